@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs the whole test suite, doing its own set-up on a fresh Debian machine with Node 20:
+# installs nats-server (Debian package) when missing, installs npm dependencies, builds, then runs tap.
+# Ends with "tests: N passed, M failed".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+apt_install() {
+  if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@" >/dev/null
+}
+if ! command -v nats-server >/dev/null 2>&1 && [ ! -x /usr/sbin/nats-server ]; then
+  echo "setup: installing Debian package nats-server"
+  apt_install nats-server
+fi
+export PATH="$PATH:/usr/sbin"
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: npm ci"
+  npm ci --no-audit --no-fund
+else
+  npm run -s build
+fi
+
+echo "check: typescript"
+npx tsc -p tsconfig.json --noEmit
+echo "check: eslint"
+npx eslint .
+
+mkdir -p .tap
+status=0
+npx tap --reporter=tap "$@" | tee .tap/last.tap || status=$?
+node scripts/tap-count.mjs < .tap/last.tap || status=1
+exit $status
