@@ -1,0 +1,14 @@
+export { listRefs, substituteDeep, substituteRefs, type Resolver } from './env-refs.js';
+export { formatIssuePath, formatProblems, type Problem } from './problems.js';
+export { loadTierA, NodeRole, parseTierA, QueueType, TierAFile } from './tier-a.js';
+export type { LoadOptions, TierA, TierAResult } from './tier-a.js';
+export {
+  HealthEnvelope,
+  HealthStatus,
+  NodeHealth,
+  NodeOnlyHealth,
+  NotReady,
+  Posture,
+  ReadyReason,
+} from './health.js';
+export type { Readiness } from './health.js';

@@ -1,0 +1,244 @@
+/**
+ * Tier A: the bootstrap file read once at boot (spec "Tier A bootstrap file"). Restart-only and owned
+ * by operations, so it is strict: an unknown key is a typo until proven otherwise, and every problem
+ * is reported at once with its path.
+ */
+import { readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { parseDocument } from 'yaml';
+import { z } from 'zod';
+import { listRefs, substituteDeep } from './env-refs.js';
+import { formatIssuePath, type Problem } from './problems.js';
+
+export const QueueType = {
+  Memory: 'memory',
+  JetStream: 'jetstream',
+  JetStreamEmbedded: 'jetstream-embedded',
+} as const;
+export type QueueType = (typeof QueueType)[keyof typeof QueueType];
+
+export const NodeRole = { Ingress: 'ingress', Data: 'data', Seats: 'seats' } as const;
+export type NodeRole = (typeof NodeRole)[keyof typeof NodeRole];
+const allRoles: NodeRole[] = Object.values(NodeRole);
+
+const port = z.number().int().min(0).max(65535);
+const tokenId = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/, 'token id: letters, digits, . _ @ - (max 128)');
+
+const Queue = z.strictObject({
+  type: z
+    .enum([QueueType.Memory, QueueType.JetStream, QueueType.JetStreamEmbedded])
+    .default(QueueType.Memory),
+  url: z.string().min(1).optional(),
+  auth_token: z.string().optional(),
+});
+
+const Auth = z.strictObject({
+  tokens: z.array(z.strictObject({ id: tokenId, token: z.string() })).default([]),
+  disabled: z.boolean().default(false),
+  allow_anonymous_read: z.boolean().default(true),
+  company_writers: z.array(tokenId).optional(),
+});
+
+const SecretKey = z.strictObject({
+  id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'key id: letters, digits, _ and - (max 64)'),
+  material: z.string(),
+});
+
+const Backend = z.strictObject({ backend: z.enum(['native']).optional() });
+
+export const TierAFile = z.strictObject({
+  debug: z.boolean().default(false),
+  providers: z
+    .strictObject({
+      queue: Queue.default({ type: QueueType.Memory }),
+      database: z.strictObject({ dsn: z.string() }).optional(),
+      knowledge: z.strictObject({ type: z.string() }).optional(),
+    })
+    .default({ queue: { type: QueueType.Memory } }),
+  api: z
+    .strictObject({
+      host: z.string().min(1).default('127.0.0.1'),
+      port: port.default(8080),
+      public: z.strictObject({ port }).optional(),
+      auth: Auth.optional(),
+    })
+    .default({ host: '127.0.0.1', port: 8080 }),
+  secrets: z
+    .strictObject({ active_key_id: z.string().optional(), keys: z.array(SecretKey).default([]) })
+    .optional(),
+  node: z
+    .strictObject({
+      id: z
+        .string()
+        .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'node id: letters, digits, _ and - (max 64)')
+        .optional(),
+      roles: z
+        .array(z.enum([NodeRole.Ingress, NodeRole.Data, NodeRole.Seats]))
+        .min(1)
+        .optional(),
+    })
+    .default({}),
+  stream: z.strictObject({ store_dir: z.string().min(1).optional() }).default({}),
+  tracker: Backend.default({}),
+  knowledge: Backend.default({}),
+});
+type TierAFileOut = z.output<typeof TierAFile>;
+
+/** The resolved bootstrap configuration: references substituted, fallbacks applied, paths absolute. */
+export interface TierA extends Omit<TierAFileOut, 'node'> {
+  readonly node: { readonly id: string; readonly roles: readonly NodeRole[] };
+  /** Absolute path of the file it came from, or null when built from text. */
+  readonly file: string | null;
+}
+
+export type TierAResult = { ok: true; config: TierA } | { ok: false; problems: Problem[] };
+
+export interface LoadOptions {
+  /** Environment for `${VAR}` references and `SVC_NODE_ID`. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Relative `stream.store_dir` resolves against this directory (the process's working directory). */
+  readonly cwd: string;
+}
+
+/** Reads and validates a Tier A file; never throws for bad input. */
+export function loadTierA(file: string, opts: LoadOptions): TierAResult {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const reason = error instanceof Error && 'code' in error ? String(error.code) : 'unreadable';
+    return { ok: false, problems: [{ path: '', message: `cannot read ${file} (${reason})` }] };
+  }
+  const result = parseTierA(text, opts);
+  return result.ok ? { ok: true, config: { ...result.config, file: resolve(opts.cwd, file) } } : result;
+}
+
+/** Validates Tier A YAML text. */
+export function parseTierA(text: string, opts: LoadOptions): TierAResult {
+  const doc = parseDocument(text, { prettyErrors: false });
+  if (doc.errors.length > 0) {
+    return {
+      ok: false,
+      problems: doc.errors.map((e) => ({ path: '', message: `YAML: ${e.message.split('\n')[0]}` })),
+    };
+  }
+  const raw: unknown = doc.toJS() ?? {};
+  const resolveRef = (name: string): string | undefined => opts.env[name];
+  const parsed = TierAFile.safeParse(substituteDeep(raw, resolveRef));
+  if (!parsed.success) {
+    return {
+      ok: false,
+      problems: parsed.error.issues.flatMap((issue) =>
+        issue.code === 'unrecognized_keys'
+          ? issue.keys.map((key) => ({ path: formatIssuePath([...issue.path, key]), message: 'unknown key' }))
+          : [{ path: formatIssuePath(issue.path), message: issue.message }],
+      ),
+    };
+  }
+  const problems = crossCheck(parsed.data, raw);
+  if (problems.length > 0) return { ok: false, problems };
+  return { ok: true, config: finish(parsed.data, opts) };
+}
+
+function finish(file: TierAFileOut, opts: LoadOptions): TierA {
+  const envNodeId = opts.env['SVC_NODE_ID'];
+  const storeDir = file.stream.store_dir;
+  return {
+    ...file,
+    node: { id: file.node.id ?? (envNodeId || 'node-0'), roles: file.node.roles ?? allRoles },
+    stream: {
+      store_dir: storeDir === undefined || isAbsolute(storeDir) ? storeDir : resolve(opts.cwd, storeDir),
+    },
+    file: null,
+  };
+}
+
+/** Rules between fields. `raw` is the file before substitution, so messages name `${VAR}`s, never values. */
+function crossCheck(file: TierAFileOut, raw: unknown): Problem[] {
+  const problems: Problem[] = [];
+  const queue = file.providers.queue;
+  if (queue.type === QueueType.JetStream && !queue.url) {
+    problems.push({
+      path: 'providers.queue.url',
+      message: 'required when providers.queue.type is jetstream',
+    });
+  }
+  if (queue.type === QueueType.JetStreamEmbedded && !file.stream.store_dir) {
+    problems.push({
+      path: 'stream.store_dir',
+      message: 'required when providers.queue.type is jetstream-embedded',
+    });
+  }
+  if (file.api.public && file.api.public.port !== 0 && file.api.public.port === file.api.port) {
+    problems.push({ path: 'api.public.port', message: 'must differ from api.port' });
+  }
+  const auth = file.api.auth;
+  if (auth) {
+    const seen = new Set<string>();
+    auth.tokens.forEach((entry, i) => {
+      if (seen.has(entry.id))
+        problems.push({ path: `api.auth.tokens[${i}].id`, message: `duplicate token id ${entry.id}` });
+      seen.add(entry.id);
+      if (entry.token.trim() === '') {
+        const written = rawString(raw, ['api', 'auth', 'tokens', i, 'token']);
+        const refs = written ? listRefs(written) : [];
+        const why = refs.length > 0 ? ` (${refs.map((r) => `\${${r}}`).join(', ')} unset or empty)` : '';
+        problems.push({
+          path: `api.auth.tokens[${i}].token`,
+          message: `resolves empty${why}; an empty bearer never authenticates`,
+        });
+      }
+    });
+    auth.company_writers?.forEach((id, i) => {
+      if (!seen.has(id))
+        problems.push({
+          path: `api.auth.company_writers[${i}]`,
+          message: `names no token id in api.auth.tokens: ${id}`,
+        });
+    });
+  }
+  if (file.secrets) problems.push(...checkKeyring(file.secrets));
+  const roles = file.node.roles ?? [];
+  if (new Set(roles).size !== roles.length)
+    problems.push({ path: 'node.roles', message: 'lists a role twice' });
+  return problems;
+}
+
+function checkKeyring(secrets: NonNullable<TierAFileOut['secrets']>): Problem[] {
+  const problems: Problem[] = [];
+  const ids = new Set<string>();
+  secrets.keys.forEach((key, i) => {
+    if (ids.has(key.id))
+      problems.push({ path: `secrets.keys[${i}].id`, message: `duplicate key id ${key.id}` });
+    ids.add(key.id);
+    if (!isBase64Of32Bytes(key.material)) {
+      problems.push({ path: `secrets.keys[${i}].material`, message: 'must be base64 of exactly 32 bytes' });
+    }
+  });
+  if (secrets.keys.length > 0 && !secrets.active_key_id) {
+    problems.push({ path: 'secrets.active_key_id', message: 'required when secrets.keys is not empty' });
+  } else if (secrets.active_key_id && !ids.has(secrets.active_key_id)) {
+    problems.push({
+      path: 'secrets.active_key_id',
+      message: `names no key in secrets.keys: ${secrets.active_key_id}`,
+    });
+  }
+  return problems;
+}
+
+function isBase64Of32Bytes(text: string): boolean {
+  const trimmed = text.trim();
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(trimmed) || trimmed.length % 4 !== 0) return false;
+  return Buffer.from(trimmed, 'base64').length === 32;
+}
+
+function rawString(value: unknown, path: ReadonlyArray<string | number>): string | undefined {
+  let at: unknown = value;
+  for (const step of path) {
+    if (at === null || typeof at !== 'object') return undefined;
+    at = (at as Record<string | number, unknown>)[step];
+  }
+  return typeof at === 'string' ? at : undefined;
+}

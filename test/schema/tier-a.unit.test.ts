@@ -1,0 +1,116 @@
+import t from 'tap';
+import { parseTierA, type TierAResult } from '../../schema/index.js';
+
+const cwd = '/srv/svc';
+const parse = (text: string, env: Record<string, string> = {}): TierAResult => parseTierA(text, { env, cwd });
+const material = Buffer.alloc(32, 7).toString('base64');
+
+t.test('an empty file gives the embedded defaults: memory bus, every role, node-0', async (t) => {
+  const result = parse('');
+  t.ok(result.ok);
+  if (!result.ok) return;
+  t.equal(result.config.providers.queue.type, 'memory');
+  t.same(result.config.node, { id: 'node-0', roles: ['ingress', 'data', 'seats'] });
+  t.equal(result.config.api.host, '127.0.0.1');
+  t.equal(result.config.debug, false);
+  t.equal(result.config.api.auth, undefined);
+});
+
+t.test('node.id falls back to SVC_NODE_ID, then node-0', async (t) => {
+  const fromEnv = parse('api: {port: 0}', { SVC_NODE_ID: 'edge-7' });
+  t.equal(fromEnv.ok && fromEnv.config.node.id, 'edge-7');
+  const fromFile = parse('node: {id: core-1}', { SVC_NODE_ID: 'edge-7' });
+  t.equal(fromFile.ok && fromFile.config.node.id, 'core-1');
+});
+
+t.test('token values resolve ${ENV} references; bare $NAME stays literal', async (t) => {
+  const result = parse(
+    'api: {auth: {tokens: [{id: ops, token: "${OPS_TOKEN}"}, {id: lit, token: "$NOT_A_REF"}]}}',
+    { OPS_TOKEN: 's3cret', NOT_A_REF: 'x' },
+  );
+  t.ok(result.ok);
+  if (!result.ok) return;
+  t.same(result.config.api.auth?.tokens, [
+    { id: 'ops', token: 's3cret' },
+    { id: 'lit', token: '$NOT_A_REF' },
+  ]);
+});
+
+t.test('a token that resolves empty is refused, naming the variable and never a value', async (t) => {
+  const result = parse('api: {auth: {tokens: [{id: ops, token: "${MISSING}"}]}}');
+  t.notOk(result.ok);
+  if (result.ok) return;
+  t.same(
+    result.problems.map((p) => p.path),
+    ['api.auth.tokens[0].token'],
+  );
+  t.match(result.problems[0]!.message, /\$\{MISSING\}/);
+  t.match(result.problems[0]!.message, /empty bearer never authenticates/);
+});
+
+t.test('every problem is listed at once with its path', async (t) => {
+  const result = parse(
+    [
+      'debug: maybe',
+      'providers: {queue: {type: kafka}}',
+      'api: {port: 70000, surprise: 1}',
+      'node: {roles: [ingress, chef]}',
+    ].join('\n'),
+  );
+  t.notOk(result.ok);
+  if (result.ok) return;
+  const paths = result.problems.map((p) => p.path).sort();
+  t.same(paths, ['api.port', 'api.surprise', 'debug', 'node.roles[1]', 'providers.queue.type']);
+  t.equal(result.problems.find((p) => p.path === 'api.surprise')?.message, 'unknown key');
+});
+
+t.test('malformed YAML is a problem, not a crash', async (t) => {
+  const result = parse('api: {port: [}');
+  t.notOk(result.ok);
+  if (result.ok) return;
+  t.match(result.problems[0]!.message, /^YAML: /);
+});
+
+t.test('queue engines require what they need: url for jetstream, store_dir for embedded', async (t) => {
+  const js = parse('providers: {queue: {type: jetstream}}');
+  t.same(!js.ok && js.problems.map((p) => p.path), ['providers.queue.url']);
+  const embedded = parse('providers: {queue: {type: jetstream-embedded}}');
+  t.same(!embedded.ok && embedded.problems.map((p) => p.path), ['stream.store_dir']);
+  const ok = parse(
+    'providers: {queue: {type: jetstream, url: "nats://127.0.0.1:4222", auth_token: "${T}"}}',
+    { T: 'tk' },
+  );
+  t.equal(ok.ok && ok.config.providers.queue.auth_token, 'tk');
+});
+
+t.test('a relative store_dir resolves against the working directory', async (t) => {
+  const result = parse('stream: {store_dir: ./data}');
+  t.equal(result.ok && result.config.stream.store_dir, '/srv/svc/data');
+  const absolute = parse('stream: {store_dir: /var/lib/svc}');
+  t.equal(absolute.ok && absolute.config.stream.store_dir, '/var/lib/svc');
+});
+
+t.test('the keyring needs 32-byte base64 material and an active key it lists', async (t) => {
+  const good = parse(`secrets: {active_key_id: k1, keys: [{id: k1, material: "${material}"}]}`);
+  t.ok(good.ok);
+  const bad = parse(`secrets: {active_key_id: k9, keys: [{id: k1, material: "c2hvcnQ="}]}`);
+  t.same(!bad.ok && bad.problems.map((p) => p.path).sort(), [
+    'secrets.active_key_id',
+    'secrets.keys[0].material',
+  ]);
+});
+
+t.test('company_writers must name configured tokens, and token ids are unique', async (t) => {
+  const result = parse(
+    'api: {auth: {tokens: [{id: a, token: x}, {id: a, token: y}], company_writers: [a, ghost]}}',
+  );
+  t.same(!result.ok && result.problems.map((p) => p.path).sort(), [
+    'api.auth.company_writers[1]',
+    'api.auth.tokens[1].id',
+  ]);
+});
+
+t.test('api.public.port must differ from api.port', async (t) => {
+  const result = parse('api: {port: 8080, public: {port: 8080}}');
+  t.same(!result.ok && result.problems.map((p) => p.path), ['api.public.port']);
+});
