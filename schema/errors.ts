@@ -1,0 +1,288 @@
+/**
+ * The closed catalogue of API error codes (spec "Errors"): every code once, with its status, a default
+ * detail, a hint, and whether sending the same request again can help. `ops/errors.md` lists the same
+ * codes with a "how to solve" column; `test/schema/errors.unit.test.ts` keeps the two in step.
+ *
+ * A code the spec uses with more than one status (`no_active_revision`: 404 on a read, 409 on a write,
+ * 412 on an `If-Match`) has one base use and named `variants`, so a caller picks a use, never a status.
+ */
+import { z } from 'zod';
+
+/** The statuses the spec's table gives a code. */
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 412 | 415 | 503;
+
+/** One use of a code: the status it answers with and the default words. */
+export interface ErrorUse {
+  readonly status: ErrorStatus;
+  /** When the spec says the code is given (mirrors the spec's "When" column). */
+  readonly when: string;
+  readonly detail: string;
+  readonly hint: string;
+}
+
+export interface ErrorEntry extends ErrorUse {
+  /** True when the same request, sent again unchanged, may succeed (after `retryAfterSeconds` if set). */
+  readonly retryable: boolean;
+  /** Sent as `Retry-After` with every answer carrying the code. */
+  readonly retryAfterSeconds?: number;
+  readonly variants?: Readonly<Record<string, ErrorUse>>;
+}
+
+const documentHint = 'Fix the entries listed in `problems` and send the document again.';
+
+export const errorCatalogue = {
+  unreadable_body: {
+    status: 400,
+    when: 'request body not delivered within its deadline, truncated, or over the size limit',
+    detail: 'The request body could not be read completely.',
+    hint: 'Send the whole body promptly (30 s), within the size limit of the route.',
+    retryable: true,
+  },
+  invalid_body: {
+    status: 400,
+    when: 'document or entity body not parseable, or carrying an unknown field',
+    detail: 'The request body is not a valid document.',
+    hint: documentHint,
+    retryable: false,
+  },
+  invalid_patch: {
+    status: 400,
+    when: 'merge patch not parseable or naming unknown keys',
+    detail: 'The merge patch cannot be applied.',
+    hint: documentHint,
+    retryable: false,
+  },
+  validation_error: {
+    status: 400,
+    when: 'document parsed but breaks a rule',
+    detail: 'The document is invalid.',
+    hint: documentHint,
+    retryable: false,
+  },
+  summary_required: {
+    status: 400,
+    when: 'write without `X-Summary` and without `_summary`',
+    detail: 'A storing write needs a summary.',
+    hint: 'Add an `X-Summary` header or a `_summary` key in the body.',
+    retryable: false,
+  },
+  invalid_query: {
+    status: 400,
+    when: '`dry_run` other than `true`/`false`',
+    detail: 'A query parameter has a value outside its set.',
+    hint: 'Use `dry_run=true` or `dry_run=false`.',
+    retryable: false,
+  },
+  identity_mismatch: {
+    status: 400,
+    when: 'entity body identity differs from the path',
+    detail: 'The body names another entity than the path.',
+    hint: 'Make the identity in the body equal the id in the path, or edit the full document to rename.',
+    retryable: false,
+  },
+  not_creatable: {
+    status: 400,
+    when: 'create-only write of a seat or unit',
+    detail: 'Seats and units cannot be created through an entity write.',
+    hint: 'Add the seat or unit with a full-document PUT or PATCH of `/config`.',
+    retryable: false,
+  },
+  conflicting_preconditions: {
+    status: 400,
+    when: '`If-None-Match: *` with `If-Match` on an entity PUT',
+    detail: '`If-None-Match: *` and `If-Match` cannot be combined.',
+    hint: 'Send `If-None-Match: *` to create, or `If-Match` to replace, not both.',
+    retryable: false,
+  },
+  bad_params: {
+    status: 400,
+    when: 'unknown type or bad parameter on a work route; invalid `archived` or `sort`',
+    detail: 'A parameter is unknown or out of range.',
+    hint: 'Check the parameter against the route description.',
+    retryable: false,
+  },
+  invalid_name: {
+    status: 400,
+    when: 'secret name outside the grammar',
+    detail: 'Secret names are letters, digits and underscores, starting with a letter or underscore.',
+    hint: 'Rename the secret, for example `TRACKER_TOKEN`.',
+    retryable: false,
+  },
+  op_id_invalid: {
+    status: 400,
+    when: 'retry id not in grammar, over 128 bytes, or not visible ASCII',
+    detail: 'The op_id must be at most 128 bytes of visible ASCII.',
+    hint: 'Use a short random id such as a UUID.',
+    retryable: false,
+  },
+  invalid_token: {
+    status: 401,
+    when: 'missing or wrong bearer on a guarded route; wrong webhook signature',
+    detail: 'The credential is missing or not accepted.',
+    hint: 'Send `Authorization: Bearer <token>` with a token listed in `api.auth.tokens`.',
+    retryable: false,
+  },
+  config_managed: {
+    status: 403,
+    when: 'credential not in `company_writers`',
+    detail: 'The company document is managed; this credential may not change it.',
+    hint: 'Change the document through its managing pipeline, or use a token listed in `api.auth.company_writers`.',
+    retryable: false,
+  },
+  no_route: {
+    status: 404,
+    when: 'path not served (including public routes asked of the admin listener)',
+    detail: 'No route serves this path.',
+    hint: 'Check the method and path.',
+    retryable: false,
+  },
+  no_active_revision: {
+    status: 404,
+    when: 'config read before the first revision',
+    detail: 'No configuration revision is active yet.',
+    hint: 'Store the first revision with `PUT /config`.',
+    retryable: false,
+    variants: {
+      on_write: {
+        status: 409,
+        when: 'PATCH, entity write or reload with nothing active',
+        detail: 'There is no active revision to change.',
+        hint: 'Store the first revision with a full `PUT /config`.',
+      },
+      on_if_match: {
+        status: 412,
+        when: '`If-Match` names a revision while none is active',
+        detail: '`If-Match` names a revision, but none is active.',
+        hint: 'Drop `If-Match` (or send `If-None-Match: *`) to store the first revision.',
+      },
+    },
+  },
+  not_found: {
+    status: 404,
+    when: 'revision, event or secret absent',
+    detail: 'The resource does not exist.',
+    hint: 'Check the id; events older than the history window are gone.',
+    retryable: false,
+  },
+  no_such_entity: {
+    status: 404,
+    when: 'entity PUT of an id not carried',
+    detail: 'The active document carries no entity with this id.',
+    hint: 'Create it with a full-document write, or with `If-None-Match: *` where the kind allows it.',
+    retryable: false,
+  },
+  no_project: {
+    status: 404,
+    when: '`/work/files` of an unknown project',
+    detail: 'No such project.',
+    hint: 'List projects with `GET /work/projects`.',
+    retryable: false,
+  },
+  unknown_query: {
+    status: 404,
+    when: 'question with no registered source on this node',
+    detail: 'No source answers this question on this node.',
+    hint: 'Check the question name, and that the backend it needs is enabled.',
+    retryable: false,
+  },
+  method_not_allowed: {
+    status: 405,
+    when: 'path under another method, with `Allow`',
+    detail: 'This path is served under other methods.',
+    hint: 'Use a method listed in the `Allow` header.',
+    retryable: false,
+  },
+  revision_advanced: {
+    status: 409,
+    when: 'stale `If-Match` or lost compare-and-set; carries `stored_revision_id`',
+    detail: 'The active revision moved on before this write landed.',
+    hint: 'Read the active revision again, re-apply your change, and send it with the new `If-Match`.',
+    retryable: false,
+  },
+  unreadable_revision: {
+    status: 409,
+    when: 'revert to a revision sealed under a key this node lacks',
+    detail: 'The revision is sealed under a key this node does not hold.',
+    hint: 'Add the key to `secrets.keys` on this node, or revert to another revision.',
+    retryable: false,
+  },
+  already_configured: {
+    status: 412,
+    when: '`If-None-Match: *` meets an active revision',
+    detail: 'A revision is already active.',
+    hint: 'Read `GET /config` and write with `If-Match` instead.',
+    retryable: false,
+  },
+  entity_exists: {
+    status: 412,
+    when: 'create-only entity PUT on an existing id',
+    detail: 'An entity with this id already exists.',
+    hint: 'Drop `If-None-Match: *` to replace it, or pick another id.',
+    retryable: false,
+  },
+  unsupported_patch_media_type: {
+    status: 415,
+    when: 'PATCH in another patch format; `Accept-Patch` header',
+    detail: 'Only JSON Merge Patch is accepted.',
+    hint: 'Send `Content-Type: application/merge-patch+json`.',
+    retryable: false,
+  },
+  draining: {
+    status: 503,
+    when: 'node draining; `Retry-After: 30`; body `{error, detail, hint}`',
+    detail: 'This node is shutting down and takes no writes.',
+    hint: 'Retry after 30 seconds; another node, or this one after restart, will answer.',
+    retryable: true,
+    retryAfterSeconds: 30,
+  },
+  no_keyring: {
+    status: 503,
+    when: 'seal/open route with no `secrets.keys`',
+    detail: 'This node has no keyring, so it can neither seal nor open secrets.',
+    hint: 'Configure `secrets.keys` and `secrets.active_key_id` in the Tier A file and restart.',
+    retryable: false,
+  },
+  content_unavailable: {
+    status: 503,
+    when: 'file listed but content unreadable',
+    detail: 'The file is listed but its content cannot be read now.',
+    hint: 'Retry later; if it persists, check the file store of the node that wrote it.',
+    retryable: true,
+  },
+} as const satisfies Record<string, ErrorEntry>;
+
+type Catalogue = typeof errorCatalogue;
+
+export const ErrorCode = z.enum(Object.keys(errorCatalogue) as [keyof Catalogue, ...(keyof Catalogue)[]]);
+export type ErrorCode = z.infer<typeof ErrorCode>;
+
+/** The named variants of a code (`never` for a code with one use). */
+export type ErrorVariant<C extends ErrorCode> = Catalogue[C] extends { readonly variants: infer V }
+  ? keyof V & string
+  : never;
+
+/** The use of `code` under `variant` (the base use when no variant is named). */
+export function errorUse(code: ErrorCode, variant?: string): ErrorUse {
+  const entry: ErrorEntry = errorCatalogue[code];
+  if (variant === undefined) return entry;
+  const use = entry.variants?.[variant];
+  if (use === undefined) throw new RangeError(`error code ${code} has no variant ${variant}`);
+  return use;
+}
+
+/** Every (code, status) pair the catalogue can answer with, variants included. */
+export function errorStatuses(): ReadonlyArray<{ code: ErrorCode; status: ErrorStatus; variant?: string }> {
+  return ErrorCode.options.flatMap((code) => {
+    const entry: ErrorEntry = errorCatalogue[code];
+    const variants = Object.entries(entry.variants ?? {}).map(([variant, use]) => ({
+      code,
+      status: use.status,
+      variant,
+    }));
+    return [{ code, status: entry.status }, ...variants];
+  });
+}
+
+/** The body of every answer carrying a code: `{error, detail, hint}` plus code-specific fields. */
+export const ErrorBody = z.looseObject({ error: ErrorCode, detail: z.string(), hint: z.string() });
+export type ErrorBody = z.infer<typeof ErrorBody>;

@@ -1,0 +1,74 @@
+import { readFileSync } from 'node:fs';
+import t from 'tap';
+import { ErrorBody, ErrorCode, errorCatalogue, errorStatuses, errorUse } from '../../schema/errors.js';
+
+const docPath = new URL('../../ops/errors.md', import.meta.url);
+
+/** The (status, code) rows of the coded table in ops/errors.md. */
+function documentedRows(): Array<{ status: number; code: string; solve: string }> {
+  const rows: Array<{ status: number; code: string; solve: string }> = [];
+  for (const line of readFileSync(docPath, 'utf8').split('\n')) {
+    const cells = line.split('|').map((c) => c.trim());
+    const match = /^`([a-z_]+)`$/.exec(cells[2] ?? '');
+    if (!/^\d{3}$/.test(cells[1] ?? '') || !match) continue;
+    rows.push({ status: Number(cells[1]), code: match[1]!, solve: cells[4] ?? '' });
+  }
+  return rows;
+}
+
+const key = (r: { status: number; code: string }): string => `${r.status} ${r.code}`;
+
+t.test('ops/errors.md lists exactly the catalogue codes, with the same statuses', async (t) => {
+  const documented = documentedRows().map(key).sort();
+  const catalogued = errorStatuses().map(key).sort();
+  t.same(documented, catalogued);
+  t.equal(new Set(documented).size, documented.length, 'no row twice');
+});
+
+t.test('every documented code has a how-to-solve entry', async (t) => {
+  for (const row of documentedRows()) t.ok(row.solve.length > 10, `${row.code} says how to solve`);
+});
+
+t.test('the catalogue covers every code of the spec Errors table', async (t) => {
+  const spec = [
+    'unreadable_body', 'invalid_body', 'invalid_patch', 'validation_error', 'summary_required',
+    'invalid_query', 'identity_mismatch', 'not_creatable', 'conflicting_preconditions', 'bad_params',
+    'invalid_name', 'op_id_invalid', 'invalid_token', 'config_managed', 'no_route', 'no_active_revision',
+    'not_found', 'no_such_entity', 'no_project', 'unknown_query', 'method_not_allowed', 'revision_advanced',
+    'unreadable_revision', 'already_configured', 'entity_exists', 'unsupported_patch_media_type', 'draining',
+    'no_keyring', 'content_unavailable',
+  ]; // prettier-ignore
+  t.same([...ErrorCode.options].sort(), [...spec].sort());
+});
+
+t.test('no_active_revision answers 404 on reads, 409 on writes, 412 on If-Match', async (t) => {
+  t.equal(errorUse('no_active_revision').status, 404);
+  t.equal(errorUse('no_active_revision', 'on_write').status, 409);
+  t.equal(errorUse('no_active_revision', 'on_if_match').status, 412);
+  t.throws(() => errorUse('no_route', 'on_write'), RangeError);
+});
+
+t.test('only draining asks for Retry-After, and says 30 seconds', async (t) => {
+  const withRetryAfter = ErrorCode.options.filter(
+    (c) => (errorCatalogue[c] as { retryAfterSeconds?: number }).retryAfterSeconds !== undefined,
+  );
+  t.same(withRetryAfter, ['draining']);
+  t.equal(errorCatalogue.draining.retryAfterSeconds, 30);
+  t.equal(errorCatalogue.draining.retryable, true);
+  t.equal(errorCatalogue.invalid_token.retryable, false);
+});
+
+t.test('every entry has a detail and a hint', async (t) => {
+  for (const code of ErrorCode.options) {
+    const e = errorCatalogue[code];
+    t.ok(e.detail.length > 0 && e.hint.length > 0, code);
+  }
+});
+
+t.test('an error body needs a catalogued code and keeps extra fields', async (t) => {
+  const ok = ErrorBody.safeParse({ error: 'config_managed', detail: 'd', hint: 'h', managed_by: ['ci'] });
+  t.ok(ok.success);
+  t.same(ok.success && ok.data.managed_by, ['ci']);
+  t.notOk(ErrorBody.safeParse({ error: 'internal_error', detail: 'd', hint: 'h' }).success);
+  t.notOk(ErrorBody.safeParse({ error: 'no_route', detail: 'd' }).success);
+});
