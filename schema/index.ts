@@ -12,3 +12,17 @@ export {
   ReadyReason,
 } from './health.js';
 export type { Readiness } from './health.js';
+export {
+  ActivePointer,
+  ApplyOrder,
+  ApplyStatus,
+  ConfigWrite,
+  ConfigWriteReply,
+  CreatedByKind,
+  RevisionActivated,
+  RevisionApplied,
+  RevisionRecord,
+  RevisionSource,
+  WritePrecondition,
+} from './config.js';
+export type { RevisionMeta, Subsystem } from './config.js';

@@ -1,0 +1,234 @@
+/**
+ * One configuration write (DESIGN.md "config writer"): checking → validating → storing → activating
+ * → activated | stored_inactive, or refused. Effects (storing the record, the compare-and-set on the
+ * active pointer) are named actors the host provides, so the decisions are testable without a bus.
+ */
+import { assign, fromPromise, setup } from 'xstate';
+import type { ActivePointer, ConfigWrite, ConfigWriteReply, RevisionRecord } from '../../schema/index.js';
+
+/** The active pointer as read from the coordination store, with the store's revision for the CAS. */
+export interface ActiveRead {
+  readonly pointer: ActivePointer;
+  readonly storeRevision: number;
+}
+
+export interface WriteInput {
+  readonly command: ConfigWrite;
+  readonly active: ActiveRead | null;
+  /** Fresh identity and clock for the record, chosen by the host (keeps the machine deterministic). */
+  readonly revisionId: string;
+  readonly now: string;
+}
+
+/** What validation answers; problems and warnings are the company validator's findings. */
+export interface Validation {
+  readonly valid: boolean;
+  readonly problems: ReadonlyArray<Record<string, unknown>>;
+  readonly warnings: ReadonlyArray<Record<string, unknown>>;
+  readonly derived: unknown;
+  /** The normalised document to store when valid. */
+  readonly document: unknown;
+}
+
+export interface ActivateInput {
+  readonly pointer: ActivePointer;
+  /** Store revision the new pointer must replace; 0 = create (nothing active). */
+  readonly expectedStoreRevision: number;
+}
+
+/** Outcome of the compare-and-set: won, or the revision that is active instead. */
+export type ActivateOutput = { won: true } | { won: false; activeRevisionId: string | null };
+
+interface WriteContext {
+  readonly input: WriteInput;
+  readonly validation: Validation | null;
+  readonly reply: ConfigWriteReply | null;
+}
+
+const refuse = (error: string, status: number, detail: string, extra: Partial<ConfigWriteReply> = {}) =>
+  ({ outcome: 'refused', error, status, detail, ...extra }) as ConfigWriteReply;
+
+/** Preconditions against the live pointer (write rule 5); null when the write may proceed. */
+export function checkPreconditions(input: WriteInput): ConfigWriteReply | null {
+  const { precondition, basis_revision_id: basis } = input.command;
+  const active = input.active?.pointer ?? null;
+  if (precondition.if_match !== undefined && precondition.if_none_match_any) {
+    return refuse('conflicting_preconditions', 400, 'If-None-Match: * and If-Match exclude each other');
+  }
+  if (precondition.if_none_match_any && active) {
+    return refuse('already_configured', 412, `revision ${active.revision_id} is already active`);
+  }
+  if (precondition.if_match !== undefined && !active) {
+    return refuse('no_active_revision', 412, 'If-Match names a revision but none is active');
+  }
+  if (
+    precondition.if_match !== undefined &&
+    precondition.if_match !== '*' &&
+    precondition.if_match !== active?.revision_id
+  ) {
+    return refuse(
+      'revision_advanced',
+      409,
+      `If-Match ${precondition.if_match} is not the active revision ${active?.revision_id}`,
+    );
+  }
+  if (!input.command.dry_run && basis !== (active?.revision_id ?? null)) {
+    return refuse(
+      'revision_advanced',
+      409,
+      `the document was read from ${basis ?? 'nothing'}; ${active?.revision_id ?? 'nothing'} is active now`,
+    );
+  }
+  return null;
+}
+
+export const configWriteMachine = setup({
+  types: {
+    context: {} as WriteContext,
+    input: {} as WriteInput,
+    output: {} as ConfigWriteReply,
+  },
+  actors: {
+    validate: fromPromise<Validation, ConfigWrite>(() => Promise.reject(new Error('validate not provided'))),
+    storeRevision: fromPromise<void, RevisionRecord>(() =>
+      Promise.reject(new Error('storeRevision not provided')),
+    ),
+    activate: fromPromise<ActivateOutput, ActivateInput>(() =>
+      Promise.reject(new Error('activate not provided')),
+    ),
+  },
+  guards: {
+    preconditionsFail: ({ context }) => checkPreconditions(context.input) !== null,
+    invalid: ({ event }) => 'output' in event && !(event.output as Validation).valid,
+    dryRun: ({ context }) => context.input.command.dry_run,
+    won: ({ event }) => 'output' in event && (event.output as ActivateOutput).won,
+  },
+}).createMachine({
+  id: 'configWrite',
+  context: ({ input }) => ({ input, validation: null, reply: null }),
+  initial: 'checking',
+  states: {
+    checking: {
+      always: [
+        {
+          guard: 'preconditionsFail',
+          target: 'refused',
+          actions: assign({ reply: ({ context }) => checkPreconditions(context.input) }),
+        },
+        { target: 'validating' },
+      ],
+    },
+    validating: {
+      invoke: {
+        src: 'validate',
+        input: ({ context }) => context.input.command,
+        onDone: [
+          {
+            guard: 'invalid',
+            target: 'refused',
+            actions: assign({
+              reply: ({ event }) =>
+                refuse(
+                  'validation_error',
+                  400,
+                  `the document has ${event.output.problems.length} problem(s)`,
+                  {
+                    problems: [...event.output.problems],
+                    derived: event.output.derived,
+                  },
+                ),
+            }),
+          },
+          {
+            guard: 'dryRun',
+            target: 'valid',
+            actions: assign({
+              reply: ({ context, event }) => ({
+                outcome: 'valid' as const,
+                base_revision_id: context.input.active?.pointer.revision_id ?? '',
+                warnings: [...event.output.warnings],
+                derived: event.output.derived,
+              }),
+            }),
+          },
+          { target: 'storing', actions: assign({ validation: ({ event }) => event.output }) },
+        ],
+        onError: 'failed',
+      },
+    },
+    storing: {
+      invoke: {
+        src: 'storeRevision',
+        input: ({ context }) => recordOf(context),
+        onDone: 'activating',
+        onError: 'failed',
+      },
+    },
+    activating: {
+      invoke: {
+        src: 'activate',
+        input: ({ context }) => ({
+          pointer: {
+            revision_id: context.input.revisionId,
+            parent_revision_id: context.input.active?.pointer.revision_id ?? null,
+            epoch: (context.input.active?.pointer.epoch ?? 0) + 1,
+            activated_at: context.input.now,
+          },
+          expectedStoreRevision: context.input.active?.storeRevision ?? 0,
+        }),
+        onDone: [
+          {
+            guard: 'won',
+            target: 'activated',
+            actions: assign({
+              reply: ({ context }) => ({
+                outcome: 'stored' as const,
+                revision_id: context.input.revisionId,
+                epoch: (context.input.active?.pointer.epoch ?? 0) + 1,
+                warnings: [...(context.validation?.warnings ?? [])],
+                derived: context.validation?.derived,
+              }),
+            }),
+          },
+          {
+            target: 'storedInactive',
+            actions: assign({
+              reply: ({ context }) =>
+                refuse(
+                  'revision_advanced',
+                  409,
+                  'another write activated a revision first; this one is stored inactive',
+                  {
+                    stored_revision_id: context.input.revisionId,
+                  },
+                ),
+            }),
+          },
+        ],
+        onError: 'failed',
+      },
+    },
+    valid: { type: 'final' },
+    activated: { type: 'final' },
+    storedInactive: { type: 'final' },
+    refused: { type: 'final' },
+    failed: { type: 'final' },
+  },
+  output: ({ context }) =>
+    context.reply ??
+    refuse('unavailable', 503, 'the configuration store did not answer; nothing is known to be active'),
+});
+
+function recordOf(context: WriteContext): RevisionRecord {
+  const { input } = context;
+  return {
+    revision_id: input.revisionId,
+    parent_revision_id: input.active?.pointer.revision_id ?? null,
+    created_at: input.now,
+    created_by: input.command.actor.id,
+    created_by_kind: input.command.actor.kind,
+    source: input.command.source,
+    summary: input.command.summary,
+    payload: context.validation?.document ?? input.command.document,
+  };
+}

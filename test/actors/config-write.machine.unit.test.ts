@@ -1,0 +1,178 @@
+import t from 'tap';
+import { createActor, fromPromise, toPromise } from 'xstate';
+import {
+  configWriteMachine,
+  type ActivateInput,
+  type ActivateOutput,
+  type Validation,
+  type WriteInput,
+} from '../../actors/config/config-write.machine.js';
+import type { ConfigWrite, ConfigWriteReply, RevisionRecord } from '../../schema/index.js';
+
+const A = '00000000-0000-4000-8000-00000000000a';
+const B = '00000000-0000-4000-8000-00000000000b';
+const NEW = '00000000-0000-4000-8000-0000000000ff';
+const now = '2026-11-22T12:00:00.000Z';
+
+const command = (over: Partial<ConfigWrite> = {}): ConfigWrite => ({
+  document: { name: 'Acme' },
+  basis_revision_id: A,
+  precondition: { if_none_match_any: false },
+  rules: 'write',
+  dry_run: false,
+  actor: { id: 'ops', kind: 'operator' },
+  source: 'api',
+  summary: 'rename',
+  ...over,
+});
+const activeA = {
+  pointer: { revision_id: A, parent_revision_id: null, epoch: 4, activated_at: now },
+  storeRevision: 17,
+};
+const valid: Validation = {
+  valid: true,
+  problems: [],
+  warnings: [{ kind: 'admission' }],
+  derived: { seats: [] },
+  document: { name: 'Acme' },
+};
+
+interface Effects {
+  stored: RevisionRecord[];
+  activations: ActivateInput[];
+}
+
+/** given a write and the live pointer, when the machine runs, then its reply and effects. */
+async function run(
+  input: Partial<WriteInput> & { command: ConfigWrite },
+  opts: { validation?: Validation; activate?: ActivateOutput } = {},
+): Promise<{ reply: ConfigWriteReply; effects: Effects }> {
+  const effects: Effects = { stored: [], activations: [] };
+  const machine = configWriteMachine.provide({
+    actors: {
+      validate: fromPromise<Validation, ConfigWrite>(async () => opts.validation ?? valid),
+      storeRevision: fromPromise<void, RevisionRecord>(async ({ input }) => {
+        effects.stored.push(input);
+      }),
+      activate: fromPromise<ActivateOutput, ActivateInput>(async ({ input }) => {
+        effects.activations.push(input);
+        return opts.activate ?? { won: true };
+      }),
+    },
+  });
+  const actor = createActor(machine, { input: { active: activeA, revisionId: NEW, now, ...input } }).start();
+  const reply = await toPromise(actor);
+  return { reply, effects };
+}
+
+t.test(
+  'a valid write on the active revision stores, activates at the next epoch and answers its id',
+  async (t) => {
+    const { reply, effects } = await run({ command: command() });
+    t.match(reply, { outcome: 'stored', revision_id: NEW, epoch: 5, warnings: [{ kind: 'admission' }] });
+    t.match(effects.stored, [
+      {
+        revision_id: NEW,
+        parent_revision_id: A,
+        created_by: 'ops',
+        summary: 'rename',
+        payload: { name: 'Acme' },
+      },
+    ]);
+    t.match(effects.activations, [
+      { pointer: { revision_id: NEW, parent_revision_id: A, epoch: 5 }, expectedStoreRevision: 17 },
+    ]);
+  },
+);
+
+t.test('the first write activates epoch 1 with a create (expected store revision 0)', async (t) => {
+  const { reply, effects } = await run({ command: command({ basis_revision_id: null }), active: null });
+  t.match(reply, { outcome: 'stored', epoch: 1 });
+  t.match(effects.activations, [{ expectedStoreRevision: 0, pointer: { parent_revision_id: null } }]);
+});
+
+t.test('a lost compare-and-set keeps the revision stored inactive and answers 409 naming it', async (t) => {
+  const { reply, effects } = await run(
+    { command: command() },
+    { activate: { won: false, activeRevisionId: B } },
+  );
+  t.match(reply, { outcome: 'refused', error: 'revision_advanced', status: 409, stored_revision_id: NEW });
+  t.equal(effects.stored.length, 1);
+});
+
+t.test('an invalid document is refused with its problems and stores nothing', async (t) => {
+  const bad: Validation = {
+    valid: false,
+    problems: [{ path: 'name', kind: 'missing' }],
+    warnings: [],
+    derived: null,
+    document: null,
+  };
+  const { reply, effects } = await run({ command: command() }, { validation: bad });
+  t.match(reply, {
+    outcome: 'refused',
+    error: 'validation_error',
+    status: 400,
+    problems: [{ path: 'name' }],
+  });
+  t.same(effects, { stored: [], activations: [] });
+});
+
+t.test('a dry run answers valid with the base revision and stores nothing', async (t) => {
+  const { reply, effects } = await run({ command: command({ dry_run: true }) });
+  t.match(reply, { outcome: 'valid', base_revision_id: A, derived: { seats: [] } });
+  t.same(effects, { stored: [], activations: [] });
+  const none = await run({ command: command({ dry_run: true, basis_revision_id: null }), active: null });
+  t.match(none.reply, { outcome: 'valid', base_revision_id: '' });
+});
+
+t.test('preconditions refuse before validation, in the spec order', async (t) => {
+  const cases: Array<[Partial<WriteInput> & { command: ConfigWrite }, string, number]> = [
+    [
+      { command: command({ precondition: { if_match: A, if_none_match_any: true } }) },
+      'conflicting_preconditions',
+      400,
+    ],
+    [{ command: command({ precondition: { if_none_match_any: true } }) }, 'already_configured', 412],
+    [
+      { command: command({ precondition: { if_match: '*', if_none_match_any: false } }), active: null },
+      'no_active_revision',
+      412,
+    ],
+    [
+      { command: command({ precondition: { if_match: A, if_none_match_any: false } }), active: null },
+      'no_active_revision',
+      412,
+    ],
+    [
+      { command: command({ precondition: { if_match: B, if_none_match_any: false } }) },
+      'revision_advanced',
+      409,
+    ],
+    [{ command: command({ basis_revision_id: B }) }, 'revision_advanced', 409],
+  ];
+  for (const [input, error, status] of cases) {
+    const { reply, effects } = await run(input);
+    t.match(reply, { outcome: 'refused', error, status }, error);
+    t.same(effects, { stored: [], activations: [] });
+  }
+});
+
+t.test(
+  'If-Match * proceeds when something is active; If-None-Match * proceeds when nothing is',
+  async (t) => {
+    t.match(
+      (await run({ command: command({ precondition: { if_match: '*', if_none_match_any: false } }) })).reply,
+      { outcome: 'stored' },
+    );
+    t.match(
+      (
+        await run({
+          command: command({ basis_revision_id: null, precondition: { if_none_match_any: true } }),
+          active: null,
+        })
+      ).reply,
+      { outcome: 'stored', epoch: 1 },
+    );
+  },
+);
