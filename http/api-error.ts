@@ -1,0 +1,64 @@
+/** The error a handler throws to refuse a request; rendered as `{error, detail, hint, ...extra}`. */
+import { errorCatalogue, errorUse } from '../schema/index.js';
+import type { ErrorCode, ErrorVariant } from '../schema/index.js';
+import type { ApiReply } from './types.js';
+
+export interface ApiErrorOptions<C extends ErrorCode> {
+  /** A named use of the code with its own status (e.g. `no_active_revision` `on_write` → 409). */
+  readonly variant?: ErrorVariant<C>;
+  /** Replaces the catalogue's detail. Never put a credential, a fragment of one, or a vendor's body here. */
+  readonly detail?: string;
+  readonly hint?: string;
+  /** Code-specific fields (`problems`, `stored_revision_id`, `managed_by`); cannot replace error/detail/hint. */
+  readonly extra?: Readonly<Record<string, unknown>>;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly cause?: unknown;
+}
+
+/**
+ * A catalogued refusal. The status comes from the catalogue, never from the thrower.
+ * @example throw new ApiError('no_active_revision', { variant: 'on_write' }); // 409
+ */
+export class ApiError<C extends ErrorCode = ErrorCode> extends Error {
+  override name = 'ApiError';
+  readonly status: number;
+  readonly detail: string;
+  readonly hint: string;
+  readonly extra: Readonly<Record<string, unknown>>;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(
+    readonly code: C,
+    opts: ApiErrorOptions<C> = {},
+  ) {
+    const use = errorUse(code, opts.variant);
+    const detail = opts.detail ?? use.detail;
+    super(`${code}: ${detail}`, { cause: opts.cause });
+    this.status = use.status;
+    this.detail = detail;
+    this.hint = opts.hint ?? use.hint;
+    this.extra = opts.extra ?? {};
+    const retryAfter = (errorCatalogue[code] as { retryAfterSeconds?: number }).retryAfterSeconds;
+    this.headers =
+      retryAfter === undefined ? { ...opts.headers } : { 'Retry-After': String(retryAfter), ...opts.headers };
+  }
+
+  /** The answer this error renders to. */
+  toReply(): ApiReply {
+    return {
+      status: this.status,
+      headers: this.headers,
+      body: { ...this.extra, error: this.code, detail: this.detail, hint: this.hint },
+    };
+  }
+}
+
+/** Answers without a code (spec: 500 and webhook 503 "(none)"): the outcome is not promised. */
+export function codelessReply(
+  status: number,
+  detail: string,
+  hint: string,
+  headers?: Record<string, string>,
+): ApiReply {
+  return { status, body: { detail, hint }, ...(headers ? { headers } : {}) };
+}

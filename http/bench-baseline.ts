@@ -1,0 +1,31 @@
+/**
+ * A bare uWebSockets.js hello-world: the baseline `scripts/bench/gateway.ts` measures the gateway against.
+ * Lives here because only http/ may import uWebSockets.js.
+ */
+import uws from '@trufflesuite/uws-js-unofficial';
+import { GatewayListenError } from './gateway.js';
+
+export interface BareServer {
+  readonly port: number;
+  close(): void;
+}
+
+/** Answers every request with `200 hello` and nothing else. */
+export function startBareHelloServer(host: string, port: number): Promise<BareServer> {
+  const app = uws.App() as ReturnType<typeof uws.App> & { close(): void };
+  app.any('/*', (res) => {
+    res.end('hello');
+  });
+  return new Promise((resolve, reject) => {
+    app.listen(host, port, (socket) => {
+      if (socket === false) return reject(new GatewayListenError(host, port));
+      resolve({
+        port: uws.us_socket_local_port(socket),
+        close: () => {
+          uws.us_listen_socket_close(socket);
+          app.close();
+        },
+      });
+    });
+  });
+}

@@ -1,0 +1,178 @@
+/**
+ * The edge gateway: binds `api.port` (and `api.public.port` when set), routes through the guard and limits,
+ * and drains in the spec's order (public listener first, then `api.port`, each cut after 5 s).
+ */
+import uws from '@trufflesuite/uws-js-unofficial';
+import type { TemplatedApp, us_listen_socket } from '@trufflesuite/uws-js-unofficial';
+import { pino } from 'pino';
+import { onRequest } from './dispatch.js';
+import type { GatewayCore, ListenerState } from './dispatch.js';
+import { Guard } from './guard.js';
+import { compileRoute, RouteTable } from './router.js';
+import type { CompiledRoute } from './router.js';
+import type { Gateway, GatewayLimits, GatewayOptions } from './types.js';
+
+export const defaultLimits: GatewayLimits = Object.freeze({
+  bodyTimeoutMs: 30_000,
+  webhookBodyMaxBytes: 25 * 1024 * 1024,
+  apiBodyMaxBytes: 8 * 1024 * 1024,
+  drainCutMs: 5_000,
+  listenerCloseMs: 5_000,
+});
+
+/** The listener could not bind (port taken, bad host). */
+export class GatewayListenError extends Error {
+  override name = 'GatewayListenError';
+  constructor(
+    readonly host: string,
+    readonly port: number,
+    options?: { cause?: unknown },
+  ) {
+    super(`cannot listen on ${host}:${port}`, options);
+  }
+}
+
+/** `App.close()` exists in this build but not in its typings: it closes every socket of the app. */
+type ClosableApp = TemplatedApp & { close(): void };
+
+interface Bound extends ListenerState {
+  readonly app: ClosableApp;
+  readonly socket: us_listen_socket;
+  readonly port: number;
+  closed: Promise<void> | null;
+}
+
+/** `LIBUS_LISTEN_EXCLUSIVE_PORT` is exported by the binary but missing from the typings. */
+const exclusivePort = (uws as unknown as { LIBUS_LISTEN_EXCLUSIVE_PORT: number }).LIBUS_LISTEN_EXCLUSIVE_PORT;
+
+function listen(app: ClosableApp, host: string, port: number): Promise<us_listen_socket> {
+  return new Promise((resolve, reject) => {
+    // Exclusive: without it uSockets sets SO_REUSEPORT and a second node would share the port silently.
+    (
+      app as unknown as {
+        listen(h: string, p: number, o: number, cb: (s: us_listen_socket | false) => void): void;
+      }
+    ).listen(host, port, exclusivePort, (socket) =>
+      socket === false ? reject(new GatewayListenError(host, port)) : resolve(socket),
+    );
+  });
+}
+
+async function bind(
+  core: GatewayCore,
+  host: string,
+  port: number,
+  state: Omit<ListenerState, 'live' | 'onIdle'>,
+): Promise<Bound> {
+  const app = uws.App() as ClosableApp;
+  const listener = { ...state, live: new Set(), onIdle: null } as Omit<
+    Bound,
+    'app' | 'socket' | 'port' | 'closed'
+  >;
+  app.any('/*', (res, req) => onRequest(core, listener, res, req));
+  const socket = await listen(app, host, port);
+  return Object.assign(listener, { app, socket, port: uws.us_socket_local_port(socket), closed: null });
+}
+
+/** Stop accepting, wait for in-flight requests up to the cut, then close every connection. */
+function closeListener(l: Bound, cutMs: number, log: GatewayCore['log']): Promise<void> {
+  if (l.closed !== null) return l.closed;
+  l.closed = new Promise<void>((resolve) => {
+    uws.us_listen_socket_close(l.socket);
+    log.info({ event: 'listener_closing', listener: l.name, in_flight: l.live.size }, 'listener closing');
+    const finish = (): void => {
+      clearTimeout(timer);
+      l.onIdle = null;
+      const cut = l.live.size;
+      for (const exchange of [...l.live]) exchange.cut();
+      l.app.close();
+      log.info({ event: 'listener_closed', listener: l.name, cut }, 'listener closed');
+      resolve();
+    };
+    const timer = setTimeout(finish, cutMs);
+    if (l.live.size === 0) finish();
+    else l.onIdle = finish;
+  });
+  return l.closed;
+}
+
+/**
+ * Starts the gateway. `port: 0` binds nothing; `publicPort` moves the public routes to a second listener.
+ * @example const gw = await startGateway({ host: '127.0.0.1', port: 8080, ingress: true, auth, probes, routes });
+ */
+export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
+  const log = opts.logger ?? pino({ level: 'silent' });
+  const limits: GatewayLimits = { ...defaultLimits, ...opts.limits };
+  let draining = false;
+  const core: GatewayCore = {
+    guard: new Guard(opts.auth, log),
+    probes: opts.probes,
+    limits,
+    log,
+    isDraining: () => draining || opts.probes.draining(),
+  };
+
+  const compiled = (opts.routes ?? []).map(compileRoute);
+  // Without the ingress role only the tool bridge may be served beside the probes.
+  const served = opts.ingress ? compiled : compiled.filter((r) => r.pattern.startsWith('/mcp/'));
+  const hasPublic = opts.publicPort !== undefined && opts.publicPort > 0;
+  const on = (name: 'api' | 'public'): CompiledRoute[] =>
+    hasPublic ? served.filter((r) => r.listener === name) : name === 'api' ? served : [];
+  const publicTable = new RouteTable(on('public'));
+
+  const bound: Bound[] = [];
+  try {
+    if (hasPublic) {
+      const state = { name: 'public', table: publicTable, movedToPublic: null, serveProbes: false } as const;
+      bound.push(await bind(core, opts.host, opts.publicPort, state));
+    }
+    if (opts.port > 0) {
+      const movedToPublic = hasPublic ? publicTable : null;
+      const state = {
+        name: 'api',
+        table: new RouteTable(on('api')),
+        movedToPublic,
+        serveProbes: true,
+      } as const;
+      bound.push(await bind(core, opts.host, opts.port, state));
+    }
+  } catch (err) {
+    for (const l of bound) l.app.close();
+    throw err;
+  }
+  const api = bound.find((l) => l.name === 'api') ?? null;
+  const pub = bound.find((l) => l.name === 'public') ?? null;
+  log.info(
+    {
+      event: 'gateway_listening',
+      host: opts.host,
+      port: api?.port ?? 0,
+      public_port: pub?.port ?? null,
+      ingress: opts.ingress,
+    },
+    'gateway listening',
+  );
+
+  let drained: Promise<void> | null = null;
+  const cutMs = Math.min(limits.drainCutMs, limits.listenerCloseMs);
+  return {
+    port: api?.port ?? 0,
+    publicPort: pub?.port ?? null,
+    inFlight: () => bound.reduce((n, l) => n + l.live.size, 0),
+    draining: () => core.isDraining(),
+    drain() {
+      draining = true;
+      drained ??= (async () => {
+        log.info({ event: 'gateway_draining' }, 'gateway draining');
+        // Public listener first, then api.port (probes keep answering until it closes).
+        if (pub) await closeListener(pub, cutMs, log);
+        if (api) await closeListener(api, cutMs, log);
+      })();
+      return drained;
+    },
+    async close() {
+      draining = true;
+      await Promise.all(bound.map((l) => closeListener(l, 0, log)));
+    },
+  };
+}

@@ -1,0 +1,147 @@
+/**
+ * The guard (spec "Authentication" 1–6): who may call what, and the bearer check.
+ * Tokens are compared as SHA-256 digests (fixed length, so `timingSafeEqual` never throws) against every
+ * configured token without stopping at the first match.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Logger } from 'pino';
+import { ApiError } from './api-error.js';
+import type { Access, Actor, AuthSettings } from './types.js';
+
+const alwaysGuardedExact = new Set([
+  '/config',
+  '/secrets',
+  '/setup',
+  '/operator',
+  '/fleet',
+  '/access',
+  '/credential-pool',
+  '/backups',
+  '/mcp-servers',
+]);
+const alwaysGuardedPrefixes = [...[...alwaysGuardedExact].map((p) => `${p}/`), '/work/retention'];
+const neverGuardedExact = new Set(['/health', '/health/', '/ready', '/ready/']);
+const neverGuardedPrefixes = ['/webhooks/', '/otlp/', '/mcp/'];
+const dashboardExact = new Set(['/', '/dashboard', '/dashboard/', '/favicon.ico']);
+
+export const isWrite = (method: string): boolean => method !== 'GET' && method !== 'HEAD';
+
+/** Paths the spec guards always, reads included. */
+export function isAlwaysGuarded(method: string, path: string): boolean {
+  if (alwaysGuardedExact.has(path)) return true;
+  if (method === 'POST' && path === '/backup') return true;
+  return alwaysGuardedPrefixes.some((p) => path.startsWith(p));
+}
+
+/** Paths the spec never guards: probes, webhooks, telemetry, tool bridge, dashboard shell and assets. */
+export function isNeverGuarded(method: string, path: string): boolean {
+  if (neverGuardedExact.has(path) || neverGuardedPrefixes.some((p) => path.startsWith(p))) return true;
+  return !isWrite(method) && (dashboardExact.has(path) || path.startsWith('/static/'));
+}
+
+/** The access a request needs: the spec's path rules first, then the route's own, then the method. */
+export function accessFor(method: string, path: string, declared?: Access): Access {
+  if (isAlwaysGuarded(method, path)) return 'guarded';
+  if (isNeverGuarded(method, path)) return 'open';
+  if (declared !== undefined) return declared === 'read' && isWrite(method) ? 'write' : declared;
+  return isWrite(method) ? 'write' : 'read';
+}
+
+export const anonymousActor: Actor = Object.freeze({ id: 'anonymous', kind: 'anonymous' });
+
+export type GuardOutcome = { ok: true; actor: Actor | null } | { ok: false; reason: 'missing' | 'wrong' };
+
+const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
+
+export class Guard {
+  private readonly tokens: ReadonlyArray<{ id: string; digest: Buffer }>;
+
+  constructor(
+    readonly settings: AuthSettings,
+    private readonly log: Logger,
+  ) {
+    // An empty value never authenticates: it is dropped here, and the Tier A loader refuses it earlier.
+    this.tokens = settings.tokens
+      .filter((t) => t.token !== '')
+      .map((t) => ({ id: t.id, digest: digest(t.token) }));
+    if (settings.disabled) {
+      log.warn(
+        { event: 'auth_disabled' },
+        'api.auth.disabled is true: the guard is off; never use this in production',
+      );
+    }
+    const dropped = settings.tokens.length - this.tokens.length;
+    if (dropped > 0)
+      log.warn({ event: 'auth_empty_token', dropped }, 'tokens with an empty value are ignored');
+  }
+
+  /** The operator id whose token equals `candidate`, or null. */
+  verify(candidate: string): string | null {
+    const d = digest(candidate);
+    let matched: string | null = null;
+    for (const t of this.tokens) {
+      // No early exit: every configured token is compared.
+      if (timingSafeEqual(d, t.digest) && matched === null) matched = t.id;
+    }
+    return matched;
+  }
+
+  /**
+   * Decide a request. `authorization` is the header ('' when absent); `queryToken` is `?token=` and is
+   * only passed for `/ws/stream`, the one route where a query-string token counts.
+   */
+  check(
+    access: Access,
+    route: string | null,
+    authorization: string,
+    queryToken: string | null,
+  ): GuardOutcome {
+    if (access === 'open') return { ok: true, actor: this.settings.disabled ? anonymousActor : null };
+    if (this.settings.disabled) return { ok: true, actor: anonymousActor };
+    let candidate: string | null = null;
+    if (authorization !== '') {
+      const m = /^bearer[ \t]+(.*)$/i.exec(authorization);
+      candidate = m ? m[1]!.trim() : '';
+    } else if (queryToken !== null) {
+      candidate = queryToken;
+    }
+    if (candidate !== null) {
+      const id = candidate === '' ? null : this.verify(candidate);
+      if (id === null) {
+        this.log.warn(
+          { event: 'auth_refused', route, operator: null, reason: 'wrong' },
+          'credential refused',
+        );
+        return { ok: false, reason: 'wrong' };
+      }
+      this.log.debug({ event: 'auth_accepted', route, operator: id }, 'credential accepted');
+      return { ok: true, actor: { id, kind: 'operator' } };
+    }
+    if (access === 'read' && this.settings.allowAnonymousRead) return { ok: true, actor: null };
+    this.log.warn({ event: 'auth_refused', route, operator: null, reason: 'missing' }, 'credential missing');
+    return { ok: false, reason: 'missing' };
+  }
+}
+
+/** The 401 of a refused credential. */
+export function refusal(reason: 'missing' | 'wrong'): ApiError<'invalid_token'> {
+  return new ApiError('invalid_token', {
+    detail:
+      reason === 'missing' ? 'This request needs an operator token.' : 'The credential is not accepted.',
+    headers: { 'WWW-Authenticate': 'Bearer' },
+  });
+}
+
+/**
+ * Managed document (spec Authentication 6, write rule 10): throws 403 `config_managed` unless the actor's
+ * token id is in `company_writers`. Call it first in each write route it covers, before reading anything.
+ */
+export function assertCompanyWriter(settings: AuthSettings, actor: Actor | null): void {
+  const writers = settings.companyWriters;
+  if (writers === undefined) return;
+  if (actor !== null && actor.kind === 'operator' && writers.includes(actor.id)) return;
+  throw new ApiError('config_managed', {
+    extra: { managed_by: [...writers] },
+    detail: `The company document is managed by ${writers.join(', ') || 'no token'}; this credential may not change it.`,
+  });
+}

@@ -1,0 +1,20 @@
+/** The edge gateway (DESIGN.md "Gateway"): the only folder that imports uWebSockets.js. */
+export { ApiError, codelessReply, type ApiErrorOptions } from './api-error.js';
+export { startBareHelloServer, type BareServer } from './bench-baseline.js';
+export { defaultLimits, GatewayListenError, startGateway } from './gateway.js';
+export { assertCompanyWriter } from './guard.js';
+export { CSP_DASHBOARD, CSP_NONE, cspHash } from './headers.js';
+export type {
+  Access,
+  Actor,
+  ApiReply,
+  ApiRequest,
+  AuthSettings,
+  Gateway,
+  GatewayLimits,
+  GatewayOptions,
+  Method,
+  ProbeSource,
+  RouteDef,
+  RouteKind,
+} from './types.js';

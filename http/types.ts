@@ -1,0 +1,124 @@
+/** The gateway's public shapes: settings it is given, routes it serves, requests and replies handlers see. */
+import type { Logger } from 'pino';
+
+/** `api.auth` of the Tier A file, already resolved (token values are the secrets themselves). */
+export interface AuthSettings {
+  /** Local-development opt-out: the guard is off and every actor is `anonymous` (WARNING at start). */
+  readonly disabled: boolean;
+  /** When false, reads need a token too (`/ws/stream` then also accepts `?token=`). */
+  readonly allowAnonymousRead: boolean;
+  readonly tokens: ReadonlyArray<{ readonly id: string; readonly token: string }>;
+  /** Token ids that may change the company document; absent = the document is not managed. */
+  readonly companyWriters?: readonly string[];
+}
+
+/** What the node tells the gateway about itself; the node builds the probe bodies. */
+export interface ProbeSource {
+  /** The health envelope, ready to encode. */
+  health(): unknown;
+  ready(): { ready: true } | { ready: false; [k: string]: unknown };
+  /** True once the node drains (the gateway's own `drain()` also sets it). */
+  draining(): boolean;
+  /** False before the first revision is active: webhook deliveries answer 503. */
+  configured(): boolean;
+}
+
+/**
+ * Who may call a route. `open`: never guarded; `read`: guarded only when anonymous reads are off;
+ * `write` and `guarded`: a token always. Always-guarded and never-guarded paths of the spec override it.
+ */
+export type Access = 'open' | 'read' | 'write' | 'guarded';
+
+/** Decides the security policy and a few limits: webhook bodies, landing CSP, dashboard CSP. */
+export type RouteKind = 'api' | 'webhook' | 'dashboard' | 'landing' | 'probe';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RouteDef {
+  readonly method: Method;
+  /** `/config/revisions/:id`; a trailing `/*` takes the rest of the path as `params['*']`. */
+  readonly pattern: string;
+  /** Default: `open` for webhook, dashboard, landing and probe kinds; else `read` for GET, `write` otherwise. */
+  readonly access?: Access;
+  /** Default: `public` under `/webhooks/`, `/otlp/`, `/mcp/`, else `api`. Public routes move to `publicPort` when set. */
+  readonly listener?: 'api' | 'public';
+  /** Default `api`, or `webhook` under `/webhooks/`. */
+  readonly kind?: RouteKind;
+  /** Landing pages: hashes of their own inline style and script (see `cspHash`). */
+  readonly cspHashes?: { readonly style?: readonly string[]; readonly script?: readonly string[] };
+  /** Largest body accepted; default 25 MiB for webhooks, `apiBodyMaxBytes` otherwise. */
+  readonly maxBodyBytes?: number;
+  /** Webhooks answer 503 on an unconfigured node unless this is true (e.g. a URL verification challenge). */
+  readonly servesUnconfigured?: boolean;
+  handler(req: ApiRequest): Promise<ApiReply> | ApiReply;
+}
+
+export interface Actor {
+  readonly id: string;
+  readonly kind: 'operator' | 'anonymous';
+}
+
+export interface ApiRequest {
+  readonly method: string;
+  /** Raw path as sent (percent-encoding kept); params are decoded. */
+  readonly path: string;
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: URLSearchParams;
+  /** Lower-case names; repeated headers joined with `, `. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Buffer;
+  /** Null on a route read without a credential; `anonymous` when the guard is disabled. */
+  readonly actor: Actor | null;
+  /** Bound with `route` and `operator`. */
+  readonly log: Logger;
+  readonly remoteAddress: string;
+  /** The route pattern that matched. */
+  readonly route: string;
+}
+
+/** A handler's answer. A Buffer or string body is sent as is; anything else is JSON-encoded. */
+export interface ApiReply {
+  readonly status: number;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: unknown;
+}
+
+export interface GatewayLimits {
+  /** Reading a body; past it 400 `unreadable_body`. Default 30 000. */
+  readonly bodyTimeoutMs: number;
+  readonly webhookBodyMaxBytes: number;
+  readonly apiBodyMaxBytes: number;
+  /** In-flight requests are cut this long after a listener starts closing. Default 5 000. */
+  readonly drainCutMs: number;
+  /** Upper bound on closing one listener. Default 5 000. */
+  readonly listenerCloseMs: number;
+}
+
+export interface GatewayOptions {
+  readonly host: string;
+  /** `0` binds nothing. */
+  readonly port: number;
+  /** `api.public.port`; when set, public routes are served only there. */
+  readonly publicPort?: number;
+  /** Without the ingress role only probes (and `/mcp/` routes) are served. */
+  readonly ingress: boolean;
+  readonly auth: AuthSettings;
+  readonly probes: ProbeSource;
+  readonly routes?: readonly RouteDef[];
+  readonly logger?: Logger;
+  readonly limits?: Partial<GatewayLimits>;
+}
+
+export interface Gateway {
+  /** The bound `api.port`; 0 when it binds nothing. */
+  readonly port: number;
+  readonly publicPort: number | null;
+  /** Requests being served by handlers right now, both listeners. */
+  inFlight(): number;
+  /** True once `drain()` or `close()` ran, or the probe source says so. */
+  draining(): boolean;
+  /** Refuse writes and webhooks, close the public listener, then `api.port`; resolves when both are closed. */
+  drain(): Promise<void>;
+  /** Close both listeners now, cutting every connection. */
+  close(): Promise<void>;
+}
