@@ -229,7 +229,13 @@ async function serve(
     if (!result.ok) {
       if (result.reason === 'aborted') {
         log.warn(
-          { ...fields, event: 'client_disconnected', received: result.received, idle_ms: result.idleMs },
+          {
+            ...fields,
+            event: 'client_disconnected',
+            phase: 'body',
+            received: result.received,
+            idle_ms: result.idleMs,
+          },
           'client_disconnected',
         );
         return;
@@ -256,6 +262,9 @@ async function serve(
     body = result.body;
   }
   if (exchange.aborted) return;
+  // A client leaving while its handler runs is logged at once; the handler's answer is then dropped.
+  exchange.onAbort = () =>
+    log.warn({ ...fields, event: 'client_disconnected', phase: 'handler' }, 'client_disconnected');
 
   let reply: ApiReply;
   try {
@@ -276,9 +285,7 @@ async function serve(
     log.error({ ...fields, event: 'handler_failed', err }, 'handler_failed');
     [reply, sent] = [failedReply, exchange.send(ctx, failedReply)];
   }
-  if (sent) {
-    log.info({ ...fields, status: reply.status, ms }, 'request');
-  } else {
-    log.warn({ ...fields, event: 'client_disconnected', ms }, 'client_disconnected');
-  }
+  if (sent) log.info({ ...fields, status: reply.status, ms }, 'request');
+  else
+    log.info({ ...fields, event: 'answer_dropped', status: reply.status, ms }, 'answer dropped: client gone');
 }
