@@ -80,8 +80,10 @@ export function onRequest(core: GatewayCore, l: ListenerState, res: HttpResponse
   try {
     dispatch(core, l, res, req);
   } catch (err) {
-    core.log.error({ event: 'handler_failed', err }, 'handler_failed');
-    writeAnswer(res, { head: false, path: req.getUrl(), csp: CSP_NONE, close: true }, prepare(failedReply));
+    const path = req.getUrl();
+    const line = { route: null, operator: null, method: req.getCaseSensitiveMethod(), path: safePath(path) };
+    core.log.error({ ...line, event: 'handler_failed', err }, 'handler_failed');
+    writeAnswer(res, { head: false, path, csp: CSP_NONE, close: true }, prepare(failedReply));
   }
 }
 
