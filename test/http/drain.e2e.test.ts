@@ -108,7 +108,7 @@ t.test(
     t.equal(h.gw.inFlight(), 0);
     const order = h.logs
       .filter((l) => String(l.event).startsWith('listener_'))
-      .map((l) => `${l.event} ${l.listener}`);
+      .map((l) => `${String(l.event)} ${String(l.listener)}`);
     t.same(order, [
       'listener_closing public',
       'listener_closed public',
