@@ -1,6 +1,6 @@
 /** The error a handler throws to refuse a request; rendered as `{error, detail, hint, ...extra}`. */
 import { errorCatalogue, errorUse } from '../schema/index.js';
-import type { ErrorCode, ErrorVariant } from '../schema/index.js';
+import type { ErrorBody, ErrorCode, ErrorVariant } from '../schema/index.js';
 import type { ApiReply } from './types.js';
 
 export interface ApiErrorOptions<C extends ErrorCode> {
@@ -31,26 +31,38 @@ export class ApiError<C extends ErrorCode = ErrorCode> extends Error {
     readonly code: C,
     opts: ApiErrorOptions<C> = {},
   ) {
-    const use = errorUse(code, opts.variant);
-    const detail = opts.detail ?? use.detail;
-    super(`${code}: ${detail}`, { cause: opts.cause });
-    this.status = use.status;
-    this.detail = detail;
-    this.hint = opts.hint ?? use.hint;
+    const reply = errorReply(code, opts);
+    super(`${code}: ${reply.body.detail}`, { cause: opts.cause });
+    this.status = reply.status;
+    this.detail = reply.body.detail;
+    this.hint = reply.body.hint;
     this.extra = opts.extra ?? {};
-    const retryAfter = (errorCatalogue[code] as { retryAfterSeconds?: number }).retryAfterSeconds;
-    this.headers =
-      retryAfter === undefined ? { ...opts.headers } : { 'Retry-After': String(retryAfter), ...opts.headers };
+    this.headers = reply.headers;
   }
 
   /** The answer this error renders to. */
   toReply(): ApiReply {
-    return {
-      status: this.status,
-      headers: this.headers,
-      body: { ...this.extra, error: this.code, detail: this.detail, hint: this.hint },
-    };
+    const body = { ...this.extra, error: this.code, detail: this.detail, hint: this.hint };
+    return { status: this.status, headers: this.headers, body };
   }
+}
+
+/**
+ * The answer for a catalogued refusal, without building an Error (no stack capture): the gateway's own
+ * refusals (401, 404, 405, 503) are on the hot path.
+ */
+export function errorReply<C extends ErrorCode>(
+  code: C,
+  opts: Omit<ApiErrorOptions<C>, 'cause'> = {},
+): { status: number; headers: Record<string, string>; body: ErrorBody } {
+  const use = errorUse(code, opts.variant);
+  const retryAfter = (errorCatalogue[code] as { retryAfterSeconds?: number }).retryAfterSeconds;
+  return {
+    status: use.status,
+    headers:
+      retryAfter === undefined ? { ...opts.headers } : { 'Retry-After': String(retryAfter), ...opts.headers },
+    body: { ...opts.extra, error: code, detail: opts.detail ?? use.detail, hint: opts.hint ?? use.hint },
+  };
 }
 
 /** Answers without a code (spec: 500 and webhook 503 "(none)"): the outcome is not promised. */

@@ -6,7 +6,7 @@
  */
 import type { HttpRequest, HttpResponse } from '@trufflesuite/uws-js-unofficial';
 import type { Logger } from 'pino';
-import { ApiError, codelessReply } from './api-error.js';
+import { ApiError, codelessReply, errorReply } from './api-error.js';
 import { hasBody, readBody } from './body.js';
 import { CSP_NONE, cspFor } from './headers.js';
 import { accessFor, isWrite, refusal } from './guard.js';
@@ -50,8 +50,17 @@ export function safePath(path: string): string {
 const defaultAccess = (route: CompiledRoute): 'open' | undefined =>
   route.kind === 'api' ? undefined : 'open';
 
-function logRequest(core: GatewayCore, level: 'info' | 'debug', fields: Record<string, unknown>): void {
-  if (core.log.isLevelEnabled(level)) core.log[level](fields, 'request');
+interface RequestLine {
+  method: string;
+  path: string;
+  route: string | null;
+  operator: string | null;
+}
+
+/** The line is built only when its level is on: probes and refusals are the hot path. */
+function logRequest(core: GatewayCore, level: 'info' | 'debug', line: RequestLine, status: number): void {
+  if (core.log.isLevelEnabled(level))
+    core.log[level]({ ...line, path: safePath(line.path), status }, 'request');
 }
 
 /** Answers synchronously, inside the uWS callback (already corked). */
@@ -60,10 +69,10 @@ function answerNow(
   res: HttpResponse,
   ctx: WriteContext,
   reply: ApiReply,
-  log: { method: string; path: string; route: string | null; operator: string | null },
+  log: RequestLine,
 ): void {
   writeAnswer(res, ctx, prepare(reply));
-  logRequest(core, 'info', { ...log, path: safePath(log.path), status: reply.status });
+  logRequest(core, 'info', log, reply.status);
 }
 
 const failedReply = codelessReply(
@@ -93,18 +102,18 @@ function dispatch(core: GatewayCore, l: ListenerState, res: HttpResponse, req: H
   const head = method === 'HEAD';
   const draining = core.isDraining();
   const base: WriteContext = { head, path, csp: CSP_NONE, close: draining };
-  const line = { method, path, route: null as string | null, operator: null as string | null };
+  const line: RequestLine = { method, path, route: null, operator: null };
 
   // 1. Probes: never guarded, never public, answered whatever the node's state.
   const probe = l.serveProbes ? probePaths.get(path) : undefined;
   if (probe !== undefined) {
     line.route = `/${probe}`;
     if (method !== 'GET' && !head) {
-      const err = new ApiError('method_not_allowed', {
+      const reply = errorReply('method_not_allowed', {
         detail: `${method} ${path} is not served; use GET.`,
         headers: { Allow: 'GET, HEAD' },
       });
-      return answerNow(core, res, base, err.toReply(), line);
+      return answerNow(core, res, base, reply, line);
     }
     let reply: ApiReply;
     if (probe === 'health') reply = { status: 200, body: core.probes.health() };
@@ -113,24 +122,19 @@ function dispatch(core: GatewayCore, l: ListenerState, res: HttpResponse, req: H
       reply = { status: ready.ready ? 200 : 503, body: ready };
     }
     writeAnswer(res, base, prepare(reply));
-    logRequest(core, 'debug', { ...line, status: reply.status });
+    logRequest(core, 'debug', line, reply.status);
     return;
   }
 
   // 2. Listener split, before the guard.
   const match = l.table.match(method, path);
   const unserved = !match.found && match.allow.length === 0;
-  if (l.name === 'public' && unserved)
-    return answerNow(core, res, base, noRoute(method, path).toReply(), line);
+  if (l.name === 'public' && unserved) return answerNow(core, res, base, noRoute(method, path), line);
   if (l.movedToPublic !== null && unserved) {
     const elsewhere = l.movedToPublic.match(method, path);
     if (isPublicPath(path) || elsewhere.found || elsewhere.allow.length > 0) {
-      const err = noRoute(
-        method,
-        path,
-        'This path is served only on the public listener (`api.public.port`).',
-      );
-      return answerNow(core, res, base, err.toReply(), line);
+      const hint = 'This path is served only on the public listener (`api.public.port`).';
+      return answerNow(core, res, base, noRoute(method, path, hint), line);
     }
   }
 
@@ -140,17 +144,17 @@ function dispatch(core: GatewayCore, l: ListenerState, res: HttpResponse, req: H
   const access = accessFor(method, path, route ? (route.def.access ?? defaultAccess(route)) : undefined);
   const queryToken = path === '/ws/stream' ? new URLSearchParams(req.getQuery()).get('token') : null;
   const verdict = core.guard.check(access, line.route, req.getHeader('authorization'), queryToken);
-  if (!verdict.ok) return answerNow(core, res, base, refusal(verdict.reason).toReply(), line);
+  if (!verdict.ok) return answerNow(core, res, base, refusal(verdict.reason), line);
   line.operator = verdict.actor?.id ?? null;
 
   // 4. Unserved path, or another method.
   if (!match.found) {
-    if (match.allow.length === 0) return answerNow(core, res, base, noRoute(method, path).toReply(), line);
-    const err = new ApiError('method_not_allowed', {
+    if (match.allow.length === 0) return answerNow(core, res, base, noRoute(method, path), line);
+    const reply = errorReply('method_not_allowed', {
       detail: `${method} ${path} is not served; it is served under ${match.allow.join(', ')}.`,
       headers: { Allow: match.allow.join(', ') },
     });
-    return answerNow(core, res, base, err.toReply(), line);
+    return answerNow(core, res, base, reply, line);
   }
   const served = match.route;
   const ctx: WriteContext = { ...base, csp: cspFor(served.kind, served.def.cspHashes) };
@@ -158,7 +162,7 @@ function dispatch(core: GatewayCore, l: ListenerState, res: HttpResponse, req: H
   // 5. Refusals that need no body.
   const delivery = served.kind === 'webhook' || served.kind === 'landing';
   if (draining && (isWrite(method) || delivery)) {
-    return answerNow(core, res, ctx, new ApiError('draining').toReply(), line);
+    return answerNow(core, res, ctx, errorReply('draining'), line);
   }
   if (served.kind === 'webhook' && served.def.servesUnconfigured !== true && !core.probes.configured()) {
     const reply = codelessReply(
@@ -193,8 +197,8 @@ function dispatch(core: GatewayCore, l: ListenerState, res: HttpResponse, req: H
   });
 }
 
-function noRoute(method: string, path: string, hint?: string): ApiError<'no_route'> {
-  return new ApiError('no_route', {
+function noRoute(method: string, path: string, hint?: string): ApiReply {
+  return errorReply('no_route', {
     detail: `No route serves ${method} ${path}.`,
     ...(hint ? { hint } : {}),
   });
@@ -247,17 +251,17 @@ async function serve(
         { ...fields, event, reason: result.reason, received: result.received, max_bytes: maxBytes },
         event,
       );
-      const err =
+      const reply =
         result.reason === 'too_large'
-          ? new ApiError('unreadable_body', {
+          ? errorReply('unreadable_body', {
               detail: `The body is larger than this route accepts (${maxBytes} bytes).`,
               extra: { max_bytes: maxBytes },
             })
-          : new ApiError('unreadable_body', {
+          : errorReply('unreadable_body', {
               detail: `The body was not delivered within ${limits.bodyTimeoutMs} ms.`,
             });
       // The rest of the body is never read: close the connection behind the answer.
-      exchange.send({ ...ctx, close: true }, err.toReply());
+      exchange.send({ ...ctx, close: true }, reply);
       log.info({ ...fields, status: 400 }, 'request');
       return;
     }

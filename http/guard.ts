@@ -5,8 +5,8 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
-import { ApiError } from './api-error.js';
-import type { Access, Actor, AuthSettings } from './types.js';
+import { ApiError, errorReply } from './api-error.js';
+import type { Access, Actor, ApiReply, AuthSettings } from './types.js';
 
 const alwaysGuardedExact = new Set([
   '/config',
@@ -124,8 +124,8 @@ export class Guard {
 }
 
 /** The 401 of a refused credential. */
-export function refusal(reason: 'missing' | 'wrong'): ApiError<'invalid_token'> {
-  return new ApiError('invalid_token', {
+export function refusal(reason: 'missing' | 'wrong'): ApiReply {
+  return errorReply('invalid_token', {
     detail:
       reason === 'missing' ? 'This request needs an operator token.' : 'The credential is not accepted.',
     headers: { 'WWW-Authenticate': 'Bearer' },

@@ -1,5 +1,5 @@
 /** The edge gateway (DESIGN.md "Gateway"): the only folder that imports uWebSockets.js. */
-export { ApiError, codelessReply, type ApiErrorOptions } from './api-error.js';
+export { ApiError, codelessReply, errorReply, type ApiErrorOptions } from './api-error.js';
 export { startBareHelloServer, type BareServer } from './bench-baseline.js';
 export { defaultLimits, GatewayListenError, startGateway } from './gateway.js';
 export { assertCompanyWriter } from './guard.js';
