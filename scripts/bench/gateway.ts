@@ -34,7 +34,10 @@ function ensureWrk(): void {
   const sudo = process.getuid?.() === 0 ? [] : ['sudo'];
   const run = (args: string[]): void => {
     const [cmd, ...rest] = [...sudo, ...args];
-    execFileSync(cmd!, rest, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    execFileSync(cmd!, rest, {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
   };
   run(['apt-get', 'update', '-qq']);
   run(['apt-get', 'install', '-y', '-qq', 'wrk']);
@@ -90,10 +93,17 @@ async function main(): Promise<void> {
     port: await freePort(),
     ingress: true,
     auth: { disabled: false, allowAnonymousRead: true, tokens: [{ id: 'bench', token }] },
-    probes: { health: () => health, ready: () => ({ ready: true }), draining: () => false, configured: () => true },
+    probes: {
+      health: () => health,
+      ready: () => ({ ready: true }),
+      draining: () => false,
+      configured: () => true,
+    },
     routes: [],
   });
-  console.log(`wrk: ${threads} thread(s) of ${availableParallelism()} cores, ${connections} connections, ${seconds} s x ${rounds} rounds`);
+  console.log(
+    `wrk: ${threads} thread(s) of ${availableParallelism()} cores, ${connections} connections, ${seconds} s x ${rounds} rounds`,
+  );
 
   const targets = {
     bare: () => wrk(`http://${host}:${bare.port}/`),
@@ -111,8 +121,12 @@ async function main(): Promise<void> {
 
   const ratio = (n: number): string => (n / best.bare).toFixed(2);
   console.log(`bare uWS hello-world   ${best.bare.toFixed(0).padStart(9)} req/s`);
-  console.log(`gateway GET /health    ${best.health.toFixed(0).padStart(9)} req/s   ratio ${ratio(best.health)}`);
-  console.log(`gateway auth 404       ${best.auth404.toFixed(0).padStart(9)} req/s   ratio ${ratio(best.auth404)}`);
+  console.log(
+    `gateway GET /health    ${best.health.toFixed(0).padStart(9)} req/s   ratio ${ratio(best.health)}`,
+  );
+  console.log(
+    `gateway auth 404       ${best.auth404.toFixed(0).padStart(9)} req/s   ratio ${ratio(best.auth404)}`,
+  );
   const met = best.health / best.bare >= 0.6;
   console.log(`target /health >= 0.60 of bare: ${met ? 'met' : 'NOT met'}`);
 }
