@@ -40,6 +40,8 @@ interface Bound extends ListenerState {
   readonly socket: us_listen_socket;
   readonly port: number;
   closed: Promise<void> | null;
+  /** While closing: cuts what is still in flight now instead of at the deadline. */
+  cutNow: (() => void) | null;
 }
 
 /** `LIBUS_LISTEN_EXCLUSIVE_PORT` is exported by the binary but missing from the typings. */
@@ -67,20 +69,26 @@ async function bind(
   const app = uws.App() as ClosableApp;
   const listener = { ...state, live: new Set(), onIdle: null } as Omit<
     Bound,
-    'app' | 'socket' | 'port' | 'closed'
+    'app' | 'socket' | 'port' | 'closed' | 'cutNow'
   >;
   app.any('/*', (res, req) => onRequest(core, listener, res, req));
   const socket = await listen(app, host, port);
-  return Object.assign(listener, { app, socket, port: uws.us_socket_local_port(socket), closed: null });
+  const bound = uws.us_socket_local_port(socket);
+  return Object.assign(listener, { app, socket, port: bound, closed: null, cutNow: null });
 }
 
 /** Stop accepting, wait for in-flight requests up to the cut, then close every connection. */
 function closeListener(l: Bound, cutMs: number, log: GatewayCore['log']): Promise<void> {
-  if (l.closed !== null) return l.closed;
+  if (l.closed !== null) {
+    if (cutMs === 0) l.cutNow?.();
+    return l.closed;
+  }
   l.closed = new Promise<void>((resolve) => {
     uws.us_listen_socket_close(l.socket);
     log.info({ event: 'listener_closing', listener: l.name, in_flight: l.live.size }, 'listener closing');
     const finish = (): void => {
+      if (l.cutNow === null) return;
+      l.cutNow = null;
       clearTimeout(timer);
       l.onIdle = null;
       const cut = l.live.size;
@@ -89,6 +97,7 @@ function closeListener(l: Bound, cutMs: number, log: GatewayCore['log']): Promis
       log.info({ event: 'listener_closed', listener: l.name, cut }, 'listener closed');
       resolve();
     };
+    l.cutNow = finish;
     const timer = setTimeout(finish, cutMs);
     if (l.live.size === 0) finish();
     else l.onIdle = finish;

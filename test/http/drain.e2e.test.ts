@@ -182,3 +182,16 @@ t.test('close cuts every connection at once', async (t) => {
   t.notOk(await accepts(h.gw.port));
   onApi.release();
 });
+
+t.test('close during a drain cuts what is in flight at once', async (t) => {
+  const onApi = held('GET', '/agents');
+  const h = await startHarness({ routes: [onApi.route], limits: { drainCutMs: 60_000 } });
+  const c = await rawClient(h.gw.port);
+  c.socket.write(raw('GET', '/agents'));
+  await onApi.entered;
+  const drained = h.gw.drain();
+  await h.gw.close();
+  await Promise.all([drained, c.closed]);
+  t.equal(c.received(), '', 'cut without an answer, long before the drain deadline');
+  onApi.release();
+});

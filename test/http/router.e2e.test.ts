@@ -147,3 +147,25 @@ t.test('a handler that fails unexpectedly gets a codeless 500 and the process ke
   t.ok(h.logs.some((l) => l.event === 'handler_failed' && l.route === '/boom'));
   t.equal((await call(`${h.base}/health`)).status, 200);
 });
+
+t.test('an unconfigured node answers webhook deliveries 503 without a code, with Retry-After', async (t) => {
+  const h = await startHarness({
+    probes: { configured: false },
+    routes: [
+      echo('POST', '/webhooks/codehost-a'),
+      echo('POST', '/webhooks/chat/:handle', { servesUnconfigured: true }),
+      echo('GET', '/org'),
+    ],
+  });
+  t.teardown(() => h.gw.close());
+  const r = await call(`${h.base}/webhooks/codehost-a`, { method: 'POST', body: '{}' });
+  t.equal(r.status, 503);
+  t.equal(r.headers.get('retry-after'), '30');
+  t.equal(r.json?.error, undefined, 'no code: nothing is promised about the delivery');
+  t.type(r.json?.detail, 'string');
+  const challenge = await call(`${h.base}/webhooks/chat/alice`, { method: 'POST', body: '{}' });
+  t.equal(challenge.status, 200, 'a route may opt to serve while unconfigured');
+  t.equal((await call(`${h.base}/org`)).status, 200, 'the API keeps serving so an operator can configure');
+  h.probes.configured = true;
+  t.equal((await call(`${h.base}/webhooks/codehost-a`, { method: 'POST', body: '{}' })).status, 200);
+});
