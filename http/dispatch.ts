@@ -175,7 +175,8 @@ function dispatch(core: GatewayCore, l: ListenerState, res: HttpResponse, req: H
   }
 
   // 6. Copy what the handler needs, then read the body.
-  const headers: Record<string, string> = {};
+  // No prototype: a header named `__proto__` or `constructor` stays a plain entry.
+  const headers = Object.create(null) as Record<string, string>;
   req.forEach((k, v) => {
     headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`;
   });
