@@ -26,3 +26,5 @@ export {
   WritePrecondition,
 } from './config.js';
 export type { RevisionMeta, Subsystem } from './config.js';
+export { ErrorBody, ErrorCode, errorCatalogue, errorStatuses, errorUse } from './errors.js';
+export type { ErrorEntry, ErrorStatus, ErrorUse, ErrorVariant } from './errors.js';
