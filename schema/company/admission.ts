@@ -1,0 +1,97 @@
+/**
+ * Admission rules: what a NEW write must satisfy, while a stored revision being reloaded or reverted
+ * is only warned about (spec write rule 9: reload and revert check runnable rules only). Each marks
+ * a document the engine can still run but that no operator should create on purpose:
+ *
+ * A1. An agent seat's `token_budget` above a non-zero org `token_budget`: the org cap wins, so the
+ *     seat cap is a promise the engine cannot keep.
+ * A2. An enabled `target: lead` schedule whose scope has no lead (none written or inherited, or the
+ *     lead names no single seat): it would fire for nobody.
+ * A3. A seat or unit `mcp_env` keyed by a tool-server name `mcp_servers` does not define: the
+ *     credentials reach no server (typically left behind when a server was removed or renamed).
+ * A4. An unpinned agent seat that cannot resolve a provider although providers exist, because
+ *     `providers.llm_order` is written as an empty list (absent, every provider is tried in order).
+ * A5. A credential (any secret leaf, see isSecretPath) written as an empty string: the integration
+ *     or provider it belongs to fails closed at run time.
+ */
+import { leadSeat } from './derived.js';
+import { ProblemKind } from './problems.js';
+import { asList, asString, type RuleContext } from './rule-context.js';
+import { scheduleScopes } from './rules-seats.js';
+import { isSecretPath, stringLeaves } from './secret-paths.js';
+import { isRecord } from './walk.js';
+
+export function admissionRules(ctx: RuleContext): void {
+  const orgBudget = ctx.doc['token_budget'];
+  const providers = isRecord(ctx.doc['providers']) ? ctx.doc['providers'] : {};
+  const llm = isRecord(providers['llm']) ? providers['llm'] : {};
+  const order = providers['llm_order'];
+  const servers = new Set(
+    asList(ctx.doc['mcp_servers']).flatMap((s) =>
+      isRecord(s) && asString(s['name']) ? [s['name'] as string] : [],
+    ),
+  );
+  const mcpEnvRule = (raw: Record<string, unknown>, segments: (string | number)[]): void => {
+    const env = raw['mcp_env'];
+    if (!isRecord(env)) return;
+    for (const server of Object.keys(env)) {
+      if (!servers.has(server)) {
+        ctx.admission(
+          [...segments, 'mcp_env', server],
+          ProblemKind.UnknownValue,
+          `names no tool server in mcp_servers: ${server}`,
+        );
+      }
+    }
+  };
+
+  for (const seat of ctx.walk.seats) {
+    if (seat.kind !== 'agent') continue;
+    // A1
+    const budget = seat.raw['token_budget'];
+    if (typeof orgBudget === 'number' && orgBudget > 0 && typeof budget === 'number' && budget > orgBudget) {
+      ctx.admission(
+        [...seat.segments, 'token_budget'],
+        ProblemKind.OutOfRange,
+        `above the org-wide token_budget (${orgBudget}); the org cap applies first`,
+      );
+    }
+    // A3
+    mcpEnvRule(seat.raw, seat.segments);
+    // A4
+    if (
+      seat.raw['llm'] === undefined &&
+      Object.keys(llm).length > 0 &&
+      Array.isArray(order) &&
+      order.length === 0
+    ) {
+      ctx.admission(
+        [...seat.segments, 'llm'],
+        ProblemKind.Missing,
+        'no provider resolves: providers.llm_order is empty; pin llm or list providers in llm_order',
+      );
+    }
+  }
+  for (const unit of ctx.walk.units) mcpEnvRule(unit.raw, unit.segments);
+
+  // A2
+  for (const scope of scheduleScopes(ctx)) {
+    scope.list.forEach((schedule, i) => {
+      if (!isRecord(schedule) || schedule['target'] !== 'lead' || schedule['enabled'] === false) return;
+      if (leadSeat(ctx.walk, scope.leadUnit?.lead ?? null) === null) {
+        ctx.admission(
+          [...scope.segments, i, 'target'],
+          ProblemKind.Conflict,
+          'an enabled lead target needs a lead, and this scope has none (set lead on the unit or an ancestor)',
+        );
+      }
+    });
+  }
+
+  // A5
+  for (const [segments, value] of stringLeaves(ctx.doc)) {
+    if (value.trim() === '' && isSecretPath(segments)) {
+      ctx.admission(segments, ProblemKind.OutOfRange, 'a credential must not be empty');
+    }
+  }
+}

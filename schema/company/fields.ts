@@ -1,0 +1,81 @@
+/**
+ * Field primitives shared by the company document's schemas. Any string may carry `${VAR}` references
+ * (spec "Tier B company document"), so format checks (URL, cron, timezone, email) apply to literal
+ * values only; a value holding a reference is checked after substitution, at run time.
+ */
+import { z } from 'zod';
+import { ProblemKind } from './problems.js';
+
+/** A `${NAME}` reference anywhere in the text (the grammar of env-refs.ts). */
+const anyRef = /\$\{[A-Za-z_][A-Za-z0-9_]*\}/;
+/** Exactly one whole-value reference, nothing around it. */
+const wholeRef = /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/;
+
+export const hasRef = (value: string): boolean => anyRef.test(value);
+export const isWholeRef = (value: string): boolean => wholeRef.test(value);
+
+/** Refinement params that tell the problem mapper which kind a custom check reports. */
+export const invalid = { params: { kind: ProblemKind.Invalid } } as const;
+
+export const text = z.string();
+export const nonEmpty = z.string().min(1);
+export const strings = z.array(z.string());
+export const count = z.number().int().min(0);
+export const positive = z.number().int().min(1);
+export const nonNegative = z.number().min(0);
+export const stringMap = z.record(z.string(), z.string());
+/** Free settings: the spec does not fix their keys, so any key is accepted. */
+export const settingsMap = z.record(z.string(), z.record(z.string(), z.unknown()));
+
+/** Names that appear in entity routes and tool prefixes: provider keys, tool-server names. */
+export const keyPattern = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+export const entityKey = z
+  .string()
+  .regex(keyPattern, 'must start with a letter or digit and hold only letters, digits, _ . -');
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+export const url = z
+  .string()
+  .refine((v) => hasRef(v) || isHttpUrl(v), { message: 'not an http(s) URL', ...invalid });
+
+export function isTimezone(value: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const timezone = z
+  .string()
+  .refine((v) => hasRef(v) || isTimezone(v), { message: 'not an IANA timezone name', ...invalid });
+
+const cronMacro = /^@(yearly|annually|monthly|weekly|daily|midnight|hourly)$/;
+const cronField = /^[0-9A-Za-z*,/?#-]+$/;
+
+/** Shape check only (5 or 6 fields, or a macro); the scheduler parses the expression fully. */
+export function isCron(value: string): boolean {
+  const trimmed = value.trim();
+  if (cronMacro.test(trimmed)) return true;
+  const fields = trimmed.split(/\s+/);
+  return (fields.length === 5 || fields.length === 6) && fields.every((f) => cronField.test(f));
+}
+
+export const cron = z.string().refine((v) => hasRef(v) || isCron(v), {
+  message: 'not a cron expression (5 or 6 fields, or a macro such as @daily)',
+  ...invalid,
+});
+
+export const email = z.string().refine((v) => hasRef(v) || /^[^\s@]+@[^\s@]+$/.test(v.trim()), {
+  message: 'not an email address',
+  ...invalid,
+});

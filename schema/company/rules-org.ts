@@ -1,0 +1,126 @@
+/**
+ * Org-chart rules: seat handles, unit names, placement, leads and `manages`. Dangling references are
+ * warnings (spec write rule 1): the chart may be edited in several steps.
+ */
+import { deriveHandle } from '../document/identity.js';
+import { leadSeat } from './derived.js';
+import { pathOf, ProblemKind, ReferenceKind } from './problems.js';
+import { asList, asString, type RuleContext } from './rule-context.js';
+import type { SeatNode } from './walk.js';
+
+const maxHandle = 64;
+
+/** Handles: derivable when absent, unique org-wide across agents and humans. */
+export function handleRules(ctx: RuleContext): void {
+  const holders = new Map<string, SeatNode>();
+  for (const seat of ctx.walk.seats) {
+    const written = seat.raw['handle'];
+    const derived = written === undefined;
+    if (derived && seat.name !== null) {
+      const handle = deriveHandle(seat.name);
+      if (handle === '') {
+        ctx.problem(
+          [...seat.segments, 'name'],
+          ProblemKind.Invalid,
+          'no handle can be derived from this name; set handle',
+        );
+      } else if (handle.length > maxHandle) {
+        ctx.problem(
+          [...seat.segments, 'name'],
+          ProblemKind.OutOfRange,
+          `the handle derived from this name is longer than ${maxHandle} characters; set handle`,
+        );
+      }
+    }
+    if (seat.handle === null || (!derived && typeof written !== 'string')) continue;
+    const first = holders.get(seat.handle);
+    if (first === undefined) {
+      holders.set(seat.handle, seat);
+      continue;
+    }
+    const how = derived ? ` (derived from the name; set a distinct handle)` : '';
+    ctx.problem(
+      [...seat.segments, derived ? 'name' : 'handle'],
+      ProblemKind.Conflict,
+      `handle ${seat.handle} is already held by the seat at ${pathOf(first.segments)}${how}`,
+    );
+  }
+}
+
+/** Unit names are unique org-wide: they are the units' identity. */
+export function unitNameRules(ctx: RuleContext): void {
+  const seen = new Map<string, string>();
+  for (const unit of ctx.walk.units) {
+    if (unit.name === null) continue;
+    const first = seen.get(unit.name);
+    if (first === undefined) seen.set(unit.name, pathOf(unit.segments));
+    else {
+      ctx.problem(
+        [...unit.segments, 'name'],
+        ProblemKind.Conflict,
+        `unit name ${unit.name} is already used by the unit at ${first}`,
+      );
+    }
+  }
+}
+
+/** A seat in a unit's `roles` sits there; a root seat's `unit` must name a unit. */
+export function placementRules(ctx: RuleContext): void {
+  for (const seat of ctx.walk.seats) {
+    const named = asString(seat.raw['unit']);
+    if (named === null) continue;
+    const at = [...seat.segments, 'unit'];
+    if (seat.container !== null) {
+      if (named !== seat.container.name) {
+        ctx.problem(
+          at,
+          ProblemKind.Conflict,
+          `the seat is listed in the roles of unit ${seat.container.name ?? '(unnamed)'} but names unit ${named}`,
+        );
+      }
+    } else if (!ctx.walk.unitByName.has(named)) {
+      ctx.dangling({
+        segments: at,
+        ref: ReferenceKind.Unit,
+        ...(seat.handle !== null && { from: seat.handle }),
+        to: named,
+        message: `names no unit: ${named}; the seat lands nowhere until the unit exists`,
+      });
+    }
+  }
+}
+
+/** A unit's own `lead` names one seat (by handle or name). Inherited leads are checked where written. */
+export function leadRules(ctx: RuleContext): void {
+  for (const unit of ctx.walk.units) {
+    if (unit.ownLead === null) continue;
+    if (leadSeat(ctx.walk, unit.ownLead) !== null) continue;
+    const many = ctx.walk.resolveSeat(unit.ownLead).length > 1;
+    ctx.dangling({
+      segments: [...unit.segments, 'lead'],
+      ref: ReferenceKind.Lead,
+      ...(unit.name !== null && { from: unit.name }),
+      to: unit.ownLead,
+      message: many
+        ? `names several seats: ${unit.ownLead}; name the lead by handle`
+        : `names no seat: ${unit.ownLead}`,
+    });
+  }
+}
+
+/** `manages` entries name seats (handle or name) or units. */
+export function managesRules(ctx: RuleContext): void {
+  for (const seat of ctx.walk.seats) {
+    asList(seat.raw['manages']).forEach((entry, i) => {
+      if (typeof entry !== 'string') return;
+      if (ctx.walk.unitByName.has(entry) || ctx.walk.resolveSeat(entry).length > 0) return;
+      ctx.dangling({
+        segments: [...seat.segments, 'manages', i],
+        ref: ReferenceKind.Manages,
+        ...(seat.handle !== null && { from: seat.handle }),
+        to: entry,
+        message: `names no seat or unit: ${entry}`,
+      });
+    });
+  }
+}

@@ -1,0 +1,40 @@
+/** A unit (spec "Unit"): nests to any depth through `children`. */
+import { z } from 'zod';
+import { nonEmpty } from './fields.js';
+import { UnitIntegrations } from './integrations.schema.js';
+import { McpEnv, Schedule, Seat } from './seat.schema.js';
+
+export const UnitType = { Department: 'department', Team: 'team' } as const;
+export type UnitType = (typeof UnitType)[keyof typeof UnitType];
+
+export interface Unit {
+  name: string;
+  type: UnitType;
+  lead?: string | undefined;
+  children?: Unit[] | undefined;
+  roles?: Seat[] | undefined;
+  integrations?: z.infer<typeof UnitIntegrations> | undefined;
+  mcp_env?: Record<string, Record<string, string>> | undefined;
+  schedules?: Schedule[] | undefined;
+}
+
+/**
+ * `lead` names a seat (by name or handle) and is inherited from the parent when omitted.
+ * `schedules` are unit-scoped schedules (`scope_type: unit`); the spec's unit table does not list
+ * them, but its schedule section scopes schedules to units and fans `target: each` out to members.
+ */
+export const Unit: z.ZodType<Unit> = z
+  .strictObject({
+    name: nonEmpty,
+    type: z.enum([UnitType.Department, UnitType.Team]),
+    lead: nonEmpty.optional(),
+    get children() {
+      return z.array(Unit).optional();
+    },
+    roles: z.array(Seat).optional(),
+    integrations: UnitIntegrations.optional(),
+    /** Inherited by seats placed in the unit. */
+    mcp_env: McpEnv.optional(),
+    schedules: z.array(Schedule).optional(),
+  })
+  .meta({ id: 'Unit' });

@@ -1,0 +1,141 @@
+/**
+ * validateCompany: the one entry point every write, dry run, reload and revert goes through.
+ *  1. shape: the zod schema, every issue mapped to a spec problem kind;
+ *  2. rules between fields, run on the parsed input even when the shape failed, so an operator
+ *     sees every problem at once;
+ *  3. admission rules: problems in `write` mode, `admission` warnings in `runnable` mode;
+ *  4. attribution (seat handle, unit name) and YAML lines;
+ *  5. `derived` for any document that parsed into a map; `document` (normalised) when valid.
+ */
+import { admissionRules } from './admission.js';
+import { Company } from './company.schema.js';
+import { deriveCompany, type Derived } from './derived.js';
+import { normaliseCompany } from './normalise.js';
+import {
+  findingsOf,
+  pathOf,
+  ProblemKind,
+  WarningKind,
+  type CompanyProblem,
+  type CompanyWarning,
+  type Finding,
+  type Segment,
+} from './problems.js';
+import { collectFindings } from './rule-context.js';
+import { handleRules, leadRules, managesRules, placementRules, unitNameRules } from './rules-org.js';
+import { integrationRules, mcpServerRules, providerRules } from './rules-integrations.js';
+import { contactRules, scheduleRules, seatKindRules, seatProviderRules } from './rules-seats.js';
+import { isRecord, locate, walkDocument } from './walk.js';
+import { yamlLines } from './yaml-lines.js';
+
+export const ValidationMode = { Write: 'write', Runnable: 'runnable' } as const;
+export type ValidationMode = (typeof ValidationMode)[keyof typeof ValidationMode];
+
+export interface ValidateOptions {
+  /** `write`: a new document (admission rules refuse). `runnable`: a stored revision (they warn). */
+  readonly mode: ValidationMode;
+  /** The YAML body the input was parsed from, for `line` on problems and warnings. */
+  readonly yamlText?: string;
+}
+
+export interface CompanyValidation {
+  readonly valid: boolean;
+  readonly problems: CompanyProblem[];
+  readonly warnings: CompanyWarning[];
+  /** Null only when the input is not a map. */
+  readonly derived: Derived | null;
+  /** The normalised document (see normalise.ts); null unless valid. */
+  readonly document: Company | null;
+}
+
+const rules = [
+  handleRules,
+  unitNameRules,
+  placementRules,
+  leadRules,
+  managesRules,
+  seatKindRules,
+  contactRules,
+  seatProviderRules,
+  scheduleRules,
+  providerRules,
+  mcpServerRules,
+  integrationRules,
+];
+
+/**
+ * Validates a parsed company document.
+ *
+ * @example validateCompany(parsed, { mode: 'write', yamlText: body }).problems
+ */
+export function validateCompany(input: unknown, opts: ValidateOptions): CompanyValidation {
+  if (!isRecord(input)) {
+    const problem = {
+      path: '',
+      segments: [],
+      kind: ProblemKind.Shape,
+      message: 'the company document must be a map',
+    };
+    return { valid: false, problems: [problem], warnings: [], derived: null, document: null };
+  }
+  // 1. shape
+  const shape = Company.safeParse(input);
+  const shapeFindings = shape.success ? [] : shape.error.issues.flatMap((issue) => findingsOf(issue, input));
+  // 2-3. rules between fields
+  const walk = walkDocument(input);
+  const admissionRefused = opts.mode === ValidationMode.Write;
+  const found = collectFindings(input, walk, [...rules, admissionRules]);
+  // 4. attribution and lines
+  const lineOf = opts.yamlText === undefined ? () => undefined : yamlLines(opts.yamlText);
+  const place = (segments: Segment[]) => {
+    const line = lineOf(segments);
+    return {
+      path: pathOf(segments),
+      segments,
+      ...locate(walk, segments),
+      ...(line !== undefined && { line }),
+    };
+  };
+  const asProblem = (f: Finding): CompanyProblem => ({
+    ...place(f.segments),
+    kind: f.kind,
+    message: f.message,
+  });
+  const problems = dedupe([
+    ...shapeFindings,
+    ...found.problems,
+    ...(admissionRefused ? found.admission : []),
+  ]).map(asProblem);
+  const warnings: CompanyWarning[] = [
+    ...found.dangling.map(({ segments, ...rest }) => ({
+      ...place(segments),
+      kind: WarningKind.DanglingReference,
+      ...rest,
+    })),
+    ...(admissionRefused ? [] : found.admission).map((f) => ({
+      ...place(f.segments),
+      kind: WarningKind.Admission,
+      message: f.message,
+    })),
+  ];
+  // 5. meaning
+  const valid = problems.length === 0;
+  return {
+    valid,
+    problems,
+    warnings,
+    derived: deriveCompany(walk, input['name']),
+    document: valid ? (normaliseCompany(input) as Company) : null,
+  };
+}
+
+/** The schema and a rule may both see one fault at one place; report it once. */
+function dedupe(findings: Finding[]): Finding[] {
+  const seen = new Set<string>();
+  return findings.filter((f) => {
+    const key = `${pathOf(f.segments)}\u0000${f.kind}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -1,0 +1,133 @@
+/**
+ * One defensive pass over a parsed (not yet validated) document: every seat and unit with its
+ * place. Rules, `derived`, attribution and normalisation all read this, so they agree on which unit
+ * a seat sits in and who leads what, even when the document is invalid.
+ */
+import { seatIdentity } from '../document/identity.js';
+import { pathOf, type Segment } from './problems.js';
+
+export type Json = Record<string, unknown>;
+
+export const isRecord = (value: unknown): value is Json =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+const str = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
+
+export interface UnitNode {
+  readonly raw: Json;
+  readonly segments: Segment[];
+  readonly name: string | null;
+  readonly parent: UnitNode | null;
+  /** `lead` as written on this unit. */
+  readonly ownLead: string | null;
+  /** `lead` as written on this unit, else inherited from the nearest ancestor that names one. */
+  readonly lead: string | null;
+}
+
+export interface SeatNode {
+  readonly raw: Json;
+  readonly segments: Segment[];
+  /** `handle`, else derived from `name`; null when neither gives one. */
+  readonly handle: string | null;
+  readonly name: string | null;
+  readonly kind: 'agent' | 'human';
+  /** The unit whose `roles` list holds the seat; null at root level. */
+  readonly container: UnitNode | null;
+  /** Where the seat lands: its container, else (root level) the unit its `unit` field names. */
+  readonly placement: UnitNode | null;
+}
+
+export interface Walk {
+  readonly seats: SeatNode[];
+  readonly units: UnitNode[];
+  /** First unit of each name. */
+  readonly unitByName: ReadonlyMap<string, UnitNode>;
+  readonly seatByPath: ReadonlyMap<string, SeatNode>;
+  readonly unitByPath: ReadonlyMap<string, UnitNode>;
+  /** Seats a reference (a lead, a `manages` entry) names: by handle first, else by name. */
+  resolveSeat(ref: string): SeatNode[];
+}
+
+function seatNode(raw: Json, segments: Segment[], container: UnitNode | null): SeatNode {
+  return {
+    raw,
+    segments,
+    handle: seatIdentity(raw),
+    name: str(raw['name']),
+    kind: raw['kind'] === 'human' ? 'human' : 'agent',
+    container,
+    placement: container,
+  };
+}
+
+export function walkDocument(doc: Json): Walk {
+  const seats: SeatNode[] = [];
+  const units: UnitNode[] = [];
+  const addSeats = (list: unknown, at: Segment[], container: UnitNode | null): void => {
+    if (!Array.isArray(list)) return;
+    list.forEach((seat, i) => {
+      if (isRecord(seat)) seats.push(seatNode(seat, [...at, i], container));
+    });
+  };
+  const addUnits = (list: unknown, at: Segment[], parent: UnitNode | null): void => {
+    if (!Array.isArray(list)) return;
+    list.forEach((raw, i) => {
+      if (!isRecord(raw)) return;
+      const ownLead = str(raw['lead']);
+      const unit: UnitNode = {
+        raw,
+        segments: [...at, i],
+        name: str(raw['name']),
+        parent,
+        ownLead,
+        lead: ownLead ?? parent?.lead ?? null,
+      };
+      units.push(unit);
+      addSeats(raw['roles'], [...unit.segments, 'roles'], unit);
+      addUnits(raw['children'], [...unit.segments, 'children'], unit);
+    });
+  };
+  addSeats(doc['roles'], ['roles'], null);
+  addUnits(doc['units'], ['units'], null);
+
+  const unitByName = new Map<string, UnitNode>();
+  for (const unit of units)
+    if (unit.name !== null && !unitByName.has(unit.name)) unitByName.set(unit.name, unit);
+  const placed = seats.map((seat) => {
+    if (seat.container !== null) return seat;
+    const named = str(seat.raw['unit']);
+    return { ...seat, placement: named === null ? null : (unitByName.get(named) ?? null) };
+  });
+  const byHandle = new Map<string, SeatNode[]>();
+  const byName = new Map<string, SeatNode[]>();
+  const index = (map: Map<string, SeatNode[]>, key: string | null, seat: SeatNode): void => {
+    if (key !== null) map.set(key, [...(map.get(key) ?? []), seat]);
+  };
+  for (const seat of placed) {
+    index(byHandle, seat.handle, seat);
+    index(byName, seat.name, seat);
+  }
+  return {
+    seats: placed,
+    units,
+    unitByName,
+    seatByPath: new Map(placed.map((s) => [pathOf(s.segments), s])),
+    unitByPath: new Map(units.map((u) => [pathOf(u.segments), u])),
+    resolveSeat: (ref) => byHandle.get(ref) ?? byName.get(ref) ?? [],
+  };
+}
+
+/** The seat and unit a location sits in (for a seat, the unit it is placed in). */
+export function locate(walk: Walk, segments: readonly Segment[]): { seat?: string; unit?: string } {
+  for (let n = segments.length; n > 0; n--) {
+    const key = pathOf(segments.slice(0, n));
+    const seat = walk.seatByPath.get(key);
+    if (seat) {
+      const unit = seat.placement?.name ?? undefined;
+      return { ...(seat.handle !== null && { seat: seat.handle }), ...(unit !== undefined && { unit }) };
+    }
+    const unit = walk.unitByPath.get(key);
+    if (unit) return unit.name !== null ? { unit: unit.name } : {};
+  }
+  return {};
+}
