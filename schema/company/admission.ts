@@ -39,7 +39,7 @@ export function admissionRules(ctx: RuleContext): void {
         ctx.admission(
           [...segments, 'mcp_env', server],
           ProblemKind.UnknownValue,
-          `names no tool server in mcp_servers: ${server}`,
+          'names no tool server in mcp_servers',
         );
       }
     }

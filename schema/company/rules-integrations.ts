@@ -90,10 +90,10 @@ export function providerRules(ctx: RuleContext): void {
       ctx.problem(
         ['providers', 'llm_order', i],
         ProblemKind.UnknownValue,
-        `names no provider in providers.llm: ${entry}`,
+        'names no provider in providers.llm',
       );
     } else if (seen.has(entry)) {
-      ctx.problem(['providers', 'llm_order', i], ProblemKind.Conflict, `lists provider ${entry} twice`);
+      ctx.problem(['providers', 'llm_order', i], ProblemKind.Conflict, 'lists this provider twice');
     }
     seen.add(entry);
   });
@@ -107,11 +107,7 @@ export function mcpServerRules(ctx: RuleContext): void {
     const name = asString(server['name']);
     if (name !== null) {
       if (seen.has(name)) {
-        ctx.problem(
-          ['mcp_servers', i, 'name'],
-          ProblemKind.Conflict,
-          `tool-server name ${name} is used twice`,
-        );
+        ctx.problem(['mcp_servers', i, 'name'], ProblemKind.Conflict, 'this tool-server name is used twice');
       }
       seen.add(name);
     }

@@ -1,6 +1,8 @@
 /**
  * Org-chart rules: seat handles, unit names, placement, leads and `manages`. Dangling references are
- * warnings (spec write rule 1): the chart may be edited in several steps.
+ * warnings (spec write rule 1): the chart may be edited in several steps. Messages in every rule file
+ * name no value the operator wrote (a credential pasted into the wrong field must not come back in a
+ * refusal); a dangling reference carries what it names in `to`, as the spec asks.
  */
 import { deriveHandle } from '../document/identity.js';
 import { leadSeat } from './derived.js';
@@ -58,7 +60,7 @@ export function unitNameRules(ctx: RuleContext): void {
       ctx.problem(
         [...unit.segments, 'name'],
         ProblemKind.Conflict,
-        `unit name ${unit.name} is already used by the unit at ${first}`,
+        `this unit name is already used by the unit at ${first}`,
       );
     }
   }
@@ -75,7 +77,7 @@ export function placementRules(ctx: RuleContext): void {
         ctx.problem(
           at,
           ProblemKind.Conflict,
-          `the seat is listed in the roles of unit ${seat.container.name ?? '(unnamed)'} but names unit ${named}`,
+          'the seat is listed in the roles of another unit than the one it names',
         );
       }
     } else if (!ctx.walk.unitByName.has(named)) {
@@ -84,7 +86,7 @@ export function placementRules(ctx: RuleContext): void {
         ref: ReferenceKind.Unit,
         ...(seat.handle !== null && { from: seat.handle }),
         to: named,
-        message: `names no unit: ${named}; the seat lands nowhere until the unit exists`,
+        message: 'names no unit; the seat lands nowhere until the unit exists',
       });
     }
   }
@@ -101,9 +103,7 @@ export function leadRules(ctx: RuleContext): void {
       ref: ReferenceKind.Lead,
       ...(unit.name !== null && { from: unit.name }),
       to: unit.ownLead,
-      message: many
-        ? `names several seats: ${unit.ownLead}; name the lead by handle`
-        : `names no seat: ${unit.ownLead}`,
+      message: many ? 'names several seats; name the lead by handle' : 'names no seat',
     });
   }
 }
@@ -119,7 +119,7 @@ export function managesRules(ctx: RuleContext): void {
         ref: ReferenceKind.Manages,
         ...(seat.handle !== null && { from: seat.handle }),
         to: entry,
-        message: `names no seat or unit: ${entry}`,
+        message: 'names no seat or unit',
       });
     });
   }

@@ -74,11 +74,7 @@ export function seatProviderRules(ctx: RuleContext): void {
   for (const seat of ctx.walk.seats) {
     const llm = asString(seat.raw['llm']);
     if (llm !== null && !keys.has(llm)) {
-      ctx.problem(
-        [...seat.segments, 'llm'],
-        ProblemKind.UnknownValue,
-        `names no provider in providers.llm: ${llm}`,
-      );
+      ctx.problem([...seat.segments, 'llm'], ProblemKind.UnknownValue, 'names no provider in providers.llm');
     }
   }
 }
@@ -119,7 +115,7 @@ export function scheduleRules(ctx: RuleContext): void {
           ctx.problem(
             [...scope.segments, i, 'name'],
             ProblemKind.Conflict,
-            `schedule name ${name} is used twice in this scope`,
+            'this schedule name is used twice in this scope',
           );
         }
         names.add(name);
