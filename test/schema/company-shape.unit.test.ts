@@ -35,7 +35,10 @@ t.test('unknown fields are refused at every fixed level, one problem per key', a
   doc['knowledge'] = { spaces: [] };
   const result = write(doc);
   t.same(
-    result.problems.filter((p) => p.kind === 'unknown_field').map((p) => p.path).sort(),
+    result.problems
+      .filter((p) => p.kind === 'unknown_field')
+      .map((p) => p.path)
+      .sort(),
     [
       'colour',
       'integrations.chat.webhook',
@@ -113,7 +116,11 @@ t.test('problems name the seat and unit they sit in', async (t) => {
   t.match(at('units[0].children[0].roles[1].mood'), { seat: 'cy-agent', unit: 'Platform' });
   t.match(at('units[0].children[0].surprise'), { unit: 'Platform' });
   t.notOk(at('units[0].children[0].surprise')?.seat);
-  t.match(at('roles[0].mood'), { seat: 'chief-agent', unit: 'Platform' }, 'a root seat sits in the unit it names');
+  t.match(
+    at('roles[0].mood'),
+    { seat: 'chief-agent', unit: 'Platform' },
+    'a root seat sits in the unit it names',
+  );
 });
 
 t.test('YAML bodies give each problem the line of its node, or the parent line when missing', async (t) => {

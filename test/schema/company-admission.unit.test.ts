@@ -1,0 +1,70 @@
+/* eslint-disable @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return -- tests edit untyped documents freely */
+import t, { type Test } from 'tap';
+import { baseCompany, runnable, summary, write, type Doc } from '../fixtures/company/documents.js';
+
+/** Each admission rule refuses a new write and only warns when a stored revision is reloaded. */
+const admission = (t: Test, doc: Doc, expected: string): void => {
+  const fresh = write(doc);
+  t.notOk(fresh.valid, 'a write is refused');
+  t.same(summary(fresh), [expected]);
+  const stored = runnable(doc);
+  t.ok(stored.valid, 'a reload runs it');
+  t.same(
+    stored.warnings.map((w) => `${w.path} ${w.kind}`),
+    [`${expected.split(' ')[0]!} admission`],
+  );
+  t.equal(stored.warnings[0]?.message, fresh.problems[0]?.message);
+  t.ok(stored.document, 'the runnable document is returned');
+};
+
+t.test('A1: a seat budget above the org budget', async (t) => {
+  const doc = baseCompany();
+  doc['token_budget'] = 1000;
+  doc['roles'][0]['token_budget'] = 5000;
+  admission(t, doc, 'roles[0].token_budget out_of_range');
+  doc['token_budget'] = 0;
+  t.ok(write(doc).valid, 'an unlimited org budget caps nothing');
+});
+
+t.test('A2: an enabled lead-targeted schedule whose scope has no lead', async (t) => {
+  const doc = baseCompany();
+  doc['units'].push({
+    name: 'Orphans',
+    type: 'team',
+    schedules: [{ name: 's', cron: '@daily', task: 't', target: 'lead' }],
+  });
+  admission(t, doc, 'units[1].schedules[0].target conflict');
+});
+
+t.test('A3: mcp_env naming a tool server that does not exist', async (t) => {
+  const doc = baseCompany();
+  doc['mcp_servers'] = [{ name: 'docs', command: 'npx', shared: false }];
+  doc['roles'][0]['mcp_env'] = { docs: { DOCS_TOKEN: '${DOCS_TOKEN}' } };
+  t.ok(write(doc).valid);
+  doc['units'][0]['children'][0]['mcp_env'] = { gone: { X: 'y' } };
+  admission(t, doc, 'units[0].children[0].mcp_env.gone unknown_value');
+});
+
+t.test('A4: an unpinned agent with no provider to resolve while providers exist', async (t) => {
+  const doc = baseCompany();
+  doc['providers']['llm_order'] = [];
+  doc['roles'] = [];
+  doc['units'][0]['children'][0]['roles'] = [{ name: 'Cy Agent', llm: 'main' }, { name: 'Bo Agent' }];
+  admission(t, doc, 'units[0].children[0].roles[1].llm missing');
+  delete doc['providers']['llm_order'];
+  t.ok(write(doc).valid, 'without llm_order every provider is tried in order');
+});
+
+t.test('A5: an empty credential', async (t) => {
+  const doc = baseCompany();
+  doc['integrations'] = { codehost_a: { webhook_secret: '' } };
+  admission(t, doc, 'integrations.codehost_a.webhook_secret out_of_range');
+  doc['integrations'] = { codehost_a: { webhook_secret: '${UNSET_IS_FINE}' } };
+  t.ok(write(doc).valid);
+});
+
+t.test('hard rules refuse in runnable mode too', async (t) => {
+  const doc = baseCompany();
+  doc['integrations'] = { wiki: { url: 'https://w.example' }, tracker_b: { url: 'https://t.example' } };
+  t.same(summary(runnable(doc)), ['integrations.tracker_b conflict']);
+});
