@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return -- tests edit untyped documents freely */
+/* eslint-disable @typescript-eslint/no-unsafe-call -- tests edit untyped documents freely */
 import t, { type Test } from 'tap';
 import { baseCompany, runnable, summary, write, type Doc } from '../fixtures/company/documents.js';
 
