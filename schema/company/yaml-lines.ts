@@ -24,8 +24,16 @@ export function parseCompanyYaml(text: string): YamlParse {
   };
 }
 
-/** Line lookup for one YAML text: the line of the node at a path, else of its deepest existing ancestor. */
+/**
+ * Line lookup for one YAML text: the line of the node at a path, else of its deepest existing
+ * ancestor. The text is parsed on the first lookup only: a valid document with no warnings never pays.
+ */
 export function yamlLines(text: string): (segments: readonly Segment[]) => number | undefined {
+  let index: ((segments: readonly Segment[]) => number | undefined) | null = null;
+  return (segments) => (index ??= buildIndex(text))(segments);
+}
+
+function buildIndex(text: string): (segments: readonly Segment[]) => number | undefined {
   const lineCounter = new LineCounter();
   let doc: Document;
   try {
