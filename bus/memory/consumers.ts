@@ -1,0 +1,214 @@
+/**
+ * Durable consumers of the memory engine. A consumer hands its handler one message at a time, in
+ * stream order; returning acknowledges, throwing schedules a redelivery, TerminateError drops. Its
+ * position (the ack floor plus acks above it) is persisted, so a restart redelivers exactly what was
+ * not acknowledged.
+ */
+import type { Logger } from 'pino';
+import type { ConsumeHandler, ConsumerSpec, StoredMessage } from '../bus.js';
+import { BusError, RedeliverError, TerminateError } from '../errors.js';
+import { assertName, assertSubject, subjectMatches } from '../subject-match.js';
+import type { Db } from './store.js';
+import type { StreamStore } from './streams.js';
+
+/** What a consumer needs from the engine. */
+export interface ConsumerHost {
+  readonly db: Db;
+  readonly streams: StreamStore;
+  readonly logger: Logger;
+  /** Runs `work` in the next group commit (acks need not be awaited: a lost ack only redelivers). */
+  enqueue(work: () => void): void;
+}
+
+const defaultAckWaitMs = 30_000;
+const pageSize = 256;
+
+export class DurableConsumer {
+  private running = true;
+  private floor: number;
+  private readonly acked = new Set<number>();
+  private nextSeq: number;
+  private readonly redeliveries = new Map<number, { due: number; count: number }>();
+  private wakeUp: (() => void) | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private readonly done: Promise<void>;
+  private readonly sql;
+
+  constructor(
+    private readonly host: ConsumerHost,
+    readonly stream: string,
+    readonly spec: ConsumerSpec,
+    private readonly handler: ConsumeHandler,
+  ) {
+    assertName('durable', spec.durable);
+    if (spec.filterSubject !== undefined) assertSubject(spec.filterSubject, true);
+    const info = host.streams.info(stream);
+    this.sql = {
+      upsert: host.db.prepare(
+        'INSERT INTO consumers (stream, name, spec, ack_floor) VALUES (?, ?, ?, ?) ON CONFLICT(stream, name) DO UPDATE SET spec = excluded.spec',
+      ),
+      get: host.db.prepare('SELECT ack_floor FROM consumers WHERE stream = ? AND name = ?'),
+      setFloor: host.db.prepare('UPDATE consumers SET ack_floor = ? WHERE stream = ? AND name = ?'),
+      addAck: host.db.prepare('INSERT OR IGNORE INTO consumer_acks (stream, name, seq) VALUES (?, ?, ?)'),
+      dropAcks: host.db.prepare('DELETE FROM consumer_acks WHERE stream = ? AND name = ? AND seq <= ?'),
+      acks: host.db.prepare('SELECT seq FROM consumer_acks WHERE stream = ? AND name = ?'),
+    };
+    const saved = this.sql.get.get(stream, spec.durable) as { ack_floor: number } | undefined;
+    if (saved) {
+      this.floor = saved.ack_floor;
+      for (const row of this.sql.acks.all(stream, spec.durable) as Array<{ seq: number }>)
+        this.acked.add(row.seq);
+    } else {
+      this.floor = spec.deliverPolicy === 'new' ? info.lastSeq : 0;
+    }
+    this.sql.upsert.run(stream, spec.durable, JSON.stringify(spec), this.floor);
+    this.nextSeq = this.floor + 1;
+    this.done = this.loop();
+  }
+
+  /** New messages were committed to the stream. */
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.wakeUp?.();
+    await this.done;
+  }
+
+  private async loop(): Promise<void> {
+    while (this.running) {
+      const next = this.pick();
+      if (next) {
+        await this.deliver(next.message, next.count);
+        continue;
+      }
+      await this.sleep();
+    }
+  }
+
+  /** A due redelivery first (oldest sequence), else the next new message. */
+  private pick(): { message: StoredMessage; count: number } | null {
+    const now = Date.now();
+    let due: number | null = null;
+    for (const [seq, r] of this.redeliveries) if (r.due <= now && (due === null || seq < due)) due = seq;
+    if (due !== null) {
+      const r = this.redeliveries.get(due) as { due: number; count: number };
+      this.redeliveries.delete(due);
+      const message = this.host.streams.getMessage(this.stream, due);
+      if (message) return { message, count: r.count + 1 };
+      this.ack(due, false);
+      return this.pick();
+    }
+    const info = this.host.streams.info(this.stream);
+    while (this.nextSeq <= info.lastSeq) {
+      const from = Math.max(this.nextSeq, info.firstSeq);
+      const page = this.host.streams.page(this.stream, from, info.lastSeq, pageSize);
+      if (page.length === 0) {
+        this.nextSeq = info.lastSeq + 1;
+        break;
+      }
+      for (const message of page) {
+        this.nextSeq = message.seq + 1;
+        if (this.acked.has(message.seq) || this.redeliveries.has(message.seq)) continue;
+        if (
+          this.spec.filterSubject !== undefined &&
+          !subjectMatches(this.spec.filterSubject, message.subject)
+        )
+          continue;
+        return { message, count: 1 };
+      }
+    }
+    return null;
+  }
+
+  private async deliver(message: StoredMessage, deliveryCount: number): Promise<void> {
+    try {
+      await this.handler({ ...message, deliveryCount });
+      this.ack(message.seq, true);
+    } catch (error) {
+      if (error instanceof TerminateError) {
+        this.host.logger.warn(
+          { stream: this.stream, durable: this.spec.durable, seq: message.seq, reason: error.message },
+          'message terminated',
+        );
+        this.ack(message.seq, true);
+        return;
+      }
+      const maxDeliver = this.spec.maxDeliver ?? 0;
+      if (maxDeliver > 0 && deliveryCount >= maxDeliver) {
+        this.host.logger.error(
+          { stream: this.stream, durable: this.spec.durable, seq: message.seq, deliveries: deliveryCount },
+          'message dropped after max deliveries',
+        );
+        this.ack(message.seq, true);
+        return;
+      }
+      const delay =
+        error instanceof RedeliverError ? error.delayMs : (this.spec.ackWaitMs ?? defaultAckWaitMs);
+      this.redeliveries.set(message.seq, { due: Date.now() + delay, count: deliveryCount });
+    }
+  }
+
+  /** Marks `seq` done, advances the floor past everything done, persists; work queues drop the message. */
+  private ack(seq: number, removeFromWorkQueue: boolean): void {
+    this.acked.add(seq);
+    const before = this.floor;
+    // The floor is below the oldest message not yet done: a pending redelivery or the next new one.
+    let lowestOpen = this.nextSeq;
+    for (const pending of this.redeliveries.keys()) lowestOpen = Math.min(lowestOpen, pending);
+    while (this.floor + 1 < lowestOpen && (this.acked.has(this.floor + 1) || !this.isOpen(this.floor + 1))) {
+      this.floor += 1;
+      this.acked.delete(this.floor);
+    }
+    const { stream, floor } = this;
+    const name = this.spec.durable;
+    const workQueue = removeFromWorkQueue && this.host.streams.state(stream).spec.retention === 'workqueue';
+    this.host.enqueue(() => {
+      if (workQueue) this.host.streams.removeMessage(stream, seq);
+      if (floor !== before) {
+        this.sql.setFloor.run(floor, stream, name);
+        this.sql.dropAcks.run(stream, name, floor);
+      }
+      if (seq > floor) this.sql.addAck.run(stream, name, seq);
+    });
+  }
+
+  /** Sequences this consumer never delivers (filtered out or gone) count as done for the floor. */
+  private isOpen(seq: number): boolean {
+    const message = this.host.streams.getMessage(this.stream, seq);
+    if (!message) return false;
+    return this.spec.filterSubject === undefined || subjectMatches(this.spec.filterSubject, message.subject);
+  }
+
+  private sleep(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const finish = (): void => {
+        if (this.timer) clearTimeout(this.timer);
+        this.timer = null;
+        this.wakeUp = null;
+        resolve();
+      };
+      this.wakeUp = finish;
+      let nextDue = Infinity;
+      for (const r of this.redeliveries.values()) nextDue = Math.min(nextDue, r.due);
+      if (nextDue !== Infinity) {
+        this.timer = setTimeout(finish, Math.max(0, nextDue - Date.now()));
+        this.timer.unref();
+      }
+    });
+  }
+}
+
+/** One live consumer per durable name in this process. */
+export function refuseSecond(
+  active: ReadonlyMap<string, DurableConsumer>,
+  stream: string,
+  durable: string,
+): void {
+  if (active.has(`${stream}/${durable}`)) {
+    throw new BusError(`durable consumer ${durable} on ${stream} is already consuming in this process`);
+  }
+}

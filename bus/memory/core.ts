@@ -1,0 +1,94 @@
+/**
+ * Core messaging of the memory engine: fire-and-forget subscriptions and request/reply. Like NATS,
+ * every subscriber sees each message, while each request goes to exactly one replier (a queue group).
+ */
+import type { Logger } from 'pino';
+import type { CoreMessage, Headers, ReplyHandler, RequestOptions, Subscription } from '../bus.js';
+import { NoRespondersError, RemoteError, RequestTimeoutError } from '../errors.js';
+import { subjectMatches } from '../subject-match.js';
+
+interface Subscriber {
+  readonly filter: string;
+  readonly onMessage: (msg: CoreMessage) => void;
+}
+
+interface Replier {
+  readonly filter: string;
+  readonly handler: ReplyHandler;
+  inFlight: number;
+}
+
+export class CoreRouter {
+  private readonly subscribers = new Set<Subscriber>();
+  private readonly repliers = new Set<Replier>();
+  private turn = 0;
+
+  constructor(private readonly logger: Logger) {}
+
+  deliver(subject: string, data: Uint8Array, headers: Headers): void {
+    if (this.subscribers.size === 0) return;
+    const message: CoreMessage = { subject, headers, data };
+    for (const sub of this.subscribers) {
+      if (!subjectMatches(sub.filter, subject)) continue;
+      try {
+        sub.onMessage(message);
+      } catch (error) {
+        this.logger.error({ err: error, subject }, 'subscriber failed');
+      }
+    }
+  }
+
+  subscribe(filter: string, onMessage: (msg: CoreMessage) => void): Subscription {
+    const sub: Subscriber = { filter, onMessage };
+    this.subscribers.add(sub);
+    return {
+      stop: () => {
+        this.subscribers.delete(sub);
+        return Promise.resolve();
+      },
+    };
+  }
+
+  reply(filter: string, handler: ReplyHandler): Subscription {
+    const replier: Replier = { filter, handler, inFlight: 0 };
+    this.repliers.add(replier);
+    return {
+      stop: async () => {
+        this.repliers.delete(replier);
+        while (replier.inFlight > 0) await new Promise((resolve) => setImmediate(resolve));
+      },
+    };
+  }
+
+  async request(subject: string, data: Uint8Array, opts: RequestOptions): Promise<CoreMessage> {
+    const candidates = [...this.repliers].filter((r) => subjectMatches(r.filter, subject));
+    if (candidates.length === 0) throw new NoRespondersError(`no responders on ${subject}`);
+    const replier = candidates[this.turn++ % candidates.length] as Replier;
+    replier.inFlight += 1;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new RequestTimeoutError(`request on ${subject} timed out after ${opts.timeoutMs} ms`)),
+        opts.timeoutMs,
+      );
+    });
+    // Copy so neither side can alter the other's bytes, as over a wire.
+    const handled = replier.handler({ subject, headers: opts.headers ?? {}, data: data.slice() }).then(
+      (answer) => ({ subject, headers: {}, data: answer.slice() }) satisfies CoreMessage,
+      (error: unknown) => {
+        throw new RemoteError(error instanceof Error ? error.message : String(error));
+      },
+    );
+    try {
+      return await Promise.race([handled, timeout]);
+    } finally {
+      clearTimeout(timer);
+      void handled.catch(() => undefined).finally(() => (replier.inFlight -= 1));
+    }
+  }
+
+  clear(): void {
+    this.subscribers.clear();
+    this.repliers.clear();
+  }
+}

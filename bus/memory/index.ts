@@ -1,0 +1,1 @@
+export { openMemoryBus, type MemoryBusOptions } from './memory-bus.js';

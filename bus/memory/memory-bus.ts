@@ -1,0 +1,375 @@
+/**
+ * The memory engine (`providers.queue.type: memory`): the whole bus in this process, persisted in
+ * SQLite under `stream.store_dir` (pure memory when unset). Writes queue up and commit together once
+ * per tick (group commit); a publish resolves only after its commit, so an acknowledged message
+ * survives SIGKILL.
+ */
+import { pino, type Logger } from 'pino';
+import type {
+  Bus,
+  ConsumeHandler,
+  ConsumerSpec,
+  CoreMessage,
+  FollowOptions,
+  Headers,
+  Kv,
+  KvSpec,
+  PubAck,
+  PublishOptions,
+  ReplayOptions,
+  ReplyHandler,
+  RequestOptions,
+  StoredMessage,
+  StreamInfo,
+  StreamSpec,
+  Subscription,
+} from '../bus.js';
+import { BusClosedError } from '../errors.js';
+import { assertSubject, subjectMatches } from '../subject-match.js';
+import { DurableConsumer, refuseSecond } from './consumers.js';
+import { CoreRouter } from './core.js';
+import { openKv } from './kv.js';
+import { openStore, type OpenedStore } from './store.js';
+import { StreamStore } from './streams.js';
+
+export interface MemoryBusOptions {
+  /** Directory of the SQLite store; unset = pure memory (nothing survives the process). */
+  readonly storeDir?: string;
+  readonly logger?: Logger;
+}
+
+interface Pending {
+  readonly work: (now: number) => unknown;
+  readonly resolve?: (value: unknown) => void;
+  readonly reject?: (error: unknown) => void;
+}
+
+interface Follower {
+  readonly stream: string;
+  next: number;
+  readonly filter: string | undefined;
+  readonly onMessage: (msg: StoredMessage) => void;
+}
+
+const emptyHeaders: Headers = Object.freeze({});
+const limitSweepMs = 1_000;
+
+class MemoryBus implements Bus {
+  readonly engine = 'memory' as const;
+  private closed = false;
+  private queue: Pending[] = [];
+  private flushScheduled = false;
+  private readonly followers = new Set<Follower>();
+  private readonly consumers = new Map<string, DurableConsumer>();
+  private readonly core: CoreRouter;
+  private readonly streams: StreamStore;
+  private readonly sweeper: NodeJS.Timeout;
+  /** Appended messages of the current batch, announced after its commit. */
+  private announced: Array<{ subject: string; data: Uint8Array; headers: Headers }> = [];
+  private readonly touched = new Set<string>();
+  private readonly savepoint;
+
+  constructor(
+    private readonly store: OpenedStore,
+    private readonly logger: Logger,
+  ) {
+    this.streams = new StreamStore(store.db);
+    this.savepoint = {
+      open: store.db.prepare('SAVEPOINT item'),
+      release: store.db.prepare('RELEASE item'),
+      rollback: store.db.prepare('ROLLBACK TO item'),
+    };
+    this.core = new CoreRouter(logger);
+    this.sweeper = setInterval(() => this.sweep(), limitSweepMs);
+    this.sweeper.unref();
+  }
+
+  assertOpen(): void {
+    if (this.closed) throw new BusClosedError('the bus is closed');
+  }
+
+  // ------------------------------------------------------------ commit queue
+
+  /** Runs `work` inside the next group commit; resolves with its result once committed. */
+  commit<T>(work: (now: number) => T): Promise<T> {
+    this.assertOpen();
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      this.scheduleFlush();
+    });
+  }
+
+  /** Like `commit` without waiting (acks: a lost one only redelivers). */
+  enqueue(work: () => void): void {
+    if (this.closed) return;
+    this.queue.push({ work });
+    this.scheduleFlush();
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const batch = this.queue;
+    this.queue = [];
+    if (batch.length === 0) return;
+    const now = Date.now();
+    const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    try {
+      this.store.db
+        .transaction(() => {
+          for (const item of batch) {
+            // A refused write (CAS, expected sequence) fails alone; the batch commits the rest.
+            this.savepoint.open.run();
+            try {
+              results.push({ ok: true, value: item.work(now) });
+              this.savepoint.release.run();
+            } catch (error) {
+              this.savepoint.rollback.run();
+              this.savepoint.release.run();
+              results.push({ ok: false, error });
+            }
+          }
+        })
+        .immediate();
+    } catch (error) {
+      // The commit itself failed (disk full, I/O): nothing of the batch is stored; rebuild the cache.
+      this.logger.error({ err: error }, 'memory bus commit failed');
+      this.streams.load();
+      this.announced = [];
+      this.touched.clear();
+      for (const item of batch) item.reject?.(error);
+      return;
+    }
+    batch.forEach((item, i) => {
+      const result = results[i] as (typeof results)[number];
+      if (result.ok) item.resolve?.(result.value);
+      else item.reject?.(result.error);
+    });
+    this.announce();
+  }
+
+  /** After a commit: core subscribers, followers and consumers of the touched streams. */
+  private announce(): void {
+    const announced = this.announced;
+    this.announced = [];
+    for (const m of announced) this.core.deliver(m.subject, m.data, m.headers);
+    const touched = [...this.touched];
+    this.touched.clear();
+    for (const stream of touched) {
+      for (const follower of this.followers) if (follower.stream === stream) this.pump(follower);
+      for (const consumer of this.consumers.values()) if (consumer.stream === stream) consumer.wake();
+    }
+  }
+
+  private sweep(): void {
+    if (this.closed) return;
+    this.enqueue(() => {
+      const now = Date.now();
+      for (const name of this.streams.streams.keys()) {
+        this.streams.enforceLimits(name, now);
+        this.streams.pruneDedup(name, now);
+      }
+    });
+  }
+
+  // ------------------------------------------------------------ streams
+
+  ensureStream(spec: StreamSpec): Promise<StreamInfo> {
+    return this.commit(() => this.streams.ensure(spec));
+  }
+
+  streamInfo(stream: string): Promise<StreamInfo> {
+    this.assertOpen();
+    return Promise.resolve(this.streams.info(stream));
+  }
+
+  publish(subject: string, data: Uint8Array, opts?: PublishOptions): Promise<PubAck> {
+    assertSubject(subject, false);
+    return this.commit((now) => this.append(subject, data, opts, now));
+  }
+
+  /** Appends inside the running transaction and remembers what to announce after the commit. */
+  append(subject: string, data: Uint8Array, opts: PublishOptions | undefined, now: number): PubAck {
+    const ack = this.streams.append(subject, data, opts, now);
+    if (!ack.duplicate) {
+      this.announced.push({ subject, data, headers: opts?.headers ?? emptyHeaders });
+      this.touched.add(ack.stream);
+    }
+    return ack;
+  }
+
+  getMessage(stream: string, seq: number): Promise<StoredMessage | null> {
+    this.assertOpen();
+    return Promise.resolve(this.streams.getMessage(stream, seq));
+  }
+
+  lastMessage(stream: string, subject: string): Promise<StoredMessage | null> {
+    this.assertOpen();
+    assertSubject(subject, false);
+    return Promise.resolve(this.streams.lastMessage(stream, subject));
+  }
+
+  async *replay(stream: string, opts: ReplayOptions = {}): AsyncIterable<StoredMessage> {
+    this.assertOpen();
+    if (opts.subject !== undefined) assertSubject(opts.subject, true);
+    const info = this.streams.info(stream);
+    const to = opts.toSeq ?? info.lastSeq;
+    let from = this.startSeq(stream, opts);
+    while (from <= to && !this.closed) {
+      const page = this.streams.page(stream, from, to, 2048);
+      if (page.length === 0) return;
+      for (const msg of page) {
+        if (opts.subject === undefined || subjectMatches(opts.subject, msg.subject)) yield msg;
+      }
+      from = (page[page.length - 1] as StoredMessage).seq + 1;
+      // Let a caller that stops iterating, or closes the bus, act between pages.
+      await Promise.resolve();
+    }
+  }
+
+  private startSeq(stream: string, opts: { fromSeq?: number; since?: Date }): number {
+    const bySeq = opts.fromSeq ?? 1;
+    const byTime = opts.since ? this.streams.seqAtTime(stream, opts.since) : 1;
+    return Math.max(1, bySeq, byTime);
+  }
+
+  follow(
+    stream: string,
+    opts: FollowOptions,
+    onMessage: (msg: StoredMessage) => void,
+  ): Promise<Subscription> {
+    this.assertOpen();
+    this.streams.info(stream);
+    if (opts.subject !== undefined) assertSubject(opts.subject, true);
+    const follower: Follower = { stream, next: this.startSeq(stream, opts), filter: opts.subject, onMessage };
+    return Promise.resolve(this.addFollower(follower));
+  }
+
+  private addFollower(follower: Follower): Subscription {
+    this.followers.add(follower);
+    this.pump(follower);
+    return {
+      stop: () => {
+        this.followers.delete(follower);
+        return Promise.resolve();
+      },
+    };
+  }
+
+  /** Delivers everything committed past the follower's position, in order. */
+  private pump(follower: Follower): void {
+    const last = this.streams.info(follower.stream).lastSeq;
+    while (follower.next <= last && this.followers.has(follower)) {
+      const page = this.streams.page(follower.stream, follower.next, last, 1024);
+      if (page.length === 0) {
+        follower.next = last + 1;
+        return;
+      }
+      for (const msg of page) {
+        follower.next = msg.seq + 1;
+        if (follower.filter !== undefined && !subjectMatches(follower.filter, msg.subject)) continue;
+        try {
+          follower.onMessage(msg);
+        } catch (error) {
+          this.logger.error({ err: error, stream: follower.stream, seq: msg.seq }, 'follower failed');
+        }
+        if (!this.followers.has(follower)) return;
+      }
+    }
+  }
+
+  consume(stream: string, spec: ConsumerSpec, handler: ConsumeHandler): Promise<Subscription> {
+    this.assertOpen();
+    refuseSecond(this.consumers, stream, spec.durable);
+    const key = `${stream}/${spec.durable}`;
+    const consumer = new DurableConsumer(
+      {
+        db: this.store.db,
+        streams: this.streams,
+        logger: this.logger,
+        enqueue: (work) => this.enqueue(work),
+      },
+      stream,
+      spec,
+      handler,
+    );
+    this.consumers.set(key, consumer);
+    return Promise.resolve({
+      stop: async () => {
+        this.consumers.delete(key);
+        await consumer.stop();
+      },
+    });
+  }
+
+  // ------------------------------------------------------------ core
+
+  emit(subject: string, data: Uint8Array, headers?: Headers): void {
+    this.assertOpen();
+    assertSubject(subject, false);
+    this.core.deliver(subject, data, headers ?? emptyHeaders);
+  }
+
+  subscribe(subject: string, onMessage: (msg: CoreMessage) => void): Subscription {
+    this.assertOpen();
+    assertSubject(subject, true);
+    return this.core.subscribe(subject, onMessage);
+  }
+
+  request(subject: string, data: Uint8Array, opts: RequestOptions): Promise<CoreMessage> {
+    this.assertOpen();
+    assertSubject(subject, false);
+    return this.core.request(subject, data, opts);
+  }
+
+  reply(subject: string, handler: ReplyHandler): Subscription {
+    this.assertOpen();
+    assertSubject(subject, true);
+    return this.core.reply(subject, handler);
+  }
+
+  // ------------------------------------------------------------ kv
+
+  kv(spec: KvSpec): Promise<Kv> {
+    return this.commit(() =>
+      openKv(
+        {
+          streams: this.streams,
+          commit: (work) => this.commit(work),
+          follow: (stream, fromSeq, onMessage) => this.follow(stream, { fromSeq }, onMessage),
+          assertOpen: () => this.assertOpen(),
+          append: (subject, data, opts, now) => this.append(subject, data, opts, now),
+        },
+        spec,
+      ),
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    clearInterval(this.sweeper);
+    // Let queued writes commit, then stop consumers (they may still ack) and release the store.
+    await new Promise<void>((resolve) => {
+      this.queue.push({ work: () => undefined, resolve: () => resolve() });
+      this.scheduleFlush();
+    });
+    await Promise.all([...this.consumers.values()].map((c) => c.stop()));
+    this.consumers.clear();
+    this.flush();
+    this.closed = true;
+    this.followers.clear();
+    this.core.clear();
+    this.store.release();
+  }
+}
+
+/** Opens the memory engine; a store another process holds, or a corrupt one, is refused by name. */
+export function openMemoryBus(opts: MemoryBusOptions = {}): Promise<Bus> {
+  const logger = opts.logger ?? pino({ level: 'silent' });
+  return Promise.resolve(new MemoryBus(openStore(opts.storeDir), logger));
+}

@@ -1,0 +1,154 @@
+/**
+ * The memory engine's storage: one SQLite database (`<store_dir>/bus.sqlite`, WAL) or SQLite in
+ * memory when no directory is set, so both modes run the same code. A lock file keeps a second
+ * process out: two writers would interleave sequences.
+ */
+import Database from 'better-sqlite3';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { EngineUnavailableError } from '../errors.js';
+
+export type Db = Database.Database;
+
+const schema = `
+CREATE TABLE IF NOT EXISTS streams (
+  name TEXT PRIMARY KEY,
+  spec TEXT NOT NULL,
+  last_seq INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS messages (
+  stream TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  subject TEXT NOT NULL,
+  time_ms INTEGER NOT NULL,
+  headers TEXT,
+  data BLOB NOT NULL,
+  PRIMARY KEY (stream, seq)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS messages_by_subject ON messages (stream, subject, seq);
+CREATE INDEX IF NOT EXISTS messages_by_time ON messages (stream, time_ms, seq);
+CREATE TABLE IF NOT EXISTS dedup (
+  stream TEXT NOT NULL,
+  msg_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  time_ms INTEGER NOT NULL,
+  PRIMARY KEY (stream, msg_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS consumers (
+  stream TEXT NOT NULL,
+  name TEXT NOT NULL,
+  spec TEXT NOT NULL,
+  ack_floor INTEGER NOT NULL,
+  PRIMARY KEY (stream, name)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS consumer_acks (
+  stream TEXT NOT NULL,
+  name TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  PRIMARY KEY (stream, name, seq)
+) WITHOUT ROWID;
+`;
+
+export interface OpenedStore {
+  readonly db: Db;
+  /** The database file, or null in pure memory. */
+  readonly file: string | null;
+  release(): void;
+}
+
+/** Opens (creating) the store; every failure names the file and the cause. */
+export function openStore(storeDir: string | undefined): OpenedStore {
+  if (storeDir === undefined) {
+    const db = new Database(':memory:');
+    db.exec(schema);
+    return { db, file: null, release: () => db.close() };
+  }
+  try {
+    mkdirSync(storeDir, { recursive: true });
+  } catch (error) {
+    throw new EngineUnavailableError(
+      `memory bus: cannot create store directory ${storeDir} (${codeOf(error)})`,
+      { cause: error },
+    );
+  }
+  const lockFile = join(storeDir, 'bus.lock');
+  takeLock(lockFile);
+  const file = join(storeDir, 'bus.sqlite');
+  let db: Db | undefined;
+  try {
+    db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    // WAL + NORMAL: a commit is in the OS before it is acknowledged, so SIGKILL loses nothing;
+    // power loss may lose the last commits (ops/memory-engine.md).
+    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 5000');
+    db.exec(schema);
+    const check = db.pragma('quick_check', { simple: true });
+    if (check !== 'ok') throw new Error(`integrity check: ${String(check)}`);
+  } catch (error) {
+    db?.close();
+    rmSync(lockFile, { force: true });
+    throw new EngineUnavailableError(
+      `memory bus: the store ${file} cannot be used (${error instanceof Error ? error.message : String(error)}); ` +
+        'restore it from a backup or move it aside to start empty',
+      { cause: error },
+    );
+  }
+  const opened = db;
+  return {
+    db: opened,
+    file,
+    release: () => {
+      opened.close();
+      rmSync(lockFile, { force: true });
+    },
+  };
+}
+
+/** One process per store: a lock file with our pid; a lock left by a dead process is taken over. */
+function takeLock(lockFile: string): void {
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    try {
+      const fd = openSync(lockFile, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return;
+    } catch (error) {
+      if (codeOf(error) !== 'EEXIST') {
+        throw new EngineUnavailableError(`memory bus: cannot lock ${lockFile} (${codeOf(error)})`, {
+          cause: error,
+        });
+      }
+    }
+    const holder = Number.parseInt(readLock(lockFile), 10);
+    if (Number.isSafeInteger(holder) && holder > 0 && (holder === process.pid || isAlive(holder))) {
+      throw new EngineUnavailableError(
+        `memory bus: the store ${lockFile.replace(/bus\.lock$/, '')} is in use by process ${holder}${holder === process.pid ? ' (this one)' : ''}; ` +
+          'the memory engine is single-process (stop that process, or use the jetstream engine to share a bus)',
+      );
+    }
+    rmSync(lockFile, { force: true });
+  }
+  throw new EngineUnavailableError(`memory bus: cannot lock ${lockFile}`);
+}
+
+function readLock(file: string): string {
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return codeOf(error) === 'EPERM';
+  }
+}
+
+function codeOf(error: unknown): string {
+  return error instanceof Error && 'code' in error ? String(error.code) : 'unknown error';
+}

@@ -1,0 +1,353 @@
+/**
+ * Streams of the memory engine: appends in group-committed SQLite transactions (every publish that
+ * arrives in one tick shares one commit), limits, de-duplication, and ordered reads. SQLite is the
+ * truth; the in-memory state (sequences, last sequence per subject) is a cache rebuilt at open and
+ * after a failed commit.
+ */
+import type { Headers, PubAck, PublishOptions, StoredMessage, StreamInfo, StreamSpec } from '../bus.js';
+import { BusError, NoStreamForSubjectError, StreamNotFoundError, WrongLastSequenceError } from '../errors.js';
+import { assertName, assertSubject, subjectMatches } from '../subject-match.js';
+import type { Db } from './store.js';
+
+/** Internal spec: KV buckets add a per-subject history limit. */
+export interface EngineStreamSpec extends StreamSpec {
+  readonly maxMsgsPerSubject?: number;
+}
+
+export interface StreamState {
+  spec: EngineStreamSpec;
+  lastSeq: number;
+  firstSeq: number;
+  firstTime: number;
+  lastTime: number;
+  count: number;
+  readonly subjectLast: Map<string, number>;
+  readonly dedup: Map<string, { seq: number; time: number }>;
+}
+
+interface Row {
+  seq: number;
+  subject: string;
+  time_ms: number;
+  headers: string | null;
+  data: Buffer;
+}
+
+const defaultDuplicateWindowMs = 120_000;
+const emptyHeaders: Headers = Object.freeze({});
+
+export function toMessage(stream: string, row: Row): StoredMessage {
+  return {
+    stream,
+    seq: row.seq,
+    subject: row.subject,
+    time: new Date(row.time_ms),
+    headers: row.headers ? (JSON.parse(row.headers) as Headers) : emptyHeaders,
+    data: new Uint8Array(row.data.buffer, row.data.byteOffset, row.data.byteLength),
+  };
+}
+
+/** Statements prepared once per database. */
+function prepare(db: Db) {
+  return {
+    upsertStream: db.prepare(
+      'INSERT INTO streams (name, spec, last_seq) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET spec = excluded.spec',
+    ),
+    setLastSeq: db.prepare('UPDATE streams SET last_seq = ? WHERE name = ?'),
+    allStreams: db.prepare('SELECT name, spec, last_seq FROM streams'),
+    insert: db.prepare(
+      'INSERT INTO messages (stream, seq, subject, time_ms, headers, data) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    get: db.prepare('SELECT seq, subject, time_ms, headers, data FROM messages WHERE stream = ? AND seq = ?'),
+    page: db.prepare(
+      'SELECT seq, subject, time_ms, headers, data FROM messages WHERE stream = ? AND seq >= ? AND seq <= ? ORDER BY seq LIMIT ?',
+    ),
+    firstAtTime: db.prepare('SELECT MIN(seq) AS seq FROM messages WHERE stream = ? AND time_ms >= ?'),
+    bounds: db.prepare('SELECT MIN(seq) AS first, COUNT(*) AS count FROM messages WHERE stream = ?'),
+    firstTime: db.prepare('SELECT time_ms FROM messages WHERE stream = ? ORDER BY seq LIMIT 1'),
+    lastPerSubject: db.prepare(
+      'SELECT subject, MAX(seq) AS seq FROM messages WHERE stream = ? GROUP BY subject',
+    ),
+    lastOfSubject: db.prepare('SELECT MAX(seq) AS seq FROM messages WHERE stream = ? AND subject = ?'),
+    allOfSubject: db.prepare(
+      'SELECT seq, subject, time_ms, headers, data FROM messages WHERE stream = ? AND subject = ? ORDER BY seq',
+    ),
+    countOfSubject: db.prepare('SELECT COUNT(*) AS count FROM messages WHERE stream = ? AND subject = ?'),
+    oldestOfSubject: db.prepare(
+      'SELECT seq FROM messages WHERE stream = ? AND subject = ? ORDER BY seq LIMIT ?',
+    ),
+    oldest: db.prepare('SELECT seq, subject FROM messages WHERE stream = ? ORDER BY seq LIMIT ?'),
+    olderThan: db.prepare('SELECT seq, subject FROM messages WHERE stream = ? AND time_ms < ?'),
+    remove: db.prepare('DELETE FROM messages WHERE stream = ? AND seq = ?'),
+    dedupInsert: db.prepare(
+      'INSERT OR REPLACE INTO dedup (stream, msg_id, seq, time_ms) VALUES (?, ?, ?, ?)',
+    ),
+    dedupPrune: db.prepare('DELETE FROM dedup WHERE stream = ? AND time_ms < ?'),
+    dedupAll: db.prepare('SELECT msg_id, seq, time_ms FROM dedup WHERE stream = ?'),
+  };
+}
+
+export class StreamStore {
+  private readonly sql: ReturnType<typeof prepare>;
+  readonly streams = new Map<string, StreamState>();
+  private readonly routeCache = new Map<string, StreamState | null>();
+
+  constructor(private readonly db: Db) {
+    this.sql = prepare(db);
+    this.load();
+  }
+
+  /** Rebuilds every cached fact from the database (at open, and after a failed commit). */
+  load(): void {
+    this.streams.clear();
+    this.routeCache.clear();
+    for (const row of this.sql.allStreams.all() as Array<{ name: string; spec: string; last_seq: number }>) {
+      const state: StreamState = {
+        spec: JSON.parse(row.spec) as EngineStreamSpec,
+        lastSeq: row.last_seq,
+        firstSeq: 0,
+        firstTime: 0,
+        lastTime: 0,
+        count: 0,
+        subjectLast: new Map(),
+        dedup: new Map(),
+      };
+      this.refreshBounds(row.name, state);
+      for (const r of this.sql.lastPerSubject.all(row.name) as Array<{ subject: string; seq: number }>) {
+        state.subjectLast.set(r.subject, r.seq);
+      }
+      for (const d of this.sql.dedupAll.all(row.name) as Array<{
+        msg_id: string;
+        seq: number;
+        time_ms: number;
+      }>) {
+        state.dedup.set(d.msg_id, { seq: d.seq, time: d.time_ms });
+      }
+      const last =
+        state.lastSeq > 0 ? (this.sql.get.get(row.name, state.lastSeq) as Row | undefined) : undefined;
+      state.lastTime = last?.time_ms ?? 0;
+      this.streams.set(row.name, state);
+    }
+  }
+
+  private refreshBounds(name: string, state: StreamState): void {
+    const bounds = this.sql.bounds.get(name) as { first: number | null; count: number };
+    state.count = bounds.count;
+    state.firstSeq = bounds.first ?? state.lastSeq + 1;
+    const first = this.sql.firstTime.get(name) as { time_ms: number } | undefined;
+    state.firstTime = first?.time_ms ?? 0;
+  }
+
+  ensure(spec: EngineStreamSpec): StreamInfo {
+    assertName('stream', spec.name);
+    if (spec.subjects.length === 0)
+      throw new BusError(`stream ${spec.name}: at least one subject is required`);
+    for (const subject of spec.subjects) assertSubject(subject, true);
+    for (const [name, other] of this.streams) {
+      if (name === spec.name) continue;
+      const overlap = spec.subjects.find((s) =>
+        other.spec.subjects.some((o) => subjectMatches(o, s) || subjectMatches(s, o)),
+      );
+      if (overlap) throw new BusError(`stream ${spec.name}: subject ${overlap} overlaps stream ${name}`);
+    }
+    const existing = this.streams.get(spec.name);
+    this.sql.upsertStream.run(spec.name, JSON.stringify(spec), existing?.lastSeq ?? 0);
+    if (existing) existing.spec = spec;
+    else {
+      this.streams.set(spec.name, {
+        spec,
+        lastSeq: 0,
+        firstSeq: 1,
+        firstTime: 0,
+        lastTime: 0,
+        count: 0,
+        subjectLast: new Map(),
+        dedup: new Map(),
+      });
+    }
+    this.routeCache.clear();
+    this.enforceLimits(spec.name, Date.now());
+    return this.info(spec.name);
+  }
+
+  state(name: string): StreamState {
+    const state = this.streams.get(name);
+    if (!state) throw new StreamNotFoundError(`stream ${name} does not exist`);
+    return state;
+  }
+
+  info(name: string): StreamInfo {
+    const s = this.state(name);
+    return {
+      name,
+      firstSeq: s.count === 0 ? s.lastSeq + 1 : s.firstSeq,
+      lastSeq: s.lastSeq,
+      messages: s.count,
+    };
+  }
+
+  /** The stream capturing `subject`. */
+  route(subject: string): [string, StreamState] {
+    let state = this.routeCache.get(subject);
+    if (state === undefined) {
+      state = null;
+      for (const candidate of this.streams.values()) {
+        if (candidate.spec.subjects.some((filter) => subjectMatches(filter, subject))) state = candidate;
+      }
+      // Subjects are few in practice (event types, seat inboxes, keys); a bound keeps a flood harmless.
+      if (this.routeCache.size > 10_000) this.routeCache.clear();
+      this.routeCache.set(subject, state);
+    }
+    if (!state) throw new NoStreamForSubjectError(`no stream captures subject ${subject}`);
+    return [state.spec.name, state];
+  }
+
+  /**
+   * Appends one message; call inside a transaction. Checks run against the state as it stands after
+   * the earlier appends of the same batch, so a batch behaves exactly like appends one by one.
+   */
+  append(subject: string, data: Uint8Array, opts: PublishOptions | undefined, now: number): PubAck {
+    assertSubject(subject, false);
+    const [name, s] = this.route(subject);
+    const windowMs = s.spec.duplicateWindowMs ?? defaultDuplicateWindowMs;
+    if (opts?.msgId !== undefined) {
+      const seen = s.dedup.get(opts.msgId);
+      if (seen && now - seen.time < windowMs) return { stream: name, seq: seen.seq, duplicate: true };
+    }
+    if (opts?.expectedLastSeq !== undefined && opts.expectedLastSeq !== s.lastSeq) {
+      throw new WrongLastSequenceError(opts.expectedLastSeq, s.lastSeq);
+    }
+    if (opts?.expectedLastSubjectSeq !== undefined) {
+      const last = s.subjectLast.get(subject) ?? 0;
+      if (opts.expectedLastSubjectSeq !== last)
+        throw new WrongLastSequenceError(opts.expectedLastSubjectSeq, last);
+    }
+    const seq = s.lastSeq + 1;
+    const time = Math.max(now, s.lastTime);
+    const headers =
+      opts?.headers && Object.keys(opts.headers).length > 0 ? JSON.stringify(opts.headers) : null;
+    this.sql.insert.run(
+      name,
+      seq,
+      subject,
+      time,
+      headers,
+      Buffer.from(data.buffer, data.byteOffset, data.byteLength),
+    );
+    this.sql.setLastSeq.run(seq, name);
+    if (s.count === 0) {
+      s.firstSeq = seq;
+      s.firstTime = time;
+    }
+    s.lastSeq = seq;
+    s.lastTime = time;
+    s.count += 1;
+    s.subjectLast.set(subject, seq);
+    if (opts?.msgId !== undefined) {
+      s.dedup.set(opts.msgId, { seq, time });
+      this.sql.dedupInsert.run(name, opts.msgId, seq, time);
+    }
+    this.enforceLimits(name, now, subject);
+    return { stream: name, seq, duplicate: false };
+  }
+
+  /** Removes one message (work-queue ack, KV purge); call inside a transaction. */
+  removeMessage(name: string, seq: number): void {
+    const s = this.state(name);
+    const row = this.sql.get.get(name, seq) as Row | undefined;
+    if (!row) return;
+    this.sql.remove.run(name, seq);
+    this.forget(name, s, [{ seq, subject: row.subject }]);
+  }
+
+  /** Applies max age, max messages and per-subject history; call inside a transaction. */
+  enforceLimits(name: string, now: number, touchedSubject?: string): void {
+    const s = this.state(name);
+    const removed: Array<{ seq: number; subject: string }> = [];
+    if (touchedSubject !== undefined && s.spec.maxMsgsPerSubject) {
+      const { count } = this.sql.countOfSubject.get(name, touchedSubject) as { count: number };
+      if (count > s.spec.maxMsgsPerSubject) {
+        for (const r of this.sql.oldestOfSubject.all(
+          name,
+          touchedSubject,
+          count - s.spec.maxMsgsPerSubject,
+        ) as Array<{ seq: number }>) {
+          removed.push({ seq: r.seq, subject: touchedSubject });
+        }
+      }
+    }
+    if (s.spec.maxAgeMs && s.count > 0 && s.firstTime < now - s.spec.maxAgeMs) {
+      removed.push(
+        ...(this.sql.olderThan.all(name, now - s.spec.maxAgeMs) as Array<{ seq: number; subject: string }>),
+      );
+    }
+    if (s.spec.maxMsgs && s.count - removed.length > s.spec.maxMsgs) {
+      const taken = new Set(removed.map((r) => r.seq));
+      const excess = s.count - removed.length - s.spec.maxMsgs;
+      const oldest = this.sql.oldest.all(name, excess + removed.length) as Array<{
+        seq: number;
+        subject: string;
+      }>;
+      removed.push(...oldest.filter((r) => !taken.has(r.seq)).slice(0, excess));
+    }
+    if (removed.length === 0) return;
+    for (const r of removed) this.sql.remove.run(name, r.seq);
+    this.forget(name, s, removed);
+  }
+
+  private forget(
+    name: string,
+    s: StreamState,
+    removed: ReadonlyArray<{ seq: number; subject: string }>,
+  ): void {
+    for (const r of removed) {
+      if (s.subjectLast.get(r.subject) === r.seq) {
+        const last = this.sql.lastOfSubject.get(name, r.subject) as { seq: number | null };
+        if (last.seq === null) s.subjectLast.delete(r.subject);
+        else s.subjectLast.set(r.subject, last.seq);
+      }
+    }
+    this.refreshBounds(name, s);
+  }
+
+  /** Drops de-duplication ids older than the window; call inside a transaction. */
+  pruneDedup(name: string, now: number): void {
+    const s = this.state(name);
+    const cutoff = now - (s.spec.duplicateWindowMs ?? defaultDuplicateWindowMs);
+    let pruned = false;
+    for (const [id, seen] of s.dedup) {
+      if (seen.time < cutoff) {
+        s.dedup.delete(id);
+        pruned = true;
+      }
+    }
+    if (pruned) this.sql.dedupPrune.run(name, cutoff);
+  }
+
+  getMessage(name: string, seq: number): StoredMessage | null {
+    this.state(name);
+    const row = this.sql.get.get(name, seq) as Row | undefined;
+    return row ? toMessage(name, row) : null;
+  }
+
+  lastMessage(name: string, subject: string): StoredMessage | null {
+    const seq = this.state(name).subjectLast.get(subject);
+    return seq === undefined ? null : this.getMessage(name, seq);
+  }
+
+  /** Up to `limit` messages with `from <= seq <= to`, in order. */
+  page(name: string, from: number, to: number, limit: number): StoredMessage[] {
+    return (this.sql.page.all(name, from, to, limit) as Row[]).map((row) => toMessage(name, row));
+  }
+
+  /** Every retained message on one subject, oldest first. */
+  bySubject(name: string, subject: string): StoredMessage[] {
+    return (this.sql.allOfSubject.all(name, subject) as Row[]).map((row) => toMessage(name, row));
+  }
+
+  /** First sequence stored at or after `time`, or lastSeq + 1. */
+  seqAtTime(name: string, time: Date): number {
+    const row = this.sql.firstAtTime.get(name, time.getTime()) as { seq: number | null };
+    return row.seq ?? this.state(name).lastSeq + 1;
+  }
+}
