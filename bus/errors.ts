@@ -29,10 +29,7 @@ export class KvConflictError extends BusError {
     readonly currentRevision: number,
     options?: { cause?: unknown },
   ) {
-    super(
-      `kv ${bucket}/${key}: expected revision ${expectedRevision}, current ${currentRevision}`,
-      options,
-    );
+    super(`kv ${bucket}/${key}: expected revision ${expectedRevision}, current ${currentRevision}`, options);
   }
 }
 

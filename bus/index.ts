@@ -23,3 +23,17 @@ export type {
 export { EngineKind, Retention } from './bus.js';
 export * from './errors.js';
 export { assertName, assertSubject, subjectMatches } from './subject-match.js';
+export { Subjects } from './subjects.js';
+export {
+  Buckets,
+  catalogueStreams,
+  COORD_HISTORY,
+  ensureCatalogue,
+  EVENT_HISTORY_SECONDS,
+  SPEND_HISTORY_SECONDS,
+  Streams,
+  type Catalogue,
+  type CatalogueOptions,
+  type StreamName,
+} from './catalogue.js';
+export { openMemoryBus, type MemoryBusOptions } from './memory/index.js';

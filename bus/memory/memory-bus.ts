@@ -369,7 +369,9 @@ class MemoryBus implements Bus {
 }
 
 /** Opens the memory engine; a store another process holds, or a corrupt one, is refused by name. */
-export function openMemoryBus(opts: MemoryBusOptions = {}): Promise<Bus> {
+export async function openMemoryBus(opts: MemoryBusOptions = {}): Promise<Bus> {
   const logger = opts.logger ?? pino({ level: 'silent' });
-  return Promise.resolve(new MemoryBus(openStore(opts.storeDir), logger));
+  // Deferred a tick so a refused store arrives as a rejection, never as a synchronous throw.
+  await Promise.resolve();
+  return new MemoryBus(openStore(opts.storeDir), logger);
 }

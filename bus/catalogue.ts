@@ -1,0 +1,68 @@
+/**
+ * The streams and KV buckets svc relies on (DESIGN.md table), created idempotently at boot with the
+ * spec's retention: events 30 days, spend 181 days, configuration forever.
+ */
+import { Retention, type Bus, type Kv, type StreamInfo, type StreamSpec } from './bus.js';
+import { Subjects } from './subjects.js';
+
+export const Streams = {
+  Config: 'SVC_CONFIG',
+  Events: 'SVC_EVENTS',
+  Spend: 'SVC_SPEND',
+  Notify: 'SVC_NOTIFY',
+  Inbox: 'SVC_INBOX',
+  Work: 'SVC_WORK',
+  Pages: 'SVC_PAGES',
+} as const;
+export type StreamName = (typeof Streams)[keyof typeof Streams];
+
+export const Buckets = { Coord: 'svc_coord', Secrets: 'svc_secrets' } as const;
+
+/** `event_history_seconds` and `spend_history_seconds` of the spec. */
+export const EVENT_HISTORY_SECONDS = 30 * 24 * 3600;
+export const SPEND_HISTORY_SECONDS = 181 * 24 * 3600;
+
+/** Contended keys keep at least this many records so the first claimer of the newest epoch is retained. */
+export const COORD_HISTORY = 64;
+
+export interface CatalogueOptions {
+  readonly eventHistorySeconds?: number;
+  readonly spendHistorySeconds?: number;
+}
+
+export interface Catalogue {
+  readonly streams: readonly StreamInfo[];
+  readonly coord: Kv;
+  readonly secrets: Kv;
+  readonly eventHistorySeconds: number;
+  readonly spendHistorySeconds: number;
+}
+
+export function catalogueStreams(opts: CatalogueOptions = {}): StreamSpec[] {
+  const events = opts.eventHistorySeconds ?? EVENT_HISTORY_SECONDS;
+  const spend = opts.spendHistorySeconds ?? SPEND_HISTORY_SECONDS;
+  return [
+    { name: Streams.Config, subjects: [Subjects.config] },
+    { name: Streams.Events, subjects: [Subjects.events], maxAgeMs: events * 1000 },
+    { name: Streams.Spend, subjects: [Subjects.spendAll], maxAgeMs: spend * 1000 },
+    { name: Streams.Notify, subjects: [Subjects.notificationsInbound], retention: Retention.WorkQueue },
+    { name: Streams.Inbox, subjects: [Subjects.agentInboxes], retention: Retention.WorkQueue },
+    { name: Streams.Work, subjects: [Subjects.workAll] },
+    { name: Streams.Pages, subjects: [Subjects.pagesAll] },
+  ];
+}
+
+/** Creates (or brings up to date) every stream and bucket; safe to run on every boot of every node. */
+export async function ensureCatalogue(bus: Bus, opts: CatalogueOptions = {}): Promise<Catalogue> {
+  const streams: StreamInfo[] = [];
+  for (const spec of catalogueStreams(opts)) streams.push(await bus.ensureStream(spec));
+  const coord = await bus.kv({ name: Buckets.Coord, history: COORD_HISTORY });
+  const secrets = await bus.kv({ name: Buckets.Secrets, history: 16 });
+  return {
+    streams,
+    coord,
+    secrets,
+    eventHistorySeconds: opts.eventHistorySeconds ?? EVENT_HISTORY_SECONDS,
+    spendHistorySeconds: opts.spendHistorySeconds ?? SPEND_HISTORY_SECONDS,
+  };
+}

@@ -1,0 +1,43 @@
+/**
+ * Every subject svc uses, built in one place (house style 3). Tokens that come from data (a seat
+ * handle, an event type) are checked, so a handle with a dot or a wildcard can never widen a subject.
+ */
+import { InvalidNameError } from './errors.js';
+
+const TOKEN = /^[A-Za-z0-9_-]+$/;
+/** Event types may be dotted (`seat.turn.completed`) so prefix wildcards work. */
+const DOTTED = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
+
+function token(kind: string, value: string): string {
+  if (!TOKEN.test(value))
+    throw new InvalidNameError(`invalid ${kind} "${value}" for a subject: letters, digits, _ and - only`);
+  return value;
+}
+
+function dotted(kind: string, value: string): string {
+  if (!DOTTED.test(value)) throw new InvalidNameError(`invalid ${kind} "${value}" for a subject`);
+  return value;
+}
+
+export const Subjects = {
+  /** Every engine event (`svc.events.>`); `type` may be dotted. */
+  event: (type: string): string => `svc.events.${dotted('event type', type)}`,
+  events: 'svc.events.>',
+  notificationsInbound: 'svc.notifications.inbound',
+  /** One agent seat's inbox (never for human seats). */
+  agentInbox: (handle: string): string => `svc.agent.${token('seat handle', handle)}.inbox`,
+  agentInboxes: 'svc.agent.*.inbox',
+  configRevisionStored: 'svc.config.revision_stored',
+  configRevisionActivated: 'svc.config.revision_activated',
+  configRevisionApplied: 'svc.config.revision_applied',
+  config: 'svc.config.>',
+  /** A command to the actor owning `area` (`svc.cmd.config.write`). */
+  command: (area: string, verb: string): string =>
+    `svc.cmd.${token('command area', area)}.${token('command verb', verb)}`,
+  spend: (kind: string): string => `svc.spend.${dotted('spend kind', kind)}`,
+  spendAll: 'svc.spend.>',
+  work: (kind: string): string => `svc.work.${dotted('work record', kind)}`,
+  workAll: 'svc.work.>',
+  pages: (kind: string): string => `svc.pages.${dotted('page record', kind)}`,
+  pagesAll: 'svc.pages.>',
+} as const;
