@@ -1,1 +1,2 @@
 export * from './node/index.js';
+export * from './config/index.js';

@@ -8,3 +8,4 @@ export {
   type ConfigFact,
   type ConfigState,
 } from './config.projection.js';
+export { followConfig, type ConfigFollowOptions, type ConfigView } from './config.follow.js';

@@ -1,0 +1,113 @@
+/**
+ * The config writer's host: answers `svc.cmd.config.write`, runs one write machine per command and
+ * executes its effects on the bus — the revision appended to SVC_CONFIG, the compare-and-set of the
+ * active pointer in the coordination store (log-order arbitration inside `Kv.update`), and the
+ * activation announcement. Every node runs one; the compare-and-set makes them agree.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { createActor, fromPromise, toPromise } from 'xstate';
+import { KvConflictError, type Bus, type Kv, type Subscription } from '../../bus/index.js';
+import {
+  ActivePointer,
+  ConfigWrite,
+  type ConfigWriteReply,
+  type RevisionRecord,
+} from '../../schema/index.js';
+import { configSubjects, activePointerKey } from './config.subjects.js';
+import {
+  configWriteMachine,
+  type ActivateInput,
+  type ActivateOutput,
+  type ActiveRead,
+  type Validation,
+} from './config-write.machine.js';
+
+export type Validate = (command: ConfigWrite) => Validation | Promise<Validation>;
+
+export interface ConfigWriterOptions {
+  readonly bus: Bus;
+  /** The coordination bucket holding the active pointer. */
+  readonly coord: Kv;
+  readonly validate: Validate;
+  readonly logger: Logger;
+  readonly now?: () => Date;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Reads the active pointer; a malformed record reads as an error, never as "nothing active". */
+export async function readActive(coord: Kv): Promise<ActiveRead | null> {
+  const entry = await coord.get(activePointerKey);
+  if (!entry) return null;
+  const pointer = ActivePointer.parse(JSON.parse(decoder.decode(entry.value)));
+  return { pointer, storeRevision: entry.revision };
+}
+
+/** Runs one write to its end; throws only when the bus fails (the outcome is then unknown). */
+export async function executeWrite(
+  opts: ConfigWriterOptions,
+  command: ConfigWrite,
+): Promise<ConfigWriteReply> {
+  const { bus, coord, logger } = opts;
+  const machine = configWriteMachine.provide({
+    actors: {
+      validate: fromPromise<Validation, ConfigWrite>(async ({ input }) => opts.validate(input)),
+      storeRevision: fromPromise<void, RevisionRecord>(async ({ input }) => {
+        await bus.publish(configSubjects.revisionStored, encoder.encode(JSON.stringify(input)), {
+          msgId: `revision-${input.revision_id}`,
+        });
+      }),
+      activate: fromPromise<ActivateOutput, ActivateInput>(async ({ input }) => {
+        const value = encoder.encode(JSON.stringify(input.pointer));
+        try {
+          if (input.expectedStoreRevision === 0) await coord.create(activePointerKey, value);
+          else await coord.update(activePointerKey, value, input.expectedStoreRevision);
+        } catch (error) {
+          if (!(error instanceof KvConflictError)) throw error;
+          const now = await readActive(coord);
+          return { won: false, activeRevisionId: now?.pointer.revision_id ?? null };
+        }
+        await bus.publish(configSubjects.revisionActivated, value, {
+          msgId: `activated-${input.pointer.epoch}`,
+        });
+        return { won: true };
+      }),
+    },
+  });
+  const actor = createActor(machine, {
+    input: {
+      command,
+      active: await readActive(coord),
+      revisionId: randomUUID(),
+      now: (opts.now?.() ?? new Date()).toISOString(),
+    },
+  });
+  const done = toPromise(actor);
+  actor.start();
+  const reply = await done;
+  const snapshot = actor.getSnapshot();
+  if (snapshot.value === 'failed') {
+    throw new Error('configuration store unavailable', { cause: snapshot.error });
+  }
+  logger.info(
+    {
+      outcome: reply.outcome,
+      error: reply.outcome === 'refused' ? reply.error : undefined,
+      actor: command.actor.id,
+      source: command.source,
+    },
+    'config write',
+  );
+  return reply;
+}
+
+/** Answers write commands on the bus until stopped. */
+export function startConfigWriter(opts: ConfigWriterOptions): Subscription {
+  return opts.bus.reply(configSubjects.write, async (message) => {
+    const command = ConfigWrite.parse(JSON.parse(decoder.decode(message.data)));
+    const reply = await executeWrite(opts, command);
+    return encoder.encode(JSON.stringify(reply));
+  });
+}

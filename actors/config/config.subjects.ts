@@ -1,0 +1,12 @@
+/** Subjects and keys of the configuration subsystem (spec "Bus topics"). */
+import { Subjects } from '../../bus/index.js';
+
+export const configSubjects = {
+  write: Subjects.command('config', 'write'),
+  revisionStored: Subjects.configRevisionStored,
+  revisionActivated: Subjects.configRevisionActivated,
+  revisionApplied: Subjects.configRevisionApplied,
+} as const;
+
+/** Key of the fleet-wide active pointer in the coordination bucket. */
+export const activePointerKey = 'config.active';

@@ -1,0 +1,23 @@
+export { checkPreconditions, configWriteMachine } from './config-write.machine.js';
+export type {
+  ActivateInput,
+  ActivateOutput,
+  ActiveRead,
+  Validation,
+  WriteInput,
+} from './config-write.machine.js';
+export {
+  executeWrite,
+  readActive,
+  startConfigWriter,
+  type ConfigWriterOptions,
+  type Validate,
+} from './config.host.js';
+export {
+  createApplier,
+  type Applier,
+  type ApplierOptions,
+  type RevisionSource,
+  type SubsystemApplier,
+} from './apply.host.js';
+export { activePointerKey, configSubjects } from './config.subjects.js';

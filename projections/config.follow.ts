@@ -1,0 +1,116 @@
+/**
+ * Keeps one node's configuration read model current: replays SVC_CONFIG from the start, follows its
+ * tail, and watches the active pointer in the coordination store (the pointer is the truth; the
+ * activation announcement on the stream may lag it or, after a crash, be missing).
+ */
+import type { Logger } from 'pino';
+import type { Bus, Kv, Subscription } from '../bus/index.js';
+import { applyConfigFact, emptyConfigState, type ConfigFact, type ConfigState } from './config.projection.js';
+
+export interface ConfigFollowOptions {
+  readonly bus: Bus;
+  readonly coord: Kv;
+  readonly stream: string;
+  readonly subjects: { readonly revisionStored: string; readonly revisionActivated: string };
+  readonly activeKey: string;
+  readonly logger: Logger;
+}
+
+export interface ConfigView {
+  readonly state: ConfigState;
+  /** Resolves true once `predicate` holds (checked on every change), false after `timeoutMs`. */
+  until(predicate: (state: ConfigState) => boolean, timeoutMs: number): Promise<boolean>;
+  /** Called after every change of the active pointer. */
+  onActivated(listener: (state: ConfigState) => void): () => void;
+  stop(): Promise<void>;
+}
+
+const decoder = new TextDecoder();
+
+function decode(data: Uint8Array): unknown {
+  try {
+    return JSON.parse(decoder.decode(data));
+  } catch {
+    return null;
+  }
+}
+
+/** Starts following; resolves once the read model has caught up with the stream and the pointer. */
+export async function followConfig(opts: ConfigFollowOptions): Promise<ConfigView> {
+  const state = emptyConfigState();
+  const waiters = new Set<() => void>();
+  const listeners = new Set<(state: ConfigState) => void>();
+  const apply = (fact: ConfigFact): void => {
+    const before = state.active?.epoch ?? 0;
+    applyConfigFact(state, fact);
+    if ((state.active?.epoch ?? 0) !== before) {
+      for (const listener of listeners) {
+        try {
+          listener(state);
+        } catch (error) {
+          opts.logger.error({ err: error }, 'config activation listener failed');
+        }
+      }
+    }
+    for (const wake of [...waiters]) wake();
+  };
+
+  // 1. everything stored so far, in order, then the live tail
+  const info = await opts.bus.streamInfo(opts.stream);
+  let caughtUp: () => void = () => undefined;
+  const replayed = new Promise<void>((resolve) => (caughtUp = resolve));
+  if (info.lastSeq === 0) caughtUp();
+  const tail: Subscription = await opts.bus.follow(opts.stream, { fromSeq: 1 }, (message) => {
+    if (message.subject === opts.subjects.revisionStored)
+      apply({ kind: 'stored', record: decode(message.data) });
+    else if (message.subject === opts.subjects.revisionActivated)
+      apply({ kind: 'activated', pointer: decode(message.data) });
+    if (message.seq >= info.lastSeq) caughtUp();
+  });
+  await replayed;
+
+  // 2. the pointer itself
+  let pointerSeen: () => void = () => undefined;
+  const pointerRead = new Promise<void>((resolve) => (pointerSeen = resolve));
+  const initial = await opts.coord.get(opts.activeKey);
+  if (initial) apply({ kind: 'activated', pointer: decode(initial.value) });
+  pointerSeen();
+  const watch = await opts.coord.watch(
+    (entry) => {
+      if (entry.operation === 'put') apply({ kind: 'activated', pointer: decode(entry.value) });
+    },
+    { key: opts.activeKey, initial: false },
+  );
+  await pointerRead;
+
+  return {
+    state,
+    until(predicate, timeoutMs) {
+      if (predicate(state)) return Promise.resolve(true);
+      return new Promise<boolean>((resolve) => {
+        const wake = (): void => {
+          if (!predicate(state)) return;
+          clearTimeout(timer);
+          waiters.delete(wake);
+          resolve(true);
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(wake);
+          resolve(false);
+        }, timeoutMs);
+        timer.unref();
+        waiters.add(wake);
+      });
+    },
+    onActivated(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async stop() {
+      await tail.stop();
+      await watch.stop();
+      waiters.clear();
+      listeners.clear();
+    },
+  };
+}

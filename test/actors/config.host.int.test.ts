@@ -1,0 +1,187 @@
+import t, { type Test } from 'tap';
+import { pino } from 'pino';
+import {
+  activePointerKey,
+  configSubjects,
+  createApplier,
+  executeWrite,
+  startConfigWriter,
+  type SubsystemApplier,
+  type Validation,
+} from '../../actors/index.js';
+import type { NodeEvent } from '../../actors/index.js';
+import { ensureCatalogue, Streams, type Bus } from '../../bus/index.js';
+import { openMemoryBus } from '../../bus/memory/index.js';
+import { activeRevision, followConfig } from '../../projections/index.js';
+import { ConfigWriteReply, type ConfigWrite, type RevisionApplied } from '../../schema/index.js';
+
+const logger = pino({ level: 'silent' });
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+const valid = (command: ConfigWrite): Validation => ({
+  valid: true,
+  problems: [],
+  warnings: [],
+  derived: { seats: [] },
+  document: command.document,
+});
+
+const write = (document: unknown, basis: string | null, over: Partial<ConfigWrite> = {}): ConfigWrite => ({
+  document,
+  basis_revision_id: basis,
+  precondition: { if_none_match_any: false },
+  rules: 'write',
+  dry_run: false,
+  actor: { id: 'ops', kind: 'operator' },
+  source: 'api',
+  summary: 'test',
+  ...over,
+});
+
+async function setup(t: Test) {
+  const bus = await openMemoryBus({});
+  t.teardown(() => bus.close());
+  const { coord } = await ensureCatalogue(bus);
+  const view = await followConfig({
+    bus,
+    coord,
+    stream: Streams.Config,
+    subjects: configSubjects,
+    activeKey: activePointerKey,
+    logger,
+  });
+  t.teardown(() => view.stop());
+  return { bus, coord, view };
+}
+
+t.test('a write stores the revision, activates it at epoch 1 and the read model shows it', async (t) => {
+  const { bus, coord, view } = await setup(t);
+  const reply = await executeWrite({ bus, coord, logger, validate: valid }, write({ name: 'Acme' }, null));
+  t.match(reply, { outcome: 'stored', epoch: 1 });
+  t.ok(await view.until((s) => s.active?.epoch === 1 && activeRevision(s) !== null, 2_000));
+  t.same(activeRevision(view.state)?.payload, { name: 'Acme' });
+});
+
+t.test(
+  'twenty concurrent writers on the same basis: exactly one activates, the rest are stored inactive',
+  async (t) => {
+    const { bus, coord, view } = await setup(t);
+    const first = await executeWrite({ bus, coord, logger, validate: valid }, write({ name: 'v0' }, null));
+    const basis = first.outcome === 'stored' ? first.revision_id : '';
+    await view.until((s) => s.active?.revision_id === basis, 2_000);
+    const writers = Array.from({ length: 20 }, (_, i) =>
+      executeWrite({ bus, coord, logger, validate: valid }, write({ name: `v${i + 1}` }, basis)),
+    );
+    const replies = await Promise.all(writers);
+    const won = replies.filter((r) => r.outcome === 'stored');
+    const lost = replies.filter((r) => r.outcome === 'refused' && r.error === 'revision_advanced');
+    t.equal(won.length, 1, 'one winner');
+    t.equal(lost.length, 19, 'nineteen 409s');
+    await view.until((s) => s.order.length === 21, 2_000);
+    for (const r of lost) {
+      const id = r.outcome === 'refused' ? r.stored_revision_id : undefined;
+      t.ok(id && view.state.revisions.has(id), 'a losing revision is stored and readable');
+    }
+    t.equal(view.state.active?.epoch, 2);
+  },
+);
+
+t.test('the writer answers commands on the bus and refuses a stale basis', async (t) => {
+  const { bus, coord } = await setup(t);
+  const sub = startConfigWriter({ bus, coord, logger, validate: valid });
+  t.teardown(() => sub.stop());
+  const ask = async (command: ConfigWrite) =>
+    ConfigWriteReply.parse(
+      JSON.parse(
+        dec.decode(
+          (await bus.request(configSubjects.write, enc.encode(JSON.stringify(command)), { timeoutMs: 5_000 }))
+            .data,
+        ),
+      ),
+    );
+  const first = await ask(write({ name: 'a' }, null));
+  t.match(first, { outcome: 'stored', epoch: 1 });
+  t.match(await ask(write({ name: 'b' }, null)), {
+    outcome: 'refused',
+    error: 'revision_advanced',
+    status: 409,
+  });
+  t.match(await ask(write({ name: 'b' }, null, { precondition: { if_none_match_any: true } })), {
+    outcome: 'refused',
+    error: 'already_configured',
+  });
+});
+
+t.test(
+  'the applier applies in subsystem order, short-circuits an unchanged payload and rolls back a failure',
+  async (t) => {
+    const { bus, coord, view } = await setup(t);
+    const calls: string[] = [];
+    let failProviders = false;
+    const sub = (name: SubsystemApplier['name']): SubsystemApplier => ({
+      name,
+      apply: async () => {
+        calls.push(`apply:${name}`);
+        if (name === 'providers' && failProviders) throw new Error('provider rejected');
+      },
+      rollback: async () => {
+        calls.push(`rollback:${name}`);
+      },
+    });
+    const events: NodeEvent[] = [];
+    const applied: RevisionApplied[] = [];
+    const appliedSub = bus.subscribe(configSubjects.revisionApplied, (m) =>
+      applied.push(JSON.parse(dec.decode(m.data)) as RevisionApplied),
+    );
+    t.teardown(() => appliedSub.stop());
+    const applier = createApplier({
+      bus,
+      nodeId: 'node-0',
+      subsystems: [sub('scalars'), sub('org'), sub('providers'), sub('budgets')],
+      send: (e) => events.push(e),
+      logger,
+      source: {
+        active: () => view.state.active,
+        revision: (id) => view.state.revisions.get(id) ?? null,
+        untilStored: (id, ms) => view.until((s) => s.revisions.has(id), ms),
+      },
+    });
+    const opts = { bus, coord, logger, validate: valid };
+    const r1 = await executeWrite(opts, write({ name: 'a' }, null));
+    await view.until((s) => s.active?.epoch === 1, 2_000);
+    await applier.reconcile();
+    t.same(calls, ['apply:org', 'apply:budgets', 'apply:providers', 'apply:scalars']);
+    t.same(
+      events.map((e) => e.type),
+      ['node.apply.started', 'node.apply.succeeded'],
+    );
+
+    calls.length = 0;
+    const id1 = r1.outcome === 'stored' ? r1.revision_id : '';
+    const r2 = await executeWrite(opts, write({ name: 'a' }, id1, { source: 'api', summary: 'reload' }));
+    await view.until((s) => s.active?.epoch === 2, 2_000);
+    await applier.reconcile();
+    t.same(calls, [], 'an unchanged payload does no work');
+    t.equal(applier.appliedEpoch(), 2);
+
+    failProviders = true;
+    const id2 = r2.outcome === 'stored' ? r2.revision_id : '';
+    await executeWrite(opts, write({ name: 'b' }, id2));
+    await view.until((s) => s.active?.epoch === 3, 2_000);
+    await applier.reconcile();
+    t.same(calls, ['apply:org', 'apply:budgets', 'apply:providers', 'rollback:budgets', 'rollback:org']);
+    t.match(events.at(-1), { type: 'node.apply.failed', epoch: 3, posture: 'isolated' });
+    t.match(
+      applied.map((a) => [a.status, a.epoch]),
+      [
+        ['applied', 1],
+        ['unchanged', 2],
+        ['failed', 3],
+      ],
+    );
+    t.match(applied.at(-1), {
+      applied_subsystems: ['org', 'budgets'],
+      error: 'providers: provider rejected',
+    });
+  },
+);
