@@ -10,7 +10,7 @@ import {
   type Validation,
 } from '../../actors/index.js';
 import type { NodeEvent } from '../../actors/index.js';
-import { ensureCatalogue, Streams, type Bus } from '../../bus/index.js';
+import { ensureCatalogue, Streams } from '../../bus/index.js';
 import { openMemoryBus } from '../../bus/memory/index.js';
 import { activeRevision, followConfig } from '../../projections/index.js';
 import { ConfigWriteReply, type ConfigWrite, type RevisionApplied } from '../../schema/index.js';
