@@ -71,3 +71,21 @@ export type {
   ValidateOptions,
   YamlParse,
 } from './company/index.js';
+export {
+  carryUnknownKeys,
+  diffDocuments,
+  entityIdentityMatches,
+  findEntity,
+  formatPath,
+  isMarker,
+  isSealedDocument,
+  listReferences,
+  mergePatch,
+  opaqueMarker,
+  parsePath,
+  patchUnknownKeys,
+  redact,
+  restoreMasks,
+  spliceEntity,
+} from './document/index.js';
+export type { Change, EntityKind, IsSecret, KnownKeysAt, Marker, RestoreProblem } from './document/index.js';

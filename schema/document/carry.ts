@@ -1,0 +1,28 @@
+/**
+ * Write rule 8: keys this build does not know (written by a newer one) survive writes. They are
+ * carried from the stored document into the incoming one at the same entity, matched by identity; a
+ * renamed seat or unit keeps nothing, and a key the incoming document sets itself wins.
+ */
+import { pairItems } from './collections.js';
+import { clone, isArray, isObject, type JsonObject, type Segment } from './json.js';
+import type { KnownKeysAt } from './merge-patch.js';
+
+export function carryUnknownKeys(incoming: unknown, stored: unknown, knownKeysAt: KnownKeysAt): unknown {
+  const walk = (value: unknown, before: unknown, segments: Segment[]): unknown => {
+    if (isArray(value)) {
+      const pairs = pairItems(segments, value, before);
+      return value.map((item, i) => (pairs[i] === undefined ? item : walk(item, pairs[i], [...segments, i])));
+    }
+    if (!isObject(value) || !isObject(before)) return value;
+    const known = knownKeysAt(segments);
+    const out: JsonObject = {};
+    for (const [key, child] of Object.entries(value)) out[key] = walk(child, before[key], [...segments, key]);
+    if (known !== 'any') {
+      for (const [key, child] of Object.entries(before)) {
+        if (!known.has(key) && !Object.hasOwn(value, key)) out[key] = clone(child);
+      }
+    }
+    return out;
+  };
+  return walk(incoming, stored, []);
+}

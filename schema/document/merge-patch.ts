@@ -1,0 +1,45 @@
+/**
+ * JSON Merge Patch (RFC 7396): null deletes a key, objects merge recursively, anything else (arrays
+ * included) replaces whole. Inputs are never modified.
+ */
+import { clone, isObject, type JsonObject, type Segment } from './json.js';
+import { formatPath } from './paths.js';
+
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (!isObject(patch)) return clone(patch);
+  const result: JsonObject = isObject(target) ? { ...target } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete result[key];
+    else result[key] = mergePatch(result[key], value);
+  }
+  return result;
+}
+
+/** Which keys the schema knows at a location; `any` for free-form maps. */
+export type KnownKeysAt = (segments: ReadonlyArray<Segment>) => ReadonlySet<string> | 'any';
+
+/**
+ * Keys of a patch the schema does not know, set to null included (write rule 4: a null for an
+ * unknown key is refused, not ignored). Arrays replace whole and are validated with the merged
+ * document, so only object values are descended.
+ */
+export function patchUnknownKeys(
+  patch: unknown,
+  knownKeysAt: KnownKeysAt,
+): Array<{ path: string; segments: Segment[] }> {
+  const out: Array<{ path: string; segments: Segment[] }> = [];
+  const walk = (value: unknown, segments: Segment[]): void => {
+    if (!isObject(value)) return;
+    const known = knownKeysAt(segments);
+    for (const [key, child] of Object.entries(value)) {
+      const at = [...segments, key];
+      if (known !== 'any' && !known.has(key)) {
+        out.push({ path: formatPath(at), segments: at });
+        continue;
+      }
+      walk(child, at);
+    }
+  };
+  walk(patch, []);
+  return out;
+}
