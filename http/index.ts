@@ -18,3 +18,4 @@ export type {
   RouteDef,
   RouteKind,
 } from './types.js';
+export { configRoutes, type ConfigRouteDeps } from './routes/config/config.routes.js';

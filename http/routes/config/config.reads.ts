@@ -1,0 +1,152 @@
+/**
+ * Configuration reads (spec "Configuration routes"): the active document, revisions, a diff, the
+ * `${VAR}` references and one entity — all from the node's read model, always redacted, never
+ * validated (write rule 9).
+ */
+import { stringify } from 'yaml';
+import { activeRevision, listRevisions, metaOf, type ConfigState } from '../../../projections/index.js';
+import {
+  diffDocuments,
+  findEntity,
+  isSealedDocument,
+  isSecretPath,
+  listReferences,
+  opaqueMarker,
+  redact,
+  type EntityKind,
+  type RevisionRecord,
+} from '../../../schema/index.js';
+import { ApiError } from '../../api-error.js';
+import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
+import { etagOf, notModified } from './config.request.js';
+
+export interface ConfigReadDeps {
+  readonly state: () => ConfigState;
+}
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The payload as a reader may see it: redacted, or an opaque marker when sealed. */
+export function readable(record: RevisionRecord): unknown {
+  if (isSealedDocument(record.payload)) return opaqueMarker(record.payload);
+  return redact(record.payload, isSecretPath);
+}
+
+export function requireActive(state: ConfigState): RevisionRecord {
+  const record = activeRevision(state);
+  if (!record) throw new ApiError('no_active_revision');
+  return record;
+}
+
+function revisionById(state: ConfigState, id: string): RevisionRecord {
+  const record = uuidPattern.test(id) ? state.revisions.get(id.toLowerCase()) : undefined;
+  if (!record) throw new ApiError('not_found', { detail: `no revision ${id}` });
+  return record;
+}
+
+/** `limit`/`offset` of a listing: numbers clamped into range, anything else the default. */
+function intParam(req: ApiRequest, name: string, fallback: number, min: number, max: number): number {
+  const raw = req.query.get(name);
+  const value = raw === null || raw.trim() === '' ? NaN : Number(raw);
+  return Number.isFinite(value) ? Math.min(max, Math.max(min, Math.trunc(value))) : fallback;
+}
+
+function getConfig(deps: ConfigReadDeps, req: ApiRequest): ApiReply {
+  const record = requireActive(deps.state());
+  const etag = etagOf(record.revision_id);
+  if (notModified(req, record.revision_id)) return { status: 304, headers: { ETag: etag } };
+  const format = req.query.get('format') ?? 'json';
+  if (format !== 'json' && format !== 'yaml') {
+    throw new ApiError('invalid_query', {
+      detail: `format must be json or yaml, got ${JSON.stringify(format)}`,
+      hint: 'Use ?format=yaml or leave it out.',
+    });
+  }
+  const document = readable(record);
+  if (format === 'yaml') {
+    return {
+      status: 200,
+      headers: { ETag: etag, 'Content-Type': 'application/yaml; charset=utf-8' },
+      body: stringify(document),
+    };
+  }
+  return { status: 200, headers: { ETag: etag }, body: document };
+}
+
+function getRevisions(deps: ConfigReadDeps, req: ApiRequest): ApiReply {
+  const state = deps.state();
+  const limit = intParam(req, 'limit', 50, 1, 500);
+  const offset = intParam(req, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
+  return {
+    status: 200,
+    body: { revisions: listRevisions(state, { limit, offset }), total: state.order.length, limit, offset },
+  };
+}
+
+function getRevision(deps: ConfigReadDeps, req: ApiRequest): ApiReply {
+  const state = deps.state();
+  const record = revisionById(state, req.params['id'] ?? '');
+  return {
+    status: 200,
+    headers: { ETag: etagOf(record.revision_id) },
+    body: { ...metaOf(state, record), payload: readable(record) },
+  };
+}
+
+function getDiff(deps: ConfigReadDeps, req: ApiRequest): ApiReply {
+  const state = deps.state();
+  const to = revisionById(state, req.params['id'] ?? '');
+  const against = req.query.get('against') ?? 'active';
+  const from = against === 'active' ? requireActive(state) : revisionById(state, against);
+  const { changes, changes_total } = diffDocuments(readable(from), readable(to), { limit: 500 });
+  return { status: 200, body: { from: from.revision_id, to: to.revision_id, changes, changes_total } };
+}
+
+function getReferences(deps: ConfigReadDeps): ApiReply {
+  const record = requireActive(deps.state());
+  const references = isSealedDocument(record.payload)
+    ? []
+    : listReferences(record.payload).map(({ name, path }) => ({ name, path }));
+  return {
+    status: 200,
+    headers: { ETag: etagOf(record.revision_id) },
+    body: { revision_id: record.revision_id, references },
+  };
+}
+
+export const entityKinds: readonly EntityKind[] = ['roles', 'units', 'llm-providers', 'mcp-servers'];
+
+export function entityKind(req: ApiRequest): EntityKind {
+  const kind = req.params['kind'] ?? '';
+  if (!(entityKinds as readonly string[]).includes(kind)) {
+    throw new ApiError('no_route', {
+      detail: `${req.method} ${req.path} is not served`,
+      hint: `Entity kinds are ${entityKinds.join(', ')}.`,
+    });
+  }
+  return kind as EntityKind;
+}
+
+function getEntity(deps: ConfigReadDeps, req: ApiRequest): ApiReply {
+  const kind = entityKind(req);
+  const record = requireActive(deps.state());
+  const id = req.params['id'] ?? '';
+  const found = isSealedDocument(record.payload) ? null : findEntity(record.payload, kind, id);
+  if (!found)
+    throw new ApiError('no_such_entity', { detail: `the active revision carries no ${kind} entry ${id}` });
+  const etag = etagOf(record.revision_id);
+  if (notModified(req, record.revision_id)) return { status: 304, headers: { ETag: etag } };
+  const body = redact(found.value, (segments) => isSecretPath([...found.segments, ...segments]));
+  return { status: 200, headers: { ETag: etag }, body };
+}
+
+export function configReadRoutes(deps: ConfigReadDeps): RouteDef[] {
+  return [
+    { method: 'GET', pattern: '/config', handler: (req) => getConfig(deps, req) },
+    { method: 'GET', pattern: '/config/revisions', handler: (req) => getRevisions(deps, req) },
+    { method: 'GET', pattern: '/config/revisions/:id', handler: (req) => getRevision(deps, req) },
+    { method: 'GET', pattern: '/config/revisions/:id/diff', handler: (req) => getDiff(deps, req) },
+    { method: 'GET', pattern: '/config/references', handler: () => getReferences(deps) },
+    { method: 'GET', pattern: '/config/:kind/:id', handler: (req) => getEntity(deps, req) },
+  ];
+}

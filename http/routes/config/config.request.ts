@@ -1,0 +1,135 @@
+/**
+ * Reading a configuration write: the `dry_run` flag, preconditions, the summary, and the document in
+ * JSON or YAML. Each refusal is the spec's code; YAML problems carry their line.
+ */
+import { LineCounter, parseDocument } from 'yaml';
+import { ApiError } from '../../api-error.js';
+import type { ApiRequest } from '../../types.js';
+
+/** `dry_run`: `true` or `false` only (write rule 2). */
+export function readDryRun(req: ApiRequest): boolean {
+  const values = req.query.getAll('dry_run');
+  if (values.length === 0) return false;
+  if (values.length === 1 && (values[0] === 'true' || values[0] === 'false')) return values[0] === 'true';
+  throw new ApiError('invalid_query', {
+    detail: `dry_run must be true or false, got ${JSON.stringify(values.join(','))}`,
+  });
+}
+
+export interface Preconditions {
+  /** Revision id (quotes removed) or `*`. */
+  readonly ifMatch?: string;
+  readonly ifNoneMatchAny: boolean;
+}
+
+/** One entity tag: `"id"`, bare `id`, `W/"id"` or `*`. A list names several; a write takes one. */
+function parseTag(raw: string): string {
+  const trimmed = raw.trim().replace(/^W\//, '');
+  return trimmed.startsWith('"') && trimmed.endsWith('"') && trimmed.length >= 2
+    ? trimmed.slice(1, -1)
+    : trimmed;
+}
+
+export function readPreconditions(req: ApiRequest): Preconditions {
+  const ifMatch = req.headers['if-match'];
+  const ifNoneMatch = req.headers['if-none-match'];
+  const ifNoneMatchAny = ifNoneMatch !== undefined && ifNoneMatch.trim() === '*';
+  if (ifMatch !== undefined && ifNoneMatchAny) {
+    throw new ApiError('conflicting_preconditions');
+  }
+  if (ifMatch === undefined) return { ifNoneMatchAny };
+  const tags = ifMatch
+    .split(',')
+    .map(parseTag)
+    .filter((tag) => tag !== '');
+  if (tags.length !== 1) {
+    throw new ApiError('revision_advanced', {
+      detail: 'If-Match must name exactly one revision (or *)',
+      hint: 'Send the ETag of the revision you read, as given.',
+    });
+  }
+  return { ifMatch: tags[0], ifNoneMatchAny };
+}
+
+/** `If-None-Match` on a read: true when it names `etag` (or `*`). */
+export function notModified(req: ApiRequest, etagId: string): boolean {
+  const header = req.headers['if-none-match'];
+  if (header === undefined) return false;
+  return header.split(',').some((tag) => tag.trim() === '*' || parseTag(tag) === etagId);
+}
+
+export const etagOf = (revisionId: string): string => `"${revisionId}"`;
+
+export interface ParsedBody {
+  readonly document: unknown;
+  /** The text when it was YAML, for problem line numbers. */
+  readonly yamlText?: string;
+  /** `_summary` from the body, already removed from `document`. */
+  readonly bodySummary?: string;
+}
+
+const isYaml = (contentType: string): boolean => /^(application|text)\/(x-)?yaml\b/i.test(contentType.trim());
+
+/** Parses a JSON or YAML document body; `code` is the refusal for an unparseable one. */
+export function parseDocumentBody(req: ApiRequest, code: 'invalid_body' | 'invalid_patch'): ParsedBody {
+  const text = req.body.toString('utf8');
+  const contentType = req.headers['content-type'] ?? '';
+  let document: unknown;
+  let yamlText: string | undefined;
+  if (isYaml(contentType)) {
+    const lineCounter = new LineCounter();
+    const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+    if (doc.errors.length > 0) {
+      const problems = doc.errors.map((e) => ({
+        path: '',
+        segments: [],
+        kind: 'shape',
+        message: `YAML: ${e.message.split('\n')[0] ?? ''}`,
+        line: lineCounter.linePos(e.pos[0]).line,
+      }));
+      throw new ApiError(code, { detail: 'The body is not valid YAML.', extra: { problems } });
+    }
+    document = doc.toJS({ maxAliasCount: 100 });
+    yamlText = text;
+  } else {
+    try {
+      document = JSON.parse(text);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : 'unparseable';
+      throw new ApiError(code, {
+        detail: 'The body is not valid JSON.',
+        extra: { problems: [{ path: '', segments: [], kind: 'shape', message: `JSON: ${message}` }] },
+      });
+    }
+  }
+  if (document === null || typeof document !== 'object' || Array.isArray(document)) {
+    throw new ApiError(code, {
+      detail: 'The body must be an object.',
+      extra: {
+        problems: [{ path: '', segments: [], kind: 'shape', message: 'expected an object at the top level' }],
+      },
+    });
+  }
+  const { _summary: bodySummary, ...rest } = document as Record<string, unknown>;
+  if (bodySummary !== undefined && typeof bodySummary !== 'string') {
+    throw new ApiError(code, {
+      detail: '_summary must be a string.',
+      extra: {
+        problems: [{ path: '_summary', segments: ['_summary'], kind: 'shape', message: 'expected a string' }],
+      },
+    });
+  }
+  return {
+    document: rest,
+    ...(yamlText !== undefined ? { yamlText } : {}),
+    ...(bodySummary !== undefined ? { bodySummary } : {}),
+  };
+}
+
+/** The write's summary: `X-Summary` wins over `_summary`; required unless the write is a dry run. */
+export function readSummary(req: ApiRequest, bodySummary: string | undefined, required: boolean): string {
+  const header = req.headers['x-summary'];
+  const summary = (header !== undefined && header.trim() !== '' ? header : bodySummary)?.trim() ?? '';
+  if (summary === '' && required) throw new ApiError('summary_required');
+  return summary;
+}

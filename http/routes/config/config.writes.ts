@@ -1,0 +1,357 @@
+/**
+ * Configuration writes (spec "Configuration routes", write rules 1–10). The gateway reads the request
+ * and prepares the whole document — merged, spliced or copied, masks restored, unknown keys carried —
+ * then the config writer on the bus decides: validate, store, compare-and-set, activate.
+ */
+import { Subjects, type Bus } from '../../../bus/index.js';
+import type { ConfigState } from '../../../projections/index.js';
+import type { ConfigWrite } from '../../../schema/index.js';
+import {
+  carryUnknownKeys,
+  ConfigWriteReply,
+  entityIdentityMatches,
+  findEntity,
+  isSecretPath,
+  isSealedDocument,
+  knownKeysAt,
+  mergePatch,
+  patchUnknownKeys,
+  restoreMasks,
+  spliceEntity,
+  type EntityKind,
+  type RevisionRecord,
+} from '../../../schema/index.js';
+import { ApiError } from '../../api-error.js';
+import { assertCompanyWriter } from '../../guard.js';
+import type { ApiReply, ApiRequest, AuthSettings, RouteDef } from '../../types.js';
+import { entityKind, requireActive } from './config.reads.js';
+import {
+  parseDocumentBody,
+  readDryRun,
+  readPreconditions,
+  readSummary,
+  type Preconditions,
+} from './config.request.js';
+
+export interface ConfigWriteDeps {
+  readonly state: () => ConfigState;
+  /** Resolves once the read model shows `epoch` (or later) active; false after the timeout. */
+  readonly untilEpoch: (epoch: number, timeoutMs: number) => Promise<boolean>;
+  readonly bus: Bus;
+  readonly auth: AuthSettings;
+  /** Problems the answering node's own Tier A finds in a runnable document (write rule 9). */
+  readonly tierAProblems: (document: unknown) => ReadonlyArray<Record<string, unknown>>;
+  readonly writeTimeoutMs?: number;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const creatable: ReadonlySet<EntityKind> = new Set<EntityKind>(['llm-providers', 'mcp-servers']);
+
+interface Prepared {
+  readonly document: unknown;
+  readonly basis: RevisionRecord | null;
+  readonly preconditions: Preconditions;
+  readonly dryRun: boolean;
+  readonly summary: string;
+  readonly source: ConfigWrite['source'];
+  readonly rules: ConfigWrite['rules'];
+  readonly yamlText?: string;
+}
+
+/** A stored document to build on; a sealed one this node cannot open is unreadable. */
+function openPayload(record: RevisionRecord): unknown {
+  if (isSealedDocument(record.payload)) {
+    throw new ApiError('unreadable_revision', {
+      detail: `revision ${record.revision_id} is sealed under a key this node lacks`,
+    });
+  }
+  return record.payload;
+}
+
+/** Markers back to stored values, then keys this build does not know carried from the stored document. */
+function reconcileWithStored(
+  document: unknown,
+  basis: RevisionRecord | null,
+  code: 'invalid_body' | 'invalid_patch' | 'validation_error',
+): unknown {
+  if (!basis) {
+    const restored = restoreMasks(document, null, isSecretPath);
+    if (restored.problems.length > 0)
+      throw new ApiError(code, { extra: { problems: restored.problems.map(asProblem) } });
+    return restored.document;
+  }
+  const stored = openPayload(basis);
+  const restored = restoreMasks(document, stored, isSecretPath);
+  if (restored.problems.length > 0)
+    throw new ApiError(code, { extra: { problems: restored.problems.map(asProblem) } });
+  return carryUnknownKeys(restored.document, stored, knownKeysAt);
+}
+
+const asProblem = (p: { path: string; segments: ReadonlyArray<string | number>; message: string }) => ({
+  path: p.path,
+  segments: p.segments,
+  kind: 'missing',
+  message: p.message,
+});
+
+/** Sends the prepared write to the config writer and renders its decision. */
+async function submit(deps: ConfigWriteDeps, req: ApiRequest, prepared: Prepared): Promise<ApiReply> {
+  if (prepared.rules === 'runnable') {
+    const problems = deps.tierAProblems(prepared.document);
+    if (problems.length > 0)
+      throw new ApiError('validation_error', {
+        detail: 'The document cannot run on this node.',
+        extra: { problems },
+      });
+  }
+  const command: ConfigWrite = {
+    document: prepared.document,
+    basis_revision_id: prepared.basis?.revision_id ?? null,
+    precondition: {
+      ...(prepared.preconditions.ifMatch !== undefined ? { if_match: prepared.preconditions.ifMatch } : {}),
+      if_none_match_any: prepared.preconditions.ifNoneMatchAny,
+    },
+    rules: prepared.rules,
+    dry_run: prepared.dryRun,
+    actor: { id: req.actor?.id ?? 'anonymous', kind: 'operator' },
+    source: prepared.source,
+    summary: prepared.summary,
+    ...(prepared.yamlText !== undefined ? { yaml_text: prepared.yamlText } : {}),
+  };
+  const answer = await deps.bus.request(
+    Subjects.command('config', 'write'),
+    encoder.encode(JSON.stringify(command)),
+    {
+      timeoutMs: deps.writeTimeoutMs ?? 15_000,
+    },
+  );
+  const reply = ConfigWriteReply.parse(JSON.parse(decoder.decode(answer.data)));
+  switch (reply.outcome) {
+    case 'valid':
+      return {
+        status: 200,
+        body: {
+          valid: true,
+          base_revision_id: reply.base_revision_id,
+          warnings: reply.warnings,
+          derived: reply.derived,
+        },
+      };
+    case 'stored':
+      // Read-your-writes: answer once this node's read model shows the new revision active.
+      await deps.untilEpoch(reply.epoch, 5_000);
+      return {
+        status: 201,
+        body: {
+          revision_id: reply.revision_id,
+          epoch: reply.epoch,
+          warnings: reply.warnings,
+          derived: reply.derived,
+        },
+      };
+    case 'refused':
+      throw refusal(reply);
+  }
+}
+
+function refusal(reply: Extract<ConfigWriteReply, { outcome: 'refused' }>): ApiError {
+  const extra = {
+    ...(reply.problems ? { problems: reply.problems } : {}),
+    ...(reply.derived !== undefined ? { derived: reply.derived } : {}),
+    ...(reply.stored_revision_id ? { stored_revision_id: reply.stored_revision_id } : {}),
+  };
+  if (reply.error === 'no_active_revision') {
+    return new ApiError('no_active_revision', {
+      variant: reply.status === 412 ? 'on_if_match' : 'on_write',
+      detail: reply.detail,
+      extra,
+    });
+  }
+  const known = [
+    'conflicting_preconditions',
+    'already_configured',
+    'revision_advanced',
+    'validation_error',
+  ] as const;
+  const code = known.find((c) => c === reply.error) ?? 'validation_error';
+  return new ApiError(code, { detail: reply.detail, extra });
+}
+
+async function putConfig(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply> {
+  assertCompanyWriter(deps.auth, req.actor);
+  const dryRun = readDryRun(req);
+  const preconditions = readPreconditions(req);
+  const body = parseDocumentBody(req, 'invalid_body');
+  const summary = readSummary(req, body.bodySummary, !dryRun);
+  const basis = deps.state().active ? requireActive(deps.state()) : null;
+  const document = reconcileWithStored(body.document, basis, 'invalid_body');
+  return submit(deps, req, {
+    document,
+    basis,
+    preconditions,
+    dryRun,
+    summary,
+    source: 'api',
+    rules: 'write',
+    ...(body.yamlText ? { yamlText: body.yamlText } : {}),
+  });
+}
+
+const patchTypes = new Set(['', 'application/merge-patch+json', 'application/json']);
+
+async function patchConfig(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply> {
+  const mediaType = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (!patchTypes.has(mediaType)) {
+    throw new ApiError('unsupported_patch_media_type', {
+      detail: `PATCH /config takes a JSON merge patch, not ${mediaType}`,
+      headers: { 'Accept-Patch': 'application/merge-patch+json' },
+    });
+  }
+  assertCompanyWriter(deps.auth, req.actor);
+  const dryRun = readDryRun(req);
+  const preconditions = readPreconditions(req);
+  if (!deps.state().active)
+    throw new ApiError('no_active_revision', {
+      variant: preconditions.ifMatch !== undefined ? 'on_if_match' : 'on_write',
+    });
+  const basis = requireActive(deps.state());
+  const body = parseDocumentBody(req, 'invalid_patch');
+  const summary = readSummary(req, body.bodySummary, !dryRun);
+  const unknown = patchUnknownKeys(body.document, knownKeysAt);
+  if (unknown.length > 0) {
+    throw new ApiError('invalid_patch', {
+      detail: `The patch names ${unknown.length} unknown key(s).`,
+      extra: {
+        problems: unknown.map((u) => ({
+          path: u.path,
+          segments: u.segments,
+          kind: 'unknown_field',
+          message: 'unknown field',
+        })),
+      },
+    });
+  }
+  const merged = mergePatch(openPayload(basis), body.document);
+  const document = reconcileWithStored(merged, basis, 'invalid_patch');
+  return submit(deps, req, {
+    document,
+    basis,
+    preconditions,
+    dryRun,
+    summary,
+    source: 'api',
+    rules: 'write',
+  });
+}
+
+async function putEntity(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply> {
+  const kind = entityKind(req);
+  assertCompanyWriter(deps.auth, req.actor);
+  const dryRun = readDryRun(req);
+  const preconditions = readPreconditions(req);
+  const id = req.params['id'] ?? '';
+  if (!deps.state().active)
+    throw new ApiError('no_active_revision', {
+      variant: preconditions.ifMatch !== undefined ? 'on_if_match' : 'on_write',
+    });
+  const basis = requireActive(deps.state());
+  const stored = openPayload(basis);
+  // The id is looked up before the body is read (write rule 6).
+  const existing = findEntity(stored, kind, id);
+  if (preconditions.ifNoneMatchAny && !creatable.has(kind)) {
+    throw new ApiError('not_creatable', {
+      detail: `${kind} entries are created by editing the full document`,
+    });
+  }
+  if (preconditions.ifNoneMatchAny && existing)
+    throw new ApiError('entity_exists', { detail: `${kind} ${id} already exists` });
+  if (!preconditions.ifNoneMatchAny && !existing) {
+    throw new ApiError('no_such_entity', { detail: `the active revision carries no ${kind} entry ${id}` });
+  }
+  const body = parseDocumentBody(req, 'invalid_body');
+  const summary = readSummary(req, body.bodySummary, !dryRun);
+  if (!entityIdentityMatches(kind, id, body.document)) {
+    throw new ApiError('identity_mismatch', { detail: `the body names another ${kind} entry than ${id}` });
+  }
+  const spliced = spliceEntity(stored, kind, id, body.document);
+  const document = reconcileWithStored(spliced, basis, 'invalid_body');
+  return submitEntity(deps, req, {
+    document,
+    basis,
+    preconditions: {
+      ...(preconditions.ifMatch !== undefined ? { ifMatch: preconditions.ifMatch } : {}),
+      ifNoneMatchAny: false,
+    },
+    dryRun,
+    summary,
+    source: 'api.entity',
+    rules: 'write',
+  });
+}
+
+/** An entity carrying a field the schema does not know is a bad body, not a bad document (write rule 6). */
+async function submitEntity(deps: ConfigWriteDeps, req: ApiRequest, prepared: Prepared): Promise<ApiReply> {
+  try {
+    return await submit(deps, req, prepared);
+  } catch (error) {
+    const problems =
+      error instanceof ApiError && error.code === 'validation_error' ? error.extra['problems'] : undefined;
+    if (Array.isArray(problems) && problems.some((p: { kind?: unknown }) => p.kind === 'unknown_field')) {
+      throw new ApiError('invalid_body', {
+        detail: 'The entity carries a field the schema does not know.',
+        extra: (error as ApiError).extra,
+      });
+    }
+    throw error;
+  }
+}
+
+async function revert(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply> {
+  assertCompanyWriter(deps.auth, req.actor);
+  const dryRun = readDryRun(req);
+  const preconditions = readPreconditions(req);
+  const state = deps.state();
+  const target = state.revisions.get((req.params['id'] ?? '').toLowerCase());
+  if (!target) throw new ApiError('not_found', { detail: `no revision ${req.params['id'] ?? ''}` });
+  const document = openPayload(target);
+  const summary = readSummary(req, undefined, false) || `revert to ${target.revision_id}`;
+  const basis = state.active ? requireActive(state) : null;
+  return submit(deps, req, {
+    document,
+    basis,
+    preconditions,
+    dryRun,
+    summary,
+    source: 'api.revert',
+    rules: 'runnable',
+  });
+}
+
+async function reload(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply> {
+  const preconditions = readPreconditions(req);
+  const state = deps.state();
+  if (!state.active) throw new ApiError('no_active_revision', { variant: 'on_write' });
+  const basis = requireActive(state);
+  const summary =
+    readSummary(req, undefined, false) || 'reload: re-store the active revision to push changed secrets';
+  return submit(deps, req, {
+    document: openPayload(basis),
+    basis,
+    preconditions,
+    dryRun: false,
+    summary,
+    source: 'api',
+    rules: 'runnable',
+  });
+}
+
+export function configWriteRoutes(deps: ConfigWriteDeps): RouteDef[] {
+  return [
+    { method: 'PUT', pattern: '/config', handler: (req) => putConfig(deps, req) },
+    { method: 'PATCH', pattern: '/config', handler: (req) => patchConfig(deps, req) },
+    { method: 'PUT', pattern: '/config/:kind/:id', handler: (req) => putEntity(deps, req) },
+    { method: 'POST', pattern: '/config/revisions/:id/revert', handler: (req) => revert(deps, req) },
+    { method: 'POST', pattern: '/config/reload', handler: (req) => reload(deps, req) },
+  ];
+}

@@ -1,0 +1,242 @@
+/**
+ * `svc config <verb>`: the configuration routes from a terminal, against a running node. The token
+ * comes from SVC_TOKEN (never a flag: flags land in shell history and process listings).
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { loadTierA } from '../schema/index.js';
+
+export const configHelp = `Usage: svc config <verb> [flags]
+
+Verbs (against a running node; token from $SVC_TOKEN):
+  get        [--format json|yaml]                   the active document, redacted
+  put        FILE --summary S [--if-match ID] [--create] [--dry-run]
+                                                     replace the document (FILE: JSON or YAML, - for stdin)
+  patch      FILE --summary S [--if-match ID] [--dry-run]
+                                                     JSON merge patch (RFC 7396)
+  validate   FILE                                    dry-run PUT: problems, warnings, derived seats and units
+  diff       REVISION [--against REVISION|active]    changes between two revisions, redacted
+  revisions  [--limit N] [--offset N]                revision history, newest first
+  revert     REVISION --summary S                    a new revision equal to REVISION
+  reload     [--summary S]                           re-store the active revision (pushes changed secrets)
+  schema                                             the company document's JSON Schema (no node needed)
+
+Flags:
+  --url URL        node address; default $SVC_URL, else api.host:api.port of --config, else http://127.0.0.1:8080
+  -c, --config F   Tier A file to find the node's address in (default $SVC_CONFIG)
+  -h, --help       show this help
+
+Exit codes: 0 done; 1 refused (the answer's error code and problems are printed); 2 bad flags.
+`;
+
+type Out = { write(text: string): unknown };
+
+export class ConfigUsageError extends Error {
+  override name = 'ConfigUsageError';
+}
+
+interface Context {
+  readonly url: string;
+  readonly token: string | undefined;
+  readonly out: Out;
+  readonly err: Out;
+}
+
+export async function runConfig(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  out: Out,
+  err: Out,
+  schema: () => unknown,
+): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      url: { type: 'string' },
+      config: { type: 'string', short: 'c' },
+      format: { type: 'string' },
+      summary: { type: 'string' },
+      'if-match': { type: 'string' },
+      create: { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
+      against: { type: 'string' },
+      limit: { type: 'string' },
+      offset: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [verb, target, ...extra] = positionals;
+  if (values.help || verb === undefined) {
+    out.write(configHelp);
+    return verb === undefined && !values.help ? 2 : 0;
+  }
+  if (extra.length > 0) throw new ConfigUsageError(`unexpected arguments: ${extra.join(' ')}`);
+  if (verb === 'schema') {
+    out.write(`${JSON.stringify(schema(), null, 2)}\n`);
+    return 0;
+  }
+  const ctx: Context = {
+    url: nodeUrl(values.url, values.config, env),
+    token: env['SVC_TOKEN'] || undefined,
+    out,
+    err,
+  };
+  const need = (what: string): string => {
+    if (!target) throw new ConfigUsageError(`svc config ${verb} needs ${what}`);
+    return target;
+  };
+  const summaryHeader = (): Record<string, string> => {
+    if (!values.summary && !values['dry-run'])
+      throw new ConfigUsageError(`svc config ${verb} needs --summary S`);
+    return values.summary ? { 'x-summary': values.summary } : {};
+  };
+  const preconditions = (): Record<string, string> => ({
+    ...(values['if-match'] ? { 'if-match': `"${values['if-match']}"` } : {}),
+    ...(values.create ? { 'if-none-match': '*' } : {}),
+  });
+  const dry = values['dry-run'] ? '?dry_run=true' : '';
+  switch (verb) {
+    case 'get':
+      if (values.format && values.format !== 'json' && values.format !== 'yaml') {
+        throw new ConfigUsageError('--format is json or yaml');
+      }
+      return call(ctx, 'GET', `/config${values.format === 'yaml' ? '?format=yaml' : ''}`);
+    case 'put': {
+      const file = need('FILE');
+      const body = readInput(file);
+      return call(ctx, 'PUT', `/config${dry}`, body, {
+        'content-type': looksYaml(file, body) ? 'application/yaml' : 'application/json',
+        ...summaryHeader(),
+        ...preconditions(),
+      });
+    }
+    case 'patch':
+      return call(ctx, 'PATCH', `/config${dry}`, readInput(need('FILE')), {
+        'content-type': 'application/merge-patch+json',
+        ...summaryHeader(),
+        ...preconditions(),
+      });
+    case 'validate': {
+      const file = need('FILE');
+      const body = readInput(file);
+      return call(ctx, 'PUT', '/config?dry_run=true', body, {
+        'content-type': looksYaml(file, body) ? 'application/yaml' : 'application/json',
+      });
+    }
+    case 'diff': {
+      const against = values.against ? `?against=${encodeURIComponent(values.against)}` : '';
+      return call(ctx, 'GET', `/config/revisions/${encodeURIComponent(need('REVISION'))}/diff${against}`);
+    }
+    case 'revisions': {
+      const query = new URLSearchParams();
+      if (values.limit) query.set('limit', values.limit);
+      if (values.offset) query.set('offset', values.offset);
+      const qs = query.toString();
+      return call(ctx, 'GET', `/config/revisions${qs ? `?${qs}` : ''}`);
+    }
+    case 'revert':
+      return call(
+        ctx,
+        'POST',
+        `/config/revisions/${encodeURIComponent(need('REVISION'))}/revert`,
+        undefined,
+        summaryHeader(),
+      );
+    case 'reload':
+      return call(
+        ctx,
+        'POST',
+        '/config/reload',
+        undefined,
+        values.summary ? { 'x-summary': values.summary } : {},
+      );
+    default:
+      throw new ConfigUsageError(`unknown config verb: ${verb}`);
+  }
+}
+
+function nodeUrl(flag: string | undefined, configFile: string | undefined, env: NodeJS.ProcessEnv): string {
+  const explicit = flag ?? env['SVC_URL'];
+  if (explicit) return explicit.replace(/\/+$/, '');
+  const file = configFile ?? env['SVC_CONFIG'];
+  if (file) {
+    const loaded = loadTierA(file, { env, cwd: process.cwd() });
+    if (loaded.ok && loaded.config.api.port > 0) {
+      const host =
+        loaded.config.api.host === '0.0.0.0' || loaded.config.api.host === '::'
+          ? '127.0.0.1'
+          : loaded.config.api.host;
+      return `http://${host.includes(':') ? `[${host}]` : host}:${loaded.config.api.port}`;
+    }
+  }
+  return 'http://127.0.0.1:8080';
+}
+
+function readInput(file: string): string {
+  try {
+    return readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch (error) {
+    const code = error instanceof Error && 'code' in error ? String(error.code) : 'unreadable';
+    throw new ConfigUsageError(`cannot read ${file} (${code})`);
+  }
+}
+
+const looksYaml = (file: string, body: string): boolean => /\.ya?ml$/i.test(file) || !/^\s*[{[]/.test(body);
+
+async function call(
+  ctx: Context,
+  method: string,
+  path: string,
+  body?: string,
+  headers: Record<string, string> = {},
+): Promise<number> {
+  let response: Response;
+  try {
+    response = await fetch(`${ctx.url}${path}`, {
+      method,
+      headers: { ...(ctx.token ? { authorization: `Bearer ${ctx.token}` } : {}), ...headers },
+      ...(body !== undefined ? { body } : {}),
+    });
+  } catch (error) {
+    const cause =
+      error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+    ctx.err.write(`svc config: cannot reach ${ctx.url} (${cause})\n`);
+    return 1;
+  }
+  const text = await response.text();
+  if (response.ok) {
+    ctx.out.write(text.endsWith('\n') ? text : `${text}\n`);
+    return 0;
+  }
+  ctx.err.write(describeRefusal(response.status, text));
+  return 1;
+}
+
+/** `409 revision_advanced: detail` then one line per problem; a codeless answer came from in front of the node. */
+export function describeRefusal(status: number, text: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = null;
+  }
+  if (parsed === null || typeof parsed !== 'object' || !('error' in parsed)) {
+    return `svc config: HTTP ${status} without an error code (from something in front of the node; a write's outcome is unknown)\n`;
+  }
+  const answer = parsed as Record<string, unknown>;
+  const str = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
+  const lines = [`${status} ${str(answer['error'])}${answer['detail'] ? `: ${str(answer['detail'])}` : ''}`];
+  if (Array.isArray(answer['problems'])) {
+    for (const problem of answer['problems'] as Array<Record<string, unknown>>) {
+      const line = typeof problem['line'] === 'number' ? ` (line ${problem['line']})` : '';
+      lines.push(
+        `  ${problem['path'] ? str(problem['path']) : '(document)'}${line}: ${str(problem['message'])}`,
+      );
+    }
+  }
+  if (answer['stored_revision_id']) lines.push(`  stored inactive as ${str(answer['stored_revision_id'])}`);
+  if (answer['hint']) lines.push(`hint: ${str(answer['hint'])}`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,118 @@
+/**
+ * The configuration subsystem of one node: the read model (follows SVC_CONFIG and the active
+ * pointer), the config writer (answers write commands), the applier (applies each activation in
+ * order) and the `/config` routes over them.
+ */
+import type { Logger } from 'pino';
+import {
+  activePointerKey,
+  createApplier,
+  startConfigWriter,
+  type NodeHost,
+  type SubsystemApplier,
+} from '../actors/index.js';
+import { Streams, Subjects, type Bus, type Kv, type Subscription } from '../bus/index.js';
+import { configRoutes, type AuthSettings, type RouteDef } from '../http/index.js';
+import { activeRevision, followConfig, type ConfigView } from '../projections/index.js';
+import { validateCompany, type TierA } from '../schema/index.js';
+
+export interface Configuration {
+  readonly view: ConfigView;
+  readonly coord: Kv;
+  routes(auth: AuthSettings): RouteDef[];
+  /** Applies whatever is active now (boot) — resolves when done. */
+  applyActive(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startConfiguration(opts: {
+  bus: Bus;
+  coord: Kv;
+  node: NodeHost;
+  config: TierA;
+  logger: Logger;
+  subsystems?: readonly SubsystemApplier[];
+}): Promise<Configuration> {
+  const { bus, coord, node, config, logger } = opts;
+  const view = await followConfig({
+    bus,
+    coord,
+    stream: Streams.Config,
+    subjects: {
+      revisionStored: Subjects.configRevisionStored,
+      revisionActivated: Subjects.configRevisionActivated,
+    },
+    activeKey: activePointerKey,
+    logger: logger.child({ component: 'config.view' }),
+  });
+  const writer: Subscription = startConfigWriter({
+    bus,
+    coord,
+    logger: logger.child({ component: 'config.writer' }),
+    validate: (command) => {
+      const result = validateCompany(command.document, {
+        mode: command.rules,
+        ...(command.yaml_text !== undefined ? { yamlText: command.yaml_text } : {}),
+      });
+      return {
+        valid: result.valid,
+        problems: result.problems.map((problem) => ({ ...problem })),
+        warnings: result.warnings.map((warning) => ({ ...warning })),
+        derived: result.derived,
+        document: result.document ?? command.document,
+      };
+    },
+  });
+  const applier = createApplier({
+    bus,
+    nodeId: config.node.id,
+    subsystems: opts.subsystems ?? [],
+    send: (event) => node.send(event),
+    logger: logger.child({ component: 'config.apply' }),
+    source: {
+      active: () => view.state.active,
+      revision: (id) => view.state.revisions.get(id) ?? null,
+      untilStored: (id, timeoutMs) => view.until((state) => state.revisions.has(id), timeoutMs),
+    },
+  });
+  const stopListening = view.onActivated(() => void applier.reconcile());
+
+  return {
+    view,
+    coord,
+    routes: (auth) =>
+      configRoutes({
+        state: () => view.state,
+        untilEpoch: (epoch, timeoutMs) =>
+          view.until(
+            (state) => (state.active?.epoch ?? 0) >= epoch && activeRevision(state) !== null,
+            timeoutMs,
+          ),
+        bus,
+        auth,
+        tierAProblems: (document) => tierAProblems(config, document),
+      }),
+    applyActive: () => applier.reconcile(),
+    async stop() {
+      stopListening();
+      await writer.stop();
+      await view.stop();
+    },
+  };
+}
+
+/** Rules a runnable document must meet on this node's own Tier A (write rule 9). */
+function tierAProblems(config: TierA, _document: unknown): Array<Record<string, unknown>> {
+  const problems: Array<Record<string, unknown>> = [];
+  const native = config.tracker.backend === 'native' || config.knowledge.backend === 'native';
+  if (native && !config.stream.store_dir) {
+    problems.push({
+      path: 'stream.store_dir',
+      segments: ['stream', 'store_dir'],
+      kind: 'missing',
+      message:
+        'a native tracker or knowledge base needs a persistent stream store on this node (Tier A stream.store_dir)',
+    });
+  }
+  return problems;
+}

@@ -1,0 +1,382 @@
+import t from 'tap';
+import { CI_TOKEN, company, startConfigNode, type ConfigNode } from './fixtures/config-node.js';
+import { openAuth } from './fixtures/gateway-harness.js';
+
+type Json = Record<string, unknown>;
+const json = async (res: Response): Promise<Json> => (await res.json()) as Json;
+const marker = { encrypted: true, key_id: null };
+
+/** Stores the first revision and returns its id. */
+async function first(node: ConfigNode, doc: unknown = company()): Promise<string> {
+  const res = await node.call('PUT', '/config', { body: doc, headers: { 'x-summary': 'first' } });
+  if (res.status !== 201) throw new Error(`first PUT answered ${res.status}: ${await res.text()}`);
+  return (await json(res))['revision_id'] as string;
+}
+
+t.test('reads before the first revision answer 404 no_active_revision with no-store', async (t) => {
+  const node = await startConfigNode(t);
+  for (const path of ['/config', '/config/references', '/config/roles/bo-agent']) {
+    const res = await node.call('GET', path);
+    t.equal(res.status, 404, path);
+    t.equal((await json(res))['error'], 'no_active_revision', path);
+    t.equal(res.headers.get('cache-control'), 'no-store');
+  }
+  t.same((await json(await node.call('GET', '/config/revisions')))['revisions'], []);
+});
+
+t.test('config routes need a token, reads included', async (t) => {
+  const node = await startConfigNode(t);
+  t.equal((await node.call('GET', '/config', { auth: null })).status, 401);
+  t.equal((await node.call('PUT', '/config', { auth: null, body: company() })).status, 401);
+  t.equal((await node.call('GET', '/config', { auth: 'wrong-token' })).status, 401);
+});
+
+t.test('a PUT needs a summary: X-Summary or _summary, the header winning', async (t) => {
+  const node = await startConfigNode(t);
+  const bare = await node.call('PUT', '/config', { body: company() });
+  t.equal(bare.status, 400);
+  t.equal((await json(bare))['error'], 'summary_required');
+  const viaBody = await node.call('PUT', '/config', { body: { ...company(), _summary: 'from body' } });
+  t.equal(viaBody.status, 201);
+  const id = (await json(viaBody))['revision_id'] as string;
+  const meta = await json(await node.call('GET', `/config/revisions/${id}`));
+  t.equal(meta['summary'], 'from body');
+  t.notOk('_summary' in (meta['payload'] as Json), '_summary is stripped before storing');
+  const both = await node.call('PUT', '/config', {
+    body: { ...company('B'), _summary: 'body' },
+    headers: { 'x-summary': 'header' },
+  });
+  const bothId = (await json(both))['revision_id'] as string;
+  t.equal((await json(await node.call('GET', `/config/revisions/${bothId}`)))['summary'], 'header');
+});
+
+t.test(
+  'a storing write answers 201 with revision id, epoch, warnings and derived seats and units',
+  async (t) => {
+    const node = await startConfigNode(t);
+    const res = await node.call('PUT', '/config', { body: company(), headers: { 'x-summary': 'first' } });
+    t.equal(res.status, 201);
+    const body = await json(res);
+    t.match(body, { revision_id: /^[0-9a-f-]{36}$/, epoch: 1, warnings: Array });
+    const derived = body['derived'] as { seats: Array<{ handle: string }>; units: unknown[] };
+    t.same(derived.seats.map((s) => s.handle).sort(), ['bo-agent', 'chief-agent', 'cy-agent', 'hanna-lee']);
+    t.equal(derived.units.length, 2);
+    const second = await json(
+      await node.call('PUT', '/config', { body: company('Acme 2'), headers: { 'x-summary': 'two' } }),
+    );
+    t.equal(second['epoch'], 2);
+  },
+);
+
+t.test(
+  'GET /config is redacted, carries the ETag, answers 304 on If-None-Match and YAML on request',
+  async (t) => {
+    const node = await startConfigNode(t);
+    const id = await first(node);
+    const res = await node.call('GET', '/config');
+    t.equal(res.headers.get('etag'), `"${id}"`);
+    const doc = await json(res);
+    const llm = (doc['providers'] as Json)['llm'] as Record<string, Json>;
+    t.same(llm['main']!['api_keys'], [marker, '${ANTHROPIC_KEY}'], 'secret masked, reference visible');
+    t.same(((doc['mcp_servers'] as Json[])[0]!['env'] as Json)['API_TOKEN'], marker);
+    t.equal(
+      ((doc['mcp_servers'] as Json[])[0]!['env'] as Json)['REGION'],
+      'eu',
+      'a non-secret env value stays',
+    );
+    t.notMatch(JSON.stringify(doc), /sk-live-secret-value|tok-123/);
+    const cached = await node.call('GET', '/config', { headers: { 'if-none-match': `"${id}"` } });
+    t.equal(cached.status, 304);
+    const yaml = await node.call('GET', '/config?format=yaml');
+    t.match(yaml.headers.get('content-type'), /yaml/);
+    t.match(await yaml.text(), /name: Acme/);
+  },
+);
+
+t.test('a redacted read sent back by a full PUT round-trips: the stored secrets are kept', async (t) => {
+  const node = await startConfigNode(t);
+  await first(node);
+  const read = await json(await node.call('GET', '/config'));
+  read['mission'] = 'edited';
+  const put = await node.call('PUT', '/config', { body: read, headers: { 'x-summary': 'edit mission' } });
+  t.equal(put.status, 201);
+  const stored = node.configuration.view.state;
+  const payload = stored.revisions.get(stored.active!.revision_id)!.payload as Json;
+  t.equal(payload['mission'], 'edited');
+  t.same(((payload['providers'] as Json)['llm'] as Record<string, Json>)['main']!['api_keys'], [
+    'sk-live-secret-value',
+    '${ANTHROPIC_KEY}',
+  ]);
+  t.equal(((payload['mcp_servers'] as Json[])[0]!['env'] as Json)['API_TOKEN'], 'tok-123');
+});
+
+t.test(
+  'preconditions: stale If-Match 409, If-None-Match * 412, both 400, If-Match with nothing active 412',
+  async (t) => {
+    const node = await startConfigNode(t);
+    const noneActive = await node.call('PUT', '/config', {
+      body: company(),
+      headers: { 'x-summary': 's', 'if-match': '*' },
+    });
+    t.equal(noneActive.status, 412);
+    t.equal((await json(noneActive))['error'], 'no_active_revision');
+    const created = await node.call('PUT', '/config', {
+      body: company(),
+      headers: { 'x-summary': 's', 'if-none-match': '*' },
+    });
+    t.equal(created.status, 201, 'If-None-Match * creates when nothing is configured');
+    const id = (await json(created))['revision_id'] as string;
+    const again = await node.call('PUT', '/config', {
+      body: company(),
+      headers: { 'x-summary': 's', 'if-none-match': '*' },
+    });
+    t.equal(again.status, 412);
+    t.equal((await json(again))['error'], 'already_configured');
+    const both = await node.call('PUT', '/config', {
+      body: company(),
+      headers: { 'x-summary': 's', 'if-none-match': '*', 'if-match': `"${id}"` },
+    });
+    t.equal(both.status, 400);
+    t.equal((await json(both))['error'], 'conflicting_preconditions');
+    const ok = await node.call('PUT', '/config', {
+      body: company('B'),
+      headers: { 'x-summary': 's', 'if-match': id },
+    });
+    t.equal(ok.status, 201, 'a bare unquoted id is accepted');
+    const stale = await node.call('PUT', '/config', {
+      body: company('C'),
+      headers: { 'x-summary': 's', 'if-match': `"${id}"` },
+    });
+    t.equal(stale.status, 409);
+    t.equal((await json(stale))['error'], 'revision_advanced');
+  },
+);
+
+t.test(
+  'twenty concurrent PUTs with the same If-Match: one 201, nineteen 409 naming their stored revision',
+  async (t) => {
+    const node = await startConfigNode(t);
+    const id = await first(node);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        node.call('PUT', '/config', {
+          body: company(`Race ${i}`),
+          headers: { 'x-summary': `w${i}`, 'if-match': `"${id}"` },
+        }),
+      ),
+    );
+    const statuses = answers.map((a) => a.status);
+    t.equal(statuses.filter((s) => s === 201).length, 1);
+    t.equal(statuses.filter((s) => s === 409).length, 19);
+    const bodies = await Promise.all(answers.map(json));
+    for (const body of bodies.filter((b) => b['error'] === 'revision_advanced' && b['stored_revision_id'])) {
+      const stored = await node.call('GET', `/config/revisions/${String(body['stored_revision_id'])}`);
+      t.equal(stored.status, 200, 'a losing revision is stored and readable');
+    }
+    const list = await json(await node.call('GET', '/config/revisions?limit=500'));
+    t.equal(
+      (list['revisions'] as Json[]).filter((r) => r['is_active']).length,
+      1,
+      'at most one active revision',
+    );
+  },
+);
+
+t.test('dry_run takes true or false only and stores nothing', async (t) => {
+  const node = await startConfigNode(t);
+  const bad = await node.call('PUT', '/config?dry_run=yes', { body: company() });
+  t.equal(bad.status, 400);
+  t.equal((await json(bad))['error'], 'invalid_query');
+  const dry = await node.call('PUT', '/config?dry_run=true', { body: company() });
+  t.equal(dry.status, 200);
+  t.match(await json(dry), { valid: true, base_revision_id: '', warnings: Array, derived: { seats: Array } });
+  t.equal((await node.call('GET', '/config')).status, 404, 'nothing stored');
+  const id = await first(node);
+  t.match(await json(await node.call('PUT', '/config?dry_run=true', { body: company('X') })), {
+    base_revision_id: id,
+  });
+});
+
+t.test(
+  'an invalid document is 400 validation_error with problems, and YAML problems carry their line',
+  async (t) => {
+    const node = await startConfigNode(t);
+    const bad = company();
+    (bad['roles'] as Json[]).push({ name: 'Chief Agent' });
+    const res = await node.call('PUT', '/config', { body: bad, headers: { 'x-summary': 's' } });
+    t.equal(res.status, 400);
+    const body = await json(res);
+    t.equal(body['error'], 'validation_error');
+    t.ok(
+      (body['problems'] as Json[]).some((p) => p['kind'] === 'conflict'),
+      'duplicate handle is a conflict',
+    );
+    t.ok(body['derived'], 'derived is carried when the document parsed');
+    const yaml = 'name: Acme\nroles:\n  - name: A\n    kind: robot\n';
+    const yres = await node.call('PUT', '/config', {
+      body: yaml,
+      headers: { 'x-summary': 's', 'content-type': 'application/yaml' },
+    });
+    t.equal(yres.status, 400);
+    const problem = ((await json(yres))['problems'] as Json[])[0]!;
+    t.match(problem, { path: 'roles[0].kind', kind: 'unknown_value', line: 4 });
+    const unparseable = await node.call('PUT', '/config', {
+      body: '{"name": ',
+      headers: { 'x-summary': 's' },
+    });
+    t.equal((await json(unparseable))['error'], 'invalid_body');
+  },
+);
+
+t.test(
+  'PATCH merges (null deletes), refuses unknown keys even when null, and other media types with 415',
+  async (t) => {
+    const node = await startConfigNode(t);
+    const none = await node.call('PATCH', '/config', {
+      body: { mission: 'x' },
+      headers: { 'x-summary': 's' },
+    });
+    t.equal(none.status, 409);
+    t.equal((await json(none))['error'], 'no_active_revision');
+    await first(node, { ...company(), mission: 'old', vision: 'v' });
+    const patch = await node.call('PATCH', '/config', {
+      body: { mission: 'new', vision: null },
+      headers: { 'x-summary': 'patch', 'content-type': 'application/merge-patch+json' },
+    });
+    t.equal(patch.status, 201);
+    const doc = await json(await node.call('GET', '/config'));
+    t.equal(doc['mission'], 'new');
+    t.notOk('vision' in doc);
+    const unknown = await node.call('PATCH', '/config', {
+      body: { nonsense: null },
+      headers: { 'x-summary': 's' },
+    });
+    t.equal(unknown.status, 400);
+    t.match(await json(unknown), {
+      error: 'invalid_patch',
+      problems: [{ path: 'nonsense', kind: 'unknown_field' }],
+    });
+    const wrongType = await node.call('PATCH', '/config', {
+      body: '[]',
+      headers: { 'x-summary': 's', 'content-type': 'application/json-patch+json' },
+    });
+    t.equal(wrongType.status, 415);
+    t.equal(wrongType.headers.get('accept-patch'), 'application/merge-patch+json');
+  },
+);
+
+t.test('entity routes: get, replace, identity rules, create-only, and no DELETE', async (t) => {
+  const node = await startConfigNode(t);
+  await first(node);
+  const seat = await node.call('GET', '/config/roles/bo-agent');
+  t.equal(seat.status, 200);
+  t.match(await json(seat), { name: 'Bo Agent' });
+  t.equal((await node.call('GET', '/config/roles/nobody')).status, 404);
+  const missing = await node.call('PUT', '/config/roles/nobody', {
+    body: { name: 'Nobody' },
+    headers: { 'x-summary': 's' },
+  });
+  t.equal((await json(missing))['error'], 'no_such_entity');
+  const replaced = await node.call('PUT', '/config/roles/bo-agent', {
+    body: { name: 'Bo Agent', goal: 'Keep the platform up.' },
+    headers: { 'x-summary': 'goal' },
+  });
+  t.equal(replaced.status, 201);
+  t.equal((await json(await node.call('GET', '/config/roles/bo-agent')))['goal'], 'Keep the platform up.');
+  const renamed = await node.call('PUT', '/config/roles/bo-agent', {
+    body: { name: 'Bo Renamed' },
+    headers: { 'x-summary': 's' },
+  });
+  t.equal((await json(renamed))['error'], 'identity_mismatch', 'an omitted handle with a changed name');
+  const createSeat = await node.call('PUT', '/config/roles/new-seat', {
+    body: { name: 'New Seat' },
+    headers: { 'x-summary': 's', 'if-none-match': '*' },
+  });
+  t.equal((await json(createSeat))['error'], 'not_creatable');
+  const provider = { type: 'openai', model: 'gpt-4o', api_keys: ['${OPENAI_KEY}'] };
+  const created = await node.call('PUT', '/config/llm-providers/second', {
+    body: provider,
+    headers: { 'x-summary': 's', 'if-none-match': '*' },
+  });
+  t.equal(created.status, 201);
+  const exists = await node.call('PUT', '/config/llm-providers/second', {
+    body: provider,
+    headers: { 'x-summary': 's', 'if-none-match': '*' },
+  });
+  t.equal(exists.status, 412);
+  t.equal((await json(exists))['error'], 'entity_exists');
+  const unknownField = await node.call('PUT', '/config/mcp-servers/docs', {
+    body: { name: 'docs', command: 'x', colour: 'blue' },
+    headers: { 'x-summary': 's' },
+  });
+  t.equal(unknownField.status, 400);
+  t.match(await json(unknownField), { error: 'invalid_body', problems: [{ kind: 'unknown_field' }] });
+  const del = await node.call('DELETE', '/config/roles/bo-agent');
+  t.equal(del.status, 405);
+  t.equal(del.headers.get('allow'), 'GET, PUT');
+});
+
+t.test(
+  'revisions list newest first; one revision, a redacted diff, references, revert and reload',
+  async (t) => {
+    const node = await startConfigNode(t);
+    const a = await first(node, { ...company(), mission: 'one' });
+    const b = (
+      await json(
+        await node.call('PUT', '/config', {
+          body: { ...company(), mission: 'two' },
+          headers: { 'x-summary': 'two' },
+        }),
+      )
+    )['revision_id'] as string;
+    const list = await json(await node.call('GET', '/config/revisions'));
+    t.same(
+      (list['revisions'] as Json[]).map((r) => r['revision_id']),
+      [b, a],
+    );
+    t.notOk(
+      (list['revisions'] as Json[]).some((r) => 'payload' in r),
+      'metadata only',
+    );
+    t.equal((await node.call('GET', '/config/revisions/00000000-0000-4000-8000-000000000000')).status, 404);
+    const diff = await json(await node.call('GET', `/config/revisions/${a}/diff`));
+    t.match(diff, {
+      from: b,
+      to: a,
+      changes_total: 1,
+      changes: [{ path: 'mission', kind: 'changed', from: 'two', to: 'one' }],
+    });
+    const refs = await json(await node.call('GET', '/config/references'));
+    t.match(refs, { revision_id: b, references: [{ name: 'ANTHROPIC_KEY' }] });
+    const revert = await node.call('POST', `/config/revisions/${a}/revert`, {
+      headers: { 'x-summary': 'back' },
+    });
+    t.equal(revert.status, 201);
+    t.equal((await json(await node.call('GET', '/config')))['mission'], 'one');
+    const reload = await node.call('POST', '/config/reload');
+    t.equal(reload.status, 201);
+    t.equal((await json(reload))['epoch'], 4);
+  },
+);
+
+t.test(
+  'a managed document refuses writes from other credentials with 403 before anything is read',
+  async (t) => {
+    const node = await startConfigNode(t, { auth: { ...openAuth, companyWriters: ['ops'] } });
+    await first(node);
+    const other = await node.call('PUT', '/config', {
+      auth: CI_TOKEN,
+      body: 'not even json',
+      headers: { 'x-summary': 's' },
+    });
+    t.equal(other.status, 403);
+    t.match(await json(other), { error: 'config_managed', managed_by: ['ops'] });
+    t.equal(
+      (await node.call('PATCH', '/config', { auth: CI_TOKEN, body: {}, headers: { 'x-summary': 's' } }))
+        .status,
+      403,
+    );
+    t.equal((await node.call('GET', '/config', { auth: CI_TOKEN })).status, 200, 'reads stay open');
+    t.equal((await node.call('POST', '/config/reload', { auth: CI_TOKEN })).status, 201, 'reload stays open');
+  },
+);
