@@ -37,3 +37,4 @@ export {
   type StreamName,
 } from './catalogue.js';
 export { openMemoryBus, type MemoryBusOptions } from './memory/index.js';
+export { openBus, type OpenBusOptions } from './open.js';

@@ -126,19 +126,19 @@ export function parseTierA(text: string, opts: LoadOptions): TierAResult {
   }
   const raw: unknown = doc.toJS() ?? {};
   const resolveRef = (name: string): string | undefined => opts.env[name];
-  const parsed = TierAFile.safeParse(substituteDeep(raw, resolveRef));
+  const substituted = substituteDeep(raw, resolveRef);
+  const parsed = TierAFile.safeParse(substituted);
+  const related = crossCheck(substituted, raw);
   if (!parsed.success) {
-    return {
-      ok: false,
-      problems: parsed.error.issues.flatMap((issue) =>
-        issue.code === 'unrecognized_keys'
-          ? issue.keys.map((key) => ({ path: formatIssuePath([...issue.path, key]), message: 'unknown key' }))
-          : [{ path: formatIssuePath(issue.path), message: issue.message }],
-      ),
-    };
+    const shape = parsed.error.issues.flatMap((issue) =>
+      issue.code === 'unrecognized_keys'
+        ? issue.keys.map((key) => ({ path: formatIssuePath([...issue.path, key]), message: 'unknown key' }))
+        : [{ path: formatIssuePath(issue.path), message: issue.message }],
+    );
+    const named = new Set(shape.map((p) => p.path));
+    return { ok: false, problems: [...shape, ...related.filter((p) => !named.has(p.path))] };
   }
-  const problems = crossCheck(parsed.data, raw);
-  if (problems.length > 0) return { ok: false, problems };
+  if (related.length > 0) return { ok: false, problems: related };
   return { ok: true, config: finish(parsed.data, opts) };
 }
 
@@ -155,75 +155,89 @@ function finish(file: TierAFileOut, opts: LoadOptions): TierA {
   };
 }
 
-/** Rules between fields. `raw` is the file before substitution, so messages name `${VAR}`s, never values. */
-function crossCheck(file: TierAFileOut, raw: unknown): Problem[] {
+/**
+ * Rules between fields. They read the file loosely (it may have failed its shape check) so every
+ * problem is listed at once; `raw` is the file before substitution, so messages name `${VAR}`s,
+ * never values.
+ */
+function crossCheck(file: unknown, raw: unknown): Problem[] {
   const problems: Problem[] = [];
-  const queue = file.providers.queue;
-  if (queue.type === QueueType.JetStream && !queue.url) {
+  const str = (path: ReadonlyArray<string | number>): string | undefined => {
+    const value = valueAt(file, path);
+    return typeof value === 'string' ? value : undefined;
+  };
+  const type = str(['providers', 'queue', 'type']) ?? QueueType.Memory;
+  if (type === QueueType.JetStream && !str(['providers', 'queue', 'url'])) {
     problems.push({
       path: 'providers.queue.url',
       message: 'required when providers.queue.type is jetstream',
     });
   }
-  if (queue.type === QueueType.JetStreamEmbedded && !file.stream.store_dir) {
+  if (type === QueueType.JetStreamEmbedded && !str(['stream', 'store_dir'])) {
     problems.push({
       path: 'stream.store_dir',
       message: 'required when providers.queue.type is jetstream-embedded',
     });
   }
-  if (file.api.public && file.api.public.port !== 0 && file.api.public.port === file.api.port) {
+  const apiPort = valueAt(file, ['api', 'port']) ?? 8080;
+  const publicPort = valueAt(file, ['api', 'public', 'port']);
+  if (typeof publicPort === 'number' && publicPort !== 0 && publicPort === apiPort) {
     problems.push({ path: 'api.public.port', message: 'must differ from api.port' });
   }
-  const auth = file.api.auth;
-  if (auth) {
-    const seen = new Set<string>();
-    auth.tokens.forEach((entry, i) => {
-      if (seen.has(entry.id))
-        problems.push({ path: `api.auth.tokens[${i}].id`, message: `duplicate token id ${entry.id}` });
-      seen.add(entry.id);
-      if (entry.token.trim() === '') {
-        const written = rawString(raw, ['api', 'auth', 'tokens', i, 'token']);
-        const refs = written ? listRefs(written) : [];
-        const why = refs.length > 0 ? ` (${refs.map((r) => `\${${r}}`).join(', ')} unset or empty)` : '';
-        problems.push({
-          path: `api.auth.tokens[${i}].token`,
-          message: `resolves empty${why}; an empty bearer never authenticates`,
-        });
-      }
-    });
-    auth.company_writers?.forEach((id, i) => {
-      if (!seen.has(id))
-        problems.push({
-          path: `api.auth.company_writers[${i}]`,
-          message: `names no token id in api.auth.tokens: ${id}`,
-        });
-    });
-  }
-  if (file.secrets) problems.push(...checkKeyring(file.secrets));
-  const roles = file.node.roles ?? [];
+  const seen = new Set<string>();
+  listAt(file, ['api', 'auth', 'tokens']).forEach((entry, i) => {
+    const id = valueAt(entry, ['id']);
+    const token = valueAt(entry, ['token']);
+    if (typeof id === 'string') {
+      if (seen.has(id))
+        problems.push({ path: `api.auth.tokens[${i}].id`, message: `duplicate token id ${id}` });
+      seen.add(id);
+    }
+    if (typeof token === 'string' && token.trim() === '') {
+      const written = valueAt(raw, ['api', 'auth', 'tokens', i, 'token']);
+      const refs = typeof written === 'string' ? listRefs(written) : [];
+      const why = refs.length > 0 ? ` (${refs.map((r) => `\${${r}}`).join(', ')} unset or empty)` : '';
+      problems.push({
+        path: `api.auth.tokens[${i}].token`,
+        message: `resolves empty${why}; an empty bearer never authenticates`,
+      });
+    }
+  });
+  listAt(file, ['api', 'auth', 'company_writers']).forEach((id, i) => {
+    if (typeof id === 'string' && !seen.has(id)) {
+      problems.push({
+        path: `api.auth.company_writers[${i}]`,
+        message: `names no token id in api.auth.tokens: ${id}`,
+      });
+    }
+  });
+  problems.push(...checkKeyring(file));
+  const roles = listAt(file, ['node', 'roles']);
   if (new Set(roles).size !== roles.length)
     problems.push({ path: 'node.roles', message: 'lists a role twice' });
   return problems;
 }
 
-function checkKeyring(secrets: NonNullable<TierAFileOut['secrets']>): Problem[] {
+function checkKeyring(file: unknown): Problem[] {
   const problems: Problem[] = [];
   const ids = new Set<string>();
-  secrets.keys.forEach((key, i) => {
-    if (ids.has(key.id))
-      problems.push({ path: `secrets.keys[${i}].id`, message: `duplicate key id ${key.id}` });
-    ids.add(key.id);
-    if (!isBase64Of32Bytes(key.material)) {
+  const keys = listAt(file, ['secrets', 'keys']);
+  keys.forEach((key, i) => {
+    const id = valueAt(key, ['id']);
+    const material = valueAt(key, ['material']);
+    if (typeof id === 'string') {
+      if (ids.has(id)) problems.push({ path: `secrets.keys[${i}].id`, message: `duplicate key id ${id}` });
+      ids.add(id);
+    }
+    if (typeof material === 'string' && !isBase64Of32Bytes(material)) {
       problems.push({ path: `secrets.keys[${i}].material`, message: 'must be base64 of exactly 32 bytes' });
     }
   });
-  if (secrets.keys.length > 0 && !secrets.active_key_id) {
+  const active = valueAt(file, ['secrets', 'active_key_id']);
+  if (keys.length > 0 && !active) {
     problems.push({ path: 'secrets.active_key_id', message: 'required when secrets.keys is not empty' });
-  } else if (secrets.active_key_id && !ids.has(secrets.active_key_id)) {
-    problems.push({
-      path: 'secrets.active_key_id',
-      message: `names no key in secrets.keys: ${secrets.active_key_id}`,
-    });
+  } else if (typeof active === 'string' && !ids.has(active)) {
+    problems.push({ path: 'secrets.active_key_id', message: `names no key in secrets.keys: ${active}` });
   }
   return problems;
 }
@@ -234,11 +248,16 @@ function isBase64Of32Bytes(text: string): boolean {
   return Buffer.from(trimmed, 'base64').length === 32;
 }
 
-function rawString(value: unknown, path: ReadonlyArray<string | number>): string | undefined {
+function valueAt(value: unknown, path: ReadonlyArray<string | number>): unknown {
   let at: unknown = value;
   for (const step of path) {
     if (at === null || typeof at !== 'object') return undefined;
     at = (at as Record<string | number, unknown>)[step];
   }
-  return typeof at === 'string' ? at : undefined;
+  return at;
+}
+
+function listAt(value: unknown, path: ReadonlyArray<string | number>): unknown[] {
+  const list = valueAt(value, path);
+  return Array.isArray(list) ? (list as unknown[]) : [];
 }

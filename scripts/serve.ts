@@ -1,0 +1,113 @@
+/**
+ * `svc serve`: wires one node together from its Tier A configuration.
+ *   1. open the bus engine it names and ensure the stream catalogue
+ *   2. start the node actor (booting → unconfigured until a revision is applied)
+ *   3. bind the gateway (api.port, and api.public.port when set)
+ * and drains in the spec's order when told to stop.
+ */
+import type { Logger } from 'pino';
+import { startNodeHost, type NodeHost } from '../actors/index.js';
+import { ensureCatalogue, openBus, type Bus } from '../bus/index.js';
+import { startGateway, type AuthSettings, type Gateway } from '../http/index.js';
+import { NodeRole, type TierA } from '../schema/index.js';
+import { startConfiguration, type Configuration } from './config-wiring.js';
+
+export interface RunningNode {
+  readonly bus: Bus;
+  readonly node: NodeHost;
+  readonly configuration: Configuration;
+  /** Null when `api.port` is 0 (binds nothing). */
+  readonly gateway: Gateway | null;
+  /** Drains once (later calls return the same promise): probes turn, listeners close, the bus closes. */
+  drain(): Promise<void>;
+}
+
+export async function serve(config: TierA, opts: { logger: Logger; version: string }): Promise<RunningNode> {
+  const { logger } = opts;
+  const queue = config.providers.queue;
+  const ingress = config.node.roles.includes(NodeRole.Ingress);
+
+  // 1. bus
+  const bus = await openBus({
+    type: queue.type,
+    url: queue.url,
+    authToken: queue.auth_token,
+    storeDir: config.stream.store_dir,
+    logger: logger.child({ component: 'bus' }),
+  });
+  let gateway: Gateway | null = null;
+  try {
+    const catalogue = await ensureCatalogue(bus);
+
+    // 2. node actor
+    const node = startNodeHost(
+      {
+        node: config.node.id,
+        version: opts.version,
+        startedAt: new Date().toISOString(),
+        queue: queue.type,
+        roles: config.node.roles,
+        ingress,
+        eventHistorySeconds: catalogue.eventHistorySeconds,
+        spendHistorySeconds: catalogue.spendHistorySeconds,
+      },
+      logger.child({ component: 'node' }),
+    );
+    // 3. configuration: follow the revisions, answer writes, apply what is active before binding
+    node.send({ type: 'node.booted', configured: false, appliedEpoch: 0 });
+    const configuration = await startConfiguration({ bus, coord: catalogue.coord, node, config, logger });
+    await configuration.applyActive();
+
+    // 4. gateway
+    const auth: AuthSettings = {
+      disabled: config.api.auth?.disabled ?? false,
+      allowAnonymousRead: config.api.auth?.allow_anonymous_read ?? true,
+      tokens: config.api.auth?.tokens ?? [],
+      ...(config.api.auth?.company_writers ? { companyWriters: config.api.auth.company_writers } : {}),
+    };
+    if (config.api.port > 0) {
+      const inFlight = (): number => gateway?.inFlight() ?? 0;
+      gateway = await startGateway({
+        host: config.api.host,
+        port: config.api.port,
+        ...(config.api.public ? { publicPort: config.api.public.port } : {}),
+        ingress,
+        auth,
+        routes: ingress ? configuration.routes(auth) : [],
+        probes: {
+          health: () => node.health({ inFlight: inFlight() }),
+          ready: () => node.ready({ inFlight: inFlight() }),
+          draining: () => node.draining(),
+          configured: () => node.configured(),
+        },
+        logger: logger.child({ component: 'http' }),
+      });
+    }
+    logger.info(
+      {
+        api_port: gateway?.port ?? 0,
+        public_port: gateway?.publicPort ?? null,
+        queue: queue.type,
+        roles: config.node.roles,
+      },
+      'node serving',
+    );
+
+    let draining: Promise<void> | null = null;
+    const drain = (): Promise<void> =>
+      (draining ??= (async () => {
+        logger.info('drain started');
+        node.send({ type: 'node.drain' });
+        await gateway?.drain();
+        await configuration.stop();
+        await bus.close();
+        node.send({ type: 'node.stopped' });
+        logger.info('drain finished');
+      })());
+    return { bus, node, configuration, gateway, drain };
+  } catch (error) {
+    await gateway?.close();
+    await bus.close();
+    throw error;
+  }
+}

@@ -1,0 +1,214 @@
+#!/usr/bin/env node
+/**
+ * The `svc` command line. Each command parses its own flags and prints its own help; a bad
+ * invocation exits 2, a refused configuration exits 1 with every problem listed.
+ */
+import { parseArgs } from 'node:util';
+import { openBus, type Bus } from '../bus/index.js';
+import { companyJsonSchema, formatProblems, loadTierA, type TierA } from '../schema/index.js';
+import { ConfigUsageError, runConfig } from './config-cli.js';
+import { createLogger } from './logger.js';
+import { replayStream } from './replay.js';
+import { serve } from './serve.js';
+import { packageVersion } from './version.js';
+
+const mainHelp = `svc — runs one company of AI agents and humans
+
+Usage: svc <command> [flags]
+
+Commands:
+  serve     run a node: gateway, probes and the bus engine named by the Tier A file
+  replay    print a stream's messages as JSON lines (audit), optionally verifying sequences
+  config    read and change the company document on a running node (svc config --help)
+
+Flags:
+  -h, --help      show help (also: svc <command> --help)
+  -v, --version   print the version
+
+Environment:
+  SVC_CONFIG      Tier A file used when --config is not given
+  SVC_NODE_ID     node id when the file sets no node.id (default node-0)
+`;
+
+const serveHelp = `Usage: svc serve [--config FILE]
+
+Runs one node until SIGTERM or SIGINT, then drains: /ready answers 503, writes and webhooks
+answer 503 draining, the public listener closes, then api.port; exit code 0.
+
+Flags:
+  -c, --config FILE   Tier A bootstrap file (YAML); default: $SVC_CONFIG
+  -h, --help          show this help
+
+Exit codes: 0 after a drain; 1 when the configuration is refused or the node cannot start; 2 on bad flags.
+`;
+
+const replayHelp = `Usage: svc replay [--config FILE] --stream NAME [--from-seq N | --since ISO] [--subject S] [--verify]
+
+Prints the stream's messages as JSON lines {seq, subject, time, headers, data} on stdout, using the
+bus engine the Tier A file names (on the memory engine, stop the node first: its store is single-process).
+
+Flags:
+  -c, --config FILE   Tier A bootstrap file (YAML); default: $SVC_CONFIG
+  --stream NAME       stream to read (e.g. SVC_EVENTS, SVC_CONFIG)
+  --from-seq N        start at sequence N (inclusive)
+  --since ISO         start at the first message stored at or after this instant
+  --subject S         only messages whose subject matches S (wildcards * and >)
+  --verify            check that sequences strictly increase and report the count and any gaps
+  -h, --help          show this help
+`;
+
+class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+type Out = { write(text: string): unknown };
+
+/** Runs the CLI; resolves with the exit code (serve resolves only after its drain). */
+export async function main(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  out: Out = process.stdout,
+  err: Out = process.stderr,
+): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case undefined:
+      case '-h':
+      case '--help':
+      case 'help':
+        out.write(mainHelp);
+        return command === undefined ? 2 : 0;
+      case '-v':
+      case '--version':
+      case 'version':
+        out.write(`${packageVersion()}\n`);
+        return 0;
+      case 'serve':
+        return await runServe(rest, env, out, err);
+      case 'replay':
+        return await runReplay(rest, env, out, err);
+      case 'config':
+        return await runConfig(rest, env, out, err, companyJsonSchema);
+      default:
+        throw new UsageError(`unknown command: ${command}`);
+    }
+  } catch (error) {
+    if (
+      error instanceof UsageError ||
+      error instanceof ConfigUsageError ||
+      (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
+    ) {
+      err.write(`svc: ${error.message}\nRun 'svc --help' for usage.\n`);
+      return 2;
+    }
+    err.write(`svc: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}
+
+function loadConfig(file: string | undefined, env: NodeJS.ProcessEnv, err: Out): TierA | null {
+  const path = file ?? env['SVC_CONFIG'];
+  if (!path) throw new UsageError('no configuration: pass --config FILE or set SVC_CONFIG');
+  const result = loadTierA(path, { env, cwd: process.cwd() });
+  if (result.ok) return result.config;
+  err.write(`svc: configuration ${path} refused:\n${formatProblems(result.problems)}\n`);
+  return null;
+}
+
+async function runServe(args: string[], env: NodeJS.ProcessEnv, out: Out, err: Out): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { config: { type: 'string', short: 'c' }, help: { type: 'boolean', short: 'h' } },
+    strict: true,
+  });
+  if (values.help) {
+    out.write(serveHelp);
+    return 0;
+  }
+  const config = loadConfig(values.config, env, err);
+  if (!config) return 1;
+  const logger = createLogger({ debug: config.debug, node: config.node.id });
+  const running = await serve(config, { logger, version: packageVersion() });
+  // One drain per process: a second signal while draining changes nothing.
+  await new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals): void => {
+      logger.info({ signal }, 'termination signal');
+      running.drain().then(resolve, (error: unknown) => {
+        logger.error({ err: error }, 'drain failed');
+        resolve();
+      });
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+  });
+  logger.flush();
+  return 0;
+}
+
+async function runReplay(args: string[], env: NodeJS.ProcessEnv, out: Out, err: Out): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      config: { type: 'string', short: 'c' },
+      stream: { type: 'string' },
+      'from-seq': { type: 'string' },
+      since: { type: 'string' },
+      subject: { type: 'string' },
+      verify: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    out.write(replayHelp);
+    return 0;
+  }
+  if (!values.stream) throw new UsageError('--stream NAME is required');
+  if (values['from-seq'] !== undefined && values.since !== undefined) {
+    throw new UsageError('--from-seq and --since exclude each other');
+  }
+  const fromSeq = values['from-seq'] === undefined ? undefined : Number(values['from-seq']);
+  if (fromSeq !== undefined && (!Number.isSafeInteger(fromSeq) || fromSeq < 1)) {
+    throw new UsageError(`--from-seq must be a positive integer, got ${values['from-seq']}`);
+  }
+  const since = values.since === undefined ? undefined : new Date(values.since);
+  if (since !== undefined && Number.isNaN(since.getTime())) {
+    throw new UsageError(`--since must be an ISO 8601 instant, got ${values.since}`);
+  }
+  const config = loadConfig(values.config, env, err);
+  if (!config) return 1;
+  const queue = config.providers.queue;
+  const bus: Bus = await openBus({
+    type: queue.type,
+    url: queue.url,
+    authToken: queue.auth_token,
+    storeDir: config.stream.store_dir,
+    logger: createLogger({ debug: config.debug, node: config.node.id, destination: process.stderr }),
+  });
+  try {
+    const result = await replayStream(
+      bus,
+      { stream: values.stream, fromSeq, since, subject: values.subject, verify: values.verify ?? false },
+      process.stdout,
+    );
+    return values.verify && result.gaps.length > 0 ? 1 : 0;
+  } finally {
+    await bus.close();
+  }
+}
+
+// Run when executed directly (bin or node), not when imported by tests.
+const invoked = process.argv[1] ?? '';
+if (invoked.endsWith('/svc.js') || invoked.endsWith('/svc') || invoked.endsWith('/svc.ts')) {
+  main(process.argv.slice(2), process.env).then(
+    (code) => {
+      // Exit once stdout has drained: a drained node leaves nothing to wait for, and piped output is kept.
+      process.stdout.write('', () => process.exit(code));
+    },
+    (error: unknown) => {
+      process.stderr.write(`svc: ${String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,78 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { runSvc } from '../harness/child.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
+const configFile = (name: string, text: string): string => {
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  return file;
+};
+
+t.test('svc --help names every command and flag', async (t) => {
+  const run = runSvc(['--help']);
+  t.equal(await run.exited, 0);
+  for (const word of ['serve', 'replay', '--help', '--version', 'SVC_CONFIG', 'SVC_NODE_ID'])
+    t.match(run.stdout(), word);
+});
+
+t.test('svc serve --help describes --config and the drain', async (t) => {
+  const run = runSvc(['serve', '--help']);
+  t.equal(await run.exited, 0);
+  t.match(run.stdout(), '--config FILE');
+  t.match(run.stdout(), 'SIGTERM');
+});
+
+t.test('svc replay --help describes every flag', async (t) => {
+  const run = runSvc(['replay', '--help']);
+  t.equal(await run.exited, 0);
+  for (const flag of ['--config', '--stream', '--from-seq', '--since', '--subject', '--verify'])
+    t.match(run.stdout(), flag);
+});
+
+t.test('an unknown command or flag exits 2 with a pointer to help', async (t) => {
+  const command = runSvc(['launch']);
+  t.equal(await command.exited, 2);
+  t.match(command.stderr(), /unknown command: launch/);
+  const flag = runSvc(['serve', '--confg', 'x.yaml']);
+  t.equal(await flag.exited, 2);
+  t.match(flag.stderr(), /svc --help/);
+});
+
+t.test('serve without a configuration file exits 2 naming --config and SVC_CONFIG', async (t) => {
+  const run = runSvc(['serve']);
+  t.equal(await run.exited, 2);
+  t.match(run.stderr(), /--config FILE or set SVC_CONFIG/);
+});
+
+t.test('a bad Tier A file is refused at start with every problem listed, exit 1', async (t) => {
+  const file = configFile(
+    'bad.yaml',
+    'debug: sometimes\napi: {port: -1, colour: blue}\nproviders: {queue: {type: jetstream}}\n',
+  );
+  const run = runSvc(['serve', '--config', file]);
+  t.equal(await run.exited, 1);
+  const err = run.stderr();
+  for (const path of ['debug', 'api.port', 'api.colour', 'providers.queue.url']) t.match(err, `  ${path}: `);
+});
+
+t.test('a token resolving empty is refused, naming the variable', async (t) => {
+  const file = configFile('empty-token.yaml', 'api: {auth: {tokens: [{id: ops, token: "${SVC_TOKEN}"}]}}\n');
+  const run = runSvc(['serve', '--config', file], { SVC_TOKEN: '' });
+  t.equal(await run.exited, 1);
+  t.match(run.stderr(), /api\.auth\.tokens\[0\]\.token: resolves empty \(\$\{SVC_TOKEN\} unset or empty\)/);
+});
+
+t.test('a missing file is refused with its path', async (t) => {
+  const run = runSvc(['serve'], { SVC_CONFIG: join(dir, 'nope.yaml') });
+  t.equal(await run.exited, 1);
+  t.match(run.stderr(), /cannot read .*nope\.yaml \(ENOENT\)/);
+});
+
+t.test('svc --version prints the package version', async (t) => {
+  const run = runSvc(['--version']);
+  t.equal(await run.exited, 0);
+  t.match(run.stdout(), /^\d+\.\d+\.\d+/);
+});
