@@ -12,6 +12,8 @@ import { startGateway, type AuthSettings, type Gateway } from '../http/index.js'
 import { NodeRole, type TierA } from '../schema/index.js';
 import { startConfiguration, type Configuration } from './config-wiring.js';
 
+const reconcileIntervalMs = 15_000;
+
 export interface RunningNode {
   readonly bus: Bus;
   readonly node: NodeHost;
@@ -93,11 +95,16 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       'node serving',
     );
 
+    // The reconcile tick (spec: every 15 s) re-applies a missed activation; it also keeps a node
+    // without listeners (api.port 0) alive until it is told to stop.
+    const reconcile = setInterval(() => void configuration.applyActive(), reconcileIntervalMs);
+
     let draining: Promise<void> | null = null;
     const drain = (): Promise<void> =>
       (draining ??= (async () => {
         logger.info('drain started');
         node.send({ type: 'node.drain' });
+        clearInterval(reconcile);
         await gateway?.drain();
         await configuration.stop();
         await bus.close();

@@ -129,18 +129,26 @@ async function runServe(args: string[], env: NodeJS.ProcessEnv, out: Out, err: O
   const config = loadConfig(values.config, env, err);
   if (!config) return 1;
   const logger = createLogger({ debug: config.debug, node: config.node.id });
+  // Signals are caught from the start: one that arrives while the node boots drains it once it is up.
+  let signalled: NodeJS.Signals | null = null;
+  let onSignal: (() => void) | null = null;
+  const stop = (signal: NodeJS.Signals): void => {
+    if (signalled) return;
+    signalled = signal;
+    logger.info({ signal }, 'termination signal');
+    onSignal?.();
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
   const running = await serve(config, { logger, version: packageVersion() });
-  // One drain per process: a second signal while draining changes nothing.
   await new Promise<void>((resolve) => {
-    const stop = (signal: NodeJS.Signals): void => {
-      logger.info({ signal }, 'termination signal');
+    onSignal = () => {
       running.drain().then(resolve, (error: unknown) => {
         logger.error({ err: error }, 'drain failed');
         resolve();
       });
     };
-    process.on('SIGTERM', stop);
-    process.on('SIGINT', stop);
+    if (signalled) onSignal();
   });
   logger.flush();
   return 0;

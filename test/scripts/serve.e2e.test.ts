@@ -124,4 +124,8 @@ t.test('api.port 0 binds nothing and the node still runs until told to stop', as
   t.equal(serving['api_port'], 0);
   run.kill('SIGINT');
   t.equal(await run.exited, 0);
+  t.ok(
+    run.lines.some((l) => l.msg === 'termination signal'),
+    'the node was still running when the signal came',
+  );
 });
