@@ -19,3 +19,4 @@ export type {
   RouteKind,
 } from './types.js';
 export { configRoutes, type ConfigRouteDeps } from './routes/config/config.routes.js';
+export { queryRoutes, type Question, type QuestionRegistry } from './routes/query.routes.js';

@@ -12,14 +12,16 @@ import {
   type SubsystemApplier,
 } from '../actors/index.js';
 import { Streams, Subjects, type Bus, type Kv, type Subscription } from '../bus/index.js';
-import { configRoutes, type AuthSettings, type RouteDef } from '../http/index.js';
-import { activeRevision, followConfig, type ConfigView } from '../projections/index.js';
+import { configRoutes, type AuthSettings, type Question, type RouteDef } from '../http/index.js';
+import { activeRevision, configAudit, followConfig, type ConfigView } from '../projections/index.js';
 import { validateCompany, type TierA } from '../schema/index.js';
 
 export interface Configuration {
   readonly view: ConfigView;
   readonly coord: Kv;
   routes(auth: AuthSettings): RouteDef[];
+  /** Named questions this subsystem answers on `/query/{what}`. */
+  readonly questions: ReadonlyMap<string, Question>;
   /** Applies whatever is active now (boot) — resolves when done. */
   applyActive(): Promise<void>;
   stop(): Promise<void>;
@@ -92,6 +94,13 @@ export async function startConfiguration(opts: {
         auth,
         tierAProblems: (document) => tierAProblems(config, document),
       }),
+    questions: new Map<string, Question>([
+      // Revision metadata without payloads, newest first (spec: the `config_audit` question).
+      [
+        'config_audit',
+        { guarded: true, answer: (params) => configAudit(view.state, params.get('limit') ?? undefined) },
+      ],
+    ]),
     applyActive: () => applier.reconcile(),
     async stop() {
       stopListening();

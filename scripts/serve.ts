@@ -8,7 +8,7 @@
 import type { Logger } from 'pino';
 import { startNodeHost, type NodeHost } from '../actors/index.js';
 import { ensureCatalogue, openBus, type Bus } from '../bus/index.js';
-import { startGateway, type AuthSettings, type Gateway } from '../http/index.js';
+import { queryRoutes, startGateway, type AuthSettings, type Gateway } from '../http/index.js';
 import { NodeRole, type TierA } from '../schema/index.js';
 import { startConfiguration, type Configuration } from './config-wiring.js';
 
@@ -75,7 +75,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         ...(config.api.public ? { publicPort: config.api.public.port } : {}),
         ingress,
         auth,
-        routes: ingress ? configuration.routes(auth) : [],
+        routes: ingress ? [...configuration.routes(auth), ...queryRoutes(configuration.questions)] : [],
         probes: {
           health: () => node.health({ inFlight: inFlight() }),
           ready: () => node.ready({ inFlight: inFlight() }),

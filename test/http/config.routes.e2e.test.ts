@@ -380,3 +380,25 @@ t.test(
     t.equal((await node.call('POST', '/config/reload', { auth: CI_TOKEN })).status, 201, 'reload stays open');
   },
 );
+
+t.test(
+  'config_audit answers revision metadata newest first; limit clamped 1..500, non-number the default',
+  async (t) => {
+    const node = await startConfigNode(t);
+    for (let i = 0; i < 3; i += 1) {
+      await node.call('PUT', '/config', { body: company(`Acme ${i}`), headers: { 'x-summary': `s${i}` } });
+    }
+    const all = (await json(await node.call('GET', '/query/config_audit'))) as unknown as Json[];
+    t.same(
+      all.map((r) => r['summary']),
+      ['s2', 's1', 's0'],
+    );
+    t.notOk(all.some((r) => 'payload' in r));
+    t.equal(((await (await node.call('GET', '/query/config_audit?limit=0')).json()) as Json[]).length, 1);
+    t.equal(((await (await node.call('GET', '/query/config_audit?limit=lots')).json()) as Json[]).length, 3);
+    t.equal((await node.call('GET', '/query/config_audit', { auth: null })).status, 401, 'a token is needed');
+    const unknown = await node.call('GET', '/query/no_such_question');
+    t.equal(unknown.status, 404);
+    t.equal((await json(unknown))['error'], 'unknown_query');
+  },
+);
