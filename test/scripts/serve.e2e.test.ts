@@ -1,31 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import t, { type Test } from 'tap';
-import { freePort, runSvc, type SvcChild } from '../harness/child.js';
+import t from 'tap';
+import { runSvc } from '../harness/child.js';
 import { openConnection } from '../harness/raw-http.js';
-
-const TOKEN = 'serve-test-token-0123456789';
-
-async function startNode(t: Test, extra = ''): Promise<{ run: SvcChild; port: number; dir: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-serve-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const port = await freePort();
-  const file = join(dir, 'config.yaml');
-  writeFileSync(
-    file,
-    [
-      'providers: {queue: {type: memory}}',
-      `api: {host: 127.0.0.1, port: ${port}, auth: {tokens: [{id: ops, token: "\${SVC_TOKEN}"}]}}`,
-      `stream: {store_dir: ${join(dir, 'data')}}`,
-      extra,
-    ].join('\n'),
-  );
-  const run = runSvc(['serve', '--config', file], { SVC_TOKEN: TOKEN });
-  t.teardown(() => run.kill('SIGKILL'));
-  await run.waitForLog((line) => line.msg === 'node serving');
-  return { run, port, dir };
-}
+import { startNode, TOKEN } from '../harness/serve-node.js';
 
 t.test('a new node serves /health as unconfigured and /ready as 503 unconfigured', async (t) => {
   const { run, port } = await startNode(t);

@@ -1,0 +1,36 @@
+/** A `svc serve` child on a free port with a temp store and one operator token. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Test } from 'tap';
+import { freePort, runSvc, type SvcChild } from './child.js';
+
+export const TOKEN = 'serve-test-token-0123456789';
+
+export interface ServedNode {
+  readonly run: SvcChild;
+  readonly port: number;
+  readonly dir: string;
+  readonly configFile: string;
+  readonly url: string;
+}
+
+export async function startNode(t: Test, extra = ''): Promise<ServedNode> {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-serve-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const port = await freePort();
+  const configFile = join(dir, 'config.yaml');
+  writeFileSync(
+    configFile,
+    [
+      'providers: {queue: {type: memory}}',
+      `api: {host: 127.0.0.1, port: ${port}, auth: {tokens: [{id: ops, token: "\${SVC_TOKEN}"}]}}`,
+      `stream: {store_dir: ${join(dir, 'data')}}`,
+      extra,
+    ].join('\n'),
+  );
+  const run = runSvc(['serve', '--config', configFile], { SVC_TOKEN: TOKEN });
+  t.teardown(() => run.kill('SIGKILL'));
+  await run.waitForLog((line) => line.msg === 'node serving');
+  return { run, port, dir, configFile, url: `http://127.0.0.1:${port}` };
+}

@@ -1,0 +1,66 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { root, runSvc } from '../harness/child.js';
+import { startNode, TOKEN } from '../harness/serve-node.js';
+
+/** Runs `svc config ...` against the node and resolves with its exit code and output. */
+async function config(url: string, args: string[], env: Record<string, string> = { SVC_TOKEN: TOKEN }) {
+  const run = runSvc(['config', ...args, '--url', url], env);
+  const code = await run.exited;
+  return { code, out: run.stdout(), err: run.stderr() };
+}
+
+t.test('svc config puts, gets, lists, diffs, reverts and reloads against a running node', async (t) => {
+  const node = await startNode(t);
+  const first = join(node.dir, 'company.yaml');
+  writeFileSync(first, 'name: Acme\nmission: one\nroles:\n  - name: Ada\n');
+  const put = await config(node.url, ['put', first, '--summary', 'first company']);
+  t.equal(put.code, 0, put.err);
+  const firstId = (JSON.parse(put.out) as { revision_id: string; epoch: number }).revision_id;
+  t.match(JSON.parse(put.out), { epoch: 1, derived: { seats: [{ handle: 'ada' }] } });
+
+  const patch = join(node.dir, 'patch.json');
+  writeFileSync(patch, '{"mission": "two"}');
+  t.equal((await config(node.url, ['patch', patch, '--summary', 'mission'])).code, 0);
+
+  const yaml = await config(node.url, ['get', '--format', 'yaml']);
+  t.match(yaml.out, /mission: two/);
+  const revisions = JSON.parse((await config(node.url, ['revisions', '--limit', '5'])).out) as {
+    revisions: Array<{ summary: string }>;
+  };
+  t.same(
+    revisions.revisions.map((r) => r.summary),
+    ['mission', 'first company'],
+  );
+  const diff = JSON.parse((await config(node.url, ['diff', firstId])).out) as { changes: unknown[] };
+  t.match(diff.changes, [{ path: 'mission', kind: 'changed', from: 'two', to: 'one' }]);
+  t.equal((await config(node.url, ['revert', firstId, '--summary', 'back to one'])).code, 0);
+  t.match((await config(node.url, ['get'])).out, /"mission":"one"/);
+  t.match(JSON.parse((await config(node.url, ['reload'])).out), { epoch: 4 });
+});
+
+t.test('svc config prints refusals with their code and problems and exits 1', async (t) => {
+  const node = await startNode(t);
+  const bad = join(node.dir, 'bad.yaml');
+  writeFileSync(bad, 'name: Acme\nroles:\n  - name: Ada\n    kind: robot\n');
+  const validate = await config(node.url, ['validate', bad]);
+  t.equal(validate.code, 1);
+  t.match(validate.err, /400 validation_error/);
+  t.match(validate.err, /roles\[0\]\.kind \(line 4\)/);
+  const noSummary = await config(node.url, ['put', bad]);
+  t.equal(noSummary.code, 2, 'a put without --summary is a usage error');
+  const noToken = await config(node.url, ['get'], {});
+  t.equal(noToken.code, 1);
+  t.match(noToken.err, /401 invalid_token/);
+  const unreachable = await config('http://127.0.0.1:1', ['get']);
+  t.equal(unreachable.code, 1);
+  t.match(unreachable.err, /cannot reach http:\/\/127\.0\.0\.1:1/);
+});
+
+t.test('svc config schema prints the company document JSON Schema without a node', async (t) => {
+  const run = runSvc(['config', 'schema'], {}, root);
+  t.equal(await run.exited, 0);
+  const schema = JSON.parse(run.stdout()) as { $schema?: string; properties?: Record<string, unknown> };
+  t.ok(schema.properties && 'roles' in schema.properties && 'units' in schema.properties);
+});
