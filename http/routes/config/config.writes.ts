@@ -59,6 +59,16 @@ interface Prepared {
   readonly yamlText?: string;
 }
 
+/** The active revision a write builds on; with nothing active, 412 under `If-Match`, else 409. */
+function activeForWrite(state: ConfigState, preconditions: Preconditions): RevisionRecord {
+  if (!state.active) {
+    throw new ApiError('no_active_revision', {
+      variant: preconditions.ifMatch !== undefined ? 'on_if_match' : 'on_write',
+    });
+  }
+  return requireActive(state);
+}
+
 /** A stored document to build on; a sealed one this node cannot open is unreadable. */
 function openPayload(record: RevisionRecord): unknown {
   if (isSealedDocument(record.payload)) {
@@ -211,11 +221,7 @@ async function patchConfig(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiR
   assertCompanyWriter(deps.auth, req.actor);
   const dryRun = readDryRun(req);
   const preconditions = readPreconditions(req);
-  if (!deps.state().active)
-    throw new ApiError('no_active_revision', {
-      variant: preconditions.ifMatch !== undefined ? 'on_if_match' : 'on_write',
-    });
-  const basis = requireActive(deps.state());
+  const basis = activeForWrite(deps.state(), preconditions);
   const body = parseDocumentBody(req, 'invalid_patch');
   const summary = readSummary(req, body.bodySummary, !dryRun);
   const unknown = patchUnknownKeys(body.document, knownKeysAt);
@@ -251,11 +257,7 @@ async function putEntity(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiRep
   const dryRun = readDryRun(req);
   const preconditions = readPreconditions(req);
   const id = req.params['id'] ?? '';
-  if (!deps.state().active)
-    throw new ApiError('no_active_revision', {
-      variant: preconditions.ifMatch !== undefined ? 'on_if_match' : 'on_write',
-    });
-  const basis = requireActive(deps.state());
+  const basis = activeForWrite(deps.state(), preconditions);
   const stored = openPayload(basis);
   // The id is looked up before the body is read (write rule 6).
   const existing = findEntity(stored, kind, id);
