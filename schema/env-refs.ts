@@ -32,3 +32,17 @@ export function substituteDeep(value: unknown, resolve: Resolver): unknown {
   }
   return value;
 }
+
+/**
+ * Runtime resolution order for the company document (spec): the encrypted secret store first (when a
+ * keyring holds the name), then the process environment; the first that answers wins.
+ */
+export function chainResolvers(...resolvers: readonly Resolver[]): Resolver {
+  return (name) => {
+    for (const resolve of resolvers) {
+      const value = resolve(name);
+      if (value !== undefined) return value;
+    }
+    return undefined;
+  };
+}

@@ -1,4 +1,4 @@
-export { listRefs, substituteDeep, substituteRefs, type Resolver } from './env-refs.js';
+export { chainResolvers, listRefs, substituteDeep, substituteRefs, type Resolver } from './env-refs.js';
 export { formatIssuePath, formatProblems, type Problem } from './problems.js';
 export { loadTierA, NodeRole, parseTierA, QueueType, TierAFile } from './tier-a.js';
 export type { LoadOptions, TierA, TierAResult } from './tier-a.js';
