@@ -89,3 +89,4 @@ export {
   spliceEntity,
 } from './document/index.js';
 export type { Change, EntityKind, IsSecret, KnownKeysAt, Marker, RestoreProblem } from './document/index.js';
+export { gcmOpen, keyringFrom, open, seal, sealedKeyId, SealError, type Keyring } from './sealing.js';
