@@ -1,0 +1,137 @@
+/** Bus contract, part: consumers. Registered by busContract (contract.ts). */
+import { RedeliverError, TerminateError, type DeliveredMessage } from '../../bus/index.js';
+import { enc, text, eventually, collect, inbox, type WithBus } from './contract-helpers.js';
+export function registerConsumers(withBus: WithBus): void {
+  withBus(
+    'a durable consumer acknowledges on return and redelivers what its handler threw',
+    async ({ bus }, id, t) => {
+      await bus.ensureStream({ name: `S${id}`, subjects: [`c${id}.>`] });
+      await bus.publish(`c${id}.a`, enc.encode('1'));
+      await bus.publish(`c${id}.a`, enc.encode('2'));
+      const got = inbox<DeliveredMessage>();
+      let failedOnce = false;
+      const sub = await bus.consume(`S${id}`, { durable: `d${id}`, ackWaitMs: 300 }, async (m) => {
+        got.push(m);
+        if (m.seq === 1 && !failedOnce) {
+          failedOnce = true;
+          throw new Error('not yet');
+        }
+      });
+      const seen: Array<[number, number]> = [];
+      for (let i = 0; i < 3; i += 1) {
+        const m = await got.next();
+        seen.push([m.seq, m.deliveryCount]);
+      }
+      t.same(seen.sort(), [
+        [1, 1],
+        [1, 2],
+        [2, 1],
+      ]);
+      await sub.stop();
+    },
+  );
+
+  withBus(
+    'RedeliverError asks for a delayed redelivery and TerminateError drops the message',
+    async ({ bus }, id, t) => {
+      await bus.ensureStream({ name: `S${id}`, subjects: [`c${id}.>`] });
+      await bus.publish(`c${id}.a`, enc.encode('retry'));
+      await bus.publish(`c${id}.a`, enc.encode('poison'));
+      await bus.publish(`c${id}.a`, enc.encode('after'));
+      const got = inbox<string>();
+      let retried = false;
+      const sub = await bus.consume(`S${id}`, { durable: `d${id}`, ackWaitMs: 5_000 }, async (m) => {
+        const body = text(m.data);
+        got.push(`${body}#${m.deliveryCount}`);
+        if (body === 'retry' && !retried) {
+          retried = true;
+          throw new RedeliverError('later', 100);
+        }
+        if (body === 'poison') throw new TerminateError('cannot parse');
+      });
+      const seen = new Set<string>();
+      while (seen.size < 4) seen.add(await got.next());
+      t.same([...seen].sort(), ['after#1', 'poison#1', 'retry#1', 'retry#2']);
+      await sub.stop();
+    },
+  );
+
+  withBus('maxDeliver gives up on a message after that many deliveries', async ({ bus }, id, t) => {
+    await bus.ensureStream({ name: `S${id}`, subjects: [`c${id}.>`] });
+    await bus.publish(`c${id}.a`, enc.encode('bad'));
+    await bus.publish(`c${id}.a`, enc.encode('good'));
+    const got = inbox<string>();
+    const sub = await bus.consume(
+      `S${id}`,
+      { durable: `d${id}`, ackWaitMs: 200, maxDeliver: 2 },
+      async (m) => {
+        got.push(`${text(m.data)}#${m.deliveryCount}`);
+        if (text(m.data) === 'bad') throw new RedeliverError('again', 50);
+      },
+    );
+    const seen = new Set<string>();
+    while (!seen.has('good#1') || !seen.has('bad#2')) seen.add(await got.next());
+    await t.rejects(got.next(600), /nothing arrived/, 'no third delivery');
+    await sub.stop();
+  });
+
+  withBus(
+    'a consumer filtered by subject sees only that subject; deliverPolicy new skips the backlog',
+    async ({ bus }, id, t) => {
+      await bus.ensureStream({ name: `S${id}`, subjects: [`c${id}.>`] });
+      await bus.publish(`c${id}.keep`, enc.encode('old'));
+      await bus.publish(`c${id}.skip`, enc.encode('x'));
+      const filtered = inbox<string>();
+      const a = await bus.consume(`S${id}`, { durable: `f${id}`, filterSubject: `c${id}.keep` }, async (m) =>
+        filtered.push(text(m.data)),
+      );
+      const fresh = inbox<string>();
+      const b = await bus.consume(`S${id}`, { durable: `n${id}`, deliverPolicy: 'new' }, async (m) =>
+        fresh.push(text(m.data)),
+      );
+      await bus.publish(`c${id}.keep`, enc.encode('new'));
+      t.same([await filtered.next(), await filtered.next()], ['old', 'new']);
+      t.equal(await fresh.next(), 'new');
+      await a.stop();
+      await b.stop();
+    },
+  );
+
+  withBus('a work-queue stream removes each message once it is acknowledged', async ({ bus }, id, t) => {
+    await bus.ensureStream({ name: `Q${id}`, subjects: [`q${id}.*.inbox`], retention: 'workqueue' });
+    await bus.publish(`q${id}.ada.inbox`, enc.encode('1'));
+    await bus.publish(`q${id}.ada.inbox`, enc.encode('2'));
+    const got = inbox<number>();
+    const sub = await bus.consume(`Q${id}`, { durable: `w${id}` }, async (m) => got.push(m.seq));
+    t.same([await got.next(), await got.next()], [1, 2]);
+    t.ok(
+      await eventually(async () => (await bus.streamInfo(`Q${id}`)).messages === 0, 5_000),
+      'stream emptied',
+    );
+    await sub.stop();
+  });
+
+  withBus('maxMsgs keeps only the newest messages', async ({ bus }, id, t) => {
+    await bus.ensureStream({ name: `S${id}`, subjects: [`c${id}.>`], maxMsgs: 3 });
+    for (let i = 1; i <= 5; i += 1) await bus.publish(`c${id}.a`, enc.encode(String(i)));
+    t.match(await bus.streamInfo(`S${id}`), { firstSeq: 3, lastSeq: 5, messages: 3 });
+    t.same(
+      (await collect(bus.replay(`S${id}`))).map((m) => text(m.data)),
+      ['3', '4', '5'],
+    );
+  });
+
+  withBus('maxAgeMs discards messages older than the limit', async ({ bus }, id, t) => {
+    await bus.ensureStream({ name: `S${id}`, subjects: [`c${id}.>`], maxAgeMs: 1_000 });
+    await bus.publish(`c${id}.a`, enc.encode('old'));
+    t.ok(
+      await eventually(async () => (await bus.streamInfo(`S${id}`)).messages === 0, 6_000),
+      'old message aged out',
+    );
+    await bus.publish(`c${id}.a`, enc.encode('new'));
+    t.same(
+      (await collect(bus.replay(`S${id}`))).map((m) => text(m.data)),
+      ['new'],
+    );
+  });
+}

@@ -1,0 +1,178 @@
+/** Bus contract, part: streams. Registered by busContract (contract.ts). */
+import {
+  InvalidNameError,
+  NoRespondersError,
+  NoStreamForSubjectError,
+  RemoteError,
+  RequestTimeoutError,
+  WrongLastSequenceError,
+  type StoredMessage,
+} from '../../bus/index.js';
+import { enc, text, collect, inbox, type WithBus } from './contract-helpers.js';
+export function registerStreams(withBus: WithBus): void {
+  withBus(
+    'publish acknowledges with increasing sequences and streamInfo counts them',
+    async ({ bus }, id, t) => {
+      await bus.ensureStream({ name: `S${id}`, subjects: [`c${id}.>`] });
+      const a = await bus.publish(`c${id}.x`, enc.encode('1'));
+      const b = await bus.publish(`c${id}.y`, enc.encode('2'));
+      t.same([a.seq, b.seq, a.duplicate], [1, 2, false]);
+      t.match(await bus.streamInfo(`S${id}`), { name: `S${id}`, firstSeq: 1, lastSeq: 2, messages: 2 });
+      const got = await bus.getMessage(`S${id}`, 2);
+      t.equal(got && text(got.data), '2');
+      t.equal(await bus.getMessage(`S${id}`, 9), null);
+    },
+  );
+
+  withBus(
+    'a repeated message id inside the window is acknowledged as a duplicate and not stored',
+    async ({ bus }, id, t) => {
+      await bus.ensureStream({ name: `S${id}`, subjects: [`c${id}.>`] });
+      const first = await bus.publish(`c${id}.x`, enc.encode('a'), { msgId: 'm-1' });
+      const again = await bus.publish(`c${id}.x`, enc.encode('b'), { msgId: 'm-1' });
+      t.same([again.seq, again.duplicate], [first.seq, true]);
+      t.equal((await bus.streamInfo(`S${id}`)).messages, 1);
+    },
+  );
+
+  withBus(
+    'expected last sequence and expected last subject sequence refuse with a typed error',
+    async ({ bus }, id, t) => {
+      await bus.ensureStream({ name: `S${id}`, subjects: [`c${id}.>`] });
+      await bus.publish(`c${id}.x`, enc.encode('1'));
+      await bus.publish(`c${id}.y`, enc.encode('2'));
+      await t.rejects(
+        bus.publish(`c${id}.x`, enc.encode('3'), { expectedLastSeq: 1 }),
+        WrongLastSequenceError,
+      );
+      t.equal((await bus.publish(`c${id}.x`, enc.encode('3'), { expectedLastSeq: 2 })).seq, 3);
+      await t.rejects(
+        bus.publish(`c${id}.y`, enc.encode('4'), { expectedLastSubjectSeq: 1 }),
+        WrongLastSequenceError,
+      );
+      t.equal((await bus.publish(`c${id}.y`, enc.encode('4'), { expectedLastSubjectSeq: 2 })).seq, 4);
+      t.equal((await bus.publish(`c${id}.z`, enc.encode('5'), { expectedLastSubjectSeq: 0 })).seq, 5);
+      const last = await bus.lastMessage(`S${id}`, `c${id}.y`);
+      t.equal(last && text(last.data), '4');
+    },
+  );
+
+  withBus(
+    'publishing to a subject no stream captures, or an invalid subject, is refused',
+    async ({ bus }, id, t) => {
+      await t.rejects(bus.publish(`nowhere${id}.x`, enc.encode('1')), NoStreamForSubjectError);
+      await bus.ensureStream({ name: `S${id}`, subjects: [`c${id}.>`] });
+      await t.rejects(async () => bus.publish(`c${id}..x`, enc.encode('1')), InvalidNameError);
+      await t.rejects(async () => bus.publish(`c${id}.*`, enc.encode('1')), InvalidNameError);
+      await t.rejects(
+        async () => bus.ensureStream({ name: 'bad name', subjects: ['q.>'] }),
+        InvalidNameError,
+      );
+    },
+  );
+
+  withBus('wildcards route: * matches one token, > the rest', async ({ bus }, id, t) => {
+    await bus.ensureStream({ name: `A${id}`, subjects: [`w${id}.*.inbox`] });
+    await bus.ensureStream({ name: `B${id}`, subjects: [`e${id}.>`] });
+    t.equal((await bus.publish(`w${id}.ada.inbox`, enc.encode('1'))).stream, `A${id}`);
+    t.equal((await bus.publish(`e${id}.turn.completed`, enc.encode('2'))).stream, `B${id}`);
+    await t.rejects(bus.publish(`w${id}.ada.outbox`, enc.encode('3')), NoStreamForSubjectError);
+    const seen = inbox<string>();
+    const sub = bus.subscribe(`e${id}.*.done`, (m) => seen.push(m.subject));
+    await bus.publish(`e${id}.turn.started`, enc.encode('x'));
+    await bus.publish(`e${id}.turn.done`, enc.encode('y'));
+    t.equal(await seen.next(), `e${id}.turn.done`);
+    await sub.stop();
+  });
+
+  withBus(
+    'replay reads in order from a sequence, from a time, and by subject filter',
+    async ({ bus }, id, t) => {
+      await bus.ensureStream({ name: `S${id}`, subjects: [`c${id}.>`] });
+      for (let i = 1; i <= 5; i += 1)
+        await bus.publish(`c${id}.${i % 2 === 0 ? 'even' : 'odd'}`, enc.encode(String(i)));
+      const all = await collect(bus.replay(`S${id}`));
+      t.same(
+        all.map((m) => m.seq),
+        [1, 2, 3, 4, 5],
+      );
+      t.same(
+        (await collect(bus.replay(`S${id}`, { fromSeq: 4 }))).map((m) => text(m.data)),
+        ['4', '5'],
+      );
+      t.same(
+        (await collect(bus.replay(`S${id}`, { subject: `c${id}.even` }))).map((m) => m.seq),
+        [2, 4],
+      );
+      const since = new Date((all[2] as StoredMessage).time.getTime());
+      const fromTime = await collect(bus.replay(`S${id}`, { since }));
+      t.equal(
+        fromTime[0]?.seq !== undefined && fromTime[0].seq <= 3,
+        true,
+        'starts at or before the message stored at that time',
+      );
+      t.equal(fromTime[fromTime.length - 1]?.seq, 5);
+      t.same(await collect(bus.replay(`S${id}`, { since: new Date(Date.now() + 60_000) })), []);
+      t.same(
+        (await collect(bus.replay(`S${id}`, { fromSeq: 2, toSeq: 3 }))).map((m) => m.seq),
+        [2, 3],
+      );
+    },
+  );
+
+  withBus(
+    'follow delivers the backlog from a position, then the live tail, in order',
+    async ({ bus }, id, t) => {
+      await bus.ensureStream({ name: `S${id}`, subjects: [`c${id}.>`] });
+      await bus.publish(`c${id}.a`, enc.encode('1'));
+      await bus.publish(`c${id}.b`, enc.encode('2'));
+      const got = inbox<number>();
+      const sub = await bus.follow(`S${id}`, { fromSeq: 2 }, (m) => got.push(m.seq));
+      await bus.publish(`c${id}.a`, enc.encode('3'));
+      t.same([await got.next(), await got.next()], [2, 3]);
+      await sub.stop();
+    },
+  );
+
+  withBus(
+    'request/reply answers, times out, reports no responders and carries remote errors',
+    async ({ bus }, id, t) => {
+      await t.rejects(bus.request(`r${id}.none`, enc.encode('?'), { timeoutMs: 1_000 }), NoRespondersError);
+      const echo = bus.reply(`r${id}.echo`, async (m) => enc.encode(`echo:${text(m.data)}`));
+      const slow = bus.reply(
+        `r${id}.slow`,
+        () => new Promise<Uint8Array>((resolve) => setTimeout(() => resolve(enc.encode('late')), 1_500)),
+      );
+      const broken = bus.reply(`r${id}.broken`, async () => {
+        throw new Error('replier says no');
+      });
+      t.equal(
+        text((await bus.request(`r${id}.echo`, enc.encode('hi'), { timeoutMs: 2_000 })).data),
+        'echo:hi',
+      );
+      await t.rejects(bus.request(`r${id}.slow`, enc.encode('?'), { timeoutMs: 200 }), RequestTimeoutError);
+      await t.rejects(bus.request(`r${id}.broken`, enc.encode('?'), { timeoutMs: 2_000 }), {
+        name: 'RemoteError',
+        message: /replier says no/,
+      });
+      t.ok(RemoteError);
+      await echo.stop();
+      await slow.stop();
+      await broken.stop();
+    },
+  );
+
+  withBus('each request reaches exactly one of several repliers', async ({ bus }, id, t) => {
+    let calls = 0;
+    const answer = async () => {
+      calls += 1;
+      return enc.encode('ok');
+    };
+    const one = bus.reply(`r${id}.q`, answer);
+    const two = bus.reply(`r${id}.q`, answer);
+    for (let i = 0; i < 6; i += 1) await bus.request(`r${id}.q`, enc.encode(String(i)), { timeoutMs: 2_000 });
+    t.equal(calls, 6);
+    await one.stop();
+    await two.stop();
+  });
+}
