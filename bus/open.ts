@@ -2,17 +2,25 @@
 import type { Logger } from 'pino';
 import type { Bus, EngineKind } from './bus.js';
 import { EngineUnavailableError } from './errors.js';
+import { openJetStreamBus, startEmbeddedNats } from './jetstream/index.js';
 import { openMemoryBus } from './memory/index.js';
 
 export interface OpenBusOptions {
   readonly type: EngineKind;
+  /** NATS url(s) for `jetstream`. */
   readonly url?: string;
   readonly authToken?: string;
+  /** `stream.store_dir`: the memory engine's SQLite store, or the embedded server's data. */
   readonly storeDir?: string;
+  /** Copies of each stream and bucket on JetStream (3 on a 3-node cluster). Default 1. */
   readonly replicas?: number;
   readonly logger?: Logger;
 }
 
+/**
+ * Opens the configured engine.
+ * @example const bus = await openBus({ type: 'jetstream', url: 'nats://10.0.0.5:4222', replicas: 3 });
+ */
 export async function openBus(opts: OpenBusOptions): Promise<Bus> {
   switch (opts.type) {
     case 'memory':
@@ -21,9 +29,34 @@ export async function openBus(opts: OpenBusOptions): Promise<Bus> {
         ...(opts.logger ? { logger: opts.logger } : {}),
       });
     case 'jetstream':
-    case 'jetstream-embedded':
-      throw new EngineUnavailableError(
-        `the ${opts.type} engine is not available in this build; use providers.queue.type: memory`,
-      );
+      if (!opts.url) {
+        throw new EngineUnavailableError(
+          'providers.queue.type jetstream needs providers.queue.url (nats://host:port)',
+        );
+      }
+      return openJetStreamBus({
+        url: opts.url,
+        ...(opts.authToken ? { authToken: opts.authToken } : {}),
+        ...(opts.replicas ? { replicas: opts.replicas } : {}),
+        ...(opts.logger ? { logger: opts.logger } : {}),
+      });
+    case 'jetstream-embedded': {
+      if (!opts.storeDir) {
+        throw new EngineUnavailableError('providers.queue.type jetstream-embedded needs stream.store_dir');
+      }
+      const server = await startEmbeddedNats({
+        storeDir: opts.storeDir,
+        ...(opts.logger ? { logger: opts.logger.child({ component: 'nats-server' }) } : {}),
+      });
+      try {
+        return await openJetStreamBus(
+          { url: server.url, ...(opts.logger ? { logger: opts.logger } : {}) },
+          { engine: 'jetstream-embedded', onClose: () => server.stop() },
+        );
+      } catch (error) {
+        await server.stop();
+        throw error;
+      }
+    }
   }
 }

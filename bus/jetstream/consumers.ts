@@ -1,0 +1,125 @@
+/**
+ * Durable consumers on JetStream: explicit-ack pull consumers whose position lives in the server. The
+ * handler gets one message at a time in delivery order; returning acks, RedeliverError naks with its
+ * delay, TerminateError terms, any other error leaves the message for redelivery after `ackWaitMs`.
+ */
+import { AckPolicy, DeliverPolicy, type ConsumerConfig, type JsMsg } from '@nats-io/jetstream';
+import type { ConsumeHandler, ConsumerSpec, Subscription } from '../bus.js';
+import { BusError, RedeliverError, TerminateError } from '../errors.js';
+import { assertName, assertSubject } from '../subject-match.js';
+import { deliveredFromJs, nanos } from './codec.js';
+import { once, type EngineHost } from './host.js';
+import { apiCode, ApiCode, translate } from './translate.js';
+
+const defaultAckWaitMs = 30_000;
+/** Messages pulled ahead of the handler; small, so a stop leaves little to hand back. */
+const pullBatch = 64;
+
+export function consumerConfig(spec: ConsumerSpec): Partial<ConsumerConfig> {
+  return {
+    durable_name: spec.durable,
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: nanos(spec.ackWaitMs ?? defaultAckWaitMs),
+    max_deliver: spec.maxDeliver && spec.maxDeliver > 0 ? spec.maxDeliver : -1,
+    deliver_policy: spec.deliverPolicy === 'new' ? DeliverPolicy.New : DeliverPolicy.All,
+    max_ack_pending: 1_000,
+    ...(spec.filterSubject !== undefined ? { filter_subject: spec.filterSubject } : {}),
+  };
+}
+
+export class ConsumerOps {
+  private readonly active = new Set<string>();
+
+  constructor(private readonly host: EngineHost) {}
+
+  async consume(stream: string, spec: ConsumerSpec, handler: ConsumeHandler): Promise<Subscription> {
+    this.host.assertOpen();
+    assertName('stream', stream);
+    assertName('durable', spec.durable);
+    if (spec.filterSubject !== undefined) assertSubject(spec.filterSubject, true);
+    const key = `${stream}/${spec.durable}`;
+    if (this.active.has(key)) {
+      throw new BusError(
+        `durable consumer ${spec.durable} on ${stream} is already consuming in this process`,
+      );
+    }
+    this.active.add(key);
+    try {
+      return await this.start(stream, spec, handler, key);
+    } catch (error) {
+      this.active.delete(key);
+      throw error;
+    }
+  }
+
+  private async ensure(stream: string, spec: ConsumerSpec): Promise<void> {
+    const config = consumerConfig(spec);
+    try {
+      await this.host.jsm.consumers.add(stream, config);
+    } catch (error) {
+      if (apiCode(error) === ApiCode.StreamNotFound) throw translate(error, `consumer ${spec.durable}`);
+      // It exists with other settings: update what may change (the position is kept).
+      try {
+        await this.host.jsm.consumers.update(stream, spec.durable, {
+          ack_wait: config.ack_wait,
+          max_deliver: config.max_deliver,
+          ...(config.filter_subject !== undefined ? { filter_subject: config.filter_subject } : {}),
+        });
+      } catch {
+        throw translate(error, `consumer ${spec.durable} on ${stream}`);
+      }
+    }
+  }
+
+  private async start(
+    stream: string,
+    spec: ConsumerSpec,
+    handler: ConsumeHandler,
+    key: string,
+  ): Promise<Subscription> {
+    await this.ensure(stream, spec);
+    let messages;
+    try {
+      const consumer = await this.host.js.consumers.get(stream, spec.durable);
+      messages = await consumer.consume({ max_messages: pullBatch });
+    } catch (error) {
+      throw translate(error, `consumer ${spec.durable} on ${stream}`);
+    }
+    let stopping = false;
+    const loop = (async () => {
+      for await (const msg of messages) {
+        // Pulled but not handled: hand it back at once rather than after the ack wait.
+        if (stopping) msg.nak();
+        else await this.handle(stream, spec.durable, msg, handler);
+      }
+    })().catch((error: unknown) =>
+      this.host.logger.error({ err: error, stream, durable: spec.durable }, 'bus: consumer stopped'),
+    );
+    const stop = once(async () => {
+      stopping = true;
+      await messages.close();
+      await loop;
+      this.active.delete(key);
+    });
+    return this.host.track({ stop });
+  }
+
+  private async handle(stream: string, durable: string, msg: JsMsg, handler: ConsumeHandler): Promise<void> {
+    try {
+      await handler(deliveredFromJs(stream, msg));
+      msg.ack();
+    } catch (error) {
+      if (error instanceof TerminateError) {
+        msg.term(error.message);
+      } else if (error instanceof RedeliverError) {
+        msg.nak(error.delayMs > 0 ? error.delayMs : undefined);
+      } else {
+        // Left unacknowledged: the server redelivers it after the ack wait.
+        this.host.logger.warn(
+          { err: error, stream, durable, seq: msg.seq },
+          'bus: handler failed; will redeliver',
+        );
+      }
+    }
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * Core NATS: fire-and-forget emit, subscriptions, and request/reply. Repliers of one subject share a
+ * queue group, so each request reaches exactly one of them; a replier's thrown error travels back as a
+ * header plus its message (never a stack) and becomes RemoteError on the requesting side.
+ */
+import { headers as natsHeaders, type Msg } from '@nats-io/transport-node';
+import type { CoreMessage, Headers, ReplyHandler, RequestOptions, Subscription } from '../bus.js';
+import { NoRespondersError, RemoteError, RequestTimeoutError } from '../errors.js';
+import { assertSubject } from '../subject-match.js';
+import { coreFromMsg, fromHeaders } from './codec.js';
+import { once, type EngineHost } from './host.js';
+import { isNoResponders, isTimeout, translate } from './translate.js';
+
+/** Marks a reply that carries a replier's error message instead of an answer. */
+const errorHeader = 'Svc-Remote-Error';
+const replyGroup = 'svc-repliers';
+const dec = new TextDecoder();
+const enc = new TextEncoder();
+
+export class CoreOps {
+  constructor(private readonly host: EngineHost) {}
+
+  emit(subject: string, data: Uint8Array, headers?: Headers): void {
+    this.host.assertOpen();
+    assertSubject(subject, false);
+    const hdrs = fromHeaders(headers);
+    try {
+      this.host.nc.publish(subject, data, hdrs ? { headers: hdrs } : undefined);
+    } catch (error) {
+      throw translate(error, `emit to ${subject}`);
+    }
+  }
+
+  subscribe(subject: string, onMessage: (msg: CoreMessage) => void): Subscription {
+    this.host.assertOpen();
+    assertSubject(subject, true);
+    const sub = this.host.nc.subscribe(subject, {
+      callback: (error, msg) => {
+        if (error) {
+          this.host.logger.error({ err: error, subject }, 'bus: subscription failed');
+          return;
+        }
+        try {
+          onMessage(coreFromMsg(msg));
+        } catch (handlerError) {
+          this.host.logger.error({ err: handlerError, subject }, 'bus: subscriber failed');
+        }
+      },
+    });
+    return this.host.track({
+      stop: once(() => {
+        sub.unsubscribe();
+        return Promise.resolve();
+      }),
+    });
+  }
+
+  async request(subject: string, data: Uint8Array, opts: RequestOptions): Promise<CoreMessage> {
+    this.host.assertOpen();
+    assertSubject(subject, false);
+    const hdrs = fromHeaders(opts.headers);
+    let reply: Msg;
+    try {
+      reply = await this.host.nc.request(subject, data, {
+        timeout: opts.timeoutMs,
+        ...(hdrs ? { headers: hdrs } : {}),
+      });
+    } catch (error) {
+      if (isNoResponders(error)) throw new NoRespondersError(`no responders on ${subject}`, { cause: error });
+      if (isTimeout(error)) {
+        throw new RequestTimeoutError(`request on ${subject} timed out after ${opts.timeoutMs} ms`, {
+          cause: error,
+        });
+      }
+      throw translate(error, `request on ${subject}`);
+    }
+    if (reply.headers?.has(errorHeader)) throw new RemoteError(dec.decode(reply.data));
+    return coreFromMsg(reply);
+  }
+
+  reply(subject: string, handler: ReplyHandler): Subscription {
+    this.host.assertOpen();
+    assertSubject(subject, true);
+    const inFlight = new Set<Promise<void>>();
+    const answer = async (msg: Msg): Promise<void> => {
+      try {
+        const data = await handler(coreFromMsg(msg));
+        msg.respond(data);
+      } catch (error) {
+        const hdrs = natsHeaders();
+        hdrs.set(errorHeader, '1');
+        msg.respond(enc.encode(error instanceof Error ? error.message : String(error)), { headers: hdrs });
+      }
+    };
+    const sub = this.host.nc.subscribe(subject, {
+      queue: replyGroup,
+      callback: (error, msg) => {
+        if (error) {
+          this.host.logger.error({ err: error, subject }, 'bus: replier subscription failed');
+          return;
+        }
+        const work = answer(msg)
+          .catch((respondError: unknown) =>
+            this.host.logger.warn({ err: respondError, subject }, 'bus: reply not sent'),
+          )
+          .finally(() => inFlight.delete(work));
+        inFlight.add(work);
+      },
+    });
+    return this.host.track({
+      stop: once(async () => {
+        sub.unsubscribe();
+        await Promise.all([...inFlight]);
+      }),
+    });
+  }
+}

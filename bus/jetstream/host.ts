@@ -1,0 +1,24 @@
+/** What the parts of the JetStream engine share: the connection, the JetStream contexts, settings. */
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Logger } from 'pino';
+import type { Subscription } from '../bus.js';
+
+export interface EngineHost {
+  readonly nc: NatsConnection;
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+  /** Replicas of every stream and bucket this engine creates. */
+  readonly replicas: number;
+  readonly logger: Logger;
+  /** Throws BusClosedError once the bus is closed. */
+  assertOpen(): void;
+  /** Remembers a live subscription so `close()` stops it; returns it unchanged. */
+  track(sub: Subscription): Subscription;
+}
+
+/** Wraps `stop` so it runs once and forgets itself from the host's live set. */
+export function once(stop: () => Promise<void>): () => Promise<void> {
+  let done: Promise<void> | undefined;
+  return () => (done ??= stop());
+}

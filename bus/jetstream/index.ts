@@ -1,0 +1,2 @@
+export { openJetStreamBus, JetStreamBusOptions, type EngineWrapping } from './jetstream-bus.js';
+export { startEmbeddedNats, type EmbeddedNats, type EmbeddedNatsOptions } from './embedded.js';

@@ -1,0 +1,119 @@
+/**
+ * KV watch under log-order arbitration: an ordered consumer over the bucket's records, each judged by
+ * the same rule as `get` before it is reported, so a watcher never sees a loser. Records are judged one
+ * at a time, in stream order; a key first met through a conditional record is judged from its history.
+ */
+import type { KvEntry, Subscription } from '../bus.js';
+import { assertSubject } from '../subject-match.js';
+import { once, type EngineHost } from './host.js';
+import { toEntry, toRecord, type BucketLayout, type KeyStates } from './kv-records.js';
+import { apply, live, type KeyState, type KvRecord } from './kv-rule.js';
+import { orderedConsumer } from './reader.js';
+import { translate } from './translate.js';
+
+export async function watchBucket(
+  host: EngineHost,
+  layout: BucketLayout,
+  states: KeyStates,
+  onEntry: (entry: KvEntry) => void,
+  opts: { key?: string; initial?: boolean },
+): Promise<Subscription> {
+  const filter = opts.key ?? '>';
+  assertSubject(filter, true);
+  const subjectFilter = `${layout.prefix}${filter}`;
+  const known = new Map<string, KeyState>();
+  const queue: KvRecord[] = [];
+  let ready = false;
+  let stopped = false;
+  let pumping: Promise<void> | null = null;
+
+  const emit = (record: KvRecord) => {
+    try {
+      onEntry(toEntry(layout.bucket, record));
+    } catch (error) {
+      host.logger.error({ err: error, bucket: layout.bucket, key: record.key }, 'bus: kv watcher failed');
+    }
+  };
+
+  const judgeOne = async (record: KvRecord) => {
+    const state = known.get(record.key);
+    if (state && record.seq <= state.last) return;
+    if (state || record.parent === null) {
+      const step = apply(state ?? { last: 0, current: null }, record, layout.ttlMs);
+      known.set(record.key, step.state);
+      if (step.valid) emit(record);
+      return;
+    }
+    const walk = await states.advance(record.key, null, record.seq);
+    known.set(record.key, walk.state);
+    if (walk.verdicts.get(record.seq)?.valid) emit(record);
+  };
+
+  const pump = () => {
+    if (pumping || !ready) return;
+    pumping = (async () => {
+      while (queue.length > 0 && !stopped) {
+        const record = queue.shift() as KvRecord;
+        try {
+          await judgeOne(record);
+        } catch (error) {
+          host.logger.error(
+            { err: error, bucket: layout.bucket, key: record.key },
+            'bus: kv watch could not judge',
+          );
+        }
+      }
+    })().finally(() => {
+      pumping = null;
+      if (queue.length > 0 && !stopped) pump();
+    });
+  };
+
+  // 1. follow everything after the current end, buffering until the initial values are out
+  let lastSeq: number;
+  try {
+    lastSeq = (await host.jsm.streams.info(layout.stream)).state.last_seq;
+  } catch (error) {
+    throw translate(error, `kv ${layout.bucket}`);
+  }
+  const consumer = await orderedConsumer(host, layout.stream, {
+    filter: subjectFilter,
+    fromSeq: lastSeq + 1,
+  });
+  const messages = await consumer.consume({
+    max_messages: 512,
+    callback: (msg) => {
+      queue.push(toRecord(layout.prefix, msg));
+      pump();
+    },
+  });
+  const stop = once(async () => {
+    stopped = true;
+    await messages.close();
+    consumer.delete().catch(() => undefined);
+    await pumping;
+  });
+
+  // 2. the current value of every matching key, oldest revision first
+  try {
+    if (opts.initial !== false) {
+      const info = await host.jsm.streams.info(layout.stream, { subjects_filter: subjectFilter });
+      const keys = Object.keys(info.state.subjects ?? {}).map((s) => s.slice(layout.prefix.length));
+      const now = Date.now();
+      const currents: KvRecord[] = [];
+      for (const key of keys) {
+        const state = await states.current(key);
+        known.set(key, state);
+        const current = live(state, layout.ttlMs, now);
+        if (current) currents.push(current);
+      }
+      currents.sort((a, b) => a.seq - b.seq).forEach(emit);
+    }
+  } catch (error) {
+    await stop();
+    throw translate(error, `kv ${layout.bucket}`);
+  }
+  ready = true;
+  pump();
+  return host.track({ stop });
+}

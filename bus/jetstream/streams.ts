@@ -1,0 +1,176 @@
+/**
+ * Streams on JetStream: configuration, publish with de-duplication and expectations, lookups, ordered
+ * bounded replay and unbounded follow.
+ */
+import { DiscardPolicy, RetentionPolicy, StorageType, type StreamConfig } from '@nats-io/jetstream';
+import type {
+  FollowOptions,
+  PubAck,
+  PublishOptions,
+  ReplayOptions,
+  StoredMessage,
+  StreamInfo,
+  StreamSpec,
+  Subscription,
+} from '../bus.js';
+import { InvalidNameError } from '../errors.js';
+import { assertName, assertSubject } from '../subject-match.js';
+import { fromHeaders, nanos, storedFromGet, storedFromJs } from './codec.js';
+import { once, type EngineHost } from './host.js';
+import { boundedRead, orderedConsumer } from './reader.js';
+import { apiCode, ApiCode, translate } from './translate.js';
+
+const defaultDuplicateWindowMs = 120_000;
+
+export function streamConfig(spec: StreamSpec, replicas: number): StreamConfig {
+  const maxAge = spec.maxAgeMs ?? 0;
+  // The server refuses a duplicate window longer than the stream's max age.
+  const window = Math.min(spec.duplicateWindowMs ?? defaultDuplicateWindowMs, maxAge > 0 ? maxAge : Infinity);
+  return {
+    name: spec.name,
+    subjects: [...spec.subjects],
+    retention: spec.retention === 'workqueue' ? RetentionPolicy.Workqueue : RetentionPolicy.Limits,
+    storage: StorageType.File,
+    discard: DiscardPolicy.Old,
+    max_age: nanos(maxAge),
+    max_msgs: spec.maxMsgs && spec.maxMsgs > 0 ? spec.maxMsgs : -1,
+    duplicate_window: nanos(window),
+    num_replicas: replicas,
+    allow_direct: true,
+  } as StreamConfig;
+}
+
+export class StreamOps {
+  constructor(private readonly host: EngineHost) {}
+
+  async ensureStream(spec: StreamSpec): Promise<StreamInfo> {
+    this.host.assertOpen();
+    assertName('stream', spec.name);
+    if (spec.subjects.length === 0) throw new InvalidNameError(`stream ${spec.name} captures no subject`);
+    for (const subject of spec.subjects) assertSubject(subject, true);
+    const config = streamConfig(spec, this.host.replicas);
+    try {
+      await this.host.jsm.streams.add(config);
+    } catch (error) {
+      if (apiCode(error) !== ApiCode.StreamNameInUse) throw translate(error, `stream ${spec.name}`);
+      // Exists with other limits: bring it up to date (the server refuses what cannot change).
+      try {
+        const { name: _name, ...update } = config;
+        await this.host.jsm.streams.update(spec.name, update);
+      } catch (updateError) {
+        throw translate(updateError, `update of stream ${spec.name}`);
+      }
+    }
+    return this.streamInfo(spec.name);
+  }
+
+  async streamInfo(stream: string): Promise<StreamInfo> {
+    this.host.assertOpen();
+    assertName('stream', stream);
+    try {
+      const info = await this.host.jsm.streams.info(stream);
+      const { first_seq, last_seq, messages } = info.state;
+      return {
+        name: stream,
+        firstSeq: messages === 0 ? last_seq + 1 : first_seq,
+        lastSeq: last_seq,
+        messages,
+      };
+    } catch (error) {
+      throw translate(error, `stream ${stream}`);
+    }
+  }
+
+  async publish(subject: string, data: Uint8Array, opts: PublishOptions = {}): Promise<PubAck> {
+    this.host.assertOpen();
+    assertSubject(subject, false);
+    const expect: { lastSequence?: number; lastSubjectSequence?: number } = {};
+    if (opts.expectedLastSeq !== undefined) expect.lastSequence = opts.expectedLastSeq;
+    if (opts.expectedLastSubjectSeq !== undefined) expect.lastSubjectSequence = opts.expectedLastSubjectSeq;
+    const headers = fromHeaders(opts.headers);
+    try {
+      const ack = await this.host.js.publish(subject, data, {
+        ...(opts.msgId !== undefined ? { msgID: opts.msgId } : {}),
+        ...(headers ? { headers } : {}),
+        expect,
+      });
+      return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
+    } catch (error) {
+      throw translate(error, `publish to ${subject}`, {
+        publish: true,
+        expected: opts.expectedLastSubjectSeq ?? opts.expectedLastSeq ?? -1,
+      });
+    }
+  }
+
+  async getMessage(stream: string, seq: number): Promise<StoredMessage | null> {
+    this.host.assertOpen();
+    assertName('stream', stream);
+    if (!Number.isInteger(seq) || seq < 1) return null;
+    try {
+      const msg = await this.host.jsm.streams.getMessage(stream, { seq });
+      return msg ? storedFromGet(stream, msg) : null;
+    } catch (error) {
+      throw translate(error, `stream ${stream}`);
+    }
+  }
+
+  async lastMessage(stream: string, subject: string): Promise<StoredMessage | null> {
+    this.host.assertOpen();
+    assertName('stream', stream);
+    assertSubject(subject, false);
+    try {
+      const msg = await this.host.jsm.streams.getMessage(stream, { last_by_subj: subject });
+      return msg ? storedFromGet(stream, msg) : null;
+    } catch (error) {
+      throw translate(error, `stream ${stream}`);
+    }
+  }
+
+  async *replay(stream: string, opts: ReplayOptions = {}): AsyncGenerator<StoredMessage> {
+    if (opts.subject !== undefined) assertSubject(opts.subject, true);
+    const info = await this.streamInfo(stream);
+    const toSeq = Math.min(opts.toSeq ?? info.lastSeq, info.lastSeq);
+    const fromSeq = Math.max(1, opts.fromSeq ?? 1);
+    if (info.messages === 0 || fromSeq > toSeq) return;
+    const read = boundedRead(this.host, stream, {
+      ...(opts.subject !== undefined ? { filter: opts.subject } : {}),
+      ...(opts.since ? { since: opts.since } : {}),
+      fromSeq,
+      toSeq,
+    });
+    for await (const msg of read) yield storedFromJs(stream, msg);
+  }
+
+  async follow(
+    stream: string,
+    opts: FollowOptions,
+    onMessage: (msg: StoredMessage) => void,
+  ): Promise<Subscription> {
+    this.host.assertOpen();
+    if (opts.subject !== undefined) assertSubject(opts.subject, true);
+    await this.streamInfo(stream);
+    const fromSeq = Math.max(1, opts.fromSeq ?? 1);
+    const consumer = await orderedConsumer(this.host, stream, {
+      ...(opts.subject !== undefined ? { filter: opts.subject } : {}),
+      ...(opts.since ? { since: opts.since } : {}),
+      fromSeq,
+    });
+    const messages = await consumer.consume({
+      max_messages: 512,
+      callback: (msg) => {
+        if (msg.seq < fromSeq) return;
+        try {
+          onMessage(storedFromJs(stream, msg));
+        } catch (error) {
+          this.host.logger.error({ err: error, stream, seq: msg.seq }, 'bus: follower failed');
+        }
+      },
+    });
+    const stop = once(async () => {
+      await messages.close();
+      consumer.delete().catch(() => undefined);
+    });
+    return this.host.track({ stop });
+  }
+}
