@@ -134,7 +134,12 @@ export class KeyStates {
     if (cached && cached.last === last.seq) return cached;
     // The newest record is unconditional: it alone decides, whatever came before.
     if (last.parent === null) {
-      const state: KeyState = { last: last.seq, current: last.operation === 'put' ? last : null };
+      const state: KeyState = {
+        last: last.seq,
+        valid: last.seq,
+        validTime: last.time,
+        current: last.operation === 'put' ? last : null,
+      };
       return this.remember(key, { state, verdicts: new Map() }).state;
     }
     const base = cached && cached.last < last.seq ? cached : null;

@@ -7,7 +7,7 @@ import type { KvEntry, Subscription } from '../bus.js';
 import { assertSubject } from '../subject-match.js';
 import { once, type EngineHost } from './host.js';
 import { toEntry, toRecord, type BucketLayout, type KeyStates } from './kv-records.js';
-import { apply, live, type KeyState, type KvRecord } from './kv-rule.js';
+import { apply, emptyState, live, type KeyState, type KvRecord } from './kv-rule.js';
 import { orderedConsumer } from './reader.js';
 import { translate } from './translate.js';
 
@@ -39,7 +39,7 @@ export async function watchBucket(
     const state = known.get(record.key);
     if (state && record.seq <= state.last) return;
     if (state || record.parent === null) {
-      const step = apply(state ?? { last: 0, current: null }, record, layout.ttlMs);
+      const step = apply(state ?? emptyState, record, layout.ttlMs);
       known.set(record.key, step.state);
       if (step.valid) emit(record);
       return;

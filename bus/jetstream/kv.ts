@@ -11,7 +11,7 @@ import { BusError, InvalidNameError, KvConflictError, WrongLastSequenceError } f
 import { assertName, assertSubject } from '../subject-match.js';
 import type { EngineHost } from './host.js';
 import { KeyStates, operationHeader, parentHeader, toEntry, type BucketLayout } from './kv-records.js';
-import { judge, live, revisionAt, type KvRecord } from './kv-rule.js';
+import { judge, live, parentAt, revisionAt, type KeyState, type Walk } from './kv-rule.js';
 import { watchBucket } from './kv-watch.js';
 import { translate } from './translate.js';
 
@@ -134,76 +134,77 @@ class JetStreamKv implements Kv {
     return watchBucket(this.host, this.layout, this.states, onEntry, opts ?? {});
   }
 
-  /** Publishes one record; `parent` null is unconditional. */
+  /** Publishes one record; without `claim` it is unconditional. */
   private async write(
     key: string,
     value: Uint8Array,
-    parent: number | null,
+    claim: { parent: number; lastSeq: number } | null,
     operation: 'put' | 'delete',
-    expectedLastSubjectSeq?: number,
   ): Promise<number> {
     const hdrs = natsHeaders();
-    if (parent !== null) hdrs.set(parentHeader, String(parent));
+    if (claim) {
+      hdrs.set(parentHeader, String(claim.parent));
+    }
     if (operation === 'delete') hdrs.set(operationHeader, 'DEL');
     const subject = `${this.layout.prefix}${key}`;
     try {
       const ack = await this.host.js.publish(subject, value, {
         headers: hdrs,
-        ...(expectedLastSubjectSeq !== undefined
-          ? { expect: { lastSubjectSequence: expectedLastSubjectSeq } }
-          : {}),
+        ...(claim ? { expect: { lastSubjectSequence: claim.lastSeq } } : {}),
       });
       return ack.seq;
     } catch (error) {
       throw translate(error, `kv ${this.name}/${key}`, {
         publish: true,
-        expected: expectedLastSubjectSeq ?? -1,
+        expected: claim?.lastSeq ?? -1,
       });
     }
   }
 
-  /** create / update / conditional delete: read, claim the parent, publish, then confirm the win. */
+  /**
+   * create / update / conditional delete: read, claim the current valid record as parent, publish,
+   * then confirm the win by reading the key back through our record.
+   */
   private async conditional(
     key: string,
     value: Uint8Array,
-    parent: number,
+    expectedRevision: number,
     operation: 'put' | 'delete',
   ): Promise<number> {
     this.host.assertOpen();
     assertKey(key);
     let current = 0;
     for (let attempt = 0; attempt < maxAttempts; attempt += 1) {
-      // 1. the key's state as of now; refuse at once when the parent is not current
+      // 1. the key's state as of now; refuse at once when the live revision is not the expected one
       const state = await this.states.current(key);
-      current = revisionAt(state, this.layout.ttlMs, Date.now());
-      if (current !== parent) throw new KvConflictError(this.name, key, parent, current);
-      if (operation === 'delete' && parent === 0) return 0;
-      // 2. publish the claim; the server refuses it when any record landed since we read
+      const now = Date.now();
+      current = revisionAt(state, this.layout.ttlMs, now);
+      if (current !== expectedRevision) throw new KvConflictError(this.name, key, expectedRevision, current);
+      if (operation === 'delete' && expectedRevision === 0) return 0;
+      // 2. publish the claim; the server refuses it when any record landed since we read (fast path)
+      const claim = { parent: parentAt(state, this.layout.ttlMs, now), lastSeq: state.last };
       let seq: number;
       try {
-        seq = await this.write(key, value, parent, operation, state.last);
+        seq = await this.write(key, value, claim, operation);
       } catch (error) {
         if (error instanceof WrongLastSequenceError) continue;
         throw error;
       }
-      // 3. read the key back through our record: the first claimant of the parent wins
-      const verdict = await this.confirm(key, state, seq);
-      if (verdict.valid) return seq;
-      throw new KvConflictError(this.name, key, parent, verdict.before);
+      // 3. the first claimant of the parent wins; a loser whose expectation still holds tries again
+      const walk = await this.confirm(key, state, seq);
+      if (walk.verdicts.get(seq)?.valid) return seq;
+      current = revisionAt(walk.state, this.layout.ttlMs, Date.now());
+      if (current !== expectedRevision) throw new KvConflictError(this.name, key, expectedRevision, current);
     }
-    throw new KvConflictError(this.name, key, parent, current);
+    throw new KvConflictError(this.name, key, expectedRevision, current);
   }
 
-  private async confirm(
-    key: string,
-    base: { last: number; current: KvRecord | null },
-    seq: number,
-  ): Promise<{ valid: boolean; before: number }> {
+  /** Walks the key through `seq` (our acknowledged record), waiting briefly if it is not readable yet. */
+  private async confirm(key: string, base: KeyState, seq: number): Promise<Walk> {
     const deadline = Date.now() + confirmDeadlineMs;
     for (;;) {
       const walk = await this.states.advance(key, base, seq);
-      const verdict = walk.verdicts.get(seq);
-      if (verdict) return verdict;
+      if (walk.verdicts.has(seq)) return walk;
       if (Date.now() > deadline) {
         throw new BusError(
           `kv ${this.name}/${key}: acknowledged record ${seq} could not be read back to confirm it`,
