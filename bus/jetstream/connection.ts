@@ -27,9 +27,23 @@ export function redactUrl(url: string): string {
     .join(',');
 }
 
-export async function connectNats(opts: ConnectOptions): Promise<NatsConnection> {
+/** The connection and a gate that holds calls while the client is reconnecting. */
+export interface NatsLink {
+  readonly nc: NatsConnection;
+  /**
+   * Resolves at once when connected, else when the client reconnects; rejects with
+   * EngineUnavailableError after `timeoutMs`. A request sent while disconnected is lost by the client
+   * (its reply never arrives), so every call waits here first.
+   */
+  ready(timeoutMs: number): Promise<void>;
+}
+
+export async function connectNats(opts: ConnectOptions): Promise<NatsLink> {
   const shown = redactUrl(opts.url);
-  let attempts = 0;
+  // The client asks for the delay on every turn of its dial loop, so it grows with the outage's age:
+  // quick retries after a restart, at most one every 5 s in a long outage, jittered per client.
+  let outageSince: number | null = null;
+  let jitter = 1;
   let nc: NatsConnection;
   try {
     nc = await connect({
@@ -39,11 +53,13 @@ export async function connectNats(opts: ConnectOptions): Promise<NatsConnection>
       timeout: opts.timeoutMs ?? 3_000,
       reconnect: true,
       maxReconnectAttempts: -1,
-      // Exponential from 250 ms, capped at 5 s, with jitter so a fleet does not reconnect in step.
       reconnectDelayHandler: () => {
-        attempts += 1;
-        const base = Math.min(backoffCapMs, backoffStepMs * 2 ** Math.min(attempts, 5));
-        return base / 2 + Math.random() * (base / 2);
+        if (outageSince === null) {
+          outageSince = Date.now();
+          jitter = 0.75 + Math.random() * 0.25;
+        }
+        const elapsed = Date.now() - outageSince;
+        return Math.min(backoffCapMs, Math.max(backoffStepMs, elapsed / 2)) * jitter;
       },
       pingInterval: 10_000,
       maxPingOut: 3,
@@ -52,14 +68,20 @@ export async function connectNats(opts: ConnectOptions): Promise<NatsConnection>
     const reason = error instanceof Error ? error.message : String(error);
     throw new EngineUnavailableError(`cannot reach the NATS server at ${shown}: ${reason}`, { cause: error });
   }
+  let connected = true;
+  let waiters: Array<() => void> = [];
   void (async () => {
     for await (const status of nc.status()) {
       switch (status.type) {
         case 'disconnect':
+          connected = false;
           opts.logger.warn({ url: shown }, 'bus: disconnected from the NATS server; reconnecting');
           break;
         case 'reconnect':
-          attempts = 0;
+          outageSince = null;
+          connected = true;
+          for (const wake of waiters) wake();
+          waiters = [];
           opts.logger.info({ url: shown }, 'bus: reconnected to the NATS server');
           break;
         case 'error':
@@ -70,5 +92,19 @@ export async function connectNats(opts: ConnectOptions): Promise<NatsConnection>
       }
     }
   })().catch(() => undefined);
-  return nc;
+  const ready = (timeoutMs: number): Promise<void> => {
+    if (connected || nc.isClosed()) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        waiters = waiters.filter((w) => w !== wake);
+        reject(new EngineUnavailableError(`the NATS server at ${shown} is unreachable (reconnecting)`));
+      }, timeoutMs);
+      waiters.push(wake);
+    });
+  };
+  return { nc, ready };
 }

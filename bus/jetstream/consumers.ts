@@ -54,6 +54,7 @@ export class ConsumerOps {
 
   private async ensure(stream: string, spec: ConsumerSpec): Promise<void> {
     const config = consumerConfig(spec);
+    await this.host.ready();
     try {
       await this.host.jsm.consumers.add(stream, config);
     } catch (error) {

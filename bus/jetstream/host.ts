@@ -13,6 +13,8 @@ export interface EngineHost {
   readonly logger: Logger;
   /** Throws BusClosedError once the bus is closed. */
   assertOpen(): void;
+  /** Waits (bounded) while the client reconnects; call before sending a request or publish. */
+  ready(): Promise<void>;
   /** Remembers a live subscription so `close()` stops it; returns it unchanged. */
   track(sub: Subscription): Subscription;
 }

@@ -27,7 +27,7 @@ import type {
   Subscription,
 } from '../bus.js';
 import { BusClosedError, EngineUnavailableError } from '../errors.js';
-import { connectNats, redactUrl } from './connection.js';
+import { connectNats, redactUrl, type NatsLink } from './connection.js';
 import { ConsumerOps } from './consumers.js';
 import { CoreOps } from './core.js';
 import type { EngineHost } from './host.js';
@@ -62,14 +62,17 @@ class JetStreamBus implements Bus, EngineHost {
   private readonly core: CoreOps;
   private readonly consumers: ConsumerOps;
 
+  readonly nc: NatsConnection;
+
   constructor(
-    readonly nc: NatsConnection,
+    private readonly link: NatsLink,
     readonly jsm: JetStreamManager,
     readonly replicas: number,
     readonly logger: Logger,
     readonly engine: 'jetstream' | 'jetstream-embedded',
     private readonly onClose: () => Promise<void>,
   ) {
+    this.nc = link.nc;
     this.js = jsm.jetstream();
     this.streams = new StreamOps(this);
     this.core = new CoreOps(this);
@@ -78,6 +81,10 @@ class JetStreamBus implements Bus, EngineHost {
 
   assertOpen(): void {
     if (this.closed) throw new BusClosedError('the bus is closed');
+  }
+
+  ready(): Promise<void> {
+    return this.link.ready(apiTimeoutMs);
   }
 
   track(sub: Subscription): Subscription {
@@ -178,7 +185,7 @@ export async function openJetStreamBus(
   }
   const opts = parsed.data;
   const logger = options.logger ?? pino({ level: 'silent' });
-  const nc = await connectNats({
+  const link = await connectNats({
     url: opts.url,
     ...(opts.authToken ? { authToken: opts.authToken } : {}),
     ...(opts.name ? { name: opts.name } : {}),
@@ -186,20 +193,20 @@ export async function openJetStreamBus(
   });
   let jsm: JetStreamManager;
   try {
-    jsm = await jetstreamManager(nc, { timeout: apiTimeoutMs });
+    jsm = await jetstreamManager(link.nc, { timeout: apiTimeoutMs });
   } catch (error) {
-    await nc.close().catch(() => undefined);
+    await link.nc.close().catch(() => undefined);
     throw new EngineUnavailableError(
       `JetStream is not available at ${redactUrl(opts.url)} (is the server started with -js?)`,
       { cause: error },
     );
   }
   logger.info(
-    { url: redactUrl(opts.url), replicas: opts.replicas, server: nc.info?.version },
+    { url: redactUrl(opts.url), replicas: opts.replicas, server: link.nc.info?.version },
     'bus: jetstream engine connected',
   );
   return new JetStreamBus(
-    nc,
+    link,
     jsm,
     opts.replicas,
     logger,

@@ -78,6 +78,7 @@ export class KeyStates {
 
   /** The key's newest record, or null. */
   async lastRecord(key: string): Promise<KvRecord | null> {
+    await this.host.ready();
     try {
       const msg = await this.host.jsm.streams.getMessage(this.layout.stream, {
         last_by_subj: `${this.layout.prefix}${key}`,
@@ -95,6 +96,7 @@ export class KeyStates {
     let seq = Math.max(1, fromSeq);
     try {
       while (seq <= upTo) {
+        await this.host.ready();
         // next_by_subj is served by MSG.GET since nats-server 2.9; the client's type only lists it for direct get.
         const query = { seq, next_by_subj: subject } as MsgRequest;
         const msg = await this.host.jsm.streams.getMessage(this.layout.stream, query);

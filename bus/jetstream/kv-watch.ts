@@ -71,6 +71,7 @@ export async function watchBucket(
 
   // 1. follow everything after the current end, buffering until the initial values are out
   let lastSeq: number;
+  await host.ready();
   try {
     lastSeq = (await host.jsm.streams.info(layout.stream)).state.last_seq;
   } catch (error) {

@@ -33,6 +33,7 @@ export async function openJetStreamKv(host: EngineHost, spec: KvSpec): Promise<K
   host.assertOpen();
   assertName('bucket', spec.name);
   const history = spec.history ?? defaultHistory;
+  await host.ready();
   try {
     await new Kvm(host.js).create(spec.name, {
       history,
@@ -99,6 +100,7 @@ class JetStreamKv implements Kv {
     this.host.assertOpen();
     if (filter !== undefined) assertSubject(filter, true);
     let subjects: Record<string, number>;
+    await this.host.ready();
     try {
       const info = await this.host.jsm.streams.info(this.layout.stream, {
         subjects_filter: `${this.layout.prefix}${filter ?? '>'}`,
@@ -147,6 +149,7 @@ class JetStreamKv implements Kv {
     }
     if (operation === 'delete') hdrs.set(operationHeader, 'DEL');
     const subject = `${this.layout.prefix}${key}`;
+    await this.host.ready();
     try {
       const ack = await this.host.js.publish(subject, value, {
         headers: hdrs,

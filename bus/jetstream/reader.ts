@@ -27,6 +27,7 @@ export async function orderedConsumer(
   if (opts.lastPerSubject) config.deliver_policy = DeliverPolicy.LastPerSubject;
   else if (opts.since) config.opt_start_time = opts.since.toISOString();
   else config.opt_start_seq = Math.max(1, opts.fromSeq ?? 1);
+  await host.ready();
   try {
     return await host.js.consumers.get(stream, config);
   } catch (error) {

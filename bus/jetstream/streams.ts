@@ -49,6 +49,7 @@ export class StreamOps {
     if (spec.subjects.length === 0) throw new InvalidNameError(`stream ${spec.name} captures no subject`);
     for (const subject of spec.subjects) assertSubject(subject, true);
     const config = streamConfig(spec, this.host.replicas);
+    await this.host.ready();
     try {
       await this.host.jsm.streams.add(config);
     } catch (error) {
@@ -67,6 +68,7 @@ export class StreamOps {
   async streamInfo(stream: string): Promise<StreamInfo> {
     this.host.assertOpen();
     assertName('stream', stream);
+    await this.host.ready();
     try {
       const info = await this.host.jsm.streams.info(stream);
       const { first_seq, last_seq, messages } = info.state;
@@ -88,6 +90,7 @@ export class StreamOps {
     if (opts.expectedLastSeq !== undefined) expect.lastSequence = opts.expectedLastSeq;
     if (opts.expectedLastSubjectSeq !== undefined) expect.lastSubjectSequence = opts.expectedLastSubjectSeq;
     const headers = fromHeaders(opts.headers);
+    await this.host.ready();
     try {
       const ack = await this.host.js.publish(subject, data, {
         ...(opts.msgId !== undefined ? { msgID: opts.msgId } : {}),
@@ -107,6 +110,7 @@ export class StreamOps {
     this.host.assertOpen();
     assertName('stream', stream);
     if (!Number.isInteger(seq) || seq < 1) return null;
+    await this.host.ready();
     try {
       const msg = await this.host.jsm.streams.getMessage(stream, { seq });
       return msg ? storedFromGet(stream, msg) : null;
@@ -119,6 +123,7 @@ export class StreamOps {
     this.host.assertOpen();
     assertName('stream', stream);
     assertSubject(subject, false);
+    await this.host.ready();
     try {
       const msg = await this.host.jsm.streams.getMessage(stream, { last_by_subj: subject });
       return msg ? storedFromGet(stream, msg) : null;

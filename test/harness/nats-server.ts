@@ -30,8 +30,8 @@ export interface NatsServerHandle {
   readonly storeDir: string;
   /** Stops the process (SIGTERM, then SIGKILL) and removes a temporary store. Idempotent. */
   stop(): Promise<void>;
-  /** Stops and starts the server again on the same port and store. */
-  restart(): Promise<void>;
+  /** Stops (SIGTERM by default; SIGKILL to simulate a crash) and starts again on the same port and store. */
+  restart(signal?: 'SIGTERM' | 'SIGKILL'): Promise<void>;
 }
 
 export interface NatsClusterHandle {
@@ -97,10 +97,10 @@ async function launch(
   return child;
 }
 
-async function terminate(child: ChildProcess): Promise<void> {
+async function terminate(child: ChildProcess, signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = once(child, 'exit');
-  child.kill('SIGTERM');
+  child.kill(signal);
   const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
   await exited;
   clearTimeout(timer);
@@ -132,8 +132,8 @@ async function supervise(
       await terminate(child);
       if (ownStore) rmSync(storeDir, { recursive: true, force: true });
     },
-    async restart() {
-      await terminate(child);
+    async restart(signal) {
+      await terminate(child, signal);
       child = await launch(spec.args(port), spec.ready);
     },
   };
