@@ -1,3 +1,4 @@
+import { Subjects } from '../../bus/index.js';
 import t from 'tap';
 import { CI_TOKEN, company, startConfigNode, type ConfigNode } from './fixtures/config-node.js';
 import { openAuth } from './fixtures/gateway-harness.js';
@@ -400,5 +401,44 @@ t.test(
     const unknown = await node.call('GET', '/query/no_such_question');
     t.equal(unknown.status, 404);
     t.equal((await json(unknown))['error'], 'unknown_query');
+  },
+);
+
+t.test('reload and revert check the node own Tier A: a native tracker needs stream.store_dir', async (t) => {
+  const node = await startConfigNode(t, { tierA: 'tracker: {backend: native}' });
+  await first(node);
+  const reload = await node.call('POST', '/config/reload');
+  t.equal(reload.status, 400);
+  t.match(await json(reload), {
+    error: 'validation_error',
+    problems: [{ path: 'stream.store_dir', kind: 'missing' }],
+  });
+});
+
+t.test(
+  'a revision sealed under a key this node lacks reads as an opaque marker and cannot be reverted to',
+  async (t) => {
+    const node = await startConfigNode(t);
+    await first(node);
+    const sealedId = '00000000-0000-4000-8000-00000000beef';
+    const record = {
+      revision_id: sealedId,
+      parent_revision_id: null,
+      created_at: new Date().toISOString(),
+      created_by: 'other-node',
+      created_by_kind: 'node',
+      source: 'api',
+      summary: 'sealed elsewhere',
+      payload: { __encrypted__: 'enc:v1:k-gone:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
+    };
+    await node.bus.publish(Subjects.configRevisionStored, new TextEncoder().encode(JSON.stringify(record)));
+    t.ok(await node.configuration.view.until((s) => s.revisions.has(sealedId), 2_000));
+    const read = await json(await node.call('GET', `/config/revisions/${sealedId}`));
+    t.same(read['payload'], { encrypted: true, key_id: 'k-gone' });
+    const revert = await node.call('POST', `/config/revisions/${sealedId}/revert`, {
+      headers: { 'x-summary': 'back' },
+    });
+    t.equal(revert.status, 409);
+    t.equal((await json(revert))['error'], 'unreadable_revision');
   },
 );
