@@ -15,7 +15,7 @@ export interface ServedNode {
   readonly url: string;
 }
 
-export async function startNode(t: Test, extra = ''): Promise<ServedNode> {
+export async function startNode(t: Test, extra = '', queue = 'memory'): Promise<ServedNode> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-serve-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const port = await freePort();
@@ -23,7 +23,7 @@ export async function startNode(t: Test, extra = ''): Promise<ServedNode> {
   writeFileSync(
     configFile,
     [
-      'providers: {queue: {type: memory}}',
+      `providers: {queue: {type: ${queue}}}`,
       `api: {host: 127.0.0.1, port: ${port}, auth: {tokens: [{id: ops, token: "\${SVC_TOKEN}"}]}}`,
       `stream: {store_dir: ${join(dir, 'data')}}`,
       extra,
