@@ -1,12 +1,15 @@
 import { PassThrough } from 'node:stream';
 import t from 'tap';
+import type { Bus } from '../../bus/index.js';
+import { openJetStreamBus } from '../../bus/jetstream/index.js';
 import { openMemoryBus } from '../../bus/memory/index.js';
 import { replayStream } from '../../scripts/replay.js';
+import { startNatsServer } from '../harness/nats-server.js';
 
 const enc = new TextEncoder();
 
 async function run(
-  bus: Awaited<ReturnType<typeof openMemoryBus>>,
+  bus: Bus,
   request: Parameters<typeof replayStream>[1],
 ) {
   const out = new PassThrough();
@@ -73,4 +76,18 @@ t.test('verify reports the count and ok on a gap-free stream, and names gaps lef
   const gapped = await run(bus, { stream: 'WQ', verify: true });
   t.match(gapped.lines.at(-1), { verify: 'gaps', count: 2, gaps: [{ after: 1, next: 3 }] });
   t.equal(gapped.result.gaps.length, 1);
+});
+
+t.test('replay reads a JetStream stream the same way', async (t) => {
+  const server = await startNatsServer({ t });
+  const bus = await openJetStreamBus({ url: server.url });
+  t.teardown(() => bus.close());
+  await bus.ensureStream({ name: 'AUDIT', subjects: ['audit.>'] });
+  for (let i = 1; i <= 3; i += 1) await bus.publish('audit.a', enc.encode(`{"n":${i}}`));
+  const { lines } = await run(bus, { stream: 'AUDIT', verify: true });
+  t.same(
+    lines.slice(0, 3).map((l) => l['data']),
+    ['{"n":1}', '{"n":2}', '{"n":3}'],
+  );
+  t.match(lines.at(-1), { verify: 'ok', count: 3 });
 });
