@@ -89,4 +89,14 @@ export {
   spliceEntity,
 } from './document/index.js';
 export type { Change, EntityKind, IsSecret, KnownKeysAt, Marker, RestoreProblem } from './document/index.js';
-export { gcmOpen, keyringFrom, open, seal, sealedKeyId, SealError, type Keyring } from './sealing.js';
+export {
+  gcmOpen,
+  keyringFrom,
+  open,
+  openDocument,
+  seal,
+  sealDocument,
+  sealedKeyId,
+  SealError,
+  type Keyring,
+} from './sealing.js';

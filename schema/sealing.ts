@@ -88,3 +88,26 @@ export function open(keyring: Keyring | null, text: string, aad: string): Buffer
     Buffer.from(aad, 'utf8'),
   );
 }
+
+/** Associated data binding a sealed document to its revision: moved to another record, it fails to open. */
+const revisionAad = (revisionId: string): string => `svc:revision:${revisionId}`;
+
+/** The stored form of a document under a keyring: `{"__encrypted__": "enc:v1:<key_id>:<base64>"}`. */
+export function sealDocument(
+  keyring: Keyring,
+  document: unknown,
+  revisionId: string,
+): { __encrypted__: string } {
+  return { __encrypted__: seal(keyring, JSON.stringify(document), revisionAad(revisionId)) };
+}
+
+/**
+ * Opens a stored revision payload: a plain document is returned as is; a sealed one is decrypted, or
+ * SealError names the key this node lacks.
+ */
+export function openDocument(keyring: Keyring | null, payload: unknown, revisionId: string): unknown {
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return payload;
+  const sealed = (payload as Record<string, unknown>)['__encrypted__'];
+  if (typeof sealed !== 'string' || Object.keys(payload).length !== 1) return payload;
+  return JSON.parse(open(keyring, sealed, revisionAad(revisionId)).toString('utf8')) as unknown;
+}

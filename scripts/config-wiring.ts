@@ -14,7 +14,15 @@ import {
 import { Streams, Subjects, type Bus, type Kv, type Subscription } from '../bus/index.js';
 import { configRoutes, type AuthSettings, type Question, type RouteDef } from '../http/index.js';
 import { activeRevision, configAudit, followConfig, type ConfigView } from '../projections/index.js';
-import { validateCompany, type TierA } from '../schema/index.js';
+import {
+  keyringFrom,
+  openDocument,
+  sealDocument,
+  SealError,
+  validateCompany,
+  type RevisionRecord,
+  type TierA,
+} from '../schema/index.js';
 
 export interface Configuration {
   readonly view: ConfigView;
@@ -36,6 +44,10 @@ export async function startConfiguration(opts: {
   subsystems?: readonly SubsystemApplier[];
 }): Promise<Configuration> {
   const { bus, coord, node, config, logger } = opts;
+  // With a keyring every revision is stored sealed; reads open then redact (spec "Authentication" 10).
+  const keyring = keyringFrom(config.secrets);
+  const openPayload = (record: RevisionRecord): unknown =>
+    openDocument(keyring, record.payload, record.revision_id);
   const view = await followConfig({
     bus,
     coord,
@@ -47,9 +59,29 @@ export async function startConfiguration(opts: {
     activeKey: activePointerKey,
     logger: logger.child({ component: 'config.view' }),
   });
+  // An active revision this node cannot open (its key is missing) must not be served: refuse to boot.
+  const active = activeRevision(view.state);
+  if (active) {
+    try {
+      openPayload(active);
+    } catch (error) {
+      await view.stop();
+      const why = error instanceof SealError ? error.message : String(error);
+      throw new Error(
+        `the active revision ${active.revision_id} cannot be opened: ${why}; add that key to secrets.keys`,
+        { cause: error },
+      );
+    }
+  }
   const writer: Subscription = startConfigWriter({
     bus,
     coord,
+    ...(keyring
+      ? {
+          storedPayload: (document: unknown, revisionId: string) =>
+            sealDocument(keyring, document, revisionId),
+        }
+      : {}),
     logger: logger.child({ component: 'config.writer' }),
     validate: (command) => {
       const result = validateCompany(command.document, {
@@ -67,6 +99,7 @@ export async function startConfiguration(opts: {
   });
   const applier = createApplier({
     bus,
+    openPayload,
     nodeId: config.node.id,
     subsystems: opts.subsystems ?? [],
     send: (event) => node.send(event),
@@ -85,6 +118,7 @@ export async function startConfiguration(opts: {
     routes: (auth) =>
       configRoutes({
         state: () => view.state,
+        openPayload,
         untilEpoch: (epoch, timeoutMs) =>
           view.until(
             (state) => (state.active?.epoch ?? 0) >= epoch && activeRevision(state) !== null,

@@ -41,6 +41,8 @@ export interface ApplierOptions {
   readonly send: (event: NodeEvent) => void;
   readonly logger: Logger;
   readonly now?: () => Date;
+  /** Opens a stored payload (decrypts a sealed one); throws when this node cannot. */
+  readonly openPayload?: (record: RevisionRecord) => unknown;
 }
 
 export interface Applier {
@@ -86,8 +88,19 @@ export function createApplier(opts: ApplierOptions): Applier {
       );
       return;
     }
-    const record = opts.source.revision(pointer.revision_id) as RevisionRecord;
+    const stored = opts.source.revision(pointer.revision_id) as RevisionRecord;
     const log = opts.logger.child({ revision_id: pointer.revision_id, epoch: pointer.epoch });
+    let record: RevisionRecord;
+    try {
+      record = { ...stored, payload: opts.openPayload ? opts.openPayload(stored) : stored.payload };
+    } catch (error) {
+      opts.send({ type: 'node.apply.started', epoch: pointer.epoch });
+      opts.send({ type: 'node.apply.failed', epoch: pointer.epoch, posture: 'stuck' });
+      log.error({ err: error }, 'active revision cannot be opened on this node');
+      await announce(pointer, 'failed', [], error instanceof Error ? error.message : String(error));
+      applied = { epoch: pointer.epoch, payload: applied.payload };
+      return;
+    }
 
     // An unchanged payload needs no work, only the new epoch.
     if (applied.epoch > 0 && isDeepStrictEqual(record.payload, applied.payload)) {

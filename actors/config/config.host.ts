@@ -30,6 +30,8 @@ export interface ConfigWriterOptions {
   /** The coordination bucket holding the active pointer. */
   readonly coord: Kv;
   readonly validate: Validate;
+  /** With a keyring: the stored form of a document (sealed); without, the document itself. */
+  readonly storedPayload?: (document: unknown, revisionId: string) => unknown;
   readonly logger: Logger;
   readonly now?: () => Date;
 }
@@ -55,7 +57,10 @@ export async function executeWrite(
     actors: {
       validate: fromPromise<Validation, ConfigWrite>(async ({ input }) => opts.validate(input)),
       storeRevision: fromPromise<void, RevisionRecord>(async ({ input }) => {
-        await bus.publish(configSubjects.revisionStored, encoder.encode(JSON.stringify(input)), {
+        const record = opts.storedPayload
+          ? { ...input, payload: opts.storedPayload(input.payload, input.revision_id) }
+          : input;
+        await bus.publish(configSubjects.revisionStored, encoder.encode(JSON.stringify(record)), {
           msgId: `revision-${input.revision_id}`,
         });
       }),

@@ -22,15 +22,30 @@ import { etagOf, notModified } from './config.request.js';
 
 export interface ConfigReadDeps {
   readonly state: () => ConfigState;
+  /** Opens a stored payload (decrypts a sealed one); throws SealError when this node cannot. */
+  readonly openPayload: (record: RevisionRecord) => unknown;
 }
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The payload as a reader may see it: redacted, or an opaque marker when sealed. */
-export function readable(record: RevisionRecord): unknown {
-  if (isSealedDocument(record.payload)) return opaqueMarker(record.payload);
-  return redact(record.payload, isSecretPath);
+/** The payload as a reader may see it: opened and redacted, or an opaque marker when this node cannot open it. */
+export function readable(deps: ConfigReadDeps, record: RevisionRecord): unknown {
+  const document = tryOpen(deps, record);
+  if (document === unopenable) return opaqueMarker(record.payload as { __encrypted__: string });
+  return redact(document, isSecretPath);
 }
+
+const unopenable = Symbol('unopenable');
+
+/** The opened payload, or `unopenable` when it is sealed under a key this node lacks. */
+export function tryOpen(deps: ConfigReadDeps, record: RevisionRecord): unknown {
+  try {
+    return deps.openPayload(record);
+  } catch {
+    return isSealedDocument(record.payload) ? unopenable : record.payload;
+  }
+}
+export { unopenable };
 
 export function requireActive(state: ConfigState): RevisionRecord {
   const record = activeRevision(state);
@@ -62,7 +77,7 @@ function getConfig(deps: ConfigReadDeps, req: ApiRequest): ApiReply {
       hint: 'Use ?format=yaml or leave it out.',
     });
   }
-  const document = readable(record);
+  const document = readable(deps, record);
   if (format === 'yaml') {
     return {
       status: 200,
@@ -89,7 +104,7 @@ function getRevision(deps: ConfigReadDeps, req: ApiRequest): ApiReply {
   return {
     status: 200,
     headers: { ETag: etagOf(record.revision_id) },
-    body: { ...metaOf(state, record), payload: readable(record) },
+    body: { ...metaOf(state, record), payload: readable(deps, record) },
   };
 }
 
@@ -98,15 +113,15 @@ function getDiff(deps: ConfigReadDeps, req: ApiRequest): ApiReply {
   const to = revisionById(state, req.params['id'] ?? '');
   const against = req.query.get('against') ?? 'active';
   const from = against === 'active' ? requireActive(state) : revisionById(state, against);
-  const { changes, changes_total } = diffDocuments(readable(from), readable(to), { limit: 500 });
+  const { changes, changes_total } = diffDocuments(readable(deps, from), readable(deps, to), { limit: 500 });
   return { status: 200, body: { from: from.revision_id, to: to.revision_id, changes, changes_total } };
 }
 
 function getReferences(deps: ConfigReadDeps): ApiReply {
   const record = requireActive(deps.state());
-  const references = isSealedDocument(record.payload)
-    ? []
-    : listReferences(record.payload).map(({ name, path }) => ({ name, path }));
+  const document = tryOpen(deps, record);
+  const references =
+    document === unopenable ? [] : listReferences(document).map(({ name, path }) => ({ name, path }));
   return {
     status: 200,
     headers: { ETag: etagOf(record.revision_id) },
@@ -131,7 +146,8 @@ function getEntity(deps: ConfigReadDeps, req: ApiRequest): ApiReply {
   const kind = entityKind(req);
   const record = requireActive(deps.state());
   const id = req.params['id'] ?? '';
-  const found = isSealedDocument(record.payload) ? null : findEntity(record.payload, kind, id);
+  const document = tryOpen(deps, record);
+  const found = document === unopenable ? null : findEntity(document, kind, id);
   if (!found)
     throw new ApiError('no_such_entity', { detail: `the active revision carries no ${kind} entry ${id}` });
   const etag = etagOf(record.revision_id);

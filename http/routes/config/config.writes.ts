@@ -24,7 +24,7 @@ import {
 import { ApiError } from '../../api-error.js';
 import { assertCompanyWriter } from '../../guard.js';
 import type { ApiReply, ApiRequest, AuthSettings, RouteDef } from '../../types.js';
-import { entityKind, requireActive } from './config.reads.js';
+import { entityKind, requireActive, tryOpen, unopenable, type ConfigReadDeps } from './config.reads.js';
 import {
   parseDocumentBody,
   readDryRun,
@@ -33,8 +33,7 @@ import {
   type Preconditions,
 } from './config.request.js';
 
-export interface ConfigWriteDeps {
-  readonly state: () => ConfigState;
+export interface ConfigWriteDeps extends ConfigReadDeps {
   /** Resolves once the read model shows `epoch` (or later) active; false after the timeout. */
   readonly untilEpoch: (epoch: number, timeoutMs: number) => Promise<boolean>;
   readonly bus: Bus;
@@ -70,17 +69,19 @@ function activeForWrite(state: ConfigState, preconditions: Preconditions): Revis
 }
 
 /** A stored document to build on; a sealed one this node cannot open is unreadable. */
-function openPayload(record: RevisionRecord): unknown {
-  if (isSealedDocument(record.payload)) {
+function openPayload(deps: ConfigReadDeps, record: RevisionRecord): unknown {
+  const document = tryOpen(deps, record);
+  if (document === unopenable) {
     throw new ApiError('unreadable_revision', {
       detail: `revision ${record.revision_id} is sealed under a key this node lacks`,
     });
   }
-  return record.payload;
+  return document;
 }
 
 /** Markers back to stored values, then keys this build does not know carried from the stored document. */
 function reconcileWithStored(
+  deps: ConfigReadDeps,
   document: unknown,
   basis: RevisionRecord | null,
   code: 'invalid_body' | 'invalid_patch' | 'validation_error',
@@ -91,7 +92,7 @@ function reconcileWithStored(
       throw new ApiError(code, { extra: { problems: restored.problems.map(asProblem) } });
     return restored.document;
   }
-  const stored = openPayload(basis);
+  const stored = openPayload(deps, basis);
   const restored = restoreMasks(document, stored, isSecretPath);
   if (restored.problems.length > 0)
     throw new ApiError(code, { extra: { problems: restored.problems.map(asProblem) } });
@@ -195,7 +196,7 @@ async function putConfig(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiRep
   const body = parseDocumentBody(req, 'invalid_body');
   const summary = readSummary(req, body.bodySummary, !dryRun);
   const basis = deps.state().active ? requireActive(deps.state()) : null;
-  const document = reconcileWithStored(body.document, basis, 'invalid_body');
+  const document = reconcileWithStored(deps, body.document, basis, 'invalid_body');
   return submit(deps, req, {
     document,
     basis,
@@ -238,8 +239,8 @@ async function patchConfig(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiR
       },
     });
   }
-  const merged = mergePatch(openPayload(basis), body.document);
-  const document = reconcileWithStored(merged, basis, 'invalid_patch');
+  const merged = mergePatch(openPayload(deps, basis), body.document);
+  const document = reconcileWithStored(deps, merged, basis, 'invalid_patch');
   return submit(deps, req, {
     document,
     basis,
@@ -258,7 +259,7 @@ async function putEntity(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiRep
   const preconditions = readPreconditions(req);
   const id = req.params['id'] ?? '';
   const basis = activeForWrite(deps.state(), preconditions);
-  const stored = openPayload(basis);
+  const stored = openPayload(deps, basis);
   // The id is looked up before the body is read (write rule 6).
   const existing = findEntity(stored, kind, id);
   if (preconditions.ifNoneMatchAny && !creatable.has(kind)) {
@@ -277,7 +278,7 @@ async function putEntity(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiRep
     throw new ApiError('identity_mismatch', { detail: `the body names another ${kind} entry than ${id}` });
   }
   const spliced = spliceEntity(stored, kind, id, body.document);
-  const document = reconcileWithStored(spliced, basis, 'invalid_body');
+  const document = reconcileWithStored(deps, spliced, basis, 'invalid_body');
   return submitEntity(deps, req, {
     document,
     basis,
@@ -316,7 +317,7 @@ async function revert(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply>
   const state = deps.state();
   const target = state.revisions.get((req.params['id'] ?? '').toLowerCase());
   if (!target) throw new ApiError('not_found', { detail: `no revision ${req.params['id'] ?? ''}` });
-  const document = openPayload(target);
+  const document = openPayload(deps, target);
   const summary = readSummary(req, undefined, false) || `revert to ${target.revision_id}`;
   const basis = state.active ? requireActive(state) : null;
   return submit(deps, req, {
@@ -338,7 +339,7 @@ async function reload(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply>
   const summary =
     readSummary(req, undefined, false) || 'reload: re-store the active revision to push changed secrets';
   return submit(deps, req, {
-    document: openPayload(basis),
+    document: openPayload(deps, basis),
     basis,
     preconditions,
     dryRun: false,

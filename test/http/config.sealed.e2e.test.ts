@@ -1,0 +1,95 @@
+import { pino } from 'pino';
+import t from 'tap';
+import { startNodeHost } from '../../actors/index.js';
+import { ensureCatalogue } from '../../bus/index.js';
+import { openMemoryBus } from '../../bus/memory/index.js';
+import { parseTierA } from '../../schema/index.js';
+import { startConfiguration } from '../../scripts/config-wiring.js';
+import { company, startConfigNode } from './fixtures/config-node.js';
+
+const key = (byte: number) => Buffer.alloc(32, byte).toString('base64');
+const keyring = (active: string, ...ids: Array<[string, number]>) =>
+  `secrets: {active_key_id: ${active}, keys: [${ids.map(([id, b]) => `{id: ${id}, material: "${key(b)}"}`).join(', ')}]}`;
+type Json = Record<string, unknown>;
+
+t.test('with a keyring every revision is stored sealed, and reads open then redact', async (t) => {
+  const node = await startConfigNode(t, { tierA: keyring('k1', ['k1', 1]) });
+  const put = await node.call('PUT', '/config', { body: company(), headers: { 'x-summary': 'first' } });
+  t.equal(put.status, 201);
+  const id = ((await put.json()) as Json)['revision_id'] as string;
+  const stored = node.configuration.view.state.revisions.get(id)!.payload as Json;
+  t.match(stored, { __encrypted__: /^enc:v1:k1:/ });
+  t.notMatch(
+    JSON.stringify(stored),
+    /Acme|sk-live-secret-value/,
+    'nothing of the document is readable at rest',
+  );
+  const read = (await (await node.call('GET', '/config')).json()) as Json;
+  t.equal(read['name'], 'Acme');
+  t.notMatch(JSON.stringify(read), /sk-live-secret-value/);
+  const patch = await node.call('PATCH', '/config', {
+    body: { mission: 'sealed too' },
+    headers: { 'x-summary': 'p' },
+  });
+  t.equal(patch.status, 201);
+  t.equal(((await (await node.call('GET', '/config')).json()) as Json)['mission'], 'sealed too');
+  t.equal((await node.call('GET', '/config/roles/bo-agent')).status, 200);
+  const revision = (await (await node.call('GET', `/config/revisions/${id}`)).json()) as Json;
+  t.equal((revision['payload'] as Json)['name'], 'Acme');
+});
+
+t.test(
+  'a node whose keyring lacks the key of the active revision refuses to boot, naming the key',
+  async (t) => {
+    const bus = await openMemoryBus({});
+    t.teardown(() => bus.close());
+    const first = await startConfigNode(t, { tierA: keyring('k1', ['k1', 1]), bus });
+    t.equal(
+      (await first.call('PUT', '/config', { body: company(), headers: { 'x-summary': 'first' } })).status,
+      201,
+    );
+    const logger = pino({ level: 'silent' });
+    const catalogue = await ensureCatalogue(bus);
+    const parsed = parseTierA(keyring('k2', ['k2', 2]), { env: {}, cwd: '/' });
+    if (!parsed.ok) throw new Error('tier A');
+    const node = startNodeHost(
+      {
+        node: 'node-1',
+        version: 'test',
+        startedAt: new Date().toISOString(),
+        queue: 'memory',
+        roles: parsed.config.node.roles,
+        ingress: true,
+        eventHistorySeconds: catalogue.eventHistorySeconds,
+        spendHistorySeconds: catalogue.spendHistorySeconds,
+      },
+      logger,
+    );
+    await t.rejects(
+      startConfiguration({ bus, coord: catalogue.coord, node, config: parsed.config, logger }),
+      /sealed under key k1.*add that key to secrets\.keys/,
+    );
+  },
+);
+
+t.test(
+  'rotation: with the old key still listed, old revisions open and new ones seal under the new key',
+  async (t) => {
+    const bus = await openMemoryBus({});
+    t.teardown(() => bus.close());
+    const before = await startConfigNode(t, { tierA: keyring('k1', ['k1', 1]), bus });
+    await before.call('PUT', '/config', { body: company(), headers: { 'x-summary': 'first' } });
+    await before.configuration.stop();
+    const after = await startConfigNode(t, { tierA: keyring('k2', ['k1', 1], ['k2', 2]), bus });
+    t.equal(((await (await after.call('GET', '/config')).json()) as Json)['name'], 'Acme');
+    const reload = await after.call('POST', '/config/reload');
+    t.equal(reload.status, 201);
+    const id = ((await reload.json()) as Json)['revision_id'] as string;
+    t.ok(await after.configuration.view.until((s) => s.revisions.has(id), 2_000));
+    t.match(
+      after.configuration.view.state.revisions.get(id)!.payload,
+      { __encrypted__: /^enc:v1:k2:/ },
+      'a reload re-seals under the active key',
+    );
+  },
+);
