@@ -12,7 +12,6 @@ import {
   entityIdentityMatches,
   findEntity,
   isSecretPath,
-  isSealedDocument,
   knownKeysAt,
   mergePatch,
   patchUnknownKeys,
