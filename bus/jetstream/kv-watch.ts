@@ -26,6 +26,7 @@ export async function watchBucket(
   let ready = false;
   let stopped = false;
   let pumping: Promise<void> | null = null;
+  let lastSeq = 0;
 
   const emit = (record: KvRecord) => {
     try {
@@ -44,9 +45,12 @@ export async function watchBucket(
       if (step.valid) emit(record);
       return;
     }
-    const walk = await states.advance(record.key, null, record.seq);
-    known.set(record.key, walk.state);
-    if (walk.verdicts.get(record.seq)?.valid) emit(record);
+    // A key first met through a conditional record: this watch saw every record after `lastSeq`, so
+    // its history is the records through `lastSeq` (which the stream leader surely holds) plus this one.
+    const before = await states.advance(record.key, null, lastSeq);
+    const step = apply(before.state, record, layout.ttlMs);
+    known.set(record.key, step.state);
+    if (step.valid) emit(record);
   };
 
   const pump = () => {
@@ -70,7 +74,6 @@ export async function watchBucket(
   };
 
   // 1. follow everything after the current end, buffering until the initial values are out
-  let lastSeq: number;
   await host.ready();
   try {
     lastSeq = (await host.jsm.streams.info(layout.stream)).state.last_seq;
@@ -88,6 +91,12 @@ export async function watchBucket(
       pump();
     },
   });
+  void (async () => {
+    for await (const status of messages.status()) {
+      if (status.type === 'heartbeat' || status.type === 'next') continue;
+      host.logger.debug({ bucket: layout.bucket, status }, 'bus: kv watch consumer status');
+    }
+  })().catch(() => undefined);
   const stop = once(async () => {
     stopped = true;
     await messages.close();

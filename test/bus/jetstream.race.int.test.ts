@@ -30,6 +30,26 @@ for (let i = 0; i < 8; i += 1) writers.push(await (await open(i)).kv({ name: buc
 const readers: Kv[] = [];
 for (let i = 0; i < 3; i += 1) readers.push(await (await open(i)).kv({ name: bucket, history: 64 }));
 
+// A watcher on another node records every change it is told of: it must never report a loser.
+const watched = new Map<string, number[]>();
+const watcherKv = await (await open(2)).kv({ name: bucket, history: 64 });
+const watcher = await watcherKv.watch(
+  (e) => watched.set(e.key, [...(watched.get(e.key) ?? []), e.revision]),
+  {
+    initial: false,
+  },
+);
+t.teardown(() => watcher.stop());
+
+/** Resolves once the watcher has reported `revision` for `key` (or rejects after 10 s). */
+async function watcherSaw(key: string, revision: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(watched.get(key) ?? []).includes(revision)) {
+    if (Date.now() > deadline) throw new Error(`watcher never reported ${key}@${revision}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 async function race(t: Test, size: number): Promise<void> {
   let failures = 0;
   for (let trial = 0; trial < trials; trial += 1) {
@@ -47,7 +67,14 @@ async function race(t: Test, size: number): Promise<void> {
     const agreed =
       winner !== undefined &&
       seen.every((e) => e !== null && e.revision === winner.rev && dec.decode(e.value) === `w${winner.w}`);
-    if (winners.length !== 1 || !losersTyped || !agreed) {
+    const history = (await (readers[trial % 3] as Kv).history(key)).map((e) => e.revision);
+    if (winner) await watcherSaw(key, winner.rev);
+    const reported = watched.get(key) ?? [];
+    const clean =
+      winner !== undefined &&
+      history.join() === `${base},${winner.rev}` &&
+      reported.join() === history.join();
+    if (winners.length !== 1 || !losersTyped || !agreed || !clean) {
       failures += 1;
       t.fail(
         `trial ${trial}: ${winners.length} winners, readers saw ${seen.map((e) => e?.revision).join(',')}`,
@@ -57,7 +84,11 @@ async function race(t: Test, size: number): Promise<void> {
       );
     }
   }
-  t.equal(failures, 0, `${trials} trials of ${size} racing updates: one winner each, every reader agrees`);
+  t.equal(
+    failures,
+    0,
+    `${trials} trials of ${size} racing updates: one winner each; every get, history and the watcher agree`,
+  );
 }
 
 /** How many trials had more than one claim of the base revision stored (the server let a loser in). */
