@@ -4,7 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { CoreMessage, Headers, ReplyHandler, RequestOptions, Subscription } from '../bus.js';
-import { NoRespondersError, RemoteError, RequestTimeoutError } from '../errors.js';
+import { BusClosedError, NoRespondersError, RemoteError, RequestTimeoutError } from '../errors.js';
 import { subjectMatches } from '../subject-match.js';
 
 interface Subscriber {
@@ -21,6 +21,8 @@ interface Replier {
 export class CoreRouter {
   private readonly subscribers = new Set<Subscriber>();
   private readonly repliers = new Set<Replier>();
+  /** Requests waiting for their answer, failed by `clear` when the bus closes. */
+  private readonly waiting = new Set<(error: Error) => void>();
   private turn = 0;
 
   constructor(private readonly logger: Logger) {}
@@ -66,12 +68,15 @@ export class CoreRouter {
     const replier = candidates[this.turn++ % candidates.length] as Replier;
     replier.inFlight += 1;
     let timer: NodeJS.Timeout | undefined;
+    let fail: (error: Error) => void = () => undefined;
     const timeout = new Promise<never>((_, reject) => {
+      fail = reject;
       timer = setTimeout(
         () => reject(new RequestTimeoutError(`request on ${subject} timed out after ${opts.timeoutMs} ms`)),
         opts.timeoutMs,
       );
     });
+    this.waiting.add(fail);
     // Copy so neither side can alter the other's bytes, as over a wire.
     const handled = replier.handler({ subject, headers: opts.headers ?? {}, data: data.slice() }).then(
       (answer) => ({ subject, headers: {}, data: answer.slice() }) satisfies CoreMessage,
@@ -83,6 +88,7 @@ export class CoreRouter {
       return await Promise.race([handled, timeout]);
     } finally {
       clearTimeout(timer);
+      this.waiting.delete(fail);
       void handled.catch(() => undefined).finally(() => (replier.inFlight -= 1));
     }
   }
@@ -90,5 +96,7 @@ export class CoreRouter {
   clear(): void {
     this.subscribers.clear();
     this.repliers.clear();
+    for (const fail of this.waiting) fail(new BusClosedError('the bus closed before the reply arrived'));
+    this.waiting.clear();
   }
 }

@@ -6,6 +6,7 @@
 import type { Kv, KvEntry, KvSpec, KvWatchOptions, StoredMessage, Subscription } from '../bus.js';
 import { InvalidNameError, KvConflictError } from '../errors.js';
 import { assertName, assertSubject, subjectMatches } from '../subject-match.js';
+import { settle } from './settle.js';
 import type { StreamStore } from './streams.js';
 
 /** What a bucket needs from the engine. */
@@ -71,17 +72,18 @@ export function openKv(host: KvHost, spec: KvSpec): Kv {
 
   return {
     name: bucket,
-    get(key) {
-      host.assertOpen();
-      assertKey(key);
-      const last = current(key, Date.now());
-      return Promise.resolve(last ? toEntry(last) : null);
-    },
-    put(key, value) {
+    get: (key) =>
+      settle(() => {
+        host.assertOpen();
+        assertKey(key);
+        const last = current(key, Date.now());
+        return last ? toEntry(last) : null;
+      }),
+    async put(key, value) {
       assertKey(key);
       return host.commit((now) => write(key, value, now));
     },
-    create(key, value) {
+    async create(key, value) {
       assertKey(key);
       return host.commit((now) => {
         const last = current(key, now);
@@ -89,7 +91,7 @@ export function openKv(host: KvHost, spec: KvSpec): Kv {
         return write(key, value, now);
       });
     },
-    update(key, value, expectedRevision) {
+    async update(key, value, expectedRevision) {
       assertKey(key);
       return host.commit((now) => {
         const last = current(key, now);
@@ -108,24 +110,25 @@ export function openKv(host: KvHost, spec: KvSpec): Kv {
         if (last) write(key, new Uint8Array(0), now, true);
       });
     },
-    keys(filter) {
-      host.assertOpen();
-      if (filter !== undefined) assertSubject(filter, true);
-      const now = Date.now();
-      const keys: string[] = [];
-      for (const subject of host.streams.state(stream).subjectLast.keys()) {
-        const key = subject.slice(prefix.length);
-        if (filter !== undefined && !subjectMatches(filter, key)) continue;
-        if (current(key, now)) keys.push(key);
-      }
-      return Promise.resolve(keys.sort());
-    },
-    history(key) {
-      host.assertOpen();
-      assertKey(key);
-      const out = host.streams.bySubject(stream, `${prefix}${key}`).map(toEntry);
-      return Promise.resolve(out);
-    },
+    keys: (filter) =>
+      settle(() => {
+        host.assertOpen();
+        if (filter !== undefined) assertSubject(filter, true);
+        const now = Date.now();
+        const keys: string[] = [];
+        for (const subject of host.streams.state(stream).subjectLast.keys()) {
+          const key = subject.slice(prefix.length);
+          if (filter !== undefined && !subjectMatches(filter, key)) continue;
+          if (current(key, now)) keys.push(key);
+        }
+        return keys.sort();
+      }),
+    history: (key) =>
+      settle(() => {
+        host.assertOpen();
+        assertKey(key);
+        return host.streams.bySubject(stream, `${prefix}${key}`).map(toEntry);
+      }),
     async watch(onEntry, opts?: KvWatchOptions) {
       host.assertOpen();
       const filter = opts?.key ?? '>';

@@ -29,6 +29,7 @@ import { assertSubject, subjectMatches } from '../subject-match.js';
 import { DurableConsumer, refuseSecond } from './consumers.js';
 import { CoreRouter } from './core.js';
 import { openKv } from './kv.js';
+import { settle } from './settle.js';
 import { openStore, type OpenedStore } from './store.js';
 import { StreamStore } from './streams.js';
 
@@ -47,11 +48,24 @@ interface Pending {
 interface Follower {
   readonly stream: string;
   next: number;
-  readonly filter: string | undefined;
+  readonly filter: ((subject: string) => boolean) | null;
   readonly onMessage: (msg: StoredMessage) => void;
 }
 
 const emptyHeaders: Headers = Object.freeze({});
+
+/** A subject filter with its answers remembered: a stream holds few distinct subjects. */
+function matcher(filter: string): (subject: string) => boolean {
+  const seen = new Map<string, boolean>();
+  return (subject) => {
+    let hit = seen.get(subject);
+    if (hit === undefined) {
+      hit = subjectMatches(filter, subject);
+      if (seen.size < 10_000) seen.set(subject, hit);
+    }
+    return hit;
+  };
+}
 const limitSweepMs = 1_000;
 
 class MemoryBus implements Bus {
@@ -92,7 +106,7 @@ class MemoryBus implements Bus {
 
   /** Runs `work` inside the next group commit; resolves with its result once committed. */
   commit<T>(work: (now: number) => T): Promise<T> {
-    this.assertOpen();
+    if (this.closed) return Promise.reject(new BusClosedError('the bus is closed'));
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
       this.scheduleFlush();
@@ -184,11 +198,13 @@ class MemoryBus implements Bus {
   }
 
   streamInfo(stream: string): Promise<StreamInfo> {
-    this.assertOpen();
-    return Promise.resolve(this.streams.info(stream));
+    return settle(() => {
+      this.assertOpen();
+      return this.streams.info(stream);
+    });
   }
 
-  publish(subject: string, data: Uint8Array, opts?: PublishOptions): Promise<PubAck> {
+  async publish(subject: string, data: Uint8Array, opts?: PublishOptions): Promise<PubAck> {
     assertSubject(subject, false);
     return this.commit((now) => this.append(subject, data, opts, now));
   }
@@ -204,14 +220,18 @@ class MemoryBus implements Bus {
   }
 
   getMessage(stream: string, seq: number): Promise<StoredMessage | null> {
-    this.assertOpen();
-    return Promise.resolve(this.streams.getMessage(stream, seq));
+    return settle(() => {
+      this.assertOpen();
+      return this.streams.getMessage(stream, seq);
+    });
   }
 
   lastMessage(stream: string, subject: string): Promise<StoredMessage | null> {
-    this.assertOpen();
-    assertSubject(subject, false);
-    return Promise.resolve(this.streams.lastMessage(stream, subject));
+    return settle(() => {
+      this.assertOpen();
+      assertSubject(subject, false);
+      return this.streams.lastMessage(stream, subject);
+    });
   }
 
   async *replay(stream: string, opts: ReplayOptions = {}): AsyncIterable<StoredMessage> {
@@ -219,12 +239,13 @@ class MemoryBus implements Bus {
     if (opts.subject !== undefined) assertSubject(opts.subject, true);
     const info = this.streams.info(stream);
     const to = opts.toSeq ?? info.lastSeq;
+    const matches = opts.subject === undefined ? null : matcher(opts.subject);
     let from = this.startSeq(stream, opts);
     while (from <= to && !this.closed) {
       const page = this.streams.page(stream, from, to, 2048);
       if (page.length === 0) return;
       for (const msg of page) {
-        if (opts.subject === undefined || subjectMatches(opts.subject, msg.subject)) yield msg;
+        if (matches === null || matches(msg.subject)) yield msg;
       }
       from = (page[page.length - 1] as StoredMessage).seq + 1;
       // Let a caller that stops iterating, or closes the bus, act between pages.
@@ -243,11 +264,13 @@ class MemoryBus implements Bus {
     opts: FollowOptions,
     onMessage: (msg: StoredMessage) => void,
   ): Promise<Subscription> {
-    this.assertOpen();
-    this.streams.info(stream);
-    if (opts.subject !== undefined) assertSubject(opts.subject, true);
-    const follower: Follower = { stream, next: this.startSeq(stream, opts), filter: opts.subject, onMessage };
-    return Promise.resolve(this.addFollower(follower));
+    return settle(() => {
+      this.assertOpen();
+      this.streams.info(stream);
+      if (opts.subject !== undefined) assertSubject(opts.subject, true);
+      const filter = opts.subject === undefined ? null : matcher(opts.subject);
+      return this.addFollower({ stream, next: this.startSeq(stream, opts), filter, onMessage });
+    });
   }
 
   private addFollower(follower: Follower): Subscription {
@@ -272,7 +295,7 @@ class MemoryBus implements Bus {
       }
       for (const msg of page) {
         follower.next = msg.seq + 1;
-        if (follower.filter !== undefined && !subjectMatches(follower.filter, msg.subject)) continue;
+        if (follower.filter !== null && !follower.filter(msg.subject)) continue;
         try {
           follower.onMessage(msg);
         } catch (error) {
@@ -284,6 +307,10 @@ class MemoryBus implements Bus {
   }
 
   consume(stream: string, spec: ConsumerSpec, handler: ConsumeHandler): Promise<Subscription> {
+    return settle(() => this.startConsumer(stream, spec, handler));
+  }
+
+  private startConsumer(stream: string, spec: ConsumerSpec, handler: ConsumeHandler): Subscription {
     this.assertOpen();
     refuseSecond(this.consumers, stream, spec.durable);
     const key = `${stream}/${spec.durable}`;
@@ -299,12 +326,12 @@ class MemoryBus implements Bus {
       handler,
     );
     this.consumers.set(key, consumer);
-    return Promise.resolve({
+    return {
       stop: async () => {
         this.consumers.delete(key);
         await consumer.stop();
       },
-    });
+    };
   }
 
   // ------------------------------------------------------------ core
@@ -321,7 +348,7 @@ class MemoryBus implements Bus {
     return this.core.subscribe(subject, onMessage);
   }
 
-  request(subject: string, data: Uint8Array, opts: RequestOptions): Promise<CoreMessage> {
+  async request(subject: string, data: Uint8Array, opts: RequestOptions): Promise<CoreMessage> {
     this.assertOpen();
     assertSubject(subject, false);
     return this.core.request(subject, data, opts);
@@ -335,7 +362,7 @@ class MemoryBus implements Bus {
 
   // ------------------------------------------------------------ kv
 
-  kv(spec: KvSpec): Promise<Kv> {
+  async kv(spec: KvSpec): Promise<Kv> {
     return this.commit(() =>
       openKv(
         {

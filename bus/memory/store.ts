@@ -76,18 +76,27 @@ export function openStore(storeDir: string | undefined): OpenedStore {
   const file = join(storeDir, 'bus.sqlite');
   let db: Db | undefined;
   try {
-    db = new Database(file);
+    // No busy wait: only another process can hold the lock, and waiting would not help.
+    db = new Database(file, { timeout: 0 });
+    // The lock file gives a readable refusal; SQLite's own lock, held until this process ends
+    // (even by SIGKILL), makes a second writer impossible should two processes race past it.
+    db.pragma('locking_mode = EXCLUSIVE');
     db.pragma('journal_mode = WAL');
     // WAL + NORMAL: a commit is in the OS before it is acknowledged, so SIGKILL loses nothing;
     // power loss may lose the last commits (ops/memory-engine.md).
     db.pragma('synchronous = NORMAL');
-    db.pragma('busy_timeout = 5000');
     db.exec(schema);
     const check = db.pragma('quick_check', { simple: true });
     if (check !== 'ok') throw new Error(`integrity check: ${String(check)}`);
   } catch (error) {
     db?.close();
-    rmSync(lockFile, { force: true });
+    releaseLock(lockFile);
+    if (codeOf(error) === 'SQLITE_BUSY') {
+      throw new EngineUnavailableError(
+        `memory bus: the store ${file} is locked by another process; the memory engine is single-process`,
+        { cause: error },
+      );
+    }
     throw new EngineUnavailableError(
       `memory bus: the store ${file} cannot be used (${error instanceof Error ? error.message : String(error)}); ` +
         'restore it from a backup or move it aside to start empty',
@@ -100,7 +109,7 @@ export function openStore(storeDir: string | undefined): OpenedStore {
     file,
     release: () => {
       opened.close();
-      rmSync(lockFile, { force: true });
+      releaseLock(lockFile);
     },
   };
 }
@@ -130,6 +139,11 @@ function takeLock(lockFile: string): void {
     rmSync(lockFile, { force: true });
   }
   throw new EngineUnavailableError(`memory bus: cannot lock ${lockFile}`);
+}
+
+/** Removes the lock only while it still names this process. */
+function releaseLock(lockFile: string): void {
+  if (readLock(lockFile) === String(process.pid)) rmSync(lockFile, { force: true });
 }
 
 function readLock(file: string): string {

@@ -1,0 +1,104 @@
+import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import t, { type Test } from 'tap';
+import { EngineUnavailableError } from '../../bus/index.js';
+import { openMemoryBus } from '../../bus/memory/index.js';
+import { startWriter } from './fixtures/writer.js';
+
+const tempDir = (t: Test): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-membus-store-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+};
+
+const refusal = (dir: string): Promise<unknown> =>
+  openMemoryBus({ storeDir: dir }).then(
+    async (bus) => {
+      await bus.close();
+      return null;
+    },
+    (error: unknown) => error,
+  );
+
+t.test('a store directory that does not exist yet is created', async (t) => {
+  const dir = join(tempDir(t), 'a', 'b');
+  const bus = await openMemoryBus({ storeDir: dir });
+  await bus.ensureStream({ name: 'S', subjects: ['s.>'] });
+  await bus.close();
+  const again = await openMemoryBus({ storeDir: dir });
+  t.equal((await again.streamInfo('S')).name, 'S');
+  await again.close();
+});
+
+t.test('a corrupt store file is refused with an error naming the file and the cause', async (t) => {
+  const dir = tempDir(t);
+  const file = join(dir, 'bus.sqlite');
+  writeFileSync(file, 'this is not a database, just some bytes that are long enough '.repeat(100));
+  const error = await refusal(dir);
+  t.type(error, EngineUnavailableError);
+  t.match((error as Error).message, file);
+  t.match((error as Error).message, /cannot be used \(file is not a database\)/);
+  t.ok((error as Error).cause, 'the SQLite error is kept as the cause');
+  // The refused open leaves no lock behind: once the file is moved aside the store opens.
+  rmSync(file);
+  const bus = await openMemoryBus({ storeDir: dir });
+  await bus.close();
+});
+
+t.test('a store file that cannot be opened is refused with an error naming it', async (t) => {
+  const dir = tempDir(t);
+  mkdirSync(join(dir, 'bus.sqlite'));
+  const error = await refusal(dir);
+  t.type(error, EngineUnavailableError);
+  t.match((error as Error).message, join(dir, 'bus.sqlite'));
+});
+
+t.test('a second open in the same process is refused while the first holds the store', async (t) => {
+  const dir = tempDir(t);
+  const first = await openMemoryBus({ storeDir: dir });
+  t.match(await refusal(dir), {
+    name: 'EngineUnavailableError',
+    message: new RegExp(`in use by process ${process.pid} \\(this one\\)`),
+  });
+  await first.close();
+  const second = await openMemoryBus({ storeDir: dir });
+  await second.close();
+});
+
+t.test('another process holding the store is named; its lock is taken over once it is dead', async (t) => {
+  const dir = tempDir(t);
+  const child = startWriter(dir);
+  const exited = once(child, 'exit');
+  t.teardown(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const ready = await lines.next();
+  t.match(ready.value, /^ready /, 'the other process opened the store');
+
+  t.match(await refusal(dir), {
+    name: 'EngineUnavailableError',
+    message: new RegExp(`in use by process ${child.pid}`),
+  });
+  // Should two processes race past the lock file, SQLite's own lock still refuses the second.
+  rmSync(join(dir, 'bus.lock'));
+  t.match(await refusal(dir), { name: 'EngineUnavailableError', message: /locked by another process/ });
+
+  child.kill('SIGKILL');
+  await exited;
+  writeFileSync(join(dir, 'bus.lock'), String(child.pid));
+  const bus = await openMemoryBus({ storeDir: dir });
+  t.ok((await bus.streamInfo('CRASH')).lastSeq >= 0, 'the lock of the dead process was taken over');
+  await bus.close();
+});
+
+t.test('a lock file naming a pid that no longer exists is taken over', async (t) => {
+  const dir = tempDir(t);
+  writeFileSync(join(dir, 'bus.lock'), '999999999');
+  const bus = await openMemoryBus({ storeDir: dir });
+  t.equal(bus.engine, 'memory');
+  await bus.close();
+});
