@@ -3,7 +3,11 @@
  * queue group, so each request reaches exactly one of them; a replier's thrown error travels back as a
  * header plus its message (never a stack) and becomes RemoteError on the requesting side.
  */
-import { headers as natsHeaders, type Msg } from '@nats-io/transport-node';
+import {
+  headers as natsHeaders,
+  type Msg,
+  type Subscription as NatsSubscription,
+} from '@nats-io/transport-node';
 import type { CoreMessage, Headers, ReplyHandler, RequestOptions, Subscription } from '../bus.js';
 import { NoRespondersError, RemoteError, RequestTimeoutError } from '../errors.js';
 import { assertSubject } from '../subject-match.js';
@@ -34,18 +38,12 @@ export class CoreOps {
   subscribe(subject: string, onMessage: (msg: CoreMessage) => void): Subscription {
     this.host.assertOpen();
     assertSubject(subject, true);
-    const sub = this.host.nc.subscribe(subject, {
-      callback: (error, msg) => {
-        if (error) {
-          this.host.logger.error({ err: error, subject }, 'bus: subscription failed');
-          return;
-        }
-        try {
-          onMessage(coreFromMsg(msg));
-        } catch (handlerError) {
-          this.host.logger.error({ err: handlerError, subject }, 'bus: subscriber failed');
-        }
-      },
+    const sub = this.natsSubscribe(subject, undefined, (msg) => {
+      try {
+        onMessage(coreFromMsg(msg));
+      } catch (handlerError) {
+        this.host.logger.error({ err: handlerError, subject }, 'bus: subscriber failed');
+      }
     });
     return this.host.track({
       stop: once(() => {
@@ -53,6 +51,25 @@ export class CoreOps {
         return Promise.resolve();
       }),
     });
+  }
+
+  /** A core subscription whose failures are logged, and whose refusal arrives as a bus error. */
+  private natsSubscribe(
+    subject: string,
+    queue: string | undefined,
+    onMsg: (msg: Msg) => void,
+  ): NatsSubscription {
+    try {
+      return this.host.nc.subscribe(subject, {
+        ...(queue ? { queue } : {}),
+        callback: (error, msg) => {
+          if (error) this.host.logger.error({ err: error, subject }, 'bus: subscription failed');
+          else onMsg(msg);
+        },
+      });
+    } catch (error) {
+      throw translate(error, `subscription to ${subject}`);
+    }
   }
 
   async request(subject: string, data: Uint8Array, opts: RequestOptions): Promise<CoreMessage> {
@@ -92,20 +109,13 @@ export class CoreOps {
         msg.respond(enc.encode(error instanceof Error ? error.message : String(error)), { headers: hdrs });
       }
     };
-    const sub = this.host.nc.subscribe(subject, {
-      queue: replyGroup,
-      callback: (error, msg) => {
-        if (error) {
-          this.host.logger.error({ err: error, subject }, 'bus: replier subscription failed');
-          return;
-        }
-        const work = answer(msg)
-          .catch((respondError: unknown) =>
-            this.host.logger.warn({ err: respondError, subject }, 'bus: reply not sent'),
-          )
-          .finally(() => inFlight.delete(work));
-        inFlight.add(work);
-      },
+    const sub = this.natsSubscribe(subject, replyGroup, (msg) => {
+      const work = answer(msg)
+        .catch((respondError: unknown) =>
+          this.host.logger.warn({ err: respondError, subject }, 'bus: reply not sent'),
+        )
+        .finally(() => inFlight.delete(work));
+      inFlight.add(work);
     });
     return this.host.track({
       stop: once(async () => {

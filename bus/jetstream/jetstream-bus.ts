@@ -47,6 +47,8 @@ export type JetStreamBusOptions = z.input<typeof JetStreamBusOptions> & { readon
 
 /** How long an API call or a publish waits for the server before failing. */
 const apiTimeoutMs = 10_000;
+/** How long `close()` lets the connection drain before cutting it. */
+const closeDeadlineMs = 5_000;
 
 /** What `openBus` adds for the embedded engine: its name, and stopping the server after the bus. */
 export interface EngineWrapping {
@@ -160,11 +162,15 @@ class JetStreamBus implements Bus, EngineHost {
     this.closed = true;
     // Stop consumers and repliers first (they may still ack or answer), then flush and disconnect.
     await Promise.allSettled([...this.live].map((sub) => sub.stop()));
-    try {
-      await this.nc.drain();
-    } catch {
-      await this.nc.close().catch(() => undefined);
-    }
+    // Drain flushes what is queued; a server that is gone must not hold the close up.
+    const drained = this.nc.drain().then(
+      () => true,
+      () => false,
+    );
+    const timer = new Promise<boolean>((resolve) =>
+      setTimeout(() => resolve(false), closeDeadlineMs).unref(),
+    );
+    if (!(await Promise.race([drained, timer]))) await this.nc.close().catch(() => undefined);
     await this.onClose();
   }
 }

@@ -84,13 +84,17 @@ export async function watchBucket(
     filter: subjectFilter,
     fromSeq: lastSeq + 1,
   });
-  const messages = await consumer.consume({
-    max_messages: 512,
-    callback: (msg) => {
-      queue.push(toRecord(layout.prefix, msg));
-      pump();
-    },
-  });
+  const messages = await consumer
+    .consume({
+      max_messages: 512,
+      callback: (msg) => {
+        queue.push(toRecord(layout.prefix, msg));
+        pump();
+      },
+    })
+    .catch((error: unknown) => {
+      throw translate(error, `kv ${layout.bucket} watch`);
+    });
   void (async () => {
     for await (const status of messages.status()) {
       if (status.type === 'heartbeat' || status.type === 'next') continue;

@@ -161,17 +161,21 @@ export class StreamOps {
       ...(opts.since ? { since: opts.since } : {}),
       fromSeq,
     });
-    const messages = await consumer.consume({
-      max_messages: 512,
-      callback: (msg) => {
-        if (msg.seq < fromSeq) return;
-        try {
-          onMessage(storedFromJs(stream, msg));
-        } catch (error) {
-          this.host.logger.error({ err: error, stream, seq: msg.seq }, 'bus: follower failed');
-        }
-      },
-    });
+    const messages = await consumer
+      .consume({
+        max_messages: 512,
+        callback: (msg) => {
+          if (msg.seq < fromSeq) return;
+          try {
+            onMessage(storedFromJs(stream, msg));
+          } catch (error) {
+            this.host.logger.error({ err: error, stream, seq: msg.seq }, 'bus: follower failed');
+          }
+        },
+      })
+      .catch((error: unknown) => {
+        throw translate(error, `follow of stream ${stream}`);
+      });
     const stop = once(async () => {
       await messages.close();
       consumer.delete().catch(() => undefined);

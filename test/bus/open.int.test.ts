@@ -38,3 +38,11 @@ t.test('jetstream without a url and embedded without a store dir are refused by 
     message: /stream\.store_dir/,
   });
 });
+
+t.test('a server without JetStream is refused with a clear error', async (t) => {
+  const server = await startNatsServer({ t, jetstream: false });
+  await t.rejects(openBus({ type: 'jetstream', url: server.url }), {
+    name: 'EngineUnavailableError',
+    message: /JetStream is not available at nats:\/\/127\.0\.0\.1:\d+/,
+  });
+});
