@@ -72,6 +72,17 @@ async function scenario(t: Test, signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
   const followed = inbox<StoredMessage>();
   const follower = await bus.follow('EVENTS', { fromSeq: 101 }, (m) => followed.push(m));
 
+  // A burst of windowed publishes; the server goes down the moment the last one is acknowledged.
+  const burst = await bus.ensureStream({ name: 'BURST', subjects: ['burst.>'] });
+  let sent = 0;
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (sent < 2_000) {
+        sent += 1;
+        await bus.publish('burst.x', enc.encode('b'));
+      }
+    }),
+  );
   await server.restart(signal);
 
   const seq = await publishThroughOutage(bus, 'ev.after', 'after-restart');
@@ -95,6 +106,7 @@ async function scenario(t: Test, signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
     'the follower resumes',
   );
 
+  t.equal((await bus.streamInfo(burst.name)).messages, 2_000, 'every acknowledged message of the burst kept');
   const lease = await kv.get('lease');
   t.same(
     [lease?.revision, lease && dec.decode(lease.value)],
