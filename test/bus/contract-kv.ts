@@ -19,6 +19,11 @@ export function registerKv(withBus: WithBus, engine: string): void {
     await kv.delete('a', { expectedRevision: r2 });
     t.equal(await kv.get('a'), null);
     t.same(await kv.keys(), ['b.c']);
+    await t.rejects(
+      kv.update('a', enc.encode('x'), r2),
+      KvConflictError,
+      'a deleted key has no revision to update',
+    );
     t.ok((await kv.create('a', enc.encode('again'))) > r2, 'create allowed after delete');
     await t.rejects(async () => kv.get('bad key'), InvalidNameError);
   });
@@ -88,7 +93,7 @@ export function registerKv(withBus: WithBus, engine: string): void {
   );
 
   withBus(
-    'positions of durable consumers, sequences and kv revisions survive a reopen',
+    'positions of durable consumers, pending redeliveries, sequences and kv revisions survive a reopen',
     async (fx, id, t) => {
       if (!fx.reopen) {
         t.pass(`${engine}: persistence is the server's; covered by its own restart test`);
@@ -96,20 +101,28 @@ export function registerKv(withBus: WithBus, engine: string): void {
       }
       let bus = fx.bus;
       await bus.ensureStream({ name: `S${id}`, subjects: [`c${id}.>`] });
-      await bus.publish(`c${id}.a`, enc.encode('1'));
-      await bus.publish(`c${id}.a`, enc.encode('2'));
+      for (let i = 1; i <= 3; i += 1) await bus.publish(`c${id}.a`, enc.encode(String(i)));
       const kv = await bus.kv({ name: `kv${id}` });
       const rev = await kv.put('k', enc.encode('v'));
+      const spec = { durable: `d${id}`, ackWaitMs: 500 };
       const first = inbox<number>();
-      const sub = await bus.consume(`S${id}`, { durable: `d${id}` }, async (m) => first.push(m.seq));
-      t.equal(await first.next(), 1);
-      t.equal(await first.next(), 2);
+      const sub = await bus.consume(`S${id}`, spec, async (m) => {
+        first.push(m.seq);
+        if (m.seq === 3) throw new Error('not acknowledged before the restart');
+      });
+      t.same([await first.next(), await first.next(), await first.next()], [1, 2, 3]);
       await sub.stop();
       bus = await fx.reopen();
-      t.equal((await bus.publish(`c${id}.a`, enc.encode('3'))).seq, 3, 'sequence continues');
+      t.equal((await bus.publish(`c${id}.a`, enc.encode('4'))).seq, 4, 'sequence continues');
       const again = inbox<number>();
-      const sub2 = await bus.consume(`S${id}`, { durable: `d${id}` }, async (m) => again.push(m.seq));
-      t.equal(await again.next(), 3, 'acknowledged messages are not redelivered');
+      const sub2 = await bus.consume(`S${id}`, spec, async (m) => again.push(m.seq));
+      const seen: number[] = [];
+      while (!seen.includes(3) || !seen.includes(4)) seen.push(await again.next());
+      t.same(
+        seen.filter((seq) => seq < 3),
+        [],
+        'acknowledged messages are not redelivered; the unacknowledged one is',
+      );
       await sub2.stop();
       const kv2 = await bus.kv({ name: `kv${id}` });
       t.equal((await kv2.get('k'))?.revision, rev);
@@ -117,10 +130,27 @@ export function registerKv(withBus: WithBus, engine: string): void {
     },
   );
 
+  withBus('kv watch without initial values sees only later changes', async ({ bus }, id, t) => {
+    const kv = await bus.kv({ name: `kv${id}` });
+    await kv.put('a.one', enc.encode('old'));
+    const seen = inbox<string>();
+    const sub = await kv.watch((e) => seen.push(`${e.key}:${text(e.value)}`), { key: 'a.>', initial: false });
+    await kv.put('b', enc.encode('elsewhere'));
+    await kv.put('a.two', enc.encode('new'));
+    t.equal(await seen.next(), 'a.two:new');
+    await sub.stop();
+    t.same(await kv.keys('a.>'), ['a.one', 'a.two']);
+  });
+
   withBus('a closed bus refuses further calls', async (fx, id, t) => {
     const bus = fx.bus;
     await bus.ensureStream({ name: `S${id}`, subjects: [`c${id}.>`] });
+    const kv = await bus.kv({ name: `kv${id}` });
     await bus.close();
     await t.rejects(async () => bus.publish(`c${id}.a`, enc.encode('1')), BusClosedError);
+    await t.rejects(async () => bus.streamInfo(`S${id}`), BusClosedError);
+    await t.rejects(async () => kv.put('k', enc.encode('1')), BusClosedError);
+    await t.rejects(async () => bus.request(`r${id}.x`, enc.encode('1'), { timeoutMs: 500 }), BusClosedError);
+    t.throws(() => bus.subscribe(`c${id}.>`, () => undefined), BusClosedError);
   });
 }

@@ -5,10 +5,12 @@ import {
   NoStreamForSubjectError,
   RemoteError,
   RequestTimeoutError,
+  StreamNotFoundError,
   WrongLastSequenceError,
   type StoredMessage,
 } from '../../bus/index.js';
-import { enc, text, collect, inbox, type WithBus } from './contract-helpers.js';
+import { enc, text, collect, eventually, inbox, type WithBus } from './contract-helpers.js';
+
 export function registerStreams(withBus: WithBus): void {
   withBus(
     'publish acknowledges with increasing sequences and streamInfo counts them',
@@ -32,6 +34,23 @@ export function registerStreams(withBus: WithBus): void {
       const again = await bus.publish(`c${id}.x`, enc.encode('b'), { msgId: 'm-1' });
       t.same([again.seq, again.duplicate], [first.seq, true]);
       t.equal((await bus.streamInfo(`S${id}`)).messages, 1);
+    },
+  );
+
+  withBus(
+    'distinct message ids are stored apart, and an id is accepted again once its window has passed',
+    async ({ bus }, id, t) => {
+      await bus.ensureStream({ name: `S${id}`, subjects: [`c${id}.>`], duplicateWindowMs: 500 });
+      const a = await bus.publish(`c${id}.x`, enc.encode('a'), { msgId: 'm-1' });
+      const b = await bus.publish(`c${id}.x`, enc.encode('b'), { msgId: 'm-2' });
+      t.same([a.duplicate, b.duplicate, b.seq], [false, false, a.seq + 1]);
+      t.ok(
+        await eventually(
+          async () => !(await bus.publish(`c${id}.x`, enc.encode('c'), { msgId: 'm-1' })).duplicate,
+          5_000,
+        ),
+        'm-1 is stored again after the window',
+      );
     },
   );
 
@@ -131,6 +150,63 @@ export function registerStreams(withBus: WithBus): void {
       await bus.publish(`c${id}.a`, enc.encode('3'));
       t.same([await got.next(), await got.next()], [2, 3]);
       await sub.stop();
+    },
+  );
+
+  withBus(
+    'follow from an instant with a subject filter delivers only matching messages, old then new',
+    async ({ bus }, id, t) => {
+      await bus.ensureStream({ name: `S${id}`, subjects: [`c${id}.>`] });
+      await bus.publish(`c${id}.keep`, enc.encode('1'));
+      await bus.publish(`c${id}.skip`, enc.encode('2'));
+      const got = inbox<string>();
+      const sub = await bus.follow(`S${id}`, { since: new Date(0), subject: `c${id}.keep` }, (m) =>
+        got.push(text(m.data)),
+      );
+      await bus.publish(`c${id}.skip`, enc.encode('3'));
+      await bus.publish(`c${id}.keep`, enc.encode('4'));
+      t.same([await got.next(), await got.next()], ['1', '4']);
+      await sub.stop();
+      await bus.publish(`c${id}.keep`, enc.encode('5'));
+      await t.rejects(got.next(300), /nothing arrived/, 'a stopped follower receives nothing more');
+    },
+  );
+
+  withBus(
+    'emit reaches live subscribers by wildcard, and subscribers also see stream publishes',
+    async ({ bus }, id, t) => {
+      await bus.ensureStream({ name: `S${id}`, subjects: [`c${id}.>`] });
+      const all = inbox<string>();
+      const one = inbox<string>();
+      const a = bus.subscribe(`x${id}.>`, (m) => all.push(`${m.subject}=${text(m.data)}`));
+      const b = bus.subscribe(`x${id}.*`, (m) => one.push(`${m.subject}=${m.headers['Svc-Trace'] ?? ''}`));
+      const stored = bus.subscribe(`c${id}.*`, (m) => one.push(`${m.subject}=${text(m.data)}`));
+      bus.emit(`x${id}.ping`, enc.encode('1'), { 'Svc-Trace': 't1' });
+      bus.emit(`x${id}.deep.ping`, enc.encode('2'));
+      t.same([await all.next(), await all.next()], [`x${id}.ping=1`, `x${id}.deep.ping=2`]);
+      t.equal(await one.next(), `x${id}.ping=t1`, '* matches one token only, headers travel');
+      await bus.publish(`c${id}.a`, enc.encode('s'));
+      t.equal(await one.next(), `c${id}.a=s`);
+      await a.stop();
+      await b.stop();
+      await stored.stop();
+      t.throws(() => bus.emit(`x${id}.*`, enc.encode('1')), InvalidNameError);
+    },
+  );
+
+  withBus(
+    'streamInfo of an unknown stream is refused, and ensureStream again keeps messages and applies new limits',
+    async ({ bus }, id, t) => {
+      await t.rejects(bus.streamInfo(`Nope${id}`), StreamNotFoundError);
+      await bus.ensureStream({ name: `S${id}`, subjects: [`c${id}.>`] });
+      for (let i = 1; i <= 4; i += 1) await bus.publish(`c${id}.a`, enc.encode(String(i)));
+      t.match(await bus.ensureStream({ name: `S${id}`, subjects: [`c${id}.>`] }), {
+        lastSeq: 4,
+        messages: 4,
+      });
+      const trimmed = await bus.ensureStream({ name: `S${id}`, subjects: [`c${id}.>`], maxMsgs: 2 });
+      t.match(trimmed, { firstSeq: 3, lastSeq: 4, messages: 2 });
+      t.same(await collect(bus.replay(`S${id}`, { fromSeq: 1, toSeq: 2 })), [], 'trimmed messages are gone');
     },
   );
 
