@@ -9,6 +9,7 @@ import { Kvm } from '@nats-io/kv';
 import type { Kv, KvEntry, KvSpec } from '../bus.js';
 import { BusError, InvalidNameError, KvConflictError, WrongLastSequenceError } from '../errors.js';
 import { assertName, assertSubject } from '../subject-match.js';
+import { nanos } from './codec.js';
 import type { EngineHost } from './host.js';
 import { KeyStates, operationHeader, parentHeader, toEntry, type BucketLayout } from './kv-records.js';
 import { judge, live, parentAt, revisionAt, type KeyState, type Walk } from './kv-rule.js';
@@ -33,6 +34,8 @@ export async function openJetStreamKv(host: EngineHost, spec: KvSpec): Promise<K
   host.assertOpen();
   assertName('bucket', spec.name);
   const history = spec.history ?? defaultHistory;
+  const stream = `KV_${spec.name}`;
+  const maxAge = nanos(spec.ttlMs ?? 0);
   await host.ready();
   try {
     await new Kvm(host.js).create(spec.name, {
@@ -40,12 +43,22 @@ export async function openJetStreamKv(host: EngineHost, spec: KvSpec): Promise<K
       replicas: host.replicas,
       ...(spec.ttlMs ? { ttl: spec.ttlMs } : {}),
     });
+    // An existing bucket keeps its settings through create(): bring history and TTL up to the spec,
+    // since every reader's arbitration depends on them.
+    const { config } = await host.jsm.streams.info(stream);
+    if (config.max_msgs_per_subject !== history || config.max_age !== maxAge) {
+      await host.jsm.streams.update(stream, {
+        max_msgs_per_subject: history,
+        max_age: maxAge,
+        duplicate_window: Math.min(config.duplicate_window, maxAge > 0 ? maxAge : Infinity),
+      });
+    }
   } catch (error) {
     throw translate(error, `kv bucket ${spec.name}`);
   }
   return new JetStreamKv(host, {
     bucket: spec.name,
-    stream: `KV_${spec.name}`,
+    stream,
     prefix: `$KV.${spec.name}.`,
     ttlMs: spec.ttlMs,
     history,
