@@ -1,25 +1,43 @@
 /**
- * `svc replay`: a stream's messages as JSON lines for audit, on either engine. Data is printed as
- * text when it is valid UTF-8 (JSON payloads stay readable), else as `{"base64": ...}`.
- * `--verify` checks that sequences strictly increase and reports gaps: messages removed by a
- * stream's own limits (age, count, work-queue acknowledgement) are gaps too, so verify is meant for
- * streams kept forever (SVC_CONFIG, SVC_WORK, SVC_PAGES) or a range inside the retention window.
+ * `svc replay`: a stream's messages as JSON lines for audit, on either engine.
+ *
+ * Each line is `{seq, subject, time, headers, data}` with `time` in ISO 8601. `data` is the payload
+ * as a string when it is valid UTF-8 (JSON payloads stay readable and greppable, and a reader gets
+ * the exact bytes back by encoding the string), else `{"base64": "..."}`: one field, two shapes a
+ * reader tells apart by type.
+ *
+ * `verify` ends the output with a summary line and reports gaps a stream's retention cannot explain:
+ * - every stream: sequences strictly increase;
+ * - a `limits` stream read without a subject filter: sequences are also contiguous, because age and
+ *   count limits only ever remove the oldest messages, so a hole inside what is read means loss;
+ * - a `workqueue` stream (acknowledged messages are removed one by one), a KV stream (per-key
+ *   history), or a filtered read: holes are expected, so only the strict increase is checked.
+ * The head of a stream moves with its retention, so verify judges from the first message it reads.
  */
-import type { Bus } from '../bus/index.js';
+import { catalogueStreams, Retention, type Bus } from '../bus/index.js';
 
 export interface ReplayRequest {
   readonly stream: string;
   readonly fromSeq?: number;
   readonly since?: Date;
   readonly subject?: string;
-  readonly verify: boolean;
+  readonly verify?: boolean;
+  /** The stream's retention; default: the catalogue's for svc streams, else `limits`. */
+  readonly retention?: Retention;
+}
+
+export interface ReplayGap {
+  /** Last sequence read before the gap. */
+  readonly after: number;
+  /** Sequence read next. */
+  readonly next: number;
 }
 
 export interface ReplayResult {
   readonly count: number;
   readonly first: number | null;
   readonly last: number | null;
-  readonly gaps: ReadonlyArray<{ after: number; next: number }>;
+  readonly gaps: readonly ReplayGap[];
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -28,8 +46,14 @@ function printable(data: Uint8Array): string | { base64: string } {
   try {
     return utf8.decode(data);
   } catch {
-    return { base64: Buffer.from(data).toString('base64') };
+    return { base64: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64') };
   }
+}
+
+function retentionOf(request: ReplayRequest): Retention {
+  if (request.retention) return request.retention;
+  const known = catalogueStreams().find((spec) => spec.name === request.stream);
+  return known?.retention ?? Retention.Limits;
 }
 
 /** Writes one line per message, then (with verify) a summary line; waits for the sink to drain. */
@@ -39,47 +63,54 @@ export async function replayStream(
   out: NodeJS.WritableStream,
 ): Promise<ReplayResult> {
   const info = await bus.streamInfo(request.stream);
+  const retention = retentionOf(request);
+  // KV buckets are streams `KV_<bucket>` whose per-key history leaves holes by design.
+  const contiguous =
+    retention === Retention.Limits && request.subject === undefined && !request.stream.startsWith('KV_');
+  const write = async (line: string): Promise<void> => {
+    if (!out.write(`${line}\n`)) await new Promise((resolve) => out.once('drain', resolve));
+  };
   let count = 0;
   let first: number | null = null;
   let previous: number | null = null;
-  const gaps: Array<{ after: number; next: number }> = [];
+  const gaps: ReplayGap[] = [];
   const options = {
     ...(request.fromSeq !== undefined ? { fromSeq: request.fromSeq } : {}),
     ...(request.since !== undefined ? { since: request.since } : {}),
     ...(request.subject !== undefined ? { subject: request.subject } : {}),
   };
   for await (const msg of bus.replay(request.stream, options)) {
-    const line = JSON.stringify({
-      seq: msg.seq,
-      subject: msg.subject,
-      time: msg.time.toISOString(),
-      headers: msg.headers,
-      data: printable(msg.data),
-    });
-    if (!out.write(`${line}\n`)) await new Promise((resolve) => out.once('drain', resolve));
-    // A subject filter skips sequences on purpose; only an unfiltered read can show gaps.
-    if (request.verify && request.subject === undefined && previous !== null && msg.seq !== previous + 1) {
+    await write(
+      JSON.stringify({
+        seq: msg.seq,
+        subject: msg.subject,
+        time: msg.time.toISOString(),
+        headers: msg.headers,
+        data: printable(msg.data),
+      }),
+    );
+    if (previous !== null && (msg.seq <= previous || (contiguous && msg.seq !== previous + 1))) {
       gaps.push({ after: previous, next: msg.seq });
     }
-    if (request.verify && previous !== null && msg.seq <= previous)
-      gaps.push({ after: previous, next: msg.seq });
     first ??= msg.seq;
     previous = msg.seq;
     count += 1;
   }
-  const result: ReplayResult = { count, first, last: previous, gaps };
   if (request.verify) {
-    const summary = {
-      verify: gaps.length === 0 ? 'ok' : 'gaps',
-      stream: request.stream,
-      count,
-      first,
-      last: previous,
-      stream_first_seq: info.firstSeq,
-      stream_last_seq: info.lastSeq,
-      gaps,
-    };
-    out.write(`${JSON.stringify(summary)}\n`);
+    await write(
+      JSON.stringify({
+        verify: gaps.length === 0 ? 'ok' : 'gaps',
+        stream: request.stream,
+        retention,
+        checked: contiguous ? 'contiguous' : 'increasing',
+        count,
+        first,
+        last: previous,
+        stream_first_seq: info.firstSeq,
+        stream_last_seq: info.lastSeq,
+        gaps,
+      }),
+    );
   }
-  return result;
+  return { count, first, last: previous, gaps };
 }

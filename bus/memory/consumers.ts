@@ -18,6 +18,8 @@ export interface ConsumerHost {
   readonly logger: Logger;
   /** Runs `work` in the next group commit (acks need not be awaited: a lost ack only redelivers). */
   enqueue(work: () => void): void;
+  /** Resolves once everything enqueued so far is committed. */
+  committed(): Promise<void>;
 }
 
 const defaultAckWaitMs = 30_000;
@@ -76,6 +78,8 @@ export class DurableConsumer {
     if (this.timer) clearTimeout(this.timer);
     this.wakeUp?.();
     await this.done;
+    // Acks are committed by the time stop resolves: a work queue no longer holds what was handled.
+    await this.host.committed();
   }
 
   private async loop(): Promise<void> {

@@ -71,6 +71,7 @@ const limitSweepMs = 1_000;
 class MemoryBus implements Bus {
   readonly engine = 'memory' as const;
   private closed = false;
+  private closing: Promise<void> | null = null;
   private queue: Pending[] = [];
   private flushScheduled = false;
   private readonly followers = new Set<Follower>();
@@ -118,6 +119,14 @@ class MemoryBus implements Bus {
     if (this.closed) return;
     this.queue.push({ work });
     this.scheduleFlush();
+  }
+
+  /** Resolves after the next commit (never rejects: used while stopping). */
+  private barrier(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.queue.push({ work: () => undefined, resolve: () => resolve(), reject: () => resolve() });
+      this.scheduleFlush();
+    });
   }
 
   private scheduleFlush(): void {
@@ -320,6 +329,7 @@ class MemoryBus implements Bus {
         streams: this.streams,
         logger: this.logger,
         enqueue: (work) => this.enqueue(work),
+        committed: () => this.barrier(),
       },
       stream,
       spec,
@@ -377,14 +387,16 @@ class MemoryBus implements Bus {
     );
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
+  close(): Promise<void> {
+    // Every caller waits for the one shutdown.
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
     clearInterval(this.sweeper);
     // Let queued writes commit, then stop consumers (they may still ack) and release the store.
-    await new Promise<void>((resolve) => {
-      this.queue.push({ work: () => undefined, resolve: () => resolve() });
-      this.scheduleFlush();
-    });
+    await this.barrier();
     await Promise.all([...this.consumers.values()].map((c) => c.stop()));
     this.consumers.clear();
     this.flush();
