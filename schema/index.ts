@@ -100,3 +100,13 @@ export {
   SealError,
   type Keyring,
 } from './sealing.js';
+export {
+  EventCategory,
+  EventRecord,
+  FailureTypes,
+  isFailed,
+  newEvent,
+  SpendPhase,
+  SpendRecord,
+  type NewEvent,
+} from './events/index.js';

@@ -1,0 +1,2 @@
+export { EventCategory, EventRecord, FailureTypes, isFailed, newEvent, type NewEvent } from './record.js';
+export { SpendPhase, SpendRecord } from './spend.js';

@@ -1,0 +1,93 @@
+/**
+ * The event record (spec "Event record"): what every engine event published on `svc.events.<type>` carries.
+ * The stored message's data is one `EventRecord` as JSON; `payload` is kept in the store and returned only
+ * when an event is fetched by id or by trace (listings never carry it).
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+
+/** The closed set of eight categories; the type -> category map lives in `categories.ts`. */
+export const EventCategory = {
+  A2a: 'a2a',
+  Decision: 'decision',
+  Learning: 'learning',
+  Lifecycle: 'lifecycle',
+  Notification: 'notification',
+  System: 'system',
+  Task: 'task',
+  Webhook: 'webhook',
+} as const;
+export type EventCategory = (typeof EventCategory)[keyof typeof EventCategory];
+const categories = Object.values(EventCategory) as [EventCategory, ...EventCategory[]];
+
+export const EventRecord = z.object({
+  id: z.string().min(1),
+  type: z.string().min(1),
+  /** The subsystem or node that published it (`node-0/webhooks`, `seat/<handle>`). */
+  source: z.string(),
+  /** RFC 3339; compared as instants, never as strings. */
+  timestamp: z.string(),
+  category: z.enum(categories),
+  summary: z.string(),
+  /** Who caused it: a seat handle, an operator token id, `system`. */
+  actor: z.string(),
+  trace_id: z.string(),
+  span_id: z.string(),
+  parent_span_id: z.string().nullable(),
+  /** The event's own failure flag; `isFailed` also counts failure types. */
+  failed: z.boolean(),
+  /** The seat concerned (its handle); absent when none. */
+  agent_id: z.string().optional(),
+  topic: z.string().optional(),
+  payload: z.record(z.string(), z.unknown()),
+});
+export type EventRecord = z.infer<typeof EventRecord>;
+
+/** Types that are failures whatever their own flag says (spec "Event record"). */
+export const FailureTypes: ReadonlySet<string> = new Set([
+  'sandbox_run_failed',
+  'llm_unavailable',
+  'budget_exhausted',
+  'turn.guard_breach',
+]);
+
+export function isFailed(event: Pick<EventRecord, 'type' | 'failed'>): boolean {
+  return event.failed || FailureTypes.has(event.type);
+}
+
+const hex = (bytes: number): string => randomUUID().replaceAll('-', '').slice(0, bytes * 2);
+
+export interface NewEvent {
+  readonly type: string;
+  readonly category: EventCategory;
+  readonly source: string;
+  readonly summary: string;
+  readonly actor: string;
+  readonly payload?: Record<string, unknown>;
+  readonly agent_id?: string;
+  readonly topic?: string;
+  readonly failed?: boolean;
+  /** Continue a trace: the parent's trace id and span id. */
+  readonly trace?: { readonly trace_id: string; readonly parent_span_id: string | null };
+  readonly now?: Date;
+}
+
+/** Builds a complete record with a fresh id, span and (unless continued) trace. */
+export function newEvent(e: NewEvent): EventRecord {
+  return {
+    id: randomUUID(),
+    type: e.type,
+    source: e.source,
+    timestamp: (e.now ?? new Date()).toISOString(),
+    category: e.category,
+    summary: e.summary,
+    actor: e.actor,
+    trace_id: e.trace?.trace_id ?? hex(16),
+    span_id: hex(8),
+    parent_span_id: e.trace?.parent_span_id ?? null,
+    failed: e.failed ?? false,
+    ...(e.agent_id !== undefined ? { agent_id: e.agent_id } : {}),
+    ...(e.topic !== undefined ? { topic: e.topic } : {}),
+    payload: e.payload ?? {},
+  };
+}
