@@ -110,3 +110,20 @@ export {
   SpendRecord,
   type NewEvent,
 } from './events/index.js';
+export {
+  isSecretName,
+  SECRET_NAME,
+  SECRET_NAME_MAX,
+  SECRET_VALUE_MAX_BYTES,
+  secretAad,
+  SecretActor,
+  SecretCommandVerb,
+  SecretDelete,
+  SecretMeta,
+  SecretName,
+  SecretPut,
+  SecretRekey,
+  SecretReply,
+  SecretSource,
+  StoredSecret,
+} from './secrets.js';
