@@ -15,8 +15,10 @@ export type {
   GatewayOptions,
   Method,
   ProbeSource,
+  RequestHead,
   RouteDef,
   RouteKind,
 } from './types.js';
 export { configRoutes, type ConfigRouteDeps } from './routes/config/config.routes.js';
 export { queryRoutes, type Question, type QuestionRegistry } from './routes/query.routes.js';
+export { secretsRoutes, type SecretsRouteDeps } from './routes/secrets/secrets.routes.js';
