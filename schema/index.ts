@@ -110,3 +110,5 @@ export {
   SpendRecord,
   type NewEvent,
 } from './events/index.js';
+export { CredentialPoolEntry, CredentialPoolKey, CredentialPoolSnapshot } from './credential-pool.js';
+export { deriveHandle, seatIdentity } from './document/index.js';
