@@ -11,6 +11,7 @@ import { ensureCatalogue, openBus, type Bus } from '../bus/index.js';
 import { queryRoutes, startGateway, type AuthSettings, type Gateway } from '../http/index.js';
 import { NodeRole, type TierA } from '../schema/index.js';
 import { startConfiguration, type Configuration } from './config-wiring.js';
+import { startProviders } from './providers-wiring.js';
 
 const reconcileIntervalMs = 15_000;
 
@@ -57,7 +58,21 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     );
     // 3. configuration: follow the revisions, answer writes, apply what is active before binding
     node.send({ type: 'node.booted', configured: false, appliedEpoch: 0 });
-    const configuration = await startConfiguration({ bus, coord: catalogue.coord, node, config, logger });
+    // Until the secret store's resolver is wired, `${VAR}` in api_keys is read from the environment.
+    const providers = startProviders({
+      bus,
+      nodeId: config.node.id,
+      logger,
+      resolve: (name) => process.env[name],
+    });
+    const configuration = await startConfiguration({
+      bus,
+      coord: catalogue.coord,
+      node,
+      config,
+      logger,
+      subsystems: [providers],
+    });
     await configuration.applyActive();
 
     // 4. gateway
