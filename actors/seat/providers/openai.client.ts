@@ -20,7 +20,8 @@ import { parseSse } from './sse.js';
 const openaiBase = 'https://api.openai.com/v1';
 
 const ToolCallFragment = z.object({
-  index: z.number().int().min(0),
+  /** Some compatible servers omit it: a fragment with an id then starts a call, one without continues the last. */
+  index: z.number().int().min(0).optional(),
   id: z.string().optional(),
   function: z.object({ name: z.string().optional(), arguments: z.string().optional() }).optional(),
 });
@@ -182,6 +183,7 @@ async function readStream(
   let done = false;
   // Wire index -> our index, in order of appearance.
   const drafts = new Map<number, ToolCallDraft & { index: number }>();
+  let lastKey = 0;
 
   for await (const event of parseSse(response.body)) {
     if (event.data.trim() === '[DONE]') {
@@ -208,13 +210,15 @@ async function readStream(
       onDelta({ type: 'text', text: choice.delta.content });
     }
     for (const fragment of choice.delta?.tool_calls ?? []) {
-      let draft = drafts.get(fragment.index);
+      const key = fragment.index ?? (fragment.id ? -1 - drafts.size : lastKey);
+      lastKey = key;
+      let draft = drafts.get(key);
       if (!draft) {
         if (!fragment.id || !fragment.function?.name) {
           throw new LlmMalformedStreamError(ctx.provider, 'a tool call starts without its id or name');
         }
         draft = { id: fragment.id, name: fragment.function.name, args: '', index: drafts.size };
-        drafts.set(fragment.index, draft);
+        drafts.set(key, draft);
         onDelta({ type: 'tool_call_start', index: draft.index, id: draft.id, name: draft.name });
       }
       const piece = fragment.function?.arguments;

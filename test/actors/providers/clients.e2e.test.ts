@@ -350,3 +350,28 @@ t.test(
     t.equal(deltas.filter((d) => d.type === 'tool_call_start').length, 1);
   },
 );
+
+t.test('openai-compatible: tool-call fragments without an index are assembled in order', async (t) => {
+  const chunk = (delta: unknown, finish: string | null = null) =>
+    `data: ${JSON.stringify({ model: 'local', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  const body = [
+    chunk({
+      tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city":' } }],
+    }),
+    chunk({ tool_calls: [{ function: { arguments: '"Rome"}' } }] }),
+    chunk({
+      tool_calls: [{ id: 'c2', type: 'function', function: { name: 'get_weather', arguments: '{}' } }],
+    }),
+    chunk({}, 'tool_calls'),
+    'data: [DONE]\n\n',
+  ].join('');
+  const server = await serve(t, 'openai', [{ kind: 'raw', body }]);
+  const { result } = await callClient(clientFor(server, 'openai-compatible'), ask('q'), null);
+  t.same(
+    result.tool_calls.map((c) => [c.id, c.arguments]),
+    [
+      ['c1', { city: 'Rome' }],
+      ['c2', {}],
+    ],
+  );
+});
