@@ -3,80 +3,11 @@
  * rotation and cooldowns, fallback along the chain with its events, `llm_unavailable`, and the
  * in-place swap of an apply.
  */
-import pino from 'pino';
-import t, { type Test } from 'tap';
-import {
-  createProviderRegistry,
-  LlmServerError,
-  LlmUnavailableError,
-  type RegistryOptions,
-  type SubsystemApplier,
-} from '../../../actors/index.js';
-import { CredentialPoolSnapshot, EventRecord } from '../../../schema/index.js';
-import { startLlmServer, type LlmServerOptions } from '../../fixtures/llm/llm-server.js';
+import t from 'tap';
+import { LlmServerError, LlmUnavailableError } from '../../../actors/index.js';
+import { CredentialPoolSnapshot } from '../../../schema/index.js';
 import { ask, drain } from './helpers.js';
-
-const secrets: Record<string, string> = {
-  KEY_A: 'sk-secret-aaaa',
-  KEY_B: 'sk-secret-bbbb',
-  KEY_C: 'sk-secret-cccc',
-  OPENAI_API_KEY: 'sk-secret-env-openai',
-  ANTHROPIC_API_KEY: 'sk-secret-env-anthropic',
-};
-
-async function server(t: Test, opts: LlmServerOptions) {
-  const s = await startLlmServer(opts);
-  t.teardown(() => s.close());
-  return s;
-}
-
-function harness(document: unknown, extra: Partial<RegistryOptions> = {}) {
-  let now = Date.parse('2026-11-23T10:00:00Z');
-  const events: EventRecord[] = [];
-  const lines: string[] = [];
-  const logger = pino({ level: 'debug' }, { write: (line: string) => lines.push(line) });
-  const registry = createProviderRegistry({
-    document,
-    resolve: (name) => secrets[name],
-    onEvent: (e) => events.push(EventRecord.parse(e)),
-    logger,
-    now: () => now,
-    source: 'node-0/providers',
-    ...extra,
-  });
-  return { registry, events, lines, advance: (ms: number) => (now += ms), now: () => now };
-}
-
-const doc = (llm: Record<string, unknown>, order?: string[], roles: unknown[] = []) => ({
-  name: 'Acme',
-  providers: { llm, ...(order ? { llm_order: order } : {}) },
-  roles,
-});
-
-t.test(
-  'a seat resolves to its pinned provider, else to llm_order, else to every entry in order',
-  async (t) => {
-    const llm = { a: { type: 'openai', model: 'm' }, b: { type: 'anthropic', model: 'm' } };
-    const { registry } = harness({
-      ...doc(llm, ['b', 'a'], [{ name: 'Ada Pinned', llm: 'a' }, { name: 'Free Seat' }]),
-      units: [
-        {
-          name: 'Eng',
-          type: 'team',
-          children: [{ name: 'Core', type: 'team', roles: [{ name: 'Deep', handle: 'deep', llm: 'b' }] }],
-        },
-      ],
-    });
-    t.same(registry.resolve('ada-pinned'), ['a']);
-    t.same(registry.resolve('free-seat'), ['b', 'a']);
-    t.same(registry.resolve('deep'), ['b'], 'seats in nested units are found');
-    t.same(registry.resolve({ llm: 'a' }), ['a']);
-    t.same(registry.resolve({}), ['b', 'a']);
-    t.same(harness(doc(llm)).registry.resolve('anyone'), ['a', 'b']);
-    const applier: SubsystemApplier = registry;
-    t.equal(applier.name, 'providers');
-  },
-);
+import { doc, harness, server } from './registry-harness.js';
 
 t.test(
   '429 with Retry-After rotates to the next key in the same call; the cooldown shows in the snapshot',
@@ -315,63 +246,6 @@ t.test('an abort by the caller neither falls back nor records an event', async (
   t.same(h.events, []);
   t.match(h.registry.snapshot()['a']!.keys[0], { in_flight: 0, cooling_until: null });
 });
-
-t.test(
-  'apply swaps entries in place: a call in flight finishes on the old entry, unchanged pools keep cooldowns',
-  async (t) => {
-    const oldServer = await server(t, {
-      wire: 'openai',
-      script: [{ kind: 'text', text: 'old entry', hold: 'go' }],
-    });
-    const newServer = await server(t, { wire: 'anthropic', script: [{ kind: 'text', text: 'new entry' }] });
-    const stable = await server(t, {
-      wire: 'openai',
-      script: [{ kind: 'status', status: 429, headers: { 'retry-after': '600' } }],
-    });
-    const stableEntry = { type: 'openai', model: 'g', base_url: stable.baseUrl, api_keys: ['${KEY_B}'] };
-    const first = doc(
-      {
-        main: { type: 'openai', model: 'g', base_url: oldServer.baseUrl, api_keys: ['${KEY_A}'] },
-        stable: stableEntry,
-      },
-      ['main', 'stable'],
-    );
-    const h = harness(first);
-    await drain(h.registry.call(['stable'], ask('cool the stable key')));
-    const cooled = h.registry.snapshot()['stable'];
-
-    const inFlight = h.registry.call(['main'], ask('q'));
-    await oldServer.waitForRequests(1);
-    const second = doc(
-      {
-        main: { type: 'anthropic', model: 'c', base_url: newServer.baseUrl, api_keys: ['${KEY_C}'] },
-        stable: stableEntry,
-      },
-      ['main', 'stable'],
-    );
-    await h.registry.apply(second);
-    t.match(h.registry.snapshot()['main'], { type: 'anthropic', model: 'c', keys: [{ ref: 'KEY_C' }] });
-    t.same(h.registry.snapshot()['stable'], cooled, 'the unchanged entry kept its cooldown');
-
-    const after = await drain(h.registry.call(h.registry.resolve('x'), ask('q')));
-    t.equal(after.result?.text, 'new entry');
-    oldServer.release('go');
-    t.equal(
-      (await drain(inFlight)).result?.text,
-      'old entry',
-      'the call in flight finished where it started',
-    );
-
-    await h.registry.rollback();
-    t.match(
-      h.registry.snapshot()['main'],
-      { type: 'openai', keys: [{ ref: 'KEY_A' }] },
-      'rollback restores the prior entries',
-    );
-    await h.registry.apply({ name: 'Acme' });
-    t.same(h.registry.snapshot(), {}, 'a document without providers leaves none');
-  },
-);
 
 t.test('no error message, event or log line carries a key value or a response body', async (t) => {
   const leaky = await server(t, {
