@@ -288,3 +288,24 @@ t.test('no error message, event or log line carries a key value or a response bo
   t.notMatch(everything, /BODY-MARKER|not json|refused key/);
   t.match(everything, /api_keys\[1\]/, 'the literal key is named by its position');
 });
+
+t.test(
+  'an entry without api_keys uses its environment fallback key, and is passed over without one',
+  async (t) => {
+    const openai = await server(t, {
+      wire: 'openai',
+      acceptKeys: ['sk-secret-env-openai'],
+      script: [{ kind: 'text', text: 'env key accepted' }],
+    });
+    const llm = { main: { type: 'openai', model: 'g', base_url: openai.baseUrl, api_keys: [] } };
+    const h = harness(doc(llm));
+    t.equal((await drain(h.registry.call(['main'], ask('q')))).result?.text, 'env key accepted');
+    t.match(h.registry.snapshot()['main']!.keys, [{ ref: 'OPENAI_API_KEY', index: 0, cooling_until: null }]);
+
+    const bare = harness(doc(llm), { resolve: () => undefined });
+    const out = await drain(bare.registry.call(['main'], ask('q')));
+    t.match((out.error as LlmUnavailableError).attempts, [{ provider: 'main', reason: 'no_key' }]);
+    t.match(bare.registry.snapshot()['main']!.keys, [{ ref: 'OPENAI_API_KEY', reason: 'unresolved' }]);
+    t.equal(openai.requests.length, 1, 'nothing was sent without a key');
+  },
+);
