@@ -127,3 +127,5 @@ export {
   SecretSource,
   StoredSecret,
 } from './secrets.js';
+export { CredentialPoolEntry, CredentialPoolKey, CredentialPoolSnapshot } from './credential-pool.js';
+export { deriveHandle, seatIdentity } from './document/index.js';

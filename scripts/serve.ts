@@ -12,6 +12,7 @@ import { queryRoutes, startGateway, type AuthSettings, type Gateway } from '../h
 import { NodeRole, type TierA } from '../schema/index.js';
 import { startConfiguration, type Configuration } from './config-wiring.js';
 import { startSecrets, type Secrets } from './secrets-wiring.js';
+import { startProviders } from './providers-wiring.js';
 
 const reconcileIntervalMs = 15_000;
 
@@ -61,7 +62,15 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     // 3. configuration: follow the revisions, answer writes, apply what is active before binding
     node.send({ type: 'node.booted', configured: false, appliedEpoch: 0 });
     const secrets = await startSecrets({ bus, bucket: catalogue.secrets, config, logger });
-    const configuration = await startConfiguration({ bus, coord: catalogue.coord, node, config, logger });
+    const providers = startProviders({ bus, nodeId: config.node.id, logger, resolve: secrets.resolve });
+    const configuration = await startConfiguration({
+      bus,
+      coord: catalogue.coord,
+      node,
+      config,
+      logger,
+      subsystems: [providers],
+    });
     await configuration.applyActive();
 
     // 4. gateway

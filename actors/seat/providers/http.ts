@@ -1,0 +1,106 @@
+/**
+ * The HTTP part shared by every client: one POST under a whole-call deadline, the status mapped to a
+ * typed error (the body discarded unread), and `Retry-After` parsed.
+ */
+import {
+  LlmAbortedError,
+  LlmAuthError,
+  LlmError,
+  LlmNetworkError,
+  LlmRateLimitedError,
+  LlmRefusedError,
+  LlmServerError,
+  LlmTimeoutError,
+  type ProviderName,
+} from './llm.errors.js';
+
+export type Fetch = typeof fetch;
+
+export interface CallContext {
+  readonly provider: ProviderName;
+  /** Whole call: connect, headers and the last byte of the stream. */
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal | undefined;
+  readonly fetch: Fetch;
+  /** Wall clock in ms (Retry-After dates are compared with it). */
+  readonly now: () => number;
+}
+
+/**
+ * Runs `work` with a signal that aborts at the deadline or when the caller aborts, and turns whatever
+ * escapes into a typed `LlmError`.
+ */
+export async function withDeadline<T>(
+  ctx: CallContext,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, ctx.timeoutMs);
+  const onAbort = (): void => controller.abort();
+  if (ctx.signal?.aborted) controller.abort();
+  ctx.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await work(controller.signal);
+  } catch (error) {
+    if (timedOut) throw new LlmTimeoutError(ctx.provider, ctx.timeoutMs);
+    if (ctx.signal?.aborted) throw new LlmAbortedError(ctx.provider);
+    if (error instanceof LlmError) throw error;
+    throw new LlmNetworkError(ctx.provider, error);
+  } finally {
+    clearTimeout(timer);
+    ctx.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** POSTs JSON and returns the response when it is a 2xx; otherwise throws the status's typed error. */
+export async function postJson(
+  ctx: CallContext,
+  signal: AbortSignal,
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<Response> {
+  const response = await ctx.fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
+    body: JSON.stringify(body),
+    signal,
+  });
+  if (response.ok) return response;
+  // The body is drained and dropped: it may quote the request or the key.
+  await response.body?.cancel().catch(() => undefined);
+  throw statusError(ctx, response);
+}
+
+export function statusError(ctx: CallContext, response: Response): LlmError {
+  const { status } = response;
+  if (status === 429) {
+    return new LlmRateLimitedError(ctx.provider, status, retryAfterMs(response.headers, ctx.now()));
+  }
+  if (status === 401 || status === 403) return new LlmAuthError(ctx.provider, status);
+  if (status >= 500) return new LlmServerError(ctx.provider, status);
+  return new LlmRefusedError(ctx.provider, status);
+}
+
+/**
+ * `Retry-After` as delta-seconds or an HTTP date (RFC 9110 §10.2.3), or OpenAI's `retry-after-ms`;
+ * null when absent or unreadable.
+ */
+export function retryAfterMs(headers: Headers, nowMs: number): number | null {
+  const ms = headers.get('retry-after-ms');
+  if (ms !== null && /^\d+(\.\d+)?$/.test(ms.trim())) return Math.ceil(Number(ms));
+  const value = headers.get('retry-after')?.trim();
+  if (!value) return null;
+  if (/^\d+(\.\d+)?$/.test(value)) return Math.ceil(Number(value) * 1000);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, at - nowMs);
+}
+
+/** Joins a base URL and a path without doubling or dropping the slash. */
+export function joinUrl(base: string, path: string): string {
+  return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
+}

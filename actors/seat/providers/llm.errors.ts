@@ -1,0 +1,154 @@
+/**
+ * Typed failures of an LLM call. A message names the provider entry, its type, the HTTP status and
+ * the kind of failure, and nothing else: a provider's response body may echo the prompt or a key,
+ * so it is never quoted, and no parser error (which quotes its input) is kept as a cause.
+ */
+
+export const LlmErrorKind = {
+  Timeout: 'timeout',
+  RateLimited: 'rate_limited',
+  AuthRefused: 'auth_refused',
+  ServerError: 'server_error',
+  /** Any other 4xx: the provider refused this request. */
+  Refused: 'refused',
+  MalformedStream: 'malformed_stream',
+  Network: 'network',
+  Aborted: 'aborted',
+} as const;
+export type LlmErrorKind = (typeof LlmErrorKind)[keyof typeof LlmErrorKind];
+
+const phrases: Record<LlmErrorKind, string> = {
+  timeout: 'no complete answer within the timeout',
+  rate_limited: 'rate limited',
+  auth_refused: 'credential refused',
+  server_error: 'server error',
+  refused: 'request refused',
+  malformed_stream: 'malformed response stream',
+  network: 'network failure',
+  aborted: 'call aborted by the caller',
+};
+
+/** Who was called: the entry key in `providers.llm` and its type. */
+export interface ProviderName {
+  readonly name: string;
+  readonly type: string;
+}
+
+export class LlmError extends Error {
+  override name = 'LlmError';
+  readonly provider: string;
+  readonly providerType: string;
+  readonly kind: LlmErrorKind;
+  readonly status: number | null;
+
+  constructor(
+    provider: ProviderName,
+    kind: LlmErrorKind,
+    opts: { status?: number | null; detail?: string; cause?: unknown } = {},
+  ) {
+    const status = opts.status ?? null;
+    const where = status === null ? '' : ` (HTTP ${status})`;
+    const detail = opts.detail ? `: ${opts.detail}` : '';
+    super(`LLM provider "${provider.name}" (${provider.type}): ${phrases[kind]}${where}${detail}`, {
+      cause: opts.cause,
+    });
+    this.provider = provider.name;
+    this.providerType = provider.type;
+    this.kind = kind;
+    this.status = status;
+  }
+}
+
+export class LlmTimeoutError extends LlmError {
+  override name = 'LlmTimeoutError';
+  constructor(provider: ProviderName, timeoutMs: number) {
+    super(provider, LlmErrorKind.Timeout, { detail: `${timeoutMs / 1000} s` });
+  }
+}
+
+export class LlmRateLimitedError extends LlmError {
+  override name = 'LlmRateLimitedError';
+  /** From `Retry-After`; null when the provider gave none. */
+  readonly retryAfterMs: number | null;
+  constructor(provider: ProviderName, status: number | null, retryAfterMs: number | null) {
+    super(provider, LlmErrorKind.RateLimited, { status });
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+export class LlmAuthError extends LlmError {
+  override name = 'LlmAuthError';
+  constructor(provider: ProviderName, status: number) {
+    super(provider, LlmErrorKind.AuthRefused, { status });
+  }
+}
+
+export class LlmServerError extends LlmError {
+  override name = 'LlmServerError';
+  constructor(provider: ProviderName, status: number | null, detail?: string) {
+    super(provider, LlmErrorKind.ServerError, { status, ...(detail ? { detail } : {}) });
+  }
+}
+
+export class LlmRefusedError extends LlmError {
+  override name = 'LlmRefusedError';
+  constructor(provider: ProviderName, status: number) {
+    super(provider, LlmErrorKind.Refused, { status });
+  }
+}
+
+export class LlmMalformedStreamError extends LlmError {
+  override name = 'LlmMalformedStreamError';
+  /** `detail` is our own description of what was wrong (never the offending text). */
+  constructor(provider: ProviderName, detail: string) {
+    super(provider, LlmErrorKind.MalformedStream, { detail });
+  }
+}
+
+export class LlmNetworkError extends LlmError {
+  override name = 'LlmNetworkError';
+  constructor(provider: ProviderName, cause: unknown) {
+    // Only the system error code is kept (ECONNREFUSED, ECONNRESET...): it carries no payload.
+    super(provider, LlmErrorKind.Network, { detail: networkCode(cause) });
+  }
+}
+
+export class LlmAbortedError extends LlmError {
+  override name = 'LlmAbortedError';
+  constructor(provider: ProviderName) {
+    super(provider, LlmErrorKind.Aborted);
+  }
+}
+
+/** One provider's failure inside a chain, as reported by `LlmUnavailableError` and events. */
+export interface ChainAttempt {
+  readonly provider: string;
+  /** An `LlmErrorKind`, `keys_cooling` (every key cooling) or `no_key` (no key resolves). */
+  readonly reason: string;
+  readonly status: number | null;
+}
+
+/** Every provider of the chain failed or had no usable key. */
+export class LlmUnavailableError extends Error {
+  override name = 'LlmUnavailableError';
+  readonly attempts: readonly ChainAttempt[];
+  constructor(chain: readonly string[], attempts: readonly ChainAttempt[]) {
+    const tried = attempts.map((a) => `${a.provider}: ${a.reason}${a.status ? ` (HTTP ${a.status})` : ''}`);
+    super(
+      chain.length === 0
+        ? 'no LLM provider is configured for this seat'
+        : `every LLM provider in the chain failed (${tried.join('; ')})`,
+    );
+    this.attempts = attempts;
+  }
+}
+
+function networkCode(cause: unknown): string {
+  let current: unknown = cause;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[A-Z_]+$/.test(code)) return code;
+    current = current.cause;
+  }
+  return 'connection failed';
+}

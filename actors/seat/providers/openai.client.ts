@@ -1,0 +1,278 @@
+/**
+ * OpenAI chat completions (`POST {base}/chat/completions`), also spoken by `openai-compatible`
+ * servers at their `base_url`: streamed with `stream_options.include_usage`, tool calls as
+ * `tool_calls` whose `function.arguments` arrive in fragments.
+ */
+import { z } from 'zod';
+import {
+  defaultMaxTokens,
+  finishToolCall,
+  tokens,
+  type ClientConfig,
+  type ProviderClient,
+  type ToolCallDraft,
+} from './client.js';
+import { joinUrl, postJson, withDeadline, type CallContext } from './http.js';
+import { LlmMalformedStreamError, LlmServerError } from './llm.errors.js';
+import { StopReason, type LlmDelta, type LlmRequest, type LlmResult } from './llm.types.js';
+import { parseSse } from './sse.js';
+
+const openaiBase = 'https://api.openai.com/v1';
+
+const ToolCallFragment = z.object({
+  /** Some compatible servers omit it: a fragment with an id then starts a call, one without continues the last. */
+  index: z.number().int().min(0).optional(),
+  id: z.string().optional(),
+  function: z.object({ name: z.string().optional(), arguments: z.string().optional() }).optional(),
+});
+
+const Usage = z.object({
+  prompt_tokens: z.number().optional(),
+  completion_tokens: z.number().optional(),
+  prompt_tokens_details: z.object({ cached_tokens: z.number().nullish() }).nullish(),
+});
+
+const Chunk = z.object({
+  model: z.string().optional(),
+  choices: z
+    .array(
+      z.object({
+        delta: z
+          .object({
+            content: z.string().nullish(),
+            tool_calls: z.array(ToolCallFragment).nullish(),
+          })
+          .nullish(),
+        finish_reason: z.string().nullish(),
+      }),
+    )
+    .optional(),
+  usage: Usage.nullish(),
+  error: z.unknown().optional(),
+});
+
+/** A server that ignores `stream: true` answers one completion object; it is accepted as well. */
+const Completion = z.object({
+  model: z.string().optional(),
+  choices: z
+    .array(
+      z.object({
+        message: z.object({
+          content: z.string().nullish(),
+          tool_calls: z
+            .array(
+              z.object({ id: z.string(), function: z.object({ name: z.string(), arguments: z.string() }) }),
+            )
+            .nullish(),
+        }),
+        finish_reason: z.string().nullish(),
+      }),
+    )
+    .min(1),
+  usage: Usage.nullish(),
+});
+
+const stopReasons: Record<string, LlmResult['stop_reason']> = {
+  stop: StopReason.EndTurn,
+  tool_calls: StopReason.ToolUse,
+  function_call: StopReason.ToolUse,
+  length: StopReason.MaxTokens,
+  content_filter: StopReason.ContentFilter,
+};
+
+export function openaiBody(config: ClientConfig, request: LlmRequest): Record<string, unknown> {
+  const messages: unknown[] = [];
+  if (request.system) messages.push({ role: 'system', content: request.system });
+  for (const m of request.messages) {
+    if (m.role === 'assistant') {
+      const calls = m.tool_calls ?? [];
+      messages.push({
+        role: 'assistant',
+        content: m.content === '' && calls.length > 0 ? null : m.content,
+        ...(calls.length > 0
+          ? {
+              tool_calls: calls.map((c) => ({
+                id: c.id,
+                type: 'function',
+                function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+              })),
+            }
+          : {}),
+      });
+    } else if (m.role === 'tool') {
+      messages.push({ role: 'tool', tool_call_id: m.tool_call_id, content: m.content });
+    } else {
+      messages.push({ role: m.role, content: m.content });
+    }
+  }
+  const maxTokens = request.max_tokens ?? defaultMaxTokens;
+  return {
+    model: config.model,
+    messages,
+    stream: true,
+    stream_options: { include_usage: true },
+    // OpenAI's newer models accept only max_completion_tokens; compatible servers know max_tokens.
+    ...(config.type === 'openai' ? { max_completion_tokens: maxTokens } : { max_tokens: maxTokens }),
+    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    ...(request.tools && request.tools.length > 0
+      ? {
+          tools: request.tools.map((t) => ({
+            type: 'function',
+            function: { name: t.name, description: t.description, parameters: t.input_schema },
+          })),
+        }
+      : {}),
+  };
+}
+
+export function openaiClient(config: ClientConfig): ProviderClient {
+  const url = joinUrl(config.baseUrl ?? openaiBase, 'chat/completions');
+  return {
+    config,
+    async call(request, apiKey, onDelta) {
+      const now = config.now ?? Date.now;
+      const ctx: CallContext = {
+        provider: config,
+        timeoutMs: config.timeoutMs,
+        signal: request.signal,
+        fetch: config.fetch ?? fetch,
+        now,
+      };
+      const startedMs = now();
+      const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
+      const answer = await withDeadline(ctx, async (signal) => {
+        const response = await postJson(ctx, signal, url, headers, openaiBody(config, request));
+        if ((response.headers.get('content-type') ?? '').includes('application/json')) {
+          return readCompletion(ctx, await response.text(), onDelta);
+        }
+        return readStream(ctx, response, onDelta);
+      });
+      return {
+        ...answer,
+        model: answer.model || config.model,
+        provider: config.name,
+        started_at: new Date(startedMs).toISOString(),
+        duration_ms: Math.max(0, now() - startedMs),
+      };
+    },
+  };
+}
+
+type Answer = Omit<LlmResult, 'provider' | 'started_at' | 'duration_ms'>;
+
+function usageOf(usage: z.infer<typeof Usage> | null | undefined): LlmResult['usage'] {
+  return {
+    input_tokens: tokens(usage?.prompt_tokens),
+    output_tokens: tokens(usage?.completion_tokens),
+    cache_read_tokens: tokens(usage?.prompt_tokens_details?.cached_tokens),
+    // The chat completions wire does not report cache writes.
+    cache_write_tokens: 0,
+  };
+}
+
+async function readStream(
+  ctx: CallContext,
+  response: Response,
+  onDelta: (delta: LlmDelta) => void,
+): Promise<Answer> {
+  if (!response.body) throw new LlmMalformedStreamError(ctx.provider, 'the response has no body');
+  let text = '';
+  let model = '';
+  let finish: string | null = null;
+  let usage: z.infer<typeof Usage> | null = null;
+  let done = false;
+  // Wire index -> our index, in order of appearance.
+  const drafts = new Map<number, ToolCallDraft & { index: number }>();
+  let lastKey = 0;
+
+  for await (const event of parseSse(response.body)) {
+    if (event.data.trim() === '[DONE]') {
+      done = true;
+      break;
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(event.data);
+    } catch {
+      throw new LlmMalformedStreamError(ctx.provider, 'an event is not JSON');
+    }
+    const parsed = Chunk.safeParse(json);
+    if (!parsed.success)
+      throw new LlmMalformedStreamError(ctx.provider, 'an event does not have the chunk shape');
+    const chunk = parsed.data;
+    if (chunk.error !== undefined) throw new LlmServerError(ctx.provider, null, 'error event in the stream');
+    if (chunk.model) model = chunk.model;
+    if (chunk.usage) usage = chunk.usage;
+    const choice = chunk.choices?.[0];
+    if (!choice) continue;
+    if (choice.delta?.content) {
+      text += choice.delta.content;
+      onDelta({ type: 'text', text: choice.delta.content });
+    }
+    for (const fragment of choice.delta?.tool_calls ?? []) {
+      const key = fragment.index ?? (fragment.id ? -1 - drafts.size : lastKey);
+      lastKey = key;
+      let draft = drafts.get(key);
+      if (!draft) {
+        if (!fragment.id || !fragment.function?.name) {
+          throw new LlmMalformedStreamError(ctx.provider, 'a tool call starts without its id or name');
+        }
+        draft = { id: fragment.id, name: fragment.function.name, args: '', index: drafts.size };
+        drafts.set(key, draft);
+        onDelta({ type: 'tool_call_start', index: draft.index, id: draft.id, name: draft.name });
+      }
+      const piece = fragment.function?.arguments;
+      if (piece) {
+        draft.args += piece;
+        onDelta({ type: 'tool_call_delta', index: draft.index, arguments: piece });
+      }
+    }
+    if (choice.finish_reason) finish = choice.finish_reason;
+  }
+  if (finish === null) {
+    throw new LlmMalformedStreamError(
+      ctx.provider,
+      done ? 'the stream finished without a finish reason' : 'the stream ended before the answer finished',
+    );
+  }
+  const calls = [...drafts.values()].sort((a, b) => a.index - b.index);
+  for (const draft of calls) onDelta({ type: 'tool_call_end', index: draft.index });
+  return {
+    text,
+    tool_calls: calls.map(finishToolCall),
+    stop_reason: stopReasons[finish] ?? StopReason.Other,
+    raw_stop_reason: finish,
+    usage: usageOf(usage),
+    model,
+  };
+}
+
+function readCompletion(ctx: CallContext, body: string, onDelta: (delta: LlmDelta) => void): Answer {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    throw new LlmMalformedStreamError(ctx.provider, 'the response is not JSON');
+  }
+  const parsed = Completion.safeParse(json);
+  if (!parsed.success)
+    throw new LlmMalformedStreamError(ctx.provider, 'the response does not have the completion shape');
+  const choice = parsed.data.choices[0]!;
+  const text = choice.message.content ?? '';
+  if (text) onDelta({ type: 'text', text });
+  const calls = (choice.message.tool_calls ?? []).map((c, index) => {
+    onDelta({ type: 'tool_call_start', index, id: c.id, name: c.function.name });
+    if (c.function.arguments) onDelta({ type: 'tool_call_delta', index, arguments: c.function.arguments });
+    onDelta({ type: 'tool_call_end', index });
+    return finishToolCall({ id: c.id, name: c.function.name, args: c.function.arguments });
+  });
+  const finish = choice.finish_reason ?? null;
+  return {
+    text,
+    tool_calls: calls,
+    stop_reason: finish ? (stopReasons[finish] ?? StopReason.Other) : StopReason.EndTurn,
+    raw_stop_reason: finish,
+    usage: usageOf(parsed.data.usage),
+    model: parsed.data.model ?? '',
+  };
+}

@@ -1,0 +1,279 @@
+/**
+ * The LLM providers of this node: built from the company document, resolving a seat's chain (its
+ * `llm` pin, else `providers.llm_order`), calling along the chain with fallback, and swapped in place
+ * when a revision is applied (the `providers` subsystem). A call keeps the entry it started on, so
+ * calls in flight finish on the old entry; entries that did not change keep their pools and cooldowns.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { Logger } from 'pino';
+import {
+  EventCategory,
+  newEvent,
+  type CredentialPoolSnapshot,
+  type EventRecord,
+  type LlmProvider,
+  type Resolver,
+} from '../../../schema/index.js';
+import type { SubsystemApplier } from '../../config/index.js';
+import { anthropicClient } from './anthropic.client.js';
+import { streamFrom } from './call-stream.js';
+import type { ClientConfig, ProviderClient } from './client.js';
+import { CredentialPool, type PoolTiming } from './credential-pool.js';
+import type { Fetch } from './http.js';
+import {
+  LlmAbortedError,
+  LlmAuthError,
+  LlmError,
+  LlmRateLimitedError,
+  LlmUnavailableError,
+  type ChainAttempt,
+} from './llm.errors.js';
+import type { LlmRequest, LlmResult, LlmStream } from './llm.types.js';
+import { openaiClient } from './openai.client.js';
+import { readProviderConfig, type ProviderConfig } from './provider-config.js';
+
+/** Event types this registry publishes (ops/event-types.md). */
+export const ProviderEventType = {
+  Fallback: 'provider_fallback',
+  Unavailable: 'llm_unavailable',
+} as const;
+
+/** Without `timeout_seconds`, a call (streaming included) may take this long. */
+export const defaultTimeoutSeconds = 300;
+
+export interface RegistryOptions {
+  /** The company document to start from (null: no providers yet). */
+  readonly document: unknown;
+  readonly resolve: Resolver;
+  /** Receives `provider_fallback` and `llm_unavailable` records, ready to publish. */
+  readonly onEvent?: (event: EventRecord) => void;
+  readonly logger?: Logger;
+  /** Wall clock in ms, for cooldowns and durations. */
+  readonly now?: () => number;
+  readonly fetch?: Fetch;
+  readonly timing?: Partial<PoolTiming>;
+  /** `source` of published events, e.g. `node-0/providers`. */
+  readonly source?: string;
+}
+
+/** Who is calling, for events and logs. */
+export interface CallerInfo {
+  /** The seat's handle. */
+  readonly seat?: string;
+  readonly trace?: { readonly trace_id: string; readonly parent_span_id: string | null };
+}
+
+interface Entry {
+  readonly name: string;
+  readonly spec: LlmProvider;
+  readonly client: ProviderClient;
+  readonly pool: CredentialPool;
+}
+
+interface State {
+  readonly config: ProviderConfig;
+  readonly entries: ReadonlyMap<string, Entry>;
+}
+
+export class ProviderRegistry implements SubsystemApplier {
+  readonly name = 'providers' as const;
+  private state: State;
+  /** The state before the last apply, restored by `rollback`. */
+  private prior: State | null = null;
+
+  constructor(private readonly opts: RegistryOptions) {
+    this.state = this.build(opts.document, null);
+  }
+
+  /** The ordered chain of entry keys for a seat (a handle, or the seat itself). A pin is the whole chain. */
+  resolve(seat: string | { readonly llm?: string | undefined }): string[] {
+    const pin = typeof seat === 'string' ? this.state.config.pins.get(seat) : seat.llm;
+    return pin ? [pin] : [...this.state.config.order];
+  }
+
+  /** Calls the first provider of `chain` that has a usable key, falling back along it. */
+  call(chain: readonly string[], request: LlmRequest, caller: CallerInfo = {}): LlmStream {
+    // Entries are taken now: an apply during the call does not move it to another entry.
+    const entries = this.state.entries;
+    return streamFrom(async (emit) => {
+      const attempts: ChainAttempt[] = [];
+      for (const [i, name] of chain.entries()) {
+        const entry = entries.get(name);
+        const outcome = entry
+          ? await this.tryEntry(entry, request, emit)
+          : { failed: { provider: name, reason: 'not_configured', status: null } };
+        if ('result' in outcome) return outcome.result;
+        attempts.push(outcome.failed);
+        const next = chain[i + 1];
+        this.opts.logger?.warn(
+          {
+            provider: name,
+            reason: outcome.failed.reason,
+            status: outcome.failed.status,
+            next: next ?? null,
+            seat: caller.seat,
+          },
+          next ? 'LLM provider unavailable; falling back' : 'LLM provider unavailable; chain exhausted',
+        );
+        if (next !== undefined) {
+          this.publish(
+            caller,
+            ProviderEventType.Fallback,
+            `LLM provider ${name} unavailable (${outcome.failed.reason}); trying ${next}`,
+            {
+              from: name,
+              to: next,
+              reason: outcome.failed.reason,
+              status: outcome.failed.status,
+              chain: [...chain],
+            },
+          );
+        }
+      }
+      const error = new LlmUnavailableError(chain, attempts);
+      this.publish(
+        caller,
+        ProviderEventType.Unavailable,
+        error.message,
+        { chain: [...chain], attempts },
+        true,
+      );
+      throw error;
+    });
+  }
+
+  /**
+   * One provider: keys are tried while refusals (429, 401/403) cool them, each key at most once.
+   * Any failure after output has streamed to the caller ends the call (its text cannot be unsaid).
+   */
+  private async tryEntry(
+    entry: Entry,
+    request: LlmRequest,
+    emit: Parameters<Parameters<typeof streamFrom>[0]>[0],
+  ): Promise<{ result: LlmResult } | { failed: ChainAttempt }> {
+    let last: ChainAttempt | null = null;
+    for (let attempt = 0; attempt < entry.pool.size; attempt += 1) {
+      const acquired = entry.pool.acquire();
+      if (!acquired.ok) {
+        return { failed: { provider: entry.name, reason: acquired.reason, status: last?.status ?? null } };
+      }
+      const { lease } = acquired;
+      let streamed = false;
+      try {
+        const result = await entry.client.call(request, lease.value, (delta) => {
+          streamed = true;
+          emit(delta);
+        });
+        lease.succeeded();
+        return { result };
+      } catch (error) {
+        if (error instanceof LlmRateLimitedError) lease.rateLimited(error.retryAfterMs);
+        else if (error instanceof LlmAuthError) lease.authRefused();
+        else lease.released();
+        if (!(error instanceof LlmError) || error instanceof LlmAbortedError || streamed) throw error;
+        this.opts.logger?.warn(
+          { provider: entry.name, key: lease.ref, kind: error.kind, status: error.status },
+          'LLM call failed',
+        );
+        last = { provider: entry.name, reason: error.kind, status: error.status };
+        const rotate = error instanceof LlmRateLimitedError || error instanceof LlmAuthError;
+        if (!rotate) return { failed: last };
+      }
+    }
+    return { failed: { provider: entry.name, reason: 'keys_cooling', status: last?.status ?? null } };
+  }
+
+  /** `providers` subsystem of an apply: entries swapped in place. */
+  apply(next: unknown): Promise<void> {
+    this.prior = this.state;
+    this.state = this.build(next, this.state);
+    const skipped = this.state.config.skipped;
+    if (skipped.length > 0)
+      this.opts.logger?.warn({ skipped }, 'LLM provider entries not understood; skipped');
+    this.opts.logger?.info({ providers: [...this.state.entries.keys()] }, 'LLM providers applied');
+    return Promise.resolve();
+  }
+
+  rollback(): Promise<void> {
+    if (this.prior) this.state = this.prior;
+    this.prior = null;
+    return Promise.resolve();
+  }
+
+  /** Per entry, its keys by reference with their cooldowns (`GET /credential-pool`). */
+  snapshot(): CredentialPoolSnapshot {
+    const out: CredentialPoolSnapshot = {};
+    for (const [name, entry] of this.state.entries) out[name] = entry.pool.snapshot();
+    return out;
+  }
+
+  private build(document: unknown, previous: State | null): State {
+    const config = readProviderConfig(document);
+    const entries = new Map<string, Entry>();
+    for (const [name, spec] of config.llm) {
+      const old = previous?.entries.get(name);
+      if (old && isDeepStrictEqual(old.spec, spec)) {
+        entries.set(name, old);
+        continue;
+      }
+      const entry = this.entry(name, spec);
+      if (old) entry.pool.carryFrom(old.pool);
+      entries.set(name, entry);
+    }
+    return { config, entries };
+  }
+
+  private entry(name: string, spec: LlmProvider): Entry {
+    const config: ClientConfig = {
+      name,
+      type: spec.type,
+      model: spec.model,
+      baseUrl: spec.base_url,
+      timeoutMs: (spec.timeout_seconds ?? defaultTimeoutSeconds) * 1000,
+      ...(this.opts.fetch ? { fetch: this.opts.fetch } : {}),
+      ...(this.opts.now ? { now: this.opts.now } : {}),
+    };
+    const client = spec.type === 'anthropic' ? anthropicClient(config) : openaiClient(config);
+    const pool = new CredentialPool({
+      provider: name,
+      type: spec.type,
+      model: spec.model,
+      apiKeys: spec.api_keys,
+      resolve: this.opts.resolve,
+      ...(this.opts.now ? { now: this.opts.now } : {}),
+      ...(this.opts.timing ? { timing: this.opts.timing } : {}),
+    });
+    return { name, spec, client, pool };
+  }
+
+  private publish(
+    caller: CallerInfo,
+    type: string,
+    summary: string,
+    payload: Record<string, unknown>,
+    failed = false,
+  ): void {
+    if (!this.opts.onEvent) return;
+    const record = newEvent({
+      type,
+      category: EventCategory.System,
+      source: this.opts.source ?? 'providers',
+      summary,
+      actor: caller.seat ?? 'system',
+      payload,
+      failed,
+      ...(caller.seat ? { agent_id: caller.seat } : {}),
+      ...(caller.trace ? { trace: caller.trace } : {}),
+      ...(this.opts.now ? { now: new Date(this.opts.now()) } : {}),
+    });
+    try {
+      this.opts.onEvent(record);
+    } catch (error) {
+      this.opts.logger?.error({ err: error, type }, 'provider event handler failed');
+    }
+  }
+}
+
+export function createProviderRegistry(opts: RegistryOptions): ProviderRegistry {
+  return new ProviderRegistry(opts);
+}

@@ -1,0 +1,35 @@
+/**
+ * Wires the LLM provider registry into a node: it is the `providers` subsystem of every apply, and its
+ * `provider_fallback` / `llm_unavailable` records are published on `svc.events.<type>`.
+ */
+import type { Logger } from 'pino';
+import { createProviderRegistry, type ProviderRegistry } from '../actors/index.js';
+import { Subjects, type Bus } from '../bus/index.js';
+import type { EventRecord, Resolver } from '../schema/index.js';
+
+const encoder = new TextEncoder();
+
+export function startProviders(opts: {
+  bus: Bus;
+  nodeId: string;
+  logger: Logger;
+  /** `${VAR}` lookup for `api_keys` (secret store, then environment). */
+  resolve: Resolver;
+}): ProviderRegistry {
+  const logger = opts.logger.child({ component: 'providers' });
+  const publish = (record: EventRecord): void => {
+    opts.bus
+      .publish(Subjects.event(record.type), encoder.encode(JSON.stringify(record)), { msgId: record.id })
+      .catch((error: unknown) =>
+        logger.error({ err: error, type: record.type }, 'provider event not published'),
+      );
+  };
+  // Starts empty: the first apply brings the active document's providers.
+  return createProviderRegistry({
+    document: null,
+    resolve: opts.resolve,
+    onEvent: publish,
+    logger,
+    source: `${opts.nodeId}/providers`,
+  });
+}

@@ -1,0 +1,87 @@
+/** How a seat's chain is resolved, and the registry as the `providers` subsystem of an apply. */
+import t from 'tap';
+import type { SubsystemApplier } from '../../../actors/index.js';
+import { ask, drain } from './helpers.js';
+import { doc, harness, server } from './registry-harness.js';
+
+t.test(
+  'a seat resolves to its pinned provider, else to llm_order, else to every entry in order',
+  async (t) => {
+    const llm = { a: { type: 'openai', model: 'm' }, b: { type: 'anthropic', model: 'm' } };
+    const { registry } = harness({
+      ...doc(llm, ['b', 'a'], [{ name: 'Ada Pinned', llm: 'a' }, { name: 'Free Seat' }]),
+      units: [
+        {
+          name: 'Eng',
+          type: 'team',
+          children: [{ name: 'Core', type: 'team', roles: [{ name: 'Deep', handle: 'deep', llm: 'b' }] }],
+        },
+      ],
+    });
+    t.same(registry.resolve('ada-pinned'), ['a']);
+    t.same(registry.resolve('free-seat'), ['b', 'a']);
+    t.same(registry.resolve('deep'), ['b'], 'seats in nested units are found');
+    t.same(registry.resolve({ llm: 'a' }), ['a']);
+    t.same(registry.resolve({}), ['b', 'a']);
+    t.same(harness(doc(llm)).registry.resolve('anyone'), ['a', 'b']);
+    const applier: SubsystemApplier = registry;
+    t.equal(applier.name, 'providers');
+  },
+);
+
+t.test(
+  'apply swaps entries in place: a call in flight finishes on the old entry, unchanged pools keep cooldowns',
+  async (t) => {
+    const oldServer = await server(t, {
+      wire: 'openai',
+      script: [{ kind: 'text', text: 'old entry', hold: 'go' }],
+    });
+    const newServer = await server(t, { wire: 'anthropic', script: [{ kind: 'text', text: 'new entry' }] });
+    const stable = await server(t, {
+      wire: 'openai',
+      script: [{ kind: 'status', status: 429, headers: { 'retry-after': '600' } }],
+    });
+    const stableEntry = { type: 'openai', model: 'g', base_url: stable.baseUrl, api_keys: ['${KEY_B}'] };
+    const first = doc(
+      {
+        main: { type: 'openai', model: 'g', base_url: oldServer.baseUrl, api_keys: ['${KEY_A}'] },
+        stable: stableEntry,
+      },
+      ['main', 'stable'],
+    );
+    const h = harness(first);
+    await drain(h.registry.call(['stable'], ask('cool the stable key')));
+    const cooled = h.registry.snapshot()['stable'];
+
+    const inFlight = h.registry.call(['main'], ask('q'));
+    await oldServer.waitForRequests(1);
+    const second = doc(
+      {
+        main: { type: 'anthropic', model: 'c', base_url: newServer.baseUrl, api_keys: ['${KEY_C}'] },
+        stable: stableEntry,
+      },
+      ['main', 'stable'],
+    );
+    await h.registry.apply(second);
+    t.match(h.registry.snapshot()['main'], { type: 'anthropic', model: 'c', keys: [{ ref: 'KEY_C' }] });
+    t.same(h.registry.snapshot()['stable'], cooled, 'the unchanged entry kept its cooldown');
+
+    const after = await drain(h.registry.call(h.registry.resolve('x'), ask('q')));
+    t.equal(after.result?.text, 'new entry');
+    oldServer.release('go');
+    t.equal(
+      (await drain(inFlight)).result?.text,
+      'old entry',
+      'the call in flight finished where it started',
+    );
+
+    await h.registry.rollback();
+    t.match(
+      h.registry.snapshot()['main'],
+      { type: 'openai', keys: [{ ref: 'KEY_A' }] },
+      'rollback restores the prior entries',
+    );
+    await h.registry.apply({ name: 'Acme' });
+    t.same(h.registry.snapshot(), {}, 'a document without providers leaves none');
+  },
+);
