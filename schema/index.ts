@@ -110,3 +110,16 @@ export {
   SpendRecord,
   type NewEvent,
 } from './events/index.js';
+export {
+  McpServersAnswer,
+  mcpSource,
+  RoutedToolResult,
+  TextPart,
+  ToolCall,
+  ToolEntry,
+  ToolResult,
+  ToolServerState,
+  ToolServerStatus,
+  ToolSource,
+} from './tools.js';
+export { seatIdentity } from './document/index.js';
