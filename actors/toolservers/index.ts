@@ -14,3 +14,4 @@ export {
   type Launch,
   type ResolvedInstance,
 } from './toolservers.resolve.js';
+export { toolServersApplier } from './toolservers.applier.js';
