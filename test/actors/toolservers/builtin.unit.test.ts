@@ -164,15 +164,19 @@ t.test('memory_remember keeps long and short notes; recall hides expired ones un
   t.notOk('expired' in recalled[1], 'long rows carry no expired flag');
 
   h.advance(3_600_000);
-  const after = JSON.parse(text(await h.call('memory_recall', {})));
+  const after = JSON.parse(text(await h.call('memory_recall', {}))) as MemoryRow[];
   t.same(
-    after.map((r: MemoryRow) => r.kind),
+    after.map((r) => r.kind),
     ['long'],
     'an expired short note is not recalled',
   );
-  const all = JSON.parse(text(await h.call('memory_recall', { include_expired: true, kind: 'short' })));
+  const all = JSON.parse(
+    text(await h.call('memory_recall', { include_expired: true, kind: 'short' })),
+  ) as Array<{
+    expired: boolean;
+  }>;
   t.same(
-    all.map((r: { expired: boolean }) => r.expired),
+    all.map((r) => r.expired),
     [true],
   );
   t.equal(text(await h.call('memory_recall', { query: 'nothing like this' })), 'No notes match.');
@@ -245,9 +249,11 @@ t.test('org_lookup finds a colleague by handle, name or role with public fields 
   t.match(byRole, [
     { handle: 'backend-engineer', unit: 'platform', kind: 'agent', goal: 'Keep the API fast' },
   ]);
-  const byWords = JSON.parse(text(await h.call('org_lookup', { query: 'release' })));
+  const byWords = JSON.parse(text(await h.call('org_lookup', { query: 'release' }))) as Array<{
+    handle: string;
+  }>;
   t.same(
-    byWords.map((c: { handle: string }) => c.handle),
+    byWords.map((c) => c.handle),
     ['ada'],
   );
   t.equal(text(await h.call('org_lookup', { query: 'nobody-here' })), 'No colleague matches "nobody-here".');
