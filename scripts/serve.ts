@@ -11,6 +11,7 @@ import { ensureCatalogue, openBus, type Bus } from '../bus/index.js';
 import { queryRoutes, startGateway, type AuthSettings, type Gateway } from '../http/index.js';
 import { NodeRole, type TierA } from '../schema/index.js';
 import { startConfiguration, type Configuration } from './config-wiring.js';
+import { startToolServers, type ToolServers } from './toolservers-wiring.js';
 
 const reconcileIntervalMs = 15_000;
 
@@ -18,6 +19,8 @@ export interface RunningNode {
   readonly bus: Bus;
   readonly node: NodeHost;
   readonly configuration: Configuration;
+  /** Tool servers, builtin tools and the tool router the turn engine calls. */
+  readonly tools: ToolServers;
   /** Null when `api.port` is 0 (binds nothing). */
   readonly gateway: Gateway | null;
   /** Drains once (later calls return the same promise): probes turn, listeners close, the bus closes. */
@@ -38,6 +41,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     logger: logger.child({ component: 'bus' }),
   });
   let gateway: Gateway | null = null;
+  let tools: ToolServers | null = null;
   try {
     const catalogue = await ensureCatalogue(bus);
 
@@ -57,7 +61,19 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     );
     // 3. configuration: follow the revisions, answer writes, apply what is active before binding
     node.send({ type: 'node.booted', configured: false, appliedEpoch: 0 });
-    const configuration = await startConfiguration({ bus, coord: catalogue.coord, node, config, logger });
+    tools = startToolServers({
+      bus,
+      nodeId: config.node.id,
+      logger: logger.child({ component: 'toolservers' }),
+    });
+    const configuration = await startConfiguration({
+      bus,
+      coord: catalogue.coord,
+      node,
+      config,
+      logger,
+      subsystems: [tools.subsystem],
+    });
     await configuration.applyActive();
 
     // 4. gateway
@@ -75,7 +91,13 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         ...(config.api.public ? { publicPort: config.api.public.port } : {}),
         ingress,
         auth,
-        routes: ingress ? [...configuration.routes(auth), ...queryRoutes(configuration.questions)] : [],
+        routes: ingress
+          ? [
+              ...configuration.routes(auth),
+              ...tools.routes(),
+              ...queryRoutes(new Map([...configuration.questions, ...tools.questions])),
+            ]
+          : [],
         probes: {
           health: () => node.health({ inFlight: inFlight() }),
           ready: () => node.ready({ inFlight: inFlight() }),
@@ -107,13 +129,15 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         clearInterval(reconcile);
         await gateway?.drain();
         await configuration.stop();
+        await tools?.stop();
         await bus.close();
         node.send({ type: 'node.stopped' });
         logger.info('drain finished');
       })());
-    return { bus, node, configuration, gateway, drain };
+    return { bus, node, configuration, tools, gateway, drain };
   } catch (error) {
     await gateway?.close();
+    await tools?.stop();
     await bus.close();
     throw error;
   }

@@ -29,6 +29,11 @@ export interface ToolServerManagerOptions {
   readonly supervision?: Partial<SupervisionSettings>;
   /** Instances started at once during an apply (each may be a process spawn). */
   readonly startConcurrency?: number;
+  /**
+   * Seats whose per-seat instances run on this node (in a fleet, the seats it holds); default all.
+   * Call `refresh()` when the answer changes.
+   */
+  readonly runsSeat?: (handle: string) => boolean;
 }
 
 export interface ApplyOutcome {
@@ -41,6 +46,8 @@ export interface ApplyOutcome {
 export interface ToolServerManager {
   /** Brings the running instances in line with `next` (a company document); `previous` is not needed. */
   apply(next: unknown, previous?: unknown): Promise<ApplyOutcome>;
+  /** Applies the last document again (after `runsSeat` changed its answer). */
+  refresh(): Promise<ApplyOutcome>;
   /** The MCP tools one seat may call: shared instances and its own, first server in document order wins a name. */
   toolsFor(seat: string): ToolEntry[];
   /** Every tool any instance serves, once per name and server. */
@@ -85,6 +92,8 @@ export function createToolServerManager(opts: ToolServerManagerOptions): ToolSer
   const listeners = new Set<() => void>();
   let chain: Promise<unknown> = Promise.resolve();
   let stopped = false;
+  let last: unknown = null;
+  const runsSeat = opts.runsSeat ?? (() => true);
 
   const changed = (): void => {
     for (const listener of listeners) {
@@ -123,7 +132,8 @@ export function createToolServerManager(opts: ToolServerManagerOptions): ToolSer
     for (const skip of plan.skipped)
       log.warn({ index: skip.index, reason: skip.reason }, 'tool-server entry skipped');
     const wanted = new Map<string, ResolvedInstance>();
-    for (const [key, spec] of plan.instances) wanted.set(key, resolveInstance(spec, opts.resolve));
+    for (const [key, spec] of plan.instances)
+      if (spec.seat === null || runsSeat(spec.seat)) wanted.set(key, resolveInstance(spec, opts.resolve));
 
     // 1. stop what is gone or changed
     const toStart: ResolvedInstance[] = [];
@@ -167,7 +177,13 @@ export function createToolServerManager(opts: ToolServerManagerOptions): ToolSer
 
   return {
     apply(next) {
+      last = next;
       const run = chain.then(() => applyNow(next));
+      chain = run.catch(() => undefined);
+      return run;
+    },
+    refresh() {
+      const run = chain.then(() => applyNow(last));
       chain = run.catch(() => undefined);
       return run;
     },
