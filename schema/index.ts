@@ -129,3 +129,15 @@ export {
 } from './secrets.js';
 export { CredentialPoolEntry, CredentialPoolKey, CredentialPoolSnapshot } from './credential-pool.js';
 export { deriveHandle, seatIdentity } from './document/index.js';
+export {
+  McpServersAnswer,
+  mcpSource,
+  RoutedToolResult,
+  TextPart,
+  ToolCall,
+  ToolEntry,
+  ToolResult,
+  ToolServerState,
+  ToolServerStatus,
+  ToolSource,
+} from './tools.js';

@@ -13,6 +13,7 @@ import { NodeRole, type TierA } from '../schema/index.js';
 import { startConfiguration, type Configuration } from './config-wiring.js';
 import { startSecrets, type Secrets } from './secrets-wiring.js';
 import { startProviders } from './providers-wiring.js';
+import { startToolServers, type ToolServers } from './toolservers-wiring.js';
 
 const reconcileIntervalMs = 15_000;
 
@@ -22,6 +23,8 @@ export interface RunningNode {
   readonly configuration: Configuration;
   /** The secret store and the `${VAR}` resolver (store, then environment). */
   readonly secrets: Secrets;
+  /** Tool servers, builtin tools and the tool router the turn engine calls. */
+  readonly tools: ToolServers;
   /** Null when `api.port` is 0 (binds nothing). */
   readonly gateway: Gateway | null;
   /** Drains once (later calls return the same promise): probes turn, listeners close, the bus closes. */
@@ -42,6 +45,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     logger: logger.child({ component: 'bus' }),
   });
   let gateway: Gateway | null = null;
+  let tools: ToolServers | null = null;
   try {
     const catalogue = await ensureCatalogue(bus);
 
@@ -63,13 +67,19 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     node.send({ type: 'node.booted', configured: false, appliedEpoch: 0 });
     const secrets = await startSecrets({ bus, bucket: catalogue.secrets, config, logger });
     const providers = startProviders({ bus, nodeId: config.node.id, logger, resolve: secrets.resolve });
+    tools = startToolServers({
+      bus,
+      nodeId: config.node.id,
+      logger: logger.child({ component: 'toolservers' }),
+      resolve: secrets.resolve,
+    });
     const configuration = await startConfiguration({
       bus,
       coord: catalogue.coord,
       node,
       config,
       logger,
-      subsystems: [providers],
+      subsystems: [providers, tools.subsystem],
     });
     await configuration.applyActive();
 
@@ -89,7 +99,12 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         ingress,
         auth,
         routes: ingress
-          ? [...configuration.routes(auth), ...secrets.routes(), ...queryRoutes(configuration.questions)]
+          ? [
+              ...configuration.routes(auth),
+              ...secrets.routes(),
+              ...tools.routes(),
+              ...queryRoutes(new Map([...configuration.questions, ...tools.questions])),
+            ]
           : [],
         probes: {
           health: () => node.health({ inFlight: inFlight() }),
@@ -122,14 +137,16 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         clearInterval(reconcile);
         await gateway?.drain();
         await configuration.stop();
+        await tools?.stop();
         await secrets.stop();
         await bus.close();
         node.send({ type: 'node.stopped' });
         logger.info('drain finished');
       })());
-    return { bus, node, configuration, secrets, gateway, drain };
+    return { bus, node, configuration, secrets, tools, gateway, drain };
   } catch (error) {
     await gateway?.close();
+    await tools?.stop();
     await bus.close();
     throw error;
   }

@@ -1,0 +1,93 @@
+/**
+ * What a builtin tool is and the small interfaces the turn engine gives the builtins: personal
+ * memory storage, the org directory (public fields only), the seat's `needs` state and an event
+ * sink. A builtin answers with a `ToolResult`; bad arguments are a tool error the model can read.
+ */
+import { z } from 'zod';
+import type { EventRecord, ToolEntry, ToolResult } from '../../../schema/index.js';
+
+/** Who is calling: the seat running the turn. */
+export interface ToolContext {
+  readonly seat: string;
+  /** The seat's durable agent id (memory is keyed by it, so a kind flip back reattaches it). */
+  readonly agent_id: string;
+  readonly turn_id?: string | null;
+  /** Continue the turn's trace in the events a tool publishes. */
+  readonly trace?: { readonly trace_id: string; readonly parent_span_id: string | null };
+}
+
+export interface BuiltinTool {
+  readonly entry: ToolEntry;
+  call(ctx: ToolContext, args: Record<string, unknown>): Promise<ToolResult>;
+}
+
+export const MemoryKind = { Long: 'long', Short: 'short' } as const;
+export type MemoryKind = (typeof MemoryKind)[keyof typeof MemoryKind];
+
+/** A personal memory row (spec "Memory view": `id`, `content`, `metadata`, `ttl_until`). */
+export const MemoryRow = z.object({
+  id: z.string(),
+  kind: z.enum([MemoryKind.Long, MemoryKind.Short]),
+  content: z.string(),
+  metadata: z.record(z.string(), z.unknown()),
+  /** Short rows only; null for long ones. */
+  ttl_until: z.string().nullable(),
+  created_at: z.string(),
+});
+export type MemoryRow = z.infer<typeof MemoryRow>;
+
+export interface MemoryQuery {
+  /** Free text; null lists the most recent rows. How rows are ranked is the store's choice. */
+  readonly query: string | null;
+  readonly kind: MemoryKind | null;
+  readonly limit: number;
+  /** Expired short rows are kept (the memory view shows them) but recalled only on request. */
+  readonly include_expired: boolean;
+  readonly now: Date;
+}
+
+/** The seat's personal memory store (the turn engine's, keyed by agent id). */
+export interface PersonalMemory {
+  remember(agentId: string, row: MemoryRow): Promise<void>;
+  recall(agentId: string, query: MemoryQuery): Promise<MemoryRow[]>;
+}
+
+/** A colleague as any seat may see them: no contact identity, email, credential or runtime setting. */
+export const Colleague = z.object({
+  handle: z.string(),
+  name: z.string(),
+  kind: z.enum(['agent', 'human']),
+  unit: z.string().nullable(),
+  /** Units this seat leads (its own `lead` or inherited). */
+  lead_of: z.array(z.string()),
+  goal: z.string().nullable(),
+  responsibilities: z.array(z.string()),
+  manages: z.array(z.string()),
+  /** Humans: free text rendered in rosters. */
+  availability: z.string().nullable(),
+});
+export type Colleague = z.infer<typeof Colleague>;
+
+export interface OrgDirectory {
+  colleagues(): readonly Colleague[];
+}
+
+/** A question a seat waits on a human for. */
+export interface Need {
+  readonly id: string;
+  readonly to: string;
+  readonly question: string;
+  readonly context: string | null;
+  readonly urgency: 'low' | 'normal' | 'high';
+  readonly asked_at: string;
+  readonly turn_id: string | null;
+}
+
+/** Moves the seat into `needs` (spec seat activity) with what it waits for. Sends nothing. */
+export interface NeedsRecorder {
+  recordNeed(seat: string, need: Need): Promise<void>;
+}
+
+export interface EventSink {
+  publish(event: EventRecord): Promise<void>;
+}

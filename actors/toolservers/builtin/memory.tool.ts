@@ -1,0 +1,162 @@
+/**
+ * Personal memory (spec "Memory view": long rows, and short rows with `ttl_until` and `expired`):
+ * `memory_remember` keeps a note for later turns, `memory_recall` reads notes back.
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { EventCategory, newEvent } from '../../../schema/index.js';
+import { defineBuiltin, textResult } from './builtin.define.js';
+import { MemoryKind, type BuiltinTool, type EventSink, type PersonalMemory } from './builtin.types.js';
+
+export const memoryLimits = {
+  contentMaxChars: 4_000,
+  defaultTtlSeconds: 86_400,
+  minTtlSeconds: 60,
+  maxTtlSeconds: 30 * 86_400,
+  defaultRecall: 10,
+  maxRecall: 50,
+} as const;
+
+const RememberArgs = z
+  .strictObject({
+    content: z
+      .string()
+      .trim()
+      .min(1)
+      .max(memoryLimits.contentMaxChars)
+      .describe('The note, written so it makes sense in a later turn without today’s context.'),
+    kind: z
+      .enum([MemoryKind.Long, MemoryKind.Short])
+      .default(MemoryKind.Long)
+      .describe('`long` is kept until removed; `short` expires after `ttl_seconds`.'),
+    ttl_seconds: z
+      .number()
+      .int()
+      .min(memoryLimits.minTtlSeconds)
+      .max(memoryLimits.maxTtlSeconds)
+      .optional()
+      .describe(`Short notes only; default ${memoryLimits.defaultTtlSeconds} (one day).`),
+    metadata: z
+      .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+      .optional()
+      .describe('Small labels to recall by, e.g. {"topic": "release"}.'),
+  })
+  .refine((args) => args.kind === MemoryKind.Short || args.ttl_seconds === undefined, {
+    message: 'ttl_seconds applies only to kind "short"',
+    path: ['ttl_seconds'],
+  });
+
+const RecallArgs = z.strictObject({
+  query: z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .describe('What to look for; leave out for the most recent notes.'),
+  kind: z.enum([MemoryKind.Long, MemoryKind.Short, 'all']).default('all'),
+  limit: z.number().int().min(1).max(memoryLimits.maxRecall).default(memoryLimits.defaultRecall),
+  include_expired: z.boolean().default(false).describe('Also return short notes past their ttl.'),
+});
+
+export function memoryTools(deps: {
+  readonly memory: PersonalMemory;
+  readonly events: EventSink;
+  readonly now?: () => Date;
+}): BuiltinTool[] {
+  const now = deps.now ?? (() => new Date());
+  const remember = defineBuiltin({
+    name: 'memory_remember',
+    description:
+      'Keep a personal note for your later turns: a long-term fact, or a short-lived reminder that expires.',
+    annotations: {
+      title: 'Remember',
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: false,
+    },
+    delivers: 'personal_memory',
+    args: RememberArgs,
+    async run(ctx, args) {
+      const at = now();
+      const ttlUntil =
+        args.kind === MemoryKind.Short
+          ? new Date(at.getTime() + (args.ttl_seconds ?? memoryLimits.defaultTtlSeconds) * 1000).toISOString()
+          : null;
+      const id = randomUUID();
+      await deps.memory.remember(ctx.agent_id, {
+        id,
+        kind: args.kind,
+        content: args.content,
+        metadata: args.metadata ?? {},
+        ttl_until: ttlUntil,
+        created_at: at.toISOString(),
+      });
+      await deps.events.publish(
+        newEvent({
+          type: 'memory_remembered',
+          category: EventCategory.Learning,
+          source: `seat/${ctx.seat}`,
+          actor: ctx.seat,
+          agent_id: ctx.seat,
+          summary: `${ctx.seat} remembered a ${args.kind === MemoryKind.Long ? 'long-term' : 'short-term'} note`,
+          payload: {
+            memory_id: id,
+            kind: args.kind,
+            ttl_until: ttlUntil,
+            content_chars: args.content.length,
+            turn_id: ctx.turn_id ?? null,
+          },
+          now: at,
+          ...(ctx.trace ? { trace: ctx.trace } : {}),
+        }),
+      );
+      return textResult(
+        ttlUntil === null ? `Remembered as ${id}.` : `Remembered as ${id} until ${ttlUntil}.`,
+      );
+    },
+  });
+
+  const recall = defineBuiltin({
+    name: 'memory_recall',
+    description:
+      'Read back your personal notes, most relevant first; expired short notes are left out unless asked for.',
+    annotations: {
+      title: 'Recall',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
+    delivers: null,
+    args: RecallArgs,
+    async run(ctx, args) {
+      const at = now();
+      const rows = await deps.memory.recall(ctx.agent_id, {
+        query: args.query ?? null,
+        kind: args.kind === 'all' ? null : args.kind,
+        limit: args.limit,
+        include_expired: args.include_expired,
+        now: at,
+      });
+      const shown = rows
+        .map((row) => ({
+          id: row.id,
+          kind: row.kind,
+          content: row.content,
+          metadata: row.metadata,
+          ttl_until: row.ttl_until,
+          ...(row.kind === MemoryKind.Short
+            ? { expired: row.ttl_until !== null && Date.parse(row.ttl_until) <= at.getTime() }
+            : {}),
+        }))
+        // The store may not filter: the tool keeps its promise either way.
+        .filter((row) => args.include_expired || row.expired !== true)
+        .filter((row) => args.kind === 'all' || row.kind === args.kind)
+        .slice(0, args.limit);
+      if (shown.length === 0) return textResult('No notes match.');
+      return textResult(JSON.stringify(shown, null, 2));
+    },
+  });
+  return [remember, recall];
+}

@@ -1,0 +1,138 @@
+/**
+ * `org_lookup` (a colleague by handle, name or role, public fields only) and `ask_human`, which
+ * records that the seat needs an answer from a human colleague and publishes `human_asked`. The
+ * engine never sends messages as itself (spec rule 3): the agent reaches the person with its own
+ * colleague-surface tools, and the reply wakes it through the normal inbound path.
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { EventCategory, newEvent } from '../../../schema/index.js';
+import { defineBuiltin, textResult } from './builtin.define.js';
+import type { BuiltinTool, EventSink, NeedsRecorder, OrgDirectory } from './builtin.types.js';
+import { findColleagues } from './org-directory.js';
+
+const maxMatches = 10;
+
+const LookupArgs = z.strictObject({
+  query: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .describe(
+      'A handle (`ada` or `@ada`), a name or role name, a unit, or words from a goal or responsibility.',
+    ),
+});
+
+const AskArgs = z.strictObject({
+  to: z.string().trim().min(1).max(200).describe('Handle or name of the human colleague.'),
+  question: z.string().trim().min(1).max(4_000).describe('What you need from them, answerable on its own.'),
+  context: z
+    .string()
+    .trim()
+    .max(4_000)
+    .optional()
+    .describe('Why you need it and what you will do with the answer.'),
+  urgency: z.enum(['low', 'normal', 'high']).default('normal'),
+});
+
+export function orgTools(deps: {
+  readonly org: OrgDirectory;
+  readonly needs: NeedsRecorder;
+  readonly events: EventSink;
+  readonly now?: () => Date;
+}): BuiltinTool[] {
+  const now = deps.now ?? (() => new Date());
+  const lookup = defineBuiltin({
+    name: 'org_lookup',
+    description:
+      'Look up colleagues (agents and humans) by handle, name, role or unit: their unit, what they lead, goal and responsibilities.',
+    annotations: {
+      title: 'Look up a colleague',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
+    delivers: null,
+    args: LookupArgs,
+    run(_ctx, args) {
+      const found = findColleagues(deps.org.colleagues(), args.query);
+      if (found.length === 0) return Promise.resolve(textResult(`No colleague matches "${args.query}".`));
+      const shown = found.slice(0, maxMatches);
+      const more =
+        found.length > shown.length ? `\n(${found.length - shown.length} more; narrow the query)` : '';
+      return Promise.resolve(textResult(JSON.stringify(shown, null, 2) + more));
+    },
+  });
+
+  const ask = defineBuiltin({
+    name: 'ask_human',
+    description:
+      'Record that you need an answer from a human colleague before you can go on. This sends nothing: ' +
+      'reach them yourself with your own tools (a chat mention, an issue comment); their reply wakes you.',
+    annotations: {
+      title: 'Ask a human colleague',
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: false,
+    },
+    delivers: 'needs',
+    args: AskArgs,
+    async run(ctx, args) {
+      const found = findColleagues(deps.org.colleagues(), args.to);
+      const humans = found.filter((c) => c.kind === 'human');
+      if (humans.length === 0) {
+        const agent = found.find((c) => c.kind === 'agent');
+        return textResult(
+          agent
+            ? `${agent.name} (${agent.handle}) is an agent, not a human colleague; ask_human records questions for humans only.`
+            : `No human colleague matches "${args.to}"; use org_lookup to find one.`,
+          true,
+        );
+      }
+      if (humans.length > 1) {
+        const names = humans.map((h) => `${h.name} (${h.handle})`).join(', ');
+        return textResult(`"${args.to}" names several people: ${names}. Ask again with one handle.`, true);
+      }
+      const person = humans[0]!;
+      const at = now();
+      const need = {
+        id: randomUUID(),
+        to: person.handle,
+        question: args.question,
+        context: args.context ?? null,
+        urgency: args.urgency,
+        asked_at: at.toISOString(),
+        turn_id: ctx.turn_id ?? null,
+      };
+      await deps.needs.recordNeed(ctx.seat, need);
+      await deps.events.publish(
+        newEvent({
+          type: 'human_asked',
+          category: EventCategory.A2a,
+          source: `seat/${ctx.seat}`,
+          actor: ctx.seat,
+          agent_id: ctx.seat,
+          summary: `${ctx.seat} needs an answer from ${person.handle}`,
+          payload: {
+            need_id: need.id,
+            to: person.handle,
+            question: need.question,
+            context: need.context,
+            urgency: need.urgency,
+            turn_id: need.turn_id,
+          },
+          now: at,
+          ...(ctx.trace ? { trace: ctx.trace } : {}),
+        }),
+      );
+      return textResult(
+        `Recorded that you need an answer from ${person.name} (${person.handle}); nothing was sent. ` +
+          'Reach them with your own tools (a chat mention, an issue comment); their reply will wake you.',
+      );
+    },
+  });
+  return [lookup, ask];
+}

@@ -1,0 +1,71 @@
+/**
+ * Every tool a seat can call, in one place for the turn engine: the builtins and the MCP tools its
+ * tool-server instances serve. A builtin's name is reserved — an MCP tool of the same name is not
+ * offered. The catalogue (`GET /tools`) lists both with their `source`.
+ */
+import type { Logger } from 'pino';
+import { Subjects, type Bus } from '../../bus/index.js';
+import { ToolCall, type RoutedToolResult, type ToolEntry } from '../../schema/index.js';
+import { textResult } from './builtin/builtin.define.js';
+import type { BuiltinTool, EventSink, ToolContext } from './builtin/builtin.types.js';
+import type { ToolServerManager } from './toolservers.manager.js';
+
+export interface ToolRouter {
+  /** `GET /tools`: builtins, then every served MCP tool with `source: mcp:<server>`. */
+  catalogue(): ToolEntry[];
+  /** The tools offered to one seat's turn. */
+  toolsFor(seat: string): ToolEntry[];
+  /** Runs one call; never throws for a bad call or a failing tool (`is_error` says so). */
+  call(ctx: ToolContext, call: unknown): Promise<RoutedToolResult>;
+}
+
+export function createToolRouter(opts: {
+  readonly builtins: readonly BuiltinTool[];
+  readonly servers: ToolServerManager;
+  readonly logger: Logger;
+}): ToolRouter {
+  const builtins = new Map(opts.builtins.map((tool) => [tool.entry.name, tool]));
+  const visible = (entries: ToolEntry[]): ToolEntry[] => [
+    ...opts.builtins.map((tool) => tool.entry),
+    ...entries.filter((entry) => !builtins.has(entry.name)),
+  ];
+  return {
+    catalogue: () => visible(opts.servers.catalogue()),
+    toolsFor: (seat) => visible(opts.servers.toolsFor(seat)),
+    async call(ctx, raw) {
+      const parsed = ToolCall.safeParse(raw);
+      if (!parsed.success) {
+        return {
+          ...textResult('a tool call needs a name and an arguments object', true),
+          source: null,
+          server: null,
+        };
+      }
+      const { name, arguments: args } = parsed.data;
+      const builtin = builtins.get(name);
+      if (builtin === undefined) return opts.servers.callTool(ctx.seat, name, args);
+      try {
+        return { ...(await builtin.call(ctx, args)), source: 'builtin', server: null };
+      } catch (error) {
+        opts.logger.error({ err: error, tool: name, seat: ctx.seat }, 'builtin tool failed');
+        return {
+          ...textResult(`${name} failed: ${error instanceof Error ? error.message : String(error)}`, true),
+          source: 'builtin',
+          server: null,
+        };
+      }
+    },
+  };
+}
+
+/** Publishes builtin events on `svc.events.<type>` (CONTRACTS.md 1), de-duplicated by record id. */
+export function busEventSink(bus: Bus): EventSink {
+  const encoder = new TextEncoder();
+  return {
+    async publish(event) {
+      await bus.publish(Subjects.event(event.type), encoder.encode(JSON.stringify(event)), {
+        msgId: event.id,
+      });
+    },
+  };
+}

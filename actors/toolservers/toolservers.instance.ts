@@ -1,0 +1,294 @@
+/**
+ * One supervised tool-server instance: connects through the MCP SDK (a stdio child or a remote
+ * streamable-HTTP server), lists its tools, answers calls, and after any failure (a crash, a failed
+ * start, a broken remote) reconnects after an exponential, capped backoff. Its stderr is logged line
+ * by line with every secret value scrubbed.
+ */
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import { ToolServerState, type ToolResult, type ToolServerStatus } from '../../schema/index.js';
+import { toToolResult } from './toolservers.result.js';
+import { backoffDelay, scrub, type ResolvedInstance } from './toolservers.resolve.js';
+
+export interface SupervisionSettings {
+  /** First restart delay; doubles per consecutive failure. */
+  readonly backoffBaseMs: number;
+  readonly backoffCapMs: number;
+  /** An instance up at least this long before failing starts its backoff again from the base. */
+  readonly stableMs: number;
+  /** Bound on spawning/connecting plus the MCP handshake and the first tool listing. */
+  readonly startTimeoutMs: number;
+  readonly callTimeoutMs: number;
+}
+
+export const defaultSupervision: SupervisionSettings = {
+  backoffBaseMs: 1_000,
+  backoffCapMs: 60_000,
+  stableMs: 60_000,
+  startTimeoutMs: 30_000,
+  callTimeoutMs: 120_000,
+};
+
+const maxStderrLine = 2_000;
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+export class ToolServerInstance {
+  private resolved: ResolvedInstance;
+  private client: Client | null = null;
+  private transport: Transport | null = null;
+  private served: Tool[] = [];
+  private state: ToolServerState = ToolServerState.Stopped;
+  private stopped = false;
+  private attempt = 0;
+  private pid: number | null = null;
+  private startedAt: number | null = null;
+  private consecutive = 0;
+  private restarts = 0;
+  private firstFailure: { at: string; error: string } | null = null;
+  private lastFailure: { at: string; error: string } | null = null;
+  private nextRestartAt: number | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private readonly log: Logger;
+
+  constructor(
+    resolved: ResolvedInstance,
+    private readonly settings: SupervisionSettings,
+    logger: Logger,
+    private readonly onToolsChanged: () => void,
+  ) {
+    this.resolved = resolved;
+    this.log = logger.child({ server: resolved.spec.server, seat: resolved.spec.seat });
+  }
+
+  get spec(): ResolvedInstance['spec'] {
+    return this.resolved.spec;
+  }
+
+  get fingerprint(): string {
+    return this.resolved.fingerprint;
+  }
+
+  /** A new spec with the same fingerprint (for example a changed `tool_prefix`): no restart. */
+  respec(resolved: ResolvedInstance): void {
+    this.resolved = resolved;
+  }
+
+  tools(): readonly Tool[] {
+    return this.state === ToolServerState.Started ? this.served : [];
+  }
+
+  /** The first attempt; resolves once it connected or failed (a failure schedules the restart). */
+  start(): Promise<void> {
+    return this.connect();
+  }
+
+  private async connect(): Promise<void> {
+    if (this.stopped) return;
+    const attempt = ++this.attempt;
+    this.state = ToolServerState.Starting;
+    this.nextRestartAt = null;
+    const transport = this.makeTransport();
+    const client = new Client(
+      { name: 'svc', version: '1' },
+      {
+        capabilities: {},
+        listChanged: {
+          tools: {
+            onChanged: (error, tools) => {
+              if (attempt !== this.attempt) return;
+              if (error) this.log.warn({ error: this.scrub(errorText(error)) }, 'tool list refresh failed');
+              else if (tools) {
+                this.served = tools;
+                this.onToolsChanged();
+              }
+            },
+          },
+        },
+      },
+    );
+    client.onclose = () => this.failed(attempt, new Error('the tool server closed the connection'));
+    this.transport = transport;
+    this.client = client;
+    const deadline = AbortSignal.timeout(this.settings.startTimeoutMs);
+    try {
+      await client.connect(transport, { timeout: this.settings.startTimeoutMs, signal: deadline });
+      if (transport instanceof StdioClientTransport) this.pid = transport.pid;
+      const tools: Tool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor === undefined ? {} : { cursor }, {
+          timeout: this.settings.startTimeoutMs,
+          signal: deadline,
+        });
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor !== undefined);
+      if (attempt !== this.attempt || this.stopped) return;
+      this.served = tools;
+      this.state = ToolServerState.Started;
+      this.startedAt = Date.now();
+      this.log.info(
+        { tools_served: tools.length, pid: this.pid, restarts: this.restarts },
+        'tool server started',
+      );
+      this.onToolsChanged();
+    } catch (error) {
+      this.failed(attempt, error);
+    }
+  }
+
+  private makeTransport(): Transport {
+    const { launch } = this.resolved;
+    if (launch.kind === 'http') {
+      return new StreamableHTTPClientTransport(new URL(launch.url), {
+        requestInit: { headers: { ...launch.headers } },
+      });
+    }
+    const transport = new StdioClientTransport({
+      command: launch.command,
+      args: [...launch.args],
+      env: { ...launch.env },
+      stderr: 'pipe',
+    });
+    // With `stderr: 'pipe'` the SDK hands back a PassThrough at once, before the child exists.
+    const stderr = transport.stderr as Readable | null;
+    if (stderr) {
+      createInterface({ input: stderr }).on('line', (line) => {
+        this.log.info({ stderr: this.scrub(line).slice(0, maxStderrLine) }, 'tool server stderr');
+      });
+    }
+    return transport;
+  }
+
+  private scrub(text: string): string {
+    return scrub(text, this.resolved.secrets);
+  }
+
+  /** Counts one failure of `attempt` (later reports of the same attempt are ignored) and schedules the restart. */
+  private failed(attempt: number, error: unknown): void {
+    if (attempt !== this.attempt || this.stopped || this.state === ToolServerState.Backoff) return;
+    const message = this.scrub(errorText(error));
+    const at = new Date().toISOString();
+    const ranStably = this.startedAt !== null && Date.now() - this.startedAt >= this.settings.stableMs;
+    this.consecutive = ranStably ? 1 : this.consecutive + 1;
+    this.firstFailure ??= { at, error: message };
+    this.lastFailure = { at, error: message };
+    this.state = ToolServerState.Backoff;
+    this.startedAt = null;
+    this.served = [];
+    const closing = this.client;
+    const pid = this.pid;
+    this.client = null;
+    this.transport = null;
+    this.pid = null;
+    void this.close(closing, pid);
+    const delay = backoffDelay(this.consecutive, this.settings.backoffBaseMs, this.settings.backoffCapMs);
+    this.nextRestartAt = Date.now() + delay;
+    this.log.warn(
+      { error: message, consecutive_failures: this.consecutive, restart_in_ms: delay },
+      'tool server failed; restarting after backoff',
+    );
+    this.onToolsChanged();
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.restarts += 1;
+      void this.connect();
+    }, delay);
+  }
+
+  async call(name: string, args: Record<string, unknown>): Promise<ToolResult> {
+    const client = this.client;
+    const attempt = this.attempt;
+    if (client === null || this.state !== ToolServerState.Started) {
+      const when =
+        this.nextRestartAt === null ? '' : ` (restart in ${Math.max(0, this.nextRestartAt - Date.now())} ms)`;
+      return errorResult(`tool server ${this.spec.server} is not running${when}; try again later`);
+    }
+    try {
+      const result = await client.callTool({ name, arguments: args }, undefined, {
+        timeout: this.settings.callTimeoutMs,
+      });
+      return toToolResult(result);
+    } catch (error) {
+      const message = this.scrub(errorText(error));
+      // A JSON-RPC error (an answer, a timeout, a closed stdio pipe the close handler already saw)
+      // leaves the connection to its own handlers; anything else is a broken remote: reconnect.
+      if (!(error instanceof McpError)) this.failed(attempt, error);
+      return errorResult(`tool ${name} on ${this.spec.server} failed: ${message}`);
+    }
+  }
+
+  status(): ToolServerStatus {
+    const { spec, launch } = this.resolved;
+    const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+    return {
+      server: spec.server,
+      seat: spec.seat,
+      shared: spec.shared,
+      transport: launch.kind,
+      state: this.state,
+      started: this.state === ToolServerState.Started,
+      failed: this.state === ToolServerState.Backoff,
+      tools_served: this.tools().length,
+      tools: this.tools().map((tool) => `${spec.prefix}${tool.name}`),
+      started_at: iso(this.startedAt),
+      first_failure: this.firstFailure,
+      last_failure: this.lastFailure,
+      restarts: this.restarts,
+      next_restart_at: this.state === ToolServerState.Backoff ? iso(this.nextRestartAt) : null,
+      pid: this.pid,
+    };
+  }
+
+  /** Stops for good: no restart; the child is gone (by pid) when this resolves. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const client = this.client;
+    const transport = this.transport;
+    const pid = this.pid ?? (transport instanceof StdioClientTransport ? transport.pid : null);
+    this.client = null;
+    this.transport = null;
+    this.served = [];
+    this.state = ToolServerState.Stopped;
+    this.startedAt = null;
+    await this.close(client, pid);
+    this.pid = null;
+    this.log.info('tool server stopped');
+  }
+
+  /** Closes the client (the SDK ends stdin, then SIGTERM, then SIGKILL) and makes sure the pid is gone. */
+  private async close(client: Client | null, pid: number | null): Promise<void> {
+    if (client) {
+      client.onclose = undefined;
+      await client.close().catch(() => undefined);
+    }
+    if (pid !== null && isAlive(pid)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+}
+
+export const errorResult = (text: string): ToolResult => ({
+  content: [{ type: 'text', text }],
+  is_error: true,
+});

@@ -1,0 +1,231 @@
+/**
+ * The tool servers of one node (spec apply order, "restart-required items"): from each applied
+ * company document it starts what is new, stops what is gone, restarts what changed — a per-seat
+ * instance only when its effective env (or its entry) changed — and routes a seat's tool calls to
+ * the instance that serves the name. A changed `tool_prefix` renames tools without a restart.
+ */
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import {
+  mcpSource,
+  type Resolver,
+  type RoutedToolResult,
+  type ToolEntry,
+  type ToolServerStatus,
+} from '../../schema/index.js';
+import {
+  defaultSupervision,
+  errorResult,
+  ToolServerInstance,
+  type SupervisionSettings,
+} from './toolservers.instance.js';
+import { planInstances } from './toolservers.plan.js';
+import { resolveInstance, type ResolvedInstance } from './toolservers.resolve.js';
+
+export interface ToolServerManagerOptions {
+  readonly logger: Logger;
+  /** Resolves `${VAR}` in entries and env values (the secret store, then the environment). */
+  readonly resolve: Resolver;
+  readonly supervision?: Partial<SupervisionSettings>;
+  /** Instances started at once during an apply (each may be a process spawn). */
+  readonly startConcurrency?: number;
+  /**
+   * Seats whose per-seat instances run on this node (in a fleet, the seats it holds); default all.
+   * Call `refresh()` when the answer changes.
+   */
+  readonly runsSeat?: (handle: string) => boolean;
+}
+
+export interface ApplyOutcome {
+  readonly started: string[];
+  readonly stopped: string[];
+  readonly restarted: string[];
+  readonly renamed: string[];
+}
+
+export interface ToolServerManager {
+  /** Brings the running instances in line with `next` (a company document); `previous` is not needed. */
+  apply(next: unknown, previous?: unknown): Promise<ApplyOutcome>;
+  /** Applies the last document again (after `runsSeat` changed its answer). */
+  refresh(): Promise<ApplyOutcome>;
+  /** The MCP tools one seat may call: shared instances and its own, first server in document order wins a name. */
+  toolsFor(seat: string): ToolEntry[];
+  /** Every tool any instance serves, once per name and server. */
+  catalogue(): ToolEntry[];
+  callTool(seat: string, name: string, args: Record<string, unknown>): Promise<RoutedToolResult>;
+  status(): ToolServerStatus[];
+  /** Called whenever the set of served tools may have changed (start, failure, list change, apply). */
+  onToolsChanged(listener: () => void): () => void;
+  /** Stops every instance (every child by pid) and refuses later applies. */
+  stop(): Promise<void>;
+}
+
+interface Route {
+  readonly instance: ToolServerInstance;
+  readonly tool: Tool;
+}
+
+function entryOf(name: string, server: string, tool: Tool): ToolEntry {
+  return {
+    name,
+    description: tool.description ?? '',
+    source: mcpSource(server),
+    annotations: { ...(tool.annotations ?? {}) },
+    delivers: null,
+    input_schema: { ...tool.inputSchema },
+  };
+}
+
+async function inBatches<T>(
+  items: readonly T[],
+  size: number,
+  run: (item: T) => Promise<void>,
+): Promise<void> {
+  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(run));
+}
+
+export function createToolServerManager(opts: ToolServerManagerOptions): ToolServerManager {
+  const log = opts.logger;
+  const supervision: SupervisionSettings = { ...defaultSupervision, ...opts.supervision };
+  const concurrency = Math.max(1, opts.startConcurrency ?? 4);
+  const running = new Map<string, ToolServerInstance>();
+  const listeners = new Set<() => void>();
+  let chain: Promise<unknown> = Promise.resolve();
+  let stopped = false;
+  let last: unknown = null;
+  const runsSeat = opts.runsSeat ?? (() => true);
+
+  const changed = (): void => {
+    for (const listener of listeners) {
+      try {
+        listener();
+      } catch (error) {
+        log.error({ err: error }, 'tool change listener failed');
+      }
+    }
+  };
+
+  const ordered = (): ToolServerInstance[] =>
+    [...running.values()].sort(
+      (a, b) => a.spec.order - b.spec.order || (a.spec.seat ?? '').localeCompare(b.spec.seat ?? ''),
+    );
+
+  function routes(seat: string | null): Map<string, Route> {
+    const out = new Map<string, Route>();
+    for (const instance of ordered()) {
+      if (seat !== null && instance.spec.seat !== null && instance.spec.seat !== seat) continue;
+      for (const tool of instance.tools()) {
+        const name = `${instance.spec.prefix}${tool.name}`;
+        const taken = out.get(name);
+        if (taken === undefined) out.set(name, { instance, tool });
+        else if (taken.instance.spec.server !== instance.spec.server && seat !== null)
+          log.debug({ tool: name, server: instance.spec.server }, 'tool name already served; hidden');
+      }
+    }
+    return out;
+  }
+
+  async function applyNow(next: unknown): Promise<ApplyOutcome> {
+    const outcome: ApplyOutcome = { started: [], stopped: [], restarted: [], renamed: [] };
+    if (stopped) return outcome;
+    const plan = planInstances(next);
+    for (const skip of plan.skipped)
+      log.warn({ index: skip.index, reason: skip.reason }, 'tool-server entry skipped');
+    const wanted = new Map<string, ResolvedInstance>();
+    for (const [key, spec] of plan.instances)
+      if (spec.seat === null || runsSeat(spec.seat)) wanted.set(key, resolveInstance(spec, opts.resolve));
+
+    // 1. stop what is gone or changed
+    const toStart: ResolvedInstance[] = [];
+    const stopping: Array<Promise<void>> = [];
+    for (const [key, instance] of running) {
+      const target = wanted.get(key);
+      if (target === undefined) {
+        running.delete(key);
+        outcome.stopped.push(key);
+        stopping.push(instance.stop());
+      } else if (target.fingerprint !== instance.fingerprint) {
+        running.delete(key);
+        outcome.restarted.push(key);
+        stopping.push(instance.stop());
+      } else if (target.spec.prefix !== instance.spec.prefix || target.spec.order !== instance.spec.order) {
+        instance.respec(target);
+        outcome.renamed.push(key);
+      } else {
+        instance.respec(target);
+      }
+    }
+    await Promise.all(stopping);
+    // 2. start what is new or changed
+    for (const [key, target] of wanted) {
+      if (running.has(key)) continue;
+      if (!outcome.restarted.includes(key)) outcome.started.push(key);
+      toStart.push(target);
+    }
+    const fresh = toStart.map((target) => {
+      const instance = new ToolServerInstance(target, supervision, log, changed);
+      running.set(target.spec.key, instance);
+      return instance;
+    });
+    await inBatches(fresh, concurrency, (instance) => instance.start());
+    if (Object.values(outcome).some((keys: string[]) => keys.length > 0)) {
+      log.info({ ...outcome }, 'tool servers applied');
+      changed();
+    }
+    return outcome;
+  }
+
+  return {
+    apply(next) {
+      last = next;
+      const run = chain.then(() => applyNow(next));
+      chain = run.catch(() => undefined);
+      return run;
+    },
+    refresh() {
+      const run = chain.then(() => applyNow(last));
+      chain = run.catch(() => undefined);
+      return run;
+    },
+    toolsFor: (seat) => [...routes(seat)].map(([name, r]) => entryOf(name, r.instance.spec.server, r.tool)),
+    catalogue() {
+      const seen = new Set<string>();
+      const out: ToolEntry[] = [];
+      for (const instance of ordered()) {
+        for (const tool of instance.tools()) {
+          const name = `${instance.spec.prefix}${tool.name}`;
+          const id = `${instance.spec.server}\u0000${name}`;
+          if (seen.has(id)) continue;
+          seen.add(id);
+          out.push(entryOf(name, instance.spec.server, tool));
+        }
+      }
+      return out;
+    },
+    async callTool(seat, name, args) {
+      const route = routes(seat).get(name);
+      if (route === undefined) {
+        return {
+          ...errorResult(`no tool named ${name} is served to ${seat}`),
+          source: null,
+          server: null,
+        };
+      }
+      const server = route.instance.spec.server;
+      const result = await route.instance.call(route.tool.name, args);
+      return { ...result, source: mcpSource(server), server };
+    },
+    status: () => ordered().map((instance) => instance.status()),
+    onToolsChanged(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async stop() {
+      stopped = true;
+      await chain;
+      const all = [...running.values()];
+      running.clear();
+      await Promise.all(all.map((instance) => instance.stop()));
+    },
+  };
+}

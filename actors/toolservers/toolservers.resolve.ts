@@ -1,0 +1,86 @@
+/**
+ * From an instance spec to what is actually launched: `${VAR}` references resolved (the instance's
+ * own effective env first, so a seat's `mcp_env` can fill a header or an argument; then the
+ * resolver the node is given), the values to keep out of logs, and a fingerprint that changes
+ * exactly when the instance must be restarted.
+ */
+import { chainResolvers, listRefs, substituteRefs, type Resolver } from '../../schema/index.js';
+import type { InstanceSpec } from './toolservers.plan.js';
+
+export type Launch =
+  | {
+      readonly kind: 'stdio';
+      readonly command: string;
+      readonly args: readonly string[];
+      readonly env: Readonly<Record<string, string>>;
+    }
+  | { readonly kind: 'http'; readonly url: string; readonly headers: Readonly<Record<string, string>> };
+
+export interface ResolvedInstance {
+  readonly spec: InstanceSpec;
+  readonly launch: Launch;
+  /** Every env value, header value and referenced value: never logged, never in a status answer. */
+  readonly secrets: readonly string[];
+  /** Equal fingerprints mean the running instance can stay (a `tool_prefix` change needs no restart). */
+  readonly fingerprint: string;
+}
+
+/** Values shorter than this are too common to scrub from text without garbling it. */
+const minSecretLength = 4;
+
+const sorted = (map: Readonly<Record<string, string>>): Array<[string, string]> =>
+  Object.entries(map).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+
+export function resolveInstance(spec: InstanceSpec, resolve: Resolver): ResolvedInstance {
+  const env = Object.fromEntries(
+    Object.entries(spec.env).map(([name, value]) => [name, substituteRefs(value, resolve)]),
+  );
+  const local = chainResolvers((name) => env[name], resolve);
+  const secrets = new Set<string>(Object.values(env));
+  const sub = (text: string): string => {
+    for (const name of listRefs(text)) secrets.add(local(name) ?? '');
+    return substituteRefs(text, local);
+  };
+  const { entry } = spec;
+  let launch: Launch;
+  if (entry.url !== undefined) {
+    const headers = Object.fromEntries(
+      Object.entries(entry.headers ?? {}).map(([name, value]) => [name, sub(value)]),
+    );
+    for (const value of Object.values(headers)) secrets.add(value);
+    launch = { kind: 'http', url: sub(entry.url), headers };
+  } else {
+    launch = {
+      kind: 'stdio',
+      command: sub(entry.command ?? ''),
+      args: (entry.args ?? []).map(sub),
+      env,
+    };
+  }
+  const fingerprint = JSON.stringify(
+    launch.kind === 'http'
+      ? [launch.kind, launch.url, sorted(launch.headers)]
+      : [launch.kind, launch.command, launch.args, sorted(launch.env)],
+  );
+  return {
+    spec,
+    launch,
+    secrets: [...secrets].filter((value) => value.length >= minSecretLength),
+    fingerprint,
+  };
+}
+
+/** `text` with every secret value replaced (longest first, so a value containing another goes whole). */
+export function scrub(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
+    out = out.split(secret).join('[redacted]');
+  }
+  return out;
+}
+
+/** Exponential backoff: `baseMs`, doubling per consecutive failure, never above `capMs`. */
+export function backoffDelay(consecutiveFailures: number, baseMs: number, capMs: number): number {
+  const exponent = Math.max(0, consecutiveFailures - 1);
+  return Math.min(capMs, baseMs * 2 ** Math.min(exponent, 30));
+}

@@ -1,0 +1,56 @@
+/**
+ * An MCP `tools/call` result as the model sees it: text parts only (images, audio and resources are
+ * named, not inlined), `is_error` carried over, structured content as JSON when nothing else came.
+ */
+import { z } from 'zod';
+import type { TextPart, ToolResult } from '../../schema/index.js';
+
+const Part = z.looseObject({
+  type: z.string(),
+  text: z.string().optional(),
+  mimeType: z.string().optional(),
+  uri: z.string().optional(),
+  name: z.string().optional(),
+  resource: z.looseObject({ uri: z.string().optional(), text: z.string().optional() }).optional(),
+});
+
+const CallResult = z.looseObject({
+  content: z.array(z.unknown()).optional(),
+  isError: z.boolean().optional(),
+  structuredContent: z.unknown().optional(),
+  /** Servers on protocol 2024-10-07 answer `toolResult` instead. */
+  toolResult: z.unknown().optional(),
+});
+
+function partText(raw: unknown): string {
+  const parsed = Part.safeParse(raw);
+  if (!parsed.success) return '[unreadable content part]';
+  const part = parsed.data;
+  switch (part.type) {
+    case 'text':
+      return part.text ?? '';
+    case 'image':
+    case 'audio':
+      return `[${part.type} ${part.mimeType ?? ''}]`.replace(' ]', ']');
+    case 'resource_link':
+      return `[resource ${part.name ?? ''} ${part.uri ?? ''}]`;
+    case 'resource':
+      return part.resource?.text ?? `[resource ${part.resource?.uri ?? ''}]`;
+    default:
+      return `[${part.type} content]`;
+  }
+}
+
+export function toToolResult(raw: unknown): ToolResult {
+  const parsed = CallResult.safeParse(raw);
+  if (!parsed.success) {
+    return { content: [{ type: 'text', text: 'the tool server sent an unreadable result' }], is_error: true };
+  }
+  const result = parsed.data;
+  const texts = (result.content ?? []).map(partText);
+  if (texts.length === 0 && result.structuredContent !== undefined)
+    texts.push(JSON.stringify(result.structuredContent));
+  if (texts.length === 0 && result.toolResult !== undefined) texts.push(JSON.stringify(result.toolResult));
+  const content: TextPart[] = texts.map((text) => ({ type: 'text', text }));
+  return { content, is_error: result.isError === true };
+}

@@ -1,0 +1,162 @@
+import t from 'tap';
+import { echoServerPath } from '../../fixtures/mcp/servers.js';
+import { startManager } from './harness.js';
+
+const echo = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  command: process.execPath,
+  args: [echoServerPath],
+  env: { ECHO_NAME: name },
+  ...extra,
+});
+
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const text = (result: { content: Array<{ text: string }> }): string =>
+  result.content.map((p) => p.text).join('');
+
+t.test('a shared stdio server lists its tools with the prefix and answers a routed call', async (t) => {
+  const { manager } = startManager(t);
+  const outcome = await manager.apply({
+    name: 'Acme',
+    mcp_servers: [echo('files', { tool_prefix: 'files_' })],
+    roles: [{ name: 'Ada' }],
+  });
+  t.same(outcome.started, ['files']);
+  const names = manager.toolsFor('ada').map((tool) => tool.name);
+  t.same(names.sort(), ['files_crash', 'files_echo', 'files_env', 'files_fail']);
+  const entry = manager.catalogue().find((tool) => tool.name === 'files_echo')!;
+  t.equal(entry.source, 'mcp:files');
+  t.same(entry.annotations, { readOnlyHint: true });
+  t.equal((entry.input_schema as { type: string }).type, 'object');
+
+  const result = await manager.callTool('ada', 'files_echo', { text: 'hello' });
+  t.same(result, {
+    content: [{ type: 'text', text: 'files: hello' }],
+    is_error: false,
+    source: 'mcp:files',
+    server: 'files',
+  });
+  const failed = await manager.callTool('ada', 'files_fail', {});
+  t.equal(failed.is_error, true, 'a tool error stays a tool error');
+  const unknown = await manager.callTool('ada', 'echo', { text: 'x' });
+  t.equal(unknown.is_error, true, 'the unprefixed name is not served');
+  t.equal(unknown.source, null);
+
+  const [status] = manager.status();
+  t.match(status, {
+    server: 'files',
+    seat: null,
+    shared: true,
+    transport: 'stdio',
+    started: true,
+    failed: false,
+    tools_served: 4,
+    restarts: 0,
+    first_failure: null,
+  });
+  t.ok(status!.pid !== null && isAlive(status!.pid), 'the child runs');
+  await manager.stop();
+  t.notOk(isAlive(status!.pid!), 'stop ends the child by pid');
+});
+
+t.test(
+  'a per-seat server runs once per agent seat with the seat env over the unit env over the entry env',
+  async (t) => {
+    const { manager } = startManager(t);
+    await manager.apply({
+      name: 'Acme',
+      mcp_servers: [
+        echo('gh', {
+          shared: false,
+          env: { ECHO_NAME: 'gh', TOKEN_A: 'entry-a', TOKEN_B: 'entry-b', TOKEN_C: 'entry-c' },
+        }),
+      ],
+      roles: [
+        { name: 'Root', mcp_env: { gh: { TOKEN_A: 'root-own' } } },
+        { name: 'Placed', unit: 'eng' },
+        { name: 'Human', kind: 'human', contact: { chat_user_id: 'U1' } },
+      ],
+      units: [
+        {
+          name: 'eng',
+          type: 'department',
+          mcp_env: { gh: { TOKEN_A: 'eng-a', TOKEN_B: 'eng-b' } },
+          roles: [{ name: 'Dept Seat' }],
+          children: [
+            {
+              name: 'platform',
+              type: 'team',
+              mcp_env: { gh: { TOKEN_B: 'platform-b' } },
+              roles: [
+                { name: 'Team Seat' },
+                { name: 'Own Seat', mcp_env: { gh: { TOKEN_A: 'own-a' } } },
+                { name: 'Team Human', kind: 'human', contact: { chat_user_id: 'U2' } },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    const seats = manager
+      .status()
+      .map((s) => s.seat)
+      .sort();
+    t.same(
+      seats,
+      ['dept-seat', 'own-seat', 'placed', 'root', 'team-seat'],
+      'one instance per agent seat, none for humans',
+    );
+    const env = async (seat: string, name: string) => text(await manager.callTool(seat, 'env', { name }));
+    t.equal(await env('root', 'TOKEN_A'), 'root-own');
+    t.equal(await env('root', 'TOKEN_B'), 'entry-b');
+    t.equal(await env('dept-seat', 'TOKEN_A'), 'eng-a', 'unit env over entry env');
+    t.equal(await env('placed', 'TOKEN_B'), 'eng-b', 'a root seat placed by `unit` inherits that unit');
+    t.equal(await env('team-seat', 'TOKEN_A'), 'eng-a', 'inherited from the parent unit');
+    t.equal(await env('team-seat', 'TOKEN_B'), 'platform-b', 'the nearer unit wins');
+    t.equal(await env('own-seat', 'TOKEN_A'), 'own-a', 'the seat wins');
+    t.equal(await env('team-seat', 'TOKEN_C'), 'entry-c');
+    t.equal(
+      (await manager.callTool('team-human', 'env', { name: 'TOKEN_A' })).is_error,
+      true,
+      'a human seat has no tools',
+    );
+    const pids = new Set(manager.status().map((s) => s.pid));
+    t.equal(pids.size, 5, 'a process per seat');
+  },
+);
+
+t.test('${VAR} references resolve through the resolver, the seat env first', async (t) => {
+  const { manager } = startManager(t, {
+    resolve: (name) => ({ STORE_TOKEN: 'from-store', ARG_VALUE: 'from-arg' })[name],
+  });
+  await manager.apply({
+    name: 'Acme',
+    mcp_servers: [echo('gh', { shared: false, env: { ECHO_NAME: 'gh', PLAIN: 'x-${ARG_VALUE}-y' } })],
+    roles: [{ name: 'Ada', mcp_env: { gh: { SEAT_TOKEN: '${STORE_TOKEN}', MISSING: '${NOT_SET}' } } }],
+  });
+  t.equal(text(await manager.callTool('ada', 'env', { name: 'SEAT_TOKEN' })), 'from-store');
+  t.equal(text(await manager.callTool('ada', 'env', { name: 'PLAIN' })), 'x-from-arg-y');
+  t.equal(
+    text(await manager.callTool('ada', 'env', { name: 'MISSING' })),
+    '',
+    'an unanswered reference is empty',
+  );
+  t.equal(text(await manager.callTool('ada', 'env', { name: 'HOME_SECRET_OF_NODE' })), '<unset>');
+});
+
+t.test('the node environment does not leak into a child beyond the basic variables', async (t) => {
+  process.env['SVC_TEST_NODE_SECRET'] = 'node-only-value';
+  t.teardown(() => delete process.env['SVC_TEST_NODE_SECRET']);
+  const { manager } = startManager(t);
+  await manager.apply({ name: 'Acme', mcp_servers: [echo('files')] });
+  t.equal(text(await manager.callTool('x', 'env', { name: 'SVC_TEST_NODE_SECRET' })), '<unset>');
+  t.not(text(await manager.callTool('x', 'env', { name: 'PATH' })), '<unset>');
+});
