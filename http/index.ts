@@ -20,3 +20,4 @@ export type {
 } from './types.js';
 export { configRoutes, type ConfigRouteDeps } from './routes/config/config.routes.js';
 export { queryRoutes, type Question, type QuestionRegistry } from './routes/query.routes.js';
+export { scheduleRoutes, type ScheduleRouteDeps } from './routes/schedules/schedules.routes.js';

@@ -9,3 +9,13 @@ export {
   type ConfigState,
 } from './config.projection.js';
 export { followConfig, type ConfigFollowOptions, type ConfigView } from './config.follow.js';
+export {
+  applyScheduleEvent,
+  emptySchedulesState,
+  RECENT_RUNS_LIMIT,
+  recentRuns,
+  schedulesAnswer,
+  schedulesProjection,
+  type SchedulesState,
+} from './schedules.projection.js';
+export { followScheduleRuns, type ScheduleRunsView } from './schedules.follow.js';
