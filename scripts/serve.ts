@@ -11,6 +11,7 @@ import { ensureCatalogue, openBus, type Bus } from '../bus/index.js';
 import { queryRoutes, startGateway, type AuthSettings, type Gateway } from '../http/index.js';
 import { NodeRole, type TierA } from '../schema/index.js';
 import { startConfiguration, type Configuration } from './config-wiring.js';
+import { startSchedules } from './schedules-wiring.js';
 
 const reconcileIntervalMs = 15_000;
 
@@ -57,7 +58,15 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     );
     // 3. configuration: follow the revisions, answer writes, apply what is active before binding
     node.send({ type: 'node.booted', configured: false, appliedEpoch: 0 });
-    const configuration = await startConfiguration({ bus, coord: catalogue.coord, node, config, logger });
+    const schedules = await startSchedules({ bus, coord: catalogue.coord, nodeId: config.node.id, logger });
+    const configuration = await startConfiguration({
+      bus,
+      coord: catalogue.coord,
+      node,
+      config,
+      logger,
+      subsystems: [schedules.applier],
+    });
     await configuration.applyActive();
 
     // 4. gateway
@@ -75,7 +84,13 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         ...(config.api.public ? { publicPort: config.api.public.port } : {}),
         ingress,
         auth,
-        routes: ingress ? [...configuration.routes(auth), ...queryRoutes(configuration.questions)] : [],
+        routes: ingress
+          ? [
+              ...configuration.routes(auth),
+              ...schedules.routes(),
+              ...queryRoutes(new Map([...configuration.questions, ...schedules.questions])),
+            ]
+          : [],
         probes: {
           health: () => node.health({ inFlight: inFlight() }),
           ready: () => node.ready({ inFlight: inFlight() }),
@@ -107,6 +122,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         clearInterval(reconcile);
         await gateway?.drain();
         await configuration.stop();
+        await schedules.stop();
         await bus.close();
         node.send({ type: 'node.stopped' });
         logger.info('drain finished');
