@@ -105,13 +105,26 @@ export function dueFirings(
     const key = scheduleKey(schedule);
     const pending = due[key];
     if (pending === undefined || new Date(pending).getTime() > at.getTime()) continue;
-    const latest = latestFireTime(schedule.cron, schedule.timezone, at) ?? new Date(pending);
-    firings.push(...fanOut(schedule, latest, ScheduleOutcome.Fired));
+    firings.push(...fanOut(schedule, latestDue(schedule, new Date(pending), at), ScheduleOutcome.Fired));
     const following = nextFireTime(schedule.cron, schedule.timezone, at);
     if (following === null) delete next[key];
     else next[key] = following.toISOString();
   }
   return { firings, due: next };
+}
+
+/**
+ * The last fire time in [`pending`, `at`], stepping forward from `pending` so the times are the
+ * ones `nextFireTime` gives (in a DST overlap, stepping back could name the repeated wall time).
+ */
+function latestDue(schedule: EffectiveSchedule, pending: Date, at: Date): Date {
+  let latest = pending;
+  for (let step = 0; step < 1000; step++) {
+    const next = nextFireTime(schedule.cron, schedule.timezone, latest);
+    if (next === null || next.getTime() > at.getTime()) return latest;
+    latest = next;
+  }
+  return latestFireTime(schedule.cron, schedule.timezone, at) ?? latest;
 }
 
 /** The earliest pending fire time, or null when nothing is planned. */

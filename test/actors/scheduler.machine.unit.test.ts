@@ -211,3 +211,20 @@ t.test('losing the duty disarms the timer and later ticks fire nothing', async (
   });
   t.same(after.when(tick('2026-01-01T05:00:00.000Z')).firings, []);
 });
+
+t.test('across the autumn DST overlap a daily 01:30 fires once, even for a late tick', async (t) => {
+  const daily = schedule({ cron: '30 1 * * *', timezone: 'America/New_York' });
+  const holding = given(planned([daily]), acquired('2026-10-31T12:00:00.000Z'));
+  t.same(
+    Object.values(holding.snapshot.context.due),
+    ['2026-11-01T05:30:00.000Z'],
+    '01:30 EDT, the first occurrence',
+  );
+  // The tick comes after the repeated 01:30 EST (06:30Z): still one firing, named 01:30 EDT.
+  const late = holding.when(tick('2026-11-01T06:45:00.000Z'));
+  t.same(
+    rows(late.firings).map((r) => r[2]),
+    ['2026-11-01T05:30:00.000Z', '2026-11-01T05:30:00.000Z'],
+  );
+  t.equal(late.arm, '2026-11-02T06:30:00.000Z');
+});
