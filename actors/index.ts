@@ -3,3 +3,4 @@ export * from './config/index.js';
 export * from './secrets/index.js';
 export * from './seat/providers/index.js';
 export * from './toolservers/index.js';
+export * from './scheduler/index.js';

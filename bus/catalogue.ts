@@ -16,7 +16,15 @@ export const Streams = {
 } as const;
 export type StreamName = (typeof Streams)[keyof typeof Streams];
 
-export const Buckets = { Coord: 'svc_coord', Secrets: 'svc_secrets' } as const;
+export const Buckets = {
+  Coord: 'svc_coord',
+  Secrets: 'svc_secrets',
+  /** One key per schedule firing (schedule, fire time, target): `create` makes a firing happen once. */
+  ScheduleClaims: 'svc_schedule_claims',
+} as const;
+
+/** Claims only need to outlive any firing a scheduler could still consider (catchup looks back at most 2 h). */
+export const SCHEDULE_CLAIMS_TTL_MS = 24 * 3600 * 1000;
 
 /** `event_history_seconds` and `spend_history_seconds` of the spec. */
 export const EVENT_HISTORY_SECONDS = 30 * 24 * 3600;

@@ -30,6 +30,7 @@ export {
   COORD_HISTORY,
   ensureCatalogue,
   EVENT_HISTORY_SECONDS,
+  SCHEDULE_CLAIMS_TTL_MS,
   SPEND_HISTORY_SECONDS,
   Streams,
   type Catalogue,

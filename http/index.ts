@@ -23,3 +23,4 @@ export { configRoutes, type ConfigRouteDeps } from './routes/config/config.route
 export { queryRoutes, type Question, type QuestionRegistry } from './routes/query.routes.js';
 export { secretsRoutes, type SecretsRouteDeps } from './routes/secrets/secrets.routes.js';
 export { mcpServersRoutes } from './routes/mcp-servers.routes.js';
+export { scheduleRoutes, type ScheduleRouteDeps } from './routes/schedules/schedules.routes.js';

@@ -20,3 +20,13 @@ export {
 } from './secrets.projection.js';
 export { followSecrets, type SecretsView } from './secrets.follow.js';
 export { secretsThenEnv, storeResolver } from './secrets.resolve.js';
+export {
+  applyScheduleEvent,
+  emptySchedulesState,
+  RECENT_RUNS_LIMIT,
+  recentRuns,
+  schedulesAnswer,
+  schedulesProjection,
+  type SchedulesState,
+} from './schedules.projection.js';
+export { followScheduleRuns, type ScheduleRunsView } from './schedules.follow.js';

@@ -14,6 +14,7 @@ import { startConfiguration, type Configuration } from './config-wiring.js';
 import { startSecrets, type Secrets } from './secrets-wiring.js';
 import { startProviders } from './providers-wiring.js';
 import { startToolServers, type ToolServers } from './toolservers-wiring.js';
+import { startSchedules } from './schedules-wiring.js';
 
 const reconcileIntervalMs = 15_000;
 
@@ -73,13 +74,14 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       logger: logger.child({ component: 'toolservers' }),
       resolve: secrets.resolve,
     });
+    const schedules = await startSchedules({ bus, coord: catalogue.coord, nodeId: config.node.id, logger });
     const configuration = await startConfiguration({
       bus,
       coord: catalogue.coord,
       node,
       config,
       logger,
-      subsystems: [providers, tools.subsystem],
+      subsystems: [providers, tools.subsystem, schedules.applier],
     });
     await configuration.applyActive();
 
@@ -103,7 +105,10 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
               ...configuration.routes(auth),
               ...secrets.routes(),
               ...tools.routes(),
-              ...queryRoutes(new Map([...configuration.questions, ...tools.questions])),
+              ...schedules.routes(),
+              ...queryRoutes(
+                new Map([...configuration.questions, ...tools.questions, ...schedules.questions]),
+              ),
             ]
           : [],
         probes: {
@@ -137,6 +142,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         clearInterval(reconcile);
         await gateway?.drain();
         await configuration.stop();
+        await schedules.stop();
         await tools?.stop();
         await secrets.stop();
         await bus.close();

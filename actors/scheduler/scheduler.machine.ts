@@ -1,0 +1,110 @@
+/**
+ * The scheduler duty (DESIGN.md "scheduler": per schedule waiting → firing → ledger row). One node
+ * holds the duty; while it does, each runnable schedule waits for its next fire time, fires for its
+ * runners at the tick, and waits again. Pure: the host sends the clock, the duty and the applied
+ * schedules in, and runs the two effects the machine names — `fire` (claim, wake, ledger row) and
+ * `arm` (one timer at the earliest pending fire time).
+ */
+import { assign, setup } from 'xstate';
+import type { EffectiveSchedule } from '../../schema/index.js';
+import {
+  catchupFirings,
+  dueFirings,
+  earliest,
+  planDue,
+  replanDue,
+  type DueMap,
+  type Firing,
+} from './scheduler.plan.js';
+
+export type SchedulerEvent =
+  /** A config apply (or boot) resolved these schedules at `at`. */
+  | { type: 'scheduler.planned'; schedules: EffectiveSchedule[]; at: string }
+  /** This node took the duty at `at`; `since` is when the previous holder last ran (null: never). */
+  | { type: 'scheduler.duty.acquired'; at: string; since: string | null }
+  | { type: 'scheduler.duty.lost' }
+  /** The armed timer went off (or any later instant). */
+  | { type: 'scheduler.tick'; at: string };
+
+export interface SchedulerContext {
+  readonly schedules: EffectiveSchedule[];
+  /** Next fire time per schedule key while holding the duty. */
+  readonly due: DueMap;
+  /** Firings decided by the last transition (what `fire` executes). */
+  readonly firings: Firing[];
+}
+
+const at = (iso: string): Date => new Date(iso);
+
+export const schedulerMachine = setup({
+  types: { context: {} as SchedulerContext, events: {} as SchedulerEvent },
+  actions: {
+    // Effects: implemented by the host (scheduler.host.ts) through `provide`.
+    fire: (_, _params: { firings: Firing[] }) => undefined,
+    arm: (_, _params: { at: string | null }) => undefined,
+    store: assign(({ event }) => (event.type === 'scheduler.planned' ? { schedules: event.schedules } : {})),
+    replan: assign(({ context, event }) =>
+      event.type === 'scheduler.planned'
+        ? {
+            schedules: event.schedules,
+            due: replanDue(context.schedules, context.due, event.schedules, at(event.at)),
+            firings: [],
+          }
+        : {},
+    ),
+    catchUp: assign(({ context, event }) =>
+      event.type === 'scheduler.duty.acquired'
+        ? {
+            firings: catchupFirings(
+              context.schedules,
+              event.since === null ? null : at(event.since),
+              at(event.at),
+            ),
+            due: planDue(context.schedules, at(event.at)),
+          }
+        : {},
+    ),
+    tick: assign(({ context, event }) =>
+      event.type === 'scheduler.tick' ? dueFirings(context.schedules, context.due, at(event.at)) : {},
+    ),
+    forget: assign({ due: {}, firings: [] }),
+  },
+}).createMachine({
+  id: 'scheduler',
+  initial: 'standby',
+  context: { schedules: [], due: {}, firings: [] },
+  states: {
+    /** Another node (or nobody yet) holds the duty: keep the schedules, fire nothing. */
+    standby: {
+      on: {
+        'scheduler.planned': { actions: 'store' },
+        'scheduler.duty.acquired': {
+          target: 'holding',
+          actions: [
+            'catchUp',
+            { type: 'fire', params: ({ context }) => ({ firings: context.firings }) },
+            { type: 'arm', params: ({ context }) => ({ at: earliest(context.due) }) },
+          ],
+        },
+      },
+    },
+    holding: {
+      on: {
+        'scheduler.planned': {
+          actions: ['replan', { type: 'arm', params: ({ context }) => ({ at: earliest(context.due) }) }],
+        },
+        'scheduler.tick': {
+          actions: [
+            'tick',
+            { type: 'fire', params: ({ context }) => ({ firings: context.firings }) },
+            { type: 'arm', params: ({ context }) => ({ at: earliest(context.due) }) },
+          ],
+        },
+        'scheduler.duty.lost': {
+          target: 'standby',
+          actions: ['forget', { type: 'arm', params: { at: null } }],
+        },
+      },
+    },
+  },
+});

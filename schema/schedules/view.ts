@@ -1,0 +1,16 @@
+/** A schedule as `/schedules` shows it: the effective schedule plus `next_run` at a given instant. */
+import type { EffectiveSchedule, ScheduleView } from './schedule.js';
+import { nextFireTime } from './time.js';
+
+/** True when the scheduler will fire it: enabled, schedulable and with someone to wake. */
+export function isRunnable(schedule: EffectiveSchedule): boolean {
+  return schedule.enabled && schedule.problem === null && schedule.runners.length > 0;
+}
+
+/** `next_run` is the first fire time after `now`; empty when disabled or never firing again. */
+export function scheduleView(schedule: EffectiveSchedule, now: Date): ScheduleView {
+  const { problem, ...fields } = schedule;
+  let next: Date | null = null;
+  if (schedule.enabled && problem === null) next = nextFireTime(schedule.cron, schedule.timezone, now);
+  return { ...fields, runners: [...schedule.runners], next_run: next?.toISOString() ?? '' };
+}

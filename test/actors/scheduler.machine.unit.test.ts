@@ -1,0 +1,230 @@
+import t from 'tap';
+import { initialTransition, transition, type SnapshotFrom } from 'xstate';
+import { schedulerMachine, type Firing, type SchedulerEvent } from '../../actors/index.js';
+import type { EffectiveSchedule } from '../../schema/index.js';
+
+type Snapshot = SnapshotFrom<typeof schedulerMachine>;
+
+const schedule = (over: Partial<EffectiveSchedule> = {}): EffectiveSchedule => ({
+  scope_type: 'unit',
+  scope_id: 'Engineering',
+  name: 'hourly',
+  cron: '0 * * * *',
+  timezone: 'UTC',
+  task: 'Check in',
+  target: 'each',
+  enabled: true,
+  catchup: false,
+  timeout_seconds: null,
+  runners: ['alice', 'bob'],
+  problem: null,
+  ...over,
+});
+
+interface Step {
+  snapshot: Snapshot;
+  firings: Firing[];
+  /** The last `arm` the transition asked for; undefined when it asked none. */
+  arm: string | null | undefined;
+}
+
+/** given events, when one more, then the state, the firings and the timer asked for. */
+function given(...events: SchedulerEvent[]): { when(event: SchedulerEvent): Step; snapshot: Snapshot } {
+  let [snapshot] = initialTransition(schedulerMachine);
+  for (const event of events) [snapshot] = transition(schedulerMachine, snapshot, event);
+  return {
+    snapshot,
+    when(event) {
+      const [next, actions] = transition(schedulerMachine, snapshot, event);
+      const firings: Firing[] = [];
+      let arm: string | null | undefined;
+      for (const action of actions) {
+        const params = action.params as { firings?: Firing[]; at?: string | null } | undefined;
+        if (action.type === 'fire') firings.push(...(params?.firings ?? []));
+        if (action.type === 'arm') arm = params?.at ?? null;
+      }
+      return { snapshot: next, firings, arm };
+    },
+  };
+}
+
+const planned = (schedules: EffectiveSchedule[], at = '2026-01-01T04:10:00.000Z'): SchedulerEvent => ({
+  type: 'scheduler.planned',
+  schedules,
+  at,
+});
+const acquired = (at: string, since: string | null = null): SchedulerEvent => ({
+  type: 'scheduler.duty.acquired',
+  at,
+  since,
+});
+const tick = (at: string): SchedulerEvent => ({ type: 'scheduler.tick', at });
+const rows = (firings: Firing[]) =>
+  firings.map((f) => [f.schedule.name, f.target_handle, f.scheduled_at, f.outcome]);
+
+t.test('in standby the schedules are kept but nothing fires and no timer is armed', async (t) => {
+  const step = given().when(planned([schedule()]));
+  t.equal(step.snapshot.value, 'standby');
+  t.equal(step.snapshot.context.schedules.length, 1);
+  t.same(step.firings, []);
+  t.equal(step.arm, undefined);
+  t.same(given(planned([schedule()])).when(tick('2026-01-01T05:00:00.000Z')).firings, []);
+});
+
+t.test('taking the duty with no history fires nothing and arms the next fire time', async (t) => {
+  const step = given(planned([schedule()])).when(acquired('2026-01-01T04:10:00.000Z'));
+  t.equal(step.snapshot.value, 'holding');
+  t.same(step.firings, []);
+  t.equal(step.arm, '2026-01-01T05:00:00.000Z');
+});
+
+t.test('a due tick fires once per runner and arms the following fire time', async (t) => {
+  const step = given(planned([schedule()]), acquired('2026-01-01T04:10:00.000Z')).when(
+    tick('2026-01-01T05:00:00.000Z'),
+  );
+  t.same(rows(step.firings), [
+    ['hourly', 'alice', '2026-01-01T05:00:00.000Z', 'fired'],
+    ['hourly', 'bob', '2026-01-01T05:00:00.000Z', 'fired'],
+  ]);
+  t.equal(step.arm, '2026-01-01T06:00:00.000Z');
+});
+
+t.test('an early tick fires nothing and keeps the timer', async (t) => {
+  const step = given(planned([schedule()]), acquired('2026-01-01T04:10:00.000Z')).when(
+    tick('2026-01-01T04:59:59.999Z'),
+  );
+  t.same(step.firings, []);
+  t.equal(step.arm, '2026-01-01T05:00:00.000Z');
+});
+
+t.test('a late tick fires the latest passed fire time once, not every one it missed', async (t) => {
+  const step = given(planned([schedule()]), acquired('2026-01-01T04:10:00.000Z')).when(
+    tick('2026-01-01T07:20:00.000Z'),
+  );
+  t.same(
+    rows(step.firings).map((r) => r[2]),
+    ['2026-01-01T07:00:00.000Z', '2026-01-01T07:00:00.000Z'],
+  );
+  t.equal(step.arm, '2026-01-01T08:00:00.000Z');
+});
+
+t.test(
+  'on taking the duty, a missed firing inside its window is fired when the schedule catches up',
+  async (t) => {
+    const step = given(planned([schedule({ catchup: true })])).when(
+      acquired('2026-01-01T05:20:00.000Z', '2026-01-01T04:30:00.000Z'),
+    );
+    t.same(rows(step.firings), [
+      ['hourly', 'alice', '2026-01-01T05:00:00.000Z', 'fired'],
+      ['hourly', 'bob', '2026-01-01T05:00:00.000Z', 'fired'],
+    ]);
+    t.equal(step.arm, '2026-01-01T06:00:00.000Z');
+  },
+);
+
+t.test('only the most recent missed firing counts; outside its window it is skipped', async (t) => {
+  // Down from 01:30 to 05:40: 02:00..05:00 were missed; 05:00 is 40 min old, past half an hour.
+  const step = given(planned([schedule({ catchup: true })])).when(
+    acquired('2026-01-01T05:40:00.000Z', '2026-01-01T01:30:00.000Z'),
+  );
+  t.same(rows(step.firings), [
+    ['hourly', 'alice', '2026-01-01T05:00:00.000Z', 'skipped_catchup'],
+    ['hourly', 'bob', '2026-01-01T05:00:00.000Z', 'skipped_catchup'],
+  ]);
+});
+
+t.test('a missed firing of a schedule without catchup is skipped, even inside the window', async (t) => {
+  const step = given(planned([schedule({ catchup: false })])).when(
+    acquired('2026-01-01T05:01:00.000Z', '2026-01-01T04:30:00.000Z'),
+  );
+  t.same(
+    rows(step.firings).map((r) => r[3]),
+    ['skipped_catchup', 'skipped_catchup'],
+  );
+});
+
+t.test('a firing that falls exactly on the moment the duty is taken fires on time', async (t) => {
+  const step = given(planned([schedule({ catchup: false })])).when(
+    acquired('2026-01-01T05:00:00.000Z', '2026-01-01T04:59:50.000Z'),
+  );
+  t.same(
+    rows(step.firings).map((r) => r[3]),
+    ['fired', 'fired'],
+  );
+  t.equal(step.arm, '2026-01-01T06:00:00.000Z');
+});
+
+t.test('disabled, unschedulable and runner-less schedules never fire nor arm', async (t) => {
+  const idle = [
+    schedule({ name: 'off', enabled: false, catchup: true }),
+    schedule({ name: 'broken', problem: 'unknown timezone', catchup: true }),
+    schedule({ name: 'nobody', runners: [], catchup: true }),
+  ];
+  const step = given(planned(idle)).when(acquired('2026-01-01T05:10:00.000Z', '2026-01-01T04:30:00.000Z'));
+  t.same(step.firings, []);
+  t.equal(step.arm, null);
+});
+
+t.test(
+  'a re-plan while holding starts new schedules from now and keeps pending unchanged ones',
+  async (t) => {
+    const holding = given(planned([schedule()]), acquired('2026-01-01T04:10:00.000Z'));
+    const next = [schedule(), schedule({ name: 'quarter', cron: '*/15 * * * *' })];
+    const step = holding.when(planned(next, '2026-01-01T04:50:00.000Z'));
+    t.same(step.snapshot.context.due, {
+      '["unit","Engineering","hourly"]': '2026-01-01T05:00:00.000Z',
+      '["unit","Engineering","quarter"]': '2026-01-01T05:00:00.000Z',
+    });
+    t.same(step.firings, [], 'a re-plan never fires by itself');
+    t.equal(step.arm, '2026-01-01T05:00:00.000Z');
+  },
+);
+
+t.test('a re-plan that changes the cron or disables a schedule re-times or drops it', async (t) => {
+  const holding = given(planned([schedule()]), acquired('2026-01-01T04:10:00.000Z'));
+  const retimed = holding.when(planned([schedule({ cron: '30 * * * *' })], '2026-01-01T04:20:00.000Z'));
+  t.same(Object.values(retimed.snapshot.context.due), ['2026-01-01T04:30:00.000Z']);
+  const dropped = holding.when(planned([schedule({ enabled: false })], '2026-01-01T04:20:00.000Z'));
+  t.same(dropped.snapshot.context.due, {});
+  t.equal(dropped.arm, null);
+});
+
+t.test('a re-plan changes who runs the next firing', async (t) => {
+  const holding = given(
+    planned([schedule()]),
+    acquired('2026-01-01T04:10:00.000Z'),
+    planned([schedule({ runners: ['carol'] })]),
+  );
+  t.same(
+    rows(holding.when(tick('2026-01-01T05:00:00.000Z')).firings).map((r) => r[1]),
+    ['carol'],
+  );
+});
+
+t.test('losing the duty disarms the timer and later ticks fire nothing', async (t) => {
+  const holding = given(planned([schedule()]), acquired('2026-01-01T04:10:00.000Z'));
+  const lost = holding.when({ type: 'scheduler.duty.lost' });
+  t.equal(lost.snapshot.value, 'standby');
+  t.equal(lost.arm, null);
+  const after = given(planned([schedule()]), acquired('2026-01-01T04:10:00.000Z'), {
+    type: 'scheduler.duty.lost',
+  });
+  t.same(after.when(tick('2026-01-01T05:00:00.000Z')).firings, []);
+});
+
+t.test('across the autumn DST overlap a daily 01:30 fires once, even for a late tick', async (t) => {
+  const daily = schedule({ cron: '30 1 * * *', timezone: 'America/New_York' });
+  const holding = given(planned([daily]), acquired('2026-10-31T12:00:00.000Z'));
+  t.same(
+    Object.values(holding.snapshot.context.due),
+    ['2026-11-01T05:30:00.000Z'],
+    '01:30 EDT, the first occurrence',
+  );
+  // The tick comes after the repeated 01:30 EST (06:30Z): still one firing, named 01:30 EDT.
+  const late = holding.when(tick('2026-11-01T06:45:00.000Z'));
+  t.same(
+    rows(late.firings).map((r) => r[2]),
+    ['2026-11-01T05:30:00.000Z', '2026-11-01T05:30:00.000Z'],
+  );
+  t.equal(late.arm, '2026-11-02T06:30:00.000Z');
+});

@@ -1,0 +1,109 @@
+import t from 'tap';
+import {
+  resolveSchedules,
+  scheduleView,
+  validateCompany,
+  ValidationMode,
+  type EffectiveSchedule,
+} from '../../schema/index.js';
+import { scheduledCompany } from '../fixtures/schedules/company.js';
+
+const byName = (list: EffectiveSchedule[], name: string): EffectiveSchedule => {
+  const found = list.find((s) => s.name === name);
+  if (!found) throw new Error(`no schedule ${name}`);
+  return found;
+};
+
+t.test('the fixture company is a valid document', async (t) => {
+  const result = validateCompany(scheduledCompany(), { mode: ValidationMode.Write });
+  t.same(result.problems, []);
+  t.equal(result.valid, true);
+});
+
+t.test('seat schedules are scoped to the seat handle and unit schedules to the unit name', async (t) => {
+  const list = resolveSchedules(scheduledCompany());
+  t.same(
+    list.map((s) => `${s.scope_type}:${s.scope_id}:${s.name}`),
+    [
+      'role:eve:inbox-sweep',
+      'role:root-agent:tell-lead',
+      'role:alice:report',
+      'unit:Engineering:standup',
+      'unit:Engineering:weekly-review',
+      'unit:Platform:oncall',
+      'unit:Support:triage',
+      'unit:Support:queue',
+    ],
+  );
+});
+
+t.test(
+  'the company timezone is the default; a schedule timezone overrides it; UTC without either',
+  async (t) => {
+    const list = resolveSchedules(scheduledCompany());
+    t.equal(byName(list, 'standup').timezone, 'Europe/Berlin');
+    t.equal(byName(list, 'weekly-review').timezone, 'America/New_York');
+    const { timezone: _tz, ...doc } = scheduledCompany();
+    t.equal(byName(resolveSchedules(doc), 'standup').timezone, 'UTC');
+  },
+);
+
+t.test('each fans out to the agent members placed in the unit only: no humans, no child units', async (t) => {
+  const list = resolveSchedules(scheduledCompany());
+  // Eve is a root seat placed in Engineering by `unit`; Carol is human; Dave sits in the child unit.
+  t.same(byName(list, 'standup').runners, ['eve', 'alice', 'bob']);
+  t.same(byName(list, 'queue').runners, ['ivy'], 'Hank is human');
+  t.same(byName(list, 'inbox-sweep').runners, ['eve'], 'each on a seat is the seat itself');
+});
+
+t.test('lead runs on the effective lead when it is an agent, inherited by child units', async (t) => {
+  const list = resolveSchedules(scheduledCompany());
+  t.same(byName(list, 'weekly-review').runners, ['alice']);
+  t.same(byName(list, 'oncall').runners, ['alice'], 'Platform inherits Alice from Engineering');
+  t.same(byName(list, 'report').runners, ['alice'], "a seat's lead target is its unit's lead (here itself)");
+  t.same(byName(list, 'triage').runners, [], 'a human lead never runs a schedule');
+  t.same(byName(list, 'tell-lead').runners, [], 'a seat placed nowhere has no lead');
+});
+
+t.test('defaults: target each, enabled, no catchup, no timeout', async (t) => {
+  const standup = byName(resolveSchedules(scheduledCompany()), 'standup');
+  t.match(standup, { target: 'each', enabled: true, catchup: false, timeout_seconds: 600, problem: null });
+  t.equal(byName(resolveSchedules(scheduledCompany()), 'queue').timeout_seconds, null);
+});
+
+t.test('next_run is the next firing in the effective timezone, empty when disabled', async (t) => {
+  const list = resolveSchedules(scheduledCompany());
+  const now = new Date('2026-01-05T07:30:00Z'); // a Monday, 08:30 in Berlin
+  t.equal(scheduleView(byName(list, 'standup'), now).next_run, '2026-01-05T08:00:00.000Z');
+  t.equal(scheduleView(byName(list, 'weekly-review'), now).next_run, '2026-01-09T21:00:00.000Z');
+  t.equal(scheduleView(byName(list, 'triage'), now).next_run, '');
+  t.notOk('problem' in scheduleView(byName(list, 'standup'), now), 'the view carries the spec fields only');
+});
+
+t.test('references in cron and timezone are resolved; an unresolvable one cannot be scheduled', async (t) => {
+  const doc = scheduledCompany();
+  doc['timezone'] = '${COMPANY_TZ}';
+  const resolved = resolveSchedules(doc, {
+    resolve: (name) => (name === 'COMPANY_TZ' ? 'Asia/Tokyo' : undefined),
+  });
+  t.equal(byName(resolved, 'standup').timezone, 'Asia/Tokyo');
+  const unresolved = resolveSchedules(doc, { resolve: () => undefined });
+  t.equal(byName(unresolved, 'standup').timezone, 'UTC', 'an empty answer falls back to UTC');
+  const raw = byName(resolveSchedules(doc), 'standup');
+  t.match(raw.problem, /unknown timezone/);
+  t.equal(scheduleView(raw, new Date()).next_run, '');
+});
+
+t.test(
+  'the document refuses schedules on human seats and an enabled lead target under a human lead',
+  async (t) => {
+    const doc = scheduledCompany();
+    const units = doc['units'] as Array<Record<string, unknown>>;
+    (units[1]!['schedules'] as Array<Record<string, unknown>>)[0]!['enabled'] = true;
+    const roles = units[1]!['roles'] as Array<Record<string, unknown>>;
+    roles[0]!['schedules'] = [{ name: 'nope', cron: '* * * * *', task: 'x' }];
+    const messages = validateCompany(doc, { mode: ValidationMode.Write }).problems.map((p) => p.message);
+    t.ok(messages.some((m) => /human seats cannot define schedules/.test(m)));
+    t.ok(messages.some((m) => /hank is a human seat/.test(m)));
+  },
+);

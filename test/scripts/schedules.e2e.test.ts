@@ -1,0 +1,61 @@
+import t from 'tap';
+import { SchedulesAnswer } from '../../schema/index.js';
+import { startNode, TOKEN } from '../harness/serve-node.js';
+
+const company = {
+  name: 'Acme',
+  timezone: 'Europe/Berlin',
+  units: [
+    {
+      name: 'Ops',
+      type: 'team',
+      lead: 'Hank',
+      // Six fields: every second, so the node fires while the test watches.
+      schedules: [{ name: 'pulse', cron: '* * * * * *', task: 'Check the queue', timeout_seconds: 30 }],
+      roles: [{ name: 'Hank', kind: 'human', contact: { chat_user_id: 'U1' } }, { name: 'Ivy' }],
+    },
+  ],
+};
+
+t.test('a served node fires an applied schedule and answers /schedules with its ledger', async (t) => {
+  const { run, url } = await startNode(t);
+  const put = await fetch(`${url}/config`, {
+    method: 'PUT',
+    headers: {
+      authorization: `Bearer ${TOKEN}`,
+      'content-type': 'application/json',
+      'x-summary': 'schedules',
+    },
+    body: JSON.stringify(company),
+  });
+  t.equal(put.status, 201, await put.clone().text());
+
+  await run.waitForLog((line) => line.msg === 'scheduler duty taken', 10_000);
+  let fired = 0;
+  await run.waitForLog((line) => line.msg === 'schedule fired' && ++fired >= 2, 10_000);
+
+  const answer = SchedulesAnswer.parse(await (await fetch(`${url}/schedules`)).json());
+  t.match(answer.schedules, [
+    {
+      scope_type: 'unit',
+      scope_id: 'Ops',
+      name: 'pulse',
+      timezone: 'Europe/Berlin',
+      target: 'each',
+      runners: ['ivy'],
+      timeout_seconds: 30,
+      next_run: /^\d{4}-\d\d-\d\dT/,
+    },
+  ]);
+  t.ok(answer.recent_runs.length >= 1, 'the ledger shows the firings');
+  t.match(answer.recent_runs[0], { schedule_name: 'pulse', target_handle: 'ivy', outcome: 'fired' });
+  t.ok(
+    answer.recent_runs.every((r) => r.target_handle === 'ivy'),
+    'never the human seat',
+  );
+
+  const query = await fetch(`${url}/query/schedules`);
+  t.equal(query.status, 200);
+  run.kill('SIGTERM');
+  t.equal(await run.exited, 0);
+});
