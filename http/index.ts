@@ -22,3 +22,4 @@ export type {
 export { configRoutes, type ConfigRouteDeps } from './routes/config/config.routes.js';
 export { queryRoutes, type Question, type QuestionRegistry } from './routes/query.routes.js';
 export { secretsRoutes, type SecretsRouteDeps } from './routes/secrets/secrets.routes.js';
+export { accessRoutes, type AccessRouteDeps } from './routes/access/access.routes.js';

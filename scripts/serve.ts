@@ -11,6 +11,7 @@ import { ensureCatalogue, openBus, type Bus } from '../bus/index.js';
 import { queryRoutes, startGateway, type AuthSettings, type Gateway } from '../http/index.js';
 import { NodeRole, type TierA } from '../schema/index.js';
 import { startConfiguration, type Configuration } from './config-wiring.js';
+import { accessRoutesFor } from './access-wiring.js';
 import { startSecrets, type Secrets } from './secrets-wiring.js';
 
 const reconcileIntervalMs = 15_000;
@@ -80,7 +81,12 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         ingress,
         auth,
         routes: ingress
-          ? [...configuration.routes(auth), ...secrets.routes(), ...queryRoutes(configuration.questions)]
+          ? [
+              ...configuration.routes(auth),
+              ...secrets.routes(),
+              ...accessRoutesFor({ auth, configuration, secrets }),
+              ...queryRoutes(configuration.questions),
+            ]
           : [],
         probes: {
           health: () => node.health({ inFlight: inFlight() }),
