@@ -8,7 +8,14 @@ import t from 'tap';
 import { bootNode, storeDir, TOKEN } from '../harness/serve-store.js';
 import { keyringYaml, material } from '../http/fixtures/secrets-node.js';
 import { LeakDetector } from './fixtures/leak-detector.js';
-import { distinct, readsAfter, writePaths, type Answer, type LeakNode } from './fixtures/leak-paths.js';
+import {
+  distinct,
+  observers,
+  readsAfter,
+  writePaths,
+  type Answer,
+  type LeakNode,
+} from './fixtures/leak-paths.js';
 
 t.test('no planted secret comes out of any answer, log line or store file', async (t) => {
   const detector = new LeakDetector();
@@ -35,6 +42,10 @@ t.test('no planted secret comes out of any answer, log line or store file', asyn
       return answer;
     },
   };
+
+  const watching = await Promise.all(
+    observers.map(async (o) => ({ name: o.name, seen: await o.start({ url: booted.url, token: TOKEN }) })),
+  );
 
   // 1. write through every path
   for (const path of writePaths) await t.resolves(path.write(node, detector), path.name);
@@ -64,6 +75,10 @@ t.test('no planted secret comes out of any answer, log line or store file', asyn
     ...detector.search('stderr', booted.run.stderr()),
     ...detector.searchDir(store.storeDir),
   ];
+  for (const { name, seen } of watching) {
+    await seen.stop();
+    leaks.push(...seen.texts().flatMap((text) => detector.search(name, text)));
+  }
   t.equal(await booted.stop(), 0);
   leaks.push(
     ...detector.search('stdout after stop', booted.run.stdout()),
