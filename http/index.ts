@@ -24,3 +24,4 @@ export { queryRoutes, type Question, type QuestionRegistry } from './routes/quer
 export { secretsRoutes, type SecretsRouteDeps } from './routes/secrets/secrets.routes.js';
 export { mcpServersRoutes } from './routes/mcp-servers.routes.js';
 export { scheduleRoutes, type ScheduleRouteDeps } from './routes/schedules/schedules.routes.js';
+export { accessRoutes, type AccessRouteDeps } from './routes/access/access.routes.js';

@@ -176,3 +176,5 @@ export {
 } from './schedules/index.js';
 export { InboxKind, InboxMessage } from './inbox.js';
 export { DutyLease } from './duty.js';
+export { BindingState, peopleOf, personFor, type Person } from './access.js';
+export { credentialPoolFromDocument, envFallback, keyRef } from './credential-refs.js';

@@ -30,6 +30,7 @@ export async function startSecrets(opts: {
   const { bus, bucket, config, logger } = opts;
   const keyring = keyringFrom(config.secrets);
   const view = await followSecrets({ bucket, logger: logger.child({ component: 'secrets.view' }) });
+  warnUnopenable(view, keyring, logger);
   const host: Subscription = startSecretsHost({
     bus,
     bucket,
@@ -66,4 +67,21 @@ export async function startSecrets(opts: {
       await view.stop();
     },
   };
+}
+
+/** Says at boot which stored names this node cannot open (their key is not in its keyring). */
+function warnUnopenable(view: SecretsView, keyring: Keyring | null, logger: Logger): void {
+  const records = [...view.state.entries.values()].flatMap((e) => (e.record ? [e.record] : []));
+  const lacking = records.filter((r) => !keyring?.keys.has(r.key_id));
+  if (lacking.length === 0) return;
+  logger.warn(
+    {
+      event: 'secret_keys_missing',
+      names: lacking.map((r) => r.name).sort(),
+      key_ids: [...new Set(lacking.map((r) => r.key_id))].sort(),
+    },
+    keyring
+      ? 'stored secrets are sealed under keys this node lacks; references to them resolve from the environment'
+      : 'the secret store holds values but this node has no keyring; references resolve from the environment',
+  );
 }

@@ -11,6 +11,7 @@ import { ensureCatalogue, openBus, type Bus } from '../bus/index.js';
 import { queryRoutes, startGateway, type AuthSettings, type Gateway } from '../http/index.js';
 import { NodeRole, type TierA } from '../schema/index.js';
 import { startConfiguration, type Configuration } from './config-wiring.js';
+import { accessRoutesFor } from './access-wiring.js';
 import { startSecrets, type Secrets } from './secrets-wiring.js';
 import { startProviders } from './providers-wiring.js';
 import { startToolServers, type ToolServers } from './toolservers-wiring.js';
@@ -106,6 +107,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
               ...secrets.routes(),
               ...tools.routes(),
               ...schedules.routes(),
+              ...accessRoutesFor({ auth, configuration, secrets, credentialPool: () => providers.snapshot() }),
               ...queryRoutes(
                 new Map([...configuration.questions, ...tools.questions, ...schedules.questions]),
               ),
