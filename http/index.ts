@@ -20,3 +20,5 @@ export type {
 } from './types.js';
 export { configRoutes, type ConfigRouteDeps } from './routes/config/config.routes.js';
 export { queryRoutes, type Question, type QuestionRegistry } from './routes/query.routes.js';
+export { setupRoutes } from './routes/setup/setup.routes.js';
+export type { PassHost, PassRequest, SetupRouteDeps } from './routes/setup/setup.deps.js';
