@@ -145,3 +145,20 @@ export type {
   RequirementState,
   Seal,
 } from './setup/index.js';
+export {
+  isSecretName,
+  SECRET_NAME,
+  SECRET_NAME_MAX,
+  SECRET_VALUE_MAX_BYTES,
+  secretAad,
+  SecretActor,
+  SecretCommandVerb,
+  SecretDelete,
+  SecretMeta,
+  SecretName,
+  SecretPut,
+  SecretRekey,
+  SecretReply,
+  SecretSource,
+  StoredSecret,
+} from './secrets.js';
