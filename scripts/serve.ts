@@ -12,6 +12,7 @@ import { queryRoutes, startGateway, type AuthSettings, type Gateway } from '../h
 import { NodeRole, type TierA } from '../schema/index.js';
 import { startConfiguration, type Configuration } from './config-wiring.js';
 import { startSecrets, type Secrets } from './secrets-wiring.js';
+import { setupRoutesFor } from './setup-wiring.js';
 
 const reconcileIntervalMs = 15_000;
 
@@ -79,7 +80,13 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         ...(config.api.public ? { publicPort: config.api.public.port } : {}),
         ingress,
         auth,
-        routes: ingress ? [...configuration.routes(auth), ...queryRoutes(configuration.questions)] : [],
+        routes: ingress
+          ? [
+              ...configuration.routes(auth),
+              ...queryRoutes(configuration.questions),
+              ...setupRoutesFor({ bus, config, configuration, secrets, auth, logger }),
+            ]
+          : [],
         probes: {
           health: () => node.health({ inFlight: inFlight() }),
           ready: () => node.ready({ inFlight: inFlight() }),
