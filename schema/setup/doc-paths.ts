@@ -16,20 +16,21 @@ export const segmentsOf = (path: string): Segment[] => parsePath(path);
 /** A copy of `doc` with `value` set at `segments` (intermediate objects created); `undefined` deletes. */
 export function withValue(doc: JsonObject, segments: readonly Segment[], value: unknown): JsonObject {
   const out = clone(doc);
-  let at: JsonObject = out;
+  // Arrays are stepped into by index (a seat inside `roles`), objects by key.
+  let at: Record<string | number, unknown> = out;
   for (const [i, step] of segments.entries()) {
-    const key = String(step);
     if (i === segments.length - 1) {
-      if (value === undefined) delete at[key];
-      else at[key] = value;
+      if (value !== undefined) at[step] = value;
+      else if (Array.isArray(at) && typeof step === 'number') at.splice(step, 1);
+      else delete at[step];
       break;
     }
-    const next = at[key];
-    if (!isObject(next)) {
+    const next = at[step];
+    if (!isObject(next) && !Array.isArray(next)) {
       if (value === undefined) break;
-      at[key] = {};
+      at[step] = {};
     }
-    at = at[key] as JsonObject;
+    at = at[step] as Record<string | number, unknown>;
   }
   return out;
 }
