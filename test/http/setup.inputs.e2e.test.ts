@@ -36,6 +36,9 @@ t.test('credentials are sealed and referenced, the rest patched as a new revisio
   const minted = stored(node, 'SVC_TRACKER_B_WEBHOOK_SECRET') ?? '';
   t.match(minted, /^[A-Za-z0-9_-]{43}$/, '32 bytes from the CSPRNG, base64url');
   t.notMatch(text, minted);
+  t.notMatch(node.rawLogs(), 'tb-admin-token-0123456789', 'logs carry names, never values');
+  t.notMatch(node.rawLogs(), minted);
+  t.match(node.rawLogs(), /"event":"setup_inputs"/);
   const doc = await active(node);
   t.same((doc['integrations'] as Json)['tracker_b'], {
     url: 'https://tb.example.test',
