@@ -149,7 +149,8 @@ function blockUrl(spec: KindSpec, input: StateInput): string | null {
 }
 
 export function integrationState(spec: KindSpec, input: StateInput): IntegrationState {
-  const requirements = spec.requirements.map((r) => requirementState(r, input, blockUrl(spec, input)));
+  const url = blockUrl(spec, input);
+  const requirements = spec.requirements.map((r) => requirementState(r, input, url));
   let configured: boolean;
   let enabled: boolean;
   if (spec.block_path === null) {

@@ -5,8 +5,7 @@ type Json = Record<string, unknown>;
 const json = async (res: Response): Promise<Json> => (await res.json()) as Json;
 const inputs = (node: SetupNode, kind: string, body: unknown, auth?: string) =>
   node.call('POST', `/setup/integrations/${kind}/inputs`, { body, ...(auth ? { auth } : {}) });
-const active = async (node: SetupNode): Promise<Json> =>
-  (await json(await node.call('GET', '/config')));
+const active = async (node: SetupNode): Promise<Json> => await json(await node.call('GET', '/config'));
 const stored = (node: SetupNode, name: string): string | undefined => node.secrets.resolve(name);
 
 t.test('credentials are sealed and referenced, the rest patched as a new revision', async (t) => {

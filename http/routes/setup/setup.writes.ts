@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   InputsRefused,
+  listReferences,
   NoDocument,
   planInputs,
   SetupInputs,
@@ -157,17 +158,19 @@ async function settingsOf(
   const block = raw !== null && typeof raw === 'object' ? raw : { value: raw ?? null };
   const found = await lookups(
     deps,
-    JSON.stringify(block)
-      .match(/\$\{[A-Za-z_][A-Za-z0-9_]*\}/g)
-      ?.map((m) => m.slice(2, -1)) ?? [],
+    listReferences(block).map((ref) => ref.name),
   );
   return substituteDeep(block, (name) => found.get(name)?.value) as Record<string, unknown>;
 }
 
-export async function runPass(deps: SetupRouteDeps, req: ApiRequest, mode: PassMode): Promise<ApiReply> {
-  const spec = specOf(req);
-  const ctx = await readContext(deps);
-  const run = await deps.passes.run({
+async function pass(
+  deps: SetupRouteDeps,
+  req: ApiRequest,
+  spec: KindSpec,
+  ctx: SetupContext,
+  mode: PassMode,
+) {
+  return deps.passes.run({
     kind: spec.key,
     mode,
     actor: actorOf(req),
@@ -175,7 +178,11 @@ export async function runPass(deps: SetupRouteDeps, req: ApiRequest, mode: PassM
     publicUrl: ctx.publicBase.resolved === null ? null : `${ctx.publicBase.resolved}${spec.inbound_path}`,
     agentSeats: agentSeats(ctx),
   });
-  return { status: 200, body: run };
+}
+
+export async function runPass(deps: SetupRouteDeps, req: ApiRequest, mode: PassMode): Promise<ApiReply> {
+  const spec = specOf(req);
+  return { status: 200, body: await pass(deps, req, spec, await readContext(deps), mode) };
 }
 
 export async function disconnect(deps: SetupRouteDeps, req: ApiRequest): Promise<ApiReply> {
@@ -185,21 +192,15 @@ export async function disconnect(deps: SetupRouteDeps, req: ApiRequest): Promise
   const ctx = await readContext(deps);
   const ifMatch = checkIfMatch(req.headers['if-match'], ctx.record?.revision_id ?? null);
   const at = spec.block_path === null ? null : segmentsOf(spec.block_path);
+  // A kind without a block (monitor) is configured while its store-only credentials resolve.
   const configured =
     at === null
-      ? (await settingsOf(deps, spec, ctx))['webhook_token'] !== ''
+      ? Object.values(await settingsOf(deps, spec, ctx)).some((v) => v !== '')
       : ctx.document !== null && valueAt(ctx.document, at) !== undefined;
   if (!configured)
     return { status: 200, body: { kind: spec.key, removed: false, revision_id: null, remote: null } };
   // 2. remove at the third party first; a failure is recorded and reported, and the block goes anyway
-  const run = await deps.passes.run({
-    kind: spec.key,
-    mode: 'disconnect',
-    actor: actorOf(req),
-    settings: await settingsOf(deps, spec, ctx),
-    publicUrl: ctx.publicBase.resolved === null ? null : `${ctx.publicBase.resolved}${spec.inbound_path}`,
-    agentSeats: agentSeats(ctx),
-  });
+  const run = await pass(deps, req, spec, ctx, 'disconnect');
   // 3. then the block, as a new revision (the monitor's token lives in the secret store only)
   let stored = null;
   if (at === null) {
