@@ -15,6 +15,7 @@ export type {
   GatewayOptions,
   Method,
   ProbeSource,
+  RequestHead,
   RouteDef,
   RouteKind,
 } from './types.js';
@@ -22,3 +23,5 @@ export { configRoutes, type ConfigRouteDeps } from './routes/config/config.route
 export { queryRoutes, type Question, type QuestionRegistry } from './routes/query.routes.js';
 export { setupRoutes } from './routes/setup/setup.routes.js';
 export type { PassHost, PassRequest, SetupRouteDeps } from './routes/setup/setup.deps.js';
+export { secretsRoutes, type SecretsRouteDeps } from './routes/secrets/secrets.routes.js';
+export { accessRoutes, type AccessRouteDeps } from './routes/access/access.routes.js';

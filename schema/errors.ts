@@ -213,6 +213,13 @@ export const errorCatalogue = {
     hint: 'Set `secrets.active_key_id` to that key in the Tier A file and restart, or leave `key_id` out.',
     retryable: false,
   },
+  unreadable_secret: {
+    status: 409,
+    when: 'reveal of a secret sealed under a key this node lacks, or whose record does not open',
+    detail: 'The secret is sealed under a key this node does not hold, or its record does not open.',
+    hint: 'Add the key named by `key_id` to `secrets.keys` on this node, or put the value again.',
+    retryable: false,
+  },
   already_configured: {
     status: 412,
     when: '`If-None-Match: *` meets an active revision',

@@ -162,3 +162,6 @@ export {
   SecretSource,
   StoredSecret,
 } from './secrets.js';
+export { BindingState, peopleOf, personFor, type Person } from './access.js';
+export { CredentialPoolEntry, CredentialPoolKey, CredentialPoolSnapshot } from './credential-pool.js';
+export { credentialPoolFromDocument, envFallback, keyRef } from './credential-refs.js';

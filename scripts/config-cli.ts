@@ -157,7 +157,12 @@ export async function runConfig(
   }
 }
 
-function nodeUrl(flag: string | undefined, configFile: string | undefined, env: NodeJS.ProcessEnv): string {
+/** The node a CLI verb talks to: --url, $SVC_URL, the Tier A file's api address, else the default. */
+export function nodeUrl(
+  flag: string | undefined,
+  configFile: string | undefined,
+  env: NodeJS.ProcessEnv,
+): string {
   const explicit = flag ?? env['SVC_URL'];
   if (explicit) return explicit.replace(/\/+$/, '');
   const file = configFile ?? env['SVC_CONFIG'];

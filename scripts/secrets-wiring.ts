@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import { startSecretsHost } from '../actors/index.js';
 import type { Bus, Kv, Subscription } from '../bus/index.js';
+import { secretsRoutes, type RouteDef } from '../http/index.js';
 import { followSecrets, secretsThenEnv, storeResolver, type SecretsView } from '../projections/index.js';
 import { keyringFrom, type Keyring, type Resolver, type TierA } from '../schema/index.js';
 
@@ -14,6 +15,8 @@ export interface Secrets {
   readonly keyring: Keyring | null;
   /** `${VAR}` resolution for the company document: store first (with a keyring), then the environment. */
   readonly resolve: Resolver;
+  /** The `/secrets` routes over this store. */
+  routes(): RouteDef[];
   stop(): Promise<void>;
 }
 
@@ -51,6 +54,13 @@ export async function startSecrets(opts: {
     view,
     keyring,
     resolve: secretsThenEnv(store, opts.env ?? process.env),
+    routes: () =>
+      secretsRoutes({
+        bus,
+        keyring,
+        state: () => view.state,
+        until: (predicate, timeoutMs) => view.until(predicate, timeoutMs),
+      }),
     async stop() {
       await host.stop();
       await view.stop();

@@ -11,6 +11,7 @@ import { ensureCatalogue, openBus, type Bus } from '../bus/index.js';
 import { queryRoutes, startGateway, type AuthSettings, type Gateway } from '../http/index.js';
 import { NodeRole, type TierA } from '../schema/index.js';
 import { startConfiguration, type Configuration } from './config-wiring.js';
+import { accessRoutesFor } from './access-wiring.js';
 import { startSecrets, type Secrets } from './secrets-wiring.js';
 import { setupRoutesFor } from './setup-wiring.js';
 
@@ -83,6 +84,8 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         routes: ingress
           ? [
               ...configuration.routes(auth),
+              ...secrets.routes(),
+              ...accessRoutesFor({ auth, configuration, secrets }),
               ...queryRoutes(configuration.questions),
               ...setupRoutesFor({ bus, config, configuration, secrets, auth, logger }),
             ]

@@ -9,6 +9,7 @@ import { companyJsonSchema, formatProblems, loadTierA, type TierA } from '../sch
 import { ConfigUsageError, runConfig } from './config-cli.js';
 import { createLogger } from './logger.js';
 import { replayStream } from './replay.js';
+import { runKeygen, runSecrets, SecretsUsageError } from './secrets-cli.js';
 import { serve } from './serve.js';
 import { packageVersion } from './version.js';
 
@@ -20,6 +21,8 @@ Commands:
   serve     run a node: gateway, probes and the bus engine named by the Tier A file
   replay    print a stream's messages as JSON lines (audit), optionally verifying sequences
   config    read and change the company document on a running node (svc config --help)
+  secrets   list, put, reveal, remove and rekey stored secrets on a running node (svc secrets --help)
+  keygen    print a fresh base64 32-byte key for secrets.keys
 
 Flags:
   -h, --help      show help (also: svc <command> --help)
@@ -90,6 +93,10 @@ export async function main(
         return await runReplay(rest, env, out, err);
       case 'config':
         return await runConfig(rest, env, out, err, companyJsonSchema);
+      case 'secrets':
+        return await runSecrets(rest, env, out, err);
+      case 'keygen':
+        return runKeygen(rest, out);
       default:
         throw new UsageError(`unknown command: ${command}`);
     }
@@ -97,6 +104,7 @@ export async function main(
     if (
       error instanceof UsageError ||
       error instanceof ConfigUsageError ||
+      error instanceof SecretsUsageError ||
       (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
     ) {
       err.write(`svc: ${error.message}\nRun 'svc --help' for usage.\n`);

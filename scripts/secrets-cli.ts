@@ -1,0 +1,160 @@
+/**
+ * `svc secrets <verb>`: the secret store from a terminal, against a running node, and `svc keygen`.
+ * The token comes from SVC_TOKEN and a value from a file or stdin — never from an argument, which
+ * would land in shell history and process listings.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { isSecretName } from '../schema/index.js';
+import { describeRefusal, nodeUrl } from './config-cli.js';
+
+export const secretsHelp = `Usage: svc secrets <verb> [flags]
+
+Verbs (against a running node; token from $SVC_TOKEN):
+  list                              names with key_id, updated_at, updated_by, source (never values)
+  put      NAME [FILE|-] [--source S]
+                                    store the exact bytes of FILE, or of stdin when FILE is - or absent
+                                    (a trailing newline is kept: use printf, or a file)
+  reveal   NAME                     write the value to stdout (exact bytes, no newline added)
+  rm       NAME                     remove; prints {"removed": true|false}
+  rekey    [--key-id K]             re-seal records not under the active key; prints the names moved
+
+Flags:
+  --url URL        node address; default $SVC_URL, else api.host:api.port of --config, else http://127.0.0.1:8080
+  -c, --config F   Tier A file to find the node's address in (default $SVC_CONFIG)
+  -h, --help       show this help
+
+Exit codes: 0 done; 1 refused (the answer's error code is printed); 2 bad flags.
+`;
+
+export const keygenHelp = `Usage: svc keygen
+
+Prints a fresh key for secrets.keys: base64 of 32 random bytes. Put it in the Tier A file as
+{id: <new id>, material: "<key>"} (or as a \${VAR} reference), then set secrets.active_key_id.
+`;
+
+type Out = { write(chunk: string | Uint8Array): unknown };
+
+export class SecretsUsageError extends Error {
+  override name = 'SecretsUsageError';
+}
+
+export function runKeygen(args: string[], out: Out): number {
+  if (args.includes('-h') || args.includes('--help')) {
+    out.write(keygenHelp);
+    return 0;
+  }
+  if (args.length > 0) throw new SecretsUsageError(`unexpected arguments: ${args.join(' ')}`);
+  out.write(`${randomBytes(32).toString('base64')}\n`);
+  return 0;
+}
+
+export async function runSecrets(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  out: Out,
+  err: Out,
+  stdin: () => Buffer = () => readFileSync(0),
+): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      url: { type: 'string' },
+      config: { type: 'string', short: 'c' },
+      source: { type: 'string' },
+      'key-id': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [verb, name, file, ...extra] = positionals;
+  if (values.help || verb === undefined) {
+    out.write(secretsHelp);
+    return verb === undefined && !values.help ? 2 : 0;
+  }
+  const takes = verb === 'put' ? 2 : verb === 'list' || verb === 'rekey' ? 0 : 1;
+  const given = [name, file, ...extra].filter((p) => p !== undefined);
+  if (given.length > takes)
+    throw new SecretsUsageError(`unexpected arguments: ${given.slice(takes).join(' ')}`);
+  const ctx = {
+    url: nodeUrl(values.url, values.config, env),
+    token: env['SVC_TOKEN'] || undefined,
+    out,
+    err,
+  };
+  const needName = (): string => {
+    if (name === undefined) throw new SecretsUsageError(`svc secrets ${verb} needs NAME`);
+    if (!isSecretName(name))
+      throw new SecretsUsageError(
+        `${name} is not a secret name (letters, digits, _; not starting with a digit)`,
+      );
+    return encodeURIComponent(name);
+  };
+  switch (verb) {
+    case 'list':
+      return call(ctx, 'GET', '/secrets');
+    case 'put': {
+      const path = `/secrets/${needName()}`;
+      const value = readValue(file ?? '-', stdin);
+      const query = values.source ? `?source=${encodeURIComponent(values.source)}` : '?source=cli';
+      return call(ctx, 'PUT', `${path}${query}`, value, { 'content-type': 'application/octet-stream' });
+    }
+    case 'reveal':
+      return call(ctx, 'GET', `/secrets/${needName()}?reveal=true`, undefined, {}, true);
+    case 'rm':
+      return call(ctx, 'DELETE', `/secrets/${needName()}`);
+    case 'rekey':
+      return call(
+        ctx,
+        'POST',
+        `/secrets/rekey${values['key-id'] ? `?key_id=${encodeURIComponent(values['key-id'])}` : ''}`,
+      );
+    default:
+      throw new SecretsUsageError(`unknown secrets verb: ${verb}`);
+  }
+}
+
+function readValue(file: string, stdin: () => Buffer): Buffer {
+  try {
+    return file === '-' ? stdin() : readFileSync(file);
+  } catch (error) {
+    const code = error instanceof Error && 'code' in error ? String(error.code) : 'unreadable';
+    throw new SecretsUsageError(`cannot read ${file === '-' ? 'stdin' : file} (${code})`);
+  }
+}
+
+async function call(
+  ctx: { url: string; token: string | undefined; out: Out; err: Out },
+  method: string,
+  path: string,
+  body?: Buffer,
+  headers: Record<string, string> = {},
+  raw = false,
+): Promise<number> {
+  let response: Response;
+  try {
+    response = await fetch(`${ctx.url}${path}`, {
+      method,
+      headers: { ...(ctx.token ? { authorization: `Bearer ${ctx.token}` } : {}), ...headers },
+      ...(body !== undefined ? { body } : {}),
+    });
+  } catch (error) {
+    const cause =
+      error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+    ctx.err.write(`svc secrets: cannot reach ${ctx.url} (${cause})\n`);
+    return 1;
+  }
+  const bytes = Buffer.from(await response.arrayBuffer());
+  if (!response.ok) {
+    ctx.err.write(describeRefusal(response.status, bytes.toString('utf8')));
+    return 1;
+  }
+  if (raw) ctx.out.write(bytes);
+  else {
+    const text = bytes.toString('utf8');
+    ctx.out.write(text.endsWith('\n') ? text : `${text}\n`);
+  }
+  return 0;
+}
