@@ -124,6 +124,7 @@ export {
   planInputs,
   RequirementKind,
   seatSecretName,
+  seatSegments,
   segmentsOf,
   SetupInputs,
   SetupKind,

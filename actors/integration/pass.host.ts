@@ -22,6 +22,10 @@ export interface PassRequest {
   readonly settings: Readonly<Record<string, unknown>>;
   readonly publicUrl: string | null;
   readonly agentSeats: readonly string[];
+  /** Agent seats that already carry their own token for this kind (none is minted for them). */
+  readonly seatsWithToken: readonly string[];
+  /** Given only when minted seat credentials can be sealed: receives each one (never logged, never in the run). */
+  readonly keep?: (seat: string, value: string) => void;
 }
 
 export interface PassHostOptions {
@@ -52,6 +56,8 @@ export function createPassHost(opts: PassHostOptions) {
         settings: request.settings,
         publicUrl: request.publicUrl,
         agentSeats: request.agentSeats,
+        seatsWithToken: request.seatsWithToken,
+        ...(request.keep ? { keep: request.keep } : {}),
         timeoutMs: opts.callTimeoutMs ?? 10_000,
         step: record(steps),
       };

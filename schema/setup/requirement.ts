@@ -63,6 +63,8 @@ export interface KindSpec {
   /** The receiver third parties deliver to (`/webhooks/...`). */
   readonly inbound_path: string;
   readonly requirements: readonly Requirement[];
+  /** A seat's own token for this kind (relative to the seat) and the store name a minted one is sealed under. */
+  readonly seat_token?: { readonly path: string; readonly secret_name: string };
   /** Groups of fields of which at least one must be present (`url` or `cloud_id`). */
   readonly one_of?: ReadonlyArray<readonly string[]>;
 }

@@ -7,6 +7,7 @@ export const trackerBSetup: KindSpec = {
   key: SetupKind.TrackerB,
   block_path: 'integrations.tracker_b',
   inbound_path: '/webhooks/tracker-b',
+  seat_token: { path: 'integrations.tracker_b.token', secret_name: 'SVC_TRACKER_B_{SEAT}_TOKEN' },
   requirements: [
     requirement({
       field: 'enabled',

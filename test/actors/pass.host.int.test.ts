@@ -30,6 +30,7 @@ const request = (url: string, mode: PassRequest['mode'] = 'check'): PassRequest 
   settings: { url, token: 'tok-0123456789', provisioning: { group: 'acme' } },
   publicUrl: 'https://hooks.example.test/webhooks/codehost-b',
   agentSeats: [],
+  seatsWithToken: [],
 });
 
 t.test('a vendor that never answers fails the pass once the call deadline passes', async (t) => {

@@ -138,7 +138,12 @@ t.test('tracker-b: provision creates projects, one member per agent seat and the
           workspace: 'acme',
           token: '${TB_TOKEN}',
           webhook_secret: 'tb-webhook-secret',
-          provisioning: { projects: ['OPS', 'ENG'], username_prefix: 'agent-', role: 'member' },
+          provisioning: {
+            projects: ['OPS', 'ENG'],
+            username_prefix: 'agent-',
+            role: 'member',
+            token_expiry_days: 30,
+          },
         },
       },
     }),
@@ -157,10 +162,50 @@ t.test('tracker-b: provision creates projects, one member per agent seat and the
   );
   t.match(vendor.hooks, [{ url: `${PUBLIC}/webhooks/tracker-b`, secret: 'tb-webhook-secret' }]);
   t.ok(vendor.seen.every((s) => s.headers['x-api-key'] === TB_TOKEN));
+  // seat tokens: minted once per agent seat, sealed, referenced from the seat in a new revision
+  t.same(
+    vendor.tokens.map((k) => [k['username'], k['expires_in_days']]),
+    [
+      ['agent-chief-agent', 30],
+      ['agent-bo-agent', 30],
+    ],
+  );
+  t.match(step(provision, 'token bo-agent'), { outcome: 'changed' });
+  t.ok(provision['revision_id'], 'a revision references the minted tokens');
+  for (const k of vendor.tokens) t.notMatch(JSON.stringify(provision), String(k['token']));
+  t.equal(node.secrets.resolve('SVC_TRACKER_B_BO_AGENT_TOKEN'), vendor.tokens[1]!['token']);
+  const doc = await json(await node.call('GET', '/config'));
+  const bo = (doc['roles'] as Json[]).find((r) => r['name'] === 'Bo Agent')!;
+  t.same(bo['integrations'], { tracker_b: { token: '${SVC_TRACKER_B_BO_AGENT_TOKEN}' } });
+  const again = await pass(node, 'tracker-b', 'provision');
+  t.equal(vendor.tokens.length, 2, 'a seat holding a token gets no new one');
+  t.equal(again['revision_id'], null);
   const del = await json(await node.call('DELETE', '/setup/integrations/tracker-b'));
   t.match(del, { removed: true, remote: { status: 'succeeded' } });
   t.same(vendor.hooks, []);
   t.equal(vendor.members.length, 2, 'members stay: they hold the company’s work');
+});
+
+t.test('without a keyring no seat token is minted', async (t) => {
+  const vendor = await fakeTrackerB(t, TB_TOKEN);
+  const node = await startSetupNode(t, { env: { SVC_PUBLIC_BASE_URL: PUBLIC, TB_TOKEN } });
+  await node.putDocument(
+    company({
+      integrations: {
+        tracker_b: {
+          url: vendor.url,
+          workspace: 'acme',
+          token: '${TB_TOKEN}',
+          webhook_secret: 's',
+          provisioning: { username_prefix: 'agent-', token_expiry_days: 7 },
+        },
+      },
+    }),
+  );
+  const run = await pass(node, 'tracker-b', 'provision');
+  t.match(run, { status: 'succeeded', revision_id: null });
+  t.match(step(run, 'token bo-agent'), { outcome: 'skipped', detail: /no keyring/ });
+  t.same(vendor.tokens, []);
 });
 
 t.test('runs: newest first, ten at a time with a cursor, scope, and one run by id', async (t) => {

@@ -7,6 +7,9 @@ export interface PassContext {
   readonly settings: Readonly<Record<string, unknown>>;
   readonly publicUrl: string | null;
   readonly agentSeats: readonly string[];
+  readonly seatsWithToken: readonly string[];
+  /** Hands a minted seat credential to the caller to seal; absent when nothing can be sealed. */
+  readonly keep?: (seat: string, value: string) => void;
   readonly timeoutMs: number;
   step(name: string, outcome: StepOutcome, detail: string): void;
 }

@@ -15,6 +15,10 @@ export interface PassRequest {
   readonly publicUrl: string | null;
   /** Handles of the company's agent seats. */
   readonly agentSeats: readonly string[];
+  /** Agent seats that already carry their own token for this kind (none is minted for them). */
+  readonly seatsWithToken: readonly string[];
+  /** Given only when minted seat credentials can be sealed: receives each one (never logged, never in the run). */
+  readonly keep?: (seat: string, value: string) => void;
 }
 
 export interface PassHost {

@@ -11,6 +11,8 @@ import {
   SetupInputs,
   substituteDeep,
   valueAt,
+  seatSecretName,
+  seatSegments,
   segmentsOf,
   withValue,
   type KindSpec,
@@ -163,26 +165,64 @@ async function settingsOf(
   return substituteDeep(block, (name) => found.get(name)?.value) as Record<string, unknown>;
 }
 
+/** Where a seat's own token for `spec` sits in the document, or null when the seat or the kind has none. */
+function seatTokenAt(spec: KindSpec, ctx: SetupContext, handle: string): Array<string | number> | null {
+  const seat = ctx.document === null ? null : seatSegments(ctx.document, handle);
+  return seat === null || !spec.seat_token ? null : [...seat, ...segmentsOf(spec.seat_token.path)];
+}
+
 async function pass(
   deps: SetupRouteDeps,
   req: ApiRequest,
   spec: KindSpec,
   ctx: SetupContext,
   mode: PassMode,
+  keep?: (seat: string, value: string) => void,
 ) {
+  const seats = agentSeats(ctx);
   return deps.passes.run({
     kind: spec.key,
     mode,
     actor: actorOf(req),
     settings: await settingsOf(deps, spec, ctx),
     publicUrl: ctx.publicBase.resolved === null ? null : `${ctx.publicBase.resolved}${spec.inbound_path}`,
-    agentSeats: agentSeats(ctx),
+    agentSeats: seats,
+    seatsWithToken: seats.filter((h) => {
+      const at = seatTokenAt(spec, ctx, h);
+      const value = at === null ? undefined : valueAt(ctx.document, at);
+      return typeof value === 'string' && value !== '';
+    }),
+    ...(keep ? { keep } : {}),
   });
 }
 
 export async function runPass(deps: SetupRouteDeps, req: ApiRequest, mode: PassMode): Promise<ApiReply> {
   const spec = specOf(req);
-  return { status: 200, body: await pass(deps, req, spec, await readContext(deps), mode) };
+  const ctx = await readContext(deps);
+  // 1. the pass; seat tokens it mints are handed over only when they can be sealed
+  const minted: Array<{ seat: string; value: string }> = [];
+  const canKeep = mode === 'provision' && deps.hasKeyring && spec.seat_token !== undefined;
+  const keep = canKeep ? (seat: string, value: string) => void minted.push({ seat, value }) : undefined;
+  const run = await pass(deps, req, spec, ctx, mode, keep);
+  if (minted.length === 0 || !spec.seat_token || ctx.document === null || ctx.record === null) {
+    return { status: 200, body: { ...run, revision_id: null } };
+  }
+  // 2. seal each, then reference them from their seats in one new revision
+  let document = ctx.document;
+  for (const { seat, value } of minted) {
+    const name = seatSecretName(spec.seat_token.secret_name, seat);
+    await deps.seal(name, value, actorOf(req));
+    const at = seatTokenAt(spec, ctx, seat);
+    if (at !== null) document = withValue(document, at, `\${${name}}`);
+  }
+  const stored = await writeDocument(deps, {
+    document,
+    basisRevisionId: ctx.record.revision_id,
+    actor: actorOf(req),
+    summary: `setup ${spec.key}: seat tokens for ${minted.map((m) => m.seat).join(', ')}`,
+    dryRun: false,
+  });
+  return { status: 200, body: { ...run, revision_id: stored?.revision_id ?? null } };
 }
 
 export async function disconnect(deps: SetupRouteDeps, req: ApiRequest): Promise<ApiReply> {
