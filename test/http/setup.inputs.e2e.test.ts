@@ -213,6 +213,7 @@ t.test('a managed document refuses non-writers with 403 before reading the body'
     ['POST', '/setup/integrations/codehost-a/inputs', '{not json'],
     ['POST', '/setup/integrations/codehost-a/inputs', { values: { webhook_secret: 's' } }],
     ['DELETE', '/setup/integrations/codehost-a', undefined],
+    ['POST', '/setup/integrations/tracker-b/provision', undefined],
   ] as const) {
     const res = await node.call(method, path, { auth: CI_TOKEN, ...(body !== undefined ? { body } : {}) });
     t.equal(res.status, 403, `${method} ${path}`);
@@ -220,6 +221,11 @@ t.test('a managed document refuses non-writers with 403 before reading the body'
   }
   t.equal(stored(node, 'SVC_CODEHOST_A_WEBHOOK_SECRET'), undefined);
   t.equal((await node.call('GET', '/setup/integrations', { auth: CI_TOKEN })).status, 200, 'reads stay open');
+  t.equal(
+    (await node.call('POST', '/setup/integrations/monitor/check', { auth: CI_TOKEN })).status,
+    200,
+    'so does check',
+  );
   const writer = await inputs(node, 'codehost-a', { values: { webhook_secret: 'writer-secret-1' } });
   t.equal(writer.status, 201);
 });

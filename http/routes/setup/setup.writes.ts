@@ -197,6 +197,8 @@ async function pass(
 }
 
 export async function runPass(deps: SetupRouteDeps, req: ApiRequest, mode: PassMode): Promise<ApiReply> {
+  // A provision may store a revision (seat tokens): on a managed document it is a writer's gesture.
+  if (mode === 'provision') assertCompanyWriter(deps.auth, req.actor);
   const spec = specOf(req);
   const ctx = await readContext(deps);
   // 1. the pass; seat tokens it mints are handed over only when they can be sealed
