@@ -21,6 +21,8 @@ export type {
 } from './types.js';
 export { configRoutes, type ConfigRouteDeps } from './routes/config/config.routes.js';
 export { queryRoutes, type Question, type QuestionRegistry } from './routes/query.routes.js';
+export { setupRoutes } from './routes/setup/setup.routes.js';
+export type { PassHost, PassRequest, SetupRouteDeps } from './routes/setup/setup.deps.js';
 export { secretsRoutes, type SecretsRouteDeps } from './routes/secrets/secrets.routes.js';
 export { mcpServersRoutes } from './routes/mcp-servers.routes.js';
 export { scheduleRoutes, type ScheduleRouteDeps } from './routes/schedules/schedules.routes.js';

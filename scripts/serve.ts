@@ -16,6 +16,7 @@ import { startSecrets, type Secrets } from './secrets-wiring.js';
 import { startProviders } from './providers-wiring.js';
 import { startToolServers, type ToolServers } from './toolservers-wiring.js';
 import { startSchedules } from './schedules-wiring.js';
+import { setupRoutesFor } from './setup-wiring.js';
 
 const reconcileIntervalMs = 15_000;
 
@@ -111,6 +112,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
               ...queryRoutes(
                 new Map([...configuration.questions, ...tools.questions, ...schedules.questions]),
               ),
+              ...setupRoutesFor({ bus, config, configuration, secrets, auth, logger }),
             ]
           : [],
         probes: {
