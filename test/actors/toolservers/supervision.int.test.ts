@@ -142,6 +142,14 @@ t.test(
     t.equal((await manager.callTool('ada', 'wiki_echo', { text: 'hi' })).content[0]!.text, 'wiki: hi');
 
     await remote.stop();
+    await logs.waitFor(
+      (l) => l.msg === 'tool server failed; restarting after backoff' && l['seat'] === 'bob',
+    );
+    t.match(
+      manager.status().find((s) => s.seat === 'bob'),
+      { failed: true },
+      'an outage shows without a call (health ping)',
+    );
     const failed = await manager.callTool('ada', 'wiki_echo', { text: 'hi' });
     t.equal(failed.is_error, true, 'a call to a vanished remote fails cleanly');
     const down = manager.status().find((s) => s.seat === 'ada')!;
