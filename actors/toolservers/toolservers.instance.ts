@@ -274,7 +274,7 @@ export class ToolServerInstance {
       last_failure: this.lastFailure,
       restarts: this.restarts,
       next_restart_at: this.state === ToolServerState.Backoff ? iso(this.nextRestartAt) : null,
-      pid: this.pid,
+      pid: this.pid ?? (this.transport instanceof StdioClientTransport ? this.transport.pid : null),
     };
   }
 

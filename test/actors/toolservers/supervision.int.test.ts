@@ -166,3 +166,25 @@ t.test(
     t.notMatch(JSON.stringify(manager.status()), seatSecret);
   },
 );
+
+t.test(
+  'stopping during a start that hangs ends the child at once instead of waiting out the start',
+  async (t) => {
+    const { manager, logs } = startManager(t);
+    const hung = `process.stderr.write('spawned\\n'); setInterval(() => {}, 1000);`;
+    const started = Date.now();
+    const applying = manager.apply({
+      name: 'Acme',
+      mcp_servers: [{ name: 'hung', command: process.execPath, args: ['-e', hung] }],
+    });
+    await logs.waitFor((l) => l.msg === 'tool server stderr' && l['stderr'] === 'spawned');
+    const status = manager.status()[0]!;
+    t.match(status, { state: 'starting', started: false });
+    t.type(status.pid, 'number');
+    await manager.stop();
+    await applying;
+    t.throws(() => process.kill(status.pid!, 0), 'the child is gone');
+    t.ok(Date.now() - started < 12_000, 'the 15 s start timeout was not waited out');
+    t.same(manager.status(), []);
+  },
+);
