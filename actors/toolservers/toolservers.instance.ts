@@ -13,7 +13,7 @@ import {
   StreamableHTTPError,
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { ToolServerState, type ToolResult, type ToolServerStatus } from '../../schema/index.js';
 import { toToolResult } from './toolservers.result.js';
@@ -166,7 +166,10 @@ export class ToolServerInstance {
   private watchHealth(client: Client, attempt: number): void {
     this.health = setInterval(() => {
       client.ping({ timeout: this.settings.startTimeoutMs }).catch((error: unknown) => {
-        if (isTransportFailure(error) || (error instanceof McpError && error.code === -32001))
+        if (
+          isTransportFailure(error) ||
+          (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number))
+        )
           this.failed(attempt, error);
       });
     }, this.settings.healthCheckMs);
