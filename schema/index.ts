@@ -110,3 +110,16 @@ export {
   SpendRecord,
   type NewEvent,
 } from './events/index.js';
+export { InboxKind, InboxMessage } from './inbox.js';
+export {
+  InboundNotification,
+  RawDeliveryMeta,
+  rawDeliveryMeta,
+  RawHeader,
+  Vendor,
+  VendorActor,
+  VendorName,
+  type Pipeline,
+} from './webhooks.js';
+export { deriveHandle } from './document/index.js';
+export { seatDirectory, type DirectorySeat, type DirectoryUnit, type SeatDirectory } from './seat-directory.js';
