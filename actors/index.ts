@@ -1,2 +1,3 @@
 export * from './node/index.js';
 export * from './config/index.js';
+export * from './integration/index.js';

@@ -20,3 +20,14 @@ export type {
 } from './types.js';
 export { configRoutes, type ConfigRouteDeps } from './routes/config/config.routes.js';
 export { queryRoutes, type Question, type QuestionRegistry } from './routes/query.routes.js';
+export { Arrivals, type SurfaceCounts } from './webhooks/arrivals.js';
+export { integrationsRoutes, type IntegrationsDeps } from './webhooks/integrations.routes.js';
+export type { ReceiverDeps } from './webhooks/receiver.js';
+export { KeySetUnavailable, relayKeySet, type RelayKeySet } from './webhooks/relay-keys.js';
+export {
+  unconfiguredSettings,
+  webhookSettingsFrom,
+  type ExtraSecrets,
+  type WebhookSettings,
+} from './webhooks/settings.js';
+export { webhookRoutes } from './webhooks/webhooks.routes.js';

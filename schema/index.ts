@@ -112,6 +112,7 @@ export {
 } from './events/index.js';
 export { InboxKind, InboxMessage } from './inbox.js';
 export {
+  deliveryKey,
   InboundNotification,
   RawDeliveryMeta,
   rawDeliveryMeta,

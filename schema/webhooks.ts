@@ -3,6 +3,7 @@
  * of the stored message; the data is the body exactly as received) and the parsed notification the
  * integration actor publishes on `svc.notifications.inbound`.
  */
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
 export const Vendor = {
@@ -121,3 +122,12 @@ export const InboundNotification = z.object({
   payload: z.unknown(),
 });
 export type InboundNotification = z.infer<typeof InboundNotification>;
+
+/**
+ * The id of one accepted delivery across the pipeline: the raw message's dedup id, the notification's id
+ * and the prefix of every inbox message it causes. Long keys are hashed to stay a valid message id.
+ */
+export function deliveryKey(pipeline: string, seat: string | null, deliveryId: string): string {
+  const id = `${pipeline}:${seat ? `${seat}:` : ''}${deliveryId}`;
+  return id.length <= 200 ? id : `${pipeline}:sha256:${createHash('sha256').update(id).digest('hex')}`;
+}

@@ -5,9 +5,8 @@
  *   3. accept: append the raw delivery to the audit stream with the dedup key as message id — one
  *      durable append that also decides "seen before" across nodes and restarts — then answer 2xx.
  */
-import { createHash } from 'node:crypto';
 import { Subjects, type Bus } from '../../bus/index.js';
-import { RawHeader, type Pipeline, type Vendor } from '../../schema/index.js';
+import { deliveryKey, RawHeader, type Pipeline, type Vendor } from '../../schema/index.js';
 import { ApiError, codelessReply } from '../api-error.js';
 import type { ApiReply, ApiRequest } from '../types.js';
 import type { Arrivals } from './arrivals.js';
@@ -88,11 +87,6 @@ export function parseJson(body: Buffer): unknown {
   }
 }
 
-/** A message id within what both engines accept: long keys are hashed. */
-function messageId(a: Accepted): string {
-  const id = `${a.pipeline}:${a.seat !== null ? `${a.seat}:` : ''}${a.deliveryId}`;
-  return id.length <= 200 ? id : `${a.pipeline}:sha256:${createHash('sha256').update(id).digest('hex')}`;
-}
 
 /** 3. Appends the delivery durably, then answers; a duplicate is answered 2xx and creates nothing. */
 export async function accept(deps: ReceiverDeps, req: ApiRequest, a: Accepted): Promise<ApiReply> {
@@ -102,7 +96,7 @@ export async function accept(deps: ReceiverDeps, req: ApiRequest, a: Accepted): 
     if (keptHeader(name) && !credentialHeaders.has(name) && !signature.has(name)) vendorHeaders[name] = value;
   const receivedAt = new Date(deps.now?.() ?? Date.now()).toISOString();
   const ack = await deps.bus.publish(Subjects.webhookDelivery(a.pipeline), req.body, {
-    msgId: messageId(a),
+    msgId: deliveryKey(a.pipeline, a.seat, a.deliveryId),
     headers: {
       [RawHeader.Vendor]: a.vendor,
       [RawHeader.Pipeline]: a.pipeline,

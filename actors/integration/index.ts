@@ -1,0 +1,5 @@
+export { notificationOf, startIntegrationHost, type IntegrationHostOptions } from './integration.host.js';
+export { parseDelivery, type Parsed } from './parse.js';
+export { isOwnAction, peopleFrom, resolveSeat, SHARED_ACCOUNT, type People } from './people.js';
+export { readWatchers, startRouterHost, watcherKey, type RouterHostOptions } from './router.host.js';
+export { routeNotification, type RouteDecision } from './routing.js';
