@@ -190,6 +190,16 @@ function dispatch(core: GatewayCore, l: ListenerState, res: HttpResponse, req: H
     remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString(),
     route: served.pattern,
   };
+  // 6a. The route's own checks that need no body (spec: a secret name is checked before the body).
+  if (served.def.beforeBody) {
+    try {
+      served.def.beforeBody(request);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      const unread = hasBody(headers['content-length'] ?? '', headers['transfer-encoding'] ?? '');
+      return answerNow(core, res, { ...ctx, close: ctx.close || unread }, err.toReply(), line);
+    }
+  }
   const exchange = new Exchange(res, l);
   const log = core.log.child({ route: served.pattern, operator: line.operator });
   serve(core, res, exchange, served, request, ctx, log).catch((err: unknown) => {

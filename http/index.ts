@@ -15,6 +15,7 @@ export type {
   GatewayOptions,
   Method,
   ProbeSource,
+  RequestHead,
   RouteDef,
   RouteKind,
 } from './types.js';
@@ -31,3 +32,4 @@ export {
   type WebhookSettings,
 } from './webhooks/settings.js';
 export { webhookRoutes } from './webhooks/webhooks.routes.js';
+export { secretsRoutes, type SecretsRouteDeps } from './routes/secrets/secrets.routes.js';

@@ -50,6 +50,11 @@ export interface RouteDef {
   readonly maxBodyBytes?: number;
   /** Webhooks answer 503 on an unconfigured node unless this is true (e.g. a URL verification challenge). */
   readonly servesUnconfigured?: boolean;
+  /**
+   * Checks that need no body, run before it is read (throw an ApiError to refuse; the body then stays
+   * unread and the connection closes): e.g. a path id outside its grammar, a missing keyring.
+   */
+  beforeBody?(req: RequestHead): void;
   handler(req: ApiRequest): Promise<ApiReply> | ApiReply;
 }
 
@@ -75,6 +80,9 @@ export interface ApiRequest {
   /** The route pattern that matched. */
   readonly route: string;
 }
+
+/** What is known of a request before its body is read. */
+export type RequestHead = Omit<ApiRequest, 'body' | 'log'>;
 
 /** A handler's answer. A Buffer or string body is sent as is; anything else is JSON-encoded. */
 export interface ApiReply {

@@ -206,6 +206,20 @@ export const errorCatalogue = {
     hint: 'Add the key to `secrets.keys` on this node, or revert to another revision.',
     retryable: false,
   },
+  key_not_active: {
+    status: 409,
+    when: '`POST /secrets/rekey?key_id=` naming a key other than the active one',
+    detail: 'Records are always re-sealed under the active key; the key named is not it.',
+    hint: 'Set `secrets.active_key_id` to that key in the Tier A file and restart, or leave `key_id` out.',
+    retryable: false,
+  },
+  unreadable_secret: {
+    status: 409,
+    when: 'reveal of a secret sealed under a key this node lacks, or whose record does not open',
+    detail: 'The secret is sealed under a key this node does not hold, or its record does not open.',
+    hint: 'Add the key named by `key_id` to `secrets.keys` on this node, or put the value again.',
+    retryable: false,
+  },
   already_configured: {
     status: 412,
     when: '`If-None-Match: *` meets an active revision',

@@ -124,3 +124,20 @@ export {
 } from './webhooks.js';
 export { deriveHandle } from './document/index.js';
 export { seatDirectory, type DirectorySeat, type DirectoryUnit, type SeatDirectory } from './seat-directory.js';
+export {
+  isSecretName,
+  SECRET_NAME,
+  SECRET_NAME_MAX,
+  SECRET_VALUE_MAX_BYTES,
+  secretAad,
+  SecretActor,
+  SecretCommandVerb,
+  SecretDelete,
+  SecretMeta,
+  SecretName,
+  SecretPut,
+  SecretRekey,
+  SecretReply,
+  SecretSource,
+  StoredSecret,
+} from './secrets.js';

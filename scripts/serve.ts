@@ -11,6 +11,7 @@ import { ensureCatalogue, openBus, type Bus } from '../bus/index.js';
 import { queryRoutes, startGateway, type AuthSettings, type Gateway } from '../http/index.js';
 import { NodeRole, type TierA } from '../schema/index.js';
 import { startConfiguration, type Configuration } from './config-wiring.js';
+import { startSecrets, type Secrets } from './secrets-wiring.js';
 
 const reconcileIntervalMs = 15_000;
 
@@ -18,6 +19,8 @@ export interface RunningNode {
   readonly bus: Bus;
   readonly node: NodeHost;
   readonly configuration: Configuration;
+  /** The secret store and the `${VAR}` resolver (store, then environment). */
+  readonly secrets: Secrets;
   /** Null when `api.port` is 0 (binds nothing). */
   readonly gateway: Gateway | null;
   /** Drains once (later calls return the same promise): probes turn, listeners close, the bus closes. */
@@ -57,6 +60,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     );
     // 3. configuration: follow the revisions, answer writes, apply what is active before binding
     node.send({ type: 'node.booted', configured: false, appliedEpoch: 0 });
+    const secrets = await startSecrets({ bus, bucket: catalogue.secrets, config, logger });
     const configuration = await startConfiguration({ bus, coord: catalogue.coord, node, config, logger });
     await configuration.applyActive();
 
@@ -75,7 +79,9 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         ...(config.api.public ? { publicPort: config.api.public.port } : {}),
         ingress,
         auth,
-        routes: ingress ? [...configuration.routes(auth), ...queryRoutes(configuration.questions)] : [],
+        routes: ingress
+          ? [...configuration.routes(auth), ...secrets.routes(), ...queryRoutes(configuration.questions)]
+          : [],
         probes: {
           health: () => node.health({ inFlight: inFlight() }),
           ready: () => node.ready({ inFlight: inFlight() }),
@@ -107,11 +113,12 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         clearInterval(reconcile);
         await gateway?.drain();
         await configuration.stop();
+        await secrets.stop();
         await bus.close();
         node.send({ type: 'node.stopped' });
         logger.info('drain finished');
       })());
-    return { bus, node, configuration, gateway, drain };
+    return { bus, node, configuration, secrets, gateway, drain };
   } catch (error) {
     await gateway?.close();
     await bus.close();

@@ -1,0 +1,9 @@
+export { checkRekey, decidePut, rekeyStep, type RekeyStep, type Refusal } from './secrets.decide.js';
+export {
+  deleteSecret,
+  putSecret,
+  rekeySecrets,
+  secretsSubjects,
+  startSecretsHost,
+  type SecretsHostOptions,
+} from './secrets.host.js';

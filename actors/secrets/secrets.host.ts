@@ -1,0 +1,166 @@
+/**
+ * The secret store's host: answers `svc.cmd.secrets.put | delete | rekey` and is the only writer of
+ * the `svc_secrets` bucket (DESIGN.md: the gateway never writes state). Every node runs one; they
+ * share the bucket, so any of them may answer. Values never reach a log line.
+ */
+import type { Logger } from 'pino';
+import { KvConflictError, Subjects, type Bus, type Kv, type Subscription } from '../../bus/index.js';
+import type { SecretReply } from '../../schema/index.js';
+import {
+  isSecretName,
+  SecretDelete,
+  SecretPut,
+  SecretRekey,
+  StoredSecret,
+  type Keyring,
+  type SecretCommandVerb,
+} from '../../schema/index.js';
+import { checkRekey, decidePut, rekeyStep, type Refusal } from './secrets.decide.js';
+
+export interface SecretsHostOptions {
+  readonly bus: Bus;
+  /** The `svc_secrets` bucket. */
+  readonly bucket: Kv;
+  readonly keyring: Keyring | null;
+  readonly logger: Logger;
+  readonly now?: () => Date;
+}
+
+export const secretsSubjects = {
+  put: Subjects.command('secrets', 'put'),
+  delete: Subjects.command('secrets', 'delete'),
+  rekey: Subjects.command('secrets', 'rekey'),
+} as const satisfies Record<SecretCommandVerb, string>;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+const refused = (r: Refusal): SecretReply => ({ outcome: 'refused', error: r.error, detail: r.detail });
+const isRefusal = (value: object): value is Refusal => 'refused' in value;
+
+function parse<T>(
+  schema: { safeParse(v: unknown): { success: true; data: T } | { success: false } },
+  data: Uint8Array,
+): T | null {
+  try {
+    const parsed = schema.safeParse(JSON.parse(decoder.decode(data)));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Why a command was not parsed: a name outside the grammar is `invalid_name`, anything else `invalid_body`. */
+function malformed(data: Uint8Array): SecretReply {
+  let name: unknown;
+  try {
+    name = (JSON.parse(decoder.decode(data)) as { name?: unknown } | null)?.name;
+  } catch {
+    name = undefined;
+  }
+  return typeof name === 'string' && !isSecretName(name)
+    ? { outcome: 'refused', error: 'invalid_name', detail: 'The secret name is outside the grammar.' }
+    : { outcome: 'refused', error: 'invalid_body', detail: 'The command does not match its schema.' };
+}
+
+/** Reads one stored record; a malformed one reads as absent (it is overwritten by the next put). */
+async function readRecord(
+  bucket: Kv,
+  name: string,
+): Promise<{ record: StoredSecret | null; revision: number } | null> {
+  const entry = await bucket.get(name);
+  if (!entry) return null;
+  const parsed = parse(StoredSecret, entry.value);
+  return { record: parsed, revision: entry.revision };
+}
+
+export async function putSecret(opts: SecretsHostOptions, command: SecretPut): Promise<SecretReply> {
+  const decided = decidePut(command, opts.keyring, opts.now?.() ?? new Date());
+  if (isRefusal(decided)) return refused(decided);
+  const revision = await opts.bucket.put(command.name, encoder.encode(JSON.stringify(decided)));
+  const { sealed: _sealed, v: _v, ...secret } = decided;
+  opts.logger.info(
+    {
+      event: 'secret_put',
+      name: command.name,
+      actor: command.actor.id,
+      source: command.source,
+      key_id: decided.key_id,
+    },
+    'secret stored',
+  );
+  return { outcome: 'ok', revision, secret };
+}
+
+export async function deleteSecret(opts: SecretsHostOptions, command: SecretDelete): Promise<SecretReply> {
+  const held = await opts.bucket.get(command.name);
+  if (!held) return { outcome: 'ok', revision: 0, removed: false };
+  await opts.bucket.delete(command.name);
+  const history = await opts.bucket.history(command.name);
+  const revision = history[history.length - 1]?.revision ?? held.revision;
+  opts.logger.info(
+    { event: 'secret_deleted', name: command.name, actor: command.actor.id },
+    'secret removed',
+  );
+  return { outcome: 'ok', revision, removed: true };
+}
+
+/** Re-seals every record not under the active key; a record changed meanwhile is left to its writer. */
+export async function rekeySecrets(opts: SecretsHostOptions, command: SecretRekey): Promise<SecretReply> {
+  const refusal = checkRekey(command.key_id, opts.keyring);
+  if (refusal) return refused(refusal);
+  const keyring = opts.keyring as Keyring;
+  const moved: string[] = [];
+  const unreadable: string[] = [];
+  let revision = 0;
+  for (const name of (await opts.bucket.keys()).sort()) {
+    const held = await readRecord(opts.bucket, name);
+    if (!held?.record) continue;
+    const step = rekeyStep(held.record, keyring);
+    if (step.kind === 'keep') continue;
+    if (step.kind === 'unreadable') {
+      unreadable.push(name);
+      opts.logger.warn(
+        { event: 'secret_rekey_unreadable', name, key_id: held.record.key_id, why: step.why },
+        'secret cannot be re-sealed',
+      );
+      continue;
+    }
+    try {
+      revision = await opts.bucket.update(name, encoder.encode(JSON.stringify(step.record)), held.revision);
+      moved.push(name);
+    } catch (error) {
+      // Written meanwhile: the new value was sealed by its writer under the active key.
+      if (!(error instanceof KvConflictError)) throw error;
+    }
+  }
+  opts.logger.info(
+    { event: 'secrets_rekeyed', actor: command.actor.id, key_id: keyring.activeKeyId, moved, unreadable },
+    'secret store re-sealed',
+  );
+  return { outcome: 'ok', revision, moved, unreadable, key_id: keyring.activeKeyId };
+}
+
+/** Answers the three commands until stopped. */
+export function startSecretsHost(opts: SecretsHostOptions): Subscription {
+  const answer = (reply: SecretReply): Uint8Array => encoder.encode(JSON.stringify(reply));
+  const subscriptions = [
+    opts.bus.reply(secretsSubjects.put, async (message) => {
+      const command = parse(SecretPut, message.data);
+      return answer(command ? await putSecret(opts, command) : malformed(message.data));
+    }),
+    opts.bus.reply(secretsSubjects.delete, async (message) => {
+      const command = parse(SecretDelete, message.data);
+      return answer(command ? await deleteSecret(opts, command) : malformed(message.data));
+    }),
+    opts.bus.reply(secretsSubjects.rekey, async (message) => {
+      const command = parse(SecretRekey, message.data);
+      return answer(command ? await rekeySecrets(opts, command) : malformed(message.data));
+    }),
+  ];
+  return {
+    async stop() {
+      await Promise.all(subscriptions.map((s) => s.stop()));
+    },
+  };
+}

@@ -1,0 +1,199 @@
+/**
+ * The secret store over HTTP (spec "Secrets and setup routes", the `/secrets` rows). Reads come from
+ * the read model and never carry a value, except an explicit reveal; writes are commands to the
+ * secrets host on the bus, answered once this node's read model shows them (read-your-writes).
+ * Guarded always (the guard knows `/secrets/*`); `Cache-Control: no-store` comes from the gateway.
+ */
+import { Subjects, type Bus } from '../../../bus/index.js';
+import { listSecrets, metaOfSecret, secretRecord, type SecretsState } from '../../../projections/index.js';
+import {
+  isSecretName,
+  open,
+  SECRET_VALUE_MAX_BYTES,
+  secretAad,
+  SecretReply,
+  SecretSource,
+  type Keyring,
+  type SecretCommandVerb,
+} from '../../../schema/index.js';
+import { ApiError } from '../../api-error.js';
+import type { ApiReply, ApiRequest, RequestHead, RouteDef } from '../../types.js';
+
+export interface SecretsRouteDeps {
+  readonly bus: Bus;
+  readonly state: () => SecretsState;
+  /** Resolves true once `predicate` holds on the read model, false after `timeoutMs`. */
+  readonly until: (predicate: (state: SecretsState) => boolean, timeoutMs: number) => Promise<boolean>;
+  /** This node's keyring; null answers 503 `no_keyring` on every route that seals or opens. */
+  readonly keyring: Keyring | null;
+  readonly commandTimeoutMs?: number;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+function requireName(req: RequestHead): string {
+  const name = req.params['name'] ?? '';
+  if (!isSecretName(name)) {
+    throw new ApiError('invalid_name', {
+      detail: `${JSON.stringify(name.slice(0, 64))} is not a secret name: letters, digits and underscores, starting with a letter or underscore.`,
+    });
+  }
+  return name;
+}
+
+function requireKeyring(deps: SecretsRouteDeps): Keyring {
+  if (!deps.keyring) throw new ApiError('no_keyring');
+  return deps.keyring;
+}
+
+/** `reveal` is `true` or `false` only. */
+function readReveal(req: RequestHead): boolean {
+  const raw = req.query.get('reveal');
+  if (raw === null || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw new ApiError('invalid_query', {
+    detail: `reveal must be true or false, got ${JSON.stringify(raw.slice(0, 32))}`,
+    hint: 'Use ?reveal=true to read the value, or leave it out for the record.',
+  });
+}
+
+function readSource(req: RequestHead): string {
+  const raw = req.query.get('source') ?? 'api';
+  if (!SecretSource.safeParse(raw).success) {
+    throw new ApiError('invalid_query', {
+      detail: 'source must be lower-case letters, digits, . _ : - (at most 64), starting with a letter',
+      hint: 'Leave it out (api), or name the tool that wrote the value, e.g. ?source=cli.',
+    });
+  }
+  return raw;
+}
+
+/** Sends one command and turns a refusal into its catalogued error. */
+async function command(
+  deps: SecretsRouteDeps,
+  verb: SecretCommandVerb,
+  body: unknown,
+): Promise<Extract<SecretReply, { outcome: 'ok' }>> {
+  const answer = await deps.bus.request(
+    Subjects.command('secrets', verb),
+    encoder.encode(JSON.stringify(body)),
+    {
+      timeoutMs: deps.commandTimeoutMs ?? 15_000,
+    },
+  );
+  const reply = SecretReply.parse(JSON.parse(decoder.decode(answer.data)));
+  if (reply.outcome === 'refused') throw new ApiError(reply.error, { detail: reply.detail });
+  return reply;
+}
+
+const actorOf = (req: ApiRequest) => ({
+  id: req.actor?.id ?? 'anonymous',
+  kind: req.actor?.kind ?? 'anonymous',
+});
+
+/** Read-your-writes: the entry for `name` has reached `revision` in this node's read model. */
+const reached = (name: string, revision: number) => (state: SecretsState) =>
+  (state.entries.get(name)?.revision ?? 0) >= revision;
+
+function getOne(deps: SecretsRouteDeps, req: ApiRequest): ApiReply {
+  const name = requireName(req);
+  const reveal = readReveal(req);
+  const keyring = reveal ? requireKeyring(deps) : null;
+  const record = secretRecord(deps.state(), name);
+  if (!record) throw new ApiError('not_found', { detail: `no secret named ${name}` });
+  if (!keyring) return { status: 200, body: metaOfSecret(record) };
+  let value: Buffer;
+  try {
+    value = open(keyring, record.sealed, secretAad(name));
+  } catch {
+    throw new ApiError('unreadable_secret', {
+      detail: `The secret ${name} is sealed under key ${record.key_id}, which does not open it on this node.`,
+      extra: { key_id: record.key_id },
+    });
+  }
+  // Who read which name, never what.
+  req.log.info({ event: 'secret_revealed', name, operator: req.actor?.id ?? null }, 'secret revealed');
+  return { status: 200, headers: { 'Cache-Control': 'no-store' }, body: value };
+}
+
+function beforePut(deps: SecretsRouteDeps, req: RequestHead): void {
+  requireName(req);
+  readSource(req);
+  requireKeyring(deps);
+}
+
+async function put(deps: SecretsRouteDeps, req: ApiRequest): Promise<ApiReply> {
+  const name = requireName(req);
+  const reply = await command(deps, 'put', {
+    name,
+    value_b64: req.body.toString('base64'),
+    source: readSource(req),
+    actor: actorOf(req),
+  });
+  await deps.until(reached(name, reply.revision), 5_000);
+  return { status: 200, body: reply.secret };
+}
+
+async function remove(deps: SecretsRouteDeps, req: ApiRequest): Promise<ApiReply> {
+  const name = requireName(req);
+  const reply = await command(deps, 'delete', { name, actor: actorOf(req) });
+  if (reply.removed) await deps.until(reached(name, reply.revision), 5_000);
+  return { status: 200, body: { removed: reply.removed ?? false } };
+}
+
+function beforeRekey(deps: SecretsRouteDeps, req: RequestHead): void {
+  const keyring = requireKeyring(deps);
+  const keyId = req.query.get('key_id');
+  if (keyId !== null && keyId !== keyring.activeKeyId) {
+    throw new ApiError('key_not_active', {
+      detail: `Records are re-sealed under the active key ${keyring.activeKeyId}; ${JSON.stringify(keyId.slice(0, 64))} is not it.`,
+      extra: { active_key_id: keyring.activeKeyId },
+    });
+  }
+}
+
+async function rekey(deps: SecretsRouteDeps, req: ApiRequest): Promise<ApiReply> {
+  const keyId = req.query.get('key_id');
+  const reply = await command(deps, 'rekey', {
+    ...(keyId !== null ? { key_id: keyId } : {}),
+    actor: actorOf(req),
+  });
+  const moved = reply.moved ?? [];
+  await deps.until(
+    (state) =>
+      moved.every((name) => reached(name, 1)(state) && secretRecord(state, name)?.key_id === reply.key_id),
+    5_000,
+  );
+  return { status: 200, body: { key_id: reply.key_id, moved, unreadable: reply.unreadable ?? [] } };
+}
+
+export function secretsRoutes(deps: SecretsRouteDeps): RouteDef[] {
+  return [
+    {
+      method: 'GET',
+      pattern: '/secrets',
+      handler: () => ({ status: 200, body: { secrets: listSecrets(deps.state()) } }),
+    },
+    { method: 'GET', pattern: '/secrets/:name', handler: (req) => getOne(deps, req) },
+    {
+      method: 'PUT',
+      pattern: '/secrets/:name',
+      maxBodyBytes: SECRET_VALUE_MAX_BYTES,
+      beforeBody: (req) => beforePut(deps, req),
+      handler: (req) => put(deps, req),
+    },
+    {
+      method: 'DELETE',
+      pattern: '/secrets/:name',
+      beforeBody: (req) => void requireName(req),
+      handler: (req) => remove(deps, req),
+    },
+    {
+      method: 'POST',
+      pattern: '/secrets/rekey',
+      beforeBody: (req) => beforeRekey(deps, req),
+      handler: (req) => rekey(deps, req),
+    },
+  ];
+}

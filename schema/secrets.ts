@@ -1,0 +1,86 @@
+/**
+ * The secret store (spec "Secret record", "Secrets and setup routes"): values sealed under the active
+ * key in the KV bucket `svc_secrets`, one key per name, written only through the commands below
+ * (`svc.cmd.secrets.put | delete | rekey`) and answered with `SecretReply`.
+ */
+import { z } from 'zod';
+import { ErrorCode } from './errors.js';
+
+/** Environment-variable grammar: letters, digits and underscores, not starting with a digit. */
+export const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Longest accepted name (a KV key and a `${VAR}`; nobody needs more). */
+export const SECRET_NAME_MAX = 128;
+/** Largest value `PUT /secrets/{name}` accepts (spec "Limits"). */
+export const SECRET_VALUE_MAX_BYTES = 64 * 1024;
+
+export const SecretName = z
+  .string()
+  .max(SECRET_NAME_MAX)
+  .regex(SECRET_NAME, 'letters, digits and underscores, starting with a letter or underscore');
+
+export const isSecretName = (name: string): boolean =>
+  name.length <= SECRET_NAME_MAX && SECRET_NAME.test(name);
+
+/** Where a value came from: `api` (default), `cli`, `setup`, ... */
+export const SecretSource = z
+  .string()
+  .regex(/^[a-z][a-z0-9._:-]{0,63}$/, 'lower-case letters, digits, . _ : - (max 64)');
+
+/** Associated data binding a sealed value to its name: moved to another name, it fails to open. */
+export const secretAad = (name: string): string => `svc:secret:${name}`;
+
+/** The public record: everything but the value (spec "Secret record"). */
+export const SecretMeta = z.object({
+  name: SecretName,
+  key_id: z.string().min(1),
+  updated_at: z.string().datetime({ offset: true }),
+  updated_by: z.string().min(1),
+  source: SecretSource,
+});
+export type SecretMeta = z.infer<typeof SecretMeta>;
+
+/** What one KV entry of `svc_secrets` holds: the record plus `sealed` (`enc:v1:<key_id>:<base64>`). */
+export const StoredSecret = SecretMeta.extend({ v: z.literal(1), sealed: z.string().startsWith('enc:v1:') });
+export type StoredSecret = z.infer<typeof StoredSecret>;
+
+/** Who sent a command (a token id, `anonymous`, a node id). */
+export const SecretActor = z.object({ id: z.string().min(1), kind: z.string().min(1) });
+
+/** `svc.cmd.secrets.put`: seal `value_b64` (base64 of the raw bytes) under the active key. */
+export const SecretPut = z.object({
+  name: SecretName,
+  value_b64: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'base64'),
+  source: SecretSource,
+  actor: SecretActor,
+});
+export type SecretPut = z.infer<typeof SecretPut>;
+
+/** `svc.cmd.secrets.delete`. */
+export const SecretDelete = z.object({ name: SecretName, actor: SecretActor });
+export type SecretDelete = z.infer<typeof SecretDelete>;
+
+/** `svc.cmd.secrets.rekey`: re-seal every record not under the active key; `key_id` must name it. */
+export const SecretRekey = z.object({ key_id: z.string().min(1).optional(), actor: SecretActor });
+export type SecretRekey = z.infer<typeof SecretRekey>;
+
+export const SecretCommandVerb = { Put: 'put', Delete: 'delete', Rekey: 'rekey' } as const;
+export type SecretCommandVerb = (typeof SecretCommandVerb)[keyof typeof SecretCommandVerb];
+
+/**
+ * The reply to every secrets command. `revision` is the bucket revision the write landed at (a reader
+ * waits for its read model to reach it); `put` answers `secret`, `delete` answers `removed`, `rekey`
+ * answers `moved` (re-sealed) and `unreadable` (sealed under a key this node lacks; left as they are).
+ */
+export const SecretReply = z.discriminatedUnion('outcome', [
+  z.object({
+    outcome: z.literal('ok'),
+    revision: z.number().int().nonnegative(),
+    secret: SecretMeta.optional(),
+    removed: z.boolean().optional(),
+    moved: z.array(SecretName).optional(),
+    unreadable: z.array(SecretName).optional(),
+    key_id: z.string().optional(),
+  }),
+  z.object({ outcome: z.literal('refused'), error: ErrorCode, detail: z.string() }),
+]);
+export type SecretReply = z.infer<typeof SecretReply>;

@@ -1,0 +1,69 @@
+/**
+ * The secret store of one node: the actor host answering `svc.cmd.secrets.*` (the only writer of
+ * `svc_secrets`), the read model following the bucket, and the `${VAR}` resolver (store, then
+ * environment) the runtime substitutes document references with.
+ */
+import type { Logger } from 'pino';
+import { startSecretsHost } from '../actors/index.js';
+import type { Bus, Kv, Subscription } from '../bus/index.js';
+import { secretsRoutes, type RouteDef } from '../http/index.js';
+import { followSecrets, secretsThenEnv, storeResolver, type SecretsView } from '../projections/index.js';
+import { keyringFrom, type Keyring, type Resolver, type TierA } from '../schema/index.js';
+
+export interface Secrets {
+  readonly view: SecretsView;
+  readonly keyring: Keyring | null;
+  /** `${VAR}` resolution for the company document: store first (with a keyring), then the environment. */
+  readonly resolve: Resolver;
+  /** The `/secrets` routes over this store. */
+  routes(): RouteDef[];
+  stop(): Promise<void>;
+}
+
+export async function startSecrets(opts: {
+  bus: Bus;
+  bucket: Kv;
+  config: TierA;
+  logger: Logger;
+  env?: Readonly<Record<string, string | undefined>>;
+}): Promise<Secrets> {
+  const { bus, bucket, config, logger } = opts;
+  const keyring = keyringFrom(config.secrets);
+  const view = await followSecrets({ bucket, logger: logger.child({ component: 'secrets.view' }) });
+  const host: Subscription = startSecretsHost({
+    bus,
+    bucket,
+    keyring,
+    logger: logger.child({ component: 'secrets' }),
+  });
+  // Told once per name and key, so a reference resolved on every apply does not flood the log.
+  const told = new Set<string>();
+  const store = storeResolver(
+    () => view.state,
+    keyring,
+    (name, keyId) => {
+      if (told.has(`${name}:${keyId}`)) return;
+      told.add(`${name}:${keyId}`);
+      logger.warn(
+        { event: 'secret_unreadable', name, key_id: keyId },
+        'a stored secret does not open on this node; the environment answers for it',
+      );
+    },
+  );
+  return {
+    view,
+    keyring,
+    resolve: secretsThenEnv(store, opts.env ?? process.env),
+    routes: () =>
+      secretsRoutes({
+        bus,
+        keyring,
+        state: () => view.state,
+        until: (predicate, timeoutMs) => view.until(predicate, timeoutMs),
+      }),
+    async stop() {
+      await host.stop();
+      await view.stop();
+    },
+  };
+}
