@@ -33,3 +33,10 @@ export {
 } from './webhooks/settings.js';
 export { webhookRoutes } from './webhooks/webhooks.routes.js';
 export { secretsRoutes, type SecretsRouteDeps } from './routes/secrets/secrets.routes.js';
+export { stateSigner, type StateSigner } from './webhooks/app-state.js';
+export {
+  landingRoutes,
+  type AppCompletion,
+  type AppFlow,
+  type LandingDeps,
+} from './webhooks/landing.routes.js';
