@@ -122,7 +122,7 @@ export {
   VendorName,
   type Pipeline,
 } from './webhooks.js';
-export { deriveHandle, handlePattern } from './document/index.js';
+export { deriveHandle, handlePattern, seatIdentity } from './document/index.js';
 export { seatDirectory, type DirectorySeat, type DirectoryUnit, type SeatDirectory } from './seat-directory.js';
 export {
   isSecretName,

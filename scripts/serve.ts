@@ -12,6 +12,7 @@ import { queryRoutes, startGateway, type AuthSettings, type Gateway } from '../h
 import { NodeRole, type TierA } from '../schema/index.js';
 import { startConfiguration, type Configuration } from './config-wiring.js';
 import { startSecrets, type Secrets } from './secrets-wiring.js';
+import { startWebhooks } from './webhooks-wiring.js';
 
 const reconcileIntervalMs = 15_000;
 
@@ -63,6 +64,14 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     const secrets = await startSecrets({ bus, bucket: catalogue.secrets, config, logger });
     const configuration = await startConfiguration({ bus, coord: catalogue.coord, node, config, logger });
     await configuration.applyActive();
+    const webhooks = await startWebhooks({
+      bus,
+      view: configuration.view,
+      config,
+      logger,
+      resolve: secrets.resolve,
+      configured: () => node.configured(),
+    });
 
     // 4. gateway
     const auth: AuthSettings = {
@@ -80,7 +89,12 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         ingress,
         auth,
         routes: ingress
-          ? [...configuration.routes(auth), ...secrets.routes(), ...queryRoutes(configuration.questions)]
+          ? [
+              ...configuration.routes(auth),
+              ...secrets.routes(),
+              ...webhooks.routes(auth),
+              ...queryRoutes(configuration.questions),
+            ]
           : [],
         probes: {
           health: () => node.health({ inFlight: inFlight() }),
@@ -112,6 +126,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         node.send({ type: 'node.drain' });
         clearInterval(reconcile);
         await gateway?.drain();
+        await webhooks.stop();
         await configuration.stop();
         await secrets.stop();
         await bus.close();

@@ -3,3 +3,4 @@ export { parseDelivery, type Parsed } from './parse.js';
 export { isOwnAction, peopleFrom, resolveSeat, SHARED_ACCOUNT, type People } from './people.js';
 export { readWatchers, startRouterHost, watcherKey, type RouterHostOptions } from './router.host.js';
 export { routeNotification, type RouteDecision } from './routing.js';
+export { convertManifest, type Conversion, type ConversionResult } from './vendors/codehost-a.client.js';

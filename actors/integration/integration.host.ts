@@ -5,7 +5,14 @@
  * Acks only after the publish is durable: a crash in between redelivers, never loses.
  */
 import type { Logger } from 'pino';
-import { Streams, Subjects, TerminateError, type Bus, type StoredMessage, type Subscription } from '../../bus/index.js';
+import {
+  Streams,
+  Subjects,
+  TerminateError,
+  type Bus,
+  type StoredMessage,
+  type Subscription,
+} from '../../bus/index.js';
 import {
   deliveryKey,
   InboundNotification,
@@ -79,13 +86,21 @@ export async function startIntegrationHost(opts: IntegrationHostOptions): Promis
       result = notificationOf(opts.people(), msg);
     } catch (error) {
       // Not a delivery this build can read: keep it in the audit store, never loop on it.
-      logger.error({ event: 'webhook_unparseable', stream: msg.stream, seq: msg.seq, err: error }, 'webhook_unparseable');
+      logger.error(
+        { event: 'webhook_unparseable', stream: msg.stream, seq: msg.seq, err: error },
+        'webhook_unparseable',
+      );
       throw new TerminateError('unreadable raw delivery', { cause: error });
     }
     const { notification, meta } = result;
     if (notification === null) {
       logger.info(
-        { event: 'webhook_own_action_dropped', pipeline: meta.pipeline, delivery_id: meta.delivery_id, seq: msg.seq },
+        {
+          event: 'webhook_own_action_dropped',
+          pipeline: meta.pipeline,
+          delivery_id: meta.delivery_id,
+          seq: msg.seq,
+        },
         'webhook_own_action_dropped',
       );
       return;

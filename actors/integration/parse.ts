@@ -10,11 +10,16 @@ export type Parsed = Pick<InboundNotification, 'trigger' | 'summary' | 'subject'
   readonly selfIds?: readonly string[];
 };
 
-const actor = (o: Partial<Record<keyof VendorActor, string | boolean | null | undefined>>): VendorActor | null => {
+const actor = (
+  o: Partial<Record<keyof VendorActor, string | boolean | null | undefined>>,
+): VendorActor | null => {
   const a = compact(o) as VendorActor;
   return Object.keys(a).filter((k) => k !== 'bot').length > 0 ? a : null;
 };
-const subject = (kind: string, s: Partial<InboundNotification['subject']>): InboundNotification['subject'] => ({
+const subject = (
+  kind: string,
+  s: Partial<InboundNotification['subject']>,
+): InboundNotification['subject'] => ({
   kind,
   id: s.id ?? null,
   key: s.key ?? null,
@@ -28,13 +33,20 @@ const people = (list: unknown[], f: (p: unknown) => VendorActor | null): VendorA
 /** `@handle` / `@login` mentions in plain text (not e-mail addresses). */
 export function atMentions(text: string | null): string[] {
   if (text === null) return [];
-  return [...text.matchAll(/(?<![\w.@])@([A-Za-z0-9][A-Za-z0-9_.-]{0,63})/g)].map((m) => (m[1] ?? '').replace(/\.+$/, ''));
+  return [...text.matchAll(/(?<![\w.@])@([A-Za-z0-9][A-Za-z0-9_.-]{0,63})/g)].map((m) =>
+    (m[1] ?? '').replace(/\.+$/, ''),
+  );
 }
 const uniq = (xs: string[]): string[] => [...new Set(xs.filter((x) => x !== ''))];
 
 function trackerA(j: unknown, event: string): Parsed {
   const u = (p: unknown): VendorActor | null =>
-    actor({ id: str(p, 'accountId') ?? str(p, 'key'), name: str(p, 'displayName'), email: str(p, 'emailAddress'), login: str(p, 'name') });
+    actor({
+      id: str(p, 'accountId') ?? str(p, 'key'),
+      name: str(p, 'displayName'),
+      email: str(p, 'emailAddress'),
+      login: str(p, 'name'),
+    });
   const body = str(j, 'comment', 'body') ?? str(j, 'issue', 'fields', 'description');
   const jiraMentions = [...(body ?? '').matchAll(/\[~(?:accountid:)?([^\]]+)\]/g)].map((m) => m[1] ?? '');
   const key = str(j, 'issue', 'key');
@@ -54,7 +66,11 @@ function chat(j: unknown, event: string): Parsed {
   return {
     trigger: actor({ id: user, bot: str(e, 'bot_id') !== null }),
     summary: `chat ${event || 'event'}${text ? `: ${text.slice(0, 200)}` : ''}`,
-    subject: subject('message', { id: str(e, 'ts') ?? str(e, 'event_ts'), key: str(e, 'channel'), title: null }),
+    subject: subject('message', {
+      id: str(e, 'ts') ?? str(e, 'event_ts'),
+      key: str(e, 'channel'),
+      title: null,
+    }),
     mentions: uniq([...(text ?? '').matchAll(/<@([A-Z0-9]+)>/g)].map((m) => m[1] ?? '')),
     named: [],
     selfIds: arr(j, 'authorizations')
@@ -64,7 +80,8 @@ function chat(j: unknown, event: string): Parsed {
 }
 
 function codehostA(j: unknown, event: string): Parsed {
-  const u = (p: unknown): VendorActor | null => actor({ login: str(p, 'login'), id: str(p, 'id'), bot: str(p, 'type') === 'Bot' });
+  const u = (p: unknown): VendorActor | null =>
+    actor({ login: str(p, 'login'), id: str(p, 'id'), bot: str(p, 'type') === 'Bot' });
   const item = at(j, 'pull_request') ?? at(j, 'issue');
   const body = str(j, 'comment', 'body') ?? str(item, 'body') ?? str(j, 'review', 'body');
   const number = str(item, 'number');
@@ -79,7 +96,8 @@ function codehostA(j: unknown, event: string): Parsed {
 }
 
 function codehostB(j: unknown, event: string): Parsed {
-  const u = (p: unknown): VendorActor | null => actor({ login: str(p, 'username'), id: str(p, 'id'), name: str(p, 'name'), email: str(p, 'email') });
+  const u = (p: unknown): VendorActor | null =>
+    actor({ login: str(p, 'username'), id: str(p, 'id'), name: str(p, 'name'), email: str(p, 'email') });
   const attrs = at(j, 'object_attributes');
   const body = str(attrs, 'note') ?? str(attrs, 'description');
   return {
@@ -92,7 +110,13 @@ function codehostB(j: unknown, event: string): Parsed {
 }
 
 function trackerB(j: unknown, event: string): Parsed {
-  const u = (p: unknown): VendorActor | null => actor({ id: str(p, 'id'), name: str(p, 'display_name'), email: str(p, 'email'), login: str(p, 'username') });
+  const u = (p: unknown): VendorActor | null =>
+    actor({
+      id: str(p, 'id'),
+      name: str(p, 'display_name'),
+      email: str(p, 'email'),
+      login: str(p, 'username'),
+    });
   const data = at(j, 'data');
   const body = str(data, 'comment_stripped') ?? str(data, 'description_stripped');
   return {
@@ -105,12 +129,28 @@ function trackerB(j: unknown, event: string): Parsed {
 }
 
 function wiki(j: unknown, event: string): Parsed {
-  const page = at(j, 'page') ?? at(j, 'blog') ?? at(j, 'blogpost') ?? at(j, 'comment', 'container') ?? at(j, 'comment', 'parent') ?? at(j, 'content');
-  const body = str(j, 'comment', 'body', 'storage', 'value') ?? str(j, 'comment', 'body') ?? str(j, 'comment', 'content');
-  const riUsers = [...(body ?? '').matchAll(/ri:(?:account-id|userkey|username)="([^"]+)"/g)].map((m) => m[1] ?? '');
-  const space = str(page, 'spaceKey') ?? str(page, 'space', 'key') ?? str(j, 'comment', 'spaceKey') ?? str(j, 'space', 'key');
+  const page =
+    at(j, 'page') ??
+    at(j, 'blog') ??
+    at(j, 'blogpost') ??
+    at(j, 'comment', 'container') ??
+    at(j, 'comment', 'parent') ??
+    at(j, 'content');
+  const body =
+    str(j, 'comment', 'body', 'storage', 'value') ??
+    str(j, 'comment', 'body') ??
+    str(j, 'comment', 'content');
+  const riUsers = [...(body ?? '').matchAll(/ri:(?:account-id|userkey|username)="([^"]+)"/g)].map(
+    (m) => m[1] ?? '',
+  );
+  const space =
+    str(page, 'spaceKey') ??
+    str(page, 'space', 'key') ??
+    str(j, 'comment', 'spaceKey') ??
+    str(j, 'space', 'key');
   const triggerId = str(j, 'userAccountId') ?? str(j, 'atlassianId') ?? str(j, 'user', 'accountId');
-  const creator = str(page, 'creatorAccountId') ?? str(page, 'creatorName') ?? str(page, 'creator', 'accountId');
+  const creator =
+    str(page, 'creatorAccountId') ?? str(page, 'creatorName') ?? str(page, 'creator', 'accountId');
   return {
     trigger: actor({ id: triggerId, login: str(j, 'user', 'username') ?? str(j, 'userName') ?? str(j, 'updateTrigger', 'username'), email: str(j, 'user', 'email') }),
     summary: `${event || 'wiki event'}: ${str(page, 'title') ?? ''}`.trim(),
@@ -122,9 +162,11 @@ function wiki(j: unknown, event: string): Parsed {
 
 function monitor(j: unknown, event: string): Parsed {
   const first = arr(j, 'alerts')[0];
-  const name = str(j, 'commonLabels', 'alertname') ?? str(first, 'labels', 'alertname') ?? str(j, 'title') ?? 'alert';
+  const name =
+    str(j, 'commonLabels', 'alertname') ?? str(first, 'labels', 'alertname') ?? str(j, 'title') ?? 'alert';
   const seat = str(j, 'commonLabels', 'seat') ?? str(first, 'labels', 'seat');
-  const message = str(j, 'message') ?? str(j, 'commonAnnotations', 'summary') ?? str(first, 'annotations', 'summary');
+  const message =
+    str(j, 'message') ?? str(j, 'commonAnnotations', 'summary') ?? str(first, 'annotations', 'summary');
   return {
     trigger: null,
     summary: `monitor ${event || 'alert'}: ${name}${message ? ` — ${message.slice(0, 200)}` : ''}`,

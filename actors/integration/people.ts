@@ -31,7 +31,10 @@ const lower = (s: string): string => s.toLowerCase();
 
 export function peopleFrom(resolvedDocument: unknown): People {
   const directory = seatDirectory(resolvedDocument);
-  const integrations = isRecord(resolvedDocument) && isRecord(resolvedDocument['integrations']) ? resolvedDocument['integrations'] : {};
+  const integrations =
+    isRecord(resolvedDocument) && isRecord(resolvedDocument['integrations'])
+      ? resolvedDocument['integrations']
+      : {};
   const own = new Map<Pipeline, Map<string, string>>();
   const add = (p: Pipeline, identity: string | null, handle: string): void => {
     if (identity === null || identity === '') return;

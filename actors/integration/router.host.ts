@@ -7,7 +7,15 @@
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import { Buckets, Streams, Subjects, TerminateError, type Bus, type Kv, type Subscription } from '../../bus/index.js';
+import {
+  Buckets,
+  Streams,
+  Subjects,
+  TerminateError,
+  type Bus,
+  type Kv,
+  type Subscription,
+} from '../../bus/index.js';
 import { InboundNotification, InboxKind, InboxMessage } from '../../schema/index.js';
 import type { People } from './people.js';
 import { routeNotification } from './routing.js';
@@ -24,15 +32,23 @@ const decoder = new TextDecoder();
 
 /** KV keys are letters, digits, `_`, `-`: page ids that are anything else are hashed. */
 export function watcherKey(pageId: string): string {
-  return /^[A-Za-z0-9_-]{1,100}$/.test(pageId) ? `page_${pageId}` : `h_${createHash('sha256').update(pageId).digest('hex')}`;
+  return /^[A-Za-z0-9_-]{1,100}$/.test(pageId)
+    ? `page_${pageId}`
+    : `h_${createHash('sha256').update(pageId).digest('hex')}`;
 }
 
-export async function readWatchers(kv: Kv, pageId: string): Promise<{ handles: string[]; revision: number | null }> {
+export async function readWatchers(
+  kv: Kv,
+  pageId: string,
+): Promise<{ handles: string[]; revision: number | null }> {
   const entry = await kv.get(watcherKey(pageId));
   if (entry === null) return { handles: [], revision: null };
   try {
     const value: unknown = JSON.parse(decoder.decode(entry.value));
-    return { handles: Array.isArray(value) ? value.filter((h): h is string => typeof h === 'string') : [], revision: entry.revision };
+    return {
+      handles: Array.isArray(value) ? value.filter((h): h is string => typeof h === 'string') : [],
+      revision: entry.revision,
+    };
   } catch {
     return { handles: [], revision: entry.revision };
   }
@@ -68,14 +84,21 @@ export async function startRouterHost(opts: RouterHostOptions): Promise<Subscrip
     const pageId = n.pipeline === 'wiki' ? n.subject.id : null;
     const current = pageId !== null ? (await readWatchers(watchers, pageId)).handles : [];
     const decision = routeNotification(n, people, current);
-    if (pageId !== null && decision.addWatchers.length > 0) await addWatchers(watchers, pageId, decision.addWatchers);
+    if (pageId !== null && decision.addWatchers.length > 0)
+      await addWatchers(watchers, pageId, decision.addWatchers);
     const fields = { notification: n.id, step: decision.step };
     if (decision.dropped !== null) {
-      logger.info({ ...fields, event: 'notification_dropped', reason: decision.dropped }, 'notification_dropped');
+      logger.info(
+        { ...fields, event: 'notification_dropped', reason: decision.dropped },
+        'notification_dropped',
+      );
       return;
     }
     if (decision.skippedHumans.length > 0)
-      logger.debug({ ...fields, event: 'notification_human_skipped', seats: decision.skippedHumans }, 'human seats skipped');
+      logger.debug(
+        { ...fields, event: 'notification_human_skipped', seats: decision.skippedHumans },
+        'human seats skipped',
+      );
     const trace = createHash('sha256').update(n.id).digest('hex').slice(0, 32);
     for (const handle of decision.recipients) {
       const message = InboxMessage.parse({
@@ -87,8 +110,13 @@ export async function startRouterHost(opts: RouterHostOptions): Promise<Subscrip
         summary: n.summary,
         payload: { notification: n },
       });
-      await bus.publish(Subjects.agentInbox(handle), encoder.encode(JSON.stringify(message)), { msgId: message.id });
+      await bus.publish(Subjects.agentInbox(handle), encoder.encode(JSON.stringify(message)), {
+        msgId: message.id,
+      });
     }
-    logger.info({ ...fields, event: 'notification_routed', recipients: decision.recipients }, 'notification_routed');
+    logger.info(
+      { ...fields, event: 'notification_routed', recipients: decision.recipients },
+      'notification_routed',
+    );
   });
 }

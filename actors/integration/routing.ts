@@ -23,7 +23,9 @@ export interface RouteDecision {
   readonly addWatchers: readonly string[];
 }
 
-const uniq = (xs: ReadonlyArray<string | null>): string[] => [...new Set(xs.filter((x): x is string => x !== null))];
+const uniq = (xs: ReadonlyArray<string | null>): string[] => [
+  ...new Set(xs.filter((x): x is string => x !== null)),
+];
 
 export function routeNotification(
   n: InboundNotification,
@@ -34,7 +36,9 @@ export function routeNotification(
   const trigger = n.trigger === null ? null : resolveSeat(people, n.pipeline, n.trigger);
   const mentioned = uniq(n.mentions.map((m) => resolveSeat(people, n.pipeline, m)));
   const addWatchers =
-    n.pipeline === 'wiki' ? mentioned.filter((h) => seats.get(h)?.kind === 'agent' && !watchers.includes(h)) : [];
+    n.pipeline === 'wiki'
+      ? mentioned.filter((h) => seats.get(h)?.kind === 'agent' && !watchers.includes(h))
+      : [];
   const steps: Array<[string, string[]]> =
     n.pipeline === 'wiki'
       ? [

@@ -35,8 +35,7 @@ async function chat(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> {
   if (!deps.configured())
     return retryLater('This node has no active configuration yet, so it cannot verify or route deliveries.');
   const secret = seatSecret(deps.settings(), handle, 'chat', 'signing_secret');
-  if (secret === null)
-    return notConfigured(deps, req, surface, `seat ${handle} has no chat signing secret`);
+  if (secret === null) return notConfigured(deps, req, surface, `seat ${handle} has no chat signing secret`);
   const verdict = verifyChat(secret, req.headers, req.body, deps.now?.() ?? Date.now());
   if (!verdict.ok) refused(deps, req, surface, verdict.reason);
   if (json === undefined) malformed(deps, req, surface);

@@ -38,7 +38,9 @@ export function wikiDedupKey(json: unknown, body: Buffer, eventFallback: string 
   const ts = scalar(at(json, 'timestamp'));
   const page = wikiPageId(json);
   const event = wikiEventType(json) ?? eventFallback;
-  return ts !== null && page !== null && event !== null ? `${ts}:${page}:${event}` : `sha256:${bodyDigest(body)}`;
+  return ts !== null && page !== null && event !== null
+    ? `${ts}:${page}:${event}`
+    : `sha256:${bodyDigest(body)}`;
 }
 
 export function digestKey(body: Buffer): string {

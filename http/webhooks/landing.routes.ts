@@ -57,7 +57,11 @@ function chatOauth(req: ApiRequest): ApiReply {
   ]);
 }
 
-async function codehostApp(deps: LandingDeps, signer: StateSigner | null, req: ApiRequest): Promise<ApiReply> {
+async function codehostApp(
+  deps: LandingDeps,
+  signer: StateSigner | null,
+  req: ApiRequest,
+): Promise<ApiReply> {
   const error = req.query.get('error');
   if (error !== null) {
     const description = req.query.get('error_description') ?? error;
@@ -78,19 +82,29 @@ async function codehostApp(deps: LandingDeps, signer: StateSigner | null, req: A
   const code = req.query.get('code');
   const state = req.query.get('state');
   if (code === null || state === null || !/^[A-Za-z0-9_-]{1,256}$/.test(code))
-    return page(400, 'Bad request', ['This page expects a <b>code</b> and a <b>state</b> from the code host.']);
+    return page(400, 'Bad request', [
+      'This page expects a <b>code</b> and a <b>state</b> from the code host.',
+    ]);
   const handle = signer.check(state);
   if (handle === null)
-    return page(400, 'Link expired or altered', ['Start again from the seat\'s setup page.']);
+    return page(400, 'Link expired or altered', ["Start again from the seat's setup page."]);
   const seat = deps.settings().directory.seats.get(handle);
   if (!seat || seat.kind !== 'agent')
-    return page(400, 'Unknown seat', [`No agent seat <b>${escapeHtml(handle)}</b> in the active configuration.`]);
+    return page(400, 'Unknown seat', [
+      `No agent seat <b>${escapeHtml(handle)}</b> in the active configuration.`,
+    ]);
   const done = await deps.appFlow.complete(handle, code);
   if (!done.ok) {
-    req.log.warn({ event: 'codehost_app_refused', seat: handle, reason: done.reason }, 'codehost_app_refused');
+    req.log.warn(
+      { event: 'codehost_app_refused', seat: handle, reason: done.reason },
+      'codehost_app_refused',
+    );
     return page(done.status, 'The app could not be recorded', [escapeHtml(done.reason)]);
   }
-  req.log.info({ event: 'codehost_app_recorded', seat: handle, app_slug: done.app_slug }, 'codehost_app_recorded');
+  req.log.info(
+    { event: 'codehost_app_recorded', seat: handle, app_slug: done.app_slug },
+    'codehost_app_recorded',
+  );
   return page(200, 'App created', [
     `Seat <b>${escapeHtml(handle)}</b> now has the app <b>${escapeHtml(done.app_slug)}</b>.`,
     'Install it on the repositories the seat works on; the code host brings you back here.',
@@ -100,7 +114,11 @@ async function codehostApp(deps: LandingDeps, signer: StateSigner | null, req: A
 function begin(deps: LandingDeps, signer: StateSigner | null, req: ApiRequest): ApiReply {
   if (deps.auth) assertCompanyWriter(deps.auth, req.actor);
   if (deps.appFlow === undefined || signer === null)
-    return codelessReply(503, 'This node has no setup surface for code-host apps.', 'Configure a keyring and the code-host API location.');
+    return codelessReply(
+      503,
+      'This node has no setup surface for code-host apps.',
+      'Configure a keyring and the code-host API location.',
+    );
   const handle = req.params['handle'] ?? '';
   const seat = deps.settings().directory.seats.get(handle);
   if (!seat || seat.kind !== 'agent')
@@ -122,7 +140,13 @@ function begin(deps: LandingDeps, signer: StateSigner | null, req: ApiRequest): 
         setup_url: `${base}/webhooks/codehost-a-app?installed=${handle}`,
         public: false,
         default_permissions: { issues: 'write', pull_requests: 'write', contents: 'write', metadata: 'read' },
-        default_events: ['issues', 'issue_comment', 'pull_request', 'pull_request_review', 'pull_request_review_comment'],
+        default_events: [
+          'issues',
+          'issue_comment',
+          'pull_request',
+          'pull_request_review',
+          'pull_request_review_comment',
+        ],
       },
     },
   };

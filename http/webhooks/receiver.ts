@@ -87,7 +87,6 @@ export function parseJson(body: Buffer): unknown {
   }
 }
 
-
 /** 3. Appends the delivery durably, then answers; a duplicate is answered 2xx and creates nothing. */
 export async function accept(deps: ReceiverDeps, req: ApiRequest, a: Accepted): Promise<ApiReply> {
   const vendorHeaders: Record<string, string> = {};

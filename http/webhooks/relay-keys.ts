@@ -31,10 +31,10 @@ export function relayKeySet(
       try {
         const res = await get(url, { signal: AbortSignal.timeout(timeoutMs) });
         if (!res.ok) throw new KeySetUnavailable(`key set answered ${res.status}`);
-        const body = (await res.json());
+        const body = await res.json();
         const list =
           typeof body === 'object' && body !== null && Array.isArray((body as { keys?: unknown }).keys)
-            ? ((body as { keys: unknown[] }).keys)
+            ? (body as { keys: unknown[] }).keys
             : [];
         const next = new Map<string, KeyObject>();
         for (const jwk of list) {

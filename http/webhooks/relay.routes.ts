@@ -9,7 +9,15 @@ import type { ApiReply, ApiRequest, RouteDef } from '../types.js';
 import { digestKey, pathOf, scalar, wikiDedupKey } from './delivery-ids.js';
 import { KeySetUnavailable } from './relay-keys.js';
 import { RelayHeaders, verifyRelay } from './relay.verify.js';
-import { accept, malformed, notConfigured, parseJson, refused, retryLater, type ReceiverDeps } from './receiver.js';
+import {
+  accept,
+  malformed,
+  notConfigured,
+  parseJson,
+  refused,
+  retryLater,
+  type ReceiverDeps,
+} from './receiver.js';
 
 /** Wiki events the relay forwards (spec): page created/updated/trashed/deleted, comment and blog post. */
 const wikiEvents = new Set([
@@ -61,5 +69,7 @@ async function relay(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> {
 }
 
 export function relayRoutes(deps: ReceiverDeps): RouteDef[] {
-  return [{ method: 'POST', pattern: '/webhooks/relay', kind: 'webhook', handler: (req) => relay(deps, req) }];
+  return [
+    { method: 'POST', pattern: '/webhooks/relay', kind: 'webhook', handler: (req) => relay(deps, req) },
+  ];
 }

@@ -10,7 +10,11 @@ export interface WebhookSettings {
   readonly revision: string | null;
   readonly trackerA: { readonly configured: boolean; readonly secret: string | null };
   /** `secret`: self-hosted HMAC (`webhook_secret`); `token`: the cloud shared token. */
-  readonly wiki: { readonly configured: boolean; readonly secret: string | null; readonly token: string | null };
+  readonly wiki: {
+    readonly configured: boolean;
+    readonly secret: string | null;
+    readonly token: string | null;
+  };
   readonly chat: { readonly configured: boolean };
   readonly codehostA: { readonly configured: boolean; readonly secret: string | null };
   readonly codehostB: { readonly configured: boolean; readonly secret: string | null };

@@ -28,7 +28,8 @@ function checked(deps: ReceiverDeps, req: ApiRequest, surface: string, verdict: 
 function trackerA(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> | ApiReply {
   const surface = 'tracker-a';
   const secret = deps.settings().trackerA.secret;
-  if (secret === null) return notConfigured(deps, req, surface, 'integrations.tracker_a.webhook_secret is unset');
+  if (secret === null)
+    return notConfigured(deps, req, surface, 'integrations.tracker_a.webhook_secret is unset');
   const json = checked(deps, req, surface, verifyTrackerA(secret, req.headers, req.body));
   return accept(deps, req, {
     vendor: Vendor.TrackerA,
@@ -74,7 +75,8 @@ function codehostA(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> | Api
 function codehostB(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> | ApiReply {
   const surface = 'codehost-b';
   const secret = deps.settings().codehostB.secret;
-  if (secret === null) return notConfigured(deps, req, surface, 'integrations.codehost_b.signing_secret is unset');
+  if (secret === null)
+    return notConfigured(deps, req, surface, 'integrations.codehost_b.signing_secret is unset');
   const json = checked(deps, req, surface, verifyCodehostB(secret, req.headers, req.body, now(deps)));
   return accept(deps, req, {
     vendor: Vendor.CodehostB,
@@ -91,7 +93,8 @@ function codehostB(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> | Api
 function trackerB(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> | ApiReply {
   const surface = 'tracker-b';
   const secret = deps.settings().trackerB.secret;
-  if (secret === null) return notConfigured(deps, req, surface, 'integrations.tracker_b.webhook_secret is unset');
+  if (secret === null)
+    return notConfigured(deps, req, surface, 'integrations.tracker_b.webhook_secret is unset');
   const json = checked(deps, req, surface, verifyTrackerB(secret, req.headers, req.body));
   return accept(deps, req, {
     vendor: Vendor.TrackerB,
@@ -125,7 +128,8 @@ function wikiSelfHosted(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> 
 function wikiCloud(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> | ApiReply {
   const surface = 'wiki/cloud';
   const token = deps.settings().wiki.token;
-  if (token === null) return notConfigured(deps, req, surface, 'the wiki cloud token (WIKI_WEBHOOK_TOKEN) is unset');
+  if (token === null)
+    return notConfigured(deps, req, surface, 'the wiki cloud token (WIKI_WEBHOOK_TOKEN) is unset');
   const event = req.params['event'] ?? '';
   const verdict = verifyServiceToken(token, req.headers[WikiHeaders.token], req.query.get('token'));
   const json = checked(deps, req, surface, verdict);
@@ -161,7 +165,10 @@ function monitor(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> | ApiRe
 }
 
 export function signedRoutes(deps: ReceiverDeps): RouteDef[] {
-  const post = (pattern: string, handler: (d: ReceiverDeps, r: ApiRequest) => Promise<ApiReply> | ApiReply): RouteDef => ({
+  const post = (
+    pattern: string,
+    handler: (d: ReceiverDeps, r: ApiRequest) => Promise<ApiReply> | ApiReply,
+  ): RouteDef => ({
     method: 'POST',
     pattern,
     kind: 'webhook',

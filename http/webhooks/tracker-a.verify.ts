@@ -7,6 +7,10 @@ export const TrackerAHeaders = {
   delivery: 'x-tracker-a-webhook-identifier',
 } as const;
 
-export function verifyTrackerA(secret: string, headers: Readonly<Record<string, string>>, body: Buffer): Verdict {
+export function verifyTrackerA(
+  secret: string,
+  headers: Readonly<Record<string, string>>,
+  body: Buffer,
+): Verdict {
   return verifyHexHmac(secret, headers[TrackerAHeaders.signature], 'sha256=', body);
 }

@@ -15,7 +15,11 @@ export function verifyWikiSigned(
 }
 
 /** A shared token, compared in constant time; the header wins over the query parameter. */
-export function verifyServiceToken(expected: string, header: string | undefined, query: string | null): Verdict {
+export function verifyServiceToken(
+  expected: string,
+  header: string | undefined,
+  query: string | null,
+): Verdict {
   const candidate = header !== undefined && header !== '' ? header : (query ?? '');
   if (candidate === '') return refuse('missing_token');
   if (candidate.length > 4096) return refuse('bad_token');

@@ -47,7 +47,11 @@ t.test('wiki: without watchers or mentions the unit leads of the space are notif
 });
 
 t.test('wiki: then handle or e-mail resolution of the people the event names', async (t) => {
-  const d = routeNotification(wiki({ subject: { ...wiki().subject, space: 'OTHER' }, named: [{ email: 'CY@example.com' }] }), people, []);
+  const d = routeNotification(
+    wiki({ subject: { ...wiki().subject, space: 'OTHER' }, named: [{ email: 'CY@example.com' }] }),
+    people,
+    [],
+  );
   t.equal(d.step, 'resolution');
   t.same(d.recipients, ['cy']);
 });
@@ -66,7 +70,13 @@ t.test('wiki: nobody to notify drops the event', async (t) => {
 });
 
 t.test('other vendors: the addressed seat, mentions and named people, never a human seat', async (t) => {
-  const n = wiki({ pipeline: 'codehost-a', vendor: 'codehost-a', seat: 'ada', trigger: { login: 'bob-gh' }, mentions: ['bob-gh', 'cy'] });
+  const n = wiki({
+    pipeline: 'codehost-a',
+    vendor: 'codehost-a',
+    seat: 'ada',
+    trigger: { login: 'bob-gh' },
+    mentions: ['bob-gh', 'cy'],
+  });
   const d = routeNotification(n, people, []);
   t.same(d.recipients, ['ada', 'cy']);
   t.same(d.skippedHumans, [], 'the trigger (bob) is removed before humans are counted');

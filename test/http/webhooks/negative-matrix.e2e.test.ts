@@ -57,7 +57,8 @@ t.test('no mutation of a signed delivery is accepted, answered 5xx, or published
       ['re-serialised JSON', JSON.stringify(JSON.parse(body), null, 2), signed],
     ];
     const unsupported = unsupportedVersion(value);
-    if (unsupported !== null) cases.push(['only an unsupported scheme version', body, { ...signed, [name]: unsupported }]);
+    if (unsupported !== null)
+      cases.push(['only an unsupported scheme version', body, { ...signed, [name]: unsupported }]);
     // Shared tokens and the relay's bearer token do not sign the body: a changed body with a good
     // credential is a valid delivery, so only credential mutations apply to them.
     const bodyBound = name !== 'x-service-token' && name !== 'authorization';

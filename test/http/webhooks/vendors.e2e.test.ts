@@ -16,8 +16,11 @@ import { SECRETS } from './fixtures/company.js';
 const MiB = 1024 * 1024;
 
 /** Matches the inbox message carrying exactly this delivery body. */
-const forBody = (body: string) => (m: InboxMessage): boolean =>
-  JSON.stringify((m.payload['notification'] as { payload?: unknown } | undefined)?.payload) === JSON.stringify(JSON.parse(body));
+const forBody =
+  (body: string) =>
+  (m: InboxMessage): boolean =>
+    JSON.stringify((m.payload['notification'] as { payload?: unknown } | undefined)?.payload) ===
+    JSON.stringify(JSON.parse(body));
 const issuer = relayIssuer('k1');
 
 async function stored(node: WebhookNode): Promise<number> {
@@ -26,8 +29,17 @@ async function stored(node: WebhookNode): Promise<number> {
 
 async function vendorTests(t: Test, v: VendorCase, node: WebhookNode): Promise<void> {
   let n = 0;
-  const send = (body: string | Buffer, extra: { id?: string; nowS?: number; headers?: Record<string, string> } = {}) =>
-    node.post(v.path, body, { ...v.sign(body, { id: extra.id ?? `d-${v.name}-${++n}`, ...(extra.nowS !== undefined ? { nowS: extra.nowS } : {}) }), ...extra.headers });
+  const send = (
+    body: string | Buffer,
+    extra: { id?: string; nowS?: number; headers?: Record<string, string> } = {},
+  ) =>
+    node.post(v.path, body, {
+      ...v.sign(body, {
+        id: extra.id ?? `d-${v.name}-${++n}`,
+        ...(extra.nowS !== undefined ? { nowS: extra.nowS } : {}),
+      }),
+      ...extra.headers,
+    });
 
   await t.test('a signed delivery is stored, then routed to the seat it names', async (t) => {
     const body = v.body(1);
@@ -39,7 +51,8 @@ async function vendorTests(t: Test, v: VendorCase, node: WebhookNode): Promise<v
     t.match(message.source, /^webhook:/);
     const raw = [...(await node.messages(Streams.Webhooks)), ...(await node.messages(Streams.WebhooksWiki))];
     const text = JSON.stringify(raw.map((m) => m.headers));
-    for (const secret of Object.values(SECRETS)) t.notOk(text.includes(secret), 'no secret in stored headers');
+    for (const secret of Object.values(SECRETS))
+      t.notOk(text.includes(secret), 'no secret in stored headers');
     t.notOk(/Bearer /.test(text), 'no bearer token stored');
   });
 
@@ -115,8 +128,18 @@ async function vendorTests(t: Test, v: VendorCase, node: WebhookNode): Promise<v
   await t.test('a body over 25 MiB is refused with 413 before it is read', async (t) => {
     const before = await stored(node);
     const c = await rawClient(node.h.gw.port);
-    const headers = { ...v.sign('x', { id: 'big' }), 'content-type': 'application/json', 'content-length': String(25 * MiB + 1) };
-    const head = [`POST ${v.path} HTTP/1.1`, 'host: x', ...Object.entries(headers).map(([k, x]) => `${k}: ${x}`), '', ''].join('\r\n');
+    const headers = {
+      ...v.sign('x', { id: 'big' }),
+      'content-type': 'application/json',
+      'content-length': String(25 * MiB + 1),
+    };
+    const head = [
+      `POST ${v.path} HTTP/1.1`,
+      'host: x',
+      ...Object.entries(headers).map(([k, x]) => `${k}: ${x}`),
+      '',
+      '',
+    ].join('\r\n');
     c.socket.write(head + 'a'.repeat(64 * 1024));
     const raw = await c.waitFor('"hint"');
     t.match(raw, /^HTTP\/1\.1 413 /);

@@ -65,12 +65,22 @@ const trackerB = {
 };
 
 t.test('golden: the frozen tracker-b vector verifies; uppercase hex and a prefix do not', async (t) => {
-  const ok = verifyTrackerB(trackerB.secret, { 'x-tracker-b-signature': trackerB.signature }, buf(trackerB.body));
+  const ok = verifyTrackerB(
+    trackerB.secret,
+    { 'x-tracker-b-signature': trackerB.signature },
+    buf(trackerB.body),
+  );
   t.same(ok, { ok: true });
   const upper = { 'x-tracker-b-signature': trackerB.signature.toUpperCase() };
-  t.same(verifyTrackerB(trackerB.secret, upper, buf(trackerB.body)), { ok: false, reason: 'malformed_signature' });
+  t.same(verifyTrackerB(trackerB.secret, upper, buf(trackerB.body)), {
+    ok: false,
+    reason: 'malformed_signature',
+  });
   const prefixed = { 'x-tracker-b-signature': `sha256=${trackerB.signature}` };
-  t.same(verifyTrackerB(trackerB.secret, prefixed, buf(trackerB.body)), { ok: false, reason: 'malformed_signature' });
+  t.same(verifyTrackerB(trackerB.secret, prefixed, buf(trackerB.body)), {
+    ok: false,
+    reason: 'malformed_signature',
+  });
 });
 
 function keySet(jwks: { keys: Array<Record<string, unknown>> }): RelayKeySet {
@@ -82,44 +92,62 @@ function keySet(jwks: { keys: Array<Record<string, unknown>> }): RelayKeySet {
   };
 }
 
-t.test('golden: an RS256 relay token minted here verifies; wrong aud, expiry, alg and kid do not', async (t) => {
-  const issuer = relayIssuer('k1');
-  const keys = keySet(issuer.jwks);
-  const now = Date.now();
-  const s = Math.floor(now / 1000);
-  const bearer = (tok: string) => ({ authorization: `Bearer ${tok}` });
-  const good = issuer.token({ aud: 'app-1', iss: 'relay', iat: s, exp: s + 60 });
-  t.match(await verifyRelay('app-1', keys, bearer(good), now), { ok: true });
-  t.match(await verifyRelay('app-2', keys, bearer(good), now), { ok: false, reason: 'bad_claims' });
-  const aud = issuer.token({ aud: ['x', 'app-1'], exp: s + 60 });
-  t.match(await verifyRelay('app-1', keys, bearer(aud), now), { ok: true }, 'aud may be a list');
-  const expired = issuer.token({ aud: 'app-1', exp: s - 120 });
-  t.match(await verifyRelay('app-1', keys, bearer(expired), now), { ok: false, reason: 'stale_timestamp' });
-  const future = issuer.token({ aud: 'app-1', nbf: s + 600, exp: s + 900 });
-  t.match(await verifyRelay('app-1', keys, bearer(future), now), { ok: false, reason: 'future_timestamp' });
-  const noExp = issuer.token({ aud: 'app-1' });
-  t.match(await verifyRelay('app-1', keys, bearer(noExp), now), { ok: false, reason: 'bad_claims' });
-  const other = relayIssuer('k1').token({ aud: 'app-1', exp: s + 60 });
-  t.match(await verifyRelay('app-1', keys, bearer(other), now), { ok: false, reason: 'bad_signature' });
-  const unknownKid = issuer.token({ aud: 'app-1', exp: s + 60 }, { kid: 'k9' });
-  t.match(await verifyRelay('app-1', keys, bearer(unknownKid), now), { ok: false, reason: 'unknown_key' });
-  // alg confusion: HS256 with the public key as the secret, and `none`, are refused by name.
-  const [h, p] = good.split('.');
-  const hs = `${Buffer.from(JSON.stringify({ alg: 'HS256', kid: 'k1' })).toString('base64url')}.${p}.c2ln`;
-  t.match(await verifyRelay('app-1', keys, bearer(hs), now), { ok: false, reason: 'unsupported_scheme' });
-  const none = `${Buffer.from(JSON.stringify({ alg: 'none' })).toString('base64url')}.${p}.`;
-  t.match(await verifyRelay('app-1', keys, bearer(none), now), { ok: false, reason: 'malformed_signature' });
-  t.match(await verifyRelay('app-1', keys, bearer(`${h}.${p}`), now), { ok: false, reason: 'malformed_signature' });
-  t.match(await verifyRelay('app-1', keys, { authorization: good }, now), { ok: false, reason: 'malformed_signature' });
-  t.match(await verifyRelay('app-1', keys, {}, now), { ok: false, reason: 'missing_token' });
-});
+t.test(
+  'golden: an RS256 relay token minted here verifies; wrong aud, expiry, alg and kid do not',
+  async (t) => {
+    const issuer = relayIssuer('k1');
+    const keys = keySet(issuer.jwks);
+    const now = Date.now();
+    const s = Math.floor(now / 1000);
+    const bearer = (tok: string) => ({ authorization: `Bearer ${tok}` });
+    const good = issuer.token({ aud: 'app-1', iss: 'relay', iat: s, exp: s + 60 });
+    t.match(await verifyRelay('app-1', keys, bearer(good), now), { ok: true });
+    t.match(await verifyRelay('app-2', keys, bearer(good), now), { ok: false, reason: 'bad_claims' });
+    const aud = issuer.token({ aud: ['x', 'app-1'], exp: s + 60 });
+    t.match(await verifyRelay('app-1', keys, bearer(aud), now), { ok: true }, 'aud may be a list');
+    const expired = issuer.token({ aud: 'app-1', exp: s - 120 });
+    t.match(await verifyRelay('app-1', keys, bearer(expired), now), { ok: false, reason: 'stale_timestamp' });
+    const future = issuer.token({ aud: 'app-1', nbf: s + 600, exp: s + 900 });
+    t.match(await verifyRelay('app-1', keys, bearer(future), now), { ok: false, reason: 'future_timestamp' });
+    const noExp = issuer.token({ aud: 'app-1' });
+    t.match(await verifyRelay('app-1', keys, bearer(noExp), now), { ok: false, reason: 'bad_claims' });
+    const other = relayIssuer('k1').token({ aud: 'app-1', exp: s + 60 });
+    t.match(await verifyRelay('app-1', keys, bearer(other), now), { ok: false, reason: 'bad_signature' });
+    const unknownKid = issuer.token({ aud: 'app-1', exp: s + 60 }, { kid: 'k9' });
+    t.match(await verifyRelay('app-1', keys, bearer(unknownKid), now), { ok: false, reason: 'unknown_key' });
+    // alg confusion: HS256 with the public key as the secret, and `none`, are refused by name.
+    const [h, p] = good.split('.');
+    const hs = `${Buffer.from(JSON.stringify({ alg: 'HS256', kid: 'k1' })).toString('base64url')}.${p}.c2ln`;
+    t.match(await verifyRelay('app-1', keys, bearer(hs), now), { ok: false, reason: 'unsupported_scheme' });
+    const none = `${Buffer.from(JSON.stringify({ alg: 'none' })).toString('base64url')}.${p}.`;
+    t.match(await verifyRelay('app-1', keys, bearer(none), now), {
+      ok: false,
+      reason: 'malformed_signature',
+    });
+    t.match(await verifyRelay('app-1', keys, bearer(`${h}.${p}`), now), {
+      ok: false,
+      reason: 'malformed_signature',
+    });
+    t.match(await verifyRelay('app-1', keys, { authorization: good }, now), {
+      ok: false,
+      reason: 'malformed_signature',
+    });
+    t.match(await verifyRelay('app-1', keys, {}, now), { ok: false, reason: 'missing_token' });
+  },
+);
 
-t.test('shared tokens compare whole values: a prefix, a longer value and an empty one are refused', async (t) => {
-  const token = 'monitor-token-0123456789abcdef';
-  t.same(verifyMonitor(token, { 'x-service-token': token }), { ok: true });
-  t.same(verifyMonitor(token, { 'x-service-token': token.slice(0, -1) }), { ok: false, reason: 'bad_token' });
-  t.same(verifyMonitor(token, { 'x-service-token': `${token}x` }), { ok: false, reason: 'bad_token' });
-  t.same(verifyMonitor(token, {}), { ok: false, reason: 'missing_token' });
-  t.same(verifyServiceToken(token, undefined, token), { ok: true }, 'wiki cloud accepts ?token=');
-  t.same(verifyServiceToken(token, 'wrong', token), { ok: false, reason: 'bad_token' }, 'the header wins');
-});
+t.test(
+  'shared tokens compare whole values: a prefix, a longer value and an empty one are refused',
+  async (t) => {
+    const token = 'monitor-token-0123456789abcdef';
+    t.same(verifyMonitor(token, { 'x-service-token': token }), { ok: true });
+    t.same(verifyMonitor(token, { 'x-service-token': token.slice(0, -1) }), {
+      ok: false,
+      reason: 'bad_token',
+    });
+    t.same(verifyMonitor(token, { 'x-service-token': `${token}x` }), { ok: false, reason: 'bad_token' });
+    t.same(verifyMonitor(token, {}), { ok: false, reason: 'missing_token' });
+    t.same(verifyServiceToken(token, undefined, token), { ok: true }, 'wiki cloud accepts ?token=');
+    t.same(verifyServiceToken(token, 'wrong', token), { ok: false, reason: 'bad_token' }, 'the header wins');
+  },
+);
