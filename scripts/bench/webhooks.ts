@@ -50,7 +50,7 @@ function plan(): number[] {
   for (let i = 0; i < unique; i++) order.push(i);
   for (let d = 0; d < total - unique; d++) {
     const at = Math.floor(((d + 1) * order.length) / (total - unique + 1));
-    order.splice(at, 0, Math.floor(Math.random() * Math.max(1, at)));
+    order.splice(at, 0, order[Math.floor(Math.random() * Math.max(1, at))] ?? 0);
   }
   return order;
 }
