@@ -5,6 +5,7 @@
  *   3. accept: append the raw delivery to the audit stream with the dedup key as message id — one
  *      durable append that also decides "seen before" across nodes and restarts — then answer 2xx.
  */
+import { createHash } from 'node:crypto';
 import { Subjects, type Bus } from '../../bus/index.js';
 import { deliveryKey, RawHeader, type Pipeline, type Vendor } from '../../schema/index.js';
 import { ApiError, codelessReply } from '../api-error.js';
@@ -87,8 +88,16 @@ export function parseJson(body: Buffer): unknown {
   }
 }
 
+/** Bus header values are one line of visible ASCII: anything else (a vendor's JSON field) is hashed. */
+function headerSafe(value: string): string {
+  return /^[\x20-\x7e]{0,200}$/.test(value)
+    ? value
+    : `sha256:${createHash('sha256').update(value).digest('hex')}`;
+}
+
 /** 3. Appends the delivery durably, then answers; a duplicate is answered 2xx and creates nothing. */
-export async function accept(deps: ReceiverDeps, req: ApiRequest, a: Accepted): Promise<ApiReply> {
+export async function accept(deps: ReceiverDeps, req: ApiRequest, given: Accepted): Promise<ApiReply> {
+  const a = { ...given, deliveryId: headerSafe(given.deliveryId), event: headerSafe(given.event) };
   const vendorHeaders: Record<string, string> = {};
   const signature = new Set(a.signatureHeaders);
   for (const [name, value] of Object.entries(req.headers))

@@ -117,3 +117,14 @@ t.test('the relay key set is cached, and fetched again when a token names an unk
   await slow.key('k8');
   t.equal(server.fetches(), 4, 'unknown kids cannot make the node refetch faster than its floor');
 });
+
+t.test('vendor text with line breaks never reaches a stored header as is', async (t) => {
+  const node = await startWebhookNode();
+  t.teardown(() => node.close());
+  const body = JSON.stringify({ timestamp: 'a\r\nb', page: { id: '1\n2', spaceKey: 'ENG' } });
+  const res = await node.post('/webhooks/wiki/page%0Aevil', body, { 'x-service-token': SECRETS.wikiToken });
+  t.equal(res.status, 200);
+  const [stored] = await node.messages(Streams.WebhooksWiki);
+  for (const value of Object.values(stored?.headers ?? {})) t.notMatch(value, /[\r\n]/);
+  t.match(stored?.headers['svc-delivery-id'], /^sha256:/);
+});
