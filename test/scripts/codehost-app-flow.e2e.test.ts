@@ -91,7 +91,11 @@ t.test(
     const refused = await fetch(`${base}/webhooks/codehost-a-app?code=bad&state=${plan.state}`);
     t.equal(refused.status, 400);
     t.notMatch(await refused.text(), /VENDOR-SECRET-WORDS/);
-    const forged = plan.state.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'));
+    // Flip a character inside the signed body (the last character of base64url may be only padding bits).
+    const forged = plan.state.replace(
+      /^(.{5})(.)/,
+      (_m, head: string, c: string) => `${head}${c === 'A' ? 'B' : 'A'}`,
+    );
     t.equal((await fetch(`${base}/webhooks/codehost-a-app?code=good&state=${forged}`)).status, 400);
     t.same(conversions, ['bad'], 'a forged state never reaches the code host');
 
