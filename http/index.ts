@@ -27,3 +27,21 @@ export { secretsRoutes, type SecretsRouteDeps } from './routes/secrets/secrets.r
 export { mcpServersRoutes } from './routes/mcp-servers.routes.js';
 export { scheduleRoutes, type ScheduleRouteDeps } from './routes/schedules/schedules.routes.js';
 export { accessRoutes, type AccessRouteDeps } from './routes/access/access.routes.js';
+export { Arrivals, type SurfaceCounts } from './webhooks/arrivals.js';
+export { integrationsRoutes, type IntegrationsDeps } from './webhooks/integrations.routes.js';
+export type { ReceiverDeps } from './webhooks/receiver.js';
+export { KeySetUnavailable, relayKeySet, type RelayKeySet } from './webhooks/relay-keys.js';
+export {
+  unconfiguredSettings,
+  webhookSettingsFrom,
+  type ExtraSecrets,
+  type WebhookSettings,
+} from './webhooks/settings.js';
+export { webhookRoutes } from './webhooks/webhooks.routes.js';
+export { stateSigner, type StateSigner } from './webhooks/app-state.js';
+export {
+  landingRoutes,
+  type AppCompletion,
+  type AppFlow,
+  type LandingDeps,
+} from './webhooks/landing.routes.js';

@@ -110,6 +110,20 @@ export {
   SpendRecord,
   type NewEvent,
 } from './events/index.js';
+export { InboxKind, InboxMessage } from './inbox.js';
+export {
+  deliveryKey,
+  InboundNotification,
+  RawDeliveryMeta,
+  rawDeliveryMeta,
+  RawHeader,
+  Vendor,
+  VendorActor,
+  VendorName,
+  type Pipeline,
+} from './webhooks.js';
+export { deriveHandle, handlePattern, seatIdentity } from './document/index.js';
+export { seatDirectory, type DirectorySeat, type DirectoryUnit, type SeatDirectory } from './seat-directory.js';
 export {
   codehostBSetup,
   InputsRefused,
@@ -164,7 +178,6 @@ export {
   StoredSecret,
 } from './secrets.js';
 export { CredentialPoolEntry, CredentialPoolKey, CredentialPoolSnapshot } from './credential-pool.js';
-export { deriveHandle, seatIdentity } from './document/index.js';
 export {
   McpServersAnswer,
   mcpSource,
@@ -210,7 +223,6 @@ export {
   type MissedFiring,
   type ResolveOptions,
 } from './schedules/index.js';
-export { InboxKind, InboxMessage } from './inbox.js';
 export { DutyLease } from './duty.js';
 export { BindingState, peopleOf, personFor, type Person } from './access.js';
 export { credentialPoolFromDocument, envFallback, keyRef } from './credential-refs.js';

@@ -17,6 +17,7 @@ import { startProviders } from './providers-wiring.js';
 import { startToolServers, type ToolServers } from './toolservers-wiring.js';
 import { startSchedules } from './schedules-wiring.js';
 import { setupRoutesFor } from './setup-wiring.js';
+import { startWebhooks } from './webhooks-wiring.js';
 
 const reconcileIntervalMs = 15_000;
 
@@ -86,6 +87,14 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       subsystems: [providers, tools.subsystem, schedules.applier],
     });
     await configuration.applyActive();
+    const webhooks = await startWebhooks({
+      bus,
+      view: configuration.view,
+      config,
+      logger,
+      resolve: secrets.resolve,
+      configured: () => node.configured(),
+    });
 
     // 4. gateway
     const auth: AuthSettings = {
@@ -113,6 +122,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
                 new Map([...configuration.questions, ...tools.questions, ...schedules.questions]),
               ),
               ...setupRoutesFor({ bus, config, configuration, secrets, auth, logger }),
+              ...webhooks.routes(auth),
             ]
           : [],
         probes: {
@@ -145,6 +155,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         node.send({ type: 'node.drain' });
         clearInterval(reconcile);
         await gateway?.drain();
+        await webhooks.stop();
         await configuration.stop();
         await schedules.stop();
         await tools?.stop();
