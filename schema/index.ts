@@ -110,3 +110,5 @@ export {
   SpendRecord,
   type NewEvent,
 } from './events/index.js';
+export { Payloads } from './events/index.js';
+export { ToolEntry } from './tools.js';
