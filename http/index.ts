@@ -20,3 +20,8 @@ export type {
 } from './types.js';
 export { configRoutes, type ConfigRouteDeps } from './routes/config/config.routes.js';
 export { queryRoutes, type Question, type QuestionRegistry } from './routes/query.routes.js';
+export {
+  readModelRoutes,
+  readQuestions,
+  type ReadSource,
+} from './routes/readmodels/readmodels.routes.js';

@@ -12,7 +12,7 @@ import type { z } from 'zod';
 import { agentActivity } from './agents.activity.js';
 import { agentEventTypes, applyAgentEvent, pruneTurnLog } from './agents.projection.js';
 import { agentRow, agentRows, agentSeat, llmHistory, type AgentRow, type RowContext } from './agents.rows.js';
-import { emptyAgentsState, type AgentsState } from './agents.state.js';
+import { emptyAgentsState, type AgentsState, type HistoryRow } from './agents.state.js';
 import { budgetReport, orgBudgetMeter } from './budgets.js';
 import { companyModel, emptyCompany, type CompanyModel } from './company.model.js';
 import {
@@ -213,7 +213,7 @@ export class ReadModels {
   }
 
   /** `/agents/{id}`: null when no agent seat has that handle or role name. */
-  agent(id: string): (AgentRow & { llm_history: unknown[]; coverage: Coverage }) | null {
+  agent(id: string): (AgentRow & { llm_history: HistoryRow[]; coverage: Coverage }) | null {
     const seat = agentSeat(this.company, id);
     if (!seat) return null;
     const row = agentRow(seat, this.agents.seats.get(seat.handle), this.rowContext());
