@@ -11,6 +11,7 @@ import { ensureCatalogue, openBus, type Bus } from '../bus/index.js';
 import { queryRoutes, startGateway, type AuthSettings, type Gateway } from '../http/index.js';
 import { NodeRole, type TierA } from '../schema/index.js';
 import { startConfiguration, type Configuration } from './config-wiring.js';
+import { createReadModels } from './readmodels-wiring.js';
 
 const reconcileIntervalMs = 15_000;
 
@@ -57,8 +58,20 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     );
     // 3. configuration: follow the revisions, answer writes, apply what is active before binding
     node.send({ type: 'node.booted', configured: false, appliedEpoch: 0 });
-    const configuration = await startConfiguration({ bus, coord: catalogue.coord, node, config, logger });
+    const readModels = createReadModels({
+      nodeId: config.node.id,
+      logger: logger.child({ component: 'readmodels' }),
+    });
+    const configuration = await startConfiguration({
+      bus,
+      coord: catalogue.coord,
+      node,
+      config,
+      logger,
+      subsystems: [readModels.applier],
+    });
     await configuration.applyActive();
+    await readModels.start({ bus, view: configuration.view });
 
     // 4. gateway
     const auth: AuthSettings = {
@@ -75,7 +88,13 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         ...(config.api.public ? { publicPort: config.api.public.port } : {}),
         ingress,
         auth,
-        routes: ingress ? [...configuration.routes(auth), ...queryRoutes(configuration.questions)] : [],
+        routes: ingress
+          ? [
+              ...configuration.routes(auth),
+              ...readModels.routes(),
+              ...queryRoutes(new Map([...configuration.questions, ...readModels.questions])),
+            ]
+          : [],
         probes: {
           health: () => node.health({ inFlight: inFlight() }),
           ready: () => node.ready({ inFlight: inFlight() }),
@@ -106,6 +125,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         node.send({ type: 'node.drain' });
         clearInterval(reconcile);
         await gateway?.drain();
+        await readModels.stop();
         await configuration.stop();
         await bus.close();
         node.send({ type: 'node.stopped' });
