@@ -94,6 +94,7 @@ export class ReadModels {
   /** The active company document changed (every config apply): re-send seats, org, tools, agents. */
   setCompany(document: unknown, revisionId: string | null): void {
     this.company = companyModel(document, revisionId);
+    this.pushContext = null;
     for (const name of ['seats', 'org', 'tools', 'agents', 'budget'] as const) this.hubs[name].emitCurrent();
   }
 
@@ -151,6 +152,7 @@ export class ReadModels {
    * tick, pushes `tokens`, `budget` and the rows of seats whose spend moved.
    */
   tick(): void {
+    this.pushContext = null;
     this.window.age();
     if (this.window.changed || this.spendDirty.size > 0) {
       this.window.changed = false;
@@ -173,7 +175,7 @@ export class ReadModels {
   /** Merge overlays: whole rows, so `stopped_reason`, `paused` and `live_call` are always present. */
   private pushRows(handles: string[]): void {
     if (handles.length === 0) return;
-    const ctx = this.rowContext();
+    const ctx = this.rowContext(true);
     const overlay: Record<string, AgentRow> = {};
     for (const handle of handles) {
       const seat = agentSeat(this.company, handle);
@@ -185,7 +187,14 @@ export class ReadModels {
 
   // ---- answers ---------------------------------------------------------------------------------
 
-  private rowContext(): RowContext {
+  /**
+   * Pushes reuse one context per tick: token totals and meters move on the tick anyway, and a burst of
+   * progress events must not rescan the spend window each time. Reads always build a fresh one.
+   */
+  private pushContext: RowContext | null = null;
+
+  private rowContext(forPush = false): RowContext {
+    if (forPush) return (this.pushContext ??= this.rowContext());
     return {
       company: this.company,
       placed: this.opts.placed ?? (() => true),
