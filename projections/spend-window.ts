@@ -119,13 +119,6 @@ export class SpendWindow {
     };
   }
 
-  /** Totals of one seat over the window (an agent row's token totals). */
-  totalsFor(handle: string): TokenRowFull {
-    const row = zeroFull();
-    for (const e of [...this.dated, ...this.undated]) if (e.record.handle === handle) addFull(row, e.record);
-    return row;
-  }
-
   /** Totals of every seat at once, for a whole `/agents` answer. */
   totalsBySeat(): Map<string, TokenRowFull> {
     this.age();
