@@ -11,6 +11,7 @@ import { ensureCatalogue, openBus, type Bus } from '../bus/index.js';
 import { queryRoutes, startGateway, type AuthSettings, type Gateway } from '../http/index.js';
 import { NodeRole, type TierA } from '../schema/index.js';
 import { startConfiguration, type Configuration } from './config-wiring.js';
+import { startEvents, type EventsSubsystem } from './events-wiring.js';
 
 const reconcileIntervalMs = 15_000;
 
@@ -18,6 +19,7 @@ export interface RunningNode {
   readonly bus: Bus;
   readonly node: NodeHost;
   readonly configuration: Configuration;
+  readonly events: EventsSubsystem;
   /** Null when `api.port` is 0 (binds nothing). */
   readonly gateway: Gateway | null;
   /** Drains once (later calls return the same promise): probes turn, listeners close, the bus closes. */
@@ -59,8 +61,24 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     node.send({ type: 'node.booted', configured: false, appliedEpoch: 0 });
     const configuration = await startConfiguration({ bus, coord: catalogue.coord, node, config, logger });
     await configuration.applyActive();
+    // 4. events: replay the event history and open the live stream before the listener binds
+    const inFlight = (): number => gateway?.inFlight() ?? 0;
+    const liveFacts = () => ({
+      inFlight: inFlight(),
+      clients: events.hub.count(),
+      seededFrom: events.seededFrom,
+    });
+    const events: EventsSubsystem = await startEvents({
+      bus,
+      node: config.node.id,
+      historySeconds: catalogue.eventHistorySeconds,
+      storeDir: config.stream.store_dir,
+      health: () => node.health(liveFacts()),
+      logger,
+    });
+    events.addQuestions(configuration.questions);
 
-    // 4. gateway
+    // 5. gateway
     const auth: AuthSettings = {
       disabled: config.api.auth?.disabled ?? false,
       allowAnonymousRead: config.api.auth?.allow_anonymous_read ?? true,
@@ -68,17 +86,19 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       ...(config.api.auth?.company_writers ? { companyWriters: config.api.auth.company_writers } : {}),
     };
     if (config.api.port > 0) {
-      const inFlight = (): number => gateway?.inFlight() ?? 0;
       gateway = await startGateway({
         host: config.api.host,
         port: config.api.port,
         ...(config.api.public ? { publicPort: config.api.public.port } : {}),
         ingress,
         auth,
-        routes: ingress ? [...configuration.routes(auth), ...queryRoutes(configuration.questions)] : [],
+        routes: ingress
+          ? [...configuration.routes(auth), ...events.routes(), ...queryRoutes(events.questions)]
+          : [],
+        stream: events.hub,
         probes: {
-          health: () => node.health({ inFlight: inFlight() }),
-          ready: () => node.ready({ inFlight: inFlight() }),
+          health: () => node.health(liveFacts()),
+          ready: () => node.ready(liveFacts()),
           draining: () => node.draining(),
           configured: () => node.configured(),
         },
@@ -106,12 +126,13 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         node.send({ type: 'node.drain' });
         clearInterval(reconcile);
         await gateway?.drain();
+        await events.stop();
         await configuration.stop();
         await bus.close();
         node.send({ type: 'node.stopped' });
         logger.info('drain finished');
       })());
-    return { bus, node, configuration, gateway, drain };
+    return { bus, node, configuration, events, gateway, drain };
   } catch (error) {
     await gateway?.close();
     await bus.close();
