@@ -2,12 +2,18 @@
  * Decoding stored events for the index. Replay must not parse payloads (an `agent_phase_completed` carries
  * whole prompts and responses), so the bytes before the top-level `,"payload":` are parsed on their own: a
  * JSON string never holds an unescaped `"`, so the first such key is the record's own whenever the payload
- * is serialized last (as `publishEvent` does). Anything else falls back to parsing the whole record. Both
- * paths are checked with the zod schema.
+ * is serialized last (as `publishEvent` does). An optional field the head lacks but whose key appears after
+ * the payload (a record built with another key order) sends the record down the slow path, which parses
+ * everything. Both paths are checked with the zod schema.
  */
 import { EventRecord, EventRow } from '../schema/index.js';
 
 const marker = Buffer.from(',"payload":');
+/** Optional top-level fields that may follow the payload in a record serialized in another order. */
+const optionalKeys = [
+  ['agent_id', Buffer.from('"agent_id"')],
+  ['topic', Buffer.from('"topic"')],
+] as const;
 
 function bufferOf(data: Uint8Array): Buffer {
   return Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
@@ -27,7 +33,11 @@ export function decodeRow(data: Uint8Array): EventRow | null {
   const at = bytes.indexOf(marker);
   if (at > 0) {
     const head = EventRow.safeParse(parse(`${bytes.toString('utf8', 0, at)}}`));
-    if (head.success) return head.data;
+    if (
+      head.success &&
+      optionalKeys.every(([key, quoted]) => head.data[key] !== undefined || bytes.indexOf(quoted, at) < 0)
+    )
+      return head.data;
   }
   const whole = EventRecord.safeParse(parse(bytes.toString('utf8')));
   if (!whole.success) return null;
