@@ -104,6 +104,17 @@ export class StreamHub {
     return { clients: this.clients.size, dropped };
   }
 
+  /** Per-socket queue facts (never in the public health envelope). */
+  clientStats(): Array<{ id: number; queued: number; queuedBytes: number; dropped: number; sent: number }> {
+    return [...this.clients].map((c) => ({
+      id: c.id,
+      queued: c.queued,
+      queuedBytes: c.queuedBytes,
+      dropped: c.dropped,
+      sent: c.sent,
+    }));
+  }
+
   /** A socket opened: it is sent the snapshot first. */
   attach(sink: SocketSink, actor: Actor | null, token: string | null): StreamClient {
     const client = new StreamClient(this.nextId++, sink, token, actor?.id ?? null, this.limits);
@@ -145,7 +156,7 @@ export class StreamHub {
     }
     const parsed = ClientFrame.safeParse(raw);
     if (!parsed.success) {
-      const id = typeof raw === 'object' && raw !== null && 'id' in raw ? (raw).id : null;
+      const id = typeof raw === 'object' && raw !== null && 'id' in raw ? raw.id : null;
       this.fail(client, {
         id: typeof id === 'string' || typeof id === 'number' ? id : null,
         what: null,
