@@ -108,6 +108,12 @@ export async function startEvents(opts: EventsOptions): Promise<EventsSubsystem>
     hub.resend(RESENT_ON_APPLY),
   );
   hub.start();
+  // Entries past the history floor can never be answered again: forget them now and then.
+  const trim = setInterval(
+    () => running.state().index.dropBefore(Date.now() - opts.historySeconds * 1000),
+    10 * 60_000,
+  );
+  trim.unref();
   return {
     projection: running,
     source,
@@ -123,6 +129,7 @@ export async function startEvents(opts: EventsOptions): Promise<EventsSubsystem>
     seededFrom: { nodes: [{ id: opts.node, answered: true }], complete: true },
     routes: () => eventRoutes({ questions, sections }),
     async stop() {
+      clearInterval(trim);
       hub.close();
       await applied.stop();
       await running.stop();

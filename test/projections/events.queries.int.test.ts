@@ -267,3 +267,20 @@ t.test(
     );
   },
 );
+
+t.test('entries past the floor are forgotten by the index without changing any answer', async (t) => {
+  const bus = await eventBus(t);
+  const old = Array.from({ length: 20 }, (_, i) =>
+    event('TaskCreated', new Date(now - 40 * 86400_000 + i).toISOString()),
+  );
+  const fresh = Array.from({ length: 20 }, (_, i) => event('TaskCreated', stamp(i * 1000, i % 3)));
+  await publishAll(bus, [...old, ...fresh]);
+  const running = await runProjection({ bus, projection: eventsProjection });
+  t.teardown(() => running.stop());
+  const src = sourceOf(bus, running);
+  const before = await allPages(src, '', 7);
+  t.equal(running.state().index.dropBefore(now - 30 * 86400_000), 20);
+  t.equal(running.state().index.size, 20);
+  t.same(await allPages(src, '', 7), before);
+  t.same((await getEvent(src, fresh[3]!.id)).id, fresh[3]!.id);
+});
