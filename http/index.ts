@@ -19,7 +19,18 @@ export type {
   RouteKind,
 } from './types.js';
 export { configRoutes, type ConfigRouteDeps } from './routes/config/config.routes.js';
-export { queryRoutes, type Question, type QuestionRegistry } from './routes/query.routes.js';
+export {
+  ask,
+  asApiError,
+  mergeQuestions,
+  queryRoutes,
+  type QueryContext,
+  type Question,
+  type QuestionRegistry,
+} from './routes/query.routes.js';
+export { eventRoutes, type EventRouteDeps } from './routes/events.routes.js';
+export { StreamHub, type HubStats, type StreamHubOptions } from './ws/stream-hub.js';
+export { defaultClientLimits, StreamClient, type ClientLimits, type SocketSink } from './ws/stream-client.js';
 export {
   readModelRoutes,
   readQuestions,

@@ -9,8 +9,41 @@ export {
   type ConfigState,
 } from './config.projection.js';
 export { followConfig, type ConfigFollowOptions, type ConfigView } from './config.follow.js';
+export { openCheckpoints, type Checkpoint, type CheckpointStore } from './checkpoints.js';
+export { runProjection, type Projection, type RunnerOptions, type RunningProjection } from './runner.js';
+export { QueryError, type QueryErrorCodeName } from './query-error.js';
+export {
+  SectionRegistry,
+  SnapshotKeys,
+  type PushMode,
+  type SectionListener,
+  type SnapshotKey,
+  type SnapshotSection,
+} from './sections.js';
+export { EventIndex, type IndexEntry, type IndexFilter } from './events.index.js';
+export { decodeRecord, decodeRow } from './events.decode.js';
+export {
+  applyEvent,
+  eventsProjection,
+  FEED_WINDOW,
+  type EventsState,
+  type WindowRow,
+} from './events.projection.js';
+export {
+  EVENTS_PAGE_DEFAULT,
+  EVENTS_PAGE_MAX,
+  feedRows,
+  formatInstant,
+  getEvent,
+  listEvents,
+  parseListQuery,
+  TRACE_MAX,
+  traceEvents,
+  type EventsSource,
+  type ListQuery,
+} from './events.queries.js';
 export { ReadModels, type Coverage, type ReadModelsOptions } from './readmodels.js';
-export { SectionHub, type PushMode, type SnapshotSection } from './snapshot-section.js';
+export { SectionHub } from './snapshot-section.js';
 export { agentsProjection, seedBound } from './agents.projection.js';
 export { memoryProjection } from './memory.projection.js';
 export { sandboxesProjection } from './sandboxes.projection.js';

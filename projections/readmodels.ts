@@ -32,7 +32,8 @@ import {
   sandboxRuns,
   type SandboxesState,
 } from './sandboxes.projection.js';
-import { SectionHub, type SnapshotSection } from './snapshot-section.js';
+import type { SnapshotSection } from './sections.js';
+import { SectionHub } from './snapshot-section.js';
 import { SpendWindow } from './spend-window.js';
 import { applySpend, emptyLedger, pruneLedger, type TokenLedger } from './tokens.ledger.js';
 import { rollupParams, tokenBreakdown } from './tokens.rollup.js';

@@ -1,15 +1,5 @@
-/**
- * A section of `/stream/snapshot` and the socket (CONTRACTS.md 7). The events branch owns the registry
- * that assembles them; this is the shape it consumes.
- */
-export type PushMode = 'replace' | 'merge';
-
-export interface SnapshotSection {
-  readonly name: string;
-  current(): unknown;
-  /** Calls `push` on every change; returns the unsubscribe function. */
-  subscribe(push: (data: unknown, mode: PushMode) => void): () => void;
-}
+/** A snapshot section (CONTRACTS.md 7) backed by its own subscribers; the registry lives in sections.ts. */
+import type { PushMode, SnapshotSection } from './sections.js';
 
 /** A section backed by a set of subscribers; `emit` is called by the read models' hub. */
 export class SectionHub implements SnapshotSection {

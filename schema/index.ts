@@ -110,5 +110,37 @@ export {
   SpendRecord,
   type NewEvent,
 } from './events/index.js';
+export {
+  admissionOf,
+  categoryOf,
+  compareInstants,
+  Coverage,
+  EventAnswer,
+  EventRow,
+  EventsCursor,
+  EventsPage,
+  EventTypeCategories,
+  ExcludedEventTypes,
+  instantOf,
+  isFeedType,
+  isNewer,
+  isStoredType,
+  parseInstant,
+  toFullEvent,
+  toRow,
+  TraceAnswer,
+  type EventAdmission,
+  type Exclusion,
+  type Instant,
+} from './events/index.js';
+export {
+  ClientFrame,
+  QueryErrorCode,
+  QueryFrame,
+  ServerFrameKind,
+  type QueryFailure,
+  type QueryResult,
+  type ServerFrame,
+} from './stream-frames.js';
 export { Payloads } from './events/index.js';
 export { ToolEntry } from './tools.js';

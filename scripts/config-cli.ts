@@ -157,7 +157,7 @@ export async function runConfig(
   }
 }
 
-function nodeUrl(flag: string | undefined, configFile: string | undefined, env: NodeJS.ProcessEnv): string {
+export function nodeUrl(flag: string | undefined, configFile: string | undefined, env: NodeJS.ProcessEnv): string {
   const explicit = flag ?? env['SVC_URL'];
   if (explicit) return explicit.replace(/\/+$/, '');
   const file = configFile ?? env['SVC_CONFIG'];

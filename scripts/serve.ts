@@ -12,6 +12,7 @@ import { queryRoutes, startGateway, type AuthSettings, type Gateway } from '../h
 import { NodeRole, type TierA } from '../schema/index.js';
 import { startConfiguration, type Configuration } from './config-wiring.js';
 import { createReadModels } from './readmodels-wiring.js';
+import { startEvents, type EventsSubsystem } from './events-wiring.js';
 
 const reconcileIntervalMs = 15_000;
 
@@ -19,6 +20,7 @@ export interface RunningNode {
   readonly bus: Bus;
   readonly node: NodeHost;
   readonly configuration: Configuration;
+  readonly events: EventsSubsystem;
   /** Null when `api.port` is 0 (binds nothing). */
   readonly gateway: Gateway | null;
   /** Drains once (later calls return the same promise): probes turn, listeners close, the bus closes. */
@@ -71,9 +73,28 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       subsystems: [readModels.applier],
     });
     await configuration.applyActive();
+    // 4. events: replay the event history and open the live stream before the listener binds
+    const inFlight = (): number => gateway?.inFlight() ?? 0;
+    const liveFacts = () => ({
+      inFlight: inFlight(),
+      clients: events.hub.count(),
+      seededFrom: events.seededFrom,
+    });
+    const events: EventsSubsystem = await startEvents({
+      bus,
+      node: config.node.id,
+      historySeconds: catalogue.eventHistorySeconds,
+      storeDir: config.stream.store_dir,
+      health: () => node.health(liveFacts()),
+      logger,
+    });
+    events.addQuestions(configuration.questions);
+    // 5. read models: seeded before the listener binds; their sections and questions join the registry
     await readModels.start({ bus, view: configuration.view });
+    for (const section of readModels.sections()) events.sections.register(section);
+    events.addQuestions(readModels.questions);
 
-    // 4. gateway
+    // 6. gateway
     const auth: AuthSettings = {
       disabled: config.api.auth?.disabled ?? false,
       allowAnonymousRead: config.api.auth?.allow_anonymous_read ?? true,
@@ -81,7 +102,6 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       ...(config.api.auth?.company_writers ? { companyWriters: config.api.auth.company_writers } : {}),
     };
     if (config.api.port > 0) {
-      const inFlight = (): number => gateway?.inFlight() ?? 0;
       gateway = await startGateway({
         host: config.api.host,
         port: config.api.port,
@@ -91,13 +111,15 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         routes: ingress
           ? [
               ...configuration.routes(auth),
+              ...events.routes(),
               ...readModels.routes(),
-              ...queryRoutes(new Map([...configuration.questions, ...readModels.questions])),
+              ...queryRoutes(events.questions),
             ]
           : [],
+        stream: events.hub,
         probes: {
-          health: () => node.health({ inFlight: inFlight() }),
-          ready: () => node.ready({ inFlight: inFlight() }),
+          health: () => node.health(liveFacts()),
+          ready: () => node.ready(liveFacts()),
           draining: () => node.draining(),
           configured: () => node.configured(),
         },
@@ -126,12 +148,13 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         clearInterval(reconcile);
         await gateway?.drain();
         await readModels.stop();
+        await events.stop();
         await configuration.stop();
         await bus.close();
         node.send({ type: 'node.stopped' });
         logger.info('drain finished');
       })());
-    return { bus, node, configuration, gateway, drain };
+    return { bus, node, configuration, events, gateway, drain };
   } catch (error) {
     await gateway?.close();
     await bus.close();

@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { openBus, type Bus } from '../bus/index.js';
 import { companyJsonSchema, formatProblems, loadTierA, type TierA } from '../schema/index.js';
 import { ConfigUsageError, runConfig } from './config-cli.js';
+import { EventsUsageError, runEvents } from './events-cli.js';
 import { createLogger } from './logger.js';
 import { replayStream } from './replay.js';
 import { serve } from './serve.js';
@@ -20,6 +21,7 @@ Commands:
   serve     run a node: gateway, probes and the bus engine named by the Tier A file
   replay    print a stream's messages as JSON lines (audit), optionally verifying sequences
   config    read and change the company document on a running node (svc config --help)
+  events    list, trace and tail the event history of a running node (svc events --help)
 
 Flags:
   -h, --help      show help (also: svc <command> --help)
@@ -90,6 +92,8 @@ export async function main(
         return await runReplay(rest, env, out, err);
       case 'config':
         return await runConfig(rest, env, out, err, companyJsonSchema);
+      case 'events':
+        return await runEvents(rest, env, out, err);
       default:
         throw new UsageError(`unknown command: ${command}`);
     }
@@ -97,6 +101,7 @@ export async function main(
     if (
       error instanceof UsageError ||
       error instanceof ConfigUsageError ||
+      error instanceof EventsUsageError ||
       (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
     ) {
       err.write(`svc: ${error.message}\nRun 'svc --help' for usage.\n`);

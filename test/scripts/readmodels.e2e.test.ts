@@ -56,6 +56,16 @@ t.test(
       agents.map((a) => [a.id, a.activity]),
       [['ada', 'idle']],
     );
+    const snapshot = await json(`${first.url}/stream/snapshot`);
+    t.match(snapshot, {
+      org: { name: 'Acme' },
+      agents: { ada: { id: 'ada', activity: 'idle', stopped_reason: null, paused: null, live_call: null } },
+      budget: { cap: 0, used: 0 },
+      tokens: { records: 0 },
+      sandboxes: [],
+      tools: [],
+    });
+    t.notOk('bob' in (snapshot['agents'] as object), 'human seats are not agents');
     first.run.kill('SIGTERM');
     t.equal(await first.run.exited, 0);
 

@@ -5,7 +5,7 @@
  */
 import type { ReadModels } from '../../../projections/index.js';
 import { ApiError } from '../../api-error.js';
-import type { ApiRequest, RouteDef } from '../../types.js';
+import type { RouteDef } from '../../types.js';
 import type { Question } from '../query.routes.js';
 
 /** What the routes read: the hub's answers (an interface so a test can hand in the real hub). */
@@ -24,7 +24,8 @@ export type ReadSource = Pick<
   | 'sandboxRuns'
 >;
 
-type Answer = (params: URLSearchParams, req: ApiRequest) => unknown;
+/** Answers read only their parameters: an HTTP request and a socket query frame ask alike. */
+type Answer = (params: URLSearchParams) => unknown;
 
 function unknownAgent(id: string): never {
   throw new ApiError('not_found', {
@@ -100,7 +101,7 @@ export function readModelRoutes(source: ReadSource): RouteDef[] {
       const params = new URLSearchParams(req.query);
       for (const [k, v] of Object.entries(req.params)) params.set(k, v);
       const answer = answers.get(question) as Answer;
-      return { status: 200, body: answer(params, req) };
+      return { status: 200, body: answer(params) };
     },
   }));
 }

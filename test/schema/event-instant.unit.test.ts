@@ -1,0 +1,61 @@
+import fc from 'fast-check';
+import t from 'tap';
+import { compareInstants, isNewer, parseInstant } from '../../schema/index.js';
+
+t.test('Z and +00:00 name the same instant', async (t) => {
+  t.same(parseInstant('2026-11-22T10:00:00Z'), parseInstant('2026-11-22T10:00:00+00:00'));
+  t.same(parseInstant('2026-11-22T10:00:00Z'), parseInstant('2026-11-22T12:00:00+02:00'));
+  t.same(parseInstant('2026-11-22T10:00:00Z'), parseInstant('2026-11-22T05:30:00-04:30'));
+});
+
+t.test('fractional digits compare by value, not by length', async (t) => {
+  const a = parseInstant('2026-11-22T10:00:00.5Z')!;
+  const b = parseInstant('2026-11-22T10:00:00.123456+00:00')!;
+  const c = parseInstant('2026-11-22T10:00:00.500000001Z')!;
+  t.ok(compareInstants(b, a) < 0, '.123456 is before .5');
+  t.ok(compareInstants(a, c) < 0, '.5 is before .500000001');
+  t.equal(compareInstants(a, parseInstant('2026-11-22T10:00:00.500Z')!), 0);
+  t.ok(compareInstants(parseInstant('2026-11-22T10:00:00Z')!, b) < 0);
+});
+
+t.test('strings that are not RFC 3339 instants are refused', async (t) => {
+  for (const bad of [
+    '',
+    'yesterday',
+    '2026-11-22',
+    '2026-02-30T00:00:00Z',
+    '2026-11-22T25:00:00Z',
+    '2026-11-22T10:00:00',
+  ]) {
+    t.equal(parseInstant(bad), null, JSON.stringify(bad));
+  }
+});
+
+t.test('an older stamp never counts as newer, whatever its encoding', async (t) => {
+  t.notOk(isNewer('2026-11-22T11:59:59.999+01:00', '2026-11-22T11:00:00Z'));
+  t.ok(isNewer('2026-11-22T11:00:00.000001Z', '2026-11-22T12:00:00+01:00'));
+  t.ok(isNewer('2026-11-22T11:00:00Z', null));
+  t.notOk(isNewer('garbage', null));
+});
+
+t.test('ordering agrees with Date for millisecond stamps in any offset', async (t) => {
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 0, max: 4_000_000_000_000 }),
+      fc.integer({ min: 0, max: 4_000_000_000_000 }),
+      fc.integer({ min: -14 * 60, max: 14 * 60 }),
+      (x, y, offset) => {
+        const shifted = (ms: number): string => {
+          const local = new Date(ms + offset * 60_000).toISOString().slice(0, -1);
+          const sign = offset < 0 ? '-' : '+';
+          const abs = Math.abs(offset);
+          return `${local}${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+        };
+        const a = parseInstant(shifted(x))!;
+        const b = parseInstant(new Date(y).toISOString())!;
+        return Math.sign(compareInstants(a, b)) === Math.sign(x - y);
+      },
+    ),
+  );
+  t.pass('property held');
+});
