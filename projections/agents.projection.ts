@@ -214,7 +214,10 @@ const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
   llm_unavailable: (seat, ms, e) => {
     const p = Payloads.LlmUnavailable.safeParse(e.payload);
     if (!p.success) return false;
-    const detail = `${p.data.provider}: ${p.data.reason}`;
+    // The registry publishes the chain and each attempt; the last attempt is why the chain gave up.
+    const last = p.data.attempts?.at(-1);
+    const provider = last?.provider ?? p.data.provider ?? p.data.chain?.at(-1) ?? 'provider';
+    const detail = `${provider}: ${last?.reason ?? p.data.reason ?? 'unavailable'}`;
     const changed = setCause(seat, 'provider', ms, { since: e.timestamp, detail });
     setError(seat, ms, {
       at: e.timestamp,

@@ -45,7 +45,7 @@ export {
 export { ReadModels, type Coverage, type ReadModelsOptions } from './readmodels.js';
 export { SectionHub } from './snapshot-section.js';
 export { agentsProjection, seedBound } from './agents.projection.js';
-export { memoryProjection } from './memory.projection.js';
+export { memoryProjection, type MemoryStoreReader, type StoredMemory } from './memory.projection.js';
 export { sandboxesProjection } from './sandboxes.projection.js';
 export { tokensProjection } from './tokens.ledger.js';
 export type { ReadModel } from './read-model.js';

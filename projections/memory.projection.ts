@@ -11,6 +11,7 @@ import type { ReadModel } from './read-model.js';
 
 type Episode = z.infer<typeof Payloads.EpisodeRecorded>;
 type Memory = z.infer<typeof Payloads.MemoryRemembered>;
+
 type Profile = z.infer<typeof Payloads.CounterpartyProfileUpdated>;
 type Skill = z.infer<typeof Payloads.SkillSynthesized>;
 
@@ -74,20 +75,22 @@ export function applyMemoryEvent(state: MemoryState, e: EventRecord): MemoryStat
       const p = Payloads.MemoryRemembered.safeParse(e.payload);
       if (!p.success) return state;
       const seat = seatOf(state, e.agent_id);
-      const current = seat.memories.get(p.data.id);
-      if (!isNotOlder(ms, current?.ms) || !isNotOlder(ms, seat.forgotten.get(p.data.id))) return state;
-      seat.forgotten.delete(p.data.id);
-      seat.memories.set(p.data.id, { memory: p.data, ms });
+      const id = p.data.memory_id;
+      const current = seat.memories.get(id);
+      if (!isNotOlder(ms, current?.ms) || !isNotOlder(ms, seat.forgotten.get(id))) return state;
+      seat.forgotten.delete(id);
+      seat.memories.set(id, { memory: p.data, ms });
       return state;
     }
     case 'memory_forgotten': {
       const p = Payloads.MemoryForgotten.safeParse(e.payload);
       if (!p.success) return state;
       const seat = seatOf(state, e.agent_id);
-      const current = seat.memories.get(p.data.id);
+      const id = p.data.memory_id;
+      const current = seat.memories.get(id);
       if (current && !isNotOlder(ms, current.ms)) return state;
-      seat.memories.delete(p.data.id);
-      seat.forgotten.set(p.data.id, ms);
+      seat.memories.delete(id);
+      seat.forgotten.set(id, ms);
       return state;
     }
     case 'counterparty_profile_updated': {
@@ -139,18 +142,54 @@ const byDesc =
 export const episodesShown = 50;
 
 /** The memory view of one seat (identity fields come from the company model). */
+/** A row of the seat's personal memory store (structurally the turn engine's `MemoryRow`). */
+export interface StoredMemory {
+  readonly id: string;
+  readonly kind: 'long' | 'short';
+  readonly content: string;
+  readonly metadata: Record<string, unknown>;
+  readonly ttl_until: string | null;
+}
+
+/** The seat's personal memory store as the view reads it (the turn engine's `PersonalMemory` fits). */
+export interface MemoryStoreReader {
+  recall(
+    agentId: string,
+    query: { query: null; kind: null; limit: number; include_expired: boolean; now: Date },
+  ): Promise<readonly StoredMemory[]>;
+}
+
+/** Rows read from the store per view (newest first as the store ranks a query-less recall). */
+export const memoriesShown = 200;
+
+/**
+ * The memory view of one seat (identity fields come from the company model). `stored`: the rows the
+ * memory store answered, or null when there is no store or it failed (then the events' rows are shown).
+ */
 export function memoryView(
   state: MemoryState,
   seat: { handle: string; role: string; agent_id: string | null },
   nowMs: number,
+  stored: readonly StoredMemory[] | null = null,
 ) {
   const mine = state.seats.get(seat.handle);
+  // The store holds the content; without one (or when it fails) the rows come from the events, content ''.
+  const rows: readonly StoredMemory[] =
+    stored ??
+    [...(mine?.memories.values() ?? [])]
+      .sort((a, b) => (b.ms ?? -Infinity) - (a.ms ?? -Infinity))
+      .map(({ memory }) => ({
+        id: memory.memory_id,
+        kind: memory.kind,
+        content: '',
+        metadata: { content_chars: memory.content_chars, turn_id: memory.turn_id },
+        ttl_until: memory.ttl_until,
+      }));
   const memories = (term: 'long' | 'short') =>
     section(() =>
-      [...(mine?.memories.values() ?? [])]
-        .filter((m) => m.memory.term === term)
-        .sort((a, b) => (b.ms ?? -Infinity) - (a.ms ?? -Infinity))
-        .map(({ memory }) => {
+      rows
+        .filter((m) => m.kind === term && !(mine?.forgotten.has(m.id) ?? false))
+        .map((memory) => {
           const row = {
             id: memory.id,
             content: memory.content,

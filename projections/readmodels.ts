@@ -18,10 +18,13 @@ import { companyModel, emptyCompany, type CompanyModel } from './company.model.j
 import {
   applyMemoryEvent,
   emptyMemoryState,
+  memoriesShown,
   memoryEpisode,
   memoryEventTypes,
   memoryView,
   type MemoryState,
+  type MemoryStoreReader,
+  type StoredMemory,
 } from './memory.projection.js';
 import { orgView, seatList } from './org.view.js';
 import {
@@ -53,6 +56,8 @@ export interface ReadModelsOptions {
   readonly coverage?: () => Coverage;
   readonly nodeId?: string;
   readonly now?: () => number;
+  /** The seats' personal memory store (the turn engine's); without it memory rows carry no content. */
+  readonly memoryStore?: MemoryStoreReader;
 }
 
 const agentTypes = new Set<string>(agentEventTypes);
@@ -234,10 +239,26 @@ export class ReadModels {
     return agentActivity(this.agents, this.company, query, this.now());
   }
 
-  /** `/agents/{id}/memory`: null when the seat is unknown. */
-  memoryOf(id: string) {
+  /**
+   * `/agents/{id}/memory`: null when the seat is unknown. Personal memories come from the memory store when
+   * one is wired (a failing store degrades that section alone to the events' rows).
+   */
+  async memoryOf(id: string) {
     const seat = agentSeat(this.company, id);
-    return seat ? memoryView(this.memory, seat, this.now()) : null;
+    if (!seat) return null;
+    let stored: readonly StoredMemory[] | null = null;
+    if (this.opts.memoryStore && seat.agent_id !== null) {
+      stored = await this.opts.memoryStore
+        .recall(seat.agent_id, {
+          query: null,
+          kind: null,
+          limit: memoriesShown,
+          include_expired: true,
+          now: new Date(this.now()),
+        })
+        .catch(() => null);
+    }
+    return memoryView(this.memory, seat, this.now(), stored);
   }
 
   episode(id: string, episodeId: string): z.infer<typeof Payloads.EpisodeRecorded> | null | undefined {

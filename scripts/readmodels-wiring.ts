@@ -16,6 +16,7 @@ import {
   ReadModels,
   seedBound,
   type ConfigView,
+  type MemoryStoreReader,
   type SnapshotSection,
 } from '../projections/index.js';
 import { EventRecord } from '../schema/index.js';
@@ -53,12 +54,15 @@ export function createReadModels(opts: {
   tools?: () => readonly unknown[];
   /** From the fleet's lease table; every seat placed until leases are wired. */
   placed?: (handle: string) => boolean;
+  /** The seats' personal memory store (the turn engine's `PersonalMemory`). */
+  memoryStore?: MemoryStoreReader;
 }): ReadModelsWiring {
   const { logger } = opts;
   const models = new ReadModels({
     nodeId: opts.nodeId,
     ...(opts.tools ? { tools: opts.tools } : {}),
     ...(opts.placed ? { placed: opts.placed } : {}),
+    ...(opts.memoryStore ? { memoryStore: opts.memoryStore } : {}),
   });
   let view: ConfigView | null = null;
   const revisionId = (): string | null => (view ? (activeRevision(view.state)?.revision_id ?? null) : null);

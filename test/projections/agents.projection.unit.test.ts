@@ -283,12 +283,18 @@ t.test(
       event(
         'llm_unavailable',
         'cto',
-        { provider: 'main', reason: 'all keys cooling' },
+        {
+          chain: ['main', 'backup'],
+          attempts: [
+            { provider: 'main', reason: 'keys_cooling', status: null },
+            { provider: 'backup', reason: 'timeout', status: null },
+          ],
+        },
         '2026-11-23T10:00:00Z',
       ),
     );
     t.equal(m.agent('cto')!.stopped_reason, 'provider');
-    t.match(m.agent('cto')!.last_error, { source: 'llm_unavailable' });
+    t.match(m.agent('cto')!.last_error, { source: 'llm_unavailable', message: 'backup: timeout' });
     m.applyEvent(
       event(
         'agent_phase_completed',

@@ -31,7 +31,7 @@ t.test('episodes: at most 50, newest ended_at first, list rows without ask and a
     const ended = new Date(Date.parse('2026-11-20T00:00:00Z') + ((i * 37) % 60) * 60_000).toISOString();
     m.applyEvent(event('episode_recorded', 'cto', episode(`e${(i * 37) % 60}`, ended), ended));
   }
-  const view = m.memoryOf('cto')!;
+  const view = (await m.memoryOf('cto'))!;
   t.equal(view.episodes.length, 50);
   t.same(
     view.episodes.slice(0, 3).map((e) => e.id),
@@ -52,7 +52,7 @@ t.test(
         event(
           'memory_remembered',
           'cto',
-          { id, term, content: `c-${id}`, metadata: { k: 1 }, ttl_until: ttl },
+          { memory_id: id, kind: term, ttl_until: ttl, content_chars: 7, turn_id: 'turn-1' },
           at,
         ),
       );
@@ -60,11 +60,13 @@ t.test(
     remember('s1', 'short', '2026-11-23T11:00:00Z', '2026-11-23T10:00:00Z');
     remember('s2', 'short', '2026-11-24T11:00:00+01:00', '2026-11-23T10:01:00Z');
     remember('gone', 'long', null, '2026-11-23T10:05:00Z');
-    m.applyEvent(event('memory_forgotten', 'cto', { id: 'gone' }, '2026-11-23T10:06:00Z'));
+    m.applyEvent(event('memory_forgotten', 'cto', { memory_id: 'gone' }, '2026-11-23T10:06:00Z'));
     // A remember older than the forget, arriving late, does not bring it back.
     remember('gone', 'long', null, '2026-11-23T10:05:30Z');
-    const view = m.memoryOf('cto')!;
-    t.same(view.personal_memories.long, [{ id: 'l1', content: 'c-l1', metadata: { k: 1 }, ttl_until: null }]);
+    const view = (await m.memoryOf('cto'))!;
+    t.same(view.personal_memories.long, [
+      { id: 'l1', content: '', metadata: { content_chars: 7, turn_id: 'turn-1' }, ttl_until: null },
+    ]);
     t.same(
       view.personal_memories.short.map((r) => [r.id, 'expired' in r && r.expired]),
       [
@@ -75,6 +77,39 @@ t.test(
     t.equal(view.handle, 'cto');
     t.equal(view.role, 'CTO');
     t.equal(view.runtime_id, view.agent_id);
+  },
+);
+
+t.test(
+  'with a memory store the rows carry content; a failing store degrades that section alone',
+  async (t) => {
+    const asked: string[] = [];
+    let fail = false;
+    const m = new ReadModels({
+      now: () => now,
+      memoryStore: {
+        recall: async (agentId, query) => {
+          asked.push(`${agentId}:${query.include_expired}`);
+          if (fail) throw new Error('store down');
+          return [
+            { id: 'a', kind: 'long', content: 'likes tea', metadata: {}, ttl_until: null },
+            { id: 'b', kind: 'short', content: 'call back', metadata: {}, ttl_until: '2026-11-23T11:59:00Z' },
+          ];
+        },
+      },
+    });
+    m.setCompany(companyDoc, 'rev');
+    m.applyEvent(
+      event('episode_recorded', 'cto', episode('e1', '2026-11-23T09:00:00Z'), '2026-11-23T09:00:00Z'),
+    );
+    const view = (await m.memoryOf('cto'))!;
+    t.same(view.personal_memories.long, [{ id: 'a', content: 'likes tea', metadata: {}, ttl_until: null }]);
+    t.match(view.personal_memories.short, [{ id: 'b', content: 'call back', expired: true }]);
+    t.same(asked, [`${view.agent_id}:true`], 'asked by durable agent id, expired rows included');
+    fail = true;
+    const degraded = (await m.memoryOf('cto'))!;
+    t.same(degraded.personal_memories, { long: [], short: [] });
+    t.equal(degraded.episodes.length, 1, 'episodes still answer');
   },
 );
 
@@ -119,10 +154,10 @@ t.test(
       ),
     );
     t.same(
-      m.memoryOf('cto')!.counterparty_profiles.map((p) => p.subject_label),
+      (await m.memoryOf('cto'))!.counterparty_profiles.map((p) => p.subject_label),
       ['c', 'b', 'a'],
     );
-    const empty = m.memoryOf('ceo')!;
+    const empty = (await m.memoryOf('ceo'))!;
     t.same(
       [
         empty.episodes,
@@ -133,7 +168,7 @@ t.test(
       ],
       [[], [], [], [], []],
     );
-    t.equal(m.memoryOf('dana'), null, 'a human seat has no memory');
+    t.equal(await m.memoryOf('dana'), null, 'a human seat has no memory');
   },
 );
 

@@ -41,7 +41,7 @@ export function readAnswers(source: ReadSource): Map<string, Answer> {
     ['agents', () => source.agentList()],
     ['agent', (p) => source.agent(id(p)) ?? unknownAgent(id(p))],
     ['agent_activity', (p) => source.activity(p)],
-    ['memory', (p) => source.memoryOf(id(p)) ?? unknownAgent(id(p))],
+    ['memory', async (p) => (await source.memoryOf(id(p))) ?? unknownAgent(id(p))],
     [
       'episode',
       (p) => {
@@ -97,11 +97,11 @@ export function readModelRoutes(source: ReadSource): RouteDef[] {
   return routes.map(([pattern, question]) => ({
     method: 'GET',
     pattern,
-    handler: (req) => {
+    handler: async (req) => {
       const params = new URLSearchParams(req.query);
       for (const [k, v] of Object.entries(req.params)) params.set(k, v);
       const answer = answers.get(question) as Answer;
-      return { status: 200, body: answer(params) };
+      return { status: 200, body: await answer(params) };
     },
   }));
 }

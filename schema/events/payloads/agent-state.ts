@@ -2,11 +2,23 @@
 import { z } from 'zod';
 import { count, Instant } from './common.js';
 
-/** The provider chain gave no answer: the seat reads `stopped` / `provider` until a phase completes. */
-export const LlmUnavailable = z.object({
+/** One provider tried along a seat's chain (as the provider registry publishes it). */
+export const ChainAttempt = z.looseObject({
   provider: z.string(),
-  model: z.string().optional(),
   reason: z.string(),
+  status: z.number().int().nullable().optional(),
+});
+
+/**
+ * The provider chain gave no answer: the seat reads `stopped` / `provider` until a phase completes. The
+ * provider registry publishes `{chain, attempts[]}`; the other fields are optional context.
+ */
+export const LlmUnavailable = z.looseObject({
+  chain: z.array(z.string()).optional(),
+  attempts: z.array(ChainAttempt).optional(),
+  provider: z.string().optional(),
+  model: z.string().optional(),
+  reason: z.string().optional(),
   turn_id: z.string().nullable().optional(),
   phase: z.string().nullable().optional(),
   /** When the engine will try again, if it knows. */
