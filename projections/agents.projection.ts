@@ -240,9 +240,15 @@ const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
   'turn.guard_breach': (seat, ms, e) => {
     const p = Payloads.TurnGuardBreach.safeParse(e.payload);
     if (!p.success) return false;
+    const timeout = p.data['timeout_seconds'];
+    const message =
+      p.data.detail ??
+      (p.data.kind === 'scheduled_timeout' && typeof timeout === 'number'
+        ? `the scheduled turn outlived its ${timeout} s timeout`
+        : `guard ${p.data.kind} fired`);
     return setError(seat, ms, {
       at: e.timestamp,
-      message: p.data.detail,
+      message,
       source: e.type,
       kind: p.data.kind,
       turn_id: p.data.turn_id,

@@ -348,6 +348,32 @@ t.test(
       ),
     );
     t.match(m.agent('ceo')!.last_error, { kind: 'repeated_call', message: 'same call 5 times' });
+    // The scheduler's breach: no turn id, no detail.
+    m.applyEvent(
+      event(
+        'turn.guard_breach',
+        'ceo',
+        {
+          kind: 'scheduled_timeout',
+          turn_id: null,
+          target_handle: 'ceo',
+          scope_type: 'role',
+          scope_id: 'CEO',
+          schedule_name: 'daily',
+          scheduled_at: '2026-11-23T09:00:00Z',
+          fired_at: '2026-11-23T09:00:00Z',
+          timeout_seconds: 600,
+          deadline: '2026-11-23T09:10:00Z',
+          at: '2026-11-23T10:07:00Z',
+        },
+        '2026-11-23T10:07:00Z',
+      ),
+    );
+    t.match(m.agent('ceo')!.last_error, {
+      kind: 'scheduled_timeout',
+      turn_id: null,
+      message: 'the scheduled turn outlived its 600 s timeout',
+    });
   },
 );
 

@@ -45,14 +45,18 @@ export const GuardKind = {
   Timeout: 'timeout',
   OutputSize: 'output_size',
   ToolDenied: 'tool_denied',
+  ScheduledTimeout: 'scheduled_timeout',
 } as const;
 
-/** A turn guard fired (a loop, a timeout, a ceiling): recorded as the seat's `last_error`. */
-export const TurnGuardBreach = z.object({
-  turn_id: z.string().min(1),
+/**
+ * A turn guard fired (a loop, a timeout, a ceiling): recorded as the seat's `last_error`. Guards add their
+ * own fields (the scheduler's `scheduled_timeout` carries the schedule, deadline and `at`, and no `detail`).
+ */
+export const TurnGuardBreach = z.looseObject({
+  turn_id: z.string().nullable(),
   phase: z.string().nullable().optional(),
   kind: z.string().min(1),
-  detail: z.string(),
+  detail: z.string().optional(),
 });
 
 /** `paused` of an agent row. `stop_running`: the running turn was cut rather than allowed to finish. */
