@@ -56,6 +56,11 @@ export interface ReadModelsOptions {
   readonly coverage?: () => Coverage;
   readonly nodeId?: string;
   readonly now?: () => number;
+  /**
+   * Whether `setCompany` itself pushes `seats`, `org` and `tools` (default true). The events hub re-sends
+   * those three on every `revision_applied`, so the node wiring turns this off to send them once.
+   */
+  readonly pushConfigSections?: boolean;
   /** The seats' personal memory store (the turn engine's); without it memory rows carry no content. */
   readonly memoryStore?: MemoryStoreReader;
 }
@@ -101,7 +106,8 @@ export class ReadModels {
   setCompany(document: unknown, revisionId: string | null): void {
     this.company = companyModel(document, revisionId);
     this.pushContext = null;
-    for (const name of ['seats', 'org', 'tools', 'agents', 'budget'] as const) this.hubs[name].emitCurrent();
+    const config = this.opts.pushConfigSections === false ? [] : (['seats', 'org', 'tools'] as const);
+    for (const name of [...config, 'agents', 'budget'] as const) this.hubs[name].emitCurrent();
   }
 
   get companyModel(): CompanyModel {

@@ -60,6 +60,8 @@ export function createReadModels(opts: {
   const { logger } = opts;
   const models = new ReadModels({
     nodeId: opts.nodeId,
+    // The events hub re-sends seats, org and tools on every revision_applied (rule 7).
+    pushConfigSections: false,
     ...(opts.tools ? { tools: opts.tools } : {}),
     ...(opts.placed ? { placed: opts.placed } : {}),
     ...(opts.memoryStore ? { memoryStore: opts.memoryStore } : {}),

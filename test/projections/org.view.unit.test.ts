@@ -98,6 +98,27 @@ t.test('seats, org, tools and agents are re-sent on every config apply', async (
   t.equal(m.org().mission, 'New mission');
 });
 
+t.test(
+  'with the events hub re-sending config sections, an apply pushes only agents and budget',
+  async (t) => {
+    const m = new ReadModels({ pushConfigSections: false });
+    m.setCompany(companyDoc, 'rev-1');
+    const pushes: string[] = [];
+    for (const s of m.sections()) s.subscribe(() => pushes.push(s.name));
+    m.setCompany({ ...companyDoc, mission: 'Other' }, 'rev-2');
+    t.same(pushes.sort(), ['agents', 'budget']);
+    t.equal(
+      (
+        m
+          .sections()
+          .find((s) => s.name === 'org')!
+          .current() as { mission: string }
+      ).mission,
+      'Other',
+    );
+  },
+);
+
 t.test('the tool catalogue serves valid entries from its source and leaves malformed ones out', async (t) => {
   const entry = {
     name: 'read_file',
