@@ -7,6 +7,7 @@ import t from 'tap';
 import { ensureCatalogue, openMemoryBus, Subjects } from '../../bus/index.js';
 import { runSvc } from '../harness/child.js';
 import { startNode, TOKEN } from '../harness/serve-node.js';
+import { dashboard } from '../http/fixtures/events-node.js';
 import { event, phaseCompleted, spend } from '../projections/fixtures/readmodels.js';
 
 const company = {
@@ -31,6 +32,8 @@ t.test(
   'a config apply feeds /org and /agents; a restart seeds history and spend from the streams',
   async (t) => {
     const first = await startNode(t);
+    const d = await dashboard(`${first.url.replace('http', 'ws')}/ws/stream`);
+    t.match(await d.next((f) => f.kind === 'snapshot'), { data: { agents: {}, org: { name: '' } } });
     const put = await fetch(`${first.url}/config`, {
       method: 'PUT',
       headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'x-summary': 'first' },
@@ -38,6 +41,16 @@ t.test(
     });
     t.equal(put.status, 201);
     await first.run.waitForLog((line) => line.msg === 'config applied');
+    // The apply reaches the socket: org, seats and tools re-sent once each, agent rows replaced.
+    // Agent rows are replaced during the apply; seats, org and tools follow once revision_applied is out.
+    t.match(await d.next((f) => f.kind === 'agents'), { data: { ada: { id: 'ada', activity: 'idle' } } });
+    t.match(await d.next((f) => f.kind === 'seats'), {
+      data: [{ handle: 'ada' }, { handle: 'bob', kind: 'human' }],
+    });
+    t.match(await d.next((f) => f.kind === 'org'), { data: { name: 'Acme', timezone: 'UTC' } });
+    t.equal(d.frames.filter((f) => f.kind === 'org').length, 1, 'org is pushed once per apply');
+    d.client.close();
+    await d.client.closed;
     const org = await json(`${first.url}/org`);
     t.same(
       (org['roles'] as Array<Record<string, unknown>>).map((r) => [r['handle'], r['kind']]),
