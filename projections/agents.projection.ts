@@ -14,6 +14,8 @@ import {
   type LiveCall,
   type SeatRuntime,
 } from './agents.state.js';
+import { handleOf } from './agents.seed.js';
+import { logTurn } from './agents.turn-log.js';
 import { instantMs, isNotOlder } from './instants.js';
 import type { ReadModel } from './read-model.js';
 
@@ -30,10 +32,6 @@ export const agentEventTypes = [
   'sandbox_run_completed',
   'sandbox_run_failed',
 ] as const;
-
-/** Completed turns older than this leave the activity log (the event history is 30 days). */
-export const turnLogMaxAgeMs = 30 * 86_400_000;
-const turnLogMaxRows = 50_000;
 
 type Handler = (seat: SeatRuntime, ms: number | null, event: EventRecord, state: AgentsState) => boolean;
 
@@ -350,55 +348,6 @@ function setError(
   return true;
 }
 
-function logTurn(
-  state: AgentsState,
-  handle: string,
-  d: {
-    turn_id: string;
-    started_at: string;
-    ended_at: string;
-    duration_ms: number;
-    failed: boolean;
-    review?: { reviewed: boolean; passed_first: boolean | null } | undefined;
-  },
-): void {
-  const key = `${handle}\u0000${d.turn_id}`;
-  const ended = instantMs(d.ended_at);
-  if (ended === null || state.turnIds.has(key)) return;
-  state.turnIds.add(key);
-  state.turns.push({
-    handle,
-    turn_id: d.turn_id,
-    ended_ms: ended,
-    started_at: d.started_at,
-    ended_at: d.ended_at,
-    duration_ms: d.duration_ms,
-    failed: d.failed,
-    reviewed: d.review?.reviewed ?? false,
-    passed_first: d.review?.passed_first ?? null,
-  });
-  if (state.turns.length > turnLogMaxRows) {
-    const dropped = state.turns.splice(0, state.turns.length - turnLogMaxRows);
-    for (const t of dropped) state.turnIds.delete(`${t.handle}\u0000${t.turn_id}`);
-  }
-}
-
-/** Drops completed turns older than `turnLogMaxAgeMs` from the activity log. */
-export function pruneTurnLog(state: AgentsState, nowMs: number): void {
-  const floor = nowMs - turnLogMaxAgeMs;
-  const keep = state.turns.filter((t) => t.ended_ms >= floor);
-  if (keep.length === state.turns.length) return;
-  for (const t of state.turns) if (t.ended_ms < floor) state.turnIds.delete(`${t.handle}\u0000${t.turn_id}`);
-  state.turns.splice(0, state.turns.length, ...keep);
-}
-
-/** The seat an event concerns: the record's `agent_id` (its handle), or a sandbox run's handle. */
-function handleOf(e: EventRecord): string | null {
-  if (e.agent_id) return e.agent_id;
-  const h = (e.payload as { agent_handle?: unknown }).agent_handle;
-  return typeof h === 'string' && h !== '' ? h : null;
-}
-
 export function applyAgentEvent(state: AgentsState, e: EventRecord): AgentsState {
   const handler = (handlers as Record<string, Handler | undefined>)[e.type];
   const handle = handleOf(e);
@@ -408,6 +357,9 @@ export function applyAgentEvent(state: AgentsState, e: EventRecord): AgentsState
   return state;
 }
 
+export { pruneTurnLog, turnLogMaxAgeMs } from './agents.turn-log.js';
+export { seedBound } from './agents.seed.js';
+
 export const agentsProjection: ReadModel<AgentsState, EventRecord> = {
   name: 'agents',
   version: 1,
@@ -415,36 +367,3 @@ export const agentsProjection: ReadModel<AgentsState, EventRecord> = {
   init: emptyAgentsState,
   apply: applyAgentEvent,
 };
-
-/**
- * Boot seeding bound (rule 2): of the seeded agent events keep, per seat, those of its newest three
- * turns (by the latest instant seen in each turn) plus events that belong to no turn.
- */
-export function seedBound(records: readonly EventRecord[], turnsPerSeat = 3): EventRecord[] {
-  const latest = new Map<string, Map<string, number>>();
-  const turnOf = (e: EventRecord): string | null => {
-    const t = (e.payload as { turn_id?: unknown }).turn_id;
-    return typeof t === 'string' && t !== '' ? t : null;
-  };
-  for (const e of records) {
-    const handle = handleOf(e);
-    const turn = turnOf(e);
-    if (handle === null || turn === null) continue;
-    const turns = latest.get(handle) ?? new Map<string, number>();
-    latest.set(handle, turns);
-    turns.set(turn, Math.max(turns.get(turn) ?? -Infinity, instantMs(e.timestamp) ?? -Infinity));
-  }
-  const kept = new Map<string, Set<string>>();
-  for (const [handle, turns] of latest) {
-    const newest = [...turns]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, turnsPerSeat)
-      .map(([t]) => t);
-    kept.set(handle, new Set(newest));
-  }
-  return records.filter((e) => {
-    const handle = handleOf(e);
-    const turn = turnOf(e);
-    return handle === null || turn === null || (kept.get(handle)?.has(turn) ?? false);
-  });
-}
