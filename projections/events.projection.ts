@@ -73,11 +73,10 @@ export function applyEvent(state: EventsState, message: StoredMessage): void {
     traceId: decoded.trace_id,
   });
   if (!added || !feed) return;
-  const entry: WindowRow = {
-    instant,
-    seq: message.seq,
-    row: { ...decoded, category, failed: isFailed(decoded) },
-  };
+  // `decoded` is a fresh object of ours: set the map's category and the failure rule in place.
+  decoded.category = category;
+  decoded.failed = isFailed(decoded);
+  const entry: WindowRow = { instant, seq: message.seq, row: decoded };
   if (admitToWindow(state, entry)) state.lastAdded = entry;
 }
 

@@ -17,6 +17,12 @@ const RFC3339 =
 
 /** Parses an RFC 3339 timestamp; null when it is not one (or names an impossible date). */
 export function parseInstant(text: string): Instant | null {
+  // Fast path for the form `toISOString` writes (what `newEvent` stamps); the round trip refuses the
+  // impossible dates Date.parse rolls over (2026-02-30).
+  if (text.length === 24 && text.charCodeAt(23) === 90 /* Z */) {
+    const ms = Date.parse(text);
+    if (Number.isFinite(ms) && new Date(ms).toISOString() === text) return { ms, ns: 0 };
+  }
   const m = RFC3339.exec(text);
   if (!m) return null;
   const [, y, mo, d, h, mi, s, frac = '', z, sign, oh = '0', om = '0'] = m;
