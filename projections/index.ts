@@ -27,6 +27,7 @@ export {
   applyEvent,
   eventsProjection,
   FEED_WINDOW,
+  windowRows,
   type EventsState,
   type WindowRow,
 } from './events.projection.js';

@@ -76,3 +76,11 @@ t.test('the toISOString form and the general form agree, impossible dates includ
   );
   t.pass('agreed');
 });
+
+t.test('leap days and two-digit years are read as written', async (t) => {
+  t.ok(parseInstant('2024-02-29T00:00:00.000Z'));
+  t.equal(parseInstant('2023-02-29T00:00:00.000Z'), null);
+  t.equal(parseInstant('2023-02-29T00:00:00+00:00'), null);
+  t.equal(parseInstant('0050-01-01T00:00:00.000Z')?.ms, Date.parse('0050-01-01T00:00:00.000Z'));
+  t.equal(parseInstant('0050-01-01T00:00:00Z')?.ms, Date.parse('0050-01-01T00:00:00.000Z'));
+});
