@@ -4,9 +4,11 @@
  * JSON string never holds an unescaped `"`, so the first such key is the record's own whenever the payload
  * is serialized last (as `publishEvent` does). An optional field the head lacks but whose key appears after
  * the payload (a record built with another key order) sends the record down the slow path, which parses
- * everything. Both paths are checked with the zod schema.
+ * everything. The head is checked by `checkRow` (the zod schema's rules, written out for speed), the whole
+ * record by the zod schema.
  */
-import { EventRecord, EventRow } from '../schema/index.js';
+import { EventRecord, type EventRow } from '../schema/index.js';
+import { checkRow } from './events.check.js';
 
 const marker = Buffer.from(',"payload":');
 /** Optional top-level fields that may follow the payload in a record serialized in another order. */
@@ -32,12 +34,12 @@ export function decodeRow(data: Uint8Array): EventRow | null {
   const bytes = bufferOf(data);
   const at = bytes.indexOf(marker);
   if (at > 0) {
-    const head = EventRow.safeParse(parse(`${bytes.toString('utf8', 0, at)}}`));
+    const head = checkRow(parse(`${bytes.toString('utf8', 0, at)}}`));
     if (
-      head.success &&
-      optionalKeys.every(([key, quoted]) => head.data[key] !== undefined || bytes.indexOf(quoted, at) < 0)
+      head !== null &&
+      optionalKeys.every(([key, quoted]) => head[key] !== undefined || bytes.indexOf(quoted, at) < 0)
     )
-      return head.data;
+      return head;
   }
   const whole = EventRecord.safeParse(parse(bytes.toString('utf8')));
   if (!whole.success) return null;

@@ -31,10 +31,19 @@ export interface WindowRow {
 
 export interface EventsState {
   readonly index: EventIndex;
-  /** The newest feed rows, oldest first, at most FEED_WINDOW. */
+  /**
+   * The newest feed rows, oldest first: the last FEED_WINDOW entries count (the array may hold up to twice
+   * that before it is trimmed, so an in-order append costs no shift). Read it through `windowRows`.
+   */
   window: WindowRow[];
   /** The feed row the last applied message added (null when it added none): what a live push sends. */
   lastAdded: WindowRow | null;
+}
+
+/** The window's rows, oldest first, at most FEED_WINDOW. */
+export function windowRows(state: EventsState): WindowRow[] {
+  const w = state.window;
+  return w.length > FEED_WINDOW ? w.slice(w.length - FEED_WINDOW) : w;
 }
 
 const compareRows = (a: WindowRow, b: WindowRow): number =>
@@ -46,12 +55,13 @@ function admitToWindow(state: EventsState, entry: WindowRow): boolean {
   const last = w[w.length - 1];
   if (last === undefined || compareRows(last, entry) < 0) w.push(entry);
   else {
-    if (w.length >= FEED_WINDOW && compareRows(w[0] as WindowRow, entry) > 0) return false;
+    const oldest = w.length >= FEED_WINDOW ? w[w.length - FEED_WINDOW] : undefined;
+    if (oldest !== undefined && compareRows(oldest, entry) > 0) return false;
     let at = w.length;
     while (at > 0 && compareRows(w[at - 1] as WindowRow, entry) > 0) at -= 1;
     w.splice(at, 0, entry);
   }
-  if (w.length > FEED_WINDOW) w.shift();
+  if (w.length >= 2 * FEED_WINDOW) state.window = w.slice(w.length - FEED_WINDOW);
   return true;
 }
 
@@ -73,11 +83,10 @@ export function applyEvent(state: EventsState, message: StoredMessage): void {
     traceId: decoded.trace_id,
   });
   if (!added || !feed) return;
-  const entry: WindowRow = {
-    instant,
-    seq: message.seq,
-    row: { ...decoded, category, failed: isFailed(decoded) },
-  };
+  // `decoded` is a fresh object of ours: set the map's category and the failure rule in place.
+  decoded.category = category;
+  decoded.failed = isFailed(decoded);
+  const entry: WindowRow = { instant, seq: message.seq, row: decoded };
   if (admitToWindow(state, entry)) state.lastAdded = entry;
 }
 
@@ -96,7 +105,7 @@ export const eventsProjection: Projection<EventsState> = {
   checkpoint: {
     save: (state): SavedEvents => ({
       index: state.index.save(),
-      window: state.window.map((w) => ({ ms: w.instant.ms, ns: w.instant.ns, seq: w.seq, row: w.row })),
+      window: windowRows(state).map((w) => ({ ms: w.instant.ms, ns: w.instant.ns, seq: w.seq, row: w.row })),
     }),
     load: (saved) => {
       const s = saved as Partial<SavedEvents> | null;

@@ -17,7 +17,7 @@ import {
   type TraceAnswer,
 } from '../schema/index.js';
 import type { IndexFilter } from './events.index.js';
-import type { EventsState } from './events.projection.js';
+import { windowRows, type EventsState } from './events.projection.js';
 import { QueryError } from './query-error.js';
 
 export const EVENTS_PAGE_MAX = 400;
@@ -112,7 +112,7 @@ export async function listEvents(src: EventsSource, query: ListQuery): Promise<E
   const exhausted = positions.length <= query.limit;
   const taken = positions.slice(0, query.limit);
   const held = new Map<number, EventRow>();
-  for (const w of state.window) held.set(w.seq, w.row);
+  for (const w of windowRows(state)) held.set(w.seq, w.row);
   const rows = await Promise.all(
     taken.map(async (i): Promise<EventRow | null> => {
       const seq = index.seqAt(i);
@@ -174,7 +174,7 @@ export async function traceEvents(src: EventsSource, traceId: string): Promise<T
 export function feedRows(src: EventsSource): EventRow[] {
   const floor = floorOf(src);
   const out: EventRow[] = [];
-  const w = src.state().window;
+  const w = windowRows(src.state());
   for (let i = w.length - 1; i >= 0; i -= 1) {
     const entry = w[i];
     if (entry && entry.instant.ms >= floor) out.push(entry.row);

@@ -22,10 +22,12 @@ export {
 } from './sections.js';
 export { EventIndex, type IndexEntry, type IndexFilter } from './events.index.js';
 export { decodeRecord, decodeRow } from './events.decode.js';
+export { checkRow } from './events.check.js';
 export {
   applyEvent,
   eventsProjection,
   FEED_WINDOW,
+  windowRows,
   type EventsState,
   type WindowRow,
 } from './events.projection.js';

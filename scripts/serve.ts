@@ -2,7 +2,8 @@
  * `svc serve`: wires one node together from its Tier A configuration.
  *   1. open the bus engine it names and ensure the stream catalogue
  *   2. start the node actor (booting → unconfigured until a revision is applied)
- *   3. bind the gateway (api.port, and api.public.port when set)
+ *   3. replay the events projection and open the live stream (scripts/events-wiring.ts)
+ *   4. bind the gateway (api.port, and api.public.port when set)
  * and drains in the spec's order when told to stop.
  */
 import type { Logger } from 'pino';

@@ -59,3 +59,28 @@ t.test('ordering agrees with Date for millisecond stamps in any offset', async (
   );
   t.pass('property held');
 });
+
+t.test('the toISOString form and the general form agree, impossible dates included', async (t) => {
+  t.equal(parseInstant('2026-02-30T00:00:00.000Z'), null);
+  t.equal(parseInstant('2026-02-28T24:00:00.000Z'), null);
+  t.same(parseInstant('2026-02-28T23:59:59.999Z'), parseInstant('2026-02-28T23:59:59.999000+00:00'));
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: 4_000_000_000_000 }), (x) => {
+      const iso = new Date(x).toISOString();
+      const general = parseInstant(iso.replace('Z', '+00:00'));
+      const fast = parseInstant(iso);
+      return (
+        fast !== null && general !== null && fast.ms === general.ms && fast.ns === general.ns && fast.ms === x
+      );
+    }),
+  );
+  t.pass('agreed');
+});
+
+t.test('leap days and two-digit years are read as written', async (t) => {
+  t.ok(parseInstant('2024-02-29T00:00:00.000Z'));
+  t.equal(parseInstant('2023-02-29T00:00:00.000Z'), null);
+  t.equal(parseInstant('2023-02-29T00:00:00+00:00'), null);
+  t.equal(parseInstant('0050-01-01T00:00:00.000Z')?.ms, Date.parse('0050-01-01T00:00:00.000Z'));
+  t.equal(parseInstant('0050-01-01T00:00:00Z')?.ms, Date.parse('0050-01-01T00:00:00.000Z'));
+});
