@@ -2,8 +2,10 @@
  * `svc serve`: wires one node together from its Tier A configuration.
  *   1. open the bus engine it names and ensure the stream catalogue
  *   2. start the node actor (booting → unconfigured until a revision is applied)
- *   3. replay the events projection and open the live stream (scripts/events-wiring.ts)
- *   4. bind the gateway (api.port, and api.public.port when set)
+ *   3. follow the configuration; the read models apply with it (scripts/readmodels-wiring.ts)
+ *   4. replay the events projection and open the live stream (scripts/events-wiring.ts)
+ *   5. seed the read models and register their sections and questions
+ *   6. bind the gateway (api.port, and api.public.port when set)
  * and drains in the spec's order when told to stop.
  */
 import type { Logger } from 'pino';
