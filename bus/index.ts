@@ -43,3 +43,4 @@ export {
 } from './catalogue.js';
 export { openMemoryBus, type MemoryBusOptions } from './memory/index.js';
 export { openBus, type OpenBusOptions } from './open.js';
+export { publishEvent, UnmappedEventTypeError } from './publish-event.js';

@@ -20,7 +20,6 @@ export type {
   RouteKind,
 } from './types.js';
 export { configRoutes, type ConfigRouteDeps } from './routes/config/config.routes.js';
-export { queryRoutes, type Question, type QuestionRegistry } from './routes/query.routes.js';
 export { setupRoutes } from './routes/setup/setup.routes.js';
 export type { PassHost, PassRequest, SetupRouteDeps } from './routes/setup/setup.deps.js';
 export { secretsRoutes, type SecretsRouteDeps } from './routes/secrets/secrets.routes.js';
@@ -45,3 +44,20 @@ export {
   type AppFlow,
   type LandingDeps,
 } from './webhooks/landing.routes.js';
+export {
+  ask,
+  asApiError,
+  mergeQuestions,
+  queryRoutes,
+  type QueryContext,
+  type Question,
+  type QuestionRegistry,
+} from './routes/query.routes.js';
+export { eventRoutes, type EventRouteDeps } from './routes/events.routes.js';
+export { StreamHub, type HubStats, type StreamHubOptions } from './ws/stream-hub.js';
+export { defaultClientLimits, StreamClient, type ClientLimits, type SocketSink } from './ws/stream-client.js';
+export {
+  readModelRoutes,
+  readQuestions,
+  type ReadSource,
+} from './routes/readmodels/readmodels.routes.js';

@@ -68,9 +68,9 @@ export const errorCatalogue = {
   },
   invalid_query: {
     status: 400,
-    when: '`dry_run` other than `true`/`false`',
+    when: '`dry_run` other than `true`/`false`; an `/events` parameter outside its set, or half a cursor',
     detail: 'A query parameter has a value outside its set.',
-    hint: 'Use `dry_run=true` or `dry_run=false`.',
+    hint: 'Use `dry_run=true` or `dry_run=false`; on `/events` pass both `before_time` and `before_id` (from `next`) or neither.',
     retryable: false,
   },
   identity_mismatch: {

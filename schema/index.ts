@@ -226,3 +226,36 @@ export {
 export { DutyLease } from './duty.js';
 export { BindingState, peopleOf, personFor, type Person } from './access.js';
 export { credentialPoolFromDocument, envFallback, keyRef } from './credential-refs.js';
+export {
+  admissionOf,
+  categoryOf,
+  compareInstants,
+  Coverage,
+  EventAnswer,
+  EventRow,
+  EventsCursor,
+  EventsPage,
+  EventTypeCategories,
+  ExcludedEventTypes,
+  instantOf,
+  isFeedType,
+  isNewer,
+  isStoredType,
+  parseInstant,
+  toFullEvent,
+  toRow,
+  TraceAnswer,
+  type EventAdmission,
+  type Exclusion,
+  type Instant,
+} from './events/index.js';
+export {
+  ClientFrame,
+  QueryErrorCode,
+  QueryFrame,
+  ServerFrameKind,
+  type QueryFailure,
+  type QueryResult,
+  type ServerFrame,
+} from './stream-frames.js';
+export { Payloads } from './events/index.js';
