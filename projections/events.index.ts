@@ -1,7 +1,8 @@
 /**
- * The events projection's index over the whole retained history, kept in columns (typed arrays plus two
- * string columns) sorted by (instant, id) ascending: about 60 bytes an event instead of a row object, so a
- * million events stay well under 100 MB. A row itself is read back from the stream by its sequence.
+ * The events projection's index over the whole retained history, kept in columns (typed arrays plus the id
+ * strings) sorted by (instant, id) ascending: about 70 bytes an event instead of a row object. Trace ids are
+ * kept as a 64-bit hash (two FNV-1a words), so a million of them cost no strings for the collector to walk;
+ * a trace answer checks the records it reads back. A row itself is read back from the stream by its sequence.
  * An entry equal to one already held (same instant and id) is a duplicate and is not added.
  */
 import { EventCategory, type Instant } from '../schema/index.js';
@@ -33,8 +34,19 @@ export interface SavedIndex {
   readonly flags: number[];
   readonly agent: number[];
   readonly ids: string[];
-  readonly traces: string[];
+  readonly traceA: number[];
+  readonly traceB: number[];
   readonly agents: string[];
+}
+
+/** FNV-1a over UTF-16 code units, from a given offset basis (two bases give two independent words). */
+function fnv(text: string, basis: number): number {
+  let h = basis >>> 0;
+  for (let i = 0; i < text.length; i += 1) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
 }
 
 export class EventIndex {
@@ -44,7 +56,8 @@ export class EventIndex {
   private flags = new Uint8Array(1024);
   private agent = new Uint32Array(1024);
   private ids: string[] = [];
-  private traces: string[] = [];
+  private traceA = new Uint32Array(1024);
+  private traceB = new Uint32Array(1024);
   /** Interned seat handles; 0 means none. */
   private agents: string[] = [''];
   private agentCodes = new Map<string, number>();
@@ -66,6 +79,8 @@ export class EventIndex {
     this.seqs = widen(this.seqs, (c) => new Float64Array(c));
     this.flags = widen(this.flags, (c) => new Uint8Array(c));
     this.agent = widen(this.agent, (c) => new Uint32Array(c));
+    this.traceA = widen(this.traceA, (c) => new Uint32Array(c));
+    this.traceB = widen(this.traceB, (c) => new Uint32Array(c));
   }
 
   /** Compares entry `i` with a key: negative when the entry sorts first. */
@@ -104,14 +119,13 @@ export class EventIndex {
     }
     if (this.n === this.ms.length) this.grow();
     if (at < this.n) {
-      for (const col of [this.ms, this.ns, this.seqs, this.flags, this.agent])
-        col.copyWithin(at + 1, at, this.n);
+      for (const col of this.columns()) col.copyWithin(at + 1, at, this.n);
       this.ids.splice(at, 0, e.id);
-      this.traces.splice(at, 0, e.traceId);
     } else {
       this.ids.push(e.id);
-      this.traces.push(e.traceId);
     }
+    this.traceA[at] = fnv(e.traceId, 0x811c9dc5);
+    this.traceB[at] = fnv(e.traceId, 0x01000193);
     this.ms[at] = ms;
     this.ns[at] = ns;
     this.seqs[at] = e.seq;
@@ -119,6 +133,10 @@ export class EventIndex {
     this.agent[at] = this.intern(e.agentId);
     this.n += 1;
     return true;
+  }
+
+  private columns(): Array<Float64Array | Uint32Array | Uint8Array> {
+    return [this.ms, this.ns, this.seqs, this.flags, this.agent, this.traceA, this.traceB];
   }
 
   private intern(agentId: string | undefined): number {
@@ -176,10 +194,12 @@ export class EventIndex {
     return this.ids.lastIndexOf(id);
   }
 
-  /** Positions of the trace's entries, oldest first. */
+  /** Positions of the trace's entries (by hash: check the records read back), oldest first. */
   trace(traceId: string): number[] {
+    const a = fnv(traceId, 0x811c9dc5);
+    const b = fnv(traceId, 0x01000193);
     const out: number[] = [];
-    for (let i = 0; i < this.n; i += 1) if (this.traces[i] === traceId) out.push(i);
+    for (let i = 0; i < this.n; i += 1) if (this.traceA[i] === a && this.traceB[i] === b) out.push(i);
     return out;
   }
 
@@ -188,9 +208,8 @@ export class EventIndex {
     let k = 0;
     while (k < this.n && (this.ms[k] as number) < floorMs) k += 1;
     if (k === 0) return 0;
-    for (const col of [this.ms, this.ns, this.seqs, this.flags, this.agent]) col.copyWithin(0, k, this.n);
+    for (const col of this.columns()) col.copyWithin(0, k, this.n);
     this.ids.splice(0, k);
-    this.traces.splice(0, k);
     this.n -= k;
     return k;
   }
@@ -205,7 +224,8 @@ export class EventIndex {
       flags: take(this.flags),
       agent: take(this.agent),
       ids: this.ids.slice(),
-      traces: this.traces.slice(),
+      traceA: take(this.traceA),
+      traceB: take(this.traceB),
       agents: this.agents.slice(),
     };
   }
@@ -226,7 +246,10 @@ export class EventIndex {
     index.agent = new Uint32Array(cap);
     index.agent.set(saved.agent);
     index.ids = saved.ids.slice();
-    index.traces = saved.traces.slice();
+    index.traceA = new Uint32Array(cap);
+    index.traceA.set(saved.traceA);
+    index.traceB = new Uint32Array(cap);
+    index.traceB.set(saved.traceB);
     index.agents = saved.agents.slice();
     index.agents.forEach((a, code) => code > 0 && index.agentCodes.set(a, code));
     index.n = n;

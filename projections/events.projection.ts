@@ -97,7 +97,7 @@ interface SavedEvents {
 
 export const eventsProjection: Projection<EventsState> = {
   name: 'events',
-  version: 1,
+  version: 2,
   stream: Streams.Events,
   subjects: Subjects.events,
   init: () => ({ index: new EventIndex(), window: [], lastAdded: null }),

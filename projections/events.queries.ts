@@ -163,7 +163,8 @@ export async function traceEvents(src: EventsSource, traceId: string): Promise<T
   const seen = new Set<string>();
   const events: EventRecord[] = [];
   for (const record of records) {
-    if (record === null || seen.has(record.id)) continue;
+    // The index finds a trace by hash: a record of another trace (a collision) is not part of it.
+    if (record === null || record.trace_id !== traceId || seen.has(record.id)) continue;
     seen.add(record.id);
     events.push(toFullEvent(record));
   }
