@@ -110,6 +110,7 @@ export {
   SpendRecord,
   type NewEvent,
 } from './events/index.js';
+export { Payloads } from './events/index.js';
 export {
   isSecretName,
   SECRET_NAME,

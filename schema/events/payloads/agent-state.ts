@@ -1,0 +1,56 @@
+/** Payloads that stop, pause or warn a seat (published by the seat host and the budget guard). */
+import { z } from 'zod';
+import { count, Instant } from './common.js';
+
+/** The provider chain gave no answer: the seat reads `stopped` / `provider` until a phase completes. */
+export const LlmUnavailable = z.object({
+  provider: z.string(),
+  model: z.string().optional(),
+  reason: z.string(),
+  turn_id: z.string().nullable().optional(),
+  phase: z.string().nullable().optional(),
+  /** When the engine will try again, if it knows. */
+  retry_at: Instant.nullable().optional(),
+});
+
+export const BudgetScope = { Org: 'org', Seat: 'seat' } as const;
+export type BudgetScope = (typeof BudgetScope)[keyof typeof BudgetScope];
+
+/** A turn was refused or cut for the budget: the seat reads `stopped` / `budget` until a phase starts. */
+export const BudgetExhausted = z.object({
+  scope: z.enum([BudgetScope.Org, BudgetScope.Seat]),
+  cap: count,
+  used: count,
+  window_start: Instant,
+  window_end: Instant,
+  turn_id: z.string().nullable().optional(),
+});
+
+/** Known guard kinds; others arrive as themselves. */
+export const GuardKind = {
+  MaxRounds: 'max_rounds',
+  RepeatedCall: 'repeated_call',
+  Timeout: 'timeout',
+  OutputSize: 'output_size',
+  ToolDenied: 'tool_denied',
+} as const;
+
+/** A turn guard fired (a loop, a timeout, a ceiling): recorded as the seat's `last_error`. */
+export const TurnGuardBreach = z.object({
+  turn_id: z.string().min(1),
+  phase: z.string().nullable().optional(),
+  kind: z.string().min(1),
+  detail: z.string(),
+});
+
+/** `paused` of an agent row. `stop_running`: the running turn was cut rather than allowed to finish. */
+export const Paused = z.object({
+  by: z.string(),
+  at: Instant,
+  reason: z.string(),
+  stop_running: z.boolean(),
+});
+export type Paused = z.infer<typeof Paused>;
+
+export const AgentPaused = z.object({ paused: Paused });
+export const AgentResumed = z.object({ by: z.string(), at: Instant, reason: z.string().optional() });

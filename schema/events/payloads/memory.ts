@@ -1,0 +1,60 @@
+/** Payloads of the learning subsystem's records (spec "Memory view"); the seat is the record's `agent_id`. */
+import { z } from 'zod';
+import { count, Instant } from './common.js';
+
+/** An episode: list fields plus the complete ask and account (served only by the episode route). */
+export const EpisodeRecorded = z.object({
+  id: z.string().min(1),
+  task_summary: z.string(),
+  plan_summary: z.string(),
+  tool_sequence: z.array(z.string()),
+  skills_used: z.array(z.string()),
+  review_outcome: z.string().nullable(),
+  started_at: Instant,
+  ended_at: Instant,
+  duration_ms: count,
+  task_id: z.string().nullable(),
+  turn_id: z.string().nullable(),
+  /** The full task as the seat received it. */
+  ask: z.string(),
+  /** The full account of what the seat did. */
+  account: z.string(),
+});
+export type EpisodeRecorded = z.infer<typeof EpisodeRecorded>;
+
+export const MemoryTerm = { Long: 'long', Short: 'short' } as const;
+
+export const MemoryRemembered = z.object({
+  id: z.string().min(1),
+  term: z.enum([MemoryTerm.Long, MemoryTerm.Short]),
+  content: z.string(),
+  metadata: z.record(z.string(), z.unknown()),
+  /** Null: kept until forgotten. A short memory past it reads `expired: true`. */
+  ttl_until: Instant.nullable(),
+});
+
+export const MemoryForgotten = z.object({ id: z.string().min(1), reason: z.string().optional() });
+
+export const CounterpartyProfileUpdated = z.object({
+  subject_label: z.string(),
+  subject_handle: z.string().nullable(),
+  subject_external_id: z.string().nullable(),
+  subject_platform: z.string(),
+  subject_name: z.string().nullable(),
+  traits: z.record(z.string(), z.unknown()),
+  interaction_count: count,
+  first_seen_at: Instant,
+  last_updated_at: Instant,
+  last_corroborated_at: Instant.nullable(),
+});
+
+export const SkillSynthesized = z.object({
+  id: z.string().min(1),
+  name: z.string(),
+  description: z.string(),
+  content: z.string(),
+  tool_sequence: z.array(z.string()),
+  version: z.number().int().positive(),
+  created_at: Instant,
+  updated_at: Instant,
+});
