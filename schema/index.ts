@@ -179,3 +179,11 @@ export { InboxKind, InboxMessage } from './inbox.js';
 export { DutyLease } from './duty.js';
 export { BindingState, peopleOf, personFor, type Person } from './access.js';
 export { credentialPoolFromDocument, envFallback, keyRef } from './credential-refs.js';
+export {
+  PauseBody,
+  ResumeBody,
+  SeatCommandReply,
+  SeatCommandVerb,
+  SeatPause,
+  SeatResume,
+} from './seats.js';
