@@ -15,7 +15,8 @@ import {
   type Bus,
   type Catalogue,
 } from '../../../bus/index.js';
-import { EventRecord, InboxMessage, SpendRecord } from '../../../schema/index.js';
+import type { InboxMessage} from '../../../schema/index.js';
+import { EventRecord, SpendRecord } from '../../../schema/index.js';
 import { startToolServers, type ToolServers } from '../../../scripts/toolservers-wiring.js';
 import { startLlmServer, type LlmServer } from '../../fixtures/llm/llm-server.js';
 import type { Script } from '../../fixtures/llm/script.js';
