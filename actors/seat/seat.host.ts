@@ -227,8 +227,10 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
       return;
     }
     if (stopping) throw new RedeliverError('seat stopping');
-    if (actor.getSnapshot().matches({ stopped: 'paused' }))
+    if (actor.getSnapshot().matches({ stopped: 'paused' })) {
+      log.debug({ wake_id: wake.id }, 'seat paused; wake left for later');
       throw new RedeliverError('seat paused', opts.pausedRetryMs ?? 2000);
+    }
     const w: Wake = {
       id: wake.id,
       kind: wake.kind,

@@ -132,7 +132,7 @@ export async function runPhase(
   let toolRounds = 0;
   for (let round = -1; ; round += 1) {
     // 1. abort and budget, before every model call
-    if (input.signal.aborted) return fail('aborted', 'the turn was stopped by a pause');
+    if (input.signal.aborted) return fail('aborted', 'the turn was stopped');
     const refusal = await deps.budget.check(seat.handle, input.caps);
     if (refusal) {
       await deps.events.publish('budget_exhausted', { ...refusal, turn_id: turn.turn_id }, true);
@@ -159,7 +159,7 @@ export async function runPhase(
         .result();
     } catch (error) {
       if (error instanceof LlmAbortedError || input.signal.aborted)
-        return fail('aborted', 'the turn was stopped by a pause', error);
+        return fail('aborted', 'the turn was stopped', error);
       if (error instanceof LlmUnavailableError) {
         const last = error.attempts.at(-1);
         await deps.events.publish(

@@ -15,7 +15,7 @@ import {
   type Bus,
   type Catalogue,
 } from '../../../bus/index.js';
-import type { InboxMessage} from '../../../schema/index.js';
+import type { InboxMessage } from '../../../schema/index.js';
 import { EventRecord, SpendRecord } from '../../../schema/index.js';
 import { startToolServers, type ToolServers } from '../../../scripts/toolservers-wiring.js';
 import { startLlmServer, type LlmServer } from '../../fixtures/llm/llm-server.js';
@@ -172,8 +172,9 @@ export async function startCompany(
           if (!match(record)) return;
           done = true;
           clearTimeout(timer);
-          void sub.then((s) => s.stop());
           resolve(record);
+          // The first records may arrive before `follow` has returned.
+          setImmediate(() => void sub.then((s) => s.stop()));
         });
       }),
     stopSeats,
