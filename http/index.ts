@@ -25,3 +25,4 @@ export { secretsRoutes, type SecretsRouteDeps } from './routes/secrets/secrets.r
 export { mcpServersRoutes } from './routes/mcp-servers.routes.js';
 export { scheduleRoutes, type ScheduleRouteDeps } from './routes/schedules/schedules.routes.js';
 export { accessRoutes, type AccessRouteDeps } from './routes/access/access.routes.js';
+export { seatRoutes, type SeatRouteDeps } from './routes/seats/seats.routes.js';

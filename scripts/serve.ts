@@ -16,6 +16,7 @@ import { startSecrets, type Secrets } from './secrets-wiring.js';
 import { startProviders } from './providers-wiring.js';
 import { startToolServers, type ToolServers } from './toolservers-wiring.js';
 import { startSchedules } from './schedules-wiring.js';
+import { startSeats } from './seats-wiring.js';
 
 const reconcileIntervalMs = 15_000;
 
@@ -76,13 +77,22 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       resolve: secrets.resolve,
     });
     const schedules = await startSchedules({ bus, coord: catalogue.coord, nodeId: config.node.id, logger });
+    const seats = startSeats({
+      bus,
+      coord: catalogue.coord,
+      nodeId: config.node.id,
+      logger,
+      providers,
+      tools,
+      runsSeats: config.node.roles.includes(NodeRole.Seats),
+    });
     const configuration = await startConfiguration({
       bus,
       coord: catalogue.coord,
       node,
       config,
       logger,
-      subsystems: [providers, tools.subsystem, schedules.applier],
+      subsystems: [...seats.subsystems, providers, tools.subsystem, schedules.applier, ...seats.last],
     });
     await configuration.applyActive();
 
@@ -107,7 +117,13 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
               ...secrets.routes(),
               ...tools.routes(),
               ...schedules.routes(),
-              ...accessRoutesFor({ auth, configuration, secrets, credentialPool: () => providers.snapshot() }),
+              ...seats.routes(),
+              ...accessRoutesFor({
+                auth,
+                configuration,
+                secrets,
+                credentialPool: () => providers.snapshot(),
+              }),
               ...queryRoutes(
                 new Map([...configuration.questions, ...tools.questions, ...schedules.questions]),
               ),
@@ -145,6 +161,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         await gateway?.drain();
         await configuration.stop();
         await schedules.stop();
+        await seats.stop();
         await tools?.stop();
         await secrets.stop();
         await bus.close();

@@ -61,6 +61,8 @@ export interface SeatHost {
   /** A changed definition: the next turn runs on it. */
   update(profile: SeatProfile): void;
   send(event: SeatEvent): void;
+  /** Starts consuming the inbox (once the apply that spawned the seat has finished). */
+  open(): Promise<void>;
   /** Stops consuming; a running turn is cut and its wake left for redelivery. */
   stop(): Promise<void>;
 }
@@ -252,11 +254,15 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
     log.info({ wake_id: wake.id, turn_id }, 'turn completed');
   }
 
-  const sub: Subscription = await opts.bus.consume(
-    Streams.Inbox,
-    { durable: `seat-${handle}`, filterSubject: Subjects.agentInbox(handle), ackWaitMs: 15 * 60_000 },
-    (msg) => onWake(msg.data),
-  );
+  let sub: Subscription | null = null;
+  const open = async (): Promise<void> => {
+    if (sub || stopping) return;
+    sub = await opts.bus.consume(
+      Streams.Inbox,
+      { durable: `seat-${handle}`, filterSubject: Subjects.agentInbox(handle), ackWaitMs: 15 * 60_000 },
+      (msg) => onWake(msg.data),
+    );
+  };
 
   return {
     handle,
@@ -265,12 +271,13 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
       profile = next;
     },
     send: (e) => actor.send(e),
+    open,
     async stop() {
       stopping = true;
       abort.abort();
       pending?.reject(new RedeliverError('seat stopped mid-turn'));
       pending = null;
-      await sub.stop();
+      await sub?.stop();
       actor.stop();
     },
   };

@@ -33,6 +33,11 @@ export interface SeatsRuntime {
   readonly org: SubsystemApplier;
   /** `turn_engine`: limits for the next turns. */
   readonly turnEngine: SubsystemApplier;
+  /**
+   * Opens the inboxes of seats spawned by this apply. Give it last (named `restart_required`, it runs
+   * after the providers and the tool servers), so a queued wake never meets a half-applied node.
+   */
+  readonly inboxes: SubsystemApplier;
   readonly budget: Budget;
   /** Handles with a running host on this node. */
   seats(): string[];
@@ -129,6 +134,11 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
     return Promise.resolve();
   };
   const turnEngine: SubsystemApplier = { name: 'turn_engine', apply: setLimits, rollback: setLimits };
+  const openAll = (): Promise<void> =>
+    serial(async () => {
+      for (const host of hosts.values()) await host.open();
+    });
+  const inboxes: SubsystemApplier = { name: 'restart_required', apply: openAll, rollback: openAll };
 
   // Pause and resume: a seat unknown here (or a human seat) is not_found.
   const findSeat = (id: string): SeatHost | null => {
@@ -171,6 +181,7 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
   return {
     org,
     turnEngine,
+    inboxes,
     budget,
     seats: () => [...hosts.keys()],
     host: (handle) => hosts.get(handle) ?? null,

@@ -121,6 +121,7 @@ export async function startCompany(
     await tools.subsystem.apply(next, null);
     await runtime.turnEngine.apply(next, null);
     await runtime.org.apply(next, null);
+    await runtime.inboxes.apply(next, null);
   };
   await apply(doc);
 
