@@ -13,6 +13,10 @@ export const Streams = {
   Inbox: 'SVC_INBOX',
   Work: 'SVC_WORK',
   Pages: 'SVC_PAGES',
+  /** Raw accepted webhook deliveries (audit, replay-safe); dedup by delivery id within a day. */
+  Webhooks: 'SVC_WEBHOOKS',
+  /** Raw wiki deliveries: deduplicated on (timestamp, page id, event type) for 5 minutes. */
+  WebhooksWiki: 'SVC_WEBHOOKS_WIKI',
 } as const;
 export type StreamName = (typeof Streams)[keyof typeof Streams];
 
@@ -21,10 +25,21 @@ export const Buckets = {
   Secrets: 'svc_secrets',
   /** One key per schedule firing (schedule, fire time, target): `create` makes a firing happen once. */
   ScheduleClaims: 'svc_schedule_claims',
+  /** Wiki page id -> seat handles watching it (routing step 1; `@mentions` add to it). */
+  WikiWatchers: 'svc_wiki_watchers',
 } as const;
 
 /** Claims only need to outlive any firing a scheduler could still consider (catchup looks back at most 2 h). */
 export const SCHEDULE_CLAIMS_TTL_MS = 24 * 3600 * 1000;
+
+/** Webhook pipelines stored in SVC_WEBHOOKS (wiki has its own stream for its shorter dedup window). */
+export const WEBHOOK_PIPELINES = ['tracker-a', 'chat', 'codehost-a', 'codehost-b', 'tracker-b', 'monitor'] as const;
+/** How long a vendor's delivery id is remembered: vendors retry for hours, so a day. */
+export const WEBHOOK_DEDUP_MS = 24 * 3600 * 1000;
+/** Spec "Limits": wiki dedup TTL. */
+export const WIKI_DEDUP_MS = 5 * 60 * 1000;
+/** Raw deliveries are kept for audit as long as events. */
+export const WEBHOOK_HISTORY_MS = 30 * 24 * 3600 * 1000;
 
 /** `event_history_seconds` and `spend_history_seconds` of the spec. */
 export const EVENT_HISTORY_SECONDS = 30 * 24 * 3600;
@@ -57,6 +72,18 @@ export function catalogueStreams(opts: CatalogueOptions = {}): StreamSpec[] {
     { name: Streams.Inbox, subjects: [Subjects.agentInboxes], retention: Retention.WorkQueue },
     { name: Streams.Work, subjects: [Subjects.workAll] },
     { name: Streams.Pages, subjects: [Subjects.pagesAll] },
+    {
+      name: Streams.Webhooks,
+      subjects: WEBHOOK_PIPELINES.map((p) => Subjects.webhookDelivery(p)),
+      maxAgeMs: WEBHOOK_HISTORY_MS,
+      duplicateWindowMs: WEBHOOK_DEDUP_MS,
+    },
+    {
+      name: Streams.WebhooksWiki,
+      subjects: [Subjects.webhookDelivery('wiki')],
+      maxAgeMs: WEBHOOK_HISTORY_MS,
+      duplicateWindowMs: WIKI_DEDUP_MS,
+    },
   ];
 }
 

@@ -33,9 +33,14 @@ export {
   SCHEDULE_CLAIMS_TTL_MS,
   SPEND_HISTORY_SECONDS,
   Streams,
+  WEBHOOK_DEDUP_MS,
+  WEBHOOK_HISTORY_MS,
+  WEBHOOK_PIPELINES,
+  WIKI_DEDUP_MS,
   type Catalogue,
   type CatalogueOptions,
   type StreamName,
 } from './catalogue.js';
 export { openMemoryBus, type MemoryBusOptions } from './memory/index.js';
 export { openBus, type OpenBusOptions } from './open.js';
+export { publishEvent, UnmappedEventTypeError } from './publish-event.js';

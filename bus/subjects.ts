@@ -34,6 +34,9 @@ export const Subjects = {
   /** A command to the actor owning `area` (`svc.cmd.config.write`). */
   command: (area: string, verb: string): string =>
     `svc.cmd.${token('command area', area)}.${token('command verb', verb)}`,
+  /** Accepted raw webhook deliveries of one pipeline (`tracker-a`, `wiki`, ...): the audit store. */
+  webhookDelivery: (pipeline: string): string => `svc.webhooks.${token('webhook pipeline', pipeline)}`,
+  webhooksAll: 'svc.webhooks.>',
   spend: (kind: string): string => `svc.spend.${dotted('spend kind', kind)}`,
   spendAll: 'svc.spend.>',
   work: (kind: string): string => `svc.work.${dotted('work record', kind)}`,

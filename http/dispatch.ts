@@ -263,7 +263,12 @@ async function serve(
         event,
       );
       const reply =
-        result.reason === 'too_large'
+        result.reason === 'too_large' && route.kind === 'webhook'
+          ? errorReply('body_too_large', {
+              detail: `The delivery is larger than this route accepts (${maxBytes} bytes).`,
+              extra: { max_bytes: maxBytes },
+            })
+          : result.reason === 'too_large'
           ? errorReply('unreadable_body', {
               detail: `The body is larger than this route accepts (${maxBytes} bytes).`,
               extra: { max_bytes: maxBytes },

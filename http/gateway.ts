@@ -11,6 +11,8 @@ import { Guard } from './guard.js';
 import { compileRoute, RouteTable } from './router.js';
 import type { CompiledRoute } from './router.js';
 import type { Gateway, GatewayLimits, GatewayOptions } from './types.js';
+import { mountStream } from './ws/stream-socket.js';
+import type { StreamHub } from './ws/stream-hub.js';
 
 export const defaultLimits: GatewayLimits = Object.freeze({
   bodyTimeoutMs: 30_000,
@@ -65,8 +67,11 @@ async function bind(
   host: string,
   port: number,
   state: Omit<ListenerState, 'live' | 'onIdle'>,
+  stream: StreamHub | null,
 ): Promise<Bound> {
   const app = uws.App() as ClosableApp;
+  // Upgrades only: a GET without `Upgrade` falls through to the route table (426 or 401).
+  if (stream !== null) mountStream(app, stream, core.guard, core.log);
   const listener = { ...state, live: new Set(), onIdle: null } as Omit<
     Bound,
     'app' | 'socket' | 'port' | 'closed' | 'cutNow'
@@ -133,7 +138,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   try {
     if (hasPublic) {
       const state = { name: 'public', table: publicTable, movedToPublic: null, serveProbes: false } as const;
-      bound.push(await bind(core, opts.host, opts.publicPort, state));
+      bound.push(await bind(core, opts.host, opts.publicPort, state, null));
     }
     if (opts.port > 0) {
       const movedToPublic = hasPublic ? publicTable : null;
@@ -143,7 +148,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
         movedToPublic,
         serveProbes: true,
       } as const;
-      bound.push(await bind(core, opts.host, opts.port, state));
+      bound.push(await bind(core, opts.host, opts.port, state, opts.ingress ? (opts.stream ?? null) : null));
     }
   } catch (err) {
     for (const l of bound) l.app.close();

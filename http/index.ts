@@ -20,9 +20,45 @@ export type {
   RouteKind,
 } from './types.js';
 export { configRoutes, type ConfigRouteDeps } from './routes/config/config.routes.js';
-export { queryRoutes, type Question, type QuestionRegistry } from './routes/query.routes.js';
+export { setupRoutes } from './routes/setup/setup.routes.js';
+export type { PassHost, PassRequest, SetupRouteDeps } from './routes/setup/setup.deps.js';
 export { secretsRoutes, type SecretsRouteDeps } from './routes/secrets/secrets.routes.js';
 export { mcpServersRoutes } from './routes/mcp-servers.routes.js';
 export { scheduleRoutes, type ScheduleRouteDeps } from './routes/schedules/schedules.routes.js';
 export { accessRoutes, type AccessRouteDeps } from './routes/access/access.routes.js';
 export { seatRoutes, type SeatRouteDeps } from './routes/seats/seats.routes.js';
+export { Arrivals, type SurfaceCounts } from './webhooks/arrivals.js';
+export { integrationsRoutes, type IntegrationsDeps } from './webhooks/integrations.routes.js';
+export type { ReceiverDeps } from './webhooks/receiver.js';
+export { KeySetUnavailable, relayKeySet, type RelayKeySet } from './webhooks/relay-keys.js';
+export {
+  unconfiguredSettings,
+  webhookSettingsFrom,
+  type ExtraSecrets,
+  type WebhookSettings,
+} from './webhooks/settings.js';
+export { webhookRoutes } from './webhooks/webhooks.routes.js';
+export { stateSigner, type StateSigner } from './webhooks/app-state.js';
+export {
+  landingRoutes,
+  type AppCompletion,
+  type AppFlow,
+  type LandingDeps,
+} from './webhooks/landing.routes.js';
+export {
+  ask,
+  asApiError,
+  mergeQuestions,
+  queryRoutes,
+  type QueryContext,
+  type Question,
+  type QuestionRegistry,
+} from './routes/query.routes.js';
+export { eventRoutes, type EventRouteDeps } from './routes/events.routes.js';
+export { StreamHub, type HubStats, type StreamHubOptions } from './ws/stream-hub.js';
+export { defaultClientLimits, StreamClient, type ClientLimits, type SocketSink } from './ws/stream-client.js';
+export {
+  readModelRoutes,
+  readQuestions,
+  type ReadSource,
+} from './routes/readmodels/readmodels.routes.js';

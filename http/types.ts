@@ -1,5 +1,6 @@
 /** The gateway's public shapes: settings it is given, routes it serves, requests and replies handlers see. */
 import type { Logger } from 'pino';
+import type { StreamHub } from './ws/stream-hub.js';
 
 /** `api.auth` of the Tier A file, already resolved (token values are the secrets themselves). */
 export interface AuthSettings {
@@ -115,6 +116,8 @@ export interface GatewayOptions {
   readonly routes?: readonly RouteDef[];
   readonly logger?: Logger;
   readonly limits?: Partial<GatewayLimits>;
+  /** The live stream: `WS /ws/stream` is served on `api.port` (ingress only) when given. */
+  readonly stream?: StreamHub;
 }
 
 export interface Gateway {

@@ -30,3 +30,45 @@ export {
   type SchedulesState,
 } from './schedules.projection.js';
 export { followScheduleRuns, type ScheduleRunsView } from './schedules.follow.js';
+export { openCheckpoints, type Checkpoint, type CheckpointStore } from './checkpoints.js';
+export { runProjection, type Projection, type RunnerOptions, type RunningProjection } from './runner.js';
+export { QueryError, type QueryErrorCodeName } from './query-error.js';
+export {
+  SectionRegistry,
+  SnapshotKeys,
+  type PushMode,
+  type SectionListener,
+  type SnapshotKey,
+  type SnapshotSection,
+} from './sections.js';
+export { EventIndex, type IndexEntry, type IndexFilter } from './events.index.js';
+export { decodeRecord, decodeRow } from './events.decode.js';
+export { checkRow } from './events.check.js';
+export {
+  applyEvent,
+  eventsProjection,
+  FEED_WINDOW,
+  windowRows,
+  type EventsState,
+  type WindowRow,
+} from './events.projection.js';
+export {
+  EVENTS_PAGE_DEFAULT,
+  EVENTS_PAGE_MAX,
+  feedRows,
+  formatInstant,
+  getEvent,
+  listEvents,
+  parseListQuery,
+  TRACE_MAX,
+  traceEvents,
+  type EventsSource,
+  type ListQuery,
+} from './events.queries.js';
+export { ReadModels, type Coverage, type ReadModelsOptions } from './readmodels.js';
+export { SectionHub } from './snapshot-section.js';
+export { agentsProjection, seedBound } from './agents.projection.js';
+export { memoryProjection, type MemoryStoreReader, type StoredMemory } from './memory.projection.js';
+export { sandboxesProjection } from './sandboxes.projection.js';
+export { tokensProjection } from './tokens.ledger.js';
+export type { ReadModel } from './read-model.js';

@@ -9,7 +9,7 @@
 import { z } from 'zod';
 
 /** The statuses the spec's table gives a code. */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 412 | 415 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 412 | 413 | 415 | 503;
 
 /** One use of a code: the status it answers with and the default words. */
 export interface ErrorUse {
@@ -68,9 +68,9 @@ export const errorCatalogue = {
   },
   invalid_query: {
     status: 400,
-    when: '`dry_run` other than `true`/`false`',
+    when: '`dry_run` other than `true`/`false`; an `/events` parameter outside its set, or half a cursor',
     detail: 'A query parameter has a value outside its set.',
-    hint: 'Use `dry_run=true` or `dry_run=false`.',
+    hint: 'Use `dry_run=true` or `dry_run=false`; on `/events` pass both `before_time` and `before_id` (from `next`) or neither.',
     retryable: false,
   },
   identity_mismatch: {
@@ -232,6 +232,13 @@ export const errorCatalogue = {
     when: 'create-only entity PUT on an existing id',
     detail: 'An entity with this id already exists.',
     hint: 'Drop `If-None-Match: *` to replace it, or pick another id.',
+    retryable: false,
+  },
+  body_too_large: {
+    status: 413,
+    when: 'webhook delivery whose body is larger than 25 MiB (refused without reading the rest)',
+    detail: 'The body is larger than this route accepts.',
+    hint: 'Deliveries are limited to 25 MiB; send a smaller payload.',
     retryable: false,
   },
   unsupported_patch_media_type: {

@@ -1,20 +1,27 @@
 /**
- * A message on one agent seat's inbox, `svc.agent.<handle>.inbox` (CONTRACTS.md §6; never for a
- * human seat). Defined here in the shape the contract fixes; the webhooks part owns this file.
+ * A seat wake (CONTRACTS.md §6): one message on `svc.agent.<handle>.inbox`, never for a human seat.
+ * The router of inbound notifications and the scheduler publish the same shape.
  */
 import { z } from 'zod';
 
-export const InboxKind = { Notification: 'notification', Schedule: 'schedule', Mention: 'mention' } as const;
+export const InboxKind = {
+  Notification: 'notification',
+  Schedule: 'schedule',
+  Mention: 'mention',
+} as const;
 export type InboxKind = (typeof InboxKind)[keyof typeof InboxKind];
 
 export const InboxMessage = z.object({
+  /** Unique per (cause, seat): a redelivered cause publishes the same id, so the inbox stores it once. */
   id: z.string().min(1),
-  /** The named kinds, or a later one arriving as itself. */
-  kind: z.union([z.enum([InboxKind.Notification, InboxKind.Schedule, InboxKind.Mention]), z.string().min(1)]),
-  /** Who sent it (`scheduler`, `webhooks/<vendor>`, ...). */
-  source: z.string(),
-  received_at: z.string().datetime({ offset: true }),
+  /** Open set: `notification`, `schedule`, `mention`, and whatever later wakes need. */
+  kind: z.string().min(1),
+  /** Where it came from: `webhook:<vendor>`, `schedule:<name>`, … */
+  source: z.string().min(1),
+  /** RFC 3339. */
+  received_at: z.string(),
   trace_id: z.string(),
+  /** One line a person (or a prompt) can read. */
   summary: z.string(),
   payload: z.record(z.string(), z.unknown()),
 });

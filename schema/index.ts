@@ -110,7 +110,56 @@ export {
   SpendRecord,
   type NewEvent,
 } from './events/index.js';
-export { Payloads } from './events/index.js';
+export { InboxKind, InboxMessage } from './inbox.js';
+export {
+  deliveryKey,
+  InboundNotification,
+  RawDeliveryMeta,
+  rawDeliveryMeta,
+  RawHeader,
+  Vendor,
+  VendorActor,
+  VendorName,
+  type Pipeline,
+} from './webhooks.js';
+export { deriveHandle, handlePattern, seatIdentity } from './document/index.js';
+export { seatDirectory, type DirectorySeat, type DirectoryUnit, type SeatDirectory } from './seat-directory.js';
+export {
+  codehostBSetup,
+  InputsRefused,
+  integrationState,
+  kindSpec,
+  MONITOR_TOKEN_MIN_LENGTH,
+  namesToLookUp,
+  NoDocument,
+  PassMode,
+  PassRun,
+  PassStep,
+  planInputs,
+  RequirementKind,
+  seatSecretName,
+  seatSegments,
+  segmentsOf,
+  SetupInputs,
+  SetupKind,
+  setupKinds,
+  StepOutcome,
+  trackerBSetup,
+  valueAt,
+  withValue,
+} from './setup/index.js';
+export type {
+  InputProblem,
+  InputsPlan,
+  IntegrationState,
+  KindSpec,
+  LookupAnswer,
+  Lookups,
+  LookupSource,
+  Requirement,
+  RequirementState,
+  Seal,
+} from './setup/index.js';
 export {
   isSecretName,
   SECRET_NAME,
@@ -129,7 +178,6 @@ export {
   StoredSecret,
 } from './secrets.js';
 export { CredentialPoolEntry, CredentialPoolKey, CredentialPoolSnapshot } from './credential-pool.js';
-export { deriveHandle, seatIdentity } from './document/index.js';
 export {
   McpServersAnswer,
   mcpSource,
@@ -175,10 +223,42 @@ export {
   type MissedFiring,
   type ResolveOptions,
 } from './schedules/index.js';
-export { InboxKind, InboxMessage } from './inbox.js';
 export { DutyLease } from './duty.js';
 export { BindingState, peopleOf, personFor, type Person } from './access.js';
 export { credentialPoolFromDocument, envFallback, keyRef } from './credential-refs.js';
+export {
+  admissionOf,
+  categoryOf,
+  compareInstants,
+  Coverage,
+  EventAnswer,
+  EventRow,
+  EventsCursor,
+  EventsPage,
+  EventTypeCategories,
+  ExcludedEventTypes,
+  instantOf,
+  isFeedType,
+  isNewer,
+  isStoredType,
+  parseInstant,
+  toFullEvent,
+  toRow,
+  TraceAnswer,
+  type EventAdmission,
+  type Exclusion,
+  type Instant,
+} from './events/index.js';
+export {
+  ClientFrame,
+  QueryErrorCode,
+  QueryFrame,
+  ServerFrameKind,
+  type QueryFailure,
+  type QueryResult,
+  type ServerFrame,
+} from './stream-frames.js';
+export { Payloads } from './events/index.js';
 export {
   PauseBody,
   ResumeBody,

@@ -2,7 +2,11 @@
  * `svc serve`: wires one node together from its Tier A configuration.
  *   1. open the bus engine it names and ensure the stream catalogue
  *   2. start the node actor (booting → unconfigured until a revision is applied)
- *   3. bind the gateway (api.port, and api.public.port when set)
+ *   3. start the subsystems a config apply drives (secrets, providers, tool servers, schedules, read
+ *      models), follow the configuration and apply what is active, then the webhook pipeline
+ *   4. replay the events projection and open the live stream (scripts/events-wiring.ts)
+ *   5. seed the read models and register their sections and questions
+ *   6. bind the gateway (api.port, and api.public.port when set)
  * and drains in the spec's order when told to stop.
  */
 import type { Logger } from 'pino';
@@ -17,6 +21,10 @@ import { startProviders } from './providers-wiring.js';
 import { startToolServers, type ToolServers } from './toolservers-wiring.js';
 import { startSchedules } from './schedules-wiring.js';
 import { startSeats } from './seats-wiring.js';
+import { setupRoutesFor } from './setup-wiring.js';
+import { startWebhooks } from './webhooks-wiring.js';
+import { createReadModels } from './readmodels-wiring.js';
+import { startEvents, type EventsSubsystem } from './events-wiring.js';
 
 const reconcileIntervalMs = 15_000;
 
@@ -28,6 +36,7 @@ export interface RunningNode {
   readonly secrets: Secrets;
   /** Tool servers, builtin tools and the tool router the turn engine calls. */
   readonly tools: ToolServers;
+  readonly events: EventsSubsystem;
   /** Null when `api.port` is 0 (binds nothing). */
   readonly gateway: Gateway | null;
   /** Drains once (later calls return the same promise): probes turn, listeners close, the bus closes. */
@@ -66,24 +75,33 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       },
       logger.child({ component: 'node' }),
     );
-    // 3. configuration: follow the revisions, answer writes, apply what is active before binding
     node.send({ type: 'node.booted', configured: false, appliedEpoch: 0 });
+
+    // 3. subsystems, then configuration: apply what is active before binding
     const secrets = await startSecrets({ bus, bucket: catalogue.secrets, config, logger });
     const providers = startProviders({ bus, nodeId: config.node.id, logger, resolve: secrets.resolve });
-    tools = startToolServers({
+    const toolServers = startToolServers({
       bus,
       nodeId: config.node.id,
       logger: logger.child({ component: 'toolservers' }),
       resolve: secrets.resolve,
     });
+    tools = toolServers;
     const schedules = await startSchedules({ bus, coord: catalogue.coord, nodeId: config.node.id, logger });
+    const readModels = createReadModels({
+      nodeId: config.node.id,
+      logger: logger.child({ component: 'readmodels' }),
+      tools: () => toolServers.catalogue(),
+    });
+    // A server that starts, stops or announces new tools changes the catalogue: re-send `tools`.
+    toolServers.manager.onToolsChanged(() => readModels.models.toolsChanged());
     const seats = startSeats({
       bus,
       coord: catalogue.coord,
       nodeId: config.node.id,
       logger,
       providers,
-      tools,
+      tools: toolServers,
       runsSeats: config.node.roles.includes(NodeRole.Seats),
     });
     const configuration = await startConfiguration({
@@ -92,11 +110,49 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       node,
       config,
       logger,
-      subsystems: [...seats.subsystems, providers, tools.subsystem, schedules.applier, ...seats.last],
+      subsystems: [
+        readModels.applier,
+        ...seats.subsystems,
+        providers,
+        toolServers.subsystem,
+        schedules.applier,
+        ...seats.last,
+      ],
     });
     await configuration.applyActive();
+    const webhooks = await startWebhooks({
+      bus,
+      view: configuration.view,
+      config,
+      logger,
+      resolve: secrets.resolve,
+      configured: () => node.configured(),
+    });
 
-    // 4. gateway
+    // 4. events: replay the event history and open the live stream before the listener binds
+    const inFlight = (): number => gateway?.inFlight() ?? 0;
+    const liveFacts = () => ({
+      inFlight: inFlight(),
+      clients: events.hub.count(),
+      seededFrom: events.seededFrom,
+    });
+    const events: EventsSubsystem = await startEvents({
+      bus,
+      node: config.node.id,
+      historySeconds: catalogue.eventHistorySeconds,
+      storeDir: config.stream.store_dir,
+      health: () => node.health(liveFacts()),
+      logger,
+    });
+    events.addQuestions(configuration.questions);
+    events.addQuestions(toolServers.questions);
+    events.addQuestions(schedules.questions);
+    // 5. read models: seeded before the listener binds; their sections and questions join the registry
+    await readModels.start({ bus, view: configuration.view });
+    for (const section of readModels.sections()) events.sections.register(section);
+    events.addQuestions(readModels.questions);
+
+    // 6. gateway
     const auth: AuthSettings = {
       disabled: config.api.auth?.disabled ?? false,
       allowAnonymousRead: config.api.auth?.allow_anonymous_read ?? true,
@@ -104,7 +160,6 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       ...(config.api.auth?.company_writers ? { companyWriters: config.api.auth.company_writers } : {}),
     };
     if (config.api.port > 0) {
-      const inFlight = (): number => gateway?.inFlight() ?? 0;
       gateway = await startGateway({
         host: config.api.host,
         port: config.api.port,
@@ -115,23 +170,21 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
           ? [
               ...configuration.routes(auth),
               ...secrets.routes(),
-              ...tools.routes(),
+              ...toolServers.routes(),
               ...schedules.routes(),
               ...seats.routes(),
-              ...accessRoutesFor({
-                auth,
-                configuration,
-                secrets,
-                credentialPool: () => providers.snapshot(),
-              }),
-              ...queryRoutes(
-                new Map([...configuration.questions, ...tools.questions, ...schedules.questions]),
-              ),
+              ...accessRoutesFor({ auth, configuration, secrets, credentialPool: () => providers.snapshot() }),
+              ...setupRoutesFor({ bus, config, configuration, secrets, auth, logger }),
+              ...webhooks.routes(auth),
+              ...events.routes(),
+              ...readModels.routes(),
+              ...queryRoutes(events.questions),
             ]
           : [],
+        stream: events.hub,
         probes: {
-          health: () => node.health({ inFlight: inFlight() }),
-          ready: () => node.ready({ inFlight: inFlight() }),
+          health: () => node.health(liveFacts()),
+          ready: () => node.ready(liveFacts()),
           draining: () => node.draining(),
           configured: () => node.configured(),
         },
@@ -159,16 +212,19 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         node.send({ type: 'node.drain' });
         clearInterval(reconcile);
         await gateway?.drain();
+        await webhooks.stop();
+        await readModels.stop();
+        await events.stop();
         await configuration.stop();
         await schedules.stop();
         await seats.stop();
-        await tools?.stop();
+        await toolServers.stop();
         await secrets.stop();
         await bus.close();
         node.send({ type: 'node.stopped' });
         logger.info('drain finished');
       })());
-    return { bus, node, configuration, secrets, tools, gateway, drain };
+    return { bus, node, configuration, secrets, tools: toolServers, events, gateway, drain };
   } catch (error) {
     await gateway?.close();
     await tools?.stop();

@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { openBus, type Bus } from '../bus/index.js';
 import { companyJsonSchema, formatProblems, loadTierA, type TierA } from '../schema/index.js';
 import { ConfigUsageError, runConfig } from './config-cli.js';
+import { EventsUsageError, runEvents } from './events-cli.js';
 import { createLogger } from './logger.js';
 import { replayStream } from './replay.js';
 import { runKeygen, runSecrets, SecretsUsageError } from './secrets-cli.js';
@@ -23,6 +24,7 @@ Commands:
   config    read and change the company document on a running node (svc config --help)
   secrets   list, put, reveal, remove and rekey stored secrets on a running node (svc secrets --help)
   keygen    print a fresh base64 32-byte key for secrets.keys
+  events    list, trace and tail the event history of a running node (svc events --help)
 
 Flags:
   -h, --help      show help (also: svc <command> --help)
@@ -97,6 +99,8 @@ export async function main(
         return await runSecrets(rest, env, out, err);
       case 'keygen':
         return runKeygen(rest, out);
+      case 'events':
+        return await runEvents(rest, env, out, err);
       default:
         throw new UsageError(`unknown command: ${command}`);
     }
@@ -105,6 +109,7 @@ export async function main(
       error instanceof UsageError ||
       error instanceof ConfigUsageError ||
       error instanceof SecretsUsageError ||
+      error instanceof EventsUsageError ||
       (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
     ) {
       err.write(`svc: ${error.message}\nRun 'svc --help' for usage.\n`);

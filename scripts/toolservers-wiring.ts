@@ -30,6 +30,8 @@ export interface ToolServers {
   readonly subsystem: SubsystemApplier;
   /** For `GET /tools` and the `tools` snapshot section. */
   readonly catalogue: () => ToolEntry[];
+  /** Called when served tools may have changed (an apply, a start, a failure): re-push `tools`. */
+  onCatalogueChanged(listener: () => void): () => void;
   readonly status: () => McpServersAnswer;
   routes(): RouteDef[];
   readonly questions: ReadonlyMap<string, Question>;
@@ -95,6 +97,7 @@ export function startToolServers(opts: ToolServersOptions): ToolServers {
     router,
     subsystem,
     catalogue: () => router.catalogue(),
+    onCatalogueChanged: (listener) => manager.onToolsChanged(listener),
     status,
     routes: () => mcpServersRoutes(status),
     questions: new Map<string, Question>([['mcp_servers', { guarded: true, answer: () => status() }]]),

@@ -61,8 +61,7 @@ export function replanDue(
     const old = before.get(key);
     const pending = previousDue[key];
     const sameTiming = old?.cron === schedule.cron && old.timezone === schedule.timezone;
-    const keep = sameTiming && pending !== undefined && new Date(pending) <= new Date(next);
-    due[key] = keep ? pending : next;
+    due[key] = sameTiming && pending !== undefined ? pending : next;
   }
   return due;
 }

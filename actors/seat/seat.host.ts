@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { createActor, type Actor } from 'xstate';
 import { RedeliverError, Streams, Subjects, type Bus, type Kv, type Subscription } from '../../bus/index.js';
 import {
+  categoryOf,
   EventCategory,
   InboxMessage,
   newEvent,
@@ -23,15 +24,6 @@ import { PhaseFailure, runPhase } from './turn.phase.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-
-const lifecycle = new Set([
-  'agent_phase_started',
-  'agent_phase_completed',
-  'agent_turn_progress',
-  'agent_turn_completed',
-  'agent_paused',
-  'agent_resumed',
-]);
 
 /** Keys of this seat in the coordination store. */
 export const seatKeys = {
@@ -96,7 +88,8 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
   ): EventRecord =>
     newEvent({
       type,
-      category: lifecycle.has(type) ? EventCategory.Lifecycle : EventCategory.System,
+      // The admission map decides the category (budget_exhausted and turn.guard_breach are `decision`).
+      category: categoryOf(type) ?? EventCategory.Lifecycle,
       source: `${opts.nodeId}/seat/${handle}`,
       summary: `${handle}: ${type}${typeof payload['phase'] === 'string' ? ` (${payload['phase']})` : ''}`,
       actor: handle,

@@ -8,9 +8,12 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { ToolServerState, type ToolResult, type ToolServerStatus } from '../../schema/index.js';
 import { toToolResult } from './toolservers.result.js';
@@ -25,6 +28,8 @@ export interface SupervisionSettings {
   /** Bound on spawning/connecting plus the MCP handshake and the first tool listing. */
   readonly startTimeoutMs: number;
   readonly callTimeoutMs: number;
+  /** A remote instance is pinged this often, so an outage shows without waiting for a call. */
+  readonly healthCheckMs: number;
 }
 
 export const defaultSupervision: SupervisionSettings = {
@@ -33,6 +38,7 @@ export const defaultSupervision: SupervisionSettings = {
   stableMs: 60_000,
   startTimeoutMs: 30_000,
   callTimeoutMs: 120_000,
+  healthCheckMs: 30_000,
 };
 
 const maxStderrLine = 2_000;
@@ -45,6 +51,9 @@ const isAlive = (pid: number): boolean => {
   }
 };
 const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+/** A remote that cannot be reached or answers HTTP errors (a JSON-RPC error answer is not one). */
+const isTransportFailure = (error: unknown): boolean =>
+  error instanceof StreamableHTTPError || (error instanceof TypeError && /fetch/i.test(error.message));
 
 export class ToolServerInstance {
   private resolved: ResolvedInstance;
@@ -62,6 +71,7 @@ export class ToolServerInstance {
   private lastFailure: { at: string; error: string } | null = null;
   private nextRestartAt: number | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private health: NodeJS.Timeout | null = null;
   private readonly log: Logger;
 
   constructor(
@@ -145,10 +155,25 @@ export class ToolServerInstance {
         { tools_served: tools.length, pid: this.pid, restarts: this.restarts },
         'tool server started',
       );
+      if (this.resolved.launch.kind === 'http') this.watchHealth(client, attempt);
       this.onToolsChanged();
     } catch (error) {
       this.failed(attempt, error);
     }
+  }
+
+  /** A stdio child's exit is seen at once; a remote's outage only when asked, so ask now and then. */
+  private watchHealth(client: Client, attempt: number): void {
+    this.health = setInterval(() => {
+      client.ping({ timeout: this.settings.startTimeoutMs }).catch((error: unknown) => {
+        if (
+          isTransportFailure(error) ||
+          (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number))
+        )
+          this.failed(attempt, error);
+      });
+    }, this.settings.healthCheckMs);
+    this.health.unref();
   }
 
   private makeTransport(): Transport {
@@ -189,6 +214,8 @@ export class ToolServerInstance {
     this.lastFailure = { at, error: message };
     this.state = ToolServerState.Backoff;
     this.startedAt = null;
+    if (this.health) clearInterval(this.health);
+    this.health = null;
     this.served = [];
     const closing = this.client;
     const pid = this.pid;
@@ -225,9 +252,9 @@ export class ToolServerInstance {
       return toToolResult(result);
     } catch (error) {
       const message = this.scrub(errorText(error));
-      // A JSON-RPC error (an answer, a timeout, a closed stdio pipe the close handler already saw)
-      // leaves the connection to its own handlers; anything else is a broken remote: reconnect.
-      if (!(error instanceof McpError)) this.failed(attempt, error);
+      // A stdio crash is seen by the close handler; a JSON-RPC error or a bad result is an answer.
+      // Only an unreachable remote counts as a failure of the server here.
+      if (isTransportFailure(error)) this.failed(attempt, error);
       return errorResult(`tool ${name} on ${this.spec.server} failed: ${message}`);
     }
   }
@@ -250,7 +277,7 @@ export class ToolServerInstance {
       last_failure: this.lastFailure,
       restarts: this.restarts,
       next_restart_at: this.state === ToolServerState.Backoff ? iso(this.nextRestartAt) : null,
-      pid: this.pid,
+      pid: this.pid ?? (this.transport instanceof StdioClientTransport ? this.transport.pid : null),
     };
   }
 
@@ -258,7 +285,9 @@ export class ToolServerInstance {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.health) clearInterval(this.health);
     this.timer = null;
+    this.health = null;
     const client = this.client;
     const transport = this.transport;
     const pid = this.pid ?? (transport instanceof StdioClientTransport ? transport.pid : null);

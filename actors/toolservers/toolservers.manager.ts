@@ -156,6 +156,7 @@ export function createToolServerManager(opts: ToolServerManagerOptions): ToolSer
       }
     }
     await Promise.all(stopping);
+    if (stopped) return outcome;
     // 2. start what is new or changed
     for (const [key, target] of wanted) {
       if (running.has(key)) continue;
@@ -167,7 +168,7 @@ export function createToolServerManager(opts: ToolServerManagerOptions): ToolSer
       running.set(target.spec.key, instance);
       return instance;
     });
-    await inBatches(fresh, concurrency, (instance) => instance.start());
+    await inBatches(fresh, concurrency, (instance) => (stopped ? Promise.resolve() : instance.start()));
     if (Object.values(outcome).some((keys: string[]) => keys.length > 0)) {
       log.info({ ...outcome }, 'tool servers applied');
       changed();
@@ -221,11 +222,17 @@ export function createToolServerManager(opts: ToolServerManagerOptions): ToolSer
       return () => listeners.delete(listener);
     },
     async stop() {
+      // Stop what runs now (an apply in progress may be waiting on a slow start), then whatever
+      // that apply still added before it saw `stopped`.
       stopped = true;
+      const stopAll = async (): Promise<void> => {
+        const all = [...running.values()];
+        running.clear();
+        await Promise.all(all.map((instance) => instance.stop()));
+      };
+      await stopAll();
       await chain;
-      const all = [...running.values()];
-      running.clear();
-      await Promise.all(all.map((instance) => instance.stop()));
+      await stopAll();
     },
   };
 }

@@ -1,34 +1,73 @@
 /**
  * `GET /query/{what}?a=b`: the generic named read the route adapters and the socket's query channel
- * share. Each question is registered by the subsystem that can answer it; an unregistered one is 404
- * `unknown_query`.
+ * share (CONTRACTS.md 8). Each question is one answer function registered by the subsystem that can answer
+ * it; an unregistered one is 404 `unknown_query`. Answers may be async and may throw an `ApiError` or a
+ * projection's `QueryError` (rendered from the same catalogue).
  */
+import type { Logger } from 'pino';
+import { QueryError } from '../../projections/index.js';
 import { ApiError } from '../api-error.js';
-import type { ApiRequest, RouteDef } from '../types.js';
+import type { Actor, ApiRequest, RouteDef } from '../types.js';
+
+/** Who asks: an HTTP request satisfies it, and so does a socket's query frame. */
+export interface QueryContext {
+  readonly actor: Actor | null;
+  readonly log: Logger;
+}
 
 export interface Question {
   /** Questions about guarded resources (configuration, fleet) need a token even when reads are open. */
   readonly guarded: boolean;
-  answer(params: URLSearchParams, req: ApiRequest): unknown;
+  answer(params: URLSearchParams, ctx: QueryContext): unknown;
 }
 
 export type QuestionRegistry = ReadonlyMap<string, Question>;
+
+/** Joins the questions of several subsystems; a name answered twice is a wiring error. */
+export function mergeQuestions(...maps: ReadonlyArray<ReadonlyMap<string, Question>>): Map<string, Question> {
+  const out = new Map<string, Question>();
+  for (const map of maps)
+    for (const [what, question] of map) {
+      if (out.has(what)) throw new Error(`question ${what} registered twice`);
+      out.set(what, question);
+    }
+  return out;
+}
+
+/** A projection's refusal as the catalogued API error; anything else is passed through. */
+export function asApiError(err: unknown): unknown {
+  if (err instanceof QueryError)
+    return new ApiError(err.code, { detail: err.detail, ...(err.hint ? { hint: err.hint } : {}) });
+  return err;
+}
+
+/** Asks one question as the HTTP surface does: unknown → 404 `unknown_query`, guarded without a token → 401. */
+export async function ask(
+  questions: QuestionRegistry,
+  what: string,
+  params: URLSearchParams,
+  ctx: QueryContext,
+): Promise<unknown> {
+  const question = questions.get(what);
+  if (!question) throw new ApiError('unknown_query', { detail: `no source answers "${what}" on this node` });
+  if (question.guarded && ctx.actor === null)
+    throw new ApiError('invalid_token', { detail: `the question ${what} needs an operator token` });
+  try {
+    return await question.answer(params, ctx);
+  } catch (err) {
+    throw asApiError(err);
+  }
+}
 
 export function queryRoutes(questions: QuestionRegistry): RouteDef[] {
   return [
     {
       method: 'GET',
       pattern: '/query/:what',
-      handler: (req) => {
-        const what = req.params['what'] ?? '';
-        const question = questions.get(what);
-        if (!question)
-          throw new ApiError('unknown_query', { detail: `no source answers "${what}" on this node` });
-        if (question.guarded && req.actor === null) {
-          throw new ApiError('invalid_token', { detail: `the question ${what} needs an operator token` });
-        }
-        return { status: 200, body: question.answer(req.query, req) };
-      },
+      handler: async (req: ApiRequest) => ({
+        status: 200,
+        body: await ask(questions, req.params['what'] ?? '', req.query, req),
+      }),
     },
   ];
 }

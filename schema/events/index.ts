@@ -1,3 +1,24 @@
 export { EventCategory, EventRecord, FailureTypes, isFailed, newEvent, type NewEvent } from './record.js';
 export { SpendPhase, SpendRecord } from './spend.js';
+export {
+  admissionOf,
+  categoryOf,
+  EventTypeCategories,
+  ExcludedEventTypes,
+  isFeedType,
+  isStoredType,
+  type EventAdmission,
+  type Exclusion,
+} from './categories.js';
+export { compareInstants, instantOf, isNewer, parseInstant, type Instant } from './instant.js';
+export {
+  Coverage,
+  EventAnswer,
+  EventRow,
+  EventsCursor,
+  EventsPage,
+  toFullEvent,
+  toRow,
+  TraceAnswer,
+} from './rows.js';
 export * as Payloads from './payloads/index.js';

@@ -51,24 +51,74 @@ export function cronProblem(cron: string, tz: string): string | null {
   }
 }
 
+/**
+ * cron-parser's iteration depends on where it starts around a DST change: started before a spring
+ * gap it yields the firing the gap shifts, started after the gap it does not; started between the
+ * two occurrences of a repeated wall time it yields the second. So every answer here comes from one
+ * canonical sequence: forward iteration from a point a couple of firings back (stepping back only
+ * finds that point). Ask at any instant, the fire times are the same.
+ */
+function canonical(cron: string, tz: string, at: Date): CronExpression {
+  const it = expression(cron, tz, at);
+  let anchor = at;
+  for (let steps = 0; steps < 2; steps++) {
+    const back = step(it, 'prev');
+    if (back === null) break;
+    anchor = back;
+  }
+  it.reset(new Date(anchor.getTime() - 1));
+  return it;
+}
+
+/** One iteration step; null when the expression has no more dates that way. */
+function step(it: CronExpression, way: 'next' | 'prev'): Date | null {
+  try {
+    return (way === 'next' ? it.next() : it.prev()).toDate();
+  } catch {
+    return null;
+  }
+}
+
+/** Bounds every walk: a timezone cron-parser mishandles must not spin a caller forever. */
+const MAX_STEPS = 1000;
+
 /** The first `count` fire times strictly after `after` (fewer when the expression runs out). */
 export function nextFireTimes(cron: string, tz: string, after: Date, count: number): Date[] {
-  const it = expression(cron, tz, after);
+  const it = canonical(cron, tz, after);
   const out: Date[] = [];
-  while (out.length < count && it.hasNext()) out.push(it.next().toDate());
+  for (let steps = 0; out.length < count && steps < MAX_STEPS + count; steps++) {
+    const next = step(it, 'next');
+    if (next === null) break;
+    const last = out[out.length - 1];
+    if (next.getTime() > (last ?? after).getTime()) out.push(next);
+  }
   return out;
 }
 
-/** The first fire time strictly after `after`, or null when there is none. */
+/**
+ * The first fire time strictly after `after`, or null when there is none. Where cron-parser cannot
+ * walk through a DST change (half-hour shifts such as Australia/Lord_Howe), it resumes past it
+ * rather than let the schedule stop for good.
+ */
 export function nextFireTime(cron: string, tz: string, after: Date): Date | null {
-  return nextFireTimes(cron, tz, after, 1)[0] ?? null;
+  for (const skipHours of [0, 1, 3, 25]) {
+    const from = new Date(after.getTime() + skipHours * 3_600_000);
+    const next = nextFireTimes(cron, tz, from, 1)[0];
+    if (next !== undefined) return next;
+  }
+  return null;
 }
 
 /** The latest fire time at or before `at`, or null when there is none. */
 export function latestFireTime(cron: string, tz: string, at: Date): Date | null {
-  // prev() is strictly before its start, so start one millisecond after `at` to include it.
-  const it = expression(cron, tz, new Date(at.getTime() + 1));
-  return it.hasPrev() ? it.prev().toDate() : null;
+  const it = canonical(cron, tz, new Date(at.getTime() + 1));
+  let latest: Date | null = null;
+  for (let steps = 0; steps < MAX_STEPS; steps++) {
+    const next = step(it, 'next');
+    if (next === null || next.getTime() > at.getTime()) break;
+    if (latest === null || next.getTime() > latest.getTime()) latest = next;
+  }
+  return latest;
 }
 
 /**

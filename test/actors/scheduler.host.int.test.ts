@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 
-import { readDuty, SCHEDULER_DUTY } from '../../actors/index.js';
+import { acquireDuty, readDuty, renewDuty, SCHEDULER_DUTY } from '../../actors/index.js';
 import { resolveSchedules, type EffectiveSchedule } from '../../schema/index.js';
 import { scheduledCompany } from '../fixtures/schedules/company.js';
 import { ManualClock } from '../harness/manual-clock.js';
@@ -240,3 +240,21 @@ t.test(
     t.equal(host.schedules().length, 8);
   },
 );
+
+t.test('the duty lease: racing candidates get one winner, a lost lease cannot be renewed', async (t) => {
+  const { coord } = await schedulerBus(t);
+  const now = new Date('2026-01-01T00:00:00Z');
+  const results = await Promise.all(
+    ['a', 'b', 'c'].map((id) =>
+      acquireDuty(coord, { duty: 'race', node: `node-${id}`, instance: id }, now, 30_000),
+    ),
+  );
+  t.equal(results.filter((r) => r.won).length, 1);
+  const winner = results.find((r) => r.won);
+  if (!winner?.won) throw new Error('no winner');
+  // After expiry another node takes over with the next epoch; the old holder's renewal then fails.
+  const later = new Date('2026-01-01T00:00:31Z');
+  const takeover = await acquireDuty(coord, { duty: 'race', node: 'node-z', instance: 'z' }, later, 30_000);
+  t.match(takeover, { won: true, held: { lease: { epoch: 2, node: 'node-z' } }, since: now });
+  t.equal(await renewDuty(coord, winner.held, later, 30_000), null);
+});

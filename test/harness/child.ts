@@ -68,7 +68,7 @@ export function runSvc(args: string[], env: Record<string, string | undefined> =
     kill: (signal = 'SIGTERM') => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     },
-    waitForLog(match, timeoutMs = 15_000) {
+    waitForLog(match, timeoutMs = 60_000) {
       const seen = lines.find(match);
       if (seen) return Promise.resolve(seen);
       return new Promise<LogLine>((resolve, reject) => {

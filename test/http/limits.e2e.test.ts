@@ -73,9 +73,9 @@ t.test(
       head('POST', '/webhooks/tracker-b', { 'content-length': String(25 * MiB + 1) }) + 'a'.repeat(1000),
     );
     const raw = await c.waitFor('"hint"');
-    t.match(raw, /^HTTP\/1\.1 400 /);
+    t.match(raw, /^HTTP\/1\.1 413 /);
     const body = parseBody(raw);
-    t.equal(body.error, 'unreadable_body');
+    t.equal(body.error, 'body_too_large');
     t.equal(body.max_bytes, 25 * MiB);
     await c.closed;
     t.equal(hook.runs, 1, 'only the body within the limit reached the handler');
@@ -83,7 +83,7 @@ t.test(
   },
 );
 
-t.test('a chunked body that grows past the limit is cut with 400 unreadable_body', async (t) => {
+t.test('a chunked webhook body that grows past the limit is cut with 413 body_too_large', async (t) => {
   const hook = counted('POST', '/webhooks/monitor');
   const h = await startHarness({ routes: [hook], limits: { webhookBodyMaxBytes: 1000 } });
   t.teardown(() => h.gw.close());
@@ -93,7 +93,8 @@ t.test('a chunked body that grows past the limit is cut with 400 unreadable_body
   c.socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
   c.socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
   const raw = await c.waitFor('"hint"');
-  t.match(raw, /^HTTP\/1\.1 400 /);
+  t.match(raw, /^HTTP\/1\.1 413 /);
+  t.equal(parseBody(raw).error, 'body_too_large');
   t.equal(parseBody(raw).max_bytes, 1000);
   t.equal(hook.runs, 0);
 });

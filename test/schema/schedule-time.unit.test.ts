@@ -82,6 +82,27 @@ t.test(
   },
 );
 
+t.test('the fire times are the same whichever instant they are asked from, across DST changes', async (t) => {
+  // Berlin skips 02:00..03:00 on 2026-03-29: 02:30 shifts to 03:30 CEST (01:30Z) even when asked at 03:02.
+  t.equal(
+    nextFireTime('30 2 * * *', 'Europe/Berlin', at('2026-03-29T01:02:00Z'))?.toISOString(),
+    '2026-03-29T01:30:00.000Z',
+  );
+  t.equal(
+    latestFireTime('30 2 * * *', 'Europe/Berlin', at('2026-03-29T01:45:00Z'))?.toISOString(),
+    '2026-03-29T01:30:00.000Z',
+  );
+  // Berlin repeats 02:00..03:00 on 2026-10-25: asked between the two 02:30s, the repeat is not a firing.
+  t.equal(
+    nextFireTime('30 2 * * *', 'Europe/Berlin', at('2026-10-25T01:02:00Z'))?.toISOString(),
+    '2026-10-26T01:30:00.000Z',
+  );
+  t.equal(
+    latestFireTime('30 2 * * *', 'Europe/Berlin', at('2026-10-25T01:45:00Z'))?.toISOString(),
+    '2026-10-25T00:30:00.000Z',
+  );
+});
+
 t.test('the latest fire time includes the instant itself', async (t) => {
   t.equal(
     latestFireTime('0 * * * *', 'UTC', at('2026-01-01T05:00:00Z'))?.toISOString(),

@@ -2,11 +2,23 @@
 import { z } from 'zod';
 import { count, Instant } from './common.js';
 
-/** The provider chain gave no answer: the seat reads `stopped` / `provider` until a phase completes. */
-export const LlmUnavailable = z.object({
+/** One provider tried along a seat's chain (as the provider registry publishes it). */
+export const ChainAttempt = z.looseObject({
   provider: z.string(),
-  model: z.string().optional(),
   reason: z.string(),
+  status: z.number().int().nullable().optional(),
+});
+
+/**
+ * The provider chain gave no answer: the seat reads `stopped` / `provider` until a phase completes. The
+ * provider registry publishes `{chain, attempts[]}`; the other fields are optional context.
+ */
+export const LlmUnavailable = z.looseObject({
+  chain: z.array(z.string()).optional(),
+  attempts: z.array(ChainAttempt).optional(),
+  provider: z.string().optional(),
+  model: z.string().optional(),
+  reason: z.string().optional(),
   turn_id: z.string().nullable().optional(),
   phase: z.string().nullable().optional(),
   /** When the engine will try again, if it knows. */
@@ -33,14 +45,18 @@ export const GuardKind = {
   Timeout: 'timeout',
   OutputSize: 'output_size',
   ToolDenied: 'tool_denied',
+  ScheduledTimeout: 'scheduled_timeout',
 } as const;
 
-/** A turn guard fired (a loop, a timeout, a ceiling): recorded as the seat's `last_error`. */
-export const TurnGuardBreach = z.object({
-  turn_id: z.string().min(1),
+/**
+ * A turn guard fired (a loop, a timeout, a ceiling): recorded as the seat's `last_error`. Guards add their
+ * own fields (the scheduler's `scheduled_timeout` carries the schedule, deadline and `at`, and no `detail`).
+ */
+export const TurnGuardBreach = z.looseObject({
+  turn_id: z.string().nullable(),
   phase: z.string().nullable().optional(),
   kind: z.string().min(1),
-  detail: z.string(),
+  detail: z.string().optional(),
 });
 
 /** `paused` of an agent row. `stop_running`: the running turn was cut rather than allowed to finish. */

@@ -24,16 +24,20 @@ export type EpisodeRecorded = z.infer<typeof EpisodeRecorded>;
 
 export const MemoryTerm = { Long: 'long', Short: 'short' } as const;
 
-export const MemoryRemembered = z.object({
-  id: z.string().min(1),
-  term: z.enum([MemoryTerm.Long, MemoryTerm.Short]),
-  content: z.string(),
-  metadata: z.record(z.string(), z.unknown()),
-  /** Null: kept until forgotten. A short memory past it reads `expired: true`. */
+/**
+ * A personal memory was kept (published by the builtin `memory_remember` tool). The content stays in the
+ * seat's memory store; the event carries its size only.
+ */
+export const MemoryRemembered = z.looseObject({
+  memory_id: z.string().min(1),
+  kind: z.enum([MemoryTerm.Long, MemoryTerm.Short]),
+  /** Null for a long memory; a short one past it reads `expired: true`. */
   ttl_until: Instant.nullable(),
+  content_chars: count,
+  turn_id: z.string().nullable(),
 });
 
-export const MemoryForgotten = z.object({ id: z.string().min(1), reason: z.string().optional() });
+export const MemoryForgotten = z.looseObject({ memory_id: z.string().min(1), reason: z.string().optional() });
 
 export const CounterpartyProfileUpdated = z.object({
   subject_label: z.string(),

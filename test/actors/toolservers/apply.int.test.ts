@@ -128,51 +128,6 @@ t.test('apply starts, stops and restarts only what changed', async (t) => {
       t.equal((await manager.callTool('ada', 'env', { name: 'GH_TOKEN' })).is_error, true);
     },
   );
-
-  await t.test(
-    'a seat flipped to human loses its per-seat servers; flipped back gets them again',
-    async (t) => {
-      current.mcp_servers = [echo('gh', { shared: false })];
-      await manager.apply(doc(current));
-      t.same(
-        manager
-          .status()
-          .map((s) => s.seat)
-          .sort(),
-        ['ada', 'bob'],
-      );
-      current.units = [
-        {
-          name: 'eng',
-          type: 'team',
-          roles: [{ name: 'Bob', kind: 'human', contact: { chat_user_id: 'U1' } }],
-        },
-      ];
-      const outcome = await manager.apply(doc(current));
-      t.same(outcome.stopped, ['gh@bob']);
-      t.same(
-        manager.status().map((s) => s.seat),
-        ['ada'],
-      );
-      current.units = [{ name: 'eng', type: 'team', roles: [{ name: 'Bob' }] }];
-      t.same((await manager.apply(doc(current))).started, ['gh@bob']);
-    },
-  );
-
-  await t.test('rollback brings back the previous document', async (t) => {
-    const previous = doc(current);
-    const failed = doc({ ...current, mcp_servers: [] });
-    await applier.apply(failed, previous);
-    t.same(manager.status(), []);
-    await applier.rollback!(previous, failed);
-    t.same(
-      manager
-        .status()
-        .map((s) => s.seat)
-        .sort(),
-      ['ada', 'bob'],
-    );
-  });
 });
 
 t.test('entries that cannot run are skipped with a warning, the rest still start', async (t) => {

@@ -79,6 +79,7 @@ export function startManager(
       backoffCapMs: opts.backoffCapMs ?? 400,
       startTimeoutMs: 15_000,
       callTimeoutMs: 15_000,
+      healthCheckMs: 300,
     },
   });
   t.teardown(() => manager.stop());

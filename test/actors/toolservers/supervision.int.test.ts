@@ -142,6 +142,14 @@ t.test(
     t.equal((await manager.callTool('ada', 'wiki_echo', { text: 'hi' })).content[0]!.text, 'wiki: hi');
 
     await remote.stop();
+    await logs.waitFor(
+      (l) => l.msg === 'tool server failed; restarting after backoff' && l['seat'] === 'bob',
+    );
+    t.match(
+      manager.status().find((s) => s.seat === 'bob'),
+      { failed: true },
+      'an outage shows without a call (health ping)',
+    );
     const failed = await manager.callTool('ada', 'wiki_echo', { text: 'hi' });
     t.equal(failed.is_error, true, 'a call to a vanished remote fails cleanly');
     const down = manager.status().find((s) => s.seat === 'ada')!;
@@ -156,5 +164,27 @@ t.test(
     t.notMatch(logs.raw(), seatSecret);
     t.notMatch(logs.raw(), secret);
     t.notMatch(JSON.stringify(manager.status()), seatSecret);
+  },
+);
+
+t.test(
+  'stopping during a start that hangs ends the child at once instead of waiting out the start',
+  async (t) => {
+    const { manager, logs } = startManager(t);
+    const hung = `process.stderr.write('spawned\\n'); setInterval(() => {}, 1000);`;
+    const started = Date.now();
+    const applying = manager.apply({
+      name: 'Acme',
+      mcp_servers: [{ name: 'hung', command: process.execPath, args: ['-e', hung] }],
+    });
+    await logs.waitFor((l) => l.msg === 'tool server stderr' && l['stderr'] === 'spawned');
+    const status = manager.status()[0]!;
+    t.match(status, { state: 'starting', started: false });
+    t.type(status.pid, 'number');
+    await manager.stop();
+    await applying;
+    t.throws(() => process.kill(status.pid!, 0), 'the child is gone');
+    t.ok(Date.now() - started < 12_000, 'the 15 s start timeout was not waited out');
+    t.same(manager.status(), []);
   },
 );

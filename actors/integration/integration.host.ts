@@ -1,0 +1,117 @@
+/**
+ * The integration actor's host: consumes accepted raw deliveries (SVC_WEBHOOKS, SVC_WEBHOOKS_WIKI)
+ * durably, parses each, drops an agent's own actions, and publishes the parsed notification on
+ * `svc.notifications.inbound` (its id is the delivery key, so a redelivered raw message dedups).
+ * Acks only after the publish is durable: a crash in between redelivers, never loses.
+ */
+import type { Logger } from 'pino';
+import {
+  Streams,
+  Subjects,
+  TerminateError,
+  type Bus,
+  type StoredMessage,
+  type Subscription,
+} from '../../bus/index.js';
+import {
+  deliveryKey,
+  InboundNotification,
+  rawDeliveryMeta,
+  type RawDeliveryMeta,
+} from '../../schema/index.js';
+import { parseDelivery } from './parse.js';
+import { isOwnAction, type People } from './people.js';
+
+/** Parsed bodies above this are not copied into the notification (the raw store has them). */
+const PAYLOAD_INLINE_MAX = 256 * 1024;
+
+export interface IntegrationHostOptions {
+  readonly bus: Bus;
+  /** The people of the active revision (resolved); read per delivery. */
+  people(): People;
+  readonly logger: Logger;
+  /** Durable consumer name (one per fleet). */
+  readonly durable?: string;
+}
+
+function bodyJson(meta: RawDeliveryMeta, data: Uint8Array): unknown {
+  const text = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
+  try {
+    if (meta.content_type.startsWith('application/x-www-form-urlencoded')) {
+      const form = new URLSearchParams(text);
+      const payload = form.get('payload');
+      return payload !== null ? (JSON.parse(payload) as unknown) : Object.fromEntries(form);
+    }
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One raw delivery -> its notification, or null when it is an agent's own action. Exported for tests. */
+export function notificationOf(
+  people: People,
+  msg: Pick<StoredMessage, 'stream' | 'seq' | 'headers' | 'data'>,
+): { notification: InboundNotification | null; meta: RawDeliveryMeta } {
+  const meta = rawDeliveryMeta(msg.headers);
+  const json = bodyJson(meta, msg.data);
+  const parsed = parseDelivery(meta.pipeline, json, meta.event);
+  if (isOwnAction(people, meta.pipeline, parsed.trigger, parsed.selfIds)) return { notification: null, meta };
+  const notification = InboundNotification.parse({
+    id: deliveryKey(meta.pipeline, meta.seat || null, meta.delivery_id),
+    vendor: meta.vendor,
+    pipeline: meta.pipeline,
+    event: meta.event,
+    delivery_id: meta.delivery_id,
+    received_at: meta.received_at,
+    seat: meta.seat || null,
+    trigger: parsed.trigger,
+    summary: parsed.summary.slice(0, 500),
+    subject: parsed.subject,
+    mentions: parsed.mentions.slice(0, 100),
+    named: parsed.named.slice(0, 100),
+    raw: { stream: msg.stream, seq: msg.seq },
+    payload: msg.data.byteLength <= PAYLOAD_INLINE_MAX ? (json ?? null) : null,
+  });
+  return { notification, meta };
+}
+
+export async function startIntegrationHost(opts: IntegrationHostOptions): Promise<Subscription> {
+  const { bus, logger } = opts;
+  const durable = opts.durable ?? 'integration';
+  const encoder = new TextEncoder();
+  const handle = async (msg: StoredMessage): Promise<void> => {
+    let result;
+    try {
+      result = notificationOf(opts.people(), msg);
+    } catch (error) {
+      // Not a delivery this build can read: keep it in the audit store, never loop on it.
+      logger.error(
+        { event: 'webhook_unparseable', stream: msg.stream, seq: msg.seq, err: error },
+        'webhook_unparseable',
+      );
+      throw new TerminateError('unreadable raw delivery', { cause: error });
+    }
+    const { notification, meta } = result;
+    if (notification === null) {
+      logger.info(
+        {
+          event: 'webhook_own_action_dropped',
+          pipeline: meta.pipeline,
+          delivery_id: meta.delivery_id,
+          seq: msg.seq,
+        },
+        'webhook_own_action_dropped',
+      );
+      return;
+    }
+    await bus.publish(Subjects.notificationsInbound, encoder.encode(JSON.stringify(notification)), {
+      msgId: notification.id,
+    });
+    logger.debug({ event: 'notification_published', id: notification.id }, 'notification_published');
+  };
+  const subs = await Promise.all(
+    [Streams.Webhooks, Streams.WebhooksWiki].map((stream) => bus.consume(stream, { durable }, handle)),
+  );
+  return { stop: async () => void (await Promise.all(subs.map((s) => s.stop()))) };
+}

@@ -1,0 +1,39 @@
+/** What a vendor's pass is given and how it reports steps. */
+import type { PassMode, PassStep, StepOutcome } from '../../../schema/index.js';
+
+export interface PassContext {
+  readonly mode: PassMode;
+  /** The kind's settings with references resolved (credentials included: never log them). */
+  readonly settings: Readonly<Record<string, unknown>>;
+  readonly publicUrl: string | null;
+  readonly agentSeats: readonly string[];
+  readonly seatsWithToken: readonly string[];
+  /** Hands a minted seat credential to the caller to seal; absent when nothing can be sealed. */
+  readonly keep?: (seat: string, value: string) => void;
+  readonly timeoutMs: number;
+  step(name: string, outcome: StepOutcome, detail: string): void;
+}
+
+export type VendorPass = (ctx: PassContext) => Promise<void>;
+
+export const record = (steps: PassStep[]) => (name: string, outcome: StepOutcome, detail: string) =>
+  steps.push({ name, outcome, detail });
+
+export const objectAt = (value: unknown, key: string): Record<string, unknown> => {
+  const inner =
+    value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+  return inner !== null && typeof inner === 'object' && !Array.isArray(inner)
+    ? (inner as Record<string, unknown>)
+    : {};
+};
+
+export const stringList = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v !== '') : [];
+
+/** A list answer: a bare array or `{results: [...]}`. */
+export const listOf = (json: unknown): Array<Record<string, unknown>> => {
+  const list = Array.isArray(json) ? json : objectAt({ r: json }, 'r')['results'];
+  return Array.isArray(list)
+    ? list.filter((x): x is Record<string, unknown> => x !== null && typeof x === 'object')
+    : [];
+};

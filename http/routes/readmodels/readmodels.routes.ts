@@ -1,0 +1,107 @@
+/**
+ * Read routes over the read models (spec "Read routes"): agents, memory, activity, tokens, budgets,
+ * org, tools and sandbox runs. Each route is a thin adapter over the same answer the `/query/{what}`
+ * question of the same name gives (CONTRACTS.md 8), so REST and the socket agree by construction.
+ */
+import type { ReadModels } from '../../../projections/index.js';
+import { ApiError } from '../../api-error.js';
+import type { RouteDef } from '../../types.js';
+import type { Question } from '../query.routes.js';
+
+/** What the routes read: the hub's answers (an interface so a test can hand in the real hub). */
+export type ReadSource = Pick<
+  ReadModels,
+  | 'agentList'
+  | 'agent'
+  | 'activity'
+  | 'memoryOf'
+  | 'episode'
+  | 'tokenBreakdown'
+  | 'tokenSeries'
+  | 'budgets'
+  | 'org'
+  | 'tools'
+  | 'sandboxRuns'
+>;
+
+/** Answers read only their parameters: an HTTP request and a socket query frame ask alike. */
+type Answer = (params: URLSearchParams) => unknown;
+
+function unknownAgent(id: string): never {
+  throw new ApiError('not_found', {
+    detail: `no agent seat "${id}"`,
+    hint: 'Use a seat handle or role name from GET /agents (human seats have no agent view).',
+  });
+}
+
+/** Answers by question name; REST params (path) are passed as query parameters of the same name. */
+export function readAnswers(source: ReadSource): Map<string, Answer> {
+  const id = (params: URLSearchParams): string => params.get('id') ?? '';
+  return new Map<string, Answer>([
+    ['agents', () => source.agentList()],
+    ['agent', (p) => source.agent(id(p)) ?? unknownAgent(id(p))],
+    ['agent_activity', (p) => source.activity(p)],
+    ['memory', async (p) => (await source.memoryOf(id(p))) ?? unknownAgent(id(p))],
+    [
+      'episode',
+      (p) => {
+        const found = source.episode(id(p), p.get('episode') ?? '');
+        if (found === undefined) unknownAgent(id(p));
+        if (found === null)
+          throw new ApiError('not_found', {
+            detail: `seat "${id(p)}" has no episode "${p.get('episode') ?? ''}"`,
+            hint: 'List episodes with GET /agents/{id}/memory.',
+          });
+        return found;
+      },
+    ],
+    ['tokens_breakdown', (p) => source.tokenBreakdown(p)],
+    [
+      'tokens_series',
+      (p) => {
+        const answer = source.tokenSeries(p);
+        if ('invalid' in answer) throw new ApiError('bad_params', { detail: answer.invalid });
+        return answer;
+      },
+    ],
+    ['budgets', () => source.budgets()],
+    ['org', () => source.org()],
+    ['tools', () => source.tools()],
+    ['sandbox_runs', () => source.sandboxRuns()],
+  ]);
+}
+
+/** The same answers as `/query/{what}` questions (reads: guarded only when anonymous reads are off). */
+export function readQuestions(source: ReadSource): Map<string, Question> {
+  return new Map(
+    [...readAnswers(source)].map(([name, answer]) => [name, { guarded: false, answer } satisfies Question]),
+  );
+}
+
+const routes: ReadonlyArray<readonly [string, string]> = [
+  ['/agents', 'agents'],
+  ['/agents/activity', 'agent_activity'],
+  ['/agents/:id', 'agent'],
+  ['/agents/:id/memory', 'memory'],
+  ['/agents/:id/memory/episodes/:episode', 'episode'],
+  ['/tokens/breakdown', 'tokens_breakdown'],
+  ['/tokens/series', 'tokens_series'],
+  ['/budgets', 'budgets'],
+  ['/org', 'org'],
+  ['/tools', 'tools'],
+  ['/sandbox-runs', 'sandbox_runs'],
+];
+
+export function readModelRoutes(source: ReadSource): RouteDef[] {
+  const answers = readAnswers(source);
+  return routes.map(([pattern, question]) => ({
+    method: 'GET',
+    pattern,
+    handler: async (req) => {
+      const params = new URLSearchParams(req.query);
+      for (const [k, v] of Object.entries(req.params)) params.set(k, v);
+      const answer = answers.get(question) as Answer;
+      return { status: 200, body: await answer(params) };
+    },
+  }));
+}

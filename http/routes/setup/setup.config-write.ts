@@ -1,0 +1,77 @@
+/** Sends a setup change to the config writer (`svc.cmd.config.write`, CONTRACTS §3) and renders its decision. */
+import { Subjects } from '../../../bus/index.js';
+import { ConfigWriteReply, type ConfigWrite } from '../../../schema/index.js';
+import { ApiError } from '../../api-error.js';
+import type { SetupRouteDeps } from './setup.deps.js';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export interface SetupWrite {
+  readonly document: unknown;
+  readonly basisRevisionId: string;
+  readonly ifMatch?: string;
+  readonly dryRun: boolean;
+  readonly actor: string;
+  readonly summary: string;
+}
+
+export type Stored = { revision_id: string; epoch: number; warnings: unknown[] };
+
+export async function writeDocument(deps: SetupRouteDeps, write: SetupWrite): Promise<Stored | null> {
+  const command: ConfigWrite = {
+    document: write.document,
+    basis_revision_id: write.basisRevisionId,
+    precondition: {
+      ...(write.ifMatch !== undefined ? { if_match: write.ifMatch } : {}),
+      if_none_match_any: false,
+    },
+    rules: 'write',
+    dry_run: write.dryRun,
+    actor: { id: write.actor, kind: 'operator' },
+    source: 'api.setup',
+    summary: write.summary,
+  };
+  const answer = await deps.bus.request(
+    Subjects.command('config', 'write'),
+    encoder.encode(JSON.stringify(command)),
+    { timeoutMs: deps.writeTimeoutMs ?? 15_000 },
+  );
+  const reply = ConfigWriteReply.parse(JSON.parse(decoder.decode(answer.data)));
+  if (reply.outcome === 'valid') return null;
+  if (reply.outcome === 'stored') {
+    // Read-your-writes: the next setup read on this node shows the new revision.
+    await deps.untilEpoch(reply.epoch, 5_000);
+    return { revision_id: reply.revision_id, epoch: reply.epoch, warnings: reply.warnings };
+  }
+  const extra = {
+    ...(reply.problems ? { problems: reply.problems } : {}),
+    ...(reply.stored_revision_id ? { stored_revision_id: reply.stored_revision_id } : {}),
+  };
+  if (reply.error === 'no_active_revision') {
+    throw new ApiError('no_active_revision', {
+      variant: reply.status === 412 ? 'on_if_match' : 'on_write',
+      detail: reply.detail,
+      extra,
+    });
+  }
+  const code = reply.error === 'revision_advanced' ? 'revision_advanced' : 'validation_error';
+  throw new ApiError(code, { detail: reply.detail, extra });
+}
+
+/** `if_match` as an ETag or a bare id; checked here too so nothing is sealed for a stale read. */
+export function checkIfMatch(ifMatch: string | undefined, activeId: string | null): string | undefined {
+  if (ifMatch === undefined) return undefined;
+  const tag = ifMatch
+    .trim()
+    .replace(/^W\//, '')
+    .replace(/^"(.*)"$/, '$1');
+  if (activeId === null) throw new ApiError('no_active_revision', { variant: 'on_if_match' });
+  if (tag !== '*' && tag.toLowerCase() !== activeId) {
+    throw new ApiError('revision_advanced', {
+      detail: `if_match ${tag} is not the active revision ${activeId}`,
+      hint: 'Read the integration again and send the revision_id it shows.',
+    });
+  }
+  return tag;
+}

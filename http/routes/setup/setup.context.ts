@@ -1,0 +1,95 @@
+/** What every setup route reads first: the active document (opened), the seats, the public base URL. */
+import { activeRevision } from '../../../projections/index.js';
+import {
+  integrationState,
+  isSealedDocument,
+  namesToLookUp,
+  validateCompany,
+  type IntegrationState,
+  type KindSpec,
+  type LookupAnswer,
+  type RevisionRecord,
+} from '../../../schema/index.js';
+import { ApiError } from '../../api-error.js';
+import type { SetupRouteDeps } from './setup.deps.js';
+
+export interface SetupContext {
+  readonly record: RevisionRecord | null;
+  /** The opened document; null before the first revision. */
+  readonly document: Record<string, unknown> | null;
+  readonly seats: ReadonlyArray<{ handle: string; kind: 'agent' | 'human' }>;
+  readonly publicBase: { present: boolean; resolved: string | null; reference: string };
+}
+
+const isHttpUrl = (value: string): boolean => {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+};
+
+export async function readContext(deps: SetupRouteDeps): Promise<SetupContext> {
+  const record = activeRevision(deps.state());
+  let document: Record<string, unknown> | null = null;
+  if (record) {
+    let opened: unknown;
+    try {
+      opened = deps.openPayload(record);
+    } catch {
+      opened = isSealedDocument(record.payload) ? null : record.payload;
+    }
+    if (opened === null) {
+      throw new ApiError('unreadable_revision', {
+        detail: `revision ${record.revision_id} is sealed under a key this node lacks`,
+      });
+    }
+    document = opened as Record<string, unknown>;
+  }
+  const seats =
+    document === null
+      ? []
+      : (validateCompany(document, { mode: 'runnable' }).derived?.seats ?? []).flatMap((s) =>
+          s.handle === null ? [] : [{ handle: s.handle, kind: s.kind }],
+        );
+  const answer = await deps.lookup(deps.publicBaseReference);
+  const raw = answer?.value.trim() ?? '';
+  return {
+    record,
+    document,
+    seats,
+    publicBase: {
+      present: raw !== '',
+      resolved: raw !== '' && isHttpUrl(raw) ? raw.replace(/\/+$/, '') : null,
+      reference: deps.publicBaseReference,
+    },
+  };
+}
+
+export const agentSeats = (ctx: SetupContext): string[] =>
+  ctx.seats.filter((s) => s.kind === 'agent').map((s) => s.handle);
+
+/** Looks up every name the kind's state needs (the store and environment are read once per name). */
+export async function lookups(
+  deps: SetupRouteDeps,
+  names: readonly string[],
+): Promise<Map<string, LookupAnswer | null>> {
+  const out = new Map<string, LookupAnswer | null>();
+  for (const name of new Set(names)) out.set(name, await deps.lookup(name));
+  return out;
+}
+
+export async function stateOf(
+  deps: SetupRouteDeps,
+  ctx: SetupContext,
+  spec: KindSpec,
+): Promise<IntegrationState> {
+  const seats = agentSeats(ctx);
+  return integrationState(spec, {
+    document: ctx.document,
+    lookups: await lookups(deps, namesToLookUp(spec, ctx.document, seats)),
+    publicBase: ctx.publicBase.resolved,
+    agentSeats: seats,
+  });
+}

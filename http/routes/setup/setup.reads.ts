@@ -1,0 +1,82 @@
+/**
+ * Setup reads (spec "Secrets and setup routes"): every integration's requirements and state, one
+ * integration, and the provisioning passes this node remembers. No answer carries a credential.
+ */
+import { kindSpec, setupKinds, type KindSpec } from '../../../schema/index.js';
+import { ApiError } from '../../api-error.js';
+import type { ApiReply, ApiRequest } from '../../types.js';
+import { readContext, stateOf } from './setup.context.js';
+import type { SetupRouteDeps } from './setup.deps.js';
+
+export const RUNS_PAGE = 10;
+
+export function specOf(req: ApiRequest): KindSpec {
+  const key = req.params['kind'] ?? '';
+  const spec = kindSpec(key);
+  if (!spec) {
+    throw new ApiError('not_found', {
+      detail: `no integration kind ${JSON.stringify(key)}`,
+      hint: `Kinds are ${setupKinds.map((k) => k.key).join(', ')}.`,
+    });
+  }
+  return spec;
+}
+
+export async function listIntegrations(deps: SetupRouteDeps): Promise<ApiReply> {
+  const ctx = await readContext(deps);
+  const integrations = [];
+  for (const spec of setupKinds) integrations.push(await stateOf(deps, ctx, spec));
+  return {
+    status: 200,
+    body: {
+      revision_id: ctx.record?.revision_id ?? null,
+      public_base_url: ctx.publicBase,
+      integrations,
+    },
+  };
+}
+
+export async function oneIntegration(deps: SetupRouteDeps, req: ApiRequest): Promise<ApiReply> {
+  const spec = specOf(req);
+  const ctx = await readContext(deps);
+  return {
+    status: 200,
+    body: {
+      revision_id: ctx.record?.revision_id ?? null,
+      public_base_url: ctx.publicBase,
+      ...(await stateOf(deps, ctx, spec)),
+    },
+  };
+}
+
+export function listRuns(deps: SetupRouteDeps, req: ApiRequest): ApiReply {
+  const spec = specOf(req);
+  const before = req.query.get('before') ?? undefined;
+  const { runs, more } = deps.passes.list(spec.key, {
+    ...(before ? { before } : {}),
+    limit: RUNS_PAGE,
+  });
+  return {
+    status: 200,
+    body: {
+      kind: spec.key,
+      // Passes are remembered in memory by the node that ran them; another node knows its own.
+      scope: 'node',
+      node: deps.nodeId,
+      runs,
+      next: more && runs.length > 0 ? runs[runs.length - 1]!.id : null,
+    },
+  };
+}
+
+export function oneRun(deps: SetupRouteDeps, req: ApiRequest): ApiReply {
+  const spec = specOf(req);
+  const run = deps.passes.get(spec.key, req.params['id'] ?? '');
+  if (!run) {
+    throw new ApiError('not_found', {
+      detail: `this node remembers no ${spec.key} pass ${req.params['id'] ?? ''}`,
+      hint: 'Passes are remembered by the node that ran them, and only the newest ones.',
+    });
+  }
+  return { status: 200, body: { ...run, scope: 'node' } };
+}

@@ -1,0 +1,50 @@
+/** Dedup keys: the vendor's delivery id where it sends one, the spec's wiki key, else a body digest. */
+import { bodyDigest } from './verify.js';
+
+type Json = Record<string, unknown>;
+const isRecord = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const scalar = (v: unknown): string | null =>
+  typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null;
+const at = (v: unknown, ...path: string[]): unknown => {
+  let cur = v;
+  for (const key of path) cur = isRecord(cur) ? cur[key] : undefined;
+  return cur;
+};
+
+/** A header's value as a dedup key when it looks like an id (bounded, printable). */
+export function headerId(value: string | undefined): string | null {
+  return value !== undefined && /^[\x21-\x7e]{1,200}$/.test(value) ? value : null;
+}
+
+/** The wiki event type of a payload (`page_updated`, `avi:confluence:updated:page`, ...). */
+export function wikiEventType(json: unknown): string | null {
+  return scalar(at(json, 'event')) ?? scalar(at(json, 'webhookEvent')) ?? scalar(at(json, 'eventType'));
+}
+
+/** The page a wiki payload is about: the page itself, a blog post, or a comment's container. */
+export function wikiPageId(json: unknown): string | null {
+  return (
+    scalar(at(json, 'page', 'id')) ??
+    scalar(at(json, 'blog', 'id')) ??
+    scalar(at(json, 'blogpost', 'id')) ??
+    scalar(at(json, 'comment', 'container', 'id')) ??
+    scalar(at(json, 'comment', 'parent', 'id')) ??
+    scalar(at(json, 'content', 'id'))
+  );
+}
+
+/** Spec: wiki deliveries dedup on (timestamp, page id, event type); a body digest when one is missing. */
+export function wikiDedupKey(json: unknown, body: Buffer, eventFallback: string | null = null): string {
+  const ts = scalar(at(json, 'timestamp'));
+  const page = wikiPageId(json);
+  const event = wikiEventType(json) ?? eventFallback;
+  return ts !== null && page !== null && event !== null
+    ? `${ts}:${page}:${event}`
+    : `sha256:${bodyDigest(body)}`;
+}
+
+export function digestKey(body: Buffer): string {
+  return `sha256:${bodyDigest(body)}`;
+}
+
+export { at as pathOf, isRecord, scalar };

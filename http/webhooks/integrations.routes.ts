@@ -1,0 +1,77 @@
+/**
+ * `GET /integrations`: every inbound surface, how it is wired (path, listener, scheme, the headers it
+ * reads), whether its signing secret is present (never the secret), and this node's arrival counts.
+ */
+import type { ApiReply, RouteDef } from '../types.js';
+import type { Arrivals } from './arrivals.js';
+import { monitorTokenUsable } from './monitor.verify.js';
+import { seatSecret, type WebhookSettings } from './settings.js';
+
+interface Surface {
+  readonly surface: string;
+  readonly vendor: string;
+  readonly path: string;
+  readonly scheme: string;
+  readonly headers: readonly string[];
+  readonly configured: boolean;
+  readonly secret_present: boolean;
+  readonly seat?: string;
+}
+
+export interface IntegrationsDeps {
+  settings(): WebhookSettings;
+  readonly arrivals: Arrivals;
+  readonly nodeId: string;
+  /** Where third parties reach `/webhooks/*` (`public_base_url`); null when unknown. */
+  publicBaseUrl(): string | null;
+  /** True when `api.public.port` moves webhooks to the public listener. */
+  readonly publicListener: boolean;
+}
+
+function surfaces(s: WebhookSettings): Surface[] {
+  const list: Surface[] = [
+    { surface: 'tracker-a', vendor: 'tracker-a', path: '/webhooks/tracker-a', scheme: 'hmac-sha256', headers: ['x-hub-signature', 'x-tracker-a-webhook-identifier'], configured: s.trackerA.configured, secret_present: s.trackerA.secret !== null },
+    { surface: 'codehost-a', vendor: 'codehost-a', path: '/webhooks/codehost-a', scheme: 'hmac-sha256', headers: ['x-codehost-a-signature-256', 'x-codehost-a-event', 'x-codehost-a-delivery'], configured: s.codehostA.configured, secret_present: s.codehostA.secret !== null },
+    { surface: 'codehost-b', vendor: 'codehost-b', path: '/webhooks/codehost-b', scheme: 'standard-webhooks-v1', headers: ['webhook-id', 'webhook-timestamp', 'webhook-signature'], configured: s.codehostB.configured, secret_present: s.codehostB.secret !== null },
+    { surface: 'tracker-b', vendor: 'tracker-b', path: '/webhooks/tracker-b', scheme: 'hmac-sha256-hex', headers: ['x-tracker-b-signature', 'x-tracker-b-event', 'x-tracker-b-delivery'], configured: s.trackerB.configured, secret_present: s.trackerB.secret !== null },
+    { surface: 'wiki', vendor: 'wiki', path: '/webhooks/wiki', scheme: 'hmac-sha256', headers: ['x-hub-signature'], configured: s.wiki.configured, secret_present: s.wiki.secret !== null },
+    { surface: 'wiki/cloud', vendor: 'wiki', path: '/webhooks/wiki/{event}', scheme: 'service-token', headers: ['x-service-token', '?token='], configured: s.wiki.configured, secret_present: s.wiki.token !== null },
+    { surface: 'monitor', vendor: 'monitor', path: '/webhooks/monitor', scheme: 'service-token', headers: ['x-service-token'], configured: s.monitor.token !== null, secret_present: monitorTokenUsable(s.monitor.token) },
+    { surface: 'relay', vendor: 'relay', path: '/webhooks/relay', scheme: 'jwt-rs256', headers: ['authorization'], configured: s.relay.appId !== null, secret_present: s.relay.appId !== null && s.relay.keySetUrl !== null },
+  ]; // prettier-ignore
+  for (const seat of s.directory.seats.values()) {
+    if (seat.kind !== 'agent') continue;
+    if (seat.integrations['chat'] !== undefined || s.chat.configured)
+      list.push({ surface: `chat/${seat.handle}`, vendor: 'chat', seat: seat.handle, path: `/webhooks/chat/${seat.handle}`, scheme: 'chat-v0', headers: ['x-chat-signature', 'x-chat-request-timestamp'], configured: s.chat.configured, secret_present: seatSecret(s, seat.handle, 'chat', 'signing_secret') !== null }); // prettier-ignore
+    if (seat.integrations['codehost_a'] !== undefined)
+      list.push({ surface: `codehost-a/${seat.handle}`, vendor: 'codehost-a', seat: seat.handle, path: `/webhooks/codehost-a/${seat.handle}`, scheme: 'hmac-sha256', headers: ['x-codehost-a-signature-256', 'x-codehost-a-event', 'x-codehost-a-delivery'], configured: true, secret_present: seatSecret(s, seat.handle, 'codehost_a', 'webhook_secret') !== null }); // prettier-ignore
+  }
+  return list;
+}
+
+export function integrationsRoutes(deps: IntegrationsDeps): RouteDef[] {
+  return [
+    {
+      method: 'GET',
+      pattern: '/integrations',
+      handler: (): ApiReply => {
+        const base = deps.publicBaseUrl();
+        const rows = surfaces(deps.settings()).map((row) => ({
+          ...row,
+          public_url: base === null ? null : `${base.replace(/\/+$/, '')}${row.path}`,
+          listener: deps.publicListener ? 'public' : 'api',
+          arrivals: deps.arrivals.of(row.surface),
+        }));
+        return {
+          status: 200,
+          body: {
+            node: deps.nodeId,
+            revision: deps.settings().revision,
+            surfaces: rows,
+            landing: ['/webhooks/chat-oauth', '/webhooks/codehost-a-app'],
+          },
+        };
+      },
+    },
+  ];
+}

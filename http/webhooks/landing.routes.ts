@@ -1,0 +1,163 @@
+/**
+ * Browser-facing routes: the chat install landing page, the per-seat codehost-a app flow's return
+ * page, and the guarded begin route that hands out the app manifest with a signed `state`.
+ *
+ * `GET /webhooks/codehost-a-app`: `?error=` renders the vendor's description (escaped, 400); `?installed=`
+ * confirms and writes nothing (200); `?code=&state=` converts the manifest, seals the private key and
+ * webhook secret, then records the app on the seat (200), or 400 on a bad state or a refused code;
+ * 503 when this node has no setup surface (no keyring, no code-host API configured).
+ */
+import { handlePattern } from '../../schema/index.js';
+import { ApiError, codelessReply } from '../api-error.js';
+import { assertCompanyWriter } from '../guard.js';
+import type { ApiReply, ApiRequest, AuthSettings, RouteDef } from '../types.js';
+import { stateSigner, type StateSigner } from './app-state.js';
+import { escapeHtml, landingHashes, page } from './landing-page.js';
+import type { WebhookSettings } from './settings.js';
+
+export type AppCompletion =
+  | { readonly ok: true; readonly app_id: string; readonly app_slug: string; readonly revision_id: string }
+  | { readonly ok: false; readonly status: 400 | 503; readonly reason: string };
+
+/** What the code-host app flow needs; absent = no setup surface on this node. */
+export interface AppFlow {
+  /** 32 bytes every node of the fleet derives alike (from the keyring). */
+  readonly stateSeed: Uint8Array;
+  /** The code host's page a browser posts a manifest to (`.../settings/apps/new`). */
+  readonly manifestPostUrl: string;
+  /** Converts `code`, seals the key and secret first, then records the app on the seat. */
+  complete(handle: string, code: string): Promise<AppCompletion>;
+}
+
+export interface LandingDeps {
+  configured(): boolean;
+  settings(): WebhookSettings;
+  readonly appFlow?: AppFlow;
+  readonly auth?: AuthSettings;
+  publicBaseUrl?(): string | null;
+}
+
+const CHAT_CODE_TTL_MINUTES = 10;
+
+function chatOauth(req: ApiRequest): ApiReply {
+  const error = req.query.get('error');
+  if (error !== null)
+    return page(400, 'Chat app not installed', [
+      `<span class="err">The chat workspace answered: ${escapeHtml(error.slice(0, 300))}</span>`,
+    ]);
+  const code = req.query.get('code');
+  const state = req.query.get('state') ?? '';
+  if (code === null || code === '' || code.length > 512)
+    return page(400, 'Chat app install', ['This page expects a <b>code</b> from the chat install flow.']);
+  const handle = handlePattern.test(state) && state.length <= 64 ? state : null;
+  return page(200, 'Chat app installed', [
+    handle !== null ? `Seat: <b>${escapeHtml(handle)}</b>` : 'No seat handle came back in <b>state</b>.',
+    `Temporary code:<code>${escapeHtml(code)}</code>`,
+    `Paste it into the seat's chat setup within ${CHAT_CODE_TTL_MINUTES} minutes; it expires after that.`,
+  ]);
+}
+
+async function codehostApp(
+  deps: LandingDeps,
+  signer: StateSigner | null,
+  req: ApiRequest,
+): Promise<ApiReply> {
+  const error = req.query.get('error');
+  if (error !== null) {
+    const description = req.query.get('error_description') ?? error;
+    return page(400, 'The app was not created', [
+      `<span class="err">${escapeHtml(description.slice(0, 500))}</span>`,
+    ]);
+  }
+  const installed = req.query.get('installed');
+  if (installed !== null) {
+    if (!handlePattern.test(installed) || installed.length > 64)
+      return page(400, 'Unknown seat', ['The install confirmation names no valid seat handle.']);
+    return page(200, 'App installed', [
+      `The app of seat <b>${escapeHtml(installed)}</b> is installed. Nothing else is needed here.`,
+    ]);
+  }
+  if (deps.appFlow === undefined || signer === null || !deps.configured())
+    return page(503, 'Setup unavailable', ['This node has no setup surface for code-host apps.']);
+  const code = req.query.get('code');
+  const state = req.query.get('state');
+  if (code === null || state === null || !/^[A-Za-z0-9_-]{1,256}$/.test(code))
+    return page(400, 'Bad request', [
+      'This page expects a <b>code</b> and a <b>state</b> from the code host.',
+    ]);
+  const handle = signer.check(state);
+  if (handle === null)
+    return page(400, 'Link expired or altered', ["Start again from the seat's setup page."]);
+  const seat = deps.settings().directory.seats.get(handle);
+  if (!seat || seat.kind !== 'agent')
+    return page(400, 'Unknown seat', [
+      `No agent seat <b>${escapeHtml(handle)}</b> in the active configuration.`,
+    ]);
+  const done = await deps.appFlow.complete(handle, code);
+  if (!done.ok) {
+    req.log.warn(
+      { event: 'codehost_app_refused', seat: handle, reason: done.reason },
+      'codehost_app_refused',
+    );
+    return page(done.status, 'The app could not be recorded', [escapeHtml(done.reason)]);
+  }
+  req.log.info(
+    { event: 'codehost_app_recorded', seat: handle, app_slug: done.app_slug },
+    'codehost_app_recorded',
+  );
+  return page(200, 'App created', [
+    `Seat <b>${escapeHtml(handle)}</b> now has the app <b>${escapeHtml(done.app_slug)}</b>.`,
+    'Install it on the repositories the seat works on; the code host brings you back here.',
+  ]);
+}
+
+function begin(deps: LandingDeps, signer: StateSigner | null, req: ApiRequest): ApiReply {
+  if (deps.auth) assertCompanyWriter(deps.auth, req.actor);
+  if (deps.appFlow === undefined || signer === null)
+    return codelessReply(
+      503,
+      'This node has no setup surface for code-host apps.',
+      'Configure a keyring and the code-host API location.',
+    );
+  const handle = req.params['handle'] ?? '';
+  const seat = deps.settings().directory.seats.get(handle);
+  if (!seat || seat.kind !== 'agent')
+    throw new ApiError('not_found', { detail: `No agent seat ${handle} in the active configuration.` });
+  const base = (deps.publicBaseUrl?.() ?? '').replace(/\/+$/, '');
+  const state = signer.issue(handle);
+  return {
+    status: 200,
+    body: {
+      seat: handle,
+      step: 'create_app',
+      action_url: `${deps.appFlow.manifestPostUrl}?state=${encodeURIComponent(state)}`,
+      state,
+      manifest: {
+        name: `${handle}`,
+        url: base || null,
+        hook_attributes: { url: `${base}/webhooks/codehost-a/${handle}`, active: true },
+        redirect_url: `${base}/webhooks/codehost-a-app`,
+        setup_url: `${base}/webhooks/codehost-a-app?installed=${handle}`,
+        public: false,
+        default_permissions: { issues: 'write', pull_requests: 'write', contents: 'write', metadata: 'read' },
+        default_events: [
+          'issues',
+          'issue_comment',
+          'pull_request',
+          'pull_request_review',
+          'pull_request_review_comment',
+        ],
+      },
+    },
+  };
+}
+
+export function landingRoutes(deps: LandingDeps): RouteDef[] {
+  const signer = deps.appFlow ? stateSigner(deps.appFlow.stateSeed) : null;
+  const landing = { kind: 'landing', cspHashes: landingHashes } as const;
+  return [
+    { method: 'GET', pattern: '/webhooks/chat-oauth', ...landing, handler: chatOauth },
+    { method: 'GET', pattern: '/webhooks/codehost-a-app', ...landing, handler: (req) => codehostApp(deps, signer, req) },
+    { method: 'POST', pattern: '/setup/codehost-a-app/:handle', access: 'guarded', handler: (req) => begin(deps, signer, req) },
+  ]; // prettier-ignore
+}

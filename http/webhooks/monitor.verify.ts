@@ -1,0 +1,18 @@
+/** monitor: `X-Service-Token` compared in constant time; a token under 26 characters counts as unset. */
+import { verifyServiceToken, WikiHeaders } from './wiki.verify.js';
+import type { Verdict } from './verify.js';
+
+/** Spec "Limits": the monitor token is at least 26 characters. */
+export const MONITOR_TOKEN_MIN = 26;
+
+export const MonitorHeaders = { token: WikiHeaders.token } as const;
+
+/** True when the configured token may be used at all (else the route answers 503). */
+export function monitorTokenUsable(token: string | null): token is string {
+  return token !== null && token.length >= MONITOR_TOKEN_MIN;
+}
+
+export function verifyMonitor(expected: string, headers: Readonly<Record<string, string>>): Verdict {
+  // No query fallback here: the spec names only the header for monitor.
+  return verifyServiceToken(expected, headers[MonitorHeaders.token], null);
+}

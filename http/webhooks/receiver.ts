@@ -1,0 +1,133 @@
+/**
+ * The pipeline every receiver shares once its vendor module has spoken:
+ *   1. fail closed: no secret configured -> 503 with Retry-After (nothing unsigned is kept)
+ *   2. refuse: bad or missing signature -> 401 `invalid_token`; a bad body -> 400 (never quoted)
+ *   3. accept: append the raw delivery to the audit stream with the dedup key as message id — one
+ *      durable append that also decides "seen before" across nodes and restarts — then answer 2xx.
+ */
+import { createHash } from 'node:crypto';
+import { Subjects, type Bus } from '../../bus/index.js';
+import { deliveryKey, RawHeader, type Pipeline, type Vendor } from '../../schema/index.js';
+import { ApiError, codelessReply } from '../api-error.js';
+import type { ApiReply, ApiRequest } from '../types.js';
+import type { Arrivals } from './arrivals.js';
+import type { RelayKeySet } from './relay-keys.js';
+import type { WebhookSettings } from './settings.js';
+import type { Refusal } from './verify.js';
+
+export interface ReceiverDeps {
+  readonly bus: Bus;
+  /** Settings of the active revision (resolved secrets); read on every delivery. */
+  settings(): WebhookSettings;
+  /** False before the first revision is active. */
+  configured(): boolean;
+  readonly arrivals: Arrivals;
+  /** The relay key set for a location (cached by the caller). */
+  relayKeys(url: string): RelayKeySet;
+  now?: () => number;
+}
+
+export interface Accepted {
+  readonly vendor: Vendor;
+  readonly pipeline: Pipeline;
+  /** Surface name for counts: `tracker-a`, `chat/{handle}`, `wiki/cloud`, ... */
+  readonly surface: string;
+  /** The vendor's delivery id, or the dedup key the spec names (wiki), or a body digest. */
+  readonly deliveryId: string;
+  readonly event: string;
+  readonly seat: string | null;
+  readonly scheme: string;
+  readonly signatureHeaders: readonly string[];
+}
+
+/** Headers never stored: they carry credentials (values of signature headers are dropped too). */
+const credentialHeaders = new Set(['authorization', 'x-service-token', 'cookie', 'proxy-authorization']);
+const keptHeader = (name: string): boolean =>
+  name === 'content-type' || name === 'user-agent' || name.startsWith('x-') || name.startsWith('webhook-');
+
+export function retryLater(detail: string): ApiReply {
+  return codelessReply(
+    503,
+    detail,
+    'Configure the secret for this receiver (see ops/webhooks.md); the sender retries on its own.',
+    { 'Retry-After': '30' },
+  );
+}
+
+export function notConfigured(deps: ReceiverDeps, req: ApiRequest, surface: string, what: string): ApiReply {
+  deps.arrivals.count(surface, 'not_configured');
+  req.log.warn({ event: 'webhook_not_configured', surface }, 'webhook_not_configured');
+  return retryLater(`This receiver is not configured: ${what}.`);
+}
+
+export function refused(deps: ReceiverDeps, req: ApiRequest, surface: string, reason: Refusal): never {
+  deps.arrivals.count(surface, 'refused');
+  req.log.warn({ event: 'webhook_refused', surface, reason }, 'webhook_refused');
+  throw new ApiError('invalid_token', {
+    detail: `The delivery was not accepted: ${reason.replaceAll('_', ' ')}.`,
+    hint: 'Check that the sender signs with the secret configured for this receiver, and that clocks agree.',
+  });
+}
+
+export function malformed(deps: ReceiverDeps, req: ApiRequest, surface: string): never {
+  deps.arrivals.count(surface, 'refused');
+  req.log.warn({ event: 'webhook_refused', surface, reason: 'malformed_body' }, 'webhook_refused');
+  throw new ApiError('invalid_body', {
+    detail: 'The delivery body is not the JSON this receiver expects.',
+    hint: 'Send the vendor payload unchanged with `Content-Type: application/json`.',
+  });
+}
+
+/** The body as JSON, or undefined when it is not JSON. */
+export function parseJson(body: Buffer): unknown {
+  if (body.length === 0) return undefined;
+  try {
+    return JSON.parse(body.toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Bus header values are one line of visible ASCII: anything else (a vendor's JSON field) is hashed. */
+function headerSafe(value: string): string {
+  return /^[\x20-\x7e]{0,200}$/.test(value)
+    ? value
+    : `sha256:${createHash('sha256').update(value).digest('hex')}`;
+}
+
+/** 3. Appends the delivery durably, then answers; a duplicate is answered 2xx and creates nothing. */
+export async function accept(deps: ReceiverDeps, req: ApiRequest, given: Accepted): Promise<ApiReply> {
+  const a = { ...given, deliveryId: headerSafe(given.deliveryId), event: headerSafe(given.event) };
+  const vendorHeaders: Record<string, string> = {};
+  const signature = new Set(a.signatureHeaders);
+  for (const [name, value] of Object.entries(req.headers))
+    if (keptHeader(name) && !credentialHeaders.has(name) && !signature.has(name)) vendorHeaders[name] = value;
+  const receivedAt = new Date(deps.now?.() ?? Date.now()).toISOString();
+  const ack = await deps.bus.publish(Subjects.webhookDelivery(a.pipeline), req.body, {
+    msgId: deliveryKey(a.pipeline, a.seat, a.deliveryId),
+    headers: {
+      [RawHeader.Vendor]: a.vendor,
+      [RawHeader.Pipeline]: a.pipeline,
+      [RawHeader.DeliveryId]: a.deliveryId,
+      [RawHeader.ReceivedAt]: receivedAt,
+      [RawHeader.Event]: a.event,
+      [RawHeader.Seat]: a.seat ?? '',
+      [RawHeader.Scheme]: a.scheme,
+      [RawHeader.SignatureHeaders]: JSON.stringify(a.signatureHeaders),
+      [RawHeader.VendorHeaders]: JSON.stringify(vendorHeaders),
+      [RawHeader.ContentType]: req.headers['content-type'] ?? '',
+    },
+  });
+  deps.arrivals.count(a.surface, ack.duplicate ? 'duplicate' : 'accepted');
+  req.log.info(
+    {
+      event: ack.duplicate ? 'webhook_duplicate' : 'webhook_accepted',
+      surface: a.surface,
+      delivery_id: a.deliveryId,
+      vendor_event: a.event,
+      seq: ack.seq,
+    },
+    ack.duplicate ? 'webhook_duplicate' : 'webhook_accepted',
+  );
+  return { status: 200, body: { accepted: true, duplicate: ack.duplicate } };
+}

@@ -1,0 +1,75 @@
+/**
+ * relay: events forwarded by the app platform, `Authorization: Bearer <JWT>` checked against the vendor
+ * key set. The gateway has read (drained) the whole body before this runs, so a slow verification never
+ * leaves the sender mid-upload. `avi:jira:*` joins the tracker-a pipeline, `avi:confluence:*` the wiki
+ * one (with the wiki dedup key); other events are acknowledged and dropped.
+ */
+import { Vendor } from '../../schema/index.js';
+import type { ApiReply, ApiRequest, RouteDef } from '../types.js';
+import { digestKey, pathOf, scalar, wikiDedupKey } from './delivery-ids.js';
+import { KeySetUnavailable } from './relay-keys.js';
+import { RelayHeaders, verifyRelay } from './relay.verify.js';
+import {
+  accept,
+  malformed,
+  notConfigured,
+  parseJson,
+  refused,
+  retryLater,
+  type ReceiverDeps,
+} from './receiver.js';
+
+/** Wiki events the relay forwards (spec): page created/updated/trashed/deleted, comment and blog post. */
+const wikiEvents = new Set([
+  'avi:confluence:created:page',
+  'avi:confluence:updated:page',
+  'avi:confluence:trashed:page',
+  'avi:confluence:deleted:page',
+  'avi:confluence:created:comment',
+  'avi:confluence:updated:comment',
+  'avi:confluence:created:blogpost',
+  'avi:confluence:updated:blogpost',
+]);
+
+async function relay(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> {
+  const surface = 'relay';
+  const { appId, keySetUrl } = deps.settings().relay;
+  if (appId === null) return notConfigured(deps, req, surface, 'integrations.relay_app_id is unset');
+  if (keySetUrl === null) return notConfigured(deps, req, surface, 'the relay key set location is unset');
+  let verdict;
+  try {
+    verdict = await verifyRelay(appId, deps.relayKeys(keySetUrl), req.headers, deps.now?.() ?? Date.now());
+  } catch (error) {
+    if (!(error instanceof KeySetUnavailable)) throw error;
+    req.log.warn({ event: 'relay_keys_unavailable', reason: error.message }, 'relay_keys_unavailable');
+    return retryLater('The relay key set cannot be read right now, so the token cannot be verified.');
+  }
+  if (!verdict.ok) refused(deps, req, surface, verdict.reason);
+  const json = parseJson(req.body);
+  if (json === undefined) malformed(deps, req, surface);
+  const event = scalar(pathOf(json, 'eventType')) ?? '';
+  const common = { vendor: Vendor.Relay, surface, event, seat: null, scheme: 'jwt-rs256' } as const;
+  const signatureHeaders = [RelayHeaders.authorization];
+  if (event.startsWith('avi:jira:'))
+    return accept(deps, req, {
+      ...common,
+      pipeline: Vendor.TrackerA,
+      deliveryId: digestKey(req.body),
+      signatureHeaders,
+    });
+  if (wikiEvents.has(event))
+    return accept(deps, req, {
+      ...common,
+      pipeline: Vendor.Wiki,
+      deliveryId: wikiDedupKey(json, req.body, event),
+      signatureHeaders,
+    });
+  req.log.info({ event: 'relay_event_ignored', vendor_event: event.slice(0, 100) }, 'relay_event_ignored');
+  return { status: 200, body: { accepted: false, ignored: true } };
+}
+
+export function relayRoutes(deps: ReceiverDeps): RouteDef[] {
+  return [
+    { method: 'POST', pattern: '/webhooks/relay', kind: 'webhook', handler: (req) => relay(deps, req) },
+  ];
+}

@@ -1,0 +1,127 @@
+/**
+ * One connected dashboard and its outbound queue. Frames go straight to the socket while its send buffer
+ * is below `highWater`; past it they wait in a bounded queue (at most `maxQueue` envelopes and `maxQueueBytes`
+ * bytes) and the oldest is dropped when a stalled client lets it fill (`dropped` counts them). A queued
+ * replace-style frame (a whole section, health) is superseded by a newer one of the same kind.
+ */
+
+/** What the hub needs of a socket (uWebSockets.js in production, anything in tests). */
+export interface SocketSink {
+  /** 1 sent, 0 sent but buffered, 2 dropped by the transport. */
+  send(text: string): number;
+  bufferedAmount(): number;
+  end(code: number, reason: string): void;
+}
+
+export interface ClientLimits {
+  readonly maxQueue: number;
+  readonly maxQueueBytes: number;
+  readonly highWater: number;
+}
+
+export const defaultClientLimits: ClientLimits = Object.freeze({
+  maxQueue: 512,
+  maxQueueBytes: 8 * 1024 * 1024,
+  highWater: 256 * 1024,
+});
+
+interface Queued {
+  readonly text: string;
+  readonly kind: string;
+  readonly replace: boolean;
+}
+
+export class StreamClient {
+  private queue: Queued[] = [];
+  private head = 0;
+  private bytes = 0;
+  /** Envelopes dropped because the client did not read. */
+  dropped = 0;
+  /** Frames written to the socket. */
+  sent = 0;
+  closed = false;
+
+  constructor(
+    readonly id: number,
+    private readonly sink: SocketSink,
+    readonly token: string | null,
+    readonly actorId: string | null,
+    private readonly limits: ClientLimits,
+  ) {}
+
+  get queued(): number {
+    return this.queue.length - this.head;
+  }
+
+  get queuedBytes(): number {
+    return this.bytes;
+  }
+
+  /** Sends now when the socket keeps up, else queues (dropping the oldest past the bounds). */
+  deliver(text: string, kind: string, replace: boolean): void {
+    if (this.closed) return;
+    if (this.queued === 0 && this.sink.bufferedAmount() < this.limits.highWater) {
+      this.write(text);
+      return;
+    }
+    if (replace) this.supersede(kind);
+    this.queue.push({ text, kind, replace });
+    this.bytes += text.length;
+    while (
+      this.queued > this.limits.maxQueue ||
+      (this.bytes > this.limits.maxQueueBytes && this.queued > 1)
+    ) {
+      const oldest = this.queue[this.head] as Queued;
+      this.head += 1;
+      this.bytes -= oldest.text.length;
+      this.dropped += 1;
+    }
+    this.compact();
+  }
+
+  /** The socket drained: send what waits while the buffer stays below the high-water mark. */
+  flush(): void {
+    while (!this.closed && this.queued > 0 && this.sink.bufferedAmount() < this.limits.highWater) {
+      const next = this.queue[this.head] as Queued;
+      this.head += 1;
+      this.bytes -= next.text.length;
+      this.write(next.text);
+    }
+    this.compact();
+  }
+
+  private write(text: string): void {
+    if (this.sink.send(text) !== 2) this.sent += 1;
+    else this.dropped += 1;
+  }
+
+  private supersede(kind: string): void {
+    const kept: Queued[] = [];
+    for (let i = this.head; i < this.queue.length; i += 1) {
+      const q = this.queue[i] as Queued;
+      if (q.replace && q.kind === kind) this.bytes -= q.text.length;
+      else kept.push(q);
+    }
+    this.queue = kept;
+    this.head = 0;
+  }
+
+  private compact(): void {
+    if (this.head > 0 && this.head * 2 >= this.queue.length) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  end(code: number, reason: string): void {
+    if (this.closed) return;
+    this.sink.end(code, reason);
+  }
+
+  release(): void {
+    this.closed = true;
+    this.queue = [];
+    this.head = 0;
+    this.bytes = 0;
+  }
+}

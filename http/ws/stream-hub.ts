@@ -1,0 +1,217 @@
+/**
+ * The live stream's hub (spec "WebSocket and snapshot"): every connected dashboard, the frames pushed to
+ * them, the one shared 5-second health tick and the query channel. A frame is encoded once and handed to
+ * every client's queue; a slow client only ever costs its own bounded queue.
+ */
+import type { Logger } from 'pino';
+import type { PushMode, SectionRegistry } from '../../projections/index.js';
+import { ClientFrame, type QueryErrorCode, type QueryFailure } from '../../schema/index.js';
+import { ApiError } from '../api-error.js';
+import { ask, type QuestionRegistry } from '../routes/query.routes.js';
+import type { Actor } from '../types.js';
+import { defaultClientLimits, StreamClient, type ClientLimits, type SocketSink } from './stream-client.js';
+
+/** Section pushes whose data replaces the whole section; the others (agent overlays) merge. */
+const replaceKinds = new Set([
+  'health',
+  'seats',
+  'org',
+  'tools',
+  'sandboxes',
+  'tokens',
+  'budget',
+  'schedules',
+  'events',
+]);
+
+export interface StreamHubOptions {
+  readonly sections: SectionRegistry;
+  readonly questions: QuestionRegistry;
+  /** The operator id of a token, or null; the gateway installs its guard's check when it mounts the hub. */
+  readonly verifyToken?: (token: string) => string | null;
+  readonly logger: Logger;
+  readonly healthIntervalMs?: number;
+  readonly limits?: Partial<ClientLimits>;
+  readonly now?: () => Date;
+}
+
+export interface HubStats {
+  readonly clients: number;
+  readonly dropped: number;
+}
+
+const codeOf = (err: unknown): QueryErrorCode => {
+  if (!(err instanceof ApiError)) return 'query_failed';
+  switch (err.code) {
+    case 'not_found':
+      return 'not_found';
+    case 'unknown_query':
+      return 'unknown_query';
+    case 'invalid_token':
+      return 'unauthorized';
+    case 'invalid_query':
+    case 'bad_params':
+      return 'invalid_query';
+    default:
+      return 'query_failed';
+  }
+};
+
+export class StreamHub {
+  private readonly clients = new Set<StreamClient>();
+  private nextId = 1;
+  private readonly limits: ClientLimits;
+  private tick: NodeJS.Timeout | null = null;
+  private readonly stopPushes: () => void;
+  private verify: (token: string) => string | null;
+
+  constructor(private readonly opts: StreamHubOptions) {
+    this.limits = { ...defaultClientLimits, ...opts.limits };
+    this.verify = opts.verifyToken ?? (() => null);
+    this.stopPushes = opts.sections.onPush((name, data, mode) => this.push(name, data, mode));
+  }
+
+  /** The gateway's token check (the same guard as every route). */
+  useVerifier(verify: (token: string) => string | null): void {
+    this.verify = verify;
+  }
+
+  private ts(): string {
+    return (this.opts.now?.() ?? new Date()).toISOString();
+  }
+
+  private encode(kind: string, data: unknown): string {
+    return JSON.stringify({ kind, data, ts: this.ts() });
+  }
+
+  /** Starts the shared health tick (one timer for every socket). */
+  start(): void {
+    this.tick ??= setInterval(
+      () => this.push('health', this.opts.sections.current('health'), 'replace'),
+      this.opts.healthIntervalMs ?? 5_000,
+    );
+    this.tick.unref();
+  }
+
+  /** Connected dashboards (the health envelope's `clients`). */
+  count(): number {
+    return this.clients.size;
+  }
+
+  stats(): HubStats {
+    let dropped = 0;
+    for (const c of this.clients) dropped += c.dropped;
+    return { clients: this.clients.size, dropped };
+  }
+
+  /** Per-socket queue facts (never in the public health envelope). */
+  clientStats(): Array<{ id: number; queued: number; queuedBytes: number; dropped: number; sent: number }> {
+    return [...this.clients].map((c) => ({
+      id: c.id,
+      queued: c.queued,
+      queuedBytes: c.queuedBytes,
+      dropped: c.dropped,
+      sent: c.sent,
+    }));
+  }
+
+  /** A socket opened: it is sent the snapshot first. */
+  attach(sink: SocketSink, actor: Actor | null, token: string | null): StreamClient {
+    const client = new StreamClient(this.nextId++, sink, token, actor?.id ?? null, this.limits);
+    this.clients.add(client);
+    client.deliver(this.encode('snapshot', this.opts.sections.snapshot()), 'snapshot', false);
+    return client;
+  }
+
+  detach(client: StreamClient): void {
+    if (client.dropped > 0)
+      this.opts.logger.info(
+        { event: 'stream_client_closed', client: client.id, dropped: client.dropped },
+        'stream client closed',
+      );
+    this.clients.delete(client);
+    client.release();
+  }
+
+  /** One frame to every socket, encoded once. */
+  push(kind: string, data: unknown, mode: PushMode = replaceKinds.has(kind) ? 'replace' : 'merge'): void {
+    if (this.clients.size === 0) return;
+    const text = this.encode(kind, data);
+    const replace = mode === 'replace';
+    for (const client of this.clients) client.deliver(text, kind, replace);
+  }
+
+  /** Re-sends sections whole (config-derived ones on every apply). */
+  resend(names: readonly string[]): void {
+    for (const name of names) this.push(name, this.opts.sections.current(name), 'replace');
+  }
+
+  /** A text frame from a client: `ping`, or a `query` answered on the same socket. */
+  receive(client: StreamClient, text: string): void {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      raw = undefined;
+    }
+    const parsed = ClientFrame.safeParse(raw);
+    if (!parsed.success) {
+      const id = typeof raw === 'object' && raw !== null && 'id' in raw ? raw.id : null;
+      this.fail(client, {
+        id: typeof id === 'string' || typeof id === 'number' ? id : null,
+        what: null,
+        error: 'bad_frame',
+        detail: 'a client frame is {"kind":"ping"} or {"kind":"query","id","what","params"?,"token"?}',
+      });
+      return;
+    }
+    const frame = parsed.data;
+    if (frame.kind === 'ping') {
+      client.deliver(this.encode('pong', null), 'pong', false);
+      return;
+    }
+    let actor: Actor | null = client.actorId === null ? null : { id: client.actorId, kind: 'operator' };
+    if (frame.token !== undefined) {
+      const id = this.verify(frame.token);
+      if (id === null) {
+        this.fail(client, {
+          id: frame.id,
+          what: frame.what,
+          error: 'unauthorized',
+          detail: 'the token is not accepted',
+        });
+        return;
+      }
+      actor = { id, kind: 'operator' };
+    }
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(frame.params ?? {})) params.set(k, String(v));
+    const log = this.opts.logger.child({ query: frame.what, client: client.id });
+    ask(this.opts.questions, frame.what, params, { actor, log }).then(
+      (data) =>
+        client.deliver(this.encode('result', { id: frame.id, what: frame.what, data }), 'result', false),
+      (err: unknown) => {
+        const error = codeOf(err);
+        if (error === 'query_failed') log.error({ err, event: 'query_failed' }, 'query failed');
+        this.fail(client, {
+          id: frame.id,
+          what: frame.what,
+          error,
+          ...(err instanceof ApiError ? { detail: err.detail } : {}),
+        });
+      },
+    );
+  }
+
+  private fail(client: StreamClient, failure: QueryFailure): void {
+    client.deliver(this.encode('error', failure), 'error', false);
+  }
+
+  /** Closes every socket (drain) and stops the tick. */
+  close(): void {
+    if (this.tick) clearInterval(this.tick);
+    this.tick = null;
+    this.stopPushes();
+    for (const client of [...this.clients]) client.end(1001, 'node stopping');
+  }
+}

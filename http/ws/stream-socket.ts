@@ -1,0 +1,88 @@
+/**
+ * `WS /ws/stream` on uWebSockets.js: the upgrade runs the guard (spec "Authentication" 2 and 4: a token in
+ * `Authorization` or `?token=`; needed only when anonymous reads are off, refused when present and wrong),
+ * then the hub owns the socket. A GET without `Upgrade` is not handled here: it falls through to the route
+ * table, whose `/ws/stream` route answers 426 (or the guard's 401).
+ */
+import type { TemplatedApp, WebSocket } from '@trufflesuite/uws-js-unofficial';
+import { CSP_NONE } from '../headers.js';
+import { accessFor, refusal, type Guard } from '../guard.js';
+import { prepare, writeAnswer } from '../respond.js';
+import type { Actor } from '../types.js';
+import type { Logger } from 'pino';
+import type { StreamClient } from './stream-client.js';
+import type { StreamHub } from './stream-hub.js';
+
+export const STREAM_PATH = '/ws/stream';
+
+interface SocketData {
+  readonly actor: Actor | null;
+  readonly token: string | null;
+  client: StreamClient | null;
+}
+
+const decoder = new TextDecoder();
+
+export function mountStream(app: TemplatedApp, hub: StreamHub, guard: Guard, log: Logger): void {
+  hub.useVerifier((token) => guard.verify(token));
+  app.ws<SocketData>(STREAM_PATH, {
+    maxPayloadLength: 64 * 1024,
+    idleTimeout: 120,
+    sendPingsAutomatically: true,
+    // Our own queue bounds what waits; the transport must never drop behind our back.
+    maxBackpressure: 64 * 1024 * 1024,
+    upgrade: (res, req, context) => {
+      const query = new URLSearchParams(req.getQuery());
+      const authorization = req.getHeader('authorization');
+      const queryToken = query.get('token');
+      const key = req.getHeader('sec-websocket-key');
+      const protocol = req.getHeader('sec-websocket-protocol');
+      const extensions = req.getHeader('sec-websocket-extensions');
+      const verdict = guard.check(
+        accessFor('GET', STREAM_PATH, 'read'),
+        STREAM_PATH,
+        authorization,
+        queryToken,
+      );
+      if (!verdict.ok) {
+        writeAnswer(
+          res,
+          { head: false, path: STREAM_PATH, csp: CSP_NONE, close: true },
+          prepare(refusal(verdict.reason)),
+        );
+        log.info({ method: 'GET', path: STREAM_PATH, route: STREAM_PATH, status: 401 }, 'request');
+        return;
+      }
+      const bearer = /^bearer[ \t]+(.*)$/i.exec(authorization)?.[1]?.trim() ?? null;
+      const data: SocketData = { actor: verdict.actor, token: bearer ?? queryToken, client: null };
+      res.upgrade(data, key, protocol, extensions, context);
+    },
+    open: (ws: WebSocket<SocketData>) => {
+      const data = ws.getUserData();
+      data.client = hub.attach(
+        {
+          send: (text) => ws.send(text, false, false),
+          bufferedAmount: () => ws.getBufferedAmount(),
+          end: (code, reason) => ws.end(code, reason),
+        },
+        data.actor,
+        data.token,
+      );
+      log.debug(
+        { event: 'stream_client_open', client: data.client.id, operator: data.actor?.id ?? null },
+        'stream client open',
+      );
+    },
+    message: (ws, message, isBinary) => {
+      const client = ws.getUserData().client;
+      if (client === null) return;
+      hub.receive(client, isBinary ? '' : decoder.decode(message));
+    },
+    drain: (ws) => ws.getUserData().client?.flush(),
+    close: (ws) => {
+      const data = ws.getUserData();
+      if (data.client) hub.detach(data.client);
+      data.client = null;
+    },
+  });
+}

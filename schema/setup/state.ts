@@ -1,0 +1,178 @@
+/**
+ * The state of one integration as `GET /setup/integrations` shows it: computed from the opened
+ * document and the answers of `${VAR}` look-ups, never exposing a credential. A secret's `value` is
+ * only its `${VAR}` reference; `resolved` says where a value comes from, not what it is.
+ */
+import { isWholeRef } from '../company/fields.js';
+import { listRefs } from '../env-refs.js';
+import { isObject } from '../document/index.js';
+import { seatSegments, segmentsOf, valueAt } from './doc-paths.js';
+import type { KindSpec, Requirement } from './requirement.js';
+
+/** Where a `${NAME}` was answered. */
+export type LookupSource = 'store' | 'environment';
+export interface LookupAnswer {
+  readonly source: LookupSource;
+  readonly value: string;
+}
+/** Answers gathered before the (pure) state is computed. */
+export type Lookups = ReadonlyMap<string, LookupAnswer | null>;
+
+export type Resolution = 'document' | LookupSource;
+
+export interface RequirementState extends Requirement {
+  readonly value: unknown;
+  readonly present: boolean;
+  readonly resolved: Resolution | null;
+  readonly resolved_value?: string | null;
+  readonly seats?: ReadonlyArray<{ handle: string; present: boolean; value: string | null }>;
+}
+
+export interface IntegrationState {
+  readonly key: string;
+  readonly configured: boolean;
+  readonly enabled: boolean;
+  readonly satisfied: boolean;
+  readonly inbound_path: string;
+  readonly public_url: string | null;
+  readonly requirements: RequirementState[];
+}
+
+export interface StateInput {
+  /** The opened active document; null before the first revision. */
+  readonly document: unknown;
+  readonly lookups: Lookups;
+  /** The resolved public base URL (no trailing slash), or null. */
+  readonly publicBase: string | null;
+  /** Handles of agent seats (per-seat credentials are listed for them). */
+  readonly agentSeats: readonly string[];
+}
+
+/** Every `${NAME}` a state computation may look up: references in the document and declared secret names. */
+export function namesToLookUp(spec: KindSpec, document: unknown, agentSeats: readonly string[]): string[] {
+  const names = new Set<string>();
+  for (const r of spec.requirements) {
+    if (r.config_path === null && r.secret_name !== null) names.add(r.secret_name);
+    const values = r.per_seat
+      ? agentSeats.map((h) => seatValue(document, h, r))
+      : [r.config_path === null ? undefined : valueAt(document, segmentsOf(r.config_path))];
+    for (const v of values) if (typeof v === 'string') for (const n of listRefs(v)) names.add(n);
+  }
+  return [...names];
+}
+
+function seatValue(document: unknown, handle: string, r: Requirement): unknown {
+  const at = seatSegments(document, handle);
+  return at === null || r.config_path === null
+    ? undefined
+    : valueAt(document, [...at, ...segmentsOf(r.config_path)]);
+}
+
+const nonEmpty = (v: unknown): boolean =>
+  v !== undefined && v !== null && v !== '' && !(Array.isArray(v) && v.length === 0);
+
+/** Substitutes references; the first answering look-up names the source. */
+function resolveText(text: string, lookups: Lookups): { value: string; source: Resolution } {
+  let source: Resolution = 'document';
+  const value = text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_w, name: string) => {
+    const answer = lookups.get(name) ?? null;
+    if (answer !== null && source === 'document') source = answer.source;
+    return answer?.value ?? '';
+  });
+  return { value, source };
+}
+
+function requirementState(r: Requirement, input: StateInput, blockUrl: string | null): RequirementState {
+  const vendor_url =
+    r.vendor_url === null ? null : blockUrl === null ? null : r.vendor_url.replace('{url}', blockUrl);
+  const base = { ...r, vendor_url };
+  if (r.per_seat) {
+    const seats = input.agentSeats.map((handle) => {
+      const v = seatValue(input.document, handle, r);
+      const ref = typeof v === 'string' && isWholeRef(v) ? v : null;
+      const present = typeof v === 'string' && resolveText(v, input.lookups).value !== '';
+      return { handle, present, value: ref };
+    });
+    const present = seats.some((s) => s.present);
+    return { ...base, value: null, present, resolved: present ? 'document' : null, seats };
+  }
+  if (r.config_path === null) {
+    // Lives in the secret store (or the environment) only.
+    const answer = r.secret_name === null ? null : (input.lookups.get(r.secret_name) ?? null);
+    const ok = answer !== null && answer.value !== '' && answer.value.length >= (r.min_length ?? 0);
+    return {
+      ...base,
+      value: r.secret_name === null ? null : `\${${r.secret_name}}`,
+      present: answer !== null && answer.value !== '',
+      resolved: ok ? answer.source : null,
+    };
+  }
+  const raw = valueAt(input.document, segmentsOf(r.config_path));
+  if (r.kind === 'toggle') {
+    // A toggle on a whole block (the chat marker) reads as whether the block exists.
+    const value = r.config_path.split('.').length === 2 ? raw !== undefined : raw;
+    const present = typeof value === 'boolean' && (raw !== undefined || value);
+    return {
+      ...base,
+      value: typeof value === 'boolean' ? value : null,
+      present,
+      resolved: present ? 'document' : null,
+    };
+  }
+  if (r.kind === 'secret') {
+    const ref = typeof raw === 'string' && isWholeRef(raw) ? raw : null;
+    if (typeof raw !== 'string' || raw === '') return { ...base, value: ref, present: false, resolved: null };
+    const { value, source } = resolveText(raw, input.lookups);
+    return { ...base, value: ref, present: true, resolved: value === '' ? null : source };
+  }
+  if (!nonEmpty(raw)) return { ...base, value: raw ?? null, present: false, resolved: null };
+  if (typeof raw === 'string' && listRefs(raw).length > 0) {
+    const { value, source } = resolveText(raw, input.lookups);
+    return {
+      ...base,
+      value: raw,
+      present: true,
+      resolved: value === '' ? null : source,
+      resolved_value: value === '' ? null : value,
+    };
+  }
+  return { ...base, value: raw, present: true, resolved: 'document' };
+}
+
+/** The block's base URL with references resolved (for `vendor_url` templates). */
+function blockUrl(spec: KindSpec, input: StateInput): string | null {
+  const url = spec.requirements.find((r) => r.field === 'url' && r.config_path !== null);
+  const raw = url?.config_path ? valueAt(input.document, segmentsOf(url.config_path)) : undefined;
+  if (typeof raw !== 'string' || raw === '') return null;
+  const value = resolveText(raw, input.lookups).value.replace(/\/+$/, '');
+  return value === '' ? null : value;
+}
+
+export function integrationState(spec: KindSpec, input: StateInput): IntegrationState {
+  const url = blockUrl(spec, input);
+  const requirements = spec.requirements.map((r) => requirementState(r, input, url));
+  let configured: boolean;
+  let enabled: boolean;
+  if (spec.block_path === null) {
+    configured = requirements.some((r) => r.present);
+    enabled = configured;
+  } else {
+    const block = valueAt(input.document, segmentsOf(spec.block_path));
+    configured = block !== undefined && block !== null && block !== '';
+    enabled = configured && !(isObject(block) && block['enabled'] === false);
+  }
+  const byField = new Map(requirements.map((r) => [r.field, r]));
+  const satisfied =
+    enabled &&
+    requirements.every((r) => !r.required || r.resolved !== null) &&
+    (spec.one_of ?? []).every((group) => group.some((f) => byField.get(f)?.resolved != null));
+  return {
+    key: spec.key,
+    configured,
+    enabled,
+    satisfied,
+    inbound_path: spec.inbound_path,
+    public_url: input.publicBase === null ? null : `${input.publicBase}${spec.inbound_path}`,
+    requirements,
+  };
+}

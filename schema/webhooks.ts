@@ -1,0 +1,133 @@
+/**
+ * Inbound webhooks: the vendors, the raw delivery the gateway appends to the audit stream (headers
+ * of the stored message; the data is the body exactly as received) and the parsed notification the
+ * integration actor publishes on `svc.notifications.inbound`.
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+
+export const Vendor = {
+  TrackerA: 'tracker-a',
+  Chat: 'chat',
+  CodehostA: 'codehost-a',
+  CodehostB: 'codehost-b',
+  TrackerB: 'tracker-b',
+  Wiki: 'wiki',
+  Monitor: 'monitor',
+  Relay: 'relay',
+} as const;
+export type Vendor = (typeof Vendor)[keyof typeof Vendor];
+const vendors = Object.values(Vendor) as [Vendor, ...Vendor[]];
+export const VendorName = z.enum(vendors);
+
+/** The pipeline a delivery joins: relay events are mapped onto tracker-a and wiki. */
+export type Pipeline = Exclude<Vendor, 'relay'>;
+
+/** Header names of a stored raw delivery (bus message headers). */
+export const RawHeader = {
+  Vendor: 'svc-vendor',
+  Pipeline: 'svc-pipeline',
+  DeliveryId: 'svc-delivery-id',
+  ReceivedAt: 'svc-received-at',
+  Event: 'svc-event',
+  Seat: 'svc-seat',
+  Scheme: 'svc-scheme',
+  /** Names of the headers that carried the credential; never their values. */
+  SignatureHeaders: 'svc-signature-headers',
+  /** JSON object of the vendor's headers worth keeping (credential headers removed). */
+  VendorHeaders: 'svc-vendor-headers',
+  ContentType: 'svc-content-type',
+} as const;
+
+/** What the audit stream records about one accepted delivery (the body is the message data). */
+export const RawDeliveryMeta = z.object({
+  vendor: VendorName,
+  pipeline: VendorName.exclude(['relay']),
+  delivery_id: z.string().min(1),
+  received_at: z.string(),
+  event: z.string(),
+  /** Per-seat routes: the seat the delivery is addressed to; '' when none. */
+  seat: z.string(),
+  scheme: z.string(),
+  signature_headers: z.array(z.string()),
+  vendor_headers: z.record(z.string(), z.string()),
+  content_type: z.string(),
+});
+export type RawDeliveryMeta = z.infer<typeof RawDeliveryMeta>;
+
+/** Reads the metadata back from a stored message's headers; throws a ZodError when it is not one. */
+export function rawDeliveryMeta(headers: Readonly<Record<string, string>>): RawDeliveryMeta {
+  const json = (value: string | undefined, fallback: unknown): unknown => {
+    if (value === undefined) return fallback;
+    try {
+      return JSON.parse(value);
+    } catch {
+      return fallback;
+    }
+  };
+  return RawDeliveryMeta.parse({
+    vendor: headers[RawHeader.Vendor],
+    pipeline: headers[RawHeader.Pipeline],
+    delivery_id: headers[RawHeader.DeliveryId],
+    received_at: headers[RawHeader.ReceivedAt],
+    event: headers[RawHeader.Event] ?? '',
+    seat: headers[RawHeader.Seat] ?? '',
+    scheme: headers[RawHeader.Scheme] ?? '',
+    signature_headers: json(headers[RawHeader.SignatureHeaders], []),
+    vendor_headers: json(headers[RawHeader.VendorHeaders], {}),
+    content_type: headers[RawHeader.ContentType] ?? '',
+  });
+}
+
+/** A person or bot as a vendor names them; every field optional because vendors differ. */
+export const VendorActor = z.object({
+  id: z.string().optional(),
+  login: z.string().optional(),
+  name: z.string().optional(),
+  email: z.string().optional(),
+  bot: z.boolean().optional(),
+});
+export type VendorActor = z.infer<typeof VendorActor>;
+
+/** A parsed inbound delivery on `svc.notifications.inbound`. */
+export const InboundNotification = z.object({
+  /** `<pipeline>:<dedup key>`: a redelivery of the same raw delivery gives the same id. */
+  id: z.string().min(1),
+  vendor: VendorName,
+  pipeline: VendorName.exclude(['relay']),
+  event: z.string(),
+  delivery_id: z.string(),
+  received_at: z.string(),
+  /** The seat a per-seat route addresses; null otherwise. */
+  seat: z.string().nullable(),
+  /** Who caused the event. */
+  trigger: VendorActor.nullable(),
+  summary: z.string(),
+  /** What it is about: a page, an issue, a merge request, a channel message, an alert. */
+  subject: z.object({
+    kind: z.string(),
+    id: z.string().nullable(),
+    key: z.string().nullable(),
+    title: z.string().nullable(),
+    space: z.string().nullable(),
+    url: z.string().nullable(),
+  }),
+  /** `@mentions` found in the text (vendor ids, logins or handles as written). */
+  mentions: z.array(z.string()),
+  /** People the event names (assignees, reviewers, owners): resolved by handle or email. */
+  named: z.array(VendorActor),
+  /** Where the raw delivery is stored (audit stream and sequence). */
+  raw: z.object({ stream: z.string(), seq: z.number().int() }),
+  /** The parsed body when small (under 256 KiB); otherwise null and `raw` points at it. */
+  payload: z.unknown(),
+});
+export type InboundNotification = z.infer<typeof InboundNotification>;
+
+/**
+ * The id of one accepted delivery across the pipeline: the raw message's dedup id, the notification's id
+ * and the prefix of every inbox message it causes. Long keys are hashed to stay a valid message id.
+ */
+export function deliveryKey(pipeline: string, seat: string | null, deliveryId: string): string {
+  const id = `${pipeline}:${seat ? `${seat}:` : ''}${deliveryId}`;
+  return id.length <= 200 ? id : `${pipeline}:sha256:${createHash('sha256').update(id).digest('hex')}`;
+}

@@ -1,0 +1,180 @@
+/**
+ * `svc events <verb>`: the event history and the live feed of a running node from a terminal. Rows are
+ * printed as JSON lines on stdout; notes (the next cursor, a trace's total) go to stderr. The token comes
+ * from SVC_TOKEN (needed when the node refuses anonymous reads).
+ */
+import { parseArgs } from 'node:util';
+import { nodeUrl } from './config-cli.js';
+import { openWs, UpgradeRefusedError } from './ws-client.js';
+
+export const eventsHelp = `Usage: svc events <verb> [flags]
+
+Verbs (against a running node; token from $SVC_TOKEN when reads need one):
+  list   [--limit N] [--category C] [--seat HANDLE] [--feed-only] [--before-time T --before-id ID] [--all]
+         event rows newest first; --all follows the cursor to the end of history
+  get    EVENT_ID          one event with its payload
+  trace  TRACE_ID          the events of one trace, oldest first (at most 500; the total on stderr)
+  tail   [--category C] [--seat HANDLE]
+         live feed events from WS /ws/stream until interrupted
+
+Flags:
+  --url URL        node address; default $SVC_URL, else api.host:api.port of --config, else http://127.0.0.1:8080
+  -c, --config F   Tier A file to find the node's address in (default $SVC_CONFIG)
+  -h, --help       show this help
+
+Exit codes: 0 done; 1 refused (the answer's error code is printed); 2 bad flags.
+`;
+
+type Out = { write(text: string): unknown };
+
+export class EventsUsageError extends Error {
+  override name = 'EventsUsageError';
+}
+
+interface Ctx {
+  readonly url: string;
+  readonly token: string | undefined;
+  readonly out: Out;
+  readonly err: Out;
+}
+
+async function get(
+  ctx: Ctx,
+  path: string,
+): Promise<{ ok: true; body: Record<string, unknown> } | { ok: false }> {
+  let response: Response;
+  try {
+    response = await fetch(`${ctx.url}${path}`, {
+      headers: ctx.token ? { authorization: `Bearer ${ctx.token}` } : {},
+    });
+  } catch (error) {
+    ctx.err.write(
+      `svc: cannot reach ${ctx.url} (${error instanceof Error ? error.message : String(error)})\n`,
+    );
+    return { ok: false };
+  }
+  const text = await response.text();
+  let body: Record<string, unknown> = {};
+  try {
+    body = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    body = {};
+  }
+  if (!response.ok) {
+    const code = typeof body['error'] === 'string' ? body['error'] : `HTTP ${response.status}`;
+    const detail = typeof body['detail'] === 'string' ? `: ${body['detail']}` : '';
+    ctx.err.write(`svc: ${code}${detail}\n`);
+    return { ok: false };
+  }
+  return { ok: true, body };
+}
+
+export async function runEvents(args: string[], env: NodeJS.ProcessEnv, out: Out, err: Out): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      url: { type: 'string' },
+      config: { type: 'string', short: 'c' },
+      limit: { type: 'string' },
+      category: { type: 'string' },
+      seat: { type: 'string' },
+      'feed-only': { type: 'boolean' },
+      'before-time': { type: 'string' },
+      'before-id': { type: 'string' },
+      all: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [verb, target, ...extra] = positionals;
+  if (values.help || verb === undefined) {
+    out.write(eventsHelp);
+    return verb === undefined && !values.help ? 2 : 0;
+  }
+  if (extra.length > 0) throw new EventsUsageError(`unexpected arguments: ${extra.join(' ')}`);
+  const ctx: Ctx = {
+    url: nodeUrl(values.url, values.config, env),
+    token: env['SVC_TOKEN'] || undefined,
+    out,
+    err,
+  };
+  const need = (what: string): string => {
+    if (!target) throw new EventsUsageError(`svc events ${verb} needs ${what}`);
+    return target;
+  };
+  switch (verb) {
+    case 'list': {
+      const query = new URLSearchParams();
+      if (values.limit) query.set('limit', values.limit);
+      if (values.category) query.set('category', values.category);
+      if (values.seat) query.set('agent_id', values.seat);
+      if (values['feed-only']) query.set('feed_only', 'true');
+      if (values['before-time'] !== undefined) query.set('before_time', values['before-time']);
+      if (values['before-id'] !== undefined) query.set('before_id', values['before-id']);
+      for (;;) {
+        const page = await get(ctx, `/events?${query.toString()}`);
+        if (!page.ok) return 1;
+        for (const row of page.body['rows'] as unknown[]) out.write(`${JSON.stringify(row)}\n`);
+        const next = page.body['next'] as { before_time: string; before_id: string } | null;
+        if (next === null) return 0;
+        if (!values.all) {
+          err.write(`more: --before-time ${next.before_time} --before-id ${next.before_id}\n`);
+          return 0;
+        }
+        query.set('before_time', next.before_time);
+        query.set('before_id', next.before_id);
+      }
+    }
+    case 'get': {
+      const answer = await get(ctx, `/events/${encodeURIComponent(need('EVENT_ID'))}`);
+      if (!answer.ok) return 1;
+      out.write(`${JSON.stringify(answer.body, null, 2)}\n`);
+      return 0;
+    }
+    case 'trace': {
+      const answer = await get(ctx, `/events/trace/${encodeURIComponent(need('TRACE_ID'))}`);
+      if (!answer.ok) return 1;
+      for (const e of answer.body['events'] as unknown[]) out.write(`${JSON.stringify(e)}\n`);
+      err.write(`total: ${String(answer.body['total'])}\n`);
+      return 0;
+    }
+    case 'tail':
+      return tail(ctx, values.category, values.seat);
+    default:
+      throw new EventsUsageError(`unknown events verb: ${verb}`);
+  }
+}
+
+/** Prints every `event` frame (filtered here) until the socket closes or the process is interrupted. */
+async function tail(ctx: Ctx, category: string | undefined, seat: string | undefined): Promise<number> {
+  const ws = ctx.url.replace(/^http/, 'ws');
+  try {
+    const client = await openWs(
+      `${ws}/ws/stream`,
+      (text) => {
+        const frame = JSON.parse(text) as { kind: string; data: Record<string, unknown> };
+        if (frame.kind !== 'event') return;
+        if (category !== undefined && frame.data['category'] !== category) return;
+        if (seat !== undefined && frame.data['agent_id'] !== seat) return;
+        ctx.out.write(`${JSON.stringify(frame.data)}\n`);
+      },
+      ctx.token ? { Authorization: `Bearer ${ctx.token}` } : {},
+    );
+    ctx.err.write(`tailing ${ws}/ws/stream\n`);
+    const stop = (): void => client.close();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    await client.closed;
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    return 0;
+  } catch (error) {
+    if (error instanceof UpgradeRefusedError) {
+      ctx.err.write(`svc: the stream refused the connection (${error.status})\n`);
+      return 1;
+    }
+    ctx.err.write(`svc: cannot reach ${ws} (${error instanceof Error ? error.message : String(error)})\n`);
+    return 1;
+  }
+}

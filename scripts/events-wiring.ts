@@ -1,0 +1,140 @@
+/**
+ * The events subsystem of one node: the events projection (replayed before the listener binds, then
+ * following the live tail), its questions (`events`, `event`, `trace`), the snapshot section registry with
+ * the `health` and `events` sections, and the live stream hub. Other read models register their sections on
+ * `sections` and their questions beside these.
+ */
+import type { Logger } from 'pino';
+import { Streams, Subjects, type Bus, type Subscription } from '../bus/index.js';
+import { eventRoutes, StreamHub, type Question, type RouteDef } from '../http/index.js';
+import {
+  decodeRecord,
+  eventsProjection,
+  feedRows,
+  getEvent,
+  listEvents,
+  openCheckpoints,
+  parseListQuery,
+  runProjection,
+  SectionRegistry,
+  traceEvents,
+  type CheckpointStore,
+  type EventsSource,
+  type EventsState,
+  type RunningProjection,
+} from '../projections/index.js';
+import type { Coverage } from '../schema/index.js';
+
+/** Config-derived sections, re-sent whole on every config apply (spec rule 7). */
+export const RESENT_ON_APPLY = ['seats', 'org', 'tools'] as const;
+
+export interface EventsSubsystem {
+  readonly projection: RunningProjection<EventsState>;
+  readonly source: EventsSource;
+  readonly sections: SectionRegistry;
+  /** The node's question registry: `/query/{what}`, the route adapters and the socket's query channel. */
+  readonly questions: ReadonlyMap<string, Question>;
+  /** Adds another subsystem's questions; a name answered twice is a wiring error. */
+  addQuestions(more: ReadonlyMap<string, Question>): void;
+  readonly hub: StreamHub;
+  /** Who answered the boot seed (one node: this one). */
+  readonly seededFrom: Coverage;
+  routes(): RouteDef[];
+  stop(): Promise<void>;
+}
+
+export interface EventsOptions {
+  readonly bus: Bus;
+  readonly node: string;
+  readonly historySeconds: number;
+  /** `stream.store_dir`: checkpoints are kept there; without it every boot replays from zero. */
+  readonly storeDir?: string | undefined;
+  /** The health envelope as pushed on the shared tick and carried by the snapshot. */
+  readonly health: () => unknown;
+  readonly logger: Logger;
+  readonly healthIntervalMs?: number;
+}
+
+export async function startEvents(opts: EventsOptions): Promise<EventsSubsystem> {
+  const { bus, logger } = opts;
+  const checkpoints: CheckpointStore | undefined = opts.storeDir ? openCheckpoints(opts.storeDir) : undefined;
+  const sections = new SectionRegistry();
+  const questions = new Map<string, Question>();
+  const hub = new StreamHub({
+    sections,
+    questions,
+    logger: logger.child({ component: 'stream' }),
+    ...(opts.healthIntervalMs !== undefined ? { healthIntervalMs: opts.healthIntervalMs } : {}),
+  });
+  let projection: RunningProjection<EventsState> | null = null;
+  try {
+    projection = await runProjection({
+      bus,
+      projection: eventsProjection,
+      ...(checkpoints ? { checkpoints } : {}),
+      logger: logger.child({ component: 'projection.events' }),
+      // A new feed row goes out as an `event` frame; non-feed and duplicate events push nothing.
+      onLive: (state) => {
+        if (state.lastAdded) hub.push('event', state.lastAdded.row, 'merge');
+      },
+    });
+  } catch (error) {
+    checkpoints?.close();
+    throw error;
+  }
+  const running = projection;
+  const source: EventsSource = {
+    state: () => running.state(),
+    fetch: async (seq) => {
+      const message = await bus.getMessage(Streams.Events, seq);
+      return message ? decodeRecord(message.data) : null;
+    },
+    node: opts.node,
+    historySeconds: opts.historySeconds,
+  };
+  questions.set('events', { guarded: false, answer: (params) => listEvents(source, parseListQuery(params)) });
+  questions.set('event', {
+    guarded: false,
+    answer: (params) => getEvent(source, params.get('event_id') ?? params.get('id') ?? ''),
+  });
+  questions.set('trace', {
+    guarded: false,
+    answer: (params) => traceEvents(source, params.get('trace_id') ?? ''),
+  });
+  sections.register({ name: 'health', current: opts.health, subscribe: () => () => undefined });
+  // Feed rows reach sockets as `event` frames; the section itself is read whole by the snapshot.
+  sections.register({ name: 'events', current: () => feedRows(source), subscribe: () => () => undefined });
+  const applied: Subscription = bus.subscribe(Subjects.configRevisionApplied, () =>
+    hub.resend(RESENT_ON_APPLY),
+  );
+  hub.start();
+  // Entries past the history floor can never be answered again: forget them now and then.
+  const trim = setInterval(
+    () => running.state().index.dropBefore(Date.now() - opts.historySeconds * 1000),
+    10 * 60_000,
+  );
+  trim.unref();
+  return {
+    projection: running,
+    source,
+    sections,
+    questions,
+    addQuestions(more) {
+      for (const [what, question] of more) {
+        if (questions.has(what)) throw new Error(`question ${what} registered twice`);
+        questions.set(what, question);
+      }
+    },
+    hub,
+    seededFrom: { nodes: [{ id: opts.node, answered: true }], complete: true },
+    routes: () => eventRoutes({ questions, sections }),
+    async stop() {
+      clearInterval(trim);
+      hub.close();
+      await applied.stop();
+      await running.stop();
+      sections.close();
+      checkpoints?.close();
+    },
+  };
+}

@@ -1,0 +1,152 @@
+/**
+ * Inbound webhooks on one node: the receivers and `/integrations` on the gateway, the integration
+ * actor (raw deliveries -> notifications) and the router (notifications -> seat inboxes). Settings
+ * follow the active revision: opened, `${VAR}`-resolved (store first, then environment), rebuilt
+ * when the active revision changes.
+ */
+import type { Logger } from 'pino';
+import { peopleFrom, startIntegrationHost, startRouterHost, type People } from '../actors/index.js';
+import type { Bus, Subscription } from '../bus/index.js';
+import {
+  Arrivals,
+  integrationsRoutes,
+  landingRoutes,
+  relayKeySet,
+  unconfiguredSettings,
+  webhookRoutes,
+  webhookSettingsFrom,
+  type AuthSettings,
+  type ExtraSecrets,
+  type RelayKeySet,
+  type RouteDef,
+  type WebhookSettings,
+} from '../http/index.js';
+import { activeRevision, type ConfigView } from '../projections/index.js';
+import { codehostAppFlow } from './codehost-app-wiring.js';
+import { keyringFrom, openDocument, substituteDeep, type Resolver, type TierA } from '../schema/index.js';
+
+export interface Webhooks {
+  /** Receivers, `/integrations`, the landing pages and the app flow's begin route (guarded by `auth`). */
+  routes(auth: AuthSettings): RouteDef[];
+  settings(): WebhookSettings;
+  people(): People;
+  stop(): Promise<void>;
+}
+
+export interface WebhooksOptions {
+  readonly bus: Bus;
+  readonly view: ConfigView;
+  readonly config: TierA;
+  readonly configured: () => boolean;
+  readonly logger: Logger;
+  /** `${VAR}` resolution: the secret store first, then the environment (default: environment only). */
+  readonly resolve?: Resolver;
+  /** Environment for the code-host app flow's locations (default: the process environment). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Run the integration actor and router here (default true). */
+  readonly consumers?: boolean;
+}
+
+const envResolver: Resolver = (name) => process.env[name];
+
+export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
+  const resolve = opts.resolve ?? envResolver;
+  const keyring = keyringFrom(opts.config.secrets);
+  const arrivals = new Arrivals();
+  const keySets = new Map<string, RelayKeySet>();
+  const value = (name: string): string | null => {
+    const v = resolve(name);
+    return v === undefined || v === '' ? null : v;
+  };
+  const extras = (): ExtraSecrets => ({
+    monitorToken: value('SVC_MONITOR_WEBHOOK_TOKEN'),
+    wikiToken: value('SVC_WIKI_WEBHOOK_TOKEN'),
+    relayKeySetUrl: value('SVC_RELAY_JWKS_URL'),
+  });
+
+  // Rebuilt when the active revision changes, and at most once a second otherwise, so a secret put
+  // into the store (a `${VAR}` the document references) takes effect without a new revision.
+  let cached: { id: string | null; at: number; settings: WebhookSettings; people: People } = {
+    id: null,
+    at: 0,
+    settings: unconfiguredSettings(extras()),
+    people: peopleFrom({}),
+  };
+  const current = (): typeof cached => {
+    const active = activeRevision(opts.view.state);
+    const id = active?.revision_id ?? null;
+    const now = performance.now();
+    if (id === cached.id && now - cached.at < 1000) return cached;
+    if (active === null)
+      return (cached = { id, at: now, settings: unconfiguredSettings(extras()), people: peopleFrom({}) });
+    try {
+      const document = substituteDeep(openDocument(keyring, active.payload, active.revision_id), resolve);
+      cached = {
+        id,
+        at: now,
+        settings: webhookSettingsFrom(id ?? '', document, extras()),
+        people: peopleFrom(document),
+      };
+    } catch (error) {
+      // The config subsystem refuses to boot on an unopenable active revision; keep the last good view.
+      opts.logger.error({ event: 'webhook_settings_unreadable', err: error }, 'webhook_settings_unreadable');
+    }
+    return cached;
+  };
+
+  const deps = {
+    bus: opts.bus,
+    settings: () => current().settings,
+    configured: opts.configured,
+    arrivals,
+    relayKeys: (url: string): RelayKeySet => {
+      let set = keySets.get(url);
+      if (!set) keySets.set(url, (set = relayKeySet(url)));
+      return set;
+    },
+  };
+  const subs: Subscription[] = [];
+  if (opts.consumers !== false) {
+    const people = (): People => current().people;
+    subs.push(
+      await startIntegrationHost({
+        bus: opts.bus,
+        people,
+        logger: opts.logger.child({ component: 'integration' }),
+      }),
+    );
+    subs.push(
+      await startRouterHost({ bus: opts.bus, people, logger: opts.logger.child({ component: 'router' }) }),
+    );
+  }
+  const appFlow = codehostAppFlow({
+    bus: opts.bus,
+    view: opts.view,
+    config: opts.config,
+    ...(opts.env ? { env: opts.env } : {}),
+  });
+  return {
+    routes: (auth) => [
+      ...webhookRoutes(deps),
+      ...integrationsRoutes({
+        settings: deps.settings,
+        arrivals,
+        nodeId: opts.config.node.id,
+        publicBaseUrl: () => value('SVC_PUBLIC_BASE_URL'),
+        publicListener: opts.config.api.public !== undefined,
+      }),
+      ...landingRoutes({
+        configured: opts.configured,
+        settings: deps.settings,
+        auth,
+        publicBaseUrl: () => value('SVC_PUBLIC_BASE_URL'),
+        ...(appFlow ? { appFlow } : {}),
+      }),
+    ],
+    settings: deps.settings,
+    people: () => current().people,
+    async stop() {
+      await Promise.all(subs.map((s) => s.stop()));
+    },
+  };
+}

@@ -1,0 +1,85 @@
+import type { Test } from 'tap';
+import { once } from 'node:events';
+import { createServer, type ServerResponse } from 'node:http';
+import { pino } from 'pino';
+import t from 'tap';
+import { createPassHost, type PassRequest } from '../../actors/index.js';
+
+const logger = pino({ level: 'silent' });
+
+/** A local server that answers every request with `answer` (or never, when it is null). */
+async function vendor(t: Test, answer: ((res: ServerResponse) => void) | null): Promise<string> {
+  const held: ServerResponse[] = [];
+  const server = createServer((_req, res) => (answer ? answer(res) : held.push(res)));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => {
+    for (const res of held) res.destroy();
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no address');
+  return `http://127.0.0.1:${address.port}`;
+}
+
+const request = (url: string, mode: PassRequest['mode'] = 'check'): PassRequest => ({
+  kind: 'codehost-b',
+  mode,
+  actor: 'ops',
+  settings: { url, token: 'tok-0123456789', provisioning: { group: 'acme' } },
+  publicUrl: 'https://hooks.example.test/webhooks/codehost-b',
+  agentSeats: [],
+  seatsWithToken: [],
+});
+
+t.test('a vendor that never answers fails the pass once the call deadline passes', async (t) => {
+  const url = await vendor(t, null);
+  const host = createPassHost({ nodeId: 'n1', logger, callTimeoutMs: 200 });
+  const run = await host.run(request(url));
+  t.match(run, {
+    status: 'failed',
+    reason: /codehost-b GET \/api\/v4\/groups\/acme: codehost-b did not answer in time/,
+  });
+});
+
+t.test('an answer that is not JSON fails the pass without quoting it', async (t) => {
+  const url = await vendor(t, (res) =>
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<html>SECRET-PAGE</html>'),
+  );
+  const run = await createPassHost({ nodeId: 'n1', logger }).run(request(url));
+  t.match(run, { status: 'failed', reason: /answered something other than JSON/ });
+  t.notMatch(JSON.stringify(run), 'SECRET-PAGE');
+});
+
+t.test('a redirect is not followed: the pass fails on it', async (t) => {
+  const url = await vendor(t, (res) => res.writeHead(302, { location: 'http://169.254.169.254/' }).end());
+  const run = await createPassHost({ nodeId: 'n1', logger }).run(request(url));
+  t.match(run, { status: 'failed', reason: /answered 302/ });
+});
+
+t.test('missing settings fail the pass with the field named, before any call', async (t) => {
+  const host = createPassHost({ nodeId: 'n1', logger });
+  const noUrl = await host.run({ ...request(''), settings: { token: 'x', provisioning: { group: 'acme' } } });
+  t.match(noUrl, { status: 'failed', reason: 'codehost-b: the base URL is not set' });
+  const noToken = await host.run({
+    ...request('https://x.example.test'),
+    settings: { url: 'https://x.example.test' },
+  });
+  t.match(noToken, { status: 'failed', reason: 'codehost-b: token is not set or resolves empty' });
+});
+
+t.test('the host remembers the newest runs per kind, up to its limit', async (t) => {
+  const host = createPassHost({ nodeId: 'n1', logger, keep: 3 });
+  const ids: string[] = [];
+  for (let i = 0; i < 5; i++)
+    ids.push((await host.run({ ...request(''), kind: 'monitor', settings: {} })).id);
+  const page = host.list('monitor', { limit: 10 });
+  t.same(
+    page.runs.map((r) => r.id),
+    ids.slice(2).reverse(),
+  );
+  t.equal(page.more, false);
+  t.equal(host.get('monitor', ids[0]!), null, 'the oldest is forgotten');
+  t.same(host.list('monitor', { before: 'unknown', limit: 10 }), { runs: [], more: false });
+});

@@ -1,0 +1,277 @@
+import t from 'tap';
+import { CI_TOKEN, company, KEYRING, startSetupNode, type SetupNode } from './fixtures/setup-node.js';
+
+type Json = Record<string, unknown>;
+const json = async (res: Response): Promise<Json> => (await res.json()) as Json;
+const inputs = (node: SetupNode, kind: string, body: unknown, auth?: string) =>
+  node.call('POST', `/setup/integrations/${kind}/inputs`, { body, ...(auth ? { auth } : {}) });
+const active = async (node: SetupNode): Promise<Json> => await json(await node.call('GET', '/config'));
+const stored = (node: SetupNode, name: string): string | undefined => node.secrets.resolve(name);
+
+t.test('credentials are sealed and referenced, the rest patched as a new revision', async (t) => {
+  const node = await startSetupNode(t, { tierA: KEYRING });
+  const first = await node.putDocument(company());
+  const res = await inputs(node, 'tracker-b', {
+    if_match: first,
+    values: {
+      url: 'https://tb.example.test',
+      workspace: 'acme',
+      token: 'tb-admin-token-0123456789',
+      projects: 'OPS, ENG',
+      token_expiry_days: '30',
+    },
+    generate: ['webhook_secret'],
+  });
+  const text = await res.text();
+  t.equal(res.status, 201, text);
+  t.notMatch(text, 'tb-admin-token-0123456789', 'the answer carries no credential');
+  const body = JSON.parse(text) as Json;
+  t.not(body['revision_id'], first);
+  t.same(body['sealed'], [
+    { field: 'token', secret_name: 'SVC_TRACKER_B_TOKEN', generated: false },
+    { field: 'webhook_secret', secret_name: 'SVC_TRACKER_B_WEBHOOK_SECRET', generated: true },
+  ]);
+  t.equal(stored(node, 'SVC_TRACKER_B_TOKEN'), 'tb-admin-token-0123456789');
+  const minted = stored(node, 'SVC_TRACKER_B_WEBHOOK_SECRET') ?? '';
+  t.match(minted, /^[A-Za-z0-9_-]{43}$/, '32 bytes from the CSPRNG, base64url');
+  t.notMatch(text, minted);
+  t.notMatch(node.rawLogs(), 'tb-admin-token-0123456789', 'logs carry names, never values');
+  t.notMatch(node.rawLogs(), minted);
+  t.match(node.rawLogs(), /"event":"setup_inputs"/);
+  const doc = await active(node);
+  t.same((doc['integrations'] as Json)['tracker_b'], {
+    url: 'https://tb.example.test',
+    workspace: 'acme',
+    token: '${SVC_TRACKER_B_TOKEN}',
+    webhook_secret: '${SVC_TRACKER_B_WEBHOOK_SECRET}',
+    provisioning: { projects: ['OPS', 'ENG'], token_expiry_days: 30 },
+  });
+  const state = await node.call('GET', '/setup/integrations/tracker-b');
+  const stateText = await state.text();
+  t.notMatch(stateText, minted);
+  t.notMatch(stateText, 'tb-admin-token-0123456789');
+  const st = JSON.parse(stateText) as Json & { requirements: Json[] };
+  t.match(st, { configured: true, enabled: true, satisfied: true, revision_id: body['revision_id'] });
+  t.match(
+    st.requirements.find((r) => r['field'] === 'token'),
+    {
+      value: '${SVC_TRACKER_B_TOKEN}',
+      present: true,
+      resolved: 'store',
+    },
+  );
+  const meta = await json(await node.call('GET', `/config/revisions/${body['revision_id'] as string}`));
+  t.match(meta, { summary: /setup tracker-b/, created_by: 'ops' });
+});
+
+t.test('a second generate keeps the name the document already references', async (t) => {
+  const node = await startSetupNode(t, { tierA: KEYRING });
+  await node.putDocument(company({ integrations: { codehost_a: { webhook_secret: '${MY_CA_SECRET}' } } }));
+  const res = await inputs(node, 'codehost-a', { generate: ['webhook_secret'] });
+  t.equal(res.status, 201);
+  t.match(await json(res), { sealed: [{ secret_name: 'MY_CA_SECRET', generated: true }] });
+  t.match(stored(node, 'MY_CA_SECRET'), /^[A-Za-z0-9_-]{43}$/);
+});
+
+t.test('without a keyring a credential answers 503 no_keyring and nothing is stored', async (t) => {
+  const node = await startSetupNode(t);
+  const first = await node.putDocument(company());
+  for (const body of [{ values: { token: 'tok-0123456789' } }, { generate: ['webhook_secret'] }]) {
+    const res = await inputs(node, 'tracker-b', body);
+    t.equal(res.status, 503);
+    t.equal((await json(res))['error'], 'no_keyring');
+  }
+  t.equal((await json(await node.call('GET', '/setup/integrations')))['revision_id'], first);
+  const plain = await inputs(node, 'tracker-b', {
+    values: { url: 'https://tb.example.test', workspace: 'w' },
+  });
+  t.equal(plain.status, 201, 'fields that are not credentials need no keyring');
+  const monitor = await inputs(node, 'monitor', { generate: ['webhook_token'] });
+  t.equal(monitor.status, 503);
+});
+
+t.test('a field both given and generated is 400, and so is a field that cannot be generated', async (t) => {
+  const node = await startSetupNode(t, { tierA: KEYRING });
+  await node.putDocument(company());
+  const both = await inputs(node, 'codehost-a', {
+    values: { webhook_secret: 'given-secret-value' },
+    generate: ['webhook_secret'],
+  });
+  t.equal(both.status, 400);
+  t.match(await json(both), {
+    error: 'invalid_body',
+    problems: [{ path: 'values.webhook_secret', kind: 'conflict' }],
+  });
+  t.equal(stored(node, 'SVC_CODEHOST_A_WEBHOOK_SECRET'), undefined, 'nothing sealed');
+  const notMintable = await inputs(node, 'tracker-b', { generate: ['token'] });
+  t.equal(notMintable.status, 400);
+  const unknown = await inputs(node, 'tracker-b', { values: { colour: 'blue' } });
+  t.match(await json(unknown), { error: 'invalid_body', problems: [{ kind: 'unknown_field' }] });
+  const extraKey = await inputs(node, 'tracker-b', { values: {}, extra: 1 });
+  t.equal(extraKey.status, 400);
+  const notJson = await node.call('POST', '/setup/integrations/tracker-b/inputs', { body: '{nope' });
+  t.match(await json(notJson), { error: 'invalid_body' });
+});
+
+t.test('a toggle must be a JSON boolean', async (t) => {
+  const node = await startSetupNode(t);
+  await node.putDocument(company({ integrations: { codehost_b: { url: 'https://cb.example.test' } } }));
+  for (const value of ['false', 1, null]) {
+    const res = await inputs(node, 'codehost-b', { values: { group_webhook: value } });
+    t.equal(res.status, 400, JSON.stringify(value));
+    t.equal((await json(res))['error'], 'invalid_body');
+  }
+  const ok = await inputs(node, 'codehost-b', { values: { group_webhook: true, enabled: false } });
+  t.equal(ok.status, 201);
+  const block = ((await active(node))['integrations'] as Json)['codehost_b'] as Json;
+  t.same(block, { url: 'https://cb.example.test', enabled: false, provisioning: { group_webhook: true } });
+  const text = await inputs(node, 'codehost-b', { values: { url: true } });
+  t.equal(text.status, 400, 'a boolean for a field that is not a toggle');
+});
+
+t.test('a handle must name an existing seat; per-seat chat credentials land on that seat', async (t) => {
+  const node = await startSetupNode(t, { tierA: KEYRING });
+  await node.putDocument(company());
+  const unknown = await inputs(node, 'chat', { values: { seat: 'nobody', bot_token: 'xoxb-1' } });
+  t.equal(unknown.status, 400);
+  t.match(await json(unknown), {
+    error: 'validation_error',
+    problems: [{ path: 'values.seat', kind: 'unknown_value' }],
+  });
+  const noSeat = await inputs(node, 'chat', { values: { bot_token: 'xoxb-1' } });
+  t.match(await json(noSeat), {
+    error: 'invalid_body',
+    problems: [{ path: 'values.seat', kind: 'missing' }],
+  });
+  const res = await inputs(node, 'chat', {
+    values: { enabled: true, seat: 'bo-agent', bot_token: 'xoxb-bo-agent-token', signing_secret: 'sign-bo' },
+  });
+  t.equal(res.status, 201, await res.clone().text());
+  const doc = await active(node);
+  t.same((doc['integrations'] as Json)['chat'], {}, 'the enable marker');
+  const seat = (doc['roles'] as Json[]).find((r) => r['name'] === 'Bo Agent')!;
+  t.same(seat['integrations'], {
+    chat: {
+      bot_token: '${SVC_CHAT_BO_AGENT_BOT_TOKEN}',
+      signing_secret: '${SVC_CHAT_BO_AGENT_SIGNING_SECRET}',
+    },
+  });
+  t.equal(stored(node, 'SVC_CHAT_BO_AGENT_BOT_TOKEN'), 'xoxb-bo-agent-token');
+  const state = (await json(await node.call('GET', '/setup/integrations/chat'))) as Json & {
+    requirements: Json[];
+  };
+  t.match(state, { configured: true, enabled: true, satisfied: true });
+  t.match(
+    state.requirements.find((r) => r['field'] === 'bot_token'),
+    {
+      present: true,
+      seats: [
+        { handle: 'chief-agent', present: false, value: null },
+        { handle: 'bo-agent', present: true, value: '${SVC_CHAT_BO_AGENT_BOT_TOKEN}' },
+      ],
+    },
+  );
+  const off = await inputs(node, 'chat', { values: { enabled: false } });
+  t.equal(off.status, 201);
+  t.notOk('chat' in (((await active(node))['integrations'] as Json) ?? {}), 'false removes the marker');
+});
+
+t.test('a stale if_match is 409 revision_advanced and nothing is sealed or stored', async (t) => {
+  const node = await startSetupNode(t, { tierA: KEYRING });
+  const first = await node.putDocument(company());
+  const second = await node.putDocument(company({ mission: 'Ship.' }));
+  const res = await inputs(node, 'codehost-a', {
+    if_match: first,
+    values: { webhook_secret: 'fresh-secret-1' },
+  });
+  t.equal(res.status, 409);
+  t.equal((await json(res))['error'], 'revision_advanced');
+  t.equal(stored(node, 'SVC_CODEHOST_A_WEBHOOK_SECRET'), undefined);
+  t.equal((await json(await node.call('GET', '/setup/integrations')))['revision_id'], second);
+  const quoted = await inputs(node, 'codehost-a', {
+    if_match: `"${second}"`,
+    values: { webhook_secret: 'fresh-secret-1' },
+  });
+  t.equal(quoted.status, 201, 'the ETag form of the current revision proceeds');
+});
+
+t.test('a managed document refuses non-writers with 403 before reading the body', async (t) => {
+  const node = await startSetupNode(t, {
+    tierA: KEYRING,
+    auth: {
+      disabled: false,
+      allowAnonymousRead: true,
+      tokens: [
+        { id: 'ops', token: 'ops-token-0123456789abcdef' },
+        { id: 'ci', token: CI_TOKEN },
+      ],
+      companyWriters: ['ops'],
+    },
+  });
+  await node.putDocument(company());
+  for (const [method, path, body] of [
+    ['POST', '/setup/integrations/codehost-a/inputs', '{not json'],
+    ['POST', '/setup/integrations/codehost-a/inputs', { values: { webhook_secret: 's' } }],
+    ['DELETE', '/setup/integrations/codehost-a', undefined],
+    ['POST', '/setup/integrations/tracker-b/provision', undefined],
+  ] as const) {
+    const res = await node.call(method, path, { auth: CI_TOKEN, ...(body !== undefined ? { body } : {}) });
+    t.equal(res.status, 403, `${method} ${path}`);
+    t.match(await json(res), { error: 'config_managed', managed_by: ['ops'] });
+  }
+  t.equal(stored(node, 'SVC_CODEHOST_A_WEBHOOK_SECRET'), undefined);
+  t.equal((await node.call('GET', '/setup/integrations', { auth: CI_TOKEN })).status, 200, 'reads stay open');
+  t.equal(
+    (await node.call('POST', '/setup/integrations/monitor/check', { auth: CI_TOKEN })).status,
+    200,
+    'so does check',
+  );
+  const writer = await inputs(node, 'codehost-a', { values: { webhook_secret: 'writer-secret-1' } });
+  t.equal(writer.status, 201);
+});
+
+t.test('the monitor token is sealed in the store only and must be long enough', async (t) => {
+  const node = await startSetupNode(t, { tierA: KEYRING });
+  const first = await node.putDocument(company());
+  const short = await inputs(node, 'monitor', { values: { webhook_token: 'too-short' } });
+  t.equal(short.status, 400);
+  const shortBody = await short.text();
+  t.match(shortBody, 'validation_error');
+  t.notMatch(shortBody, 'too-short', 'the refusal never quotes the value');
+  const res = await inputs(node, 'monitor', { generate: ['webhook_token'] });
+  t.equal(res.status, 200, 'nothing in the document changes');
+  t.match(await json(res), {
+    revision_id: null,
+    sealed: [{ field: 'webhook_token', secret_name: 'SVC_MONITOR_WEBHOOK_TOKEN' }],
+  });
+  t.ok((stored(node, 'SVC_MONITOR_WEBHOOK_TOKEN') ?? '').length >= 26);
+  t.equal((await json(await node.call('GET', '/setup/integrations')))['revision_id'], first);
+  const state = (await json(await node.call('GET', '/setup/integrations/monitor'))) as Json & {
+    requirements: Json[];
+  };
+  t.match(state, { configured: true, enabled: true, satisfied: true });
+  t.match(state.requirements[0], { value: '${SVC_MONITOR_WEBHOOK_TOKEN}', present: true, resolved: 'store' });
+});
+
+t.test('a document the writer refuses seals nothing', async (t) => {
+  const node = await startSetupNode(t, { tierA: KEYRING });
+  await node.putDocument(company({ integrations: { wiki: { url: 'https://wiki.example.test' } } }));
+  const res = await inputs(node, 'tracker-b', {
+    values: { url: 'https://tb.example.test', workspace: 'w', token: 'tb-token-refused-1' },
+  });
+  t.equal(res.status, 400);
+  t.equal((await json(res))['error'], 'validation_error', 'wiki and tracker-b are mutually exclusive');
+  t.equal(stored(node, 'SVC_TRACKER_B_TOKEN'), undefined);
+  const choice = await inputs(node, 'codehost-b', { values: { access_level: 'emperor' } });
+  t.match(await json(choice), { error: 'validation_error', problems: [{ path: 'values.access_level' }] });
+  const days = await inputs(node, 'tracker-b', { values: { token_expiry_days: '-3' } });
+  t.match(await json(days), { error: 'validation_error' });
+});
+
+t.test('before the first revision a document field is 409 no_active_revision', async (t) => {
+  const node = await startSetupNode(t, { tierA: KEYRING });
+  const res = await inputs(node, 'codehost-a', { values: { webhook_secret: 'abc' } });
+  t.equal(res.status, 409);
+  t.equal((await json(res))['error'], 'no_active_revision');
+  t.equal(stored(node, 'SVC_CODEHOST_A_WEBHOOK_SECRET'), undefined);
+});

@@ -1,0 +1,88 @@
+import t from 'tap';
+import { newEvent, toRow } from '../../schema/index.js';
+import { openWs } from '../../scripts/ws-client.js';
+import { dashboard, startEventsNode } from './fixtures/events-node.js';
+
+t.test(
+  'a client that never reads keeps a bounded queue while 50,000 events are pushed; others receive every one',
+  async (t) => {
+    const { ws, events } = await startEventsNode(t);
+    const hub = events.hub;
+    // The slow client completes the handshake, then stops reading: the kernel buffers fill, then ours.
+    const slow = await openWs(`${ws}/ws/stream`, () => undefined);
+    slow.socket.pause();
+    t.teardown(() => slow.socket.destroy());
+    const fast = await dashboard(`${ws}/ws/stream`);
+    t.teardown(() => fast.client.close());
+    await fast.next((f) => f.kind === 'snapshot');
+    const counter = await dashboard(`${ws}/ws/stream`);
+    t.teardown(() => counter.client.close());
+    await counter.next((f) => f.kind === 'snapshot');
+
+    const row = toRow(
+      newEvent({
+        type: 'agent_phase_completed',
+        category: 'lifecycle',
+        source: 'seat/ada',
+        summary: 'ada finished the execute phase of turn 42 with 3 tool calls and a long summary line',
+        actor: 'ada',
+        agent_id: 'ada',
+      }),
+    );
+    const total = 50_000;
+    const batch = 1000;
+    let maxQueued = 0;
+    let maxBytes = 0;
+    const fastCount = () => fast.frames.filter((f) => f.kind === 'event').length;
+    for (let sent = 0; sent < total; sent += batch) {
+      for (let i = sent; i < sent + batch; i++) hub.push('event', { ...row, id: `e-${i}` }, 'merge');
+      for (const s of hub.clientStats()) {
+        maxQueued = Math.max(maxQueued, s.queued);
+        maxBytes = Math.max(maxBytes, s.queuedBytes);
+      }
+      // The reading clients keep up: wait for this batch to arrive before pushing the next.
+      await fast.next((f) => f.kind === 'event' && f.data.id === `e-${sent + batch - 1}`);
+      await counter.next((f) => f.kind === 'event' && f.data.id === `e-${sent + batch - 1}`);
+    }
+    t.equal(fastCount(), total, 'the reading client received every event');
+    t.equal(counter.frames.filter((f) => f.kind === 'event').length, total, 'so did the other one');
+    const stats = hub.clientStats();
+    const slowStats = stats.find((s) => s.dropped > 0);
+    t.ok(slowStats, 'the stalled client dropped envelopes');
+    t.ok(maxQueued <= 512, `no queue ever held more than 512 envelopes (max ${maxQueued})`);
+    t.ok(maxBytes <= 8 * 1024 * 1024, `no queue ever held more than 8 MiB (max ${maxBytes})`);
+    t.equal(stats.filter((s) => s.dropped > 0).length, 1, 'only the stalled client dropped anything');
+    t.ok(
+      slowStats!.sent + slowStats!.queued + slowStats!.dropped >= total,
+      'every envelope was sent, queued or dropped',
+    );
+  },
+);
+
+t.test(
+  'a stalled client sees only the newest replace-style frame of a kind and keeps its merges in order',
+  async (t) => {
+    const { StreamClient } = await import('../../http/index.js');
+    let buffered = 1_000_000;
+    const written: string[] = [];
+    const sink = {
+      send: (s: string) => (written.push(s), 1),
+      bufferedAmount: () => buffered,
+      end: () => undefined,
+    };
+    const c = new StreamClient(1, sink, null, null, { maxQueue: 4, maxQueueBytes: 1 << 20, highWater: 1000 });
+    c.deliver('seats-1', 'seats', true);
+    c.deliver('agents-1', 'agents', false);
+    c.deliver('seats-2', 'seats', true);
+    c.deliver('agents-2', 'agents', false);
+    t.equal(c.queued, 3, 'the first seats frame was superseded');
+    c.deliver('e1', 'event', false);
+    c.deliver('e2', 'event', false);
+    t.equal(c.queued, 4);
+    t.equal(c.dropped, 1, 'past 4 the oldest is dropped');
+    buffered = 0;
+    c.flush();
+    t.same(written, ['seats-2', 'agents-2', 'e1', 'e2']);
+    t.equal(c.queued, 0);
+  },
+);

@@ -1,0 +1,130 @@
+/**
+ * The raw-delivery store and the edges around it: `svc replay` shows deliveries with the names of their
+ * signature headers and no credential; dedup survives a restart of the store; chat challenges are answered
+ * even before a revision is active; the relay key set is fetched again for an unknown `kid`.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import t from 'tap';
+import { catalogueStreams, ensureCatalogue, Streams, Subjects, WIKI_DEDUP_MS } from '../../../bus/index.js';
+import { openMemoryBus } from '../../../bus/memory/index.js';
+import { relayKeySet } from '../../../http/index.js';
+import { replayStream } from '../../../scripts/replay.js';
+import { SECRETS } from './fixtures/company.js';
+import { jwksServer } from './fixtures/jwks-server.js';
+import { relayIssuer, sign_ } from './fixtures/signers.js';
+import { startWebhookNode } from './fixtures/webhook-node.js';
+
+t.test('svc replay shows a raw delivery with its signature header names and no credential', async (t) => {
+  const node = await startWebhookNode();
+  t.teardown(() => node.close());
+  const body = JSON.stringify({ status: 'firing', commonLabels: { alertname: 'A', seat: 'cy' } });
+  t.equal(
+    (
+      await node.post('/webhooks/monitor', body, {
+        'x-service-token': SECRETS.monitorToken,
+        'x-request-id': 'r1',
+      })
+    ).status,
+    200,
+  );
+  const cb = JSON.stringify({ action: 'opened', sender: { login: 'bob-gh' }, issue: { number: 1 } });
+  t.equal(
+    (await node.post('/webhooks/codehost-a', cb, sign_.codehostA(SECRETS.codehostA, cb, 'gh-9'))).status,
+    200,
+  );
+  const out = new PassThrough();
+  let text = '';
+  out.on('data', (c: Buffer) => (text += c.toString()));
+  const result = await replayStream(node.bus, { stream: Streams.Webhooks, verify: true }, out);
+  t.equal(result.count, 2);
+  const lines = text
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { headers?: Record<string, string>; data?: string });
+  const [monitor, codehost] = lines;
+  t.equal(monitor?.headers?.['svc-signature-headers'], '["x-service-token"]');
+  t.equal(JSON.parse(monitor?.headers?.['svc-vendor-headers'] ?? '{}')['x-request-id'], 'r1');
+  t.equal(monitor?.data, body, 'the body exactly as received');
+  t.equal(codehost?.headers?.['svc-delivery-id'], 'gh-9');
+  t.equal(codehost?.headers?.['svc-signature-headers'], '["x-codehost-a-signature-256"]');
+  for (const secret of Object.values(SECRETS)) t.notOk(text.includes(secret));
+  t.notOk(text.includes('sha256='), 'signature values are not stored either');
+});
+
+t.test('a delivery id is remembered across a restart of the store; wiki keys for five minutes', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-dedup-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const data = new TextEncoder().encode('{}');
+  const first = await openMemoryBus({ storeDir: dir });
+  await ensureCatalogue(first);
+  t.equal(
+    (await first.publish(Subjects.webhookDelivery('tracker-b'), data, { msgId: 'tracker-b:d-1' })).duplicate,
+    false,
+  );
+  await first.close();
+  const second = await openMemoryBus({ storeDir: dir });
+  t.teardown(() => second.close());
+  await ensureCatalogue(second);
+  t.equal(
+    (await second.publish(Subjects.webhookDelivery('tracker-b'), data, { msgId: 'tracker-b:d-1' })).duplicate,
+    true,
+  );
+  const wiki = catalogueStreams().find((s) => s.name === Streams.WebhooksWiki);
+  t.equal(wiki?.duplicateWindowMs, WIKI_DEDUP_MS);
+  t.equal(WIKI_DEDUP_MS, 5 * 60 * 1000);
+});
+
+t.test(
+  'a chat URL-verification challenge is answered unconditionally, other events wait for a revision',
+  async (t) => {
+    const node = await startWebhookNode({ configured: false });
+    t.teardown(() => node.close());
+    const challenge = await node.post(
+      '/webhooks/chat/nobody',
+      JSON.stringify({ type: 'url_verification', challenge: 'c-123' }),
+    );
+    t.equal(challenge.status, 200);
+    t.same(challenge.json, { challenge: 'c-123' });
+    const body = JSON.stringify({ type: 'event_callback', event_id: 'E1', event: { type: 'message' } });
+    const event = await node.post('/webhooks/chat/ada', body, sign_.chat(SECRETS.chatAda, body));
+    t.equal(event.status, 503);
+    t.equal(event.headers.get('retry-after'), '30');
+    const other = await node.post('/webhooks/tracker-b', '{}', sign_.trackerB(SECRETS.trackerB, '{}'));
+    t.equal(other.status, 503, 'an unconfigured node answers 503 to deliveries');
+  },
+);
+
+t.test('the relay key set is cached, and fetched again when a token names an unknown kid', async (t) => {
+  const a = relayIssuer('k1');
+  const b = relayIssuer('k2');
+  let keys = a.jwks.keys;
+  const server = await jwksServer(() => ({ keys }));
+  t.teardown(() => server.close());
+  const set = relayKeySet(server.url, { minRefreshMs: 0 });
+  t.ok(await set.key('k1'));
+  t.ok(await set.key('k1'));
+  t.equal(server.fetches(), 1, 'a known kid is served from the cache');
+  keys = [...a.jwks.keys, ...b.jwks.keys];
+  t.ok(await set.key('k2'), 'a rotated-in key is found by fetching again');
+  t.equal(server.fetches(), 2);
+  t.equal(await set.key('k9'), null);
+  const slow = relayKeySet(server.url, { minRefreshMs: 60_000 });
+  await slow.key('k1');
+  await slow.key('k9');
+  await slow.key('k8');
+  t.equal(server.fetches(), 4, 'unknown kids cannot make the node refetch faster than its floor');
+});
+
+t.test('vendor text with line breaks never reaches a stored header as is', async (t) => {
+  const node = await startWebhookNode();
+  t.teardown(() => node.close());
+  const body = JSON.stringify({ timestamp: 'a\r\nb', page: { id: '1\n2', spaceKey: 'ENG' } });
+  const res = await node.post('/webhooks/wiki/page%0Aevil', body, { 'x-service-token': SECRETS.wikiToken });
+  t.equal(res.status, 200);
+  const [stored] = await node.messages(Streams.WebhooksWiki);
+  for (const value of Object.values(stored?.headers ?? {})) t.notMatch(value, /[\r\n]/);
+  t.match(stored?.headers['svc-delivery-id'], /^sha256:/);
+});

@@ -1,0 +1,63 @@
+/**
+ * The landing pages over a real listener: the chat install page shows the code and the seat from
+ * `state`, escaped, under a policy of default none plus the hash of its own style; the code-host app
+ * return page renders the vendor's error (escaped, 400), confirms an install without writing (200),
+ * and answers 503 where the node has no setup surface.
+ */
+import { createHash } from 'node:crypto';
+import t from 'tap';
+import { startWebhookNode } from './fixtures/webhook-node.js';
+
+function styleHash(html: string): string {
+  const style = /<style>([\s\S]*?)<\/style>/.exec(html)?.[1] ?? '';
+  return `sha256-${createHash('sha256').update(style, 'utf8').digest('base64')}`;
+}
+
+t.test('landing pages', async (t) => {
+  const node = await startWebhookNode();
+  t.teardown(() => node.close());
+  const get = (path: string) => fetch(`${node.h.base}${path}`);
+
+  await t.test('the chat install page shows the temporary code and the seat, escaped', async (t) => {
+    const res = await get('/webhooks/chat-oauth?code=1234.abcd%3Cb%3E&state=ada');
+    t.equal(res.status, 200);
+    const html = await res.text();
+    t.match(html, /1234\.abcd&#60;b&#62;/);
+    t.notMatch(html, /<b>1234/);
+    t.match(html, /<b>ada<\/b>/);
+    t.match(html, /10 minutes/);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    t.match(csp, /^default-src 'none'/);
+    t.ok(csp.includes(`style-src '${styleHash(html)}'`), 'the policy lists the hash of the page style');
+    t.notMatch(csp, /script-src/, 'no script on the page, none allowed');
+    t.equal(res.headers.get('x-frame-options'), 'DENY');
+  });
+
+  await t.test('the chat install page without a code is 400', async (t) => {
+    t.equal((await get('/webhooks/chat-oauth?state=ada')).status, 400);
+    const err = await get('/webhooks/chat-oauth?error=access_denied%3Cscript%3E');
+    t.equal(err.status, 400);
+    t.notMatch(await err.text(), /<script>/);
+  });
+
+  await t.test("the app return page renders the vendor's error description escaped, with 400", async (t) => {
+    const res = await get(
+      '/webhooks/codehost-a-app?error=access_denied&error_description=%3Cimg%20src%3Dx%3E%20denied',
+    );
+    t.equal(res.status, 400);
+    const html = await res.text();
+    t.match(html, /&#60;img src&#61;x&#62; denied/);
+    t.notMatch(html, /<img/);
+  });
+
+  await t.test('an install confirmation writes nothing and answers 200', async (t) => {
+    const res = await get('/webhooks/codehost-a-app?installed=ada&installation_id=5&setup_action=install');
+    t.equal(res.status, 200);
+    t.match(await res.text(), /<b>ada<\/b> is installed/);
+    t.equal((await get('/webhooks/codehost-a-app?installed=%3Cx%3E')).status, 400);
+  });
+
+  await t.test('a code with no setup surface on this node is 503', async (t) => {
+    t.equal((await get('/webhooks/codehost-a-app?code=abc&state=x.y')).status, 503);
+  });
+});

@@ -1,0 +1,93 @@
+import t from 'tap';
+import { publishEvent } from '../../bus/index.js';
+import { newEvent } from '../../schema/index.js';
+import { main } from '../../scripts/svc.js';
+import { startEventsNode } from '../http/fixtures/events-node.js';
+
+interface Captured {
+  text(): string;
+  write(s: string): boolean;
+  /** Resolves once the captured text includes `what`. */
+  until(what: string): Promise<void>;
+}
+
+function capture(): Captured {
+  let buf = '';
+  const waiters: Array<() => void> = [];
+  return {
+    text: () => buf,
+    write: (s: string) => {
+      buf += s;
+      for (const w of waiters.splice(0)) w();
+      return true;
+    },
+    async until(what) {
+      while (!buf.includes(what)) await new Promise<void>((resolve) => waiters.push(resolve));
+    },
+  };
+}
+
+let clock = Date.now() - 60_000;
+const ev = (type: string, trace?: string) =>
+  newEvent({
+    now: new Date((clock += 1000)),
+    type,
+    category: 'task',
+    source: 'test',
+    summary: type,
+    actor: 'system',
+    ...(trace ? { trace: { trace_id: trace, parent_span_id: null } } : {}),
+  });
+
+t.test('svc events list, get and trace read a running node', async (t) => {
+  const { h, bus, events } = await startEventsNode(t);
+  const trace = 'c'.repeat(32);
+  const sent = [ev('TaskCreated', trace), ev('TaskAssigned', trace), ev('TaskCompleted')];
+  for (const e of sent) await publishEvent(bus, e);
+  await events.projection.until(3, 5000);
+  const run = async (...args: string[]) => {
+    const out = capture();
+    const err = capture();
+    const code = await main(['events', ...args, '--url', h.base], {}, out, err);
+    return { code, out: out.text(), err: err.text() };
+  };
+  const page = await run('list', '--limit', '2');
+  t.equal(page.code, 0);
+  t.equal(page.out.trim().split('\n').length, 2);
+  t.match(page.err, /more: --before-time \S+ --before-id \S+/);
+  const all = await run('list', '--all', '--limit', '1');
+  t.same(
+    all.out
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { id: string }).id),
+    [...sent].reverse().map((e) => e.id),
+  );
+  const traced = await run('trace', trace);
+  t.equal(traced.out.trim().split('\n').length, 2);
+  t.match(traced.err, 'total: 2');
+  const one = await run('get', sent[0]!.id);
+  t.equal((JSON.parse(one.out) as { id: string }).id, sent[0]!.id);
+  const missing = await run('get', 'nope');
+  t.equal(missing.code, 1);
+  t.match(missing.err, 'not_found');
+  const bad = await run('list', '--before-id', 'x');
+  t.equal(bad.code, 1);
+  t.match(bad.err, 'invalid_query');
+  t.equal((await run('frobnicate')).code, 2);
+});
+
+t.test('svc events tail prints live feed events until the stream closes', async (t) => {
+  const { h, bus } = await startEventsNode(t);
+  const out = capture();
+  const err = capture();
+  const tail = main(['events', 'tail', '--url', h.base, '--category', 'task'], {}, out, err);
+  // The hub holds the socket once the upgrade is answered, which is when tail says so.
+  await err.until('tailing');
+  const e = ev('TaskCreated');
+  await publishEvent(bus, e);
+  await out.until(e.id);
+  await h.gw.close();
+  t.equal(await tail, 0);
+  t.equal((JSON.parse(out.text().trim()) as { id: string }).id, e.id);
+});
