@@ -44,7 +44,7 @@ t.test(
     t.equal(execute.round_ceiling, 3);
     t.ok(execute.timeline.some((e) => e.kind === 'extended'));
     const breach = await h.waitFor((e) => e.type === 'turn.guard_breach');
-    t.match(breach.payload, { kind: 'max_rounds', phase: 'execute' });
+    t.match(Payloads.TurnGuardBreach.parse(breach.payload), { kind: 'max_rounds', phase: 'execute' });
 
     const rounds = progress.map((e) => Payloads.AgentTurnProgress.parse(e.payload));
     t.same(

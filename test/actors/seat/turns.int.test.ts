@@ -28,6 +28,9 @@ t.test(
       ['plan', 'execute', 'review'],
     );
     for (const e of [...started, ...phases]) t.equal(e.trace_id, phases[0]!.trace_id, 'one trace per turn');
+    for (const e of started)
+      t.ok(Payloads.AgentPhaseStarted.safeParse(e.payload).success, 'the read models accept it');
+    t.equal(started[0]!.payload['trigger'], 'mention');
     const execute = Payloads.AgentPhaseCompleted.parse(phases[1]!.payload);
     t.equal(execute.tool_executions.length, 1);
     t.match(execute.tool_executions[0], {
