@@ -19,6 +19,8 @@ export interface TurnDeps {
   readonly llm: {
     resolve(seat: string | { readonly llm?: string }): string[];
     call(chain: readonly string[], request: LlmRequest, caller?: CallerInfo): LlmStream;
+    /** The per-entry view (`GET /credential-pool`): names the model a phase expects before it calls. */
+    snapshot?(): Readonly<Record<string, { readonly model: string }>>;
   };
   readonly tools: {
     toolsFor(seat: string): ToolEntry[];

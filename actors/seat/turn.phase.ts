@@ -82,7 +82,8 @@ export async function runPhase(
     { at: started.toISOString(), kind: 'started' },
   ];
   const totals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
-  let model = '';
+  // The model of the chain's first entry until one answers (then the model that answered).
+  let model = (chain[0] !== undefined ? deps.llm.snapshot?.()[chain[0]]?.model : undefined) ?? '';
   let text = '';
   let delivered = false;
   const key = { turn_id: turn.turn_id, phase, iteration: turn.iteration };
@@ -90,7 +91,7 @@ export async function runPhase(
 
   await deps.events.publish('agent_phase_started', {
     ...key,
-    model: '',
+    model,
     started_at: started.toISOString(),
     max_rounds: maxRounds,
     round_ceiling: ceiling,
@@ -142,6 +143,7 @@ export async function runPhase(
     const roundStart = deps.now();
     deps.events.progress({
       ...key,
+      model,
       round_num: round,
       max_rounds: maxRounds,
       response: text,
