@@ -5,3 +5,4 @@ export * from './secrets/index.js';
 export * from './seat/providers/index.js';
 export * from './toolservers/index.js';
 export * from './scheduler/index.js';
+export * from './seat/index.js';

@@ -26,6 +26,7 @@ export { secretsRoutes, type SecretsRouteDeps } from './routes/secrets/secrets.r
 export { mcpServersRoutes } from './routes/mcp-servers.routes.js';
 export { scheduleRoutes, type ScheduleRouteDeps } from './routes/schedules/schedules.routes.js';
 export { accessRoutes, type AccessRouteDeps } from './routes/access/access.routes.js';
+export { seatRoutes, type SeatRouteDeps } from './routes/seats/seats.routes.js';
 export { Arrivals, type SurfaceCounts } from './webhooks/arrivals.js';
 export { integrationsRoutes, type IntegrationsDeps } from './webhooks/integrations.routes.js';
 export type { ReceiverDeps } from './webhooks/receiver.js';

@@ -259,3 +259,11 @@ export {
   type ServerFrame,
 } from './stream-frames.js';
 export { Payloads } from './events/index.js';
+export {
+  PauseBody,
+  ResumeBody,
+  SeatCommandReply,
+  SeatCommandVerb,
+  SeatPause,
+  SeatResume,
+} from './seats.js';

@@ -20,6 +20,7 @@ import { startSecrets, type Secrets } from './secrets-wiring.js';
 import { startProviders } from './providers-wiring.js';
 import { startToolServers, type ToolServers } from './toolservers-wiring.js';
 import { startSchedules } from './schedules-wiring.js';
+import { startSeats } from './seats-wiring.js';
 import { setupRoutesFor } from './setup-wiring.js';
 import { startWebhooks } from './webhooks-wiring.js';
 import { createReadModels } from './readmodels-wiring.js';
@@ -94,13 +95,29 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     });
     // A server that starts, stops or announces new tools changes the catalogue: re-send `tools`.
     toolServers.manager.onToolsChanged(() => readModels.models.toolsChanged());
+    const seats = startSeats({
+      bus,
+      coord: catalogue.coord,
+      nodeId: config.node.id,
+      logger,
+      providers,
+      tools: toolServers,
+      runsSeats: config.node.roles.includes(NodeRole.Seats),
+    });
     const configuration = await startConfiguration({
       bus,
       coord: catalogue.coord,
       node,
       config,
       logger,
-      subsystems: [readModels.applier, providers, toolServers.subsystem, schedules.applier],
+      subsystems: [
+        readModels.applier,
+        ...seats.subsystems,
+        providers,
+        toolServers.subsystem,
+        schedules.applier,
+        ...seats.last,
+      ],
     });
     await configuration.applyActive();
     const webhooks = await startWebhooks({
@@ -155,6 +172,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
               ...secrets.routes(),
               ...toolServers.routes(),
               ...schedules.routes(),
+              ...seats.routes(),
               ...accessRoutesFor({ auth, configuration, secrets, credentialPool: () => providers.snapshot() }),
               ...setupRoutesFor({ bus, config, configuration, secrets, auth, logger }),
               ...webhooks.routes(auth),
@@ -199,6 +217,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         await events.stop();
         await configuration.stop();
         await schedules.stop();
+        await seats.stop();
         await toolServers.stop();
         await secrets.stop();
         await bus.close();

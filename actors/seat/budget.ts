@@ -1,0 +1,120 @@
+/**
+ * Token budgets (spec `token_budget`, org and per seat; 0 = unlimited): one shared counter per scope and
+ * calendar month (company timezone) in the coordination store, so every node of the fleet counts every
+ * spend record. Checked before each model call; added to after each.
+ */
+import { KvConflictError, type Kv } from '../../bus/index.js';
+
+export interface BudgetRefusal {
+  readonly scope: 'org' | 'seat';
+  readonly cap: number;
+  readonly used: number;
+  readonly window_start: string;
+  readonly window_end: string;
+}
+
+export interface Budget {
+  /** The first exhausted scope (org first), or null. */
+  check(handle: string, caps: { org: number; seat: number }): Promise<BudgetRefusal | null>;
+  add(handle: string, tokens: number): Promise<void>;
+}
+
+/** Offset of `timeZone` from UTC at `ms`, in ms. */
+function offsetMs(ms: number, timeZone: string): number {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  }).formatToParts(new Date(ms));
+  const get = (type: string): number => Number(parts.find((p) => p.type === type)?.value ?? 0);
+  const local = Date.UTC(
+    get('year'),
+    get('month') - 1,
+    get('day'),
+    get('hour'),
+    get('minute'),
+    get('second'),
+  );
+  return local - Math.floor(ms / 1000) * 1000;
+}
+
+/** The calendar month holding `ms` in `timeZone`: its key and its bounds as instants. */
+export function monthOf(ms: number, timeZone: string): { key: string; start: string; end: string } {
+  let zone = timeZone;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+  } catch {
+    zone = 'UTC';
+  }
+  const local = new Date(ms + offsetMs(ms, zone));
+  const y = local.getUTCFullYear();
+  const m = local.getUTCMonth();
+  const startLocal = Date.UTC(y, m, 1);
+  const endLocal = Date.UTC(y, m + 1, 1);
+  const start = startLocal - offsetMs(startLocal, zone);
+  const end = endLocal - offsetMs(endLocal, zone);
+  return {
+    key: `${y}-${String(m + 1).padStart(2, '0')}`,
+    start: new Date(start).toISOString(),
+    end: new Date(end).toISOString(),
+  };
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export function createBudget(opts: {
+  readonly kv: Kv;
+  readonly timezone: () => string;
+  readonly now?: () => number;
+}): Budget {
+  const now = opts.now ?? Date.now;
+  const keyOf = (month: string, scope: string): string => `budget.${month}.${scope}`;
+  const read = async (key: string): Promise<{ used: number; revision: number | null }> => {
+    const entry = await opts.kv.get(key);
+    if (!entry) return { used: 0, revision: null };
+    const value = JSON.parse(decoder.decode(entry.value)) as { used?: unknown };
+    return { used: typeof value.used === 'number' ? value.used : 0, revision: entry.revision };
+  };
+  // Compare-and-set, retried: two nodes adding at once both count.
+  const increment = async (key: string, tokens: number): Promise<void> => {
+    for (let attempt = 0; attempt < 50; attempt += 1) {
+      const { used, revision } = await read(key);
+      const data = encoder.encode(JSON.stringify({ used: used + tokens }));
+      try {
+        if (revision === null) await opts.kv.create(key, data);
+        else await opts.kv.update(key, data, revision);
+        return;
+      } catch (error) {
+        if (!(error instanceof KvConflictError)) throw error;
+      }
+    }
+    throw new Error(`budget counter ${key} is too contended`);
+  };
+  return {
+    async check(handle, caps) {
+      const month = monthOf(now(), opts.timezone());
+      const scopes: Array<['org' | 'seat', number, string]> = [
+        ['org', caps.org, keyOf(month.key, 'org')],
+        ['seat', caps.seat, keyOf(month.key, `seat.${handle}`)],
+      ];
+      for (const [scope, cap, key] of scopes) {
+        if (cap <= 0) continue;
+        const { used } = await read(key);
+        if (used >= cap) return { scope, cap, used, window_start: month.start, window_end: month.end };
+      }
+      return null;
+    },
+    async add(handle, tokens) {
+      if (tokens <= 0) return;
+      const month = monthOf(now(), opts.timezone()).key;
+      await increment(keyOf(month, 'org'), tokens);
+      await increment(keyOf(month, `seat.${handle}`), tokens);
+    },
+  };
+}

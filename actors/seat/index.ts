@@ -1,0 +1,20 @@
+/** Agent seats and the turn engine. */
+export { createBudget, monthOf, type Budget, type BudgetRefusal } from './budget.js';
+export { defaultLimits, extendRounds, phaseRounds, turnLimits, type TurnLimits } from './seat.limits.js';
+export {
+  seatMachine,
+  type Paused,
+  type PhaseName,
+  type PhaseOutcome,
+  type PlanDecision,
+  type SeatContext,
+  type SeatEvent,
+  type Turn,
+  type Wake,
+} from './seat.machine.js';
+export { companyOf, type Charter, type Company, type SeatProfile } from './seat.profile.js';
+export { seatKeys, startSeatHost, type SeatHost, type SeatHostOptions } from './seat.host.js';
+export { startSeatsRuntime, type SeatsRuntime, type SeatsRuntimeOptions } from './seats.runtime.js';
+export type { TurnDeps, TurnEvents } from './turn.deps.js';
+export { PhaseFailure, runPhase, type PhaseInput, type PhaseResult } from './turn.phase.js';
+export { parsePlan, parseReview, phaseMessage, systemPrompt } from './turn.prompts.js';

@@ -1,0 +1,288 @@
+/**
+ * One agent seat on this node: consumes its inbox durably, runs the seat machine and executes the
+ * effects it names. A wake is acknowledged only after its turn's events are stored, and a wake id that
+ * already completed is acknowledged without running again (the idempotency key lives in `svc_coord`),
+ * so a restart mid-turn neither loses the wake nor runs it twice to completion.
+ */
+import type { Logger } from 'pino';
+import { createActor, type Actor } from 'xstate';
+import { RedeliverError, Streams, Subjects, type Bus, type Kv, type Subscription } from '../../bus/index.js';
+import {
+  categoryOf,
+  EventCategory,
+  InboxMessage,
+  newEvent,
+  Payloads,
+  uuidv5,
+  type EventRecord,
+} from '../../schema/index.js';
+import { seatMachine, type Paused, type PhaseRequest, type SeatEvent, type Wake } from './seat.machine.js';
+import type { TurnLimits } from './seat.limits.js';
+import type { Company, SeatProfile } from './seat.profile.js';
+import type { TurnDeps, TurnEvents } from './turn.deps.js';
+import { PhaseFailure, runPhase } from './turn.phase.js';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Keys of this seat in the coordination store. */
+export const seatKeys = {
+  /** Set once the turn of a wake completed; the turn id is uuidv5(agent id, wake id). */
+  done: (handle: string, turnId: string): string => `seat.${handle}.turn.${turnId}`,
+  paused: (handle: string): string => `seat.${handle}.paused`,
+};
+
+export interface SeatHostOptions {
+  readonly bus: Bus;
+  readonly coord: Kv;
+  readonly nodeId: string;
+  readonly logger: Logger;
+  readonly deps: Omit<TurnDeps, 'events'>;
+  /** The company as last applied (charter, caps); read at the start of each turn. */
+  readonly company: () => Company;
+  readonly limits: TurnLimits;
+  readonly profile: SeatProfile;
+  /** How long a paused seat leaves a wake before it is offered again. */
+  readonly pausedRetryMs?: number;
+}
+
+export interface SeatHost {
+  readonly handle: string;
+  /** Machine state, for tests and logs: `idle`, `working.plan`, `stopped.paused`, ... */
+  state(): string;
+  /** A changed definition: the next turn runs on it. */
+  update(profile: SeatProfile): void;
+  send(event: SeatEvent): void;
+  /** Starts consuming the inbox (once the apply that spawned the seat has finished). */
+  open(): Promise<void>;
+  /** Stops consuming; a running turn is cut and its wake left for redelivery. */
+  stop(): Promise<void>;
+}
+
+interface Pending {
+  readonly turn_id: string;
+  readonly resolve: () => void;
+  readonly reject: (error: Error) => void;
+}
+
+export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
+  const handle = opts.profile.handle;
+  const log = opts.logger.child({ seat: handle });
+  let profile = opts.profile;
+  let stopping = false;
+  let pending: Pending | null = null;
+  let abort = new AbortController();
+  /** Per turn: the profile and picked tools it started with (in-flight turns keep their settings). */
+  const turns = new Map<string, { profile: SeatProfile; picked: readonly string[] }>();
+
+  const publishEvent = async (record: EventRecord): Promise<void> => {
+    await opts.bus.publish(Subjects.event(record.type), encoder.encode(JSON.stringify(record)), {
+      msgId: record.id,
+    });
+  };
+  const event = (
+    type: string,
+    payload: Record<string, unknown>,
+    failed = false,
+    trace?: string,
+  ): EventRecord =>
+    newEvent({
+      type,
+      // The admission map decides the category (budget_exhausted and turn.guard_breach are `decision`).
+      category: categoryOf(type) ?? EventCategory.Lifecycle,
+      source: `${opts.nodeId}/seat/${handle}`,
+      summary: `${handle}: ${type}${typeof payload['phase'] === 'string' ? ` (${payload['phase']})` : ''}`,
+      actor: handle,
+      agent_id: handle,
+      payload,
+      failed,
+      ...(trace ? { trace: { trace_id: trace, parent_span_id: null } } : {}),
+      now: opts.deps.now(),
+    });
+  const eventsFor = (trace: string): TurnEvents => ({
+    publish: (type, payload, failed) => publishEvent(event(type, payload, failed ?? false, trace)),
+    progress: (payload) => {
+      const record = event('agent_turn_progress', payload, false, trace);
+      opts.bus.emit(Subjects.event(record.type), encoder.encode(JSON.stringify(record)));
+    },
+  });
+
+  async function phase(req: PhaseRequest): Promise<void> {
+    const { turn } = req;
+    const started = turns.get(turn.turn_id) ?? { profile, picked: [] };
+    turns.set(turn.turn_id, started);
+    const company = opts.company();
+    try {
+      const result = await runPhase(
+        { ...opts.deps, events: eventsFor(turn.wake.trace_id) },
+        {
+          turn,
+          phase: req.phase,
+          seat: started.profile,
+          charter: company.charter,
+          caps: { org: company.token_budget, seat: started.profile.token_budget },
+          signal: abort.signal,
+        },
+        started.picked,
+      );
+      if (result.picked) turns.set(turn.turn_id, { ...started, picked: result.picked });
+      if (!stopping)
+        actor.send({
+          type: 'seat.phase.done',
+          turn_id: turn.turn_id,
+          tokens: result.tokens,
+          at: opts.deps.now().toISOString(),
+          outcome: result.outcome,
+        });
+    } catch (error) {
+      if (stopping) return;
+      const failure = error instanceof PhaseFailure ? error : new PhaseFailure('error', String(error), 0);
+      if (failure.reason !== 'aborted')
+        log.warn({ err: error, turn_id: turn.turn_id, phase: req.phase }, 'phase failed');
+      actor.send({
+        type: 'seat.phase.failed',
+        turn_id: turn.turn_id,
+        phase: req.phase,
+        tokens: failure.tokens,
+        at: opts.deps.now().toISOString(),
+        reason: failure.reason,
+        error: failure.message,
+      });
+    }
+  }
+
+  const run = (p: Promise<void>): void => {
+    p.catch((error: unknown) => log.error({ err: error }, 'seat effect failed'));
+  };
+
+  const actor: Actor<typeof seatMachine> = createActor(
+    seatMachine.provide({
+      actions: {
+        runPhase: (_, params) => run(phase(params)),
+        abortTurn: () => abort.abort(),
+        completeTurn: (_, params) =>
+          run(
+            (async () => {
+              turns.delete(params.payload.turn_id);
+              const current = pending;
+              try {
+                const record = event('agent_turn_completed', params.payload, params.payload.failed);
+                // The record id is the turn's: a second completion of one wake is de-duplicated.
+                await opts.bus.publish(
+                  Subjects.event(record.type),
+                  encoder.encode(JSON.stringify({ ...record, id: `turn-${params.payload.turn_id}` })),
+                  { msgId: `turn-${params.payload.turn_id}` },
+                );
+                await opts.coord.put(
+                  seatKeys.done(handle, params.payload.turn_id),
+                  encoder.encode(
+                    JSON.stringify({ turn_id: params.payload.turn_id, at: params.payload.ended_at }),
+                  ),
+                );
+                if (current?.turn_id === params.payload.turn_id) current.resolve();
+              } catch (error) {
+                current?.reject(error instanceof Error ? error : new Error(String(error)));
+              }
+              if (current === pending) pending = null;
+              abort = new AbortController();
+            })(),
+          ),
+        guardBreach: (_, params) => run(publishEvent(event('turn.guard_breach', params, true))),
+        announcePaused: (_, params) =>
+          run(
+            (async () => {
+              await opts.coord.put(seatKeys.paused(handle), encoder.encode(JSON.stringify(params.paused)));
+              await publishEvent(event('agent_paused', { paused: params.paused }));
+            })(),
+          ),
+        announceResumed: (_, params) =>
+          run(
+            (async () => {
+              await opts.coord.delete(seatKeys.paused(handle));
+              await publishEvent(event('agent_resumed', params));
+            })(),
+          ),
+      },
+    }),
+    { input: { handle, limits: opts.limits, paused: await readPaused(opts.coord, handle) } },
+  );
+  actor.start();
+
+  async function onWake(raw: Uint8Array): Promise<void> {
+    let wake: InboxMessage;
+    try {
+      wake = InboxMessage.parse(JSON.parse(decoder.decode(raw)));
+    } catch (error) {
+      log.warn({ err: error }, 'inbox message unreadable; dropped');
+      return;
+    }
+    const turn_id = uuidv5(profile.agent_id, wake.id);
+    if (await opts.coord.get(seatKeys.done(handle, turn_id))) {
+      log.info({ wake_id: wake.id }, 'wake already completed; acknowledged');
+      return;
+    }
+    if (stopping) throw new RedeliverError('seat stopping');
+    if (actor.getSnapshot().matches({ stopped: 'paused' })) {
+      log.debug({ wake_id: wake.id }, 'seat paused; wake left for later');
+      throw new RedeliverError('seat paused', opts.pausedRetryMs ?? 2000);
+    }
+    const w: Wake = {
+      id: wake.id,
+      kind: wake.kind,
+      source: wake.source,
+      summary: wake.summary,
+      trace_id: wake.trace_id || turn_id.replaceAll('-', ''),
+      payload: wake.payload,
+    };
+    const done = new Promise<void>((resolve, reject) => {
+      pending = { turn_id, resolve, reject };
+    });
+    actor.send({ type: 'seat.wake', wake: w, turn_id, at: opts.deps.now().toISOString() });
+    if (!actor.getSnapshot().matches('working')) {
+      pending = null;
+      throw new RedeliverError('seat busy', opts.pausedRetryMs ?? 2000);
+    }
+    log.info({ wake_id: wake.id, turn_id }, 'turn started');
+    await done;
+    log.info({ wake_id: wake.id, turn_id }, 'turn completed');
+  }
+
+  let sub: Subscription | null = null;
+  const open = async (): Promise<void> => {
+    if (sub || stopping) return;
+    sub = await opts.bus.consume(
+      Streams.Inbox,
+      { durable: `seat-${handle}`, filterSubject: Subjects.agentInbox(handle), ackWaitMs: 15 * 60_000 },
+      (msg) => onWake(msg.data),
+    );
+  };
+
+  return {
+    handle,
+    state: () => JSON.stringify(actor.getSnapshot().value).replace(/[{}"]/g, '').replace(':', '.'),
+    update: (next) => {
+      profile = next;
+    },
+    send: (e) => actor.send(e),
+    open,
+    async stop() {
+      stopping = true;
+      abort.abort();
+      pending?.reject(new RedeliverError('seat stopped mid-turn'));
+      pending = null;
+      await sub?.stop();
+      actor.stop();
+    },
+  };
+}
+
+async function readPaused(coord: Kv, handle: string): Promise<Paused | null> {
+  const entry = await coord.get(seatKeys.paused(handle));
+  if (!entry) return null;
+  try {
+    const parsed = Payloads.Paused.safeParse(JSON.parse(decoder.decode(entry.value)));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}

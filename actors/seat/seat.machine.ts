@@ -1,0 +1,340 @@
+/**
+ * One agent seat (DESIGN.md "seat": idle ⇄ working{plan → execute → review}; stopped{paused, budget}).
+ * Pure: the host sends wakes, phase outcomes, pause/resume and settings in, and runs the effects the
+ * machine names — `runPhase`, `abortTurn`, `completeTurn`, `guardBreach`, `announcePaused`,
+ * `announceResumed`. A turn keeps the limits it started with (an apply mid-turn changes the next one).
+ */
+import { assign, setup } from 'xstate';
+import { defaultLimits, type TurnLimits } from './seat.limits.js';
+import {
+  completed,
+  fold,
+  outcomeOf,
+  type FailReason,
+  type Paused,
+  type PhaseName,
+  type PhaseRequest,
+  type SeatContext,
+  type SeatEvent,
+  type Turn,
+  type TurnCompletedPayload,
+} from './seat.types.js';
+
+export type {
+  FailReason,
+  Paused,
+  PhaseName,
+  PhaseOutcome,
+  PhaseRequest,
+  PlanDecision,
+  SeatContext,
+  SeatEvent,
+  Turn,
+  TurnCompletedPayload,
+  Wake,
+} from './seat.types.js';
+
+/** Runs the phase the turn just entered. */
+const run = {
+  type: 'runPhase',
+  params: ({ context }: { context: SeatContext }): PhaseRequest => {
+    const turn = context.turn as Turn;
+    return { turn, phase: turn.phases[turn.phases.length - 1] ?? 'plan' };
+  },
+} as const;
+
+/** A guard ended the turn: it fails, and the breach is published. */
+const breach = (kind: string, detail: string) =>
+  [
+    { type: 'fail', params: { reason: 'error', error: `${kind}: ${detail}` } },
+    {
+      type: 'guardBreach',
+      params: ({ context }: { context: SeatContext }) => ({
+        turn_id: context.turn?.turn_id ?? '',
+        phase: 'review' as PhaseName,
+        kind,
+        detail,
+      }),
+    },
+  ] as const;
+
+const isCurrent = (context: SeatContext, event: SeatEvent, phase?: PhaseName): boolean =>
+  context.turn !== null &&
+  'turn_id' in event &&
+  event.turn_id === context.turn.turn_id &&
+  (phase === undefined || outcomeOf(event)?.phase === phase);
+
+export const seatMachine = setup({
+  types: {
+    context: {} as SeatContext,
+    events: {} as SeatEvent,
+    input: {} as { handle: string; limits?: TurnLimits; paused?: Paused | null },
+  },
+  actions: {
+    // Effects, implemented by the host (seat.host.ts) through `provide`.
+    runPhase: (_, _params: PhaseRequest) => undefined,
+    abortTurn: (_, _params: { turn_id: string }) => undefined,
+    completeTurn: (
+      _,
+      _params: { payload: TurnCompletedPayload; wake_id: string; stopped: FailReason | null },
+    ) => undefined,
+    guardBreach: (_, _params: { turn_id: string; phase: PhaseName; kind: string; detail: string }) =>
+      undefined,
+    announcePaused: (_, _params: { paused: Paused }) => undefined,
+    announceResumed: (_, _params: { by: string; at: string; reason?: string }) => undefined,
+    // Context updates.
+    begin: assign(({ context, event }) => {
+      if (event.type !== 'seat.wake') return {};
+      const turn: Turn = {
+        turn_id: event.turn_id,
+        wake: event.wake,
+        started_at: event.at,
+        limits: context.limits,
+        iteration: 0,
+        phases: ['plan'],
+        decision: null,
+        plan: null,
+        artifact: null,
+        delivered: false,
+        notes: null,
+        iterated: null,
+        reviews: 0,
+        passed_first: null,
+        total_tokens: 0,
+        failure: null,
+      };
+      return { turn };
+    }),
+    fold: assign(({ context, event }) =>
+      event.type === 'seat.phase.done' && context.turn ? { turn: fold(context.turn, event) } : {},
+    ),
+    enter: assign(({ context }, params: { phase: PhaseName; next?: boolean }) =>
+      context.turn
+        ? {
+            turn: {
+              ...context.turn,
+              iteration: context.turn.iteration + (params.next ? 1 : 0),
+              phases: [...context.turn.phases, params.phase],
+            },
+          }
+        : {},
+    ),
+    remember: assign(({ context }) =>
+      context.turn ? { turn: { ...context.turn, iterated: context.turn.artifact } } : {},
+    ),
+    fail: assign(({ context, event }, params: { reason?: FailReason; error?: string }) => {
+      if (!context.turn) return {};
+      const tokens = event.type === 'seat.phase.failed' ? event.tokens : 0;
+      const reason = params.reason ?? (event.type === 'seat.phase.failed' ? event.reason : 'error');
+      const error = params.error ?? (event.type === 'seat.phase.failed' ? event.error : 'failed');
+      return {
+        turn: {
+          ...context.turn,
+          total_tokens: context.turn.total_tokens + tokens,
+          failure: { reason, error },
+        },
+      };
+    }),
+    pause: assign(({ event }) => (event.type === 'seat.pause' ? { paused: event.paused } : {})),
+    unpause: assign({ paused: null }),
+    settings: assign(({ event }) => (event.type === 'seat.settings' ? { limits: event.limits } : {})),
+    clear: assign({ turn: null }),
+  },
+  guards: {
+    skipped: ({ context, event }) =>
+      isCurrent(context, event, 'plan') &&
+      outcomeOf(event)?.phase === 'plan' &&
+      (outcomeOf(event) as { decision: string }).decision === 'skip',
+    planned: ({ context, event }) => isCurrent(context, event, 'plan'),
+    deliveredDirect: ({ context, event }) => {
+      const o = outcomeOf(event);
+      return (
+        isCurrent(context, event, 'execute') &&
+        context.turn?.decision === 'direct' &&
+        o?.phase === 'execute' &&
+        o.delivered
+      );
+    },
+    executed: ({ context, event }) => isCurrent(context, event, 'execute'),
+    accepted: ({ context, event }) => {
+      const o = outcomeOf(event);
+      return isCurrent(context, event, 'review') && o?.phase === 'review' && o.verdict === 'done';
+    },
+    stalled: ({ context, event }) =>
+      isCurrent(context, event, 'review') &&
+      context.turn?.iterated !== null &&
+      context.turn?.iterated === context.turn?.artifact,
+    tooDeep: ({ context, event }) =>
+      isCurrent(context, event, 'review') &&
+      context.turn !== null &&
+      context.turn.iteration + 1 >= context.turn.limits.max_iterations,
+    reviewed: ({ context, event }) => isCurrent(context, event, 'review'),
+    failedNow: ({ context, event }) => isCurrent(context, event),
+    stopRunning: ({ event }) => event.type === 'seat.pause' && event.paused.stop_running,
+    isPaused: ({ context }) => context.paused !== null,
+    budgetStop: ({ context }) => context.turn?.failure?.reason === 'budget',
+  },
+}).createMachine({
+  id: 'seat',
+  context: ({ input }) => ({
+    handle: input.handle,
+    limits: input.limits ?? defaultLimits,
+    paused: input.paused ?? null,
+    turn: null,
+  }),
+  initial: 'boot',
+  on: { 'seat.settings': { actions: 'settings' } },
+  states: {
+    boot: { always: [{ guard: 'isPaused', target: 'stopped.paused' }, { target: 'idle' }] },
+    idle: {
+      on: {
+        'seat.wake': { target: 'working', actions: 'begin' },
+        'seat.pause': {
+          target: 'stopped.paused',
+          actions: ['pause', { type: 'announcePaused', params: ({ event }) => ({ paused: event.paused }) }],
+        },
+      },
+    },
+    working: {
+      initial: 'plan',
+      entry: { type: 'runPhase', params: ({ context }) => ({ turn: context.turn as Turn, phase: 'plan' }) },
+      on: {
+        'seat.phase.failed': { guard: 'failedNow', target: 'ending', actions: { type: 'fail', params: {} } },
+        'seat.pause': [
+          {
+            guard: 'stopRunning',
+            actions: [
+              'pause',
+              { type: 'announcePaused', params: ({ event }) => ({ paused: event.paused }) },
+              { type: 'abortTurn', params: ({ context }) => ({ turn_id: context.turn?.turn_id ?? '' }) },
+            ],
+          },
+          {
+            actions: ['pause', { type: 'announcePaused', params: ({ event }) => ({ paused: event.paused }) }],
+          },
+        ],
+        'seat.resume': {
+          guard: 'isPaused',
+          actions: [
+            'unpause',
+            {
+              type: 'announceResumed',
+              params: ({ event }) => ({
+                by: event.by,
+                at: event.at,
+                ...(event.reason ? { reason: event.reason } : {}),
+              }),
+            },
+          ],
+        },
+      },
+      states: {
+        plan: {
+          on: {
+            'seat.phase.done': [
+              { guard: 'skipped', target: '#seat.ending', actions: 'fold' },
+              {
+                guard: 'planned',
+                target: 'execute',
+                actions: ['fold', { type: 'enter', params: { phase: 'execute' } }, run],
+              },
+            ],
+          },
+        },
+        execute: {
+          on: {
+            'seat.phase.done': [
+              { guard: 'deliveredDirect', target: '#seat.ending', actions: 'fold' },
+              {
+                guard: 'executed',
+                target: 'review',
+                actions: ['fold', { type: 'enter', params: { phase: 'review' } }, run],
+              },
+            ],
+          },
+        },
+        review: {
+          on: {
+            'seat.phase.done': [
+              { guard: 'accepted', target: '#seat.ending', actions: 'fold' },
+              {
+                guard: 'stalled',
+                target: '#seat.ending',
+                actions: ['fold', ...breach('stall', 'two reviews sent back the same work')],
+              },
+              {
+                guard: 'tooDeep',
+                target: '#seat.ending',
+                actions: [
+                  'fold',
+                  ...breach('depth', 'review did not accept the work within the iteration limit'),
+                ],
+              },
+              {
+                guard: 'reviewed',
+                target: 'plan',
+                actions: ['fold', 'remember', { type: 'enter', params: { phase: 'plan', next: true } }, run],
+              },
+            ],
+          },
+        },
+      },
+    },
+    /** Publishes the turn, then settles where the seat now stands. */
+    ending: {
+      entry: {
+        type: 'completeTurn',
+        params: ({ context, event }) => {
+          const turn = context.turn as Turn;
+          const at = 'at' in event && typeof event.at === 'string' ? event.at : turn.started_at;
+          return {
+            payload: completed(turn, at),
+            wake_id: turn.wake.id,
+            stopped: turn.failure?.reason ?? null,
+          };
+        },
+      },
+      always: [
+        { guard: 'isPaused', target: 'stopped.paused', actions: 'clear' },
+        { guard: 'budgetStop', target: 'stopped.budget', actions: 'clear' },
+        { target: 'idle', actions: 'clear' },
+      ],
+    },
+    stopped: {
+      initial: 'paused',
+      states: {
+        paused: {
+          on: {
+            'seat.resume': {
+              target: '#seat.idle',
+              actions: [
+                'unpause',
+                {
+                  type: 'announceResumed',
+                  params: ({ event }) => ({
+                    by: event.by,
+                    at: event.at,
+                    ...(event.reason ? { reason: event.reason } : {}),
+                  }),
+                },
+              ],
+            },
+          },
+        },
+        /** A wake tries again: the host checks the budget before every model call. */
+        budget: {
+          on: {
+            'seat.wake': { target: '#seat.working', actions: 'begin' },
+            'seat.pause': {
+              target: 'paused',
+              actions: [
+                'pause',
+                { type: 'announcePaused', params: ({ event }) => ({ paused: event.paused }) },
+              ],
+            },
+          },
+        },
+      },
+    },
+  },
+});

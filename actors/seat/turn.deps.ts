@@ -1,0 +1,33 @@
+/**
+ * What a turn needs from the node, as narrow interfaces: the provider registry, the tool router, the
+ * budget counter, and the bus publications (stored events, stream-only progress, spend records).
+ */
+import type { RoutedToolResult, SpendRecord, ToolEntry } from '../../schema/index.js';
+import type { ToolContext } from '../toolservers/index.js';
+import type { CallerInfo, LlmRequest, LlmStream } from './providers/index.js';
+import type { Budget } from './budget.js';
+
+export interface TurnEvents {
+  /** A stored event on `svc.events.<type>` about this seat, resolved once it is durable. */
+  publish(type: string, payload: Record<string, unknown>, failed?: boolean): Promise<void>;
+  /** `agent_turn_progress`: stream-only (`bus.emit`), never stored. */
+  progress(payload: Record<string, unknown>): void;
+}
+
+export interface TurnDeps {
+  readonly node: string;
+  readonly llm: {
+    resolve(seat: string | { readonly llm?: string }): string[];
+    call(chain: readonly string[], request: LlmRequest, caller?: CallerInfo): LlmStream;
+    /** The per-entry view (`GET /credential-pool`): names the model a phase expects before it calls. */
+    snapshot?(): Readonly<Record<string, { readonly model: string }>>;
+  };
+  readonly tools: {
+    toolsFor(seat: string): ToolEntry[];
+    call(ctx: ToolContext, call: unknown): Promise<RoutedToolResult>;
+  };
+  readonly budget: Budget;
+  readonly events: TurnEvents;
+  spend(record: SpendRecord): Promise<void>;
+  now(): Date;
+}

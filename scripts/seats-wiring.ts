@@ -1,0 +1,57 @@
+/**
+ * Wires the agent seats and the turn engine into a node: on a node with the `seats` role, the seats
+ * runtime is the `org` and `turn_engine` subsystems of every apply (spawn, terminate, swap; new limits
+ * for the next turns); its turns call the provider registry and the tool router. Any ingress node
+ * serves the pause and resume routes, which reach the seat hosts over the bus.
+ */
+import type { Logger } from 'pino';
+import {
+  startSeatsRuntime,
+  type ProviderRegistry,
+  type SeatsRuntime,
+  type SubsystemApplier,
+} from '../actors/index.js';
+import type { Bus, Kv } from '../bus/index.js';
+import { seatRoutes, type RouteDef } from '../http/index.js';
+import type { ToolServers } from './toolservers-wiring.js';
+
+export interface Seats {
+  /** Give first to `startConfiguration({ subsystems })`; empty on a node without the `seats` role. */
+  readonly subsystems: SubsystemApplier[];
+  /** Give last: opens the inboxes once providers and tool servers are applied. */
+  readonly last: SubsystemApplier[];
+  readonly runtime: SeatsRuntime | null;
+  routes(): RouteDef[];
+  stop(): Promise<void>;
+}
+
+export function startSeats(opts: {
+  readonly bus: Bus;
+  readonly coord: Kv;
+  readonly nodeId: string;
+  readonly logger: Logger;
+  readonly providers: ProviderRegistry;
+  readonly tools: ToolServers;
+  /** False when the node lacks the `seats` role: no seat runs here. */
+  readonly runsSeats: boolean;
+}): Seats {
+  const runtime = opts.runsSeats
+    ? startSeatsRuntime({
+        bus: opts.bus,
+        coord: opts.coord,
+        nodeId: opts.nodeId,
+        logger: opts.logger,
+        llm: opts.providers,
+        tools: opts.tools.router,
+      })
+    : null;
+  return {
+    subsystems: runtime ? [runtime.org, runtime.turnEngine] : [],
+    last: runtime ? [runtime.inboxes] : [],
+    runtime,
+    routes: () => seatRoutes({ bus: opts.bus }),
+    stop: async () => {
+      await runtime?.stop();
+    },
+  };
+}

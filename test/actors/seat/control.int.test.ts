@@ -1,0 +1,134 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { Subjects, type Bus } from '../../../bus/index.js';
+import { Payloads, SeatCommandReply, type SeatPause } from '../../../schema/index.js';
+import { startLlmServer } from '../../fixtures/llm/llm-server.js';
+import { cleanTurn, startCompany } from './harness.js';
+
+const encoder = new TextEncoder();
+
+async function command(bus: Bus, verb: 'pause' | 'resume', body: Partial<SeatPause> & { seat: string }) {
+  const reply = await bus.request(
+    Subjects.command('seats', verb),
+    encoder.encode(JSON.stringify({ by: 'ops', reason: 'test', stop_running: false, ...body })),
+    { timeoutMs: 5000 },
+  );
+  return SeatCommandReply.parse(JSON.parse(new TextDecoder().decode(reply.data)));
+}
+
+t.test('a turn that crosses the org budget mid-turn stops at the next model call', async (t) => {
+  const h = await startCompany(t, { script: cleanTurn, extra: { token_budget: 200 } });
+  await h.wake('ada');
+  const exhausted = await h.waitFor((e) => e.type === 'budget_exhausted');
+  t.match(Payloads.BudgetExhausted.parse(exhausted.payload), { scope: 'org', cap: 200, used: 250 });
+  const turn = Payloads.AgentTurnCompleted.parse(
+    (await h.waitFor((e) => e.type === 'agent_turn_completed')).payload,
+  );
+  t.equal(turn.failed, true);
+  t.match(turn.error, /budget/);
+  t.equal(h.llm.requests.length, 2, 'plan and the first execute call ran; the third call was refused');
+  t.equal(h.runtime.host('ada')?.state(), 'stopped.budget');
+  t.equal((await h.spend()).length, 2);
+});
+
+t.test('a seat budget refuses the turn before its first call', async (t) => {
+  const h = await startCompany(t, { script: cleanTurn });
+  await h.runtime.budget.add('bob', 500);
+  const doc = h.llm.baseUrl;
+  await h.apply({
+    ...(await import('./harness.js')).company(doc),
+    units: [{ name: 'Eng', type: 'team', roles: [{ name: 'Bob', token_budget: 400 }] }],
+  });
+  await h.wake('bob');
+  const exhausted = await h.waitFor((e) => e.type === 'budget_exhausted');
+  t.match(exhausted.payload, { scope: 'seat', cap: 400, used: 500 });
+  t.equal(h.llm.requests.length, 0);
+});
+
+t.test('pause without stop_running lets the turn finish and starts no new one until resumed', async (t) => {
+  const script = [
+    { ...cleanTurn[0]!, hold: 'plan' },
+    ...cleanTurn.slice(1),
+    { kind: 'text' as const, text: '{"decision":"skip"}' },
+  ];
+  const h = await startCompany(t, { script });
+  await h.wake('ada', 'first');
+  await h.llm.waitForRequests(1);
+  const reply = await command(h.bus, 'pause', { seat: 'Ada', reason: 'look first' });
+  t.match(reply, {
+    ok: true,
+    handle: 'ada',
+    paused: { by: 'ops', reason: 'look first', stop_running: false },
+  });
+  await h.wake('ada', 'second');
+  h.llm.release('plan');
+  const first = Payloads.AgentTurnCompleted.parse(
+    (await h.waitFor((e) => e.type === 'agent_turn_completed')).payload,
+  );
+  t.equal(first.failed, false, 'the running turn finished');
+  t.same(first.phases, ['plan', 'execute', 'review']);
+  t.equal(h.runtime.host('ada')?.state(), 'stopped.paused');
+  const paused = await h.waitFor((e) => e.type === 'agent_paused');
+  t.same(Payloads.AgentPaused.parse(paused.payload).paused.stop_running, false);
+
+  t.match(await command(h.bus, 'resume', { seat: 'ada' }), { ok: true, paused: null });
+  const second = await h.waitFor(
+    (e) => e.type === 'agent_turn_completed' && e.payload['turn_id'] !== first.turn_id,
+  );
+  const all = await h.events();
+  const resumedAt = all.findIndex((e) => e.type === 'agent_resumed');
+  const secondStart = all.findIndex(
+    (e) => e.type === 'agent_phase_started' && e.payload['turn_id'] === second.payload['turn_id'],
+  );
+  t.ok(resumedAt >= 0 && resumedAt < secondStart, 'the waiting wake ran only after the resume');
+});
+
+t.test('pause with stop_running aborts the running turn at its next step', async (t) => {
+  const h = await startCompany(t, { script: [{ ...cleanTurn[0]!, hold: 'never' }] });
+  await h.wake('cy');
+  await h.llm.waitForRequests(1);
+  await command(h.bus, 'pause', { seat: 'cy', stop_running: true });
+  const turn = Payloads.AgentTurnCompleted.parse(
+    (await h.waitFor((e) => e.type === 'agent_turn_completed')).payload,
+  );
+  t.equal(turn.failed, true);
+  t.match(turn.error, /stopped/);
+  t.equal(h.runtime.host('cy')?.state(), 'stopped.paused');
+  t.equal(h.llm.requests.length, 1);
+});
+
+t.test('pausing a human or unknown seat is not_found', async (t) => {
+  const h = await startCompany(t, { script: [] });
+  t.match(await command(h.bus, 'pause', { seat: 'hu' }), { ok: false, error: 'not_found' });
+  t.match(await command(h.bus, 'resume', { seat: 'nobody' }), { ok: false, error: 'not_found' });
+});
+
+t.test('a restart mid-turn redelivers the wake and completes it once', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-seat-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const first = await startCompany(t, { script: [{ ...cleanTurn[0]!, hold: 'never' }], storeDir: dir });
+  await first.wake('ada', 'wake-1');
+  await first.llm.waitForRequests(1);
+  await first.stopSeats();
+  await first.bus.close();
+
+  const llm = await startLlmServer({ wire: 'openai', script: cleanTurn });
+  t.teardown(() => llm.close());
+  const second = await startCompany(t, { script: [], storeDir: dir, llm });
+  const done = await second.waitFor((e) => e.type === 'agent_turn_completed');
+  t.equal(Payloads.AgentTurnCompleted.parse(done.payload).failed, false);
+  t.equal((await second.events('agent_turn_completed')).length, 1, 'completed once');
+});
+
+t.test('a wake id that already completed is acknowledged without a second turn', async (t) => {
+  const h = await startCompany(t, { script: [...cleanTurn, { kind: 'text', text: '{"decision":"skip"}' }] });
+  await h.wake('ada', 'same');
+  await h.waitFor((e) => e.type === 'agent_turn_completed');
+  await h.wake('ada', 'same');
+  await h.wake('ada', 'other');
+  await h.waitFor((e) => e.type === 'agent_turn_completed' && (e.payload['phases'] as string[]).length === 1);
+  t.equal((await h.events('agent_turn_completed')).length, 2);
+  t.equal(h.llm.requests.length, 5, 'the repeated wake made no model call');
+});

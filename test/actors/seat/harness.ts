@@ -1,0 +1,203 @@
+/**
+ * A company on one node in process: the memory bus (optionally on a store dir, to restart), a local
+ * OpenAI-compatible server following a script, the provider registry, real stdio tool servers, and the
+ * seats runtime with its `org` and `turn_engine` appliers. Waits are on stored records, never sleeps.
+ */
+import { randomUUID } from 'node:crypto';
+import { pino } from 'pino';
+import type { Test } from 'tap';
+import { createProviderRegistry, startSeatsRuntime, type SeatsRuntime } from '../../../actors/index.js';
+import {
+  ensureCatalogue,
+  openMemoryBus,
+  Streams,
+  Subjects,
+  type Bus,
+  type Catalogue,
+} from '../../../bus/index.js';
+import type { InboxMessage } from '../../../schema/index.js';
+import { EventRecord, SpendRecord } from '../../../schema/index.js';
+import { startToolServers, type ToolServers } from '../../../scripts/toolservers-wiring.js';
+import { startLlmServer, type LlmServer } from '../../fixtures/llm/llm-server.js';
+import type { Script } from '../../fixtures/llm/script.js';
+import { echoServerPath } from '../../fixtures/mcp/servers.js';
+
+export function company(llmBaseUrl: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name: 'Acme',
+    mission: 'Ship useful things',
+    vision: 'Calm software',
+    policies: ['Be kind'],
+    timezone: 'UTC',
+    providers: {
+      llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: llmBaseUrl } },
+      llm_order: ['local'],
+    },
+    mcp_servers: [
+      {
+        name: 'files',
+        command: process.execPath,
+        args: [echoServerPath],
+        env: { ECHO_NAME: 'files' },
+        tool_prefix: 'files_',
+      },
+    ],
+    units: [
+      {
+        name: 'Eng',
+        type: 'team',
+        lead: 'Ada',
+        roles: [
+          {
+            name: 'Ada',
+            goal: 'Keep the lights on',
+            responsibilities: ['triage'],
+            behavioral_guidelines: ['Be brief'],
+          },
+          { name: 'Bob', goal: 'Write code' },
+        ],
+      },
+    ],
+    roles: [
+      { name: 'Cy', goal: 'Answer questions' },
+      { name: 'Hu', kind: 'human', contact: { operator_id: 'ops' } },
+    ],
+    ...extra,
+  };
+}
+
+export interface Harness {
+  readonly bus: Bus;
+  readonly catalogue: Catalogue;
+  readonly llm: LlmServer;
+  readonly runtime: SeatsRuntime;
+  readonly tools: ToolServers;
+  apply(doc: unknown): Promise<void>;
+  wake(handle: string, id?: string, summary?: string): Promise<string>;
+  events(type?: string): Promise<EventRecord[]>;
+  spend(): Promise<SpendRecord[]>;
+  /** Resolves with the first stored event matching. */
+  waitFor(match: (e: EventRecord) => boolean, timeoutMs?: number): Promise<EventRecord>;
+  /** Stops the seats and tool servers (not the bus or LLM server). */
+  stopSeats(): Promise<void>;
+}
+
+const decode = (data: Uint8Array): unknown => JSON.parse(new TextDecoder().decode(data));
+
+export async function startCompany(
+  t: Test,
+  opts: { script: Script; storeDir?: string; llm?: LlmServer; extra?: Record<string, unknown> },
+): Promise<Harness> {
+  const logger = pino({ level: process.env['TEST_LOG'] ? 'debug' : 'silent' });
+  const bus = await openMemoryBus(opts.storeDir ? { storeDir: opts.storeDir } : {});
+  const catalogue = await ensureCatalogue(bus);
+  const llm = opts.llm ?? (await startLlmServer({ wire: 'openai', script: opts.script }));
+  const doc = company(llm.baseUrl, opts.extra);
+  const registry = createProviderRegistry({ document: doc, resolve: () => undefined });
+  const tools = startToolServers({ bus, nodeId: 'node-0', logger });
+  const runtime = startSeatsRuntime({
+    bus,
+    coord: catalogue.coord,
+    nodeId: 'node-0',
+    logger,
+    llm: registry,
+    tools: tools.router,
+    pausedRetryMs: 50,
+  });
+  let stopped = false;
+  const stopSeats = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    await runtime.stop();
+    await tools.stop();
+  };
+  t.teardown(async () => {
+    await stopSeats();
+    await bus.close();
+    if (!opts.llm) await llm.close();
+  });
+  const apply = async (next: unknown): Promise<void> => {
+    await registry.apply(next);
+    await tools.subsystem.apply(next, null);
+    await runtime.turnEngine.apply(next, null);
+    await runtime.org.apply(next, null);
+    await runtime.inboxes.apply(next, null);
+  };
+  await apply(doc);
+
+  const events = async (type?: string): Promise<EventRecord[]> => {
+    const out: EventRecord[] = [];
+    for await (const msg of bus.replay(Streams.Events)) {
+      const record = EventRecord.parse(decode(msg.data));
+      if (type === undefined || record.type === type) out.push(record);
+    }
+    return out;
+  };
+  return {
+    bus,
+    catalogue,
+    llm,
+    runtime,
+    tools,
+    apply,
+    async wake(handle, id = randomUUID(), summary = 'Please echo hi') {
+      const message: InboxMessage = {
+        id,
+        kind: 'mention',
+        source: 'test',
+        received_at: new Date().toISOString(),
+        trace_id: randomUUID().replaceAll('-', ''),
+        summary,
+        payload: {},
+      };
+      await bus.publish(Subjects.agentInbox(handle), new TextEncoder().encode(JSON.stringify(message)));
+      return id;
+    },
+    events,
+    async spend() {
+      const out: SpendRecord[] = [];
+      for await (const msg of bus.replay(Streams.Spend)) out.push(SpendRecord.parse(decode(msg.data)));
+      return out;
+    },
+    waitFor: (match, timeoutMs = 20_000) =>
+      new Promise((resolve, reject) => {
+        let done = false;
+        const timer = setTimeout(() => {
+          done = true;
+          void sub.then((s) => s.stop());
+          reject(new Error('no matching event stored in time'));
+        }, timeoutMs);
+        const sub = bus.follow(Streams.Events, { fromSeq: 1 }, (msg) => {
+          if (done) return;
+          const record = EventRecord.parse(decode(msg.data));
+          if (!match(record)) return;
+          done = true;
+          clearTimeout(timer);
+          resolve(record);
+          // The first records may arrive before `follow` has returned.
+          setImmediate(() => void sub.then((s) => s.stop()));
+        });
+      }),
+    stopSeats,
+  };
+}
+
+/** The script of one clean turn: plan picks the echo tool, execute calls it then reports, review accepts. */
+export const cleanTurn = [
+  {
+    kind: 'text' as const,
+    text: '{"decision":"plan","steps":["echo hi"],"success_criteria":["hi was echoed"],"tools":["files_echo"]}',
+    usage: { prompt_tokens: 100, completion_tokens: 20 },
+  },
+  {
+    kind: 'tool_calls' as const,
+    calls: [{ id: 'c1', name: 'files_echo', arguments: { text: 'hi' } }],
+    usage: { prompt_tokens: 120, completion_tokens: 10 },
+  },
+  { kind: 'text' as const, text: 'I echoed hi.', usage: { prompt_tokens: 150, completion_tokens: 5 } },
+  {
+    kind: 'text' as const,
+    text: '{"verdict":"done","notes":"criteria met"}',
+    usage: { prompt_tokens: 90, completion_tokens: 8 },
+  },
+];
