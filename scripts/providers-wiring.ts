@@ -1,6 +1,6 @@
 /**
  * Wires the LLM provider registry into a node: it is the `providers` subsystem of every apply, and its
- * `provider_fallback` / `llm_unavailable` records are published on `svc.events.<type>`.
+ * `provider_fallback` records are published on `svc.events.<type>` (a seat publishes `llm_unavailable`).
  */
 import type { Logger } from 'pino';
 import { createProviderRegistry, type ProviderRegistry } from '../actors/index.js';
@@ -18,6 +18,8 @@ export function startProviders(opts: {
 }): ProviderRegistry {
   const logger = opts.logger.child({ component: 'providers' });
   const publish = (record: EventRecord): void => {
+    // A seat publishes its own `llm_unavailable` with its turn and phase (the registry's would repeat it).
+    if (record.type === 'llm_unavailable') return;
     opts.bus
       .publish(Subjects.event(record.type), encoder.encode(JSON.stringify(record)), { msgId: record.id })
       .catch((error: unknown) =>
