@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { Bus, Kv, Subscription } from '../bus/index.js';
 import { applyConfigFact, emptyConfigState, type ConfigFact, type ConfigState } from './config.projection.js';
+import { Waiters } from './waiters.js';
 
 export interface ConfigFollowOptions {
   readonly bus: Bus;
@@ -38,7 +39,7 @@ function decode(data: Uint8Array): unknown {
 /** Starts following; resolves once the read model has caught up with the stream and the pointer. */
 export async function followConfig(opts: ConfigFollowOptions): Promise<ConfigView> {
   const state = emptyConfigState();
-  const waiters = new Set<() => void>();
+  const waiters = new Waiters(state);
   const listeners = new Set<(state: ConfigState) => void>();
   const apply = (fact: ConfigFact): void => {
     const before = state.active?.epoch ?? 0;
@@ -52,7 +53,7 @@ export async function followConfig(opts: ConfigFollowOptions): Promise<ConfigVie
         }
       }
     }
-    for (const wake of [...waiters]) wake();
+    waiters.wake();
   };
 
   // 1. everything stored so far, in order, then the live tail
@@ -85,23 +86,7 @@ export async function followConfig(opts: ConfigFollowOptions): Promise<ConfigVie
 
   return {
     state,
-    until(predicate, timeoutMs) {
-      if (predicate(state)) return Promise.resolve(true);
-      return new Promise<boolean>((resolve) => {
-        const wake = (): void => {
-          if (!predicate(state)) return;
-          clearTimeout(timer);
-          waiters.delete(wake);
-          resolve(true);
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(wake);
-          resolve(false);
-        }, timeoutMs);
-        timer.unref();
-        waiters.add(wake);
-      });
-    },
+    until: (predicate, timeoutMs) => waiters.until(predicate, timeoutMs),
     onActivated(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

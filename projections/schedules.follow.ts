@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { Streams, Subjects, type Bus, type Subscription } from '../bus/index.js';
 import { SCHEDULE_FIRED } from '../schema/index.js';
 import { applyScheduleEvent, emptySchedulesState, type SchedulesState } from './schedules.projection.js';
+import { Waiters } from './waiters.js';
 
 export interface ScheduleRunsView {
   readonly state: SchedulesState;
@@ -33,7 +34,7 @@ export async function followScheduleRuns(opts: {
 }): Promise<ScheduleRunsView> {
   const state = emptySchedulesState(opts.limit);
   const subject = Subjects.event(SCHEDULE_FIRED);
-  const waiters = new Set<() => void>();
+  const waiters = new Waiters(state);
   const listeners = new Set<(state: SchedulesState) => void>();
   const apply = (data: Uint8Array, seq: number): void => {
     applyScheduleEvent(state, decode(data), seq);
@@ -44,7 +45,7 @@ export async function followScheduleRuns(opts: {
         opts.logger.error({ err: error }, 'schedules listener failed');
       }
     }
-    for (const wake of [...waiters]) wake();
+    waiters.wake();
   };
 
   // 1. what is stored, then 2. the live tail from just after it
@@ -59,23 +60,7 @@ export async function followScheduleRuns(opts: {
 
   return {
     state,
-    until(predicate, timeoutMs) {
-      if (predicate(state)) return Promise.resolve(true);
-      return new Promise<boolean>((resolve) => {
-        const wake = (): void => {
-          if (!predicate(state)) return;
-          clearTimeout(timer);
-          waiters.delete(wake);
-          resolve(true);
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(wake);
-          resolve(false);
-        }, timeoutMs);
-        timer.unref();
-        waiters.add(wake);
-      });
-    },
+    until: (predicate, timeoutMs) => waiters.until(predicate, timeoutMs),
     onChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

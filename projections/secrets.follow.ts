@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { Kv, KvEntry, Subscription } from '../bus/index.js';
 import { applySecretFact, emptySecretsState, type SecretsState } from './secrets.projection.js';
+import { Waiters } from './waiters.js';
 
 export interface SecretsView {
   readonly state: SecretsState;
@@ -27,7 +28,7 @@ function decode(data: Uint8Array): unknown {
 /** Starts following; resolves once the model holds every record the bucket held when it started. */
 export async function followSecrets(opts: { bucket: Kv; logger: Logger }): Promise<SecretsView> {
   const state = emptySecretsState();
-  const waiters = new Set<() => void>();
+  const waiters = new Waiters(state);
   const apply = (entry: KvEntry): void => {
     applySecretFact(state, {
       key: entry.key,
@@ -35,7 +36,7 @@ export async function followSecrets(opts: { bucket: Kv; logger: Logger }): Promi
       operation: entry.operation,
       value: entry.operation === 'put' ? decode(entry.value) : null,
     });
-    for (const wake of [...waiters]) wake();
+    waiters.wake();
   };
   const watch: Subscription = await opts.bucket.watch(apply, { initial: true });
   // The watch may still be delivering its initial values: fold the current ones in directly (the
@@ -48,23 +49,7 @@ export async function followSecrets(opts: { bucket: Kv; logger: Logger }): Promi
 
   return {
     state,
-    until(predicate, timeoutMs) {
-      if (predicate(state)) return Promise.resolve(true);
-      return new Promise<boolean>((resolve) => {
-        const wake = (): void => {
-          if (!predicate(state)) return;
-          clearTimeout(timer);
-          waiters.delete(wake);
-          resolve(true);
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(wake);
-          resolve(false);
-        }, timeoutMs);
-        timer.unref();
-        waiters.add(wake);
-      });
-    },
+    until: (predicate, timeoutMs) => waiters.until(predicate, timeoutMs),
     async stop() {
       await watch.stop();
       waiters.clear();
