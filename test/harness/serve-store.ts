@@ -15,12 +15,14 @@ export interface StoreDir {
   readonly dir: string;
   readonly storeDir: string;
   readonly configFile: string;
+  /** `providers.queue.type`: `memory`, or `jetstream-embedded` (its nats-server stores under `storeDir`). */
+  readonly queue: 'memory' | 'jetstream-embedded';
 }
 
-export function storeDir(t: Test): StoreDir {
+export function storeDir(t: Test, queue: StoreDir['queue'] = 'memory'): StoreDir {
   const dir = mkdtempSync(join(tmpdir(), 'svc-store-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  return { dir, storeDir: join(dir, 'data'), configFile: join(dir, 'config.yaml') };
+  return { dir, storeDir: join(dir, 'data'), configFile: join(dir, 'config.yaml'), queue };
 }
 
 export interface BootedNode {
@@ -60,7 +62,7 @@ export function startChild(
   writeFileSync(
     store.configFile,
     [
-      'providers: {queue: {type: memory}}',
+      `providers: {queue: {type: ${store.queue}}}`,
       `api: {host: 127.0.0.1, port: ${port}, auth: {tokens: [{id: ops, token: "\${SVC_TOKEN}"}]}}`,
       `stream: {store_dir: ${store.storeDir}}`,
       extra,
