@@ -33,7 +33,14 @@ export const Buckets = {
 export const SCHEDULE_CLAIMS_TTL_MS = 24 * 3600 * 1000;
 
 /** Webhook pipelines stored in SVC_WEBHOOKS (wiki has its own stream for its shorter dedup window). */
-export const WEBHOOK_PIPELINES = ['tracker-a', 'chat', 'codehost-a', 'codehost-b', 'tracker-b', 'monitor'] as const;
+export const WEBHOOK_PIPELINES = [
+  'tracker-a',
+  'chat',
+  'codehost-a',
+  'codehost-b',
+  'tracker-b',
+  'monitor',
+] as const;
 /** How long a vendor's delivery id is remembered: vendors retry for hours, so a day. */
 export const WEBHOOK_DEDUP_MS = 24 * 3600 * 1000;
 /** Spec "Limits": wiki dedup TTL. */

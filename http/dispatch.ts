@@ -269,13 +269,13 @@ async function serve(
               extra: { max_bytes: maxBytes },
             })
           : result.reason === 'too_large'
-          ? errorReply('unreadable_body', {
-              detail: `The body is larger than this route accepts (${maxBytes} bytes).`,
-              extra: { max_bytes: maxBytes },
-            })
-          : errorReply('unreadable_body', {
-              detail: `The body was not delivered within ${limits.bodyTimeoutMs} ms.`,
-            });
+            ? errorReply('unreadable_body', {
+                detail: `The body is larger than this route accepts (${maxBytes} bytes).`,
+                extra: { max_bytes: maxBytes },
+              })
+            : errorReply('unreadable_body', {
+                detail: `The body was not delivered within ${limits.bodyTimeoutMs} ms.`,
+              });
       // The rest of the body is never read: close the connection behind the answer.
       exchange.send({ ...ctx, close: true }, reply);
       log.info({ ...fields, status: 400 }, 'request');

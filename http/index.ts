@@ -57,8 +57,4 @@ export {
 export { eventRoutes, type EventRouteDeps } from './routes/events.routes.js';
 export { StreamHub, type HubStats, type StreamHubOptions } from './ws/stream-hub.js';
 export { defaultClientLimits, StreamClient, type ClientLimits, type SocketSink } from './ws/stream-client.js';
-export {
-  readModelRoutes,
-  readQuestions,
-  type ReadSource,
-} from './routes/readmodels/readmodels.routes.js';
+export { readModelRoutes, readQuestions, type ReadSource } from './routes/readmodels/readmodels.routes.js';

@@ -123,7 +123,12 @@ export {
   type Pipeline,
 } from './webhooks.js';
 export { deriveHandle, handlePattern, seatIdentity } from './document/index.js';
-export { seatDirectory, type DirectorySeat, type DirectoryUnit, type SeatDirectory } from './seat-directory.js';
+export {
+  seatDirectory,
+  type DirectorySeat,
+  type DirectoryUnit,
+  type SeatDirectory,
+} from './seat-directory.js';
 export {
   codehostBSetup,
   InputsRefused,
@@ -259,11 +264,4 @@ export {
   type ServerFrame,
 } from './stream-frames.js';
 export { Payloads } from './events/index.js';
-export {
-  PauseBody,
-  ResumeBody,
-  SeatCommandReply,
-  SeatCommandVerb,
-  SeatPause,
-  SeatResume,
-} from './seats.js';
+export { PauseBody, ResumeBody, SeatCommandReply, SeatCommandVerb, SeatPause, SeatResume } from './seats.js';

@@ -173,7 +173,12 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
               ...toolServers.routes(),
               ...schedules.routes(),
               ...seats.routes(),
-              ...accessRoutesFor({ auth, configuration, secrets, credentialPool: () => providers.snapshot() }),
+              ...accessRoutesFor({
+                auth,
+                configuration,
+                secrets,
+                credentialPool: () => providers.snapshot(),
+              }),
               ...setupRoutesFor({ bus, config, configuration, secrets, auth, logger }),
               ...webhooks.routes(auth),
               ...events.routes(),

@@ -16,11 +16,7 @@ export function listIdentity(segments: ReadonlyArray<Segment>): Identity | null 
 }
 
 /** Pairs each item of `incoming` with its counterpart in `stored` (by identity, else by index). */
-export function pairItems(
-  segments: ReadonlyArray<Segment>,
-  incoming: unknown[],
-  stored: unknown,
-): unknown[] {
+export function pairItems(segments: ReadonlyArray<Segment>, incoming: unknown[], stored: unknown): unknown[] {
   const storedItems = isArray(stored) ? stored : [];
   const identity = listIdentity(segments);
   if (!identity) return incoming.map((_, i) => storedItems[i]);

@@ -55,7 +55,10 @@ export function isFailed(event: Pick<EventRecord, 'type' | 'failed'>): boolean {
   return event.failed || FailureTypes.has(event.type);
 }
 
-const hex = (bytes: number): string => randomUUID().replaceAll('-', '').slice(0, bytes * 2);
+const hex = (bytes: number): string =>
+  randomUUID()
+    .replaceAll('-', '')
+    .slice(0, bytes * 2);
 
 export interface NewEvent {
   readonly type: string;

@@ -32,8 +32,7 @@ function when(snap: Snap, ...events: SeatEvent[]): { snap: Snap; effects: Effect
     const [next, actions] = transition(seatMachine, snap, event);
     snap = next;
     for (const a of actions) {
-      if (!a.type.startsWith('xstate.'))
-        effects.push({ type: a.type, params: (a.params ?? {}) });
+      if (!a.type.startsWith('xstate.')) effects.push({ type: a.type, params: a.params ?? {} });
     }
   }
   return { snap, effects };

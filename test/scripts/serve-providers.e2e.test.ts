@@ -11,7 +11,7 @@ t.test(
         headers: {
           authorization: `Bearer ${TOKEN}`,
           'content-type': 'application/json',
-        'x-summary': 'providers',
+          'x-summary': 'providers',
           ...(ifMatch ? { 'if-match': ifMatch } : {}),
         },
         body: JSON.stringify(company),

@@ -31,7 +31,7 @@ t.test(
     for (const e of started)
       t.ok(Payloads.AgentPhaseStarted.safeParse(e.payload).success, 'the read models accept it');
     t.equal(started[0]!.payload['trigger'], 'mention');
-  t.equal(started[0]!.payload['model'], 'local-1', 'the expected model is named before the call');
+    t.equal(started[0]!.payload['model'], 'local-1', 'the expected model is named before the call');
     const execute = Payloads.AgentPhaseCompleted.parse(phases[1]!.payload);
     t.equal(execute.tool_executions.length, 1);
     t.match(execute.tool_executions[0], {
