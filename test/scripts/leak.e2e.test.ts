@@ -98,7 +98,7 @@ for (const queue of ['memory', 'jetstream-embedded'] as const)
       const files = readdirSync(store.storeDir, { recursive: true, withFileTypes: true }).filter((e) =>
         e.isFile(),
       );
-      t.ok(files.length > 2, `searched ${files.length} store files`);
+      t.ok(files.length > 0, `searched ${files.length} store files`);
       t.same(leaks, [], 'zero hits');
     },
   );
