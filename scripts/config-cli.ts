@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadTierA } from '../schema/index.js';
+import { requestNode } from './cli-http.js';
 
 export const configHelp = `Usage: svc config <verb> [flags]
 
@@ -197,19 +198,8 @@ async function call(
   body?: string,
   headers: Record<string, string> = {},
 ): Promise<number> {
-  let response: Response;
-  try {
-    response = await fetch(`${ctx.url}${path}`, {
-      method,
-      headers: { ...(ctx.token ? { authorization: `Bearer ${ctx.token}` } : {}), ...headers },
-      ...(body !== undefined ? { body } : {}),
-    });
-  } catch (error) {
-    const cause =
-      error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
-    ctx.err.write(`svc config: cannot reach ${ctx.url} (${cause})\n`);
-    return 1;
-  }
+  const response = await requestNode('config', ctx, method, path, body, headers);
+  if (response === null) return 1;
   const text = await response.text();
   if (response.ok) {
     ctx.out.write(text.endsWith('\n') ? text : `${text}\n`);

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { isSecretName } from '../schema/index.js';
 import { describeRefusal, nodeUrl } from './config-cli.js';
+import { requestNode } from './cli-http.js';
 
 export const secretsHelp = `Usage: svc secrets <verb> [flags]
 
@@ -133,19 +134,8 @@ async function call(
   headers: Record<string, string> = {},
   raw = false,
 ): Promise<number> {
-  let response: Response;
-  try {
-    response = await fetch(`${ctx.url}${path}`, {
-      method,
-      headers: { ...(ctx.token ? { authorization: `Bearer ${ctx.token}` } : {}), ...headers },
-      ...(body !== undefined ? { body } : {}),
-    });
-  } catch (error) {
-    const cause =
-      error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
-    ctx.err.write(`svc secrets: cannot reach ${ctx.url} (${cause})\n`);
-    return 1;
-  }
+  const response = await requestNode('secrets', ctx, method, path, body, headers);
+  if (response === null) return 1;
   const bytes = Buffer.from(await response.arrayBuffer());
   if (!response.ok) {
     ctx.err.write(describeRefusal(response.status, bytes.toString('utf8')));

@@ -1,0 +1,29 @@
+/** The request every `svc <verb>` client makes to a running node: bearer token from `SVC_TOKEN`, one clear line when unreachable. */
+export interface NodeTarget {
+  readonly url: string;
+  readonly token: string | undefined;
+  readonly err: { write(text: string): unknown };
+}
+
+/** The node's answer, or null after writing `svc <command>: cannot reach <url> (<cause>)` to `err`. */
+export async function requestNode(
+  command: string,
+  target: NodeTarget,
+  method: string,
+  path: string,
+  body?: string | Buffer,
+  headers: Record<string, string> = {},
+): Promise<Response | null> {
+  try {
+    return await fetch(`${target.url}${path}`, {
+      method,
+      headers: { ...(target.token ? { authorization: `Bearer ${target.token}` } : {}), ...headers },
+      ...(body !== undefined ? { body } : {}),
+    });
+  } catch (error) {
+    const cause =
+      error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+    target.err.write(`svc ${command}: cannot reach ${target.url} (${cause})\n`);
+    return null;
+  }
+}
