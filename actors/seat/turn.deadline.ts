@@ -94,7 +94,8 @@ export function turnDeadline(
   return {
     arm: (send) =>
       armDeadline(d, opts.now, () => {
-        const at = opts.now();
+        // A timer may fire a millisecond before the clock reads the deadline; never stamp a breach early.
+        const at = new Date(Math.max(opts.now().getTime(), d.at.getTime()));
         send({
           type: 'seat.deadline',
           turn_id: opts.turnId,

@@ -1,12 +1,13 @@
 /**
  * A company on one node in process: the memory bus (optionally on a store dir, to restart), a local
- * OpenAI-compatible server following a script, the provider registry, real stdio tool servers, and the
- * seats runtime with its `org` and `turn_engine` appliers. Waits are on stored records, never sleeps.
+ * OpenAI-compatible server following a script, the provider registry as `svc serve` wires it (its
+ * `provider_fallback` records published), real stdio tool servers, and the seats runtime with its `org`
+ * and `turn_engine` appliers. Waits are on stored records, never sleeps.
  */
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import type { Test } from 'tap';
-import { createProviderRegistry, startSeatsRuntime, type SeatsRuntime } from '../../../actors/index.js';
+import { startSeatsRuntime, type ProviderRegistry, type SeatsRuntime } from '../../../actors/index.js';
 import {
   ensureCatalogue,
   openMemoryBus,
@@ -17,6 +18,7 @@ import {
 } from '../../../bus/index.js';
 import type { InboxMessage } from '../../../schema/index.js';
 import { EventRecord, SpendRecord } from '../../../schema/index.js';
+import { startProviders } from '../../../scripts/providers-wiring.js';
 import { startToolServers, type ToolServers } from '../../../scripts/toolservers-wiring.js';
 import { startLlmServer, type LlmServer } from '../../fixtures/llm/llm-server.js';
 import type { Script } from '../../fixtures/llm/script.js';
@@ -70,6 +72,8 @@ export interface Harness {
   readonly bus: Bus;
   readonly catalogue: Catalogue;
   readonly llm: LlmServer;
+  /** The provider registry (`snapshot()` is the `/credential-pool` answer). */
+  readonly providers: ProviderRegistry;
   readonly runtime: SeatsRuntime;
   readonly tools: ToolServers;
   apply(doc: unknown): Promise<void>;
@@ -93,7 +97,7 @@ export async function startCompany(
   const catalogue = await ensureCatalogue(bus);
   const llm = opts.llm ?? (await startLlmServer({ wire: 'openai', script: opts.script }));
   const doc = company(llm.baseUrl, opts.extra);
-  const registry = createProviderRegistry({ document: doc, resolve: () => undefined });
+  const registry = startProviders({ bus, nodeId: 'node-0', logger, resolve: () => undefined });
   const tools = startToolServers({ bus, nodeId: 'node-0', logger });
   const runtime = startSeatsRuntime({
     bus,
@@ -137,6 +141,7 @@ export async function startCompany(
     bus,
     catalogue,
     llm,
+    providers: registry,
     runtime,
     tools,
     apply,
