@@ -126,7 +126,9 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
         },
         started.picked,
       );
-      if (result.picked) turns.set(turn.turn_id, { ...started, picked: result.picked });
+      // A turn cut at its deadline has ended already: its late phase leaves nothing behind.
+      if (result.picked && turns.has(turn.turn_id))
+        turns.set(turn.turn_id, { ...started, picked: result.picked });
       if (!stopping)
         actor.send({
           type: 'seat.phase.done',
