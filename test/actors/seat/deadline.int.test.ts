@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import t from 'tap';
 import { ReadModels } from '../../../projections/index.js';
 import { Payloads, ScheduledTimeoutBreach } from '../../../schema/index.js';
+import { startLlmServer } from '../../fixtures/llm/llm-server.js';
 import { cleanTurn, company, startCompany } from './harness.js';
 import { recordedDone, scheduledWake } from './wakes.js';
 
@@ -97,6 +101,70 @@ t.test('a scheduled wake taken after its deadline fails at once without a model 
   await recordedDone(h, 'bob', turn.turn_id);
   t.equal(h.runtime.host('bob')?.state(), 'idle');
 });
+
+t.test('a scheduled wake that waited behind a long turn past its deadline fails when taken', async (t) => {
+  // The seats' clock is moved past the deadline while the first turn holds; no test time passes.
+  let offset = 0;
+  const now = (): Date => new Date(Date.now() + offset);
+  const h = await startCompany(t, {
+    script: [{ ...cleanTurn[0]!, hold: 'long' }, ...cleanTurn.slice(1)],
+    now,
+  });
+  await h.wake('ada', 'long');
+  await h.llm.waitForRequests(1);
+  await scheduledWake(h, 'ada', { firedAt: now(), timeoutSeconds: 60 });
+  offset = 120_000;
+  h.llm.release('long');
+
+  let seen = 0;
+  await h.waitFor((e) => e.type === 'agent_turn_completed' && ++seen === 2);
+  const [long, scheduled] = (await h.events('agent_turn_completed')).map((e) =>
+    Payloads.AgentTurnCompleted.parse(e.payload),
+  );
+  t.equal(long!.failed, false, 'the long turn was not bounded by the waiting wake');
+  t.match(scheduled, {
+    failed: true,
+    phases: [],
+    trigger: 'schedule',
+    error: /passed before the turn could start/,
+  });
+  t.equal(h.llm.requests.length, 4, 'the late wake made no model call');
+  t.match(
+    (await h.events('turn.guard_breach')).map((e) => e.payload),
+    [{ kind: 'scheduled_timeout', turn_id: scheduled!.turn_id, timeout_seconds: 60 }],
+  );
+});
+
+t.test(
+  'a scheduled turn cut by a restart is not lost: after its deadline it fails at once, once',
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-seat-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const first = await startCompany(t, { script: [{ ...cleanTurn[0]!, hold: 'never' }], storeDir: dir });
+    await scheduledWake(first, 'ada', { firedAt: new Date(), timeoutSeconds: 60 });
+    await first.llm.waitForRequests(1);
+    await first.stopSeats();
+    await first.bus.close();
+
+    // The node comes back two minutes later (the seats' clock says so): the wake is redelivered, expired.
+    const llm = await startLlmServer({ wire: 'openai', script: cleanTurn });
+    t.teardown(() => llm.close());
+    const second = await startCompany(t, {
+      script: [],
+      storeDir: dir,
+      llm,
+      now: () => new Date(Date.now() + 120_000),
+    });
+    const turn = Payloads.AgentTurnCompleted.parse(
+      (await second.waitFor((e) => e.type === 'agent_turn_completed')).payload,
+    );
+    t.match(turn, { failed: true, phases: [], error: /^scheduled_timeout: / });
+    t.equal(llm.requests.length, 0);
+    await recordedDone(second, 'ada', turn.turn_id);
+    t.equal((await second.events('agent_turn_completed')).length, 1, 'completed once');
+    t.equal((await second.events('turn.guard_breach')).length, 1);
+  },
+);
 
 t.test('a scheduled turn that finishes within a long timeout is not breached', async (t) => {
   // Thirty days: longer than one timer can wait, so the wait is chained rather than firing at once.

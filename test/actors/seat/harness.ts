@@ -90,7 +90,14 @@ const decode = (data: Uint8Array): unknown => JSON.parse(new TextDecoder().decod
 
 export async function startCompany(
   t: Test,
-  opts: { script: Script; storeDir?: string; llm?: LlmServer; extra?: Record<string, unknown> },
+  opts: {
+    script: Script;
+    storeDir?: string;
+    llm?: LlmServer;
+    extra?: Record<string, unknown>;
+    /** The seats' clock (turn stamps, budgets, deadlines); default the wall clock. */
+    now?: () => Date;
+  },
 ): Promise<Harness> {
   const logger = pino({ level: process.env['TEST_LOG'] ? 'debug' : 'silent' });
   const bus = await openMemoryBus(opts.storeDir ? { storeDir: opts.storeDir } : {});
@@ -107,6 +114,7 @@ export async function startCompany(
     llm: registry,
     tools: tools.router,
     pausedRetryMs: 50,
+    ...(opts.now ? { now: opts.now } : {}),
   });
   let stopped = false;
   const stopSeats = async (): Promise<void> => {
