@@ -166,7 +166,12 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
               turns.delete(params.payload.turn_id);
               const current = pending;
               try {
-                const record = event('agent_turn_completed', params.payload, params.payload.failed);
+                const record = event(
+                  'agent_turn_completed',
+                  params.payload,
+                  params.payload.failed,
+                  params.trace_id,
+                );
                 // The record id is the turn's: a second completion of one wake is de-duplicated.
                 await opts.bus.publish(
                   Subjects.event(record.type),

@@ -76,7 +76,13 @@ export const seatMachine = setup({
     abortTurn: (_, _params: { turn_id: string }) => undefined,
     completeTurn: (
       _,
-      _params: { payload: TurnCompletedPayload; wake_id: string; stopped: FailReason | null },
+      _params: {
+        payload: TurnCompletedPayload;
+        wake_id: string;
+        /** The wake's trace: the turn record joins the trace of its phases. */
+        trace_id: string;
+        stopped: FailReason | null;
+      },
     ) => undefined,
     guardBreach: (_, _params: { turn_id: string; phase: PhaseName; kind: string; detail: string }) =>
       undefined,
@@ -290,6 +296,7 @@ export const seatMachine = setup({
           return {
             payload: completed(turn, at),
             wake_id: turn.wake.id,
+            trace_id: turn.wake.trace_id,
             stopped: turn.failure?.reason ?? null,
           };
         },
