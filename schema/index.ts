@@ -113,6 +113,7 @@ export {
 export { InboxKind, InboxMessage } from './inbox.js';
 export {
   deliveryKey,
+  deliveryTrace,
   InboundNotification,
   RawDeliveryMeta,
   rawDeliveryMeta,
