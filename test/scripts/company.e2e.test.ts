@@ -5,7 +5,7 @@
  * The agent seat plans, calls the MCP tool, reviews and completes; the read routes, the spend rollup
  * and the WebSocket show it; the other seats, the human one above all, get nothing.
  */
-import { createHash, createHmac } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -15,7 +15,6 @@ import { freePort, runSvc, type SvcChild } from '../harness/child.js';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
 import type { Step } from '../fixtures/llm/script.js';
 import { dashboard, type Frame } from '../http/fixtures/events-node.js';
-import { deliveryKey } from '../../schema/index.js';
 
 const TOKEN = 'company-e2e-token-0123456789';
 const SECRET = 'codehost-a-company-secret-0123';
@@ -301,11 +300,12 @@ t.test(
       ['ada', 'bob', 'cy'],
     );
 
-    // The trace: the wake carries the delivery's trace into every event of the turn.
-    const traceId = createHash('sha256')
-      .update(deliveryKey('codehost-a', null, 'delivery-7'))
-      .digest('hex')
-      .slice(0, 32);
+    // The trace: the delivery's webhook_received, then every event of the turn it woke.
+    const feed = (await get('/events?limit=400')).body.rows as Json[];
+    const receivedRows = feed.filter((r) => r['type'] === 'webhook_received');
+    t.equal(receivedRows.length, 1, 'the delivery is in the feed once');
+    const traceId = receivedRows[0]!['trace_id'] as string;
+    t.match(traceId, /^[0-9a-f]{32}$/);
     const turnRows = cyRows.filter((r) => String(r['type']).startsWith('agent_'));
     t.same(
       [...new Set(turnRows.map((r) => r['trace_id']))],
@@ -313,9 +313,11 @@ t.test(
       "every event of the turn carries the delivery's trace",
     );
     const trace = (await get(`/events/trace/${traceId}`)).body;
+    const traced = trace.events as Json[];
     t.same(
-      (trace.events as Json[]).map((e) => e['type']),
+      traced.map((e) => e['type']),
       [
+        'webhook_received',
         'agent_phase_started',
         'agent_phase_completed',
         'agent_phase_started',
@@ -324,8 +326,10 @@ t.test(
         'agent_phase_completed',
         'agent_turn_completed',
       ],
-      'the trace links the phases and the turn',
+      'the trace links the delivery to the phases and the end of the turn',
     );
+    t.match(traced[0], { payload: { provider: 'codehost-a', delivery_id: 'delivery-7', kind: 'issues' } });
+    t.match(traced.at(-1), { agent_id: 'cy', payload: { turn_id: turnId } });
 
     d.client.close();
     await d.client.closed;
