@@ -257,11 +257,21 @@ t.test(
       ),
       'the progress of the second execute round (tool call done, model asked again) was pushed',
     );
+    t.notOk(
+      d.frames.some((f) => f.kind === 'event' && f.data?.type === 'agent_turn_progress'),
+      'progress is stream-only: never an event frame',
+    );
     const phaseFrames = d.frames.filter((f) => f.kind === 'event' && f.data?.type === 'agent_phase_started');
     t.same(
       phaseFrames.map((f): unknown => f.data.agent_id),
       ['cy', 'cy', 'cy'],
       'phase events were pushed, only for Cy',
+    );
+    const feedKinds = d.frames.filter((f) => f.kind === 'event').map((f): unknown => f.data.type);
+    t.ok(
+      feedKinds.indexOf('webhook_received') >= 0 &&
+        feedKinds.indexOf('webhook_received') < feedKinds.indexOf('agent_phase_started'),
+      'the delivery was pushed before the turn began',
     );
     for (const other of ['ada', 'bob', 'hu'])
       t.notOk(
