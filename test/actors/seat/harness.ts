@@ -6,7 +6,13 @@
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import type { Test } from 'tap';
-import { createProviderRegistry, startSeatsRuntime, type SeatsRuntime } from '../../../actors/index.js';
+import {
+  createMemoryStore,
+  createProviderRegistry,
+  startSeatsRuntime,
+  type MemoryStore,
+  type SeatsRuntime,
+} from '../../../actors/index.js';
 import {
   ensureCatalogue,
   openMemoryBus,
@@ -72,6 +78,8 @@ export interface Harness {
   readonly llm: LlmServer;
   readonly runtime: SeatsRuntime;
   readonly tools: ToolServers;
+  /** The seats' personal memory store (on the bus's `svc_memory` bucket). */
+  readonly memory: MemoryStore;
   apply(doc: unknown): Promise<void>;
   wake(handle: string, id?: string, summary?: string): Promise<string>;
   events(type?: string): Promise<EventRecord[]>;
@@ -94,7 +102,8 @@ export async function startCompany(
   const llm = opts.llm ?? (await startLlmServer({ wire: 'openai', script: opts.script }));
   const doc = company(llm.baseUrl, opts.extra);
   const registry = createProviderRegistry({ document: doc, resolve: () => undefined });
-  const tools = startToolServers({ bus, nodeId: 'node-0', logger });
+  const memory = createMemoryStore({ kv: catalogue.memory });
+  const tools = startToolServers({ bus, nodeId: 'node-0', logger, memory });
   const runtime = startSeatsRuntime({
     bus,
     coord: catalogue.coord,
@@ -103,6 +112,8 @@ export async function startCompany(
     llm: registry,
     tools: tools.router,
     pausedRetryMs: 50,
+    needs: tools.needs,
+    learning: (handle) => tools.learning.enabled(handle),
   });
   let stopped = false;
   const stopSeats = async (): Promise<void> => {
@@ -139,6 +150,7 @@ export async function startCompany(
     llm,
     runtime,
     tools,
+    memory,
     apply,
     async wake(handle, id = randomUUID(), summary = 'Please echo hi') {
       const message: InboxMessage = {
