@@ -322,6 +322,9 @@ t.test(
       [traceId],
       "every event of the turn carries the delivery's trace",
     );
+    // A learning seat records the turn's episode right after the turn, in the same trace.
+    const isEpisode = (f: Frame): boolean => f.kind === 'event' && f.data?.type === 'episode_recorded';
+    await (d.frames.find(isEpisode) ?? d.next(isEpisode));
     const trace = (await get(`/events/trace/${traceId}`)).body;
     const traced = trace.events as Json[];
     t.same(
@@ -335,8 +338,9 @@ t.test(
         'agent_phase_started',
         'agent_phase_completed',
         'agent_turn_completed',
+        'episode_recorded',
       ],
-      'the trace links the delivery to the phases and the end of the turn',
+      'the trace links the delivery to the phases, the end of the turn and its episode',
     );
     t.match(traced[0], { payload: { provider: 'codehost-a', delivery_id: 'delivery-7', kind: 'issues' } });
     t.match(traced.at(-1), { agent_id: 'cy', payload: { turn_id: turnId } });
