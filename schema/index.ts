@@ -234,8 +234,10 @@ export { BindingState, peopleOf, personFor, type Person } from './access.js';
 export { credentialPoolFromDocument, envFallback, keyRef } from './credential-refs.js';
 export {
   admissionOf,
+  canonicalInstant,
   categoryOf,
   compareInstants,
+  compareStamps,
   Coverage,
   EventAnswer,
   EventRow,
@@ -243,9 +245,11 @@ export {
   EventsPage,
   EventTypeCategories,
   ExcludedEventTypes,
+  instantMs,
   instantOf,
   isFeedType,
   isNewer,
+  isNotOlder,
   isStoredType,
   parseInstant,
   toFullEvent,
