@@ -4,5 +4,6 @@ export * from './integration/index.js';
 export * from './secrets/index.js';
 export * from './seat/providers/index.js';
 export * from './toolservers/index.js';
+export * from './memory/index.js';
 export * from './scheduler/index.js';
 export * from './seat/index.js';

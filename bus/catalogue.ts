@@ -27,6 +27,8 @@ export const Buckets = {
   ScheduleClaims: 'svc_schedule_claims',
   /** Wiki page id -> seat handles watching it (routing step 1; `@mentions` add to it). */
   WikiWatchers: 'svc_wiki_watchers',
+  /** Seats' personal memory rows: one key per `<agent id>.<memory id>`, written by `memory_remember`. */
+  Memory: 'svc_memory',
 } as const;
 
 /** Claims only need to outlive any firing a scheduler could still consider (catchup looks back at most 2 h). */
@@ -64,6 +66,7 @@ export interface Catalogue {
   readonly streams: readonly StreamInfo[];
   readonly coord: Kv;
   readonly secrets: Kv;
+  readonly memory: Kv;
   readonly eventHistorySeconds: number;
   readonly spendHistorySeconds: number;
 }
@@ -100,10 +103,13 @@ export async function ensureCatalogue(bus: Bus, opts: CatalogueOptions = {}): Pr
   for (const spec of catalogueStreams(opts)) streams.push(await bus.ensureStream(spec));
   const coord = await bus.kv({ name: Buckets.Coord, history: COORD_HISTORY });
   const secrets = await bus.kv({ name: Buckets.Secrets, history: 16 });
+  // Rows are written once under a fresh id and never contended: a short history is enough.
+  const memory = await bus.kv({ name: Buckets.Memory, history: 4 });
   return {
     streams,
     coord,
     secrets,
+    memory,
     eventHistorySeconds: opts.eventHistorySeconds ?? EVENT_HISTORY_SECONDS,
     spendHistorySeconds: opts.spendHistorySeconds ?? SPEND_HISTORY_SECONDS,
   };

@@ -8,7 +8,14 @@
  */
 import type { SpendRecord } from '../schema/index.js';
 import { instantMs } from './instants.js';
-import { addFull, groupRows, zeroFull, type TokenRow, type TokenRowFull } from './token-rows.js';
+import {
+  addFull,
+  byPhaseAndModel,
+  groupRows,
+  zeroFull,
+  type TokenRow,
+  type TokenRowFull,
+} from './token-rows.js';
 
 export const spendWindowMs = 24 * 3_600_000;
 export const spendWindowCap = 24_000;
@@ -101,16 +108,7 @@ export class SpendWindow {
       since: new Date(this.now() - this.windowMs).toISOString(),
       records: records.length,
       totals,
-      by_phase: groupRows(
-        records,
-        (r) => r.phase,
-        (r) => ({ phase: r.phase }),
-      ),
-      by_model: groupRows(
-        records,
-        (r) => r.model,
-        (r) => ({ model: r.model }),
-      ),
+      ...byPhaseAndModel(records),
       by_agent: groupRows(
         records,
         (r) => r.handle,

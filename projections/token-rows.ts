@@ -50,3 +50,22 @@ export function groupRows<E extends object>(
     .sort((a, b) => b[1].total_tokens - a[1].total_tokens || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
     .map(([, row]) => row);
 }
+
+/** The `by_phase` and `by_model` lists that the live window and `/tokens/breakdown` both answer. */
+export function byPhaseAndModel(records: readonly SpendRecord[]): {
+  by_phase: Array<{ phase: string } & TokenRow>;
+  by_model: Array<{ model: string } & TokenRow>;
+} {
+  return {
+    by_phase: groupRows(
+      records,
+      (r) => r.phase,
+      (r) => ({ phase: r.phase }),
+    ),
+    by_model: groupRows(
+      records,
+      (r) => r.model,
+      (r) => ({ model: r.model }),
+    ),
+  };
+}

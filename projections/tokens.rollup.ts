@@ -4,7 +4,7 @@
  */
 import type { SpendRecord } from '../schema/index.js';
 import { clampInt, textParam } from './params.js';
-import { addTo, groupRows, zeroRow, type TokenRow } from './token-rows.js';
+import { addTo, byPhaseAndModel, groupRows, zeroRow, type TokenRow } from './token-rows.js';
 import { ledgerRange, type TokenLedger } from './tokens.ledger.js';
 import { instantMs } from './instants.js';
 
@@ -104,16 +104,7 @@ export function tokenBreakdown(ledger: TokenLedger, params: RollupParams) {
     since_days: params.since_days,
     agent_role: params.agent_role ?? '',
     totals,
-    by_phase: groupRows(
-      records,
-      (r) => r.phase,
-      (r) => ({ phase: r.phase }),
-    ),
-    by_model: groupRows(
-      records,
-      (r) => r.model,
-      (r) => ({ model: r.model }),
-    ),
+    ...byPhaseAndModel(records),
     by_worker: groupRows(
       records,
       (r) => (r.phase === 'auxiliary' ? (r.worker ?? 'unknown') : null),

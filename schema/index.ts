@@ -113,6 +113,7 @@ export {
 export { InboxKind, InboxMessage } from './inbox.js';
 export {
   deliveryKey,
+  deliveryTrace,
   InboundNotification,
   RawDeliveryMeta,
   rawDeliveryMeta,
@@ -233,8 +234,10 @@ export { BindingState, peopleOf, personFor, type Person } from './access.js';
 export { credentialPoolFromDocument, envFallback, keyRef } from './credential-refs.js';
 export {
   admissionOf,
+  canonicalInstant,
   categoryOf,
   compareInstants,
+  compareStamps,
   Coverage,
   EventAnswer,
   EventRow,
@@ -242,9 +245,11 @@ export {
   EventsPage,
   EventTypeCategories,
   ExcludedEventTypes,
+  instantMs,
   instantOf,
   isFeedType,
   isNewer,
+  isNotOlder,
   isStoredType,
   parseInstant,
   toFullEvent,

@@ -131,3 +131,11 @@ export function deliveryKey(pipeline: string, seat: string | null, deliveryId: s
   const id = `${pipeline}:${seat ? `${seat}:` : ''}${deliveryId}`;
   return id.length <= 200 ? id : `${pipeline}:sha256:${createHash('sha256').update(id).digest('hex')}`;
 }
+
+/**
+ * The trace of one delivery (32 hex digits, from its delivery key): its `webhook_received` event, the
+ * inbox messages it causes and so the turns they start share it, and `/events/trace/{id}` links them.
+ */
+export function deliveryTrace(key: string): string {
+  return createHash('sha256').update(key).digest('hex').slice(0, 32);
+}

@@ -3,8 +3,7 @@
  * comes from SVC_TOKEN (never a flag: flags land in shell history and process listings).
  */
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
-import { loadTierA } from '../schema/index.js';
+import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, type NodeContext } from './cli-args.js';
 import { requestNode } from './cli-http.js';
 
 export const configHelp = `Usage: svc config <verb> [flags]
@@ -22,11 +21,7 @@ Verbs (against a running node; token from $SVC_TOKEN):
   reload     [--summary S]                           re-store the active revision (pushes changed secrets)
   schema                                             the company document's JSON Schema (no node needed)
 
-Flags:
-  --url URL        node address; default $SVC_URL, else api.host:api.port of --config, else http://127.0.0.1:8080
-  -c, --config F   Tier A file to find the node's address in (default $SVC_CONFIG)
-  -h, --help       show this help
-
+${nodeFlagsHelp}
 Exit codes: 0 done; 1 refused (the answer's error code and problems are printed); 2 bad flags.
 `;
 
@@ -36,13 +31,6 @@ export class ConfigUsageError extends Error {
   override name = 'ConfigUsageError';
 }
 
-interface Context {
-  readonly url: string;
-  readonly token: string | undefined;
-  readonly out: Out;
-  readonly err: Out;
-}
-
 export async function runConfig(
   args: string[],
   env: NodeJS.ProcessEnv,
@@ -50,40 +38,25 @@ export async function runConfig(
   err: Out,
   schema: () => unknown,
 ): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      url: { type: 'string' },
-      config: { type: 'string', short: 'c' },
-      format: { type: 'string' },
-      summary: { type: 'string' },
-      'if-match': { type: 'string' },
-      create: { type: 'boolean' },
-      'dry-run': { type: 'boolean' },
-      against: { type: 'string' },
-      limit: { type: 'string' },
-      offset: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
+  const { values, positionals } = parseNodeArgs(args, {
+    format: { type: 'string' },
+    summary: { type: 'string' },
+    'if-match': { type: 'string' },
+    create: { type: 'boolean' },
+    'dry-run': { type: 'boolean' },
+    against: { type: 'string' },
+    limit: { type: 'string' },
+    offset: { type: 'string' },
   });
   const [verb, target, ...extra] = positionals;
-  if (values.help || verb === undefined) {
-    out.write(configHelp);
-    return verb === undefined && !values.help ? 2 : 0;
-  }
+  const exit = helpExit(configHelp, values.help, verb, out);
+  if (exit !== null) return exit;
   if (extra.length > 0) throw new ConfigUsageError(`unexpected arguments: ${extra.join(' ')}`);
   if (verb === 'schema') {
     out.write(`${JSON.stringify(schema(), null, 2)}\n`);
     return 0;
   }
-  const ctx: Context = {
-    url: nodeUrl(values.url, values.config, env),
-    token: env['SVC_TOKEN'] || undefined,
-    out,
-    err,
-  };
+  const ctx = nodeContext(values, env, out, err);
   const need = (what: string): string => {
     if (!target) throw new ConfigUsageError(`svc config ${verb} needs ${what}`);
     return target;
@@ -158,28 +131,6 @@ export async function runConfig(
   }
 }
 
-/** The node a CLI verb talks to: --url, $SVC_URL, the Tier A file's api address, else the default. */
-export function nodeUrl(
-  flag: string | undefined,
-  configFile: string | undefined,
-  env: NodeJS.ProcessEnv,
-): string {
-  const explicit = flag ?? env['SVC_URL'];
-  if (explicit) return explicit.replace(/\/+$/, '');
-  const file = configFile ?? env['SVC_CONFIG'];
-  if (file) {
-    const loaded = loadTierA(file, { env, cwd: process.cwd() });
-    if (loaded.ok && loaded.config.api.port > 0) {
-      const host =
-        loaded.config.api.host === '0.0.0.0' || loaded.config.api.host === '::'
-          ? '127.0.0.1'
-          : loaded.config.api.host;
-      return `http://${host.includes(':') ? `[${host}]` : host}:${loaded.config.api.port}`;
-    }
-  }
-  return 'http://127.0.0.1:8080';
-}
-
 function readInput(file: string): string {
   try {
     return readFileSync(file === '-' ? 0 : file, 'utf8');
@@ -192,7 +143,7 @@ function readInput(file: string): string {
 const looksYaml = (file: string, body: string): boolean => /\.ya?ml$/i.test(file) || !/^\s*[{[]/.test(body);
 
 async function call(
-  ctx: Context,
+  ctx: NodeContext,
   method: string,
   path: string,
   body?: string,

@@ -3,8 +3,7 @@
  * printed as JSON lines on stdout; notes (the next cursor, a trace's total) go to stderr. The token comes
  * from SVC_TOKEN (needed when the node refuses anonymous reads).
  */
-import { parseArgs } from 'node:util';
-import { nodeUrl } from './config-cli.js';
+import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, type NodeContext } from './cli-args.js';
 import { openWs, UpgradeRefusedError } from './ws-client.js';
 
 export const eventsHelp = `Usage: svc events <verb> [flags]
@@ -17,11 +16,7 @@ Verbs (against a running node; token from $SVC_TOKEN when reads need one):
   tail   [--category C] [--seat HANDLE]
          live feed events from WS /ws/stream until interrupted
 
-Flags:
-  --url URL        node address; default $SVC_URL, else api.host:api.port of --config, else http://127.0.0.1:8080
-  -c, --config F   Tier A file to find the node's address in (default $SVC_CONFIG)
-  -h, --help       show this help
-
+${nodeFlagsHelp}
 Exit codes: 0 done; 1 refused (the answer's error code is printed); 2 bad flags.
 `;
 
@@ -31,15 +26,8 @@ export class EventsUsageError extends Error {
   override name = 'EventsUsageError';
 }
 
-interface Ctx {
-  readonly url: string;
-  readonly token: string | undefined;
-  readonly out: Out;
-  readonly err: Out;
-}
-
 async function get(
-  ctx: Ctx,
+  ctx: NodeContext,
   path: string,
 ): Promise<{ ok: true; body: Record<string, unknown> } | { ok: false }> {
   let response: Response;
@@ -70,35 +58,20 @@ async function get(
 }
 
 export async function runEvents(args: string[], env: NodeJS.ProcessEnv, out: Out, err: Out): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      url: { type: 'string' },
-      config: { type: 'string', short: 'c' },
-      limit: { type: 'string' },
-      category: { type: 'string' },
-      seat: { type: 'string' },
-      'feed-only': { type: 'boolean' },
-      'before-time': { type: 'string' },
-      'before-id': { type: 'string' },
-      all: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
+  const { values, positionals } = parseNodeArgs(args, {
+    limit: { type: 'string' },
+    category: { type: 'string' },
+    seat: { type: 'string' },
+    'feed-only': { type: 'boolean' },
+    'before-time': { type: 'string' },
+    'before-id': { type: 'string' },
+    all: { type: 'boolean' },
   });
   const [verb, target, ...extra] = positionals;
-  if (values.help || verb === undefined) {
-    out.write(eventsHelp);
-    return verb === undefined && !values.help ? 2 : 0;
-  }
+  const exit = helpExit(eventsHelp, values.help, verb, out);
+  if (exit !== null) return exit;
   if (extra.length > 0) throw new EventsUsageError(`unexpected arguments: ${extra.join(' ')}`);
-  const ctx: Ctx = {
-    url: nodeUrl(values.url, values.config, env),
-    token: env['SVC_TOKEN'] || undefined,
-    out,
-    err,
-  };
+  const ctx = nodeContext(values, env, out, err);
   const need = (what: string): string => {
     if (!target) throw new EventsUsageError(`svc events ${verb} needs ${what}`);
     return target;
@@ -147,7 +120,11 @@ export async function runEvents(args: string[], env: NodeJS.ProcessEnv, out: Out
 }
 
 /** Prints every `event` frame (filtered here) until the socket closes or the process is interrupted. */
-async function tail(ctx: Ctx, category: string | undefined, seat: string | undefined): Promise<number> {
+async function tail(
+  ctx: NodeContext,
+  category: string | undefined,
+  seat: string | undefined,
+): Promise<number> {
   const ws = ctx.url.replace(/^http/, 'ws');
   try {
     const client = await openWs(

@@ -43,6 +43,8 @@ export function startSeats(opts: {
         logger: opts.logger,
         llm: opts.providers,
         tools: opts.tools.router,
+        needs: opts.tools.needs,
+        learning: (handle) => opts.tools.learning.enabled(handle),
       })
     : null;
   return {

@@ -5,10 +5,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { isSecretName } from '../schema/index.js';
-import { describeRefusal, nodeUrl } from './config-cli.js';
+import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, type NodeContext } from './cli-args.js';
 import { requestNode } from './cli-http.js';
+import { describeRefusal } from './config-cli.js';
 
 export const secretsHelp = `Usage: svc secrets <verb> [flags]
 
@@ -21,11 +21,7 @@ Verbs (against a running node; token from $SVC_TOKEN):
   rm       NAME                     remove; prints {"removed": true|false}
   rekey    [--key-id K]             re-seal records not under the active key; prints the names moved
 
-Flags:
-  --url URL        node address; default $SVC_URL, else api.host:api.port of --config, else http://127.0.0.1:8080
-  -c, --config F   Tier A file to find the node's address in (default $SVC_CONFIG)
-  -h, --help       show this help
-
+${nodeFlagsHelp}
 Exit codes: 0 done; 1 refused (the answer's error code is printed); 2 bad flags.
 `;
 
@@ -58,33 +54,18 @@ export async function runSecrets(
   err: Out,
   stdin: () => Buffer = () => readFileSync(0),
 ): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      url: { type: 'string' },
-      config: { type: 'string', short: 'c' },
-      source: { type: 'string' },
-      'key-id': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
+  const { values, positionals } = parseNodeArgs(args, {
+    source: { type: 'string' },
+    'key-id': { type: 'string' },
   });
   const [verb, name, file, ...extra] = positionals;
-  if (values.help || verb === undefined) {
-    out.write(secretsHelp);
-    return verb === undefined && !values.help ? 2 : 0;
-  }
+  const exit = helpExit(secretsHelp, values.help, verb, out);
+  if (exit !== null) return exit;
   const takes = verb === 'put' ? 2 : verb === 'list' || verb === 'rekey' ? 0 : 1;
   const given = [name, file, ...extra].filter((p) => p !== undefined);
   if (given.length > takes)
     throw new SecretsUsageError(`unexpected arguments: ${given.slice(takes).join(' ')}`);
-  const ctx = {
-    url: nodeUrl(values.url, values.config, env),
-    token: env['SVC_TOKEN'] || undefined,
-    out,
-    err,
-  };
+  const ctx = nodeContext(values, env, out, err);
   const needName = (): string => {
     if (name === undefined) throw new SecretsUsageError(`svc secrets ${verb} needs NAME`);
     if (!isSecretName(name))
@@ -127,7 +108,7 @@ function readValue(file: string, stdin: () => Buffer): Buffer {
 }
 
 async function call(
-  ctx: { url: string; token: string | undefined; out: Out; err: Out },
+  ctx: NodeContext<Out>,
   method: string,
   path: string,
   body?: Buffer,

@@ -10,7 +10,7 @@
  * and drains in the spec's order when told to stop.
  */
 import type { Logger } from 'pino';
-import { startNodeHost, type NodeHost } from '../actors/index.js';
+import { createMemoryStore, startNodeHost, type NodeHost } from '../actors/index.js';
 import { ensureCatalogue, openBus, type Bus } from '../bus/index.js';
 import { queryRoutes, startGateway, type AuthSettings, type Gateway } from '../http/index.js';
 import { NodeRole, type TierA } from '../schema/index.js';
@@ -80,11 +80,14 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     // 3. subsystems, then configuration: apply what is active before binding
     const secrets = await startSecrets({ bus, bucket: catalogue.secrets, config, logger });
     const providers = startProviders({ bus, nodeId: config.node.id, logger, resolve: secrets.resolve });
+    // The seats' personal memory: written by `memory_remember`, read by `memory_recall` and the memory view.
+    const memory = createMemoryStore({ kv: catalogue.memory });
     const toolServers = startToolServers({
       bus,
       nodeId: config.node.id,
       logger: logger.child({ component: 'toolservers' }),
       resolve: secrets.resolve,
+      memory,
     });
     tools = toolServers;
     const schedules = await startSchedules({ bus, coord: catalogue.coord, nodeId: config.node.id, logger });
@@ -92,6 +95,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       nodeId: config.node.id,
       logger: logger.child({ component: 'readmodels' }),
       tools: () => toolServers.catalogue(),
+      memoryStore: memory,
     });
     // A server that starts, stops or announces new tools changes the catalogue: re-send `tools`.
     toolServers.manager.onToolsChanged(() => readModels.models.toolsChanged());

@@ -1,18 +1,23 @@
 /**
  * The tool subsystem of one node: the tool-server manager (a restart-required part of every config
  * apply), the builtin tools, the router the turn engine calls, the catalogue `GET /tools` serves,
- * and `GET /mcp-servers` (plus the `mcp_servers` question) over the manager's status.
+ * and `GET /mcp-servers` (plus the `mcp_servers` question) over the manager's status. The builtins'
+ * stores: the personal memory store it is given, the node's `needs` board (the seat hosts take from it)
+ * and the learning gate fed by every apply.
  */
 import type { Logger } from 'pino';
 import {
   busEventSink,
+  createLearningGate,
+  createNeedsBoard,
   createToolRouter,
   createToolServerManager,
   memoryTools,
   orgDirectoryFrom,
   orgTools,
   toolServersApplier,
-  type NeedsRecorder,
+  type LearningGate,
+  type NeedsBoard,
   type PersonalMemory,
   type SubsystemApplier,
   type ToolRouter,
@@ -35,6 +40,10 @@ export interface ToolServers {
   readonly status: () => McpServersAnswer;
   routes(): RouteDef[];
   readonly questions: ReadonlyMap<string, Question>;
+  /** What `ask_human` recorded: give it to the seats runtime, which merges it into turn completions. */
+  readonly needs: NeedsBoard;
+  /** Whether a seat learns (org `learning.enabled` as first applied, the seat's `learning_enabled`). */
+  readonly learning: LearningGate;
   stop(): Promise<void>;
 }
 
@@ -44,9 +53,10 @@ export interface ToolServersOptions {
   readonly logger: Logger;
   /** `${VAR}` resolution: the secret store, then the environment. Default: the environment only. */
   readonly resolve?: Resolver;
-  /** The turn engine's stores; until it provides them the memory and ask tools answer with an error. */
+  /** The personal memory store; without one the memory tools answer with an error. */
   readonly memory?: PersonalMemory;
-  readonly needs?: NeedsRecorder;
+  /** Default: a board of this node's own. */
+  readonly needs?: NeedsBoard;
   /** Seats whose per-seat tool servers run here (the seats this node holds); default all. */
   readonly runsSeat?: (handle: string) => boolean;
 }
@@ -63,18 +73,22 @@ export function startToolServers(opts: ToolServersOptions): ToolServers {
   });
   // The org directory reads the document this subsystem last applied (already opened if sealed).
   let applied: unknown = null;
+  const learning = createLearningGate((message) => logger.warn(message));
   const inner = toolServersApplier(manager);
   const subsystem: SubsystemApplier = {
     name: inner.name,
     async apply(next, previous) {
       await inner.apply(next, previous);
       applied = next;
+      learning.apply(next);
     },
     async rollback(previous, failed) {
       await inner.rollback?.(previous, failed);
       applied = previous;
+      learning.apply(previous);
     },
   };
+  const needs = opts.needs ?? createNeedsBoard();
   const events = busEventSink(opts.bus);
   const builtins = [
     ...memoryTools({
@@ -83,10 +97,11 @@ export function startToolServers(opts: ToolServersOptions): ToolServers {
         recall: unavailable('personal memory'),
       },
       events,
+      learning,
     }),
     ...orgTools({
       org: orgDirectoryFrom(() => applied),
-      needs: opts.needs ?? { recordNeed: unavailable('the needs state') },
+      needs,
       events,
     }),
   ];
@@ -101,6 +116,8 @@ export function startToolServers(opts: ToolServersOptions): ToolServers {
     status,
     routes: () => mcpServersRoutes(status),
     questions: new Map<string, Question>([['mcp_servers', { guarded: true, answer: () => status() }]]),
+    needs,
+    learning,
     stop: () => manager.stop(),
   };
 }

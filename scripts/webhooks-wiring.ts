@@ -112,6 +112,7 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
       await startIntegrationHost({
         bus: opts.bus,
         people,
+        nodeId: opts.config.node.id,
         logger: opts.logger.child({ component: 'integration' }),
       }),
     );

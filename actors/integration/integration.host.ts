@@ -1,11 +1,14 @@
 /**
  * The integration actor's host: consumes accepted raw deliveries (SVC_WEBHOOKS, SVC_WEBHOOKS_WIKI)
- * durably, parses each, drops an agent's own actions, and publishes the parsed notification on
- * `svc.notifications.inbound` (its id is the delivery key, so a redelivered raw message dedups).
- * Acks only after the publish is durable: a crash in between redelivers, never loses.
+ * durably, parses each, drops an agent's own actions, records `webhook_received` in the delivery's
+ * trace (the trace the router gives the wakes, so a turn links back to its delivery), and publishes
+ * the parsed notification on `svc.notifications.inbound` (its id is the delivery key, so a redelivered
+ * raw message dedups; the event's id is derived from it too). Acks only after both publishes are
+ * durable: a crash in between redelivers, never loses.
  */
 import type { Logger } from 'pino';
 import {
+  publishEvent,
   Streams,
   Subjects,
   TerminateError,
@@ -15,8 +18,13 @@ import {
 } from '../../bus/index.js';
 import {
   deliveryKey,
+  deliveryTrace,
+  EventCategory,
   InboundNotification,
+  newEvent,
   rawDeliveryMeta,
+  uuidv5,
+  type EventRecord,
   type RawDeliveryMeta,
 } from '../../schema/index.js';
 import { parseDelivery } from './parse.js';
@@ -24,6 +32,8 @@ import { isOwnAction, type People } from './people.js';
 
 /** Parsed bodies above this are not copied into the notification (the raw store has them). */
 const PAYLOAD_INLINE_MAX = 256 * 1024;
+/** Namespace of `webhook_received` ids: uuidv5(namespace, delivery key), one event per delivery. */
+const RECEIVED_NAMESPACE = '5f0c3f9e-2b7a-4c61-9d0e-8a4b1c7e6d21';
 
 export interface IntegrationHostOptions {
   readonly bus: Bus;
@@ -32,6 +42,33 @@ export interface IntegrationHostOptions {
   readonly logger: Logger;
   /** Durable consumer name (one per fleet). */
   readonly durable?: string;
+  /** Names this node in the `source` of the events it records. */
+  readonly nodeId?: string;
+}
+
+/** The `webhook_received` record of one notification, at the time the gateway received it. */
+export function receivedEvent(n: InboundNotification, source: string): EventRecord {
+  const at = new Date(n.received_at);
+  return {
+    ...newEvent({
+      type: 'webhook_received',
+      category: EventCategory.Webhook,
+      source,
+      summary: n.summary || `${n.vendor} ${n.event || 'delivery'}`,
+      actor: `webhook:${n.vendor}`,
+      ...(n.seat !== null ? { agent_id: n.seat } : {}),
+      payload: {
+        provider: n.vendor,
+        delivery_id: n.delivery_id,
+        kind: n.event,
+        pipeline: n.pipeline,
+        seat: n.seat,
+      },
+      trace: { trace_id: deliveryTrace(n.id), parent_span_id: null },
+      ...(Number.isNaN(at.getTime()) ? {} : { now: at }),
+    }),
+    id: uuidv5(RECEIVED_NAMESPACE, n.id),
+  };
 }
 
 function bodyJson(meta: RawDeliveryMeta, data: Uint8Array): unknown {
@@ -79,6 +116,7 @@ export function notificationOf(
 export async function startIntegrationHost(opts: IntegrationHostOptions): Promise<Subscription> {
   const { bus, logger } = opts;
   const durable = opts.durable ?? 'integration';
+  const source = opts.nodeId ? `${opts.nodeId}/integration` : 'integration';
   const encoder = new TextEncoder();
   const handle = async (msg: StoredMessage): Promise<void> => {
     let result;
@@ -105,6 +143,8 @@ export async function startIntegrationHost(opts: IntegrationHostOptions): Promis
       );
       return;
     }
+    // The event first: the turns the notification starts come later in its trace.
+    await publishEvent(bus, receivedEvent(notification, source));
     await bus.publish(Subjects.notificationsInbound, encoder.encode(JSON.stringify(notification)), {
       msgId: notification.id,
     });

@@ -16,7 +16,7 @@ import {
   type Kv,
   type Subscription,
 } from '../../bus/index.js';
-import { InboundNotification, InboxKind, InboxMessage } from '../../schema/index.js';
+import { deliveryTrace, InboundNotification, InboxKind, InboxMessage } from '../../schema/index.js';
 import type { People } from './people.js';
 import { routeNotification } from './routing.js';
 
@@ -99,7 +99,7 @@ export async function startRouterHost(opts: RouterHostOptions): Promise<Subscrip
         { ...fields, event: 'notification_human_skipped', seats: decision.skippedHumans },
         'human seats skipped',
       );
-    const trace = createHash('sha256').update(n.id).digest('hex').slice(0, 32);
+    const trace = deliveryTrace(n.id);
     for (const handle of decision.recipients) {
       const message = InboxMessage.parse({
         id: `${n.id}:${handle}`,

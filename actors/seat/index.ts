@@ -17,4 +17,13 @@ export { seatKeys, startSeatHost, type SeatHost, type SeatHostOptions } from './
 export { startSeatsRuntime, type SeatsRuntime, type SeatsRuntimeOptions } from './seats.runtime.js';
 export type { TurnDeps, TurnEvents } from './turn.deps.js';
 export { PhaseFailure, runPhase, type PhaseInput, type PhaseResult } from './turn.phase.js';
+export {
+  draftOf,
+  episodeId,
+  episodeOf,
+  noteOutcome,
+  ReviewOutcome,
+  type Episode,
+  type EpisodeDraft,
+} from './turn.episode.js';
 export { parsePlan, parseReview, phaseMessage, systemPrompt } from './turn.prompts.js';

@@ -7,6 +7,7 @@
 import type { Logger } from 'pino';
 import { createActor, type Actor } from 'xstate';
 import { RedeliverError, Streams, Subjects, type Bus, type Kv, type Subscription } from '../../bus/index.js';
+import { turnNeeds, type NeedsBoard } from '../memory/index.js';
 import {
   categoryOf,
   EventCategory,
@@ -17,11 +18,13 @@ import {
   type EventRecord,
 } from '../../schema/index.js';
 import { seatMachine, type Paused, type PhaseRequest, type SeatEvent, type Wake } from './seat.machine.js';
+import type { TurnCompletedPayload } from './seat.types.js';
 import type { TurnLimits } from './seat.limits.js';
 import type { Company, SeatProfile } from './seat.profile.js';
 import type { TurnDeps, TurnEvents } from './turn.deps.js';
 import { turnDeadline } from './turn.deadline.js';
 import { PhaseFailure, runPhase } from './turn.phase.js';
+import { draftOf, episodeOf, noteOutcome, type EpisodeDraft } from './turn.episode.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -45,6 +48,10 @@ export interface SeatHostOptions {
   readonly profile: SeatProfile;
   /** How long a paused seat leaves a wake before it is offered again. */
   readonly pausedRetryMs?: number;
+  /** The `needs` asked during a turn (`ask_human`), merged into its `agent_turn_completed`. */
+  readonly needs?: NeedsBoard;
+  /** Whether the seat learns: its completed turns record `episode_recorded`. Default: never. */
+  readonly learning?: (handle: string) => boolean;
 }
 
 export interface SeatHost {
@@ -75,6 +82,8 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
   let abort = new AbortController();
   /** Per turn: the profile and picked tools it started with (in-flight turns keep their settings). */
   const turns = new Map<string, { profile: SeatProfile; picked: readonly string[] }>();
+  /** Per turn: what its phases produced, for its episode. */
+  const drafts = new Map<string, EpisodeDraft>();
 
   const publishEvent = async (record: EventRecord): Promise<void> => {
     await opts.bus.publish(Subjects.event(record.type), encoder.encode(JSON.stringify(record)), {
@@ -127,8 +136,13 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
         started.picked,
       );
       // A turn cut at its deadline has ended already: its late phase leaves nothing behind.
-      if (result.picked && turns.has(turn.turn_id))
-        turns.set(turn.turn_id, { ...started, picked: result.picked });
+      if (turns.has(turn.turn_id)) {
+        if (result.picked) turns.set(turn.turn_id, { ...started, picked: result.picked });
+        drafts.set(
+          turn.turn_id,
+          noteOutcome(drafts.get(turn.turn_id) ?? draftOf(turn.wake), result.outcome, result.tools),
+        );
+      }
       if (!stopping)
         actor.send({
           type: 'seat.phase.done',
@@ -154,6 +168,24 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
     }
   }
 
+  /** `episode_recorded` once per turn (its id is the turn's); a failure costs the episode, not the turn. */
+  async function recordEpisode(draft: EpisodeDraft, payload: TurnCompletedPayload): Promise<void> {
+    if (!(opts.learning?.(handle) ?? false)) return;
+    const episode = episodeOf(draft, payload);
+    if (!episode) return;
+    const record = {
+      ...event('episode_recorded', episode, false, draft.wake.trace_id),
+      id: `episode-${episode.id}`,
+    };
+    try {
+      await opts.bus.publish(Subjects.event(record.type), encoder.encode(JSON.stringify(record)), {
+        msgId: record.id,
+      });
+    } catch (error) {
+      log.warn({ err: error, turn_id: payload.turn_id }, 'episode not recorded');
+    }
+  }
+
   const run = (p: Promise<void>): void => {
     p.catch((error: unknown) => log.error({ err: error }, 'seat effect failed'));
   };
@@ -167,15 +199,20 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
           run(
             (async () => {
               turns.delete(params.payload.turn_id);
+              const draft = drafts.get(params.payload.turn_id);
+              drafts.delete(params.payload.turn_id);
+              const needs = turnNeeds(opts.needs?.take(handle, params.payload.turn_id) ?? []);
+              const payload = needs ? { ...params.payload, needs } : params.payload;
               const current = pending;
               try {
-                const record = event('agent_turn_completed', params.payload, params.payload.failed);
+                const record = event('agent_turn_completed', payload, payload.failed, params.trace_id);
                 // The record id is the turn's: a second completion of one wake is de-duplicated.
                 await opts.bus.publish(
                   Subjects.event(record.type),
                   encoder.encode(JSON.stringify({ ...record, id: `turn-${params.payload.turn_id}` })),
                   { msgId: `turn-${params.payload.turn_id}` },
                 );
+                if (draft) await recordEpisode(draft, payload);
                 await opts.coord.put(
                   seatKeys.done(handle, params.payload.turn_id),
                   encoder.encode(

@@ -106,7 +106,13 @@ export const seatMachine = setup({
     abortTurn: (_, _params: { turn_id: string; reason?: string }) => undefined,
     completeTurn: (
       _,
-      _params: { payload: TurnCompletedPayload; wake_id: string; stopped: FailReason | null },
+      _params: {
+        payload: TurnCompletedPayload;
+        wake_id: string;
+        /** The wake's trace: the turn record joins the trace of its phases. */
+        trace_id: string;
+        stopped: FailReason | null;
+      },
     ) => undefined,
     guardBreach: (_, _params: BreachParams) => undefined,
     announcePaused: (_, _params: { paused: Paused }) => undefined,
@@ -338,6 +344,7 @@ export const seatMachine = setup({
           return {
             payload: completed(turn, at),
             wake_id: turn.wake.id,
+            trace_id: turn.wake.trace_id,
             stopped: turn.failure?.reason ?? null,
           };
         },

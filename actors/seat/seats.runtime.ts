@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { Subjects, type Bus, type Kv, type Subscription } from '../../bus/index.js';
 import { SeatCommandVerb, SeatPause, SeatResume, type SeatCommandReply } from '../../schema/index.js';
 import type { SubsystemApplier } from '../config/index.js';
+import type { NeedsBoard } from '../memory/index.js';
 import { createBudget, type Budget } from './budget.js';
 import { turnLimits, type TurnLimits } from './seat.limits.js';
 import { companyOf, type Company } from './seat.profile.js';
@@ -26,6 +27,10 @@ export interface SeatsRuntimeOptions {
   readonly runsSeat?: (handle: string) => boolean;
   readonly now?: () => Date;
   readonly pausedRetryMs?: number;
+  /** What `ask_human` recorded, merged into each turn's completion. */
+  readonly needs?: NeedsBoard;
+  /** Whether a seat learns (records episodes); default never. */
+  readonly learning?: (handle: string) => boolean;
 }
 
 export interface SeatsRuntime {
@@ -115,6 +120,8 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
           limits,
           profile,
           ...(opts.pausedRetryMs !== undefined ? { pausedRetryMs: opts.pausedRetryMs } : {}),
+          ...(opts.needs ? { needs: opts.needs } : {}),
+          ...(opts.learning ? { learning: opts.learning } : {}),
         }),
       );
       log.info({ seat: handle, agent_id: profile.agent_id }, 'seat spawned');

@@ -46,6 +46,8 @@ export interface PhaseResult {
   readonly tokens: number;
   /** Plan only: the tools it picked for execute. */
   readonly picked?: readonly string[];
+  /** The tools the phase called, in order (the turn's episode lists them). */
+  readonly tools: readonly string[];
 }
 
 /** Why the turn was stopped: the reason the seat aborted it with (a scheduled deadline), else a stop. */
@@ -296,14 +298,17 @@ export async function runPhase(
   }
 
   await deps.events.publish('agent_phase_completed', record(false, null));
+  const called = executions.map((e) => e.name);
   if (phase === 'plan') {
     const plan = parsePlan(text);
     return {
       outcome: { phase, decision: plan.decision, plan: plan.plan },
       tokens: tokens(),
       picked: plan.tools,
+      tools: called,
     };
   }
-  if (phase === 'execute') return { outcome: { phase, response: text, delivered }, tokens: tokens() };
-  return { outcome: { phase, ...parseReview(text) }, tokens: tokens() };
+  if (phase === 'execute')
+    return { outcome: { phase, response: text, delivered }, tokens: tokens(), tools: called };
+  return { outcome: { phase, ...parseReview(text) }, tokens: tokens(), tools: called };
 }

@@ -30,6 +30,7 @@ export {
   type PersonalMemory,
   type ToolContext,
 } from './builtin/builtin.types.js';
+export { createLearningGate, type LearningGate } from './builtin/learning.gate.js';
 export { memoryLimits, memoryTools } from './builtin/memory.tool.js';
 export { colleaguesOf, findColleagues, orgDirectoryFrom } from './builtin/org-directory.js';
 export { orgTools } from './builtin/org.tool.js';

@@ -10,7 +10,17 @@ export {
   type EventAdmission,
   type Exclusion,
 } from './categories.js';
-export { compareInstants, instantOf, isNewer, parseInstant, type Instant } from './instant.js';
+export {
+  canonicalInstant,
+  compareInstants,
+  compareStamps,
+  instantMs,
+  instantOf,
+  isNewer,
+  isNotOlder,
+  parseInstant,
+  type Instant,
+} from './instant.js';
 export {
   Coverage,
   EventAnswer,

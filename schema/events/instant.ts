@@ -2,7 +2,8 @@
  * RFC 3339 timestamps compared as instants (spec "Ordering and projection rules" 3): `Z` and `+00:00`,
  * other offsets and any number of fractional digits denote the same instant when they should. An instant is
  * kept as whole milliseconds since the epoch plus the nanoseconds inside that millisecond, so nanosecond
- * stamps compare exactly (a double alone cannot hold them).
+ * stamps compare exactly (a double alone cannot hold them). The read models use the looser `instantMs` below,
+ * which also takes epoch numbers and answers one double.
  */
 
 export interface Instant {
@@ -85,4 +86,58 @@ export function isNewer(candidate: string, current: string | null): boolean {
   if (a === null) return false;
   const b = current === null ? null : parseInstant(current);
   return b === null || compareInstants(a, b) > 0;
+}
+
+const EPOCH_DIGITS = /^\d{9,}(\.\d+)?$/;
+
+/** Epoch numbers: seconds below 1e11 (before year 5138), milliseconds above. */
+function epochMs(n: number): number {
+  return Math.abs(n) < 1e11 ? n * 1000 : n;
+}
+
+function msOf(instant: Instant | null): number | null {
+  return instant === null ? null : instant.ms + instant.ns / 1_000_000;
+}
+
+/**
+ * Milliseconds since the epoch (with a sub-millisecond fraction) of a stamp as the read models meet it, or null
+ * when it names no instant: an RFC 3339 string (spaces around it and ISO 8601's decimal comma tolerated), or an
+ * epoch number or digit string. Fractions keep microseconds (a double holds them at today's epoch).
+ * @example instantMs('2026-01-01T01:00:00+01:00') === instantMs(1767225600) // true
+ */
+export function instantMs(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? epochMs(value) : null;
+  if (typeof value !== 'string') return null;
+  // Stamps as `newEvent` writes them take parseInstant's fast path; only the rest pay for the looser forms.
+  const exact = parseInstant(value);
+  if (exact !== null) return msOf(exact);
+  const text = value.trim();
+  if (EPOCH_DIGITS.test(text)) return epochMs(Number(text));
+  if (text.charCodeAt(19) === 44 /* , */) return msOf(parseInstant(`${text.slice(0, 19)}.${text.slice(20)}`));
+  return text === value ? null : msOf(parseInstant(text));
+}
+
+/** Orders two stamps as instants (see `instantMs`); an unparseable one sorts before every parseable one. */
+export function compareStamps(a: unknown, b: unknown): number {
+  const x = instantMs(a);
+  const y = instantMs(b);
+  if (x === null || y === null) return x === y ? 0 : x === null ? -1 : 1;
+  return x - y;
+}
+
+/** Canonical RFC 3339 (UTC, milliseconds) of a stamp, or the stamp itself when it names no instant. */
+export function canonicalInstant(value: string): string {
+  const ms = instantMs(value);
+  return ms === null ? value : new Date(Math.floor(ms)).toISOString();
+}
+
+/**
+ * Gate for projection rule 3: may a change stamped `incoming` replace state stamped `current` (both from
+ * `instantMs`)? Equal instants apply (a later message at the same instant is the newer one in stream order); an
+ * unparseable stamp applies only where nothing was stamped yet.
+ */
+export function isNotOlder(incoming: number | null, current: number | null | undefined): boolean {
+  if (current === undefined || current === null) return true;
+  if (incoming === null) return false;
+  return incoming >= current;
 }

@@ -253,6 +253,50 @@ t.test('the monitor token is sealed in the store only and must be long enough', 
   t.match(state.requirements[0], { value: '${SVC_MONITOR_WEBHOOK_TOKEN}', present: true, resolved: 'store' });
 });
 
+t.test(
+  'the wiki cloud token is an optional store-only secret sealed as SVC_WIKI_WEBHOOK_TOKEN',
+  async (t) => {
+    const node = await startSetupNode(t, { tierA: KEYRING });
+    await node.putDocument(
+      company({
+        integrations: { wiki: { cloud_id: 'site-1', email: 'a@example.test', token: 'wiki-api-1' } },
+      }),
+    );
+    type State = Json & { requirements: Array<Json & { field: string }> };
+    const wiki = async (): Promise<State> =>
+      (await json(await node.call('GET', '/setup/integrations/wiki'))) as State;
+    const before = await wiki();
+    t.match(before, { configured: true, satisfied: true }, 'a wiki runs without it');
+    t.match(
+      before.requirements.find((r) => r.field === 'webhook_token'),
+      {
+        kind: 'secret',
+        config_path: null,
+        secret_name: 'SVC_WIKI_WEBHOOK_TOKEN',
+        required: false,
+        mintable: true,
+        present: false,
+        resolved: null,
+      },
+    );
+    const res = await inputs(node, 'wiki', { generate: ['webhook_token'] });
+    t.equal(res.status, 200, 'nothing in the document changes');
+    t.match(await json(res), {
+      revision_id: null,
+      sealed: [{ field: 'webhook_token', secret_name: 'SVC_WIKI_WEBHOOK_TOKEN', generated: true }],
+    });
+    t.match(stored(node, 'SVC_WIKI_WEBHOOK_TOKEN'), /^[A-Za-z0-9_-]{43}$/);
+    t.match(
+      (await wiki()).requirements.find((r) => r.field === 'webhook_token'),
+      {
+        value: '${SVC_WIKI_WEBHOOK_TOKEN}',
+        present: true,
+        resolved: 'store',
+      },
+    );
+  },
+);
+
 t.test('a document the writer refuses seals nothing', async (t) => {
   const node = await startSetupNode(t, { tierA: KEYRING });
   await node.putDocument(company({ integrations: { wiki: { url: 'https://wiki.example.test' } } }));

@@ -49,3 +49,11 @@ t.test('the gate applies equal or newer stamps, and an unparseable one only over
   t.notOk(isNotOlder(null, 5));
   t.ok(isNotOlder(1, undefined));
 });
+
+t.test('a decimal comma and spaces around a stamp still name its instant', async (t) => {
+  const at = instantMs('2026-01-01T00:00:00.250Z');
+  t.equal(at, Date.parse('2026-01-01T00:00:00.250Z'));
+  t.equal(instantMs('2026-01-01T00:00:00,250Z'), at);
+  t.equal(instantMs(' 2026-01-01T01:00:00,25+01:00\n'), at);
+  t.equal(instantMs(' 1767225600.25 '), at);
+});

@@ -8,12 +8,14 @@ import { z } from 'zod';
 import {
   defaultMaxTokens,
   finishToolCall,
+  timedCall,
   tokens,
+  type Answer,
   type ClientConfig,
   type ProviderClient,
   type ToolCallDraft,
 } from './client.js';
-import { joinUrl, postJson, withDeadline, type CallContext } from './http.js';
+import { joinUrl, postJson, type CallContext } from './http.js';
 import { LlmMalformedStreamError, LlmRateLimitedError, LlmServerError } from './llm.errors.js';
 import { StopReason, type LlmDelta, type LlmRequest, type LlmResult } from './llm.types.js';
 import { parseSse } from './sse.js';
@@ -132,35 +134,17 @@ export function anthropicClient(config: ClientConfig): ProviderClient {
   return {
     config,
     async call(request, apiKey, onDelta) {
-      const now = config.now ?? Date.now;
-      const ctx: CallContext = {
-        provider: config,
-        timeoutMs: config.timeoutMs,
-        signal: request.signal,
-        fetch: config.fetch ?? fetch,
-        now,
-      };
-      const startedMs = now();
       const headers: Record<string, string> = {
         'anthropic-version': anthropicVersion,
         ...(apiKey ? { 'x-api-key': apiKey } : {}),
       };
-      const answer = await withDeadline(ctx, async (signal) => {
+      return timedCall(config, request, async (ctx, signal) => {
         const response = await postJson(ctx, signal, url, headers, anthropicBody(config, request));
         return readStream(ctx, response, onDelta);
       });
-      return {
-        ...answer,
-        model: answer.model || config.model,
-        provider: config.name,
-        started_at: new Date(startedMs).toISOString(),
-        duration_ms: Math.max(0, now() - startedMs),
-      };
     },
   };
 }
-
-type Answer = Omit<LlmResult, 'provider' | 'started_at' | 'duration_ms'>;
 
 async function readStream(
   ctx: CallContext,

@@ -2,7 +2,7 @@
  * What every wire client offers the registry, and the pieces they share: the configured entry,
  * tool-call assembly, and the result's bookkeeping.
  */
-import type { Fetch } from './http.js';
+import { withDeadline, type CallContext, type Fetch } from './http.js';
 import type { LlmDelta, LlmRequest, LlmResult, LlmToolCall } from './llm.types.js';
 
 export interface ClientConfig {
@@ -27,6 +27,37 @@ export interface ProviderClient {
 }
 
 export const defaultMaxTokens = 4096;
+
+/** What a client reads off the wire; `timedCall` adds the call's bookkeeping. */
+export type Answer = Omit<LlmResult, 'provider' | 'started_at' | 'duration_ms'>;
+
+/**
+ * Runs `exchange` (the request and its answer) under the entry's whole-call deadline, then completes the
+ * result: the model the server named (else the configured one), the entry's name, the start and the duration.
+ */
+export async function timedCall(
+  config: ClientConfig,
+  request: LlmRequest,
+  exchange: (ctx: CallContext, signal: AbortSignal) => Promise<Answer>,
+): Promise<LlmResult> {
+  const now = config.now ?? Date.now;
+  const ctx: CallContext = {
+    provider: config,
+    timeoutMs: config.timeoutMs,
+    signal: request.signal,
+    fetch: config.fetch ?? fetch,
+    now,
+  };
+  const startedMs = now();
+  const answer = await withDeadline(ctx, (signal) => exchange(ctx, signal));
+  return {
+    ...answer,
+    model: answer.model || config.model,
+    provider: config.name,
+    started_at: new Date(startedMs).toISOString(),
+    duration_ms: Math.max(0, now() - startedMs),
+  };
+}
 
 /** Accumulates one tool call's streamed pieces. */
 export interface ToolCallDraft {

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { EventCategory, newEvent } from '../../../schema/index.js';
 import { defineBuiltin, textResult } from './builtin.define.js';
 import { MemoryKind, type BuiltinTool, type EventSink, type PersonalMemory } from './builtin.types.js';
+import type { LearningGate } from './learning.gate.js';
 
 export const memoryLimits = {
   contentMaxChars: 4_000,
@@ -61,6 +62,8 @@ const RecallArgs = z.strictObject({
 export function memoryTools(deps: {
   readonly memory: PersonalMemory;
   readonly events: EventSink;
+  /** When it says no for a seat, `memory_remember` refuses and writes nothing (recall still reads). */
+  readonly learning?: LearningGate;
   readonly now?: () => Date;
 }): BuiltinTool[] {
   const now = deps.now ?? (() => new Date());
@@ -78,6 +81,11 @@ export function memoryTools(deps: {
     delivers: 'personal_memory',
     args: RememberArgs,
     async run(ctx, args) {
+      if (deps.learning && !deps.learning.enabled(ctx.seat))
+        return textResult(
+          'Learning is off for your seat (learning_enabled or the org learning.enabled is false), so nothing was remembered.',
+          true,
+        );
       const at = now();
       const ttlUntil =
         args.kind === MemoryKind.Short

@@ -1,13 +1,19 @@
 /**
  * A company on one node in process: the memory bus (optionally on a store dir, to restart), a local
  * OpenAI-compatible server following a script, the provider registry as `svc serve` wires it (its
- * `provider_fallback` records published), real stdio tool servers, and the seats runtime with its `org`
- * and `turn_engine` appliers. Waits are on stored records, never sleeps.
+ * `provider_fallback` records published), real stdio tool servers with the personal memory store, and
+ * the seats runtime with its `org` and `turn_engine` appliers. Waits are on stored records, never sleeps.
  */
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import type { Test } from 'tap';
-import { startSeatsRuntime, type ProviderRegistry, type SeatsRuntime } from '../../../actors/index.js';
+import {
+  createMemoryStore,
+  startSeatsRuntime,
+  type MemoryStore,
+  type ProviderRegistry,
+  type SeatsRuntime,
+} from '../../../actors/index.js';
 import {
   ensureCatalogue,
   openMemoryBus,
@@ -76,6 +82,8 @@ export interface Harness {
   readonly providers: ProviderRegistry;
   readonly runtime: SeatsRuntime;
   readonly tools: ToolServers;
+  /** The seats' personal memory store (on the bus's `svc_memory` bucket). */
+  readonly memory: MemoryStore;
   apply(doc: unknown): Promise<void>;
   wake(handle: string, id?: string, summary?: string): Promise<string>;
   events(type?: string): Promise<EventRecord[]>;
@@ -105,7 +113,8 @@ export async function startCompany(
   const llm = opts.llm ?? (await startLlmServer({ wire: 'openai', script: opts.script }));
   const doc = company(llm.baseUrl, opts.extra);
   const registry = startProviders({ bus, nodeId: 'node-0', logger, resolve: () => undefined });
-  const tools = startToolServers({ bus, nodeId: 'node-0', logger });
+  const memory = createMemoryStore({ kv: catalogue.memory });
+  const tools = startToolServers({ bus, nodeId: 'node-0', logger, memory });
   const runtime = startSeatsRuntime({
     bus,
     coord: catalogue.coord,
@@ -114,6 +123,8 @@ export async function startCompany(
     llm: registry,
     tools: tools.router,
     pausedRetryMs: 50,
+    needs: tools.needs,
+    learning: (handle) => tools.learning.enabled(handle),
     ...(opts.now ? { now: opts.now } : {}),
   });
   let stopped = false;
@@ -152,6 +163,7 @@ export async function startCompany(
     providers: registry,
     runtime,
     tools,
+    memory,
     apply,
     async wake(handle, id = randomUUID(), summary = 'Please echo hi') {
       const message: InboxMessage = {

@@ -27,7 +27,8 @@ t.test(
       phases.map((e) => e.payload['phase']),
       ['plan', 'execute', 'review'],
     );
-    for (const e of [...started, ...phases]) t.equal(e.trace_id, phases[0]!.trace_id, 'one trace per turn');
+    for (const e of [...started, ...phases, completed])
+      t.equal(e.trace_id, phases[0]!.trace_id, 'one trace per turn, its completion included');
     for (const e of started)
       t.ok(Payloads.AgentPhaseStarted.safeParse(e.payload).success, 'the read models accept it');
     t.equal(started[0]!.payload['trigger'], 'mention');

@@ -1,0 +1,131 @@
+/**
+ * The seats' personal memory store (`PersonalMemory`), kept in the KV bucket `svc_memory` so every node
+ * and both bus engines see the same rows: one key `<agent id>.<memory id>` per row, written once.
+ *   - recall without a query: newest first; with one: ranked by `scoreRow` (rows matching no term are
+ *     left out), ties newest first. Expired short rows stay stored and come back only on request.
+ *   - at most `maxRows` rows per agent: a write past the cap evicts expired short rows first (soonest
+ *     expired first), then other short rows, then long ones, oldest first.
+ */
+import type { Kv } from '../../bus/index.js';
+import { MemoryKind, MemoryRow, type MemoryQuery, type PersonalMemory } from '../toolservers/index.js';
+
+/** Rows kept per agent: a seat cannot grow the bucket past this. */
+export const MEMORY_ROWS_PER_AGENT = 500;
+
+export interface MemoryStore extends PersonalMemory {
+  /** Every stored row of an agent, unordered (expired ones included). */
+  rows(agentId: string): Promise<MemoryRow[]>;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+/** KV key tokens: an agent id is a UUID and a memory id one the tool made, but never trust either. */
+const safeToken = /^[A-Za-z0-9_-]+$/;
+
+function token(value: string, what: string): string {
+  if (!safeToken.test(value)) throw new Error(`${what} ${JSON.stringify(value)} cannot name a memory row`);
+  return value;
+}
+
+const ms = (iso: string | null): number => (iso === null ? NaN : Date.parse(iso));
+const isExpired = (row: MemoryRow, nowMs: number): boolean =>
+  row.kind === MemoryKind.Short && row.ttl_until !== null && ms(row.ttl_until) <= nowMs;
+const newestFirst = (a: MemoryRow, b: MemoryRow): number => ms(b.created_at) - ms(a.created_at);
+
+/** Lower-cased words of a text (letters and digits, any script). */
+export function termsOf(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+}
+
+/**
+ * How well a row answers a query: per distinct query term, 2 when a word of the row's content or
+ * metadata (keys and values) equals it, else 1 when such a word starts with it; 0 matches nothing.
+ */
+export function scoreRow(row: MemoryRow, query: string): number {
+  const words = new Set([
+    ...termsOf(row.content),
+    ...Object.entries(row.metadata).flatMap(([k, v]) => termsOf(`${k} ${String(v)}`)),
+  ]);
+  let score = 0;
+  for (const term of new Set(termsOf(query))) {
+    if (words.has(term)) score += 2;
+    else if ([...words].some((w) => w.startsWith(term))) score += 1;
+  }
+  return score;
+}
+
+/** Eviction order past the cap: expired short rows, then live short rows, then long rows; oldest first. */
+function evictionRank(row: MemoryRow, nowMs: number): [number, number] {
+  if (isExpired(row, nowMs)) return [0, ms(row.ttl_until)];
+  return [row.kind === MemoryKind.Short ? 1 : 2, ms(row.created_at)];
+}
+
+export function createMemoryStore(opts: {
+  readonly kv: Kv;
+  readonly maxRows?: number;
+  readonly now?: () => Date;
+}): MemoryStore {
+  const { kv } = opts;
+  const maxRows = opts.maxRows ?? MEMORY_ROWS_PER_AGENT;
+  const now = opts.now ?? (() => new Date());
+  const keyOf = (agentId: string, id: string): string =>
+    `${token(agentId, 'agent id')}.${token(id, 'memory id')}`;
+
+  async function rows(agentId: string): Promise<MemoryRow[]> {
+    const keys = await kv.keys(`${token(agentId, 'agent id')}.*`);
+    const out: MemoryRow[] = [];
+    // Read in chunks: a full agent is a few hundred keys.
+    for (let i = 0; i < keys.length; i += 64) {
+      const entries = await Promise.all(keys.slice(i, i + 64).map((key) => kv.get(key)));
+      for (const entry of entries) {
+        if (!entry) continue;
+        try {
+          const parsed = MemoryRow.safeParse(JSON.parse(decoder.decode(entry.value)));
+          if (parsed.success) out.push(parsed.data);
+        } catch {
+          // An unreadable row is skipped; the others still answer.
+        }
+      }
+    }
+    return out;
+  }
+
+  async function enforceCap(agentId: string, keep: string): Promise<void> {
+    const keys = await kv.keys(`${agentId}.*`);
+    if (keys.length <= maxRows) return;
+    const nowMs = now().getTime();
+    const candidates = (await rows(agentId))
+      .filter((row) => row.id !== keep)
+      .sort((a, b) => {
+        const [ca, ta] = evictionRank(a, nowMs);
+        const [cb, tb] = evictionRank(b, nowMs);
+        return ca - cb || ta - tb;
+      });
+    for (const row of candidates.slice(0, keys.length - maxRows)) await kv.delete(keyOf(agentId, row.id));
+  }
+
+  return {
+    rows,
+    async remember(agentId, row) {
+      const valid = MemoryRow.parse(row);
+      await kv.put(keyOf(agentId, valid.id), encoder.encode(JSON.stringify(valid)));
+      await enforceCap(agentId, valid.id);
+    },
+    async recall(agentId, query: MemoryQuery) {
+      const nowMs = query.now.getTime();
+      const kept = (await rows(agentId)).filter(
+        (row) =>
+          (query.kind === null || row.kind === query.kind) &&
+          (query.include_expired || !isExpired(row, nowMs)),
+      );
+      const text = query.query?.trim() ?? '';
+      if (text === '') return kept.sort(newestFirst).slice(0, query.limit);
+      return kept
+        .map((row) => ({ row, score: scoreRow(row, text) }))
+        .filter((r) => r.score > 0)
+        .sort((a, b) => b.score - a.score || newestFirst(a.row, b.row))
+        .slice(0, query.limit)
+        .map((r) => r.row);
+    },
+  };
+}

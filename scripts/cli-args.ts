@@ -1,0 +1,83 @@
+/**
+ * What every `svc <noun> <verb>` client of a running node parses alike: its own flags beside --url,
+ * -c/--config and -h/--help, the help answer, and the node address and token it talks with.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { loadTierA } from '../schema/index.js';
+
+/** The help's block for the shared flags. */
+export const nodeFlagsHelp = `Flags:
+  --url URL        node address; default $SVC_URL, else api.host:api.port of --config, else http://127.0.0.1:8080
+  -c, --config F   Tier A file to find the node's address in (default $SVC_CONFIG)
+  -h, --help       show this help
+`;
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+const nodeFlags = {
+  url: { type: 'string' },
+  config: { type: 'string', short: 'c' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies Options;
+
+/** Parses strictly (an unknown flag throws `ERR_PARSE_ARGS_*`): the shared flags, `own`, and positionals. */
+export function parseNodeArgs<const T extends Options>(args: string[], own: T) {
+  return parseArgs({ args, allowPositionals: true, strict: true, options: { ...nodeFlags, ...own } });
+}
+
+/**
+ * With --help or without a verb, writes `help` and answers the exit code (0 asked for, 2 no verb);
+ * otherwise null, and the verb runs.
+ */
+export function helpExit(
+  help: string,
+  asked: boolean | undefined,
+  verb: string | undefined,
+  out: Out,
+): number | null {
+  if (!asked && verb !== undefined) return null;
+  out.write(help);
+  return asked ? 0 : 2;
+}
+
+type Out = { write(text: string): unknown };
+
+/** What a verb runs with: the node, the token for it, and where answers and notes go. */
+export interface NodeContext<O = Out> {
+  readonly url: string;
+  readonly token: string | undefined;
+  readonly out: O;
+  readonly err: O;
+}
+
+/** The node from --url / --config, and the token from $SVC_TOKEN (never a flag: flags land in shell history). */
+export function nodeContext<O>(
+  values: { readonly url?: string | undefined; readonly config?: string | undefined },
+  env: NodeJS.ProcessEnv,
+  out: O,
+  err: O,
+): NodeContext<O> {
+  return { url: nodeUrl(values.url, values.config, env), token: env['SVC_TOKEN'] || undefined, out, err };
+}
+
+/** The node a CLI verb talks to: --url, $SVC_URL, the Tier A file's api address, else the default. */
+export function nodeUrl(
+  flag: string | undefined,
+  configFile: string | undefined,
+  env: NodeJS.ProcessEnv,
+): string {
+  const explicit = flag ?? env['SVC_URL'];
+  if (explicit) return explicit.replace(/\/+$/, '');
+  const file = configFile ?? env['SVC_CONFIG'];
+  if (file) {
+    const loaded = loadTierA(file, { env, cwd: process.cwd() });
+    if (loaded.ok && loaded.config.api.port > 0) {
+      const host =
+        loaded.config.api.host === '0.0.0.0' || loaded.config.api.host === '::'
+          ? '127.0.0.1'
+          : loaded.config.api.host;
+      return `http://${host.includes(':') ? `[${host}]` : host}:${loaded.config.api.port}`;
+    }
+  }
+  return 'http://127.0.0.1:8080';
+}

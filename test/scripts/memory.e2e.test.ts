@@ -1,0 +1,124 @@
+/**
+ * Personal memory, needs and episodes inside `svc serve` (on JetStream, so the test can wake a seat on
+ * the node's own inbox): a turn keeps notes and asks a human; the node's read routes show them.
+ */
+import { randomUUID } from 'node:crypto';
+import t from 'tap';
+import { ensureCatalogue, openBus, Subjects } from '../../bus/index.js';
+import type { InboxMessage } from '../../schema/index.js';
+import { startLlmServer } from '../fixtures/llm/llm-server.js';
+import { startNatsServer } from '../harness/nats-server.js';
+import { startNode, TOKEN } from '../harness/serve-node.js';
+import { dashboard, type Frame } from '../http/fixtures/events-node.js';
+
+const usage = { prompt_tokens: 10, completion_tokens: 5 };
+
+t.test(
+  'a served seat keeps notes in the memory store, asks a human and records an episode; the read routes show them',
+  async (t) => {
+    const nats = await startNatsServer({ t });
+    const llm = await startLlmServer({
+      wire: 'openai',
+      script: [
+        {
+          kind: 'text',
+          text: '{"decision":"plan","steps":["note"],"success_criteria":["noted"],"tools":["memory_remember","ask_human"]}',
+          usage,
+        },
+        {
+          kind: 'tool_calls',
+          calls: [
+            { id: 'm1', name: 'memory_remember', arguments: { content: 'Deploys happen on Tuesdays' } },
+            {
+              id: 'm2',
+              name: 'memory_remember',
+              arguments: { content: 'Lunch order is due at noon', kind: 'short', ttl_seconds: 3600 },
+            },
+            { id: 'a1', name: 'ask_human', arguments: { to: 'hu', question: 'May I deploy today?' } },
+          ],
+          usage,
+        },
+        { kind: 'text', text: 'Noted the deploy day; asked Hu.', usage },
+        { kind: 'text', text: '{"verdict":"done","notes":"ok"}', usage },
+      ],
+    });
+    t.teardown(() => llm.close());
+    const node = await startNode(t, '', `jetstream, url: "${nats.url}"`);
+    const d = await dashboard(`${node.url.replace('http', 'ws')}/ws/stream`);
+    t.teardown(() => d.client.close());
+    const frame = (match: (f: Frame) => boolean): Promise<Frame> =>
+      Promise.resolve(d.frames.find(match) ?? d.next(match));
+
+    const put = await fetch(`${node.url}/config`, {
+      method: 'PUT',
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        'content-type': 'application/json',
+        'x-summary': 'memory',
+      },
+      body: JSON.stringify({
+        name: 'Acme',
+        providers: {
+          llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: llm.baseUrl } },
+          llm_order: ['local'],
+        },
+        roles: [{ name: 'Ada' }, { name: 'Hu', kind: 'human', contact: { operator_id: 'ops' } }],
+      }),
+    });
+    t.equal(put.status, 201);
+    await node.run.waitForLog((l) => l.msg === 'config applied');
+
+    const bus = await openBus({ type: 'jetstream', url: nats.url });
+    t.teardown(() => bus.close());
+    await ensureCatalogue(bus);
+    const wake: InboxMessage = {
+      id: randomUUID(),
+      kind: 'mention',
+      source: 'test',
+      received_at: new Date().toISOString(),
+      trace_id: randomUUID().replaceAll('-', ''),
+      summary: 'Find out whether we deploy today',
+      payload: {},
+    };
+    await bus.publish(Subjects.agentInbox('ada'), new TextEncoder().encode(JSON.stringify(wake)));
+
+    // The completion carries the need: the agent row goes to `needs`.
+    const needs = await frame((f) => f.kind === 'agents' && f.data?.ada?.activity === 'needs');
+    t.match(needs.data.ada, { activity: 'needs' });
+    await frame((f) => f.kind === 'event' && f.data?.type === 'episode_recorded');
+
+    // The read models follow the same stream on their own: wait until they hold the episode.
+    type View = {
+      personal_memories: { long: Array<Record<string, unknown>>; short: Array<Record<string, unknown>> };
+      episodes: Array<Record<string, unknown>>;
+    };
+    let view: View | null = null;
+    for (let i = 0; i < 200 && !view?.episodes.length; i++) {
+      const res = await fetch(`${node.url}/agents/ada/memory`);
+      t.equal(res.status, 200);
+      view = (await res.json()) as View;
+      if (!view.episodes.length) await new Promise((r) => setTimeout(r, 25));
+    }
+    t.match(view, {
+      personal_memories: {
+        long: [{ content: 'Deploys happen on Tuesdays', ttl_until: null }],
+        short: [{ content: 'Lunch order is due at noon', expired: false }],
+      },
+      episodes: [
+        {
+          task_summary: 'Find out whether we deploy today',
+          tool_sequence: ['memory_remember', 'memory_remember', 'ask_human'],
+          review_outcome: 'passed_first',
+        },
+      ],
+    });
+    const episode = view!.episodes[0]!;
+    t.notOk('account' in episode, 'the list leaves the account to the episode route');
+    const one = (await (
+      await fetch(`${node.url}/agents/ada/memory/episodes/${String(episode['id'])}`)
+    ).json()) as {
+      account: string;
+    };
+    t.equal(one.account, 'Noted the deploy day; asked Hu.');
+  },
+);
