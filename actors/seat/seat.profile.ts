@@ -67,29 +67,53 @@ export function companyOf(document: unknown): Company {
   const name = str(doc['name']);
   const colleagues = colleaguesOf(doc);
   const byHandle = new Map(colleagues.map((c) => [c.handle, c]));
+  // Colleague positions by name, handle, `manages` entry and led unit, in document order (the first
+  // match wins, as a scan would find it), so a thousand seats profile in linear time.
+  const byName = new Map<string, number>();
+  const position = new Map<string, number>();
+  const managing = new Map<string, number[]>();
+  const leading = new Map<string, number[]>();
+  const push = (index: Map<string, number[]>, key: string, i: number): void => {
+    const list = index.get(key);
+    if (list) list.push(i);
+    else index.set(key, [i]);
+  };
+  colleagues.forEach((c, i) => {
+    if (!byName.has(c.name)) byName.set(c.name, i);
+    if (!position.has(c.handle)) position.set(c.handle, i);
+    for (const m of c.manages) push(managing, m, i);
+    for (const u of c.lead_of) push(leading, u, i);
+  });
   const raws = new Map<string, Json>();
   for (const raw of rawSeats(doc)) {
-    const handle = colleagues.find(
-      (c) => c.name === str(raw['name']) || c.handle === str(raw['handle']),
-    )?.handle;
+    const at = Math.min(
+      byName.get(str(raw['name'])) ?? Infinity,
+      position.get(str(raw['handle'])) ?? Infinity,
+    );
+    const handle = colleagues[at]?.handle;
     if (handle && !raws.has(handle)) raws.set(handle, raw);
   }
+  /** The first colleague other than `handle` in any of the lists (each in document order). */
+  const firstOther = (handle: string, lists: ReadonlyArray<number[] | undefined>): string | null => {
+    let best = Infinity;
+    for (const list of lists) {
+      const i = list?.find((j) => colleagues[j]?.handle !== handle);
+      if (i !== undefined && i < best) best = i;
+    }
+    return colleagues[best]?.handle ?? null;
+  };
   // A seat's manager: whoever names it (or its unit) in `manages`, else its unit's lead.
   const managerOf = (handle: string): string | null => {
     const me = byHandle.get(handle);
     if (!me) return null;
-    const named = colleagues.find(
-      (c) =>
-        c.handle !== handle &&
-        (c.manages.includes(me.name) ||
-          c.manages.includes(handle) ||
-          (me.unit !== null && c.manages.includes(me.unit))),
+    const unit = me.unit;
+    return (
+      firstOther(handle, [
+        managing.get(me.name),
+        managing.get(handle),
+        unit !== null ? managing.get(unit) : undefined,
+      ]) ?? (unit !== null ? firstOther(handle, [leading.get(unit)]) : null)
     );
-    if (named) return named.handle;
-    const lead = colleagues.find(
-      (c) => c.handle !== handle && me.unit !== null && c.lead_of.includes(me.unit),
-    );
-    return lead?.handle ?? null;
   };
   const seats = new Map<string, SeatProfile>();
   for (const c of colleagues) {
@@ -110,12 +134,22 @@ export function companyOf(document: unknown): Company {
       reports: [],
     });
   }
+  // Each colleague's manager once, then reports grouped by manager (in colleague order).
+  const managers = new Map(colleagues.map((c) => [c.handle, managerOf(c.handle)]));
+  const reportsOf = new Map<string, string[]>();
+  for (const c of colleagues) {
+    const manager = managers.get(c.handle) ?? null;
+    if (manager === null || manager === c.handle) continue;
+    const list = reportsOf.get(manager) ?? [];
+    list.push(c.handle);
+    reportsOf.set(manager, list);
+  }
   for (const [handle, seat] of seats) {
-    const manager = managerOf(handle);
-    const reports = colleagues
-      .filter((c) => c.handle !== handle && managerOf(c.handle) === handle)
-      .map((c) => c.handle);
-    seats.set(handle, { ...seat, manager, reports });
+    seats.set(handle, {
+      ...seat,
+      manager: managers.get(handle) ?? null,
+      reports: reportsOf.get(handle) ?? [],
+    });
   }
   return {
     charter: {

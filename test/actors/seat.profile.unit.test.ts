@@ -1,0 +1,56 @@
+import t from 'tap';
+import { companyOf } from '../../actors/seat/seat.profile.js';
+
+const document = {
+  name: 'Acme',
+  units: [
+    {
+      name: 'Eng',
+      lead: 'Ada',
+      roles: [{ name: 'Ada' }, { name: 'Bob' }, { name: 'Cy', manages: ['Ops'] }],
+      children: [{ name: 'Web', roles: [{ name: 'Dee' }] }],
+    },
+    { name: 'Ops', roles: [{ name: 'Eve' }, { name: 'Hu', kind: 'human' }] },
+  ],
+  roles: [{ name: 'Fay', manages: ['ada'] }],
+};
+
+t.test('a seat is managed by whoever names it or its unit in manages, else by its unit lead', async (t) => {
+  const seats = companyOf(document).seats;
+  t.equal(seats.get('ada')?.manager, 'fay', 'named by handle in manages');
+  t.equal(seats.get('bob')?.manager, 'ada', 'the unit lead');
+  t.equal(seats.get('dee')?.manager, 'ada', 'a child unit inherits the lead');
+  t.equal(seats.get('eve')?.manager, 'cy', 'its unit named in manages');
+  t.equal(seats.get('fay')?.manager, null, 'nobody manages the top');
+});
+
+t.test('reports list every colleague a seat manages, humans included, in document order', async (t) => {
+  const seats = companyOf(document).seats;
+  t.same(seats.get('ada')?.reports, ['bob', 'cy', 'dee']);
+  t.same(seats.get('cy')?.reports, ['eve', 'hu']);
+  t.same(seats.get('fay')?.reports, ['ada']);
+  t.same(seats.get('bob')?.reports, []);
+  t.notOk(seats.has('hu'), 'a human seat is not profiled');
+});
+
+t.test('a thousand seats in units of ten are profiled with their leads and reports', async (t) => {
+  const units = Array.from({ length: 100 }, (_, u) => ({
+    name: `U${u}`,
+    lead: `s${u * 10}`,
+    roles: Array.from({ length: 10 }, (_, i) => ({ handle: `s${u * 10 + i}`, name: `Seat ${u * 10 + i}` })),
+  }));
+  const seats = companyOf({ name: 'Big', units }).seats;
+  t.equal(seats.size, 1000);
+  t.equal(seats.get('s537')?.manager, 's530');
+  t.same(seats.get('s530')?.reports, [
+    's531',
+    's532',
+    's533',
+    's534',
+    's535',
+    's536',
+    's537',
+    's538',
+    's539',
+  ]);
+});
