@@ -19,9 +19,8 @@ export interface Budget {
   add(handle: string, tokens: number): Promise<void>;
 }
 
-/** Offset of `timeZone` from UTC at `ms`, in ms. */
-function offsetMs(ms: number, timeZone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
+const formatOf = (timeZone: string): Intl.DateTimeFormat =>
+  new Intl.DateTimeFormat('en-US', {
     timeZone,
     hourCycle: 'h23',
     year: 'numeric',
@@ -30,7 +29,27 @@ function offsetMs(ms: number, timeZone: string): number {
     hour: 'numeric',
     minute: 'numeric',
     second: 'numeric',
-  }).formatToParts(new Date(ms));
+  });
+const utc = formatOf('UTC');
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** One formatter per zone (building one costs more than a model round); UTC for an unknown zone. */
+function formatterOf(timeZone: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(timeZone);
+  if (formatter === undefined) {
+    try {
+      formatter = formatOf(timeZone);
+    } catch {
+      formatter = utc;
+    }
+    formatters.set(timeZone, formatter);
+  }
+  return formatter;
+}
+
+/** Offset of the formatter's zone from UTC at `ms`, in ms. */
+function offsetMs(ms: number, formatter: Intl.DateTimeFormat): number {
+  const parts = formatter.formatToParts(new Date(ms));
   const get = (type: string): number => Number(parts.find((p) => p.type === type)?.value ?? 0);
   const local = Date.UTC(
     get('year'),
@@ -43,26 +62,28 @@ function offsetMs(ms: number, timeZone: string): number {
   return local - Math.floor(ms / 1000) * 1000;
 }
 
+type Month = { readonly key: string; readonly start: string; readonly end: string };
+/** The month last asked for: every model call asks, and it changes once a month. */
+let last: { zone: string; startMs: number; endMs: number; month: Month } | null = null;
+
 /** The calendar month holding `ms` in `timeZone`: its key and its bounds as instants. */
-export function monthOf(ms: number, timeZone: string): { key: string; start: string; end: string } {
-  let zone = timeZone;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-  } catch {
-    zone = 'UTC';
-  }
-  const local = new Date(ms + offsetMs(ms, zone));
+export function monthOf(ms: number, timeZone: string): Month {
+  if (last !== null && last.zone === timeZone && ms >= last.startMs && ms < last.endMs) return last.month;
+  const formatter = formatterOf(timeZone);
+  const local = new Date(ms + offsetMs(ms, formatter));
   const y = local.getUTCFullYear();
   const m = local.getUTCMonth();
   const startLocal = Date.UTC(y, m, 1);
   const endLocal = Date.UTC(y, m + 1, 1);
-  const start = startLocal - offsetMs(startLocal, zone);
-  const end = endLocal - offsetMs(endLocal, zone);
-  return {
+  const start = startLocal - offsetMs(startLocal, formatter);
+  const end = endLocal - offsetMs(endLocal, formatter);
+  const month = {
     key: `${y}-${String(m + 1).padStart(2, '0')}`,
     start: new Date(start).toISOString(),
     end: new Date(end).toISOString(),
   };
+  last = { zone: timeZone, startMs: start, endMs: end, month };
+  return month;
 }
 
 const encoder = new TextEncoder();
