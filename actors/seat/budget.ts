@@ -103,7 +103,7 @@ export function createBudget(opts: {
     return { used: typeof value.used === 'number' ? value.used : 0, revision: entry.revision };
   };
   // Compare-and-set, retried: two nodes adding at once both count.
-  const increment = async (key: string, tokens: number): Promise<void> => {
+  const compareAndAdd = async (key: string, tokens: number): Promise<void> => {
     for (let attempt = 0; attempt < 50; attempt += 1) {
       const { used, revision } = await read(key);
       const data = encoder.encode(JSON.stringify({ used: used + tokens }));
@@ -117,6 +117,32 @@ export function createBudget(opts: {
     }
     throw new Error(`budget counter ${key} is too contended`);
   };
+  // One write per counter in flight on this node: adds that arrive meanwhile are summed into the next
+  // write. A hundred seats adding at once to the org counter otherwise retried each other out.
+  const queued = new Map<string, { tokens: number; waiters: Array<(error?: Error) => void> }>();
+  const writing = new Set<string>();
+  const drain = async (key: string): Promise<void> => {
+    writing.add(key);
+    for (let batch = queued.get(key); batch !== undefined; batch = queued.get(key)) {
+      queued.delete(key);
+      let failure: Error | undefined;
+      try {
+        await compareAndAdd(key, batch.tokens);
+      } catch (error) {
+        failure = error instanceof Error ? error : new Error(String(error));
+      }
+      for (const settle of batch.waiters) settle(failure);
+    }
+    writing.delete(key);
+  };
+  const increment = (key: string, tokens: number): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      const batch = queued.get(key) ?? { tokens: 0, waiters: [] };
+      batch.tokens += tokens;
+      batch.waiters.push((error) => (error ? reject(error) : resolve()));
+      queued.set(key, batch);
+      if (!writing.has(key)) void drain(key);
+    });
   return {
     async check(handle, caps) {
       const month = monthOf(now(), opts.timezone());

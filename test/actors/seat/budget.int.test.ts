@@ -1,5 +1,6 @@
 import t from 'tap';
-import { monthOf } from '../../../actors/index.js';
+import { createBudget, monthOf } from '../../../actors/index.js';
+import { ensureCatalogue, openMemoryBus } from '../../../bus/index.js';
 
 t.test('the budget window is the calendar month in the company timezone', async (t) => {
   const at = Date.parse('2026-03-01T03:00:00Z'); // 22:00 on 28 February in New York
@@ -11,4 +12,18 @@ t.test('the budget window is the calendar month in the company timezone', async 
   t.equal(monthOf(at, 'UTC').key, '2026-03', 'the same instant in another zone is in its own month');
   t.equal(monthOf(at + 3 * 3600_000, 'America/New_York').key, '2026-03', 'and the next month begins');
   t.equal(monthOf(at, 'Not/A_Zone').key, '2026-03', 'an unknown zone counts as UTC');
+});
+
+t.test('spend added by a hundred seats at once is all counted, none refused', async (t) => {
+  const bus = await openMemoryBus({});
+  t.teardown(() => bus.close());
+  const { coord } = await ensureCatalogue(bus);
+  const budget = createBudget({ kv: coord, timezone: () => 'UTC' });
+  const seats = Array.from({ length: 100 }, (_, i) => `s${i}`);
+  await Promise.all(seats.flatMap((seat) => [budget.add(seat, 7), budget.add(seat, 3)]));
+  const refusal = await budget.check('s1', { org: 2000, seat: 10 });
+  t.match(refusal, { scope: 'seat', cap: 10, used: 10 }, 'each seat counted its own spend');
+  const org = await budget.check('s1', { org: 1000, seat: 0 });
+  t.match(org, { scope: 'org', cap: 1000, used: 1000 }, 'the org counter has every token');
+  t.equal(await budget.check('s1', { org: 1001, seat: 11 }), null);
 });
