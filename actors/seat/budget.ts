@@ -160,8 +160,10 @@ export function createBudget(opts: {
     async add(handle, tokens) {
       if (tokens <= 0) return;
       const month = monthOf(now(), opts.timezone()).key;
-      await increment(keyOf(month, 'org'), tokens);
-      await increment(keyOf(month, `seat.${handle}`), tokens);
+      await Promise.all([
+        increment(keyOf(month, 'org'), tokens),
+        increment(keyOf(month, `seat.${handle}`), tokens),
+      ]);
     },
   };
 }

@@ -210,8 +210,8 @@ export async function runPhase(
       cache_write_tokens: u.cache_write_tokens,
       total_tokens: u.input_tokens + u.output_tokens,
     };
-    await deps.spend(spend);
-    await deps.budget.add(seat.handle, spend.total_tokens);
+    // Together, so the spend record and both budget counters share the bus's group commits.
+    await Promise.all([deps.spend(spend), deps.budget.add(seat.handle, spend.total_tokens)]);
     rounds.push({
       round,
       started_at: roundStart.toISOString(),
