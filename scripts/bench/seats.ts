@@ -94,25 +94,27 @@ async function throughput(label: string, bus: Bus, llm: ZeroLlm): Promise<void> 
     const calls0 = llm.count();
     const tools0 = node.tool();
     llm.record();
+    const cpu0 = cpuMs();
     const started = performance.now();
     for (let k = 0; k < turnsPerSeat; k++)
       for (let i = 0; i < seats; i++) await node.wake(handleOf(i), `please echo, rounds=${rounds}`);
     const total = seats * turnsPerSeat;
     await node.waitCompleted(before + total);
     const ms = performance.now() - started;
+    const cpu = cpuMs() - cpu0;
     const bodies = llm.stopRecording();
     const calls = llm.count() - calls0;
     const toolMs = node.tool().ms - tools0.ms;
-    const raw = (await rawCalls(llm, bodies, seats)).ms;
+    const { ms: raw, cpu: rawCpu } = await rawCalls(llm, bodies, seats);
     const perTurn = calls / total;
     console.log(
       `${label}: ${fmt(total)} turns on ${seats} seats (${fmt(perTurn, 1)} model calls and ${rounds} tool calls each) in ${fmt(ms / 1000, 2)} s`,
     );
     console.log(
-      `  ${fmt(total / (ms / 1000), 1)} turns/s, ${fmt(calls / (ms / 1000))} model calls/s; tool time ${fmt(toolMs, 1)} ms; failed turns ${node.failed() - failed0}`,
+      `  ${fmt(total / (ms / 1000), 1)} turns/s, ${fmt(calls / (ms / 1000))} model calls/s; CPU ${fmt(cpu / total, 2)} ms per turn; tool time ${fmt(toolMs, 1)} ms; failed turns ${node.failed() - failed0}`,
     );
     console.log(
-      `  plain HTTP, same ${fmt(calls)} bodies, ${seats} in flight: ${fmt(calls / (raw / 1000))} calls/s = ${fmt(total / (raw / 1000), 1)} turns/s ceiling; ratio ${fmt(raw / ms, 2)}`,
+      `  plain HTTP, same ${fmt(calls)} bodies, ${seats} in flight: ${fmt(calls / (raw / 1000))} calls/s = ${fmt(total / (raw / 1000), 1)} turns/s ceiling (CPU ${fmt(rawCpu / total, 2)} ms per turn); ratio ${fmt(raw / ms, 2)}`,
     );
   });
 }
@@ -177,7 +179,7 @@ async function overhead(bus: Bus, llm: ZeroLlm): Promise<void> {
  * compiled on the fly) gives its memory back only after some seconds idle, so a reading taken
  * before that would count its release against the seats.
  */
-const settle = async (): Promise<void> => {
+const settle = async (stillFor: number): Promise<void> => {
   const gc = (globalThis as { gc?: () => void }).gc;
   const samples: number[] = [];
   const deadline = performance.now() + 30_000;
@@ -185,8 +187,8 @@ const settle = async (): Promise<void> => {
     gc?.();
     await new Promise((resolve) => setTimeout(resolve, 500));
     samples.push(process.memoryUsage().rss);
-    const window = samples.slice(-20);
-    if (window.length === 20 && Math.max(...window) - Math.min(...window) < 1048576) return;
+    const window = samples.slice(-stillFor);
+    if (window.length === stillFor && Math.max(...window) - Math.min(...window) < 1048576) return;
     if (performance.now() > deadline) return;
   }
 };
@@ -198,12 +200,13 @@ async function memoryChild(): Promise<void> {
   const bus = await openBus({ type: 'memory' });
   const node = await startSeatsNode(bus);
   await node.apply(benchCompany(llm.baseUrl, 0));
-  await settle();
+  // 8 s still: the loader's thread lets go of its memory after about 6 s idle.
+  await settle(16);
   const empty = process.memoryUsage();
   const started = performance.now();
   await node.apply(benchCompany(llm.baseUrl, idle));
   const applyMs = performance.now() - started;
-  await settle();
+  await settle(6);
   const full = process.memoryUsage();
   process.stdout.write(
     `${JSON.stringify({ empty, full, applyMs, seats: node.runtime.seats().length, gc: typeof (globalThis as { gc?: unknown }).gc === 'function' })}\n`,
