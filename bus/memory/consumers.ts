@@ -68,6 +68,14 @@ export class DurableConsumer {
     this.done = this.loop();
   }
 
+  /** Whether any of these newly written subjects passes the filter (a message for this consumer). */
+  wants(subjects: ReadonlySet<string>): boolean {
+    const filter = this.spec.filterSubject;
+    if (filter === undefined) return true;
+    for (const subject of subjects) if (subjectMatches(filter, subject)) return true;
+    return false;
+  }
+
   /** New messages were committed to the stream. */
   wake(): void {
     this.wakeUp?.();

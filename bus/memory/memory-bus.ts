@@ -81,7 +81,8 @@ class MemoryBus implements Bus {
   private readonly sweeper: NodeJS.Timeout;
   /** Appended messages of the current batch, announced after its commit. */
   private announced: Array<{ subject: string; data: Uint8Array; headers: Headers }> = [];
-  private readonly touched = new Set<string>();
+  /** Streams written by the batch being committed, with the subjects written to each. */
+  private readonly touched = new Map<string, Set<string>>();
   private readonly savepoint;
 
   constructor(
@@ -183,9 +184,12 @@ class MemoryBus implements Bus {
     for (const m of announced) this.core.deliver(m.subject, m.data, m.headers);
     const touched = [...this.touched];
     this.touched.clear();
-    for (const stream of touched) {
+    for (const [stream, subjects] of touched) {
       for (const follower of this.followers) if (follower.stream === stream) this.pump(follower);
-      for (const consumer of this.consumers.values()) if (consumer.stream === stream) consumer.wake();
+      // Only consumers whose filter takes one of the new subjects: a thousand seat inboxes share
+      // one stream, and waking each of them to read past a message for another was most of a wake.
+      for (const consumer of this.consumers.values())
+        if (consumer.stream === stream && consumer.wants(subjects)) consumer.wake();
     }
   }
 
@@ -223,7 +227,9 @@ class MemoryBus implements Bus {
     const ack = this.streams.append(subject, data, opts, now);
     if (!ack.duplicate) {
       this.announced.push({ subject, data, headers: opts?.headers ?? emptyHeaders });
-      this.touched.add(ack.stream);
+      const subjects = this.touched.get(ack.stream);
+      if (subjects) subjects.add(subject);
+      else this.touched.set(ack.stream, new Set([subject]));
     }
     return ack;
   }
