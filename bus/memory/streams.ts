@@ -65,6 +65,7 @@ function prepare(db: Db) {
     firstAtTime: db.prepare('SELECT MIN(seq) AS seq FROM messages WHERE stream = ? AND time_ms >= ?'),
     bounds: db.prepare('SELECT MIN(seq) AS first, COUNT(*) AS count FROM messages WHERE stream = ?'),
     firstTime: db.prepare('SELECT time_ms FROM messages WHERE stream = ? ORDER BY seq LIMIT 1'),
+    first: db.prepare('SELECT seq, time_ms FROM messages WHERE stream = ? ORDER BY seq LIMIT 1'),
     lastPerSubject: db.prepare(
       'SELECT subject, MAX(seq) AS seq FROM messages WHERE stream = ? GROUP BY subject',
     ),
@@ -256,8 +257,8 @@ export class StreamStore {
     const s = this.state(name);
     const row = this.sql.get.get(name, seq) as Row | undefined;
     if (!row) return;
-    this.sql.remove.run(name, seq);
-    this.forget(name, s, [{ seq, subject: row.subject }]);
+    const { changes } = this.sql.remove.run(name, seq);
+    this.forget(name, s, [{ seq, subject: row.subject }], changes);
   }
 
   /** Applies max age, max messages and per-subject history; call inside a transaction. */
@@ -291,14 +292,16 @@ export class StreamStore {
       removed.push(...oldest.filter((r) => !taken.has(r.seq)).slice(0, excess));
     }
     if (removed.length === 0) return;
-    for (const r of removed) this.sql.remove.run(name, r.seq);
-    this.forget(name, s, removed);
+    let gone = 0;
+    for (const r of removed) gone += this.sql.remove.run(name, r.seq).changes;
+    this.forget(name, s, removed, gone);
   }
 
   private forget(
     name: string,
     s: StreamState,
     removed: ReadonlyArray<{ seq: number; subject: string }>,
+    gone: number,
   ): void {
     for (const r of removed) {
       if (s.subjectLast.get(r.subject) === r.seq) {
@@ -307,7 +310,17 @@ export class StreamStore {
         else s.subjectLast.set(r.subject, last.seq);
       }
     }
-    this.refreshBounds(name, s);
+    // Counted down rather than recounted: COUNT(*) walks the whole stream, and a KV bucket trims its
+    // history (or a work queue drops an acked message) on nearly every write.
+    s.count = Math.max(0, s.count - gone);
+    if (s.count === 0) {
+      s.firstSeq = s.lastSeq + 1;
+      s.firstTime = 0;
+    } else if (removed.some((r) => r.seq === s.firstSeq)) {
+      const first = this.sql.first.get(name) as { seq: number; time_ms: number } | undefined;
+      s.firstSeq = first?.seq ?? s.lastSeq + 1;
+      s.firstTime = first?.time_ms ?? 0;
+    }
   }
 
   /** Drops de-duplication ids older than the window; call inside a transaction. */
