@@ -45,6 +45,7 @@ export { EventIndex, type IndexEntry, type IndexFilter } from './events.index.js
 export { decodeRecord, decodeRow } from './events.decode.js';
 export { checkRow } from './events.check.js';
 export {
+  applyDecoded,
   applyEvent,
   eventsProjection,
   FEED_WINDOW,

@@ -19,6 +19,11 @@ export interface Projection<S> {
   init(): S;
   /** Folds one message into the state (in place). Must not throw on bad data: skip it. */
   apply(state: S, message: StoredMessage): void;
+  /**
+   * Called once the boot replay (or a rebuild) has folded the stream up to its end at start, before the
+   * live tail is followed: where a projection finishes what it deferred while replaying.
+   */
+  replayed?(state: S): void;
   /** Checkpoint codec; a projection without one always replays from zero. */
   readonly checkpoint?: {
     save(state: S): unknown;
@@ -138,6 +143,11 @@ export async function runProjection<S>(opts: RunnerOptions<S>): Promise<RunningP
       fold(message);
     const replayed = info.lastSeq - checkpointSeq;
     seq = Math.max(seq, info.lastSeq);
+    try {
+      p.replayed?.(state);
+    } catch (error) {
+      opts.logger?.error({ err: error, projection: p.name }, 'projection replay hook failed');
+    }
     replaying = false;
     save();
     tail = await bus.follow(p.stream, { fromSeq: info.lastSeq + 1, subject: p.subjects }, fold);
