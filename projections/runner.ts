@@ -16,6 +16,11 @@ export interface Projection<S> {
   readonly stream: string;
   /** Subject filter inside the stream (wildcards allowed). */
   readonly subjects: string;
+  /**
+   * Where a replay from zero starts: the first message stored at or after this instant (a seeding bound);
+   * default the stream's first message. A checkpoint resumes after its sequence whatever this says.
+   */
+  since?(): Date;
   init(): S;
   /** Folds one message into the state (in place). Must not throw on bad data: skip it. */
   apply(state: S, message: StoredMessage): void;
@@ -135,10 +140,12 @@ export async function runProjection<S>(opts: RunnerOptions<S>): Promise<RunningP
     savedSeq = seq;
     replaying = true;
     // 1. history up to the last sequence at start, 2. the live tail from just after it.
+    const since = seq === 0 ? p.since?.() : undefined;
     for await (const message of bus.replay(p.stream, {
       fromSeq: seq + 1,
       toSeq: info.lastSeq,
       subject: p.subjects,
+      ...(since ? { since } : {}),
     }))
       fold(message);
     const replayed = info.lastSeq - checkpointSeq;
