@@ -116,6 +116,11 @@ const isHex = (c: number): boolean =>
 /** Whether the string `skipString` last passed held only ASCII and no escape. */
 let plain = false;
 
+/** Byte classes inside a JSON string: 0 plain ASCII, 1 `"`, 2 `\\`, 3 control (invalid), 4 non-ASCII. */
+const byteClass = new Uint8Array(256);
+for (let c = 0; c < 256; c += 1)
+  byteClass[c] = c < 0x20 ? 3 : c === QUOTE ? 1 : c === BACKSLASH ? 2 : c >= 0x80 ? 4 : 0;
+
 /**
  * Skips a JSON string starting at the opening quote `at`; returns the offset after the closing quote, or -1
  * when it is not a valid JSON string. Sets `plain`.
@@ -123,44 +128,41 @@ let plain = false;
 function skipString(b: Uint8Array, at: number, n: number): number {
   let i = at + 1;
   let simple = true;
-  while (i < n) {
-    const c = b[i] as number;
-    // Most bytes are lower-case letters: one test lets them by.
-    if (c > BACKSLASH) {
-      if (c > 0x7f) simple = false;
-      i += 1;
-      continue;
-    }
-    if (c === QUOTE) {
+  for (;;) {
+    let k = 0;
+    // One table load a byte for the common run of plain characters.
+    while (i < n && (k = byteClass[b[i] as number] as number) === 0) i += 1;
+    if (i >= n) return -1;
+    if (k === 1) {
       plain = simple;
       return i + 1;
     }
-    if (c < 0x20) return -1;
-    if (c === BACKSLASH) {
+    if (k === 4) {
       simple = false;
-      const e = b[i + 1];
-      if (e === 0x75 /* u */) {
-        for (let k = 2; k <= 5; k += 1) if (!isHex(b[i + k] ?? 0)) return -1;
-        i += 6;
-        continue;
-      }
-      if (
-        e !== QUOTE &&
-        e !== BACKSLASH &&
-        e !== 0x2f &&
-        e !== 0x62 &&
-        e !== 0x66 &&
-        e !== 0x6e &&
-        e !== 0x72 &&
-        e !== 0x74
-      )
-        return -1;
-      i += 2;
+      i += 1;
       continue;
     }
-    i += 1;
+    if (k === 3) return -1;
+    simple = false;
+    const e = b[i + 1];
+    if (e === 0x75 /* u */) {
+      for (let j = 2; j <= 5; j += 1) if (!isHex(b[i + j] ?? 0)) return -1;
+      i += 6;
+      continue;
+    }
+    if (
+      e !== QUOTE &&
+      e !== BACKSLASH &&
+      e !== 0x2f &&
+      e !== 0x62 &&
+      e !== 0x66 &&
+      e !== 0x6e &&
+      e !== 0x72 &&
+      e !== 0x74
+    )
+      return -1;
+    i += 2;
   }
-  return -1;
 }
 
 function literal(b: Uint8Array, at: number, text: string): boolean {

@@ -333,7 +333,7 @@ export class EventIndex {
       }
     }
     if (this.n === this.ms.length) this.grow();
-    if (at < this.n) for (const col of this.columns()) col.copyWithin(at + 1, at, this.n);
+    if (at < this.n) this.openAt(at);
     const off = this.used;
     const wide = this.stagedWide;
     const len = this.stagedLen;
@@ -350,6 +350,26 @@ export class EventIndex {
     this.n += 1;
     this.addSlot(this.stagedA, this.stagedB, seq, ms);
     return true;
+  }
+
+  /** Moves entries at..n-1 one place up. Most out-of-order entries land a few places from the end. */
+  private openAt(at: number): void {
+    if (this.n - at > 16) {
+      for (const col of this.columns()) col.copyWithin(at + 1, at, this.n);
+      return;
+    }
+    const { ms, ns, seqs, flags, agent, traceA, traceB, idOff, idLen } = this;
+    for (let j = this.n; j > at; j -= 1) {
+      ms[j] = ms[j - 1] as number;
+      ns[j] = ns[j - 1] as number;
+      seqs[j] = seqs[j - 1] as number;
+      flags[j] = flags[j - 1] as number;
+      agent[j] = agent[j - 1] as number;
+      traceA[j] = traceA[j - 1] as number;
+      traceB[j] = traceB[j - 1] as number;
+      idOff[j] = idOff[j - 1] as number;
+      idLen[j] = idLen[j - 1] as number;
+    }
   }
 
   /** The seat's interned code (0 for none), interning it when new. */

@@ -5,7 +5,7 @@
  * whose stamp is not RFC 3339 is placed at the time the stream stored it. Types with no category are not
  * admitted; an entry equal to one held (same instant and id) is a duplicate and changes nothing.
  */
-import { Streams, Subjects, type StoredMessage } from '../bus/index.js';
+import { Streams, type StoredMessage } from '../bus/index.js';
 import { categoryOf, instantOf, isFailed, isFeedType, parseInstant, type EventRow } from '../schema/index.js';
 import { decodeRow } from './events.decode.js';
 import { EventIndex, type SavedIndex } from './events.index.js';
@@ -62,7 +62,6 @@ export const eventsProjection: Projection<EventsState> = {
   name: 'events',
   version: 2,
   stream: Streams.Events,
-  subjects: Subjects.events,
   init: () => ({ index: new EventIndex(), window: [], lastAdded: null }),
   apply: applyEvent,
   // Rows the replay admitted still point into their messages: copy their heads off them.

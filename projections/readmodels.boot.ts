@@ -13,7 +13,7 @@
  * The stream-only `agent_turn_progress` is not stored, so no runner can replay it: the wiring subscribes
  * to it beside the runners and folds it into the same state.
  */
-import { Streams, Subjects, type StoredMessage } from '../bus/index.js';
+import { Streams, type StoredMessage } from '../bus/index.js';
 import { EventRecord, SpendRecord } from '../schema/index.js';
 import { seedBound } from './agents.seed.js';
 import type { EventModels, ReadModels, SpendModels } from './readmodels.js';
@@ -64,7 +64,6 @@ export function readModelProjections(models: ReadModels, now: () => number = Dat
     name: 'readmodels.events',
     version: 1,
     stream: Streams.Events,
-    subjects: Subjects.events,
     since: () => new Date(now() - eventSeedMs),
     init: () => {
       const state: EventsReplay = { ...models.emptyEvents(), held: [] };
@@ -89,7 +88,6 @@ export function readModelProjections(models: ReadModels, now: () => number = Dat
     name: 'readmodels.spend',
     version: 1,
     stream: Streams.Spend,
-    subjects: Subjects.spendAll,
     since: () => new Date(now() - spendSeedMs),
     init: () => models.useSpend(models.emptySpend()),
     apply: (_state, message) => models.applySpend(decodeJson(message.data)),

@@ -14,8 +14,11 @@ export interface Projection<S> {
   /** Bump when `apply` or the state's shape changes: older checkpoints are then ignored. */
   readonly version: number;
   readonly stream: string;
-  /** Subject filter inside the stream (wildcards allowed). */
-  readonly subjects: string;
+  /**
+   * Subject filter inside the stream (wildcards allowed); omitted, every message of the stream is folded
+   * (no filter to test per message when the projection reads all the stream holds).
+   */
+  readonly subjects?: string;
   /**
    * Where a replay from zero starts: the first message stored at or after this instant (a seeding bound);
    * default the stream's first message. A checkpoint resumes after its sequence whatever this says.
@@ -111,7 +114,7 @@ export async function runProjection<S>(opts: RunnerOptions<S>): Promise<RunningP
       opts.onLive?.(state, message);
       if (Date.now() - lastSave >= everyMs) save();
     }
-    for (const w of waiters) if (seq >= w.seq) w.wake();
+    if (waiters.size > 0) for (const w of waiters) if (seq >= w.seq) w.wake();
   };
 
   const start = async (
@@ -144,7 +147,7 @@ export async function runProjection<S>(opts: RunnerOptions<S>): Promise<RunningP
     for await (const message of bus.replay(p.stream, {
       fromSeq: seq + 1,
       toSeq: info.lastSeq,
-      subject: p.subjects,
+      ...(p.subjects !== undefined ? { subject: p.subjects } : {}),
       ...(since ? { since } : {}),
     }))
       fold(message);
@@ -157,7 +160,11 @@ export async function runProjection<S>(opts: RunnerOptions<S>): Promise<RunningP
     }
     replaying = false;
     save();
-    tail = await bus.follow(p.stream, { fromSeq: info.lastSeq + 1, subject: p.subjects }, fold);
+    tail = await bus.follow(
+      p.stream,
+      { fromSeq: info.lastSeq + 1, ...(p.subjects !== undefined ? { subject: p.subjects } : {}) },
+      fold,
+    );
     opts.logger?.info(
       { projection: p.name, version: p.version, from, checkpoint_seq: checkpointSeq, replayed, seq },
       'projection ready',
