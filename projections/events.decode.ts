@@ -29,6 +29,11 @@ function parse(text: string): unknown {
   }
 }
 
+/** A head cut before `,"payload":` (its bytes, without the closing brace) read as a row, or null. */
+export function decodeHead(head: Uint8Array): EventRow | null {
+  return checkRow(parse(`${bufferOf(head).toString('utf8')}}`));
+}
+
 /** The record without its payload, or null when the bytes are not an event record. */
 export function decodeRow(data: Uint8Array): EventRow | null {
   const bytes = bufferOf(data);

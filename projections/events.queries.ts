@@ -142,16 +142,18 @@ export async function listEvents(src: EventsSource, query: ListQuery): Promise<E
 /** `/events/{event_id}`: the event with its payload; `not_found` outside history. */
 export async function getEvent(src: EventsSource, id: string): Promise<EventAnswer> {
   const index = src.state().index;
-  const at = index.findId(id);
-  const missing = new QueryError(
+  const floor = floorOf(src);
+  // The index finds an id by its hash (no scan): the newest entry whose record really has this id.
+  for (const hit of index.findId(id)) {
+    if (hit.ms < floor) break;
+    const record = await src.fetch(hit.seq);
+    if (record !== null && record.id === id) return { ...toFullEvent(record), coverage: coverage(src.node) };
+  }
+  throw new QueryError(
     'not_found',
     `no event ${id} in the event history`,
     'Events older than the history window are gone.',
   );
-  if (at < 0 || index.instantAt(at).ms < floorOf(src)) throw missing;
-  const record = await src.fetch(index.seqAt(at));
-  if (record === null) throw missing;
-  return { ...toFullEvent(record), coverage: coverage(src.node) };
 }
 
 /** `/events/trace/{trace_id}`: oldest first, at most 500, with the total in history. */

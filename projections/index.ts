@@ -45,6 +45,7 @@ export { EventIndex, type IndexEntry, type IndexFilter } from './events.index.js
 export { decodeRecord, decodeRow } from './events.decode.js';
 export { checkRow } from './events.check.js';
 export {
+  applyDecoded,
   applyEvent,
   eventsProjection,
   FEED_WINDOW,
@@ -65,7 +66,20 @@ export {
   type EventsSource,
   type ListQuery,
 } from './events.queries.js';
-export { ReadModels, type Coverage, type ReadModelsOptions } from './readmodels.js';
+export {
+  ReadModels,
+  type Coverage,
+  type EventModels,
+  type ReadModelsOptions,
+  type SpendModels,
+} from './readmodels.js';
+export {
+  decodeJson,
+  eventSeedMs,
+  readModelProjections,
+  spendSeedMs,
+  type ReadModelProjections,
+} from './readmodels.boot.js';
 export { SectionHub } from './snapshot-section.js';
 export { agentsProjection, seedBound } from './agents.projection.js';
 export { memoryProjection, type MemoryStoreReader, type StoredMemory } from './memory.projection.js';

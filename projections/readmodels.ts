@@ -68,12 +68,26 @@ export interface ReadModelsOptions {
 const agentTypes = new Set<string>(agentEventTypes);
 const memoryTypes = new Set<string>(memoryEventTypes);
 
-export class ReadModels {
-  readonly agents: AgentsState = emptyAgentsState();
-  readonly memory: MemoryState = emptyMemoryState();
-  readonly sandboxes: SandboxesState = emptySandboxesState();
+/** The parts folded from the events stream. */
+export interface EventModels {
+  readonly agents: AgentsState;
+  readonly memory: MemoryState;
+  readonly sandboxes: SandboxesState;
+}
+
+/** The parts folded from the spend stream. */
+export interface SpendModels {
   readonly ledger: TokenLedger;
   readonly window: SpendWindow;
+}
+
+export class ReadModels {
+  private events: EventModels = {
+    agents: emptyAgentsState(),
+    memory: emptyMemoryState(),
+    sandboxes: emptySandboxesState(),
+  };
+  private spend: SpendModels;
   private company: CompanyModel = emptyCompany;
   private readonly now: () => number;
   private readonly opts: ReadModelsOptions;
@@ -87,8 +101,7 @@ export class ReadModels {
   constructor(opts: ReadModelsOptions = {}) {
     this.opts = opts;
     this.now = opts.now ?? Date.now;
-    this.ledger = emptyLedger(this.now);
-    this.window = new SpendWindow({ now: this.now });
+    this.spend = this.emptySpend();
     this.hubs = {
       agents: new SectionHub('agents', () => this.agentsMap()),
       seats: new SectionHub('seats', () => seatList(this.company)),
@@ -98,6 +111,47 @@ export class ReadModels {
       budget: new SectionHub('budget', () => orgBudgetMeter(this.ledger, this.company)),
       sandboxes: new SectionHub('sandboxes', () => liveSandboxes(this.sandboxes)),
     };
+  }
+
+  get agents(): AgentsState {
+    return this.events.agents;
+  }
+
+  get memory(): MemoryState {
+    return this.events.memory;
+  }
+
+  get sandboxes(): SandboxesState {
+    return this.events.sandboxes;
+  }
+
+  get ledger(): TokenLedger {
+    return this.spend.ledger;
+  }
+
+  get window(): SpendWindow {
+    return this.spend.window;
+  }
+
+  // ---- state the projection runner owns (see `readmodels.boot.ts`) -------------------------------
+
+  emptyEvents(): EventModels {
+    return { agents: emptyAgentsState(), memory: emptyMemoryState(), sandboxes: emptySandboxesState() };
+  }
+
+  emptySpend(): SpendModels {
+    return { ledger: emptyLedger(this.now), window: new SpendWindow({ now: this.now }) };
+  }
+
+  /** Answers and folds use these from now on (a boot, a checkpoint load or a rebuild). */
+  useEvents(state: EventModels): EventModels {
+    this.events = state;
+    return state;
+  }
+
+  useSpend(state: SpendModels): SpendModels {
+    this.spend = state;
+    return state;
   }
 
   // ---- folding ---------------------------------------------------------------------------------
@@ -117,8 +171,11 @@ export class ReadModels {
   /** Folds one decoded event record; pushes the overlay of the seat it changed. */
   applyEvent(message: unknown): void {
     const parsed = EventRecord.safeParse(message);
-    if (!parsed.success) return;
-    const e = parsed.data;
+    if (parsed.success) this.foldEvent(parsed.data);
+  }
+
+  /** Folds one checked event record; pushes the overlay of the seat it changed. */
+  foldEvent(e: EventRecord): void {
     if (agentTypes.has(e.type)) {
       applyAgentEvent(this.agents, e);
       this.pushDirtyAgents();

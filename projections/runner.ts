@@ -14,11 +14,24 @@ export interface Projection<S> {
   /** Bump when `apply` or the state's shape changes: older checkpoints are then ignored. */
   readonly version: number;
   readonly stream: string;
-  /** Subject filter inside the stream (wildcards allowed). */
-  readonly subjects: string;
+  /**
+   * Subject filter inside the stream (wildcards allowed); omitted, every message of the stream is folded
+   * (no filter to test per message when the projection reads all the stream holds).
+   */
+  readonly subjects?: string;
+  /**
+   * Where a replay from zero starts: the first message stored at or after this instant (a seeding bound);
+   * default the stream's first message. A checkpoint resumes after its sequence whatever this says.
+   */
+  since?(): Date;
   init(): S;
   /** Folds one message into the state (in place). Must not throw on bad data: skip it. */
   apply(state: S, message: StoredMessage): void;
+  /**
+   * Called once the boot replay (or a rebuild) has folded the stream up to its end at start, before the
+   * live tail is followed: where a projection finishes what it deferred while replaying.
+   */
+  replayed?(state: S): void;
   /** Checkpoint codec; a projection without one always replays from zero. */
   readonly checkpoint?: {
     save(state: S): unknown;
@@ -101,7 +114,7 @@ export async function runProjection<S>(opts: RunnerOptions<S>): Promise<RunningP
       opts.onLive?.(state, message);
       if (Date.now() - lastSave >= everyMs) save();
     }
-    for (const w of waiters) if (seq >= w.seq) w.wake();
+    if (waiters.size > 0) for (const w of waiters) if (seq >= w.seq) w.wake();
   };
 
   const start = async (
@@ -130,17 +143,28 @@ export async function runProjection<S>(opts: RunnerOptions<S>): Promise<RunningP
     savedSeq = seq;
     replaying = true;
     // 1. history up to the last sequence at start, 2. the live tail from just after it.
+    const since = seq === 0 ? p.since?.() : undefined;
     for await (const message of bus.replay(p.stream, {
       fromSeq: seq + 1,
       toSeq: info.lastSeq,
-      subject: p.subjects,
+      ...(p.subjects !== undefined ? { subject: p.subjects } : {}),
+      ...(since ? { since } : {}),
     }))
       fold(message);
     const replayed = info.lastSeq - checkpointSeq;
     seq = Math.max(seq, info.lastSeq);
+    try {
+      p.replayed?.(state);
+    } catch (error) {
+      opts.logger?.error({ err: error, projection: p.name }, 'projection replay hook failed');
+    }
     replaying = false;
     save();
-    tail = await bus.follow(p.stream, { fromSeq: info.lastSeq + 1, subject: p.subjects }, fold);
+    tail = await bus.follow(
+      p.stream,
+      { fromSeq: info.lastSeq + 1, ...(p.subjects !== undefined ? { subject: p.subjects } : {}) },
+      fold,
+    );
     opts.logger?.info(
       { projection: p.name, version: p.version, from, checkpoint_seq: checkpointSeq, replayed, seq },
       'projection ready',

@@ -30,6 +30,8 @@ export const RESENT_ON_APPLY = ['seats', 'org', 'tools'] as const;
 
 export interface EventsSubsystem {
   readonly projection: RunningProjection<EventsState>;
+  /** The node's projection checkpoints (`stream.store_dir`), open until `stop`; other projections share it. */
+  readonly checkpoints: CheckpointStore | undefined;
   readonly source: EventsSource;
   readonly sections: SectionRegistry;
   /** The node's question registry: `/query/{what}`, the route adapters and the socket's query channel. */
@@ -116,6 +118,7 @@ export async function startEvents(opts: EventsOptions): Promise<EventsSubsystem>
   trim.unref();
   return {
     projection: running,
+    checkpoints,
     source,
     sections,
     questions,

@@ -2,37 +2,31 @@
  * The read models of one node (agents, memory, tokens, budgets, sandboxes, org, seats, tools):
  *   1. an `org` subsystem applier: every config apply hands the opened document to the models, which
  *      re-send the config-derived sections (rule 7);
- *   2. a boot seed before the listener binds (rule 2): events of the 30-day history (agent events bound
- *      to the newest three turns per seat), spend records of the last 92 days; then the live tails, plus
- *      the stream-only `agent_turn_progress` subject;
+ *   2. a boot seed before the listener binds (rule 2) through the projection runner
+ *      (`projections/readmodels.boot.ts`): events of the 30-day history (agent events bound to the newest
+ *      three turns per seat), spend records of the last 92 days (checkpointed when a store is given); then
+ *      the live tails, plus the stream-only `agent_turn_progress` subject;
  *   3. the shared 5-second tick (rule 5) that ages the spend window and pushes what changed.
  */
 import type { Logger } from 'pino';
 import type { SubsystemApplier } from '../actors/index.js';
-import { Streams, Subjects, type Bus, type Subscription } from '../bus/index.js';
+import { Subjects, type Bus, type Subscription } from '../bus/index.js';
 import { readModelRoutes, readQuestions, type Question, type RouteDef } from '../http/index.js';
 import {
   activeRevision,
+  decodeJson,
+  readModelProjections,
   ReadModels,
-  seedBound,
+  runProjection,
+  type CheckpointStore,
   type ConfigView,
+  type Projection,
+  type RunningProjection,
   type MemoryStoreReader,
   type SnapshotSection,
 } from '../projections/index.js';
-import { EventRecord } from '../schema/index.js';
 
 const tickMs = 5_000;
-const eventSeedMs = 30 * 86_400_000;
-const spendSeedMs = 92 * 86_400_000;
-const decoder = new TextDecoder();
-
-function decode(data: Uint8Array): unknown {
-  try {
-    return JSON.parse(decoder.decode(data));
-  } catch {
-    return null;
-  }
-}
 
 export interface ReadModelsWiring {
   readonly models: ReadModels;
@@ -42,8 +36,11 @@ export interface ReadModelsWiring {
   routes(): RouteDef[];
   /** For the snapshot registry (CONTRACTS.md 7). */
   sections(): SnapshotSection[];
-  /** Seeds from the streams and follows them; resolves once seeded. */
-  start(opts: { bus: Bus; view: ConfigView }): Promise<void>;
+  /**
+   * Seeds from the streams through the projection runner and follows them; resolves once seeded.
+   * With `checkpoints` (the events subsystem's store), a read model that has a checkpoint resumes from it.
+   */
+  start(opts: { bus: Bus; view: ConfigView; checkpoints?: CheckpointStore | undefined }): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -83,51 +80,31 @@ export function createReadModels(opts: {
     },
   };
 
-  async function seedEvents(bus: Bus): Promise<void> {
-    const info = await bus.streamInfo(Streams.Events);
-    const agentEvents: EventRecord[] = [];
-    if (info.lastSeq > 0) {
-      for await (const msg of bus.replay(Streams.Events, {
-        since: new Date(Date.now() - eventSeedMs),
-        toSeq: info.lastSeq,
-      })) {
-        const parsed = EventRecord.safeParse(decode(msg.data));
-        if (!parsed.success) continue;
-        if (
-          parsed.data.type.startsWith('agent_') ||
-          ['llm_unavailable', 'budget_exhausted', 'turn.guard_breach'].includes(parsed.data.type)
-        )
-          agentEvents.push(parsed.data);
-        else models.applyEvent(parsed.data);
+  const running: Array<RunningProjection<unknown>> = [];
+
+  /**
+   * Boots both read-model projections through the runner (rule 2: before the listener binds), then the
+   * stream-only progress subject, which no stream holds.
+   */
+  async function boot(bus: Bus, checkpoints: CheckpointStore | undefined): Promise<void> {
+    const projections = readModelProjections(models);
+    for (const projection of [projections.events, projections.spend] as Array<Projection<unknown>>) {
+      try {
+        running.push(
+          await runProjection({
+            bus,
+            projection,
+            ...(checkpoints ? { checkpoints } : {}),
+            logger: logger.child({ component: `projection.${projection.name}` }),
+          }),
+        );
+      } catch (err) {
+        // A failed seed read costs history only (rule 2): log it and serve what there is.
+        logger.error({ err, projection: projection.name }, 'read models: seed failed');
       }
     }
-    // Turn completions are always folded (the activity log); phase records only of the newest turns.
-    const kept = new Set(seedBound(agentEvents));
-    for (const e of agentEvents) if (kept.has(e) || e.type === 'agent_turn_completed') models.applyEvent(e);
     subs.push(
-      await bus.follow(Streams.Events, { fromSeq: info.lastSeq + 1 }, (msg) =>
-        models.applyEvent(decode(msg.data)),
-      ),
-    );
-    subs.push(
-      bus.subscribe(Subjects.event('agent_turn_progress'), (msg) => models.applyEvent(decode(msg.data))),
-    );
-  }
-
-  async function seedSpend(bus: Bus): Promise<void> {
-    const info = await bus.streamInfo(Streams.Spend);
-    if (info.lastSeq > 0) {
-      for await (const msg of bus.replay(Streams.Spend, {
-        since: new Date(Date.now() - spendSeedMs),
-        toSeq: info.lastSeq,
-      }))
-        models.applySpend(decode(msg.data));
-    }
-    models.markSpendSeeded();
-    subs.push(
-      await bus.follow(Streams.Spend, { fromSeq: info.lastSeq + 1 }, (msg) =>
-        models.applySpend(decode(msg.data)),
-      ),
+      bus.subscribe(Subjects.event('agent_turn_progress'), (msg) => models.applyEvent(decodeJson(msg.data))),
     );
   }
 
@@ -139,13 +116,7 @@ export function createReadModels(opts: {
     sections: () => models.sections(),
     async start(start) {
       view = start.view;
-      // A failed seed read costs history only (rule 2): log it and serve what there is.
-      await seedEvents(start.bus).catch((err: unknown) =>
-        logger.error({ err }, 'read models: event seed failed'),
-      );
-      await seedSpend(start.bus).catch((err: unknown) =>
-        logger.error({ err }, 'read models: spend seed failed'),
-      );
+      await boot(start.bus, start.checkpoints);
       models.tick();
       tick = setInterval(() => models.tick(), tickMs);
       tick.unref();
@@ -157,6 +128,7 @@ export function createReadModels(opts: {
     async stop() {
       if (tick) clearInterval(tick);
       for (const sub of subs.splice(0)) await sub.stop();
+      for (const projection of running.splice(0)) await projection.stop();
     },
   };
 }

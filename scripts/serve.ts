@@ -152,7 +152,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     events.addQuestions(toolServers.questions);
     events.addQuestions(schedules.questions);
     // 5. read models: seeded before the listener binds; their sections and questions join the registry
-    await readModels.start({ bus, view: configuration.view });
+    await readModels.start({ bus, view: configuration.view, checkpoints: events.checkpoints });
     for (const section of readModels.sections()) events.sections.register(section);
     events.addQuestions(readModels.questions);
 

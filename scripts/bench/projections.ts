@@ -8,10 +8,14 @@
  *      published on the bus, pushed by the projection through the hub; deliveries/s and p50/p99 latency
  *      from publish to receipt. The clients run in the same process as the node (so the figure is a floor).
  *
- * Run (from the repository root):
- *   TS_NODE_TRANSPILE_ONLY=1 node --import @isaacs/ts-node-temp-fork-for-pr-2009/import scripts/bench/projections.ts
+ * Run (from the repository root), after `npm run -s build`:
+ *   node dist/scripts/bench/projections.js
+ * Options (environment): BENCH_EVENTS, BENCH_ROUNDS (default 3), BENCH_CLIENTS, BENCH_FANOUT;
+ * BENCH_ONLY=replay measures the replay ratio alone (no pages, no fan-out); BENCH_STORE=<dir> keeps the
+ * filled store there and reuses it on the next run when it already holds BENCH_EVENTS events (so repeated
+ * runs, e.g. under `node --cpu-prof`, skip the fill).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -34,7 +38,9 @@ import { startEvents } from '../events-wiring.js';
 import { openWs, type WsClient } from '../ws-client.js';
 
 const total = Number(process.env['BENCH_EVENTS'] ?? 1_000_000);
-const rounds = Number(process.env['BENCH_ROUNDS'] ?? 2);
+const rounds = Number(process.env['BENCH_ROUNDS'] ?? 3);
+const only = process.env['BENCH_ONLY'];
+const keep = process.env['BENCH_STORE'];
 const clients = Number(process.env['BENCH_CLIENTS'] ?? 200);
 const fanout = Number(process.env['BENCH_FANOUT'] ?? 2_000);
 const window = 512;
@@ -70,22 +76,19 @@ function sample(i: number, base: number): EventRecord {
   });
 }
 
-async function fill(bus: Bus): Promise<{ ids: string[] }> {
+async function fill(bus: Bus): Promise<void> {
   const base = Date.now() - Math.ceil(total / 10) - 60_000;
-  const ids: string[] = [];
   let next = 0;
   const started = performance.now();
   const lane = async (): Promise<void> => {
     while (next < total) {
       const i = next++;
       const e = sample(i, base);
-      if (i % 10_007 === 0) ids.push(e.id);
       await publishEvent(bus, e);
     }
   };
   await Promise.all(Array.from({ length: window }, lane));
   console.log(`stored ${fmt(total)} events in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  return { ids };
 }
 
 async function rawReplay(bus: Bus): Promise<number> {
@@ -122,7 +125,7 @@ async function latency(label: string, times: number, run: () => Promise<unknown>
   console.log(`${label.padEnd(44)} p50 ${ms(q.p50)}   p99 ${ms(q.p99)}`);
 }
 
-async function pages(bus: Bus, running: RunningProjection<EventsState>, ids: string[]): Promise<void> {
+async function pages(bus: Bus, running: RunningProjection<EventsState>): Promise<void> {
   const src: EventsSource = {
     state: () => running.state(),
     fetch: async (seq) => {
@@ -132,6 +135,8 @@ async function pages(bus: Bus, running: RunningProjection<EventsState>, ids: str
     node: 'bench',
     historySeconds: 30 * 24 * 3600,
   };
+  const index = running.state().index;
+  const ids = Array.from({ length: 100 }, (_, k) => index.idAt(Math.floor((k * index.size) / 100)));
   const list = (q: string) => listEvents(src, parseListQuery(new URLSearchParams(q)));
   const first = await list('limit=400');
   await latency('/events newest page (400 rows)', 50, () => list('limit=400'));
@@ -217,11 +222,15 @@ async function fanOut(): Promise<void> {
 
 async function main(): Promise<void> {
   console.log(`projections benchmark: ${fmt(total)} events, ${rounds} rounds`);
-  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-projections-'));
+  const reuse = keep !== undefined && existsSync(keep);
+  const dir = keep ?? mkdtempSync(join(tmpdir(), 'svc-bench-projections-'));
+  if (keep !== undefined) mkdirSync(dir, { recursive: true });
   try {
     const bus = await openBus({ type: 'memory', storeDir: dir });
     await ensureCatalogue(bus);
-    const { ids } = await fill(bus);
+    const held = reuse ? (await bus.streamInfo(Streams.Events)).lastSeq : 0;
+    if (held !== 0 && held !== total) throw new Error(`${dir} holds ${held} events, not ${total}`);
+    if (held !== total) await fill(bus);
     let raw = 0;
     let projected = 0;
     let running: RunningProjection<EventsState> | null = null;
@@ -236,16 +245,21 @@ async function main(): Promise<void> {
     console.log(
       `events projection replay   ${fmt(projected)} events/s   ratio ${(projected / raw).toFixed(2)} (target >= 0.5)`,
     );
+    if (only === 'replay') {
+      await running!.stop();
+      await bus.close();
+      return;
+    }
     const heap = process.memoryUsage();
     console.log(
       `heap used after replay     ${fmt(heap.heapUsed / 1048576)} MiB (index of ${fmt(running!.state().index.size)} events)`,
     );
-    await pages(bus, running!, ids);
+    await pages(bus, running!);
     await running!.stop();
     await bus.close();
     await fanOut();
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (keep === undefined) rmSync(dir, { recursive: true, force: true });
   }
 }
 

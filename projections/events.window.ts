@@ -1,0 +1,155 @@
+/**
+ * The events projection's state and its window of the newest 400 feed rows (spec rule 2), oldest first.
+ * A row the replay admits is held as its head bytes (copied into a shared slab, no object per field) and
+ * decoded only when read: a replay of a million events admits most of them and keeps only the last 400.
+ */
+import { compareInstants, type EventCategory, type EventRow, type Instant } from '../schema/index.js';
+import { decodeHead } from './events.decode.js';
+import type { EventIndex } from './events.index.js';
+
+/** Feed rows held in memory (spec rule 2: newest 400 events). */
+export const FEED_WINDOW = 400;
+
+export interface WindowRow {
+  readonly instant: Instant;
+  readonly seq: number;
+  readonly row: EventRow;
+}
+
+export interface EventsState {
+  readonly index: EventIndex;
+  /**
+   * The newest feed rows, oldest first: the last FEED_WINDOW entries count (the array may hold up to twice
+   * that before it is trimmed, so an in-order append costs no shift). Read it through `windowRows`.
+   */
+  window: WindowRow[];
+  /** The feed row the last applied message added (null when it added none): what a live push sends. */
+  lastAdded: WindowRow | null;
+  /** True once the boot replay is done: a row admitted from then on is settled at once. */
+  live?: boolean;
+}
+
+/** The window's rows, oldest first, at most FEED_WINDOW. */
+export function windowRows(state: EventsState): WindowRow[] {
+  const w = state.window;
+  return w.length > FEED_WINDOW ? w.slice(w.length - FEED_WINDOW) : w;
+}
+
+/** Head copies share slabs of this size; a slab is freed once no held row points into it. */
+const SLAB = 1 << 20;
+let slab = new Uint8Array(SLAB);
+let slabUsed = 0;
+
+/**
+ * A window row kept as the bytes of its record's head; the row is decoded on first read. While a replay
+ * runs the row points into the message it came from (most rows are pushed out of the window soon after);
+ * `settle` copies the head into a shared slab, so a held row keeps no message alive.
+ */
+export class HeldRow implements WindowRow {
+  private bytes: Uint8Array | null;
+  private at = 0;
+  private end: number;
+  private settled = false;
+  private decoded: EventRow | null = null;
+
+  /** `idStart`/`idEnd`: where the (ASCII, unescaped) id is inside the head. */
+  constructor(
+    readonly ms: number,
+    readonly ns: number,
+    readonly seq: number,
+    data: Uint8Array,
+    headEnd: number,
+    private readonly category: EventCategory,
+    private readonly failed: boolean,
+    private readonly idStart: number,
+    private readonly idEnd: number,
+  ) {
+    this.bytes = data;
+    this.end = headEnd;
+  }
+
+  /** Copies the head off the message it came from. */
+  settle(): void {
+    if (this.settled || this.bytes === null) return;
+    const size = this.end - this.at;
+    const head = this.bytes.subarray(this.at, this.end);
+    if (size > SLAB / 4) {
+      this.bytes = head.slice();
+      this.at = 0;
+    } else {
+      if (slabUsed + size > SLAB) {
+        slab = new Uint8Array(SLAB);
+        slabUsed = 0;
+      }
+      slab.set(head, slabUsed);
+      this.bytes = slab;
+      this.at = slabUsed;
+      slabUsed += size;
+    }
+    this.end = this.at + size;
+    this.settled = true;
+  }
+
+  get instant(): Instant {
+    return { ms: this.ms, ns: this.ns };
+  }
+
+  get row(): EventRow {
+    if (this.decoded === null) {
+      // The scanner vouched for these bytes: the general decoder reads them as a row.
+      const row = decodeHead((this.bytes as Uint8Array).subarray(this.at, this.end)) as EventRow;
+      row.category = this.category;
+      row.failed = this.failed;
+      this.decoded = row;
+      this.bytes = null;
+    }
+    return this.decoded;
+  }
+
+  /** Compares the ids of two held rows by their bytes (ASCII: the same order as the strings). */
+  compareId(other: HeldRow): number {
+    if (this.bytes === null || other.bytes === null) return compareStrings(this.row.id, other.row.id);
+    const a = this.bytes;
+    const b = other.bytes;
+    const x = this.at + this.idStart;
+    const y = other.at + other.idStart;
+    const la = this.idEnd - this.idStart;
+    const lb = other.idEnd - other.idStart;
+    const common = la < lb ? la : lb;
+    for (let k = 0; k < common; k += 1) {
+      const d = (a[x + k] as number) - (b[y + k] as number);
+      if (d !== 0) return d;
+    }
+    return la - lb;
+  }
+}
+
+const compareStrings = (x: string, y: string): number => (x === y ? 0 : x < y ? -1 : 1);
+
+function compareRows(a: WindowRow, b: WindowRow): number {
+  if (a instanceof HeldRow && b instanceof HeldRow)
+    return a.ms !== b.ms ? a.ms - b.ms : a.ns !== b.ns ? a.ns - b.ns : a.compareId(b);
+  return compareInstants(a.instant, b.instant) || compareStrings(a.row.id, b.row.id);
+}
+
+/** Copies the heads of the window's rows off their messages (after a replay). */
+export function settleWindow(state: EventsState): void {
+  state.live = true;
+  for (const w of state.window) if (w instanceof HeldRow) w.settle();
+}
+
+/** Keeps the window sorted and bounded; an event older than a full window's oldest row stays out of it. */
+export function admitToWindow(state: EventsState, entry: WindowRow): boolean {
+  const w = state.window;
+  const last = w[w.length - 1];
+  if (last === undefined || compareRows(last, entry) < 0) w.push(entry);
+  else {
+    const oldest = w.length >= FEED_WINDOW ? w[w.length - FEED_WINDOW] : undefined;
+    if (oldest !== undefined && compareRows(oldest, entry) > 0) return false;
+    let at = w.length;
+    while (at > 0 && compareRows(w[at - 1] as WindowRow, entry) > 0) at -= 1;
+    w.splice(at, 0, entry);
+  }
+  if (w.length >= 2 * FEED_WINDOW) state.window = w.slice(w.length - FEED_WINDOW);
+  return true;
+}
