@@ -100,7 +100,8 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       nodeId: config.node.id,
       logger: logger.child({ component: 'readmodels' }),
       tools: () => toolServers.catalogue(),
-      placed: (handle) => placement.placed(handle),
+      // This node's own leases first: they are known before the watch delivers them.
+      placed: (handle) => holdsSeat(handle) || placement.placed(handle),
       memoryStore: memory,
     });
     // A server that starts, stops or announces new tools changes the catalogue: re-send `tools`.
@@ -121,9 +122,10 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       node,
       config,
       logger,
+      // Seats first: the agent rows the read models push during the apply see the leases just taken.
       subsystems: [
-        readModels.applier,
         ...seats.subsystems,
+        readModels.applier,
         providers,
         toolServers.subsystem,
         schedules.applier,
