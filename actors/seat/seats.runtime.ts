@@ -10,7 +10,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import { Subjects, type Bus, type Kv, type Subscription } from '../../bus/index.js';
-import { SeatCommandVerb, SeatPause, SeatResume, type SeatCommandReply } from '../../schema/index.js';
 import type { SubsystemApplier } from '../config/index.js';
 import type { NeedsBoard } from '../memory/index.js';
 import { createBudget, type Budget } from './budget.js';
@@ -18,6 +17,7 @@ import { turnLimits, type TurnLimits } from './seat.limits.js';
 import { companyOf, type Company } from './seat.profile.js';
 import { startSeatHost, type SeatHost } from './seat.host.js';
 import { startPlacement, type Placement } from './placement.js';
+import { answerSeatCommands } from './placement.commands.js';
 import type { TurnDeps } from './turn.deps.js';
 
 export interface SeatsRuntimeOptions {
@@ -68,7 +68,6 @@ export interface SeatsRuntime {
 }
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
   const log = opts.logger.child({ component: 'seats' });
@@ -216,43 +215,25 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
     });
   const inboxes: SubsystemApplier = { name: 'restart_required', apply: openAll, rollback: openAll };
 
-  // Pause and resume: a seat unknown here (or a human seat) is not_found.
+  // Pause and resume: answered here for a seat this node runs, else forwarded to its holder.
   const findSeat = (id: string): SeatHost | null => {
     const direct = hosts.get(id);
     if (direct) return direct;
     const byName = [...company.seats.values()].find((s) => s.name === id);
     return byName ? (hosts.get(byName.handle) ?? null) : null;
   };
-  const answer = (reply: SeatCommandReply): Uint8Array => encoder.encode(JSON.stringify(reply));
-  const notFound = (seat: string): Uint8Array =>
-    answer({ ok: false, error: 'not_found', detail: `no agent seat ${seat} runs on this node` });
-  const subs: Subscription[] = [
-    opts.bus.reply(Subjects.command('seats', SeatCommandVerb.Pause), (msg) => {
-      const cmd = SeatPause.parse(JSON.parse(decoder.decode(msg.data)));
-      const host = findSeat(cmd.seat);
-      if (!host) return Promise.resolve(notFound(cmd.seat));
-      const paused = {
-        by: cmd.by,
-        at: now().toISOString(),
-        reason: cmd.reason,
-        stop_running: cmd.stop_running,
-      };
-      host.send({ type: 'seat.pause', paused });
-      return Promise.resolve(answer({ ok: true, handle: host.handle, paused }));
-    }),
-    opts.bus.reply(Subjects.command('seats', SeatCommandVerb.Resume), (msg) => {
-      const cmd = SeatResume.parse(JSON.parse(decoder.decode(msg.data)));
-      const host = findSeat(cmd.seat);
-      if (!host) return Promise.resolve(notFound(cmd.seat));
-      host.send({
-        type: 'seat.resume',
-        by: cmd.by,
-        at: now().toISOString(),
-        ...(cmd.reason !== undefined ? { reason: cmd.reason } : {}),
-      });
-      return Promise.resolve(answer({ ok: true, handle: host.handle, paused: null }));
-    }),
-  ];
+  const handleOf = (id: string): string | null => {
+    if (company.seats.has(id)) return id;
+    return [...company.seats.values()].find((s) => s.name === id)?.handle ?? null;
+  };
+  const subs: Subscription[] = answerSeatCommands({
+    bus: opts.bus,
+    coord: opts.coord,
+    nodeId: opts.nodeId,
+    now,
+    findSeat,
+    handleOf,
+  });
 
   return {
     org,

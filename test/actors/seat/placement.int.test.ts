@@ -22,7 +22,7 @@ import {
   type Bus,
   type Catalogue,
 } from '../../../bus/index.js';
-import { EventRecord, type InboxMessage } from '../../../schema/index.js';
+import { EventRecord, SeatCommandReply, type InboxMessage } from '../../../schema/index.js';
 import { startToolServers } from '../../../scripts/toolservers-wiring.js';
 import { startLlmServer, type LlmServer } from '../../fixtures/llm/llm-server.js';
 import { company } from './harness.js';
@@ -250,5 +250,33 @@ t.test(
     await b.apply({ ...fleet.doc, roles, units });
     t.same(b.runtime.seats(), []);
     t.equal(view.placed(gone!), false, 'the removed seat’s lease ended');
+  },
+);
+
+t.test(
+  'pause and resume reach the node holding the seat, whichever seats node the command lands on',
+  async (t) => {
+    const fleet = await startFleet(t);
+    const a = await fleet.node('node-a', { ttlMs: 60_000 });
+    await a.apply(fleet.doc);
+    const b = await fleet.node('node-b', { ttlMs: 60_000 });
+    await b.apply(fleet.doc);
+    t.same(b.runtime.seats(), []);
+    const command = async (verb: 'pause' | 'resume', seat: string) => {
+      const body = { seat, by: 'ops', reason: 'test', stop_running: false };
+      const reply = await fleet.bus.request(
+        Subjects.command('seats', verb),
+        new TextEncoder().encode(JSON.stringify(body)),
+        { timeoutMs: 5000 },
+      );
+      return SeatCommandReply.parse(decode(reply.data));
+    };
+    // Requests alternate between the two nodes' repliers: half of them land on the node without the seat.
+    for (let i = 0; i < 3; i += 1) {
+      t.match(await command('pause', 'Ada'), { ok: true, handle: 'ada', paused: { by: 'ops' } });
+      t.match(await command('resume', 'ada'), { ok: true, handle: 'ada', paused: null });
+    }
+    t.match(await command('pause', 'nobody'), { ok: false, error: 'not_found' });
+    t.match(await command('pause', 'hu'), { ok: false, error: 'not_found' }, 'a human seat has no holder');
   },
 );
