@@ -280,3 +280,20 @@ t.test(
     t.match(await command('pause', 'hu'), { ok: false, error: 'not_found' }, 'a human seat has no holder');
   },
 );
+
+t.test('a node whose renewal is refused stops that seat’s host and keeps the others', async (t) => {
+  const fleet = await startFleet(t);
+  const a = await fleet.node('node-a', { ttlMs: 60_000, renewEveryMs: 50 });
+  await a.apply(fleet.doc);
+  t.same(a.runtime.seats().sort(), ['ada', 'bob', 'cy']);
+  // Another holder takes the next epoch (as a peer would after a stall longer than the ttl).
+  const key = placementKeys.seat('ada');
+  const entry = (await fleet.catalogue.coord.get(key))!;
+  const lease = JSON.parse(new TextDecoder().decode(entry.value)) as Record<string, unknown>;
+  const stolen = { ...lease, node: 'node-z', instance: 'z', epoch: 2 };
+  await fleet.catalogue.coord.update(key, new TextEncoder().encode(JSON.stringify(stolen)), entry.revision);
+  await a.runs(['bob', 'cy']);
+  t.equal(a.runtime.host('ada'), null);
+  t.equal(a.runtime.holds('ada'), false);
+  t.match(await readLease(fleet.catalogue.coord, key), { node: 'node-z', epoch: 2 });
+});
