@@ -22,6 +22,7 @@ import type { TurnCompletedPayload } from './seat.types.js';
 import type { TurnLimits } from './seat.limits.js';
 import type { Company, SeatProfile } from './seat.profile.js';
 import type { TurnDeps, TurnEvents } from './turn.deps.js';
+import { turnDeadline } from './turn.deadline.js';
 import { PhaseFailure, runPhase } from './turn.phase.js';
 import { draftOf, episodeOf, noteOutcome, type EpisodeDraft } from './turn.episode.js';
 
@@ -134,11 +135,14 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
         },
         started.picked,
       );
-      if (result.picked) turns.set(turn.turn_id, { ...started, picked: result.picked });
-      drafts.set(
-        turn.turn_id,
-        noteOutcome(drafts.get(turn.turn_id) ?? draftOf(turn.wake), result.outcome, result.tools),
-      );
+      // A turn cut at its deadline has ended already: its late phase leaves nothing behind.
+      if (turns.has(turn.turn_id)) {
+        if (result.picked) turns.set(turn.turn_id, { ...started, picked: result.picked });
+        drafts.set(
+          turn.turn_id,
+          noteOutcome(drafts.get(turn.turn_id) ?? draftOf(turn.wake), result.outcome, result.tools),
+        );
+      }
       if (!stopping)
         actor.send({
           type: 'seat.phase.done',
@@ -190,7 +194,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
     seatMachine.provide({
       actions: {
         runPhase: (_, params) => run(phase(params)),
-        abortTurn: () => abort.abort(),
+        abortTurn: (_, params) => abort.abort(params.reason),
         completeTurn: (_, params) =>
           run(
             (async () => {
@@ -270,16 +274,27 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
       trace_id: wake.trace_id || turn_id.replaceAll('-', ''),
       payload: wake.payload,
     };
+    // A scheduled wake bounds its turn; one taken after its deadline fails at once, without a model call.
+    const deadline = turnDeadline(wake.payload, { handle, turnId: turn_id, now: opts.deps.now });
+    const start: SeatEvent = {
+      type: 'seat.wake',
+      wake: w,
+      turn_id,
+      at: opts.deps.now().toISOString(),
+      ...(deadline.expired ? { expired: deadline.expired } : {}),
+    };
+    if (!actor.getSnapshot().can(start)) throw new RedeliverError('seat busy', opts.pausedRetryMs ?? 2000);
     const done = new Promise<void>((resolve, reject) => {
       pending = { turn_id, resolve, reject };
     });
-    actor.send({ type: 'seat.wake', wake: w, turn_id, at: opts.deps.now().toISOString() });
-    if (!actor.getSnapshot().matches('working')) {
-      pending = null;
-      throw new RedeliverError('seat busy', opts.pausedRetryMs ?? 2000);
+    actor.send(start);
+    const disarm = deadline.arm((e) => actor.send(e));
+    log.info({ wake_id: wake.id, turn_id, expired: deadline.expired !== undefined }, 'turn started');
+    try {
+      await done;
+    } finally {
+      disarm();
     }
-    log.info({ wake_id: wake.id, turn_id }, 'turn started');
-    await done;
     log.info({ wake_id: wake.id, turn_id }, 'turn completed');
   }
 

@@ -3,6 +3,8 @@
  * Pure: the host sends wakes, phase outcomes, pause/resume and settings in, and runs the effects the
  * machine names — `runPhase`, `abortTurn`, `completeTurn`, `guardBreach`, `announcePaused`,
  * `announceResumed`. A turn keeps the limits it started with (an apply mid-turn changes the next one).
+ * A scheduled turn's deadline arrives as `seat.deadline` (or as `expired` on the wake): the host keeps
+ * the clock, the machine decides whether a turn is still running to be ended.
  */
 import { assign, setup } from 'xstate';
 import { defaultLimits, type TurnLimits } from './seat.limits.js';
@@ -10,6 +12,7 @@ import {
   completed,
   fold,
   outcomeOf,
+  type DeadlineBreach,
   type FailReason,
   type Paused,
   type PhaseName,
@@ -21,6 +24,7 @@ import {
 } from './seat.types.js';
 
 export type {
+  DeadlineBreach,
   FailReason,
   Paused,
   PhaseName,
@@ -58,6 +62,31 @@ const breach = (kind: string, detail: string) =>
     },
   ] as const;
 
+/** The breach a deadline event carries (on `seat.deadline`, or `expired` on a wake). */
+const expiredOf = (event: SeatEvent): DeadlineBreach | undefined =>
+  event.type === 'seat.deadline' || event.type === 'seat.wake' ? event.expired : undefined;
+
+/** A scheduled turn outlived its `timeout_seconds`: it fails, and the breach is published. */
+const timedOut = [
+  {
+    type: 'fail',
+    params: ({ event }: { event: SeatEvent }) => ({
+      reason: 'error' as FailReason,
+      error: expiredOf(event)?.error ?? 'scheduled_timeout',
+    }),
+  },
+  {
+    type: 'guardBreach',
+    params: ({ event }: { event: SeatEvent }) =>
+      expiredOf(event)?.breach ?? { turn_id: null, kind: 'scheduled_timeout' },
+  },
+] as const;
+
+/** What a guard publishes as `turn.guard_breach`: its kind and turn, and the fields of its own. */
+type BreachParams = { readonly turn_id: string | null; readonly kind: string } & Readonly<
+  Record<string, unknown>
+>;
+
 const isCurrent = (context: SeatContext, event: SeatEvent, phase?: PhaseName): boolean =>
   context.turn !== null &&
   'turn_id' in event &&
@@ -73,7 +102,8 @@ export const seatMachine = setup({
   actions: {
     // Effects, implemented by the host (seat.host.ts) through `provide`.
     runPhase: (_, _params: PhaseRequest) => undefined,
-    abortTurn: (_, _params: { turn_id: string }) => undefined,
+    /** `reason`: why, when it is not a pause (it becomes the aborted phase's error). */
+    abortTurn: (_, _params: { turn_id: string; reason?: string }) => undefined,
     completeTurn: (
       _,
       _params: {
@@ -84,8 +114,7 @@ export const seatMachine = setup({
         stopped: FailReason | null;
       },
     ) => undefined,
-    guardBreach: (_, _params: { turn_id: string; phase: PhaseName; kind: string; detail: string }) =>
-      undefined,
+    guardBreach: (_, _params: BreachParams) => undefined,
     announcePaused: (_, _params: { paused: Paused }) => undefined,
     announceResumed: (_, _params: { by: string; at: string; reason?: string }) => undefined,
     // Context updates.
@@ -125,6 +154,8 @@ export const seatMachine = setup({
           }
         : {},
     ),
+    /** A wake that expired before it was taken: the turn ends without running a phase. */
+    unstarted: assign(({ context }) => (context.turn ? { turn: { ...context.turn, phases: [] } } : {})),
     remember: assign(({ context }) =>
       context.turn ? { turn: { ...context.turn, iterated: context.turn.artifact } } : {},
     ),
@@ -176,6 +207,8 @@ export const seatMachine = setup({
       context.turn.iteration + 1 >= context.turn.limits.max_iterations,
     reviewed: ({ context, event }) => isCurrent(context, event, 'review'),
     failedNow: ({ context, event }) => isCurrent(context, event),
+    overdue: ({ context, event }) => event.type === 'seat.deadline' && isCurrent(context, event),
+    expiredWake: ({ event }) => expiredOf(event) !== undefined,
     stopRunning: ({ event }) => event.type === 'seat.pause' && event.paused.stop_running,
     isPaused: ({ context }) => context.paused !== null,
     budgetStop: ({ context }) => context.turn?.failure?.reason === 'budget',
@@ -194,7 +227,10 @@ export const seatMachine = setup({
     boot: { always: [{ guard: 'isPaused', target: 'stopped.paused' }, { target: 'idle' }] },
     idle: {
       on: {
-        'seat.wake': { target: 'working', actions: 'begin' },
+        'seat.wake': [
+          { guard: 'expiredWake', target: 'ending', actions: ['begin', 'unstarted', ...timedOut] },
+          { target: 'working', actions: 'begin' },
+        ],
         'seat.pause': {
           target: 'stopped.paused',
           actions: ['pause', { type: 'announcePaused', params: ({ event }) => ({ paused: event.paused }) }],
@@ -206,6 +242,18 @@ export const seatMachine = setup({
       entry: { type: 'runPhase', params: ({ context }) => ({ turn: context.turn as Turn, phase: 'plan' }) },
       on: {
         'seat.phase.failed': { guard: 'failedNow', target: 'ending', actions: { type: 'fail', params: {} } },
+        // The turn ends now; the aborted phase's late result is another turn's and is ignored.
+        'seat.deadline': {
+          guard: 'overdue',
+          target: 'ending',
+          actions: [
+            ...timedOut,
+            {
+              type: 'abortTurn',
+              params: ({ event }) => ({ turn_id: event.turn_id, reason: event.expired.error }),
+            },
+          ],
+        },
         'seat.pause': [
           {
             guard: 'stopRunning',
@@ -331,7 +379,10 @@ export const seatMachine = setup({
         /** A wake tries again: the host checks the budget before every model call. */
         budget: {
           on: {
-            'seat.wake': { target: '#seat.working', actions: 'begin' },
+            'seat.wake': [
+              { guard: 'expiredWake', target: '#seat.ending', actions: ['begin', 'unstarted', ...timedOut] },
+              { target: '#seat.working', actions: 'begin' },
+            ],
             'seat.pause': {
               target: 'paused',
               actions: [

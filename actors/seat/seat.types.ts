@@ -54,8 +54,22 @@ export interface SeatContext {
   readonly turn: Turn | null;
 }
 
+/**
+ * A scheduled turn ran out of time (`timeout_seconds`): the `turn.guard_breach` payload to publish
+ * (kind `scheduled_timeout`, built by the host from the wake) and the error the turn fails with.
+ */
+export interface DeadlineBreach {
+  readonly breach: { readonly kind: string; readonly turn_id: string | null } & Readonly<
+    Record<string, unknown>
+  >;
+  readonly error: string;
+}
+
 export type SeatEvent =
-  | { type: 'seat.wake'; wake: Wake; turn_id: string; at: string }
+  /** `expired`: the wake's deadline had passed when it was taken; the turn fails without a phase. */
+  | { type: 'seat.wake'; wake: Wake; turn_id: string; at: string; expired?: DeadlineBreach }
+  /** The running scheduled turn reached its deadline. */
+  | { type: 'seat.deadline'; turn_id: string; at: string; expired: DeadlineBreach }
   | { type: 'seat.phase.done'; turn_id: string; tokens: number; at: string; outcome: PhaseOutcome }
   | {
       type: 'seat.phase.failed';

@@ -50,6 +50,9 @@ export interface PhaseResult {
   readonly tools: readonly string[];
 }
 
+/** Why the turn was stopped: the reason the seat aborted it with (a scheduled deadline), else a stop. */
+const stopped = (signal: AbortSignal): string =>
+  typeof signal.reason === 'string' ? signal.reason : 'the turn was stopped';
 const resultText = (content: ReadonlyArray<{ text: string }>): string => content.map((c) => c.text).join('');
 const clip = (s: string, n = 4000): string => (s.length > n ? `${s.slice(0, n)}…` : s);
 
@@ -135,7 +138,7 @@ export async function runPhase(
   let toolRounds = 0;
   for (let round = -1; ; round += 1) {
     // 1. abort and budget, before every model call
-    if (input.signal.aborted) return fail('aborted', 'the turn was stopped');
+    if (input.signal.aborted) return fail('aborted', stopped(input.signal));
     const refusal = await deps.budget.check(seat.handle, input.caps);
     if (refusal) {
       await deps.events.publish('budget_exhausted', { ...refusal, turn_id: turn.turn_id }, true);
@@ -163,7 +166,7 @@ export async function runPhase(
         .result();
     } catch (error) {
       if (error instanceof LlmAbortedError || input.signal.aborted)
-        return fail('aborted', 'the turn was stopped', error);
+        return fail('aborted', stopped(input.signal), error);
       if (error instanceof LlmUnavailableError) {
         const last = error.attempts.at(-1);
         await deps.events.publish(

@@ -1,16 +1,17 @@
 /**
  * A company on one node in process: the memory bus (optionally on a store dir, to restart), a local
- * OpenAI-compatible server following a script, the provider registry, real stdio tool servers, and the
- * seats runtime with its `org` and `turn_engine` appliers. Waits are on stored records, never sleeps.
+ * OpenAI-compatible server following a script, the provider registry as `svc serve` wires it (its
+ * `provider_fallback` records published), real stdio tool servers with the personal memory store, and
+ * the seats runtime with its `org` and `turn_engine` appliers. Waits are on stored records, never sleeps.
  */
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import type { Test } from 'tap';
 import {
   createMemoryStore,
-  createProviderRegistry,
   startSeatsRuntime,
   type MemoryStore,
+  type ProviderRegistry,
   type SeatsRuntime,
 } from '../../../actors/index.js';
 import {
@@ -23,6 +24,7 @@ import {
 } from '../../../bus/index.js';
 import type { InboxMessage } from '../../../schema/index.js';
 import { EventRecord, SpendRecord } from '../../../schema/index.js';
+import { startProviders } from '../../../scripts/providers-wiring.js';
 import { startToolServers, type ToolServers } from '../../../scripts/toolservers-wiring.js';
 import { startLlmServer, type LlmServer } from '../../fixtures/llm/llm-server.js';
 import type { Script } from '../../fixtures/llm/script.js';
@@ -76,6 +78,8 @@ export interface Harness {
   readonly bus: Bus;
   readonly catalogue: Catalogue;
   readonly llm: LlmServer;
+  /** The provider registry (`snapshot()` is the `/credential-pool` answer). */
+  readonly providers: ProviderRegistry;
   readonly runtime: SeatsRuntime;
   readonly tools: ToolServers;
   /** The seats' personal memory store (on the bus's `svc_memory` bucket). */
@@ -94,14 +98,21 @@ const decode = (data: Uint8Array): unknown => JSON.parse(new TextDecoder().decod
 
 export async function startCompany(
   t: Test,
-  opts: { script: Script; storeDir?: string; llm?: LlmServer; extra?: Record<string, unknown> },
+  opts: {
+    script: Script;
+    storeDir?: string;
+    llm?: LlmServer;
+    extra?: Record<string, unknown>;
+    /** The seats' clock (turn stamps, budgets, deadlines); default the wall clock. */
+    now?: () => Date;
+  },
 ): Promise<Harness> {
   const logger = pino({ level: process.env['TEST_LOG'] ? 'debug' : 'silent' });
   const bus = await openMemoryBus(opts.storeDir ? { storeDir: opts.storeDir } : {});
   const catalogue = await ensureCatalogue(bus);
   const llm = opts.llm ?? (await startLlmServer({ wire: 'openai', script: opts.script }));
   const doc = company(llm.baseUrl, opts.extra);
-  const registry = createProviderRegistry({ document: doc, resolve: () => undefined });
+  const registry = startProviders({ bus, nodeId: 'node-0', logger, resolve: () => undefined });
   const memory = createMemoryStore({ kv: catalogue.memory });
   const tools = startToolServers({ bus, nodeId: 'node-0', logger, memory });
   const runtime = startSeatsRuntime({
@@ -114,6 +125,7 @@ export async function startCompany(
     pausedRetryMs: 50,
     needs: tools.needs,
     learning: (handle) => tools.learning.enabled(handle),
+    ...(opts.now ? { now: opts.now } : {}),
   });
   let stopped = false;
   const stopSeats = async (): Promise<void> => {
@@ -148,6 +160,7 @@ export async function startCompany(
     bus,
     catalogue,
     llm,
+    providers: registry,
     runtime,
     tools,
     memory,

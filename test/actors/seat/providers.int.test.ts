@@ -1,0 +1,206 @@
+import t from 'tap';
+import { ReadModels } from '../../../projections/index.js';
+import { Payloads } from '../../../schema/index.js';
+import { startLlmServer, type LlmServer } from '../../fixtures/llm/llm-server.js';
+import type { Step } from '../../fixtures/llm/script.js';
+import { cleanTurn, company, startCompany, type Harness } from './harness.js';
+import { recordedDone } from './wakes.js';
+
+const entry = (llm: LlmServer, extra: Record<string, unknown> = {}) => ({
+  type: 'openai-compatible',
+  model: 'local-1',
+  base_url: llm.baseUrl,
+  ...extra,
+});
+const skip: Step = { kind: 'text', text: '{"decision":"skip"}' };
+
+/** The `/agents` row of a seat, folded from everything stored so far. */
+async function agentRow(h: Harness, handle: string) {
+  const models = new ReadModels();
+  models.setCompany(company(h.llm.baseUrl), 'rev-1');
+  for (const e of await h.events()) models.applyEvent(e);
+  for (const s of await h.spend()) models.applySpend(s);
+  return models.agent(handle);
+}
+
+/** The `n`th stored `agent_turn_completed`, once it is stored. */
+async function completedTurn(h: Harness, n: number) {
+  let seen = 0;
+  await h.waitFor((e) => e.type === 'agent_turn_completed' && ++seen >= n);
+  return Payloads.AgentTurnCompleted.parse((await h.events('agent_turn_completed'))[n - 1]!.payload);
+}
+
+t.test(
+  'a provider call past its timeout_seconds fails the phase and the turn; the seat reads stopped / provider until a phase completes',
+  async (t) => {
+    // The first call is never answered; the next one plans a skip.
+    const llm = await startLlmServer({ wire: 'openai', script: [{ ...skip, hold: 'never' }, skip] });
+    t.teardown(() => llm.close());
+    const h = await startCompany(t, {
+      script: [],
+      llm,
+      extra: { providers: { llm: { local: entry(llm, { timeout_seconds: 1 }) }, llm_order: ['local'] } },
+    });
+    await h.wake('cy', 'first');
+    const turn = await completedTurn(h, 1);
+    t.equal(turn.failed, true);
+    t.same(turn.phases, ['plan']);
+    t.match(turn.error, /every LLM provider in the chain failed \(local: timeout\)/);
+    const unavailable = (await h.events('llm_unavailable')).map((e) =>
+      Payloads.LlmUnavailable.parse(e.payload),
+    );
+    t.equal(unavailable.length, 1, 'the seat records it once (the registry does not repeat it)');
+    t.match(unavailable[0], { provider: 'local', reason: 'timeout', turn_id: turn.turn_id, phase: 'plan' });
+    const phase = Payloads.AgentPhaseCompleted.parse((await h.events('agent_phase_completed'))[0]!.payload);
+    t.equal(phase.failed, true);
+    t.match(phase.error, /timeout/);
+    t.equal(h.runtime.host('cy')?.state(), 'idle', 'a provider failure is not a stop of the machine');
+    await recordedDone(h, 'cy', turn.turn_id);
+
+    t.match(await agentRow(h, 'cy'), {
+      activity: 'stopped',
+      stopped_reason: 'provider',
+      last_turn: { turn_id: turn.turn_id, failed: true },
+      last_error: { message: /local: timeout/, turn_id: turn.turn_id },
+    });
+
+    // A phase that completes clears the provider stop.
+    await h.wake('cy', 'second');
+    const next = await completedTurn(h, 2);
+    t.equal(next.failed, false);
+    t.match(await agentRow(h, 'cy'), {
+      activity: 'idle',
+      stopped_reason: null,
+      last_turn: { failed: false },
+    });
+  },
+);
+
+t.test(
+  'a 429 on the first key rotates to the second key and the turn completes; the first key cools for Retry-After',
+  async (t) => {
+    let answered = 0;
+    const llm = await startLlmServer({
+      wire: 'openai',
+      script: (req) =>
+        req.key === 'key-a'
+          ? { kind: 'status', status: 429, headers: { 'retry-after': '120' } }
+          : (cleanTurn[answered++] ?? skip),
+    });
+    t.teardown(() => llm.close());
+    const h = await startCompany(t, {
+      script: [],
+      llm,
+      extra: {
+        providers: { llm: { local: entry(llm, { api_keys: ['key-a', 'key-b'] }) }, llm_order: ['local'] },
+      },
+    });
+    const before = Date.now();
+    await h.wake('ada');
+    const turn = await completedTurn(h, 1);
+    const after = Date.now();
+    t.equal(turn.failed, false);
+    t.same(turn.phases, ['plan', 'execute', 'review']);
+    t.same(
+      llm.requests.map((r) => r.key),
+      ['key-a', 'key-b', 'key-b', 'key-b', 'key-b'],
+      'the refused key is not asked again while it cools',
+    );
+    t.equal((await h.events('llm_unavailable')).length, 0);
+    t.equal((await h.events('provider_fallback')).length, 0, 'a rotation inside one entry is not a fallback');
+
+    const pool = h.providers.snapshot()['local']!;
+    const [first, second] = pool.keys;
+    t.match(first, { ref: 'api_keys[0]', reason: 'rate_limited', failures: 1, in_flight: 0 });
+    const until = Date.parse(first!.cooling_until!);
+    t.ok(until >= before + 120_000 && until <= after + 120_000, 'cooling for the 120 s Retry-After');
+    t.match(second, { ref: 'api_keys[1]', cooling_until: null, reason: null, failures: 0 });
+    t.notMatch(JSON.stringify(pool), /key-a|key-b/, 'the snapshot names keys, never their values');
+  },
+);
+
+t.test(
+  'a 500 fails over to the next provider in llm_order with provider_fallback, and the turn completes there',
+  async (t) => {
+    const primary = await startLlmServer({ wire: 'openai', script: () => ({ kind: 'status', status: 500 }) });
+    const backup = await startLlmServer({ wire: 'openai', script: cleanTurn });
+    t.teardown(() => Promise.all([primary.close(), backup.close()]));
+    const h = await startCompany(t, {
+      script: [],
+      llm: primary,
+      extra: {
+        providers: {
+          llm: { local: entry(primary), backup: entry(backup, { model: 'backup-1' }) },
+          llm_order: ['local', 'backup'],
+        },
+      },
+    });
+    await h.wake('ada');
+    const turn = await completedTurn(h, 1);
+    t.equal(turn.failed, false);
+    t.same(turn.phases, ['plan', 'execute', 'review']);
+    t.equal(backup.requests.length, 4);
+    t.equal(primary.requests.length, 4, 'a 500 does not cool the entry: each call tries it first');
+
+    const fallbacks = await h.events('provider_fallback');
+    t.equal(fallbacks.length, 4, 'one per model call');
+    t.match(fallbacks[0], {
+      agent_id: 'ada',
+      failed: false,
+      payload: {
+        from: 'local',
+        to: 'backup',
+        reason: 'server_error',
+        status: 500,
+        chain: ['local', 'backup'],
+      },
+    });
+    const phases = await h.events('agent_phase_completed');
+    t.ok(
+      fallbacks.every((f) => f.trace_id === phases[0]!.trace_id),
+      'the fallback is on the turn trace',
+    );
+    t.equal((await h.events('llm_unavailable')).length, 0);
+    const spend = await h.spend();
+    t.ok(spend.length === 4 && spend.every((s) => s.provider === 'backup' && s.model === 'backup-1'));
+    t.match(await agentRow(h, 'ada'), { activity: 'idle', stopped_reason: null, last_error: null });
+  },
+);
+
+t.test(
+  'with every key cooling and no other provider the turn fails with llm_unavailable, the wake is acknowledged and not retried',
+  async (t) => {
+    const llm = await startLlmServer({
+      wire: 'openai',
+      script: () => ({ kind: 'status', status: 429, headers: { 'retry-after': '600' } }),
+    });
+    t.teardown(() => llm.close());
+    const h = await startCompany(t, {
+      script: [],
+      llm,
+      extra: { providers: { llm: { local: entry(llm, { api_keys: ['key-a'] }) }, llm_order: ['local'] } },
+    });
+    // The first wake meets the 429 that starts the cooldown; the second finds the only key cooling.
+    await h.wake('bob', 'first');
+    const first = await completedTurn(h, 1);
+    await h.wake('bob', 'second');
+    const second = await completedTurn(h, 2);
+    for (const turn of [first, second]) {
+      t.equal(turn.failed, true);
+      t.same(turn.phases, ['plan']);
+      t.match(turn.error, /local: keys_cooling/);
+      await recordedDone(h, 'bob', turn.turn_id);
+    }
+    t.equal(llm.requests.length, 1, 'a cooling key is not called: no request, no hot loop');
+    const unavailable = (await h.events('llm_unavailable')).map((e) =>
+      Payloads.LlmUnavailable.parse(e.payload),
+    );
+    t.match(unavailable, [
+      { provider: 'local', reason: 'keys_cooling', turn_id: first.turn_id, attempts: [{ status: 429 }] },
+      { provider: 'local', reason: 'keys_cooling', turn_id: second.turn_id },
+    ]);
+    t.equal((await h.events('agent_turn_completed')).length, 2, 'each wake ran once, to a failed completion');
+    t.equal(h.runtime.host('bob')?.state(), 'idle');
+    t.match(await agentRow(h, 'bob'), { activity: 'stopped', stopped_reason: 'provider' });
+  },
+);
