@@ -5,5 +5,6 @@ export * from './secrets/index.js';
 export * from './seat/providers/index.js';
 export * from './toolservers/index.js';
 export * from './memory/index.js';
+export * from './lease/index.js';
 export * from './scheduler/index.js';
 export * from './seat/index.js';

@@ -1,7 +1,8 @@
 /**
  * Wires the agent seats and the turn engine into a node: on a node with the `seats` role, the seats
- * runtime is the `org` and `turn_engine` subsystems of every apply (spawn, terminate, swap; new limits
- * for the next turns); its turns call the provider registry and the tool router. Any ingress node
+ * runtime is the `org` and `turn_engine` subsystems of every apply (take seat leases, spawn the held
+ * seats, terminate, swap; new limits for the next turns); its turns call the provider registry and the
+ * tool router, whose per-seat tool servers follow the held seats. Any ingress node
  * serves the pause and resume routes, which reach the seat hosts over the bus.
  */
 import type { Logger } from 'pino';
@@ -34,6 +35,8 @@ export function startSeats(opts: {
   readonly tools: ToolServers;
   /** False when the node lacks the `seats` role: no seat runs here. */
   readonly runsSeats: boolean;
+  /** Seat lease timing (tests shorten it); default a 30 s ttl renewed every 10 s. */
+  readonly lease?: { readonly ttlMs?: number; readonly renewEveryMs?: number };
 }): Seats {
   const runtime = opts.runsSeats
     ? startSeatsRuntime({
@@ -45,6 +48,11 @@ export function startSeats(opts: {
         tools: opts.tools.router,
         needs: opts.tools.needs,
         learning: (handle) => opts.tools.learning.enabled(handle),
+        // The per-seat tool servers follow the held seats (`runsSeat` in the tool subsystem).
+        onHeldChanged: async () => {
+          await opts.tools.manager.refresh();
+        },
+        ...(opts.lease ? { lease: opts.lease } : {}),
       })
     : null;
   return {

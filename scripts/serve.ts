@@ -10,7 +10,7 @@
  * and drains in the spec's order when told to stop.
  */
 import type { Logger } from 'pino';
-import { createMemoryStore, startNodeHost, type NodeHost } from '../actors/index.js';
+import { createMemoryStore, startNodeHost, watchPlacement, type NodeHost } from '../actors/index.js';
 import { ensureCatalogue, openBus, type Bus } from '../bus/index.js';
 import { queryRoutes, startGateway, type AuthSettings, type Gateway } from '../http/index.js';
 import { NodeRole, type TierA } from '../schema/index.js';
@@ -82,19 +82,26 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     const providers = startProviders({ bus, nodeId: config.node.id, logger, resolve: secrets.resolve });
     // The seats' personal memory: written by `memory_remember`, read by `memory_recall` and the memory view.
     const memory = createMemoryStore({ kv: catalogue.memory });
+    // Per-seat tool servers run where their seat runs: bound to the seats runtime below.
+    let holdsSeat: (handle: string) => boolean = () => false;
     const toolServers = startToolServers({
       bus,
       nodeId: config.node.id,
       logger: logger.child({ component: 'toolservers' }),
       resolve: secrets.resolve,
       memory,
+      runsSeat: (handle) => holdsSeat(handle),
     });
     tools = toolServers;
     const schedules = await startSchedules({ bus, coord: catalogue.coord, nodeId: config.node.id, logger });
+    // The fleet's seat leases: a seat no node holds reads stopped / unplaced.
+    const placement = await watchPlacement(catalogue.coord);
     const readModels = createReadModels({
       nodeId: config.node.id,
       logger: logger.child({ component: 'readmodels' }),
       tools: () => toolServers.catalogue(),
+      // This node's own leases first: they are known before the watch delivers them.
+      placed: (handle) => holdsSeat(handle) || placement.placed(handle),
       memoryStore: memory,
     });
     // A server that starts, stops or announces new tools changes the catalogue: re-send `tools`.
@@ -108,15 +115,17 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       tools: toolServers,
       runsSeats: config.node.roles.includes(NodeRole.Seats),
     });
+    holdsSeat = (handle) => seats.runtime?.holds(handle) ?? false;
     const configuration = await startConfiguration({
       bus,
       coord: catalogue.coord,
       node,
       config,
       logger,
+      // Seats first: the agent rows the read models push during the apply see the leases just taken.
       subsystems: [
-        readModels.applier,
         ...seats.subsystems,
+        readModels.applier,
         providers,
         toolServers.subsystem,
         schedules.applier,
@@ -137,6 +146,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     const inFlight = (): number => gateway?.inFlight() ?? 0;
     const liveFacts = () => ({
       inFlight: inFlight(),
+      seats: (seats.runtime?.seats() ?? []).sort(),
       clients: events.hub.count(),
       seededFrom: events.seededFrom,
     });
@@ -227,6 +237,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         await configuration.stop();
         await schedules.stop();
         await seats.stop();
+        await placement.stop();
         await toolServers.stop();
         await secrets.stop();
         await bus.close();

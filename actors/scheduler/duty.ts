@@ -1,116 +1,42 @@
 /**
- * A singleton duty held as a lease in the coordination store (DESIGN.md: singleton duties). Taking
- * it is a `create` (nobody ever held it) or an `update` against the expired lease's revision; a
- * renewal is an `update` against the holder's own last revision. `Kv.update` confirms its win by log
- * order, so two racing candidates never both hold an epoch.
+ * A singleton duty held as a lease in the coordination store (DESIGN.md: singleton duties), under
+ * `duty.<name>`; the lease mechanics are shared with the seat leases (actors/lease).
  */
-import { KvConflictError, type Kv } from '../../bus/index.js';
-import { DutyLease } from '../../schema/index.js';
+import type { Kv } from '../../bus/index.js';
+import type { DutyLease } from '../../schema/index.js';
+import {
+  acquireLease,
+  readLease,
+  releaseLease,
+  renewLease,
+  type AcquireResult,
+  type Held,
+  type LeaseIdentity,
+} from '../lease/index.js';
 
-export interface DutyIdentity {
-  readonly duty: string;
-  readonly node: string;
-  readonly instance: string;
-}
-
-export interface Held {
-  readonly lease: DutyLease;
-  readonly revision: number;
-}
-
-export type AcquireResult =
-  | { readonly won: true; readonly held: Held; readonly since: Date | null }
-  | { readonly won: false; readonly retryAt: Date };
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-const encode = (lease: DutyLease): Uint8Array => encoder.encode(JSON.stringify(lease));
-
-function decode(value: Uint8Array): DutyLease | null {
-  try {
-    const parsed = DutyLease.safeParse(JSON.parse(decoder.decode(value)));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
-}
+export type { AcquireResult, Held };
+export type DutyIdentity = LeaseIdentity;
 
 export function dutyKey(duty: string): string {
   return `duty.${duty}`;
 }
 
-/**
- * Takes the duty when nobody holds it, the lease expired, or the holder is an earlier process of
- * this same node (it restarted, so it holds nothing any more). `since` is the previous holder's
- * last renewal: the last instant someone is known to have run the duty.
- */
-export async function acquireDuty(
-  kv: Kv,
-  me: DutyIdentity,
-  now: Date,
-  ttlMs: number,
-): Promise<AcquireResult> {
-  const key = dutyKey(me.duty);
-  const fresh = (epoch: number): DutyLease => ({
-    duty: me.duty,
-    node: me.node,
-    instance: me.instance,
-    epoch,
-    acquired_at: now.toISOString(),
-    renewed_at: now.toISOString(),
-    expires_at: new Date(now.getTime() + ttlMs).toISOString(),
-  });
-  try {
-    const entry = await kv.get(key);
-    if (entry === null) {
-      const lease = fresh(1);
-      return { won: true, held: { lease, revision: await kv.create(key, encode(lease)) }, since: null };
-    }
-    const current = decode(entry.value);
-    const expired = current === null || new Date(current.expires_at).getTime() <= now.getTime();
-    const restarted = current !== null && current.node === me.node;
-    if (!expired && !restarted)
-      return { won: false, retryAt: new Date(new Date(current.expires_at).getTime() + 1) };
-    const lease = fresh((current?.epoch ?? 0) + 1);
-    const revision = await kv.update(key, encode(lease), entry.revision);
-    return {
-      won: true,
-      held: { lease, revision },
-      since: current === null ? null : new Date(current.renewed_at),
-    };
-  } catch (error) {
-    if (error instanceof KvConflictError) return { won: false, retryAt: new Date(now.getTime() + 1) };
-    throw error;
-  }
+/** Takes the duty when nobody holds it, the lease expired, or this node restarted. */
+export function acquireDuty(kv: Kv, me: DutyIdentity, now: Date, ttlMs: number): Promise<AcquireResult> {
+  return acquireLease(kv, dutyKey(me.duty), me, now, ttlMs);
 }
 
 /** Extends the lease; null when someone else took it (the epoch moved on). */
-export async function renewDuty(kv: Kv, held: Held, now: Date, ttlMs: number): Promise<Held | null> {
-  const lease: DutyLease = {
-    ...held.lease,
-    renewed_at: now.toISOString(),
-    expires_at: new Date(now.getTime() + ttlMs).toISOString(),
-  };
-  try {
-    return { lease, revision: await kv.update(dutyKey(lease.duty), encode(lease), held.revision) };
-  } catch (error) {
-    if (error instanceof KvConflictError) return null;
-    throw error;
-  }
+export function renewDuty(kv: Kv, held: Held, now: Date, ttlMs: number): Promise<Held | null> {
+  return renewLease(kv, dutyKey(held.lease.duty), held, now, ttlMs);
 }
 
 /** Ends the lease now so another node may take over at once; a lost lease is left alone. */
-export async function releaseDuty(kv: Kv, held: Held, now: Date): Promise<void> {
-  const lease: DutyLease = { ...held.lease, renewed_at: now.toISOString(), expires_at: now.toISOString() };
-  try {
-    await kv.update(dutyKey(lease.duty), encode(lease), held.revision);
-  } catch (error) {
-    if (!(error instanceof KvConflictError)) throw error;
-  }
+export function releaseDuty(kv: Kv, held: Held, now: Date): Promise<void> {
+  return releaseLease(kv, dutyKey(held.lease.duty), held, now);
 }
 
 /** The current lease of a duty (for `/fleet`), or null. */
-export async function readDuty(kv: Kv, duty: string): Promise<DutyLease | null> {
-  const entry = await kv.get(dutyKey(duty));
-  return entry === null ? null : decode(entry.value);
+export function readDuty(kv: Kv, duty: string): Promise<DutyLease | null> {
+  return readLease(kv, dutyKey(duty));
 }

@@ -15,6 +15,14 @@ export {
 export { companyOf, type Charter, type Company, type SeatProfile } from './seat.profile.js';
 export { seatKeys, startSeatHost, type SeatHost, type SeatHostOptions } from './seat.host.js';
 export { startSeatsRuntime, type SeatsRuntime, type SeatsRuntimeOptions } from './seats.runtime.js';
+export {
+  placementKeys,
+  startPlacement,
+  watchPlacement,
+  type Placement,
+  type PlacementOptions,
+  type PlacementView,
+} from './placement.js';
 export type { TurnDeps, TurnEvents } from './turn.deps.js';
 export { PhaseFailure, runPhase, type PhaseInput, type PhaseResult } from './turn.phase.js';
 export {

@@ -1,19 +1,23 @@
 /**
- * The seats of this node: the `org` subsystem of every apply spawns a host for each new agent seat,
+ * The seats of this node: the `org` subsystem of every apply hands the agent seats to placement
+ * (placement.ts: one lease per seat in `svc_coord`), spawns a host for each seat this node holds,
  * terminates removed ones (a kind flipped to human counts as removed) and swaps changed definitions;
- * the `turn_engine` subsystem hands new limits to every seat (running turns keep theirs). Human seats
- * never get a host, an inbox consumer or a model call. Also answers the pause and resume commands.
+ * a seat taken or lost between applies (a peer left or died, a renewal was refused) starts or stops
+ * its host at once. The `turn_engine` subsystem hands new limits to every seat (running turns keep
+ * theirs). Human seats never get a host, an inbox consumer or a model call. Also answers the pause
+ * and resume commands.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import { Subjects, type Bus, type Kv, type Subscription } from '../../bus/index.js';
-import { SeatCommandVerb, SeatPause, SeatResume, type SeatCommandReply } from '../../schema/index.js';
 import type { SubsystemApplier } from '../config/index.js';
 import type { NeedsBoard } from '../memory/index.js';
 import { createBudget, type Budget } from './budget.js';
 import { turnLimits, type TurnLimits } from './seat.limits.js';
 import { companyOf, type Company } from './seat.profile.js';
 import { startSeatHost, type SeatHost } from './seat.host.js';
+import { startPlacement, type Placement } from './placement.js';
+import { answerSeatCommands } from './placement.commands.js';
 import type { TurnDeps } from './turn.deps.js';
 
 export interface SeatsRuntimeOptions {
@@ -23,8 +27,13 @@ export interface SeatsRuntimeOptions {
   readonly logger: Logger;
   readonly llm: TurnDeps['llm'];
   readonly tools: TurnDeps['tools'];
-  /** Seats whose hosts run here (the seats this node holds); default all. */
-  readonly runsSeat?: (handle: string) => boolean;
+  /** Seat leases: how long one binds without renewal (default 30 s) and the renewal period. */
+  readonly lease?: { readonly ttlMs?: number; readonly renewEveryMs?: number };
+  /**
+   * Called when the held seats changed between applies, after the lost seats' hosts stopped and
+   * before the taken seats' inboxes open (the tool servers follow the held seats).
+   */
+  readonly onHeldChanged?: () => Promise<void>;
   readonly now?: () => Date;
   readonly pausedRetryMs?: number;
   /** What `ask_human` recorded, merged into each turn's completion. */
@@ -44,14 +53,21 @@ export interface SeatsRuntime {
    */
   readonly inboxes: SubsystemApplier;
   readonly budget: Budget;
-  /** Handles with a running host on this node. */
+  /** Handles with a running host on this node (the seats it holds). */
   seats(): string[];
+  /** Whether this node holds the seat's lease. */
+  holds(handle: string): boolean;
   host(handle: string): SeatHost | null;
-  stop(): Promise<void>;
+  /** Called after the hosts followed a change of the held seats. */
+  onSeatsChanged(listener: () => void): void;
+  /**
+   * Stops every host, then releases the seat leases so peers take over at once. With
+   * `release: false` the leases are left to expire, as a crashed process leaves them.
+   */
+  stop(opts?: { release?: boolean }): Promise<void>;
 }
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
   const log = opts.logger.child({ component: 'seats' });
@@ -87,46 +103,97 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
     return next;
   };
 
-  async function reconcile(document: unknown): Promise<void> {
-    const next = companyOf(document);
-    const prior = company;
-    company = next;
-    const wanted = new Set([...next.seats.keys()].filter((h) => opts.runsSeat?.(h) ?? true));
-    // 1. terminate removed seats (and those flipped to human)
+  const placementReady: Promise<Placement> = startPlacement({
+    coord: opts.coord,
+    nodeId: opts.nodeId,
+    logger: log,
+    now,
+    ...(opts.lease?.ttlMs !== undefined ? { ttlMs: opts.lease.ttlMs } : {}),
+    ...(opts.lease?.renewEveryMs !== undefined ? { renewEveryMs: opts.lease.renewEveryMs } : {}),
+  });
+  // Unhandled until the first apply or stop awaits it.
+  placementReady.catch((error: unknown) => log.error({ err: error }, 'seat placement did not start'));
+  let placement: Placement | null = null;
+  let held = new Set<string>();
+  /** True once the first apply opened the inboxes: a seat taken later opens at once. */
+  let opened = false;
+  let stopped = false;
+  const seatListeners: (() => void)[] = [];
+
+  const spawn = async (handle: string): Promise<SeatHost | null> => {
+    const profile = company.seats.get(handle);
+    if (!profile) return null;
+    const host = await startSeatHost({
+      bus: opts.bus,
+      coord: opts.coord,
+      nodeId: opts.nodeId,
+      logger: log,
+      deps,
+      company: () => company,
+      limits,
+      profile,
+      ...(opts.pausedRetryMs !== undefined ? { pausedRetryMs: opts.pausedRetryMs } : {}),
+      ...(opts.needs ? { needs: opts.needs } : {}),
+      ...(opts.learning ? { learning: opts.learning } : {}),
+    });
+    hosts.set(handle, host);
+    log.info({ seat: handle, agent_id: profile.agent_id }, 'seat spawned');
+    return host;
+  };
+
+  /** Stops the hosts of seats no longer wanted or held; spawns the held ones missing. */
+  async function follow(): Promise<SeatHost[]> {
+    held = new Set(placement?.held() ?? []);
     for (const [handle, host] of [...hosts]) {
-      if (wanted.has(handle)) continue;
+      if (held.has(handle) && company.seats.has(handle)) continue;
       hosts.delete(handle);
       await host.stop();
       log.info({ seat: handle }, 'seat decommissioned');
     }
-    // 2. spawn new seats, 3. swap changed definitions
-    for (const handle of wanted) {
-      const profile = next.seats.get(handle);
-      if (!profile) continue;
-      const host = hosts.get(handle);
-      if (host) {
-        if (!isDeepStrictEqual(prior.seats.get(handle), profile)) host.update(profile);
-        continue;
-      }
-      hosts.set(
-        handle,
-        await startSeatHost({
-          bus: opts.bus,
-          coord: opts.coord,
-          nodeId: opts.nodeId,
-          logger: log,
-          deps,
-          company: () => company,
-          limits,
-          profile,
-          ...(opts.pausedRetryMs !== undefined ? { pausedRetryMs: opts.pausedRetryMs } : {}),
-          ...(opts.needs ? { needs: opts.needs } : {}),
-          ...(opts.learning ? { learning: opts.learning } : {}),
-        }),
-      );
-      log.info({ seat: handle, agent_id: profile.agent_id }, 'seat spawned');
+    const spawned: SeatHost[] = [];
+    for (const handle of held) {
+      if (hosts.has(handle)) continue;
+      const host = await spawn(handle);
+      if (host) spawned.push(host);
     }
+    return spawned;
   }
+
+  async function reconcile(document: unknown): Promise<void> {
+    const next = companyOf(document);
+    const prior = company;
+    company = next;
+    placement ??= await placementReady;
+    // 1. placement takes (or releases) leases, 2. terminate and spawn, 3. swap changed definitions
+    await placement.want([...next.seats.keys()]);
+    const spawned = new Set(await follow());
+    for (const [handle, host] of hosts) {
+      const profile = next.seats.get(handle);
+      if (profile && !spawned.has(host) && !isDeepStrictEqual(prior.seats.get(handle), profile))
+        host.update(profile);
+    }
+    notifySeats();
+  }
+
+  const notifySeats = (): void => {
+    for (const listener of seatListeners) listener();
+  };
+  // Between applies: a seat taken or lost moves its host now.
+  void placementReady.then((p) =>
+    p.onChange(() => {
+      void serial(async () => {
+        if (stopped || placement === null) return;
+        const before = [...hosts.keys()].sort().join();
+        const spawned = await follow();
+        if (before === [...hosts.keys()].sort().join()) return;
+        await opts
+          .onHeldChanged?.()
+          .catch((error: unknown) => log.error({ err: error }, 'following the held seats failed'));
+        if (opened) for (const host of spawned) await host.open();
+        notifySeats();
+      });
+    }),
+  );
 
   const org: SubsystemApplier = {
     name: 'org',
@@ -143,47 +210,30 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
   const turnEngine: SubsystemApplier = { name: 'turn_engine', apply: setLimits, rollback: setLimits };
   const openAll = (): Promise<void> =>
     serial(async () => {
+      opened = true;
       for (const host of hosts.values()) await host.open();
     });
   const inboxes: SubsystemApplier = { name: 'restart_required', apply: openAll, rollback: openAll };
 
-  // Pause and resume: a seat unknown here (or a human seat) is not_found.
+  // Pause and resume: answered here for a seat this node runs, else forwarded to its holder.
   const findSeat = (id: string): SeatHost | null => {
     const direct = hosts.get(id);
     if (direct) return direct;
     const byName = [...company.seats.values()].find((s) => s.name === id);
     return byName ? (hosts.get(byName.handle) ?? null) : null;
   };
-  const answer = (reply: SeatCommandReply): Uint8Array => encoder.encode(JSON.stringify(reply));
-  const notFound = (seat: string): Uint8Array =>
-    answer({ ok: false, error: 'not_found', detail: `no agent seat ${seat} runs on this node` });
-  const subs: Subscription[] = [
-    opts.bus.reply(Subjects.command('seats', SeatCommandVerb.Pause), (msg) => {
-      const cmd = SeatPause.parse(JSON.parse(decoder.decode(msg.data)));
-      const host = findSeat(cmd.seat);
-      if (!host) return Promise.resolve(notFound(cmd.seat));
-      const paused = {
-        by: cmd.by,
-        at: now().toISOString(),
-        reason: cmd.reason,
-        stop_running: cmd.stop_running,
-      };
-      host.send({ type: 'seat.pause', paused });
-      return Promise.resolve(answer({ ok: true, handle: host.handle, paused }));
-    }),
-    opts.bus.reply(Subjects.command('seats', SeatCommandVerb.Resume), (msg) => {
-      const cmd = SeatResume.parse(JSON.parse(decoder.decode(msg.data)));
-      const host = findSeat(cmd.seat);
-      if (!host) return Promise.resolve(notFound(cmd.seat));
-      host.send({
-        type: 'seat.resume',
-        by: cmd.by,
-        at: now().toISOString(),
-        ...(cmd.reason !== undefined ? { reason: cmd.reason } : {}),
-      });
-      return Promise.resolve(answer({ ok: true, handle: host.handle, paused: null }));
-    }),
-  ];
+  const handleOf = (id: string): string | null => {
+    if (company.seats.has(id)) return id;
+    return [...company.seats.values()].find((s) => s.name === id)?.handle ?? null;
+  };
+  const subs: Subscription[] = answerSeatCommands({
+    bus: opts.bus,
+    coord: opts.coord,
+    nodeId: opts.nodeId,
+    now,
+    findSeat,
+    handleOf,
+  });
 
   return {
     org,
@@ -191,12 +241,22 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
     inboxes,
     budget,
     seats: () => [...hosts.keys()],
+    holds: (handle) => held.has(handle),
     host: (handle) => hosts.get(handle) ?? null,
-    stop: () =>
+    onSeatsChanged: (listener) => {
+      seatListeners.push(listener);
+    },
+    stop: (stopOpts) =>
       serial(async () => {
+        if (stopped) return;
+        stopped = true;
         for (const sub of subs) await sub.stop();
+        // Hosts first (a running turn is cut, its wake left for redelivery), then the leases.
         await Promise.all([...hosts.values()].map((h) => h.stop()));
         hosts.clear();
+        held = new Set();
+        const p = await placementReady.catch(() => null);
+        await p?.stop(stopOpts);
       }),
   };
 }

@@ -1,0 +1,12 @@
+export {
+  acquireLease,
+  decodeLease,
+  encodeLease,
+  leaseLive,
+  readLease,
+  releaseLease,
+  renewLease,
+  type AcquireResult,
+  type Held,
+  type LeaseIdentity,
+} from './lease.js';

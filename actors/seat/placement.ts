@@ -1,0 +1,310 @@
+/**
+ * Seat placement: which `seats` node runs which agent seat. Each agent seat is a lease in
+ * `svc_coord` (`seat.<handle>.lease`, the singleton-duty mechanics of actors/lease), so log order
+ * decides every contended take. One timer per node renews every lease it holds and looks for free
+ * seats; a KV watch on the lease keys sees a peer's release at once (a crashed peer's lease is taken
+ * once it expired). Each `seats` node also keeps a member record (`seats.member.<node>`, rewritten
+ * by the same timer) so nodes know how many share the seats.
+ *
+ * Spreading rule: a node takes a free seat at once while it holds fewer than its fair share,
+ * ceil(agent seats / live `seats` nodes); above it, only once the seat stayed free for one lease
+ * period (so a peer under its share gets it first, and a seat nobody else takes still runs). Held
+ * seats are never moved to balance the load: placement is sticky until a lease is released or lost.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Kv, KvEntry, Subscription } from '../../bus/index.js';
+import type { DutyLease } from '../../schema/index.js';
+import {
+  acquireLease,
+  decodeLease,
+  encodeLease,
+  leaseLive,
+  releaseLease,
+  renewLease,
+  type Held,
+} from '../lease/index.js';
+
+export const placementKeys = {
+  seat: (handle: string): string => `seat.${handle}.lease`,
+  /** Every seat lease (a handle is one key token). */
+  seats: 'seat.*.lease',
+  member: (node: string): string => `seats.member.${node}`,
+  members: 'seats.member.>',
+};
+const memberPrefix = 'seats.member.';
+
+/** The handle a seat lease key names, or null. */
+export function seatOfLeaseKey(key: string): string | null {
+  const match = /^seat\.([^.]+)\.lease$/.exec(key);
+  return match ? match[1]! : null;
+}
+
+export interface PlacementOptions {
+  readonly coord: Kv;
+  readonly nodeId: string;
+  readonly logger: Logger;
+  readonly now?: () => Date;
+  /** How long a lease binds without renewal; default 30 s. */
+  readonly ttlMs?: number;
+  /** Renewal period of the shared timer; default a third of the ttl. */
+  readonly renewEveryMs?: number;
+}
+
+export interface Placement {
+  /** The agent seats of the applied company: takes what it may, releases seats no longer wanted. */
+  want(handles: readonly string[]): Promise<void>;
+  /** Handles whose lease this node holds. */
+  held(): string[];
+  /** Called (not awaited) whenever the held set changed. */
+  onChange(listener: () => void): void;
+  /**
+   * Stops the timer and the watch. With `release` (the default, a graceful stop) the leases end now
+   * so a peer takes over at once; without, they are left to expire (what a crashed process leaves).
+   */
+  stop(opts?: { release?: boolean }): Promise<void>;
+}
+
+export async function startPlacement(opts: PlacementOptions): Promise<Placement> {
+  const log = opts.logger.child({ component: 'placement' });
+  const now = opts.now ?? (() => new Date());
+  const ttl = opts.ttlMs ?? 30_000;
+  const renewEvery = opts.renewEveryMs ?? Math.max(1, Math.floor(ttl / 3));
+  const instance = randomUUID();
+  const kv = opts.coord;
+  let wanted = new Set<string>();
+  const held = new Map<string, Held>();
+  /** The latest lease of every seat as the watch delivered it (ours included). */
+  const view = new Map<string, DutyLease>();
+  /** Since when a wanted seat is known to be free (ms). */
+  const freeSince = new Map<string, number>();
+  /** Live `seats` nodes: node → member record expiry (ms). */
+  const members = new Map<string, number>();
+  const listeners: (() => void)[] = [];
+  let stopped = false;
+  let timer: NodeJS.Timeout | null = null;
+
+  let chain: Promise<void> = Promise.resolve();
+  const enqueue = (step: () => Promise<void>): Promise<void> => {
+    const run = chain
+      .then(step)
+      .catch((error: unknown) => log.error({ err: error }, 'placement step failed'));
+    chain = run;
+    return run;
+  };
+  const changed = (): void => {
+    for (const listener of listeners) listener();
+  };
+
+  const liveMembers = (nowMs: number): number => {
+    let count = 1;
+    for (const [node, expires] of members) if (node !== opts.nodeId && expires > nowMs) count += 1;
+    return count;
+  };
+
+  const putMember = async (at: Date): Promise<void> => {
+    const record: DutyLease = {
+      duty: 'seats.member',
+      node: opts.nodeId,
+      instance,
+      epoch: 1,
+      acquired_at: at.toISOString(),
+      renewed_at: at.toISOString(),
+      expires_at: new Date(at.getTime() + ttl).toISOString(),
+    };
+    await kv.put(placementKeys.member(opts.nodeId), encodeLease(record));
+  };
+
+  /** Takes the free wanted seats the spreading rule allows; true when one was won. */
+  const take = async (): Promise<boolean> => {
+    const at = now();
+    const nowMs = at.getTime();
+    const share = Math.ceil(wanted.size / liveMembers(nowMs));
+    let won = false;
+    for (const handle of wanted) {
+      if (stopped) break;
+      if (held.has(handle)) continue;
+      const lease = view.get(handle);
+      if (lease && leaseLive(lease, nowMs) && lease.node !== opts.nodeId) {
+        freeSince.delete(handle);
+        continue;
+      }
+      if (!freeSince.has(handle))
+        freeSince.set(handle, lease ? Math.min(nowMs, new Date(lease.expires_at).getTime()) : nowMs);
+      const eager = held.size < share;
+      const patient = nowMs - freeSince.get(handle)! >= ttl;
+      if (!eager && !patient) continue;
+      const result = await acquireLease(
+        kv,
+        placementKeys.seat(handle),
+        { duty: `seat.${handle}`, node: opts.nodeId, instance },
+        at,
+        ttl,
+      );
+      if (!result.won) continue;
+      held.set(handle, result.held);
+      freeSince.delete(handle);
+      won = true;
+      log.info({ seat: handle, epoch: result.held.lease.epoch }, 'seat lease taken');
+    }
+    return won;
+  };
+
+  /** Renews every held lease; a refused renewal loses the seat. True when one was lost. */
+  const renewAll = async (): Promise<boolean> => {
+    const at = now();
+    let lost = false;
+    await Promise.all(
+      [...held].map(async ([handle, mine]) => {
+        const next = await renewLease(kv, placementKeys.seat(handle), mine, at, ttl).catch(
+          (error: unknown) => {
+            log.error({ err: error, seat: handle }, 'seat lease renewal failed');
+            return mine;
+          },
+        );
+        if (stopped || held.get(handle) !== mine) return;
+        if (next) {
+          held.set(handle, next);
+          return;
+        }
+        held.delete(handle);
+        lost = true;
+        log.warn({ seat: handle }, 'seat lease lost');
+      }),
+    );
+    return lost;
+  };
+
+  const tick = async (): Promise<void> => {
+    if (stopped) return;
+    await putMember(now());
+    const lost = await renewAll();
+    const won = await take();
+    if (lost || won) changed();
+  };
+  const arm = (): void => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      timer = null;
+      void enqueue(tick).then(arm);
+    }, renewEvery);
+    timer.unref();
+  };
+  let kicked = false;
+  const kick = (): void => {
+    if (kicked || stopped) return;
+    kicked = true;
+    void enqueue(async () => {
+      kicked = false;
+      if (stopped) return;
+      if (await take()) changed();
+    });
+  };
+
+  const onSeatEntry = (entry: KvEntry): void => {
+    const handle = seatOfLeaseKey(entry.key);
+    if (handle === null) return;
+    const lease = entry.operation === 'delete' ? null : decodeLease(entry.value);
+    if (lease) view.set(handle, lease);
+    else view.delete(handle);
+    if (!wanted.has(handle) || held.has(handle)) return;
+    // A release (or a deleted lease) frees the seat now; a live peer lease needs nothing.
+    if (lease === null || !leaseLive(lease, now().getTime())) kick();
+  };
+  const onMemberEntry = (entry: KvEntry): void => {
+    if (!entry.key.startsWith(memberPrefix)) return;
+    const node = entry.key.slice(memberPrefix.length);
+    const record = entry.operation === 'delete' ? null : decodeLease(entry.value);
+    if (record) members.set(node, new Date(record.expires_at).getTime());
+    else {
+      // A peer left: its share grows everyone's.
+      members.delete(node);
+      kick();
+    }
+  };
+  const subs: Subscription[] = [
+    await kv.watch(onMemberEntry, { key: placementKeys.members }),
+    await kv.watch(onSeatEntry, { key: placementKeys.seats }),
+  ];
+  await enqueue(() => putMember(now()));
+  arm();
+
+  return {
+    want: (handles) =>
+      enqueue(async () => {
+        if (stopped) return;
+        wanted = new Set(handles);
+        let dropped = false;
+        for (const [handle, mine] of [...held]) {
+          if (wanted.has(handle)) continue;
+          held.delete(handle);
+          dropped = true;
+          await releaseLease(kv, placementKeys.seat(handle), mine, now());
+        }
+        for (const handle of [...freeSince.keys()]) if (!wanted.has(handle)) freeSince.delete(handle);
+        if ((await take()) || dropped) changed();
+      }),
+    held: () => [...held.keys()],
+    onChange: (listener) => {
+      listeners.push(listener);
+    },
+    stop: async (stopOpts) => {
+      if (stopped) return;
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      timer = null;
+      await chain;
+      for (const sub of subs) await sub.stop();
+      if (stopOpts?.release ?? true) {
+        // The member record goes first, so peers count one node fewer when they take the seats.
+        await kv
+          .delete(placementKeys.member(opts.nodeId))
+          .catch((error: unknown) => log.error({ err: error }, 'seats member record removal failed'));
+        const at = now();
+        await Promise.all(
+          [...held].map(([handle, mine]) =>
+            releaseLease(kv, placementKeys.seat(handle), mine, at).catch((error: unknown) =>
+              log.error({ err: error, seat: handle }, 'seat lease release failed'),
+            ),
+          ),
+        );
+      }
+      held.clear();
+    },
+  };
+}
+
+/** The fleet's seat leases as one node reads them: a seat is placed while some node's lease is live. */
+export interface PlacementView {
+  placed(handle: string): boolean;
+  /** Live holders, handle → node. */
+  holders(): Map<string, string>;
+  stop(): Promise<void>;
+}
+
+export async function watchPlacement(coord: Kv, now: () => Date = () => new Date()): Promise<PlacementView> {
+  const leases = new Map<string, DutyLease>();
+  const sub = await coord.watch(
+    (entry) => {
+      const handle = seatOfLeaseKey(entry.key);
+      if (handle === null) return;
+      const lease = entry.operation === 'delete' ? null : decodeLease(entry.value);
+      if (lease) leases.set(handle, lease);
+      else leases.delete(handle);
+    },
+    { key: placementKeys.seats },
+  );
+  return {
+    placed: (handle) => {
+      const lease = leases.get(handle);
+      return lease !== undefined && leaseLive(lease, now().getTime());
+    },
+    holders: () => {
+      const nowMs = now().getTime();
+      const out = new Map<string, string>();
+      for (const [handle, lease] of leases) if (leaseLive(lease, nowMs)) out.set(handle, lease.node);
+      return out;
+    },
+    stop: () => sub.stop(),
+  };
+}
