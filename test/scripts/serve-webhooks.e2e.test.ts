@@ -44,6 +44,8 @@ t.test('a node serves the receivers: 503 unconfigured, then verified, routed and
     body: JSON.stringify(company),
   });
   t.equal(put.status, 201, await put.text());
+  // The write answers at activation; the receivers follow once this node has applied it.
+  await node.run.waitForLog((l) => l.msg === 'config applied');
 
   const bad = await fetch(`${node.url}/webhooks/codehost-a`, {
     method: 'POST',
