@@ -7,7 +7,8 @@
 import type { StoredMessage } from '../bus/index.js';
 import { categoryOf, isFailed, isFeedType, parseInstant, type EventCategory } from '../schema/index.js';
 import { Head, scanHead } from './events.head.js';
-import { categoryCodes, EventIndex } from './events.index.js';
+import { hashAscii } from './events.ids.js';
+import { categoryCodes } from './events.index.js';
 import { admitToWindow, HeldRow, type EventsState } from './events.window.js';
 
 interface TypeInfo {
@@ -148,7 +149,7 @@ export function applyScanned(state: EventsState, message: StoredMessage): boolea
   const ns = stampNs;
   const index = state.index;
   const agentCode = h.agentStart < 0 ? 0 : index.internAscii(b, h.agentStart, h.agentEnd);
-  EventIndex.hashAscii(b, h.traceStart, h.traceEnd, trace);
+  hashAscii(b, h.traceStart, h.traceEnd, trace);
   index.stageAscii(b, h.idStart, h.idEnd);
   const added = index.insertStaged(
     ms,
