@@ -29,10 +29,28 @@ export const Buckets = {
   WikiWatchers: 'svc_wiki_watchers',
   /** Seats' personal memory rows: one key per `<agent id>.<memory id>`, written by `memory_remember`. */
   Memory: 'svc_memory',
+  /**
+   * One key per completed turn (`<handle>.<turn id>`): a redelivered wake whose turn is here is
+   * acknowledged without running again. Expires after TURNS_DONE_TTL_MS.
+   */
+  TurnsDone: 'svc_turns_done',
 } as const;
 
 /** Claims only need to outlive any firing a scheduler could still consider (catchup looks back at most 2 h). */
 export const SCHEDULE_CLAIMS_TTL_MS = 24 * 3600 * 1000;
+
+/**
+ * How long a completed turn keeps its wake from running again. The record matters only while that wake
+ * can still be delivered, and a completed wake is acked right after its record is written; it comes back
+ * only if (1) the ack was lost: redelivered after the seat consumer's 15 min ack wait; (2) the process
+ * died between record and ack: redelivered when a node next opens the seat's inbox (a restart, or a peer
+ * taking the seat once its 30 s lease lapses); (3) a producer repeated the wake after its own crash past
+ * SVC_INBOX's 2 min duplicate window (the router's notifications are redelivered after 30 s). While the
+ * fleet runs that is minutes; a week also covers a fleet left down for days. SVC_INBOX keeps wakes with
+ * no age limit and no delivery cap, so no finite age covers a completed-but-unacked wake that waits
+ * longer: that one would run a second time (README "Known limits").
+ */
+export const TURNS_DONE_TTL_MS = 7 * 24 * 3600 * 1000;
 
 /** Webhook pipelines stored in SVC_WEBHOOKS (wiki has its own stream for its shorter dedup window). */
 export const WEBHOOK_PIPELINES = [
@@ -60,6 +78,8 @@ export const COORD_HISTORY = 64;
 export interface CatalogueOptions {
   readonly eventHistorySeconds?: number;
   readonly spendHistorySeconds?: number;
+  /** Age of the completed-turn records; default TURNS_DONE_TTL_MS (tests shorten it). */
+  readonly turnsDoneTtlMs?: number;
 }
 
 export interface Catalogue {
@@ -67,6 +87,8 @@ export interface Catalogue {
   readonly coord: Kv;
   readonly secrets: Kv;
   readonly memory: Kv;
+  /** `svc_turns_done`: the exactly-once records of completed wakes, expiring after their window. */
+  readonly turnsDone: Kv;
   readonly eventHistorySeconds: number;
   readonly spendHistorySeconds: number;
 }
@@ -105,11 +127,18 @@ export async function ensureCatalogue(bus: Bus, opts: CatalogueOptions = {}): Pr
   const secrets = await bus.kv({ name: Buckets.Secrets, history: 16 });
   // Rows are written once under a fresh id and never contended: a short history is enough.
   const memory = await bus.kv({ name: Buckets.Memory, history: 4 });
+  // Each key is written once (a plain put, never contended): one record of history.
+  const turnsDone = await bus.kv({
+    name: Buckets.TurnsDone,
+    history: 1,
+    ttlMs: opts.turnsDoneTtlMs ?? TURNS_DONE_TTL_MS,
+  });
   return {
     streams,
     coord,
     secrets,
     memory,
+    turnsDone,
     eventHistorySeconds: opts.eventHistorySeconds ?? EVENT_HISTORY_SECONDS,
     spendHistorySeconds: opts.spendHistorySeconds ?? SPEND_HISTORY_SECONDS,
   };

@@ -29,6 +29,7 @@ export interface Seats {
 export function startSeats(opts: {
   readonly bus: Bus;
   readonly coord: Kv;
+  readonly turnsDone: Kv;
   readonly nodeId: string;
   readonly logger: Logger;
   readonly providers: ProviderRegistry;
@@ -42,6 +43,7 @@ export function startSeats(opts: {
     ? startSeatsRuntime({
         bus: opts.bus,
         coord: opts.coord,
+        turnsDone: opts.turnsDone,
         nodeId: opts.nodeId,
         logger: opts.logger,
         llm: opts.providers,

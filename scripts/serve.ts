@@ -109,6 +109,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     const seats = startSeats({
       bus,
       coord: catalogue.coord,
+      turnsDone: catalogue.turnsDone,
       nodeId: config.node.id,
       logger,
       providers,

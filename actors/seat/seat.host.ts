@@ -1,8 +1,9 @@
 /**
  * One agent seat on this node: consumes its inbox durably, runs the seat machine and executes the
  * effects it names. A wake is acknowledged only after its turn's events are stored, and a wake id that
- * already completed is acknowledged without running again (the idempotency key lives in `svc_coord`),
- * so a restart mid-turn neither loses the wake nor runs it twice to completion.
+ * already completed is acknowledged without running again (the record lives in `svc_turns_done` for
+ * the window in which the wake can come back), so a restart mid-turn neither loses the wake nor runs it
+ * twice to completion.
  */
 import type { Logger } from 'pino';
 import { createActor, type Actor } from 'xstate';
@@ -29,16 +30,24 @@ import { draftOf, episodeOf, noteOutcome, type EpisodeDraft } from './turn.episo
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** Keys of this seat in the coordination store. */
+/** Keys of this seat: in `svc_turns_done` (`turnDone`) and in the coordination store (the others). */
 export const seatKeys = {
   /** Set once the turn of a wake completed; the turn id is uuidv5(agent id, wake id). */
-  done: (handle: string, turnId: string): string => `seat.${handle}.turn.${turnId}`,
+  turnDone: (handle: string, turnId: string): string => `${handle}.${turnId}`,
+  /**
+   * Where releases before `svc_turns_done` recorded a completed turn (in `svc_coord`, never expiring).
+   * Still read, so a wake completed just before an upgrade and redelivered after it does not run
+   * again; the read can go once every deployment has run longer than TURNS_DONE_TTL_MS since.
+   */
+  legacyTurnDone: (handle: string, turnId: string): string => `seat.${handle}.turn.${turnId}`,
   paused: (handle: string): string => `seat.${handle}.paused`,
 };
 
 export interface SeatHostOptions {
   readonly bus: Bus;
   readonly coord: Kv;
+  /** `svc_turns_done`: the record of each completed turn, read before running a wake. */
+  readonly turnsDone: Kv;
   readonly nodeId: string;
   readonly logger: Logger;
   readonly deps: Omit<TurnDeps, 'events'>;
@@ -213,8 +222,8 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
                   { msgId: `turn-${params.payload.turn_id}` },
                 );
                 if (draft) await recordEpisode(draft, payload);
-                await opts.coord.put(
-                  seatKeys.done(handle, params.payload.turn_id),
+                await opts.turnsDone.put(
+                  seatKeys.turnDone(handle, params.payload.turn_id),
                   encoder.encode(
                     JSON.stringify({ turn_id: params.payload.turn_id, at: params.payload.ended_at }),
                   ),
@@ -248,6 +257,11 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
   );
   actor.start();
 
+  /** Whether the turn completed already: its record, or one written before `svc_turns_done` existed. */
+  const completed = async (turnId: string): Promise<boolean> =>
+    (await opts.turnsDone.get(seatKeys.turnDone(handle, turnId))) !== null ||
+    (await opts.coord.get(seatKeys.legacyTurnDone(handle, turnId))) !== null;
+
   async function onWake(raw: Uint8Array): Promise<void> {
     let wake: InboxMessage;
     try {
@@ -257,7 +271,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
       return;
     }
     const turn_id = uuidv5(profile.agent_id, wake.id);
-    if (await opts.coord.get(seatKeys.done(handle, turn_id))) {
+    if (await completed(turn_id)) {
       log.info({ wake_id: wake.id }, 'wake already completed; acknowledged');
       return;
     }

@@ -23,6 +23,8 @@ import type { TurnDeps } from './turn.deps.js';
 export interface SeatsRuntimeOptions {
   readonly bus: Bus;
   readonly coord: Kv;
+  /** `svc_turns_done` (the catalogue's `turnsDone`): completed turns, so a wake runs once. */
+  readonly turnsDone: Kv;
   readonly nodeId: string;
   readonly logger: Logger;
   readonly llm: TurnDeps['llm'];
@@ -126,6 +128,7 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
     const host = await startSeatHost({
       bus: opts.bus,
       coord: opts.coord,
+      turnsDone: opts.turnsDone,
       nodeId: opts.nodeId,
       logger: log,
       deps,

@@ -24,6 +24,8 @@ export interface KvHost {
     opts: { headers?: Record<string, string> } | undefined,
     now: number,
   ): { seq: number };
+  /** The engine's clock for stored time (ms): what a TTL is judged against. */
+  now(): number;
 }
 
 const deleteHeader = 'KV-Operation';
@@ -39,17 +41,20 @@ function assertKey(key: string): void {
   }
 }
 
-export function openKv(host: KvHost, spec: KvSpec): Kv {
+export function openKv(host: KvHost, spec: KvSpec, now: number): Kv {
   assertName('bucket', spec.name);
   const bucket = spec.name;
   const stream = kvStreamName(bucket);
   const prefix = `$KV.${bucket}.`;
-  host.streams.ensure({
-    name: stream,
-    subjects: [`${prefix}>`],
-    maxMsgsPerSubject: spec.history ?? 64,
-    ...(spec.ttlMs ? { maxAgeMs: spec.ttlMs } : {}),
-  });
+  host.streams.ensure(
+    {
+      name: stream,
+      subjects: [`${prefix}>`],
+      maxMsgsPerSubject: spec.history ?? 64,
+      ...(spec.ttlMs ? { maxAgeMs: spec.ttlMs } : {}),
+    },
+    now,
+  );
 
   const toEntry = (msg: StoredMessage): KvEntry => ({
     bucket,
@@ -76,7 +81,7 @@ export function openKv(host: KvHost, spec: KvSpec): Kv {
       settle(() => {
         host.assertOpen();
         assertKey(key);
-        const last = current(key, Date.now());
+        const last = current(key, host.now());
         return last ? toEntry(last) : null;
       }),
     async put(key, value) {
@@ -114,7 +119,7 @@ export function openKv(host: KvHost, spec: KvSpec): Kv {
       settle(() => {
         host.assertOpen();
         if (filter !== undefined) assertSubject(filter, true);
-        const now = Date.now();
+        const now = host.now();
         const keys: string[] = [];
         for (const subject of host.streams.state(stream).subjectLast.keys()) {
           const key = subject.slice(prefix.length);
@@ -135,7 +140,7 @@ export function openKv(host: KvHost, spec: KvSpec): Kv {
       assertSubject(filter, true);
       const info = host.streams.info(stream);
       if (opts?.initial !== false) {
-        const now = Date.now();
+        const now = host.now();
         const latest = [...host.streams.state(stream).subjectLast.entries()]
           .filter(([subject]) => subjectMatches(filter, subject.slice(prefix.length)))
           .sort((a, b) => a[1] - b[1]);

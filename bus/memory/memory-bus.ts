@@ -37,6 +37,11 @@ export interface MemoryBusOptions {
   /** Directory of the SQLite store; unset = pure memory (nothing survives the process). */
   readonly storeDir?: string;
   readonly logger?: Logger;
+  /**
+   * Wall clock in ms for stored time: message times, max age, KV TTL. Tests move it to age records
+   * without waiting; redelivery timers stay on real time. Default `Date.now`.
+   */
+  readonly clock?: () => number;
 }
 
 interface Pending {
@@ -88,6 +93,7 @@ class MemoryBus implements Bus {
   constructor(
     private readonly store: OpenedStore,
     private readonly logger: Logger,
+    private readonly clock: () => number,
   ) {
     this.streams = new StreamStore(store.db);
     this.savepoint = {
@@ -141,7 +147,7 @@ class MemoryBus implements Bus {
     const batch = this.queue;
     this.queue = [];
     if (batch.length === 0) return;
-    const now = Date.now();
+    const now = this.clock();
     const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {
       this.store.db
@@ -196,7 +202,7 @@ class MemoryBus implements Bus {
   private sweep(): void {
     if (this.closed) return;
     this.enqueue(() => {
-      const now = Date.now();
+      const now = this.clock();
       for (const name of this.streams.streams.keys()) {
         this.streams.enforceLimits(name, now);
         this.streams.pruneDedup(name, now);
@@ -207,7 +213,7 @@ class MemoryBus implements Bus {
   // ------------------------------------------------------------ streams
 
   ensureStream(spec: StreamSpec): Promise<StreamInfo> {
-    return this.commit(() => this.streams.ensure(spec));
+    return this.commit((now) => this.streams.ensure(spec, now));
   }
 
   streamInfo(stream: string): Promise<StreamInfo> {
@@ -379,7 +385,7 @@ class MemoryBus implements Bus {
   // ------------------------------------------------------------ kv
 
   async kv(spec: KvSpec): Promise<Kv> {
-    return this.commit(() =>
+    return this.commit((now) =>
       openKv(
         {
           streams: this.streams,
@@ -387,8 +393,10 @@ class MemoryBus implements Bus {
           follow: (stream, fromSeq, onMessage) => this.follow(stream, { fromSeq }, onMessage),
           assertOpen: () => this.assertOpen(),
           append: (subject, data, opts, now) => this.append(subject, data, opts, now),
+          now: this.clock,
         },
         spec,
+        now,
       ),
     );
   }
@@ -418,5 +426,5 @@ export async function openMemoryBus(opts: MemoryBusOptions = {}): Promise<Bus> {
   const logger = opts.logger ?? pino({ level: 'silent' });
   // Deferred a tick so a refused store arrives as a rejection, never as a synchronous throw.
   await Promise.resolve();
-  return new MemoryBus(openStore(opts.storeDir), logger);
+  return new MemoryBus(openStore(opts.storeDir), logger, opts.clock ?? Date.now);
 }

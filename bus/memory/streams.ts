@@ -139,7 +139,7 @@ export class StreamStore {
     state.firstTime = first?.time_ms ?? 0;
   }
 
-  ensure(spec: EngineStreamSpec): StreamInfo {
+  ensure(spec: EngineStreamSpec, now: number): StreamInfo {
     assertName('stream', spec.name);
     if (spec.subjects.length === 0)
       throw new BusError(`stream ${spec.name}: at least one subject is required`);
@@ -167,7 +167,7 @@ export class StreamStore {
       });
     }
     this.routeCache.clear();
-    this.enforceLimits(spec.name, Date.now());
+    this.enforceLimits(spec.name, now);
     return this.info(spec.name);
   }
 

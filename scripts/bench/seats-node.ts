@@ -91,6 +91,7 @@ export async function startSeatsNode(bus: Bus): Promise<SeatsNode> {
   const runtime = startSeatsRuntime({
     bus,
     coord: catalogue.coord,
+    turnsDone: catalogue.turnsDone,
     nodeId: 'bench-0',
     logger,
     llm: registry,

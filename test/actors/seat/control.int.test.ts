@@ -2,10 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { Subjects, type Bus } from '../../../bus/index.js';
-import { Payloads, SeatCommandReply, type SeatPause } from '../../../schema/index.js';
+import { seatKeys } from '../../../actors/index.js';
+import { Buckets, Subjects, TURNS_DONE_TTL_MS, type Bus } from '../../../bus/index.js';
+import { agentId, Payloads, SeatCommandReply, uuidv5, type SeatPause } from '../../../schema/index.js';
 import { startLlmServer } from '../../fixtures/llm/llm-server.js';
 import { cleanTurn, startCompany } from './harness.js';
+import { recordedDone } from './wakes.js';
 
 const encoder = new TextEncoder();
 
@@ -122,13 +124,62 @@ t.test('a restart mid-turn redelivers the wake and completes it once', async (t)
   t.equal((await second.events('agent_turn_completed')).length, 1, 'completed once');
 });
 
-t.test('a wake id that already completed is acknowledged without a second turn', async (t) => {
-  const h = await startCompany(t, { script: [...cleanTurn, { kind: 'text', text: '{"decision":"skip"}' }] });
-  await h.wake('ada', 'same');
-  await h.waitFor((e) => e.type === 'agent_turn_completed');
-  await h.wake('ada', 'same');
-  await h.wake('ada', 'other');
-  await h.waitFor((e) => e.type === 'agent_turn_completed' && (e.payload['phases'] as string[]).length === 1);
-  t.equal((await h.events('agent_turn_completed')).length, 2);
-  t.equal(h.llm.requests.length, 5, 'the repeated wake made no model call');
-});
+t.test(
+  'a wake id that already completed is acknowledged without a second turn until its record expires',
+  async (t) => {
+    // The store's clock: moved to age the records, as days passing would.
+    let offsetMs = 0;
+    const skip = { kind: 'text' as const, text: '{"decision":"skip"}' };
+    const h = await startCompany(t, {
+      script: [...cleanTurn, skip, skip, skip],
+      storeClock: () => Date.now() + offsetMs,
+    });
+    const turnOf = (wakeId: string): string => uuidv5(agentId('Acme', 'ada'), wakeId);
+    // The inbox is taken in order: once this wake's turn is recorded done, every wake before it was
+    // handled (and the store's clock may move without stamping that record with the new time).
+    const runs = async (wakeId: string): Promise<void> => {
+      await h.wake('ada', wakeId);
+      await recordedDone(h, 'ada', turnOf(wakeId));
+    };
+    await runs('same');
+    await h.wake('ada', 'same');
+    await runs('other');
+    t.equal((await h.events('agent_turn_completed')).length, 2);
+    t.equal(h.llm.requests.length, 5, 'the repeated wake made no model call');
+
+    // A minute before the end of its window the record still holds.
+    offsetMs = TURNS_DONE_TTL_MS - 60_000;
+    await h.wake('ada', 'same');
+    await runs('third');
+    t.equal((await h.events('agent_turn_completed')).length, 3);
+    t.equal(h.llm.requests.length, 6, 'near its expiry the repeated wake still made no model call');
+
+    // Past its window the record is gone, from reads and from the store.
+    offsetMs = TURNS_DONE_TTL_MS + 60_000;
+    const key = seatKeys.turnDone('ada', turnOf('same'));
+    t.equal(await h.catalogue.turnsDone.get(key), null, 'an expired record reads as absent');
+    t.notOk((await h.catalogue.turnsDone.keys()).includes(key));
+    // The next write to the bucket drops the records past its age; 'third', written 2 min ago, stays.
+    await runs('fourth');
+    t.equal((await h.bus.streamInfo(`KV_${Buckets.TurnsDone}`)).messages, 2, 'third and fourth remain');
+  },
+);
+
+t.test(
+  'a turn recorded done in svc_coord before svc_turns_done existed is still not run again',
+  async (t) => {
+    const skip = { kind: 'text' as const, text: '{"decision":"skip"}' };
+    const h = await startCompany(t, { script: [skip] });
+    const turnId = uuidv5(agentId('Acme', 'ada'), 'before-upgrade');
+    await h.catalogue.coord.put(
+      seatKeys.legacyTurnDone('ada', turnId),
+      encoder.encode(JSON.stringify({ turn_id: turnId, at: new Date().toISOString() })),
+    );
+    await h.wake('ada', 'before-upgrade');
+    await h.wake('ada', 'after-upgrade');
+    const done = await h.waitFor((e) => e.type === 'agent_turn_completed');
+    t.not(Payloads.AgentTurnCompleted.parse(done.payload).turn_id, turnId);
+    t.equal((await h.events('agent_turn_completed')).length, 1, 'only the new wake ran');
+    t.equal(h.llm.requests.length, 1);
+  },
+);

@@ -1,8 +1,9 @@
 /**
- * A company on one node in process: the memory bus (optionally on a store dir, to restart), a local
- * OpenAI-compatible server following a script, the provider registry as `svc serve` wires it (its
- * `provider_fallback` records published), real stdio tool servers with the personal memory store, and
- * the seats runtime with its `org` and `turn_engine` appliers. Waits are on stored records, never sleeps.
+ * A company on one node in process: the memory bus (optionally on a store dir, to restart; or another
+ * engine), a local OpenAI-compatible server following a script, the provider registry as `svc serve`
+ * wires it (its `provider_fallback` records published), real stdio tool servers with the personal memory
+ * store, and the seats runtime with its `org` and `turn_engine` appliers. Waits are on stored records,
+ * never sleeps.
  */
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
@@ -21,6 +22,7 @@ import {
   Subjects,
   type Bus,
   type Catalogue,
+  type CatalogueOptions,
 } from '../../../bus/index.js';
 import type { InboxMessage } from '../../../schema/index.js';
 import { EventRecord, SpendRecord } from '../../../schema/index.js';
@@ -105,11 +107,21 @@ export async function startCompany(
     extra?: Record<string, unknown>;
     /** The seats' clock (turn stamps, budgets, deadlines); default the wall clock. */
     now?: () => Date;
+    /** The memory bus's clock for stored time (record ages, KV TTL); default the wall clock. */
+    storeClock?: () => number;
+    /** Another engine instead of the memory bus (closed at teardown like it). */
+    openBus?: () => Promise<Bus>;
+    catalogue?: CatalogueOptions;
   },
 ): Promise<Harness> {
   const logger = pino({ level: process.env['TEST_LOG'] ? 'debug' : 'silent' });
-  const bus = await openMemoryBus(opts.storeDir ? { storeDir: opts.storeDir } : {});
-  const catalogue = await ensureCatalogue(bus);
+  const bus = opts.openBus
+    ? await opts.openBus()
+    : await openMemoryBus({
+        ...(opts.storeDir ? { storeDir: opts.storeDir } : {}),
+        ...(opts.storeClock ? { clock: opts.storeClock } : {}),
+      });
+  const catalogue = await ensureCatalogue(bus, opts.catalogue);
   const llm = opts.llm ?? (await startLlmServer({ wire: 'openai', script: opts.script }));
   const doc = company(llm.baseUrl, opts.extra);
   const registry = startProviders({ bus, nodeId: 'node-0', logger, resolve: () => undefined });
@@ -118,6 +130,7 @@ export async function startCompany(
   const runtime = startSeatsRuntime({
     bus,
     coord: catalogue.coord,
+    turnsDone: catalogue.turnsDone,
     nodeId: 'node-0',
     logger,
     llm: registry,

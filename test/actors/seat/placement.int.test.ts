@@ -81,6 +81,7 @@ async function startFleet(t: Test): Promise<Fleet> {
       const runtime = startSeatsRuntime({
         bus,
         coord: catalogue.coord,
+        turnsDone: catalogue.turnsDone,
         nodeId: id,
         logger,
         llm: registry,

@@ -36,14 +36,14 @@ export async function scheduledWake(
 }
 
 /**
- * Resolves once the seat has recorded the turn done in `svc_coord` (after its `agent_turn_completed`
- * is stored): from then on a redelivery of the wake is acknowledged without running.
+ * Resolves once the seat has recorded the turn done in `svc_turns_done` (after its
+ * `agent_turn_completed` is stored): from then on a redelivery of the wake is acknowledged without running.
  */
 export async function recordedDone(h: Harness, handle: string, turnId: string): Promise<void> {
-  const key = seatKeys.done(handle, turnId);
+  const key = seatKeys.turnDone(handle, turnId);
   let resolve = (): void => undefined;
   const seen = new Promise<void>((r) => (resolve = r));
-  const sub = await h.catalogue.coord.watch((e) => e.operation === 'put' && resolve(), { key });
+  const sub = await h.catalogue.turnsDone.watch((e) => e.operation === 'put' && resolve(), { key });
   try {
     await seen;
   } finally {
