@@ -176,7 +176,7 @@ export async function runPhase(
             reason: last?.reason ?? 'not_configured',
             turn_id: turn.turn_id,
             phase,
-            retry_at: null,
+            retry_at: error.retryAt,
             chain: [...chain],
             attempts: error.attempts,
           },

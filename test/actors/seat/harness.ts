@@ -103,7 +103,7 @@ export async function startCompany(
     storeDir?: string;
     llm?: LlmServer;
     extra?: Record<string, unknown>;
-    /** The seats' clock (turn stamps, budgets, deadlines); default the wall clock. */
+    /** The seats' and providers' clock (turn stamps, budgets, deadlines, cooldowns); default the wall clock. */
     now?: () => Date;
   },
 ): Promise<Harness> {
@@ -112,7 +112,14 @@ export async function startCompany(
   const catalogue = await ensureCatalogue(bus);
   const llm = opts.llm ?? (await startLlmServer({ wire: 'openai', script: opts.script }));
   const doc = company(llm.baseUrl, opts.extra);
-  const registry = startProviders({ bus, nodeId: 'node-0', logger, resolve: () => undefined });
+  const clock = opts.now;
+  const registry = startProviders({
+    bus,
+    nodeId: 'node-0',
+    logger,
+    resolve: () => undefined,
+    ...(clock ? { now: () => clock().getTime() } : {}),
+  });
   const memory = createMemoryStore({ kv: catalogue.memory });
   const tools = startToolServers({ bus, nodeId: 'node-0', logger, memory });
   const runtime = startSeatsRuntime({
