@@ -29,6 +29,7 @@ import { startToolServers, type ToolServers } from '../../../scripts/toolservers
 import { startLlmServer, type LlmServer } from '../../fixtures/llm/llm-server.js';
 import type { Script } from '../../fixtures/llm/script.js';
 import { echoServerPath } from '../../fixtures/mcp/servers.js';
+import type { Captured } from '../toolservers/harness.js';
 
 export function company(llmBaseUrl: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -105,9 +106,11 @@ export async function startCompany(
     extra?: Record<string, unknown>;
     /** The seats' and providers' clock (turn stamps, budgets, deadlines, cooldowns); default the wall clock. */
     now?: () => Date;
+    /** Collects the node's log lines (tool-server stderr included) for tests that wait on them. */
+    logs?: Captured;
   },
 ): Promise<Harness> {
-  const logger = pino({ level: process.env['TEST_LOG'] ? 'debug' : 'silent' });
+  const logger = opts.logs?.logger ?? pino({ level: process.env['TEST_LOG'] ? 'debug' : 'silent' });
   const bus = await openMemoryBus(opts.storeDir ? { storeDir: opts.storeDir } : {});
   const catalogue = await ensureCatalogue(bus);
   const llm = opts.llm ?? (await startLlmServer({ wire: 'openai', script: opts.script }));
