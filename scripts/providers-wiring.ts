@@ -15,6 +15,8 @@ export function startProviders(opts: {
   logger: Logger;
   /** `${VAR}` lookup for `api_keys` (secret store, then environment). */
   resolve: Resolver;
+  /** Wall clock in ms for cooldowns and `retry_at` (tests inject one); `Date.now` otherwise. */
+  now?: () => number;
 }): ProviderRegistry {
   const logger = opts.logger.child({ component: 'providers' });
   const publish = (record: EventRecord): void => {
@@ -33,5 +35,6 @@ export function startProviders(opts: {
     onEvent: publish,
     logger,
     source: `${opts.nodeId}/providers`,
+    ...(opts.now ? { now: opts.now } : {}),
   });
 }

@@ -203,7 +203,8 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
     seatMachine.provide({
       actions: {
         runPhase: (_, params) => run(phase(params)),
-        abortTurn: (_, params) => abort.abort(params.reason),
+        // Always a message: it is the phase's error and the reason a tool server is told on cancellation.
+        abortTurn: (_, params) => abort.abort(params.reason ?? 'the turn was stopped'),
         completeTurn: (_, params) =>
           run(
             (async () => {

@@ -2,7 +2,8 @@
  * Runs one phase of a turn (the host's `runPhase` effect): the tool loop on the seat's provider chain.
  *   1. before each model call: stop if aborted, check the budget
  *   2. call the model (progress streamed on `agent_turn_progress`), record a spend record
- *   3. run the tools it asked for through the router; loop until it answers without tools or the
+ *   3. run the tools it asked for through the router (a call in flight is abandoned, and an MCP server
+ *      told, when the turn is cut); loop until it answers without tools or the
  *      round limit (extended by `extension_round_step` when enabled, up to the ceiling) is reached
  * and returns the phase record (`agent_phase_completed`) with the outcome the machine folds in.
  */
@@ -13,6 +14,7 @@ import type { FailReason, PhaseName, PhaseOutcome, Turn } from './seat.machine.j
 import { extendRounds, phaseRounds } from './seat.limits.js';
 import { parsePlan, parseReview, phaseMessage, systemPrompt } from './turn.prompts.js';
 import type { TurnDeps } from './turn.deps.js';
+import { runToolCall, stopped, type ToolCallContext } from './turn.tools.js';
 import type { SeatProfile, Charter } from './seat.profile.js';
 
 type PhaseCompleted = (typeof Payloads.AgentPhaseCompleted)['_output'];
@@ -49,12 +51,6 @@ export interface PhaseResult {
   /** The tools the phase called, in order (the turn's episode lists them). */
   readonly tools: readonly string[];
 }
-
-/** Why the turn was stopped: the reason the seat aborted it with (a scheduled deadline), else a stop. */
-const stopped = (signal: AbortSignal): string =>
-  typeof signal.reason === 'string' ? signal.reason : 'the turn was stopped';
-const resultText = (content: ReadonlyArray<{ text: string }>): string => content.map((c) => c.text).join('');
-const clip = (s: string, n = 4000): string => (s.length > n ? `${s.slice(0, n)}…` : s);
 
 /** The tools a phase offers: none in review; the plan's picks in execute when it named known ones. */
 function toolsOf(all: ToolEntry[], phase: PhaseName, picked: readonly string[]): ToolEntry[] {
@@ -93,6 +89,13 @@ export async function runPhase(
   let delivered = false;
   const key = { turn_id: turn.turn_id, phase, iteration: turn.iteration };
   const tokens = (): number => totals.input + totals.output;
+  const toolCtx: ToolCallContext = {
+    seat: seat.handle,
+    agent_id: seat.agent_id,
+    turn_id: turn.turn_id,
+    trace_id: turn.wake.trace_id,
+    signal: input.signal,
+  };
 
   await deps.events.publish('agent_phase_started', {
     ...key,
@@ -176,7 +179,7 @@ export async function runPhase(
             reason: last?.reason ?? 'not_configured',
             turn_id: turn.turn_id,
             phase,
-            retry_at: null,
+            retry_at: error.retryAt,
             chain: [...chain],
             attempts: error.attempts,
           },
@@ -233,44 +236,14 @@ export async function runPhase(
       tool_calls: result.tool_calls.map(({ id, name, arguments: args }) => ({ id, name, arguments: args })),
     });
     for (const call of result.tool_calls) {
-      const at = deps.now();
-      const entry = byName.get(call.name);
-      let output: string;
-      let isError: boolean;
-      let origin = entry?.source ?? 'builtin';
-      let server: string | null = null;
-      if (!call.arguments_valid) {
-        [output, isError] = ['the arguments were not a JSON object; call again with an object', true];
-      } else if (!entry) {
-        [output, isError] = [`no tool named ${call.name} is offered in this phase`, true];
-      } else {
-        const routed = await deps.tools.call(
-          {
-            seat: seat.handle,
-            agent_id: seat.agent_id,
-            turn_id: turn.turn_id,
-            trace: { trace_id: turn.wake.trace_id, parent_span_id: null },
-          },
-          { name: call.name, arguments: call.arguments },
-        );
-        [output, isError] = [resultText(routed.content), routed.is_error];
-        origin = routed.source ?? origin;
-        server = routed.server;
-        if (!isError && entry.delivers) delivered = true;
-      }
-      executions.push({
-        name: call.name,
-        call_id: call.id,
-        arguments: call.arguments,
-        result: clip(output),
-        error: isError ? clip(output, 500) : null,
-        started_at: at.toISOString(),
-        duration_ms: Math.max(0, deps.now().getTime() - at.getTime()),
-        origin,
-        server,
-      });
-      timeline.push({ at: at.toISOString(), kind: 'tool', detail: call.name });
-      messages.push({ role: 'tool', tool_call_id: call.id, content: output, is_error: isError });
+      if (input.signal.aborted) return fail('aborted', stopped(input.signal));
+      const run = await runToolCall(deps, toolCtx, call, byName.get(call.name));
+      executions.push(run.execution);
+      timeline.push({ at: run.execution.started_at, kind: 'tool', detail: call.name });
+      // Cut mid-call: the row says the call was cancelled; nothing the tool yields is recorded.
+      if (run.cancelled) return fail('aborted', stopped(input.signal));
+      if (run.delivered) delivered = true;
+      messages.push({ role: 'tool', tool_call_id: call.id, content: run.output, is_error: run.isError });
     }
     toolRounds += 1;
     if (toolRounds >= maxRounds) {

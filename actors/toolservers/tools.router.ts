@@ -9,6 +9,7 @@ import { ToolCall, type RoutedToolResult, type ToolEntry } from '../../schema/in
 import { textResult } from './builtin/builtin.define.js';
 import type { BuiltinTool, EventSink, ToolContext } from './builtin/builtin.types.js';
 import type { ToolServerManager } from './toolservers.manager.js';
+import { cancelledResult } from './toolservers.result.js';
 
 export interface ToolRouter {
   /** `GET /tools`: builtins, then every served MCP tool with `source: mcp:<server>`. */
@@ -43,7 +44,11 @@ export function createToolRouter(opts: {
       }
       const { name, arguments: args } = parsed.data;
       const builtin = builtins.get(name);
-      if (builtin === undefined) return opts.servers.callTool(ctx.seat, name, args);
+      if (builtin === undefined) return opts.servers.callTool(ctx.seat, name, args, ctx.signal);
+      // Builtins are quick: one that has not started when the turn is cut does not start.
+      if (ctx.signal?.aborted) {
+        return { ...cancelledResult(name, ctx.signal), source: 'builtin', server: null };
+      }
       try {
         return { ...(await builtin.call(ctx, args)), source: 'builtin', server: null };
       } catch (error) {

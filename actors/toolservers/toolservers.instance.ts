@@ -16,7 +16,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { ToolServerState, type ToolResult, type ToolServerStatus } from '../../schema/index.js';
-import { toToolResult } from './toolservers.result.js';
+import { cancelledResult, cancelReason, toToolResult } from './toolservers.result.js';
 import { backoffDelay, scrub, type ResolvedInstance } from './toolservers.resolve.js';
 
 export interface SupervisionSettings {
@@ -237,25 +237,42 @@ export class ToolServerInstance {
     }, delay);
   }
 
-  async call(name: string, args: Record<string, unknown>): Promise<ToolResult> {
+  /**
+   * One `tools/call`. When `signal` fires first the call is abandoned at once: the SDK sends the server
+   * `notifications/cancelled` (the request id and the signal's reason) and drops a late answer.
+   */
+  async call(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult> {
     const client = this.client;
     const attempt = this.attempt;
+    if (signal?.aborted) return cancelledResult(`${name} on ${this.spec.server}`, signal);
     if (client === null || this.state !== ToolServerState.Started) {
       const when =
         this.nextRestartAt === null ? '' : ` (restart in ${Math.max(0, this.nextRestartAt - Date.now())} ms)`;
       return errorResult(`tool server ${this.spec.server} is not running${when}; try again later`);
     }
+    // A signal of its own per call: the SDK never removes its listener, and a turn's signal outlives many
+    // calls (a later cut would otherwise send notifications/cancelled for every call that already answered).
+    const own = new AbortController();
+    const cancel = (): void => own.abort(cancelReason(signal as AbortSignal));
+    signal?.addEventListener('abort', cancel, { once: true });
     try {
       const result = await client.callTool({ name, arguments: args }, undefined, {
         timeout: this.settings.callTimeoutMs,
+        signal: own.signal,
       });
       return toToolResult(result);
     } catch (error) {
+      if (signal?.aborted) {
+        this.log.info({ tool: name, reason: cancelReason(signal) }, 'tool call cancelled');
+        return cancelledResult(`${name} on ${this.spec.server}`, signal);
+      }
       const message = this.scrub(errorText(error));
       // A stdio crash is seen by the close handler; a JSON-RPC error or a bad result is an answer.
       // Only an unreachable remote counts as a failure of the server here.
       if (isTransportFailure(error)) this.failed(attempt, error);
       return errorResult(`tool ${name} on ${this.spec.server} failed: ${message}`);
+    } finally {
+      signal?.removeEventListener('abort', cancel);
     }
   }
 

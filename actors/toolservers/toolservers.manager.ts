@@ -52,7 +52,13 @@ export interface ToolServerManager {
   toolsFor(seat: string): ToolEntry[];
   /** Every tool any instance serves, once per name and server. */
   catalogue(): ToolEntry[];
-  callTool(seat: string, name: string, args: Record<string, unknown>): Promise<RoutedToolResult>;
+  /** `signal`: the caller's abort; a call still running when it fires is cancelled on the server. */
+  callTool(
+    seat: string,
+    name: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<RoutedToolResult>;
   status(): ToolServerStatus[];
   /** Called whenever the set of served tools may have changed (start, failure, list change, apply). */
   onToolsChanged(listener: () => void): () => void;
@@ -203,7 +209,7 @@ export function createToolServerManager(opts: ToolServerManagerOptions): ToolSer
       }
       return out;
     },
-    async callTool(seat, name, args) {
+    async callTool(seat, name, args, signal) {
       const route = routes(seat).get(name);
       if (route === undefined) {
         return {
@@ -213,7 +219,7 @@ export function createToolServerManager(opts: ToolServerManagerOptions): ToolSer
         };
       }
       const server = route.instance.spec.server;
-      const result = await route.instance.call(route.tool.name, args);
+      const result = await route.instance.call(route.tool.name, args, signal);
       return { ...result, source: mcpSource(server), server };
     },
     status: () => ordered().map((instance) => instance.status()),

@@ -54,3 +54,13 @@ export function toToolResult(raw: unknown): ToolResult {
   const content: TextPart[] = texts.map((text) => ({ type: 'text', text }));
   return { content, is_error: result.isError === true };
 }
+
+/** Why a call was cancelled: the signal's reason when it is a message (a turn's deadline gives one). */
+export const cancelReason = (signal: AbortSignal): string =>
+  typeof signal.reason === 'string' && signal.reason !== '' ? signal.reason : 'cancelled by the caller';
+
+/** The answer of a call its caller cancelled (the turn was cut): what the model would have read. */
+export const cancelledResult = (name: string, signal: AbortSignal): ToolResult => ({
+  content: [{ type: 'text', text: `tool ${name} was cancelled: ${cancelReason(signal)}` }],
+  is_error: true,
+});

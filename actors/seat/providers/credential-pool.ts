@@ -167,6 +167,22 @@ export class CredentialPool {
     return { ok: true, lease: this.lease(key, value) };
   }
 
+  /**
+   * When every key that resolves is cooling: the instant (ms) the first of them is usable again.
+   * Null when a key is usable now or none resolves (waiting would change nothing).
+   */
+  usableAgainAt(): number | null {
+    const now = this.now();
+    let earliest: number | null = null;
+    for (const key of this.keys) {
+      if (this.valueOf(key) === '') continue;
+      if (!this.cooling(key, now)) return null;
+      const until = key.coolingUntil as number;
+      if (earliest === null || until < earliest) earliest = until;
+    }
+    return earliest;
+  }
+
   snapshot(): CredentialPoolEntry {
     const now = this.now();
     return {

@@ -132,7 +132,12 @@ export interface ChainAttempt {
 export class LlmUnavailableError extends Error {
   override name = 'LlmUnavailableError';
   readonly attempts: readonly ChainAttempt[];
-  constructor(chain: readonly string[], attempts: readonly ChainAttempt[]) {
+  /**
+   * When the first key of the chain stops cooling (RFC 3339 UTC): the earliest a retry can find one.
+   * Null when no failure was a cooldown (no provider, no key resolves, errors that waiting does not cure).
+   */
+  readonly retryAt: string | null;
+  constructor(chain: readonly string[], attempts: readonly ChainAttempt[], retryAt: string | null = null) {
     const tried = attempts.map((a) => `${a.provider}: ${a.reason}${a.status ? ` (HTTP ${a.status})` : ''}`);
     super(
       chain.length === 0
@@ -140,6 +145,7 @@ export class LlmUnavailableError extends Error {
         : `every LLM provider in the chain failed (${tried.join('; ')})`,
     );
     this.attempts = attempts;
+    this.retryAt = retryAt;
   }
 }
 

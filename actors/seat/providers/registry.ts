@@ -130,12 +130,12 @@ export class ProviderRegistry implements SubsystemApplier {
           );
         }
       }
-      const error = new LlmUnavailableError(chain, attempts);
+      const error = new LlmUnavailableError(chain, attempts, this.retryAt(entries, attempts));
       this.publish(
         caller,
         ProviderEventType.Unavailable,
         error.message,
-        { chain: [...chain], attempts },
+        { chain: [...chain], attempts, retry_at: error.retryAt },
         true,
       );
       throw error;
@@ -181,6 +181,20 @@ export class ProviderRegistry implements SubsystemApplier {
       }
     }
     return { failed: { provider: entry.name, reason: 'keys_cooling', status: last?.status ?? null } };
+  }
+
+  /**
+   * The earliest instant a provider that failed for cooling keys has one usable again (by the
+   * registry's clock); null when no failure was a cooldown. Only times leave the pools, never keys.
+   */
+  private retryAt(entries: ReadonlyMap<string, Entry>, attempts: readonly ChainAttempt[]): string | null {
+    let earliest: number | null = null;
+    for (const attempt of attempts) {
+      if (attempt.reason !== 'keys_cooling') continue;
+      const at = entries.get(attempt.provider)?.pool.usableAgainAt() ?? null;
+      if (at !== null && (earliest === null || at < earliest)) earliest = at;
+    }
+    return earliest === null ? null : new Date(earliest).toISOString();
   }
 
   /** `providers` subsystem of an apply: entries swapped in place. */

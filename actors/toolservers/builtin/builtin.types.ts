@@ -14,6 +14,8 @@ export interface ToolContext {
   readonly turn_id?: string | null;
   /** Continue the turn's trace in the events a tool publishes. */
   readonly trace?: { readonly trace_id: string; readonly parent_span_id: string | null };
+  /** The turn's abort signal: once it fires, a call still running is cancelled and its result dropped. */
+  readonly signal?: AbortSignal;
 }
 
 export interface BuiltinTool {

@@ -160,3 +160,16 @@ t.test('Retry-After is read as seconds, as an HTTP date, or as retry-after-ms', 
   t.equal(retryAfterMs(new Headers({ 'retry-after': 'soon' }), now), null);
   t.equal(retryAfterMs(new Headers(), now), null);
 });
+
+t.test('usableAgainAt: the first key to stop cooling, only when every resolvable key cools', async (t) => {
+  const c = clock();
+  const p = pool(['${KEY_A}', '${KEY_B}', '${UNSET}'], 'openai', c);
+  t.equal(p.usableAgainAt(), null, 'a key is usable now');
+  take(p).rateLimited(50_000);
+  t.equal(p.usableAgainAt(), null, 'the other key is still usable');
+  take(p).rateLimited(20_000);
+  t.equal(p.usableAgainAt(), c.now() + 20_000, 'the unresolved key does not count');
+  c.advance(20_000);
+  t.equal(p.usableAgainAt(), null, 'the cooldown ended');
+  t.equal(pool(['${UNSET}']).usableAgainAt(), null, 'no key resolves: waiting does not help');
+});

@@ -207,9 +207,63 @@ t.test('when the whole chain fails the call ends with llm_unavailable', async (t
     agent_id: 'ada',
     payload: { chain: ['a', 'b', 'c', 'gone'], attempts: error.attempts },
   });
+  t.equal(error.retryAt, null, 'no failure was a cooldown: waiting would not help');
+  t.equal(h.events[3]!.payload['retry_at'], null);
   const empty = await drain(h.registry.call([], ask('q')));
   t.match((empty.error as Error).message, /no LLM provider is configured/);
+  t.equal((empty.error as LlmUnavailableError).retryAt, null);
 });
+
+t.test(
+  'a chain that failed on cooling keys says when the earliest key is usable again, by the registry clock',
+  async (t) => {
+    const limited = await server(t, {
+      wire: 'openai',
+      script: [
+        { kind: 'status', status: 429, headers: { 'retry-after': '45' } },
+        { kind: 'status', status: 429, headers: { 'retry-after': '20' } },
+      ],
+    });
+    const refused = await server(t, { wire: 'openai', script: [{ kind: 'status', status: 401 }] });
+    const broken = await server(t, { wire: 'openai', script: () => ({ kind: 'status', status: 500 }) });
+    const h = harness(
+      doc(
+        {
+          limited: {
+            type: 'openai',
+            model: 'g',
+            base_url: limited.baseUrl,
+            api_keys: ['${KEY_A}', '${KEY_B}'],
+          },
+          refused: { type: 'openai', model: 'g', base_url: refused.baseUrl, api_keys: ['${KEY_C}'] },
+          broken: { type: 'openai', model: 'g', base_url: broken.baseUrl, api_keys: ['${KEY_A}'] },
+        },
+        ['limited', 'refused', 'broken'],
+      ),
+      { timing: { authBackoffBaseMs: 60_000 } },
+    );
+    const start = h.now();
+    const out = await drain(h.registry.call(['limited', 'refused', 'broken'], ask('q')));
+    const error = out.error as LlmUnavailableError;
+    t.same(
+      error.attempts.map((a) => a.reason),
+      ['keys_cooling', 'keys_cooling', 'server_error'],
+    );
+    t.equal(error.retryAt, new Date(start + 20_000).toISOString(), "the second key's 20 s Retry-After");
+    t.match(h.events.at(-1), { type: 'llm_unavailable', payload: { retry_at: error.retryAt } });
+
+    // Later, with the rate-limited keys cooling still, the call makes no request there.
+    h.advance(10_000);
+    const again = await drain(h.registry.call(['limited', 'refused'], ask('q')));
+    t.equal((again.error as LlmUnavailableError).retryAt, new Date(start + 20_000).toISOString());
+    t.equal(limited.requests.length, 2);
+    // Past the Retry-After only the auth backoff (60 s from the 401) still cools.
+    h.advance(15_000);
+    const only = await drain(h.registry.call(['refused', 'broken'], ask('q')));
+    t.equal((only.error as LlmUnavailableError).retryAt, new Date(start + 60_000).toISOString());
+    t.notMatch(JSON.stringify(h.events) + h.lines.join('\n'), /sk-secret/);
+  },
+);
 
 t.test('a failure after output has streamed ends the call without falling back', async (t) => {
   const a = await server(t, { wire: 'anthropic', script: [{ kind: 'error_event', text: 'half of it' }] });

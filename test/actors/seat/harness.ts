@@ -31,6 +31,7 @@ import { startToolServers, type ToolServers } from '../../../scripts/toolservers
 import { startLlmServer, type LlmServer } from '../../fixtures/llm/llm-server.js';
 import type { Script } from '../../fixtures/llm/script.js';
 import { echoServerPath } from '../../fixtures/mcp/servers.js';
+import type { Captured } from '../toolservers/harness.js';
 
 export function company(llmBaseUrl: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -105,16 +106,18 @@ export async function startCompany(
     storeDir?: string;
     llm?: LlmServer;
     extra?: Record<string, unknown>;
-    /** The seats' clock (turn stamps, budgets, deadlines); default the wall clock. */
+    /** The seats' and providers' clock (turn stamps, budgets, deadlines, cooldowns); default the wall clock. */
     now?: () => Date;
     /** The memory bus's clock for stored time (record ages, KV TTL); default the wall clock. */
     storeClock?: () => number;
     /** Another engine instead of the memory bus (closed at teardown like it). */
     openBus?: () => Promise<Bus>;
     catalogue?: CatalogueOptions;
+    /** Collects the node's log lines (tool-server stderr included) for tests that wait on them. */
+    logs?: Captured;
   },
 ): Promise<Harness> {
-  const logger = pino({ level: process.env['TEST_LOG'] ? 'debug' : 'silent' });
+  const logger = opts.logs?.logger ?? pino({ level: process.env['TEST_LOG'] ? 'debug' : 'silent' });
   const bus = opts.openBus
     ? await opts.openBus()
     : await openMemoryBus({
@@ -124,7 +127,14 @@ export async function startCompany(
   const catalogue = await ensureCatalogue(bus, opts.catalogue);
   const llm = opts.llm ?? (await startLlmServer({ wire: 'openai', script: opts.script }));
   const doc = company(llm.baseUrl, opts.extra);
-  const registry = startProviders({ bus, nodeId: 'node-0', logger, resolve: () => undefined });
+  const clock = opts.now;
+  const registry = startProviders({
+    bus,
+    nodeId: 'node-0',
+    logger,
+    resolve: () => undefined,
+    ...(clock ? { now: () => clock().getTime() } : {}),
+  });
   const memory = createMemoryStore({ kv: catalogue.memory });
   const tools = startToolServers({ bus, nodeId: 'node-0', logger, memory });
   const runtime = startSeatsRuntime({

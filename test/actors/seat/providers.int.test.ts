@@ -204,3 +204,64 @@ t.test(
     t.match(await agentRow(h, 'bob'), { activity: 'stopped', stopped_reason: 'provider' });
   },
 );
+
+t.test(
+  'a 429 with Retry-After on every key records llm_unavailable with retry_at when the first key is usable again',
+  async (t) => {
+    const llm = await startLlmServer({
+      wire: 'openai',
+      script: () => ({ kind: 'status', status: 429, headers: { 'retry-after': '90' } }),
+    });
+    t.teardown(() => llm.close());
+    // A clock a day ahead: retry_at follows the injected clock, not the wall clock.
+    const now = (): Date => new Date(Date.now() + 86_400_000);
+    const h = await startCompany(t, {
+      script: [],
+      llm,
+      now,
+      extra: {
+        providers: { llm: { local: entry(llm, { api_keys: ['key-a', 'key-b'] }) }, llm_order: ['local'] },
+      },
+    });
+    const before = now().getTime();
+    await h.wake('bob');
+    const turn = await completedTurn(h, 1);
+    const after = now().getTime();
+    t.equal(turn.failed, true);
+    t.same(
+      llm.requests.map((r) => r.key),
+      ['key-a', 'key-b'],
+    );
+    const [record] = await h.events('llm_unavailable');
+    const unavailable = Payloads.LlmUnavailable.parse(record!.payload);
+    t.match(unavailable, { provider: 'local', reason: 'keys_cooling', turn_id: turn.turn_id });
+    const retryAt = unavailable.retry_at!;
+    t.match(retryAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/, 'an RFC 3339 UTC instant');
+    const at = Date.parse(retryAt);
+    t.ok(at >= before + 90_000 && at <= after + 90_000, 'now + Retry-After on the injected clock');
+    t.equal(
+      retryAt,
+      h.providers
+        .snapshot()
+        ['local']!.keys.map((k) => k.cooling_until!)
+        .sort()[0],
+      'the earliest cooling key',
+    );
+    t.notMatch(JSON.stringify(record), /key-a|key-b/, 'keys are never in the event');
+  },
+);
+
+t.test('with no provider configured llm_unavailable says retry_at null', async (t) => {
+  const llm = await startLlmServer({ wire: 'openai', script: [] });
+  t.teardown(() => llm.close());
+  const h = await startCompany(t, { script: [], llm, extra: { providers: { llm: {}, llm_order: [] } } });
+  await h.wake('bob');
+  const turn = await completedTurn(h, 1);
+  t.equal(turn.failed, true);
+  t.match(turn.error, /no LLM provider is configured/);
+  const unavailable = (await h.events('llm_unavailable')).map((e) =>
+    Payloads.LlmUnavailable.parse(e.payload),
+  );
+  t.match(unavailable, [{ reason: 'not_configured', turn_id: turn.turn_id, retry_at: null }]);
+  t.equal(llm.requests.length, 0);
+});

@@ -311,3 +311,23 @@ t.test('ask_human records a need and an event, and sends nothing', async (t) => 
   t.match(text(nobody), /No human colleague matches "zed"/);
   t.equal(h.needs.length, 2, 'refused asks record nothing');
 });
+
+t.test('a builtin called after the turn was cut does not run and answers cancelled', async (t) => {
+  const h = harness();
+  const cut = new AbortController();
+  cut.abort('scheduled_timeout: the deadline passed');
+  const result = await h.router.call(
+    { ...ctx, signal: cut.signal },
+    { name: 'memory_remember', arguments: { content: 'never kept' } },
+  );
+  t.same(result, {
+    content: [
+      { type: 'text', text: 'tool memory_remember was cancelled: scheduled_timeout: the deadline passed' },
+    ],
+    is_error: true,
+    source: 'builtin',
+    server: null,
+  });
+  t.equal(h.rows.length, 0, 'nothing was remembered');
+  t.equal(h.events.length, 0);
+});

@@ -160,3 +160,44 @@ t.test('the node environment does not leak into a child beyond the basic variabl
   t.equal(text(await manager.callTool('x', 'env', { name: 'SVC_TEST_NODE_SECRET' })), '<unset>');
   t.not(text(await manager.callTool('x', 'env', { name: 'PATH' })), '<unset>');
 });
+
+t.test(
+  "a call whose caller's signal fires is abandoned at once and the server gets notifications/cancelled",
+  async (t) => {
+    const { manager, logs } = startManager(t);
+    await manager.apply({
+      name: 'Acme',
+      mcp_servers: [echo('files', { env: { ECHO_NAME: 'files', ECHO_HANG_TOOLS: 'stall' } })],
+      roles: [{ name: 'Ada' }],
+    });
+    const stderr = (pattern: RegExp) => (l: { msg: string; [k: string]: unknown }) =>
+      l.msg === 'tool server stderr' && pattern.test(String(l['stderr']));
+
+    const turn = new AbortController();
+    const pending = manager.callTool('ada', 'stall', {}, turn.signal);
+    const waits = await logs.waitFor(stderr(/^call \d+ waits$/));
+    const id = String(waits['stderr']).split(' ')[1]!;
+    turn.abort('scheduled_timeout: the deadline passed');
+    const result = await pending;
+    t.same(result, {
+      content: [
+        { type: 'text', text: 'tool stall on files was cancelled: scheduled_timeout: the deadline passed' },
+      ],
+      is_error: true,
+      source: 'mcp:files',
+      server: 'files',
+    });
+    await logs.waitFor(stderr(new RegExp(`^call ${id} cancelled: scheduled_timeout: the deadline passed$`)));
+    t.ok(
+      logs.lines.some((l) => l.msg === 'tool call cancelled' && l['tool'] === 'stall'),
+      'the cancellation is logged',
+    );
+
+    // An aborted signal sends nothing; the server, not restarted, answers the next call.
+    const refused = await manager.callTool('ada', 'stall', {}, turn.signal);
+    t.match(refused, { is_error: true, content: [{ text: /was cancelled/ }] });
+    t.equal(logs.lines.filter(stderr(/ waits$/)).length, 1, 'no second call reached the server');
+    t.equal(text(await manager.callTool('ada', 'echo', { text: 'still here' })), 'files: still here');
+    t.match(manager.status(), [{ server: 'files', restarts: 0, started: true }]);
+  },
+);

@@ -1,0 +1,132 @@
+/**
+ * One tool call of a phase, as the turn engine runs it: checked against the tools the phase offers, routed,
+ * and abandoned the moment the turn's signal fires. The router is given the signal too, so an MCP server is
+ * told (`notifications/cancelled`); whatever the call yields after the cut is dropped, never recorded.
+ */
+import type { Payloads, ToolEntry } from '../../schema/index.js';
+import type { LlmToolCall } from './providers/index.js';
+import type { TurnDeps } from './turn.deps.js';
+
+type ToolExecution = (typeof Payloads.ToolExecution)['_output'];
+
+export interface ToolRun {
+  /** What the model reads back (the tool message). */
+  readonly output: string;
+  readonly isError: boolean;
+  /** Set when the call went through and the tool delivers the turn's work (`delivers`). */
+  readonly delivered: boolean;
+  /** The `tool_executions` row. */
+  readonly execution: ToolExecution;
+}
+
+/** Why the turn was stopped: the reason the seat aborted it with (a scheduled deadline), else a stop. */
+export const stopped = (signal: AbortSignal): string =>
+  typeof signal.reason === 'string' ? signal.reason : 'the turn was stopped';
+const resultText = (content: ReadonlyArray<{ text: string }>): string => content.map((c) => c.text).join('');
+export const clip = (s: string, n = 4000): string => (s.length > n ? `${s.slice(0, n)}…` : s);
+
+const abandoned = Symbol('abandoned');
+/** The tool server of an MCP entry (`mcp:<server>`), null for a builtin. */
+const serverOf = (entry: ToolEntry): string | null =>
+  entry.source.startsWith('mcp:') ? entry.source.slice('mcp:'.length) : null;
+
+/** `work`'s outcome, or `abandoned` as soon as `signal` fires (a later outcome of `work` is ignored). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | typeof abandoned> {
+  if (signal.aborted) return Promise.resolve(abandoned);
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => resolve(abandoned);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
+export interface ToolCallContext {
+  readonly seat: string;
+  readonly agent_id: string;
+  readonly turn_id: string;
+  readonly trace_id: string;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Runs `call` (with `entry`, the offered tool of that name, if any). Resolves with `cancelled` when the
+ * turn's signal fired before the tool answered: the row then says so and carries no result.
+ */
+export async function runToolCall(
+  deps: TurnDeps,
+  ctx: ToolCallContext,
+  call: LlmToolCall,
+  entry: ToolEntry | undefined,
+): Promise<ToolRun & { readonly cancelled: boolean }> {
+  const at = deps.now();
+  const row = (
+    output: string,
+    isError: boolean,
+    origin: string,
+    server: string | null,
+    error: string | null = isError ? clip(output, 500) : null,
+  ): ToolExecution => ({
+    name: call.name,
+    call_id: call.id,
+    arguments: call.arguments,
+    result: clip(output),
+    error,
+    started_at: at.toISOString(),
+    duration_ms: Math.max(0, deps.now().getTime() - at.getTime()),
+    origin,
+    server,
+  });
+  const answer = (output: string, isError: boolean, origin: string, server: string | null) => ({
+    output,
+    isError,
+    delivered: false,
+    cancelled: false,
+    execution: row(output, isError, origin, server),
+  });
+  const origin = entry?.source ?? 'builtin';
+  if (!call.arguments_valid)
+    return answer('the arguments were not a JSON object; call again with an object', true, origin, null);
+  if (!entry) return answer(`no tool named ${call.name} is offered in this phase`, true, origin, null);
+
+  const routed = await untilAborted(
+    deps.tools.call(
+      {
+        seat: ctx.seat,
+        agent_id: ctx.agent_id,
+        turn_id: ctx.turn_id,
+        trace: { trace_id: ctx.trace_id, parent_span_id: null },
+        signal: ctx.signal,
+      },
+      { name: call.name, arguments: call.arguments },
+    ),
+    ctx.signal,
+  );
+  // Cut while the tool ran: whatever it answered, or will, is not the turn's any more.
+  if (routed === abandoned || ctx.signal.aborted) {
+    const reason = `cancelled: ${stopped(ctx.signal)}`;
+    return {
+      output: reason,
+      isError: true,
+      delivered: false,
+      cancelled: true,
+      execution: row('', true, origin, serverOf(entry), clip(reason, 500)),
+    };
+  }
+  const output = resultText(routed.content);
+  return {
+    output,
+    isError: routed.is_error,
+    delivered: !routed.is_error && Boolean(entry.delivers),
+    cancelled: false,
+    execution: row(output, routed.is_error, routed.source ?? origin, routed.server),
+  };
+}
