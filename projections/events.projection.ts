@@ -64,6 +64,8 @@ export const eventsProjection: Projection<EventsState> = {
   stream: Streams.Events,
   init: () => ({ index: new EventIndex(), window: [], lastAdded: null }),
   apply: applyEvent,
+  // A replay of a million records would otherwise double each column and rehash the id table ten times.
+  replaying: (state, messages) => state.index.reserve(messages),
   // Rows the replay admitted still point into their messages: copy their heads off them.
   replayed: settleWindow,
   checkpoint: {

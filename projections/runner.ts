@@ -32,6 +32,11 @@ export interface Projection<S> {
    * live tail is followed: where a projection finishes what it deferred while replaying.
    */
   replayed?(state: S): void;
+  /**
+   * Called before a replay folds at most `messages` messages into `state`: where a projection reserves room
+   * so that a large replay grows nothing on the way.
+   */
+  replaying?(state: S, messages: number): void;
   /** Checkpoint codec; a projection without one always replays from zero. */
   readonly checkpoint?: {
     save(state: S): unknown;
@@ -144,6 +149,11 @@ export async function runProjection<S>(opts: RunnerOptions<S>): Promise<RunningP
     replaying = true;
     // 1. history up to the last sequence at start, 2. the live tail from just after it.
     const since = seq === 0 ? p.since?.() : undefined;
+    try {
+      p.replaying?.(state, Math.max(0, info.lastSeq - seq));
+    } catch (error) {
+      opts.logger?.error({ err: error, projection: p.name }, 'projection replay hook failed');
+    }
     for await (const message of bus.replay(p.stream, {
       fromSeq: seq + 1,
       toSeq: info.lastSeq,
