@@ -172,6 +172,116 @@ function literal(b: Uint8Array, at: number, text: string): boolean {
 
 /** Fills `h` from the bytes of one stored record; false when the general decoder must decide. */
 export function scanHead(b: Uint8Array, h: Head): boolean {
+  return scanWriterOrder(b, h) || scanAnyOrder(b, h);
+}
+
+// ---- the writer's order ------------------------------------------------------------------------------
+
+/** Each key with what precedes it and, for a string value, its opening quote. */
+const W = {
+  id: kb('{"id":"'),
+  type: kb(',"type":"'),
+  source: kb(',"source":"'),
+  timestamp: kb(',"timestamp":"'),
+  category: kb(',"category":"'),
+  summary: kb(',"summary":"'),
+  actor: kb(',"actor":"'),
+  trace_id: kb(',"trace_id":"'),
+  span_id: kb(',"span_id":"'),
+  parent_span_id: kb(',"parent_span_id":'),
+  failed: kb(',"failed":'),
+  agent_id: kb(',"agent_id":"'),
+  topic: kb(',"topic":"'),
+  payload: kb(',"payload":'),
+};
+
+/** The value range `stringAfter` last read. */
+let valueStart = 0;
+let valueEnd = 0;
+
+/**
+ * Reads `key` (ending in the value's opening quote) and its string value at `at`; the offset after the
+ * closing quote, or -1. Sets `valueStart`/`valueEnd` and `plain`.
+ */
+function stringAfter(b: Uint8Array, at: number, n: number, key: Uint8Array): number {
+  if (!eq(b, at, key)) return -1;
+  const open = at + key.length - 1;
+  const end = skipString(b, open, n);
+  valueStart = open + 1;
+  valueEnd = end - 1;
+  return end;
+}
+
+/**
+ * The head exactly as `newEvent` + `publishEvent` write it (compact JSON, keys in the record's declared
+ * order, `agent_id` and `topic` optional, the payload last): every key is checked once where it must be,
+ * with no key lookup. Anything else answers false, and `scanAnyOrder` reads it.
+ */
+export function scanWriterOrder(b: Uint8Array, h: Head): boolean {
+  const n = b.length;
+  let i = stringAfter(b, 0, n, W.id);
+  if (i < 0 || !plain || valueEnd === valueStart) return false;
+  h.idStart = valueStart;
+  h.idEnd = valueEnd;
+  i = stringAfter(b, i, n, W.type);
+  if (i < 0 || !plain || valueEnd === valueStart) return false;
+  h.typeStart = valueStart;
+  h.typeEnd = valueEnd;
+  i = stringAfter(b, i, n, W.source);
+  if (i < 0) return false;
+  i = stringAfter(b, i, n, W.timestamp);
+  if (i < 0 || !plain) return false;
+  h.timestampStart = valueStart;
+  h.timestampEnd = valueEnd;
+  i = stringAfter(b, i, n, W.category);
+  if (i < 0 || !plain) return false;
+  h.categoryStart = valueStart;
+  h.categoryEnd = valueEnd;
+  i = stringAfter(b, i, n, W.summary);
+  if (i < 0) return false;
+  i = stringAfter(b, i, n, W.actor);
+  if (i < 0) return false;
+  i = stringAfter(b, i, n, W.trace_id);
+  if (i < 0 || !plain) return false;
+  h.traceStart = valueStart;
+  h.traceEnd = valueEnd;
+  i = stringAfter(b, i, n, W.span_id);
+  if (i < 0 || !eq(b, i, W.parent_span_id)) return false;
+  i += W.parent_span_id.length;
+  if (b[i] === QUOTE) i = skipString(b, i, n);
+  else if (literal(b, i, 'null')) i += 4;
+  else return false;
+  if (i < 0 || !eq(b, i, W.failed)) return false;
+  i += W.failed.length;
+  if (literal(b, i, 'false')) {
+    h.failed = false;
+    i += 5;
+  } else if (literal(b, i, 'true')) {
+    h.failed = true;
+    i += 4;
+  } else return false;
+  h.agentStart = -1;
+  if (eq(b, i, W.agent_id)) {
+    i = stringAfter(b, i, n, W.agent_id);
+    if (i < 0 || !plain) return false;
+    h.agentStart = valueStart;
+    h.agentEnd = valueEnd;
+  }
+  h.topic = false;
+  if (eq(b, i, W.topic)) {
+    i = stringAfter(b, i, n, W.topic);
+    if (i < 0) return false;
+    h.topic = true;
+  }
+  if (!eq(b, i, W.payload)) return false;
+  h.end = i;
+  return true;
+}
+
+// ---- any order -----------------------------------------------------------------------------------
+
+/** Reads a head whose keys come in any order, with any spacing JSON allows. */
+export function scanAnyOrder(b: Uint8Array, h: Head): boolean {
   const n = b.length;
   h.idStart = h.typeStart = h.timestampStart = h.categoryStart = h.agentStart = h.traceStart = -1;
   h.topic = false;

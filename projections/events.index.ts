@@ -162,9 +162,20 @@ export class EventIndex {
     return lo;
   }
 
+  /**
+   * `lowerBound` for the staged key, known to sort before the last entry: it gallops back from the end
+   * first, since a late entry mostly lands a few places from it (ties on a millisecond, ids in any order).
+   */
   private lowerBoundStaged(ms: number, ns: number): number {
-    let lo = 0;
-    let hi = this.n;
+    let hi = this.n - 1;
+    let step = 1;
+    let lo = hi - step;
+    while (lo >= 0 && this.compareStaged(lo, ms, ns) > 0) {
+      hi = lo;
+      step *= 2;
+      lo = hi - step;
+    }
+    if (lo < 0) lo = 0;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       if (this.compareStaged(mid, ms, ns) < 0) lo = mid + 1;

@@ -31,7 +31,6 @@ const indexOfBytes = (Buffer.prototype as Buffer).indexOf as (
   from: number,
 ) => number;
 const agentKey = Buffer.from('"agent_id"');
-const topicKey = Buffer.from('"topic"');
 const head = new Head();
 const trace = new Uint32Array(2);
 /** Category names by length. */
@@ -136,9 +135,9 @@ export function applyScanned(state: EventsState, message: StoredMessage): boolea
   let known = false;
   for (const c of named) if (sameBytes(b, h.categoryStart, h.categoryEnd, c)) known = true;
   if (!known) return false;
-  // An optional field after the payload (another key order) is the general decoder's to find.
+  // A seat after the payload (another key order) is the general decoder's to find; a topic there is looked
+  // for only if the row is kept (`HeldRow.settle`).
   if (h.agentStart < 0 && indexOfBytes.call(b, agentKey, h.end) >= 0) return false;
-  if (!h.topic && indexOfBytes.call(b, topicKey, h.end) >= 0) return false;
   const info = typeOf(b, h.typeStart, h.typeEnd);
   if (info.category === null) return true;
   if (!instantFrom(b, h.timestampStart, h.timestampEnd)) {
@@ -171,6 +170,7 @@ export function applyScanned(state: EventsState, message: StoredMessage): boolea
     h.failed || info.failure,
     h.idStart,
     h.idEnd,
+    h.topic,
   );
   if (admitToWindow(state, entry)) {
     if (state.live === true) entry.settle();

@@ -4,7 +4,7 @@
  * decoded only when read: a replay of a million events admits most of them and keeps only the last 400.
  */
 import { compareInstants, type EventCategory, type EventRow, type Instant } from '../schema/index.js';
-import { decodeHead } from './events.decode.js';
+import { decodeHead, topicAfterPayload } from './events.decode.js';
 import type { EventIndex } from './events.index.js';
 
 /** Feed rows held in memory (spec rule 2: newest 400 events). */
@@ -51,6 +51,8 @@ export class HeldRow implements WindowRow {
   private end: number;
   private settled = false;
   private decoded: EventRow | null = null;
+  /** A `topic` the writer put after the payload (found when the row settles). */
+  private lateTopic: string | undefined;
 
   /** `idStart`/`idEnd`: where the (ASCII, unescaped) id is inside the head. */
   constructor(
@@ -63,14 +65,17 @@ export class HeldRow implements WindowRow {
     private readonly failed: boolean,
     private readonly idStart: number,
     private readonly idEnd: number,
+    /** Whether the head holds a `topic`; if not, one after the payload is looked for when settling. */
+    private readonly topicInHead: boolean,
   ) {
     this.bytes = data;
     this.end = headEnd;
   }
 
-  /** Copies the head off the message it came from. */
+  /** Copies the head off the message it came from (reading a `topic` written after the payload first). */
   settle(): void {
     if (this.settled || this.bytes === null) return;
+    if (!this.topicInHead) this.lateTopic = topicAfterPayload(this.bytes, this.end);
     const size = this.end - this.at;
     const head = this.bytes.subarray(this.at, this.end);
     if (size > SLAB / 4) {
@@ -96,8 +101,10 @@ export class HeldRow implements WindowRow {
 
   get row(): EventRow {
     if (this.decoded === null) {
+      this.settle();
       // The scanner vouched for these bytes: the general decoder reads them as a row.
       const row = decodeHead((this.bytes as Uint8Array).subarray(this.at, this.end)) as EventRow;
+      if (this.lateTopic !== undefined) row.topic = this.lateTopic;
       row.category = this.category;
       row.failed = this.failed;
       this.decoded = row;

@@ -24,6 +24,17 @@ t.test('optional fields after the payload are not lost (slow path)', async (t) =
   t.match(decodeRow(bytes(reordered)), { agent_id: 'ada', topic: 'ops' });
 });
 
+t.test(
+  'a topic after the payload is read for the row; a record that is not whole keeps its row',
+  async (t) => {
+    const { payload, ...head } = base;
+    t.match(decodeRow(bytes({ ...head, payload, topic: 'ops' })), { id: base.id, topic: 'ops' });
+    const row = decodeRow(bytes({ ...head, agent_id: 'ada', payload, topic: 7 }));
+    t.equal(row?.id, base.id, 'the head still makes the row');
+    t.notOk(row && 'topic' in row, 'without a topic the schema refuses');
+  },
+);
+
 t.test('a payload first, or no payload, or not JSON', async (t) => {
   const { payload, ...row } = base;
   t.match(decodeRow(bytes({ payload, ...row })), { id: base.id });

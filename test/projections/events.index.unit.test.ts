@@ -113,7 +113,7 @@ const recordText = fc
     parent_span_id: value,
     failed: fc.oneof(fc.boolean(), value),
     extra: value,
-    order: fc.constantFrom('publish', 'publish', 'payload-first', 'optional-last'),
+    order: fc.constantFrom('writer', 'writer', 'publish', 'payload-first', 'optional-last'),
     spaced: fc.boolean(),
   })
   .map(({ order, spaced, ...f }) => {
@@ -121,7 +121,11 @@ const recordText = fc
     const { agent_id, topic, ...rest } = head;
     const payload = base.payload;
     let o: Record<string, unknown>;
-    if (order === 'payload-first') o = { payload, ...head };
+    if (order === 'writer') {
+      // As newEvent lays a record out: the optional keys (and here any extra one) just before the payload.
+      const { extra, payload: _payload, ...core } = rest;
+      o = { ...core, agent_id, topic, extra, payload };
+    } else if (order === 'payload-first') o = { payload, ...head };
     else if (order === 'optional-last') o = { ...rest, payload, agent_id, topic };
     else o = { ...head, payload };
     const json = JSON.stringify(o);
