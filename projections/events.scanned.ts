@@ -9,7 +9,7 @@ import { categoryOf, isFailed, isFeedType, parseInstant, type EventCategory } fr
 import { Head, scanHead } from './events.head.js';
 import { hashAscii } from './events.ids.js';
 import { categoryCodes } from './events.index.js';
-import { admitToWindow, HeldRow, type EventsState } from './events.window.js';
+import { admitToWindow, HeldRow, ReplayWindow, type EventsState } from './events.window.js';
 
 interface TypeInfo {
   readonly bytes: Uint8Array;
@@ -73,6 +73,39 @@ const digit = (b: Uint8Array, i: number): number => {
 /** Where `instantFrom` puts its answer (no object a record). */
 let stampMs = 0;
 let stampNs = 0;
+/** The last whole second read (`YYYY-MM-DDTHH:MM:SS`) and its instant: consecutive events mostly share it. */
+const lastSecond = new Uint8Array(19);
+let lastSecondMs = NaN;
+
+function sameSecond(b: Uint8Array, at: number): boolean {
+  // Seconds and minutes differ first: compare from the end.
+  for (let k = 18; k >= 0; k -= 1) if (b[at + k] !== lastSecond[k]) return false;
+  return true;
+}
+
+/** The instant of the whole second at `at` (`YYYY-MM-DDTHH:MM:SS`, checked), NaN when it is not one. */
+function secondAt(b: Uint8Array, at: number): number {
+  const y = digit(b, at) * 1000 + digit(b, at + 1) * 100 + digit(b, at + 2) * 10 + digit(b, at + 3);
+  const mo = digit(b, at + 5) * 10 + digit(b, at + 6);
+  const day = digit(b, at + 8) * 10 + digit(b, at + 9);
+  const hh = digit(b, at + 11) * 10 + digit(b, at + 12);
+  const mi = digit(b, at + 14) * 10 + digit(b, at + 15);
+  const sec = digit(b, at + 17) * 10 + digit(b, at + 18);
+  const leap = mo === 2 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 1 : 0;
+  // Date.UTC maps years 0..99 onto 1900..1999: those (and anything odd) take the general parser.
+  if (
+    y >= 100 &&
+    mo >= 1 &&
+    mo <= 12 &&
+    day >= 1 &&
+    day <= (monthDays[mo - 1] as number) + leap &&
+    hh <= 23 &&
+    mi <= 59 &&
+    sec <= 59
+  )
+    return Date.UTC(y, mo - 1, day, hh, mi, sec, 0);
+  return NaN;
+}
 
 /**
  * Reads the stamp into `stampMs`/`stampNs`: `YYYY-MM-DDTHH:MM:SS.mmmZ` (what `newEvent` writes) digit by
@@ -90,27 +123,13 @@ function instantFrom(b: Uint8Array, start: number, end: number): boolean {
     b[at + 16] === 0x3a &&
     b[at + 19] === 0x2e
   ) {
-    const y = digit(b, at) * 1000 + digit(b, at + 1) * 100 + digit(b, at + 2) * 10 + digit(b, at + 3);
-    const mo = digit(b, at + 5) * 10 + digit(b, at + 6);
-    const day = digit(b, at + 8) * 10 + digit(b, at + 9);
-    const hh = digit(b, at + 11) * 10 + digit(b, at + 12);
-    const mi = digit(b, at + 14) * 10 + digit(b, at + 15);
-    const sec = digit(b, at + 17) * 10 + digit(b, at + 18);
     const milli = digit(b, at + 20) * 100 + digit(b, at + 21) * 10 + digit(b, at + 22);
-    const leap = mo === 2 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 1 : 0;
-    // Date.UTC maps years 0..99 onto 1900..1999: those (and anything odd) take the general parser.
-    if (
-      y >= 100 &&
-      mo >= 1 &&
-      mo <= 12 &&
-      day >= 1 &&
-      day <= (monthDays[mo - 1] as number) + leap &&
-      hh <= 23 &&
-      mi <= 59 &&
-      sec <= 59 &&
-      milli >= 0
-    ) {
-      const ms = Date.UTC(y, mo - 1, day, hh, mi, sec, milli);
+    if (milli >= 0) {
+      if (!sameSecond(b, at)) {
+        lastSecondMs = secondAt(b, at);
+        lastSecond.set(b.subarray(at, at + 19));
+      }
+      const ms = lastSecondMs + milli;
       if (Number.isFinite(ms)) {
         stampMs = ms;
         stampNs = 0;
@@ -160,6 +179,23 @@ export function applyScanned(state: EventsState, message: StoredMessage): boolea
     trace[1] as number,
   );
   if (!added || !info.feed) return true;
+  const failed = h.failed || info.failure;
+  if (state.live !== true) {
+    // Replaying: most rows offered now are pushed out of the window by later ones; none is made yet.
+    (state.staged ??= new ReplayWindow()).offer(
+      ms,
+      ns,
+      message.seq,
+      b,
+      h.end,
+      info.code,
+      failed,
+      h.idStart,
+      h.idEnd,
+      h.topic,
+    );
+    return true;
+  }
   const entry = new HeldRow(
     ms,
     ns,
@@ -167,13 +203,13 @@ export function applyScanned(state: EventsState, message: StoredMessage): boolea
     b,
     h.end,
     info.category,
-    h.failed || info.failure,
+    failed,
     h.idStart,
     h.idEnd,
     h.topic,
   );
   if (admitToWindow(state, entry)) {
-    if (state.live === true) entry.settle();
+    entry.settle();
     state.lastAdded = entry;
   }
   return true;

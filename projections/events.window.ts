@@ -1,11 +1,14 @@
 /**
  * The events projection's state and its window of the newest 400 feed rows (spec rule 2), oldest first.
  * A row the replay admits is held as its head bytes (copied into a shared slab, no object per field) and
- * decoded only when read: a replay of a million events admits most of them and keeps only the last 400.
+ * decoded only when read. A replay of a million events offers most of them and keeps only the last 400, so
+ * while replaying the candidates are kept as columns (`ReplayWindow`, no object a record) and made rows at
+ * the end. The window is the newest 400 of all feed rows offered, whatever the order they came in, which is
+ * what lets the two merge.
  */
 import { compareInstants, type EventCategory, type EventRow, type Instant } from '../schema/index.js';
 import { decodeHead, topicAfterPayload } from './events.decode.js';
-import type { EventIndex } from './events.index.js';
+import { categoryCodes, type EventIndex } from './events.index.js';
 
 /** Feed rows held in memory (spec rule 2: newest 400 events). */
 export const FEED_WINDOW = 400;
@@ -27,10 +30,13 @@ export interface EventsState {
   lastAdded: WindowRow | null;
   /** True once the boot replay is done: a row admitted from then on is settled at once. */
   live?: boolean;
+  /** While replaying: the candidates the fast path offered, not yet rows. */
+  staged?: ReplayWindow;
 }
 
 /** The window's rows, oldest first, at most FEED_WINDOW. */
 export function windowRows(state: EventsState): WindowRow[] {
+  mergeStaged(state);
   const w = state.window;
   return w.length > FEED_WINDOW ? w.slice(w.length - FEED_WINDOW) : w;
 }
@@ -139,8 +145,17 @@ function compareRows(a: WindowRow, b: WindowRow): number {
   return compareInstants(a.instant, b.instant) || compareStrings(a.row.id, b.row.id);
 }
 
+/** Makes the staged candidates rows of the window. */
+function mergeStaged(state: EventsState): void {
+  const staged = state.staged;
+  if (staged === undefined || staged.size === 0) return;
+  for (const row of staged.take()) admitToWindow(state, row);
+}
+
 /** Copies the heads of the window's rows off their messages (after a replay). */
 export function settleWindow(state: EventsState): void {
+  mergeStaged(state);
+  state.staged = undefined;
   state.live = true;
   for (const w of state.window) if (w instanceof HeldRow) w.settle();
 }
@@ -159,4 +174,119 @@ export function admitToWindow(state: EventsState, entry: WindowRow): boolean {
   }
   if (w.length >= 2 * FEED_WINDOW) state.window = w.slice(w.length - FEED_WINDOW);
   return true;
+}
+
+const STAGED = 2 * FEED_WINDOW;
+
+/**
+ * The newest feed rows offered while replaying, oldest first, as columns: the same rule as `admitToWindow`
+ * (an entry older than a full window's oldest stays out) with nothing allocated a record. Entries never tie:
+ * the index refused a second entry of the same instant and id before it got here.
+ */
+export class ReplayWindow {
+  private readonly ms = new Float64Array(STAGED);
+  private readonly ns = new Uint32Array(STAGED);
+  private readonly seq = new Float64Array(STAGED);
+  private readonly data: Array<Uint8Array | null> = new Array<Uint8Array | null>(STAGED).fill(null);
+  private readonly headEnd = new Int32Array(STAGED);
+  private readonly idStart = new Int32Array(STAGED);
+  private readonly idEnd = new Int32Array(STAGED);
+  /** Category code, then 0x40 failed, 0x80 a topic in the head. */
+  private readonly kind = new Uint8Array(STAGED);
+  private n = 0;
+
+  get size(): number {
+    return this.n;
+  }
+
+  /** Entry `i` against the key: negative when the entry sorts first. */
+  private compare(i: number, ms: number, ns: number, b: Uint8Array, idStart: number, idEnd: number): number {
+    const m = this.ms[i] as number;
+    if (m !== ms) return m - ms;
+    const u = this.ns[i] as number;
+    if (u !== ns) return u - ns;
+    const a = this.data[i] as Uint8Array;
+    const x = this.idStart[i] as number;
+    const la = (this.idEnd[i] as number) - x;
+    const lb = idEnd - idStart;
+    const common = la < lb ? la : lb;
+    for (let k = 0; k < common; k += 1) {
+      const d = (a[x + k] as number) - (b[idStart + k] as number);
+      if (d !== 0) return d;
+    }
+    return la - lb;
+  }
+
+  /** Offers one feed entry (fields as `HeldRow` takes them, the category as its code). */
+  offer(
+    ms: number,
+    ns: number,
+    seq: number,
+    data: Uint8Array,
+    headEnd: number,
+    categoryCode: number,
+    failed: boolean,
+    idStart: number,
+    idEnd: number,
+    topicInHead: boolean,
+  ): void {
+    const n = this.n;
+    let at = n;
+    if (n > 0 && this.compare(n - 1, ms, ns, data, idStart, idEnd) > 0) {
+      if (n >= FEED_WINDOW && this.compare(n - FEED_WINDOW, ms, ns, data, idStart, idEnd) > 0) return;
+      while (at > 0 && this.compare(at - 1, ms, ns, data, idStart, idEnd) > 0) at -= 1;
+      this.move(at, n, at + 1);
+    }
+    this.ms[at] = ms;
+    this.ns[at] = ns;
+    this.seq[at] = seq;
+    this.data[at] = data;
+    this.headEnd[at] = headEnd;
+    this.idStart[at] = idStart;
+    this.idEnd[at] = idEnd;
+    this.kind[at] = categoryCode | (failed ? 0x40 : 0) | (topicInHead ? 0x80 : 0);
+    this.n = n + 1;
+    if (this.n === STAGED) {
+      this.move(STAGED - FEED_WINDOW, STAGED, 0);
+      this.data.fill(null, FEED_WINDOW);
+      this.n = FEED_WINDOW;
+    }
+  }
+
+  /** Moves entries [from, to) so the first lands at `dest`. */
+  private move(from: number, to: number, dest: number): void {
+    this.ms.copyWithin(dest, from, to);
+    this.ns.copyWithin(dest, from, to);
+    this.seq.copyWithin(dest, from, to);
+    this.data.copyWithin(dest, from, to);
+    this.headEnd.copyWithin(dest, from, to);
+    this.idStart.copyWithin(dest, from, to);
+    this.idEnd.copyWithin(dest, from, to);
+    this.kind.copyWithin(dest, from, to);
+  }
+
+  /** The newest FEED_WINDOW candidates as rows, oldest first; empties the window. */
+  take(): HeldRow[] {
+    const rows: HeldRow[] = [];
+    for (let i = Math.max(0, this.n - FEED_WINDOW); i < this.n; i += 1) {
+      const kind = this.kind[i] as number;
+      rows.push(
+        new HeldRow(
+          this.ms[i] as number,
+          this.ns[i] as number,
+          this.seq[i] as number,
+          this.data[i] as Uint8Array,
+          this.headEnd[i] as number,
+          categoryCodes[kind & 0x3f] as EventCategory,
+          (kind & 0x40) !== 0,
+          this.idStart[i] as number,
+          this.idEnd[i] as number,
+          (kind & 0x80) !== 0,
+        ),
+      );
+    }
+    this.data.fill(null);
+    this.n = 0;
+    return rows;
+  }
 }
