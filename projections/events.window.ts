@@ -235,7 +235,7 @@ export class ReplayWindow {
     if (n > 0 && this.compare(n - 1, ms, ns, data, idStart, idEnd) > 0) {
       if (n >= FEED_WINDOW && this.compare(n - FEED_WINDOW, ms, ns, data, idStart, idEnd) > 0) return;
       while (at > 0 && this.compare(at - 1, ms, ns, data, idStart, idEnd) > 0) at -= 1;
-      this.move(at, n, at + 1);
+      this.openAt(at);
     }
     this.ms[at] = ms;
     this.ns[at] = ns;
@@ -250,6 +250,24 @@ export class ReplayWindow {
       this.move(STAGED - FEED_WINDOW, STAGED, 0);
       this.data.fill(null, FEED_WINDOW);
       this.n = FEED_WINDOW;
+    }
+  }
+
+  /** Moves entries at..n-1 one place up: mostly a few (a late entry lands near the end), copied by hand. */
+  private openAt(at: number): void {
+    if (this.n - at > 16) {
+      this.move(at, this.n, at + 1);
+      return;
+    }
+    for (let j = this.n; j > at; j -= 1) {
+      this.ms[j] = this.ms[j - 1] as number;
+      this.ns[j] = this.ns[j - 1] as number;
+      this.seq[j] = this.seq[j - 1] as number;
+      this.data[j] = this.data[j - 1] as Uint8Array;
+      this.headEnd[j] = this.headEnd[j - 1] as number;
+      this.idStart[j] = this.idStart[j - 1] as number;
+      this.idEnd[j] = this.idEnd[j - 1] as number;
+      this.kind[j] = this.kind[j - 1] as number;
     }
   }
 
