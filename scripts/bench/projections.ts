@@ -152,7 +152,7 @@ async function pages(bus: Bus, running: RunningProjection<EventsState>): Promise
     list('limit=400&feed_only=true&agent_id=seat-7'),
   );
   await latency('/events category=webhook (100 rows)', 50, () => list('limit=100&category=webhook'));
-  await latency('/events/{id} (scan of the index)', 50, async () =>
+  await latency('/events/{id} (id table)', 50, async () =>
     getEvent(src, ids[Math.floor(Math.random() * ids.length)] ?? ''),
   );
   await latency('/events/trace/{id} (500 of the trace)', 10, () => traceEvents(src, 'f'.repeat(32)));
