@@ -16,7 +16,12 @@ const zone = (target) => {
   const banned = folders.filter((f) => f !== target && !allowed[target].includes(f));
   return banned.length === 0
     ? []
-    : [{ regex: `^(\\.\\./)+(${banned.join('|')})/`, message: `DESIGN.md: ${target}/ may import only ${allowed[target].join(', ') || 'no other folder'}.` }];
+    : [
+        {
+          regex: `^(\\.\\./)+(${banned.join('|')})/`,
+          message: `DESIGN.md: ${target}/ may import only ${allowed[target].join(', ') || 'no other folder'}.`,
+        },
+      ];
 };
 // Each folder's public surface is its index.ts: no deep imports across folders.
 const deepImport = {
@@ -24,7 +29,10 @@ const deepImport = {
   message: 'Import another folder through its index.ts only.',
 };
 const nats = { group: ['@nats-io/*', 'nats'], message: 'Only bus/ imports NATS (DESIGN.md).' };
-const uws = { group: ['@trufflesuite/uws-js-unofficial', 'uWebSockets.js'], message: 'Only http/ imports uWebSockets.js.' };
+const uws = {
+  group: ['@trufflesuite/uws-js-unofficial', 'uWebSockets.js'],
+  message: 'Only http/ imports uWebSockets.js.',
+};
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.tap/**', '**/*.js', '**/*.mjs'] },
@@ -56,7 +64,10 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { regex: '^(?!xstate$|(\\.\\./)+schema/index\\.js$|\\./).*', message: 'A machine imports only schema and xstate.' },
+            {
+              regex: '^(?!xstate$|(\\.\\./)+schema/index\\.js$|\\./).*',
+              message: 'A machine imports only schema and xstate.',
+            },
           ],
         },
       ],

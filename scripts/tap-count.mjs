@@ -2,15 +2,19 @@
 // A test is a top-level t.test() in a file; a file that fails outside its tests counts as one failure.
 import { createInterface } from 'node:readline';
 
-let passed = 0, failed = 0, skipped = 0;
+let passed = 0,
+  failed = 0,
+  skipped = 0;
 let fileFailures = 0;
 const rl = createInterface({ input: process.stdin });
 for await (const line of rl) {
   const sub = /^ {4}(not )?ok \d+ - .*?(# (SKIP|TODO)\b.*)?$/i.exec(line);
   if (sub) {
     if (sub[3]) skipped++;
-    else if (sub[1]) { failed++; fileFailures++; }
-    else passed++;
+    else if (sub[1]) {
+      failed++;
+      fileFailures++;
+    } else passed++;
     continue;
   }
   const top = /^(not )?ok \d+ - /.exec(line);
