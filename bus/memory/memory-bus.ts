@@ -25,12 +25,13 @@ import type {
   Subscription,
 } from '../bus.js';
 import { BusClosedError } from '../errors.js';
-import { assertSubject, subjectMatches } from '../subject-match.js';
+import { assertSubject } from '../subject-match.js';
 import { DurableConsumer, refuseSecond } from './consumers.js';
 import { CoreRouter } from './core.js';
 import { openKv } from './kv.js';
 import { settle } from './settle.js';
 import { openStore, type OpenedStore } from './store.js';
+import { StreamReaders } from './readers.js';
 import { StreamStore } from './streams.js';
 
 export interface MemoryBusOptions {
@@ -50,27 +51,8 @@ interface Pending {
   readonly reject?: (error: unknown) => void;
 }
 
-interface Follower {
-  readonly stream: string;
-  next: number;
-  readonly filter: ((subject: string) => boolean) | null;
-  readonly onMessage: (msg: StoredMessage) => void;
-}
-
 const emptyHeaders: Headers = Object.freeze({});
 
-/** A subject filter with its answers remembered: a stream holds few distinct subjects. */
-function matcher(filter: string): (subject: string) => boolean {
-  const seen = new Map<string, boolean>();
-  return (subject) => {
-    let hit = seen.get(subject);
-    if (hit === undefined) {
-      hit = subjectMatches(filter, subject);
-      if (seen.size < 10_000) seen.set(subject, hit);
-    }
-    return hit;
-  };
-}
 const limitSweepMs = 1_000;
 
 class MemoryBus implements Bus {
@@ -79,7 +61,7 @@ class MemoryBus implements Bus {
   private closing: Promise<void> | null = null;
   private queue: Pending[] = [];
   private flushScheduled = false;
-  private readonly followers = new Set<Follower>();
+  private readonly readers: StreamReaders;
   private readonly consumers = new Map<string, DurableConsumer>();
   private readonly core: CoreRouter;
   private readonly streams: StreamStore;
@@ -96,6 +78,7 @@ class MemoryBus implements Bus {
     private readonly clock: () => number,
   ) {
     this.streams = new StreamStore(store.db);
+    this.readers = new StreamReaders(this.streams, logger, () => this.closed);
     this.savepoint = {
       open: store.db.prepare('SAVEPOINT item'),
       release: store.db.prepare('RELEASE item'),
@@ -191,7 +174,7 @@ class MemoryBus implements Bus {
     const touched = [...this.touched];
     this.touched.clear();
     for (const [stream, subjects] of touched) {
-      for (const follower of this.followers) if (follower.stream === stream) this.pump(follower);
+      this.readers.wake(stream);
       // Only consumers whose filter takes one of the new subjects: a thousand seat inboxes share
       // one stream, and waking each of them to read past a message for another was most of a wake.
       for (const consumer of this.consumers.values())
@@ -255,29 +238,9 @@ class MemoryBus implements Bus {
     });
   }
 
-  async *replay(stream: string, opts: ReplayOptions = {}): AsyncIterable<StoredMessage> {
-    this.assertOpen();
-    if (opts.subject !== undefined) assertSubject(opts.subject, true);
-    const info = this.streams.info(stream);
-    const to = opts.toSeq ?? info.lastSeq;
-    const matches = opts.subject === undefined ? null : matcher(opts.subject);
-    let from = this.startSeq(stream, opts);
-    while (from <= to && !this.closed) {
-      const page = this.streams.page(stream, from, to, 2048);
-      if (page.length === 0) return;
-      for (const msg of page) {
-        if (matches === null || matches(msg.subject)) yield msg;
-      }
-      from = (page[page.length - 1] as StoredMessage).seq + 1;
-      // Let a caller that stops iterating, or closes the bus, act between pages.
-      await Promise.resolve();
-    }
-  }
-
-  private startSeq(stream: string, opts: { fromSeq?: number; since?: Date }): number {
-    const bySeq = opts.fromSeq ?? 1;
-    const byTime = opts.since ? this.streams.seqAtTime(stream, opts.since) : 1;
-    return Math.max(1, bySeq, byTime);
+  replay(stream: string, opts: ReplayOptions = {}): AsyncIterable<StoredMessage> {
+    // The reader checks the bus is open when iteration starts, as a generator of its own would.
+    return this.readers.replay(stream, opts);
   }
 
   follow(
@@ -287,44 +250,8 @@ class MemoryBus implements Bus {
   ): Promise<Subscription> {
     return settle(() => {
       this.assertOpen();
-      this.streams.info(stream);
-      if (opts.subject !== undefined) assertSubject(opts.subject, true);
-      const filter = opts.subject === undefined ? null : matcher(opts.subject);
-      return this.addFollower({ stream, next: this.startSeq(stream, opts), filter, onMessage });
+      return this.readers.follow(stream, opts, onMessage);
     });
-  }
-
-  private addFollower(follower: Follower): Subscription {
-    this.followers.add(follower);
-    this.pump(follower);
-    return {
-      stop: () => {
-        this.followers.delete(follower);
-        return Promise.resolve();
-      },
-    };
-  }
-
-  /** Delivers everything committed past the follower's position, in order. */
-  private pump(follower: Follower): void {
-    const last = this.streams.info(follower.stream).lastSeq;
-    while (follower.next <= last && this.followers.has(follower)) {
-      const page = this.streams.page(follower.stream, follower.next, last, 1024);
-      if (page.length === 0) {
-        follower.next = last + 1;
-        return;
-      }
-      for (const msg of page) {
-        follower.next = msg.seq + 1;
-        if (follower.filter !== null && !follower.filter(msg.subject)) continue;
-        try {
-          follower.onMessage(msg);
-        } catch (error) {
-          this.logger.error({ err: error, stream: follower.stream, seq: msg.seq }, 'follower failed');
-        }
-        if (!this.followers.has(follower)) return;
-      }
-    }
   }
 
   consume(stream: string, spec: ConsumerSpec, handler: ConsumeHandler): Promise<Subscription> {
@@ -415,7 +342,7 @@ class MemoryBus implements Bus {
     this.consumers.clear();
     this.flush();
     this.closed = true;
-    this.followers.clear();
+    this.readers.clear();
     this.core.clear();
     this.store.release();
   }
