@@ -36,8 +36,8 @@ export const seatKeys = {
   turnDone: (handle: string, turnId: string): string => `${handle}.${turnId}`,
   /**
    * Where releases before `svc_turns_done` recorded a completed turn (in `svc_coord`, never expiring).
-   * Still read, so a wake completed just before an upgrade and redelivered after it does not run
-   * again; the read can go once every deployment has run longer than TURNS_DONE_TTL_MS since.
+   * A seat host moves its own into `svc_turns_done` when it opens (`moveLegacyTurnRecords`) and still
+   * reads here, for a node of an older release writing one meanwhile.
    */
   legacyTurnDone: (handle: string, turnId: string): string => `seat.${handle}.turn.${turnId}`,
   paused: (handle: string): string => `seat.${handle}.paused`,
@@ -314,8 +314,19 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
   }
 
   let sub: Subscription | null = null;
+  let moved = false;
   const open = async (): Promise<void> => {
     if (sub || stopping) return;
+    if (!moved) {
+      moved = true;
+      try {
+        const count = await moveLegacyTurnRecords(opts.coord, opts.turnsDone, handle);
+        if (count > 0) log.info({ moved: count }, 'completed-turn records moved to svc_turns_done');
+      } catch (error) {
+        // They stay readable where they are: nothing runs twice, the move is tried on the next start.
+        log.warn({ err: error }, 'completed-turn records not moved');
+      }
+    }
     sub = await opts.bus.consume(
       Streams.Inbox,
       { durable: `seat-${handle}`, filterSubject: Subjects.agentInbox(handle), ackWaitMs: 15 * 60_000 },
@@ -340,6 +351,24 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
       actor.stop();
     },
   };
+}
+
+/**
+ * Moves the seat's completed-turn records from `svc_coord`, where releases before `svc_turns_done` kept
+ * them with no expiry, into `svc_turns_done`, where they expire with the rest. Each is written there
+ * before it is removed here, so a stop between the two leaves it readable in both. Answers how many moved.
+ */
+export async function moveLegacyTurnRecords(coord: Kv, turnsDone: Kv, handle: string): Promise<number> {
+  const prefix = seatKeys.legacyTurnDone(handle, '');
+  let moved = 0;
+  for (const key of await coord.keys(`${prefix}*`)) {
+    const entry = await coord.get(key);
+    if (entry === null) continue;
+    await turnsDone.put(seatKeys.turnDone(handle, key.slice(prefix.length)), entry.value);
+    await coord.delete(key);
+    moved += 1;
+  }
+  return moved;
 }
 
 async function readPaused(coord: Kv, handle: string): Promise<Paused | null> {

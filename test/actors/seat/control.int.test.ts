@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { seatKeys } from '../../../actors/index.js';
-import { Buckets, Subjects, TURNS_DONE_TTL_MS, type Bus } from '../../../bus/index.js';
+import {
+  Buckets,
+  ensureCatalogue,
+  openBus,
+  Subjects,
+  TURNS_DONE_TTL_MS,
+  type Bus,
+} from '../../../bus/index.js';
 import { agentId, Payloads, SeatCommandReply, uuidv5, type SeatPause } from '../../../schema/index.js';
 import { startLlmServer } from '../../fixtures/llm/llm-server.js';
 import { cleanTurn, startCompany } from './harness.js';
@@ -181,5 +188,30 @@ t.test(
     t.not(Payloads.AgentTurnCompleted.parse(done.payload).turn_id, turnId);
     t.equal((await h.events('agent_turn_completed')).length, 1, 'only the new wake ran');
     t.equal(h.llm.requests.length, 1);
+  },
+);
+
+t.test(
+  'a seat opening on a store an earlier release wrote moves its completed-turn records to svc_turns_done',
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-legacy-turns-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const turnId = uuidv5(agentId('Acme', 'ada'), 'before-upgrade');
+    const earlier = await openBus({ type: 'memory', storeDir: dir });
+    const { coord } = await ensureCatalogue(earlier);
+    await coord.put(
+      seatKeys.legacyTurnDone('ada', turnId),
+      encoder.encode(JSON.stringify({ turn_id: turnId, at: new Date().toISOString() })),
+    );
+    await earlier.close();
+    const skip = { kind: 'text' as const, text: '{"decision":"skip"}' };
+    const h = await startCompany(t, { script: [skip], storeDir: dir });
+    await h.wake('ada', 'before-upgrade');
+    await h.wake('ada', 'after-upgrade');
+    await h.waitFor((e) => e.type === 'agent_turn_completed');
+    t.equal((await h.events('agent_turn_completed')).length, 1, 'only the new wake ran');
+    t.equal(await h.catalogue.coord.get(seatKeys.legacyTurnDone('ada', turnId)), null, 'off svc_coord');
+    const moved = await h.catalogue.turnsDone.get(seatKeys.turnDone('ada', turnId));
+    t.match(JSON.parse(new TextDecoder().decode(moved?.value)), { turn_id: turnId }, 'into svc_turns_done');
   },
 );
