@@ -8,8 +8,12 @@
  *
  * Spreading rule: a node takes a free seat at once while it holds fewer than its fair share,
  * ceil(agent seats / live `seats` nodes); above it, only once the seat stayed free for one lease
- * period (so a peer under its share gets it first, and a seat nobody else takes still runs). Held
- * seats are never moved to balance the load: placement is sticky until a lease is released or lost.
+ * period (so a peer under its share gets it first, and a seat nobody else takes still runs).
+ *
+ * Balancing: a node holding more than its share while a live peer holds less (a node joined) hands
+ * its excess over, once that has lasted a whole lease period (a peer flapping in and out moves
+ * nothing): only idle seats, each host stopped before its lease is released so no two nodes run one
+ * seat; the peer under its share takes it at once. A busy seat is tried again on the next tick.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -49,6 +53,16 @@ export interface PlacementOptions {
   readonly ttlMs?: number;
   /** Renewal period of the shared timer; default a third of the ttl. */
   readonly renewEveryMs?: number;
+  /** The hosts of held seats, so an idle one can be handed over; without it no held seat moves. */
+  readonly hosts?: SeatHosts;
+}
+
+/** What balancing needs from the node running the seats. */
+export interface SeatHosts {
+  /** True when the seat runs no turn (or has no host): it may move now. */
+  idle(handle: string): boolean;
+  /** Stops the seat's host; it no longer takes wakes. */
+  stop(handle: string): Promise<void>;
 }
 
 export interface Placement {
@@ -83,6 +97,8 @@ export async function startPlacement(opts: PlacementOptions): Promise<Placement>
   const listeners: (() => void)[] = [];
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
+  /** Since when this node holds more than its share while a peer holds less (ms), or null. */
+  let overSince: number | null = null;
 
   let chain: Promise<void> = Promise.resolve();
   const enqueue = (step: () => Promise<void>): Promise<void> => {
@@ -175,12 +191,57 @@ export async function startPlacement(opts: PlacementOptions): Promise<Placement>
     return lost;
   };
 
+  /** Live nodes holding fewer seats than `share`, other than this one. */
+  const peersUnder = (share: number, nowMs: number): number => {
+    const counts = new Map<string, number>();
+    for (const [node, expires] of members) if (node !== opts.nodeId && expires > nowMs) counts.set(node, 0);
+    for (const lease of view.values()) {
+      const count = counts.get(lease.node);
+      if (count !== undefined && leaseLive(lease, nowMs)) counts.set(lease.node, count + 1);
+    }
+    let under = 0;
+    for (const count of counts.values()) if (count < share) under += 1;
+    return under;
+  };
+
+  /** Hands idle seats over while this node holds more than its share and a peer less; true when one went. */
+  const balance = async (): Promise<boolean> => {
+    const hosts = opts.hosts;
+    if (hosts === undefined) return false;
+    const nowMs = now().getTime();
+    const share = Math.ceil(wanted.size / liveMembers(nowMs));
+    let excess = held.size - share;
+    if (excess <= 0 || peersUnder(share, nowMs) === 0) {
+      overSince = null;
+      return false;
+    }
+    overSince ??= nowMs;
+    if (nowMs - overSince < ttl) return false;
+    let moved = false;
+    for (const [handle, mine] of [...held].sort(([a], [b]) => (a < b ? 1 : -1))) {
+      if (excess <= 0 || stopped) break;
+      if (!hosts.idle(handle)) continue;
+      // Out of `held` first: a follow of the held set meanwhile neither keeps nor respawns the host.
+      held.delete(handle);
+      await hosts.stop(handle);
+      await releaseLease(kv, placementKeys.seat(handle), mine, now()).catch((error: unknown) =>
+        log.error({ err: error, seat: handle }, 'seat lease release failed'),
+      );
+      excess -= 1;
+      moved = true;
+      log.info({ seat: handle, share }, 'seat handed over to balance the fleet');
+    }
+    if (excess <= 0) overSince = null;
+    return moved;
+  };
+
   const tick = async (): Promise<void> => {
     if (stopped) return;
     await putMember(now());
     const lost = await renewAll();
     const won = await take();
-    if (lost || won) changed();
+    const moved = await balance();
+    if (lost || won || moved) changed();
   };
   const arm = (): void => {
     if (stopped) return;

@@ -77,6 +77,8 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
   let company: Company = companyOf(null);
   let limits: TurnLimits = turnLimits(undefined);
   const hosts = new Map<string, SeatHost>();
+  /** Set when placement stopped a host to hand its seat over (the held set changed under `follow`). */
+  let handedOver = false;
   const budget = createBudget({
     kv: opts.coord,
     timezone: () => company.timezone,
@@ -112,6 +114,20 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
     now,
     ...(opts.lease?.ttlMs !== undefined ? { ttlMs: opts.lease.ttlMs } : {}),
     ...(opts.lease?.renewEveryMs !== undefined ? { renewEveryMs: opts.lease.renewEveryMs } : {}),
+    hosts: {
+      idle: (handle) => {
+        const state = hosts.get(handle)?.state() ?? 'idle';
+        return !state.startsWith('working') && !state.startsWith('ending');
+      },
+      stop: async (handle) => {
+        const host = hosts.get(handle);
+        if (!host) return;
+        hosts.delete(handle);
+        handedOver = true;
+        await host.stop();
+        log.info({ seat: handle }, 'seat decommissioned');
+      },
+    },
   });
   // Unhandled until the first apply or stop awaits it.
   placementReady.catch((error: unknown) => log.error({ err: error }, 'seat placement did not start'));
@@ -188,7 +204,9 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
         if (stopped || placement === null) return;
         const before = [...hosts.keys()].sort().join();
         const spawned = await follow();
-        if (before === [...hosts.keys()].sort().join()) return;
+        // A seat handed over left `hosts` before this ran: its tool servers still follow.
+        if (before === [...hosts.keys()].sort().join() && !handedOver) return;
+        handedOver = false;
         await opts
           .onHeldChanged?.()
           .catch((error: unknown) => log.error({ err: error }, 'following the held seats failed'));

@@ -25,6 +25,7 @@ import {
 import { EventRecord, SeatCommandReply, type InboxMessage } from '../../../schema/index.js';
 import { startToolServers } from '../../../scripts/toolservers-wiring.js';
 import { startLlmServer, type LlmServer } from '../../fixtures/llm/llm-server.js';
+import type { Step } from '../../fixtures/llm/script.js';
 import { company } from './harness.js';
 
 const logger = pino({ level: process.env['TEST_LOG'] ? 'debug' : 'silent' });
@@ -54,10 +55,13 @@ interface Node {
   runs(handles: string[]): Promise<void>;
 }
 
-async function startFleet(t: Test): Promise<Fleet> {
+async function startFleet(t: Test, first: Step[] = []): Promise<Fleet> {
   const bus = await openMemoryBus({});
   const catalogue = await ensureCatalogue(bus);
-  const llm = await startLlmServer({ wire: 'openai', script: Array.from({ length: 20 }, () => skip) });
+  const llm = await startLlmServer({
+    wire: 'openai',
+    script: [...first, ...Array.from({ length: 20 }, () => skip)],
+  });
   const doc = company(llm.baseUrl, { mcp_servers: [] });
   const stops: (() => Promise<void>)[] = [];
   t.teardown(async () => {
@@ -297,4 +301,38 @@ t.test('a node whose renewal is refused stops that seat’s host and keeps the o
   t.equal(a.runtime.host('ada'), null);
   t.equal(a.runtime.holds('ada'), false);
   t.match(await readLease(fleet.catalogue.coord, key), { node: 'node-z', epoch: 2 });
+});
+
+t.test('a node joining later gets its share: the busy node hands over idle seats only', async (t) => {
+  const fleet = await startFleet(t);
+  const lease = { ttlMs: 1000, renewEveryMs: 50 };
+  const a = await fleet.node('node-a', lease);
+  await a.apply(fleet.doc);
+  t.same(a.runtime.seats().sort(), ['ada', 'bob', 'cy'], 'alone, the node holds every seat');
+  const b = await fleet.node('node-b', lease);
+  await b.apply(fleet.doc);
+  t.same(b.runtime.seats(), [], 'every seat is held: the newcomer takes nothing at once');
+  // ceil(3 seats / 2 nodes) = 2: one seat moves, and it runs its next wake on the newcomer.
+  await Promise.all([a.runs(['ada', 'bob']), b.runs(['cy'])]);
+  const trace = await fleet.wake('cy');
+  t.equal(nodeOf(await fleet.waitFor(completedOf(trace))), 'node-b');
+  t.equal((await fleet.events('agent_turn_completed')).length, 1, 'the wake ran once');
+});
+
+t.test('a seat in the middle of a turn is not handed over until the turn ends', async (t) => {
+  const fleet = await startFleet(t, [{ ...skip, hold: 'turn' }]);
+  const lease = { ttlMs: 1000, renewEveryMs: 50 };
+  const a = await fleet.node('node-a', lease);
+  await a.apply(fleet.doc);
+  // cy sorts last: it is the seat balancing would hand over first.
+  const trace = await fleet.wake('cy');
+  await fleet.waitFor((e) => e.type === 'agent_phase_started' && e.trace_id === trace);
+  const b = await fleet.node('node-b', lease);
+  await b.apply(fleet.doc);
+  await b.runs(['bob']);
+  t.ok(a.runtime.host('cy'), 'the busy seat stayed where it runs');
+  fleet.llm.release('turn');
+  const done = await fleet.waitFor(completedOf(trace));
+  t.equal(nodeOf(done), 'node-a');
+  t.notOk(done.failed, 'the turn was not cut');
 });
