@@ -162,6 +162,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     events.addQuestions(configuration.questions);
     events.addQuestions(toolServers.questions);
     events.addQuestions(schedules.questions);
+    events.sections.register(schedules.section);
     // 5. read models: seeded before the listener binds; their sections and questions join the registry
     await readModels.start({ bus, view: configuration.view, checkpoints: events.checkpoints });
     for (const section of readModels.sections()) events.sections.register(section);
