@@ -6,9 +6,10 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
-import type { Bus } from '../../bus/index.js';
+import { publishEvent, type Bus } from '../../bus/index.js';
 import {
   ApplyOrder,
+  newEvent,
   type ActivePointer,
   type RevisionApplied,
   type RevisionRecord,
@@ -76,6 +77,27 @@ export function createApplier(opts: ApplierOptions): Applier {
       at: (opts.now?.() ?? new Date()).toISOString(),
     };
     await opts.bus.publish(configSubjects.revisionApplied, encoder.encode(JSON.stringify(event)));
+    // The event history's record of it (spec: `ConfigRevisionApplied`), one per node and apply.
+    const record = newEvent({
+      type: 'ConfigRevisionApplied',
+      category: 'system',
+      source: `node/${opts.nodeId}`,
+      summary: `revision ${pointer.revision_id} (epoch ${pointer.epoch}) ${status} on ${opts.nodeId}`,
+      actor: opts.nodeId,
+      failed: status === 'failed',
+      payload: {
+        node: opts.nodeId,
+        revision_id: pointer.revision_id,
+        epoch: pointer.epoch,
+        status,
+        applied_subsystems: subsystems,
+        ...(error ? { error } : {}),
+      },
+      ...(opts.now ? { now: opts.now() } : {}),
+    });
+    await publishEvent(opts.bus, record).catch((failure: unknown) =>
+      opts.logger.error({ err: failure }, 'ConfigRevisionApplied not recorded'),
+    );
   }
 
   async function applyOnce(): Promise<void> {

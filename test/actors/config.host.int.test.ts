@@ -13,7 +13,7 @@ import type { NodeEvent } from '../../actors/index.js';
 import { ensureCatalogue, Streams } from '../../bus/index.js';
 import { openMemoryBus } from '../../bus/memory/index.js';
 import { activeRevision, followConfig } from '../../projections/index.js';
-import { ConfigWriteReply, type ConfigWrite, type RevisionApplied } from '../../schema/index.js';
+import { ConfigWriteReply, EventRecord, type ConfigWrite, type RevisionApplied } from '../../schema/index.js';
 
 const logger = pino({ level: 'silent' });
 const enc = new TextEncoder();
@@ -183,5 +183,17 @@ t.test(
       applied_subsystems: ['org', 'budgets'],
       error: 'providers: provider rejected',
     });
+    // Each apply is also in the event history.
+    const recorded: EventRecord[] = [];
+    for await (const m of bus.replay(Streams.Events))
+      recorded.push(EventRecord.parse(JSON.parse(dec.decode(m.data))));
+    t.match(
+      recorded.map((e) => [e.type, e.category, e.failed, e.payload['status'], e.payload['epoch']]),
+      [
+        ['ConfigRevisionApplied', 'system', false, 'applied', 1],
+        ['ConfigRevisionApplied', 'system', false, 'unchanged', 2],
+        ['ConfigRevisionApplied', 'system', true, 'failed', 3],
+      ],
+    );
   },
 );
