@@ -202,6 +202,7 @@ export {
   catchupWindowMs,
   companyTimezone,
   cronProblem,
+  DEFAULT_SCHEDULE_TIMEOUT_SECONDS,
   DEFAULT_TIMEZONE,
   EffectiveSchedule,
   isKnownTimezone,

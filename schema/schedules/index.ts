@@ -15,6 +15,7 @@ export {
 } from './time.js';
 export { companyTimezone, DEFAULT_TIMEZONE, resolveSchedules, type ResolveOptions } from './resolve.js';
 export {
+  DEFAULT_SCHEDULE_TIMEOUT_SECONDS,
   EffectiveSchedule,
   isScheduledTimeoutBreached,
   LedgerRow,

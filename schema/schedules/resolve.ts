@@ -14,7 +14,7 @@ import { leadSeat } from '../company/derived.js';
 import { Schedule } from '../company/seat.schema.js';
 import { isRecord, walkDocument, type SeatNode, type UnitNode, type Walk } from '../company/walk.js';
 import { substituteRefs, type Resolver } from '../env-refs.js';
-import { ScopeType, type EffectiveSchedule } from './schedule.js';
+import { DEFAULT_SCHEDULE_TIMEOUT_SECONDS, ScopeType, type EffectiveSchedule } from './schedule.js';
 import { cronProblem } from './time.js';
 
 /** The company timezone when the document names none. */
@@ -97,7 +97,7 @@ function effective(
     target: schedule.target ?? 'each',
     enabled: schedule.enabled ?? true,
     catchup: schedule.catchup ?? false,
-    timeout_seconds: schedule.timeout_seconds ?? null,
+    timeout_seconds: schedule.timeout_seconds ?? DEFAULT_SCHEDULE_TIMEOUT_SECONDS,
     runners,
     problem: cronProblem(cron, timezone),
   };

@@ -14,6 +14,12 @@ export type ScopeType = (typeof ScopeType)[keyof typeof ScopeType];
  * `runners` = the agent handles it wakes. `problem` says why it cannot be scheduled (an expression or
  * timezone that only fails once `${VAR}` references are resolved); such a schedule never fires.
  */
+/**
+ * How long a scheduled turn may take, counted from its firing, when the schedule sets no `timeout_seconds`:
+ * a run that has not ended an hour after its firing is stale (the next firing is the next attempt).
+ */
+export const DEFAULT_SCHEDULE_TIMEOUT_SECONDS = 3600;
+
 export const EffectiveSchedule = z.object({
   scope_type: z.enum([ScopeType.Unit, ScopeType.Role]),
   /** The unit's name, or the seat's handle. */
@@ -25,8 +31,8 @@ export const EffectiveSchedule = z.object({
   target: z.enum(['each', 'lead']),
   enabled: z.boolean(),
   catchup: z.boolean(),
-  /** Null when the schedule sets none (the turn engine's own limits apply). */
-  timeout_seconds: z.number().int().positive().nullable(),
+  /** The schedule's own, else DEFAULT_SCHEDULE_TIMEOUT_SECONDS. */
+  timeout_seconds: z.number().int().positive(),
   runners: z.array(z.string()),
   problem: z.string().nullable(),
 });

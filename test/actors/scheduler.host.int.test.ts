@@ -16,7 +16,7 @@ const schedule = (over: Partial<EffectiveSchedule> = {}): EffectiveSchedule => (
   target: 'each',
   enabled: true,
   catchup: false,
-  timeout_seconds: null,
+  timeout_seconds: 3600,
   runners: ['alice', 'bob'],
   problem: null,
   ...over,

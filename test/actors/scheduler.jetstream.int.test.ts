@@ -39,7 +39,7 @@ const hourly: EffectiveSchedule = {
   target: 'each',
   enabled: true,
   catchup: true,
-  timeout_seconds: null,
+  timeout_seconds: 3600,
   runners: ['alice'],
   problem: null,
 };

@@ -1,5 +1,6 @@
 import t from 'tap';
 import {
+  DEFAULT_SCHEDULE_TIMEOUT_SECONDS,
   resolveSchedules,
   scheduleView,
   validateCompany,
@@ -65,10 +66,15 @@ t.test('lead runs on the effective lead when it is an agent, inherited by child 
   t.same(byName(list, 'tell-lead').runners, [], 'a seat placed nowhere has no lead');
 });
 
-t.test('defaults: target each, enabled, no catchup, no timeout', async (t) => {
+t.test('defaults: target each, enabled, no catchup, an hour to run', async (t) => {
   const standup = byName(resolveSchedules(scheduledCompany()), 'standup');
   t.match(standup, { target: 'each', enabled: true, catchup: false, timeout_seconds: 600, problem: null });
-  t.equal(byName(resolveSchedules(scheduledCompany()), 'queue').timeout_seconds, null);
+  t.equal(
+    byName(resolveSchedules(scheduledCompany()), 'queue').timeout_seconds,
+    DEFAULT_SCHEDULE_TIMEOUT_SECONDS,
+    'a schedule without timeout_seconds answers the default, always an integer',
+  );
+  t.equal(DEFAULT_SCHEDULE_TIMEOUT_SECONDS, 3600);
 });
 
 t.test('next_run is the next firing in the effective timezone, empty when disabled', async (t) => {
