@@ -49,7 +49,8 @@ const floorOf = (src: EventsSource): number => (src.now?.() ?? Date.now()) - src
 
 function one(params: URLSearchParams, name: string): string | undefined {
   const all = params.getAll(name);
-  if (all.length > 1) throw new QueryError('invalid_query', `${name} is given more than once`);
+  if (all.length > 1)
+    throw new QueryError('invalid_query', `${name} is given more than once`, `Give ${name} once.`);
   return all[0];
 }
 
@@ -64,7 +65,11 @@ export function parseListQuery(params: URLSearchParams): ListQuery {
   let limit = EVENTS_PAGE_DEFAULT;
   if (limitText !== undefined) {
     if (!/^\d+$/.test(limitText) || Number(limitText) < 1)
-      throw new QueryError('invalid_query', `limit must be a whole number from 1 to ${EVENTS_PAGE_MAX}`);
+      throw new QueryError(
+        'invalid_query',
+        `limit must be a whole number from 1 to ${EVENTS_PAGE_MAX}`,
+        `Leave limit out for ${EVENTS_PAGE_DEFAULT} rows; a larger number is read as ${EVENTS_PAGE_MAX}.`,
+      );
     limit = Math.min(EVENTS_PAGE_MAX, Number(limitText));
   }
   const beforeTime = one(params, 'before_time');
@@ -78,15 +83,28 @@ export function parseListQuery(params: URLSearchParams): ListQuery {
     );
   if (beforeTime !== undefined && beforeId !== undefined) {
     const instant = parseInstant(beforeTime);
-    if (instant === null) throw new QueryError('invalid_query', 'before_time is not an RFC 3339 timestamp');
+    if (instant === null)
+      throw new QueryError(
+        'invalid_query',
+        'before_time is not an RFC 3339 timestamp',
+        'Copy before_time and before_id from the previous page’s `next`.',
+      );
     cursor = { instant, id: beforeId };
   }
   const category = one(params, 'category');
   if (category !== undefined && !categories.has(category))
-    throw new QueryError('invalid_query', `category must be one of ${[...categories].join(', ')}`);
+    throw new QueryError(
+      'invalid_query',
+      `category must be one of ${[...categories].join(', ')}`,
+      'Leave category out to list every category.',
+    );
   const feedOnly = one(params, 'feed_only');
   if (feedOnly !== undefined && feedOnly !== 'true' && feedOnly !== 'false')
-    throw new QueryError('invalid_query', 'feed_only must be true or false');
+    throw new QueryError(
+      'invalid_query',
+      'feed_only must be true or false',
+      'Use feed_only=true for the feed’s rows only, or leave it out.',
+    );
   const seat = one(params, 'agent_id') ?? one(params, 'seat');
   return {
     limit,

@@ -91,6 +91,8 @@ t.test('a page is at most 400 rows; bad parameters answer invalid_query', async 
       t.fail(`${s} was accepted`);
     } catch (e) {
       t.ok(e instanceof QueryError && e.code === 'invalid_query', s);
+      // The hint speaks of the parameter refused, not of another route's.
+      t.ok(e instanceof QueryError && e.hint !== undefined && !e.hint.includes('dry_run'), `${s}: own hint`);
     }
   };
   refused('before_time=2026-11-22T10:00:00Z');
