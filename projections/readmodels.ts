@@ -93,6 +93,8 @@ export class ReadModels {
   private readonly opts: ReadModelsOptions;
   /** Seats whose spend changed since the last tick (their rows' token totals and meters moved). */
   private readonly spendDirty = new Set<string>();
+  /** Per seat, the status last pushed (or seen): activity, stop reason, budget refusal and month. */
+  private readonly lastStatus = new Map<string, string>();
   private readonly hubs: Record<
     'agents' | 'seats' | 'org' | 'tools' | 'tokens' | 'budget' | 'sandboxes',
     SectionHub
@@ -162,6 +164,9 @@ export class ReadModels {
     this.pushContext = null;
     const config = this.opts.pushConfigSections === false ? [] : (['seats', 'org', 'tools'] as const);
     for (const name of [...config, 'agents', 'budget'] as const) this.hubs[name].emitCurrent();
+    // The whole `agents` section went out: the statuses it carried are the last pushed.
+    for (const row of agentRows(this.agents, this.rowContext(true)))
+      this.lastStatus.set(row.id, statusOf(row));
   }
 
   get companyModel(): CompanyModel {
@@ -231,6 +236,7 @@ export class ReadModels {
       this.spendDirty.clear();
       this.pushRows(handles);
     }
+    this.pushRows(this.statusMoved());
     pruneLedger(this.ledger);
     pruneTurnLog(this.agents, this.now());
   }
@@ -241,6 +247,22 @@ export class ReadModels {
     this.pushRows(handles);
   }
 
+  /**
+   * Seats whose status moved with no event of their own since it was last pushed: the org meter crossing
+   * its cap stops every seat, a new budget month frees them, a placement change stops or starts one.
+   * A seat seen for the first time is only noted (the snapshot and the apply's push carry it).
+   */
+  private statusMoved(): string[] {
+    const moved: string[] = [];
+    for (const row of agentRows(this.agents, this.rowContext(true))) {
+      const status = statusOf(row);
+      const last = this.lastStatus.get(row.id);
+      if (last === undefined) this.lastStatus.set(row.id, status);
+      else if (last !== status) moved.push(row.id);
+    }
+    return moved;
+  }
+
   /** Merge overlays: whole rows, so `stopped_reason`, `paused` and `live_call` are always present. */
   private pushRows(handles: string[]): void {
     if (handles.length === 0) return;
@@ -248,8 +270,11 @@ export class ReadModels {
     const overlay: Record<string, AgentRow> = {};
     for (const handle of handles) {
       const seat = agentSeat(this.company, handle);
-      if (seat && seat.handle === handle)
-        overlay[handle] = agentRow(seat, this.agents.seats.get(handle), ctx);
+      if (seat && seat.handle === handle) {
+        const row = agentRow(seat, this.agents.seats.get(handle), ctx);
+        overlay[handle] = row;
+        this.lastStatus.set(handle, statusOf(row));
+      }
     }
     if (Object.keys(overlay).length > 0) this.hubs.agents.emit(overlay, 'merge');
   }
@@ -367,3 +392,7 @@ export class ReadModels {
     return Object.values(this.hubs);
   }
 }
+
+/** What a seat's row says of its state beyond its own events (compared from tick to tick). */
+const statusOf = (row: AgentRow): string =>
+  `${row.activity}|${row.stopped_reason ?? ''}|${row.budget.refused ?? ''}|${row.budget.window_start}`;

@@ -223,3 +223,25 @@ t.test('budgets: caps per calendar month, 0 = unlimited, refused scopes named', 
   unlimited.applySpend(spend({ handle: 'ceo', total_tokens: 10_000_000, timestamp: '2026-11-12T00:00:00Z' }));
   t.match(unlimited.budgets().org, { cap: 0, remaining: null, refused: false });
 });
+
+t.test('a seat the org meter stops is pushed on the tick though it spent nothing itself', async (t) => {
+  const m = models();
+  const agents = m.sections().find((s) => s.name === 'agents')!;
+  const pushed: string[][] = [];
+  agents.subscribe((data, mode) => mode === 'merge' && pushed.push(Object.keys(data as object).sort()));
+  m.tick();
+  t.same(pushed, [], 'nothing moved yet');
+  // The CEO alone spends past the org's 1,000 tokens: every agent seat is now stopped for budget.
+  m.applySpend(spend({ handle: 'ceo', total_tokens: 1_200, timestamp: '2026-11-12T00:00:00Z' }));
+  m.tick();
+  t.same(
+    pushed.flat().sort(),
+    ['ceo', 'cto', 'dev-one'],
+    'the CEO for its spend, the others for their status',
+  );
+  for (const seat of ['cto', 'dev-one'])
+    t.match(m.agent(seat), { activity: 'stopped', stopped_reason: 'budget', budget: { refused: 'org' } });
+  pushed.length = 0;
+  m.tick();
+  t.same(pushed, [], 'an unchanged status is not pushed again');
+});
