@@ -41,7 +41,8 @@ export {
   type SnapshotKey,
   type SnapshotSection,
 } from './sections.js';
-export { EventIndex, type IndexEntry, type IndexFilter } from './events.index.js';
+export { categoryCodes, EventIndex, type IndexEntry, type IndexFilter } from './events.index.js';
+export { EventKind, kindOf } from './events.kinds.js';
 export { decodeRecord, decodeRow } from './events.decode.js';
 export { checkRow } from './events.check.js';
 export {
