@@ -68,6 +68,27 @@ export {
   type ListQuery,
 } from './events.queries.js';
 export {
+  eventSeries,
+  parseSeriesQuery,
+  SeriesBucket,
+  type CategoryCounts,
+  type SeriesAnswer,
+  type SeriesPoint,
+  type SeriesQuery,
+} from './history.series.js';
+export {
+  getTurn,
+  listPhases,
+  listTurns,
+  TURN_PHASES_MAX,
+  type PhasesAnswer,
+  type TurnAnswer,
+  type TurnTokens,
+} from './history.turns.js';
+export { HISTORY_PAGE_DEFAULT, HISTORY_PAGE_MAX } from './history.params.js';
+export type { HistoryPage } from './history.page.js';
+export type { PhaseRow, PhaseSummary, TurnRow } from './history.rows.js';
+export {
   ReadModels,
   type Coverage,
   type EventModels,
