@@ -85,7 +85,9 @@ t.test('the socket query channel reaches the same history answers', async (t) =>
   ).entries()) {
     const frame = await ask({ id: i, what, params });
     t.equal(frame.kind, 'result', what);
-    const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
+    const query = new URLSearchParams(
+      Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]),
+    );
     const http = await call(`${h.base}/query/${what}?${query.toString()}`);
     // event_series stamps `to` with the clock: compare the rest.
     const strip = (v: unknown) => ({ ...(v as Record<string, unknown>), to: null, from: null });
