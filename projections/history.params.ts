@@ -9,14 +9,12 @@ import { QueryError } from './query-error.js';
 export const HISTORY_PAGE_DEFAULT = 50;
 export const HISTORY_PAGE_MAX = 400;
 
-/** Names every question tolerates: the socket's credential may ride along as a query parameter. */
-const always = new Set(['token']);
 const categories = new Set<string>(Object.values(EventCategory));
 
 /** Refuses a parameter the question does not read. */
 export function onlyKnown(params: URLSearchParams, what: string, known: readonly string[]): void {
   for (const name of new Set(params.keys())) {
-    if (known.includes(name) || always.has(name)) continue;
+    if (known.includes(name)) continue;
     throw new QueryError(
       'invalid_query',
       `${what} does not read the parameter ${name}`,

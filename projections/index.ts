@@ -42,7 +42,7 @@ export {
   type SnapshotSection,
 } from './sections.js';
 export { categoryCodes, EventIndex, type IndexEntry, type IndexFilter } from './events.index.js';
-export { EventKind, kindOf } from './events.kinds.js';
+export { EventKind } from './events.kinds.js';
 export { decodeRecord, decodeRow } from './events.decode.js';
 export { checkRow } from './events.check.js';
 export {
@@ -80,7 +80,6 @@ export {
   getTurn,
   listPhases,
   listTurns,
-  TURN_PHASES_MAX,
   type PhasesAnswer,
   type TurnAnswer,
   type TurnTokens,
