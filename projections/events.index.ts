@@ -9,6 +9,7 @@
  */
 import { EventCategory, type Instant } from '../schema/index.js';
 import { hashText, IdArena, IdTable, SeatCodes, type IdHit } from './events.ids.js';
+import { EventKind } from './events.kinds.js';
 
 export type { IdHit } from './events.ids.js';
 
@@ -16,7 +17,12 @@ export const categoryCodes = Object.values(EventCategory);
 const FEED = 0x80;
 /** Flag bit: the entry's id is stored two bytes a code unit. */
 const WIDE = 0x40;
-const CATEGORY = 0x3f;
+/** Bits 3..5: the entry's `EventKind` (events.kinds.ts); bits 0..2: its category code. */
+const KIND = 0x38;
+const KIND_SHIFT = 3;
+const CATEGORY = 0x07;
+/** The flag bits an entry keeps (and a checkpoint saves): all but `WIDE`, which the arena decides. */
+const KEPT = FEED | KIND | CATEGORY;
 
 export interface IndexEntry {
   readonly instant: Instant;
@@ -26,6 +32,8 @@ export interface IndexEntry {
   readonly feed: boolean;
   readonly agentId: string | undefined;
   readonly traceId: string;
+  /** `EventKind.Other` when absent. */
+  readonly kind?: EventKind;
 }
 
 /** What a listing filters on. */
@@ -33,6 +41,7 @@ export interface IndexFilter {
   readonly category?: EventCategory;
   readonly agentId?: string;
   readonly feedOnly?: boolean;
+  readonly kind?: EventKind;
 }
 
 export interface SavedIndex {
@@ -46,6 +55,9 @@ export interface SavedIndex {
   readonly traceB: number[];
   readonly agents: string[];
 }
+
+/** The flag bits of an entry's kind, for `insertStaged`. */
+export const flagsOfKind = (kind: EventKind): number => kind << KIND_SHIFT;
 
 export class EventIndex {
   private ms = new Float64Array(1024);
@@ -189,7 +201,8 @@ export class EventIndex {
   /** Adds an entry in order; false when an equal entry (same instant and id) is already held. */
   insert(e: IndexEntry): boolean {
     this.ids.stageString(e.id);
-    const flags = categoryCodes.indexOf(e.category) | (e.feed ? FEED : 0);
+    const flags =
+      categoryCodes.indexOf(e.category) | (e.feed ? FEED : 0) | ((e.kind ?? EventKind.Other) << KIND_SHIFT);
     const [traceA, traceB] = hashText(e.traceId);
     return this.insertStaged(
       e.instant.ms,
@@ -204,7 +217,8 @@ export class EventIndex {
 
   /**
    * Adds an entry whose id was staged (the replay's path: no object is built). `flags` is the category code
-   * (`categoryCodes`) plus 0x80 for a feed type; `agentCode` from `intern`; the trace as its two hash words.
+   * (`categoryCodes`), plus 0x80 for a feed type, plus `flagsOfKind`; `agentCode` from `intern`; the trace
+   * as its two hash words.
    */
   insertStaged(
     ms: number,
@@ -233,7 +247,7 @@ export class EventIndex {
     this.ms[at] = ms;
     this.ns[at] = ns;
     this.seqs[at] = seq;
-    this.flags[at] = (flags & (FEED | CATEGORY)) | (wide ? WIDE : 0);
+    this.flags[at] = (flags & KEPT) | (wide ? WIDE : 0);
     this.agent[at] = agentCode;
     this.traceA[at] = traceA;
     this.traceB[at] = traceB;
@@ -313,11 +327,21 @@ export class EventIndex {
     return { ms: this.ms[i] as number, ns: this.ns[i] as number };
   }
 
+  msAt(i: number): number {
+    return this.ms[i] as number;
+  }
+
+  /** Entry `i`'s category as its code (an index into `categoryCodes`). */
+  categoryCodeAt(i: number): number {
+    return (this.flags[i] as number) & CATEGORY;
+  }
+
   /** True when entry `i` passes the filter (an unknown seat matches nothing). */
   matches(i: number, f: IndexFilter, agentCode: number | null): boolean {
     const flags = this.flags[i] as number;
     if (f.feedOnly && (flags & FEED) === 0) return false;
     if (f.category !== undefined && categoryCodes[flags & CATEGORY] !== f.category) return false;
+    if (f.kind !== undefined && (flags & KIND) >>> KIND_SHIFT !== f.kind) return false;
     if (agentCode !== null && this.agent[i] !== agentCode) return false;
     return true;
   }
@@ -369,7 +393,7 @@ export class EventIndex {
       ms: take(this.ms),
       ns: take(this.ns),
       seq: take(this.seqs),
-      flags: Array.from(this.flags.subarray(0, this.n), (f) => f & (FEED | CATEGORY)),
+      flags: Array.from(this.flags.subarray(0, this.n), (f) => f & KEPT),
       agent: take(this.agent),
       ids: Array.from({ length: this.n }, (_, i) => this.idAt(i)),
       traceA: take(this.traceA),
@@ -392,7 +416,7 @@ export class EventIndex {
     for (let i = 0; i < n; i += 1) {
       ids.stageString(saved.ids[i] as string);
       index.idLen[i] = ids.stagedLength;
-      index.flags[i] = ((saved.flags[i] ?? 0) & (FEED | CATEGORY)) | (ids.stagedIsWide ? WIDE : 0);
+      index.flags[i] = ((saved.flags[i] ?? 0) & KEPT) | (ids.stagedIsWide ? WIDE : 0);
       index.idOff[i] = ids.commit();
     }
     index.seats = SeatCodes.load(saved.agents);

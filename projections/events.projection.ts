@@ -9,6 +9,7 @@ import { Streams, type StoredMessage } from '../bus/index.js';
 import { categoryOf, instantOf, isFailed, isFeedType, parseInstant, type EventRow } from '../schema/index.js';
 import { decodeRow } from './events.decode.js';
 import { EventIndex, type SavedIndex } from './events.index.js';
+import { kindOf } from './events.kinds.js';
 import { applyScanned } from './events.scanned.js';
 import {
   admitToWindow,
@@ -44,6 +45,7 @@ export function applyDecoded(state: EventsState, message: StoredMessage): void {
     feed,
     agentId: decoded.agent_id,
     traceId: decoded.trace_id,
+    kind: kindOf(decoded.type),
   });
   if (!added || !feed) return;
   // `decoded` is a fresh object of ours: set the map's category and the failure rule in place.
@@ -60,7 +62,8 @@ interface SavedEvents {
 
 export const eventsProjection: Projection<EventsState> = {
   name: 'events',
-  version: 2,
+  // 3: entries carry a kind code (events.kinds.ts); a version-2 checkpoint has none and is replayed.
+  version: 3,
   stream: Streams.Events,
   init: () => ({ index: new EventIndex(), window: [], lastAdded: null }),
   apply: applyEvent,

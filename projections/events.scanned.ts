@@ -8,7 +8,8 @@ import type { StoredMessage } from '../bus/index.js';
 import { categoryOf, isFailed, isFeedType, parseInstant, type EventCategory } from '../schema/index.js';
 import { Head, scanHead } from './events.head.js';
 import { hashAscii } from './events.ids.js';
-import { categoryCodes } from './events.index.js';
+import { categoryCodes, flagsOfKind } from './events.index.js';
+import { kindOf } from './events.kinds.js';
 import { admitToWindow, HeldRow, ReplayWindow, type EventsState } from './events.window.js';
 
 interface TypeInfo {
@@ -16,6 +17,8 @@ interface TypeInfo {
   /** Null when the type is not admitted. */
   readonly category: EventCategory | null;
   readonly code: number;
+  /** The index's flags for the type: category code, feed bit and kind bits. */
+  readonly flags: number;
   readonly feed: boolean;
   readonly failure: boolean;
 }
@@ -54,11 +57,14 @@ function typeOf(b: Uint8Array, start: number, end: number): TypeInfo {
   if (hit !== undefined && sameBytes(b, start, end, hit.bytes)) return hit;
   const type = latin1(b, start, end);
   const category = categoryOf(type);
+  const code = category === null ? -1 : categoryCodes.indexOf(category);
+  const feed = isFeedType(type);
   const info: TypeInfo = {
     bytes: b.slice(start, end),
     category,
-    code: category === null ? -1 : categoryCodes.indexOf(category),
-    feed: isFeedType(type),
+    code,
+    flags: code | (feed ? 0x80 : 0) | flagsOfKind(kindOf(type)),
+    feed,
     failure: isFailed({ type, failed: false }),
   };
   if (hit === undefined && typeCache.size < 4096) typeCache.set(h, info);
@@ -173,7 +179,7 @@ export function applyScanned(state: EventsState, message: StoredMessage): boolea
     ms,
     ns,
     message.seq,
-    info.code | (info.feed ? 0x80 : 0),
+    info.flags,
     agentCode,
     trace[0] as number,
     trace[1] as number,

@@ -41,7 +41,8 @@ export {
   type SnapshotKey,
   type SnapshotSection,
 } from './sections.js';
-export { EventIndex, type IndexEntry, type IndexFilter } from './events.index.js';
+export { categoryCodes, EventIndex, type IndexEntry, type IndexFilter } from './events.index.js';
+export { EventKind } from './events.kinds.js';
 export { decodeRecord, decodeRow } from './events.decode.js';
 export { checkRow } from './events.check.js';
 export {
@@ -66,6 +67,26 @@ export {
   type EventsSource,
   type ListQuery,
 } from './events.queries.js';
+export {
+  eventSeries,
+  parseSeriesQuery,
+  SeriesBucket,
+  type CategoryCounts,
+  type SeriesAnswer,
+  type SeriesPoint,
+  type SeriesQuery,
+} from './history.series.js';
+export {
+  getTurn,
+  listPhases,
+  listTurns,
+  type PhasesAnswer,
+  type TurnAnswer,
+  type TurnTokens,
+} from './history.turns.js';
+export { HISTORY_PAGE_DEFAULT, HISTORY_PAGE_MAX } from './history.params.js';
+export type { HistoryPage } from './history.page.js';
+export type { PhaseRow, PhaseSummary, TurnRow } from './history.rows.js';
 export {
   ReadModels,
   type Coverage,

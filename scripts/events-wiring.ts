@@ -1,6 +1,7 @@
 /**
  * The events subsystem of one node: the events projection (replayed before the listener binds, then
- * following the live tail), its questions (`events`, `event`, `trace`), the snapshot section registry with
+ * following the live tail), its questions (`events`, `event`, `trace`, and the history questions read
+ * from the same index: `event_series`, `turns`, `turn`, `phases`), the snapshot section registry with
  * the `health` and `events` sections, and the live stream hub. Other read models register their sections on
  * `sections` and their questions beside these.
  */
@@ -9,12 +10,17 @@ import { Streams, Subjects, type Bus, type Subscription } from '../bus/index.js'
 import { eventRoutes, StreamHub, type Question, type RouteDef } from '../http/index.js';
 import {
   decodeRecord,
+  eventSeries,
   eventsProjection,
   feedRows,
   getEvent,
+  getTurn,
   listEvents,
+  listPhases,
+  listTurns,
   openCheckpoints,
   parseListQuery,
+  parseSeriesQuery,
   runProjection,
   SectionRegistry,
   traceEvents,
@@ -55,6 +61,22 @@ export interface EventsOptions {
   readonly health: () => unknown;
   readonly logger: Logger;
   readonly healthIntervalMs?: number;
+}
+
+/** The history questions answered from the events index (ops/events.md "History questions"). */
+export function historyQuestions(source: EventsSource): Map<string, Question> {
+  return new Map<string, Question>([
+    [
+      'event_series',
+      {
+        guarded: false,
+        answer: (params) => eventSeries(source, parseSeriesQuery(params, source.historySeconds)),
+      },
+    ],
+    ['turns', { guarded: false, answer: (params) => listTurns(source, params) }],
+    ['turn', { guarded: false, answer: (params) => getTurn(source, params) }],
+    ['phases', { guarded: false, answer: (params) => listPhases(source, params) }],
+  ]);
 }
 
 export async function startEvents(opts: EventsOptions): Promise<EventsSubsystem> {
@@ -103,6 +125,7 @@ export async function startEvents(opts: EventsOptions): Promise<EventsSubsystem>
     guarded: false,
     answer: (params) => traceEvents(source, params.get('trace_id') ?? ''),
   });
+  for (const [what, question] of historyQuestions(source)) questions.set(what, question);
   sections.register({ name: 'health', current: opts.health, subscribe: () => () => undefined });
   // Feed rows reach sockets as `event` frames; the section itself is read whole by the snapshot.
   sections.register({ name: 'events', current: () => feedRows(source), subscribe: () => () => undefined });

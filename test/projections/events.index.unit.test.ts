@@ -4,7 +4,9 @@ import type { StoredMessage } from '../../bus/index.js';
 import {
   applyDecoded,
   applyEvent,
+  categoryCodes,
   EventIndex,
+  EventKind,
   eventsProjection,
   windowRows,
   type EventsState,
@@ -71,6 +73,31 @@ t.test('a checkpointed index answers ids the same after load', async (t) => {
   for (const id of ['e-0', 'e-150', 'e-299', 'ĳ-wide']) t.same(loaded.findId(id), index.findId(id));
 });
 
+t.test('an entry keeps its kind beside its category, through a checkpoint too', async (t) => {
+  const index = new EventIndex();
+  const kinds = [EventKind.Other, EventKind.TurnCompleted, EventKind.PhaseCompleted];
+  for (let i = 0; i < 30; i += 1)
+    index.insert({ ...entry(i, `k-${i}`, i + 1), category: 'lifecycle', kind: kinds[i % 3] });
+  const loaded = EventIndex.load(JSON.parse(JSON.stringify(index.save())) as ReturnType<EventIndex['save']>);
+  for (const ix of [index, loaded]) {
+    const turns = ix.scanBack(ix.size, { kind: EventKind.TurnCompleted }, 100, 0);
+    t.same(
+      turns.map((i) => ix.idAt(i)),
+      Array.from({ length: 10 }, (_, k) => `k-${28 - 3 * k}`),
+    );
+    t.equal(
+      ix.scanBack(ix.size, { kind: EventKind.PhaseCompleted, category: 'lifecycle' }, 100, 0).length,
+      10,
+    );
+    t.equal(
+      ix.scanBack(ix.size, { category: 'lifecycle' }, 100, 0).length,
+      30,
+      'the kind leaves the category whole',
+    );
+    t.equal(ix.categoryCodeAt(0), categoryCodes.indexOf('lifecycle'));
+  }
+});
+
 // ---- the replay's fast path agrees with the general decoder -------------------------------------------
 
 const base = newEvent({
@@ -103,7 +130,17 @@ const stamp = fc.constantFrom(
 const recordText = fc
   .record({
     id: fc.oneof(fc.constantFrom('e-1', 'e-2', 'e-3', 'e-4'), text),
-    type: fc.oneof(fc.constantFrom('TaskCreated', 'auxiliary_spend', 'webhook_received', 'nope'), text),
+    type: fc.oneof(
+      fc.constantFrom(
+        'TaskCreated',
+        'auxiliary_spend',
+        'webhook_received',
+        'agent_turn_completed',
+        'agent_phase_completed',
+        'nope',
+      ),
+      text,
+    ),
     timestamp: fc.oneof(stamp, value),
     category: fc.oneof(fc.constantFrom('task', 'system', 'webhook', 'bogus'), value),
     summary: fc.oneof(text, value),
