@@ -7,57 +7,30 @@
  * A row itself is read back from the stream by its sequence. An entry equal to one already held (same instant
  * and id) is a duplicate and is not added.
  */
-import { EventCategory, type Instant } from '../schema/index.js';
+import type { Instant } from '../schema/index.js';
+import {
+  CATEGORY,
+  categoryCodes,
+  FEED,
+  KEPT,
+  KIND,
+  KIND_SHIFT,
+  WIDE,
+  type IndexEntry,
+  type IndexFilter,
+  type SavedIndex,
+} from './events.entry.js';
 import { hashText, IdArena, IdTable, SeatCodes, type IdHit } from './events.ids.js';
 import { EventKind } from './events.kinds.js';
 
+export {
+  categoryCodes,
+  flagsOfKind,
+  type IndexEntry,
+  type IndexFilter,
+  type SavedIndex,
+} from './events.entry.js';
 export type { IdHit } from './events.ids.js';
-
-export const categoryCodes = Object.values(EventCategory);
-const FEED = 0x80;
-/** Flag bit: the entry's id is stored two bytes a code unit. */
-const WIDE = 0x40;
-/** Bits 3..5: the entry's `EventKind` (events.kinds.ts); bits 0..2: its category code. */
-const KIND = 0x38;
-const KIND_SHIFT = 3;
-const CATEGORY = 0x07;
-/** The flag bits an entry keeps (and a checkpoint saves): all but `WIDE`, which the arena decides. */
-const KEPT = FEED | KIND | CATEGORY;
-
-export interface IndexEntry {
-  readonly instant: Instant;
-  readonly id: string;
-  readonly seq: number;
-  readonly category: EventCategory;
-  readonly feed: boolean;
-  readonly agentId: string | undefined;
-  readonly traceId: string;
-  /** `EventKind.Other` when absent. */
-  readonly kind?: EventKind;
-}
-
-/** What a listing filters on. */
-export interface IndexFilter {
-  readonly category?: EventCategory;
-  readonly agentId?: string;
-  readonly feedOnly?: boolean;
-  readonly kind?: EventKind;
-}
-
-export interface SavedIndex {
-  readonly ms: number[];
-  readonly ns: number[];
-  readonly seq: number[];
-  readonly flags: number[];
-  readonly agent: number[];
-  readonly ids: string[];
-  readonly traceA: number[];
-  readonly traceB: number[];
-  readonly agents: string[];
-}
-
-/** The flag bits of an entry's kind, for `insertStaged`. */
-export const flagsOfKind = (kind: EventKind): number => kind << KIND_SHIFT;
 
 export class EventIndex {
   private ms = new Float64Array(1024);
