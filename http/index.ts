@@ -28,7 +28,13 @@ export { scheduleRoutes, type ScheduleRouteDeps } from './routes/schedules/sched
 export { accessRoutes, type AccessRouteDeps } from './routes/access/access.routes.js';
 export { seatRoutes, type SeatRouteDeps } from './routes/seats/seats.routes.js';
 export { Arrivals, type SurfaceCounts } from './webhooks/arrivals.js';
-export { integrationsRoutes, type IntegrationsDeps } from './webhooks/integrations.routes.js';
+export {
+  integrationsAnswer,
+  integrationsQuestions,
+  integrationsRoutes,
+  type IntegrationsAnswer,
+  type IntegrationsDeps,
+} from './webhooks/integrations.routes.js';
 export type { ReceiverDeps } from './webhooks/receiver.js';
 export { KeySetUnavailable, relayKeySet, type RelayKeySet } from './webhooks/relay-keys.js';
 export {

@@ -7,7 +7,8 @@
  *    saved at one point plus the tail after it would keep phase records of turns a replay from zero
  *    drops. It therefore replays from zero on every boot (a parse of each event of the window).
  *  - `readmodels.spend` (token ledger and live spend window) folds the spend stream from 92 days back
- *    (the longest read: 90 company days plus zone slack). Its checkpoint is the records both hold; a load
+ *    (the longest read: 90 company days plus zone slack): a turn's calls and auxiliary workers' alike (an
+ *    `auxiliary_spend` event is the history line of its record and is not counted again). Its checkpoint is the records both hold; a load
  *    folds them again on this node's clock, so the ledger's placing of a record stamped ahead of the clock
  *    and the window's ageing come out as a replay from zero would make them.
  * The stream-only `agent_turn_progress` is not stored, so no runner can replay it: the wiring subscribes

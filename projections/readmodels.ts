@@ -179,7 +179,10 @@ export class ReadModels {
     if (parsed.success) this.foldEvent(parsed.data);
   }
 
-  /** Folds one checked event record; pushes the overlay of the seat it changed. */
+  /**
+   * Folds one checked event record; pushes the overlay of the seat it changed. `auxiliary_spend` is not
+   * folded here: its spend record on `svc.spend.auxiliary` (same id) is what counts, so it counts once.
+   */
   foldEvent(e: EventRecord): void {
     if (agentTypes.has(e.type)) {
       applyAgentEvent(this.agents, e);
@@ -193,7 +196,10 @@ export class ReadModels {
     }
   }
 
-  /** Folds one decoded spend record into the ledger and the live window (pushed on the next tick). */
+  /**
+   * Folds one decoded spend record (`svc.spend.llm` of a turn, `svc.spend.auxiliary` of an auxiliary
+   * worker) into the ledger and the live window, once per id (pushed on the next tick).
+   */
   applySpend(message: unknown): void {
     const parsed = SpendRecord.safeParse(message);
     if (!parsed.success) return;

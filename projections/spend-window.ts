@@ -111,7 +111,7 @@ export class SpendWindow {
       ...byPhaseAndModel(records),
       by_agent: groupRows(
         records,
-        (r) => r.handle,
+        (r) => (r.handle === '' ? null : r.handle),
         (r) => ({ handle: r.handle, role: r.role, agent_id: r.agent_id }),
       ),
     };
@@ -122,6 +122,7 @@ export class SpendWindow {
     this.age();
     const out = new Map<string, TokenRowFull>();
     for (const e of [...this.dated, ...this.undated]) {
+      if (e.record.handle === '') continue; // no seat's spend
       let row = out.get(e.record.handle);
       if (!row) out.set(e.record.handle, (row = zeroFull()));
       addFull(row, e.record);

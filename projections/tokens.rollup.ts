@@ -66,7 +66,8 @@ export function tokenBreakdown(ledger: TokenLedger, params: RollupParams) {
       throughText = r.timestamp;
     }
   }
-  const agents = [...groupBy(records, (r) => r.handle)].map(([handle, list]) => {
+  // Spend on no seat's behalf (empty handle) counts in the totals, phases and workers, in no agent's row.
+  const agents = [...groupBy(records, (r) => (r.handle === '' ? null : r.handle))].map(([handle, list]) => {
     const row = zeroRow();
     for (const r of list) addTo(row, r);
     const first = list[list.length - 1] as SpendRecord;

@@ -50,10 +50,13 @@ export function seriesParams(query: URLSearchParams): SeriesParams | { invalid: 
   };
 }
 
+/** The `agent` band of spend on no seat's behalf (an auxiliary worker's fleet-wide work); never a handle. */
+export const noSeatBand = '(no seat)';
+
 const bandOf: Record<SeriesBand, (r: SpendRecord) => string> = {
   phase: (r) => r.phase,
   model: (r) => r.model,
-  agent: (r) => r.handle,
+  agent: (r) => (r.handle === '' ? noSeatBand : r.handle),
 };
 
 export interface SeriesBucketRow extends TokenRow {

@@ -141,6 +141,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       logger,
       resolve: secrets.resolve,
       configured: () => node.configured(),
+      coverage: () => readModels.models.coverage(),
     });
 
     // 4. events: replay the event history and open the live stream before the listener binds
@@ -162,6 +163,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     events.addQuestions(configuration.questions);
     events.addQuestions(toolServers.questions);
     events.addQuestions(schedules.questions);
+    events.addQuestions(webhooks.questions);
     events.sections.register(schedules.section);
     // 5. read models: seeded before the listener binds; their sections and questions join the registry
     await readModels.start({ bus, view: configuration.view, checkpoints: events.checkpoints });

@@ -1,5 +1,6 @@
 /**
- * Inbound webhooks on one node: the receivers and `/integrations` on the gateway, the integration
+ * Inbound webhooks on one node: the receivers and `/integrations` (the `integrations` question) on the
+ * gateway, the integration
  * actor (raw deliveries -> notifications) and the router (notifications -> seat inboxes). Settings
  * follow the active revision: opened, `${VAR}`-resolved (store first, then environment), rebuilt
  * when the active revision changes.
@@ -9,6 +10,7 @@ import { peopleFrom, startIntegrationHost, startRouterHost, type People } from '
 import type { Bus, Subscription } from '../bus/index.js';
 import {
   Arrivals,
+  integrationsQuestions,
   integrationsRoutes,
   landingRoutes,
   relayKeySet,
@@ -17,17 +19,27 @@ import {
   webhookSettingsFrom,
   type AuthSettings,
   type ExtraSecrets,
+  type Question,
   type RelayKeySet,
   type RouteDef,
   type WebhookSettings,
 } from '../http/index.js';
 import { activeRevision, type ConfigView } from '../projections/index.js';
 import { codehostAppFlow } from './codehost-app-wiring.js';
-import { keyringFrom, openDocument, substituteDeep, type Resolver, type TierA } from '../schema/index.js';
+import {
+  keyringFrom,
+  openDocument,
+  substituteDeep,
+  type Coverage,
+  type Resolver,
+  type TierA,
+} from '../schema/index.js';
 
 export interface Webhooks {
   /** Receivers, `/integrations`, the landing pages and the app flow's begin route (guarded by `auth`). */
   routes(auth: AuthSettings): RouteDef[];
+  /** `integrations`: join it to the node's registry (`/query/integrations`, the socket's query channel). */
+  readonly questions: ReadonlyMap<string, Question>;
   settings(): WebhookSettings;
   people(): People;
   stop(): Promise<void>;
@@ -39,6 +51,8 @@ export interface WebhooksOptions {
   readonly config: TierA;
   readonly configured: () => boolean;
   readonly logger: Logger;
+  /** Who answers history questions (the read models' coverage). */
+  readonly coverage: () => Coverage;
   /** `${VAR}` resolution: the secret store first, then the environment (default: environment only). */
   readonly resolve?: Resolver;
   /** Environment for the code-host app flow's locations (default: the process environment). */
@@ -120,6 +134,14 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
       await startRouterHost({ bus: opts.bus, people, logger: opts.logger.child({ component: 'router' }) }),
     );
   }
+  const questions = integrationsQuestions({
+    settings: deps.settings,
+    arrivals,
+    nodeId: opts.config.node.id,
+    publicBaseUrl: () => value('SVC_PUBLIC_BASE_URL'),
+    publicListener: opts.config.api.public !== undefined,
+    coverage: opts.coverage,
+  });
   const appFlow = codehostAppFlow({
     bus: opts.bus,
     view: opts.view,
@@ -129,13 +151,7 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
   return {
     routes: (auth) => [
       ...webhookRoutes(deps),
-      ...integrationsRoutes({
-        settings: deps.settings,
-        arrivals,
-        nodeId: opts.config.node.id,
-        publicBaseUrl: () => value('SVC_PUBLIC_BASE_URL'),
-        publicListener: opts.config.api.public !== undefined,
-      }),
+      ...integrationsRoutes(questions),
       ...landingRoutes({
         configured: opts.configured,
         settings: deps.settings,
@@ -144,6 +160,7 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
         ...(appFlow ? { appFlow } : {}),
       }),
     ],
+    questions,
     settings: deps.settings,
     people: () => current().people,
     async stop() {

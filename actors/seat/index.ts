@@ -35,3 +35,10 @@ export {
   type EpisodeDraft,
 } from './turn.episode.js';
 export { parsePlan, parseReview, phaseMessage, systemPrompt } from './turn.prompts.js';
+export {
+  auxiliarySpendRecord,
+  recordAuxiliarySpend,
+  type AuxiliarySpend,
+  type SpendDeps,
+  type SpendSeat,
+} from './spend.js';

@@ -1,8 +1,13 @@
 /**
  * `GET /integrations`: every inbound surface, how it is wired (path, listener, scheme, the headers it
  * reads), whether its signing secret is present (never the secret), and this node's arrival counts.
+ * Arrival counts are history, so this is the `integrations` question (spec "Read routes": answered by
+ * every live node, with `coverage`); the route is a thin adapter over it, as `/query/integrations` and
+ * the socket's query channel are.
  */
-import type { ApiReply, RouteDef } from '../types.js';
+import type { Coverage } from '../../schema/index.js';
+import { ask, type Question } from '../routes/query.routes.js';
+import type { RouteDef } from '../types.js';
 import type { Arrivals } from './arrivals.js';
 import { monitorTokenUsable } from './monitor.verify.js';
 import { seatSecret, type WebhookSettings } from './settings.js';
@@ -26,6 +31,8 @@ export interface IntegrationsDeps {
   publicBaseUrl(): string | null;
   /** True when `api.public.port` moves webhooks to the public listener. */
   readonly publicListener: boolean;
+  /** Who answered (the read models' coverage: this node alone until history is scattered over the fleet). */
+  coverage(): Coverage;
 }
 
 function surfaces(s: WebhookSettings): Surface[] {
@@ -49,29 +56,38 @@ function surfaces(s: WebhookSettings): Surface[] {
   return list;
 }
 
-export function integrationsRoutes(deps: IntegrationsDeps): RouteDef[] {
+/** The one answer behind `GET /integrations`, `/query/integrations` and the socket's `integrations`. */
+export function integrationsAnswer(deps: IntegrationsDeps) {
+  const settings = deps.settings();
+  const base = deps.publicBaseUrl();
+  const rows = surfaces(settings).map((row) => ({
+    ...row,
+    public_url: base === null ? null : `${base.replace(/\/+$/, '')}${row.path}`,
+    listener: deps.publicListener ? 'public' : 'api',
+    arrivals: deps.arrivals.of(row.surface),
+  }));
+  return {
+    node: deps.nodeId,
+    revision: settings.revision,
+    surfaces: rows,
+    landing: ['/webhooks/chat-oauth', '/webhooks/codehost-a-app'],
+    coverage: deps.coverage(),
+  };
+}
+export type IntegrationsAnswer = ReturnType<typeof integrationsAnswer>;
+
+/** `integrations` as a registered question: a read (guarded only when anonymous reads are off), as the route. */
+export function integrationsQuestions(deps: IntegrationsDeps): Map<string, Question> {
+  return new Map([['integrations', { guarded: false, answer: () => integrationsAnswer(deps) }]]);
+}
+
+/** `GET /integrations`, asked of the same question the registry holds. */
+export function integrationsRoutes(questions: ReadonlyMap<string, Question>): RouteDef[] {
   return [
     {
       method: 'GET',
       pattern: '/integrations',
-      handler: (): ApiReply => {
-        const base = deps.publicBaseUrl();
-        const rows = surfaces(deps.settings()).map((row) => ({
-          ...row,
-          public_url: base === null ? null : `${base.replace(/\/+$/, '')}${row.path}`,
-          listener: deps.publicListener ? 'public' : 'api',
-          arrivals: deps.arrivals.of(row.surface),
-        }));
-        return {
-          status: 200,
-          body: {
-            node: deps.nodeId,
-            revision: deps.settings().revision,
-            surfaces: rows,
-            landing: ['/webhooks/chat-oauth', '/webhooks/codehost-a-app'],
-          },
-        };
-      },
+      handler: async (req) => ({ status: 200, body: await ask(questions, 'integrations', req.query, req) }),
     },
   ];
 }

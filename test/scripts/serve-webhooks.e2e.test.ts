@@ -80,6 +80,12 @@ t.test('a node serves the receivers: 503 unconfigured, then verified, routed and
     surfaces.find((s) => s['surface'] === 'codehost-b'),
     { secret_present: false },
   );
+  // The route adapts the registered `integrations` question: `/query/integrations` gives the same answer.
+  const asked = await fetch(`${node.url}/query/integrations`);
+  t.equal(asked.status, 200);
+  const answer = (await asked.json()) as Record<string, unknown>;
+  t.same(answer, JSON.parse(text), '/query/integrations answers as /integrations');
+  t.same(answer['coverage'], { nodes: [{ id: answer['node'], answered: true }], complete: true });
   t.notOk(
     node.run.lines.some((l) => JSON.stringify(l).includes(SECRET)),
     'no secret in the log',
