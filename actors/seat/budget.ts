@@ -16,7 +16,8 @@ export interface BudgetRefusal {
 export interface Budget {
   /** The first exhausted scope (org first), or null. */
   check(handle: string, caps: { org: number; seat: number }): Promise<BudgetRefusal | null>;
-  add(handle: string, tokens: number): Promise<void>;
+  /** Adds to the org's counter and, when the spend was a seat's (`handle` not null), to the seat's. */
+  add(handle: string | null, tokens: number): Promise<void>;
 }
 
 const formatOf = (timeZone: string): Intl.DateTimeFormat =>
@@ -162,7 +163,7 @@ export function createBudget(opts: {
       const month = monthOf(now(), opts.timezone()).key;
       await Promise.all([
         increment(keyOf(month, 'org'), tokens),
-        increment(keyOf(month, `seat.${handle}`), tokens),
+        handle === null ? Promise.resolve() : increment(keyOf(month, `seat.${handle}`), tokens),
       ]);
     },
   };

@@ -54,7 +54,7 @@ export interface SpendDeps {
   readonly bus: Bus;
   /** This node's id (`node` of the record, the event's source prefix). */
   readonly node: string;
-  /** The fleet's shared budget counters; when given, a seat's auxiliary spend is added to them too. */
+  /** The fleet's shared budget counters; when given, the spend is added to the org's (and its seat's). */
   readonly budget?: Pick<Budget, 'add'>;
 }
 
@@ -84,7 +84,7 @@ export function auxiliarySpendRecord(node: string, spend: AuxiliarySpend): Spend
 
 /**
  * Records one auxiliary model call: 1. the spend record (what counts), 2. the `auxiliary_spend` event under
- * the same id, and the seat's budget counter unless the record was a repeat. Resolves with the record.
+ * the same id, and the budget counters (the org's, the seat's when named) unless the record was a repeat. Resolves with the record.
  *
  * @example
  *   await recordAuxiliarySpend({ bus, node }, { worker: 'persist_decider', provider: 'main', model: 'm',
@@ -113,8 +113,8 @@ export async function recordAuxiliarySpend(deps: SpendDeps, spend: AuxiliarySpen
   // 2. the history line, and the shared counter the turn engine checks before each call
   await Promise.all([
     publishEvent(deps.bus, event),
-    spend.seat && deps.budget && !ack.duplicate
-      ? deps.budget.add(spend.seat.handle, record.total_tokens)
+    deps.budget && !ack.duplicate
+      ? deps.budget.add(spend.seat?.handle ?? null, record.total_tokens)
       : Promise.resolve(),
   ]);
   return record;

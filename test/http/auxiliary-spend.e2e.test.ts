@@ -147,6 +147,12 @@ t.test('an auxiliary call moves the rollup, the live window and the budgets, onc
   t.equal(budgets.seats.find((s) => s.handle === 'cto')?.used, 150);
   t.match(await budget.check('cto', { org: 0, seat: 150 }), { scope: 'seat', used: 150 });
   t.equal(await budget.check('cto', { org: 0, seat: 151 }), null, 'the repeat added nothing to the counter');
+  t.match(
+    await budget.check('cto', { org: 190, seat: 0 }),
+    { scope: 'org', used: 190 },
+    'the shared org counter counts the call on no seat too',
+  );
+  t.equal(await budget.check('cto', { org: 191, seat: 0 }), null);
 
   t.match(
     (await json<{ tokens: unknown }>(`${h.base}/agents/cto`)).tokens,
