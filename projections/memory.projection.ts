@@ -25,6 +25,31 @@ export const memoryEventTypes = [
 
 /** Episodes kept per seat (the view shows 50; a few more let a re-recorded one replace in place). */
 const episodesKept = 200;
+/**
+ * Other entries kept per seat, newest first: the memory store holds at most 500 rows an agent and evicts
+ * without an event, so the view needs no more; tombstones, profiles and skills are bounded alike so a
+ * long-running node's memory does not grow with every remember.
+ */
+const memoriesKept = 500;
+const tombstonesKept = 1_000;
+const profilesKept = 500;
+const skillsKept = 500;
+
+/** Drops the oldest entries (an unparseable instant counts as oldest) until `map` holds at most `cap`. */
+function keepNewest<K, V>(map: Map<K, V>, cap: number, msOf: (value: V) => number | null): void {
+  while (map.size > cap) {
+    let oldest: K | undefined;
+    let oldestMs = Infinity;
+    for (const [key, value] of map) {
+      const ms = msOf(value) ?? -Infinity;
+      if (ms < oldestMs || oldest === undefined) {
+        oldest = key;
+        oldestMs = ms;
+      }
+    }
+    map.delete(oldest as K);
+  }
+}
 
 export interface SeatMemory {
   episodes: Map<string, Episode>;
@@ -80,6 +105,7 @@ export function applyMemoryEvent(state: MemoryState, e: EventRecord): MemoryStat
       if (!isNotOlder(ms, current?.ms) || !isNotOlder(ms, seat.forgotten.get(id))) return state;
       seat.forgotten.delete(id);
       seat.memories.set(id, { memory: p.data, ms });
+      keepNewest(seat.memories, memoriesKept, (m) => m.ms);
       return state;
     }
     case 'memory_forgotten': {
@@ -91,6 +117,7 @@ export function applyMemoryEvent(state: MemoryState, e: EventRecord): MemoryStat
       if (current && !isNotOlder(ms, current.ms)) return state;
       seat.memories.delete(id);
       seat.forgotten.set(id, ms);
+      keepNewest(seat.forgotten, tombstonesKept, (at) => at);
       return state;
     }
     case 'counterparty_profile_updated': {
@@ -101,6 +128,7 @@ export function applyMemoryEvent(state: MemoryState, e: EventRecord): MemoryStat
       const at = instantMs(p.data.last_updated_at);
       if (!isNotOlder(at, seat.profiles.get(key)?.ms)) return state;
       seat.profiles.set(key, { profile: p.data, ms: at });
+      keepNewest(seat.profiles, profilesKept, (v) => v.ms);
       return state;
     }
     case 'skill_synthesized': {
@@ -110,6 +138,7 @@ export function applyMemoryEvent(state: MemoryState, e: EventRecord): MemoryStat
       const current = seat.skills.get(p.data.id);
       if (current && current.version > p.data.version) return state;
       seat.skills.set(p.data.id, p.data);
+      keepNewest(seat.skills, skillsKept, (v) => instantMs(v.updated_at));
       return state;
     }
     default:

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { ReadModels } from '../../projections/index.js';
+import { applyMemoryEvent, emptyMemoryState } from '../../projections/memory.projection.js';
 import { companyDoc, event } from './fixtures/readmodels.js';
 
 const now = Date.parse('2026-11-23T12:00:00Z');
@@ -248,5 +249,31 @@ t.test(
     t.equal(pushes, 3, 'a reconcile that changes nothing live pushes nothing');
     m.reconcileSandboxes([]);
     t.equal(pushes, 4);
+  },
+);
+
+t.test(
+  'a seat keeps its newest 500 memories and 1,000 forget tombstones, however many it wrote',
+  async (t) => {
+    const state = emptyMemoryState();
+    const at = (i: number) => new Date(Date.parse('2026-11-01T00:00:00Z') + i * 1000).toISOString();
+    for (let i = 0; i < 600; i += 1)
+      applyMemoryEvent(
+        state,
+        event(
+          'memory_remembered',
+          'cto',
+          { memory_id: `m${i}`, kind: 'long', ttl_until: null, content_chars: 1, turn_id: 't' },
+          at(i),
+        ),
+      );
+    const seat = state.seats.get('cto')!;
+    t.equal(seat.memories.size, 500);
+    t.ok(seat.memories.has('m599') && seat.memories.has('m100'), 'the newest stay');
+    t.notOk(seat.memories.has('m99'), 'the oldest went');
+    for (let i = 0; i < 1_200; i += 1)
+      applyMemoryEvent(state, event('memory_forgotten', 'cto', { memory_id: `f${i}` }, at(1_000 + i)));
+    t.equal(seat.forgotten.size, 1_000);
+    t.ok(seat.forgotten.has('f1199') && !seat.forgotten.has('f199'));
   },
 );
