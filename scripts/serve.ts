@@ -12,7 +12,13 @@
 import type { Logger } from 'pino';
 import { createMemoryStore, startNodeHost, watchPlacement, type NodeHost } from '../actors/index.js';
 import { ensureCatalogue, openBus, type Bus } from '../bus/index.js';
-import { queryRoutes, startGateway, type AuthSettings, type Gateway } from '../http/index.js';
+import {
+  nativeBackendRoutes,
+  queryRoutes,
+  startGateway,
+  type AuthSettings,
+  type Gateway,
+} from '../http/index.js';
 import { NodeRole, type TierA } from '../schema/index.js';
 import { startConfiguration, type Configuration } from './config-wiring.js';
 import { accessRoutesFor } from './access-wiring.js';
@@ -202,6 +208,10 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
               ...events.routes(),
               ...readModels.routes(),
               ...queryRoutes(events.questions),
+              ...nativeBackendRoutes({
+                tracker: config.tracker.backend,
+                knowledge: config.knowledge.backend,
+              }),
             ]
           : [],
         stream: events.hub,

@@ -1,0 +1,41 @@
+/**
+ * `/work*` and `/pages*` (spec "Work tracker and knowledge routes"): served only when `tracker.backend`
+ * (`knowledge.backend`) is `native`, otherwise 404 `unknown_query`. This release has no native tracker or
+ * knowledge base, so every method on every path under them answers that 404, naming why; the
+ * catch-all keeps them from reading as `no_route`, which would say the path is unknown to the API.
+ */
+import { ApiError } from '../api-error.js';
+import type { Method, RouteDef } from '../types.js';
+
+export interface NativeBackends {
+  /** `tracker.backend` of this node's Tier A file (unset: none). */
+  readonly tracker: string | undefined;
+  /** `knowledge.backend` of this node's Tier A file (unset: none). */
+  readonly knowledge: string | undefined;
+}
+
+const methods: readonly Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+function refusal(what: string, setting: string, backend: string | undefined): () => never {
+  const detail =
+    backend === 'native'
+      ? `this release has no native ${what}: ${setting} is native, but nothing serves it yet`
+      : `the ${what} routes are served only when ${setting} is native (this node's is ${backend ?? 'unset'})`;
+  const hint =
+    backend === 'native'
+      ? `Use the ${what} your company already has (its integration), and leave ${setting} unset.`
+      : `Set ${setting}: native in the node's configuration file to serve them.`;
+  return () => {
+    throw new ApiError('unknown_query', { detail, hint });
+  };
+}
+
+export function nativeBackendRoutes(backends: NativeBackends): RouteDef[] {
+  const families = [
+    { root: '/work', handler: refusal('work tracker', 'tracker.backend', backends.tracker) },
+    { root: '/pages', handler: refusal('knowledge base', 'knowledge.backend', backends.knowledge) },
+  ];
+  return families.flatMap(({ root, handler }) =>
+    [root, `${root}/*`].flatMap((pattern) => methods.map((method) => ({ method, pattern, handler }))),
+  );
+}

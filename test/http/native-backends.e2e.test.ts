@@ -1,0 +1,30 @@
+import t from 'tap';
+import { nativeBackendRoutes } from '../../http/index.js';
+import { call, OPS, startHarness } from './fixtures/gateway-harness.js';
+
+t.test('/work* and /pages* answer 404 unknown_query when the backend is not native', async (t) => {
+  const h = await startHarness({ routes: nativeBackendRoutes({ tracker: undefined, knowledge: undefined }) });
+  t.teardown(() => h.gw.close());
+  for (const path of ['/work', '/work/ENG-1', '/work/files/eng/docs/a.md', '/pages', '/pages/p-1']) {
+    const r = await call(`${h.base}${path}`);
+    t.equal(r.status, 404, path);
+    t.equal(r.json?.error, 'unknown_query', path);
+    t.match(r.json?.detail, path.startsWith('/work') ? /tracker\.backend is native/ : /knowledge\.backend/);
+  }
+  const put = await call(`${h.base}/work/files/eng/a.md`, {
+    method: 'PUT',
+    headers: { authorization: OPS, 'x-summary': 'x' },
+    body: 'text',
+  });
+  t.equal(put.status, 404, 'a write under /work* too');
+  t.equal(put.json?.error, 'unknown_query');
+});
+
+t.test('a node configured native says this release has none to serve', async (t) => {
+  const h = await startHarness({ routes: nativeBackendRoutes({ tracker: 'native', knowledge: undefined }) });
+  t.teardown(() => h.gw.close());
+  const r = await call(`${h.base}/work/my-work`);
+  t.equal(r.status, 404);
+  t.equal(r.json?.error, 'unknown_query');
+  t.match(r.json?.detail, /no native work tracker/);
+});
