@@ -235,12 +235,37 @@ export async function startPlacement(opts: PlacementOptions): Promise<Placement>
     return moved;
   };
 
+  /**
+   * Removes the member record of a node gone for ten lease periods (a crash leaves it behind), so the
+   * coordination store does not keep one per node id ever seen. Removed only if unchanged since it was
+   * read: a node coming back rewrites it first.
+   */
+  const sweepMembers = async (nowMs: number): Promise<void> => {
+    for (const [node, expires] of members) {
+      if (node === opts.nodeId || expires > nowMs - 10 * ttl) continue;
+      const key = placementKeys.member(node);
+      const entry = await kv.get(key);
+      const record = entry ? decodeLease(entry.value) : null;
+      if (entry && record && new Date(record.expires_at).getTime() > nowMs - 10 * ttl) {
+        members.set(node, new Date(record.expires_at).getTime());
+        continue;
+      }
+      members.delete(node);
+      if (entry)
+        await kv
+          .delete(key, { expectedRevision: entry.revision })
+          .then(() => log.info({ member: node }, 'stale seats member record removed'))
+          .catch(() => undefined);
+    }
+  };
+
   const tick = async (): Promise<void> => {
     if (stopped) return;
     await putMember(now());
     const lost = await renewAll();
     const won = await take();
     const moved = await balance();
+    await sweepMembers(now().getTime());
     if (lost || won || moved) changed();
   };
   const arm = (): void => {

@@ -336,3 +336,29 @@ t.test('a seat in the middle of a turn is not handed over until the turn ends', 
   t.equal(nodeOf(done), 'node-a');
   t.notOk(done.failed, 'the turn was not cut');
 });
+
+t.test('the member record of a node gone for ten lease periods is removed', async (t) => {
+  const fleet = await startFleet(t);
+  const key = placementKeys.member('node-gone');
+  const longAgo = new Date(Date.now() - 3_600_000).toISOString();
+  const gone = {
+    duty: 'seats.member',
+    node: 'node-gone',
+    instance: 'x',
+    epoch: 1,
+    acquired_at: longAgo,
+    renewed_at: longAgo,
+    expires_at: longAgo,
+  };
+  await fleet.catalogue.coord.put(key, new TextEncoder().encode(JSON.stringify(gone)));
+  const removed = new Promise<void>((resolve) => {
+    void fleet.catalogue.coord
+      .watch((entry) => entry.key === key && entry.operation === 'delete' && resolve(), { key })
+      .then((sub) => t.teardown(() => sub.stop()));
+  });
+  const a = await fleet.node('node-a', { ttlMs: 1000, renewEveryMs: 50 });
+  await a.apply(fleet.doc);
+  await removed;
+  t.equal(await fleet.catalogue.coord.get(key), null);
+  t.ok(await fleet.catalogue.coord.get(placementKeys.member('node-a')), 'a live member stays');
+});
