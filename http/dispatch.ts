@@ -278,7 +278,7 @@ async function serve(
               });
       // The rest of the body is never read: close the connection behind the answer.
       exchange.send({ ...ctx, close: true }, reply);
-      log.info({ ...fields, status: 400 }, 'request');
+      log.info({ ...fields, status: reply.status }, 'request');
       return;
     }
     body = result.body;

@@ -1,6 +1,7 @@
 import { Subjects } from '../../bus/index.js';
 import t from 'tap';
-import { CI_TOKEN, company, startConfigNode, type ConfigNode } from './fixtures/config-node.js';
+import { request } from 'node:http';
+import { CI_TOKEN, company, OPS_TOKEN, startConfigNode, type ConfigNode } from './fixtures/config-node.js';
 import { openAuth } from './fixtures/gateway-harness.js';
 
 type Json = Record<string, unknown>;
@@ -442,3 +443,52 @@ t.test(
     t.equal((await json(revert))['error'], 'unreadable_revision');
   },
 );
+
+/** Sends the head and 3 of 100 announced body bytes, never the rest; resolves with the answer. */
+function unfinished(base: string, method: string, path: string, token: string) {
+  return new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
+    const req = request(`${base}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        'content-length': '100',
+      },
+    });
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          body: JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown>,
+        }),
+      );
+    });
+    req.on('error', reject);
+    req.write('{"n');
+  });
+}
+
+t.test('refusals that need no body answer before it arrives', async (t) => {
+  const node = await startConfigNode(t, { auth: { ...openAuth, companyWriters: ['ops'] } });
+  await first(node);
+  const missing = await unfinished(node.base, 'PUT', '/config/roles/nobody', OPS_TOKEN);
+  t.match(missing, { status: 404, body: { error: 'no_such_entity' } }, 'an id not carried');
+  for (const [method, path] of [
+    ['PUT', '/config'],
+    ['PATCH', '/config'],
+    ['PUT', '/config/roles/bo-agent'],
+  ] as const) {
+    const managed = await unfinished(node.base, method, path, CI_TOKEN);
+    t.match(managed, { status: 403, body: { error: 'config_managed' } }, `${method} ${path} by a non-writer`);
+  }
+});
+
+t.test('reload with If-Match on a node with no active revision answers 412', async (t) => {
+  const node = await startConfigNode(t);
+  const reload = await node.call('POST', '/config/reload', { headers: { 'if-match': '"r-1"' } });
+  t.equal(reload.status, 412);
+  t.equal((await json(reload))['error'], 'no_active_revision');
+  t.equal((await node.call('POST', '/config/reload')).status, 409, 'without If-Match: 409');
+});

@@ -17,7 +17,7 @@ import {
   type RevisionRecord,
 } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
-import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
+import type { ApiReply, ApiRequest, RequestHead, RouteDef } from '../../types.js';
 import { etagOf, notModified } from './config.request.js';
 
 export interface ConfigReadDeps {
@@ -131,7 +131,7 @@ function getReferences(deps: ConfigReadDeps): ApiReply {
 
 export const entityKinds: readonly EntityKind[] = ['roles', 'units', 'llm-providers', 'mcp-servers'];
 
-export function entityKind(req: ApiRequest): EntityKind {
+export function entityKind(req: RequestHead): EntityKind {
   const kind = req.params['kind'] ?? '';
   if (!(entityKinds as readonly string[]).includes(kind)) {
     throw new ApiError('no_route', {

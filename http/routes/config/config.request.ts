@@ -4,10 +4,10 @@
  */
 import { LineCounter, parseDocument } from 'yaml';
 import { ApiError } from '../../api-error.js';
-import type { ApiRequest } from '../../types.js';
+import type { ApiRequest, RequestHead } from '../../types.js';
 
 /** `dry_run`: `true` or `false` only (write rule 2). */
-export function readDryRun(req: ApiRequest): boolean {
+export function readDryRun(req: RequestHead): boolean {
   const values = req.query.getAll('dry_run');
   if (values.length === 0) return false;
   if (values.length === 1 && (values[0] === 'true' || values[0] === 'false')) return values[0] === 'true';
@@ -30,7 +30,7 @@ function parseTag(raw: string): string {
     : trimmed;
 }
 
-export function readPreconditions(req: ApiRequest): Preconditions {
+export function readPreconditions(req: RequestHead): Preconditions {
   const ifMatch = req.headers['if-match'];
   const ifNoneMatch = req.headers['if-none-match'];
   const ifNoneMatchAny = ifNoneMatch !== undefined && ifNoneMatch.trim() === '*';

@@ -22,7 +22,7 @@ import {
 } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import { assertCompanyWriter } from '../../guard.js';
-import type { ApiReply, ApiRequest, AuthSettings, RouteDef } from '../../types.js';
+import type { ApiReply, ApiRequest, AuthSettings, RequestHead, RouteDef } from '../../types.js';
 import { entityKind, requireActive, tryOpen, unopenable, type ConfigReadDeps } from './config.reads.js';
 import {
   parseDocumentBody,
@@ -251,15 +251,17 @@ async function patchConfig(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiR
   });
 }
 
-async function putEntity(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply> {
+/**
+ * What an entity PUT decides before its body is read (write rules 6 and 10): the kind, the writer, the
+ * preconditions and whether the id is carried. Run as the route's `beforeBody` and again by the handler.
+ */
+function entityHead(deps: ConfigWriteDeps, req: RequestHead) {
   const kind = entityKind(req);
   assertCompanyWriter(deps.auth, req.actor);
-  const dryRun = readDryRun(req);
   const preconditions = readPreconditions(req);
   const id = req.params['id'] ?? '';
   const basis = activeForWrite(deps.state(), preconditions);
   const stored = openPayload(deps, basis);
-  // The id is looked up before the body is read (write rule 6).
   const existing = findEntity(stored, kind, id);
   if (preconditions.ifNoneMatchAny && !creatable.has(kind)) {
     throw new ApiError('not_creatable', {
@@ -271,6 +273,12 @@ async function putEntity(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiRep
   if (!preconditions.ifNoneMatchAny && !existing) {
     throw new ApiError('no_such_entity', { detail: `the active revision carries no ${kind} entry ${id}` });
   }
+  return { kind, preconditions, id, basis, stored };
+}
+
+async function putEntity(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply> {
+  const { kind, preconditions, id, basis, stored } = entityHead(deps, req);
+  const dryRun = readDryRun(req);
   const body = parseDocumentBody(req, 'invalid_body');
   const summary = readSummary(req, body.bodySummary, !dryRun);
   if (!entityIdentityMatches(kind, id, body.document)) {
@@ -333,7 +341,10 @@ async function revert(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply>
 async function reload(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply> {
   const preconditions = readPreconditions(req);
   const state = deps.state();
-  if (!state.active) throw new ApiError('no_active_revision', { variant: 'on_write' });
+  if (!state.active)
+    throw new ApiError('no_active_revision', {
+      variant: preconditions.ifMatch !== undefined ? 'on_if_match' : 'on_write',
+    });
   const basis = requireActive(state);
   const summary =
     readSummary(req, undefined, false) || 'reload: re-store the active revision to push changed secrets';
@@ -349,11 +360,23 @@ async function reload(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply>
 }
 
 export function configWriteRoutes(deps: ConfigWriteDeps): RouteDef[] {
+  const writer = (req: RequestHead): void => assertCompanyWriter(deps.auth, req.actor);
   return [
-    { method: 'PUT', pattern: '/config', handler: (req) => putConfig(deps, req) },
-    { method: 'PATCH', pattern: '/config', handler: (req) => patchConfig(deps, req) },
-    { method: 'PUT', pattern: '/config/:kind/:id', handler: (req) => putEntity(deps, req) },
-    { method: 'POST', pattern: '/config/revisions/:id/revert', handler: (req) => revert(deps, req) },
+    // A managed document refuses other credentials before anything is read (rule 10).
+    { method: 'PUT', pattern: '/config', handler: (req) => putConfig(deps, req), beforeBody: writer },
+    { method: 'PATCH', pattern: '/config', handler: (req) => patchConfig(deps, req), beforeBody: writer },
+    {
+      method: 'PUT',
+      pattern: '/config/:kind/:id',
+      handler: (req) => putEntity(deps, req),
+      beforeBody: (req) => void entityHead(deps, req),
+    },
+    {
+      method: 'POST',
+      pattern: '/config/revisions/:id/revert',
+      handler: (req) => revert(deps, req),
+      beforeBody: writer,
+    },
     { method: 'POST', pattern: '/config/reload', handler: (req) => reload(deps, req) },
   ];
 }
