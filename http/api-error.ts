@@ -74,3 +74,32 @@ export function codelessReply(
 ): ApiReply {
   return { status, body: { detail, hint }, ...(headers ? { headers } : {}) };
 }
+
+/** An entry of an `invalid_body` answer's `problems[]` (spec "Errors": the problems are carried). */
+export interface BodyProblem {
+  readonly path: string;
+  readonly segments: ReadonlyArray<string | number>;
+  readonly kind: 'shape' | 'unknown_field';
+  readonly message: string;
+}
+
+/** `problems[]` from a schema's issues (zod's shape: a path, a code, a message). */
+export function bodyProblems(
+  issues: ReadonlyArray<{
+    readonly path: ReadonlyArray<PropertyKey>;
+    readonly code: string;
+    readonly message: string;
+  }>,
+): BodyProblem[] {
+  return issues.map((i) => ({
+    path: i.path.map(String).join('.'),
+    segments: i.path.map((s) => (typeof s === 'number' ? s : String(s))),
+    kind: i.code === 'unrecognized_keys' ? 'unknown_field' : 'shape',
+    message: i.message,
+  }));
+}
+
+/** The one problem of a body that is wrong as a whole (not JSON, not an object). */
+export const wholeBodyProblem = (message: string): BodyProblem[] => [
+  { path: '', segments: [], kind: 'shape', message },
+];

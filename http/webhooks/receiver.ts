@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { Subjects, type Bus } from '../../bus/index.js';
 import { deliveryKey, RawHeader, type Pipeline, type Vendor } from '../../schema/index.js';
-import { ApiError, codelessReply } from '../api-error.js';
+import { ApiError, codelessReply, wholeBodyProblem } from '../api-error.js';
 import type { ApiReply, ApiRequest } from '../types.js';
 import type { Arrivals } from './arrivals.js';
 import type { RelayKeySet } from './relay-keys.js';
@@ -75,6 +75,7 @@ export function malformed(deps: ReceiverDeps, req: ApiRequest, surface: string):
   throw new ApiError('invalid_body', {
     detail: 'The delivery body is not the JSON this receiver expects.',
     hint: 'Send the vendor payload unchanged with `Content-Type: application/json`.',
+    extra: { problems: wholeBodyProblem('expected the vendor’s JSON payload') },
   });
 }
 

@@ -21,6 +21,7 @@ t.test('pause and resume through the gateway reach the seat and are recorded as 
   const bad = await call(`${h.base}/agents/ada/pause`, json({ stop_running: 'yes' }));
   t.equal(bad.status, 400);
   t.equal(bad.json?.['error'], 'invalid_body');
+  t.match(bad.json?.['problems'], [{ path: 'stop_running', segments: ['stop_running'], kind: 'shape' }]);
 
   const paused = await call(`${h.base}/agents/ada/pause`, json({ reason: 'audit', stop_running: true }));
   t.equal(paused.status, 200);

@@ -5,7 +5,7 @@
  */
 import { NoRespondersError, RequestTimeoutError, Subjects, type Bus } from '../../../bus/index.js';
 import { PauseBody, ResumeBody, SeatCommandReply, SeatCommandVerb } from '../../../schema/index.js';
-import { ApiError } from '../../api-error.js';
+import { ApiError, bodyProblems, wholeBodyProblem } from '../../api-error.js';
 import type { ApiRequest, RouteDef } from '../../types.js';
 
 export interface SeatRouteDeps {
@@ -24,6 +24,7 @@ function body(req: ApiRequest): unknown {
     throw new ApiError('invalid_body', {
       detail: 'The body is not JSON.',
       hint: 'Send a JSON object or nothing.',
+      extra: { problems: wholeBodyProblem('expected a JSON object') },
     });
   }
 }
@@ -62,6 +63,7 @@ export function seatRoutes(deps: SeatRouteDeps): RouteDef[] {
           throw new ApiError('invalid_body', {
             detail: 'Expected {reason?: string, stop_running?: boolean}.',
             hint: 'Send `reason` as a string and `stop_running` as a boolean.',
+            extra: { problems: bodyProblems(parsed.error.issues) },
           });
         return send(deps, SeatCommandVerb.Pause, {
           seat: req.params['id'] ?? '',
@@ -81,6 +83,7 @@ export function seatRoutes(deps: SeatRouteDeps): RouteDef[] {
           throw new ApiError('invalid_body', {
             detail: 'Expected {reason?: string}.',
             hint: 'Send `reason` as a string.',
+            extra: { problems: bodyProblems(parsed.error.issues) },
           });
         return send(deps, SeatCommandVerb.Resume, {
           seat: req.params['id'] ?? '',

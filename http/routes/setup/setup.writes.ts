@@ -19,7 +19,7 @@ import {
   type PassMode,
   type Requirement,
 } from '../../../schema/index.js';
-import { ApiError } from '../../api-error.js';
+import { ApiError, bodyProblems, wholeBodyProblem } from '../../api-error.js';
 import { assertCompanyWriter } from '../../guard.js';
 import type { ApiReply, ApiRequest } from '../../types.js';
 import { agentSeats, lookups, readContext, type SetupContext } from './setup.context.js';
@@ -44,7 +44,7 @@ function readInputs(req: ApiRequest): SetupInputs {
   } catch {
     throw new ApiError('invalid_body', {
       detail: 'The body is not valid JSON.',
-      extra: { problems: [{ path: '', segments: [], kind: 'shape', message: 'expected a JSON object' }] },
+      extra: { problems: wholeBodyProblem('expected a JSON object') },
     });
   }
   const parsed = SetupInputs.safeParse(body);
@@ -52,12 +52,7 @@ function readInputs(req: ApiRequest): SetupInputs {
     throw new ApiError('invalid_body', {
       detail: 'The body is not {if_match, values, generate}.',
       extra: {
-        problems: parsed.error.issues.map((i) => ({
-          path: i.path.join('.'),
-          segments: i.path.map((s) => (typeof s === 'number' ? s : String(s))),
-          kind: i.code === 'unrecognized_keys' ? 'unknown_field' : 'shape',
-          message: i.message,
-        })),
+        problems: bodyProblems(parsed.error.issues),
       },
     });
   }

@@ -111,6 +111,7 @@ async function vendorTests(t: Test, v: VendorCase, node: WebhookNode): Promise<v
     const res = await send('{"not json <script>');
     t.equal(res.status, 400);
     t.equal(res.json?.error, 'invalid_body');
+    t.match(res.json?.problems, [{ path: '', kind: 'shape' }], 'the problem is carried');
     t.notOk(res.text.includes('not json'));
   });
 
