@@ -32,6 +32,8 @@ export interface Configuration {
   readonly questions: ReadonlyMap<string, Question>;
   /** Applies whatever is active now (boot) — resolves when done. */
   applyActive(): Promise<void>;
+  /** The epoch this node last applied (0 before any). */
+  appliedEpoch(): number;
   stop(): Promise<void>;
 }
 
@@ -136,6 +138,7 @@ export async function startConfiguration(opts: {
       ],
     ]),
     applyActive: () => applier.reconcile(),
+    appliedEpoch: () => applier.appliedEpoch(),
     async stop() {
       stopListening();
       await writer.stop();

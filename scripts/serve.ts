@@ -10,7 +10,14 @@
  * and drains in the spec's order when told to stop.
  */
 import type { Logger } from 'pino';
-import { createMemoryStore, startNodeHost, watchPlacement, type NodeHost } from '../actors/index.js';
+import {
+  configSubjects,
+  createLagWatch,
+  createMemoryStore,
+  startNodeHost,
+  watchPlacement,
+  type NodeHost,
+} from '../actors/index.js';
 import { ensureCatalogue, openBus, type Bus } from '../bus/index.js';
 import {
   nativeBackendRoutes,
@@ -33,6 +40,15 @@ import { createReadModels } from './readmodels-wiring.js';
 import { startEvents, type EventsSubsystem } from './events-wiring.js';
 
 const reconcileIntervalMs = 15_000;
+
+/** A bus message's JSON, or null when it is not JSON (the reader's schema then refuses it). */
+function decodeJson(data: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(data)) as unknown;
+  } catch {
+    return null;
+  }
+}
 
 export interface RunningNode {
   readonly bus: Bus;
@@ -139,6 +155,17 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         ...seats.last,
       ],
     });
+    // Posture lag: peers' apply announcements say who has the active epoch.
+    const lag = createLagWatch({ nodeId: config.node.id });
+    const lagAnnouncements = bus.subscribe(configSubjects.revisionApplied, (m) =>
+      lag.announced(decodeJson(m.data)),
+    );
+    let lagSeconds = 0;
+    const checkLag = (): void => {
+      const state = lag.check(configuration.view.state.active?.epoch ?? 0, configuration.appliedEpoch());
+      lagSeconds = state.lagSeconds;
+      if (state.lagged) node.send({ type: 'node.lagged' });
+    };
     await configuration.applyActive();
     const webhooks = await startWebhooks({
       bus,
@@ -157,6 +184,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       seats: (seats.runtime?.seats() ?? []).sort(),
       clients: events.hub.count(),
       seededFrom: events.seededFrom,
+      stallLagSeconds: lagSeconds > 0 ? lagSeconds : null,
     });
     const events: EventsSubsystem = await startEvents({
       bus,
@@ -236,7 +264,11 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
 
     // The reconcile tick (spec: every 15 s) re-applies a missed activation; it also keeps a node
     // without listeners (api.port 0) alive until it is told to stop.
-    const reconcile = setInterval(() => void configuration.applyActive(), reconcileIntervalMs);
+    // On every tick the node also checks its lag on the fleet epoch (a node behind a peer 45 s is shed).
+    const reconcile = setInterval(
+      () => void configuration.applyActive().then(checkLag, checkLag),
+      reconcileIntervalMs,
+    );
 
     let draining: Promise<void> | null = null;
     const drain = (): Promise<void> =>
@@ -244,6 +276,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         logger.info('drain started');
         node.send({ type: 'node.drain' });
         clearInterval(reconcile);
+        await lagAnnouncements.stop();
         await gateway?.drain();
         await webhooks.stop();
         await readModels.stop();

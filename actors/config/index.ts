@@ -21,3 +21,4 @@ export {
   type SubsystemApplier,
 } from './apply.host.js';
 export { activePointerKey, configSubjects } from './config.subjects.js';
+export { createLagWatch, POSTURE_LAG_MS, type LagWatch } from './lag.js';
