@@ -1,0 +1,23 @@
+/** Spec "Limits": the defaults themselves, since the route tests shorten them to stay fast. */
+import t from 'tap';
+import { defaultLimits } from '../../http/index.js';
+import { MONITOR_TOKEN_MIN, monitorTokenUsable } from '../../http/webhooks/monitor.verify.js';
+import { rollupParams } from '../../projections/tokens.rollup.js';
+
+t.test('a body has 30 s to arrive; a webhook delivery may be 25 MiB', async (t) => {
+  t.equal(defaultLimits.bodyTimeoutMs, 30_000);
+  t.equal(defaultLimits.webhookBodyMaxBytes, 25 * 1024 * 1024);
+});
+
+t.test('the monitor token counts only from 26 characters', async (t) => {
+  t.equal(MONITOR_TOKEN_MIN, 26);
+  t.notOk(monitorTokenUsable('x'.repeat(25)), '25 characters: unset, the route answers 503');
+  t.ok(monitorTokenUsable('x'.repeat(26)));
+  t.notOk(monitorTokenUsable(null));
+});
+
+t.test('the token rollup reads 7 days and 50 recent turns unless asked otherwise', async (t) => {
+  t.match(rollupParams(new URLSearchParams()), { since_days: 7, recent_turns: 50, agent_role: null });
+  t.match(rollupParams(new URLSearchParams('since_days=90')), { since_days: 30 }, 'clamped to 30');
+  t.match(rollupParams(new URLSearchParams('since_days=0')), { since_days: 1 }, 'clamped to 1');
+});
