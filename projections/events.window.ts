@@ -122,19 +122,36 @@ export class HeldRow implements WindowRow {
   /** Compares the ids of two held rows by their bytes (ASCII: the same order as the strings). */
   compareId(other: HeldRow): number {
     if (this.bytes === null || other.bytes === null) return compareStrings(this.row.id, other.row.id);
-    const a = this.bytes;
-    const b = other.bytes;
     const x = this.at + this.idStart;
     const y = other.at + other.idStart;
-    const la = this.idEnd - this.idStart;
-    const lb = other.idEnd - other.idStart;
-    const common = la < lb ? la : lb;
-    for (let k = 0; k < common; k += 1) {
-      const d = (a[x + k] as number) - (b[y + k] as number);
-      if (d !== 0) return d;
-    }
-    return la - lb;
+    return compareBytes(
+      this.bytes,
+      x,
+      x + this.idEnd - this.idStart,
+      other.bytes,
+      y,
+      y + other.idEnd - other.idStart,
+    );
   }
+}
+
+/** Compares two byte ranges (ASCII ids: the same order as their strings). */
+function compareBytes(
+  a: Uint8Array,
+  x: number,
+  xEnd: number,
+  b: Uint8Array,
+  y: number,
+  yEnd: number,
+): number {
+  const la = xEnd - x;
+  const lb = yEnd - y;
+  const common = la < lb ? la : lb;
+  for (let k = 0; k < common; k += 1) {
+    const d = (a[x + k] as number) - (b[y + k] as number);
+    if (d !== 0) return d;
+  }
+  return la - lb;
 }
 
 const compareStrings = (x: string, y: string): number => (x === y ? 0 : x < y ? -1 : 1);
@@ -205,16 +222,14 @@ export class ReplayWindow {
     if (m !== ms) return m - ms;
     const u = this.ns[i] as number;
     if (u !== ns) return u - ns;
-    const a = this.data[i] as Uint8Array;
-    const x = this.idStart[i] as number;
-    const la = (this.idEnd[i] as number) - x;
-    const lb = idEnd - idStart;
-    const common = la < lb ? la : lb;
-    for (let k = 0; k < common; k += 1) {
-      const d = (a[x + k] as number) - (b[idStart + k] as number);
-      if (d !== 0) return d;
-    }
-    return la - lb;
+    return compareBytes(
+      this.data[i] as Uint8Array,
+      this.idStart[i] as number,
+      this.idEnd[i] as number,
+      b,
+      idStart,
+      idEnd,
+    );
   }
 
   /** Offers one feed entry (fields as `HeldRow` takes them, the category as its code). */

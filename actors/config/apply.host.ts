@@ -85,15 +85,8 @@ export function createApplier(opts: ApplierOptions): Applier {
       summary: `revision ${pointer.revision_id} (epoch ${pointer.epoch}) ${status} on ${opts.nodeId}`,
       actor: opts.nodeId,
       failed: status === 'failed',
-      payload: {
-        node: opts.nodeId,
-        revision_id: pointer.revision_id,
-        epoch: pointer.epoch,
-        status,
-        applied_subsystems: subsystems,
-        ...(error ? { error } : {}),
-      },
-      ...(opts.now ? { now: opts.now() } : {}),
+      payload: { ...event },
+      now: new Date(event.at),
     });
     await publishEvent(opts.bus, record).catch((failure: unknown) =>
       opts.logger.error({ err: failure }, 'ConfigRevisionApplied not recorded'),

@@ -1,6 +1,6 @@
 /**
  * Gateway benchmark: requests/s of `GET /health` and of an authenticated 404 through the gateway, against a
- * bare uWebSockets.js hello-world measured in the same run, with the ratios (target: /health ≥ 0.6).
+ * bare hello-world server on the same transport (http/bench-baseline.ts) measured in the same run, with the ratios (target: /health ≥ 0.6).
  *
  * Run (from the repository root):
  *   TS_NODE_TRANSPILE_ONLY=1 node --import @isaacs/ts-node-temp-fork-for-pr-2009/import scripts/bench/gateway.ts
