@@ -153,6 +153,10 @@ async function runServe(args: string[], env: NodeJS.ProcessEnv, out: Out, err: O
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  watchNpmParent(env, () => {
+    logger.warn({ event: 'parent_exited' }, 'the npm process that started this node is gone: draining');
+    stop('SIGTERM');
+  });
   const running = await serve(config, { logger, version: packageVersion() });
   await new Promise<void>((resolve) => {
     onSignal = () => {
@@ -165,6 +169,22 @@ async function runServe(args: string[], env: NodeJS.ProcessEnv, out: Out, err: O
   });
   logger.flush();
   return 0;
+}
+
+/**
+ * Under npm (`npx svc serve`, a start script without `exec`) a shell sits between npm and the node;
+ * npm forwards SIGTERM to that shell, which dies without passing it on. The node notices it was
+ * re-parented and drains as if signalled. Outside npm a vanished parent is normal (nohup, `&`).
+ */
+function watchNpmParent(env: NodeJS.ProcessEnv, onGone: () => void): void {
+  if (env['npm_command'] === undefined && env['npm_lifecycle_event'] === undefined) return;
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    onGone();
+  }, 250);
+  timer.unref();
 }
 
 async function runReplay(args: string[], env: NodeJS.ProcessEnv, out: Out, err: Out): Promise<number> {
@@ -204,6 +224,7 @@ async function runReplay(args: string[], env: NodeJS.ProcessEnv, out: Out, err: 
     type: queue.type,
     url: queue.url,
     authToken: queue.auth_token,
+    replicas: queue.replicas,
     storeDir: config.stream.store_dir,
     logger: createLogger({ debug: config.debug, node: config.node.id, destination: process.stderr }),
   });
