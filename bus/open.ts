@@ -12,7 +12,10 @@ export interface OpenBusOptions {
   readonly authToken?: string;
   /** `stream.store_dir`: the memory engine's SQLite store, or the embedded server's data. */
   readonly storeDir?: string;
-  /** Copies of each stream and bucket on JetStream (3 on a 3-node cluster). Default 1. */
+  /**
+   * Copies of each stream and bucket on JetStream (3 on a 3-node cluster). Default 1; other engines
+   * refuse any other count. Existing streams are raised to it, never lowered.
+   */
   readonly replicas?: number;
   readonly logger?: Logger;
 }
@@ -22,6 +25,12 @@ export interface OpenBusOptions {
  * @example const bus = await openBus({ type: 'jetstream', url: 'nats://10.0.0.5:4222', replicas: 3 });
  */
 export async function openBus(opts: OpenBusOptions): Promise<Bus> {
+  // Only a JetStream cluster keeps copies: the in-process bus and the one local server keep one.
+  if (opts.type !== 'jetstream' && opts.replicas !== undefined && opts.replicas !== 1) {
+    throw new EngineUnavailableError(
+      `providers.queue.replicas ${opts.replicas} needs providers.queue.type jetstream on a cluster; ${opts.type} keeps one copy`,
+    );
+  }
   switch (opts.type) {
     case 'memory':
       return openMemoryBus({

@@ -32,6 +32,8 @@ const Queue = z.strictObject({
     .default(QueueType.Memory),
   url: z.string().min(1).optional(),
   auth_token: z.string().optional(),
+  /** Copies of every stream and bucket on a JetStream cluster (NATS allows 1 to 5). */
+  replicas: z.number().int().min(1).max(5).default(1),
 });
 
 const Auth = z.strictObject({
@@ -52,11 +54,11 @@ export const TierAFile = z.strictObject({
   debug: z.boolean().default(false),
   providers: z
     .strictObject({
-      queue: Queue.default({ type: QueueType.Memory }),
+      queue: Queue.default({ type: QueueType.Memory, replicas: 1 }),
       database: z.strictObject({ dsn: z.string() }).optional(),
       knowledge: z.strictObject({ type: z.string() }).optional(),
     })
-    .default({ queue: { type: QueueType.Memory } }),
+    .default({ queue: { type: QueueType.Memory, replicas: 1 } }),
   api: z
     .strictObject({
       host: z.string().min(1).default('127.0.0.1'),
@@ -177,6 +179,18 @@ function crossCheck(file: unknown, raw: unknown): Problem[] {
     problems.push({
       path: 'stream.store_dir',
       message: 'required when providers.queue.type is jetstream-embedded',
+    });
+  }
+  const replicas = valueAt(file, ['providers', 'queue', 'replicas']);
+  if (
+    typeof replicas === 'number' &&
+    replicas !== 1 &&
+    (type === QueueType.Memory || type === QueueType.JetStreamEmbedded)
+  ) {
+    // One process (memory) or one local server (embedded) keeps one copy: more would be a promise not kept.
+    problems.push({
+      path: 'providers.queue.replicas',
+      message: `must be 1 when providers.queue.type is ${type} (it keeps one copy); replicas need type jetstream on a cluster`,
     });
   }
   const apiPort = valueAt(file, ['api', 'port']) ?? 8080;

@@ -75,6 +75,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     type: queue.type,
     url: queue.url,
     authToken: queue.auth_token,
+    replicas: queue.replicas,
     storeDir: config.stream.store_dir,
     logger: logger.child({ component: 'bus' }),
   });

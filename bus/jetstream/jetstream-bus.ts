@@ -32,7 +32,9 @@ import { ConsumerOps } from './consumers.js';
 import { CoreOps } from './core.js';
 import type { EngineHost } from './host.js';
 import { openJetStreamKv } from './kv.js';
+import { checkClusterSize } from './replicas.js';
 import { StreamOps } from './streams.js';
+import { translate } from './translate.js';
 
 export const JetStreamBusOptions = z.object({
   /** `nats://host:port`, or several separated by commas. */
@@ -176,8 +178,9 @@ class JetStreamBus implements Bus, EngineHost {
 }
 
 /**
- * Connects to the NATS server at `url` and checks that JetStream answers.
- * An unreachable server fails within a few seconds with EngineUnavailableError naming the url.
+ * Connects to the NATS server at `url` and checks that JetStream answers and that the cluster has a
+ * server for each of `replicas` copies. An unreachable server fails within a few seconds, and a cluster
+ * too small is refused, with EngineUnavailableError naming the url.
  */
 export async function openJetStreamBus(
   options: JetStreamBusOptions,
@@ -206,6 +209,12 @@ export async function openJetStreamBus(
       `JetStream is not available at ${redactUrl(opts.url)} (is the server started with -js?)`,
       { cause: error },
     );
+  }
+  try {
+    await checkClusterSize({ nc: link.nc, jsm, logger, shownUrl: redactUrl(opts.url) }, opts.replicas);
+  } catch (error) {
+    await link.nc.close().catch(() => undefined);
+    throw translate(error, `replica check at ${redactUrl(opts.url)}`);
   }
   logger.info(
     { url: redactUrl(opts.url), replicas: opts.replicas, server: link.nc.info?.version },

@@ -14,7 +14,8 @@ import type { EngineHost } from './host.js';
 import { KeyStates, operationHeader, parentHeader, toEntry, type BucketLayout } from './kv-records.js';
 import { judge, live, parentAt, revisionAt, type KeyState, type Walk } from './kv-rule.js';
 import { watchBucket } from './kv-watch.js';
-import { translate } from './translate.js';
+import { placementRefused, replicasFor } from './replicas.js';
+import { apiCode, ApiCode, translate } from './translate.js';
 
 const KEY = /^[-/_=.a-zA-Z0-9]+$/;
 const defaultHistory = 64;
@@ -44,16 +45,23 @@ export async function openJetStreamKv(host: EngineHost, spec: KvSpec): Promise<K
       ...(spec.ttlMs ? { ttl: spec.ttlMs } : {}),
     });
     // An existing bucket keeps its settings through create(): bring history and TTL up to the spec,
-    // since every reader's arbitration depends on them.
+    // since every reader's arbitration depends on them, and replicas up to ours (never down).
     const { config } = await host.jsm.streams.info(stream);
-    if (config.max_msgs_per_subject !== history || config.max_age !== maxAge) {
+    const replicas = replicasFor(host, stream, config.num_replicas);
+    if (
+      config.max_msgs_per_subject !== history ||
+      config.max_age !== maxAge ||
+      config.num_replicas !== replicas
+    ) {
       await host.jsm.streams.update(stream, {
         max_msgs_per_subject: history,
         max_age: maxAge,
         duplicate_window: Math.min(config.duplicate_window, maxAge > 0 ? maxAge : Infinity),
+        num_replicas: replicas,
       });
     }
   } catch (error) {
+    if (apiCode(error) === ApiCode.ClusterNoPeers) throw placementRefused(host, stream, error);
     throw translate(error, `kv bucket ${spec.name}`);
   }
   return new JetStreamKv(host, {

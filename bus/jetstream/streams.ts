@@ -18,6 +18,7 @@ import { assertName, assertSubject } from '../subject-match.js';
 import { fromHeaders, nanos, storedFromGet, storedFromJs } from './codec.js';
 import { once, type EngineHost } from './host.js';
 import { boundedRead, orderedConsumer } from './reader.js';
+import { placementRefused, replicasFor } from './replicas.js';
 import { apiCode, ApiCode, translate } from './translate.js';
 
 const defaultDuplicateWindowMs = 120_000;
@@ -53,12 +54,19 @@ export class StreamOps {
     try {
       await this.host.jsm.streams.add(config);
     } catch (error) {
+      if (apiCode(error) === ApiCode.ClusterNoPeers) throw placementRefused(this.host, spec.name, error);
       if (apiCode(error) !== ApiCode.StreamNameInUse) throw translate(error, `stream ${spec.name}`);
-      // Exists with other limits: bring it up to date (the server refuses what cannot change).
+      // Exists with other limits: bring it up to date (the server refuses what cannot change), keeping
+      // replicas an operator raised above ours.
       try {
         const { name: _name, ...update } = config;
+        const { config: existing } = await this.host.jsm.streams.info(spec.name);
+        update.num_replicas = replicasFor(this.host, spec.name, existing.num_replicas);
         await this.host.jsm.streams.update(spec.name, update);
       } catch (updateError) {
+        if (apiCode(updateError) === ApiCode.ClusterNoPeers) {
+          throw placementRefused(this.host, spec.name, updateError);
+        }
         throw translate(updateError, `update of stream ${spec.name}`);
       }
     }

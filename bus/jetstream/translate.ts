@@ -17,6 +17,8 @@ export const ApiCode = {
   StreamNotFound: 10059,
   ConsumerNotFound: 10014,
   StreamNameInUse: 10058,
+  /** The cluster has too few (online) servers to place the replicas asked for. */
+  ClusterNoPeers: 10005,
   WrongLastSequence: 10071,
   ConsumerExists: 10148,
   ConsumerNameExists: 10013,

@@ -114,3 +114,44 @@ t.test('api.public.port must differ from api.port', async (t) => {
   const result = parse('api: {port: 8080, public: {port: 8080}}');
   t.same(!result.ok && result.problems.map((p) => p.path), ['api.public.port']);
 });
+
+t.test('providers.queue.replicas defaults to 1 and takes 1 to 5 for jetstream', async (t) => {
+  const none = parse('');
+  t.equal(none.ok && none.config.providers.queue.replicas, 1, 'no providers at all');
+  const queueOnly = parse('providers: {queue: {type: jetstream, url: "nats://n1:4222"}}');
+  t.equal(queueOnly.ok && queueOnly.config.providers.queue.replicas, 1, 'a queue without the key');
+  const three = parse('providers: {queue: {type: jetstream, url: "nats://n1:4222", replicas: 3}}');
+  t.equal(three.ok && three.config.providers.queue.replicas, 3);
+  for (const bad of ['0', '6', '2.5', '"3"']) {
+    const result = parse(`providers: {queue: {type: jetstream, url: "nats://n1:4222", replicas: ${bad}}}`);
+    t.same(
+      !result.ok && result.problems.map((p) => p.path),
+      ['providers.queue.replicas'],
+      `replicas ${bad} is refused`,
+    );
+  }
+});
+
+t.test('replicas other than 1 are refused for the memory and embedded engines, naming why', async (t) => {
+  const memory = parse('providers: {queue: {type: memory, replicas: 3}}');
+  t.notOk(memory.ok);
+  if (!memory.ok) {
+    t.same(
+      memory.problems.map((p) => p.path),
+      ['providers.queue.replicas'],
+    );
+    t.match(memory.problems[0]!.message, /must be 1 when providers\.queue\.type is memory/);
+  }
+  const embedded = parse(
+    'providers: {queue: {type: jetstream-embedded, replicas: 2}}\nstream: {store_dir: /d}',
+  );
+  t.notOk(embedded.ok);
+  if (!embedded.ok)
+    t.match(embedded.problems[0]!.message, /type is jetstream-embedded \(it keeps one copy\)/);
+  const defaultEngine = parse('providers: {queue: {replicas: 3}}');
+  t.same(!defaultEngine.ok && defaultEngine.problems.map((p) => p.path), ['providers.queue.replicas']);
+  const explicitOne = parse(
+    'providers: {queue: {type: jetstream-embedded, replicas: 1}}\nstream: {store_dir: /d}',
+  );
+  t.ok(explicitOne.ok, 'replicas 1 is accepted for every engine');
+});
