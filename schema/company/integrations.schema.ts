@@ -46,7 +46,8 @@ export const CodehostB = z.strictObject({
       /** Checked against CodehostBAccessLevels; an unknown level is a warning, not a refusal. */
       access_level: z.union([z.string(), z.number().int()]).optional(),
       projects: strings.optional(),
-      group_webhook: z.boolean().optional(),
+      /** `auto` (the original product's spelling) means what `true` does: create the hook when missing. */
+      group_webhook: z.union([z.boolean(), z.literal('auto')]).optional(),
       token_scopes: strings.optional(),
     })
     .optional(),

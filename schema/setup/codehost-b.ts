@@ -86,7 +86,7 @@ export const codehostBSetup: KindSpec = {
       label: 'Manage the group webhook',
       kind: 'toggle',
       config_path: at('provisioning.group_webhook'),
-      help: 'When true, the provisioning pass registers the group webhook at the public URL.',
+      help: 'When true (a document may also say auto), the provisioning pass registers the group webhook at the public URL.',
       where: 'Nothing to copy: this is the service’s own switch.',
       blocks: 'codehost_b.webhook_unregistered',
     }),

@@ -110,7 +110,8 @@ function requirementState(r: Requirement, input: StateInput, blockUrl: string | 
   const raw = valueAt(input.document, segmentsOf(r.config_path));
   if (r.kind === 'toggle') {
     // A toggle on a whole block (the chat marker) reads as whether the block exists.
-    const value = r.config_path.split('.').length === 2 ? raw !== undefined : raw;
+    // `auto` (codehost-b's group_webhook) switches the same thing on as `true`.
+    const value = r.config_path.split('.').length === 2 ? raw !== undefined : raw === 'auto' ? true : raw;
     const present = typeof value === 'boolean' && (raw !== undefined || value);
     return {
       ...base,

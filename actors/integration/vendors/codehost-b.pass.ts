@@ -1,7 +1,7 @@
 /**
  * codehost-b provisioning (REST API v4, `PRIVATE-TOKEN` header): the group must exist, listed
- * projects are created in it when missing, and with `group_webhook` the group webhook at the public
- * URL is registered with the signing secret. Disconnect removes that webhook.
+ * projects are created in it when missing, and with `group_webhook` (`true` or `auto`) the group
+ * webhook at the public URL is registered with the signing secret. Disconnect removes that webhook.
  */
 import { baseUrl, credential, vendorCall, VendorError } from './vendor-http.js';
 import { listOf, objectAt, stringList, type PassContext } from './pass-context.js';
@@ -42,8 +42,10 @@ export async function codehostBPass(ctx: PassContext): Promise<void> {
     }
   }
   // 3. the group webhook
-  if (provisioning['group_webhook'] !== true) {
-    ctx.step('group webhook', 'skipped', 'provisioning.group_webhook is not true');
+  // `auto` is how documents written for the original product say it: manage the hook as `true` does.
+  const managed = provisioning['group_webhook'] === true || provisioning['group_webhook'] === 'auto';
+  if (!managed) {
+    ctx.step('group webhook', 'skipped', 'provisioning.group_webhook is neither true nor auto');
     return;
   }
   if (ctx.publicUrl === null) {
