@@ -1,14 +1,16 @@
 /**
  * The embedded engine's server (`providers.queue.type: jetstream-embedded`): this process starts a
  * local `nats-server -js` on loopback storing under `stream.store_dir`, restarts it with backoff if it
- * dies, and stops it by pid on shutdown (SIGTERM, then SIGKILL after a deadline).
+ * dies, and stops it by pid on shutdown (SIGTERM, then SIGKILL after a deadline). The server dies with
+ * the node (parent-death signal); one a killed node left behind is stopped at the next start.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { delimiter, join } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { EngineUnavailableError } from '../errors.js';
+import { clearStaleServer, recordOwner } from './embedded-stale.js';
 
 export interface EmbeddedNatsOptions {
   /** The node's store directory; the server keeps its data in `<storeDir>/jetstream`. */
@@ -16,7 +18,7 @@ export interface EmbeddedNatsOptions {
   readonly logger?: Logger;
   /** Path of the server binary; default: `nats-server` on PATH, then /usr/sbin and /usr/local/sbin. */
   readonly binary?: string;
-  /** How long `stop()` waits after SIGTERM before SIGKILL. Default 10 s. */
+  /** How long `stop()`, or the start stopping a stale server, waits after SIGTERM before SIGKILL. Default 10 s. */
   readonly stopDeadlineMs?: number;
 }
 
@@ -71,30 +73,27 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
-/** Refuses a store another live nats-server already serves (two servers on one store corrupt it). */
-function refuseSharedStore(pidFile: string): void {
-  if (!existsSync(pidFile)) return;
-  const pid = Number(readFileSync(pidFile, 'utf8').trim());
-  if (!Number.isInteger(pid) || pid <= 0) return;
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return; // stale pid file from a server that is gone
+/**
+ * Finds `setpriv` (util-linux), which starts the server with a parent-death signal so a node killed
+ * outright (OOM, SIGKILL) takes its server with it; null when absent.
+ */
+function findSetpriv(): string | null {
+  for (const dir of [...(process.env['PATH'] ?? '').split(delimiter), '/usr/bin', '/bin']) {
+    if (!dir) continue;
+    try {
+      accessSync(join(dir, 'setpriv'), constants.X_OK);
+      return join(dir, 'setpriv');
+    } catch {
+      // not in this directory
+    }
   }
-  let command = '';
-  try {
-    command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-  } catch {
-    return;
-  }
-  if (command.includes('nats-server') && command.includes(pidFile.slice(0, -'/nats-server.pid'.length))) {
-    throw new EngineUnavailableError(`the store ${pidFile} is already served by nats-server pid ${pid}`);
-  }
+  return null;
 }
 
 /** Spawns the server; resolves once it logs that it accepts clients. */
-function launch(binary: string, args: readonly string[], logger: Logger): Promise<ChildProcess> {
-  const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+function launch(command: readonly string[], logger: Logger): Promise<ChildProcess> {
+  const [file = '', ...args] = command;
+  const child = spawn(file, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   return new Promise((resolve, reject) => {
     let tail = '';
     let ready = false;
@@ -150,18 +149,28 @@ async function terminate(child: ChildProcess, deadlineMs: number): Promise<void>
 export async function startEmbeddedNats(opts: EmbeddedNatsOptions): Promise<EmbeddedNats> {
   const logger = opts.logger ?? pino({ level: 'silent' });
   const binary = findNatsServer(opts.binary);
-  const dataDir = join(opts.storeDir, 'jetstream');
+  // Absolute, so the store is recognised in a stale server's command line whatever the working directory.
+  const dataDir = resolve(opts.storeDir, 'jetstream');
   try {
     mkdirSync(dataDir, { recursive: true });
   } catch (error) {
     throw new EngineUnavailableError(`cannot create the store directory ${dataDir}`, { cause: error });
   }
   const pidFile = join(dataDir, 'nats-server.pid');
-  refuseSharedStore(pidFile);
+  const deadlineMs = opts.stopDeadlineMs ?? 10_000;
+  await clearStaleServer(dataDir, pidFile, logger, deadlineMs);
   const port = await freePort();
   // The same port on every restart, so the connected client finds the server again.
   const args = ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dataDir, '-P', pidFile];
-  let child = await launch(binary, args, logger);
+  const setpriv = findSetpriv();
+  if (setpriv === null) {
+    logger.warn('setpriv not found (util-linux): a killed node leaves its nats-server until the next start');
+  }
+  // setpriv execs in place, so the pid (and the pid file) is the server's and its parent is this node.
+  const command =
+    setpriv === null ? [binary, ...args] : [setpriv, '--pdeathsig', 'KILL', '--', binary, ...args];
+  recordOwner(dataDir);
+  let child = await launch(command, logger);
   let stopping = false;
   let attempts = 0;
   let startedAt = Date.now();
@@ -180,7 +189,7 @@ export async function startEmbeddedNats(opts: EmbeddedNatsOptions): Promise<Embe
       logger.error({ code, signal, restartInMs: delay }, 'embedded nats-server died; restarting');
       const retry = () => {
         if (stopping) return;
-        launch(binary, args, logger).then(
+        launch(command, logger).then(
           (next) => {
             if (stopping) {
               void terminate(next, 1_000);
@@ -212,7 +221,7 @@ export async function startEmbeddedNats(opts: EmbeddedNatsOptions): Promise<Embe
       if (stopping) return;
       stopping = true;
       process.removeListener('exit', killAtExit);
-      await terminate(child, opts.stopDeadlineMs ?? 10_000);
+      await terminate(child, deadlineMs);
       logger.info({ pid: child.pid }, 'embedded nats-server stopped');
     },
   };

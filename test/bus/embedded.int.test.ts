@@ -2,7 +2,8 @@
  * The embedded engine: a supervised local nats-server storing under the node's store directory,
  * stopped by pid on close, restarted when it dies; and the clear errors when it cannot run.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
@@ -11,6 +12,7 @@ import { EngineUnavailableError } from '../../bus/index.js';
 import { openJetStreamBus, startEmbeddedNats } from '../../bus/jetstream/index.js';
 import { openBus } from '../../bus/open.js';
 import { freePort } from '../harness/nats-server.js';
+import { orphanNats, running } from '../harness/orphan-nats.js';
 
 const enc = new TextEncoder();
 
@@ -43,6 +45,7 @@ function watchedLogger() {
     },
   });
   return {
+    records,
     logger: pino({ level: 'info' }, sink),
     waitFor(msg: string, timeoutMs = 15_000): Promise<void> {
       if (records.some((r) => r['msg'] === msg)) return Promise.resolve();
@@ -123,6 +126,51 @@ t.test('a second server on the same store is refused', async (t) => {
     name: 'EngineUnavailableError',
     message: /already served/,
   });
+});
+
+for (const record of [true, false]) {
+  t.test(
+    `a server orphaned by a killed node is stopped at the next start and its data kept (${record ? 'owner recorded' : 'no owner record, parent init'})`,
+    async (t) => {
+      const storeDir = t.testdir();
+      const first = await openBus({ type: 'jetstream-embedded', storeDir });
+      await first.ensureStream({ name: 'S', subjects: ['s.>'] });
+      await first.publish('s.a', enc.encode('before'));
+      await first.close();
+      if (!record) rmSync(join(storeDir, 'jetstream', 'nats-server.owner'));
+      const orphan = await orphanNats(t, storeDir);
+
+      const watched = watchedLogger();
+      const server = await startEmbeddedNats({ storeDir, logger: watched.logger });
+      t.teardown(() => server.stop());
+      await orphan.exited;
+      t.notOk(running(orphan.pid), 'the orphan is gone');
+      t.ok(
+        watched.records.some(
+          (r) => r['msg'] === 'stale embedded nats-server stopped' && r['pid'] === orphan.pid,
+        ),
+        'the stop is logged with the orphan pid',
+      );
+      t.not(server.pid, orphan.pid);
+      const bus = await openJetStreamBus({ url: server.url });
+      t.teardown(() => bus.close());
+      t.equal((await bus.streamInfo('S')).messages, 1, 'the message written before is still there');
+    },
+  );
+}
+
+t.test('a pid file naming a process that is not a nats-server of this store is left alone', async (t) => {
+  const storeDir = t.testdir();
+  const other = spawn('sleep', ['60'], { stdio: 'ignore' });
+  t.teardown(() => other.kill('SIGKILL'));
+  const pid = other.pid ?? 0;
+  const first = await startEmbeddedNats({ storeDir });
+  await first.stop();
+  writeFileSync(join(storeDir, 'jetstream', 'nats-server.pid'), String(pid));
+  const server = await startEmbeddedNats({ storeDir });
+  t.teardown(() => server.stop());
+  t.ok(running(pid), 'the unrelated process still runs');
+  t.ok(running(server.pid), 'the server started');
 });
 
 t.test('a missing nats-server binary names the Debian package', async (t) => {
