@@ -1,7 +1,8 @@
 /**
  * Keeps one node's configuration read model current: replays SVC_CONFIG from the start, follows its
- * tail, and watches the active pointer in the coordination store (the pointer is the truth; the
- * activation announcement on the stream may lag it or, after a crash, be missing).
+ * tail, and watches the active pointer in the coordination store. The stream's announcements decide the
+ * activation history; a pointer read fills an epoch whose announcement has not landed yet (it may lag the
+ * pointer, or be missing until the next writer repairs it), so the node never waits on the stream to apply.
  */
 import type { Logger } from 'pino';
 import type { Bus, Kv, Subscription } from '../bus/index.js';
@@ -74,11 +75,11 @@ export async function followConfig(opts: ConfigFollowOptions): Promise<ConfigVie
   let pointerSeen: () => void = () => undefined;
   const pointerRead = new Promise<void>((resolve) => (pointerSeen = resolve));
   const initial = await opts.coord.get(opts.activeKey);
-  if (initial) apply({ kind: 'activated', pointer: decode(initial.value) });
+  if (initial) apply({ kind: 'pointer', pointer: decode(initial.value) });
   pointerSeen();
   const watch = await opts.coord.watch(
     (entry) => {
-      if (entry.operation === 'put') apply({ kind: 'activated', pointer: decode(entry.value) });
+      if (entry.operation === 'put') apply({ kind: 'pointer', pointer: decode(entry.value) });
     },
     { key: opts.activeKey, initial: false },
   );

@@ -9,23 +9,35 @@ export interface ConfigState {
   /** Revisions in stream order (oldest first). */
   readonly order: string[];
   readonly revisions: Map<string, RevisionRecord>;
+  /** The winner with the highest epoch, or null before the first activation. */
   active: ActivePointer | null;
-  /** Activation time of each revision that was ever active. */
-  readonly activatedAt: Map<string, string>;
+  /** Each epoch's winner; `logged` once it comes from the stream (a pointer read only fills a gap). */
+  readonly epochs: Map<number, { readonly pointer: ActivePointer; readonly logged: boolean }>;
+  /** Every revision that was ever active, with the epoch it won and when. */
+  readonly activated: Map<string, ActivePointer>;
 }
 
 export function emptyConfigState(): ConfigState {
-  return { order: [], revisions: new Map(), active: null, activatedAt: new Map() };
+  return { order: [], revisions: new Map(), active: null, epochs: new Map(), activated: new Map() };
 }
 
-/** What the projection consumes, already decoded from the bus message. */
+/**
+ * What the projection consumes, already decoded: a stored revision and an activation announcement come
+ * from SVC_CONFIG in stream order; `pointer` is a read of the active pointer in the coordination store,
+ * which may be ahead of the stream (its announcement in flight) or the only trace of an activation whose
+ * writer stopped before announcing it.
+ */
 export type ConfigFact =
   | { readonly kind: 'stored'; readonly record: unknown }
-  | { readonly kind: 'activated'; readonly pointer: unknown };
+  | { readonly kind: 'activated'; readonly pointer: unknown }
+  | { readonly kind: 'pointer'; readonly pointer: unknown };
 
 /**
- * Folds one fact into the state (in place). Malformed facts are skipped (a read model never refuses history),
- * and an activation never moves the epoch backwards, so replays and duplicates are harmless.
+ * Folds one fact into the state (in place). Malformed facts are skipped (a read model never refuses history).
+ * Activation follows log order (DESIGN.md "Agreement comes from log order"): for each epoch the first
+ * announcement in stream order wins, and the active revision is the winner with the highest epoch. Writers
+ * announce concurrently, so epochs land out of order; none is dropped for not being newer, which makes the
+ * result independent of arrival order: a live follower and a replay from zero agree.
  */
 export function applyConfigFact(state: ConfigState, fact: ConfigFact): ConfigState {
   if (fact.kind === 'stored') {
@@ -37,10 +49,23 @@ export function applyConfigFact(state: ConfigState, fact: ConfigFact): ConfigSta
   }
   const parsed = ActivePointer.safeParse(fact.pointer);
   if (!parsed.success) return state;
-  if (state.active && parsed.data.epoch <= state.active.epoch) return state;
-  state.activatedAt.set(parsed.data.revision_id, parsed.data.activated_at);
-  state.active = parsed.data;
+  const claim = parsed.data;
+  const logged = fact.kind === 'activated';
+  const held = state.epochs.get(claim.epoch);
+  // The stream's first claim of an epoch is final; a pointer read never overrides what was announced.
+  if (held && (held.logged || !logged)) return state;
+  if (held && held.pointer.revision_id !== claim.revision_id) {
+    state.activated.delete(held.pointer.revision_id);
+  }
+  state.epochs.set(claim.epoch, { pointer: claim, logged });
+  state.activated.set(claim.revision_id, claim);
+  if (!state.active || claim.epoch >= state.active.epoch) state.active = claim;
   return state;
+}
+
+/** Every activation, oldest epoch first: which revision won each epoch, and when. */
+export function activationHistory(state: ConfigState): ActivePointer[] {
+  return [...state.epochs.values()].map((held) => held.pointer).sort((a, b) => a.epoch - b.epoch);
 }
 
 export function metaOf(state: ConfigState, record: RevisionRecord): RevisionMeta {
@@ -48,7 +73,7 @@ export function metaOf(state: ConfigState, record: RevisionRecord): RevisionMeta
   return {
     ...meta,
     is_active: state.active?.revision_id === record.revision_id,
-    activated_at: state.activatedAt.get(record.revision_id) ?? null,
+    activated_at: state.activated.get(record.revision_id)?.activated_at ?? null,
   };
 }
 

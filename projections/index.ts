@@ -1,4 +1,5 @@
 export {
+  activationHistory,
   activeRevision,
   applyConfigFact,
   configAudit,
