@@ -13,8 +13,13 @@
  *     `providers.llm_order` is written as an empty list (absent, every provider is tried in order).
  * A5. A credential (any secret leaf, see isSecretPath) written as an empty string: the integration
  *     or provider it belongs to fails closed at run time.
+ * A6. A schedule whose literal `cron` has the shape of one but that cron-parser refuses (`61 8 * * 1`,
+ *     `MONDAY-FRI`) or that never occurs (`0 0 31 2 *`): it would never fire. A stored revision that
+ *     carries one still loads (its schedule shows `next_run: ""`), so an upgrade never strands it.
  */
+import { cronProblem } from '../schedules/time.js';
 import { leadSeat } from './derived.js';
+import { hasRef, isCron } from './fields.js';
 import { ProblemKind } from './problems.js';
 import { asList, asString, type RuleContext } from './rule-context.js';
 import { scheduleScopes } from './rules-seats.js';
@@ -74,9 +79,16 @@ export function admissionRules(ctx: RuleContext): void {
   }
   for (const unit of ctx.walk.units) mcpEnvRule(unit.raw, unit.segments);
 
-  // A2
   for (const scope of scheduleScopes(ctx)) {
     scope.list.forEach((schedule, i) => {
+      // A6 (the shape check has refused what is not cron-like; a `${VAR}` is checked when applied)
+      const cron = isRecord(schedule) ? schedule['cron'] : undefined;
+      if (typeof cron === 'string' && !hasRef(cron) && isCron(cron)) {
+        // The timezone cannot make an expression parse or fail; an unknown one is its own problem.
+        const why = cronProblem(cron, 'UTC');
+        if (why !== null) ctx.admission([...scope.segments, i, 'cron'], ProblemKind.Invalid, why);
+      }
+      // A2
       if (!isRecord(schedule) || schedule['target'] !== 'lead' || schedule['enabled'] === false) return;
       if (leadSeat(ctx.walk, scope.leadUnit?.lead ?? null) === null) {
         ctx.admission(

@@ -55,14 +55,15 @@ export function isTimezone(value: string): boolean {
   }
 }
 
-export const timezone = z
-  .string()
-  .refine((v) => hasRef(v) || isTimezone(v), { message: 'not an IANA timezone name', ...invalid });
+export const timezone = z.string().refine((v) => hasRef(v) || isTimezone(v), {
+  error: (issue) => `unknown timezone ${JSON.stringify(issue.input)}: not an IANA name such as Europe/Berlin`,
+  ...invalid,
+});
 
 const cronMacro = /^@(yearly|annually|monthly|weekly|daily|midnight|hourly)$/;
 const cronField = /^[0-9A-Za-z*,/?#-]+$/;
 
-/** Shape check only (5 or 6 fields, or a macro); the scheduler parses the expression fully. */
+/** Shape check only (5 or 6 fields, or a macro); admission rule A6 parses the expression fully. */
 export function isCron(value: string): boolean {
   const trimmed = value.trim();
   if (cronMacro.test(trimmed)) return true;
