@@ -90,7 +90,10 @@ export interface ConsumerSpec {
   /** Durable name; its position survives restarts. */
   readonly durable: string;
   readonly filterSubject?: string;
-  /** Unacked messages are redelivered after this long. Default 30 s. */
+  /**
+   * How long a message handed out and not acknowledged waits before redelivery once no live handler
+   * holds it (a handler still running keeps it; a dead or cut-off consumer loses it). Default 30 s.
+   */
   readonly ackWaitMs?: number;
   /** Give up on a message after this many deliveries (it is then skipped). 0/absent = unlimited. */
   readonly maxDeliver?: number;

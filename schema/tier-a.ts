@@ -80,8 +80,10 @@ export const TierAFile = z.strictObject({
         .array(z.enum([NodeRole.Ingress, NodeRole.Data, NodeRole.Seats]))
         .min(1)
         .optional(),
+      /** How long a seat lease binds without renewal (ops/fleet.md: renewal a third, fence margin a sixth). */
+      seat_lease_seconds: z.number().int().min(3).max(600).default(30),
     })
-    .default({}),
+    .default({ seat_lease_seconds: 30 }),
   stream: z.strictObject({ store_dir: z.string().min(1).optional() }).default({}),
   tracker: Backend.default({}),
   knowledge: Backend.default({}),
@@ -90,7 +92,11 @@ type TierAFileOut = z.output<typeof TierAFile>;
 
 /** The resolved bootstrap configuration: references substituted, fallbacks applied, paths absolute. */
 export interface TierA extends Omit<TierAFileOut, 'node'> {
-  readonly node: { readonly id: string; readonly roles: readonly NodeRole[] };
+  readonly node: {
+    readonly id: string;
+    readonly roles: readonly NodeRole[];
+    readonly seat_lease_seconds: number;
+  };
   /** Absolute path of the file it came from, or null when built from text. */
   readonly file: string | null;
 }
@@ -149,7 +155,11 @@ function finish(file: TierAFileOut, opts: LoadOptions): TierA {
   const storeDir = file.stream.store_dir;
   return {
     ...file,
-    node: { id: file.node.id ?? (envNodeId || 'node-0'), roles: file.node.roles ?? allRoles },
+    node: {
+      id: file.node.id ?? (envNodeId || 'node-0'),
+      roles: file.node.roles ?? allRoles,
+      seat_lease_seconds: file.node.seat_lease_seconds,
+    },
     stream: {
       store_dir: storeDir === undefined || isAbsolute(storeDir) ? storeDir : resolve(opts.cwd, storeDir),
     },

@@ -138,6 +138,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       providers,
       tools: toolServers,
       runsSeats: config.node.roles.includes(NodeRole.Seats),
+      lease: { ttlMs: config.node.seat_lease_seconds * 1000 },
     });
     holdsSeat = (handle) => seats.runtime?.holds(handle) ?? false;
     const configuration = await startConfiguration({
@@ -183,6 +184,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     const liveFacts = () => ({
       inFlight: inFlight(),
       seats: (seats.runtime?.seats() ?? []).sort(),
+      unprovenSeconds: seats.runtime?.unproven() ?? {},
       clients: events.hub.count(),
       seededFrom: events.seededFrom,
       stallLagSeconds: lagSeconds > 0 ? lagSeconds : null,

@@ -10,3 +10,4 @@ export {
   type Held,
   type LeaseIdentity,
 } from './lease.js';
+export { fenceOf, LeaseFencedError, noFence, type Fence } from './fence.js';

@@ -14,6 +14,13 @@
  * its excess over, once that has lasted a whole lease period (a peer flapping in and out moves
  * nothing): only idle seats, each host stopped before its lease is released so no two nodes run one
  * seat; the peer under its share takes it at once. A busy seat is tried again on the next tick.
+ *
+ * Fencing (DESIGN.md "A lease holder fences itself"): peers may take a seat once its lease expired by
+ * their clock, whatever this node believes, so this node stops a seat by its own monotonic clock at
+ * the last proof of its hold plus the ttl minus a margin (`fenceMarginMs`). A proof is a renewal or
+ * take the store confirmed, dated when it was sent. The fence runs on its own timer, not behind a
+ * renewal that may hang on a dead connection; `valid` is the same check made synchronously, so a
+ * process resumed from a pause refuses a write before its timers had a chance to run.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -55,6 +62,13 @@ export interface PlacementOptions {
   readonly renewEveryMs?: number;
   /** The hosts of held seats, so an idle one can be handed over; without it no held seat moves. */
   readonly hosts?: SeatHosts;
+  /**
+   * How long before a lease expires for its peers this node stops the seat (covers one renewal round
+   * trip and the skew between nodes' wall clocks); default a sixth of the ttl.
+   */
+  readonly fenceMarginMs?: number;
+  /** A monotonic clock in ms (default `performance.now`); tests move it by hand. */
+  readonly monotonic?: () => number;
 }
 
 /** What balancing needs from the node running the seats. */
@@ -63,13 +77,22 @@ export interface SeatHosts {
   idle(handle: string): boolean;
   /** Stops the seat's host; it no longer takes wakes. */
   stop(handle: string): Promise<void>;
+  /**
+   * Called at once when the seat's lease could not be proven in time: the host must stop every
+   * effect now (its lease may be a peer's soon). Not awaited; placement has forgotten the seat.
+   */
+  fence?(handle: string): void;
 }
 
 export interface Placement {
   /** The agent seats of the applied company: takes what it may, releases seats no longer wanted. */
   want(handles: readonly string[]): Promise<void>;
-  /** Handles whose lease this node holds. */
+  /** Handles whose lease this node holds and can still prove (not past its fence). */
   held(): string[];
+  /** The fencing epoch of a seat this node may act for now, or null (not held, or past its fence). */
+  epoch(handle: string): number | null;
+  /** Seats held whose last proof is older than one renewal period: seat → seconds since it. */
+  unproven(): Record<string, number>;
   /** Called (not awaited) whenever the held set changed. */
   onChange(listener: () => void): void;
   /**
@@ -84,10 +107,18 @@ export async function startPlacement(opts: PlacementOptions): Promise<Placement>
   const now = opts.now ?? (() => new Date());
   const ttl = opts.ttlMs ?? 30_000;
   const renewEvery = opts.renewEveryMs ?? Math.max(1, Math.floor(ttl / 3));
+  const margin = opts.fenceMarginMs ?? Math.floor(ttl / 6);
+  if (margin >= ttl - renewEvery)
+    throw new RangeError(`fence margin ${margin} ms leaves no renewal before the ${ttl} ms lease binds`);
+  const monotonic = opts.monotonic ?? (() => performance.now());
   const instance = randomUUID();
   const kv = opts.coord;
   let wanted = new Set<string>();
   const held = new Map<string, Held>();
+  /** Per held seat: the monotonic instant its last confirmed take or renewal was sent. */
+  const provenAt = new Map<string, number>();
+  const fenceAt = (handle: string): number => (provenAt.get(handle) ?? -Infinity) + ttl - margin;
+  const valid = (handle: string): boolean => held.has(handle) && monotonic() < fenceAt(handle);
   /** The latest lease of every seat as the watch delivered it (ours included). */
   const view = new Map<string, DutyLease>();
   /** Since when a wanted seat is known to be free (ms). */
@@ -111,6 +142,43 @@ export async function startPlacement(opts: PlacementOptions): Promise<Placement>
   const changed = (): void => {
     for (const listener of listeners) listener();
   };
+  const forget = (handle: string): void => {
+    held.delete(handle);
+    provenAt.delete(handle);
+  };
+
+  let fenceTimer: NodeJS.Timeout | null = null;
+  /** Stops every held seat past its fence now; re-arms for the next one. */
+  const fence = (): void => {
+    fenceTimer = null;
+    if (stopped) return;
+    const at = monotonic();
+    let fenced = false;
+    for (const handle of [...held.keys()]) {
+      if (at < fenceAt(handle)) continue;
+      const epoch = held.get(handle)?.lease.epoch;
+      const unproven = Math.round(at - (provenAt.get(handle) ?? at));
+      forget(handle);
+      fenced = true;
+      log.warn(
+        { seat: handle, epoch, unproven_ms: unproven, ttl_ms: ttl, margin_ms: margin },
+        'seat fenced: its lease could not be renewed in time; the seat stops here',
+      );
+      opts.hosts?.fence?.(handle);
+    }
+    if (fenced) changed();
+    armFence();
+  };
+  /** One timer for the earliest fence among the held seats. */
+  const armFence = (): void => {
+    if (fenceTimer) clearTimeout(fenceTimer);
+    fenceTimer = null;
+    if (stopped || held.size === 0) return;
+    let earliest = Infinity;
+    for (const handle of held.keys()) earliest = Math.min(earliest, fenceAt(handle));
+    fenceTimer = setTimeout(fence, Math.max(0, Math.ceil(earliest - monotonic())));
+    fenceTimer.unref();
+  };
 
   const liveMembers = (nowMs: number): number => {
     let count = 1;
@@ -133,6 +201,7 @@ export async function startPlacement(opts: PlacementOptions): Promise<Placement>
 
   /** Takes the free wanted seats the spreading rule allows; true when one was won. */
   const take = async (): Promise<boolean> => {
+    const sentAt = monotonic();
     const at = now();
     const nowMs = at.getTime();
     const share = Math.ceil(wanted.size / liveMembers(nowMs));
@@ -159,6 +228,8 @@ export async function startPlacement(opts: PlacementOptions): Promise<Placement>
       );
       if (!result.won) continue;
       held.set(handle, result.held);
+      provenAt.set(handle, sentAt);
+      armFence();
       freeSince.delete(handle);
       won = true;
       log.info({ seat: handle, epoch: result.held.lease.epoch }, 'seat lease taken');
@@ -168,6 +239,7 @@ export async function startPlacement(opts: PlacementOptions): Promise<Placement>
 
   /** Renews every held lease; a refused renewal loses the seat. True when one was lost. */
   const renewAll = async (): Promise<boolean> => {
+    const sentAt = monotonic();
     const at = now();
     let lost = false;
     await Promise.all(
@@ -178,12 +250,16 @@ export async function startPlacement(opts: PlacementOptions): Promise<Placement>
             return mine;
           },
         );
+        // Fenced or handed over meanwhile: a late answer proves nothing now.
         if (stopped || held.get(handle) !== mine) return;
+        if (next === mine) return;
         if (next) {
           held.set(handle, next);
+          provenAt.set(handle, sentAt);
+          armFence();
           return;
         }
-        held.delete(handle);
+        forget(handle);
         lost = true;
         log.warn({ seat: handle }, 'seat lease lost');
       }),
@@ -222,7 +298,7 @@ export async function startPlacement(opts: PlacementOptions): Promise<Placement>
       if (excess <= 0 || stopped) break;
       if (!hosts.idle(handle)) continue;
       // Out of `held` first: a follow of the held set meanwhile neither keeps nor respawns the host.
-      held.delete(handle);
+      forget(handle);
       await hosts.stop(handle);
       await releaseLease(kv, placementKeys.seat(handle), mine, now()).catch((error: unknown) =>
         log.error({ err: error, seat: handle }, 'seat lease release failed'),
@@ -323,14 +399,24 @@ export async function startPlacement(opts: PlacementOptions): Promise<Placement>
         let dropped = false;
         for (const [handle, mine] of [...held]) {
           if (wanted.has(handle)) continue;
-          held.delete(handle);
+          forget(handle);
           dropped = true;
           await releaseLease(kv, placementKeys.seat(handle), mine, now());
         }
         for (const handle of [...freeSince.keys()]) if (!wanted.has(handle)) freeSince.delete(handle);
         if ((await take()) || dropped) changed();
       }),
-    held: () => [...held.keys()],
+    held: () => [...held.keys()].filter(valid),
+    epoch: (handle) => (valid(handle) ? (held.get(handle)?.lease.epoch ?? null) : null),
+    unproven: () => {
+      const at = monotonic();
+      const out: Record<string, number> = {};
+      for (const handle of held.keys()) {
+        const since = at - (provenAt.get(handle) ?? at);
+        if (since > renewEvery + Math.min(1000, margin)) out[handle] = Math.round(since / 100) / 10;
+      }
+      return out;
+    },
     onChange: (listener) => {
       listeners.push(listener);
     },
@@ -339,6 +425,8 @@ export async function startPlacement(opts: PlacementOptions): Promise<Placement>
       stopped = true;
       if (timer) clearTimeout(timer);
       timer = null;
+      if (fenceTimer) clearTimeout(fenceTimer);
+      fenceTimer = null;
       await chain;
       for (const sub of subs) await sub.stop();
       if (stopOpts?.release ?? true) {
@@ -356,6 +444,7 @@ export async function startPlacement(opts: PlacementOptions): Promise<Placement>
         );
       }
       held.clear();
+      provenAt.clear();
     },
   };
 }

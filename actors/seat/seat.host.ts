@@ -4,10 +4,16 @@
  * already completed is acknowledged without running again (the record lives in `svc_turns_done` for
  * the window in which the wake can come back), so a restart mid-turn neither loses the wake nor runs it
  * twice to completion.
+ *
+ * Every effect the seat makes as the lease holder (a model call, a tool call, a spend record, an event,
+ * the completion record, the acknowledgement) passes the lease's fence first: a node that can no
+ * longer prove its lease refuses it, so a holder resumed after a pause or a partition cannot finish a
+ * turn a peer has started. A fenced wake is left unacknowledged for the new holder.
  */
 import type { Logger } from 'pino';
 import { createActor, type Actor } from 'xstate';
 import { RedeliverError, Streams, Subjects, type Bus, type Kv, type Subscription } from '../../bus/index.js';
+import { LeaseFencedError, noFence, type Fence } from '../lease/index.js';
 import { turnNeeds, type NeedsBoard } from '../memory/index.js';
 import {
   categoryOf,
@@ -61,6 +67,10 @@ export interface SeatHostOptions {
   readonly needs?: NeedsBoard;
   /** Whether the seat learns: its completed turns record `episode_recorded`. Default: never. */
   readonly learning?: (handle: string) => boolean;
+  /** How soon a wake held by a holder that died goes to the next one; default 30 s (the lease ttl). */
+  readonly inboxAckWaitMs?: number;
+  /** The seat lease's fence, checked before every effect; default none (one process owns the seat). */
+  readonly fence?: Fence;
 }
 
 export interface SeatHost {
@@ -72,8 +82,38 @@ export interface SeatHost {
   send(event: SeatEvent): void;
   /** Starts consuming the inbox (once the apply that spawned the seat has finished). */
   open(): Promise<void>;
-  /** Stops consuming; a running turn is cut and its wake left for redelivery. */
-  stop(): Promise<void>;
+  /**
+   * Stops consuming; a running turn is cut and its wake left for redelivery. `fenced`: the lease is
+   * lost, so not even a negative acknowledgement goes out (the wake is the new holder's now).
+   */
+  stop(opts?: { fenced?: boolean }): Promise<void>;
+}
+
+/** The turn's dependencies with the fence in front of every call that acts as the seat. */
+function fencedDeps(deps: Omit<TurnDeps, 'events'>, fence: Fence): Omit<TurnDeps, 'events'> {
+  const { llm, tools } = deps;
+  return {
+    ...deps,
+    llm: {
+      resolve: (seat) => llm.resolve(seat),
+      call: (chain, request, caller) => {
+        fence();
+        return llm.call(chain, request, caller);
+      },
+      ...(llm.snapshot ? { snapshot: () => llm.snapshot?.() ?? {} } : {}),
+    },
+    tools: {
+      toolsFor: (seat) => tools.toolsFor(seat),
+      call: (ctx, call) => {
+        fence();
+        return tools.call(ctx, call);
+      },
+    },
+    spend: (record) => {
+      fence();
+      return deps.spend(record);
+    },
+  };
 }
 
 interface Pending {
@@ -85,6 +125,8 @@ interface Pending {
 export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
   const handle = opts.profile.handle;
   const log = opts.logger.child({ seat: handle });
+  const fence = opts.fence ?? noFence;
+  const deps = fencedDeps(opts.deps, fence);
   let profile = opts.profile;
   let stopping = false;
   let pending: Pending | null = null;
@@ -95,6 +137,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
   const drafts = new Map<string, EpisodeDraft>();
 
   const publishEvent = async (record: EventRecord): Promise<void> => {
+    fence();
     await opts.bus.publish(Subjects.event(record.type), encoder.encode(JSON.stringify(record)), {
       msgId: record.id,
     });
@@ -116,11 +159,16 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
       payload,
       failed,
       ...(trace ? { trace: { trace_id: trace, parent_span_id: null } } : {}),
-      now: opts.deps.now(),
+      now: deps.now(),
     });
   const eventsFor = (trace: string): TurnEvents => ({
     publish: (type, payload, failed) => publishEvent(event(type, payload, failed ?? false, trace)),
     progress: (payload) => {
+      try {
+        fence();
+      } catch {
+        return;
+      }
       const record = event('agent_turn_progress', payload, false, trace);
       opts.bus.emit(Subjects.event(record.type), encoder.encode(JSON.stringify(record)));
     },
@@ -157,7 +205,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
           type: 'seat.phase.done',
           turn_id: turn.turn_id,
           tokens: result.tokens,
-          at: opts.deps.now().toISOString(),
+          at: deps.now().toISOString(),
           outcome: result.outcome,
         });
     } catch (error) {
@@ -170,7 +218,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
         turn_id: turn.turn_id,
         phase: req.phase,
         tokens: failure.tokens,
-        at: opts.deps.now().toISOString(),
+        at: deps.now().toISOString(),
         reason: failure.reason,
         error: failure.message,
       });
@@ -187,6 +235,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
       id: `episode-${episode.id}`,
     };
     try {
+      fence();
       await opts.bus.publish(Subjects.event(record.type), encoder.encode(JSON.stringify(record)), {
         msgId: record.id,
       });
@@ -215,6 +264,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
               const payload = needs ? { ...params.payload, needs } : params.payload;
               const current = pending;
               try {
+                fence();
                 const record = event('agent_turn_completed', payload, payload.failed, params.trace_id);
                 // The record id is the turn's: a second completion of one wake is de-duplicated.
                 await opts.bus.publish(
@@ -223,6 +273,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
                   { msgId: `turn-${params.payload.turn_id}` },
                 );
                 if (draft) await recordEpisode(draft, payload);
+                fence();
                 await opts.turnsDone.put(
                   seatKeys.turnDone(handle, params.payload.turn_id),
                   encoder.encode(
@@ -241,6 +292,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
         announcePaused: (_, params) =>
           run(
             (async () => {
+              fence();
               await opts.coord.put(seatKeys.paused(handle), encoder.encode(JSON.stringify(params.paused)));
               await publishEvent(event('agent_paused', { paused: params.paused }));
             })(),
@@ -248,6 +300,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
         announceResumed: (_, params) =>
           run(
             (async () => {
+              fence();
               await opts.coord.delete(seatKeys.paused(handle));
               await publishEvent(event('agent_resumed', params));
             })(),
@@ -277,6 +330,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
       return;
     }
     if (stopping) throw new RedeliverError('seat stopping');
+    fence();
     if (actor.getSnapshot().matches({ stopped: 'paused' })) {
       log.debug({ wake_id: wake.id }, 'seat paused; wake left for later');
       throw new RedeliverError('seat paused', opts.pausedRetryMs ?? 2000);
@@ -290,12 +344,12 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
       payload: wake.payload,
     };
     // A scheduled wake bounds its turn; one taken after its deadline fails at once, without a model call.
-    const deadline = turnDeadline(wake.payload, { handle, turnId: turn_id, now: opts.deps.now });
+    const deadline = turnDeadline(wake.payload, { handle, turnId: turn_id, now: deps.now });
     const start: SeatEvent = {
       type: 'seat.wake',
       wake: w,
       turn_id,
-      at: opts.deps.now().toISOString(),
+      at: deps.now().toISOString(),
       ...(deadline.expired ? { expired: deadline.expired } : {}),
     };
     if (!actor.getSnapshot().can(start)) throw new RedeliverError('seat busy', opts.pausedRetryMs ?? 2000);
@@ -310,6 +364,8 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
     } finally {
       disarm();
     }
+    // The acknowledgement is an effect too: a fenced holder leaves the wake to the new one.
+    fence();
     log.info({ wake_id: wake.id, turn_id }, 'turn completed');
   }
 
@@ -329,7 +385,12 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
     }
     sub = await opts.bus.consume(
       Streams.Inbox,
-      { durable: `seat-${handle}`, filterSubject: Subjects.agentInbox(handle), ackWaitMs: 15 * 60_000 },
+      {
+        durable: `seat-${handle}`,
+        filterSubject: Subjects.agentInbox(handle),
+        // A running turn keeps its wake however long it takes; a holder that died loses it this soon.
+        ackWaitMs: opts.inboxAckWaitMs ?? 30_000,
+      },
       (msg) => onWake(msg.data),
     );
   };
@@ -342,10 +403,13 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
     },
     send: (e) => actor.send(e),
     open,
-    async stop() {
+    async stop(stopOpts) {
       stopping = true;
-      abort.abort();
-      pending?.reject(new RedeliverError('seat stopped mid-turn'));
+      const fenced = stopOpts?.fenced ?? false;
+      abort.abort(fenced ? 'the seat lease was lost' : 'the turn was stopped');
+      pending?.reject(
+        fenced ? new LeaseFencedError(`seat.${handle}`, null) : new RedeliverError('seat stopped mid-turn'),
+      );
       pending = null;
       await sub?.stop();
       actor.stop();

@@ -16,6 +16,7 @@ import { createBudget, type Budget } from './budget.js';
 import { turnLimits, type TurnLimits } from './seat.limits.js';
 import { companyOf, type Company } from './seat.profile.js';
 import { startSeatHost, type SeatHost } from './seat.host.js';
+import { fenceOf } from '../lease/index.js';
 import { startPlacement, type Placement } from './placement.js';
 import { answerSeatCommands } from './placement.commands.js';
 import type { TurnDeps } from './turn.deps.js';
@@ -30,7 +31,11 @@ export interface SeatsRuntimeOptions {
   readonly llm: TurnDeps['llm'];
   readonly tools: TurnDeps['tools'];
   /** Seat leases: how long one binds without renewal (default 30 s) and the renewal period. */
-  readonly lease?: { readonly ttlMs?: number; readonly renewEveryMs?: number };
+  readonly lease?: {
+    readonly ttlMs?: number;
+    readonly renewEveryMs?: number;
+    readonly fenceMarginMs?: number;
+  };
   /**
    * Called when the held seats changed between applies, after the lost seats' hosts stopped and
    * before the taken seats' inboxes open (the tool servers follow the held seats).
@@ -59,6 +64,8 @@ export interface SeatsRuntime {
   seats(): string[];
   /** Whether this node holds the seat's lease. */
   holds(handle: string): boolean;
+  /** Held seats whose lease is overdue for renewal: seat → seconds since its last proof. */
+  unproven(): Record<string, number>;
   host(handle: string): SeatHost | null;
   /** Called after the hosts followed a change of the held seats. */
   onSeatsChanged(listener: () => void): void;
@@ -127,7 +134,18 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
         await host.stop();
         log.info({ seat: handle }, 'seat decommissioned');
       },
+      fence: (handle) => {
+        const host = hosts.get(handle);
+        if (!host) return;
+        hosts.delete(handle);
+        handedOver = true;
+        // The cut is synchronous inside stop(); what it awaits (the inbox close) may hang on a dead link.
+        host
+          .stop({ fenced: true })
+          .catch((error: unknown) => log.error({ err: error, seat: handle }, 'fenced seat stop failed'));
+      },
     },
+    ...(opts.lease?.fenceMarginMs !== undefined ? { fenceMarginMs: opts.lease.fenceMarginMs } : {}),
   });
   // Unhandled until the first apply or stop awaits it.
   placementReady.catch((error: unknown) => log.error({ err: error }, 'seat placement did not start'));
@@ -140,7 +158,9 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
 
   const spawn = async (handle: string): Promise<SeatHost | null> => {
     const profile = company.seats.get(handle);
-    if (!profile) return null;
+    const epoch = placement?.epoch(handle) ?? null;
+    if (!profile || epoch === null) return null;
+    const lease = placement;
     const host = await startSeatHost({
       bus: opts.bus,
       coord: opts.coord,
@@ -154,6 +174,8 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
       ...(opts.pausedRetryMs !== undefined ? { pausedRetryMs: opts.pausedRetryMs } : {}),
       ...(opts.needs ? { needs: opts.needs } : {}),
       ...(opts.learning ? { learning: opts.learning } : {}),
+      ...(opts.lease?.ttlMs !== undefined ? { inboxAckWaitMs: opts.lease.ttlMs } : {}),
+      fence: fenceOf(`seat.${handle}`, epoch, () => lease?.epoch(handle) ?? null),
     });
     hosts.set(handle, host);
     log.info({ seat: handle, agent_id: profile.agent_id }, 'seat spawned');
@@ -261,8 +283,10 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
     turnEngine,
     inboxes,
     budget,
-    seats: () => [...hosts.keys()],
-    holds: (handle) => held.has(handle),
+    // Read through the fence: a node resumed from a pause answers before its fence timer ran.
+    seats: () => [...hosts.keys()].filter((handle) => placement?.epoch(handle) != null),
+    holds: (handle) => held.has(handle) && placement?.epoch(handle) != null,
+    unproven: () => placement?.unproven() ?? {},
     host: (handle) => hosts.get(handle) ?? null,
     onSeatsChanged: (listener) => {
       seatListeners.push(listener);

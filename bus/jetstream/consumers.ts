@@ -2,6 +2,8 @@
  * Durable consumers on JetStream: explicit-ack pull consumers whose position lives in the server. The
  * handler gets one message at a time in delivery order; returning acks, RedeliverError naks with its
  * delay, TerminateError terms, any other error leaves the message for redelivery after `ackWaitMs`.
+ * While the handler runs, the message is marked in progress every third of the ack wait, so the ack
+ * wait bounds how long a dead or cut-off consumer keeps a message, not how long a handler may take.
  */
 import { AckPolicy, DeliverPolicy, type ConsumerConfig, type JsMsg } from '@nats-io/jetstream';
 import type { ConsumeHandler, ConsumerSpec, Subscription } from '../bus.js';
@@ -91,7 +93,7 @@ export class ConsumerOps {
       for await (const msg of messages) {
         // Pulled but not handled: hand it back at once rather than after the ack wait.
         if (stopping) msg.nak();
-        else await this.handle(stream, spec.durable, msg, handler);
+        else await this.handle(stream, spec, msg, handler);
       }
     })().catch((error: unknown) =>
       this.host.logger.error({ err: error, stream, durable: spec.durable }, 'bus: consumer stopped'),
@@ -105,9 +107,14 @@ export class ConsumerOps {
     return this.host.track({ stop });
   }
 
-  private async handle(stream: string, durable: string, msg: JsMsg, handler: ConsumeHandler): Promise<void> {
+  private async handle(stream: string, spec: ConsumerSpec, msg: JsMsg, handler: ConsumeHandler): Promise<void> {
+    const durable = spec.durable;
+    const ackWaitMs = spec.ackWaitMs ?? defaultAckWaitMs;
+    const progress = setInterval(() => msg.working(), Math.max(100, Math.floor(ackWaitMs / 3)));
+    progress.unref();
     try {
       await handler(deliveredFromJs(stream, msg));
+      clearInterval(progress);
       msg.ack();
     } catch (error) {
       if (error instanceof TerminateError) {
@@ -121,6 +128,8 @@ export class ConsumerOps {
           'bus: handler failed; will redeliver',
         );
       }
+    } finally {
+      clearInterval(progress);
     }
   }
 }
