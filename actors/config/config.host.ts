@@ -2,12 +2,13 @@
  * The config writer's host: answers `svc.cmd.config.write`, runs one write machine per command and
  * executes its effects on the bus — the revision appended to SVC_CONFIG, the compare-and-set of the
  * active pointer in the coordination store (log-order arbitration inside `Kv.update`), and the
- * activation announcement. Every node runs one; the compare-and-set makes them agree.
+ * activation announcement. Every node runs one; the compare-and-set makes them agree. The announcements
+ * on SVC_CONFIG are the activation history every reader folds (ops/config.md "One history").
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { createActor, fromPromise, toPromise } from 'xstate';
-import { KvConflictError, type Bus, type Kv, type Subscription } from '../../bus/index.js';
+import { KvConflictError, Streams, type Bus, type Kv, type Subscription } from '../../bus/index.js';
 import {
   ActivePointer,
   ConfigWrite,
@@ -47,12 +48,37 @@ export async function readActive(coord: Kv): Promise<ActiveRead | null> {
   return { pointer, storeRevision: entry.revision };
 }
 
+/**
+ * Announces `pointer` on SVC_CONFIG unless the stream already carries its epoch or a newer one. A writer
+ * that won an epoch and stopped before announcing it leaves a gap a replay would never fill once the
+ * pointer moves on; the next writer closes it before claiming the following epoch. The message id makes
+ * a repair racing the late original one record (within the stream's duplicate window; past it a second
+ * identical claim is harmless, the first in stream order wins).
+ */
+async function announceIfMissing(bus: Bus, pointer: ActivePointer): Promise<void> {
+  const last = await bus.lastMessage(Streams.Config, configSubjects.revisionActivated);
+  const lastEpoch = last ? (ActivePointer.safeParse(decodeJson(last.data)).data?.epoch ?? 0) : 0;
+  if (lastEpoch >= pointer.epoch) return;
+  await bus.publish(configSubjects.revisionActivated, encoder.encode(JSON.stringify(pointer)), {
+    msgId: `activated-${pointer.epoch}`,
+  });
+}
+
+function decodeJson(data: Uint8Array): unknown {
+  try {
+    return JSON.parse(decoder.decode(data));
+  } catch {
+    return null;
+  }
+}
+
 /** Runs one write to its end; throws only when the bus fails (the outcome is then unknown). */
 export async function executeWrite(
   opts: ConfigWriterOptions,
   command: ConfigWrite,
 ): Promise<ConfigWriteReply> {
   const { bus, coord, logger } = opts;
+  const active = await readActive(coord);
   const machine = configWriteMachine.provide({
     actors: {
       validate: fromPromise<Validation, ConfigWrite>(async ({ input }) => opts.validate(input)),
@@ -65,6 +91,8 @@ export async function executeWrite(
         });
       }),
       activate: fromPromise<ActivateOutput, ActivateInput>(async ({ input }) => {
+        // 1. the parent's activation is on the stream; 2. claim the next epoch; 3. announce it
+        if (active) await announceIfMissing(bus, active.pointer);
         const value = encoder.encode(JSON.stringify(input.pointer));
         try {
           if (input.expectedStoreRevision === 0) await coord.create(activePointerKey, value);
@@ -84,7 +112,7 @@ export async function executeWrite(
   const actor = createActor(machine, {
     input: {
       command,
-      active: await readActive(coord),
+      active,
       revisionId: randomUUID(),
       now: (opts.now?.() ?? new Date()).toISOString(),
     },
