@@ -41,6 +41,22 @@ export function streamConfig(spec: StreamSpec, replicas: number): StreamConfig {
   } as StreamConfig;
 }
 
+/** True when the stream already has every setting `want` names (subjects in any order). */
+function sameSettings(want: StreamConfig, have: StreamConfig): boolean {
+  const subjects = (c: StreamConfig) => [...(c.subjects ?? [])].sort().join(' ');
+  return (
+    subjects(want) === subjects(have) &&
+    want.retention === have.retention &&
+    want.storage === have.storage &&
+    want.discard === have.discard &&
+    want.max_age === have.max_age &&
+    want.max_msgs === have.max_msgs &&
+    want.duplicate_window === have.duplicate_window &&
+    want.num_replicas === have.num_replicas &&
+    want.allow_direct === have.allow_direct
+  );
+}
+
 export class StreamOps {
   constructor(private readonly host: EngineHost) {}
 
@@ -52,25 +68,43 @@ export class StreamOps {
     const config = streamConfig(spec, this.host.replicas);
     await this.host.ready();
     try {
-      await this.host.jsm.streams.add(config);
+      const existing = (await this.configOf(spec.name)) ?? (await this.create(config));
+      if (existing) {
+        // Exists: bring it up to date (the server refuses what cannot change), keeping replicas an
+        // operator raised above ours. An unchanged stream gets no write: the server answers even an
+        // identical one by placing the replicas again, which it refuses while a server is down.
+        config.num_replicas = replicasFor(this.host, spec.name, existing.num_replicas);
+        if (!sameSettings(config, existing)) {
+          const { name: _name, ...update } = config;
+          await this.host.jsm.streams.update(spec.name, update);
+        }
+      }
     } catch (error) {
       if (apiCode(error) === ApiCode.ClusterNoPeers) throw placementRefused(this.host, spec.name, error);
-      if (apiCode(error) !== ApiCode.StreamNameInUse) throw translate(error, `stream ${spec.name}`);
-      // Exists with other limits: bring it up to date (the server refuses what cannot change), keeping
-      // replicas an operator raised above ours.
-      try {
-        const { name: _name, ...update } = config;
-        const { config: existing } = await this.host.jsm.streams.info(spec.name);
-        update.num_replicas = replicasFor(this.host, spec.name, existing.num_replicas);
-        await this.host.jsm.streams.update(spec.name, update);
-      } catch (updateError) {
-        if (apiCode(updateError) === ApiCode.ClusterNoPeers) {
-          throw placementRefused(this.host, spec.name, updateError);
-        }
-        throw translate(updateError, `update of stream ${spec.name}`);
-      }
+      throw translate(error, `stream ${spec.name}`);
     }
     return this.streamInfo(spec.name);
+  }
+
+  /** The stream's configuration, or null when it does not exist. */
+  private async configOf(stream: string): Promise<StreamConfig | null> {
+    try {
+      return (await this.host.jsm.streams.info(stream)).config;
+    } catch (error) {
+      if (apiCode(error) === ApiCode.StreamNotFound) return null;
+      throw error;
+    }
+  }
+
+  /** Creates the stream: null when created, else (a peer created it first) the configuration it has. */
+  private async create(config: StreamConfig): Promise<StreamConfig | null> {
+    try {
+      await this.host.jsm.streams.add(config);
+      return null;
+    } catch (error) {
+      if (apiCode(error) !== ApiCode.StreamNameInUse) throw error;
+      return (await this.host.jsm.streams.info(config.name)).config;
+    }
   }
 
   async streamInfo(stream: string): Promise<StreamInfo> {
