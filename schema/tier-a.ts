@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
+import { keysOfSchemaAt } from './company/known-keys.js';
+import { closestName } from './did-you-mean.js';
 import { listRefs, substituteDeep } from './env-refs.js';
 import { formatIssuePath, type Problem } from './problems.js';
 
@@ -140,7 +142,10 @@ export function parseTierA(text: string, opts: LoadOptions): TierAResult {
   if (!parsed.success) {
     const shape = parsed.error.issues.flatMap((issue) =>
       issue.code === 'unrecognized_keys'
-        ? issue.keys.map((key) => ({ path: formatIssuePath([...issue.path, key]), message: 'unknown key' }))
+        ? issue.keys.map((key) => ({
+            path: formatIssuePath([...issue.path, key]),
+            message: unknownKeyMessage(key, issue.path),
+          }))
         : [{ path: formatIssuePath(issue.path), message: issue.message }],
     );
     const named = new Set(shape.map((p) => p.path));
@@ -148,6 +153,16 @@ export function parseTierA(text: string, opts: LoadOptions): TierAResult {
   }
   if (related.length > 0) return { ok: false, problems: related };
   return { ok: true, config: finish(parsed.data, opts) };
+}
+
+/** `unknown key`, with the nearest key the file allows there: `unknown key; did you mean \`port\`?`. */
+function unknownKeyMessage(key: string, at: ReadonlyArray<PropertyKey>): string {
+  const known = keysOfSchemaAt(
+    TierAFile,
+    at.map((p) => (typeof p === 'symbol' ? String(p) : p)),
+  );
+  const near = known === 'any' ? null : closestName(key, known);
+  return near === null ? 'unknown key' : `unknown key; did you mean \`${near}\`?`;
 }
 
 function finish(file: TierAFileOut, opts: LoadOptions): TierA {

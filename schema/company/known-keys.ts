@@ -61,7 +61,15 @@ const none: ReadonlySet<string> = new Set();
  * @example knownKeysAt(['providers']) // Set {'llm', 'llm_order', 'embeddings'}
  */
 export function knownKeysAt(segments: ReadonlyArray<Segment>): ReadonlySet<string> | 'any' {
-  let frontier: z.ZodType[] = objects(Company);
+  return keysOfSchemaAt(Company, segments);
+}
+
+/** knownKeysAt for any zod schema (the Tier A file's too): the keys an object at `segments` may hold. */
+export function keysOfSchemaAt(
+  root: z.ZodType,
+  segments: ReadonlyArray<Segment>,
+): ReadonlySet<string> | 'any' {
+  let frontier: z.ZodType[] = objects(root);
   for (const segment of segments) frontier = frontier.flatMap((schema) => step(schema, segment));
   const keys = new Set<string>();
   for (const schema of frontier) {

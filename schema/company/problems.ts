@@ -5,6 +5,7 @@
  * credential in the wrong place cannot leak through a refusal.
  */
 import type { z } from 'zod';
+import { closestName } from '../did-you-mean.js';
 import type { Problem } from '../problems.js';
 
 export const ProblemKind = {
@@ -125,15 +126,28 @@ function bound(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig, small: 
   }
 }
 
-/** One zod issue as findings (an unrecognized-keys issue is one finding per key). */
-export function findingsOf(issue: z.core.$ZodIssue, input: unknown): Finding[] {
+/** The unknown-field message, naming what a typo most likely meant (`scedules`: `schedules`). */
+export function unknownFieldMessage(key: string, known: ReadonlySet<string> | 'any'): string {
+  const near = known === 'any' ? null : closestName(key, known);
+  return `unknown field \`${key}\`${near === null ? '' : `; did you mean \`${near}\`?`}`;
+}
+
+/**
+ * One zod issue as findings (an unrecognized-keys issue is one finding per key). `knownAt` names the
+ * keys a location may hold, for the did-you-mean of an unknown field.
+ */
+export function findingsOf(
+  issue: z.core.$ZodIssue,
+  input: unknown,
+  knownAt: (segments: Segment[]) => ReadonlySet<string> | 'any' = () => 'any',
+): Finding[] {
   const segments = issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p));
   switch (issue.code) {
     case 'unrecognized_keys':
       return issue.keys.map((key) => ({
         segments: [...segments, key],
         kind: ProblemKind.UnknownField,
-        message: `unknown field ${key}`,
+        message: unknownFieldMessage(key, knownAt(segments)),
       }));
     case 'invalid_type': {
       const parent = valueAt(input, segments.slice(0, -1));

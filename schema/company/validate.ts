@@ -10,6 +10,7 @@
 import { admissionRules } from './admission.js';
 import { Company } from './company.schema.js';
 import { deriveCompany, type Derived } from './derived.js';
+import { knownKeysAt } from './known-keys.js';
 import { normaliseCompany } from './normalise.js';
 import {
   findingsOf,
@@ -80,7 +81,9 @@ export function validateCompany(input: unknown, opts: ValidateOptions): CompanyV
   }
   // 1. shape
   const shape = Company.safeParse(input);
-  const shapeFindings = shape.success ? [] : shape.error.issues.flatMap((issue) => findingsOf(issue, input));
+  const shapeFindings = shape.success
+    ? []
+    : shape.error.issues.flatMap((issue) => findingsOf(issue, input, knownKeysAt));
   // 2-3. rules between fields
   const walk = walkDocument(input);
   const admissionRefused = opts.mode === ValidationMode.Write;

@@ -1,0 +1,49 @@
+/**
+ * The closest known name to a misspelled one, for "unknown field `scedules`; did you mean `schedules`?".
+ * Optimal string alignment distance (an adjacent swap costs one, as `prot` for `port`), compared
+ * case-insensitively; a suggestion must be close enough that it is likely what was meant.
+ */
+
+/** Edits (insert, delete, substitute, swap neighbours) between two strings. */
+export function editDistance(a: string, b: string): number {
+  const rows: number[][] = [];
+  for (let i = 0; i <= a.length; i++) {
+    const row: number[] = [i];
+    for (let j = 1; j <= b.length; j++) {
+      if (i === 0) {
+        row.push(j);
+        continue;
+      }
+      const above = rows[i - 1]!;
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(above[j]! + 1, row[j - 1]! + 1, above[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        best = Math.min(best, rows[i - 2]![j - 2]! + 1);
+      }
+      row.push(best);
+    }
+    rows.push(row);
+  }
+  return rows[a.length]![b.length]!;
+}
+
+/**
+ * The candidate nearest `word` (first in order on a tie), or null when none is within a third of the
+ * word's length (at least one edit), so `surprise` suggests nothing while `scedules` suggests `schedules`.
+ *
+ * @example closestName('scedules', ['name', 'schedules']) // 'schedules'
+ */
+export function closestName(word: string, candidates: Iterable<string>): string | null {
+  const limit = Math.max(1, Math.floor(word.length / 3));
+  let best: string | null = null;
+  let bestDistance = Infinity;
+  for (const candidate of candidates) {
+    if (candidate === word) continue;
+    const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
+    if (distance <= limit && distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
