@@ -1,5 +1,7 @@
 /**
  * validateCompany: the one entry point every write, dry run, reload and revert goes through.
+ *  0. nesting: a document deeper than the limit is refused before anything recurses over it, so no
+ *     document that could break a read is ever stored;
  *  1. shape: the zod schema, every issue mapped to a spec problem kind;
  *  2. rules between fields, run on the parsed input even when the shape failed, so an operator
  *     sees every problem at once;
@@ -11,6 +13,7 @@ import { admissionRules } from './admission.js';
 import { Company } from './company.schema.js';
 import { deriveCompany, type Derived } from './derived.js';
 import { knownKeysAt } from './known-keys.js';
+import { nestingProblem } from './nesting.js';
 import { normaliseCompany } from './normalise.js';
 import {
   findingsOf,
@@ -43,7 +46,7 @@ export interface CompanyValidation {
   readonly valid: boolean;
   readonly problems: CompanyProblem[];
   readonly warnings: CompanyWarning[];
-  /** Null only when the input is not a map. */
+  /** Null when the input is not a map, or nests past the limit (nothing walks it then). */
   readonly derived: Derived | null;
   /** The normalised document (see normalise.ts); null unless valid. */
   readonly document: Company | null;
@@ -79,6 +82,10 @@ export function validateCompany(input: unknown, opts: ValidateOptions): CompanyV
     };
     return { valid: false, problems: [problem], warnings: [], derived: null, document: null };
   }
+  // 0. nesting
+  const tooDeep = nestingProblem(input, opts.yamlText);
+  if (tooDeep !== null)
+    return { valid: false, problems: [tooDeep], warnings: [], derived: null, document: null };
   // 1. shape
   const shape = Company.safeParse(input);
   const shapeFindings = shape.success

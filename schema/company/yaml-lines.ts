@@ -1,28 +1,9 @@
 /**
- * YAML bodies: parsing with problems that name a line but quote nothing (a YAML error message can
- * echo source text, and the source may hold credentials), and the 1-based line of a document path.
+ * The 1-based line of a document path in a YAML body, for problems and warnings. The text was
+ * parsed within limits first (yaml-parse.ts), so walking it here is bounded.
  */
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
-import { ProblemKind, type CompanyProblem, type Segment } from './problems.js';
-
-export type YamlParse = { ok: true; value: unknown } | { ok: false; problems: CompanyProblem[] };
-
-/** Parses one YAML (or JSON) document; problems carry the YAML error code and line only. */
-export function parseCompanyYaml(text: string): YamlParse {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
-  if (doc.errors.length === 0) return { ok: true, value: doc.toJS({ maxAliasCount: 100 }) as unknown };
-  return {
-    ok: false,
-    problems: doc.errors.map((error) => ({
-      path: '',
-      segments: [],
-      kind: ProblemKind.Invalid,
-      message: `YAML: ${error.code.toLowerCase().replace(/_/g, ' ')}`,
-      line: lineCounter.linePos(error.pos[0]).line,
-    })),
-  };
-}
+import type { Segment } from './problems.js';
 
 /**
  * Line lookup for one YAML text: the line of the node at a path, else of its deepest existing

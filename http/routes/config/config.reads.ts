@@ -1,16 +1,20 @@
 /**
  * Configuration reads (spec "Configuration routes"): the active document, revisions, a diff, the
  * `${VAR}` references and one entity — all from the node's read model, always redacted, never
- * validated (write rule 9).
+ * validated (write rule 9). A stored document nested past what the read walkers are proven on (one
+ * an earlier release let through) answers 409 `unreadable_revision` rather than overflowing one.
  */
 import { stringify } from 'yaml';
 import { activeRevision, listRevisions, metaOf, type ConfigState } from '../../../projections/index.js';
 import {
+  depthBeyond,
   diffDocuments,
   findEntity,
   isSealedDocument,
   isSecretPath,
   listReferences,
+  MAX_DOCUMENT_DEPTH,
+  MAX_RENDER_DEPTH,
   opaqueMarker,
   redact,
   type EntityKind,
@@ -32,7 +36,17 @@ const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 export function readable(deps: ConfigReadDeps, record: RevisionRecord): unknown {
   const document = tryOpen(deps, record);
   if (document === unopenable) return opaqueMarker(record.payload as { __encrypted__: string });
+  assertRenderable(record, document);
   return redact(document, isSecretPath);
+}
+
+/** Refuses a stored document nested deeper than the read walkers (redaction, diff, YAML) are proven on. */
+export function assertRenderable(record: RevisionRecord, document: unknown): void {
+  if (depthBeyond(document, MAX_RENDER_DEPTH) === null) return;
+  throw new ApiError('unreadable_revision', {
+    detail: `revision ${record.revision_id} nests deeper than ${MAX_RENDER_DEPTH} levels of maps and lists; this node does not render it`,
+    hint: `Replace it with a full \`PUT /config\` of a document within ${MAX_DOCUMENT_DEPTH} levels, or revert to an earlier revision.`,
+  });
 }
 
 const unopenable = Symbol('unopenable');
@@ -120,6 +134,7 @@ function getDiff(deps: ConfigReadDeps, req: ApiRequest): ApiReply {
 function getReferences(deps: ConfigReadDeps): ApiReply {
   const record = requireActive(deps.state());
   const document = tryOpen(deps, record);
+  if (document !== unopenable) assertRenderable(record, document);
   const references =
     document === unopenable ? [] : listReferences(document).map(({ name, path }) => ({ name, path }));
   return {
@@ -147,6 +162,7 @@ function getEntity(deps: ConfigReadDeps, req: ApiRequest): ApiReply {
   const record = requireActive(deps.state());
   const id = req.params['id'] ?? '';
   const document = tryOpen(deps, record);
+  if (document !== unopenable) assertRenderable(record, document);
   const found = document === unopenable ? null : findEntity(document, kind, id);
   if (!found)
     throw new ApiError('no_such_entity', { detail: `the active revision carries no ${kind} entry ${id}` });

@@ -1,8 +1,8 @@
 /**
  * Reading a configuration write: the `dry_run` flag, preconditions, the summary, and the document in
- * JSON or YAML. Each refusal is the spec's code; YAML problems carry their line.
+ * JSON or YAML. Each refusal is the spec's code; problems carry their line where the parser knows it.
  */
-import { LineCounter, parseDocument } from 'yaml';
+import { parseCompanyJson, parseCompanyYaml } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import type { ApiRequest, RequestHead } from '../../types.js';
 
@@ -70,38 +70,22 @@ export interface ParsedBody {
 
 const isYaml = (contentType: string): boolean => /^(application|text)\/(x-)?yaml\b/i.test(contentType.trim());
 
-/** Parses a JSON or YAML document body; `code` is the refusal for an unparseable one. */
+/**
+ * Parses a JSON or YAML document body within the nesting and alias limits (schema/company); `code`
+ * is the refusal for an unparseable one.
+ */
 export function parseDocumentBody(req: ApiRequest, code: 'invalid_body' | 'invalid_patch'): ParsedBody {
   const text = req.body.toString('utf8');
-  const contentType = req.headers['content-type'] ?? '';
-  let document: unknown;
-  let yamlText: string | undefined;
-  if (isYaml(contentType)) {
-    const lineCounter = new LineCounter();
-    const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
-    if (doc.errors.length > 0) {
-      const problems = doc.errors.map((e) => ({
-        path: '',
-        segments: [],
-        kind: 'shape',
-        message: `YAML: ${e.message.split('\n')[0] ?? ''}`,
-        line: lineCounter.linePos(e.pos[0]).line,
-      }));
-      throw new ApiError(code, { detail: 'The body is not valid YAML.', extra: { problems } });
-    }
-    document = doc.toJS({ maxAliasCount: 100 });
-    yamlText = text;
-  } else {
-    try {
-      document = JSON.parse(text);
-    } catch (error) {
-      const message = error instanceof Error ? error.message : 'unparseable';
-      throw new ApiError(code, {
-        detail: 'The body is not valid JSON.',
-        extra: { problems: [{ path: '', segments: [], kind: 'shape', message: `JSON: ${message}` }] },
-      });
-    }
+  const yaml = isYaml(req.headers['content-type'] ?? '');
+  const parsed = yaml ? parseCompanyYaml(text) : parseCompanyJson(text);
+  if (!parsed.ok) {
+    throw new ApiError(code, {
+      detail: `The body is not a readable ${yaml ? 'YAML' : 'JSON'} document.`,
+      extra: { problems: parsed.problems },
+    });
   }
+  const document = parsed.value;
+  const yamlText = yaml ? text : undefined;
   if (document === null || typeof document !== 'object' || Array.isArray(document)) {
     throw new ApiError(code, {
       detail: 'The body must be an object.',

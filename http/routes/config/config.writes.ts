@@ -3,16 +3,15 @@
  * and prepares the whole document — merged, spliced or copied, masks restored, unknown keys carried —
  * then the config writer on the bus decides: validate, store, compare-and-set, activate.
  */
-import { Subjects, type Bus } from '../../../bus/index.js';
 import type { ConfigState } from '../../../projections/index.js';
-import type { ConfigWrite } from '../../../schema/index.js';
 import {
   carryUnknownKeys,
-  ConfigWriteReply,
+  depthBeyond,
   entityIdentityMatches,
   findEntity,
   isSecretPath,
   knownKeysAt,
+  MAX_RENDER_DEPTH,
   mergePatch,
   patchUnknownKeys,
   restoreMasks,
@@ -22,8 +21,15 @@ import {
 } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import { assertCompanyWriter } from '../../guard.js';
-import type { ApiReply, ApiRequest, AuthSettings, RequestHead, RouteDef } from '../../types.js';
-import { entityKind, requireActive, tryOpen, unopenable, type ConfigReadDeps } from './config.reads.js';
+import type { ApiReply, ApiRequest, RequestHead, RouteDef } from '../../types.js';
+import {
+  assertRenderable,
+  entityKind,
+  requireActive,
+  tryOpen,
+  unopenable,
+  type ConfigReadDeps,
+} from './config.reads.js';
 import {
   parseDocumentBody,
   readDryRun,
@@ -31,31 +37,11 @@ import {
   readSummary,
   type Preconditions,
 } from './config.request.js';
+import { submit, type ConfigWriteDeps, type Prepared } from './config.submit.js';
 
-export interface ConfigWriteDeps extends ConfigReadDeps {
-  /** Resolves once the read model shows `epoch` (or later) active; false after the timeout. */
-  readonly untilEpoch: (epoch: number, timeoutMs: number) => Promise<boolean>;
-  readonly bus: Bus;
-  readonly auth: AuthSettings;
-  /** Problems the answering node's own Tier A finds in a runnable document (write rule 9). */
-  readonly tierAProblems: (document: unknown) => ReadonlyArray<Record<string, unknown>>;
-  readonly writeTimeoutMs?: number;
-}
+export type { ConfigWriteDeps } from './config.submit.js';
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 const creatable: ReadonlySet<EntityKind> = new Set<EntityKind>(['llm-providers', 'mcp-servers']);
-
-interface Prepared {
-  readonly document: unknown;
-  readonly basis: RevisionRecord | null;
-  readonly preconditions: Preconditions;
-  readonly dryRun: boolean;
-  readonly summary: string;
-  readonly source: ConfigWrite['source'];
-  readonly rules: ConfigWrite['rules'];
-  readonly yamlText?: string;
-}
 
 /** The active revision a write builds on; with nothing active, 412 under `If-Match`, else 409. */
 function activeForWrite(state: ConfigState, preconditions: Preconditions): RevisionRecord {
@@ -78,6 +64,13 @@ function openPayload(deps: ConfigReadDeps, record: RevisionRecord): unknown {
   return document;
 }
 
+/** A stored document a PATCH or entity PUT edits in place: it must also be shallow enough to walk. */
+function openEditable(deps: ConfigReadDeps, record: RevisionRecord): unknown {
+  const document = openPayload(deps, record);
+  assertRenderable(record, document);
+  return document;
+}
+
 /** Markers back to stored values, then keys this build does not know carried from the stored document. */
 function reconcileWithStored(
   deps: ConfigReadDeps,
@@ -92,6 +85,9 @@ function reconcileWithStored(
     return restored.document;
   }
   const stored = openPayload(deps, basis);
+  // A stored document too deep to render was never read back, so nothing sent can be its markers;
+  // the full PUT that replaces it is taken as written (and nothing is carried from it).
+  if (depthBeyond(stored, MAX_RENDER_DEPTH) !== null) return reconcileWithStored(deps, document, null, code);
   const restored = restoreMasks(document, stored, isSecretPath);
   if (restored.problems.length > 0)
     throw new ApiError(code, { extra: { problems: restored.problems.map(asProblem) } });
@@ -104,89 +100,6 @@ const asProblem = (p: { path: string; segments: ReadonlyArray<string | number>; 
   kind: 'missing',
   message: p.message,
 });
-
-/** Sends the prepared write to the config writer and renders its decision. */
-async function submit(deps: ConfigWriteDeps, req: ApiRequest, prepared: Prepared): Promise<ApiReply> {
-  if (prepared.rules === 'runnable') {
-    const problems = deps.tierAProblems(prepared.document);
-    if (problems.length > 0)
-      throw new ApiError('validation_error', {
-        detail: 'The document cannot run on this node.',
-        extra: { problems },
-      });
-  }
-  const command: ConfigWrite = {
-    document: prepared.document,
-    basis_revision_id: prepared.basis?.revision_id ?? null,
-    precondition: {
-      ...(prepared.preconditions.ifMatch !== undefined ? { if_match: prepared.preconditions.ifMatch } : {}),
-      if_none_match_any: prepared.preconditions.ifNoneMatchAny,
-    },
-    rules: prepared.rules,
-    dry_run: prepared.dryRun,
-    actor: { id: req.actor?.id ?? 'anonymous', kind: 'operator' },
-    source: prepared.source,
-    summary: prepared.summary,
-    ...(prepared.yamlText !== undefined ? { yaml_text: prepared.yamlText } : {}),
-  };
-  const answer = await deps.bus.request(
-    Subjects.command('config', 'write'),
-    encoder.encode(JSON.stringify(command)),
-    {
-      timeoutMs: deps.writeTimeoutMs ?? 15_000,
-    },
-  );
-  const reply = ConfigWriteReply.parse(JSON.parse(decoder.decode(answer.data)));
-  switch (reply.outcome) {
-    case 'valid':
-      return {
-        status: 200,
-        body: {
-          valid: true,
-          base_revision_id: reply.base_revision_id,
-          warnings: reply.warnings,
-          derived: reply.derived,
-        },
-      };
-    case 'stored':
-      // Read-your-writes: answer once this node's read model shows the new revision active.
-      await deps.untilEpoch(reply.epoch, 5_000);
-      return {
-        status: 201,
-        body: {
-          revision_id: reply.revision_id,
-          epoch: reply.epoch,
-          warnings: reply.warnings,
-          derived: reply.derived,
-        },
-      };
-    case 'refused':
-      throw refusal(reply);
-  }
-}
-
-function refusal(reply: Extract<ConfigWriteReply, { outcome: 'refused' }>): ApiError {
-  const extra = {
-    ...(reply.problems ? { problems: reply.problems } : {}),
-    ...(reply.derived !== undefined ? { derived: reply.derived } : {}),
-    ...(reply.stored_revision_id ? { stored_revision_id: reply.stored_revision_id } : {}),
-  };
-  if (reply.error === 'no_active_revision') {
-    return new ApiError('no_active_revision', {
-      variant: reply.status === 412 ? 'on_if_match' : 'on_write',
-      detail: reply.detail,
-      extra,
-    });
-  }
-  const known = [
-    'conflicting_preconditions',
-    'already_configured',
-    'revision_advanced',
-    'validation_error',
-  ] as const;
-  const code = known.find((c) => c === reply.error) ?? 'validation_error';
-  return new ApiError(code, { detail: reply.detail, extra });
-}
 
 async function putConfig(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply> {
   assertCompanyWriter(deps.auth, req.actor);
@@ -238,7 +151,7 @@ async function patchConfig(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiR
       },
     });
   }
-  const merged = mergePatch(openPayload(deps, basis), body.document);
+  const merged = mergePatch(openEditable(deps, basis), body.document);
   const document = reconcileWithStored(deps, merged, basis, 'invalid_patch');
   return submit(deps, req, {
     document,
@@ -261,7 +174,7 @@ function entityHead(deps: ConfigWriteDeps, req: RequestHead) {
   const preconditions = readPreconditions(req);
   const id = req.params['id'] ?? '';
   const basis = activeForWrite(deps.state(), preconditions);
-  const stored = openPayload(deps, basis);
+  const stored = openEditable(deps, basis);
   const existing = findEntity(stored, kind, id);
   if (preconditions.ifNoneMatchAny && !creatable.has(kind)) {
     throw new ApiError('not_creatable', {

@@ -1,0 +1,132 @@
+/**
+ * The last step of every configuration write: the gateway's own refusals of the prepared document
+ * (nesting, the node's Tier A), then the command to the config writer on the bus and its decision
+ * rendered as the spec's answer.
+ */
+import { Subjects, type Bus } from '../../../bus/index.js';
+import {
+  ConfigWriteReply,
+  nestingProblem,
+  type ConfigWrite,
+  type RevisionRecord,
+} from '../../../schema/index.js';
+import { ApiError } from '../../api-error.js';
+import type { ApiReply, ApiRequest, AuthSettings } from '../../types.js';
+import type { ConfigReadDeps } from './config.reads.js';
+import type { Preconditions } from './config.request.js';
+
+export interface ConfigWriteDeps extends ConfigReadDeps {
+  /** Resolves once the read model shows `epoch` (or later) active; false after the timeout. */
+  readonly untilEpoch: (epoch: number, timeoutMs: number) => Promise<boolean>;
+  readonly bus: Bus;
+  readonly auth: AuthSettings;
+  /** Problems the answering node's own Tier A finds in a runnable document (write rule 9). */
+  readonly tierAProblems: (document: unknown) => ReadonlyArray<Record<string, unknown>>;
+  readonly writeTimeoutMs?: number;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export interface Prepared {
+  readonly document: unknown;
+  readonly basis: RevisionRecord | null;
+  readonly preconditions: Preconditions;
+  readonly dryRun: boolean;
+  readonly summary: string;
+  readonly source: ConfigWrite['source'];
+  readonly rules: ConfigWrite['rules'];
+  readonly yamlText?: string;
+}
+
+/** Sends the prepared write to the config writer and renders its decision. */
+export async function submit(deps: ConfigWriteDeps, req: ApiRequest, prepared: Prepared): Promise<ApiReply> {
+  // A document past the nesting limit is never sent on: serialising it could overflow, and the
+  // writer would refuse it with this same problem.
+  const tooDeep = nestingProblem(prepared.document, prepared.yamlText);
+  if (tooDeep !== null) {
+    throw new ApiError('validation_error', {
+      detail: 'The document nests too deeply.',
+      extra: { problems: [tooDeep] },
+    });
+  }
+  if (prepared.rules === 'runnable') {
+    const problems = deps.tierAProblems(prepared.document);
+    if (problems.length > 0)
+      throw new ApiError('validation_error', {
+        detail: 'The document cannot run on this node.',
+        extra: { problems },
+      });
+  }
+  const command: ConfigWrite = {
+    document: prepared.document,
+    basis_revision_id: prepared.basis?.revision_id ?? null,
+    precondition: {
+      ...(prepared.preconditions.ifMatch !== undefined ? { if_match: prepared.preconditions.ifMatch } : {}),
+      if_none_match_any: prepared.preconditions.ifNoneMatchAny,
+    },
+    rules: prepared.rules,
+    dry_run: prepared.dryRun,
+    actor: { id: req.actor?.id ?? 'anonymous', kind: 'operator' },
+    source: prepared.source,
+    summary: prepared.summary,
+    ...(prepared.yamlText !== undefined ? { yaml_text: prepared.yamlText } : {}),
+  };
+  const answer = await deps.bus.request(
+    Subjects.command('config', 'write'),
+    encoder.encode(JSON.stringify(command)),
+    {
+      timeoutMs: deps.writeTimeoutMs ?? 15_000,
+    },
+  );
+  const reply = ConfigWriteReply.parse(JSON.parse(decoder.decode(answer.data)));
+  switch (reply.outcome) {
+    case 'valid':
+      return {
+        status: 200,
+        body: {
+          valid: true,
+          base_revision_id: reply.base_revision_id,
+          warnings: reply.warnings,
+          derived: reply.derived,
+        },
+      };
+    case 'stored':
+      // Read-your-writes: answer once this node's read model shows the new revision active.
+      await deps.untilEpoch(reply.epoch, 5_000);
+      return {
+        status: 201,
+        body: {
+          revision_id: reply.revision_id,
+          epoch: reply.epoch,
+          warnings: reply.warnings,
+          derived: reply.derived,
+        },
+      };
+    case 'refused':
+      throw refusal(reply);
+  }
+}
+
+function refusal(reply: Extract<ConfigWriteReply, { outcome: 'refused' }>): ApiError {
+  const extra = {
+    ...(reply.problems ? { problems: reply.problems } : {}),
+    ...(reply.derived !== undefined ? { derived: reply.derived } : {}),
+    ...(reply.stored_revision_id ? { stored_revision_id: reply.stored_revision_id } : {}),
+  };
+  if (reply.error === 'no_active_revision') {
+    return new ApiError('no_active_revision', {
+      variant: reply.status === 412 ? 'on_if_match' : 'on_write',
+      detail: reply.detail,
+      extra,
+    });
+  }
+  const known = [
+    'conflicting_preconditions',
+    'already_configured',
+    'revision_advanced',
+    'validation_error',
+  ] as const;
+  const code = known.find((c) => c === reply.error) ?? 'validation_error';
+  return new ApiError(code, { detail: reply.detail, extra });
+}

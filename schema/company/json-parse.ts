@@ -1,0 +1,60 @@
+/**
+ * JSON bodies of the company document: nesting is measured on the raw text before `JSON.parse`, and a
+ * problem names a line, never the text (the engine's own message quotes the source, which may hold a
+ * credential).
+ */
+import { jsonTextDepthBeyond, MAX_DOCUMENT_DEPTH } from '../document/depth.js';
+import { tooDeepMessage } from './nesting.js';
+import { ProblemKind, type CompanyProblem } from './problems.js';
+
+export type DocumentParse = { ok: true; value: unknown } | { ok: false; problems: CompanyProblem[] };
+
+/** 1-based line of a character offset. */
+export function lineAt(text: string, offset: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) line++;
+  return line;
+}
+
+/**
+ * Parses one JSON document within the nesting limit.
+ *
+ * @example parseCompanyJson('{"name": "Acme"}') // { ok: true, value: { name: 'Acme' } }
+ */
+export function parseCompanyJson(text: string): DocumentParse {
+  const beyond = jsonTextDepthBeyond(text, MAX_DOCUMENT_DEPTH);
+  if (beyond !== null) {
+    return {
+      ok: false,
+      problems: [
+        {
+          path: '',
+          segments: [],
+          kind: ProblemKind.OutOfRange,
+          message: tooDeepMessage,
+          line: lineAt(text, beyond),
+        },
+      ],
+    };
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : '';
+    const position = /at position (\d+)/.exec(reason);
+    const line = position ? lineAt(text, Number(position[1])) : undefined;
+    const ended = reason.includes('end of JSON input');
+    return {
+      ok: false,
+      problems: [
+        {
+          path: '',
+          segments: [],
+          kind: ProblemKind.Invalid,
+          message: ended ? 'JSON: the text ends inside the document' : 'JSON: not parseable',
+          ...(line !== undefined && { line }),
+        },
+      ],
+    };
+  }
+}
