@@ -1,15 +1,19 @@
 /**
- * Reading a request body within its limits: a deadline (400 `unreadable_body`), a size cap, and the
- * client hanging up (`client_disconnected`: the handler never runs).
+ * Reading a request body within its limits: a deadline (400 `unreadable_body`), a size cap, the listener's
+ * budget of bytes in flight (503 `overloaded`), and the client hanging up (`client_disconnected`: the
+ * handler never runs).
  */
-import type { HttpResponse } from '@trufflesuite/uws-js-unofficial';
+import type { HttpRequest, HttpResponse } from '@trufflesuite/uws-js-unofficial';
+import type { BodyHold } from './body-budget.js';
 import type { Exchange } from './respond.js';
+
+type Failure = 'timeout' | 'too_large' | 'aborted' | 'overloaded';
 
 export type BodyResult =
   | { readonly ok: true; readonly body: Buffer }
   | {
       readonly ok: false;
-      readonly reason: 'timeout' | 'too_large' | 'aborted';
+      readonly reason: Failure;
       readonly received: number;
       readonly idleMs: number;
     };
@@ -22,13 +26,35 @@ export function hasBody(contentLength: string, transferEncoding: string): boolea
 }
 
 /**
+ * True when the request repeats Content-Length with a different value. uWS frames the body by the first
+ * one; identical repeats frame it the same way and are accepted (RFC 9110 8.6). A list in one field line
+ * (`5, 5`) never gets here: uWS closes that connection itself.
+ */
+export function conflictingLengths(req: HttpRequest): boolean {
+  let first: string | null = null;
+  let conflict = false;
+  req.forEach((name, value) => {
+    if (name !== 'content-length') return;
+    if (first === null) first = value;
+    else if (value !== first) conflict = true;
+  });
+  return conflict;
+}
+
+/**
  * Starts reading at once (uWS drops chunks that arrive before `onData` is set), so call it before the
- * request callback returns. Resolves once: with the whole body, or with why it could not be had.
+ * request callback returns. Resolves once: with the whole body, or with why it could not be had. A body of
+ * unknown length takes its bytes from `hold` as they arrive (a declared length was taken by the caller).
  */
 export function readBody(
   res: HttpResponse,
   exchange: Exchange,
-  opts: { readonly contentLength: number | null; readonly maxBytes: number; readonly timeoutMs: number },
+  opts: {
+    readonly contentLength: number | null;
+    readonly maxBytes: number;
+    readonly timeoutMs: number;
+    readonly hold: BodyHold;
+  },
 ): Promise<BodyResult> {
   return new Promise((resolve) => {
     let received = 0;
@@ -44,7 +70,7 @@ export function readBody(
       exchange.onAbort = null;
       resolve(result);
     };
-    const fail = (reason: 'timeout' | 'too_large' | 'aborted'): void =>
+    const fail = (reason: Failure): void =>
       settle({ ok: false, reason, received, idleMs: Math.round(performance.now() - lastChunkAt) });
     const timer = setTimeout(() => fail('timeout'), opts.timeoutMs);
     exchange.onAbort = () => fail('aborted');
@@ -55,6 +81,10 @@ export function readBody(
       if (received + size > opts.maxBytes || (whole !== null && received + size > whole.length)) {
         received += size;
         fail('too_large');
+        return;
+      }
+      if (whole === null && !opts.hold.take(size)) {
+        fail('overloaded');
         return;
       }
       // The ArrayBuffer is neutered when this callback returns: copy now.

@@ -1,13 +1,16 @@
 /**
  * One request through the gateway, in order:
- * 1. probes (api listener only)  2. listener split (public paths, decided before the guard)  3. guard
- * 4. 404 / 405  5. drain and unconfigured refusals  6. body within limits  7. handler  8. answer.
- * Steps 1–6 run synchronously: the uWS request object dies when this callback returns.
+ * 0. framing (conflicting Content-Length)  1. probes (api listener only)  2. listener split (public paths,
+ * decided before the guard)  3. guard  4. 404 / 405  5. drain and unconfigured refusals  6. the route's
+ * checks before the body, then the body within limits and the listener's budget  7. handler  8. answer.
+ * Steps 0–6 start synchronously: the uWS request object dies when this callback returns.
  */
 import type { HttpRequest, HttpResponse } from '@trufflesuite/uws-js-unofficial';
 import type { Logger } from 'pino';
 import { ApiError, codelessReply, errorReply } from './api-error.js';
-import { hasBody, readBody } from './body.js';
+import type { BodyBudget } from './body-budget.js';
+import { conflictingLengths, hasBody } from './body.js';
+import { receiveBody, type Receiving } from './receive.js';
 import { CSP_NONE, cspFor } from './headers.js';
 import { accessFor, isWrite, refusal } from './guard.js';
 import type { Guard } from './guard.js';
@@ -24,6 +27,8 @@ export interface ListenerState extends ExchangeSet {
   /** On `api.port` when a public listener exists: its routes, to answer them with the `api.public` hint. */
   readonly movedToPublic: RouteTable | null;
   readonly serveProbes: boolean;
+  /** Request-body bytes this listener holds at once (`bodyBytesInFlightMax`). */
+  readonly budget: BodyBudget;
 }
 
 /** What every listener shares. */
@@ -104,6 +109,16 @@ function dispatch(core: GatewayCore, l: ListenerState, res: HttpResponse, req: H
   const base: WriteContext = { head, path, csp: CSP_NONE, close: draining };
   const line: RequestLine = { method, path, route: null, operator: null };
 
+  // 0. Framing. uWS frames the body by the first Content-Length; a second, different value means the
+  // sender (or a proxy) may frame it otherwise, so nothing on this connection can be trusted (RFC 9112 6.3).
+  if (req.getHeader('content-length') !== '' && conflictingLengths(req)) {
+    const reply = errorReply('unreadable_body', {
+      detail: 'The request carries Content-Length values that differ, so where its body ends is unknown.',
+      hint: 'Send one Content-Length (identical repeats are accepted); the connection is closed.',
+    });
+    return answerNow(core, res, { ...base, close: true }, reply, line);
+  }
+
   // 1. Probes: never guarded, never public, answered whatever the node's state.
   const probe = l.serveProbes ? probePaths.get(path) : undefined;
   if (probe !== undefined) {
@@ -178,7 +193,9 @@ function dispatch(core: GatewayCore, l: ListenerState, res: HttpResponse, req: H
   // No prototype: a header named `__proto__` or `constructor` stays a plain entry.
   const headers = Object.create(null) as Record<string, string>;
   req.forEach((k, v) => {
-    headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`;
+    // Repeated Content-Length values are identical here (step 0): merged into one, as RFC 9110 8.6 allows.
+    if (headers[k] === undefined) headers[k] = v;
+    else if (k !== 'content-length') headers[k] = `${headers[k]}, ${v}`;
   });
   const request = {
     method,
@@ -190,19 +207,26 @@ function dispatch(core: GatewayCore, l: ListenerState, res: HttpResponse, req: H
     remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString(),
     route: served.pattern,
   };
-  // 6a. The route's own checks that need no body (spec: a secret name is checked before the body).
+  const log = core.log.child({ route: served.pattern, operator: line.operator });
+  // 6a. The route's own checks that need no body (spec: a secret name is checked before the body; a
+  // webhook without its secret or its signature header is refused unread).
   if (served.def.beforeBody) {
+    let early: ApiReply | void;
     try {
-      served.def.beforeBody(request);
+      early = served.def.beforeBody(request, log);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
+      early = err.toReply();
+    }
+    if (early) {
       const unread = hasBody(headers['content-length'] ?? '', headers['transfer-encoding'] ?? '');
-      return answerNow(core, res, { ...ctx, close: ctx.close || unread }, err.toReply(), line);
+      return answerNow(core, res, { ...ctx, close: ctx.close || unread }, early, line);
     }
   }
   const exchange = new Exchange(res, l);
-  const log = core.log.child({ route: served.pattern, operator: line.operator });
-  serve(core, res, exchange, served, request, ctx, log).catch((err: unknown) => {
+  const fields = { method, path: safePath(path) };
+  const receiving = { res, exchange, route: served, headers, ctx, log, fields, hold: l.budget.hold() };
+  serve(core, receiving, request).catch((err: unknown) => {
     log.error({ event: 'handler_failed', err }, 'handler_failed');
     exchange.send(ctx, failedReply);
   });
@@ -217,72 +241,19 @@ function noRoute(method: string, path: string, hint?: string): ApiReply {
 
 type RequestFacts = Omit<ApiRequest, 'body' | 'log' | 'actor'> & { actor: Actor | null };
 
-async function serve(
-  core: GatewayCore,
-  res: HttpResponse,
-  exchange: Exchange,
-  route: CompiledRoute,
-  facts: RequestFacts,
-  ctx: WriteContext,
-  log: Logger,
-): Promise<void> {
-  const fields = { method: facts.method, path: safePath(facts.path) };
-  const limits = core.limits;
-  let body: Buffer = Buffer.alloc(0);
-  if (hasBody(facts.headers['content-length'] ?? '', facts.headers['transfer-encoding'] ?? '')) {
-    const length = Number(facts.headers['content-length']);
-    const declared = facts.headers['transfer-encoding'] || !Number.isSafeInteger(length) ? null : length;
-    const maxBytes =
-      route.def.maxBodyBytes ??
-      (route.kind === 'webhook' ? limits.webhookBodyMaxBytes : limits.apiBodyMaxBytes);
-    const result =
-      declared !== null && declared > maxBytes
-        ? ({ ok: false, reason: 'too_large', received: 0, idleMs: 0 } as const)
-        : await readBody(res, exchange, {
-            contentLength: declared,
-            maxBytes,
-            timeoutMs: limits.bodyTimeoutMs,
-          });
-    if (!result.ok) {
-      if (result.reason === 'aborted') {
-        log.warn(
-          {
-            ...fields,
-            event: 'client_disconnected',
-            phase: 'body',
-            received: result.received,
-            idle_ms: result.idleMs,
-          },
-          'client_disconnected',
-        );
-        return;
-      }
-      const event = route.kind === 'webhook' ? 'webhook_body_unreadable' : 'body_unreadable';
-      log.warn(
-        { ...fields, event, reason: result.reason, received: result.received, max_bytes: maxBytes },
-        event,
-      );
-      const reply =
-        result.reason === 'too_large' && route.kind === 'webhook'
-          ? errorReply('body_too_large', {
-              detail: `The delivery is larger than this route accepts (${maxBytes} bytes).`,
-              extra: { max_bytes: maxBytes },
-            })
-          : result.reason === 'too_large'
-            ? errorReply('unreadable_body', {
-                detail: `The body is larger than this route accepts (${maxBytes} bytes).`,
-                extra: { max_bytes: maxBytes },
-              })
-            : errorReply('unreadable_body', {
-                detail: `The body was not delivered within ${limits.bodyTimeoutMs} ms.`,
-              });
-      // The rest of the body is never read: close the connection behind the answer.
-      exchange.send({ ...ctx, close: true }, reply);
-      log.info({ ...fields, status: reply.status }, 'request');
-      return;
-    }
-    body = result.body;
+async function serve(core: GatewayCore, r: Receiving, facts: RequestFacts): Promise<void> {
+  try {
+    await handle(core, r, facts);
+  } finally {
+    // The body's bytes count against the listener until the answer is written (the handler holds them).
+    r.hold.release();
   }
+}
+
+async function handle(core: GatewayCore, r: Receiving, facts: RequestFacts): Promise<void> {
+  const { exchange, route, ctx, log, fields } = r;
+  const body = await receiveBody(core.limits, r);
+  if (body === null) return;
   if (exchange.aborted) return;
   // A client leaving while its handler runs is logged at once; the handler's answer is then dropped.
   exchange.onAbort = () =>

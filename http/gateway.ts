@@ -5,6 +5,7 @@
 import uws from '@trufflesuite/uws-js-unofficial';
 import type { TemplatedApp, us_listen_socket } from '@trufflesuite/uws-js-unofficial';
 import { pino } from 'pino';
+import { BodyBudget } from './body-budget.js';
 import { onRequest } from './dispatch.js';
 import type { GatewayCore, ListenerState } from './dispatch.js';
 import { Guard } from './guard.js';
@@ -20,6 +21,7 @@ export const defaultLimits: GatewayLimits = Object.freeze({
   apiBodyMaxBytes: 8 * 1024 * 1024,
   drainCutMs: 5_000,
   listenerCloseMs: 5_000,
+  bodyBytesInFlightMax: 64 * 1024 * 1024,
 });
 
 /** The listener could not bind (port taken, bad host). */
@@ -66,13 +68,14 @@ async function bind(
   core: GatewayCore,
   host: string,
   port: number,
-  state: Omit<ListenerState, 'live' | 'onIdle'>,
+  state: Omit<ListenerState, 'live' | 'onIdle' | 'budget'>,
   stream: StreamHub | null,
 ): Promise<Bound> {
   const app = uws.App() as ClosableApp;
   // Upgrades only: a GET without `Upgrade` falls through to the route table (426 or 401).
   if (stream !== null) mountStream(app, stream, core.guard, core.log);
-  const listener = { ...state, live: new Set(), onIdle: null } as Omit<
+  const budget = new BodyBudget(core.limits.bodyBytesInFlightMax);
+  const listener = { ...state, live: new Set(), onIdle: null, budget } as Omit<
     Bound,
     'app' | 'socket' | 'port' | 'closed' | 'cutNow'
   >;

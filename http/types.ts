@@ -52,10 +52,11 @@ export interface RouteDef {
   /** Webhooks answer 503 on an unconfigured node unless this is true (e.g. a URL verification challenge). */
   readonly servesUnconfigured?: boolean;
   /**
-   * Checks that need no body, run before it is read (throw an ApiError to refuse; the body then stays
-   * unread and the connection closes): e.g. a path id outside its grammar, a missing keyring.
+   * Checks that need no body, run before it is read (throw an ApiError, or return a reply, to refuse; the
+   * body then stays unread and the connection closes): e.g. a path id outside its grammar, a missing
+   * keyring, a webhook without its secret or its signature header.
    */
-  beforeBody?(req: RequestHead): void;
+  beforeBody?(req: RequestHead, log: Logger): ApiReply | void;
   handler(req: ApiRequest): Promise<ApiReply> | ApiReply;
 }
 
@@ -101,6 +102,11 @@ export interface GatewayLimits {
   readonly drainCutMs: number;
   /** Upper bound on closing one listener. Default 5 000. */
   readonly listenerCloseMs: number;
+  /**
+   * Request-body bytes one listener holds at once; a body that would pass it answers 503 `overloaded`
+   * unread. A body is admitted alone whatever its size (the route's limit still applies). Default 64 MiB.
+   */
+  readonly bodyBytesInFlightMax: number;
 }
 
 export interface GatewayOptions {

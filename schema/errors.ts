@@ -256,6 +256,14 @@ export const errorCatalogue = {
     retryable: true,
     retryAfterSeconds: 30,
   },
+  overloaded: {
+    status: 503,
+    when: 'the listener already holds its cap of request-body bytes in flight (64 MiB); the body is not read',
+    detail: 'This listener is holding as many request bodies as it may; this one was not read.',
+    hint: 'Retry after a few seconds, sending fewer large bodies in parallel.',
+    retryable: true,
+    retryAfterSeconds: 5,
+  },
   no_keyring: {
     status: 503,
     when: 'seal/open route with no `secrets.keys`',

@@ -39,8 +39,9 @@ t.test('the catalogue covers every code of the spec Errors table', async (t) => 
     'no_keyring', 'content_unavailable',
   ]; // prettier-ignore
   // Codes the project adds beyond the spec's table, each for a stated reason: webhook deliveries over
-  // 25 MiB (body_too_large); the 409 of a rekey naming another key; a reveal this node cannot open.
-  const added = ['body_too_large', 'key_not_active', 'unreadable_secret'];
+  // 25 MiB (body_too_large); the 409 of a rekey naming another key; a reveal this node cannot open; a
+  // listener holding its cap of body bytes in flight (overloaded).
+  const added = ['body_too_large', 'key_not_active', 'unreadable_secret', 'overloaded'];
   t.same([...ErrorCode.options].sort(), [...spec, ...added].sort());
 });
 
@@ -51,12 +52,14 @@ t.test('no_active_revision answers 404 on reads, 409 on writes, 412 on If-Match'
   t.throws(() => errorUse('no_route', 'on_write'), RangeError);
 });
 
-t.test('only draining asks for Retry-After, and says 30 seconds', async (t) => {
+t.test('only draining (30 s) and overloaded (5 s) ask for Retry-After', async (t) => {
   const withRetryAfter = ErrorCode.options.filter(
     (c) => (errorCatalogue[c] as { retryAfterSeconds?: number }).retryAfterSeconds !== undefined,
   );
-  t.same(withRetryAfter, ['draining']);
+  t.same(withRetryAfter, ['draining', 'overloaded']);
   t.equal(errorCatalogue.draining.retryAfterSeconds, 30);
+  t.equal(errorCatalogue.overloaded.retryAfterSeconds, 5);
+  t.equal(errorCatalogue.overloaded.retryable, true);
   t.equal(errorCatalogue.draining.retryable, true);
   t.equal(errorCatalogue.invalid_token.retryable, false);
 });
