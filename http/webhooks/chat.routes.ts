@@ -1,14 +1,38 @@
 /**
  * chat, one route per seat's app: `POST /webhooks/chat/{handle}`. The URL-verification challenge is
  * answered unconditionally (the vendor sends it before any secret can be pasted in, and echoing a
- * challenge discloses nothing); every other event needs the seat's signing secret.
+ * challenge discloses nothing); every other event needs the seat's signing secret. So a delivery that
+ * cannot be verified (no configuration, no secret, no signature header) is read only while it is small
+ * enough to be a challenge; a larger one is refused (503 or 401) before its body is read.
  */
+import type { Logger } from 'pino';
 import { Vendor } from '../../schema/index.js';
-import type { ApiReply, ApiRequest, RouteDef } from '../types.js';
+import type { ApiReply, ApiRequest, RequestHead, RouteDef } from '../types.js';
 import { ChatHeaders, verifyChat } from './chat.verify.js';
 import { digestKey, headerId, isRecord, pathOf, scalar } from './delivery-ids.js';
 import { accept, malformed, notConfigured, refused, retryLater, type ReceiverDeps } from './receiver.js';
 import { seatSecret } from './settings.js';
+
+/** The largest unverifiable body read in case it is a challenge (a real one is about 150 bytes). */
+export const CHALLENGE_MAX_BYTES = 4096;
+
+const unconfiguredNode =
+  'This node has no active configuration yet, so it cannot verify or route deliveries.';
+
+/** Before the body: an unverifiable delivery too large (or too unknown in length) to be a challenge. */
+function beforeChat(deps: ReceiverDeps, req: RequestHead, log: Logger): ApiReply | void {
+  const length = Number(req.headers['content-length'] ?? '0');
+  const chunked = (req.headers['transfer-encoding'] ?? '') !== '';
+  if (!chunked && Number.isSafeInteger(length) && length <= CHALLENGE_MAX_BYTES) return undefined;
+  const handle = req.params['handle'] ?? '';
+  const surface = `chat/${handle}`;
+  if (!deps.configured()) return retryLater(unconfiguredNode);
+  if (seatSecret(deps.settings(), handle, 'chat', 'signing_secret') === null)
+    return notConfigured(deps, { log }, surface, `seat ${handle} has no chat signing secret`);
+  if ((req.headers[ChatHeaders.signature] ?? '').trim() === '')
+    refused(deps, { log }, surface, 'missing_signature');
+  return undefined;
+}
 
 /** The body as the vendor sends it: JSON events, or a form (interactions carry JSON in `payload`). */
 export function chatPayload(body: Buffer, contentType: string): unknown {
@@ -32,8 +56,7 @@ async function chat(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> {
   // 0. The challenge, before anything else (this route serves an unconfigured node for it).
   if (isRecord(json) && json['type'] === 'url_verification' && typeof json['challenge'] === 'string')
     return { status: 200, body: { challenge: json['challenge'] } };
-  if (!deps.configured())
-    return retryLater('This node has no active configuration yet, so it cannot verify or route deliveries.');
+  if (!deps.configured()) return retryLater(unconfiguredNode);
   const secret = seatSecret(deps.settings(), handle, 'chat', 'signing_secret');
   if (secret === null) return notConfigured(deps, req, surface, `seat ${handle} has no chat signing secret`);
   const verdict = verifyChat(secret, req.headers, req.body, deps.now?.() ?? Date.now());
@@ -62,6 +85,7 @@ export function chatRoutes(deps: ReceiverDeps): RouteDef[] {
       pattern: '/webhooks/chat/:handle',
       kind: 'webhook',
       servesUnconfigured: true,
+      beforeBody: (req, log) => beforeChat(deps, req, log),
       handler: (req) => chat(deps, req),
     },
   ];

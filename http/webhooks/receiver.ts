@@ -1,11 +1,13 @@
 /**
  * The pipeline every receiver shares once its vendor module has spoken:
- *   1. fail closed: no secret configured -> 503 with Retry-After (nothing unsigned is kept)
+ *   1. fail closed: no secret configured -> 503 with Retry-After (nothing unsigned is kept); this and a
+ *      missing credential header are answered before the body is read (gate.ts)
  *   2. refuse: bad or missing signature -> 401 `invalid_token`; a bad body -> 400 (never quoted)
  *   3. accept: append the raw delivery to the audit stream with the dedup key as message id — one
  *      durable append that also decides "seen before" across nodes and restarts — then answer 2xx.
  */
 import { createHash } from 'node:crypto';
+import type { Logger } from 'pino';
 import { Subjects, type Bus } from '../../bus/index.js';
 import { deliveryKey, RawHeader, type Pipeline, type Vendor } from '../../schema/index.js';
 import { ApiError, codelessReply, wholeBodyProblem } from '../api-error.js';
@@ -54,13 +56,16 @@ export function retryLater(detail: string): ApiReply {
   );
 }
 
-export function notConfigured(deps: ReceiverDeps, req: ApiRequest, surface: string, what: string): ApiReply {
+/** Only the logger: these run before the body too (see gate.ts). */
+type Logged = { readonly log: Logger };
+
+export function notConfigured(deps: ReceiverDeps, req: Logged, surface: string, what: string): ApiReply {
   deps.arrivals.count(surface, 'not_configured');
   req.log.warn({ event: 'webhook_not_configured', surface }, 'webhook_not_configured');
   return retryLater(`This receiver is not configured: ${what}.`);
 }
 
-export function refused(deps: ReceiverDeps, req: ApiRequest, surface: string, reason: Refusal): never {
+export function refused(deps: ReceiverDeps, req: Logged, surface: string, reason: Refusal): never {
   deps.arrivals.count(surface, 'refused');
   req.log.warn({ event: 'webhook_refused', surface, reason }, 'webhook_refused');
   throw new ApiError('invalid_token', {
@@ -69,7 +74,7 @@ export function refused(deps: ReceiverDeps, req: ApiRequest, surface: string, re
   });
 }
 
-export function malformed(deps: ReceiverDeps, req: ApiRequest, surface: string): never {
+export function malformed(deps: ReceiverDeps, req: Logged, surface: string): never {
   deps.arrivals.count(surface, 'refused');
   req.log.warn({ event: 'webhook_refused', surface, reason: 'malformed_body' }, 'webhook_refused');
   throw new ApiError('invalid_body', {

@@ -1,12 +1,14 @@
 /**
  * relay: events forwarded by the app platform, `Authorization: Bearer <JWT>` checked against the vendor
- * key set. The gateway has read (drained) the whole body before this runs, so a slow verification never
- * leaves the sender mid-upload. `avi:jira:*` joins the tracker-a pipeline, `avi:confluence:*` the wiki
+ * key set. Without `relay_app_id` or the key set location (503), or without `Authorization` (401), the
+ * delivery is refused before its body is read; otherwise the gateway has read (drained) the whole body
+ * before this runs, so a slow verification never leaves the sender mid-upload. `avi:jira:*` joins the tracker-a pipeline, `avi:confluence:*` the wiki
  * one (with the wiki dedup key); other events are acknowledged and dropped.
  */
 import { Vendor } from '../../schema/index.js';
 import type { ApiReply, ApiRequest, RouteDef } from '../types.js';
 import { digestKey, pathOf, scalar, wikiDedupKey } from './delivery-ids.js';
+import { credential, failClosed, inHeader, type Gate } from './gate.js';
 import { KeySetUnavailable } from './relay-keys.js';
 import { RelayHeaders, verifyRelay } from './relay.verify.js';
 import {
@@ -31,11 +33,25 @@ const wikiEvents = new Set([
   'avi:confluence:updated:blogpost',
 ]);
 
+const unsetAppId = 'integrations.relay_app_id is unset';
+const unsetKeySet = 'the relay key set location is unset';
+
+const relayGate: Gate = {
+  surface: () => 'relay',
+  credential(deps) {
+    const { appId, keySetUrl } = deps.settings().relay;
+    return appId === null
+      ? credential(null, unsetAppId)
+      : credential(keySetUrl === null ? null : appId, unsetKeySet);
+  },
+  absent: inHeader(RelayHeaders.authorization, 'missing_token'),
+};
+
 async function relay(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> {
   const surface = 'relay';
   const { appId, keySetUrl } = deps.settings().relay;
-  if (appId === null) return notConfigured(deps, req, surface, 'integrations.relay_app_id is unset');
-  if (keySetUrl === null) return notConfigured(deps, req, surface, 'the relay key set location is unset');
+  if (appId === null) return notConfigured(deps, req, surface, unsetAppId);
+  if (keySetUrl === null) return notConfigured(deps, req, surface, unsetKeySet);
   let verdict;
   try {
     verdict = await verifyRelay(appId, deps.relayKeys(keySetUrl), req.headers, deps.now?.() ?? Date.now());
@@ -70,6 +86,12 @@ async function relay(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> {
 
 export function relayRoutes(deps: ReceiverDeps): RouteDef[] {
   return [
-    { method: 'POST', pattern: '/webhooks/relay', kind: 'webhook', handler: (req) => relay(deps, req) },
+    {
+      method: 'POST',
+      pattern: '/webhooks/relay',
+      kind: 'webhook',
+      beforeBody: failClosed(deps, relayGate),
+      handler: (req) => relay(deps, req),
+    },
   ];
 }

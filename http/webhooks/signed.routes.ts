@@ -1,19 +1,21 @@
 /**
  * The HMAC- and token-verified receivers: tracker-a, codehost-a (shared and per seat), codehost-b,
- * tracker-b, wiki (self-hosted and cloud) and monitor. Each handler: 1. secret or 503, 2. verify or
- * 401, 3. JSON or 400, 4. dedup key, 5. durable append, then 2xx.
+ * tracker-b, wiki (self-hosted and cloud) and monitor. Each: 1. secret or 503 and credential header or
+ * 401, from the headers (the gate, before the body is read), 2. verify or 401, 3. JSON or 400, 4. dedup
+ * key, 5. durable append, then 2xx.
  */
 import { Vendor } from '../../schema/index.js';
-import type { ApiReply, ApiRequest, RouteDef } from '../types.js';
+import type { ApiReply, ApiRequest, RequestHead, RouteDef } from '../types.js';
 import { CodehostAHeaders, verifyCodehostA } from './codehost-a.verify.js';
 import { CodehostBHeaders, verifyCodehostB } from './codehost-b.verify.js';
 import { digestKey, headerId, pathOf, scalar, wikiDedupKey, wikiEventType } from './delivery-ids.js';
 import { MonitorHeaders, monitorTokenUsable, verifyMonitor } from './monitor.verify.js';
+import { credential, failClosed, inHeader, type Gate } from './gate.js';
 import { accept, malformed, notConfigured, parseJson, refused, type ReceiverDeps } from './receiver.js';
 import { seatSecret } from './settings.js';
 import { TrackerAHeaders, verifyTrackerA } from './tracker-a.verify.js';
 import { TrackerBHeaders, verifyTrackerB } from './tracker-b.verify.js';
-import type { Verdict } from './verify.js';
+import type { Refusal, Verdict } from './verify.js';
 import { verifyServiceToken, verifyWikiSigned, WikiHeaders } from './wiki.verify.js';
 
 const now = (deps: ReceiverDeps): number => deps.now?.() ?? Date.now();
@@ -25,11 +27,16 @@ function checked(deps: ReceiverDeps, req: ApiRequest, surface: string, verdict: 
   return json;
 }
 
-function trackerA(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> | ApiReply {
-  const surface = 'tracker-a';
-  const secret = deps.settings().trackerA.secret;
-  if (secret === null)
-    return notConfigured(deps, req, surface, 'integrations.tracker_a.webhook_secret is unset');
+type Handler = (deps: ReceiverDeps, req: ApiRequest, secret: string, surface: string) => Promise<ApiReply>;
+
+const trackerAGate: Gate = {
+  surface: () => 'tracker-a',
+  credential: (deps) =>
+    credential(deps.settings().trackerA.secret, 'integrations.tracker_a.webhook_secret is unset'),
+  absent: inHeader(TrackerAHeaders.signature),
+};
+
+function trackerA(deps: ReceiverDeps, req: ApiRequest, secret: string, surface: string): Promise<ApiReply> {
   const json = checked(deps, req, surface, verifyTrackerA(secret, req.headers, req.body));
   return accept(deps, req, {
     vendor: Vendor.TrackerA,
@@ -43,22 +50,23 @@ function trackerA(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> | ApiR
   });
 }
 
-function codehostA(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> | ApiReply {
+const codehostAGate: Gate = {
+  surface: (req) =>
+    req.params['handle'] === undefined ? 'codehost-a' : `codehost-a/${req.params['handle']}`,
+  credential(deps, req) {
+    const handle = req.params['handle'];
+    return handle === undefined
+      ? credential(deps.settings().codehostA.secret, 'integrations.codehost_a.webhook_secret is unset')
+      : credential(
+          seatSecret(deps.settings(), handle, 'codehost_a', 'webhook_secret'),
+          `seat ${handle} has no codehost-a app webhook secret`,
+        );
+  },
+  absent: inHeader(CodehostAHeaders.signature),
+};
+
+function codehostA(deps: ReceiverDeps, req: ApiRequest, secret: string, surface: string): Promise<ApiReply> {
   const handle = req.params['handle'] ?? null;
-  const surface = handle === null ? 'codehost-a' : `codehost-a/${handle}`;
-  const secret =
-    handle === null
-      ? deps.settings().codehostA.secret
-      : seatSecret(deps.settings(), handle, 'codehost_a', 'webhook_secret');
-  if (secret === null)
-    return notConfigured(
-      deps,
-      req,
-      surface,
-      handle === null
-        ? 'integrations.codehost_a.webhook_secret is unset'
-        : `seat ${handle} has no codehost-a app webhook secret`,
-    );
   checked(deps, req, surface, verifyCodehostA(secret, req.headers, req.body));
   return accept(deps, req, {
     vendor: Vendor.CodehostA,
@@ -72,11 +80,14 @@ function codehostA(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> | Api
   });
 }
 
-function codehostB(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> | ApiReply {
-  const surface = 'codehost-b';
-  const secret = deps.settings().codehostB.secret;
-  if (secret === null)
-    return notConfigured(deps, req, surface, 'integrations.codehost_b.signing_secret is unset');
+const codehostBGate: Gate = {
+  surface: () => 'codehost-b',
+  credential: (deps) =>
+    credential(deps.settings().codehostB.secret, 'integrations.codehost_b.signing_secret is unset'),
+  absent: inHeader(CodehostBHeaders.signature),
+};
+
+function codehostB(deps: ReceiverDeps, req: ApiRequest, secret: string, surface: string): Promise<ApiReply> {
   const json = checked(deps, req, surface, verifyCodehostB(secret, req.headers, req.body, now(deps)));
   return accept(deps, req, {
     vendor: Vendor.CodehostB,
@@ -90,11 +101,14 @@ function codehostB(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> | Api
   });
 }
 
-function trackerB(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> | ApiReply {
-  const surface = 'tracker-b';
-  const secret = deps.settings().trackerB.secret;
-  if (secret === null)
-    return notConfigured(deps, req, surface, 'integrations.tracker_b.webhook_secret is unset');
+const trackerBGate: Gate = {
+  surface: () => 'tracker-b',
+  credential: (deps) =>
+    credential(deps.settings().trackerB.secret, 'integrations.tracker_b.webhook_secret is unset'),
+  absent: inHeader(TrackerBHeaders.signature),
+};
+
+function trackerB(deps: ReceiverDeps, req: ApiRequest, secret: string, surface: string): Promise<ApiReply> {
   const json = checked(deps, req, surface, verifyTrackerB(secret, req.headers, req.body));
   return accept(deps, req, {
     vendor: Vendor.TrackerB,
@@ -108,10 +122,18 @@ function trackerB(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> | ApiR
   });
 }
 
-function wikiSelfHosted(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> | ApiReply {
-  const surface = 'wiki';
-  const secret = deps.settings().wiki.secret;
-  if (secret === null) return notConfigured(deps, req, surface, 'integrations.wiki.webhook_secret is unset');
+const wikiGate: Gate = {
+  surface: () => 'wiki',
+  credential: (deps) => credential(deps.settings().wiki.secret, 'integrations.wiki.webhook_secret is unset'),
+  absent: inHeader(WikiHeaders.signature),
+};
+
+function wikiSelfHosted(
+  deps: ReceiverDeps,
+  req: ApiRequest,
+  secret: string,
+  surface: string,
+): Promise<ApiReply> {
   const json = checked(deps, req, surface, verifyWikiSigned(secret, req.headers, req.body));
   return accept(deps, req, {
     vendor: Vendor.Wiki,
@@ -125,11 +147,18 @@ function wikiSelfHosted(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> 
   });
 }
 
-function wikiCloud(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> | ApiReply {
-  const surface = 'wiki/cloud';
-  const token = deps.settings().wiki.token;
-  if (token === null)
-    return notConfigured(deps, req, surface, 'the wiki cloud token (SVC_WIKI_WEBHOOK_TOKEN) is unset');
+const wikiCloudGate: Gate = {
+  surface: () => 'wiki/cloud',
+  credential: (deps) =>
+    credential(deps.settings().wiki.token, 'the wiki cloud token (SVC_WIKI_WEBHOOK_TOKEN) is unset'),
+  // The token may come as `?token=` instead of the header.
+  absent: (req: RequestHead): Refusal | null =>
+    inHeader(WikiHeaders.token, 'missing_token')(req) !== null && !req.query.get('token')
+      ? 'missing_token'
+      : null,
+};
+
+function wikiCloud(deps: ReceiverDeps, req: ApiRequest, token: string, surface: string): Promise<ApiReply> {
   const event = req.params['event'] ?? '';
   const verdict = verifyServiceToken(token, req.headers[WikiHeaders.token], req.query.get('token'));
   const json = checked(deps, req, surface, verdict);
@@ -145,11 +174,19 @@ function wikiCloud(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> | Api
   });
 }
 
-function monitor(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> | ApiReply {
-  const surface = 'monitor';
-  const token = deps.settings().monitor.token;
-  if (!monitorTokenUsable(token))
-    return notConfigured(deps, req, surface, 'the monitor token is unset or shorter than 26 characters');
+const monitorGate: Gate = {
+  surface: () => 'monitor',
+  credential(deps) {
+    const token = deps.settings().monitor.token;
+    return credential(
+      monitorTokenUsable(token) ? token : null,
+      'the monitor token is unset or shorter than 26 characters',
+    );
+  },
+  absent: inHeader(MonitorHeaders.token, 'missing_token'),
+};
+
+function monitor(deps: ReceiverDeps, req: ApiRequest, token: string, surface: string): Promise<ApiReply> {
   const json = checked(deps, req, surface, verifyMonitor(token, req.headers));
   return accept(deps, req, {
     vendor: Vendor.Monitor,
@@ -165,23 +202,26 @@ function monitor(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> | ApiRe
 }
 
 export function signedRoutes(deps: ReceiverDeps): RouteDef[] {
-  const post = (
-    pattern: string,
-    handler: (d: ReceiverDeps, r: ApiRequest) => Promise<ApiReply> | ApiReply,
-  ): RouteDef => ({
+  const post = (pattern: string, gate: Gate, handler: Handler): RouteDef => ({
     method: 'POST',
     pattern,
     kind: 'webhook',
-    handler: (req) => handler(deps, req),
+    beforeBody: failClosed(deps, gate),
+    handler: async (req) => {
+      const surface = gate.surface(req);
+      const secret = gate.credential(deps, req);
+      if (!secret.ok) return notConfigured(deps, req, surface, secret.what);
+      return handler(deps, req, secret.value, surface);
+    },
   });
   return [
-    post('/webhooks/tracker-a', trackerA),
-    post('/webhooks/codehost-a', codehostA),
-    post('/webhooks/codehost-a/:handle', codehostA),
-    post('/webhooks/codehost-b', codehostB),
-    post('/webhooks/tracker-b', trackerB),
-    post('/webhooks/wiki', wikiSelfHosted),
-    post('/webhooks/wiki/:event', wikiCloud),
-    post('/webhooks/monitor', monitor),
+    post('/webhooks/tracker-a', trackerAGate, trackerA),
+    post('/webhooks/codehost-a', codehostAGate, codehostA),
+    post('/webhooks/codehost-a/:handle', codehostAGate, codehostA),
+    post('/webhooks/codehost-b', codehostBGate, codehostB),
+    post('/webhooks/tracker-b', trackerBGate, trackerB),
+    post('/webhooks/wiki', wikiGate, wikiSelfHosted),
+    post('/webhooks/wiki/:event', wikiCloudGate, wikiCloud),
+    post('/webhooks/monitor', monitorGate, monitor),
   ];
 }
