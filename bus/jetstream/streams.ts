@@ -42,7 +42,7 @@ export function streamConfig(spec: StreamSpec, replicas: number): StreamConfig {
 }
 
 /** True when the stream already has every setting `want` names (subjects in any order). */
-function sameSettings(want: StreamConfig, have: StreamConfig): boolean {
+export function sameSettings(want: StreamConfig, have: StreamConfig): boolean {
   const subjects = (c: StreamConfig) => [...(c.subjects ?? [])].sort().join(' ');
   return (
     subjects(want) === subjects(have) &&

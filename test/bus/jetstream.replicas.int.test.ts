@@ -9,6 +9,7 @@ import { pino, type Logger } from 'pino';
 import t from 'tap';
 import {
   Buckets,
+  catalogueStreams,
   ensureCatalogue,
   EngineUnavailableError,
   openBus,
@@ -16,6 +17,7 @@ import {
   Streams,
   type Bus,
 } from '../../bus/index.js';
+import { sameSettings, streamConfig } from '../../bus/jetstream/streams.js';
 import { startNatsCluster, startNatsServer } from '../harness/nats-server.js';
 
 interface LogRecord {
@@ -73,6 +75,12 @@ t.test('on a 3-server cluster', async (t) => {
     for (const name of catalogue) {
       const { cluster: placed } = await jsm.streams.info(name);
       t.equal(1 + (placed?.replicas?.length ?? 0), 3, `${name} is placed on 3 servers`);
+    }
+    // What the server reads back counts as unchanged, so the next start makes no write to these streams.
+    for (const spec of catalogueStreams()) {
+      const { config } = await jsm.streams.info(spec.name);
+      t.ok(sameSettings(streamConfig(spec, 3), config), `${spec.name} reads back as written`);
+      t.notOk(sameSettings(streamConfig(spec, 1), config), `${spec.name} at 1 replica would be a change`);
     }
     await deleteAll();
   });
