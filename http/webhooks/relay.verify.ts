@@ -1,6 +1,7 @@
 /**
  * relay: `Authorization: Bearer <JWT>` signed RS256 by a key of the vendor key set, `aud` equal to
- * `relay_app_id`. Only RS256 is accepted (the token cannot choose HS256 or `none`).
+ * `relay_app_id`. Only RS256 is accepted (the token cannot choose HS256 or `none`). A token the cached
+ * set cannot verify is tried once more against a freshly fetched set, so a rotated key needs no restart.
  */
 import { checkClaims, parseJws, verifyRs256 } from './jws.js';
 import type { RelayKeySet } from './relay-keys.js';
@@ -23,9 +24,15 @@ export async function verifyRelay(
   if (jws.header['alg'] !== 'RS256') return refuse('unsupported_scheme');
   const kid = jws.header['kid'];
   if (typeof kid !== 'string' || kid === '' || kid.length > 256) return refuse('unknown_key');
-  const key = await keys.key(kid);
-  if (key === null) return refuse('unknown_key');
-  if (!verifyRs256(jws.signingInput, jws.signature, key)) return refuse('bad_signature');
+  const cached = await keys.key(kid);
+  if (cached === null || !verifyRs256(jws.signingInput, jws.signature, cached)) {
+    // An unknown kid or a failing signature may be a rotation (even under the same kid): one fresh set
+    // decides, within the key set's rate window; without a fresh set the cached answer stands.
+    if (!(await keys.refresh())) return refuse(cached === null ? 'unknown_key' : 'bad_signature');
+    const fresh = await keys.key(kid);
+    if (fresh === null) return refuse('unknown_key');
+    if (!verifyRs256(jws.signingInput, jws.signature, fresh)) return refuse('bad_signature');
+  }
   const claims = checkClaims(jws.payload, appId, nowMs);
   return claims.ok ? { ok: true, claims: jws.payload } : claims;
 }

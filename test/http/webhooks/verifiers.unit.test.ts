@@ -89,6 +89,8 @@ function keySet(jwks: { keys: Array<Record<string, unknown>> }): RelayKeySet {
       const jwk = jwks.keys.find((k) => k['kid'] === kid);
       return jwk ? rsaKeyFromJwk(jwk) : null;
     },
+    // A fixed set: nothing fresh to fetch.
+    refresh: () => Promise.resolve(false),
   };
 }
 
