@@ -1,8 +1,9 @@
 /**
  * YAML bodies of the company document, parsed within limits so that hostile input is a problem,
  * never a crash:
- *  1. the concrete syntax tree (built without recursion) is measured first: nesting past the limit
- *     and more aliases than allowed are refused before anything recurses over the text;
+ *  1. the text is lexed and parsed token by token, watching the parser's stack: nesting past the limit
+ *     and more aliases than allowed stop it at once (a megabyte of `[` would otherwise cost seconds
+ *     of parsing, then overflow the recursive composer);
  *  2. the document is composed; syntax errors carry their code and line only (a YAML message can
  *     echo source text, and the source may hold credentials);
  *  3. every alias must name an anchor defined before it and must not sit inside its own anchor
@@ -10,7 +11,17 @@
  *  4. conversion caps alias expansion (`maxAliasCount`), then the value is measured again, since an
  *     alias can graft a deep anchor under a deep key.
  */
-import { CST, isAlias, LineCounter, Parser, parseDocument, visit, type Document, type Node } from 'yaml';
+import {
+  CST,
+  isAlias,
+  Lexer,
+  LineCounter,
+  Parser,
+  parseDocument,
+  visit,
+  type Document,
+  type Node,
+} from 'yaml';
 import { MAX_DOCUMENT_DEPTH } from '../document/depth.js';
 import type { DocumentParse } from './json-parse.js';
 import { nestingProblem, tooDeepMessage } from './nesting.js';
@@ -37,16 +48,10 @@ const whole = (kind: CompanyProblem['kind'], message: string, line?: number): Co
  */
 export function parseCompanyYaml(text: string): DocumentParse {
   const lineCounter = new LineCounter();
-  // 1. measure the syntax tree
-  const tokens = [...new Parser(lineCounter.addNewLine).parse(text)];
   const lineOf = (offset: number): number => lineCounter.linePos(offset).line;
-  const measured = measureTokens(tokens);
-  if (measured.tooDeepAt !== null)
-    return refuse([whole(ProblemKind.OutOfRange, tooDeepMessage, lineOf(measured.tooDeepAt))]);
-  if (measured.aliases > MAX_YAML_ALIASES) {
-    const message = `more than ${MAX_YAML_ALIASES} aliases`;
-    return refuse([whole(ProblemKind.OutOfRange, message, lineOf(measured.extraAliasAt))]);
-  }
+  // 1. measure while parsing
+  const limit = measure(text, lineCounter);
+  if (limit !== null) return refuse([limit]);
   // 2. compose
   const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
@@ -79,35 +84,34 @@ export function parseCompanyYaml(text: string): DocumentParse {
   return { ok: true, value };
 }
 
-interface Measure {
-  /** Offset of the first collection nested past the limit, or null. */
-  readonly tooDeepAt: number | null;
-  readonly aliases: number;
-  /** Offset of the first alias past the limit. */
-  readonly extraAliasAt: number;
-}
-
-/** Walks the syntax tree with an explicit stack: collection depth and alias count. */
-function measureTokens(tokens: CST.Token[]): Measure {
+/**
+ * Feeds the lexer's tokens to the parser one at a time (the `yaml` package's documented way to drive
+ * it) and stops at the first collection opened past the limit or the first alias past the cap. The
+ * parser keeps every open collection on its stack, so the stack's collections are the nesting depth.
+ */
+function measure(text: string, lineCounter: LineCounter): CompanyProblem | null {
+  const parser = new Parser(lineCounter.addNewLine);
+  lineCounter.addNewLine(0);
   let aliases = 0;
-  let extraAliasAt = 0;
-  const stack: Array<{ token: CST.Token | null | undefined; depth: number }> = tokens.map((token) => ({
-    token,
-    depth: 0,
-  }));
-  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
-    const { token, depth } = item;
-    if (!token) continue;
-    if (token.type === 'alias' && ++aliases === MAX_YAML_ALIASES + 1) extraAliasAt = token.offset;
-    if (token.type === 'document') stack.push({ token: token.value, depth });
-    if (!CST.isCollection(token)) continue;
-    if (depth + 1 > MAX_DOCUMENT_DEPTH) return { tooDeepAt: token.offset, aliases, extraAliasAt };
-    for (const entry of token.items) {
-      stack.push({ token: entry.key, depth: depth + 1 }, { token: entry.value, depth: depth + 1 });
+  for (const lexeme of new Lexer().lex(text)) {
+    const offset = parser.offset;
+    if (CST.tokenType(lexeme) === 'alias' && ++aliases > MAX_YAML_ALIASES) {
+      return whole(
+        ProblemKind.OutOfRange,
+        `more than ${MAX_YAML_ALIASES} aliases`,
+        lineCounter.linePos(offset).line,
+      );
+    }
+    for (const _ of parser.next(lexeme));
+    if (parser.stack.length > MAX_DOCUMENT_DEPTH && openCollections(parser.stack) > MAX_DOCUMENT_DEPTH) {
+      return whole(ProblemKind.OutOfRange, tooDeepMessage, lineCounter.linePos(offset).line);
     }
   }
-  return { tooDeepAt: null, aliases, extraAliasAt };
+  return null;
 }
+
+const openCollections = (stack: readonly CST.Token[]): number =>
+  stack.reduce((n, token) => (CST.isCollection(token) ? n + 1 : n), 0);
 
 /** Aliases naming no earlier anchor, or pointing at a node that contains them. Runs on a bounded tree. */
 function checkAliases(doc: Document, lineOf: (offset: number) => number): CompanyProblem[] {

@@ -1,0 +1,101 @@
+import t from 'tap';
+import { MAX_YAML_ALIASES, parseCompanyJson, parseCompanyYaml } from '../../schema/index.js';
+
+/** `n` anchors, each aliased once (so the expansion cap never bites). */
+function aliasList(n: number): string {
+  const anchors = Array.from({ length: n }, (_, i) => `a${i}: &a${i} x`);
+  const aliases = Array.from({ length: n }, (_, i) => `*a${i}`);
+  return `${anchors.join('\n')}\nb: [${aliases.join(', ')}]\n`;
+}
+
+t.test('an alias naming no anchor is a problem with its line, not a throw', async (t) => {
+  t.match(parseCompanyYaml('name: Acme\nmission: *nope\n'), {
+    ok: false,
+    problems: [{ kind: 'invalid', message: 'an alias names no anchor defined before it', line: 2 }],
+  });
+  t.match(parseCompanyYaml('a: *later\nb: &later x\n'), { ok: false }, 'the anchor must come first');
+});
+
+t.test('an alias inside its own anchor (a cycle) is refused', async (t) => {
+  for (const text of ['e: &x\n  <<: *x\n', 'e: &x [1, *x]\n', 'e: &x {k: {j: *x}}\n']) {
+    t.match(
+      parseCompanyYaml(text),
+      { ok: false, problems: [{ kind: 'invalid', message: 'an alias refers to a node that contains it' }] },
+      text,
+    );
+  }
+  t.match(parseCompanyYaml('e: &x {k: 1}\nf: *x\n'), { ok: true, value: { f: { k: 1 } } }, 'a plain reuse');
+});
+
+t.test('up to 100 aliases parse; the 101st is refused at its line', async (t) => {
+  t.equal(MAX_YAML_ALIASES, 100);
+  t.match(parseCompanyYaml(aliasList(100)), { ok: true });
+  t.match(parseCompanyYaml(aliasList(101)), {
+    ok: false,
+    problems: [{ kind: 'out_of_range', message: 'more than 100 aliases', line: 102 }],
+  });
+});
+
+t.test('aliases that expand past the cap (a billion laughs) are refused', async (t) => {
+  const rows = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+  for (const [name, prev] of [
+    ['b', 'a'],
+    ['c', 'b'],
+    ['d', 'c'],
+  ] as const)
+    rows.push(`${name}: &${name} [${Array(10).fill(`*${prev}`).join(', ')}]`);
+  t.match(parseCompanyYaml(rows.join('\n')), {
+    ok: false,
+    problems: [{ kind: 'out_of_range', message: 'aliases expand to more than 100 nodes' }],
+  });
+});
+
+t.test('YAML nested past 64 levels is refused before composing, in flow and block style', async (t) => {
+  const flow = (n: number) => `e: ${'['.repeat(n)}${']'.repeat(n)}\n`;
+  t.match(parseCompanyYaml(flow(63)), { ok: true }, 'root map plus 63 lists is 64 levels');
+  t.match(parseCompanyYaml(flow(64)), {
+    ok: false,
+    problems: [{ kind: 'out_of_range', message: 'nested deeper than 64 levels of maps and lists', line: 1 }],
+  });
+  const started = Date.now();
+  t.match(parseCompanyYaml(flow(2_000_000)), { ok: false }, 'two million levels: a problem, not a crash');
+  t.ok(Date.now() - started < 1_000, 'stopped at the limit, not after parsing all of it');
+  const block = Array.from({ length: 70 }, (_, i) => `${' '.repeat(i)}k${i}:`).join('\n') + ' x\n';
+  t.match(parseCompanyYaml(block), { ok: false, problems: [{ kind: 'out_of_range', line: 65 }] });
+  t.match(parseCompanyYaml('- '.repeat(100_000) + 'x'), { ok: false }, 'compact nested lists');
+});
+
+t.test('an alias that grafts a deep anchor under a deep key is measured after expansion', async (t) => {
+  const deep = (n: number) => '{k: '.repeat(n) + '1' + '}'.repeat(n);
+  const text = `a: &a ${deep(40)}\nb: ${deep(30).replace('1', '*a')}\n`;
+  const parsed = parseCompanyYaml(text);
+  t.match(parsed, { ok: false, problems: [{ kind: 'out_of_range', path: /^b(\.k)+$/, line: Number }] });
+  if (!parsed.ok) t.equal(parsed.problems[0]?.segments.length, 64, 'the first map past the limit');
+});
+
+t.test('YAML syntax problems name the code and line and quote nothing', async (t) => {
+  const parsed = parseCompanyYaml('name: Acme\ntoken: "sk-secret-unterminated\n');
+  t.match(parsed, { ok: false, problems: [{ kind: 'invalid', message: /^YAML: /, line: Number }] });
+  t.notMatch(JSON.stringify(parsed), /sk-secret/);
+});
+
+t.test('JSON nested past 64 levels is refused from the raw text, with the line', async (t) => {
+  const body = (n: number) => `{"e":\n${'['.repeat(n - 1)}${']'.repeat(n - 1)}}`;
+  t.match(parseCompanyJson(body(64)), { ok: true });
+  t.match(parseCompanyJson(body(65)), {
+    ok: false,
+    problems: [{ kind: 'out_of_range', message: 'nested deeper than 64 levels of maps and lists', line: 2 }],
+  });
+  t.match(parseCompanyJson(body(1_000_000)), { ok: false });
+});
+
+t.test('an unparseable JSON body names the line and never quotes the text', async (t) => {
+  const parsed = parseCompanyJson('{"name": "Acme",\n "token": sk-live-123}');
+  t.match(parsed, { ok: false, problems: [{ kind: 'invalid', message: 'JSON: not parseable' }] });
+  t.notMatch(JSON.stringify(parsed), /sk-live/);
+  t.match(parseCompanyJson('{"a":1,\n}'), { ok: false, problems: [{ line: 2 }] });
+  t.match(parseCompanyJson('{"name": '), {
+    ok: false,
+    problems: [{ message: 'JSON: the text ends inside the document' }],
+  });
+});
