@@ -154,10 +154,34 @@ async function call(
   const text = await response.text();
   if (response.ok) {
     ctx.out.write(text.endsWith('\n') ? text : `${text}\n`);
+    ctx.err.write(describeWarnings(text));
     return 0;
   }
   ctx.err.write(describeRefusal(response.status, text));
   return 1;
+}
+
+/**
+ * An accepted write's `warnings[]` on stderr, one line each, so a misspelled `lead:` or `manages:` (a
+ * warning by the spec, so the chart can be edited in steps) is not lost inside the JSON on stdout.
+ */
+export function describeWarnings(text: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return '';
+  }
+  const warnings = (parsed as { warnings?: unknown } | null)?.warnings;
+  if (!Array.isArray(warnings) || warnings.length === 0) return '';
+  const lines = [`svc config: WARNING: ${warnings.length} warning(s) in the accepted document:`];
+  for (const warning of warnings as Array<Record<string, unknown>>) {
+    const path =
+      typeof warning['path'] === 'string' && warning['path'] !== '' ? warning['path'] : '(document)';
+    const line = typeof warning['line'] === 'number' ? ` (line ${warning['line']})` : '';
+    lines.push(`  ! ${path}${line}: ${String(warning['message'])}`);
+  }
+  return `${lines.join('\n')}\n`;
 }
 
 /** `409 revision_advanced: detail` then one line per problem; a codeless answer came from in front of the node. */

@@ -90,11 +90,16 @@ export function admissionRules(ctx: RuleContext): void {
       }
       // A2
       if (!isRecord(schedule) || schedule['target'] !== 'lead' || schedule['enabled'] === false) return;
-      if (leadSeat(ctx.walk, scope.leadUnit?.lead ?? null) === null) {
+      const lead = scope.leadUnit?.lead ?? null;
+      if (leadSeat(ctx.walk, lead) === null) {
         ctx.admission(
           [...scope.segments, i, 'target'],
           ProblemKind.Conflict,
-          'an enabled lead target needs a lead, and this scope has none (set lead on the unit or an ancestor)',
+          `an enabled lead target needs a lead, and ${
+            lead === null
+              ? 'this scope has none (set lead on the unit or an ancestor)'
+              : 'the lead of this scope names no single seat (see its dangling_reference warning)'
+          }`,
         );
       }
     });

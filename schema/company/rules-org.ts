@@ -2,13 +2,25 @@
  * Org-chart rules: seat handles, unit names, placement, leads and `manages`. Dangling references are
  * warnings (spec write rule 1): the chart may be edited in several steps. Messages in every rule file
  * name no value the operator wrote (a credential pasted into the wrong field must not come back in a
- * refusal); a dangling reference carries what it names in `to`, as the spec asks.
+ * refusal); a dangling reference carries what it names in `to`, as the spec asks, and its message
+ * may name the existing seat or unit the reference most likely meant (a did-you-mean).
  */
+import { closestName } from '../did-you-mean.js';
 import { deriveHandle } from '../document/identity.js';
 import { leadSeat } from './derived.js';
 import { pathOf, ProblemKind, ReferenceKind } from './problems.js';
 import { asList, asString, type RuleContext } from './rule-context.js';
-import type { SeatNode } from './walk.js';
+import type { SeatNode, Walk } from './walk.js';
+
+/** `; did you mean `Bo Agent`?` when a name in the chart is close to `word`, else nothing. */
+export function nearestInChart(walk: Walk, word: string, what: { seats: boolean; units: boolean }): string {
+  const names = [
+    ...(what.seats ? walk.seats.flatMap((s) => [s.name, s.handle]) : []),
+    ...(what.units ? walk.units.map((u) => u.name) : []),
+  ].filter((n): n is string => n !== null);
+  const near = closestName(word, names);
+  return near === null ? '' : `; did you mean \`${near}\`?`;
+}
 
 const maxHandle = 64;
 
@@ -81,12 +93,13 @@ export function placementRules(ctx: RuleContext): void {
         );
       }
     } else if (!ctx.walk.unitByName.has(named)) {
+      const nearestUnit = nearestInChart(ctx.walk, named, { seats: false, units: true });
       ctx.dangling({
         segments: at,
         ref: ReferenceKind.Unit,
         ...(seat.handle !== null && { from: seat.handle }),
         to: named,
-        message: 'names no unit; the seat lands nowhere until the unit exists',
+        message: `names no unit; the seat lands nowhere until the unit exists${nearestUnit}`,
       });
     }
   }
@@ -103,7 +116,9 @@ export function leadRules(ctx: RuleContext): void {
       ref: ReferenceKind.Lead,
       ...(unit.name !== null && { from: unit.name }),
       to: unit.ownLead,
-      message: many ? 'names several seats; name the lead by handle' : 'names no seat',
+      message: many
+        ? 'names several seats; name the lead by handle'
+        : `names no seat${nearestInChart(ctx.walk, unit.ownLead, { seats: true, units: false })}`,
     });
   }
 }
@@ -119,7 +134,7 @@ export function managesRules(ctx: RuleContext): void {
         ref: ReferenceKind.Manages,
         ...(seat.handle !== null && { from: seat.handle }),
         to: entry,
-        message: 'names no seat or unit',
+        message: `names no seat or unit${nearestInChart(ctx.walk, entry, { seats: true, units: true })}`,
       });
     });
   }
