@@ -1,0 +1,144 @@
+/**
+ * Issue #19: a document nested past the limit that an earlier release stored and activated. Every
+ * read of it answers a coded refusal (never a 5xx), every write that would walk it too, and a full
+ * PUT replaces it. Documents between the write limit (64) and the render limit (256) still read.
+ */
+import t from 'tap';
+import { ensureCatalogue } from '../../bus/index.js';
+import { openMemoryBus } from '../../bus/memory/index.js';
+import { bootNode, storeDir } from '../harness/serve-store.js';
+import { company, startConfigNode, type ConfigNode } from './fixtures/config-node.js';
+import { activateUnchecked, nested } from './fixtures/earlier-release.js';
+
+type Json = Record<string, unknown>;
+const json = async (res: Response): Promise<Json> => (await res.json()) as Json;
+
+/** The sample company with `extra` maps under `extensions.e`: nested 2 + `extra` levels. */
+const deepCompany = (extra: number): Json => ({ ...company(), extensions: { e: nested(extra) } });
+
+async function activate(node: ConfigNode, payload: unknown): Promise<string> {
+  const id = await activateUnchecked(node.bus, node.configuration.coord, payload);
+  const shown = await node.configuration.view.until((s) => s.active?.revision_id === id, 5_000);
+  if (!shown) throw new Error('the read model never showed the activation');
+  return id;
+}
+
+async function first(node: ConfigNode): Promise<string> {
+  const res = await node.call('PUT', '/config', { body: company(), headers: { 'x-summary': 'first' } });
+  return (await json(res))['revision_id'] as string;
+}
+
+t.test('every read of a 1,700-level stored document answers 409 unreadable_revision', async (t) => {
+  const node = await startConfigNode(t);
+  const valid = await first(node);
+  const deep = await activate(node, deepCompany(1_700));
+  const reads = [
+    '/config',
+    '/config?format=yaml',
+    `/config/revisions/${deep}`,
+    `/config/revisions/${valid}/diff`,
+    `/config/revisions/${deep}/diff?against=${valid}`,
+    '/config/references',
+    '/config/roles/chief-agent',
+  ];
+  for (const path of reads) {
+    const res = await node.call('GET', path);
+    t.equal(res.status, 409, path);
+    t.match(await json(res), { error: 'unreadable_revision', detail: /deeper than 256 levels/ }, path);
+  }
+  t.equal((await node.call('GET', '/config/revisions')).status, 200, 'metadata carries no payload');
+});
+
+t.test('writes that would walk it refuse with a code; a full PUT replaces it', async (t) => {
+  const node = await startConfigNode(t);
+  await first(node);
+  const deep = await activate(node, deepCompany(1_700));
+  const patch = await node.call('PATCH', '/config', {
+    body: { extensions: null },
+    headers: { 'x-summary': 'drop it' },
+  });
+  t.equal(patch.status, 409);
+  t.match(await json(patch), { error: 'unreadable_revision', hint: /PUT \/config/ });
+  const entity = await node.call('PUT', '/config/roles/chief-agent', {
+    body: { name: 'Chief Agent' },
+    headers: { 'x-summary': 'seat' },
+  });
+  t.equal(entity.status, 409);
+  const reload = await node.call('POST', '/config/reload');
+  t.equal(reload.status, 400);
+  t.match(await json(reload), { error: 'validation_error', problems: [{ kind: 'out_of_range' }] });
+  // The stored document's markers were never read, so a full PUT is taken as written.
+  const put = await node.call('PUT', '/config', { body: company('Fixed'), headers: { 'x-summary': 'fix' } });
+  t.equal(put.status, 201);
+  const yaml = await node.call('GET', '/config?format=yaml');
+  t.equal(yaml.status, 200);
+  t.match(await yaml.text(), /name: Fixed/);
+  const revert = await node.call('POST', `/config/revisions/${deep}/revert`, {
+    headers: { 'x-summary': 'back' },
+  });
+  t.equal(revert.status, 400, 'a revert to it is refused, not stored');
+  t.match(await json(revert), { error: 'validation_error', problems: [{ kind: 'out_of_range' }] });
+});
+
+t.test('a stored document of 256 levels still reads in JSON and YAML; 257 does not', async (t) => {
+  const node = await startConfigNode(t);
+  const valid = await first(node);
+  const at = await activate(node, deepCompany(254));
+  t.equal((await node.call('GET', '/config')).status, 200);
+  const yaml = await node.call('GET', '/config?format=yaml');
+  t.equal(yaml.status, 200);
+  t.match(await yaml.text(), /name: Acme/);
+  t.equal((await node.call('GET', `/config/revisions/${at}/diff?against=${valid}`)).status, 200);
+  t.equal((await node.call('GET', '/config/roles/chief-agent')).status, 200);
+  await activate(node, deepCompany(255));
+  t.equal((await node.call('GET', '/config?format=yaml')).status, 409);
+});
+
+t.test('a PATCH can drop the deep part of a document between 64 and 256 levels', async (t) => {
+  const node = await startConfigNode(t);
+  await first(node);
+  await activate(node, deepCompany(100));
+  const keeps = await node.call('PATCH', '/config', {
+    body: { mission: 'm' },
+    headers: { 'x-summary': 's' },
+  });
+  t.equal(keeps.status, 400, 'a patch that keeps it is refused');
+  t.match(await json(keeps), {
+    error: 'validation_error',
+    problems: [{ kind: 'out_of_range', path: /^extensions\.e(\.a)+$/ }],
+  });
+  const drops = await node.call('PATCH', '/config', {
+    body: { extensions: null },
+    headers: { 'x-summary': 'drop the deep extension' },
+  });
+  t.equal(drops.status, 201);
+});
+
+t.test('across a restart the stored deep document still answers 409, until a PUT replaces it', async (t) => {
+  const store = storeDir(t);
+  const before = await bootNode(t, store, '');
+  const put = await before.call('PUT', '/config', {
+    body: JSON.stringify(company()),
+    headers: { 'content-type': 'application/json', 'x-summary': 'first' },
+  });
+  t.equal(put.status, 201);
+  t.equal(await before.stop(), 0);
+  // What an earlier release left in the store.
+  const bus = await openMemoryBus({ storeDir: store.storeDir });
+  const catalogue = await ensureCatalogue(bus);
+  await activateUnchecked(bus, catalogue.coord, deepCompany(1_700));
+  await bus.close();
+  const after = await bootNode(t, store, '');
+  for (const path of ['/config?format=yaml', '/config']) {
+    const res = await after.call('GET', path);
+    t.equal(res.status, 409, path);
+    t.equal((await json(res))['error'], 'unreadable_revision', path);
+  }
+  const replace = await after.call('PUT', '/config', {
+    body: JSON.stringify(company('Fixed')),
+    headers: { 'content-type': 'application/json', 'x-summary': 'replace' },
+  });
+  t.equal(replace.status, 201);
+  t.equal((await after.call('GET', '/config?format=yaml')).status, 200);
+  t.equal(await after.stop(), 0);
+});
