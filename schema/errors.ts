@@ -161,7 +161,7 @@ export const errorCatalogue = {
     status: 404,
     when: 'revision, event or secret absent',
     detail: 'The resource does not exist.',
-    hint: 'Check the id; events older than the history window are gone.',
+    hint: 'Check the id or name in the path; the collection it belongs to lists what exists.',
     retryable: false,
   },
   no_such_entity: {

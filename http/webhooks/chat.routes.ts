@@ -3,10 +3,13 @@
  * answered unconditionally (the vendor sends it before any secret can be pasted in, and echoing a
  * challenge discloses nothing); every other event needs the seat's signing secret. So a delivery that
  * cannot be verified (no configuration, no secret, no signature header) is read only while it is small
- * enough to be a challenge; a larger one is refused (503 or 401) before its body is read.
+ * enough to be a challenge; a larger one is refused (503 or 401) before its body is read. A handle that
+ * is no agent seat of the active revision is 404 `not_found`: no secret can ever verify it, and a 503
+ * would have the vendor retry forever.
  */
 import type { Logger } from 'pino';
 import { Vendor } from '../../schema/index.js';
+import { ApiError } from '../api-error.js';
 import type { ApiReply, ApiRequest, RequestHead, RouteDef } from '../types.js';
 import { ChatHeaders, verifyChat } from './chat.verify.js';
 import { digestKey, headerId, isRecord, pathOf, scalar } from './delivery-ids.js';
@@ -19,6 +22,19 @@ export const CHALLENGE_MAX_BYTES = 4096;
 const unconfiguredNode =
   'This node has no active configuration yet, so it cannot verify or route deliveries.';
 
+/** Refuses a handle that names no agent seat (unknown, or a human seat, which carries no chat app). */
+function requireAgentSeat(deps: ReceiverDeps, handle: string, log: Logger): void {
+  if (deps.settings().directory.seats.get(handle)?.kind === 'agent') return;
+  log.warn(
+    { event: 'webhook_unknown_seat', surface: 'chat', handle: handle.slice(0, 64) },
+    'webhook_unknown_seat',
+  );
+  throw new ApiError('not_found', {
+    detail: `No agent seat ${handle} in the active configuration receives chat events.`,
+    hint: "Point the chat app's event URL at /webhooks/chat/<handle> of an agent seat (see GET /agents).",
+  });
+}
+
 /** Before the body: an unverifiable delivery too large (or too unknown in length) to be a challenge. */
 function beforeChat(deps: ReceiverDeps, req: RequestHead, log: Logger): ApiReply | void {
   const length = Number(req.headers['content-length'] ?? '0');
@@ -27,6 +43,7 @@ function beforeChat(deps: ReceiverDeps, req: RequestHead, log: Logger): ApiReply
   const handle = req.params['handle'] ?? '';
   const surface = `chat/${handle}`;
   if (!deps.configured()) return retryLater(unconfiguredNode);
+  requireAgentSeat(deps, handle, log);
   if (seatSecret(deps.settings(), handle, 'chat', 'signing_secret') === null)
     return notConfigured(deps, { log }, surface, `seat ${handle} has no chat signing secret`);
   if ((req.headers[ChatHeaders.signature] ?? '').trim() === '')
@@ -57,6 +74,7 @@ async function chat(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> {
   if (isRecord(json) && json['type'] === 'url_verification' && typeof json['challenge'] === 'string')
     return { status: 200, body: { challenge: json['challenge'] } };
   if (!deps.configured()) return retryLater(unconfiguredNode);
+  requireAgentSeat(deps, handle, req.log);
   const secret = seatSecret(deps.settings(), handle, 'chat', 'signing_secret');
   if (secret === null) return notConfigured(deps, req, surface, `seat ${handle} has no chat signing secret`);
   const verdict = verifyChat(secret, req.headers, req.body, deps.now?.() ?? Date.now());

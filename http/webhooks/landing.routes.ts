@@ -122,7 +122,10 @@ function begin(deps: LandingDeps, signer: StateSigner | null, req: ApiRequest): 
   const handle = req.params['handle'] ?? '';
   const seat = deps.settings().directory.seats.get(handle);
   if (!seat || seat.kind !== 'agent')
-    throw new ApiError('not_found', { detail: `No agent seat ${handle} in the active configuration.` });
+    throw new ApiError('not_found', {
+      detail: `No agent seat ${handle} in the active configuration.`,
+      hint: 'A code-host app belongs to one agent seat: use its handle (GET /agents lists them).',
+    });
   const base = (deps.publicBaseUrl?.() ?? '').replace(/\/+$/, '');
   const state = signer.issue(handle);
   return {

@@ -46,4 +46,5 @@ t.test('pause and resume through the gateway reach the seat and are recorded as 
   const human = await call(`${h.base}/agents/hu/pause`, json({}));
   t.equal(human.status, 404);
   t.equal(human.json?.['error'], 'not_found');
+  t.match(human.json?.['hint'], /a human seat never runs/, 'its own hint, not the event-window one');
 });

@@ -49,7 +49,15 @@ t.test('a stored secret is listed and read by name with its record, never its va
   t.same(await json(one), record);
   const missing = await node.call('GET', '/secrets/NOT_SET');
   t.equal(missing.status, 404);
-  t.equal((await json(missing))['error'], 'not_found');
+  t.match(await json(missing), {
+    error: 'not_found',
+    hint: /GET \/secrets .* lists the stored names/,
+  });
+  t.notMatch(
+    (await json(await node.call('GET', '/secrets/NOT_SET')))['hint'],
+    /history/,
+    'no event-window hint',
+  );
 });
 
 t.test(

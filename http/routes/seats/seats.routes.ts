@@ -42,11 +42,20 @@ async function send(deps: SeatRouteDeps, verb: string, command: unknown) {
     data = answer.data;
   } catch (error) {
     if (error instanceof NoRespondersError || error instanceof RequestTimeoutError)
-      throw new ApiError('not_found', { detail: 'No node runs agent seats right now.' });
+      throw new ApiError('not_found', {
+        detail: 'No node runs agent seats right now.',
+        hint: 'Start a node with the seats role (node.roles), or wait until one applies the active revision.',
+      });
     throw error;
   }
   const reply = SeatCommandReply.parse(JSON.parse(decoder.decode(data)));
-  if (!reply.ok) throw new ApiError(reply.error, { detail: reply.detail });
+  if (!reply.ok)
+    throw new ApiError(reply.error, {
+      detail: reply.detail,
+      ...(reply.error === 'not_found' && {
+        hint: 'Only a running agent seat can be paused (a human seat never runs); GET /agents lists them.',
+      }),
+    });
   return { status: 200, body: { id: reply.handle, paused: reply.paused } };
 }
 

@@ -101,7 +101,11 @@ function getOne(deps: SecretsRouteDeps, req: ApiRequest): ApiReply {
   const reveal = readReveal(req);
   const keyring = reveal ? requireKeyring(deps) : null;
   const record = secretRecord(deps.state(), name);
-  if (!record) throw new ApiError('not_found', { detail: `no secret named ${name}` });
+  if (!record)
+    throw new ApiError('not_found', {
+      detail: `no secret named ${name}`,
+      hint: 'GET /secrets (or svc secrets list) lists the stored names; names are case-sensitive.',
+    });
   if (!keyring) return { status: 200, body: metaOfSecret(record) };
   let value: Buffer;
   try {
