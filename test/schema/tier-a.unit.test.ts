@@ -10,7 +10,7 @@ t.test('an empty file gives the embedded defaults: memory bus, every role, node-
   t.ok(result.ok);
   if (!result.ok) return;
   t.equal(result.config.providers.queue.type, 'memory');
-  t.same(result.config.node, { id: 'node-0', roles: ['ingress', 'data', 'seats'] });
+  t.same(result.config.node, { id: 'node-0', roles: ['ingress', 'data', 'seats'], seat_lease_seconds: 30 });
   t.equal(result.config.api.host, '127.0.0.1');
   t.equal(result.config.debug, false);
   t.equal(result.config.api.auth, undefined);
@@ -154,4 +154,17 @@ t.test('replicas other than 1 are refused for the memory and embedded engines, n
     'providers: {queue: {type: jetstream-embedded, replicas: 1}}\nstream: {store_dir: /d}',
   );
   t.ok(explicitOne.ok, 'replicas 1 is accepted for every engine');
+});
+
+t.test('node.seat_lease_seconds sets the seat lease; below 3 s it is refused', async (t) => {
+  const ok = parseTierA('node: {seat_lease_seconds: 12}', { env: {}, cwd: '/' });
+  t.ok(ok.ok);
+  if (ok.ok) t.equal(ok.config.node.seat_lease_seconds, 12);
+  const short = parseTierA('node: {seat_lease_seconds: 1}', { env: {}, cwd: '/' });
+  t.notOk(short.ok);
+  if (!short.ok)
+    t.same(
+      short.problems.map((p) => p.path),
+      ['node.seat_lease_seconds'],
+    );
 });
