@@ -14,6 +14,20 @@ export function substituteRefs(text: string, resolve: Resolver): string {
   return text.replace(reference, (_whole, name: string) => resolve(name) ?? '');
 }
 
+/** HTTP auth schemes a header value names before its credential (`Authorization: Bearer ${TOKEN}`). */
+const authScheme = /^(?:Bearer|Basic|Token|Bot|Digest)\s+/i;
+const referencesOnly = /^(?:\$\{[A-Za-z_][A-Za-z0-9_]*\})+$/;
+
+/**
+ * True when `text` carries no literal credential: `${VAR}` references only, optionally after an HTTP
+ * auth scheme. Redaction leaves such a value visible (spec write rule 7: a reference is left visible).
+ *
+ * @example onlyReferences('Bearer ${MCP_TOKEN}') // true; onlyReferences('ghp_${X}') // false
+ */
+export function onlyReferences(text: string): boolean {
+  return referencesOnly.test(text.trim().replace(authScheme, ''));
+}
+
 /** Names referenced by `text`, in order of first appearance. */
 export function listRefs(text: string): string[] {
   const names = new Set<string>();

@@ -1,8 +1,10 @@
 /**
- * Redaction (write rule 7): secret leaves read as `{encrypted: true, key_id: null}`; a value that is
- * exactly one `${VAR}` reference stays visible. `restoreMasks` swaps markers in an incoming document
- * back to the stored values, so a redacted read sent back by a full PUT keeps its secrets.
+ * Redaction (write rule 7): secret leaves read as `{encrypted: true, key_id: null}`; a value made of
+ * `${VAR}` references only (after an auth scheme such as `Bearer`, see onlyReferences) stays visible.
+ * `restoreMasks` swaps markers in an incoming document back to the stored values, so a redacted read
+ * sent back by a full PUT keeps its secrets.
  */
+import { onlyReferences } from '../env-refs.js';
 import { pairItems } from './collections.js';
 import { clone, isObject, type JsonObject, type Segment } from './json.js';
 import { formatPath } from './paths.js';
@@ -15,8 +17,6 @@ export interface Marker {
 }
 
 export const marker = (): Marker => ({ encrypted: true, key_id: null });
-
-const WHOLE_REFERENCE = /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/;
 
 export function isMarker(value: unknown): value is Marker {
   return (
@@ -33,7 +33,7 @@ export function redact(doc: unknown, isSecret: IsSecret): unknown {
       return out;
     }
     if (value === null || value === undefined || !isSecret(segments)) return value;
-    if (typeof value === 'string' && (value === '' || WHOLE_REFERENCE.test(value))) return value;
+    if (typeof value === 'string' && (value === '' || onlyReferences(value))) return value;
     return marker();
   };
   return walk(doc, []);
