@@ -31,6 +31,9 @@ export class DurableConsumer {
   private readonly acked = new Set<number>();
   private nextSeq: number;
   private readonly redeliveries = new Map<number, { due: number; count: number }>();
+  /** Messages read ahead from the stream (a page), not yet looked at: one query per page, not per message. */
+  private ahead: StoredMessage[] = [];
+  private aheadAt = 0;
   private wakeUp: (() => void) | null = null;
   private timer: NodeJS.Timeout | null = null;
   private readonly done: Promise<void>;
@@ -114,15 +117,9 @@ export class DurableConsumer {
       this.ack(due, false);
       return this.pick();
     }
-    const info = this.host.streams.info(this.stream);
-    while (this.nextSeq <= info.lastSeq) {
-      const from = Math.max(this.nextSeq, info.firstSeq);
-      const page = this.host.streams.page(this.stream, from, info.lastSeq, pageSize);
-      if (page.length === 0) {
-        this.nextSeq = info.lastSeq + 1;
-        break;
-      }
-      for (const message of page) {
+    for (;;) {
+      while (this.aheadAt < this.ahead.length) {
+        const message = this.ahead[this.aheadAt++]!;
         this.nextSeq = message.seq + 1;
         if (this.acked.has(message.seq) || this.redeliveries.has(message.seq)) continue;
         if (
@@ -132,8 +129,16 @@ export class DurableConsumer {
           continue;
         return { message, count: 1 };
       }
+      const info = this.host.streams.info(this.stream);
+      if (this.nextSeq > info.lastSeq) return null;
+      const from = Math.max(this.nextSeq, info.firstSeq);
+      this.ahead = this.host.streams.page(this.stream, from, info.lastSeq, pageSize);
+      this.aheadAt = 0;
+      if (this.ahead.length === 0) {
+        this.nextSeq = info.lastSeq + 1;
+        return null;
+      }
     }
-    return null;
   }
 
   private async deliver(message: StoredMessage, deliveryCount: number): Promise<void> {
