@@ -65,3 +65,14 @@ export { nativeBackendRoutes, type NativeBackends } from './routes/native-backen
 export { StreamHub, type HubStats, type StreamHubOptions } from './ws/stream-hub.js';
 export { defaultClientLimits, StreamClient, type ClientLimits, type SocketSink } from './ws/stream-client.js';
 export { readModelRoutes, readQuestions, type ReadSource } from './routes/readmodels/readmodels.routes.js';
+export {
+  fleetReadBudgetMs,
+  SCATTER_VERSION,
+  scatterFleet,
+  scatterQuestions,
+  scatterSubject,
+  type Merge,
+  type NodeAnswer,
+  type ScatterOptions,
+} from './scatter.js';
+export { fleetMerges, mergeIntegrations, mergeNodeLists, mergeOwn, mergePages } from './scatter.merges.js';

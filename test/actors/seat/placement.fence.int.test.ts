@@ -94,7 +94,7 @@ t.test('a holder cut off from the store stops its seat before a peer may take it
   t.ok(fencedAt[0]! <= takenAt, 'fenced first');
   t.same(nodeA.held(), [], 'the fenced node no longer counts the seat as held');
   t.equal(nodeA.epoch('ada'), null, 'nor acts under its epoch');
-  t.ok(nodeB.epoch('ada')! > epoch!, "the peer holds a newer epoch, the fencing token");
+  t.ok(nodeB.epoch('ada')! > epoch!, 'the peer holds a newer epoch, the fencing token');
 
   // The link comes back: the old holder's late renewal proves nothing, and the seat stays the peer's.
   a.heal();

@@ -1,0 +1,127 @@
+/**
+ * How the answers of several nodes become one (scatter reads, http/scatter.ts). Every node reads the
+ * shared streams, so history answers agree but for a node's lag: keyset pages are joined, deduplicated
+ * by id and cut to the page size again; per-node facts (arrival counts, tool servers) are added up or
+ * listed per node.
+ */
+import type { Merge, NodeAnswer } from './scatter.js';
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+interface Keyed {
+  readonly id: string;
+  readonly timestamp: string;
+}
+const isKeyed = (row: unknown): row is Keyed & Json =>
+  isObject(row) && typeof row['id'] === 'string' && typeof row['timestamp'] === 'string';
+
+/** Newest first, ties by id descending: the order of every keyset page. */
+const newestFirst = (a: Keyed, b: Keyed): number =>
+  a.timestamp === b.timestamp ? (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) : a.timestamp < b.timestamp ? 1 : -1;
+
+/**
+ * Keyset pages (`{rows, exhausted, next}`, rows newest first with `id` and `timestamp`): the union, one
+ * row per id, cut to the longest page any node gave; exhausted only when every node was and nothing was
+ * cut. An answer of another shape (one turn's phases, oldest first) is the asker's own.
+ */
+export const mergePages: Merge = (answers) => {
+  const mine = answers[0]!.answer;
+  const pages = answers.map((a) => a.answer).filter(isObject);
+  if (
+    !isObject(mine) ||
+    pages.some((p) => !Array.isArray(p['rows']) || !(p['rows'] as unknown[]).every(isKeyed))
+  )
+    return mine;
+  if (mine['next'] === null && mine['exhausted'] === true && 'turn_id' in mine) return mine;
+  const size = Math.max(...pages.map((p) => (p['rows'] as unknown[]).length));
+  const byId = new Map<string, Keyed & Json>();
+  for (const page of pages)
+    for (const row of page['rows'] as (Keyed & Json)[]) if (!byId.has(row.id)) byId.set(row.id, row);
+  const all = [...byId.values()].sort(newestFirst);
+  const rows = all.slice(0, size);
+  const exhausted = all.length <= size && pages.every((p) => p['exhausted'] === true);
+  const last = rows[rows.length - 1];
+  return {
+    ...mine,
+    rows,
+    exhausted,
+    next: exhausted || last === undefined ? null : { before_time: last.timestamp, before_id: last.id },
+  };
+};
+
+/** The asker's own answer (every node would give the same); coverage still names every node. */
+export const mergeOwn: Merge = (answers) => answers[0]!.answer;
+
+interface Counts {
+  accepted: number;
+  duplicates: number;
+  refused: number;
+  not_configured: number;
+  last_accepted_at: string | null;
+  last_refused_at: string | null;
+}
+const later = (a: string | null, b: unknown): string | null =>
+  typeof b === 'string' && (a === null || b > a) ? b : a;
+
+/** `integrations`: the surfaces as the asker sees them, each with the arrivals of every node added up. */
+export const mergeIntegrations: Merge = (answers) => {
+  const mine = answers[0]!.answer;
+  if (!isObject(mine) || !Array.isArray(mine['surfaces'])) return mine;
+  const totals = new Map<string, Counts>();
+  for (const { answer } of answers) {
+    if (!isObject(answer) || !Array.isArray(answer['surfaces'])) continue;
+    for (const surface of answer['surfaces'] as unknown[]) {
+      if (!isObject(surface) || typeof surface['surface'] !== 'string' || !isObject(surface['arrivals']))
+        continue;
+      const a = surface['arrivals'];
+      const t = totals.get(surface['surface']) ?? {
+        accepted: 0,
+        duplicates: 0,
+        refused: 0,
+        not_configured: 0,
+        last_accepted_at: null,
+        last_refused_at: null,
+      };
+      t.accepted += Number(a['accepted'] ?? 0);
+      t.duplicates += Number(a['duplicates'] ?? 0);
+      t.refused += Number(a['refused'] ?? 0);
+      t.not_configured += Number(a['not_configured'] ?? 0);
+      t.last_accepted_at = later(t.last_accepted_at, a['last_accepted_at']);
+      t.last_refused_at = later(t.last_refused_at, a['last_refused_at']);
+      totals.set(surface['surface'], t);
+    }
+  }
+  return {
+    ...mine,
+    surfaces: (mine['surfaces'] as unknown[]).map((surface) =>
+      isObject(surface) && typeof surface['surface'] === 'string'
+        ? { ...surface, arrivals: totals.get(surface['surface']) ?? surface['arrivals'] }
+        : surface,
+    ),
+  };
+};
+
+/** `mcp_servers`: every node's own list, one entry per node (`{nodes: [{node, servers}]}`). */
+export const mergeNodeLists: Merge = (answers: readonly NodeAnswer[]) => {
+  const mine = answers[0]!.answer;
+  if (!isObject(mine)) return mine;
+  const nodes = answers.flatMap(({ answer }) =>
+    isObject(answer) && Array.isArray(answer['nodes']) ? (answer['nodes'] as unknown[]) : [],
+  );
+  return { ...mine, nodes };
+};
+
+/** The questions a fleet answers together, and how. */
+export const fleetMerges: ReadonlyMap<string, Merge> = new Map<string, Merge>([
+  ['events', mergePages],
+  ['turns', mergePages],
+  ['phases', mergePages],
+  ['event', mergeOwn],
+  ['trace', mergeOwn],
+  ['turn', mergeOwn],
+  ['event_series', mergeOwn],
+  ['integrations', mergeIntegrations],
+  ['mcp_servers', mergeNodeLists],
+]);

@@ -1,0 +1,171 @@
+/**
+ * Scatter reads over the bus's request/reply: each node answers its peers from its own questions; the
+ * asker merges and names every node of the roster in `coverage`. Nodes here share one memory bus (the
+ * protocol is what is under test; `test/scripts/fleet.*.e2e.test.ts` run it across processes).
+ */
+import { pino } from 'pino';
+import t from 'tap';
+import { openMemoryBus, type Bus } from '../../bus/index.js';
+import { fleetMerges, scatterQuestions, type Question } from '../../http/index.js';
+
+const logger = pino({ level: 'silent' });
+const ctx = { actor: { id: 'ops', kind: 'operator' as const }, log: logger };
+
+const arrivals = (accepted: number, at: string | null) => ({
+  accepted,
+  duplicates: 0,
+  refused: 1,
+  not_configured: 0,
+  last_accepted_at: at,
+  last_refused_at: null,
+});
+
+/** One node's own questions: its arrival counts and a page of events it has seen. */
+function questionsOf(node: string, accepted: number, rows: { id: string; timestamp: string }[]) {
+  return new Map<string, Question>([
+    [
+      'integrations',
+      {
+        guarded: false,
+        answer: () => ({
+          node,
+          surfaces: [
+            { surface: 'tracker-b', arrivals: arrivals(accepted, `2026-11-25T10:0${accepted}:00Z`) },
+          ],
+        }),
+      },
+    ],
+    [
+      'events',
+      {
+        guarded: false,
+        answer: (params) => {
+          const limit = Number(params.get('limit') ?? 2);
+          return { rows: rows.slice(0, limit), exhausted: rows.length <= limit, next: null };
+        },
+      },
+    ],
+  ]);
+}
+
+function node(bus: Bus, id: string, roster: () => Promise<string[] | null>, version?: number) {
+  return (accepted: number, rows: { id: string; timestamp: string }[]) => {
+    const { questions, answerPeers } = scatterQuestions(questionsOf(id, accepted, rows), {
+      bus,
+      node: id,
+      roster,
+      logger,
+      merges: fleetMerges,
+      budgetMs: 300,
+      ...(version !== undefined ? { version } : {}),
+    });
+    return { questions, responder: answerPeers() };
+  };
+}
+
+const ev = (id: string, second: number) => ({ id, timestamp: `2026-11-25T10:00:0${second}.000Z` });
+
+t.test('every live node answers: arrivals add up and coverage names each, complete', async (t) => {
+  const bus = await openMemoryBus({});
+  const roster = () => Promise.resolve(['n1', 'n2', 'n3']);
+  const n1 = node(bus, 'n1', roster)(2, []);
+  const n2 = node(bus, 'n2', roster)(3, []);
+  const n3 = node(bus, 'n3', roster)(5, []);
+  const answer = (await n1.questions.get('integrations')!.answer(new URLSearchParams(), ctx)) as {
+    surfaces: { arrivals: { accepted: number; refused: number; last_accepted_at: string } }[];
+    coverage: unknown;
+  };
+  t.equal(answer.surfaces[0]!.arrivals.accepted, 10, 'accepted deliveries of every node');
+  t.equal(answer.surfaces[0]!.arrivals.refused, 3);
+  t.equal(answer.surfaces[0]!.arrivals.last_accepted_at, '2026-11-25T10:05:00Z', 'the latest of any node');
+  t.same(answer.coverage, {
+    nodes: [
+      { id: 'n1', answered: true },
+      { id: 'n2', answered: true },
+      { id: 'n3', answered: true },
+    ],
+    complete: true,
+  });
+  for (const n of [n1, n2, n3]) await n.responder.stop();
+  await bus.close();
+});
+
+t.test('a node that does not answer is named with its error and the answer is not complete', async (t) => {
+  const bus = await openMemoryBus({});
+  const n1 = node(bus, 'n1', () => Promise.resolve(['n1', 'gone']))(2, []);
+  const answer = (await n1.questions.get('integrations')!.answer(new URLSearchParams(), ctx)) as {
+    surfaces: { arrivals: { accepted: number } }[];
+    coverage: { nodes: { id: string; answered: boolean; error?: string }[]; complete: boolean };
+  };
+  t.equal(answer.surfaces[0]!.arrivals.accepted, 2);
+  t.equal(answer.coverage.complete, false);
+  t.match(answer.coverage.nodes[1], { id: 'gone', answered: false, error: /no responder|no answer/ });
+  await n1.responder.stop();
+  await bus.close();
+});
+
+t.test('an unreadable roster leaves the answer incomplete', async (t) => {
+  const bus = await openMemoryBus({});
+  const n1 = node(bus, 'n1', () => Promise.reject(new Error('store unreachable')))(2, []);
+  const answer = (await n1.questions.get('integrations')!.answer(new URLSearchParams(), ctx)) as {
+    coverage: unknown;
+  };
+  t.same(answer.coverage, { nodes: [{ id: 'n1', answered: true }], complete: false });
+  await n1.responder.stop();
+  await bus.close();
+});
+
+t.test(
+  'a node speaking another scatter-protocol version is named with that reason and not merged',
+  async (t) => {
+    const bus = await openMemoryBus({});
+    const roster = () => Promise.resolve(['n1', 'n2']);
+    const n1 = node(bus, 'n1', roster)(2, []);
+    const n2 = node(bus, 'n2', roster, 2)(40, []);
+    const answer = (await n1.questions.get('integrations')!.answer(new URLSearchParams(), ctx)) as {
+      surfaces: { arrivals: { accepted: number } }[];
+      coverage: { nodes: { id: string; answered: boolean; error?: string }[]; complete: boolean };
+    };
+    t.equal(answer.surfaces[0]!.arrivals.accepted, 2, 'nothing of the other version merged');
+    t.match(answer.coverage.nodes[1], { id: 'n2', answered: false, error: /scatter protocol 2/ });
+    t.equal(answer.coverage.complete, false);
+    await n1.responder.stop();
+    await n2.responder.stop();
+    await bus.close();
+  },
+);
+
+t.test('history pages are joined newest first, one row per id, cut to the page size', async (t) => {
+  const bus = await openMemoryBus({});
+  const roster = () => Promise.resolve(['n1', 'n2']);
+  // n2 lags: it has not seen e3 yet; both saw e2 and e1.
+  const n1 = node(bus, 'n1', roster)(0, [ev('e3', 3), ev('e2', 2), ev('e1', 1)]);
+  const n2 = node(bus, 'n2', roster)(0, [ev('e2', 2), ev('e1', 1)]);
+  const page = (await n2.questions.get('events')!.answer(new URLSearchParams({ limit: '2' }), ctx)) as {
+    rows: { id: string }[];
+    exhausted: boolean;
+    next: unknown;
+  };
+  t.same(
+    page.rows.map((r) => r.id),
+    ['e3', 'e2'],
+    'the lagging node answers with its peer’s newer row',
+  );
+  t.equal(page.exhausted, false);
+  t.same(page.next, { before_time: '2026-11-25T10:00:02.000Z', before_id: 'e2' });
+  const all = (await n2.questions.get('events')!.answer(new URLSearchParams({ limit: '5' }), ctx)) as {
+    rows: { id: string }[];
+    exhausted: boolean;
+    next: unknown;
+  };
+  t.same(
+    all.rows.map((r) => r.id),
+    ['e3', 'e2', 'e1'],
+    'no row twice',
+  );
+  t.equal(all.exhausted, true);
+  t.equal(all.next, null);
+  await n1.responder.stop();
+  await n2.responder.stop();
+  await bus.close();
+});
