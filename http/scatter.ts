@@ -43,7 +43,7 @@ export interface ScatterOptions {
   readonly bus: Bus;
   readonly node: string;
   /** Live node ids (this one included or not), or null when the roster cannot be read. */
-  roster(): Promise<readonly string[] | null>;
+  readonly roster: () => Promise<readonly string[] | null>;
   readonly logger: Logger;
   /** The questions to scatter and how their answers merge; every other question stays local. */
   readonly merges: ReadonlyMap<string, Merge>;
@@ -74,7 +74,7 @@ export function scatterFleet(registry: Map<string, Question>, opts: ScatterOptio
 export function scatterQuestions(
   local: QuestionRegistry,
   opts: ScatterOptions,
-): { questions: Map<string, Question>; answerPeers(): Subscription } {
+): { questions: Map<string, Question>; answerPeers: () => Subscription } {
   const version = opts.version ?? SCATTER_VERSION;
   const budget = opts.budgetMs ?? fleetReadBudgetMs;
   const log = opts.logger.child({ component: 'scatter' });
@@ -160,7 +160,8 @@ export function scatterQuestions(
         });
         return respond({ v: version, ok: true, answer });
       } catch (error) {
-        const detail = error instanceof ApiError ? error.code : 'failed';
+        // An API error's message is its code and detail (never a credential); anything else stays in the log.
+        const detail = error instanceof ApiError ? error.message : 'failed';
         log.warn({ err: error, what: request.what }, 'scatter answer failed');
         return respond({ v: version, ok: false, error: detail });
       }
