@@ -111,13 +111,8 @@ function dispatch(core: GatewayCore, l: ListenerState, res: HttpResponse, req: H
 
   // 0. Framing. uWS frames the body by the first Content-Length; a second, different value means the
   // sender (or a proxy) may frame it otherwise, so nothing on this connection can be trusted (RFC 9112 6.3).
-  if (req.getHeader('content-length') !== '' && conflictingLengths(req)) {
-    const reply = errorReply('unreadable_body', {
-      detail: 'The request carries Content-Length values that differ, so where its body ends is unknown.',
-      hint: 'Send one Content-Length (identical repeats are accepted); the connection is closed.',
-    });
-    return answerNow(core, res, { ...base, close: true }, reply, line);
-  }
+  if (req.getHeader('content-length') !== '' && conflictingLengths(req))
+    return refuseFraming(core, l, res, base, line);
 
   // 1. Probes: never guarded, never public, answered whatever the node's state.
   const probe = l.serveProbes ? probePaths.get(path) : undefined;
@@ -229,6 +224,33 @@ function dispatch(core: GatewayCore, l: ListenerState, res: HttpResponse, req: H
   serve(core, receiving, request).catch((err: unknown) => {
     log.error({ event: 'handler_failed', err }, 'handler_failed');
     exchange.send(ctx, failedReply);
+  });
+}
+
+/**
+ * 400 and close, answered on the next turn: uWS keeps parsing what follows the first length as a request
+ * of its own and would serve it before a synchronous answer is flushed, while a response still pending
+ * when such a request arrives makes uWS drop the connection instead. So the sender sees the 400, or (a
+ * request hidden behind the first length) the connection closed; the hidden request is never served.
+ */
+function refuseFraming(
+  core: GatewayCore,
+  l: ListenerState,
+  res: HttpResponse,
+  base: WriteContext,
+  line: RequestLine,
+): void {
+  const exchange = new Exchange(res, l);
+  core.log.warn(
+    { ...line, path: safePath(line.path), event: 'conflicting_content_length' },
+    'conflicting_content_length',
+  );
+  const reply = errorReply('unreadable_body', {
+    detail: 'The request carries Content-Length values that differ, so where its body ends is unknown.',
+    hint: 'Send one Content-Length (identical repeats are accepted); the connection is closed.',
+  });
+  setImmediate(() => {
+    if (exchange.send({ ...base, close: true }, reply)) logRequest(core, 'info', line, reply.status);
   });
 }
 
