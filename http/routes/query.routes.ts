@@ -1,13 +1,15 @@
 /**
  * `GET /query/{what}?a=b`: the generic named read the route adapters and the socket's query channel
  * share (CONTRACTS.md 8). Each question is one answer function registered by the subsystem that can answer
- * it; an unregistered one is 404 `unknown_query`. Answers may be async and may throw an `ApiError` or a
+ * it; an unregistered one is 404 `unknown_query` naming the registered ones, and `GET /query` lists them with
+ * their parameters. Answers may be async and may throw an `ApiError` or a
  * projection's `QueryError` (rendered from the same catalogue).
  */
 import type { Logger } from 'pino';
 import { QueryError } from '../../projections/index.js';
 import { ApiError } from '../api-error.js';
 import type { Actor, ApiRequest, RouteDef } from '../types.js';
+import { questionParams } from './query.catalogue.js';
 
 /** Who asks: an HTTP request satisfies it, and so does a socket's query frame. */
 export interface QueryContext {
@@ -19,6 +21,15 @@ export interface Question {
   /** Questions about guarded resources (configuration, fleet) need a token even when reads are open. */
   readonly guarded: boolean;
   answer(params: URLSearchParams, ctx: QueryContext): unknown;
+  /** The parameters it reads, when `query.catalogue.ts` does not describe them. */
+  readonly params?: readonly string[];
+}
+
+/** One row of `GET /query`: `params` is null for a question nobody described. */
+export interface QuestionListing {
+  readonly name: string;
+  readonly guarded: boolean;
+  readonly params: ReadonlyArray<{ readonly name: string; readonly description: string }> | null;
 }
 
 export type QuestionRegistry = ReadonlyMap<string, Question>;
@@ -41,6 +52,21 @@ export function asApiError(err: unknown): unknown {
   return err;
 }
 
+/** Every question this node answers, by name, with the parameters each reads. */
+export function listQuestions(questions: QuestionRegistry): QuestionListing[] {
+  return [...questions]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, question]) => {
+      const described = Object.hasOwn(questionParams, name) ? questionParams[name] : undefined;
+      const params = question.params
+        ? question.params.map((param) => ({ name: param, description: described?.[param] ?? '' }))
+        : described
+          ? Object.entries(described).map(([param, description]) => ({ name: param, description }))
+          : null;
+      return { name, guarded: question.guarded, params };
+    });
+}
+
 /** Asks one question as the HTTP surface does: unknown → 404 `unknown_query`, guarded without a token → 401. */
 export async function ask(
   questions: QuestionRegistry,
@@ -49,7 +75,12 @@ export async function ask(
   ctx: QueryContext,
 ): Promise<unknown> {
   const question = questions.get(what);
-  if (!question) throw new ApiError('unknown_query', { detail: `no source answers "${what}" on this node` });
+  if (!question)
+    throw new ApiError('unknown_query', {
+      detail: `no source answers "${what}" on this node`,
+      // The names are not secret (guarded answers stay guarded); a typo is fixed from the hint alone.
+      hint: `Questions here: ${[...questions.keys()].sort().join(', ')}. GET /query lists their parameters.`,
+    });
   if (question.guarded && ctx.actor === null)
     throw new ApiError('invalid_token', { detail: `the question ${what} needs an operator token` });
   try {
@@ -61,6 +92,11 @@ export async function ask(
 
 export function queryRoutes(questions: QuestionRegistry): RouteDef[] {
   return [
+    {
+      method: 'GET',
+      pattern: '/query',
+      handler: () => ({ status: 200, body: { questions: listQuestions(questions) } }),
+    },
     {
       method: 'GET',
       pattern: '/query/:what',

@@ -1,0 +1,67 @@
+/**
+ * What each `/query/{what}` question reads, for `GET /query`. Questions are registered by many subsystems
+ * (and wrapped again for fleet-wide reads), so their parameters are described here in one table rather than
+ * carried through every wrapper; a question may still declare `params` itself, which wins.
+ * A test lists a running node's questions and fails on any this table does not describe.
+ */
+
+/** Parameter name → what it does (defaults and ranges included). */
+export type ParamDescriptions = Readonly<Record<string, string>>;
+
+const page = {
+  limit: 'rows per page (default 50, at most 400)',
+  before_time: 'keyset cursor, with before_id: both halves of the previous page’s `next`',
+  before_id: 'keyset cursor, with before_time',
+} as const;
+const seat = {
+  agent_id: 'only this seat (handle)',
+  seat: 'alias of agent_id',
+} as const;
+const id = { id: 'the seat’s handle' } as const;
+
+export const questionParams: Readonly<Record<string, ParamDescriptions>> = {
+  events: {
+    limit: 'rows per page (default 100, at most 400)',
+    before_time: page.before_time,
+    before_id: page.before_id,
+    category: 'only this event category',
+    ...seat,
+    feed_only: 'true: only the feed’s rows',
+  },
+  event: { event_id: 'the event id', id: 'alias of event_id' },
+  trace: { trace_id: 'every event of this trace' },
+  event_series: {
+    bucket: 'hour (default) or day',
+    since_hours: 'window in hours, clamped to the event history',
+    category: 'only this event category',
+    feed_only: 'true: only the feed’s rows',
+    ...seat,
+  },
+  turns: { ...page, ...seat },
+  turn: { turn_id: 'the turn id' },
+  phases: { turn_id: 'the phases of one turn (no other parameter then)', ...page, ...seat },
+  config_audit: { limit: 'revisions, newest first (default 50, 1..500, clamped)' },
+  mcp_servers: {},
+  schedules: {},
+  integrations: {},
+  agents: {},
+  agent: id,
+  agent_activity: { days: 'days back from today in the company timezone (default 7, 1..30)' },
+  memory: id,
+  episode: { ...id, episode: 'the episode id' },
+  tokens_breakdown: {
+    since_days: 'window in days (default 7, 1..30)',
+    agent_role: 'only this seat (display name or handle)',
+    recent_turns: 'recent turns listed (default 50, 0..500)',
+  },
+  tokens_series: {
+    bucket: 'day (default) or week',
+    band: 'phase (default), model or agent',
+    buckets: 'number of buckets (day: default 14, 1..90; week: default 12, 1..13)',
+    agent_role: 'only this seat (display name or handle)',
+  },
+  budgets: {},
+  org: {},
+  tools: {},
+  sandbox_runs: {},
+};
