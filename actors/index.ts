@@ -8,3 +8,4 @@ export * from './memory/index.js';
 export * from './lease/index.js';
 export * from './scheduler/index.js';
 export * from './seat/index.js';
+export * from './fleet/index.js';

@@ -3,6 +3,7 @@
  * (`memory` in-process with SQLite persistence, `jetstream` on NATS); nothing outside `bus/`
  * knows which one runs. Payloads are bytes; typed codecs (zod) live with their users.
  */
+import type { BrokerMembership, PeerRemoval } from '../schema/index.js';
 
 /** Header map carried by stream messages and requests. Keys are case-sensitive. */
 export type Headers = Readonly<Record<string, string>>;
@@ -219,6 +220,14 @@ export interface Bus {
 
   /** Opens (creating when absent) a KV bucket. */
   kv(spec: KvSpec): Promise<Kv>;
+
+  /**
+   * The broker's membership as advertised and as reported, with the disagreements between them
+   * (`GET /fleet/broker`); parts the broker does not answer are named in the answer, never thrown.
+   */
+  brokerMembership(): Promise<BrokerMembership>;
+  /** Asks the broker to drop a server (raft peer id or server name) from its cluster; a refusal is a result. */
+  removeBrokerPeer(peer: string): Promise<PeerRemoval>;
 
   /** Flushes, stops subscriptions and releases the engine. */
   close(): Promise<void>;

@@ -27,6 +27,7 @@ export { mcpServersRoutes } from './routes/mcp-servers.routes.js';
 export { scheduleRoutes, type ScheduleRouteDeps } from './routes/schedules/schedules.routes.js';
 export { accessRoutes, type AccessRouteDeps } from './routes/access/access.routes.js';
 export { seatRoutes, type SeatRouteDeps } from './routes/seats/seats.routes.js';
+export { fleetRoutes, type FleetRouteDeps } from './routes/fleet/fleet.routes.js';
 export { Arrivals, type SurfaceCounts } from './webhooks/arrivals.js';
 export {
   integrationsAnswer,

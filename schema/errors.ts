@@ -68,7 +68,7 @@ export const errorCatalogue = {
   },
   invalid_query: {
     status: 400,
-    when: '`dry_run` other than `true`/`false`; an `/events` parameter outside its set, or half a cursor',
+    when: '`dry_run` other than `true`/`false`; an `/events` parameter outside its set, or half a cursor; a fleet removal whose `confirm` does not repeat the id, or `force` other than `true`/`false`',
     detail: 'A query parameter has a value outside its set.',
     hint: 'Use `dry_run=true` or `dry_run=false`; on `/events` pass both `before_time` and `before_id` (from `next`) or neither.',
     retryable: false,
@@ -218,6 +218,20 @@ export const errorCatalogue = {
     when: 'reveal of a secret sealed under a key this node lacks, or whose record does not open',
     detail: 'The secret is sealed under a key this node does not hold, or its record does not open.',
     hint: 'Add the key named by `key_id` to `secrets.keys` on this node, or put the value again.',
+    retryable: false,
+  },
+  member_live: {
+    status: 409,
+    when: 'fleet removal of a node holding a live lease, or of a broker peer reported online, without `?force=true`',
+    detail: 'The member is still live: it holds a lease, or the broker reports it online.',
+    hint: 'Stop the node (or server) and wait until `GET /fleet` (or `/fleet/broker`) no longer shows it live, or repeat with `?force=true` if it is gone for good.',
+    retryable: true,
+  },
+  broker_refused: {
+    status: 409,
+    when: 'peer removal the broker refused or left unanswered (on nats-server 2.9 with accounts, only the system account may remove a peer)',
+    detail: 'The broker did not remove the peer.',
+    hint: 'Remove the peer with system-account credentials (`nats server raft peer-remove`), see ops/fleet.md.',
     retryable: false,
   },
   already_configured: {

@@ -239,6 +239,21 @@ export {
   type ResolveOptions,
 } from './schedules/index.js';
 export { DutyLease } from './duty.js';
+export {
+  BrokerDisagreement,
+  BrokerMembership,
+  BrokerPeer,
+  BrokerServer,
+  BrokerStream,
+  FleetAnswer,
+  FleetLease,
+  FleetNode,
+  LiveLease,
+  NodePresence,
+  RemovedNode,
+  StoreLocation,
+} from './fleet.js';
+export type { NodeRemoval, PeerRemoval } from './fleet.js';
 export { BindingState, peopleOf, personFor, type Person } from './access.js';
 export { credentialPoolFromDocument, envFallback, keyRef } from './credential-refs.js';
 export {

@@ -84,6 +84,13 @@ export const TierAFile = z.strictObject({
         .optional(),
       /** How long a seat lease binds without renewal (ops/fleet.md: renewal a third, fence margin a sixth). */
       seat_lease_seconds: z.number().int().min(3).max(600).default(30),
+      /** Free-form labels shown by `GET /fleet` (zone, rack, purpose); nothing in svc reads them. */
+      labels: z
+        .record(
+          z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'label name: letters, digits, . _ - (max 63)'),
+          z.string().max(256),
+        )
+        .optional(),
     })
     .default({ seat_lease_seconds: 30 }),
   stream: z.strictObject({ store_dir: z.string().min(1).optional() }).default({}),
@@ -98,6 +105,7 @@ export interface TierA extends Omit<TierAFileOut, 'node'> {
     readonly id: string;
     readonly roles: readonly NodeRole[];
     readonly seat_lease_seconds: number;
+    readonly labels?: Readonly<Record<string, string>>;
   };
   /** Absolute path of the file it came from, or null when built from text. */
   readonly file: string | null;
@@ -174,6 +182,7 @@ function finish(file: TierAFileOut, opts: LoadOptions): TierA {
       id: file.node.id ?? (envNodeId || 'node-0'),
       roles: file.node.roles ?? allRoles,
       seat_lease_seconds: file.node.seat_lease_seconds,
+      ...(file.node.labels ? { labels: file.node.labels } : {}),
     },
     stream: {
       store_dir: storeDir === undefined || isAbsolute(storeDir) ? storeDir : resolve(opts.cwd, storeDir),

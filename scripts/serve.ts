@@ -38,6 +38,7 @@ import { setupRoutesFor } from './setup-wiring.js';
 import { startWebhooks } from './webhooks-wiring.js';
 import { createReadModels } from './readmodels-wiring.js';
 import { startEvents, type EventsSubsystem } from './events-wiring.js';
+import { startFleet } from './fleet-wiring.js';
 
 const reconcileIntervalMs = 15_000;
 
@@ -85,11 +86,12 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     const catalogue = await ensureCatalogue(bus);
 
     // 2. node actor
+    const startedAt = new Date().toISOString();
     const node = startNodeHost(
       {
         node: config.node.id,
         version: opts.version,
-        startedAt: new Date().toISOString(),
+        startedAt,
         queue: queue.type,
         roles: config.node.roles,
         ingress,
@@ -119,6 +121,16 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     const schedules = await startSchedules({ bus, coord: catalogue.coord, nodeId: config.node.id, logger });
     // The fleet's seat leases: a seat no node holds reads stopped / unplaced.
     const placement = await watchPlacement(catalogue.coord);
+    // This node's presence lease and the fleet view behind /fleet and the probes' `nodes`.
+    const fleet = await startFleet({
+      bus,
+      coord: catalogue.coord,
+      config,
+      version: opts.version,
+      startedAt,
+      appliedEpoch: () => node.view().appliedEpoch,
+      logger,
+    });
     const readModels = createReadModels({
       nodeId: config.node.id,
       logger: logger.child({ component: 'readmodels' }),
@@ -187,6 +199,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       unprovenSeconds: seats.runtime?.unproven() ?? {},
       clients: events.hub.count(),
       seededFrom: events.seededFrom,
+      ...fleet.facts(),
       stallLagSeconds: lagSeconds > 0 ? lagSeconds : null,
     });
     const events: EventsSubsystem = await startEvents({
@@ -228,6 +241,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
               ...toolServers.routes(),
               ...schedules.routes(),
               ...seats.routes(),
+              ...fleet.routes(),
               ...accessRoutesFor({
                 auth,
                 configuration,
@@ -287,6 +301,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         await configuration.stop();
         await schedules.stop();
         await seats.stop();
+        await fleet.stop();
         await placement.stop();
         await toolServers.stop();
         await secrets.stop();

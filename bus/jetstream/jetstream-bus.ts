@@ -26,12 +26,14 @@ import type {
   StreamSpec,
   Subscription,
 } from '../bus.js';
+import type { BrokerMembership, PeerRemoval } from '../../schema/index.js';
 import { BusClosedError, EngineUnavailableError } from '../errors.js';
 import { connectNats, redactUrl, type NatsLink } from './connection.js';
 import { ConsumerOps } from './consumers.js';
 import { CoreOps } from './core.js';
 import type { EngineHost } from './host.js';
 import { openJetStreamKv } from './kv.js';
+import { readMembership, removePeer } from './membership.js';
 import { checkClusterSize } from './replicas.js';
 import { StreamOps } from './streams.js';
 import { translate } from './translate.js';
@@ -157,6 +159,14 @@ class JetStreamBus implements Bus, EngineHost {
 
   kv(spec: KvSpec): Promise<Kv> {
     return openJetStreamKv(this, spec);
+  }
+
+  brokerMembership(): Promise<BrokerMembership> {
+    return readMembership(this, this.engine);
+  }
+
+  removeBrokerPeer(peer: string): Promise<PeerRemoval> {
+    return removePeer(this, peer);
   }
 
   async close(): Promise<void> {

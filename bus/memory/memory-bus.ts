@@ -24,7 +24,9 @@ import type {
   StreamSpec,
   Subscription,
 } from '../bus.js';
+import type { BrokerMembership, PeerRemoval } from '../../schema/index.js';
 import { BusClosedError } from '../errors.js';
+import { localMembership } from '../membership.js';
 import { assertSubject } from '../subject-match.js';
 import { DurableConsumer, refuseSecond } from './consumers.js';
 import { CoreRouter } from './core.js';
@@ -326,6 +328,26 @@ class MemoryBus implements Bus {
         now,
       ),
     );
+  }
+
+  // ------------------------------------------------------------ broker
+
+  /** The in-process engine is the whole broker: one local member, nothing to remove. */
+  brokerMembership(): Promise<BrokerMembership> {
+    this.assertOpen();
+    return Promise.resolve(localMembership());
+  }
+
+  removeBrokerPeer(peer: string): Promise<PeerRemoval> {
+    this.assertOpen();
+    return Promise.resolve({
+      removed: false,
+      reason: peer === 'local' ? 'refused' : 'unknown_peer',
+      detail:
+        peer === 'local'
+          ? 'the memory engine runs inside this node: its one member cannot be removed'
+          : `${peer} is not a member: the memory engine has one member, local`,
+    });
   }
 
   close(): Promise<void> {

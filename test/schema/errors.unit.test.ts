@@ -42,7 +42,9 @@ t.test('the catalogue covers every code of the spec Errors table', async (t) => 
   // 25 MiB (body_too_large); the 409 of a rekey naming another key; a reveal this node cannot open; a
   // listener holding its cap of body bytes in flight (overloaded).
   const added = ['body_too_large', 'key_not_active', 'unreadable_secret', 'overloaded'];
-  t.same([...ErrorCode.options].sort(), [...spec, ...added].sort());
+  // The fleet removals: a member still live without force, a peer removal the broker refused.
+  const fleet = ['member_live', 'broker_refused'];
+  t.same([...ErrorCode.options].sort(), [...spec, ...added, ...fleet].sort());
 });
 
 t.test('no_active_revision answers 404 on reads, 409 on writes, 412 on If-Match', async (t) => {

@@ -1,0 +1,175 @@
+/**
+ * The fleet as one node reads it, kept current in the background by KV watches on `svc_coord`:
+ * presence leases (`presence.<node>`) and singleton duties (`duty.<name>`). Probes and `GET /fleet`
+ * answer from it without asking the bus (spec "Limits": probe coordination budget).
+ */
+import type { Kv, KvEntry, Subscription } from '../../bus/index.js';
+import { NodePresence, type DutyLease, type FleetAnswer } from '../../schema/index.js';
+import { decodeLease, leaseLive } from '../lease/index.js';
+import { dutyKey } from '../scheduler/index.js';
+import { placementKeys } from '../seat/index.js';
+
+export const presenceKeys = {
+  node: (node: string): string => `presence.${node}`,
+  all: 'presence.>',
+};
+const presencePrefix = presenceKeys.node('');
+const dutyPrefix = dutyKey('');
+/** The handle of a `seat.<handle>.lease` key, or null. */
+const seatOf = (key: string): string | null => /^seat\.([^.]+)\.lease$/.exec(key)?.[1] ?? null;
+
+/** One stored presence record as the watch delivered it. */
+export interface PresenceEntry {
+  readonly node: string;
+  /** Null when the record was deleted (or does not parse). */
+  readonly record: NodePresence | null;
+  readonly revision: number;
+}
+
+export interface FleetView {
+  /** True once both watches delivered what was stored. */
+  ready(): boolean;
+  /** Every stored presence record, live or expired. */
+  presences(): ReadonlyMap<string, { readonly record: NodePresence; readonly revision: number }>;
+  /** Presence records not expired at `nowMs`. */
+  live(nowMs: number): NodePresence[];
+  /** The latest revision the view saw for a node's presence key (0 when none). */
+  seenRevision(node: string): number;
+  /** Called for every presence change, in order; returns the unsubscribe. */
+  onPresence(listener: (entry: PresenceEntry) => void): () => void;
+  /** Duty leases as stored: duty name → lease. */
+  duties(): ReadonlyMap<string, DutyLease>;
+  /** Seat leases as stored (the placement table): handle → lease. */
+  seats(): ReadonlyMap<string, DutyLease>;
+  stop(): Promise<void>;
+}
+
+const decoder = new TextDecoder();
+
+function decodePresence(value: Uint8Array): NodePresence | null {
+  try {
+    const parsed = NodePresence.safeParse(JSON.parse(decoder.decode(value)));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+export async function watchFleet(coord: Kv): Promise<FleetView> {
+  const presences = new Map<string, { record: NodePresence; revision: number }>();
+  const seen = new Map<string, number>();
+  const duties = new Map<string, DutyLease>();
+  const seats = new Map<string, DutyLease>();
+  const listeners = new Set<(entry: PresenceEntry) => void>();
+  let ready = false;
+
+  const onPresenceEntry = (entry: KvEntry): void => {
+    if (!entry.key.startsWith(presencePrefix)) return;
+    const node = entry.key.slice(presencePrefix.length);
+    const record = entry.operation === 'delete' ? null : decodePresence(entry.value);
+    if (record) presences.set(node, { record, revision: entry.revision });
+    else presences.delete(node);
+    seen.set(node, Math.max(seen.get(node) ?? 0, entry.revision));
+    for (const listener of listeners) listener({ node, record, revision: entry.revision });
+  };
+  const onDutyEntry = (entry: KvEntry): void => {
+    if (!entry.key.startsWith(dutyPrefix)) return;
+    const lease = entry.operation === 'delete' ? null : decodeLease(entry.value);
+    const duty = entry.key.slice(dutyPrefix.length);
+    if (lease) duties.set(duty, lease);
+    else duties.delete(duty);
+  };
+  const onSeatEntry = (entry: KvEntry): void => {
+    const handle = seatOf(entry.key);
+    if (handle === null) return;
+    const lease = entry.operation === 'delete' ? null : decodeLease(entry.value);
+    if (lease) seats.set(handle, lease);
+    else seats.delete(handle);
+  };
+  const subs: Subscription[] = [
+    await coord.watch(onPresenceEntry, { key: presenceKeys.all }),
+    await coord.watch(onDutyEntry, { key: dutyKey('>') }),
+    await coord.watch(onSeatEntry, { key: placementKeys.seats }),
+  ];
+  ready = true;
+
+  return {
+    ready: () => ready,
+    presences: () => presences,
+    live: (nowMs) =>
+      [...presences.values()]
+        .map((p) => p.record)
+        .filter((record) => new Date(record.expires_at).getTime() > nowMs),
+    seenRevision: (node) => seen.get(node) ?? 0,
+    onPresence: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    duties: () => duties,
+    seats: () => seats,
+    stop: async () => {
+      ready = false;
+      listeners.clear();
+      for (const sub of subs) await sub.stop();
+    },
+  };
+}
+
+const byKey = <T>(entries: Iterable<[string, T]>): Record<string, T> =>
+  Object.fromEntries([...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+
+/**
+ * `GET /fleet` from the view. A seat or duty held by a node whose presence expired is still listed under `seats`/`duties`: its
+ * lease binds until it expires, whoever holds it.
+ */
+export function fleetAnswer(input: {
+  readonly node: string;
+  readonly now: Date;
+  readonly view: FleetView;
+  readonly complete: boolean;
+}): FleetAnswer {
+  const nowMs = input.now.getTime();
+  const seats = [...input.view.seats()].filter(([, lease]) => leaseLive(lease, nowMs));
+  const duties = [...input.view.duties()].filter(([, lease]) => leaseLive(lease, nowMs));
+  const heldBy = (node: string, leases: [string, DutyLease][]): string[] =>
+    leases
+      .filter(([, lease]) => lease.node === node)
+      .map(([name]) => name)
+      .sort();
+  const shown = (lease: DutyLease) => ({
+    node: lease.node,
+    epoch: lease.epoch,
+    expires_at: lease.expires_at,
+  });
+  const nodes = input.view
+    .live(nowMs)
+    .sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0))
+    .map((record) => ({
+      id: record.node,
+      roles: record.roles,
+      labels: record.labels,
+      version: record.version,
+      started_at: record.started_at,
+      applied_epoch: record.applied_epoch,
+      store: record.store,
+      api: record.api,
+      renewed_at: record.renewed_at,
+      expires_at: record.expires_at,
+      seats: heldBy(record.node, seats),
+      duties: heldBy(record.node, duties),
+    }));
+  const expired = [...input.view.presences().values()]
+    .map((p) => p.record)
+    .filter((record) => new Date(record.expires_at).getTime() <= nowMs)
+    .map((record) => ({ node: record.node, expired_at: record.expires_at }))
+    .sort((a, b) => (a.node < b.node ? -1 : 1));
+  return {
+    node: input.node,
+    read_at: input.now.toISOString(),
+    complete: input.complete,
+    nodes,
+    seats: byKey(seats.map(([handle, lease]) => [handle, shown(lease)])),
+    duties: byKey(duties.map(([duty, lease]) => [duty, shown(lease)])),
+    expired,
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * The fleet routes (spec "Read routes"; token always required, the guard knows `/fleet` and `/fleet/*`):
+ *   GET  /fleet                               live nodes, their seats and duties, epochs, stores
+ *   GET  /fleet/broker                        broker membership as advertised and as reported
+ *   POST /fleet/broker/remove/{node}          forget a departed node (`?confirm=` repeats the id)
+ *   POST /fleet/broker/remove-peer/{peer}     drop a broker server from its cluster (same rules)
+ * A removal is refused with 409 `member_live` while the member is live, unless `?force=true`.
+ */
+import type { BrokerMembership, FleetAnswer, NodeRemoval, PeerRemoval } from '../../../schema/index.js';
+import { ApiError } from '../../api-error.js';
+import type { ApiRequest, RouteDef } from '../../types.js';
+
+export interface FleetRouteDeps {
+  /** `GET /fleet`, from state kept current in the background. */
+  fleet(): FleetAnswer;
+  broker(): Promise<BrokerMembership>;
+  removeNode(node: string, force: boolean): Promise<NodeRemoval>;
+  removePeer(peer: string): Promise<PeerRemoval>;
+}
+
+/** `?confirm=` must repeat the id; `?force=` is `true` or `false` (absent: false). */
+function removalQuery(req: ApiRequest, id: string, what: 'node' | 'peer'): { force: boolean } {
+  const confirm = req.query.get('confirm');
+  if (confirm !== id)
+    throw new ApiError('invalid_query', {
+      detail:
+        confirm === null
+          ? `removing ${what} ${id} needs ?confirm= repeating its id`
+          : `?confirm= does not repeat the ${what} id ${id}`,
+      hint: `Send ?confirm=${encodeURIComponent(id)} to confirm the removal.`,
+    });
+  const force = req.query.get('force');
+  if (force !== null && force !== 'true' && force !== 'false')
+    throw new ApiError('invalid_query', {
+      detail: '`force` is `true` or `false`',
+      hint: 'Send ?force=true to remove a member that is still live, or leave it out.',
+    });
+  return { force: force === 'true' };
+}
+
+/** The broker server a path names, by raft peer id or by name. */
+function serverNamed(membership: BrokerMembership, peer: string) {
+  return membership.reported.servers.find((s) => s.name === peer || s.peer_id === peer) ?? null;
+}
+
+export function fleetRoutes(deps: FleetRouteDeps): RouteDef[] {
+  return [
+    { method: 'GET', pattern: '/fleet', handler: () => ({ status: 200, body: deps.fleet() }) },
+    {
+      method: 'GET',
+      pattern: '/fleet/broker',
+      handler: async () => ({ status: 200, body: await deps.broker() }),
+    },
+    {
+      method: 'POST',
+      pattern: '/fleet/broker/remove/:node',
+      handler: async (req) => {
+        const node = req.params['node'] ?? '';
+        const { force } = removalQuery(req, node, 'node');
+        const result = await deps.removeNode(node, force);
+        if (result.outcome === 'unknown')
+          throw new ApiError('not_found', {
+            detail: `no presence, seats member record or lease names node ${node}`,
+            hint: '`GET /fleet` lists the live nodes and the expired presence records.',
+          });
+        if (result.outcome === 'live')
+          throw new ApiError('member_live', {
+            detail: `node ${node} holds ${result.leases.length} live lease${result.leases.length === 1 ? '' : 's'}`,
+            extra: { leases: result.leases },
+          });
+        req.log.info(
+          { removed: node, forced: force, deleted: result.answer.deleted },
+          'fleet member removed',
+        );
+        return { status: 200, body: result.answer };
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/fleet/broker/remove-peer/:peer',
+      handler: async (req) => {
+        const peer = req.params['peer'] ?? '';
+        const { force } = removalQuery(req, peer, 'peer');
+        const server = serverNamed(await deps.broker(), peer);
+        if (server !== null && !server.offline && !force)
+          throw new ApiError('member_live', {
+            detail: `the broker reports ${server.name} online`,
+            hint: 'Stop that server first (`GET /fleet/broker` then reports it offline), or repeat with ?force=true.',
+            extra: { server },
+          });
+        const result = await deps.removePeer(peer);
+        if (!result.removed && result.reason === 'unknown_peer')
+          throw new ApiError('not_found', {
+            detail: result.detail,
+            hint: '`GET /fleet/broker` lists the servers by name and raft peer id.',
+          });
+        if (!result.removed) throw new ApiError('broker_refused', { detail: result.detail });
+        req.log.info({ removed_peer: peer, forced: force }, 'broker peer removed');
+        return { status: 200, body: { removed: peer, server: server?.name ?? result.server, forced: force } };
+      },
+    },
+  ];
+}

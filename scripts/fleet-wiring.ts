@@ -1,0 +1,76 @@
+/**
+ * The fleet subsystem of one node: its presence lease in `svc_coord`, the background fleet view the
+ * probes and `GET /fleet` answer from, and the fleet routes (ops/fleet.md "The fleet routes").
+ */
+import type { Logger } from 'pino';
+import {
+  fleetAnswer,
+  removeNode,
+  startPresence,
+  watchFleet,
+  type PresenceDescription,
+  type PresenceFacts,
+} from '../actors/index.js';
+import type { Bus, Kv } from '../bus/index.js';
+import { fleetRoutes, type RouteDef } from '../http/index.js';
+import type { TierA } from '../schema/index.js';
+
+export interface FleetSubsystem {
+  /** The probe facts (`nodes`, `presence`, `admissionWithheld`), from memory. */
+  facts(): PresenceFacts;
+  routes(): RouteDef[];
+  /** Removes this node's presence (a graceful stop) and stops the watches. */
+  stop(): Promise<void>;
+}
+
+export async function startFleet(opts: {
+  readonly bus: Bus;
+  readonly coord: Kv;
+  readonly config: TierA;
+  readonly version: string;
+  readonly startedAt: string;
+  /** The configuration epoch this node has applied. */
+  readonly appliedEpoch: () => number;
+  readonly logger: Logger;
+}): Promise<FleetSubsystem> {
+  const { config, coord } = opts;
+  const view = await watchFleet(coord);
+  const describe = (): PresenceDescription => ({
+    roles: [...config.node.roles],
+    labels: { ...config.node.labels },
+    version: opts.version,
+    started_at: opts.startedAt,
+    applied_epoch: opts.appliedEpoch(),
+    store: { engine: config.providers.queue.type, dir: config.stream.store_dir ?? null },
+    api: config.api.port > 0 ? { host: config.api.host, port: config.api.port } : null,
+  });
+  const presence = await startPresence({
+    coord,
+    view,
+    nodeId: config.node.id,
+    logger: opts.logger,
+    // Presence binds as long as a seat lease: a dead node leaves `/fleet` when its seats move.
+    ttlMs: config.node.seat_lease_seconds * 1000,
+    describe,
+  });
+  return {
+    facts: () => presence.facts(),
+    routes: () =>
+      fleetRoutes({
+        fleet: () =>
+          fleetAnswer({
+            node: config.node.id,
+            now: new Date(),
+            view,
+            complete: view.ready() && presence.facts().nodes !== null,
+          }),
+        broker: () => opts.bus.brokerMembership(),
+        removeNode: (node, force) => removeNode({ coord, node, force }),
+        removePeer: (peer) => opts.bus.removeBrokerPeer(peer),
+      }),
+    stop: async () => {
+      await presence.stop();
+      await view.stop();
+    },
+  };
+}
