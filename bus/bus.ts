@@ -222,6 +222,14 @@ export interface Bus {
   kv(spec: KvSpec): Promise<Kv>;
 
   /**
+   * True while the engine reaches its broker (its streams); the in-process engine always does. While
+   * false, calls wait (bounded) and followers resume where they were once the link is back.
+   */
+  linked(): boolean;
+  /** Calls `listener` on every change of `linked()`; returns the unsubscribe. */
+  onLinkChange(listener: (linked: boolean) => void): () => void;
+
+  /**
    * The broker's membership as advertised and as reported, with the disagreements between them
    * (`GET /fleet/broker`); parts the broker does not answer are named in the answer, never thrown.
    */

@@ -36,6 +36,10 @@ export interface NatsLink {
    * (its reply never arrives), so every call waits here first.
    */
   ready(timeoutMs: number): Promise<void>;
+  /** True while the client holds a connection to a server (false from a disconnect to the reconnect). */
+  linked(): boolean;
+  /** Calls `listener` on every change of `linked()`; returns the unsubscribe. */
+  onLinkChange(listener: (linked: boolean) => void): () => void;
 }
 
 export async function connectNats(opts: ConnectOptions): Promise<NatsLink> {
@@ -61,8 +65,9 @@ export async function connectNats(opts: ConnectOptions): Promise<NatsLink> {
         const elapsed = Date.now() - outageSince;
         return Math.min(backoffCapMs, Math.max(backoffStepMs, elapsed / 2)) * jitter;
       },
-      pingInterval: 10_000,
-      maxPingOut: 3,
+      // A link that silently stops forwarding is declared lost after two unanswered pings (~10 s).
+      pingInterval: 5_000,
+      maxPingOut: 2,
     });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
@@ -70,18 +75,30 @@ export async function connectNats(opts: ConnectOptions): Promise<NatsLink> {
   }
   let connected = true;
   let waiters: Array<() => void> = [];
+  const linkListeners = new Set<(linked: boolean) => void>();
+  const setLinked = (next: boolean): void => {
+    if (next === connected) return;
+    connected = next;
+    for (const listener of linkListeners) {
+      try {
+        listener(next);
+      } catch (error) {
+        opts.logger.error({ err: error }, 'bus: link listener failed');
+      }
+    }
+  };
   void (async () => {
     for await (const status of nc.status()) {
       switch (status.type) {
         case 'disconnect':
-          connected = false;
+          setLinked(false);
           opts.logger.warn({ url: shown }, 'bus: disconnected from the NATS server; reconnecting');
           break;
         case 'reconnect':
           outageSince = null;
-          connected = true;
           for (const wake of waiters) wake();
           waiters = [];
+          setLinked(true);
           opts.logger.info({ url: shown }, 'bus: reconnected to the NATS server');
           break;
         case 'error':
@@ -106,5 +123,13 @@ export async function connectNats(opts: ConnectOptions): Promise<NatsLink> {
       waiters.push(wake);
     });
   };
-  return { nc, ready };
+  return {
+    nc,
+    ready,
+    linked: () => connected && !nc.isClosed(),
+    onLinkChange(listener) {
+      linkListeners.add(listener);
+      return () => linkListeners.delete(listener);
+    },
+  };
 }

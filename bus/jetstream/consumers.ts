@@ -4,18 +4,29 @@
  * delay, TerminateError terms, any other error leaves the message for redelivery after `ackWaitMs`.
  * While the handler runs, the message is marked in progress every third of the ack wait, so the ack
  * wait bounds how long a dead or cut-off consumer keeps a message, not how long a handler may take.
+ * When the server behind the consumer is lost (its leader moved), pulling starts again within seconds.
  */
-import { AckPolicy, DeliverPolicy, type ConsumerConfig, type JsMsg } from '@nats-io/jetstream';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  type ConsumerConfig,
+  type ConsumerMessages,
+  type JetStreamClient,
+  type JsMsg,
+} from '@nats-io/jetstream';
 import type { ConsumeHandler, ConsumerSpec, Subscription } from '../bus.js';
 import { BusError, RedeliverError, TerminateError } from '../errors.js';
 import { assertName, assertSubject } from '../subject-match.js';
 import { deliveredFromJs, nanos } from './codec.js';
 import { once, type EngineHost } from './host.js';
+import { heartbeatMs, quickClient, silenceMs } from './reader.js';
 import { apiCode, ApiCode, translate } from './translate.js';
 
 const defaultAckWaitMs = 30_000;
 /** Messages pulled ahead of the handler; small, so a stop leaves little to hand back. */
 const pullBatch = 64;
+/** Pull requests expire and are renewed this often (the server's heartbeats ride on them). */
+const pullExpiresMs = 10_000;
 
 export function consumerConfig(spec: ConsumerSpec): Partial<ConsumerConfig> {
   return {
@@ -81,25 +92,61 @@ export class ConsumerOps {
     key: string,
   ): Promise<Subscription> {
     await this.ensure(stream, spec);
-    let messages;
-    try {
-      const consumer = await this.host.js.consumers.get(stream, spec.durable);
-      messages = await consumer.consume({ max_messages: pullBatch });
-    } catch (error) {
-      throw translate(error, `consumer ${spec.durable} on ${stream}`);
-    }
+    const log = this.host.logger.child({ stream, durable: spec.durable });
     let stopping = false;
-    const loop = (async () => {
-      for await (const msg of messages) {
-        // Pulled but not handled: hand it back at once rather than after the ack wait.
-        if (stopping) msg.nak();
-        else await this.handle(stream, spec, msg, handler);
-      }
-    })().catch((error: unknown) =>
-      this.host.logger.error({ err: error, stream, durable: spec.durable }, 'bus: consumer stopped'),
+    let messages: ConsumerMessages = await this.pull(stream, spec.durable, this.host.js).catch(
+      (error: unknown) => {
+        throw translate(error, `consumer ${spec.durable} on ${stream}`);
+      },
     );
+    let heardAt = Date.now();
+    const watch = (current: ConsumerMessages): void => {
+      heardAt = Date.now();
+      void (async () => {
+        for await (const status of current.status()) {
+          heardAt = Date.now();
+          if (status.type === 'heartbeats_missed') void current.close();
+        }
+      })().catch(() => undefined);
+    };
+    watch(messages);
+    // The consumer's leader may move (its server died): a pull left on the old one is never answered and
+    // no error says so, only silence. Silence past three heartbeats while connected ends this round of
+    // pulls; the loop below then pulls again from the consumer's new leader.
+    const watchdog = setInterval(() => {
+      if (!this.host.linked()) heardAt = Date.now();
+      else if (Date.now() - heardAt > silenceMs) {
+        heardAt = Date.now();
+        void messages.close();
+      }
+    }, heartbeatMs / 2);
+    watchdog.unref();
+    const loop = (async () => {
+      for (;;) {
+        try {
+          for await (const msg of messages) {
+            heardAt = Date.now();
+            // Pulled but not handled: hand it back at once rather than after the ack wait.
+            if (stopping) msg.nak();
+            else await this.handle(stream, spec, msg, handler);
+          }
+        } catch (error) {
+          if (!stopping) log.warn({ err: error }, 'bus: consumer pull failed');
+        }
+        if (stopping || this.host.nc.isClosed()) return;
+        log.warn('bus: consumer lost its server; pulling again');
+        messages = await this.repull(stream, spec.durable, () => stopping);
+        if (stopping) {
+          await messages.close();
+          return;
+        }
+        watch(messages);
+        log.info('bus: consumer resumed');
+      }
+    })().catch((error: unknown) => log.error({ err: error }, 'bus: consumer stopped'));
     const stop = once(async () => {
       stopping = true;
+      clearInterval(watchdog);
       await messages.close();
       await loop;
       this.active.delete(key);
@@ -107,7 +154,34 @@ export class ConsumerOps {
     return this.host.track({ stop });
   }
 
-  private async handle(stream: string, spec: ConsumerSpec, msg: JsMsg, handler: ConsumeHandler): Promise<void> {
+  /** Starts pulling from the durable (its position is the server's), heartbeats every second. */
+  private async pull(stream: string, durable: string, client: JetStreamClient): Promise<ConsumerMessages> {
+    await this.host.ready();
+    const consumer = await client.consumers.get(stream, durable);
+    return consumer.consume({ max_messages: pullBatch, idle_heartbeat: heartbeatMs, expires: pullExpiresMs });
+  }
+
+  /** Pulls again until the consumer answers (quick attempts: the old leader may never reply). */
+  private async repull(stream: string, durable: string, stopping: () => boolean): Promise<ConsumerMessages> {
+    const client = quickClient(this.host);
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.pull(stream, durable, client);
+      } catch (error) {
+        if (stopping()) throw error;
+        if (attempt === 1 || attempt % 20 === 0)
+          this.host.logger.warn({ err: error, stream, durable, attempt }, 'bus: consumer not resumed yet');
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }
+  }
+
+  private async handle(
+    stream: string,
+    spec: ConsumerSpec,
+    msg: JsMsg,
+    handler: ConsumeHandler,
+  ): Promise<void> {
     const durable = spec.durable;
     const ackWaitMs = spec.ackWaitMs ?? defaultAckWaitMs;
     const progress = setInterval(() => msg.working(), Math.max(100, Math.floor(ackWaitMs / 3)));

@@ -15,6 +15,8 @@ export interface EngineHost {
   assertOpen(): void;
   /** Waits (bounded) while the client reconnects; call before sending a request or publish. */
   ready(): Promise<void>;
+  /** True while the client is connected to a server. */
+  linked(): boolean;
   /** Remembers a live subscription so `close()` stops it; returns it unchanged. */
   track(sub: Subscription): Subscription;
 }

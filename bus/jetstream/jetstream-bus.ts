@@ -93,6 +93,14 @@ class JetStreamBus implements Bus, EngineHost {
     return this.link.ready(apiTimeoutMs);
   }
 
+  linked(): boolean {
+    return !this.closed && this.link.linked();
+  }
+
+  onLinkChange(listener: (linked: boolean) => void): () => void {
+    return this.link.onLinkChange(listener);
+  }
+
   track(sub: Subscription): Subscription {
     const tracked: Subscription = {
       stop: async () => {

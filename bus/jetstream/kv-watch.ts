@@ -2,13 +2,14 @@
  * KV watch under log-order arbitration: an ordered consumer over the bucket's records, each judged by
  * the same rule as `get` before it is reported, so a watcher never sees a loser. Records are judged one
  * at a time, in stream order; a key first met through a conditional record is judged from its history.
+ * The read is supervised (reader.ts): when the server behind it is lost it resumes where it stopped.
  */
 import type { KvEntry, Subscription } from '../bus.js';
 import { assertSubject } from '../subject-match.js';
 import { once, type EngineHost } from './host.js';
 import { toEntry, toRecord, type BucketLayout, type KeyStates } from './kv-records.js';
 import { apply, emptyState, live, type KeyState, type KvRecord } from './kv-rule.js';
-import { orderedConsumer } from './reader.js';
+import { followOrdered } from './reader.js';
 import { translate } from './translate.js';
 
 export async function watchBucket(
@@ -80,31 +81,21 @@ export async function watchBucket(
   } catch (error) {
     throw translate(error, `kv ${layout.bucket}`);
   }
-  const consumer = await orderedConsumer(host, layout.stream, {
-    filter: subjectFilter,
-    fromSeq: lastSeq + 1,
+  // Supervised: a watch whose server is lost resumes after the last record it saw (reader.ts).
+  const read = await followOrdered(
+    host,
+    layout.stream,
+    { filter: subjectFilter, fromSeq: lastSeq + 1 },
+    (msg) => {
+      queue.push(toRecord(layout.prefix, msg));
+      pump();
+    },
+  ).catch((error: unknown) => {
+    throw translate(error, `kv ${layout.bucket} watch`);
   });
-  const messages = await consumer
-    .consume({
-      max_messages: 512,
-      callback: (msg) => {
-        queue.push(toRecord(layout.prefix, msg));
-        pump();
-      },
-    })
-    .catch((error: unknown) => {
-      throw translate(error, `kv ${layout.bucket} watch`);
-    });
-  void (async () => {
-    for await (const status of messages.status()) {
-      if (status.type === 'heartbeat' || status.type === 'next') continue;
-      host.logger.debug({ bucket: layout.bucket, status }, 'bus: kv watch consumer status');
-    }
-  })().catch(() => undefined);
   const stop = once(async () => {
     stopped = true;
-    await messages.close();
-    consumer.delete().catch(() => undefined);
+    await read.stop();
     await pumping;
   });
 

@@ -14,6 +14,7 @@ import type { EngineHost } from './host.js';
 import { KeyStates, operationHeader, parentHeader, toEntry, type BucketLayout } from './kv-records.js';
 import { judge, live, parentAt, revisionAt, type KeyState, type Walk } from './kv-rule.js';
 import { watchBucket } from './kv-watch.js';
+import { publishThroughElection } from './publish.js';
 import { placementRefused, replicasFor } from './replicas.js';
 import { apiCode, ApiCode, translate } from './translate.js';
 
@@ -172,7 +173,7 @@ class JetStreamKv implements Kv {
     const subject = `${this.layout.prefix}${key}`;
     await this.host.ready();
     try {
-      const ack = await this.host.js.publish(subject, value, {
+      const ack = await publishThroughElection(this.host, subject, value, {
         headers: hdrs,
         ...(claim ? { expect: { lastSubjectSequence: claim.lastSeq } } : {}),
       });

@@ -1,8 +1,19 @@
 /**
  * Bounded and unbounded ordered reads of a stream through JetStream ordered consumers (ephemeral,
- * in memory, no acks; the client recreates them at the right position after a reconnect).
+ * in memory, no acks). An unbounded read is supervised (`followOrdered`): its consumer lives on one
+ * server (the stream leader's), and when that server dies nothing tells the client — its messages and
+ * heartbeats just stop. So the server heartbeats every second, and a read silent for three heartbeats
+ * while the client is connected is recreated from the sequence after the last one delivered.
  */
-import { DeliverPolicy, type Consumer, type JsMsg, type OrderedConsumerOptions } from '@nats-io/jetstream';
+import {
+  DeliverPolicy,
+  jetstream,
+  type Consumer,
+  type ConsumerMessages,
+  type JetStreamClient,
+  type JsMsg,
+  type OrderedConsumerOptions,
+} from '@nats-io/jetstream';
 import type { EngineHost } from './host.js';
 import { translate } from './translate.js';
 
@@ -17,11 +28,30 @@ export interface OrderedReadOptions {
   readonly lastPerSubject?: boolean;
 }
 
+/** The server's idle heartbeat on a supervised read's pull requests. */
+export const heartbeatMs = 1_000;
+/** Silence (no message, no heartbeat) after which the server behind a consumer counts as lost. */
+export const silenceMs = 3 * heartbeatMs;
+/** Pause between attempts to recreate a lost consumer; each attempt waits at most `attemptTimeoutMs`. */
+const retryMs = 250;
+const attemptTimeoutMs = 2_000;
+/** Pull requests expire and are renewed this often (the server's heartbeats ride on them). */
+const pullExpiresMs = 10_000;
+
+/**
+ * A client whose API calls give up after `attemptTimeoutMs`: recovery asks again soon rather than
+ * waiting out the engine's 10 s on a request the dead server will never answer.
+ */
+export function quickClient(host: EngineHost): JetStreamClient {
+  return jetstream(host.nc, { timeout: attemptTimeoutMs });
+}
+
 /** Creates the ordered consumer for `opts` (one API round trip). */
 export async function orderedConsumer(
   host: EngineHost,
   stream: string,
   opts: OrderedReadOptions,
+  client: JetStreamClient = host.js,
 ): Promise<Consumer> {
   const config: Partial<OrderedConsumerOptions> = { filter_subjects: opts.filter ?? '>' };
   if (opts.lastPerSubject) config.deliver_policy = DeliverPolicy.LastPerSubject;
@@ -29,7 +59,7 @@ export async function orderedConsumer(
   else config.opt_start_seq = Math.max(1, opts.fromSeq ?? 1);
   await host.ready();
   try {
-    return await host.js.consumers.get(stream, config);
+    return await client.consumers.get(stream, config);
   } catch (error) {
     throw translate(error, `read of stream ${stream}`);
   }
@@ -65,4 +95,120 @@ export async function* boundedRead(
   } finally {
     consumer.delete().catch(() => undefined);
   }
+}
+
+/** Statuses that say the consumer (or its stream's server) is gone: recreate it at once. */
+const lostStatuses = new Set([
+  'heartbeats_missed',
+  'consumer_not_found',
+  'consumer_deleted',
+  'no_responders',
+]);
+
+/**
+ * An unbounded, ordered, gap-free read: `onMessage` sees each matching message once, in stream order,
+ * from the start position on, across reconnects and the loss of the server holding the consumer. The
+ * first consumer is created before this resolves (so a missing stream fails here); a lost one is
+ * recreated after the last sequence delivered, retried until it succeeds or the read is stopped.
+ */
+export async function followOrdered(
+  host: EngineHost,
+  stream: string,
+  opts: OrderedReadOptions,
+  onMessage: (msg: JsMsg) => void,
+): Promise<{ stop(): Promise<void> }> {
+  const log = host.logger.child({ stream, filter: opts.filter ?? '>' });
+  /** The last stream sequence delivered; 0 before the first. */
+  let last = 0;
+  let stopped = false;
+  let current: { consumer: Consumer; messages: ConsumerMessages } | null = null;
+  let recovering: Promise<void> | null = null;
+  let heardAt = Date.now();
+
+  const position = (): OrderedReadOptions =>
+    last > 0 ? { ...(opts.filter !== undefined ? { filter: opts.filter } : {}), fromSeq: last + 1 } : opts;
+
+  const open = async (client: JetStreamClient): Promise<void> => {
+    const consumer = await orderedConsumer(host, stream, position(), client);
+    const messages = await consumer.consume({
+      max_messages: 512,
+      idle_heartbeat: heartbeatMs,
+      expires: pullExpiresMs,
+      callback: (msg) => {
+        heardAt = Date.now();
+        // A consumer recreated by the client itself may start before the last one delivered.
+        if (msg.seq <= last || (opts.fromSeq !== undefined && msg.seq < opts.fromSeq)) return;
+        last = msg.seq;
+        try {
+          onMessage(msg);
+        } catch (error) {
+          log.error({ err: error, seq: msg.seq }, 'bus: follower failed');
+        }
+      },
+    });
+    if (stopped) {
+      await messages.close();
+      consumer.delete().catch(() => undefined);
+      return;
+    }
+    current = { consumer, messages };
+    heardAt = Date.now();
+    void (async () => {
+      for await (const status of messages.status()) {
+        heardAt = Date.now();
+        if (lostStatuses.has(status.type) && current?.messages === messages) lose(status.type);
+      }
+    })().catch(() => undefined);
+  };
+
+  const lose = (why: string): void => {
+    if (stopped || recovering) return;
+    const was = current;
+    current = null;
+    log.warn({ why, last_seq: last }, 'bus: ordered read lost its consumer; recreating it');
+    recovering = (async () => {
+      if (was) {
+        await was.messages.close().catch(() => undefined);
+        was.consumer.delete().catch(() => undefined);
+      }
+      const client = quickClient(host);
+      for (let attempt = 1; !stopped; attempt += 1) {
+        try {
+          await open(client);
+          log.info({ attempt, after_seq: last }, 'bus: ordered read resumed');
+          return;
+        } catch (error) {
+          if (attempt === 1 || attempt % 20 === 0)
+            log.warn({ err: error, attempt }, 'bus: ordered read not resumed yet');
+          await new Promise((resolve) => setTimeout(resolve, retryMs));
+        }
+      }
+    })().finally(() => {
+      recovering = null;
+      heardAt = Date.now();
+    });
+  };
+
+  await open(host.js).catch((error: unknown) => {
+    throw translate(error, `follow of stream ${stream}`);
+  });
+  // Silence while disconnected is the link's business (the client resumes the read on reconnect).
+  const watchdog = setInterval(() => {
+    if (!host.linked()) heardAt = Date.now();
+    else if (Date.now() - heardAt > silenceMs) lose('silent');
+  }, heartbeatMs / 2);
+  watchdog.unref();
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(watchdog);
+      await recovering;
+      const was = current;
+      current = null;
+      if (was) {
+        await was.messages.close().catch(() => undefined);
+        was.consumer.delete().catch(() => undefined);
+      }
+    },
+  };
 }

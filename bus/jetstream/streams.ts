@@ -17,7 +17,8 @@ import { InvalidNameError } from '../errors.js';
 import { assertName, assertSubject } from '../subject-match.js';
 import { fromHeaders, nanos, storedFromGet, storedFromJs } from './codec.js';
 import { once, type EngineHost } from './host.js';
-import { boundedRead, orderedConsumer } from './reader.js';
+import { publishThroughElection } from './publish.js';
+import { boundedRead, followOrdered } from './reader.js';
 import { placementRefused, replicasFor } from './replicas.js';
 import { apiCode, ApiCode, translate } from './translate.js';
 
@@ -134,7 +135,7 @@ export class StreamOps {
     const headers = fromHeaders(opts.headers);
     await this.host.ready();
     try {
-      const ack = await this.host.js.publish(subject, data, {
+      const ack = await publishThroughElection(this.host, subject, data, {
         ...(opts.msgId !== undefined ? { msgID: opts.msgId } : {}),
         ...(headers ? { headers } : {}),
         expect,
@@ -198,30 +199,17 @@ export class StreamOps {
     if (opts.subject !== undefined) assertSubject(opts.subject, true);
     await this.streamInfo(stream);
     const fromSeq = Math.max(1, opts.fromSeq ?? 1);
-    const consumer = await orderedConsumer(this.host, stream, {
-      ...(opts.subject !== undefined ? { filter: opts.subject } : {}),
-      ...(opts.since ? { since: opts.since } : {}),
-      fromSeq,
-    });
-    const messages = await consumer
-      .consume({
-        max_messages: 512,
-        callback: (msg) => {
-          if (msg.seq < fromSeq) return;
-          try {
-            onMessage(storedFromJs(stream, msg));
-          } catch (error) {
-            this.host.logger.error({ err: error, stream, seq: msg.seq }, 'bus: follower failed');
-          }
-        },
-      })
-      .catch((error: unknown) => {
-        throw translate(error, `follow of stream ${stream}`);
-      });
-    const stop = once(async () => {
-      await messages.close();
-      consumer.delete().catch(() => undefined);
-    });
-    return this.host.track({ stop });
+    // Supervised: resumes after the last message delivered when the server behind it is lost.
+    const read = await followOrdered(
+      this.host,
+      stream,
+      {
+        ...(opts.subject !== undefined ? { filter: opts.subject } : {}),
+        ...(opts.since ? { since: opts.since } : {}),
+        fromSeq,
+      },
+      (msg) => onMessage(storedFromJs(stream, msg)),
+    );
+    return this.host.track({ stop: once(() => read.stop()) });
   }
 }

@@ -350,6 +350,17 @@ class MemoryBus implements Bus {
     });
   }
 
+  // ------------------------------------------------------------ link
+
+  /** The in-process engine is its own broker: linked for as long as it is open. */
+  linked(): boolean {
+    return !this.closed;
+  }
+
+  onLinkChange(_listener: (linked: boolean) => void): () => void {
+    return () => undefined;
+  }
+
   close(): Promise<void> {
     // Every caller waits for the one shutdown.
     this.closing ??= this.shutdown();
