@@ -43,6 +43,11 @@ export class BodyHold {
     return this.budget.max;
   }
 
+  /** Bytes the listener holds right now, for the refusal's log line. */
+  get listenerInFlight(): number {
+    return this.budget.inFlight;
+  }
+
   /** Takes `bytes` more; false (nothing taken) when the listener is full. */
   take(bytes: number): boolean {
     if (!this.budget.take(bytes)) return false;

@@ -75,7 +75,13 @@ function refuse(limits: GatewayLimits, r: Receiving, result: Failed, maxBytes: n
   if (result.reason === 'overloaded') {
     const max = r.hold.max;
     log.warn(
-      { ...fields, event: 'body_refused_overloaded', received: result.received, max_bytes: max },
+      {
+        ...fields,
+        event: 'body_refused_overloaded',
+        received: result.received,
+        in_flight: r.hold.listenerInFlight,
+        max_bytes: max,
+      },
       'body_refused_overloaded',
     );
     reply = errorReply('overloaded', {

@@ -81,6 +81,7 @@ t.test(
     t.equal(refused.headers['connection'], 'close');
     const line = await h.waitForLog((l) => l['event'] === 'body_refused_overloaded');
     t.equal(line['max_bytes'], CAP);
+    t.equal(line['in_flight'], 700 * KiB, 'the held body is what fills the listener');
     const small = await fetch(`${h.base}/take`, { method: 'POST', body: 'x'.repeat(200 * KiB) });
     t.equal(small.status, 200, 'a body that still fits is read');
     release();
