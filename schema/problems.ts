@@ -3,6 +3,10 @@ export interface Problem {
   /** Dotted path with `[i]` list indexes, e.g. `api.auth.tokens[0].token`; empty for the whole document. */
   readonly path: string;
   readonly message: string;
+  /** 1-based line in the YAML text it came from (the nearest written ancestor for a missing key). */
+  readonly line?: number;
+  /** 1-based column of that line. */
+  readonly column?: number;
 }
 
 /** Renders a zod issue path the way problems name fields. */
@@ -15,7 +19,9 @@ export function formatIssuePath(path: ReadonlyArray<PropertyKey>): string {
   return out;
 }
 
-/** One line per problem, for a terminal. */
+/** One line per problem, for a terminal, led by `line:column` as linters print it: `  3:7  api.port: …`. */
 export function formatProblems(problems: readonly Problem[]): string {
-  return problems.map((p) => `  ${p.path || '(document)'}: ${p.message}`).join('\n');
+  const where = (p: Problem): string =>
+    p.line === undefined ? '' : `${p.line}${p.column === undefined ? '' : `:${p.column}`}  `;
+  return problems.map((p) => `  ${where(p)}${p.path || '(document)'}: ${p.message}`).join('\n');
 }

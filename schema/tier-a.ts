@@ -1,13 +1,14 @@
 /**
  * Tier A: the bootstrap file read once at boot (spec "Tier A bootstrap file"). Restart-only and owned
  * by operations, so it is strict: an unknown key is a typo until proven otherwise, and every problem
- * is reported at once with its path.
+ * is reported at once with its path, line and column.
  */
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { parseDocument } from 'yaml';
+import { LineCounter, parseDocument, type YAMLError } from 'yaml';
 import { z } from 'zod';
 import { keysOfSchemaAt } from './company/known-keys.js';
+import { yamlPositions } from './company/yaml-lines.js';
 import { closestName } from './did-you-mean.js';
 import { listRefs, substituteDeep } from './env-refs.js';
 import { formatIssuePath, type Problem } from './problems.js';
@@ -84,6 +85,11 @@ export const TierAFile = z.strictObject({
         .optional(),
       /** How long a seat lease binds without renewal (ops/fleet.md: renewal a third, fence margin a sixth). */
       seat_lease_seconds: z.number().int().min(3).max(600).default(30),
+      /**
+       * On a stop, how long running turns may finish before they are cut and handed over
+       * (ops/turn-engine.md "Drain"); 0 hands them over at once.
+       */
+      turn_grace_seconds: z.number().int().min(0).max(600).default(10),
       /** Free-form labels shown by `GET /fleet` (zone, rack, purpose); nothing in svc reads them. */
       labels: z
         .record(
@@ -92,7 +98,7 @@ export const TierAFile = z.strictObject({
         )
         .optional(),
     })
-    .default({ seat_lease_seconds: 30 }),
+    .default({ seat_lease_seconds: 30, turn_grace_seconds: 10 }),
   stream: z.strictObject({ store_dir: z.string().min(1).optional() }).default({}),
   tracker: Backend.default({}),
   knowledge: Backend.default({}),
@@ -105,6 +111,7 @@ export interface TierA extends Omit<TierAFileOut, 'node'> {
     readonly id: string;
     readonly roles: readonly NodeRole[];
     readonly seat_lease_seconds: number;
+    readonly turn_grace_seconds: number;
     readonly labels?: Readonly<Record<string, string>>;
   };
   /** Absolute path of the file it came from, or null when built from text. */
@@ -133,42 +140,71 @@ export function loadTierA(file: string, opts: LoadOptions): TierAResult {
   return result.ok ? { ok: true, config: { ...result.config, file: resolve(opts.cwd, file) } } : result;
 }
 
-/** Validates Tier A YAML text. */
+/** Validates Tier A YAML text; every problem carries the line and column it points at. */
 export function parseTierA(text: string, opts: LoadOptions): TierAResult {
-  const doc = parseDocument(text, { prettyErrors: false });
-  if (doc.errors.length > 0) {
-    return {
-      ok: false,
-      problems: doc.errors.map((e) => ({ path: '', message: `YAML: ${e.message.split('\n')[0]}` })),
-    };
-  }
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { prettyErrors: false, lineCounter });
+  if (doc.errors.length > 0) return { ok: false, problems: syntaxProblems(doc.errors, lineCounter) };
   const raw: unknown = doc.toJS() ?? {};
   const resolveRef = (name: string): string | undefined => opts.env[name];
   const substituted = substituteDeep(raw, resolveRef);
   const parsed = TierAFile.safeParse(substituted);
   const related = crossCheck(substituted, raw);
+  const at = yamlPositions(text);
+  const placed = (problem: Problem, segments: ReadonlyArray<string | number>): Problem => {
+    const position = at(segments);
+    return position ? { ...problem, line: position.line, column: position.column } : problem;
+  };
+  const placedRelated = related.map((p) => placed(p, segmentsOf(p.path)));
   if (!parsed.success) {
-    const shape = parsed.error.issues.flatMap((issue) =>
-      issue.code === 'unrecognized_keys'
-        ? issue.keys.map((key) => ({
-            path: formatIssuePath([...issue.path, key]),
-            message: unknownKeyMessage(key, issue.path),
-          }))
-        : [{ path: formatIssuePath(issue.path), message: issue.message }],
-    );
+    const shape = parsed.error.issues.flatMap((issue) => {
+      const path = issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p));
+      return issue.code === 'unrecognized_keys'
+        ? issue.keys.map((key) =>
+            placed({ path: formatIssuePath([...path, key]), message: unknownKeyMessage(key, path) }, [
+              ...path,
+              key,
+            ]),
+          )
+        : [placed({ path: formatIssuePath(path), message: issue.message }, path)];
+    });
     const named = new Set(shape.map((p) => p.path));
-    return { ok: false, problems: [...shape, ...related.filter((p) => !named.has(p.path))] };
+    return { ok: false, problems: [...shape, ...placedRelated.filter((p) => !named.has(p.path))] };
   }
-  if (related.length > 0) return { ok: false, problems: related };
+  if (related.length > 0) return { ok: false, problems: placedRelated };
   return { ok: true, config: finish(parsed.data, opts) };
 }
 
+/**
+ * One problem per syntax error: after a first error the parser reports the same mistake again from
+ * where it resynchronised (a bad indent is also "nested mappings" and "multiline key" on that line),
+ * so an error on the line of, or inside the span of, the last one kept is its echo and is dropped.
+ */
+function syntaxProblems(errors: readonly YAMLError[], lines: LineCounter): Problem[] {
+  const problems: Problem[] = [];
+  let last: { line: number; end: number } | null = null;
+  for (const error of [...errors].sort((a, b) => a.pos[0] - b.pos[0])) {
+    const { line, col } = lines.linePos(error.pos[0]);
+    if (last !== null && (line === last.line || error.pos[0] < last.end)) continue;
+    last = { line, end: error.pos[1] };
+    // The first line of the parser's message names the mistake; later lines quote the source.
+    const reason = (error.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
+    problems.push({ path: '', message: `YAML: ${reason}`, line, column: col });
+  }
+  return problems;
+}
+
+/** `api.auth.tokens[0].token` → `['api', 'auth', 'tokens', 0, 'token']` (paths the checks below write). */
+function segmentsOf(path: string): Array<string | number> {
+  return path
+    .split(/\.|(?=\[)/)
+    .filter((part) => part !== '')
+    .map((part) => (/^\[\d+\]$/.test(part) ? Number(part.slice(1, -1)) : part));
+}
+
 /** `unknown key`, with the nearest key the file allows there: `unknown key; did you mean \`port\`?`. */
-function unknownKeyMessage(key: string, at: ReadonlyArray<PropertyKey>): string {
-  const known = keysOfSchemaAt(
-    TierAFile,
-    at.map((p) => (typeof p === 'symbol' ? String(p) : p)),
-  );
+function unknownKeyMessage(key: string, at: ReadonlyArray<string | number>): string {
+  const known = keysOfSchemaAt(TierAFile, at);
   const near = known === 'any' ? null : closestName(key, known);
   return near === null ? 'unknown key' : `unknown key; did you mean \`${near}\`?`;
 }
@@ -182,6 +218,7 @@ function finish(file: TierAFileOut, opts: LoadOptions): TierA {
       id: file.node.id ?? (envNodeId || 'node-0'),
       roles: file.node.roles ?? allRoles,
       seat_lease_seconds: file.node.seat_lease_seconds,
+      turn_grace_seconds: file.node.turn_grace_seconds,
       ...(file.node.labels ? { labels: file.node.labels } : {}),
     },
     stream: {
