@@ -5,8 +5,17 @@
  * pointer, or be missing until the next writer repairs it), so the node never waits on the stream to apply.
  */
 import type { Logger } from 'pino';
+import { ActivePointer } from '../schema/index.js';
 import type { Bus, Kv, Subscription } from '../bus/index.js';
-import { applyConfigFact, emptyConfigState, type ConfigFact, type ConfigState } from './config.projection.js';
+import { streamPayloadLoader } from './config.load.js';
+import type { PayloadCacheLimits } from './config.payloads.js';
+import {
+  applyConfigFact,
+  emptyConfigState,
+  loadActive,
+  type ConfigFact,
+  type ConfigState,
+} from './config.projection.js';
 import { Waiters } from './waiters.js';
 
 export interface ConfigFollowOptions {
@@ -16,6 +25,8 @@ export interface ConfigFollowOptions {
   readonly subjects: { readonly revisionStored: string; readonly revisionActivated: string };
   readonly activeKey: string;
   readonly logger: Logger;
+  /** Bounds of the document cache (default: config.payloads.ts). */
+  readonly cache?: PayloadCacheLimits;
 }
 
 export interface ConfigView {
@@ -39,12 +50,32 @@ function decode(data: Uint8Array): unknown {
 
 /** Starts following; resolves once the read model has caught up with the stream and the pointer. */
 export async function followConfig(opts: ConfigFollowOptions): Promise<ConfigView> {
-  const state = emptyConfigState();
+  // Documents are read back from the stream by sequence, so memory follows configuration, not history.
+  const state = emptyConfigState({
+    load: streamPayloadLoader(opts.bus, opts.stream, opts.subjects.revisionStored),
+    ...(opts.cache ? { cache: opts.cache } : {}),
+  });
   const waiters = new Waiters(state);
   const listeners = new Set<(state: ConfigState) => void>();
+  // A pointer naming a revision whose record this node has not read yet waits for that record: the
+  // stream follower can lag the pointer watch (most of all while a stream elects a leader), and until it
+  // arrives the prior revision keeps answering — a configured node never reads as unconfigured.
+  const early = new Map<string, unknown>();
+  const pointerFact = (pointer: unknown): void => {
+    const id = ActivePointer.safeParse(pointer).data?.revision_id;
+    if (id !== undefined && !state.revisions.has(id)) early.set(id, pointer);
+    else apply({ kind: 'pointer', pointer });
+  };
   const apply = (fact: ConfigFact): void => {
     const before = state.active?.epoch ?? 0;
     applyConfigFact(state, fact);
+    if (fact.kind === 'stored' && early.size > 0) {
+      for (const [id, pointer] of early) {
+        if (!state.revisions.has(id)) continue;
+        early.delete(id);
+        applyConfigFact(state, { kind: 'pointer', pointer });
+      }
+    }
     if ((state.active?.epoch ?? 0) !== before) {
       for (const listener of listeners) {
         try {
@@ -55,7 +86,15 @@ export async function followConfig(opts: ConfigFollowOptions): Promise<ConfigVie
       }
     }
     waiters.wake();
+    // An active revision whose document the cache let go before it won is read back, then waiters see it.
+    const pinned = state.payloads.active();
+    if (pinned && !pinned.resident) void settleActive();
   };
+  const settleActive = (): Promise<void> =>
+    loadActive(state).then(
+      () => waiters.wake(),
+      (error: unknown) => opts.logger.error({ err: error }, 'active revision could not be read back'),
+    );
 
   // 1. everything stored so far, in order, then the live tail
   const info = await opts.bus.streamInfo(opts.stream);
@@ -64,7 +103,12 @@ export async function followConfig(opts: ConfigFollowOptions): Promise<ConfigVie
   if (info.lastSeq === 0) caughtUp();
   const tail: Subscription = await opts.bus.follow(opts.stream, { fromSeq: 1 }, (message) => {
     if (message.subject === opts.subjects.revisionStored)
-      apply({ kind: 'stored', record: decode(message.data) });
+      apply({
+        kind: 'stored',
+        record: decode(message.data),
+        seq: message.seq,
+        bytes: message.data.byteLength,
+      });
     else if (message.subject === opts.subjects.revisionActivated)
       apply({ kind: 'activated', pointer: decode(message.data) });
     if (message.seq >= info.lastSeq) caughtUp();
@@ -75,15 +119,17 @@ export async function followConfig(opts: ConfigFollowOptions): Promise<ConfigVie
   let pointerSeen: () => void = () => undefined;
   const pointerRead = new Promise<void>((resolve) => (pointerSeen = resolve));
   const initial = await opts.coord.get(opts.activeKey);
-  if (initial) apply({ kind: 'pointer', pointer: decode(initial.value) });
+  if (initial) pointerFact(decode(initial.value));
   pointerSeen();
   const watch = await opts.coord.watch(
     (entry) => {
-      if (entry.operation === 'put') apply({ kind: 'pointer', pointer: decode(entry.value) });
+      if (entry.operation === 'put') pointerFact(decode(entry.value));
     },
     { key: opts.activeKey, initial: false },
   );
   await pointerRead;
+  // 3. the active document is held before anyone reads it
+  await settleActive();
 
   return {
     state,

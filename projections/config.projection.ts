@@ -1,14 +1,26 @@
 /**
- * The configuration read model: every stored revision (metadata and payload) and the active pointer,
- * rebuilt from SVC_CONFIG. Reads of `/config*` and `config_audit` are answered from here.
+ * The configuration read model: every stored revision's metadata and the active pointer, rebuilt from
+ * SVC_CONFIG. Documents live in a payload cache beside it (config.payloads.ts): the active one always,
+ * others read again from the stream by sequence. Reads of `/config*` and `config_audit` are answered from here.
  */
 import { ActivePointer, RevisionRecord, type RevisionMeta } from '../schema/index.js';
+import { PayloadCache, type LoadPayload, type PayloadCacheLimits } from './config.payloads.js';
+
+/** A stored revision without its document: what every listing answers, plus where the document lies. */
+export type StoredRevision = Omit<RevisionRecord, 'payload'> & {
+  /** Its record's SVC_CONFIG sequence; null when it came from elsewhere (then its payload stays held). */
+  readonly seq: number | null;
+  /** Size of the stored record in bytes (what the cache counts). */
+  readonly bytes: number;
+};
 
 /** Owned by one runner and updated in place: replaying thousands of revisions stays linear. */
 export interface ConfigState {
   /** Revisions in stream order (oldest first). */
   readonly order: string[];
-  readonly revisions: Map<string, RevisionRecord>;
+  readonly revisions: Map<string, StoredRevision>;
+  /** The documents: the active one pinned, a bounded few others, the rest read on demand. */
+  readonly payloads: PayloadCache;
   /** The winner with the highest epoch, or null before the first activation. */
   active: ActivePointer | null;
   /** Each epoch's winner; `logged` once it comes from the stream (a pointer read only fills a gap). */
@@ -17,8 +29,18 @@ export interface ConfigState {
   readonly activated: Map<string, ActivePointer>;
 }
 
-export function emptyConfigState(): ConfigState {
-  return { order: [], revisions: new Map(), active: null, epochs: new Map(), activated: new Map() };
+/** `load` reads an evicted document back from the stream; without it every document stays held. */
+export function emptyConfigState(
+  opts: { readonly load?: LoadPayload; readonly cache?: PayloadCacheLimits } = {},
+): ConfigState {
+  return {
+    order: [],
+    revisions: new Map(),
+    payloads: new PayloadCache(opts.cache, opts.load ?? null),
+    active: null,
+    epochs: new Map(),
+    activated: new Map(),
+  };
 }
 
 /**
@@ -28,7 +50,13 @@ export function emptyConfigState(): ConfigState {
  * writer stopped before announcing it.
  */
 export type ConfigFact =
-  | { readonly kind: 'stored'; readonly record: unknown }
+  | {
+      readonly kind: 'stored';
+      readonly record: unknown;
+      /** Where the record lies in SVC_CONFIG and its size, so its document can be dropped and read again. */
+      readonly seq?: number;
+      readonly bytes?: number;
+    }
   | { readonly kind: 'activated'; readonly pointer: unknown }
   | { readonly kind: 'pointer'; readonly pointer: unknown };
 
@@ -43,8 +71,11 @@ export function applyConfigFact(state: ConfigState, fact: ConfigFact): ConfigSta
   if (fact.kind === 'stored') {
     const parsed = RevisionRecord.safeParse(fact.record);
     if (!parsed.success || state.revisions.has(parsed.data.revision_id)) return state;
-    state.revisions.set(parsed.data.revision_id, parsed.data);
-    state.order.push(parsed.data.revision_id);
+    const { payload, ...head } = parsed.data;
+    const bytes = fact.bytes ?? jsonBytes(parsed.data);
+    state.revisions.set(head.revision_id, { ...head, seq: fact.seq ?? null, bytes });
+    state.order.push(head.revision_id);
+    state.payloads.put(head.revision_id, payload, bytes, fact.seq !== undefined);
     return state;
   }
   const parsed = ActivePointer.safeParse(fact.pointer);
@@ -60,7 +91,17 @@ export function applyConfigFact(state: ConfigState, fact: ConfigFact): ConfigSta
   state.epochs.set(claim.epoch, { pointer: claim, logged });
   state.activated.set(claim.revision_id, claim);
   if (!state.active || claim.epoch >= state.active.epoch) state.active = claim;
+  state.payloads.pin(state.active.revision_id);
   return state;
+}
+
+/** Size of a record that came without one (a fold fed by hand); only the cache's accounting uses it. */
+function jsonBytes(record: RevisionRecord): number {
+  try {
+    return Buffer.byteLength(JSON.stringify(record));
+  } catch {
+    return 0;
+  }
 }
 
 /** Every activation, oldest epoch first: which revision won each epoch, and when. */
@@ -68,26 +109,62 @@ export function activationHistory(state: ConfigState): ActivePointer[] {
   return [...state.epochs.values()].map((held) => held.pointer).sort((a, b) => a.epoch - b.epoch);
 }
 
-export function metaOf(state: ConfigState, record: RevisionRecord): RevisionMeta {
-  const { payload: _payload, ...meta } = record;
+/** The listing's view of a revision (spec "Configuration revision" without `payload`). */
+export function metaOf(state: ConfigState, stored: Omit<RevisionRecord, 'payload'>): RevisionMeta {
   return {
-    ...meta,
-    is_active: state.active?.revision_id === record.revision_id,
-    activated_at: state.activated.get(record.revision_id)?.activated_at ?? null,
+    revision_id: stored.revision_id,
+    parent_revision_id: stored.parent_revision_id,
+    created_at: stored.created_at,
+    created_by: stored.created_by,
+    created_by_kind: stored.created_by_kind,
+    source: stored.source,
+    summary: stored.summary,
+    is_active: state.active?.revision_id === stored.revision_id,
+    activated_at: state.activated.get(stored.revision_id)?.activated_at ?? null,
   };
 }
 
-/** The active revision with its payload, or null before the first activation. */
+/** The record of a stored revision with its document, from whatever the cache holds. */
+function withPayload(stored: StoredRevision, payload: unknown): RevisionRecord {
+  const { seq: _seq, bytes: _bytes, ...head } = stored;
+  return { ...head, payload };
+}
+
+/**
+ * The active revision with its payload, or null before the first activation — and for the moment its
+ * document is still on the way (its record not yet folded, or being read back): callers wait on it.
+ */
 export function activeRevision(state: ConfigState): RevisionRecord | null {
-  return state.active ? (state.revisions.get(state.active.revision_id) ?? null) : null;
+  const active = state.active ? state.revisions.get(state.active.revision_id) : undefined;
+  const held = active ? state.payloads.get(active.revision_id) : undefined;
+  return active && held ? withPayload(active, held.payload) : null;
+}
+
+/** Any stored revision with its payload, read back from the stream when the cache no longer holds it. */
+export async function readRevision(state: ConfigState, revisionId: string): Promise<RevisionRecord | null> {
+  const stored = state.revisions.get(revisionId);
+  if (!stored) return null;
+  const held = state.payloads.get(revisionId);
+  if (held) return withPayload(stored, held.payload);
+  if (stored.seq === null) throw new Error(`revision ${revisionId} has no stream sequence to read it from`);
+  return withPayload(stored, await state.payloads.load(revisionId, stored.seq, stored.bytes));
+}
+
+/** Reads the active document back when it is not held (activated after the cache let it go). */
+export async function loadActive(state: ConfigState): Promise<void> {
+  const pinned = state.payloads.active();
+  if (!pinned || pinned.resident || !state.payloads.canLoad) return;
+  const stored = state.revisions.get(pinned.revisionId);
+  if (stored?.seq == null) return;
+  await state.payloads.load(stored.revision_id, stored.seq, stored.bytes);
 }
 
 /** Revision metadata, newest first. */
 export function listRevisions(state: ConfigState, opts: { limit: number; offset: number }): RevisionMeta[] {
   const out: RevisionMeta[] = [];
   for (let i = state.order.length - 1 - opts.offset; i >= 0 && out.length < opts.limit; i -= 1) {
-    const record = state.revisions.get(state.order[i] as string);
-    if (record) out.push(metaOf(state, record));
+    const stored = state.revisions.get(state.order[i] as string);
+    if (stored) out.push(metaOf(state, stored));
   }
   return out;
 }

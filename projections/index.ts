@@ -5,10 +5,13 @@ export {
   configAudit,
   emptyConfigState,
   listRevisions,
+  loadActive,
   metaOf,
+  readRevision,
   type ConfigFact,
   type ConfigState,
 } from './config.projection.js';
+export { defaultPayloadCacheLimits, type PayloadCacheLimits } from './config.payloads.js';
 export { followConfig, type ConfigFollowOptions, type ConfigView } from './config.follow.js';
 export {
   applySecretFact,

@@ -13,7 +13,13 @@ import {
 } from '../actors/index.js';
 import { Streams, Subjects, type Bus, type Kv, type Subscription } from '../bus/index.js';
 import { configRoutes, type AuthSettings, type Question, type RouteDef } from '../http/index.js';
-import { activeRevision, configAudit, followConfig, type ConfigView } from '../projections/index.js';
+import {
+  activeRevision,
+  configAudit,
+  followConfig,
+  readRevision,
+  type ConfigView,
+} from '../projections/index.js';
 import {
   keyringFrom,
   openDocument,
@@ -108,7 +114,7 @@ export async function startConfiguration(opts: {
     logger: logger.child({ component: 'config.apply' }),
     source: {
       active: () => view.state.active,
-      revision: (id) => view.state.revisions.get(id) ?? null,
+      revision: (id) => readRevision(view.state, id),
       untilStored: (id, timeoutMs) => view.until((state) => state.revisions.has(id), timeoutMs),
     },
   });

@@ -28,7 +28,8 @@ export interface SubsystemApplier {
 /** What the applier reads: the active pointer and stored revisions (the config read model). */
 export interface RevisionSource {
   active(): ActivePointer | null;
-  revision(id: string): RevisionRecord | null;
+  /** The record with its document, which may be read back from the stream (so it may take a moment). */
+  revision(id: string): Promise<RevisionRecord | null>;
   /** Resolves true once the stored record of `id` is readable, false after the timeout. */
   untilStored(id: string, timeoutMs: number): Promise<boolean>;
 }
@@ -103,8 +104,12 @@ export function createApplier(opts: ApplierOptions): Applier {
       );
       return;
     }
-    const stored = opts.source.revision(pointer.revision_id) as RevisionRecord;
     const log = opts.logger.child({ revision_id: pointer.revision_id, epoch: pointer.epoch });
+    const stored = await opts.source.revision(pointer.revision_id).catch((error: unknown) => {
+      log.error({ err: error }, 'active revision could not be read; apply postponed');
+      return null;
+    });
+    if (!stored) return;
     let record: RevisionRecord;
     try {
       record = { ...stored, payload: opts.openPayload ? opts.openPayload(stored) : stored.payload };

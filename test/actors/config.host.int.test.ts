@@ -12,7 +12,7 @@ import {
 import type { NodeEvent } from '../../actors/index.js';
 import { ensureCatalogue, Streams } from '../../bus/index.js';
 import { openMemoryBus } from '../../bus/memory/index.js';
-import { activeRevision, followConfig } from '../../projections/index.js';
+import { activeRevision, followConfig, readRevision } from '../../projections/index.js';
 import { ConfigWriteReply, EventRecord, type ConfigWrite, type RevisionApplied } from '../../schema/index.js';
 
 const logger = pino({ level: 'silent' });
@@ -142,7 +142,7 @@ t.test(
       logger,
       source: {
         active: () => view.state.active,
-        revision: (id) => view.state.revisions.get(id) ?? null,
+        revision: (id) => readRevision(view.state, id),
         untilStored: (id, ms) => view.until((s) => s.revisions.has(id), ms),
       },
     });

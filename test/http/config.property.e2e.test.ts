@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import t from 'tap';
+import { readRevision } from '../../projections/index.js';
 import { validateCompany } from '../../schema/index.js';
 import { company, startConfigNode } from './fixtures/config-node.js';
 
@@ -87,8 +88,10 @@ t.test(
     t.comment(`statuses: ${JSON.stringify([...statuses])}`);
     const state = node.configuration.view.state;
     let invalid = 0;
-    for (const record of state.revisions.values())
-      if (!validateCompany(record.payload, { mode: 'runnable' }).valid) invalid += 1;
+    for (const id of state.revisions.keys()) {
+      const record = await readRevision(state, id);
+      if (!validateCompany(record?.payload, { mode: 'runnable' }).valid) invalid += 1;
+    }
     t.equal(invalid, 0, `all ${state.revisions.size} stored revisions validate`);
     t.ok(state.revisions.size >= 1);
   },

@@ -1,4 +1,5 @@
 import { Subjects } from '../../bus/index.js';
+import { readRevision } from '../../projections/index.js';
 import t from 'tap';
 import { request } from 'node:http';
 import { CI_TOKEN, company, OPS_TOKEN, startConfigNode, type ConfigNode } from './fixtures/config-node.js';
@@ -103,7 +104,7 @@ t.test('a redacted read sent back by a full PUT round-trips: the stored secrets 
   const put = await node.call('PUT', '/config', { body: read, headers: { 'x-summary': 'edit mission' } });
   t.equal(put.status, 201);
   const stored = node.configuration.view.state;
-  const payload = stored.revisions.get(stored.active!.revision_id)!.payload as Json;
+  const payload = (await readRevision(stored, stored.active!.revision_id))!.payload as Json;
   t.equal(payload['mission'], 'edited');
   t.same(((payload['providers'] as Json)['llm'] as Record<string, Json>)['main']!['api_keys'], [
     'sk-live-secret-value',

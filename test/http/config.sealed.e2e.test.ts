@@ -3,6 +3,7 @@ import t from 'tap';
 import { startNodeHost } from '../../actors/index.js';
 import { ensureCatalogue } from '../../bus/index.js';
 import { openMemoryBus } from '../../bus/memory/index.js';
+import { readRevision } from '../../projections/index.js';
 import { parseTierA } from '../../schema/index.js';
 import { startConfiguration } from '../../scripts/config-wiring.js';
 import { company, startConfigNode } from './fixtures/config-node.js';
@@ -17,7 +18,7 @@ t.test('with a keyring every revision is stored sealed, and reads open then reda
   const put = await node.call('PUT', '/config', { body: company(), headers: { 'x-summary': 'first' } });
   t.equal(put.status, 201);
   const id = ((await put.json()) as Json)['revision_id'] as string;
-  const stored = node.configuration.view.state.revisions.get(id)!.payload as Json;
+  const stored = (await readRevision(node.configuration.view.state, id))!.payload as Json;
   t.match(stored, { __encrypted__: /^enc:v1:k1:/ });
   t.notMatch(
     JSON.stringify(stored),
@@ -87,7 +88,7 @@ t.test(
     const id = ((await reload.json()) as Json)['revision_id'] as string;
     t.ok(await after.configuration.view.until((s) => s.revisions.has(id), 2_000));
     t.match(
-      after.configuration.view.state.revisions.get(id)!.payload,
+      (await readRevision(after.configuration.view.state, id))!.payload,
       { __encrypted__: /^enc:v1:k2:/ },
       'a reload re-seals under the active key',
     );

@@ -5,7 +5,13 @@
  * an earlier release let through) answers 409 `unreadable_revision` rather than overflowing one.
  */
 import { stringify } from 'yaml';
-import { activeRevision, listRevisions, metaOf, type ConfigState } from '../../../projections/index.js';
+import {
+  activeRevision,
+  listRevisions,
+  metaOf,
+  readRevision,
+  type ConfigState,
+} from '../../../projections/index.js';
 import {
   depthBeyond,
   diffDocuments,
@@ -67,8 +73,22 @@ export function requireActive(state: ConfigState): RevisionRecord {
   return record;
 }
 
-function revisionById(state: ConfigState, id: string): RevisionRecord {
-  const record = uuidPattern.test(id) ? state.revisions.get(id.toLowerCase()) : undefined;
+/**
+ * A stored revision with its document; an old one is read back from the configuration stream, so a
+ * stream that cannot answer now is a 503 the client may retry, never a 5xx without a code.
+ */
+export async function revisionById(state: ConfigState, id: string): Promise<RevisionRecord> {
+  const key = uuidPattern.test(id) ? id.toLowerCase() : null;
+  let record: RevisionRecord | null = null;
+  try {
+    record = key === null ? null : await readRevision(state, key);
+  } catch (error) {
+    throw new ApiError('content_unavailable', {
+      detail: `revision ${id} is listed but its document cannot be read from the configuration stream now`,
+      hint: 'Retry in a few seconds; if it persists, check the bus this node reads (providers.queue).',
+      cause: error,
+    });
+  }
   if (!record) throw new ApiError('not_found', { detail: `no revision ${id}` });
   return record;
 }
@@ -112,9 +132,9 @@ function getRevisions(deps: ConfigReadDeps, req: ApiRequest): ApiReply {
   };
 }
 
-function getRevision(deps: ConfigReadDeps, req: ApiRequest): ApiReply {
+async function getRevision(deps: ConfigReadDeps, req: ApiRequest): Promise<ApiReply> {
   const state = deps.state();
-  const record = revisionById(state, req.params['id'] ?? '');
+  const record = await revisionById(state, req.params['id'] ?? '');
   return {
     status: 200,
     headers: { ETag: etagOf(record.revision_id) },
@@ -122,11 +142,11 @@ function getRevision(deps: ConfigReadDeps, req: ApiRequest): ApiReply {
   };
 }
 
-function getDiff(deps: ConfigReadDeps, req: ApiRequest): ApiReply {
+async function getDiff(deps: ConfigReadDeps, req: ApiRequest): Promise<ApiReply> {
   const state = deps.state();
-  const to = revisionById(state, req.params['id'] ?? '');
+  const to = await revisionById(state, req.params['id'] ?? '');
   const against = req.query.get('against') ?? 'active';
-  const from = against === 'active' ? requireActive(state) : revisionById(state, against);
+  const from = against === 'active' ? requireActive(state) : await revisionById(state, against);
   const { changes, changes_total } = diffDocuments(readable(deps, from), readable(deps, to), { limit: 500 });
   return { status: 200, body: { from: from.revision_id, to: to.revision_id, changes, changes_total } };
 }

@@ -26,6 +26,7 @@ import {
   assertRenderable,
   entityKind,
   requireActive,
+  revisionById,
   tryOpen,
   unopenable,
   type ConfigReadDeps,
@@ -235,8 +236,7 @@ async function revert(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply>
   const dryRun = readDryRun(req);
   const preconditions = readPreconditions(req);
   const state = deps.state();
-  const target = state.revisions.get((req.params['id'] ?? '').toLowerCase());
-  if (!target) throw new ApiError('not_found', { detail: `no revision ${req.params['id'] ?? ''}` });
+  const target = await revisionById(state, req.params['id'] ?? '');
   const document = openPayload(deps, target);
   const summary = readSummary(req, undefined, false) || `revert to ${target.revision_id}`;
   const basis = state.active ? requireActive(state) : null;
