@@ -292,6 +292,8 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       (draining ??= (async () => {
         logger.info('drain started');
         node.send({ type: 'node.drain' });
+        // First, and alongside the listeners' drain: no new wake; running turns get their grace to finish.
+        const turnsSettled = seats.drain(config.node.turn_grace_seconds * 1000);
         clearInterval(reconcile);
         await lagAnnouncements.stop();
         await gateway?.drain();
@@ -300,6 +302,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         await events.stop();
         await configuration.stop();
         await schedules.stop();
+        await turnsSettled;
         await seats.stop();
         await fleet.stop();
         await placement.stop();
