@@ -17,6 +17,11 @@ export const Streams = {
   Webhooks: 'SVC_WEBHOOKS',
   /** Raw wiki deliveries: deduplicated on (timestamp, page id, event type) for 5 minutes. */
   WebhooksWiki: 'SVC_WEBHOOKS_WIKI',
+  /**
+   * Turn journals: each turn's progress as it happens (phases, model answers, tool calls and results),
+   * so a turn cut by a restart, a crash or a lost lease resumes from it instead of running again.
+   */
+  Turns: 'SVC_TURNS',
 } as const;
 export type StreamName = (typeof Streams)[keyof typeof Streams];
 
@@ -34,6 +39,8 @@ export const Buckets = {
    * acknowledged without running again. Expires after TURNS_DONE_TTL_MS.
    */
   TurnsDone: 'svc_turns_done',
+  /** One record per `POST /backup` request (key = backup id), the latest state only (ops/backups.md). */
+  Backups: 'svc_backups',
 } as const;
 
 /** Claims only need to outlive any firing a scheduler could still consider (catchup looks back at most 2 h). */
@@ -115,6 +122,12 @@ export function catalogueStreams(opts: CatalogueOptions = {}): StreamSpec[] {
       subjects: [Subjects.webhookDelivery('wiki')],
       maxAgeMs: WEBHOOK_HISTORY_MS,
       duplicateWindowMs: WIKI_DEDUP_MS,
+    },
+    // A journal matters only while its wake can come back: kept as long as the completed-turn records.
+    {
+      name: Streams.Turns,
+      subjects: [Subjects.turnJournals],
+      maxAgeMs: opts.turnsDoneTtlMs ?? TURNS_DONE_TTL_MS,
     },
   ];
 }

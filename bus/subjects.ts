@@ -43,4 +43,8 @@ export const Subjects = {
   workAll: 'svc.work.>',
   pages: (kind: string): string => `svc.pages.${dotted('page record', kind)}`,
   pagesAll: 'svc.pages.>',
+  /** One turn's journal (`svc.turns.<handle>.<turn id>`): its progress, so a cut turn resumes. */
+  turnJournal: (handle: string, turnId: string): string =>
+    `svc.turns.${token('seat handle', handle)}.${token('turn id', turnId)}`,
+  turnJournals: 'svc.turns.>',
 } as const;

@@ -23,6 +23,8 @@ export interface Seats {
   readonly last: SubsystemApplier[];
   readonly runtime: SeatsRuntime | null;
   routes(): RouteDef[];
+  /** Drain's first step: no new wake; running turns get `graceMs` to finish, then are cut (handed over). */
+  drain(graceMs: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -62,6 +64,9 @@ export function startSeats(opts: {
     last: runtime ? [runtime.inboxes] : [],
     runtime,
     routes: () => seatRoutes({ bus: opts.bus }),
+    drain: async (graceMs) => {
+      await runtime?.drain(graceMs);
+    },
     stop: async () => {
       await runtime?.stop();
     },

@@ -13,7 +13,8 @@ export {
   type Wake,
 } from './seat.machine.js';
 export { companyOf, type Charter, type Company, type SeatProfile } from './seat.profile.js';
-export { seatKeys, startSeatHost, type SeatHost, type SeatHostOptions } from './seat.host.js';
+export { startSeatHost, type SeatHost, type SeatHostOptions } from './seat.host.js';
+export { seatKeys } from './seat.records.js';
 export { startSeatsRuntime, type SeatsRuntime, type SeatsRuntimeOptions } from './seats.runtime.js';
 export {
   placementKeys,

@@ -9,45 +9,33 @@
  * the completion record, the acknowledgement) passes the lease's fence first: a node that can no
  * longer prove its lease refuses it, so a holder resumed after a pause or a partition cannot finish a
  * turn a peer has started. A fenced wake is left unacknowledged for the new holder.
+ *
+ * A turn's progress is journaled as it runs (turn.journal.ts); a wake whose turn has a journal resumes
+ * it (turn.resume.ts) instead of running it again. A stop for shutdown or a lost lease cuts the running
+ * turn (turn.cut.ts): nothing is recorded as failed, the wake stays for the next holder. A drain first
+ * lets the running turn finish within its grace.
  */
 import type { Logger } from 'pino';
 import { createActor, type Actor } from 'xstate';
 import { RedeliverError, Streams, Subjects, type Bus, type Kv, type Subscription } from '../../bus/index.js';
 import { LeaseFencedError, noFence, type Fence } from '../lease/index.js';
 import { turnNeeds, type NeedsBoard } from '../memory/index.js';
-import {
-  categoryOf,
-  EventCategory,
-  InboxMessage,
-  newEvent,
-  Payloads,
-  uuidv5,
-  type EventRecord,
-} from '../../schema/index.js';
-import { seatMachine, type Paused, type PhaseRequest, type SeatEvent, type Wake } from './seat.machine.js';
+import { InboxMessage, uuidv5 } from '../../schema/index.js';
+import { seatMachine, type PhaseRequest, type SeatEvent, type Wake } from './seat.machine.js';
 import type { TurnCompletedPayload } from './seat.types.js';
 import type { TurnLimits } from './seat.limits.js';
 import type { Company, SeatProfile } from './seat.profile.js';
-import type { TurnDeps, TurnEvents } from './turn.deps.js';
+import type { TurnDeps } from './turn.deps.js';
 import { turnDeadline } from './turn.deadline.js';
 import { PhaseFailure, runPhase } from './turn.phase.js';
 import { draftOf, episodeOf, noteOutcome, type EpisodeDraft } from './turn.episode.js';
+import { moveLegacyTurnRecords, readPaused, seatKeys } from './seat.records.js';
+import { CutReason, TurnCut } from './turn.cut.js';
+import { distinctNeeds, openTurn, type OpenedTurn } from './turn.resume.js';
+import { fencedDeps, seatEvents } from './seat.events.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-
-/** Keys of this seat: in `svc_turns_done` (`turnDone`) and in the coordination store (the others). */
-export const seatKeys = {
-  /** Set once the turn of a wake completed; the turn id is uuidv5(agent id, wake id). */
-  turnDone: (handle: string, turnId: string): string => `${handle}.${turnId}`,
-  /**
-   * Where releases before `svc_turns_done` recorded a completed turn (in `svc_coord`, never expiring).
-   * A seat host moves its own into `svc_turns_done` when it opens (`moveLegacyTurnRecords`) and still
-   * reads here, for a node of an older release writing one meanwhile.
-   */
-  legacyTurnDone: (handle: string, turnId: string): string => `seat.${handle}.turn.${turnId}`,
-  paused: (handle: string): string => `seat.${handle}.paused`,
-};
 
 export interface SeatHostOptions {
   readonly bus: Bus;
@@ -83,43 +71,24 @@ export interface SeatHost {
   /** Starts consuming the inbox (once the apply that spawned the seat has finished). */
   open(): Promise<void>;
   /**
-   * Stops consuming; a running turn is cut and its wake left for redelivery. `fenced`: the lease is
-   * lost, so not even a negative acknowledgement goes out (the wake is the new holder's now).
+   * Stops consuming; a running turn is cut (for a shutdown) and its wake left for redelivery, to
+   * resume from its journal. `fenced`: the lease is lost, so not even a negative acknowledgement goes
+   * out (the wake is the new holder's now).
    */
   stop(opts?: { fenced?: boolean }): Promise<void>;
-}
-
-/** The turn's dependencies with the fence in front of every call that acts as the seat. */
-function fencedDeps(deps: Omit<TurnDeps, 'events'>, fence: Fence): Omit<TurnDeps, 'events'> {
-  const { llm, tools } = deps;
-  return {
-    ...deps,
-    llm: {
-      resolve: (seat) => llm.resolve(seat),
-      call: (chain, request, caller) => {
-        fence();
-        return llm.call(chain, request, caller);
-      },
-      ...(llm.snapshot ? { snapshot: () => llm.snapshot?.() ?? {} } : {}),
-    },
-    tools: {
-      toolsFor: (seat) => tools.toolsFor(seat),
-      call: (ctx, call) => {
-        fence();
-        return tools.call(ctx, call);
-      },
-    },
-    spend: (record) => {
-      fence();
-      return deps.spend(record);
-    },
-  };
+  /**
+   * Takes no new wake, lets the running turn finish for up to `graceMs`, then stops (cutting the turn
+   * if it still runs). Resolves once stopped.
+   */
+  drain(graceMs: number): Promise<void>;
 }
 
 interface Pending {
   readonly turn_id: string;
   readonly resolve: () => void;
   readonly reject: (error: Error) => void;
+  /** Settles with the turn (completed, or cut). */
+  readonly done: Promise<void>;
 }
 
 export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
@@ -127,61 +96,37 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
   const log = opts.logger.child({ seat: handle });
   const fence = opts.fence ?? noFence;
   const deps = fencedDeps(opts.deps, fence);
+  const { event, publishEvent, eventsFor } = seatEvents({
+    bus: opts.bus,
+    source: `${opts.nodeId}/seat/${handle}`,
+    handle,
+    fence,
+    now: deps.now,
+  });
   let profile = opts.profile;
   let stopping = false;
+  /** Set by a drain: wakes not yet started stay in the inbox. */
+  let draining = false;
+  let stopped: Promise<void> | null = null;
   let pending: Pending | null = null;
   let abort = new AbortController();
   /** Per turn: the profile and picked tools it started with (in-flight turns keep their settings). */
   const turns = new Map<string, { profile: SeatProfile; picked: readonly string[] }>();
   /** Per turn: what its phases produced, for its episode. */
   const drafts = new Map<string, EpisodeDraft>();
-
-  const publishEvent = async (record: EventRecord): Promise<void> => {
-    fence();
-    await opts.bus.publish(Subjects.event(record.type), encoder.encode(JSON.stringify(record)), {
-      msgId: record.id,
-    });
-  };
-  const event = (
-    type: string,
-    payload: Record<string, unknown>,
-    failed = false,
-    trace?: string,
-  ): EventRecord =>
-    newEvent({
-      type,
-      // The admission map decides the category (budget_exhausted and turn.guard_breach are `decision`).
-      category: categoryOf(type) ?? EventCategory.Lifecycle,
-      source: `${opts.nodeId}/seat/${handle}`,
-      summary: `${handle}: ${type}${typeof payload['phase'] === 'string' ? ` (${payload['phase']})` : ''}`,
-      actor: handle,
-      agent_id: handle,
-      payload,
-      failed,
-      ...(trace ? { trace: { trace_id: trace, parent_span_id: null } } : {}),
-      now: deps.now(),
-    });
-  const eventsFor = (trace: string): TurnEvents => ({
-    publish: (type, payload, failed) => publishEvent(event(type, payload, failed ?? false, trace)),
-    progress: (payload) => {
-      try {
-        fence();
-      } catch {
-        return;
-      }
-      const record = event('agent_turn_progress', payload, false, trace);
-      opts.bus.emit(Subjects.event(record.type), encoder.encode(JSON.stringify(record)));
-    },
-  });
+  /** Per turn: its journal (what an earlier run recorded, and the writer). */
+  const journals = new Map<string, OpenedTurn>();
 
   async function phase(req: PhaseRequest): Promise<void> {
     const { turn } = req;
     const started = turns.get(turn.turn_id) ?? { profile, picked: [] };
     turns.set(turn.turn_id, started);
     const company = opts.company();
+    const journal = journals.get(turn.turn_id)?.phase(req.phase, turn.iteration);
     try {
       const result = await runPhase(
-        { ...opts.deps, events: eventsFor(turn.wake.trace_id) },
+        // Fenced: every model call, tool call and spend record proves the lease first.
+        { ...deps, events: eventsFor(turn.wake.trace_id) },
         {
           turn,
           phase: req.phase,
@@ -189,6 +134,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
           charter: company.charter,
           caps: { org: company.token_budget, seat: started.profile.token_budget },
           signal: abort.signal,
+          ...(journal ? { journal } : {}),
         },
         started.picked,
       );
@@ -235,10 +181,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
       id: `episode-${episode.id}`,
     };
     try {
-      fence();
-      await opts.bus.publish(Subjects.event(record.type), encoder.encode(JSON.stringify(record)), {
-        msgId: record.id,
-      });
+      await publishEvent(record);
     } catch (error) {
       log.warn({ err: error, turn_id: payload.turn_id }, 'episode not recorded');
     }
@@ -260,7 +203,8 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
               turns.delete(params.payload.turn_id);
               const draft = drafts.get(params.payload.turn_id);
               drafts.delete(params.payload.turn_id);
-              const needs = turnNeeds(opts.needs?.take(handle, params.payload.turn_id) ?? []);
+              journals.delete(params.payload.turn_id);
+              const needs = turnNeeds(distinctNeeds(opts.needs?.take(handle, params.payload.turn_id) ?? []));
               const payload = needs ? { ...params.payload, needs } : params.payload;
               const current = pending;
               try {
@@ -329,7 +273,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
       log.info({ wake_id: wake.id }, 'wake already completed; acknowledged');
       return;
     }
-    if (stopping) throw new RedeliverError('seat stopping');
+    if (stopping || draining) throw new RedeliverError('seat stopping');
     fence();
     if (actor.getSnapshot().matches({ stopped: 'paused' })) {
       log.debug({ wake_id: wake.id }, 'seat paused; wake left for later');
@@ -345,20 +289,45 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
     };
     // A scheduled wake bounds its turn; one taken after its deadline fails at once, without a model call.
     const deadline = turnDeadline(wake.payload, { handle, turnId: turn_id, now: deps.now });
+    // A turn an earlier run started resumes from its journal: its start, its limits, its records.
+    const opened = await openTurn({
+      bus: opts.bus,
+      handle,
+      turnId: turn_id,
+      node: opts.nodeId,
+      fence,
+      now: deps.now,
+      ...(opts.needs ? { needs: opts.needs } : {}),
+    });
+    const resumed = opened.prior?.started ?? null;
     const start: SeatEvent = {
       type: 'seat.wake',
       wake: w,
       turn_id,
-      at: deps.now().toISOString(),
+      at: resumed?.at ?? deps.now().toISOString(),
+      ...(resumed ? { limits: resumed.limits } : {}),
       ...(deadline.expired ? { expired: deadline.expired } : {}),
     };
     if (!actor.getSnapshot().can(start)) throw new RedeliverError('seat busy', opts.pausedRetryMs ?? 2000);
+    if (!resumed && !deadline.expired)
+      await opened.writer.write({
+        kind: 'turn_started',
+        wake_id: wake.id,
+        limits: actor.getSnapshot().context.limits,
+      });
+    if (stopping || draining) throw new RedeliverError('seat stopping');
+    journals.set(turn_id, opened);
+    let settle: Pick<Pending, 'resolve' | 'reject'> = { resolve: () => undefined, reject: () => undefined };
     const done = new Promise<void>((resolve, reject) => {
-      pending = { turn_id, resolve, reject };
+      settle = { resolve, reject };
     });
+    pending = { turn_id, ...settle, done };
     actor.send(start);
     const disarm = deadline.arm((e) => actor.send(e));
-    log.info({ wake_id: wake.id, turn_id, expired: deadline.expired !== undefined }, 'turn started');
+    log.info(
+      { wake_id: wake.id, turn_id, expired: deadline.expired !== undefined, resumed: resumed !== null },
+      resumed ? 'turn resumed' : 'turn started',
+    );
     try {
       await done;
     } finally {
@@ -367,6 +336,33 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
     // The acknowledgement is an effect too: a fenced holder leaves the wake to the new one.
     fence();
     log.info({ wake_id: wake.id, turn_id }, 'turn completed');
+  }
+
+  /**
+   * Stops the seat. A running turn is cut, not failed: a shutdown's cut is journaled (so the next holder
+   * sees why the turn paused), a lost lease writes nothing (the fence refuses it); the wake is left.
+   */
+  async function cut(reason: CutReason): Promise<void> {
+    stopping = true;
+    const running = pending;
+    pending = null;
+    abort.abort(new TurnCut(reason));
+    if (running) {
+      if (reason === CutReason.Shutdown) {
+        await journals
+          .get(running.turn_id)
+          ?.writer.write({ kind: 'cut', reason })
+          .catch((error: unknown) => log.warn({ err: error }, 'turn cut not journaled'));
+        log.info({ turn_id: running.turn_id }, 'turn cut for shutdown; handed over');
+      }
+      running.reject(
+        reason === CutReason.LeaseLost
+          ? new LeaseFencedError(`seat.${handle}`, null)
+          : new RedeliverError('seat stopped mid-turn'),
+      );
+    }
+    await sub?.stop();
+    actor.stop();
   }
 
   let sub: Subscription | null = null;
@@ -403,45 +399,21 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
     },
     send: (e) => actor.send(e),
     open,
-    async stop(stopOpts) {
-      stopping = true;
-      const fenced = stopOpts?.fenced ?? false;
-      abort.abort(fenced ? 'the seat lease was lost' : 'the turn was stopped');
-      pending?.reject(
-        fenced ? new LeaseFencedError(`seat.${handle}`, null) : new RedeliverError('seat stopped mid-turn'),
-      );
-      pending = null;
-      await sub?.stop();
-      actor.stop();
+    stop: (stopOpts) => (stopped ??= cut(stopOpts?.fenced ? CutReason.LeaseLost : CutReason.Shutdown)),
+    async drain(graceMs) {
+      draining = true;
+      const running = pending;
+      if (running && graceMs > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        const expired = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+        const finished = running.done.then(
+          () => undefined,
+          () => undefined,
+        );
+        await Promise.race([finished, expired]);
+        clearTimeout(timer);
+      }
+      await (stopped ??= cut(CutReason.Shutdown));
     },
   };
-}
-
-/**
- * Moves the seat's completed-turn records from `svc_coord`, where releases before `svc_turns_done` kept
- * them with no expiry, into `svc_turns_done`, where they expire with the rest. Each is written there
- * before it is removed here, so a stop between the two leaves it readable in both. Answers how many moved.
- */
-export async function moveLegacyTurnRecords(coord: Kv, turnsDone: Kv, handle: string): Promise<number> {
-  const prefix = seatKeys.legacyTurnDone(handle, '');
-  let moved = 0;
-  for (const key of await coord.keys(`${prefix}*`)) {
-    const entry = await coord.get(key);
-    if (entry === null) continue;
-    await turnsDone.put(seatKeys.turnDone(handle, key.slice(prefix.length)), entry.value);
-    await coord.delete(key);
-    moved += 1;
-  }
-  return moved;
-}
-
-async function readPaused(coord: Kv, handle: string): Promise<Paused | null> {
-  const entry = await coord.get(seatKeys.paused(handle));
-  if (!entry) return null;
-  try {
-    const parsed = Payloads.Paused.safeParse(JSON.parse(decoder.decode(entry.value)));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
 }

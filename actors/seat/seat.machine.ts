@@ -124,7 +124,7 @@ export const seatMachine = setup({
         turn_id: event.turn_id,
         wake: event.wake,
         started_at: event.at,
-        limits: context.limits,
+        limits: event.limits ?? context.limits,
         iteration: 0,
         phases: ['plan'],
         decision: null,

@@ -66,8 +66,18 @@ export interface DeadlineBreach {
 }
 
 export type SeatEvent =
-  /** `expired`: the wake's deadline had passed when it was taken; the turn fails without a phase. */
-  | { type: 'seat.wake'; wake: Wake; turn_id: string; at: string; expired?: DeadlineBreach }
+  /**
+   * `expired`: the wake's deadline had passed when it was taken; the turn fails without a phase.
+   * `limits`: a resumed turn's, as it started with them (it keeps them, as a running turn does).
+   */
+  | {
+      type: 'seat.wake';
+      wake: Wake;
+      turn_id: string;
+      at: string;
+      expired?: DeadlineBreach;
+      limits?: TurnLimits;
+    }
   /** The running scheduled turn reached its deadline. */
   | { type: 'seat.deadline'; turn_id: string; at: string; expired: DeadlineBreach }
   | { type: 'seat.phase.done'; turn_id: string; tokens: number; at: string; outcome: PhaseOutcome }

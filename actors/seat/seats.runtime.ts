@@ -71,9 +71,15 @@ export interface SeatsRuntime {
   onSeatsChanged(listener: () => void): void;
   /**
    * Stops every host, then releases the seat leases so peers take over at once. With
-   * `release: false` the leases are left to expire, as a crashed process leaves them.
+   * `release: false` the leases are left to expire, as a crashed process leaves them. A turn still
+   * running is cut for shutdown: its wake stays, and the next holder resumes it from its journal.
    */
   stop(opts?: { release?: boolean }): Promise<void>;
+  /**
+   * The first step of a node's drain: no seat takes a new wake (nor is a seat taken up) from now on;
+   * running turns get up to `graceMs` to finish, then the rest are cut for shutdown. `stop` follows.
+   */
+  drain(graceMs: number): Promise<void>;
 }
 
 const encoder = new TextEncoder();
@@ -91,11 +97,8 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
     timezone: () => company.timezone,
     now: () => now().getTime(),
   });
-  const spend = async (record: Parameters<TurnDeps['spend']>[0]): Promise<void> => {
-    await opts.bus.publish(Subjects.spend('llm'), encoder.encode(JSON.stringify(record)), {
-      msgId: record.id,
-    });
-  };
+  const spend: TurnDeps['spend'] = (record) =>
+    opts.bus.publish(Subjects.spend('llm'), encoder.encode(JSON.stringify(record)), { msgId: record.id });
   const deps: Omit<TurnDeps, 'events'> = {
     node: opts.nodeId,
     llm: opts.llm,
@@ -154,6 +157,8 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
   /** True once the first apply opened the inboxes: a seat taken later opens at once. */
   let opened = false;
   let stopped = false;
+  /** Set by `drain`: seats taken meanwhile get no host, so no new turn starts here. */
+  let draining = false;
   const seatListeners: (() => void)[] = [];
 
   const spawn = async (handle: string): Promise<SeatHost | null> => {
@@ -193,7 +198,8 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
     }
     const spawned: SeatHost[] = [];
     for (const handle of held) {
-      if (hosts.has(handle)) continue;
+      // A draining node starts no seat: a seat it takes now waits for the peer that resumes it.
+      if (hosts.has(handle) || draining) continue;
       const host = await spawn(handle);
       if (host) spawned.push(host);
     }
@@ -223,7 +229,7 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
   void placementReady.then((p) =>
     p.onChange(() => {
       void serial(async () => {
-        if (stopped || placement === null) return;
+        if (stopped || draining || placement === null) return;
         const before = [...hosts.keys()].sort().join();
         const spawned = await follow();
         // A seat handed over left `hosts` before this ran: its tool servers still follow.
@@ -290,6 +296,11 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
     host: (handle) => hosts.get(handle) ?? null,
     onSeatsChanged: (listener) => {
       seatListeners.push(listener);
+    },
+    async drain(graceMs) {
+      draining = true;
+      // Not serialised behind an apply in flight: the grace starts when the node is told to stop.
+      await Promise.all([...hosts.values()].map((h) => h.drain(graceMs)));
     },
     stop: (stopOpts) =>
       serial(async () => {

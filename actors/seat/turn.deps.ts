@@ -8,8 +8,11 @@ import type { CallerInfo, LlmRequest, LlmStream } from './providers/index.js';
 import type { Budget } from './budget.js';
 
 export interface TurnEvents {
-  /** A stored event on `svc.events.<type>` about this seat, resolved once it is durable. */
-  publish(type: string, payload: Record<string, unknown>, failed?: boolean): Promise<void>;
+  /**
+   * A stored event on `svc.events.<type>` about this seat, resolved once it is durable. `id`: the record
+   * id (and de-duplication id) when the caller derives one, so a resumed turn's repeat is stored once.
+   */
+  publish(type: string, payload: Record<string, unknown>, failed?: boolean, id?: string): Promise<void>;
   /** `agent_turn_progress`: stream-only (`bus.emit`), never stored. */
   progress(payload: Record<string, unknown>): void;
 }
@@ -28,6 +31,7 @@ export interface TurnDeps {
   };
   readonly budget: Budget;
   readonly events: TurnEvents;
-  spend(record: SpendRecord): Promise<void>;
+  /** Publishes a spend record under its id; `duplicate` when that id was stored already. */
+  spend(record: SpendRecord): Promise<{ readonly duplicate: boolean }>;
   now(): Date;
 }

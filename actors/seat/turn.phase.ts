@@ -6,16 +6,23 @@
  *      told, when the turn is cut); loop until it answers without tools or the
  *      round limit (extended by `extension_round_step` when enabled, up to the ceiling) is reached
  * and returns the phase record (`agent_phase_completed`) with the outcome the machine folds in.
+ *
+ * Every step is journaled (turn.journal.ts). A phase an earlier run started replays what that run
+ * recorded — its model answers and tool results, in order, through the same loop — and goes on live
+ * from where the record ends; a phase it finished or failed returns its record without running. A cut
+ * (shutdown, lost lease) records nothing as failed: the next holder resumes the phase.
  */
-import { randomUUID } from 'node:crypto';
-import type { Payloads, SpendRecord, ToolEntry } from '../../schema/index.js';
-import { LlmAbortedError, LlmUnavailableError, type LlmMessage, type LlmResult } from './providers/index.js';
+import type { Payloads, ToolEntry } from '../../schema/index.js';
+import type { LlmMessage } from './providers/index.js';
 import type { FailReason, PhaseName, PhaseOutcome, Turn } from './seat.machine.js';
 import { extendRounds, phaseRounds } from './seat.limits.js';
 import { parsePlan, parseReview, phaseMessage, systemPrompt } from './turn.prompts.js';
 import type { TurnDeps } from './turn.deps.js';
-import { runToolCall, stopped, type ToolCallContext } from './turn.tools.js';
+import { stopped } from './turn.tools.js';
+import { askModel, phaseTool, settleSpend, type RoundScope } from './turn.round.js';
 import type { SeatProfile, Charter } from './seat.profile.js';
+import { isCut } from './turn.cut.js';
+import { noJournal, type PhaseJournal, type RoundAnswer } from './turn.journal.js';
 
 type PhaseCompleted = (typeof Payloads.AgentPhaseCompleted)['_output'];
 type ToolExecution = (typeof Payloads.ToolExecution)['_output'];
@@ -41,6 +48,8 @@ export interface PhaseInput {
   readonly charter: Charter;
   readonly caps: { readonly org: number; readonly seat: number };
   readonly signal: AbortSignal;
+  /** The turn's journal for this phase (default: none kept). */
+  readonly journal?: PhaseJournal;
 }
 
 export interface PhaseResult {
@@ -68,7 +77,16 @@ export async function runPhase(
   picked: readonly string[],
 ): Promise<PhaseResult> {
   const { turn, phase, seat } = input;
-  const started = deps.now();
+  const journal = input.journal ?? noJournal;
+  const prior = journal.prior;
+  const where = { phase, iteration: turn.iteration };
+  // Finished or failed before the cut: its record stands, nothing runs or is published again.
+  if (prior?.completed) {
+    const { outcome, tokens, picked, tools } = prior.completed;
+    return { outcome, tokens, tools, ...(picked ? { picked } : {}) };
+  }
+  if (prior?.failed) throw new PhaseFailure(prior.failed.reason, prior.failed.error, prior.failed.tokens);
+  const started = prior?.started ? new Date(prior.started.started_at) : deps.now();
   const system = systemPrompt(input.charter, seat, phase);
   const tools = toolsOf(deps.tools.toolsFor(seat.handle), phase, picked);
   const byName = new Map(tools.map((t) => [t.name, t]));
@@ -89,22 +107,38 @@ export async function runPhase(
   let delivered = false;
   const key = { turn_id: turn.turn_id, phase, iteration: turn.iteration };
   const tokens = (): number => totals.input + totals.output;
-  const toolCtx: ToolCallContext = {
-    seat: seat.handle,
-    agent_id: seat.agent_id,
-    turn_id: turn.turn_id,
-    trace_id: turn.wake.trace_id,
-    signal: input.signal,
+  const scope: RoundScope = { deps, turn, phase, seat, caps: input.caps, signal: input.signal, journal };
+  // Ids derived from the phase: a resumed phase's records replace, never add to, the first run's.
+  const eventId = (what: string): string => `${what}-${turn.turn_id}-${phase}.${turn.iteration}`;
+  /** Marks the timeline once, where a resumed phase stops replaying and goes on live. */
+  let replaying = prior !== null;
+  const live = (): void => {
+    if (!replaying) return;
+    replaying = false;
+    timeline.push({ at: deps.now().toISOString(), kind: 'resumed', detail: 'from the turn journal' });
   };
 
-  await deps.events.publish('agent_phase_started', {
-    ...key,
-    model,
-    started_at: started.toISOString(),
-    max_rounds: maxRounds,
-    round_ceiling: ceiling,
-    ...(phase === 'plan' && turn.iteration === 0 ? { trigger: turn.wake.kind } : {}),
-  });
+  if (!prior?.started) {
+    await deps.events.publish(
+      'agent_phase_started',
+      {
+        ...key,
+        model,
+        started_at: started.toISOString(),
+        max_rounds: maxRounds,
+        round_ceiling: ceiling,
+        ...(phase === 'plan' && turn.iteration === 0 ? { trigger: turn.wake.kind } : {}),
+      },
+      false,
+      eventId('phase-started'),
+    );
+    await journal.write({
+      kind: 'phase_started',
+      ...where,
+      started_at: started.toISOString(),
+      max_rounds: maxRounds,
+    });
+  }
 
   const record = (failed: boolean, error: string | null): PhaseCompleted => {
     const end = deps.now();
@@ -134,60 +168,33 @@ export async function runPhase(
     };
   };
   const fail = async (reason: FailReason, message: string, cause?: unknown): Promise<never> => {
-    await deps.events.publish('agent_phase_completed', record(true, message), true);
+    // A cut is no failure: nothing is recorded, the next holder resumes the phase.
+    if (reason === 'aborted' && isCut(input.signal))
+      throw new PhaseFailure(reason, message, tokens(), { cause });
+    await deps.events.publish('agent_phase_completed', record(true, message), true, eventId('phase'));
+    await journal.write({ kind: 'phase_failed', ...where, reason, error: message, tokens: tokens() });
     throw new PhaseFailure(reason, message, tokens(), { cause });
   };
 
   let toolRounds = 0;
   for (let round = -1; ; round += 1) {
-    // 1. abort and budget, before every model call
-    if (input.signal.aborted) return fail('aborted', stopped(input.signal));
-    const refusal = await deps.budget.check(seat.handle, input.caps);
-    if (refusal) {
-      await deps.events.publish('budget_exhausted', { ...refusal, turn_id: turn.turn_id }, true);
-      return fail('budget', `${refusal.scope} token budget exhausted (${refusal.used}/${refusal.cap})`);
-    }
-    // 2. the model call
-    const roundStart = deps.now();
-    deps.events.progress({
-      ...key,
-      model,
-      round_num: round,
-      max_rounds: maxRounds,
-      response: text,
-      tool_calls: executions,
-      round_started_at: roundStart.toISOString(),
-    });
-    let result: LlmResult;
-    try {
-      result = await deps.llm
-        .call(
-          chain,
-          { system, messages, ...(tools.length ? { tools } : {}), signal: input.signal },
-          { seat: seat.handle, trace: { trace_id: turn.wake.trace_id, parent_span_id: null } },
-        )
-        .result();
-    } catch (error) {
-      if (error instanceof LlmAbortedError || input.signal.aborted)
-        return fail('aborted', stopped(input.signal), error);
-      if (error instanceof LlmUnavailableError) {
-        const last = error.attempts.at(-1);
-        await deps.events.publish(
-          'llm_unavailable',
-          {
-            provider: last?.provider ?? chain[0] ?? '',
-            reason: last?.reason ?? 'not_configured',
-            turn_id: turn.turn_id,
-            phase,
-            retry_at: error.retryAt,
-            chain: [...chain],
-            attempts: error.attempts,
-          },
-          true,
-        );
-        return fail('provider', error.message, error);
-      }
-      return fail('error', error instanceof Error ? error.message : String(error), error);
+    // 1. the model's answer: recorded by an earlier run, else asked now
+    const recorded = prior?.rounds.get(round);
+    let result: RoundAnswer;
+    if (recorded) {
+      result = recorded.answer;
+      await settleSpend(scope, recorded.spend);
+    } else {
+      live();
+      const asked = await askModel(scope, round, {
+        chain,
+        system,
+        messages,
+        tools,
+        progress: { ...key, model, max_rounds: maxRounds, response: text, tool_calls: executions },
+      });
+      if ('failure' in asked) return fail(asked.failure.reason, asked.failure.message, asked.failure.cause);
+      result = asked.result;
     }
     model = result.model;
     const u = result.usage;
@@ -195,29 +202,9 @@ export async function runPhase(
     totals.output += u.output_tokens;
     totals.cacheRead += u.cache_read_tokens;
     totals.cacheWrite += u.cache_write_tokens;
-    const spend: SpendRecord = {
-      id: randomUUID(),
-      timestamp: deps.now().toISOString(),
-      node: deps.node,
-      handle: seat.handle,
-      agent_id: seat.agent_id,
-      role: seat.name,
-      turn_id: turn.turn_id,
-      phase,
-      worker: null,
-      provider: result.provider,
-      model: result.model,
-      input_tokens: u.input_tokens,
-      output_tokens: u.output_tokens,
-      cache_read_tokens: u.cache_read_tokens,
-      cache_write_tokens: u.cache_write_tokens,
-      total_tokens: u.input_tokens + u.output_tokens,
-    };
-    // Together, so the spend record and both budget counters share the bus's group commits.
-    await Promise.all([deps.spend(spend), deps.budget.add(seat.handle, spend.total_tokens)]);
     rounds.push({
       round,
-      started_at: roundStart.toISOString(),
+      started_at: result.started_at,
       duration_ms: result.duration_ms,
       model: result.model,
       input_tokens: u.input_tokens,
@@ -229,15 +216,16 @@ export async function runPhase(
     text = result.text;
     if (result.tool_calls.length === 0) break;
 
-    // 3. tools
+    // 2. tools: recorded results replayed, the rest run (a call in flight at a cut by the rules)
     messages.push({
       role: 'assistant',
       content: result.text,
       tool_calls: result.tool_calls.map(({ id, name, arguments: args }) => ({ id, name, arguments: args })),
     });
-    for (const call of result.tool_calls) {
-      if (input.signal.aborted) return fail('aborted', stopped(input.signal));
-      const run = await runToolCall(deps, toolCtx, call, byName.get(call.name));
+    for (const [index, call] of result.tool_calls.entries()) {
+      if (!prior?.calls.get(`${round}.${index}`)?.result) live();
+      const run = await phaseTool(scope, prior, { round, index }, call, byName.get(call.name));
+      if (run === null) return fail('aborted', stopped(input.signal));
       executions.push(run.execution);
       timeline.push({ at: run.execution.started_at, kind: 'tool', detail: call.name });
       // Cut mid-call: the row says the call was cancelled; nothing the tool yields is recorded.
@@ -258,6 +246,7 @@ export async function runPhase(
             detail: `${phase} reached ${maxRounds} tool rounds`,
           },
           true,
+          eventId('max-rounds'),
         );
         break;
       }
@@ -270,18 +259,41 @@ export async function runPhase(
     }
   }
 
-  await deps.events.publish('agent_phase_completed', record(false, null));
-  const called = executions.map((e) => e.name);
+  await deps.events.publish('agent_phase_completed', record(false, null), false, eventId('phase'));
+  const result = outcomeOf(
+    phase,
+    text,
+    delivered,
+    tokens(),
+    executions.map((e) => e.name),
+  );
+  const { picked: chosen, ...done } = result;
+  await journal.write({
+    kind: 'phase_completed',
+    ...where,
+    ...done,
+    tools: [...done.tools],
+    ...(chosen ? { picked: [...chosen] } : {}),
+  });
+  return result;
+}
+
+function outcomeOf(
+  phase: PhaseName,
+  text: string,
+  delivered: boolean,
+  tokens: number,
+  called: string[],
+): PhaseResult {
   if (phase === 'plan') {
     const plan = parsePlan(text);
     return {
       outcome: { phase, decision: plan.decision, plan: plan.plan },
-      tokens: tokens(),
+      tokens,
       picked: plan.tools,
       tools: called,
     };
   }
-  if (phase === 'execute')
-    return { outcome: { phase, response: text, delivered }, tokens: tokens(), tools: called };
-  return { outcome: { phase, ...parseReview(text) }, tokens: tokens(), tools: called };
+  if (phase === 'execute') return { outcome: { phase, response: text, delivered }, tokens, tools: called };
+  return { outcome: { phase, ...parseReview(text) }, tokens, tools: called };
 }

@@ -19,9 +19,15 @@ export interface ToolRun {
   readonly execution: ToolExecution;
 }
 
-/** Why the turn was stopped: the reason the seat aborted it with (a scheduled deadline), else a stop. */
-export const stopped = (signal: AbortSignal): string =>
-  typeof signal.reason === 'string' ? signal.reason : 'the turn was stopped';
+/**
+ * Why the turn was stopped: the reason the seat aborted it with (a scheduled deadline's message, a cut's
+ * Error), else an operator's stop.
+ */
+export const stopped = (signal: AbortSignal): string => {
+  const reason: unknown = signal.reason;
+  if (typeof reason === 'string') return reason;
+  return reason instanceof Error ? reason.message : 'the turn was stopped';
+};
 const resultText = (content: ReadonlyArray<{ text: string }>): string => content.map((c) => c.text).join('');
 export const clip = (s: string, n = 4000): string => (s.length > n ? `${s.slice(0, n)}…` : s);
 
@@ -50,6 +56,8 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | typ
 }
 
 export interface ToolCallContext {
+  /** The call's place in the turn (`<turn id>/<phase>.<iteration>/<round>.<index>`): builtins derive ids from it. */
+  readonly call_id: string;
   readonly seat: string;
   readonly agent_id: string;
   readonly turn_id: string;
@@ -105,6 +113,7 @@ export async function runToolCall(
         turn_id: ctx.turn_id,
         trace: { trace_id: ctx.trace_id, parent_span_id: null },
         signal: ctx.signal,
+        call_id: ctx.call_id,
       },
       { name: call.name, arguments: call.arguments },
     ),
@@ -128,5 +137,43 @@ export async function runToolCall(
     delivered: !routed.is_error && Boolean(entry.delivers),
     cancelled: false,
     execution: row(output, routed.is_error, routed.source ?? origin, routed.server),
+  };
+}
+
+/**
+ * Whether a call in flight when its turn was cut may simply run again on resume: a builtin (idempotent by
+ * call id), or an MCP tool its server declares idempotent (`idempotentHint`).
+ */
+export const retriable = (entry: ToolEntry | undefined): boolean =>
+  entry !== undefined && (entry.source === 'builtin' || entry.annotations['idempotentHint'] === true);
+
+/** What the model reads for a call that was in flight at a cut and may not run again blindly. */
+export const unknownOutcomeText = (name: string): string =>
+  `outcome unknown — check before retrying: the call to ${name} was in flight when the turn was cut ` +
+  '(a restart, a crash or a lost lease); it may or may not have taken effect';
+
+/** The run of a call in flight at a cut that is not retried: the model is told its outcome is unknown. */
+export function unknownOutcome(
+  deps: Pick<TurnDeps, 'now'>,
+  call: LlmToolCall,
+  entry: ToolEntry | undefined,
+): ToolRun & { readonly cancelled: boolean } {
+  const output = unknownOutcomeText(call.name);
+  return {
+    output,
+    isError: true,
+    delivered: false,
+    cancelled: false,
+    execution: {
+      name: call.name,
+      call_id: call.id,
+      arguments: call.arguments,
+      result: '',
+      error: output,
+      started_at: deps.now().toISOString(),
+      duration_ms: 0,
+      origin: entry?.source ?? 'builtin',
+      server: entry ? serverOf(entry) : null,
+    },
   };
 }

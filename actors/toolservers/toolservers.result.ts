@@ -55,9 +55,16 @@ export function toToolResult(raw: unknown): ToolResult {
   return { content, is_error: result.isError === true };
 }
 
-/** Why a call was cancelled: the signal's reason when it is a message (a turn's deadline gives one). */
-export const cancelReason = (signal: AbortSignal): string =>
-  typeof signal.reason === 'string' && signal.reason !== '' ? signal.reason : 'cancelled by the caller';
+/**
+ * Why a call was cancelled: the signal's reason when it is a message (a turn's deadline gives one) or an
+ * Error's message (a turn cut for a shutdown).
+ */
+export const cancelReason = (signal: AbortSignal): string => {
+  const reason: unknown = signal.reason;
+  if (typeof reason === 'string' && reason !== '') return reason;
+  if (reason instanceof Error && reason.message !== '') return reason.message;
+  return 'cancelled by the caller';
+};
 
 /** The answer of a call its caller cancelled (the turn was cut): what the model would have read. */
 export const cancelledResult = (name: string, signal: AbortSignal): ToolResult => ({

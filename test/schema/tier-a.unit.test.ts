@@ -10,7 +10,12 @@ t.test('an empty file gives the embedded defaults: memory bus, every role, node-
   t.ok(result.ok);
   if (!result.ok) return;
   t.equal(result.config.providers.queue.type, 'memory');
-  t.same(result.config.node, { id: 'node-0', roles: ['ingress', 'data', 'seats'], seat_lease_seconds: 30 });
+  t.same(result.config.node, {
+    id: 'node-0',
+    roles: ['ingress', 'data', 'seats'],
+    seat_lease_seconds: 30,
+    turn_grace_seconds: 10,
+  });
   t.equal(result.config.api.host, '127.0.0.1');
   t.equal(result.config.debug, false);
   t.equal(result.config.api.auth, undefined);

@@ -3,8 +3,9 @@
  * memory storage, the org directory (public fields only), the seat's `needs` state and an event
  * sink. A builtin answers with a `ToolResult`; bad arguments are a tool error the model can read.
  */
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { EventRecord, ToolEntry, ToolResult } from '../../../schema/index.js';
+import { uuidv5, type EventRecord, type ToolEntry, type ToolResult } from '../../../schema/index.js';
 
 /** Who is calling: the seat running the turn. */
 export interface ToolContext {
@@ -16,6 +17,24 @@ export interface ToolContext {
   readonly trace?: { readonly trace_id: string; readonly parent_span_id: string | null };
   /** The turn's abort signal: once it fires, a call still running is cancelled and its result dropped. */
   readonly signal?: AbortSignal;
+  /**
+   * The call's place in its turn (turn, phase, round, position): the same on a resumed turn's retry, so
+   * a builtin that writes derives its ids from it and a retried call writes the same row and event.
+   */
+  readonly call_id?: string;
+}
+
+/** Namespace of the ids builtins derive from a call id (`builtinCallId`). */
+const callNamespace = '6f1c2a52-3f0e-5b6a-9d4e-8c7b1a2f0d3e';
+
+/**
+ * The id a builtin gives what it writes for one call: derived from the call id when the turn engine
+ * gave one (so a retry after a cut writes the same row and event), else fresh.
+ */
+export function builtinCallId(ctx: ToolContext, what: string): string {
+  return ctx.call_id === undefined
+    ? randomUUID()
+    : uuidv5(callNamespace, `${ctx.agent_id}\u0000${ctx.call_id}\u0000${what}`);
 }
 
 export interface BuiltinTool {

@@ -2,11 +2,16 @@
  * Personal memory (spec "Memory view": long rows, and short rows with `ttl_until` and `expired`):
  * `memory_remember` keeps a note for later turns, `memory_recall` reads notes back.
  */
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { EventCategory, newEvent } from '../../../schema/index.js';
 import { defineBuiltin, textResult } from './builtin.define.js';
-import { MemoryKind, type BuiltinTool, type EventSink, type PersonalMemory } from './builtin.types.js';
+import {
+  builtinCallId,
+  MemoryKind,
+  type BuiltinTool,
+  type EventSink,
+  type PersonalMemory,
+} from './builtin.types.js';
 import type { LearningGate } from './learning.gate.js';
 
 export const memoryLimits = {
@@ -91,7 +96,8 @@ export function memoryTools(deps: {
         args.kind === MemoryKind.Short
           ? new Date(at.getTime() + (args.ttl_seconds ?? memoryLimits.defaultTtlSeconds) * 1000).toISOString()
           : null;
-      const id = randomUUID();
+      // Derived from the call: a call retried after a cut rewrites the same row and event, once.
+      const id = builtinCallId(ctx, 'memory_remember');
       await deps.memory.remember(ctx.agent_id, {
         id,
         kind: args.kind,
@@ -100,8 +106,8 @@ export function memoryTools(deps: {
         ttl_until: ttlUntil,
         created_at: at.toISOString(),
       });
-      await deps.events.publish(
-        newEvent({
+      await deps.events.publish({
+        ...newEvent({
           type: 'memory_remembered',
           category: EventCategory.Learning,
           source: `seat/${ctx.seat}`,
@@ -118,7 +124,8 @@ export function memoryTools(deps: {
           now: at,
           ...(ctx.trace ? { trace: ctx.trace } : {}),
         }),
-      );
+        id: builtinCallId(ctx, 'memory_remembered'),
+      });
       return textResult(
         ttlUntil === null ? `Remembered as ${id}.` : `Remembered as ${id} until ${ttlUntil}.`,
       );

@@ -4,11 +4,16 @@
  * engine never sends messages as itself (spec rule 3): the agent reaches the person with its own
  * colleague-surface tools, and the reply wakes it through the normal inbound path.
  */
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { EventCategory, newEvent } from '../../../schema/index.js';
 import { defineBuiltin, textResult } from './builtin.define.js';
-import type { BuiltinTool, EventSink, NeedsRecorder, OrgDirectory } from './builtin.types.js';
+import {
+  builtinCallId,
+  type BuiltinTool,
+  type EventSink,
+  type NeedsRecorder,
+  type OrgDirectory,
+} from './builtin.types.js';
 import { findColleagues } from './org-directory.js';
 
 const maxMatches = 10;
@@ -99,7 +104,8 @@ export function orgTools(deps: {
       const person = humans[0]!;
       const at = now();
       const need = {
-        id: randomUUID(),
+        // Derived from the call: a call retried after a cut records the same need and event, once.
+        id: builtinCallId(ctx, 'ask_human'),
         to: person.handle,
         question: args.question,
         context: args.context ?? null,
@@ -108,8 +114,8 @@ export function orgTools(deps: {
         turn_id: ctx.turn_id ?? null,
       };
       await deps.needs.recordNeed(ctx.seat, need);
-      await deps.events.publish(
-        newEvent({
+      await deps.events.publish({
+        ...newEvent({
           type: 'human_asked',
           category: EventCategory.A2a,
           source: `seat/${ctx.seat}`,
@@ -127,7 +133,8 @@ export function orgTools(deps: {
           now: at,
           ...(ctx.trace ? { trace: ctx.trace } : {}),
         }),
-      );
+        id: builtinCallId(ctx, 'human_asked'),
+      });
       return textResult(
         `Recorded that you need an answer from ${person.name} (${person.handle}); nothing was sent. ` +
           'Reach them with your own tools (a chat mention, an issue comment); their reply will wake you.',

@@ -1,0 +1,104 @@
+/**
+ * What a seat host publishes as the seat, behind its lease fence: the event records of its turns
+ * (`svc.events.<type>`, de-duplicated by record id), the stream-only `agent_turn_progress`, and the
+ * turn's dependencies with the fence in front of every model call, tool call and spend record.
+ */
+import { Subjects, type Bus } from '../../bus/index.js';
+import type { Fence } from '../lease/index.js';
+import { categoryOf, EventCategory, newEvent, type EventRecord } from '../../schema/index.js';
+import type { TurnDeps, TurnEvents } from './turn.deps.js';
+
+const encoder = new TextEncoder();
+
+/** The turn's dependencies with the fence in front of every call that acts as the seat. */
+export function fencedDeps(deps: Omit<TurnDeps, 'events'>, fence: Fence): Omit<TurnDeps, 'events'> {
+  const { llm, tools } = deps;
+  return {
+    ...deps,
+    llm: {
+      resolve: (seat) => llm.resolve(seat),
+      call: (chain, request, caller) => {
+        fence();
+        return llm.call(chain, request, caller);
+      },
+      ...(llm.snapshot ? { snapshot: () => llm.snapshot?.() ?? {} } : {}),
+    },
+    tools: {
+      toolsFor: (seat) => tools.toolsFor(seat),
+      call: (ctx, call) => {
+        fence();
+        return tools.call(ctx, call);
+      },
+    },
+    spend: (record) => {
+      fence();
+      return deps.spend(record);
+    },
+  };
+}
+
+export interface SeatEvents {
+  /** A record about the seat (not yet published). */
+  readonly event: (
+    type: string,
+    payload: Record<string, unknown>,
+    failed?: boolean,
+    trace?: string,
+  ) => EventRecord;
+  /** Publishes a record under its id, after the fence. */
+  readonly publishEvent: (record: EventRecord) => Promise<void>;
+  /** The turn events of one trace. */
+  readonly eventsFor: (trace: string) => TurnEvents;
+}
+
+export function seatEvents(opts: {
+  readonly bus: Bus;
+  /** `<node>/seat/<handle>` */
+  readonly source: string;
+  readonly handle: string;
+  readonly fence: Fence;
+  readonly now: () => Date;
+}): SeatEvents {
+  const { handle, fence } = opts;
+  const publishEvent = async (record: EventRecord): Promise<void> => {
+    fence();
+    await opts.bus.publish(Subjects.event(record.type), encoder.encode(JSON.stringify(record)), {
+      msgId: record.id,
+    });
+  };
+  const event = (
+    type: string,
+    payload: Record<string, unknown>,
+    failed = false,
+    trace?: string,
+  ): EventRecord =>
+    newEvent({
+      type,
+      // The admission map decides the category (budget_exhausted and turn.guard_breach are `decision`).
+      category: categoryOf(type) ?? EventCategory.Lifecycle,
+      source: opts.source,
+      summary: `${handle}: ${type}${typeof payload['phase'] === 'string' ? ` (${payload['phase']})` : ''}`,
+      actor: handle,
+      agent_id: handle,
+      payload,
+      failed,
+      ...(trace ? { trace: { trace_id: trace, parent_span_id: null } } : {}),
+      now: opts.now(),
+    });
+  const eventsFor = (trace: string): TurnEvents => ({
+    publish: (type, payload, failed, id) => {
+      const record = event(type, payload, failed ?? false, trace);
+      return publishEvent(id === undefined ? record : { ...record, id });
+    },
+    progress: (payload) => {
+      try {
+        fence();
+      } catch {
+        return;
+      }
+      const record = event('agent_turn_progress', payload, false, trace);
+      opts.bus.emit(Subjects.event(record.type), encoder.encode(JSON.stringify(record)));
+    },
+  });
+  return { event, publishEvent, eventsFor };
+}

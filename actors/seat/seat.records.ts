@@ -1,0 +1,51 @@
+/**
+ * The seat's records outside its turns: where a completed turn is marked (`svc_turns_done`, and the
+ * `svc_coord` keys of releases before it) and where a pause is kept, with their readers.
+ */
+import type { Kv } from '../../bus/index.js';
+import { Payloads } from '../../schema/index.js';
+import type { Paused } from './seat.types.js';
+
+const decoder = new TextDecoder();
+
+/** Keys of this seat: in `svc_turns_done` (`turnDone`) and in the coordination store (the others). */
+export const seatKeys = {
+  /** Set once the turn of a wake completed; the turn id is uuidv5(agent id, wake id). */
+  turnDone: (handle: string, turnId: string): string => `${handle}.${turnId}`,
+  /**
+   * Where releases before `svc_turns_done` recorded a completed turn (in `svc_coord`, never expiring).
+   * A seat host moves its own into `svc_turns_done` when it opens (`moveLegacyTurnRecords`) and still
+   * reads here, for a node of an older release writing one meanwhile.
+   */
+  legacyTurnDone: (handle: string, turnId: string): string => `seat.${handle}.turn.${turnId}`,
+  paused: (handle: string): string => `seat.${handle}.paused`,
+};
+
+/**
+ * Moves the seat's completed-turn records from `svc_coord`, where releases before `svc_turns_done` kept
+ * them with no expiry, into `svc_turns_done`, where they expire with the rest. Each is written there
+ * before it is removed here, so a stop between the two leaves it readable in both. Answers how many moved.
+ */
+export async function moveLegacyTurnRecords(coord: Kv, turnsDone: Kv, handle: string): Promise<number> {
+  const prefix = seatKeys.legacyTurnDone(handle, '');
+  let moved = 0;
+  for (const key of await coord.keys(`${prefix}*`)) {
+    const entry = await coord.get(key);
+    if (entry === null) continue;
+    await turnsDone.put(seatKeys.turnDone(handle, key.slice(prefix.length)), entry.value);
+    await coord.delete(key);
+    moved += 1;
+  }
+  return moved;
+}
+
+export async function readPaused(coord: Kv, handle: string): Promise<Paused | null> {
+  const entry = await coord.get(seatKeys.paused(handle));
+  if (!entry) return null;
+  try {
+    const parsed = Payloads.Paused.safeParse(JSON.parse(decoder.decode(entry.value)));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}

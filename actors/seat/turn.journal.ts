@@ -1,0 +1,310 @@
+/**
+ * A turn's journal (stream `SVC_TURNS`, subject `svc.turns.<handle>.<turn id>`): the turn's progress,
+ * appended as it happens — the turn and each phase started, each model answer with its spend record,
+ * each tool call before it runs and its result after, each phase's outcome, and a cut for shutdown.
+ * A wake whose turn has a journal resumes from it: completed phases, model answers and tool results are
+ * replayed, not asked again (ops/turn-engine.md "Resuming a cut turn"). Each record's message id is
+ * derived from (turn, phase, iteration, round, call), so a record written twice is stored once.
+ */
+import { z } from 'zod';
+import { Streams, Subjects, type Bus } from '../../bus/index.js';
+import { Payloads, SpendRecord } from '../../schema/index.js';
+import type { Need } from '../toolservers/index.js';
+import type { PhaseName } from './seat.types.js';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+const Phase = z.enum(['plan', 'execute', 'review']);
+const Limits = z.object({
+  plan_rounds: z.number(),
+  execute_rounds: z.number(),
+  plan_ceiling: z.number(),
+  execute_ceiling: z.number(),
+  extension_enabled: z.boolean(),
+  extension_step: z.number(),
+  max_iterations: z.number(),
+});
+const NeedRecord = z.object({
+  id: z.string(),
+  to: z.string(),
+  question: z.string(),
+  context: z.string().nullable(),
+  urgency: z.enum(['low', 'normal', 'high']),
+  asked_at: z.string(),
+  turn_id: z.string().nullable(),
+});
+/** A model answer as the phase loop reads it (the parts of `LlmResult` it uses). */
+export const RoundAnswer = z.object({
+  text: z.string(),
+  tool_calls: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      arguments: z.record(z.string(), z.unknown()),
+      raw_arguments: z.string(),
+      arguments_valid: z.boolean(),
+    }),
+  ),
+  usage: z.object({
+    input_tokens: z.number(),
+    output_tokens: z.number(),
+    cache_read_tokens: z.number(),
+    cache_write_tokens: z.number(),
+  }),
+  model: z.string(),
+  provider: z.string(),
+  started_at: z.string(),
+  duration_ms: z.number(),
+});
+export type RoundAnswer = z.infer<typeof RoundAnswer>;
+
+const PhaseOutcome = z.discriminatedUnion('phase', [
+  z.object({ phase: z.literal('plan'), decision: z.enum(['plan', 'direct', 'skip']), plan: z.string() }),
+  z.object({ phase: z.literal('execute'), response: z.string(), delivered: z.boolean() }),
+  z.object({ phase: z.literal('review'), verdict: z.enum(['done', 'self_iterate']), notes: z.string() }),
+]);
+
+const at = { at: z.string(), node: z.string() };
+const where = { phase: Phase, iteration: z.number().int() };
+
+export const JournalRecord = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('turn_started'), ...at, wake_id: z.string(), limits: Limits }),
+  z.object({
+    kind: z.literal('phase_started'),
+    ...at,
+    ...where,
+    started_at: z.string(),
+    max_rounds: z.number(),
+  }),
+  z.object({
+    kind: z.literal('round'),
+    ...at,
+    ...where,
+    round: z.number().int(),
+    answer: RoundAnswer,
+    spend: SpendRecord,
+  }),
+  z.object({
+    kind: z.literal('tool_started'),
+    ...at,
+    ...where,
+    round: z.number().int(),
+    index: z.number().int(),
+    call_id: z.string(),
+    name: z.string(),
+  }),
+  z.object({
+    kind: z.literal('tool_result'),
+    ...at,
+    ...where,
+    round: z.number().int(),
+    index: z.number().int(),
+    output: z.string(),
+    is_error: z.boolean(),
+    delivered: z.boolean(),
+    execution: Payloads.ToolExecution,
+    /** Set after a tool that records needs (`ask_human`): the turn's needs so far, for its completion. */
+    needs: z.array(NeedRecord).optional(),
+  }),
+  z.object({
+    kind: z.literal('phase_completed'),
+    ...at,
+    ...where,
+    outcome: PhaseOutcome,
+    tokens: z.number(),
+    picked: z.array(z.string()).optional(),
+    tools: z.array(z.string()),
+  }),
+  z.object({
+    kind: z.literal('phase_failed'),
+    ...at,
+    ...where,
+    reason: z.enum(['provider', 'budget', 'aborted', 'error']),
+    error: z.string(),
+    tokens: z.number(),
+  }),
+  /** The turn was cut for a shutdown (the drain's grace ran out): handed over, not failed. */
+  z.object({ kind: z.literal('cut'), ...at, reason: z.string() }),
+]);
+export type JournalRecord = z.infer<typeof JournalRecord>;
+type Of<K extends JournalRecord['kind']> = Extract<JournalRecord, { kind: K }>;
+/** A record as a phase writes it: the journal stamps `at` and `node`. */
+export type JournalEntry = JournalRecord extends infer R
+  ? R extends JournalRecord
+    ? Omit<R, 'at' | 'node'>
+    : never
+  : never;
+
+/** Where a tool call sits in its phase: the model's call ids may repeat across rounds, positions do not. */
+export const callKey = (round: number, index: number): string => `${round}.${index}`;
+const phaseKey = (phase: PhaseName, iteration: number): string => `${phase}.${iteration}`;
+
+/** What an earlier run of one phase recorded. */
+export interface PhaseRecord {
+  readonly started: Of<'phase_started'> | null;
+  readonly rounds: ReadonlyMap<number, Of<'round'>>;
+  readonly calls: ReadonlyMap<
+    string,
+    { started: Of<'tool_started'> | null; result: Of<'tool_result'> | null }
+  >;
+  readonly completed: Of<'phase_completed'> | null;
+  readonly failed: Of<'phase_failed'> | null;
+}
+
+/** A turn's journal, read back. */
+export interface TurnJournal {
+  readonly started: Of<'turn_started'> | null;
+  phase(phase: PhaseName, iteration: number): PhaseRecord | null;
+  /** The spend id of the newest round when nothing followed it (its spend may not have been written). */
+  readonly unsettledSpend: string | null;
+  /** Every need the turn's tool calls recorded, by id. */
+  readonly needs: readonly Need[];
+  readonly cuts: readonly Of<'cut'>[];
+  readonly records: number;
+}
+
+type MutablePhase = {
+  started: Of<'phase_started'> | null;
+  rounds: Map<number, Of<'round'>>;
+  calls: Map<string, { started: Of<'tool_started'> | null; result: Of<'tool_result'> | null }>;
+  completed: Of<'phase_completed'> | null;
+  failed: Of<'phase_failed'> | null;
+};
+
+/** Folds records (in stream order) into the journal; unreadable ones are skipped. */
+export function foldJournal(records: readonly JournalRecord[]): TurnJournal {
+  let started: Of<'turn_started'> | null = null;
+  const phases = new Map<string, MutablePhase>();
+  const needs = new Map<string, Need>();
+  const cuts: Of<'cut'>[] = [];
+  let last: JournalRecord | null = null;
+  const of = (phase: PhaseName, iteration: number): MutablePhase => {
+    const key = phaseKey(phase, iteration);
+    let p = phases.get(key);
+    if (!p) {
+      p = { started: null, rounds: new Map(), calls: new Map(), completed: null, failed: null };
+      phases.set(key, p);
+    }
+    return p;
+  };
+  for (const r of records) {
+    last = r;
+    switch (r.kind) {
+      case 'turn_started':
+        started ??= r;
+        break;
+      case 'phase_started':
+        of(r.phase, r.iteration).started ??= r;
+        break;
+      case 'round':
+        if (!of(r.phase, r.iteration).rounds.has(r.round)) of(r.phase, r.iteration).rounds.set(r.round, r);
+        break;
+      case 'tool_started':
+      case 'tool_result': {
+        const calls = of(r.phase, r.iteration).calls;
+        const key = callKey(r.round, r.index);
+        const call = calls.get(key) ?? { started: null, result: null };
+        if (r.kind === 'tool_started') call.started ??= r;
+        else call.result ??= r;
+        calls.set(key, call);
+        if (r.kind === 'tool_result') for (const need of r.needs ?? []) needs.set(need.id, need);
+        break;
+      }
+      case 'phase_completed':
+        of(r.phase, r.iteration).completed ??= r;
+        break;
+      case 'phase_failed':
+        of(r.phase, r.iteration).failed ??= r;
+        break;
+      case 'cut':
+        cuts.push(r);
+        break;
+    }
+  }
+  return {
+    started,
+    phase: (phase, iteration) => phases.get(phaseKey(phase, iteration)) ?? null,
+    unsettledSpend: last?.kind === 'round' ? last.spend.id : null,
+    needs: [...needs.values()],
+    cuts,
+    records: records.length,
+  };
+}
+
+/** The message id of a record: one per (turn, what it records), so a repeat is stored once. */
+function msgIdOf(turnId: string, r: JournalEntry): string {
+  switch (r.kind) {
+    case 'turn_started':
+      return `${turnId}:turn`;
+    case 'cut':
+      return `${turnId}:cut:${r.reason}:${Date.now()}`;
+    case 'round':
+      return `${turnId}:${r.phase}.${r.iteration}:round:${r.round}`;
+    case 'tool_started':
+    case 'tool_result':
+      return `${turnId}:${r.phase}.${r.iteration}:${r.kind}:${callKey(r.round, r.index)}`;
+    default:
+      return `${turnId}:${r.phase}.${r.iteration}:${r.kind}`;
+  }
+}
+
+/** Reads a turn's journal; null when the turn has none (a fresh wake): one cheap lookup first. */
+export async function readJournal(bus: Bus, handle: string, turnId: string): Promise<TurnJournal | null> {
+  const subject = Subjects.turnJournal(handle, turnId);
+  if ((await bus.lastMessage(Streams.Turns, subject)) === null) return null;
+  const records: JournalRecord[] = [];
+  for await (const msg of bus.replay(Streams.Turns, { subject })) {
+    try {
+      const parsed = JournalRecord.safeParse(JSON.parse(decoder.decode(msg.data)));
+      if (parsed.success) records.push(parsed.data);
+    } catch {
+      // An unreadable record is skipped: the turn then redoes what it said, as a fresh run would.
+    }
+  }
+  return foldJournal(records);
+}
+
+/** Appends records to one turn's journal, each after `fence()` (a superseded holder writes nothing). */
+export interface JournalWriter {
+  write(entry: JournalEntry): Promise<void>;
+}
+
+export function journalWriter(opts: {
+  readonly bus: Bus;
+  readonly handle: string;
+  readonly turnId: string;
+  readonly node: string;
+  readonly fence: () => void;
+  readonly now: () => Date;
+}): JournalWriter {
+  const subject = Subjects.turnJournal(opts.handle, opts.turnId);
+  return {
+    async write(entry) {
+      opts.fence();
+      const record = { ...entry, at: opts.now().toISOString(), node: opts.node };
+      await opts.bus.publish(subject, encoder.encode(JSON.stringify(record)), {
+        msgId: msgIdOf(opts.turnId, entry),
+      });
+    },
+  };
+}
+
+/** One phase's view of the journal while it runs. */
+export interface PhaseJournal {
+  /** What an earlier run of this phase recorded; null for a phase never started. */
+  readonly prior: PhaseRecord | null;
+  /** The spend id of a recorded round whose spend may be missing (see `TurnJournal.unsettledSpend`). */
+  readonly unsettledSpend: string | null;
+  write(entry: JournalEntry): Promise<void>;
+  /** The turn's needs so far, journaled with the result of a tool that records needs. */
+  needs(): Need[];
+}
+
+/** A phase's journal when none is kept (a test or a tool that runs a phase alone): nothing recorded. */
+export const noJournal: PhaseJournal = {
+  prior: null,
+  unsettledSpend: null,
+  write: () => Promise.resolve(),
+  needs: () => [],
+};

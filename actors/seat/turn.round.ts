@@ -1,0 +1,191 @@
+/**
+ * The two live steps of a phase round, journaled: the model call (abort and budget first, then the call,
+ * then its answer, spend record and budget counters written together) and one tool call (its start
+ * journaled before it runs, its result after). A tool call an earlier run started but did not finish is
+ * not repeated blindly: a retriable tool runs again, any other is answered "outcome unknown".
+ */
+import { randomUUID } from 'node:crypto';
+import type { SpendRecord, ToolEntry } from '../../schema/index.js';
+import { LlmAbortedError, LlmUnavailableError, type LlmMessage, type LlmResult } from './providers/index.js';
+import type { FailReason, PhaseName, Turn } from './seat.machine.js';
+import type { SeatProfile } from './seat.profile.js';
+import type { TurnDeps } from './turn.deps.js';
+import type { PhaseJournal, PhaseRecord, RoundAnswer } from './turn.journal.js';
+import { retriable, runToolCall, stopped, unknownOutcome, type ToolRun } from './turn.tools.js';
+
+/** The phase a round belongs to, as its steps need it. */
+export interface RoundScope {
+  readonly deps: TurnDeps;
+  readonly turn: Turn;
+  readonly phase: PhaseName;
+  readonly seat: SeatProfile;
+  readonly caps: { readonly org: number; readonly seat: number };
+  readonly signal: AbortSignal;
+  readonly journal: PhaseJournal;
+}
+
+/** The model's answer, or why the phase fails instead. */
+export type Asked =
+  | { readonly result: RoundAnswer }
+  | { readonly failure: { readonly reason: FailReason; readonly message: string; readonly cause?: unknown } };
+
+const failure = (reason: FailReason, message: string, cause?: unknown): Asked => ({
+  failure: { reason, message, cause },
+});
+
+/** One live model call of round `round`, with `progress` as its `agent_turn_progress`. */
+export async function askModel(
+  scope: RoundScope,
+  round: number,
+  request: {
+    readonly chain: readonly string[];
+    readonly system: string;
+    readonly messages: readonly LlmMessage[];
+    readonly tools: readonly ToolEntry[];
+    readonly progress: Record<string, unknown>;
+  },
+): Promise<Asked> {
+  const { deps, turn, phase, seat, signal } = scope;
+  // 1. abort and budget, before every model call
+  if (signal.aborted) return failure('aborted', stopped(signal));
+  const refusal = await deps.budget.check(seat.handle, scope.caps);
+  if (refusal) {
+    await deps.events.publish('budget_exhausted', { ...refusal, turn_id: turn.turn_id }, true);
+    return failure('budget', `${refusal.scope} token budget exhausted (${refusal.used}/${refusal.cap})`);
+  }
+  // 2. the model call
+  const roundStart = deps.now();
+  deps.events.progress({ ...request.progress, round_num: round, round_started_at: roundStart.toISOString() });
+  let answer: LlmResult;
+  try {
+    answer = await deps.llm
+      .call(
+        request.chain,
+        {
+          system: request.system,
+          messages: [...request.messages],
+          ...(request.tools.length ? { tools: [...request.tools] } : {}),
+          signal,
+        },
+        { seat: seat.handle, trace: { trace_id: turn.wake.trace_id, parent_span_id: null } },
+      )
+      .result();
+  } catch (error) {
+    if (error instanceof LlmAbortedError || signal.aborted) return failure('aborted', stopped(signal), error);
+    if (error instanceof LlmUnavailableError) {
+      const last = error.attempts.at(-1);
+      await deps.events.publish(
+        'llm_unavailable',
+        {
+          provider: last?.provider ?? request.chain[0] ?? '',
+          reason: last?.reason ?? 'not_configured',
+          turn_id: turn.turn_id,
+          phase,
+          retry_at: error.retryAt,
+          chain: [...request.chain],
+          attempts: error.attempts,
+        },
+        true,
+      );
+      return failure('provider', error.message, error);
+    }
+    return failure('error', error instanceof Error ? error.message : String(error), error);
+  }
+  const u = answer.usage;
+  const result: RoundAnswer = {
+    text: answer.text,
+    tool_calls: answer.tool_calls.map((c) => ({ ...c })),
+    usage: { ...u },
+    model: answer.model,
+    provider: answer.provider,
+    started_at: roundStart.toISOString(),
+    duration_ms: answer.duration_ms,
+  };
+  const spend: SpendRecord = {
+    id: randomUUID(),
+    timestamp: deps.now().toISOString(),
+    node: deps.node,
+    handle: seat.handle,
+    agent_id: seat.agent_id,
+    role: seat.name,
+    turn_id: turn.turn_id,
+    phase,
+    worker: null,
+    provider: answer.provider,
+    model: answer.model,
+    input_tokens: u.input_tokens,
+    output_tokens: u.output_tokens,
+    cache_read_tokens: u.cache_read_tokens,
+    cache_write_tokens: u.cache_write_tokens,
+    total_tokens: u.input_tokens + u.output_tokens,
+  };
+  // 3. together, so the journal, the spend record and both budget counters share the bus's group commits
+  await Promise.all([
+    scope.journal.write({ kind: 'round', phase, iteration: turn.iteration, round, answer: result, spend }),
+    deps.spend(spend),
+    deps.budget.add(seat.handle, spend.total_tokens),
+  ]);
+  return { result };
+}
+
+/**
+ * A recorded round's spend, sent again when the journal ends with it (the run may have died before its
+ * spend record was stored): its id makes a repeat a duplicate, and only a new record moves the budget.
+ */
+export async function settleSpend(scope: RoundScope, spend: SpendRecord): Promise<void> {
+  if (spend.id !== scope.journal.unsettledSpend) return;
+  const ack = await scope.deps.spend(spend);
+  if (!ack.duplicate) await scope.deps.budget.add(scope.seat.handle, spend.total_tokens);
+}
+
+/**
+ * Tool call `index` of round `round`: its recorded result when an earlier run has one; when that run was
+ * cut while the call was in flight, a retry for a retriable tool, else "outcome unknown"; otherwise its
+ * start journaled, then run. Null when the turn was stopped before the call could start.
+ */
+export async function phaseTool(
+  scope: RoundScope,
+  prior: PhaseRecord | null,
+  at: { readonly round: number; readonly index: number },
+  call: RoundAnswer['tool_calls'][number],
+  entry: ToolEntry | undefined,
+): Promise<(ToolRun & { readonly cancelled: boolean; readonly replayed: boolean }) | null> {
+  const { deps, turn, phase, signal, journal } = scope;
+  const where = { phase, iteration: turn.iteration, round: at.round, index: at.index };
+  const earlier = prior?.calls.get(`${at.round}.${at.index}`);
+  if (earlier?.result) {
+    const r = earlier.result;
+    const run = { output: r.output, isError: r.is_error, delivered: r.delivered, execution: r.execution };
+    return { ...run, cancelled: false, replayed: true };
+  }
+  if (signal.aborted) return null;
+  let run: ToolRun & { readonly cancelled: boolean };
+  if (earlier?.started && !retriable(entry)) {
+    run = unknownOutcome(deps, call, entry);
+  } else {
+    if (!earlier?.started)
+      await journal.write({ kind: 'tool_started', ...where, call_id: call.id, name: call.name });
+    const ctx = {
+      call_id: `${turn.turn_id}/${phase}.${turn.iteration}/${at.round}.${at.index}`,
+      seat: scope.seat.handle,
+      agent_id: scope.seat.agent_id,
+      turn_id: turn.turn_id,
+      trace_id: turn.wake.trace_id,
+      signal,
+    };
+    run = await runToolCall(deps, ctx, call, entry);
+  }
+  // Cut mid-call: nothing is journaled, so the next holder meets the call as in flight.
+  if (run.cancelled) return { ...run, replayed: false };
+  const needs = entry?.delivers === 'needs' ? journal.needs() : [];
+  await journal.write({
+    kind: 'tool_result',
+    ...where,
+    output: run.output,
+    is_error: run.isError,
+    delivered: run.delivered,
+    execution: run.execution,
+    ...(needs.length > 0 ? { needs } : {}),
+  });
+  return { ...run, replayed: false };
+}
