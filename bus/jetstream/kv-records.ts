@@ -8,6 +8,7 @@
 import type { MsgRequest, StoredMsg } from '@nats-io/jetstream';
 import type { KvEntry } from '../bus.js';
 import { continueWalk, emptyState, judge, type KeyState, type KvRecord, type Walk } from './kv-rule.js';
+import { readThroughElection } from './election.js';
 import type { EngineHost } from './host.js';
 import { translate } from './translate.js';
 
@@ -80,9 +81,9 @@ export class KeyStates {
   async lastRecord(key: string): Promise<KvRecord | null> {
     await this.host.ready();
     try {
-      const msg = await this.host.jsm.streams.getMessage(this.layout.stream, {
-        last_by_subj: `${this.layout.prefix}${key}`,
-      });
+      const msg = await readThroughElection(this.host, (jsm) =>
+        jsm.streams.getMessage(this.layout.stream, { last_by_subj: `${this.layout.prefix}${key}` }),
+      );
       return msg ? fromStored(this.layout.prefix, msg) : null;
     } catch (error) {
       throw translate(error, `kv ${this.layout.bucket}`);
@@ -99,7 +100,9 @@ export class KeyStates {
         await this.host.ready();
         // next_by_subj is served by MSG.GET since nats-server 2.9; the client's type only lists it for direct get.
         const query = { seq, next_by_subj: subject } as MsgRequest;
-        const msg = await this.host.jsm.streams.getMessage(this.layout.stream, query);
+        const msg = await readThroughElection(this.host, (jsm) =>
+          jsm.streams.getMessage(this.layout.stream, query),
+        );
         if (!msg || msg.seq > upTo) break;
         out.push(fromStored(this.layout.prefix, msg));
         seq = msg.seq + 1;

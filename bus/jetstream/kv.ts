@@ -14,7 +14,7 @@ import type { EngineHost } from './host.js';
 import { KeyStates, operationHeader, parentHeader, toEntry, type BucketLayout } from './kv-records.js';
 import { judge, live, parentAt, revisionAt, type KeyState, type Walk } from './kv-rule.js';
 import { watchBucket } from './kv-watch.js';
-import { publishThroughElection } from './publish.js';
+import { publishThroughElection } from './election.js';
 import { placementRefused, replicasFor } from './replicas.js';
 import { apiCode, ApiCode, translate } from './translate.js';
 

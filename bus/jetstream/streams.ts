@@ -17,7 +17,7 @@ import { InvalidNameError } from '../errors.js';
 import { assertName, assertSubject } from '../subject-match.js';
 import { fromHeaders, nanos, storedFromGet, storedFromJs } from './codec.js';
 import { once, type EngineHost } from './host.js';
-import { publishThroughElection } from './publish.js';
+import { publishThroughElection, readThroughElection } from './election.js';
 import { boundedRead, followOrdered } from './reader.js';
 import { placementRefused, replicasFor } from './replicas.js';
 import { apiCode, ApiCode, translate } from './translate.js';
@@ -155,7 +155,7 @@ export class StreamOps {
     if (!Number.isInteger(seq) || seq < 1) return null;
     await this.host.ready();
     try {
-      const msg = await this.host.jsm.streams.getMessage(stream, { seq });
+      const msg = await readThroughElection(this.host, (jsm) => jsm.streams.getMessage(stream, { seq }));
       return msg ? storedFromGet(stream, msg) : null;
     } catch (error) {
       throw translate(error, `stream ${stream}`);
@@ -168,7 +168,9 @@ export class StreamOps {
     assertSubject(subject, false);
     await this.host.ready();
     try {
-      const msg = await this.host.jsm.streams.getMessage(stream, { last_by_subj: subject });
+      const msg = await readThroughElection(this.host, (jsm) =>
+        jsm.streams.getMessage(stream, { last_by_subj: subject }),
+      );
       return msg ? storedFromGet(stream, msg) : null;
     } catch (error) {
       throw translate(error, `stream ${stream}`);

@@ -1,5 +1,5 @@
 /**
- * A stream publish that rides out a leader election. While a replicated stream elects a new leader
+ * Calls that ride out a stream leader election. A publish: While a replicated stream elects a new leader
  * (seconds after its leader died) nobody answers its subjects, which the client reports as "no
  * responders", exactly as for a subject no stream captures. Nothing was stored then, so the publish is
  * sent again until the stream answers or the budget runs out; a subject that no stream captures is
@@ -15,7 +15,7 @@ import {
 import type { EngineHost } from './host.js';
 import { isNoResponders, isTimeout } from './translate.js';
 
-/** How long one publish keeps trying through an election (a 3-server election takes 4–9 s). */
+/** How long one call keeps trying through an election (a 3-server election takes 4–9 s). */
 export const publishBudgetMs = 10_000;
 /** One attempt of an idempotent publish: short, so a request lost with a dead server is sent again soon. */
 const idempotentAttemptMs = 2_500;
@@ -23,15 +23,20 @@ const retryMs = 200;
 
 const quickManagers = new WeakMap<EngineHost, Promise<JetStreamManager>>();
 
-/** True when a stream captures `subject` (its leader is being elected), or when that cannot be told now. */
-async function streamCaptures(host: EngineHost, subject: string): Promise<boolean> {
+/** A manager whose calls give up after 2 s, so a request the dead leader never answers is asked again. */
+function quickManager(host: EngineHost): Promise<JetStreamManager> {
   let jsm = quickManagers.get(host);
   if (!jsm) {
     jsm = jetstreamManager(host.nc, { timeout: 2_000, checkAPI: false });
     quickManagers.set(host, jsm);
   }
+  return jsm;
+}
+
+/** True when a stream captures `subject` (its leader is being elected), or when that cannot be told now. */
+async function streamCaptures(host: EngineHost, subject: string): Promise<boolean> {
   try {
-    await (await jsm).streams.find(subject);
+    await (await quickManager(host)).streams.find(subject);
     return true;
   } catch (error) {
     // "no stream matches subject" is the one answer that says nothing will ever capture it.
@@ -61,6 +66,26 @@ export async function publishThroughElection(
         ((isNoResponders(error) && (await streamCaptures(host, subject))) ||
           (idempotent && isTimeout(error)));
       if (!again) throw error;
+      await new Promise((resolve) => setTimeout(resolve, retryMs));
+    }
+  }
+}
+
+/**
+ * A read only the stream leader answers (a message by sequence or by subject): asked with quick attempts
+ * until the budget runs out, since a read repeated is harmless and a new leader answers within seconds.
+ */
+export async function readThroughElection<T>(
+  host: EngineHost,
+  read: (jsm: JetStreamManager) => Promise<T>,
+): Promise<T> {
+  const deadline = Date.now() + publishBudgetMs;
+  for (;;) {
+    await host.ready();
+    try {
+      return await read(await quickManager(host));
+    } catch (error) {
+      if (Date.now() >= deadline || !(isTimeout(error) || isNoResponders(error))) throw error;
       await new Promise((resolve) => setTimeout(resolve, retryMs));
     }
   }
