@@ -8,6 +8,7 @@ import { openBus, type Bus } from '../bus/index.js';
 import { companyJsonSchema, formatProblems, loadTierA, type TierA } from '../schema/index.js';
 import { ConfigUsageError, runConfig } from './config-cli.js';
 import { EventsUsageError, runEvents } from './events-cli.js';
+import { FleetUsageError, runFleet } from './fleet-cli.js';
 import { createLogger } from './logger.js';
 import { replayStream } from './replay.js';
 import { runKeygen, runSecrets, SecretsUsageError } from './secrets-cli.js';
@@ -25,6 +26,7 @@ Commands:
   secrets   list, put, reveal, remove and rekey stored secrets on a running node (svc secrets --help)
   keygen    print a fresh base64 32-byte key for secrets.keys
   events    list, trace and tail the event history of a running node (svc events --help)
+  fleet     the nodes of a fleet, the broker's membership, removing a departed node (svc fleet --help)
 
 Flags:
   -h, --help      show help (also: svc <command> --help)
@@ -101,6 +103,8 @@ export async function main(
         return runKeygen(rest, out);
       case 'events':
         return await runEvents(rest, env, out, err);
+      case 'fleet':
+        return await runFleet(rest, env, out, err);
       default:
         throw new UsageError(`unknown command: ${command}`);
     }
@@ -110,6 +114,7 @@ export async function main(
       error instanceof ConfigUsageError ||
       error instanceof SecretsUsageError ||
       error instanceof EventsUsageError ||
+      error instanceof FleetUsageError ||
       (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
     ) {
       err.write(`svc: ${error.message}\nRun 'svc --help' for usage.\n`);

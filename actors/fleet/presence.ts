@@ -43,8 +43,8 @@ export interface Presence {
   stop(opts?: { release?: boolean }): Promise<void>;
 }
 
-/** How often the description is compared with what was written (a changed epoch is written at once). */
-const lookEveryMs = 1_000;
+/** How often the description is compared with what was written (a changed epoch goes out within it). */
+const lookEveryMs = 250;
 /** Records expired this many ttls ago are removed by any node (a crash leaves one behind). */
 const sweepAfterTtls = 10;
 

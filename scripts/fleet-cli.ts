@@ -1,0 +1,169 @@
+/**
+ * `svc fleet <verb>`: the fleet routes from a terminal, against a running node (token from SVC_TOKEN;
+ * the fleet routes always need one). `status` prints the live nodes as a table (or the answer as JSON);
+ * `remove` forgets a departed node, or drops a broker server, and asks for the id twice as the route does.
+ */
+import type { BrokerMembership, FleetAnswer } from '../schema/index.js';
+import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, type NodeContext } from './cli-args.js';
+import { requestNode } from './cli-http.js';
+import { describeRefusal } from './config-cli.js';
+
+export const fleetHelp = `Usage: svc fleet <verb> [flags]
+
+Verbs (against a running node; token from $SVC_TOKEN):
+  status  [--broker] [--json]
+          live nodes with roles, labels, config epoch, seats, duties, store and API address; nodes
+          whose presence expired; --broker adds the broker's membership and disagreements; --json
+          prints the answers as JSON ({fleet, broker?})
+  remove  NODE --confirm NODE [--force]
+          forget a node that left (its presence and seats member record); refused while it holds a
+          live lease unless --force (a live seat lease still runs out on its own)
+  remove  --peer PEER --confirm PEER [--force]
+          drop a broker server from the JetStream cluster by raft peer id or name; refused while the
+          broker reports it online unless --force
+
+${nodeFlagsHelp}
+Exit codes: 0 done; 1 refused (the answer's error code is printed); 2 bad flags.
+`;
+
+type Out = { write(text: string): unknown };
+
+export class FleetUsageError extends Error {
+  override name = 'FleetUsageError';
+}
+
+/** The JSON answer of a GET, or null after the refusal was written to stderr. */
+async function read<T>(ctx: NodeContext<Out>, path: string): Promise<T | null> {
+  const response = await requestNode('fleet', ctx, 'GET', path);
+  if (response === null) return null;
+  const text = await response.text();
+  if (!response.ok) {
+    ctx.err.write(describeRefusal(response.status, text));
+    return null;
+  }
+  return JSON.parse(text) as T;
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows
+    .map((r) =>
+      r
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+const list = (items: readonly string[]): string => (items.length === 0 ? '-' : items.join(','));
+
+function printFleet(out: Out, fleet: FleetAnswer): void {
+  const rows = [['NODE', 'ROLES', 'LABELS', 'EPOCH', 'SEATS', 'DUTIES', 'STORE', 'API', 'VERSION']];
+  for (const node of fleet.nodes)
+    rows.push([
+      node.id,
+      list(node.roles),
+      list(Object.entries(node.labels).map(([k, v]) => `${k}=${v}`)),
+      String(node.applied_epoch),
+      list(node.seats),
+      list(node.duties),
+      `${node.store.engine}${node.store.dir ? `:${node.store.dir}` : ''}`,
+      node.api ? `${node.api.host}:${node.api.port}` : '-',
+      node.version,
+    ]);
+  out.write(`${table(rows)}\n`);
+  for (const gone of fleet.expired)
+    out.write(`expired: ${gone.node} (presence ran out ${gone.expired_at})\n`);
+  if (!fleet.complete) out.write(`note: ${fleet.node} could not read the whole presence table\n`);
+}
+
+function printBroker(out: Out, broker: BrokerMembership): void {
+  out.write(
+    `\nbroker: ${broker.engine}, connected to ${broker.server}` +
+      `${broker.cluster ? ` in cluster ${broker.cluster}` : ''}; advertises ${broker.advertised.servers.join(', ')}\n`,
+  );
+  const rows = [['SERVER', 'PEER', 'STATE', 'LEADS', 'COPIES']];
+  for (const s of broker.reported.servers)
+    rows.push([
+      s.name,
+      s.peer_id ?? '-',
+      s.offline ? 'offline' : s.current === false ? 'behind' : 'online',
+      String(s.leads),
+      String(s.copies),
+    ]);
+  out.write(`${table(rows)}\n`);
+  if (broker.reported.meta) out.write(`meta leader: ${broker.reported.meta.leader ?? 'none'}\n`);
+  else if (broker.reported.meta_unavailable) out.write(`meta group: ${broker.reported.meta_unavailable}\n`);
+  if (broker.reported.unavailable) out.write(`streams: ${broker.reported.unavailable}\n`);
+  for (const d of broker.disagreements) out.write(`disagreement (${d.kind}): ${d.detail}\n`);
+}
+
+/** The live leases a `member_live` refusal lists (none when the answer is not one). */
+function leasesIn(text: string): { kind: string; name: string; expires_at: string }[] {
+  try {
+    const body = JSON.parse(text) as { leases?: { kind: string; name: string; expires_at: string }[] };
+    return Array.isArray(body.leases) ? body.leases : [];
+  } catch {
+    return [];
+  }
+}
+
+export async function runFleet(args: string[], env: NodeJS.ProcessEnv, out: Out, err: Out): Promise<number> {
+  const { values, positionals } = parseNodeArgs(args, {
+    broker: { type: 'boolean' },
+    json: { type: 'boolean' },
+    confirm: { type: 'string' },
+    force: { type: 'boolean' },
+    peer: { type: 'string' },
+  });
+  const [verb, target, ...extra] = positionals;
+  const exit = helpExit(fleetHelp, values.help, verb, out);
+  if (exit !== null) return exit;
+  if (extra.length > 0) throw new FleetUsageError(`unexpected arguments: ${extra.join(' ')}`);
+  const ctx = nodeContext(values, env, out, err);
+  switch (verb) {
+    case 'status': {
+      if (target !== undefined) throw new FleetUsageError(`unexpected argument: ${target}`);
+      const fleet = await read<FleetAnswer>(ctx, '/fleet');
+      if (fleet === null) return 1;
+      const broker = values.broker ? await read<BrokerMembership>(ctx, '/fleet/broker') : undefined;
+      if (broker === null) return 1;
+      if (values.json) out.write(`${JSON.stringify(broker ? { fleet, broker } : { fleet }, null, 2)}\n`);
+      else {
+        printFleet(out, fleet);
+        if (broker) printBroker(out, broker);
+      }
+      return 0;
+    }
+    case 'remove': {
+      const peer = values.peer;
+      if ((peer === undefined) === (target === undefined))
+        throw new FleetUsageError('svc fleet remove needs NODE, or --peer PEER (not both)');
+      const id = (peer ?? target)!;
+      if (values.confirm === undefined)
+        throw new FleetUsageError(`svc fleet remove needs --confirm ${id} (the id again)`);
+      const query = new URLSearchParams({ confirm: values.confirm });
+      if (values.force) query.set('force', 'true');
+      const path = peer === undefined ? 'remove' : 'remove-peer';
+      const response = await requestNode(
+        'fleet',
+        ctx,
+        'POST',
+        `/fleet/broker/${path}/${encodeURIComponent(id)}?${query.toString()}`,
+      );
+      if (response === null) return 1;
+      const text = await response.text();
+      if (!response.ok) {
+        err.write(describeRefusal(response.status, text));
+        for (const lease of leasesIn(text))
+          err.write(`  live ${lease.kind} ${lease.name} until ${lease.expires_at}\n`);
+        return 1;
+      }
+      out.write(text.endsWith('\n') ? text : `${text}\n`);
+      return 0;
+    }
+    default:
+      throw new FleetUsageError(`unknown fleet verb: ${verb}`);
+  }
+}

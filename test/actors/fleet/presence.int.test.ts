@@ -1,0 +1,272 @@
+/**
+ * Node presence on a real memory bus: each started presence stands for one process of a node, each
+ * with its own fleet view (as each node watches the coordination store itself).
+ */
+import { pino } from 'pino';
+import t, { type Test } from 'tap';
+import {
+  acquireLease,
+  fleetAnswer,
+  placementKeys,
+  removeNode,
+  startPresence,
+  watchFleet,
+  type FleetView,
+  type Presence,
+  type PresenceFacts,
+} from '../../../actors/index.js';
+import { ensureCatalogue, openMemoryBus, type Kv } from '../../../bus/index.js';
+
+const logger = pino({ level: process.env['TEST_LOG'] ? 'debug' : 'silent' });
+const ttlMs = 3_000;
+
+async function coordinationStore(t: Test): Promise<Kv> {
+  const bus = await openMemoryBus({});
+  t.teardown(() => bus.close());
+  return (await ensureCatalogue(bus)).coord;
+}
+
+interface Process {
+  readonly view: FleetView;
+  readonly presence: Presence;
+}
+
+const startedAt = new Date().toISOString();
+
+async function start(t: Test, coord: Kv, node: string, epoch = () => 0, ttl = ttlMs): Promise<Process> {
+  const view = await watchFleet(coord);
+  const presence = await startPresence({
+    coord,
+    view,
+    nodeId: node,
+    logger,
+    ttlMs: ttl,
+    describe: () => ({
+      roles: ['ingress', 'data', 'seats'],
+      labels: { zone: 'z1' },
+      version: '0.0.0-test',
+      started_at: startedAt,
+      applied_epoch: epoch(),
+      store: { engine: 'memory', dir: null },
+      api: null,
+    }),
+  });
+  t.teardown(async () => {
+    await presence.stop({ release: false });
+    await view.stop();
+  });
+  return { view, presence };
+}
+
+/** Resolves once `facts()` satisfies `test`; the view and the timers move on their own. */
+async function until(
+  facts: () => PresenceFacts,
+  test: (f: PresenceFacts) => boolean,
+  timeoutMs = 10_000,
+): Promise<PresenceFacts> {
+  const deadline = Date.now() + timeoutMs;
+  while (!test(facts())) {
+    if (Date.now() > deadline) throw new Error(`facts never matched: ${JSON.stringify(facts())}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return facts();
+}
+
+t.test('every node counts the live presences, and its own makes it present', async (t) => {
+  const coord = await coordinationStore(t);
+  const a = await start(t, coord, 'node-a');
+  const b = await start(t, coord, 'node-b');
+  t.same(
+    await until(
+      () => a.presence.facts(),
+      (f) => f.nodes === 2,
+    ),
+    {
+      nodes: 2,
+      presence: true,
+      admissionWithheld: false,
+    },
+  );
+  t.same(
+    await until(
+      () => b.presence.facts(),
+      (f) => f.nodes === 2,
+    ),
+    {
+      nodes: 2,
+      presence: true,
+      admissionWithheld: false,
+    },
+  );
+  const answer = fleetAnswer({ node: 'node-b', now: new Date(), view: b.view, complete: true });
+  t.same(
+    answer.nodes.map((n) => [n.id, n.labels, n.applied_epoch]),
+    [
+      ['node-a', { zone: 'z1' }, 0],
+      ['node-b', { zone: 'z1' }, 0],
+    ],
+  );
+});
+
+t.test('a graceful stop removes the presence at once; peers count one node fewer', async (t) => {
+  const coord = await coordinationStore(t);
+  const a = await start(t, coord, 'node-a');
+  const b = await start(t, coord, 'node-b');
+  await until(
+    () => b.presence.facts(),
+    (f) => f.nodes === 2,
+  );
+  await a.presence.stop();
+  t.equal(
+    (
+      await until(
+        () => b.presence.facts(),
+        (f) => f.nodes === 1,
+      )
+    ).nodes,
+    1,
+  );
+  t.equal(await coord.get('presence.node-a'), null, 'the record is gone');
+});
+
+t.test(
+  'a crashed process leaves its presence to expire: the fleet stops listing it at its expiry',
+  async (t) => {
+    const coord = await coordinationStore(t);
+    const a = await start(t, coord, 'node-a');
+    const b = await start(t, coord, 'node-b');
+    await until(
+      () => b.presence.facts(),
+      (f) => f.nodes === 2,
+    );
+    await a.presence.stop({ release: false });
+    const record = b.view.presences().get('node-a')!.record;
+    const before = new Date(new Date(record.expires_at).getTime() - 1);
+    const after = new Date(new Date(record.expires_at).getTime() + 1);
+    const listed = (now: Date) => fleetAnswer({ node: 'node-b', now, view: b.view, complete: true });
+    t.ok(
+      listed(before).nodes.some((n) => n.id === 'node-a'),
+      'listed until its expiry',
+    );
+    t.notOk(
+      listed(after).nodes.some((n) => n.id === 'node-a'),
+      'gone after it',
+    );
+    t.same(
+      listed(after).expired.find((e) => e.node === 'node-a'),
+      { node: 'node-a', expired_at: record.expires_at },
+      'named among the expired records',
+    );
+  },
+);
+
+t.test('a changed config epoch is written at once, not at the next renewal', async (t) => {
+  const coord = await coordinationStore(t);
+  let epoch = 0;
+  // A 30 s lease renews every 10 s: the new epoch must not wait for that.
+  await start(t, coord, 'node-a', () => epoch, 30_000);
+  const b = await start(t, coord, 'node-b', () => 0, 30_000);
+  await until(
+    () => b.presence.facts(),
+    (f) => f.nodes === 2,
+  );
+  epoch = 4;
+  const deadline = Date.now() + 2_000;
+  while (b.view.presences().get('node-a')?.record.applied_epoch !== 4 && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  t.equal(b.view.presences().get('node-a')?.record.applied_epoch, 4, 'the peer sees epoch 4 within 2 s');
+});
+
+t.test('a second process writing the same node id withholds admission on both', async (t) => {
+  const coord = await coordinationStore(t);
+  const first = await start(t, coord, 'node-a');
+  const second = await start(t, coord, 'node-a');
+  t.equal(
+    (
+      await until(
+        () => first.presence.facts(),
+        (f) => f.admissionWithheld,
+      )
+    ).admissionWithheld,
+    true,
+  );
+  t.equal(
+    (
+      await until(
+        () => second.presence.facts(),
+        (f) => f.admissionWithheld,
+      )
+    ).admissionWithheld,
+    true,
+  );
+});
+
+t.test('a restarted node is not taken for a duplicate of its crashed process', async (t) => {
+  const coord = await coordinationStore(t);
+  const crashed = await start(t, coord, 'node-a');
+  await crashed.presence.stop({ release: false });
+  const restarted = await start(t, coord, 'node-a');
+  const renewed = coord.get('presence.node-a').then((e) => e!.revision);
+  // Two renewals of the restarted process: a duplicate would have shown by now.
+  const deadline = Date.now() + (2 * ttlMs) / 3 + 500;
+  while (Date.now() < deadline) {
+    t.notOk(restarted.presence.facts().admissionWithheld);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  t.ok((await coord.get('presence.node-a'))!.revision > (await renewed), 'it renewed meanwhile');
+  t.equal(restarted.presence.facts().nodes, 1);
+});
+
+t.test('removing a node: refused while it holds a live lease, forced or after expiry it goes', async (t) => {
+  const coord = await coordinationStore(t);
+  t.same(await removeNode({ coord, node: 'node-x', force: false }), { outcome: 'unknown' });
+
+  // Two nodes that died (their records left to expire), each holding a seat.
+  for (const [node, handle] of [
+    ['node-a', 'ada'],
+    ['node-b', 'bob'],
+  ] as const) {
+    const p = await start(t, coord, node);
+    await until(
+      () => p.presence.facts(),
+      (f) => f.presence === true,
+    );
+    const seat = await acquireLease(
+      coord,
+      placementKeys.seat(handle),
+      { duty: `seat.${handle}`, node, instance: 'i' },
+      new Date(),
+      ttlMs,
+    );
+    t.ok(seat.won);
+    await p.presence.stop({ release: false });
+  }
+
+  const refused = await removeNode({ coord, node: 'node-a', force: false });
+  t.equal(refused.outcome, 'live');
+  if (refused.outcome === 'live')
+    t.same(
+      refused.leases.map((l) => [l.kind, l.name]),
+      [
+        ['presence', 'node-a'],
+        ['seat', 'ada'],
+      ],
+    );
+  t.not(await coord.get('presence.node-a'), null, 'nothing removed');
+
+  const forced = await removeNode({ coord, node: 'node-b', force: true });
+  t.same(forced.outcome === 'removed' && forced.answer.deleted, ['presence.node-b']);
+  t.same(forced.outcome === 'removed' && forced.answer.leases.map((l) => l.kind), ['presence', 'seat']);
+  t.equal(await coord.get('presence.node-b'), null, 'the presence is gone');
+  t.not(await coord.get(placementKeys.seat('bob')), null, 'a live seat lease is never cut short');
+
+  // Once every lease of node-a expired, no force is needed.
+  const later = () => new Date(Date.now() + 2 * ttlMs);
+  const expired = await removeNode({ coord, node: 'node-a', force: false, now: later });
+  t.same(expired.outcome === 'removed' && expired.answer, {
+    removed: 'node-a',
+    forced: false,
+    deleted: ['presence.node-a'],
+    leases: [],
+  });
+});

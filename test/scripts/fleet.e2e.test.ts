@@ -1,0 +1,175 @@
+/**
+ * The fleet surface on real processes: two `svc serve` children on one nats-server with a 3 s seat
+ * lease (presence uses the same ttl). `/fleet` lists both with their seats and the scheduler duty,
+ * `/health.nodes` counts them, a removal of a live node is refused without force, and a node killed
+ * with SIGKILL leaves `/fleet` and `/health.nodes` once its presence expires, after which it can be
+ * removed. `svc fleet status` reads the same answer.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import type { BrokerMembership, FleetAnswer } from '../../schema/index.js';
+import { main } from '../../scripts/svc.js';
+import { freePort, runSvc, type SvcChild } from '../harness/child.js';
+import { startNatsServer } from '../harness/nats-server.js';
+import { TOKEN } from '../harness/serve-node.js';
+
+const leaseSeconds = 3;
+const auth = { authorization: `Bearer ${TOKEN}` };
+
+interface Node {
+  readonly id: string;
+  readonly url: string;
+  readonly run: SvcChild;
+}
+
+async function startNode(t: Test, id: string, natsUrl: string): Promise<Node> {
+  const dir = mkdtempSync(join(tmpdir(), `svc-fleet-${id}-`));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const port = await freePort();
+  const configFile = join(dir, 'config.yaml');
+  writeFileSync(
+    configFile,
+    [
+      `providers: {queue: {type: jetstream, url: "${natsUrl}"}}`,
+      `api: {host: 127.0.0.1, port: ${port}, auth: {tokens: [{id: ops, token: "\${SVC_TOKEN}"}]}}`,
+      `node: {id: ${id}, seat_lease_seconds: ${leaseSeconds}, labels: {zone: ${id === 'node-a' ? 'east' : 'west'}}}`,
+    ].join('\n'),
+  );
+  const run = runSvc(['serve', '--config', configFile], { SVC_TOKEN: TOKEN });
+  t.teardown(() => run.kill('SIGKILL'));
+  await run.waitForLog((line) => line.msg === 'node serving');
+  return { id, url: `http://127.0.0.1:${port}`, run };
+}
+
+async function get<T>(node: Node, path: string, headers: Record<string, string> = auth): Promise<T> {
+  const res = await fetch(`${node.url}${path}`, { headers });
+  return (await res.json()) as T;
+}
+
+/** Asks `read` until `test` holds: the fleet converges on its own timers (renewal a third of the lease). */
+async function until<T>(read: () => Promise<T>, test: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (test(value)) return value;
+    if (Date.now() > deadline) throw new Error(`never matched: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const ids = (fleet: FleetAnswer): string[] => fleet.nodes.map((n) => n.id);
+
+t.test('two nodes on one nats-server: /fleet, /health.nodes, removal and a node killed -9', async (t) => {
+  const nats = await startNatsServer({ t });
+  const a = await startNode(t, 'node-a', nats.url);
+  const handles = ['ada', 'bob', 'cy', 'dee'];
+  const company = {
+    name: 'Acme',
+    timezone: 'UTC',
+    providers: {
+      llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: 'http://127.0.0.1:9/v1' } },
+      llm_order: ['local'],
+    },
+    roles: handles.map((name) => ({ name })),
+  };
+  const put = await fetch(`${a.url}/config`, {
+    method: 'PUT',
+    headers: { ...auth, 'content-type': 'application/json', 'x-summary': 'fleet' },
+    body: JSON.stringify(company),
+  });
+  t.equal(put.status, 201, 'the company is stored');
+  await a.run.waitForLog((l) => l.msg === 'config applied');
+  const b = await startNode(t, 'node-b', nats.url);
+  await b.run.waitForLog((l) => l.msg === 'config applied');
+
+  t.equal((await fetch(`${a.url}/fleet`)).status, 401, '/fleet needs a token');
+  // Both listed, with their seats between them once node-b took its share (balancing after one lease).
+  const fleet = await until(
+    () => get<FleetAnswer>(a, '/fleet'),
+    (f) =>
+      ids(f).join() === 'node-a,node-b' &&
+      f.nodes.every((n) => n.seats.length === 2 && n.applied_epoch === 1) &&
+      Object.keys(f.duties).length === 1,
+  );
+  t.equal(fleet.complete, true);
+  t.same(
+    fleet.nodes.map((n) => [n.id, n.labels, n.roles, n.store]),
+    [
+      ['node-a', { zone: 'east' }, ['ingress', 'data', 'seats'], { engine: 'jetstream', dir: null }],
+      ['node-b', { zone: 'west' }, ['ingress', 'data', 'seats'], { engine: 'jetstream', dir: null }],
+    ],
+  );
+  t.same(Object.keys(fleet.seats).sort(), handles, 'every seat is held');
+  for (const node of fleet.nodes)
+    for (const seat of node.seats) t.equal(fleet.seats[seat]?.node, node.id, `${seat} is ${node.id}'s`);
+  t.ok(fleet.duties['scheduler'], 'the scheduler duty is listed with its holder');
+  t.equal(fleet.nodes.find((n) => n.id === 'node-b')?.api?.port, Number(new URL(b.url).port));
+  t.equal((await get<{ nodes?: number }>(a, '/health', {})).nodes, 2, 'node-a counts two presences');
+  t.equal((await get<{ nodes?: number }>(b, '/health', {})).nodes, 2, 'node-b counts two presences');
+
+  const refused = await fetch(`${a.url}/fleet/broker/remove/node-b?confirm=node-b`, {
+    method: 'POST',
+    headers: auth,
+  });
+  t.equal(refused.status, 409, 'a live node is not removed without force');
+  const body = (await refused.json()) as { error: string; leases: { kind: string }[] };
+  t.equal(body.error, 'member_live');
+  t.same(
+    [...new Set(body.leases.map((l) => l.kind))].sort(),
+    ['presence', 'seat'],
+    'its presence and seat leases are named',
+  );
+
+  const broker = await get<BrokerMembership>(a, '/fleet/broker');
+  t.equal(broker.engine, 'jetstream');
+  t.equal(broker.reported.servers.length, 1, 'one server holds every stream');
+  t.same(broker.disagreements, []);
+
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(
+    ['fleet', 'status', '--broker', '--url', a.url],
+    { SVC_TOKEN: TOKEN },
+    { write: (s: string) => out.push(s) },
+    { write: (s: string) => err.push(s) },
+  );
+  t.equal(code, 0, err.join(''));
+  t.match(out.join(''), /node-a\s+ingress,data,seats\s+zone=east\s+1\s/);
+  t.match(out.join(''), /broker: jetstream/);
+
+  // kill -9: node-b stops renewing; it leaves /fleet and /health.nodes when its presence expires.
+  b.run.kill('SIGKILL');
+  await b.run.exited;
+  const killedAt = Date.now();
+  const after = await until(
+    () => get<FleetAnswer>(a, '/fleet'),
+    (f) => ids(f).join() === 'node-a',
+  );
+  t.ok((Date.now() - killedAt) / 1000 <= leaseSeconds + 1.5, 'gone within the lease');
+  t.same(
+    after.expired.map((e) => e.node),
+    ['node-b'],
+    'named among the expired',
+  );
+  t.equal((await get<{ nodes?: number }>(a, '/health', {})).nodes, 1, '/health counts one presence');
+
+  // Its seat leases ran out with it (node-a takes the seats): the removal goes through without force.
+  await until(
+    () => get<FleetAnswer>(a, '/fleet'),
+    (f) => Object.values(f.seats).every((s) => s.node === 'node-a') && Object.keys(f.seats).length === 4,
+  );
+  const removed = await fetch(`${a.url}/fleet/broker/remove/node-b?confirm=node-b`, {
+    method: 'POST',
+    headers: auth,
+  });
+  t.equal(removed.status, 200);
+  t.same(await removed.json(), {
+    removed: 'node-b',
+    forced: false,
+    deleted: ['presence.node-b', 'seats.member.node-b'],
+    leases: [],
+  });
+  t.same((await get<FleetAnswer>(a, '/fleet')).expired, [], 'no longer listed at all');
+});
