@@ -1,0 +1,222 @@
+/**
+ * Deploys in the middle of a turn, on real `svc serve` children over one memory-engine store: the local
+ * fake model and a stdio MCP server that appends every call to a ledger file. kill -9 while a tool call
+ * runs, then a restart: the turn resumes from its journal, the tool's side effect happens once. SIGTERM
+ * while the model answers: the turn finishes within the drain's grace, or — the grace run out — is cut
+ * for shutdown and finished by the next start. Either way one completion, one set of figures, and
+ * nothing that reads as an operator's stop. The wake is put on the store's inbox before the node starts.
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t, { type Test } from 'tap';
+import { ensureCatalogue, openMemoryBus, Streams, Subjects } from '../../bus/index.js';
+import { EventRecord, Payloads, SpendRecord, type InboxMessage } from '../../schema/index.js';
+import { startLlmServer, type LlmServer } from '../fixtures/llm/llm-server.js';
+import type { Step } from '../fixtures/llm/script.js';
+import { bootNode, storeDir, type BootedNode, type StoreDir } from '../harness/serve-store.js';
+
+const ticketServer = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'ticket-mcp-server.mjs');
+const decode = (data: Uint8Array): unknown => JSON.parse(new TextDecoder().decode(data));
+
+const plan: Step = {
+  kind: 'text',
+  text: '{"decision":"plan","steps":["file the ticket"],"success_criteria":["filed"],"tools":["tickets_create_ticket"]}',
+  usage: { prompt_tokens: 100, completion_tokens: 20 },
+};
+const call = (args: Record<string, unknown>): Step => ({
+  kind: 'tool_calls',
+  calls: [{ id: 'c1', name: 'tickets_create_ticket', arguments: args }],
+  usage: { prompt_tokens: 120, completion_tokens: 10 },
+});
+const account: Step = {
+  kind: 'text',
+  text: 'Filed it.',
+  usage: { prompt_tokens: 150, completion_tokens: 5 },
+};
+const review: Step = {
+  kind: 'text',
+  text: '{"verdict":"done","notes":"filed"}',
+  usage: { prompt_tokens: 90, completion_tokens: 8 },
+};
+const turnTokens = 100 + 20 + 120 + 10 + 150 + 5 + 90 + 8;
+
+interface Setup {
+  readonly store: StoreDir;
+  readonly ledger: string;
+  readonly llm: LlmServer;
+}
+
+async function setup(t: Test, script: Step[]): Promise<Setup> {
+  const store = storeDir(t);
+  const llm = await startLlmServer({ wire: 'openai', script });
+  t.teardown(() => llm.close());
+  // 1. the wake waits on the seat's inbox in the store the node will open
+  const bus = await openMemoryBus({ storeDir: store.storeDir });
+  await ensureCatalogue(bus);
+  const wake: InboxMessage = {
+    id: randomUUID(),
+    kind: 'mention',
+    source: 'test',
+    received_at: new Date().toISOString(),
+    trace_id: randomUUID().replaceAll('-', ''),
+    summary: 'Please file a ticket',
+    payload: {},
+  };
+  await bus.publish(Subjects.agentInbox('ada'), new TextEncoder().encode(JSON.stringify(wake)));
+  await bus.close();
+  return { store, ledger: join(store.dir, 'ledger.jsonl'), llm };
+}
+
+/** Boots a node on the store; the first boot stores the company (later ones apply it from the store). */
+async function boot(t: Test, s: Setup, tierA = '', first = false): Promise<BootedNode> {
+  const node = await bootNode(t, s.store, tierA);
+  if (first) {
+    const company = {
+      name: 'Acme',
+      timezone: 'UTC',
+      providers: {
+        llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: s.llm.baseUrl } },
+        llm_order: ['local'],
+      },
+      mcp_servers: [
+        {
+          name: 'tickets',
+          command: process.execPath,
+          args: [ticketServer],
+          env: { LEDGER_FILE: s.ledger },
+          tool_prefix: 'tickets_',
+        },
+      ],
+      roles: [{ name: 'Ada', goal: 'Keep the tracker tidy' }],
+    };
+    const put = await node.call('PUT', '/config', {
+      body: JSON.stringify(company),
+      headers: { 'content-type': 'application/json', 'x-summary': 'resume test' },
+    });
+    t.equal(put.status, 201, 'the company is stored');
+  }
+  return node;
+}
+
+const ledgerLines = (ledger: string): number =>
+  existsSync(ledger) ? readFileSync(ledger, 'utf8').split('\n').filter(Boolean).length : 0;
+
+/** Reads the store once no node holds it: every event and spend record. */
+async function stored(s: Setup): Promise<{ events: EventRecord[]; spend: SpendRecord[] }> {
+  const bus = await openMemoryBus({ storeDir: s.store.storeDir });
+  try {
+    const events: EventRecord[] = [];
+    for await (const msg of bus.replay(Streams.Events)) events.push(EventRecord.parse(decode(msg.data)));
+    const spend: SpendRecord[] = [];
+    for await (const msg of bus.replay(Streams.Spend)) spend.push(SpendRecord.parse(decode(msg.data)));
+    return { events, spend };
+  } finally {
+    await bus.close();
+  }
+}
+
+/** One completion, each phase started and recorded once, and every figure the same. */
+async function oneTruth(t: Test, s: Setup): Promise<void> {
+  const { events, spend } = await stored(s);
+  const of = (type: string) => events.filter((e) => e.type === type);
+  const completed = of('agent_turn_completed');
+  t.equal(completed.length, 1, 'one completion');
+  const turn = Payloads.AgentTurnCompleted.parse(completed[0]!.payload);
+  t.equal(turn.failed, false);
+  t.same(turn.phases, ['plan', 'execute', 'review']);
+  t.equal(turn.total_tokens, turnTokens, 'the completion counts every model call once');
+  t.same(
+    of('agent_phase_started').map((e) => e.payload['phase']),
+    ['plan', 'execute', 'review'],
+    'no phase started twice, no orphan start',
+  );
+  const phases = of('agent_phase_completed').map((e) => Payloads.AgentPhaseCompleted.parse(e.payload));
+  t.same(
+    phases.map((p) => [p.phase, p.failed]),
+    [
+      ['plan', false],
+      ['execute', false],
+      ['review', false],
+    ],
+    'each phase recorded once, none failed',
+  );
+  t.equal(
+    phases.reduce((n, p) => n + p.input_tokens + p.output_tokens, 0),
+    turnTokens,
+    'phase records: input + output add up to the completion',
+  );
+  t.equal(
+    spend.filter((r) => r.turn_id === turn.turn_id).reduce((n, r) => n + r.total_tokens, 0),
+    turnTokens,
+    'spend adds up to the completion',
+  );
+  t.notMatch(JSON.stringify(events), /the turn was stopped/, 'nothing reads as an operator stop');
+}
+
+t.test(
+  'kill -9 while an MCP tool call runs, then a restart: the turn resumes and the side effect happens once',
+  async (t) => {
+    const s = await setup(t, [plan, call({ title: 'T-1', hold: true }), account, review]);
+    const first = await boot(t, s, '', true);
+    await first.run.waitForLog(
+      (l) => l.msg === 'tool server stderr' && /^holding create_ticket/.test(String(l['stderr'])),
+    );
+    first.run.kill('SIGKILL');
+    await first.run.exited;
+    t.equal(ledgerLines(s.ledger), 1, 'the ticket was created before the kill');
+
+    const second = await boot(t, s);
+    await second.run.waitForLog((l) => l.msg === 'turn resumed');
+    await second.run.waitForLog((l) => l.msg === 'turn completed');
+    t.equal(await second.stop(), 0, 'the restarted node drains and exits 0');
+
+    t.equal(ledgerLines(s.ledger), 1, 'the ticket was not created again');
+    t.equal(s.llm.requests.length, 4, 'plan and the tool-calling answer were not asked again');
+    t.match(JSON.stringify(s.llm.requests[2]!.body), /outcome unknown — check before retrying/);
+    await oneTruth(t, s);
+  },
+);
+
+t.test('SIGTERM while the model answers: the turn finishes within the drain grace', async (t) => {
+  const s = await setup(t, [{ ...plan, hold: 'plan' }, call({ title: 'T-2' }), account, review]);
+  const node = await boot(t, s, 'node: {turn_grace_seconds: 60}', true);
+  await s.llm.waitForRequests(1);
+  node.run.kill('SIGTERM');
+  await node.run.waitForLog((l) => l.msg === 'drain started');
+  s.llm.release('plan');
+  t.equal(await node.run.exited, 0, 'the node exits 0 once the turn is done');
+  t.ok(
+    node.run.lines.some((l) => l.msg === 'turn completed'),
+    'the turn completed before the node exited',
+  );
+  t.notOk(node.run.lines.some((l) => l.msg === 'turn cut for shutdown; handed over'));
+  t.equal(ledgerLines(s.ledger), 1);
+  t.equal(s.llm.requests.length, 4);
+  await oneTruth(t, s);
+});
+
+t.test(
+  'SIGTERM while the model answers past the grace: the turn is handed over, not failed, and the next start finishes it',
+  async (t) => {
+    const s = await setup(t, [{ ...plan, hold: 'never' }, plan, call({ title: 'T-3' }), account, review]);
+    const first = await boot(t, s, 'node: {turn_grace_seconds: 1}', true);
+    await s.llm.waitForRequests(1);
+    first.run.kill('SIGTERM');
+    await first.run.waitForLog((l) => l.msg === 'turn cut for shutdown; handed over');
+    t.equal(await first.run.exited, 0);
+    const cut = await stored(s);
+    t.notOk(
+      cut.events.some((e) => e.type === 'agent_turn_completed' || e.type === 'agent_phase_completed'),
+      'the cut recorded no failure and no completion',
+    );
+
+    const second = await boot(t, s);
+    await second.run.waitForLog((l) => l.msg === 'turn completed');
+    t.equal(await second.stop(), 0);
+    t.equal(s.llm.requests.length, 5, 'only the unanswered model call was asked again');
+    t.equal(ledgerLines(s.ledger), 1);
+    await oneTruth(t, s);
+  },
+);
