@@ -4,6 +4,7 @@
  * knows which one runs. Payloads are bytes; typed codecs (zod) live with their users.
  */
 import type { BrokerMembership, PeerRemoval } from '../schema/index.js';
+import type { BackupContents } from '../schema/index.js';
 
 /** Header map carried by stream messages and requests. Keys are case-sensitive. */
 export type Headers = Readonly<Record<string, string>>;
@@ -222,6 +223,14 @@ export interface Bus {
   kv(spec: KvSpec): Promise<Kv>;
 
   /**
+   * The broker's membership as advertised and as reported, with the disagreements between them
+   * (`GET /fleet/broker`); parts the broker does not answer are named in the answer, never thrown.
+   */
+  brokerMembership(): Promise<BrokerMembership>;
+  /** Asks the broker to drop a server (raft peer id or server name) from its cluster; a refusal is a result. */
+  removeBrokerPeer(peer: string): Promise<PeerRemoval>;
+
+  /**
    * True while the engine reaches its broker (its streams); the in-process engine always does. While
    * false, calls wait (bounded) and followers resume where they were once the link is back.
    */
@@ -230,12 +239,10 @@ export interface Bus {
   onLinkChange(listener: (linked: boolean) => void): () => void;
 
   /**
-   * The broker's membership as advertised and as reported, with the disagreements between them
-   * (`GET /fleet/broker`); parts the broker does not answer are named in the answer, never thrown.
+   * Writes a consistent copy of the engine's streams and buckets into `dir` (an existing, empty directory
+   * this process may write) and lists what it wrote; a restore loads it into a fresh store (ops/backups.md).
    */
-  brokerMembership(): Promise<BrokerMembership>;
-  /** Asks the broker to drop a server (raft peer id or server name) from its cluster; a refusal is a result. */
-  removeBrokerPeer(peer: string): Promise<PeerRemoval>;
+  backup(dir: string): Promise<BackupContents>;
 
   /** Flushes, stops subscriptions and releases the engine. */
   close(): Promise<void>;

@@ -85,3 +85,8 @@ export class RedeliverError extends BusError {
 export class TerminateError extends BusError {
   override name = 'TerminateError';
 }
+
+/** A backup could not be written, or a backup could not be restored (damaged copy, store not fresh). */
+export class BackupError extends BusError {
+  override name = 'BackupError';
+}

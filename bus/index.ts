@@ -45,3 +45,4 @@ export {
 export { openMemoryBus, type MemoryBusOptions } from './memory/index.js';
 export { openBus, type OpenBusOptions } from './open.js';
 export { publishEvent, UnmappedEventTypeError } from './publish-event.js';
+export { restoreBackup, type RestoreSource } from './restore.js';

@@ -77,3 +77,4 @@ export {
   type ScatterOptions,
 } from './scatter.js';
 export { fleetMerges, mergeIntegrations, mergeNodeLists, mergeOwn, mergePages } from './scatter.merges.js';
+export { backupRoutes, type BackupRouteDeps } from './routes/backups/backups.routes.js';

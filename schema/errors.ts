@@ -285,6 +285,20 @@ export const errorCatalogue = {
     hint: 'Configure `secrets.keys` and `secrets.active_key_id` in the Tier A file and restart.',
     retryable: false,
   },
+  backup_dir_invalid: {
+    status: 400,
+    when: '`POST /backup` whose `dir` is missing, relative, inside the store, not a directory, not empty, or not writable',
+    detail: 'The backup directory cannot be used.',
+    hint: 'Name an absolute path on the engine host to an empty directory (or one that does not exist yet) that the node can write.',
+    retryable: false,
+  },
+  backup_failed: {
+    status: 503,
+    when: '`POST /backup` whose copy failed after it started (disk full, I/O error, bus unreachable); what it wrote is removed',
+    detail: 'The backup failed; nothing was kept in the directory.',
+    hint: 'Read the cause in `detail` (also in `GET /backups`), fix it, and request the backup again.',
+    retryable: true,
+  },
   content_unavailable: {
     status: 503,
     when: 'file listed but content unreadable',

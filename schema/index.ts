@@ -294,3 +294,14 @@ export {
 } from './stream-frames.js';
 export { Payloads } from './events/index.js';
 export { PauseBody, ResumeBody, SeatCommandReply, SeatCommandVerb, SeatPause, SeatResume } from './seats.js';
+export {
+  BACKUP_FORMAT,
+  BACKUP_MANIFEST,
+  BackupContents,
+  BackupFile,
+  BackupManifest,
+  BackupRecord,
+  BackupsAnswer,
+  BackupStatus,
+  BackupStream,
+} from './backups.js';

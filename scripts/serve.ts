@@ -38,6 +38,7 @@ import { setupRoutesFor } from './setup-wiring.js';
 import { startWebhooks } from './webhooks-wiring.js';
 import { createReadModels } from './readmodels-wiring.js';
 import { startEvents, type EventsSubsystem } from './events-wiring.js';
+import { startBackups } from './backup-wiring.js';
 import { startFleet } from './fleet-wiring.js';
 
 const reconcileIntervalMs = 15_000;
@@ -220,6 +221,15 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     for (const section of readModels.sections()) events.sections.register(section);
     events.addQuestions(readModels.questions);
 
+    // Backups: records of every request in svc_backups; a run this node left unfinished is marked failed.
+    const backups = await startBackups({
+      bus,
+      nodeId: config.node.id,
+      version: opts.version,
+      storeDir: config.stream.store_dir,
+      logger: logger.child({ component: 'backups' }),
+    });
+
     // 6. gateway
     const auth: AuthSettings = {
       disabled: config.api.auth?.disabled ?? false,
@@ -251,6 +261,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
               ...setupRoutesFor({ bus, config, configuration, secrets, auth, logger }),
               ...webhooks.routes(auth),
               ...events.routes(),
+              ...backups.routes(),
               ...readModels.routes(),
               ...queryRoutes(events.questions),
               ...nativeBackendRoutes({

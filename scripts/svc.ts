@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import { openBus, type Bus } from '../bus/index.js';
 import { companyJsonSchema, formatProblems, loadTierA, type TierA } from '../schema/index.js';
+import { BackupUsageError, runBackup, runRestore } from './backup-cli.js';
 import { ConfigUsageError, runConfig } from './config-cli.js';
 import { EventsUsageError, runEvents } from './events-cli.js';
 import { FleetUsageError, runFleet } from './fleet-cli.js';
@@ -27,6 +28,8 @@ Commands:
   keygen    print a fresh base64 32-byte key for secrets.keys
   events    list, trace and tail the event history of a running node (svc events --help)
   fleet     the nodes of a fleet, the broker's membership, removing a departed node (svc fleet --help)
+  backup    back up a running node's bus estate into a directory; 'backup list' shows them
+  restore   load a backup into a fresh store, the node stopped (svc restore --help)
 
 Flags:
   -h, --help      show help (also: svc <command> --help)
@@ -105,6 +108,10 @@ export async function main(
         return await runEvents(rest, env, out, err);
       case 'fleet':
         return await runFleet(rest, env, out, err);
+      case 'backup':
+        return await runBackup(rest, env, out, err);
+      case 'restore':
+        return await runRestore(rest, env, out, err);
       default:
         throw new UsageError(`unknown command: ${command}`);
     }
@@ -115,6 +122,7 @@ export async function main(
       error instanceof SecretsUsageError ||
       error instanceof EventsUsageError ||
       error instanceof FleetUsageError ||
+      error instanceof BackupUsageError ||
       (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
     ) {
       err.write(`svc: ${error.message}\nRun 'svc --help' for usage.\n`);

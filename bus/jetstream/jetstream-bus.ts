@@ -26,8 +26,11 @@ import type {
   StreamSpec,
   Subscription,
 } from '../bus.js';
+import type { BackupContents, BackupFile } from '../../schema/index.js';
 import type { BrokerMembership, PeerRemoval } from '../../schema/index.js';
 import { BusClosedError, EngineUnavailableError } from '../errors.js';
+import { backupJetStream } from './backup.js';
+import { restoreJetStreamExport } from './backup-restore.js';
 import { connectNats, redactUrl, type NatsLink } from './connection.js';
 import { ConsumerOps } from './consumers.js';
 import { CoreOps } from './core.js';
@@ -177,6 +180,10 @@ class JetStreamBus implements Bus, EngineHost {
     return removePeer(this, peer);
   }
 
+  backup(dir: string): Promise<BackupContents> {
+    return backupJetStream(this, this, dir);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -246,4 +253,10 @@ export async function openJetStreamBus(
     wrapping.engine ?? 'jetstream',
     wrapping.onClose ?? (() => Promise.resolve()),
   );
+}
+
+/** Loads a JetStream export into the server `bus` is connected to (bus/restore.ts). */
+export function restoreJetStream(bus: Bus, from: string, files: readonly BackupFile[]): Promise<void> {
+  if (!(bus instanceof JetStreamBus)) return Promise.reject(new EngineUnavailableError('not a JetStream bus'));
+  return restoreJetStreamExport(bus, from, files);
 }

@@ -24,10 +24,12 @@ import type {
   StreamSpec,
   Subscription,
 } from '../bus.js';
+import type { BackupContents } from '../../schema/index.js';
 import type { BrokerMembership, PeerRemoval } from '../../schema/index.js';
 import { BusClosedError } from '../errors.js';
 import { localMembership } from '../membership.js';
 import { assertSubject } from '../subject-match.js';
+import { backupMemoryStore } from './backup.js';
 import { DurableConsumer, refuseSecond } from './consumers.js';
 import { CoreRouter } from './core.js';
 import { openKv } from './kv.js';
@@ -348,6 +350,13 @@ class MemoryBus implements Bus {
           ? 'the memory engine runs inside this node: its one member cannot be removed'
           : `${peer} is not a member: the memory engine has one member, local`,
     });
+  }
+
+  // ------------------------------------------------------------ backup
+
+  async backup(dir: string): Promise<BackupContents> {
+    this.assertOpen();
+    return backupMemoryStore(this.store.db, dir);
   }
 
   // ------------------------------------------------------------ link

@@ -40,8 +40,11 @@ t.test('the catalogue covers every code of the spec Errors table', async (t) => 
   ]; // prettier-ignore
   // Codes the project adds beyond the spec's table, each for a stated reason: webhook deliveries over
   // 25 MiB (body_too_large); the 409 of a rekey naming another key; a reveal this node cannot open; a
-  // listener holding its cap of body bytes in flight (overloaded).
-  const added = ['body_too_large', 'key_not_active', 'unreadable_secret', 'overloaded'];
+  // listener holding its cap of body bytes in flight (overloaded); a backup directory refused, or a
+  // backup failing after it started (POST /backup, whose codes the spec leaves open).
+  const added = [
+    'body_too_large', 'key_not_active', 'unreadable_secret', 'overloaded', 'backup_dir_invalid', 'backup_failed',
+  ]; // prettier-ignore
   // The fleet removals: a member still live without force, a peer removal the broker refused.
   const fleet = ['member_live', 'broker_refused'];
   t.same([...ErrorCode.options].sort(), [...spec, ...added, ...fleet].sort());

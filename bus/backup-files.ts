@@ -1,0 +1,35 @@
+/** What both engines' backups share: describing a written file (size, SHA-256) and checking one on restore. */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { BackupFile } from '../schema/index.js';
+import { BackupError } from './errors.js';
+
+/** Size and SHA-256 of `dir/path`, streamed (a store can be larger than memory). */
+export async function describeFile(dir: string, path: string): Promise<BackupFile> {
+  const file = join(dir, path);
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return { path, bytes: (await stat(file)).size, sha256: hash.digest('hex') };
+}
+
+/** Refuses a backup file whose size or checksum differs from what the manifest says. */
+export async function verifyFile(dir: string, expected: BackupFile): Promise<void> {
+  let actual: BackupFile;
+  try {
+    actual = await describeFile(dir, expected.path);
+  } catch (error) {
+    throw new BackupError(`backup file ${expected.path} cannot be read (${codeOf(error)})`, { cause: error });
+  }
+  if (actual.bytes !== expected.bytes || actual.sha256 !== expected.sha256) {
+    throw new BackupError(
+      `backup file ${expected.path} does not match the manifest (size or SHA-256 differs): the copy is damaged`,
+    );
+  }
+}
+
+export function codeOf(error: unknown): string {
+  if (error instanceof Error && 'code' in error) return String(error.code);
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,116 @@
+/**
+ * `svc backup` asks a running node for a backup (`POST /backup?dir=`) and prints its record; `svc backups`
+ * lists them. `svc restore` loads a backup into a fresh store with the node stopped (ops/backups.md).
+ */
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+import { formatProblems, loadTierA } from '../schema/index.js';
+import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs } from './cli-args.js';
+import { requestNode } from './cli-http.js';
+import { createLogger } from './logger.js';
+import { restoreNode } from './restore.js';
+
+type Out = { write(text: string): unknown };
+
+export class BackupUsageError extends Error {
+  override name = 'BackupUsageError';
+}
+
+export const backupHelp = `Usage: svc backup [--dir DIR] [flags]
+       svc backup list [flags]
+
+Asks a running node to back up its bus engine's estate (streams, buckets) into DIR on the engine host
+and prints the finished record as JSON; 'list' prints GET /backups (the newest point per node, then every
+request, failures included). DIR must be empty or absent; a relative DIR is made absolute against this
+directory, and without --dir the backup goes to ./svc-backup-<UTC time>. Token from $SVC_TOKEN.
+
+  --dir DIR        where the node writes the backup
+${nodeFlagsHelp}
+Exit codes: 0 done; 1 refused or failed (the answer's error code is printed); 2 bad flags.
+`;
+
+export const restoreHelp = `Usage: svc restore --from DIR [--config FILE]
+
+Loads the backup in DIR into the fresh store the Tier A file names, with the node stopped: on the memory
+engine an empty (or absent) stream.store_dir; on JetStream a server holding none of svc's streams. Every
+file is checked against the manifest's SHA-256 first. Then start the node and check it (ops/backups.md).
+
+Flags:
+  --from DIR          the backup directory (holding manifest.json)
+  -c, --config FILE   Tier A bootstrap file (YAML); default: $SVC_CONFIG
+  -h, --help          show this help
+
+Exit codes: 0 restored; 1 refused (damaged backup, store not fresh, engine mismatch); 2 bad flags.
+`;
+
+export async function runBackup(args: string[], env: NodeJS.ProcessEnv, out: Out, err: Out): Promise<number> {
+  const { values, positionals } = parseNodeArgs(args, { dir: { type: 'string' } });
+  if (values.help) return helpExit(backupHelp, true, undefined, out) ?? 0;
+  const [verb, ...extra] = positionals;
+  if (extra.length > 0 || (verb !== undefined && verb !== 'list')) {
+    throw new BackupUsageError(`unexpected arguments: ${positionals.join(' ')}`);
+  }
+  const ctx = nodeContext(values, env, out, err);
+  if (verb === 'list') {
+    if (values.dir !== undefined) throw new BackupUsageError('svc backup list takes no --dir');
+    return answer(await requestNode('backup', ctx, 'GET', '/backups'), out, err);
+  }
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const dir = resolve(values.dir ?? `svc-backup-${stamp}`);
+  return answer(
+    await requestNode('backup', ctx, 'POST', `/backup?dir=${encodeURIComponent(dir)}`),
+    out,
+    err,
+  );
+}
+
+async function answer(response: Response | null, out: Out, err: Out): Promise<number> {
+  if (!response) return 1;
+  const text = await response.text();
+  let body: Record<string, unknown> = {};
+  try {
+    body = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    body = {};
+  }
+  if (!response.ok) {
+    const code = typeof body['error'] === 'string' ? body['error'] : `HTTP ${response.status}`;
+    const detail = typeof body['detail'] === 'string' ? `: ${body['detail']}` : '';
+    err.write(`svc backup: ${code}${detail}\n`);
+    return 1;
+  }
+  out.write(`${JSON.stringify(body, null, 2)}\n`);
+  return 0;
+}
+
+export async function runRestore(args: string[], env: NodeJS.ProcessEnv, out: Out, err: Out): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      from: { type: 'string' },
+      config: { type: 'string', short: 'c' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    out.write(restoreHelp);
+    return 0;
+  }
+  if (positionals.length > 0) throw new BackupUsageError(`unexpected arguments: ${positionals.join(' ')}`);
+  if (!values.from) throw new BackupUsageError('--from DIR is required');
+  const path = values.config ?? env['SVC_CONFIG'];
+  if (!path) throw new BackupUsageError('no configuration: pass --config FILE or set SVC_CONFIG');
+  const loaded = loadTierA(path, { env, cwd: process.cwd() });
+  if (!loaded.ok) {
+    err.write(`svc: configuration ${path} refused:\n${formatProblems(loaded.problems)}\n`);
+    return 1;
+  }
+  const logger = createLogger({ debug: loaded.config.debug, node: loaded.config.node.id, destination: process.stderr });
+  const { manifest } = await restoreNode(loaded.config, values.from, logger);
+  out.write(
+    `${JSON.stringify({ restored: manifest.id, engine: manifest.engine, node: manifest.node, created_at: manifest.created_at, streams: manifest.streams }, null, 2)}\n`,
+  );
+  return 0;
+}
