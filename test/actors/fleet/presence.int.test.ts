@@ -270,3 +270,20 @@ t.test('removing a node: refused while it holds a live lease, forced or after ex
     leases: [],
   });
 });
+
+t.test('a node whose presence was removed under it reports no presence until it writes again', async (t) => {
+  const coord = await coordinationStore(t);
+  // A 30 s lease renews every 10 s: the gap after the removal is long enough to see.
+  const a = await start(t, coord, 'node-a', () => 0, 30_000);
+  await until(
+    () => a.presence.facts(),
+    (f) => f.presence === true,
+  );
+  const removed = await removeNode({ coord, node: 'node-a', force: true });
+  t.equal(removed.outcome, 'removed');
+  const facts = await until(
+    () => a.presence.facts(),
+    (f) => f.presence === false,
+  );
+  t.same(facts, { nodes: 0, presence: false, admissionWithheld: false });
+});
