@@ -7,7 +7,14 @@
  */
 import type { Logger } from 'pino';
 import { Streams, Subjects, type Bus, type Subscription } from '../bus/index.js';
-import { eventRoutes, StreamHub, type Question, type RouteDef } from '../http/index.js';
+import {
+  eventRoutes,
+  scatterFleet,
+  StreamHub,
+  type Question,
+  type RouteDef,
+  type ScatterOptions,
+} from '../http/index.js';
 import {
   decodeRecord,
   eventSeries,
@@ -42,6 +49,11 @@ export interface EventsSubsystem {
   readonly sections: SectionRegistry;
   /** The node's question registry: `/query/{what}`, the route adapters and the socket's query channel. */
   readonly questions: ReadonlyMap<string, Question>;
+  /**
+   * Asks the questions `opts.merges` names of every live node (http/scatter.ts) and answers the peers'
+   * asks; call once every subsystem added its questions. Returns the peers' responder.
+   */
+  scatter(opts: ScatterOptions): Subscription;
   /** Adds another subsystem's questions; a name answered twice is a wiring error. */
   addQuestions(more: ReadonlyMap<string, Question>): void;
   readonly hub: StreamHub;
@@ -145,6 +157,7 @@ export async function startEvents(opts: EventsOptions): Promise<EventsSubsystem>
     source,
     sections,
     questions,
+    scatter: (scatterOpts) => scatterFleet(questions, scatterOpts),
     addQuestions(more) {
       for (const [what, question] of more) {
         if (questions.has(what)) throw new Error(`question ${what} registered twice`);

@@ -19,6 +19,8 @@ export interface FleetSubsystem {
   /** The probe facts (`nodes`, `presence`, `admissionWithheld`), from memory. */
   facts(): PresenceFacts;
   routes(): RouteDef[];
+  /** Live node ids as this node's fleet view holds them; null until the view is read (scatter reads). */
+  roster(): Promise<string[] | null>;
   /** Removes this node's presence (a graceful stop) and stops the watches. */
   stop(): Promise<void>;
 }
@@ -55,6 +57,8 @@ export async function startFleet(opts: {
   });
   return {
     facts: () => presence.facts(),
+    roster: () =>
+      Promise.resolve(view.ready() ? view.live(Date.now()).map((presence) => presence.node) : null),
     routes: () =>
       fleetRoutes({
         fleet: () =>

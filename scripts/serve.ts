@@ -20,6 +20,7 @@ import {
 } from '../actors/index.js';
 import { ensureCatalogue, openBus, type Bus } from '../bus/index.js';
 import {
+  fleetMerges,
   nativeBackendRoutes,
   queryRoutes,
   startGateway,
@@ -38,8 +39,8 @@ import { setupRoutesFor } from './setup-wiring.js';
 import { startWebhooks } from './webhooks-wiring.js';
 import { createReadModels } from './readmodels-wiring.js';
 import { startEvents, type EventsSubsystem } from './events-wiring.js';
-import { startBackups } from './backup-wiring.js';
 import { startFleet } from './fleet-wiring.js';
+import { startBackups } from './backup-wiring.js';
 
 const reconcileIntervalMs = 15_000;
 
@@ -220,6 +221,14 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     await readModels.start({ bus, view: configuration.view, checkpoints: events.checkpoints });
     for (const section of readModels.sections()) events.sections.register(section);
     events.addQuestions(readModels.questions);
+    // History questions and per-node facts are answered by every live node and merged (http/scatter.ts).
+    const scatter = events.scatter({
+      bus,
+      node: config.node.id,
+      roster: () => fleet.roster(),
+      logger,
+      merges: fleetMerges,
+    });
 
     // Backups: records of every request in svc_backups; a run this node left unfinished is marked failed.
     const backups = await startBackups({
@@ -248,7 +257,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
           ? [
               ...configuration.routes(auth),
               ...secrets.routes(),
-              ...toolServers.routes(),
+              ...toolServers.routes(events.questions),
               ...schedules.routes(),
               ...seats.routes(),
               ...fleet.routes(),
@@ -259,7 +268,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
                 credentialPool: () => providers.snapshot(),
               }),
               ...setupRoutesFor({ bus, config, configuration, secrets, auth, logger }),
-              ...webhooks.routes(auth),
+              ...webhooks.routes(auth, events.questions),
               ...events.routes(),
               ...backups.routes(),
               ...readModels.routes(),
@@ -308,6 +317,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         clearInterval(reconcile);
         await lagAnnouncements.stop();
         await gateway?.drain();
+        await scatter.stop();
         await webhooks.stop();
         await readModels.stop();
         await events.stop();

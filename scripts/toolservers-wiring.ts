@@ -38,7 +38,8 @@ export interface ToolServers {
   /** Called when served tools may have changed (an apply, a start, a failure): re-push `tools`. */
   onCatalogueChanged(listener: () => void): () => void;
   readonly status: () => McpServersAnswer;
-  routes(): RouteDef[];
+  /** `GET /mcp-servers`, asking `questions` (default this subsystem's own: this node alone). */
+  routes(questions?: ReadonlyMap<string, Question>): RouteDef[];
   readonly questions: ReadonlyMap<string, Question>;
   /** What `ask_human` recorded: give it to the seats runtime, which merges it into turn completions. */
   readonly needs: NeedsBoard;
@@ -107,6 +108,7 @@ export function startToolServers(opts: ToolServersOptions): ToolServers {
   ];
   const router = createToolRouter({ builtins, servers: manager, logger });
   const status = (): McpServersAnswer => ({ nodes: [{ node: opts.nodeId, servers: manager.status() }] });
+  const questions = new Map<string, Question>([['mcp_servers', { guarded: true, answer: () => status() }]]);
   return {
     manager,
     router,
@@ -114,8 +116,8 @@ export function startToolServers(opts: ToolServersOptions): ToolServers {
     catalogue: () => router.catalogue(),
     onCatalogueChanged: (listener) => manager.onToolsChanged(listener),
     status,
-    routes: () => mcpServersRoutes(status),
-    questions: new Map<string, Question>([['mcp_servers', { guarded: true, answer: () => status() }]]),
+    routes: (asked = questions) => mcpServersRoutes(asked),
+    questions,
     needs,
     learning,
     stop: () => manager.stop(),

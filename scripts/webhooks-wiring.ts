@@ -36,8 +36,11 @@ import {
 } from '../schema/index.js';
 
 export interface Webhooks {
-  /** Receivers, `/integrations`, the landing pages and the app flow's begin route (guarded by `auth`). */
-  routes(auth: AuthSettings): RouteDef[];
+  /**
+   * Receivers, `/integrations` (asking `asked`, default this subsystem's own question: this node alone),
+   * the landing pages and the app flow's begin route (guarded by `auth`).
+   */
+  routes(auth: AuthSettings, asked?: ReadonlyMap<string, Question>): RouteDef[];
   /** `integrations`: join it to the node's registry (`/query/integrations`, the socket's query channel). */
   readonly questions: ReadonlyMap<string, Question>;
   settings(): WebhookSettings;
@@ -149,9 +152,9 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
     ...(opts.env ? { env: opts.env } : {}),
   });
   return {
-    routes: (auth) => [
+    routes: (auth, asked = questions) => [
       ...webhookRoutes(deps),
-      ...integrationsRoutes(questions),
+      ...integrationsRoutes(asked),
       ...landingRoutes({
         configured: opts.configured,
         settings: deps.settings,

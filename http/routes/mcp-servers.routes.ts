@@ -1,19 +1,20 @@
 /**
  * `GET /mcp-servers` (spec read routes): per node, per tool-server instance — started, failed, tools
  * served, first failure. Always guarded (the guard's always-guarded prefixes list it too). The
- * answer comes from the tool-server manager through `status`; error texts in it are already
- * scrubbed of env and header values.
+ * answer comes from the tool-server manager through the `mcp_servers` question; error texts in it are
+ * already scrubbed of env and header values.
  */
-import type { McpServersAnswer } from '../../schema/index.js';
 import type { RouteDef } from '../types.js';
+import { ask, type QuestionRegistry } from './query.routes.js';
 
-export function mcpServersRoutes(status: () => McpServersAnswer | Promise<McpServersAnswer>): RouteDef[] {
+/** `GET /mcp-servers`, asked of the registry's `mcp_servers` (scattered over the fleet when it is). */
+export function mcpServersRoutes(questions: QuestionRegistry): RouteDef[] {
   return [
     {
       method: 'GET',
       pattern: '/mcp-servers',
       access: 'guarded',
-      handler: async () => ({ status: 200, body: await status() }),
+      handler: async (req) => ({ status: 200, body: await ask(questions, 'mcp_servers', req.query, req) }),
     },
   ];
 }
