@@ -4,6 +4,7 @@
  * engine is equal by construction. Names are random per test so one server can serve them all.
  */
 import type { Test } from 'tap';
+import { registerBroker } from './contract-broker.js';
 import { registerConsumers } from './contract-consumers.js';
 import { unique, type BusFixture } from './contract-helpers.js';
 import { registerKv } from './contract-kv.js';
@@ -27,4 +28,5 @@ export function busContract(t: Test, engine: string, open: () => Promise<BusFixt
   registerStreams(withBus);
   registerConsumers(withBus);
   registerKv(withBus, engine);
+  registerBroker(withBus);
 }

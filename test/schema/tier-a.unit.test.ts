@@ -173,3 +173,12 @@ t.test('node.seat_lease_seconds sets the seat lease; below 3 s it is refused', a
       ['node.seat_lease_seconds'],
     );
 });
+
+t.test('node.labels are kept as given for /fleet; a label name outside its grammar is refused', async (t) => {
+  const ok = parseTierA('node: {labels: {zone: eu-1, rack: "r7"}}', { env: {}, cwd: '/' });
+  t.same(ok.ok && ok.config.node.labels, { zone: 'eu-1', rack: 'r7' });
+  const none = parseTierA('node: {id: a}', { env: {}, cwd: '/' });
+  t.equal(none.ok && 'labels' in none.config.node, false, 'absent unless set');
+  const bad = parseTierA('node: {labels: {"a b": x}}', { env: {}, cwd: '/' });
+  t.same(!bad.ok && bad.problems.map((p) => p.path), ['node.labels.a b']);
+});
