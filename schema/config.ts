@@ -99,6 +99,11 @@ export const ConfigWrite = z.object({
   summary: z.string(),
   /** Problems found by the gateway before the document existed (for example a YAML parse). */
   yaml_text: z.string().optional(),
+  /**
+   * The id the revision is stored under, chosen by the sender so that a write whose outcome is unknown
+   * can name it (`outcome_unknown`); the writer picks one when absent.
+   */
+  revision_id: uuid.optional(),
 });
 export type ConfigWrite = z.infer<typeof ConfigWrite>;
 

@@ -278,6 +278,14 @@ export const errorCatalogue = {
     retryable: true,
     retryAfterSeconds: 5,
   },
+  outcome_unknown: {
+    status: 503,
+    when: 'a write whose store or activation did not answer in time (the bus lost its server or a stream was electing a leader): it may or may not be stored; carries `revision_id`, the revision it tried',
+    detail: 'The write was sent but its outcome is unknown: the revision may or may not be stored.',
+    hint: 'Read `GET /config/revisions/{revision_id}`: present means stored (and `GET /config` says whether it is active). Retrying with the same `If-Match` is safe: if the first attempt won, the retry answers 409 `revision_advanced`.',
+    retryable: true,
+    retryAfterSeconds: 5,
+  },
   no_keyring: {
     status: 503,
     when: 'seal/open route with no `secrets.keys`',

@@ -78,6 +78,7 @@ export async function executeWrite(
   command: ConfigWrite,
 ): Promise<ConfigWriteReply> {
   const { bus, coord, logger } = opts;
+  const revisionId = command.revision_id ?? randomUUID();
   const active = await readActive(coord);
   const machine = configWriteMachine.provide({
     actors: {
@@ -113,7 +114,7 @@ export async function executeWrite(
     input: {
       command,
       active,
-      revisionId: randomUUID(),
+      revisionId,
       now: (opts.now?.() ?? new Date()).toISOString(),
     },
   });
@@ -122,7 +123,11 @@ export async function executeWrite(
   const reply = await done;
   const snapshot = actor.getSnapshot();
   if (snapshot.value === 'failed') {
-    throw new Error('configuration store unavailable', { cause: snapshot.error });
+    // The store or the activation did not answer: the revision may or may not be stored (outcome_unknown).
+    logger.warn({ err: snapshot.error, revision_id: revisionId }, 'config write outcome unknown');
+    throw new Error(`configuration store unavailable; revision ${revisionId} may or may not be stored`, {
+      cause: snapshot.error,
+    });
   }
   logger.info(
     {

@@ -47,7 +47,9 @@ t.test('the catalogue covers every code of the spec Errors table', async (t) => 
   ]; // prettier-ignore
   // The fleet removals: a member still live without force, a peer removal the broker refused.
   const fleet = ['member_live', 'broker_refused'];
-  t.same([...ErrorCode.options].sort(), [...spec, ...added, ...fleet].sort());
+  // A config write whose store was not acknowledged in time (the spec's codeless 500 made precise).
+  const failover = ['outcome_unknown'];
+  t.same([...ErrorCode.options].sort(), [...spec, ...added, ...fleet, ...failover].sort());
 });
 
 t.test('no_active_revision answers 404 on reads, 409 on writes, 412 on If-Match', async (t) => {
@@ -57,11 +59,12 @@ t.test('no_active_revision answers 404 on reads, 409 on writes, 412 on If-Match'
   t.throws(() => errorUse('no_route', 'on_write'), RangeError);
 });
 
-t.test('only draining (30 s) and overloaded (5 s) ask for Retry-After', async (t) => {
+t.test('only draining (30 s), overloaded and outcome_unknown (5 s) ask for Retry-After', async (t) => {
   const withRetryAfter = ErrorCode.options.filter(
     (c) => (errorCatalogue[c] as { retryAfterSeconds?: number }).retryAfterSeconds !== undefined,
   );
-  t.same(withRetryAfter, ['draining', 'overloaded']);
+  t.same(withRetryAfter, ['draining', 'overloaded', 'outcome_unknown']);
+  t.equal(errorCatalogue.outcome_unknown.retryAfterSeconds, 5);
   t.equal(errorCatalogue.draining.retryAfterSeconds, 30);
   t.equal(errorCatalogue.overloaded.retryAfterSeconds, 5);
   t.equal(errorCatalogue.overloaded.retryable, true);

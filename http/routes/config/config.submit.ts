@@ -3,7 +3,8 @@
  * (nesting, the node's Tier A), then the command to the config writer on the bus and its decision
  * rendered as the spec's answer.
  */
-import { Subjects, type Bus } from '../../../bus/index.js';
+import { randomUUID } from 'node:crypto';
+import { BusError, Subjects, type Bus, type CoreMessage } from '../../../bus/index.js';
 import {
   ConfigWriteReply,
   nestingProblem,
@@ -71,14 +72,25 @@ export async function submit(deps: ConfigWriteDeps, req: ApiRequest, prepared: P
     source: prepared.source,
     summary: prepared.summary,
     ...(prepared.yamlText !== undefined ? { yaml_text: prepared.yamlText } : {}),
+    revision_id: randomUUID(),
   };
-  const answer = await deps.bus.request(
-    Subjects.command('config', 'write'),
-    encoder.encode(JSON.stringify(command)),
-    {
-      timeoutMs: deps.writeTimeoutMs ?? 15_000,
-    },
-  );
+  let answer: CoreMessage;
+  try {
+    answer = await deps.bus.request(
+      Subjects.command('config', 'write'),
+      encoder.encode(JSON.stringify(command)),
+      {
+        timeoutMs: deps.writeTimeoutMs ?? 15_000,
+      },
+    );
+  } catch (error) {
+    // The writer failed mid-write or did not answer: the revision may or may not be stored.
+    if (!(error instanceof BusError)) throw error;
+    throw new ApiError('outcome_unknown', {
+      ...(prepared.dryRun ? {} : { extra: { revision_id: command.revision_id } }),
+      cause: error,
+    });
+  }
   const reply = ConfigWriteReply.parse(JSON.parse(decoder.decode(answer.data)));
   switch (reply.outcome) {
     case 'valid':
