@@ -9,41 +9,50 @@ export const LlmType = {
 } as const;
 export type LlmType = (typeof LlmType)[keyof typeof LlmType];
 
-export const LlmProvider = z.strictObject({
-  type: z.enum([LlmType.OpenAI, LlmType.OpenAICompatible, LlmType.Anthropic]),
-  model: nonEmpty,
-  /** Required for `openai-compatible` (a rule, not the schema, so the problem names the pairing). */
-  base_url: url.optional(),
-  timeout_seconds: positive.optional(),
-  /** One or many keys; empty means the provider's environment fallback. */
-  api_keys: strings.optional(),
-});
+export const LlmProvider = z
+  .strictObject({
+    type: z
+      .enum([LlmType.OpenAI, LlmType.OpenAICompatible, LlmType.Anthropic])
+      .describe('The wire it speaks: `openai`, `openai-compatible` or `anthropic`.'),
+    model: nonEmpty.describe('Model name sent to the provider.'),
+    /** Required for `openai-compatible` (a rule, not the schema, so the problem names the pairing). */
+    base_url: url.optional().describe('Endpoint base URL; required for openai-compatible.'),
+    timeout_seconds: positive.optional().describe('Seconds one model call may take.'),
+    /** One or many keys; empty means the provider's environment fallback. */
+    api_keys: strings
+      .optional()
+      .describe('One or more keys (usually ${VAR}); empty: OPENAI_API_KEY or ANTHROPIC_API_KEY.'),
+  })
+  .describe('An LLM provider entry.');
 export type LlmProvider = z.infer<typeof LlmProvider>;
 
 export const Embeddings = z.strictObject({
-  type: text.optional(),
-  model: text.optional(),
-  api_key: text.optional(),
+  type: text.optional().describe('Embeddings provider type.'),
+  model: text.optional().describe('Embeddings model name.'),
+  api_key: text.optional().describe('Its key (a secret, usually ${VAR}).'),
   /** Fixes the vector column width at migration time. */
-  dimensions: positive.optional(),
+  dimensions: positive.optional().describe('Vector width; fixed when the store is first migrated.'),
 });
 
 export const Providers = z.strictObject({
-  llm: z.record(z.string(), LlmProvider).optional(),
-  llm_order: strings.optional(),
-  embeddings: Embeddings.optional(),
+  llm: z.record(z.string(), LlmProvider).optional().describe('Provider key → LLM provider entry.'),
+  llm_order: strings.optional().describe('Provider keys in the order a seat without `llm` tries them.'),
+  embeddings: Embeddings.optional().describe('The embeddings provider (a change needs a restart).'),
 });
 
 /** A tool server: local (`command`) or remote (`url`), exactly one of them (a rule). */
 export const McpServer = z.strictObject({
-  name: entityKey,
+  name: entityKey.describe('Name of the tool server: its identity, in /mcp-servers and mcp_env.'),
   /** `false`: one process per seat, credentials from the seat's `mcp_env`. */
-  shared: z.boolean().optional(),
-  command: nonEmpty.optional(),
-  args: strings.optional(),
-  env: stringMap.optional(),
-  tool_prefix: text.optional(),
-  url: url.optional(),
-  headers: stringMap.optional(),
+  shared: z
+    .boolean()
+    .optional()
+    .describe('true (default): one process for every seat; false: one per agent seat with its mcp_env.'),
+  command: nonEmpty.optional().describe('Program of a local (stdio) server; give this or url.'),
+  args: strings.optional().describe('Arguments of command.'),
+  env: stringMap.optional().describe('Environment of command (values are secrets).'),
+  tool_prefix: text.optional().describe('Prefix added to its tool names.'),
+  url: url.optional().describe('Endpoint of a remote (streamable HTTP) server; give this or command.'),
+  headers: stringMap.optional().describe('HTTP headers sent to url (values are secrets).'),
 });
 export type McpServer = z.infer<typeof McpServer>;

@@ -2,37 +2,63 @@
 import { z } from 'zod';
 import { count, nonEmpty } from './fields.js';
 
-const flag = z.boolean().optional();
-const toggle = z.strictObject({ enabled: flag });
+const flag = (what: string) => z.boolean().optional().describe(what);
+const toggle = (what: string) => z.strictObject({ enabled: flag(what) }).optional();
+const limit = (what: string) => count.optional().describe(what);
 
 export const TurnEngine = z.strictObject({
-  extension_enabled: flag,
-  plan_max_tool_rounds_ceiling: count.optional(),
-  execute_max_tool_rounds_ceiling: count.optional(),
-  extension_round_step: count.optional(),
-  max_tool_rounds: count.optional(),
+  extension_enabled: flag(
+    'Whether a phase may extend its tool rounds past max_tool_rounds, up to its ceiling.',
+  ),
+  plan_max_tool_rounds_ceiling: limit('Most tool rounds the plan phase may reach with extensions.'),
+  execute_max_tool_rounds_ceiling: limit('Most tool rounds the execute phase may reach with extensions.'),
+  extension_round_step: limit('Tool rounds one extension adds.'),
+  max_tool_rounds: limit('Tool rounds a phase gets before it must extend or stop.'),
 });
 
 /** Zero's meaning for the episode lifecycle limits is not shown by the spec, so zero is accepted. */
 export const Learning = z.strictObject({
-  enabled: flag,
-  reflect: z.strictObject({ enabled: flag, summarize_episodes: flag }).optional(),
-  counterparty: toggle.optional(),
-  skill_synthesis: z.strictObject({ enabled: flag, scheduler_enabled: flag }).optional(),
-  skill_refinement: toggle.optional(),
-  skill_promotion: toggle.optional(),
-  personal_memory: z.strictObject({ max_refreshes_per_turn: count.optional() }).optional(),
+  enabled: flag('Whether agents learn at all.'),
+  reflect: z
+    .strictObject({
+      enabled: flag('Whether an agent reflects on a finished turn.'),
+      summarize_episodes: flag('Whether reflection summarises the turn’s episode.'),
+    })
+    .optional()
+    .describe('Reflection after turns.'),
+  counterparty: toggle('Whether profiles of the people an agent deals with are kept.').describe(
+    'Counterparty profiles.',
+  ),
+  skill_synthesis: z
+    .strictObject({
+      enabled: flag('Whether skills are synthesised from episodes.'),
+      scheduler_enabled: flag('Whether synthesis also runs on a schedule.'),
+    })
+    .optional()
+    .describe('Skills written from repeated episodes.'),
+  skill_refinement: toggle('Whether synthesised skills are refined.').describe('Skill refinement.'),
+  skill_promotion: toggle('Whether skills are promoted to other agents.').describe('Skill promotion.'),
+  personal_memory: z
+    .strictObject({ max_refreshes_per_turn: limit('Personal memory reloads one turn may make.') })
+    .optional()
+    .describe('An agent’s personal memory.'),
   episode_lifecycle: z
     .strictObject({
-      max_raw_episodes_per_agent: count.optional(),
-      non_terminal_max_age_days: count.optional(),
-      consolidated_grace_days: count.optional(),
-      compaction_min_age_days: count.optional(),
-      compaction_min_cluster_size: count.optional(),
-      compacted_max_age_days: count.optional(),
+      max_raw_episodes_per_agent: limit('Raw episodes kept per agent.'),
+      non_terminal_max_age_days: limit('Days an unfinished episode is kept.'),
+      consolidated_grace_days: limit('Days a consolidated episode is kept before compaction.'),
+      compaction_min_age_days: limit('Days an episode must age before it is compacted.'),
+      compaction_min_cluster_size: limit('Episodes a cluster needs before it is compacted.'),
+      compacted_max_age_days: limit('Days a compacted episode is kept.'),
     })
-    .optional(),
+    .optional()
+    .describe('How long episodes are kept and when they are compacted (zero: not shown by the spec).'),
 });
 
 /** Org-wide read scope; empty means each agent relies on its own access. */
-export const Knowledge = z.strictObject({ wiki_spaces: z.array(nonEmpty).optional() });
+export const Knowledge = z.strictObject({
+  wiki_spaces: z
+    .array(nonEmpty)
+    .optional()
+    .describe('Wiki space keys every agent may read; empty: each agent relies on its own access.'),
+});

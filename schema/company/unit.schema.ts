@@ -25,16 +25,21 @@ export interface Unit {
  */
 export const Unit: z.ZodType<Unit> = z
   .strictObject({
-    name: nonEmpty,
-    type: z.enum([UnitType.Department, UnitType.Team]),
-    lead: nonEmpty.optional(),
+    name: nonEmpty.describe('Name of the unit, unique in the org.'),
+    type: z.enum([UnitType.Department, UnitType.Team]).describe('`department` or `team`.'),
+    lead: nonEmpty
+      .optional()
+      .describe('The seat (name or handle) that leads it; inherited from the parent when unset.'),
     get children() {
-      return z.array(Unit).optional();
+      return z.array(Unit).optional().describe('Units nested in this one.');
     },
-    roles: z.array(Seat).optional(),
-    integrations: UnitIntegrations.optional(),
+    roles: z.array(Seat).optional().describe('Seats placed in this unit.'),
+    integrations: UnitIntegrations.optional().describe('Where the unit’s work is routed and written.'),
     /** Inherited by seats placed in the unit. */
     mcp_env: McpEnv.optional(),
-    schedules: z.array(Schedule).optional(),
+    schedules: z
+      .array(Schedule)
+      .optional()
+      .describe('Schedules of the unit: `each` wakes its agent members, `lead` its lead.'),
   })
-  .meta({ id: 'Unit' });
+  .meta({ id: 'Unit', description: 'A department or team: a lead, seats, and units nested in it.' });
