@@ -20,8 +20,8 @@ export type PresenceDescription = Omit<NodePresence, 'node' | 'instance' | 'rene
 export interface PresenceFacts {
   /** Live presence leases in the fleet; null while the table cannot be read or written. */
   readonly nodes: number | null;
-  /** Whether this node's own presence record exists (live); null before it was first written. */
-  readonly presence: boolean | null;
+  /** Whether this node's own presence record exists (live). */
+  readonly presence: boolean;
   /** True while another process writes this node id's record. */
   readonly admissionWithheld: boolean;
 }
@@ -132,7 +132,8 @@ export async function startPresence(opts: PresenceOptions): Promise<Presence> {
       return {
         nodes:
           opts.view.ready() && writeOk ? opts.view.live(nowMs).length + (pending && !ownLive ? 1 : 0) : null,
-        presence: written === null ? null : ownLive || pending,
+        // Start awaits the first write: a record that is not there now (write failed, removed) is absent.
+        presence: ownLive || pending,
         admissionWithheld: nowMs < duplicateUntil,
       };
     },

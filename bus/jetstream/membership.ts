@@ -15,6 +15,10 @@ const brokerDeadlineMs = 3_000;
 /** How long the meta group question waits: an account that may not ask gets no responder at once. */
 const metaDeadlineMs = 1_000;
 
+/** NATS server APIs (not svc subjects, so not in bus/subjects.ts). */
+const metaPingSubject = '$SYS.REQ.SERVER.PING.JSZ';
+const serverRemoveSubject = '$JS.API.SERVER.REMOVE';
+
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
@@ -82,7 +86,7 @@ async function readStreams(host: EngineHost): Promise<BrokerStream[]> {
 }
 
 async function readMeta(host: EngineHost): Promise<BrokerMembership['reported']['meta']> {
-  const reply = await host.nc.request('$SYS.REQ.SERVER.PING.JSZ', enc.encode('{"leader_only":true}'), {
+  const reply = await host.nc.request(metaPingSubject, enc.encode('{"leader_only":true}'), {
     timeout: metaDeadlineMs,
   });
   const meta = MetaReply.parse(JSON.parse(dec.decode(reply.data))).data.meta_cluster;
@@ -143,7 +147,7 @@ async function askRemoval(
   host: EngineHost,
   body: Record<string, string>,
 ): Promise<z.infer<typeof RemoveReply>> {
-  const reply = await host.nc.request('$JS.API.SERVER.REMOVE', enc.encode(JSON.stringify(body)), {
+  const reply = await host.nc.request(serverRemoveSubject, enc.encode(JSON.stringify(body)), {
     timeout: brokerDeadlineMs,
   });
   return RemoveReply.parse(JSON.parse(dec.decode(reply.data)));
