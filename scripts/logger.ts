@@ -1,15 +1,71 @@
-/** The process logger: pino JSON on stdout; `debug: true` lowers the level. Credentials are redacted. */
+/**
+ * The process logger: pino JSON lines on stdout, or a readable form for a person at a terminal.
+ * `SVC_LOG_FORMAT` (`json` | `pretty`) chooses; unset, a terminal gets `pretty` and anything else
+ * (a pipe, a file, a test's child process, a log collector) gets JSON. `SVC_LOG_LEVEL` overrides
+ * Tier A's `debug`. Credentials are redacted, and a record carries each key once.
+ */
 import { pino, type Logger } from 'pino';
+import { prettyLine } from './log-pretty.js';
+
+export const LogFormat = { Json: 'json', Pretty: 'pretty' } as const;
+export type LogFormat = (typeof LogFormat)[keyof typeof LogFormat];
+
+const levels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+type Level = (typeof levels)[number];
+
+/** A bad `SVC_LOG_*` value: the CLI prints the message and exits 1, as for a refused Tier A file. */
+export class LogSettingsError extends Error {
+  override name = 'LogSettingsError';
+}
+
+export interface LogSettings {
+  readonly format: LogFormat;
+  readonly level: Level;
+}
+
+/** Reads `SVC_LOG_FORMAT` and `SVC_LOG_LEVEL`; `tty` is whether the destination is a terminal. */
+export function logSettings(
+  env: Readonly<Record<string, string | undefined>>,
+  debug: boolean,
+  tty: boolean,
+): LogSettings {
+  const format = env['SVC_LOG_FORMAT']?.trim().toLowerCase() || (tty ? LogFormat.Pretty : LogFormat.Json);
+  if (format !== LogFormat.Json && format !== LogFormat.Pretty)
+    throw new LogSettingsError(`SVC_LOG_FORMAT must be json or pretty, not "${format}"`);
+  const level = env['SVC_LOG_LEVEL']?.trim().toLowerCase() || (debug ? 'debug' : 'info');
+  if (!(levels as readonly string[]).includes(level))
+    throw new LogSettingsError(`SVC_LOG_LEVEL must be one of ${levels.join(', ')}, not "${level}"`);
+  return { format, level: level as Level };
+}
+
+const chindings = pino.symbols.chindingsSym;
+
+/**
+ * Child loggers bind keys again (`component: 'readmodels'`, then `component: 'projection.events'`);
+ * pino appends each binding, so a record would carry both. The child's binding replaces the parent's.
+ */
+function onChild(child: Logger): void {
+  const holder = child as unknown as Record<symbol, string>;
+  const text = holder[chindings] ?? '';
+  if (text === '') return;
+  const merged = JSON.parse(`{${text.slice(1)}}`) as Record<string, unknown>;
+  holder[chindings] = `,${JSON.stringify(merged).slice(1, -1)}`;
+}
 
 export function createLogger(opts: {
   debug: boolean;
   node: string;
   destination?: NodeJS.WritableStream;
+  env?: Readonly<Record<string, string | undefined>>;
 }): Logger {
+  const destination = opts.destination ?? process.stdout;
+  const tty = (destination as { isTTY?: boolean }).isTTY === true;
+  const settings = logSettings(opts.env ?? process.env, opts.debug, tty);
   return pino(
     {
-      level: opts.debug ? 'debug' : 'info',
+      level: settings.level,
       base: { node: opts.node },
+      onChild,
       // Belt and braces: nothing should log these, and if something does they never reach the sink.
       redact: {
         paths: [
@@ -22,7 +78,8 @@ export function createLogger(opts: {
         ],
         censor: '[redacted]',
       },
+      ...(settings.format === LogFormat.Pretty ? { hooks: { streamWrite: prettyLine } } : {}),
     },
-    opts.destination ?? process.stdout,
+    destination,
   );
 }

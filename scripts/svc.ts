@@ -38,6 +38,8 @@ Flags:
 Environment:
   SVC_CONFIG      Tier A file used when --config is not given
   SVC_NODE_ID     node id when the file sets no node.id (default node-0)
+  SVC_LOG_FORMAT  json or pretty (default: pretty at a terminal, json otherwise)
+  SVC_LOG_LEVEL   trace, debug, info, warn, error, fatal or silent (overrides Tier A debug)
 `;
 
 const serveHelp = `Usage: svc serve [--config FILE]

@@ -1,0 +1,110 @@
+import { Writable } from 'node:stream';
+import t from 'tap';
+import { createLogger, logSettings, LogSettingsError } from '../../scripts/logger.js';
+import { duplicateKeys } from './fixtures/duplicate-keys.js';
+
+/** A sink that keeps what pino writes; `isTTY` as a terminal would say. */
+function sink(tty = false): { stream: Writable & { isTTY?: boolean }; text: () => string } {
+  let text = '';
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      text += chunk.toString();
+      done();
+    },
+  }) as Writable & { isTTY?: boolean };
+  if (tty) stream.isTTY = true;
+  return { stream, text: () => text };
+}
+
+t.test(
+  'the log format is pretty at a terminal, JSON elsewhere, and SVC_LOG_FORMAT overrides both',
+  async (t) => {
+    t.same(logSettings({}, false, true), { format: 'pretty', level: 'info' });
+    t.same(logSettings({}, false, false), { format: 'json', level: 'info' });
+    t.same(logSettings({ SVC_LOG_FORMAT: 'json' }, false, true).format, 'json');
+    t.same(logSettings({ SVC_LOG_FORMAT: 'Pretty' }, false, false).format, 'pretty');
+    t.throws(() => logSettings({ SVC_LOG_FORMAT: 'xml' }, false, false), LogSettingsError);
+  },
+);
+
+t.test('SVC_LOG_LEVEL overrides debug', async (t) => {
+  t.equal(logSettings({}, true, false).level, 'debug');
+  t.equal(logSettings({ SVC_LOG_LEVEL: 'warn' }, true, false).level, 'warn');
+  t.equal(logSettings({ SVC_LOG_LEVEL: 'trace' }, false, false).level, 'trace');
+  t.throws(() => logSettings({ SVC_LOG_LEVEL: 'loud' }, false, false), /SVC_LOG_LEVEL must be one of/);
+});
+
+t.test('a terminal gets readable lines with ISO times; a pipe gets JSON', async (t) => {
+  const at = sink(true);
+  const logger = createLogger({ debug: false, node: 'n1', destination: at.stream, env: {} });
+  logger.child({ component: 'toolservers' }).info({ server: 'handbook', pid: 42 }, 'tool server started');
+  logger.flush();
+  const line = at.text();
+  t.match(
+    line,
+    /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z INFO  \[toolservers\] tool server started {2}server=handbook {2}pid=42\n$/,
+  );
+  t.throws(() => JSON.parse(line) as unknown, 'not JSON');
+
+  const piped = sink(false);
+  createLogger({ debug: false, node: 'n1', destination: piped.stream, env: {} }).info({ a: 1 }, 'hello');
+  t.match(JSON.parse(piped.text()), { level: 30, node: 'n1', a: 1, msg: 'hello' });
+});
+
+t.test('text spanning lines and errors are indented under the readable line', async (t) => {
+  const at = sink();
+  const logger = createLogger({
+    debug: false,
+    node: 'n1',
+    destination: at.stream,
+    env: { SVC_LOG_FORMAT: 'pretty' },
+  });
+  logger.warn({ stderr: 'first\nsecond', lines: 2 }, 'tool server stderr');
+  logger.error({ err: new Error('boom') }, 'failed');
+  const text = at.text();
+  t.match(text, /WARN  tool server stderr {2}stderr: {2}lines=2\n {4}first\n {4}second\n/);
+  t.match(text, /ERROR failed {2}err=boom\n {4}Error: boom\n +at /);
+});
+
+t.test('the level chosen is the level applied', async (t) => {
+  const at = sink();
+  const logger = createLogger({
+    debug: true,
+    node: 'n1',
+    destination: at.stream,
+    env: { SVC_LOG_LEVEL: 'warn' },
+  });
+  logger.debug('quiet');
+  logger.info('quiet too');
+  logger.warn('loud');
+  t.same(
+    at
+      .text()
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { msg: string }).msg),
+    ['loud'],
+  );
+});
+
+t.test('a child re-binding a key carries it once, with the child value', async (t) => {
+  const at = sink();
+  const logger = createLogger({ debug: false, node: 'n1', destination: at.stream, env: {} });
+  const readModels = logger.child({ component: 'readmodels' });
+  const projection = readModels.child({ component: 'projection.readmodels.events', projection: 'events' });
+  projection.child({ component: 'projection.x' }).info('deep');
+  projection.info('replayed');
+  readModels.info('parent unchanged');
+  const lines = at.text().trim().split('\n');
+  t.same(lines.map(duplicateKeys), [[], [], []], 'no record repeats a key');
+  t.same(
+    lines.map((l) => (JSON.parse(l) as { component: string }).component),
+    ['projection.x', 'projection.readmodels.events', 'readmodels'],
+  );
+  t.match(JSON.parse(lines[1]!), { node: 'n1', projection: 'events' });
+});
+
+t.test('the duplicate-key check finds a repeated key (it can fail)', async (t) => {
+  t.same(duplicateKeys('{"a":1,"b":{"a":2},"c":"x\\",\\"a\\":"}'), []);
+  t.same(duplicateKeys('{"component":"a","x":[{"component":1}],"component":"b"}'), ['component']);
+});
