@@ -1,10 +1,11 @@
 /**
  * One supervised tool-server instance: connects through the MCP SDK (a stdio child or a remote
  * streamable-HTTP server), lists its tools, answers calls, and after any failure (a crash, a failed
- * start, a broken remote) reconnects after an exponential, capped backoff. Its stderr is logged line
- * by line with every secret value scrubbed.
+ * start, a broken remote) reconnects after an exponential, capped backoff. Its stderr is logged a
+ * burst at a time with every secret value scrubbed, and a stdio child's exit code or signal, with the
+ * last thing it wrote, is logged when it closes.
  */
-import { createInterface } from 'node:readline';
+import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -18,6 +19,7 @@ import type { Logger } from 'pino';
 import { ToolServerState, type ToolResult, type ToolServerStatus } from '../../schema/index.js';
 import { cancelledResult, cancelReason, toToolResult } from './toolservers.result.js';
 import { backoffDelay, scrub, type ResolvedInstance } from './toolservers.resolve.js';
+import { StderrBursts } from './toolservers.stderr.js';
 
 export interface SupervisionSettings {
   /** First restart delay; doubles per consecutive failure. */
@@ -41,7 +43,17 @@ export const defaultSupervision: SupervisionSettings = {
   healthCheckMs: 30_000,
 };
 
-const maxStderrLine = 2_000;
+/** How a stdio child ended: its exit code, or the signal that killed it. */
+interface Exit {
+  readonly attempt: number;
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
+const exitText = (exit: Exit): string =>
+  exit.signal !== null
+    ? `the tool server was killed by ${exit.signal}`
+    : `the tool server exited with code ${exit.code}`;
 const isAlive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
@@ -72,7 +84,9 @@ export class ToolServerInstance {
   private nextRestartAt: number | null = null;
   private timer: NodeJS.Timeout | null = null;
   private health: NodeJS.Timeout | null = null;
+  private exit: Exit | null = null;
   private readonly log: Logger;
+  private readonly stderr: StderrBursts;
 
   constructor(
     resolved: ResolvedInstance,
@@ -82,6 +96,7 @@ export class ToolServerInstance {
   ) {
     this.resolved = resolved;
     this.log = logger.child({ server: resolved.spec.server, seat: resolved.spec.seat });
+    this.stderr = new StderrBursts(this.log, (text) => this.scrub(text));
   }
 
   get spec(): ResolvedInstance['spec'] {
@@ -111,7 +126,7 @@ export class ToolServerInstance {
     const attempt = ++this.attempt;
     this.state = ToolServerState.Starting;
     this.nextRestartAt = null;
-    const transport = this.makeTransport();
+    const transport = this.makeTransport(attempt);
     const client = new Client(
       { name: 'svc', version: '1' },
       {
@@ -176,7 +191,7 @@ export class ToolServerInstance {
     this.health.unref();
   }
 
-  private makeTransport(): Transport {
+  private makeTransport(attempt: number): Transport {
     const { launch } = this.resolved;
     if (launch.kind === 'http') {
       return new StreamableHTTPClientTransport(new URL(launch.url), {
@@ -191,11 +206,18 @@ export class ToolServerInstance {
     });
     // With `stderr: 'pipe'` the SDK hands back a PassThrough at once, before the child exists.
     const stderr = transport.stderr as Readable | null;
-    if (stderr) {
-      createInterface({ input: stderr }).on('line', (line) => {
-        this.log.info({ stderr: this.scrub(line).slice(0, maxStderrLine) }, 'tool server stderr');
+    this.stderr.reset();
+    if (stderr) this.stderr.follow(stderr);
+    // The SDK spawns inside start() and keeps the ChildProcess to itself; its exit code is only there.
+    const start = transport.start.bind(transport);
+    transport.start = () => {
+      const started = start();
+      const child = (transport as unknown as { _process?: ChildProcess })._process;
+      child?.once('exit', (code, signal) => {
+        this.exit = { attempt, code, signal };
       });
-    }
+      return started;
+    };
     return transport;
   }
 
@@ -206,7 +228,11 @@ export class ToolServerInstance {
   /** Counts one failure of `attempt` (later reports of the same attempt are ignored) and schedules the restart. */
   private failed(attempt: number, error: unknown): void {
     if (attempt !== this.attempt || this.stopped || this.state === ToolServerState.Backoff) return;
-    const message = this.scrub(errorText(error));
+    // A child's exit is seen before its pipes close, so by now its code (or signal) is known.
+    const exit = this.exit?.attempt === attempt ? this.exit : null;
+    const message = exit ? exitText(exit) : this.scrub(errorText(error));
+    const cause = exit ? this.stderr.lastLine() : null;
+    this.stderr.flush();
     const at = new Date().toISOString();
     const ranStably = this.startedAt !== null && Date.now() - this.startedAt >= this.settings.stableMs;
     this.consecutive = ranStably ? 1 : this.consecutive + 1;
@@ -226,7 +252,13 @@ export class ToolServerInstance {
     const delay = backoffDelay(this.consecutive, this.settings.backoffBaseMs, this.settings.backoffCapMs);
     this.nextRestartAt = Date.now() + delay;
     this.log.warn(
-      { error: message, consecutive_failures: this.consecutive, restart_in_ms: delay },
+      {
+        error: message,
+        ...(exit ? { exit_code: exit.code, signal: exit.signal } : {}),
+        ...(cause !== null ? { cause } : {}),
+        consecutive_failures: this.consecutive,
+        restart_in_ms: delay,
+      },
       'tool server failed; restarting after backoff',
     );
     this.onToolsChanged();
@@ -315,7 +347,9 @@ export class ToolServerInstance {
     this.startedAt = null;
     await this.close(client, pid);
     this.pid = null;
-    this.log.info('tool server stopped');
+    this.stderr.flush();
+    const exit = this.exit?.attempt === this.attempt ? this.exit : null;
+    this.log.info(exit ? { exit_code: exit.code, signal: exit.signal } : {}, 'tool server stopped');
   }
 
   /** Closes the client (the SDK ends stdin, then SIGTERM, then SIGKILL) and makes sure the pid is gone. */

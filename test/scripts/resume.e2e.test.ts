@@ -161,7 +161,7 @@ t.test(
     const s = await setup(t, [plan, call({ title: 'T-1', hold: true }), account, review]);
     const first = await boot(t, s, '', true);
     await first.run.waitForLog(
-      (l) => l.msg === 'tool server stderr' && /^holding create_ticket/.test(String(l['stderr'])),
+      (l) => l.msg === 'tool server stderr' && /^holding create_ticket/m.test(String(l['stderr'])),
     );
     first.run.kill('SIGKILL');
     await first.run.exited;

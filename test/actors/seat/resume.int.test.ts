@@ -83,7 +83,7 @@ async function cutMidCall(t: Test, dir: string, ledger: string, tool: string): P
     logs,
   });
   const wakeId = await first.wake('ada');
-  await logs.waitFor((l) => l.msg === 'tool server stderr' && /^holding /.test(String(l['stderr'])));
+  await logs.waitFor((l) => l.msg === 'tool server stderr' && /^holding /m.test(String(l['stderr'])));
   await first.stopSeats();
   await first.bus.close();
   return wakeId;

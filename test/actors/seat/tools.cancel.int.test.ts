@@ -31,12 +31,19 @@ const script = [
 const stderr =
   (pattern: RegExp) =>
   (l: LogLine): boolean =>
-    l.msg === 'tool server stderr' && pattern.test(String(l['stderr']));
+    l.msg === 'tool server stderr' &&
+    String(l['stderr'])
+      .split('\n')
+      .some((line) => pattern.test(line));
 
 /** Waits until the server has the stalling call; its JSON-RPC request id. */
 async function stalled(logs: Captured): Promise<string> {
-  const line = await logs.waitFor(stderr(/^call \d+ waits$/));
-  return String(line['stderr']).split(' ')[1]!;
+  const waits = /^call \d+ waits$/;
+  const burst = await logs.waitFor(stderr(waits));
+  return String(burst['stderr'])
+    .split('\n')
+    .find((line) => waits.test(line))!
+    .split(' ')[1]!;
 }
 
 /** The execute phase's record of the cut turn: failed, the call marked cancelled, no result. */

@@ -171,12 +171,18 @@ t.test(
       roles: [{ name: 'Ada' }],
     });
     const stderr = (pattern: RegExp) => (l: { msg: string; [k: string]: unknown }) =>
-      l.msg === 'tool server stderr' && pattern.test(String(l['stderr']));
+      l.msg === 'tool server stderr' &&
+      String(l['stderr'])
+        .split('\n')
+        .some((line) => pattern.test(line));
 
     const turn = new AbortController();
     const pending = manager.callTool('ada', 'stall', {}, turn.signal);
     const waits = await logs.waitFor(stderr(/^call \d+ waits$/));
-    const id = String(waits['stderr']).split(' ')[1]!;
+    const id = String(waits['stderr'])
+      .split('\n')
+      .find((line) => / waits$/.test(line))!
+      .split(' ')[1]!;
     turn.abort('scheduled_timeout: the deadline passed');
     const result = await pending;
     t.same(result, {
@@ -196,7 +202,11 @@ t.test(
     // An aborted signal sends nothing; the server, not restarted, answers the next call.
     const refused = await manager.callTool('ada', 'stall', {}, turn.signal);
     t.match(refused, { is_error: true, content: [{ text: /was cancelled/ }] });
-    t.equal(logs.lines.filter(stderr(/ waits$/)).length, 1, 'no second call reached the server');
+    const waitLines = logs.lines
+      .filter(stderr(/ waits$/))
+      .flatMap((l) => String(l['stderr']).split('\n'))
+      .filter((line) => / waits$/.test(line));
+    t.equal(waitLines.length, 1, 'no second call reached the server');
     t.equal(text(await manager.callTool('ada', 'echo', { text: 'still here' })), 'files: still here');
     t.match(manager.status(), [{ server: 'files', restarts: 0, started: true }]);
   },

@@ -74,7 +74,10 @@ t.test('a server crashing on start is restarted with growing, capped delays and 
   });
 
   await t.test('stderr is logged without the env values; neither logs nor status show them', async (t) => {
-    const stderr = logs.lines.filter((l) => l.msg === 'tool server stderr').map((l) => String(l['stderr']));
+    // A record holds a burst of lines.
+    const stderr = logs.lines
+      .filter((l) => l.msg === 'tool server stderr')
+      .flatMap((l) => String(l['stderr']).split('\n'));
     t.ok(
       stderr.some((line) => line === 'starting with secret [redacted]'),
       'stderr lines are logged, scrubbed',
@@ -177,7 +180,9 @@ t.test(
       name: 'Acme',
       mcp_servers: [{ name: 'hung', command: process.execPath, args: ['-e', hung] }],
     });
-    await logs.waitFor((l) => l.msg === 'tool server stderr' && l['stderr'] === 'spawned');
+    await logs.waitFor(
+      (l) => l.msg === 'tool server stderr' && String(l['stderr']).split('\n').includes('spawned'),
+    );
     const status = manager.status()[0]!;
     t.match(status, { state: 'starting', started: false });
     t.type(status.pid, 'number');

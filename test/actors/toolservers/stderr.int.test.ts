@@ -1,0 +1,84 @@
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import t from 'tap';
+import { StderrBursts } from '../../../actors/toolservers/toolservers.stderr.js';
+import { echoServerPath } from '../../fixtures/mcp/servers.js';
+import { captureLogs, startManager, tempDir } from './harness.js';
+
+const secret = 'sekret-value-0123456789';
+
+t.test('a crashing server’s stderr is one record per burst, then its exit code and cause', async (t) => {
+  const dir = tempDir(t);
+  const { manager, logs } = startManager(t, { backoffBaseMs: 60_000, backoffCapMs: 60_000 });
+  await manager.apply({
+    name: 'Acme',
+    mcp_servers: [
+      {
+        name: 'flaky',
+        command: process.execPath,
+        args: [echoServerPath],
+        env: { ECHO_SECRET: secret, ECHO_CRASH_FILE: join(dir, 'crashes'), ECHO_CRASH_TIMES: '1' },
+      },
+    ],
+  });
+  const failed = await logs.waitFor((l) => l.msg === 'tool server failed; restarting after backoff');
+  t.match(failed, {
+    server: 'flaky',
+    exit_code: 3,
+    signal: null,
+    error: 'the tool server exited with code 3',
+    cause: 'crashing on start 1 [redacted]',
+  });
+  const bursts = logs.lines.filter((l) => l.msg === 'tool server stderr');
+  t.equal(bursts.length, 1, 'the two lines it wrote together are one record');
+  t.match(bursts[0], {
+    server: 'flaky',
+    lines: 2,
+    stderr: 'starting with secret [redacted]\ncrashing on start 1 [redacted]',
+  });
+  t.ok(
+    logs.lines.indexOf(bursts[0]!) < logs.lines.indexOf(failed),
+    'what it wrote is logged before its exit',
+  );
+  t.match(manager.status()[0], { last_failure: { error: 'the tool server exited with code 3' } });
+  t.notMatch(logs.raw(), secret);
+});
+
+t.test('a server killed by a signal is logged with the signal', async (t) => {
+  const { manager, logs } = startManager(t, { backoffBaseMs: 60_000, backoffCapMs: 60_000 });
+  await manager.apply({
+    name: 'Acme',
+    mcp_servers: [{ name: 'echo', command: process.execPath, args: [echoServerPath] }],
+  });
+  const pid = manager.status()[0]!.pid;
+  t.type(pid, 'number');
+  process.kill(pid!, 'SIGKILL');
+  const failed = await logs.waitFor((l) => l.msg === 'tool server failed; restarting after backoff');
+  t.match(failed, {
+    server: 'echo',
+    exit_code: null,
+    signal: 'SIGKILL',
+    error: 'the tool server was killed by SIGKILL',
+  });
+});
+
+t.test('a burst ends on a quiet spell, at its line bound, and when the stream ends', async (t) => {
+  const logs = captureLogs();
+  const bursts = new StderrBursts(logs.logger.child({ server: 's' }), (text) => text.replace('pw', '***'), {
+    quietMs: 20,
+    maxLines: 3,
+    maxLineChars: 10,
+  });
+  const stream = new PassThrough();
+  bursts.follow(stream);
+  stream.write('a\nb\n');
+  const first = await logs.waitFor((l) => l.msg === 'tool server stderr');
+  t.match(first, { server: 's', stderr: 'a\nb', lines: 2 }, 'quiet after two lines: one record');
+  stream.write('1\n2\n3\n4 pw and a long tail\n');
+  const bound = await logs.waitForNth((l) => l.msg === 'tool server stderr', 2);
+  t.match(bound, { stderr: '1\n2\n3', lines: 3 }, 'the bound closes a burst at once');
+  stream.end();
+  const last = await logs.waitForNth((l) => l.msg === 'tool server stderr', 3);
+  t.match(last, { stderr: '4 *** and ', lines: 1 }, 'scrubbed, cut, and flushed when the stream ends');
+  t.equal(bursts.lastLine(), '4 *** and');
+});
