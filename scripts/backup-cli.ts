@@ -55,13 +55,12 @@ export async function runBackup(args: string[], env: NodeJS.ProcessEnv, out: Out
     if (values.dir !== undefined) throw new BackupUsageError('svc backup list takes no --dir');
     return answer(await requestNode('backup', ctx, 'GET', '/backups'), out, err);
   }
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   const dir = resolve(values.dir ?? `svc-backup-${stamp}`);
-  return answer(
-    await requestNode('backup', ctx, 'POST', `/backup?dir=${encodeURIComponent(dir)}`),
-    out,
-    err,
-  );
+  return answer(await requestNode('backup', ctx, 'POST', `/backup?dir=${encodeURIComponent(dir)}`), out, err);
 }
 
 async function answer(response: Response | null, out: Out, err: Out): Promise<number> {
@@ -83,7 +82,12 @@ async function answer(response: Response | null, out: Out, err: Out): Promise<nu
   return 0;
 }
 
-export async function runRestore(args: string[], env: NodeJS.ProcessEnv, out: Out, err: Out): Promise<number> {
+export async function runRestore(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  out: Out,
+  err: Out,
+): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
@@ -107,7 +111,11 @@ export async function runRestore(args: string[], env: NodeJS.ProcessEnv, out: Ou
     err.write(`svc: configuration ${path} refused:\n${formatProblems(loaded.problems)}\n`);
     return 1;
   }
-  const logger = createLogger({ debug: loaded.config.debug, node: loaded.config.node.id, destination: process.stderr });
+  const logger = createLogger({
+    debug: loaded.config.debug,
+    node: loaded.config.node.id,
+    destination: process.stderr,
+  });
   const { manifest } = await restoreNode(loaded.config, values.from, logger);
   out.write(
     `${JSON.stringify({ restored: manifest.id, engine: manifest.engine, node: manifest.node, created_at: manifest.created_at, streams: manifest.streams }, null, 2)}\n`,

@@ -27,11 +27,17 @@ function codeOf(error: unknown): string {
 }
 
 /** Checks `raw` and claims it for backup `id`; throws 400 `backup_dir_invalid` naming the reason. */
-export async function claimBackupDir(raw: string | null, storeDir: string | undefined, id: string): Promise<ClaimedDir> {
-  if (raw === null || raw.trim() === '') throw refuse('`dir` is required: ?dir=/absolute/path on the engine host.');
+export async function claimBackupDir(
+  raw: string | null,
+  storeDir: string | undefined,
+  id: string,
+): Promise<ClaimedDir> {
+  if (raw === null || raw.trim() === '')
+    throw refuse('`dir` is required: ?dir=/absolute/path on the engine host.');
   if (raw.includes('\0')) throw refuse('`dir` contains a NUL byte.');
   // Relative to what? The node's working directory is no place an operator should have to guess.
-  if (!isAbsolute(raw)) throw refuse(`\`dir\` must be an absolute path; got ${JSON.stringify(raw.slice(0, 200))}.`);
+  if (!isAbsolute(raw))
+    throw refuse(`\`dir\` must be an absolute path; got ${JSON.stringify(raw.slice(0, 200))}.`);
   const dir = resolve(raw);
   if (storeDir !== undefined && inside(dir, await real(resolve(storeDir)))) {
     throw refuse(`${dir} is inside the store (stream.store_dir): a backup must live outside what it copies.`);

@@ -111,9 +111,9 @@ export async function startBackups(opts: BackupOptions): Promise<Backups> {
       throw error;
     }
     const started: BackupRecord = { ...base, dir: claimed.dir };
-    await putRecord(kv, started);
-    logger.info({ event: 'backup_started', backup: id, dir: claimed.dir }, 'backup started');
     try {
+      await putRecord(kv, started);
+      logger.info({ event: 'backup_started', backup: id, dir: claimed.dir }, 'backup started');
       // 2. the engine's copy, 3. the manifest last: its presence marks a finished backup
       const contents = await bus.backup(claimed.dir);
       const manifest: BackupManifest = {
@@ -150,9 +150,15 @@ export async function startBackups(opts: BackupOptions): Promise<Backups> {
         finished_at: new Date().toISOString(),
         error: { code: 'backup_failed', detail },
       }).catch((recordError: unknown) =>
-        logger.error({ err: recordError, backup: id }, 'backup failure not recorded (next start marks it failed)'),
+        logger.error(
+          { err: recordError, backup: id },
+          'backup failure not recorded (next start marks it failed)',
+        ),
       );
-      throw new ApiError('backup_failed', { detail: `backup ${id} into ${claimed.dir} failed: ${detail}`, cause: error });
+      throw new ApiError('backup_failed', {
+        detail: `backup ${id} into ${claimed.dir} failed: ${detail}`,
+        cause: error,
+      });
     }
   };
 

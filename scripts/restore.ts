@@ -25,10 +25,13 @@ export async function restoreNode(config: TierA, fromDir: string, logger: Logger
   try {
     raw = await readFile(manifestFile, 'utf8');
   } catch {
-    throw new RestoreRefused(`${manifestFile} cannot be read: not a finished backup (the manifest is written last)`);
+    throw new RestoreRefused(
+      `${manifestFile} cannot be read: not a finished backup (the manifest is written last)`,
+    );
   }
   const parsed = BackupManifest.safeParse(JSON.parse(raw));
-  if (!parsed.success) throw new RestoreRefused(`${manifestFile} is not a backup manifest: ${parsed.error.message}`);
+  if (!parsed.success)
+    throw new RestoreRefused(`${manifestFile} is not a backup manifest: ${parsed.error.message}`);
   const manifest = parsed.data;
   const queue = config.providers.queue;
   const target = {

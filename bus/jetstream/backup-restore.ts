@@ -33,7 +33,8 @@ export async function restoreJetStreamExport(
   const streams: ExportedStream[] = [];
   for (const file of exports) {
     const parsed = ExportedStream.safeParse(JSON.parse(await readFile(join(from, file.path), 'utf8')));
-    if (!parsed.success) throw new BackupError(`${file.path} is not a stream export: ${parsed.error.message}`);
+    if (!parsed.success)
+      throw new BackupError(`${file.path} is not a stream export: ${parsed.error.message}`);
     streams.push(parsed.data);
   }
   // Refuse before writing anything: a restore never merges into a stream that holds messages.
@@ -82,7 +83,9 @@ async function restoreStream(host: EngineHost, from: string, s: ExportedStream):
         throw translate(error, `restoring stream ${s.name}`);
       });
       if (ack.seq !== p.expected) {
-        throw new BackupError(`restoring ${s.name}: sequence ${p.expected} landed at ${ack.seq} (another writer?)`);
+        throw new BackupError(
+          `restoring ${s.name}: sequence ${p.expected} landed at ${ack.seq} (another writer?)`,
+        );
       }
     }
   };

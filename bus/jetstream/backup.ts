@@ -71,7 +71,10 @@ export async function backupJetStream(host: EngineHost, bus: Bus, dir: string): 
       first_seq: exported.first_seq,
       last_seq: exported.last_seq,
     });
-    files.push(await describeFile(dir, `streams/${name}.json`), await describeFile(dir, `streams/${name}.jsonl`));
+    files.push(
+      await describeFile(dir, `streams/${name}.json`),
+      await describeFile(dir, `streams/${name}.jsonl`),
+    );
   }
   return { files, streams };
 }
@@ -111,7 +114,9 @@ async function exportStream(host: EngineHost, bus: Bus, dir: string, name: strin
     out.destroy();
     throw new BackupError(`reading stream ${name} for a backup failed (${codeOf(error)})`, { cause: error });
   }
-  await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+  await new Promise<void>((resolve, reject) =>
+    out.end((error?: Error | null) => (error ? reject(error) : resolve())),
+  );
   const exported: ExportedStream = {
     name,
     config,
@@ -124,6 +129,8 @@ async function exportStream(host: EngineHost, bus: Bus, dir: string, name: strin
       ack_floor: c.ack_floor.stream_seq,
     })),
   };
-  await writeFile(join(dir, 'streams', `${name}.json`), `${JSON.stringify(exported, null, 2)}\n`, { flag: 'wx' });
+  await writeFile(join(dir, 'streams', `${name}.json`), `${JSON.stringify(exported, null, 2)}\n`, {
+    flag: 'wx',
+  });
   return exported;
 }

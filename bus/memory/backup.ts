@@ -32,7 +32,8 @@ export async function backupMemoryStore(db: Db, dir: string): Promise<BackupCont
     // One self-contained file: the copy keeps no WAL beside it.
     copy.pragma('journal_mode = DELETE');
     const check = copy.pragma('integrity_check', { simple: true });
-    if (check !== 'ok') throw new BackupError(`memory bus: the copy fails its integrity check (${String(check)})`);
+    if (check !== 'ok')
+      throw new BackupError(`memory bus: the copy fails its integrity check (${String(check)})`);
     streams = countStreams(copy);
   } finally {
     copy.close();
@@ -59,9 +60,14 @@ function countStreams(db: Db): BackupStream[] {
  * Loads a verified backup into `storeDir`, which must be absent or empty (a restore never merges into a
  * store). The node must be stopped; the restored store opens like any other.
  */
-export async function restoreMemoryStore(from: string, files: readonly BackupFile[], storeDir: string): Promise<void> {
+export async function restoreMemoryStore(
+  from: string,
+  files: readonly BackupFile[],
+  storeDir: string,
+): Promise<void> {
   const data = files.find((f) => f.path === MEMORY_BACKUP_FILE);
-  if (!data) throw new BackupError(`the backup in ${from} lists no ${MEMORY_BACKUP_FILE}: not a memory-engine backup`);
+  if (!data)
+    throw new BackupError(`the backup in ${from} lists no ${MEMORY_BACKUP_FILE}: not a memory-engine backup`);
   for (const file of files) await verifyFile(from, file);
   await mkdir(storeDir, { recursive: true });
   const present = await readdir(storeDir);
@@ -75,7 +81,8 @@ export async function restoreMemoryStore(from: string, files: readonly BackupFil
   const db = new Database(target, { timeout: 0 });
   try {
     const check = db.pragma('integrity_check', { simple: true });
-    if (check !== 'ok') throw new BackupError(`the restored store fails its integrity check (${String(check)})`);
+    if (check !== 'ok')
+      throw new BackupError(`the restored store fails its integrity check (${String(check)})`);
   } finally {
     db.close();
   }
