@@ -21,7 +21,7 @@ import { RedeliverError, Streams, Subjects, type Bus, type Kv, type Subscription
 import { LeaseFencedError, noFence, type Fence } from '../lease/index.js';
 import { turnNeeds, type NeedsBoard } from '../memory/index.js';
 import { InboxMessage, uuidv5 } from '../../schema/index.js';
-import { seatMachine, type PhaseRequest, type SeatEvent, type Wake } from './seat.machine.js';
+import { seatMachine, type PhaseRequest, type SeatEvent } from './seat.machine.js';
 import type { TurnCompletedPayload } from './seat.types.js';
 import type { TurnLimits } from './seat.limits.js';
 import type { Company, SeatProfile } from './seat.profile.js';
@@ -31,7 +31,7 @@ import { PhaseFailure, runPhase } from './turn.phase.js';
 import { draftOf, episodeOf, noteOutcome, type EpisodeDraft } from './turn.episode.js';
 import { moveLegacyTurnRecords, readPaused, seatKeys } from './seat.records.js';
 import { CutReason, TurnCut } from './turn.cut.js';
-import { distinctNeeds, openTurn, type OpenedTurn } from './turn.resume.js';
+import { distinctNeeds, openTurn, wakeEvent, type OpenedTurn } from './turn.resume.js';
 import { fencedDeps, seatEvents } from './seat.events.js';
 
 const encoder = new TextEncoder();
@@ -89,6 +89,14 @@ interface Pending {
   readonly reject: (error: Error) => void;
   /** Settles with the turn (completed, or cut). */
   readonly done: Promise<void>;
+}
+
+function pendingTurn(turnId: string): Pending {
+  let settle: Pick<Pending, 'resolve' | 'reject'> = { resolve: () => undefined, reject: () => undefined };
+  const done = new Promise<void>((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+  return { turn_id: turnId, ...settle, done };
 }
 
 export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
@@ -279,14 +287,6 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
       log.debug({ wake_id: wake.id }, 'seat paused; wake left for later');
       throw new RedeliverError('seat paused', opts.pausedRetryMs ?? 2000);
     }
-    const w: Wake = {
-      id: wake.id,
-      kind: wake.kind,
-      source: wake.source,
-      summary: wake.summary,
-      trace_id: wake.trace_id || turn_id.replaceAll('-', ''),
-      payload: wake.payload,
-    };
     // A scheduled wake bounds its turn; one taken after its deadline fails at once, without a model call.
     const deadline = turnDeadline(wake.payload, { handle, turnId: turn_id, now: deps.now });
     // A turn an earlier run started resumes from its journal: its start, its limits, its records.
@@ -300,28 +300,20 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
       ...(opts.needs ? { needs: opts.needs } : {}),
     });
     const resumed = opened.prior?.started ?? null;
-    const start: SeatEvent = {
-      type: 'seat.wake',
-      wake: w,
-      turn_id,
-      at: resumed?.at ?? deps.now().toISOString(),
-      ...(resumed ? { limits: resumed.limits } : {}),
-      ...(deadline.expired ? { expired: deadline.expired } : {}),
-    };
-    if (!actor.getSnapshot().can(start)) throw new RedeliverError('seat busy', opts.pausedRetryMs ?? 2000);
+    const start = wakeEvent(wake, turn_id, resumed, deadline.expired, deps.now);
+    const busy = (): boolean => !actor.getSnapshot().can(start);
+    if (busy()) throw new RedeliverError('seat busy', opts.pausedRetryMs ?? 2000);
     if (!resumed && !deadline.expired)
       await opened.writer.write({
         kind: 'turn_started',
         wake_id: wake.id,
         limits: actor.getSnapshot().context.limits,
       });
-    if (stopping || draining) throw new RedeliverError('seat stopping');
+    // Checked again after the write: a pause or a stop may have come meanwhile.
+    if (stopping || draining || busy()) throw new RedeliverError('seat busy', opts.pausedRetryMs ?? 2000);
     journals.set(turn_id, opened);
-    let settle: Pick<Pending, 'resolve' | 'reject'> = { resolve: () => undefined, reject: () => undefined };
-    const done = new Promise<void>((resolve, reject) => {
-      settle = { resolve, reject };
-    });
-    pending = { turn_id, ...settle, done };
+    pending = pendingTurn(turn_id);
+    const { done } = pending;
     actor.send(start);
     const disarm = deadline.arm((e) => actor.send(e));
     log.info(

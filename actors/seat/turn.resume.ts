@@ -7,7 +7,8 @@
 import type { Bus } from '../../bus/index.js';
 import type { NeedsBoard } from '../memory/index.js';
 import type { Need } from '../toolservers/index.js';
-import type { PhaseName } from './seat.types.js';
+import type { InboxMessage } from '../../schema/index.js';
+import type { DeadlineBreach, PhaseName, SeatEvent } from './seat.types.js';
 import {
   journalWriter,
   readJournal,
@@ -63,3 +64,31 @@ export async function openTurn(opts: {
 export const distinctNeeds = (needs: readonly Need[]): Need[] => [
   ...new Map(needs.map((n) => [n.id, n])).values(),
 ];
+
+/**
+ * The `seat.wake` of an inbox message: a resumed turn keeps the start and limits its journal recorded;
+ * `expired` when a scheduled wake's deadline passed before it was taken.
+ */
+export function wakeEvent(
+  message: InboxMessage,
+  turnId: string,
+  resumed: TurnJournal['started'],
+  expired: DeadlineBreach | undefined,
+  now: () => Date,
+): SeatEvent {
+  return {
+    type: 'seat.wake',
+    wake: {
+      id: message.id,
+      kind: message.kind,
+      source: message.source,
+      summary: message.summary,
+      trace_id: message.trace_id || turnId.replaceAll('-', ''),
+      payload: message.payload,
+    },
+    turn_id: turnId,
+    at: resumed?.at ?? now().toISOString(),
+    ...(resumed ? { limits: resumed.limits } : {}),
+    ...(expired ? { expired } : {}),
+  };
+}

@@ -57,9 +57,9 @@ const plan = (tool: string): Step => ({
   text: `{"decision":"plan","steps":["file the ticket"],"success_criteria":["filed"],"tools":["${tool}"]}`,
   usage: { prompt_tokens: 100, completion_tokens: 20 },
 });
-const call = (tool: string): Step => ({
+const call = (tool: string, args: Record<string, unknown> = { title: 'T-1', hold: true }): Step => ({
   kind: 'tool_calls',
-  calls: [{ id: 'c1', name: tool, arguments: { title: 'T-1', hold: true } }],
+  calls: [{ id: 'c1', name: tool, arguments: args }],
   usage: { prompt_tokens: 120, completion_tokens: 10 },
 });
 const account: Step = {
@@ -207,10 +207,7 @@ t.test('a drain lets a running turn finish within its grace and takes no new wak
   const h = await startCompany(t, {
     script: [
       { ...plan('tickets_create_ticket'), hold: 'plan' },
-      {
-        ...call('tickets_create_ticket'),
-        calls: [{ id: 'c1', name: 'tickets_create_ticket', arguments: { title: 'T-2' } }],
-      },
+      call('tickets_create_ticket', { title: 'T-2' }),
       account,
       review,
     ],
@@ -256,10 +253,7 @@ t.test(
       wire: 'openai',
       script: [
         plan('tickets_create_ticket'),
-        {
-          ...call('tickets_create_ticket'),
-          calls: [{ id: 'c1', name: 'tickets_create_ticket', arguments: { title: 'T-3' } }],
-        },
+        call('tickets_create_ticket', { title: 'T-3' }),
         account,
         review,
       ],
