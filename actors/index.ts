@@ -1,4 +1,5 @@
 export * from './node/index.js';
+export * from './alarms/index.js';
 export * from './config/index.js';
 export * from './integration/index.js';
 export * from './secrets/index.js';

@@ -14,6 +14,7 @@ import {
   configSubjects,
   createLagWatch,
   createMemoryStore,
+  startAlarms,
   startNodeHost,
   watchPlacement,
   type NodeHost,
@@ -193,10 +194,29 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       coverage: () => readModels.models.coverage(),
     });
 
+    // Alarms (ops/fleet.md "Alarms"): evaluated every health pulse and at once when the bus link changes.
+    const alarms = startAlarms({
+      bus,
+      nodeId: config.node.id,
+      logger,
+      facts: () => {
+        const view = node.view();
+        return {
+          busLinked: bus.linked(),
+          posture: view.phase === 'serving' ? view.posture : null,
+          lagSeconds,
+          budgetRefused: readModels.models.budgets().refused,
+          toolServers: toolServers.manager.status(),
+        };
+      },
+    });
+
     // 4. events: replay the event history and open the live stream before the listener binds
     const inFlight = (): number => gateway?.inFlight() ?? 0;
     const liveFacts = () => ({
       inFlight: inFlight(),
+      brokerLinked: bus.linked(),
+      alarms: alarms.summary(),
       seats: (seats.runtime?.seats() ?? []).sort(),
       unprovenSeconds: seats.runtime?.unproven() ?? {},
       clients: events.hub.count(),
@@ -316,6 +336,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         const turnsSettled = seats.drain(config.node.turn_grace_seconds * 1000);
         clearInterval(reconcile);
         await lagAnnouncements.stop();
+        await alarms.stop();
         await gateway?.drain();
         await scatter.stop();
         await webhooks.stop();

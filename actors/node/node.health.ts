@@ -59,11 +59,15 @@ export const emptyLiveFacts: LiveFacts = {
 const diverged = new Set<Posture>(['shed', 'stuck', 'isolated']);
 const shuttingDown = (view: NodeView): boolean => view.phase === 'draining' || view.phase === 'stopped';
 
-/** Health `status` precedence: shutting_down, unconfigured, diverged posture, ok. */
-export function healthStatus(view: NodeView): HealthEnvelope['status'] {
+/**
+ * Health `status` precedence: shutting_down, unconfigured, diverged posture, ok. A node whose bus has lost
+ * its broker cannot reach its streams: it reads `isolated`, never `ok` (ops/fleet.md "Alarms").
+ */
+export function healthStatus(view: NodeView, brokerLinked = true): HealthEnvelope['status'] {
   if (shuttingDown(view)) return 'shutting_down';
   if (!view.configured) return 'unconfigured';
   if (diverged.has(view.posture)) return view.posture as 'shed' | 'stuck' | 'isolated';
+  if (!brokerLinked) return 'isolated';
   return 'ok';
 }
 
@@ -74,7 +78,7 @@ export function buildHealth(
   live: LiveFacts,
 ): HealthEnvelope | NodeOnlyHealth {
   const node = {
-    status: healthStatus(view),
+    status: healthStatus(view, live.brokerLinked),
     node: id.node,
     configured: view.configured,
     version: id.version,
@@ -106,7 +110,7 @@ export function buildHealth(
 
 /** `/ready`: the first failing reason in the spec's precedence for this node's roles. */
 export function readiness(view: NodeView, id: NodeIdentity, live: LiveFacts): Readiness {
-  const reason = id.ingress ? ingressReason(view) : workerReason(view, live);
+  const reason = id.ingress ? ingressReason(view, live) : workerReason(view, live);
   if (reason === null) return { ready: true };
   const answer: NotReady = {
     ready: false,
@@ -122,8 +126,10 @@ export function readiness(view: NodeView, id: NodeIdentity, live: LiveFacts): Re
 
 type Reason = { reason: NotReady['reason']; detail?: string } | null;
 
-function ingressReason(view: NodeView): Reason {
+function ingressReason(view: NodeView, live: LiveFacts): Reason {
   if (shuttingDown(view)) return { reason: 'draining', detail: 'the node is shutting down' };
+  // Without its streams an ingress node can neither store a write nor see one: out of rotation.
+  if (!live.brokerLinked) return { reason: 'broker_unlinked', detail: 'the node cannot reach its streams' };
   if (view.phase === 'booting') return { reason: 'unconfigured', detail: 'the node is still booting' };
   if (!view.configured) return { reason: 'unconfigured', detail: 'no configuration revision is active yet' };
   // `wait` and `isolated` still answer ready on an ingress node.

@@ -23,6 +23,7 @@ import {
   MemoryRemembered,
   SkillSynthesized,
 } from './memory.js';
+import { AlarmCleared, AlarmRaised } from './alarm.js';
 import { SandboxRun } from './sandbox.js';
 
 export {
@@ -46,6 +47,7 @@ export {
   Paused,
   TurnGuardBreach,
 } from './agent-state.js';
+export { AlarmCleared, AlarmKind, AlarmRaised, AlarmSeverity } from './alarm.js';
 export { Instant, Round, Steer, TokenCounts, ToolExecution, ToolOrigin } from './common.js';
 export {
   CounterpartyProfileUpdated,
@@ -78,6 +80,8 @@ export const EventPayloads = {
   sandbox_run_completed: SandboxRun,
   sandbox_run_failed: SandboxRun,
   sandbox_run_cancelled: SandboxRun,
+  alarm_raised: AlarmRaised,
+  alarm_cleared: AlarmCleared,
 } as const satisfies Record<string, z.ZodType>;
 export type PayloadType = keyof typeof EventPayloads;
 

@@ -1,0 +1,117 @@
+/**
+ * Which alarms a node has, decided from its facts (ops/fleet.md "Alarms"). Pure: the host gathers the
+ * facts and publishes what `changes` reports; a condition that ends clears its alarm on the next look.
+ */
+import { Payloads, type Posture } from '../../schema/index.js';
+
+const { AlarmKind, AlarmSeverity } = Payloads;
+type AlarmKind = Payloads.AlarmKind;
+type AlarmSeverity = Payloads.AlarmSeverity;
+
+/** Restarts after which a tool server still failing counts as crash-looping. */
+export const CRASH_LOOP_RESTARTS = 3;
+
+/** What the rules look at, gathered by the host on each evaluation. */
+export interface AlarmFacts {
+  /** The bus engine reaches its broker (its streams). */
+  readonly busLinked: boolean;
+  /** The node's configuration posture; null while it has none (booting, unconfigured, draining). */
+  readonly posture: Posture | null;
+  /** Seconds this node has been behind a peer that has the active epoch (0 when not behind). */
+  readonly lagSeconds: number;
+  /** Refused budget scopes: `org` and `seat:<handle>` (projections' budget report). */
+  readonly budgetRefused: readonly string[];
+  /** This node's tool server instances. */
+  readonly toolServers: ReadonlyArray<{
+    readonly server: string;
+    readonly seat: string | null;
+    readonly failed: boolean;
+    readonly restarts: number;
+  }>;
+}
+
+export interface Alarm {
+  /** One condition on one node: the kind, plus `:scope` when the kind has several (a seat, a server). */
+  readonly id: string;
+  readonly kind: AlarmKind;
+  readonly severity: AlarmSeverity;
+  readonly detail: string;
+}
+
+/** The alarms `facts` raise, by id. */
+export function evaluate(facts: AlarmFacts): Map<string, Alarm> {
+  const out = new Map<string, Alarm>();
+  const add = (kind: AlarmKind, severity: AlarmSeverity, detail: string, scope?: string): void => {
+    const id = scope === undefined ? kind : `${kind}:${scope}`;
+    out.set(id, { id, kind, severity, detail });
+  };
+  if (!facts.busLinked)
+    add(
+      AlarmKind.BusUnreachable,
+      AlarmSeverity.Critical,
+      'the node cannot reach its streams (bus broker lost)',
+    );
+  if (facts.posture === 'shed')
+    add(
+      AlarmKind.NodeShed,
+      AlarmSeverity.Critical,
+      'the node lagged the fleet epoch past 45 s and left rotation',
+    );
+  else if (facts.lagSeconds > 0)
+    add(
+      AlarmKind.ConfigLagging,
+      AlarmSeverity.Warning,
+      `the node is ${facts.lagSeconds} s behind a peer on the active configuration epoch`,
+    );
+  if (facts.posture === 'stuck')
+    add(
+      AlarmKind.ApplyStuck,
+      AlarmSeverity.Critical,
+      'a configuration apply failed and its rollback failed too',
+    );
+  if (facts.posture === 'isolated')
+    add(
+      AlarmKind.ApplyIsolated,
+      AlarmSeverity.Warning,
+      'a configuration apply failed; the node serves its prior revision',
+    );
+  for (const scope of facts.budgetRefused) {
+    const org = scope === 'org';
+    add(
+      AlarmKind.BudgetExhausted,
+      org ? AlarmSeverity.Critical : AlarmSeverity.Warning,
+      org ? 'the org token budget is spent: every seat is stopped' : `the token budget of ${scope} is spent`,
+      scope,
+    );
+  }
+  for (const s of facts.toolServers) {
+    if (!s.failed || s.restarts < CRASH_LOOP_RESTARTS) continue;
+    const name = s.seat === null ? s.server : `${s.server}@${s.seat}`;
+    add(
+      AlarmKind.ToolServerCrashLoop,
+      AlarmSeverity.Warning,
+      `tool server ${name} keeps failing (${s.restarts} restarts)`,
+      name,
+    );
+  }
+  return out;
+}
+
+/** What changed between two evaluations: alarms to announce raised, and alarms to announce cleared. */
+export function changes(
+  before: ReadonlyMap<string, Alarm>,
+  after: ReadonlyMap<string, Alarm>,
+): { readonly raised: Alarm[]; readonly cleared: Alarm[] } {
+  return {
+    raised: [...after.values()].filter((a) => !before.has(a.id)),
+    cleared: [...before.values()].filter((a) => !after.has(a.id)),
+  };
+}
+
+/** `/health` `alarms`: the count, and the worst severity when any is raised. */
+export function summary(active: ReadonlyMap<string, Alarm>): { count: number; worst?: AlarmSeverity } {
+  const severities = [...active.values()].map((a) => a.severity);
+  if (severities.length === 0) return { count: 0 };
+  const worst = severities.includes(AlarmSeverity.Critical) ? AlarmSeverity.Critical : AlarmSeverity.Warning;
+  return { count: severities.length, worst };
+}

@@ -1,0 +1,108 @@
+/**
+ * Alarms as given / when / then: the rules decide which alarms a node's facts raise (ops/fleet.md
+ * "Alarms"), a change between two looks is announced once, and the probes read a node without its
+ * broker as `isolated` and not ready (`broker_unlinked`), never `ok`.
+ */
+import t from 'tap';
+import {
+  buildHealth,
+  changes,
+  CRASH_LOOP_RESTARTS,
+  emptyLiveFacts,
+  evaluate,
+  readiness,
+  summary,
+  type AlarmFacts,
+  type NodeIdentity,
+  type NodeView,
+} from '../../actors/index.js';
+
+const calm: AlarmFacts = {
+  busLinked: true,
+  posture: 'serve',
+  lagSeconds: 0,
+  budgetRefused: [],
+  toolServers: [],
+};
+const ids = (facts: Partial<AlarmFacts>): string[] => [...evaluate({ ...calm, ...facts }).keys()].sort();
+
+t.test('a calm node has no alarm, and health says count 0 without worst', async (t) => {
+  t.same(ids({}), []);
+  t.same(summary(evaluate(calm)), { count: 0 });
+});
+
+t.test('each condition raises its alarm with its severity', async (t) => {
+  const one = (facts: Partial<AlarmFacts>) => [...evaluate({ ...calm, ...facts }).values()];
+  t.match(one({ busLinked: false }), [{ id: 'bus_unreachable', severity: 'critical' }]);
+  t.match(one({ lagSeconds: 12 }), [{ id: 'config_lagging', severity: 'warning', detail: /12 s behind/ }]);
+  t.match(one({ posture: 'shed', lagSeconds: 50 }), [{ id: 'node_shed', severity: 'critical' }]);
+  t.match(one({ posture: 'stuck' }), [{ id: 'apply_stuck', severity: 'critical' }]);
+  t.match(one({ posture: 'isolated' }), [{ id: 'apply_isolated', severity: 'warning' }]);
+  t.same(ids({ budgetRefused: ['org', 'seat:ada'] }), ['budget_exhausted:org', 'budget_exhausted:seat:ada']);
+  t.equal(evaluate({ ...calm, budgetRefused: ['org'] }).get('budget_exhausted:org')?.severity, 'critical');
+  t.equal(
+    evaluate({ ...calm, budgetRefused: ['seat:ada'] }).get('budget_exhausted:seat:ada')?.severity,
+    'warning',
+  );
+});
+
+t.test('a tool server counts as crash-looping only while failing after repeated restarts', async (t) => {
+  const server = (failed: boolean, restarts: number, seat: string | null = null) => ({
+    toolServers: [{ server: 'docs', seat, failed, restarts }],
+  });
+  t.same(ids(server(true, CRASH_LOOP_RESTARTS - 1)), [], 'a first few failures are the backoff at work');
+  t.same(ids(server(true, CRASH_LOOP_RESTARTS)), ['toolserver_crash_loop:docs']);
+  t.same(ids(server(true, CRASH_LOOP_RESTARTS, 'ada')), ['toolserver_crash_loop:docs@ada'], 'per seat');
+  t.same(ids(server(false, 10)), [], 'started again: cleared, whatever it went through');
+});
+
+t.test('a change is announced once: raised when it starts, cleared when it ends', async (t) => {
+  const down = evaluate({ ...calm, busLinked: false });
+  const first = changes(new Map(), down);
+  t.same(
+    first.raised.map((a) => a.id),
+    ['bus_unreachable'],
+  );
+  t.same(changes(down, evaluate({ ...calm, busLinked: false })), { raised: [], cleared: [] }, 'no repeat');
+  const back = changes(down, evaluate(calm));
+  t.same(
+    back.cleared.map((a) => a.id),
+    ['bus_unreachable'],
+  );
+  t.same(summary(evaluate({ ...calm, busLinked: false, lagSeconds: 3 })), { count: 2, worst: 'critical' });
+  t.same(summary(evaluate({ ...calm, lagSeconds: 3 })), { count: 1, worst: 'warning' });
+});
+
+const ingress: NodeIdentity = {
+  node: 'node-0',
+  version: '0.1.0',
+  startedAt: '2026-11-22T10:00:00.000Z',
+  queue: 'jetstream',
+  roles: ['ingress', 'data', 'seats'],
+  ingress: true,
+  eventHistorySeconds: 2592000,
+  spendHistorySeconds: 15638400,
+};
+const worker: NodeIdentity = { ...ingress, roles: ['data', 'seats'], ingress: false };
+const serving: NodeView = { phase: 'serving', configured: true, posture: 'serve', appliedEpoch: 1 };
+const unlinked = { ...emptyLiveFacts, brokerLinked: false, alarms: { count: 1, worst: 'critical' } };
+
+t.test('a node without its broker reads isolated with its alarm, and is not ready', async (t) => {
+  const health = buildHealth(serving, ingress, unlinked);
+  t.equal(health.status, 'isolated', 'never ok while the streams are out of reach');
+  t.same(health.alarms, { count: 1, worst: 'critical' });
+  t.match(readiness(serving, ingress, unlinked), { ready: false, reason: 'broker_unlinked' });
+  t.match(readiness(serving, worker, unlinked), { ready: false, reason: 'broker_unlinked' });
+  t.match(
+    readiness({ ...serving, phase: 'draining' }, ingress, unlinked),
+    { reason: 'draining' },
+    'draining still comes first',
+  );
+  t.equal(
+    buildHealth({ ...serving, posture: 'stuck' }, ingress, unlinked).status,
+    'stuck',
+    'a worse posture wins',
+  );
+  t.equal(buildHealth(serving, ingress, emptyLiveFacts).status, 'ok', 'and ok again once linked');
+  t.same(readiness(serving, ingress, emptyLiveFacts), { ready: true });
+});

@@ -1,0 +1,107 @@
+/**
+ * A node that cannot reach its streams says so (issue #15: `/health` read `ok`/`serve` through a stream
+ * outage). A `svc serve` child reaches its nats-server through a TCP proxy; cutting the proxy turns
+ * `/health` to `isolated` with a critical alarm and `/ready` to 503 `broker_unlinked`; restoring it brings
+ * `ok`, no alarm and ready back, and the raise and the clear are both recorded as events.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { openBus, Streams, Subjects } from '../../bus/index.js';
+import { EventRecord } from '../../schema/index.js';
+import { freePort, runSvc } from '../harness/child.js';
+import { startNatsServer } from '../harness/nats-server.js';
+import { TOKEN } from '../harness/serve-node.js';
+import { startTcpProxy } from '../harness/tcp-proxy.js';
+
+type Json = Record<string, unknown>;
+
+/** Asks `read` every 100 ms until `test` holds (true) or `timeoutMs` passes (false). */
+async function until<T>(read: () => Promise<T>, test: (value: T) => boolean, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (test(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+t.test('a node cut from its streams reports isolated, an alarm and not ready, then recovers', async (t) => {
+  const server = await startNatsServer({ t });
+  const proxy = await startTcpProxy({ host: '127.0.0.1', port: server.port }, { scheme: 'nats', t });
+  const dir = mkdtempSync(join(tmpdir(), 'svc-health-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const port = await freePort();
+  const configFile = join(dir, 'config.yaml');
+  writeFileSync(
+    configFile,
+    [
+      `providers: {queue: {type: jetstream, url: "${proxy.url}"}}`,
+      `api: {host: 127.0.0.1, port: ${port}, auth: {tokens: [{id: ops, token: "\${SVC_TOKEN}"}]}}`,
+      'node: {id: node-a}',
+    ].join('\n'),
+  );
+  const run = runSvc(['serve', '--config', configFile], { SVC_TOKEN: TOKEN });
+  t.teardown(() => run.kill('SIGKILL'));
+  await run.waitForLog((line) => line.msg === 'node serving');
+  const url = `http://127.0.0.1:${port}`;
+  const put = await fetch(`${url}/config`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'x-summary': 'one' },
+    body: JSON.stringify({
+      name: 'Acme',
+      roles: [{ name: 'Ada', kind: 'human', contact: { chat_user_id: 'U1' } }],
+    }),
+  });
+  t.equal(put.status, 201, 'configured');
+  const health = async (): Promise<Json> => (await (await fetch(`${url}/health`)).json()) as Json;
+  const ready = async (): Promise<{ status: number; body: Json }> => {
+    const res = await fetch(`${url}/ready`);
+    return { status: res.status, body: (await res.json()) as Json };
+  };
+  const calm = await until(health, (h) => h['status'] === 'ok' && h['alarms'] !== undefined, 10_000);
+  t.equal(calm['status'], 'ok');
+  t.same(calm['alarms'], { count: 0 }, 'alarms evaluated, none raised');
+
+  // 1. the link is cut: connections end and new ones are swallowed
+  proxy.blackhole();
+  proxy.cut();
+  const cutAt = Date.now();
+  const down = await until(health, (h) => h['status'] === 'isolated', 10_000);
+  t.equal(down['status'], 'isolated', `health reads isolated after ${Date.now() - cutAt} ms, not ok`);
+  t.same(down['alarms'], { count: 1, worst: 'critical' }, 'with a critical alarm');
+  t.equal(down['configured'], true, 'still configured');
+  const notReady = await ready();
+  t.equal(notReady.status, 503);
+  t.match(notReady.body, { ready: false, reason: 'broker_unlinked' });
+  await run.waitForLog((l) => l.msg.startsWith('alarm raised') && l['alarm'] === 'bus_unreachable', 5_000);
+
+  // 2. the link is back: the client reconnects, the alarm clears, ready again
+  proxy.restore();
+  const up = await until(health, (h) => h['status'] === 'ok' && (h['alarms'] as Json)['count'] === 0, 20_000);
+  t.equal(up['status'], 'ok', 'ok again once reconnected');
+  t.same(up['alarms'], { count: 0 });
+  t.same((await ready()).body, { ready: true });
+
+  // 3. the raise (held while the bus was unreachable) and the clear are both on the event stream
+  const bus = await openBus({ type: 'jetstream', url: server.url });
+  t.teardown(() => bus.close());
+  const alarmEvents = async (): Promise<EventRecord[]> => {
+    const out: EventRecord[] = [];
+    for (const type of ['alarm_raised', 'alarm_cleared'])
+      for await (const msg of bus.replay(Streams.Events, { subject: Subjects.event(type) }))
+        out.push(EventRecord.parse(JSON.parse(new TextDecoder().decode(msg.data))));
+    return out.sort((a, b) => a.timestamp.localeCompare(b.timestamp) || a.type.localeCompare(b.type));
+  };
+  const events = await until(alarmEvents, (e) => e.length >= 2, 10_000);
+  t.same(
+    events.map((e) => [e.type, (e.payload as Json)['alarm']]),
+    [
+      ['alarm_raised', 'bus_unreachable'],
+      ['alarm_cleared', 'bus_unreachable'],
+    ],
+    'raised, then cleared, in order',
+  );
+  t.match(events[0]!.payload, { severity: 'critical', node: 'node-a' });
+});
