@@ -64,14 +64,20 @@ export const RevisionApplied = z.object({
 });
 export type RevisionApplied = z.infer<typeof RevisionApplied>;
 
-/** Subsystems in the order a node applies them (spec "States and transitions"). */
+/**
+ * Subsystems in the order a node applies them (spec "States and transitions"). The spec's last step,
+ * "restart-required items", is named for what it does: `tool_servers` (each server whose entry changed
+ * is restarted, nothing else), then `seat_inboxes` (seats spawned by this apply start taking wakes), so
+ * no log line or `applied_subsystems` entry reads as if the node needed a restart.
+ */
 export const ApplyOrder = [
   'org',
   'budgets',
   'turn_engine',
   'providers',
   'scalars',
-  'restart_required',
+  'tool_servers',
+  'seat_inboxes',
 ] as const;
 export type Subsystem = (typeof ApplyOrder)[number];
 

@@ -55,7 +55,7 @@ export interface SeatsRuntime {
   /** `turn_engine`: limits for the next turns. */
   readonly turnEngine: SubsystemApplier;
   /**
-   * Opens the inboxes of seats spawned by this apply. Give it last (named `restart_required`, it runs
+   * Opens the inboxes of seats spawned by this apply. Give it last (named `seat_inboxes`, it runs
    * after the providers and the tool servers), so a queued wake never meets a half-applied node.
    */
   readonly inboxes: SubsystemApplier;
@@ -262,7 +262,7 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
       opened = true;
       for (const host of hosts.values()) await host.open();
     });
-  const inboxes: SubsystemApplier = { name: 'restart_required', apply: openAll, rollback: openAll };
+  const inboxes: SubsystemApplier = { name: 'seat_inboxes', apply: openAll, rollback: openAll };
 
   // Pause and resume: answered here for a seat this node runs, else forwarded to its holder.
   const findSeat = (id: string): SeatHost | null => {

@@ -1,14 +1,14 @@
 /**
- * The tool servers as one subsystem of a config apply: a restart-required item (spec apply order),
- * so it runs last; a failing server never fails the apply — it is restarted with backoff and shown
- * by `/mcp-servers`.
+ * The tool servers as one subsystem of a config apply: the spec's restart-required items (a changed
+ * server is restarted), so it runs after providers and scalars; a failing server never fails the
+ * apply — it is restarted with backoff and shown by `/mcp-servers`.
  */
 import type { SubsystemApplier } from '../config/index.js';
 import type { ToolServerManager } from './toolservers.manager.js';
 
 export function toolServersApplier(manager: ToolServerManager): SubsystemApplier {
   return {
-    name: 'restart_required',
+    name: 'tool_servers',
     async apply(next) {
       await manager.apply(next);
     },

@@ -36,7 +36,7 @@ const doc = (d: Doc) => ({ name: 'Acme', ...d });
 t.test('apply starts, stops and restarts only what changed', async (t) => {
   const { manager } = startManager(t);
   const applier = toolServersApplier(manager);
-  t.equal(applier.name, 'restart_required', 'a restart-required subsystem of the apply');
+  t.equal(applier.name, 'tool_servers', 'the tool-server step of the apply');
   const pids = () =>
     Object.fromEntries(
       manager.status().map((s) => [s.seat === null ? s.server : `${s.server}@${s.seat}`, s.pid]),
