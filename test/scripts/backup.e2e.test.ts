@@ -6,7 +6,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { bootNode, storeDir } from '../harness/serve-store.js';
+import { runSvc } from '../harness/child.js';
+import { bootNode, storeDir, TOKEN } from '../harness/serve-store.js';
 import { roundTrip } from './fixtures/backup-round-trip.js';
 
 type Json = Record<string, unknown>;
@@ -63,5 +64,9 @@ t.test('bad backup directories answer 400 backup_dir_invalid and are listed as f
     { status: 'failed', error: { code: 'backup_dir_invalid', detail: /not empty/ } },
   );
   t.same(listed['points'], [], 'no backup point without a finished backup');
+  const cli = runSvc(['backup', 'list', '--url', node.url], { SVC_TOKEN: TOKEN });
+  t.teardown(() => cli.kill('SIGKILL'));
+  t.equal(await cli.exited, 0, cli.stderr());
+  t.same(JSON.parse(cli.stdout()), listed, 'svc backup list prints GET /backups');
   t.equal(await node.stop(), 0);
 });
