@@ -13,6 +13,16 @@ import type { TurnDeps } from './turn.deps.js';
 import type { PhaseJournal, PhaseRecord, RoundAnswer } from './turn.journal.js';
 import { retriable, runToolCall, stopped, unknownOutcome, type ToolRun } from './turn.tools.js';
 
+/**
+ * How much of a tool's output the journal keeps: a bus message stays well under a server's payload limit
+ * (NATS: 1 MiB by default). A resumed turn replays an output longer than this clipped.
+ */
+export const JOURNALED_OUTPUT_CHARS = 256 * 1024;
+const journaled = (output: string): string =>
+  output.length > JOURNALED_OUTPUT_CHARS
+    ? `${output.slice(0, JOURNALED_OUTPUT_CHARS)}… [clipped: the full output was ${output.length} characters]`
+    : output;
+
 /** The phase a round belongs to, as its steps need it. */
 export interface RoundScope {
   readonly deps: TurnDeps;
@@ -181,7 +191,7 @@ export async function phaseTool(
   await journal.write({
     kind: 'tool_result',
     ...where,
-    output: run.output,
+    output: journaled(run.output),
     is_error: run.isError,
     delivered: run.delivered,
     execution: run.execution,
