@@ -23,11 +23,11 @@ const retryMs = 200;
 
 const quickManagers = new WeakMap<EngineHost, Promise<JetStreamManager>>();
 
-/** A manager whose calls give up after 2 s, so a request the dead leader never answers is asked again. */
+/** A manager whose calls give up after 1 s, so a request the dead leader never answers is asked again. */
 function quickManager(host: EngineHost): Promise<JetStreamManager> {
   let jsm = quickManagers.get(host);
   if (!jsm) {
-    jsm = jetstreamManager(host.nc, { timeout: 2_000, checkAPI: false });
+    jsm = jetstreamManager(host.nc, { timeout: 1_000, checkAPI: false });
     quickManagers.set(host, jsm);
   }
   return jsm;

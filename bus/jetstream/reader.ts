@@ -34,7 +34,7 @@ export const heartbeatMs = 1_000;
 export const silenceMs = 3 * heartbeatMs;
 /** Pause between attempts to recreate a lost consumer; each attempt waits at most `attemptTimeoutMs`. */
 const retryMs = 250;
-const attemptTimeoutMs = 2_000;
+const attemptTimeoutMs = 1_000;
 /** Pull requests expire and are renewed this often (the server's heartbeats ride on them). */
 const pullExpiresMs = 10_000;
 

@@ -4,33 +4,15 @@
  * gone and resumes from its last sequence once the stream has a leader again — within 5 s of that — and
  * publishes succeed again. Nothing acknowledged is lost or delivered out of order.
  */
-import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
 import { pino } from 'pino';
 import t from 'tap';
 import type { Bus, KvEntry, StoredMessage } from '../../bus/index.js';
 import { openJetStreamBus } from '../../bus/jetstream/index.js';
-import { startNatsCluster, type NatsClusterHandle } from '../harness/nats-server.js';
+import { startNatsCluster } from '../harness/nats-server.js';
+import { streamLeader } from '../harness/stream-leader.js';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
-
-/** The index (in `cluster.servers`) of the server leading `stream`, asked of a live server. */
-async function leaderOf(cluster: NatsClusterHandle, stream: string, alive: number[]): Promise<number> {
-  const nc = await connect({ servers: alive.map((i) => cluster.urls[i]!), reconnect: false });
-  try {
-    // No API check: the metadata leader may be the server just killed.
-    const jsm = await jetstreamManager(nc, { timeout: 1_000, checkAPI: false });
-    for (;;) {
-      const info = await jsm.streams.info(stream).catch(() => null);
-      const leader = info?.cluster?.leader;
-      if (leader) return Number(leader.replace(/^n/, '')) - 1;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  } finally {
-    await nc.close();
-  }
-}
 
 /** Publishes until acknowledged (the same msgId makes retries one record); returns when it landed. */
 async function publishUntilAcked(bus: Bus, subject: string, body: string, budgetMs: number): Promise<number> {
@@ -102,14 +84,14 @@ t.test(
     t.ok(await consumed.until((s) => s.length === 20, 10_000), 'the consumer read the history');
     t.ok(await watched.until((s) => s.length === 1, 10_000), 'the watch saw the value');
 
-    const leader = await leaderOf(cluster, 'FO', [0, 1, 2]);
-    const kvLeader = await leaderOf(cluster, 'KV_fo_coord', [0, 1, 2]);
+    const leader = await streamLeader(cluster.urls, 'FO', [0, 1, 2]);
+    const kvLeader = await streamLeader(cluster.urls, 'KV_fo_coord', [0, 1, 2]);
     const victim = leader;
     const alive = [0, 1, 2].filter((i) => i !== victim);
     const killedAt = Date.now();
     process.kill(cluster.servers[victim]!.pid, 'SIGKILL');
     t.comment(`killed n${victim + 1} (FO leader; kv leader n${kvLeader + 1})`);
-    const newLeader = await leaderOf(cluster, 'FO', alive);
+    const newLeader = await streamLeader(cluster.urls, 'FO', alive);
     const electedAt = Date.now();
     t.comment(`new leader n${newLeader + 1} after ${electedAt - killedAt} ms`);
 
