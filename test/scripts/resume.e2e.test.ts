@@ -12,7 +12,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { ensureCatalogue, openMemoryBus, Streams, Subjects } from '../../bus/index.js';
-import { EventRecord, Payloads, SpendRecord, type InboxMessage } from '../../schema/index.js';
+import {
+  agentId,
+  EventRecord,
+  Payloads,
+  SpendRecord,
+  uuidv5,
+  type InboxMessage,
+} from '../../schema/index.js';
 import { startLlmServer, type LlmServer } from '../fixtures/llm/llm-server.js';
 import type { Step } from '../fixtures/llm/script.js';
 import { bootNode, storeDir, type BootedNode, type StoreDir } from '../harness/serve-store.js';
@@ -43,6 +50,8 @@ const review: Step = {
 const turnTokens = 100 + 20 + 120 + 10 + 150 + 5 + 90 + 8;
 
 interface Setup {
+  /** The turn the pre-published wake runs. */
+  readonly turnId: string;
   readonly store: StoreDir;
   readonly ledger: string;
   readonly llm: LlmServer;
@@ -66,7 +75,8 @@ async function setup(t: Test, script: Step[]): Promise<Setup> {
   };
   await bus.publish(Subjects.agentInbox('ada'), new TextEncoder().encode(JSON.stringify(wake)));
   await bus.close();
-  return { store, ledger: join(store.dir, 'ledger.jsonl'), llm };
+  const turnId = uuidv5(agentId('Acme', 'ada'), wake.id);
+  return { turnId, store, ledger: join(store.dir, 'ledger.jsonl'), llm };
 }
 
 /** Boots a node on the store; the first boot stores the company (later ones apply it from the store). */
@@ -155,6 +165,46 @@ async function oneTruth(t: Test, s: Setup): Promise<void> {
   t.notMatch(JSON.stringify(events), /the turn was stopped/, 'nothing reads as an operator stop');
 }
 
+/** The node's reads of the turn tell the same figures: `/query/turn`, `/query/phases`, `/tokens/breakdown`. */
+async function readsAgree(t: Test, node: BootedNode, turnId: string): Promise<void> {
+  // The read models follow the stored events: asked until the completion has reached them.
+  let answer: Response = await node.call('GET', `/query/turn?turn_id=${turnId}`);
+  for (let tries = 0; answer.status === 404 && tries < 200; tries += 1)
+    answer = await node.call('GET', `/query/turn?turn_id=${turnId}`);
+  t.equal(answer.status, 200);
+  const turn = (await answer.json()) as {
+    phases: { phase: string }[];
+    tokens: { total: number; input: number; output: number };
+  };
+  t.same(
+    turn.phases.map((p) => p.phase),
+    ['plan', 'execute', 'review'],
+    '/query/turn: each phase once',
+  );
+  t.equal(turn.tokens.total, turnTokens, '/query/turn: the total');
+  t.equal(turn.tokens.input + turn.tokens.output, turnTokens, '/query/turn: total = input + output');
+  const phases = (await (await node.call('GET', `/query/phases?turn_id=${turnId}`)).json()) as {
+    rows: { phase: string; failed: boolean }[];
+  };
+  t.same(
+    phases.rows.map((r) => [r.phase, r.failed]),
+    [
+      ['plan', false],
+      ['execute', false],
+      ['review', false],
+    ],
+    '/query/phases: each phase once, none failed',
+  );
+  const breakdown = (await (await node.call('GET', '/tokens/breakdown')).json()) as {
+    by_turn: { turn_id: string; total_tokens: number }[];
+  };
+  t.equal(
+    breakdown.by_turn.find((r) => r.turn_id === turnId)?.total_tokens,
+    turnTokens,
+    '/tokens/breakdown: the same total',
+  );
+}
+
 t.test(
   'kill -9 while an MCP tool call runs, then a restart: the turn resumes and the side effect happens once',
   async (t) => {
@@ -170,6 +220,7 @@ t.test(
     const second = await boot(t, s);
     await second.run.waitForLog((l) => l.msg === 'turn resumed');
     await second.run.waitForLog((l) => l.msg === 'turn completed');
+    await readsAgree(t, second, s.turnId);
     t.equal(await second.stop(), 0, 'the restarted node drains and exits 0');
 
     t.equal(ledgerLines(s.ledger), 1, 'the ticket was not created again');
