@@ -2,13 +2,15 @@
  * Failover on a 3-server cluster with R3 streams: kill -9 of the server leading a stream. Every kind of
  * follower (ordered follow, durable consumer, KV watch) notices that the server behind its consumer is
  * gone and resumes from its last sequence once the stream has a leader again — within 5 s of that — and
- * publishes succeed again. Nothing acknowledged is lost or delivered out of order.
+ * publishes succeed again. Nothing acknowledged is lost or delivered out of order. And the engine's link
+ * state (`linked`, `onLinkChange`) follows its connection.
  */
 import { pino } from 'pino';
 import t from 'tap';
 import type { Bus, KvEntry, StoredMessage } from '../../bus/index.js';
 import { openJetStreamBus } from '../../bus/jetstream/index.js';
-import { startNatsCluster } from '../harness/nats-server.js';
+import { openMemoryBus } from '../../bus/memory/index.js';
+import { startNatsCluster, startNatsServer } from '../harness/nats-server.js';
 import { streamLeader } from '../harness/stream-leader.js';
 
 const enc = new TextEncoder();
@@ -98,7 +100,10 @@ t.test(
     // Writes go through again, and every follower sees them within 5 s of the new leader.
     await publishUntilAcked(bus, 'fo.a', 'after', 15_000);
     const wroteAt = Date.now();
-    t.ok(wroteAt - electedAt < 5_000, `a publish is acknowledged ${wroteAt - electedAt} ms after the election`);
+    t.ok(
+      wroteAt - electedAt < 5_000,
+      `a publish is acknowledged ${wroteAt - electedAt} ms after the election`,
+    );
     await kv.put('k', enc.encode('v1'));
     const budget = Math.max(1_000, 5_000 - (Date.now() - electedAt));
     const [f, c, w] = await Promise.all([
@@ -111,10 +116,42 @@ t.test(
     t.ok(c, 'the durable consumer resumed');
     t.ok(w, 'the KV watch resumed');
     const seqs = followed.seen.map((m) => m.seq);
-    t.same(seqs, [...new Set(seqs)].sort((a, b) => a - b), 'the follower saw each message once, in order');
+    t.same(
+      seqs,
+      [...new Set(seqs)].sort((a, b) => a - b),
+      'the follower saw each message once, in order',
+    );
     t.equal(followed.seen.length, 21, 'and nothing was skipped');
     await follower.stop();
     await consumer.stop();
     await watch.stop();
   },
 );
+
+t.test(
+  'the link state follows the connection: unlinked while the server is down, linked once back',
+  async (t) => {
+    const server = await startNatsServer({ t });
+    const bus = await openJetStreamBus({ url: server.url });
+    t.teardown(() => bus.close());
+    const changes = collector<boolean>();
+    const unsubscribe = bus.onLinkChange((linked) => changes.push(linked));
+    t.equal(bus.linked(), true, 'linked once open');
+    await server.restart('SIGKILL');
+    t.ok(await changes.until((s) => s.includes(false), 10_000), 'told when the link went');
+    t.ok(await changes.until((s) => s.at(-1) === true, 20_000), 'told when it came back');
+    t.equal(bus.linked(), true);
+    t.same(changes.seen, [false, true], 'one change each way');
+    unsubscribe();
+    await bus.close();
+    t.equal(bus.linked(), false, 'a closed bus is not linked');
+  },
+);
+
+t.test('the in-process engine is always linked while open', async (t) => {
+  const bus = await openMemoryBus();
+  t.equal(bus.linked(), true);
+  bus.onLinkChange(() => t.fail('the in-process engine never changes link'))();
+  await bus.close();
+  t.equal(bus.linked(), false);
+});
