@@ -52,6 +52,18 @@ function onChild(child: Logger): void {
   holder[chindings] = `,${JSON.stringify(merged).slice(1, -1)}`;
 }
 
+/**
+ * The last line of defence for the same rule: a call's own key that a binding already names
+ * (`log.info({ node }, …)` under the `node` base binding) is written once, with the call's value.
+ */
+export function uniqueKeys(line: string): string {
+  try {
+    return `${JSON.stringify(JSON.parse(line))}\n`;
+  } catch {
+    return line;
+  }
+}
+
 export function createLogger(opts: {
   debug: boolean;
   node: string;
@@ -78,7 +90,8 @@ export function createLogger(opts: {
         ],
         censor: '[redacted]',
       },
-      ...(settings.format === LogFormat.Pretty ? { hooks: { streamWrite: prettyLine } } : {}),
+      // Both read the line back as an object, which keeps the last of a repeated key.
+      hooks: { streamWrite: settings.format === LogFormat.Pretty ? prettyLine : uniqueKeys },
     },
     destination,
   );

@@ -104,6 +104,15 @@ t.test('a child re-binding a key carries it once, with the child value', async (
   t.match(JSON.parse(lines[1]!), { node: 'n1', projection: 'events' });
 });
 
+t.test('a call naming a key a binding holds writes it once, with the call value', async (t) => {
+  const at = sink();
+  const logger = createLogger({ debug: false, node: 'n1', destination: at.stream, env: {} });
+  logger.child({ component: 'presence' }).info({ node: 'n2', component: 'x' }, 'presence written');
+  const line = at.text().trim();
+  t.same(duplicateKeys(line), []);
+  t.match(JSON.parse(line), { node: 'n2', component: 'x', msg: 'presence written' });
+});
+
 t.test('the duplicate-key check finds a repeated key (it can fail)', async (t) => {
   t.same(duplicateKeys('{"a":1,"b":{"a":2},"c":"x\\",\\"a\\":"}'), []);
   t.same(duplicateKeys('{"component":"a","x":[{"component":1}],"component":"b"}'), ['component']);
