@@ -7,6 +7,7 @@
  */
 import type { HttpRequest, HttpResponse } from '@trufflesuite/uws-js-unofficial';
 import type { Logger } from 'pino';
+import { BusError } from '../bus/index.js';
 import { ApiError, codelessReply, errorReply } from './api-error.js';
 import type { BodyBudget } from './body-budget.js';
 import { conflictingLengths, hasBody } from './body.js';
@@ -286,7 +287,11 @@ async function handle(core: GatewayCore, r: Receiving, facts: RequestFacts): Pro
     reply = await route.def.handler({ ...facts, body, log });
   } catch (err) {
     if (err instanceof ApiError) reply = err.toReply();
-    else {
+    else if (err instanceof BusError && isWrite(facts.method)) {
+      // The bus failed under a write (its server lost, a stream electing a leader): say so with a code.
+      log.warn({ ...fields, event: 'outcome_unknown', err }, 'write outcome unknown');
+      reply = errorReply('outcome_unknown');
+    } else {
       log.error({ ...fields, event: 'handler_failed', err }, 'handler_failed');
       reply = failedReply;
     }

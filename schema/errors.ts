@@ -280,9 +280,9 @@ export const errorCatalogue = {
   },
   outcome_unknown: {
     status: 503,
-    when: 'a write whose store or activation did not answer in time (the bus lost its server or a stream was electing a leader): it may or may not be stored; carries `revision_id`, the revision it tried',
-    detail: 'The write was sent but its outcome is unknown: the revision may or may not be stored.',
-    hint: 'Read `GET /config/revisions/{revision_id}`: present means stored (and `GET /config` says whether it is active). Retrying with the same `If-Match` is safe: if the first attempt won, the retry answers 409 `revision_advanced`.',
+    when: 'a write whose bus call did not answer in time (the bus lost its server or a stream was electing a leader): it may or may not have taken effect; a config write carries `revision_id`, the revision it tried',
+    detail: 'The write was sent but its outcome is unknown: it may or may not have taken effect.',
+    hint: 'Read the state back before retrying. A config write names the revision it tried in `revision_id`: `GET /config/revisions/{revision_id}` answers when it was stored, and a retry with the same `If-Match` is safe (a first attempt that won makes it 409 `revision_advanced`).',
     retryable: true,
     retryAfterSeconds: 5,
   },
