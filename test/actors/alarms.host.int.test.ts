@@ -1,0 +1,66 @@
+/**
+ * The alarm host on a real (in-process) bus: a condition raised and then ended is recorded once each as
+ * `alarm_raised` / `alarm_cleared` on SVC_EVENTS, with payloads the schemas accept, and `/health`'s summary
+ * follows (absent-worst at 0).
+ */
+import { pino } from 'pino';
+import t from 'tap';
+import { startAlarms, type AlarmFacts } from '../../actors/index.js';
+import { ensureCatalogue, Streams, Subjects } from '../../bus/index.js';
+import { openMemoryBus } from '../../bus/memory/index.js';
+import { EventRecord, Payloads } from '../../schema/index.js';
+
+t.test('a raise and its clear are recorded once each, and the summary follows', async (t) => {
+  const bus = await openMemoryBus();
+  t.teardown(() => bus.close());
+  await ensureCatalogue(bus);
+  let facts: AlarmFacts = {
+    busLinked: true,
+    posture: 'serve',
+    lagSeconds: 0,
+    budgetRefused: [],
+    toolServers: [],
+  };
+  const alarms = startAlarms({
+    bus,
+    nodeId: 'node-a',
+    logger: pino({ level: 'silent' }),
+    facts: () => facts,
+  });
+  t.teardown(() => alarms.stop());
+  t.same(alarms.summary(), { count: 0 }, 'evaluated at start');
+
+  facts = {
+    ...facts,
+    budgetRefused: ['seat:ada'],
+    toolServers: [{ server: 'docs', seat: null, failed: true, restarts: 4 }],
+  };
+  alarms.evaluate();
+  alarms.evaluate();
+  t.same(alarms.summary(), { count: 2, worst: 'warning' });
+  facts = { ...facts, toolServers: [{ server: 'docs', seat: null, failed: false, restarts: 4 }] };
+  alarms.evaluate();
+  t.same(alarms.summary(), { count: 1, worst: 'warning' });
+
+  const read = async (type: string): Promise<EventRecord[]> => {
+    const out: EventRecord[] = [];
+    for await (const m of bus.replay(Streams.Events, { subject: Subjects.event(type) }))
+      out.push(EventRecord.parse(JSON.parse(new TextDecoder().decode(m.data))));
+    return out;
+  };
+  await alarms.stop();
+  const raised = await read('alarm_raised');
+  const cleared = await read('alarm_cleared');
+  t.same(
+    raised.map((e) => (e.payload as { alarm: string }).alarm).sort(),
+    ['budget_exhausted:seat:ada', 'toolserver_crash_loop:docs'],
+    'each raised once, however often evaluated',
+  );
+  t.same(
+    cleared.map((e) => (e.payload as { alarm: string }).alarm),
+    ['toolserver_crash_loop:docs'],
+  );
+  for (const e of raised) t.ok(Payloads.AlarmRaised.safeParse(e.payload).success, `${e.type} payload`);
+  for (const e of cleared) t.ok(Payloads.AlarmCleared.safeParse(e.payload).success, `${e.type} payload`);
+  t.match(raised[0], { category: 'system', source: 'node-a/alarms', failed: false });
+});
