@@ -2,7 +2,8 @@
  * The projection runner (STYLE 5): replays a projection's stream at boot, then follows the live tail.
  * It owns checkpoints: a checkpoint of the same projection version and stream resumes after its sequence;
  * anything else (no checkpoint, another version, a sequence past the stream's end) replays from zero.
- * `rebuild()` drops the state and replays from zero through the same code path.
+ * `rebuild()` drops the state and replays from zero through the same code path. The tail is `Bus.follow`,
+ * which resumes after the last sequence folded when the server behind it is lost (ops/fleet.md "Failover").
  */
 import type { Logger } from 'pino';
 import type { Bus, StoredMessage, Subscription } from '../bus/index.js';
