@@ -118,9 +118,20 @@ export async function startPlacement(opts: PlacementOptions): Promise<Placement>
   /** Per held seat: the monotonic instant its last confirmed take or renewal was sent. */
   const provenAt = new Map<string, number>();
   const fenceAt = (handle: string): number => (provenAt.get(handle) ?? -Infinity) + ttl - margin;
-  const valid = (handle: string): boolean => held.has(handle) && monotonic() < fenceAt(handle);
   /** The latest lease of every seat as the watch delivered it (ours included). */
   const view = new Map<string, DutyLease>();
+  /** The store already shows a newer holder of a seat this node believes it holds. */
+  const superseded = (handle: string): boolean => {
+    const mine = held.get(handle)?.lease;
+    const seen = view.get(handle);
+    return (
+      mine !== undefined &&
+      seen !== undefined &&
+      (seen.epoch > mine.epoch || (seen.epoch === mine.epoch && seen.instance !== mine.instance))
+    );
+  };
+  const valid = (handle: string): boolean =>
+    held.has(handle) && monotonic() < fenceAt(handle) && !superseded(handle);
   /** Since when a wanted seat is known to be free (ms). */
   const freeSince = new Map<string, number>();
   /** Live `seats` nodes: node → member record expiry (ms). */
@@ -148,6 +159,18 @@ export async function startPlacement(opts: PlacementOptions): Promise<Placement>
   };
 
   let fenceTimer: NodeJS.Timeout | null = null;
+  /** Forgets a held seat and stops its host at once (the host must not act as the holder any more). */
+  const fenceSeat = (handle: string, why: string): void => {
+    const at = monotonic();
+    const epoch = held.get(handle)?.lease.epoch;
+    const unproven = Math.round(at - (provenAt.get(handle) ?? at));
+    forget(handle);
+    log.warn(
+      { seat: handle, epoch, unproven_ms: unproven, ttl_ms: ttl, margin_ms: margin },
+      `seat fenced: ${why}; the seat stops here`,
+    );
+    opts.hosts?.fence?.(handle);
+  };
   /** Stops every held seat past its fence now; re-arms for the next one. */
   const fence = (): void => {
     fenceTimer = null;
@@ -156,15 +179,8 @@ export async function startPlacement(opts: PlacementOptions): Promise<Placement>
     let fenced = false;
     for (const handle of [...held.keys()]) {
       if (at < fenceAt(handle)) continue;
-      const epoch = held.get(handle)?.lease.epoch;
-      const unproven = Math.round(at - (provenAt.get(handle) ?? at));
-      forget(handle);
+      fenceSeat(handle, 'its lease could not be renewed in time');
       fenced = true;
-      log.warn(
-        { seat: handle, epoch, unproven_ms: unproven, ttl_ms: ttl, margin_ms: margin },
-        'seat fenced: its lease could not be renewed in time; the seat stops here',
-      );
-      opts.hosts?.fence?.(handle);
     }
     if (fenced) changed();
     armFence();
@@ -369,6 +385,13 @@ export async function startPlacement(opts: PlacementOptions): Promise<Placement>
     const lease = entry.operation === 'delete' ? null : decodeLease(entry.value);
     if (lease) view.set(handle, lease);
     else view.delete(handle);
+    if (held.has(handle) && superseded(handle) && !stopped) {
+      // A peer holds a newer epoch (this node's lease lapsed unseen): stop now, not at the next renewal.
+      fenceSeat(handle, `node ${lease?.node ?? '?'} holds epoch ${lease?.epoch ?? '?'}`);
+      armFence();
+      changed();
+      return;
+    }
     if (!wanted.has(handle) || held.has(handle)) return;
     // A release (or a deleted lease) frees the seat now; a live peer lease needs nothing.
     if (lease === null || !leaseLive(lease, now().getTime())) kick();

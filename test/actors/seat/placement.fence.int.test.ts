@@ -6,8 +6,9 @@
  */
 import { pino } from 'pino';
 import t from 'tap';
-import { startPlacement, type Placement } from '../../../actors/index.js';
+import { encodeLease, placementKeys, startPlacement, type Placement } from '../../../actors/index.js';
 import { ensureCatalogue, openMemoryBus, type Kv } from '../../../bus/index.js';
+import type { DutyLease } from '../../../schema/index.js';
 
 const logger = pino({ level: process.env['TEST_LOG'] ? 'debug' : 'silent' });
 
@@ -171,3 +172,40 @@ t.test('a fence margin that leaves no room for a renewal is refused', async (t) 
   );
   await bus.close();
 });
+
+t.test(
+  'a holder that sees a newer epoch of its seat in the store stops at once, before its fence',
+  async (t) => {
+    const bus = await openMemoryBus({});
+    const { coord } = await ensureCatalogue(bus);
+    const fenced: string[] = [];
+    const node = await startPlacement({
+      coord,
+      nodeId: 'node-a',
+      logger,
+      ttlMs: 30_000,
+      renewEveryMs: 10_000,
+      hosts: { idle: () => true, stop: () => Promise.resolve(), fence: (handle) => fenced.push(handle) },
+    });
+    await node.want(['ada']);
+    t.equal(node.epoch('ada'), 1);
+    // A peer's take of epoch 2, as a lease this node missed would leave it (its renewals were lost).
+    const now = new Date();
+    const taken: DutyLease = {
+      duty: 'seat.ada',
+      node: 'node-b',
+      instance: 'peer',
+      epoch: 2,
+      acquired_at: now.toISOString(),
+      renewed_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + 30_000).toISOString(),
+    };
+    await coord.put(placementKeys.seat('ada'), encodeLease(taken));
+    await until(node, () => fenced.length === 1);
+    t.same(fenced, ['ada'], 'the host is stopped');
+    t.equal(node.epoch('ada'), null, 'and the seat no longer acts under epoch 1');
+    t.same(node.held(), []);
+    await node.stop({ release: false });
+    await bus.close();
+  },
+);
