@@ -23,7 +23,10 @@ function stdoutShows(run: SvcChild, text: string): Promise<void> {
       run.child.stdout?.off('data', later);
       resolve();
     };
-    const later = (): void => setImmediate(check);
+    // The harness reads the same 'data' events: look once it has appended this chunk.
+    const later = (): void => {
+      setImmediate(check);
+    };
     run.child.stdout?.on('data', later);
     run.child.once('exit', () =>
       reject(new Error(`exited before printing ${text}:\n${run.stdout()}${run.stderr()}`)),
