@@ -6,8 +6,9 @@
  */
 import type { Logger } from 'pino';
 import { ActivePointer } from '../schema/index.js';
-import type { Bus, Kv, Subscription } from '../bus/index.js';
+import type { Bus, Kv, StoredMessage, StreamInfo, Subscription } from '../bus/index.js';
 import { streamPayloadLoader } from './config.load.js';
+import { splitRecord } from './config.record.js';
 import type { PayloadCacheLimits } from './config.payloads.js';
 import {
   applyConfigFact,
@@ -45,6 +46,35 @@ function decode(data: Uint8Array): unknown {
     return JSON.parse(decoder.decode(data));
   } catch {
     return null;
+  }
+}
+
+/** Bytes of history a replay window aims at: an engine reads a window whole before handing it over. */
+const windowBytes = 4 * 1024 * 1024;
+
+/**
+ * Reads `[firstSeq, lastSeq]` in windows sized from the records seen so far, so a long history of large
+ * documents never sits in memory whole (an engine may read a thousand records in one go) and a history
+ * of small ones still takes few reads.
+ */
+async function replayInWindows(
+  bus: Bus,
+  stream: string,
+  info: StreamInfo,
+  onMessage: (message: StoredMessage) => void,
+): Promise<void> {
+  let seen = 0;
+  let bytes = 0;
+  for (let from = Math.max(1, info.firstSeq); from <= info.lastSeq;) {
+    const average = seen === 0 ? 256 * 1024 : Math.max(1, bytes / seen);
+    const size = Math.min(4096, Math.max(8, Math.floor(windowBytes / average)));
+    const toSeq = Math.min(info.lastSeq, from + size - 1);
+    for await (const message of bus.replay(stream, { fromSeq: from, toSeq })) {
+      seen += 1;
+      bytes += message.data.byteLength;
+      onMessage(message);
+    }
+    from = toSeq + 1;
   }
 }
 
@@ -96,24 +126,25 @@ export async function followConfig(opts: ConfigFollowOptions): Promise<ConfigVie
       (error: unknown) => opts.logger.error({ err: error }, 'active revision could not be read back'),
     );
 
-  // 1. everything stored so far, in order, then the live tail
-  const info = await opts.bus.streamInfo(opts.stream);
-  let caughtUp: () => void = () => undefined;
-  const replayed = new Promise<void>((resolve) => (caughtUp = resolve));
-  if (info.lastSeq === 0) caughtUp();
-  const tail: Subscription = await opts.bus.follow(opts.stream, { fromSeq: 1 }, (message) => {
-    if (message.subject === opts.subjects.revisionStored)
+  const onMessage = (message: StoredMessage): void => {
+    if (message.subject === opts.subjects.revisionStored) {
+      // The document stays bytes until read: most of a replayed history is never read.
+      const split = splitRecord(message.data);
       apply({
         kind: 'stored',
-        record: decode(message.data),
+        record: split?.head ?? null,
         seq: message.seq,
         bytes: message.data.byteLength,
+        payload: split?.payload ?? null,
       });
-    else if (message.subject === opts.subjects.revisionActivated)
+    } else if (message.subject === opts.subjects.revisionActivated)
       apply({ kind: 'activated', pointer: decode(message.data) });
-    if (message.seq >= info.lastSeq) caughtUp();
-  });
-  await replayed;
+  };
+
+  // 1. everything stored so far, in order, a window at a time, then the live tail from where it ended
+  const info = await opts.bus.streamInfo(opts.stream);
+  await replayInWindows(opts.bus, opts.stream, info, onMessage);
+  const tail: Subscription = await opts.bus.follow(opts.stream, { fromSeq: info.lastSeq + 1 }, onMessage);
 
   // 2. the pointer itself
   let pointerSeen: () => void = () => undefined;

@@ -3,10 +3,8 @@
  * stream keeps every revision forever (DESIGN.md streams), so the read model need not.
  */
 import type { Bus } from '../bus/index.js';
-import { RevisionRecord } from '../schema/index.js';
 import type { LoadPayload } from './config.payloads.js';
-
-const decoder = new TextDecoder();
+import { splitRecord } from './config.record.js';
 
 export function streamPayloadLoader(bus: Bus, stream: string, storedSubject: string): LoadPayload {
   return async (seq, revisionId) => {
@@ -15,16 +13,10 @@ export function streamPayloadLoader(bus: Bus, stream: string, storedSubject: str
     if (!message || message.subject !== storedSubject) {
       throw new Error(`${stream} holds no revision record at sequence ${seq} (revision ${revisionId})`);
     }
-    let record: unknown;
-    try {
-      record = JSON.parse(decoder.decode(message.data));
-    } catch {
-      record = null;
-    }
-    const parsed = RevisionRecord.safeParse(record);
-    if (!parsed.success || parsed.data.revision_id !== revisionId) {
+    const split = splitRecord(message.data);
+    if (split?.head['revision_id'] !== revisionId) {
       throw new Error(`${stream} sequence ${seq} is not the record of revision ${revisionId}`);
     }
-    return parsed.data.payload;
+    return { raw: split.payload };
   };
 }

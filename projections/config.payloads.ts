@@ -5,8 +5,16 @@
  * stream sequence (ops/config.md "Revision payloads").
  */
 
+import { parsePayload } from './config.record.js';
+
+/**
+ * A document as the cache takes it: the JSON bytes it was stored as (parsed when first read), or an
+ * already parsed value (a fold fed by hand).
+ */
+export type CachedPayload = { readonly raw: Uint8Array | null } | { readonly parsed: unknown };
+
 /** Reads the payload stored at `seq` for revision `revisionId`; throws when the stream cannot answer. */
-export type LoadPayload = (seq: number, revisionId: string) => Promise<unknown>;
+export type LoadPayload = (seq: number, revisionId: string) => Promise<CachedPayload>;
 
 export interface PayloadCacheLimits {
   /** Bytes of stored JSON held besides the active document. */
@@ -19,7 +27,8 @@ export interface PayloadCacheLimits {
 export const defaultPayloadCacheLimits: PayloadCacheLimits = { maxBytes: 4 * 1024 * 1024, maxEntries: 16 };
 
 interface Held {
-  readonly payload: unknown;
+  /** Bytes until first read for the active document; cached others stay bytes (their bound is honest). */
+  value: CachedPayload;
   readonly bytes: number;
   /** False when the payload has no stream sequence to be read again from (kept until it is pinned away). */
   readonly reloadable: boolean;
@@ -45,6 +54,8 @@ export class PayloadCache {
   private lruBytes = 0;
   private pinnedId: string | null = null;
   private pinned: Held | null = null;
+  /** The last active document that was held, kept while the active one is not (see `standby()`). */
+  private spare: { readonly id: string; readonly held: Held } | null = null;
   private readonly inFlight = new Map<string, Promise<unknown>>();
   private loadCount = 0;
 
@@ -59,10 +70,12 @@ export class PayloadCache {
   }
 
   /** Takes a payload just read from the stream (a new revision, or one loaded on demand). */
-  put(revisionId: string, payload: unknown, bytes: number, reloadable: boolean): void {
-    const held: Held = { payload, bytes, reloadable: reloadable && this.loader !== null };
+  put(revisionId: string, value: CachedPayload, bytes: number, reloadable: boolean): void {
+    const held: Held = { value, bytes, reloadable: reloadable && this.loader !== null };
     if (revisionId === this.pinnedId) {
       this.pinned = held;
+      this.releaseSpare();
+      this.evict();
       return;
     }
     this.drop(revisionId);
@@ -73,12 +86,17 @@ export class PayloadCache {
 
   /** The held payload, refreshing its recency; `undefined` when it is not held. */
   get(revisionId: string): { readonly payload: unknown } | undefined {
-    if (revisionId === this.pinnedId) return this.pinned ?? undefined;
+    if (revisionId === this.pinnedId) {
+      if (!this.pinned) return undefined;
+      // The active document is read all the time: parse it once.
+      if (!('parsed' in this.pinned.value)) this.pinned.value = { parsed: opened(this.pinned.value) };
+      return { payload: this.pinned.value.parsed };
+    }
     const held = this.lru.get(revisionId);
     if (!held) return undefined;
     this.lru.delete(revisionId);
     this.lru.set(revisionId, held);
-    return held;
+    return { payload: opened(held.value) };
   }
 
   /**
@@ -87,22 +105,39 @@ export class PayloadCache {
    */
   pin(revisionId: string | null): void {
     if (revisionId === this.pinnedId) return;
-    const previousId = this.pinnedId;
-    const previous = this.pinned;
+    const previous = this.pinnedId !== null && this.pinned ? { id: this.pinnedId, held: this.pinned } : null;
     this.pinnedId = revisionId;
     this.pinned = null;
-    if (revisionId !== null) {
+    if (revisionId !== null && this.spare?.id === revisionId) {
+      this.pinned = this.spare.held;
+      this.spare = null;
+    } else if (revisionId !== null) {
       const held = this.lru.get(revisionId);
       if (held) {
         this.drop(revisionId);
         this.pinned = held;
       }
     }
-    if (previousId !== null && previous) {
-      this.lru.set(previousId, previous);
-      this.lruBytes += previous.bytes;
+    if (previous) {
+      // While the new active document is away, the one it replaces stays at hand to answer for it.
+      this.releaseSpare();
+      if (this.pinned) this.enter(previous.id, previous.held);
+      else this.spare = previous;
+    } else if (this.pinned) {
+      this.releaseSpare();
     }
     this.evict();
+  }
+
+  /**
+   * The previous active document while the active one is not held yet (its record still on the way, or
+   * being read back), so a configured node keeps answering with the prior revision meanwhile.
+   */
+  standby(): { readonly revisionId: string; readonly payload: unknown } | undefined {
+    if (this.pinned || !this.spare) return undefined;
+    if (!('parsed' in this.spare.held.value))
+      this.spare.held.value = { parsed: opened(this.spare.held.value) };
+    return { revisionId: this.spare.id, payload: this.spare.held.value.parsed };
   }
 
   /** The pinned revision, and whether its payload is held (false while it waits on a load or its record). */
@@ -121,9 +156,9 @@ export class PayloadCache {
       const loader = this.loader;
       this.loadCount += 1;
       pending = loader(seq, revisionId)
-        .then((payload) => {
-          this.put(revisionId, payload, bytes, true);
-          return payload;
+        .then((value) => {
+          this.put(revisionId, value, bytes, true);
+          return opened(value);
         })
         .finally(() => this.inFlight.delete(revisionId));
       this.inFlight.set(revisionId, pending);
@@ -143,6 +178,18 @@ export class PayloadCache {
     };
   }
 
+  private enter(revisionId: string, held: Held): void {
+    this.drop(revisionId);
+    this.lru.set(revisionId, held);
+    this.lruBytes += held.bytes;
+  }
+
+  private releaseSpare(): void {
+    if (!this.spare) return;
+    this.enter(this.spare.id, this.spare.held);
+    this.spare = null;
+  }
+
   private drop(revisionId: string): void {
     const held = this.lru.get(revisionId);
     if (!held) return;
@@ -159,5 +206,18 @@ export class PayloadCache {
       this.lru.delete(id);
       this.lruBytes -= held.bytes;
     }
+  }
+}
+
+/**
+ * The document of a held payload. Records are written by JSON.stringify, so bytes that do not parse mean a
+ * damaged stream: they read as no document (a reader shows an empty company) rather than throw at every read.
+ */
+function opened(value: CachedPayload): unknown {
+  if ('parsed' in value) return value.parsed;
+  try {
+    return parsePayload(value.raw);
+  } catch {
+    return null;
   }
 }

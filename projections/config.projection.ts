@@ -56,6 +56,8 @@ export type ConfigFact =
       /** Where the record lies in SVC_CONFIG and its size, so its document can be dropped and read again. */
       readonly seq?: number;
       readonly bytes?: number;
+      /** The payload as stored JSON bytes when `record` came without it (split off unparsed; null: none). */
+      readonly payload?: Uint8Array | null;
     }
   | { readonly kind: 'activated'; readonly pointer: unknown }
   | { readonly kind: 'pointer'; readonly pointer: unknown };
@@ -69,13 +71,17 @@ export type ConfigFact =
  */
 export function applyConfigFact(state: ConfigState, fact: ConfigFact): ConfigState {
   if (fact.kind === 'stored') {
-    const parsed = RevisionRecord.safeParse(fact.record);
+    // Split-off bytes stand in for the payload member; a record that had none stays malformed.
+    const raw = fact.payload instanceof Uint8Array ? fact.payload : null;
+    const split = raw !== null && isMap(fact.record);
+    const parsed = RevisionRecord.safeParse(split ? { ...fact.record, payload: null } : fact.record);
     if (!parsed.success || state.revisions.has(parsed.data.revision_id)) return state;
     const { payload, ...head } = parsed.data;
     const bytes = fact.bytes ?? jsonBytes(parsed.data);
     state.revisions.set(head.revision_id, { ...head, seq: fact.seq ?? null, bytes });
     state.order.push(head.revision_id);
-    state.payloads.put(head.revision_id, payload, bytes, fact.seq !== undefined);
+    const value = split ? { raw } : { parsed: payload };
+    state.payloads.put(head.revision_id, value, bytes, fact.seq !== undefined);
     return state;
   }
   const parsed = ActivePointer.safeParse(fact.pointer);
@@ -94,6 +100,9 @@ export function applyConfigFact(state: ConfigState, fact: ConfigFact): ConfigSta
   state.payloads.pin(state.active.revision_id);
   return state;
 }
+
+const isMap = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** Size of a record that came without one (a fold fed by hand); only the cache's accounting uses it. */
 function jsonBytes(record: RevisionRecord): number {
@@ -131,13 +140,17 @@ function withPayload(stored: StoredRevision, payload: unknown): RevisionRecord {
 }
 
 /**
- * The active revision with its payload, or null before the first activation — and for the moment its
- * document is still on the way (its record not yet folded, or being read back): callers wait on it.
+ * The active revision with its payload, or null before the first activation. While the active document
+ * is on the way (its record not folded yet, or being read back after the cache let it go) the revision
+ * it replaced answers, so a configured node never reads as unconfigured.
  */
 export function activeRevision(state: ConfigState): RevisionRecord | null {
   const active = state.active ? state.revisions.get(state.active.revision_id) : undefined;
   const held = active ? state.payloads.get(active.revision_id) : undefined;
-  return active && held ? withPayload(active, held.payload) : null;
+  if (active && held) return withPayload(active, held.payload);
+  const standby = state.payloads.standby();
+  const prior = standby ? state.revisions.get(standby.revisionId) : undefined;
+  return standby && prior ? withPayload(prior, standby.payload) : null;
 }
 
 /** Any stored revision with its payload, read back from the stream when the cache no longer holds it. */

@@ -12,6 +12,7 @@ export {
   type ConfigState,
 } from './config.projection.js';
 export { defaultPayloadCacheLimits, type PayloadCacheLimits } from './config.payloads.js';
+export { parsePayload, splitRecord } from './config.record.js';
 export { followConfig, type ConfigFollowOptions, type ConfigView } from './config.follow.js';
 export {
   applySecretFact,

@@ -38,11 +38,11 @@ const activated = (n: number, epoch: number): ConfigFact => ({
 /** A stream of `count` revisions, read back by sequence; `reads` counts what the cache asked of it. */
 function stream(count: number) {
   const reads: number[] = [];
-  const load = (seq: number, revisionId: string): Promise<unknown> => {
+  const load = (seq: number, revisionId: string): Promise<{ raw: Uint8Array }> => {
     reads.push(seq);
     const found = record(seq);
     if (seq > count || found.revision_id !== revisionId) return Promise.reject(new Error('not there'));
-    return Promise.resolve(found.payload);
+    return Promise.resolve({ raw: new TextEncoder().encode(JSON.stringify(found.payload)) });
   };
   return { reads, load };
 }
@@ -100,7 +100,8 @@ t.test('concurrent reads of one evicted revision share one stream read', async (
 t.test('a stream that cannot answer fails the read, and a later read tries again', async (t) => {
   let fail = true;
   const state = emptyConfigState({
-    load: (seq) => (fail ? Promise.reject(new Error('bus down')) : Promise.resolve(record(seq).payload)),
+    load: (seq) =>
+      fail ? Promise.reject(new Error('bus down')) : Promise.resolve({ parsed: record(seq).payload }),
     cache: { maxBytes: 1 << 20, maxEntries: 1 },
   });
   for (let n = 1; n <= 5; n += 1) fold(state, [stored(n), activated(n, n)]);
@@ -122,11 +123,26 @@ t.test('a revision activated after the cache let it go is read back before it is
   t.same(state.payloads.stats().active, { revision_id: id(1), bytes: 1000, resident: true });
 });
 
+t.test('while the new active document is read back, the revision it replaces answers', async (t) => {
+  const { load, reads } = stream(10);
+  const state = emptyConfigState({ load, cache: { maxBytes: 1 << 20, maxEntries: 2 } });
+  for (let n = 1; n <= 9; n += 1) fold(state, [stored(n)]);
+  fold(state, [activated(9, 1), activated(2, 2)]);
+  t.equal(state.active?.revision_id, id(2));
+  t.same(activeRevision(state), record(9), 'the prior active revision, whole');
+  await loadActive(state);
+  t.same(reads, [2]);
+  t.same(activeRevision(state), record(2));
+  t.same(await readRevision(state, id(9)), record(9), 'the prior one joined the cache');
+  t.same(reads, [2]);
+  t.ok(state.payloads.stats().entries <= 2);
+});
+
 t.test('a pointer read ahead of the record pins it once the record lands', async (t) => {
   const { load, reads } = stream(3);
   const state = emptyConfigState({ load, cache: { maxBytes: 1 << 20, maxEntries: 1 } });
   fold(state, [stored(1), activated(1, 1), { kind: 'pointer', pointer: pointer(2, 2) }]);
-  t.equal(activeRevision(state), null);
+  t.same(activeRevision(state), record(1), 'the prior revision answers meanwhile');
   await loadActive(state);
   t.same(reads, [], 'nothing to read before the record is stored');
   fold(state, [stored(2), stored(3)]);
