@@ -39,13 +39,15 @@ function capturingLogger(): { logger: Logger; records: LogRecord[] } {
 /** Every stream behind the catalogue: its streams and the `KV_<bucket>` stream of each bucket. */
 const catalogue = [...Object.values(Streams), ...Object.values(Buckets).map((b) => `KV_${b}`)];
 
-/** Opens a node's bus and everything a serving node creates on it (the catalogue and the two buckets opened elsewhere). */
+/** Opens a node's bus and everything a serving node creates on it (the catalogue and the buckets opened elsewhere). */
 async function openNode(url: string, replicas: number, logger?: Logger): Promise<Bus> {
   const bus = await openBus({ type: 'jetstream', url, replicas, ...(logger ? { logger } : {}) });
   await ensureCatalogue(bus);
   // Opened by the scheduler and the integration router with these specs.
   await bus.kv({ name: Buckets.ScheduleClaims, ttlMs: SCHEDULE_CLAIMS_TTL_MS });
   await bus.kv({ name: Buckets.WikiWatchers, history: 4 });
+  // Opened by the backup records (scripts/backup-wiring.ts) with this spec.
+  await bus.kv({ name: Buckets.Backups, history: 1 });
   return bus;
 }
 
