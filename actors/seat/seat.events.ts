@@ -58,12 +58,15 @@ export function seatEvents(opts: {
   readonly handle: string;
   readonly fence: Fence;
   readonly now: () => Date;
+  /** Carried by every record (the lease epoch the seat acts under). */
+  readonly headers?: Record<string, string>;
 }): SeatEvents {
   const { handle, fence } = opts;
   const publishEvent = async (record: EventRecord): Promise<void> => {
     fence();
     await opts.bus.publish(Subjects.event(record.type), encoder.encode(JSON.stringify(record)), {
       msgId: record.id,
+      ...(opts.headers ? { headers: opts.headers } : {}),
     });
   };
   const event = (

@@ -18,7 +18,7 @@
 import type { Logger } from 'pino';
 import { createActor, type Actor } from 'xstate';
 import { RedeliverError, Streams, Subjects, type Bus, type Kv, type Subscription } from '../../bus/index.js';
-import { LeaseFencedError, noFence, type Fence } from '../lease/index.js';
+import { leaseHeaders, LeaseFencedError, noFence, type Fence } from '../lease/index.js';
 import { turnNeeds, type NeedsBoard } from '../memory/index.js';
 import { InboxMessage, uuidv5 } from '../../schema/index.js';
 import { seatMachine, type PhaseRequest, type SeatEvent } from './seat.machine.js';
@@ -59,6 +59,8 @@ export interface SeatHostOptions {
   readonly inboxAckWaitMs?: number;
   /** The seat lease's fence, checked before every effect; default none (one process owns the seat). */
   readonly fence?: Fence;
+  /** The lease epoch the seat acts under, carried by every record it writes (`svc-lease-epoch`). */
+  readonly leaseEpoch?: number;
 }
 
 export interface SeatHost {
@@ -104,12 +106,14 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
   const log = opts.logger.child({ seat: handle });
   const fence = opts.fence ?? noFence;
   const deps = fencedDeps(opts.deps, fence);
+  const headers = leaseHeaders(opts.leaseEpoch);
   const { event, publishEvent, eventsFor } = seatEvents({
     bus: opts.bus,
     source: `${opts.nodeId}/seat/${handle}`,
     handle,
     fence,
     now: deps.now,
+    ...(headers ? { headers } : {}),
   });
   let profile = opts.profile;
   let stopping = false;
@@ -298,6 +302,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
       fence,
       now: deps.now,
       ...(opts.needs ? { needs: opts.needs } : {}),
+      ...(headers ? { headers } : {}),
     });
     const resumed = opened.prior?.started ?? null;
     const start = wakeEvent(wake, turn_id, resumed, deadline.expired, deps.now);

@@ -16,7 +16,7 @@ import { createBudget, type Budget } from './budget.js';
 import { turnLimits, type TurnLimits } from './seat.limits.js';
 import { companyOf, type Company } from './seat.profile.js';
 import { startSeatHost, type SeatHost } from './seat.host.js';
-import { fenceOf } from '../lease/index.js';
+import { fenceOf, leaseHeaders } from '../lease/index.js';
 import { startPlacement, type Placement } from './placement.js';
 import { answerSeatCommands } from './placement.commands.js';
 import type { TurnDeps } from './turn.deps.js';
@@ -97,8 +97,14 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
     timezone: () => company.timezone,
     now: () => now().getTime(),
   });
-  const spend: TurnDeps['spend'] = (record) =>
-    opts.bus.publish(Subjects.spend('llm'), encoder.encode(JSON.stringify(record)), { msgId: record.id });
+  // A spend record carries the lease epoch its seat is held under here (the fencing token).
+  const spend: TurnDeps['spend'] = (record) => {
+    const headers = leaseHeaders(placement?.epoch(record.handle) ?? undefined);
+    return opts.bus.publish(Subjects.spend('llm'), encoder.encode(JSON.stringify(record)), {
+      msgId: record.id,
+      ...(headers ? { headers } : {}),
+    });
+  };
   const deps: Omit<TurnDeps, 'events'> = {
     node: opts.nodeId,
     llm: opts.llm,
@@ -181,6 +187,7 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
       ...(opts.learning ? { learning: opts.learning } : {}),
       ...(opts.lease?.ttlMs !== undefined ? { inboxAckWaitMs: opts.lease.ttlMs } : {}),
       fence: fenceOf(`seat.${handle}`, epoch, () => lease?.epoch(handle) ?? null),
+      leaseEpoch: epoch,
     });
     hosts.set(handle, host);
     log.info({ seat: handle, agent_id: profile.agent_id }, 'seat spawned');

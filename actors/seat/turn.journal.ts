@@ -277,6 +277,8 @@ export function journalWriter(opts: {
   readonly node: string;
   readonly fence: () => void;
   readonly now: () => Date;
+  /** Carried by every record (the lease epoch the seat acts under). */
+  readonly headers?: Record<string, string>;
 }): JournalWriter {
   const subject = Subjects.turnJournal(opts.handle, opts.turnId);
   return {
@@ -285,6 +287,7 @@ export function journalWriter(opts: {
       const record = { ...entry, at: opts.now().toISOString(), node: opts.node };
       await opts.bus.publish(subject, encoder.encode(JSON.stringify(record)), {
         msgId: msgIdOf(opts.turnId, entry),
+        ...(opts.headers ? { headers: opts.headers } : {}),
       });
     },
   };

@@ -39,6 +39,7 @@ export async function openTurn(opts: {
   readonly fence: () => void;
   readonly now: () => Date;
   readonly needs?: NeedsBoard;
+  readonly headers?: Record<string, string>;
 }): Promise<OpenedTurn> {
   const prior = await readJournal(opts.bus, opts.handle, opts.turnId);
   const board = opts.needs;

@@ -278,5 +278,11 @@ t.test(
     const completed = (await events()).filter((e) => e.type === 'agent_turn_completed');
     t.equal(completed.length, 1, 'the wake was neither lost nor completed twice');
     t.match(completed[0]!.source, /^node-b\//);
+    // The record carries the lease epoch it was written under: node-a held epoch 1, the peer took 2.
+    for await (const msg of fleet.bus.replay(Streams.Events)) {
+      const record = EventRecord.parse(JSON.parse(new TextDecoder().decode(msg.data)));
+      if (record.type === 'agent_turn_completed' && record.trace_id === trace)
+        t.equal(msg.headers['svc-lease-epoch'], '2', 'written under the peer’s epoch');
+    }
   },
 );
