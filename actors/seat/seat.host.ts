@@ -220,20 +220,19 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
               const payload = needs ? { ...params.payload, needs } : params.payload;
               const current = pending;
               try {
-                fence();
                 const record = event('agent_turn_completed', payload, payload.failed, params.trace_id);
                 // The record id is the turn's: a second completion of one wake is de-duplicated.
-                await opts.bus.publish(
-                  Subjects.event(record.type),
-                  encoder.encode(JSON.stringify({ ...record, id: `turn-${params.payload.turn_id}` })),
-                  { msgId: `turn-${params.payload.turn_id}` },
-                );
+                await publishEvent({ ...record, id: `turn-${params.payload.turn_id}` });
                 if (draft) await recordEpisode(draft, payload);
                 fence();
                 await opts.turnsDone.put(
                   seatKeys.turnDone(handle, params.payload.turn_id),
                   encoder.encode(
-                    JSON.stringify({ turn_id: params.payload.turn_id, at: params.payload.ended_at }),
+                    JSON.stringify({
+                      turn_id: params.payload.turn_id,
+                      at: params.payload.ended_at,
+                      ...(opts.leaseEpoch !== undefined ? { lease_epoch: opts.leaseEpoch } : {}),
+                    }),
                   ),
                 );
                 if (current?.turn_id === params.payload.turn_id) current.resolve();
