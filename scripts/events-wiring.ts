@@ -36,7 +36,10 @@ import {
   type EventsState,
   type RunningProjection,
 } from '../projections/index.js';
-import type { Coverage } from '../schema/index.js';
+import { Coverage } from '../schema/index.js';
+
+/** How many of the newest events the seed read asks each node for (spec "WebSocket and snapshot" 2). */
+const SEED_EVENTS = 400;
 
 /** Config-derived sections, re-sent whole on every config apply (spec rule 7). */
 export const RESENT_ON_APPLY = ['seats', 'org', 'tools'] as const;
@@ -57,8 +60,13 @@ export interface EventsSubsystem {
   /** Adds another subsystem's questions; a name answered twice is a wiring error. */
   addQuestions(more: ReadonlyMap<string, Question>): void;
   readonly hub: StreamHub;
-  /** Who answered the boot seed (one node: this one). */
-  readonly seededFrom: Coverage;
+  /**
+   * Who answered the boot seed: this node alone until `seed()` ran, then the coverage of the seed read
+   * (the newest 400 events asked of every live node, scattered).
+   */
+  seededFrom(): Coverage;
+  /** The seed read (spec: seeded at start from every live data node); a failed read costs history only. */
+  seed(logger: Logger): Promise<void>;
   routes(): RouteDef[];
   stop(): Promise<void>;
 }
@@ -151,6 +159,7 @@ export async function startEvents(opts: EventsOptions): Promise<EventsSubsystem>
     10 * 60_000,
   );
   trim.unref();
+  let seededFrom: Coverage = { nodes: [{ id: opts.node, answered: true }], complete: true };
   return {
     projection: running,
     checkpoints,
@@ -165,7 +174,21 @@ export async function startEvents(opts: EventsOptions): Promise<EventsSubsystem>
       }
     },
     hub,
-    seededFrom: { nodes: [{ id: opts.node, answered: true }], complete: true },
+    seededFrom: () => seededFrom,
+    async seed(log) {
+      try {
+        const page = await questions
+          .get('events')
+          ?.answer(new URLSearchParams({ limit: String(SEED_EVENTS) }), { actor: null, log });
+        const coverage = Coverage.safeParse((page as { coverage?: unknown } | undefined)?.coverage);
+        if (coverage.success) seededFrom = coverage.data;
+        for (const node of seededFrom.nodes)
+          if (!node.answered)
+            log.warn({ peer: node.id, error: node.error }, 'seed read failed; history only');
+      } catch (error) {
+        log.warn({ err: error }, 'seed read failed; history only');
+      }
+    },
     routes: () => eventRoutes({ questions, sections }),
     async stop() {
       clearInterval(trim);

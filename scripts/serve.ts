@@ -220,7 +220,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       seats: (seats.runtime?.seats() ?? []).sort(),
       unprovenSeconds: seats.runtime?.unproven() ?? {},
       clients: events.hub.count(),
-      seededFrom: events.seededFrom,
+      seededFrom: events.seededFrom(),
       ...fleet.facts(),
       stallLagSeconds: lagSeconds > 0 ? lagSeconds : null,
     });
@@ -249,6 +249,8 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       logger,
       merges: fleetMerges,
     });
+    // The seed read, before the listener binds: health's `seeded_from` names who answered it.
+    await events.seed(logger.child({ component: 'seed' }));
 
     // Backups: records of every request in svc_backups; a run this node left unfinished is marked failed.
     const backups = await startBackups({

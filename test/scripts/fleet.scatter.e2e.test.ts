@@ -67,15 +67,32 @@ t.test(
     const a = await startNode(t, 'node-a', nats.url);
     const b = await startNode(t, 'node-b', nats.url);
     const both = (answer: Record<string, unknown>) => coverageOf(answer).nodes.length === 2;
+    // node-b started second: its seed read at start asked node-a too.
+    const health = (await (await fetch(`${b.url}/health`)).json()) as { seeded_from: Coverage };
+    t.same(
+      health.seeded_from,
+      {
+        nodes: [
+          { id: 'node-b', answered: true },
+          { id: 'node-a', answered: true },
+        ],
+        complete: true,
+      },
+      'seeded from every live node',
+    );
 
     const put = await fetch(`${a.url}/config`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'x-summary': 'scatter' },
-    body: JSON.stringify({ name: 'Acme', roles: [{ name: 'Ada' }] }),
-  });
-  t.equal(put.status, 201);
-  await b.run.waitForLog((line) => line.msg === 'config applied');
-  // A delivery for a surface with no secret is answered 503 and counted on the node that got it: node-b.
+      method: 'PUT',
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        'content-type': 'application/json',
+        'x-summary': 'scatter',
+      },
+      body: JSON.stringify({ name: 'Acme', roles: [{ name: 'Ada' }] }),
+    });
+    t.equal(put.status, 201);
+    await b.run.waitForLog((line) => line.msg === 'config applied');
+    // A delivery for a surface with no secret is answered 503 and counted on the node that got it: node-b.
     const refused = await fetch(`${b.url}/webhooks/tracker-b`, { method: 'POST', body: '{}' });
     t.equal(refused.status, 503);
     const integrations = await until(a, '/integrations', both);
