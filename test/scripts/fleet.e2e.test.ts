@@ -5,43 +5,23 @@
  * with SIGKILL leaves `/fleet` and `/health.nodes` once its presence expires, after which it can be
  * removed. `svc fleet status` reads the same answer.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import type { BrokerMembership, FleetAnswer } from '../../schema/index.js';
 import { main } from '../../scripts/svc.js';
-import { freePort, runSvc, type SvcChild } from '../harness/child.js';
+import { startFleetNode, type FleetNode } from '../harness/fleet-node.js';
 import { startNatsServer } from '../harness/nats-server.js';
 import { TOKEN } from '../harness/serve-node.js';
 
 const leaseSeconds = 3;
 const auth = { authorization: `Bearer ${TOKEN}` };
 
-interface Node {
-  readonly id: string;
-  readonly url: string;
-  readonly run: SvcChild;
-}
+type Node = FleetNode;
 
-async function startNode(t: Test, id: string, natsUrl: string): Promise<Node> {
-  const dir = mkdtempSync(join(tmpdir(), `svc-fleet-${id}-`));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const port = await freePort();
-  const configFile = join(dir, 'config.yaml');
-  writeFileSync(
-    configFile,
-    [
-      `providers: {queue: {type: jetstream, url: "${natsUrl}"}}`,
-      `api: {host: 127.0.0.1, port: ${port}, auth: {tokens: [{id: ops, token: "\${SVC_TOKEN}"}]}}`,
-      `node: {id: ${id}, seat_lease_seconds: ${leaseSeconds}, labels: {zone: ${id === 'node-a' ? 'east' : 'west'}}}`,
-    ].join('\n'),
-  );
-  const run = runSvc(['serve', '--config', configFile], { SVC_TOKEN: TOKEN });
-  t.teardown(() => run.kill('SIGKILL'));
-  await run.waitForLog((line) => line.msg === 'node serving');
-  return { id, url: `http://127.0.0.1:${port}`, run };
-}
+const startNode = (t: Test, id: string, natsUrl: string): Promise<Node> =>
+  startFleetNode(t, id, natsUrl, {
+    leaseSeconds,
+    node: `labels: {zone: ${id === 'node-a' ? 'east' : 'west'}}`,
+  });
 
 async function get<T>(node: Node, path: string, headers: Record<string, string> = auth): Promise<T> {
   const res = await fetch(`${node.url}${path}`, { headers });

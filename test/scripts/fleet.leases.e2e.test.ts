@@ -5,14 +5,11 @@
  * Faults as they happen: a partition, SIGSTOP past the lease then SIGCONT, kill -9 mid-turn.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { ensureCatalogue, openBus, Streams, Subjects, type Bus } from '../../bus/index.js';
 import { EventRecord, type InboxMessage } from '../../schema/index.js';
 import { startLlmServer, type LlmServer } from '../fixtures/llm/llm-server.js';
-import { freePort, runSvc, type SvcChild } from '../harness/child.js';
+import { startFleetNode, type FleetNode as BaseNode } from '../harness/fleet-node.js';
 import { startNatsCluster, type NatsClusterHandle } from '../harness/nats-server.js';
 import { TOKEN } from '../harness/serve-node.js';
 import { startTcpProxy, type TcpProxy } from '../harness/tcp-proxy.js';
@@ -24,38 +21,18 @@ const skip = {
   usage: { prompt_tokens: 5, completion_tokens: 1 },
 };
 
-interface FleetNode {
-  readonly id: string;
-  readonly url: string;
-  readonly run: SvcChild;
+interface FleetNode extends BaseNode {
   /** The seats `/health` lists, or null when the node did not answer in time (stopped, dead). */
   seats(): Promise<string[] | null>;
 }
 
 async function startNode(t: Test, id: string, natsUrl: string): Promise<FleetNode> {
-  const dir = mkdtempSync(join(tmpdir(), `svc-fleet-${id}-`));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const port = await freePort();
-  const configFile = join(dir, 'config.yaml');
-  writeFileSync(
-    configFile,
-    [
-      `providers: {queue: {type: jetstream, url: "${natsUrl}"}}`,
-      `api: {host: 127.0.0.1, port: ${port}, auth: {tokens: [{id: ops, token: "\${SVC_TOKEN}"}]}}`,
-      `node: {id: ${id}, seat_lease_seconds: ${leaseSeconds}}`,
-    ].join('\n'),
-  );
-  const run = runSvc(['serve', '--config', configFile], { SVC_TOKEN: TOKEN });
-  t.teardown(() => run.kill('SIGKILL'));
-  await run.waitForLog((line) => line.msg === 'node serving');
-  const url = `http://127.0.0.1:${port}`;
+  const node = await startFleetNode(t, id, natsUrl, { leaseSeconds });
   return {
-    id,
-    url,
-    run,
+    ...node,
     async seats() {
       try {
-        const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(250) });
+        const res = await fetch(`${node.url}/health`, { signal: AbortSignal.timeout(250) });
         const body = (await res.json()) as { seats?: string[] };
         return body.seats ?? [];
       } catch {

@@ -3,43 +3,22 @@
  * arrivals, tool servers) asked of one node answers for both, and `coverage` names every live node;
  * a node that died is named unanswered until its presence expires, and then no more.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { freePort, runSvc, type SvcChild } from '../harness/child.js';
+import { startFleetNode, type FleetNode } from '../harness/fleet-node.js';
 import { startNatsServer } from '../harness/nats-server.js';
 import { TOKEN } from '../harness/serve-node.js';
 
-interface Node {
-  readonly url: string;
-  readonly run: SvcChild;
+interface Node extends FleetNode {
   get(path: string): Promise<Record<string, unknown>>;
 }
 
 async function startNode(t: Test, id: string, natsUrl: string): Promise<Node> {
-  const dir = mkdtempSync(join(tmpdir(), `svc-scatter-${id}-`));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const port = await freePort();
-  const configFile = join(dir, 'config.yaml');
-  writeFileSync(
-    configFile,
-    [
-      `providers: {queue: {type: jetstream, url: "${natsUrl}"}}`,
-      `api: {host: 127.0.0.1, port: ${port}, auth: {tokens: [{id: ops, token: "\${SVC_TOKEN}"}]}}`,
-      `node: {id: ${id}, seat_lease_seconds: 3}`,
-    ].join('\n'),
-  );
-  const run = runSvc(['serve', '--config', configFile], { SVC_TOKEN: TOKEN });
-  t.teardown(() => run.kill('SIGKILL'));
-  await run.waitForLog((line) => line.msg === 'node serving');
-  const url = `http://127.0.0.1:${port}`;
+  const node = await startFleetNode(t, id, natsUrl);
   return {
-    url,
-    run,
+    ...node,
     get: async (path) =>
       (await (
-        await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } })
+        await fetch(`${node.url}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } })
       ).json()) as Record<string, unknown>,
   };
 }

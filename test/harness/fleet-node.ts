@@ -1,0 +1,41 @@
+/**
+ * One `svc serve` child of a fleet: the JetStream engine at `natsUrl`, a free port, operator token `TOKEN`,
+ * node id `id`; `node` adds keys to the Tier A `node` map (a short `seat_lease_seconds` by default, so leases
+ * and presence move within a test). Resolves once it serves; killed by pid at the test's end.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Test } from 'tap';
+import { freePort, runSvc, type SvcChild } from './child.js';
+import { TOKEN } from './serve-node.js';
+
+export interface FleetNode {
+  readonly id: string;
+  readonly url: string;
+  readonly run: SvcChild;
+}
+
+export async function startFleetNode(
+  t: Test,
+  id: string,
+  natsUrl: string,
+  opts: { leaseSeconds?: number; node?: string; queue?: string } = {},
+): Promise<FleetNode> {
+  const dir = mkdtempSync(join(tmpdir(), `svc-fleet-${id}-`));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const port = await freePort();
+  const configFile = join(dir, 'config.yaml');
+  writeFileSync(
+    configFile,
+    [
+      `providers: {queue: {type: jetstream, url: "${natsUrl}"${opts.queue ? `, ${opts.queue}` : ''}}}`,
+      `api: {host: 127.0.0.1, port: ${port}, auth: {tokens: [{id: ops, token: "\${SVC_TOKEN}"}]}}`,
+      `node: {id: ${id}, seat_lease_seconds: ${opts.leaseSeconds ?? 3}${opts.node ? `, ${opts.node}` : ''}}`,
+    ].join('\n'),
+  );
+  const run = runSvc(['serve', '--config', configFile], { SVC_TOKEN: TOKEN });
+  t.teardown(() => run.kill('SIGKILL'));
+  await run.waitForLog((line) => line.msg === 'node serving');
+  return { id, url: `http://127.0.0.1:${port}`, run };
+}
