@@ -16,7 +16,7 @@ import { CSP_NONE, cspFor } from './headers.js';
 import { accessFor, isWrite, refusal } from './guard.js';
 import type { Guard } from './guard.js';
 import { Exchange, prepare, writeAnswer } from './respond.js';
-import type { ExchangeSet, WriteContext } from './respond.js';
+import type { ExchangeSet, Prepared, WriteContext } from './respond.js';
 import { isPublicPath } from './router.js';
 import type { CompiledRoute, RouteTable } from './router.js';
 import type { Actor, ApiReply, ApiRequest, GatewayLimits, ProbeSource } from './types.js';
@@ -39,6 +39,23 @@ export interface GatewayCore {
   readonly limits: GatewayLimits;
   readonly log: Logger;
   isDraining(): boolean;
+}
+
+/**
+ * The health envelope is built once per tick and its encoding reused for every probe within it: a probe
+ * storm costs one envelope per tick, not one per request. What the gateway itself sees change (a drain
+ * starting, a request coming into flight) builds it anew at once; other facts are at most a tick old.
+ */
+const HEALTH_TICK_MS = 100;
+const healthAnswers = new WeakMap<GatewayCore, { at: number; key: string; prepared: Prepared }>();
+function healthAnswer(core: GatewayCore, l: ListenerState): Prepared {
+  const now = performance.now();
+  const key = `${core.isDraining()}:${l.live.size}`;
+  const cached = healthAnswers.get(core);
+  if (cached && cached.key === key && now - cached.at < HEALTH_TICK_MS) return cached.prepared;
+  const prepared = prepare({ status: 200, body: core.probes.health() });
+  healthAnswers.set(core, { at: now, key, prepared });
+  return prepared;
 }
 
 const probePaths = new Map<string, 'health' | 'ready'>([
@@ -126,12 +143,13 @@ function dispatch(core: GatewayCore, l: ListenerState, res: HttpResponse, req: H
       });
       return answerNow(core, res, base, reply, line);
     }
-    let reply: ApiReply;
-    if (probe === 'health') reply = { status: 200, body: core.probes.health() };
-    else {
-      const ready = core.probes.ready();
-      reply = { status: ready.ready ? 200 : 503, body: ready };
+    if (probe === 'health') {
+      writeAnswer(res, base, healthAnswer(core, l));
+      logRequest(core, 'debug', line, 200);
+      return;
     }
+    const ready = core.probes.ready();
+    const reply: ApiReply = { status: ready.ready ? 200 : 503, body: ready };
     writeAnswer(res, base, prepare(reply));
     logRequest(core, 'debug', line, reply.status);
     return;
