@@ -16,14 +16,9 @@ export { companyOf, type Charter, type Company, type SeatProfile } from './seat.
 export { startSeatHost, type SeatHost, type SeatHostOptions } from './seat.host.js';
 export { seatKeys } from './seat.records.js';
 export { startSeatsRuntime, type SeatsRuntime, type SeatsRuntimeOptions } from './seats.runtime.js';
-export {
-  placementKeys,
-  startPlacement,
-  watchPlacement,
-  type Placement,
-  type PlacementOptions,
-  type PlacementView,
-} from './placement.js';
+export { startPlacement } from './placement.js';
+export type { Placement, PlacementOptions, SeatHosts } from './placement.types.js';
+export { placementKeys, watchPlacement, type PlacementView } from './placement.view.js';
 export type { TurnDeps, TurnEvents } from './turn.deps.js';
 export { PhaseFailure, runPhase, type PhaseInput, type PhaseResult } from './turn.phase.js';
 export {

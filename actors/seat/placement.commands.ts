@@ -7,7 +7,7 @@
 import { Subjects, type Bus, type Kv, type Subscription } from '../../bus/index.js';
 import { SeatCommandVerb, SeatPause, SeatResume, type SeatCommandReply } from '../../schema/index.js';
 import { leaseLive, readLease } from '../lease/index.js';
-import { placementKeys } from './placement.js';
+import { placementKeys } from './placement.view.js';
 import type { SeatHost } from './seat.host.js';
 
 const encoder = new TextEncoder();

@@ -23,8 +23,7 @@
  * process resumed from a pause refuses a write before its timers had a chance to run.
  */
 import { randomUUID } from 'node:crypto';
-import type { Logger } from 'pino';
-import type { Kv, KvEntry, Subscription } from '../../bus/index.js';
+import type { KvEntry, Subscription } from '../../bus/index.js';
 import type { DutyLease } from '../../schema/index.js';
 import {
   acquireLease,
@@ -35,72 +34,8 @@ import {
   renewLease,
   type Held,
 } from '../lease/index.js';
-
-export const placementKeys = {
-  seat: (handle: string): string => `seat.${handle}.lease`,
-  /** Every seat lease (a handle is one key token). */
-  seats: 'seat.*.lease',
-  member: (node: string): string => `seats.member.${node}`,
-  members: 'seats.member.>',
-};
-const memberPrefix = 'seats.member.';
-
-/** The handle a seat lease key names, or null. */
-export function seatOfLeaseKey(key: string): string | null {
-  const match = /^seat\.([^.]+)\.lease$/.exec(key);
-  return match ? match[1]! : null;
-}
-
-export interface PlacementOptions {
-  readonly coord: Kv;
-  readonly nodeId: string;
-  readonly logger: Logger;
-  readonly now?: () => Date;
-  /** How long a lease binds without renewal; default 30 s. */
-  readonly ttlMs?: number;
-  /** Renewal period of the shared timer; default a third of the ttl. */
-  readonly renewEveryMs?: number;
-  /** The hosts of held seats, so an idle one can be handed over; without it no held seat moves. */
-  readonly hosts?: SeatHosts;
-  /**
-   * How long before a lease expires for its peers this node stops the seat (covers one renewal round
-   * trip and the skew between nodes' wall clocks); default a sixth of the ttl.
-   */
-  readonly fenceMarginMs?: number;
-  /** A monotonic clock in ms (default `performance.now`); tests move it by hand. */
-  readonly monotonic?: () => number;
-}
-
-/** What balancing needs from the node running the seats. */
-export interface SeatHosts {
-  /** True when the seat runs no turn (or has no host): it may move now. */
-  idle(handle: string): boolean;
-  /** Stops the seat's host; it no longer takes wakes. */
-  stop(handle: string): Promise<void>;
-  /**
-   * Called at once when the seat's lease could not be proven in time: the host must stop every
-   * effect now (its lease may be a peer's soon). Not awaited; placement has forgotten the seat.
-   */
-  fence?(handle: string): void;
-}
-
-export interface Placement {
-  /** The agent seats of the applied company: takes what it may, releases seats no longer wanted. */
-  want(handles: readonly string[]): Promise<void>;
-  /** Handles whose lease this node holds and can still prove (not past its fence). */
-  held(): string[];
-  /** The fencing epoch of a seat this node may act for now, or null (not held, or past its fence). */
-  epoch(handle: string): number | null;
-  /** Seats held whose last proof is older than one renewal period: seat → seconds since it. */
-  unproven(): Record<string, number>;
-  /** Called (not awaited) whenever the held set changed. */
-  onChange(listener: () => void): void;
-  /**
-   * Stops the timer and the watch. With `release` (the default, a graceful stop) the leases end now
-   * so a peer takes over at once; without, they are left to expire (what a crashed process leaves).
-   */
-  stop(opts?: { release?: boolean }): Promise<void>;
-}
+import type { Placement, PlacementOptions } from './placement.types.js';
+import { memberPrefix, placementKeys, seatOfLeaseKey } from './placement.view.js';
 
 export async function startPlacement(opts: PlacementOptions): Promise<Placement> {
   const log = opts.logger.child({ component: 'placement' });
@@ -469,40 +404,5 @@ export async function startPlacement(opts: PlacementOptions): Promise<Placement>
       held.clear();
       provenAt.clear();
     },
-  };
-}
-
-/** The fleet's seat leases as one node reads them: a seat is placed while some node's lease is live. */
-export interface PlacementView {
-  placed(handle: string): boolean;
-  /** Live holders, handle → node. */
-  holders(): Map<string, string>;
-  stop(): Promise<void>;
-}
-
-export async function watchPlacement(coord: Kv, now: () => Date = () => new Date()): Promise<PlacementView> {
-  const leases = new Map<string, DutyLease>();
-  const sub = await coord.watch(
-    (entry) => {
-      const handle = seatOfLeaseKey(entry.key);
-      if (handle === null) return;
-      const lease = entry.operation === 'delete' ? null : decodeLease(entry.value);
-      if (lease) leases.set(handle, lease);
-      else leases.delete(handle);
-    },
-    { key: placementKeys.seats },
-  );
-  return {
-    placed: (handle) => {
-      const lease = leases.get(handle);
-      return lease !== undefined && leaseLive(lease, now().getTime());
-    },
-    holders: () => {
-      const nowMs = now().getTime();
-      const out = new Map<string, string>();
-      for (const [handle, lease] of leases) if (leaseLive(lease, nowMs)) out.set(handle, lease.node);
-      return out;
-    },
-    stop: () => sub.stop(),
   };
 }

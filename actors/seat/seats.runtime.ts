@@ -17,7 +17,8 @@ import { turnLimits, type TurnLimits } from './seat.limits.js';
 import { companyOf, type Company } from './seat.profile.js';
 import { startSeatHost, type SeatHost } from './seat.host.js';
 import { fenceOf, leaseHeaders } from '../lease/index.js';
-import { startPlacement, type Placement } from './placement.js';
+import { startPlacement } from './placement.js';
+import type { Placement } from './placement.types.js';
 import { answerSeatCommands } from './placement.commands.js';
 import type { TurnDeps } from './turn.deps.js';
 
