@@ -22,6 +22,12 @@ export const Streams = {
    * so a turn cut by a restart, a crash or a lost lease resumes from it instead of running again.
    */
   Turns: 'SVC_TURNS',
+  /**
+   * The integration actors' records: provisioning passes started and finished, webhook arrivals. Kept
+   * forever, as the other event-sourced streams: arrival counts and pass history are folds of it, and
+   * a node that joins later must read the same counts as one that was there all along.
+   */
+  Integrations: 'SVC_INTEGRATIONS',
 } as const;
 export type StreamName = (typeof Streams)[keyof typeof Streams];
 
@@ -123,6 +129,7 @@ export function catalogueStreams(opts: CatalogueOptions = {}): StreamSpec[] {
       maxAgeMs: WEBHOOK_HISTORY_MS,
       duplicateWindowMs: WIKI_DEDUP_MS,
     },
+    { name: Streams.Integrations, subjects: [Subjects.integrationsAll] },
     // A journal matters only while its wake can come back: kept as long as the completed-turn records.
     {
       name: Streams.Turns,

@@ -37,6 +37,10 @@ export const Subjects = {
   /** Accepted raw webhook deliveries of one pipeline (`tracker-a`, `wiki`, ...): the audit store. */
   webhookDelivery: (pipeline: string): string => `svc.webhooks.${token('webhook pipeline', pipeline)}`,
   webhooksAll: 'svc.webhooks.>',
+  /** One integration actor's record (`svc.integrations.tracker-b.pass_finished`, `...arrival`). */
+  integration: (kind: string, record: string): string =>
+    `svc.integrations.${token('integration kind', kind)}.${token('integration record', record)}`,
+  integrationsAll: 'svc.integrations.>',
   spend: (kind: string): string => `svc.spend.${dotted('spend kind', kind)}`,
   spendAll: 'svc.spend.>',
   work: (kind: string): string => `svc.work.${dotted('work record', kind)}`,

@@ -112,3 +112,15 @@ export { memoryProjection, type MemoryStoreReader, type StoredMemory } from './m
 export { sandboxesProjection } from './sandboxes.projection.js';
 export { tokensProjection } from './tokens.ledger.js';
 export type { ReadModel } from './read-model.js';
+export {
+  applyIntegrationRecord,
+  arrivalsOf,
+  emptyIntegrationsState,
+  getPassRun,
+  integrationsProjection,
+  listPassRuns,
+  noArrivals,
+  RUNS_KEPT,
+  type IntegrationsState,
+  type SurfaceCounts,
+} from './integrations/integrations.projection.js';

@@ -1,4 +1,15 @@
 /** Integrations: provisioning passes against the vendors' APIs. */
+export {
+  integrationGuards,
+  integrationMachine,
+  noFacts,
+  type IntegrationContext,
+  type IntegrationEvent,
+  type IntegrationFacts,
+  type IntegrationInput,
+  type IntegrationStateValue,
+  type LastPass,
+} from './integration.machine.js';
 export { createPassHost, type PassHost, type PassHostOptions, type PassRequest } from './pass.host.js';
 export { notificationOf, startIntegrationHost, type IntegrationHostOptions } from './integration.host.js';
 export { parseDelivery, type Parsed } from './parse.js';

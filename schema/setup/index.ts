@@ -26,6 +26,14 @@ export {
   type RequirementState,
   type StateInput,
 } from './state.js';
+export {
+  Arrival,
+  ArrivalOutcome,
+  IntegrationRecord,
+  IntegrationRecordType,
+  PassFinished,
+  PassStarted,
+} from './records.js';
 export { seatSegments, segmentsOf, valueAt, withValue } from './doc-paths.js';
 export { trackerASetup } from './tracker-a.js';
 export { trackerBSetup } from './tracker-b.js';

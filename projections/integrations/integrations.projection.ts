@@ -1,0 +1,135 @@
+/**
+ * The integrations read model: a fold of SVC_INTEGRATIONS (the integration actors' records). It holds
+ * the arrival counts of every inbound surface (`GET /integrations`), the newest provisioning passes of
+ * every kind (`/setup/integrations/{kind}/runs`), and the passes started and not yet finished (what an
+ * integration actor rebuilds its state from). Every node folds the same stream, so every node answers
+ * the same, and a restart replays what the last run folded.
+ */
+import { Streams, type StoredMessage } from '../../bus/index.js';
+import { IntegrationRecord, type PassRun, type PassStarted } from '../../schema/index.js';
+import type { Projection } from '../runner.js';
+
+export interface SurfaceCounts {
+  accepted: number;
+  duplicates: number;
+  /** Bad or missing signatures, stale timestamps, malformed bodies. */
+  refused: number;
+  /** Deliveries answered 503 because the surface's secret is not configured. */
+  not_configured: number;
+  last_accepted_at: string | null;
+  last_refused_at: string | null;
+}
+
+/** Passes kept per kind (newest finished first). */
+export const RUNS_KEPT = 100;
+
+/** Owned by one runner and updated in place. */
+export interface IntegrationsState {
+  readonly arrivals: Map<string, SurfaceCounts>;
+  /** Per kind, newest finished first, at most `RUNS_KEPT`. */
+  readonly runs: Map<string, PassRun[]>;
+  /** Passes started and not finished, by run id. */
+  readonly started: Map<string, PassStarted>;
+}
+
+export function emptyIntegrationsState(): IntegrationsState {
+  return { arrivals: new Map(), runs: new Map(), started: new Map() };
+}
+
+export const noArrivals = (): SurfaceCounts => ({
+  accepted: 0,
+  duplicates: 0,
+  refused: 0,
+  not_configured: 0,
+  last_accepted_at: null,
+  last_refused_at: null,
+});
+
+const later = (a: string | null, b: string): string => (a === null || b > a ? b : a);
+
+/** Folds one decoded record; anything that is not a well-formed record is skipped. */
+export function applyIntegrationRecord(state: IntegrationsState, value: unknown): IntegrationsState {
+  const parsed = IntegrationRecord.safeParse(value);
+  if (!parsed.success) return state;
+  const record = parsed.data;
+  if (record.type === 'arrival') {
+    const c = state.arrivals.get(record.surface) ?? noArrivals();
+    if (record.outcome === 'accepted') {
+      c.accepted += record.count;
+      c.last_accepted_at = later(c.last_accepted_at, record.at);
+    } else if (record.outcome === 'duplicate') c.duplicates += record.count;
+    else if (record.outcome === 'refused') {
+      c.refused += record.count;
+      c.last_refused_at = later(c.last_refused_at, record.at);
+    } else c.not_configured += record.count;
+    state.arrivals.set(record.surface, c);
+  } else if (record.type === 'pass_started') {
+    state.started.set(record.run_id, record);
+  } else {
+    const run = record.run;
+    state.started.delete(run.id);
+    const list = state.runs.get(run.kind) ?? [];
+    if (list.some((r) => r.id === run.id)) return state;
+    list.unshift(run);
+    list.splice(RUNS_KEPT);
+    state.runs.set(run.kind, list);
+  }
+  return state;
+}
+
+const decoder = new TextDecoder();
+export function decodeIntegrationMessage(message: StoredMessage): unknown {
+  try {
+    return JSON.parse(decoder.decode(message.data)) as unknown;
+  } catch {
+    return null;
+  }
+}
+
+interface Saved {
+  arrivals: Array<[string, SurfaceCounts]>;
+  runs: Array<[string, PassRun[]]>;
+  started: Array<[string, PassStarted]>;
+}
+
+export const integrationsProjection: Projection<IntegrationsState> = {
+  name: 'integrations',
+  version: 1,
+  stream: Streams.Integrations,
+  init: emptyIntegrationsState,
+  apply: (state, message) => void applyIntegrationRecord(state, decodeIntegrationMessage(message)),
+  checkpoint: {
+    save: (state): Saved => ({
+      arrivals: [...state.arrivals],
+      runs: [...state.runs],
+      started: [...state.started],
+    }),
+    load: (saved) => {
+      if (saved === null || typeof saved !== 'object') return null;
+      const s = saved as Partial<Saved>;
+      if (!Array.isArray(s.arrivals) || !Array.isArray(s.runs) || !Array.isArray(s.started)) return null;
+      return { arrivals: new Map(s.arrivals), runs: new Map(s.runs), started: new Map(s.started) };
+    },
+  },
+};
+
+/** One surface's counts (zeros when nothing ever arrived). */
+export function arrivalsOf(state: IntegrationsState, surface: string): SurfaceCounts {
+  return { ...(state.arrivals.get(surface) ?? noArrivals()) };
+}
+
+/** Passes of `kind`, newest first, after the run `before` (exclusive). */
+export function listPassRuns(
+  state: IntegrationsState,
+  kind: string,
+  page: { before?: string; limit: number },
+): { runs: PassRun[]; more: boolean } {
+  const list = state.runs.get(kind) ?? [];
+  const start = page.before === undefined ? 0 : list.findIndex((r) => r.id === page.before) + 1;
+  if (page.before !== undefined && start === 0) return { runs: [], more: false };
+  return { runs: list.slice(start, start + page.limit), more: list.length > start + page.limit };
+}
+
+export function getPassRun(state: IntegrationsState, kind: string, id: string): PassRun | null {
+  return (state.runs.get(kind) ?? []).find((r) => r.id === id) ?? null;
+}
