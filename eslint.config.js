@@ -28,6 +28,11 @@ const deepImport = {
   regex: `^(\\.\\./)+(${folders.join('|')})/(?!index\\.js$).+`,
   message: 'Import another folder through its index.ts only.',
 };
+// Benchmarks import their baselines (a bare uWebSockets.js hello, raw JetStream) directly: no barrel ships them.
+const benchDeepImport = {
+  regex: `^(\\.\\./)+(?!(bus|http)/bench/)(${folders.join('|')})/(?!index\\.js$).+`,
+  message: deepImport.message,
+};
 const nats = { group: ['@nats-io/*', 'nats'], message: 'Only bus/ imports NATS (DESIGN.md).' };
 const uws = {
   group: ['@trufflesuite/uws-js-unofficial', 'uWebSockets.js'],
@@ -56,6 +61,12 @@ export default tseslint.config(
       ],
     },
   })),
+  {
+    files: ['scripts/bench/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [...zone('scripts'), benchDeepImport, nats, uws] }],
+    },
+  },
   {
     // A machine imports only schema and xstate: effects belong to its host.
     files: ['actors/*/*.machine.ts'],

@@ -1,12 +1,144 @@
-export * from './node/index.js';
-export * from './alarms/index.js';
-export * from './config/index.js';
-export * from './integration/index.js';
-export * from './secrets/index.js';
-export * from './seat/providers/index.js';
-export * from './toolservers/index.js';
-export * from './memory/index.js';
-export * from './lease/index.js';
-export * from './scheduler/index.js';
-export * from './seat/index.js';
-export * from './fleet/index.js';
+// The actors' public surface: each name the wiring (scripts/) and the tests use, from the actor that owns it.
+export {
+  buildHealth,
+  emptyLiveFacts,
+  type NodeEvent,
+  type NodeHost,
+  type NodeIdentity,
+  nodeMachine,
+  type NodeView,
+  readiness,
+  startNodeHost,
+  viewOf,
+} from './node/index.js';
+export {
+  type AlarmFacts,
+  changes,
+  CRASH_LOOP_RESTARTS,
+  evaluate,
+  startAlarms,
+  summary,
+} from './alarms/index.js';
+export {
+  activePointerKey,
+  configSubjects,
+  createApplier,
+  createLagWatch,
+  executeWrite,
+  POSTURE_LAG_MS,
+  readActive,
+  startConfigWriter,
+  type SubsystemApplier,
+  type Validation,
+} from './config/index.js';
+export {
+  convertManifest,
+  createPassHost,
+  type PassRequest,
+  type People,
+  peopleFrom,
+  startIntegrationHost,
+  startRouterHost,
+} from './integration/index.js';
+export { secretsSubjects, startSecretsHost } from './secrets/index.js';
+export {
+  anthropicClient,
+  createProviderRegistry,
+  CredentialPool,
+  type KeyLease,
+  LlmAbortedError,
+  LlmAuthError,
+  type LlmDelta,
+  LlmMalformedStreamError,
+  LlmNetworkError,
+  LlmRateLimitedError,
+  LlmRefusedError,
+  type LlmRequest,
+  type LlmResult,
+  LlmServerError,
+  type LlmStream,
+  LlmTimeoutError,
+  LlmUnavailableError,
+  openaiClient,
+  parseSse,
+  type ProviderClient,
+  ProviderRegistry,
+  type RegistryOptions,
+  retryAfterMs,
+  type SseEvent,
+  streamFrom,
+} from './seat/providers/index.js';
+export {
+  backoffDelay,
+  busEventSink,
+  createLearningGate,
+  createToolRouter,
+  createToolServerManager,
+  defineBuiltin,
+  type EventSink,
+  type LearningGate,
+  MemoryRow,
+  memoryTools,
+  type Need,
+  orgDirectoryFrom,
+  orgTools,
+  type PersonalMemory,
+  planInstances,
+  resolveInstance,
+  scrub,
+  textResult,
+  type ToolContext,
+  type ToolRouter,
+  type ToolServerManager,
+  toolServersApplier,
+} from './toolservers/index.js';
+export {
+  createMemoryStore,
+  createNeedsBoard,
+  type MemoryStore,
+  NEEDS_KEPT_PER_SEAT,
+  type NeedsBoard,
+  turnNeeds,
+} from './memory/index.js';
+export { acquireLease, encodeLease, readLease } from './lease/index.js';
+export {
+  acquireDuty,
+  type Clock,
+  type Firing,
+  readDuty,
+  renewDuty,
+  SCHEDULER_DUTY,
+  type SchedulerEvent,
+  type SchedulerHost,
+  schedulerMachine,
+  type SchedulerOptions,
+  startScheduler,
+} from './scheduler/index.js';
+export {
+  auxiliarySpendRecord,
+  createBudget,
+  draftOf,
+  episodeId,
+  episodeOf,
+  monthOf,
+  noteOutcome,
+  type Placement,
+  placementKeys,
+  recordAuxiliarySpend,
+  seatKeys,
+  type SeatsRuntime,
+  startPlacement,
+  startSeatsRuntime,
+  type Wake,
+  watchPlacement,
+} from './seat/index.js';
+export {
+  fleetAnswer,
+  type FleetView,
+  type Presence,
+  type PresenceDescription,
+  type PresenceFacts,
+  removeNode,
+  startPresence,
+  watchFleet,
+} from './fleet/index.js';

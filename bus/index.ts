@@ -21,7 +21,22 @@ export type {
   Subscription,
 } from './bus.js';
 export { EngineKind, Retention } from './bus.js';
-export * from './errors.js';
+export {
+  BusError,
+  WrongLastSequenceError,
+  KvConflictError,
+  InvalidNameError,
+  StreamNotFoundError,
+  NoStreamForSubjectError,
+  NoRespondersError,
+  RequestTimeoutError,
+  RemoteError,
+  EngineUnavailableError,
+  BusClosedError,
+  RedeliverError,
+  TerminateError,
+  BackupError,
+} from './errors.js';
 export { assertName, assertSubject, subjectMatches } from './subject-match.js';
 export { Subjects } from './subjects.js';
 export {

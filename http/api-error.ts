@@ -1,7 +1,7 @@
 /** The error a handler throws to refuse a request; rendered as `{error, detail, hint, ...extra}`. */
 import { errorCatalogue, errorUse } from '../schema/index.js';
 import type { ErrorBody, ErrorCode, ErrorVariant } from '../schema/index.js';
-import type { ApiReply } from './types.js';
+import type { ApiReply } from './reply.js';
 
 export interface ApiErrorOptions<C extends ErrorCode> {
   /** A named use of the code with its own status (e.g. `no_active_revision` `on_write` → 409). */

@@ -11,7 +11,8 @@ import type { GatewayCore, ListenerState } from './dispatch.js';
 import { Guard } from './guard.js';
 import { compileRoute, RouteTable } from './router.js';
 import type { CompiledRoute } from './router.js';
-import type { Gateway, GatewayLimits, GatewayOptions } from './types.js';
+import type { Gateway, GatewayOptions } from './gateway.types.js';
+import type { GatewayLimits } from './types.js';
 import { mountStream } from './ws/stream-socket.js';
 import type { StreamHub } from './ws/stream-hub.js';
 

@@ -1,6 +1,5 @@
 /** The edge gateway (DESIGN.md "Gateway"): the only folder that imports uWebSockets.js. */
 export { ApiError, codelessReply, errorReply, type ApiErrorOptions } from './api-error.js';
-export { startBareHelloServer, type BareServer } from './bench-baseline.js';
 export { defaultLimits, GatewayListenError, startGateway } from './gateway.js';
 export { assertCompanyWriter } from './guard.js';
 export { CSP_DASHBOARD, CSP_NONE, cspHash } from './headers.js';
@@ -10,15 +9,14 @@ export type {
   ApiReply,
   ApiRequest,
   AuthSettings,
-  Gateway,
   GatewayLimits,
-  GatewayOptions,
   Method,
   ProbeSource,
   RequestHead,
   RouteDef,
   RouteKind,
 } from './types.js';
+export type { Gateway, GatewayOptions } from './gateway.types.js';
 export { configRoutes, type ConfigRouteDeps } from './routes/config/config.routes.js';
 export { setupRoutes } from './routes/setup/setup.routes.js';
 export type { PassHost, PassRequest, SetupRouteDeps } from './routes/setup/setup.deps.js';

@@ -1,6 +1,6 @@
 /** The gateway's public shapes: settings it is given, routes it serves, requests and replies handlers see. */
 import type { Logger } from 'pino';
-import type { StreamHub } from './ws/stream-hub.js';
+import type { ApiReply } from './reply.js';
 
 /** `api.auth` of the Tier A file, already resolved (token values are the secrets themselves). */
 export interface AuthSettings {
@@ -86,12 +86,7 @@ export interface ApiRequest {
 /** What is known of a request before its body is read. */
 export type RequestHead = Omit<ApiRequest, 'body' | 'log'>;
 
-/** A handler's answer. A Buffer or string body is sent as is; anything else is JSON-encoded. */
-export interface ApiReply {
-  readonly status: number;
-  readonly headers?: Readonly<Record<string, string>>;
-  readonly body?: unknown;
-}
+export type { ApiReply } from './reply.js';
 
 export interface GatewayLimits {
   /** Reading a body; past it 400 `unreadable_body`. Default 30 000. */
@@ -107,35 +102,4 @@ export interface GatewayLimits {
    * unread. A body is admitted alone whatever its size (the route's limit still applies). Default 64 MiB.
    */
   readonly bodyBytesInFlightMax: number;
-}
-
-export interface GatewayOptions {
-  readonly host: string;
-  /** `0` binds nothing. */
-  readonly port: number;
-  /** `api.public.port`; when set, public routes are served only there. */
-  readonly publicPort?: number;
-  /** Without the ingress role only probes (and `/mcp/` routes) are served. */
-  readonly ingress: boolean;
-  readonly auth: AuthSettings;
-  readonly probes: ProbeSource;
-  readonly routes?: readonly RouteDef[];
-  readonly logger?: Logger;
-  readonly limits?: Partial<GatewayLimits>;
-  /** The live stream: `WS /ws/stream` is served on `api.port` (ingress only) when given. */
-  readonly stream?: StreamHub;
-}
-
-export interface Gateway {
-  /** The bound `api.port`; 0 when it binds nothing. */
-  readonly port: number;
-  readonly publicPort: number | null;
-  /** Requests being served by handlers right now, both listeners. */
-  inFlight(): number;
-  /** True once `drain()` or `close()` ran, or the probe source says so. */
-  draining(): boolean;
-  /** Refuse writes and webhooks, close the public listener, then `api.port`; resolves when both are closed. */
-  drain(): Promise<void>;
-  /** Close both listeners now, cutting every connection. */
-  close(): Promise<void>;
 }

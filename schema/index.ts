@@ -1,6 +1,6 @@
 export { chainResolvers, listRefs, substituteDeep, substituteRefs, type Resolver } from './env-refs.js';
 export { formatIssuePath, formatProblems, type Problem } from './problems.js';
-export { loadTierA, NodeRole, parseTierA, QueueType, TierAFile } from './tier-a.js';
+export { NodeRole, parseTierA, QueueType, TierAFile } from './tier-a.js';
 export type { LoadOptions, TierA, TierAResult } from './tier-a.js';
 export {
   HealthEnvelope,

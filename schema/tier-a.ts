@@ -3,7 +3,6 @@
  * by operations, so it is strict: an unknown key is a typo until proven otherwise, and every problem
  * is reported at once with its path, line and column.
  */
-import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { LineCounter, parseDocument, type YAMLError } from 'yaml';
 import { z } from 'zod';
@@ -125,19 +124,6 @@ export interface LoadOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Relative `stream.store_dir` resolves against this directory (the process's working directory). */
   readonly cwd: string;
-}
-
-/** Reads and validates a Tier A file; never throws for bad input. */
-export function loadTierA(file: string, opts: LoadOptions): TierAResult {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    const reason = error instanceof Error && 'code' in error ? String(error.code) : 'unreadable';
-    return { ok: false, problems: [{ path: '', message: `cannot read ${file} (${reason})` }] };
-  }
-  const result = parseTierA(text, opts);
-  return result.ok ? { ok: true, config: { ...result.config, file: resolve(opts.cwd, file) } } : result;
 }
 
 /** Validates Tier A YAML text; every problem carries the line and column it points at. */

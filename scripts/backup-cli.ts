@@ -4,7 +4,8 @@
  */
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
-import { formatProblems, loadTierA } from '../schema/index.js';
+import { formatProblems } from '../schema/index.js';
+import { loadTierA } from './tier-a-file.js';
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs } from './cli-args.js';
 import { requestNode } from './cli-http.js';
 import { createLogger } from './logger.js';

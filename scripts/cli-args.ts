@@ -3,7 +3,7 @@
  * -c/--config and -h/--help, the help answer, and the node address and token it talks with.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { loadTierA } from '../schema/index.js';
+import { loadTierA } from './tier-a-file.js';
 
 /** The help's block for the shared flags. */
 export const nodeFlagsHelp = `Flags:

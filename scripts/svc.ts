@@ -5,7 +5,8 @@
  */
 import { parseArgs } from 'node:util';
 import { openBus, type Bus } from '../bus/index.js';
-import { companyJsonSchema, formatProblems, loadTierA, type TierA } from '../schema/index.js';
+import { companyJsonSchema, formatProblems, type TierA } from '../schema/index.js';
+import { loadTierA } from './tier-a-file.js';
 import { BackupUsageError, runBackup, runRestore } from './backup-cli.js';
 import { ConfigUsageError, runConfig } from './config-cli.js';
 import { EventsUsageError, runEvents } from './events-cli.js';

@@ -27,7 +27,7 @@ const window = Number(process.env['BENCH_WINDOW'] ?? 256);
 const size = Number(process.env['BENCH_SIZE'] ?? 128);
 const rounds = Number(process.env['BENCH_ROUNDS'] ?? 3);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const rawScript = join(root, 'bus', 'jetstream', 'bench-raw.ts');
+const rawScript = join(root, 'bus', 'bench', 'jetstream-raw.ts');
 
 async function freePort(): Promise<number> {
   const server = createServer().listen(0, '127.0.0.1');
@@ -89,7 +89,7 @@ async function replayRate(bus: Bus, stream: string): Promise<number> {
   return count / (Number(process.hrtime.bigint() - started) / 1e9);
 }
 
-/** Raw client throughput, measured by bus/jetstream/bench-raw.ts in its own process. */
+/** Raw client throughput, measured by bus/bench/jetstream-raw.ts in its own process. */
 async function rawRate(url: string, stream: string, subject: string): Promise<number> {
   const args = JSON.stringify({ url, stream, subject, messages, window, size });
   const child = spawn(process.execPath, [...process.execArgv, rawScript, args], {

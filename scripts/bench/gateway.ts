@@ -14,7 +14,8 @@ import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
-import { startBareHelloServer, startGateway } from '../../http/index.js';
+import { startBareHelloServer } from '../../http/bench/bare-hello.js';
+import { startGateway } from '../../http/index.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);

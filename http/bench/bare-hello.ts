@@ -3,7 +3,7 @@
  * Lives here because only http/ may import uWebSockets.js.
  */
 import uws from '@trufflesuite/uws-js-unofficial';
-import { GatewayListenError } from './gateway.js';
+import { GatewayListenError } from '../gateway.js';
 
 export interface BareServer {
   readonly port: number;

@@ -1,0 +1,85 @@
+/**
+ * DESIGN.md's structural rules, checked on the source text: eslint's zones cover who may import which folder;
+ * these cover what a per-file rule cannot see (cycles through several files, what a machine's siblings import)
+ * and the barrels' shape.
+ */
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { cyclePath, importCycles, readSources, type SourceFile } from './import-graph.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const files = readSources(root);
+
+t.test('the source folders import one another without a cycle', async (t) => {
+  const cycles = importCycles(files).map((c) => cyclePath(files, c));
+  t.same(cycles, [], 'every import cycle, as one path through it');
+});
+
+t.test('the graph reader finds a cycle when one exists', async (t) => {
+  const file = (path: string, imports: string[]): [string, SourceFile] => [
+    path,
+    { path, text: '', specifiers: [], imports },
+  ];
+  const graph = new Map([
+    file('a.ts', ['b.ts']),
+    file('b.ts', ['c.ts']),
+    file('c.ts', ['a.ts']),
+    file('d.ts', ['a.ts']),
+  ]);
+  t.same(importCycles(graph), [['a.ts', 'b.ts', 'c.ts']]);
+  t.equal(cyclePath(graph, ['a.ts', 'b.ts', 'c.ts']), 'a.ts → b.ts → c.ts → a.ts');
+  t.same(importCycles(new Map([file('x.ts', ['y.ts']), file('y.ts', [])])), []);
+});
+
+t.test('every barrel names what it re-exports (no export *)', async (t) => {
+  const wholesale = [...files.values()]
+    .filter((f) => f.path.endsWith('index.ts') && /^export \* from /m.test(f.text))
+    .map((f) => f.path);
+  t.same(wholesale, []);
+});
+
+// schema/ is the leaf every folder imports: validation and pure computation, no files, sockets or processes.
+const ioModules =
+  /^node:(fs|fs\/promises|net|http|https|http2|tls|dgram|dns|child_process|worker_threads|os|process|cluster)$/;
+
+t.test('schema/ does no I/O', async (t) => {
+  const offenders = [...files.values()]
+    .filter((f) => f.path.startsWith('schema/'))
+    .flatMap((f) =>
+      f.specifiers.filter((s) => ioModules.test(s) || !isLeafSpecifier(s)).map((s) => `${f.path}: ${s}`),
+    );
+  t.same(offenders, []);
+});
+
+function isLeafSpecifier(specifier: string): boolean {
+  return specifier.startsWith('.')
+    ? !/^(\.\.\/)+(bus|actors|projections|http|scripts)\//.test(specifier)
+    : true;
+}
+
+// A machine's siblings count as part of it: they may import only xstate, zod, schema and other pure siblings.
+const pureSpecifier = (from: string, specifier: string): boolean =>
+  specifier === 'xstate' ||
+  specifier === 'zod' ||
+  /^(\.\.\/)+schema\/index\.js$/.test(specifier) ||
+  (specifier.startsWith('./') && dirname(from) === dirname(join(dirname(from), specifier)));
+
+t.test('a machine and the siblings it imports do no I/O', async (t) => {
+  const impure: string[] = [];
+  const seen = new Set<string>();
+  const visit = (path: string): void => {
+    if (seen.has(path)) return;
+    seen.add(path);
+    const file = files.get(path);
+    if (file === undefined) return;
+    for (const specifier of file.specifiers) {
+      if (!pureSpecifier(path, specifier)) impure.push(`${path}: ${specifier}`);
+    }
+    for (const sibling of file.imports) if (dirname(sibling) === dirname(path)) visit(sibling);
+  };
+  const machines = [...files.keys()].filter((p) => p.startsWith('actors/') && p.endsWith('.machine.ts'));
+  t.ok(machines.length >= 4, 'the actors have machines');
+  for (const machine of machines) visit(machine);
+  t.same(impure, []);
+});
