@@ -48,7 +48,7 @@ export interface Coverage {
 }
 
 export interface ReadModelsOptions {
-  /** The tool catalogue (CONTRACTS.md 5). */
+  /** The tool catalogue. */
   readonly tools?: () => readonly unknown[];
   /** From the fleet's lease table: false when no node holds the seat. Default: every seat is placed. */
   readonly placed?: (handle: string) => boolean;

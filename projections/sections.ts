@@ -1,5 +1,5 @@
 /**
- * The snapshot sections (CONTRACTS.md 7): `/stream/snapshot` and the socket's first frame are assembled
+ * The snapshot sections: `/stream/snapshot` and the socket's first frame are assembled
  * from a registry of sections, and each section's pushes become socket frames of its name. A section not
  * registered answers its empty value (`[]`, or `null` for `budget`).
  */

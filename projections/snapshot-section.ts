@@ -1,4 +1,4 @@
-/** A snapshot section (CONTRACTS.md 7) backed by its own subscribers; the registry lives in sections.ts. */
+/** A snapshot section backed by its own subscribers; the registry lives in sections.ts. */
 import type { PushMode, SnapshotSection } from './sections.js';
 
 /** A section backed by a set of subscribers; `emit` is called by the read models' hub. */

@@ -1,5 +1,5 @@
 /**
- * A seat wake (CONTRACTS.md §6): one message on `svc.agent.<handle>.inbox`, never for a human seat.
+ * A seat wake: one message on `svc.agent.<handle>.inbox`, never for a human seat.
  * The router of inbound notifications and the scheduler publish the same shape.
  */
 import { z } from 'zod';

@@ -1,6 +1,6 @@
 /**
  * The per-seat codehost-a app flow's effects: convert the manifest code, seal the private key and the
- * webhook secret into the secret store (commands, CONTRACTS.md §2), then record `app_id`, `app_slug`,
+ * webhook secret into the secret store (commands), then record `app_id`, `app_slug`,
  * `installation_id: 0` and `${NAME}` pointers on the seat through `svc.cmd.config.write` (§3).
  * Absent (503 on the flow's routes) without a keyring or without the code host's locations.
  */

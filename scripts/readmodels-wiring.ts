@@ -34,7 +34,7 @@ export interface ReadModelsWiring {
   readonly applier: SubsystemApplier;
   readonly questions: ReadonlyMap<string, Question>;
   routes(): RouteDef[];
-  /** For the snapshot registry (CONTRACTS.md 7). */
+  /** For the snapshot registry. */
   sections(): SnapshotSection[];
   /**
    * Seeds from the streams through the projection runner and follows them; resolves once seeded.
@@ -47,7 +47,7 @@ export interface ReadModelsWiring {
 export function createReadModels(opts: {
   nodeId: string;
   logger: Logger;
-  /** The tool catalogue (CONTRACTS.md 5); empty until the tool-server manager is wired. */
+  /** The tool catalogue; empty until the tool-server manager is wired. */
   tools?: () => readonly unknown[];
   /** From the fleet's lease table; every seat placed until leases are wired. */
   placed?: (handle: string) => boolean;

@@ -10,7 +10,7 @@ import { scheduleRoutes, type Question, type RouteDef } from '../http/index.js';
 import { followScheduleRuns, schedulesAnswer } from '../projections/index.js';
 import type { Resolver, SchedulesAnswer } from '../schema/index.js';
 
-/** The `schedules` part of `/stream/snapshot` and the socket (CONTRACTS.md §7). */
+/** The `schedules` part of `/stream/snapshot` and the socket. */
 export interface SchedulesSection {
   readonly name: 'schedules';
   current(): SchedulesAnswer;

@@ -1,6 +1,6 @@
 /**
  * The setup routes of one node: `${VAR}` look-ups (store, then environment), sealing through the
- * secret store's commands (CONTRACTS §2), config writes through the config writer (§3), and the
+ * secret store's commands, config writes through the config writer, and the
  * provisioning host that remembers this node's passes.
  */
 import type { Logger } from 'pino';

@@ -63,7 +63,7 @@ export function createToolRouter(opts: {
   };
 }
 
-/** Publishes builtin events on `svc.events.<type>` (CONTRACTS.md 1), de-duplicated by record id. */
+/** Publishes builtin events on `svc.events.<type>`, de-duplicated by record id. */
 export function busEventSink(bus: Bus): EventSink {
   const encoder = new TextEncoder();
   return {

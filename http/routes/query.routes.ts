@@ -1,6 +1,6 @@
 /**
  * `GET /query/{what}?a=b`: the generic named read the route adapters and the socket's query channel
- * share (CONTRACTS.md 8). Each question is one answer function registered by the subsystem that can answer
+ * share. Each question is one answer function registered by the subsystem that can answer
  * it; an unregistered one is 404 `unknown_query` naming the registered ones, and `GET /query` lists them with
  * their parameters. Answers may be async and may throw an `ApiError` or a
  * projection's `QueryError` (rendered from the same catalogue).

@@ -19,7 +19,7 @@ export interface AccessRouteDeps {
   readonly activeDocument: () => unknown;
   /** Resolves `${VAR}` in `contact.operator_id` (store, then environment). */
   readonly resolve: Resolver;
-  /** The live credential pool (CONTRACTS.md §4), or one computed from the active document. */
+  /** The live credential pool, or one computed from the active document. */
   readonly credentialPool: () => CredentialPoolSnapshot;
   /** Write tools `/operator/act` serves to a bound operator; empty where that route is absent. */
   readonly operatorActs?: () => readonly string[];

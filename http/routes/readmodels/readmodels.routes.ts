@@ -1,7 +1,7 @@
 /**
  * Read routes over the read models (spec "Read routes"): agents, memory, activity, tokens, budgets,
  * org, tools and sandbox runs. Each route is a thin adapter over the same answer the `/query/{what}`
- * question of the same name gives (CONTRACTS.md 8), so REST and the socket agree by construction.
+ * question of the same name gives, so REST and the socket agree by construction.
  */
 import type { ReadModels } from '../../../projections/index.js';
 import { ApiError } from '../../api-error.js';

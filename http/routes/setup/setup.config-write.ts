@@ -1,4 +1,4 @@
-/** Sends a setup change to the config writer (`svc.cmd.config.write`, CONTRACTS §3) and renders its decision. */
+/** Sends a setup change to the config writer (`svc.cmd.config.write`) and renders its decision. */
 import { Subjects } from '../../../bus/index.js';
 import { ConfigWriteReply, type ConfigWrite } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
