@@ -10,10 +10,10 @@ export {
   readRevision,
   type ConfigFact,
   type ConfigState,
-} from './config.projection.js';
-export { defaultPayloadCacheLimits, type PayloadCacheLimits } from './config.payloads.js';
-export { parsePayload, splitRecord } from './config.record.js';
-export { followConfig, type ConfigFollowOptions, type ConfigView } from './config.follow.js';
+} from './config/config.projection.js';
+export { defaultPayloadCacheLimits, type PayloadCacheLimits } from './config/config.payloads.js';
+export { parsePayload, splitRecord } from './config/config.record.js';
+export { followConfig, type ConfigFollowOptions, type ConfigView } from './config/config.follow.js';
 export {
   applySecretFact,
   emptySecretsState,
@@ -22,22 +22,26 @@ export {
   secretRecord,
   type SecretFact,
   type SecretsState,
-} from './secrets.projection.js';
-export { followSecrets, type SecretsView } from './secrets.follow.js';
-export { secretsThenEnv, storeResolver } from './secrets.resolve.js';
+} from './secrets/secrets.projection.js';
+export { followSecrets, type SecretsView } from './secrets/secrets.follow.js';
+export { secretsThenEnv, storeResolver } from './secrets/secrets.resolve.js';
 export {
   applyScheduleEvent,
   emptySchedulesState,
   RECENT_RUNS_LIMIT,
   recentRuns,
   schedulesAnswer,
-  schedulesProjection,
   type SchedulesState,
-} from './schedules.projection.js';
-export { followScheduleRuns, type ScheduleRunsView } from './schedules.follow.js';
-export { openCheckpoints, type Checkpoint, type CheckpointStore } from './checkpoints.js';
-export { runProjection, type Projection, type RunnerOptions, type RunningProjection } from './runner.js';
-export { QueryError, type QueryErrorCodeName } from './query-error.js';
+} from './schedules/schedules.projection.js';
+export { followScheduleRuns, type ScheduleRunsView } from './schedules/schedules.follow.js';
+export { openCheckpoints, type Checkpoint, type CheckpointStore } from './runner/checkpoints.js';
+export {
+  runProjection,
+  type Projection,
+  type RunnerOptions,
+  type RunningProjection,
+} from './runner/runner.js';
+export { QueryError, type QueryErrorCodeName } from './query/query-error.js';
 export {
   SectionRegistry,
   SnapshotKeys,
@@ -45,11 +49,11 @@ export {
   type SectionListener,
   type SnapshotKey,
   type SnapshotSection,
-} from './sections.js';
-export { categoryCodes, EventIndex, type IndexEntry, type IndexFilter } from './events.index.js';
-export { EventKind } from './events.kinds.js';
-export { decodeRecord, decodeRow } from './events.decode.js';
-export { checkRow } from './events.check.js';
+} from './snapshot/sections.js';
+export { categoryCodes, EventIndex, type IndexEntry, type IndexFilter } from './events/events.index.js';
+export { EventKind } from './events/events.kinds.js';
+export { decodeRecord, decodeRow } from './events/events.decode.js';
+export { checkRow } from './events/events.check.js';
 export {
   applyDecoded,
   applyEvent,
@@ -58,7 +62,7 @@ export {
   windowRows,
   type EventsState,
   type WindowRow,
-} from './events.projection.js';
+} from './events/events.projection.js';
 export {
   EVENTS_PAGE_DEFAULT,
   EVENTS_PAGE_MAX,
@@ -71,7 +75,7 @@ export {
   traceEvents,
   type EventsSource,
   type ListQuery,
-} from './events.queries.js';
+} from './events/events.queries.js';
 export {
   eventSeries,
   parseSeriesQuery,
@@ -80,7 +84,7 @@ export {
   type SeriesAnswer,
   type SeriesPoint,
   type SeriesQuery,
-} from './history.series.js';
+} from './history/history.series.js';
 export {
   getTurn,
   listPhases,
@@ -88,30 +92,27 @@ export {
   type PhasesAnswer,
   type TurnAnswer,
   type TurnTokens,
-} from './history.turns.js';
-export { HISTORY_PAGE_DEFAULT, HISTORY_PAGE_MAX } from './history.params.js';
-export type { HistoryPage } from './history.page.js';
-export type { PhaseRow, PhaseSummary, TurnRow } from './history.rows.js';
+} from './history/history.turns.js';
+export { HISTORY_PAGE_DEFAULT, HISTORY_PAGE_MAX } from './history/history.params.js';
+export type { HistoryPage } from './history/history.page.js';
+export type { PhaseRow, PhaseSummary, TurnRow } from './history/history.rows.js';
 export {
   ReadModels,
   type Coverage,
   type EventModels,
   type ReadModelsOptions,
   type SpendModels,
-} from './readmodels.js';
+} from './readmodels/readmodels.js';
 export {
   decodeJson,
   eventSeedMs,
   readModelProjections,
   spendSeedMs,
   type ReadModelProjections,
-} from './readmodels.boot.js';
-export { SectionHub } from './snapshot-section.js';
-export { agentsProjection, seedBound } from './agents.projection.js';
-export { memoryProjection, type MemoryStoreReader, type StoredMemory } from './memory.projection.js';
-export { sandboxesProjection } from './sandboxes.projection.js';
-export { tokensProjection } from './tokens.ledger.js';
-export type { ReadModel } from './read-model.js';
+} from './readmodels/readmodels.boot.js';
+export { SectionHub } from './snapshot/snapshot-section.js';
+export { seedBound } from './agents/agents.projection.js';
+export { type MemoryStoreReader, type StoredMemory } from './memory/memory.projection.js';
 export {
   applyIntegrationRecord,
   arrivalsOf,

@@ -7,7 +7,7 @@
  */
 import { Streams, type StoredMessage } from '../../bus/index.js';
 import { IntegrationRecord, type PassRun, type PassStarted } from '../../schema/index.js';
-import type { Projection } from '../runner.js';
+import type { Projection } from '../runner/runner.js';
 
 export interface SurfaceCounts {
   accepted: number;

@@ -2,7 +2,7 @@
 import t from 'tap';
 import { defaultLimits } from '../../http/index.js';
 import { MONITOR_TOKEN_MIN, monitorTokenUsable } from '../../http/webhooks/monitor.verify.js';
-import { rollupParams } from '../../projections/tokens.rollup.js';
+import { rollupParams } from '../../projections/tokens/tokens.rollup.js';
 
 t.test('a body has 30 s to arrive; a webhook delivery may be 25 MiB', async (t) => {
   t.equal(defaultLimits.bodyTimeoutMs, 30_000);

@@ -1,7 +1,7 @@
 /** Pieces several payloads share: instants, tool executions, rounds, steers. */
 import { z } from 'zod';
 
-/** An RFC 3339 instant as published; readers compare instants, never strings (see projections/instants.ts). */
+/** An RFC 3339 instant as published; readers compare instants, never strings (see projections/time/instants.ts). */
 export const Instant = z.string().min(1);
 
 const count = z.number().int().nonnegative();

@@ -1,0 +1,358 @@
+/**
+ * The agents read model: per seat the live call, the turn in flight and the last one, pause, stop causes,
+ * the last error and `llm_history`. Every change is gated on the event's instant (rule 3), so a late or
+ * replayed older event never overwrites newer state; history rows are deduplicated by (turn, phase, pass).
+ */
+import { Payloads, type EventRecord } from '../../schema/index.js';
+import {
+  historyCap,
+  runtimeOf,
+  type AgentsState,
+  type HistoryRow,
+  type LiveCall,
+  type SeatRuntime,
+} from './agents.state.js';
+import { handleOf } from './agents.seed.js';
+import { logTurn } from './agents.turn-log.js';
+import { instantMs, isNotOlder } from '../time/instants.js';
+
+export const agentEventTypes = [
+  'agent_phase_started',
+  'agent_turn_progress',
+  'agent_phase_completed',
+  'agent_turn_completed',
+  'llm_unavailable',
+  'budget_exhausted',
+  'turn.guard_breach',
+  'agent_paused',
+  'agent_resumed',
+  'sandbox_run_completed',
+  'sandbox_run_failed',
+] as const;
+
+type Handler = (seat: SeatRuntime, ms: number | null, event: EventRecord, state: AgentsState) => boolean;
+
+const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
+  agent_phase_started: (seat, ms, e) => {
+    const p = Payloads.AgentPhaseStarted.safeParse(e.payload);
+    if (!p.success || !isNotOlder(ms, seat.liveMs)) return false;
+    const d = p.data;
+    seat.live_call = {
+      turn_id: d.turn_id,
+      phase: d.phase,
+      iteration: d.iteration,
+      model: d.model,
+      response: '',
+      tool_executions: [],
+      rounds: [],
+      in_progress: true,
+      round_narration: null,
+      partial_round: null,
+      round_started_at: d.started_at,
+      running_call: null,
+      max_rounds: d.max_rounds ?? null,
+      round_num: -1,
+      started_at: d.started_at,
+      failed: false,
+    };
+    seat.liveMs = ms;
+    if (isNotOlder(ms, seat.turnMs)) {
+      const sameTurn = seat.turn?.turn_id === d.turn_id;
+      seat.turn = {
+        turn_id: d.turn_id,
+        started_at: sameTurn && seat.turn ? seat.turn.started_at : d.started_at,
+        phase: d.phase,
+        iteration: d.iteration,
+        trigger: d.trigger ?? (sameTurn ? (seat.turn?.trigger ?? null) : null),
+        work_item: d.work_item ?? null,
+      };
+      seat.turnMs = ms;
+    }
+    // A phase that starts proves the budget let it and the seat is no longer waiting on anyone.
+    clearCause(seat, 'budget', ms);
+    clearCause(seat, 'needs', ms);
+    return true;
+  },
+
+  agent_turn_progress: (seat, ms, e) => {
+    const p = Payloads.AgentTurnProgress.safeParse(e.payload);
+    if (!p.success || !isNotOlder(ms, seat.liveMs)) return false;
+    const d = p.data;
+    const call = seat.live_call;
+    const same =
+      call !== null && call.turn_id === d.turn_id && call.phase === d.phase && call.iteration === d.iteration;
+    // Progress never revives a finished call: it is older news than the completion that ended it.
+    if (same && !call.in_progress) return false;
+    const base: LiveCall = same
+      ? call
+      : {
+          turn_id: d.turn_id,
+          phase: d.phase,
+          iteration: d.iteration,
+          model: d.model ?? '',
+          response: '',
+          tool_executions: [],
+          rounds: [],
+          in_progress: true,
+          round_narration: null,
+          partial_round: null,
+          round_started_at: null,
+          running_call: null,
+          max_rounds: null,
+          round_num: null,
+          started_at: e.timestamp,
+          failed: false,
+        };
+    seat.live_call = {
+      ...base,
+      model: d.model ?? base.model,
+      response: d.response,
+      tool_executions: d.tool_calls,
+      rounds: d.rounds ?? base.rounds,
+      round_narration: d.round_narration ?? base.round_narration,
+      partial_round: d.partial_round === undefined ? base.partial_round : d.partial_round,
+      round_started_at: d.round_started_at === undefined ? base.round_started_at : d.round_started_at,
+      running_call: d.running_call === undefined ? base.running_call : d.running_call,
+      max_rounds: d.max_rounds,
+      round_num: d.round_num,
+    };
+    seat.liveMs = ms;
+    return true;
+  },
+
+  agent_phase_completed: (seat, ms, e) => {
+    const p = Payloads.AgentPhaseCompleted.safeParse(e.payload);
+    if (!p.success) return false;
+    const { system_prompt: _s, input_tokens: _i, output_tokens: _o, timeline: _t, error, ...row } = p.data;
+    addHistory(seat, row);
+    if (!isNotOlder(ms, seat.liveMs)) return true;
+    const prior = seat.live_call;
+    const same =
+      prior !== null &&
+      prior.turn_id === row.turn_id &&
+      prior.phase === row.phase &&
+      prior.iteration === row.iteration;
+    seat.live_call = {
+      turn_id: row.turn_id,
+      phase: row.phase,
+      iteration: row.iteration,
+      model: row.model,
+      // Rule 4: a failed phase keeps what was on screen; the record's own text wins when it has one.
+      response: row.response !== '' || !same ? row.response : prior.response,
+      tool_executions: row.tool_executions.length > 0 || !same ? row.tool_executions : prior.tool_executions,
+      rounds: row.rounds.length > 0 || !same ? row.rounds : prior.rounds,
+      in_progress: false,
+      round_narration: row.round_narration ?? (same ? prior.round_narration : null),
+      partial_round: row.partial_round ?? (same ? prior.partial_round : null),
+      round_started_at: same ? prior.round_started_at : null,
+      running_call: row.failed && same ? prior.running_call : null,
+      max_rounds: row.max_rounds ?? (same ? prior.max_rounds : null),
+      round_num: same ? prior.round_num : null,
+      started_at: row.started_at,
+      failed: row.failed,
+    };
+    seat.liveMs = ms;
+    if (row.failed) {
+      setError(seat, ms, {
+        at: e.timestamp,
+        message: error ?? 'the phase failed',
+        source: e.type,
+        kind: null,
+        turn_id: row.turn_id,
+        phase: row.phase,
+      });
+    } else clearCause(seat, 'provider', ms);
+    return true;
+  },
+
+  agent_turn_completed: (seat, ms, e, state) => {
+    const p = Payloads.AgentTurnCompleted.safeParse(e.payload);
+    if (!p.success) return false;
+    const d = p.data;
+    logTurn(state, e.agent_id as string, d);
+    if (!isNotOlder(ms, seat.turnMs)) return true;
+    seat.turn = null;
+    seat.last_turn = {
+      turn_id: d.turn_id,
+      started_at: d.started_at,
+      ended_at: d.ended_at,
+      duration_ms: d.duration_ms,
+      phases: d.phases,
+      total_tokens: d.total_tokens,
+      failed: d.failed,
+      error: d.error ?? null,
+      review: d.review ?? null,
+    };
+    seat.turnMs = ms;
+    // Between turns there is no live call, except a failed one, which stays on screen (rule 4).
+    if (isNotOlder(ms, seat.liveMs) && !(seat.live_call?.failed ?? false)) {
+      seat.live_call = null;
+      seat.liveMs = ms;
+    }
+    if (d.failed && d.error) {
+      setError(seat, ms, {
+        at: e.timestamp,
+        message: d.error,
+        source: e.type,
+        kind: null,
+        turn_id: d.turn_id,
+        phase: null,
+      });
+    }
+    if (d.needs && isNotOlder(ms, seat.needsMs)) {
+      seat.needs = { since: d.ended_at, detail: d.needs.reason };
+      seat.needsMs = ms;
+    }
+    return true;
+  },
+
+  llm_unavailable: (seat, ms, e) => {
+    const p = Payloads.LlmUnavailable.safeParse(e.payload);
+    if (!p.success) return false;
+    // The registry publishes the chain and each attempt; the last attempt is why the chain gave up.
+    const last = p.data.attempts?.at(-1);
+    const provider = last?.provider ?? p.data.provider ?? p.data.chain?.at(-1) ?? 'provider';
+    const detail = `${provider}: ${last?.reason ?? p.data.reason ?? 'unavailable'}`;
+    const changed = setCause(seat, 'provider', ms, { since: e.timestamp, detail });
+    setError(seat, ms, {
+      at: e.timestamp,
+      message: detail,
+      source: e.type,
+      kind: null,
+      turn_id: p.data.turn_id ?? null,
+      phase: p.data.phase ?? null,
+    });
+    return changed;
+  },
+
+  budget_exhausted: (seat, ms, e) => {
+    const p = Payloads.BudgetExhausted.safeParse(e.payload);
+    if (!p.success) return false;
+    const detail = `${p.data.scope} budget: ${p.data.used} of ${p.data.cap} tokens used`;
+    return setCause(seat, 'budget', ms, { since: e.timestamp, detail });
+  },
+
+  'turn.guard_breach': (seat, ms, e) => {
+    const p = Payloads.TurnGuardBreach.safeParse(e.payload);
+    if (!p.success) return false;
+    const timeout = p.data['timeout_seconds'];
+    const message =
+      p.data.detail ??
+      (p.data.kind === 'scheduled_timeout' && typeof timeout === 'number'
+        ? `the scheduled turn outlived its ${timeout} s timeout`
+        : `guard ${p.data.kind} fired`);
+    return setError(seat, ms, {
+      at: e.timestamp,
+      message,
+      source: e.type,
+      kind: p.data.kind,
+      turn_id: p.data.turn_id,
+      phase: p.data.phase ?? null,
+    });
+  },
+
+  agent_paused: (seat, ms, e) => {
+    const p = Payloads.AgentPaused.safeParse(e.payload);
+    if (!p.success || !isNotOlder(ms, seat.pausedMs)) return false;
+    seat.paused = p.data.paused;
+    seat.pausedMs = ms;
+    return true;
+  },
+
+  agent_resumed: (seat, ms, e) => {
+    const p = Payloads.AgentResumed.safeParse(e.payload);
+    if (!p.success || !isNotOlder(ms, seat.pausedMs)) return false;
+    seat.paused = null;
+    seat.pausedMs = ms;
+    return true;
+  },
+
+  sandbox_run_completed: (seat, _ms, e) => sandboxRow(seat, e),
+  sandbox_run_failed: (seat, _ms, e) => sandboxRow(seat, e),
+};
+
+/** A detached coding run is an `llm_history` row with `phase: sandbox`. */
+function sandboxRow(seat: SeatRuntime, e: EventRecord): boolean {
+  const p = Payloads.SandboxRun.safeParse(e.payload);
+  if (!p.success) return false;
+  const run = p.data;
+  addHistory(seat, {
+    turn_id: run.turn_id,
+    phase: 'sandbox',
+    iteration: 0,
+    model: run.coding_agent,
+    response: run.summary ?? run.error ?? '',
+    tool_executions: [],
+    total_tokens: run.total_tokens ?? 0,
+    timestamp: run.ended_at ?? e.timestamp,
+    failed: e.type === 'sandbox_run_failed' || run.status === 'failed',
+    duration_ms: run.duration_ms ?? 0,
+    started_at: run.started_at,
+    rounds: [],
+    launch_id: run.sandbox_id,
+    work_item: run.work_item,
+  });
+  return true;
+}
+
+const sameRow = (a: HistoryRow, b: HistoryRow): boolean =>
+  a.turn_id === b.turn_id &&
+  a.phase === b.phase &&
+  a.iteration === b.iteration &&
+  a.launch_id === b.launch_id;
+
+/** Inserts newest first by the row's own end instant; keeps at most `historyCap` rows. */
+export function addHistory(seat: SeatRuntime, row: HistoryRow): void {
+  const ms = instantMs(row.timestamp);
+  const existing = seat.history.findIndex((h) => sameRow(h.row, row));
+  if (existing >= 0) seat.history.splice(existing, 1);
+  // Unparseable stamps sort after every dated row (oldest), stable among themselves.
+  const at = seat.history.findIndex((h) => ms !== null && (h.ms === null || h.ms < ms));
+  seat.history.splice(at < 0 ? seat.history.length : at, 0, { row, ms });
+  if (seat.history.length > historyCap) seat.history.length = historyCap;
+}
+
+type CauseKey = 'provider' | 'budget' | 'needs';
+const causeStamp = { provider: 'providerMs', budget: 'budgetMs', needs: 'needsMs' } as const;
+
+function setCause(
+  seat: SeatRuntime,
+  key: CauseKey,
+  ms: number | null,
+  cause: { since: string; detail: string },
+): boolean {
+  if (!isNotOlder(ms, seat[causeStamp[key]])) return false;
+  seat[key] = cause;
+  seat[causeStamp[key]] = ms;
+  return true;
+}
+
+function clearCause(seat: SeatRuntime, key: CauseKey, ms: number | null): void {
+  if (seat[key] !== null && isNotOlder(ms, seat[causeStamp[key]])) {
+    seat[key] = null;
+    seat[causeStamp[key]] = ms;
+  }
+}
+
+function setError(
+  seat: SeatRuntime,
+  ms: number | null,
+  error: NonNullable<SeatRuntime['last_error']>,
+): boolean {
+  if (!isNotOlder(ms, seat.errorMs)) return false;
+  seat.last_error = error;
+  seat.errorMs = ms;
+  return true;
+}
+
+export function applyAgentEvent(state: AgentsState, e: EventRecord): AgentsState {
+  const handler = (handlers as Record<string, Handler | undefined>)[e.type];
+  const handle = handleOf(e);
+  if (!handler || handle === null) return state;
+  const record = handle === e.agent_id ? e : { ...e, agent_id: handle };
+  if (handler(runtimeOf(state, handle), instantMs(e.timestamp), record, state)) state.dirty.add(handle);
+  return state;
+}
+
+export { pruneTurnLog, turnLogMaxAgeMs } from './agents.turn-log.js';
+export { seedBound } from './agents.seed.js';

@@ -1,0 +1,107 @@
+/**
+ * Agent rows (spec "Agent row"): the seat from the active document joined with its runtime facts.
+ * Activity precedence: working → needs → stopped (paused) → stopped (unplaced) → stopped (budget) →
+ * stopped (provider) → idle. A failed last turn is not a stop: the seat reads idle with `last_error`.
+ */
+import type { SeatRuntime } from './agents.state.js';
+import type { AgentsState, HistoryRow } from './agents.state.js';
+import type { BudgetReport, Meter } from '../tokens/budgets.js';
+import type { CompanyModel, SeatInfo } from '../org/company.model.js';
+import { findSeat } from '../org/company.model.js';
+import { zeroFull, type TokenRowFull } from '../tokens/token-rows.js';
+
+export const Activity = { Working: 'working', Needs: 'needs', Stopped: 'stopped', Idle: 'idle' } as const;
+export type Activity = (typeof Activity)[keyof typeof Activity];
+export const StoppedReason = {
+  Paused: 'paused',
+  Unplaced: 'unplaced',
+  Budget: 'budget',
+  Provider: 'provider',
+} as const;
+export type StoppedReason = (typeof StoppedReason)[keyof typeof StoppedReason];
+
+export interface RowContext {
+  readonly company: CompanyModel;
+  /** From the fleet's lease table: false when no node holds the seat. */
+  readonly placed: (handle: string) => boolean;
+  /** Token totals per seat over the live 24 h window. */
+  readonly tokens: ReadonlyMap<string, TokenRowFull>;
+  readonly budgets: BudgetReport;
+}
+
+export interface BudgetMeterView {
+  window_start: string;
+  window_end: string;
+  seat: Meter;
+  org: Meter;
+  /** Which scope refuses this seat's turns now, if any. */
+  refused: 'seat' | 'org' | null;
+}
+
+export function activityOf(
+  rt: SeatRuntime | undefined,
+  placed: boolean,
+  budgetRefused: boolean,
+): { activity: Activity; stopped_reason: StoppedReason | null } {
+  const stopped = (reason: StoppedReason) => ({ activity: Activity.Stopped, stopped_reason: reason });
+  if (rt?.turn) return { activity: Activity.Working, stopped_reason: null };
+  if (rt?.needs) return { activity: Activity.Needs, stopped_reason: null };
+  if (rt?.paused) return stopped(StoppedReason.Paused);
+  if (!placed) return stopped(StoppedReason.Unplaced);
+  if (budgetRefused || rt?.budget) return stopped(StoppedReason.Budget);
+  if (rt?.provider) return stopped(StoppedReason.Provider);
+  return { activity: Activity.Idle, stopped_reason: null };
+}
+
+function budgetMeter(seat: SeatInfo, budgets: BudgetReport): BudgetMeterView {
+  const own = budgets.seats.find((s) => s.handle === seat.handle);
+  const seatMeter: Meter = own
+    ? { cap: own.cap, used: own.used, remaining: own.remaining, ratio: own.ratio, refused: own.refused }
+    : { cap: 0, used: 0, remaining: null, ratio: null, refused: false };
+  return {
+    window_start: budgets.window.start,
+    window_end: budgets.window.end,
+    seat: seatMeter,
+    org: budgets.org,
+    refused: seatMeter.refused ? 'seat' : budgets.org.refused ? 'org' : null,
+  };
+}
+
+export function agentRow(seat: SeatInfo, rt: SeatRuntime | undefined, ctx: RowContext) {
+  const budget = budgetMeter(seat, ctx.budgets);
+  const { activity, stopped_reason } = activityOf(rt, ctx.placed(seat.handle), budget.refused !== null);
+  return {
+    id: seat.handle,
+    role: seat.role,
+    activity,
+    stopped_reason,
+    live_call: rt?.live_call ?? null,
+    last_error: rt?.last_error ?? null,
+    turn: rt?.turn ?? null,
+    last_turn: rt?.last_turn ?? null,
+    paused: rt?.paused ?? null,
+    tokens: { window_hours: 24, ...(ctx.tokens.get(seat.handle) ?? zeroFull()) },
+    budget,
+    agent_id: seat.agent_id,
+    unit: seat.unit,
+  };
+}
+export type AgentRow = ReturnType<typeof agentRow>;
+
+/** `/agents`: agent seats in document order; human seats excluded. */
+export function agentRows(state: AgentsState, ctx: RowContext): AgentRow[] {
+  return ctx.company.seats
+    .filter((s) => s.kind === 'agent')
+    .map((s) => agentRow(s, state.seats.get(s.handle), ctx));
+}
+
+/** `llm_history`: newest first, at most 50 rows, every recorded field. */
+export function llmHistory(state: AgentsState, handle: string): HistoryRow[] {
+  return (state.seats.get(handle)?.history ?? []).map((h) => h.row);
+}
+
+/** An agent seat by handle or role name; null for an unknown id and for a human seat. */
+export function agentSeat(company: CompanyModel, id: string): SeatInfo | null {
+  const seat = findSeat(company, id);
+  return seat && seat.kind === 'agent' ? seat : null;
+}

@@ -1,0 +1,142 @@
+/** The agents read model's state and its row pieces (spec "Agent row", `llm_history`). */
+import type { Payloads } from '../../schema/index.js';
+import type { z } from 'zod';
+
+export type HistoryRow = z.infer<typeof Payloads.PhaseRecord>;
+export type Paused = z.infer<typeof Payloads.Paused>;
+type ToolExecution = z.infer<typeof Payloads.ToolExecution>;
+type Round = z.infer<typeof Payloads.Round>;
+type RunningCall = z.infer<typeof Payloads.RunningCall>;
+
+/** The call on screen: in flight, just finished, or (rule 4) died and stamped `failed`. */
+export interface LiveCall {
+  turn_id: string;
+  phase: string;
+  iteration: number;
+  model: string;
+  response: string;
+  tool_executions: ToolExecution[];
+  rounds: Round[];
+  in_progress: boolean;
+  round_narration: string | null;
+  partial_round: string | null;
+  round_started_at: string | null;
+  running_call: RunningCall | null;
+  max_rounds: number | null;
+  /** The round in flight; -1 = the opening round. */
+  round_num: number | null;
+  started_at: string;
+  failed: boolean;
+}
+
+export interface TurnNow {
+  turn_id: string;
+  started_at: string;
+  phase: string;
+  iteration: number;
+  trigger: string | null;
+  work_item: string | null;
+}
+
+export interface LastTurn {
+  turn_id: string;
+  started_at: string;
+  ended_at: string;
+  duration_ms: number;
+  phases: string[];
+  total_tokens: number;
+  failed: boolean;
+  error: string | null;
+  review: { reviewed: boolean; passed_first: boolean | null; attempts: number } | null;
+}
+
+export interface LastError {
+  at: string;
+  message: string;
+  /** The event type that recorded it (`agent_phase_completed`, `turn.guard_breach`, ...). */
+  source: string;
+  kind: string | null;
+  turn_id: string | null;
+  phase: string | null;
+}
+
+/** Why the seat reads `stopped` for a cause the engine reported (cleared by later progress). */
+export interface StopCause {
+  since: string;
+  detail: string;
+}
+
+/** A completed turn, kept for `/agents/activity`. */
+export interface TurnSummary {
+  handle: string;
+  turn_id: string;
+  ended_ms: number;
+  started_at: string;
+  ended_at: string;
+  duration_ms: number;
+  failed: boolean;
+  reviewed: boolean;
+  passed_first: boolean | null;
+}
+
+/** One seat's runtime facts. Each `*Ms` is the instant of the event that last set its field (rule 3). */
+export interface SeatRuntime {
+  live_call: LiveCall | null;
+  liveMs: number | null;
+  turn: TurnNow | null;
+  last_turn: LastTurn | null;
+  turnMs: number | null;
+  paused: Paused | null;
+  pausedMs: number | null;
+  last_error: LastError | null;
+  errorMs: number | null;
+  provider: StopCause | null;
+  providerMs: number | null;
+  budget: StopCause | null;
+  budgetMs: number | null;
+  needs: StopCause | null;
+  needsMs: number | null;
+  /** Newest first, at most `historyCap`; each with the instant it is ordered by. */
+  history: Array<{ row: HistoryRow; ms: number | null }>;
+}
+
+export interface AgentsState {
+  readonly seats: Map<string, SeatRuntime>;
+  /** Completed turns in arrival order, pruned by age (see agents.activity.ts). */
+  readonly turns: TurnSummary[];
+  readonly turnIds: Set<string>;
+  /** Handles changed since the last `takeDirty` (for the snapshot's merge overlays). */
+  readonly dirty: Set<string>;
+}
+
+export const historyCap = 50;
+
+export function emptyAgentsState(): AgentsState {
+  return { seats: new Map(), turns: [], turnIds: new Set(), dirty: new Set() };
+}
+
+export function runtimeOf(state: AgentsState, handle: string): SeatRuntime {
+  let seat = state.seats.get(handle);
+  if (!seat) {
+    seat = {
+      live_call: null,
+      liveMs: null,
+      turn: null,
+      last_turn: null,
+      turnMs: null,
+      paused: null,
+      pausedMs: null,
+      last_error: null,
+      errorMs: null,
+      provider: null,
+      providerMs: null,
+      budget: null,
+      budgetMs: null,
+      needs: null,
+      needsMs: null,
+      history: [],
+    };
+    state.seats.set(handle, seat);
+  }
+  return seat;
+}

@@ -1,0 +1,400 @@
+/**
+ * The events projection's index over the whole retained history, kept in columns (typed arrays) sorted by
+ * (instant, id) ascending, so a million entries put no object or string in front of the collector:
+ *  - ids live in an `IdArena` and are found by an `IdTable` (events.ids.ts); the table is rebuilt (and
+ *    shrunk) when entries age out, so it stays about twice the live entry count;
+ *  - trace ids are kept as a 64-bit hash (two FNV-1a words); a trace answer checks the records it reads back.
+ * A row itself is read back from the stream by its sequence. An entry equal to one already held (same instant
+ * and id) is a duplicate and is not added.
+ */
+import type { Instant } from '../../schema/index.js';
+import {
+  CATEGORY,
+  categoryCodes,
+  FEED,
+  KEPT,
+  KIND,
+  KIND_SHIFT,
+  WIDE,
+  type IndexEntry,
+  type IndexFilter,
+  type SavedIndex,
+} from './events.entry.js';
+import { hashText, IdArena, IdTable, SeatCodes, type IdHit } from './events.ids.js';
+import { EventKind } from './events.kinds.js';
+
+export {
+  categoryCodes,
+  flagsOfKind,
+  type IndexEntry,
+  type IndexFilter,
+  type SavedIndex,
+} from './events.entry.js';
+export type { IdHit } from './events.ids.js';
+
+export class EventIndex {
+  private ms = new Float64Array(1024);
+  private ns = new Uint32Array(1024);
+  private seqs = new Float64Array(1024);
+  private flags = new Uint8Array(1024);
+  private agent = new Uint32Array(1024);
+  private traceA = new Uint32Array(1024);
+  private traceB = new Uint32Array(1024);
+  private idOff = new Float64Array(1024);
+  private idLen = new Uint32Array(1024);
+  private readonly ids = new IdArena();
+  private idTable = new IdTable();
+  private seats = new SeatCodes();
+  private n = 0;
+
+  get size(): number {
+    return this.n;
+  }
+
+  /** Memory held for ids: arena bytes and id-table slots (both shrink when entries age out). */
+  get idFootprint(): { arenaBytes: number; tableSlots: number } {
+    return { arenaBytes: this.ids.capacity, tableSlots: this.idTable.slots };
+  }
+
+  /**
+   * Makes room for `more` entries (ids of `idBytes` bytes each, as a guess) so that adding them moves no
+   * column and rehashes no table on the way: what a replay does before folding a known number of records.
+   */
+  reserve(more: number, idBytes = 36): void {
+    let cap = this.ms.length;
+    while (cap < this.n + more) cap *= 2;
+    this.resize(cap);
+    this.ids.reserve(more * idBytes);
+    this.idTable.reserve(this.n + more);
+  }
+
+  private resize(cap: number): void {
+    if (cap <= this.ms.length) return;
+    const widen = <T extends Float64Array | Uint32Array | Uint8Array>(a: T, make: (n: number) => T): T => {
+      const b = make(cap);
+      b.set(a);
+      return b;
+    };
+    this.ms = widen(this.ms, (c) => new Float64Array(c));
+    this.ns = widen(this.ns, (c) => new Uint32Array(c));
+    this.seqs = widen(this.seqs, (c) => new Float64Array(c));
+    this.flags = widen(this.flags, (c) => new Uint8Array(c));
+    this.agent = widen(this.agent, (c) => new Uint32Array(c));
+    this.traceA = widen(this.traceA, (c) => new Uint32Array(c));
+    this.traceB = widen(this.traceB, (c) => new Uint32Array(c));
+    this.idOff = widen(this.idOff, (c) => new Float64Array(c));
+    this.idLen = widen(this.idLen, (c) => new Uint32Array(c));
+  }
+
+  private columns(): Array<Float64Array | Uint32Array | Uint8Array> {
+    return [
+      this.ms,
+      this.ns,
+      this.seqs,
+      this.flags,
+      this.agent,
+      this.traceA,
+      this.traceB,
+      this.idOff,
+      this.idLen,
+    ];
+  }
+
+  private wide(i: number): boolean {
+    return ((this.flags[i] as number) & WIDE) !== 0;
+  }
+
+  /** Bytes entry `i`'s id takes in the arena. */
+  private idBytes(i: number): number {
+    return this.wide(i) ? 2 * (this.idLen[i] as number) : (this.idLen[i] as number);
+  }
+
+  // ---- staging an id (the replay's path stages from the record's bytes, with no string made) -------
+
+  /** Stages an id given as ASCII bytes (the caller checked every byte is below 0x80). */
+  stageAscii(bytes: Uint8Array, start: number, end: number): void {
+    this.ids.stageAscii(bytes, start, end);
+  }
+
+  // ---- ordering ----------------------------------------------------------------------------------
+
+  /** Compares entry `i` with a key: negative when the entry sorts first. */
+  compareAt(i: number, ms: number, ns: number, id: string): number {
+    const a = this.ms[i] as number;
+    if (a !== ms) return a - ms;
+    const b = this.ns[i] as number;
+    if (b !== ns) return b - ns;
+    return this.ids.compareString(this.idOff[i] as number, this.idLen[i] as number, this.wide(i), id);
+  }
+
+  private compareStaged(i: number, ms: number, ns: number): number {
+    const a = this.ms[i] as number;
+    if (a !== ms) return a - ms;
+    const b = this.ns[i] as number;
+    if (b !== ns) return b - ns;
+    return this.ids.compareStaged(this.idOff[i] as number, this.idLen[i] as number, this.wide(i));
+  }
+
+  /** First position whose entry is not before the key (0..size). */
+  lowerBound(ms: number, ns: number, id: string): number {
+    let lo = 0;
+    let hi = this.n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.compareAt(mid, ms, ns, id) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /**
+   * `lowerBound` for the staged key, known to sort before the last entry: it gallops back from the end
+   * first, since a late entry mostly lands a few places from it (ties on a millisecond, ids in any order).
+   */
+  private lowerBoundStaged(ms: number, ns: number): number {
+    let hi = this.n - 1;
+    let step = 1;
+    let lo = hi - step;
+    while (lo >= 0 && this.compareStaged(lo, ms, ns) > 0) {
+      hi = lo;
+      step *= 2;
+      lo = hi - step;
+    }
+    if (lo < 0) lo = 0;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.compareStaged(mid, ms, ns) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  // ---- adding ------------------------------------------------------------------------------------
+
+  /** Adds an entry in order; false when an equal entry (same instant and id) is already held. */
+  insert(e: IndexEntry): boolean {
+    this.ids.stageString(e.id);
+    const flags =
+      categoryCodes.indexOf(e.category) | (e.feed ? FEED : 0) | ((e.kind ?? EventKind.Other) << KIND_SHIFT);
+    const [traceA, traceB] = hashText(e.traceId);
+    return this.insertStaged(
+      e.instant.ms,
+      e.instant.ns,
+      e.seq,
+      flags,
+      this.intern(e.agentId),
+      traceA,
+      traceB,
+    );
+  }
+
+  /**
+   * Adds an entry whose id was staged (the replay's path: no object is built). `flags` is the category code
+   * (`categoryCodes`), plus 0x80 for a feed type, plus `flagsOfKind`; `agentCode` from `intern`; the trace
+   * as its two hash words.
+   */
+  insertStaged(
+    ms: number,
+    ns: number,
+    seq: number,
+    flags: number,
+    agentCode: number,
+    traceA: number,
+    traceB: number,
+  ): boolean {
+    let at = this.n;
+    if (this.n > 0) {
+      const last = this.compareStaged(this.n - 1, ms, ns);
+      if (last === 0) return false;
+      if (last > 0) {
+        at = this.lowerBoundStaged(ms, ns);
+        if (at < this.n && this.compareStaged(at, ms, ns) === 0) return false;
+      }
+    }
+    if (this.n === this.ms.length) this.resize(2 * this.n);
+    if (at < this.n) this.openAt(at);
+    const ids = this.ids;
+    const wide = ids.stagedIsWide;
+    this.idLen[at] = ids.stagedLength;
+    this.idOff[at] = ids.commit();
+    this.ms[at] = ms;
+    this.ns[at] = ns;
+    this.seqs[at] = seq;
+    this.flags[at] = (flags & KEPT) | (wide ? WIDE : 0);
+    this.agent[at] = agentCode;
+    this.traceA[at] = traceA;
+    this.traceB[at] = traceB;
+    this.n += 1;
+    this.idTable.add(ids.stagedA, ids.stagedB, seq, ms);
+    return true;
+  }
+
+  /** Moves entries at..n-1 one place up. Most out-of-order entries land a few places from the end. */
+  private openAt(at: number): void {
+    if (this.n - at > 16) {
+      for (const col of this.columns()) col.copyWithin(at + 1, at, this.n);
+      return;
+    }
+    const { ms, ns, seqs, flags, agent, traceA, traceB, idOff, idLen } = this;
+    for (let j = this.n; j > at; j -= 1) {
+      ms[j] = ms[j - 1] as number;
+      ns[j] = ns[j - 1] as number;
+      seqs[j] = seqs[j - 1] as number;
+      flags[j] = flags[j - 1] as number;
+      agent[j] = agent[j - 1] as number;
+      traceA[j] = traceA[j - 1] as number;
+      traceB[j] = traceB[j - 1] as number;
+      idOff[j] = idOff[j - 1] as number;
+      idLen[j] = idLen[j - 1] as number;
+    }
+  }
+
+  /** The seat's interned code (0 for none), interning it when new. */
+  intern(agentId: string | undefined): number {
+    return this.seats.intern(agentId);
+  }
+
+  /** `intern` for a seat handle given as ASCII bytes, without making its string once it is known. */
+  internAscii(bytes: Uint8Array, start: number, end: number): number {
+    return this.seats.internAscii(bytes, start, end);
+  }
+
+  // ---- finding -----------------------------------------------------------------------------------
+
+  /**
+   * Where entries with this id are (by its 64-bit hash: check the record read back), newest first; empty
+   * when none is held. One probe run of the id table, no scan.
+   */
+  findId(id: string): IdHit[] {
+    const [a, b] = hashText(id);
+    return this.idTable.find(a, b);
+  }
+
+  /** Rebuilds the id table from the entries (after some aged out): two to eight slots a live entry. */
+  private rebuildIdTable(): void {
+    this.idTable.clear(this.n);
+    for (let i = 0; i < this.n; i += 1) {
+      const off = this.idOff[i] as number;
+      const len = this.idLen[i] as number;
+      const wide = this.wide(i);
+      this.idTable.add(
+        this.ids.hash(off, len, wide, 0),
+        this.ids.hash(off, len, wide, 1),
+        this.seqs[i] as number,
+        this.ms[i] as number,
+      );
+    }
+  }
+
+  // ---- reading -----------------------------------------------------------------------------------
+
+  seqAt(i: number): number {
+    return this.seqs[i] as number;
+  }
+
+  idAt(i: number): string {
+    return this.ids.decode(this.idOff[i] as number, this.idLen[i] as number, this.wide(i));
+  }
+
+  instantAt(i: number): Instant {
+    return { ms: this.ms[i] as number, ns: this.ns[i] as number };
+  }
+
+  msAt(i: number): number {
+    return this.ms[i] as number;
+  }
+
+  /** Entry `i`'s category as its code (an index into `categoryCodes`). */
+  categoryCodeAt(i: number): number {
+    return (this.flags[i] as number) & CATEGORY;
+  }
+
+  /** True when entry `i` passes the filter (an unknown seat matches nothing). */
+  matches(i: number, f: IndexFilter, agentCode: number | null): boolean {
+    const flags = this.flags[i] as number;
+    if (f.feedOnly && (flags & FEED) === 0) return false;
+    if (f.category !== undefined && categoryCodes[flags & CATEGORY] !== f.category) return false;
+    if (f.kind !== undefined && (flags & KIND) >>> KIND_SHIFT !== f.kind) return false;
+    if (agentCode !== null && this.agent[i] !== agentCode) return false;
+    return true;
+  }
+
+  /** The filter's seat as its interned code: null for no seat filter, -1 for a seat never seen. */
+  agentCode(agentId: string | undefined): number | null {
+    if (agentId === undefined) return null;
+    return this.seats.codeOf(agentId) ?? -1;
+  }
+
+  /** Positions of the newest entries before `end` (exclusive) passing the filter, newest first. */
+  scanBack(end: number, filter: IndexFilter, limit: number, floorMs: number): number[] {
+    const code = this.agentCode(filter.agentId);
+    const out: number[] = [];
+    if (code === -1) return out;
+    for (let i = end - 1; i >= 0 && out.length < limit; i -= 1) {
+      if ((this.ms[i] as number) < floorMs) break;
+      if (this.matches(i, filter, code)) out.push(i);
+    }
+    return out;
+  }
+
+  /** Positions of the trace's entries (by hash: check the records read back), oldest first. */
+  trace(traceId: string): number[] {
+    const [a, b] = hashText(traceId);
+    const out: number[] = [];
+    for (let i = 0; i < this.n; i += 1) if (this.traceA[i] === a && this.traceB[i] === b) out.push(i);
+    return out;
+  }
+
+  // ---- ageing and checkpoints --------------------------------------------------------------------
+
+  /** Forgets every entry older than `floorMs` (they can no longer be listed); compacts the arena and table. */
+  dropBefore(floorMs: number): number {
+    let k = 0;
+    while (k < this.n && (this.ms[k] as number) < floorMs) k += 1;
+    if (k === 0) return 0;
+    for (const col of this.columns()) col.copyWithin(0, k, this.n);
+    this.n -= k;
+    this.ids.compact(this.n, this.idOff, (i) => this.idBytes(i));
+    this.rebuildIdTable();
+    return k;
+  }
+
+  save(): SavedIndex {
+    const take = <T extends Float64Array | Uint32Array | Uint8Array>(a: T): number[] =>
+      Array.from(a.subarray(0, this.n));
+    return {
+      ms: take(this.ms),
+      ns: take(this.ns),
+      seq: take(this.seqs),
+      flags: Array.from(this.flags.subarray(0, this.n), (f) => f & KEPT),
+      agent: take(this.agent),
+      ids: Array.from({ length: this.n }, (_, i) => this.idAt(i)),
+      traceA: take(this.traceA),
+      traceB: take(this.traceB),
+      agents: this.seats.save(),
+    };
+  }
+
+  static load(saved: SavedIndex): EventIndex {
+    const index = new EventIndex();
+    const n = saved.ids.length;
+    index.reserve(n);
+    index.ms.set(saved.ms);
+    index.ns.set(saved.ns);
+    index.seqs.set(saved.seq);
+    index.agent.set(saved.agent);
+    index.traceA.set(saved.traceA);
+    index.traceB.set(saved.traceB);
+    const ids = index.ids;
+    for (let i = 0; i < n; i += 1) {
+      ids.stageString(saved.ids[i] as string);
+      index.idLen[i] = ids.stagedLength;
+      index.flags[i] = ((saved.flags[i] ?? 0) & KEPT) | (ids.stagedIsWide ? WIDE : 0);
+      index.idOff[i] = ids.commit();
+    }
+    index.seats = SeatCodes.load(saved.agents);
+    index.n = n;
+    index.rebuildIdTable();
+    return index;
+  }
+}

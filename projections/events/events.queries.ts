@@ -1,0 +1,204 @@
+/**
+ * The answers of the event history questions (`events`, `event`, `trace`) and the snapshot's feed rows.
+ * Pages are cut from the index by an exclusive keyset cursor on (timestamp, id) descending; rows come from
+ * the in-memory window when held there and from the stream by sequence otherwise. Nothing older than the
+ * history floor (now − event_history_seconds) is ever answered: a cursor at or past the floor pages empty.
+ */
+import {
+  EventCategory,
+  parseInstant,
+  toFullEvent,
+  type Coverage,
+  type EventAnswer,
+  type EventRecord,
+  type EventRow,
+  type EventsPage,
+  type Instant,
+  type TraceAnswer,
+} from '../../schema/index.js';
+import type { IndexFilter } from './events.index.js';
+import { windowRows, type EventsState } from './events.projection.js';
+import { QueryError } from '../query/query-error.js';
+
+export const EVENTS_PAGE_MAX = 400;
+export const EVENTS_PAGE_DEFAULT = 100;
+export const TRACE_MAX = 500;
+
+/** What the answers read: the projection's state, the stream by sequence, the clock. */
+export interface EventsSource {
+  state(): EventsState;
+  /** The stored record at `seq` (with payload), or null when the stream no longer holds it. */
+  fetch(seq: number): Promise<EventRecord | null>;
+  readonly node: string;
+  readonly historySeconds: number;
+  now?(): number;
+}
+
+const categories = new Set<string>(Object.values(EventCategory));
+
+/** The cursor form of an instant: RFC 3339 UTC with nine fractional digits (exact, whatever the row's encoding). */
+export function formatInstant(i: Instant): string {
+  return new Date(i.ms).toISOString().replace(/Z$/, `${String(i.ns).padStart(6, '0')}Z`);
+}
+
+function coverage(node: string): Coverage {
+  return { nodes: [{ id: node, answered: true }], complete: true };
+}
+
+const floorOf = (src: EventsSource): number => (src.now?.() ?? Date.now()) - src.historySeconds * 1000;
+
+function one(params: URLSearchParams, name: string): string | undefined {
+  const all = params.getAll(name);
+  if (all.length > 1)
+    throw new QueryError('invalid_query', `${name} is given more than once`, `Give ${name} once.`);
+  return all[0];
+}
+
+export interface ListQuery extends IndexFilter {
+  readonly limit: number;
+  readonly cursor: { readonly instant: Instant; readonly id: string } | null;
+}
+
+/** Reads `/events` parameters; refuses what is outside their sets with `invalid_query`. */
+export function parseListQuery(params: URLSearchParams): ListQuery {
+  const limitText = one(params, 'limit');
+  let limit = EVENTS_PAGE_DEFAULT;
+  if (limitText !== undefined) {
+    if (!/^\d+$/.test(limitText) || Number(limitText) < 1)
+      throw new QueryError(
+        'invalid_query',
+        `limit must be a whole number from 1 to ${EVENTS_PAGE_MAX}`,
+        `Leave limit out for ${EVENTS_PAGE_DEFAULT} rows; a larger number is read as ${EVENTS_PAGE_MAX}.`,
+      );
+    limit = Math.min(EVENTS_PAGE_MAX, Number(limitText));
+  }
+  const beforeTime = one(params, 'before_time');
+  const beforeId = one(params, 'before_id');
+  let cursor: ListQuery['cursor'] = null;
+  if ((beforeTime === undefined) !== (beforeId === undefined))
+    throw new QueryError(
+      'invalid_query',
+      'the cursor has two halves: give before_time and before_id together (both from `next`)',
+      'Pass both halves of `next` from the previous page, or neither for the newest page.',
+    );
+  if (beforeTime !== undefined && beforeId !== undefined) {
+    const instant = parseInstant(beforeTime);
+    if (instant === null)
+      throw new QueryError(
+        'invalid_query',
+        'before_time is not an RFC 3339 timestamp',
+        'Copy before_time and before_id from the previous page’s `next`.',
+      );
+    cursor = { instant, id: beforeId };
+  }
+  const category = one(params, 'category');
+  if (category !== undefined && !categories.has(category))
+    throw new QueryError(
+      'invalid_query',
+      `category must be one of ${[...categories].join(', ')}`,
+      'Leave category out to list every category.',
+    );
+  const feedOnly = one(params, 'feed_only');
+  if (feedOnly !== undefined && feedOnly !== 'true' && feedOnly !== 'false')
+    throw new QueryError(
+      'invalid_query',
+      'feed_only must be true or false',
+      'Use feed_only=true for the feed’s rows only, or leave it out.',
+    );
+  const seat = one(params, 'agent_id') ?? one(params, 'seat');
+  return {
+    limit,
+    cursor,
+    ...(category !== undefined ? { category: category as EventCategory } : {}),
+    ...(seat !== undefined && seat !== '' ? { agentId: seat } : {}),
+    feedOnly: feedOnly === 'true',
+  };
+}
+
+/** `/events`: one page, newest first. */
+export async function listEvents(src: EventsSource, query: ListQuery): Promise<EventsPage> {
+  const state = src.state();
+  const index = state.index;
+  const floor = floorOf(src);
+  const empty: EventsPage = { rows: [], exhausted: true, next: null, coverage: coverage(src.node) };
+  if (query.cursor !== null && query.cursor.instant.ms < floor) return empty;
+  const end =
+    query.cursor === null
+      ? index.size
+      : index.lowerBound(query.cursor.instant.ms, query.cursor.instant.ns, query.cursor.id);
+  const positions = index.scanBack(end, query, query.limit + 1, floor);
+  const exhausted = positions.length <= query.limit;
+  const taken = positions.slice(0, query.limit);
+  const held = new Map<number, EventRow>();
+  for (const w of windowRows(state)) held.set(w.seq, w.row);
+  const rows = await Promise.all(
+    taken.map(async (i): Promise<EventRow | null> => {
+      const seq = index.seqAt(i);
+      const row = held.get(seq);
+      if (row) return row;
+      const record = await src.fetch(seq);
+      if (record === null) return null;
+      const { payload: _payload, ...rest } = toFullEvent(record);
+      return rest;
+    }),
+  );
+  const seen = new Set<string>();
+  const out: EventRow[] = [];
+  for (const row of rows) {
+    if (row === null || seen.has(row.id)) continue;
+    seen.add(row.id);
+    out.push(row);
+  }
+  const last = taken[taken.length - 1];
+  const next =
+    exhausted || last === undefined
+      ? null
+      : { before_time: formatInstant(index.instantAt(last)), before_id: index.idAt(last) };
+  return { rows: out, exhausted, next, coverage: coverage(src.node) };
+}
+
+/** `/events/{event_id}`: the event with its payload; `not_found` outside history. */
+export async function getEvent(src: EventsSource, id: string): Promise<EventAnswer> {
+  const index = src.state().index;
+  const floor = floorOf(src);
+  // The index finds an id by its hash (no scan): the newest entry whose record really has this id.
+  for (const hit of index.findId(id)) {
+    if (hit.ms < floor) break;
+    const record = await src.fetch(hit.seq);
+    if (record !== null && record.id === id) return { ...toFullEvent(record), coverage: coverage(src.node) };
+  }
+  throw new QueryError(
+    'not_found',
+    `no event ${id} in the event history`,
+    'Events older than the history window are gone.',
+  );
+}
+
+/** `/events/trace/{trace_id}`: oldest first, at most 500, with the total in history. */
+export async function traceEvents(src: EventsSource, traceId: string): Promise<TraceAnswer> {
+  const index = src.state().index;
+  const floor = floorOf(src);
+  const positions = index.trace(traceId).filter((i) => index.instantAt(i).ms >= floor);
+  const records = await Promise.all(positions.slice(0, TRACE_MAX).map((i) => src.fetch(index.seqAt(i))));
+  const seen = new Set<string>();
+  const events: EventRecord[] = [];
+  for (const record of records) {
+    // The index finds a trace by hash: a record of another trace (a collision) is not part of it.
+    if (record === null || record.trace_id !== traceId || seen.has(record.id)) continue;
+    seen.add(record.id);
+    events.push(toFullEvent(record));
+  }
+  return { trace_id: traceId, events, total: positions.length, coverage: coverage(src.node) };
+}
+
+/** The snapshot's `events`: the in-memory feed rows inside history, newest first. */
+export function feedRows(src: EventsSource): EventRow[] {
+  const floor = floorOf(src);
+  const out: EventRow[] = [];
+  const w = windowRows(src.state());
+  for (let i = w.length - 1; i >= 0; i -= 1) {
+    const entry = w[i];
+    if (entry && entry.instant.ms >= floor) out.push(entry.row);
+  }
+  return out;
+}

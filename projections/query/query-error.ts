@@ -1,0 +1,22 @@
+/**
+ * A refusal from a query function (a bad parameter, an absent event). Projections cannot import the
+ * gateway, so they throw this; the gateway renders it as the catalogued `{error, detail, hint}` answer and
+ * the socket's query channel as an `error` frame.
+ */
+import type { ErrorCode } from '../../schema/index.js';
+
+export type QueryErrorCodeName = Extract<
+  ErrorCode,
+  'invalid_query' | 'not_found' | 'bad_params' | 'unknown_query'
+>;
+
+export class QueryError extends Error {
+  override name = 'QueryError';
+  constructor(
+    readonly code: QueryErrorCodeName,
+    readonly detail: string,
+    readonly hint?: string,
+  ) {
+    super(`${code}: ${detail}`);
+  }
+}

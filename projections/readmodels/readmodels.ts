@@ -1,0 +1,411 @@
+/**
+ * The read models of one node other than the event feed: agents, memory, tokens (ledger and live
+ * window), budgets, sandboxes, org, seats and tools. `ReadModels` owns their state, folds decoded bus
+ * messages, answers the read questions and pushes the snapshot sections.
+ *
+ * @example
+ *   const models = new ReadModels({ tools: () => manager.catalogue() });
+ *   models.setCompany(openedDocument, revisionId); models.applyEvent(record); models.tick();
+ */
+import { EventRecord, SpendRecord, ToolEntry, type Payloads } from '../../schema/index.js';
+import type { z } from 'zod';
+import { agentActivity } from '../agents/agents.activity.js';
+import { agentEventTypes, applyAgentEvent, pruneTurnLog } from '../agents/agents.projection.js';
+import {
+  agentRow,
+  agentRows,
+  agentSeat,
+  llmHistory,
+  type AgentRow,
+  type RowContext,
+} from '../agents/agents.rows.js';
+import { emptyAgentsState, type AgentsState, type HistoryRow } from '../agents/agents.state.js';
+import { budgetReport, orgBudgetMeter } from '../tokens/budgets.js';
+import { companyModel, emptyCompany, type CompanyModel } from '../org/company.model.js';
+import {
+  applyMemoryEvent,
+  emptyMemoryState,
+  memoriesShown,
+  memoryEpisode,
+  memoryEventTypes,
+  memoryView,
+  type MemoryState,
+  type MemoryStoreReader,
+  type StoredMemory,
+} from '../memory/memory.projection.js';
+import { orgView, seatList } from '../org/org.view.js';
+import {
+  applySandboxEvent,
+  emptySandboxesState,
+  liveSandboxes,
+  reconcileSandboxes,
+  sandboxRuns,
+  type SandboxesState,
+} from '../sandboxes/sandboxes.projection.js';
+import type { SnapshotSection } from '../snapshot/sections.js';
+import { SectionHub } from '../snapshot/snapshot-section.js';
+import { SpendWindow } from '../tokens/spend-window.js';
+import { applySpend, emptyLedger, pruneLedger, type TokenLedger } from '../tokens/tokens.ledger.js';
+import { rollupParams, tokenBreakdown } from '../tokens/tokens.rollup.js';
+import { seriesParams, tokenSeries } from '../tokens/tokens.series.js';
+
+export interface Coverage {
+  nodes: Array<{ id: string; answered: boolean; error?: string }>;
+  complete: boolean;
+}
+
+export interface ReadModelsOptions {
+  /** The tool catalogue. */
+  readonly tools?: () => readonly unknown[];
+  /** From the fleet's lease table: false when no node holds the seat. Default: every seat is placed. */
+  readonly placed?: (handle: string) => boolean;
+  /** History coverage of this node's answer; default: this node alone, answered. */
+  readonly coverage?: () => Coverage;
+  readonly nodeId?: string;
+  readonly now?: () => number;
+  /**
+   * Whether `setCompany` itself pushes `seats`, `org` and `tools` (default true). The events hub re-sends
+   * those three on every `revision_applied`, so the node wiring turns this off to send them once.
+   */
+  readonly pushConfigSections?: boolean;
+  /** The seats' personal memory store (the turn engine's); without it memory rows carry no content. */
+  readonly memoryStore?: MemoryStoreReader;
+}
+
+const agentTypes = new Set<string>(agentEventTypes);
+const memoryTypes = new Set<string>(memoryEventTypes);
+
+/** The parts folded from the events stream. */
+export interface EventModels {
+  readonly agents: AgentsState;
+  readonly memory: MemoryState;
+  readonly sandboxes: SandboxesState;
+}
+
+/** The parts folded from the spend stream. */
+export interface SpendModels {
+  readonly ledger: TokenLedger;
+  readonly window: SpendWindow;
+}
+
+export class ReadModels {
+  private events: EventModels = {
+    agents: emptyAgentsState(),
+    memory: emptyMemoryState(),
+    sandboxes: emptySandboxesState(),
+  };
+  private spend: SpendModels;
+  private company: CompanyModel = emptyCompany;
+  private readonly now: () => number;
+  private readonly opts: ReadModelsOptions;
+  /** Seats whose spend changed since the last tick (their rows' token totals and meters moved). */
+  private readonly spendDirty = new Set<string>();
+  /** Per seat, the status last pushed (or seen): activity, stop reason, budget refusal and month. */
+  private readonly lastStatus = new Map<string, string>();
+  private readonly hubs: Record<
+    'agents' | 'seats' | 'org' | 'tools' | 'tokens' | 'budget' | 'sandboxes',
+    SectionHub
+  >;
+
+  constructor(opts: ReadModelsOptions = {}) {
+    this.opts = opts;
+    this.now = opts.now ?? Date.now;
+    this.spend = this.emptySpend();
+    this.hubs = {
+      agents: new SectionHub('agents', () => this.agentsMap()),
+      seats: new SectionHub('seats', () => seatList(this.company)),
+      org: new SectionHub('org', () => orgView(this.company)),
+      tools: new SectionHub('tools', () => this.tools()),
+      tokens: new SectionHub('tokens', () => this.window.summary()),
+      budget: new SectionHub('budget', () => orgBudgetMeter(this.ledger, this.company)),
+      sandboxes: new SectionHub('sandboxes', () => liveSandboxes(this.sandboxes)),
+    };
+  }
+
+  get agents(): AgentsState {
+    return this.events.agents;
+  }
+
+  get memory(): MemoryState {
+    return this.events.memory;
+  }
+
+  get sandboxes(): SandboxesState {
+    return this.events.sandboxes;
+  }
+
+  get ledger(): TokenLedger {
+    return this.spend.ledger;
+  }
+
+  get window(): SpendWindow {
+    return this.spend.window;
+  }
+
+  // ---- state the projection runner owns (see `readmodels.boot.ts`) -------------------------------
+
+  emptyEvents(): EventModels {
+    return { agents: emptyAgentsState(), memory: emptyMemoryState(), sandboxes: emptySandboxesState() };
+  }
+
+  emptySpend(): SpendModels {
+    return { ledger: emptyLedger(this.now), window: new SpendWindow({ now: this.now }) };
+  }
+
+  /** Answers and folds use these from now on (a boot, a checkpoint load or a rebuild). */
+  useEvents(state: EventModels): EventModels {
+    this.events = state;
+    return state;
+  }
+
+  useSpend(state: SpendModels): SpendModels {
+    this.spend = state;
+    return state;
+  }
+
+  // ---- folding ---------------------------------------------------------------------------------
+
+  /** The active company document changed (every config apply): re-send seats, org, tools, agents. */
+  setCompany(document: unknown, revisionId: string | null): void {
+    this.company = companyModel(document, revisionId);
+    this.pushContext = null;
+    const config = this.opts.pushConfigSections === false ? [] : (['seats', 'org', 'tools'] as const);
+    for (const name of [...config, 'agents', 'budget'] as const) this.hubs[name].emitCurrent();
+    // The whole `agents` section went out: the statuses it carried are the last pushed.
+    for (const row of agentRows(this.agents, this.rowContext(true)))
+      this.lastStatus.set(row.id, statusOf(row));
+  }
+
+  get companyModel(): CompanyModel {
+    return this.company;
+  }
+
+  /** Folds one decoded event record; pushes the overlay of the seat it changed. */
+  applyEvent(message: unknown): void {
+    const parsed = EventRecord.safeParse(message);
+    if (parsed.success) this.foldEvent(parsed.data);
+  }
+
+  /**
+   * Folds one checked event record; pushes the overlay of the seat it changed. `auxiliary_spend` is not
+   * folded here: its spend record on `svc.spend.auxiliary` (same id) is what counts, so it counts once.
+   */
+  foldEvent(e: EventRecord): void {
+    if (agentTypes.has(e.type)) {
+      applyAgentEvent(this.agents, e);
+      this.pushDirtyAgents();
+    }
+    if (memoryTypes.has(e.type)) applyMemoryEvent(this.memory, e);
+    if (e.type.startsWith('sandbox_run_')) {
+      const before = JSON.stringify(liveSandboxes(this.sandboxes));
+      applySandboxEvent(this.sandboxes, e);
+      if (JSON.stringify(liveSandboxes(this.sandboxes)) !== before) this.hubs.sandboxes.emitCurrent();
+    }
+  }
+
+  /**
+   * Folds one decoded spend record (`svc.spend.llm` of a turn, `svc.spend.auxiliary` of an auxiliary
+   * worker) into the ledger and the live window, once per id (pushed on the next tick).
+   */
+  applySpend(message: unknown): void {
+    const parsed = SpendRecord.safeParse(message);
+    if (!parsed.success) return;
+    const known = this.ledger.ids.has(parsed.data.id);
+    applySpend(this.ledger, parsed.data);
+    const inLedger = !known && this.ledger.ids.has(parsed.data.id);
+    if (this.window.add(parsed.data) || inLedger) this.spendDirty.add(parsed.data.handle);
+  }
+
+  /** The seed of spend records finished: the budget meter may now report (even zero use). */
+  markSpendSeeded(): void {
+    if (!this.ledger.reported) {
+      this.ledger.reported = true;
+      this.hubs.budget.emitCurrent();
+    }
+  }
+
+  /** Replaces the sandbox set from the durable run record (start, then every 30 s). */
+  reconcileSandboxes(runs: readonly unknown[]): void {
+    if (reconcileSandboxes(this.sandboxes, runs)) this.hubs.sandboxes.emitCurrent();
+  }
+
+  /** The tool catalogue changed outside a config apply. */
+  toolsChanged(): void {
+    this.hubs.tools.emitCurrent();
+  }
+
+  /**
+   * The shared 5-second tick (rule 5): ages the live window and, when anything changed since the last
+   * tick, pushes `tokens`, `budget` and the rows of seats whose spend moved.
+   */
+  tick(): void {
+    this.pushContext = null;
+    this.window.age();
+    if (this.window.changed || this.spendDirty.size > 0) {
+      this.window.changed = false;
+      this.hubs.tokens.emitCurrent();
+      this.hubs.budget.emitCurrent();
+      const handles = [...this.spendDirty];
+      this.spendDirty.clear();
+      this.pushRows(handles);
+    }
+    this.pushRows(this.statusMoved());
+    pruneLedger(this.ledger);
+    pruneTurnLog(this.agents, this.now());
+  }
+
+  private pushDirtyAgents(): void {
+    const handles = [...this.agents.dirty];
+    this.agents.dirty.clear();
+    this.pushRows(handles);
+  }
+
+  /**
+   * Seats whose status moved with no event of their own since it was last pushed: the org meter crossing
+   * its cap stops every seat, a new budget month frees them, a placement change stops or starts one.
+   * A seat seen for the first time is only noted (the snapshot and the apply's push carry it).
+   */
+  private statusMoved(): string[] {
+    const moved: string[] = [];
+    for (const row of agentRows(this.agents, this.rowContext(true))) {
+      const status = statusOf(row);
+      const last = this.lastStatus.get(row.id);
+      if (last === undefined) this.lastStatus.set(row.id, status);
+      else if (last !== status) moved.push(row.id);
+    }
+    return moved;
+  }
+
+  /** Merge overlays: whole rows, so `stopped_reason`, `paused` and `live_call` are always present. */
+  private pushRows(handles: string[]): void {
+    if (handles.length === 0) return;
+    const ctx = this.rowContext(true);
+    const overlay: Record<string, AgentRow> = {};
+    for (const handle of handles) {
+      const seat = agentSeat(this.company, handle);
+      if (seat && seat.handle === handle) {
+        const row = agentRow(seat, this.agents.seats.get(handle), ctx);
+        overlay[handle] = row;
+        this.lastStatus.set(handle, statusOf(row));
+      }
+    }
+    if (Object.keys(overlay).length > 0) this.hubs.agents.emit(overlay, 'merge');
+  }
+
+  // ---- answers ---------------------------------------------------------------------------------
+
+  /**
+   * Pushes reuse one context per tick: token totals and meters move on the tick anyway, and a burst of
+   * progress events must not rescan the spend window each time. Reads always build a fresh one.
+   */
+  private pushContext: RowContext | null = null;
+
+  private rowContext(forPush = false): RowContext {
+    if (forPush) return (this.pushContext ??= this.rowContext());
+    return {
+      company: this.company,
+      placed: this.opts.placed ?? (() => true),
+      tokens: this.window.totalsBySeat(),
+      budgets: budgetReport(this.ledger, this.company),
+    };
+  }
+
+  private agentsMap(): Record<string, AgentRow> {
+    return Object.fromEntries(agentRows(this.agents, this.rowContext()).map((row) => [row.id, row]));
+  }
+
+  coverage(): Coverage {
+    return (
+      this.opts.coverage?.() ?? {
+        nodes: [{ id: this.opts.nodeId ?? 'local', answered: true }],
+        complete: true,
+      }
+    );
+  }
+
+  /** `/agents`. */
+  agentList(): AgentRow[] {
+    return agentRows(this.agents, this.rowContext());
+  }
+
+  /** `/agents/{id}`: null when no agent seat has that handle or role name. */
+  agent(id: string): (AgentRow & { llm_history: HistoryRow[]; coverage: Coverage }) | null {
+    const seat = agentSeat(this.company, id);
+    if (!seat) return null;
+    const row = agentRow(seat, this.agents.seats.get(seat.handle), this.rowContext());
+    return { ...row, llm_history: llmHistory(this.agents, seat.handle), coverage: this.coverage() };
+  }
+
+  activity(query: URLSearchParams) {
+    return agentActivity(this.agents, this.company, query, this.now());
+  }
+
+  /**
+   * `/agents/{id}/memory`: null when the seat is unknown. Personal memories come from the memory store when
+   * one is wired (a failing store degrades that section alone to the events' rows).
+   */
+  async memoryOf(id: string) {
+    const seat = agentSeat(this.company, id);
+    if (!seat) return null;
+    let stored: readonly StoredMemory[] | null = null;
+    if (this.opts.memoryStore && seat.agent_id !== null) {
+      stored = await this.opts.memoryStore
+        .recall(seat.agent_id, {
+          query: null,
+          kind: null,
+          limit: memoriesShown,
+          include_expired: true,
+          now: new Date(this.now()),
+        })
+        .catch(() => null);
+    }
+    return memoryView(this.memory, seat, this.now(), stored);
+  }
+
+  episode(id: string, episodeId: string): z.infer<typeof Payloads.EpisodeRecorded> | null | undefined {
+    const seat = agentSeat(this.company, id);
+    if (!seat) return undefined;
+    return memoryEpisode(this.memory, seat.handle, episodeId);
+  }
+
+  tokenBreakdown(query: URLSearchParams) {
+    return tokenBreakdown(this.ledger, rollupParams(query));
+  }
+
+  /** `/tokens/series`; `{invalid}` for an unknown bucket or band. */
+  tokenSeries(query: URLSearchParams) {
+    const params = seriesParams(query);
+    if ('invalid' in params) return params;
+    return tokenSeries(this.ledger, params, this.company.timezone);
+  }
+
+  budgets() {
+    return budgetReport(this.ledger, this.company);
+  }
+
+  org() {
+    return orgView(this.company);
+  }
+
+  /** The catalogue, each entry checked against `ToolEntry` (a malformed one is left out). */
+  tools(): ToolEntry[] {
+    const source = this.opts.tools?.() ?? [];
+    return source.flatMap((t) => {
+      const parsed = ToolEntry.safeParse(t);
+      return parsed.success ? [parsed.data] : [];
+    });
+  }
+
+  sandboxRuns() {
+    return { runs: sandboxRuns(this.sandboxes) };
+  }
+
+  /** The sections this node contributes to the snapshot and the socket. */
+  sections(): SnapshotSection[] {
+    return Object.values(this.hubs);
+  }
+}
+
+/** What a seat's row says of its state beyond its own events (compared from tick to tick). */
+const statusOf = (row: AgentRow): string =>
+  `${row.activity}|${row.stopped_reason ?? ''}|${row.budget.refused ?? ''}|${row.budget.window_start}`;

@@ -1,0 +1,106 @@
+/**
+ * `/tokens/series`: spend on a time axis. One bucket per company day (`bucket=day`, default 14 buckets,
+ * 1..90) or per ISO week starting Monday (`bucket=week`, default 12, 1..13 — a week window stays within
+ * the 90 company days usage reads allow), in the company timezone, oldest first, empty buckets included.
+ * Each bucket splits its total into bands: by phase (default), by model, or by seat (`band=agent`).
+ */
+import type { SpendRecord } from '../../schema/index.js';
+import { clampInt, textParam } from '../query/params.js';
+import { matchesSeat } from './tokens.rollup.js';
+import { addTo, zeroRow, type TokenRow } from './token-rows.js';
+import { ledgerEntries, type TokenLedger } from './tokens.ledger.js';
+import {
+  addDays,
+  dateKey,
+  isoWeekLabel,
+  isoWeekStart,
+  localDate,
+  startOfLocalDay,
+  type LocalDate,
+} from '../time/zoned-time.js';
+
+export const SeriesBucket = { Day: 'day', Week: 'week' } as const;
+export type SeriesBucket = (typeof SeriesBucket)[keyof typeof SeriesBucket];
+export const SeriesBand = { Phase: 'phase', Model: 'model', Agent: 'agent' } as const;
+export type SeriesBand = (typeof SeriesBand)[keyof typeof SeriesBand];
+
+export interface SeriesParams {
+  readonly bucket: SeriesBucket;
+  readonly buckets: number;
+  readonly band: SeriesBand;
+  readonly agent_role: string | null;
+}
+
+/** Reads the parameters; an unknown `bucket` or `band` value is a refusal (the caller answers 400). */
+export function seriesParams(query: URLSearchParams): SeriesParams | { invalid: string } {
+  const bucket = query.get('bucket') ?? 'day';
+  const band = query.get('band') ?? 'phase';
+  if (bucket !== 'day' && bucket !== 'week')
+    return { invalid: `bucket must be day or week, not "${bucket}"` };
+  if (band !== 'phase' && band !== 'model' && band !== 'agent')
+    return { invalid: `band must be phase, model or agent, not "${band}"` };
+  return {
+    bucket,
+    band,
+    buckets:
+      bucket === 'day'
+        ? clampInt(query.get('buckets'), 14, 1, 90)
+        : clampInt(query.get('buckets'), 12, 1, 13),
+    agent_role: textParam(query.get('agent_role')),
+  };
+}
+
+/** The `agent` band of spend on no seat's behalf (an auxiliary worker's fleet-wide work); never a handle. */
+export const noSeatBand = '(no seat)';
+
+const bandOf: Record<SeriesBand, (r: SpendRecord) => string> = {
+  phase: (r) => r.phase,
+  model: (r) => r.model,
+  agent: (r) => (r.handle === '' ? noSeatBand : r.handle),
+};
+
+export interface SeriesBucketRow extends TokenRow {
+  start: string;
+  end: string;
+  label: string;
+  bands: Record<string, number>;
+}
+
+export function tokenSeries(ledger: TokenLedger, params: SeriesParams, timeZone: string) {
+  const now = ledger.now();
+  const today = localDate(now, timeZone);
+  const step = params.bucket === 'day' ? 1 : 7;
+  const last: LocalDate = params.bucket === 'day' ? today : isoWeekStart(today);
+  const starts: LocalDate[] = [];
+  for (let i = params.buckets - 1; i >= 0; i -= 1) starts.push(addDays(last, -i * step));
+  const edges = [...starts, addDays(last, step)].map((d) => startOfLocalDay(d, timeZone));
+  const rows: SeriesBucketRow[] = starts.map((d, i) => ({
+    start: new Date(edges[i] as number).toISOString(),
+    end: new Date(edges[i + 1] as number).toISOString(),
+    label: params.bucket === 'day' ? dateKey(d) : isoWeekLabel(d),
+    ...zeroRow(),
+    bands: {},
+  }));
+  const bandTotals = new Map<string, number>();
+  const from = edges[0] as number;
+  const to = edges[edges.length - 1] as number;
+  const match = matchesSeat(params.agent_role);
+  let b = 0;
+  for (const { record: entry, ms } of ledgerEntries(ledger, from, to)) {
+    if (!match(entry)) continue;
+    while (b < rows.length - 1 && ms >= (edges[b + 1] as number)) b += 1;
+    const row = rows[b] as SeriesBucketRow;
+    addTo(row, entry);
+    const band = bandOf[params.band](entry);
+    row.bands[band] = (row.bands[band] ?? 0) + entry.total_tokens;
+    bandTotals.set(band, (bandTotals.get(band) ?? 0) + entry.total_tokens);
+  }
+  return {
+    bucket: params.bucket,
+    band: params.band,
+    timezone: timeZone,
+    agent_role: params.agent_role ?? '',
+    bands: [...bandTotals].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1)).map(([name]) => name),
+    buckets: rows,
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * Replays in any order give the same answer: pause state and llm_history depend on the events' instants,
+ * never on arrival order or on how a stamp is encoded.
+ */
+import fc from 'fast-check';
+import t from 'tap';
+import { ReadModels } from '../../../projections/index.js';
+import { addDays, isoWeekLabel, startOfLocalDay } from '../../../projections/time/zoned-time.js';
+import { companyDoc, event, phaseCompleted } from '../fixtures/readmodels.js';
+
+/** One instant in one of several encodings. */
+function encode(ms: number, how: number): string {
+  const iso = new Date(ms).toISOString();
+  switch (how % 4) {
+    case 0:
+      return iso;
+    case 1: {
+      const shifted = new Date(ms + 2 * 3_600_000).toISOString().replace('Z', '+02:00');
+      return shifted;
+    }
+    case 2: {
+      const shifted = new Date(ms - 5 * 3_600_000 - 30 * 60_000).toISOString().replace('Z', '-05:30');
+      return shifted.replace('T', ' ');
+    }
+    default:
+      return String(ms);
+  }
+}
+
+const base = Date.parse('2026-11-23T00:00:00Z');
+const steps = fc.uniqueArray(fc.integer({ min: 0, max: 100_000 }), { minLength: 1, maxLength: 12 });
+
+t.test('the newest pause or resume wins whatever the arrival order and encoding', async (t) => {
+  t.doesNotThrow(
+    () =>
+      fc.assert(
+        fc.property(
+          steps,
+          fc.array(fc.nat(), { minLength: 12, maxLength: 12 }),
+          fc.nat(),
+          (offsets, hows, seed) => {
+            const events = offsets.map((off, i) => {
+              const at = encode(base + off * 1000, hows[i] ?? 0);
+              return off % 2 === 0
+                ? event(
+                    'agent_paused',
+                    'cto',
+                    { paused: { by: `op${off}`, at, reason: 'r', stop_running: false } },
+                    at,
+                  )
+                : event('agent_resumed', 'cto', { by: `op${off}`, at }, at);
+            });
+            const newest = Math.max(...offsets);
+            const shuffled = [...events].sort(
+              (a, b) => ((a.id.charCodeAt(0) + seed) % 7) - ((b.id.charCodeAt(0) + seed) % 7),
+            );
+            const m = new ReadModels();
+            m.setCompany(companyDoc, 'r');
+            for (const e of shuffled) m.applyEvent(e);
+            const paused = m.agent('cto')!.paused;
+            return newest % 2 === 0 ? paused?.by === `op${newest}` : paused === null;
+          },
+        ),
+      ),
+    'holds for every arrival order',
+  );
+});
+
+t.test('llm_history order is the same for every arrival order', async (t) => {
+  t.doesNotThrow(
+    () =>
+      fc.assert(
+        fc.property(steps, fc.nat(), (offsets, seed) => {
+          const events = offsets.map((off, i) => {
+            const at = encode(base + off * 1000, i);
+            return event('agent_phase_completed', 'cto', phaseCompleted(`turn-${off}`, 'plan', at), at);
+          });
+          const rotate = seed % events.length;
+          const arrival = [...events.slice(rotate), ...events.slice(0, rotate)].reverse();
+          const m = new ReadModels();
+          m.setCompany(companyDoc, 'r');
+          for (const e of arrival) m.applyEvent(e);
+          const got = m.agent('cto')!.llm_history.map((h) => h.turn_id);
+          const want = [...offsets]
+            .sort((a, b) => b - a)
+            .slice(0, 50)
+            .map((o) => `turn-${o}`);
+          return JSON.stringify(got) === JSON.stringify(want);
+        }),
+      ),
+    'holds for every arrival order',
+  );
+});
+
+t.test(
+  'company days follow DST: a New York day is 23 h on the spring change, 25 h on the autumn one',
+  async (t) => {
+    const tz = 'America/New_York';
+    const spring = { year: 2026, month: 3, day: 8 };
+    const autumn = { year: 2026, month: 11, day: 1 };
+    t.equal(new Date(startOfLocalDay(spring, tz)).toISOString(), '2026-03-08T05:00:00.000Z');
+    t.equal(startOfLocalDay(addDays(spring, 1), tz) - startOfLocalDay(spring, tz), 23 * 3_600_000);
+    t.equal(startOfLocalDay(addDays(autumn, 1), tz) - startOfLocalDay(autumn, tz), 25 * 3_600_000);
+    t.equal(isoWeekLabel({ year: 2026, month: 12, day: 28 }), '2026-W53');
+    t.equal(isoWeekLabel({ year: 2024, month: 12, day: 30 }), '2025-W01');
+  },
+);

@@ -1,0 +1,139 @@
+import t from 'tap';
+import {
+  applyIntegrationRecord,
+  arrivalsOf,
+  emptyIntegrationsState,
+  getPassRun,
+  integrationsProjection,
+  listPassRuns,
+  RUNS_KEPT,
+  type IntegrationsState,
+} from '../../../projections/index.js';
+import type { PassRun } from '../../../schema/index.js';
+
+const arrival = (surface: string, outcome: string, at: string, count?: number) => ({
+  type: 'arrival',
+  surface,
+  outcome,
+  at,
+  node: 'n1',
+  ...(count === undefined ? {} : { count }),
+});
+const run = (id: string, kind = 'tracker-b', status: 'succeeded' | 'failed' = 'succeeded'): PassRun => ({
+  id,
+  kind,
+  mode: 'check',
+  node: 'n1',
+  actor: 'op',
+  started_at: '2026-01-01T00:00:00.000Z',
+  finished_at: '2026-01-01T00:00:01.000Z',
+  status,
+  reason: status === 'failed' ? 'tracker-b: refused' : null,
+  steps: [],
+});
+const started = (id: string, kind = 'tracker-b') => ({
+  type: 'pass_started',
+  run_id: id,
+  kind,
+  mode: 'check',
+  node: 'n1',
+  actor: 'op',
+  started_at: '2026-01-01T00:00:00.000Z',
+});
+const fold = (...records: unknown[]): IntegrationsState =>
+  records.reduce<IntegrationsState>((s, r) => applyIntegrationRecord(s, r), emptyIntegrationsState());
+
+t.test('arrivals add up per surface and outcome, and the newest instants win', async (t) => {
+  const state = fold(
+    arrival('tracker-a', 'accepted', '2026-01-01T00:00:02.000Z'),
+    arrival('tracker-a', 'accepted', '2026-01-01T00:00:01.000Z'),
+    arrival('tracker-a', 'duplicate', '2026-01-01T00:00:03.000Z'),
+    arrival('tracker-a', 'refused', '2026-01-01T00:00:04.000Z', 5),
+    arrival('tracker-a', 'not_configured', '2026-01-01T00:00:05.000Z', 2),
+    arrival('chat/alice', 'accepted', '2026-01-01T00:00:06.000Z'),
+  );
+  t.same(arrivalsOf(state, 'tracker-a'), {
+    accepted: 2,
+    duplicates: 1,
+    refused: 5,
+    not_configured: 2,
+    last_accepted_at: '2026-01-01T00:00:02.000Z',
+    last_refused_at: '2026-01-01T00:00:04.000Z',
+  });
+  t.equal(arrivalsOf(state, 'chat/alice').accepted, 1);
+  t.same(arrivalsOf(state, 'wiki'), {
+    accepted: 0,
+    duplicates: 0,
+    refused: 0,
+    not_configured: 0,
+    last_accepted_at: null,
+    last_refused_at: null,
+  });
+});
+
+t.test('records that are not well formed are skipped, never thrown', async (t) => {
+  const state = fold(
+    null,
+    'text',
+    { type: 'arrival', surface: '' },
+    { type: 'other' },
+    arrival('monitor', 'accepted', 'x'),
+  );
+  t.equal(arrivalsOf(state, 'monitor').accepted, 1);
+  t.equal(state.arrivals.size, 1);
+});
+
+t.test('a start waits for its finish; finished passes list newest first per kind', async (t) => {
+  const state = fold(started('a'), started('b'), { type: 'pass_finished', run: run('a') });
+  t.same([...state.started.keys()], ['b'], 'b is still in flight');
+  const more = applyIntegrationRecord(state, { type: 'pass_finished', run: run('b', 'tracker-b', 'failed') });
+  applyIntegrationRecord(more, { type: 'pass_finished', run: run('c', 'wiki') });
+  t.same(
+    listPassRuns(more, 'tracker-b', { limit: 10 }).runs.map((r) => r.id),
+    ['b', 'a'],
+  );
+  t.same(
+    listPassRuns(more, 'wiki', { limit: 10 }).runs.map((r) => r.id),
+    ['c'],
+  );
+  t.equal(getPassRun(more, 'tracker-b', 'b')?.status, 'failed');
+  t.equal(getPassRun(more, 'wiki', 'b'), null, 'a run is found under its own kind only');
+  t.equal(more.started.size, 0);
+});
+
+t.test('a repeated finish is folded once', async (t) => {
+  const state = fold({ type: 'pass_finished', run: run('a') }, { type: 'pass_finished', run: run('a') });
+  t.equal(listPassRuns(state, 'tracker-b', { limit: 10 }).runs.length, 1);
+});
+
+t.test(
+  'pages: ten at a time after a cursor; an unknown cursor pages empty; kept runs are bounded',
+  async (t) => {
+    const records = Array.from({ length: RUNS_KEPT + 5 }, (_, i) => ({
+      type: 'pass_finished',
+      run: run(`r${i}`),
+    }));
+    const state = fold(...records);
+    const first = listPassRuns(state, 'tracker-b', { limit: 10 });
+    t.equal(first.runs[0]?.id, `r${RUNS_KEPT + 4}`);
+    t.equal(first.more, true);
+    const second = listPassRuns(state, 'tracker-b', { before: first.runs[9]!.id, limit: 10 });
+    t.equal(second.runs[0]?.id, `r${RUNS_KEPT - 6}`);
+    t.same(listPassRuns(state, 'tracker-b', { before: 'nope', limit: 10 }), { runs: [], more: false });
+    t.equal(state.runs.get('tracker-b')?.length, RUNS_KEPT);
+  },
+);
+
+t.test('a checkpoint round trip gives the same answers as the fold', async (t) => {
+  const state = fold(arrival('tracker-a', 'accepted', '2026-01-01T00:00:02.000Z'), started('b'), {
+    type: 'pass_finished',
+    run: run('a'),
+  });
+  const codec = integrationsProjection.checkpoint!;
+  const loaded = codec.load(JSON.parse(JSON.stringify(codec.save(state))));
+  t.ok(loaded);
+  t.same(arrivalsOf(loaded!, 'tracker-a'), arrivalsOf(state, 'tracker-a'));
+  t.same(listPassRuns(loaded!, 'tracker-b', { limit: 10 }), listPassRuns(state, 'tracker-b', { limit: 10 }));
+  t.same([...loaded!.started.keys()], ['b']);
+  t.equal(codec.load({ arrivals: 'no' }), null, 'an unreadable checkpoint replays from zero');
+});
