@@ -26,7 +26,7 @@ export { scheduleRoutes, type ScheduleRouteDeps } from './routes/schedules/sched
 export { accessRoutes, type AccessRouteDeps } from './routes/access/access.routes.js';
 export { seatRoutes, type SeatRouteDeps } from './routes/seats/seats.routes.js';
 export { fleetRoutes, type FleetRouteDeps } from './routes/fleet/fleet.routes.js';
-export { Arrivals, type SurfaceCounts } from './webhooks/arrivals.js';
+export { Arrivals, type ArrivalsOptions } from './webhooks/arrivals.js';
 export {
   integrationsAnswer,
   integrationsQuestions,

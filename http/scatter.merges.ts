@@ -1,8 +1,8 @@
 /**
  * How the answers of several nodes become one (scatter reads, http/scatter.ts). Every node reads the
  * shared streams, so history answers agree but for a node's lag: keyset pages are joined, deduplicated
- * by id and cut to the page size again; per-node facts (arrival counts, tool servers) are added up or
- * listed per node.
+ * by id and cut to the page size again; arrival counts, one fold of the fleet's records read at
+ * different moments, are the freshest any node has; per-node facts (tool servers) are listed per node.
  */
 import type { Merge, NodeAnswer } from './scatter.js';
 
@@ -65,7 +65,12 @@ interface Counts {
 const later = (a: string | null, b: unknown): string | null =>
   typeof b === 'string' && (a === null || b > a) ? b : a;
 
-/** `integrations`: the surfaces as the asker sees them, each with the arrivals of every node added up. */
+/**
+ * `integrations`: the surfaces as the asker sees them, each with the freshest arrival counts any node
+ * answered. Every node folds the same arrival records, so the answers differ only by how far each has
+ * folded (and each peer appends what it counted before it answers): counts only grow, so the highest
+ * of each is the freshest, and adding them up would count every arrival once per node.
+ */
 export const mergeIntegrations: Merge = (answers) => {
   const mine = answers[0]!.answer;
   if (!isObject(mine) || !Array.isArray(mine['surfaces'])) return mine;
@@ -84,10 +89,10 @@ export const mergeIntegrations: Merge = (answers) => {
         last_accepted_at: null,
         last_refused_at: null,
       };
-      t.accepted += Number(a['accepted'] ?? 0);
-      t.duplicates += Number(a['duplicates'] ?? 0);
-      t.refused += Number(a['refused'] ?? 0);
-      t.not_configured += Number(a['not_configured'] ?? 0);
+      t.accepted = Math.max(t.accepted, Number(a['accepted'] ?? 0));
+      t.duplicates = Math.max(t.duplicates, Number(a['duplicates'] ?? 0));
+      t.refused = Math.max(t.refused, Number(a['refused'] ?? 0));
+      t.not_configured = Math.max(t.not_configured, Number(a['not_configured'] ?? 0));
       t.last_accepted_at = later(t.last_accepted_at, a['last_accepted_at']);
       t.last_refused_at = later(t.last_refused_at, a['last_refused_at']);
       totals.set(surface['surface'], t);

@@ -38,6 +38,7 @@ import { startSchedules } from './schedules-wiring.js';
 import { startSeats } from './seats-wiring.js';
 import { setupRoutesFor } from './setup-wiring.js';
 import { startWebhooks } from './webhooks-wiring.js';
+import { followIntegrations } from './integrations-view.js';
 import { createReadModels } from './readmodels-wiring.js';
 import { startEvents, type EventsSubsystem } from './events-wiring.js';
 import { startFleet } from './fleet-wiring.js';
@@ -184,8 +185,14 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       if (state.lagged) node.send({ type: 'node.lagged' });
     };
     await configuration.applyActive();
+    // Integration records (arrivals, passes): read by `/integrations`, the setup routes and the actors.
+    const integrations = await followIntegrations({
+      bus,
+      logger: logger.child({ component: 'projection.integrations' }),
+    });
     const webhooks = await startWebhooks({
       bus,
+      integrations,
       view: configuration.view,
       config,
       logger,
@@ -342,6 +349,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         await gateway?.drain();
         await scatter.stop();
         await webhooks.stop();
+        await integrations.stop();
         await readModels.stop();
         await events.stop();
         await configuration.stop();

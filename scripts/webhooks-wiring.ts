@@ -26,6 +26,7 @@ import {
 } from '../http/index.js';
 import { activeRevision, type ConfigView } from '../projections/index.js';
 import { codehostAppFlow } from './codehost-app-wiring.js';
+import type { IntegrationsView } from './integrations-view.js';
 import {
   keyringFrom,
   openDocument,
@@ -60,6 +61,8 @@ export interface WebhooksOptions {
   readonly resolve?: Resolver;
   /** Environment for the code-host app flow's locations (default: the process environment). */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** The integrations read model: `/integrations` reads its arrival counts. */
+  readonly integrations: IntegrationsView;
   /** Run the integration actor and router here (default true). */
   readonly consumers?: boolean;
 }
@@ -69,7 +72,11 @@ const envResolver: Resolver = (name) => process.env[name];
 export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
   const resolve = opts.resolve ?? envResolver;
   const keyring = keyringFrom(opts.config.secrets);
-  const arrivals = new Arrivals();
+  const arrivals = new Arrivals({
+    bus: opts.bus,
+    nodeId: opts.config.node.id,
+    logger: opts.logger.child({ component: 'arrivals' }),
+  });
   const keySets = new Map<string, RelayKeySet>();
   const value = (name: string): string | null => {
     const v = resolve(name);
@@ -139,7 +146,12 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
   }
   const questions = integrationsQuestions({
     settings: deps.settings,
-    arrivals,
+    arrivals: (surface) => opts.integrations.arrivals(surface),
+    // Read-your-writes: what this node counted is appended and folded before it answers.
+    sync: async () => {
+      await arrivals.flush();
+      await opts.integrations.caughtUp();
+    },
     nodeId: opts.config.node.id,
     publicBaseUrl: () => value('SVC_PUBLIC_BASE_URL'),
     publicListener: opts.config.api.public !== undefined,
@@ -167,6 +179,7 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
     settings: deps.settings,
     people: () => current().people,
     async stop() {
+      await arrivals.flush();
       await Promise.all(subs.map((s) => s.stop()));
     },
   };

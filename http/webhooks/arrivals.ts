@@ -1,54 +1,110 @@
-/** Arrival counts per inbound surface on this node since it started (for `GET /integrations`). */
+/**
+ * Records webhook arrivals as integration records (`svc.integrations.<vendor>.arrival`, SVC_INTEGRATIONS)
+ * for `GET /integrations`, whose counts are a fold of them: any node reads the fleet's counts, and a
+ * restart loses none. A verified delivery (accepted or duplicate) is one record, appended before the
+ * sender is answered. Refusals and unconfigured deliveries, which anyone can send, are counted here and
+ * appended in bulk (one record per surface and outcome per flush), so unsigned traffic cannot grow the
+ * stream one record per request; `flush()` appends what is pending at once.
+ */
+import type { Logger } from 'pino';
+import { Subjects, type Bus } from '../../bus/index.js';
+import type { Arrival, ArrivalOutcome } from '../../schema/index.js';
 
-export interface SurfaceCounts {
-  accepted: number;
-  duplicates: number;
-  /** Bad or missing signatures, stale timestamps, malformed bodies. */
-  refused: number;
-  /** Deliveries answered 503 because the surface's secret is not configured. */
-  not_configured: number;
-  last_accepted_at: string | null;
-  last_refused_at: string | null;
+export type Outcome = ArrivalOutcome;
+
+export interface ArrivalsOptions {
+  readonly bus: Bus;
+  readonly nodeId: string;
+  readonly logger?: Logger;
+  /** How long refusals are counted before they are appended. Default 1 s. */
+  readonly flushEveryMs?: number;
+  readonly now?: () => number;
 }
 
-export type Outcome = 'accepted' | 'duplicate' | 'refused' | 'not_configured';
+const encoder = new TextEncoder();
+
+/** The vendor a surface belongs to (`chat/alice` → `chat`, `wiki/cloud` → `wiki`): the subject's kind. */
+const vendorOf = (surface: string): string => surface.split('/')[0] ?? surface;
 
 export class Arrivals {
-  private readonly counts = new Map<string, SurfaceCounts>();
+  private readonly pending = new Map<string, Arrival>();
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> = Promise.resolve();
 
-  count(surface: string, outcome: Outcome, at = new Date()): void {
-    let c = this.counts.get(surface);
-    if (!c) {
-      c = {
-        accepted: 0,
-        duplicates: 0,
-        refused: 0,
-        not_configured: 0,
-        last_accepted_at: null,
-        last_refused_at: null,
-      };
-      this.counts.set(surface, c);
-    }
-    if (outcome === 'accepted') {
-      c.accepted++;
-      c.last_accepted_at = at.toISOString();
-    } else if (outcome === 'duplicate') c.duplicates++;
-    else if (outcome === 'refused') {
-      c.refused++;
-      c.last_refused_at = at.toISOString();
-    } else c.not_configured++;
+  constructor(private readonly opts: ArrivalsOptions) {}
+
+  private at(): string {
+    return new Date(this.opts.now?.() ?? Date.now()).toISOString();
   }
 
-  of(surface: string): SurfaceCounts {
-    return (
-      this.counts.get(surface) ?? {
-        accepted: 0,
-        duplicates: 0,
-        refused: 0,
-        not_configured: 0,
-        last_accepted_at: null,
-        last_refused_at: null,
-      }
+  private async append(record: Arrival): Promise<void> {
+    await this.opts.bus.publish(
+      Subjects.integration(vendorOf(record.surface), 'arrival'),
+      encoder.encode(JSON.stringify(record)),
     );
+  }
+
+  /** One verified delivery: appended now; a failure is logged (the delivery itself is already kept). */
+  async record(surface: string, outcome: 'accepted' | 'duplicate'): Promise<void> {
+    const record: Arrival = {
+      type: 'arrival',
+      surface,
+      outcome,
+      count: 1,
+      at: this.at(),
+      node: this.opts.nodeId,
+    };
+    try {
+      await this.append(record);
+    } catch (err) {
+      this.opts.logger?.warn({ err, event: 'arrival_unrecorded', surface, outcome }, 'arrival_unrecorded');
+    }
+  }
+
+  /** A refused or unconfigured delivery: counted, appended with the next flush. */
+  count(surface: string, outcome: 'refused' | 'not_configured'): void {
+    const key = `${surface}\u0000${outcome}`;
+    const prior = this.pending.get(key);
+    const at = this.at();
+    this.pending.set(key, {
+      type: 'arrival',
+      surface,
+      outcome,
+      count: (prior?.count ?? 0) + 1,
+      at,
+      node: this.opts.nodeId,
+    });
+    if (this.timer === null) {
+      this.timer = setTimeout(() => void this.flush(), this.opts.flushEveryMs ?? 1000);
+      this.timer.unref();
+    }
+  }
+
+  /** Appends every pending count; counts a failed append could not keep are counted again for the next. */
+  flush(): Promise<void> {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    const batch = [...this.pending.values()];
+    this.pending.clear();
+    this.flushing = this.flushing.then(async () => {
+      for (const record of batch) {
+        try {
+          await this.append(record);
+        } catch (err) {
+          this.opts.logger?.warn(
+            { err, event: 'arrival_unrecorded', surface: record.surface },
+            'arrival_unrecorded',
+          );
+          const key = `${record.surface}\u0000${record.outcome}`;
+          const later = this.pending.get(key);
+          this.pending.set(key, later ? { ...later, count: later.count + record.count } : record);
+        }
+      }
+      if (this.pending.size > 0 && this.timer === null) {
+        this.timer = setTimeout(() => void this.flush(), this.opts.flushEveryMs ?? 1000);
+        this.timer.unref();
+      }
+    });
+    return this.flushing;
   }
 }

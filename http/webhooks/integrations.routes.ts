@@ -1,14 +1,15 @@
 /**
  * `GET /integrations`: every inbound surface, how it is wired (path, listener, scheme, the headers it
- * reads), whether its signing secret is present (never the secret), and this node's arrival counts.
- * Arrival counts are history, so this is the `integrations` question (spec "Read routes": answered by
- * every live node, with `coverage`); the route is a thin adapter over it, as `/query/integrations` and
- * the socket's query channel are.
+ * reads), whether its signing secret is present (never the secret), and its arrival counts. Arrival
+ * counts are history, so this is the `integrations` question (spec "Read routes": answered by every
+ * live node, with `coverage`); the route is a thin adapter over it, as `/query/integrations` and the
+ * socket's query channel are. The counts are the integrations projection's (a fold of the fleet's
+ * arrival records), so every node gives the same answer and the asker's own stands (`mergeOwn`).
  */
+import type { SurfaceCounts } from '../../projections/index.js';
 import type { Coverage } from '../../schema/index.js';
 import { ask, type Question } from '../routes/query.routes.js';
 import type { RouteDef } from '../types.js';
-import type { Arrivals } from './arrivals.js';
 import { monitorTokenUsable } from './monitor.verify.js';
 import { seatSecret, type WebhookSettings } from './settings.js';
 
@@ -25,7 +26,10 @@ interface Surface {
 
 export interface IntegrationsDeps {
   settings(): WebhookSettings;
-  readonly arrivals: Arrivals;
+  /** One surface's arrival counts, fleet-wide (the integrations projection). */
+  arrivals(surface: string): SurfaceCounts;
+  /** Brings the counts up to what this node has recorded (read-your-writes) before an answer. */
+  sync?(): Promise<void>;
   readonly nodeId: string;
   /** Where third parties reach `/webhooks/*` (`public_base_url`); null when unknown. */
   publicBaseUrl(): string | null;
@@ -64,7 +68,7 @@ export function integrationsAnswer(deps: IntegrationsDeps) {
     ...row,
     public_url: base === null ? null : `${base.replace(/\/+$/, '')}${row.path}`,
     listener: deps.publicListener ? 'public' : 'api',
-    arrivals: deps.arrivals.of(row.surface),
+    arrivals: deps.arrivals(row.surface),
   }));
   return {
     node: deps.nodeId,
@@ -78,7 +82,11 @@ export type IntegrationsAnswer = ReturnType<typeof integrationsAnswer>;
 
 /** `integrations` as a registered question: a read (guarded only when anonymous reads are off), as the route. */
 export function integrationsQuestions(deps: IntegrationsDeps): Map<string, Question> {
-  return new Map([['integrations', { guarded: false, answer: () => integrationsAnswer(deps) }]]);
+  const answer = async () => {
+    await deps.sync?.();
+    return integrationsAnswer(deps);
+  };
+  return new Map([['integrations', { guarded: false, answer }]]);
 }
 
 /** `GET /integrations`, asked of the same question the registry holds. */

@@ -124,7 +124,7 @@ export async function accept(deps: ReceiverDeps, req: ApiRequest, given: Accepte
       [RawHeader.ContentType]: req.headers['content-type'] ?? '',
     },
   });
-  deps.arrivals.count(a.surface, ack.duplicate ? 'duplicate' : 'accepted');
+  await deps.arrivals.record(a.surface, ack.duplicate ? 'duplicate' : 'accepted');
   req.log.info(
     {
       event: ack.duplicate ? 'webhook_duplicate' : 'webhook_accepted',

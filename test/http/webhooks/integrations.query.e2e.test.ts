@@ -16,6 +16,7 @@ import {
   type AuthSettings,
 } from '../../../http/index.js';
 import { startEvents } from '../../../scripts/events-wiring.js';
+import { followIntegrations } from '../../../scripts/integrations-view.js';
 import { dashboard } from '../fixtures/events-node.js';
 import { call, OPS, openAuth, startHarness } from '../fixtures/gateway-harness.js';
 import { companyDocument, SECRETS } from './fixtures/company.js';
@@ -40,10 +41,15 @@ async function startNode(t: Test, auth: AuthSettings = openAuth) {
     wikiToken: SECRETS.wikiToken,
     relayKeySetUrl: null,
   });
-  const arrivals = new Arrivals();
+  const arrivals = new Arrivals({ bus, nodeId: 'node-0' });
+  const view = await followIntegrations({ bus });
   const questions = integrationsQuestions({
     settings: () => settings,
-    arrivals,
+    arrivals: (surface) => view.arrivals(surface),
+    sync: async () => {
+      await arrivals.flush();
+      await view.caughtUp();
+    },
     nodeId: 'node-0',
     publicBaseUrl: () => 'https://svc.example',
     publicListener: false,
@@ -68,6 +74,7 @@ async function startNode(t: Test, auth: AuthSettings = openAuth) {
   t.teardown(async () => {
     await h.gw.close();
     await events.stop();
+    await view.stop();
     await bus.close();
   });
   const body = JSON.stringify({ action: 'assigned', issue: { number: 1, assignees: [{ login: 'cy' }] } });
