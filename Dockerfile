@@ -17,6 +17,7 @@ COPY actors actors
 COPY projections projections
 COPY http http
 COPY scripts scripts
+COPY dashboard dashboard
 # `npm ci` runs the `prepare` script, which is the build.
 RUN npm ci && npm prune --omit=dev
 

@@ -18,6 +18,7 @@ export type {
 } from './types.js';
 export type { Gateway, GatewayOptions } from './gateway.types.js';
 export { configRoutes, type ConfigRouteDeps } from './routes/config/config.routes.js';
+export { configQuestions } from './routes/config/config.questions.js';
 export { setupRoutes } from './routes/setup/setup.routes.js';
 export type { PassHost, PassRequest, SetupRouteDeps } from './routes/setup/setup.deps.js';
 export { secretsRoutes, type SecretsRouteDeps } from './routes/secrets/secrets.routes.js';
@@ -76,3 +77,9 @@ export {
 } from './scatter.js';
 export { fleetMerges, mergeIntegrations, mergeNodeLists, mergeOwn, mergePages } from './scatter.merges.js';
 export { backupRoutes, type BackupRouteDeps } from './routes/backups/backups.routes.js';
+export {
+  loadDashboardAssets,
+  type DashboardAssets,
+  type StaticFile,
+} from './static/dashboard.assets.js';
+export { dashboardRoutes } from './static/dashboard.routes.js';

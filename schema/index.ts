@@ -85,6 +85,7 @@ export {
   isMarker,
   isSealedDocument,
   jsonTextDepthBeyond,
+  listEntities,
   listReferences,
   MAX_DOCUMENT_DEPTH,
   MAX_RENDER_DEPTH,

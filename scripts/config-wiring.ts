@@ -12,7 +12,13 @@ import {
   type SubsystemApplier,
 } from '../actors/index.js';
 import { Streams, Subjects, type Bus, type Kv, type Subscription } from '../bus/index.js';
-import { configRoutes, type AuthSettings, type Question, type RouteDef } from '../http/index.js';
+import {
+  configQuestions,
+  configRoutes,
+  type AuthSettings,
+  type Question,
+  type RouteDef,
+} from '../http/index.js';
 import {
   activeRevision,
   configAudit,
@@ -142,6 +148,8 @@ export async function startConfiguration(opts: {
         'config_audit',
         { guarded: true, answer: (params) => configAudit(view.state, params.get('limit') ?? undefined) },
       ],
+      // The dashboard's config room: the document, a diff between any two revisions, the entity views.
+      ...configQuestions({ state: () => view.state, openPayload }),
     ]),
     applyActive: () => applier.reconcile(),
     appliedEpoch: () => applier.appliedEpoch(),

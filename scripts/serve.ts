@@ -21,7 +21,9 @@ import {
 } from '../actors/index.js';
 import { ensureCatalogue, openBus, type Bus } from '../bus/index.js';
 import {
+  dashboardRoutes,
   fleetMerges,
+  loadDashboardAssets,
   nativeBackendRoutes,
   queryRoutes,
   startGateway,
@@ -302,6 +304,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
               ...backups.routes(),
               ...readModels.routes(),
               ...queryRoutes(events.questions),
+              ...dashboardRoutes(loadDashboardAssets()),
               ...nativeBackendRoutes({
                 tracker: config.tracker.backend,
                 knowledge: config.knowledge.backend,

@@ -15,6 +15,11 @@ if ! command -v nats-server >/dev/null 2>&1 && [ ! -x /usr/sbin/nats-server ]; t
   apt_install nats-server
 fi
 export PATH="$PATH:/usr/sbin"
+# The dashboard's browser tests drive Debian's chromium (playwright-core never downloads a browser).
+if ! command -v chromium >/dev/null 2>&1; then
+  echo "setup: installing Debian package chromium"
+  apt_install --no-install-recommends chromium
+fi
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "setup: npm ci"
@@ -25,6 +30,7 @@ fi
 
 echo "check: typescript"
 npx tsc -p tsconfig.json --noEmit
+npx tsc -p dashboard/tsconfig.json
 echo "check: eslint"
 npx eslint .
 

@@ -41,6 +41,12 @@ export const questionParams: Readonly<Record<string, ParamDescriptions>> = {
   turn: { turn_id: 'the turn id' },
   phases: { turn_id: 'the phases of one turn (no other parameter then)', ...page, ...seat },
   config_audit: { limit: 'revisions, newest first (default 50, 1..500, clamped)' },
+  config: { revision: 'a revision id (default the active one); the document comes redacted, as JSON and YAML' },
+  config_diff: {
+    from: 'a revision id or `active` (default the parent of `to`)',
+    to: 'a revision id (default the active one)',
+  },
+  config_entities: { kind: 'roles, units, llm-providers or mcp-servers (default all four)' },
   mcp_servers: {},
   schedules: {},
   integrations: {},

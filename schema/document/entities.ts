@@ -60,6 +60,35 @@ export function findEntity(doc: unknown, kind: EntityKind, id: string): Found | 
   return null;
 }
 
+/** Every entity of one kind in document order, with its identity and where it sits (the dashboard's entity views). */
+export function listEntities(
+  doc: unknown,
+  kind: EntityKind,
+): Array<{ readonly id: string; readonly value: unknown; readonly segments: Segment[] }> {
+  if (!isObject(doc)) return [];
+  if (kind === 'llm-providers') {
+    const llm = isObject(doc['providers']) ? doc['providers']['llm'] : undefined;
+    return isObject(llm)
+      ? Object.entries(llm).map(([id, value]) => ({ id, value, segments: ['providers', 'llm', id] }))
+      : [];
+  }
+  if (kind === 'mcp-servers') {
+    const servers = doc['mcp_servers'];
+    if (!isArray(servers)) return [];
+    return servers.flatMap((value, i) => {
+      const id = nameIdentity(value);
+      return id === null ? [] : [{ id, value, segments: ['mcp_servers', i] }];
+    });
+  }
+  const identity = kind === 'roles' ? seatIdentity : nameIdentity;
+  const out: Array<{ id: string; value: unknown; segments: Segment[] }> = [];
+  for (const entry of walkTree(doc)) {
+    const id = entry.kind === kind ? identity(entry.value) : null;
+    if (id !== null) out.push({ id, value: entry.value, segments: entry.segments });
+  }
+  return out;
+}
+
 /** A new document with the entity replaced in place, or (providers, tool servers) added last. */
 export function spliceEntity(doc: unknown, kind: EntityKind, id: string, value: unknown): unknown {
   const out = isObject(doc) ? clone(doc) : {};

@@ -1,7 +1,13 @@
 export { carryUnknownKeys } from './carry.js';
 export { listIdentity, pairItems, type Identity } from './collections.js';
 export { diffDocuments, type Change } from './diff.js';
-export { entityIdentityMatches, findEntity, spliceEntity, type EntityKind } from './entities.js';
+export {
+  entityIdentityMatches,
+  findEntity,
+  listEntities,
+  spliceEntity,
+  type EntityKind,
+} from './entities.js';
 export { deriveHandle, handlePattern, nameIdentity, seatIdentity } from './identity.js';
 export { depthBeyond, jsonTextDepthBeyond, MAX_DOCUMENT_DEPTH, MAX_RENDER_DEPTH } from './depth.js';
 export { clone, isObject, jsonEqual, type JsonObject } from './json.js';

@@ -1,0 +1,225 @@
+/**
+ * The dashboard's one link to its node: `WS /ws/stream` (snapshot first, then frames), questions asked on
+ * the socket's query channel, reconnection with backoff (every reconnect starts with a fresh snapshot),
+ * and polling `/stream/snapshot` while the socket is refused or down.
+ */
+import { applyFrame, initialState, type LiveState } from './store.js';
+import { authHeaders } from './token.js';
+import { QueryRefused, type Frame } from './types.js';
+
+export type Params = Readonly<Record<string, string | number | boolean | undefined>>;
+
+interface Pending {
+  resolve(data: unknown): void;
+  reject(err: Error): void;
+  timer: number;
+}
+
+const POLL_MS = 5_000;
+const QUERY_TIMEOUT_MS = 15_000;
+const BACKOFF_MIN_MS = 500;
+const BACKOFF_MAX_MS = 15_000;
+
+function cleanParams(params: Params): Record<string, string | number | boolean> {
+  const out: Record<string, string | number | boolean> = {};
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') out[k] = v;
+  return out;
+}
+
+export class Connection {
+  private state: LiveState = initialState;
+  private socket: WebSocket | null = null;
+  private attempts = 0;
+  private retryTimer: number | null = null;
+  private pollTimer: number | null = null;
+  private pingTimer: number | null = null;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private stopped = false;
+  private readonly listeners = new Set<(state: LiveState) => void>();
+
+  constructor(private token: string | null) {}
+
+  get current(): LiveState {
+    return this.state;
+  }
+
+  get hasToken(): boolean {
+    return this.token !== null;
+  }
+
+  subscribe(listener: (state: LiveState) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private set(next: LiveState): void {
+    if (next === this.state) return;
+    this.state = next;
+    for (const listener of this.listeners) listener(next);
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.open();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.clearTimers();
+    this.socket?.close(1000, 'dashboard closed');
+    this.socket = null;
+  }
+
+  /** A new token (or none): the socket is reopened with it, so guarded questions answer. */
+  useToken(token: string | null): void {
+    this.token = token;
+    this.attempts = 0;
+    this.socket?.close(1000, 'token changed');
+  }
+
+  private clearTimers(): void {
+    for (const t of [this.retryTimer, this.pollTimer, this.pingTimer]) if (t !== null) clearTimeout(t);
+    this.retryTimer = this.pollTimer = this.pingTimer = null;
+  }
+
+  private open(): void {
+    if (this.stopped) return;
+    const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+    const query = this.token === null ? '' : `?token=${encodeURIComponent(this.token)}`;
+    let opened = false;
+    const socket = new WebSocket(`${scheme}://${location.host}/ws/stream${query}`);
+    this.socket = socket;
+    socket.onopen = () => {
+      opened = true;
+      this.attempts = 0;
+      this.stopPolling();
+      this.schedulePing();
+    };
+    socket.onmessage = (message: MessageEvent<string>) => this.receive(message.data);
+    socket.onclose = () => {
+      if (this.socket !== socket) return;
+      this.socket = null;
+      if (this.pingTimer !== null) clearTimeout(this.pingTimer);
+      for (const [id, p] of this.pending) {
+        clearTimeout(p.timer);
+        p.reject(new QueryRefused('disconnected', 'the connection to the node closed'));
+        this.pending.delete(id);
+      }
+      if (this.stopped) return;
+      // Refused or dropped: show what polling can fetch until the socket is back.
+      this.set({ ...this.state, link: opened ? 'connecting' : this.state.link });
+      this.startPolling();
+      this.scheduleReconnect();
+    };
+  }
+
+  private scheduleReconnect(): void {
+    const ceiling = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** this.attempts);
+    this.attempts += 1;
+    const delay = ceiling / 2 + Math.random() * (ceiling / 2);
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    this.retryTimer = window.setTimeout(() => {
+      this.retryTimer = null;
+      this.open();
+    }, delay);
+  }
+
+  private schedulePing(): void {
+    // Keeps idle proxies from closing the socket; the answer (`pong`) needs no handling.
+    this.pingTimer = window.setTimeout(() => {
+      if (this.socket?.readyState === WebSocket.OPEN) this.socket.send('{"kind":"ping"}');
+      this.schedulePing();
+    }, 30_000);
+  }
+
+  private receive(text: string): void {
+    let frame: Frame;
+    try {
+      frame = JSON.parse(text) as Frame;
+    } catch {
+      return;
+    }
+    if (frame.kind === 'result' || frame.kind === 'error') {
+      const data = (frame.data ?? {}) as { id?: unknown; data?: unknown; error?: string; detail?: string };
+      const pending = typeof data.id === 'number' ? this.pending.get(data.id) : undefined;
+      if (!pending || typeof data.id !== 'number') return;
+      this.pending.delete(data.id);
+      clearTimeout(pending.timer);
+      if (frame.kind === 'result') pending.resolve(data.data);
+      else pending.reject(new QueryRefused(data.error ?? 'query_failed', data.detail));
+      return;
+    }
+    const next = applyFrame(this.state, frame);
+    this.set(next.link === 'live' ? next : { ...next, link: 'live' });
+  }
+
+  private startPolling(): void {
+    if (this.pollTimer !== null || this.stopped) return;
+    const poll = async (): Promise<void> => {
+      await this.pollOnce();
+      if (this.pollTimer !== null) this.pollTimer = window.setTimeout(() => void poll(), POLL_MS);
+    };
+    this.pollTimer = window.setTimeout(() => void poll(), 0);
+  }
+
+  private stopPolling(): void {
+    if (this.pollTimer !== null) clearTimeout(this.pollTimer);
+    this.pollTimer = null;
+  }
+
+  private async pollOnce(): Promise<void> {
+    try {
+      const res = await fetch('/stream/snapshot', { headers: authHeaders(this.token), cache: 'no-store' });
+      if (this.socket?.readyState === WebSocket.OPEN) return;
+      if (res.status === 401) {
+        this.set({ ...this.state, link: 'offline', problem: 'This node needs an operator token to read.' });
+        return;
+      }
+      if (!res.ok) throw new Error(`status ${res.status}`);
+      const frame: Frame = { kind: 'snapshot', data: await res.json(), ts: new Date().toISOString() };
+      this.set({ ...applyFrame(this.state, frame), link: 'polling' });
+    } catch {
+      this.set({ ...this.state, link: 'offline', problem: 'The node does not answer; retrying.' });
+    }
+  }
+
+  /** Asks a question: on the socket when it is open, else through `GET /query/{what}`. */
+  ask(what: string, params: Params = {}): Promise<unknown> {
+    const clean = cleanParams(params);
+    const socket = this.socket;
+    if (socket === null || socket.readyState !== WebSocket.OPEN) return this.askOverHttp(what, clean);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = window.setTimeout(() => {
+        this.pending.delete(id);
+        reject(new QueryRefused('timeout', `no answer to ${what} within ${QUERY_TIMEOUT_MS / 1000} s`));
+      }, QUERY_TIMEOUT_MS);
+      this.pending.set(id, { resolve, reject, timer });
+      socket.send(JSON.stringify({ kind: 'query', id, what, params: clean }));
+    });
+  }
+
+  private async askOverHttp(
+    what: string,
+    params: Record<string, string | number | boolean>,
+  ): Promise<unknown> {
+    const query = new URLSearchParams();
+    for (const [k, v] of Object.entries(params)) query.set(k, String(v));
+    const text = query.toString();
+    const suffix = text === '' ? '' : `?${text}`;
+    return this.fetchJson(`/query/${encodeURIComponent(what)}${suffix}`);
+  }
+
+  /** A read route (one with no question, e.g. `/fleet`), with the token when one is held. */
+  async fetchJson(path: string, init: RequestInit = {}): Promise<unknown> {
+    const res = await fetch(path, {
+      ...init,
+      headers: { Accept: 'application/json', ...authHeaders(this.token), ...(init.headers ?? {}) },
+      cache: 'no-store',
+    });
+    const body = (await res.json().catch(() => null)) as { error?: string; detail?: string } | null;
+    if (!res.ok) throw new QueryRefused(body?.error ?? `http_${res.status}`, body?.detail);
+    return body;
+  }
+}

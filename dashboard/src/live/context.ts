@@ -1,0 +1,54 @@
+/** The connection and its state, shared with every room through Preact context. */
+import { createContext } from 'preact';
+import { useContext, useEffect, useState } from 'preact/hooks';
+import type { Connection, Params } from './connection.js';
+import type { LiveState } from './store.js';
+
+export const ConnectionContext = createContext<Connection | null>(null);
+
+export function useConnection(): Connection {
+  const connection = useContext(ConnectionContext);
+  if (connection === null) throw new Error('useConnection outside <ConnectionContext.Provider>');
+  return connection;
+}
+
+export function useLive(): LiveState {
+  const connection = useConnection();
+  const [state, setState] = useState(connection.current);
+  useEffect(() => {
+    setState(connection.current);
+    return connection.subscribe(setState);
+  }, [connection]);
+  return state;
+}
+
+export interface Asked<T> {
+  readonly data: T | null;
+  readonly error: { code: string; message: string } | null;
+  readonly loading: boolean;
+}
+
+/**
+ * Asks a question and asks again whenever `params` or `again` change (pass a tick from the live state to
+ * follow the stream). The previous answer stays on screen while the next one is on its way.
+ */
+export function useQuestion<T>(what: string | null, params: Params = {}, again: unknown = 0): Asked<T> {
+  const connection = useConnection();
+  const key = JSON.stringify(params);
+  const [asked, setAsked] = useState<Asked<T>>({ data: null, error: null, loading: what !== null });
+  useEffect(() => {
+    if (what === null) return undefined;
+    let live = true;
+    setAsked((prev) => ({ ...prev, loading: true }));
+    connection.ask(what, params).then(
+      (data) => live && setAsked({ data: data as T, error: null, loading: false }),
+      (err: Error & { code?: string }) =>
+        live &&
+        setAsked({ data: null, error: { code: err.code ?? 'failed', message: err.message }, loading: false }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [connection, what, key, again]);
+  return asked;
+}

@@ -1,0 +1,81 @@
+/** Folds the stream's frames into what the rooms render: a pure function of (state, frame). */
+import type { AgentRow, EventRow, Frame, Snapshot } from './types.js';
+
+/** Newest feed rows kept for the live views; older ones are paged from the `events` question. */
+export const FEED_KEEP = 500;
+
+export type Link = 'connecting' | 'live' | 'polling' | 'offline';
+
+export interface LiveState {
+  readonly snapshot: Snapshot | null;
+  readonly link: Link;
+  /** Bumped by every frame that changes the company (org, seats, tools): questions re-ask on it. */
+  readonly configTick: number;
+  /** Bumped by every new event: questions about history re-ask on it. */
+  readonly eventTick: number;
+  /** Why the data is missing, when it is (a refused token, an unreachable node). */
+  readonly problem: string | null;
+}
+
+export const initialState: LiveState = {
+  snapshot: null,
+  link: 'connecting',
+  configTick: 0,
+  eventTick: 0,
+  problem: null,
+};
+
+const emptySnapshot: Snapshot = {
+  health: null,
+  agents: {},
+  events: [],
+  sandboxes: [],
+  tools: [],
+  org: null,
+  tokens: null,
+  budget: null,
+  schedules: null,
+};
+
+function asSnapshot(data: unknown): Snapshot {
+  const raw = (typeof data === 'object' && data !== null ? data : {}) as Partial<Snapshot>;
+  return {
+    ...emptySnapshot,
+    ...raw,
+    agents: raw.agents ?? {},
+    events: Array.isArray(raw.events) ? raw.events.slice(0, FEED_KEEP) : [],
+    tools: Array.isArray(raw.tools) ? raw.tools : [],
+    sandboxes: Array.isArray(raw.sandboxes) ? raw.sandboxes : [],
+  };
+}
+
+/** Replace-style sections: the frame's data is the whole section. */
+const sections = new Set(['health', 'org', 'tools', 'sandboxes', 'tokens', 'budget', 'schedules', 'seats']);
+const configSections = new Set(['org', 'tools', 'seats']);
+
+export function applyFrame(state: LiveState, frame: Frame): LiveState {
+  if (frame.kind === 'snapshot')
+    return { ...state, snapshot: asSnapshot(frame.data), configTick: state.configTick + 1, problem: null };
+  const snapshot = state.snapshot ?? emptySnapshot;
+  if (frame.kind === 'event') {
+    const row = frame.data as EventRow;
+    if (snapshot.events.some((e) => e.id === row.id)) return state;
+    const events = [row, ...snapshot.events].slice(0, FEED_KEEP);
+    return { ...state, snapshot: { ...snapshot, events }, eventTick: state.eventTick + 1 };
+  }
+  if (frame.kind === 'agents') {
+    // Merge overlays carry whole rows (their nullable keys included), so a row is replaced as a whole.
+    const agents: Record<string, AgentRow> = { ...snapshot.agents };
+    for (const [handle, row] of Object.entries((frame.data ?? {}) as Record<string, AgentRow>))
+      agents[handle] = row;
+    return { ...state, snapshot: { ...snapshot, agents } };
+  }
+  if (frame.kind === 'events' && Array.isArray(frame.data)) {
+    return { ...state, snapshot: { ...snapshot, events: (frame.data as EventRow[]).slice(0, FEED_KEEP) } };
+  }
+  if (sections.has(frame.kind)) {
+    const next = { ...state, snapshot: { ...snapshot, [frame.kind]: frame.data } };
+    return configSections.has(frame.kind) ? { ...next, configTick: state.configTick + 1 } : next;
+  }
+  return state;
+}

@@ -1,0 +1,186 @@
+/**
+ * Feed: events with filters (category, type, seat), keyset paging through the `events` question, live
+ * rows on the first page, and a trace view (every event of one trace, with payloads on demand).
+ */
+import { useState } from 'preact/hooks';
+import { useLive, useQuestion } from '../live/context.js';
+import type { EventRow } from '../live/types.js';
+import { navigate, type Route } from '../router.js';
+import { ago, json, time } from '../ui/format.js';
+import { Answer, Badge, Card } from '../ui/parts.js';
+import { allSeats } from './selectors.js';
+
+const categories = ['a2a', 'decision', 'learning', 'lifecycle', 'notification', 'system', 'task', 'webhook'];
+
+interface Page {
+  rows: EventRow[];
+  exhausted: boolean;
+  next: { before_time: string; before_id: string } | null;
+}
+
+function matches(row: EventRow, category: string, seat: string, type: string): boolean {
+  return (
+    (category === '' || row.category === category) &&
+    (seat === '' || row.agent_id === seat) &&
+    (type === '' || row.type.toLowerCase().includes(type.toLowerCase()))
+  );
+}
+
+function EventList(props: { rows: EventRow[]; onTrace: (id: string) => void }) {
+  if (props.rows.length === 0) return <p class="muted">No events match.</p>;
+  return (
+    <ol class="feed" aria-label="Events, newest first">
+      {props.rows.map((e) => (
+        <li key={e.id} class={e.failed ? 'failed' : undefined}>
+          <time dateTime={e.timestamp} title={time(e.timestamp)}>
+            {ago(e.timestamp)}
+          </time>
+          <Badge value={e.category} />
+          <code class="type">{e.type}</code>
+          <span class="summary">{e.summary}</span>
+          {e.agent_id ? <span class="muted">{e.agent_id}</span> : null}
+          {e.trace_id ? (
+            <button type="button" class="link-button" onClick={() => props.onTrace(e.trace_id!)}>
+              trace
+            </button>
+          ) : null}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+function Trace(props: { traceId: string; onClose: () => void }) {
+  const asked = useQuestion<{ events?: EventRow[]; rows?: EventRow[]; total?: number }>('trace', {
+    trace_id: props.traceId,
+  });
+  const [open, setOpen] = useState<string | null>(null);
+  return (
+    <Card title={`Trace ${props.traceId}`} wide>
+      <button type="button" onClick={props.onClose}>
+        Close trace
+      </button>
+      <Answer asked={asked} what="trace">
+        {(t) => (
+          <ol class="trace">
+            {(t.events ?? t.rows ?? []).map((e) => (
+              <li key={e.id}>
+                <span class="muted">{time(e.timestamp)}</span> <code>{e.type}</code> {e.summary}{' '}
+                <button
+                  type="button"
+                  class="link-button"
+                  aria-expanded={open === e.id}
+                  onClick={() => setOpen(open === e.id ? null : e.id)}
+                >
+                  payload
+                </button>
+                {open === e.id ? <pre>{json(e.payload ?? null)}</pre> : null}
+              </li>
+            ))}
+          </ol>
+        )}
+      </Answer>
+    </Card>
+  );
+}
+
+export function Feed(props: { route: Route }) {
+  const live = useLive();
+  const q = props.route.query;
+  const category = q.get('category') ?? '';
+  const seat = q.get('seat') ?? '';
+  const type = q.get('type') ?? '';
+  const trace = q.get('trace');
+  const [cursor, setCursor] = useState<Page['next']>(null);
+  const [history, setHistory] = useState<Array<NonNullable<Page['next']>>>([]);
+  const setFilter = (name: string, value: string): void => {
+    const next = new URLSearchParams(q);
+    if (value === '') next.delete(name);
+    else next.set(name, value);
+    setCursor(null);
+    setHistory([]);
+    navigate('feed', [], next);
+  };
+  // The first page follows the stream; older pages stay as they were read.
+  const page = useQuestion<Page>(
+    'events',
+    {
+      limit: 50,
+      feed_only: true,
+      category,
+      agent_id: seat,
+      before_time: cursor?.before_time,
+      before_id: cursor?.before_id,
+    },
+    cursor === null ? live.eventTick : 0,
+  );
+  const seats = allSeats(live.snapshot?.org);
+  return (
+    <div class="stack">
+      <form class="filters" aria-label="Feed filters" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Category
+          <select value={category} onChange={(e) => setFilter('category', e.currentTarget.value)}>
+            <option value="">all</option>
+            {categories.map((c) => (
+              <option key={c} value={c}>
+                {c}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Type contains
+          <input type="search" value={type} onChange={(e) => setFilter('type', e.currentTarget.value)} />
+        </label>
+        <label>
+          Seat
+          <select value={seat} onChange={(e) => setFilter('seat', e.currentTarget.value)}>
+            <option value="">all</option>
+            {seats.map((s) => (
+              <option key={s.handle} value={s.handle}>
+                {s.name}
+              </option>
+            ))}
+          </select>
+        </label>
+      </form>
+      {trace ? <Trace traceId={trace} onClose={() => setFilter('trace', '')} /> : null}
+      <Answer asked={page} what="events">
+        {(p) => (
+          <>
+            <EventList
+              rows={p.rows.filter((r) => matches(r, category, seat, type))}
+              onTrace={(id) => setFilter('trace', id)}
+            />
+            <div class="pager">
+              <button
+                type="button"
+                disabled={history.length === 0}
+                onClick={() => {
+                  const prev = history.slice(0, -1);
+                  setHistory(prev);
+                  setCursor(prev[prev.length - 1] ?? null);
+                }}
+              >
+                Newer
+              </button>
+              <button
+                type="button"
+                disabled={p.next === null}
+                onClick={() => {
+                  if (!p.next) return;
+                  setHistory([...history, p.next]);
+                  setCursor(p.next);
+                }}
+              >
+                Older
+              </button>
+              {p.exhausted ? <span class="muted">end of history</span> : null}
+            </div>
+          </>
+        )}
+      </Answer>
+    </div>
+  );
+}

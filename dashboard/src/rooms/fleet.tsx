@@ -1,0 +1,97 @@
+/** Fleet: nodes, their roles, epochs, seats and duties, and the seat leases (`GET /fleet`, guarded). */
+import { useEffect, useState } from 'preact/hooks';
+import { useConnection, useLive } from '../live/context.js';
+import { ago } from '../ui/format.js';
+import { Badge, Card, Stat, Table } from '../ui/parts.js';
+
+interface FleetNode {
+  id: string;
+  roles: string[];
+  version: string;
+  applied_epoch: number;
+  renewed_at: string;
+  expires_at: string;
+  seats: string[];
+  duties: string[];
+  store?: { engine: string; dir?: string };
+}
+interface Fleet {
+  node: string;
+  read_at: string;
+  complete: boolean;
+  nodes: FleetNode[];
+  seats: Record<string, { node: string; epoch: number; expires_at: string }>;
+}
+
+export function FleetRoom() {
+  const connection = useConnection();
+  const live = useLive();
+  const [fleet, setFleet] = useState<Fleet | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const health = live.snapshot?.health;
+  // Leases renew on their own clock: re-read on every health tick.
+  const tick = health
+    ? `${health.applied_epoch}:${health.nodes ?? 0}:${live.configTick}:${Math.floor(Date.now() / 15000)}`
+    : '';
+  useEffect(() => {
+    if (!connection.hasToken) return;
+    connection.fetchJson('/fleet').then(
+      (data) => {
+        setFleet(data as Fleet);
+        setError(null);
+      },
+      (err: Error & { code?: string }) =>
+        setError(err.code === 'no_route' ? 'This node serves no fleet view.' : err.message),
+    );
+  }, [connection, tick]);
+  return (
+    <div class="stack">
+      <Card title="This node">
+        <div class="stats">
+          <Stat label="node" value={health?.node ?? '—'} />
+          <Stat label="live nodes" value={health?.nodes ?? '—'} />
+          <Stat label="posture" value={health ? <Badge value={health.posture} /> : '—'} />
+          <Stat label="seats held" value={health?.seats.length ?? 0} />
+        </div>
+      </Card>
+      <Card title="Nodes" wide>
+        {!connection.hasToken ? (
+          <p class="notice">The fleet view needs an operator token.</p>
+        ) : error ? (
+          <p class="notice error">{error}</p>
+        ) : !fleet ? (
+          <p class="muted">Loading…</p>
+        ) : (
+          <>
+            <Table
+              caption={`Read ${ago(fleet.read_at)} by ${fleet.node}${fleet.complete ? '' : ' (incomplete)'}`}
+              rows={fleet.nodes}
+              rowKey={(n) => n.id}
+              columns={[
+                { label: 'node', cell: (n) => n.id },
+                { label: 'roles', cell: (n) => n.roles.join(', ') },
+                { label: 'epoch', cell: (n) => n.applied_epoch, numeric: true },
+                { label: 'seats', cell: (n) => n.seats.length, numeric: true },
+                { label: 'duties', cell: (n) => n.duties.join(', ') || '—' },
+                { label: 'store', cell: (n) => n.store?.engine ?? '—' },
+                { label: 'renewed', cell: (n) => ago(n.renewed_at) },
+              ]}
+            />
+            <Table
+              caption="Seat leases"
+              rows={Object.entries(fleet.seats).map(([seat, lease]) => ({ seat, ...lease }))}
+              rowKey={(r) => r.seat}
+              empty="No seat is leased."
+              columns={[
+                { label: 'seat', cell: (r) => r.seat },
+                { label: 'node', cell: (r) => r.node },
+                { label: 'epoch', cell: (r) => r.epoch, numeric: true },
+                { label: 'expires', cell: (r) => ago(r.expires_at) },
+              ]}
+            />
+          </>
+        )}
+      </Card>
+    </div>
+  );
+}

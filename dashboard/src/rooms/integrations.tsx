@@ -1,0 +1,103 @@
+/** Integrations: inbound surfaces, whether their secret is present, arrivals, and setup requirements. */
+import { useEffect, useState } from 'preact/hooks';
+import { useConnection, useLive, useQuestion } from '../live/context.js';
+import { ago } from '../ui/format.js';
+import { Answer, Badge, Card, Table } from '../ui/parts.js';
+
+interface Surface {
+  surface: string;
+  path: string;
+  scheme: string;
+  configured: boolean;
+  secret_present: boolean;
+  listener: string;
+  arrivals: { accepted: number; duplicates: number; refused: number; last_accepted_at: string | null };
+}
+interface Requirement {
+  field: string;
+  label: string;
+  kind: string;
+  required: boolean;
+  present: boolean;
+  blocks?: string | null;
+}
+interface SetupState {
+  key: string;
+  configured: boolean;
+  enabled: boolean;
+  satisfied: boolean;
+  requirements: Requirement[];
+}
+
+function Setup() {
+  const connection = useConnection();
+  const [setup, setSetup] = useState<{ integrations: SetupState[] } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const live = useLive();
+  useEffect(() => {
+    if (!connection.hasToken) return;
+    connection.fetchJson('/setup/integrations').then(
+      (data) => setSetup(data as { integrations: SetupState[] }),
+      (err: Error) => setError(err.message),
+    );
+  }, [connection, live.configTick]);
+  if (!connection.hasToken) return <p class="notice">Setup requirements need an operator token.</p>;
+  if (error) return <p class="notice error">Setup requirements were not read: {error}</p>;
+  if (!setup) return <p class="muted">Loading…</p>;
+  return (
+    <>
+      {setup.integrations.map((i) => (
+        <details key={i.key}>
+          <summary>
+            {i.key}{' '}
+            <Badge value={i.satisfied ? 'satisfied' : i.configured ? 'unsatisfied' : 'not configured'} />
+          </summary>
+          <ul>
+            {i.requirements.map((r) => (
+              <li key={r.field}>
+                {r.label}{' '}
+                <span class="muted">
+                  ({r.kind}
+                  {r.required ? ', required' : ''})
+                </span>{' '}
+                <Badge value={r.present ? 'present' : 'missing'} />
+              </li>
+            ))}
+          </ul>
+        </details>
+      ))}
+    </>
+  );
+}
+
+export function Integrations() {
+  const live = useLive();
+  const asked = useQuestion<{ surfaces: Surface[] }>('integrations', {}, live.eventTick);
+  return (
+    <div class="stack">
+      <Card title="Inbound surfaces" wide>
+        <Answer asked={asked} what="integrations">
+          {(d) => (
+            <Table
+              caption="Webhook receivers"
+              rows={d.surfaces}
+              rowKey={(r) => r.path}
+              columns={[
+                { label: 'surface', cell: (r) => r.surface },
+                { label: 'path', cell: (r) => <code>{r.path}</code> },
+                { label: 'configured', cell: (r) => (r.configured ? 'yes' : 'no') },
+                { label: 'secret', cell: (r) => <Badge value={r.secret_present ? 'present' : 'missing'} /> },
+                { label: 'accepted', cell: (r) => r.arrivals.accepted, numeric: true },
+                { label: 'refused', cell: (r) => r.arrivals.refused, numeric: true },
+                { label: 'last', cell: (r) => ago(r.arrivals.last_accepted_at) },
+              ]}
+            />
+          )}
+        </Answer>
+      </Card>
+      <Card title="Setup requirements" wide>
+        <Setup />
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,255 @@
+/** One seat: the live turn as it streams, `llm_history`, memory, schedules, and pause/resume. */
+import { useState } from 'preact/hooks';
+import { useConnection, useLive, useQuestion } from '../live/context.js';
+import type { AgentRow, HistoryRow, LiveCall, ToolExecution } from '../live/types.js';
+import { href, type Route } from '../router.js';
+import { ago, count, duration, json, time } from '../ui/format.js';
+import { Answer, Badge, Card, MeterBar, Table } from '../ui/parts.js';
+import { allSeats, schedulesOf } from './selectors.js';
+
+const roundsOf = (call: LiveCall): number =>
+  Array.isArray(call.rounds) ? call.rounds.length : typeof call.rounds === 'number' ? call.rounds : 0;
+
+function toolName(t: ToolExecution): string {
+  return t.name ?? t.tool ?? 'tool';
+}
+
+function LiveTurn(props: { call: LiveCall | null }) {
+  const call = props.call;
+  if (!call) return <p class="muted">No turn in flight.</p>;
+  return (
+    <div class="live-turn" aria-live="polite">
+      <p>
+        <Badge value={call.phase} /> round {roundsOf(call) || 1}
+        {call.max_rounds ? ` of ${call.max_rounds}` : ''} · iteration {call.iteration}
+        {call.model ? ` · ${call.model}` : ''} {call.in_progress ? <Badge value="working" /> : null}
+        {call.failed ? <Badge value="failed" /> : null}
+      </p>
+      {call.round_narration ? <p class="muted">{call.round_narration}</p> : null}
+      <pre class="response" data-testid="live-response">
+        {call.response ?? ''}
+      </pre>
+      {call.tool_executions?.length ? (
+        <ol class="tools-run">
+          {call.tool_executions.map((t, i) => (
+            <li key={i}>
+              <code>{toolName(t)}</code> {t.origin ? <span class="muted">{t.origin}</span> : null}{' '}
+              {t.duration_ms ? (
+                <span class="muted">{duration(t.duration_ms)}</span>
+              ) : (
+                <Badge value="working" />
+              )}
+            </li>
+          ))}
+        </ol>
+      ) : null}
+    </div>
+  );
+}
+
+function History(props: { rows: HistoryRow[] }) {
+  return (
+    <Table
+      caption="Phases, newest first"
+      rows={props.rows}
+      rowKey={(r) => `${r.turn_id}-${r.phase}-${r.iteration}-${r.timestamp ?? ''}`}
+      empty="No phases recorded yet."
+      columns={[
+        { label: 'when', cell: (r) => <span title={time(r.timestamp)}>{ago(r.timestamp)}</span> },
+        { label: 'phase', cell: (r) => <Badge value={r.failed ? 'failed' : r.phase} title={r.phase} /> },
+        { label: 'rounds', cell: (r) => roundsOf(r), numeric: true },
+        { label: 'tokens', cell: (r) => count(r.total_tokens), numeric: true },
+        { label: 'duration', cell: (r) => duration(r.duration_ms), numeric: true },
+        { label: 'model', cell: (r) => r.model ?? '—' },
+        { label: 'tools', cell: (r) => (r.tool_executions ?? []).map(toolName).join(', ') || '—' },
+      ]}
+    />
+  );
+}
+
+interface Memory {
+  personal_memories?: {
+    long?: Array<{ id: string; content: string }>;
+    short?: Array<{ id: string; content: string; expired?: boolean }>;
+  };
+  episodes?: Array<{ id: string; task_summary?: string; review_outcome?: string; ended_at?: string }>;
+  counterparty_profiles?: Array<{
+    subject_label?: string;
+    subject_name?: string;
+    interaction_count?: number;
+  }>;
+  synthesized_skills?: Array<{ id: string; name: string; description?: string }>;
+}
+
+function MemoryView(props: { handle: string; again: unknown }) {
+  const asked = useQuestion<Memory>('memory', { id: props.handle }, props.again);
+  return (
+    <Answer asked={asked} what="memory">
+      {(m) => (
+        <div class="memory">
+          <h3>Notes</h3>
+          <ul>
+            {[...(m.personal_memories?.long ?? []), ...(m.personal_memories?.short ?? [])].map((n) => (
+              <li key={n.id}>{n.content}</li>
+            ))}
+          </ul>
+          <h3>Episodes ({m.episodes?.length ?? 0})</h3>
+          <ul>
+            {(m.episodes ?? []).slice(0, 10).map((e) => (
+              <li key={e.id}>
+                {e.task_summary ?? e.id}{' '}
+                <span class="muted">
+                  {e.review_outcome ?? ''} {ago(e.ended_at)}
+                </span>
+              </li>
+            ))}
+          </ul>
+          <h3>People ({m.counterparty_profiles?.length ?? 0})</h3>
+          <ul>
+            {(m.counterparty_profiles ?? []).map((p, i) => (
+              <li key={i}>
+                {p.subject_name ?? p.subject_label}{' '}
+                <span class="muted">{p.interaction_count ?? 0} interactions</span>
+              </li>
+            ))}
+          </ul>
+          <h3>Skills ({m.synthesized_skills?.length ?? 0})</h3>
+          <ul>
+            {(m.synthesized_skills ?? []).map((s) => (
+              <li key={s.id}>
+                {s.name} <span class="muted">{s.description}</span>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </Answer>
+  );
+}
+
+function PauseControls(props: { row: AgentRow }) {
+  const connection = useConnection();
+  const [busy, setBusy] = useState(false);
+  const [message, setMessage] = useState<string | null>(null);
+  const paused = props.row.paused !== null;
+  if (!connection.hasToken) return <p class="muted">Pausing and resuming need an operator token.</p>;
+  const act = async (verb: 'pause' | 'resume'): Promise<void> => {
+    setBusy(true);
+    setMessage(null);
+    try {
+      await connection.fetchJson(`/agents/${encodeURIComponent(props.row.id)}/${verb}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ reason: `from the dashboard` }),
+      });
+      setMessage(verb === 'pause' ? 'Paused.' : 'Resumed.');
+    } catch (err) {
+      setMessage(`Refused: ${(err as Error).message}`);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="actions">
+      <button type="button" disabled={busy || paused} onClick={() => void act('pause')}>
+        Pause seat
+      </button>
+      <button type="button" disabled={busy || !paused} onClick={() => void act('resume')}>
+        Resume seat
+      </button>
+      {message ? <span role="status">{message}</span> : null}
+    </div>
+  );
+}
+
+export function SeatRoom(props: { route: Route }) {
+  const live = useLive();
+  const seats = allSeats(live.snapshot?.org);
+  const handle = props.route.rest[0] ?? seats.find((s) => s.kind === 'agent')?.handle ?? '';
+  const seat = seats.find((s) => s.handle === handle);
+  const row = live.snapshot?.agents[handle];
+  // The agent question carries llm_history; ask again when the seat's turn ends or moves on.
+  const turnKey = `${row?.live_call?.turn_id ?? ''}:${row?.live_call?.phase ?? ''}:${row?.activity ?? ''}`;
+  const detail = useQuestion<AgentRow>(
+    handle && seat?.kind !== 'human' ? 'agent' : null,
+    { id: handle },
+    turnKey,
+  );
+  const schedules = schedulesOf(live.snapshot).filter(
+    (s) => s.runners?.includes(handle) || s.scope_id === handle,
+  );
+  return (
+    <div class="stack">
+      <label class="picker">
+        Seat
+        <select value={handle} onChange={(e) => (location.hash = href('seat', e.currentTarget.value))}>
+          {seats.map((s) => (
+            <option key={s.handle} value={s.handle}>
+              {s.name} ({s.kind})
+            </option>
+          ))}
+        </select>
+      </label>
+      {!seat ? (
+        <p class="muted">{handle ? `No seat ${handle} in this company.` : 'No seats yet.'}</p>
+      ) : (
+        <>
+          <Card title={seat.name} wide>
+            <p>
+              <Badge value={seat.kind === 'human' ? 'human' : (row?.activity ?? 'idle')} />{' '}
+              {row?.stopped_reason ? <span class="muted">stopped: {row.stopped_reason}</span> : null}{' '}
+              {seat.unit ? <span class="muted">unit {seat.unit}</span> : null}
+            </p>
+            {seat.goal ? <p>{seat.goal}</p> : null}
+            {row?.paused ? (
+              <p class="notice">
+                Paused by {row.paused.by} {ago(row.paused.at)}
+                {row.paused.reason ? `: ${row.paused.reason}` : ''}
+              </p>
+            ) : null}
+            {seat.kind === 'agent' && row ? <PauseControls row={row} /> : null}
+            {seat.llm?.length ? (
+              <p class="muted">models: {seat.llm.map((l) => `${l.key} ${l.model}`).join(' → ')}</p>
+            ) : null}
+          </Card>
+          {seat.kind === 'agent' ? (
+            <>
+              <Card title="Live turn" wide>
+                <LiveTurn call={row?.live_call ?? null} />
+              </Card>
+              <Card title="Budget">
+                <MeterBar label="Seat tokens" meter={row?.budget?.seat} />
+                <p class="muted">
+                  24 h: {count(row?.tokens?.total_tokens)} tokens in {count(row?.tokens?.calls)} calls
+                </p>
+              </Card>
+              <Card title="Schedules">
+                {schedules.length === 0 ? (
+                  <p class="muted">None.</p>
+                ) : (
+                  <ul>
+                    {schedules.map((s) => (
+                      <li key={`${s.scope_id}/${s.name}`}>
+                        {s.name} <code>{s.cron}</code> next {ago(s.next_run)}
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </Card>
+              <Card title="LLM history" wide>
+                <Answer asked={detail} what="llm_history">
+                  {(d) => <History rows={d.llm_history ?? []} />}
+                </Answer>
+              </Card>
+              <Card title="Memory" wide>
+                <MemoryView handle={handle} again={row?.last_turn ? json(row.last_turn) : ''} />
+              </Card>
+            </>
+          ) : (
+            <p class="muted">A human seat: never executed, no turns, no memory.</p>
+          )}
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,27 @@
+/** Reads over the live state that more than one room needs. */
+import type { AgentRow, Org, OrgSeat, OrgUnit, Schedule, Snapshot } from '../live/types.js';
+
+export function allSeats(org: Org | null | undefined): OrgSeat[] {
+  const out: OrgSeat[] = [...(org?.roles ?? [])];
+  const walk = (units: readonly OrgUnit[] | undefined): void => {
+    for (const unit of units ?? []) {
+      out.push(...(unit.roles ?? []));
+      walk(unit.children);
+    }
+  };
+  walk(org?.units);
+  return out;
+}
+
+/** Agent rows of seats the org still lists (a removed seat's last row may linger in the merge). */
+export function liveAgents(snapshot: Snapshot | null): AgentRow[] {
+  if (!snapshot) return [];
+  const seats = new Set(allSeats(snapshot.org).map((s) => s.handle));
+  return Object.values(snapshot.agents).filter((row) => seats.size === 0 || seats.has(row.id));
+}
+
+export function schedulesOf(snapshot: Snapshot | null): Schedule[] {
+  const section = snapshot?.schedules;
+  if (!section) return [];
+  return Array.isArray(section) ? section : (section.schedules ?? []);
+}

@@ -1,0 +1,69 @@
+/** Tools: the catalogue seats may call, and the tool servers' state on every node (guarded). */
+import { useConnection, useLive, useQuestion } from '../live/context.js';
+import { ago } from '../ui/format.js';
+import { Answer, Badge, Card, Table } from '../ui/parts.js';
+
+interface ServerState {
+  server: string;
+  seat: string | null;
+  transport: string;
+  state: string;
+  tools_served: number;
+  started_at: string | null;
+  restarts: number;
+  last_failure: unknown;
+}
+
+export function Tools() {
+  const live = useLive();
+  const connection = useConnection();
+  const servers = useQuestion<{ nodes: Array<{ node: string; servers: ServerState[] }> }>(
+    connection.hasToken ? 'mcp_servers' : null,
+    {},
+    live.configTick,
+  );
+  const tools = live.snapshot?.tools ?? [];
+  return (
+    <div class="stack">
+      <Card title={`Catalogue (${tools.length})`} wide>
+        <Table
+          caption="Tools seats may call"
+          rows={tools}
+          rowKey={(t) => `${t.source}/${t.name}`}
+          empty="No tools."
+          columns={[
+            { label: 'tool', cell: (t) => <code>{t.name}</code> },
+            { label: 'source', cell: (t) => t.source },
+            { label: 'delivers', cell: (t) => t.delivers ?? '—' },
+            { label: 'description', cell: (t) => t.description ?? '' },
+          ]}
+        />
+      </Card>
+      <Card title="Tool servers" wide>
+        {!connection.hasToken ? (
+          <p class="notice">Tool-server state needs an operator token.</p>
+        ) : (
+          <Answer asked={servers} what="mcp_servers">
+            {(d) => (
+              <Table
+                caption="Per node"
+                rows={d.nodes.flatMap((n) => n.servers.map((s) => ({ ...s, node: n.node })))}
+                rowKey={(r) => `${r.node}/${r.server}/${r.seat ?? ''}`}
+                empty="No tool servers."
+                columns={[
+                  { label: 'node', cell: (r) => r.node },
+                  { label: 'server', cell: (r) => r.server },
+                  { label: 'seat', cell: (r) => r.seat ?? 'shared' },
+                  { label: 'state', cell: (r) => <Badge value={r.state} /> },
+                  { label: 'tools', cell: (r) => r.tools_served, numeric: true },
+                  { label: 'restarts', cell: (r) => r.restarts, numeric: true },
+                  { label: 'since', cell: (r) => ago(r.started_at) },
+                ]}
+              />
+            )}
+          </Answer>
+        )}
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,45 @@
+/** Numbers and times as people read them. */
+export function count(n: number | null | undefined): string {
+  if (n === null || n === undefined || !Number.isFinite(n)) return '—';
+  if (Math.abs(n) >= 1e9) return `${(n / 1e9).toFixed(1)}B`;
+  if (Math.abs(n) >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
+  if (Math.abs(n) >= 1e4) return `${(n / 1e3).toFixed(1)}k`;
+  return n.toLocaleString('en');
+}
+
+export function percent(ratio: number | null | undefined): string {
+  return ratio === null || ratio === undefined ? '—' : `${(ratio * 100).toFixed(ratio < 0.1 ? 1 : 0)}%`;
+}
+
+export function time(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString('en-GB', { hour12: false });
+}
+
+export function ago(iso: string | null | undefined, now = Date.now()): string {
+  if (!iso) return '—';
+  const s = Math.round((now - new Date(iso).getTime()) / 1000);
+  if (!Number.isFinite(s)) return iso;
+  const abs = Math.abs(s);
+  const unit =
+    abs < 60
+      ? `${abs}s`
+      : abs < 3600
+        ? `${Math.round(abs / 60)}m`
+        : abs < 86400
+          ? `${Math.round(abs / 3600)}h`
+          : `${Math.round(abs / 86400)}d`;
+  return s >= 0 ? `${unit} ago` : `in ${unit}`;
+}
+
+export function duration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || ms <= 0) return '—';
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${Math.floor(ms / 60_000)}m ${Math.round((ms % 60_000) / 1000)}s`;
+}
+
+export function json(value: unknown): string {
+  return JSON.stringify(value, null, 2) ?? '';
+}

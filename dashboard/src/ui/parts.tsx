@@ -1,0 +1,189 @@
+/** Small building blocks shared by the rooms. Styling is by class only: the CSP allows no inline style. */
+import type { ComponentChildren } from 'preact';
+import type { Asked } from '../live/context.js';
+import type { Meter } from '../live/types.js';
+import { count, percent } from './format.js';
+
+export function Card(props: { title: string; children: ComponentChildren; wide?: boolean }) {
+  return (
+    <section class={props.wide ? 'card wide' : 'card'} aria-label={props.title}>
+      <h2>{props.title}</h2>
+      {props.children}
+    </section>
+  );
+}
+
+export function Stat(props: { label: string; value: ComponentChildren; tone?: string }) {
+  return (
+    <div class="stat">
+      <span class="stat-label">{props.label}</span>
+      <span class={`stat-value ${props.tone ?? ''}`}>{props.value}</span>
+    </div>
+  );
+}
+
+const tones: Record<string, string> = {
+  ok: 'good',
+  serve: 'good',
+  working: 'busy',
+  idle: 'quiet',
+  needs: 'warn',
+  stopped: 'bad',
+  wait: 'warn',
+  unconfigured: 'warn',
+  shed: 'bad',
+  stuck: 'bad',
+  isolated: 'bad',
+  shutting_down: 'warn',
+  human: 'quiet',
+};
+
+export function Badge(props: { value: string; title?: string }) {
+  return (
+    <span class={`badge ${tones[props.value] ?? 'quiet'}`} title={props.title}>
+      {props.value}
+    </span>
+  );
+}
+
+/** A budget meter: the native element carries its value to assistive technology. */
+export function MeterBar(props: { label: string; meter: Meter | null | undefined }) {
+  const m = props.meter;
+  if (!m || m.cap <= 0) return <p class="muted">{props.label}: no cap</p>;
+  return (
+    <div class="meter">
+      <label>
+        {props.label}: {count(m.used)} of {count(m.cap)} ({percent(m.ratio)})
+        {m.refused ? <Badge value="refused" /> : null}
+        <meter min={0} max={m.cap} low={m.cap * 0.75} high={m.cap * 0.9} optimum={0} value={m.used} />
+      </label>
+    </div>
+  );
+}
+
+export function Answer<T>(props: {
+  asked: Asked<T>;
+  children: (data: T) => ComponentChildren;
+  what?: string;
+}) {
+  const { asked } = props;
+  if (asked.error) {
+    if (asked.error.code === 'unauthorized' || asked.error.code === 'invalid_token')
+      return <p class="notice">This needs an operator token: enter one at the top of the page.</p>;
+    return (
+      <p class="notice error" role="alert">
+        {props.what ?? 'The question'} was not answered: {asked.error.code}
+        {asked.error.message && asked.error.message !== asked.error.code ? ` (${asked.error.message})` : ''}
+      </p>
+    );
+  }
+  if (asked.data === null)
+    return (
+      <p class="muted" aria-busy="true">
+        Loading…
+      </p>
+    );
+  return <>{props.children(asked.data)}</>;
+}
+
+export interface Column<T> {
+  readonly label: string;
+  readonly cell: (row: T) => ComponentChildren;
+  readonly numeric?: boolean;
+}
+
+export function Table<T>(props: {
+  caption: string;
+  rows: readonly T[];
+  columns: ReadonlyArray<Column<T>>;
+  empty?: string;
+  rowKey: (row: T) => string;
+}) {
+  if (props.rows.length === 0) return <p class="muted">{props.empty ?? 'Nothing yet.'}</p>;
+  return (
+    <div class="table-wrap">
+      <table>
+        <caption>{props.caption}</caption>
+        <thead>
+          <tr>
+            {props.columns.map((c) => (
+              <th scope="col" class={c.numeric ? 'num' : undefined} key={c.label}>
+                {c.label}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows.map((row) => (
+            <tr key={props.rowKey(row)}>
+              {props.columns.map((c) => (
+                <td class={c.numeric ? 'num' : undefined} key={c.label}>
+                  {c.cell(row)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Stacked bars in SVG (attributes only, no style), one column per bucket. */
+export function BarChart(props: {
+  label: string;
+  buckets: ReadonlyArray<{ label: string; bands: Readonly<Record<string, number>> }>;
+  bands: readonly string[];
+}) {
+  const width = 640;
+  const height = 180;
+  const max = Math.max(1, ...props.buckets.map((b) => Object.values(b.bands).reduce((a, v) => a + v, 0)));
+  const slot = width / Math.max(1, props.buckets.length);
+  return (
+    <figure class="chart">
+      <svg viewBox={`0 0 ${width} ${height + 20}`} role="img" aria-label={props.label}>
+        {props.buckets.map((bucket, i) => {
+          let y = height;
+          return (
+            <g key={bucket.label}>
+              {props.bands.map((band, j) => {
+                const h = ((bucket.bands[band] ?? 0) / max) * height;
+                y -= h;
+                return h > 0 ? (
+                  <rect
+                    key={band}
+                    class={`band band-${j % 6}`}
+                    x={i * slot + 2}
+                    y={y}
+                    width={slot - 4}
+                    height={h}
+                  >
+                    <title>{`${bucket.label} ${band}: ${count(bucket.bands[band] ?? 0)}`}</title>
+                  </rect>
+                ) : null;
+              })}
+              {i % Math.ceil(props.buckets.length / 7) === 0 ? (
+                <text class="axis" x={i * slot + slot / 2} y={height + 14} text-anchor="middle">
+                  {bucket.label.slice(5)}
+                </text>
+              ) : null}
+            </g>
+          );
+        })}
+        <line class="axis-line" x1={0} x2={width} y1={height} y2={height} />
+      </svg>
+      <figcaption>
+        {props.bands.length === 0
+          ? 'No spend in this window.'
+          : props.bands.map((band, j) => (
+              <span class="legend" key={band}>
+                <svg width="10" height="10" aria-hidden="true">
+                  <rect class={`band band-${j % 6}`} width="10" height="10" />
+                </svg>
+                {band}
+              </span>
+            ))}
+      </figcaption>
+    </figure>
+  );
+}
