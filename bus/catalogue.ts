@@ -28,6 +28,11 @@ export const Streams = {
    * a node that joins later must read the same counts as one that was there all along.
    */
   Integrations: 'SVC_INTEGRATIONS',
+  /**
+   * Seat actors' own records (the questions a seat waits on) and their snapshots: a seat's state is
+   * rebuilt from them when a node takes it up. Kept without age: an open question waits for its answer.
+   */
+  Seats: 'SVC_SEATS',
 } as const;
 export type StreamName = (typeof Streams)[keyof typeof Streams];
 
@@ -136,6 +141,7 @@ export function catalogueStreams(opts: CatalogueOptions = {}): StreamSpec[] {
       subjects: [Subjects.turnJournals],
       maxAgeMs: opts.turnsDoneTtlMs ?? TURNS_DONE_TTL_MS,
     },
+    { name: Streams.Seats, subjects: [Subjects.seatLogs] },
   ];
 }
 

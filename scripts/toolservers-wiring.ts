@@ -2,14 +2,14 @@
  * The tool subsystem of one node: the tool-server manager (a restart-required part of every config
  * apply), the builtin tools, the router the turn engine calls, the catalogue `GET /tools` serves,
  * and `GET /mcp-servers` (plus the `mcp_servers` question) over the manager's status. The builtins'
- * stores: the personal memory store it is given, the node's `needs` board (the seat hosts take from it)
+ * stores: the personal memory store it is given, the `needs` relay (the seats runtime binds it)
  * and the learning gate fed by every apply.
  */
 import type { Logger } from 'pino';
 import {
   busEventSink,
   createLearningGate,
-  createNeedsBoard,
+  createNeedsRelay,
   createToolRouter,
   createToolServerManager,
   memoryTools,
@@ -17,7 +17,7 @@ import {
   orgTools,
   toolServersApplier,
   type LearningGate,
-  type NeedsBoard,
+  type NeedsRelay,
   type PersonalMemory,
   type SubsystemApplier,
   type ToolRouter,
@@ -41,8 +41,8 @@ export interface ToolServers {
   /** `GET /mcp-servers`, asking `questions` (default this subsystem's own: this node alone). */
   routes(questions?: ReadonlyMap<string, Question>): RouteDef[];
   readonly questions: ReadonlyMap<string, Question>;
-  /** What `ask_human` recorded: give it to the seats runtime, which merges it into turn completions. */
-  readonly needs: NeedsBoard;
+  /** Where `ask_human` records a need: give it to the seats runtime, which binds it to the seats' hosts. */
+  readonly needs: NeedsRelay;
   /** Whether a seat learns (org `learning.enabled` as first applied, the seat's `learning_enabled`). */
   readonly learning: LearningGate;
   stop(): Promise<void>;
@@ -56,8 +56,8 @@ export interface ToolServersOptions {
   readonly resolve?: Resolver;
   /** The personal memory store; without one the memory tools answer with an error. */
   readonly memory?: PersonalMemory;
-  /** Default: a board of this node's own. */
-  readonly needs?: NeedsBoard;
+  /** Default: a relay of this node's own. */
+  readonly needs?: NeedsRelay;
   /** Seats whose per-seat tool servers run here (the seats this node holds); default all. */
   readonly runsSeat?: (handle: string) => boolean;
 }
@@ -89,7 +89,7 @@ export function startToolServers(opts: ToolServersOptions): ToolServers {
       learning.apply(previous);
     },
   };
-  const needs = opts.needs ?? createNeedsBoard();
+  const needs = opts.needs ?? createNeedsRelay();
   const events = busEventSink(opts.bus);
   const builtins = [
     ...memoryTools({

@@ -1,4 +1,4 @@
-/** The seats' personal memory store and `needs` state. */
+/** The seats' personal memory store and where `ask_human` records a need. */
 export {
   createMemoryStore,
   MEMORY_ROWS_PER_AGENT,
@@ -6,4 +6,4 @@ export {
   termsOf,
   type MemoryStore,
 } from './memory.store.js';
-export { createNeedsBoard, NEEDS_KEPT_PER_SEAT, turnNeeds, type NeedsBoard } from './needs.board.js';
+export { createNeedsRelay, type NeedsRelay } from './needs.relay.js';

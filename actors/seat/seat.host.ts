@@ -1,6 +1,8 @@
 /**
- * One agent seat on this node: consumes its inbox durably, runs the seat machine and executes the
- * effects it names. A wake is acknowledged only after its turn's events are stored, and a wake id that
+ * One agent seat on this node: consumes its inbox durably (seat.inbox.ts), runs the seat machine and
+ * executes the effects it names. The seat's own state — the questions it waits on — is event-sourced:
+ * each change is appended to the seat's log (seat.log.ts) before the machine hears of it, and the machine
+ * starts from the log's fold, so a restart or a peer taking the seat over starts where it was. A wake is acknowledged only after its turn's events are stored, and a wake id that
  * already completed is acknowledged without running again (the record lives in `svc_turns_done` for
  * the window in which the wake can come back), so a restart mid-turn neither loses the wake nor runs it
  * twice to completion.
@@ -17,25 +19,24 @@
  */
 import type { Logger } from 'pino';
 import { createActor, type Actor } from 'xstate';
-import { RedeliverError, Streams, Subjects, type Bus, type Kv, type Subscription } from '../../bus/index.js';
+import { RedeliverError, type Bus, type Kv, type Subscription } from '../../bus/index.js';
 import { leaseHeaders, LeaseFencedError, noFence, type Fence } from '../lease/index.js';
-import { turnNeeds, type NeedsBoard } from '../memory/index.js';
-import { InboxMessage, uuidv5 } from '../../schema/index.js';
 import { seatMachine, type PhaseRequest, type SeatEvent } from './seat.machine.js';
 import type { TurnCompletedPayload } from './seat.types.js';
 import type { TurnLimits } from './seat.limits.js';
 import type { Company, SeatProfile } from './seat.profile.js';
 import type { TurnDeps } from './turn.deps.js';
-import { turnDeadline } from './turn.deadline.js';
 import { PhaseFailure, runPhase } from './turn.phase.js';
 import { draftOf, episodeOf, noteOutcome, type EpisodeDraft } from './turn.episode.js';
-import { moveLegacyTurnRecords, readPaused, seatKeys } from './seat.records.js';
+import { readPaused, seatKeys } from './seat.records.js';
 import { CutReason, TurnCut } from './turn.cut.js';
-import { distinctNeeds, openTurn, wakeEvent, type OpenedTurn } from './turn.resume.js';
+import type { OpenedTurn } from './turn.resume.js';
 import { fencedDeps, seatEvents } from './seat.events.js';
+import { consumeInbox, type InboxHost } from './seat.inbox.js';
+import { openSeatLog } from './seat.log.js';
+import { needsEventOf, turnNeeds, type SeatLogEntry, type SeatNeed } from './seat.needs.js';
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 export interface SeatHostOptions {
   readonly bus: Bus;
@@ -51,8 +52,6 @@ export interface SeatHostOptions {
   readonly profile: SeatProfile;
   /** How long a paused seat leaves a wake before it is offered again. */
   readonly pausedRetryMs?: number;
-  /** The `needs` asked during a turn (`ask_human`), merged into its `agent_turn_completed`. */
-  readonly needs?: NeedsBoard;
   /** Whether the seat learns: its completed turns record `episode_recorded`. Default: never. */
   readonly learning?: (handle: string) => boolean;
   /** How soon a wake held by a holder that died goes to the next one; default 30 s (the lease ttl). */
@@ -70,6 +69,13 @@ export interface SeatHost {
   /** A changed definition: the next turn runs on it. */
   update(profile: SeatProfile): void;
   send(event: SeatEvent): void;
+  /**
+   * Records a question the seat now waits on (`ask_human`): appended to the seat's log, then the
+   * machine's; the seat's next completion carries it.
+   */
+  recordNeed(need: SeatNeed): Promise<void>;
+  /** The questions the seat waits on, as its machine holds them. */
+  needs(): readonly SeatNeed[];
   /** Starts consuming the inbox (once the apply that spawned the seat has finished). */
   open(): Promise<void>;
   /**
@@ -199,6 +205,17 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
     }
   }
 
+  // The seat's own state (its open needs) as its log left it: rebuilt before the machine starts.
+  const seatLog = await openSeatLog({
+    bus: opts.bus,
+    handle,
+    node: opts.nodeId,
+    fence,
+    now: deps.now,
+    ...(headers ? { headers } : {}),
+    onTrouble: (what, error) => log.warn({ err: error }, `seat log: ${what}`),
+  });
+
   const run = (p: Promise<void>): void => {
     p.catch((error: unknown) => log.error({ err: error }, 'seat effect failed'));
   };
@@ -216,7 +233,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
               const draft = drafts.get(params.payload.turn_id);
               drafts.delete(params.payload.turn_id);
               journals.delete(params.payload.turn_id);
-              const needs = turnNeeds(distinctNeeds(opts.needs?.take(handle, params.payload.turn_id) ?? []));
+              const needs = turnNeeds(params.needs);
               const payload = needs ? { ...params.payload, needs } : params.payload;
               const current = pending;
               try {
@@ -224,6 +241,13 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
                 // The record id is the turn's: a second completion of one wake is de-duplicated.
                 await publishEvent({ ...record, id: `turn-${params.payload.turn_id}` });
                 if (draft) await recordEpisode(draft, payload);
+                // The wait is on the completion now: the needs it carried leave the seat's state.
+                if (params.needs.length > 0)
+                  await append({
+                    kind: 'needs_taken',
+                    turn_id: params.payload.turn_id,
+                    ids: params.needs.map((n) => n.id),
+                  });
                 fence();
                 await opts.turnsDone.put(
                   seatKeys.turnDone(handle, params.payload.turn_id),
@@ -262,76 +286,21 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
           ),
       },
     }),
-    { input: { handle, limits: opts.limits, paused: await readPaused(opts.coord, handle) } },
+    {
+      input: {
+        handle,
+        limits: opts.limits,
+        paused: await readPaused(opts.coord, handle),
+        needs: seatLog.needs(),
+      },
+    },
   );
   actor.start();
 
-  /** Whether the turn completed already: its record, or one written before `svc_turns_done` existed. */
-  const completed = async (turnId: string): Promise<boolean> =>
-    (await opts.turnsDone.get(seatKeys.turnDone(handle, turnId))) !== null ||
-    (await opts.coord.get(seatKeys.legacyTurnDone(handle, turnId))) !== null;
-
-  async function onWake(raw: Uint8Array): Promise<void> {
-    let wake: InboxMessage;
-    try {
-      wake = InboxMessage.parse(JSON.parse(decoder.decode(raw)));
-    } catch (error) {
-      log.warn({ err: error }, 'inbox message unreadable; dropped');
-      return;
-    }
-    const turn_id = uuidv5(profile.agent_id, wake.id);
-    if (await completed(turn_id)) {
-      log.info({ wake_id: wake.id }, 'wake already completed; acknowledged');
-      return;
-    }
-    if (stopping || draining) throw new RedeliverError('seat stopping');
-    fence();
-    if (actor.getSnapshot().matches({ stopped: 'paused' })) {
-      log.debug({ wake_id: wake.id }, 'seat paused; wake left for later');
-      throw new RedeliverError('seat paused', opts.pausedRetryMs ?? 2000);
-    }
-    // A scheduled wake bounds its turn; one taken after its deadline fails at once, without a model call.
-    const deadline = turnDeadline(wake.payload, { handle, turnId: turn_id, now: deps.now });
-    // A turn an earlier run started resumes from its journal: its start, its limits, its records.
-    const opened = await openTurn({
-      bus: opts.bus,
-      handle,
-      turnId: turn_id,
-      node: opts.nodeId,
-      fence,
-      now: deps.now,
-      ...(opts.needs ? { needs: opts.needs } : {}),
-      ...(headers ? { headers } : {}),
-    });
-    const resumed = opened.prior?.started ?? null;
-    const start = wakeEvent(wake, turn_id, resumed, deadline.expired, deps.now);
-    const busy = (): boolean => !actor.getSnapshot().can(start);
-    if (busy()) throw new RedeliverError('seat busy', opts.pausedRetryMs ?? 2000);
-    if (!resumed && !deadline.expired)
-      await opened.writer.write({
-        kind: 'turn_started',
-        wake_id: wake.id,
-        limits: actor.getSnapshot().context.limits,
-      });
-    // Checked again after the write: a pause or a stop may have come meanwhile.
-    if (stopping || draining || busy()) throw new RedeliverError('seat busy', opts.pausedRetryMs ?? 2000);
-    journals.set(turn_id, opened);
-    pending = pendingTurn(turn_id);
-    const { done } = pending;
-    actor.send(start);
-    const disarm = deadline.arm((e) => actor.send(e));
-    log.info(
-      { wake_id: wake.id, turn_id, expired: deadline.expired !== undefined, resumed: resumed !== null },
-      resumed ? 'turn resumed' : 'turn started',
-    );
-    try {
-      await done;
-    } finally {
-      disarm();
-    }
-    // The acknowledgement is an effect too: a fenced holder leaves the wake to the new one.
-    fence();
-    log.info({ wake_id: wake.id, turn_id }, 'turn completed');
+  /** Event-sourced: the record is stored first, then the machine hears of it. */
+  async function append(entry: SeatLogEntry): Promise<void> {
+    await seatLog.append(entry);
+    actor.send(needsEventOf(entry));
   }
 
   /**
@@ -362,29 +331,30 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
   }
 
   let sub: Subscription | null = null;
-  let moved = false;
+  const inbox: InboxHost = {
+    bus: opts.bus,
+    coord: opts.coord,
+    turnsDone: opts.turnsDone,
+    nodeId: opts.nodeId,
+    handle,
+    log,
+    fence,
+    now: deps.now,
+    ...(headers ? { headers } : {}),
+    ...(opts.pausedRetryMs !== undefined ? { pausedRetryMs: opts.pausedRetryMs } : {}),
+    ...(opts.inboxAckWaitMs !== undefined ? { inboxAckWaitMs: opts.inboxAckWaitMs } : {}),
+    actor,
+    profile: () => profile,
+    accepting: () => !stopping && !draining,
+    begin: (turnId, opened) => {
+      journals.set(turnId, opened);
+      pending = pendingTurn(turnId);
+      return pending.done;
+    },
+  };
   const open = async (): Promise<void> => {
     if (sub || stopping) return;
-    if (!moved) {
-      moved = true;
-      try {
-        const count = await moveLegacyTurnRecords(opts.coord, opts.turnsDone, handle);
-        if (count > 0) log.info({ moved: count }, 'completed-turn records moved to svc_turns_done');
-      } catch (error) {
-        // They stay readable where they are: nothing runs twice, the move is tried on the next start.
-        log.warn({ err: error }, 'completed-turn records not moved');
-      }
-    }
-    sub = await opts.bus.consume(
-      Streams.Inbox,
-      {
-        durable: `seat-${handle}`,
-        filterSubject: Subjects.agentInbox(handle),
-        // A running turn keeps its wake however long it takes; a holder that died loses it this soon.
-        ackWaitMs: opts.inboxAckWaitMs ?? 30_000,
-      },
-      (msg) => onWake(msg.data),
-    );
+    sub = await consumeInbox(inbox);
   };
 
   return {
@@ -394,6 +364,8 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
       profile = next;
     },
     send: (e) => actor.send(e),
+    recordNeed: (need) => append({ kind: 'need_recorded', need }),
+    needs: () => actor.getSnapshot().context.needs,
     open,
     stop: (stopOpts) => (stopped ??= cut(stopOpts?.fenced ? CutReason.LeaseLost : CutReason.Shutdown)),
     async drain(graceMs) {

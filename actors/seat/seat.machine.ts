@@ -8,6 +8,7 @@
  */
 import { assign, setup } from 'xstate';
 import { defaultLimits, type TurnLimits } from './seat.limits.js';
+import { foldNeeds, needsFor, type SeatNeed } from './seat.needs.js';
 import {
   completed,
   fold,
@@ -97,7 +98,13 @@ export const seatMachine = setup({
   types: {
     context: {} as SeatContext,
     events: {} as SeatEvent,
-    input: {} as { handle: string; limits?: TurnLimits; paused?: Paused | null },
+    input: {} as {
+      handle: string;
+      limits?: TurnLimits;
+      paused?: Paused | null;
+      /** The open needs as the seat's log left them (rebuilt on start). */
+      needs?: readonly SeatNeed[];
+    },
   },
   actions: {
     // Effects, implemented by the host (seat.host.ts) through `provide`.
@@ -112,6 +119,8 @@ export const seatMachine = setup({
         /** The wake's trace: the turn record joins the trace of its phases. */
         trace_id: string;
         stopped: FailReason | null;
+        /** The open needs the completion carries: the turn's first, then those asked outside it. */
+        needs: readonly SeatNeed[];
       },
     ) => undefined,
     guardBreach: (_, _params: BreachParams) => undefined,
@@ -176,6 +185,11 @@ export const seatMachine = setup({
     unpause: assign({ paused: null }),
     settings: assign(({ event }) => (event.type === 'seat.settings' ? { limits: event.limits } : {})),
     clear: assign({ turn: null }),
+    needs: assign(({ context, event }) =>
+      event.type === 'seat.need.recorded' || event.type === 'seat.needs.taken'
+        ? { needs: foldNeeds(context.needs, event) }
+        : {},
+    ),
   },
   guards: {
     skipped: ({ context, event }) =>
@@ -220,9 +234,15 @@ export const seatMachine = setup({
     limits: input.limits ?? defaultLimits,
     paused: input.paused ?? null,
     turn: null,
+    needs: input.needs ?? [],
   }),
   initial: 'boot',
-  on: { 'seat.settings': { actions: 'settings' } },
+  on: {
+    'seat.settings': { actions: 'settings' },
+    // Whatever the seat is doing: a question asked, or needs a completion carried.
+    'seat.need.recorded': { actions: 'needs' },
+    'seat.needs.taken': { actions: 'needs' },
+  },
   states: {
     boot: { always: [{ guard: 'isPaused', target: 'stopped.paused' }, { target: 'idle' }] },
     idle: {
@@ -346,6 +366,7 @@ export const seatMachine = setup({
             wake_id: turn.wake.id,
             trace_id: turn.wake.trace_id,
             stopped: turn.failure?.reason ?? null,
+            needs: needsFor(context.needs, turn.turn_id),
           };
         },
       },

@@ -4,6 +4,7 @@
  */
 import type { Payloads } from '../../schema/index.js';
 import type { TurnLimits } from './seat.limits.js';
+import type { NeedsEvent, SeatNeed } from './seat.needs.js';
 
 export type Paused = (typeof Payloads.Paused)['_output'];
 export type TurnCompletedPayload = (typeof Payloads.AgentTurnCompleted)['_output'];
@@ -52,6 +53,8 @@ export interface SeatContext {
   readonly limits: TurnLimits;
   readonly paused: Paused | null;
   readonly turn: Turn | null;
+  /** The questions the seat waits on (event-sourced: its log's records, rebuilt on start). */
+  readonly needs: readonly SeatNeed[];
 }
 
 /**
@@ -92,7 +95,8 @@ export type SeatEvent =
     }
   | { type: 'seat.pause'; paused: Paused }
   | { type: 'seat.resume'; by: string; at: string; reason?: string }
-  | { type: 'seat.settings'; limits: TurnLimits };
+  | { type: 'seat.settings'; limits: TurnLimits }
+  | NeedsEvent;
 
 /** What the host needs to run one phase. */
 export interface PhaseRequest {

@@ -11,7 +11,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import { Subjects, type Bus, type Kv, type Subscription } from '../../bus/index.js';
 import type { SubsystemApplier } from '../config/index.js';
-import type { NeedsBoard } from '../memory/index.js';
+import type { NeedsRelay } from '../memory/index.js';
 import { createBudget, type Budget } from './budget.js';
 import { turnLimits, type TurnLimits } from './seat.limits.js';
 import { companyOf, type Company } from './seat.profile.js';
@@ -44,8 +44,8 @@ export interface SeatsRuntimeOptions {
   readonly onHeldChanged?: () => Promise<void>;
   readonly now?: () => Date;
   readonly pausedRetryMs?: number;
-  /** What `ask_human` recorded, merged into each turn's completion. */
-  readonly needs?: NeedsBoard;
+  /** Where `ask_human` records a need: bound to this runtime, which hands it to the seat's host. */
+  readonly needs?: NeedsRelay;
   /** Whether a seat learns (records episodes); default never. */
   readonly learning?: (handle: string) => boolean;
 }
@@ -184,7 +184,6 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
       limits,
       profile,
       ...(opts.pausedRetryMs !== undefined ? { pausedRetryMs: opts.pausedRetryMs } : {}),
-      ...(opts.needs ? { needs: opts.needs } : {}),
       ...(opts.learning ? { learning: opts.learning } : {}),
       ...(opts.lease?.ttlMs !== undefined ? { inboxAckWaitMs: opts.lease.ttlMs } : {}),
       fence: fenceOf(`seat.${handle}`, epoch, () => lease?.epoch(handle) ?? null),
@@ -283,6 +282,14 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
     if (company.seats.has(id)) return id;
     return [...company.seats.values()].find((s) => s.name === id)?.handle ?? null;
   };
+  // `ask_human` runs inside a turn of a seat this node holds: its host records the need.
+  opts.needs?.bind({
+    recordNeed: (handle, need) => {
+      const host = hosts.get(handle);
+      if (!host) return Promise.reject(new Error(`seat ${handle} does not run on this node`));
+      return host.recordNeed(need);
+    },
+  });
   const subs: Subscription[] = answerSeatCommands({
     bus: opts.bus,
     coord: opts.coord,

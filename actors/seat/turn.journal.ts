@@ -9,7 +9,6 @@
 import { z } from 'zod';
 import { Streams, Subjects, type Bus } from '../../bus/index.js';
 import { Payloads, SpendRecord } from '../../schema/index.js';
-import type { Need } from '../toolservers/index.js';
 import type { PhaseName } from './seat.types.js';
 
 const encoder = new TextEncoder();
@@ -104,7 +103,7 @@ export const JournalRecord = z.discriminatedUnion('kind', [
     is_error: z.boolean(),
     delivered: z.boolean(),
     execution: Payloads.ToolExecution,
-    /** Set after a tool that records needs (`ask_human`): the turn's needs so far, for its completion. */
+    /** Written by releases that kept needs in memory (the seat's log holds them now); read and ignored. */
     needs: z.array(NeedRecord).optional(),
   }),
   z.object({
@@ -158,8 +157,6 @@ export interface TurnJournal {
   phase(phase: PhaseName, iteration: number): PhaseRecord | null;
   /** The spend id of the newest round when nothing followed it (its spend may not have been written). */
   readonly unsettledSpend: string | null;
-  /** Every need the turn's tool calls recorded, by id. */
-  readonly needs: readonly Need[];
   readonly cuts: readonly Of<'cut'>[];
   readonly records: number;
 }
@@ -176,7 +173,6 @@ type MutablePhase = {
 export function foldJournal(records: readonly JournalRecord[]): TurnJournal {
   let started: Of<'turn_started'> | null = null;
   const phases = new Map<string, MutablePhase>();
-  const needs = new Map<string, Need>();
   const cuts: Of<'cut'>[] = [];
   let last: JournalRecord | null = null;
   const of = (phase: PhaseName, iteration: number): MutablePhase => {
@@ -208,7 +204,6 @@ export function foldJournal(records: readonly JournalRecord[]): TurnJournal {
         if (r.kind === 'tool_started') call.started ??= r;
         else call.result ??= r;
         calls.set(key, call);
-        if (r.kind === 'tool_result') for (const need of r.needs ?? []) needs.set(need.id, need);
         break;
       }
       case 'phase_completed':
@@ -226,7 +221,6 @@ export function foldJournal(records: readonly JournalRecord[]): TurnJournal {
     started,
     phase: (phase, iteration) => phases.get(phaseKey(phase, iteration)) ?? null,
     unsettledSpend: last?.kind === 'round' ? last.spend.id : null,
-    needs: [...needs.values()],
     cuts,
     records: records.length,
   };
@@ -300,8 +294,6 @@ export interface PhaseJournal {
   /** The spend id of a recorded round whose spend may be missing (see `TurnJournal.unsettledSpend`). */
   readonly unsettledSpend: string | null;
   write(entry: JournalEntry): Promise<void>;
-  /** The turn's needs so far, journaled with the result of a tool that records needs. */
-  needs(): Need[];
 }
 
 /** A phase's journal when none is kept (a test or a tool that runs a phase alone): nothing recorded. */
@@ -309,5 +301,4 @@ export const noJournal: PhaseJournal = {
   prior: null,
   unsettledSpend: null,
   write: () => Promise.resolve(),
-  needs: () => [],
 };

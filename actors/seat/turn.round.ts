@@ -187,7 +187,6 @@ export async function phaseTool(
   }
   // Cut mid-call: nothing is journaled, so the next holder meets the call as in flight.
   if (run.cancelled) return { ...run, replayed: false };
-  const needs = entry?.delivers === 'needs' ? journal.needs() : [];
   await journal.write({
     kind: 'tool_result',
     ...where,
@@ -195,7 +194,6 @@ export async function phaseTool(
     is_error: run.isError,
     delivered: run.delivered,
     execution: run.execution,
-    ...(needs.length > 0 ? { needs } : {}),
   });
   return { ...run, replayed: false };
 }

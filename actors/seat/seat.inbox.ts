@@ -1,0 +1,128 @@
+/**
+ * A seat host's inbox side: the durable consumer on `svc.agent.<handle>.inbox` and what taking one wake
+ * does. A wake whose turn completed already (`svc_turns_done`) is acknowledged without running; one taken
+ * while the seat stops, drains, is paused or busy is left for redelivery; otherwise its turn is journaled
+ * as started (or resumed from its journal) and handed to the seat machine, and the wake is acknowledged
+ * once the turn's events are stored — after the fence, so a holder that lost the seat leaves it.
+ */
+import type { Logger } from 'pino';
+import type { Actor } from 'xstate';
+import { RedeliverError, Streams, Subjects, type Bus, type Kv, type Subscription } from '../../bus/index.js';
+import { InboxMessage, uuidv5 } from '../../schema/index.js';
+import type { seatMachine } from './seat.machine.js';
+import type { SeatProfile } from './seat.profile.js';
+import { moveLegacyTurnRecords, seatKeys } from './seat.records.js';
+import { turnDeadline } from './turn.deadline.js';
+import { openTurn, wakeEvent, type OpenedTurn } from './turn.resume.js';
+
+const decoder = new TextDecoder();
+
+/** What the inbox side reads and calls of its host. */
+export interface InboxHost {
+  readonly bus: Bus;
+  readonly coord: Kv;
+  readonly turnsDone: Kv;
+  readonly nodeId: string;
+  readonly handle: string;
+  readonly log: Logger;
+  readonly fence: () => void;
+  readonly now: () => Date;
+  readonly headers?: Record<string, string>;
+  readonly pausedRetryMs?: number;
+  readonly inboxAckWaitMs?: number;
+  readonly actor: Actor<typeof seatMachine>;
+  profile(): SeatProfile;
+  /** False once the host stops or drains: a wake not yet started stays in the inbox. */
+  accepting(): boolean;
+  /** The turn is taken: its journal kept for its phases; settles once it completes (or is cut). */
+  begin(turnId: string, opened: OpenedTurn): Promise<void>;
+}
+
+/** Takes one wake: runs (or resumes) its turn to completion, or throws to leave it in the inbox. */
+export async function takeWake(host: InboxHost, raw: Uint8Array): Promise<void> {
+  const { log, actor, handle } = host;
+  let wake: InboxMessage;
+  try {
+    wake = InboxMessage.parse(JSON.parse(decoder.decode(raw)));
+  } catch (error) {
+    log.warn({ err: error }, 'inbox message unreadable; dropped');
+    return;
+  }
+  const turn_id = uuidv5(host.profile().agent_id, wake.id);
+  if (await completed(host, turn_id)) {
+    log.info({ wake_id: wake.id }, 'wake already completed; acknowledged');
+    return;
+  }
+  const retry = host.pausedRetryMs ?? 2000;
+  if (!host.accepting()) throw new RedeliverError('seat stopping');
+  host.fence();
+  if (actor.getSnapshot().matches({ stopped: 'paused' })) {
+    log.debug({ wake_id: wake.id }, 'seat paused; wake left for later');
+    throw new RedeliverError('seat paused', retry);
+  }
+  // A scheduled wake bounds its turn; one taken after its deadline fails at once, without a model call.
+  const deadline = turnDeadline(wake.payload, { handle, turnId: turn_id, now: host.now });
+  // A turn an earlier run started resumes from its journal: its start, its limits, its records.
+  const opened = await openTurn({
+    bus: host.bus,
+    handle,
+    turnId: turn_id,
+    node: host.nodeId,
+    fence: host.fence,
+    now: host.now,
+    ...(host.headers ? { headers: host.headers } : {}),
+  });
+  const resumed = opened.prior?.started ?? null;
+  const start = wakeEvent(wake, turn_id, resumed, deadline.expired, host.now);
+  const busy = (): boolean => !actor.getSnapshot().can(start);
+  if (busy()) throw new RedeliverError('seat busy', retry);
+  if (!resumed && !deadline.expired)
+    await opened.writer.write({
+      kind: 'turn_started',
+      wake_id: wake.id,
+      limits: actor.getSnapshot().context.limits,
+    });
+  // Checked again after the write: a pause or a stop may have come meanwhile.
+  if (!host.accepting() || busy()) throw new RedeliverError('seat busy', retry);
+  const done = host.begin(turn_id, opened);
+  actor.send(start);
+  const disarm = deadline.arm((e) => actor.send(e));
+  log.info(
+    { wake_id: wake.id, turn_id, expired: deadline.expired !== undefined, resumed: resumed !== null },
+    resumed ? 'turn resumed' : 'turn started',
+  );
+  try {
+    await done;
+  } finally {
+    disarm();
+  }
+  // The acknowledgement is an effect too: a fenced holder leaves the wake to the new one.
+  host.fence();
+  log.info({ wake_id: wake.id, turn_id }, 'turn completed');
+}
+
+/** Whether the turn completed already: its record, or one written before `svc_turns_done` existed. */
+const completed = async (host: InboxHost, turnId: string): Promise<boolean> =>
+  (await host.turnsDone.get(seatKeys.turnDone(host.handle, turnId))) !== null ||
+  (await host.coord.get(seatKeys.legacyTurnDone(host.handle, turnId))) !== null;
+
+/** Opens the seat's durable inbox consumer, first moving its pre-`svc_turns_done` records. */
+export async function consumeInbox(host: InboxHost): Promise<Subscription> {
+  try {
+    const count = await moveLegacyTurnRecords(host.coord, host.turnsDone, host.handle);
+    if (count > 0) host.log.info({ moved: count }, 'completed-turn records moved to svc_turns_done');
+  } catch (error) {
+    // They stay readable where they are: nothing runs twice, the move is tried on the next start.
+    host.log.warn({ err: error }, 'completed-turn records not moved');
+  }
+  return host.bus.consume(
+    Streams.Inbox,
+    {
+      durable: `seat-${host.handle}`,
+      filterSubject: Subjects.agentInbox(host.handle),
+      // A running turn keeps its wake however long it takes; a holder that died loses it this soon.
+      ackWaitMs: host.inboxAckWaitMs ?? 30_000,
+    },
+    (msg) => takeWake(host, msg.data),
+  );
+}

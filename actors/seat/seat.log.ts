@@ -1,0 +1,106 @@
+/**
+ * A seat actor's log (stream `SVC_SEATS`): the records that change the seat's own state — today its open
+ * needs — appended before the machine hears of them, and read back when a node takes the seat up, so a
+ * restart, a crash or a peer taking over starts from the same state. A snapshot of the folded state every
+ * `snapshotEvery` records bounds what a start reads: the newest snapshot, then the tail after it.
+ */
+import { Streams, Subjects, type Bus } from '../../bus/index.js';
+import {
+  foldNeeds,
+  needsEventOf,
+  SeatLogRecord,
+  SeatSnapshot,
+  type SeatLogEntry,
+  type SeatNeed,
+} from './seat.needs.js';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Records between two snapshots. */
+export const SNAPSHOT_EVERY = 50;
+
+export interface SeatLog {
+  /** The open needs the log folds to (as rebuilt on open, then as appended). */
+  needs(): readonly SeatNeed[];
+  /** Appends one record behind the fence; resolves once it is stored (a snapshot may follow). */
+  append(entry: SeatLogEntry): Promise<void>;
+}
+
+export interface SeatLogOptions {
+  readonly bus: Bus;
+  readonly handle: string;
+  readonly node: string;
+  /** The seat lease's fence: a holder that lost the seat writes nothing. */
+  readonly fence: () => void;
+  readonly now: () => Date;
+  /** Carried by every record (the lease epoch the seat acts under). */
+  readonly headers?: Record<string, string>;
+  readonly snapshotEvery?: number;
+  /** An unreadable record or snapshot (skipped: the state misses what it said), or a snapshot not written. */
+  readonly onTrouble?: (what: string, error: unknown) => void;
+}
+
+function parse<T>(schema: { parse(v: unknown): T }, data: Uint8Array): T {
+  return schema.parse(JSON.parse(decoder.decode(data)));
+}
+
+/** Reads the seat's log (the newest snapshot, then every record after it) and opens it for appending. */
+export async function openSeatLog(opts: SeatLogOptions): Promise<SeatLog> {
+  const logSubject = Subjects.seatLog(opts.handle);
+  const snapshotSubject = Subjects.seatSnapshot(opts.handle);
+  const every = opts.snapshotEvery ?? SNAPSHOT_EVERY;
+  let needs: readonly SeatNeed[] = [];
+  let fromSeq = 1;
+  const stored = await opts.bus.lastMessage(Streams.Seats, snapshotSubject);
+  if (stored) {
+    try {
+      const snapshot = parse(SeatSnapshot, stored.data);
+      needs = snapshot.needs;
+      fromSeq = snapshot.seq + 1;
+    } catch (error) {
+      // The records are all kept: a start without a snapshot folds them from the first.
+      opts.onTrouble?.('snapshot', error);
+    }
+  }
+  let sinceSnapshot = 0;
+  for await (const msg of opts.bus.replay(Streams.Seats, { subject: logSubject, fromSeq })) {
+    sinceSnapshot += 1;
+    try {
+      needs = foldNeeds(needs, needsEventOf(parse(SeatLogRecord, msg.data)));
+    } catch (error) {
+      opts.onTrouble?.(`record ${msg.seq}`, error);
+    }
+  }
+
+  const stamp = () => ({ at: opts.now().toISOString(), node: opts.node });
+  const publish = (subject: string, body: unknown, msgId?: string) => {
+    opts.fence();
+    return opts.bus.publish(subject, encoder.encode(JSON.stringify(body)), {
+      ...(msgId ? { msgId } : {}),
+      ...(opts.headers ? { headers: opts.headers } : {}),
+    });
+  };
+  return {
+    needs: () => needs,
+    async append(entry) {
+      // A repeat (a builtin retried after a cut asks with the same need id) is stored once.
+      const msgId =
+        entry.kind === 'need_recorded'
+          ? `need:${opts.handle}:${entry.need.id}`
+          : `taken:${opts.handle}:${entry.turn_id}`;
+      const ack = await publish(logSubject, { ...entry, ...stamp() }, msgId);
+      needs = foldNeeds(needs, needsEventOf(entry));
+      if (ack.duplicate) return;
+      sinceSnapshot += 1;
+      if (sinceSnapshot < every) return;
+      try {
+        await publish(snapshotSubject, { ...stamp(), seq: ack.seq, needs });
+        sinceSnapshot = 0;
+      } catch (error) {
+        // The record is stored; a start reads a longer tail until the next append snapshots.
+        opts.onTrouble?.('snapshot not written', error);
+      }
+    },
+  };
+}

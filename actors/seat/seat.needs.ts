@@ -1,0 +1,88 @@
+/**
+ * A seat's open needs (the questions `ask_human` recorded) as the seat actor's event-sourced state: the
+ * records of the seat's log (seat.log.ts), the machine events they become, and the one fold both the
+ * machine and the rebuild on start apply. Pure: zod only.
+ */
+import { z } from 'zod';
+
+/** Open needs kept per seat (the newest win): a loop of asks cannot grow the state. */
+export const NEEDS_KEPT_PER_SEAT = 16;
+
+export const SeatNeed = z.object({
+  id: z.string(),
+  to: z.string(),
+  question: z.string(),
+  context: z.string().nullable(),
+  urgency: z.enum(['low', 'normal', 'high']),
+  asked_at: z.string(),
+  turn_id: z.string().nullable(),
+});
+export type SeatNeed = z.infer<typeof SeatNeed>;
+
+const stamp = { at: z.string(), node: z.string() };
+
+/** One record of a seat's log (`svc.seats.<handle>.log`). */
+export const SeatLogRecord = z.discriminatedUnion('kind', [
+  /** `ask_human` recorded a question the seat now waits on. */
+  z.object({ kind: z.literal('need_recorded'), ...stamp, need: SeatNeed }),
+  /** A turn's completion carried these needs (the wait is now on the agent row); they leave the state. */
+  z.object({ kind: z.literal('needs_taken'), ...stamp, turn_id: z.string(), ids: z.array(z.string()) }),
+]);
+export type SeatLogRecord = z.infer<typeof SeatLogRecord>;
+/** A record as the host appends it: the log stamps `at` and `node`. */
+export type SeatLogEntry = SeatLogRecord extends infer R
+  ? R extends SeatLogRecord
+    ? Omit<R, 'at' | 'node'>
+    : never
+  : never;
+
+/** The state folded up to a log sequence (`svc.seats.<handle>.snapshot`): the rebuild starts after it. */
+export const SeatSnapshot = z.object({ ...stamp, seq: z.number().int(), needs: z.array(SeatNeed) });
+export type SeatSnapshot = z.infer<typeof SeatSnapshot>;
+
+/** The seat machine's events for its needs: what a log record is once it is stored. */
+export type NeedsEvent =
+  | { type: 'seat.need.recorded'; need: SeatNeed }
+  | { type: 'seat.needs.taken'; turn_id: string; ids: readonly string[] };
+
+export const needsEventOf = (record: SeatLogEntry): NeedsEvent =>
+  record.kind === 'need_recorded'
+    ? { type: 'seat.need.recorded', need: record.need }
+    : { type: 'seat.needs.taken', turn_id: record.turn_id, ids: record.ids };
+
+/**
+ * The open needs after one event. A need recorded twice (a builtin retried after a cut keeps its id) is
+ * kept once, where it was first asked.
+ */
+export function foldNeeds(needs: readonly SeatNeed[], event: NeedsEvent): readonly SeatNeed[] {
+  if (event.type === 'seat.need.recorded') {
+    if (needs.some((n) => n.id === event.need.id)) return needs;
+    return [...needs, event.need].slice(-NEEDS_KEPT_PER_SEAT);
+  }
+  const taken = new Set(event.ids);
+  return needs.some((n) => taken.has(n.id)) ? needs.filter((n) => !taken.has(n.id)) : needs;
+}
+
+/** What a completion of `turnId` carries: the turn's own needs first, then those asked outside it. */
+export const needsFor = (needs: readonly SeatNeed[], turnId: string): SeatNeed[] => [
+  ...needs.filter((n) => n.turn_id === turnId),
+  ...needs.filter((n) => n.turn_id !== turnId),
+];
+
+const urgencyRank = { high: 2, normal: 1, low: 0 } as const;
+const clip = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
+/**
+ * The `needs{reason, audience}` of a completion: the reason is the most urgent question (the latest of
+ * equals), with how many more wait; the audience is every asked handle, in the order first asked.
+ */
+export function turnNeeds(needs: readonly SeatNeed[]): { reason: string; audience: string } | null {
+  if (needs.length === 0) return null;
+  let top = needs[0]!;
+  for (const need of needs) if (urgencyRank[need.urgency] >= urgencyRank[top.urgency]) top = need;
+  const more = needs.length - 1;
+  return {
+    reason: clip(top.question, 500) + (more > 0 ? ` (and ${more} more question${more > 1 ? 's' : ''})` : ''),
+    audience: [...new Set(needs.map((n) => n.to))].join(', '),
+  };
+}

@@ -1,0 +1,155 @@
+/**
+ * The seat's open needs as machine state, given/when/then on `transition()`: a recorded need waits in
+ * the context whatever the seat is doing, the next completion carries it (its own turn's first), and
+ * only the log's `needs_taken` record lets it go. A seat started from its log's fold holds the same.
+ */
+import t from 'tap';
+import { getInitialSnapshot, transition, type SnapshotFrom } from 'xstate';
+import { seatMachine, type SeatEvent, type Wake } from '../../../actors/seat/seat.machine.js';
+import {
+  foldNeeds,
+  needsEventOf,
+  NEEDS_KEPT_PER_SEAT,
+  turnNeeds,
+  type SeatLogEntry,
+  type SeatNeed,
+} from '../../../actors/seat/seat.needs.js';
+
+type Snap = SnapshotFrom<typeof seatMachine>;
+interface Effect {
+  type: string;
+  params: Record<string, unknown>;
+}
+
+const at = (s: number): string => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+const wake: Wake = {
+  id: 'w1',
+  kind: 'mention',
+  source: 'test',
+  summary: 'do it',
+  trace_id: 't',
+  payload: {},
+};
+const need = (id: string, over: Partial<SeatNeed> = {}): SeatNeed => ({
+  id,
+  to: 'hu',
+  question: `question ${id}`,
+  context: null,
+  urgency: 'normal',
+  asked_at: at(0),
+  turn_id: 'turn-1',
+  ...over,
+});
+const woke = (turn_id = 'turn-1'): SeatEvent => ({ type: 'seat.wake', wake, turn_id, at: at(0) });
+const skipped = (turn_id = 'turn-1'): SeatEvent => ({
+  type: 'seat.phase.done',
+  turn_id,
+  tokens: 1,
+  at: at(1),
+  outcome: { phase: 'plan', decision: 'skip', plan: '' },
+});
+const recorded = (n: SeatNeed): SeatEvent => ({ type: 'seat.need.recorded', need: n });
+const taken = (turn_id: string, ids: string[]): SeatEvent => ({ type: 'seat.needs.taken', turn_id, ids });
+
+function given(needs: readonly SeatNeed[] = []): Snap {
+  return getInitialSnapshot(seatMachine, { handle: 'ada', needs });
+}
+
+function when(snap: Snap, ...events: SeatEvent[]): { snap: Snap; effects: Effect[] } {
+  const effects: Effect[] = [];
+  for (const event of events) {
+    const [next, actions] = transition(seatMachine, snap, event);
+    snap = next;
+    for (const a of actions)
+      if (!a.type.startsWith('xstate.')) effects.push({ type: a.type, params: a.params ?? {} });
+  }
+  return { snap, effects };
+}
+
+const ids = (needs: readonly SeatNeed[]): string[] => needs.map((n) => n.id);
+const completion = (effects: Effect[]) =>
+  effects.find((e) => e.type === 'completeTurn')?.params as { needs: SeatNeed[] } | undefined;
+
+t.test('a need recorded mid-turn is carried by that turn’s completion and stays until taken', async (t) => {
+  const { snap, effects } = when(given(), woke(), recorded(need('a1')), skipped());
+  t.ok(snap.matches('idle'));
+  t.same(ids(completion(effects)!.needs), ['a1'], 'the completion carries it');
+  t.same(ids(snap.context.needs), ['a1'], 'the seat still waits until the log says it was taken');
+  const after = when(snap, taken('turn-1', ['a1']));
+  t.same(after.snap.context.needs, [], 'taken: gone');
+  t.same(after.effects, [], 'taking runs no effect');
+});
+
+t.test('needs are recorded whatever the seat is doing, and a turn takes its own first', async (t) => {
+  const paused = { by: 'op', at: at(0), reason: 'x', stop_running: false };
+  const idle = when(given(), recorded(need('outside', { turn_id: null })));
+  t.same(ids(idle.snap.context.needs), ['outside'], 'idle');
+  const stopped = when(idle.snap, { type: 'seat.pause', paused }, recorded(need('while-paused')));
+  t.ok(stopped.snap.matches({ stopped: 'paused' }));
+  t.same(ids(stopped.snap.context.needs), ['outside', 'while-paused'], 'paused');
+  const { effects } = when(
+    stopped.snap,
+    { type: 'seat.resume', by: 'op', at: at(1) },
+    woke('turn-2'),
+    recorded(need('mine', { turn_id: 'turn-2' })),
+    skipped('turn-2'),
+  );
+  t.same(ids(completion(effects)!.needs), ['mine', 'outside', 'while-paused']);
+});
+
+t.test(
+  'a need asked again (a builtin retried after a cut) is held once; the newest 16 are kept',
+  async (t) => {
+    const { snap } = when(given(), recorded(need('a1')), recorded(need('a1', { question: 'again' })));
+    t.same(snap.context.needs, [need('a1')], 'kept once, as first asked');
+    const many = when(
+      given(),
+      ...Array.from({ length: NEEDS_KEPT_PER_SEAT + 3 }, (_, i) => recorded(need(`n${i}`))),
+    );
+    t.equal(many.snap.context.needs.length, NEEDS_KEPT_PER_SEAT);
+    t.equal(many.snap.context.needs[0]!.id, 'n3');
+  },
+);
+
+t.test('a need asked while another turn’s taking was pending is not taken with it', async (t) => {
+  const first = when(given(), woke(), recorded(need('a1')), skipped());
+  const { snap } = when(
+    first.snap,
+    woke('turn-2'),
+    recorded(need('b1', { turn_id: 'turn-2' })),
+    taken('turn-1', ['a1']),
+  );
+  t.same(ids(snap.context.needs), ['b1']);
+});
+
+t.test('a seat started from its log’s fold holds what the running seat held', async (t) => {
+  const log: SeatLogEntry[] = [
+    { kind: 'need_recorded', need: need('a1') },
+    { kind: 'need_recorded', need: need('a2', { urgency: 'high' }) },
+    { kind: 'needs_taken', turn_id: 'turn-1', ids: ['a1'] },
+    { kind: 'need_recorded', need: need('a3', { turn_id: 'turn-2' }) },
+  ];
+  const live = when(given(), ...log.map(needsEventOf));
+  const rebuilt = given(log.map(needsEventOf).reduce(foldNeeds, [] as readonly SeatNeed[]));
+  t.same(rebuilt.context.needs, live.snap.context.needs);
+  t.same(ids(rebuilt.context.needs), ['a2', 'a3']);
+  // And its next completion tells the same wait.
+  const { effects } = when(rebuilt, woke('turn-3'), skipped('turn-3'));
+  t.same(turnNeeds(completion(effects)!.needs), {
+    reason: 'question a2 (and 1 more question)',
+    audience: 'hu',
+  });
+});
+
+t.test('the completion needs name the most urgent question and every audience', async (t) => {
+  t.equal(turnNeeds([]), null);
+  t.same(turnNeeds([need('a')]), { reason: 'question a', audience: 'hu' });
+  t.same(
+    turnNeeds([
+      need('a', { urgency: 'high', to: 'hu' }),
+      need('b', { to: 'eve' }),
+      need('c', { urgency: 'high', to: 'hu' }),
+    ]),
+    { reason: 'question c (and 2 more questions)', audience: 'hu, eve' },
+  );
+});

@@ -1,0 +1,132 @@
+/**
+ * A seat's open needs are event-sourced: `ask_human` appends to the seat's log (`SVC_SEATS`) before the
+ * seat machine holds the question, and a node that takes the seat up rebuilds the machine from that log.
+ * On real `svc serve` children over one store: a turn asks a human, the node is killed (-9) while the
+ * model writes its account, a restart resumes the turn, and the seat reads the same question — in its
+ * completion, on its agent row — asked once and taken once.
+ */
+import { randomUUID } from 'node:crypto';
+import t, { type Test } from 'tap';
+import { ensureCatalogue, openMemoryBus, Streams, Subjects } from '../../bus/index.js';
+import { agentId, EventRecord, Payloads, uuidv5, type InboxMessage } from '../../schema/index.js';
+import { startLlmServer } from '../fixtures/llm/llm-server.js';
+import type { Step } from '../fixtures/llm/script.js';
+import { bootNode, storeDir, type BootedNode, type StoreDir } from '../harness/serve-store.js';
+
+const decode = (data: Uint8Array): unknown => JSON.parse(new TextDecoder().decode(data));
+const usage = { prompt_tokens: 10, completion_tokens: 5 };
+const question = 'Which branch do we release from?';
+const script: Step[] = [
+  {
+    kind: 'text',
+    text: '{"decision":"plan","steps":["ask Hu"],"success_criteria":["asked"],"tools":["ask_human"]}',
+    usage,
+  },
+  {
+    kind: 'tool_calls',
+    calls: [{ id: 'a1', name: 'ask_human', arguments: { to: 'hu', question, urgency: 'high' } }],
+    usage,
+  },
+  // The account the first node never receives: it is killed while this answer is held.
+  { kind: 'text', text: 'Asked Hu.', usage, hold: 'never' },
+  { kind: 'text', text: 'Asked Hu about the branch.', usage },
+  { kind: 'text', text: '{"verdict":"done","notes":"asked"}', usage },
+];
+
+async function wakeWaiting(store: StoreDir): Promise<string> {
+  const bus = await openMemoryBus({ storeDir: store.storeDir });
+  await ensureCatalogue(bus);
+  const wake: InboxMessage = {
+    id: randomUUID(),
+    kind: 'mention',
+    source: 'test',
+    received_at: new Date().toISOString(),
+    trace_id: randomUUID().replaceAll('-', ''),
+    summary: 'Find out the release branch',
+    payload: {},
+  };
+  await bus.publish(Subjects.agentInbox('ada'), new TextEncoder().encode(JSON.stringify(wake)));
+  await bus.close();
+  return uuidv5(agentId('Acme', 'ada'), wake.id);
+}
+
+/** Reads the store once no node holds it. */
+async function stored(store: StoreDir): Promise<{ events: EventRecord[]; seatLog: unknown[] }> {
+  const bus = await openMemoryBus({ storeDir: store.storeDir });
+  try {
+    const events: EventRecord[] = [];
+    for await (const msg of bus.replay(Streams.Events)) events.push(EventRecord.parse(decode(msg.data)));
+    const seatLog: unknown[] = [];
+    for await (const msg of bus.replay(Streams.Seats, { subject: Subjects.seatLog('ada') }))
+      seatLog.push(decode(msg.data));
+    return { events, seatLog };
+  } finally {
+    await bus.close();
+  }
+}
+
+async function agentRow(node: BootedNode, until: (row: { activity: string }) => boolean) {
+  for (let tries = 0; ; tries += 1) {
+    const row = (await (await node.call('GET', '/agents/ada')).json()) as { activity: string };
+    if (until(row) || tries >= 200) return row;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+t.test(
+  'kill -9 after ask_human, then a restart: the seat still waits on the same question',
+  async (t: Test) => {
+    const store = storeDir(t);
+    const llm = await startLlmServer({ wire: 'openai', script });
+    t.teardown(() => llm.close());
+    const turnId = await wakeWaiting(store);
+
+    const first = await bootNode(t, store, '');
+    const company = {
+      name: 'Acme',
+      timezone: 'UTC',
+      providers: {
+        llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: llm.baseUrl } },
+        llm_order: ['local'],
+      },
+      roles: [{ name: 'Ada' }, { name: 'Hu', kind: 'human', contact: { operator_id: 'ops' } }],
+    };
+    const put = await first.call('PUT', '/config', {
+      body: JSON.stringify(company),
+      headers: { 'content-type': 'application/json', 'x-summary': 'needs test' },
+    });
+    t.equal(put.status, 201);
+    await llm.waitForRequests(3);
+    first.run.kill('SIGKILL');
+    await first.run.exited;
+    const cut = await stored(store);
+    t.equal(cut.events.filter((e) => e.type === 'human_asked').length, 1, 'asked before the kill');
+    t.match(cut.seatLog, [{ kind: 'need_recorded', need: { to: 'hu', question, turn_id: turnId } }]);
+
+    const second = await bootNode(t, store, '');
+    await second.run.waitForLog((l) => l.msg === 'turn resumed');
+    await second.run.waitForLog((l) => l.msg === 'turn completed');
+    const row = await agentRow(second, (r) => r.activity === 'needs');
+    t.equal(row.activity, 'needs', 'the agent row reads the wait after the restart');
+    t.equal(await second.stop(), 0);
+
+    const { events, seatLog } = await stored(store);
+    const completed = events.filter((e) => e.type === 'agent_turn_completed');
+    t.equal(completed.length, 1, 'one completion');
+    t.match(Payloads.AgentTurnCompleted.parse(completed[0]!.payload).needs, {
+      reason: question,
+      audience: 'hu',
+    });
+    t.equal(events.filter((e) => e.type === 'human_asked').length, 1, 'the question was asked once');
+    const needId = (seatLog[0] as { need: { id: string } }).need.id;
+    t.match(
+      seatLog,
+      [
+        { kind: 'need_recorded', need: { id: needId } },
+        { kind: 'needs_taken', turn_id: turnId, ids: [needId] },
+      ],
+      'recorded once, taken once by the completion',
+    );
+    t.equal(seatLog.length, 2);
+  },
+);
