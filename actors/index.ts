@@ -92,14 +92,7 @@ export {
   type ToolServerManager,
   toolServersApplier,
 } from './toolservers/index.js';
-export {
-  createMemoryStore,
-  createNeedsBoard,
-  type MemoryStore,
-  NEEDS_KEPT_PER_SEAT,
-  type NeedsBoard,
-  turnNeeds,
-} from './memory/index.js';
+export { createMemoryStore, createNeedsRelay, type MemoryStore, type NeedsRelay } from './memory/index.js';
 export { acquireLease, encodeLease, readLease } from './lease/index.js';
 export {
   acquireDuty,
