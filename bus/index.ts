@@ -61,3 +61,13 @@ export { openMemoryBus, type MemoryBusOptions } from './memory/index.js';
 export { openBus, type OpenBusOptions } from './open.js';
 export { publishEvent, UnmappedEventTypeError } from './publish-event.js';
 export { restoreBackup, type RestoreSource } from './restore.js';
+export {
+  CommandReplyError,
+  CommandRequestError,
+  sendCommand,
+  serveCommand,
+  type CommandHandler,
+  type CommandIssue,
+  type SendCommandOptions,
+  type ServeCommandOptions,
+} from './commands.js';

@@ -301,6 +301,8 @@ export {
 } from './stream-frames.js';
 export { Payloads } from './events/index.js';
 export { PauseBody, ResumeBody, SeatCommandReply, SeatCommandVerb, SeatPause, SeatResume } from './seats.js';
+export { Commands, defineCommand } from './commands/index.js';
+export type { Command, CommandBody, CommandReply, CommandRequest } from './commands/index.js';
 export {
   BACKUP_FORMAT,
   BACKUP_MANIFEST,

@@ -1,27 +1,24 @@
 /**
  * The per-seat codehost-a app flow's effects: convert the manifest code, seal the private key and the
- * webhook secret into the secret store (commands), then record `app_id`, `app_slug`,
- * `installation_id: 0` and `${NAME}` pointers on the seat through `svc.cmd.config.write` (§3).
+ * webhook secret into the secret store (`Commands.secrets.put`), then record `app_id`, `app_slug`,
+ * `installation_id: 0` and `${NAME}` pointers on the seat through `Commands.config.write`.
  * Absent (503 on the flow's routes) without a keyring or without the code host's locations.
  */
 import { createHmac } from 'node:crypto';
 import { convertManifest } from '../actors/index.js';
-import { Subjects, type Bus } from '../bus/index.js';
+import { sendCommand, type Bus } from '../bus/index.js';
 import type { AppCompletion, AppFlow } from '../http/index.js';
 import { activeRevision, type ConfigView } from '../projections/index.js';
 import {
-  ConfigWriteReply,
+  Commands,
   keyringFrom,
   openDocument,
-  SecretReply,
   seatIdentity,
   type ConfigWrite,
   type SecretPut,
   type TierA,
 } from '../schema/index.js';
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 const actor = { id: 'codehost-a-app', kind: 'node' } as const;
 
 /** `CODEHOST_A_APP_<HANDLE>_<WHAT>` in the secret-name grammar. */
@@ -77,12 +74,8 @@ export function codehostAppFlow(opts: {
 
   const seal = async (name: string, value: string): Promise<boolean> => {
     const put: SecretPut = { name, value_b64: Buffer.from(value).toString('base64'), source: 'setup', actor };
-    const reply = await opts.bus.request(
-      Subjects.command('secrets', 'put'),
-      encoder.encode(JSON.stringify(put)),
-      { timeoutMs: 10_000 },
-    );
-    return SecretReply.parse(JSON.parse(decoder.decode(reply.data))).outcome === 'ok';
+    const reply = await sendCommand(opts.bus, Commands.secrets.put, put, { timeoutMs: 10_000 });
+    return reply.outcome === 'ok';
   };
 
   const record = async (handle: string, app: Json): Promise<AppCompletion> => {
@@ -103,12 +96,7 @@ export function codehostAppFlow(opts: {
         source: 'setup.codehost-a-app',
         summary: `codehost-a app ${String(app['app_slug'])} recorded for seat ${handle}`,
       };
-      const answer = await opts.bus.request(
-        Subjects.command('config', 'write'),
-        encoder.encode(JSON.stringify(command)),
-        { timeoutMs: 15_000 },
-      );
-      const reply = ConfigWriteReply.parse(JSON.parse(decoder.decode(answer.data)));
+      const reply = await sendCommand(opts.bus, Commands.config.write, command);
       if (reply.outcome === 'stored')
         return {
           ok: true,

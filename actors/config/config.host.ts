@@ -8,10 +8,18 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { createActor, fromPromise, toPromise } from 'xstate';
-import { KvConflictError, Streams, type Bus, type Kv, type Subscription } from '../../bus/index.js';
+import {
+  KvConflictError,
+  serveCommand,
+  Streams,
+  type Bus,
+  type Kv,
+  type Subscription,
+} from '../../bus/index.js';
 import {
   ActivePointer,
-  ConfigWrite,
+  Commands,
+  type ConfigWrite,
   type ConfigWriteReply,
   type RevisionRecord,
 } from '../../schema/index.js';
@@ -143,9 +151,5 @@ export async function executeWrite(
 
 /** Answers write commands on the bus until stopped. */
 export function startConfigWriter(opts: ConfigWriterOptions): Subscription {
-  return opts.bus.reply(configSubjects.write, async (message) => {
-    const command = ConfigWrite.parse(JSON.parse(decoder.decode(message.data)));
-    const reply = await executeWrite(opts, command);
-    return encoder.encode(JSON.stringify(reply));
-  });
+  return serveCommand(opts.bus, Commands.config.write, (command) => executeWrite(opts, command));
 }

@@ -1,8 +1,7 @@
-/** Subjects and keys of the configuration subsystem (spec "Bus topics"). */
+/** Subjects and keys of the configuration subsystem (spec "Bus topics"); its command is in `Commands.config`. */
 import { Subjects } from '../../bus/index.js';
 
 export const configSubjects = {
-  write: Subjects.command('config', 'write'),
   revisionStored: Subjects.configRevisionStored,
   revisionActivated: Subjects.configRevisionActivated,
   revisionApplied: Subjects.configRevisionApplied,

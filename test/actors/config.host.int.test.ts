@@ -13,7 +13,13 @@ import type { NodeEvent } from '../../actors/index.js';
 import { ensureCatalogue, Streams } from '../../bus/index.js';
 import { openMemoryBus } from '../../bus/memory/index.js';
 import { activeRevision, followConfig, readRevision } from '../../projections/index.js';
-import { ConfigWriteReply, EventRecord, type ConfigWrite, type RevisionApplied } from '../../schema/index.js';
+import {
+  Commands,
+  ConfigWriteReply,
+  EventRecord,
+  type ConfigWrite,
+  type RevisionApplied,
+} from '../../schema/index.js';
 
 const logger = pino({ level: 'silent' });
 const enc = new TextEncoder();
@@ -94,7 +100,7 @@ t.test('the writer answers commands on the bus and refuses a stale basis', async
     ConfigWriteReply.parse(
       JSON.parse(
         dec.decode(
-          (await bus.request(configSubjects.write, enc.encode(JSON.stringify(command)), { timeoutMs: 5_000 }))
+          (await bus.request(Commands.config.write.subject, enc.encode(JSON.stringify(command)), { timeoutMs: 5_000 }))
             .data,
         ),
       ),

@@ -4,10 +4,11 @@
  * rendered as the spec's answer.
  */
 import { randomUUID } from 'node:crypto';
-import { BusError, Subjects, type Bus, type CoreMessage } from '../../../bus/index.js';
+import { BusError, sendCommand, type Bus } from '../../../bus/index.js';
 import {
-  ConfigWriteReply,
+  Commands,
   nestingProblem,
+  type ConfigWriteReply,
   type ConfigWrite,
   type RevisionRecord,
 } from '../../../schema/index.js';
@@ -25,9 +26,6 @@ export interface ConfigWriteDeps extends ConfigReadDeps {
   readonly tierAProblems: (document: unknown) => ReadonlyArray<Record<string, unknown>>;
   readonly writeTimeoutMs?: number;
 }
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 export interface Prepared {
   readonly document: unknown;
@@ -74,15 +72,9 @@ export async function submit(deps: ConfigWriteDeps, req: ApiRequest, prepared: P
     ...(prepared.yamlText !== undefined ? { yaml_text: prepared.yamlText } : {}),
     revision_id: randomUUID(),
   };
-  let answer: CoreMessage;
+  let reply: ConfigWriteReply;
   try {
-    answer = await deps.bus.request(
-      Subjects.command('config', 'write'),
-      encoder.encode(JSON.stringify(command)),
-      {
-        timeoutMs: deps.writeTimeoutMs ?? 15_000,
-      },
-    );
+    reply = await sendCommand(deps.bus, Commands.config.write, command, { timeoutMs: deps.writeTimeoutMs });
   } catch (error) {
     // The writer failed mid-write or did not answer: the revision may or may not be stored.
     if (!(error instanceof BusError)) throw error;
@@ -91,7 +83,6 @@ export async function submit(deps: ConfigWriteDeps, req: ApiRequest, prepared: P
       cause: error,
     });
   }
-  const reply = ConfigWriteReply.parse(JSON.parse(decoder.decode(answer.data)));
   switch (reply.outcome) {
     case 'valid':
       return {

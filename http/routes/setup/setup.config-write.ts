@@ -1,11 +1,8 @@
-/** Sends a setup change to the config writer (`svc.cmd.config.write`) and renders its decision. */
-import { Subjects } from '../../../bus/index.js';
-import { ConfigWriteReply, type ConfigWrite } from '../../../schema/index.js';
+/** Sends a setup change to the config writer (`Commands.config.write`) and renders its decision. */
+import { sendCommand } from '../../../bus/index.js';
+import { Commands, type ConfigWrite } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import type { SetupRouteDeps } from './setup.deps.js';
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 export interface SetupWrite {
   readonly document: unknown;
@@ -32,12 +29,7 @@ export async function writeDocument(deps: SetupRouteDeps, write: SetupWrite): Pr
     source: 'api.setup',
     summary: write.summary,
   };
-  const answer = await deps.bus.request(
-    Subjects.command('config', 'write'),
-    encoder.encode(JSON.stringify(command)),
-    { timeoutMs: deps.writeTimeoutMs ?? 15_000 },
-  );
-  const reply = ConfigWriteReply.parse(JSON.parse(decoder.decode(answer.data)));
+  const reply = await sendCommand(deps.bus, Commands.config.write, command, { timeoutMs: deps.writeTimeoutMs });
   if (reply.outcome === 'valid') return null;
   if (reply.outcome === 'stored') {
     // Read-your-writes: the next setup read on this node shows the new revision.

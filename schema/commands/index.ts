@@ -1,0 +1,16 @@
+/**
+ * The command catalogue: every command svc sends on the bus, one entry each, grouped by the actor that
+ * answers it (one file per area). Nothing outside this folder spells a `svc.cmd.*` subject.
+ */
+import { configCommands } from './config.js';
+import { seatsCommands } from './seats.js';
+import { secretsCommands } from './secrets.js';
+
+export const Commands = {
+  config: configCommands,
+  secrets: secretsCommands,
+  seats: seatsCommands,
+} as const;
+
+export { defineCommand } from './command.js';
+export type { Command, CommandBody, CommandReply, CommandRequest } from './command.js';
