@@ -10,19 +10,12 @@ import {
   type Validation,
 } from '../../actors/index.js';
 import type { NodeEvent } from '../../actors/index.js';
-import { ensureCatalogue, Streams } from '../../bus/index.js';
+import { ensureCatalogue, sendCommand, Streams } from '../../bus/index.js';
 import { openMemoryBus } from '../../bus/memory/index.js';
 import { activeRevision, followConfig, readRevision } from '../../projections/index.js';
-import {
-  Commands,
-  ConfigWriteReply,
-  EventRecord,
-  type ConfigWrite,
-  type RevisionApplied,
-} from '../../schema/index.js';
+import { Commands, EventRecord, type ConfigWrite, type RevisionApplied } from '../../schema/index.js';
 
 const logger = pino({ level: 'silent' });
-const enc = new TextEncoder();
 const dec = new TextDecoder();
 const valid = (command: ConfigWrite): Validation => ({
   valid: true,
@@ -96,15 +89,8 @@ t.test('the writer answers commands on the bus and refuses a stale basis', async
   const { bus, coord } = await setup(t);
   const sub = startConfigWriter({ bus, coord, logger, validate: valid });
   t.teardown(() => sub.stop());
-  const ask = async (command: ConfigWrite) =>
-    ConfigWriteReply.parse(
-      JSON.parse(
-        dec.decode(
-          (await bus.request(Commands.config.write.subject, enc.encode(JSON.stringify(command)), { timeoutMs: 5_000 }))
-            .data,
-        ),
-      ),
-    );
+  const ask = (command: ConfigWrite) =>
+    sendCommand(bus, Commands.config.write, command, { timeoutMs: 5_000 });
   const first = await ask(write({ name: 'a' }, null));
   t.match(first, { outcome: 'stored', epoch: 1 });
   t.match(await ask(write({ name: 'b' }, null)), {

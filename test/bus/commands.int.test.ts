@@ -39,28 +39,31 @@ t.test('a served command answers the validated request with the encoded reply', 
   t.equal(Double.subject, 'svc.cmd.test.double');
 });
 
-t.test('an invalid request gets an error reply naming the problem and the server keeps answering', async (t) => {
-  const bus = await memoryBus(t);
-  let calls = 0;
-  const sub = serveCommand(bus, Double, (body) => {
-    calls += 1;
-    return { doubled: body.n * 2, note: body.note };
-  });
-  t.teardown(() => sub.stop());
-  const wrongShape = bus.request(Double.subject, enc.encode(JSON.stringify({ n: 'hunter2' })), {
-    timeoutMs: 2_000,
-  });
-  await t.rejects(wrongShape, RemoteError);
-  const message = await wrongShape.catch((e: Error) => e.message);
-  t.match(message, /test\.double: the request does not match its schema \(n: /);
-  t.notMatch(message, /hunter2/, 'the offending value never travels back');
-  await t.rejects(bus.request(Double.subject, enc.encode('{not json'), { timeoutMs: 2_000 }), {
-    name: 'RemoteError',
-    message: /not JSON/,
-  });
-  t.equal(calls, 0, 'the handler never saw either');
-  t.same(await sendCommand(bus, Double, { n: 5, note: 'x' }), { doubled: 10, note: 'x' });
-});
+t.test(
+  'an invalid request gets an error reply naming the problem and the server keeps answering',
+  async (t) => {
+    const bus = await memoryBus(t);
+    let calls = 0;
+    const sub = serveCommand(bus, Double, (body) => {
+      calls += 1;
+      return { doubled: body.n * 2, note: body.note };
+    });
+    t.teardown(() => sub.stop());
+    const wrongShape = bus.request(Double.subject, enc.encode(JSON.stringify({ n: 'hunter2' })), {
+      timeoutMs: 2_000,
+    });
+    await t.rejects(wrongShape, RemoteError);
+    const message = await wrongShape.catch((e: Error) => e.message);
+    t.match(message, /test\.double: the request does not match its schema \(n: /);
+    t.notMatch(message, /hunter2/, 'the offending value never travels back');
+    await t.rejects(bus.request(Double.subject, enc.encode('{not json'), { timeoutMs: 2_000 }), {
+      name: 'RemoteError',
+      message: /not JSON/,
+    });
+    t.equal(calls, 0, 'the handler never saw either');
+    t.same(await sendCommand(bus, Double, { n: 5, note: 'x' }), { doubled: 10, note: 'x' });
+  },
+);
 
 t.test('a command whose reply can refuse answers an invalid request in band', async (t) => {
   const bus = await memoryBus(t);
@@ -85,7 +88,10 @@ t.test('a reply that does not match the catalogue is a typed error, not a bus er
   const wrongShape = await sendCommand(bus, Double, { n: 2 }).catch((e: unknown) => e);
   t.ok(wrongShape instanceof CommandReplyError);
   t.notOk(wrongShape instanceof BusError, 'the transport worked: never read as an unknown outcome');
-  t.same((wrongShape as CommandReplyError).issues.map((i) => i.path), ['doubled']);
+  t.same(
+    (wrongShape as CommandReplyError).issues.map((i) => i.path),
+    ['doubled'],
+  );
   t.equal((wrongShape as CommandReplyError).command, 'test.double');
   await t.rejects(sendCommand(bus, Double, { n: 2 }), { name: 'CommandReplyError', message: /not JSON/ });
 });

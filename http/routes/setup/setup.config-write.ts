@@ -29,7 +29,9 @@ export async function writeDocument(deps: SetupRouteDeps, write: SetupWrite): Pr
     source: 'api.setup',
     summary: write.summary,
   };
-  const reply = await sendCommand(deps.bus, Commands.config.write, command, { timeoutMs: deps.writeTimeoutMs });
+  const reply = await sendCommand(deps.bus, Commands.config.write, command, {
+    timeoutMs: deps.writeTimeoutMs,
+  });
   if (reply.outcome === 'valid') return null;
   if (reply.outcome === 'stored') {
     // Read-your-writes: the next setup read on this node shows the new revision.
