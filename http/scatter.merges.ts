@@ -5,17 +5,14 @@
  * different moments, are the freshest any node has; per-node facts (tool servers) are listed per node.
  */
 import type { Merge, NodeAnswer } from './scatter.js';
-
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
+import { isRecord, type JsonObject as Json } from '../schema/index.js';
 
 interface Keyed {
   readonly id: string;
   readonly timestamp: string;
 }
 const isKeyed = (row: unknown): row is Keyed & Json =>
-  isObject(row) && typeof row['id'] === 'string' && typeof row['timestamp'] === 'string';
+  isRecord(row) && typeof row['id'] === 'string' && typeof row['timestamp'] === 'string';
 
 /** Newest first, ties by id descending: the order of every keyset page. */
 const newestFirst = (a: Keyed, b: Keyed): number =>
@@ -28,9 +25,9 @@ const newestFirst = (a: Keyed, b: Keyed): number =>
  */
 export const mergePages: Merge = (answers) => {
   const mine = answers[0]!.answer;
-  const pages = answers.map((a) => a.answer).filter(isObject);
+  const pages = answers.map((a) => a.answer).filter(isRecord);
   if (
-    !isObject(mine) ||
+    !isRecord(mine) ||
     pages.some((p) => !Array.isArray(p['rows']) || !(p['rows'] as unknown[]).every(isKeyed))
   )
     return mine;
@@ -73,12 +70,12 @@ const later = (a: string | null, b: unknown): string | null =>
  */
 export const mergeIntegrations: Merge = (answers) => {
   const mine = answers[0]!.answer;
-  if (!isObject(mine) || !Array.isArray(mine['surfaces'])) return mine;
+  if (!isRecord(mine) || !Array.isArray(mine['surfaces'])) return mine;
   const totals = new Map<string, Counts>();
   for (const { answer } of answers) {
-    if (!isObject(answer) || !Array.isArray(answer['surfaces'])) continue;
+    if (!isRecord(answer) || !Array.isArray(answer['surfaces'])) continue;
     for (const surface of answer['surfaces'] as unknown[]) {
-      if (!isObject(surface) || typeof surface['surface'] !== 'string' || !isObject(surface['arrivals']))
+      if (!isRecord(surface) || typeof surface['surface'] !== 'string' || !isRecord(surface['arrivals']))
         continue;
       const a = surface['arrivals'];
       const t = totals.get(surface['surface']) ?? {
@@ -101,7 +98,7 @@ export const mergeIntegrations: Merge = (answers) => {
   return {
     ...mine,
     surfaces: (mine['surfaces'] as unknown[]).map((surface) =>
-      isObject(surface) && typeof surface['surface'] === 'string'
+      isRecord(surface) && typeof surface['surface'] === 'string'
         ? { ...surface, arrivals: totals.get(surface['surface']) ?? surface['arrivals'] }
         : surface,
     ),
@@ -111,9 +108,9 @@ export const mergeIntegrations: Merge = (answers) => {
 /** `mcp_servers`: every node's own list, one entry per node (`{nodes: [{node, servers}]}`). */
 export const mergeNodeLists: Merge = (answers: readonly NodeAnswer[]) => {
   const mine = answers[0]!.answer;
-  if (!isObject(mine)) return mine;
+  if (!isRecord(mine)) return mine;
   const nodes = answers.flatMap(({ answer }) =>
-    isObject(answer) && Array.isArray(answer['nodes']) ? (answer['nodes'] as unknown[]) : [],
+    isRecord(answer) && Array.isArray(answer['nodes']) ? (answer['nodes'] as unknown[]) : [],
   );
   return { ...mine, nodes };
 };

@@ -1,3 +1,4 @@
+export { isRecord, type JsonObject } from './json.js';
 export { chainResolvers, listRefs, substituteDeep, substituteRefs, type Resolver } from './env-refs.js';
 export { formatIssuePath, formatProblems, type Problem } from './problems.js';
 export { NodeRole, parseTierA, QueueType, TierAFile } from './tier-a.js';

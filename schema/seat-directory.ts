@@ -4,6 +4,7 @@
  * document that parsed into a map (the active one is valid); missing pieces read as null.
  */
 import { deriveHandle } from './document/index.js';
+import { isRecord } from './json.js';
 
 export interface DirectorySeat {
   readonly handle: string;
@@ -30,8 +31,6 @@ export interface SeatDirectory {
   readonly units: readonly DirectoryUnit[];
 }
 
-type Json = Record<string, unknown>;
-const isRecord = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 

@@ -18,15 +18,13 @@ import {
   type SecretPut,
   type TierA,
 } from '../schema/index.js';
+import { isRecord, type JsonObject as Json } from '../schema/index.js';
 
 const actor = { id: 'codehost-a-app', kind: 'node' } as const;
 
 /** `CODEHOST_A_APP_<HANDLE>_<WHAT>` in the secret-name grammar. */
 export const appSecretName = (handle: string, what: 'PRIVATE_KEY' | 'WEBHOOK_SECRET'): string =>
   `CODEHOST_A_APP_${handle.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_${what}`;
-
-type Json = Record<string, unknown>;
-const isRecord = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The document with the seat's codehost-a app recorded; null when the seat is not in it. */
 export function withApp(document: unknown, handle: string, app: Json): unknown {

@@ -1,6 +1,6 @@
 /** Small readers for vendor JSON: every field may be missing or of another type. */
-export type Json = Record<string, unknown>;
-export const isRecord = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isRecord, type JsonObject as Json } from '../../schema/index.js';
+export { isRecord, type Json };
 
 export function at(v: unknown, ...path: string[]): unknown {
   let cur = v;

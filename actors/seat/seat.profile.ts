@@ -5,6 +5,7 @@
  */
 import { agentId } from '../../schema/index.js';
 import { colleaguesOf } from '../toolservers/index.js';
+import { isRecord, type JsonObject as Json } from '../../schema/index.js';
 
 export interface Charter {
   readonly name: string;
@@ -39,8 +40,6 @@ export interface Company {
   readonly seats: ReadonlyMap<string, SeatProfile>;
 }
 
-type Json = Record<string, unknown>;
-const isRecord = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const strs = (v: unknown): string[] =>
   Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];

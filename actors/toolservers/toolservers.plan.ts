@@ -6,13 +6,10 @@
  * Pure: no I/O, no resolution of `${VAR}` (see `resolveInstance`).
  */
 import { McpServer, seatIdentity } from '../../schema/index.js';
+import { isRecord, type JsonObject as Json } from '../../schema/index.js';
 
-type Json = Record<string, unknown>;
 /** Tool-server name -> env name -> value. */
 type EnvByServer = Record<string, Record<string, string>>;
-
-const isRecord = (value: unknown): value is Json =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 export interface InstanceSpec {
   /** `server` for a shared instance, `server@handle` for a seat's. */

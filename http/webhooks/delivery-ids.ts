@@ -1,8 +1,7 @@
 /** Dedup keys: the vendor's delivery id where it sends one, the spec's wiki key, else a body digest. */
 import { bodyDigest } from './verify.js';
+import { isRecord } from '../../schema/index.js';
 
-type Json = Record<string, unknown>;
-const isRecord = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const scalar = (v: unknown): string | null =>
   typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null;
 const at = (v: unknown, ...path: string[]): unknown => {

@@ -5,6 +5,7 @@
  */
 import { createPublicKey, verify as verifySignature, type KeyObject } from 'node:crypto';
 import { hmacSha256, refuse, safeEqual, type Verdict } from './verify.js';
+import { isRecord } from '../../schema/index.js';
 
 const B64URL = /^[A-Za-z0-9_-]*$/;
 
@@ -14,9 +15,6 @@ export interface JwsParts {
   readonly signingInput: string;
   readonly signature: Buffer;
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function decodeJson(segment: string): Record<string, unknown> | null {
   try {

@@ -4,6 +4,7 @@
  * counts as not configured, so its route fails closed (503).
  */
 import { seatDirectory, type SeatDirectory } from '../../schema/index.js';
+import { isRecord, type JsonObject as Json } from '../../schema/index.js';
 
 export interface WebhookSettings {
   /** The revision these settings come from; null on an unconfigured node. */
@@ -34,8 +35,6 @@ export interface ExtraSecrets {
   readonly relayKeySetUrl: string | null;
 }
 
-type Json = Record<string, unknown>;
-const isRecord = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const nonEmpty = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 const block = (integrations: Json, key: string): Json | null =>
   isRecord(integrations[key]) ? integrations[key] : null;

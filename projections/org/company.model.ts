@@ -3,11 +3,15 @@
  * kinds, placement and agent ids agree with the config subsystem), units, timezone, budgets, and each
  * agent seat's resolved LLM chain and tool sources. Built once per active revision.
  */
-import { validateCompany, type DerivedSeat, type DerivedUnit } from '../../schema/index.js';
+import {
+  isRecord,
+  validateCompany,
+  type DerivedSeat,
+  type DerivedUnit,
+  type JsonObject as Json,
+} from '../../schema/index.js';
 import { safeZone } from '../time/zoned-time.js';
 
-type Json = Record<string, unknown>;
-const isRecord = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 const strList = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x) => typeof x === 'string') : []);
 const count = (v: unknown): number => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : 0);

@@ -6,8 +6,8 @@
  * `tool_sources`; a human seat carries `kind: human` and neither.
  */
 import type { CompanyModel, SeatInfo, UnitInfo } from './company.model.js';
+import type { JsonObject as Json } from '../../schema/index.js';
 
-type Json = Record<string, unknown>;
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 const strList = (v: unknown): string[] =>
   Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];

@@ -6,10 +6,8 @@
 import { seatIdentity } from '../document/identity.js';
 import { pathOf, type Segment } from './problems.js';
 
-export type Json = Record<string, unknown>;
-
-export const isRecord = (value: unknown): value is Json =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
+export { isRecord, type JsonObject as Json } from '../json.js';
+import { isRecord, type JsonObject as Json } from '../json.js';
 
 const str = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
 

@@ -4,7 +4,7 @@
  * renamed seat or unit keeps nothing, and a key the incoming document sets itself wins.
  */
 import { pairItems } from './collections.js';
-import { clone, isArray, isObject, type JsonObject, type Segment } from './json.js';
+import { clone, isArray, isRecord, type JsonObject, type Segment } from './json.js';
 import type { KnownKeysAt } from './merge-patch.js';
 
 export function carryUnknownKeys(incoming: unknown, stored: unknown, knownKeysAt: KnownKeysAt): unknown {
@@ -21,7 +21,7 @@ export function carryUnknownKeys(incoming: unknown, stored: unknown, knownKeysAt
       const pairs = pairItems(segments, value, before);
       return value.map((item, i) => (pairs[i] === undefined ? item : walk(item, pairs[i], [...segments, i])));
     }
-    if (!isObject(value) || !isObject(before)) return value;
+    if (!isRecord(value) || !isRecord(before)) return value;
     const knownHere = known(segments);
     const out: JsonObject = {};
     for (const [key, child] of Object.entries(value)) out[key] = walk(child, before[key], [...segments, key]);

@@ -5,7 +5,7 @@
  *
  * Depth counts containers (maps and lists) on the deepest path: `{}` is 1, `{"a": [1]}` is 2.
  */
-import { isObject, type Segment } from './json.js';
+import { isRecord, type Segment } from './json.js';
 
 /** Writes refuse a document (or body) nested deeper than this (ops/config.md says why 64). */
 export const MAX_DOCUMENT_DEPTH = 64;
@@ -44,7 +44,7 @@ export function depthBeyond(value: unknown, limit: number): Segment[] | null {
 
 function childrenOf(value: unknown): Array<[Segment, unknown]> | null {
   if (Array.isArray(value)) return value.map((item, i): [Segment, unknown] => [i, item]);
-  if (isObject(value)) return Object.entries(value);
+  if (isRecord(value)) return Object.entries(value);
   return null;
 }
 

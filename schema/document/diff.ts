@@ -4,7 +4,7 @@
  * redact both sides first.
  */
 import { listIdentity } from './collections.js';
-import { isArray, isObject, jsonEqual, type Segment } from './json.js';
+import { isArray, isRecord, jsonEqual, type Segment } from './json.js';
 import { formatPath } from './paths.js';
 
 export interface Change {
@@ -28,7 +28,7 @@ export function diffDocuments(
   };
 
   const walk = (a: unknown, b: unknown, segments: Segment[]): void => {
-    if (isObject(a) && isObject(b)) {
+    if (isRecord(a) && isRecord(b)) {
       for (const key of Object.keys(a)) {
         if (!Object.hasOwn(b, key))
           record({ path: formatPath([...segments, key]), kind: 'removed', from: a[key] });

@@ -3,7 +3,7 @@
  * (anywhere, by name), LLM providers (`providers.llm` map key) and tool servers (`mcp_servers`, by name).
  */
 import { deriveHandle, nameIdentity, seatIdentity } from './identity.js';
-import { clone, isArray, isObject, type JsonObject, type Segment } from './json.js';
+import { clone, isArray, isRecord, type JsonObject, type Segment } from './json.js';
 
 export type EntityKind = 'roles' | 'units' | 'llm-providers' | 'mcp-servers';
 
@@ -27,7 +27,7 @@ function* walkTree(
     for (const [i, unit] of list.entries()) {
       const here = [...at, i];
       yield { kind: 'units', value: unit, segments: here };
-      if (!isObject(unit)) continue;
+      if (!isRecord(unit)) continue;
       const seats = unit['roles'];
       if (isArray(seats))
         for (const [j, seat] of seats.entries())
@@ -39,10 +39,10 @@ function* walkTree(
 }
 
 export function findEntity(doc: unknown, kind: EntityKind, id: string): Found | null {
-  if (!isObject(doc)) return null;
+  if (!isRecord(doc)) return null;
   if (kind === 'llm-providers') {
-    const llm = isObject(doc['providers']) ? doc['providers']['llm'] : undefined;
-    return isObject(llm) && Object.hasOwn(llm, id)
+    const llm = isRecord(doc['providers']) ? doc['providers']['llm'] : undefined;
+    return isRecord(llm) && Object.hasOwn(llm, id)
       ? { value: llm[id], segments: ['providers', 'llm', id] }
       : null;
   }
@@ -65,10 +65,10 @@ export function listEntities(
   doc: unknown,
   kind: EntityKind,
 ): Array<{ readonly id: string; readonly value: unknown; readonly segments: Segment[] }> {
-  if (!isObject(doc)) return [];
+  if (!isRecord(doc)) return [];
   if (kind === 'llm-providers') {
-    const llm = isObject(doc['providers']) ? doc['providers']['llm'] : undefined;
-    return isObject(llm)
+    const llm = isRecord(doc['providers']) ? doc['providers']['llm'] : undefined;
+    return isRecord(llm)
       ? Object.entries(llm).map(([id, value]) => ({ id, value, segments: ['providers', 'llm', id] }))
       : [];
   }
@@ -91,9 +91,9 @@ export function listEntities(
 
 /** A new document with the entity replaced in place, or (providers, tool servers) added last. */
 export function spliceEntity(doc: unknown, kind: EntityKind, id: string, value: unknown): unknown {
-  const out = isObject(doc) ? clone(doc) : {};
+  const out = isRecord(doc) ? clone(doc) : {};
   const entity =
-    kind === 'mcp-servers' && isObject(value) && value['name'] === undefined ? { name: id, ...value } : value;
+    kind === 'mcp-servers' && isRecord(value) && value['name'] === undefined ? { name: id, ...value } : value;
   const found = findEntity(out, kind, id);
   if (found) {
     let parent: unknown = out;
@@ -104,8 +104,8 @@ export function spliceEntity(doc: unknown, kind: EntityKind, id: string, value: 
     return out;
   }
   if (kind === 'llm-providers') {
-    const providers = isObject(out['providers']) ? out['providers'] : (out['providers'] = {});
-    const llm = isObject(providers['llm']) ? providers['llm'] : (providers['llm'] = {});
+    const providers = isRecord(out['providers']) ? out['providers'] : (out['providers'] = {});
+    const llm = isRecord(providers['llm']) ? providers['llm'] : (providers['llm'] = {});
     llm[id] = clone(entity);
     return out;
   }
@@ -123,7 +123,7 @@ export function spliceEntity(doc: unknown, kind: EntityKind, id: string, value: 
  * body carries no key; a tool-server body without `name` takes the path's.
  */
 export function entityIdentityMatches(kind: EntityKind, id: string, body: unknown): boolean {
-  if (!isObject(body)) return true;
+  if (!isRecord(body)) return true;
   switch (kind) {
     case 'roles': {
       if (typeof body['handle'] === 'string') return body['handle'] === id;

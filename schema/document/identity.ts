@@ -1,7 +1,7 @@
-/**
- * Identities of the company document's entities: how a seat, unit, tool server or provider is
+/** * Identities of the company document's entities: how a seat, unit, tool server or provider is
  * recognised across revisions (diffs, carried-back unknown keys, restored masks, entity routes).
  */
+import { isRecord } from '../json.js';
 
 /** A seat handle derived from its name: lowercase, runs of other characters become one hyphen. */
 export function deriveHandle(name: string): string {
@@ -15,9 +15,6 @@ export function deriveHandle(name: string): string {
 
 /** Handle grammar (spec "Seat"). */
 export const handlePattern = /^[a-z0-9][a-z0-9-]*$/;
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** A seat's identity: its handle, else the handle derived from its name; null when it has neither. */
 export function seatIdentity(seat: unknown): string | null {

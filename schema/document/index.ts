@@ -10,7 +10,7 @@ export {
 } from './entities.js';
 export { deriveHandle, handlePattern, nameIdentity, seatIdentity } from './identity.js';
 export { depthBeyond, jsonTextDepthBeyond, MAX_DOCUMENT_DEPTH, MAX_RENDER_DEPTH } from './depth.js';
-export { clone, isObject, jsonEqual, type JsonObject } from './json.js';
+export { clone, isRecord, jsonEqual, type JsonObject } from './json.js';
 export { mergePatch, patchUnknownKeys, type KnownKeysAt } from './merge-patch.js';
 export { formatPath, parsePath } from './paths.js';
 export { listReferences } from './references.js';

@@ -1,9 +1,7 @@
 /** Small helpers over plain JSON values shared by the document operations. */
 export type Segment = string | number;
-export type JsonObject = Record<string, unknown>;
-
-export const isObject = (value: unknown): value is JsonObject =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
+export { isRecord, type JsonObject } from '../json.js';
+import { isRecord } from '../json.js';
 
 /** A deep copy of a JSON value (documents are plain data). */
 export function clone<T>(value: T): T {
@@ -17,7 +15,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
     if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
     return a.every((item, i) => jsonEqual(item, b[i]));
   }
-  if (isObject(a) && isObject(b)) {
+  if (isRecord(a) && isRecord(b)) {
     const keys = Object.keys(a);
     if (keys.length !== Object.keys(b).length) return false;
     return keys.every((key) => Object.hasOwn(b, key) && jsonEqual(a[key], b[key]));

@@ -2,12 +2,12 @@
  * JSON Merge Patch (RFC 7396): null deletes a key, objects merge recursively, anything else (arrays
  * included) replaces whole. Inputs are never modified.
  */
-import { clone, isObject, type JsonObject, type Segment } from './json.js';
+import { clone, isRecord, type JsonObject, type Segment } from './json.js';
 import { formatPath } from './paths.js';
 
 export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (!isObject(patch)) return clone(patch);
-  const result: JsonObject = isObject(target) ? { ...target } : {};
+  if (!isRecord(patch)) return clone(patch);
+  const result: JsonObject = isRecord(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete result[key];
     else result[key] = mergePatch(result[key], value);
@@ -29,7 +29,7 @@ export function patchUnknownKeys(
 ): Array<{ path: string; segments: Segment[] }> {
   const out: Array<{ path: string; segments: Segment[] }> = [];
   const walk = (value: unknown, segments: Segment[]): void => {
-    if (!isObject(value)) return;
+    if (!isRecord(value)) return;
     const known = knownKeysAt(segments);
     for (const [key, child] of Object.entries(value)) {
       const at = [...segments, key];

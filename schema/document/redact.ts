@@ -6,7 +6,7 @@
  */
 import { onlyReferences } from '../env-refs.js';
 import { pairItems } from './collections.js';
-import { clone, isObject, type JsonObject, type Segment } from './json.js';
+import { clone, isRecord, type JsonObject, type Segment } from './json.js';
 import { formatPath } from './paths.js';
 
 export type IsSecret = (segments: ReadonlyArray<Segment>) => boolean;
@@ -20,14 +20,14 @@ export const marker = (): Marker => ({ encrypted: true, key_id: null });
 
 export function isMarker(value: unknown): value is Marker {
   return (
-    isObject(value) && value['encrypted'] === true && Object.keys(value).length === 2 && 'key_id' in value
+    isRecord(value) && value['encrypted'] === true && Object.keys(value).length === 2 && 'key_id' in value
   );
 }
 
 export function redact(doc: unknown, isSecret: IsSecret): unknown {
   const walk = (value: unknown, segments: Segment[]): unknown => {
     if (Array.isArray(value)) return value.map((item, i) => walk(item, [...segments, i]));
-    if (isObject(value)) {
+    if (isRecord(value)) {
       const out: JsonObject = {};
       for (const [key, child] of Object.entries(value)) out[key] = walk(child, [...segments, key]);
       return out;
@@ -66,9 +66,9 @@ export function restoreMasks(
       const pairs = pairItems(segments, value, before);
       return value.map((item, i) => walk(item, pairs[i], [...segments, i]));
     }
-    if (isObject(value)) {
+    if (isRecord(value)) {
       const out: JsonObject = {};
-      const prior = isObject(before) ? before : {};
+      const prior = isRecord(before) ? before : {};
       for (const [key, child] of Object.entries(value)) {
         const restored = walk(child, prior[key], [...segments, key]);
         if (restored !== undefined) out[key] = restored;
@@ -84,7 +84,7 @@ export function restoreMasks(
 /** A revision stored sealed: `{"__encrypted__": "enc:v1:<key_id>:<base64>"}`. */
 export function isSealedDocument(value: unknown): value is { __encrypted__: string } {
   return (
-    isObject(value) &&
+    isRecord(value) &&
     Object.keys(value).length === 1 &&
     typeof value['__encrypted__'] === 'string' &&
     value['__encrypted__'].startsWith('enc:v1:')

@@ -1,5 +1,5 @@
 /** Reading and writing one value at a document path (setup touches single leaves, not whole entities). */
-import { clone, findEntity, isObject, parsePath, type JsonObject } from '../document/index.js';
+import { clone, findEntity, isRecord, parsePath, type JsonObject } from '../document/index.js';
 import type { Segment } from '../company/index.js';
 
 export function valueAt(doc: unknown, segments: readonly Segment[]): unknown {
@@ -26,7 +26,7 @@ export function withValue(doc: JsonObject, segments: readonly Segment[], value: 
       break;
     }
     const next = at[step];
-    if (!isObject(next) && !Array.isArray(next)) {
+    if (!isRecord(next) && !Array.isArray(next)) {
       if (value === undefined) break;
       at[step] = {};
     }

@@ -5,7 +5,7 @@
  */
 import { isWholeRef } from '../company/fields.js';
 import { listRefs } from '../env-refs.js';
-import { isObject } from '../document/index.js';
+import { isRecord } from '../document/index.js';
 import { seatSegments, segmentsOf, valueAt } from './doc-paths.js';
 import type { KindSpec, Requirement } from './requirement.js';
 
@@ -160,7 +160,7 @@ export function integrationState(spec: KindSpec, input: StateInput): Integration
   } else {
     const block = valueAt(input.document, segmentsOf(spec.block_path));
     configured = block !== undefined && block !== null && block !== '';
-    enabled = configured && !(isObject(block) && block['enabled'] === false);
+    enabled = configured && !(isRecord(block) && block['enabled'] === false);
   }
   const byField = new Map(requirements.map((r) => [r.field, r]));
   const satisfied =

@@ -2,16 +2,16 @@ import t from 'tap';
 import { companyJsonSchema, cronProblem } from '../../schema/index.js';
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isRecord = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Every `properties` entry anywhere in the schema, with its JSON pointer-ish path. */
 function properties(node: unknown, at: string, out: Array<[string, Json]>): Array<[string, Json]> {
   if (Array.isArray(node)) node.forEach((item, i) => properties(item, `${at}/${i}`, out));
-  if (!isObject(node)) return out;
+  if (!isRecord(node)) return out;
   for (const [key, value] of Object.entries(node)) {
-    if (key === 'properties' && isObject(value))
+    if (key === 'properties' && isRecord(value))
       for (const [name, property] of Object.entries(value)) {
-        if (isObject(property)) out.push([`${at}/${name}`, property]);
+        if (isRecord(property)) out.push([`${at}/${name}`, property]);
         properties(property, `${at}/${name}`, out);
       }
     else properties(value, `${at}/${key}`, out);
@@ -36,7 +36,7 @@ t.test('the company JSON Schema names itself and describes every property it lis
   t.ok(all.length > 150, `walks the whole document (${all.length} properties)`);
   const bare = all.filter(([, property]) => typeof property['description'] !== 'string').map(([at]) => at);
   t.same(bare, [], 'no property without a description');
-  t.ok(isObject(defs['Unit']) && typeof defs['Unit']['description'] === 'string');
+  t.ok(isRecord(defs['Unit']) && typeof defs['Unit']['description'] === 'string');
 });
 
 t.test('the cron pattern admits what the scheduler parses and refuses what it cannot', async (t) => {

@@ -4,6 +4,7 @@
  * not parse here is skipped rather than failing the apply.
  */
 import { LlmProvider, seatIdentity } from '../../../schema/index.js';
+import { isRecord } from '../../../schema/index.js';
 
 export interface ProviderConfig {
   /** Entry key -> entry, in document order. */
@@ -15,9 +16,6 @@ export interface ProviderConfig {
   /** Entry keys present but unreadable. */
   readonly skipped: readonly string[];
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 export function readProviderConfig(document: unknown): ProviderConfig {
   const doc = isRecord(document) ? document : {};

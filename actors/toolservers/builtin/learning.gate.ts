@@ -5,14 +5,11 @@
  * next restart only); the seat flag is a seat field and follows every apply.
  */
 import { seatIdentity } from '../../../schema/index.js';
+import { isRecord, type JsonObject as Json } from '../../../schema/index.js';
 
 export interface LearningGate {
   enabled(seat: string): boolean;
 }
-
-type Json = Record<string, unknown>;
-const isRecord = (value: unknown): value is Json =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 function orgLearning(document: Json): boolean {
   const learning = document['learning'];

@@ -4,10 +4,8 @@
  */
 import { seatIdentity } from '../../../schema/index.js';
 import type { Colleague, OrgDirectory } from './builtin.types.js';
+import { isRecord, type JsonObject as Json } from '../../../schema/index.js';
 
-type Json = Record<string, unknown>;
-const isRecord = (value: unknown): value is Json =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 const str = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
 const strs = (value: unknown): string[] =>
   Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
