@@ -11,6 +11,7 @@ import {
   type HistoryRow,
   type LiveCall,
   type SeatRuntime,
+  type StopCause,
 } from './agents.state.js';
 import { handleOf } from './agents.seed.js';
 import { logTurn } from './agents.turn-log.js';
@@ -213,7 +214,11 @@ const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
     const last = p.data.attempts?.at(-1);
     const provider = last?.provider ?? p.data.provider ?? p.data.chain?.at(-1) ?? 'provider';
     const detail = `${provider}: ${last?.reason ?? p.data.reason ?? 'unavailable'}`;
-    const changed = setCause(seat, 'provider', ms, { since: e.timestamp, detail });
+    const changed = setCause(seat, 'provider', ms, {
+      since: e.timestamp,
+      detail,
+      until: p.data.retry_at ?? null,
+    });
     setError(seat, ms, {
       at: e.timestamp,
       message: detail,
@@ -229,7 +234,12 @@ const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
     const p = Payloads.BudgetExhausted.safeParse(e.payload);
     if (!p.success) return false;
     const detail = `${p.data.scope} budget: ${p.data.used} of ${p.data.cap} tokens used`;
-    return setCause(seat, 'budget', ms, { since: e.timestamp, detail });
+    return setCause(seat, 'budget', ms, {
+      since: e.timestamp,
+      detail,
+      until: p.data.window_end,
+      budget: { scope: p.data.scope, used: p.data.used },
+    });
   },
 
   'turn.guard_breach': (seat, ms, e) => {
@@ -315,12 +325,7 @@ export function addHistory(seat: SeatRuntime, row: HistoryRow): void {
 type CauseKey = 'provider' | 'budget' | 'needs';
 const causeStamp = { provider: 'providerMs', budget: 'budgetMs', needs: 'needsMs' } as const;
 
-function setCause(
-  seat: SeatRuntime,
-  key: CauseKey,
-  ms: number | null,
-  cause: { since: string; detail: string },
-): boolean {
+function setCause(seat: SeatRuntime, key: CauseKey, ms: number | null, cause: StopCause): boolean {
   if (!isNotOlder(ms, seat[causeStamp[key]])) return false;
   seat[key] = cause;
   seat[causeStamp[key]] = ms;

@@ -3,7 +3,7 @@
  * Activity precedence: working → needs → stopped (paused) → stopped (unplaced) → stopped (budget) →
  * stopped (provider) → idle. A failed last turn is not a stop: the seat reads idle with `last_error`.
  */
-import type { SeatRuntime } from './agents.state.js';
+import type { SeatRuntime, StopCause } from './agents.state.js';
 import type { AgentsState, HistoryRow } from './agents.state.js';
 import type { BudgetReport, Meter } from '../tokens/budgets.js';
 import type { CompanyModel, SeatInfo } from '../org/company.model.js';
@@ -27,6 +27,8 @@ export interface RowContext {
   /** Token totals per seat over the live 24 h window. */
   readonly tokens: ReadonlyMap<string, TokenRowFull>;
   readonly budgets: BudgetReport;
+  /** The read's instant (ms): a stop cause whose condition passed is no longer in force. Default: now. */
+  readonly now?: number;
 }
 
 export interface BudgetMeterView {
@@ -53,6 +55,30 @@ export function activityOf(
   return { activity: Activity.Idle, stopped_reason: null };
 }
 
+/**
+ * Whether a reported stop cause still holds: a provider stop until its `retry_at` (when known), a budget
+ * stop while its window lasts and its scope's cap is not raised past what was used (nor removed).
+ */
+export function inForce(cause: StopCause, handle: string, ctx: RowContext): boolean {
+  const now = ctx.now ?? Date.now();
+  const until = cause.until ? Date.parse(cause.until) : NaN;
+  if (Number.isFinite(until) && now >= until) return false;
+  if (!cause.budget) return true;
+  const cap =
+    cause.budget.scope === 'org'
+      ? ctx.budgets.org.cap
+      : (ctx.budgets.seats.find((s) => s.handle === handle)?.cap ?? 0);
+  return cap > 0 && cap <= cause.budget.used;
+}
+
+/** The seat's runtime with the stop causes whose condition passed left out. */
+function current(rt: SeatRuntime | undefined, handle: string, ctx: RowContext): SeatRuntime | undefined {
+  if (!rt) return rt;
+  const provider = rt.provider && inForce(rt.provider, handle, ctx) ? rt.provider : null;
+  const budget = rt.budget && inForce(rt.budget, handle, ctx) ? rt.budget : null;
+  return provider === rt.provider && budget === rt.budget ? rt : { ...rt, provider, budget };
+}
+
 function budgetMeter(seat: SeatInfo, budgets: BudgetReport): BudgetMeterView {
   const own = budgets.seats.find((s) => s.handle === seat.handle);
   const seatMeter: Meter = own
@@ -69,7 +95,11 @@ function budgetMeter(seat: SeatInfo, budgets: BudgetReport): BudgetMeterView {
 
 export function agentRow(seat: SeatInfo, rt: SeatRuntime | undefined, ctx: RowContext) {
   const budget = budgetMeter(seat, ctx.budgets);
-  const { activity, stopped_reason } = activityOf(rt, ctx.placed(seat.handle), budget.refused !== null);
+  const { activity, stopped_reason } = activityOf(
+    current(rt, seat.handle, ctx),
+    ctx.placed(seat.handle),
+    budget.refused !== null,
+  );
   return {
     id: seat.handle,
     role: seat.role,

@@ -60,10 +60,17 @@ export interface LastError {
   phase: string | null;
 }
 
-/** Why the seat reads `stopped` for a cause the engine reported (cleared by later progress). */
+/**
+ * Why the seat reads `stopped` for a cause the engine reported: cleared by later progress, and no longer in
+ * force once its own condition passed (agents.rows.ts `inForce`), so the row follows the cause.
+ */
 export interface StopCause {
   since: string;
   detail: string;
+  /** The instant the cause ends by itself: a provider's `retry_at`, a budget's window end. */
+  until?: string | null;
+  /** A budget stop: the scope that refused and what it had used (a cap raised past it frees the seat). */
+  budget?: { scope: 'org' | 'seat'; used: number };
 }
 
 /** A completed turn, kept for `/agents/activity`. */

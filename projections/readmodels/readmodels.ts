@@ -307,6 +307,7 @@ export class ReadModels {
       placed: this.opts.placed ?? (() => true),
       tokens: this.window.totalsBySeat(),
       budgets: budgetReport(this.ledger, this.company),
+      now: this.now(),
     };
   }
 

@@ -10,7 +10,8 @@ export const ChainAttempt = z.looseObject({
 });
 
 /**
- * The provider chain gave no answer: the seat reads `stopped` / `provider` until a phase completes. The
+ * The provider chain gave no answer: the seat reads `stopped` / `provider` until a phase completes or
+ * `retry_at` passes. The
  * provider registry publishes `{chain, attempts[]}`; the other fields are optional context.
  */
 export const LlmUnavailable = z.looseObject({
@@ -28,7 +29,10 @@ export const LlmUnavailable = z.looseObject({
 export const BudgetScope = { Org: 'org', Seat: 'seat' } as const;
 export type BudgetScope = (typeof BudgetScope)[keyof typeof BudgetScope];
 
-/** A turn was refused or cut for the budget: the seat reads `stopped` / `budget` until a phase starts. */
+/**
+ * A turn was refused or cut for the budget: the seat reads `stopped` / `budget` until a phase starts, the
+ * scope's cap is raised past `used` (or removed), or the window ends.
+ */
 export const BudgetExhausted = z.object({
   scope: z.enum([BudgetScope.Org, BudgetScope.Seat]),
   cap: count,

@@ -309,9 +309,10 @@ t.test(
         'budget_exhausted',
         'ceo',
         {
-          scope: 'seat',
-          cap: 10,
-          used: 12,
+          // The org cap in force (companyDoc: 1000): a cap the document no longer has frees the seat.
+          scope: 'org',
+          cap: 1000,
+          used: 1200,
           window_start: '2026-11-01T00:00:00Z',
           window_end: '2026-12-01T00:00:00Z',
         },
@@ -571,3 +572,80 @@ t.test(
     t.equal(m.activity(new URLSearchParams('days=500')).days, 30, 'days clamps to 30');
   },
 );
+
+t.test(
+  'stop causes end with their cause: a cap raised or removed, the window over, the cooldown ended',
+  async (t) => {
+    const exhausted = (handle: string, scope: 'org' | 'seat', cap: number, used: number, windowEnd: string) =>
+      event(
+        'budget_exhausted',
+        handle,
+        { scope, cap, used, window_start: '2026-11-01T00:00:00Z', window_end: windowEnd },
+        '2026-11-23T10:00:00Z',
+      );
+    const m = models();
+    // cto's seat cap is 500: exhausted at 500 of 400 (a lower cap then), it is free now the cap is 500.
+    m.applyEvent(exhausted('cto', 'seat', 400, 450, '2026-12-01T00:00:00Z'));
+    t.equal(m.agent('cto')!.stopped_reason, null, 'the seat cap was raised past what was used');
+    m.applyEvent({
+      ...exhausted('cto', 'seat', 500, 520, '2026-12-01T00:00:00Z'),
+      timestamp: '2026-11-23T10:01:00Z',
+    });
+    t.equal(m.agent('cto')!.stopped_reason, 'budget', 'the cap in force refuses');
+    // The org cap (1000): in force while its window lasts.
+    m.applyEvent(exhausted('ceo', 'org', 1000, 1000, '2026-12-01T00:00:00Z'));
+    t.equal(m.agent('ceo')!.stopped_reason, 'budget');
+    m.applyEvent({
+      ...exhausted('ceo', 'org', 1000, 1000, '2026-11-01T00:00:00Z'),
+      timestamp: '2026-11-23T10:01:00Z',
+    });
+    t.equal(m.agent('ceo')!.stopped_reason, null, 'a window already over stops nobody');
+    // A seat with no cap of its own: a seat-scope stop from a cap since removed is over.
+    m.applyEvent(exhausted('dev-one', 'seat', 10, 12, '2026-12-01T00:00:00Z'));
+    t.equal(m.agent('dev-one')!.stopped_reason, null);
+
+    const unavailable = (retryAt: string | null, at: string) =>
+      event(
+        'llm_unavailable',
+        'cto',
+        { chain: ['main'], attempts: [{ provider: 'main', reason: 'keys_cooling' }], retry_at: retryAt },
+        at,
+      );
+    const p = models();
+    p.applyEvent(unavailable('2026-11-23T12:30:00Z', '2026-11-23T11:00:00Z'));
+    t.equal(p.agent('cto')!.stopped_reason, 'provider', 'cooling until 12:30 (the read is at 12:00)');
+    p.applyEvent(unavailable('2026-11-23T11:30:00Z', '2026-11-23T11:01:00Z'));
+    t.equal(p.agent('cto')!.stopped_reason, null, 'the cooldown ended at 11:30');
+    p.applyEvent(unavailable(null, '2026-11-23T11:02:00Z'));
+    t.equal(p.agent('cto')!.stopped_reason, 'provider', 'no retry instant: until a phase completes');
+  },
+);
+
+t.test('a stop cause that ends by itself is pushed on the tick that passes it', async (t) => {
+  let clock = Date.parse('2026-11-23T11:00:00Z');
+  const m = new ReadModels({ now: () => clock });
+  m.setCompany(companyDoc, 'rev-1');
+  const frames: unknown[] = [];
+  m.sections()
+    .find((s) => s.name === 'agents')!
+    .subscribe((data) => frames.push(data));
+  m.applyEvent(
+    event(
+      'llm_unavailable',
+      'cto',
+      {
+        chain: ['main'],
+        attempts: [{ provider: 'main', reason: 'keys_cooling' }],
+        retry_at: '2026-11-23T11:00:30Z',
+      },
+      '2026-11-23T11:00:00Z',
+    ),
+  );
+  t.equal(m.agent('cto')!.stopped_reason, 'provider');
+  frames.length = 0;
+  m.tick();
+  t.same(frames, [], 'nothing moved yet');
+  clock += 31_000;
+  m.tick();
+  t.match(frames, [{ cto: { activity: 'idle', stopped_reason: null } }], 'the row is pushed idle');
+});
