@@ -40,7 +40,7 @@ export {
   startIntegrationHost,
   startRouterHost,
 } from './integration/index.js';
-export { secretsSubjects, startSecretsHost } from './secrets/index.js';
+export { startSecretsHost } from './secrets/index.js';
 export {
   anthropicClient,
   createProviderRegistry,

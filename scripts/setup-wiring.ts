@@ -5,13 +5,13 @@
  */
 import type { Logger } from 'pino';
 import { createPassHost } from '../actors/index.js';
-import { Subjects, type Bus } from '../bus/index.js';
+import { sendCommand, type Bus } from '../bus/index.js';
 import { ApiError, setupRoutes, type AuthSettings, type RouteDef } from '../http/index.js';
 import { activeRevision, storeResolver } from '../projections/index.js';
 import {
+  Commands,
   keyringFrom,
   openDocument,
-  SecretReply,
   type LookupAnswer,
   type SecretDelete,
   type SecretPut,
@@ -22,9 +22,6 @@ import type { Secrets } from './secrets-wiring.js';
 
 /** Where the public base URL is read from (ops/setup.md): a variable in the secret store or environment. */
 export const PUBLIC_BASE_URL_VARIABLE = 'SVC_PUBLIC_BASE_URL';
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 export function setupRoutesFor(opts: {
   bus: Bus;
@@ -41,15 +38,10 @@ export function setupRoutesFor(opts: {
   const store = storeResolver(() => secrets.view.state, secrets.keyring);
 
   /** Sends one secrets command; a refusal becomes its catalogued error; resolves once this node's view has it. */
-  async function command(verb: 'put' | 'delete', body: SecretPut | SecretDelete): Promise<boolean> {
-    const answer = await bus.request(
-      Subjects.command('secrets', verb),
-      encoder.encode(JSON.stringify(body)),
-      {
-        timeoutMs: 15_000,
-      },
-    );
-    const reply = SecretReply.parse(JSON.parse(decoder.decode(answer.data)));
+  async function command(
+    ...[cmd, body]: [typeof Commands.secrets.put, SecretPut] | [typeof Commands.secrets.delete, SecretDelete]
+  ): Promise<boolean> {
+    const reply = await sendCommand(bus, cmd, body);
     if (reply.outcome === 'refused') throw new ApiError(reply.error, { detail: reply.detail });
     if (reply.removed !== false)
       await secrets.view.until((s) => (s.entries.get(body.name)?.revision ?? 0) >= reply.revision, 5_000);
@@ -85,9 +77,10 @@ export function setupRoutesFor(opts: {
         source: 'setup',
         actor: { id: actor, kind: 'operator' },
       };
-      await command('put', put);
+      await command(Commands.secrets.put, put);
     },
-    unseal: (name, actor) => command('delete', { name, actor: { id: actor, kind: 'operator' } }),
+    unseal: (name, actor) =>
+      command(Commands.secrets.delete, { name, actor: { id: actor, kind: 'operator' } }),
     passes: createPassHost({
       nodeId: config.node.id,
       logger: opts.logger.child({ component: 'setup.passes' }),

@@ -3,7 +3,6 @@ export {
   deleteSecret,
   putSecret,
   rekeySecrets,
-  secretsSubjects,
   startSecretsHost,
   type SecretsHostOptions,
 } from './secrets.host.js';

@@ -4,16 +4,16 @@
  * share the bucket, so any of them may answer. Values never reach a log line.
  */
 import type { Logger } from 'pino';
-import { KvConflictError, Subjects, type Bus, type Kv, type Subscription } from '../../bus/index.js';
-import type { SecretReply } from '../../schema/index.js';
+import { KvConflictError, serveCommand, type Bus, type Kv, type Subscription } from '../../bus/index.js';
 import {
+  Commands,
   isSecretName,
-  SecretDelete,
-  SecretPut,
-  SecretRekey,
   StoredSecret,
   type Keyring,
-  type SecretCommandVerb,
+  type SecretDelete,
+  type SecretPut,
+  type SecretRekey,
+  type SecretReply,
 } from '../../schema/index.js';
 import { checkRekey, decidePut, rekeyStep, type Refusal } from './secrets.decide.js';
 
@@ -25,12 +25,6 @@ export interface SecretsHostOptions {
   readonly logger: Logger;
   readonly now?: () => Date;
 }
-
-export const secretsSubjects = {
-  put: Subjects.command('secrets', 'put'),
-  delete: Subjects.command('secrets', 'delete'),
-  rekey: Subjects.command('secrets', 'rekey'),
-} as const satisfies Record<SecretCommandVerb, string>;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -50,14 +44,13 @@ function parse<T>(
   }
 }
 
-/** Why a command was not parsed: a name outside the grammar is `invalid_name`, anything else `invalid_body`. */
-function malformed(data: Uint8Array): SecretReply {
-  let name: unknown;
-  try {
-    name = (JSON.parse(decoder.decode(data)) as { name?: unknown } | null)?.name;
-  } catch {
-    name = undefined;
-  }
+/**
+ * Why a command was not parsed (`raw` is its JSON, undefined when it was none): a name outside the
+ * grammar is `invalid_name`, anything else `invalid_body`.
+ */
+function malformed(raw: unknown): SecretReply {
+  const name: unknown =
+    typeof raw === 'object' && raw !== null ? (raw as { name?: unknown }).name : undefined;
   return typeof name === 'string' && !isSecretName(name)
     ? { outcome: 'refused', error: 'invalid_name', detail: 'The secret name is outside the grammar.' }
     : { outcome: 'refused', error: 'invalid_body', detail: 'The command does not match its schema.' };
@@ -143,20 +136,11 @@ export async function rekeySecrets(opts: SecretsHostOptions, command: SecretReke
 
 /** Answers the three commands until stopped. */
 export function startSecretsHost(opts: SecretsHostOptions): Subscription {
-  const answer = (reply: SecretReply): Uint8Array => encoder.encode(JSON.stringify(reply));
+  const invalid = { invalid: malformed };
   const subscriptions = [
-    opts.bus.reply(secretsSubjects.put, async (message) => {
-      const command = parse(SecretPut, message.data);
-      return answer(command ? await putSecret(opts, command) : malformed(message.data));
-    }),
-    opts.bus.reply(secretsSubjects.delete, async (message) => {
-      const command = parse(SecretDelete, message.data);
-      return answer(command ? await deleteSecret(opts, command) : malformed(message.data));
-    }),
-    opts.bus.reply(secretsSubjects.rekey, async (message) => {
-      const command = parse(SecretRekey, message.data);
-      return answer(command ? await rekeySecrets(opts, command) : malformed(message.data));
-    }),
+    serveCommand(opts.bus, Commands.secrets.put, (command) => putSecret(opts, command), invalid),
+    serveCommand(opts.bus, Commands.secrets.delete, (command) => deleteSecret(opts, command), invalid),
+    serveCommand(opts.bus, Commands.secrets.rekey, (command) => rekeySecrets(opts, command), invalid),
   ];
   return {
     async stop() {

@@ -1,10 +1,11 @@
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
-import { secretsSubjects, startSecretsHost } from '../../actors/index.js';
+import { startSecretsHost } from '../../actors/index.js';
 import { ensureCatalogue } from '../../bus/index.js';
 import { openMemoryBus } from '../../bus/memory/index.js';
 import { followSecrets, secretRecord, secretsThenEnv, storeResolver } from '../../projections/index.js';
 import {
+  Commands,
   keyringFrom,
   open,
   secretAad,
@@ -31,7 +32,7 @@ async function store(t: Test, keyring: Keyring | null) {
   const view = await followSecrets({ bucket, logger });
   t.teardown(() => view.stop());
   const send = async (verb: SecretCommandVerb, body: unknown): Promise<SecretReply> => {
-    const answer = await bus.request(secretsSubjects[verb], enc.encode(JSON.stringify(body)), {
+    const answer = await bus.request(Commands.secrets[verb].subject, enc.encode(JSON.stringify(body)), {
       timeoutMs: 5000,
     });
     const reply = SecretReply.parse(JSON.parse(dec.decode(answer.data)));
@@ -153,7 +154,7 @@ t.test('rekey re-seals records under other keys and names them; naming another k
   const oldHost = startSecretsHost({ bus, bucket, keyring: ring('k1', ['k1', 1]), logger });
   const put = (name: string, value: string) =>
     bus.request(
-      secretsSubjects.put,
+      Commands.secrets.put.subject,
       enc.encode(
         JSON.stringify({ name, value_b64: Buffer.from(value).toString('base64'), source: 'cli', actor }),
       ),
@@ -170,8 +171,11 @@ t.test('rekey re-seals records under other keys and names them; naming another k
     SecretReply.parse(
       JSON.parse(
         dec.decode(
-          (await bus.request(secretsSubjects.rekey, enc.encode(JSON.stringify(body)), { timeoutMs: 5000 }))
-            .data,
+          (
+            await bus.request(Commands.secrets.rekey.subject, enc.encode(JSON.stringify(body)), {
+              timeoutMs: 5000,
+            })
+          ).data,
         ),
       ),
     );
@@ -208,7 +212,7 @@ t.test('rekey names records sealed under a key this node lacks and leaves them a
   const { secrets: bucket } = await ensureCatalogue(bus);
   const first = startSecretsHost({ bus, bucket, keyring: ring('k1', ['k1', 1]), logger });
   await bus.request(
-    secretsSubjects.put,
+    Commands.secrets.put.subject,
     enc.encode(JSON.stringify({ name: 'LOST', value_b64: 'dg==', source: 'api', actor })),
     { timeoutMs: 5000 },
   );
@@ -218,8 +222,11 @@ t.test('rekey names records sealed under a key this node lacks and leaves them a
   const reply = SecretReply.parse(
     JSON.parse(
       dec.decode(
-        (await bus.request(secretsSubjects.rekey, enc.encode(JSON.stringify({ actor })), { timeoutMs: 5000 }))
-          .data,
+        (
+          await bus.request(Commands.secrets.rekey.subject, enc.encode(JSON.stringify({ actor })), {
+            timeoutMs: 5000,
+          })
+        ).data,
       ),
     ),
   );

@@ -1,9 +1,8 @@
 import { pino } from 'pino';
 import t from 'tap';
-import { secretsSubjects } from '../../actors/index.js';
 import { ensureCatalogue } from '../../bus/index.js';
 import { openMemoryBus } from '../../bus/memory/index.js';
-import { parseTierA } from '../../schema/index.js';
+import { Commands, parseTierA } from '../../schema/index.js';
 import { startSecrets } from '../../scripts/secrets-wiring.js';
 import { keyringYaml } from '../http/fixtures/secrets-node.js';
 
@@ -37,7 +36,7 @@ t.test(
       env: {},
     });
     await bus.request(
-      secretsSubjects.put,
+      Commands.secrets.put.subject,
       enc.encode(
         JSON.stringify({
           name: 'OLD_KEY_VALUE',

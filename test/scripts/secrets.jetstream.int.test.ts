@@ -4,11 +4,10 @@
  */
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
-import { secretsSubjects } from '../../actors/index.js';
 import { ensureCatalogue } from '../../bus/index.js';
 import { openJetStreamBus } from '../../bus/jetstream/index.js';
 import { secretRecord } from '../../projections/index.js';
-import { parseTierA, SecretReply, type SecretCommandVerb } from '../../schema/index.js';
+import { Commands, parseTierA, SecretReply, type SecretCommandVerb } from '../../schema/index.js';
 import { startSecrets } from '../../scripts/secrets-wiring.js';
 import { startNatsServer } from '../harness/nats-server.js';
 import { keyringYaml } from '../http/fixtures/secrets-node.js';
@@ -37,8 +36,11 @@ async function node(t: Test, tierA: string) {
     SecretReply.parse(
       JSON.parse(
         dec.decode(
-          (await bus.request(secretsSubjects[verb], enc.encode(JSON.stringify(body)), { timeoutMs: 10_000 }))
-            .data,
+          (
+            await bus.request(Commands.secrets[verb].subject, enc.encode(JSON.stringify(body)), {
+              timeoutMs: 10_000,
+            })
+          ).data,
         ),
       ),
     );

@@ -4,17 +4,18 @@
  * secrets host on the bus, answered once this node's read model shows them (read-your-writes).
  * Guarded always (the guard knows `/secrets/*`); `Cache-Control: no-store` comes from the gateway.
  */
-import { Subjects, type Bus } from '../../../bus/index.js';
+import { sendCommand, type Bus } from '../../../bus/index.js';
 import { listSecrets, metaOfSecret, secretRecord, type SecretsState } from '../../../projections/index.js';
 import {
+  Commands,
   isSecretName,
   open,
   SECRET_VALUE_MAX_BYTES,
   secretAad,
-  SecretReply,
   SecretSource,
+  type CommandRequest,
   type Keyring,
-  type SecretCommandVerb,
+  type SecretReply,
 } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import type { ApiReply, ApiRequest, RequestHead, RouteDef } from '../../types.js';
@@ -28,9 +29,6 @@ export interface SecretsRouteDeps {
   readonly keyring: Keyring | null;
   readonly commandTimeoutMs?: number;
 }
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 function requireName(req: RequestHead): string {
   const name = req.params['name'] ?? '';
@@ -69,20 +67,15 @@ function readSource(req: RequestHead): string {
   return raw;
 }
 
+type SecretsCommand = (typeof Commands.secrets)[keyof typeof Commands.secrets];
+
 /** Sends one command and turns a refusal into its catalogued error. */
-async function command(
+async function command<C extends SecretsCommand>(
   deps: SecretsRouteDeps,
-  verb: SecretCommandVerb,
-  body: unknown,
+  cmd: C,
+  body: CommandRequest<C>,
 ): Promise<Extract<SecretReply, { outcome: 'ok' }>> {
-  const answer = await deps.bus.request(
-    Subjects.command('secrets', verb),
-    encoder.encode(JSON.stringify(body)),
-    {
-      timeoutMs: deps.commandTimeoutMs ?? 15_000,
-    },
-  );
-  const reply = SecretReply.parse(JSON.parse(decoder.decode(answer.data)));
+  const reply = await sendCommand(deps.bus, cmd, body, { timeoutMs: deps.commandTimeoutMs });
   if (reply.outcome === 'refused') throw new ApiError(reply.error, { detail: reply.detail });
   return reply;
 }
@@ -129,7 +122,7 @@ function beforePut(deps: SecretsRouteDeps, req: RequestHead): void {
 
 async function put(deps: SecretsRouteDeps, req: ApiRequest): Promise<ApiReply> {
   const name = requireName(req);
-  const reply = await command(deps, 'put', {
+  const reply = await command(deps, Commands.secrets.put, {
     name,
     value_b64: req.body.toString('base64'),
     source: readSource(req),
@@ -141,7 +134,7 @@ async function put(deps: SecretsRouteDeps, req: ApiRequest): Promise<ApiReply> {
 
 async function remove(deps: SecretsRouteDeps, req: ApiRequest): Promise<ApiReply> {
   const name = requireName(req);
-  const reply = await command(deps, 'delete', { name, actor: actorOf(req) });
+  const reply = await command(deps, Commands.secrets.delete, { name, actor: actorOf(req) });
   if (reply.removed) await deps.until(reached(name, reply.revision), 5_000);
   return { status: 200, body: { removed: reply.removed ?? false } };
 }
@@ -159,7 +152,7 @@ function beforeRekey(deps: SecretsRouteDeps, req: RequestHead): void {
 
 async function rekey(deps: SecretsRouteDeps, req: ApiRequest): Promise<ApiReply> {
   const keyId = req.query.get('key_id');
-  const reply = await command(deps, 'rekey', {
+  const reply = await command(deps, Commands.secrets.rekey, {
     ...(keyId !== null ? { key_id: keyId } : {}),
     actor: actorOf(req),
   });
