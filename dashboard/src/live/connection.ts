@@ -75,7 +75,14 @@ export class Connection {
   useToken(token: string | null): void {
     this.token = token;
     this.attempts = 0;
-    this.socket?.close(1000, 'token changed');
+    if (this.socket !== null) {
+      // Its close schedules the reconnect.
+      this.socket.close(1000, 'token changed');
+      return;
+    }
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    this.open();
   }
 
   private clearTimers(): void {

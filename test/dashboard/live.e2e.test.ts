@@ -1,0 +1,103 @@
+/**
+ * The dashboard stays live in a real browser: a configuration write shows without a reload, the page
+ * recovers by itself when its node restarts, and where anonymous reads are off the token entered once
+ * opens the socket (`?token=`).
+ */
+import t from 'tap';
+import { needsChromium, openPage, startBrowser, type WatchedPage } from '../harness/browser.js';
+import { patchCompany, startCompanyNode, TOKEN } from './fixtures/company-node.js';
+
+async function useToken(w: WatchedPage): Promise<void> {
+  await w.page.getByLabel('Operator token').fill(TOKEN);
+  await w.page.getByRole('button', { name: 'Use token' }).click();
+  await w.page.waitForSelector('text=operator token held for this tab');
+}
+
+/** What a browser logs, unasked, while its server is away: the refused socket and polls. */
+const whileAway = /WebSocket connection to .* failed|Failed to load resource|ERR_CONNECTION_REFUSED/;
+
+t.test(
+  'a configuration write appears without a reload, in the org chart and the config room',
+  needsChromium,
+  async (t) => {
+    const browser = await startBrowser(t);
+    const node = await startCompanyNode(t);
+    const w = await openPage(browser);
+    await w.page.goto(`${node.url}/dashboard#/org`);
+    await w.page.waitForSelector('[data-link="live"]');
+    await w.page.waitForSelector('text=Ship reliable warehouse robots');
+    const loads: string[] = [];
+    w.page.on('framenavigated', (frame) => {
+      if (frame === w.page.mainFrame()) loads.push(frame.url());
+    });
+
+    await patchCompany(node.url, { mission: 'Robots that fix themselves.' }, 'new mission');
+    await w.page.waitForSelector('text=Robots that fix themselves.');
+    t.pass('the new mission shows in the open org chart');
+
+    await useToken(w);
+    await w.page.goto(`${node.url}/dashboard#/config`);
+    await w.page.waitForSelector('text=new mission');
+    await patchCompany(node.url, { vision: 'Warehouses that hum.' }, 'a sharper vision');
+    await w.page.waitForSelector('.revision-summary:text("a sharper vision")');
+    await w.page.waitForSelector('.yaml:has-text("Warehouses that hum.")');
+    t.pass('the config room lists the new revision and shows the new document');
+    t.same(
+      loads.filter((url) => !url.includes('#')),
+      [],
+      'the page was never reloaded',
+    );
+    t.same(await w.violations(), []);
+    t.same(w.errors, []);
+  },
+);
+
+t.test('the page recovers by itself after its node restarts', needsChromium, async (t) => {
+  const browser = await startBrowser(t);
+  const node = await startCompanyNode(t);
+  const w = await openPage(browser);
+  await w.page.goto(`${node.url}/dashboard#/org`);
+  await w.page.waitForSelector('[data-link="live"]');
+
+  node.run.kill('SIGTERM');
+  t.equal(await node.run.exited, 0, 'the node drained and stopped');
+  await w.page.waitForSelector('[data-link]:not([data-link="live"])');
+  t.pass('the page shows it lost the node');
+  t.match(
+    await w.page.textContent('section[aria-label="Org chart"]'),
+    /Theo Park/,
+    'what it had stays on screen',
+  );
+
+  await node.restart();
+  await w.page.waitForSelector('[data-link="live"]', { timeout: 60_000 });
+  t.pass('back live without a reload');
+  // The new socket is a working one: a write after the restart reaches the page.
+  await patchCompany(node.url, { mission: 'Back after the restart.' }, 'after restart');
+  await w.page.waitForSelector('text=Back after the restart.');
+  t.same(await w.violations(), []);
+  t.same(
+    w.errors.filter((e) => !whileAway.test(e)),
+    [],
+    'no error beyond the refused connections while the node was away',
+  );
+});
+
+t.test('with anonymous reads off, the token entered once opens the stream', needsChromium, async (t) => {
+  const browser = await startBrowser(t);
+  const node = await startCompanyNode(t, { anonymousRead: false });
+  const w = await openPage(browser);
+  await w.page.goto(`${node.url}/dashboard#/org`);
+  await w.page.waitForSelector('text=needs an operator token to read');
+  t.pass('without a token the page says what it needs');
+  await useToken(w);
+  await w.page.waitForSelector('[data-link="live"]');
+  await w.page.waitForSelector('section[aria-label="Org chart"] >> text=Theo Park');
+  t.pass('with it the company is live');
+  t.same(await w.violations(), []);
+  t.same(
+    w.errors.filter((e) => !/status of 401|WebSocket connection to .* failed/.test(e)),
+    [],
+    'no error beyond the refusals before the token',
+  );
+});

@@ -1,0 +1,67 @@
+/**
+ * Headless Debian chromium driven by playwright-core (which never downloads a browser of its own), with
+ * everything a dashboard test must see fail recorded per page: console errors, uncaught exceptions, and
+ * Content-Security-Policy violations (from the page's own `securitypolicyviolation` events, which the
+ * browser fires for every refused load, inline block or eval).
+ */
+import { existsSync } from 'node:fs';
+import type { Test } from 'tap';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+export const CHROMIUM = process.env['SVC_CHROMIUM'] ?? '/usr/bin/chromium';
+
+export interface WatchedPage {
+  readonly page: Page;
+  /** Console errors and uncaught exceptions, in order. */
+  readonly errors: string[];
+  /** CSP violations the page reported so far. */
+  violations(): Promise<string[]>;
+}
+
+/** `{skip}` for a browser test: a reason when this machine has no chromium, else false. */
+export const needsChromium = {
+  skip: existsSync(CHROMIUM)
+    ? false
+    : `no chromium at ${CHROMIUM} (scripts/test.sh installs the Debian package)`,
+};
+
+/** Starts chromium for one test, closed at its end. */
+export async function startBrowser(t: Test): Promise<Browser> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    // Root in a container has no user namespace for the sandbox; the pages are our own.
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
+  t.teardown(() => browser.close());
+  return browser;
+}
+
+export async function openPage(
+  browser: Browser,
+  opts: { colorScheme?: 'light' | 'dark' } = {},
+): Promise<WatchedPage> {
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 860 },
+    colorScheme: opts.colorScheme ?? 'light',
+    reducedMotion: 'reduce',
+  });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => errors.push(`exception: ${error.message}`));
+  // Runs before the page's own scripts, outside its policy; it only listens.
+  // (Browser code as text: the tests' TypeScript has no DOM library.)
+  await page.addInitScript(`
+    window.__cspViolations = [];
+    document.addEventListener('securitypolicyviolation', (e) => {
+      window.__cspViolations.push(e.violatedDirective + ' blocked ' + (e.blockedURI || 'inline') + ' at ' + e.sourceFile + ':' + e.lineNumber);
+    });
+  `);
+  return {
+    page,
+    errors,
+    violations: () => page.evaluate<string[]>('window.__cspViolations || []'),
+  };
+}
