@@ -1,4 +1,9 @@
 /** The request every `svc <verb>` client makes to a running node: bearer token from `SVC_TOKEN`, one clear line when unreachable. */
+import { packageVersion } from './version.js';
+
+/** The CLI names itself, so the node records its configuration writes with `source: cli`. */
+export const cliUserAgent = (): string => `svc-cli/${packageVersion()}`;
+
 export interface NodeTarget {
   readonly url: string;
   readonly token: string | undefined;
@@ -17,7 +22,11 @@ export async function requestNode(
   try {
     return await fetch(`${target.url}${path}`, {
       method,
-      headers: { ...(target.token ? { authorization: `Bearer ${target.token}` } : {}), ...headers },
+      headers: {
+        'user-agent': cliUserAgent(),
+        ...(target.token ? { authorization: `Bearer ${target.token}` } : {}),
+        ...headers,
+      },
       ...(body !== undefined ? { body } : {}),
     });
   } catch (error) {

@@ -5,6 +5,7 @@
  */
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, type NodeContext } from './cli-args.js';
 import { openWs, UpgradeRefusedError } from './ws-client.js';
+import { cliUserAgent } from './cli-http.js';
 
 export const eventsHelp = `Usage: svc events <verb> [flags]
 
@@ -33,7 +34,10 @@ async function get(
   let response: Response;
   try {
     response = await fetch(`${ctx.url}${path}`, {
-      headers: ctx.token ? { authorization: `Bearer ${ctx.token}` } : {},
+      headers: {
+        'user-agent': cliUserAgent(),
+        ...(ctx.token ? { authorization: `Bearer ${ctx.token}` } : {}),
+      },
     });
   } catch (error) {
     ctx.err.write(

@@ -48,9 +48,9 @@ interface WriteContext {
 const refuse = (error: string, status: number, detail: string, extra: Partial<ConfigWriteReply> = {}) =>
   ({ outcome: 'refused', error, status, detail, ...extra }) as ConfigWriteReply;
 
-/** Preconditions against the live pointer (write rule 5); null when the write may proceed. */
+/** Preconditions that refuse a write before it is read (write rule 5); null when the write may proceed. */
 export function checkPreconditions(input: WriteInput): ConfigWriteReply | null {
-  const { precondition, basis_revision_id: basis } = input.command;
+  const { precondition } = input.command;
   const active = input.active?.pointer ?? null;
   if (precondition.if_match !== undefined && precondition.if_none_match_any) {
     return refuse('conflicting_preconditions', 400, 'If-None-Match: * and If-Match exclude each other');
@@ -61,23 +61,31 @@ export function checkPreconditions(input: WriteInput): ConfigWriteReply | null {
   if (precondition.if_match !== undefined && !active) {
     return refuse('no_active_revision', 412, 'If-Match names a revision but none is active');
   }
+  // A dry run stores nothing, so a stale If-Match has no revision to name: it is refused here.
+  const stale = staleBasis(input);
+  if (stale !== null && input.command.dry_run && precondition.if_match !== undefined) {
+    return refuse('revision_advanced', 409, stale);
+  }
+  return null;
+}
+
+/**
+ * Why the write no longer builds on the active revision (a stale If-Match, or a read overtaken by another
+ * write); null when it does. A valid stale write is stored inactive and named, like a lost race (spec
+ * errors: `revision_advanced` carries `stored_revision_id`).
+ */
+export function staleBasis(input: WriteInput): string | null {
+  const { precondition, basis_revision_id: basis } = input.command;
+  const active = input.active?.pointer ?? null;
   if (
     precondition.if_match !== undefined &&
     precondition.if_match !== '*' &&
     precondition.if_match !== active?.revision_id
   ) {
-    return refuse(
-      'revision_advanced',
-      409,
-      `If-Match ${precondition.if_match} is not the active revision ${active?.revision_id}`,
-    );
+    return `If-Match ${precondition.if_match} is not the active revision ${active?.revision_id}; this write is stored inactive`;
   }
   if (!input.command.dry_run && basis !== (active?.revision_id ?? null)) {
-    return refuse(
-      'revision_advanced',
-      409,
-      `the document was read from ${basis ?? 'nothing'}; ${active?.revision_id ?? 'nothing'} is active now`,
-    );
+    return `the document was read from ${basis ?? 'nothing'}; ${active?.revision_id ?? 'nothing'} is active now, so this write is stored inactive`;
   }
   return null;
 }
@@ -101,6 +109,7 @@ export const configWriteMachine = setup({
     preconditionsFail: ({ context }) => checkPreconditions(context.input) !== null,
     invalid: ({ event }) => 'output' in event && !(event.output as Validation).valid,
     dryRun: ({ context }) => context.input.command.dry_run,
+    stale: ({ context }) => staleBasis(context.input) !== null,
     won: ({ event }) => 'output' in event && (event.output as ActivateOutput).won,
   },
 }).createMachine({
@@ -160,7 +169,19 @@ export const configWriteMachine = setup({
       invoke: {
         src: 'storeRevision',
         input: ({ context }) => recordOf(context),
-        onDone: 'activating',
+        onDone: [
+          {
+            guard: 'stale',
+            target: 'storedInactive',
+            actions: assign({
+              reply: ({ context }) =>
+                refuse('revision_advanced', 409, staleBasis(context.input) ?? '', {
+                  stored_revision_id: context.input.revisionId,
+                }),
+            }),
+          },
+          { target: 'activating' },
+        ],
         onError: 'failed',
       },
     },
@@ -223,7 +244,11 @@ function recordOf(context: WriteContext): RevisionRecord {
   const { input } = context;
   return {
     revision_id: input.revisionId,
-    parent_revision_id: input.active?.pointer.revision_id ?? null,
+    // A stale write derived from the revision it read, not from the one that overtook it.
+    parent_revision_id:
+      staleBasis(input) === null
+        ? (input.active?.pointer.revision_id ?? null)
+        : input.command.basis_revision_id,
     created_at: input.now,
     created_by: input.command.actor.id,
     created_by_kind: input.command.actor.kind,

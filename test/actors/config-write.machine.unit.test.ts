@@ -145,17 +145,45 @@ t.test('preconditions refuse before validation, in the spec order', async (t) =>
       412,
     ],
     [
-      { command: command({ precondition: { if_match: B, if_none_match_any: false } }) },
+      {
+        command: command({ dry_run: true, precondition: { if_match: B, if_none_match_any: false } }),
+      },
       'revision_advanced',
       409,
     ],
-    [{ command: command({ basis_revision_id: B }) }, 'revision_advanced', 409],
   ];
   for (const [input, error, status] of cases) {
     const { reply, effects } = await run(input);
     t.match(reply, { outcome: 'refused', error, status }, error);
     t.same(effects, { stored: [], activations: [] });
   }
+});
+
+t.test('a valid write on a stale basis is stored inactive and answers 409 naming it', async (t) => {
+  const cases: Array<[ConfigWrite, RegExp]> = [
+    [command({ precondition: { if_match: B, if_none_match_any: false } }), /If-Match .*b is not the active/],
+    [command({ basis_revision_id: B }), /read from .*b; .*a is active now/],
+  ];
+  for (const [cmd, detail] of cases) {
+    const { reply, effects } = await run({ command: cmd });
+    t.match(reply, {
+      outcome: 'refused',
+      error: 'revision_advanced',
+      status: 409,
+      stored_revision_id: NEW,
+      detail,
+    });
+    t.match(effects.stored, [{ revision_id: NEW, parent_revision_id: cmd.basis_revision_id }]);
+    t.same(effects.activations, [], 'nothing is activated');
+  }
+  const invalid = await run(
+    { command: command({ basis_revision_id: B }) },
+    {
+      validation: { valid: false, problems: [{ path: 'name' }], warnings: [], derived: null, document: null },
+    },
+  );
+  t.match(invalid.reply, { error: 'validation_error' }, 'an invalid stale write is refused for its problems');
+  t.same(invalid.effects.stored, []);
 });
 
 t.test(

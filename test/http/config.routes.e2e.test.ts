@@ -151,9 +151,37 @@ t.test(
       headers: { 'x-summary': 's', 'if-match': `"${id}"` },
     });
     t.equal(stale.status, 409);
-    t.equal((await json(stale))['error'], 'revision_advanced');
+    const staleBody = await json(stale);
+    t.equal(staleBody['error'], 'revision_advanced');
+    const storedId = staleBody['stored_revision_id'] as string;
+    t.match(storedId, /^[0-9a-f-]{36}$/, 'a stale If-Match names the revision it stored inactive');
+    const kept = await json(await node.call('GET', `/config/revisions/${storedId}`));
+    t.match(kept, { revision_id: storedId, is_active: false });
+    const active = await node.call('GET', '/config');
+    t.equal(
+      active.headers.get('etag'),
+      `"${(await json(ok))['revision_id'] as string}"`,
+      'the active revision stays',
+    );
   },
 );
+
+t.test('the revision source says who wrote it: api, the svc CLI, or a reload', async (t) => {
+  const node = await startConfigNode(t);
+  const id = await first(node);
+  const sourceOf = async (revisionId: string): Promise<unknown> =>
+    (await json(await node.call('GET', `/config/revisions/${revisionId}`)))['source'];
+  t.equal(await sourceOf(id), 'api');
+  const viaCli = await node.call('PUT', '/config', {
+    body: company('B'),
+    headers: { 'x-summary': 'from the cli', 'user-agent': 'svc-cli/0.1.0' },
+  });
+  t.equal(viaCli.status, 201);
+  t.equal(await sourceOf((await json(viaCli))['revision_id'] as string), 'cli');
+  const reload = await node.call('POST', '/config/reload');
+  t.equal(reload.status, 201);
+  t.equal(await sourceOf((await json(reload))['revision_id'] as string), 'api.reload');
+});
 
 t.test(
   'twenty concurrent PUTs with the same If-Match: one 201, nineteen 409 naming their stored revision',

@@ -27,11 +27,15 @@ t.test('svc config puts, gets, lists, diffs, reverts and reloads against a runni
   const yaml = await config(node.url, ['get', '--format', 'yaml']);
   t.match(yaml.out, /mission: two/);
   const revisions = JSON.parse((await config(node.url, ['revisions', '--limit', '5'])).out) as {
-    revisions: Array<{ summary: string }>;
+    revisions: Array<{ summary: string; source: string }>;
   };
   t.same(
-    revisions.revisions.map((r) => r.summary),
-    ['mission', 'first company'],
+    revisions.revisions.map((r) => [r.summary, r.source]),
+    [
+      ['mission', 'cli'],
+      ['first company', 'cli'],
+    ],
+    'the CLI names itself: its writes are stored with source cli',
   );
   const diff = JSON.parse((await config(node.url, ['diff', firstId])).out) as { changes: unknown[] };
   t.match(diff.changes, [{ path: 'mission', kind: 'changed', from: 'two', to: 'one' }]);

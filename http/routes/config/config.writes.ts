@@ -102,6 +102,14 @@ const asProblem = (p: { path: string; segments: ReadonlyArray<string | number>; 
   message: p.message,
 });
 
+/**
+ * `cli` for a write the svc CLI sends (it names itself in User-Agent, `svc-cli/<version>`), else `api`.
+ * The source is a note in the revision table, not a credential, so a client naming itself is enough.
+ */
+function writeSource(req: ApiRequest): 'api' | 'cli' {
+  return (req.headers['user-agent'] ?? '').startsWith('svc-cli/') ? 'cli' : 'api';
+}
+
 async function putConfig(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply> {
   assertCompanyWriter(deps.auth, req.actor);
   const dryRun = readDryRun(req);
@@ -116,7 +124,7 @@ async function putConfig(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiRep
     preconditions,
     dryRun,
     summary,
-    source: 'api',
+    source: writeSource(req),
     rules: 'write',
     ...(body.yamlText ? { yamlText: body.yamlText } : {}),
   });
@@ -160,7 +168,7 @@ async function patchConfig(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiR
     preconditions,
     dryRun,
     summary,
-    source: 'api',
+    source: writeSource(req),
     rules: 'write',
   });
 }
@@ -267,7 +275,7 @@ async function reload(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply>
     preconditions,
     dryRun: false,
     summary,
-    source: 'api',
+    source: 'api.reload',
     rules: 'runnable',
   });
 }
