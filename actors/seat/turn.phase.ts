@@ -23,6 +23,7 @@ import { askModel, phaseTool, settleSpend, type RoundScope } from './turn.round.
 import type { SeatProfile, Charter } from './seat.profile.js';
 import { isCut } from './turn.cut.js';
 import { noJournal, type PhaseJournal, type RoundAnswer } from './turn.journal.js';
+import { phaseLive } from './turn.live.js';
 
 type PhaseCompleted = (typeof Payloads.AgentPhaseCompleted)['_output'];
 type ToolExecution = (typeof Payloads.ToolExecution)['_output'];
@@ -107,12 +108,22 @@ export async function runPhase(
   let delivered = false;
   const key = { turn_id: turn.turn_id, phase, iteration: turn.iteration };
   const tokens = (): number => totals.input + totals.output;
-  const scope: RoundScope = { deps, turn, phase, seat, caps: input.caps, signal: input.signal, journal };
+  const live = phaseLive(deps, key, { model, max_rounds: maxRounds, rounds, executions });
+  const scope: RoundScope = {
+    deps,
+    turn,
+    phase,
+    seat,
+    caps: input.caps,
+    signal: input.signal,
+    journal,
+    live,
+  };
   // Ids derived from the phase: a resumed phase's records replace, never add to, the first run's.
   const eventId = (what: string): string => `${what}-${turn.turn_id}-${phase}.${turn.iteration}`;
   /** Marks the timeline once, where a resumed phase stops replaying and goes on live. */
   let replaying = prior !== null;
-  const live = (): void => {
+  const goLive = (): void => {
     if (!replaying) return;
     replaying = false;
     timeline.push({ at: deps.now().toISOString(), kind: 'resumed', detail: 'from the turn journal' });
@@ -185,14 +196,8 @@ export async function runPhase(
       result = recorded.answer;
       await settleSpend(scope, recorded.spend);
     } else {
-      live();
-      const asked = await askModel(scope, round, {
-        chain,
-        system,
-        messages,
-        tools,
-        progress: { ...key, model, max_rounds: maxRounds, response: text, tool_calls: executions },
-      });
+      goLive();
+      const asked = await askModel(scope, round, { chain, system, messages, tools });
       if ('failure' in asked) return fail(asked.failure.reason, asked.failure.message, asked.failure.cause);
       result = asked.result;
     }
@@ -214,6 +219,7 @@ export async function runPhase(
       tool_calls: result.tool_calls.map((c) => c.name),
     });
     text = result.text;
+    live.settled({ model, response: text, narration: text });
     if (result.tool_calls.length === 0) break;
 
     // 2. tools: recorded results replayed, the rest run (a call in flight at a cut by the rules)
@@ -223,10 +229,11 @@ export async function runPhase(
       tool_calls: result.tool_calls.map(({ id, name, arguments: args }) => ({ id, name, arguments: args })),
     });
     for (const [index, call] of result.tool_calls.entries()) {
-      if (!prior?.calls.get(`${round}.${index}`)?.result) live();
+      if (!prior?.calls.get(`${round}.${index}`)?.result) goLive();
       const run = await phaseTool(scope, prior, { round, index }, call, byName.get(call.name));
       if (run === null) return fail('aborted', stopped(input.signal));
       executions.push(run.execution);
+      live.settled({});
       timeline.push({ at: run.execution.started_at, kind: 'tool', detail: call.name });
       // Cut mid-call: the row says the call was cancelled; nothing the tool yields is recorded.
       if (run.cancelled) return fail('aborted', stopped(input.signal));
@@ -256,6 +263,7 @@ export async function runPhase(
         detail: `${maxRounds} -> ${extended}`,
       });
       maxRounds = extended;
+      live.maxRounds(extended);
     }
   }
 

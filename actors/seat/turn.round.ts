@@ -11,6 +11,7 @@ import type { FailReason, PhaseName, Turn } from './seat.machine.js';
 import type { SeatProfile } from './seat.profile.js';
 import type { TurnDeps } from './turn.deps.js';
 import type { PhaseJournal, PhaseRecord, RoundAnswer } from './turn.journal.js';
+import type { PhaseLive } from './turn.live.js';
 import { retriable, runToolCall, stopped, unknownOutcome, type ToolRun } from './turn.tools.js';
 
 /**
@@ -32,6 +33,8 @@ export interface RoundScope {
   readonly caps: { readonly org: number; readonly seat: number };
   readonly signal: AbortSignal;
   readonly journal: PhaseJournal;
+  /** The phase's live view (`agent_turn_progress`): the call running now, the text being written. */
+  readonly live: PhaseLive;
 }
 
 /** The model's answer, or why the phase fails instead. */
@@ -43,7 +46,7 @@ const failure = (reason: FailReason, message: string, cause?: unknown): Asked =>
   failure: { reason, message, cause },
 });
 
-/** One live model call of round `round`, with `progress` as its `agent_turn_progress`. */
+/** One live model call of round `round`, shown on the phase's live view as it runs and streams. */
 export async function askModel(
   scope: RoundScope,
   round: number,
@@ -52,7 +55,6 @@ export async function askModel(
     readonly system: string;
     readonly messages: readonly LlmMessage[];
     readonly tools: readonly ToolEntry[];
-    readonly progress: Record<string, unknown>;
   },
 ): Promise<Asked> {
   const { deps, turn, phase, seat, signal } = scope;
@@ -65,21 +67,28 @@ export async function askModel(
   }
   // 2. the model call
   const roundStart = deps.now();
-  deps.events.progress({ ...request.progress, round_num: round, round_started_at: roundStart.toISOString() });
+  const first = request.chain[0];
+  scope.live.modelCall(round, (first && deps.llm.snapshot?.()[first]?.model) ?? '', first ?? null);
   let answer: LlmResult;
   try {
-    answer = await deps.llm
-      .call(
-        request.chain,
-        {
-          system: request.system,
-          messages: [...request.messages],
-          ...(request.tools.length ? { tools: [...request.tools] } : {}),
-          signal,
-        },
-        { seat: seat.handle, trace: { trace_id: turn.wake.trace_id, parent_span_id: null } },
-      )
-      .result();
+    const stream = deps.llm.call(
+      request.chain,
+      {
+        system: request.system,
+        messages: [...request.messages],
+        ...(request.tools.length ? { tools: [...request.tools] } : {}),
+        signal,
+      },
+      { seat: seat.handle, trace: { trace_id: turn.wake.trace_id, parent_span_id: null } },
+    );
+    // The text as it streams in is the live view's round being written (a failure throws here too).
+    let partial = '';
+    for await (const delta of stream) {
+      if (delta.type !== 'text') continue;
+      partial += delta.text;
+      scope.live.partial(partial);
+    }
+    answer = await stream.result();
   } catch (error) {
     if (error instanceof LlmAbortedError || signal.aborted) return failure('aborted', stopped(signal), error);
     if (error instanceof LlmUnavailableError) {
@@ -183,6 +192,7 @@ export async function phaseTool(
       trace_id: turn.wake.trace_id,
       signal,
     };
+    scope.live.toolCall(call.name, entry?.source ?? 'builtin');
     run = await runToolCall(deps, ctx, call, entry);
   }
   // Cut mid-call: nothing is journaled, so the next holder meets the call as in flight.

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { Subjects } from '../../../bus/index.js';
 import { EventRecord, Payloads } from '../../../schema/index.js';
-import { startCompany } from './harness.js';
+import { cleanTurn, startCompany } from './harness.js';
 
 const echoCall = (id: string) => ({
   kind: 'tool_calls' as const,
@@ -48,10 +48,61 @@ t.test(
 
     const rounds = progress.map((e) => Payloads.AgentTurnProgress.parse(e.payload));
     t.same(
-      rounds.filter((r) => r.phase === 'execute').map((r) => r.round_num),
+      rounds
+        .filter((r) => r.phase === 'execute' && r.running_call?.origin === 'model')
+        .map((r) => r.round_num),
       [-1, 0, 1],
-      'progress is emitted per round, -1 first',
+      'a model call is shown per round, -1 first',
     );
     t.notOk((await h.events('agent_turn_progress')).length, 'progress is never stored');
+  },
+);
+
+t.test(
+  'the live view shows the call running now, the finished rounds and the narration while a phase runs',
+  async (t) => {
+    const h = await startCompany(t, { script: cleanTurn });
+    const frames: Payloads.AgentTurnProgress[] = [];
+    const sub = h.bus.subscribe(Subjects.event('agent_turn_progress'), (msg) =>
+      frames.push(
+        Payloads.AgentTurnProgress.parse(
+          EventRecord.parse(JSON.parse(new TextDecoder().decode(msg.data))).payload,
+        ),
+      ),
+    );
+    t.teardown(() => sub.stop());
+    await h.wake('ada');
+    await h.waitFor((e) => e.type === 'agent_turn_completed');
+    const execute = frames.filter((f) => f.phase === 'execute');
+    const running = execute.map((f) => [
+      f.running_call?.origin ?? null,
+      f.running_call?.name ?? null,
+      f.round_num,
+    ]);
+    t.same(
+      running,
+      [
+        ['model', 'local-1', -1],
+        [null, null, -1],
+        ['mcp:files', 'files_echo', -1],
+        [null, null, -1],
+        ['model', 'local-1', 0],
+        [null, null, 0],
+      ],
+      'the model call, then the tool, then the model again, each shown while it runs and cleared after',
+    );
+    const tool = execute[2]!;
+    t.equal(tool.rounds?.length, 1, 'the round that asked for the tool is finished');
+    t.same(tool.rounds?.[0]?.tool_calls, ['files_echo']);
+    t.equal(tool.tool_calls.length, 0, 'no tool finished yet');
+    t.ok(Date.parse(tool.running_call!.started_at) >= Date.parse(tool.round_started_at!), 'with its start');
+    const after = execute[3]!;
+    t.equal(after.tool_calls.length, 1, 'the tool finished');
+    t.equal(after.running_call, null);
+    const last = execute.at(-1)!;
+    t.equal(last.rounds?.length, 2);
+    t.equal(last.response, 'I echoed hi.');
+    t.equal(last.round_narration, 'I echoed hi.', 'the narration of the latest finished round');
+    t.equal(last.partial_round, null, 'no round being written once it is finished');
   },
 );

@@ -1,0 +1,105 @@
+/**
+ * The live view of a phase in flight, streamed as `agent_turn_progress` (stream-only, never stored): the
+ * round in flight and when it started, the call running now (the model, or a tool, with its start), the
+ * rounds finished so far, the narration of the latest finished round and the text of the round being
+ * written. Every change sends the whole view, so a reader that missed one frame is current on the next;
+ * the text streaming in is sent at most every `partialEveryMs`.
+ */
+import type { Payloads } from '../../schema/index.js';
+import type { TurnDeps } from './turn.deps.js';
+
+type ToolExecution = (typeof Payloads.ToolExecution)['_output'];
+type Round = (typeof Payloads.Round)['_output'];
+type RunningCall = (typeof Payloads.RunningCall)['_output'];
+
+/** How often the text of a round being written is sent while it streams. */
+export const PARTIAL_EVERY_MS = 250;
+
+export interface PhaseLive {
+  /** A model call of `round` starts (round -1: the opening prompt). */
+  modelCall(round: number, model: string, provider: string | null): void;
+  /** More of the round's text arrived. */
+  partial(text: string): void;
+  /** A tool call starts. */
+  toolCall(name: string, origin: string): void;
+  /** The model answered round `round` (its text is the round's narration) or a tool finished. */
+  settled(update: { readonly model?: string; readonly response?: string; readonly narration?: string }): void;
+  /** The phase's round limit moved (an extension). */
+  maxRounds(n: number): void;
+}
+
+export function phaseLive(
+  deps: Pick<TurnDeps, 'events' | 'now'>,
+  key: { readonly turn_id: string; readonly phase: string; readonly iteration: number },
+  view: {
+    readonly model: string;
+    readonly max_rounds: number;
+    /** The phase's own lists (read at each send; rows are appended by the loop). */
+    readonly rounds: readonly Round[];
+    readonly executions: readonly ToolExecution[];
+  },
+  partialEveryMs = PARTIAL_EVERY_MS,
+): PhaseLive {
+  let model = view.model;
+  let maxRounds = view.max_rounds;
+  let response = '';
+  let roundNum = -1;
+  let roundStartedAt: string | null = null;
+  let narration: string | null = null;
+  let partialRound: string | null = null;
+  let running: RunningCall | null = null;
+  let partialSentAt = 0;
+  const send = (): void =>
+    deps.events.progress({
+      ...key,
+      model,
+      max_rounds: maxRounds,
+      response,
+      tool_calls: [...view.executions],
+      rounds: [...view.rounds],
+      round_num: roundNum,
+      round_started_at: roundStartedAt,
+      running_call: running,
+      partial_round: partialRound,
+      ...(narration !== null ? { round_narration: narration } : {}),
+    });
+  return {
+    modelCall(round, callModel, provider) {
+      const at = deps.now();
+      roundNum = round;
+      roundStartedAt = at.toISOString();
+      if (callModel) model = callModel;
+      partialRound = null;
+      partialSentAt = at.getTime();
+      running = { name: model, started_at: roundStartedAt, origin: 'model', server: provider };
+      send();
+    },
+    partial(text) {
+      partialRound = text;
+      const now = deps.now().getTime();
+      if (now - partialSentAt < partialEveryMs) return;
+      partialSentAt = now;
+      send();
+    },
+    toolCall(name, origin) {
+      running = {
+        name,
+        started_at: deps.now().toISOString(),
+        origin,
+        server: origin.startsWith('mcp:') ? origin.slice('mcp:'.length) : null,
+      };
+      send();
+    },
+    settled(update) {
+      if (update.model) model = update.model;
+      if (update.response !== undefined) response = update.response;
+      if (update.narration !== undefined) narration = update.narration === '' ? narration : update.narration;
+      partialRound = null;
+      running = null;
+      send();
+    },
+    maxRounds(n) {
+      maxRounds = n;
+    },
+  };
+}
