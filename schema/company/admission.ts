@@ -3,8 +3,8 @@
  * is only warned about (spec write rule 9: reload and revert check runnable rules only). Each marks
  * a document the engine can still run but that no operator should create on purpose:
  *
- * A1. An agent seat's `token_budget` above a non-zero org `token_budget`: the org cap wins, so the
- *     seat cap is a promise the engine cannot keep.
+ * (A1, a seat `token_budget` above the org's, was dropped: the spec has no such rule, and it kept an
+ *  operator from setting an emergency org cap below a seat's. Both caps are counted; the lower refuses.)
  * A2. An enabled `target: lead` schedule whose scope has no lead (none written or inherited, or the
  *     lead names no single seat): it would fire for nobody.
  * A3. A seat or unit `mcp_env` keyed by a tool-server name `mcp_servers` does not define: the
@@ -27,7 +27,6 @@ import { isSecretPath, stringLeaves } from './secret-paths.js';
 import { isRecord } from './walk.js';
 
 export function admissionRules(ctx: RuleContext): void {
-  const orgBudget = ctx.doc['token_budget'];
   const providers = isRecord(ctx.doc['providers']) ? ctx.doc['providers'] : {};
   const llm = isRecord(providers['llm']) ? providers['llm'] : {};
   const order = providers['llm_order'];
@@ -52,15 +51,6 @@ export function admissionRules(ctx: RuleContext): void {
 
   for (const seat of ctx.walk.seats) {
     if (seat.kind !== 'agent') continue;
-    // A1
-    const budget = seat.raw['token_budget'];
-    if (typeof orgBudget === 'number' && orgBudget > 0 && typeof budget === 'number' && budget > orgBudget) {
-      ctx.admission(
-        [...seat.segments, 'token_budget'],
-        ProblemKind.OutOfRange,
-        `above the org-wide token_budget (${orgBudget}); the org cap applies first`,
-      );
-    }
     // A3
     mcpEnvRule(seat.raw, seat.segments);
     // A4
