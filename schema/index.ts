@@ -62,6 +62,7 @@ export {
   validateCompany,
   ValidationMode,
   WarningKind,
+  unresolvedReferences,
   yamlLines,
 } from './company/index.js';
 export type {

@@ -31,7 +31,9 @@ import {
   openDocument,
   sealDocument,
   SealError,
+  unresolvedReferences,
   validateCompany,
+  type Resolver,
   type RevisionRecord,
   type TierA,
 } from '../schema/index.js';
@@ -56,6 +58,8 @@ export async function startConfiguration(opts: {
   config: TierA;
   logger: Logger;
   subsystems?: readonly SubsystemApplier[];
+  /** `${VAR}` resolution (store, then environment): a write naming one that resolves to nothing is warned. */
+  resolve?: Resolver;
 }): Promise<Configuration> {
   const { bus, coord, node, config, logger } = opts;
   // With a keyring every revision is stored sealed; reads open then redact (spec "Authentication" 10).
@@ -105,7 +109,10 @@ export async function startConfiguration(opts: {
       return {
         valid: result.valid,
         problems: result.problems.map((problem) => ({ ...problem })),
-        warnings: result.warnings.map((warning) => ({ ...warning })),
+        warnings: [
+          ...result.warnings,
+          ...(opts.resolve && result.valid ? unresolvedReferences(command.document, opts.resolve) : []),
+        ].map((warning) => ({ ...warning })),
         derived: result.derived,
         document: result.document ?? command.document,
       };

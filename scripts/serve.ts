@@ -165,6 +165,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       node,
       config,
       logger,
+      resolve: secrets.resolve,
       // Seats first: the agent rows the read models push during the apply see the leases just taken.
       subsystems: [
         ...seats.subsystems,

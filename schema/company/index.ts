@@ -9,6 +9,7 @@ export type { Derived, DerivedSeat, DerivedUnit } from './derived.js';
 export { companyJsonSchema } from './json-schema.js';
 export { knownKeysAt } from './known-keys.js';
 export { ProblemKind, ReferenceKind, WarningKind, pathOf } from './problems.js';
+export { unresolvedReferences } from './unresolved.js';
 export type { CompanyProblem, CompanyWarning, Segment } from './problems.js';
 export { isSecretPath, namesSecret } from './secret-paths.js';
 export { validateCompany, ValidationMode } from './validate.js';

@@ -19,7 +19,12 @@ export const ProblemKind = {
 } as const;
 export type ProblemKind = (typeof ProblemKind)[keyof typeof ProblemKind];
 
-export const WarningKind = { DanglingReference: 'dangling_reference', Admission: 'admission' } as const;
+export const WarningKind = {
+  DanglingReference: 'dangling_reference',
+  Admission: 'admission',
+  /** A `${VAR}` that resolves to nothing (or to empty) on the node that took the write. */
+  UnresolvedReference: 'unresolved_reference',
+} as const;
 export type WarningKind = (typeof WarningKind)[keyof typeof WarningKind];
 
 /** What a dangling reference points from: a unit lead, a seat's unit, `manages`, an access level. */

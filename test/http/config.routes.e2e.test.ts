@@ -166,6 +166,36 @@ t.test(
   },
 );
 
+t.test('a write naming a ${VAR} that resolves to nothing is stored with a warning naming it', async (t) => {
+  const env: Record<string, string> = { PRESENT_KEY: 'sk-present' };
+  const node = await startConfigNode(t, { resolve: (name) => env[name] });
+  const doc = company();
+  (doc['providers'] as { llm: { main: { api_keys: string[] } } }).llm.main.api_keys = [
+    '${PRESENT_KEY}',
+    '${ANTHROPIC_KEY}',
+  ];
+  const res = await node.call('PUT', '/config', { body: doc, headers: { 'x-summary': 'keys' } });
+  t.equal(res.status, 201, 'the write is stored: the secret may be put afterwards');
+  const body = await json(res);
+  const unresolved = (body['warnings'] as Json[]).filter((w) => w['kind'] === 'unresolved_reference');
+  t.match(unresolved, [
+    {
+      path: 'providers.llm.main.api_keys[1]',
+      segments: ['providers', 'llm', 'main', 'api_keys', 1],
+      to: 'ANTHROPIC_KEY',
+      message: /\$\{ANTHROPIC_KEY\} resolves to nothing/,
+    },
+  ]);
+  t.equal(unresolved.length, 1, 'a reference that resolves is not warned');
+  t.notMatch(JSON.stringify(body), /sk-present/, 'no value is ever shown');
+  env['ANTHROPIC_KEY'] = 'sk-now-set';
+  const again = await node.call('PUT', '/config', { body: doc, headers: { 'x-summary': 'keys again' } });
+  t.same(
+    ((await json(again))['warnings'] as Json[]).filter((w) => w['kind'] === 'unresolved_reference'),
+    [],
+  );
+});
+
 t.test('the revision source says who wrote it: api, the svc CLI, or a reload', async (t) => {
   const node = await startConfigNode(t);
   const id = await first(node);
