@@ -37,8 +37,10 @@ export {
   type PassRequest,
   type People,
   peopleFrom,
+  startIntegrationActors,
   startIntegrationHost,
   startRouterHost,
+  type IntegrationActors,
 } from './integration/index.js';
 export { startSecretsHost } from './secrets/index.js';
 export {

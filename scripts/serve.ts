@@ -38,7 +38,7 @@ import { startProviders } from './providers-wiring.js';
 import { startToolServers, type ToolServers } from './toolservers-wiring.js';
 import { startSchedules } from './schedules-wiring.js';
 import { startSeats } from './seats-wiring.js';
-import { setupRoutesFor } from './setup-wiring.js';
+import { startSetup } from './setup-wiring.js';
 import { startWebhooks } from './webhooks-wiring.js';
 import { followIntegrations } from './integrations-view.js';
 import { createReadModels } from './readmodels-wiring.js';
@@ -193,6 +193,8 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       bus,
       logger: logger.child({ component: 'projection.integrations' }),
     });
+    // The integration actors (one per setup kind, serving svc.cmd.integration.*) and the setup routes.
+    const setup = await startSetup({ bus, config, configuration, secrets, integrations, logger });
     const webhooks = await startWebhooks({
       bus,
       integrations,
@@ -299,7 +301,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
                 secrets,
                 credentialPool: () => providers.snapshot(),
               }),
-              ...setupRoutesFor({ bus, config, configuration, secrets, auth, logger }),
+              ...setup.routes(auth),
               ...webhooks.routes(auth, events.questions),
               ...events.routes(),
               ...backups.routes(),
@@ -353,6 +355,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         await gateway?.drain();
         await scatter.stop();
         await webhooks.stop();
+        await setup.stop();
         await integrations.stop();
         await readModels.stop();
         await events.stop();

@@ -1,37 +1,54 @@
 /**
- * The setup routes of one node: `${VAR}` look-ups (store, then environment), sealing through the
- * secret store's commands, config writes through the config writer, and the
- * provisioning host that remembers this node's passes.
+ * The setup routes of one node and the integration actors behind them: `${VAR}` look-ups (store, then
+ * environment), sealing through the secret store's commands, config writes through the config writer,
+ * provisioning passes through the actors' commands (`svc.cmd.integration.*`, served on every node),
+ * and the passes every node recorded, read from the integrations read model.
  */
 import type { Logger } from 'pino';
-import { createPassHost } from '../actors/index.js';
+import { createPassHost, startIntegrationActors, type IntegrationActors } from '../actors/index.js';
 import { sendCommand, type Bus } from '../bus/index.js';
-import { ApiError, setupRoutes, type AuthSettings, type RouteDef } from '../http/index.js';
-import { activeRevision, storeResolver } from '../projections/index.js';
+import {
+  ApiError,
+  setupPassSource,
+  setupRoutes,
+  type AuthSettings,
+  type RouteDef,
+  type SetupConfigDeps,
+  type SetupRouteDeps,
+} from '../http/index.js';
+import { activeRevision, getPassRun, listPassRuns, storeResolver } from '../projections/index.js';
 import {
   Commands,
   keyringFrom,
   openDocument,
+  setupKinds,
   type LookupAnswer,
   type SecretDelete,
   type SecretPut,
   type TierA,
 } from '../schema/index.js';
 import type { Configuration } from './config-wiring.js';
+import type { IntegrationsView } from './integrations-view.js';
 import type { Secrets } from './secrets-wiring.js';
 
 /** Where the public base URL is read from (ops/setup.md): a variable in the secret store or environment. */
 export const PUBLIC_BASE_URL_VARIABLE = 'SVC_PUBLIC_BASE_URL';
 
-export function setupRoutesFor(opts: {
+export interface Setup {
+  routes(auth: AuthSettings): RouteDef[];
+  readonly actors: IntegrationActors;
+  stop(): Promise<void>;
+}
+
+export async function startSetup(opts: {
   bus: Bus;
   config: TierA;
   configuration: Configuration;
   secrets: Secrets;
-  auth: AuthSettings;
+  integrations: IntegrationsView;
   logger: Logger;
   env?: Readonly<Record<string, string | undefined>>;
-}): RouteDef[] {
+}): Promise<Setup> {
   const { bus, config, configuration, secrets } = opts;
   const env = opts.env ?? process.env;
   const keyring = keyringFrom(config.secrets);
@@ -48,7 +65,7 @@ export function setupRoutesFor(opts: {
     return reply.removed ?? true;
   }
 
-  return setupRoutes({
+  const shared: SetupConfigDeps = {
     state: () => configuration.view.state,
     openPayload: (record) => openDocument(keyring, record.payload, record.revision_id),
     untilEpoch: (epoch, timeoutMs) =>
@@ -57,9 +74,6 @@ export function setupRoutesFor(opts: {
         timeoutMs,
       ),
     bus,
-    auth: opts.auth,
-    nodeId: config.node.id,
-    hasKeyring: keyring !== null,
     lookup: (name) => {
       const stored = store(name);
       const answer: LookupAnswer | null =
@@ -79,12 +93,39 @@ export function setupRoutesFor(opts: {
       };
       await command(Commands.secrets.put, put);
     },
+    publicBaseReference: PUBLIC_BASE_URL_VARIABLE,
+  };
+  const deps = (auth: AuthSettings): SetupRouteDeps => ({
+    ...shared,
+    auth,
+    nodeId: config.node.id,
+    hasKeyring: keyring !== null,
     unseal: (name, actor) =>
       command(Commands.secrets.delete, { name, actor: { id: actor, kind: 'operator' } }),
+    command: (verb, body) => sendCommand(bus, Commands.integration[verb], body),
+    runs: {
+      list: (kind, page) => listPassRuns(opts.integrations.state(), kind, page),
+      get: (kind, id) => getPassRun(opts.integrations.state(), kind, id),
+      sync: () => opts.integrations.caughtUp(),
+    },
+  });
+
+  const actors = await startIntegrationActors({
+    bus,
+    nodeId: config.node.id,
+    logger: opts.logger.child({ component: 'integration.actors' }),
+    kinds: setupKinds,
+    records: opts.integrations,
+    source: setupPassSource(shared),
     passes: createPassHost({
       nodeId: config.node.id,
       logger: opts.logger.child({ component: 'setup.passes' }),
     }),
-    publicBaseReference: PUBLIC_BASE_URL_VARIABLE,
+    keyring: keyring !== null,
   });
+  return {
+    routes: (auth) => setupRoutes(deps(auth)),
+    actors,
+    stop: () => actors.stop(),
+  };
 }

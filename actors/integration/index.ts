@@ -10,6 +10,12 @@ export {
   type IntegrationStateValue,
   type LastPass,
 } from './integration.machine.js';
+export {
+  startIntegrationActors,
+  type IntegrationActors,
+  type IntegrationActorsOptions,
+  type IntegrationRecords,
+} from './integration.actors.js';
 export { createPassHost, type PassHost, type PassHostOptions, type PassRequest } from './pass.host.js';
 export { notificationOf, startIntegrationHost, type IntegrationHostOptions } from './integration.host.js';
 export { parseDelivery, type Parsed } from './parse.js';

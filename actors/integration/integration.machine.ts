@@ -12,19 +12,9 @@
  * Recorded events only move state, so a replay never re-runs an effect.
  */
 import { assign, setup } from 'xstate';
-import type { PassMode } from '../../schema/index.js';
+import type { IntegrationFacts, PassMode } from '../../schema/index.js';
 
-/** What the active configuration (and the secret look-ups it references) says of this integration. */
-export interface IntegrationFacts {
-  /** The kind's block is in the document (a kind without a block: its store-only credentials resolve). */
-  readonly configured: boolean;
-  /** Configured and not switched off (`enabled: false`). */
-  readonly enabled: boolean;
-  /** Enabled and every required input resolves. */
-  readonly satisfied: boolean;
-  /** An active revision exists (a new one can be stored on top of it). */
-  readonly document: boolean;
-}
+export type { IntegrationFacts };
 
 export interface LastPass {
   readonly run_id: string;
@@ -91,7 +81,7 @@ export const integrationMachine = setup({
     input: {} as IntegrationInput,
   },
   actions: {
-    // Effects: implemented by the host (integration.actor.ts) through `provide`.
+    // Effects: implemented by the host (integration.actors.ts) through `provide`.
     run_pass: (_, _params: { run_id: string; mode: PassMode; keep_seat_tokens: boolean }) => undefined,
     reply_not_configured: (_, _params: { run_id: string }) => undefined,
     abandon_passes: (_, _params: { run_ids: string[] }) => undefined,

@@ -1,6 +1,7 @@
 /**
- * Runs provisioning passes and remembers them (spec: "passes this node remembers"). A pass never
- * throws: an unreachable or refusing vendor makes a failed run with a reason in our words.
+ * Runs one provisioning pass against the vendor's API: the integration actor's `run_pass` effect. A pass
+ * never throws: an unreachable or refusing vendor makes a failed run with a reason in our words. Runs
+ * are remembered by the stream (SVC_INTEGRATIONS), not here.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -16,6 +17,9 @@ import {
 import { record } from './vendors/pass-context.js';
 
 export interface PassRequest {
+  /** The run's id (default a fresh one) and when it started (default now): as its start was recorded. */
+  readonly id?: string;
+  readonly startedAt?: string;
   readonly kind: string;
   readonly mode: PassMode;
   readonly actor: string;
@@ -33,8 +37,6 @@ export interface PassHostOptions {
   readonly logger: Logger;
   /** Per vendor call. Default 10 s. */
   readonly callTimeoutMs?: number;
-  /** Runs remembered per kind. Default 100. */
-  readonly keep?: number;
 }
 
 const passes: Readonly<Record<string, VendorPass>> = {
@@ -45,12 +47,10 @@ const passes: Readonly<Record<string, VendorPass>> = {
 };
 
 export function createPassHost(opts: PassHostOptions) {
-  const runs = new Map<string, PassRun[]>();
-  const keep = opts.keep ?? 100;
   return {
     async run(request: PassRequest): Promise<PassRun> {
       const steps: PassStep[] = [];
-      const started = new Date().toISOString();
+      const started = request.startedAt ?? new Date().toISOString();
       const ctx = {
         mode: request.mode,
         settings: request.settings,
@@ -77,7 +77,7 @@ export function createPassHost(opts: PassHostOptions) {
         steps.push({ name: 'stopped', outcome: 'failed', detail: reason });
       }
       const run: PassRun = {
-        id: randomUUID(),
+        id: request.id ?? randomUUID(),
         kind: request.kind,
         mode: request.mode,
         node: opts.nodeId,
@@ -88,24 +88,11 @@ export function createPassHost(opts: PassHostOptions) {
         reason,
         steps,
       };
-      const list = runs.get(request.kind) ?? [];
-      list.unshift(run);
-      list.splice(keep);
-      runs.set(request.kind, list);
       opts.logger.info(
         { event: 'setup_pass', kind: run.kind, mode: run.mode, run_id: run.id, status: run.status, reason },
         'provisioning pass finished',
       );
       return run;
-    },
-    list(kind: string, page: { before?: string; limit: number }): { runs: PassRun[]; more: boolean } {
-      const list = runs.get(kind) ?? [];
-      const start = page.before === undefined ? 0 : list.findIndex((r) => r.id === page.before) + 1;
-      if (page.before !== undefined && start === 0) return { runs: [], more: false };
-      return { runs: list.slice(start, start + page.limit), more: list.length > start + page.limit };
-    },
-    get(kind: string, id: string): PassRun | null {
-      return (runs.get(kind) ?? []).find((r) => r.id === id) ?? null;
     },
   };
 }

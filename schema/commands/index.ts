@@ -3,11 +3,13 @@
  * answers it (one file per area). Nothing outside this folder spells a `svc.cmd.*` subject.
  */
 import { configCommands } from './config.js';
+import { integrationCommands } from './integration.js';
 import { seatsCommands } from './seats.js';
 import { secretsCommands } from './secrets.js';
 
 export const Commands = {
   config: configCommands,
+  integration: integrationCommands,
   secrets: secretsCommands,
   seats: seatsCommands,
 } as const;

@@ -27,6 +27,16 @@ export {
   type StateInput,
 } from './state.js';
 export {
+  IntegrationCommand,
+  IntegrationReply,
+  IntegrationVerb,
+  PassRefusal,
+  PassRefused,
+  type IntegrationFacts,
+  type PassInput,
+  type PassSource,
+} from './commands.js';
+export {
   Arrival,
   ArrivalOutcome,
   IntegrationRecord,

@@ -69,17 +69,14 @@ t.test('missing settings fail the pass with the field named, before any call', a
   t.match(noToken, { status: 'failed', reason: 'codehost-b: token is not set or resolves empty' });
 });
 
-t.test('the host remembers the newest runs per kind, up to its limit', async (t) => {
-  const host = createPassHost({ nodeId: 'n1', logger, keep: 3 });
-  const ids: string[] = [];
-  for (let i = 0; i < 5; i++)
-    ids.push((await host.run({ ...request(''), kind: 'monitor', settings: {} })).id);
-  const page = host.list('monitor', { limit: 10 });
-  t.same(
-    page.runs.map((r) => r.id),
-    ids.slice(2).reverse(),
+t.test('a pass runs under the id and start its recorded start names (the stream remembers it)', async (t) => {
+  const host = createPassHost({ nodeId: 'n1', logger });
+  const at = '2026-01-01T00:00:00.000Z';
+  const run = await host.run({ ...request(''), kind: 'monitor', settings: {}, id: 'run-1', startedAt: at });
+  t.match(run, { id: 'run-1', kind: 'monitor', node: 'n1', started_at: at });
+  t.not(
+    (await host.run({ ...request(''), kind: 'monitor', settings: {} })).id,
+    'run-1',
+    'a fresh id otherwise',
   );
-  t.equal(page.more, false);
-  t.equal(host.get('monitor', ids[0]!), null, 'the oldest is forgotten');
-  t.same(host.list('monitor', { before: 'unknown', limit: 10 }), { runs: [], more: false });
 });

@@ -213,7 +213,7 @@ t.test('runs: newest first, ten at a time with a cursor, scope, and one run by i
   const ids: string[] = [];
   for (let i = 0; i < 12; i++) ids.push((await pass(node, 'monitor', 'check')).id);
   const first = await json(await node.call('GET', '/setup/integrations/monitor/runs'));
-  t.match(first, { kind: 'monitor', scope: 'node', node: 'node-0' });
+  t.match(first, { kind: 'monitor', scope: 'fleet', node: 'node-0' });
   const runs = first['runs'] as Run[];
   t.equal(runs.length, 10);
   t.same(
@@ -231,7 +231,7 @@ t.test('runs: newest first, ten at a time with a cursor, scope, and one run by i
   t.equal(second['next'], null);
   t.match(runs[0], { status: 'failed', reason: /webhook_token is not set/ });
   const one = await json(await node.call('GET', `/setup/integrations/monitor/runs/${ids[0]!}`));
-  t.match(one, { id: ids[0], kind: 'monitor', mode: 'check', scope: 'node' });
+  t.match(one, { id: ids[0], kind: 'monitor', mode: 'check', scope: 'fleet' });
   const missing = await node.call('GET', '/setup/integrations/monitor/runs/nope');
   t.equal(missing.status, 404);
   t.equal((await json(missing))['error'], 'not_found');

@@ -2,7 +2,7 @@
 import { sendCommand } from '../../../bus/index.js';
 import { Commands, type ConfigWrite } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
-import type { SetupRouteDeps } from './setup.deps.js';
+import type { SetupConfigDeps } from './setup.deps.js';
 
 export interface SetupWrite {
   readonly document: unknown;
@@ -15,7 +15,7 @@ export interface SetupWrite {
 
 export type Stored = { revision_id: string; epoch: number; warnings: unknown[] };
 
-export async function writeDocument(deps: SetupRouteDeps, write: SetupWrite): Promise<Stored | null> {
+export async function writeDocument(deps: SetupConfigDeps, write: SetupWrite): Promise<Stored | null> {
   const command: ConfigWrite = {
     document: write.document,
     basis_revision_id: write.basisRevisionId,

@@ -11,7 +11,7 @@ import {
   type RevisionRecord,
 } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
-import type { SetupRouteDeps } from './setup.deps.js';
+import type { SetupConfigDeps } from './setup.deps.js';
 
 export interface SetupContext {
   readonly record: RevisionRecord | null;
@@ -30,7 +30,7 @@ const isHttpUrl = (value: string): boolean => {
   }
 };
 
-export async function readContext(deps: SetupRouteDeps): Promise<SetupContext> {
+export async function readContext(deps: SetupConfigDeps): Promise<SetupContext> {
   const record = activeRevision(deps.state());
   let document: Record<string, unknown> | null = null;
   if (record) {
@@ -72,7 +72,7 @@ export const agentSeats = (ctx: SetupContext): string[] =>
 
 /** Looks up every name the kind's state needs (the store and environment are read once per name). */
 export async function lookups(
-  deps: SetupRouteDeps,
+  deps: SetupConfigDeps,
   names: readonly string[],
 ): Promise<Map<string, LookupAnswer | null>> {
   const out = new Map<string, LookupAnswer | null>();
@@ -81,7 +81,7 @@ export async function lookups(
 }
 
 export async function stateOf(
-  deps: SetupRouteDeps,
+  deps: SetupConfigDeps,
   ctx: SetupContext,
   spec: KindSpec,
 ): Promise<IntegrationState> {

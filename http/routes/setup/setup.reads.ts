@@ -1,6 +1,6 @@
 /**
  * Setup reads (spec "Secrets and setup routes"): every integration's requirements and state, one
- * integration, and the provisioning passes this node remembers. No answer carries a credential.
+ * integration, and the provisioning passes recorded (by any node). No answer carries a credential.
  */
 import { kindSpec, setupKinds, type KindSpec } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
@@ -49,10 +49,11 @@ export async function oneIntegration(deps: SetupRouteDeps, req: ApiRequest): Pro
   };
 }
 
-export function listRuns(deps: SetupRouteDeps, req: ApiRequest): ApiReply {
+export async function listRuns(deps: SetupRouteDeps, req: ApiRequest): Promise<ApiReply> {
   const spec = specOf(req);
+  await deps.runs.sync();
   const before = req.query.get('before') ?? undefined;
-  const { runs, more } = deps.passes.list(spec.key, {
+  const { runs, more } = deps.runs.list(spec.key, {
     ...(before ? { before } : {}),
     limit: RUNS_PAGE,
   });
@@ -60,8 +61,8 @@ export function listRuns(deps: SetupRouteDeps, req: ApiRequest): ApiReply {
     status: 200,
     body: {
       kind: spec.key,
-      // Passes are remembered in memory by the node that ran them; another node knows its own.
-      scope: 'node',
+      // Passes are records on the bus: every node remembers every node's (`node` is who answered).
+      scope: 'fleet',
       node: deps.nodeId,
       runs,
       next: more && runs.length > 0 ? runs[runs.length - 1]!.id : null,
@@ -69,14 +70,15 @@ export function listRuns(deps: SetupRouteDeps, req: ApiRequest): ApiReply {
   };
 }
 
-export function oneRun(deps: SetupRouteDeps, req: ApiRequest): ApiReply {
+export async function oneRun(deps: SetupRouteDeps, req: ApiRequest): Promise<ApiReply> {
   const spec = specOf(req);
-  const run = deps.passes.get(spec.key, req.params['id'] ?? '');
+  await deps.runs.sync();
+  const run = deps.runs.get(spec.key, req.params['id'] ?? '');
   if (!run) {
     throw new ApiError('not_found', {
-      detail: `this node remembers no ${spec.key} pass ${req.params['id'] ?? ''}`,
-      hint: 'Passes are remembered by the node that ran them, and only the newest ones.',
+      detail: `no ${spec.key} pass ${req.params['id'] ?? ''} is remembered`,
+      hint: 'Only the newest passes of each kind are remembered.',
     });
   }
-  return { status: 200, body: { ...run, scope: 'node' } };
+  return { status: 200, body: { ...run, scope: 'fleet' } };
 }

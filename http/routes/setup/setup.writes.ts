@@ -5,16 +5,14 @@
 import { randomBytes } from 'node:crypto';
 import {
   InputsRefused,
-  listReferences,
   NoDocument,
   planInputs,
   SetupInputs,
-  substituteDeep,
-  valueAt,
-  seatSecretName,
-  seatSegments,
   segmentsOf,
   withValue,
+  type IntegrationCommand,
+  type IntegrationReply,
+  type IntegrationVerb,
   type KindSpec,
   type PassMode,
   type Requirement,
@@ -22,7 +20,7 @@ import {
 import { ApiError, bodyProblems, wholeBodyProblem } from '../../api-error.js';
 import { assertCompanyWriter } from '../../guard.js';
 import type { ApiReply, ApiRequest } from '../../types.js';
-import { agentSeats, lookups, readContext, type SetupContext } from './setup.context.js';
+import { readContext, type SetupContext } from './setup.context.js';
 import { checkIfMatch, writeDocument } from './setup.config-write.js';
 import type { SetupRouteDeps } from './setup.deps.js';
 import { specOf } from './setup.reads.js';
@@ -139,87 +137,33 @@ export async function postInputs(deps: SetupRouteDeps, req: ApiRequest): Promise
   };
 }
 
-/** The kind's settings with every `${VAR}` resolved, for the provisioning host only. */
-async function settingsOf(
+/** Sends one command to the kind's integration actor; a refusal is answered as the actor rendered it. */
+async function command(
   deps: SetupRouteDeps,
-  spec: KindSpec,
-  ctx: SetupContext,
-): Promise<Record<string, unknown>> {
-  if (spec.block_path === null) {
-    const out: Record<string, unknown> = {};
-    for (const r of spec.requirements)
-      if (r.secret_name !== null) out[r.field] = (await deps.lookup(r.secret_name))?.value ?? '';
-    return out;
-  }
-  const raw = valueAt(ctx.document, segmentsOf(spec.block_path));
-  const block = raw !== null && typeof raw === 'object' ? raw : { value: raw ?? null };
-  const found = await lookups(
-    deps,
-    listReferences(block).map((ref) => ref.name),
-  );
-  return substituteDeep(block, (name) => found.get(name)?.value) as Record<string, unknown>;
+  verb: IntegrationVerb,
+  body: IntegrationCommand,
+): Promise<Exclude<IntegrationReply, { outcome: 'refused' }> | ApiReply> {
+  const reply = await deps.command(verb, body);
+  if (reply.outcome !== 'refused') return reply;
+  const { status, error, detail, hint, extra } = reply.refusal;
+  return { status, body: { ...extra, error, detail, hint } };
 }
-
-/** Where a seat's own token for `spec` sits in the document, or null when the seat or the kind has none. */
-function seatTokenAt(spec: KindSpec, ctx: SetupContext, handle: string): Array<string | number> | null {
-  const seat = ctx.document === null ? null : seatSegments(ctx.document, handle);
-  return seat === null || !spec.seat_token ? null : [...seat, ...segmentsOf(spec.seat_token.path)];
-}
-
-async function pass(
-  deps: SetupRouteDeps,
-  req: ApiRequest,
-  spec: KindSpec,
-  ctx: SetupContext,
-  mode: PassMode,
-  keep?: (seat: string, value: string) => void,
-) {
-  const seats = agentSeats(ctx);
-  return deps.passes.run({
-    kind: spec.key,
-    mode,
-    actor: actorOf(req),
-    settings: await settingsOf(deps, spec, ctx),
-    publicUrl: ctx.publicBase.resolved === null ? null : `${ctx.publicBase.resolved}${spec.inbound_path}`,
-    agentSeats: seats,
-    seatsWithToken: seats.filter((h) => {
-      const at = seatTokenAt(spec, ctx, h);
-      const value = at === null ? undefined : valueAt(ctx.document, at);
-      return typeof value === 'string' && value !== '';
-    }),
-    ...(keep ? { keep } : {}),
-  });
-}
+const isReply = (value: object): value is ApiReply => 'status' in value;
 
 export async function runPass(deps: SetupRouteDeps, req: ApiRequest, mode: PassMode): Promise<ApiReply> {
   // A provision may store a revision (seat tokens): on a managed document it is a writer's gesture.
   if (mode === 'provision') assertCompanyWriter(deps.auth, req.actor);
   const spec = specOf(req);
-  const ctx = await readContext(deps);
-  // 1. the pass; seat tokens it mints are handed over only when they can be sealed
-  const minted: Array<{ seat: string; value: string }> = [];
-  const canKeep = mode === 'provision' && deps.hasKeyring && spec.seat_token !== undefined;
-  const keep = canKeep ? (seat: string, value: string) => void minted.push({ seat, value }) : undefined;
-  const run = await pass(deps, req, spec, ctx, mode, keep);
-  if (minted.length === 0 || !spec.seat_token || ctx.document === null || ctx.record === null) {
-    return { status: 200, body: { ...run, revision_id: null } };
-  }
-  // 2. seal each, then reference them from their seats in one new revision
-  let document = ctx.document;
-  for (const { seat, value } of minted) {
-    const name = seatSecretName(spec.seat_token.secret_name, seat);
-    await deps.seal(name, value, actorOf(req));
-    const at = seatTokenAt(spec, ctx, seat);
-    if (at !== null) document = withValue(document, at, `\${${name}}`);
-  }
-  const stored = await writeDocument(deps, {
-    document,
-    basisRevisionId: ctx.record.revision_id,
+  // The kind's actor decides and runs the pass (and stores the seat tokens a provision minted).
+  const reply = await command(deps, mode === 'provision' ? 'provision' : 'check', {
+    kind: spec.key,
     actor: actorOf(req),
-    summary: `setup ${spec.key}: seat tokens for ${minted.map((m) => m.seat).join(', ')}`,
-    dryRun: false,
   });
-  return { status: 200, body: { ...run, revision_id: stored?.revision_id ?? null } };
+  if (isReply(reply)) return reply;
+  if (reply.outcome !== 'ran') return { status: 200, body: { kind: spec.key, revision_id: null } };
+  // Read-your-writes: the run is in this node's history before the answer names it.
+  await deps.runs.sync();
+  return { status: 200, body: { ...reply.run, revision_id: reply.revision_id } };
 }
 
 export async function disconnect(deps: SetupRouteDeps, req: ApiRequest): Promise<ApiReply> {
@@ -229,15 +173,14 @@ export async function disconnect(deps: SetupRouteDeps, req: ApiRequest): Promise
   const ctx = await readContext(deps);
   const ifMatch = checkIfMatch(req.headers['if-match'], ctx.record?.revision_id ?? null);
   const at = spec.block_path === null ? null : segmentsOf(spec.block_path);
-  // A kind without a block (monitor) is configured while its store-only credentials resolve.
-  const configured =
-    at === null
-      ? Object.values(await settingsOf(deps, spec, ctx)).some((v) => v !== '')
-      : ctx.document !== null && valueAt(ctx.document, at) !== undefined;
-  if (!configured)
+  // 2. the kind's actor removes at the third party first (a kind with nothing configured runs no
+  //    pass); a failure is recorded and reported, and the block goes anyway
+  const reply = await command(deps, 'disconnect', { kind: spec.key, actor: actorOf(req) });
+  if (isReply(reply)) return reply;
+  if (reply.outcome === 'not_configured')
     return { status: 200, body: { kind: spec.key, removed: false, revision_id: null, remote: null } };
-  // 2. remove at the third party first; a failure is recorded and reported, and the block goes anyway
-  const run = await pass(deps, req, spec, ctx, 'disconnect');
+  const run = reply.run;
+  await deps.runs.sync();
   // 3. then the block, as a new revision (the monitor's token lives in the secret store only)
   let stored = null;
   if (at === null) {

@@ -1,0 +1,81 @@
+/**
+ * The integration actors' commands (`svc.cmd.integration.<verb>`: provision, check, disconnect) and
+ * what an actor needs to know to decide and run a pass. Credentials never travel in a command: the
+ * actor's host resolves them where it runs the pass.
+ */
+import { z } from 'zod';
+import { PassRun } from './requirement.js';
+
+export const IntegrationVerb = { Provision: 'provision', Check: 'check', Disconnect: 'disconnect' } as const;
+export type IntegrationVerb = (typeof IntegrationVerb)[keyof typeof IntegrationVerb];
+
+export const IntegrationCommand = z.strictObject({
+  /** A setup kind (`tracker-b`, `monitor`, ...). */
+  kind: z.string().min(1),
+  /** Who asked (an operator id, or `anonymous`). */
+  actor: z.string().min(1),
+});
+export type IntegrationCommand = z.infer<typeof IntegrationCommand>;
+
+/** A refusal as the gateway renders it (status, code, words), carried back from the actor unchanged. */
+export const PassRefusal = z.object({
+  status: z.number().int(),
+  error: z.string(),
+  detail: z.string(),
+  hint: z.string(),
+  extra: z.record(z.string(), z.unknown()).default({}),
+});
+export type PassRefusal = z.infer<typeof PassRefusal>;
+
+export const IntegrationReply = z.discriminatedUnion('outcome', [
+  /** The pass ran (it may have failed: `run.status`); `revision_id` names a revision it stored. */
+  z.object({ outcome: z.literal('ran'), run: PassRun, revision_id: z.string().nullable() }),
+  /** A disconnect with nothing configured: no pass ran. */
+  z.object({ outcome: z.literal('not_configured') }),
+  z.object({ outcome: z.literal('refused'), refusal: PassRefusal }),
+]);
+export type IntegrationReply = z.infer<typeof IntegrationReply>;
+
+/** Thrown by a pass source when the configuration refuses (unreadable revision, a refused write). */
+export class PassRefused extends Error {
+  override name = 'PassRefused';
+  constructor(readonly refusal: PassRefusal) {
+    super(`${refusal.error}: ${refusal.detail}`);
+  }
+}
+
+/** What the active configuration (and the look-ups it references) says of one integration. */
+export interface IntegrationFacts {
+  /** The kind's block is in the document (a kind without a block: its store-only credentials resolve). */
+  readonly configured: boolean;
+  /** Configured and not switched off (`enabled: false`). */
+  readonly enabled: boolean;
+  /** Enabled and every required input resolves. */
+  readonly satisfied: boolean;
+  /** An active revision exists (a new one can be stored on top of it). */
+  readonly document: boolean;
+}
+
+/** What a pass of one kind needs, credentials resolved (never logged, never in a record). */
+export interface PassInput {
+  /** The kind's block with every `${VAR}` resolved (empty object when it has none). */
+  readonly settings: Readonly<Record<string, unknown>>;
+  /** Where third parties deliver for this kind, or null without a public base URL. */
+  readonly publicUrl: string | null;
+  /** Handles of the company's agent seats. */
+  readonly agentSeats: readonly string[];
+  /** Agent seats that already carry their own token for this kind (none is minted for them). */
+  readonly seatsWithToken: readonly string[];
+}
+
+/** Where an integration actor's host reads the configuration from, and stores what a provision minted. */
+export interface PassSource {
+  /** Throws PassRefused when the configuration cannot be read. */
+  prepare(kind: string): Promise<{ facts: IntegrationFacts; input: PassInput }>;
+  /** Seals each minted seat token and references it from its seat in one new revision (its id). */
+  storeSeatTokens(
+    kind: string,
+    minted: ReadonlyArray<{ seat: string; value: string }>,
+    actor: string,
+  ): Promise<string | null>;
+}
