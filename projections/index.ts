@@ -13,7 +13,12 @@ export {
 } from './config/config.projection.js';
 export { defaultPayloadCacheLimits, type PayloadCacheLimits } from './config/config.payloads.js';
 export { parsePayload, splitRecord } from './config/config.record.js';
-export { followConfig, type ConfigFollowOptions, type ConfigView } from './config/config.follow.js';
+export {
+  configProjection,
+  followConfig,
+  type ConfigFollowOptions,
+  type ConfigView,
+} from './config/config.view.js';
 export {
   applySecretFact,
   emptySecretsState,
@@ -23,7 +28,7 @@ export {
   type SecretFact,
   type SecretsState,
 } from './secrets/secrets.projection.js';
-export { followSecrets, type SecretsView } from './secrets/secrets.follow.js';
+export { followSecrets, secretsProjection, type SecretsView } from './secrets/secrets.view.js';
 export { secretsThenEnv, storeResolver } from './secrets/secrets.resolve.js';
 export {
   applyScheduleEvent,
@@ -33,10 +38,17 @@ export {
   schedulesAnswer,
   type SchedulesState,
 } from './schedules/schedules.projection.js';
-export { followScheduleRuns, type ScheduleRunsView } from './schedules/schedules.follow.js';
+export {
+  followScheduleRuns,
+  schedulesProjection,
+  type ScheduleRunsView,
+} from './schedules/schedules.view.js';
 export { openCheckpoints, type Checkpoint, type CheckpointStore } from './runner/checkpoints.js';
 export {
   runProjection,
+  type AnyProjection,
+  type BucketProjection,
+  type KeyWatch,
   type Projection,
   type RunnerOptions,
   type RunningProjection,

@@ -1,92 +1,57 @@
 /**
- * The projection runner (STYLE 5): replays a projection's stream at boot, then follows the live tail.
- * It owns checkpoints: a checkpoint of the same projection version and stream resumes after its sequence;
- * anything else (no checkpoint, another version, a sequence past the stream's end) replays from zero.
- * `rebuild()` drops the state and replays from zero through the same code path. The tail is `Bus.follow`,
- * which resumes after the last sequence folded when the server behind it is lost (ops/fleet.md "Failover").
+ * The projection runner (STYLE 5), the one way a read model is kept: it replays a projection's stream at
+ * boot, then follows the live tail, and reads the coordination keys the projection watches beside it; a
+ * bucket projection reads the bucket's records, then watches it. It owns checkpoints: a checkpoint of the
+ * same projection version and stream resumes after its sequence; one of another version is discarded; anything
+ * else (no checkpoint, a sequence past the stream's end) replays from zero. `rebuild()` drops the state and
+ * replays from zero through the same code path. The tail is `Bus.follow`, which resumes after the last sequence
+ * folded when the server behind it is lost (ops/fleet.md "Failover").
  */
-import type { Logger } from 'pino';
-import type { Bus, StoredMessage, Subscription } from '../../bus/index.js';
-import type { CheckpointStore } from './checkpoints.js';
+import type { KvEntry, StoredMessage, Subscription } from '../../bus/index.js';
+import { Observers } from './observers.js';
+import {
+  isBucketProjection,
+  type BootInfo,
+  type BucketProjection,
+  type KeyWatch,
+  type Projection,
+  type RunnerOptions,
+  type RunningProjection,
+} from './projection.js';
+import { replayInWindows } from './replay-windows.js';
 
-/** A read model rebuildable by construction: a pure fold of one stream's messages. */
-export interface Projection<S> {
-  readonly name: string;
-  /** Bump when `apply` or the state's shape changes: older checkpoints are then ignored. */
-  readonly version: number;
-  readonly stream: string;
-  /**
-   * Subject filter inside the stream (wildcards allowed); omitted, every message of the stream is folded
-   * (no filter to test per message when the projection reads all the stream holds).
-   */
-  readonly subjects?: string;
-  /**
-   * Where a replay from zero starts: the first message stored at or after this instant (a seeding bound);
-   * default the stream's first message. A checkpoint resumes after its sequence whatever this says.
-   */
-  since?(): Date;
-  init(): S;
-  /** Folds one message into the state (in place). Must not throw on bad data: skip it. */
-  apply(state: S, message: StoredMessage): void;
-  /**
-   * Called once the boot replay (or a rebuild) has folded the stream up to its end at start, before the
-   * live tail is followed: where a projection finishes what it deferred while replaying.
-   */
-  replayed?(state: S): void;
-  /**
-   * Called before a replay folds at most `messages` messages into `state`: where a projection reserves room
-   * so that a large replay grows nothing on the way.
-   */
-  replaying?(state: S, messages: number): void;
-  /** Checkpoint codec; a projection without one always replays from zero. */
-  readonly checkpoint?: {
-    save(state: S): unknown;
-    /** Null when the saved value cannot be read (the runner then replays from zero). */
-    load(saved: unknown): S | null;
-  };
-}
-
-export interface RunnerOptions<S> {
-  readonly bus: Bus;
-  readonly projection: Projection<S>;
-  readonly checkpoints?: CheckpointStore;
-  /** Save at most this often while following (and always after the boot replay and at stop). Default 60 s. */
-  readonly checkpointEveryMs?: number;
-  readonly logger?: Logger;
-  /** Called after each live (post-boot) message is applied. */
-  readonly onLive?: (state: S, message: StoredMessage) => void;
-}
-
-export interface RunningProjection<S> {
-  readonly name: string;
-  /** The current state (replaced by `rebuild`). */
-  state(): S;
-  /** The last stream sequence folded in. */
-  seq(): number;
-  /** How boot went: from a checkpoint (and its sequence) or from zero, and how many messages were replayed. */
-  readonly boot: {
-    readonly from: 'zero' | 'checkpoint';
-    readonly checkpointSeq: number;
-    readonly replayed: number;
-  };
-  /** Resolves once the state reflects at least `seq` (false after `timeoutMs`). */
-  until(seq: number, timeoutMs: number): Promise<boolean>;
-  saveCheckpoint(): void;
-  rebuild(): Promise<void>;
-  stop(): Promise<void>;
-}
+export type {
+  AnyProjection,
+  BootInfo,
+  BucketProjection,
+  KeyWatch,
+  Projection,
+  RunnerOptions,
+  RunningProjection,
+} from './projection.js';
 
 /** Starts a projection; resolves once the boot replay is complete and the live tail is followed. */
-export async function runProjection<S>(opts: RunnerOptions<S>): Promise<RunningProjection<S>> {
-  const { bus, projection: p } = opts;
+export function runProjection<S>(opts: RunnerOptions<S>): Promise<RunningProjection<S>> {
+  const p = opts.projection;
+  return isBucketProjection(p) ? runBucket(opts, p) : runStream(opts, p);
+}
+
+async function runStream<S>(opts: RunnerOptions<S>, p: Projection<S>): Promise<RunningProjection<S>> {
+  const bus = opts.bus;
+  if (!bus) throw new Error(`projection ${p.name} reads stream ${p.stream}: the runner needs a bus`);
   const everyMs = opts.checkpointEveryMs ?? 60_000;
   let state: S = p.init();
   let seq = 0;
   let savedSeq = 0;
   let lastSave = Date.now();
-  let tail: Subscription | null = null;
+  let subscriptions: Subscription[] = [];
   let replaying = true;
-  const waiters = new Set<{ seq: number; wake: () => void }>();
+  const observers = new Observers(
+    () => state,
+    () => seq,
+    p.name,
+    opts.logger,
+  );
 
   const save = (): void => {
     if (!opts.checkpoints || !p.checkpoint || seq === savedSeq) return;
@@ -105,6 +70,14 @@ export async function runProjection<S>(opts: RunnerOptions<S>): Promise<RunningP
     }
   };
 
+  const hook = (what: string, run: () => void): void => {
+    try {
+      run();
+    } catch (error) {
+      opts.logger?.error({ err: error, projection: p.name }, `projection ${what} hook failed`);
+    }
+  };
+
   const fold = (message: StoredMessage): void => {
     if (message.seq <= seq) return;
     try {
@@ -120,62 +93,93 @@ export async function runProjection<S>(opts: RunnerOptions<S>): Promise<RunningP
       opts.onLive?.(state, message);
       if (Date.now() - lastSave >= everyMs) save();
     }
-    if (waiters.size > 0) for (const w of waiters) if (seq >= w.seq) w.wake();
+    observers.changed(!replaying);
   };
 
-  const start = async (
-    fromZero: boolean,
-  ): Promise<{ from: 'zero' | 'checkpoint'; checkpointSeq: number; replayed: number }> => {
+  const foldKey = (watch: KeyWatch<S>, entry: KvEntry): void => {
+    hook('watch', () => watch.apply(state, entry));
+    observers.changed(!replaying);
+  };
+
+  /** The checkpoint to resume from, or null; one of another version is discarded here. */
+  const usableCheckpoint = (lastSeq: number): { seq: number; state: S } | null => {
+    const saved = opts.checkpoints?.load(p.name) ?? null;
+    if (!saved || !p.checkpoint) return null;
+    if (saved.version !== p.version) {
+      opts.checkpoints?.remove(p.name);
+      opts.logger?.info(
+        { projection: p.name, version: p.version, checkpoint_version: saved.version },
+        'projection checkpoint of another version discarded: rebuilding by replay',
+      );
+      return null;
+    }
+    if (saved.stream !== p.stream || saved.seq > lastSeq) return null;
+    const loaded = p.checkpoint.load(saved.state);
+    return loaded === null ? null : { seq: saved.seq, state: loaded };
+  };
+
+  const start = async (fromZero: boolean): Promise<BootInfo> => {
     const info = await bus.streamInfo(p.stream);
-    let from: 'zero' | 'checkpoint' = 'zero';
     state = p.init();
     seq = 0;
-    const saved = fromZero ? null : (opts.checkpoints?.load(p.name) ?? null);
-    if (
-      saved &&
-      p.checkpoint &&
-      saved.version === p.version &&
-      saved.stream === p.stream &&
-      saved.seq <= info.lastSeq
-    ) {
-      const loaded = p.checkpoint.load(saved.state);
-      if (loaded !== null) {
-        state = loaded;
-        seq = saved.seq;
-        from = 'checkpoint';
-      }
+    const resumed = fromZero ? null : usableCheckpoint(info.lastSeq);
+    if (resumed) {
+      state = resumed.state;
+      seq = resumed.seq;
     }
+    const from = resumed ? 'checkpoint' : 'zero';
     const checkpointSeq = seq;
     savedSeq = seq;
     replaying = true;
-    // 1. history up to the last sequence at start, 2. the live tail from just after it.
+    // 1. history up to the last sequence at start, 2. the live tail from just after it, 3. watched keys.
     const since = seq === 0 ? p.since?.() : undefined;
-    try {
-      p.replaying?.(state, Math.max(0, info.lastSeq - seq));
-    } catch (error) {
-      opts.logger?.error({ err: error, projection: p.name }, 'projection replay hook failed');
-    }
-    for await (const message of bus.replay(p.stream, {
+    hook('replay', () => p.replaying?.(state, Math.max(0, info.lastSeq - seq)));
+    const range = {
       fromSeq: seq + 1,
       toSeq: info.lastSeq,
       ...(p.subjects !== undefined ? { subject: p.subjects } : {}),
       ...(since ? { since } : {}),
-    }))
-      fold(message);
+    };
+    const history =
+      p.replayWindowBytes !== undefined
+        ? replayInWindows(
+            bus,
+            p.stream,
+            { ...range, fromSeq: Math.max(seq + 1, info.firstSeq) },
+            p.replayWindowBytes,
+          )
+        : bus.replay(p.stream, range);
+    for await (const message of history) fold(message);
     const replayed = info.lastSeq - checkpointSeq;
     seq = Math.max(seq, info.lastSeq);
-    try {
-      p.replayed?.(state);
-    } catch (error) {
-      opts.logger?.error({ err: error, projection: p.name }, 'projection replay hook failed');
-    }
+    hook('replay', () => p.replayed?.(state));
     replaying = false;
     save();
-    tail = await bus.follow(
-      p.stream,
-      { fromSeq: info.lastSeq + 1, ...(p.subjects !== undefined ? { subject: p.subjects } : {}) },
-      fold,
+    subscriptions.push(
+      await bus.follow(
+        p.stream,
+        { fromSeq: info.lastSeq + 1, ...(p.subjects !== undefined ? { subject: p.subjects } : {}) },
+        fold,
+      ),
     );
+    for (const w of p.watches ?? []) {
+      const current = await w.bucket.get(w.key);
+      if (current) foldKey(w, current);
+      subscriptions.push(
+        await w.bucket.watch(
+          (entry) => {
+            if (entry.operation === 'put') foldKey(w, entry);
+          },
+          { key: w.key, initial: false },
+        ),
+      );
+    }
+    if (p.settle) {
+      await p.settle(state).catch((error: unknown) => {
+        opts.logger?.error({ err: error, projection: p.name }, 'projection settle failed');
+      });
+      observers.changed(false);
+    }
     opts.logger?.info(
       { projection: p.name, version: p.version, from, checkpoint_seq: checkpointSeq, replayed, seq },
       'projection ready',
@@ -183,42 +187,100 @@ export async function runProjection<S>(opts: RunnerOptions<S>): Promise<RunningP
     return { from, checkpointSeq, replayed };
   };
 
-  const boot = await start(false);
+  const stopSources = async (): Promise<void> => {
+    const running = subscriptions;
+    subscriptions = [];
+    for (const s of running) await s.stop();
+  };
+
+  let boot = await start(false);
   return {
     name: p.name,
     state: () => state,
     seq: () => seq,
-    boot,
-    until(target, timeoutMs) {
-      if (seq >= target) return Promise.resolve(true);
-      return new Promise<boolean>((resolve) => {
-        const waiter = {
-          seq: target,
-          wake: () => {
-            clearTimeout(timer);
-            waiters.delete(waiter);
-            resolve(true);
-          },
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(waiter);
-          resolve(false);
-        }, timeoutMs);
-        timer.unref();
-        waiters.add(waiter);
-      });
+    get boot() {
+      return boot;
     },
+    until: (target, timeoutMs) => observers.untilSeq(target, timeoutMs),
+    when: (predicate, timeoutMs) => observers.when(predicate, timeoutMs),
+    onChange: (listener) => observers.listen(listener),
+    notify: () => observers.changed(!replaying),
     saveCheckpoint: save,
     async rebuild() {
-      await tail?.stop();
-      tail = null;
-      await start(true);
+      await stopSources();
+      opts.checkpoints?.remove(p.name);
+      boot = await start(true);
     },
     async stop() {
-      await tail?.stop();
-      tail = null;
+      await stopSources();
       save();
-      waiters.clear();
+      observers.clear();
+    },
+  };
+}
+
+async function runBucket<S>(opts: RunnerOptions<S>, p: BucketProjection<S>): Promise<RunningProjection<S>> {
+  let state: S = p.init();
+  let seq = 0;
+  let live = false;
+  let watch: Subscription | null = null;
+  const observers = new Observers(
+    () => state,
+    () => seq,
+    p.name,
+    opts.logger,
+  );
+  const fold = (entry: KvEntry): void => {
+    try {
+      p.apply(state, entry);
+    } catch (error) {
+      opts.logger?.error({ err: error, projection: p.name, key: entry.key }, 'projection skipped a record');
+    }
+    seq = Math.max(seq, entry.revision);
+    observers.changed(live);
+  };
+  const start = async (): Promise<BootInfo> => {
+    state = p.init();
+    seq = 0;
+    live = false;
+    watch = await p.bucket.watch(fold, { initial: true, ...(p.key !== undefined ? { key: p.key } : {}) });
+    // The watch may still be delivering its initial values: the current ones are folded in directly too
+    // (the fold keeps the newest revision per key, so doing both is harmless).
+    let replayed = 0;
+    for (const key of await p.bucket.keys(p.key)) {
+      const entry = await p.bucket.get(key);
+      if (entry) fold(entry);
+      replayed += 1;
+    }
+    live = true;
+    opts.logger?.info({ projection: p.name, version: p.version, replayed, seq }, 'projection ready');
+    return { from: 'zero', checkpointSeq: 0, replayed };
+  };
+  let boot = await start();
+  const stopWatch = async (): Promise<void> => {
+    const running = watch;
+    watch = null;
+    await running?.stop();
+  };
+  return {
+    name: p.name,
+    state: () => state,
+    seq: () => seq,
+    get boot() {
+      return boot;
+    },
+    until: (target, timeoutMs) => observers.untilSeq(target, timeoutMs),
+    when: (predicate, timeoutMs) => observers.when(predicate, timeoutMs),
+    onChange: (listener) => observers.listen(listener),
+    notify: () => observers.changed(live),
+    saveCheckpoint: () => undefined,
+    async rebuild() {
+      await stopWatch();
+      boot = await start();
+    },
+    async stop() {
+      await stopWatch();
+      observers.clear();
     },
   };
 }

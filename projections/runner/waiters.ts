@@ -1,12 +1,13 @@
 /**
- * Waiting for a read model to reach a state: a writer that has been told "stored" waits until its own read
- * model shows it, bounded by a timeout. Each `*.follow.ts` keeps one `Waiters` and calls `wake()` after it
- * applies a change.
+ * Waiting for a projection to reach a state: a writer that has been told "stored" waits until its own read
+ * model shows it, bounded by a timeout. The runner keeps one `Waiters` per projection and calls `wake()`
+ * after every change it folds.
  */
 export class Waiters<S> {
   private readonly pending = new Set<() => void>();
 
-  constructor(private readonly state: S) {}
+  /** `state` reads the current state (a rebuild replaces it). */
+  constructor(private readonly state: () => S) {}
 
   /** Re-checks every waiting predicate; call after each change to the state. */
   wake(): void {
@@ -15,10 +16,10 @@ export class Waiters<S> {
 
   /** Resolves true once `predicate(state)` holds, false after `timeoutMs` without it. */
   until(predicate: (state: S) => boolean, timeoutMs: number): Promise<boolean> {
-    if (predicate(this.state)) return Promise.resolve(true);
+    if (predicate(this.state())) return Promise.resolve(true);
     return new Promise<boolean>((resolve) => {
       const check = (): void => {
-        if (!predicate(this.state)) return;
+        if (!predicate(this.state())) return;
         clearTimeout(timer);
         this.pending.delete(check);
         resolve(true);
