@@ -188,6 +188,8 @@ export async function runPhase(
   };
 
   let toolRounds = 0;
+  /** Set once the round limit is reached: one more call, without tools, for the phase's account. */
+  let closing = false;
   for (let round = -1; ; round += 1) {
     // 1. the model's answer: recorded by an earlier run, else asked now
     const recorded = prior?.rounds.get(round);
@@ -197,7 +199,7 @@ export async function runPhase(
       await settleSpend(scope, recorded.spend);
     } else {
       goLive();
-      const asked = await askModel(scope, round, { chain, system, messages, tools });
+      const asked = await askModel(scope, round, { chain, system, messages, tools: closing ? [] : tools });
       if ('failure' in asked) return fail(asked.failure.reason, asked.failure.message, asked.failure.cause);
       result = asked.result;
     }
@@ -220,7 +222,8 @@ export async function runPhase(
     });
     text = result.text;
     live.settled({ model, response: text, narration: text });
-    if (result.tool_calls.length === 0) break;
+    // The closing answer ends the phase whatever it asks for (no tool was offered).
+    if (closing || result.tool_calls.length === 0) break;
 
     // 2. tools: recorded results replayed, the rest run (a call in flight at a cut by the rules)
     messages.push({
@@ -255,7 +258,10 @@ export async function runPhase(
           true,
           eventId('max-rounds'),
         );
-        break;
+        // The phase ends with an account, not with a tool-calling answer that says nothing.
+        closing = true;
+        messages.push({ role: 'user', content: closingNote(maxRounds) });
+        continue;
       }
       timeline.push({
         at: deps.now().toISOString(),
@@ -285,6 +291,11 @@ export async function runPhase(
   });
   return result;
 }
+
+/** What the model reads before the closing call of a phase that used up its tool rounds. */
+export const closingNote = (rounds: number): string =>
+  `You have used this phase's ${rounds} tool rounds: no more tools can be called. ` +
+  'Give your account now: what you did, what it showed, and what is left undone.';
 
 function outcomeOf(
   phase: PhaseName,

@@ -16,6 +16,7 @@ t.test(
       echoCall('a'),
       echoCall('b'),
       echoCall('c'),
+      { kind: 'text' as const, text: 'Echoed a, b and c; the round limit stopped me there.' },
       { kind: 'text' as const, text: '{"verdict":"done","notes":"ok"}' },
     ];
     const h = await startCompany(t, {
@@ -45,14 +46,26 @@ t.test(
     t.ok(execute.timeline.some((e) => e.kind === 'extended'));
     const breach = await h.waitFor((e) => e.type === 'turn.guard_breach');
     t.match(Payloads.TurnGuardBreach.parse(breach.payload), { kind: 'max_rounds', phase: 'execute' });
+    t.equal(
+      execute.response,
+      'Echoed a, b and c; the round limit stopped me there.',
+      'the phase ends with the account of one closing call',
+    );
+    t.same(
+      execute.rounds.map((r) => r.tool_calls),
+      [['files_echo'], ['files_echo'], ['files_echo'], []],
+    );
+    const closing = h.llm.requests[4]!.body as { tools?: unknown[]; messages: { content: unknown }[] };
+    t.notOk(closing.tools?.length, 'the closing call offers no tool');
+    t.match(JSON.stringify(closing.messages.at(-1)), /no more tools can be called/);
 
     const rounds = progress.map((e) => Payloads.AgentTurnProgress.parse(e.payload));
     t.same(
       rounds
         .filter((r) => r.phase === 'execute' && r.running_call?.origin === 'model')
         .map((r) => r.round_num),
-      [-1, 0, 1],
-      'a model call is shown per round, -1 first',
+      [-1, 0, 1, 2],
+      'a model call is shown per round, -1 first, and the closing call',
     );
     t.notOk((await h.events('agent_turn_progress')).length, 'progress is never stored');
   },
