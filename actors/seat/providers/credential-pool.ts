@@ -70,7 +70,9 @@ export interface KeyLease {
 
 export type Acquired =
   | { readonly ok: true; readonly lease: KeyLease }
-  | { readonly ok: false; readonly reason: 'keys_cooling' | 'no_key' };
+  | { readonly ok: false; readonly reason: 'keys_cooling' }
+  /** `unresolved`: each key's `${VAR}` name (or `api_keys[i]`) that resolves to nothing, for the error. */
+  | { readonly ok: false; readonly reason: 'no_key'; readonly unresolved: readonly string[] };
 
 interface KeyState {
   readonly ref: string;
@@ -159,7 +161,11 @@ export class CredentialPool {
         best = { key, value };
       }
     }
-    if (!best) return { ok: false, reason: resolvable === 0 ? 'no_key' : 'keys_cooling' };
+    if (!best) {
+      return resolvable === 0
+        ? { ok: false, reason: 'no_key', unresolved: this.keys.map((key) => key.ref) }
+        : { ok: false, reason: 'keys_cooling' };
+    }
     const { key, value } = best;
     this.uses += 1;
     key.lastUsed = this.uses;

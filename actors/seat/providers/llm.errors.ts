@@ -126,7 +126,16 @@ export interface ChainAttempt {
   /** An `LlmErrorKind`, `keys_cooling` (every key cooling) or `no_key` (no key resolves). */
   readonly reason: string;
   readonly status: number | null;
+  /** With `no_key`: the variables (or `api_keys[i]` entries) that resolve to nothing; names only. */
+  readonly unresolved?: readonly string[];
 }
+
+const attemptText = (a: ChainAttempt): string =>
+  `${a.provider}: ${a.reason}` +
+  (a.unresolved?.length
+    ? ` (${a.unresolved.map((ref) => (ref.startsWith('api_keys[') ? ref : `\${${ref}}`)).join(', ')} resolves to nothing)`
+    : '') +
+  (a.status ? ` (HTTP ${a.status})` : '');
 
 /** Every provider of the chain failed or had no usable key. */
 export class LlmUnavailableError extends Error {
@@ -138,7 +147,7 @@ export class LlmUnavailableError extends Error {
    */
   readonly retryAt: string | null;
   constructor(chain: readonly string[], attempts: readonly ChainAttempt[], retryAt: string | null = null) {
-    const tried = attempts.map((a) => `${a.provider}: ${a.reason}${a.status ? ` (HTTP ${a.status})` : ''}`);
+    const tried = attempts.map(attemptText);
     super(
       chain.length === 0
         ? 'no LLM provider is configured for this seat'

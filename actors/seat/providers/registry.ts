@@ -155,7 +155,15 @@ export class ProviderRegistry implements SubsystemApplier {
     for (let attempt = 0; attempt < entry.pool.size; attempt += 1) {
       const acquired = entry.pool.acquire();
       if (!acquired.ok) {
-        return { failed: { provider: entry.name, reason: acquired.reason, status: last?.status ?? null } };
+        const unresolved = acquired.reason === 'no_key' ? { unresolved: acquired.unresolved } : {};
+        return {
+          failed: {
+            provider: entry.name,
+            reason: acquired.reason,
+            status: last?.status ?? null,
+            ...unresolved,
+          },
+        };
       }
       const { lease } = acquired;
       let streamed = false;

@@ -120,7 +120,7 @@ t.test('a reference that resolves to nothing is skipped and shown as unresolved'
   const p = pool(['${MISSING}', '${KEY_B}']);
   t.equal(take(p).ref, 'KEY_B');
   t.match(p.snapshot().keys[0], { ref: 'MISSING', reason: 'unresolved', cooling_until: null });
-  t.same(pool(['${MISSING}']).acquire(), { ok: false, reason: 'no_key' });
+  t.same(pool(['${MISSING}']).acquire(), { ok: false, reason: 'no_key', unresolved: ['MISSING'] });
 });
 
 t.test('cooldowns carry over to a rebuilt pool for keys written the same way', async (t) => {

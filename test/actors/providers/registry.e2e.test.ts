@@ -189,7 +189,7 @@ t.test('when the whole chain fails the call ends with llm_unavailable', async (t
   t.same(error.attempts, [
     { provider: 'a', reason: 'server_error', status: 503 },
     { provider: 'b', reason: 'timeout', status: null },
-    { provider: 'c', reason: 'no_key', status: null },
+    { provider: 'c', reason: 'no_key', status: null, unresolved: ['NOT_SET'] },
     { provider: 'gone', reason: 'not_configured', status: null },
   ]);
   t.same(
@@ -358,7 +358,14 @@ t.test(
 
     const bare = harness(doc(llm), { resolve: () => undefined });
     const out = await drain(bare.registry.call(['main'], ask('q')));
-    t.match((out.error as LlmUnavailableError).attempts, [{ provider: 'main', reason: 'no_key' }]);
+    t.match((out.error as LlmUnavailableError).attempts, [
+      { provider: 'main', reason: 'no_key', unresolved: ['OPENAI_API_KEY'] },
+    ]);
+    t.match(
+      (out.error as LlmUnavailableError).message,
+      'main: no_key (${OPENAI_API_KEY} resolves to nothing)',
+      'the error names the variable to set',
+    );
     t.match(bare.registry.snapshot()['main']!.keys, [{ ref: 'OPENAI_API_KEY', reason: 'unresolved' }]);
     t.equal(openai.requests.length, 1, 'nothing was sent without a key');
   },
