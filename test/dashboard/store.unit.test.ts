@@ -1,0 +1,86 @@
+/** The dashboard's frame reducer: how each server frame changes what the rooms render. */
+import t from 'tap';
+import { applyFrame, FEED_KEEP, initialState, type LiveState } from '../../dashboard/src/live/store.js';
+import type { EventRow, Frame } from '../../dashboard/src/live/types.js';
+
+const frame = (kind: string, data: unknown): Frame => ({ kind, data, ts: '2026-01-01T00:00:00.000Z' });
+const row = (id: string): EventRow => ({
+  id,
+  type: 'TaskCreated',
+  source: 'test',
+  timestamp: '2026-01-01T00:00:00.000Z',
+  category: 'task',
+  summary: id,
+  actor: null,
+  trace_id: null,
+  failed: false,
+});
+const agent = (id: string, activity: string) => ({
+  id,
+  role: id,
+  activity,
+  stopped_reason: null,
+  live_call: null,
+});
+
+function snapshot(): LiveState {
+  return applyFrame(
+    { ...initialState, problem: 'offline' },
+    frame('snapshot', {
+      health: { status: 'ok' },
+      agents: { ada: agent('ada', 'idle'), bob: agent('bob', 'idle') },
+      events: [row('e2'), row('e1')],
+      org: { name: 'Acme' },
+      tools: [],
+    }),
+  );
+}
+
+t.test(
+  'a snapshot replaces everything, clears the problem and counts as a configuration change',
+  async (t) => {
+    const state = snapshot();
+    t.equal(state.snapshot?.org?.name, 'Acme');
+    t.equal(state.problem, null);
+    t.equal(state.configTick, 1);
+    const again = applyFrame(state, frame('snapshot', { agents: {}, events: [] }));
+    t.same(again.snapshot?.agents, {}, 'a re-snapshot after a reconnect forgets what went away');
+    t.equal(again.snapshot?.org, null);
+  },
+);
+
+t.test('events prepend once each, newest first, and the kept feed is bounded', async (t) => {
+  let state = applyFrame(snapshot(), frame('event', row('e3')));
+  t.same(
+    state.snapshot?.events.map((e) => e.id),
+    ['e3', 'e2', 'e1'],
+  );
+  t.equal(state.eventTick, 1);
+  const same = applyFrame(state, frame('event', row('e3')));
+  t.equal(same, state, 'a row seen already changes nothing');
+  for (let i = 0; i < FEED_KEEP + 10; i++) state = applyFrame(state, frame('event', row(`n${i}`)));
+  t.equal(state.snapshot?.events.length, FEED_KEEP);
+  t.equal(state.snapshot?.events[0]?.id, `n${FEED_KEEP + 9}`);
+});
+
+t.test('agent overlays replace the rows they carry and leave the others', async (t) => {
+  const state = applyFrame(snapshot(), frame('agents', { ada: agent('ada', 'working') }));
+  t.equal(state.snapshot?.agents['ada']?.activity, 'working');
+  t.equal(state.snapshot?.agents['bob']?.activity, 'idle');
+  t.equal(state.configTick, 1, 'an overlay is not a configuration change');
+});
+
+t.test('section pushes replace their section; org, seats and tools count as configuration', async (t) => {
+  const base = snapshot();
+  const org = applyFrame(base, frame('org', { name: 'Acme 2' }));
+  t.equal(org.snapshot?.org?.name, 'Acme 2');
+  t.equal(org.configTick, base.configTick + 1);
+  const budget = applyFrame(
+    base,
+    frame('budget', { cap: 10, used: 1, remaining: 9, ratio: 0.1, refused: false }),
+  );
+  t.equal(budget.snapshot?.budget?.used, 1);
+  t.equal(budget.configTick, base.configTick, 'spend is not configuration');
+  t.equal(applyFrame(base, frame('pong', null)), base, 'a pong changes nothing');
+  t.equal(applyFrame(base, frame('something_new', {})), base, 'an unknown kind is ignored');
+});
