@@ -219,6 +219,11 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
           lagSeconds,
           budgetRefused: readModels.models.budgets().refused,
           toolServers: toolServers.manager.status(),
+          keylessProviders: Object.values(providers.snapshot())
+            .filter(
+              (entry) => entry.keys.length > 0 && entry.keys.every((key) => key.reason === 'unresolved'),
+            )
+            .map((entry) => ({ provider: entry.provider, unresolved: entry.keys.map((key) => key.ref) })),
         };
       },
     });

@@ -28,6 +28,11 @@ export interface AlarmFacts {
     readonly failed: boolean;
     readonly restarts: number;
   }>;
+  /** LLM providers none of whose keys resolves: each key's `${VAR}` name (or `api_keys[i]`). */
+  readonly keylessProviders: ReadonlyArray<{
+    readonly provider: string;
+    readonly unresolved: readonly string[];
+  }>;
 }
 
 export interface Alarm {
@@ -92,6 +97,15 @@ export function evaluate(facts: AlarmFacts): Map<string, Alarm> {
       AlarmSeverity.Warning,
       `tool server ${name} keeps failing (${s.restarts} restarts)`,
       name,
+    );
+  }
+  for (const p of facts.keylessProviders) {
+    const names = p.unresolved.map((ref) => (ref.startsWith('api_keys[') ? ref : `\${${ref}}`)).join(', ');
+    add(
+      AlarmKind.ProviderNoKey,
+      AlarmSeverity.Warning,
+      `LLM provider ${p.provider} has no key: ${names} resolves to nothing (secret store, then environment)`,
+      p.provider,
     );
   }
   return out;

@@ -20,6 +20,7 @@ t.test('a raise and its clear are recorded once each, and the summary follows', 
     lagSeconds: 0,
     budgetRefused: [],
     toolServers: [],
+    keylessProviders: [],
   };
   const alarms = startAlarms({
     bus,

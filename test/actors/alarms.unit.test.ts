@@ -23,6 +23,7 @@ const calm: AlarmFacts = {
   lagSeconds: 0,
   budgetRefused: [],
   toolServers: [],
+  keylessProviders: [],
 };
 const ids = (facts: Partial<AlarmFacts>): string[] => [...evaluate({ ...calm, ...facts }).keys()].sort();
 
@@ -54,6 +55,25 @@ t.test('a tool server counts as crash-looping only while failing after repeated 
   t.same(ids(server(true, CRASH_LOOP_RESTARTS)), ['toolserver_crash_loop:docs']);
   t.same(ids(server(true, CRASH_LOOP_RESTARTS, 'ada')), ['toolserver_crash_loop:docs@ada'], 'per seat');
   t.same(ids(server(false, 10)), [], 'started again: cleared, whatever it went through');
+});
+
+t.test('an LLM provider none of whose keys resolves raises an alarm naming the variables', async (t) => {
+  const raised = evaluate({
+    ...calm,
+    keylessProviders: [{ provider: 'main', unresolved: ['ANTHROPIC_KEY', 'api_keys[1]'] }],
+  });
+  t.match(
+    [...raised.values()],
+    [
+      {
+        id: 'provider_no_key:main',
+        kind: 'provider_no_key',
+        severity: 'warning',
+        detail: /main has no key: \$\{ANTHROPIC_KEY\}, api_keys\[1\] resolves to nothing/,
+      },
+    ],
+  );
+  t.same(ids({ keylessProviders: [] }), [], 'cleared once a key resolves');
 });
 
 t.test('a change is announced once: raised when it starts, cleared when it ends', async (t) => {

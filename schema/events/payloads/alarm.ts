@@ -14,6 +14,7 @@ export const AlarmKind = {
   ApplyIsolated: 'apply_isolated',
   BudgetExhausted: 'budget_exhausted',
   ToolServerCrashLoop: 'toolserver_crash_loop',
+  ProviderNoKey: 'provider_no_key',
 } as const;
 export type AlarmKind = (typeof AlarmKind)[keyof typeof AlarmKind];
 
