@@ -5,7 +5,7 @@
  * errors (NoRespondersError, RequestTimeoutError, RemoteError, BusClosedError), so callers map them as
  * they always have.
  */
-import type { Command, CommandBody, CommandReply, CommandRequest } from '../schema/index.js';
+import type { Command } from '../schema/index.js';
 import type { Bus, CoreMessage, Headers, Subscription } from './bus.js';
 
 const encoder = new TextEncoder();
@@ -70,12 +70,12 @@ function decodeJson(data: Uint8Array): { ok: true; value: unknown } | { ok: fals
 }
 
 /** Sends `body` and resolves with the validated reply; the bus's errors pass through unchanged. */
-export async function sendCommand<C extends Command>(
+export async function sendCommand<Body, Reply, Input>(
   bus: Pick<Bus, 'request'>,
-  command: C,
-  body: CommandRequest<C>,
+  command: Command<Body, Reply, Input>,
+  body: Input,
   opts: SendCommandOptions = {},
-): Promise<CommandReply<C>> {
+): Promise<Reply> {
   const answer = await bus.request(command.subject, encoder.encode(JSON.stringify(body)), {
     timeoutMs: opts.timeoutMs ?? command.timeoutMs,
     ...(opts.headers ? { headers: opts.headers } : {}),
@@ -84,31 +84,28 @@ export async function sendCommand<C extends Command>(
   if (!decoded.ok) throw new CommandReplyError(command.name, [{ path: '', message: 'not JSON' }]);
   const reply = command.reply.safeParse(decoded.value);
   if (!reply.success) throw new CommandReplyError(command.name, issuesOf(reply.error));
-  return reply.data as CommandReply<C>;
+  return reply.data;
 }
 
-export type CommandHandler<C extends Command> = (
-  body: CommandBody<C>,
-  message: CoreMessage,
-) => CommandReply<C> | Promise<CommandReply<C>>;
+export type CommandHandler<Body, Reply> = (body: Body, message: CoreMessage) => Reply | Promise<Reply>;
 
-export interface ServeCommandOptions<C extends Command> {
+export interface ServeCommandOptions<Reply> {
   /**
    * The reply to a request that does not validate, for a command whose reply can say so itself. Without
    * it the request is answered as an error (the sender sees RemoteError naming the problems).
    * `raw` is the decoded JSON, or undefined when the bytes were not JSON.
    */
-  readonly invalid?: (raw: unknown, issues: readonly CommandIssue[]) => CommandReply<C>;
+  readonly invalid?: (raw: unknown, issues: readonly CommandIssue[]) => Reply;
 }
 
 /** Answers `command` until stopped; a handler that throws is answered as an error, as `Bus.reply` does. */
-export function serveCommand<C extends Command>(
+export function serveCommand<Body, Reply, Input>(
   bus: Pick<Bus, 'reply'>,
-  command: C,
-  handler: CommandHandler<C>,
-  opts: ServeCommandOptions<C> = {},
+  command: Command<Body, Reply, Input>,
+  handler: CommandHandler<Body, Reply>,
+  opts: ServeCommandOptions<Reply> = {},
 ): Subscription {
-  const encode = (reply: CommandReply<C>): Uint8Array => encoder.encode(JSON.stringify(reply));
+  const encode = (reply: Reply): Uint8Array => encoder.encode(JSON.stringify(reply));
   const refuse = (raw: unknown, issues: CommandIssue[]): Uint8Array => {
     if (opts.invalid) return encode(opts.invalid(raw, issues));
     throw new CommandRequestError(command.name, issues);
@@ -118,6 +115,6 @@ export function serveCommand<C extends Command>(
     if (!decoded.ok) return refuse(undefined, [{ path: '', message: 'not JSON' }]);
     const body = command.request.safeParse(decoded.value);
     if (!body.success) return refuse(decoded.value, issuesOf(body.error));
-    return encode(await handler(body.data as CommandBody<C>, message));
+    return encode(await handler(body.data, message));
   });
 }

@@ -31,9 +31,6 @@ export const Subjects = {
   configRevisionActivated: 'svc.config.revision_activated',
   configRevisionApplied: 'svc.config.revision_applied',
   config: 'svc.config.>',
-  /** A command to the actor owning `area` (`svc.cmd.config.write`). */
-  command: (area: string, verb: string): string =>
-    `svc.cmd.${token('command area', area)}.${token('command verb', verb)}`,
   /** Accepted raw webhook deliveries of one pipeline (`tracker-a`, `wiki`, ...): the audit store. */
   webhookDelivery: (pipeline: string): string => `svc.webhooks.${token('webhook pipeline', pipeline)}`,
   webhooksAll: 'svc.webhooks.>',

@@ -90,7 +90,7 @@ export const WritePrecondition = z.object({
   if_none_match_any: z.boolean().default(false),
 });
 
-/** `svc.cmd.config.write`: store (and try to activate) a full document the gateway prepared. */
+/** `Commands.config.write`: store (and try to activate) a full document the gateway prepared. */
 export const ConfigWrite = z.object({
   /** The document to store: already merged (PATCH), spliced (entity PUT) or copied (revert, reload). */
   document: z.unknown(),

@@ -198,7 +198,6 @@ export {
   SECRET_VALUE_MAX_BYTES,
   secretAad,
   SecretActor,
-  SecretCommandVerb,
   SecretDelete,
   SecretMeta,
   SecretName,
@@ -310,7 +309,7 @@ export {
   type ServerFrame,
 } from './stream-frames.js';
 export { Payloads } from './events/index.js';
-export { PauseBody, ResumeBody, SeatCommandReply, SeatCommandVerb, SeatPause, SeatResume } from './seats.js';
+export { PauseBody, ResumeBody, SeatCommandReply, SeatPause, SeatResume } from './seats.js';
 export { Commands, defineCommand } from './commands/index.js';
 export type { Command, CommandBody, CommandReply, CommandRequest } from './commands/index.js';
 export {

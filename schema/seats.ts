@@ -1,11 +1,9 @@
 /**
- * Operator commands to a seat's host (`svc.cmd.seats.pause` / `svc.cmd.seats.resume`, sent by
+ * Operator commands to a seat's host (`Commands.seats.pause` / `Commands.seats.resume`, sent by
  * `POST /agents/{id}/pause` and `/resume`) and their reply.
  */
 import { z } from 'zod';
 import { Paused } from './events/payloads/agent-state.js';
-
-export const SeatCommandVerb = { Pause: 'pause', Resume: 'resume' } as const;
 
 /** The route's JSON body. */
 export const PauseBody = z.object({

@@ -1,7 +1,7 @@
 /**
  * The secret store (spec "Secret record", "Secrets and setup routes"): values sealed under the active
  * key in the KV bucket `svc_secrets`, one key per name, written only through the commands below
- * (`svc.cmd.secrets.put | delete | rekey`) and answered with `SecretReply`.
+ * (`Commands.secrets.put | delete | rekey`) and answered with `SecretReply`.
  */
 import { z } from 'zod';
 import { ErrorCode } from './errors.js';
@@ -46,7 +46,7 @@ export type StoredSecret = z.infer<typeof StoredSecret>;
 /** Who sent a command (a token id, `anonymous`, a node id). */
 export const SecretActor = z.object({ id: z.string().min(1), kind: z.string().min(1) });
 
-/** `svc.cmd.secrets.put`: seal `value_b64` (base64 of the raw bytes) under the active key. */
+/** `Commands.secrets.put`: seal `value_b64` (base64 of the raw bytes) under the active key. */
 export const SecretPut = z.object({
   name: SecretName,
   value_b64: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'base64'),
@@ -55,16 +55,13 @@ export const SecretPut = z.object({
 });
 export type SecretPut = z.infer<typeof SecretPut>;
 
-/** `svc.cmd.secrets.delete`. */
+/** `Commands.secrets.delete`. */
 export const SecretDelete = z.object({ name: SecretName, actor: SecretActor });
 export type SecretDelete = z.infer<typeof SecretDelete>;
 
-/** `svc.cmd.secrets.rekey`: re-seal every record not under the active key; `key_id` must name it. */
+/** `Commands.secrets.rekey`: re-seal every record not under the active key; `key_id` must name it. */
 export const SecretRekey = z.object({ key_id: z.string().min(1).optional(), actor: SecretActor });
 export type SecretRekey = z.infer<typeof SecretRekey>;
-
-export const SecretCommandVerb = { Put: 'put', Delete: 'delete', Rekey: 'rekey' } as const;
-export type SecretCommandVerb = (typeof SecretCommandVerb)[keyof typeof SecretCommandVerb];
 
 /**
  * The reply to every secrets command. `revision` is the bucket revision the write landed at (a reader

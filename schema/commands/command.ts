@@ -5,47 +5,54 @@
  */
 import type { z } from 'zod';
 
-export interface Command<Req extends z.ZodType = z.ZodType, Rep extends z.ZodType = z.ZodType> {
+/**
+ * `Body` is what the server's handler receives once the request validated, `Input` what a sender passes
+ * (before the schema's defaults), `Reply` what the server answers and the sender gets back validated.
+ */
+export interface Command<Body = unknown, Reply = unknown, Input = Body> {
   /** `area.verb` (with its address when it has one), for logs and errors. */
   readonly name: string;
   readonly subject: string;
-  readonly request: Req;
-  readonly reply: Rep;
+  readonly request: z.ZodType<Body, Input>;
+  readonly reply: z.ZodType<Reply>;
   /** How long a sender waits for the reply unless it says otherwise. */
   readonly timeoutMs: number;
 }
 
-/** What a sender passes (before the schema's defaults). */
-export type CommandRequest<C extends Command> = z.input<C['request']>;
-/** What the server's handler receives once the request validated. */
-export type CommandBody<C extends Command> = z.output<C['request']>;
-/** What the server answers and the sender gets back once the reply validated. */
-export type CommandReply<C extends Command> = z.output<C['reply']>;
+/* eslint-disable @typescript-eslint/no-explicit-any -- `any` only to match any command in a conditional type */
+export type CommandRequest<C> = C extends Command<any, any, infer Input> ? Input : never;
+export type CommandBody<C> = C extends Command<infer Body, any, any> ? Body : never;
+export type CommandReply<C> = C extends Command<any, infer Reply, any> ? Reply : never;
+/* eslint-enable @typescript-eslint/no-explicit-any */
 
 const TOKEN = /^[A-Za-z0-9_-]+$/;
 
-/** `svc.cmd.<area>.<verb>`; tokens that come from data (a node id) are checked so none can widen it. */
-function commandSubject(area: string, verb: string): string {
-  for (const [kind, value] of [
-    ['command area', area],
-    ['command verb', verb],
-  ] as const) {
-    if (!TOKEN.test(value))
-      throw new RangeError(`invalid ${kind} "${value}" for a subject: letters, digits, _ and - only`);
-  }
-  return `svc.cmd.${area}.${verb}`;
+function token(kind: string, value: string): string {
+  if (!TOKEN.test(value))
+    throw new RangeError(`invalid ${kind} "${value}" for a subject: letters, digits, _ and - only`);
+  return value;
 }
 
-export function defineCommand<Req extends z.ZodType, Rep extends z.ZodType>(spec: {
+/**
+ * `svc.cmd.<area>.<verb>`, or `svc.cmd.<area>-<address>.<verb>` for a command only one addressee answers
+ * (a node). Tokens are checked, so an address that comes from data can never widen the subject.
+ */
+export function defineCommand<Body, Reply, Input>(spec: {
   readonly area: string;
   readonly verb: string;
-  readonly request: Req;
-  readonly reply: Rep;
+  readonly address?: string;
+  readonly request: z.ZodType<Body, Input>;
+  readonly reply: z.ZodType<Reply>;
   readonly timeoutMs: number;
-}): Command<Req, Rep> {
+}): Command<Body, Reply, Input> {
+  const area =
+    spec.address === undefined
+      ? token('command area', spec.area)
+      : `${token('command area', spec.area)}-${token('command address', spec.address)}`;
+  const name = `${area}.${token('command verb', spec.verb)}`;
   return {
-    name: `${spec.area}.${spec.verb}`,
-    subject: commandSubject(spec.area, spec.verb),
+    name,
+    subject: `svc.cmd.${name}`,
     request: spec.request,
     reply: spec.reply,
     timeoutMs: spec.timeoutMs,

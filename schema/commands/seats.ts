@@ -27,7 +27,8 @@ export const seatsCommands = {
   /** `pause` answered only by `node`, for seats it runs. */
   pauseAt: (node: string) =>
     defineCommand({
-      area: `seats-${node}`,
+      area: 'seats',
+      address: node,
       verb: 'pause',
       request: SeatPause,
       reply: SeatCommandReply,
@@ -35,7 +36,8 @@ export const seatsCommands = {
     }),
   resumeAt: (node: string) =>
     defineCommand({
-      area: `seats-${node}`,
+      area: 'seats',
+      address: node,
       verb: 'resume',
       request: SeatResume,
       reply: SeatCommandReply,

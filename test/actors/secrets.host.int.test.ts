@@ -12,7 +12,6 @@ import {
   SecretReply,
   substituteRefs,
   type Keyring,
-  type SecretCommandVerb,
 } from '../../schema/index.js';
 
 const logger = pino({ level: 'silent' });
@@ -31,7 +30,7 @@ async function store(t: Test, keyring: Keyring | null) {
   t.teardown(() => host.stop());
   const view = await followSecrets({ bucket, logger });
   t.teardown(() => view.stop());
-  const send = async (verb: SecretCommandVerb, body: unknown): Promise<SecretReply> => {
+  const send = async (verb: keyof typeof Commands.secrets, body: unknown): Promise<SecretReply> => {
     const answer = await bus.request(Commands.secrets[verb].subject, enc.encode(JSON.stringify(body)), {
       timeoutMs: 5000,
     });

@@ -7,7 +7,7 @@ import t, { type Test } from 'tap';
 import { ensureCatalogue } from '../../bus/index.js';
 import { openJetStreamBus } from '../../bus/jetstream/index.js';
 import { secretRecord } from '../../projections/index.js';
-import { Commands, parseTierA, SecretReply, type SecretCommandVerb } from '../../schema/index.js';
+import { Commands, parseTierA, SecretReply } from '../../schema/index.js';
 import { startSecrets } from '../../scripts/secrets-wiring.js';
 import { startNatsServer } from '../harness/nats-server.js';
 import { keyringYaml } from '../http/fixtures/secrets-node.js';
@@ -32,7 +32,7 @@ async function node(t: Test, tierA: string) {
     env: {},
   });
   t.teardown(() => secrets.stop());
-  const send = async (verb: SecretCommandVerb, body: unknown) =>
+  const send = async (verb: keyof typeof Commands.secrets, body: unknown) =>
     SecretReply.parse(
       JSON.parse(
         dec.decode(

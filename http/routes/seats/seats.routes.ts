@@ -1,10 +1,16 @@
 /**
  * `POST /agents/{id}/pause` (JSON `reason`, `stop_running`) and `POST /agents/{id}/resume`: guarded
- * operator routes that send `svc.cmd.seats.pause|resume` to the seat's host and answer with the seat's
+ * operator routes that send `Commands.seats.pause|resume` to the seat's host and answer with the seat's
  * `paused` state. A seat no node runs (unknown, or a human seat) is 404 `not_found`.
  */
-import { NoRespondersError, RequestTimeoutError, Subjects, type Bus } from '../../../bus/index.js';
-import { PauseBody, ResumeBody, SeatCommandReply, SeatCommandVerb } from '../../../schema/index.js';
+import { NoRespondersError, RequestTimeoutError, sendCommand, type Bus } from '../../../bus/index.js';
+import {
+  Commands,
+  PauseBody,
+  ResumeBody,
+  type Command,
+  type SeatCommandReply,
+} from '../../../schema/index.js';
 import { ApiError, bodyProblems, wholeBodyProblem } from '../../api-error.js';
 import type { ApiRequest, RouteDef } from '../../types.js';
 
@@ -12,9 +18,6 @@ export interface SeatRouteDeps {
   readonly bus: Bus;
   readonly commandTimeoutMs?: number;
 }
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 function body(req: ApiRequest): unknown {
   if (req.body.length === 0) return {};
@@ -29,17 +32,10 @@ function body(req: ApiRequest): unknown {
   }
 }
 
-async function send(deps: SeatRouteDeps, verb: string, command: unknown) {
-  let data: Uint8Array;
+async function send<Input>(deps: SeatRouteDeps, cmd: Command<unknown, SeatCommandReply, Input>, body: Input) {
+  let reply: SeatCommandReply;
   try {
-    const answer = await deps.bus.request(
-      Subjects.command('seats', verb),
-      encoder.encode(JSON.stringify(command)),
-      {
-        timeoutMs: deps.commandTimeoutMs ?? 10_000,
-      },
-    );
-    data = answer.data;
+    reply = await sendCommand(deps.bus, cmd, body, { timeoutMs: deps.commandTimeoutMs });
   } catch (error) {
     if (error instanceof NoRespondersError || error instanceof RequestTimeoutError)
       throw new ApiError('not_found', {
@@ -48,7 +44,6 @@ async function send(deps: SeatRouteDeps, verb: string, command: unknown) {
       });
     throw error;
   }
-  const reply = SeatCommandReply.parse(JSON.parse(decoder.decode(data)));
   if (!reply.ok)
     throw new ApiError(reply.error, {
       detail: reply.detail,
@@ -74,7 +69,7 @@ export function seatRoutes(deps: SeatRouteDeps): RouteDef[] {
             hint: 'Send `reason` as a string and `stop_running` as a boolean.',
             extra: { problems: bodyProblems(parsed.error.issues) },
           });
-        return send(deps, SeatCommandVerb.Pause, {
+        return send(deps, Commands.seats.pause, {
           seat: req.params['id'] ?? '',
           by: req.actor?.id ?? 'anonymous',
           ...parsed.data,
@@ -94,7 +89,7 @@ export function seatRoutes(deps: SeatRouteDeps): RouteDef[] {
             hint: 'Send `reason` as a string.',
             extra: { problems: bodyProblems(parsed.error.issues) },
           });
-        return send(deps, SeatCommandVerb.Resume, {
+        return send(deps, Commands.seats.resume, {
           seat: req.params['id'] ?? '',
           by: req.actor?.id ?? 'anonymous',
           ...parsed.data,

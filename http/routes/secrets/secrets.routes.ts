@@ -13,7 +13,7 @@ import {
   SECRET_VALUE_MAX_BYTES,
   secretAad,
   SecretSource,
-  type CommandRequest,
+  type Command,
   type Keyring,
   type SecretReply,
 } from '../../../schema/index.js';
@@ -67,13 +67,11 @@ function readSource(req: RequestHead): string {
   return raw;
 }
 
-type SecretsCommand = (typeof Commands.secrets)[keyof typeof Commands.secrets];
-
 /** Sends one command and turns a refusal into its catalogued error. */
-async function command<C extends SecretsCommand>(
+async function command<Input>(
   deps: SecretsRouteDeps,
-  cmd: C,
-  body: CommandRequest<C>,
+  cmd: Command<unknown, SecretReply, Input>,
+  body: Input,
 ): Promise<Extract<SecretReply, { outcome: 'ok' }>> {
   const reply = await sendCommand(deps.bus, cmd, body, { timeoutMs: deps.commandTimeoutMs });
   if (reply.outcome === 'refused') throw new ApiError(reply.error, { detail: reply.detail });

@@ -7,11 +7,11 @@ import {
   Buckets,
   ensureCatalogue,
   openBus,
-  Subjects,
+  sendCommand,
   TURNS_DONE_TTL_MS,
   type Bus,
 } from '../../../bus/index.js';
-import { agentId, Payloads, SeatCommandReply, uuidv5, type SeatPause } from '../../../schema/index.js';
+import { agentId, Commands, Payloads, uuidv5, type SeatPause } from '../../../schema/index.js';
 import { startLlmServer } from '../../fixtures/llm/llm-server.js';
 import { cleanTurn, startCompany } from './harness.js';
 import { recordedDone } from './wakes.js';
@@ -19,12 +19,12 @@ import { recordedDone } from './wakes.js';
 const encoder = new TextEncoder();
 
 async function command(bus: Bus, verb: 'pause' | 'resume', body: Partial<SeatPause> & { seat: string }) {
-  const reply = await bus.request(
-    Subjects.command('seats', verb),
-    encoder.encode(JSON.stringify({ by: 'ops', reason: 'test', stop_running: false, ...body })),
+  return sendCommand(
+    bus,
+    Commands.seats[verb],
+    { by: 'ops', reason: 'test', stop_running: false, ...body },
     { timeoutMs: 5000 },
   );
-  return SeatCommandReply.parse(JSON.parse(new TextDecoder().decode(reply.data)));
 }
 
 t.test('a turn that crosses the org budget mid-turn stops at the next model call', async (t) => {

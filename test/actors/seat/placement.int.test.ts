@@ -17,12 +17,13 @@ import {
 import {
   ensureCatalogue,
   openMemoryBus,
+  sendCommand,
   Streams,
   Subjects,
   type Bus,
   type Catalogue,
 } from '../../../bus/index.js';
-import { EventRecord, SeatCommandReply, type InboxMessage } from '../../../schema/index.js';
+import { Commands, EventRecord, type InboxMessage } from '../../../schema/index.js';
 import { startToolServers } from '../../../scripts/toolservers-wiring.js';
 import { startLlmServer, type LlmServer } from '../../fixtures/llm/llm-server.js';
 import type { Step } from '../../fixtures/llm/script.js';
@@ -269,12 +270,7 @@ t.test(
     t.same(b.runtime.seats(), []);
     const command = async (verb: 'pause' | 'resume', seat: string) => {
       const body = { seat, by: 'ops', reason: 'test', stop_running: false };
-      const reply = await fleet.bus.request(
-        Subjects.command('seats', verb),
-        new TextEncoder().encode(JSON.stringify(body)),
-        { timeoutMs: 5000 },
-      );
-      return SeatCommandReply.parse(decode(reply.data));
+      return sendCommand(fleet.bus, Commands.seats[verb], body, { timeoutMs: 5000 });
     };
     // Requests alternate between the two nodes' repliers: half of them land on the node without the seat.
     for (let i = 0; i < 3; i += 1) {

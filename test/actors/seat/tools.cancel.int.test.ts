@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
-import { Subjects } from '../../../bus/index.js';
-import { Payloads, SeatCommandReply, ScheduledTimeoutBreach } from '../../../schema/index.js';
+import { sendCommand } from '../../../bus/index.js';
+import { Commands, Payloads, ScheduledTimeoutBreach } from '../../../schema/index.js';
 import { echoServerPath } from '../../fixtures/mcp/servers.js';
 import { captureLogs, type Captured, type LogLine } from '../toolservers/harness.js';
 import { cleanTurn, startCompany, type Harness } from './harness.js';
@@ -129,12 +129,13 @@ t.test('pause with stop_running cancels the tool call in flight the same way', a
   const h = await startCompany(t, { script, logs, extra: files });
   await h.wake('ada', 'first');
   const id = await stalled(logs);
-  const reply = await h.bus.request(
-    Subjects.command('seats', 'pause'),
-    new TextEncoder().encode(JSON.stringify({ seat: 'ada', by: 'ops', reason: 'stop', stop_running: true })),
+  const reply = await sendCommand(
+    h.bus,
+    Commands.seats.pause,
+    { seat: 'ada', by: 'ops', reason: 'stop', stop_running: true },
     { timeoutMs: 5000 },
   );
-  t.match(SeatCommandReply.parse(JSON.parse(new TextDecoder().decode(reply.data))), { ok: true });
+  t.match(reply, { ok: true });
   const turn = Payloads.AgentTurnCompleted.parse(
     (await h.waitFor((e) => e.type === 'agent_turn_completed')).payload,
   );
