@@ -1,13 +1,22 @@
 // The actors' public surface: each name the wiring (scripts/) and the tests use, from the actor that owns it.
 export {
+  type Announcement,
+  type ApplyRequest,
   buildHealth,
   emptyLiveFacts,
+  emptyNodeHistory,
+  foldNodeHistory,
+  nextPosture,
   type NodeEvent,
+  type NodeHistory,
   type NodeHost,
   type NodeIdentity,
   nodeMachine,
   type NodeView,
+  PostureCause,
+  type PostureGiven,
   readiness,
+  readNodeHistory,
   startNodeHost,
   viewOf,
 } from './node/index.js';

@@ -60,6 +60,8 @@ export const RevisionApplied = z.object({
   status: z.enum([ApplyStatus.Applied, ApplyStatus.Unchanged, ApplyStatus.Failed]),
   applied_subsystems: z.array(z.string()),
   error: z.string().optional(),
+  /** On a failure, the posture it left the node in (`isolated` rolled back, `stuck` not); absent before. */
+  posture: z.enum(['isolated', 'stuck', 'shed']).optional(),
   at: instant,
 });
 export type RevisionApplied = z.infer<typeof RevisionApplied>;

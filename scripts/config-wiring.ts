@@ -46,8 +46,6 @@ export interface Configuration {
   readonly questions: ReadonlyMap<string, Question>;
   /** Applies whatever is active now (boot) — resolves when done. */
   applyActive(): Promise<void>;
-  /** The epoch this node last applied (0 before any). */
-  appliedEpoch(): number;
   stop(): Promise<void>;
 }
 
@@ -123,7 +121,7 @@ export async function startConfiguration(opts: {
     openPayload,
     nodeId: config.node.id,
     subsystems: opts.subsystems ?? [],
-    send: (event) => node.send(event),
+    node,
     logger: logger.child({ component: 'config.apply' }),
     source: {
       active: () => view.state.active,
@@ -159,7 +157,6 @@ export async function startConfiguration(opts: {
       ...configQuestions({ state: () => view.state, openPayload }),
     ]),
     applyActive: () => applier.reconcile(),
-    appliedEpoch: () => applier.appliedEpoch(),
     async stop() {
       stopListening();
       await writer.stop();

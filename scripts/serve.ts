@@ -14,6 +14,7 @@ import {
   configSubjects,
   createLagWatch,
   createMemoryStore,
+  readNodeHistory,
   startAlarms,
   startNodeHost,
   watchPlacement,
@@ -106,7 +107,8 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       },
       logger.child({ component: 'node' }),
     );
-    node.send({ type: 'node.booted', configured: false, appliedEpoch: 0 });
+    // The node's own apply announcements: what it ran and what failed before a restart.
+    node.send({ type: 'node.booted', history: await readNodeHistory(bus, config.node.id) });
 
     // 3. subsystems, then configuration: apply what is active before binding
     const secrets = await startSecrets({ bus, bucket: catalogue.secrets, config, logger });
@@ -183,7 +185,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     );
     let lagSeconds = 0;
     const checkLag = (): void => {
-      const state = lag.check(configuration.view.state.active?.epoch ?? 0, configuration.appliedEpoch());
+      const state = lag.check(configuration.view.state.active?.epoch ?? 0, node.view().appliedEpoch);
       lagSeconds = state.lagSeconds;
       if (state.lagged) node.send({ type: 'node.lagged' });
     };

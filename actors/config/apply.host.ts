@@ -15,7 +15,7 @@ import {
   type RevisionRecord,
   type Subsystem,
 } from '../../schema/index.js';
-import type { DivergedPosture, NodeEvent } from '../node/index.js';
+import type { Announcement, NodeApplyOutcome, ApplyRequest, NodeEffect, NodeEvent } from '../node/index.js';
 import { configSubjects } from './config.subjects.js';
 
 /** One subsystem's part of an apply. `rollback` restores `previous` after a later subsystem failed. */
@@ -39,8 +39,8 @@ export interface ApplierOptions {
   readonly nodeId: string;
   readonly source: RevisionSource;
   readonly subsystems: readonly SubsystemApplier[];
-  /** The node machine's inbox. */
-  readonly send: (event: NodeEvent) => void;
+  /** The node machine: told what is active and how each apply ended; answers the effects to perform. */
+  readonly node: { send(event: NodeEvent): readonly NodeEffect[] };
   readonly logger: Logger;
   readonly now?: () => Date;
   /** Opens a stored payload (decrypts a sealed one); throws when this node cannot. */
@@ -48,33 +48,30 @@ export interface ApplierOptions {
 }
 
 export interface Applier {
-  /** Applies the active revision if it is newer than the applied one; serialised. */
+  /** Tells the node what is active and runs the applies it decides on; serialised. */
   reconcile(): Promise<void>;
-  appliedEpoch(): number;
 }
 
+type Outcome = Omit<Extract<NodeEvent, { type: 'node.apply.done' }>, 'type'>;
+
 const encoder = new TextEncoder();
+
+/** Applies a restore, then the active epoch after a failed restore: never more in one reconcile. */
+const maxAppliesPerReconcile = 3;
 
 export function createApplier(opts: ApplierOptions): Applier {
   const ordered = [...opts.subsystems].sort(
     (a, b) => ApplyOrder.indexOf(a.name) - ApplyOrder.indexOf(b.name),
   );
-  let applied: { epoch: number; payload: unknown } = { epoch: 0, payload: null };
+  /** What the subsystems hold now: the payload this process last applied (null before any). */
+  let held: unknown = null;
   let chain = Promise.resolve();
 
-  async function announce(
-    pointer: ActivePointer,
-    status: RevisionApplied['status'],
-    subsystems: string[],
-    error?: string,
-  ) {
+  async function announce(announcement: Announcement): Promise<void> {
     const event: RevisionApplied = {
       node: opts.nodeId,
-      revision_id: pointer.revision_id,
-      epoch: pointer.epoch,
-      status,
-      applied_subsystems: subsystems,
-      ...(error ? { error } : {}),
+      ...announcement,
+      applied_subsystems: [...announcement.applied_subsystems],
       at: (opts.now?.() ?? new Date()).toISOString(),
     };
     await opts.bus.publish(configSubjects.revisionApplied, encoder.encode(JSON.stringify(event)));
@@ -83,9 +80,9 @@ export function createApplier(opts: ApplierOptions): Applier {
       type: 'ConfigRevisionApplied',
       category: 'system',
       source: `node/${opts.nodeId}`,
-      summary: `revision ${pointer.revision_id} (epoch ${pointer.epoch}) ${status} on ${opts.nodeId}`,
+      summary: `revision ${event.revision_id} (epoch ${event.epoch}) ${event.status} on ${opts.nodeId}`,
       actor: opts.nodeId,
-      failed: status === 'failed',
+      failed: event.status === 'failed',
       payload: { ...event },
       now: new Date(event.at),
     });
@@ -94,99 +91,101 @@ export function createApplier(opts: ApplierOptions): Applier {
     );
   }
 
-  async function applyOnce(): Promise<void> {
-    const pointer = opts.source.active();
-    if (!pointer || pointer.epoch <= applied.epoch) return;
-    if (!(await opts.source.untilStored(pointer.revision_id, 10_000))) {
-      opts.logger.error(
-        { revision_id: pointer.revision_id },
-        'active revision is not readable; apply postponed',
-      );
-      return;
+  /** The `apply` effect: the subsystems in order, rolled back on a failure. */
+  async function perform(request: ApplyRequest): Promise<Outcome> {
+    const { epoch, revision_id } = request;
+    const outcome = (result: NodeApplyOutcome, subsystems: string[] = [], error?: string): Outcome => ({
+      epoch,
+      revision_id,
+      outcome: result,
+      subsystems,
+      ...(error !== undefined ? { error } : {}),
+    });
+    const log = opts.logger.child({ revision_id, epoch, ...(request.restore ? { restore: true } : {}) });
+    if (!(await opts.source.untilStored(revision_id, 10_000))) {
+      log.error('revision to apply is not readable; apply postponed');
+      return outcome('postponed');
     }
-    const log = opts.logger.child({ revision_id: pointer.revision_id, epoch: pointer.epoch });
-    const stored = await opts.source.revision(pointer.revision_id).catch((error: unknown) => {
-      log.error({ err: error }, 'active revision could not be read; apply postponed');
+    const stored = await opts.source.revision(revision_id).catch((error: unknown) => {
+      log.error({ err: error }, 'revision to apply could not be read; apply postponed');
       return null;
     });
-    if (!stored) return;
-    let record: RevisionRecord;
+    if (!stored) return outcome('postponed');
+    let payload: unknown;
     try {
-      record = { ...stored, payload: opts.openPayload ? opts.openPayload(stored) : stored.payload };
+      payload = opts.openPayload ? opts.openPayload(stored) : stored.payload;
     } catch (error) {
-      opts.send({ type: 'node.apply.started', epoch: pointer.epoch });
-      opts.send({ type: 'node.apply.failed', epoch: pointer.epoch, posture: 'stuck' });
-      log.error({ err: error }, 'active revision cannot be opened on this node');
-      await announce(pointer, 'failed', [], error instanceof Error ? error.message : String(error));
-      applied = { epoch: pointer.epoch, payload: applied.payload };
-      return;
+      log.error({ err: error }, 'revision cannot be opened on this node');
+      return outcome('unopenable', [], error instanceof Error ? error.message : String(error));
     }
 
     // An unchanged payload needs no work, only the new epoch.
-    if (applied.epoch > 0 && isDeepStrictEqual(record.payload, applied.payload)) {
-      applied = { epoch: pointer.epoch, payload: applied.payload };
-      opts.send({ type: 'node.apply.started', epoch: pointer.epoch });
-      opts.send({ type: 'node.apply.succeeded', epoch: pointer.epoch });
-      await announce(pointer, 'unchanged', []);
+    if (held !== null && isDeepStrictEqual(payload, held)) {
       log.info('config unchanged; epoch advanced');
-      return;
+      return outcome('unchanged');
     }
 
-    opts.send({ type: 'node.apply.started', epoch: pointer.epoch });
     const done: SubsystemApplier[] = [];
     for (const subsystem of ordered) {
       try {
-        await subsystem.apply(record.payload, applied.payload);
+        await subsystem.apply(payload, held);
         done.push(subsystem);
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        const posture = await rollBack(done, record.payload, log);
-        opts.send({ type: 'node.apply.failed', epoch: pointer.epoch, posture });
+        const rolledBack = await rollBack(done, payload, log);
         log.error(
-          { subsystem: subsystem.name, err: error, posture },
+          { subsystem: subsystem.name, err: error, rolled_back: rolledBack },
           'config apply failed; prior revision kept',
         );
-        await announce(
-          pointer,
-          'failed',
+        return outcome(
+          rolledBack ? 'rolled_back' : 'rollback_failed',
           done.map((s) => s.name),
           `${subsystem.name}: ${message}`,
         );
-        // The failed epoch counts as concluded: the node waits for the next activation.
-        applied = { epoch: pointer.epoch, payload: applied.payload };
-        return;
       }
     }
-    applied = { epoch: pointer.epoch, payload: record.payload };
-    opts.send({ type: 'node.apply.succeeded', epoch: pointer.epoch });
-    await announce(
-      pointer,
+    held = payload;
+    log.info({ subsystems: done.map((s) => s.name) }, request.restore ? 'config restored' : 'config applied');
+    return outcome(
       'applied',
       done.map((s) => s.name),
     );
-    log.info({ subsystems: done.map((s) => s.name) }, 'config applied');
   }
 
-  /** Undo in reverse order; a node whose rollback also fails is stuck, else isolated on its prior revision. */
-  async function rollBack(done: SubsystemApplier[], failed: unknown, log: Logger): Promise<DivergedPosture> {
+  /** Undo in reverse order; false when a rollback fails too (the machine then reads the node stuck). */
+  async function rollBack(done: SubsystemApplier[], failed: unknown, log: Logger): Promise<boolean> {
     for (const subsystem of [...done].reverse()) {
       try {
-        await subsystem.rollback?.(applied.payload, failed);
+        await subsystem.rollback?.(held, failed);
       } catch (error) {
         log.error({ subsystem: subsystem.name, err: error }, 'config rollback failed');
-        return 'stuck';
+        return false;
       }
     }
-    return 'isolated';
+    return true;
+  }
+
+  async function reconcileOnce(): Promise<void> {
+    for (let round = 0; round < maxAppliesPerReconcile; round += 1) {
+      const pointer = opts.source.active();
+      const active = pointer ? { epoch: pointer.epoch, revision_id: pointer.revision_id } : null;
+      const apply = opts.node.send({ type: 'node.reconcile', active }).find((e) => e.type === 'apply');
+      if (apply?.type !== 'apply') return;
+      const outcome = await perform(apply.request);
+      for (const effect of opts.node.send({ type: 'node.apply.done', ...outcome })) {
+        if (effect.type === 'announce') await announce(effect.announcement);
+      }
+      // A postponed apply waits for the next activation or tick.
+      if (outcome.outcome === 'postponed') return;
+    }
   }
 
   return {
     reconcile() {
-      chain = chain.then(applyOnce).catch((error: unknown) => {
+      chain = chain.then(reconcileOnce).catch((error: unknown) => {
         opts.logger.error({ err: error }, 'config apply loop error');
       });
       return chain;
     },
-    appliedEpoch: () => applied.epoch,
   };
 }

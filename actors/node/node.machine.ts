@@ -1,18 +1,44 @@
 /**
- * The node's lifecycle (spec "Node configuration state"): booting → unconfigured → serving{posture}
- * → draining → stopped. Pure: no effects, so it is specified as given/when/then on `transition()`.
+ * The node (spec "Node configuration state"): booting → unconfigured → serving → draining → stopped,
+ * with the configuration posture and the one applied epoch. The machine decides which revision to apply
+ * (node.plan.ts), the posture every outcome leaves (node.posture.ts) and what is announced; its host runs
+ * the two effects it names — `apply` (the subsystems) and `announce` (`svc.config.revision_applied`).
+ * Pure: specified as given/when/then on `transition()`.
+ *
+ * The applied epoch is the epoch of the revision this node runs: a failed apply leaves it where it was
+ * (the prior revision still serves). `/health` `applied_epoch`, presence, the lag check and its alarms all
+ * read this one value. A failed epoch is remembered in the history so it is not tried again until a newer
+ * activation; the history is rebuilt on boot from the node's own announcements.
  */
-import { assign, setup } from 'xstate';
+import { and, assign, not, setup } from 'xstate';
 import type { Posture } from '../../schema/index.js';
-
-/** Postures an apply failure may leave the node in (which one is the host's call). */
-export type DivergedPosture = Extract<Posture, 'shed' | 'isolated' | 'stuck'>;
+import { emptyNodeHistory, recordOutcome, type NodeHistory } from './node.history.js';
+import {
+  announcementOf,
+  causeOf,
+  nextApply,
+  succeeded,
+  type ActiveEpoch,
+  type Announcement,
+  type NodeApplyOutcome,
+  type ApplyRequest,
+} from './node.plan.js';
+import { nextPosture, PostureCause } from './node.posture.js';
 
 export type NodeEvent =
-  | { type: 'node.booted'; configured: boolean; appliedEpoch: number }
-  | { type: 'node.apply.started'; epoch: number }
-  | { type: 'node.apply.succeeded'; epoch: number }
-  | { type: 'node.apply.failed'; epoch: number; posture: DivergedPosture }
+  /** The process is up; `history` is folded from the node's own announcements (none on a first boot). */
+  | { type: 'node.booted'; history?: NodeHistory }
+  /** An activation arrived or the reconcile tick fired: the active pointer as this node reads it. */
+  | { type: 'node.reconcile'; active: ActiveEpoch | null }
+  /** The `apply` effect ended (`subsystems`: those applied, in order, before any failure). */
+  | {
+      type: 'node.apply.done';
+      epoch: number;
+      revision_id: string;
+      outcome: NodeApplyOutcome;
+      subsystems: readonly string[];
+      error?: string;
+    }
   /** The node lags the fleet epoch more than 45 s while a peer has it. */
   | { type: 'node.lagged' }
   /** Termination signal; only the first counts. */
@@ -21,84 +47,158 @@ export type NodeEvent =
 
 export interface NodeContext {
   readonly configured: boolean;
+  /** The epoch of the revision this node runs; 0 before the first apply. */
   readonly appliedEpoch: number;
-  /** Posture remembered while unconfigured or draining; inside `serving` the child state is the posture. */
+  readonly appliedRevision: string | null;
   readonly posture: Posture;
+  /** The running apply and the posture it started from; null between applies. */
+  readonly applying: (ApplyRequest & { readonly before: Posture }) | null;
+  /** This node's announcements folded (the recorded ones, then this process's). */
+  readonly history: NodeHistory;
 }
 
+type Done = Extract<NodeEvent, { type: 'node.apply.done' }>;
+const isDone = (event: NodeEvent): event is Done => event.type === 'node.apply.done';
+
+/** The outcome answers the apply that runs (a late or stray report changes nothing). */
+const answers = (context: NodeContext, event: NodeEvent): event is Done =>
+  isDone(event) &&
+  context.applying !== null &&
+  context.applying.epoch === event.epoch &&
+  context.applying.revision_id === event.revision_id;
+
+const postureAfter = (context: NodeContext, event: Done): Posture => {
+  const applying = context.applying;
+  if (applying?.restore && succeeded(event.outcome)) return context.history.failed?.posture ?? 'serve';
+  return nextPosture(
+    { posture: context.posture, configured: context.configured, before: applying?.before ?? context.posture },
+    causeOf(event.outcome),
+  );
+};
+
+/**
+ * Named before `conclude` updates the context, so the announced posture is computed from the same
+ * context the update reads.
+ */
+const announce = { type: 'announce', params: announcementFor } as const;
+
 export const nodeMachine = setup({
-  types: { context: {} as NodeContext, events: {} as NodeEvent },
+  types: {
+    context: {} as NodeContext,
+    events: {} as NodeEvent,
+  },
   guards: {
-    bootedConfigured: ({ event }) => event.type === 'node.booted' && event.configured,
+    applyDue: ({ context, event }) =>
+      event.type === 'node.reconcile' &&
+      context.applying === null &&
+      nextApply(context, event.active) !== null,
+    succeeded: ({ context, event }) => answers(context, event) && succeeded(event.outcome),
+    postponed: ({ context, event }) => answers(context, event) && event.outcome === 'postponed',
+    failed: ({ context, event }) => answers(context, event),
+    restoring: ({ context }) => context.applying?.restore === true,
   },
   actions: {
+    // Effects: run by the host (node.host.ts hands them to the config applier).
+    apply: (_, _params: ApplyRequest) => undefined,
+    announce: (_, _params: Announcement) => undefined,
     recordBoot: assign(({ event }) =>
-      event.type === 'node.booted' ? { configured: event.configured, appliedEpoch: event.appliedEpoch } : {},
+      event.type === 'node.booted' ? { history: event.history ?? emptyNodeHistory } : {},
     ),
-    recordApplied: assign(({ event }) =>
-      event.type === 'node.apply.succeeded'
-        ? { configured: true, appliedEpoch: event.epoch, posture: 'serve' as const }
-        : {},
-    ),
-    rememberPosture: assign((_, params: { posture: Posture }) => ({ posture: params.posture })),
-    rememberFailure: assign(({ event }) =>
-      event.type === 'node.apply.failed' ? { posture: event.posture } : {},
-    ),
+    startApply: assign(({ context, event }) => {
+      const request = event.type === 'node.reconcile' ? nextApply(context, event.active) : null;
+      if (!request) return {};
+      return {
+        applying: { ...request, before: context.posture },
+        posture: nextPosture(
+          { posture: context.posture, configured: context.configured, before: context.posture },
+          PostureCause.ApplyStarted,
+        ),
+      };
+    }),
+    /** A concluded apply: the posture the table gives, the epoch when it succeeded, and the history. */
+    conclude: assign(({ context, event }) => {
+      if (!answers(context, event) || !context.applying) return {};
+      const posture = postureAfter(context, event);
+      const ok = succeeded(event.outcome);
+      const restore = context.applying.restore;
+      let history = context.history;
+      // A restore is no announcement; a failed one is forgotten, so the active epoch is tried afresh.
+      if (restore && !ok) history = emptyNodeHistory;
+      else if (!restore)
+        history = recordOutcome(
+          history,
+          announcementOf(event, event.outcome, event.subsystems, event.error, posture),
+        );
+      return {
+        posture,
+        applying: null,
+        history,
+        ...(ok ? { configured: true, appliedEpoch: event.epoch, appliedRevision: event.revision_id } : {}),
+      };
+    }),
+    postpone: assign(({ context }) => ({
+      applying: null,
+      posture: nextPosture(
+        {
+          posture: context.posture,
+          configured: context.configured,
+          before: context.applying?.before ?? context.posture,
+        },
+        PostureCause.Postponed,
+      ),
+    })),
+    lag: assign(({ context }) => ({
+      posture: nextPosture(
+        { posture: context.posture, configured: context.configured, before: context.posture },
+        PostureCause.Lagged,
+      ),
+    })),
   },
 }).createMachine({
   id: 'node',
   initial: 'booting',
-  context: { configured: false, appliedEpoch: 0, posture: 'serve' },
+  context: {
+    configured: false,
+    appliedEpoch: 0,
+    appliedRevision: null,
+    posture: 'serve',
+    applying: null,
+    history: emptyNodeHistory,
+  },
   on: {
     'node.drain': '.draining',
   },
   states: {
     booting: {
-      on: {
-        'node.booted': [
-          { guard: 'bootedConfigured', target: 'serving', actions: 'recordBoot' },
-          { target: 'unconfigured', actions: 'recordBoot' },
-        ],
-      },
+      on: { 'node.booted': { target: 'unconfigured', actions: 'recordBoot' } },
     },
     unconfigured: {
       on: {
-        'node.apply.started': { actions: { type: 'rememberPosture', params: { posture: 'wait' } } },
-        'node.apply.succeeded': { target: 'serving', actions: 'recordApplied' },
-        'node.apply.failed': { actions: { type: 'rememberPosture', params: { posture: 'serve' } } },
+        'node.reconcile': {
+          guard: 'applyDue',
+          actions: ['startApply', { type: 'apply', params: ({ context }) => requestOf(context) }],
+        },
+        'node.apply.done': [
+          { guard: 'postponed', actions: 'postpone' },
+          { guard: and(['succeeded', 'restoring']), target: 'serving', actions: 'conclude' },
+          { guard: 'succeeded', target: 'serving', actions: [announce, 'conclude'] },
+          { guard: and(['failed', 'restoring']), actions: 'conclude' },
+          { guard: 'failed', actions: [announce, 'conclude'] },
+        ],
       },
     },
     serving: {
-      initial: 'serve',
       on: {
-        'node.apply.started': {
-          target: '.wait',
-          actions: { type: 'rememberPosture', params: { posture: 'wait' } },
+        'node.reconcile': {
+          guard: 'applyDue',
+          actions: ['startApply', { type: 'apply', params: ({ context }) => requestOf(context) }],
         },
-        'node.apply.succeeded': { target: '.serve', actions: 'recordApplied' },
-        'node.apply.failed': [
-          { guard: ({ event }) => event.posture === 'shed', target: '.shed', actions: 'rememberFailure' },
-          {
-            guard: ({ event }) => event.posture === 'isolated',
-            target: '.isolated',
-            actions: 'rememberFailure',
-          },
-          { target: '.stuck', actions: 'rememberFailure' },
+        'node.apply.done': [
+          { guard: 'postponed', actions: 'postpone' },
+          { guard: and(['failed', not('restoring')]), actions: [announce, 'conclude'] },
+          { guard: 'failed', actions: 'conclude' },
         ],
-      },
-      states: {
-        serve: {
-          on: {
-            'node.lagged': {
-              target: 'shed',
-              actions: { type: 'rememberPosture', params: { posture: 'shed' } },
-            },
-          },
-        },
-        wait: {},
-        shed: {},
-        isolated: {},
-        stuck: {},
+        'node.lagged': { actions: 'lag' },
       },
     },
     draining: {
@@ -108,3 +208,16 @@ export const nodeMachine = setup({
     stopped: { type: 'final' },
   },
 });
+
+/** The `apply` effect's parameters: the apply `startApply` just recorded. */
+function requestOf(context: NodeContext): ApplyRequest {
+  const applying = context.applying;
+  if (!applying) throw new Error('node: apply named without an apply running');
+  return { epoch: applying.epoch, revision_id: applying.revision_id, restore: applying.restore };
+}
+
+/** The announcement of the apply that just ended, with the posture it leaves. */
+function announcementFor({ context, event }: { context: NodeContext; event: NodeEvent }): Announcement {
+  if (!isDone(event)) throw new Error('node: announce named outside an apply outcome');
+  return announcementOf(event, event.outcome, event.subsystems, event.error, postureAfter(context, event));
+}

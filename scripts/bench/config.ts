@@ -92,7 +92,7 @@ async function main(): Promise<void> {
     },
     logger,
   );
-  node.send({ type: 'node.booted', configured: false, appliedEpoch: 0 });
+  node.send({ type: 'node.booted' });
   const configuration = await startConfiguration({
     bus,
     coord: catalogue.coord,

@@ -6,10 +6,10 @@ import {
   createApplier,
   executeWrite,
   startConfigWriter,
+  startNodeHost,
   type SubsystemApplier,
   type Validation,
 } from '../../actors/index.js';
-import type { NodeEvent } from '../../actors/index.js';
 import { ensureCatalogue, sendCommand, Streams } from '../../bus/index.js';
 import { openMemoryBus } from '../../bus/memory/index.js';
 import { activeRevision, followConfig, readRevision } from '../../projections/index.js';
@@ -120,7 +120,20 @@ t.test(
         calls.push(`rollback:${name}`);
       },
     });
-    const events: NodeEvent[] = [];
+    const node = startNodeHost(
+      {
+        node: 'node-0',
+        version: 'test',
+        startedAt: new Date().toISOString(),
+        queue: 'memory',
+        roles: ['ingress'],
+        ingress: true,
+        eventHistorySeconds: 1,
+        spendHistorySeconds: 1,
+      },
+      logger,
+    );
+    node.send({ type: 'node.booted' });
     const applied: RevisionApplied[] = [];
     const appliedSub = bus.subscribe(configSubjects.revisionApplied, (m) =>
       applied.push(JSON.parse(dec.decode(m.data)) as RevisionApplied),
@@ -130,7 +143,7 @@ t.test(
       bus,
       nodeId: 'node-0',
       subsystems: [sub('scalars'), sub('org'), sub('providers'), sub('budgets')],
-      send: (e) => events.push(e),
+      node,
       logger,
       source: {
         active: () => view.state.active,
@@ -143,10 +156,7 @@ t.test(
     await view.until((s) => s.active?.epoch === 1, 2_000);
     await applier.reconcile();
     t.same(calls, ['apply:org', 'apply:budgets', 'apply:providers', 'apply:scalars']);
-    t.same(
-      events.map((e) => e.type),
-      ['node.apply.started', 'node.apply.succeeded'],
-    );
+    t.match(node.view(), { phase: 'serving', posture: 'serve', appliedEpoch: 1 });
 
     calls.length = 0;
     const id1 = r1.outcome === 'stored' ? r1.revision_id : '';
@@ -154,7 +164,7 @@ t.test(
     await view.until((s) => s.active?.epoch === 2, 2_000);
     await applier.reconcile();
     t.same(calls, [], 'an unchanged payload does no work');
-    t.equal(applier.appliedEpoch(), 2);
+    t.equal(node.view().appliedEpoch, 2);
 
     failProviders = true;
     const id2 = r2.outcome === 'stored' ? r2.revision_id : '';
@@ -162,7 +172,8 @@ t.test(
     await view.until((s) => s.active?.epoch === 3, 2_000);
     await applier.reconcile();
     t.same(calls, ['apply:org', 'apply:budgets', 'apply:providers', 'rollback:budgets', 'rollback:org']);
-    t.match(events.at(-1), { type: 'node.apply.failed', epoch: 3, posture: 'isolated' });
+    // The prior revision still serves: the applied epoch stays where it was.
+    t.match(node.view(), { phase: 'serving', posture: 'isolated', appliedEpoch: 2 });
     t.match(
       applied.map((a) => [a.status, a.epoch]),
       [
@@ -174,6 +185,7 @@ t.test(
     t.match(applied.at(-1), {
       applied_subsystems: ['org', 'budgets'],
       error: 'providers: provider rejected',
+      posture: 'isolated',
     });
     // Each apply is also in the event history.
     const recorded: EventRecord[] = [];

@@ -62,7 +62,7 @@ async function start(t: Test, auth: AuthSettings = openAuth) {
     },
     logger,
   );
-  node.send({ type: 'node.booted', configured: false, appliedEpoch: 0 });
+  node.send({ type: 'node.booted' });
   const secrets = await startSecrets({ bus, bucket: catalogue.secrets, config, logger, env: {} });
   t.teardown(() => secrets.stop());
   const configuration = await startConfiguration({ bus, coord: catalogue.coord, node, config, logger });
