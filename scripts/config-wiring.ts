@@ -8,7 +8,9 @@ import {
   activePointerKey,
   createApplier,
   startConfigWriter,
+  startRevisions,
   type NodeHost,
+  type Revisions,
   type SubsystemApplier,
 } from '../actors/index.js';
 import { Streams, Subjects, type Bus, type Kv, type Subscription } from '../bus/index.js';
@@ -24,6 +26,7 @@ import {
   configAudit,
   followConfig,
   readRevision,
+  splitRecord,
   type ConfigView,
 } from '../projections/index.js';
 import {
@@ -40,6 +43,8 @@ import {
 
 export interface Configuration {
   readonly view: ConfigView;
+  /** Every revision's lifecycle (stored → active → superseded, each node's apply), replayed from SVC_CONFIG. */
+  readonly revisions: Revisions;
   readonly coord: Kv;
   routes(auth: AuthSettings): RouteDef[];
   /** Named questions this subsystem answers on `/query/{what}`. */
@@ -89,6 +94,12 @@ export async function startConfiguration(opts: {
       );
     }
   }
+  // The revision actors: only each stored record's metadata is read, its document skipped unparsed.
+  const revisions = await startRevisions({
+    bus,
+    logger: logger.child({ component: 'config.revisions' }),
+    storedHead: (data) => splitRecord(data)?.head ?? null,
+  });
   const writer: Subscription = startConfigWriter({
     bus,
     coord,
@@ -133,6 +144,7 @@ export async function startConfiguration(opts: {
 
   return {
     view,
+    revisions,
     coord,
     routes: (auth) =>
       configRoutes({
@@ -160,6 +172,7 @@ export async function startConfiguration(opts: {
     async stop() {
       stopListening();
       await writer.stop();
+      await revisions.stop();
       await view.stop();
     },
   };

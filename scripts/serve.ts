@@ -11,7 +11,6 @@
  */
 import type { Logger } from 'pino';
 import {
-  configSubjects,
   createLagWatch,
   createMemoryStore,
   readNodeHistory,
@@ -48,15 +47,6 @@ import { startFleet } from './fleet-wiring.js';
 import { startBackups } from './backup-wiring.js';
 
 const reconcileIntervalMs = 15_000;
-
-/** A bus message's JSON, or null when it is not JSON (the reader's schema then refuses it). */
-function decodeJson(data: Uint8Array): unknown {
-  try {
-    return JSON.parse(new TextDecoder().decode(data)) as unknown;
-  } catch {
-    return null;
-  }
-}
 
 export interface RunningNode {
   readonly bus: Bus;
@@ -108,7 +98,16 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       logger.child({ component: 'node' }),
     );
     // The node's own apply announcements: what it ran and what failed before a restart.
-    node.send({ type: 'node.booted', history: await readNodeHistory(bus, config.node.id) });
+    const history = await readNodeHistory(bus, config.node.id);
+    logger.info(
+      {
+        applied_epoch: history.applied?.epoch ?? 0,
+        failed_epoch: history.failed?.epoch ?? null,
+        posture: history.failed?.posture ?? null,
+      },
+      'node history replayed',
+    );
+    node.send({ type: 'node.booted', history });
 
     // 3. subsystems, then configuration: apply what is active before binding
     const secrets = await startSecrets({ bus, bucket: catalogue.secrets, config, logger });
@@ -178,11 +177,10 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         ...seats.last,
       ],
     });
-    // Posture lag: peers' apply announcements say who has the active epoch.
-    const lag = createLagWatch({ nodeId: config.node.id });
-    const lagAnnouncements = bus.subscribe(configSubjects.revisionApplied, (m) =>
-      lag.announced(decodeJson(m.data)),
-    );
+    // Posture lag: the revision table says which peer has the active epoch.
+    const lag = createLagWatch({
+      peerHas: (epoch) => configuration.revisions.peerApplied(epoch, config.node.id),
+    });
     let lagSeconds = 0;
     const checkLag = (): void => {
       const state = lag.check(configuration.view.state.active?.epoch ?? 0, node.view().appliedEpoch);
@@ -357,7 +355,6 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         // First, and alongside the listeners' drain: no new wake; running turns get their grace to finish.
         const turnsSettled = seats.drain(config.node.turn_grace_seconds * 1000);
         clearInterval(reconcile);
-        await lagAnnouncements.stop();
         await alarms.stop();
         await gateway?.drain();
         await scatter.stop();

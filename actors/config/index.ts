@@ -22,3 +22,20 @@ export {
 } from './apply.host.js';
 export { activePointerKey, configSubjects } from './config.subjects.js';
 export { createLagWatch, POSTURE_LAG_MS, type LagWatch } from './lag.js';
+export {
+  revisionMachine,
+  type NodeApply,
+  type RevisionContext,
+  type RevisionEvent,
+} from './revision.machine.js';
+export {
+  emptyRevisionTable,
+  foldRevisionFact,
+  peerApplied,
+  revisionStatus,
+  type RevisionFact,
+  type RevisionSnapshot,
+  type RevisionStatus,
+  type RevisionTable,
+} from './revisions.js';
+export { startRevisions, type Revisions, type RevisionsOptions } from './revision.host.js';

@@ -1,9 +1,16 @@
 import t from 'tap';
-import { createLagWatch, POSTURE_LAG_MS } from '../../actors/index.js';
+import {
+  createLagWatch,
+  emptyRevisionTable,
+  foldRevisionFact,
+  peerApplied,
+  POSTURE_LAG_MS,
+} from '../../actors/index.js';
 
+const revision = '0b6c3f2e-7d4a-4c1e-9f00-2a5b6c7d8e9f';
 const applied = (node: string, epoch: number, status = 'applied') => ({
   node,
-  revision_id: '0b6c3f2e-7d4a-4c1e-9f00-2a5b6c7d8e9f',
+  revision_id: revision,
   epoch,
   status,
   applied_subsystems: [],
@@ -12,15 +19,27 @@ const applied = (node: string, epoch: number, status = 'applied') => ({
 
 t.test('a node behind a peer that has the active epoch lags, and is shed past 45 s', async (t) => {
   let now = 1_000_000;
-  const lag = createLagWatch({ nodeId: 'node-a', now: () => now });
+  // The revision table the node follows: revision 2 won epoch 2.
+  const table = emptyRevisionTable();
+  foldRevisionFact(table, {
+    kind: 'activated',
+    pointer: {
+      revision_id: revision,
+      parent_revision_id: null,
+      epoch: 2,
+      activated_at: '2026-11-23T10:00:00.000Z',
+    },
+  });
+  const announced = (record: unknown) => foldRevisionFact(table, { kind: 'applied', announcement: record });
+  const lag = createLagWatch({ peerHas: (epoch) => peerApplied(table, epoch, 'node-a'), now: () => now });
   t.same(lag.check(2, 1), { lagSeconds: 0, lagged: false }, 'alone, there is nobody to lag behind');
-  lag.announced(applied('node-a', 2));
+  announced(applied('node-a', 2));
   t.same(lag.check(2, 1), { lagSeconds: 0, lagged: false }, 'its own announcement is not a peer');
-  lag.announced(applied('node-b', 2, 'failed'));
-  lag.announced({ node: 'node-c' });
+  announced(applied('node-b', 2, 'failed'));
+  announced({ node: 'node-c' });
   t.same(lag.check(2, 1), { lagSeconds: 0, lagged: false }, 'a failed or malformed announcement neither');
 
-  lag.announced(applied('node-b', 2));
+  announced(applied('node-b', 2));
   t.same(lag.check(2, 1), { lagSeconds: 0, lagged: false }, 'behind from now');
   now += 30_000;
   t.same(lag.check(2, 1), { lagSeconds: 30, lagged: false });
