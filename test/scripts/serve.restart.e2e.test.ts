@@ -1,0 +1,84 @@
+/**
+ * A node killed outright (SIGKILL) after applies rebuilds its actors from the store on restart: the node
+ * its history from its own apply announcements (the same applied epoch on `/health`), and the revisions
+ * their lifecycle from SVC_CONFIG (the same revision statuses, the same per-node applies).
+ */
+import t from 'tap';
+import { runSvc, type LogLine, type SvcChild } from '../harness/child.js';
+import { startNode, TOKEN } from '../harness/serve-node.js';
+
+type Json = Record<string, unknown>;
+const auth = { authorization: `Bearer ${TOKEN}` };
+
+async function put(
+  url: string,
+  body: unknown,
+  summary: string,
+): Promise<{ revision_id: string; epoch: number }> {
+  const res = await fetch(`${url}/config`, {
+    method: 'PUT',
+    headers: { ...auth, 'content-type': 'application/json', 'x-summary': summary },
+    body: JSON.stringify(body),
+  });
+  if (res.status !== 201) throw new Error(`PUT /config answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as { revision_id: string; epoch: number };
+}
+
+/** The `/health` answer once `applied_epoch` reaches `epoch`: the apply's outcome recorded first. */
+async function appliedAt(run: SvcChild, url: string, epoch: number): Promise<Json> {
+  await run.waitForLog((line) => line.msg === 'config applied' && line['epoch'] === epoch);
+  return (await (await fetch(`${url}/health`)).json()) as Json;
+}
+
+const revisionTable = async (url: string): Promise<unknown> => {
+  const res = await fetch(`${url}/config/revisions`, { headers: auth });
+  const body = (await res.json()) as { revisions: Json[] };
+  return body.revisions.map((r) => [r['revision_id'], r['is_active'], r['activated_at']]);
+};
+
+const replayed = (line: LogLine): boolean => line.msg === 'revisions replayed';
+
+t.test('a node killed after an apply comes back with the same node and revision states', async (t) => {
+  const node = await startNode(t, 'node: {id: node-r}');
+  const first = await put(
+    node.url,
+    { name: 'Acme', roles: [{ name: 'Ada', kind: 'human', contact: { chat_user_id: 'U1' } }] },
+    'one',
+  );
+  await appliedAt(node.run, node.url, first.epoch);
+  const second = await put(
+    node.url,
+    {
+      name: 'Acme',
+      mission: 'two',
+      roles: [{ name: 'Ada', kind: 'human', contact: { chat_user_id: 'U1' } }],
+    },
+    'two',
+  );
+  const before = await appliedAt(node.run, node.url, second.epoch);
+  t.match(before, { status: 'ok', posture: 'serve', applied_epoch: 2 });
+  const tableBefore = await revisionTable(node.url);
+
+  node.run.kill('SIGKILL');
+  await node.run.exited;
+
+  const again = runSvc(['serve', '--config', node.configFile], { SVC_TOKEN: TOKEN });
+  t.teardown(() => again.kill('SIGKILL'));
+  const history = await again.waitForLog((line) => line.msg === 'node history replayed');
+  t.match(history, { applied_epoch: 2, failed_epoch: null }, 'the node read its own announcements back');
+  const revisions = await again.waitForLog(replayed);
+  t.match(
+    revisions,
+    { revisions: 2, active_revision_id: second.revision_id, applied_on: { 'node-r': 'applied' } },
+    'the revisions replayed from SVC_CONFIG: the second active and applied on this node',
+  );
+  await again.waitForLog((line) => line.msg === 'node serving');
+  const after = (await (await fetch(`${node.url}/health`)).json()) as Json;
+  t.match(after, {
+    status: 'ok',
+    configured: true,
+    posture: 'serve',
+    applied_epoch: before['applied_epoch'],
+  });
+  t.same(await revisionTable(node.url), tableBefore, 'the revision table reads the same');
+});
