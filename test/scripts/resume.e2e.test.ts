@@ -3,7 +3,8 @@
  * fake model and a stdio MCP server that appends every call to a ledger file. kill -9 while a tool call
  * runs, then a restart: the turn resumes from its journal, the tool's side effect happens once. SIGTERM
  * while the model answers: the turn finishes within the drain's grace, or — the grace run out — is cut
- * for shutdown and finished by the next start. Either way one completion, one set of figures, and
+ * for shutdown and finished by the next start. kill -9 while the model answers: only that call is asked
+ * again. Either way one completion, one set of figures, and
  * nothing that reads as an operator's stop. The wake is put on the store's inbox before the node starts.
  */
 import { randomUUID } from 'node:crypto';
@@ -268,6 +269,35 @@ t.test(
     t.equal(await second.stop(), 0);
     t.equal(s.llm.requests.length, 5, 'only the unanswered model call was asked again');
     t.equal(ledgerLines(s.ledger), 1);
+    await oneTruth(t, s);
+  },
+);
+
+t.test(
+  'kill -9 while the model answers, then a restart: only the unanswered call is asked again, the tool ran once',
+  async (t) => {
+    const s = await setup(t, [plan, call({ title: 'T-4' }), { ...account, hold: 'never' }, account, review]);
+    const first = await boot(t, s, '', true);
+    await s.llm.waitForRequests(3);
+    t.equal(ledgerLines(s.ledger), 1, 'the ticket was created before the kill');
+    first.run.kill('SIGKILL');
+    await first.run.exited;
+
+    const second = await boot(t, s);
+    await second.run.waitForLog((l) => l.msg === 'turn resumed');
+    await second.run.waitForLog((l) => l.msg === 'turn completed');
+    await readsAgree(t, second, s.turnId);
+    t.equal(await second.stop(), 0);
+
+    t.equal(ledgerLines(s.ledger), 1, 'the ticket was not created again');
+    t.equal(s.llm.requests.length, 5, 'plan and the tool-calling answer were not asked again');
+    const messages = (n: number) =>
+      JSON.stringify((s.llm.requests[n]!.body as { messages: unknown }).messages);
+    t.equal(
+      messages(3),
+      messages(2),
+      'the call asked again is the one cut: the recorded rounds replayed as they were',
+    );
     await oneTruth(t, s);
   },
 );
