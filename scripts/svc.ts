@@ -12,6 +12,7 @@ import { ConfigUsageError, runConfig } from './config-cli.js';
 import { EventsUsageError, runEvents } from './events-cli.js';
 import { FleetUsageError, runFleet } from './fleet-cli.js';
 import { createLogger } from './logger.js';
+import { ProjectionsUsageError, runProjections } from './projections-cli.js';
 import { replayStream } from './replay.js';
 import { runKeygen, runSecrets, SecretsUsageError } from './secrets-cli.js';
 import { serve } from './serve.js';
@@ -31,6 +32,7 @@ Commands:
   fleet     the nodes of a fleet, the broker's membership, removing a departed node (svc fleet --help)
   backup    back up a running node's bus estate into a directory; 'backup list' shows them
   restore   load a backup into a fresh store, the node stopped (svc restore --help)
+  projections  list the read models' projections and checkpoints; rebuild one or all by replay (svc projections --help)
 
 Flags:
   -h, --help      show help (also: svc <command> --help)
@@ -115,6 +117,16 @@ export async function main(
         return await runBackup(rest, env, out, err);
       case 'restore':
         return await runRestore(rest, env, out, err);
+      case 'projections':
+        return await runProjections(
+          rest,
+          env,
+          out,
+          err,
+          (file) => loadConfig(file, env, err),
+          (config) =>
+            createLogger({ debug: config.debug, node: config.node.id, destination: process.stderr, env }),
+        );
       default:
         throw new UsageError(`unknown command: ${command}`);
     }
@@ -126,6 +138,7 @@ export async function main(
       error instanceof EventsUsageError ||
       error instanceof FleetUsageError ||
       error instanceof BackupUsageError ||
+      error instanceof ProjectionsUsageError ||
       (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
     ) {
       err.write(`svc: ${error.message}\nRun 'svc --help' for usage.\n`);
