@@ -8,6 +8,7 @@ import { Streams, type Bus, type StoredMessage } from '../bus/index.js';
 import {
   arrivalsOf,
   integrationsProjection,
+  openCheckpoints,
   runProjection,
   type CheckpointStore,
   type IntegrationsState,
@@ -28,19 +29,28 @@ export interface IntegrationsView {
 
 export async function followIntegrations(opts: {
   bus: Bus;
-  checkpoints?: CheckpointStore;
+  /** Where checkpoints are kept (`stream.store_dir`): boot then folds only the tail. */
+  storeDir?: string | undefined;
   logger?: Logger;
 }): Promise<IntegrationsView> {
+  // Its own connection to the projections' checkpoint database: this read model starts before the others.
+  const checkpoints: CheckpointStore | undefined = opts.storeDir ? openCheckpoints(opts.storeDir) : undefined;
   const listeners = new Set<(message: StoredMessage) => void>();
-  const running = await runProjection({
-    bus: opts.bus,
-    projection: integrationsProjection,
-    ...(opts.checkpoints ? { checkpoints: opts.checkpoints } : {}),
-    ...(opts.logger ? { logger: opts.logger } : {}),
-    onLive: (_state, message) => {
-      for (const listener of listeners) listener(message);
-    },
-  });
+  let running: RunningProjection<IntegrationsState>;
+  try {
+    running = await runProjection({
+      bus: opts.bus,
+      projection: integrationsProjection,
+      ...(checkpoints ? { checkpoints } : {}),
+      ...(opts.logger ? { logger: opts.logger } : {}),
+      onLive: (_state, message) => {
+        for (const listener of listeners) listener(message);
+      },
+    });
+  } catch (error) {
+    checkpoints?.close();
+    throw error;
+  }
   return {
     running,
     state: () => running.state(),
@@ -53,6 +63,9 @@ export async function followIntegrations(opts: {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    stop: () => running.stop(),
+    async stop() {
+      await running.stop();
+      checkpoints?.close();
+    },
   };
 }

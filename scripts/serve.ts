@@ -191,6 +191,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     // Integration records (arrivals, passes): read by `/integrations`, the setup routes and the actors.
     const integrations = await followIntegrations({
       bus,
+      storeDir: config.stream.store_dir,
       logger: logger.child({ component: 'projection.integrations' }),
     });
     // The integration actors (one per setup kind, serving svc.cmd.integration.*) and the setup routes.

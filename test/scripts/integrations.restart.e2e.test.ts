@@ -117,6 +117,19 @@ t.test(
     const again = await second.call('POST', '/setup/integrations/monitor/check');
     t.equal(again.status, 200);
     t.equal((await runsOf(second, 'monitor')).length, 2);
-    await second.stop();
+    const counted = await arrivalsOf(second, 'codehost-a');
+    const listed = await runsOf(second, 'tracker-a');
+    t.equal(await second.stop(), 0);
+
+    // A stop saves the read model's checkpoint: the next boot resumes from it, with the same answers.
+    const third = await bootNode(t, store, '', env);
+    t.match(
+      third.run.lines.find((l) => l.msg === 'projection ready' && l['projection'] === 'integrations'),
+      { from: 'checkpoint' },
+    );
+    t.same(await arrivalsOf(third, 'codehost-a'), counted);
+    t.same(await runsOf(third, 'tracker-a'), listed);
+    t.equal((await runsOf(third, 'monitor')).length, 2);
+    await third.stop();
   },
 );
