@@ -3,6 +3,7 @@
  * The `svc` command line. Each command parses its own flags and prints its own help; a bad
  * invocation exits 2, a refused configuration exits 1 with every problem listed.
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { openBus, type Bus } from '../bus/index.js';
 import { companyJsonSchema, formatProblems, type TierA } from '../schema/index.js';
@@ -15,6 +16,7 @@ import { createLogger } from './logger.js';
 import { ProjectionsUsageError, runProjections } from './projections-cli.js';
 import { replayStream } from './replay.js';
 import { runKeygen, runSecrets, SecretsUsageError } from './secrets-cli.js';
+import { seedCompany } from './seed-company.js';
 import { serve } from './serve.js';
 import { packageVersion } from './version.js';
 
@@ -45,13 +47,15 @@ Environment:
   SVC_LOG_LEVEL   trace, debug, info, warn, error, fatal or silent (overrides Tier A debug)
 `;
 
-const serveHelp = `Usage: svc serve [--config FILE]
+const serveHelp = `Usage: svc serve [--config FILE] [--company FILE]
 
 Runs one node until SIGTERM or SIGINT, then drains: /ready answers 503, writes and webhooks
 answer 503 draining, the public listener closes, then api.port; exit code 0.
 
 Flags:
   -c, --config FILE   Tier A bootstrap file (YAML); default: $SVC_CONFIG
+      --company FILE  a company document (YAML or JSON) to activate when nothing is active anywhere in
+                      the fleet (a first start); ignored once any revision is active
   -h, --help          show this help
 
 Exit codes: 0 after a drain; 1 when the configuration is refused or the node cannot start; 2 on bad flags.
@@ -158,10 +162,25 @@ function loadConfig(file: string | undefined, env: NodeJS.ProcessEnv, err: Out):
   return null;
 }
 
+/** The `--company` file's text, read before the node starts so a wrong path fails at once. */
+function readCompanyFile(file: string, err: Out): { file: string; text: string } | false {
+  try {
+    return { file, text: readFileSync(file, 'utf8') };
+  } catch (error) {
+    const reason = error instanceof Error && 'code' in error ? String(error.code) : 'unreadable';
+    err.write(`svc: --company ${file}: cannot read it (${reason})\n`);
+    return false;
+  }
+}
+
 async function runServe(args: string[], env: NodeJS.ProcessEnv, out: Out, err: Out): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { config: { type: 'string', short: 'c' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      config: { type: 'string', short: 'c' },
+      company: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
     strict: true,
   });
   if (values.help) {
@@ -170,6 +189,8 @@ async function runServe(args: string[], env: NodeJS.ProcessEnv, out: Out, err: O
   }
   const config = loadConfig(values.config, env, err);
   if (!config) return 1;
+  const company = values.company === undefined ? null : readCompanyFile(values.company, err);
+  if (company === false) return 1;
   const logger = createLogger({ debug: config.debug, node: config.node.id });
   // Signals are caught from the start: one that arrives while the node boots drains it once it is up.
   let signalled: NodeJS.Signals | null = null;
@@ -187,6 +208,16 @@ async function runServe(args: string[], env: NodeJS.ProcessEnv, out: Out, err: O
     stop('SIGTERM');
   });
   const running = await serve(config, { logger, version: packageVersion() });
+  if (company) {
+    await seedCompany({
+      bus: running.bus,
+      file: company.file,
+      text: company.text,
+      nodeId: config.node.id,
+      configured: running.configuration.view.state.active !== null,
+      logger,
+    }).catch((error: unknown) => logger.error({ err: error }, 'the --company file could not be applied'));
+  }
   await new Promise<void>((resolve) => {
     onSignal = () => {
       running.drain().then(resolve, (error: unknown) => {

@@ -1,0 +1,70 @@
+/**
+ * `svc serve --company FILE`: a node that finds nothing active anywhere in the fleet activates FILE, so a
+ * first start (`npm start`) shows a company at once. It is an ordinary write through the config writer with
+ * `If-None-Match: *` semantics: once anything is active (this seed on an earlier start, a write, another
+ * node's seed) the file is ignored, so editing the company later never fights the seed.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { sendCommand, type Bus } from '../bus/index.js';
+import { Commands, parseCompanyYaml } from '../schema/index.js';
+
+export interface SeedOutcome {
+  readonly outcome: 'seeded' | 'already_configured' | 'refused';
+  readonly revisionId?: string;
+}
+
+export async function seedCompany(opts: {
+  bus: Pick<Bus, 'request'>;
+  /** Named in logs and the revision's summary. */
+  file: string;
+  text: string;
+  nodeId: string;
+  /** True when a revision is active already (the node's view); the writer still decides under a race. */
+  configured: boolean;
+  logger: Logger;
+}): Promise<SeedOutcome> {
+  const log = opts.logger.child({ component: 'config.seed', file: opts.file });
+  if (opts.configured) {
+    log.info('a company is already active; the --company file is not applied');
+    return { outcome: 'already_configured' };
+  }
+  const text = opts.text;
+  const parsed = parseCompanyYaml(text);
+  if (!parsed.ok) {
+    log.error(
+      { problems: parsed.problems },
+      'the --company file is not a readable document; nothing is active',
+    );
+    return { outcome: 'refused' };
+  }
+  const reply = await sendCommand(opts.bus, Commands.config.write, {
+    document: parsed.value,
+    basis_revision_id: null,
+    precondition: { if_none_match_any: true },
+    rules: 'write',
+    dry_run: false,
+    actor: { id: opts.nodeId, kind: 'node' },
+    source: 'cli',
+    summary: `first company, from ${opts.file}`,
+    yaml_text: text,
+    revision_id: randomUUID(),
+  });
+  if (reply.outcome === 'stored') {
+    log.info(
+      { revision_id: reply.revision_id, warnings: reply.warnings.length },
+      'company activated from the --company file',
+    );
+    return { outcome: 'seeded', revisionId: reply.revision_id };
+  }
+  if (reply.outcome === 'refused' && reply.error === 'already_configured') {
+    log.info('another writer activated a company first; the --company file is not applied');
+    return { outcome: 'already_configured' };
+  }
+  const problems = reply.outcome === 'refused' ? (reply.problems ?? []) : [];
+  log.error(
+    { error: reply.outcome === 'refused' ? reply.error : reply.outcome, problems },
+    'the --company file was refused; the node serves unconfigured',
+  );
+  return { outcome: 'refused' };
+}
