@@ -12,7 +12,7 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /** One schema problem, without the value that caused it (a request may carry a secret). */
-export interface CommandIssue {
+interface CommandIssue {
   readonly path: string;
   readonly message: string;
 }
@@ -45,7 +45,7 @@ export class CommandReplyError extends Error {
 }
 
 /** A request that is not JSON or not the catalogue's request shape; the server answers it as an error. */
-export class CommandRequestError extends Error {
+class CommandRequestError extends Error {
   override name = 'CommandRequestError';
   constructor(
     readonly command: string,
@@ -55,7 +55,7 @@ export class CommandRequestError extends Error {
   }
 }
 
-export interface SendCommandOptions {
+interface SendCommandOptions {
   /** Default (also when undefined): the catalogue entry's `timeoutMs`. */
   readonly timeoutMs?: number | undefined;
   readonly headers?: Headers;
@@ -87,9 +87,9 @@ export async function sendCommand<Body, Reply, Input>(
   return reply.data;
 }
 
-export type CommandHandler<Body, Reply> = (body: Body, message: CoreMessage) => Reply | Promise<Reply>;
+type CommandHandler<Body, Reply> = (body: Body, message: CoreMessage) => Reply | Promise<Reply>;
 
-export interface ServeCommandOptions<Reply> {
+interface ServeCommandOptions<Reply> {
   /**
    * The reply to a request that does not validate, for a command whose reply can say so itself. Without
    * it the request is answered as an error (the sender sees RemoteError naming the problems).

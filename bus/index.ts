@@ -61,13 +61,4 @@ export { openMemoryBus, type MemoryBusOptions } from './memory/index.js';
 export { openBus, type OpenBusOptions } from './open.js';
 export { publishEvent, UnmappedEventTypeError } from './publish-event.js';
 export { restoreBackup, type RestoreSource } from './restore.js';
-export {
-  CommandReplyError,
-  CommandRequestError,
-  sendCommand,
-  serveCommand,
-  type CommandHandler,
-  type CommandIssue,
-  type SendCommandOptions,
-  type ServeCommandOptions,
-} from './commands.js';
+export { CommandReplyError, sendCommand, serveCommand } from './commands.js';

@@ -311,7 +311,7 @@ export {
 export { Payloads } from './events/index.js';
 export { PauseBody, ResumeBody, SeatCommandReply, SeatPause, SeatResume } from './seats.js';
 export { Commands, defineCommand } from './commands/index.js';
-export type { Command, CommandBody, CommandReply, CommandRequest } from './commands/index.js';
+export type { Command } from './commands/index.js';
 export {
   BACKUP_FORMAT,
   BACKUP_MANIFEST,

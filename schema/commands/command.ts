@@ -19,12 +19,6 @@ export interface Command<Body = unknown, Reply = unknown, Input = Body> {
   readonly timeoutMs: number;
 }
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- `any` only to match any command in a conditional type */
-export type CommandRequest<C> = C extends Command<any, any, infer Input> ? Input : never;
-export type CommandBody<C> = C extends Command<infer Body, any, any> ? Body : never;
-export type CommandReply<C> = C extends Command<any, infer Reply, any> ? Reply : never;
-/* eslint-enable @typescript-eslint/no-explicit-any */
-
 const TOKEN = /^[A-Za-z0-9_-]+$/;
 
 function token(kind: string, value: string): string {

@@ -15,4 +15,4 @@ export const Commands = {
 } as const;
 
 export { defineCommand } from './command.js';
-export type { Command, CommandBody, CommandReply, CommandRequest } from './command.js';
+export type { Command } from './command.js';
