@@ -9,11 +9,11 @@
 import { assign, setup } from 'xstate';
 import { defaultLimits, type TurnLimits } from './seat.limits.js';
 import { foldNeeds, needsFor, type SeatNeed } from './seat.needs.js';
+import { breach, expiredOf, isCurrent, run, timedOut, type BreachParams } from './seat.steps.js';
 import {
   completed,
   fold,
   outcomeOf,
-  type DeadlineBreach,
   type FailReason,
   type Paused,
   type PhaseName,
@@ -38,61 +38,6 @@ export type {
   TurnCompletedPayload,
   Wake,
 } from './seat.types.js';
-
-/** Runs the phase the turn just entered. */
-const run = {
-  type: 'runPhase',
-  params: ({ context }: { context: SeatContext }): PhaseRequest => {
-    const turn = context.turn as Turn;
-    return { turn, phase: turn.phases[turn.phases.length - 1] ?? 'plan' };
-  },
-} as const;
-
-/** A guard ended the turn: it fails, and the breach is published. */
-const breach = (kind: string, detail: string) =>
-  [
-    { type: 'fail', params: { reason: 'error', error: `${kind}: ${detail}` } },
-    {
-      type: 'guardBreach',
-      params: ({ context }: { context: SeatContext }) => ({
-        turn_id: context.turn?.turn_id ?? '',
-        phase: 'review' as PhaseName,
-        kind,
-        detail,
-      }),
-    },
-  ] as const;
-
-/** The breach a deadline event carries (on `seat.deadline`, or `expired` on a wake). */
-const expiredOf = (event: SeatEvent): DeadlineBreach | undefined =>
-  event.type === 'seat.deadline' || event.type === 'seat.wake' ? event.expired : undefined;
-
-/** A scheduled turn outlived its `timeout_seconds`: it fails, and the breach is published. */
-const timedOut = [
-  {
-    type: 'fail',
-    params: ({ event }: { event: SeatEvent }) => ({
-      reason: 'error' as FailReason,
-      error: expiredOf(event)?.error ?? 'scheduled_timeout',
-    }),
-  },
-  {
-    type: 'guardBreach',
-    params: ({ event }: { event: SeatEvent }) =>
-      expiredOf(event)?.breach ?? { turn_id: null, kind: 'scheduled_timeout' },
-  },
-] as const;
-
-/** What a guard publishes as `turn.guard_breach`: its kind and turn, and the fields of its own. */
-type BreachParams = { readonly turn_id: string | null; readonly kind: string } & Readonly<
-  Record<string, unknown>
->;
-
-const isCurrent = (context: SeatContext, event: SeatEvent, phase?: PhaseName): boolean =>
-  context.turn !== null &&
-  'turn_id' in event &&
-  event.turn_id === context.turn.turn_id &&
-  (phase === undefined || outcomeOf(event)?.phase === phase);
 
 export const seatMachine = setup({
   types: {
