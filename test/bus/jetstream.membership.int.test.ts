@@ -55,8 +55,13 @@ t.test(
     t.match(healthy.reported.meta_unavailable, /system account/);
 
     await cluster.servers[2]!.stop();
-    const degraded = await until(bus, (m) =>
-      m.disagreements.some((d) => d.kind === 'offline' && d.server === 'n3'),
+    // The stopped server leaves the streams' reports and the connected server's gossip at different
+    // moments: wait for both, then check what each says.
+    const degraded = await until(
+      bus,
+      (m) =>
+        m.disagreements.some((d) => d.kind === 'offline' && d.server === 'n3') &&
+        m.advertised.servers.length === 2,
     );
     t.ok(
       degraded.disagreements.some((d) => d.kind === 'count'),
