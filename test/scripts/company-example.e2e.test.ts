@@ -19,7 +19,17 @@ t.test(
       body: readFileSync(join(root, 'ops', 'company.example.yaml'), 'utf8'),
     });
     t.equal(put.status, 201, 'the example is accepted');
-    t.same(((await put.json()) as { warnings: unknown[] }).warnings, [], 'without warnings');
+    const warnings = ((await put.json()) as { warnings: Array<{ kind: string; to?: string }> }).warnings;
+    // The example's credentials are ${VAR}s this test leaves unset: each is warned, and nothing else is.
+    t.same(
+      warnings.filter((w) => w.kind !== 'unresolved_reference'),
+      [],
+      'without warnings but the unset credentials',
+    );
+    t.ok(
+      warnings.some((w) => w.kind === 'unresolved_reference' && w.to === 'ANTHROPIC_API_KEY'),
+      'an unset credential is named',
+    );
     await node.run.waitForLog((line) => line.msg === 'tool servers applied');
 
     const answer = await fetch(`${node.url}/mcp-servers`, { headers: { authorization: `Bearer ${TOKEN}` } });
