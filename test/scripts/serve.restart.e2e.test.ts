@@ -27,7 +27,17 @@ async function put(
 /** The `/health` answer once `applied_epoch` reaches `epoch`: the apply's outcome recorded first. */
 async function appliedAt(run: SvcChild, url: string, epoch: number): Promise<Json> {
   await run.waitForLog((line) => line.msg === 'config applied' && line['epoch'] === epoch);
-  return (await (await fetch(`${url}/health`)).json()) as Json;
+  return healthAt(url, epoch);
+}
+
+/** `/health` once it shows `epoch` (it is rebuilt per 100 ms tick, so it may trail the log); the last one read after 10 s. */
+async function healthAt(url: string, epoch: number): Promise<Json> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const health = (await (await fetch(`${url}/health`)).json()) as Json;
+    if (health['applied_epoch'] === epoch || Date.now() > deadline) return health;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 const revisionTable = async (url: string): Promise<unknown> => {
@@ -73,7 +83,7 @@ t.test('a node killed after an apply comes back with the same node and revision 
     'the revisions replayed from SVC_CONFIG: the second active and applied on this node',
   );
   await again.waitForLog((line) => line.msg === 'node serving');
-  const after = (await (await fetch(`${node.url}/health`)).json()) as Json;
+  const after = await healthAt(node.url, before['applied_epoch'] as number);
   t.match(after, {
     status: 'ok',
     configured: true,
