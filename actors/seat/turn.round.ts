@@ -12,7 +12,7 @@ import type { SeatProfile } from './seat.profile.js';
 import type { TurnDeps } from './turn.deps.js';
 import type { PhaseJournal, PhaseRecord, RoundAnswer } from './turn.journal.js';
 import type { PhaseLive } from './turn.live.js';
-import { retriable, runToolCall, stopped, unknownOutcome, type ToolRun } from './turn.tools.js';
+import { originOf, retriable, runToolCall, stopped, unknownOutcome, type ToolRun } from './turn.tools.js';
 
 /**
  * How much of a tool's output the journal keeps: a bus message stays well under a server's payload limit
@@ -192,7 +192,7 @@ export async function phaseTool(
       trace_id: turn.wake.trace_id,
       signal,
     };
-    scope.live.toolCall(call.name, entry?.source ?? 'builtin');
+    scope.live.toolCall(call.name, originOf(entry));
     run = await runToolCall(deps, ctx, call, entry);
   }
   // Cut mid-call: nothing is journaled, so the next holder meets the call as in flight.

@@ -65,6 +65,9 @@ export interface ToolCallContext {
   readonly signal: AbortSignal;
 }
 
+/** Where a call ran: its tool's source, or `unknown` for a name the phase does not offer (nothing ran). */
+export const originOf = (entry: ToolEntry | undefined): string => entry?.source ?? 'unknown';
+
 /**
  * Runs `call` (with `entry`, the offered tool of that name, if any). Resolves with `cancelled` when the
  * turn's signal fired before the tool answered: the row then says so and carries no result.
@@ -100,7 +103,7 @@ export async function runToolCall(
     cancelled: false,
     execution: row(output, isError, origin, server),
   });
-  const origin = entry?.source ?? 'builtin';
+  const origin = originOf(entry);
   if (!call.arguments_valid)
     return answer('the arguments were not a JSON object; call again with an object', true, origin, null);
   if (!entry) return answer(`no tool named ${call.name} is offered in this phase`, true, origin, null);
@@ -172,7 +175,7 @@ export function unknownOutcome(
       error: output,
       started_at: deps.now().toISOString(),
       duration_ms: 0,
-      origin: entry?.source ?? 'builtin',
+      origin: originOf(entry),
       server: entry ? serverOf(entry) : null,
     },
   };

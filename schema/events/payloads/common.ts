@@ -6,8 +6,13 @@ export const Instant = z.string().min(1);
 
 const count = z.number().int().nonnegative();
 
-/** `builtin` or `mcp:<server>` (spec "Tool catalogue entry"). */
-export const ToolOrigin = z.string().regex(/^(builtin|mcp:[A-Za-z0-9_.-]+)$/, 'builtin or mcp:<server>');
+/**
+ * `builtin` or `mcp:<server>` (spec "Tool catalogue entry"), or `unknown`: the model called a tool the phase
+ * does not offer, so nothing ran (ops/turn-engine.md "Events").
+ */
+export const ToolOrigin = z
+  .string()
+  .regex(/^(builtin|unknown|mcp:[A-Za-z0-9_.-]+)$/, 'builtin, unknown or mcp:<server>');
 
 /** One tool call made by a phase. `server` is the tool server's name, null for a builtin. */
 export const ToolExecution = z.looseObject({
