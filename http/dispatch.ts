@@ -20,6 +20,7 @@ import type { ExchangeSet, Prepared, WriteContext } from './respond.js';
 import { isPublicPath } from './router.js';
 import type { CompiledRoute, RouteTable } from './router.js';
 import type { Actor, ApiReply, ApiRequest, GatewayLimits, ProbeSource } from './types.js';
+import type { RequestObserver } from './gateway.types.js';
 
 /** One bound listener and what it serves. */
 export interface ListenerState extends ExchangeSet {
@@ -39,6 +40,7 @@ export interface GatewayCore {
   readonly limits: GatewayLimits;
   readonly log: Logger;
   isDraining(): boolean;
+  readonly observer: RequestObserver | null;
 }
 
 /**
@@ -80,8 +82,20 @@ interface RequestLine {
   operator: string | null;
 }
 
+/** Tells the observer (metrics) of an answer written; `startedAt` is the request's arrival. */
+function observe(
+  core: GatewayCore,
+  method: string,
+  route: string | null,
+  status: number,
+  startedAt: number,
+): void {
+  core.observer?.answered({ method, route, status, seconds: (performance.now() - startedAt) / 1000 });
+}
+
 /** The line is built only when its level is on: probes and refusals are the hot path. */
 function logRequest(core: GatewayCore, level: 'info' | 'debug', line: RequestLine, status: number): void {
+  if (core.observer !== null) observe(core, line.method, line.route, status, performance.now());
   if (core.log.isLevelEnabled(level))
     core.log[level]({ ...line, path: safePath(line.path), status }, 'request');
 }
@@ -239,10 +253,13 @@ function dispatch(core: GatewayCore, l: ListenerState, res: HttpResponse, req: H
   }
   const exchange = new Exchange(res, l);
   const fields = { method, path: safePath(path) };
-  const receiving = { res, exchange, route: served, headers, ctx, log, fields, hold: l.budget.hold() };
+  const answered = (status: number): void =>
+    observe(core, method, served.pattern, status, exchange.startedAt);
+  const hold = l.budget.hold();
+  const receiving = { res, exchange, route: served, headers, ctx, log, fields, hold, answered };
   serve(core, receiving, request).catch((err: unknown) => {
     log.error({ event: 'handler_failed', err }, 'handler_failed');
-    exchange.send(ctx, failedReply);
+    if (exchange.send(ctx, failedReply)) answered(failedReply.status);
   });
 }
 
@@ -323,6 +340,7 @@ async function handle(core: GatewayCore, r: Receiving, facts: RequestFacts): Pro
     log.error({ ...fields, event: 'handler_failed', err }, 'handler_failed');
     [reply, sent] = [failedReply, exchange.send(ctx, failedReply)];
   }
+  if (sent) r.answered(reply.status);
   if (sent) log.info({ ...fields, status: reply.status, ms }, 'request');
   else
     log.info({ ...fields, event: 'answer_dropped', status: reply.status, ms }, 'answer dropped: client gone');

@@ -128,6 +128,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     limits,
     log,
     isDraining: () => draining || opts.probes.draining(),
+    observer: opts.observer ?? null,
   };
 
   const compiled = (opts.routes ?? []).map(compileRoute);

@@ -3,6 +3,21 @@ import type { Logger } from 'pino';
 import type { AuthSettings, GatewayLimits, ProbeSource, RouteDef } from './types.js';
 import type { StreamHub } from './ws/stream-hub.js';
 
+/** One answered request, as a metrics sink sees it (no path: a route pattern keeps the label set bounded). */
+export interface AnsweredRequest {
+  readonly method: string;
+  /** The route pattern (`/seats/{handle}`), `/health` or `/ready` for probes, null when no route matched. */
+  readonly route: string | null;
+  readonly status: number;
+  /** From the request's arrival to its answer being written. */
+  readonly seconds: number;
+}
+
+/** Told of every answered request; `scripts/` wires it to the metrics registry, so `http/` needs none. */
+export interface RequestObserver {
+  answered(request: AnsweredRequest): void;
+}
+
 export interface GatewayOptions {
   readonly host: string;
   /** `0` binds nothing. */
@@ -18,6 +33,8 @@ export interface GatewayOptions {
   readonly limits?: Partial<GatewayLimits>;
   /** The live stream: `WS /ws/stream` is served on `api.port` (ingress only) when given. */
   readonly stream?: StreamHub;
+  /** Told of every answered request (`GET /metrics`). */
+  readonly observer?: RequestObserver;
 }
 
 export interface Gateway {

@@ -14,6 +14,7 @@ const alwaysGuardedExact = new Set([
   '/setup',
   '/operator',
   '/fleet',
+  '/metrics',
   '/access',
   '/credential-pool',
   '/backups',

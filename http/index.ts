@@ -16,7 +16,7 @@ export type {
   RouteDef,
   RouteKind,
 } from './types.js';
-export type { Gateway, GatewayOptions } from './gateway.types.js';
+export type { AnsweredRequest, Gateway, GatewayOptions, RequestObserver } from './gateway.types.js';
 export { configRoutes, type ConfigRouteDeps } from './routes/config/config.routes.js';
 export { configQuestions } from './routes/config/config.questions.js';
 export { setupRoutes } from './routes/setup/setup.routes.js';
@@ -28,6 +28,7 @@ export { scheduleRoutes, type ScheduleRouteDeps } from './routes/schedules/sched
 export { accessRoutes, type AccessRouteDeps } from './routes/access/access.routes.js';
 export { seatRoutes, type SeatRouteDeps } from './routes/seats/seats.routes.js';
 export { fleetRoutes, type FleetRouteDeps } from './routes/fleet/fleet.routes.js';
+export { metricsRoutes, type MetricsSource } from './routes/metrics/metrics.routes.js';
 export { Arrivals, type ArrivalsOptions } from './webhooks/arrivals.js';
 export {
   integrationsAnswer,

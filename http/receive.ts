@@ -23,6 +23,8 @@ export interface Receiving {
   readonly fields: { readonly method: string; readonly path: string };
   /** This request's share of the listener's budget; the caller releases it when the exchange ends. */
   readonly hold: BodyHold;
+  /** Called with the status once an answer is written. */
+  readonly answered: (status: number) => void;
 }
 
 type Failed = Extract<BodyResult, { ok: false }>;
@@ -95,7 +97,7 @@ function refuse(limits: GatewayLimits, r: Receiving, result: Failed, maxBytes: n
     );
     reply = unreadable(limits, route, result.reason, maxBytes);
   }
-  r.exchange.send({ ...r.ctx, close: true }, reply);
+  if (r.exchange.send({ ...r.ctx, close: true }, reply)) r.answered(reply.status);
   log.info({ ...fields, status: reply.status }, 'request');
 }
 

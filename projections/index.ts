@@ -44,6 +44,7 @@ export {
   type ScheduleRunsView,
 } from './schedules/schedules.view.js';
 export { openCheckpoints, type Checkpoint, type CheckpointStore } from './runner/checkpoints.js';
+export { projectionPositions, type ProjectionPosition } from './runner/positions.js';
 export {
   runProjection,
   type AnyProjection,

@@ -24,6 +24,7 @@ import {
   dashboardRoutes,
   fleetMerges,
   loadDashboardAssets,
+  metricsRoutes,
   nativeBackendRoutes,
   queryRoutes,
   startGateway,
@@ -45,6 +46,7 @@ import { createReadModels } from './readmodels-wiring.js';
 import { startEvents, type EventsSubsystem } from './events-wiring.js';
 import { startFleet } from './fleet-wiring.js';
 import { startBackups } from './backup-wiring.js';
+import { createNodeMetrics } from './metrics-wiring.js';
 
 const reconcileIntervalMs = 15_000;
 
@@ -68,8 +70,9 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
   const queue = config.providers.queue;
   const ingress = config.node.roles.includes(NodeRole.Ingress);
 
-  // 1. bus
-  const bus = await openBus({
+  // 1. bus, timed for `GET /metrics`: every subsystem gets the instrumented one
+  const metrics = createNodeMetrics({ nodeId: config.node.id });
+  const rawBus = await openBus({
     type: queue.type,
     url: queue.url,
     authToken: queue.auth_token,
@@ -77,6 +80,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     storeDir: config.stream.store_dir,
     logger: logger.child({ component: 'bus' }),
   });
+  const bus = metrics.instrument(rawBus);
   let gateway: Gateway | null = null;
   let tools: ToolServers | null = null;
   try {
@@ -301,6 +305,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
               ...schedules.routes(),
               ...seats.routes(),
               ...fleet.routes(),
+              ...metricsRoutes(metrics),
               ...accessRoutesFor({
                 auth,
                 configuration,
@@ -328,6 +333,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
           configured: () => node.configured(),
         },
         logger: logger.child({ component: 'http' }),
+        observer: metrics.requests,
       });
     }
     logger.info(

@@ -9,6 +9,7 @@
  */
 import type { KvEntry, StoredMessage, Subscription } from '../../bus/index.js';
 import { Observers } from './observers.js';
+import { trackPosition } from './positions.js';
 import {
   isBucketProjection,
   type BootInfo,
@@ -194,6 +195,7 @@ async function runStream<S>(opts: RunnerOptions<S>, p: Projection<S>): Promise<R
   };
 
   let boot = await start(false);
+  const untrack = trackPosition(bus, { name: p.name, stream: p.stream, seq: () => seq });
   return {
     name: p.name,
     state: () => state,
@@ -212,6 +214,7 @@ async function runStream<S>(opts: RunnerOptions<S>, p: Projection<S>): Promise<R
       boot = await start(true);
     },
     async stop() {
+      untrack();
       await stopSources();
       save();
       observers.clear();

@@ -1,0 +1,174 @@
+/**
+ * The node's metrics (`GET /metrics`, ops/metrics.md), kept with prom-client in a registry of this node's own.
+ * No other folder imports the library: the gateway reports answered requests through its `RequestObserver`,
+ * the bus is wrapped here so every publish is timed (and the spend and turn records it carries are counted),
+ * and projection lag is read at scrape time from the positions the runner keeps per bus.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Bus, PubAck, PublishOptions } from '../bus/index.js';
+import type { AnsweredRequest, MetricsSource, RequestObserver } from '../http/index.js';
+import { projectionPositions } from '../projections/index.js';
+import { EventRecord, SpendRecord } from '../schema/index.js';
+
+export interface NodeMetrics extends MetricsSource {
+  readonly registry: Registry;
+  /** The gateway's observer: requests by route and status, webhook arrivals and refusals. */
+  readonly requests: RequestObserver;
+  /** `bus` with every publish timed and the records it carries counted; hand this one to every subsystem. */
+  instrument(bus: Bus): Bus;
+}
+
+const latencyBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const decoder = new TextDecoder();
+
+/** `svc.events.agent_turn_completed` → `svc.events`: two tokens keep the label set small and bounded. */
+export const subjectFamily = (subject: string): string => subject.split('.', 2).join('.');
+
+export function createNodeMetrics(opts: { nodeId: string }): NodeMetrics {
+  const registry = new Registry();
+  registry.setDefaultLabels({ node: opts.nodeId });
+  collectDefaultMetrics({ register: registry });
+
+  const requests = new Counter({
+    name: 'svc_http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const requestSeconds = new Histogram({
+    name: 'svc_http_request_duration_seconds',
+    help: 'Time from a request arriving to its answer being written, by method, route pattern and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: latencyBuckets,
+    registers: [registry],
+  });
+  const webhookArrivals = new Counter({
+    name: 'svc_webhook_arrivals_total',
+    help: 'Webhook deliveries accepted (2xx), by route pattern.',
+    labelNames: ['route'] as const,
+    registers: [registry],
+  });
+  const webhookRefusals = new Counter({
+    name: 'svc_webhook_refusals_total',
+    help: 'Webhook deliveries refused (any other status), by route pattern and status.',
+    labelNames: ['route', 'status'] as const,
+    registers: [registry],
+  });
+  const publishSeconds = new Histogram({
+    name: 'svc_bus_publish_seconds',
+    help: 'Time from a stream publish to its acknowledgement, by subject family and outcome.',
+    labelNames: ['subject', 'outcome'] as const,
+    buckets: latencyBuckets,
+    registers: [registry],
+  });
+  const turns = new Counter({
+    name: 'svc_turns_total',
+    help: 'Turns this node completed, by seat and outcome (completed or failed).',
+    labelNames: ['seat', 'outcome'] as const,
+    registers: [registry],
+  });
+  const modelCalls = new Counter({
+    name: 'svc_model_calls_total',
+    help: 'Model calls this node recorded, by seat, provider and model.',
+    labelNames: ['seat', 'provider', 'model'] as const,
+    registers: [registry],
+  });
+  const tokens = new Counter({
+    name: 'svc_tokens_total',
+    help: 'Tokens this node recorded, by seat, model and kind (input, output, cache_read, cache_write).',
+    labelNames: ['seat', 'model', 'kind'] as const,
+    registers: [registry],
+  });
+  let instrumented: Bus | null = null;
+  new Gauge({
+    name: 'svc_projection_lag_messages',
+    help: "Messages on a projection's stream not yet folded into it, by projection and stream.",
+    labelNames: ['projection', 'stream'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      if (instrumented === null) return;
+      const positions = projectionPositions(instrumented);
+      const last = new Map<string, number>();
+      for (const stream of new Set(positions.map((p) => p.stream))) {
+        try {
+          last.set(stream, (await instrumented.streamInfo(stream)).lastSeq);
+        } catch {
+          // The stream is out of reach (bus link down): its projections report nothing rather than 0.
+        }
+      }
+      for (const p of positions) {
+        const lastSeq = last.get(p.stream);
+        if (lastSeq !== undefined)
+          this.set({ projection: p.name, stream: p.stream }, Math.max(0, lastSeq - p.seq()));
+      }
+    },
+  });
+
+  /** Counts what a stored publish carried: a completed turn, a model call's tokens. */
+  const counted = (subject: string, data: Uint8Array): void => {
+    if (subject.startsWith('svc.spend.')) {
+      const record = SpendRecord.safeParse(JSON.parse(decoder.decode(data)));
+      if (!record.success) return;
+      const r = record.data;
+      modelCalls.inc({ seat: r.handle, provider: r.provider, model: r.model });
+      const seat = { seat: r.handle, model: r.model };
+      tokens.inc({ ...seat, kind: 'input' }, r.input_tokens);
+      tokens.inc({ ...seat, kind: 'output' }, r.output_tokens);
+      tokens.inc({ ...seat, kind: 'cache_read' }, r.cache_read_tokens);
+      tokens.inc({ ...seat, kind: 'cache_write' }, r.cache_write_tokens);
+    } else if (subject === 'svc.events.agent_turn_completed') {
+      const event = EventRecord.safeParse(JSON.parse(decoder.decode(data)));
+      if (!event.success) return;
+      const failed = event.data.failed || event.data.payload['failed'] === true;
+      turns.inc({ seat: event.data.agent_id ?? event.data.actor, outcome: failed ? 'failed' : 'completed' });
+    }
+  };
+
+  return {
+    registry,
+    requests: {
+      answered(r: AnsweredRequest): void {
+        const route = r.route ?? 'unmatched';
+        const labels = { method: r.method, route, status: String(r.status) };
+        requests.inc(labels);
+        requestSeconds.observe(labels, r.seconds);
+        if (!route.startsWith('/webhooks/')) return;
+        if (r.status >= 200 && r.status < 300) webhookArrivals.inc({ route });
+        else webhookRefusals.inc({ route, status: String(r.status) });
+      },
+    },
+    instrument(bus: Bus): Bus {
+      const publish = async (subject: string, data: Uint8Array, opts?: PublishOptions): Promise<PubAck> => {
+        const started = performance.now();
+        const family = subjectFamily(subject);
+        try {
+          const ack = await bus.publish(subject, data, opts);
+          publishSeconds.observe({ subject: family, outcome: 'ok' }, (performance.now() - started) / 1000);
+          if (!ack.duplicate) {
+            try {
+              counted(subject, data);
+            } catch {
+              // Not JSON: nothing to count; the publish itself stands.
+            }
+          }
+          return ack;
+        } catch (error) {
+          publishSeconds.observe({ subject: family, outcome: 'error' }, (performance.now() - started) / 1000);
+          throw error;
+        }
+      };
+      instrumented = new Proxy(bus, {
+        get(target, prop) {
+          if (prop === 'publish') return publish;
+          const value: unknown = Reflect.get(target, prop, target);
+          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+      return instrumented;
+    },
+    async render() {
+      return { contentType: registry.contentType, text: await registry.metrics() };
+    },
+  };
+}

@@ -1,0 +1,163 @@
+/**
+ * `GET /metrics` on a real `svc serve` (ops/metrics.md): guarded like `/fleet`, the Prometheus text format,
+ * and counters that move with what the node does — requests by route and status, webhook arrivals and
+ * refusals, a turn and its tokens by seat and model, bus publishes, projection lag.
+ */
+import { createHmac } from 'node:crypto';
+import t from 'tap';
+import { startLlmServer } from '../fixtures/llm/llm-server.js';
+import type { Step } from '../fixtures/llm/script.js';
+import { startNode, TOKEN } from '../harness/serve-node.js';
+
+const SECRET = 'codehost-a-metrics-secret-0123';
+const script: Step[] = [
+  {
+    kind: 'text',
+    text: '{"decision":"plan","steps":["triage"],"success_criteria":["triaged"],"tools":[]}',
+    usage: { prompt_tokens: 100, completion_tokens: 20 },
+  },
+  { kind: 'text', text: 'Triaged bug #7.', usage: { prompt_tokens: 150, completion_tokens: 5 } },
+  {
+    kind: 'text',
+    text: '{"verdict":"done","notes":"triaged"}',
+    usage: { prompt_tokens: 90, completion_tokens: 8 },
+  },
+];
+
+interface Sample {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}
+
+/** The exposition text's samples (comments skipped); fails the test on a line that is neither. */
+function parseExposition(text: string): Sample[] {
+  const samples: Sample[] = [];
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (m === null) throw new Error(`not an exposition line: ${line}`);
+    const labels: Record<string, string> = {};
+    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+      labels[l[1]!] = l[2]!;
+    samples.push({ name: m[1]!, labels, value: Number(m[3]) });
+  }
+  return samples;
+}
+
+/** The sum of a metric's samples whose labels include `labels`. */
+function total(samples: Sample[], name: string, labels: Record<string, string> = {}): number {
+  return samples
+    .filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+    .reduce((n, s) => n + s.value, 0);
+}
+
+t.test(
+  'GET /metrics is guarded, speaks the Prometheus text format, and its counters move with requests, ' +
+    'webhooks and turns',
+  async (t) => {
+    const llm = await startLlmServer({ wire: 'openai', script });
+    t.teardown(() => llm.close());
+    const node = await startNode(t);
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const scrape = async (): Promise<Sample[]> => {
+      const res = await fetch(`${node.url}/metrics`, { headers: auth });
+      t.equal(res.status, 200);
+      t.match(res.headers.get('content-type'), /^text\/plain; version=0\.0\.4/);
+      return parseExposition(await res.text());
+    };
+
+    const anonymous = await fetch(`${node.url}/metrics`);
+    t.equal(anonymous.status, 401, 'a token is needed, as for /fleet');
+    const before = await scrape();
+    t.equal(total(before, 'svc_webhook_arrivals_total'), 0);
+    t.ok(total(before, 'process_cpu_user_seconds_total') > 0, 'the process metrics are there too');
+
+    const company = {
+      name: 'Acme',
+      timezone: 'UTC',
+      providers: {
+        llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: llm.baseUrl } },
+        llm_order: ['local'],
+      },
+      integrations: { codehost_a: { webhook_secret: SECRET } },
+      roles: [{ name: 'Ada' }, { name: 'Cy' }],
+    };
+    const put = await fetch(`${node.url}/config`, {
+      method: 'PUT',
+      headers: { ...auth, 'content-type': 'application/json', 'x-summary': 'metrics' },
+      body: JSON.stringify(company),
+    });
+    t.equal(put.status, 201, 'the company is applied');
+    await node.run.waitForLog((l) => l.msg === 'config applied');
+
+    const body = JSON.stringify({
+      action: 'assigned',
+      sender: { login: 'someone' },
+      issue: { number: 7, title: 'Bug', assignees: [{ login: 'cy' }] },
+    });
+    const signed = (id: string, signature?: string) => ({
+      'content-type': 'application/json',
+      'x-codehost-a-event': 'issues',
+      'x-codehost-a-delivery': id,
+      'x-codehost-a-signature-256':
+        signature ?? `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
+    });
+    const post = (headers: Record<string, string>) =>
+      fetch(`${node.url}/webhooks/codehost-a`, { method: 'POST', headers, body });
+    t.equal((await post(signed('d-1', `sha256=${'0'.repeat(64)}`))).status, 401);
+    t.equal((await post(signed('d-1'))).status, 200);
+    await node.run.waitForLog((l) => l.msg === 'turn completed');
+
+    const after = await scrape();
+    const route = '/webhooks/codehost-a';
+    t.equal(total(after, 'svc_webhook_arrivals_total', { route }), 1, 'the accepted delivery');
+    t.equal(total(after, 'svc_webhook_refusals_total', { route, status: '401' }), 1, 'the bad signature');
+    t.equal(
+      total(after, 'svc_http_requests_total', { method: 'PUT', route: '/config', status: '201' }),
+      1,
+      'requests by route pattern and status',
+    );
+    t.equal(
+      total(after, 'svc_http_request_duration_seconds_count', { method: 'PUT', route: '/config' }),
+      1,
+      'and their latency histogram',
+    );
+    t.equal(
+      total(after, 'svc_http_requests_total', { route: '/metrics', status: '200' }),
+      1,
+      'the first scrape is counted by the second',
+    );
+    t.equal(total(after, 'svc_turns_total', { seat: 'cy', outcome: 'completed' }), 1, 'one turn for cy');
+    t.equal(total(after, 'svc_turns_total', { seat: 'ada' }), 0, 'none for ada');
+    t.equal(
+      total(after, 'svc_tokens_total', { seat: 'cy', model: 'local-1', kind: 'input' }),
+      100 + 150 + 90,
+      'input tokens by seat and model',
+    );
+    t.equal(
+      total(after, 'svc_tokens_total', { seat: 'cy', model: 'local-1', kind: 'output' }),
+      20 + 5 + 8,
+      'output tokens by seat and model',
+    );
+    t.equal(total(after, 'svc_model_calls_total', { seat: 'cy', model: 'local-1' }), 3);
+    t.ok(
+      total(after, 'svc_bus_publish_seconds_count', { subject: 'svc.events', outcome: 'ok' }) >
+        total(before, 'svc_bus_publish_seconds_count', { subject: 'svc.events', outcome: 'ok' }),
+      'bus publishes are timed to their acknowledgement',
+    );
+    const lag = after.filter((s) => s.name === 'svc_projection_lag_messages');
+    t.ok(
+      lag.some((s) => s.labels['stream'] === 'SVC_EVENTS'),
+      'the lag of the projections on SVC_EVENTS is reported',
+    );
+    t.ok(
+      lag.every((s) => s.value >= 0),
+      'lag is never negative',
+    );
+    t.ok(
+      after.every((s) => s.labels['node'] !== undefined),
+      'every sample names its node',
+    );
+  },
+);
