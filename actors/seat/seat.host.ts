@@ -225,7 +225,8 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
       actions: {
         runPhase: (_, params) => run(phase(params)),
         // Always a message: it is the phase's error and the reason a tool server is told on cancellation.
-        abortTurn: (_, params) => abort.abort(params.reason ?? 'the turn was stopped'),
+        abortTurn: (_, params) => abort.abort(params.reason),
+        cutTurn: () => run(cutRunning(CutReason.Paused)),
         completeTurn: (_, params) =>
           run(
             (async () => {
@@ -309,25 +310,41 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
    */
   async function cut(reason: CutReason): Promise<void> {
     stopping = true;
+    await cutRunning(reason);
+    await sub?.stop();
+    actor.stop();
+  }
+
+  /**
+   * Cuts the running turn, if any: its calls in flight are cancelled, the cut is journaled (but for a
+   * lost lease), and its wake is left in the inbox — for the next holder, or for this seat once resumed.
+   */
+  async function cutRunning(reason: CutReason): Promise<void> {
     const running = pending;
     pending = null;
     abort.abort(new TurnCut(reason));
-    if (running) {
-      if (reason === CutReason.Shutdown) {
-        await journals
-          .get(running.turn_id)
-          ?.writer.write({ kind: 'cut', reason })
-          .catch((error: unknown) => log.warn({ err: error }, 'turn cut not journaled'));
-        log.info({ turn_id: running.turn_id }, 'turn cut for shutdown; handed over');
-      }
-      running.reject(
-        reason === CutReason.LeaseLost
-          ? new LeaseFencedError(`seat.${handle}`, null)
-          : new RedeliverError('seat stopped mid-turn'),
+    abort = new AbortController();
+    if (!running) return;
+    const journal = journals.get(running.turn_id);
+    turns.delete(running.turn_id);
+    drafts.delete(running.turn_id);
+    journals.delete(running.turn_id);
+    if (reason !== CutReason.LeaseLost) {
+      await journal?.writer
+        .write({ kind: 'cut', reason })
+        .catch((error: unknown) => log.warn({ err: error }, 'turn cut not journaled'));
+      log.info(
+        { turn_id: running.turn_id },
+        reason === CutReason.Paused ? 'turn cut by a pause; resumes with the seat' : 'turn cut for shutdown; handed over',
       );
     }
-    await sub?.stop();
-    actor.stop();
+    running.reject(
+      reason === CutReason.LeaseLost
+        ? new LeaseFencedError(`seat.${handle}`, null)
+        : reason === CutReason.Paused
+          ? new RedeliverError('seat paused mid-turn', opts.pausedRetryMs ?? 2000)
+          : new RedeliverError('seat stopped mid-turn'),
+    );
   }
 
   let sub: Subscription | null = null;

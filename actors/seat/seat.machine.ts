@@ -54,8 +54,13 @@ export const seatMachine = setup({
   actions: {
     // Effects, implemented by the host (seat.host.ts) through `provide`.
     runPhase: (_, _params: PhaseRequest) => undefined,
-    /** `reason`: why, when it is not a pause (it becomes the aborted phase's error). */
-    abortTurn: (_, _params: { turn_id: string; reason?: string }) => undefined,
+    /** `reason`: why (it becomes the aborted phase's error). */
+    abortTurn: (_, _params: { turn_id: string; reason: string }) => undefined,
+    /**
+     * A `stop_running` pause: the running turn is cut, not ended — nothing is recorded as failed, its
+     * wake stays in the inbox and the turn resumes from its journal once the seat is resumed.
+     */
+    cutTurn: (_, _params: { turn_id: string }) => undefined,
     completeTurn: (
       _,
       _params: {
@@ -222,10 +227,12 @@ export const seatMachine = setup({
         'seat.pause': [
           {
             guard: 'stopRunning',
+            target: 'stopped.paused',
             actions: [
               'pause',
               { type: 'announcePaused', params: ({ event }) => ({ paused: event.paused }) },
-              { type: 'abortTurn', params: ({ context }) => ({ turn_id: context.turn?.turn_id ?? '' }) },
+              { type: 'cutTurn', params: ({ context }) => ({ turn_id: context.turn?.turn_id ?? '' }) },
+              'clear',
             ],
           },
           {

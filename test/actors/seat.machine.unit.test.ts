@@ -173,11 +173,14 @@ t.test('pause without stop_running lets the turn finish, then the seat stays pau
   t.same(types(resumed.effects), ['announceResumed']);
 });
 
-t.test('pause with stop_running aborts the running turn', async (t) => {
+t.test('pause with stop_running cuts the running turn: no completion, the seat is paused at once', async (t) => {
   const paused = { by: 'op', at: at(1), reason: 'stop', stop_running: true };
   const { snap, effects } = when(given(), woke, { type: 'seat.pause', paused });
-  t.same(types(effects), ['runPhase', 'announcePaused', 'abortTurn']);
-  const ended = when(snap, {
+  t.same(types(effects), ['runPhase', 'announcePaused', 'cutTurn']);
+  t.same(effects[2]!.params, { turn_id: 'turn-1' });
+  t.ok(snap.matches({ stopped: 'paused' }));
+  t.equal(snap.context.turn, null, 'the turn is left to its journal');
+  const late = when(snap, {
     type: 'seat.phase.failed',
     turn_id: 'turn-1',
     phase: 'plan',
@@ -186,7 +189,10 @@ t.test('pause with stop_running aborts the running turn', async (t) => {
     reason: 'aborted',
     error: 'paused',
   });
-  t.ok(ended.snap.matches({ stopped: 'paused' }));
+  t.ok(late.snap.matches({ stopped: 'paused' }));
+  t.same(types(late.effects), [], 'the cut phase ends nothing: no completion');
+  const resumed = when(snap, { type: 'seat.resume', by: 'op', at: at(5) }, woke);
+  t.ok(resumed.snap.matches({ working: 'plan' }), 'resumed, the seat takes the wake again');
 });
 
 t.test('a seat that boots paused takes no wake until resumed', async (t) => {

@@ -94,19 +94,33 @@ t.test('pause without stop_running lets the turn finish and starts no new one un
   t.ok(resumedAt >= 0 && resumedAt < secondStart, 'the waiting wake ran only after the resume');
 });
 
-t.test('pause with stop_running aborts the running turn at its next step', async (t) => {
-  const h = await startCompany(t, { script: [{ ...cleanTurn[0]!, hold: 'never' }] });
-  await h.wake('cy');
-  await h.llm.waitForRequests(1);
-  await command(h.bus, 'pause', { seat: 'cy', stop_running: true });
-  const turn = Payloads.AgentTurnCompleted.parse(
-    (await h.waitFor((e) => e.type === 'agent_turn_completed')).payload,
-  );
-  t.equal(turn.failed, true);
-  t.match(turn.error, /stopped/);
-  t.equal(h.runtime.host('cy')?.state(), 'stopped.paused');
-  t.equal(h.llm.requests.length, 1);
-});
+t.test(
+  'pause with stop_running cuts the running turn at its next step; resume resumes it, completed once',
+  async (t) => {
+    const h = await startCompany(t, {
+      script: [{ ...cleanTurn[0]!, hold: 'never' }, { kind: 'text' as const, text: '{"decision":"skip"}' }],
+    });
+    await h.wake('cy', 'cut');
+    await h.llm.waitForRequests(1);
+    await command(h.bus, 'pause', { seat: 'cy', stop_running: true });
+    await h.waitFor((e) => e.type === 'agent_paused');
+    t.equal(h.runtime.host('cy')?.state(), 'stopped.paused');
+    t.equal((await h.events('agent_turn_completed')).length, 0, 'the cut turn is not ended');
+    t.equal((await h.events('agent_phase_completed')).length, 0, 'nor its phase');
+    t.equal(h.llm.requests.length, 1);
+
+    await command(h.bus, 'resume', { seat: 'cy' });
+    const turn = Payloads.AgentTurnCompleted.parse(
+      (await h.waitFor((e) => e.type === 'agent_turn_completed')).payload,
+    );
+    t.equal(turn.turn_id, uuidv5(agentId('Acme', 'cy'), 'cut'), 'the cut wake ran after the resume');
+    t.equal(turn.failed, false);
+    t.same(turn.phases, ['plan']);
+    t.equal(h.llm.requests.length, 2, 'the model call cut by the pause is the one asked again');
+    t.equal((await h.events('agent_phase_started')).length, 1, 'the plan phase started once');
+    t.equal((await h.events('agent_turn_completed')).length, 1);
+  },
+);
 
 t.test('pausing a human or unknown seat is not_found', async (t) => {
   const h = await startCompany(t, { script: [] });

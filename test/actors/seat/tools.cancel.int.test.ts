@@ -124,23 +124,64 @@ t.test(
   },
 );
 
-t.test('pause with stop_running cancels the tool call in flight the same way', async (t) => {
-  const logs = captureLogs();
-  const h = await startCompany(t, { script, logs, extra: files });
-  await h.wake('ada', 'first');
-  const id = await stalled(logs);
-  const reply = await sendCommand(
-    h.bus,
-    Commands.seats.pause,
-    { seat: 'ada', by: 'ops', reason: 'stop', stop_running: true },
-    { timeoutMs: 5000 },
-  );
-  t.match(reply, { ok: true });
-  const turn = Payloads.AgentTurnCompleted.parse(
-    (await h.waitFor((e) => e.type === 'agent_turn_completed')).payload,
-  );
-  t.match(turn, { failed: true, error: 'the turn was stopped' });
-  await logs.waitFor(stderr(new RegExp(`^call ${id} cancelled: the turn was stopped$`)));
-  await cutExecute(t, h, turn.turn_id, /^the turn was stopped$/);
-  await nothingAfterCut(t, h, turn.turn_id, 2);
-});
+t.test(
+  'pause with stop_running cancels the tool call in flight and keeps the turn; resume resumes it once',
+  async (t) => {
+    const logs = captureLogs();
+    const h = await startCompany(t, {
+      script: [
+        script[0]!,
+        script[1]!,
+        { kind: 'text' as const, text: 'The stall call may not have run.' },
+        { kind: 'text' as const, text: '{"verdict":"done","notes":"reported"}' },
+      ],
+      logs,
+      extra: files,
+    });
+    await h.wake('ada', 'first');
+    const id = await stalled(logs);
+    const pause = await sendCommand(
+      h.bus,
+      Commands.seats.pause,
+      { seat: 'ada', by: 'ops', reason: 'stop', stop_running: true },
+      { timeoutMs: 5000 },
+    );
+    t.match(pause, { ok: true, paused: { stop_running: true } });
+    // The server is told, with the pause as the reason; the seat is paused with the turn cut, not ended.
+    await logs.waitFor(stderr(new RegExp(`^call ${id} cancelled: the turn was stopped by a pause`)));
+    await logs.waitFor((l) => l.msg === 'turn cut by a pause; resumes with the seat');
+    t.equal(h.runtime.host('ada')?.state(), 'stopped.paused');
+    t.equal((await h.events('agent_turn_completed')).length, 0, 'the cut turn is not completed');
+    t.notOk(
+      (await h.events('agent_phase_completed')).some((e) => e.payload['phase'] === 'execute'),
+      'the cut execute records nothing',
+    );
+    t.equal(h.llm.requests.length, 2);
+
+    t.match(
+      await sendCommand(h.bus, Commands.seats.resume, { seat: 'ada', by: 'ops' }, { timeoutMs: 5000 }),
+      { ok: true, paused: null },
+    );
+    const turn = Payloads.AgentTurnCompleted.parse(
+      (await h.waitFor((e) => e.type === 'agent_turn_completed')).payload,
+    );
+    t.match(turn, { failed: false, phases: ['plan', 'execute', 'review'] });
+    t.equal(h.llm.requests.length, 4, 'plan and the first execute answer were not asked again');
+    const executes = (await h.events('agent_phase_completed'))
+      .map((e) => Payloads.AgentPhaseCompleted.parse(e.payload))
+      .filter((p) => p.phase === 'execute');
+    t.equal(executes.length, 1, 'the resumed execute is recorded once');
+    t.match(executes[0]!.tool_executions, [
+      { name: 'files_stall', call_id: 'c1', result: '', error: /^outcome unknown — check before retrying/ },
+    ]);
+    t.equal(
+      logs.lines
+        .filter((l) => l.msg === 'tool server stderr')
+        .flatMap((l) => String(l['stderr']).split('\n'))
+        .filter((line) => /^call \d+ waits$/.test(line)).length,
+      1,
+      'the call in flight at the pause was not repeated',
+    );
+    t.equal((await h.events('agent_phase_started')).length, 3, 'no phase started twice');
+  },
+);

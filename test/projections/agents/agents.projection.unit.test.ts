@@ -249,6 +249,11 @@ t.test('activity precedence: working, needs, paused, unplaced, budget, provider,
   const turn = { turn_id: 't', started_at: 's', phase: 'plan', iteration: 0, trigger: null, work_item: null };
   const all = rt({ turn, needs: cause, paused, budget: cause, provider: cause });
   t.same(activityOf(all, false, true), { activity: 'working', stopped_reason: null });
+  t.same(
+    activityOf({ ...all, needs: null, paused: { ...paused, stop_running: true } }, true, false),
+    { activity: 'stopped', stopped_reason: 'paused' },
+    'a stop_running pause cut the turn: it waits for the resume',
+  );
   t.same(activityOf({ ...all, turn: null }, false, true), { activity: 'needs', stopped_reason: null });
   t.same(activityOf({ ...all, turn: null, needs: null }, false, true), {
     activity: 'stopped',
