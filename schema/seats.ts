@@ -30,7 +30,14 @@ export const SeatResume = z.object({
 export type SeatResume = z.infer<typeof SeatResume>;
 
 export const SeatCommandReply = z.discriminatedUnion('ok', [
-  z.object({ ok: z.literal(true), handle: z.string(), paused: Paused.nullable() }),
+  z.object({
+    ok: z.literal(true),
+    handle: z.string(),
+    /** The pause in force after the command. */
+    paused: Paused.nullable(),
+    /** Whether the command changed it (absent from nodes of earlier releases: read as changed). */
+    changed: z.boolean().optional(),
+  }),
   z.object({ ok: z.literal(false), error: z.enum(['not_found']), detail: z.string() }),
 ]);
 export type SeatCommandReply = z.infer<typeof SeatCommandReply>;

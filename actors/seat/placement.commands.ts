@@ -15,6 +15,7 @@ import {
 import { leaseLive, readLease } from '../lease/index.js';
 import { placementKeys } from './placement.view.js';
 import type { SeatHost } from './seat.host.js';
+import type { Paused } from './seat.machine.js';
 
 export interface SeatCommandsOptions {
   readonly bus: Bus;
@@ -26,6 +27,9 @@ export interface SeatCommandsOptions {
   /** The handle an id names (a handle or a seat name) in the applied company, or null. */
   readonly handleOf: (id: string) => string | null;
 }
+
+const samePause = (a: Paused | null, b: Paused): boolean =>
+  a !== null && a.by === b.by && a.at === b.at && a.reason === b.reason && a.stop_running === b.stop_running;
 
 export function answerSeatCommands(opts: SeatCommandsOptions): Subscription[] {
   const notFound = (seat: string): SeatCommandReply => ({
@@ -42,16 +46,19 @@ export function answerSeatCommands(opts: SeatCommandsOptions): Subscription[] {
       stop_running: cmd.stop_running,
     };
     host.send({ type: 'seat.pause', paused });
-    return { ok: true, handle: host.handle, paused };
+    // A pause already in force stays (a stop_running one escalates it): the answer is what holds now.
+    const inForce = host.paused();
+    return { ok: true, handle: host.handle, paused: inForce, changed: samePause(inForce, paused) };
   };
   const resume = (host: SeatHost, cmd: SeatResume): SeatCommandReply => {
+    const was = host.paused();
     host.send({
       type: 'seat.resume',
       by: cmd.by,
       at: opts.now().toISOString(),
       ...(cmd.reason !== undefined ? { reason: cmd.reason } : {}),
     });
-    return { ok: true, handle: host.handle, paused: null };
+    return { ok: true, handle: host.handle, paused: host.paused(), changed: was !== null };
   };
 
   /** The live holder of the seat when it is another node. */

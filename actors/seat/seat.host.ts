@@ -21,7 +21,7 @@ import type { Logger } from 'pino';
 import { createActor, type Actor } from 'xstate';
 import { RedeliverError, type Bus, type Kv, type Subscription } from '../../bus/index.js';
 import { leaseHeaders, LeaseFencedError, noFence, type Fence } from '../lease/index.js';
-import { seatMachine, type PhaseRequest, type SeatEvent } from './seat.machine.js';
+import { seatMachine, type Paused, type PhaseRequest, type SeatEvent } from './seat.machine.js';
 import type { TurnCompletedPayload } from './seat.types.js';
 import type { TurnLimits } from './seat.limits.js';
 import type { Company, SeatProfile } from './seat.profile.js';
@@ -74,6 +74,8 @@ export interface SeatHost {
    * machine's; the seat's next completion carries it.
    */
   recordNeed(need: SeatNeed): Promise<void>;
+  /** The pause in force, as the machine holds it (null when the seat is not paused). */
+  paused(): Paused | null;
   /** The questions the seat waits on, as its machine holds them. */
   needs(): readonly SeatNeed[];
   /** Starts consuming the inbox (once the apply that spawned the seat has finished). */
@@ -382,6 +384,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
     },
     send: (e) => actor.send(e),
     recordNeed: (need) => append({ kind: 'need_recorded', need }),
+    paused: () => actor.getSnapshot().context.paused,
     needs: () => actor.getSnapshot().context.needs,
     open,
     stop: (stopOpts) => (stopped ??= cut(stopOpts?.fenced ? CutReason.LeaseLost : CutReason.Shutdown)),

@@ -175,6 +175,7 @@ export const seatMachine = setup({
     expiredWake: ({ event }) => expiredOf(event) !== undefined,
     stopRunning: ({ event }) => event.type === 'seat.pause' && event.paused.stop_running,
     isPaused: ({ context }) => context.paused !== null,
+    notPaused: ({ context }) => context.paused === null,
     budgetStop: ({ context }) => context.turn?.failure?.reason === 'budget',
   },
 }).createMachine({
@@ -235,7 +236,9 @@ export const seatMachine = setup({
               'clear',
             ],
           },
+          // A pause already in force stays as it is (only stop_running escalates it, above).
           {
+            guard: 'notPaused',
             actions: ['pause', { type: 'announcePaused', params: ({ event }) => ({ paused: event.paused }) }],
           },
         ],

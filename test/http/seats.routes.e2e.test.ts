@@ -33,13 +33,23 @@ t.test('pause and resume through the gateway reach the seat and are recorded as 
     stop_running: true,
   });
   t.equal(company.runtime.host('ada')?.state(), 'stopped.paused');
+  t.equal(paused.json?.['changed'], true);
+
+  // A second pause applies nothing: it answers the pause in force and says so.
+  const again = await call(`${h.base}/agents/ada/pause`, json({ reason: 'again', stop_running: false }));
+  t.equal(again.status, 200);
+  t.match(again.json, {
+    id: 'ada',
+    paused: { by: 'ops', reason: 'audit', stop_running: true },
+    changed: false,
+  });
 
   const resumed = await call(`${h.base}/agents/ada/resume`, {
     method: 'POST',
     headers: { authorization: OPS },
   });
   t.equal(resumed.status, 200);
-  t.match(resumed.json, { id: 'ada', paused: null });
+  t.match(resumed.json, { id: 'ada', paused: null, changed: true });
   await company.waitFor((e) => e.type === 'agent_resumed');
   t.equal(company.runtime.host('ada')?.state(), 'idle');
 

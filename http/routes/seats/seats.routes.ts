@@ -1,7 +1,8 @@
 /**
  * `POST /agents/{id}/pause` (JSON `reason`, `stop_running`) and `POST /agents/{id}/resume`: guarded
  * operator routes that send `Commands.seats.pause|resume` to the seat's host and answer with the seat's
- * `paused` state. A seat no node runs (unknown, or a human seat) is 404 `not_found`.
+ * `paused` state in force and whether the command `changed` it (a second pause changes nothing unless it
+ * adds `stop_running` to a running turn). A seat no node runs (unknown, or a human seat) is 404 `not_found`.
  */
 import { NoRespondersError, RequestTimeoutError, sendCommand, type Bus } from '../../../bus/index.js';
 import {
@@ -51,7 +52,7 @@ async function send<Input>(deps: SeatRouteDeps, cmd: Command<unknown, SeatComman
         hint: 'Only a running agent seat can be paused (a human seat never runs); GET /agents lists them.',
       }),
     });
-  return { status: 200, body: { id: reply.handle, paused: reply.paused } };
+  return { status: 200, body: { id: reply.handle, paused: reply.paused, changed: reply.changed ?? true } };
 }
 
 export function seatRoutes(deps: SeatRouteDeps): RouteDef[] {

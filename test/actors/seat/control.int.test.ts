@@ -122,6 +122,43 @@ t.test(
   },
 );
 
+t.test(
+  'a second pause answers the pause in force and records nothing, unless it adds stop_running to a running turn',
+  async (t) => {
+    const h = await startCompany(t, {
+      script: [{ ...cleanTurn[0]!, hold: 'never' }, { kind: 'text' as const, text: '{"decision":"skip"}' }],
+    });
+    await h.wake('cy', 'w');
+    await h.llm.waitForRequests(1);
+    const first = await command(h.bus, 'pause', { seat: 'cy', reason: 'look first' });
+    t.match(first, { ok: true, changed: true, paused: { reason: 'look first', stop_running: false } });
+    await h.waitFor((e) => e.type === 'agent_paused');
+
+    const same = await command(h.bus, 'pause', { seat: 'cy', reason: 'other words' });
+    t.match(same, { ok: true, changed: false, paused: { reason: 'look first', stop_running: false } });
+    t.equal(h.runtime.host('cy')?.state(), 'working.plan', 'the turn still runs');
+
+    const harder = await command(h.bus, 'pause', { seat: 'cy', reason: 'stop now', stop_running: true });
+    t.match(harder, { ok: true, changed: true, paused: { reason: 'stop now', stop_running: true } });
+    await h.waitFor(
+      (e) => e.type === 'agent_paused' && Payloads.AgentPaused.parse(e.payload).paused.stop_running,
+    );
+    t.equal(h.runtime.host('cy')?.state(), 'stopped.paused', 'the escalation cut the turn');
+
+    const idle = await command(h.bus, 'pause', { seat: 'cy', reason: 'third', stop_running: true });
+    t.match(idle, { ok: true, changed: false, paused: { reason: 'stop now' } });
+    const recorded = (await h.events('agent_paused')).map(
+      (e) => Payloads.AgentPaused.parse(e.payload).paused.reason,
+    );
+    t.same(recorded, ['look first', 'stop now'], 'one record per change, none for a pause that changed nothing');
+
+    t.match(await command(h.bus, 'resume', { seat: 'cy' }), { ok: true, changed: true, paused: null });
+    await h.waitFor((e) => e.type === 'agent_turn_completed');
+    t.match(await command(h.bus, 'resume', { seat: 'cy' }), { ok: true, changed: false, paused: null });
+    t.equal((await h.events('agent_resumed')).length, 1, 'a resume of a running seat records nothing');
+  },
+);
+
 t.test('pausing a human or unknown seat is not_found', async (t) => {
   const h = await startCompany(t, { script: [] });
   t.match(await command(h.bus, 'pause', { seat: 'hu' }), { ok: false, error: 'not_found' });
