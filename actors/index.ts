@@ -155,3 +155,15 @@ export {
   startPresence,
   watchFleet,
 } from './fleet/index.js';
+export {
+  type Accepted,
+  decideWork,
+  noticeLine,
+  purgeReasonProblem,
+  startWorkHost,
+  type TaskEvent,
+  type WorkContext,
+  type WorkHost,
+  type WorkHostOptions,
+  type WorkStateView,
+} from './work/index.js';

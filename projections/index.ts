@@ -138,3 +138,17 @@ export {
   type IntegrationsState,
   type SurfaceCounts,
 } from './integrations/integrations.projection.js';
+export { decodeWorkRecord, followWork, workProjection, type WorkView } from './work/work.projection.js';
+export { activityPage, inboxPage, InboxReason, type ActivityQuery, type InboxQuery } from './work/work.activity.js';
+export { builtinViews, myWork, personState } from './work/work.personal.js';
+export {
+  itemDetail,
+  itemRow,
+  listItems,
+  projectRow,
+  projectRows,
+  projectSortKeys,
+  taskCounts,
+  type ItemQuery,
+  type ProjectQuery,
+} from './work/work.queries.js';

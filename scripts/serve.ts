@@ -47,6 +47,7 @@ import { startEvents, type EventsSubsystem } from './events-wiring.js';
 import { startFleet } from './fleet-wiring.js';
 import { startBackups } from './backup-wiring.js';
 import { createNodeMetrics } from './metrics-wiring.js';
+import { startWork } from './work-wiring.js';
 
 const reconcileIntervalMs = 15_000;
 
@@ -200,6 +201,8 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     });
     // The integration actors (one per setup kind, serving svc.cmd.integration.*) and the setup routes.
     const setup = await startSetup({ bus, config, configuration, secrets, integrations, logger });
+    // The native work tracker (tracker.backend: native): its projection, writer and routes.
+    const work = await startWork({ bus, config, configuration, secrets, logger });
     const webhooks = await startWebhooks({
       bus,
       integrations,
@@ -319,6 +322,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
               ...readModels.routes(),
               ...queryRoutes(events.questions),
               ...dashboardRoutes(loadDashboardAssets()),
+              ...(work?.routes(auth) ?? []),
               ...nativeBackendRoutes({
                 tracker: config.tracker.backend,
                 knowledge: config.knowledge.backend,
@@ -368,6 +372,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         await webhooks.stop();
         await setup.stop();
         await integrations.stop();
+        await work?.stop();
         await readModels.stop();
         await events.stop();
         await configuration.stop();

@@ -3,6 +3,7 @@
  * (`knowledge.backend`) is `native`, otherwise 404 `unknown_query`. This release has no native tracker or
  * knowledge base, so every method on every path under them answers that 404, naming why; the
  * catch-all keeps them from reading as `no_route`, which would say the path is unknown to the API.
+ * A native tracker's `/work` routes are the work tracker's own (`routes/work`): this family leaves them.
  */
 import { ApiError } from '../api-error.js';
 import type { Method, RouteDef } from '../types.js';
@@ -32,7 +33,9 @@ function refusal(what: string, setting: string, backend: string | undefined): ()
 
 export function nativeBackendRoutes(backends: NativeBackends): RouteDef[] {
   const families = [
-    { root: '/work', handler: refusal('work tracker', 'tracker.backend', backends.tracker) },
+    ...(backends.tracker === 'native'
+      ? []
+      : [{ root: '/work', handler: refusal('work tracker', 'tracker.backend', backends.tracker) }]),
     { root: '/pages', handler: refusal('knowledge base', 'knowledge.backend', backends.knowledge) },
   ];
   return families.flatMap(({ root, handler }) =>

@@ -6,12 +6,14 @@ import { configCommands } from './config.js';
 import { integrationCommands } from './integration.js';
 import { seatsCommands } from './seats.js';
 import { secretsCommands } from './secrets.js';
+import { workCommands } from './work.js';
 
 export const Commands = {
   config: configCommands,
   integration: integrationCommands,
   secrets: secretsCommands,
   seats: seatsCommands,
+  work: workCommands,
 } as const;
 
 export { defineCommand } from './command.js';

@@ -131,4 +131,22 @@ export const UnitIntegrations = z.strictObject({
     .strictObject({ space: text.optional().describe('Wiki space the unit writes to.') })
     .optional()
     .describe('Wiki home.'),
+  /** The native tracker's project this unit owns (ops/work-tracker.md "Projects"). */
+  work: z
+    .strictObject({
+      project: z
+        .string()
+        .regex(/^[A-Z][A-Z0-9]{1,9}$/, 'an upper-case project key of 2 to 10 letters and digits')
+        .describe('Key of the project (items are KEY-1, KEY-2, ...).'),
+      name: text.optional().describe('Display name; the unit’s name when unset.'),
+      description: text.optional().describe('What the project is for.'),
+      target_date: z
+        .string()
+        .regex(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD')
+        .optional()
+        .describe('When the project aims to be done.'),
+      archived: z.boolean().optional().describe('Archived projects are listed only on request.'),
+    })
+    .optional()
+    .describe('Native work tracker project (tracker.backend: native).'),
 });

@@ -20,11 +20,12 @@ t.test('/work* and /pages* answer 404 unknown_query when the backend is not nati
   t.equal(put.json?.error, 'unknown_query');
 });
 
-t.test('a node configured native says this release has none to serve', async (t) => {
+t.test('a native tracker leaves /work to the work routes; /pages still refuses', async (t) => {
   const h = await startHarness({ routes: nativeBackendRoutes({ tracker: 'native', knowledge: undefined }) });
   t.teardown(() => h.gw.close());
-  const r = await call(`${h.base}/work/my-work`);
-  t.equal(r.status, 404);
-  t.equal(r.json?.error, 'unknown_query');
-  t.match(r.json?.detail, /no native work tracker/);
+  const work = await call(`${h.base}/work/my-work`);
+  t.equal(work.status, 404);
+  t.equal(work.json?.error, 'no_route', 'not refused by this family: the tracker serves it');
+  const pages = await call(`${h.base}/pages`);
+  t.equal(pages.json?.error, 'unknown_query');
 });

@@ -1,0 +1,282 @@
+/**
+ * The work writer's decision, pure: given the state folded so far, the projects and seats of the active
+ * document and one write, the record to append (and what it sets off: task events, seat wakes), or the
+ * refusal with its API error code. The host (work.host.ts) supplies the state, the clock and fresh ids.
+ */
+import {
+  canMove,
+  customFieldProblem,
+  groupOf,
+  itemByRef,
+  PURGE_REASON_MAX_BYTES,
+  taskTypeNamed,
+  workMoves,
+  type ItemFields,
+  type WorkChange,
+  type WorkItem,
+  type WorkProject,
+  type WorkRecord,
+  type WorkState,
+  type WorkWrite,
+} from '../../schema/index.js';
+
+export interface WorkContext {
+  readonly projects: readonly WorkProject[];
+  /** Seat handle -> kind, from the active document. */
+  readonly seats: ReadonlyMap<string, 'agent' | 'human'>;
+}
+
+export interface Problem {
+  readonly path: string;
+  readonly message: string;
+}
+
+export interface Refusal {
+  readonly refused: { readonly error: string; readonly detail: string; readonly problems: Problem[] };
+}
+
+/** A task lifecycle event the write sets off (spec "Events": TaskCreated, TaskAssigned, …). */
+export interface TaskEvent {
+  readonly type: 'TaskCreated' | 'TaskAssigned' | 'TaskCompleted' | 'TaskDelegated';
+  readonly summary: string;
+  /** The seat concerned (an assignee), when there is one. */
+  readonly seat: string | null;
+  readonly payload: Record<string, unknown>;
+}
+
+export interface Accepted {
+  readonly project: string;
+  readonly record: WorkRecord;
+  readonly events: TaskEvent[];
+  /** Handles newly assigned: agents are woken, humans skipped quietly. */
+  readonly assigned: string[];
+}
+
+export interface Fresh {
+  readonly id: string;
+  readonly commentId: string;
+  readonly now: Date;
+}
+
+const refuse = (error: string, detail: string, problems: Problem[] = []): Refusal => ({
+  refused: { error, detail, problems },
+});
+
+/** Problems of the fields a create sets or an update changes (seats, types, links, custom fields). */
+function fieldProblems(
+  state: WorkState,
+  ctx: WorkContext,
+  fields: Partial<ItemFields>,
+  type: string,
+): Problem[] {
+  const problems: Problem[] = [];
+  const seat = (path: string, handle: string | null): void => {
+    if (handle !== null && !ctx.seats.has(handle)) problems.push({ path, message: `no seat "${handle}"` });
+  };
+  if (fields.type !== undefined) {
+    const known = taskTypeNamed(fields.type);
+    if (!known)
+      problems.push({
+        path: 'type',
+        message: `unknown task type "${fields.type}" (see GET /work/catalogue)`,
+      });
+    else if (known.archived)
+      problems.push({ path: 'type', message: `task type "${fields.type}" is archived` });
+  }
+  for (const list of ['assignees', 'watchers', 'asked_of'] as const)
+    fields[list]?.forEach((h, i) => seat(`${list}.${i}`, h));
+  fields.checklist?.forEach((entry, i) => seat(`checklist.${i}.assignee`, entry.assignee));
+  const ids = fields.checklist?.map((e) => e.id) ?? [];
+  if (new Set(ids).size !== ids.length) problems.push({ path: 'checklist', message: 'checklist ids repeat' });
+  fields.links?.forEach((link, i) => {
+    if (!itemByRef(state, link.item))
+      problems.push({ path: `links.${i}.item`, message: `no item "${link.item}"` });
+  });
+  for (const [name, value] of Object.entries(fields.fields ?? {})) {
+    const problem = customFieldProblem(type, name, value);
+    if (problem) problems.push({ path: `fields.${name}`, message: problem });
+  }
+  return problems;
+}
+
+const ref = (item: Pick<WorkItem, 'id' | 'key' | 'project'>, title: string) => ({
+  id: item.id,
+  key: item.key,
+  project: item.project,
+  title,
+});
+
+function assignmentEvents(
+  item: Pick<WorkItem, 'id' | 'key' | 'project'>,
+  title: string,
+  actor: string,
+  before: readonly string[],
+  after: readonly string[],
+): { events: TaskEvent[]; assigned: string[] } {
+  const added = after.filter((h) => !before.includes(h));
+  const removed = before.filter((h) => !after.includes(h));
+  const events: TaskEvent[] = added.map((h) => ({
+    type: 'TaskAssigned',
+    summary: `${item.key} assigned to ${h}`,
+    seat: h,
+    payload: { item: ref(item, title), assignee: h, by: actor },
+  }));
+  if (removed.length > 0 && added.length > 0)
+    events.push({
+      type: 'TaskDelegated',
+      summary: `${item.key} handed from ${removed.join(', ')} to ${added.join(', ')}`,
+      seat: added[0]!,
+      payload: { item: ref(item, title), from: removed, to: added, by: actor },
+    });
+  return { events, assigned: added };
+}
+
+function create(
+  state: WorkState,
+  ctx: WorkContext,
+  write: WorkWrite,
+  change: Extract<WorkChange, { kind: 'create' }>,
+  fresh: Fresh,
+  defaults: Omit<ItemFields, 'title'>,
+): Accepted | Refusal {
+  const project = ctx.projects.find((p) => p.key === change.project);
+  if (!project)
+    return refuse('no_project', `no project "${change.project}" (units declare integrations.work.project)`);
+  if (project.archived)
+    return refuse('validation_error', `project ${project.key} is archived`, [
+      { path: 'project', message: 'archived' },
+    ]);
+  const fields: ItemFields = { ...defaults, ...change.fields };
+  const problems = fieldProblems(state, ctx, change.fields, fields.type);
+  if (problems.length > 0) return refuse('validation_error', 'the item does not fit', problems);
+  const number = (state.counters.get(project.key) ?? 0) + 1;
+  const key = `${project.key}-${number}`;
+  const at = fresh.now.toISOString();
+  const item = { id: fresh.id, key, project: project.key };
+  const record: WorkRecord = {
+    kind: 'item.created',
+    op_id: write.op_id,
+    at,
+    actor: write.actor,
+    turn_id: write.turn_id,
+    id: fresh.id,
+    project: project.key,
+    key,
+    number,
+    status: change.status ?? 'backlog',
+    fields,
+  };
+  const assignment = assignmentEvents(item, fields.title, write.actor, [], fields.assignees);
+  const created: TaskEvent = {
+    type: 'TaskCreated',
+    summary: `${key} created: ${fields.title}`,
+    seat: null,
+    payload: {
+      item: ref(item, fields.title),
+      status: record.status,
+      priority: fields.priority,
+      by: write.actor,
+    },
+  };
+  return {
+    project: project.key,
+    record,
+    events: [created, ...assignment.events],
+    assigned: assignment.assigned,
+  };
+}
+
+/** Decides one write against `state`. */
+export function decideWork(
+  state: WorkState,
+  ctx: WorkContext,
+  write: WorkWrite,
+  fresh: Fresh,
+  defaults: Omit<ItemFields, 'title'>,
+): Accepted | Refusal {
+  const change = write.change;
+  if (change.kind === 'create') return create(state, ctx, write, change, fresh, defaults);
+  const item = itemByRef(state, change.item);
+  if (!item) return refuse('not_found', `no work item "${change.item}"`);
+  const base = {
+    op_id: write.op_id,
+    at: fresh.now.toISOString(),
+    actor: write.actor,
+    turn_id: write.turn_id,
+    id: item.id,
+  };
+  const none = { events: [], assigned: [] };
+  switch (change.kind) {
+    case 'update': {
+      const entries = Object.entries(change.changes).filter(
+        ([name, value]) =>
+          JSON.stringify((item.fields as Record<string, unknown>)[name]) !== JSON.stringify(value),
+      );
+      if (entries.length === 0)
+        return refuse('validation_error', 'nothing to change: every field given has that value already');
+      const changes = Object.fromEntries(entries) as Partial<ItemFields>;
+      const problems = fieldProblems(state, ctx, changes, changes.type ?? item.fields.type);
+      if (problems.length > 0) return refuse('validation_error', 'the change does not fit', problems);
+      const title = changes.title ?? item.fields.title;
+      const assignment = changes.assignees
+        ? assignmentEvents(item, title, write.actor, item.fields.assignees, changes.assignees)
+        : none;
+      return { project: item.project, record: { kind: 'item.updated', ...base, changes }, ...assignment };
+    }
+    case 'move': {
+      if (!canMove(item.status, change.to))
+        return refuse('validation_error', `${item.key} cannot move from ${item.status} to ${change.to}`, [
+          { path: 'to', message: `from ${item.status}: ${workMoves[item.status].join(', ')}` },
+        ]);
+      const completes = groupOf[change.to] === 'done' && groupOf[item.status] !== 'done';
+      const events: TaskEvent[] = completes
+        ? [
+            {
+              type: 'TaskCompleted',
+              summary: `${item.key} done: ${item.fields.title}`,
+              seat: item.fields.assignees[0] ?? null,
+              payload: { item: ref(item, item.fields.title), from: item.status, by: write.actor },
+            },
+          ]
+        : [];
+      return {
+        project: item.project,
+        record: { kind: 'item.moved', ...base, from: item.status, to: change.to },
+        events,
+        assigned: [],
+      };
+    }
+    case 'comment': {
+      const comment = { id: fresh.commentId, author: write.actor, body: change.body, at: base.at };
+      return { project: item.project, record: { kind: 'item.commented', ...base, comment }, ...none };
+    }
+    case 'purge': {
+      const problems: Problem[] = [];
+      if (change.confirm !== item.key)
+        problems.push({ path: 'confirm', message: `must repeat the key ${item.key}` });
+      if (change.project !== item.project)
+        problems.push({ path: 'project', message: `${item.key} is in ${item.project}` });
+      if (purgeReasonProblem(change.reason))
+        problems.push({ path: 'reason', message: purgeReasonProblem(change.reason)! });
+      if (problems.length > 0) return refuse('validation_error', 'the purge is not confirmed', problems);
+      return {
+        project: item.project,
+        record: { kind: 'item.purged', ...base, reason: noticeLine(change.reason) },
+        ...none,
+      };
+    }
+  }
+}
+
+/** The reason as it stands on the notice line: one line, whitespace runs as one space. */
+export const noticeLine = (reason: string): string => reason.replace(/\s+/g, ' ').trim();
+
+/** Why a purge reason is refused (spec "Limits": 600 bytes on the notice line), or null. */
+export function purgeReasonProblem(reason: string): string | null {
+  const line = noticeLine(reason);
+  if (line === '') return 'required';
+  const bytes = Buffer.byteLength(line, 'utf8');
+  return bytes > PURGE_REASON_MAX_BYTES
+    ? `${bytes} bytes on the notice line; at most ${PURGE_REASON_MAX_BYTES}`
+    : null;
+}

@@ -1,0 +1,207 @@
+/**
+ * The work writer (ops/work-tracker.md "Writes"): serves `svc.cmd.work.write` on every node. A change is
+ * decided against the work projection caught up to its project's last record, then appended to the
+ * project's subject with that record's sequence as the expected last one, so of two nodes deciding at
+ * once only one append lands; the other catches up and decides again (a create then takes the next key).
+ * An `op_id` already folded answers its first outcome. After an append the task events are published and
+ * newly assigned agent seats are woken; a human assignee's wake is skipped quietly.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import {
+  publishEvent,
+  serveCommand,
+  Streams,
+  Subjects,
+  WrongLastSequenceError,
+  type Bus,
+  type Subscription,
+} from '../../bus/index.js';
+import {
+  Commands,
+  defaultFields,
+  EventCategory,
+  InboxMessage,
+  isOpId,
+  itemByRef,
+  newEvent,
+  uuidv5,
+  type WorkOutcome,
+  type WorkState,
+  type WorkWrite,
+  type WorkWriteReply,
+} from '../../schema/index.js';
+import { decideWork, type Accepted, type WorkContext } from './work.decide.js';
+
+/** The work projection as the writer needs it. */
+export interface WorkStateView {
+  state(): WorkState;
+  /** Resolves true once the state reflects at least `seq`. */
+  until(seq: number, timeoutMs: number): Promise<boolean>;
+}
+
+export interface WorkHostOptions {
+  readonly bus: Bus;
+  readonly view: WorkStateView;
+  /** Projects and seats of the active document, read at each write. */
+  readonly context: () => WorkContext;
+  readonly nodeId: string;
+  readonly logger: Logger;
+  /** Tests pin the clock. */
+  readonly now?: () => Date;
+}
+
+export interface WorkHost {
+  /** Decides and appends one write (what the command handler runs; the wiring's in-process path too). */
+  write(write: WorkWrite): Promise<WorkWriteReply>;
+  stop(): Promise<void>;
+}
+
+/** Appends lost to a concurrent writer are retried this many times before the write is refused busy. */
+const MAX_ATTEMPTS = 50;
+const CATCH_UP_MS = 10_000;
+const eventNamespace = '0c3a8f3e-5b7d-5e1a-9a42-6d1f0e2b7c91';
+const encoder = new TextEncoder();
+
+const ok = (outcome: WorkOutcome, repeated: boolean): WorkWriteReply => ({
+  outcome: 'ok',
+  ...outcome,
+  repeated,
+});
+
+export function startWorkHost(opts: WorkHostOptions): WorkHost {
+  const { bus, view, logger } = opts;
+  const now = opts.now ?? (() => new Date());
+
+  const catchUp = async (seq: number): Promise<void> => {
+    if (!(await view.until(seq, CATCH_UP_MS)))
+      throw new Error(`work projection did not reach sequence ${seq}`);
+  };
+
+  const projectOf = (write: WorkWrite, state: WorkState): string | null =>
+    write.change.kind === 'create'
+      ? write.change.project
+      : (itemByRef(state, write.change.item)?.project ?? null);
+
+  const effects = async (write: WorkWrite, accepted: Accepted, outcome: WorkOutcome): Promise<void> => {
+    const trace = {
+      trace_id: uuidv5(eventNamespace, `trace:${write.op_id}`).replaceAll('-', ''),
+      parent_span_id: null,
+    };
+    const kinds = opts.context().seats;
+    for (const [i, task] of accepted.events.entries()) {
+      const event = newEvent({
+        type: task.type,
+        category: EventCategory.Task,
+        source: `${opts.nodeId}/work`,
+        summary: task.summary,
+        actor: write.actor,
+        payload: { ...task.payload, op_id: write.op_id, position: outcome.position },
+        ...(task.seat !== null && kinds.get(task.seat) === 'agent' ? { agent_id: task.seat } : {}),
+        trace,
+      });
+      // The id comes from the op_id: a retried write that repeats its effects stores each event once.
+      await publishEvent(bus, { ...event, id: uuidv5(eventNamespace, `${write.op_id}:${i}:${task.type}`) });
+    }
+    for (const handle of accepted.assigned) {
+      if (kinds.get(handle) !== 'agent') {
+        logger.debug(
+          { event: 'work_wake_human_skipped', seat: handle, item: outcome.key },
+          'human seat not woken',
+        );
+        continue;
+      }
+      const item = view.state().items.get(outcome.id);
+      const message = InboxMessage.parse({
+        id: `work:${write.op_id}:${handle}`,
+        kind: 'assignment',
+        source: `work:${outcome.key}`,
+        received_at: now().toISOString(),
+        trace_id: trace.trace_id,
+        summary: `You were assigned ${outcome.key}: ${item?.fields.title ?? ''}`.trim(),
+        payload: {
+          item: {
+            id: outcome.id,
+            key: outcome.key,
+            title: item?.fields.title ?? null,
+            status: item?.status ?? null,
+          },
+          by: write.actor,
+          hint: `Read it with work_get ${outcome.key}; report with work_comment and move it with work_move.`,
+        },
+      });
+      await bus.publish(Subjects.agentInbox(handle), encoder.encode(JSON.stringify(message)), {
+        msgId: message.id,
+      });
+    }
+  };
+
+  const write = async (request: WorkWrite): Promise<WorkWriteReply> => {
+    if (!isOpId(request.op_id))
+      return {
+        outcome: 'refused',
+        error: 'op_id_invalid',
+        detail: 'the op_id must be 1 to 128 bytes of visible ASCII',
+        problems: [],
+      };
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      await catchUp((await bus.streamInfo(Streams.Work)).lastSeq);
+      let state = view.state();
+      const first = state.ops.get(request.op_id);
+      if (first) return ok(first, true);
+      const project = projectOf(request, state);
+      if (project === null)
+        return {
+          outcome: 'refused',
+          error: 'not_found',
+          detail: `no work item "${(request.change as { item: string }).item}"`,
+          problems: [],
+        };
+      const subject = Subjects.work(`p.${project}`);
+      const last = (await bus.lastMessage(Streams.Work, subject))?.seq ?? 0;
+      await catchUp(last);
+      state = view.state();
+      const again = state.ops.get(request.op_id);
+      if (again) return ok(again, true);
+      const decided = decideWork(
+        state,
+        opts.context(),
+        request,
+        { id: randomUUID(), commentId: randomUUID(), now: now() },
+        defaultFields(),
+      );
+      if ('refused' in decided) return { outcome: 'refused', ...decided.refused };
+      try {
+        const ack = await bus.publish(subject, encoder.encode(JSON.stringify(decided.record)), {
+          expectedLastSubjectSeq: last,
+          msgId: `work:${request.op_id}`,
+        });
+        await catchUp(ack.seq);
+      } catch (error) {
+        if (error instanceof WrongLastSequenceError) continue;
+        throw error;
+      }
+      const outcome = view.state().ops.get(request.op_id);
+      if (!outcome) throw new Error(`work record of op_id ${request.op_id} appended but not folded`);
+      try {
+        await effects(request, decided, outcome);
+      } catch (error) {
+        logger.error({ err: error, op_id: request.op_id, item: outcome.key }, 'work effects not delivered');
+      }
+      logger.info(
+        { event: 'work_written', kind: outcome.kind, item: outcome.key, seq: outcome.seq },
+        'work_written',
+      );
+      return ok(outcome, false);
+    }
+    return {
+      outcome: 'refused',
+      error: 'overloaded',
+      detail: 'too many concurrent writes to this project; send it again',
+      problems: [],
+    };
+  };
+
+  const subscription: Subscription = serveCommand(bus, Commands.work.write, write);
+  return { write, stop: () => subscription.stop() };
+}

@@ -1,0 +1,206 @@
+/**
+ * Items: the listing, one item, its comments and turns pages, and the writes (ops/work-tracker.md
+ * "Writes": create, update, move, comment, purge). A write answers once this node's projection shows it,
+ * so the item read back right after includes the change.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  CommentBody,
+  CreateItemBody,
+  MoveItemBody,
+  PurgeBody,
+  statusGroups,
+  UpdateItemBody,
+  workStatuses,
+  type WorkChange,
+} from '../../../schema/index.js';
+import { itemDetail, listItems } from '../../../projections/index.js';
+import { ApiError } from '../../api-error.js';
+import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
+import type { WorkRouteDeps } from './work.deps.js';
+import {
+  actorOf,
+  badParams,
+  bodyOf,
+  itemParam,
+  limitParam,
+  listParam,
+  offsetParam,
+  opIdOf,
+  refusal,
+  textParam,
+} from './work.params.js';
+
+const PAGE_DEFAULT = 20;
+const PAGE_MAX = 50;
+const LIST_DEFAULT = 50;
+const LIST_MAX = 200;
+const READ_BACK_MS = 10_000;
+
+function listing(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
+  const statuses = listParam(req, 'status');
+  const groups = listParam(req, 'group');
+  for (const s of statuses)
+    if (!(workStatuses as readonly string[]).includes(s)) throw badParams(`unknown status "${s}"`);
+  for (const g of groups)
+    if (!(statusGroups as readonly string[]).includes(g)) throw badParams(`unknown group "${g}"`);
+  const body = listItems(deps.state(), {
+    project: textParam(req, 'project'),
+    statuses,
+    groups,
+    assignee: textParam(req, 'assignee'),
+    type: textParam(req, 'type'),
+    priority: textParam(req, 'priority'),
+    label: textParam(req, 'label'),
+    q: textParam(req, 'q'),
+    limit: limitParam(req, 'limit', LIST_DEFAULT, LIST_MAX),
+    offset: offsetParam(req),
+  });
+  return { status: 200, body };
+}
+
+/** A page of an array, newest first, with an offset cursor. */
+function page<T>(rows: readonly T[], req: ApiRequest) {
+  const limit = limitParam(req, 'limit', PAGE_DEFAULT, PAGE_MAX);
+  const offset = offsetParam(req);
+  const slice = rows.slice(offset, offset + limit);
+  const end = offset + slice.length;
+  return { rows: slice, total: rows.length, next: end < rows.length ? String(end) : null };
+}
+
+function comments(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
+  const ref = textParam(req, 'item');
+  if (ref === null) throw badParams('item is required (a key or an id)');
+  const item = itemParam(deps.state(), ref);
+  const { rows, total, next } = page([...item.comments].reverse(), req);
+  return { status: 200, body: { item: item.key, comments: rows, total, next } };
+}
+
+/** The turns that changed an item: one row per turn, newest first. */
+function turns(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
+  const ref = textParam(req, 'id');
+  if (ref === null) throw badParams('id is required (a key or an id)');
+  const item = itemParam(deps.state(), ref);
+  const byTurn = new Map<
+    string,
+    { turn_id: string; seat: string; first_at: string; last_at: string; changes: number }
+  >();
+  for (const row of item.history) {
+    if (row.turn_id === null) continue;
+    const t = byTurn.get(row.turn_id);
+    if (t) {
+      t.last_at = row.at;
+      t.changes += 1;
+    } else
+      byTurn.set(row.turn_id, {
+        turn_id: row.turn_id,
+        seat: row.actor,
+        first_at: row.at,
+        last_at: row.at,
+        changes: 1,
+      });
+  }
+  const { rows, total, next } = page([...byTurn.values()].reverse(), req);
+  return { status: 200, body: { item: item.key, turns: rows, total, next } };
+}
+
+async function send(
+  deps: WorkRouteDeps,
+  req: ApiRequest,
+  opId: string | undefined,
+  change: WorkChange,
+  status = 200,
+) {
+  const people = deps.people();
+  const op_id = opIdOf(req, opId, randomUUID);
+  const reply = refusal(await deps.write({ op_id, actor: actorOf(req, people), turn_id: null, change }));
+  await deps.until(reply.seq, READ_BACK_MS);
+  const state = deps.state();
+  const item = state.items.get(reply.id);
+  return {
+    status: reply.repeated ? 200 : status,
+    body: {
+      op_id: reply.op_id,
+      outcome: reply.repeated ? 'repeated' : 'applied',
+      position: reply.position,
+      key: reply.key,
+      item: item ? itemDetail(state, item) : null,
+    },
+  };
+}
+
+export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
+  return [
+    { method: 'GET', pattern: '/work', handler: (req) => listing(deps, req) },
+    { method: 'GET', pattern: '/work/comments', handler: (req) => comments(deps, req) },
+    { method: 'GET', pattern: '/work/turns', handler: (req) => turns(deps, req) },
+    {
+      method: 'GET',
+      pattern: '/work/:id',
+      handler: (req) => {
+        const state = deps.state();
+        return { status: 200, body: itemDetail(state, itemParam(state, req.params['id']!)) };
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/work',
+      handler: async (req) => {
+        const { project, status, op_id, ...fields } = bodyOf(req, CreateItemBody);
+        return send(
+          deps,
+          req,
+          op_id,
+          { kind: 'create', project, ...(status ? { status } : {}), fields },
+          201,
+        );
+      },
+    },
+    {
+      method: 'PATCH',
+      pattern: '/work/:id',
+      handler: async (req) => {
+        const { op_id, ...changes } = bodyOf(req, UpdateItemBody);
+        return send(deps, req, op_id, { kind: 'update', item: req.params['id']!, changes });
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/work/:id/move',
+      handler: async (req) => {
+        const { op_id, to } = bodyOf(req, MoveItemBody);
+        return send(deps, req, op_id, { kind: 'move', item: req.params['id']!, to });
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/work/:id/comments',
+      handler: async (req) => {
+        const { op_id, body } = bodyOf(req, CommentBody);
+        return send(deps, req, op_id, { kind: 'comment', item: req.params['id']!, body }, 201);
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/work/:id/purge',
+      handler: async (req) => {
+        if (req.actor?.kind !== 'operator')
+          throw new ApiError('invalid_token', { detail: 'a purge needs an operator token' });
+        // Accepted in the body or as query parameters; validated whole before anything is destroyed.
+        const fromQuery = Object.fromEntries(
+          ['confirm', 'project', 'reason', 'op_id'].flatMap((k) => {
+            const v = req.query.get(k);
+            return v === null ? [] : [[k, v]];
+          }),
+        );
+        const given =
+          req.body.length > 0
+            ? bodyOf(req, PurgeBody)
+            : bodyOf({ ...req, body: Buffer.from(JSON.stringify(fromQuery)) }, PurgeBody);
+        const opId = opIdOf(req, given.op_id, randomUUID);
+        const { op_id: _ignored, ...purge } = given;
+        return send(deps, req, opId, { kind: 'purge', item: req.params['id']!, ...purge });
+      },
+    },
+  ];
+}

@@ -1,0 +1,185 @@
+/**
+ * Parameters and bodies of the `/work` routes: limits clamped or refused as the spec says, positions
+ * parsed, JSON bodies validated, and who the caller is (the person a token is bound to, else the token).
+ */
+import type { z } from 'zod';
+import {
+  errorCatalogue,
+  isOpId,
+  parsePosition,
+  personFor,
+  WORK_GENERATION,
+  WORK_STREAM,
+  type ErrorCode,
+  type Person,
+  type WorkState,
+  type WorkWriteReply,
+} from '../../../schema/index.js';
+import { ApiError } from '../../api-error.js';
+import type { ApiRequest } from '../../types.js';
+
+export function badParams(detail: string): ApiError {
+  return new ApiError('bad_params', { detail });
+}
+
+/** An integer parameter: absent gives `fallback`; outside 1..max is refused 400 `bad_params`. */
+export function limitParam(req: ApiRequest, name: string, fallback: number, max: number): number {
+  const raw = req.query.get(name);
+  if (raw === null || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > max)
+    throw badParams(`${name} must be an integer from 1 to ${max}`);
+  return n;
+}
+
+/** A non-negative offset cursor (a previous answer's `next`). */
+export function offsetParam(req: ApiRequest, name = 'cursor'): number {
+  const raw = req.query.get(name);
+  if (raw === null || raw === '') return 0;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw badParams(`${name} must be a cursor from a previous answer`);
+  return n;
+}
+
+/** A log position `<stream>@<generation>:<sequence>` parameter, as the sequence after which to read. */
+export function positionParam(req: ApiRequest, name: string): number | null {
+  const raw = req.query.get(name);
+  if (raw === null || raw === '') return null;
+  const position = parsePosition(raw);
+  if (!position || position.stream !== WORK_STREAM)
+    throw badParams(`${name} must be a position ${WORK_STREAM}@<generation>:<sequence>`);
+  if (position.generation !== WORK_GENERATION)
+    throw badParams(
+      `${name} is from generation ${position.generation}; the work log is at ${WORK_GENERATION}`,
+    );
+  return position.seq;
+}
+
+/** An RFC 3339 instant parameter, as epoch milliseconds. */
+export function instantParam(req: ApiRequest, name: string): number | null {
+  const raw = req.query.get(name);
+  if (raw === null || raw === '') return null;
+  const ms = Date.parse(raw);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(raw) || Number.isNaN(ms))
+    throw badParams(`${name} must be an RFC 3339 instant`);
+  return ms;
+}
+
+export function boolParam(req: ApiRequest, name: string): boolean | null {
+  const raw = req.query.get(name);
+  if (raw === null || raw === '') return null;
+  if (raw !== 'true' && raw !== 'false') throw badParams(`${name} must be true or false`);
+  return raw === 'true';
+}
+
+export function enumParam<T extends string>(
+  req: ApiRequest,
+  name: string,
+  allowed: readonly T[],
+  fallback: T,
+): T {
+  const raw = req.query.get(name);
+  if (raw === null || raw === '') return fallback;
+  if (!(allowed as readonly string[]).includes(raw))
+    throw badParams(`${name} must be one of ${allowed.join(', ')}`);
+  return raw as T;
+}
+
+/** A comma-separated list parameter (repeats also accepted). */
+export function listParam(req: ApiRequest, name: string): string[] {
+  return req.query
+    .getAll(name)
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
+}
+
+export const textParam = (req: ApiRequest, name: string): string | null => {
+  const raw = req.query.get(name);
+  return raw === null || raw === '' ? null : raw;
+};
+
+/** The JSON body validated by `schema`; refused 400 `invalid_body` (not JSON) or `validation_error`. */
+export function bodyOf<T>(req: ApiRequest, schema: z.ZodType<T>): T {
+  let raw: unknown = {};
+  if (req.body.length > 0) {
+    try {
+      raw = JSON.parse(req.body.toString('utf8'));
+    } catch {
+      throw new ApiError('invalid_body', {
+        detail: 'The body is not JSON.',
+        extra: { problems: [{ path: '', message: 'expected a JSON object' }] },
+      });
+    }
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success)
+    throw new ApiError('validation_error', {
+      detail: 'The body does not fit the route.',
+      extra: {
+        problems: parsed.error.issues.map((i) => ({
+          path: i.path.map(String).join('.'),
+          message: i.message,
+        })),
+      },
+    });
+  return parsed.data;
+}
+
+/** The change's retry handle: the body's `op_id`, else `?op_id=`, else a fresh one (no retry possible). */
+export function opIdOf(req: ApiRequest, fromBody: string | undefined, fresh: () => string): string {
+  const given = fromBody ?? req.query.get('op_id') ?? undefined;
+  if (given === undefined) return fresh();
+  if (!isOpId(given))
+    throw new ApiError('op_id_invalid', {
+      detail: `op_id must be 1 to 128 bytes of visible ASCII (this one is ${Buffer.byteLength(given)} bytes)`,
+    });
+  return given;
+}
+
+/** The person the caller's token is bound to, or null. */
+export function callerPerson(req: ApiRequest, people: readonly Person[]): Person | null {
+  return req.actor?.kind === 'operator' ? personFor(people, req.actor.id) : null;
+}
+
+/** Who a change is recorded as made by: the bound person's handle, else the token id. */
+export function actorOf(req: ApiRequest, people: readonly Person[]): string {
+  return callerPerson(req, people)?.handle ?? req.actor?.id ?? 'anonymous';
+}
+
+/**
+ * Spec "Authentication" 7: the personal routes answer the caller's own seat, another person's only to an
+ * operator (a token that is not bound to someone else's seat counts; a missing credential does not).
+ */
+export function personalHandle(req: ApiRequest, people: readonly Person[], given: string | null): string {
+  const own = callerPerson(req, people)?.handle ?? null;
+  if (given === null || given === own) {
+    if (own === null)
+      throw badParams('this credential is bound to no seat: name one with ?handle= (an operator token may)');
+    return own;
+  }
+  if (req.actor === null)
+    throw new ApiError('invalid_token', {
+      detail: "another person's work is answered only to an operator token",
+    });
+  return given;
+}
+
+/** A refused write as its API error; an ok one passes through. */
+export function refusal(reply: WorkWriteReply): Extract<WorkWriteReply, { outcome: 'ok' }> {
+  if (reply.outcome === 'ok') return reply;
+  const code = (reply.error in errorCatalogue ? reply.error : 'validation_error') as ErrorCode;
+  throw new ApiError(code, {
+    detail: reply.detail,
+    ...(reply.problems.length > 0 ? { extra: { problems: reply.problems } } : {}),
+  });
+}
+
+/** The item `{id}` names (its key or its id), or 404 `not_found`. */
+export function itemParam(state: WorkState, ref: string) {
+  const id = state.keys.get(ref.toUpperCase()) ?? ref;
+  const item = state.items.get(id);
+  if (!item)
+    throw new ApiError('not_found', { detail: `no work item "${ref}"`, hint: 'List items with GET /work.' });
+  return item;
+}

@@ -1,0 +1,95 @@
+/**
+ * The personal routes (spec "Authentication" 7): `/work/my-work`, `/work/inbox`, `/work/people/{handle}`,
+ * `/work/views` and `/work/views/saved`. Each answers the caller's own seat (the person its token is bound
+ * to); another person's only to an operator.
+ */
+import { builtinViews, inboxPage, InboxReason, myWork, personState } from '../../../projections/index.js';
+import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
+import type { WorkRouteDeps } from './work.deps.js';
+import {
+  badParams,
+  boolParam,
+  callerPerson,
+  enumParam,
+  limitParam,
+  listParam,
+  offsetParam,
+  personalHandle,
+  positionParam,
+  textParam,
+} from './work.params.js';
+
+const INBOX_MAX = 50;
+const reasons = Object.values(InboxReason) as string[];
+
+const now = (deps: WorkRouteDeps): Date => deps.now?.() ?? new Date();
+
+function inbox(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
+  const handle = personalHandle(req, deps.people(), textParam(req, 'handle'));
+  const wanted = listParam(req, 'reasons');
+  for (const r of wanted)
+    if (!reasons.includes(r)) throw badParams(`unknown reason "${r}" (${reasons.join(', ')})`);
+  const before = offsetParam(req);
+  const body = inboxPage(deps.state(), {
+    handle,
+    unread: boolParam(req, 'unread'),
+    primaryOnly: boolParam(req, 'primary_only') ?? false,
+    snoozed: enumParam(req, 'snoozed', ['exclude', 'include', 'only'] as const, 'exclude'),
+    reasons: wanted,
+    limit: limitParam(req, 'limit', INBOX_MAX, INBOX_MAX),
+    before: before === 0 ? null : before,
+    since: positionParam(req, 'since') ?? 0,
+  });
+  return { status: 200, body: { handle, ...body } };
+}
+
+export function workPersonalRoutes(deps: WorkRouteDeps): RouteDef[] {
+  return [
+    {
+      method: 'GET',
+      pattern: '/work/my-work',
+      handler: (req) => {
+        const handle = personalHandle(req, deps.people(), textParam(req, 'handle'));
+        return { status: 200, body: myWork(deps.state(), handle, now(deps)) };
+      },
+    },
+    { method: 'GET', pattern: '/work/inbox', handler: (req) => inbox(deps, req) },
+    {
+      method: 'GET',
+      pattern: '/work/people/:handle',
+      handler: (req) => {
+        const handle = personalHandle(req, deps.people(), req.params['handle']!);
+        return { status: 200, body: personState(deps.state(), handle, now(deps)) };
+      },
+    },
+    {
+      method: 'GET',
+      pattern: '/work/views',
+      handler: (req) => {
+        const given = textParam(req, 'viewer');
+        const viewer =
+          given === null
+            ? (callerPerson(req, deps.people())?.handle ?? null)
+            : personalHandle(req, deps.people(), given);
+        const container = textParam(req, 'container');
+        if (container !== null && !deps.projects().some((p) => p.key === container))
+          throw badParams(`no project "${container}"`);
+        return { status: 200, body: { viewer, views: builtinViews(deps.projects(), container, viewer) } };
+      },
+    },
+    {
+      method: 'GET',
+      pattern: '/work/views/saved',
+      handler: (req) => {
+        const given = textParam(req, 'viewer');
+        const viewer =
+          given === null
+            ? (callerPerson(req, deps.people())?.handle ?? null)
+            : personalHandle(req, deps.people(), given);
+        const counts = boolParam(req, 'counts') ?? false;
+        // Saved views are not written yet (ops/work-tracker.md): every viewer has none.
+        return { status: 200, body: { viewer, views: [], ...(counts ? { counts: {} } : {}) } };
+      },
+    },
+  ];
+}

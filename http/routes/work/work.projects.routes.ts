@@ -1,0 +1,131 @@
+/** `/work/projects`, `/work/projects/{key}`, `/work/catalogue` and `/work/activity`. */
+import {
+  customFields,
+  taskTypeNamed,
+  taskTypes,
+  workStatuses,
+  groupOf,
+  workMoves,
+} from '../../../schema/index.js';
+import {
+  activityPage,
+  projectRow,
+  projectRows,
+  projectSortKeys,
+  taskCounts,
+} from '../../../projections/index.js';
+import { ApiError } from '../../api-error.js';
+import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
+import type { WorkRouteDeps } from './work.deps.js';
+import {
+  badParams,
+  boolParam,
+  enumParam,
+  instantParam,
+  limitParam,
+  listParam,
+  positionParam,
+  textParam,
+} from './work.params.js';
+
+const PROJECTS_MAX = 200;
+const ACTIVITY_MAX = 200;
+const SEARCH_WINDOW_MS = 90 * 24 * 3600 * 1000;
+const sortValues = projectSortKeys.flatMap((k) => [k, `-${k}`]);
+
+function projects(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
+  const body = projectRows(deps.state(), deps.projects(), {
+    q: textParam(req, 'q'),
+    unit: textParam(req, 'unit'),
+    archived: enumParam(req, 'archived', ['false', 'only', 'true'] as const, 'false'),
+    sort: enumParam(req, 'sort', sortValues, 'key'),
+    limit: limitParam(req, 'limit', PROJECTS_MAX, PROJECTS_MAX),
+  });
+  return { status: 200, body };
+}
+
+function project(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
+  const key = req.params['key']!;
+  const found = deps.projects().find((p) => p.key === key);
+  if (!found)
+    throw new ApiError('not_found', {
+      detail: `no project "${key}"`,
+      hint: 'List projects with GET /work/projects.',
+    });
+  const forType = textParam(req, 'for_type');
+  if (forType !== null && !taskTypeNamed(forType)) throw badParams(`unknown task type "${forType}"`);
+  const state = deps.state();
+  return {
+    status: 200,
+    body: {
+      ...projectRow(state, found, taskCounts(state).get(key)),
+      members: found.members,
+      statuses: workStatuses.map((s) => ({ slug: s, group: groupOf[s], moves: workMoves[s] })),
+      types: taskTypes.filter((t) => !t.archived).map((t) => t.name),
+      fields: customFields.filter(
+        (f) => !f.archived && (forType === null || f.types.length === 0 || f.types.includes(forType)),
+      ),
+      ...(forType !== null ? { for_type: forType } : {}),
+    },
+  };
+}
+
+function catalogue(req: ApiRequest): ApiReply {
+  const archived = boolParam(req, 'archived') ?? false;
+  return {
+    status: 200,
+    body: {
+      types: taskTypes.filter((t) => archived || !t.archived),
+      fields: customFields.filter((f) => archived || !f.archived),
+      statuses: workStatuses.map((s) => ({ slug: s, group: groupOf[s], moves: workMoves[s] })),
+    },
+  };
+}
+
+function activity(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
+  const state = deps.state();
+  const since = positionParam(req, 'since');
+  const cursor = positionParam(req, 'cursor');
+  const taskRef = textParam(req, 'task');
+  const task =
+    taskRef === null
+      ? null
+      : (state.keys.get(taskRef.toUpperCase()) ?? (state.everKeys.has(taskRef) ? taskRef : null));
+  if (taskRef !== null && task === null)
+    throw new ApiError('not_found', { detail: `no work item "${taskRef}"` });
+  const container = textParam(req, 'container');
+  const from = instantParam(req, 'from');
+  const to = instantParam(req, 'to');
+  const q = textParam(req, 'q');
+  if (q !== null && task === null) {
+    // Spec "Limits": a search needs a task, or a project with a since inside 90 days.
+    const sinceRow = since === null ? undefined : state.activity.find((r) => r.seq > since);
+    const recent =
+      since !== null && (sinceRow === undefined || Date.parse(sinceRow.at) >= Date.now() - SEARCH_WINDOW_MS);
+    if (container === null || !recent)
+      throw badParams('q needs task=, or container= with a since inside the last 90 days');
+  }
+  const body = activityPage(state, {
+    after: cursor ?? since ?? 0,
+    task,
+    project: container,
+    kinds: listParam(req, 'kinds'),
+    actor: textParam(req, 'actor'),
+    assignee: textParam(req, 'assignee'),
+    notified: textParam(req, 'notified'),
+    from,
+    to,
+    q,
+    limit: limitParam(req, 'limit', ACTIVITY_MAX, ACTIVITY_MAX),
+  });
+  return { status: 200, body };
+}
+
+export function workProjectRoutes(deps: WorkRouteDeps): RouteDef[] {
+  return [
+    { method: 'GET', pattern: '/work/projects', handler: (req) => projects(deps, req) },
+    { method: 'GET', pattern: '/work/projects/:key', handler: (req) => project(deps, req) },
+    { method: 'GET', pattern: '/work/catalogue', handler: (req) => catalogue(req) },
+    { method: 'GET', pattern: '/work/activity', handler: (req) => activity(deps, req) },
+  ];
+}

@@ -1,0 +1,142 @@
+/**
+ * `/work/activity` and `/work/inbox`: pages of the change log. Positions are `<stream>@<generation>:<seq>`
+ * (schema/work/position.ts); `since` and `cursor` both mean "after this position".
+ */
+import { groupOf, type ActivityRow, type WorkItem, type WorkState } from '../../schema/index.js';
+
+export interface ActivityQuery {
+  /** Rows after this sequence (from `since` or `cursor`). */
+  readonly after: number;
+  readonly task: string | null;
+  readonly project: string | null;
+  readonly kinds: readonly string[];
+  readonly actor: string | null;
+  readonly assignee: string | null;
+  readonly notified: string | null;
+  readonly from: number | null;
+  readonly to: number | null;
+  readonly q: string | null;
+  readonly limit: number;
+}
+
+/** Who a change concerns: the item's assignees, watchers, those asked, and those @mentioned. */
+export function concerned(item: WorkItem | undefined, row: ActivityRow): Set<string> {
+  const out = new Set<string>();
+  if (!item) return out;
+  for (const h of [...item.fields.assignees, ...item.fields.watchers, ...item.fields.asked_of]) out.add(h);
+  if (row.comment) {
+    const body = item.comments.find((c) => c.id === row.comment)?.body ?? '';
+    for (const m of body.matchAll(/@([a-z0-9][a-z0-9-]*)/g)) out.add(m[1]!);
+  }
+  out.delete(row.actor);
+  return out;
+}
+
+const searchable = (item: WorkItem | undefined, row: ActivityRow): string =>
+  [
+    JSON.stringify(row.fields),
+    row.comment ? (item?.comments.find((c) => c.id === row.comment)?.body ?? '') : '',
+  ]
+    .join(' ')
+    .toLowerCase();
+
+export function activityPage(state: WorkState, query: ActivityQuery) {
+  const needle = query.q?.toLowerCase() ?? null;
+  const rows: ActivityRow[] = [];
+  // Rows are in log order: find the first after the position by binary search.
+  let lo = 0;
+  let hi = state.activity.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (state.activity[mid]!.seq <= query.after) lo = mid + 1;
+    else hi = mid;
+  }
+  let scanned = lo;
+  for (; scanned < state.activity.length && rows.length < query.limit; scanned++) {
+    const row = state.activity[scanned]!;
+    const item = state.items.get(row.item);
+    if (query.task !== null && row.item !== query.task) continue;
+    if (query.project !== null && row.project !== query.project) continue;
+    if (query.kinds.length > 0 && !query.kinds.includes(row.kind)) continue;
+    if (query.actor !== null && row.actor !== query.actor) continue;
+    if (query.assignee !== null && !item?.fields.assignees.includes(query.assignee)) continue;
+    if (query.notified !== null && !concerned(item, row).has(query.notified)) continue;
+    const at = Date.parse(row.at);
+    if (query.from !== null && at < query.from) continue;
+    if (query.to !== null && at > query.to) continue;
+    if (needle !== null && !searchable(item, row).includes(needle)) continue;
+    rows.push(row);
+  }
+  const exhausted = scanned >= state.activity.length;
+  const keys: Record<string, string> = {};
+  for (const row of rows) keys[row.item] = state.everKeys.get(row.item) ?? row.item;
+  const last = rows.at(-1);
+  return {
+    records: rows,
+    keys,
+    next: exhausted ? null : (last?.position ?? state.activity[scanned - 1]?.position ?? null),
+    exhausted,
+    head: state.seq,
+  };
+}
+
+export const InboxReason = {
+  Assigned: 'assigned',
+  Asked: 'asked',
+  Mentioned: 'mentioned',
+  Watching: 'watching',
+} as const;
+const primaryReasons = new Set<string>([InboxReason.Assigned, InboxReason.Asked, InboxReason.Mentioned]);
+
+export interface InboxQuery {
+  readonly handle: string;
+  readonly unread: boolean | null;
+  readonly primaryOnly: boolean;
+  readonly snoozed: 'exclude' | 'include' | 'only';
+  readonly reasons: readonly string[];
+  readonly limit: number;
+  /** Rows older than this sequence (the previous page's `next`). */
+  readonly before: number | null;
+  /** Rows after this sequence only. */
+  readonly since: number;
+}
+
+function reasonOf(item: WorkItem, row: ActivityRow, handle: string): string | null {
+  if (row.actor === handle) return null;
+  if (row.comment && item.comments.find((c) => c.id === row.comment)?.body.includes(`@${handle}`))
+    return InboxReason.Mentioned;
+  if (item.fields.assignees.includes(handle)) return InboxReason.Assigned;
+  if (item.fields.asked_of.includes(handle)) return InboxReason.Asked;
+  if (item.fields.watchers.includes(handle)) return InboxReason.Watching;
+  return null;
+}
+
+/**
+ * Changes made by others to items that concern `handle`, newest first. Nothing is marked read or snoozed
+ * yet (ops/work-tracker.md "Inbox"): every row is unread and none is snoozed.
+ */
+export function inboxPage(state: WorkState, query: InboxQuery) {
+  const rows: Array<
+    { reason: string; unread: boolean; snoozed: boolean; key: string; group: string } & ActivityRow
+  > = [];
+  let i = state.activity.length - 1;
+  for (; i >= 0 && rows.length < query.limit; i--) {
+    const row = state.activity[i]!;
+    if (row.seq <= query.since) break;
+    if (query.before !== null && row.seq >= query.before) continue;
+    const item = state.items.get(row.item);
+    if (!item) continue;
+    const reason = reasonOf(item, row, query.handle);
+    if (reason === null) continue;
+    if (query.primaryOnly && !primaryReasons.has(reason)) continue;
+    if (query.reasons.length > 0 && !query.reasons.includes(reason)) continue;
+    if (query.unread === false || query.snoozed === 'only') continue;
+    rows.push({ ...row, reason, unread: true, snoozed: false, key: item.key, group: groupOf[item.status] });
+  }
+  const more = i >= 0 && state.activity[i]!.seq > query.since;
+  return {
+    items: rows,
+    next: more && rows.length > 0 ? String(rows.at(-1)!.seq) : null,
+    unread: rows.length,
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * The personal reads: `/work/my-work` (seven lists), `/work/people/{handle}` and `/work/views`. They are
+ * derived from the items themselves; a person's own written state (pins, snoozes) is not kept yet, so
+ * every person reads `held: false` (ops/work-tracker.md "Personal routes").
+ */
+import { groupOf, itemByRef, type WorkItem, type WorkProject, type WorkState } from '../../schema/index.js';
+import { byPriority, itemRow } from './work.queries.js';
+
+const RECENT_MS = 7 * 24 * 3600 * 1000;
+const LIST_MAX = 50;
+
+const open = (item: WorkItem): boolean =>
+  groupOf[item.status] === 'todo' || groupOf[item.status] === 'active';
+const finished = (item: WorkItem | null): boolean =>
+  item !== null && (groupOf[item.status] === 'done' || groupOf[item.status] === 'closed');
+
+export function myWork(state: WorkState, handle: string, now: Date) {
+  const recent = now.getTime() - RECENT_MS;
+  const items = [...state.items.values()];
+  const mine = items.filter((i) => open(i) && i.fields.assignees.includes(handle)).sort(byPriority);
+  const checklist = items.flatMap((item) =>
+    open(item)
+      ? item.fields.checklist
+          .filter((e) => !e.done && e.assignee === handle)
+          .map((e) => ({ item: item.key, id: item.id, title: item.fields.title, entry: e }))
+      : [],
+  );
+  const collaborating = items.filter(
+    (i) =>
+      open(i) &&
+      !i.fields.assignees.includes(handle) &&
+      (i.created_by === handle || i.comments.some((c) => c.author === handle)),
+  );
+  const watching = items
+    .filter((i) => i.fields.watchers.includes(handle) && Date.parse(i.updated_at) >= recent)
+    .sort((a, b) => b.updated_at.localeCompare(a.updated_at));
+  const unblocked = mine.filter((item) => {
+    const blockers = item.fields.links
+      .filter((l) => l.kind === 'blocked_by')
+      .map((l) => itemByRef(state, l.item));
+    return (
+      blockers.length > 0 &&
+      blockers.every(finished) &&
+      blockers.some((b) => b !== null && Date.parse(b.updated_at) >= recent)
+    );
+  });
+  const rows = (list: WorkItem[]) => list.slice(0, LIST_MAX).map(itemRow);
+  return {
+    handle,
+    priorities: rows(mine.filter((i) => i.fields.priority === 'urgent' || i.fields.priority === 'high')),
+    assigned: rows(mine),
+    asked_of_me: rows(items.filter((i) => open(i) && i.fields.asked_of.includes(handle))),
+    checklist_items: checklist.slice(0, LIST_MAX),
+    collaborating: rows(collaborating),
+    watching_recent: rows(watching),
+    unblocked_recent: rows(unblocked),
+  };
+}
+
+export function personState(state: WorkState, handle: string, now: Date) {
+  const work = myWork(state, handle, now);
+  return {
+    handle,
+    held: false,
+    inbox: { read_through: null, snoozed: [] },
+    priorities: work.priorities,
+    pinned_views: [],
+  };
+}
+
+/** The views every project offers (a board by status, a list, the viewer's own items). */
+export function builtinViews(
+  projects: readonly WorkProject[],
+  container: string | null,
+  viewer: string | null,
+) {
+  return projects
+    .filter((p) => !p.archived && (container === null || p.key === container))
+    .flatMap((p) => [
+      {
+        id: `${p.key}:board`,
+        container: p.key,
+        name: `${p.name} board`,
+        layout: 'board',
+        filter: { project: p.key },
+      },
+      {
+        id: `${p.key}:list`,
+        container: p.key,
+        name: `${p.name} list`,
+        layout: 'list',
+        filter: { project: p.key },
+      },
+      ...(viewer
+        ? [
+            {
+              id: `${p.key}:mine`,
+              container: p.key,
+              name: 'My items',
+              layout: 'list',
+              filter: { project: p.key, assignee: viewer },
+            },
+          ]
+        : []),
+    ]);
+}

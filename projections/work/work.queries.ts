@@ -1,0 +1,195 @@
+/**
+ * Reads of the work state for `/work`, `/work/{id}` and `/work/projects`: pure functions of the folded
+ * state and the active document's projects, so every node answers them alike.
+ */
+import {
+  groupOf,
+  itemByRef,
+  priorityRank,
+  statusGroups,
+  type StatusGroup,
+  type WorkItem,
+  type WorkProject,
+  type WorkState,
+} from '../../schema/index.js';
+
+export function itemRow(item: WorkItem) {
+  const f = item.fields;
+  return {
+    id: item.id,
+    key: item.key,
+    project: item.project,
+    title: f.title,
+    type: f.type,
+    status: item.status,
+    group: groupOf[item.status],
+    priority: f.priority,
+    assignees: f.assignees,
+    labels: f.labels,
+    due_date: f.due_date,
+    comments: item.comments.length,
+    created_at: item.created_at,
+    created_by: item.created_by,
+    updated_at: item.updated_at,
+  };
+}
+
+/** One item in full: description, thread (oldest first), history and links with their keys. */
+export function itemDetail(state: WorkState, item: WorkItem) {
+  const f = item.fields;
+  return {
+    ...itemRow(item),
+    description: f.description,
+    watchers: f.watchers,
+    asked_of: f.asked_of,
+    checklist: f.checklist,
+    fields: f.fields,
+    links: f.links.map((link) => {
+      const target = itemByRef(state, link.item);
+      return {
+        kind: link.kind,
+        item: link.item,
+        id: target?.id ?? null,
+        key: target?.key ?? null,
+        status: target?.status ?? null,
+      };
+    }),
+    thread: item.comments,
+    history: item.history,
+  };
+}
+
+export interface ItemQuery {
+  readonly project: string | null;
+  readonly statuses: readonly string[];
+  readonly groups: readonly string[];
+  readonly assignee: string | null;
+  readonly type: string | null;
+  readonly priority: string | null;
+  readonly label: string | null;
+  readonly q: string | null;
+  readonly limit: number;
+  /** Rows to skip (the previous answer's `next`). */
+  readonly offset: number;
+}
+
+/** The filtered listing, newest first, with each project's last key number. */
+export function listItems(state: WorkState, query: ItemQuery) {
+  const needle = query.q?.toLowerCase() ?? null;
+  const rows: WorkItem[] = [];
+  for (const item of state.items.values()) {
+    const f = item.fields;
+    if (query.project !== null && item.project !== query.project) continue;
+    if (query.statuses.length > 0 && !query.statuses.includes(item.status)) continue;
+    if (query.groups.length > 0 && !query.groups.includes(groupOf[item.status])) continue;
+    if (query.assignee !== null && !f.assignees.includes(query.assignee)) continue;
+    if (query.type !== null && f.type !== query.type) continue;
+    if (query.priority !== null && f.priority !== query.priority) continue;
+    if (query.label !== null && !f.labels.includes(query.label)) continue;
+    if (needle !== null && !`${item.key} ${f.title} ${f.description}`.toLowerCase().includes(needle))
+      continue;
+    rows.push(item);
+  }
+  // Map order is creation order: newest first is the reverse.
+  rows.reverse();
+  const page = rows.slice(query.offset, query.offset + query.limit);
+  const end = query.offset + page.length;
+  return {
+    items: page.map(itemRow),
+    total: rows.length,
+    next: end < rows.length ? String(end) : null,
+    last_numbers: Object.fromEntries(state.counters),
+  };
+}
+
+type Counts = Record<StatusGroup, number>;
+
+export function taskCounts(state: WorkState): Map<string, Counts> {
+  const counts = new Map<string, Counts>();
+  for (const item of state.items.values()) {
+    let c = counts.get(item.project);
+    if (!c) counts.set(item.project, (c = { todo: 0, active: 0, done: 0, closed: 0 }));
+    c[groupOf[item.status]] += 1;
+  }
+  return counts;
+}
+
+export const projectSortKeys = [
+  'key',
+  'name',
+  'unit',
+  'todo',
+  'active',
+  'done',
+  'closed',
+  'last_change',
+  'target',
+] as const;
+
+export interface ProjectQuery {
+  readonly q: string | null;
+  readonly unit: string | null;
+  readonly archived: 'false' | 'only' | 'true';
+  /** One of projectSortKeys, optionally with a leading `-`. */
+  readonly sort: string;
+  readonly limit: number;
+}
+
+export function projectRow(state: WorkState, project: WorkProject, counts: Counts | undefined) {
+  return {
+    key: project.key,
+    name: project.name,
+    unit: project.unit,
+    lead: project.lead,
+    description: project.description,
+    archived: project.archived,
+    target_date: project.target_date,
+    last_change: state.lastChange.get(project.key) ?? null,
+    last_number: state.counters.get(project.key) ?? 0,
+    task_counts: counts ?? { todo: 0, active: 0, done: 0, closed: 0 },
+  };
+}
+
+type ProjectRow = ReturnType<typeof projectRow>;
+
+const sortValue = (row: ProjectRow, key: string): string | number => {
+  if ((statusGroups as readonly string[]).includes(key)) return row.task_counts[key as StatusGroup];
+  if (key === 'target') return row.target_date ?? '';
+  if (key === 'last_change') return row.last_change ?? '';
+  return (row as unknown as Record<string, string | null>)[key] ?? '';
+};
+
+export function projectRows(state: WorkState, projects: readonly WorkProject[], query: ProjectQuery) {
+  const counts = taskCounts(state);
+  const needle = query.q?.toLowerCase() ?? null;
+  const census = {
+    active: projects.filter((p) => !p.archived).length,
+    archived: projects.filter((p) => p.archived).length,
+  };
+  const chosen = projects.filter((p) => {
+    if (query.archived === 'false' && p.archived) return false;
+    if (query.archived === 'only' && !p.archived) return false;
+    if (query.unit !== null && p.unit !== query.unit) return false;
+    return needle === null || `${p.key} ${p.name}`.toLowerCase().includes(needle);
+  });
+  const descending = query.sort.startsWith('-');
+  const key = descending ? query.sort.slice(1) : query.sort;
+  const rows = chosen.map((p) => projectRow(state, p, counts.get(p.key)));
+  rows.sort((a, b) => {
+    const x = sortValue(a, key);
+    const y = sortValue(b, key);
+    const order = x < y ? -1 : x > y ? 1 : a.key.localeCompare(b.key);
+    return descending ? -order : order;
+  });
+  return {
+    projects: rows.slice(0, query.limit),
+    total: rows.length,
+    census,
+    complete: rows.length <= query.limit,
+  };
+}
+
+/** Open items first by priority: the rank my-work's `priorities` and the boards sort by. */
+export const byPriority = (a: WorkItem, b: WorkItem): number =>
+  priorityRank[a.fields.priority] - priorityRank[b.fields.priority] ||
+  b.updated_at.localeCompare(a.updated_at);

@@ -1,0 +1,13 @@
+/** The work tracker's one write (`actors/work`), answered by any node's work host. */
+import { WorkWrite, WorkWriteReply } from '../work/index.js';
+import { defineCommand } from './command.js';
+
+export const workCommands = {
+  write: defineCommand({
+    area: 'work',
+    verb: 'write',
+    request: WorkWrite,
+    reply: WorkWriteReply,
+    timeoutMs: 15_000,
+  }),
+} as const;

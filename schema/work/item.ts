@@ -1,0 +1,110 @@
+/**
+ * A work item's editable fields and the change bodies the API and the seat tools send (ops/work-tracker.md
+ * "Writes"). A handle names a seat, agent or human; a reference to another item is its key or its id.
+ */
+import { z } from 'zod';
+import { priorities, workStatuses } from './statuses.js';
+
+/** Spec "Limits": a retry handle is at most 128 bytes of visible ASCII. */
+export const OP_ID_MAX_BYTES = 128;
+const visibleAscii = /^[\x21-\x7e]+$/;
+
+/** True when `value` may be an `op_id` (answers 400 `op_id_invalid` otherwise). */
+export const isOpId = (value: string): boolean =>
+  value.length > 0 && value.length <= OP_ID_MAX_BYTES && visibleAscii.test(value);
+
+export const OpId = z.string().refine(isOpId, 'at most 128 bytes of visible ASCII');
+
+/** `KEY-N`: the project key, a dash, the number the project's counter gave. */
+export const ITEM_KEY = /^([A-Z][A-Z0-9]{1,9})-([1-9][0-9]*)$/;
+export const PROJECT_KEY = /^[A-Z][A-Z0-9]{1,9}$/;
+
+const handle = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'a seat handle');
+const itemRef = z.string().min(1).max(80);
+
+export const LinkKind = z.enum(['blocks', 'blocked_by', 'relates', 'duplicates', 'parent', 'child']);
+export const Link = z.object({ kind: LinkKind, item: itemRef });
+export type Link = z.infer<typeof Link>;
+
+export const ChecklistEntry = z.object({
+  id: z.string().min(1).max(40),
+  text: z.string().min(1).max(500),
+  done: z.boolean().default(false),
+  /** Whom the entry is asked of (their my-work `checklist_items`). */
+  assignee: handle.nullable().default(null),
+});
+export type ChecklistEntry = z.infer<typeof ChecklistEntry>;
+
+const FieldValue = z.union([z.string().max(500), z.number(), z.boolean(), z.null()]);
+
+/** Everything a create may set and an update may change. */
+export const ItemFields = z.object({
+  title: z.string().trim().min(1).max(300),
+  description: z.string().max(65_536),
+  type: z.string().min(1).max(40),
+  priority: z.enum(priorities),
+  assignees: z.array(handle).max(20),
+  watchers: z.array(handle).max(100),
+  labels: z.array(z.string().min(1).max(60)).max(30),
+  links: z.array(Link).max(100),
+  checklist: z.array(ChecklistEntry).max(100),
+  fields: z.record(z.string(), FieldValue),
+  /** Someone asked of (`asked_of_me`): a question waiting on them. */
+  asked_of: z.array(handle).max(20),
+  due_date: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD')
+    .nullable(),
+});
+export type ItemFields = z.infer<typeof ItemFields>;
+export type ItemChanges = Partial<ItemFields>;
+
+export const defaultFields = (): Omit<ItemFields, 'title'> => ({
+  description: '',
+  type: 'task',
+  priority: 'none',
+  assignees: [],
+  watchers: [],
+  labels: [],
+  links: [],
+  checklist: [],
+  fields: {},
+  asked_of: [],
+  due_date: null,
+});
+
+/** `POST /work`: the project and at least a title; `op_id` may also come as `?op_id=`. */
+export const CreateItemBody = ItemFields.partial()
+  .extend({
+    project: z.string().regex(/^[A-Z][A-Z0-9]{1,9}$/, 'a project key'),
+    title: ItemFields.shape.title,
+    status: z.enum(workStatuses).optional(),
+    op_id: z.string().optional(),
+  })
+  .strict();
+export type CreateItemBody = z.infer<typeof CreateItemBody>;
+
+/** `PATCH /work/{id}`: the fields to replace (lists are replaced whole). */
+export const UpdateItemBody = ItemFields.partial().extend({ op_id: z.string().optional() }).strict();
+export type UpdateItemBody = z.infer<typeof UpdateItemBody>;
+
+/** `POST /work/{id}/move`. */
+export const MoveItemBody = z.object({ to: z.enum(workStatuses), op_id: z.string().optional() }).strict();
+
+/** `POST /work/{id}/comments`. */
+export const CommentBody = z
+  .object({ body: z.string().trim().min(1).max(65_536), op_id: z.string().optional() })
+  .strict();
+
+/** Spec "Limits": a purge reason is at most 600 bytes on the notice line. */
+export const PURGE_REASON_MAX_BYTES = 600;
+
+/** `POST /work/{id}/purge` (also accepted as query parameters). */
+export const PurgeBody = z
+  .object({
+    confirm: z.string().min(1),
+    project: z.string().min(1),
+    reason: z.string().trim().min(1),
+    op_id: z.string().optional(),
+  })
+  .strict();

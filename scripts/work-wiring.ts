@@ -1,0 +1,95 @@
+/**
+ * The native work tracker of one node (`tracker.backend: native`): the work projection folded by the
+ * runner, the writer serving `svc.cmd.work.write`, and the `/work` routes reading the projection and
+ * sending changes through the command. Projects, seats and people come from the active document.
+ */
+import type { Logger } from 'pino';
+import { startWorkHost, type WorkContext, type WorkHost } from '../actors/index.js';
+import { sendCommand, type Bus } from '../bus/index.js';
+import { workRoutes, type AuthSettings, type RouteDef } from '../http/index.js';
+import { activeRevision, followWork, type WorkView } from '../projections/index.js';
+import {
+  Commands,
+  openDocument,
+  peopleOf,
+  projectsOf,
+  seatKindsOf,
+  type Person,
+  type TierA,
+  type WorkProject,
+} from '../schema/index.js';
+import type { Configuration } from './config-wiring.js';
+import type { Secrets } from './secrets-wiring.js';
+
+export interface WorkTracker {
+  readonly view: WorkView;
+  readonly host: WorkHost;
+  /** Projects of the active document. */
+  projects(): readonly WorkProject[];
+  routes(auth: AuthSettings): RouteDef[];
+  stop(): Promise<void>;
+}
+
+interface DocumentFacts {
+  readonly revision: string | null;
+  readonly document: unknown;
+  readonly context: WorkContext;
+}
+
+/** Null unless `tracker.backend` is native. */
+export async function startWork(opts: {
+  bus: Bus;
+  config: TierA;
+  configuration: Configuration;
+  secrets: Secrets;
+  logger: Logger;
+}): Promise<WorkTracker | null> {
+  if (opts.config.tracker.backend !== 'native') return null;
+  const logger = opts.logger.child({ component: 'work' });
+  const view = await followWork({ bus: opts.bus, logger });
+  let facts: DocumentFacts = { revision: null, document: null, context: { projects: [], seats: new Map() } };
+  // Walked once per revision: every write and read asks for the projects and seats.
+  const current = (): DocumentFacts => {
+    const record = activeRevision(opts.configuration.view.state);
+    const revision = record?.revision_id ?? null;
+    if (revision === facts.revision) return facts;
+    let document: unknown = null;
+    try {
+      document = record ? openDocument(opts.secrets.keyring, record.payload, record.revision_id) : null;
+    } catch {
+      // Boot refuses an active revision this node cannot open; a later one it cannot open reads as none.
+      document = null;
+    }
+    facts = { revision, document, context: { projects: projectsOf(document), seats: seatKindsOf(document) } };
+    return facts;
+  };
+  const host = startWorkHost({
+    bus: opts.bus,
+    view,
+    context: () => current().context,
+    nodeId: opts.config.node.id,
+    logger,
+  });
+  return {
+    view,
+    host,
+    projects: () => current().context.projects,
+    routes: (auth) =>
+      workRoutes({
+        state: () => view.state(),
+        until: (seq, timeoutMs) => view.until(seq, timeoutMs),
+        projects: () => current().context.projects,
+        people: (): Person[] =>
+          peopleOf(
+            current().document,
+            auth.tokens.map((t) => t.id),
+            opts.secrets.resolve,
+          ),
+        write: (write) => sendCommand(opts.bus, Commands.work.write, write),
+      }),
+    stop: async () => {
+      await host.stop();
+      await view.stop();
+    },
+  };
+}

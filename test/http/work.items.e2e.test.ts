@@ -1,0 +1,234 @@
+import t from 'tap';
+import { Streams, type Bus } from '../../bus/index.js';
+import { CI, OPS, call } from './fixtures/gateway-harness.js';
+import { startWorkHarness } from './fixtures/work-harness.js';
+
+type Json = Record<string, unknown>;
+
+const post = (url: string, body: unknown, auth = OPS, method = 'POST') =>
+  call(url, {
+    method,
+    headers: { authorization: auth, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
+async function events(bus: Bus): Promise<Json[]> {
+  const out: Json[] = [];
+  for await (const m of bus.replay(Streams.Events))
+    out.push(JSON.parse(new TextDecoder().decode(m.data)) as Json);
+  return out;
+}
+
+t.test('a created item gets the next key of its project and reads back in full', async (t) => {
+  const w = await startWorkHarness(t);
+  const a = await post(`${w.base}/work`, { project: 'ENG', title: 'First', op_id: 'op-1' });
+  t.equal(a.status, 201);
+  t.equal(a.json?.key, 'ENG-1');
+  t.match(a.json?.position, /^SVC_WORK@1:\d+$/);
+  const b = await post(`${w.base}/work`, { project: 'ENG', title: 'Second', priority: 'high', type: 'bug' });
+  t.equal(b.json?.key, 'ENG-2');
+  const c = await post(`${w.base}/work`, { project: 'OPS', title: 'Other project' });
+  t.equal(c.json?.key, 'OPS-1', 'each project counts on its own');
+  const byKey = await call(`${w.base}/work/eng-2`);
+  t.equal(byKey.status, 200, 'a key is matched without regard to case');
+  t.equal(byKey.json?.title, 'Second');
+  t.equal(byKey.json?.status, 'backlog');
+  t.equal(byKey.json?.group, 'todo');
+  t.same(byKey.json?.thread, []);
+  t.equal((byKey.json?.history as Json[]).length, 1);
+  const byId = await call(`${w.base}/work/${String(byKey.json?.id)}`);
+  t.equal(byId.json?.key, 'ENG-2', 'an id names the item too');
+  const list = await call(`${w.base}/work?project=ENG`);
+  t.same(
+    (list.json?.items as Json[]).map((i) => i.key),
+    ['ENG-2', 'ENG-1'],
+    'newest first',
+  );
+  t.same(list.json?.last_numbers, { ENG: 2, OPS: 1 });
+  const filtered = await call(`${w.base}/work?priority=high&type=bug`);
+  t.same(
+    (filtered.json?.items as Json[]).map((i) => i.key),
+    ['ENG-2'],
+  );
+  const missing = await call(`${w.base}/work/ENG-99`);
+  t.equal(missing.status, 404);
+  t.equal(missing.json?.error, 'not_found');
+});
+
+t.test('a retry with the same op_id answers the first outcome and appends nothing', async (t) => {
+  const w = await startWorkHarness(t);
+  const first = await post(`${w.base}/work`, { project: 'ENG', title: 'Once', op_id: 'retry-me' });
+  const before = (await w.bus.streamInfo(Streams.Work)).lastSeq;
+  const again = await post(`${w.base}/work`, { project: 'ENG', title: 'Twice?', op_id: 'retry-me' });
+  t.equal(again.status, 200);
+  t.equal(again.json?.outcome, 'repeated');
+  t.equal(again.json?.key, first.json?.key);
+  t.equal(again.json?.position, first.json?.position);
+  t.equal((await w.bus.streamInfo(Streams.Work)).lastSeq, before, 'nothing appended');
+  const comment1 = await post(`${w.base}/work/ENG-1/comments`, { body: 'hello', op_id: 'c-1' });
+  const comment2 = await post(`${w.base}/work/ENG-1/comments`, { body: 'hello', op_id: 'c-1' });
+  t.equal(comment1.json?.position, comment2.json?.position);
+  t.equal(((await call(`${w.base}/work/ENG-1`)).json?.thread as Json[]).length, 1, 'one comment');
+});
+
+t.test('op_id outside its grammar is refused 400 op_id_invalid', async (t) => {
+  const w = await startWorkHarness(t);
+  for (const op_id of ['x'.repeat(129), 'has space', 'naïve', '']) {
+    const r = await post(`${w.base}/work`, { project: 'ENG', title: 'x', op_id });
+    t.equal(r.status, 400, JSON.stringify(op_id).slice(0, 20));
+    t.equal(r.json?.error, 'op_id_invalid');
+  }
+  const query = await post(`${w.base}/work?op_id=${'y'.repeat(129)}`, { project: 'ENG', title: 'x' });
+  t.equal(query.json?.error, 'op_id_invalid', 'in the query string too');
+  const ok = await post(`${w.base}/work`, { project: 'ENG', title: 'x', op_id: 'z'.repeat(128) });
+  t.equal(ok.status, 201, '128 bytes is allowed');
+  t.equal((await w.bus.streamInfo(Streams.Work)).lastSeq, 1, 'only the valid one was written');
+});
+
+t.test('bad items are refused with problems; unknown project is 404 no_project', async (t) => {
+  const w = await startWorkHarness(t);
+  const unknown = await post(`${w.base}/work`, { project: 'NOPE', title: 'x' });
+  t.equal(unknown.status, 404);
+  t.equal(unknown.json?.error, 'no_project');
+  const archived = await post(`${w.base}/work`, { project: 'OLD', title: 'x' });
+  t.equal(archived.json?.error, 'validation_error');
+  const bad = await post(`${w.base}/work`, {
+    project: 'ENG',
+    title: 'x',
+    type: 'story',
+    assignees: ['nobody'],
+    fields: { severity: 'huge' },
+    links: [{ kind: 'blocks', item: 'ENG-40' }],
+  });
+  t.equal(bad.status, 400);
+  t.equal(bad.json?.error, 'validation_error');
+  t.same((bad.json?.problems as Json[]).map((p) => p.path).sort(), [
+    'assignees.0',
+    'fields.severity',
+    'links.0.item',
+    'type',
+  ]);
+  const noTitle = await post(`${w.base}/work`, { project: 'ENG' });
+  t.equal(noTitle.json?.error, 'validation_error');
+  const notJson = await call(`${w.base}/work`, {
+    method: 'POST',
+    headers: { authorization: OPS },
+    body: '{',
+  });
+  t.equal(notJson.json?.error, 'invalid_body');
+  const anonymous = await call(`${w.base}/work`, { method: 'POST', body: '{}' });
+  t.equal(anonymous.status, 401, 'a write needs a token');
+});
+
+t.test('moves follow the workflow; completing publishes TaskCompleted', async (t) => {
+  const w = await startWorkHarness(t);
+  await post(`${w.base}/work`, { project: 'ENG', title: 'Flow' });
+  const skip = await post(`${w.base}/work/ENG-1/move`, { to: 'done' });
+  t.equal(skip.status, 400, 'backlog cannot jump to done');
+  t.match(skip.json?.problems, [{ path: 'to', message: /todo, in_progress, cancelled/ }]);
+  for (const to of ['in_progress', 'in_review', 'done']) {
+    const r = await post(`${w.base}/work/ENG-1/move`, { to });
+    t.equal(r.status, 200, to);
+    t.equal((r.json?.item as Json).status, to);
+  }
+  const item = (await call(`${w.base}/work/ENG-1`)).json!;
+  t.same(
+    (item.history as Json[]).slice(1).map((h) => (h.fields as Json).status),
+    [
+      { from: 'backlog', to: 'in_progress' },
+      { from: 'in_progress', to: 'in_review' },
+      { from: 'in_review', to: 'done' },
+    ],
+  );
+  const types = (await events(w.bus)).map((e) => e.type);
+  t.same(types, ['TaskCreated', 'TaskCompleted']);
+});
+
+t.test('assignment publishes TaskAssigned and wakes an agent, never a human', async (t) => {
+  const w = await startWorkHarness(t);
+  await post(`${w.base}/work`, { project: 'ENG', title: 'For the coder', assignees: ['coder', 'bob'] });
+  t.equal(await w.inboxLength(), 1, 'one wake: the agent; the human is skipped');
+  const wake = await w.bus.getMessage(Streams.Inbox, 1);
+  t.equal(wake?.subject, 'svc.agent.coder.inbox');
+  t.match(JSON.parse(new TextDecoder().decode(wake!.data)), { kind: 'assignment', source: 'work:ENG-1' });
+  const patched = await post(`${w.base}/work/ENG-1`, { assignees: ['ada'] }, OPS, 'PATCH');
+  t.equal(patched.status, 200);
+  const all = await events(w.bus);
+  t.same(
+    all.map((e) => e.type),
+    ['TaskCreated', 'TaskAssigned', 'TaskAssigned', 'TaskAssigned', 'TaskDelegated'],
+  );
+  t.equal(all[1]?.agent_id, 'coder', 'an agent assignee is the event seat');
+  t.equal(all[0]?.actor, 'ada', 'the ops token acts as the person bound to it');
+  t.equal(all[0]?.category, 'task');
+  const unchanged = await post(`${w.base}/work/ENG-1`, { assignees: ['ada'] }, CI, 'PATCH');
+  t.equal(unchanged.json?.error, 'validation_error', 'a change that changes nothing is refused');
+});
+
+t.test('comments page newest first with limit and cursor; turns page', async (t) => {
+  const w = await startWorkHarness(t);
+  await post(`${w.base}/work`, { project: 'ENG', title: 'Talk' });
+  for (let i = 1; i <= 23; i++) await post(`${w.base}/work/ENG-1/comments`, { body: `c${i}` });
+  const first = await call(`${w.base}/work/comments?item=ENG-1`);
+  t.equal((first.json?.comments as Json[]).length, 20, 'default 20');
+  t.equal((first.json?.comments as Json[])[0]?.body, 'c23', 'newest first');
+  t.equal(first.json?.total, 23);
+  const second = await call(`${w.base}/work/comments?item=ENG-1&cursor=${String(first.json?.next)}`);
+  t.same(
+    (second.json?.comments as Json[]).map((c) => c.body),
+    ['c3', 'c2', 'c1'],
+  );
+  t.equal(second.json?.next, null);
+  t.equal((await call(`${w.base}/work/comments?item=ENG-1&limit=51`)).json?.error, 'bad_params', 'max 50');
+  t.equal((await call(`${w.base}/work/comments?item=ENG-1&limit=50`)).status, 200);
+  t.equal((await call(`${w.base}/work/comments`)).json?.error, 'bad_params', 'item required');
+  const turns = await call(`${w.base}/work/turns?id=ENG-1`);
+  t.same(turns.json?.turns, [], 'no seat turn changed it');
+  t.equal((await call(`${w.base}/work/turns?id=ENG-1&limit=0`)).json?.error, 'bad_params');
+});
+
+t.test('purge: confirm, project and reason checked before anything is destroyed', async (t) => {
+  const w = await startWorkHarness(t);
+  await post(`${w.base}/work`, { project: 'ENG', title: 'Secret pasted here' });
+  const seq = (await w.bus.streamInfo(Streams.Work)).lastSeq;
+  const long = await post(`${w.base}/work/ENG-1/purge`, {
+    confirm: 'ENG-1',
+    project: 'ENG',
+    reason: 'x'.repeat(601),
+  });
+  t.equal(long.status, 400);
+  t.match(long.json?.problems, [{ path: 'reason', message: /601 bytes/ }]);
+  const wrong = await post(`${w.base}/work/ENG-1/purge`, { confirm: 'ENG-2', project: 'OPS', reason: 'why' });
+  t.same(
+    (wrong.json?.problems as Json[]).map((p) => p.path),
+    ['confirm', 'project'],
+  );
+  const badOp = await post(`${w.base}/work/ENG-1/purge`, {
+    confirm: 'ENG-1',
+    project: 'ENG',
+    reason: 'r',
+    op_id: 'a b',
+  });
+  t.equal(badOp.json?.error, 'op_id_invalid');
+  t.equal((await w.bus.streamInfo(Streams.Work)).lastSeq, seq, 'nothing written by the refusals');
+  t.equal((await call(`${w.base}/work/ENG-1`)).status, 200, 'still there');
+  const ok = await post(`${w.base}/work/ENG-1/purge`, {
+    confirm: 'ENG-1',
+    project: 'ENG',
+    reason: 'é'.repeat(300),
+    op_id: 'p-1',
+  });
+  t.equal(ok.status, 200, '600 bytes is allowed');
+  t.equal(ok.json?.op_id, 'p-1');
+  t.match(ok.json?.position, /^SVC_WORK@1:/);
+  t.equal((await call(`${w.base}/work/ENG-1`)).status, 404, 'gone');
+  const again = await post(`${w.base}/work/ENG-1/purge`, {
+    confirm: 'ENG-1',
+    project: 'ENG',
+    reason: 'r',
+    op_id: 'p-1',
+  });
+  t.equal(again.json?.outcome, 'repeated', 'a retried purge answers its first outcome');
+  const next = await post(`${w.base}/work`, { project: 'ENG', title: 'After' });
+  t.equal(next.json?.key, 'ENG-2', 'a purged key is never handed out again');
+});
