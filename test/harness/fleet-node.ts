@@ -20,7 +20,7 @@ export async function startFleetNode(
   t: Test,
   id: string,
   natsUrl: string,
-  opts: { leaseSeconds?: number; node?: string; queue?: string } = {},
+  opts: { leaseSeconds?: number; node?: string; queue?: string; extra?: string } = {},
 ): Promise<FleetNode> {
   const dir = mkdtempSync(join(tmpdir(), `svc-fleet-${id}-`));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -32,6 +32,7 @@ export async function startFleetNode(
       `providers: {queue: {type: jetstream, url: "${natsUrl}"${opts.queue ? `, ${opts.queue}` : ''}}}`,
       `api: {host: 127.0.0.1, port: ${port}, auth: {tokens: [{id: ops, token: "\${SVC_TOKEN}"}]}}`,
       `node: {id: ${id}, seat_lease_seconds: ${opts.leaseSeconds ?? 3}${opts.node ? `, ${opts.node}` : ''}}`,
+      opts.extra ?? '',
     ].join('\n'),
   );
   const run = runSvc(['serve', '--config', configFile], { SVC_TOKEN: TOKEN });
