@@ -25,7 +25,7 @@ import {
 } from '../actors/index.js';
 import type { Bus } from '../bus/index.js';
 import { mcpServersRoutes, type Question, type RouteDef } from '../http/index.js';
-import type { McpServersAnswer, Resolver, ToolEntry } from '../schema/index.js';
+import type { Company, McpServersAnswer, Resolver, ToolEntry } from '../schema/index.js';
 
 export interface ToolServers {
   readonly manager: ToolServerManager;
@@ -73,7 +73,7 @@ export function startToolServers(opts: ToolServersOptions): ToolServers {
     ...(opts.runsSeat ? { runsSeat: opts.runsSeat } : {}),
   });
   // The org directory reads the document this subsystem last applied (already opened if sealed).
-  let applied: unknown = null;
+  let applied: Company | null = null;
   const learning = createLearningGate((message) => logger.warn(message));
   const inner = toolServersApplier(manager);
   const subsystem: SubsystemApplier = {

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { publishEvent, type Bus } from '../../bus/index.js';
 import {
   ApplyOrder,
+  Company,
   newEvent,
   type ActivePointer,
   type RevisionApplied,
@@ -18,11 +19,14 @@ import {
 import type { Announcement, NodeApplyOutcome, ApplyRequest, NodeEffect, NodeEvent } from '../node/index.js';
 import { configSubjects } from './config.subjects.js';
 
-/** One subsystem's part of an apply. `rollback` restores `previous` after a later subsystem failed. */
+/**
+ * One subsystem's part of an apply, given the validated document (`previous` is null before the first
+ * apply). `rollback` restores `previous` after a later subsystem failed.
+ */
 export interface SubsystemApplier {
   readonly name: Subsystem;
-  apply(next: unknown, previous: unknown): Promise<void>;
-  rollback?(previous: unknown, failed: unknown): Promise<void>;
+  apply(next: Company, previous: Company | null): Promise<void>;
+  rollback?(previous: Company | null, failed: Company): Promise<void>;
 }
 
 /** What the applier reads: the active pointer and stored revisions (the config read model). */
@@ -64,7 +68,7 @@ export function createApplier(opts: ApplierOptions): Applier {
     (a, b) => ApplyOrder.indexOf(a.name) - ApplyOrder.indexOf(b.name),
   );
   /** What the subsystems hold now: the payload this process last applied (null before any). */
-  let held: unknown = null;
+  let held: Company | null = null;
   let chain = Promise.resolve();
 
   async function announce(announcement: Announcement): Promise<void> {
@@ -111,13 +115,22 @@ export function createApplier(opts: ApplierOptions): Applier {
       return null;
     });
     if (!stored) return outcome('postponed');
-    let payload: unknown;
+    let opened: unknown;
     try {
-      payload = opts.openPayload ? opts.openPayload(stored) : stored.payload;
+      opened = opts.openPayload ? opts.openPayload(stored) : stored.payload;
     } catch (error) {
       log.error({ err: error }, 'revision cannot be opened on this node');
       return outcome('unopenable', [], error instanceof Error ? error.message : String(error));
     }
+    // Stored revisions were validated when written; the shape is checked again so every subsystem
+    // receives the typed document (a revision written by an older schema would fail here, not deep
+    // inside an applier).
+    const parsed = Company.safeParse(opened);
+    if (!parsed.success) {
+      log.error({ issues: parsed.error.issues.length }, 'revision is not a valid company document');
+      return outcome('unopenable', [], 'the stored document does not match the company schema');
+    }
+    const payload = parsed.data;
 
     // An unchanged payload needs no work, only the new epoch.
     if (held !== null && isDeepStrictEqual(payload, held)) {
@@ -153,7 +166,7 @@ export function createApplier(opts: ApplierOptions): Applier {
   }
 
   /** Undo in reverse order; false when a rollback fails too (the machine then reads the node stuck). */
-  async function rollBack(done: SubsystemApplier[], failed: unknown, log: Logger): Promise<boolean> {
+  async function rollBack(done: SubsystemApplier[], failed: Company, log: Logger): Promise<boolean> {
     for (const subsystem of [...done].reverse()) {
       try {
         await subsystem.rollback?.(held, failed);

@@ -12,7 +12,7 @@ export {
   type Turn,
   type Wake,
 } from './seat.machine.js';
-export { companyOf, type Charter, type Company, type SeatProfile } from './seat.profile.js';
+export { companyOf, type Charter, type CompanyProfile, type SeatProfile } from './seat.profile.js';
 export { startSeatHost, type SeatHost, type SeatHostOptions } from './seat.host.js';
 export { seatKeys } from './seat.records.js';
 export { startSeatsRuntime, type SeatsRuntime, type SeatsRuntimeOptions } from './seats.runtime.js';

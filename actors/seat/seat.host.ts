@@ -24,7 +24,7 @@ import { leaseHeaders, LeaseFencedError, noFence, type Fence } from '../lease/in
 import { seatMachine, type Paused, type PhaseRequest, type SeatEvent } from './seat.machine.js';
 import type { TurnCompletedPayload } from './seat.types.js';
 import type { TurnLimits } from './seat.limits.js';
-import type { Company, SeatProfile } from './seat.profile.js';
+import type { CompanyProfile, SeatProfile } from './seat.profile.js';
 import type { TurnDeps } from './turn.deps.js';
 import { PhaseFailure, runPhase } from './turn.phase.js';
 import { draftOf, episodeOf, noteOutcome, type EpisodeDraft } from './turn.episode.js';
@@ -47,7 +47,7 @@ export interface SeatHostOptions {
   readonly logger: Logger;
   readonly deps: Omit<TurnDeps, 'events'>;
   /** The company as last applied (charter, caps); read at the start of each turn. */
-  readonly company: () => Company;
+  readonly company: () => CompanyProfile;
   readonly limits: TurnLimits;
   readonly profile: SeatProfile;
   /** How long a paused seat leaves a wake before it is offered again. */

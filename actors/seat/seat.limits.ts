@@ -2,6 +2,7 @@
  * The turn engine's limits, read from the company document's `turn_engine` (spec "Tier B"), with the
  * defaults ops/turn-engine.md names where the document is silent. Pure: imports nothing with effects.
  */
+import type { Company } from '../../schema/index.js';
 
 export interface TurnLimits {
   /** Base tool rounds of the plan phase, already clamped to its ceiling. */
@@ -26,28 +27,25 @@ export const defaultLimits: TurnLimits = {
   max_iterations: 3,
 };
 
-const positive = (value: unknown): number | null =>
-  typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : null;
+const positive = (value: number | undefined): number | null =>
+  value !== undefined && Number.isInteger(value) && value > 0 ? value : null;
 
 /**
  * `turn_engine` of a document (or the block itself) as limits. `max_tool_rounds`, when set, is the base
  * of both phases; each base is clamped to its phase's ceiling.
  */
-export function turnLimits(turnEngine: unknown): TurnLimits {
-  const raw =
-    turnEngine !== null && typeof turnEngine === 'object' && !Array.isArray(turnEngine)
-      ? (turnEngine as Record<string, unknown>)
-      : {};
-  const planCeiling = positive(raw['plan_max_tool_rounds_ceiling']) ?? defaultLimits.plan_ceiling;
-  const executeCeiling = positive(raw['execute_max_tool_rounds_ceiling']) ?? defaultLimits.execute_ceiling;
-  const base = positive(raw['max_tool_rounds']);
+export function turnLimits(turnEngine: Company['turn_engine']): TurnLimits {
+  const raw = turnEngine ?? {};
+  const planCeiling = positive(raw.plan_max_tool_rounds_ceiling) ?? defaultLimits.plan_ceiling;
+  const executeCeiling = positive(raw.execute_max_tool_rounds_ceiling) ?? defaultLimits.execute_ceiling;
+  const base = positive(raw.max_tool_rounds);
   return {
     plan_rounds: Math.min(base ?? defaultLimits.plan_rounds, planCeiling),
     execute_rounds: Math.min(base ?? defaultLimits.execute_rounds, executeCeiling),
     plan_ceiling: planCeiling,
     execute_ceiling: executeCeiling,
-    extension_enabled: raw['extension_enabled'] === true,
-    extension_step: positive(raw['extension_round_step']) ?? defaultLimits.extension_step,
+    extension_enabled: raw.extension_enabled === true,
+    extension_step: positive(raw.extension_round_step) ?? defaultLimits.extension_step,
     max_iterations: defaultLimits.max_iterations,
   };
 }

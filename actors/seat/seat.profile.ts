@@ -3,9 +3,8 @@
  * agent seat's own fields and its place in the org (unit, manager, reports). Human seats are never
  * profiled (spec: no runtime instance). Pure.
  */
-import { agentId } from '../../schema/index.js';
+import { agentId, walkCompany, type Company } from '../../schema/index.js';
 import { colleaguesOf } from '../toolservers/index.js';
-import { isRecord, type JsonObject as Json } from '../../schema/index.js';
 
 export interface Charter {
   readonly name: string;
@@ -31,45 +30,25 @@ export interface SeatProfile {
   readonly reports: readonly string[];
 }
 
-export interface Company {
+/** The company as the seats read it: the charter, limits and every agent seat's profile. */
+export interface CompanyProfile {
   readonly charter: Charter;
   readonly timezone: string;
   /** Org cap; 0 = unlimited. */
   readonly token_budget: number;
-  readonly turn_engine: unknown;
+  readonly turn_engine: Company['turn_engine'];
   readonly seats: ReadonlyMap<string, SeatProfile>;
 }
 
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-const strs = (v: unknown): string[] =>
-  Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-const budget = (v: unknown): number => (typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : 0);
+const budget = (v: number | undefined): number => (v !== undefined && v > 0 ? v : 0);
 
-/** Every seat entry of the document (roots and units, any depth), raw, in document order. */
-function rawSeats(doc: Json): Json[] {
-  const out: Json[] = [];
-  const units = (list: unknown): void => {
-    if (!Array.isArray(list)) return;
-    for (const u of list) {
-      if (!isRecord(u)) continue;
-      for (const s of Array.isArray(u['roles']) ? u['roles'] : []) if (isRecord(s)) out.push(s);
-      units(u['children']);
-    }
-  };
-  for (const s of Array.isArray(doc['roles']) ? doc['roles'] : []) if (isRecord(s)) out.push(s);
-  units(doc['units']);
-  return out;
-}
-
-export function companyOf(document: unknown): Company {
-  const doc = isRecord(document) ? document : {};
-  const name = str(doc['name']);
-  const colleagues = colleaguesOf(doc);
+export function companyOf(company: Company | null): CompanyProfile {
+  const name = company?.name ?? '';
+  const walk = company === null ? null : walkCompany(company);
+  const colleagues = company === null ? [] : colleaguesOf(company);
   const byHandle = new Map(colleagues.map((c) => [c.handle, c]));
-  // Colleague positions by name, handle, `manages` entry and led unit, in document order (the first
-  // match wins, as a scan would find it), so a thousand seats profile in linear time.
-  const byName = new Map<string, number>();
-  const position = new Map<string, number>();
+  // Colleague positions by `manages` entry and led unit, in document order (the first match wins, as
+  // a scan would find it), so a thousand seats profile in linear time.
   const managing = new Map<string, number[]>();
   const leading = new Map<string, number[]>();
   const push = (index: Map<string, number[]>, key: string, i: number): void => {
@@ -78,20 +57,9 @@ export function companyOf(document: unknown): Company {
     else index.set(key, [i]);
   };
   colleagues.forEach((c, i) => {
-    if (!byName.has(c.name)) byName.set(c.name, i);
-    if (!position.has(c.handle)) position.set(c.handle, i);
     for (const m of c.manages) push(managing, m, i);
     for (const u of c.lead_of) push(leading, u, i);
   });
-  const raws = new Map<string, Json>();
-  for (const raw of rawSeats(doc)) {
-    const at = Math.min(
-      byName.get(str(raw['name'])) ?? Infinity,
-      position.get(str(raw['handle'])) ?? Infinity,
-    );
-    const handle = colleagues[at]?.handle;
-    if (handle && !raws.has(handle)) raws.set(handle, raw);
-  }
   /** The first colleague other than `handle` in any of the lists (each in document order). */
   const firstOther = (handle: string, lists: ReadonlyArray<number[] | undefined>): string | null => {
     let best = Infinity;
@@ -117,17 +85,17 @@ export function companyOf(document: unknown): Company {
   const seats = new Map<string, SeatProfile>();
   for (const c of colleagues) {
     if (c.kind !== 'agent') continue;
-    const raw = raws.get(c.handle) ?? {};
+    const seat = walk?.seatByHandle.get(c.handle)?.seat;
     seats.set(c.handle, {
       handle: c.handle,
       name: c.name,
       agent_id: agentId(name, c.handle),
-      goal: str(raw['goal']),
-      backstory: str(raw['backstory']),
-      responsibilities: strs(raw['responsibilities']),
-      behavioral_guidelines: strs(raw['behavioral_guidelines']),
-      llm: typeof raw['llm'] === 'string' ? raw['llm'] : null,
-      token_budget: budget(raw['token_budget']),
+      goal: seat?.goal ?? '',
+      backstory: seat?.backstory ?? '',
+      responsibilities: seat?.responsibilities ?? [],
+      behavioral_guidelines: seat?.behavioral_guidelines ?? [],
+      llm: seat?.llm ?? null,
+      token_budget: budget(seat?.token_budget),
       unit: c.unit,
       manager: null,
       reports: [],
@@ -153,13 +121,13 @@ export function companyOf(document: unknown): Company {
   return {
     charter: {
       name,
-      mission: str(doc['mission']),
-      vision: str(doc['vision']),
-      policies: strs(doc['policies']),
+      mission: company?.mission ?? '',
+      vision: company?.vision ?? '',
+      policies: company?.policies ?? [],
     },
-    timezone: str(doc['timezone']) || 'UTC',
-    token_budget: budget(doc['token_budget']),
-    turn_engine: doc['turn_engine'],
+    timezone: company?.timezone || 'UTC',
+    token_budget: budget(company?.token_budget),
+    turn_engine: company?.turn_engine,
     seats,
   };
 }

@@ -10,11 +10,12 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import { Subjects, type Bus, type Kv, type Subscription } from '../../bus/index.js';
+import type { Company } from '../../schema/index.js';
 import type { SubsystemApplier } from '../config/index.js';
 import type { NeedsRelay } from '../memory/index.js';
 import { createBudget, type Budget } from './budget.js';
 import { turnLimits, type TurnLimits } from './seat.limits.js';
-import { companyOf, type Company } from './seat.profile.js';
+import { companyOf, type CompanyProfile } from './seat.profile.js';
 import { startSeatHost, type SeatHost } from './seat.host.js';
 import { fenceOf, leaseHeaders } from '../lease/index.js';
 import { startPlacement } from './placement.js';
@@ -88,7 +89,7 @@ const encoder = new TextEncoder();
 export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
   const log = opts.logger.child({ component: 'seats' });
   const now = opts.now ?? (() => new Date());
-  let company: Company = companyOf(null);
+  let company: CompanyProfile = companyOf(null);
   let limits: TurnLimits = turnLimits(undefined);
   const hosts = new Map<string, SeatHost>();
   /** Set when placement stopped a host to hand its seat over (the held set changed under `follow`). */
@@ -213,7 +214,7 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
     return spawned;
   }
 
-  async function reconcile(document: unknown): Promise<void> {
+  async function reconcile(document: Company | null): Promise<void> {
     const next = companyOf(document);
     const prior = company;
     company = next;
@@ -256,10 +257,8 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
     apply: (next) => serial(() => reconcile(next)),
     rollback: (previous) => serial(() => reconcile(previous)),
   };
-  const setLimits = (document: unknown): Promise<void> => {
-    const doc =
-      document !== null && typeof document === 'object' ? (document as Record<string, unknown>) : {};
-    limits = turnLimits(doc['turn_engine']);
+  const setLimits = (document: Company | null): Promise<void> => {
+    limits = turnLimits(document?.turn_engine);
     for (const host of hosts.values()) host.send({ type: 'seat.settings', limits });
     return Promise.resolve();
   };

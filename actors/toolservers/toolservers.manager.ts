@@ -8,6 +8,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import {
   mcpSource,
+  type Company,
   type Resolver,
   type RoutedToolResult,
   type ToolEntry,
@@ -19,7 +20,7 @@ import {
   ToolServerInstance,
   type SupervisionSettings,
 } from './toolservers.instance.js';
-import { planInstances } from './toolservers.plan.js';
+import { planInstances, type Plan } from './toolservers.plan.js';
 import { resolveInstance, type ResolvedInstance } from './toolservers.resolve.js';
 
 export interface ToolServerManagerOptions {
@@ -44,8 +45,8 @@ export interface ApplyOutcome {
 }
 
 export interface ToolServerManager {
-  /** Brings the running instances in line with `next` (a company document); `previous` is not needed. */
-  apply(next: unknown, previous?: unknown): Promise<ApplyOutcome>;
+  /** Brings the running instances in line with `next` (null: none run). */
+  apply(next: Company | null): Promise<ApplyOutcome>;
   /** Applies the last document again (after `runsSeat` changed its answer). */
   refresh(): Promise<ApplyOutcome>;
   /** The MCP tools one seat may call: shared instances and its own, first server in document order wins a name. */
@@ -98,7 +99,7 @@ export function createToolServerManager(opts: ToolServerManagerOptions): ToolSer
   const listeners = new Set<() => void>();
   let chain: Promise<unknown> = Promise.resolve();
   let stopped = false;
-  let last: unknown = null;
+  let last: Company | null = null;
   const runsSeat = opts.runsSeat ?? (() => true);
 
   const changed = (): void => {
@@ -131,10 +132,10 @@ export function createToolServerManager(opts: ToolServerManagerOptions): ToolSer
     return out;
   }
 
-  async function applyNow(next: unknown): Promise<ApplyOutcome> {
+  async function applyNow(next: Company | null): Promise<ApplyOutcome> {
     const outcome: ApplyOutcome = { started: [], stopped: [], restarted: [], renamed: [] };
     if (stopped) return outcome;
-    const plan = planInstances(next);
+    const plan: Plan = next === null ? { instances: new Map(), skipped: [] } : planInstances(next);
     for (const skip of plan.skipped)
       log.warn({ index: skip.index, reason: skip.reason }, 'tool-server entry skipped');
     const wanted = new Map<string, ResolvedInstance>();

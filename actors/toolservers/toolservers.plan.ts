@@ -5,8 +5,7 @@
  * unit `mcp_env` inherited down the unit tree (nearer units win), then the seat's own `mcp_env`.
  * Pure: no I/O, no resolution of `${VAR}` (see `resolveInstance`).
  */
-import { McpServer, seatIdentity } from '../../schema/index.js';
-import { isRecord, type JsonObject as Json } from '../../schema/index.js';
+import { walkCompany, type Company, type McpServer } from '../../schema/index.js';
 
 /** Tool-server name -> env name -> value. */
 type EnvByServer = Record<string, Record<string, string>>;
@@ -34,19 +33,6 @@ export interface Plan {
 export const instanceKey = (server: string, seat: string | null): string =>
   seat === null ? server : `${server}@${seat}`;
 
-/** Only string values count: the schema refuses others, and a skipped value is safer than a guessed one. */
-function envMap(value: unknown): EnvByServer {
-  if (!isRecord(value)) return {};
-  const out: EnvByServer = {};
-  for (const [server, vars] of Object.entries(value)) {
-    if (!isRecord(vars)) continue;
-    out[server] = Object.fromEntries(
-      Object.entries(vars).filter((pair): pair is [string, string] => typeof pair[1] === 'string'),
-    );
-  }
-  return out;
-}
-
 /** `inner` over `outer`, server by server and name by name. */
 function overlay(outer: EnvByServer, inner: EnvByServer): EnvByServer {
   const out: EnvByServer = { ...outer };
@@ -59,54 +45,26 @@ interface AgentSeat {
   readonly env: EnvByServer;
 }
 
-/** Agent seats in document order with the `mcp_env` they inherit and carry; the first of a handle wins. */
-export function agentSeats(document: unknown): AgentSeat[] {
-  if (!isRecord(document)) return [];
-  const seats: AgentSeat[] = [];
-  const unitEnvByName = new Map<string, EnvByServer>();
-  const pending: Array<{ raw: Json; inherited: EnvByServer | null }> = [];
-  const addSeats = (list: unknown, inherited: EnvByServer | null): void => {
-    if (!Array.isArray(list)) return;
-    for (const raw of list) if (isRecord(raw)) pending.push({ raw, inherited });
-  };
-  const addUnits = (list: unknown, parent: EnvByServer): void => {
-    if (!Array.isArray(list)) return;
-    for (const unit of list) {
-      if (!isRecord(unit)) continue;
-      const env = overlay(parent, envMap(unit['mcp_env']));
-      if (typeof unit['name'] === 'string' && !unitEnvByName.has(unit['name']))
-        unitEnvByName.set(unit['name'], env);
-      addSeats(unit['roles'], env);
-      addUnits(unit['children'], env);
-    }
-  };
-  addSeats(document['roles'], null);
-  addUnits(document['units'], {});
-
-  const seen = new Set<string>();
-  for (const { raw, inherited } of pending) {
-    if (raw['kind'] === 'human') continue;
-    const handle = seatIdentity(raw);
-    if (handle === null || seen.has(handle)) continue;
-    seen.add(handle);
-    // A root-level seat lands in the unit its `unit` field names and inherits from there.
-    const placed =
-      inherited ?? (typeof raw['unit'] === 'string' ? (unitEnvByName.get(raw['unit']) ?? {}) : {});
-    seats.push({ handle, env: overlay(placed, envMap(raw['mcp_env'])) });
-  }
-  return seats;
+/** Agent seats in document order with the `mcp_env` their units pass down (nearer units win) and their own. */
+export function agentSeats(company: Company): AgentSeat[] {
+  const walk = walkCompany(company);
+  return walk.seats
+    .filter((placed) => placed.kind === 'agent')
+    .map((placed) => ({
+      handle: placed.handle,
+      env: [...walk.chain(placed.unit).map((u) => u.unit.mcp_env), placed.seat.mcp_env].reduce<EnvByServer>(
+        (outer, inner) => overlay(outer, inner ?? {}),
+        {},
+      ),
+    }));
 }
 
-export function planInstances(document: unknown): Plan {
+export function planInstances(company: Company): Plan {
   const instances = new Map<string, InstanceSpec>();
   const skipped: Array<{ index: number; reason: string }> = [];
-  const list = isRecord(document) && Array.isArray(document['mcp_servers']) ? document['mcp_servers'] : [];
-  const seats = agentSeats(document);
+  const seats = agentSeats(company);
   const names = new Set<string>();
-  list.forEach((raw: unknown, index) => {
-    const parsed = McpServer.safeParse(raw);
-    if (!parsed.success) return skipped.push({ index, reason: 'not a valid tool-server entry' });
-    const entry = parsed.data;
+  (company.mcp_servers ?? []).forEach((entry, index) => {
     if ((entry.command === undefined) === (entry.url === undefined))
       return skipped.push({ index, reason: 'needs exactly one of command and url' });
     if (names.has(entry.name)) return skipped.push({ index, reason: `second entry named ${entry.name}` });

@@ -4,17 +4,14 @@
  * agent seat's resolved LLM chain and tool sources. Built once per active revision.
  */
 import {
-  isRecord,
-  validateCompany,
+  derivedOf,
+  walkCompany,
+  type Company,
   type DerivedSeat,
   type DerivedUnit,
-  type JsonObject as Json,
+  type Seat,
 } from '../../schema/index.js';
 import { safeZone } from '../time/zoned-time.js';
-
-const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
-const strList = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x) => typeof x === 'string') : []);
-const count = (v: unknown): number => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : 0);
 
 /** One link of a seat's provider chain: public identity only (no base URL, no keys). */
 export interface LlmLink {
@@ -35,7 +32,7 @@ export interface SeatInfo {
   readonly llm: LlmLink[];
   readonly tool_sources: string[];
   /** The seat as written (only the org view's allowlist of it is ever served). */
-  readonly raw: Json;
+  readonly seat: Seat;
   readonly lead_of: string[];
 }
 
@@ -49,7 +46,8 @@ export interface UnitInfo {
 
 export interface CompanyModel {
   readonly revision_id: string | null;
-  readonly document: Json;
+  /** Null when no revision is active. */
+  readonly document: Company | null;
   readonly name: string;
   readonly timezone: string;
   /** Org-wide cap; 0 = unlimited. */
@@ -62,7 +60,7 @@ export interface CompanyModel {
 /** The model of "no active revision": no seats, UTC. */
 export const emptyCompany: CompanyModel = {
   revision_id: null,
-  document: {},
+  document: null,
   name: '',
   timezone: 'UTC',
   token_budget: 0,
@@ -70,60 +68,30 @@ export const emptyCompany: CompanyModel = {
   units: [],
 };
 
-/** Raw seat maps in the order the schema's walk visits them: root roles, then units depth-first. */
-function rawSeats(doc: Json): Json[] {
-  const out: Json[] = [];
-  const seats = (list: unknown): void => {
-    if (Array.isArray(list)) for (const s of list) if (isRecord(s)) out.push(s);
-  };
-  const units = (list: unknown): void => {
-    if (!Array.isArray(list)) return;
-    for (const u of list) {
-      if (!isRecord(u)) continue;
-      seats(u['roles']);
-      units(u['children']);
-    }
-  };
-  seats(doc['roles']);
-  units(doc['units']);
-  return out;
-}
-
-function llmChain(doc: Json, raw: Json): LlmLink[] {
-  const providers = isRecord(doc['providers']) ? doc['providers'] : {};
-  const entries = isRecord(providers['llm']) ? providers['llm'] : {};
-  const pin = str(raw['llm']);
-  const order = strList(providers['llm_order']);
-  const keys = pin !== null ? [pin] : order.length > 0 ? order : Object.keys(entries);
-  return keys.map((key) => {
-    const entry = isRecord(entries[key]) ? entries[key] : {};
-    return { key, type: str(entry['type']), model: str(entry['model']) };
-  });
+function llmChain(company: Company, seat: Seat): LlmLink[] {
+  const entries = company.providers?.llm ?? {};
+  const order = company.providers?.llm_order ?? [];
+  const keys = seat.llm ? [seat.llm] : order.length > 0 ? order : Object.keys(entries);
+  return keys.map((key) => ({ key, type: entries[key]?.type ?? null, model: entries[key]?.model || null }));
 }
 
 /** Every tool server serves every agent seat (a per-seat server runs one process per seat). */
-function toolSources(doc: Json): string[] {
-  const servers = Array.isArray(doc['mcp_servers']) ? doc['mcp_servers'] : [];
-  const names = servers
-    .filter(isRecord)
-    .map((s) => str(s['name']))
-    .filter((n): n is string => n !== null);
-  return ['builtin', ...names.map((n) => `mcp:${n}`)];
+function toolSources(company: Company): string[] {
+  return ['builtin', ...(company.mcp_servers ?? []).map((s) => `mcp:${s.name}`)];
 }
 
-function seatInfo(doc: Json, derived: DerivedSeat, raw: Json): SeatInfo | null {
-  if (derived.handle === null) return null;
+function seatInfo(company: Company, derived: DerivedSeat, seat: Seat): SeatInfo {
   const agent = derived.kind === 'agent';
   return {
-    handle: derived.handle,
-    role: derived.name ?? derived.handle,
+    handle: derived.handle ?? '',
+    role: derived.name ?? derived.handle ?? '',
     kind: derived.kind,
     unit: derived.unit,
     agent_id: derived.agent_id,
-    token_budget: agent ? count(raw['token_budget']) : 0,
-    llm: agent ? llmChain(doc, raw) : [],
-    tool_sources: agent ? toolSources(doc) : [],
-    raw,
+    token_budget: agent ? (seat.token_budget ?? 0) : 0,
+    llm: agent ? llmChain(company, seat) : [],
+    tool_sources: agent ? toolSources(company) : [],
+    seat,
     lead_of: derived.lead_of,
   };
 }
@@ -133,28 +101,26 @@ function unitInfo(u: DerivedUnit): UnitInfo | null {
   return { name: u.name, type: u.type, lead: u.lead, lead_handle: u.lead_handle, parent: u.parent };
 }
 
-/** Builds the model from an opened document; anything not a map reads as an empty company. */
-export function companyModel(document: unknown, revisionId: string | null): CompanyModel {
-  if (!isRecord(document)) return { ...emptyCompany, revision_id: revisionId };
-  const result = validateCompany(document, { mode: 'runnable' });
-  const derived = result.derived ?? { seats: [], units: [] };
-  const raws = rawSeats(document);
+/** Builds the model from the applied document (null: no active revision, an empty company). */
+export function companyModel(company: Company | null, revisionId: string | null): CompanyModel {
+  if (company === null) return { ...emptyCompany, revision_id: revisionId };
+  const derived = derivedOf(company);
+  const walk = walkCompany(company);
   const seen = new Set<string>();
   const seats: SeatInfo[] = [];
-  derived.seats.forEach((d, i) => {
-    const info = seatInfo(document, d, raws[i] ?? {});
+  for (const d of derived.seats) {
     // A duplicate handle is a validation problem; the first seat keeps the handle here.
-    if (info && !seen.has(info.handle)) {
-      seen.add(info.handle);
-      seats.push(info);
-    }
-  });
+    const placed = d.handle === null || seen.has(d.handle) ? undefined : walk.seatByHandle.get(d.handle);
+    if (placed === undefined) continue;
+    seen.add(placed.handle);
+    seats.push(seatInfo(company, d, placed.seat));
+  }
   return {
     revision_id: revisionId,
-    document,
-    name: str(document['name']) ?? '',
-    timezone: safeZone(str(document['timezone'])),
-    token_budget: count(document['token_budget']),
+    document: company,
+    name: company.name,
+    timezone: safeZone(company.timezone),
+    token_budget: company.token_budget ?? 0,
     seats,
     units: derived.units.map(unitInfo).filter((u): u is UnitInfo => u !== null),
   };

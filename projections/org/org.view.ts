@@ -8,10 +8,6 @@
 import type { CompanyModel, SeatInfo, UnitInfo } from './company.model.js';
 import type { JsonObject as Json } from '../../schema/index.js';
 
-const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
-const strList = (v: unknown): string[] =>
-  Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-
 /** Public seat text fields, copied when present. `${VAR}` references are never resolved here. */
 const seatText = ['goal', 'backstory'] as const;
 const seatLists = ['responsibilities', 'behavioral_guidelines', 'manages'] as const;
@@ -19,22 +15,23 @@ const seatLists = ['responsibilities', 'behavioral_guidelines', 'manages'] as co
 export function publicSeat(seat: SeatInfo) {
   const out: Json = { name: seat.role, handle: seat.handle, kind: seat.kind, unit: seat.unit };
   for (const key of seatText) {
-    const v = str(seat.raw[key]);
-    if (v !== null) out[key] = v;
+    const v = seat.seat[key];
+    if (v) out[key] = v;
   }
-  for (const key of seatLists) if (Array.isArray(seat.raw[key])) out[key] = strList(seat.raw[key]);
+  for (const key of seatLists) {
+    const list = seat.seat[key];
+    if (list !== undefined) out[key] = [...list];
+  }
   out['lead_of'] = seat.lead_of;
   if (seat.kind === 'human') {
-    const availability = str(seat.raw['availability']);
-    if (availability !== null) out['availability'] = availability;
+    if (seat.seat.availability) out['availability'] = seat.seat.availability;
     return out;
   }
   out['agent_id'] = seat.agent_id;
   out['llm'] = seat.llm;
   out['tool_sources'] = seat.tool_sources;
   out['token_budget'] = seat.token_budget;
-  if (typeof seat.raw['learning_enabled'] === 'boolean')
-    out['learning_enabled'] = seat.raw['learning_enabled'];
+  if (seat.seat.learning_enabled !== undefined) out['learning_enabled'] = seat.seat.learning_enabled;
   return out;
 }
 
@@ -71,9 +68,9 @@ export function orgView(company: CompanyModel) {
   });
   return {
     name: company.name,
-    mission: str(doc['mission']) ?? '',
-    vision: str(doc['vision']) ?? '',
-    policies: strList(doc['policies']),
+    mission: doc?.mission ?? '',
+    vision: doc?.vision ?? '',
+    policies: doc?.policies ?? [],
     timezone: company.timezone,
     token_budget: company.token_budget,
     revision_id: company.revision_id,

@@ -7,7 +7,7 @@
  *   const models = new ReadModels({ tools: () => manager.catalogue() });
  *   models.setCompany(openedDocument, revisionId); models.applyEvent(record); models.tick();
  */
-import { EventRecord, SpendRecord, ToolEntry, type Payloads } from '../../schema/index.js';
+import { EventRecord, SpendRecord, ToolEntry, type Company, type Payloads } from '../../schema/index.js';
 import type { z } from 'zod';
 import { agentActivity } from '../agents/agents.activity.js';
 import { agentEventTypes, applyAgentEvent, pruneTurnLog } from '../agents/agents.projection.js';
@@ -166,7 +166,7 @@ export class ReadModels {
   // ---- folding ---------------------------------------------------------------------------------
 
   /** The active company document changed (every config apply): re-send seats, org, tools, agents. */
-  setCompany(document: unknown, revisionId: string | null): void {
+  setCompany(document: Company | null, revisionId: string | null): void {
     this.company = companyModel(document, revisionId);
     this.pushContext = null;
     const config = this.opts.pushConfigSections === false ? [] : (['seats', 'org', 'tools'] as const);

@@ -5,7 +5,8 @@
  */
 import { agentId } from './agent-id.js';
 import { pathOf } from './problems.js';
-import type { SeatNode, Walk } from './walk.js';
+import type { Company } from './company.schema.js';
+import { walkDocument, type SeatNode, type Walk } from './walk.js';
 
 export interface DerivedSeat {
   readonly handle: string | null;
@@ -67,4 +68,9 @@ export function deriveCompany(walk: Walk, companyName: unknown): Derived {
       .map((u) => u.name as string),
   }));
   return { seats, units };
+}
+
+/** `derived` of a validated document. */
+export function derivedOf(company: Company): Derived {
+  return deriveCompany(walkDocument(company), company.name);
 }

@@ -4,7 +4,10 @@
  * a seat sits in and who leads what, even when the document is invalid.
  */
 import { seatIdentity } from '../document/identity.js';
+import type { Company } from './company.schema.js';
 import { pathOf, type Segment } from './problems.js';
+import type { Seat } from './seat.schema.js';
+import type { Unit } from './unit.schema.js';
 
 export { isRecord, type JsonObject as Json } from '../json.js';
 import { isRecord, type JsonObject as Json } from '../json.js';
@@ -128,4 +131,77 @@ export function locate(walk: Walk, segments: readonly Segment[]): { seat?: strin
     if (unit) return unit.name !== null ? { unit: unit.name } : {};
   }
   return {};
+}
+
+/** A unit of a validated document, with its place in the tree. */
+export interface CompanyUnit {
+  readonly unit: Unit;
+  readonly name: string;
+  readonly parent: CompanyUnit | null;
+  /** `lead` as written on this unit, else inherited from the nearest ancestor that names one. */
+  readonly lead: string | null;
+}
+
+/** A seat of a validated document, with its handle and the unit it lands in. */
+export interface CompanySeat {
+  readonly seat: Seat;
+  readonly handle: string;
+  readonly kind: 'agent' | 'human';
+  /** Where the seat lands: the unit whose `roles` hold it, else (root level) the unit its `unit` names. */
+  readonly unit: CompanyUnit | null;
+  /** True when the seat is written inside a unit's `roles` (not at root level). */
+  readonly nested: boolean;
+}
+
+/** The walk of a validated document: root seats first, then units depth-first, each unit's seats before its children. */
+export interface CompanyWalk {
+  /** Every seat, the first of each handle (a duplicate is a validation problem; the first keeps it). */
+  readonly seats: readonly CompanySeat[];
+  readonly units: readonly CompanyUnit[];
+  readonly seatByHandle: ReadonlyMap<string, CompanySeat>;
+  /** The unit and its ancestors, outermost first. */
+  chain(unit: CompanyUnit | null): CompanyUnit[];
+}
+
+const companyWalks = new WeakMap<Company, CompanyWalk>();
+
+/**
+ * The org of a validated document as the schema types it: the one walk every applier and read model
+ * uses, computed once per document (the appliers of one apply share it).
+ */
+export function walkCompany(company: Company): CompanyWalk {
+  const known = companyWalks.get(company);
+  if (known) return known;
+  const walk = walkDocument(company);
+  const units = new Map<UnitNode, CompanyUnit>();
+  for (const node of walk.units)
+    units.set(node, {
+      unit: node.raw as unknown as Unit,
+      name: node.name ?? '',
+      parent: node.parent === null ? null : (units.get(node.parent) ?? null),
+      lead: node.lead,
+    });
+  const seatByHandle = new Map<string, CompanySeat>();
+  for (const node of walk.seats) {
+    if (node.handle === null || seatByHandle.has(node.handle)) continue;
+    seatByHandle.set(node.handle, {
+      seat: node.raw as unknown as Seat,
+      handle: node.handle,
+      kind: node.kind,
+      unit: node.placement === null ? null : (units.get(node.placement) ?? null),
+      nested: node.container !== null,
+    });
+  }
+  const result: CompanyWalk = {
+    seats: [...seatByHandle.values()],
+    units: [...units.values()],
+    seatByHandle,
+    chain(unit) {
+      const out: CompanyUnit[] = [];
+      for (let at = unit; at !== null; at = at.parent) out.unshift(at);
+      return out;
+    },
+  };
+  companyWalks.set(company, result);
+  return result;
 }

@@ -16,7 +16,7 @@ import {
   type SeatsRuntime,
 } from '../../actors/index.js';
 import { ensureCatalogue, Subjects, type Bus } from '../../bus/index.js';
-import type { InboxMessage } from '../../schema/index.js';
+import { Company, type InboxMessage } from '../../schema/index.js';
 
 /** A company of `agents` agent seats in units of ten (each unit led by its first seat). */
 export function benchCompany(llmBaseUrl: string, agents: number): Record<string, unknown> {
@@ -69,7 +69,7 @@ export interface SeatsNode {
 export async function startSeatsNode(bus: Bus): Promise<SeatsNode> {
   const logger = pino({ level: process.env['BENCH_LOG'] ?? 'silent' });
   const catalogue = await ensureCatalogue(bus);
-  const registry = createProviderRegistry({ document: {}, resolve: () => undefined });
+  const registry = createProviderRegistry({ document: null, resolve: () => undefined });
   const manager = createToolServerManager({ logger, resolve: (name) => process.env[name] });
   let toolMs = 0;
   let toolCalls = 0;
@@ -113,7 +113,8 @@ export async function startSeatsNode(bus: Bus): Promise<SeatsNode> {
   let wakes = 0;
   return {
     runtime,
-    async apply(doc) {
+    async apply(raw) {
+      const doc = Company.parse(raw);
       await registry.apply(doc);
       await runtime.turnEngine.apply(doc, null);
       await runtime.org.apply(doc, null);

@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 
 import { acquireDuty, readDuty, renewDuty, SCHEDULER_DUTY } from '../../actors/index.js';
-import { resolveSchedules, type EffectiveSchedule } from '../../schema/index.js';
+import { Company, resolveSchedules, type EffectiveSchedule } from '../../schema/index.js';
 import { scheduledCompany } from '../fixtures/schedules/company.js';
 import { ManualClock } from '../harness/manual-clock.js';
 import { brief, ledger, schedulerBus, wakes } from './fixtures/scheduler-bus.js';
@@ -213,7 +213,7 @@ t.test(
     const host = start('node-a', clock);
     const applier = host.applier();
     t.equal(applier.name, 'org');
-    const doc = scheduledCompany();
+    const doc = Company.parse(scheduledCompany());
     await applier.apply(doc, null);
     t.equal(host.schedules().length, 8);
 
@@ -221,7 +221,8 @@ t.test(
     const engineering = (next['units'] as Array<Record<string, unknown>>)[0]!;
     engineering['schedules'] = [{ name: 'standup', cron: '30 9 * * 1-5', task: 'Later standup' }];
     (next['roles'] as Array<Record<string, unknown>>)[0]!['schedules'] = [];
-    await applier.apply(next, doc);
+    const parsedNext = Company.parse(next);
+    await applier.apply(parsedNext, doc);
     await clock.advanceTo('2026-01-05T08:45:00Z');
     const rows = brief(await ledger(bus));
     t.same(
@@ -236,7 +237,7 @@ t.test(
     t.equal((await wakes(bus)).find((w) => w.wake.schedule_name === 'standup')?.wake.task, 'Later standup');
 
     // A rollback of a later subsystem restores the previous schedules.
-    await applier.rollback?.(doc, next);
+    await applier.rollback?.(doc, parsedNext);
     t.equal(host.schedules().length, 8);
   },
 );

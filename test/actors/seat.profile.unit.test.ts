@@ -1,19 +1,21 @@
 import t from 'tap';
 import { companyOf } from '../../actors/seat/seat.profile.js';
+import { Company } from '../../schema/index.js';
 
-const document = {
+const document = Company.parse({
   name: 'Acme',
   units: [
     {
       name: 'Eng',
+      type: 'team',
       lead: 'Ada',
       roles: [{ name: 'Ada' }, { name: 'Bob' }, { name: 'Cy', manages: ['Ops'] }],
-      children: [{ name: 'Web', roles: [{ name: 'Dee' }] }],
+      children: [{ name: 'Web', type: 'team', roles: [{ name: 'Dee' }] }],
     },
-    { name: 'Ops', roles: [{ name: 'Eve' }, { name: 'Hu', kind: 'human' }] },
+    { name: 'Ops', type: 'team', roles: [{ name: 'Eve' }, { name: 'Hu', kind: 'human' }] },
   ],
   roles: [{ name: 'Fay', manages: ['ada'] }],
-};
+});
 
 t.test('a seat is managed by whoever names it or its unit in manages, else by its unit lead', async (t) => {
   const seats = companyOf(document).seats;
@@ -36,10 +38,11 @@ t.test('reports list every colleague a seat manages, humans included, in documen
 t.test('a thousand seats in units of ten are profiled with their leads and reports', async (t) => {
   const units = Array.from({ length: 100 }, (_, u) => ({
     name: `U${u}`,
+    type: 'team' as const,
     lead: `s${u * 10}`,
     roles: Array.from({ length: 10 }, (_, i) => ({ handle: `s${u * 10 + i}`, name: `Seat ${u * 10 + i}` })),
   }));
-  const seats = companyOf({ name: 'Big', units }).seats;
+  const seats = companyOf(Company.parse({ name: 'Big', units })).seats;
   t.equal(seats.size, 1000);
   t.equal(seats.get('s537')?.manager, 's530');
   t.same(seats.get('s530')?.reports, [

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { scheduleRoutes } from '../../http/index.js';
 import { followScheduleRuns, schedulesAnswer } from '../../projections/index.js';
-import { resolveSchedules, SchedulesAnswer } from '../../schema/index.js';
+import { Company, resolveSchedules, SchedulesAnswer } from '../../schema/index.js';
 import { schedulerBus, silent } from '../actors/fixtures/scheduler-bus.js';
 import { scheduledCompany } from '../fixtures/schedules/company.js';
 import { ManualClock } from '../harness/manual-clock.js';
@@ -18,7 +18,7 @@ t.test('GET /schedules lists the applied schedules with next_run and the ledger 
   });
   t.teardown(() => h.gw.close());
 
-  await host.applier().apply(scheduledCompany(), null);
+  await host.applier().apply(Company.parse(scheduledCompany()), null);
   const before = await call(`${h.base}/schedules`);
   t.equal(before.status, 200);
   const first = SchedulesAnswer.parse(before.json);

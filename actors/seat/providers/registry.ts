@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import {
   EventCategory,
   newEvent,
+  type Company,
   type CredentialPoolSnapshot,
   type EventRecord,
   type LlmProvider,
@@ -43,7 +44,7 @@ export const defaultTimeoutSeconds = 300;
 
 export interface RegistryOptions {
   /** The company document to start from (null: no providers yet). */
-  readonly document: unknown;
+  readonly document: Company | null;
   readonly resolve: Resolver;
   /** Receives `provider_fallback` and `llm_unavailable` records, ready to publish. */
   readonly onEvent?: (event: EventRecord) => void;
@@ -206,12 +207,9 @@ export class ProviderRegistry implements SubsystemApplier {
   }
 
   /** `providers` subsystem of an apply: entries swapped in place. */
-  apply(next: unknown): Promise<void> {
+  apply(next: Company): Promise<void> {
     this.prior = this.state;
     this.state = this.build(next, this.state);
-    const skipped = this.state.config.skipped;
-    if (skipped.length > 0)
-      this.opts.logger?.warn({ skipped }, 'LLM provider entries not understood; skipped');
     this.opts.logger?.info({ providers: [...this.state.entries.keys()] }, 'LLM providers applied');
     return Promise.resolve();
   }
@@ -229,7 +227,7 @@ export class ProviderRegistry implements SubsystemApplier {
     return out;
   }
 
-  private build(document: unknown, previous: State | null): State {
+  private build(document: Company | null, previous: State | null): State {
     const config = readProviderConfig(document);
     const entries = new Map<string, Entry>();
     for (const [name, spec] of config.llm) {

@@ -2,78 +2,39 @@
  * The colleagues of a company document with public fields only (spec "Org view": no contact
  * identity, email, credential or deployment setting), for `org_lookup` and `ask_human`.
  */
-import { seatIdentity } from '../../../schema/index.js';
+import { walkCompany, type Company } from '../../../schema/index.js';
 import type { Colleague, OrgDirectory } from './builtin.types.js';
-import { isRecord, type JsonObject as Json } from '../../../schema/index.js';
 
-const str = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
-const strs = (value: unknown): string[] =>
-  Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-
-interface Placed {
-  readonly raw: Json;
-  readonly unit: string | null;
-}
-
-export function colleaguesOf(document: unknown): Colleague[] {
-  if (!isRecord(document)) return [];
-  const placed: Placed[] = [];
-  // Effective lead per unit: its own, else inherited from the parent.
-  const leads: Array<{ unit: string; lead: string }> = [];
-  const unitNames = new Set<string>();
-  const walk = (list: unknown, parentLead: string | null): void => {
-    if (!Array.isArray(list)) return;
-    for (const unit of list) {
-      if (!isRecord(unit)) continue;
-      const name = str(unit['name']);
-      const lead = str(unit['lead']) ?? parentLead;
-      if (name !== null) {
-        unitNames.add(name);
-        if (lead !== null) leads.push({ unit: name, lead });
-      }
-      for (const seat of Array.isArray(unit['roles']) ? unit['roles'] : [])
-        if (isRecord(seat)) placed.push({ raw: seat, unit: name });
-      walk(unit['children'], lead);
-    }
-  };
-  walk(document['units'], null);
-  for (const seat of Array.isArray(document['roles']) ? document['roles'] : []) {
-    if (!isRecord(seat)) continue;
-    const unit = str(seat['unit']);
-    placed.push({ raw: seat, unit: unit !== null && unitNames.has(unit) ? unit : null });
-  }
-  const seen = new Set<string>();
-  const out: Colleague[] = [];
-  for (const { raw, unit } of placed) {
-    const handle = seatIdentity(raw);
-    if (handle === null || seen.has(handle)) continue;
-    seen.add(handle);
-    const name = str(raw['name']) ?? handle;
-    const human = raw['kind'] === 'human';
-    out.push({
+/** Seats placed in units first (document order), then root-level seats: the order lookups list them in. */
+export function colleaguesOf(company: Company): Colleague[] {
+  const walk = walkCompany(company);
+  const leads = walk.units.filter((u) => u.lead !== null);
+  const ordered = [...walk.seats.filter((s) => s.nested), ...walk.seats.filter((s) => !s.nested)];
+  return ordered.map(({ seat, handle, kind, unit }) => {
+    const name = seat.name;
+    return {
       handle,
       name,
-      kind: human ? 'human' : 'agent',
-      unit,
-      lead_of: leads.filter((l) => l.lead === handle || l.lead === name).map((l) => l.unit),
-      goal: str(raw['goal']),
-      responsibilities: strs(raw['responsibilities']),
-      manages: strs(raw['manages']),
-      availability: human ? str(raw['availability']) : null,
-    });
-  }
-  return out;
+      kind,
+      unit: unit?.name ?? null,
+      lead_of: leads.filter((u) => u.lead === handle || u.lead === name).map((u) => u.name),
+      goal: seat.goal || null,
+      responsibilities: seat.responsibilities ?? [],
+      manages: seat.manages ?? [],
+      availability: kind === 'human' ? seat.availability || null : null,
+    };
+  });
 }
 
 /** A directory over whatever document `current` returns (the active one, as applies happen). */
-export function orgDirectoryFrom(current: () => unknown): OrgDirectory {
-  let cachedFor: unknown = undefined;
+export function orgDirectoryFrom(current: () => Company | null): OrgDirectory {
+  let cachedFor: Company | null | undefined = undefined;
   let cached: Colleague[] = [];
   return {
     colleagues() {
       const document = current();
       if (document !== cachedFor) {
-        cached = colleaguesOf(document);
+        cached = document === null ? [] : colleaguesOf(document);
         cachedFor = document;
       }
       return cached;

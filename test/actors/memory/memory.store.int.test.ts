@@ -10,7 +10,7 @@ import {
   type MemoryStore,
 } from '../../../actors/index.js';
 import { ensureCatalogue, openBus, openMemoryBus, type Bus } from '../../../bus/index.js';
-import type { EventRecord } from '../../../schema/index.js';
+import { Company, type EventRecord } from '../../../schema/index.js';
 import { startNatsServer } from '../../harness/nats-server.js';
 
 const agent = '6f1c2b1e-8d3a-5c1e-9a4b-2f0e1d3c4b5a';
@@ -147,7 +147,7 @@ t.test('memory_remember refuses with a readable error and writes nothing when le
     const { store } = await storeOn(t);
     const published: EventRecord[] = [];
     const learning = createLearningGate();
-    learning.apply(doc);
+    learning.apply(Company.parse({ name: 'Acme', ...doc }));
     const [remember] = memoryTools({
       memory: store,
       events: { publish: (e) => Promise.resolve(void published.push(e)) },
@@ -165,12 +165,17 @@ t.test('learning is on unless turned off, and the org flag changes only at resta
   const warnings: string[] = [];
   const gate = createLearningGate((m) => warnings.push(m));
   t.equal(gate.enabled('ada'), false, 'nothing applied yet: no learning');
-  gate.apply({ roles: [{ name: 'Ada' }, { name: 'Bob', learning_enabled: false }] });
+  gate.apply(Company.parse({ name: 'Acme', roles: [{ name: 'Ada' }, { name: 'Bob', learning_enabled: false }] }));
   t.equal(gate.enabled('ada'), true);
   t.equal(gate.enabled('bob'), false);
-  gate.apply({ learning: { enabled: false }, roles: [{ name: 'Ada' }] });
+  gate.apply(Company.parse({ name: 'Acme', learning: { enabled: false }, roles: [{ name: 'Ada' }] }));
   t.equal(gate.enabled('ada'), true, 'the first applied org flag holds until restart');
   t.match(warnings, [/takes effect at the next restart/]);
-  gate.apply({ units: [{ name: 'Eng', roles: [{ name: 'Ada', learning_enabled: false }] }] });
+  gate.apply(
+    Company.parse({
+      name: 'Acme',
+      units: [{ name: 'Eng', type: 'team', roles: [{ name: 'Ada', learning_enabled: false }] }],
+    }),
+  );
   t.equal(gate.enabled('ada'), false, 'a seat in a unit turns its own learning off at once');
 });

@@ -2,7 +2,7 @@
 import pino from 'pino';
 import type { Test } from 'tap';
 import { createProviderRegistry, type RegistryOptions } from '../../../actors/index.js';
-import { EventRecord } from '../../../schema/index.js';
+import { Company, EventRecord } from '../../../schema/index.js';
 import { startLlmServer, type LlmServerOptions } from '../../fixtures/llm/llm-server.js';
 
 export const secrets: Record<string, string> = {
@@ -19,7 +19,7 @@ export async function server(t: Test, opts: LlmServerOptions) {
   return s;
 }
 
-export function harness(document: unknown, extra: Partial<RegistryOptions> = {}) {
+export function harness(document: Company | null, extra: Partial<RegistryOptions> = {}) {
   let now = Date.parse('2026-11-23T10:00:00Z');
   const events: EventRecord[] = [];
   const lines: string[] = [];
@@ -36,8 +36,9 @@ export function harness(document: unknown, extra: Partial<RegistryOptions> = {})
   return { registry, events, lines, advance: (ms: number) => (now += ms), now: () => now };
 }
 
-export const doc = (llm: Record<string, unknown>, order?: string[], roles: unknown[] = []) => ({
-  name: 'Acme',
-  providers: { llm, ...(order ? { llm_order: order } : {}) },
-  roles,
-});
+export const doc = (llm: Record<string, unknown>, order?: string[], roles: unknown[] = []): Company =>
+  Company.parse({
+    name: 'Acme',
+    providers: { llm, ...(order ? { llm_order: order } : {}) },
+    roles,
+  });

@@ -25,7 +25,7 @@ import {
   type CatalogueOptions,
 } from '../../../bus/index.js';
 import type { InboxMessage } from '../../../schema/index.js';
-import { EventRecord, SpendRecord } from '../../../schema/index.js';
+import { Company, EventRecord, SpendRecord } from '../../../schema/index.js';
 import { startProviders } from '../../../scripts/providers-wiring.js';
 import { startToolServers, type ToolServers } from '../../../scripts/toolservers-wiring.js';
 import { startLlmServer, type LlmServer } from '../../fixtures/llm/llm-server.js';
@@ -33,8 +33,8 @@ import type { Script } from '../../fixtures/llm/script.js';
 import { echoServerPath } from '../../fixtures/mcp/servers.js';
 import type { Captured } from '../toolservers/harness.js';
 
-export function company(llmBaseUrl: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
+export function company(llmBaseUrl: string, extra: Record<string, unknown> = {}): Company {
+  return Company.parse({
     name: 'Acme',
     mission: 'Ship useful things',
     vision: 'Calm software',
@@ -74,7 +74,7 @@ export function company(llmBaseUrl: string, extra: Record<string, unknown> = {})
       { name: 'Hu', kind: 'human', contact: { operator_id: 'ops' } },
     ],
     ...extra,
-  };
+  });
 }
 
 export interface Harness {
@@ -162,7 +162,8 @@ export async function startCompany(
     await bus.close();
     if (!opts.llm) await llm.close();
   });
-  const apply = async (next: unknown): Promise<void> => {
+  const apply = async (raw: unknown): Promise<void> => {
+    const next = Company.parse(raw);
     await registry.apply(next);
     await tools.subsystem.apply(next, null);
     await runtime.turnEngine.apply(next, null);

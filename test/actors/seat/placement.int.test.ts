@@ -23,7 +23,7 @@ import {
   type Bus,
   type Catalogue,
 } from '../../../bus/index.js';
-import { Commands, EventRecord, type InboxMessage } from '../../../schema/index.js';
+import { Commands, Company, EventRecord, type InboxMessage } from '../../../schema/index.js';
 import { startToolServers } from '../../../scripts/toolservers-wiring.js';
 import { startLlmServer, type LlmServer } from '../../fixtures/llm/llm-server.js';
 import type { Step } from '../../fixtures/llm/script.js';
@@ -41,7 +41,7 @@ interface Fleet {
   readonly bus: Bus;
   readonly catalogue: Catalogue;
   readonly llm: LlmServer;
-  readonly doc: Record<string, unknown>;
+  readonly doc: Company;
   node(id: string, lease: { ttlMs: number; renewEveryMs?: number }): Promise<Node>;
   wake(handle: string): Promise<string>;
   /** The first stored event matching (waits for it). */
@@ -99,7 +99,8 @@ async function startFleet(t: Test, first: Step[] = []): Promise<Fleet> {
       });
       return {
         runtime,
-        async apply(next) {
+        async apply(raw) {
+          const next = Company.parse(raw);
           await registry.apply(next);
           await tools.subsystem.apply(next, null);
           await runtime.turnEngine.apply(next, null);

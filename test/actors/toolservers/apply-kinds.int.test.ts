@@ -2,6 +2,7 @@ import t from 'tap';
 import { toolServersApplier } from '../../../actors/index.js';
 import { echoServerPath } from '../../fixtures/mcp/servers.js';
 import { startManager } from './harness.js';
+import { Company } from '../../../schema/index.js';
 
 const echo = (name: string, extra: Record<string, unknown> = {}) => ({
   name,
@@ -22,7 +23,7 @@ const base = (): Doc => ({
   roles: [{ name: 'Ada', mcp_env: { gh: { GH_TOKEN: 'ada-1' } } }],
   units: [{ name: 'eng', type: 'team', mcp_env: { gh: { GH_TOKEN: 'eng-1' } }, roles: [{ name: 'Bob' }] }],
 });
-const doc = (d: Doc) => ({ name: 'Acme', ...d });
+const doc = (d: Doc): Company => Company.parse({ name: 'Acme', ...d });
 
 t.test('seat kind flips and rollback', async (t) => {
   const { manager } = startManager(t);

@@ -12,7 +12,7 @@ import {
   type PersonalMemory,
   type ToolContext,
 } from '../../../actors/index.js';
-import { EventRecord, ToolEntry, type RoutedToolResult } from '../../../schema/index.js';
+import { Company, EventRecord, ToolEntry, type RoutedToolResult } from '../../../schema/index.js';
 
 const logger = pino({ level: 'silent' });
 const ctx: ToolContext = {
@@ -22,7 +22,7 @@ const ctx: ToolContext = {
   trace: { trace_id: 'a'.repeat(32), parent_span_id: 'b'.repeat(16) },
 };
 
-const company = {
+const company = Company.parse({
   name: 'Acme',
   roles: [
     { name: 'Ada', goal: 'Ship the release', responsibilities: ['release notes'] },
@@ -59,7 +59,7 @@ const company = {
       ],
     },
   ],
-};
+});
 
 function harness(now = new Date('2026-01-10T12:00:00Z')) {
   const rows: Array<MemoryRow & { agent: string }> = [];

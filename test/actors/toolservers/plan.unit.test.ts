@@ -1,7 +1,8 @@
 import t from 'tap';
 import { planInstances, resolveInstance, scrub } from '../../../actors/index.js';
+import { Company } from '../../../schema/index.js';
 
-const doc = {
+const doc = Company.parse({
   name: 'Acme',
   mcp_servers: [
     { name: 'files', command: 'files-server', args: ['--root', '${ROOT}'], env: { A: '1' } },
@@ -27,7 +28,7 @@ const doc = {
     { name: 'Floating', unit: 'no-such-unit' },
   ],
   units: [{ name: 'eng', type: 'team', mcp_env: { gh: { MODE: 'rw' } }, roles: [{ name: 'Bob' }] }],
-};
+});
 
 t.test(
   'the plan: a shared instance, and one per agent seat (first of a handle) for the others',
@@ -45,12 +46,6 @@ t.test(
       'an unknown unit inherits nothing',
     );
     t.equal(plan.instances.get('gh@ada')!.prefix, 'gh_');
-    t.same(planInstances(null).instances.size, 0);
-    t.same(
-      planInstances({ mcp_servers: 'nope', roles: 3 }).instances.size,
-      0,
-      'a malformed document plans nothing',
-    );
   },
 );
 
@@ -85,7 +80,7 @@ t.test(
 
     const renamed = planInstances({
       ...doc,
-      mcp_servers: doc.mcp_servers.map((s) => (s.name === 'gh' ? { ...s, tool_prefix: 'github_' } : s)),
+      mcp_servers: (doc.mcp_servers ?? []).map((s) => (s.name === 'gh' ? { ...s, tool_prefix: 'github_' } : s)),
     });
     t.equal(resolveInstance(renamed.instances.get('gh@ada')!, resolve).fingerprint, gh.fingerprint);
     const reordered = planInstances({

@@ -1,12 +1,13 @@
 import t from 'tap';
 import { ReadModels } from '../../../projections/index.js';
+import type { Company } from '../../../schema/index.js';
 import { companyDoc, spend } from '../fixtures/readmodels.js';
 
 const now = Date.parse('2026-11-23T12:00:00Z');
 const day = 86_400_000;
 const at = (msAgo: number) => new Date(now - msAgo).toISOString();
 
-function models(doc: Record<string, unknown> = companyDoc): ReadModels {
+function models(doc: Company = companyDoc): ReadModels {
   const m = new ReadModels({ now: () => now });
   m.setCompany(doc, 'rev');
   return m;
