@@ -67,6 +67,15 @@ export interface WebhooksOptions {
   readonly consumers?: boolean;
 }
 
+/** `notification_rate_limit` of a (validated) document; 0 when absent. */
+function rateLimitOf(document: unknown): number {
+  const limit =
+    typeof document === 'object' && document !== null
+      ? (document as Record<string, unknown>)['notification_rate_limit']
+      : undefined;
+  return typeof limit === 'number' ? limit : 0;
+}
+
 const envResolver: Resolver = (name) => process.env[name];
 
 export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
@@ -90,11 +99,18 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
 
   // Rebuilt when the active revision changes, and at most once a second otherwise, so a secret put
   // into the store (a `${VAR}` the document references) takes effect without a new revision.
-  let cached: { id: string | null; at: number; settings: WebhookSettings; people: People } = {
+  let cached: {
+    id: string | null;
+    at: number;
+    settings: WebhookSettings;
+    people: People;
+    rateLimit: number;
+  } = {
     id: null,
     at: 0,
     settings: unconfiguredSettings(extras()),
     people: peopleFrom({}),
+    rateLimit: 0,
   };
   const current = (): typeof cached => {
     const active = activeRevision(opts.view.state);
@@ -102,7 +118,13 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
     const now = performance.now();
     if (id === cached.id && now - cached.at < 1000) return cached;
     if (active === null)
-      return (cached = { id, at: now, settings: unconfiguredSettings(extras()), people: peopleFrom({}) });
+      return (cached = {
+        id,
+        at: now,
+        settings: unconfiguredSettings(extras()),
+        people: peopleFrom({}),
+        rateLimit: 0,
+      });
     try {
       const document = substituteDeep(openDocument(keyring, active.payload, active.revision_id), resolve);
       cached = {
@@ -110,6 +132,7 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
         at: now,
         settings: webhookSettingsFrom(id ?? '', document, extras()),
         people: peopleFrom(document),
+        rateLimit: rateLimitOf(document),
       };
     } catch (error) {
       // The config subsystem refuses to boot on an unopenable active revision; keep the last good view.
@@ -141,7 +164,13 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
       }),
     );
     subs.push(
-      await startRouterHost({ bus: opts.bus, people, logger: opts.logger.child({ component: 'router' }) }),
+      await startRouterHost({
+        bus: opts.bus,
+        people,
+        rateLimit: () => current().rateLimit,
+        nodeId: opts.config.node.id,
+        logger: opts.logger.child({ component: 'router' }),
+      }),
     );
   }
   const questions = integrationsQuestions({

@@ -3,12 +3,14 @@
  * that decides recipients (routing.ts), keeps wiki page watchers in a KV bucket, and publishes one
  * `InboxMessage` per agent seat on `svc.agent.<handle>.inbox` (never for a human seat). The message is
  * acked only after every inbox publish is durable; ids are per (notification, seat), so a redelivery
- * stores nothing twice.
+ * stores nothing twice. A seat past `notification_rate_limit` (per minute) is not woken: the skip is
+ * recorded as a `NotificationSkipped` event instead.
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import {
   Buckets,
+  publishEvent,
   Streams,
   Subjects,
   TerminateError,
@@ -16,15 +18,27 @@ import {
   type Kv,
   type Subscription,
 } from '../../bus/index.js';
-import { deliveryTrace, InboundNotification, InboxKind, InboxMessage } from '../../schema/index.js';
+import {
+  deliveryTrace,
+  EventCategory,
+  InboundNotification,
+  InboxKind,
+  InboxMessage,
+  newEvent,
+} from '../../schema/index.js';
 import type { People } from './people.js';
+import { RateWindow } from './rate-window.js';
 import { routeNotification } from './routing.js';
 
 export interface RouterHostOptions {
   readonly bus: Bus;
   people(): People;
+  /** `notification_rate_limit` of the active document: wakes per seat per minute, 0 = no limit. */
+  rateLimit?(): number;
   readonly logger: Logger;
   readonly durable?: string;
+  /** The router's node id, the skip event's source prefix (default `router`). */
+  readonly nodeId?: string;
 }
 
 const encoder = new TextEncoder();
@@ -72,6 +86,7 @@ async function addWatchers(kv: Kv, pageId: string, add: readonly string[]): Prom
 export async function startRouterHost(opts: RouterHostOptions): Promise<Subscription> {
   const { bus, logger } = opts;
   const watchers = await bus.kv({ name: Buckets.WikiWatchers, history: 4 });
+  const window = new RateWindow();
   return bus.consume(Streams.Notify, { durable: opts.durable ?? 'router' }, async (msg) => {
     let n: InboundNotification;
     try {
@@ -100,7 +115,18 @@ export async function startRouterHost(opts: RouterHostOptions): Promise<Subscrip
         'human seats skipped',
       );
     const trace = deliveryTrace(n.id);
+    const limit = opts.rateLimit?.() ?? 0;
+    const woken: string[] = [];
     for (const handle of decision.recipients) {
+      if (!window.admit(handle, limit, Date.now())) {
+        await publishEvent(bus, skipped(n, handle, limit, trace, opts.nodeId));
+        logger.info(
+          { ...fields, event: 'notification_skipped', seat: handle, reason: 'rate_limited', limit },
+          'notification_skipped',
+        );
+        continue;
+      }
+      woken.push(handle);
       const message = InboxMessage.parse({
         id: `${n.id}:${handle}`,
         kind: decision.mentioned.includes(handle) ? InboxKind.Mention : InboxKind.Notification,
@@ -114,9 +140,29 @@ export async function startRouterHost(opts: RouterHostOptions): Promise<Subscrip
         msgId: message.id,
       });
     }
-    logger.info(
-      { ...fields, event: 'notification_routed', recipients: decision.recipients },
-      'notification_routed',
-    );
+    logger.info({ ...fields, event: 'notification_routed', recipients: woken }, 'notification_routed');
   });
+}
+
+/** The record of a wake not given: its id is per (notification, seat), so a redelivery records it once. */
+function skipped(n: InboundNotification, handle: string, limit: number, trace: string, nodeId?: string) {
+  return {
+    ...newEvent({
+      type: 'NotificationSkipped',
+      category: EventCategory.Notification,
+      source: `${nodeId ?? 'router'}/router`,
+      summary: `${handle} not woken by ${n.vendor} ${n.summary}: over ${limit} notifications a minute`,
+      actor: 'system',
+      agent_id: handle,
+      trace: { trace_id: trace, parent_span_id: null },
+      payload: {
+        notification: n.id,
+        vendor: n.vendor,
+        recipient: handle,
+        reason: 'rate_limited',
+        limit_per_minute: limit,
+      },
+    }),
+    id: `skip-${n.id}:${handle}`,
+  };
 }

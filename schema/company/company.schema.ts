@@ -50,7 +50,9 @@ export const Company = z
     token_budget: count.optional().describe('Org-wide token cap per budget window; 0 means unlimited.'),
     notification_rate_limit: nonNegative
       .optional()
-      .describe('Throttle of inbound notifications per seat (ops/config.md says what is applied).'),
+      .describe(
+        'Most inbound notifications that may wake one seat per minute; more are skipped (NotificationSkipped). 0 or absent: no limit.',
+      ),
     notification_coalesce_window_seconds: nonNegative
       .optional()
       .describe('Seconds over which inbound notifications for one seat are batched into one wake.'),

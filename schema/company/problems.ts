@@ -24,6 +24,8 @@ export const WarningKind = {
   Admission: 'admission',
   /** A `${VAR}` that resolves to nothing (or to empty) on the node that took the write. */
   UnresolvedReference: 'unresolved_reference',
+  /** A setting this release accepts but does nothing with (not-applied.ts). */
+  NotApplied: 'not_applied',
 } as const;
 export type WarningKind = (typeof WarningKind)[keyof typeof WarningKind];
 

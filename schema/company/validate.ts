@@ -14,6 +14,7 @@ import { Company } from './company.schema.js';
 import { deriveCompany, type Derived } from './derived.js';
 import { knownKeysAt } from './known-keys.js';
 import { nestingProblem } from './nesting.js';
+import { notAppliedSettings } from './not-applied.js';
 import { normaliseCompany } from './normalise.js';
 import {
   findingsOf,
@@ -125,6 +126,11 @@ export function validateCompany(input: unknown, opts: ValidateOptions): CompanyV
     ...(admissionRefused ? [] : found.admission).map((f) => ({
       ...place(f.segments),
       kind: WarningKind.Admission,
+      message: f.message,
+    })),
+    ...notAppliedSettings(input).map((f) => ({
+      ...place(f.segments),
+      kind: WarningKind.NotApplied,
       message: f.message,
     })),
   ];

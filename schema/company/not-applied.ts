@@ -1,0 +1,51 @@
+/**
+ * Settings the schema accepts (documents written for the product the spec comes from carry them) but this
+ * release does nothing with: each written one is a `not_applied` warning at its path on every write, dry run
+ * and reload, never silent (ops/config.md "Settings without effect"). Refusing them would strand such
+ * documents; the warning names what is missing instead. `notification_rate_limit` is applied (the router),
+ * and `knowledge.wiki_spaces` belongs to the knowledge base.
+ */
+import type { Segment } from './problems.js';
+import { isRecord } from './walk.js';
+
+export interface NotApplied {
+  readonly segments: Segment[];
+  readonly message: string;
+}
+
+const filled = (value: unknown): boolean =>
+  isRecord(value) ? Object.keys(value).length > 0 : value !== undefined && value !== null;
+
+const unbuilt: ReadonlyArray<{ key: string; written: (v: unknown) => boolean; message: string }> = [
+  {
+    key: 'notification_coalesce_window_seconds',
+    written: (v) => typeof v === 'number' && v > 0,
+    message:
+      'not applied: this release wakes a seat once per inbound notification (no batching); remove it or set 0',
+  },
+  {
+    key: 'notification_coalesce_max_batch',
+    written: filled,
+    message: 'not applied: this release wakes a seat once per inbound notification (no batching); remove it',
+  },
+  {
+    key: 'notification_transports',
+    written: filled,
+    message: 'not applied: this release has no outbound notification transports; remove it',
+  },
+  {
+    key: 'extensions',
+    written: filled,
+    message: 'not applied: this release registers no extensions, so no setting here is read; remove it',
+  },
+  {
+    key: 'skill_variables',
+    written: filled,
+    message: 'not applied: this release synthesises no skills, so no skill reads these values; remove it',
+  },
+];
+
+/** The settings written in `doc` that have no effect in this release. */
+export function notAppliedSettings(doc: Record<string, unknown>): NotApplied[] {
+  return unbuilt.filter((u) => u.written(doc[u.key])).map((u) => ({ segments: [u.key], message: u.message }));
+}

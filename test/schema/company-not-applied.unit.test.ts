@@ -1,0 +1,56 @@
+/**
+ * Settings this release accepts but does nothing with are never accepted silently (ops/config.md "Settings
+ * without effect"): each written one is a `not_applied` warning at its path, on a write and on a reload; an
+ * absent, empty or zero one is not, and `notification_rate_limit` (applied by the router) never is.
+ */
+import t from 'tap';
+import { validateCompany } from '../../schema/index.js';
+
+const notApplied = (doc: Record<string, unknown>, mode: 'write' | 'runnable' = 'write') =>
+  validateCompany({ name: 'Acme', ...doc }, { mode })
+    .warnings.filter((w) => w.kind === 'not_applied')
+    .map((w) => w.path);
+
+t.test(
+  'each setting without effect is a not_applied warning at its path, and the write stays valid',
+  async (t) => {
+    const doc = {
+      notification_coalesce_window_seconds: 20,
+      notification_coalesce_max_batch: 10,
+      notification_transports: { pager: { url: 'https://pager.example' } },
+      extensions: { 'release-notes': { channel: '#rel' } },
+      skill_variables: { wiki_base_url: 'https://wiki.example' },
+      notification_rate_limit: 30,
+    };
+    const result = validateCompany({ name: 'Acme', ...doc }, { mode: 'write' });
+    t.equal(result.valid, true);
+    t.same(notApplied(doc).sort(), [
+      'extensions',
+      'notification_coalesce_max_batch',
+      'notification_coalesce_window_seconds',
+      'notification_transports',
+      'skill_variables',
+    ]);
+    t.same(notApplied(doc, 'runnable').length, 5, 'a reload of a stored revision says so too');
+    const line = validateCompany(
+      { name: 'Acme', skill_variables: { a: 'b' } },
+      { mode: 'write', yamlText: 'name: Acme\nskill_variables:\n  a: b\n' },
+    ).warnings[0];
+    t.match(line, { kind: 'not_applied', path: 'skill_variables', line: 2, message: /not applied/ });
+  },
+);
+
+t.test('absent, empty or zero settings warn nothing', async (t) => {
+  t.same(notApplied({}), []);
+  t.same(
+    notApplied({
+      notification_coalesce_window_seconds: 0,
+      notification_transports: {},
+      extensions: {},
+      skill_variables: {},
+      notification_rate_limit: 5,
+      knowledge: { wiki_spaces: ['ENG'] },
+    }),
+    [],
+  );
+});
