@@ -111,6 +111,8 @@ export {
   type ToolRouter,
   type ToolServerManager,
   toolServersApplier,
+  type WorkAccess,
+  workTools,
 } from './toolservers/index.js';
 export { createMemoryStore, createNeedsRelay, type MemoryStore, type NeedsRelay } from './memory/index.js';
 export { acquireLease, encodeLease, readLease } from './lease/index.js';

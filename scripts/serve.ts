@@ -18,6 +18,7 @@ import {
   startNodeHost,
   watchPlacement,
   type NodeHost,
+  type WorkAccess,
 } from '../actors/index.js';
 import { ensureCatalogue, openBus, type Bus } from '../bus/index.js';
 import {
@@ -121,6 +122,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     const memory = createMemoryStore({ kv: catalogue.memory });
     // Per-seat tool servers run where their seat runs: bound to the seats runtime below.
     let holdsSeat: (handle: string) => boolean = () => false;
+    let workAccess: WorkAccess | null = null;
     const toolServers = startToolServers({
       bus,
       nodeId: config.node.id,
@@ -128,6 +130,8 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       resolve: secrets.resolve,
       memory,
       runsSeat: (handle) => holdsSeat(handle),
+      // Bound below once the tracker runs: it reads the configuration the tool servers start before.
+      ...(config.tracker.backend === 'native' ? { work: () => workAccess } : {}),
     });
     tools = toolServers;
     const schedules = await startSchedules({ bus, coord: catalogue.coord, nodeId: config.node.id, logger });
@@ -203,6 +207,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     const setup = await startSetup({ bus, config, configuration, secrets, integrations, logger });
     // The native work tracker (tracker.backend: native): its projection, writer and routes.
     const work = await startWork({ bus, config, configuration, secrets, logger });
+    workAccess = work?.access ?? null;
     const webhooks = await startWebhooks({
       bus,
       integrations,

@@ -15,6 +15,8 @@ import {
   memoryTools,
   orgDirectoryFrom,
   orgTools,
+  workTools,
+  type WorkAccess,
   toolServersApplier,
   type LearningGate,
   type NeedsRelay,
@@ -60,6 +62,8 @@ export interface ToolServersOptions {
   readonly needs?: NeedsRelay;
   /** Seats whose per-seat tool servers run here (the seats this node holds); default all. */
   readonly runsSeat?: (handle: string) => boolean;
+  /** The native work tracker once it runs (its tools are offered only when tracker.backend is native). */
+  readonly work?: () => WorkAccess | null;
 }
 
 const unavailable = (what: string) => (): Promise<never> =>
@@ -105,6 +109,7 @@ export function startToolServers(opts: ToolServersOptions): ToolServers {
       needs,
       events,
     }),
+    ...(opts.work ? workTools({ work: opts.work }) : []),
   ];
   const router = createToolRouter({ builtins, servers: manager, logger });
   const status = (): McpServersAnswer => ({ nodes: [{ node: opts.nodeId, servers: manager.status() }] });

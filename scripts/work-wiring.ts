@@ -4,7 +4,7 @@
  * sending changes through the command. Projects, seats and people come from the active document.
  */
 import type { Logger } from 'pino';
-import { startWorkHost, type WorkContext, type WorkHost } from '../actors/index.js';
+import { startWorkHost, type WorkAccess, type WorkContext, type WorkHost } from '../actors/index.js';
 import { sendCommand, type Bus } from '../bus/index.js';
 import { workRoutes, type AuthSettings, type RouteDef } from '../http/index.js';
 import { activeRevision, followWork, type WorkView } from '../projections/index.js';
@@ -24,6 +24,8 @@ import type { Secrets } from './secrets-wiring.js';
 export interface WorkTracker {
   readonly view: WorkView;
   readonly host: WorkHost;
+  /** What the seats' builtin work tools use: the state and the writer, in process. */
+  readonly access: WorkAccess;
   /** Projects of the active document. */
   projects(): readonly WorkProject[];
   routes(auth: AuthSettings): RouteDef[];
@@ -73,6 +75,11 @@ export async function startWork(opts: {
   return {
     view,
     host,
+    access: {
+      state: () => view.state(),
+      write: (w) => host.write(w),
+      until: (seq, ms) => view.until(seq, ms),
+    },
     projects: () => current().context.projects,
     routes: (auth) =>
       workRoutes({

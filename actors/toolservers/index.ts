@@ -34,3 +34,4 @@ export { createLearningGate, type LearningGate } from './builtin/learning.gate.j
 export { memoryLimits, memoryTools } from './builtin/memory.tool.js';
 export { colleaguesOf, findColleagues, orgDirectoryFrom } from './builtin/org-directory.js';
 export { orgTools } from './builtin/org.tool.js';
+export { workTools, type WorkAccess } from './builtin/work.tool.js';

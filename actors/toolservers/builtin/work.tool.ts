@@ -1,0 +1,221 @@
+/**
+ * The native work tracker's builtin tools (ops/work-tracker.md "Seat tools"): list, get, create, update,
+ * comment and move (place an item in a status). A seat acts as itself; a change's `op_id` is derived from
+ * the call, so a call retried after a cut changes the tracker once. Writes deliver to `work_tracker`:
+ * the person waiting on an item sees the comment or the move there.
+ */
+import { z } from 'zod';
+import {
+  groupOf,
+  itemByRef,
+  ItemFields,
+  priorities,
+  workStatuses,
+  type ToolResult,
+  type WorkChange,
+  type WorkState,
+  type WorkWrite,
+  type WorkWriteReply,
+} from '../../../schema/index.js';
+import { defineBuiltin, textResult } from './builtin.define.js';
+import { builtinCallId, type BuiltinTool, type ToolContext } from './builtin.types.js';
+
+/** The tracker as the tools reach it; null while this node has none (tracker.backend not native). */
+export interface WorkAccess {
+  state(): WorkState;
+  write(write: WorkWrite): Promise<WorkWriteReply>;
+  until(seq: number, timeoutMs: number): Promise<boolean>;
+}
+
+const LIST_MAX = 50;
+const item = z.string().trim().min(1).max(80).describe('The item: its key (ENG-12) or its id.');
+const handles = z.array(z.string().regex(/^[a-z0-9][a-z0-9-]*$/)).max(20);
+
+const ListArgs = z.strictObject({
+  project: z.string().optional().describe('Project key (ENG).'),
+  status: z.enum(workStatuses).optional(),
+  assignee: z.string().optional().describe('A seat handle; `me` for yourself.'),
+  q: z.string().max(200).optional().describe('Words from the key, title or description.'),
+  limit: z.number().int().min(1).max(LIST_MAX).default(20),
+});
+const GetArgs = z.strictObject({ item });
+const CreateArgs = z.strictObject({
+  project: z.string().describe('Project key (ENG).'),
+  title: ItemFields.shape.title,
+  description: z.string().max(65_536).optional(),
+  type: z.string().optional().describe('task, bug, feature, chore or question.'),
+  priority: z.enum(priorities).optional(),
+  assignees: handles.optional(),
+});
+const UpdateArgs = z.strictObject({
+  item,
+  title: ItemFields.shape.title.optional(),
+  description: z.string().max(65_536).optional(),
+  priority: z.enum(priorities).optional(),
+  assignees: handles.optional().describe('The whole new list of assignees.'),
+  watchers: handles.optional(),
+  labels: z.array(z.string().min(1).max(60)).max(30).optional(),
+});
+const CommentArgs = z.strictObject({ item, body: z.string().trim().min(1).max(65_536) });
+const MoveArgs = z.strictObject({
+  item,
+  to: z.enum(workStatuses).describe('backlog, todo, in_progress, in_review, done or cancelled.'),
+});
+
+const annotations = (title: string, readOnly: boolean) => ({
+  title,
+  readOnlyHint: readOnly,
+  destructiveHint: false,
+  idempotentHint: readOnly,
+  openWorldHint: false,
+});
+
+const summary = (state: WorkState, ref: string) => {
+  const found = itemByRef(state, ref);
+  if (!found) return null;
+  const f = found.fields;
+  return {
+    key: found.key,
+    title: f.title,
+    status: found.status,
+    group: groupOf[found.status],
+    priority: f.priority,
+    type: f.type,
+    assignees: f.assignees,
+    description: f.description,
+    checklist: f.checklist,
+    links: f.links,
+    comments: found.comments.slice(-20),
+  };
+};
+
+export function workTools(deps: { readonly work: () => WorkAccess | null }): BuiltinTool[] {
+  const reach = (): WorkAccess | { error: ToolResult } =>
+    deps.work() ?? { error: textResult('This company has no native work tracker (tracker.backend).', true) };
+
+  const change = async (ctx: ToolContext, tool: string, body: WorkChange): Promise<ToolResult> => {
+    const work = reach();
+    if ('error' in work) return work.error;
+    const reply = await work.write({
+      op_id: builtinCallId(ctx, tool),
+      actor: ctx.seat,
+      turn_id: ctx.turn_id ?? null,
+      change: body,
+    });
+    if (reply.outcome === 'refused') {
+      const problems = reply.problems.map((p) => `${p.path}: ${p.message}`).join('; ');
+      return textResult(`Refused (${reply.error}): ${reply.detail}${problems ? ` — ${problems}` : ''}`, true);
+    }
+    await work.until(reply.seq, 10_000);
+    return textResult(
+      JSON.stringify({ key: reply.key, position: reply.position, item: summary(work.state(), reply.id) }),
+    );
+  };
+
+  return [
+    defineBuiltin({
+      name: 'work_list',
+      description:
+        'List work items of the company tracker, newest first, filtered by project, status, assignee or words.',
+      annotations: annotations('List work items', true),
+      delivers: null,
+      args: ListArgs,
+      run(ctx, args) {
+        const work = reach();
+        if ('error' in work) return Promise.resolve(work.error);
+        const assignee = args.assignee === 'me' ? ctx.seat : (args.assignee ?? null);
+        const needle = args.q?.toLowerCase() ?? null;
+        const rows = [...work.state().items.values()]
+          .reverse()
+          .filter(
+            (i) =>
+              (args.project === undefined || i.project === args.project) &&
+              (args.status === undefined || i.status === args.status) &&
+              (assignee === null || i.fields.assignees.includes(assignee)) &&
+              (needle === null ||
+                `${i.key} ${i.fields.title} ${i.fields.description}`.toLowerCase().includes(needle)),
+          )
+          .slice(0, args.limit)
+          .map((i) => ({
+            key: i.key,
+            title: i.fields.title,
+            status: i.status,
+            priority: i.fields.priority,
+            assignees: i.fields.assignees,
+          }));
+        return Promise.resolve(
+          textResult(rows.length === 0 ? 'No item matches.' : JSON.stringify(rows, null, 2)),
+        );
+      },
+    }),
+    defineBuiltin({
+      name: 'work_get',
+      description:
+        'Read one work item: description, status, assignees, checklist, links and the latest comments.',
+      annotations: annotations('Read a work item', true),
+      delivers: null,
+      args: GetArgs,
+      run(_ctx, args) {
+        const work = reach();
+        if ('error' in work) return Promise.resolve(work.error);
+        const found = summary(work.state(), args.item);
+        return Promise.resolve(
+          found
+            ? textResult(JSON.stringify(found, null, 2))
+            : textResult(`No work item "${args.item}".`, true),
+        );
+      },
+    }),
+    defineBuiltin({
+      name: 'work_create',
+      description: 'Create a work item in a project; assigning a colleague wakes them if they are an agent.',
+      annotations: annotations('Create a work item', false),
+      delivers: 'work_tracker',
+      args: CreateArgs,
+      run: (ctx, { project, ...fields }) =>
+        change(ctx, 'work_create', {
+          kind: 'create',
+          project,
+          fields: compact(fields),
+        }),
+    }),
+    defineBuiltin({
+      name: 'work_update',
+      description:
+        'Change fields of a work item (title, description, priority, assignees, watchers, labels).',
+      annotations: annotations('Update a work item', false),
+      delivers: 'work_tracker',
+      args: UpdateArgs,
+      run: (ctx, { item: ref, ...changes }) =>
+        change(ctx, 'work_update', {
+          kind: 'update',
+          item: ref,
+          changes: compact(changes),
+        }),
+    }),
+    defineBuiltin({
+      name: 'work_comment',
+      description: 'Comment on a work item: where you report progress and results to whoever waits on it.',
+      annotations: annotations('Comment on a work item', false),
+      delivers: 'work_tracker',
+      args: CommentArgs,
+      run: (ctx, args) => change(ctx, 'work_comment', { kind: 'comment', item: args.item, body: args.body }),
+    }),
+    defineBuiltin({
+      name: 'work_move',
+      description:
+        'Place a work item in a status (backlog → todo → in_progress → in_review → done; cancelled). Moving it to done completes it.',
+      annotations: annotations('Move a work item', false),
+      delivers: 'work_tracker',
+      args: MoveArgs,
+      run: (ctx, args) => change(ctx, 'work_move', { kind: 'move', item: args.item, to: args.to }),
+    }),
+  ];
+}
+
+/** The object without its undefined members (an absent argument changes nothing). */
+function compact<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as {
+    [K in keyof T]: Exclude<T[K], undefined>;
+  };
+}

@@ -1,0 +1,62 @@
+import t from 'tap';
+import { workTools, type WorkAccess } from '../../../actors/index.js';
+import { sendCommand, Streams } from '../../../bus/index.js';
+import { Commands } from '../../../schema/index.js';
+import { call } from '../../http/fixtures/gateway-harness.js';
+import { startWorkHarness } from '../../http/fixtures/work-harness.js';
+
+type Json = Record<string, unknown>;
+
+t.test('a seat lists, reads, creates, comments on and moves items with its builtin tools', async (t) => {
+  const w = await startWorkHarness(t);
+  const access: WorkAccess = {
+    state: () => w.view.state(),
+    write: (x) => sendCommand(w.bus, Commands.work.write, x),
+    until: (seq, ms) => w.view.until(seq, ms),
+  };
+  const tools = new Map(workTools({ work: () => access }).map((tool) => [tool.entry.name, tool]));
+  t.same(
+    [...tools.keys()],
+    ['work_list', 'work_get', 'work_create', 'work_update', 'work_comment', 'work_move'],
+  );
+  t.equal(tools.get('work_get')?.entry.delivers, null, 'reads deliver nothing');
+  t.equal(tools.get('work_comment')?.entry.delivers, 'work_tracker', 'writes deliver to the tracker');
+  const ctx = (call_id: string) => ({ seat: 'coder', agent_id: 'agent-coder', turn_id: 'turn-1', call_id });
+  const run = async (name: string, args: Json, call_id = name) => {
+    const result = await tools.get(name)!.call(ctx(call_id), args);
+    const text = result.content.map((c) => ('text' in c ? c.text : '')).join('');
+    return { error: result.is_error, text };
+  };
+
+  const created = await run('work_create', { project: 'ENG', title: 'From a seat', assignees: ['coder'] });
+  t.equal(created.error, false, created.text);
+  t.match(JSON.parse(created.text), { key: 'ENG-1', item: { status: 'backlog', assignees: ['coder'] } });
+  const retried = await run('work_create', { project: 'ENG', title: 'From a seat', assignees: ['coder'] });
+  t.equal(JSON.parse(retried.text).key, 'ENG-1', 'the same call retried changes the tracker once');
+  t.equal((await w.bus.streamInfo(Streams.Work)).lastSeq, 1);
+
+  t.equal((await run('work_comment', { item: 'ENG-1', body: 'Started.' })).error, false);
+  t.equal((await run('work_move', { item: 'eng-1', to: 'in_progress' })).error, false);
+  const bad = await run('work_move', { item: 'ENG-1', to: 'backlog' }, 'move-2');
+  t.equal(bad.error, true);
+  t.match(bad.text, /Refused \(validation_error\).*from in_progress: todo, in_review, done, cancelled/);
+  t.equal((await run('work_update', { item: 'ENG-1', priority: 'high' })).error, false);
+
+  const listed = await run('work_list', { assignee: 'me' });
+  t.match(JSON.parse(listed.text), [{ key: 'ENG-1', status: 'in_progress', priority: 'high' }]);
+  const got = await run('work_get', { item: 'ENG-1' });
+  t.match(JSON.parse(got.text), { comments: [{ author: 'coder', body: 'Started.' }] });
+  t.equal((await run('work_get', { item: 'ENG-9' })).error, true);
+  t.equal((await run('work_create', { project: 'ENG' })).error, true, 'arguments are checked');
+
+  const turns = await call(`${w.base}/work/turns?id=ENG-1`);
+  t.match(
+    turns.json?.turns,
+    [{ turn_id: 'turn-1', seat: 'coder', changes: 4 }],
+    'the turn is recorded on the item',
+  );
+
+  const none = workTools({ work: () => null });
+  const refused = await none[0]!.call(ctx('x'), {});
+  t.equal(refused.is_error, true, 'no tracker: the tool says so');
+});
