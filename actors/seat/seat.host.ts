@@ -26,7 +26,7 @@ import type { TurnCompletedPayload } from './seat.types.js';
 import type { TurnLimits } from './seat.limits.js';
 import type { CompanyProfile, SeatProfile } from './seat.profile.js';
 import type { TurnDeps } from './turn.deps.js';
-import { PhaseFailure, runPhase } from './turn.phase.js';
+import { PhaseDeferred, PhaseFailure, runPhase } from './turn.phase.js';
 import { draftOf, episodeOf, noteOutcome, type EpisodeDraft } from './turn.episode.js';
 import { readPaused, seatKeys } from './seat.records.js';
 import { CutReason, TurnCut } from './turn.cut.js';
@@ -176,6 +176,10 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
         });
     } catch (error) {
       if (stopping) return;
+      if (error instanceof PhaseDeferred) {
+        actor.send({ type: 'seat.turn.deferred', turn_id: turn.turn_id, retry_at: error.retryAt });
+        return;
+      }
       const failure = error instanceof PhaseFailure ? error : new PhaseFailure('error', String(error), 0);
       if (failure.reason !== 'aborted')
         log.warn({ err: error, turn_id: turn.turn_id, phase: req.phase }, 'phase failed');
@@ -229,6 +233,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
         // Always a message: it is the phase's error and the reason a tool server is told on cancellation.
         abortTurn: (_, params) => abort.abort(params.reason),
         cutTurn: () => run(cutRunning(CutReason.Paused)),
+        deferTurn: (_, params) => run(deferRunning(params.turn_id, params.retry_at)),
         completeTurn: (_, params) =>
           run(
             (async () => {
@@ -322,17 +327,12 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
    * lost lease), and its wake is left in the inbox — for the next holder, or for this seat once resumed.
    */
   async function cutRunning(reason: CutReason): Promise<void> {
-    const running = pending;
-    pending = null;
     abort.abort(new TurnCut(reason));
     abort = new AbortController();
+    const running = letGo();
     if (!running) return;
-    const journal = journals.get(running.turn_id);
-    turns.delete(running.turn_id);
-    drafts.delete(running.turn_id);
-    journals.delete(running.turn_id);
     if (reason !== CutReason.LeaseLost) {
-      await journal?.writer
+      await running.journal?.writer
         .write({ kind: 'cut', reason })
         .catch((error: unknown) => log.warn({ err: error }, 'turn cut not journaled'));
       log.info(
@@ -347,6 +347,33 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
           ? new RedeliverError('seat paused mid-turn', opts.pausedRetryMs ?? 2000)
           : new RedeliverError('seat stopped mid-turn'),
     );
+  }
+
+  /** The running turn is no longer this run's: forgotten here, its journal handed back for a last record. */
+  function letGo(): (Pending & { journal: OpenedTurn | undefined }) | null {
+    const running = pending;
+    pending = null;
+    if (!running) return null;
+    const journal = journals.get(running.turn_id);
+    turns.delete(running.turn_id);
+    drafts.delete(running.turn_id);
+    journals.delete(running.turn_id);
+    return { ...running, journal };
+  }
+
+  /**
+   * The provider chain has no key until `retryAt`: the turn's wake goes back to the inbox, offered again
+   * then, and the turn resumes from its journal (nothing was recorded as failed).
+   */
+  async function deferRunning(turnId: string, retryAt: string): Promise<void> {
+    const running = pending?.turn_id === turnId ? letGo() : null;
+    if (!running) return;
+    const delayMs = Math.max(0, Date.parse(retryAt) - deps.now().getTime());
+    await running.journal?.writer
+      .write({ kind: 'cut', reason: 'llm_unavailable' })
+      .catch((error: unknown) => log.warn({ err: error }, 'turn deferral not journaled'));
+    log.info({ turn_id: turnId, retry_at: retryAt }, 'turn waits for its provider; resumes at retry_at');
+    running.reject(new RedeliverError('provider unavailable until retry_at', delayMs));
   }
 
   let sub: Subscription | null = null;

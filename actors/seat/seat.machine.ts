@@ -39,6 +39,11 @@ export type {
   Wake,
 } from './seat.types.js';
 
+const deferred = ({ event }: { event: SeatEvent }) =>
+  event.type === 'seat.turn.deferred'
+    ? { turn_id: event.turn_id, retry_at: event.retry_at }
+    : { turn_id: '', retry_at: '' };
+
 export const seatMachine = setup({
   types: {
     context: {} as SeatContext,
@@ -61,6 +66,8 @@ export const seatMachine = setup({
      * wake stays in the inbox and the turn resumes from its journal once the seat is resumed.
      */
     cutTurn: (_, _params: { turn_id: string }) => undefined,
+    /** The provider is unavailable until `retry_at`: the turn's wake waits in the inbox until then. */
+    deferTurn: (_, _params: { turn_id: string; retry_at: string }) => undefined,
     completeTurn: (
       _,
       _params: {
@@ -176,6 +183,7 @@ export const seatMachine = setup({
     stopRunning: ({ event }) => event.type === 'seat.pause' && event.paused.stop_running,
     isPaused: ({ context }) => context.paused !== null,
     notPaused: ({ context }) => context.paused === null,
+    deferredPaused: ({ context, event }) => isCurrent(context, event) && context.paused !== null,
     budgetStop: ({ context }) => context.turn?.failure?.reason === 'budget',
   },
 }).createMachine({
@@ -213,6 +221,19 @@ export const seatMachine = setup({
       entry: { type: 'runPhase', params: ({ context }) => ({ turn: context.turn as Turn, phase: 'plan' }) },
       on: {
         'seat.phase.failed': { guard: 'failedNow', target: 'ending', actions: { type: 'fail', params: {} } },
+        // Not an end: the turn resumes from its journal at retry_at, so nothing is completed now.
+        'seat.turn.deferred': [
+          {
+            guard: 'deferredPaused',
+            target: 'stopped.paused',
+            actions: [{ type: 'deferTurn', params: deferred }, 'clear'],
+          },
+          {
+            guard: 'failedNow',
+            target: 'idle',
+            actions: [{ type: 'deferTurn', params: deferred }, 'clear'],
+          },
+        ],
         // The turn ends now; the aborted phase's late result is another turn's and is ignored.
         'seat.deadline': {
           guard: 'overdue',

@@ -93,6 +93,11 @@ export type SeatEvent =
       reason: FailReason;
       error: string;
     }
+  /**
+   * The model provider is unavailable until `retry_at` (keys cooling): the turn waits for it in the inbox
+   * instead of failing, and resumes from its journal then.
+   */
+  | { type: 'seat.turn.deferred'; turn_id: string; retry_at: string }
   | { type: 'seat.pause'; paused: Paused }
   | { type: 'seat.resume'; by: string; at: string; reason?: string }
   | { type: 'seat.settings'; limits: TurnLimits }

@@ -10,10 +10,11 @@
  * Every step is journaled (turn.journal.ts). A phase an earlier run started replays what that run
  * recorded — its model answers and tool results, in order, through the same loop — and goes on live
  * from where the record ends; a phase it finished or failed returns its record without running. A cut
- * (shutdown, lost lease) records nothing as failed: the next holder resumes the phase.
+ * (shutdown, lost lease, a stop_running pause) records nothing as failed: the next holder resumes the phase;
+ * so does a provider chain unavailable until a known `retry_at` (PhaseDeferred): the turn waits for it.
  */
 import type { Payloads, ToolEntry } from '../../schema/index.js';
-import type { LlmMessage } from './providers/index.js';
+import { LlmUnavailableError, type LlmMessage } from './providers/index.js';
 import type { FailReason, PhaseName, PhaseOutcome, Turn } from './seat.machine.js';
 import { extendRounds, phaseRounds } from './seat.limits.js';
 import { parsePlan, parseReview, phaseMessage, systemPrompt } from './turn.prompts.js';
@@ -36,6 +37,21 @@ export class PhaseFailure extends Error {
     readonly reason: FailReason,
     message: string,
     readonly tokens: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/**
+ * A phase that cannot go on until the provider chain has a key again (`llm_unavailable` with a known
+ * `retry_at`): not a failure — nothing is recorded, and the turn resumes from its journal at `retryAt`.
+ */
+export class PhaseDeferred extends Error {
+  override name = 'PhaseDeferred';
+  constructor(
+    readonly retryAt: string,
+    message: string,
     options?: { cause?: unknown },
   ) {
     super(message, options);
@@ -182,6 +198,9 @@ export async function runPhase(
     // A cut is no failure: nothing is recorded, the next holder resumes the phase.
     if (reason === 'aborted' && isCut(input.signal))
       throw new PhaseFailure(reason, message, tokens(), { cause });
+    // Keys cooling until a known instant: the turn waits for it rather than failing.
+    if (reason === 'provider' && cause instanceof LlmUnavailableError && cause.retryAt !== null)
+      throw new PhaseDeferred(cause.retryAt, message, { cause });
     await deps.events.publish('agent_phase_completed', record(true, message), true, eventId('phase'));
     await journal.write({ kind: 'phase_failed', ...where, reason, error: message, tokens: tokens() });
     throw new PhaseFailure(reason, message, tokens(), { cause });

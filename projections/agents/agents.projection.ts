@@ -218,6 +218,8 @@ const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
       since: e.timestamp,
       detail,
       until: p.data.retry_at ?? null,
+      // With a retry_at the turn is not failed: it waits in the inbox until then (ops/turn-engine.md).
+      turn_id: p.data.retry_at ? (p.data.turn_id ?? null) : null,
     });
     setError(seat, ms, {
       at: e.timestamp,

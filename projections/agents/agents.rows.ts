@@ -1,7 +1,8 @@
 /**
  * Agent rows (spec "Agent row"): the seat from the active document joined with its runtime facts.
- * Activity precedence: working (unless a `stop_running` pause cut the turn) → needs → stopped (paused) →
- * stopped (unplaced) → stopped (budget) → stopped (provider) → idle. A failed last turn is not a stop: the seat reads idle with `last_error`.
+ * Activity precedence: working (unless the turn waits: cut by a `stop_running` pause, or for its
+ * provider's retry_at) → needs → stopped (paused) → stopped (unplaced) → stopped (budget) → stopped
+ * (provider) → idle. A failed last turn is not a stop: the seat reads idle with `last_error`.
  */
 import type { SeatRuntime, StopCause } from './agents.state.js';
 import type { AgentsState, HistoryRow } from './agents.state.js';
@@ -46,8 +47,9 @@ export function activityOf(
   budgetRefused: boolean,
 ): { activity: Activity; stopped_reason: StoppedReason | null } {
   const stopped = (reason: StoppedReason) => ({ activity: Activity.Stopped, stopped_reason: reason });
-  // A `stop_running` pause cuts the running turn (it resumes with the seat): the seat is not working.
-  if (rt?.turn && !rt.paused?.stop_running) return { activity: Activity.Working, stopped_reason: null };
+  // A turn cut by a `stop_running` pause, or waiting for its provider's retry_at, is not being worked.
+  const waiting = rt?.paused?.stop_running || (rt?.turn && rt.provider?.turn_id === rt.turn.turn_id);
+  if (rt?.turn && !waiting) return { activity: Activity.Working, stopped_reason: null };
   if (rt?.needs) return { activity: Activity.Needs, stopped_reason: null };
   if (rt?.paused) return stopped(StoppedReason.Paused);
   if (!placed) return stopped(StoppedReason.Unplaced);

@@ -71,6 +71,8 @@ export interface StopCause {
   until?: string | null;
   /** A budget stop: the scope that refused and what it had used (a cap raised past it frees the seat). */
   budget?: { scope: 'org' | 'seat'; used: number };
+  /** The turn that waits for the cause to end (a provider's `retry_at`): the seat is not working it meanwhile. */
+  turn_id?: string | null;
 }
 
 /** A completed turn, kept for `/agents/activity`. */

@@ -225,3 +225,21 @@ t.test('turn_engine limits: defaults, max_tool_rounds clamped to each ceiling', 
   t.equal(l.execute_rounds, 36);
   t.equal(l.extension_step, 4);
 });
+
+t.test('a turn deferred to its provider retry_at ends nothing: no completion, the seat takes wakes', async (t) => {
+  const deferred: SeatEvent = { type: 'seat.turn.deferred', turn_id: 'turn-1', retry_at: at(30) };
+  const { snap, effects } = when(given(), woke, deferred);
+  t.same(types(effects), ['runPhase', 'deferTurn']);
+  t.same(effects[1]!.params, { turn_id: 'turn-1', retry_at: at(30) });
+  t.ok(snap.matches('idle'));
+  t.equal(snap.context.turn, null);
+  const stale = when(given(), woke, { ...deferred, turn_id: 'other' });
+  t.ok(stale.snap.matches({ working: 'plan' }), "another turn's deferral is ignored");
+  const pausedMeanwhile = when(
+    given(),
+    woke,
+    { type: 'seat.pause', paused: { by: 'op', at: at(1), reason: 'x', stop_running: false } },
+    deferred,
+  );
+  t.ok(pausedMeanwhile.snap.matches({ stopped: 'paused' }));
+});

@@ -1,8 +1,9 @@
 import t from 'tap';
 import { ReadModels } from '../../../projections/index.js';
-import { Payloads } from '../../../schema/index.js';
+import { agentId, Payloads, uuidv5 } from '../../../schema/index.js';
 import { startLlmServer, type LlmServer } from '../../fixtures/llm/llm-server.js';
 import type { Step } from '../../fixtures/llm/script.js';
+import { captureLogs } from '../toolservers/harness.js';
 import { cleanTurn, company, startCompany, type Harness } from './harness.js';
 import { recordedDone } from './wakes.js';
 
@@ -168,11 +169,47 @@ t.test(
 );
 
 t.test(
-  'with every key cooling and no other provider the turn fails with llm_unavailable, the wake is acknowledged and not retried',
+  'with every key cooling and no other provider the turn waits for retry_at: llm_unavailable, no failure, no hot loop',
   async (t) => {
     const llm = await startLlmServer({
       wire: 'openai',
       script: () => ({ kind: 'status', status: 429, headers: { 'retry-after': '600' } }),
+    });
+    t.teardown(() => llm.close());
+    const logs = captureLogs();
+    const h = await startCompany(t, {
+      script: [],
+      llm,
+      logs,
+      extra: { providers: { llm: { local: entry(llm, { api_keys: ['key-a'] }) }, llm_order: ['local'] } },
+    });
+    // The first wake meets the 429 that starts the cooldown; the second finds the only key cooling.
+    await h.wake('bob', 'first');
+    await h.wake('bob', 'second');
+    await logs.waitForNth((l) => l.msg === 'turn waits for its provider; resumes at retry_at', 2);
+    t.equal(llm.requests.length, 1, 'a cooling key is not called: no request, no hot loop');
+    const unavailable = (await h.events('llm_unavailable')).map((e) =>
+      Payloads.LlmUnavailable.parse(e.payload),
+    );
+    const turnOf = (wake: string): string => uuidv5(agentId('Acme', 'bob'), wake);
+    t.match(unavailable, [
+      { provider: 'local', reason: 'keys_cooling', turn_id: turnOf('first'), attempts: [{ status: 429 }] },
+      { provider: 'local', reason: 'keys_cooling', turn_id: turnOf('second') },
+    ]);
+    t.ok(unavailable.every((u) => u.retry_at !== null));
+    t.equal((await h.events('agent_turn_completed')).length, 0, 'neither wake is dropped as failed');
+    t.equal((await h.events('agent_phase_completed')).length, 0, 'no phase is recorded failed');
+    t.equal(h.runtime.host('bob')?.state(), 'idle');
+    t.match(await agentRow(h, 'bob'), { activity: 'stopped', stopped_reason: 'provider' });
+  },
+);
+
+t.test(
+  'a wake whose provider is unavailable until retry_at is kept and runs at retry_at, resumed, completed once',
+  async (t) => {
+    const llm = await startLlmServer({
+      wire: 'openai',
+      script: [{ kind: 'status', status: 429, headers: { 'retry-after': '1' } }, ...cleanTurn],
     });
     t.teardown(() => llm.close());
     const h = await startCompany(t, {
@@ -180,28 +217,40 @@ t.test(
       llm,
       extra: { providers: { llm: { local: entry(llm, { api_keys: ['key-a'] }) }, llm_order: ['local'] } },
     });
-    // The first wake meets the 429 that starts the cooldown; the second finds the only key cooling.
-    await h.wake('bob', 'first');
-    const first = await completedTurn(h, 1);
-    await h.wake('bob', 'second');
-    const second = await completedTurn(h, 2);
-    for (const turn of [first, second]) {
-      t.equal(turn.failed, true);
-      t.same(turn.phases, ['plan']);
-      t.match(turn.error, /local: keys_cooling/);
-      await recordedDone(h, 'bob', turn.turn_id);
-    }
-    t.equal(llm.requests.length, 1, 'a cooling key is not called: no request, no hot loop');
-    const unavailable = (await h.events('llm_unavailable')).map((e) =>
+    // When the second request (the turn asked again) arrives.
+    const askedAgain = h.llm.waitForRequests(2).then(() => Date.now());
+    await h.wake('ada', 'founder');
+    const turn = await completedTurn(h, 1);
+    t.equal(turn.turn_id, uuidv5(agentId('Acme', 'ada'), 'founder'), "the founder's wake ran");
+    t.equal(turn.failed, false);
+    t.same(turn.phases, ['plan', 'execute', 'review']);
+    const [unavailable] = (await h.events('llm_unavailable')).map((e) =>
       Payloads.LlmUnavailable.parse(e.payload),
     );
-    t.match(unavailable, [
-      { provider: 'local', reason: 'keys_cooling', turn_id: first.turn_id, attempts: [{ status: 429 }] },
-      { provider: 'local', reason: 'keys_cooling', turn_id: second.turn_id },
-    ]);
-    t.equal((await h.events('agent_turn_completed')).length, 2, 'each wake ran once, to a failed completion');
-    t.equal(h.runtime.host('bob')?.state(), 'idle');
-    t.match(await agentRow(h, 'bob'), { activity: 'stopped', stopped_reason: 'provider' });
+    t.match(unavailable, { turn_id: turn.turn_id, reason: 'keys_cooling', phase: 'plan' });
+    const ran = (await h.events('agent_turn_completed')).length;
+    t.equal(ran, 1, 'completed once');
+    t.equal(llm.requests.length, 5, 'the refused call, then the turn');
+    t.ok((await askedAgain) >= Date.parse(unavailable!.retry_at!), 'the turn ran again no sooner than retry_at');
+    const started = (await h.events('agent_phase_started')).map((e) => e.payload['phase']);
+    t.same(started, ['plan', 'execute', 'review'], 'the plan phase started once');
+    const phases = (await h.events('agent_phase_completed')).map((e) =>
+      Payloads.AgentPhaseCompleted.parse(e.payload),
+    );
+    t.same(
+      phases.map((p) => [p.phase, p.failed]),
+      [
+        ['plan', false],
+        ['execute', false],
+        ['review', false],
+      ],
+    );
+    t.equal(
+      turn.total_tokens,
+      phases.reduce((sum, p) => sum + p.total_tokens, 0),
+    );
+    t.equal((await h.spend()).length, 4);
+    t.match(await agentRow(h, 'ada'), { activity: 'idle', stopped_reason: null });
   },
 );
 
@@ -224,10 +273,10 @@ t.test(
       },
     });
     const before = now().getTime();
-    await h.wake('bob');
-    const turn = await completedTurn(h, 1);
+    await h.wake('bob', 'w');
+    await h.waitFor((e) => e.type === 'llm_unavailable');
     const after = now().getTime();
-    t.equal(turn.failed, true);
+    const turn = { turn_id: uuidv5(agentId('Acme', 'bob'), 'w') };
     t.same(
       llm.requests.map((r) => r.key),
       ['key-a', 'key-b'],

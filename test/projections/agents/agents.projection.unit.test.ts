@@ -254,6 +254,16 @@ t.test('activity precedence: working, needs, paused, unplaced, budget, provider,
     { activity: 'stopped', stopped_reason: 'paused' },
     'a stop_running pause cut the turn: it waits for the resume',
   );
+  t.same(
+    activityOf(rt({ turn, provider: { ...cause, turn_id: 't' } }), true, false),
+    { activity: 'stopped', stopped_reason: 'provider' },
+    'the turn waits for its provider retry_at',
+  );
+  t.same(
+    activityOf(rt({ turn, provider: { ...cause, turn_id: 'another' } }), true, false),
+    { activity: 'working', stopped_reason: null },
+    'another turn waiting does not stop this one',
+  );
   t.same(activityOf({ ...all, turn: null }, false, true), { activity: 'needs', stopped_reason: null });
   t.same(activityOf({ ...all, turn: null, needs: null }, false, true), {
     activity: 'stopped',
