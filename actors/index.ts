@@ -102,6 +102,7 @@ export {
   type Need,
   orgDirectoryFrom,
   orgTools,
+  sandboxTools,
   type PersonalMemory,
   planInstances,
   resolveInstance,
@@ -169,3 +170,20 @@ export {
   type WorkHostOptions,
   type WorkStateView,
 } from './work/index.js';
+export {
+  createSandboxDesk,
+  isLive,
+  localBackend,
+  openSandboxRecords,
+  otlpForwarder,
+  type OtlpForwarder,
+  publicRun,
+  type SandboxBackend,
+  type SandboxDesk,
+  type SandboxDeskRelay,
+  type SandboxRecords,
+  type SandboxSupervisor,
+  seatSandbox,
+  startSandboxSupervisor,
+  stepRun,
+} from './sandbox/index.js';

@@ -33,6 +33,11 @@ export const Streams = {
    * rebuilt from them when a node takes it up. Kept without age: an open question waits for its answer.
    */
   Seats: 'SVC_SEATS',
+  /**
+   * Detached coding runs' records (ops/sandboxes.md): each message the whole run as it now stands, the
+   * newest per subject the run. Kept without age: `/sandbox-runs` and the reconcile read it.
+   */
+  Sandbox: 'SVC_SANDBOX',
 } as const;
 export type StreamName = (typeof Streams)[keyof typeof Streams];
 
@@ -142,6 +147,7 @@ export function catalogueStreams(opts: CatalogueOptions = {}): StreamSpec[] {
       maxAgeMs: opts.turnsDoneTtlMs ?? TURNS_DONE_TTL_MS,
     },
     { name: Streams.Seats, subjects: [Subjects.seatLogs] },
+    { name: Streams.Sandbox, subjects: [Subjects.sandboxRuns] },
   ];
 }
 

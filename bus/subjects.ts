@@ -53,4 +53,7 @@ export const Subjects = {
   /** The state one seat's log folds to up to a sequence, so a start reads the tail only. */
   seatSnapshot: (handle: string): string => `svc.seats.${token('seat handle', handle)}.snapshot`,
   seatLogs: 'svc.seats.>',
+  /** One detached coding run's record (`svc.sandbox.<sandbox id>`): each carries the whole run. */
+  sandboxRun: (id: string): string => `svc.sandbox.${token('sandbox id', id)}`,
+  sandboxRuns: 'svc.sandbox.>',
 } as const;

@@ -86,3 +86,13 @@ export {
   type StaticFile,
 } from './static/dashboard.assets.js';
 export { dashboardRoutes } from './static/dashboard.routes.js';
+export { serveMcp, type McpSurface } from './mcp-bridge.js';
+export { mcpBridgeRoutes } from './routes/sandbox/mcp.routes.js';
+export { otlpRoutes } from './routes/sandbox/otlp.routes.js';
+export type {
+  McpBridgeDeps,
+  OtlpDeps,
+  OtlpSignal,
+  SandboxTokenDeps,
+  TokenRun,
+} from './routes/sandbox/sandbox.deps.js';

@@ -387,3 +387,13 @@ export type {
   WorkRecordKind,
   WorkState,
 } from './work/index.js';
+export {
+  SandboxAnswer,
+  SandboxAnswerReply,
+  SandboxAnswerRequest,
+  SandboxQuestion,
+  SandboxResult,
+  SandboxRunRecord,
+  SandboxTelemetry,
+  TokenDigest,
+} from './sandbox/index.js';

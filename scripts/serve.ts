@@ -49,6 +49,7 @@ import { startFleet } from './fleet-wiring.js';
 import { startBackups } from './backup-wiring.js';
 import { createNodeMetrics } from './metrics-wiring.js';
 import { startWork } from './work-wiring.js';
+import { startSandboxes } from './sandbox-wiring.js';
 
 const reconcileIntervalMs = 15_000;
 
@@ -291,6 +292,17 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       logger: logger.child({ component: 'backups' }),
     });
 
+    // Detached coding runs: their records, the supervisor (seats nodes), the reconcile and the token routes.
+    const sandboxes = await startSandboxes({
+      bus,
+      nodeId: config.node.id,
+      storeDir: config.stream.store_dir ?? null,
+      runsSeats: config.node.roles.includes(NodeRole.Seats),
+      tools: toolServers,
+      logger,
+      reconcile: (runs) => readModels.models.reconcileSandboxes(runs),
+    });
+
     // 6. gateway
     const auth: AuthSettings = {
       disabled: config.api.auth?.disabled ?? false,
@@ -307,6 +319,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         auth,
         routes: ingress
           ? [
+              ...sandboxes.routes(opts.version),
               ...configuration.routes(auth),
               ...secrets.routes(),
               ...toolServers.routes(events.questions),
@@ -333,7 +346,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
                 knowledge: config.knowledge.backend,
               }),
             ]
-          : [],
+          : sandboxes.routes(opts.version),
         stream: events.hub,
         probes: {
           health: () => node.health(liveFacts()),
@@ -384,6 +397,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         await schedules.stop();
         await turnsSettled;
         await seats.stop();
+        await sandboxes.stop();
         await fleet.stop();
         await placement.stop();
         await toolServers.stop();

@@ -10,6 +10,7 @@ import {
   busEventSink,
   createLearningGate,
   createNeedsRelay,
+  createSandboxDesk,
   createToolRouter,
   createToolServerManager,
   memoryTools,
@@ -17,10 +18,13 @@ import {
   orgTools,
   workTools,
   type WorkAccess,
+  sandboxTools,
+  seatSandbox,
   toolServersApplier,
   type LearningGate,
   type NeedsRelay,
   type PersonalMemory,
+  type SandboxDeskRelay,
   type SubsystemApplier,
   type ToolRouter,
   type ToolServerManager,
@@ -47,6 +51,8 @@ export interface ToolServers {
   readonly needs: NeedsRelay;
   /** Whether a seat learns (org `learning.enabled` as first applied, the seat's `learning_enabled`). */
   readonly learning: LearningGate;
+  /** What `run_sandbox` and `answer_sandbox` reach: bound by the sandbox wiring once its supervisor runs. */
+  readonly sandbox: SandboxDeskRelay;
   stop(): Promise<void>;
 }
 
@@ -95,6 +101,8 @@ export function startToolServers(opts: ToolServersOptions): ToolServers {
   };
   const needs = opts.needs ?? createNeedsRelay();
   const events = busEventSink(opts.bus);
+  const resolve = opts.resolve ?? ((name: string) => process.env[name]);
+  const sandbox = createSandboxDesk((seat) => seatSandbox(applied, seat, resolve));
   const builtins = [
     ...memoryTools({
       memory: opts.memory ?? {
@@ -110,6 +118,7 @@ export function startToolServers(opts: ToolServersOptions): ToolServers {
       events,
     }),
     ...(opts.work ? workTools({ work: opts.work }) : []),
+    ...sandboxTools({ desk: sandbox }),
   ];
   const router = createToolRouter({ builtins, servers: manager, logger });
   const status = (): McpServersAnswer => ({ nodes: [{ node: opts.nodeId, servers: manager.status() }] });
@@ -125,6 +134,7 @@ export function startToolServers(opts: ToolServersOptions): ToolServers {
     questions,
     needs,
     learning,
+    sandbox,
     stop: () => manager.stop(),
   };
 }

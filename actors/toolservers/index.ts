@@ -35,3 +35,4 @@ export { memoryLimits, memoryTools } from './builtin/memory.tool.js';
 export { colleaguesOf, findColleagues, orgDirectoryFrom } from './builtin/org-directory.js';
 export { orgTools } from './builtin/org.tool.js';
 export { workTools, type WorkAccess } from './builtin/work.tool.js';
+export { sandboxTools } from './builtin/sandbox.tool.js';

@@ -26,13 +26,15 @@ export function createToolRouter(opts: {
   readonly logger: Logger;
 }): ToolRouter {
   const builtins = new Map(opts.builtins.map((tool) => [tool.entry.name, tool]));
-  const visible = (entries: ToolEntry[]): ToolEntry[] => [
-    ...opts.builtins.map((tool) => tool.entry),
+  const visible = (entries: ToolEntry[], seat: string | null): ToolEntry[] => [
+    ...opts.builtins
+      .filter((tool) => seat === null || !tool.offered || tool.offered(seat))
+      .map((tool) => tool.entry),
     ...entries.filter((entry) => !builtins.has(entry.name)),
   ];
   return {
-    catalogue: () => visible(opts.servers.catalogue()),
-    toolsFor: (seat) => visible(opts.servers.toolsFor(seat)),
+    catalogue: () => visible(opts.servers.catalogue(), null),
+    toolsFor: (seat) => visible(opts.servers.toolsFor(seat), seat),
     async call(ctx, raw) {
       const parsed = ToolCall.safeParse(raw);
       if (!parsed.success) {
@@ -45,6 +47,13 @@ export function createToolRouter(opts: {
       const { name, arguments: args } = parsed.data;
       const builtin = builtins.get(name);
       if (builtin === undefined) return opts.servers.callTool(ctx.seat, name, args, ctx.signal);
+      if (builtin.offered && !builtin.offered(ctx.seat)) {
+        return {
+          ...textResult(`${name} is not offered to ${ctx.seat}`, true),
+          source: 'builtin',
+          server: null,
+        };
+      }
       // Builtins are quick: one that has not started when the turn is cut does not start.
       if (ctx.signal?.aborted) {
         return { ...cancelledResult(name, ctx.signal), source: 'builtin', server: null };

@@ -4,6 +4,7 @@
  */
 import { configCommands } from './config.js';
 import { integrationCommands } from './integration.js';
+import { sandboxCommands } from './sandbox.js';
 import { seatsCommands } from './seats.js';
 import { secretsCommands } from './secrets.js';
 import { workCommands } from './work.js';
@@ -14,6 +15,7 @@ export const Commands = {
   secrets: secretsCommands,
   seats: seatsCommands,
   work: workCommands,
+  sandbox: sandboxCommands,
 } as const;
 
 export { defineCommand } from './command.js';

@@ -13,6 +13,8 @@ export interface BuiltinDefinition<S extends z.ZodType> {
   readonly annotations: Record<string, unknown>;
   readonly delivers: string | null;
   readonly args: S;
+  /** Whether the seat is offered the tool (default: every seat). */
+  readonly offered?: (seat: string) => boolean;
   run(ctx: ToolContext, args: z.output<S>): Promise<ToolResult>;
 }
 
@@ -38,6 +40,7 @@ export function defineBuiltin<S extends z.ZodType>(def: BuiltinDefinition<S>): B
   };
   return {
     entry,
+    ...(def.offered ? { offered: def.offered } : {}),
     async call(ctx, args) {
       const parsed = def.args.safeParse(args);
       if (!parsed.success) {

@@ -39,6 +39,8 @@ export function builtinCallId(ctx: ToolContext, what: string): string {
 
 export interface BuiltinTool {
   readonly entry: ToolEntry;
+  /** Whether the seat is offered the tool (default: every seat), e.g. `run_sandbox` only with a sandbox. */
+  readonly offered?: (seat: string) => boolean;
   call(ctx: ToolContext, args: Record<string, unknown>): Promise<ToolResult>;
 }
 

@@ -5,18 +5,22 @@
 import { z } from 'zod';
 import { Instant, count } from './common.js';
 
-/** Run statuses (the spec leaves them open): terminal ones leave the live `sandboxes` section. */
+/**
+ * Run statuses (the spec leaves them open; ops/sandboxes.md): `launching` (recorded, process not yet up),
+ * `running`, `awaiting_clarification` (the run asked a question), `resumed` (answered, the agent goes on),
+ * then `done` or `failed`; `cancelled` when it was stopped. Terminal ones leave the live `sandboxes` section.
+ */
 export const SandboxStatus = {
-  Starting: 'starting',
+  Launching: 'launching',
   Running: 'running',
-  Waiting: 'waiting',
-  Paused: 'paused',
-  Completed: 'completed',
+  AwaitingClarification: 'awaiting_clarification',
+  Resumed: 'resumed',
+  Done: 'done',
   Failed: 'failed',
   Cancelled: 'cancelled',
 } as const;
 export type SandboxStatus = (typeof SandboxStatus)[keyof typeof SandboxStatus];
-export const terminalSandboxStatuses: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
+export const terminalSandboxStatuses: ReadonlySet<string> = new Set(['done', 'failed', 'cancelled']);
 
 export const SandboxRun = z.object({
   turn_id: z.string(),
@@ -28,7 +32,7 @@ export const SandboxRun = z.object({
   task: z.string(),
   status: z.enum(Object.values(SandboxStatus) as [SandboxStatus, ...SandboxStatus[]]),
   started_at: Instant,
-  /** A question the run put to someone (status `waiting`). */
+  /** A question the run put to someone (status `awaiting_clarification`). */
   question: z.string().nullable(),
   audience: z.string().nullable(),
   work_item: z.string().nullable(),

@@ -217,7 +217,7 @@ t.test(
       event(
         'sandbox_run_completed',
         undefined,
-        run('sb1', 'completed', '2026-11-23T09:00:00Z'),
+        run('sb1', 'done', '2026-11-23T09:00:00Z'),
         '2026-11-23T11:00:00Z',
       ),
     );
@@ -226,7 +226,7 @@ t.test(
       event(
         'sandbox_run_updated',
         undefined,
-        run('sb1', 'waiting', '2026-11-23T09:00:00Z'),
+        run('sb1', 'awaiting_clarification', '2026-11-23T09:00:00Z'),
         '2026-11-23T11:30:00+01:00',
       ),
     );
@@ -234,7 +234,7 @@ t.test(
       m.sandboxRuns().runs.map((r) => [r.sandbox_id, r.status]),
       [
         ['sb2', 'running'],
-        ['sb1', 'completed'],
+        ['sb1', 'done'],
       ],
     );
     t.same(
@@ -244,7 +244,7 @@ t.test(
     t.equal(pushes, 3, 'pushed only when the live set changed');
     m.reconcileSandboxes([
       run('sb2', 'running', '2026-11-23T10:00:00Z'),
-      run('sb1', 'completed', '2026-11-23T09:00:00Z'),
+      run('sb1', 'done', '2026-11-23T09:00:00Z'),
     ]);
     t.equal(pushes, 3, 'a reconcile that changes nothing live pushes nothing');
     m.reconcileSandboxes([]);

@@ -1,0 +1,147 @@
+/**
+ * The local process backend (ops/sandboxes.md "Local backend"): each run gets `<root>/<sandbox id>/work`
+ * (its working directory, where the setup steps run first) and `<root>/<sandbox id>/control` (the files
+ * it talks through). The agent runs detached in its own process group, with a minimal environment — PATH,
+ * HOME set to the working directory, the seat's `sandbox.env` and the supervisor's variables — never the
+ * service's own, so no credential of the node reaches it. A wrapper writes the exit code to the control
+ * directory, so a node that restarts still learns how a run it launched ended.
+ */
+import { spawn } from 'node:child_process';
+import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SandboxQuestion, SandboxResult } from '../../schema/index.js';
+import type { LaunchRequest, Launched, Observation, SandboxBackend } from './backend.js';
+
+/** A setup step that runs longer than this fails the launch. */
+const setupTimeoutMs = 10 * 60_000;
+
+const controlOf = (run: Launched): string => join(run.workdir, '..', 'control');
+
+async function readJson(path: string): Promise<unknown> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function alive(pid: number | null): boolean {
+  if (pid === null) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, owned by someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function runStep(step: string, cwd: string, env: Record<string, string>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('sh', ['-c', step], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString('utf8')).slice(-2_000);
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), setupTimeoutMs);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) resolve();
+      else reject(new Error(`setup step "${step}" failed (${signal ?? `exit ${code}`}): ${stderr.trim()}`));
+    });
+  });
+}
+
+export function localBackend(opts: { readonly root: string }): SandboxBackend {
+  return {
+    kind: 'local',
+    async launch(request: LaunchRequest): Promise<Launched> {
+      const base = join(opts.root, request.sandbox_id);
+      const workdir = join(base, 'work');
+      const control = join(base, 'control');
+      // A fresh directory: whatever a launch of the same id left half-done is removed first.
+      await rm(base, { recursive: true, force: true });
+      await mkdir(workdir, { recursive: true });
+      await mkdir(control, { recursive: true });
+      await writeFile(join(control, 'task.txt'), request.task);
+      const env: Record<string, string> = {
+        PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+        HOME: workdir,
+        LANG: 'C.UTF-8',
+        ...request.settings.env,
+        ...request.env,
+        SVC_SANDBOX_ID: request.sandbox_id,
+        SVC_SANDBOX_CONTROL: control,
+        SVC_SANDBOX_TASK: request.task,
+        SVC_SANDBOX_COMMAND: request.settings.command,
+      };
+      for (const step of request.settings.setup) await runStep(step, workdir, env);
+      const log = await open(join(control, 'agent.log'), 'a');
+      try {
+        const child = spawn(
+          'sh',
+          [
+            '-c',
+            'sh -c "$SVC_SANDBOX_COMMAND"; echo $? > "$SVC_SANDBOX_CONTROL/exit_code.tmp"; mv "$SVC_SANDBOX_CONTROL/exit_code.tmp" "$SVC_SANDBOX_CONTROL/exit_code"',
+          ],
+          { cwd: workdir, env, detached: true, stdio: ['ignore', log.fd, log.fd] },
+        );
+        const pid = await new Promise<number>((resolve, reject) => {
+          child.once('spawn', () => resolve(child.pid ?? 0));
+          child.once('error', reject);
+        });
+        // Detached: the run outlives this process (a restart finds it by pid and control files).
+        child.unref();
+        return { workdir, pid: pid > 0 ? pid : null };
+      } finally {
+        await log.close();
+      }
+    },
+
+    async observe(run: Launched): Promise<Observation> {
+      const control = controlOf(run);
+      const result = SandboxResult.safeParse(await readJson(join(control, 'result.json')));
+      const asked = SandboxQuestion.safeParse(await readJson(join(control, 'question.json')));
+      const question = asked.success ? asked.data : null;
+      if (result.success) return { question: null, result: result.data, gone: null };
+      const exit = (await readFile(join(control, 'exit_code'), 'utf8').catch(() => null))?.trim() ?? null;
+      if (exit !== null) {
+        // Ended without a result file: exit 0 is done with its log's tail; anything else failed.
+        if (exit === '0') {
+          const tail = (await readFile(join(control, 'agent.log'), 'utf8').catch(() => '')).slice(-2_000);
+          return {
+            question: null,
+            result: { status: 'done', summary: tail.trim(), total_tokens: 0, error: null },
+            gone: null,
+          };
+        }
+        return { question: null, result: null, gone: `the coding agent exited with code ${exit}` };
+      }
+      if (!alive(run.pid)) return { question: null, result: null, gone: 'the coding agent process is gone' };
+      return { question, result: null, gone: null };
+    },
+
+    async answer(run: Launched, answer: string, at: string): Promise<void> {
+      const control = controlOf(run);
+      const tmp = join(control, 'answer.json.tmp');
+      await writeFile(tmp, JSON.stringify({ answer, answered_at: at }));
+      await rename(tmp, join(control, 'answer.json'));
+      await rm(join(control, 'question.json'), { force: true });
+    },
+
+    stop(run: Launched): Promise<void> {
+      if (run.pid === null || !alive(run.pid)) return Promise.resolve();
+      try {
+        // The whole process group: the wrapper shell and the agent it started.
+        process.kill(-run.pid, 'SIGTERM');
+      } catch {
+        // Already gone.
+      }
+      return Promise.resolve();
+    },
+  };
+}

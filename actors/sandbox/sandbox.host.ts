@@ -1,0 +1,327 @@
+/**
+ * The sandbox supervisor of one seats node (ops/sandboxes.md): launches runs on its backend, watches the
+ * ones it launched (every `pollMs`: a question, a result, a process gone), delivers answers
+ * (`sandbox-<node>.answer`), and for every move stores the run's record on SVC_SANDBOX then publishes
+ * the `sandbox_run_*` event the run machine names. A question (and an end nobody waits on) wakes the seat.
+ * On start it takes up its node's live runs from the records: a launch cut before the agent started fails.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import { Subjects, publishEvent, serveCommand, type Bus, type Subscription } from '../../bus/index.js';
+import {
+  Commands,
+  EventCategory,
+  newEvent,
+  uuidv5,
+  type InboxMessage,
+  type SandboxAnswerReply,
+  type SandboxRunRecord,
+} from '../../schema/index.js';
+import type { SandboxBackend, SandboxSettings } from './backend.js';
+import { stepRun, type RunEvent } from './sandbox.machine.js';
+import { isLive, publicRun, tokenDigest, type SandboxRecords } from './sandbox.records.js';
+
+const eventNamespace = '0b7f3c1e-5d2a-5e8f-9a41-6c3d2b1f0e9a';
+const encoder = new TextEncoder();
+
+export interface LaunchRun {
+  readonly sandbox_id: string;
+  readonly seat: string;
+  readonly role: string;
+  readonly agent_id: string;
+  readonly turn_id: string;
+  readonly trace_id: string;
+  readonly task: string;
+  readonly work_item: string | null;
+  readonly coding_agent: string;
+  readonly settings: SandboxSettings;
+}
+
+export interface SandboxSupervisor {
+  /** Launches the run (once per id: a repeat returns the run as it stands). */
+  launch(run: LaunchRun): Promise<SandboxRunRecord>;
+  answer(sandboxId: string, seat: string, answer: string): Promise<SandboxAnswerReply>;
+  /** Resolves with the run once it asks, ends, or `signal` fires (then with the run as it stands). */
+  settle(sandboxId: string, signal?: AbortSignal): Promise<SandboxRunRecord | null>;
+  /** Counts one OTLP export on a live run. */
+  telemetry(run: SandboxRunRecord, signal: 'traces' | 'metrics' | 'logs', spans: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface SupervisorOptions {
+  readonly bus: Bus;
+  readonly node: string;
+  readonly records: SandboxRecords;
+  readonly backend: SandboxBackend;
+  readonly logger: Logger;
+  /** Base URLs the agent is given (`<url>/otlp/<token>`, `<url>/mcp/<token>`); null: not offered. */
+  readonly otlpUrl: string | null;
+  readonly mcpUrl: string | null;
+  readonly pollMs?: number;
+  readonly now?: () => Date;
+}
+
+/** A run that asks or ends stops waiting; `resumed` and `running` go on. */
+const settled = (run: SandboxRunRecord): boolean => run.status === 'awaiting_clarification' || !isLive(run);
+
+export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervisor {
+  const { bus, records, backend, logger } = opts;
+  const now = opts.now ?? (() => new Date());
+  const pollMs = opts.pollMs ?? 250;
+  const chains = new Map<string, Promise<unknown>>();
+  /** Runs some turn's tool call waits on right now (an end they see needs no wake). */
+  const waiting = new Map<string, number>();
+  let stopped = false;
+
+  /** One run's moves happen one at a time. */
+  const serial = <T>(id: string, work: () => Promise<T>): Promise<T> => {
+    const next = (chains.get(id) ?? Promise.resolve()).then(work, work);
+    chains.set(
+      id,
+      next.catch(() => undefined),
+    );
+    return next;
+  };
+
+  const wake = async (run: SandboxRunRecord, what: 'asked' | 'ended'): Promise<void> => {
+    const summary =
+      what === 'asked'
+        ? `Your coding run ${run.sandbox_id} asks: ${run.question ?? ''} — answer it with answer_sandbox.`
+        : `Your coding run ${run.sandbox_id} ended ${run.status}: ${run.summary ?? run.error ?? ''}`;
+    const message: InboxMessage = {
+      id: uuidv5(eventNamespace, `${run.sandbox_id}\u0000wake\u0000${run.updated_at}`),
+      kind: 'sandbox',
+      source: `sandbox:${run.sandbox_id}`,
+      received_at: now().toISOString(),
+      trace_id: run.trace_id,
+      summary,
+      payload: { sandbox_id: run.sandbox_id, status: run.status, question: run.question },
+    };
+    await bus.publish(Subjects.agentInbox(run.agent_handle), encoder.encode(JSON.stringify(message)), {
+      msgId: message.id,
+    });
+  };
+
+  /** Applies one event: stores the record the machine gives, publishes its event. */
+  const apply = async (
+    current: SandboxRunRecord | null,
+    event: RunEvent,
+  ): Promise<SandboxRunRecord | null> => {
+    const step = stepRun(current, event);
+    if (step.run === null) return null;
+    const run = step.run;
+    // Read before the write: a waiter sees the write (and stops waiting) inside `put`.
+    const watched = waiting.has(run.sandbox_id);
+    await records.put(run);
+    if (step.emit !== null) {
+      const failed = step.emit === 'sandbox_run_failed';
+      await publishEvent(bus, {
+        ...newEvent({
+          type: step.emit,
+          category: EventCategory.Lifecycle,
+          source: `sandbox/${opts.node}`,
+          actor: run.agent_handle,
+          agent_id: run.agent_handle,
+          summary: `coding run ${run.sandbox_id} of ${run.agent_handle}: ${run.status}`,
+          payload: publicRun(run),
+          failed,
+          trace: { trace_id: run.trace_id, parent_span_id: run.span_id },
+          now: new Date(run.updated_at),
+        }),
+        id: uuidv5(eventNamespace, `${run.sandbox_id}\u0000${step.emit}\u0000${run.updated_at}`),
+      });
+      if (run.status === 'awaiting_clarification') await wake(run, 'asked');
+      else if (!isLive(run) && !watched) await wake(run, 'ended');
+    }
+    return run;
+  };
+
+  const watch = (id: string): Promise<void> =>
+    serial(id, async () => {
+      const run = records.get(id);
+      if (!run || run.node !== opts.node || !isLive(run)) return;
+      const at = now().toISOString();
+      if (run.workdir === null) {
+        // Recorded as launching, but the launch never finished (the node stopped mid-way).
+        if (!launching.has(id))
+          await apply(run, { type: 'run.failed', error: 'the launch was cut by a restart', at });
+        return;
+      }
+      const seen = await backend.observe({ workdir: run.workdir, pid: run.pid });
+      if (run.status === 'resumed' && run.answer !== null && seen.question !== null) {
+        // The answer was recorded but its delivery cut: deliver it again.
+        await backend.answer({ workdir: run.workdir, pid: run.pid }, run.answer, run.updated_at);
+        return;
+      }
+      if (seen.result) {
+        const r = seen.result;
+        await apply(
+          run,
+          r.status === 'done'
+            ? { type: 'run.finished', summary: r.summary, total_tokens: r.total_tokens, at }
+            : {
+                type: 'run.failed',
+                error: r.error ?? (r.summary || 'the coding agent reported failure'),
+                at,
+              },
+        );
+      } else if (seen.gone !== null) await apply(run, { type: 'run.failed', error: seen.gone, at });
+      else if (seen.question) await apply(run, { type: 'run.asked', ...seen.question, at });
+    });
+
+  const launching = new Set<string>();
+  const tick = async (): Promise<void> => {
+    const mine = records.all().filter((r) => r.node === opts.node && isLive(r));
+    for (const run of mine) {
+      try {
+        await watch(run.sandbox_id);
+      } catch (error) {
+        logger.warn({ err: error, sandbox_id: run.sandbox_id }, 'sandbox watch failed; retried next tick');
+      }
+    }
+  };
+  let timer: NodeJS.Timeout | null = null;
+  const loop = (): void => {
+    if (stopped) return;
+    timer = setTimeout(() => void tick().finally(loop), pollMs);
+  };
+  loop();
+
+  const answers: Subscription = serveCommand(bus, Commands.sandbox.answerAt(opts.node), (body) =>
+    supervisor.answer(body.sandbox_id, body.seat, body.answer),
+  );
+
+  const supervisor: SandboxSupervisor = {
+    launch(req) {
+      return serial(req.sandbox_id, async () => {
+        const known = records.get(req.sandbox_id);
+        if (known) return known;
+        const token = randomBytes(32).toString('base64url');
+        const spanId = randomBytes(8).toString('hex');
+        const at = now().toISOString();
+        launching.add(req.sandbox_id);
+        try {
+          let run = await apply(null, {
+            type: 'run.launch',
+            run: {
+              turn_id: req.turn_id,
+              role: req.role,
+              agent_handle: req.seat,
+              agent_id: req.agent_id,
+              coding_agent: req.coding_agent,
+              sandbox_id: req.sandbox_id,
+              task: req.task,
+              status: 'launching',
+              started_at: at,
+              question: null,
+              audience: null,
+              work_item: req.work_item,
+              owner: req.seat,
+              paused_at: null,
+              node: opts.node,
+              trace_id: /^[0-9a-f]{32}$/.test(req.trace_id) ? req.trace_id : randomBytes(16).toString('hex'),
+              span_id: spanId,
+              token_sha256: tokenDigest(token),
+              workdir: null,
+              pid: null,
+              answer: null,
+              telemetry: { traces: 0, metrics: 0, logs: 0, spans: 0 },
+              updated_at: at,
+            },
+          });
+          if (run === null) throw new Error('the run could not be recorded');
+          const env: Record<string, string> = {
+            TRACEPARENT: `00-${run.trace_id}-${spanId}-01`,
+          };
+          if (opts.otlpUrl !== null) {
+            env['OTEL_EXPORTER_OTLP_ENDPOINT'] = `${opts.otlpUrl}/otlp/${token}`;
+            env['OTEL_EXPORTER_OTLP_PROTOCOL'] = 'http/json';
+          }
+          if (opts.mcpUrl !== null) env['SVC_MCP_URL'] = `${opts.mcpUrl}/mcp/${token}`;
+          try {
+            const launched = await backend.launch({
+              sandbox_id: req.sandbox_id,
+              task: req.task,
+              settings: req.settings,
+              env,
+            });
+            run = (await apply(run, { type: 'run.launched', ...launched, at: now().toISOString() })) ?? run;
+          } catch (error) {
+            const message = error instanceof Error ? error.message : String(error);
+            run =
+              (await apply(run, {
+                type: 'run.failed',
+                error: message.slice(0, 2_000),
+                at: now().toISOString(),
+              })) ?? run;
+          }
+          return run;
+        } finally {
+          launching.delete(req.sandbox_id);
+        }
+      });
+    },
+
+    answer(sandboxId, seat, answer) {
+      return serial(sandboxId, async (): Promise<SandboxAnswerReply> => {
+        const run = records.get(sandboxId);
+        if (!run || run.node !== opts.node)
+          return { ok: false, error: 'unknown_run', message: `no coding run ${sandboxId} is watched here` };
+        if (run.agent_handle !== seat)
+          return {
+            ok: false,
+            error: 'not_owner',
+            message: `run ${sandboxId} belongs to ${run.agent_handle}`,
+          };
+        if (run.status !== 'awaiting_clarification' || run.workdir === null)
+          return {
+            ok: false,
+            error: 'no_question',
+            message: `run ${sandboxId} is ${run.status}: it asks nothing`,
+          };
+        const at = now().toISOString();
+        const next = await apply(run, { type: 'run.answered', answer, at });
+        await backend.answer({ workdir: run.workdir, pid: run.pid }, answer, at);
+        return { ok: true, status: next?.status ?? run.status };
+      });
+    },
+
+    settle(sandboxId, signal) {
+      const current = records.get(sandboxId);
+      if (!current || settled(current) || signal?.aborted) return Promise.resolve(current ?? null);
+      waiting.set(sandboxId, (waiting.get(sandboxId) ?? 0) + 1);
+      return new Promise((resolve) => {
+        const done = (run: SandboxRunRecord | null): void => {
+          off();
+          signal?.removeEventListener('abort', onAbort);
+          const n = (waiting.get(sandboxId) ?? 1) - 1;
+          if (n <= 0) waiting.delete(sandboxId);
+          else waiting.set(sandboxId, n);
+          resolve(run);
+        };
+        const onAbort = (): void => done(records.get(sandboxId) ?? null);
+        const off = records.onChange((run) => {
+          if (run.sandbox_id === sandboxId && settled(run)) done(run);
+        });
+        signal?.addEventListener('abort', onAbort, { once: true });
+      });
+    },
+
+    telemetry(run, signal, spans) {
+      // Counted by the node that watches the run (its records are written there alone).
+      if (run.node !== opts.node) return Promise.resolve();
+      return serial(run.sandbox_id, async () => {
+        const current = records.get(run.sandbox_id) ?? run;
+        await apply(current, { type: 'run.telemetry', signal, spans, at: now().toISOString() });
+      });
+    },
+
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await answers.stop();
+      await Promise.all([...chains.values()]);
+    },
+  };
+  return supervisor;
+}

@@ -1,0 +1,87 @@
+/**
+ * Every node's view of the run records (SVC_SANDBOX): replayed at start, then followed. The newest record
+ * per run is the run. Token lookups (`/otlp`, `/mcp`) and the 30 s reconcile read it; the supervisor of
+ * the node that launched a run writes its records through `put` (applied at once, so its own reads never
+ * trail its writes).
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Logger } from 'pino';
+import { Streams, Subjects, type Bus, type Subscription } from '../../bus/index.js';
+import { Payloads, SandboxRunRecord } from '../../schema/index.js';
+
+const decoder = new TextDecoder();
+const encoder = new TextEncoder();
+
+export const tokenDigest = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+export interface SandboxRecords {
+  get(id: string): SandboxRunRecord | undefined;
+  all(): SandboxRunRecord[];
+  /** The run whose path token this is (compared digest to digest, fixed length, constant time). */
+  byToken(token: string): SandboxRunRecord | null;
+  put(run: SandboxRunRecord): Promise<void>;
+  /** Called after every change of any run (own writes and followed ones). */
+  onChange(listener: (run: SandboxRunRecord) => void): () => void;
+  stop(): Promise<void>;
+}
+
+export async function openSandboxRecords(opts: {
+  readonly bus: Bus;
+  readonly node: string;
+  readonly logger: Logger;
+}): Promise<SandboxRecords> {
+  const runs = new Map<string, SandboxRunRecord>();
+  const listeners = new Set<(run: SandboxRunRecord) => void>();
+  const changed = (run: SandboxRunRecord): void => {
+    for (const listener of listeners) listener(run);
+  };
+  const decode = (data: Uint8Array): SandboxRunRecord | null => {
+    try {
+      const parsed = SandboxRunRecord.safeParse(JSON.parse(decoder.decode(data)));
+      return parsed.success ? parsed.data : null;
+    } catch {
+      return null;
+    }
+  };
+  let last = 0;
+  for await (const msg of opts.bus.replay(Streams.Sandbox)) {
+    last = msg.seq;
+    const run = decode(msg.data);
+    if (run) runs.set(run.sandbox_id, run);
+    else opts.logger.warn({ seq: msg.seq }, 'sandbox record skipped: not a run record');
+  }
+  // Runs this node launched are written here first; only other nodes' records are taken from the follow.
+  const sub: Subscription = await opts.bus.follow(Streams.Sandbox, { fromSeq: last + 1 }, (msg) => {
+    const run = decode(msg.data);
+    if (!run || run.node === opts.node) return;
+    runs.set(run.sandbox_id, run);
+    changed(run);
+  });
+  return {
+    get: (id) => runs.get(id),
+    all: () => [...runs.values()],
+    byToken(token) {
+      const digest = Buffer.from(tokenDigest(token), 'hex');
+      let found: SandboxRunRecord | null = null;
+      // Every record is compared, so the time taken says nothing about which (if any) matched.
+      for (const run of runs.values()) {
+        if (timingSafeEqual(digest, Buffer.from(run.token_sha256, 'hex'))) found = run;
+      }
+      return found;
+    },
+    async put(run) {
+      await opts.bus.publish(Subjects.sandboxRun(run.sandbox_id), encoder.encode(JSON.stringify(run)));
+      runs.set(run.sandbox_id, run);
+      changed(run);
+    },
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    stop: () => sub.stop(),
+  };
+}
+
+/** The run as the feed and `/sandbox-runs` show it: no token digest, directory or process. */
+export const publicRun = (run: SandboxRunRecord): Payloads.SandboxRun => Payloads.SandboxRun.parse(run);
+export const isLive = (run: SandboxRunRecord): boolean => !Payloads.terminalSandboxStatuses.has(run.status);

@@ -1,0 +1,85 @@
+/**
+ * Serves a tool surface over MCP streamable HTTP from the gateway's buffered request/reply: each request
+ * gets a stateless server and transport of the MCP SDK (web-standard flavour, JSON responses), so no
+ * session lives between requests and any node can answer. Reusable by any route that serves tools over
+ * MCP (`/mcp/{token}` today).
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolEntry, ToolResult } from '../schema/index.js';
+import type { ApiReply } from './reply.js';
+import type { ApiRequest } from './types.js';
+
+export interface McpSurface {
+  readonly name: string;
+  readonly version: string;
+  tools(): ToolEntry[];
+  call(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult>;
+}
+
+const inputSchemaOf = (entry: ToolEntry): { type: 'object'; [k: string]: unknown } => ({
+  ...entry.input_schema,
+  type: 'object',
+});
+
+function serverFor(surface: McpSurface): Server {
+  const server = new Server(
+    { name: surface.name, version: surface.version },
+    { capabilities: { tools: {} } },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: surface.tools().map((entry) => ({
+      name: entry.name,
+      description: entry.description,
+      inputSchema: inputSchemaOf(entry),
+      annotations: entry.annotations,
+    })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const offered = surface.tools().some((t) => t.name === request.params.name);
+    if (!offered)
+      return { content: [{ type: 'text', text: `no tool named ${request.params.name}` }], isError: true };
+    const result = await surface.call(request.params.name, request.params.arguments ?? {}, extra.signal);
+    return { content: result.content, isError: result.is_error };
+  });
+  return server;
+}
+
+/** Answers one MCP request (POST, GET or DELETE) for `surface`. */
+export async function serveMcp(req: ApiRequest, surface: McpSurface): Promise<ApiReply> {
+  const server = serverFor(surface);
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  await server.connect(transport);
+  try {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) headers.set(name, value);
+    const hasBody = req.method === 'POST' && req.body.length > 0;
+    const request = new Request(`http://bridge${req.path}`, {
+      method: req.method,
+      headers,
+      ...(hasBody ? { body: req.body } : {}),
+    });
+    let parsedBody: unknown;
+    if (hasBody) {
+      try {
+        parsedBody = JSON.parse(req.body.toString('utf8'));
+      } catch {
+        parsedBody = undefined;
+      }
+    }
+    const response = await transport.handleRequest(request, parsedBody === undefined ? {} : { parsedBody });
+    const out: Record<string, string> = {};
+    response.headers.forEach((value, name) => {
+      out[name] = value;
+    });
+    const body = Buffer.from(await response.arrayBuffer());
+    return { status: response.status, headers: out, body };
+  } finally {
+    await transport.close();
+    await server.close();
+  }
+}

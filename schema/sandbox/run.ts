@@ -1,0 +1,63 @@
+/**
+ * A detached coding run's durable record (SVC_SANDBOX, one subject per run): the run as the feed shows it
+ * (`Payloads.SandboxRun`) plus what only the supervisor needs — the node that launched it, its working
+ * directory and process, the sha-256 of its path token and its telemetry counts. The token itself is
+ * never stored: only the coding agent's environment holds it. Statuses are listed in ops/sandboxes.md.
+ */
+import { z } from 'zod';
+import { SandboxRun } from '../events/payloads/sandbox.js';
+
+const count = z.number().int().nonnegative();
+
+/** 64 hex digits: the sha-256 of a run's path token. */
+export const TokenDigest = z.string().regex(/^[0-9a-f]{64}$/);
+
+export const SandboxTelemetry = z.object({ traces: count, metrics: count, logs: count, spans: count });
+export type SandboxTelemetry = z.infer<typeof SandboxTelemetry>;
+
+export const SandboxRunRecord = SandboxRun.extend({
+  /** The node whose supervisor launched the run and watches it. */
+  node: z.string().min(1),
+  /** The trace the run's spans join (the agent gets it as `TRACEPARENT`). */
+  trace_id: z.string().regex(/^[0-9a-f]{32}$/),
+  span_id: z.string().regex(/^[0-9a-f]{16}$/),
+  token_sha256: TokenDigest,
+  /** The backend's own handle on the run (local backend: its directory); null before launch. */
+  workdir: z.string().nullable(),
+  pid: z.number().int().positive().nullable(),
+  /** The answer to the run's last question, until the agent has read it. */
+  answer: z.string().nullable(),
+  telemetry: SandboxTelemetry,
+  updated_at: z.string().min(1),
+});
+export type SandboxRunRecord = z.infer<typeof SandboxRunRecord>;
+
+/**
+ * The files a coding agent and the local backend talk through, in `$SVC_SANDBOX_CONTROL` (ops/sandboxes.md):
+ * the agent writes `question.json` and waits for `answer.json`; it writes `result.json` when it ends.
+ */
+export const SandboxQuestion = z.object({
+  question: z.string().trim().min(1).max(8_000),
+  audience: z.string().trim().min(1).max(200).nullable().default(null),
+});
+export const SandboxAnswer = z.object({ answer: z.string(), answered_at: z.string() });
+export const SandboxResult = z.object({
+  status: z.enum(['done', 'failed']),
+  summary: z.string().max(20_000).default(''),
+  total_tokens: count.default(0),
+  error: z.string().max(4_000).nullable().default(null),
+});
+export type SandboxResult = z.infer<typeof SandboxResult>;
+
+/** `sandbox.answer`: the answer a later turn gives to a run's question. */
+export const SandboxAnswerRequest = z.object({
+  sandbox_id: z.string().min(1).max(200),
+  /** The seat answering: only the seat that launched the run may. */
+  seat: z.string().min(1),
+  answer: z.string().trim().min(1).max(8_000),
+});
+export const SandboxAnswerReply = z.union([
+  z.object({ ok: z.literal(true), status: z.string() }),
+  z.object({ ok: z.literal(false), error: z.string(), message: z.string() }),
+]);
+export type SandboxAnswerReply = z.infer<typeof SandboxAnswerReply>;

@@ -1,0 +1,133 @@
+/**
+ * Detached coding runs on one node (ops/sandboxes.md): the run records (every node), the supervisor and
+ * its local backend (seats nodes; runs under `<store_dir>/sandboxes`, or the temp dir without a store),
+ * the `run_sandbox` desk bound to it, the `sandboxes` reconcile (at start and every 30 s, pushing only on
+ * change), and the token routes: `/mcp/{token}` always, `/otlp/{token}/v1/{signal}` only when
+ * `SVC_SANDBOX_OTEL_RECEIVER_URL` is set (it is also the base URL a run is given for both).
+ */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import {
+  isLive,
+  localBackend,
+  openSandboxRecords,
+  otlpForwarder,
+  publicRun,
+  startSandboxSupervisor,
+  type SandboxRecords,
+  type SandboxSupervisor,
+} from '../actors/index.js';
+import type { Bus } from '../bus/index.js';
+import { mcpBridgeRoutes, otlpRoutes, type RouteDef, type TokenRun } from '../http/index.js';
+import type { SandboxRunRecord } from '../schema/index.js';
+import type { ToolServers } from './toolservers-wiring.js';
+
+/** Spec rule 6 / Limits: the sandbox reconcile. */
+export const SANDBOX_RECONCILE_MS = 30_000;
+/** The sandbox tools are not offered back to a run through the bridge. */
+const notBridged = new Set(['run_sandbox', 'answer_sandbox']);
+
+export interface SandboxWiring {
+  readonly records: SandboxRecords;
+  readonly supervisor: SandboxSupervisor | null;
+  routes(version: string): RouteDef[];
+  stop(): Promise<void>;
+}
+
+export async function startSandboxes(opts: {
+  readonly bus: Bus;
+  readonly nodeId: string;
+  readonly storeDir: string | null;
+  readonly runsSeats: boolean;
+  readonly tools: ToolServers;
+  readonly logger: Logger;
+  /** The live `sandboxes` set is replaced from the records (pushes only when it changed). */
+  readonly reconcile: (runs: unknown[]) => void;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly pollMs?: number;
+  readonly reconcileMs?: number;
+}): Promise<SandboxWiring> {
+  const env = opts.env ?? process.env;
+  const logger = opts.logger.child({ component: 'sandbox' });
+  const receiverUrl = env['SVC_SANDBOX_OTEL_RECEIVER_URL']?.replace(/\/+$/, '') || null;
+  const records = await openSandboxRecords({ bus: opts.bus, node: opts.nodeId, logger });
+  const supervisor = opts.runsSeats
+    ? startSandboxSupervisor({
+        bus: opts.bus,
+        node: opts.nodeId,
+        records,
+        backend: localBackend({ root: join(opts.storeDir ?? tmpdir(), 'sandboxes') }),
+        logger,
+        otlpUrl: receiverUrl,
+        mcpUrl: receiverUrl,
+        ...(opts.pollMs !== undefined ? { pollMs: opts.pollMs } : {}),
+      })
+    : null;
+  if (supervisor) opts.tools.sandbox.bind({ bus: opts.bus, records, supervisor });
+  const reconcile = (): void => opts.reconcile(records.all().map(publicRun));
+  reconcile();
+  const timer = setInterval(reconcile, opts.reconcileMs ?? SANDBOX_RECONCILE_MS);
+  const forwarder = otlpForwarder({ env, logger });
+
+  const tokenRun = (run: SandboxRunRecord): TokenRun => ({
+    sandbox_id: run.sandbox_id,
+    agent_handle: run.agent_handle,
+    agent_id: run.agent_id,
+    turn_id: run.turn_id,
+    trace_id: run.trace_id,
+    span_id: run.span_id,
+    live: isLive(run),
+  });
+  const runOf = (token: string): TokenRun | null => {
+    const run = records.byToken(token);
+    return run ? tokenRun(run) : null;
+  };
+  return {
+    records,
+    supervisor,
+    routes(version) {
+      const bridge = mcpBridgeRoutes(
+        {
+          runOf,
+          tools: (run) => opts.tools.router.toolsFor(run.agent_handle).filter((t) => !notBridged.has(t.name)),
+          async call(run, name, args, signal) {
+            if (notBridged.has(name))
+              return {
+                content: [{ type: 'text', text: `${name} is not offered to a coding run` }],
+                is_error: true,
+              };
+            return opts.tools.router.call(
+              {
+                seat: run.agent_handle,
+                agent_id: run.agent_id,
+                turn_id: run.turn_id,
+                trace: { trace_id: run.trace_id, parent_span_id: run.span_id },
+                signal,
+              },
+              { name, arguments: args },
+            );
+          },
+        },
+        version,
+      );
+      if (receiverUrl === null) return bridge;
+      const otlp = otlpRoutes({
+        runOf,
+        async received(run, signal, spans) {
+          const record = records.get(run.sandbox_id);
+          if (record && supervisor) await supervisor.telemetry(record, signal, spans);
+        },
+        forward(signal, contentType, body) {
+          void forwarder.forward(signal, contentType, body);
+        },
+      });
+      return [...otlp, ...bridge];
+    },
+    async stop() {
+      clearInterval(timer);
+      await supervisor?.stop();
+      await records.stop();
+    },
+  };
+}

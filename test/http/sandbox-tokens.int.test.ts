@@ -1,0 +1,139 @@
+/**
+ * The token routes (`/otlp/{token}/v1/{signal}`, `/mcp/{token}`) refuse every token but a running run's,
+ * whatever the bearer, with spec-shaped answers; they take OTLP in protobuf and JSON.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import type { Step } from '../fixtures/llm/script.js';
+import { startSandboxCompany } from '../actors/sandbox/harness.js';
+
+const post = (
+  url: string,
+  body: string | Uint8Array,
+  type = 'application/json',
+  headers: Record<string, string> = {},
+) => fetch(url, { method: 'POST', headers: { 'content-type': type, ...headers }, body });
+
+const mcpInit = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+});
+const mcpHeaders = { accept: 'application/json, text/event-stream' };
+
+/** A protobuf ExportTraceServiceRequest with one resource, one scope and `n` (empty) spans. */
+function protoTraces(n: number): Uint8Array {
+  const scopeSpans = Array.from({ length: n }, () => [0x12, 0x00]).flat(); // spans = 2
+  const resourceSpans = [0x12, scopeSpans.length, ...scopeSpans]; // scope_spans = 2
+  return Uint8Array.from([0x0a, resourceSpans.length, ...resourceSpans]); // resource_spans = 1
+}
+
+t.test(
+  'the token routes refuse unknown, malformed and ended runs, and are never behind the bearer',
+  async (t) => {
+    const script: Step[] = [];
+    const h = await startSandboxCompany(t, { script, env: { FAKE_HOLD: '1' } });
+    const desk = h.tools.sandbox;
+    const run = await desk.launch({
+      sandbox_id: 'sb-tokens',
+      seat: 'bob',
+      role: 'Bob',
+      agent_id: 'agent-bob',
+      turn_id: 'turn-1',
+      trace_id: 'f'.repeat(32),
+      task: 'hold',
+      work_item: null,
+      coding_agent: 'fake',
+      settings: desk.settingsFor('bob')!.settings,
+    });
+    t.equal(run.status, 'running');
+    // The token only the run's environment holds.
+    const pid = run.pid!;
+    const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+    const endpoint = environ.find((e) => e.startsWith('OTEL_EXPORTER_OTLP_ENDPOINT='))!.split('=')[1]!;
+    const mcpUrl = environ.find((e) => e.startsWith('SVC_MCP_URL='))!.split('=')[1]!;
+    const token = endpoint.split('/otlp/')[1]!;
+    t.equal(token.length, 43);
+    t.notOk(
+      environ.some((e) => e.startsWith('OTEL_EXPORTER_OTLP_HEADERS=')),
+      'no upstream headers in the run',
+    );
+
+    const refused = async (res: Response, status: number, code: string, what: string) => {
+      t.equal(res.status, status, `${what}: ${status}`);
+      t.match(await res.json(), { error: code }, `${what}: ${code}`);
+    };
+    const other = 'A'.repeat(43);
+    await refused(
+      await post(`${h.base}/otlp/${other}/v1/traces`, '{}'),
+      401,
+      'invalid_token',
+      'otlp, unknown token',
+    );
+    await refused(
+      await post(`${h.base}/otlp/short/v1/traces`, '{}'),
+      401,
+      'invalid_token',
+      'otlp, malformed token',
+    );
+    await refused(
+      await post(`${h.base}/mcp/${other}`, mcpInit, 'application/json', mcpHeaders),
+      401,
+      'invalid_token',
+      'mcp, unknown token',
+    );
+    await refused(await fetch(`${h.base}/mcp/${other}`), 401, 'invalid_token', 'mcp GET, unknown token');
+    await refused(
+      await post(`${h.base}/otlp/${token}/v1/profiles`, '{}'),
+      404,
+      'no_route',
+      'otlp, unknown signal',
+    );
+    await refused(
+      await post(`${h.base}/otlp/${token}/v1/traces`, 'x', 'text/plain'),
+      400,
+      'invalid_body',
+      'otlp, other media type',
+    );
+    await refused(
+      await post(`${h.base}/otlp/${token}/v1/traces`, '{nope'),
+      400,
+      'invalid_body',
+      'otlp, bad JSON',
+    );
+    await refused(
+      await post(
+        `${h.base}/otlp/${token}/v1/traces`,
+        Uint8Array.from([0x0a, 0x7f]),
+        'application/x-protobuf',
+      ),
+      400,
+      'invalid_body',
+      'otlp, truncated protobuf',
+    );
+
+    // Accepted without any bearer (the guard requires one for reads on this gateway), protobuf and JSON.
+    const proto = await post(`${endpoint}/v1/traces`, protoTraces(3), 'application/x-protobuf');
+    t.equal(proto.status, 200);
+    t.equal(proto.headers.get('content-type'), 'application/x-protobuf');
+    t.equal((await post(`${endpoint}/v1/metrics`, '{"resourceMetrics":[]}')).status, 200);
+    t.equal((await post(`${endpoint}/v1/logs`, '{"resourceLogs":[]}')).status, 200);
+    t.same(h.sandboxes.records.get('sb-tokens')?.telemetry, { traces: 1, metrics: 1, logs: 1, spans: 3 });
+    const init = await post(mcpUrl, mcpInit, 'application/json', mcpHeaders);
+    t.equal(init.status, 200, 'the bridge answers the running run');
+    t.match(await init.json(), { result: { serverInfo: { name: 'svc-seat-bob' } } });
+
+    // The run ends: its token is refused from then on, on both routes, like an unknown one.
+    writeFileSync(join(run.workdir!, '..', 'control', 'release'), '');
+    await h.waitRun((r) => r.sandbox_id === 'sb-tokens' && r.status === 'done');
+    await refused(await post(`${endpoint}/v1/traces`, '{}'), 401, 'invalid_token', 'otlp, ended run');
+    await refused(
+      await post(mcpUrl, mcpInit, 'application/json', mcpHeaders),
+      401,
+      'invalid_token',
+      'mcp, ended run',
+    );
+  },
+);
