@@ -64,7 +64,7 @@ export {
 } from './routes/query.routes.js';
 export { eventRoutes, type EventRouteDeps } from './routes/events.routes.js';
 export { nativeBackendRoutes, type NativeBackends } from './routes/native-backends.routes.js';
-export { workRoutes, type WorkRouteDeps } from './routes/work/work.routes.js';
+export { FILES_BUCKET, kvBlobs, workRoutes, type FileBlobs, type WorkRouteDeps } from './routes/work/work.routes.js';
 export { StreamHub, type HubStats, type StreamHubOptions } from './ws/stream-hub.js';
 export { defaultClientLimits, StreamClient, type ClientLimits, type SocketSink } from './ws/stream-client.js';
 export { readModelRoutes, readQuestions, type ReadSource } from './routes/readmodels/readmodels.routes.js';

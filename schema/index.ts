@@ -380,6 +380,7 @@ export type {
   ActivityRow,
   FieldDelta,
   ItemChanges,
+  WorkFile,
   Position,
   WorkItem,
   WorkOutcome,

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { startWorkHost, type WorkAccess, type WorkContext, type WorkHost } from '../actors/index.js';
 import { sendCommand, type Bus } from '../bus/index.js';
-import { workRoutes, type AuthSettings, type RouteDef } from '../http/index.js';
+import { FILES_BUCKET, kvBlobs, workRoutes, type AuthSettings, type RouteDef } from '../http/index.js';
 import { activeRevision, followWork, type WorkView } from '../projections/index.js';
 import {
   Commands,
@@ -49,6 +49,8 @@ export async function startWork(opts: {
   if (opts.config.tracker.backend !== 'native') return null;
   const logger = opts.logger.child({ component: 'work' });
   const view = await followWork({ bus: opts.bus, logger });
+  // Project files' bytes, content-addressed: one record per chunk is all a key ever holds.
+  const blobs = kvBlobs(await opts.bus.kv({ name: FILES_BUCKET, history: 1 }));
   let facts: DocumentFacts = { revision: null, document: null, context: { projects: [], seats: new Map() } };
   // Walked once per revision: every write and read asks for the projects and seats.
   const current = (): DocumentFacts => {
@@ -93,6 +95,7 @@ export async function startWork(opts: {
             opts.secrets.resolve,
           ),
         write: (write) => sendCommand(opts.bus, Commands.work.write, write),
+        blobs,
       }),
     stop: async () => {
       await host.stop();

@@ -19,6 +19,7 @@ import {
   type WorkState,
   type WorkWrite,
 } from '../../schema/index.js';
+import { decideFile } from './work.files.decide.js';
 
 export interface WorkContext {
   readonly projects: readonly WorkProject[];
@@ -196,6 +197,8 @@ export function decideWork(
 ): Accepted | Refusal {
   const change = write.change;
   if (change.kind === 'create') return create(state, ctx, write, change, fresh, defaults);
+  if (change.kind === 'file_put' || change.kind === 'file_delete')
+    return decideFile(state, ctx, write, change, fresh.now);
   const item = itemByRef(state, change.item);
   if (!item) return refuse('not_found', `no work item "${change.item}"`);
   const base = {

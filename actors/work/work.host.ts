@@ -25,6 +25,7 @@ import {
   isOpId,
   itemByRef,
   newEvent,
+  PROJECT_KEY,
   uuidv5,
   type WorkOutcome,
   type WorkState,
@@ -78,10 +79,13 @@ export function startWorkHost(opts: WorkHostOptions): WorkHost {
       throw new Error(`work projection did not reach sequence ${seq}`);
   };
 
-  const projectOf = (write: WorkWrite, state: WorkState): string | null =>
-    write.change.kind === 'create'
-      ? write.change.project
-      : (itemByRef(state, write.change.item)?.project ?? null);
+  /** The project whose subject the change goes to: named by a create or a file, else the item's. */
+  const projectOf = (write: WorkWrite, state: WorkState): string | null => {
+    const change = write.change;
+    if (change.kind === 'create' || change.kind === 'file_put' || change.kind === 'file_delete')
+      return change.project;
+    return itemByRef(state, change.item)?.project ?? null;
+  };
 
   const effects = async (write: WorkWrite, accepted: Accepted, outcome: WorkOutcome): Promise<void> => {
     const trace = {
@@ -151,12 +155,9 @@ export function startWorkHost(opts: WorkHostOptions): WorkHost {
       if (first) return ok(first, true);
       const project = projectOf(request, state);
       if (project === null)
-        return {
-          outcome: 'refused',
-          error: 'not_found',
-          detail: `no work item "${(request.change as { item: string }).item}"`,
-          problems: [],
-        };
+        return { outcome: 'refused', error: 'not_found', detail: 'no such work item', problems: [] };
+      if (!PROJECT_KEY.test(project))
+        return { outcome: 'refused', error: 'no_project', detail: `no project "${project}"`, problems: [] };
       const subject = Subjects.work(`p.${project}`);
       const last = (await bus.lastMessage(Streams.Work, subject))?.seq ?? 0;
       await catchUp(last);

@@ -33,7 +33,7 @@ export type { WorkProject } from './projects.js';
 export { WorkRecord } from './records.js';
 export type { WorkRecordKind } from './records.js';
 export { emptyWorkState, foldWork, itemByRef } from './state.js';
-export type { ActivityRow, FieldDelta, WorkItem, WorkOutcome, WorkState } from './state.js';
+export type { ActivityRow, FieldDelta, WorkFile, WorkItem, WorkOutcome, WorkState } from './state.js';
 export {
   canMove,
   groupOf,

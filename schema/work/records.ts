@@ -47,12 +47,34 @@ export const ItemCommented = z.object({ kind: z.literal('item.commented'), ...ba
 
 export const ItemPurged = z.object({ kind: z.literal('item.purged'), ...base, reason: z.string() });
 
+/** A project file written (`id` is `<project>/<path>`); its bytes are in the file store by `sha256`. */
+export const FilePut = z.object({
+  kind: z.literal('file.put'),
+  ...base,
+  project: z.string(),
+  path: z.string(),
+  version: z.number().int().positive(),
+  size: z.number().int().nonnegative(),
+  content_type: z.string(),
+  sha256: z.string(),
+});
+
+export const FileRemoved = z.object({
+  kind: z.literal('file.removed'),
+  ...base,
+  project: z.string(),
+  path: z.string(),
+  version: z.number().int().positive(),
+});
+
 export const WorkRecord = z.discriminatedUnion('kind', [
   ItemCreated,
   ItemUpdated,
   ItemMoved,
   ItemCommented,
   ItemPurged,
+  FilePut,
+  FileRemoved,
 ]);
 export type WorkRecord = z.infer<typeof WorkRecord>;
 export type WorkRecordKind = WorkRecord['kind'];

@@ -52,7 +52,22 @@ export interface WorkOutcome {
   readonly position: string;
 }
 
+/** A project file as listed (`removed` once deleted; its versions keep counting). */
+export interface WorkFile {
+  readonly project: string;
+  readonly path: string;
+  version: number;
+  size: number;
+  content_type: string;
+  sha256: string;
+  removed: boolean;
+  updated_at: string;
+  updated_by: string;
+}
+
 export interface WorkState {
+  /** `<project>/<path>` -> file. */
+  readonly files: Map<string, WorkFile>;
   readonly items: Map<string, WorkItem>;
   readonly keys: Map<string, string>;
   /** Last number handed out per project (never reused, purges included). */
@@ -68,6 +83,7 @@ export interface WorkState {
 }
 
 export const emptyWorkState = (): WorkState => ({
+  files: new Map(),
   items: new Map(),
   keys: new Map(),
   counters: new Map(),
@@ -143,6 +159,10 @@ export function foldWork(state: WorkState, record: WorkRecord, seq: number): voi
     });
     return;
   }
+  if (record.kind === 'file.put' || record.kind === 'file.removed') {
+    foldFile(state, record, seq, position);
+    return;
+  }
   const item = state.items.get(record.id);
   if (!item) return;
   let activity: ActivityRow;
@@ -175,6 +195,43 @@ export function foldWork(state: WorkState, record: WorkRecord, seq: number): voi
     kind: record.kind,
     id: item.id,
     key: item.key,
+    seq,
+    position,
+  });
+}
+
+function foldFile(
+  state: WorkState,
+  record: Extract<WorkRecord, { kind: 'file.put' | 'file.removed' }>,
+  seq: number,
+  position: string,
+): void {
+  const id = `${record.project}/${record.path}`;
+  const file = state.files.get(id);
+  if (record.kind === 'file.put') {
+    state.files.set(id, {
+      project: record.project,
+      path: record.path,
+      version: record.version,
+      size: record.size,
+      content_type: record.content_type,
+      sha256: record.sha256,
+      removed: false,
+      updated_at: record.at,
+      updated_by: record.actor,
+    });
+  } else if (file) {
+    file.version = record.version;
+    file.removed = true;
+    file.updated_at = record.at;
+    file.updated_by = record.actor;
+  } else return;
+  state.lastChange.set(record.project, record.at);
+  state.ops.set(record.op_id, {
+    op_id: record.op_id,
+    kind: record.kind,
+    id,
+    key: record.path,
     seq,
     position,
   });

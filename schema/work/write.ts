@@ -20,6 +20,22 @@ export const WorkChange = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('move'), item: itemRef, to: z.enum(workStatuses) }),
   z.object({ kind: z.literal('comment'), item: itemRef, body: z.string().min(1).max(65_536) }),
   z.object({
+    kind: z.literal('file_put'),
+    project: z.string(),
+    path: z.string(),
+    content_type: z.string(),
+    size: z.number().int().nonnegative(),
+    sha256: z.string(),
+    /** The version replaced (`If-Match`); null: the file must not exist yet. */
+    if_match: z.number().int().nullable(),
+  }),
+  z.object({
+    kind: z.literal('file_delete'),
+    project: z.string(),
+    path: z.string(),
+    if_match: z.number().int().nullable(),
+  }),
+  z.object({
     kind: z.literal('purge'),
     item: itemRef,
     confirm: z.string(),

@@ -1,11 +1,13 @@
 /**
  * The native work tracker's routes (spec "Work tracker and knowledge routes"), served when
- * `tracker.backend` is native. Files and the retention gestures are not served yet: they answer 404
+ * `tracker.backend` is native. The retention status and gestures are not served yet: they answer 404
  * `unknown_query` naming that (ops/work-tracker.md "Not yet served").
  */
 import { ApiError } from '../../api-error.js';
 import type { Method, RouteDef } from '../../types.js';
 import type { WorkRouteDeps } from './work.deps.js';
+import type { FileBlobs } from './work.blobs.js';
+import { workFileRoutes } from './work.files.routes.js';
 import { workItemRoutes } from './work.items.routes.js';
 import { workPersonalRoutes } from './work.personal.routes.js';
 import { workProjectRoutes } from './work.projects.routes.js';
@@ -23,14 +25,16 @@ function notYet(what: string): RouteDef[] {
   return [root, `${root}/*`].flatMap((pattern) => methods.map((method) => ({ method, pattern, handler })));
 }
 
-export function workRoutes(deps: WorkRouteDeps): RouteDef[] {
+export function workRoutes(deps: WorkRouteDeps & { readonly blobs: FileBlobs }): RouteDef[] {
   return [
     ...workItemRoutes(deps),
     ...workProjectRoutes(deps),
     ...workPersonalRoutes(deps),
-    ...notYet('files'),
+    ...workFileRoutes(deps, deps.blobs),
     ...notYet('retention'),
   ];
 }
+
+export { FILES_BUCKET, kvBlobs, type FileBlobs } from './work.blobs.js';
 
 export type { WorkRouteDeps } from './work.deps.js';

@@ -1,0 +1,146 @@
+/**
+ * Project files (ops/work-tracker.md "Files"): the listing, and one file's bytes read, written and
+ * deleted with its version as `ETag` and `If-Match` naming the version a write replaces. Bytes go to the
+ * file store first, then the version is appended to the work log, so a listed version always had its
+ * bytes written; one whose bytes cannot be read now answers 503 `content_unavailable`.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { WorkFile } from '../../../schema/index.js';
+import { ApiError } from '../../api-error.js';
+import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
+import type { FileBlobs } from './work.blobs.js';
+import type { WorkRouteDeps } from './work.deps.js';
+import { actorOf, badParams, boolParam, limitParam, opIdOf, refusal, textParam } from './work.params.js';
+
+const FILES_DEFAULT = 200;
+const FILES_MAX = 1000;
+const READ_BACK_MS = 10_000;
+
+const etag = (file: WorkFile): string => `"${file.version}"`;
+
+const row = (f: WorkFile) => ({
+  path: f.path,
+  version: f.version,
+  etag: etag(f),
+  size: f.size,
+  content_type: f.content_type,
+  removed: f.removed,
+  updated_at: f.updated_at,
+  updated_by: f.updated_by,
+});
+
+function knownProject(deps: WorkRouteDeps, key: string | null): string {
+  if (key === null) throw badParams('project is required');
+  if (!deps.projects().some((p) => p.key === key))
+    throw new ApiError('no_project', { detail: `no project "${key}"` });
+  return key;
+}
+
+function listing(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
+  const project = knownProject(deps, textParam(req, 'project'));
+  const folder = textParam(req, 'folder')?.replace(/\/+$/, '') ?? null;
+  const removed = boolParam(req, 'removed') ?? false;
+  const limit = limitParam(req, 'limit', FILES_DEFAULT, FILES_MAX);
+  const after = textParam(req, 'after');
+  const rows = [...deps.state().files.values()]
+    .filter(
+      (f) =>
+        f.project === project &&
+        (removed || !f.removed) &&
+        (folder === null || f.path.startsWith(`${folder}/`)) &&
+        (after === null || f.path > after),
+    )
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const page = rows.slice(0, limit);
+  return {
+    status: 200,
+    body: {
+      project,
+      files: page.map(row),
+      next: rows.length > page.length ? (page.at(-1)?.path ?? null) : null,
+    },
+  };
+}
+
+/** `If-Match: "3"` (or `3`) as 3; absent as null; anything else refused. */
+function ifMatch(req: ApiRequest): number | null {
+  const raw = req.headers['if-match'];
+  if (raw === undefined || raw === '') return null;
+  const m = /^\s*"?(\d+)"?\s*$/.exec(raw);
+  if (!m) throw badParams('If-Match must be a version this route gave as ETag ("3")');
+  return Number(m[1]);
+}
+
+function operatorOnly(req: ApiRequest): void {
+  if (req.actor?.kind !== 'operator')
+    throw new ApiError('invalid_token', { detail: 'file writes need an operator token' });
+}
+
+export function workFileRoutes(deps: WorkRouteDeps, blobs: FileBlobs): RouteDef[] {
+  const target = (req: ApiRequest) => ({
+    project: knownProject(deps, req.params['project']!),
+    path: req.params['*'] ?? '',
+  });
+
+  const change = async (req: ApiRequest, kind: 'file_put' | 'file_delete'): Promise<ApiReply> => {
+    operatorOnly(req);
+    const { project, path } = target(req);
+    const op_id = opIdOf(req, undefined, randomUUID);
+    const version = ifMatch(req);
+    let put: { content_type: string; size: number; sha256: string } | null = null;
+    if (kind === 'file_put') {
+      const sha256 = createHash('sha256').update(req.body).digest('hex');
+      put = {
+        content_type: req.headers['content-type'] || 'application/octet-stream',
+        size: req.body.length,
+        sha256,
+      };
+      // Bytes first: a version the log lists always had its bytes written.
+      await blobs.put(sha256, req.body);
+    }
+    const reply = refusal(
+      await deps.write({
+        op_id,
+        actor: actorOf(req, deps.people()),
+        turn_id: null,
+        change: put
+          ? { kind, project, path, if_match: version, ...put }
+          : { kind: 'file_delete', project, path, if_match: version },
+      }),
+    );
+    await deps.until(reply.seq, READ_BACK_MS);
+    const file = deps.state().files.get(`${project}/${path}`);
+    return {
+      status: kind === 'file_put' && file?.version === 1 && !reply.repeated ? 201 : 200,
+      headers: file && !file.removed ? { ETag: etag(file) } : {},
+      body: {
+        op_id: reply.op_id,
+        outcome: reply.repeated ? 'repeated' : 'applied',
+        position: reply.position,
+        file: file ? row(file) : null,
+      },
+    };
+  };
+
+  return [
+    { method: 'GET', pattern: '/work/files', handler: (req) => listing(deps, req) },
+    {
+      method: 'GET',
+      pattern: '/work/files/:project/*',
+      handler: async (req) => {
+        const { project, path } = target(req);
+        const file = deps.state().files.get(`${project}/${path}`);
+        if (!file || file.removed)
+          throw new ApiError('not_found', { detail: `no file ${path} in ${project}` });
+        const bytes = await blobs.get(file.sha256, file.size);
+        if (bytes === null)
+          throw new ApiError('content_unavailable', {
+            detail: `${path} version ${file.version} is listed but its bytes cannot be read`,
+          });
+        return { status: 200, headers: { 'Content-Type': file.content_type, ETag: etag(file) }, body: bytes };
+      },
+    },
+    { method: 'PUT', pattern: '/work/files/:project/*', handler: (req) => change(req, 'file_put') },
+    { method: 'DELETE', pattern: '/work/files/:project/*', handler: (req) => change(req, 'file_delete') },
+  ];
+}
