@@ -1,7 +1,7 @@
 /**
  * The integration actor's host: consumes accepted raw deliveries (SVC_WEBHOOKS, SVC_WEBHOOKS_WIKI)
- * durably, parses each, drops an agent's own actions, records `webhook_received` in the delivery's
- * trace (the trace the router gives the wakes, so a turn links back to its delivery), and publishes
+ * durably, parses each, drops an agent's own actions, records `webhook_received` (and, for a chat
+ * message, `chat_message_received`: chat.event.ts) in the delivery's trace (the trace the router gives the wakes, so a turn links back to its delivery), and publishes
  * the parsed notification on `svc.notifications.inbound` (its id is the delivery key, so a redelivered
  * raw message dedups; the event's id is derived from it too). Acks only after both publishes are
  * durable: a crash in between redelivers, never loses.
@@ -28,7 +28,8 @@ import {
   type RawDeliveryMeta,
 } from '../../schema/index.js';
 import { parseDelivery } from './parse.js';
-import { isOwnAction, type People } from './people.js';
+import { isOwnAction, resolveSeat, type People } from './people.js';
+import { chatMentions, chatMessageEvent, isChatMessage } from './chat.event.js';
 
 /** Parsed bodies above this are not copied into the notification (the raw store has them). */
 const PAYLOAD_INLINE_MAX = 256 * 1024;
@@ -105,7 +106,10 @@ export function notificationOf(
     trigger: parsed.trigger,
     summary: parsed.summary.slice(0, 500),
     subject: parsed.subject,
-    mentions: parsed.mentions.slice(0, 100),
+    mentions: (meta.pipeline === 'chat'
+      ? chatMentions(parsed.mentions, meta.seat || null, parsed.selfIds ?? [])
+      : parsed.mentions
+    ).slice(0, 100),
     named: parsed.named.slice(0, 100),
     raw: { stream: msg.stream, seq: msg.seq },
     payload: msg.data.byteLength <= PAYLOAD_INLINE_MAX ? (json ?? null) : null,
@@ -145,6 +149,17 @@ export async function startIntegrationHost(opts: IntegrationHostOptions): Promis
     }
     // The event first: the turns the notification starts come later in its trace.
     await publishEvent(bus, receivedEvent(notification, source));
+    if (isChatMessage(notification)) {
+      const people = opts.people();
+      const mentioned = [
+        ...new Set(
+          notification.mentions
+            .map((m) => resolveSeat(people, notification.pipeline, m))
+            .filter((h): h is string => h !== null),
+        ),
+      ];
+      await publishEvent(bus, chatMessageEvent(notification, source, mentioned));
+    }
     await bus.publish(Subjects.notificationsInbound, encoder.encode(JSON.stringify(notification)), {
       msgId: notification.id,
     });

@@ -71,7 +71,11 @@ function chat(j: unknown, event: string): Parsed {
       key: str(e, 'channel'),
       title: null,
     }),
-    mentions: uniq([...(text ?? '').matchAll(/<@([A-Z0-9]+)>/g)].map((m) => m[1] ?? '')),
+    // `<@U123>` user mentions (the seat's own bot user among them), and `@handle` as typed.
+    mentions: uniq([
+      ...[...(text ?? '').matchAll(/<@([A-Z0-9]+)>/g)].map((m) => m[1] ?? ''),
+      ...atMentions((text ?? '').replace(/<@[A-Z0-9]+>/g, ' ')),
+    ]),
     named: [],
     selfIds: arr(j, 'authorizations')
       .map((a) => str(a, 'user_id'))
