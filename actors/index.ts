@@ -61,6 +61,7 @@ export {
   type IntegrationActors,
 } from './integration/index.js';
 export { startSecretsHost } from './secrets/index.js';
+export { startPagesHost, type PagesHostOptions, type PagesLedger } from './pages/index.js';
 export {
   anthropicClient,
   createProviderRegistry,
@@ -103,6 +104,7 @@ export {
   orgDirectoryFrom,
   orgTools,
   sandboxTools,
+  serviceBuiltins,
   type PersonalMemory,
   planInstances,
   resolveInstance,

@@ -65,6 +65,8 @@ export {
 export { eventRoutes, type EventRouteDeps } from './routes/events.routes.js';
 export { nativeBackendRoutes, type NativeBackends } from './routes/native-backends.routes.js';
 export { FILES_BUCKET, kvBlobs, workRoutes, type FileBlobs, type WorkRouteDeps } from './routes/work/work.routes.js';
+export { knowledgeRoutes, type KnowledgeRouteDeps } from './routes/pages/pages.routes.js';
+export { actTools, operatorRoutes, type OperatorDeps } from './routes/operator/operator.routes.js';
 export { StreamHub, type HubStats, type StreamHubOptions } from './ws/stream-hub.js';
 export { defaultClientLimits, StreamClient, type ClientLimits, type SocketSink } from './ws/stream-client.js';
 export { readModelRoutes, readQuestions, type ReadSource } from './routes/readmodels/readmodels.routes.js';
@@ -80,11 +82,7 @@ export {
 } from './scatter.js';
 export { fleetMerges, mergeIntegrations, mergeNodeLists, mergeOwn, mergePages } from './scatter.merges.js';
 export { backupRoutes, type BackupRouteDeps } from './routes/backups/backups.routes.js';
-export {
-  loadDashboardAssets,
-  type DashboardAssets,
-  type StaticFile,
-} from './static/dashboard.assets.js';
+export { loadDashboardAssets, type DashboardAssets, type StaticFile } from './static/dashboard.assets.js';
 export { dashboardRoutes } from './static/dashboard.routes.js';
 export { serveMcp, type McpSurface } from './mcp-bridge.js';
 export { mcpBridgeRoutes } from './routes/sandbox/mcp.routes.js';

@@ -139,7 +139,13 @@ export {
   type SurfaceCounts,
 } from './integrations/integrations.projection.js';
 export { decodeWorkRecord, followWork, workProjection, type WorkView } from './work/work.projection.js';
-export { activityPage, inboxPage, InboxReason, type ActivityQuery, type InboxQuery } from './work/work.activity.js';
+export {
+  activityPage,
+  inboxPage,
+  InboxReason,
+  type ActivityQuery,
+  type InboxQuery,
+} from './work/work.activity.js';
 export { builtinViews, myWork, personState } from './work/work.personal.js';
 export {
   itemDetail,
@@ -152,3 +158,27 @@ export {
   type ItemQuery,
   type ProjectQuery,
 } from './work/work.queries.js';
+export {
+  applyPageRecord,
+  containerRows,
+  createPagesService,
+  emptyPagesState,
+  findContainer,
+  knowledgeTools,
+  listPages,
+  PAGE_LIST_DEFAULT,
+  PAGE_LIST_MAX,
+  pageDetail,
+  pagesLedger,
+  pagesProjection,
+  queryTerms,
+  resolvePage,
+  titleKey,
+  type ActiveChart,
+  type Page,
+  type PageDetail,
+  type PageList,
+  type PagesService,
+  type PagesState,
+  type PageWriteResult,
+} from './pages/index.js';

@@ -398,3 +398,25 @@ export {
   SandboxTelemetry,
   TokenDigest,
 } from './sandbox/index.js';
+export {
+  ServiceCaller,
+  serviceToolInputSchema,
+  type ServiceTool,
+  type ServiceToolResult,
+} from './service-tools.js';
+export {
+  PageCommentBody,
+  ContainerKey,
+  containersOf,
+  type Container,
+  PageBody,
+  PageChange,
+  PageLimits,
+  PageOutcome,
+  PageRecord,
+  PageRefusalCode,
+  PageTitle,
+  PageWrite,
+  PageWriteReply,
+  type PageChangeInput,
+} from './pages/index.js';

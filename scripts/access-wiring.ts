@@ -14,6 +14,8 @@ export function accessRoutesFor(opts: {
   secrets: Secrets;
   /** The live pool's `snapshot` once a node runs one; until then the document's keys, without cooldowns. */
   credentialPool?: () => CredentialPoolSnapshot;
+  /** The write tools `/operator/act` serves (`/viewer`'s `acts`); none where that route is absent. */
+  operatorActs?: () => readonly string[];
 }): RouteDef[] {
   const activeDocument = (): unknown => {
     const record = activeRevision(opts.configuration.view.state);
@@ -30,5 +32,6 @@ export function accessRoutesFor(opts: {
     activeDocument,
     resolve: opts.secrets.resolve,
     credentialPool: opts.credentialPool ?? (() => credentialPoolFromDocument(activeDocument())),
+    ...(opts.operatorActs ? { operatorActs: opts.operatorActs } : {}),
   });
 }

@@ -50,6 +50,9 @@ import { startBackups } from './backup-wiring.js';
 import { createNodeMetrics } from './metrics-wiring.js';
 import { startWork } from './work-wiring.js';
 import { startSandboxes } from './sandbox-wiring.js';
+import { activeChart, startKnowledge } from './pages-wiring.js';
+import { operatorSurface } from './operator-wiring.js';
+import type { ActiveChart } from '../projections/index.js';
 
 const reconcileIntervalMs = 15_000;
 
@@ -119,6 +122,26 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     // 3. subsystems, then configuration: apply what is active before binding
     const secrets = await startSecrets({ bus, bucket: catalogue.secrets, config, logger });
     const providers = startProviders({ bus, nodeId: config.node.id, logger, resolve: secrets.resolve });
+    const auth: AuthSettings = {
+      disabled: config.api.auth?.disabled ?? false,
+      allowAnonymousRead: config.api.auth?.allow_anonymous_read ?? true,
+      tokens: config.api.auth?.tokens ?? [],
+      ...(config.api.auth?.company_writers ? { companyWriters: config.api.auth.company_writers } : {}),
+    };
+    // The native knowledge base (ops/knowledge-base.md): before the tools, so seats get its tools; its
+    // containers come from the active document, read once the configuration runs.
+    let chart: ActiveChart = () => null;
+    const knowledge =
+      config.knowledge.backend === 'native'
+        ? await startKnowledge({ bus, chart: () => chart(), auth, resolve: secrets.resolve, logger })
+        : null;
+    const serviceTools = [...(knowledge?.tools ?? [])];
+    const operator = operatorSurface({
+      tools: serviceTools,
+      auth,
+      chart: () => chart(),
+      resolve: secrets.resolve,
+    });
     // The seats' personal memory: written by `memory_remember`, read by `memory_recall` and the memory view.
     const memory = createMemoryStore({ kv: catalogue.memory });
     // Per-seat tool servers run where their seat runs: bound to the seats runtime below.
@@ -133,6 +156,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       runsSeat: (handle) => holdsSeat(handle),
       // Bound below once the tracker runs: it reads the configuration the tool servers start before.
       ...(config.tracker.backend === 'native' ? { work: () => workAccess } : {}),
+      serviceTools,
     });
     tools = toolServers;
     const schedules = await startSchedules({ bus, coord: catalogue.coord, nodeId: config.node.id, logger });
@@ -198,6 +222,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       if (state.lagged) node.send({ type: 'node.lagged' });
     };
     await configuration.applyActive();
+    chart = activeChart(configuration, secrets);
     // Integration records (arrivals, passes): read by `/integrations`, the setup routes and the actors.
     const integrations = await followIntegrations({
       bus,
@@ -304,12 +329,6 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     });
 
     // 6. gateway
-    const auth: AuthSettings = {
-      disabled: config.api.auth?.disabled ?? false,
-      allowAnonymousRead: config.api.auth?.allow_anonymous_read ?? true,
-      tokens: config.api.auth?.tokens ?? [],
-      ...(config.api.auth?.company_writers ? { companyWriters: config.api.auth.company_writers } : {}),
-    };
     if (config.api.port > 0) {
       gateway = await startGateway({
         host: config.api.host,
@@ -332,7 +351,9 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
                 configuration,
                 secrets,
                 credentialPool: () => providers.snapshot(),
+                operatorActs: operator.acts,
               }),
+              ...operator.routes,
               ...setup.routes(auth),
               ...webhooks.routes(auth, events.questions),
               ...events.routes(),
@@ -344,6 +365,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
               ...nativeBackendRoutes({
                 tracker: config.tracker.backend,
                 knowledge: config.knowledge.backend,
+                ...(knowledge ? { knowledgeRoutes: knowledge.routes } : {}),
               }),
             ]
           : sandboxes.routes(opts.version),
@@ -392,6 +414,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         await integrations.stop();
         await work?.stop();
         await readModels.stop();
+        await knowledge?.stop();
         await events.stop();
         await configuration.stop();
         await schedules.stop();

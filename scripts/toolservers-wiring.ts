@@ -20,6 +20,7 @@ import {
   type WorkAccess,
   sandboxTools,
   seatSandbox,
+  serviceBuiltins,
   toolServersApplier,
   type LearningGate,
   type NeedsRelay,
@@ -31,7 +32,7 @@ import {
 } from '../actors/index.js';
 import type { Bus } from '../bus/index.js';
 import { mcpServersRoutes, type Question, type RouteDef } from '../http/index.js';
-import type { Company, McpServersAnswer, Resolver, ToolEntry } from '../schema/index.js';
+import type { Company, McpServersAnswer, Resolver, ServiceTool, ToolEntry } from '../schema/index.js';
 
 export interface ToolServers {
   readonly manager: ToolServerManager;
@@ -70,6 +71,8 @@ export interface ToolServersOptions {
   readonly runsSeat?: (handle: string) => boolean;
   /** The native work tracker once it runs (its tools are offered only when tracker.backend is native). */
   readonly work?: () => WorkAccess | null;
+  /** The company's own services' tools (knowledge base, work tracker) a seat calls as itself. */
+  readonly serviceTools?: readonly ServiceTool[];
 }
 
 const unavailable = (what: string) => (): Promise<never> =>
@@ -119,6 +122,7 @@ export function startToolServers(opts: ToolServersOptions): ToolServers {
     }),
     ...(opts.work ? workTools({ work: opts.work }) : []),
     ...sandboxTools({ desk: sandbox }),
+    ...serviceBuiltins(opts.serviceTools ?? []),
   ];
   const router = createToolRouter({ builtins, servers: manager, logger });
   const status = (): McpServersAnswer => ({ nodes: [{ node: opts.nodeId, servers: manager.status() }] });

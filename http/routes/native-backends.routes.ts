@@ -4,6 +4,8 @@
  * knowledge base, so every method on every path under them answers that 404, naming why; the
  * catch-all keeps them from reading as `no_route`, which would say the path is unknown to the API.
  * A native tracker's `/work` routes are the work tracker's own (`routes/work`): this family leaves them.
+ * `/containers` belongs to the knowledge base: refused with it. A native knowledge base brings its own
+ * routes (`http/routes/pages/`), which take the place of its refusal.
  */
 import { ApiError } from '../api-error.js';
 import type { Method, RouteDef } from '../types.js';
@@ -13,6 +15,8 @@ export interface NativeBackends {
   readonly tracker: string | undefined;
   /** `knowledge.backend` of this node's Tier A file (unset: none). */
   readonly knowledge: string | undefined;
+  /** The native knowledge base's routes (`/pages*`, `/containers`): served instead of the refusal when native. */
+  readonly knowledgeRoutes?: readonly RouteDef[];
 }
 
 const methods: readonly Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -32,13 +36,20 @@ function refusal(what: string, setting: string, backend: string | undefined): ()
 }
 
 export function nativeBackendRoutes(backends: NativeBackends): RouteDef[] {
+  const knowledge = refusal('knowledge base', 'knowledge.backend', backends.knowledge);
+  const servesKnowledge = backends.knowledge === 'native' && backends.knowledgeRoutes !== undefined;
   const families = [
     ...(backends.tracker === 'native'
       ? []
       : [{ root: '/work', handler: refusal('work tracker', 'tracker.backend', backends.tracker) }]),
-    { root: '/pages', handler: refusal('knowledge base', 'knowledge.backend', backends.knowledge) },
+    ...(servesKnowledge ? [] : [{ root: '/pages', handler: knowledge }]),
   ];
-  return families.flatMap(({ root, handler }) =>
-    [root, `${root}/*`].flatMap((pattern) => methods.map((method) => ({ method, pattern, handler }))),
-  );
+  return [
+    ...families.flatMap(({ root, handler }) =>
+      [root, `${root}/*`].flatMap((pattern) => methods.map((method) => ({ method, pattern, handler }))),
+    ),
+    ...(servesKnowledge
+      ? (backends.knowledgeRoutes ?? [])
+      : [{ method: 'GET' as const, pattern: '/containers', handler: knowledge }]),
+  ];
 }

@@ -5,6 +5,7 @@
 import { configCommands } from './config.js';
 import { integrationCommands } from './integration.js';
 import { sandboxCommands } from './sandbox.js';
+import { pagesCommands } from './pages.js';
 import { seatsCommands } from './seats.js';
 import { secretsCommands } from './secrets.js';
 import { workCommands } from './work.js';
@@ -12,6 +13,7 @@ import { workCommands } from './work.js';
 export const Commands = {
   config: configCommands,
   integration: integrationCommands,
+  pages: pagesCommands,
   secrets: secretsCommands,
   seats: seatsCommands,
   work: workCommands,

@@ -1,11 +1,19 @@
 import t from 'tap';
 import { nativeBackendRoutes } from '../../http/index.js';
-import { call, OPS, startHarness } from './fixtures/gateway-harness.js';
+import { operatorSurface } from '../../scripts/operator-wiring.js';
+import { call, OPS, openAuth, startHarness } from './fixtures/gateway-harness.js';
 
 t.test('/work* and /pages* answer 404 unknown_query when the backend is not native', async (t) => {
   const h = await startHarness({ routes: nativeBackendRoutes({ tracker: undefined, knowledge: undefined }) });
   t.teardown(() => h.gw.close());
-  for (const path of ['/work', '/work/ENG-1', '/work/files/eng/docs/a.md', '/pages', '/pages/p-1']) {
+  for (const path of [
+    '/work',
+    '/work/ENG-1',
+    '/work/files/eng/docs/a.md',
+    '/pages',
+    '/pages/p-1',
+    '/containers',
+  ]) {
     const r = await call(`${h.base}${path}`);
     t.equal(r.status, 404, path);
     t.equal(r.json?.error, 'unknown_query', path);
@@ -28,4 +36,16 @@ t.test('a native tracker leaves /work to the work routes; /pages still refuses',
   t.equal(work.json?.error, 'no_route', 'not refused by this family: the tracker serves it');
   const pages = await call(`${h.base}/pages`);
   t.equal(pages.json?.error, 'unknown_query');
+});
+
+t.test('without a native backend /operator/* is absent (no_route)', async (t) => {
+  const surface = operatorSurface({ tools: [], auth: openAuth, chart: () => null, resolve: () => undefined });
+  t.same(surface.acts(), []);
+  const h = await startHarness({ routes: [...surface.routes] });
+  t.teardown(() => h.gw.close());
+  for (const path of ['/operator/mcp', '/operator/act/pages_write']) {
+    const r = await call(`${h.base}${path}`, { method: 'POST', headers: { authorization: OPS }, body: '{}' });
+    t.equal(r.status, 404, path);
+    t.equal(r.json?.error, 'no_route', path);
+  }
 });

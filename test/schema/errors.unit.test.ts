@@ -49,7 +49,12 @@ t.test('the catalogue covers every code of the spec Errors table', async (t) => 
   const fleet = ['member_live', 'broker_refused'];
   // A config write whose store was not acknowledged in time (the spec's codeless 500 made precise).
   const failover = ['outcome_unknown'];
-  t.same([...ErrorCode.options].sort(), [...spec, ...added, ...fleet, ...failover].sort());
+  // The knowledge base and operator surface (the spec leaves their code list open; ops/knowledge-base.md).
+  const knowledge = [
+    'no_container', 'unknown_tool', 'page_title_taken', 'page_conflict', 'page_has_children',
+    'page_parent_invalid', 'unbound_token', 'guard_disabled',
+  ]; // prettier-ignore
+  t.same([...ErrorCode.options].sort(), [...spec, ...added, ...fleet, ...failover, ...knowledge].sort());
 });
 
 t.test('no_active_revision answers 404 on reads, 409 on writes, 412 on If-Match', async (t) => {

@@ -1,0 +1,89 @@
+/**
+ * `/operator/mcp`: the operator catalogue over MCP's streamable HTTP, bridged from the gateway's
+ * request and reply to the SDK's web-standard transport. Stateless: each POST gets a fresh server and
+ * transport bound to the caller, answered as one JSON body (no session, no server-initiated stream), so
+ * GET answers 405 (the SDK client then reads every answer on its POST) and DELETE has nothing to end.
+ */
+import { randomUUID } from 'node:crypto';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { serviceToolInputSchema, type ServiceCaller, type ServiceTool } from '../../../schema/index.js';
+import { ApiError } from '../../api-error.js';
+import type { ApiReply, ApiRequest } from '../../types.js';
+import { operatorPerson, type OperatorDeps } from './operator.caller.js';
+
+const SERVER_INFO = { name: 'svc-operator', version: '1' };
+
+function mcpServer(tools: readonly ServiceTool[], person: ServiceCaller): Server {
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: serviceToolInputSchema(tool) as { type: 'object' },
+      annotations: { ...tool.annotations },
+    })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const tool = tools.find((t) => t.name === request.params.name);
+    const text = (value: string, isError: boolean) => ({
+      content: [{ type: 'text' as const, text: value }],
+      isError,
+    });
+    if (!tool) return text(`unknown_tool: no tool ${request.params.name}`, true);
+    const parsed = tool.args.safeParse(request.params.arguments ?? {});
+    if (!parsed.success)
+      return text(
+        `invalid_body: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`).join('; ')}`,
+        true,
+      );
+    const result = await tool.run(person, parsed.data, { opId: randomUUID() });
+    return result.ok
+      ? { ...text(JSON.stringify(result.value, null, 2), false), structuredContent: { result: result.value } }
+      : text(`${result.error}: ${result.detail}`, true);
+  });
+  return server;
+}
+
+/** The gateway's request as the web `Request` the SDK transport reads. */
+function webRequest(req: ApiRequest): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) headers.set(name, value);
+  const query = req.query.toString();
+  return new Request(`http://operator.invalid${req.path}${query ? `?${query}` : ''}`, {
+    method: req.method,
+    headers,
+    ...(req.method === 'POST' ? { body: new Uint8Array(req.body) } : {}),
+  });
+}
+
+async function apiReply(response: Response): Promise<ApiReply> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  return { status: response.status, headers, body: Buffer.from(await response.arrayBuffer()) };
+}
+
+export async function mcpRoute(deps: OperatorDeps, req: ApiRequest): Promise<ApiReply> {
+  const person = operatorPerson(deps, req.actor);
+  if (req.method === 'GET')
+    throw new ApiError('method_not_allowed', {
+      detail:
+        'This MCP endpoint is stateless: it opens no server-initiated stream; every answer comes on its POST.',
+      hint: 'POST JSON-RPC messages to /operator/mcp.',
+      headers: { Allow: 'POST, DELETE' },
+    });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  const server = mcpServer(deps.tools(), person);
+  try {
+    await server.connect(transport);
+    return await apiReply(await transport.handleRequest(webRequest(req)));
+  } finally {
+    await server.close();
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * `GET /pages`, `GET /pages/{id}` and `GET /containers` (ops/knowledge-base.md "Reads"): answered from
+ * this node's projection; `{id}` is a page id or `CONTAINER/Title`.
+ */
+import {
+  containerRows,
+  findContainer,
+  listPages,
+  PAGE_LIST_DEFAULT,
+  PAGE_LIST_MAX,
+  pageDetail,
+  queryTerms,
+  type PagesService,
+} from '../../../projections/index.js';
+import { ApiError } from '../../api-error.js';
+import type { ApiReply, ApiRequest } from '../../types.js';
+import { intParam } from './pages.request.js';
+
+const Q_MAX_CHARS = 500;
+/** Far past any listing: a cursor beyond the rows simply pages empty. */
+const CURSOR_MAX = 1_000_000_000;
+
+/** A container filter: declared, or still holding pages; else 404 `no_container`. */
+export function containerParam(pages: PagesService, wanted: string): string {
+  const keys = containerRows(pages.state(), pages.containers()).map((c) => c.key);
+  const found = findContainer(keys, wanted);
+  if (found === null)
+    throw new ApiError('no_container', {
+      detail: `No container ${wanted}: the org chart declares ${keys.join(', ') || 'none'}.`,
+    });
+  return found;
+}
+
+export function notFound(ref: string): ApiError {
+  return new ApiError('not_found', {
+    detail: `No page ${ref}.`,
+    hint: 'Name a page by its id or as `CONTAINER/Title`; `GET /pages` lists them.',
+  });
+}
+
+export function listRoute(pages: PagesService, req: ApiRequest): ApiReply {
+  const limit = intParam(req, 'limit', PAGE_LIST_DEFAULT, 1, PAGE_LIST_MAX);
+  const offset = intParam(req, 'cursor', 0, 0, CURSOR_MAX);
+  const q = req.query.get('q') ?? undefined;
+  if (q !== undefined && (q.length > Q_MAX_CHARS || queryTerms(q).length === 0))
+    throw new ApiError('bad_params', {
+      detail: `\`q\` needs at least one word and at most ${Q_MAX_CHARS} characters.`,
+      hint: 'Search with words from a title or body, or leave `q` out to list in title order.',
+    });
+  const wanted = req.query.get('container');
+  const container = wanted === null || wanted === '' ? undefined : containerParam(pages, wanted);
+  const parentRef = req.query.get('parent');
+  let parent: string | undefined;
+  if (parentRef === 'root') parent = 'root';
+  else if (parentRef !== null && parentRef !== '') {
+    const found = pages.resolve(parentRef);
+    if (!found) throw notFound(parentRef);
+    parent = found.id;
+  }
+  const list = listPages(pages.state(), {
+    limit,
+    offset,
+    ...(q === undefined ? {} : { q }),
+    ...(container === undefined ? {} : { container }),
+    ...(parent === undefined ? {} : { parent }),
+  });
+  return { status: 200, body: { ...list, order: q === undefined ? 'title' : 'relevance' } };
+}
+
+export function pageRoute(pages: PagesService, ref: string): ApiReply {
+  const page = pages.resolve(ref);
+  if (!page) throw notFound(ref);
+  return {
+    status: 200,
+    headers: { ETag: `"${page.version}"` },
+    body: pageDetail(pages.state(), page),
+  };
+}
+
+export function containersRoute(pages: PagesService): ApiReply {
+  return {
+    status: 200,
+    body: {
+      containers: containerRows(pages.state(), pages.containers()),
+      chart_epoch: pages.chartEpoch(),
+    },
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * What the knowledge routes share: a JSON body read against its schema (400 `invalid_body` with
+ * `problems`), the op_id of a write (body field or `?op_id=`; 400 `op_id_invalid`), the caller a write
+ * is recorded as, and a write's refusal as its catalogued error.
+ */
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import { isOpId, type ServiceCaller } from '../../../schema/index.js';
+import type { PageWriteResult } from '../../../projections/index.js';
+import { ApiError, bodyProblems, wholeBodyProblem } from '../../api-error.js';
+import type { Actor, ApiRequest, RequestHead } from '../../types.js';
+
+export interface KnowledgeCallers {
+  /** Who a write by `actor` is recorded as (a token bound to a person is that person). */
+  caller(actor: Actor | null): ServiceCaller;
+}
+
+export function jsonBody<T>(req: ApiRequest, schema: z.ZodType<T>): T {
+  let raw: unknown = {};
+  if (req.body.length > 0) {
+    try {
+      raw = JSON.parse(req.body.toString('utf8'));
+    } catch {
+      throw new ApiError('invalid_body', {
+        detail: 'The body is not JSON.',
+        extra: { problems: wholeBodyProblem('expected a JSON object') },
+      });
+    }
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success)
+    throw new ApiError('invalid_body', {
+      detail: 'The body does not fit the route (see `problems`).',
+      extra: { problems: bodyProblems(parsed.error.issues) },
+    });
+  return parsed.data;
+}
+
+const opIdRefusal = (detail: string) =>
+  new ApiError('op_id_invalid', {
+    detail: `${detail} The op_id must be at most 128 bytes of visible ASCII.`,
+  });
+
+/** `?op_id=` checked before the body is read (a write is refused before anything happens). */
+export function checkQueryOpId(req: RequestHead): void {
+  const value = req.query.get('op_id');
+  if (value !== null && !isOpId(value)) throw opIdRefusal('`?op_id=` is outside the grammar.');
+}
+
+/**
+ * The write's op_id: the body's `op_id` (a string in the grammar), else `?op_id=`, else a fresh one
+ * (the answer names it, so the caller can retry with it). Both given and different is refused.
+ */
+export function opIdOf(req: ApiRequest, raw: unknown): string {
+  const fromQuery = req.query.get('op_id');
+  const inBody = typeof raw === 'object' && raw !== null && 'op_id' in raw ? raw.op_id : undefined;
+  if (inBody !== undefined && (typeof inBody !== 'string' || !isOpId(inBody)))
+    throw opIdRefusal("The body's `op_id` is outside the grammar.");
+  if (fromQuery !== null && !isOpId(fromQuery)) throw opIdRefusal('`?op_id=` is outside the grammar.');
+  if (inBody !== undefined && fromQuery !== null && inBody !== fromQuery)
+    throw opIdRefusal('The body and the query name two different op_ids.');
+  return inBody ?? fromQuery ?? randomUUID();
+}
+
+/** The raw JSON of a body (undefined when empty or not JSON: `jsonBody` refuses those). */
+export function rawJson(req: ApiRequest): unknown {
+  if (req.body.length === 0) return undefined;
+  try {
+    return JSON.parse(req.body.toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A refused write as its catalogued error. */
+export function refusedWrite(result: Extract<PageWriteResult, { ok: false }>): ApiError {
+  return new ApiError(result.error, { detail: result.detail });
+}
+
+/** A positive integer query parameter within `[1, max]` (400 `bad_params` otherwise). */
+export function intParam(req: RequestHead, name: string, fallback: number, min: number, max: number): number {
+  const raw = req.query.get(name);
+  if (raw === null || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max)
+    throw new ApiError('bad_params', {
+      detail: `\`${name}\` must be an integer from ${min} to ${max}.`,
+      hint: `Send \`${name}\` within range, or leave it out (default ${fallback}).`,
+    });
+  return Number(raw);
+}

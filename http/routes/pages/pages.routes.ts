@@ -1,0 +1,59 @@
+/**
+ * The knowledge routes of a node whose `knowledge.backend` is native (spec "Work tracker and knowledge
+ * routes", `/containers`): reads open like every read, writes guarded like every write. `{id}` may be
+ * `CONTAINER/Title`, which holds a `/`, so the page routes take the rest of the path; a POST to
+ * `/pages/{id}/comments` is told apart by its last segment.
+ */
+import type { PagesService } from '../../../projections/index.js';
+import { ApiError } from '../../api-error.js';
+import type { RouteDef } from '../../types.js';
+import { containersRoute, listRoute, pageRoute } from './pages.reads.js';
+import { checkQueryOpId, type KnowledgeCallers } from './pages.request.js';
+import { commentRoute, createRoute, deleteRoute, updateRoute } from './pages.writes.js';
+
+export interface KnowledgeRouteDeps extends KnowledgeCallers {
+  readonly pages: PagesService;
+}
+
+const COMMENTS = /^(.+)\/comments$/;
+
+export function knowledgeRoutes(deps: KnowledgeRouteDeps): RouteDef[] {
+  const rest = (params: Readonly<Record<string, string>>): string => params['*'] ?? '';
+  return [
+    { method: 'GET', pattern: '/containers', handler: () => containersRoute(deps.pages) },
+    { method: 'GET', pattern: '/pages', handler: (req) => listRoute(deps.pages, req) },
+    { method: 'GET', pattern: '/pages/*', handler: (req) => pageRoute(deps.pages, rest(req.params)) },
+    {
+      method: 'POST',
+      pattern: '/pages',
+      beforeBody: checkQueryOpId,
+      handler: (req) => createRoute(deps, req),
+    },
+    {
+      method: 'POST',
+      pattern: '/pages/*',
+      beforeBody: checkQueryOpId,
+      handler: (req) => {
+        const m = COMMENTS.exec(rest(req.params));
+        if (!m)
+          throw new ApiError('no_route', {
+            detail: 'A POST under /pages/ is only `/pages/{id}/comments`.',
+            hint: 'Create pages with `POST /pages`; update them with `PATCH /pages/{id}`.',
+          });
+        return commentRoute(deps, req, m[1]!);
+      },
+    },
+    {
+      method: 'PATCH',
+      pattern: '/pages/*',
+      beforeBody: checkQueryOpId,
+      handler: (req) => updateRoute(deps, req, rest(req.params)),
+    },
+    {
+      method: 'DELETE',
+      pattern: '/pages/*',
+      beforeBody: checkQueryOpId,
+      handler: (req) => deleteRoute(deps, req, rest(req.params)),
+    },
+  ];
+}

@@ -1,0 +1,95 @@
+/**
+ * The knowledge base as the routes and tools use it: reads over this node's projection and the org
+ * chart's containers, and writes sent as `pages.write` commands whose answer is read back once this
+ * node's projection has folded it (a write's caller reads its own write on any node).
+ */
+import { sendCommand, type Bus } from '../../bus/index.js';
+import {
+  Commands,
+  containersOf,
+  type Container,
+  type PageChangeInput,
+  type PageRefusalCode,
+  type ServiceCaller,
+} from '../../schema/index.js';
+import type { RunningProjection } from '../runner/runner.js';
+import { pageDetail, resolvePage, type PageDetail } from './pages.queries.js';
+import type { Page, PagesState } from './pages.state.js';
+
+/** The active company document and the epoch it was activated at (null before the first revision). */
+export type ActiveChart = () => { readonly document: unknown; readonly epoch: number } | null;
+
+export type PageWriteResult =
+  | {
+      readonly ok: true;
+      readonly repeated: boolean;
+      readonly type: 'page.create' | 'page.update' | 'page.delete' | 'page.comment';
+      readonly page_id: string;
+      readonly version: number;
+      readonly comment_id: string | null;
+      /** The page as folded after the write; null once deleted. */
+      readonly page: PageDetail | null;
+    }
+  | { readonly ok: false; readonly error: PageRefusalCode; readonly detail: string };
+
+export interface PagesService {
+  state(): PagesState;
+  containers(): Container[];
+  /** The epoch of the revision the containers were read from (0 before the first revision). */
+  chartEpoch(): number;
+  /** A page by id or `CONTAINER/Title`. */
+  resolve(ref: string): Page | null;
+  write(by: ServiceCaller, opId: string, change: PageChangeInput): Promise<PageWriteResult>;
+}
+
+/** How long a write waits for this node's projection to fold what the writer decided. */
+const readBackMs = 10_000;
+
+export function createPagesService(opts: {
+  readonly bus: Bus;
+  readonly projection: RunningProjection<PagesState>;
+  readonly chart: ActiveChart;
+}): PagesService {
+  const state = (): PagesState => opts.projection.state();
+  const containers = (): Container[] => containersOf(opts.chart()?.document ?? null);
+  const resolve = (ref: string): Page | null =>
+    resolvePage(
+      state(),
+      ref,
+      containers().map((c) => c.key),
+    );
+  return {
+    state,
+    containers,
+    chartEpoch: () => opts.chart()?.epoch ?? 0,
+    resolve,
+    async write(by, opId, change) {
+      const reply = await sendCommand(opts.bus, Commands.pages.write, { op_id: opId, by, change });
+      const outcome = reply.outcome;
+      if (!outcome.ok) return { ok: false, error: outcome.error, detail: outcome.detail };
+      await opts.projection.when((s) => s.outcomes.has(opId), readBackMs);
+      const page = state().pages.get(outcome.page_id);
+      return {
+        ok: true,
+        repeated: reply.repeated,
+        type: outcome.type,
+        page_id: outcome.page_id,
+        version: outcome.version,
+        comment_id: outcome.comment_id,
+        page: page ? pageDetail(state(), page) : null,
+      };
+    },
+  };
+}
+
+/** The writer's view of the projection (`actors/pages`). */
+export function pagesLedger(projection: RunningProjection<PagesState>) {
+  const outcome = (opId: string) => projection.state().outcomes.get(opId) ?? null;
+  return {
+    outcome,
+    async decided(opId: string, timeoutMs: number) {
+      await projection.when((s) => s.outcomes.has(opId), timeoutMs);
+      return outcome(opId);
+    },
+  };
+}

@@ -1,0 +1,212 @@
+/**
+ * The knowledge base's tools, one definition for seats (builtins) and for an operator's assistant
+ * (`/operator/mcp`, `/operator/act/{tool}`): list containers, search, read, write (create or update)
+ * and comment. Writes carry an op_id (the call's own when the arguments give none), so a retried call
+ * writes once.
+ */
+import { z } from 'zod';
+import {
+  PageCommentBody,
+  ContainerKey,
+  OpId,
+  PageBody,
+  PageTitle,
+  type ServiceTool,
+  type ServiceToolResult,
+} from '../../schema/index.js';
+import { containerRows, listPages, pageDetail } from './pages.queries.js';
+import type { PagesService, PageWriteResult } from './pages.service.js';
+
+const ok = (value: unknown): ServiceToolResult => ({ ok: true, value });
+const no = (error: string, detail: string): ServiceToolResult => ({ ok: false, error, detail });
+const readOnly = (title: string) => ({
+  title,
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+});
+const writes = (title: string) => ({
+  title,
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+});
+
+const PageRef = z.string().trim().min(1).max(600).describe('A page id, or `CONTAINER/Title`.');
+
+const SearchArgs = z.strictObject({
+  q: z
+    .string()
+    .max(500)
+    .optional()
+    .describe('Words to find (all must appear); omitted lists pages in title order.'),
+  container: ContainerKey.optional().describe('Only pages of this container.'),
+  parent: z
+    .string()
+    .max(600)
+    .optional()
+    .describe('Only children of this page (id or `CONTAINER/Title`), or `root`.'),
+  limit: z.number().int().min(1).max(50).default(10),
+});
+const ReadArgs = z.strictObject({ page: PageRef });
+const WriteArgs = z.strictObject({
+  page: PageRef.optional().describe('The page to update; omitted, a page is created.'),
+  container: ContainerKey.optional().describe('Where a new page goes (required to create).'),
+  title: PageTitle.optional().describe('Required to create; given on an update, renames.'),
+  body: PageBody.optional().describe('The page body (Markdown); on an update it replaces the body whole.'),
+  parent: z
+    .string()
+    .max(600)
+    .nullable()
+    .optional()
+    .describe('Parent page (id or `CONTAINER/Title`); null moves to the top of the container.'),
+  base_version: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('Update only while the page is at this version.'),
+  op_id: OpId.optional().describe('Retry handle: the same op_id never writes twice.'),
+});
+const CommentArgs = z.strictObject({
+  page: PageRef,
+  body: PageCommentBody,
+  op_id: OpId.optional().describe('Retry handle: the same op_id never writes twice.'),
+});
+
+function written(result: PageWriteResult): ServiceToolResult {
+  if (!result.ok) return no(result.error, result.detail);
+  const { page, ...rest } = result;
+  return ok({
+    ...rest,
+    page: page && { id: page.id, container: page.container, title: page.title, version: page.version },
+  });
+}
+
+export function knowledgeTools(pages: PagesService): ServiceTool[] {
+  const parentId = (
+    ref: string | null | undefined,
+  ): { id: string | null | undefined } | ServiceToolResult => {
+    if (ref === undefined || ref === null) return { id: ref };
+    if (ref === 'root') return { id: null };
+    const found = pages.resolve(ref);
+    return found ? { id: found.id } : no('not_found', `no page ${ref} to place it under`);
+  };
+  return [
+    {
+      name: 'pages_containers',
+      description: 'List the knowledge base containers (unit and org-wide spaces) with their page counts.',
+      annotations: readOnly('List knowledge containers'),
+      delivers: null,
+      write: false,
+      args: z.strictObject({}),
+      run: () => Promise.resolve(ok(containerRows(pages.state(), pages.containers()))),
+    },
+    {
+      name: 'pages_search',
+      description:
+        'Search the knowledge base: pages whose title or body hold every word of `q`, best match first (BM25); without `q`, pages in title order.',
+      annotations: readOnly('Search pages'),
+      delivers: null,
+      write: false,
+      args: SearchArgs,
+      run(_caller, raw) {
+        const args = SearchArgs.parse(raw);
+        let parent: string | undefined;
+        if (args.parent !== undefined && args.parent !== 'root') {
+          const found = pages.resolve(args.parent);
+          if (!found) return Promise.resolve(no('not_found', `no page ${args.parent}`));
+          parent = found.id;
+        } else parent = args.parent;
+        const list = listPages(pages.state(), {
+          ...(args.q === undefined ? {} : { q: args.q }),
+          ...(args.container === undefined ? {} : { container: args.container }),
+          ...(parent === undefined ? {} : { parent }),
+          limit: args.limit,
+          offset: 0,
+        });
+        return Promise.resolve(ok(list.pages));
+      },
+    },
+    {
+      name: 'pages_read',
+      description: 'Read one page: body, comments, revisions, children and breadcrumb.',
+      annotations: readOnly('Read a page'),
+      delivers: null,
+      write: false,
+      args: ReadArgs,
+      run(_caller, raw) {
+        const args = ReadArgs.parse(raw);
+        const page = pages.resolve(args.page);
+        return Promise.resolve(
+          page ? ok(pageDetail(pages.state(), page)) : no('not_found', `no page ${args.page}`),
+        );
+      },
+    },
+    {
+      name: 'pages_write',
+      description:
+        'Create a page (give `container` and `title`) or update one (give `page`; only the fields given change). Recorded as you.',
+      annotations: writes('Write a page'),
+      delivers: 'knowledge_base',
+      write: true,
+      args: WriteArgs,
+      async run(caller, raw, opts) {
+        const args = WriteArgs.parse(raw);
+        const opId = args.op_id ?? opts.opId;
+        const parent = parentId(args.parent);
+        if ('ok' in parent) return parent;
+        if (args.page === undefined) {
+          if (args.container === undefined || args.title === undefined)
+            return no(
+              'bad_params',
+              'creating a page needs `container` and `title` (or give `page` to update)',
+            );
+          return written(
+            await pages.write(caller, opId, {
+              type: 'create',
+              container: args.container,
+              title: args.title,
+              body: args.body ?? '',
+              parent_id: parent.id ?? null,
+            }),
+          );
+        }
+        const page = pages.resolve(args.page);
+        if (!page) return no('not_found', `no page ${args.page}`);
+        return written(
+          await pages.write(caller, opId, {
+            type: 'update',
+            page_id: page.id,
+            ...(args.title === undefined ? {} : { title: args.title }),
+            ...(args.body === undefined ? {} : { body: args.body }),
+            ...(parent.id === undefined ? {} : { parent_id: parent.id }),
+            ...(args.base_version === undefined ? {} : { base_version: args.base_version }),
+          }),
+        );
+      },
+    },
+    {
+      name: 'pages_comment',
+      description: 'Comment on a page, as you; the page keeps its comments in order.',
+      annotations: writes('Comment on a page'),
+      delivers: 'knowledge_base',
+      write: true,
+      args: CommentArgs,
+      async run(caller, raw, opts) {
+        const args = CommentArgs.parse(raw);
+        const page = pages.resolve(args.page);
+        if (!page) return no('not_found', `no page ${args.page}`);
+        return written(
+          await pages.write(caller, args.op_id ?? opts.opId, {
+            type: 'comment',
+            page_id: page.id,
+            body: args.body,
+          }),
+        );
+      },
+    },
+  ];
+}

@@ -1,0 +1,18 @@
+/** The knowledge base's records, command and limits (ops/knowledge-base.md). */
+export {
+  PageCommentBody,
+  ContainerKey,
+  PageBody,
+  PageCommentRecord,
+  PageCreateRecord,
+  PageDeleteRecord,
+  PageLimits,
+  PageOutcome,
+  PageRecord,
+  PageRefusalCode,
+  PageTitle,
+  PageUpdateRecord,
+} from './pages.records.js';
+export { PageChange, PageWrite, PageWriteReply } from './pages.commands.js';
+export type { PageChangeInput } from './pages.commands.js';
+export { containersOf, type Container } from './pages.containers.js';

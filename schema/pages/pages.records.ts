@@ -1,0 +1,116 @@
+/**
+ * The knowledge base's records on SVC_PAGES (ops/knowledge-base.md). Each record is an intent carrying
+ * its `op_id`; the projection decides it in log order (a title taken, a stale version, a parent gone),
+ * so two nodes never both win, and records the outcome under the `op_id`, so a retry is answered with
+ * the first outcome instead of acting twice.
+ */
+import { z } from 'zod';
+import { ServiceCaller } from '../service-tools.js';
+import { OpId } from '../work/item.js';
+
+/** Limits of the knowledge base (ops/knowledge-base.md "Limits"). */
+export const PageLimits = {
+  titleChars: 255,
+  bodyBytes: 512 * 1024,
+  commentBytes: 64 * 1024,
+  /** Revision entries a page read shows (newest first); the count is always whole. */
+  revisionsShown: 50,
+} as const;
+
+const bytes = (max: number) => (s: string) => Buffer.byteLength(s, 'utf8') <= max;
+
+export const PageTitle = z
+  .string()
+  .trim()
+  .min(1)
+  .max(PageLimits.titleChars)
+  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'no control characters');
+export const PageBody = z
+  .string()
+  .refine(bytes(PageLimits.bodyBytes), `at most ${PageLimits.bodyBytes} bytes`);
+export const PageCommentBody = z
+  .string()
+  .trim()
+  .min(1)
+  .refine(bytes(PageLimits.commentBytes), `at most ${PageLimits.commentBytes} bytes`);
+
+/** A container key (a unit's wiki space or an org-wide space): no `/`, which separates `CONTAINER/Title`. */
+export const ContainerKey = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.~-]{0,63}$/);
+
+const base = {
+  op_id: OpId,
+  at: z.string(),
+  by: ServiceCaller,
+};
+
+export const PageCreateRecord = z.object({
+  ...base,
+  type: z.literal('page.create'),
+  page_id: z.string().min(1),
+  container: ContainerKey,
+  title: PageTitle,
+  body: PageBody,
+  parent_id: z.string().nullable(),
+});
+
+export const PageUpdateRecord = z.object({
+  ...base,
+  type: z.literal('page.update'),
+  page_id: z.string().min(1),
+  title: PageTitle.optional(),
+  body: PageBody.optional(),
+  /** Present: move under this page (null: to the container's top). */
+  parent_id: z.string().nullable().optional(),
+  /** Present: applies only while the page is at this version (else `page_conflict`). */
+  base_version: z.number().int().positive().optional(),
+});
+
+export const PageDeleteRecord = z.object({
+  ...base,
+  type: z.literal('page.delete'),
+  page_id: z.string().min(1),
+});
+
+export const PageCommentRecord = z.object({
+  ...base,
+  type: z.literal('page.comment'),
+  page_id: z.string().min(1),
+  comment_id: z.string().min(1),
+  body: PageCommentBody,
+});
+
+export const PageRecord = z.discriminatedUnion('type', [
+  PageCreateRecord,
+  PageUpdateRecord,
+  PageDeleteRecord,
+  PageCommentRecord,
+]);
+export type PageRecord = z.infer<typeof PageRecord>;
+export type PageCreateRecord = z.infer<typeof PageCreateRecord>;
+export type PageUpdateRecord = z.infer<typeof PageUpdateRecord>;
+
+/** Refusals the log decides (besides `no_container`, which the writer checks against the org chart). */
+export const PageRefusalCode = z.enum([
+  'not_found',
+  'no_container',
+  'page_title_taken',
+  'page_conflict',
+  'page_has_children',
+  'page_parent_invalid',
+]);
+export type PageRefusalCode = z.infer<typeof PageRefusalCode>;
+
+/** What one op_id came to, as folded. */
+export const PageOutcome = z.discriminatedUnion('ok', [
+  z.object({
+    ok: z.literal(true),
+    type: z.enum(['page.create', 'page.update', 'page.delete', 'page.comment']),
+    page_id: z.string(),
+    version: z.number().int(),
+    comment_id: z.string().nullable(),
+    /** Stream sequence of the record that decided it. */
+    seq: z.number().int(),
+  }),
+  z.object({ ok: z.literal(false), error: PageRefusalCode, detail: z.string(), seq: z.number().int() }),
+]);
+export type PageOutcome = z.infer<typeof PageOutcome>;

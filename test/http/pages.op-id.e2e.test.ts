@@ -1,0 +1,79 @@
+import t from 'tap';
+import { startPagesNode } from './fixtures/pages-node.js';
+
+type Json = Record<string, unknown>;
+
+t.test('a create retried with its op_id answers the first outcome and writes once', async (t) => {
+  const n = await startPagesNode(t);
+  const body = { container: 'ENG', title: 'Once', body: 'b', op_id: 'retry-1' };
+  const first = await n.call('POST', '/pages', { body });
+  const again = await n.call('POST', '/pages', { body });
+  t.equal(first.status, 201);
+  t.equal(again.status, 201);
+  t.equal(first.json['repeated'], false);
+  t.equal(again.json['repeated'], true);
+  t.equal(again.json['page_id'], first.json['page_id']);
+  t.equal(again.json['op_id'], 'retry-1');
+  const list = await n.call('GET', '/pages?container=ENG');
+  t.equal(list.json['total'], 1, 'one page, not two');
+  const info = await n.bus.streamInfo('SVC_PAGES');
+  t.equal(info.messages, 1, 'the retry stored nothing');
+});
+
+t.test('comment, update and delete retried by op_id act once', async (t) => {
+  const n = await startPagesNode(t);
+  const made = await n.call('POST', '/pages', { body: { container: 'ENG', title: 'Page' } });
+  const id = made.json['page_id'] as string;
+  for (let i = 0; i < 2; i++)
+    await n.call('POST', `/pages/${id}/comments?op_id=c-1`, { body: { body: 'hi' } });
+  for (let i = 0; i < 2; i++) await n.call('PATCH', `/pages/${id}`, { body: { body: 'more', op_id: 'u-1' } });
+  const page = await n.call('GET', `/pages/${id}`);
+  t.equal((page.json['comments'] as Json[]).length, 1, 'one comment');
+  t.equal(page.json['version'], 2, 'one update');
+  const del1 = await n.call('DELETE', `/pages/${id}?op_id=d-1`);
+  const del2 = await n.call('DELETE', `/pages/${id}?op_id=d-1`);
+  t.equal(del1.status, 200);
+  t.equal(del2.status, 200, 'a retried delete answers its first outcome');
+  t.equal(del2.json['repeated'], true);
+  const other = await n.call('DELETE', `/pages/${id}?op_id=d-2`);
+  t.equal(other.status, 404, 'a new delete of a deleted page finds none');
+});
+
+t.test('a refused write retried with its op_id is refused the same way', async (t) => {
+  const n = await startPagesNode(t);
+  const holder = await n.call('POST', '/pages', { body: { container: 'ENG', title: 'Taken' } });
+  const refused = await n.call('POST', '/pages', {
+    body: { container: 'ENG', title: 'taken', op_id: 'x-1' },
+  });
+  t.equal(refused.json['error'], 'page_title_taken');
+  await n.call('DELETE', `/pages/${holder.json['page_id'] as string}`);
+  const retried = await n.call('POST', '/pages', {
+    body: { container: 'ENG', title: 'taken', op_id: 'x-1' },
+  });
+  t.equal(retried.json['error'], 'page_title_taken', 'the op_id keeps its first outcome');
+  const fresh = await n.call('POST', '/pages', { body: { container: 'ENG', title: 'taken', op_id: 'x-2' } });
+  t.equal(fresh.status, 201, 'a new op_id acts anew');
+});
+
+t.test('an op_id outside the grammar is 400 op_id_invalid, before anything is written', async (t) => {
+  const n = await startPagesNode(t);
+  const cases: Array<[string, unknown, string]> = [
+    ['/pages', { container: 'ENG', title: 'a', op_id: 'x'.repeat(129) }, 'over 128 bytes'],
+    ['/pages', { container: 'ENG', title: 'a', op_id: 'has space' }, 'a space'],
+    ['/pages', { container: 'ENG', title: 'a', op_id: 'é' }, 'not ASCII'],
+    ['/pages', { container: 'ENG', title: 'a', op_id: '' }, 'empty'],
+    ['/pages', { container: 'ENG', title: 'a', op_id: 7 }, 'not a string'],
+    [`/pages?op_id=${encodeURIComponent('tab\there')}`, { container: 'ENG', title: 'a' }, 'query with a tab'],
+    ['/pages?op_id=one', { container: 'ENG', title: 'a', op_id: 'two' }, 'body and query differ'],
+  ];
+  for (const [path, body, why] of cases) {
+    const r = await n.call('POST', path, { body });
+    t.equal(r.status, 400, why);
+    t.equal(r.json['error'], 'op_id_invalid', why);
+  }
+  const ok = await n.call('POST', '/pages', {
+    body: { container: 'ENG', title: 'a', op_id: 'x'.repeat(128) },
+  });
+  t.equal(ok.status, 201, '128 bytes of visible ASCII is accepted');
+  t.equal((await n.bus.streamInfo('SVC_PAGES')).messages, 1, 'the refused ones wrote nothing');
+});
