@@ -78,7 +78,7 @@ const CommentArgs = z.strictObject({
 
 function written(result: PageWriteResult): ServiceToolResult {
   if (!result.ok) return no(result.error, result.detail);
-  const { page, ...rest } = result;
+  const { page, ok: _ok, ...rest } = result;
   return ok({
     ...rest,
     page: page && { id: page.id, container: page.container, title: page.title, version: page.version },
