@@ -1,25 +1,17 @@
 /**
- * A deploy of the node running a turn, with a peer: two `svc serve` children on one JetStream server, the
- * local fake model and a stdio MCP server that appends each call to a ledger. SIGTERM while the seat's
- * MCP tool call runs, with a 1 s turn grace: the holder cuts the turn for shutdown and releases the seat,
- * the peer takes it and resumes the turn from its journal — the call in flight is not repeated (the model
- * reads "outcome unknown"), the side effect happened once, and the turn completes once.
+ * A deploy or a crash of the node running a turn, with a peer: two `svc serve` children on one JetStream
+ * server, the local fake model and a stdio MCP server that appends each call to a ledger
+ * (fixtures/resume-fleet.ts). While the seat's MCP tool call runs the holder is stopped — SIGTERM with a
+ * 1 s turn grace (it cuts the turn for shutdown and releases the seat), or kill -9 (nothing is released:
+ * the peer takes the seat once its lease lapsed and the wake once its delivery timed out). Either way the
+ * peer resumes the turn from its journal: the call in flight is not repeated (the model reads "outcome
+ * unknown"), the side effect happened once, the turn completes once with one set of figures.
  */
-import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import t from 'tap';
-import { ensureCatalogue, openBus, Streams, Subjects } from '../../bus/index.js';
-import { EventRecord, Payloads, type InboxMessage } from '../../schema/index.js';
-import { startLlmServer } from '../fixtures/llm/llm-server.js';
+import t, { type Test } from 'tap';
+import { Payloads } from '../../schema/index.js';
 import type { Step } from '../fixtures/llm/script.js';
-import { startFleetNode } from '../harness/fleet-node.js';
-import { startNatsServer } from '../harness/nats-server.js';
-import { TOKEN } from '../harness/serve-node.js';
+import { startResumeFleet, type ResumeFleet } from './fixtures/resume-fleet.js';
 
-const ticketServer = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'ticket-mcp-server.mjs');
 const usage = { prompt_tokens: 10, completion_tokens: 5 };
 const script: Step[] = [
   {
@@ -36,86 +28,68 @@ const script: Step[] = [
   { kind: 'text', text: '{"verdict":"done","notes":"reported"}', usage },
 ];
 
+/** Waits until ada's ticket call is in flight on node-a. */
+const holding = (f: ResumeFleet) =>
+  f.a.run.waitForLog(
+    (l) => l.msg === 'tool server stderr' && /^holding create_ticket/m.test(String(l['stderr'])),
+  );
+
+/** The peer resumed and completed the turn: each side effect once, one completion, one set of figures. */
+async function resumedOnce(t: Test, f: ResumeFleet): Promise<void> {
+  await f.b.run.waitForLog((l) => l.msg === 'turn resumed', 120_000);
+  await f.b.run.waitForLog((l) => l.msg === 'turn completed', 60_000);
+  t.equal(f.tickets().length, 1, 'the ticket was created once');
+  t.equal(f.llm.requests.length, 4, 'plan and the tool-calling answer were not asked again');
+  t.match(JSON.stringify(f.llm.requests[2]!.body), /outcome unknown — check before retrying/);
+
+  const events = await f.events();
+  const completed = events.filter((e) => e.type === 'agent_turn_completed');
+  t.equal(completed.length, 1, 'one completion');
+  const turn = Payloads.AgentTurnCompleted.parse(completed[0]!.payload);
+  t.equal(turn.failed, false);
+  t.same(
+    events.filter((e) => e.type === 'agent_phase_started').map((e) => e.payload['phase']),
+    ['plan', 'execute', 'review'],
+    'each phase started once across the two nodes',
+  );
+  const phases = events
+    .filter((e) => e.type === 'agent_phase_completed')
+    .map((e) => Payloads.AgentPhaseCompleted.parse(e.payload));
+  t.same(
+    phases.map((p) => p.phase),
+    ['plan', 'execute', 'review'],
+    'each phase recorded once',
+  );
+  t.equal(turn.total_tokens, 4 * 15, 'every answered model call counted once');
+  t.equal(
+    phases.reduce((sum, p) => sum + (p.input_tokens ?? 0) + (p.output_tokens ?? 0), 0),
+    turn.total_tokens,
+    'the phase records sum to the completion',
+  );
+  t.notMatch(JSON.stringify(events), /the turn was stopped/, 'nothing reads as an operator stop');
+}
+
 t.test(
   'SIGTERM mid tool call with a peer: the peer resumes the turn, the side effect once, one completion',
   async (t) => {
-    const nats = await startNatsServer({ t });
-    const dir = mkdtempSync(join(tmpdir(), 'svc-ledger-'));
-    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-    const ledger = join(dir, 'ledger.jsonl');
-    const llm = await startLlmServer({ wire: 'openai', script });
-    t.teardown(() => llm.close());
-    const bus = await openBus({ type: 'jetstream', url: nats.url });
-    t.teardown(() => bus.close());
-    await ensureCatalogue(bus);
+    const f = await startResumeFleet(t, script);
+    await f.wake('File a ticket');
+    await holding(f);
+    f.a.run.kill('SIGTERM');
+    await f.a.run.waitForLog((l) => l.msg === 'turn cut for shutdown; handed over');
+    t.equal(await f.a.run.exited, 0, 'the holder drains and exits 0');
+    await resumedOnce(t, f);
+  },
+);
 
-    const node = 'turn_grace_seconds: 1';
-    const a = await startFleetNode(t, 'node-a', nats.url, { node });
-    const company = {
-      name: 'Acme',
-      timezone: 'UTC',
-      providers: {
-        llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: llm.baseUrl } },
-        llm_order: ['local'],
-      },
-      mcp_servers: [
-        {
-          name: 'tickets',
-          command: process.execPath,
-          args: [ticketServer],
-          env: { LEDGER_FILE: ledger },
-          tool_prefix: 'tickets_',
-        },
-      ],
-      roles: [{ name: 'Ada' }],
-    };
-    const put = await fetch(`${a.url}/config`, {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'x-summary': 'peer' },
-      body: JSON.stringify(company),
-    });
-    t.equal(put.status, 201);
-    await a.run.waitForLog((l) => l.msg === 'config applied');
-    const b = await startFleetNode(t, 'node-b', nats.url, { node });
-    await b.run.waitForLog((l) => l.msg === 'config applied');
-
-    const wake: InboxMessage = {
-      id: randomUUID(),
-      kind: 'mention',
-      source: 'test',
-      received_at: new Date().toISOString(),
-      trace_id: randomUUID().replaceAll('-', ''),
-      summary: 'File a ticket',
-      payload: {},
-    };
-    await bus.publish(Subjects.agentInbox('ada'), new TextEncoder().encode(JSON.stringify(wake)));
-    await a.run.waitForLog(
-      (l) => l.msg === 'tool server stderr' && /^holding create_ticket/m.test(String(l['stderr'])),
-    );
-    a.run.kill('SIGTERM');
-    await a.run.waitForLog((l) => l.msg === 'turn cut for shutdown; handed over');
-    t.equal(await a.run.exited, 0, 'the holder drains and exits 0');
-
-    await b.run.waitForLog((l) => l.msg === 'turn resumed');
-    await b.run.waitForLog((l) => l.msg === 'turn completed');
-    const lines = existsSync(ledger) ? readFileSync(ledger, 'utf8').split('\n').filter(Boolean) : [];
-    t.equal(lines.length, 1, 'the ticket was created once');
-    t.equal(llm.requests.length, 4, 'plan and the tool-calling answer were not asked again');
-    t.match(JSON.stringify(llm.requests[2]!.body), /outcome unknown — check before retrying/);
-
-    const events: EventRecord[] = [];
-    for await (const msg of bus.replay(Streams.Events))
-      events.push(EventRecord.parse(JSON.parse(new TextDecoder().decode(msg.data))));
-    const completed = events.filter((e) => e.type === 'agent_turn_completed');
-    t.equal(completed.length, 1, 'one completion');
-    const turn = Payloads.AgentTurnCompleted.parse(completed[0]!.payload);
-    t.equal(turn.failed, false);
-    t.same(
-      events.filter((e) => e.type === 'agent_phase_started').map((e) => e.payload['phase']),
-      ['plan', 'execute', 'review'],
-      'each phase started once across the two nodes',
-    );
-    t.equal(turn.total_tokens, 4 * 15, 'every answered model call counted once');
-    t.notMatch(JSON.stringify(events), /the turn was stopped/, 'nothing reads as an operator stop');
+t.test(
+  'kill -9 mid tool call with a peer: the peer resumes the turn once the lease lapsed, the side effect once',
+  async (t) => {
+    const f = await startResumeFleet(t, script);
+    await f.wake('File a ticket');
+    await holding(f);
+    f.a.run.kill('SIGKILL');
+    t.equal(await f.a.run.exited, null, 'the holder died without a drain');
+    await resumedOnce(t, f);
   },
 );
