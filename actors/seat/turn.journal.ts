@@ -123,7 +123,10 @@ export const JournalRecord = z.discriminatedUnion('kind', [
     error: z.string(),
     tokens: z.number(),
   }),
-  /** The turn was cut for a shutdown (the drain's grace ran out): handed over, not failed. */
+  /**
+   * The turn was cut, not failed: `shutdown` (the drain's grace ran out), `paused` (a stop_running pause),
+   * `llm_unavailable` (it waits for its provider's retry_at). The next run resumes it from here.
+   */
   z.object({ kind: z.literal('cut'), ...at, reason: z.string() }),
 ]);
 export type JournalRecord = z.infer<typeof JournalRecord>;
