@@ -14,50 +14,12 @@ import {
   type ItemFields,
   type WorkChange,
   type WorkItem,
-  type WorkProject,
   type WorkRecord,
   type WorkState,
   type WorkWrite,
 } from '../../schema/index.js';
 import { decideFile } from './work.files.decide.js';
-
-export interface WorkContext {
-  readonly projects: readonly WorkProject[];
-  /** Seat handle -> kind, from the active document. */
-  readonly seats: ReadonlyMap<string, 'agent' | 'human'>;
-}
-
-export interface Problem {
-  readonly path: string;
-  readonly message: string;
-}
-
-export interface Refusal {
-  readonly refused: { readonly error: string; readonly detail: string; readonly problems: Problem[] };
-}
-
-/** A task lifecycle event the write sets off (spec "Events": TaskCreated, TaskAssigned, …). */
-export interface TaskEvent {
-  readonly type: 'TaskCreated' | 'TaskAssigned' | 'TaskCompleted' | 'TaskDelegated';
-  readonly summary: string;
-  /** The seat concerned (an assignee), when there is one. */
-  readonly seat: string | null;
-  readonly payload: Record<string, unknown>;
-}
-
-export interface Accepted {
-  readonly project: string;
-  readonly record: WorkRecord;
-  readonly events: TaskEvent[];
-  /** Handles newly assigned: agents are woken, humans skipped quietly. */
-  readonly assigned: string[];
-}
-
-export interface Fresh {
-  readonly id: string;
-  readonly commentId: string;
-  readonly now: Date;
-}
+import type { Accepted, Fresh, Problem, Refusal, TaskEvent, WorkContext } from './work.types.js';
 
 const refuse = (error: string, detail: string, problems: Problem[] = []): Refusal => ({
   refused: { error, detail, problems },

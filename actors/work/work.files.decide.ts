@@ -3,7 +3,7 @@
  * project, and `If-Match` against the version listed. Pure, like the item decisions.
  */
 import type { WorkChange, WorkRecord, WorkState, WorkWrite } from '../../schema/index.js';
-import type { Accepted, Refusal, WorkContext } from './work.decide.js';
+import type { Accepted, Refusal, WorkContext } from './work.types.js';
 
 type FileChange = Extract<WorkChange, { kind: 'file_put' | 'file_delete' }>;
 

@@ -32,7 +32,8 @@ import {
   type WorkWrite,
   type WorkWriteReply,
 } from '../../schema/index.js';
-import { decideWork, type Accepted, type WorkContext } from './work.decide.js';
+import { decideWork } from './work.decide.js';
+import type { Accepted, WorkContext } from './work.types.js';
 
 /** The work projection as the writer needs it. */
 export interface WorkStateView {
