@@ -20,7 +20,7 @@ export async function requestNode(
   headers: Record<string, string> = {},
 ): Promise<Response | null> {
   try {
-    return await fetch(`${target.url}${path}`, {
+    const response = await fetch(`${target.url}${path}`, {
       method,
       headers: {
         'user-agent': cliUserAgent(),
@@ -29,10 +29,19 @@ export async function requestNode(
       },
       ...(body !== undefined ? { body } : {}),
     });
+    if (response.status === 401) target.err.write(tokenHint(command, target.token !== undefined));
+    return response;
   } catch (error) {
     const cause =
       error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
     target.err.write(`svc ${command}: cannot reach ${target.url} (${cause})\n`);
     return null;
   }
+}
+
+/** What a 401 means from a terminal: the token comes from `SVC_TOKEN`, not from a header the user writes. */
+export function tokenHint(command: string, tokenSet: boolean): string {
+  return tokenSet
+    ? `svc ${command}: the node refused the token in SVC_TOKEN: set it to a token of the node's api.auth.tokens\n`
+    : `svc ${command}: the node needs an operator token: set SVC_TOKEN to a token of the node's api.auth.tokens\n`;
 }

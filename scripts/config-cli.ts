@@ -3,8 +3,10 @@
  * comes from SVC_TOKEN (never a flag: flags land in shell history and process listings).
  */
 import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, type NodeContext } from './cli-args.js';
 import { requestNode } from './cli-http.js';
+import { renderDiff, resolveRevision, RevisionLookupError } from './config-diff-cli.js';
 
 export const configHelp = `Usage: svc config <verb> [flags]
 
@@ -13,11 +15,17 @@ Verbs (against a running node; token from $SVC_TOKEN):
   put        FILE --summary S [--if-match ID] [--create] [--dry-run]
                                                      replace the document (FILE: JSON or YAML, - for stdin)
   patch      FILE --summary S [--if-match ID] [--dry-run]
-                                                     JSON merge patch (RFC 7396)
+                                                     merge patch (RFC 7396), written in JSON or YAML
+                                                     (null removes a key)
   validate   FILE                                    dry-run PUT: problems, warnings, derived seats and units
-  diff       REVISION [--against REVISION|active]    changes between two revisions, redacted
+  diff       REVISION [--against REVISION|active] [--format text|yaml|json]
+                                                     changes between two revisions, redacted, grouped per
+                                                     entity (text, the default) or the route's answer
   revisions  [--limit N] [--offset N]                revision history, newest first
-  revert     REVISION --summary S                    a new revision equal to REVISION
+  revert     REVISION [--summary S]                  a new revision equal to REVISION (summary default:
+                                                     "revert to REVISION")
+
+REVISION is a revision id or any unique prefix of one (4 characters at least).
   reload     [--summary S]                           re-store the active revision (pushes changed secrets)
   schema                                             the company document's JSON Schema (no node needed)
 
@@ -38,7 +46,23 @@ export async function runConfig(
   err: Out,
   schema: () => unknown,
 ): Promise<number> {
-  const { values, positionals } = parseNodeArgs(args, {
+  const { values, positionals } = parseConfigArgs(args);
+  const [verb, target, ...extra] = positionals;
+  const exit = helpExit(configHelp, values.help, verb, out);
+  if (exit !== null) return exit;
+  try {
+    return await runVerb(verb!, target, extra, values, env, out, err, schema);
+  } catch (error) {
+    if (!(error instanceof RevisionLookupError)) throw error;
+    err.write(`svc config: ${error.message}\n`);
+    return 1;
+  }
+}
+
+type ConfigValues = ReturnType<typeof parseConfigArgs>['values'];
+
+const parseConfigArgs = (args: string[]) =>
+  parseNodeArgs(args, {
     format: { type: 'string' },
     summary: { type: 'string' },
     'if-match': { type: 'string' },
@@ -48,9 +72,17 @@ export async function runConfig(
     limit: { type: 'string' },
     offset: { type: 'string' },
   });
-  const [verb, target, ...extra] = positionals;
-  const exit = helpExit(configHelp, values.help, verb, out);
-  if (exit !== null) return exit;
+
+async function runVerb(
+  verb: string,
+  target: string | undefined,
+  extra: string[],
+  values: ConfigValues,
+  env: NodeJS.ProcessEnv,
+  out: Out,
+  err: Out,
+  schema: () => unknown,
+): Promise<number> {
   if (extra.length > 0) throw new ConfigUsageError(`unexpected arguments: ${extra.join(' ')}`);
   if (verb === 'schema') {
     out.write(`${JSON.stringify(schema(), null, 2)}\n`);
@@ -86,12 +118,14 @@ export async function runConfig(
         ...preconditions(),
       });
     }
-    case 'patch':
-      return call(ctx, 'PATCH', `/config${dry}`, readInput(need('FILE')), {
+    case 'patch': {
+      const file = need('FILE');
+      return call(ctx, 'PATCH', `/config${dry}`, patchBody(file, readInput(file)), {
         'content-type': 'application/merge-patch+json',
         ...summaryHeader(),
         ...preconditions(),
       });
+    }
     case 'validate': {
       const file = need('FILE');
       const body = readInput(file);
@@ -100,8 +134,14 @@ export async function runConfig(
       });
     }
     case 'diff': {
-      const against = values.against ? `?against=${encodeURIComponent(values.against)}` : '';
-      return call(ctx, 'GET', `/config/revisions/${encodeURIComponent(need('REVISION'))}/diff${against}`);
+      const format = values.format ?? 'text';
+      if (format !== 'text' && format !== 'yaml' && format !== 'json')
+        throw new ConfigUsageError('--format is text, yaml or json');
+      const to = await resolveRevision(ctx, need('REVISION'));
+      const from = values.against ? await resolveRevision(ctx, values.against) : 'active';
+      if (to === null || from === null) return 1;
+      const path = `/config/revisions/${encodeURIComponent(to)}/diff?against=${encodeURIComponent(from)}`;
+      return call(ctx, 'GET', path, undefined, {}, (text) => renderDiff(text, format));
     }
     case 'revisions': {
       const query = new URLSearchParams();
@@ -110,14 +150,13 @@ export async function runConfig(
       const qs = query.toString();
       return call(ctx, 'GET', `/config/revisions${qs ? `?${qs}` : ''}`);
     }
-    case 'revert':
-      return call(
-        ctx,
-        'POST',
-        `/config/revisions/${encodeURIComponent(need('REVISION'))}/revert`,
-        undefined,
-        summaryHeader(),
-      );
+    case 'revert': {
+      const id = await resolveRevision(ctx, need('REVISION'));
+      if (id === null) return 1;
+      return call(ctx, 'POST', `/config/revisions/${encodeURIComponent(id)}/revert`, undefined, {
+        'x-summary': values.summary ?? `revert to ${id}`,
+      });
+    }
     case 'reload':
       return call(
         ctx,
@@ -142,18 +181,31 @@ function readInput(file: string): string {
 
 const looksYaml = (file: string, body: string): boolean => /\.ya?ml$/i.test(file) || !/^\s*[{[]/.test(body);
 
+/** A merge patch is JSON on the wire; one written in YAML is converted (`null` and `~` remove a key). */
+function patchBody(file: string, body: string): string {
+  if (!looksYaml(file, body)) return body;
+  try {
+    return JSON.stringify(parseYaml(body) ?? {});
+  } catch (error) {
+    throw new ConfigUsageError(
+      `${file} is neither JSON nor YAML: ${error instanceof Error ? error.message : ''}`,
+    );
+  }
+}
+
 async function call(
   ctx: NodeContext,
   method: string,
   path: string,
   body?: string,
   headers: Record<string, string> = {},
+  render: (text: string) => string = (text) => (text.endsWith('\n') ? text : `${text}\n`),
 ): Promise<number> {
   const response = await requestNode('config', ctx, method, path, body, headers);
   if (response === null) return 1;
   const text = await response.text();
   if (response.ok) {
-    ctx.out.write(text.endsWith('\n') ? text : `${text}\n`);
+    ctx.out.write(render(text));
     ctx.err.write(describeWarnings(text));
     return 0;
   }
@@ -207,6 +259,7 @@ export function describeRefusal(status: number, text: string): string {
     }
   }
   if (answer['stored_revision_id']) lines.push(`  stored inactive as ${str(answer['stored_revision_id'])}`);
-  if (answer['hint']) lines.push(`hint: ${str(answer['hint'])}`);
+  // A 401's hint speaks of HTTP headers; the CLI sends SVC_TOKEN (cli-http.ts says so already).
+  if (answer['hint'] && status !== 401) lines.push(`hint: ${str(answer['hint'])}`);
   return `${lines.join('\n')}\n`;
 }

@@ -13,10 +13,13 @@ import { ConfigUsageError, runConfig } from './config-cli.js';
 import { EventsUsageError, runEvents } from './events-cli.js';
 import { FleetUsageError, runFleet } from './fleet-cli.js';
 import { createLogger } from './logger.js';
+import { completionHelp, completionScript } from './completion.js';
 import { ProjectionsUsageError, runProjections } from './projections-cli.js';
 import { replayStream } from './replay.js';
 import { runKeygen, runSecrets, SecretsUsageError } from './secrets-cli.js';
 import { seedCompany } from './seed-company.js';
+import { whyNotListening } from './listen-why.js';
+import { GatewayListenError } from '../http/index.js';
 import { serve } from './serve.js';
 import { packageVersion } from './version.js';
 
@@ -35,12 +38,17 @@ Commands:
   backup    back up a running node's bus estate into a directory; 'backup list' shows them
   restore   load a backup into a fresh store, the node stopped (svc restore --help)
   projections  list the read models' projections and checkpoints; rebuild one or all by replay (svc projections --help)
+  completion   print a shell completion script: svc completion bash|zsh
 
 Flags:
   -h, --help      show help (also: svc <command> --help)
   -v, --version   print the version
 
 Environment:
+  SVC_TOKEN       operator token the client commands (config, secrets, events, fleet, backup) send;
+                  one of the node's api.auth.tokens
+  SVC_URL         node address the client commands talk to (default: api.host:api.port of --config,
+                  else http://127.0.0.1:8080)
   SVC_CONFIG      Tier A file used when --config is not given
   SVC_NODE_ID     node id when the file sets no node.id (default node-0)
   SVC_LOG_FORMAT  json or pretty (default: pretty at a terminal, json otherwise)
@@ -75,6 +83,21 @@ Flags:
   --verify            check that sequences strictly increase and report the count and any gaps
   -h, --help          show this help
 `;
+
+/** The commands with a help of their own: a usage error points at it. */
+const commands = new Set([
+  'serve',
+  'replay',
+  'config',
+  'secrets',
+  'keygen',
+  'events',
+  'fleet',
+  'backup',
+  'restore',
+  'projections',
+  'completion',
+]);
 
 class UsageError extends Error {
   override name = 'UsageError';
@@ -131,6 +154,16 @@ export async function main(
           (config) =>
             createLogger({ debug: config.debug, node: config.node.id, destination: process.stderr, env }),
         );
+      case 'completion': {
+        if (rest[0] === '-h' || rest[0] === '--help') {
+          out.write(completionHelp);
+          return 0;
+        }
+        const script = completionScript(rest[0]);
+        if (script === null) throw new UsageError('completion needs a shell: bash or zsh');
+        out.write(script);
+        return 0;
+      }
       default:
         throw new UsageError(`unknown command: ${command}`);
     }
@@ -145,7 +178,8 @@ export async function main(
       error instanceof ProjectionsUsageError ||
       (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
     ) {
-      err.write(`svc: ${error.message}\nRun 'svc --help' for usage.\n`);
+      const help = command !== undefined && commands.has(command) ? `svc ${command} --help` : 'svc --help';
+      err.write(`svc: ${error.message}\nRun '${help}' for usage.\n`);
       return 2;
     }
     err.write(`svc: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -207,7 +241,20 @@ async function runServe(args: string[], env: NodeJS.ProcessEnv, out: Out, err: O
     logger.warn({ event: 'parent_exited' }, 'the npm process that started this node is gone: draining');
     stop('SIGTERM');
   });
-  const running = await serve(config, { logger, version: packageVersion() });
+  let running: Awaited<ReturnType<typeof serve>>;
+  try {
+    running = await serve(config, { logger, version: packageVersion() });
+  } catch (error) {
+    if (!(error instanceof GatewayListenError)) throw error;
+    const why = await whyNotListening(error.host, error.port);
+    logger.error(
+      { event: 'listen_failed', host: error.host, port: error.port, reason: why },
+      'cannot listen',
+    );
+    logger.flush();
+    err.write(`svc serve: cannot listen on ${error.host}:${error.port}: ${why}\n`);
+    return 1;
+  }
   if (company) {
     await seedCompany({
       bus: running.bus,

@@ -37,7 +37,9 @@ t.test('svc config puts, gets, lists, diffs, reverts and reloads against a runni
     ],
     'the CLI names itself: its writes are stored with source cli',
   );
-  const diff = JSON.parse((await config(node.url, ['diff', firstId])).out) as { changes: unknown[] };
+  const diff = JSON.parse((await config(node.url, ['diff', firstId, '--format', 'json'])).out) as {
+    changes: unknown[];
+  };
   t.match(diff.changes, [{ path: 'mission', kind: 'changed', from: 'two', to: 'one' }]);
   t.equal((await config(node.url, ['revert', firstId, '--summary', 'back to one'])).code, 0);
   t.match((await config(node.url, ['get'])).out, /"mission":"one"/);

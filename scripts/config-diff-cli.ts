@@ -1,0 +1,97 @@
+/**
+ * `svc config diff` on the terminal: revision ids may be shortened to any unique prefix (as `git` does), and
+ * the answer of `GET /config/revisions/{id}/diff` is printed grouped by entity (`roles[2]`, `providers`, …)
+ * with `+` added, `-` removed, `~` changed, or as the route's JSON, or YAML.
+ */
+import { stringify } from 'yaml';
+import type { NodeContext } from './cli-args.js';
+import { requestNode } from './cli-http.js';
+
+const fullId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A usage mistake in what was asked (no such revision, an ambiguous prefix). */
+export class RevisionLookupError extends Error {
+  override name = 'RevisionLookupError';
+}
+
+/**
+ * The full id a prefix names, by reading the revision list (500 at a time); `active` and full ids pass
+ * through. Null when the node could not be reached or refused the listing (already reported on `err`).
+ */
+export async function resolveRevision(ctx: NodeContext, id: string): Promise<string | null> {
+  if (id === 'active' || fullId.test(id)) return id;
+  if (!/^[0-9a-f-]{4,}$/i.test(id))
+    throw new RevisionLookupError(`${id} is not a revision id or a prefix of one (4 hex digits at least)`);
+  const matches: string[] = [];
+  for (let offset = 0; ; offset += 500) {
+    const res = await requestNode('config', ctx, 'GET', `/config/revisions?limit=500&offset=${offset}`);
+    if (res === null) return null;
+    if (!res.ok) {
+      ctx.err.write(`svc config: listing revisions to resolve ${id} answered ${res.status}\n`);
+      return null;
+    }
+    const page = (await res.json()) as { revisions: Array<{ revision_id: string }>; total: number };
+    for (const r of page.revisions)
+      if (r.revision_id.startsWith(id.toLowerCase())) matches.push(r.revision_id);
+    if (page.revisions.length === 0 || offset + page.revisions.length >= page.total) break;
+  }
+  if (matches.length === 1) return matches[0]!;
+  if (matches.length === 0) throw new RevisionLookupError(`no revision id starts with ${id}`);
+  throw new RevisionLookupError(
+    `${id} names ${matches.length} revisions (${matches.join(', ')}): give more of it`,
+  );
+}
+
+interface Change {
+  readonly path: string;
+  readonly kind: 'added' | 'removed' | 'changed';
+  readonly from?: unknown;
+  readonly to?: unknown;
+}
+interface DiffAnswer {
+  readonly from: string;
+  readonly to: string;
+  readonly changes: Change[];
+  readonly changes_total: number;
+}
+
+/** `roles[2].goal` → `roles[2]`; `providers.llm.x.model` → `providers`; `name` → `(company)`. */
+export function entityOf(path: string): string {
+  const m = /^([^.[]+)(\[\d+\])?/.exec(path);
+  if (m === null) return '(company)';
+  if (m[2] !== undefined) return `${m[1]}${m[2]}`;
+  return path.includes('.') || path.includes('[') ? m[1]! : '(company)';
+}
+
+const shown = (value: unknown): string => {
+  const text = JSON.stringify(value) ?? 'null';
+  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+};
+
+/** The diff grouped per entity, one line per change. */
+export function renderDiffText(answer: DiffAnswer): string {
+  const lines = [`diff ${answer.from} -> ${answer.to}: ${answer.changes_total} change(s)`];
+  const groups = new Map<string, Change[]>();
+  for (const c of answer.changes) {
+    const key = entityOf(c.path);
+    groups.set(key, [...(groups.get(key) ?? []), c]);
+  }
+  for (const [entity, changes] of groups) {
+    lines.push('', entity);
+    for (const c of changes) {
+      if (c.kind === 'added') lines.push(`  + ${c.path}: ${shown(c.to)}`);
+      else if (c.kind === 'removed') lines.push(`  - ${c.path}: ${shown(c.from)}`);
+      else lines.push(`  ~ ${c.path}: ${shown(c.from)} -> ${shown(c.to)}`);
+    }
+  }
+  if (answer.changes.length < answer.changes_total)
+    lines.push('', `(${answer.changes_total - answer.changes.length} more not shown)`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** Prints a diff answer's text in `format`. */
+export function renderDiff(text: string, format: 'text' | 'yaml' | 'json'): string {
+  if (format === 'json') return text.endsWith('\n') ? text : `${text}\n`;
+  const answer = JSON.parse(text) as DiffAnswer;
+  return format === 'yaml' ? stringify(answer) : renderDiffText(answer);
+}

@@ -1,0 +1,62 @@
+/**
+ * The command line as a new operator meets it: help names the environment it reads, usage errors point at
+ * the command's own help, a busy port is named with its reason, and shell completion (the `svc config`
+ * client's side: config-cli-usability.e2e.test.ts).
+ */
+import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import t from 'tap';
+import { runSvc } from '../harness/child.js';
+import { TOKEN } from '../harness/serve-node.js';
+
+async function svc(args: string[], env: Record<string, string | undefined> = { SVC_TOKEN: TOKEN }) {
+  const run = runSvc(args, env);
+  const code = await run.exited;
+  return { code, out: run.stdout(), err: run.stderr() };
+}
+
+t.test('svc --help lists SVC_TOKEN and SVC_URL; a usage error points at the command help', async (t) => {
+  const help = await svc(['--help']);
+  t.equal(help.code, 0);
+  t.match(help.out, /SVC_TOKEN\s+operator token/);
+  t.match(help.out, /SVC_URL\s+node address/);
+  t.match(help.out, /completion/);
+  const usage = await svc(['config', 'diff', '--bogus']);
+  t.equal(usage.code, 2);
+  t.match(usage.err, /Run 'svc config --help' for usage/);
+  const unknown = await svc(['nonsense']);
+  t.match(unknown.err, /Run 'svc --help' for usage/);
+});
+
+t.test('svc completion prints bash and zsh scripts that complete commands and verbs', async (t) => {
+  const bash = await svc(['completion', 'bash']);
+  t.equal(bash.code, 0);
+  const completed = execFileSync(
+    'bash',
+    ['-c', `${bash.out}\nCOMP_WORDS=(svc config re); COMP_CWORD=2; _svc; echo "\${COMPREPLY[@]}"`],
+    { encoding: 'utf8' },
+  );
+  t.same(completed.trim().split(' ').sort(), ['reload', 'revert', 'revisions']);
+  const zsh = await svc(['completion', 'zsh']);
+  t.equal(zsh.code, 0);
+  t.match(zsh.out, /^#compdef svc/);
+  t.match(zsh.out, /config\) compadd -- get put patch/);
+  t.equal((await svc(['completion', 'fish'])).code, 2);
+});
+
+t.test('a busy port is named, with why, and the node exits 1', async (t) => {
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => holder.close());
+  const port = (holder.address() as { port: number }).port;
+  const dir = t.testdir({
+    'config.yaml': `providers: {queue: {type: memory}}\napi: {host: 127.0.0.1, port: ${port}}\nstream: {store_dir: ./data}\n`,
+  });
+  const run = await svc(['serve', '--config', join(dir, 'config.yaml')], {});
+  t.equal(run.code, 1);
+  t.match(
+    run.err,
+    new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: port ${port} on 127\\.0\\.0\\.1 is in use`),
+  );
+});

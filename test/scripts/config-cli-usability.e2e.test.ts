@@ -1,0 +1,65 @@
+/**
+ * `svc config` against a running node: a 401 speaks of SVC_TOKEN (not HTTP headers), a patch may be written in
+ * YAML, revision ids may be shortened to a unique prefix, `diff` prints changes grouped per entity (or YAML, or
+ * the route's JSON), and `revert` needs no summary.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { runSvc } from '../harness/child.js';
+import { startNode, TOKEN } from '../harness/serve-node.js';
+
+// Seven CLI processes (each a Node start) and a node: past the default 120 s on a loaded machine.
+t.setTimeout(300_000);
+
+async function svc(args: string[], env: Record<string, string | undefined> = { SVC_TOKEN: TOKEN }) {
+  const run = runSvc(args, env);
+  const code = await run.exited;
+  return { code, out: run.stdout(), err: run.stderr() };
+}
+
+t.test(
+  'against a node: 401 hints at SVC_TOKEN; YAML patch, short ids, per-entity diff, revert',
+  async (t) => {
+    const node = await startNode(t);
+    const file = join(node.dir, 'company.yaml');
+    writeFileSync(file, 'name: Acme\nmission: one\nroles:\n  - name: Ada\n    goal: ship\n');
+    const config = (args: string[], env?: Record<string, string | undefined>) =>
+      svc(['config', ...args, '--url', node.url], env);
+
+    const anonymous = await config(['put', file, '--summary', 'first'], {});
+    t.equal(anonymous.code, 1);
+    t.match(anonymous.err, /set SVC_TOKEN to a token of the node's api\.auth\.tokens/);
+    t.notMatch(anonymous.err, /Authorization/, 'no HTTP header talk');
+    const wrong = await config(['put', file, '--summary', 'first'], { SVC_TOKEN: 'not-the-token' });
+    t.match(wrong.err, /refused the token in SVC_TOKEN/);
+
+    const first = await config(['put', file, '--summary', 'first']);
+    t.equal(first.code, 0, first.err);
+    const firstId = (JSON.parse(first.out) as { revision_id: string }).revision_id;
+    const patch = join(node.dir, 'patch.yaml');
+    writeFileSync(patch, 'mission: two\nroles:\n  - name: Ada\n    goal: ship faster\n');
+    const patched = await config(['patch', patch, '--summary', 'yaml patch']);
+    t.equal(patched.code, 0, patched.err);
+    const secondId = (JSON.parse(patched.out) as { revision_id: string }).revision_id;
+    const read = async (path: string): Promise<string> =>
+      (await fetch(`${node.url}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+    t.match(await read('/config'), /"mission":"two"/, 'the YAML patch was applied');
+
+    const diff = await config(['diff', secondId.slice(0, 8), '--against', firstId.slice(0, 6)]);
+    t.equal(diff.code, 0, diff.err);
+    t.match(diff.out, `diff ${firstId} -> ${secondId}: 2 change(s)`);
+    t.match(diff.out, /\n\(company\)\n {2}~ mission: "one" -> "two"\n/);
+    t.match(diff.out, /\nroles\[0\]\n {2}~ roles\[0\]\.goal: "ship" -> "ship faster"\n/);
+    const yaml = await config(['diff', secondId.slice(0, 8), '--against', firstId, '--format', 'yaml']);
+    t.match(yaml.out, /^from: /m);
+
+    const revert = await config(['revert', firstId.slice(0, 8)]);
+    t.equal(revert.code, 0, revert.err);
+    t.match((await config(['get'])).out, /"mission":"one"/);
+    const list = JSON.parse((await config(['revisions', '--limit', '1'])).out) as {
+      revisions: Array<{ summary: string }>;
+    };
+    t.equal(list.revisions[0]?.summary, `revert to ${firstId}`, 'the summary defaults to what was done');
+  },
+);
