@@ -1,7 +1,7 @@
 /**
  * What the `run_sandbox` and `answer_sandbox` tools reach: the builtin tools are built before the node has
  * replayed the run records, so they hold this relay and the wiring binds it once the supervisor runs.
- * Unbound (a node without the seats role, or before start), the tools answer with an error.
+ * Until then (a turn resumed while the node starts) a call waits; only seats nodes run turns, and they bind it.
  */
 import { sendCommand, type Bus } from '../../bus/index.js';
 import { Commands, type SandboxAnswerReply, type SandboxRunRecord } from '../../schema/index.js';
@@ -24,24 +24,27 @@ export interface SandboxDeskRelay extends SandboxDesk {
 }
 
 export function createSandboxDesk(settingsFor: (seat: string) => SeatSandbox | null): SandboxDeskRelay {
-  let bound: { bus: Bus; records: SandboxRecords; supervisor: SandboxSupervisor } | null = null;
-  const need = (): { bus: Bus; records: SandboxRecords; supervisor: SandboxSupervisor } => {
-    if (bound === null) throw new Error('coding sandboxes are not available on this node');
-    return bound;
-  };
+  type Parts = { bus: Bus; records: SandboxRecords; supervisor: SandboxSupervisor };
+  let bound: Parts | null = null;
+  let bindNow: (parts: Parts) => void = () => undefined;
+  // A turn resumed while the node starts may call before the supervisor is bound: it waits for it.
+  const ready = new Promise<Parts>((resolve) => {
+    bindNow = resolve;
+  });
   return {
     bind(parts) {
       bound = parts;
+      bindNow(parts);
     },
     settingsFor,
-    launch: (run) => need().supervisor.launch(run),
+    launch: async (run) => (await ready).supervisor.launch(run),
     async answer(sandboxId, seat, answer) {
-      const { bus, records } = need();
+      const { bus, records } = await ready;
       const run = records.get(sandboxId);
       if (!run) return { ok: false, error: 'unknown_run', message: `no coding run ${sandboxId}` };
       return sendCommand(bus, Commands.sandbox.answerAt(run.node), { sandbox_id: sandboxId, seat, answer });
     },
-    settle: (sandboxId, signal) => need().supervisor.settle(sandboxId, signal),
+    settle: async (sandboxId, signal) => (await ready).supervisor.settle(sandboxId, signal),
     get: (sandboxId) => bound?.records.get(sandboxId),
   };
 }

@@ -290,6 +290,7 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
       const current = records.get(sandboxId);
       if (!current || settled(current) || signal?.aborted) return Promise.resolve(current ?? null);
       waiting.set(sandboxId, (waiting.get(sandboxId) ?? 0) + 1);
+      logger.info({ sandbox_id: sandboxId, status: current.status }, 'sandbox run awaited');
       return new Promise((resolve) => {
         const done = (run: SandboxRunRecord | null): void => {
           off();

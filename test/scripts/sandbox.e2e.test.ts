@@ -1,0 +1,137 @@
+/**
+ * A detached coding run outlives its node: on real `svc serve` children over one store, a seat's turn
+ * launches a run (`run_sandbox`), the node is killed (-9) while the turn waits on it, and the restarted
+ * node shows the same run in `/sandbox-runs` and the snapshot, resumes the turn's wait on the same run
+ * (no second launch), and records its end — `done`, a `phase: sandbox` row in the seat's `llm_history`.
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import { ensureCatalogue, openMemoryBus, Subjects } from '../../bus/index.js';
+import type { InboxMessage } from '../../schema/index.js';
+import { startLlmServer } from '../fixtures/llm/llm-server.js';
+import type { Step } from '../fixtures/llm/script.js';
+import { fakeAgentCommand } from '../actors/sandbox/harness.js';
+import { bootNode, storeDir, type BootedNode, type StoreDir } from '../harness/serve-store.js';
+
+const usage = { prompt_tokens: 10, completion_tokens: 5 };
+const script: Step[] = [
+  {
+    kind: 'text',
+    text: '{"decision":"plan","steps":["delegate"],"success_criteria":["done"],"tools":["run_sandbox"]}',
+    usage,
+  },
+  {
+    kind: 'tool_calls',
+    calls: [{ id: 's1', name: 'run_sandbox', arguments: { task: 'Add the endpoint' } }],
+    usage,
+  },
+  { kind: 'text', text: 'The coding run finished.', usage },
+  { kind: 'text', text: '{"verdict":"done","notes":"ok"}', usage },
+];
+
+interface Run {
+  sandbox_id: string;
+  status: string;
+  agent_handle: string;
+  started_at: string;
+}
+
+async function wake(store: StoreDir): Promise<void> {
+  const bus = await openMemoryBus({ storeDir: store.storeDir });
+  await ensureCatalogue(bus);
+  const message: InboxMessage = {
+    id: randomUUID(),
+    kind: 'mention',
+    source: 'test',
+    received_at: new Date().toISOString(),
+    trace_id: randomUUID().replaceAll('-', ''),
+    summary: 'Please add the endpoint',
+    payload: {},
+  };
+  await bus.publish(Subjects.agentInbox('bob'), new TextEncoder().encode(JSON.stringify(message)));
+  await bus.close();
+}
+
+/** Asks `path` until `until` holds for its JSON (each answer is a fresh read; no clock involved). */
+async function poll<T>(node: BootedNode, path: string, until: (body: T) => boolean): Promise<T> {
+  for (;;) {
+    const body = (await (await node.call('GET', path)).json()) as T;
+    if (until(body)) return body;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+t.test(
+  'kill -9 while a turn waits on its coding run: the restarted node shows the same run and sees it end',
+  async (t: Test) => {
+    const store = storeDir(t);
+    const llm = await startLlmServer({ wire: 'openai', script });
+    t.teardown(() => llm.close());
+    await wake(store);
+    const control = (id: string) => join(store.storeDir, 'sandboxes', id, 'control');
+    let launched: string | null = null;
+    // Whatever happens, the held agent is let go (it runs detached, outside the node).
+    t.teardown(() => {
+      if (launched && existsSync(control(launched))) writeFileSync(join(control(launched), 'release'), '');
+    });
+
+    const first = await bootNode(t, store, '');
+    const company = {
+      name: 'Acme',
+      timezone: 'UTC',
+      providers: {
+        llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: llm.baseUrl } },
+        llm_order: ['local'],
+      },
+      roles: [{ name: 'Bob', sandbox: { env: { FAKE_HOLD: '1' }, default_coding_agent: fakeAgentCommand } }],
+    };
+    const put = await first.call('PUT', '/config', {
+      body: JSON.stringify(company),
+      headers: { 'content-type': 'application/json', 'x-summary': 'sandbox test' },
+    });
+    t.equal(put.status, 201);
+    const before = await poll<{ runs: Run[] }>(first, '/sandbox-runs', (b) =>
+      b.runs.some((r) => r.status === 'running'),
+    );
+    const run = before.runs[0]!;
+    launched = run.sandbox_id;
+    t.equal(run.agent_handle, 'bob');
+    const snapshot = (await (await first.call('GET', '/stream/snapshot')).json()) as { sandboxes: Run[] };
+    t.match(
+      snapshot.sandboxes,
+      [{ sandbox_id: run.sandbox_id, status: 'running' }],
+      'the snapshot shows the live run',
+    );
+    first.run.kill('SIGKILL');
+    await first.run.exited;
+
+    const second = await bootNode(t, store, '');
+    const after = (await (await second.call('GET', '/sandbox-runs')).json()) as { runs: Run[] };
+    t.same(after.runs, before.runs, 'the restarted node shows the same run state');
+    const again = (await (await second.call('GET', '/stream/snapshot')).json()) as { sandboxes: Run[] };
+    t.match(again.sandboxes, [{ sandbox_id: run.sandbox_id, status: 'running' }]);
+
+    // The resumed turn waits on the same run (its retried call finds it); then the agent may finish.
+    await second.run.waitForLog((l) => l.msg === 'turn resumed');
+    await second.run.waitForLog((l) => l.msg === 'sandbox run awaited' && l['sandbox_id'] === run.sandbox_id);
+    writeFileSync(join(control(run.sandbox_id), 'release'), '');
+    const done = await poll<{ runs: Run[] }>(second, '/sandbox-runs', (b) => b.runs[0]?.status === 'done');
+    t.equal(done.runs.length, 1, 'no second run was launched');
+    t.equal(done.runs[0]!.sandbox_id, run.sandbox_id);
+    await second.run.waitForLog((l) => l.msg === 'turn completed');
+    const agent = await poll<{ llm_history?: Array<{ phase: string; launch_id?: string }> }>(
+      second,
+      '/agents/bob',
+      (b) => (b.llm_history ?? []).some((r) => r.phase === 'sandbox'),
+    );
+    t.match(
+      agent.llm_history!.find((r) => r.phase === 'sandbox'),
+      { phase: 'sandbox', launch_id: run.sandbox_id, failed: false },
+      'the run is a phase: sandbox row of the seat',
+    );
+    t.equal(llm.requests.length, 4, 'the model was asked once per step: the turn resumed, not restarted');
+    t.equal(await second.stop(), 0);
+  },
+);
