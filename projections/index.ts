@@ -112,9 +112,7 @@ export type { PhaseRow, PhaseSummary, TurnRow } from './history/history.rows.js'
 export {
   ReadModels,
   type Coverage,
-  type EventModels,
   type ReadModelsOptions,
-  type SpendModels,
 } from './readmodels/readmodels.js';
 export {
   decodeJson,

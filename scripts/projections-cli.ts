@@ -103,8 +103,7 @@ export function nodeProjections(bus: Bus, kv: { coord: Kv; secrets: Kv }, logger
     ),
     entry(bus, secretsProjection(kv.secrets), logger),
     entry(bus, eventsProjection, logger),
-    entry(bus, models.events, logger),
-    entry(bus, models.spend, logger),
+    ...models.all.map((projection) => entry(bus, projection, logger)),
     entry(bus, schedulesProjection(), logger),
     entry(bus, integrationsProjection, logger),
   ];

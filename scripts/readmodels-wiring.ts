@@ -20,7 +20,6 @@ import {
   runProjection,
   type CheckpointStore,
   type ConfigView,
-  type Projection,
   type RunningProjection,
   type MemoryStoreReader,
   type SnapshotSection,
@@ -83,12 +82,12 @@ export function createReadModels(opts: {
   const running: Array<RunningProjection<unknown>> = [];
 
   /**
-   * Boots both read-model projections through the runner (rule 2: before the listener binds), then the
+   * Boots the read-model projections (one per read model) through the runner (rule 2: before the listener binds), then the
    * stream-only progress subject, which no stream holds.
    */
   async function boot(bus: Bus, checkpoints: CheckpointStore | undefined): Promise<void> {
     const projections = readModelProjections(models);
-    for (const projection of [projections.events, projections.spend] as Array<Projection<unknown>>) {
+    for (const projection of projections.all) {
       try {
         running.push(
           await runProjection({

@@ -1,25 +1,32 @@
 /**
- * The read models as projections of the runner (`runner.ts`), so every one boots, follows and rebuilds
- * through the same code path as the events projection:
- *  - `readmodels.events` (agents, memory, sandboxes) folds the events stream from the history floor (30
- *    days). It has no checkpoint: the agents' boot seed is bounded to the newest three turns per seat
- *    (spec rule 2), a bound taken over the whole replay at its end (`replayed`), not a fold, so a state
- *    saved at one point plus the tail after it would keep phase records of turns a replay from zero
- *    drops. It therefore replays from zero on every boot (a parse of each event of the window).
- *  - `readmodels.spend` (token ledger and live spend window) folds the spend stream from 92 days back
- *    (the longest read: 90 company days plus zone slack): a turn's calls and auxiliary workers' alike (an
- *    `auxiliary_spend` event is the history line of its record and is not counted again). Its checkpoint is the records both hold; a load
- *    folds them again on this node's clock, so the ledger's placing of a record stamped ahead of the clock
- *    and the window's ageing come out as a replay from zero would make them.
+ * The read models as projections of the runner (`runner.ts`), one per read model, so each boots,
+ * follows, checkpoints and rebuilds on its own (`svc projections rebuild readmodels.tokens`):
+ *  - `readmodels.agents` folds the events stream from the history floor (30 days). It has no checkpoint:
+ *    the agents' boot seed is bounded to the newest three turns per seat (spec rule 2), a bound taken
+ *    over the whole replay at its end (`replayed`), not a fold, so a state saved at one point plus the
+ *    tail after it would keep phase records of turns a replay from zero drops. It therefore replays from
+ *    zero on every boot (a parse of each event of the window).
+ *  - `readmodels.memory` and `readmodels.sandboxes` fold their events from the same floor, no checkpoint
+ *    (the sandbox set is reconciled against the durable run record anyway).
+ *  - `readmodels.tokens` (the token ledger) and `readmodels.spend_window` (the live window) fold the
+ *    spend stream from 92 days back (the longest read: 90 company days plus zone slack): a turn's calls
+ *    and auxiliary workers' alike (an `auxiliary_spend` event is the history line of its record and is not
+ *    counted again). Each checkpoints the records it holds; a load folds them again on this node's clock,
+ *    so the ledger's placing of a record stamped ahead of the clock and the window's ageing come out as a
+ *    replay from zero would make them.
  * The stream-only `agent_turn_progress` is not stored, so no runner can replay it: the wiring subscribes
  * to it beside the runners and folds it into the same state.
  */
 import { Streams, type StoredMessage } from '../../bus/index.js';
 import { EventRecord, SpendRecord } from '../../schema/index.js';
 import { seedBound } from '../agents/agents.seed.js';
-import type { EventModels, ReadModels, SpendModels } from './readmodels.js';
+import { emptyAgentsState, type AgentsState } from '../agents/agents.state.js';
+import type { ReadModels } from './readmodels.js';
 import type { Projection } from '../runner/runner.js';
-import { applySpend, ledgerMaxAgeMs } from '../tokens/tokens.ledger.js';
+import { applySpend, ledgerMaxAgeMs, type TokenLedger } from '../tokens/tokens.ledger.js';
+import type { SpendWindow } from '../tokens/spend-window.js';
+import { emptyMemoryState, type MemoryState } from '../memory/memory.projection.js';
+import { emptySandboxesState, type SandboxesState } from '../sandboxes/sandboxes.projection.js';
 
 /** The event history the read models seed from (spec: event_history_seconds, 30 days). */
 export const eventSeedMs = 30 * 86_400_000;
@@ -44,72 +51,134 @@ const bounded = (type: string): boolean =>
   type === 'budget_exhausted' ||
   type === 'turn.guard_breach';
 
-interface EventsReplay extends EventModels {
+interface AgentsReplay {
+  readonly agents: AgentsState;
   /** Agent events held back while replaying (null once live). */
   held: EventRecord[] | null;
 }
 
-interface SavedSpend {
-  readonly ledger: unknown[];
-  readonly window: unknown[];
-}
-
 export interface ReadModelProjections {
-  readonly events: Projection<EventsReplay>;
-  readonly spend: Projection<SpendModels>;
+  readonly agents: Projection<AgentsReplay>;
+  readonly memory: Projection<MemoryState>;
+  readonly sandboxes: Projection<SandboxesState>;
+  readonly tokens: Projection<TokenLedger>;
+  readonly spendWindow: Projection<SpendWindow>;
+  /** All of them, in boot order. */
+  readonly all: ReadonlyArray<Projection<unknown>>;
 }
 
-/** The two projections that fill `models` (their state is the models' own: `init` and loads install it). */
+const eventRecord = (message: StoredMessage): EventRecord | null => {
+  const parsed = EventRecord.safeParse(decodeJson(message.data));
+  return parsed.success ? parsed.data : null;
+};
+const spendRecord = (message: StoredMessage): SpendRecord | null => {
+  const parsed = SpendRecord.safeParse(decodeJson(message.data));
+  return parsed.success ? parsed.data : null;
+};
+/** Checkpoints of the spend read models: the records they hold. */
+const savedRecords = (saved: unknown): unknown[] | null =>
+  saved !== null && typeof saved === 'object' && Array.isArray((saved as { records?: unknown }).records)
+    ? (saved as { records: unknown[] }).records
+    : null;
+
+/** The projections that fill `models` (their state is the models' own: `init` and loads install it). */
 export function readModelProjections(models: ReadModels, now: () => number = Date.now): ReadModelProjections {
-  const events: Projection<EventsReplay> = {
-    name: 'readmodels.events',
+  const sinceEvents = () => new Date(now() - eventSeedMs);
+  const sinceSpend = () => new Date(now() - spendSeedMs);
+  const agents: Projection<AgentsReplay> = {
+    name: 'readmodels.agents',
     version: 1,
     stream: Streams.Events,
-    since: () => new Date(now() - eventSeedMs),
-    init: () => {
-      const state: EventsReplay = { ...models.emptyEvents(), held: [] };
-      models.useEvents(state);
-      return state;
-    },
-    apply: (state, message: StoredMessage) => {
-      const parsed = EventRecord.safeParse(decodeJson(message.data));
-      if (!parsed.success) return;
-      if (state.held !== null && bounded(parsed.data.type)) state.held.push(parsed.data);
-      else models.foldEvent(parsed.data);
+    since: sinceEvents,
+    init: () => ({ agents: models.useAgents(emptyAgentsState()), held: [] }),
+    apply: (state, message) => {
+      const e = eventRecord(message);
+      if (e === null) return;
+      if (state.held !== null && bounded(e.type)) state.held.push(e);
+      else models.foldAgentEvent(e);
     },
     replayed: (state) => {
       const held = state.held ?? [];
       state.held = null;
       // Turn completions are always folded (the activity log); phase records only of the newest turns.
       const kept = new Set(seedBound(held));
-      for (const e of held) if (kept.has(e) || e.type === 'agent_turn_completed') models.foldEvent(e);
+      for (const e of held) if (kept.has(e) || e.type === 'agent_turn_completed') models.foldAgentEvent(e);
     },
   };
-  const spend: Projection<SpendModels> = {
-    name: 'readmodels.spend',
+  const memory: Projection<MemoryState> = {
+    name: 'readmodels.memory',
+    version: 1,
+    stream: Streams.Events,
+    since: sinceEvents,
+    init: () => models.useMemory(emptyMemoryState()),
+    apply: (_state, message) => {
+      const e = eventRecord(message);
+      if (e !== null) models.foldMemoryEvent(e);
+    },
+  };
+  const sandboxes: Projection<SandboxesState> = {
+    name: 'readmodels.sandboxes',
+    version: 1,
+    stream: Streams.Events,
+    since: sinceEvents,
+    init: () => models.useSandboxes(emptySandboxesState()),
+    apply: (_state, message) => {
+      const e = eventRecord(message);
+      if (e !== null) models.foldSandboxEvent(e);
+    },
+  };
+  const tokens: Projection<TokenLedger> = {
+    name: 'readmodels.tokens',
     version: 1,
     stream: Streams.Spend,
-    since: () => new Date(now() - spendSeedMs),
-    init: () => models.useSpend(models.emptySpend()),
-    apply: (_state, message) => models.applySpend(decodeJson(message.data)),
+    since: sinceSpend,
+    init: () => models.useLedger(models.emptyLedger()),
+    apply: (_state, message) => {
+      const record = spendRecord(message);
+      if (record !== null) models.foldLedger(record);
+    },
     replayed: () => models.markSpendSeeded(),
     checkpoint: {
-      save: (state): SavedSpend => ({
-        ledger: state.ledger.entries.map((e) => e.record),
-        window: state.window.records(),
-      }),
+      save: (state) => ({ records: state.entries.map((e) => e.record) }),
       load: (saved) => {
-        const s = saved as Partial<SavedSpend> | null;
-        if (!s || typeof s !== 'object' || !Array.isArray(s.ledger) || !Array.isArray(s.window)) return null;
-        const state = models.emptySpend();
-        for (const record of s.ledger) applySpend(state.ledger, record);
-        for (const record of s.window) {
-          const parsed = SpendRecord.safeParse(record);
-          if (parsed.success) state.window.add(parsed.data);
-        }
-        return models.useSpend(state);
+        const records = savedRecords(saved);
+        if (records === null) return null;
+        const state = models.emptyLedger();
+        for (const record of records) applySpend(state, record);
+        return models.useLedger(state);
       },
     },
   };
-  return { events, spend };
+  const spendWindow: Projection<SpendWindow> = {
+    name: 'readmodels.spend_window',
+    version: 1,
+    stream: Streams.Spend,
+    since: sinceSpend,
+    init: () => models.useWindow(models.emptyWindow()),
+    apply: (_state, message) => {
+      const record = spendRecord(message);
+      if (record !== null) models.foldWindow(record);
+    },
+    checkpoint: {
+      save: (state) => ({ records: state.records() }),
+      load: (saved) => {
+        const records = savedRecords(saved);
+        if (records === null) return null;
+        const state = models.emptyWindow();
+        for (const record of records) {
+          const parsed = SpendRecord.safeParse(record);
+          if (parsed.success) state.add(parsed.data);
+        }
+        return models.useWindow(state);
+      },
+    },
+  };
+  return {
+    agents,
+    memory,
+    sandboxes,
+    tokens,
+    spendWindow,
+    all: [agents, memory, sandboxes, tokens, spendWindow] as ReadonlyArray<Projection<unknown>>,
+  };
 }

@@ -75,26 +75,13 @@ export interface ReadModelsOptions {
 const agentTypes = new Set<string>(agentEventTypes);
 const memoryTypes = new Set<string>(memoryEventTypes);
 
-/** The parts folded from the events stream. */
-export interface EventModels {
-  readonly agents: AgentsState;
-  readonly memory: MemoryState;
-  readonly sandboxes: SandboxesState;
-}
-
-/** The parts folded from the spend stream. */
-export interface SpendModels {
-  readonly ledger: TokenLedger;
-  readonly window: SpendWindow;
-}
-
 export class ReadModels {
-  private events: EventModels = {
-    agents: emptyAgentsState(),
-    memory: emptyMemoryState(),
-    sandboxes: emptySandboxesState(),
-  };
-  private spend: SpendModels;
+  // Each read model's state is owned by its own projection (see `readmodels.boot.ts`).
+  private agentsState: AgentsState = emptyAgentsState();
+  private memoryState: MemoryState = emptyMemoryState();
+  private sandboxesState: SandboxesState = emptySandboxesState();
+  private ledgerState: TokenLedger;
+  private windowState: SpendWindow;
   private company: CompanyModel = emptyCompany;
   private readonly now: () => number;
   private readonly opts: ReadModelsOptions;
@@ -110,7 +97,8 @@ export class ReadModels {
   constructor(opts: ReadModelsOptions = {}) {
     this.opts = opts;
     this.now = opts.now ?? Date.now;
-    this.spend = this.emptySpend();
+    this.ledgerState = this.emptyLedger();
+    this.windowState = this.emptyWindow();
     this.hubs = {
       agents: new SectionHub('agents', () => this.agentsMap()),
       seats: new SectionHub('seats', () => seatList(this.company)),
@@ -123,44 +111,54 @@ export class ReadModels {
   }
 
   get agents(): AgentsState {
-    return this.events.agents;
+    return this.agentsState;
   }
 
   get memory(): MemoryState {
-    return this.events.memory;
+    return this.memoryState;
   }
 
   get sandboxes(): SandboxesState {
-    return this.events.sandboxes;
+    return this.sandboxesState;
   }
 
   get ledger(): TokenLedger {
-    return this.spend.ledger;
+    return this.ledgerState;
   }
 
   get window(): SpendWindow {
-    return this.spend.window;
+    return this.windowState;
   }
 
   // ---- state the projection runner owns (see `readmodels.boot.ts`) -------------------------------
 
-  emptyEvents(): EventModels {
-    return { agents: emptyAgentsState(), memory: emptyMemoryState(), sandboxes: emptySandboxesState() };
+  emptyLedger(): TokenLedger {
+    return emptyLedger(this.now);
   }
 
-  emptySpend(): SpendModels {
-    return { ledger: emptyLedger(this.now), window: new SpendWindow({ now: this.now }) };
+  emptyWindow(): SpendWindow {
+    return new SpendWindow({ now: this.now });
   }
 
   /** Answers and folds use these from now on (a boot, a checkpoint load or a rebuild). */
-  useEvents(state: EventModels): EventModels {
-    this.events = state;
-    return state;
+  useAgents(state: AgentsState): AgentsState {
+    return (this.agentsState = state);
   }
 
-  useSpend(state: SpendModels): SpendModels {
-    this.spend = state;
-    return state;
+  useMemory(state: MemoryState): MemoryState {
+    return (this.memoryState = state);
+  }
+
+  useSandboxes(state: SandboxesState): SandboxesState {
+    return (this.sandboxesState = state);
+  }
+
+  useLedger(state: TokenLedger): TokenLedger {
+    return (this.ledgerState = state);
+  }
+
+  useWindow(state: SpendWindow): SpendWindow {
+    return (this.windowState = state);
   }
 
   // ---- folding ---------------------------------------------------------------------------------
@@ -191,16 +189,26 @@ export class ReadModels {
    * folded here: its spend record on `svc.spend.auxiliary` (same id) is what counts, so it counts once.
    */
   foldEvent(e: EventRecord): void {
-    if (agentTypes.has(e.type)) {
-      applyAgentEvent(this.agents, e);
-      this.pushDirtyAgents();
-    }
+    this.foldAgentEvent(e);
+    this.foldMemoryEvent(e);
+    this.foldSandboxEvent(e);
+  }
+
+  foldAgentEvent(e: EventRecord): void {
+    if (!agentTypes.has(e.type)) return;
+    applyAgentEvent(this.agents, e);
+    this.pushDirtyAgents();
+  }
+
+  foldMemoryEvent(e: EventRecord): void {
     if (memoryTypes.has(e.type)) applyMemoryEvent(this.memory, e);
-    if (e.type.startsWith('sandbox_run_')) {
-      const before = JSON.stringify(liveSandboxes(this.sandboxes));
-      applySandboxEvent(this.sandboxes, e);
-      if (JSON.stringify(liveSandboxes(this.sandboxes)) !== before) this.hubs.sandboxes.emitCurrent();
-    }
+  }
+
+  foldSandboxEvent(e: EventRecord): void {
+    if (!e.type.startsWith('sandbox_run_')) return;
+    const before = JSON.stringify(liveSandboxes(this.sandboxes));
+    applySandboxEvent(this.sandboxes, e);
+    if (JSON.stringify(liveSandboxes(this.sandboxes)) !== before) this.hubs.sandboxes.emitCurrent();
   }
 
   /**
@@ -210,10 +218,20 @@ export class ReadModels {
   applySpend(message: unknown): void {
     const parsed = SpendRecord.safeParse(message);
     if (!parsed.success) return;
-    const known = this.ledger.ids.has(parsed.data.id);
-    applySpend(this.ledger, parsed.data);
-    const inLedger = !known && this.ledger.ids.has(parsed.data.id);
-    if (this.window.add(parsed.data) || inLedger) this.spendDirty.add(parsed.data.handle);
+    this.foldLedger(parsed.data);
+    this.foldWindow(parsed.data);
+  }
+
+  /** Into the token ledger, once per id; a seat whose totals moved is pushed on the next tick. */
+  foldLedger(record: SpendRecord): void {
+    const known = this.ledger.ids.has(record.id);
+    applySpend(this.ledger, record);
+    if (!known && this.ledger.ids.has(record.id)) this.spendDirty.add(record.handle);
+  }
+
+  /** Into the live spend window; a seat whose meter moved is pushed on the next tick. */
+  foldWindow(record: SpendRecord): void {
+    if (this.window.add(record)) this.spendDirty.add(record.handle);
   }
 
   /** The seed of spend records finished: the budget meter may now report (even zero use). */

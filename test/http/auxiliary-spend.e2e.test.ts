@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import { createBudget, recordAuxiliarySpend } from '../../actors/index.js';
 import { ensureCatalogue, openMemoryBus, publishEvent, Streams, type Bus } from '../../bus/index.js';
 import { queryRoutes, readModelRoutes, readQuestions } from '../../http/index.js';
-import { readModelProjections, ReadModels, runProjection } from '../../projections/index.js';
+import { readModelProjections, ReadModels, runProjection, type RunningProjection } from '../../projections/index.js';
 import { newEvent } from '../../schema/index.js';
 import { startEvents } from '../../scripts/events-wiring.js';
 import { companyDoc } from '../projections/fixtures/readmodels.js';
@@ -26,11 +26,12 @@ async function bootModels(t: Test, bus: Bus) {
   const models = new ReadModels({ nodeId: 'node-0', now: () => now });
   models.setCompany(companyDoc, 'rev-1');
   const projections = readModelProjections(models, () => now);
-  const events = await runProjection({ bus, projection: projections.events });
-  const spent = await runProjection({ bus, projection: projections.spend });
+  const running: Array<RunningProjection<unknown>> = [];
+  for (const projection of projections.all) running.push(await runProjection({ bus, projection }));
+  // The ledger's runner: its sequence says when the spend records are folded.
+  const spent = running[projections.all.indexOf(projections.tokens)]!;
   t.teardown(async () => {
-    await events.stop();
-    await spent.stop();
+    for (const r of running) await r.stop();
   });
   return { models, spent };
 }

@@ -60,7 +60,18 @@ t.test('rebuild replays every projection from zero and writes fresh checkpoints'
   t.equal(listed.code, 0, listed.err);
   t.same(
     listed.lines.map((l) => l['name']),
-    ['config', 'secrets', 'events', 'readmodels.events', 'readmodels.spend', 'schedules', 'integrations'],
+    [
+      'config',
+      'secrets',
+      'events',
+      'readmodels.agents',
+      'readmodels.memory',
+      'readmodels.sandboxes',
+      'readmodels.tokens',
+      'readmodels.spend_window',
+      'schedules',
+      'integrations',
+    ],
   );
   t.ok(
     listed.lines.every((l) => l['checkpoint'] === null),

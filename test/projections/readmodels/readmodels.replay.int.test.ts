@@ -100,14 +100,16 @@ async function boot(t: Test, bus: Bus, checkpoints?: CheckpointStore) {
   models.setCompany(companyDoc, 'rev-1');
   const projections = readModelProjections(models, () => now);
   const opts = { bus, ...(checkpoints ? { checkpoints } : {}) };
-  const events = await runProjection({ ...opts, projection: projections.events });
-  const spent = await runProjection({ ...opts, projection: projections.spend });
+  const events = await runProjection({ ...opts, projection: projections.agents });
+  const memory = await runProjection({ ...opts, projection: projections.memory });
+  const sandboxes = await runProjection({ ...opts, projection: projections.sandboxes });
+  const spent = await runProjection({ ...opts, projection: projections.tokens });
+  const window = await runProjection({ ...opts, projection: projections.spendWindow });
   const stop = async () => {
-    await events.stop();
-    await spent.stop();
+    for (const r of [events, memory, sandboxes, spent, window]) await r.stop();
   };
   t.teardown(stop);
-  return { models, events, spent, stop };
+  return { models, events, spent, window, stop };
 }
 
 /** Every read-model answer a route gives, as JSON. */
@@ -141,12 +143,10 @@ t.test('read models: replay from zero and checkpoint plus tail give identical an
   const first = await boot(t, bus, checkpoints);
   t.equal(first.spent.boot.from, 'zero');
   await first.stop();
-  t.ok(checkpoints.load('readmodels.spend'), 'the spend read model saved a checkpoint');
-  t.equal(
-    checkpoints.load('readmodels.events'),
-    null,
-    'the events read model keeps none (see readmodels.boot.ts)',
-  );
+  t.ok(checkpoints.load('readmodels.tokens'), 'the token ledger saved a checkpoint');
+  t.ok(checkpoints.load('readmodels.spend_window'), 'the spend window saved its own checkpoint');
+  for (const name of ['readmodels.agents', 'readmodels.memory', 'readmodels.sandboxes'])
+    t.equal(checkpoints.load(name), null, `${name} keeps none (see readmodels.boot.ts)`);
 
   // The tail: more turns (older phase records now fall outside the newest three), more spend.
   await publishEvents(bus, history(3, 3));
@@ -155,6 +155,8 @@ t.test('read models: replay from zero and checkpoint plus tail give identical an
   const resumed = await boot(t, bus, checkpoints);
   t.equal(resumed.spent.boot.from, 'checkpoint');
   t.equal(resumed.spent.boot.replayed, 23, 'only the tail was replayed');
+  t.equal(resumed.window.boot.from, 'checkpoint');
+  t.equal(resumed.window.boot.replayed, 23, 'the window too replayed only the tail');
   t.equal(resumed.events.boot.from, 'zero');
   const fresh = await boot(t, bus);
   t.equal(fresh.spent.boot.from, 'zero');
@@ -172,7 +174,7 @@ t.test('read models: replay from zero and checkpoint plus tail give identical an
   t.equal((b['sandboxes'] as { runs: unknown[] }).runs.length, 2);
 });
 
-t.test('a spend checkpoint of another version is ignored', async (t) => {
+t.test('a token-ledger checkpoint of another version is ignored; the window keeps its own', async (t) => {
   const bus = await openMemoryBus({});
   await ensureCatalogue(bus);
   t.teardown(() => bus.close());
@@ -181,9 +183,10 @@ t.test('a spend checkpoint of another version is ignored', async (t) => {
   await publishSpend(bus, spending(100, 5));
   const first = await boot(t, bus, checkpoints);
   await first.stop();
-  const saved = checkpoints.load('readmodels.spend')!;
-  checkpoints.save({ ...saved, version: saved.version + 1, state: { ledger: [], window: [] } });
+  const saved = checkpoints.load('readmodels.tokens')!;
+  checkpoints.save({ ...saved, version: saved.version + 1, state: { records: [] } });
   const again = await boot(t, bus, checkpoints);
-  t.equal(again.spent.boot.from, 'zero');
+  t.equal(again.spent.boot.from, 'zero', 'the ledger replays from zero');
+  t.equal(again.window.boot.from, 'checkpoint', 'the window keeps its own checkpoint');
   t.equal(again.models.window.size, 7);
 });
