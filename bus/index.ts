@@ -60,5 +60,17 @@ export {
 export { openMemoryBus, type MemoryBusOptions } from './memory/index.js';
 export { openBus, type OpenBusOptions } from './open.js';
 export { publishEvent, UnmappedEventTypeError } from './publish-event.js';
+export { newEvent, type NewEvent } from './event-factory.js';
+export {
+  gcmOpen,
+  keyringFrom,
+  open,
+  openDocument,
+  seal,
+  sealDocument,
+  sealedKeyId,
+  SealError,
+  type Keyring,
+} from './sealing.js';
 export { restoreBackup, type RestoreSource } from './restore.js';
 export { CommandReplyError, sendCommand, serveCommand } from './commands.js';

@@ -106,25 +106,12 @@ export {
 } from './document/index.js';
 export type { Change, EntityKind, IsSecret, KnownKeysAt, Marker, RestoreProblem } from './document/index.js';
 export {
-  gcmOpen,
-  keyringFrom,
-  open,
-  openDocument,
-  seal,
-  sealDocument,
-  sealedKeyId,
-  SealError,
-  type Keyring,
-} from './sealing.js';
-export {
   EventCategory,
   EventRecord,
   FailureTypes,
   isFailed,
-  newEvent,
   SpendPhase,
   SpendRecord,
-  type NewEvent,
 } from './events/index.js';
 export { InboxKind, InboxMessage } from './inbox.js';
 export {

@@ -2,9 +2,10 @@
  * `/access`, `/viewer` and `/credential-pool` of one node, read from the active document (opened with
  * the node's keyring) and the Tier A auth settings.
  */
+import { openDocument } from '../bus/index.js';
 import { accessRoutes, type AuthSettings, type RouteDef } from '../http/index.js';
 import { activeRevision } from '../projections/index.js';
-import { credentialPoolFromDocument, openDocument, type CredentialPoolSnapshot } from '../schema/index.js';
+import { credentialPoolFromDocument, type CredentialPoolSnapshot } from '../schema/index.js';
 import type { Configuration } from './config-wiring.js';
 import type { Secrets } from './secrets-wiring.js';
 

@@ -6,18 +6,10 @@
  */
 import { createHmac } from 'node:crypto';
 import { convertManifest } from '../actors/index.js';
-import { sendCommand, type Bus } from '../bus/index.js';
+import { sendCommand, type Bus, keyringFrom, openDocument } from '../bus/index.js';
 import type { AppCompletion, AppFlow } from '../http/index.js';
 import { activeRevision, type ConfigView } from '../projections/index.js';
-import {
-  Commands,
-  keyringFrom,
-  openDocument,
-  seatIdentity,
-  type ConfigWrite,
-  type SecretPut,
-  type TierA,
-} from '../schema/index.js';
+import { Commands, seatIdentity, type ConfigWrite, type SecretPut, type TierA } from '../schema/index.js';
 import { isRecord, type JsonObject as Json } from '../schema/index.js';
 
 const actor = { id: 'codehost-a-app', kind: 'node' } as const;

@@ -13,7 +13,17 @@ import {
   type Revisions,
   type SubsystemApplier,
 } from '../actors/index.js';
-import { Streams, Subjects, type Bus, type Kv, type Subscription } from '../bus/index.js';
+import {
+  Streams,
+  Subjects,
+  type Bus,
+  type Kv,
+  type Subscription,
+  keyringFrom,
+  openDocument,
+  sealDocument,
+  SealError,
+} from '../bus/index.js';
 import {
   configQuestions,
   configRoutes,
@@ -30,10 +40,6 @@ import {
   type ConfigView,
 } from '../projections/index.js';
 import {
-  keyringFrom,
-  openDocument,
-  sealDocument,
-  SealError,
   unresolvedReferences,
   validateCompany,
   type Resolver,

@@ -3,12 +3,13 @@
  * `svc_secrets`), the read model following the bucket, and the `${VAR}` resolver (store, then
  * environment) the runtime substitutes document references with.
  */
+import { keyringFrom, type Keyring } from '../bus/index.js';
 import type { Logger } from 'pino';
 import { startSecretsHost } from '../actors/index.js';
 import type { Bus, Kv, Subscription } from '../bus/index.js';
 import { secretsRoutes, type RouteDef } from '../http/index.js';
 import { followSecrets, secretsThenEnv, storeResolver, type SecretsView } from '../projections/index.js';
-import { keyringFrom, type Keyring, type Resolver, type TierA } from '../schema/index.js';
+import { type Resolver, type TierA } from '../schema/index.js';
 
 export interface Secrets {
   readonly view: SecretsView;

@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import { createPassHost, startIntegrationActors, type IntegrationActors } from '../actors/index.js';
-import { sendCommand, type Bus } from '../bus/index.js';
+import { sendCommand, type Bus, keyringFrom, openDocument } from '../bus/index.js';
 import {
   ApiError,
   setupPassSource,
@@ -19,8 +19,6 @@ import {
 import { activeRevision, getPassRun, listPassRuns, storeResolver } from '../projections/index.js';
 import {
   Commands,
-  keyringFrom,
-  openDocument,
   setupKinds,
   type LookupAnswer,
   type SecretDelete,

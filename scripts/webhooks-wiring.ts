@@ -5,6 +5,7 @@
  * follow the active revision: opened, `${VAR}`-resolved (store first, then environment), rebuilt
  * when the active revision changes.
  */
+import { keyringFrom, openDocument } from '../bus/index.js';
 import type { Logger } from 'pino';
 import { peopleFrom, startIntegrationHost, startRouterHost, type People } from '../actors/index.js';
 import type { Bus, Subscription } from '../bus/index.js';
@@ -27,14 +28,7 @@ import {
 import { activeRevision, type ConfigView } from '../projections/index.js';
 import { codehostAppFlow } from './codehost-app-wiring.js';
 import type { IntegrationsView } from './integrations-view.js';
-import {
-  keyringFrom,
-  openDocument,
-  substituteDeep,
-  type Coverage,
-  type Resolver,
-  type TierA,
-} from '../schema/index.js';
+import { substituteDeep, type Coverage, type Resolver, type TierA } from '../schema/index.js';
 
 export interface Webhooks {
   /**

@@ -5,12 +5,11 @@
  */
 import type { Logger } from 'pino';
 import { startWorkHost, type WorkAccess, type WorkContext, type WorkHost } from '../actors/index.js';
-import { sendCommand, type Bus } from '../bus/index.js';
+import { sendCommand, type Bus, openDocument } from '../bus/index.js';
 import { FILES_BUCKET, kvBlobs, workRoutes, type AuthSettings, type RouteDef } from '../http/index.js';
 import { activeRevision, followWork, type WorkView } from '../projections/index.js';
 import {
   Commands,
-  openDocument,
   peopleOf,
   projectsOf,
   seatKindsOf,

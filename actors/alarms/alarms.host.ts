@@ -5,8 +5,8 @@
  * that says so included) and are published once it is back; the record id keeps a repeat single.
  */
 import type { Logger } from 'pino';
-import { publishEvent, type Bus } from '../../bus/index.js';
-import { newEvent, type EventRecord, type Payloads } from '../../schema/index.js';
+import { publishEvent, type Bus, newEvent } from '../../bus/index.js';
+import { type EventRecord, type Payloads } from '../../schema/index.js';
 import { changes, evaluate, summary, type Alarm, type AlarmFacts } from './alarms.rules.js';
 
 /** The spec's health pulse: alarms are looked at as often as health is pushed. */

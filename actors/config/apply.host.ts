@@ -6,11 +6,10 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
-import { publishEvent, type Bus } from '../../bus/index.js';
+import { publishEvent, type Bus, newEvent } from '../../bus/index.js';
 import {
   ApplyOrder,
   Company,
-  newEvent,
   type ActivePointer,
   type RevisionApplied,
   type RevisionRecord,

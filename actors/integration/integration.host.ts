@@ -15,13 +15,13 @@ import {
   type Bus,
   type StoredMessage,
   type Subscription,
+  newEvent,
 } from '../../bus/index.js';
 import {
   deliveryKey,
   deliveryTrace,
   EventCategory,
   InboundNotification,
-  newEvent,
   rawDeliveryMeta,
   uuidv5,
   type EventRecord,

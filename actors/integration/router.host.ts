@@ -17,6 +17,7 @@ import {
   type Bus,
   type Kv,
   type Subscription,
+  newEvent,
 } from '../../bus/index.js';
 import {
   deliveryTrace,
@@ -24,7 +25,6 @@ import {
   InboundNotification,
   InboxKind,
   InboxMessage,
-  newEvent,
 } from '../../schema/index.js';
 import type { People } from './people.js';
 import { RateWindow } from './rate-window.js';

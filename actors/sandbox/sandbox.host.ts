@@ -7,11 +7,17 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { Subjects, publishEvent, serveCommand, type Bus, type Subscription } from '../../bus/index.js';
+import {
+  Subjects,
+  publishEvent,
+  serveCommand,
+  type Bus,
+  type Subscription,
+  newEvent,
+} from '../../bus/index.js';
 import {
   Commands,
   EventCategory,
-  newEvent,
   uuidv5,
   type InboxMessage,
   type SandboxAnswerReply,

@@ -6,11 +6,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import { KvConflictError, Subjects, type Bus, type Kv } from '../../bus/index.js';
+import { KvConflictError, Subjects, type Bus, type Kv, newEvent } from '../../bus/index.js';
 import {
   EventCategory,
   InboxKind,
-  newEvent,
   SCHEDULE_FIRED,
   scheduledDeadline,
   ScheduleOutcome,

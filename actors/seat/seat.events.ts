@@ -3,9 +3,9 @@
  * (`svc.events.<type>`, de-duplicated by record id), the stream-only `agent_turn_progress`, and the
  * turn's dependencies with the fence in front of every model call, tool call and spend record.
  */
-import { Subjects, type Bus } from '../../bus/index.js';
+import { Subjects, type Bus, newEvent } from '../../bus/index.js';
 import type { Fence } from '../lease/index.js';
-import { categoryOf, EventCategory, newEvent, type EventRecord } from '../../schema/index.js';
+import { categoryOf, EventCategory, type EventRecord } from '../../schema/index.js';
 import type { TurnDeps, TurnEvents } from './turn.deps.js';
 
 const encoder = new TextEncoder();

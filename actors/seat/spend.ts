@@ -9,8 +9,8 @@
  * ledger and the window), so a call recorded twice, or seen both ways, counts once.
  */
 import { randomUUID } from 'node:crypto';
-import { publishEvent, Subjects, type Bus, type PubAck } from '../../bus/index.js';
-import { EventCategory, newEvent, SpendPhase, type SpendRecord } from '../../schema/index.js';
+import { publishEvent, Subjects, type Bus, type PubAck, newEvent } from '../../bus/index.js';
+import { EventCategory, SpendPhase, type SpendRecord } from '../../schema/index.js';
 import type { Budget } from './budget.js';
 
 const encoder = new TextEncoder();

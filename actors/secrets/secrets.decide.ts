@@ -2,16 +2,9 @@
  * The secret store's decisions, free of I/O: what a put stores, and what a rekey re-seals. The host
  * (secrets.host.ts) reads the bucket, asks these, and writes what they answer.
  */
+import { open, seal, SealError, type Keyring } from '../../bus/index.js';
 import type { StoredSecret } from '../../schema/index.js';
-import {
-  open,
-  seal,
-  SealError,
-  secretAad,
-  type ErrorCode,
-  type Keyring,
-  type SecretPut,
-} from '../../schema/index.js';
+import { secretAad, type ErrorCode, type SecretPut } from '../../schema/index.js';
 
 export type Refusal = { readonly refused: true; readonly error: ErrorCode; readonly detail: string };
 

@@ -4,12 +4,18 @@
  * share the bucket, so any of them may answer. Values never reach a log line.
  */
 import type { Logger } from 'pino';
-import { KvConflictError, serveCommand, type Bus, type Kv, type Subscription } from '../../bus/index.js';
+import {
+  KvConflictError,
+  serveCommand,
+  type Bus,
+  type Kv,
+  type Subscription,
+  type Keyring,
+} from '../../bus/index.js';
 import {
   Commands,
   isSecretName,
   StoredSecret,
-  type Keyring,
   type SecretDelete,
   type SecretPut,
   type SecretRekey,

@@ -16,6 +16,7 @@ import {
   WrongLastSequenceError,
   type Bus,
   type Subscription,
+  newEvent,
 } from '../../bus/index.js';
 import {
   Commands,
@@ -24,7 +25,6 @@ import {
   InboxMessage,
   isOpId,
   itemByRef,
-  newEvent,
   PROJECT_KEY,
   uuidv5,
   type WorkOutcome,

@@ -2,7 +2,8 @@
  * `${VAR}` resolution from the secret store (spec "Tier B company document": the encrypted store first
  * when a keyring is configured and holds the name, then the process environment, else empty).
  */
-import { chainResolvers, open, secretAad, type Keyring, type Resolver } from '../../schema/index.js';
+import { open, type Keyring } from '../../bus/index.js';
+import { chainResolvers, secretAad, type Resolver } from '../../schema/index.js';
 import { secretRecord, type SecretsState } from './secrets.projection.js';
 
 /**

@@ -1,4 +1,4 @@
-export { EventCategory, EventRecord, FailureTypes, isFailed, newEvent, type NewEvent } from './record.js';
+export { EventCategory, EventRecord, FailureTypes, isFailed } from './record.js';
 export { SpendPhase, SpendRecord } from './spend.js';
 export {
   admissionOf,

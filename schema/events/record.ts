@@ -3,7 +3,6 @@
  * The stored message's data is one `EventRecord` as JSON; `payload` is kept in the store and returned only
  * when an event is fetched by id or by trace (listings never carry it).
  */
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 
 /** The closed set of eight categories; the type -> category map lives in `categories.ts`. */
@@ -53,44 +52,4 @@ export const FailureTypes: ReadonlySet<string> = new Set([
 
 export function isFailed(event: Pick<EventRecord, 'type' | 'failed'>): boolean {
   return event.failed || FailureTypes.has(event.type);
-}
-
-const hex = (bytes: number): string =>
-  randomUUID()
-    .replaceAll('-', '')
-    .slice(0, bytes * 2);
-
-export interface NewEvent {
-  readonly type: string;
-  readonly category: EventCategory;
-  readonly source: string;
-  readonly summary: string;
-  readonly actor: string;
-  readonly payload?: Record<string, unknown>;
-  readonly agent_id?: string;
-  readonly topic?: string;
-  readonly failed?: boolean;
-  /** Continue a trace: the parent's trace id and span id. */
-  readonly trace?: { readonly trace_id: string; readonly parent_span_id: string | null };
-  readonly now?: Date;
-}
-
-/** Builds a complete record with a fresh id, span and (unless continued) trace. */
-export function newEvent(e: NewEvent): EventRecord {
-  return {
-    id: randomUUID(),
-    type: e.type,
-    source: e.source,
-    timestamp: (e.now ?? new Date()).toISOString(),
-    category: e.category,
-    summary: e.summary,
-    actor: e.actor,
-    trace_id: e.trace?.trace_id ?? hex(16),
-    span_id: hex(8),
-    parent_span_id: e.trace?.parent_span_id ?? null,
-    failed: e.failed ?? false,
-    ...(e.agent_id !== undefined ? { agent_id: e.agent_id } : {}),
-    ...(e.topic !== undefined ? { topic: e.topic } : {}),
-    payload: e.payload ?? {},
-  };
 }

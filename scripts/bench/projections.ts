@@ -19,7 +19,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { ensureCatalogue, openBus, publishEvent, Streams, type Bus } from '../../bus/index.js';
+import { ensureCatalogue, openBus, publishEvent, Streams, type Bus, newEvent } from '../../bus/index.js';
 import { queryRoutes, startGateway } from '../../http/index.js';
 import {
   decodeRecord,
@@ -33,7 +33,7 @@ import {
   type EventsState,
   type RunningProjection,
 } from '../../projections/index.js';
-import { categoryOf, newEvent, type EventRecord } from '../../schema/index.js';
+import { categoryOf, type EventRecord } from '../../schema/index.js';
 import { startEvents } from '../events-wiring.js';
 import { openWs, type WsClient } from '../ws-client.js';
 

@@ -1,18 +1,10 @@
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
 import { startSecretsHost } from '../../actors/index.js';
-import { ensureCatalogue } from '../../bus/index.js';
+import { ensureCatalogue, keyringFrom, open, type Keyring } from '../../bus/index.js';
 import { openMemoryBus } from '../../bus/memory/index.js';
 import { followSecrets, secretRecord, secretsThenEnv, storeResolver } from '../../projections/index.js';
-import {
-  Commands,
-  keyringFrom,
-  open,
-  secretAad,
-  SecretReply,
-  substituteRefs,
-  type Keyring,
-} from '../../schema/index.js';
+import { Commands, secretAad, SecretReply, substituteRefs } from '../../schema/index.js';
 
 const logger = pino({ level: 'silent' });
 const enc = new TextEncoder();

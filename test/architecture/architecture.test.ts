@@ -52,6 +52,24 @@ t.test('schema/ does no I/O', async (t) => {
   t.same(offenders, []);
 });
 
+// Hashing is a pure function of its input; keys, nonces, random ids and ciphers are not (they live in bus/).
+const hashingOnly = new Set(['createHash']);
+
+t.test('schema/ takes only hashing from node:crypto', async (t) => {
+  const offenders = [...files.values()]
+    .filter((f) => f.path.startsWith('schema/') && f.specifiers.includes('node:crypto'))
+    .flatMap((f) => {
+      const named = [...f.text.matchAll(/import\s+(type\s+)?\{([^}]*)\}\s+from\s+'node:crypto'/g)];
+      const wholesale = /import\s+(\*\s+as\s+\w+|\w+)\s+from\s+'node:crypto'/.test(f.text);
+      const names = named.flatMap((m) => (m[2] ?? '').split(',').map((n) => n.trim().split(/\s+as\s+/)[0]!));
+      return [
+        ...(wholesale ? ['the whole module'] : []),
+        ...names.filter((n) => n !== '' && !hashingOnly.has(n.replace(/^type\s+/, ''))),
+      ].map((what) => `${f.path}: ${what}`);
+    });
+  t.same(offenders, []);
+});
+
 function isLeafSpecifier(specifier: string): boolean {
   return specifier.startsWith('.')
     ? !/^(\.\.\/)+(bus|actors|projections|http|scripts)\//.test(specifier)

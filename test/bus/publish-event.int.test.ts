@@ -6,8 +6,8 @@ import {
   Streams,
   Subjects,
   UnmappedEventTypeError,
+  newEvent,
 } from '../../bus/index.js';
-import { newEvent } from '../../schema/index.js';
 
 const base = { source: 'test', summary: 's', actor: 'system' } as const;
 

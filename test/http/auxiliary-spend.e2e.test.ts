@@ -8,10 +8,21 @@
 import t, { type Test } from 'tap';
 import { pino } from 'pino';
 import { createBudget, recordAuxiliarySpend } from '../../actors/index.js';
-import { ensureCatalogue, openMemoryBus, publishEvent, Streams, type Bus } from '../../bus/index.js';
+import {
+  ensureCatalogue,
+  openMemoryBus,
+  publishEvent,
+  Streams,
+  type Bus,
+  newEvent,
+} from '../../bus/index.js';
 import { queryRoutes, readModelRoutes, readQuestions } from '../../http/index.js';
-import { readModelProjections, ReadModels, runProjection, type RunningProjection } from '../../projections/index.js';
-import { newEvent } from '../../schema/index.js';
+import {
+  readModelProjections,
+  ReadModels,
+  runProjection,
+  type RunningProjection,
+} from '../../projections/index.js';
 import { startEvents } from '../../scripts/events-wiring.js';
 import { companyDoc } from '../projections/fixtures/readmodels.js';
 import { dashboard } from './fixtures/events-node.js';

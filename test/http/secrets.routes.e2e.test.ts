@@ -1,8 +1,9 @@
+import { seal, keyringFrom } from '../../bus/index.js';
 import t from 'tap';
 import { openConnection } from '../harness/raw-http.js';
 import { keyringYaml, startSecretsNode } from './fixtures/secrets-node.js';
 import { CI } from './fixtures/gateway-harness.js';
-import { seal, keyringFrom, secretAad } from '../../schema/index.js';
+import { secretAad } from '../../schema/index.js';
 
 type Json = Record<string, unknown>;
 const json = async (res: Response): Promise<Json> => (await res.json()) as Json;

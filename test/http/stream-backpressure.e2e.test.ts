@@ -1,5 +1,6 @@
+import { newEvent } from '../../bus/index.js';
 import t from 'tap';
-import { newEvent, toRow } from '../../schema/index.js';
+import { toRow } from '../../schema/index.js';
 import { openWs } from '../../scripts/ws-client.js';
 import { dashboard, startEventsNode } from './fixtures/events-node.js';
 

@@ -1,8 +1,7 @@
 import t from 'tap';
-import { publishEvent, Subjects } from '../../bus/index.js';
+import { publishEvent, Subjects, newEvent } from '../../bus/index.js';
 import { ApiError } from '../../http/index.js';
 import { UpgradeRefusedError } from '../../scripts/ws-client.js';
-import { newEvent } from '../../schema/index.js';
 import { dashboard, startEventsNode } from './fixtures/events-node.js';
 import { call, OPS, openAuth } from './fixtures/gateway-harness.js';
 

@@ -1,6 +1,5 @@
 import t from 'tap';
-import { publishEvent } from '../../bus/index.js';
-import { newEvent } from '../../schema/index.js';
+import { publishEvent, newEvent } from '../../bus/index.js';
 import { main } from '../../scripts/svc.js';
 import { startEventsNode } from '../http/fixtures/events-node.js';
 

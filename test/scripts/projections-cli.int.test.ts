@@ -7,9 +7,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { ensureCatalogue, openMemoryBus, publishEvent, Streams } from '../../bus/index.js';
+import { ensureCatalogue, openMemoryBus, publishEvent, Streams, newEvent } from '../../bus/index.js';
 import { openCheckpoints } from '../../projections/index.js';
-import { EventCategory, newEvent } from '../../schema/index.js';
+import { EventCategory } from '../../schema/index.js';
 import { main } from '../../scripts/svc.js';
 import { freePort } from '../harness/child.js';
 

@@ -4,11 +4,11 @@
  * when a revision is applied (the `providers` subsystem). A call keeps the entry it started on, so
  * calls in flight finish on the old entry; entries that did not change keep their pools and cooldowns.
  */
+import { newEvent } from '../../../bus/index.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import {
   EventCategory,
-  newEvent,
   type Company,
   type CredentialPoolSnapshot,
   type EventRecord,

@@ -2,8 +2,9 @@
  * Personal memory (spec "Memory view": long rows, and short rows with `ttl_until` and `expired`):
  * `memory_remember` keeps a note for later turns, `memory_recall` reads notes back.
  */
+import { newEvent } from '../../../bus/index.js';
 import { z } from 'zod';
-import { EventCategory, newEvent } from '../../../schema/index.js';
+import { EventCategory } from '../../../schema/index.js';
 import { defineBuiltin, textResult } from './builtin.define.js';
 import {
   builtinCallId,

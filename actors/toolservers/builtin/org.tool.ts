@@ -4,8 +4,9 @@
  * engine never sends messages as itself (spec rule 3): the agent reaches the person with its own
  * colleague-surface tools, and the reply wakes it through the normal inbound path.
  */
+import { newEvent } from '../../../bus/index.js';
 import { z } from 'zod';
-import { EventCategory, newEvent } from '../../../schema/index.js';
+import { EventCategory } from '../../../schema/index.js';
 import { defineBuiltin, textResult } from './builtin.define.js';
 import {
   builtinCallId,

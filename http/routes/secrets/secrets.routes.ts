@@ -4,17 +4,15 @@
  * secrets host on the bus, answered once this node's read model shows them (read-your-writes).
  * Guarded always (the guard knows `/secrets/*`); `Cache-Control: no-store` comes from the gateway.
  */
-import { sendCommand, type Bus } from '../../../bus/index.js';
+import { sendCommand, type Bus, open, type Keyring } from '../../../bus/index.js';
 import { listSecrets, metaOfSecret, secretRecord, type SecretsState } from '../../../projections/index.js';
 import {
   Commands,
   isSecretName,
-  open,
   SECRET_VALUE_MAX_BYTES,
   secretAad,
   SecretSource,
   type Command,
-  type Keyring,
   type SecretReply,
 } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';

@@ -1,7 +1,8 @@
+import { newEvent } from '../../../bus/index.js';
 import fc from 'fast-check';
 import t from 'tap';
 import { checkRow, decodeRecord, decodeRow } from '../../../projections/index.js';
-import { EventRow, newEvent } from '../../../schema/index.js';
+import { EventRow } from '../../../schema/index.js';
 
 const bytes = (o: unknown) => new TextEncoder().encode(JSON.stringify(o));
 const base = newEvent({

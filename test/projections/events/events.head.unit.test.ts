@@ -1,7 +1,7 @@
+import { newEvent } from '../../../bus/index.js';
 import fc from 'fast-check';
 import t from 'tap';
 import { Head, scanAnyOrder, scanWriterOrder } from '../../../projections/events/events.head.js';
-import { newEvent } from '../../../schema/index.js';
 
 const bytes = (record: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(record));
 

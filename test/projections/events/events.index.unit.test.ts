@@ -1,3 +1,4 @@
+import { newEvent } from '../../../bus/index.js';
 import fc from 'fast-check';
 import t from 'tap';
 import type { StoredMessage } from '../../../bus/index.js';
@@ -11,7 +12,7 @@ import {
   windowRows,
   type EventsState,
 } from '../../../projections/index.js';
-import { newEvent, type EventCategory } from '../../../schema/index.js';
+import { type EventCategory } from '../../../schema/index.js';
 
 const entry = (ms: number, id: string, seq: number) => ({
   instant: { ms, ns: 0 },

@@ -8,7 +8,15 @@ import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
 import { activePointerKey, configSubjects } from '../../../actors/index.js';
-import { ensureCatalogue, publishEvent, Streams, Subjects, type Bus, type Kv } from '../../../bus/index.js';
+import {
+  ensureCatalogue,
+  publishEvent,
+  Streams,
+  Subjects,
+  type Bus,
+  type Kv,
+  newEvent,
+} from '../../../bus/index.js';
 import {
   activationHistory,
   activeRevision,
@@ -32,7 +40,7 @@ import {
   type SchedulesState,
   type SecretsState,
 } from '../../../projections/index.js';
-import { EventCategory, newEvent, type LedgerRow } from '../../../schema/index.js';
+import { EventCategory, type LedgerRow } from '../../../schema/index.js';
 import { eventBus, tempDir } from '../fixtures/events.js';
 
 const enc = new TextEncoder();

@@ -1,3 +1,4 @@
+import { newEvent } from '../../../bus/index.js';
 import t from 'tap';
 import {
   applyScheduleEvent,
@@ -5,13 +6,7 @@ import {
   recentRuns,
   schedulesAnswer,
 } from '../../../projections/index.js';
-import {
-  EventCategory,
-  newEvent,
-  resolveSchedules,
-  SchedulesAnswer,
-  type LedgerRow,
-} from '../../../schema/index.js';
+import { EventCategory, resolveSchedules, SchedulesAnswer, type LedgerRow } from '../../../schema/index.js';
 import { scheduledCompany } from '../../fixtures/schedules/company.js';
 
 const row = (minute: number, over: Partial<LedgerRow> = {}): LedgerRow => ({

@@ -1,8 +1,8 @@
+import { gcmOpen, keyringFrom, open, seal, sealedKeyId, SealError } from '../../bus/index.js';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { gcmOpen, keyringFrom, open, seal, sealedKeyId, SealError } from '../../schema/index.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 interface Case {
