@@ -3,6 +3,7 @@
  * pages projection run by the one runner, the writer answering `svc.cmd.pages.write`, the service the
  * routes and tools share, its routes and its tools. Containers come from the active company document.
  */
+import { openDocument } from '../bus/index.js';
 import type { Logger } from 'pino';
 import { startPagesHost } from '../actors/index.js';
 import type { Bus, Subscription } from '../bus/index.js';
@@ -19,14 +20,7 @@ import {
   type PagesState,
   type RunningProjection,
 } from '../projections/index.js';
-import {
-  openDocument,
-  peopleOf,
-  personFor,
-  type Resolver,
-  type ServiceCaller,
-  type ServiceTool,
-} from '../schema/index.js';
+import { peopleOf, personFor, type Resolver, type ServiceCaller, type ServiceTool } from '../schema/index.js';
 import type { Configuration } from './config-wiring.js';
 import type { Secrets } from './secrets-wiring.js';
 
