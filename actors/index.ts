@@ -104,6 +104,7 @@ export {
   orgDirectoryFrom,
   orgTools,
   sandboxTools,
+  builtinAsServiceTool,
   serviceBuiltins,
   type PersonalMemory,
   planInstances,

@@ -32,6 +32,8 @@ export interface ServiceTool {
   /** Writes are what `/operator/act/{tool}` serves; reads only `/operator/mcp` and seats. */
   readonly write: boolean;
   readonly args: z.ZodType<Record<string, unknown>>;
+  /** The arguments' JSON Schema when `args` does not carry it (a tool that validates its own arguments). */
+  readonly inputSchema?: Readonly<Record<string, unknown>>;
   /** `opId`: the retry handle a write records when its arguments carry none. */
   run(
     caller: ServiceCaller,
@@ -42,6 +44,7 @@ export interface ServiceTool {
 
 /** The JSON Schema of a tool's arguments, as a catalogue entry and MCP's `inputSchema` carry it. */
 export function serviceToolInputSchema(tool: ServiceTool): Record<string, unknown> {
+  if (tool.inputSchema) return { ...tool.inputSchema };
   const json = z.toJSONSchema(tool.args, { io: 'input' }) as Record<string, unknown>;
   delete json['$schema'];
   return json;

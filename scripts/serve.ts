@@ -11,12 +11,14 @@
  */
 import type { Logger } from 'pino';
 import {
+  builtinAsServiceTool,
   createLagWatch,
   createMemoryStore,
   readNodeHistory,
   startAlarms,
   startNodeHost,
   watchPlacement,
+  workTools,
   type NodeHost,
   type WorkAccess,
 } from '../actors/index.js';
@@ -136,8 +138,15 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         ? await startKnowledge({ bus, chart: () => chart(), auth, resolve: secrets.resolve, logger })
         : null;
     const serviceTools = [...(knowledge?.tools ?? [])];
+    // Bound below once the tracker runs: it reads the configuration the tool servers start before.
+    let workAccess: WorkAccess | null = null;
     const operator = operatorSurface({
-      tools: serviceTools,
+      tools: [
+        ...serviceTools,
+        ...(config.tracker.backend === 'native'
+          ? workTools({ work: () => workAccess }).map(builtinAsServiceTool)
+          : []),
+      ],
       auth,
       chart: () => chart(),
       resolve: secrets.resolve,
@@ -146,7 +155,6 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     const memory = createMemoryStore({ kv: catalogue.memory });
     // Per-seat tool servers run where their seat runs: bound to the seats runtime below.
     let holdsSeat: (handle: string) => boolean = () => false;
-    let workAccess: WorkAccess | null = null;
     const toolServers = startToolServers({
       bus,
       nodeId: config.node.id,
@@ -154,7 +162,6 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       resolve: secrets.resolve,
       memory,
       runsSeat: (handle) => holdsSeat(handle),
-      // Bound below once the tracker runs: it reads the configuration the tool servers start before.
       ...(config.tracker.backend === 'native' ? { work: () => workAccess } : {}),
       serviceTools,
     });

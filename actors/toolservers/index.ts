@@ -36,4 +36,4 @@ export { colleaguesOf, findColleagues, orgDirectoryFrom } from './builtin/org-di
 export { orgTools } from './builtin/org.tool.js';
 export { workTools, type WorkAccess } from './builtin/work.tool.js';
 export { sandboxTools } from './builtin/sandbox.tool.js';
-export { serviceBuiltins } from './builtin/service.tool.js';
+export { builtinAsServiceTool, serviceBuiltins } from './builtin/service.tool.js';

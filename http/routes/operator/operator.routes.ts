@@ -46,7 +46,9 @@ async function act(deps: OperatorDeps, req: ApiRequest): Promise<ApiReply> {
       detail: `The arguments do not fit ${tool.name} (see \`problems\`).`,
       extra: { problems: bodyProblems(parsed.error.issues) },
     });
-  const result = await tool.run(person, parsed.data, { opId: randomUUID() });
+  const result = await tool.run(person, parsed.data, {
+    opId: typeof opId === 'string' ? opId : randomUUID(),
+  });
   if (!result.ok) refused(result.error, result.detail);
   return { status: 200, body: { tool: tool.name, acted_as: person, result: result.value } };
 }
