@@ -61,7 +61,7 @@ export {
   type IntegrationActors,
 } from './integration/index.js';
 export { startSecretsHost } from './secrets/index.js';
-export { startPagesHost, type PagesHostOptions, type PagesLedger } from './pages/index.js';
+export { startPagesHost } from './pages/index.js';
 export {
   anthropicClient,
   createProviderRegistry,
@@ -161,32 +161,17 @@ export {
   startPresence,
   watchFleet,
 } from './fleet/index.js';
-export {
-  type Accepted,
-  decideWork,
-  noticeLine,
-  purgeReasonProblem,
-  startWorkHost,
-  type TaskEvent,
-  type WorkContext,
-  type WorkHost,
-  type WorkHostOptions,
-  type WorkStateView,
-} from './work/index.js';
+export { startWorkHost, type WorkContext, type WorkHost } from './work/index.js';
 export {
   createSandboxDesk,
   isLive,
   localBackend,
   openSandboxRecords,
   otlpForwarder,
-  type OtlpForwarder,
   publicRun,
-  type SandboxBackend,
-  type SandboxDesk,
   type SandboxDeskRelay,
   type SandboxRecords,
   type SandboxSupervisor,
   seatSandbox,
   startSandboxSupervisor,
-  stepRun,
 } from './sandbox/index.js';

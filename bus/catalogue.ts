@@ -39,7 +39,6 @@ export const Streams = {
    */
   Sandbox: 'SVC_SANDBOX',
 } as const;
-export type StreamName = (typeof Streams)[keyof typeof Streams];
 
 export const Buckets = {
   Coord: 'svc_coord',

@@ -1,26 +1,15 @@
 export type {
   Bus,
-  ConsumeHandler,
-  ConsumerSpec,
-  CoreMessage,
   DeliveredMessage,
-  FollowOptions,
-  Headers,
   Kv,
   KvEntry,
-  KvSpec,
-  KvWatchOptions,
   PubAck,
   PublishOptions,
   ReplayOptions,
-  ReplyHandler,
-  RequestOptions,
   StoredMessage,
-  StreamInfo,
-  StreamSpec,
   Subscription,
 } from './bus.js';
-export { EngineKind, Retention } from './bus.js';
+export { Retention } from './bus.js';
 export {
   BusError,
   WrongLastSequenceError,
@@ -37,7 +26,7 @@ export {
   TerminateError,
   BackupError,
 } from './errors.js';
-export { assertName, assertSubject, subjectMatches } from './subject-match.js';
+export { assertSubject, subjectMatches } from './subject-match.js';
 export { Subjects } from './subjects.js';
 export {
   Buckets,
@@ -49,18 +38,14 @@ export {
   SPEND_HISTORY_SECONDS,
   Streams,
   TURNS_DONE_TTL_MS,
-  WEBHOOK_DEDUP_MS,
-  WEBHOOK_HISTORY_MS,
-  WEBHOOK_PIPELINES,
   WIKI_DEDUP_MS,
   type Catalogue,
   type CatalogueOptions,
-  type StreamName,
 } from './catalogue.js';
-export { openMemoryBus, type MemoryBusOptions } from './memory/index.js';
+export { openMemoryBus } from './memory/index.js';
 export { openBus, type OpenBusOptions } from './open.js';
 export { publishEvent, UnmappedEventTypeError } from './publish-event.js';
-export { newEvent, type NewEvent } from './event-factory.js';
+export { newEvent } from './event-factory.js';
 export {
   gcmOpen,
   keyringFrom,
@@ -72,5 +57,5 @@ export {
   SealError,
   type Keyring,
 } from './sealing.js';
-export { restoreBackup, type RestoreSource } from './restore.js';
+export { restoreBackup } from './restore.js';
 export { CommandReplyError, sendCommand, serveCommand } from './commands.js';

@@ -45,10 +45,6 @@ export const ActivePointer = z.object({
 });
 export type ActivePointer = z.infer<typeof ActivePointer>;
 
-/** `svc.config.revision_activated`. */
-export const RevisionActivated = ActivePointer;
-export type RevisionActivated = ActivePointer;
-
 export const ApplyStatus = { Applied: 'applied', Unchanged: 'unchanged', Failed: 'failed' } as const;
 export type ApplyStatus = (typeof ApplyStatus)[keyof typeof ApplyStatus];
 

@@ -1,17 +1,9 @@
 export { isRecord, type JsonObject } from './json.js';
 export { chainResolvers, listRefs, substituteDeep, substituteRefs, type Resolver } from './env-refs.js';
-export { formatIssuePath, formatProblems, type Problem } from './problems.js';
-export { NodeRole, parseTierA, QueueType, TierAFile } from './tier-a.js';
+export { formatProblems, type Problem } from './problems.js';
+export { NodeRole, parseTierA } from './tier-a.js';
 export type { LoadOptions, TierA, TierAResult } from './tier-a.js';
-export {
-  HealthEnvelope,
-  HealthStatus,
-  NodeHealth,
-  NodeOnlyHealth,
-  NotReady,
-  Posture,
-  ReadyReason,
-} from './health.js';
+export { HealthEnvelope, NodeOnlyHealth, NotReady, Posture } from './health.js';
 export type { Readiness } from './health.js';
 export {
   ActivePointer,
@@ -19,69 +11,33 @@ export {
   ApplyStatus,
   ConfigWrite,
   ConfigWriteReply,
-  CreatedByKind,
-  RevisionActivated,
   RevisionApplied,
   RevisionRecord,
-  RevisionSource,
-  WritePrecondition,
 } from './config.js';
 export type { RevisionMeta, Subsystem } from './config.js';
-export { ErrorBody, ErrorCode, errorCatalogue, errorStatuses, errorUse } from './errors.js';
-export type { ErrorEntry, ErrorStatus, ErrorUse, ErrorVariant } from './errors.js';
+export { ErrorBody, ErrorCode, errorCatalogue, errorUse } from './errors.js';
+export type { ErrorVariant } from './errors.js';
 export {
-  AGENT_NAMESPACE,
   agentId,
-  CodehostBAccessLevels,
   Company,
   companyJsonSchema,
-  ContactField,
   derivedOf,
-  Integrations,
   isSecretPath,
   knownKeysAt,
   LlmProvider,
-  LlmType,
   MAX_YAML_ALIASES,
   McpServer,
-  NAMESPACE_DNS,
-  NAMESPACE_URL,
-  namesSecret,
   nestingProblem,
   parseCompanyJson,
   parseCompanyYaml,
-  pathOf,
-  ProblemKind,
-  ReferenceKind,
-  Schedule,
-  ScheduleTarget,
   Seat,
-  SeatKind,
-  Unit,
-  UnitType,
   uuidv5,
   validateCompany,
   ValidationMode,
   walkCompany,
-  WarningKind,
   unresolvedReferences,
-  yamlLines,
 } from './company/index.js';
-export type {
-  CompanyProblem,
-  CompanySeat,
-  CompanyUnit,
-  CompanyValidation,
-  CompanyWalk,
-  CompanyWarning,
-  Derived,
-  DerivedSeat,
-  DerivedUnit,
-  DocumentParse,
-  Segment,
-  ValidateOptions,
-  YamlParse,
-} from './company/index.js';
+export type { DerivedSeat, DerivedUnit } from './company/index.js';
 export {
   carryUnknownKeys,
   depthBeyond,
@@ -89,7 +45,6 @@ export {
   entityIdentityMatches,
   findEntity,
   formatPath,
-  isMarker,
   isSealedDocument,
   jsonTextDepthBeyond,
   listEntities,
@@ -104,15 +59,8 @@ export {
   restoreMasks,
   spliceEntity,
 } from './document/index.js';
-export type { Change, EntityKind, IsSecret, KnownKeysAt, Marker, RestoreProblem } from './document/index.js';
-export {
-  EventCategory,
-  EventRecord,
-  FailureTypes,
-  isFailed,
-  SpendPhase,
-  SpendRecord,
-} from './events/index.js';
+export type { EntityKind, KnownKeysAt } from './document/index.js';
+export { EventCategory, EventRecord, isFailed, SpendPhase, SpendRecord } from './events/index.js';
 export { InboxKind, InboxMessage } from './inbox.js';
 export {
   deliveryKey,
@@ -123,27 +71,17 @@ export {
   RawHeader,
   Vendor,
   VendorActor,
-  VendorName,
   type Pipeline,
 } from './webhooks.js';
-export { deriveHandle, handlePattern, seatIdentity } from './document/index.js';
-export {
-  seatDirectory,
-  type DirectorySeat,
-  type DirectoryUnit,
-  type SeatDirectory,
-} from './seat-directory.js';
+export { handlePattern, seatIdentity } from './document/index.js';
+export { seatDirectory, type DirectorySeat, type SeatDirectory } from './seat-directory.js';
 export {
   Arrival,
-  ArrivalOutcome,
-  codehostBSetup,
   IntegrationCommand,
   IntegrationReply,
   IntegrationVerb,
-  PassRefusal,
   PassRefused,
   IntegrationRecord,
-  IntegrationRecordType,
   InputsRefused,
   integrationState,
   kindSpec,
@@ -156,43 +94,30 @@ export {
   PassStarted,
   PassStep,
   planInputs,
-  RequirementKind,
   seatSecretName,
   seatSegments,
   segmentsOf,
   SetupInputs,
-  SetupKind,
   setupKinds,
   StepOutcome,
-  trackerBSetup,
   valueAt,
   withValue,
 } from './setup/index.js';
 export type {
-  InputProblem,
-  InputsPlan,
   IntegrationFacts,
   PassInput,
   PassSource,
   IntegrationState,
   KindSpec,
   LookupAnswer,
-  Lookups,
-  LookupSource,
   Requirement,
-  RequirementState,
-  Seal,
 } from './setup/index.js';
 export {
   isSecretName,
-  SECRET_NAME,
-  SECRET_NAME_MAX,
   SECRET_VALUE_MAX_BYTES,
   secretAad,
-  SecretActor,
   SecretDelete,
   SecretMeta,
-  SecretName,
   SecretPut,
   SecretRekey,
   SecretReply,
@@ -210,18 +135,14 @@ export {
   ToolResult,
   ToolServerState,
   ToolServerStatus,
-  ToolSource,
 } from './tools.js';
 export {
   CATCHUP_MAX_MS,
   CATCHUP_MIN_MS,
   catchupWindowMs,
-  companyTimezone,
   cronProblem,
   DEFAULT_SCHEDULE_TIMEOUT_SECONDS,
-  DEFAULT_TIMEZONE,
   EffectiveSchedule,
-  isKnownTimezone,
   isRunnable,
   isScheduledTimeoutBreached,
   latestFireTime,
@@ -238,12 +159,8 @@ export {
   scheduleKey,
   ScheduleOutcome,
   SchedulesAnswer,
-  ScheduleTimeError,
-  ScheduleView,
   scheduleView,
   ScheduleWake,
-  ScopeType,
-  type MissedFiring,
   type ResolveOptions,
 } from './schedules/index.js';
 export { DutyLease } from './duty.js';
@@ -254,16 +171,12 @@ export {
   BrokerServer,
   BrokerStream,
   FleetAnswer,
-  FleetLease,
-  FleetNode,
   LiveLease,
   NodePresence,
-  RemovedNode,
-  StoreLocation,
 } from './fleet.js';
 export type { NodeRemoval, PeerRemoval } from './fleet.js';
-export { BindingState, peopleOf, personFor, type Person } from './access.js';
-export { credentialPoolFromDocument, envFallback, keyRef } from './credential-refs.js';
+export { peopleOf, personFor, type Person } from './access.js';
+export { credentialPoolFromDocument, keyRef } from './credential-refs.js';
 export {
   admissionOf,
   canonicalInstant,
@@ -273,7 +186,6 @@ export {
   Coverage,
   EventAnswer,
   EventRow,
-  EventsCursor,
   EventsPage,
   EventTypeCategories,
   ExcludedEventTypes,
@@ -287,19 +199,9 @@ export {
   toFullEvent,
   toRow,
   TraceAnswer,
-  type EventAdmission,
-  type Exclusion,
   type Instant,
 } from './events/index.js';
-export {
-  ClientFrame,
-  QueryErrorCode,
-  QueryFrame,
-  ServerFrameKind,
-  type QueryFailure,
-  type QueryResult,
-  type ServerFrame,
-} from './stream-frames.js';
+export { ClientFrame, QueryErrorCode, type QueryFailure } from './stream-frames.js';
 export { Payloads } from './events/index.js';
 export { PauseBody, ResumeBody, SeatCommandReply, SeatPause, SeatResume } from './seats.js';
 export { Commands, defineCommand } from './commands/index.js';
@@ -317,29 +219,20 @@ export {
 } from './backups.js';
 export {
   canMove,
-  ChecklistEntry,
-  Comment,
   CommentBody,
   CreateItemBody,
   customFieldProblem,
   customFields,
-  CustomField,
   defaultFields,
   emptyWorkState,
   foldWork,
-  formatPosition,
   groupOf,
   isOpId,
-  ITEM_KEY,
   itemByRef,
   ItemFields,
-  Link,
-  LinkKind,
   MoveItemBody,
-  OP_ID_MAX_BYTES,
   OpId,
   parsePosition,
-  Priority,
   priorities,
   priorityRank,
   PROJECT_KEY,
@@ -350,7 +243,6 @@ export {
   StatusGroup,
   statusGroups,
   taskTypeNamed,
-  TaskType,
   taskTypes,
   UpdateItemBody,
   WORK_GENERATION,
@@ -358,32 +250,17 @@ export {
   WorkChange,
   workMoves,
   WorkRecord,
-  WorkStatus,
   workStatuses,
   WorkWrite,
   WorkWriteReply,
 } from './work/index.js';
-export type {
-  ActivityRow,
-  FieldDelta,
-  ItemChanges,
-  WorkFile,
-  Position,
-  WorkItem,
-  WorkOutcome,
-  WorkProject,
-  WorkRecordKind,
-  WorkState,
-} from './work/index.js';
+export type { ActivityRow, WorkFile, WorkItem, WorkOutcome, WorkProject, WorkState } from './work/index.js';
 export {
-  SandboxAnswer,
   SandboxAnswerReply,
-  SandboxAnswerRequest,
   SandboxQuestion,
   SandboxResult,
   SandboxRunRecord,
   SandboxTelemetry,
-  TokenDigest,
 } from './sandbox/index.js';
 export {
   ServiceCaller,
@@ -397,7 +274,6 @@ export {
   containersOf,
   type Container,
   PageBody,
-  PageChange,
   PageLimits,
   PageOutcome,
   PageRecord,

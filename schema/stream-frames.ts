@@ -23,12 +23,6 @@ export const ServerFrameKind = {
 } as const;
 export type ServerFrameKind = (typeof ServerFrameKind)[keyof typeof ServerFrameKind];
 
-export interface ServerFrame {
-  readonly kind: string;
-  readonly data: unknown;
-  readonly ts: string;
-}
-
 /** Why a query on the socket was not answered: a small closed set. */
 export const QueryErrorCode = {
   NotFound: 'not_found',
@@ -57,12 +51,6 @@ export type QueryFrame = z.infer<typeof QueryFrame>;
 
 export const ClientFrame = z.discriminatedUnion('kind', [PingFrame, QueryFrame]);
 export type ClientFrame = z.infer<typeof ClientFrame>;
-
-export interface QueryResult {
-  readonly id: string | number;
-  readonly what: string;
-  readonly data: unknown;
-}
 
 export interface QueryFailure {
   readonly id: string | number | null;

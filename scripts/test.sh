@@ -33,6 +33,8 @@ npx tsc -p tsconfig.json --noEmit
 npx tsc -p dashboard/tsconfig.json
 echo "check: eslint"
 npx eslint .
+echo "check: unused exports (knip)"
+npx knip --include exports,types
 
 mkdir -p .tap
 status=0

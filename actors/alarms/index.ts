@@ -1,9 +1,2 @@
-export { startAlarms, type AlarmsHost, type AlarmsOptions } from './alarms.host.js';
-export {
-  changes,
-  CRASH_LOOP_RESTARTS,
-  evaluate,
-  summary,
-  type Alarm,
-  type AlarmFacts,
-} from './alarms.rules.js';
+export { startAlarms } from './alarms.host.js';
+export { changes, CRASH_LOOP_RESTARTS, evaluate, summary, type AlarmFacts } from './alarms.rules.js';

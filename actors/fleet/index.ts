@@ -1,10 +1,4 @@
 /** The fleet: node presence, the fleet view behind `/fleet` and the probes, and the removal of a departed node. */
-export { fleetAnswer, presenceKeys, watchFleet, type FleetView, type PresenceEntry } from './fleet.view.js';
+export { fleetAnswer, watchFleet, type FleetView } from './fleet.view.js';
 export { removeNode } from './fleet.remove.js';
-export {
-  startPresence,
-  type Presence,
-  type PresenceDescription,
-  type PresenceFacts,
-  type PresenceOptions,
-} from './presence.js';
+export { startPresence, type Presence, type PresenceDescription, type PresenceFacts } from './presence.js';

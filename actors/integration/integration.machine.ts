@@ -190,13 +190,3 @@ export const integrationMachine = setup({
     disconnecting: {},
   },
 });
-
-export type IntegrationStateValue =
-  | 'unconfigured'
-  | 'disabled'
-  | 'credentials_missing'
-  | 'ready'
-  | 'degraded'
-  | 'provisioning'
-  | 'checking'
-  | 'disconnecting';

@@ -1,6 +1,6 @@
 /** Small readers for vendor JSON: every field may be missing or of another type. */
-import { isRecord, type JsonObject as Json } from '../../schema/index.js';
-export { isRecord, type Json };
+import { isRecord } from '../../schema/index.js';
+export { isRecord };
 
 export function at(v: unknown, ...path: string[]): unknown {
   let cur = v;

@@ -96,4 +96,3 @@ export function createPassHost(opts: PassHostOptions) {
     },
   };
 }
-export type PassHost = ReturnType<typeof createPassHost>;

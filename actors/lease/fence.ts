@@ -30,7 +30,7 @@ export function fenceOf(duty: string, epoch: number, current: () => number | nul
  * The header every record written as a lease holder carries: the epoch it acts under (the fencing token),
  * so a reader can tell a superseded holder's late record from the current holder's.
  */
-export const LEASE_EPOCH_HEADER = 'svc-lease-epoch';
+const LEASE_EPOCH_HEADER = 'svc-lease-epoch';
 
 export function leaseHeaders(epoch: number | undefined): Record<string, string> | undefined {
   return epoch === undefined ? undefined : { [LEASE_EPOCH_HEADER]: String(epoch) };

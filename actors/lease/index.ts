@@ -10,4 +10,4 @@ export {
   type Held,
   type LeaseIdentity,
 } from './lease.js';
-export { fenceOf, LEASE_EPOCH_HEADER, leaseHeaders, LeaseFencedError, noFence, type Fence } from './fence.js';
+export { fenceOf, leaseHeaders, LeaseFencedError, noFence, type Fence } from './fence.js';

@@ -1,4 +1,3 @@
-export { decideWork, noticeLine, purgeReasonProblem } from './work.decide.js';
-export type { Accepted, Fresh, Refusal, TaskEvent, WorkContext } from './work.types.js';
+export type { WorkContext } from './work.types.js';
 export { startWorkHost } from './work.host.js';
-export type { WorkHost, WorkHostOptions, WorkStateView } from './work.host.js';
+export type { WorkHost } from './work.host.js';

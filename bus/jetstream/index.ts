@@ -1,3 +1,3 @@
-export { openJetStreamBus, JetStreamBusOptions, type EngineWrapping } from './jetstream-bus.js';
-export { startEmbeddedNats, type EmbeddedNats, type EmbeddedNatsOptions } from './embedded.js';
+export { openJetStreamBus } from './jetstream-bus.js';
+export { startEmbeddedNats } from './embedded.js';
 export { restoreJetStream } from './jetstream-bus.js';

@@ -1,1 +1,1 @@
-export { openMemoryBus, type MemoryBusOptions } from './memory-bus.js';
+export { openMemoryBus } from './memory-bus.js';

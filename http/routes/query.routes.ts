@@ -34,17 +34,6 @@ export interface QuestionListing {
 
 export type QuestionRegistry = ReadonlyMap<string, Question>;
 
-/** Joins the questions of several subsystems; a name answered twice is a wiring error. */
-export function mergeQuestions(...maps: ReadonlyArray<ReadonlyMap<string, Question>>): Map<string, Question> {
-  const out = new Map<string, Question>();
-  for (const map of maps)
-    for (const [what, question] of map) {
-      if (out.has(what)) throw new Error(`question ${what} registered twice`);
-      out.set(what, question);
-    }
-  return out;
-}
-
 /** A projection's refusal as the catalogued API error; anything else is passed through. */
 export function asApiError(err: unknown): unknown {
   if (err instanceof QueryError)

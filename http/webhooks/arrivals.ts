@@ -8,9 +8,7 @@
  */
 import type { Logger } from 'pino';
 import { Subjects, type Bus } from '../../bus/index.js';
-import type { Arrival, ArrivalOutcome } from '../../schema/index.js';
-
-export type Outcome = ArrivalOutcome;
+import type { Arrival } from '../../schema/index.js';
 
 export interface ArrivalsOptions {
   readonly bus: Bus;

@@ -78,7 +78,6 @@ export function integrationsAnswer(deps: IntegrationsDeps) {
     coverage: deps.coverage(),
   };
 }
-export type IntegrationsAnswer = ReturnType<typeof integrationsAnswer>;
 
 /** `integrations` as a registered question: a read (guarded only when anonymous reads are off), as the route. */
 export function integrationsQuestions(deps: IntegrationsDeps): Map<string, Question> {

@@ -361,5 +361,5 @@ export function applyAgentEvent(state: AgentsState, e: EventRecord): AgentsState
   return state;
 }
 
-export { pruneTurnLog, turnLogMaxAgeMs } from './agents.turn-log.js';
+export { pruneTurnLog } from './agents.turn-log.js';
 export { seedBound } from './agents.seed.js';

@@ -27,7 +27,7 @@ import {
 } from './events.window.js';
 import type { Projection } from '../runner/runner.js';
 
-export { FEED_WINDOW, windowRows, type EventsState, type WindowRow } from './events.window.js';
+export { windowRows, type EventsState } from './events.window.js';
 
 export function applyEvent(state: EventsState, message: StoredMessage): void {
   state.lastAdded = null;

@@ -78,7 +78,6 @@ export function orgView(company: CompanyModel) {
     units: (unitsByParent.get(null) ?? []).map((u) => build(u, 0)),
   };
 }
-export type OrgView = ReturnType<typeof orgView>;
 
 /** The `seats` section: every seat (humans too, marked by kind), flat, public fields only. */
 export function seatList(company: CompanyModel): Json[] {

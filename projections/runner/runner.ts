@@ -23,9 +23,7 @@ import { replayInWindows } from './replay-windows.js';
 
 export type {
   AnyProjection,
-  BootInfo,
   BucketProjection,
-  KeyWatch,
   Projection,
   RunnerOptions,
   RunningProjection,

@@ -116,4 +116,3 @@ export function tokenBreakdown(ledger: TokenLedger, params: RollupParams) {
     aggregated_through: throughText,
   };
 }
-export type TokenBreakdown = ReturnType<typeof tokenBreakdown>;

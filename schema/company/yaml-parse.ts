@@ -30,8 +30,6 @@ import { ProblemKind, type CompanyProblem } from './problems.js';
 /** Aliases one document may hold, and the nodes they may expand to (the `yaml` package's own cap). */
 export const MAX_YAML_ALIASES = 100;
 
-export type YamlParse = DocumentParse;
-
 const refuse = (problems: CompanyProblem[]): DocumentParse => ({ ok: false, problems });
 const whole = (kind: CompanyProblem['kind'], message: string, line?: number): CompanyProblem => ({
   path: '',

@@ -1,4 +1,4 @@
-export { EventCategory, EventRecord, FailureTypes, isFailed } from './record.js';
+export { EventCategory, EventRecord, isFailed } from './record.js';
 export { SpendPhase, SpendRecord } from './spend.js';
 export {
   admissionOf,
@@ -7,8 +7,6 @@ export {
   ExcludedEventTypes,
   isFeedType,
   isStoredType,
-  type EventAdmission,
-  type Exclusion,
 } from './categories.js';
 export {
   canonicalInstant,
@@ -21,14 +19,5 @@ export {
   parseInstant,
   type Instant,
 } from './instant.js';
-export {
-  Coverage,
-  EventAnswer,
-  EventRow,
-  EventsCursor,
-  EventsPage,
-  toFullEvent,
-  toRow,
-  TraceAnswer,
-} from './rows.js';
+export { Coverage, EventAnswer, EventRow, EventsPage, toFullEvent, toRow, TraceAnswer } from './rows.js';
 export * as Payloads from './payloads/index.js';

@@ -3,16 +3,12 @@ export {
   PageCommentBody,
   ContainerKey,
   PageBody,
-  PageCommentRecord,
-  PageCreateRecord,
-  PageDeleteRecord,
   PageLimits,
   PageOutcome,
   PageRecord,
   PageRefusalCode,
   PageTitle,
-  PageUpdateRecord,
 } from './pages.records.js';
-export { PageChange, PageWrite, PageWriteReply } from './pages.commands.js';
+export { PageWrite, PageWriteReply } from './pages.commands.js';
 export type { PageChangeInput } from './pages.commands.js';
 export { containersOf, type Container } from './pages.containers.js';

@@ -40,7 +40,6 @@ export const SandboxQuestion = z.object({
   question: z.string().trim().min(1).max(8_000),
   audience: z.string().trim().min(1).max(200).nullable().default(null),
 });
-export const SandboxAnswer = z.object({ answer: z.string(), answered_at: z.string() });
 export const SandboxResult = z.object({
   status: z.enum(['done', 'failed']),
   summary: z.string().max(20_000).default(''),

@@ -4,16 +4,13 @@ export {
   CATCHUP_MIN_MS,
   catchupWindowMs,
   cronProblem,
-  isKnownTimezone,
   latestFireTime,
   missedFiring,
   nextFireTime,
   nextFireTimes,
   periodAfter,
-  ScheduleTimeError,
-  type MissedFiring,
 } from './time.js';
-export { companyTimezone, DEFAULT_TIMEZONE, resolveSchedules, type ResolveOptions } from './resolve.js';
+export { resolveSchedules, type ResolveOptions } from './resolve.js';
 export {
   DEFAULT_SCHEDULE_TIMEOUT_SECONDS,
   EffectiveSchedule,
@@ -26,8 +23,6 @@ export {
   scheduleKey,
   ScheduleOutcome,
   SchedulesAnswer,
-  ScheduleView,
   ScheduleWake,
-  ScopeType,
 } from './schedule.js';
 export { isRunnable, scheduleView } from './view.js';

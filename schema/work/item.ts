@@ -15,8 +15,6 @@ export const isOpId = (value: string): boolean =>
 
 export const OpId = z.string().refine(isOpId, 'at most 128 bytes of visible ASCII');
 
-/** `KEY-N`: the project key, a dash, the number the project's counter gave. */
-export const ITEM_KEY = /^([A-Z][A-Z0-9]{1,9})-([1-9][0-9]*)$/;
 export const PROJECT_KEY = /^[A-Z][A-Z0-9]{1,9}$/;
 
 const handle = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'a seat handle');
@@ -57,7 +55,6 @@ export const ItemFields = z.object({
     .nullable(),
 });
 export type ItemFields = z.infer<typeof ItemFields>;
-export type ItemChanges = Partial<ItemFields>;
 
 export const defaultFields = (): Omit<ItemFields, 'title'> => ({
   description: '',

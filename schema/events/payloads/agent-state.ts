@@ -42,16 +42,6 @@ export const BudgetExhausted = z.object({
   turn_id: z.string().nullable().optional(),
 });
 
-/** Known guard kinds; others arrive as themselves. */
-export const GuardKind = {
-  MaxRounds: 'max_rounds',
-  RepeatedCall: 'repeated_call',
-  Timeout: 'timeout',
-  OutputSize: 'output_size',
-  ToolDenied: 'tool_denied',
-  ScheduledTimeout: 'scheduled_timeout',
-} as const;
-
 /**
  * A turn guard fired (a loop, a timeout, a ceiling): recorded as the seat's `last_error`. Guards add their
  * own fields (the scheduler's `scheduled_timeout` carries the schedule, deadline and `at`, and no `detail`).

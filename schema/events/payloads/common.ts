@@ -47,12 +47,4 @@ export type Round = z.infer<typeof Round>;
 /** An operator's steering note delivered at a round. */
 export const Steer = z.object({ round: z.number().int(), note_id: z.string() });
 
-export const TokenCounts = z.object({
-  input_tokens: count,
-  output_tokens: count,
-  cache_read_tokens: count,
-  cache_write_tokens: count,
-  total_tokens: count,
-});
-
 export { count };
