@@ -482,7 +482,7 @@ t.test('a detached coding run is a history row with phase sandbox', async (t) =>
         coding_agent: 'coder',
         sandbox_id: 'sb-1',
         task: 'fix',
-        status: 'completed',
+        status: 'done',
         started_at: '2026-11-23T09:00:00Z',
         question: null,
         audience: null,
