@@ -32,14 +32,18 @@ t.test('svc replay --help describes every flag', async (t) => {
     t.match(run.stdout(), flag);
 });
 
-t.test('an unknown command or flag exits 2 with a pointer to help', async (t) => {
-  const command = runSvc(['launch']);
-  t.equal(await command.exited, 2);
-  t.match(command.stderr(), /unknown command: launch/);
-  const flag = runSvc(['serve', '--confg', 'x.yaml']);
-  t.equal(await flag.exited, 2);
-  t.match(flag.stderr(), /svc --help/);
-});
+t.test(
+  "an unknown command exits 2 pointing at svc --help, an unknown flag at its subcommand's help",
+  async (t) => {
+    const command = runSvc(['launch']);
+    t.equal(await command.exited, 2);
+    t.match(command.stderr(), /unknown command: launch/);
+    t.match(command.stderr(), /svc --help/);
+    const flag = runSvc(['serve', '--confg', 'x.yaml']);
+    t.equal(await flag.exited, 2);
+    t.match(flag.stderr(), /svc serve --help/);
+  },
+);
 
 t.test('serve without a configuration file exits 2 naming --config and SVC_CONFIG', async (t) => {
   const run = runSvc(['serve']);
