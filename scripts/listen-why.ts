@@ -1,5 +1,5 @@
 /**
- * Why a listener could not bind. uWebSockets.js reports only that it failed, so the port is tried once more
+ * Why a listener could not bind. The gateway reports only that binding failed, so the port is tried once more
  * with node:net, whose error code says why (in use, privileged, not an address of this host).
  */
 import { createServer } from 'node:net';
