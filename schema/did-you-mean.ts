@@ -47,3 +47,12 @@ export function closestName(word: string, candidates: Iterable<string>): string 
   }
   return best;
 }
+
+/**
+ * The unknown-field message, naming what a typo most likely meant (`scedules`: `schedules`). One
+ * wording for every path that meets an unknown key: validation of a whole document and a merge patch.
+ */
+export function unknownFieldMessage(key: string, known: ReadonlySet<string> | 'any'): string {
+  const near = known === 'any' ? null : closestName(key, known);
+  return `unknown field \`${key}\`${near === null ? '' : `; did you mean \`${near}\`?`}`;
+}

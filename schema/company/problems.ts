@@ -5,7 +5,7 @@
  * credential in the wrong place cannot leak through a refusal.
  */
 import type { z } from 'zod';
-import { closestName } from '../did-you-mean.js';
+import { unknownFieldMessage } from '../did-you-mean.js';
 import type { Problem } from '../problems.js';
 
 export const ProblemKind = {
@@ -131,12 +131,6 @@ function bound(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig, small: 
     default:
       return `must be ${cmp} ${limit}`;
   }
-}
-
-/** The unknown-field message, naming what a typo most likely meant (`scedules`: `schedules`). */
-export function unknownFieldMessage(key: string, known: ReadonlySet<string> | 'any'): string {
-  const near = known === 'any' ? null : closestName(key, known);
-  return `unknown field \`${key}\`${near === null ? '' : `; did you mean \`${near}\`?`}`;
 }
 
 /**

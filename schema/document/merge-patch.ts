@@ -3,6 +3,7 @@
  * included) replaces whole. Inputs are never modified.
  */
 import { clone, isRecord, type JsonObject, type Segment } from './json.js';
+import { unknownFieldMessage } from '../did-you-mean.js';
 import { formatPath } from './paths.js';
 
 export function mergePatch(target: unknown, patch: unknown): unknown {
@@ -21,20 +22,21 @@ export type KnownKeysAt = (segments: ReadonlyArray<Segment>) => ReadonlySet<stri
 /**
  * Keys of a patch the schema does not know, set to null included (write rule 4: a null for an
  * unknown key is refused, not ignored). Arrays replace whole and are validated with the merged
- * document, so only object values are descended.
+ * document, so only object values are descended. Each carries the message validation gives an
+ * unknown field, did-you-mean included.
  */
 export function patchUnknownKeys(
   patch: unknown,
   knownKeysAt: KnownKeysAt,
-): Array<{ path: string; segments: Segment[] }> {
-  const out: Array<{ path: string; segments: Segment[] }> = [];
+): Array<{ path: string; segments: Segment[]; message: string }> {
+  const out: Array<{ path: string; segments: Segment[]; message: string }> = [];
   const walk = (value: unknown, segments: Segment[]): void => {
     if (!isRecord(value)) return;
     const known = knownKeysAt(segments);
     for (const [key, child] of Object.entries(value)) {
       const at = [...segments, key];
       if (known !== 'any' && !known.has(key)) {
-        out.push({ path: formatPath(at), segments: at });
+        out.push({ path: formatPath(at), segments: at, message: unknownFieldMessage(key, known) });
         continue;
       }
       walk(child, at);

@@ -317,6 +317,17 @@ t.test(
       error: 'invalid_patch',
       problems: [{ path: 'nonsense', kind: 'unknown_field' }],
     });
+    // A misspelt key reads as validation of a whole document reads it: with the did-you-mean.
+    const typo = await node.call('PATCH', '/config', { body: { misson: 'x' }, headers: { 'x-summary': 's' } });
+    t.equal(typo.status, 400);
+    const patched = (await json(typo))['problems'] as Json[];
+    t.match(patched, [{ path: 'misson', kind: 'unknown_field', message: 'unknown field `misson`; did you mean `mission`?' }]); // prettier-ignore
+    const put = await node.call('PUT', '/config', {
+      body: { ...company(), misson: 'x' },
+      headers: { 'x-summary': 's', 'if-match': '*' },
+    });
+    const whole = ((await json(put))['problems'] as Json[]).find((p) => p['path'] === 'misson');
+    t.equal(whole?.['message'], patched[0]?.['message'], 'the same words as a whole-document write');
     const wrongType = await node.call('PATCH', '/config', {
       body: '[]',
       headers: { 'x-summary': 's', 'content-type': 'application/json-patch+json' },

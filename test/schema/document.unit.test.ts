@@ -72,6 +72,11 @@ t.test('unknown keys in a patch are found, set to null included', async (t) => {
     ),
     ['colour', 'providers.extra'],
   );
+  t.same(
+    patchUnknownKeys({ nmae: 'x', providers: { lm: {} } }, known).map((u) => u.message),
+    ['unknown field `nmae`; did you mean `name`?', 'unknown field `lm`; did you mean `llm`?'],
+    'each carries the did-you-mean validation gives',
+  );
 });
 
 t.test('paths format and parse back, quoting keys that are not identifiers', async (t) => {

@@ -155,7 +155,7 @@ async function patchConfig(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiR
           path: u.path,
           segments: u.segments,
           kind: 'unknown_field',
-          message: 'unknown field',
+          message: u.message,
         })),
       },
     });
