@@ -36,6 +36,10 @@ npx eslint .
 echo "check: unused exports (knip)"
 npx knip --include exports,types
 
+# tap builds its plugin set at install; .taprc swaps its TypeScript plugin for tsx, and a rebuild during a
+# run reaches only the next run's test processes, so build it first.
+npx tap build >/dev/null
+
 mkdir -p .tap
 status=0
 npx tap --reporter=tap "$@" | tee .tap/last.tap || status=$?
