@@ -141,6 +141,7 @@ export {
   episodeOf,
   monthOf,
   noteOutcome,
+  openSeatLog,
   type Placement,
   placementKeys,
   recordAuxiliarySpend,

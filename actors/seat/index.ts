@@ -8,3 +8,4 @@ export type { Placement } from './placement.types.js';
 export { placementKeys, watchPlacement } from './placement.view.js';
 export { draftOf, episodeId, episodeOf, noteOutcome } from './turn.episode.js';
 export { auxiliarySpendRecord, recordAuxiliarySpend } from './spend.js';
+export { openSeatLog } from './seat.log.js';
