@@ -28,6 +28,7 @@ export {
 } from './webhooks/settings.js';
 export { webhookRoutes } from './webhooks/webhooks.routes.js';
 export { landingRoutes, type AppCompletion, type AppFlow } from './webhooks/landing.routes.js';
+export type { AppInstallation } from './webhooks/receiver.js';
 export { queryRoutes, type Question } from './routes/query.routes.js';
 export { eventRoutes } from './routes/events.routes.js';
 export { nativeBackendRoutes } from './routes/native-backends.routes.js';

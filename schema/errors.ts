@@ -349,6 +349,13 @@ export const errorCatalogue = {
     hint: 'Configure `secrets.keys` and `secrets.active_key_id` in the Tier A file and restart.',
     retryable: false,
   },
+  setup_unavailable: {
+    status: 503,
+    when: "`POST /setup/codehost-a-app/{handle}` on a node with no setup surface for code-host apps (no keyring, or the code host's API and web locations unset)",
+    detail: 'This node has no setup surface for code-host apps.',
+    hint: 'Configure a keyring (`secrets.keys`) and set SVC_CODEHOST_A_API_URL and SVC_CODEHOST_A_WEB_URL, then restart.',
+    retryable: false,
+  },
   backup_dir_invalid: {
     status: 400,
     when: '`POST /backup` whose `dir` is missing, relative, inside the store, not a directory, not empty, or not writable',

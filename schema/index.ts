@@ -77,6 +77,8 @@ export { handlePattern, seatIdentity } from './document/index.js';
 export { seatDirectory, type DirectorySeat, type SeatDirectory } from './seat-directory.js';
 export {
   Arrival,
+  appRoster,
+  installUrl,
   IntegrationCommand,
   IntegrationReply,
   IntegrationVerb,

@@ -1,15 +1,18 @@
 /**
  * The per-seat codehost-a app flow's effects: convert the manifest code, seal the private key and the
  * webhook secret into the secret store (`Commands.secrets.put`), then record `app_id`, `app_slug`,
- * `installation_id: 0` and `${NAME}` pointers on the seat through `Commands.config.write`.
+ * `installation_id: 0` and `${NAME}` pointers on the seat through `Commands.config.write`; later the
+ * installation id a verified installation delivery names (0 again on uninstall), which moves the seat past
+ * `install_app` in the setup roster.
  * Absent (503 on the flow's routes) without a keyring or without the code host's locations.
  */
 import { createHmac } from 'node:crypto';
 import { convertManifest } from '../actors/index.js';
 import { sendCommand, type Bus, keyringFrom, openDocument } from '../bus/index.js';
-import type { AppCompletion, AppFlow } from '../http/index.js';
+import type { AppCompletion, AppFlow, AppInstallation } from '../http/index.js';
 import { activeRevision, type ConfigView } from '../projections/index.js';
-import { Commands, seatIdentity, type ConfigWrite, type SecretPut, type TierA } from '../schema/index.js';
+import { Commands, installUrl, seatIdentity } from '../schema/index.js';
+import type { ConfigWrite, SecretPut, TierA } from '../schema/index.js';
 import { isRecord, type JsonObject as Json } from '../schema/index.js';
 
 const actor = { id: 'codehost-a-app', kind: 'node' } as const;
@@ -18,18 +21,24 @@ const actor = { id: 'codehost-a-app', kind: 'node' } as const;
 export const appSecretName = (handle: string, what: 'PRIVATE_KEY' | 'WEBHOOK_SECRET'): string =>
   `CODEHOST_A_APP_${handle.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_${what}`;
 
-/** The document with the seat's codehost-a app recorded; null when the seat is not in it. */
-export function withApp(document: unknown, handle: string, app: Json): unknown {
+/**
+ * The document with `change` applied to the seat's codehost-a block (`change` answers the fields to merge,
+ * or null for nothing to do); `missing` when the seat is not in it, `unchanged` when nothing is to do.
+ */
+function withApp(document: unknown, handle: string, change: (current: Json) => Json | null): unknown {
   const doc = structuredClone(document);
-  let found = false;
+  let found = 'missing' as 'missing' | 'unchanged' | 'changed';
   const visit = (roles: unknown): void => {
     if (!Array.isArray(roles)) return;
     for (const seat of roles) {
       if (!isRecord(seat) || seatIdentity(seat) !== handle) continue;
       const integrations = isRecord(seat['integrations']) ? seat['integrations'] : {};
       const current = isRecord(integrations['codehost_a']) ? integrations['codehost_a'] : {};
+      const app = change(current);
+      if (found === 'missing') found = 'unchanged';
+      if (app === null) continue;
       seat['integrations'] = { ...integrations, codehost_a: { ...current, ...app } };
-      found = true;
+      found = 'changed';
     }
   };
   const units = (list: unknown): void => {
@@ -44,7 +53,19 @@ export function withApp(document: unknown, handle: string, app: Json): unknown {
     visit(doc['roles']);
     units(doc['units']);
   }
-  return found ? doc : null;
+  return found === 'changed' ? doc : found;
+}
+
+/** What an installation delivery changes on the seat's block; null when it is not this app's or already so. */
+function installationChange(current: Json, change: AppInstallation): Json | null {
+  const raw = current['app_id'];
+  const appId = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw : '';
+  if (appId === '') return null;
+  if (change.app_id !== null && change.app_id !== appId) return null;
+  const known = typeof current['installation_id'] === 'number' ? current['installation_id'] : 0;
+  if (change.action === 'created')
+    return known === change.installation_id ? null : { installation_id: change.installation_id };
+  return known === change.installation_id ? { installation_id: 0 } : null;
 }
 
 export function codehostAppFlow(opts: {
@@ -68,14 +89,20 @@ export function codehostAppFlow(opts: {
     return reply.outcome === 'ok';
   };
 
-  const record = async (handle: string, app: Json): Promise<AppCompletion> => {
+  type Recorded = { ok: true; revision_id: string | null } | Extract<AppCompletion, { ok: false }>;
+  const record = async (
+    handle: string,
+    change: (current: Json) => Json | null,
+    summary: string,
+  ): Promise<Recorded> => {
     // One retry: another writer may win the compare-and-set between our read and our write.
     for (let attempt = 0; attempt < 2; attempt++) {
       const active = activeRevision(opts.view.state);
       if (!active) return { ok: false, status: 503, reason: 'No configuration is active.' };
-      const document = withApp(openDocument(keyring, active.payload, active.revision_id), handle, app);
-      if (document === null)
+      const document = withApp(openDocument(keyring, active.payload, active.revision_id), handle, change);
+      if (document === 'missing')
         return { ok: false, status: 400, reason: `Seat ${handle} is not in the active configuration.` };
+      if (document === 'unchanged') return { ok: true, revision_id: null };
       const command: ConfigWrite = {
         document,
         basis_revision_id: active.revision_id,
@@ -84,16 +111,15 @@ export function codehostAppFlow(opts: {
         dry_run: false,
         actor,
         source: 'setup.codehost-a-app',
-        summary: `codehost-a app ${String(app['app_slug'])} recorded for seat ${handle}`,
+        summary,
       };
       const reply = await sendCommand(opts.bus, Commands.config.write, command);
-      if (reply.outcome === 'stored')
-        return {
-          ok: true,
-          app_id: String(app['app_id']),
-          app_slug: String(app['app_slug']),
-          revision_id: reply.revision_id,
-        };
+      if (reply.outcome === 'stored') {
+        // Read-your-writes: this node's setup reads (the roster) show the change once this answers.
+        const id = reply.revision_id;
+        await opts.view.until((state) => activeRevision(state)?.revision_id === id, 5_000);
+        return { ok: true, revision_id: id };
+      }
       if (reply.outcome === 'refused' && reply.error === 'revision_advanced') continue;
       return {
         ok: false,
@@ -117,13 +143,30 @@ export function codehostAppFlow(opts: {
       if (!(await seal(keyName, pem)) || !(await seal(secretName, secret ?? '')))
         return { ok: false, status: 503, reason: 'The secret store refused the app credentials.' };
       // 2. then record the app on the seat.
-      return record(handle, {
+      const app = {
         app_id: typeof id === 'number' ? id : String(id),
         app_slug: slug,
         installation_id: 0,
         private_key: `\${${keyName}}`,
         webhook_secret: `\${${secretName}}`,
-      });
+      };
+      const done = await record(handle, () => app, `codehost-a app ${slug} recorded for seat ${handle}`);
+      if (!done.ok) return done;
+      return {
+        ok: true,
+        app_id: String(id),
+        app_slug: slug,
+        revision_id: done.revision_id ?? '',
+        install_url: installUrl(web, slug),
+      };
+    },
+    async installation(handle, change) {
+      const done = await record(
+        handle,
+        (current) => installationChange(current, change),
+        `codehost-a app of seat ${handle} ${change.action === 'created' ? `installed (installation ${change.installation_id})` : 'uninstalled'}`,
+      );
+      if (!done.ok) throw new Error(done.reason);
     },
   };
 }

@@ -92,6 +92,7 @@ export async function startSetup(opts: {
       await command(Commands.secrets.put, put);
     },
     publicBaseReference: PUBLIC_BASE_URL_VARIABLE,
+    ...(env['SVC_CODEHOST_A_WEB_URL'] ? { codehostAWebUrl: env['SVC_CODEHOST_A_WEB_URL'] } : {}),
   };
   const deps = (auth: AuthSettings): SetupRouteDeps => ({
     ...shared,

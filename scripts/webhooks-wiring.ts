@@ -135,7 +135,14 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
     return cached;
   };
 
+  const appFlow = codehostAppFlow({
+    bus: opts.bus,
+    view: opts.view,
+    config: opts.config,
+    ...(opts.env ? { env: opts.env } : {}),
+  });
   const deps = {
+    ...(appFlow ? { appInstallation: appFlow.installation.bind(appFlow) } : {}),
     bus: opts.bus,
     settings: () => current().settings,
     configured: opts.configured,
@@ -179,12 +186,6 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
     publicBaseUrl: () => value('SVC_PUBLIC_BASE_URL'),
     publicListener: opts.config.api.public !== undefined,
     coverage: opts.coverage,
-  });
-  const appFlow = codehostAppFlow({
-    bus: opts.bus,
-    view: opts.view,
-    config: opts.config,
-    ...(opts.env ? { env: opts.env } : {}),
   });
   return {
     routes: (auth, asked = questions) => [

@@ -6,17 +6,28 @@
  * confirms and writes nothing (200); `?code=&state=` converts the manifest, seals the private key and
  * webhook secret, then records the app on the seat (200), or 400 on a bad state or a refused code;
  * 503 when this node has no setup surface (no keyring, no code-host API configured).
+ *
+ * `POST /setup/codehost-a-app/{handle}` answers the `create_app` step (`action_url` empty, the manifest and
+ * where to post it in `post_url`); without a setup surface 503 `setup_unavailable`.
  */
 import { handlePattern } from '../../schema/index.js';
-import { ApiError, codelessReply } from '../api-error.js';
+import { ApiError } from '../api-error.js';
 import { assertCompanyWriter } from '../guard.js';
 import type { ApiReply, ApiRequest, AuthSettings, RouteDef } from '../types.js';
 import { stateSigner, type StateSigner } from './app-state.js';
 import { escapeHtml, landingHashes, page } from './landing-page.js';
+import type { AppInstallation } from './receiver.js';
 import type { WebhookSettings } from './settings.js';
 
 export type AppCompletion =
-  | { readonly ok: true; readonly app_id: string; readonly app_slug: string; readonly revision_id: string }
+  | {
+      readonly ok: true;
+      readonly app_id: string;
+      readonly app_slug: string;
+      readonly revision_id: string;
+      /** The code host's page that installs the new app (the roster's `install_app` link). */
+      readonly install_url: string;
+    }
   | { readonly ok: false; readonly status: 400 | 503; readonly reason: string };
 
 /** What the code-host app flow needs; absent = no setup surface on this node. */
@@ -27,6 +38,8 @@ export interface AppFlow {
   readonly manifestPostUrl: string;
   /** Converts `code`, seals the key and secret first, then records the app on the seat. */
   complete(handle: string, code: string): Promise<AppCompletion>;
+  /** Records (or clears) the installation id a verified installation delivery names. */
+  installation(handle: string, change: AppInstallation): Promise<void>;
 }
 
 export interface LandingDeps {
@@ -107,18 +120,15 @@ async function codehostApp(
   );
   return page(200, 'App created', [
     `Seat <b>${escapeHtml(handle)}</b> now has the app <b>${escapeHtml(done.app_slug)}</b>.`,
-    'Install it on the repositories the seat works on; the code host brings you back here.',
+    done.install_url === ''
+      ? 'Install it on the repositories the seat works on; the code host brings you back here.'
+      : `<a href="${escapeHtml(done.install_url)}">Install it</a> on the repositories the seat works on; the code host brings you back here.`,
   ]);
 }
 
 function begin(deps: LandingDeps, signer: StateSigner | null, req: ApiRequest): ApiReply {
   if (deps.auth) assertCompanyWriter(deps.auth, req.actor);
-  if (deps.appFlow === undefined || signer === null)
-    return codelessReply(
-      503,
-      'This node has no setup surface for code-host apps.',
-      'Configure a keyring and the code-host API location.',
-    );
+  if (deps.appFlow === undefined || signer === null) throw new ApiError('setup_unavailable');
   const handle = req.params['handle'] ?? '';
   const seat = deps.settings().directory.seats.get(handle);
   if (!seat || seat.kind !== 'agent')
@@ -132,8 +142,10 @@ function begin(deps: LandingDeps, signer: StateSigner | null, req: ApiRequest): 
     status: 200,
     body: {
       seat: handle,
+      // The roster's step: its `action_url` is empty (spec), the manifest is posted to `post_url`.
       step: 'create_app',
-      action_url: `${deps.appFlow.manifestPostUrl}?state=${encodeURIComponent(state)}`,
+      action_url: '',
+      post_url: `${deps.appFlow.manifestPostUrl}?state=${encodeURIComponent(state)}`,
       state,
       manifest: {
         name: `${handle}`,

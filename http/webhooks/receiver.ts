@@ -27,6 +27,18 @@ export interface ReceiverDeps {
   /** The relay key set for a location (cached by the caller). */
   relayKeys(url: string): RelayKeySet;
   now?: () => number;
+  /**
+   * A verified `installation` delivery on a seat's own app hook: records the installation id on the seat
+   * (0 again when the app is uninstalled). Absent where the node has no code-host app setup surface.
+   */
+  appInstallation?(handle: string, change: AppInstallation): Promise<void>;
+}
+
+export interface AppInstallation {
+  readonly action: 'created' | 'deleted';
+  readonly installation_id: number;
+  /** The app the installation belongs to, as the delivery names it; null when it names none. */
+  readonly app_id: string | null;
 }
 
 export interface Accepted {

@@ -65,19 +65,48 @@ const codehostAGate: Gate = {
   absent: inHeader(CodehostAHeaders.signature),
 };
 
-function codehostA(deps: ReceiverDeps, req: ApiRequest, secret: string, surface: string): Promise<ApiReply> {
+async function codehostA(
+  deps: ReceiverDeps,
+  req: ApiRequest,
+  secret: string,
+  surface: string,
+): Promise<ApiReply> {
   const handle = req.params['handle'] ?? null;
-  checked(deps, req, surface, verifyCodehostA(secret, req.headers, req.body));
-  return accept(deps, req, {
+  const json = checked(deps, req, surface, verifyCodehostA(secret, req.headers, req.body));
+  const event = headerId(req.headers[CodehostAHeaders.event]) ?? '';
+  const reply = await accept(deps, req, {
     vendor: Vendor.CodehostA,
     pipeline: Vendor.CodehostA,
     surface,
     deliveryId: headerId(req.headers[CodehostAHeaders.delivery]) ?? digestKey(req.body),
-    event: headerId(req.headers[CodehostAHeaders.event]) ?? '',
+    event,
     seat: handle,
     scheme: 'hmac-sha256',
     signatureHeaders: [CodehostAHeaders.signature],
   });
+  if (handle !== null && event === 'installation') await noteInstallation(deps, req, handle, json);
+  return reply;
+}
+
+/**
+ * The seat's own app was installed or uninstalled: the delivery is signed with that app's secret, so its
+ * installation id is recorded on the seat (the roster then leaves `install_app`). The delivery is already
+ * kept; a failed record is logged, never answered as a refusal (the vendor would only retry it).
+ */
+async function noteInstallation(deps: ReceiverDeps, req: ApiRequest, handle: string, json: unknown) {
+  const action = scalar(pathOf(json, 'action'));
+  const id = pathOf(json, 'installation', 'id');
+  if (deps.appInstallation === undefined || (action !== 'created' && action !== 'deleted')) return;
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id <= 0) return;
+  try {
+    await deps.appInstallation(handle, {
+      action,
+      installation_id: id,
+      app_id: scalar(pathOf(json, 'installation', 'app_id')),
+    });
+  } catch (error) {
+    req.log.warn({ event: 'codehost_app_installation_unrecorded', seat: handle, err: error }, 'codehost_app_installation_unrecorded'); // prettier-ignore
+  }
 }
 
 const codehostBGate: Gate = {

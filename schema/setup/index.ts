@@ -10,6 +10,7 @@ export {
   type KindSpec,
   type Requirement,
 } from './requirement.js';
+export { appRoster, installUrl } from './app-roster.js';
 export { integrationState, namesToLookUp, type IntegrationState, type LookupAnswer } from './state.js';
 export {
   IntegrationCommand,

@@ -7,6 +7,7 @@ import { isWholeRef } from '../company/fields.js';
 import { listRefs } from '../env-refs.js';
 import { isRecord } from '../document/index.js';
 import { seatSegments, segmentsOf, valueAt } from './doc-paths.js';
+import type { AppRosterEntry } from './app-roster.js';
 import type { KindSpec, Requirement } from './requirement.js';
 
 /** Where a `${NAME}` was answered. */
@@ -36,6 +37,8 @@ export interface IntegrationState {
   readonly inbound_path: string;
   readonly public_url: string | null;
   readonly requirements: RequirementState[];
+  /** codehost-a only: every agent seat's app setup (`tier`, `step`, `action_url`); see app-roster.ts. */
+  readonly roster?: AppRosterEntry[];
 }
 
 export interface StateInput {

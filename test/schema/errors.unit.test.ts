@@ -41,9 +41,11 @@ t.test('the catalogue covers every code of the spec Errors table', async (t) => 
   // Codes the project adds beyond the spec's table, each for a stated reason: webhook deliveries over
   // 25 MiB (body_too_large); the 409 of a rekey naming another key; a reveal this node cannot open; a
   // listener holding its cap of body bytes in flight (overloaded); a backup directory refused, or a
-  // backup failing after it started (POST /backup, whose codes the spec leaves open).
+  // backup failing after it started (POST /backup, whose codes the spec leaves open); the code-host app
+  // begin route on a node with no setup surface (the spec: every refusal carries a code).
   const added = [
     'body_too_large', 'key_not_active', 'unreadable_secret', 'overloaded', 'backup_dir_invalid', 'backup_failed',
+    'setup_unavailable',
   ]; // prettier-ignore
   // The fleet removals: a member still live without force, a peer removal the broker refused.
   const fleet = ['member_live', 'broker_refused'];

@@ -3,15 +3,16 @@
  * the guarded begin route (403 on a managed document for a non-writer), a refused code (400, the vendor's
  * words never shown), a forged state (400), then a good code: key and secret sealed in the store, the app
  * recorded on the seat through a config write, and the seat's own receiver verifying with that secret.
+ * All along, the code-host tool's roster (`GET /setup/integrations/codehost-a`) carries the seat's `tier`,
+ * `step` and `action_url` (spec "Per-seat code-host app setup"): `create_app` with an empty link,
+ * `install_app` with the install page once the app exists, no step once an installation is known.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { startCodehostAFake, VENDOR_WORDS } from '../fixtures/codehost-a/fake.js';
 import { freePort, runSvc } from '../harness/child.js';
 
 const OPS = 'ops-token-0123456789abcdef';
@@ -21,29 +22,17 @@ const APP_SECRET = 'app-hook-secret-from-the-code-host';
 t.test(
   'a seat gets its own codehost-a app: sealed first, then recorded, then its receiver verifies',
   async (t) => {
-    const conversions: string[] = [];
-    const vendor = createServer((req, res) => {
-      const code = /^\/app-manifests\/([^/]+)\/conversions$/.exec(req.url ?? '')?.[1];
-      if (req.method !== 'POST' || code === undefined) return void res.writeHead(404).end();
-      conversions.push(code);
-      if (code !== 'good')
-        return void res
-          .writeHead(404, { 'content-type': 'application/json' })
-          .end('{"message":"VENDOR-SECRET-WORDS"}');
-      res.writeHead(201, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          id: 42,
-          slug: 'ada-bot',
-          pem: '-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----\n',
-          webhook_secret: APP_SECRET,
-        }),
-      );
+    const vendor = await startCodehostAFake({
+      good: {
+        id: 42,
+        slug: 'ada-bot',
+        pem: '-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----\n',
+        webhook_secret: APP_SECRET,
+      },
     });
-    vendor.listen(0, '127.0.0.1');
-    await once(vendor, 'listening');
     t.teardown(() => vendor.close());
-    const vendorUrl = `http://127.0.0.1:${(vendor.address() as AddressInfo).port}`;
+    const { conversions } = vendor;
+    const vendorUrl = vendor.url;
 
     const dir = mkdtempSync(join(tmpdir(), 'svc-app-'));
     t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -72,6 +61,18 @@ t.test(
     });
     t.equal(put.status, 201, await put.text());
 
+    type Entry = { handle: string; tier: string; step: string | null; action_url: string; installation_id: number | null }; // prettier-ignore
+    const roster = async (): Promise<Entry[]> => {
+      const res = await fetch(`${base}/setup/integrations/codehost-a`, { headers: auth(OPS) });
+      t.equal(res.status, 200);
+      return ((await res.json()) as { roster: Entry[] }).roster;
+    };
+    t.same(
+      await roster(),
+      [{ handle: 'ada', tier: 'org', step: 'create_app', action_url: '', app_id: null, app_slug: null, installation_id: null }], // prettier-ignore
+      'a seat without an app: create_app, action_url empty',
+    );
+
     t.equal((await fetch(`${base}/setup/codehost-a-app/ada`, { method: 'POST' })).status, 401, 'guarded');
     const managed = await fetch(`${base}/setup/codehost-a-app/ada`, { method: 'POST', headers: auth(CI) });
     t.equal(managed.status, 403);
@@ -82,15 +83,17 @@ t.test(
       state: string;
       step: string;
       action_url: string;
+      post_url: string;
       manifest: { hook_attributes: { url: string } };
     };
     t.equal(plan.step, 'create_app');
-    t.match(plan.action_url, /^https:\/\/codehost-a\.example\/settings\/apps\/new\?state=/);
+    t.equal(plan.action_url, '', 'create_app carries an empty action_url');
+    t.match(plan.post_url, /^https:\/\/codehost-a\.example\/settings\/apps\/new\?state=/);
     t.equal(plan.manifest.hook_attributes.url, 'https://svc.example/webhooks/codehost-a/ada');
 
     const refused = await fetch(`${base}/webhooks/codehost-a-app?code=bad&state=${plan.state}`);
     t.equal(refused.status, 400);
-    t.notMatch(await refused.text(), /VENDOR-SECRET-WORDS/);
+    t.notOk((await refused.text()).includes(VENDOR_WORDS));
     // Flip a character inside the signed body (the last character of base64url may be only padding bits).
     const forged = plan.state.replace(
       /^(.{5})(.)/,
@@ -103,6 +106,7 @@ t.test(
     const html = await done.text();
     t.equal(done.status, 200, html);
     t.match(html, /ada-bot/);
+    t.ok(html.includes('href="https:&#47;&#47;codehost-a.example&#47;apps&#47;ada-bot&#47;installations&#47;new"'), 'the page links to the install page'); // prettier-ignore
     t.match(done.headers.get('content-security-policy') ?? '', /^default-src 'none'; style-src 'sha256-/);
 
     const secret = await fetch(`${base}/secrets/CODEHOST_A_APP_ADA_PRIVATE_KEY`, { headers: auth(OPS) });
@@ -119,6 +123,21 @@ t.test(
     t.match(text, /"app_id":42/);
     t.match(text, /"installation_id":0/);
     t.notOk(text.includes('BEGIN RSA'), 'the key itself is never in the document');
+    const installUrl = 'https://codehost-a.example/apps/ada-bot/installations/new';
+    t.match(await roster(), [{ handle: 'ada', tier: 'org', step: 'install_app', action_url: installUrl, app_slug: 'ada-bot', installation_id: 0 }]); // prettier-ignore
+
+    // The browser comes back from the install page: confirmed, nothing written, the step stays.
+    const revisions = async (): Promise<number> => {
+      const res = await fetch(`${base}/config/revisions`, { headers: auth(OPS) });
+      return ((await res.json()) as { total: number }).total;
+    };
+    const before = await revisions();
+    const back = await fetch(
+      `${base}/webhooks/codehost-a-app?installed=ada&installation_id=77&setup_action=install`,
+    );
+    t.equal(back.status, 200);
+    t.equal(await revisions(), before, 'the install confirmation writes nothing');
+    t.match(await roster(), [{ handle: 'ada', step: 'install_app', installation_id: 0 }]);
 
     // The seat's receiver now verifies with the sealed secret (a ${VAR} resolved from the store).
     const body = JSON.stringify({
@@ -132,6 +151,27 @@ t.test(
     body,
   }); // prettier-ignore
     t.equal(hook.status, 200);
+
+    // The app's own signed installation delivery records the installation: the seat leaves the steps.
+    const signed = (payload: unknown, delivery: string) => {
+      const text = JSON.stringify(payload);
+      return fetch(`${base}/webhooks/codehost-a/ada`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-codehost-a-delivery': delivery, 'x-codehost-a-event': 'installation', 'x-codehost-a-signature-256': `sha256=${createHmac('sha256', APP_SECRET).update(text).digest('hex')}` }, // prettier-ignore
+        body: text,
+      });
+    };
+    const other = await signed({ action: 'created', installation: { id: 5, app_id: 9 } }, 'i0');
+    t.equal(other.status, 200, 'another app’s installation is kept as a delivery');
+    t.match(await roster(), [{ step: 'install_app', installation_id: 0 }], '...and changes nothing');
+    t.equal((await signed({ action: 'created', installation: { id: 77, app_id: 42 } }, 'i1')).status, 200);
+    t.same(
+      (await roster()).map((e) => [e.tier, e.step, e.action_url, e.installation_id]),
+      [['seat', null, '', 77]],
+      'installed: tier seat, no pending step',
+    );
+    t.equal((await signed({ action: 'deleted', installation: { id: 77, app_id: 42 } }, 'i2')).status, 200);
+    t.match(await roster(), [{ tier: 'org', step: 'install_app', action_url: installUrl, installation_id: 0 }], 'uninstalled: back to install_app'); // prettier-ignore
     t.notOk(
       run.lines.some((l) => JSON.stringify(l).includes(APP_SECRET)),
       'the secret is never logged',

@@ -1,6 +1,7 @@
 /** What every setup route reads first: the active document (opened), the seats, the public base URL. */
 import { activeRevision } from '../../../projections/index.js';
 import {
+  appRoster,
   integrationState,
   isSealedDocument,
   namesToLookUp,
@@ -86,10 +87,14 @@ export async function stateOf(
   spec: KindSpec,
 ): Promise<IntegrationState> {
   const seats = agentSeats(ctx);
-  return integrationState(spec, {
+  const state = integrationState(spec, {
     document: ctx.document,
     lookups: await lookups(deps, namesToLookUp(spec, ctx.document, seats)),
     publicBase: ctx.publicBase.resolved,
     agentSeats: seats,
   });
+  // Each agent seat makes and installs its own codehost-a app: the roster says which step it is at.
+  return spec.key === 'codehost-a'
+    ? { ...state, roster: appRoster(ctx.document, seats, deps.codehostAWebUrl ?? null) }
+    : state;
 }

@@ -33,6 +33,8 @@ export interface SetupConfigDeps {
   readonly seal: (name: string, value: string, actor: string) => Promise<void>;
   /** The variable the public base URL is read from (`SVC_PUBLIC_BASE_URL`). */
   readonly publicBaseReference: string;
+  /** The code host's web location (`SVC_CODEHOST_A_WEB_URL`): install links in the codehost-a roster. */
+  readonly codehostAWebUrl?: string;
   readonly writeTimeoutMs?: number;
 }
 

@@ -2,10 +2,11 @@
  * The landing pages over a real listener: the chat install page shows the code and the seat from
  * `state`, escaped, under a policy of default none plus the hash of its own style; the code-host app
  * return page renders the vendor's error (escaped, 400), confirms an install without writing (200),
- * and answers 503 where the node has no setup surface.
+ * and answers 503 where the node has no setup surface (the begin route: 503 `setup_unavailable`).
  */
 import { createHash } from 'node:crypto';
 import t from 'tap';
+import { openAuth } from '../fixtures/gateway-harness.js';
 import { startWebhookNode } from './fixtures/webhook-node.js';
 
 function styleHash(html: string): string {
@@ -59,5 +60,18 @@ t.test('landing pages', async (t) => {
 
   await t.test('a code with no setup surface on this node is 503', async (t) => {
     t.equal((await get('/webhooks/codehost-a-app?code=abc&state=x.y')).status, 503);
+  });
+
+  await t.test('the begin route with no setup surface answers 503 with an error code', async (t) => {
+    const res = await fetch(`${node.h.base}/setup/codehost-a-app/ada`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${openAuth.tokens[0]!.token}` },
+    });
+    t.equal(res.status, 503);
+    t.match(await res.json(), {
+      error: 'setup_unavailable',
+      detail: /setup surface/,
+      hint: /SVC_CODEHOST_A_API_URL/,
+    });
   });
 });
