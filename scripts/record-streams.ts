@@ -5,7 +5,8 @@
  *     npx tsx scripts/record-streams.ts [name]     # writes test/fixtures/streams/<name>/ (default: today)
  *
  * A `svc serve` child on the memory engine, over a temp store, with the fake model and signed deliveries
- * of the test fixtures: a company activated and edited (a revert too), a secret set, a native work item,
+ * of the test fixtures: a company activated and edited (a revert too), a secret set, a native work item
+ * and page,
  * signed webhooks from code host A (accepted, duplicate, refused), agent turns against the fake model
  * (a tool call and an `ask_human`), a pause and a resume, a schedule firing. Then the node stops, and every stream's records
  * (KV buckets included: they are streams) are written to `<STREAM>.jsonl` with `streams.json`, and what
@@ -155,7 +156,7 @@ async function scenario(node: BootedNode, llmUrl: string): Promise<void> {
       {
         name: 'Engineering',
         type: 'team',
-        integrations: { work: { project: 'ENG' } },
+        integrations: { work: { project: 'ENG' }, wiki: { space: 'ENG' } },
         roles: [ada, { name: 'Hu', kind: 'human', contact: { operator_id: 'ops' } }, ...extraRoles],
       },
     ],
@@ -198,6 +199,23 @@ async function scenario(node: BootedNode, llmUrl: string): Promise<void> {
     }),
     201,
     'work item',
+  );
+
+  await ok(
+    node.call('POST', '/pages', {
+      body: JSON.stringify({ container: 'ENG', title: 'Release process', body: 'Cut from main.' }),
+      headers: { 'content-type': 'application/json' },
+    }),
+    201,
+    'page',
+  );
+  await ok(
+    node.call('POST', '/pages/ENG/Release%20process/comments', {
+      body: JSON.stringify({ body: 'Tag after the notes are written.' }),
+      headers: { 'content-type': 'application/json' },
+    }),
+    201,
+    'page comment',
   );
 
   // Webhooks: accepted, refused (bad signature), duplicate; the accepted one wakes Ada.
@@ -307,7 +325,7 @@ async function main(): Promise<void> {
     const node = await bootNode(
       cleanup.t,
       store,
-      [keyringYaml('k1', ['k1', 1]), 'tracker: {backend: native}'].join('\n'),
+      [keyringYaml('k1', ['k1', 1]), 'tracker: {backend: native}', 'knowledge: {backend: native}'].join('\n'),
     );
     await scenario(node, llm.baseUrl);
     const code = await node.stop();
