@@ -1,25 +1,18 @@
 /**
- * Configuration benchmark: for a generated 500-seat company, the time of `PUT /config` end to end
- * (HTTP, guard, parse, mask restore, bus command, validation, store, compare-and-set, read model)
- * divided by the time of validating the same document alone (target ≤ 3), and the apply time
- * (activation to `svc.config.revision_applied` on this node).
+ * Configuration benchmark: for a generated 500-seat company, the time of `PUT /config` to a `svc serve` child,
+ * end to end (HTTP, guard, parse, mask restore, bus command, validation, store, compare-and-set, read model),
+ * divided by the time of validating the same document alone in this process (target <= 3), and the apply time
+ * (the answer to the node's `config applied` log line for that epoch).
  *
- * Run (from the repository root):
- *   TS_NODE_TRANSPILE_ONLY=1 node --import @isaacs/ts-node-temp-fork-for-pr-2009/import scripts/bench/config.ts
+ * Run (from the repository root, after `npm run build`): node --import=tsx scripts/bench/config.ts [--json]
  * Options (environment): BENCH_SEATS (default 500), BENCH_ROUNDS (default 15; medians are printed).
  */
-import { createServer } from 'node:net';
-import { once } from 'node:events';
-import { pino } from 'pino';
-import { startNodeHost } from '../../actors/index.js';
-import { ensureCatalogue, openMemoryBus, Subjects } from '../../bus/index.js';
-import { startGateway } from '../../http/index.js';
-import { parseTierA, validateCompany } from '../../schema/index.js';
-import { startConfiguration } from '../config-wiring.js';
+import { validateCompany } from '../../schema/index.js';
+import { auth, startServe } from './node.js';
+import { report, row } from './table.js';
 
 const seats = Number(process.env['BENCH_SEATS'] ?? 500);
 const rounds = Number(process.env['BENCH_ROUNDS'] ?? 15);
-const token = 'bench-token-0123456789abcdef';
 
 /** A company of `n` agent seats in departments of teams, with providers, tool servers and schedules. */
 function generateCompany(n: number, revision: number): Record<string, unknown> {
@@ -40,7 +33,6 @@ function generateCompany(n: number, revision: number): Record<string, unknown> {
           goal: `Keep area ${team * perTeam + i} healthy (revision ${revision}).`,
           responsibilities: ['triage', 'fix', 'report'],
           llm: i % 2 === 0 ? 'primary' : 'secondary',
-          mcp_env: { docs: { DOCS_TOKEN: `\${DOCS_TOKEN_${team}}` } },
           schedules: i === 0 ? [{ name: 'standup', cron: '0 9 * * 1-5', task: 'Post the standup.' }] : [],
         })),
       };
@@ -56,114 +48,58 @@ function generateCompany(n: number, revision: number): Record<string, unknown> {
       },
       llm_order: ['primary', 'secondary'],
     },
-    mcp_servers: [{ name: 'docs', command: 'npx', args: ['docs-mcp'], env: { DOCS_TOKEN: '${DOCS_TOKEN}' } }],
     units,
   };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  await once(server, 'close');
-  return typeof address === 'object' && address ? address.port : 0;
 }
 
 const median = (values: number[]): number =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 
 async function main(): Promise<void> {
-  const logger = pino({ level: 'silent' });
-  const bus = await openMemoryBus({});
-  const catalogue = await ensureCatalogue(bus);
-  const parsed = parseTierA('', { env: {}, cwd: process.cwd() });
-  if (!parsed.ok) throw new Error('tier A');
-  const node = startNodeHost(
-    {
-      node: 'bench',
-      version: 'bench',
-      startedAt: new Date().toISOString(),
-      queue: 'memory',
-      roles: parsed.config.node.roles,
-      ingress: true,
-      eventHistorySeconds: catalogue.eventHistorySeconds,
-      spendHistorySeconds: catalogue.spendHistorySeconds,
-    },
-    logger,
-  );
-  node.send({ type: 'node.booted' });
-  const configuration = await startConfiguration({
-    bus,
-    coord: catalogue.coord,
-    node,
-    config: parsed.config,
-    logger,
-  });
-  const auth = { disabled: false, allowAnonymousRead: true, tokens: [{ id: 'bench', token }] };
-  const gateway = await startGateway({
-    host: '127.0.0.1',
-    port: await freePort(),
-    ingress: true,
-    auth,
-    routes: configuration.routes(auth),
-    probes: {
-      health: () => ({}),
-      ready: () => ({ ready: true }),
-      draining: () => false,
-      configured: () => true,
-    },
-    logger,
-  });
-  const applied = new Map<number, number>();
-  bus.subscribe(Subjects.configRevisionApplied, (m) => {
-    const event = JSON.parse(new TextDecoder().decode(m.data)) as { epoch: number };
-    applied.set(event.epoch, performance.now());
-  });
-
+  // The node resolves the providers' keys from its environment; its seats stay idle (no wakes).
+  const node = await startServe({ env: { ANTHROPIC_KEY: 'sk-bench', OPENAI_KEY: 'sk-bench' } });
   const validateTimes: number[] = [];
   const putTimes: number[] = [];
   const applyTimes: number[] = [];
-  for (let round = 0; round < rounds; round += 1) {
-    const doc = generateCompany(seats, round);
-    const body = JSON.stringify(doc);
-    const v0 = performance.now();
-    const result = validateCompany(JSON.parse(body), { mode: 'write' });
-    validateTimes.push(performance.now() - v0);
-    if (!result.valid)
-      throw new Error(`generated company invalid: ${JSON.stringify(result.problems.slice(0, 3))}`);
-    const p0 = performance.now();
-    const res = await fetch(`http://127.0.0.1:${gateway.port}/config`, {
-      method: 'PUT',
-      headers: {
-        authorization: `Bearer ${token}`,
-        'content-type': 'application/json',
-        'x-summary': `round ${round}`,
-      },
-      body,
-    });
-    const answer = (await res.json()) as { epoch?: number };
-    const p1 = performance.now();
-    if (res.status !== 201 || answer.epoch === undefined)
-      throw new Error(`PUT answered ${res.status}: ${JSON.stringify(answer)}`);
-    putTimes.push(p1 - p0);
-    for (let i = 0; i < 200 && !applied.has(answer.epoch); i += 1)
-      await new Promise((resolve) => setImmediate(resolve));
-    const at = applied.get(answer.epoch);
-    if (at !== undefined) applyTimes.push(Math.max(0, at - p1));
+  try {
+    for (let round = 0; round < rounds; round += 1) {
+      const doc = generateCompany(seats, round);
+      const body = JSON.stringify(doc);
+      const v0 = performance.now();
+      const result = validateCompany(JSON.parse(body), { mode: 'write' });
+      validateTimes.push(performance.now() - v0);
+      if (!result.valid)
+        throw new Error(`generated company invalid: ${JSON.stringify(result.problems.slice(0, 3))}`);
+      const p0 = performance.now();
+      const res = await fetch(`${node.url}/config`, {
+        method: 'PUT',
+        headers: { ...auth, 'content-type': 'application/json', 'x-summary': `round ${round}` },
+        body,
+      });
+      const answer = (await res.json()) as { epoch?: number };
+      const p1 = performance.now();
+      const answeredAt = Date.now();
+      if (res.status !== 201 || answer.epoch === undefined)
+        throw new Error(`PUT answered ${res.status}: ${JSON.stringify(answer)}`);
+      putTimes.push(p1 - p0);
+      const applied = await node.waitForLog((l) => l.msg === 'config applied' && l['epoch'] === answer.epoch);
+      if (typeof applied['time'] === 'number') applyTimes.push(Math.max(0, applied['time'] - answeredAt));
+    }
+  } finally {
+    await node.stop();
   }
   const validateMs = median(validateTimes);
   const putMs = median(putTimes);
+  const applyMs = applyTimes.length > 0 ? median(applyTimes) : Number.NaN;
   console.log(`company: ${seats} seats, ${rounds} rounds (medians; the first rounds warm the JIT)`);
   console.log(`validate alone:      ${validateMs.toFixed(1)} ms`);
   console.log(`PUT /config (e2e):   ${putMs.toFixed(1)} ms`);
   console.log(`ratio PUT/validate:  ${(putMs / validateMs).toFixed(2)} (target <= 3)`);
-  console.log(
-    `apply after answer:  ${applyTimes.length > 0 ? `${median(applyTimes).toFixed(1)} ms` : 'n/a'} (no subsystems registered yet: bookkeeping only)`,
-  );
-  await gateway.close();
-  await configuration.stop();
-  await bus.close();
+  console.log(`apply after answer:  ${applyMs.toFixed(1)} ms (${seats} idle seats started)`);
+  report([
+    row('config', `PUT /config, ${seats} seats`, putMs, 'ms', validateMs, 'ratio <= 3'),
+    row('config', 'apply after the answer', applyMs, 'ms', null),
+  ]);
 }
 
 await main();

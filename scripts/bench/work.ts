@@ -1,13 +1,13 @@
 /**
- * Work tracker benchmark (issue 20): on the memory engine, in one run
- *   1. items created per second through the writer (decide, append with the project's expected last
- *      sequence, fold), BENCH_WORK_CREATES creates (default 2,000) from BENCH_WORK_WRITERS concurrent
- *      senders (default 8) into one project;
- *   2. the `/work` listing's latency (p50/p99 of BENCH_WORK_QUERIES queries, default 200) over a state of
- *      BENCH_WORK_ITEMS items (default 100,000) folded from records, newest page and a filtered page.
+ * Work tracker benchmark, one run, memory engine:
+ *   1. items created per second by `POST /work` to a `svc serve` child (BENCH_WORK_CREATES creates, default
+ *      2,000, from BENCH_WORK_WRITERS concurrent senders, default 8, into one project), against the writer
+ *      called directly in this process (decide, append with the expected last sequence, fold) the same way;
+ *   2. `GET /work` latency (p99 of BENCH_WORK_QUERIES queries, default 200) on that node, newest page and a
+ *      filtered page, against the listing function over the same number of items in this process;
+ *   3. the listing function alone over BENCH_WORK_ITEMS items (default 100,000) folded from records.
  *
- * Run (from the repository root):
- *   TS_NODE_TRANSPILE_ONLY=1 node --import @isaacs/ts-node-temp-fork-for-pr-2009/import scripts/bench/work.ts
+ * Run (from the repository root, after `npm run build`): node --import=tsx scripts/bench/work.ts [--json]
  */
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
@@ -15,6 +15,8 @@ import { startWorkHost } from '../../actors/index.js';
 import { ensureCatalogue, openMemoryBus } from '../../bus/index.js';
 import { followWork, listItems } from '../../projections/index.js';
 import { defaultFields, emptyWorkState, foldWork, projectsOf, seatKindsOf } from '../../schema/index.js';
+import { auth, putCompany, quantile, startServe, type ServedNode } from './node.js';
+import { report, row, type BenchRow } from './table.js';
 
 const env = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
 const creates = env('BENCH_WORK_CREATES', 2_000);
@@ -23,6 +25,7 @@ const items = env('BENCH_WORK_ITEMS', 100_000);
 const queries = env('BENCH_WORK_QUERIES', 200);
 
 const company = {
+  name: 'Bench',
   units: [
     {
       name: 'Eng',
@@ -33,46 +36,114 @@ const company = {
   ],
 };
 
-const quantile = (sorted: number[], q: number): number =>
-  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+const rows: BenchRow[] = [];
 
-async function createRate(): Promise<void> {
-  const logger = pino({ level: 'silent' });
-  const bus = await openMemoryBus({});
-  await ensureCatalogue(bus);
-  const view = await followWork({ bus, logger });
-  const context = { projects: projectsOf(company), seats: seatKindsOf(company) };
-  const host = startWorkHost({ bus, view, context: () => context, nodeId: 'bench', logger });
+/** `creates` items by `writers` lanes through `create`; items per second. */
+async function createLanes(create: (n: number) => Promise<void>): Promise<number> {
   let next = 0;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: writers }, async () => {
       while (next < creates) {
         next += 1;
-        const reply = await host.write({
-          op_id: randomUUID(),
-          actor: 'bench',
-          turn_id: null,
-          change: { kind: 'create', project: 'ENG', fields: { title: `item ${next}` } },
-        });
-        if (reply.outcome !== 'ok') throw new Error(JSON.stringify(reply));
+        await create(next);
       }
     }),
   );
-  const seconds = (performance.now() - started) / 1000;
-  console.log(
-    `creates: ${creates} by ${writers} writers in ${seconds.toFixed(2)} s = ${(creates / seconds).toFixed(0)} items/s`,
-  );
-  console.log(`keys handed out: ${view.state().counters.get('ENG')} (expected ${creates})`);
-  await host.stop();
-  await view.stop();
-  await bus.close();
+  return creates / ((performance.now() - started) / 1000);
 }
 
-function listingLatency(): void {
+/** The baseline: the writer called in this process, as the node's `/work` route calls it. */
+async function inProcessCreateRate(): Promise<number> {
+  const logger = pino({ level: 'silent' });
+  const bus = await openMemoryBus({});
+  await ensureCatalogue(bus);
+  const view = await followWork({ bus, logger });
+  const context = { projects: projectsOf(company), seats: seatKindsOf(company) };
+  const host = startWorkHost({ bus, view, context: () => context, nodeId: 'bench', logger });
+  try {
+    return await createLanes(async (n) => {
+      const reply = await host.write({
+        op_id: randomUUID(),
+        actor: 'bench',
+        turn_id: null,
+        change: { kind: 'create', project: 'ENG', fields: { title: `item ${n}` } },
+      });
+      if (reply.outcome !== 'ok') throw new Error(JSON.stringify(reply));
+    });
+  } finally {
+    await host.stop();
+    await view.stop();
+    await bus.close();
+  }
+}
+
+async function timed(times: number, run: () => unknown): Promise<number> {
+  const samples: number[] = [];
+  for (let i = 0; i < times; i++) {
+    const t0 = performance.now();
+    await run();
+    samples.push(performance.now() - t0);
+  }
+  return quantile(
+    samples.sort((a, b) => a - b),
+    0.99,
+  );
+}
+
+async function nodeFigures(node: ServedNode): Promise<void> {
+  const local = await inProcessCreateRate();
+  await putCompany(node, company);
+  const rate = await createLanes(async (n) => {
+    const res = await fetch(`${node.url}/work`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ project: 'ENG', title: `item ${n}`, op_id: `bench-${n}` }),
+    });
+    if (res.status !== 201) throw new Error(`POST /work answered ${res.status}: ${await res.text()}`);
+    await res.arrayBuffer();
+  });
+  console.log(
+    `creates: ${creates} by ${writers} writers, svc serve POST /work ${rate.toFixed(0)} items/s, writer in process ${local.toFixed(0)} items/s`,
+  );
+  rows.push(row('work', 'POST /work creates', rate, 'items/s', local));
+  const state = folded(creates);
+  for (const [name, path, query] of [
+    ['newest page', 'limit=50', base],
+    ['filtered page', 'project=ENG&group=active&assignee=coder&limit=50', filtered],
+  ] as const) {
+    const http = await timed(queries, async () => {
+      const res = await fetch(`${node.url}/work?${path}`, { headers: auth });
+      if (res.status !== 200) throw new Error(`GET /work answered ${res.status}`);
+      await res.arrayBuffer();
+    });
+    const local = await timed(queries, () => listItems(state, query));
+    console.log(
+      `GET /work ${name} at ${creates} items: p99 ${http.toFixed(2)} ms; listing in process ${local.toFixed(2)} ms`,
+    );
+    rows.push(row('work', `GET /work ${name} p99, ${creates} items`, http, 'ms', local));
+  }
+}
+
+const base = {
+  project: null,
+  statuses: [],
+  groups: [],
+  assignee: null,
+  type: null,
+  priority: null,
+  label: null,
+  q: null,
+  limit: 50,
+  offset: 0,
+};
+const filtered = { ...base, project: 'ENG', groups: ['active'], assignee: 'coder' };
+
+/** A state of `count` items folded from records, half in each of two projects. */
+function folded(count: number): ReturnType<typeof emptyWorkState> {
   const state = emptyWorkState();
   const at = new Date().toISOString();
-  for (let i = 1; i <= items; i++)
+  for (let i = 1; i <= count; i++)
     foldWork(
       state,
       {
@@ -90,34 +161,27 @@ function listingLatency(): void {
       },
       i,
     );
-  const base = {
-    project: null,
-    statuses: [],
-    groups: [],
-    assignee: null,
-    type: null,
-    priority: null,
-    label: null,
-    q: null,
-    limit: 50,
-    offset: 0,
-  };
+  return state;
+}
+
+/** The listing function alone at `items` (a part: no baseline). */
+async function listingLatency(): Promise<void> {
+  const state = folded(items);
   for (const [name, query] of [
     ['newest page', base],
-    ['project + group + assignee', { ...base, project: 'ENG', groups: ['active'], assignee: 'coder' }],
+    ['project + group + assignee', filtered],
   ] as const) {
-    const times: number[] = [];
-    for (let i = 0; i < queries; i++) {
-      const t0 = performance.now();
-      listItems(state, query);
-      times.push(performance.now() - t0);
-    }
-    times.sort((a, b) => a - b);
-    console.log(
-      `/work listing at ${items} items, ${name}: p50 ${quantile(times, 0.5).toFixed(2)} ms, p99 ${quantile(times, 0.99).toFixed(2)} ms`,
-    );
+    const p99 = await timed(queries, () => listItems(state, query));
+    console.log(`listing function at ${items} items, ${name}: p99 ${p99.toFixed(2)} ms`);
+    rows.push(row('work', `listing function ${name} p99, ${items} items`, p99, 'ms', null));
   }
 }
 
-await createRate();
-listingLatency();
+const node = await startServe({ extra: ['tracker: {backend: native}'] });
+try {
+  await nodeFigures(node);
+} finally {
+  await node.stop();
+}
+await listingLatency();
+report(rows);
