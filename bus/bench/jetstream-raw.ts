@@ -3,7 +3,7 @@
  * windowed concurrency the bus benchmark uses. Run as its own process by the benchmark (so NATS code
  * stays inside bus/); prints one JSON line `{ "perSecond": n }`.
  *
- *   node --import <ts loader> bus/bench/jetstream-raw.ts '{"url":"nats://127.0.0.1:4222","stream":"RAW",
+ *   node --import=tsx bus/bench/jetstream-raw.ts '{"url":"nats://127.0.0.1:4222","stream":"RAW",
  *     "subject":"raw.x","messages":50000,"window":256,"size":128}'
  */
 import { argv } from 'node:process';

@@ -4,8 +4,10 @@
  * measured in the same run and the engine's ratio to it (target ≥ 0.8). Targets (issue 2): memory
  * ≥ 50,000 acked publishes/s and ≥ 300,000 messages/s replay on 2 cores.
  *
+ * The engines are the parts under every node-level benchmark: their rows are the baselines those compare with.
+ *
  * Run (from the repository root; nats-server from the Debian package `nats-server`):
- *   TS_NODE_TRANSPILE_ONLY=1 node --import @isaacs/ts-node-temp-fork-for-pr-2009/import scripts/bench/bus.ts
+ *   node --import=tsx scripts/bench/bus.ts [--json]
  * Options (environment): BENCH_MESSAGES (default 50000 per measurement), BENCH_WINDOW (publishes in
  * flight, default 256), BENCH_SIZE (payload bytes, default 128), BENCH_ROUNDS (default 3; the JetStream
  * engine and the raw client are measured that many times, interleaved, and the best of each kept).
@@ -21,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openBus, type Bus, type OpenBusOptions } from '../../bus/index.js';
+import { report, row, type BenchRow } from './table.js';
 
 const messages = Number(process.env['BENCH_MESSAGES'] ?? 50_000);
 const window = Number(process.env['BENCH_WINDOW'] ?? 256);
@@ -102,6 +105,7 @@ async function rawRate(url: string, stream: string, subject: string): Promise<nu
   return (JSON.parse(out.trim().split('\n').pop() ?? '{}') as { perSecond: number }).perSecond;
 }
 
+const rows: BenchRow[] = [];
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US').padStart(10);
 
 async function memory(label: string, opts: OpenBusOptions): Promise<void> {
@@ -111,6 +115,8 @@ async function memory(label: string, opts: OpenBusOptions): Promise<void> {
     const publish = await publishRate(bus, 'bench.x');
     const replay = await replayRate(bus, 'BENCH');
     console.log(`${label.padEnd(28)} publish/ack ${fmt(publish)} msg/s   replay ${fmt(replay)} msg/s`);
+    rows.push(row('bus', `${label} acked publish`, publish, 'msg/s', null, '>= 50000 msg/s'));
+    rows.push(row('bus', `${label} replay`, replay, 'msg/s', null, '>= 300000 msg/s'));
   } finally {
     await bus.close();
   }
@@ -148,10 +154,13 @@ async function main(): Promise<void> {
     console.log(
       `jetstream engine / raw client: ${ratio.toFixed(2)} (target >= 0.80) ${ratio >= 0.8 ? 'ok' : 'BELOW TARGET'}`,
     );
+    rows.push(row('bus', 'jetstream engine acked publish (vs raw client)', engine, 'msg/s', raw, '>= 0.8'));
+    rows.push(row('bus', 'jetstream engine replay', replay, 'msg/s', null));
   } finally {
     await bus.close();
     await nats.stop();
   }
+  report(rows);
 }
 
 main().catch((error: unknown) => {

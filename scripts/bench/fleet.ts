@@ -9,51 +9,36 @@
  *  3. scatter reads: p50/p99 of `GET /integrations` answered by three nodes, against the same node asked
  *     while it was alone (same run).
  *
- * Run (from the repository root, after `npm run build`):
- *   node --import=./node_modules/@tapjs/typescript/dist/esm/import.mjs scripts/bench/fleet.ts
+ * Run (from the repository root, after `npm run build`): node --import=tsx scripts/bench/fleet.ts [--json]
  * Options (environment): BENCH_READS (300), BENCH_WRITE_SECONDS (6 per phase).
  * Loopback only; every process it starts is stopped by pid when it ends.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { freePort, runSvc, type SvcChild } from '../../test/harness/child.js';
 import { streamLeader } from '../../test/harness/nats-leader.js';
 import { startNatsCluster } from '../../test/harness/nats-server.js';
+import { auth, quantile, startServe, type ServedNode } from './node.js';
+import { report, row } from './table.js';
 
 const reads = Number(process.env['BENCH_READS'] ?? 300);
 const writeSeconds = Number(process.env['BENCH_WRITE_SECONDS'] ?? 6);
 const leaseSeconds = 6;
-const token = 'fleet-bench-token-0123456789';
-const auth = { authorization: `Bearer ${token}` };
 const seats = ['Ada', 'Bob', 'Cy', 'Dee'];
 
 interface Node {
   readonly id: string;
   readonly url: string;
-  readonly run: SvcChild;
+  readonly run: ServedNode['run'];
 }
 
-const dirs: string[] = [];
-const children: SvcChild[] = [];
+const served: ServedNode[] = [];
 
 async function startNode(id: string, natsUrls: string): Promise<Node> {
-  const dir = mkdtempSync(join(tmpdir(), `svc-bench-fleet-${id}-`));
-  dirs.push(dir);
-  const port = await freePort();
-  const configFile = join(dir, 'config.yaml');
-  writeFileSync(
-    configFile,
-    [
-      `providers: {queue: {type: jetstream, url: "${natsUrls}", replicas: 3}}`,
-      `api: {host: 127.0.0.1, port: ${port}, auth: {tokens: [{id: ops, token: "\${SVC_TOKEN}"}]}}`,
-      `node: {id: ${id}, seat_lease_seconds: ${leaseSeconds}}`,
-    ].join('\n'),
-  );
-  const run = runSvc(['serve', '--config', configFile], { SVC_TOKEN: token });
-  children.push(run);
-  await run.waitForLog((line) => line.msg === 'node serving');
-  return { id, url: `http://127.0.0.1:${port}`, run };
+  const node = await startServe({
+    queue: `type: jetstream, url: "${natsUrls}", replicas: 3`,
+    store: false,
+    extra: [`node: {id: ${id}, seat_lease_seconds: ${leaseSeconds}}`],
+  });
+  served.push(node);
+  return { id, url: node.url, run: node.run };
 }
 
 const held = async (node: Node): Promise<string[]> => {
@@ -64,9 +49,6 @@ const held = async (node: Node): Promise<string[]> => {
     return [];
   }
 };
-
-const quantile = (sorted: number[], q: number): number =>
-  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 
 async function timedReads(node: Node): Promise<{ p50: number; p99: number }> {
   const ms: number[] = [];
@@ -182,11 +164,23 @@ async function main(): Promise<void> {
       `scatter read GET /integrations: 3 nodes p50 ${three.p50.toFixed(1)} ms p99 ${three.p99.toFixed(1)} ms; ` +
         `alone p50 ${alone.p50.toFixed(1)} ms p99 ${alone.p99.toFixed(1)} ms (p99 ratio ${(three.p99 / alone.p99).toFixed(2)})`,
     );
+    const tick = leaseSeconds / 3;
+    report([
+      row(
+        'fleet',
+        're-placement after kill -9 (vs the lease)',
+        replaced,
+        's',
+        leaseSeconds,
+        `<= ${leaseSeconds + tick} s`,
+      ),
+      row('fleet', 'longest write gap, SVC_CONFIG leader killed (vs none)', failover, 's', quiet, '< 10 s'),
+      row('fleet', 'GET /integrations p99, 3 nodes (vs alone)', three.p99, 'ms', alone.p99),
+    ]);
   } finally {
-    for (const child of children) child.kill('SIGKILL');
-    await Promise.all(children.map((child) => child.exited));
+    for (const node of served) node.run.kill('SIGKILL');
+    await Promise.all(served.map((node) => node.stop()));
     await cluster.stop();
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   }
 }
 

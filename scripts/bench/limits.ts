@@ -10,81 +10,21 @@
  * closed, and saw the connection reset before it read the answer (the transport does not linger).
  * Every round is bounded (40 requests, 60 s each); the child is stopped by pid at the end.
  *
- * Run (from the repository root, after `npm run build`: the child is `dist/scripts/svc.js`):
- *   TS_NODE_TRANSPILE_ONLY=1 node --import @isaacs/ts-node-temp-fork-for-pr-2009/import scripts/bench/limits.ts
+ * Run (from the repository root, after `npm run build`): node --import=tsx scripts/bench/limits.ts [--json]
  * Options (environment): BENCH_UPLOADS (40), BENCH_BODY_MIB (24).
+ * Rows: each round's peak RSS against the RSS before the first round.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { putCompany, rssMiB, startServe } from './node.js';
+import { report, row, type BenchRow } from './table.js';
 
 const uploads = Number(process.env.BENCH_UPLOADS ?? 40);
 const bodyBytes = Number(process.env.BENCH_BODY_MIB ?? 24) * 1024 * 1024;
 const host = '127.0.0.1';
-const token = 'bench-limits-token-0123456789';
 const secret = 'bench-limits-codehost-a-secret';
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const svcBin = join(root, 'dist', 'scripts', 'svc.js');
 const chunk = Buffer.alloc(1024 * 1024, 0x61);
 
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, host);
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  await once(server, 'close');
-  if (address === null || typeof address === 'string') throw new Error('no free port');
-  return address.port;
-}
-
-/** The child's resident set in MiB, from /proc. */
-function rssMiB(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) / 1024 : Number.NaN;
-}
-
-interface Child {
-  readonly proc: ChildProcess;
-  /** Resolves with the first log line `match` accepts (JSON lines on stdout). */
-  waitFor(match: (line: Record<string, unknown>) => boolean, ms?: number): Promise<void>;
-}
-
-function startChild(configFile: string): Child {
-  const proc = spawn(process.execPath, [svcBin, 'serve', '--config', configFile], {
-    cwd: root,
-    env: { ...process.env, SVC_TOKEN: token },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const lines: Array<Record<string, unknown>> = [];
-  const waiters: Array<() => void> = [];
-  createInterface({ input: proc.stdout }).on('line', (text) => {
-    try {
-      lines.push(JSON.parse(text) as Record<string, unknown>);
-    } catch {
-      return;
-    }
-    for (const w of waiters.splice(0)) w();
-  });
-  return {
-    proc,
-    async waitFor(match, ms = 30_000) {
-      const deadline = Date.now() + ms;
-      while (!lines.some(match)) {
-        if (Date.now() > deadline || proc.exitCode !== null) throw new Error('svc serve did not get there');
-        await new Promise<void>((resolve) => {
-          waiters.push(resolve);
-          setTimeout(resolve, 500).unref();
-        });
-      }
-    },
-  };
-}
+const rows: BenchRow[] = [];
 
 /** Streams `bodyBytes` to `path` (1 MiB at a time, with backpressure) until answered; the status or why not. */
 function upload(port: number, path: string, headers: Record<string, string>): Promise<string> {
@@ -130,6 +70,7 @@ function upload(port: number, path: string, headers: Record<string, string>): Pr
 }
 
 async function round(
+  baseline: number,
   pid: number,
   port: number,
   name: string,
@@ -151,58 +92,44 @@ async function round(
     `${name.padEnd(10)} RSS before ${before.toFixed(0).padStart(5)} MiB, peak ${peak.toFixed(0).padStart(5)} MiB, ` +
       `after ${rssMiB(pid).toFixed(0).padStart(5)} MiB; ${seconds.toFixed(1)} s; answers ${answers}`,
   );
+  rows.push(
+    row(
+      'limits',
+      `peak RSS, ${uploads} ${name} uploads of ${bodyBytes / 1048576} MiB`,
+      peak,
+      'MiB',
+      baseline,
+    ),
+  );
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(svcBin)) throw new Error(`${svcBin} is missing: run \`npm run build\` first`);
-  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-limits-'));
-  const port = await freePort();
-  const configFile = join(dir, 'config.yaml');
-  writeFileSync(
-    configFile,
-    [
-      'providers: {queue: {type: memory}}',
-      `api: {host: ${host}, port: ${port}, auth: {tokens: [{id: ops, token: "\${SVC_TOKEN}"}]}}`,
-      `stream: {store_dir: ${join(dir, 'data')}}`,
-    ].join('\n'),
-  );
-  const child = startChild(configFile);
-  const pid = child.proc.pid!;
+  const node = await startServe();
+  const { pid, port } = node;
   try {
-    await child.waitFor((l) => l['msg'] === 'node serving');
-    const company = {
+    await putCompany(node, {
       name: 'Bench',
       integrations: { codehost_a: { webhook_secret: secret } },
       roles: [{ name: 'Ada' }],
-    };
-    const put = await fetch(`http://${host}:${port}/config`, {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-summary': 'bench' },
-      body: JSON.stringify(company),
     });
-    if (put.status !== 201) throw new Error(`PUT /config answered ${put.status}: ${await put.text()}`);
-    await child.waitFor((l) => l['msg'] === 'config applied');
     console.log(
       `svc serve pid ${pid} on ${host}:${port}; ${uploads} concurrent uploads of ${bodyBytes} bytes each`,
     );
+    const baseline = rssMiB(pid);
     const event = { 'x-codehost-a-event': 'issues', 'x-codehost-a-delivery': 'bench' };
-    await round(pid, port, 'unsigned', '/webhooks/codehost-a', event);
-    await round(pid, port, 'no-secret', '/webhooks/codehost-b', {
+    await round(baseline, pid, port, 'unsigned', '/webhooks/codehost-a', event);
+    await round(baseline, pid, port, 'no-secret', '/webhooks/codehost-b', {
       'webhook-id': 'bench',
       'webhook-signature': 'v1,x',
     });
-    await round(pid, port, 'forged', '/webhooks/codehost-a', {
+    await round(baseline, pid, port, 'forged', '/webhooks/codehost-a', {
       ...event,
       'x-codehost-a-signature-256': `sha256=${'0'.repeat(64)}`,
     });
   } finally {
-    child.proc.kill('SIGTERM');
-    const exited = once(child.proc, 'exit');
-    const cut = setTimeout(() => child.proc.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(cut);
-    rmSync(dir, { recursive: true, force: true });
+    await node.stop();
   }
+  report(rows);
 }
 
 main().catch((err: unknown) => {

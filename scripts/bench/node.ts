@@ -29,6 +29,8 @@ export interface ServeOptions {
   /** More Tier A lines (e.g. `node: {id: a}`). */
   readonly extra?: readonly string[];
   readonly env?: Record<string, string>;
+  /** Called with the child's pid as soon as it is spawned (e.g. to sample its memory while it boots). */
+  readonly onSpawn?: (pid: number) => void;
 }
 
 export interface ServedNode {
@@ -60,6 +62,7 @@ export async function startServe(opts: ServeOptions = {}): Promise<ServedNode> {
   );
   const run = runSvc(['serve', '--config', configFile], { SVC_TOKEN: TOKEN, ...opts.env });
   live.add(run);
+  opts.onSpawn?.(run.child.pid!);
   void run.exited.then(() => live.delete(run));
   const stop = async (): Promise<void> => {
     if (run.child.exitCode === null && run.child.signalCode === null) {

@@ -8,8 +8,10 @@
  *      published on the bus, pushed by the projection through the hub; deliveries/s and p50/p99 latency
  *      from publish to receipt. The clients run in the same process as the node (so the figure is a floor).
  *
- * Run (from the repository root), after `npm run -s build`:
- *   node dist/scripts/bench/projections.js
+ * The subject is the projection and the hub in this process (parts, not a `svc serve` child); its replay
+ * row's baseline is the bus's raw replay.
+ *
+ * Run (from the repository root): node --import=tsx scripts/bench/projections.ts [--json]
  * Options (environment): BENCH_EVENTS, BENCH_ROUNDS (default 3), BENCH_CLIENTS, BENCH_FANOUT;
  * BENCH_ONLY=replay measures the replay ratio alone (no pages, no fan-out); BENCH_STORE=<dir> keeps the
  * filled store there and reuses it on the next run when it already holds BENCH_EVENTS events (so repeated
@@ -36,6 +38,7 @@ import {
 import { categoryOf, type EventRecord } from '../../schema/index.js';
 import { startEvents } from '../events-wiring.js';
 import { openWs, type WsClient } from '../ws-client.js';
+import { report, row, type BenchRow } from './table.js';
 
 const total = Number(process.env['BENCH_EVENTS'] ?? 1_000_000);
 const rounds = Number(process.env['BENCH_ROUNDS'] ?? 3);
@@ -52,6 +55,7 @@ const types = Object.keys({
   auxiliary_spend: 1,
 });
 const seats = Array.from({ length: 40 }, (_, i) => `seat-${i}`);
+const rows: BenchRow[] = [];
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 const ms = (n: number): string => `${n.toFixed(2)} ms`;
 
@@ -123,6 +127,7 @@ async function latency(label: string, times: number, run: () => Promise<unknown>
   }
   const q = quantiles(samples);
   console.log(`${label.padEnd(44)} p50 ${ms(q.p50)}   p99 ${ms(q.p99)}`);
+  rows.push(row('projections', `${label} p99`, q.p99, 'ms', null));
 }
 
 async function pages(bus: Bus, running: RunningProjection<EventsState>): Promise<void> {
@@ -211,6 +216,7 @@ async function fanOut(): Promise<void> {
   await finished;
   const seconds = (performance.now() - started) / 1000;
   const q = quantiles(latencies);
+  rows.push(row('projections', `fan-out to ${clients} clients p99 latency`, q.p99, 'ms', null));
   console.log(
     `fan-out to ${clients} clients: ${fmt(fanout)} events, ${fmt(delivered / seconds)} deliveries/s (${fmt(fanout / seconds)} events/s to all), latency p50 ${ms(q.p50)} p99 ${ms(q.p99)}, dropped ${events.hub.stats().dropped}`,
   );
@@ -245,9 +251,20 @@ async function main(): Promise<void> {
     console.log(
       `events projection replay   ${fmt(projected)} events/s   ratio ${(projected / raw).toFixed(2)} (target >= 0.5)`,
     );
+    rows.push(
+      row(
+        'projections',
+        `events projection replay, ${fmt(total)} events (vs raw replay)`,
+        projected,
+        'events/s',
+        raw,
+        '>= 0.5',
+      ),
+    );
     if (only === 'replay') {
       await running!.stop();
       await bus.close();
+      report(rows);
       return;
     }
     const heap = process.memoryUsage();
@@ -261,6 +278,7 @@ async function main(): Promise<void> {
   } finally {
     if (keep === undefined) rmSync(dir, { recursive: true, force: true });
   }
+  report(rows);
 }
 
 await main();

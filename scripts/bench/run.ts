@@ -27,7 +27,7 @@ const benches: Record<string, Record<string, string>> = {
   webhooks: { BENCH_DELIVERIES: '5000' },
   projections: { BENCH_EVENTS: '100000', BENCH_ROUNDS: '2', BENCH_FANOUT: '500', BENCH_CLIENTS: '100' },
   limits: { BENCH_UPLOADS: '20' },
-  'config-history': { BENCH_MANY: '200' },
+  'config-history': { BENCH_MANY: '100' },
   seats: { BENCH_SEATS: '50', BENCH_TURNS: '3', BENCH_SERIAL: '15', BENCH_IDLE: '500' },
   fleet: { BENCH_READS: '150', BENCH_WRITE_SECONDS: '4' },
   dashboard: {},

@@ -13,8 +13,9 @@
  *   3. resident memory of 1,000 idle agent seats (BENCH_IDLE; inbox consumers open) above the same node
  *      without agent seats, after GC, in a child process started with --expose-gc (target < 150 MB).
  *
- * Run (from the repository root):
- *   TS_NODE_TRANSPILE_ONLY=1 node --import @isaacs/ts-node-temp-fork-for-pr-2009/import scripts/bench/seats.ts
+ * The subject is the seats runtime wired in this process (seats-node.ts), not a `svc serve` child.
+ *
+ * Run (from the repository root): node --import=tsx scripts/bench/seats.ts [--json]
  * BENCH_PART=throughput|overhead|memory runs one figure only.
  */
 import { spawn } from 'node:child_process';
@@ -25,6 +26,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openBus, type Bus } from '../../bus/index.js';
 import { benchCompany, startSeatsNode, type SeatsNode } from './seats-node.js';
+import { report, row, type BenchRow } from './table.js';
 import { startZeroLlm, type ZeroLlm } from './zero-llm.js';
 
 const seats = Number(process.env['BENCH_SEATS'] ?? 100);
@@ -36,6 +38,7 @@ const idle = Number(process.env['BENCH_IDLE'] ?? 1000);
 const part = process.env['BENCH_PART'] ?? 'all';
 const fmt = (n: number, digits = 0): string =>
   n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const rows: BenchRow[] = [];
 const handleOf = (i: number): string => `s${String(i).padStart(4, '0')}`;
 
 /** CPU milliseconds (user + system) this process has used. */
@@ -107,6 +110,15 @@ async function throughput(label: string, bus: Bus, llm: ZeroLlm): Promise<void> 
     const toolMs = node.tool().ms - tools0.ms;
     const { ms: raw, cpu: rawCpu } = await rawCalls(llm, bodies, seats);
     const perTurn = calls / total;
+    rows.push(
+      row(
+        'seats',
+        `${label} turns, ${seats} seats (vs plain HTTP ceiling)`,
+        total / (ms / 1000),
+        'turns/s',
+        total / (raw / 1000),
+      ),
+    );
     console.log(
       `${label}: ${fmt(total)} turns on ${seats} seats (${fmt(perTurn, 1)} model calls and ${rounds} tool calls each) in ${fmt(ms / 1000, 2)} s`,
     );
@@ -168,6 +180,7 @@ async function overhead(bus: Bus, llm: ZeroLlm): Promise<void> {
     const added = (long.toolCalls - short.toolCalls) / serialTurns;
     const perRound = (long.engine - short.engine) / serialTurns / added;
     const perRoundCpu = (long.engineCpu - short.engineCpu) / serialTurns / added;
+    rows.push(row('seats', 'engine overhead per tool round', perRound, 'ms', null, '< 2 ms'));
     console.log(
       `engine overhead per tool round: ${fmt(perRound, 2)} ms wall, ${fmt(perRoundCpu, 2)} ms CPU (target < 2 ms) ${perRound < 2 ? 'met' : 'MISSED'}; per turn besides its rounds (wake, plan, review, completion): ${fmt(short.engine / serialTurns, 2)} ms wall`,
     );
@@ -237,6 +250,7 @@ async function memory(): Promise<void> {
     gc: boolean;
   };
   const rss = mb(r.full.rss - r.empty.rss);
+  rows.push(row('seats', `RSS of ${fmt(r.seats)} idle agent seats`, rss, 'MB', null, '< 150 MB'));
   console.log(
     `${fmt(r.seats)} idle agent seats (applied in ${fmt(r.applyMs / 1000, 2)} s, inboxes open)${r.gc ? ', after GC' : ' (no --expose-gc)'}:`,
   );
@@ -286,6 +300,7 @@ async function main(): Promise<void> {
     await llm.close();
   }
   if (part === 'all' || part === 'memory') await memory();
+  report(rows);
 }
 
 await main();

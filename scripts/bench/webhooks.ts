@@ -1,28 +1,25 @@
 /**
- * Webhook benchmark (not a test): 20,000 signed tracker-b deliveries, 10% of them repeats of earlier
- * ones, from 50 concurrent keep-alive connections, through the real gateway into the audit stream and
- * on through the integration actor to `svc.notifications.inbound`. Checks that every unique delivery is
- * on the bus exactly once and that no duplicate passed, then prints deliveries/s and p99 latency next to
- * the raw bus publish rate (same engine, same payloads, same concurrency) measured in the same run.
+ * Webhook benchmark (not a test): 20,000 signed tracker-b deliveries, 10% of them repeats of earlier ones,
+ * from 50 concurrent keep-alive connections to `POST /webhooks/tracker-b` of a `svc serve` child. Checks from
+ * the answers that every unique delivery was accepted once and every repeat answered as a duplicate, then
+ * prints deliveries/s and p99 latency next to the raw bus publish rate (the memory engine in this process,
+ * same payloads with their message ids, same concurrency) measured in the same run.
  *
- * Run (from the repository root):
- *   TS_NODE_TRANSPILE_ONLY=1 node --import @isaacs/ts-node-temp-fork-for-pr-2009/import scripts/bench/webhooks.ts
+ * Run (from the repository root, after `npm run build`): node --import=tsx scripts/bench/webhooks.ts [--json]
  * Options (environment): BENCH_DELIVERIES (20000), BENCH_CONNECTIONS (50), BENCH_DUPLICATE_RATIO (0.1),
- * BENCH_STORE=memory for a pure in-memory bus (default: SQLite under a temporary store_dir).
+ * BENCH_STORE=memory for a pure in-memory bus on both sides (default: SQLite under a temporary store_dir).
  */
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { pino } from 'pino';
-import { peopleFrom, startIntegrationHost } from '../../actors/index.js';
-import { ensureCatalogue, openMemoryBus, Streams, type Bus } from '../../bus/index.js';
-import { Arrivals, relayKeySet, startGateway, webhookRoutes, webhookSettingsFrom } from '../../http/index.js';
-import { applyIntegrationRecord, arrivalsOf, emptyIntegrationsState } from '../../projections/index.js';
+import { ensureCatalogue, openMemoryBus, type Bus } from '../../bus/index.js';
+import { putCompany, quantile, startServe } from './node.js';
+import { report, row } from './table.js';
 
 const total = Number(process.env.BENCH_DELIVERIES ?? 20_000);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -33,16 +30,6 @@ const document = {
   integrations: { tracker_b: { enabled: true, url: 'https://tracker-b.example', webhook_secret: secret } },
   roles: [{ name: 'Ada' }],
 };
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  await once(server, 'close');
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 /** The delivery plan: unique ids 0..u-1, with repeats of earlier ids spread through the run. */
 function plan(): number[] {
@@ -73,22 +60,20 @@ function post(
   agent: Agent,
   port: number,
   d: { body: string; headers: Record<string, string> },
-): Promise<number> {
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const req = request(
       { agent, host: '127.0.0.1', port, method: 'POST', path: '/webhooks/tracker-b', headers: { ...d.headers, 'content-length': Buffer.byteLength(d.body) } },
       (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve(`${res.statusCode ?? 0}${text.includes('"duplicate":true') ? ' duplicate' : ''}`));
       },
     ); // prettier-ignore
     req.on('error', reject);
     req.end(d.body);
   });
 }
-
-const quantile = (sorted: number[], q: number): number =>
-  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 
 async function openBench(): Promise<{ bus: Bus; cleanup: () => Promise<void> }> {
   const dir =
@@ -121,96 +106,59 @@ async function rawPublishRate(order: number[]): Promise<number> {
 async function main(): Promise<void> {
   const order = plan();
   const unique = new Set(order).size;
-  const { bus, cleanup } = await openBench();
-  const logger = pino({ level: 'warn' });
-  const arrivals = new Arrivals({ bus, nodeId: 'bench' });
-  const settings = webhookSettingsFrom('bench', document, {
-    monitorToken: null,
-    wikiToken: null,
-    relayKeySetUrl: null,
-  });
-  const routes = webhookRoutes({
-    bus,
-    settings: () => settings,
-    configured: () => true,
-    arrivals,
-    relayKeys: (u) => relayKeySet(u),
-  });
-  const port = await freePort();
-  const gw = await startGateway({
-    host: '127.0.0.1', port, ingress: true, routes, logger,
-    auth: { disabled: false, allowAnonymousRead: true, tokens: [] },
-    probes: { health: () => ({}), ready: () => ({ ready: true }), draining: () => false, configured: () => true },
-  }); // prettier-ignore
-  const integration = process.env.BENCH_NO_ACTOR
-    ? { stop: async () => {} }
-    : await startIntegrationHost({ bus, people: () => peopleFrom(document), logger });
-
-  // The load generator runs on its own thread, so it does not share the server's event loop.
-  const worker = new Worker(new URL(import.meta.url), { workerData: { port, order } });
-  const [load] = (await once(worker, 'message')) as [
-    { latencies: number[]; statuses: Array<[number, number]>; seconds: number },
-  ];
-  await worker.terminate();
+  const node = await startServe({ store: process.env.BENCH_STORE !== 'memory' });
+  let load: { latencies: number[]; statuses: Array<[string, number]>; seconds: number };
+  try {
+    await putCompany(node, document);
+    // The load generator is a process of its own, so the node does not share its event loop with it.
+    const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)], {
+      env: { ...process.env, BENCH_WEBHOOKS_LOAD: JSON.stringify({ port: node.port, order }) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const [code] = (await once(child, 'exit')) as [number | null];
+    if (code !== 0) throw new Error(`load generator exited ${code}`);
+    load = JSON.parse(out.trim().split('\n').pop() ?? '{}') as typeof load;
+  } finally {
+    await node.stop();
+  }
   const { latencies, seconds } = load;
   const statuses = new Map(load.statuses);
-
-  // Exactly once: the audit stream holds each unique delivery once; the actor publishes each once.
-  const seen = new Map<string, number>();
-  for await (const m of bus.replay(Streams.Webhooks)) {
-    const id = m.headers['svc-delivery-id'] ?? '';
-    seen.set(id, (seen.get(id) ?? 0) + 1);
-  }
-  const twice = [...seen.values()].filter((n) => n > 1).length;
-  // The duplicates counted: a fold of the arrival records, as `/integrations` reads them.
-  const counted = emptyIntegrationsState();
-  for await (const m of bus.replay(Streams.Integrations))
-    applyIntegrationRecord(counted, JSON.parse(Buffer.from(m.data).toString('utf8')));
-  const duplicates = arrivalsOf(counted, 'tracker-b').duplicates;
-  const withActor = !process.env.BENCH_NO_ACTOR;
-  for (; withActor;) {
-    const info = await bus.streamInfo(Streams.Notify);
-    if (info.lastSeq >= unique) break;
-    await new Promise((r) => setImmediate(r));
-  }
-  const notified = (await bus.streamInfo(Streams.Notify)).lastSeq;
-  await integration.stop();
-  await gw.close();
-  await cleanup();
 
   const raw = await rawPublishRate(order);
   const sorted = latencies.sort((a, b) => a - b);
   const rate = total / seconds;
+  const accepted = statuses.get('200') ?? 0;
+  const duplicates = statuses.get('200 duplicate') ?? 0;
   const result = {
     deliveries: total,
     unique,
     duplicates_sent: total - unique,
     connections,
-    statuses: Object.fromEntries(statuses),
-    stored_unique: seen.size,
-    stored_twice: twice,
-    notifications: notified,
-    exactly_once:
-      seen.size === unique &&
-      twice === 0 &&
-      (notified === unique || !withActor) &&
-      duplicates === total - unique,
+    answers: Object.fromEntries(statuses),
+    exactly_once: accepted === unique && duplicates === total - unique,
     deliveries_per_s: Math.round(rate),
     p50_ms: Number(quantile(sorted, 0.5).toFixed(2)),
     p99_ms: Number(quantile(sorted, 0.99).toFixed(2)),
     raw_bus_publish_per_s: Math.round(raw),
     ratio_to_raw: Number((rate / raw).toFixed(2)),
   };
-  console.log(JSON.stringify(result, null, 2));
-  if (!result.exactly_once) process.exitCode = 1;
+  console.log(JSON.stringify(result));
+  if (!result.exactly_once)
+    throw new Error('a unique delivery was not accepted once, or a repeat was not a duplicate');
+  report([
+    row('webhooks', 'svc serve signed deliveries (vs raw bus publish)', rate, 'deliveries/s', raw),
+    row('webhooks', 'delivery p99 latency', result.p99_ms, 'ms', null),
+  ]);
 }
 
-/** The worker: 50 keep-alive connections sending the plan, each request timed. */
-async function load(): Promise<void> {
-  const { port, order } = workerData as { port: number; order: number[] };
+/** The load generator: 50 keep-alive connections sending the plan, each request timed. */
+async function load(spec: string): Promise<void> {
+  const { port, order } = JSON.parse(spec) as { port: number; order: number[] };
   const agent = new Agent({ keepAlive: true, maxSockets: connections });
   const latencies: number[] = [];
-  const statuses = new Map<number, number>();
+  const statuses = new Map<string, number>();
   let next = 0;
   const started = performance.now();
   await Promise.all(
@@ -226,8 +174,13 @@ async function load(): Promise<void> {
   );
   const seconds = (performance.now() - started) / 1000;
   agent.destroy();
-  parentPort?.postMessage({ latencies, statuses: [...statuses], seconds });
+  process.stdout.write(`${JSON.stringify({ latencies, statuses: [...statuses], seconds })}\n`);
 }
 
-if (isMainThread) await main();
-else await load();
+const loadSpec = process.env.BENCH_WEBHOOKS_LOAD;
+if (loadSpec === undefined)
+  await main().catch((err: unknown) => {
+    console.error(err);
+    process.exitCode = 1;
+  });
+else await load(loadSpec);
