@@ -26,6 +26,7 @@ export const questionParams: Readonly<Record<string, ParamDescriptions>> = {
     before_id: page.before_id,
     category: 'only this event category',
     ...seat,
+    type: 'only this event type (exact, e.g. TaskCreated); not in the spec: this node’s',
     feed_only: 'true: only the feed’s rows',
   },
   event: { event_id: 'the event id', id: 'alias of event_id' },
@@ -70,4 +71,6 @@ export const questionParams: Readonly<Record<string, ParamDescriptions>> = {
   org: {},
   tools: {},
   sandbox_runs: {},
+  fleet: {},
+  setup_integrations: {},
 };

@@ -24,6 +24,7 @@ export interface IndexEntry {
   readonly feed: boolean;
   readonly agentId: string | undefined;
   readonly traceId: string;
+  readonly type: string;
   /** `EventKind.Other` when absent. */
   readonly kind?: EventKind;
 }
@@ -34,6 +35,8 @@ export interface IndexFilter {
   readonly agentId?: string;
   readonly feedOnly?: boolean;
   readonly kind?: EventKind;
+  /** One event type (an unknown type matches nothing). */
+  readonly type?: string;
 }
 
 export interface SavedIndex {
@@ -42,10 +45,12 @@ export interface SavedIndex {
   readonly seq: number[];
   readonly flags: number[];
   readonly agent: number[];
+  readonly type: number[];
   readonly ids: string[];
   readonly traceA: number[];
   readonly traceB: number[];
   readonly agents: string[];
+  readonly types: string[];
 }
 
 /** The flag bits of an entry's kind, for `insertStaged`. */

@@ -38,6 +38,7 @@ export class EventIndex {
   private seqs = new Float64Array(1024);
   private flags = new Uint8Array(1024);
   private agent = new Uint32Array(1024);
+  private type = new Uint16Array(1024);
   private traceA = new Uint32Array(1024);
   private traceB = new Uint32Array(1024);
   private idOff = new Float64Array(1024);
@@ -45,6 +46,8 @@ export class EventIndex {
   private readonly ids = new IdArena();
   private idTable = new IdTable();
   private seats = new SeatCodes();
+  /** Event types interned like seats (the catalogue's types are few: a listing filters on the code). */
+  private types = new SeatCodes();
   private n = 0;
 
   get size(): number {
@@ -70,7 +73,10 @@ export class EventIndex {
 
   private resize(cap: number): void {
     if (cap <= this.ms.length) return;
-    const widen = <T extends Float64Array | Uint32Array | Uint8Array>(a: T, make: (n: number) => T): T => {
+    const widen = <T extends Float64Array | Uint32Array | Uint16Array | Uint8Array>(
+      a: T,
+      make: (n: number) => T,
+    ): T => {
       const b = make(cap);
       b.set(a);
       return b;
@@ -80,19 +86,21 @@ export class EventIndex {
     this.seqs = widen(this.seqs, (c) => new Float64Array(c));
     this.flags = widen(this.flags, (c) => new Uint8Array(c));
     this.agent = widen(this.agent, (c) => new Uint32Array(c));
+    this.type = widen(this.type, (c) => new Uint16Array(c));
     this.traceA = widen(this.traceA, (c) => new Uint32Array(c));
     this.traceB = widen(this.traceB, (c) => new Uint32Array(c));
     this.idOff = widen(this.idOff, (c) => new Float64Array(c));
     this.idLen = widen(this.idLen, (c) => new Uint32Array(c));
   }
 
-  private columns(): Array<Float64Array | Uint32Array | Uint8Array> {
+  private columns(): Array<Float64Array | Uint32Array | Uint16Array | Uint8Array> {
     return [
       this.ms,
       this.ns,
       this.seqs,
       this.flags,
       this.agent,
+      this.type,
       this.traceA,
       this.traceB,
       this.idOff,
@@ -185,13 +193,14 @@ export class EventIndex {
       this.intern(e.agentId),
       traceA,
       traceB,
+      this.types.intern(e.type),
     );
   }
 
   /**
    * Adds an entry whose id was staged (the replay's path: no object is built). `flags` is the category code
    * (`categoryCodes`), plus 0x80 for a feed type, plus `flagsOfKind`; `agentCode` from `intern`; the trace
-   * as its two hash words.
+   * as its two hash words; `typeCode` from `internTypeAscii`.
    */
   insertStaged(
     ms: number,
@@ -201,6 +210,7 @@ export class EventIndex {
     agentCode: number,
     traceA: number,
     traceB: number,
+    typeCode: number,
   ): boolean {
     let at = this.n;
     if (this.n > 0) {
@@ -222,6 +232,7 @@ export class EventIndex {
     this.seqs[at] = seq;
     this.flags[at] = (flags & KEPT) | (wide ? WIDE : 0);
     this.agent[at] = agentCode;
+    this.type[at] = typeCode;
     this.traceA[at] = traceA;
     this.traceB[at] = traceB;
     this.n += 1;
@@ -235,13 +246,14 @@ export class EventIndex {
       for (const col of this.columns()) col.copyWithin(at + 1, at, this.n);
       return;
     }
-    const { ms, ns, seqs, flags, agent, traceA, traceB, idOff, idLen } = this;
+    const { ms, ns, seqs, flags, agent, type, traceA, traceB, idOff, idLen } = this;
     for (let j = this.n; j > at; j -= 1) {
       ms[j] = ms[j - 1] as number;
       ns[j] = ns[j - 1] as number;
       seqs[j] = seqs[j - 1] as number;
       flags[j] = flags[j - 1] as number;
       agent[j] = agent[j - 1] as number;
+      type[j] = type[j - 1] as number;
       traceA[j] = traceA[j - 1] as number;
       traceB[j] = traceB[j - 1] as number;
       idOff[j] = idOff[j - 1] as number;
@@ -257,6 +269,11 @@ export class EventIndex {
   /** `intern` for a seat handle given as ASCII bytes, without making its string once it is known. */
   internAscii(bytes: Uint8Array, start: number, end: number): number {
     return this.seats.internAscii(bytes, start, end);
+  }
+
+  /** The event type's interned code, given as ASCII bytes (the replay's path). */
+  internTypeAscii(bytes: Uint8Array, start: number, end: number): number {
+    return this.types.internAscii(bytes, start, end);
   }
 
   // ---- finding -----------------------------------------------------------------------------------
@@ -309,13 +326,14 @@ export class EventIndex {
     return (this.flags[i] as number) & CATEGORY;
   }
 
-  /** True when entry `i` passes the filter (an unknown seat matches nothing). */
-  matches(i: number, f: IndexFilter, agentCode: number | null): boolean {
+  /** True when entry `i` passes the filter (an unknown seat or type matches nothing). */
+  matches(i: number, f: IndexFilter, agentCode: number | null, typeCode: number | null = null): boolean {
     const flags = this.flags[i] as number;
     if (f.feedOnly && (flags & FEED) === 0) return false;
     if (f.category !== undefined && categoryCodes[flags & CATEGORY] !== f.category) return false;
     if (f.kind !== undefined && (flags & KIND) >>> KIND_SHIFT !== f.kind) return false;
     if (agentCode !== null && this.agent[i] !== agentCode) return false;
+    if (typeCode !== null && this.type[i] !== typeCode) return false;
     return true;
   }
 
@@ -328,11 +346,12 @@ export class EventIndex {
   /** Positions of the newest entries before `end` (exclusive) passing the filter, newest first. */
   scanBack(end: number, filter: IndexFilter, limit: number, floorMs: number): number[] {
     const code = this.agentCode(filter.agentId);
+    const typeCode = filter.type === undefined ? null : (this.types.codeOf(filter.type) ?? -1);
     const out: number[] = [];
-    if (code === -1) return out;
+    if (code === -1 || typeCode === -1) return out;
     for (let i = end - 1; i >= 0 && out.length < limit; i -= 1) {
       if ((this.ms[i] as number) < floorMs) break;
-      if (this.matches(i, filter, code)) out.push(i);
+      if (this.matches(i, filter, code, typeCode)) out.push(i);
     }
     return out;
   }
@@ -360,7 +379,7 @@ export class EventIndex {
   }
 
   save(): SavedIndex {
-    const take = <T extends Float64Array | Uint32Array | Uint8Array>(a: T): number[] =>
+    const take = <T extends Float64Array | Uint32Array | Uint16Array | Uint8Array>(a: T): number[] =>
       Array.from(a.subarray(0, this.n));
     return {
       ms: take(this.ms),
@@ -368,10 +387,12 @@ export class EventIndex {
       seq: take(this.seqs),
       flags: Array.from(this.flags.subarray(0, this.n), (f) => f & KEPT),
       agent: take(this.agent),
+      type: take(this.type),
       ids: Array.from({ length: this.n }, (_, i) => this.idAt(i)),
       traceA: take(this.traceA),
       traceB: take(this.traceB),
       agents: this.seats.save(),
+      types: this.types.save(),
     };
   }
 
@@ -383,6 +404,7 @@ export class EventIndex {
     index.ns.set(saved.ns);
     index.seqs.set(saved.seq);
     index.agent.set(saved.agent);
+    index.type.set(saved.type);
     index.traceA.set(saved.traceA);
     index.traceB.set(saved.traceB);
     const ids = index.ids;
@@ -393,6 +415,7 @@ export class EventIndex {
       index.idOff[i] = ids.commit();
     }
     index.seats = SeatCodes.load(saved.agents);
+    index.types = SeatCodes.load(saved.types);
     index.n = n;
     index.rebuildIdTable();
     return index;

@@ -53,6 +53,7 @@ export function applyDecoded(state: EventsState, message: StoredMessage): void {
     agentId: decoded.agent_id,
     traceId: decoded.trace_id,
     kind: kindOf(decoded.type),
+    type: decoded.type,
   });
   if (!added || !feed) return;
   // `decoded` is a fresh object of ours: set the map's category and the failure rule in place.
@@ -70,7 +71,8 @@ interface SavedEvents {
 export const eventsProjection: Projection<EventsState> = {
   name: 'events',
   // 3: entries carry a kind code (events.kinds.ts); a version-2 checkpoint has none and is replayed.
-  version: 3,
+  // 4: entries carry their type's code (the `type` filter of `events`); a version-3 checkpoint is replayed.
+  version: 4,
   stream: Streams.Events,
   init: () => ({ index: new EventIndex(), window: [], lastAdded: null }),
   apply: applyEvent,

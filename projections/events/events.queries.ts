@@ -6,6 +6,7 @@
  */
 import {
   EventCategory,
+  isStoredType,
   parseInstant,
   toFullEvent,
   type Coverage,
@@ -106,11 +107,20 @@ export function parseListQuery(params: URLSearchParams): ListQuery {
       'Use feed_only=true for the feed’s rows only, or leave it out.',
     );
   const seat = one(params, 'agent_id') ?? one(params, 'seat');
+  // The spec names no type filter; `type` is this node's (ops/dashboard.md). Stored types are a closed set.
+  const type = one(params, 'type');
+  if (type !== undefined && type !== '' && !isStoredType(type))
+    throw new QueryError(
+      'invalid_query',
+      `type ${JSON.stringify(type.slice(0, 80))} is not a stored event type`,
+      'Give an event type exactly as a row shows it (e.g. TaskCreated), or leave type out.',
+    );
   return {
     limit,
     cursor,
     ...(category !== undefined ? { category: category as EventCategory } : {}),
     ...(seat !== undefined && seat !== '' ? { agentId: seat } : {}),
+    ...(type !== undefined && type !== '' ? { type } : {}),
     feedOnly: feedOnly === 'true',
   };
 }

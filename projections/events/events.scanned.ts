@@ -183,6 +183,7 @@ export function applyScanned(state: EventsState, message: StoredMessage): boolea
     agentCode,
     trace[0] as number,
     trace[1] as number,
+    index.internTypeAscii(b, h.typeStart, h.typeEnd),
   );
   if (!added || !info.feed) return true;
   const failed = h.failed || info.failure;

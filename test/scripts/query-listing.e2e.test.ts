@@ -26,7 +26,7 @@ t.test('GET /query lists every question of a running node with the parameters it
   t.equal(byName.get('config_audit')?.guarded, true, 'a guarded question says so');
   t.same(
     byName.get('events')?.params?.map((p) => p.name),
-    ['limit', 'before_time', 'before_id', 'category', 'agent_id', 'seat', 'feed_only'],
+    ['limit', 'before_time', 'before_id', 'category', 'agent_id', 'seat', 'type', 'feed_only'],
   );
   t.ok(
     questions.every((q) => q.params?.every((p) => p.description.length > 0)),

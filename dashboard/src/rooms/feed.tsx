@@ -1,6 +1,7 @@
 /**
- * Feed: events with filters (category, type, seat), keyset paging through the `events` question, live
- * rows on the first page, and a trace view (every event of one trace, with payloads on demand).
+ * Feed: events with filters (category, exact type, seat) the `events` question applies over the whole
+ * history, keyset paging, live rows on the first page, and a trace view (every event of one trace, with
+ * payloads on demand).
  */
 import { useState } from 'preact/hooks';
 import { useLive, useQuestion } from '../live/context.js';
@@ -16,14 +17,6 @@ interface Page {
   rows: EventRow[];
   exhausted: boolean;
   next: { before_time: string; before_id: string } | null;
-}
-
-function matches(row: EventRow, category: string, seat: string, type: string): boolean {
-  return (
-    (category === '' || row.category === category) &&
-    (seat === '' || row.agent_id === seat) &&
-    (type === '' || row.type.toLowerCase().includes(type.toLowerCase()))
-  );
 }
 
 function EventList(props: { rows: EventRow[]; onTrace: (id: string) => void }) {
@@ -109,6 +102,7 @@ export function Feed(props: { route: Route }) {
       feed_only: true,
       category,
       agent_id: seat,
+      type,
       before_time: cursor?.before_time,
       before_id: cursor?.before_id,
     },
@@ -130,8 +124,14 @@ export function Feed(props: { route: Route }) {
           </select>
         </label>
         <label>
-          Type contains
-          <input type="search" value={type} onChange={(e) => setFilter('type', e.currentTarget.value)} />
+          Type
+          <input
+            type="search"
+            list="feed-types"
+            placeholder="e.g. TaskCreated"
+            value={type}
+            onChange={(e) => setFilter('type', e.currentTarget.value.trim())}
+          />
         </label>
         <label>
           Seat
@@ -149,10 +149,12 @@ export function Feed(props: { route: Route }) {
       <Answer asked={page} what="events">
         {(p) => (
           <>
-            <EventList
-              rows={p.rows.filter((r) => matches(r, category, seat, type))}
-              onTrace={(id) => setFilter('trace', id)}
-            />
+            <datalist id="feed-types">
+              {[...new Set(p.rows.map((r) => r.type))].sort().map((name) => (
+                <option key={name} value={name} />
+              ))}
+            </datalist>
+            <EventList rows={p.rows} onTrace={(id) => setFilter('trace', id)} />
             <div class="pager">
               <button
                 type="button"

@@ -22,6 +22,7 @@ const entry = (ms: number, id: string, seq: number) => ({
   feed: true,
   agentId: undefined,
   traceId: 't',
+  type: 'TaskCreated',
 });
 
 t.test('an id is found through the id table, newest first when an id is held twice', async (t) => {

@@ -103,7 +103,39 @@ t.test('a page is at most 400 rows; bad parameters answer invalid_query', async 
   refused('category=nonsense');
   refused('feed_only=yes');
   refused('limit=1&limit=2');
+  refused('type=NoSuchType');
+  refused('type=TaskCreated&type=TaskAssigned');
   t.equal(q('').limit, 100);
+});
+
+t.test('type lists one event type across pages, from replay and from the live stream alike', async (t) => {
+  const bus = await eventBus(t);
+  const types = ['TaskCreated', 'TaskAssigned', 'TaskCompleted'];
+  await publishAll(
+    bus,
+    Array.from({ length: 600 }, (_, i) => event(types[i % 3]!, stamp(i * 10, i % 3))),
+  );
+  const running = await runProjection({ bus, projection: eventsProjection });
+  t.teardown(() => running.stop());
+  const src = sourceOf(bus, running);
+  const replayed = await allPages(src, 'type=TaskAssigned', 37);
+  t.equal(replayed.rows.length, 200, 'every TaskAssigned row, through the pages');
+  t.ok(
+    replayed.rows.every((r) => r.type === 'TaskAssigned'),
+    'and no other type',
+  );
+  await publishAll(bus, [event('TaskAssigned', stamp(7000, 0)), event('TaskCreated', stamp(7001, 0))]);
+  t.ok(await running.when((s) => s.index.size === 602, 10_000), 'the live rows are folded');
+  const live = await listEvents(src, q('type=TaskAssigned&limit=400'));
+  t.equal(live.rows.length, 201, 'the live TaskAssigned row is listed with the replayed ones');
+  const combined = await listEvents(src, q('type=TaskCreated&category=task&limit=400'));
+  t.equal(combined.rows.length, 201, 'type combines with the other filters');
+  const none = await listEvents(src, q('type=ConfigRevisionApplied'));
+  t.same(
+    [none.rows.length, none.exhausted, none.next],
+    [0, true, null],
+    'a stored type never seen: empty, exhausted',
+  );
 });
 
 t.test('rows carry no payload, with failed and category decided by the maps', async (t) => {
