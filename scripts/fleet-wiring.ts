@@ -12,13 +12,15 @@ import {
   type PresenceFacts,
 } from '../actors/index.js';
 import type { Bus, Kv } from '../bus/index.js';
-import { fleetRoutes, type RouteDef } from '../http/index.js';
+import { fleetQuestions, fleetRoutes, type Question, type RouteDef } from '../http/index.js';
 import type { TierA } from '../schema/index.js';
 
 export interface FleetSubsystem {
   /** The probe facts (`nodes`, `presence`, `admissionWithheld`), from memory. */
   facts(): PresenceFacts;
   routes(): RouteDef[];
+  /** The `fleet` question (the dashboard's fleet room asks it over its socket). */
+  readonly questions: ReadonlyMap<string, Question>;
   /** Live node ids as this node's fleet view holds them; null until the view is read (scatter reads). */
   roster(): Promise<string[] | null>;
   /** Removes this node's presence (a graceful stop) and stops the watches. */
@@ -55,19 +57,21 @@ export async function startFleet(opts: {
     ttlMs: config.node.seat_lease_seconds * 1000,
     describe,
   });
+  const fleet = () =>
+    fleetAnswer({
+      node: config.node.id,
+      now: new Date(),
+      view,
+      complete: view.ready() && presence.facts().nodes !== null,
+    });
   return {
     facts: () => presence.facts(),
+    questions: fleetQuestions({ fleet }),
     roster: () =>
       Promise.resolve(view.ready() ? view.live(Date.now()).map((presence) => presence.node) : null),
     routes: () =>
       fleetRoutes({
-        fleet: () =>
-          fleetAnswer({
-            node: config.node.id,
-            now: new Date(),
-            view,
-            complete: view.ready() && presence.facts().nodes !== null,
-          }),
+        fleet,
         broker: () => opts.bus.brokerMembership(),
         removeNode: (node, force) => removeNode({ coord, node, force }),
         removePeer: (peer) => opts.bus.removeBrokerPeer(peer),

@@ -299,6 +299,8 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     events.addQuestions(toolServers.questions);
     events.addQuestions(schedules.questions);
     events.addQuestions(webhooks.questions);
+    events.addQuestions(fleet.questions);
+    events.addQuestions(setup.questions(auth));
     events.sections.register(schedules.section);
     // 5. read models: seeded before the listener binds; their sections and questions join the registry
     await readModels.start({ bus, view: configuration.view, checkpoints: events.checkpoints });

@@ -10,8 +10,10 @@ import { sendCommand, type Bus, keyringFrom, openDocument } from '../bus/index.j
 import {
   ApiError,
   setupPassSource,
+  setupQuestions,
   setupRoutes,
   type AuthSettings,
+  type Question,
   type RouteDef,
   type SetupConfigDeps,
   type SetupRouteDeps,
@@ -34,6 +36,8 @@ export const PUBLIC_BASE_URL_VARIABLE = 'SVC_PUBLIC_BASE_URL';
 
 export interface Setup {
   routes(auth: AuthSettings): RouteDef[];
+  /** The `setup_integrations` question (the dashboard's integrations room asks it over its socket). */
+  questions(auth: AuthSettings): ReadonlyMap<string, Question>;
   readonly actors: IntegrationActors;
   stop(): Promise<void>;
 }
@@ -124,6 +128,7 @@ export async function startSetup(opts: {
   });
   return {
     routes: (auth) => setupRoutes(deps(auth)),
+    questions: (auth) => setupQuestions(deps(auth)),
     actors,
     stop: () => actors.stop(),
   };

@@ -218,7 +218,7 @@ export class Connection {
     return this.fetchJson(`/query/${encodeURIComponent(what)}${suffix}`);
   }
 
-  /** A read route (one with no question, e.g. `/fleet`), with the token when one is held. */
+  /** A route that is no question (a seat's commands), with the token when one is held. */
   async fetchJson(path: string, init: RequestInit = {}): Promise<unknown> {
     const res = await fetch(path, {
       ...init,

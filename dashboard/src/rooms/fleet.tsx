@@ -1,6 +1,5 @@
-/** Fleet: nodes, their roles, epochs, seats and duties, and the seat leases (`GET /fleet`, guarded). */
-import { useEffect, useState } from 'preact/hooks';
-import { useConnection, useLive } from '../live/context.js';
+/** Fleet: nodes, their roles, epochs, seats and duties, and the seat leases (the `fleet` question, guarded). */
+import { useConnection, useLive, useQuestion } from '../live/context.js';
 import { ago } from '../ui/format.js';
 import { Badge, Card, Stat, Table } from '../ui/parts.js';
 
@@ -26,24 +25,18 @@ interface Fleet {
 export function FleetRoom() {
   const connection = useConnection();
   const live = useLive();
-  const [fleet, setFleet] = useState<Fleet | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const health = live.snapshot?.health;
   // Leases renew on their own clock: re-read on every health tick.
   const tick = health
     ? `${health.applied_epoch}:${health.nodes ?? 0}:${live.configTick}:${Math.floor(Date.now() / 15000)}`
     : '';
-  useEffect(() => {
-    if (!connection.hasToken) return;
-    connection.fetchJson('/fleet').then(
-      (data) => {
-        setFleet(data as Fleet);
-        setError(null);
-      },
-      (err: Error & { code?: string }) =>
-        setError(err.code === 'no_route' ? 'This node serves no fleet view.' : err.message),
-    );
-  }, [connection, tick]);
+  const asked = useQuestion<Fleet>(connection.hasToken ? 'fleet' : null, {}, tick);
+  const fleet = asked.data;
+  const error = asked.error
+    ? asked.error.code === 'unknown_query'
+      ? 'This node serves no fleet view.'
+      : asked.error.message
+    : null;
   return (
     <div class="stack">
       <Card title="This node">

@@ -1,5 +1,4 @@
 /** Integrations: inbound surfaces, whether their secret is present, arrivals, and setup requirements. */
-import { useEffect, useState } from 'preact/hooks';
 import { useConnection, useLive, useQuestion } from '../live/context.js';
 import { ago } from '../ui/format.js';
 import { Answer, Badge, Card, Table } from '../ui/parts.js';
@@ -31,16 +30,14 @@ interface SetupState {
 
 function Setup() {
   const connection = useConnection();
-  const [setup, setSetup] = useState<{ integrations: SetupState[] } | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const live = useLive();
-  useEffect(() => {
-    if (!connection.hasToken) return;
-    connection.fetchJson('/setup/integrations').then(
-      (data) => setSetup(data as { integrations: SetupState[] }),
-      (err: Error) => setError(err.message),
-    );
-  }, [connection, live.configTick]);
+  const asked = useQuestion<{ integrations: SetupState[] }>(
+    connection.hasToken ? 'setup_integrations' : null,
+    {},
+    live.configTick,
+  );
+  const setup = asked.data;
+  const error = asked.error?.message ?? null;
   if (!connection.hasToken) return <p class="notice">Setup requirements need an operator token.</p>;
   if (error) return <p class="notice error">Setup requirements were not read: {error}</p>;
   if (!setup) return <p class="muted">Loading…</p>;

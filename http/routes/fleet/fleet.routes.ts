@@ -9,6 +9,7 @@
 import type { BrokerMembership, FleetAnswer, NodeRemoval, PeerRemoval } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import type { ApiRequest, RouteDef } from '../../types.js';
+import type { Question } from '../query.routes.js';
 
 export interface FleetRouteDeps {
   /** `GET /fleet`, from state kept current in the background. */
@@ -41,6 +42,11 @@ function removalQuery(req: ApiRequest, id: string, what: 'node' | 'peer'): { for
 /** The broker server a path names, by raft peer id or by name. */
 function serverNamed(membership: BrokerMembership, peer: string) {
   return membership.reported.servers.find((s) => s.name === peer || s.peer_id === peer) ?? null;
+}
+
+/** The `fleet` question: `GET /fleet`'s answer over the socket's query channel, guarded as the route. */
+export function fleetQuestions(deps: Pick<FleetRouteDeps, 'fleet'>): Map<string, Question> {
+  return new Map([['fleet', { guarded: true, params: [], answer: () => deps.fleet() }]]);
 }
 
 export function fleetRoutes(deps: FleetRouteDeps): RouteDef[] {

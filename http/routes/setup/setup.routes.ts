@@ -1,8 +1,19 @@
-/** Every `/setup` route (guarded, reads too). */
+/** Every `/setup` route (guarded, reads too), and the `setup_integrations` question. */
 import type { RouteDef } from '../../types.js';
+import type { Question } from '../query.routes.js';
 import type { SetupRouteDeps } from './setup.deps.js';
 import { listIntegrations, listRuns, oneIntegration, oneRun } from './setup.reads.js';
 import { disconnect, postInputs, runPass } from './setup.writes.js';
+
+/** `GET /setup/integrations`'s answer (no credential in it) over the socket's query channel, guarded as the route. */
+export function setupQuestions(deps: SetupRouteDeps): Map<string, Question> {
+  return new Map([
+    [
+      'setup_integrations',
+      { guarded: true, params: [], answer: async () => (await listIntegrations(deps)).body },
+    ],
+  ]);
+}
 
 export function setupRoutes(deps: SetupRouteDeps): RouteDef[] {
   const base = '/setup/integrations';
