@@ -13,7 +13,7 @@ import type { BodyBudget } from './body-budget.js';
 import { conflictingLengths, hasBody } from './body.js';
 import { receiveBody, type Receiving } from './receive.js';
 import { CSP_NONE, cspFor } from './headers.js';
-import { accessFor, isWrite, refusal } from './guard.js';
+import { accessFor, isNeverGuarded, isWrite, refusal } from './guard.js';
 import type { Guard } from './guard.js';
 import { Exchange, prepare, writeAnswer } from './respond.js';
 import type { ExchangeSet, Prepared, WriteContext } from './respond.js';
@@ -133,6 +133,14 @@ export function onRequest(core: GatewayCore, l: ListenerState, res: HttpResponse
   }
 }
 
+/** 405 `method_not_allowed` for a served path asked under another method, with `Allow`. */
+function otherMethod(method: string, path: string, allow: readonly string[]): ApiReply {
+  return errorReply('method_not_allowed', {
+    detail: `${method} ${path} is not served; it is served under ${allow.join(', ')}.`,
+    headers: { Allow: allow.join(', ') },
+  });
+}
+
 function dispatch(core: GatewayCore, l: ListenerState, res: HttpResponse, req: HttpRequest): void {
   const method = req.getCaseSensitiveMethod();
   const path = req.getUrl();
@@ -181,7 +189,10 @@ function dispatch(core: GatewayCore, l: ListenerState, res: HttpResponse, req: H
     }
   }
 
-  // 3. Guard.
+  // 3. Guard. A path served only unguarded (the dashboard shell, its assets) has nothing for the guard to
+  // keep under another method: that is the spec's 405, not a 401 for a token it would never need.
+  if (!match.found && match.allow.length > 0 && match.allow.every((m) => isNeverGuarded(m, path)))
+    return answerNow(core, res, base, otherMethod(method, path, match.allow), line);
   const route = match.found ? match.route : null;
   line.route = route?.pattern ?? null;
   const access = accessFor(method, path, route ? (route.def.access ?? defaultAccess(route)) : undefined);
@@ -193,11 +204,7 @@ function dispatch(core: GatewayCore, l: ListenerState, res: HttpResponse, req: H
   // 4. Unserved path, or another method.
   if (!match.found) {
     if (match.allow.length === 0) return answerNow(core, res, base, noRoute(method, path), line);
-    const reply = errorReply('method_not_allowed', {
-      detail: `${method} ${path} is not served; it is served under ${match.allow.join(', ')}.`,
-      headers: { Allow: match.allow.join(', ') },
-    });
-    return answerNow(core, res, base, reply, line);
+    return answerNow(core, res, base, otherMethod(method, path, match.allow), line);
   }
   const served = match.route;
   const ctx: WriteContext = { ...base, csp: cspFor(served.kind, served.def.cspHashes) };

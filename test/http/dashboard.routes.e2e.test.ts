@@ -87,6 +87,20 @@ t.test('the shell, its assets and the favicon answer under the dashboard policy,
   t.equal(write.status, 405, 'the shell takes no writes');
   t.equal(write.headers.get('allow'), 'GET');
 
+  // Served path under another method: 405 with Allow, whoever asks; the guard keeps nothing there.
+  for (const path of ['/dashboard', '/static/main-ABCD1234.js', '/favicon.ico']) {
+    for (const authorization of [undefined, 'Bearer wrong']) {
+      const other = await call(`${h.base}${path}`, {
+        method: 'POST',
+        ...(authorization ? { headers: { authorization } } : {}),
+      });
+      const who = authorization ? 'a wrong token' : 'no token';
+      t.equal(other.status, 405, `POST ${path} with ${who}: 405, not 401`);
+      t.equal(other.json?.['error'], 'method_not_allowed', `POST ${path} with ${who}: coded`);
+      t.equal(other.headers.get('allow'), 'GET', `POST ${path} with ${who}: Allow`);
+    }
+  }
+
   const api = await call(`${h.base}/dashboard`, { headers: { authorization: 'Bearer wrong' } });
   t.equal(api.status, 200, 'a wrong token does not matter where nothing is guarded');
 });
