@@ -1,8 +1,17 @@
-/** Org chart: units nested to any depth, their leads, seats and humans, each seat's activity. */
+/**
+ * Org chart: units nested to any depth, their leads, seats and humans, each seat's activity. A large company
+ * opens with its units collapsed (a count each) and renders a unit's seats only once it is opened: a first
+ * view of hundreds of seats costs their units, not every seat.
+ */
+import { useState } from 'preact/hooks';
 import { useLive } from '../live/context.js';
 import type { AgentRow, OrgSeat, OrgUnit } from '../live/types.js';
 import { href } from '../router.js';
 import { Badge, Card } from '../ui/parts.js';
+import { allSeats } from './selectors.js';
+
+/** Up to this many seats every unit opens expanded; above it, collapsed. */
+const EXPANDED_UP_TO = 100;
 
 function SeatItem(props: { seat: OrgSeat; row: AgentRow | undefined; lead: boolean }) {
   const { seat, row } = props;
@@ -24,28 +33,63 @@ function SeatItem(props: { seat: OrgSeat; row: AgentRow | undefined; lead: boole
   );
 }
 
-function UnitNode(props: { unit: OrgUnit; agents: Record<string, AgentRow> }) {
-  const { unit, agents } = props;
+function UnitHead(props: { unit: OrgUnit }) {
+  const { unit } = props;
   return (
-    <li class="unit">
-      <div class="unit-head">
-        <strong>{unit.name}</strong> {unit.type ? <span class="muted">{unit.type}</span> : null}
-        {unit.lead ? <span class="muted"> · led by {unit.lead}</span> : null}
-      </div>
-      <ul class="seats">
-        {(unit.roles ?? []).map((seat) => (
-          <SeatItem
-            key={seat.handle}
-            seat={seat}
-            row={agents[seat.handle]}
-            lead={seat.handle === unit.lead_handle}
-          />
-        ))}
-      </ul>
+    <>
+      <strong>{unit.name}</strong> {unit.type ? <span class="muted">{unit.type}</span> : null}
+      {unit.lead ? <span class="muted"> · led by {unit.lead}</span> : null}
+    </>
+  );
+}
+
+function UnitNode(props: { unit: OrgUnit; agents: Record<string, AgentRow>; collapsed: boolean }) {
+  const { unit, agents, collapsed } = props;
+  const [open, setOpen] = useState(!collapsed);
+  const roles = unit.roles ?? [];
+  const seats = open ? (
+    <ul class="seats">
+      {roles.map((seat) => (
+        <SeatItem
+          key={seat.handle}
+          seat={seat}
+          row={agents[seat.handle]}
+          lead={seat.handle === unit.lead_handle}
+        />
+      ))}
+    </ul>
+  ) : null;
+  const active = collapsed
+    ? roles.filter((seat) => {
+        const activity = agents[seat.handle]?.activity;
+        return activity !== undefined && activity !== 'idle';
+      }).length
+    : 0;
+  return (
+    <li class="unit" data-unit={unit.name}>
+      {collapsed ? (
+        <details open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
+          <summary class="unit-head">
+            <UnitHead unit={unit} />
+            <span class="muted">
+              {' '}
+              · {roles.length} seats{active > 0 ? ` · ${active} not idle` : ''}
+            </span>
+          </summary>
+          {seats}
+        </details>
+      ) : (
+        <>
+          <div class="unit-head">
+            <UnitHead unit={unit} />
+          </div>
+          {seats}
+        </>
+      )}
       {unit.children && unit.children.length > 0 ? (
         <ul class="units">
           {unit.children.map((child) => (
-            <UnitNode key={child.name} unit={child} agents={agents} />
+            <UnitNode key={child.name} unit={child} agents={agents} collapsed={collapsed} />
           ))}
         </ul>
       ) : null}
@@ -59,6 +103,7 @@ export function OrgChart() {
   if (!org || (!org.roles?.length && !org.units?.length))
     return <p class="muted">No company is configured on this node yet.</p>;
   const agents = snapshot.agents;
+  const collapsed = allSeats(org).length > EXPANDED_UP_TO;
   return (
     <div class="stack">
       <Card title={org.name ?? 'Company'} wide>
@@ -85,7 +130,7 @@ export function OrgChart() {
         ) : null}
         <ul class="units">
           {(org.units ?? []).map((unit) => (
-            <UnitNode key={unit.name} unit={unit} agents={agents} />
+            <UnitNode key={unit.name} unit={unit} agents={agents} collapsed={collapsed} />
           ))}
         </ul>
       </section>
