@@ -32,6 +32,7 @@ import { categoryOf } from '../../schema/index.js';
 import { freePort, runSvc } from '../../test/harness/child.js';
 import { startNatsServer } from '../../test/harness/nats-server.js';
 import { fanoutSummary, type FromChild, type ToChild } from './dashboard.clients.js';
+import { report, row, type BenchRow } from './table.js';
 
 const seats = Number(process.env['BENCH_SEATS'] ?? 500);
 const history = Number(process.env['BENCH_HISTORY'] ?? 10_000);
@@ -40,36 +41,18 @@ const clients = Number(process.env['BENCH_CLIENTS'] ?? 200);
 const fanout = Number(process.env['BENCH_FANOUT'] ?? 1_000);
 const rate = Number(process.env['BENCH_RATE'] ?? 50);
 const workers = Math.max(1, Math.min(clients, Number(process.env['BENCH_WORKERS'] ?? 4)));
-const json = process.argv.includes('--json');
 const chromiumPath = process.env['SVC_CHROMIUM'] ?? '/usr/bin/chromium';
 const token = 'bench-dashboard-token-0123456789';
 const fmt = (n: number): string => n.toFixed(0);
 const fmt1 = (n: number): string => n.toFixed(1);
 
-interface Row {
-  readonly bench: 'dashboard';
-  readonly measure: string;
-  readonly figure: number;
-  readonly unit: string;
-  readonly baseline: number;
-  readonly ratio: number;
-  readonly target?: string;
-}
-const rows: Row[] = [];
+const rows: BenchRow[] = [];
 const round = (n: number): number => Math.round(n * 100) / 100;
-function row(measure: string, figure: number, unit: string, baseline: number, target?: string): void {
-  rows.push({
-    bench: 'dashboard',
-    measure,
-    figure: round(figure),
-    unit,
-    baseline: round(baseline),
-    ratio: round(figure / baseline),
-    ...(target ? { target } : {}),
-  });
+function addRow(measure: string, figure: number, unit: string, baseline: number, target?: string): void {
+  const r = row('dashboard', measure, round(figure), unit, round(baseline), target);
+  rows.push({ ...r, ratio: r.ratio === null ? null : round(r.ratio) });
 }
-/** Human lines; with --json they go to stderr so the last stdout line is the rows. */
-const say = (line: string): void => void (json ? console.error(line) : console.log(line));
+const say = (line: string): void => console.log(line);
 
 function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
@@ -319,8 +302,8 @@ async function main(): Promise<void> {
         `overview with the feed best ${fmt(overviewTimes[0]!)} ms, median ${fmt(quantile(overviewTimes, 0.5))} ms ` +
         `(target < 1000 ms); baseline DOMContentLoaded median ${fmt(shell)} ms`,
     );
-    row('org chart first view, median', quantile(orgTimes, 0.5), 'ms', shell, '< 1000 ms');
-    row('overview with the latest events, median', quantile(overviewTimes, 0.5), 'ms', shell, '< 1000 ms');
+    addRow('org chart first view, median', quantile(orgTimes, 0.5), 'ms', shell, '< 1000 ms');
+    addRow('overview with the latest events, median', quantile(overviewTimes, 0.5), 'ms', shell, '< 1000 ms');
 
     // 4. fan-out to many dashboards (clients in their own processes), one more stalled; then the baseline
     const pool = startClients(workers);
@@ -342,20 +325,20 @@ async function main(): Promise<void> {
         `${baseline.length} frames, p50 ${fmt1(p(baseline, 0.5))} ms, p99 ${fmt1(p(baseline, 0.99))} ms; ` +
         `ratio p50 ${(p(node, 0.5) / p(baseline, 0.5)).toFixed(2)}, p99 ${(p(node, 0.99) / p(baseline, 0.99)).toFixed(2)}`,
     );
-    row('frame delay p50, 200 dashboards', p(node, 0.5), 'ms', p(baseline, 0.5));
-    row('frame delay p99, 200 dashboards', p(node, 0.99), 'ms', p(baseline, 0.99), '< 100 ms');
-    row('frames delivered', node.length, 'frames', baseline.length);
+    addRow('frame delay p50, 200 dashboards', p(node, 0.5), 'ms', p(baseline, 0.5));
+    addRow('frame delay p99, 200 dashboards', p(node, 0.99), 'ms', p(baseline, 0.99), '< 100 ms');
+    addRow('frames delivered', node.length, 'frames', baseline.length);
     say(
       `stalled client: node resident memory ${fmt(rssBefore / 1024)} MiB before, ${fmt(rssAfter / 1024)} MiB after ` +
         `(+${fmt((rssAfter - rssBefore) / 1024)} MiB; the socket's queue is capped at 512 envelopes, 8 MiB)`,
     );
-    row('node resident memory with a stalled client', rssAfter / 1024, 'MiB', rssBefore / 1024, 'bounded');
+    addRow('node resident memory with a stalled client', rssAfter / 1024, 'MiB', rssBefore / 1024, 'bounded');
     say(
       `load: ${loadavg()
         .map((l) => l.toFixed(2))
         .join(' ')} on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}`,
     );
-    if (json) console.log(JSON.stringify(rows));
+    report(rows);
     await bus.close();
   } finally {
     for (const cleanup of cleanups) await cleanup();
