@@ -1,8 +1,8 @@
 /**
  * Configuration benchmark: for a generated 500-seat company, the time of `PUT /config` to a `svc serve` child,
  * end to end (HTTP, guard, parse, mask restore, bus command, validation, store, compare-and-set, read model),
- * divided by the time of validating the same document alone in this process (target <= 3), and the apply time
- * (the answer to the node's `config applied` log line for that epoch).
+ * divided by the time of validating the same document alone in this process (target <= 3), and the time from
+ * sending the PUT to the node's `config applied` log line for that epoch.
  *
  * Run (from the repository root, after `npm run build`): node --import=tsx scripts/bench/config.ts [--json]
  * Options (environment): BENCH_SEATS (default 500), BENCH_ROUNDS (default 15; medians are printed).
@@ -71,6 +71,7 @@ async function main(): Promise<void> {
       if (!result.valid)
         throw new Error(`generated company invalid: ${JSON.stringify(result.problems.slice(0, 3))}`);
       const p0 = performance.now();
+      const sentAt = Date.now();
       const res = await fetch(`${node.url}/config`, {
         method: 'PUT',
         headers: { ...auth, 'content-type': 'application/json', 'x-summary': `round ${round}` },
@@ -78,12 +79,11 @@ async function main(): Promise<void> {
       });
       const answer = (await res.json()) as { epoch?: number };
       const p1 = performance.now();
-      const answeredAt = Date.now();
       if (res.status !== 201 || answer.epoch === undefined)
         throw new Error(`PUT answered ${res.status}: ${JSON.stringify(answer)}`);
       putTimes.push(p1 - p0);
       const applied = await node.waitForLog((l) => l.msg === 'config applied' && l['epoch'] === answer.epoch);
-      if (typeof applied['time'] === 'number') applyTimes.push(Math.max(0, applied['time'] - answeredAt));
+      if (typeof applied['time'] === 'number') applyTimes.push(Math.max(0, applied['time'] - sentAt));
     }
   } finally {
     await node.stop();
@@ -95,10 +95,12 @@ async function main(): Promise<void> {
   console.log(`validate alone:      ${validateMs.toFixed(1)} ms`);
   console.log(`PUT /config (e2e):   ${putMs.toFixed(1)} ms`);
   console.log(`ratio PUT/validate:  ${(putMs / validateMs).toFixed(2)} (target <= 3)`);
-  console.log(`apply after answer:  ${applyMs.toFixed(1)} ms (${seats} idle seats started)`);
+  console.log(
+    `PUT to applied:      ${applyMs.toFixed(1)} ms (the log line's clock; ${seats} idle seats started)`,
+  );
   report([
     row('config', `PUT /config, ${seats} seats`, putMs, 'ms', validateMs, 'ratio <= 3'),
-    row('config', 'apply after the answer', applyMs, 'ms', null),
+    row('config', 'PUT sent to config applied', applyMs, 'ms', null),
   ]);
 }
 
