@@ -1,10 +1,11 @@
 /**
  * The people of a company document as the webhook side needs them: every seat with its kind, contacts
- * and own integration credentials, and every unit with its effective lead and wiki space. Works on any
- * document that parsed into a map (the active one is valid); missing pieces read as null.
+ * and own integration credentials, and every unit with its effective lead and wiki space. Read from
+ * the validated document's one walk; missing pieces read as null.
  */
+import type { Company } from './company/company.schema.js';
+import { walkCompany, type CompanySeat } from './company/walk.js';
 import { deriveHandle } from './document/index.js';
-import { isRecord } from './json.js';
 
 export interface DirectorySeat {
   readonly handle: string;
@@ -31,57 +32,27 @@ export interface SeatDirectory {
   readonly units: readonly DirectoryUnit[];
 }
 
-const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
-const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-
-function stringRecord(v: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (isRecord(v)) for (const [k, x] of Object.entries(v)) if (typeof x === 'string') out[k] = x;
-  return out;
-}
-
-function seatOf(raw: unknown, unit: string | null): DirectorySeat | null {
-  if (!isRecord(raw)) return null;
-  const name = str(raw['name']) ?? '';
-  const handle = str(raw['handle']) ?? (name ? deriveHandle(name) : '');
-  if (handle === '') return null;
-  const integrations: Record<string, Record<string, unknown>> = {};
-  if (isRecord(raw['integrations']))
-    for (const [k, v] of Object.entries(raw['integrations'])) if (isRecord(v)) integrations[k] = v;
+function seatOf(found: CompanySeat): DirectorySeat {
+  const { seat } = found;
+  const integrations: Record<string, Readonly<Record<string, unknown>>> = {};
+  for (const [k, v] of Object.entries(seat.integrations ?? {})) if (v !== undefined) integrations[k] = v;
+  const contacts: Record<string, string> = {};
+  for (const [k, v] of Object.entries(seat.contact ?? {})) if (typeof v === 'string') contacts[k] = v;
   return {
-    handle,
-    name,
-    kind: raw['kind'] === 'human' ? 'human' : 'agent',
-    email: str(raw['email']),
-    contacts: stringRecord(raw['contact']),
+    handle: found.handle,
+    name: seat.name,
+    kind: found.kind,
+    email: seat.email ?? null,
+    contacts,
     integrations,
-    unit: str(raw['unit']) ?? unit,
+    // A seat's own `unit` as written, else the unit whose `roles` hold it.
+    unit: seat.unit ?? (found.nested ? (found.unit?.name ?? null) : null),
   };
 }
 
-export function seatDirectory(document: unknown): SeatDirectory {
-  const seats = new Map<string, DirectorySeat>();
-  const pending: Array<{ name: string; lead: string | null; wikiSpace: string | null }> = [];
-  const doc = isRecord(document) ? document : {};
-  for (const raw of list(doc['roles'])) {
-    const seat = seatOf(raw, null);
-    if (seat) seats.set(seat.handle, seat);
-  }
-  const walk = (units: unknown, parentLead: string | null): void => {
-    for (const raw of list(units)) {
-      if (!isRecord(raw)) continue;
-      const name = str(raw['name']) ?? '';
-      const lead = str(raw['lead']) ?? parentLead;
-      const wiki = isRecord(raw['integrations']) ? raw['integrations']['wiki'] : undefined;
-      pending.push({ name, lead, wikiSpace: isRecord(wiki) ? str(wiki['space']) : null });
-      for (const r of list(raw['roles'])) {
-        const seat = seatOf(r, name);
-        if (seat) seats.set(seat.handle, seat);
-      }
-      walk(raw['children'], lead);
-    }
-  };
-  walk(doc['units'], null);
+export function seatDirectory(company: Company): SeatDirectory {
+  const walk = walkCompany(company);
+  const seats = new Map<string, DirectorySeat>(walk.seats.map((s) => [s.handle, seatOf(s)]));
   const leadHandle = (lead: string | null): string | null => {
     if (lead === null) return null;
     if (seats.has(lead)) return lead;
@@ -92,6 +63,10 @@ export function seatDirectory(document: unknown): SeatDirectory {
   };
   return {
     seats,
-    units: pending.map((u) => ({ name: u.name, lead: leadHandle(u.lead), wikiSpace: u.wikiSpace })),
+    units: walk.units.map((u) => ({
+      name: u.name,
+      lead: leadHandle(u.lead),
+      wikiSpace: u.unit.integrations?.wiki?.space ?? null,
+    })),
   };
 }

@@ -28,7 +28,7 @@ import {
 import { activeRevision, type ConfigView } from '../projections/index.js';
 import { codehostAppFlow } from './codehost-app-wiring.js';
 import type { IntegrationsView } from './integrations-view.js';
-import { substituteDeep, type Coverage, type Resolver, type TierA } from '../schema/index.js';
+import { Company, substituteDeep, type Coverage, type Resolver, type TierA } from '../schema/index.js';
 
 export interface Webhooks {
   /**
@@ -59,15 +59,6 @@ export interface WebhooksOptions {
   readonly integrations: IntegrationsView;
   /** Run the integration actor and router here (default true). */
   readonly consumers?: boolean;
-}
-
-/** `notification_rate_limit` of a (validated) document; 0 when absent. */
-function rateLimitOf(document: unknown): number {
-  const limit =
-    typeof document === 'object' && document !== null
-      ? (document as Record<string, unknown>)['notification_rate_limit']
-      : undefined;
-  return typeof limit === 'number' ? limit : 0;
 }
 
 const envResolver: Resolver = (name) => process.env[name];
@@ -103,7 +94,7 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
     id: null,
     at: 0,
     settings: unconfiguredSettings(extras()),
-    people: peopleFrom({}),
+    people: peopleFrom(null),
     rateLimit: 0,
   };
   const current = (): typeof cached => {
@@ -116,17 +107,20 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
         id,
         at: now,
         settings: unconfiguredSettings(extras()),
-        people: peopleFrom({}),
+        people: peopleFrom(null),
         rateLimit: 0,
       });
     try {
-      const document = substituteDeep(openDocument(keyring, active.payload, active.revision_id), resolve);
+      // Typed before `${VAR}` resolution (the stored revision was validated as written); resolution
+      // replaces strings with strings, so the shape holds.
+      const opened = Company.parse(openDocument(keyring, active.payload, active.revision_id));
+      const document = substituteDeep(opened, resolve) as Company;
       cached = {
         id,
         at: now,
         settings: webhookSettingsFrom(id ?? '', document, extras()),
         people: peopleFrom(document),
-        rateLimit: rateLimitOf(document),
+        rateLimit: document.notification_rate_limit ?? 0,
       };
     } catch (error) {
       // The config subsystem refuses to boot on an unopenable active revision; keep the last good view.

@@ -3,9 +3,9 @@
  * vendor identity for agents, then handle, then e-mail), and whether an event was caused by an agent's
  * own action. The agent identities are a documented choice (ops/webhooks.md "Own actions").
  */
-import type { DirectorySeat, Pipeline, SeatDirectory, VendorActor } from '../../schema/index.js';
+import type { Company, DirectorySeat, Pipeline, SeatDirectory, VendorActor } from '../../schema/index.js';
 import { seatDirectory } from '../../schema/index.js';
-import { isRecord, str } from './json-paths.js';
+import { str } from './json-paths.js';
 
 /** Marks the shared integration account agents act through (tracker-a, wiki): own, but no one seat. */
 export const SHARED_ACCOUNT = '*';
@@ -29,12 +29,11 @@ const contactField: Record<Pipeline, string | null> = {
 
 const lower = (s: string): string => s.toLowerCase();
 
-export function peopleFrom(resolvedDocument: unknown): People {
-  const directory = seatDirectory(resolvedDocument);
-  const integrations =
-    isRecord(resolvedDocument) && isRecord(resolvedDocument['integrations'])
-      ? resolvedDocument['integrations']
-      : {};
+/** Who is who in the active (`${VAR}`-resolved) document; nobody on an unconfigured node (null). */
+export function peopleFrom(resolved: Company | null): People {
+  if (resolved === null) return { directory: { seats: new Map(), units: [] }, own: new Map() };
+  const directory = seatDirectory(resolved);
+  const integrations = resolved.integrations ?? {};
   const own = new Map<Pipeline, Map<string, string>>();
   const add = (p: Pipeline, identity: string | null, handle: string): void => {
     if (identity === null || identity === '') return;
@@ -42,7 +41,7 @@ export function peopleFrom(resolvedDocument: unknown): People {
     if (!m) own.set(p, (m = new Map<string, string>()));
     m.set(lower(identity), handle);
   };
-  const prefix = str(integrations, 'tracker_b', 'provisioning', 'username_prefix') ?? '';
+  const prefix = integrations.tracker_b?.provisioning?.username_prefix ?? '';
   for (const seat of directory.seats.values()) {
     if (seat.kind !== 'agent') continue;
     const slug = str(seat.integrations['codehost_a'], 'app_slug');
@@ -53,8 +52,8 @@ export function peopleFrom(resolvedDocument: unknown): People {
     add('codehost-b', seat.handle, seat.handle);
     add('tracker-b', `${prefix}${seat.handle}`, seat.handle);
   }
-  add('tracker-a', str(integrations, 'tracker_a', 'email'), SHARED_ACCOUNT);
-  add('wiki', str(integrations, 'wiki', 'email'), SHARED_ACCOUNT);
+  add('tracker-a', integrations.tracker_a?.email ?? null, SHARED_ACCOUNT);
+  add('wiki', integrations.wiki?.email ?? null, SHARED_ACCOUNT);
   return { directory, own };
 }
 

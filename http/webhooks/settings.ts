@@ -3,8 +3,7 @@
  * company document plus the few secrets the document has no field for. A secret that resolves empty
  * counts as not configured, so its route fails closed (503).
  */
-import { seatDirectory, type SeatDirectory } from '../../schema/index.js';
-import { isRecord, type JsonObject as Json } from '../../schema/index.js';
+import { seatDirectory, type Company, type SeatDirectory } from '../../schema/index.js';
 
 export interface WebhookSettings {
   /** The revision these settings come from; null on an unconfigured node. */
@@ -35,10 +34,9 @@ export interface ExtraSecrets {
   readonly relayKeySetUrl: string | null;
 }
 
-const nonEmpty = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
-const block = (integrations: Json, key: string): Json | null =>
-  isRecord(integrations[key]) ? integrations[key] : null;
-const enabled = (b: Json | null): boolean => b !== null && b['enabled'] !== false;
+const nonEmpty = (v: string | undefined): string | null => (v !== undefined && v !== '' ? v : null);
+const enabled = (b: { readonly enabled?: boolean | undefined } | undefined): boolean =>
+  b !== undefined && b.enabled !== false;
 
 export const unconfiguredSettings = (extra?: Partial<ExtraSecrets>): WebhookSettings => ({
   revision: null,
@@ -53,39 +51,30 @@ export const unconfiguredSettings = (extra?: Partial<ExtraSecrets>): WebhookSett
   directory: { seats: new Map(), units: [] },
 });
 
-export function webhookSettingsFrom(
-  revision: string,
-  resolvedDocument: unknown,
-  extra: ExtraSecrets,
-): WebhookSettings {
-  const doc = isRecord(resolvedDocument) ? resolvedDocument : {};
-  const integrations = isRecord(doc['integrations']) ? doc['integrations'] : {};
-  const trackerA = block(integrations, 'tracker_a');
-  const wiki = block(integrations, 'wiki');
-  const codehostA = block(integrations, 'codehost_a');
-  const codehostB = block(integrations, 'codehost_b');
-  const trackerB = block(integrations, 'tracker_b');
+export function webhookSettingsFrom(revision: string, resolved: Company, extra: ExtraSecrets): WebhookSettings {
+  const { tracker_a: trackerA, wiki, codehost_a: codehostA, codehost_b: codehostB, tracker_b: trackerB } =
+    resolved.integrations ?? {};
   return {
     revision,
-    trackerA: { configured: trackerA !== null, secret: nonEmpty(trackerA?.['webhook_secret']) },
+    trackerA: { configured: trackerA !== undefined, secret: nonEmpty(trackerA?.webhook_secret) },
     wiki: {
-      configured: wiki !== null,
-      secret: nonEmpty(wiki?.['webhook_secret']),
-      token: wiki !== null ? extra.wikiToken : null,
+      configured: wiki !== undefined,
+      secret: nonEmpty(wiki?.webhook_secret),
+      token: wiki !== undefined ? extra.wikiToken : null,
     },
-    chat: { configured: block(integrations, 'chat') !== null },
-    codehostA: { configured: codehostA !== null, secret: nonEmpty(codehostA?.['webhook_secret']) },
+    chat: { configured: resolved.integrations?.chat !== undefined },
+    codehostA: { configured: codehostA !== undefined, secret: nonEmpty(codehostA?.webhook_secret) },
     codehostB: {
       configured: enabled(codehostB),
-      secret: enabled(codehostB) ? nonEmpty(codehostB?.['signing_secret']) : null,
+      secret: enabled(codehostB) ? nonEmpty(codehostB?.signing_secret) : null,
     },
     trackerB: {
       configured: enabled(trackerB),
-      secret: enabled(trackerB) ? nonEmpty(trackerB?.['webhook_secret']) : null,
+      secret: enabled(trackerB) ? nonEmpty(trackerB?.webhook_secret) : null,
     },
     monitor: { token: extra.monitorToken },
-    relay: { appId: nonEmpty(integrations['relay_app_id']), keySetUrl: extra.relayKeySetUrl },
-    directory: seatDirectory(doc),
+    relay: { appId: nonEmpty(resolved.integrations?.relay_app_id), keySetUrl: extra.relayKeySetUrl },
+    directory: seatDirectory(resolved),
   };
 }
 
@@ -98,5 +87,6 @@ export function seatSecret(
 ): string | null {
   const seat = settings.directory.seats.get(handle);
   if (!seat || seat.kind !== 'agent') return null;
-  return nonEmpty(seat.integrations[integration]?.[field]);
+  const value = seat.integrations[integration]?.[field];
+  return typeof value === 'string' ? nonEmpty(value) : null;
 }
