@@ -34,6 +34,7 @@ export {
 export { followScheduleRuns, schedulesProjection } from './schedules/schedules.view.js';
 export { openCheckpoints, type CheckpointStore } from './runner/checkpoints.js';
 export { projectionPositions } from './runner/positions.js';
+export { runProjectionsShared } from './runner/shared-replay.js';
 export {
   runProjection,
   type AnyProjection,

@@ -77,6 +77,8 @@ export interface EventsOptions {
   readonly historySeconds: number;
   /** `stream.store_dir`: checkpoints are kept there; without it every boot replays from zero. */
   readonly storeDir?: string | undefined;
+  /** The node's checkpoint store when the caller opened it (then the caller closes it, not `stop`). */
+  readonly checkpoints?: CheckpointStore | undefined;
   /** The health envelope as pushed on the shared tick and carried by the snapshot. */
   readonly health: () => unknown;
   readonly logger: Logger;
@@ -101,7 +103,8 @@ export function historyQuestions(source: EventsSource): Map<string, Question> {
 
 export async function startEvents(opts: EventsOptions): Promise<EventsSubsystem> {
   const { bus, logger } = opts;
-  const checkpoints: CheckpointStore | undefined = opts.storeDir ? openCheckpoints(opts.storeDir) : undefined;
+  const owned = !opts.checkpoints && opts.storeDir ? openCheckpoints(opts.storeDir) : undefined;
+  const checkpoints: CheckpointStore | undefined = opts.checkpoints ?? owned;
   const sections = new SectionRegistry();
   const questions = new Map<string, Question>();
   const hub = new StreamHub({
@@ -123,7 +126,7 @@ export async function startEvents(opts: EventsOptions): Promise<EventsSubsystem>
       },
     });
   } catch (error) {
-    checkpoints?.close();
+    owned?.close();
     throw error;
   }
   const running = projection;
@@ -196,7 +199,7 @@ export async function startEvents(opts: EventsOptions): Promise<EventsSubsystem>
       await applied.stop();
       await running.stop();
       sections.close();
-      checkpoints?.close();
+      owned?.close();
     },
   };
 }

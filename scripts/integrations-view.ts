@@ -8,7 +8,6 @@ import { Streams, type Bus, type StoredMessage } from '../bus/index.js';
 import {
   arrivalsOf,
   integrationsProjection,
-  openCheckpoints,
   runProjection,
   type CheckpointStore,
   type IntegrationsState,
@@ -29,28 +28,21 @@ export interface IntegrationsView {
 
 export async function followIntegrations(opts: {
   bus: Bus;
-  /** Where checkpoints are kept (`stream.store_dir`): boot then folds only the tail. */
-  storeDir?: string | undefined;
+  /** The node's projection checkpoints (one store every projection shares; the caller closes it). */
+  checkpoints?: CheckpointStore | undefined;
   logger?: Logger;
 }): Promise<IntegrationsView> {
-  // Its own connection to the projections' checkpoint database: this read model starts before the others.
-  const checkpoints: CheckpointStore | undefined = opts.storeDir ? openCheckpoints(opts.storeDir) : undefined;
+  const checkpoints = opts.checkpoints;
   const listeners = new Set<(message: StoredMessage) => void>();
-  let running: RunningProjection<IntegrationsState>;
-  try {
-    running = await runProjection({
-      bus: opts.bus,
-      projection: integrationsProjection,
-      ...(checkpoints ? { checkpoints } : {}),
-      ...(opts.logger ? { logger: opts.logger } : {}),
-      onLive: (_state, message) => {
-        for (const listener of listeners) listener(message);
-      },
-    });
-  } catch (error) {
-    checkpoints?.close();
-    throw error;
-  }
+  const running = await runProjection({
+    bus: opts.bus,
+    projection: integrationsProjection,
+    ...(checkpoints ? { checkpoints } : {}),
+    ...(opts.logger ? { logger: opts.logger } : {}),
+    onLive: (_state, message) => {
+      for (const listener of listeners) listener(message);
+    },
+  });
   return {
     running,
     state: () => running.state(),
@@ -65,7 +57,6 @@ export async function followIntegrations(opts: {
     },
     async stop() {
       await running.stop();
-      checkpoints?.close();
     },
   };
 }

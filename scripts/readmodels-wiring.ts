@@ -17,7 +17,7 @@ import {
   decodeJson,
   readModelProjections,
   ReadModels,
-  runProjection,
+  runProjectionsShared,
   type CheckpointStore,
   type ConfigView,
   type RunningProjection,
@@ -86,21 +86,20 @@ export function createReadModels(opts: {
    * stream-only progress subject, which no stream holds.
    */
   async function boot(bus: Bus, checkpoints: CheckpointStore | undefined): Promise<void> {
-    const projections = readModelProjections(models);
-    for (const projection of projections.all) {
-      try {
-        running.push(
-          await runProjection({
-            bus,
-            projection,
-            ...(checkpoints ? { checkpoints } : {}),
-            logger: logger.child({ component: `projection.${projection.name}` }),
-          }),
-        );
-      } catch (err) {
-        // A failed seed read costs history only (rule 2): log it and serve what there is.
-        logger.error({ err, projection: projection.name }, 'read models: seed failed');
-      }
+    // One read per stream for every read model that follows it (SVC_EVENTS, SVC_SPEND), not one each.
+    const projections = readModelProjections(models).all;
+    try {
+      running.push(
+        ...(await runProjectionsShared({
+          bus,
+          projections,
+          ...(checkpoints ? { checkpoints } : {}),
+          logger: logger.child({ component: 'projection.readmodels' }),
+        })),
+      );
+    } catch (err) {
+      // A failed seed read costs history only (rule 2): log it and serve what there is.
+      logger.error({ err, projections: projections.map((p) => p.name) }, 'read models: seed failed');
     }
     subs.push(
       bus.subscribe(Subjects.event('agent_turn_progress'), (msg) => models.applyEvent(decodeJson(msg.data))),

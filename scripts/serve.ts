@@ -54,7 +54,7 @@ import { startWork } from './work-wiring.js';
 import { startSandboxes } from './sandbox-wiring.js';
 import { activeChart, startKnowledge } from './pages-wiring.js';
 import { operatorSurface } from './operator-wiring.js';
-import type { ActiveChart } from '../projections/index.js';
+import { openCheckpoints, type ActiveChart } from '../projections/index.js';
 
 const reconcileIntervalMs = 15_000;
 
@@ -231,9 +231,11 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     await configuration.applyActive();
     chart = activeChart(configuration, secrets);
     // Integration records (arrivals, passes): read by `/integrations`, the setup routes and the actors.
+    // The node's projection checkpoints: one store for every projection it runs, closed at the drain's end.
+    const checkpoints = config.stream.store_dir ? openCheckpoints(config.stream.store_dir) : undefined;
     const integrations = await followIntegrations({
       bus,
-      storeDir: config.stream.store_dir,
+      checkpoints,
       logger: logger.child({ component: 'projection.integrations' }),
     });
     // The integration actors (one per setup kind, serving svc.cmd.integration.*) and the setup routes.
@@ -291,7 +293,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       bus,
       node: config.node.id,
       historySeconds: catalogue.eventHistorySeconds,
-      storeDir: config.stream.store_dir,
+      checkpoints,
       health: () => node.health(liveFacts()),
       logger,
     });
@@ -425,6 +427,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         await readModels.stop();
         await knowledge?.stop();
         await events.stop();
+        checkpoints?.close();
         await configuration.stop();
         await schedules.stop();
         await turnsSettled;

@@ -7,7 +7,7 @@
  * replays from zero through the same code path. The tail is `Bus.follow`, which resumes after the last sequence
  * folded when the server behind it is lost (ops/fleet.md "Failover").
  */
-import type { KvEntry, StoredMessage, Subscription } from '../../bus/index.js';
+import type { Bus, KvEntry, StoredMessage, Subscription } from '../../bus/index.js';
 import { Observers } from './observers.js';
 import { trackPosition } from './positions.js';
 import {
@@ -35,7 +35,56 @@ export function runProjection<S>(opts: RunnerOptions<S>): Promise<RunningProject
   return isBucketProjection(p) ? runBucket(opts, p) : runStream(opts, p);
 }
 
+type StreamInfo = Awaited<ReturnType<Bus['streamInfo']>>;
+
+/** What one stream projection replays at boot: its range, and the seeding bound when it starts from zero. */
+export interface ReplayRange {
+  readonly fromSeq: number;
+  readonly toSeq: number;
+  readonly subject?: string;
+  readonly since?: Date;
+}
+
+/**
+ * One stream projection in its three boot steps, so that a boot may feed several projections of a stream
+ * from one read (shared-replay.ts): `begin` settles where it resumes, `fold` takes the history (skipping
+ * what it holds), `finish` follows the tail and reports ready.
+ */
+export interface StreamMember<S> {
+  readonly projection: Projection<S>;
+  begin(info: StreamInfo, fromZero: boolean): ReplayRange;
+  fold(message: StoredMessage): void;
+  finish(): Promise<BootInfo>;
+  /** Its running handle once `finish` resolved. */
+  running(boot: BootInfo): RunningProjection<S>;
+}
+
 async function runStream<S>(opts: RunnerOptions<S>, p: Projection<S>): Promise<RunningProjection<S>> {
+  const bus = opts.bus;
+  if (!bus) throw new Error(`projection ${p.name} reads stream ${p.stream}: the runner needs a bus`);
+  const member = streamMember(opts, p);
+  return member.running(await bootAlone(bus, member, false));
+}
+
+/** A member's boot on its own read (the runner's path for one projection, and every rebuild). */
+async function bootAlone<S>(bus: Bus, member: StreamMember<S>, fromZero: boolean): Promise<BootInfo> {
+  const p = member.projection;
+  const info = await bus.streamInfo(p.stream);
+  const range = member.begin(info, fromZero);
+  const history =
+    p.replayWindowBytes !== undefined
+      ? replayInWindows(
+          bus,
+          p.stream,
+          { ...range, fromSeq: Math.max(range.fromSeq, info.firstSeq) },
+          p.replayWindowBytes,
+        )
+      : bus.replay(p.stream, range);
+  for await (const message of history) member.fold(message);
+  return member.finish();
+}
+
+export function streamMember<S>(opts: RunnerOptions<S>, p: Projection<S>): StreamMember<S> {
   const bus = opts.bus;
   if (!bus) throw new Error(`projection ${p.name} reads stream ${p.stream}: the runner needs a bus`);
   const everyMs = opts.checkpointEveryMs ?? 60_000;
@@ -45,6 +94,7 @@ async function runStream<S>(opts: RunnerOptions<S>, p: Projection<S>): Promise<R
   let lastSave = Date.now();
   let subscriptions: Subscription[] = [];
   let replaying = true;
+  let started: { info: StreamInfo; from: BootInfo['from']; checkpointSeq: number } | null = null;
   const observers = new Observers(
     () => state,
     () => seq,
@@ -117,8 +167,8 @@ async function runStream<S>(opts: RunnerOptions<S>, p: Projection<S>): Promise<R
     return loaded === null ? null : { seq: saved.seq, state: loaded };
   };
 
-  const start = async (fromZero: boolean): Promise<BootInfo> => {
-    const info = await bus.streamInfo(p.stream);
+  // 1. history up to the last sequence at start, 2. the live tail from just after it, 3. watched keys.
+  const begin = (info: StreamInfo, fromZero: boolean): ReplayRange => {
     state = p.init();
     seq = 0;
     const resumed = fromZero ? null : usableCheckpoint(info.lastSeq);
@@ -126,29 +176,22 @@ async function runStream<S>(opts: RunnerOptions<S>, p: Projection<S>): Promise<R
       state = resumed.state;
       seq = resumed.seq;
     }
-    const from = resumed ? 'checkpoint' : 'zero';
-    const checkpointSeq = seq;
+    started = { info, from: resumed ? 'checkpoint' : 'zero', checkpointSeq: seq };
     savedSeq = seq;
     replaying = true;
-    // 1. history up to the last sequence at start, 2. the live tail from just after it, 3. watched keys.
     const since = seq === 0 ? p.since?.() : undefined;
     hook('replay', () => p.replaying?.(state, Math.max(0, info.lastSeq - seq)));
-    const range = {
+    return {
       fromSeq: seq + 1,
       toSeq: info.lastSeq,
       ...(p.subjects !== undefined ? { subject: p.subjects } : {}),
       ...(since ? { since } : {}),
     };
-    const history =
-      p.replayWindowBytes !== undefined
-        ? replayInWindows(
-            bus,
-            p.stream,
-            { ...range, fromSeq: Math.max(seq + 1, info.firstSeq) },
-            p.replayWindowBytes,
-          )
-        : bus.replay(p.stream, range);
-    for await (const message of history) fold(message);
+  };
+
+  const finish = async (): Promise<BootInfo> => {
+    if (started === null) throw new Error(`projection ${p.name}: finish before begin`);
+    const { info, from, checkpointSeq } = started;
     const replayed = info.lastSeq - checkpointSeq;
     seq = Math.max(seq, info.lastSeq);
     hook('replay', () => p.replayed?.(state));
@@ -192,32 +235,41 @@ async function runStream<S>(opts: RunnerOptions<S>, p: Projection<S>): Promise<R
     for (const s of running) await s.stop();
   };
 
-  let boot = await start(false);
-  const untrack = trackPosition(bus, { name: p.name, stream: p.stream, seq: () => seq });
-  return {
-    name: p.name,
-    state: () => state,
-    seq: () => seq,
-    get boot() {
-      return boot;
-    },
-    until: (target, timeoutMs) => observers.untilSeq(target, timeoutMs),
-    when: (predicate, timeoutMs) => observers.when(predicate, timeoutMs),
-    onChange: (listener) => observers.listen(listener),
-    notify: () => observers.changed(!replaying),
-    saveCheckpoint: save,
-    async rebuild() {
-      await stopSources();
-      opts.checkpoints?.remove(p.name);
-      boot = await start(true);
-    },
-    async stop() {
-      untrack();
-      await stopSources();
-      save();
-      observers.clear();
+  const member: StreamMember<S> = {
+    projection: p,
+    begin,
+    fold,
+    finish,
+    running(first) {
+      let boot = first;
+      const untrack = trackPosition(bus, { name: p.name, stream: p.stream, seq: () => seq });
+      return {
+        name: p.name,
+        state: () => state,
+        seq: () => seq,
+        get boot() {
+          return boot;
+        },
+        until: (target, timeoutMs) => observers.untilSeq(target, timeoutMs),
+        when: (predicate, timeoutMs) => observers.when(predicate, timeoutMs),
+        onChange: (listener) => observers.listen(listener),
+        notify: () => observers.changed(!replaying),
+        saveCheckpoint: save,
+        async rebuild() {
+          await stopSources();
+          opts.checkpoints?.remove(p.name);
+          boot = await bootAlone(bus, member, true);
+        },
+        async stop() {
+          untrack();
+          await stopSources();
+          save();
+          observers.clear();
+        },
+      };
     },
   };
+  return member;
 }
 
 async function runBucket<S>(opts: RunnerOptions<S>, p: BucketProjection<S>): Promise<RunningProjection<S>> {
