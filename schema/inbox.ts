@@ -24,5 +24,10 @@ export const InboxMessage = z.object({
   /** One line a person (or a prompt) can read. */
   summary: z.string(),
   payload: z.record(z.string(), z.unknown()),
+  /**
+   * The seat whose message this is, when the sender resolved to one (a human's chat message or comment):
+   * a turn it wakes answers the questions the seat asked that human.
+   */
+  from: z.string().min(1).nullable().optional(),
 });
 export type InboxMessage = z.infer<typeof InboxMessage>;

@@ -205,7 +205,16 @@ export {
 } from './events/index.js';
 export { ClientFrame, QueryErrorCode, type QueryFailure } from './stream-frames.js';
 export { Payloads } from './events/index.js';
-export { PauseBody, ResumeBody, SeatCommandReply, SeatPause, SeatResume } from './seats.js';
+export {
+  NeedsClearBody,
+  PauseBody,
+  ResumeBody,
+  SeatCommandReply,
+  SeatNeedsClear,
+  SeatNeedsReply,
+  SeatPause,
+  SeatResume,
+} from './seats.js';
 export { Commands, defineCommand } from './commands/index.js';
 export type { Command } from './commands/index.js';
 export {

@@ -41,3 +41,26 @@ export const SeatCommandReply = z.discriminatedUnion('ok', [
   z.object({ ok: z.literal(false), error: z.enum(['not_found']), detail: z.string() }),
 ]);
 export type SeatCommandReply = z.infer<typeof SeatCommandReply>;
+
+/** `POST /agents/{id}/needs/clear`: the questions to clear (none named: every open one). */
+export const NeedsClearBody = z.strictObject({ ids: z.array(z.string().min(1).max(200)).max(64).optional() });
+
+export const SeatNeedsClear = z.object({
+  seat: z.string().min(1),
+  by: z.string(),
+  ids: z.array(z.string()).optional(),
+});
+export type SeatNeedsClear = z.infer<typeof SeatNeedsClear>;
+
+export const SeatNeedsReply = z.discriminatedUnion('ok', [
+  z.object({
+    ok: z.literal(true),
+    handle: z.string(),
+    /** The questions this command closed (named ones not open are not in it). */
+    cleared: z.array(z.string()),
+    /** The questions still open afterwards. */
+    open: z.array(z.string()),
+  }),
+  z.object({ ok: z.literal(false), error: z.enum(['not_found']), detail: z.string() }),
+]);
+export type SeatNeedsReply = z.infer<typeof SeatNeedsReply>;

@@ -135,6 +135,10 @@ export async function startRouterHost(opts: RouterHostOptions): Promise<Subscrip
         trace_id: trace,
         summary: n.summary,
         payload: { notification: n },
+        // A human's message: the turn it wakes answers the questions the seat asked them.
+        ...(decision.trigger !== null && people.directory.seats.get(decision.trigger)?.kind === 'human'
+          ? { from: decision.trigger }
+          : {}),
       });
       await bus.publish(Subjects.agentInbox(handle), encoder.encode(JSON.stringify(message)), {
         msgId: message.id,

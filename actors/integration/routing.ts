@@ -21,6 +21,8 @@ export interface RouteDecision {
   readonly step: string | null;
   /** Wiki: agents to add as watchers of the page. */
   readonly addWatchers: readonly string[];
+  /** The seat who caused the event, when the sender resolved to one (a wake from them answers them). */
+  readonly trigger: string | null;
 }
 
 const uniq = (xs: ReadonlyArray<string | null>): string[] => [
@@ -53,7 +55,15 @@ export function routeNotification(
     if (candidates.length === 0) continue;
     const others = candidates.filter((h) => h !== trigger);
     if (others.length === 0)
-      return { recipients: [], mentioned, skippedHumans: [], dropped: 'only_trigger', step, addWatchers };
+      return {
+        recipients: [],
+        mentioned,
+        skippedHumans: [],
+        dropped: 'only_trigger',
+        step,
+        addWatchers,
+        trigger,
+      };
     return {
       recipients: others.filter((h) => seats.get(h)?.kind === 'agent'),
       mentioned,
@@ -61,7 +71,16 @@ export function routeNotification(
       dropped: null,
       step,
       addWatchers,
+      trigger,
     };
   }
-  return { recipients: [], mentioned, skippedHumans: [], dropped: 'no_candidates', step: null, addWatchers };
+  return {
+    recipients: [],
+    mentioned,
+    skippedHumans: [],
+    dropped: 'no_candidates',
+    step: null,
+    addWatchers,
+    trigger,
+  };
 }

@@ -21,5 +21,9 @@ export function createNeedsRelay(): NeedsRelay {
       if (!target) return Promise.reject(new Error('no seat runs on this node to record the need'));
       return target.recordNeed(seat, need);
     },
+    withdrawNeed(seat, id, key, turnId) {
+      if (!target) return Promise.reject(new Error('no seat runs on this node to withdraw the question'));
+      return target.withdrawNeed(seat, id, key, turnId);
+    },
   };
 }

@@ -1,14 +1,18 @@
 /**
- * Pause and resume reach the node that holds the seat. `Commands.seats.pause|resume` goes to any one
- * seats node (a queue group): the holder answers itself; another node reads the seat's lease and
- * forwards the command to the holder's own subject (`Commands.seats.pauseAt(node)` / `resumeAt`), which answers
- * only for seats it runs (never forwards again). A seat no live node holds is not_found.
+ * Pause, resume and clearing a seat's needs reach the node that holds the seat.
+ * `Commands.seats.pause|resume|clearNeeds` goes to any one seats node (a queue group): the holder answers
+ * itself; another node reads the seat's lease and forwards the command to the holder's own subject
+ * (`Commands.seats.pauseAt(node)`, ...), which answers only for seats it runs (never forwards again). A
+ * seat no live node holds is not_found.
  */
+import { randomUUID } from 'node:crypto';
 import { sendCommand, serveCommand, type Bus, type Kv, type Subscription } from '../../bus/index.js';
 import {
   Commands,
   type Command,
   type SeatCommandReply,
+  type SeatNeedsClear,
+  type SeatNeedsReply,
   type SeatPause,
   type SeatResume,
 } from '../../schema/index.js';
@@ -32,7 +36,7 @@ const samePause = (a: Paused | null, b: Paused): boolean =>
   a !== null && a.by === b.by && a.at === b.at && a.reason === b.reason && a.stop_running === b.stop_running;
 
 export function answerSeatCommands(opts: SeatCommandsOptions): Subscription[] {
-  const notFound = (seat: string): SeatCommandReply => ({
+  const notFound = (seat: string): SeatCommandReply & SeatNeedsReply => ({
     ok: false,
     error: 'not_found',
     detail: `no agent seat ${seat} runs in the fleet`,
@@ -61,6 +65,18 @@ export function answerSeatCommands(opts: SeatCommandsOptions): Subscription[] {
     return { ok: true, handle: host.handle, paused: host.paused(), changed: was !== null };
   };
 
+  const clearNeeds = async (host: SeatHost, cmd: SeatNeedsClear): Promise<SeatNeedsReply> => {
+    const cleared = await host.closeNeeds({
+      cause: 'cleared',
+      ids: cmd.ids ?? host.needs().map((n) => n.id),
+      by: cmd.by,
+      // Each command is its own record: a retried one finds its questions closed and writes nothing.
+      key: `cleared:${randomUUID()}`,
+      turn_id: null,
+    });
+    return { ok: true, handle: host.handle, cleared, open: host.needs().map((n) => n.id) };
+  };
+
   /** The live holder of the seat when it is another node. */
   const holderOf = async (id: string): Promise<string | null> => {
     const handle = opts.handleOf(id);
@@ -71,31 +87,32 @@ export function answerSeatCommands(opts: SeatCommandsOptions): Subscription[] {
   };
 
   /** The fleet-wide subject (any seats node) and this node's own (only seats it runs, never forwarded). */
-  const answer = <Body extends { seat: string }>(
-    anyNode: Command<Body, SeatCommandReply>,
-    atNode: (node: string) => Command<Body, SeatCommandReply>,
-    act: (host: SeatHost, cmd: Body) => SeatCommandReply,
+  const answer = <Body extends { seat: string }, Reply extends SeatCommandReply | SeatNeedsReply>(
+    anyNode: Command<Body, Reply>,
+    atNode: (node: string) => Command<Body, Reply>,
+    act: (host: SeatHost, cmd: Body) => Reply | Promise<Reply>,
   ): Subscription[] => [
     serveCommand(opts.bus, anyNode, async (cmd) => {
       const host = opts.findSeat(cmd.seat);
       if (host) return act(host, cmd);
       const holder = await holderOf(cmd.seat);
-      if (holder === null) return notFound(cmd.seat);
+      if (holder === null) return notFound(cmd.seat) as Reply;
       try {
         return await sendCommand(opts.bus, atNode(holder), cmd);
       } catch {
         // The holder went away between the lease read and the request.
-        return notFound(cmd.seat);
+        return notFound(cmd.seat) as Reply;
       }
     }),
     serveCommand(opts.bus, atNode(opts.nodeId), (cmd) => {
       const host = opts.findSeat(cmd.seat);
-      return host ? act(host, cmd) : notFound(cmd.seat);
+      return host ? act(host, cmd) : (notFound(cmd.seat) as Reply);
     }),
   ];
 
   return [
     ...answer(Commands.seats.pause, Commands.seats.pauseAt, pause),
     ...answer(Commands.seats.resume, Commands.seats.resumeAt, resume),
+    ...answer(Commands.seats.clearNeeds, Commands.seats.clearNeedsAt, clearNeeds),
   ];
 }

@@ -34,7 +34,31 @@ import type { OpenedTurn } from './turn.resume.js';
 import { fencedDeps, seatEvents } from './seat.events.js';
 import { consumeInbox, type InboxHost } from './seat.inbox.js';
 import { openSeatLog } from './seat.log.js';
-import { needsEventOf, turnNeeds, type SeatLogEntry, type SeatNeed } from './seat.needs.js';
+import {
+  answeredBy,
+  needsEventOf,
+  turnNeeds,
+  type NeedsClosedCause,
+  type SeatLogEntry,
+  type SeatNeed,
+} from './seat.needs.js';
+
+/** The event each way of closing needs publishes (ops/event-types.md). */
+const closedEventType: Record<NeedsClosedCause, string> = {
+  answered: 'human_answered',
+  withdrawn: 'question_withdrawn',
+  cleared: 'needs_cleared',
+};
+
+/** What closes open needs: which ids (those not open are ignored), why, by whom, once per `key`. */
+export interface CloseNeeds {
+  readonly cause: NeedsClosedCause;
+  readonly ids: readonly string[];
+  readonly by: string;
+  readonly key: string;
+  readonly turn_id: string | null;
+  readonly wake_id?: string | null;
+}
 
 const encoder = new TextEncoder();
 
@@ -74,6 +98,11 @@ export interface SeatHost {
    * machine's; the seat's next completion carries it.
    */
   recordNeed(need: SeatNeed): Promise<void>;
+  /**
+   * Closes open needs (answered, withdrawn, cleared): appended to the seat's log, then the machine's, then
+   * published as an event naming what still waits. Resolves with the ids it closed (none: nothing written).
+   */
+  closeNeeds(close: CloseNeeds): Promise<string[]>;
   /** The pause in force, as the machine holds it (null when the seat is not paused). */
   paused(): Paused | null;
   /** The questions the seat waits on, as its machine holds them. */
@@ -241,21 +270,18 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
               const draft = drafts.get(params.payload.turn_id);
               drafts.delete(params.payload.turn_id);
               journals.delete(params.payload.turn_id);
-              const needs = turnNeeds(params.needs);
-              const payload = needs ? { ...params.payload, needs } : params.payload;
+              // The completion states the whole wait (every open need), and which of it this turn asked.
+              const open = turnNeeds(params.needs);
+              const raised = params.needs
+                .filter((n) => n.turn_id === params.payload.turn_id)
+                .map((n) => n.id);
+              const payload = open ? { ...params.payload, needs: { ...open, raised } } : params.payload;
               const current = pending;
               try {
                 const record = event('agent_turn_completed', payload, payload.failed, params.trace_id);
                 // The record id is the turn's: a second completion of one wake is de-duplicated.
                 await publishEvent({ ...record, id: `turn-${params.payload.turn_id}` });
                 if (draft) await recordEpisode(draft, payload);
-                // The wait is on the completion now: the needs it carried leave the seat's state.
-                if (params.needs.length > 0)
-                  await append({
-                    kind: 'needs_taken',
-                    turn_id: params.payload.turn_id,
-                    ids: params.needs.map((n) => n.id),
-                  });
                 fence();
                 await opts.turnsDone.put(
                   seatKeys.turnDone(handle, params.payload.turn_id),
@@ -311,6 +337,34 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
     actor.send(needsEventOf(entry));
   }
 
+  async function closeNeeds(close: CloseNeeds): Promise<string[]> {
+    const wanted = new Set(close.ids);
+    const ids = seatLog
+      .needs()
+      .filter((n) => wanted.has(n.id))
+      .map((n) => n.id);
+    if (ids.length === 0) return [];
+    await append({
+      kind: 'needs_closed',
+      cause: close.cause,
+      ids,
+      by: close.by,
+      key: close.key,
+      turn_id: close.turn_id,
+    });
+    const type = closedEventType[close.cause];
+    const payload = {
+      need_ids: ids,
+      by: close.by,
+      turn_id: close.turn_id,
+      ...(close.wake_id ? { wake_id: close.wake_id } : {}),
+      remaining: turnNeeds(seatLog.needs()),
+    };
+    // The log holds the truth; a record lost here is restated by the seat's next completion.
+    await publishEvent({ ...event(type, payload), id: `${type}-${handle}-${close.key}` });
+    return ids;
+  }
+
   /**
    * Stops the seat. A running turn is cut, not failed: a shutdown's cut is journaled (so the next holder
    * sees why the turn paused), a lost lease writes nothing (the fence refuses it); the wake is left.
@@ -337,7 +391,9 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
         .catch((error: unknown) => log.warn({ err: error }, 'turn cut not journaled'));
       log.info(
         { turn_id: running.turn_id },
-        reason === CutReason.Paused ? 'turn cut by a pause; resumes with the seat' : 'turn cut for shutdown; handed over',
+        reason === CutReason.Paused
+          ? 'turn cut by a pause; resumes with the seat'
+          : 'turn cut for shutdown; handed over',
       );
     }
     running.reject(
@@ -391,6 +447,16 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
     ...(opts.inboxAckWaitMs !== undefined ? { inboxAckWaitMs: opts.inboxAckWaitMs } : {}),
     actor,
     profile: () => profile,
+    // A wake from a human the seat asked: the turn it starts takes the answer.
+    answered: (from, wakeId, turnId) =>
+      closeNeeds({
+        cause: 'answered',
+        ids: answeredBy(seatLog.needs(), from),
+        by: from,
+        key: `answered:${wakeId}`,
+        turn_id: turnId,
+        wake_id: wakeId,
+      }).then(() => undefined),
     accepting: () => !stopping && !draining,
     begin: (turnId, opened) => {
       journals.set(turnId, opened);
@@ -411,6 +477,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
     },
     send: (e) => actor.send(e),
     recordNeed: (need) => append({ kind: 'need_recorded', need }),
+    closeNeeds,
     paused: () => actor.getSnapshot().context.paused,
     needs: () => actor.getSnapshot().context.needs,
     open,

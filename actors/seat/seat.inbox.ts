@@ -34,6 +34,8 @@ export interface InboxHost {
   profile(): SeatProfile;
   /** False once the host stops or drains: a wake not yet started stays in the inbox. */
   accepting(): boolean;
+  /** A wake from `from` starts its turn: the questions the seat asked that human are answered. */
+  answered(from: string, wakeId: string, turnId: string): Promise<void>;
   /** The turn is taken: its journal kept for its phases; settles once it completes (or is cut). */
   begin(turnId: string, opened: OpenedTurn): Promise<void>;
 }
@@ -82,7 +84,9 @@ export async function takeWake(host: InboxHost, raw: Uint8Array): Promise<void> 
       wake_id: wake.id,
       limits: actor.getSnapshot().context.limits,
     });
-  // Checked again after the write: a pause or a stop may have come meanwhile.
+  // The sender is answered as the turn starts; a resumed turn finds it answered already.
+  if (wake.from) await host.answered(wake.from, wake.id, turn_id);
+  // Checked again after the writes: a pause or a stop may have come meanwhile.
   if (!host.accepting() || busy()) throw new RedeliverError('seat busy', retry);
   const done = host.begin(turn_id, opened);
   actor.send(start);

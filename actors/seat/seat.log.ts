@@ -1,7 +1,8 @@
 /**
  * A seat actor's log (stream `SVC_SEATS`): the records that change the seat's own state — today its open
- * needs — appended before the machine hears of them, and read back when a node takes the seat up, so a
- * restart, a crash or a peer taking over starts from the same state. A snapshot of the folded state every
+ * needs, asked and then answered, withdrawn or cleared — appended before the machine hears of them, and
+ * read back when a node takes the seat up, so a restart, a crash or a peer taking over starts from the
+ * same state. A snapshot of the folded state every
  * `snapshotEvery` records bounds what a start reads: the newest snapshot, then the tail after it.
  */
 import { Streams, Subjects, type Bus } from '../../bus/index.js';
@@ -88,7 +89,9 @@ export async function openSeatLog(opts: SeatLogOptions): Promise<SeatLog> {
       const msgId =
         entry.kind === 'need_recorded'
           ? `need:${opts.handle}:${entry.need.id}`
-          : `taken:${opts.handle}:${entry.turn_id}`;
+          : entry.kind === 'needs_closed'
+            ? `closed:${opts.handle}:${entry.key}`
+            : `taken:${opts.handle}:${entry.turn_id}`;
       const ack = await publish(logSubject, { ...entry, ...stamp() }, msgId);
       needs = foldNeeds(needs, needsEventOf(entry));
       if (ack.duplicate) return;

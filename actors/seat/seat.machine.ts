@@ -143,7 +143,7 @@ export const seatMachine = setup({
     settings: assign(({ event }) => (event.type === 'seat.settings' ? { limits: event.limits } : {})),
     clear: assign({ turn: null }),
     needs: assign(({ context, event }) =>
-      event.type === 'seat.need.recorded' || event.type === 'seat.needs.taken'
+      event.type === 'seat.need.recorded' || event.type === 'seat.needs.closed'
         ? { needs: foldNeeds(context.needs, event) }
         : {},
     ),
@@ -198,9 +198,9 @@ export const seatMachine = setup({
   initial: 'boot',
   on: {
     'seat.settings': { actions: 'settings' },
-    // Whatever the seat is doing: a question asked, or needs a completion carried.
+    // Whatever the seat is doing: a question asked, or questions answered, withdrawn or cleared.
     'seat.need.recorded': { actions: 'needs' },
-    'seat.needs.taken': { actions: 'needs' },
+    'seat.needs.closed': { actions: 'needs' },
   },
   states: {
     boot: { always: [{ guard: 'isPaused', target: 'stopped.paused' }, { target: 'idle' }] },

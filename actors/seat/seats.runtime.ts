@@ -281,12 +281,24 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
     if (company.seats.has(id)) return id;
     return [...company.seats.values()].find((s) => s.name === id)?.handle ?? null;
   };
-  // `ask_human` runs inside a turn of a seat this node holds: its host records the need.
+  // `ask_human` and `withdraw_question` run inside a turn of a seat this node holds: its host records them.
   opts.needs?.bind({
     recordNeed: (handle, need) => {
       const host = hosts.get(handle);
       if (!host) return Promise.reject(new Error(`seat ${handle} does not run on this node`));
       return host.recordNeed(need);
+    },
+    withdrawNeed: async (handle, id, key, turnId) => {
+      const host = hosts.get(handle);
+      if (!host) throw new Error(`seat ${handle} does not run on this node`);
+      const closed = await host.closeNeeds({
+        cause: 'withdrawn',
+        ids: [id],
+        by: handle,
+        key,
+        turn_id: turnId,
+      });
+      return closed.length > 0;
     },
   });
   const subs: Subscription[] = answerSeatCommands({

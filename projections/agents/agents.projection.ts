@@ -27,6 +27,9 @@ export const agentEventTypes = [
   'turn.guard_breach',
   'agent_paused',
   'agent_resumed',
+  'human_answered',
+  'question_withdrawn',
+  'needs_cleared',
   'sandbox_run_completed',
   'sandbox_run_failed',
 ] as const;
@@ -69,9 +72,11 @@ const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
       };
       seat.turnMs = ms;
     }
-    // A phase that starts proves the budget let it and the seat is no longer waiting on anyone.
+    // A phase that starts proves the budget let it. A wait on people lasts until its questions close
+    // (answered, withdrawn, cleared), whatever turns run meanwhile; only a wait an earlier release
+    // reported without ids ends here, as it did then.
     clearCause(seat, 'budget', ms);
-    clearCause(seat, 'needs', ms);
+    if (seat.needs && !seat.needs.ids) clearCause(seat, 'needs', ms);
     return true;
   },
 
@@ -200,12 +205,15 @@ const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
         phase: null,
       });
     }
-    if (d.needs && isNotOlder(ms, seat.needsMs)) {
-      seat.needs = { since: d.ended_at, detail: d.needs.reason };
-      seat.needsMs = ms;
-    }
+    // The completion states the whole wait: the questions open as the turn ended, or none.
+    if (d.needs) setNeeds(seat, ms, d.needs, d.ended_at);
+    else clearCause(seat, 'needs', ms);
     return true;
   },
+
+  human_answered: needsClosed,
+  question_withdrawn: needsClosed,
+  needs_cleared: needsClosed,
 
   llm_unavailable: (seat, ms, e) => {
     const p = Payloads.LlmUnavailable.safeParse(e.payload);
@@ -282,6 +290,33 @@ const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
   sandbox_run_completed: (seat, _ms, e) => sandboxRow(seat, e),
   sandbox_run_failed: (seat, _ms, e) => sandboxRow(seat, e),
 };
+
+/** Questions closed: the row waits on what the record says remains, or on nothing. */
+function needsClosed(seat: SeatRuntime, ms: number | null, e: EventRecord): boolean {
+  const p = Payloads.NeedsClosed.safeParse(e.payload);
+  if (!p.success) return false;
+  if (p.data.remaining) return setNeeds(seat, ms, p.data.remaining, e.timestamp);
+  if (seat.needs === null || !isNotOlder(ms, seat.needsMs)) return false;
+  clearCause(seat, 'needs', ms);
+  return true;
+}
+
+/** The wait on `needs`; it keeps its `since` while one of the questions it waited on is still open. */
+function setNeeds(
+  seat: SeatRuntime,
+  ms: number | null,
+  needs: { reason: string; ids?: string[] | undefined },
+  at: string,
+): boolean {
+  const prior = seat.needs;
+  const ids = needs.ids;
+  const goesOn = prior?.ids !== undefined && ids !== undefined && ids.some((id) => prior.ids?.includes(id));
+  return setCause(seat, 'needs', ms, {
+    since: goesOn ? prior.since : at,
+    detail: needs.reason,
+    ...(ids !== undefined ? { ids } : {}),
+  });
+}
 
 /** A detached coding run is an `llm_history` row with `phase: sandbox`. */
 function sandboxRow(seat: SeatRuntime, e: EventRecord): boolean {

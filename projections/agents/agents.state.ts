@@ -73,6 +73,11 @@ export interface StopCause {
   budget?: { scope: 'org' | 'seat'; used: number };
   /** The turn that waits for the cause to end (a provider's `retry_at`): the seat is not working it meanwhile. */
   turn_id?: string | null;
+  /**
+   * `needs`: the open questions' ids; the wait lasts until a record closes the last. Absent on a wait an
+   * earlier release's completion reported (no ids): that one ends when the seat's next phase starts.
+   */
+  ids?: string[];
 }
 
 /** A completed turn, kept for `/agents/activity`. */

@@ -1,8 +1,8 @@
 /**
- * Operator commands to a seat's host. `pause` / `resume` go to any one seats node (a queue group); a node
- * that does not hold the seat forwards to the holder's own subject (`pauseAt(node)` / `resumeAt(node)`).
+ * Operator commands to a seat's host. `pause` / `resume` / `clearNeeds` go to any one seats node (a queue
+ * group); a node that does not hold the seat forwards to the holder's own subject (`pauseAt(node)`, ...).
  */
-import { SeatCommandReply, SeatPause, SeatResume } from '../seats.js';
+import { SeatCommandReply, SeatNeedsClear, SeatNeedsReply, SeatPause, SeatResume } from '../seats.js';
 import { defineCommand } from './command.js';
 
 const seatsTimeoutMs = 10_000;
@@ -24,6 +24,13 @@ export const seatsCommands = {
     reply: SeatCommandReply,
     timeoutMs: seatsTimeoutMs,
   }),
+  clearNeeds: defineCommand({
+    area: 'seats',
+    verb: 'clear_needs',
+    request: SeatNeedsClear,
+    reply: SeatNeedsReply,
+    timeoutMs: seatsTimeoutMs,
+  }),
   /** `pause` answered only by `node`, for seats it runs. */
   pauseAt: (node: string) =>
     defineCommand({
@@ -41,6 +48,15 @@ export const seatsCommands = {
       verb: 'resume',
       request: SeatResume,
       reply: SeatCommandReply,
+      timeoutMs: forwardTimeoutMs,
+    }),
+  clearNeedsAt: (node: string) =>
+    defineCommand({
+      area: 'seats',
+      address: node,
+      verb: 'clear_needs',
+      request: SeatNeedsClear,
+      reply: SeatNeedsReply,
       timeoutMs: forwardTimeoutMs,
     }),
 } as const;

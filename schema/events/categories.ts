@@ -21,6 +21,7 @@ export const EventTypeCategories: Readonly<Record<string, EventCategory>> = Obje
   sandbox_run_failed: Lifecycle,
   agent_paused: Lifecycle,
   agent_resumed: Lifecycle,
+  needs_cleared: Lifecycle,
   sandbox_run_started: Lifecycle,
   sandbox_run_updated: Lifecycle,
   sandbox_run_paused: Lifecycle,
@@ -37,6 +38,8 @@ export const EventTypeCategories: Readonly<Record<string, EventCategory>> = Obje
   'turn.guard_breach': Decision,
   // seats reaching colleagues (a recorded ask; the engine never sends messages as itself)
   human_asked: A2a,
+  human_answered: A2a,
+  question_withdrawn: A2a,
   // inbound surfaces
   chat_message_received: Webhook,
   webhook_received: Webhook,

@@ -58,3 +58,66 @@ t.test('pause and resume through the gateway reach the seat and are recorded as 
   t.equal(human.json?.['error'], 'not_found');
   t.match(human.json?.['hint'], /a human seat never runs/, 'its own hint, not the event-window one');
 });
+
+t.test('needs/clear closes the seat’s open questions, records it, and answers what it cleared', async (t) => {
+  const company = await startCompany(t, { script: cleanTurn });
+  const h = await startHarness({ routes: seatRoutes({ bus: company.bus }) });
+  t.teardown(() => h.gw.close());
+  const host = company.runtime.host('ada')!;
+  const need = (id: string, question: string) => ({
+    id,
+    to: 'hu',
+    question,
+    context: null,
+    urgency: 'normal' as const,
+    asked_at: new Date().toISOString(),
+    turn_id: null,
+  });
+  await host.recordNeed(need('q1', 'Which branch?'));
+  await host.recordNeed(need('q2', 'Which date?'));
+
+  const refused = await call(`${h.base}/agents/ada/needs/clear`, json({}, false));
+  t.equal(refused.status, 401, 'guarded: a token is required');
+  const bad = await call(`${h.base}/agents/ada/needs/clear`, json({ ids: 'q1' }));
+  t.equal(bad.status, 400);
+  t.equal(bad.json?.['error'], 'invalid_body');
+  t.match(bad.json?.['problems'], [{ path: 'ids' }]);
+  const notJson = await call(`${h.base}/agents/ada/needs/clear`, {
+    method: 'POST',
+    headers: { authorization: OPS },
+    body: '{',
+  });
+  t.equal(notJson.json?.['error'], 'invalid_body');
+
+  const one = await call(`${h.base}/agents/ada/needs/clear`, json({ ids: ['q1', 'nope'] }));
+  t.equal(one.status, 200);
+  t.same(one.json, { id: 'ada', cleared: ['q1'], open: ['q2'] }, 'a named id not open is not cleared');
+  const recorded = await company.waitFor((e) => e.type === 'needs_cleared');
+  t.match(Payloads.NeedsClosed.parse(recorded.payload), {
+    need_ids: ['q1'],
+    by: 'ops',
+    remaining: { reason: 'Which date?', audience: 'hu', ids: ['q2'] },
+  });
+  t.same(
+    host.needs().map((n) => n.id),
+    ['q2'],
+  );
+
+  // No body: every open question.
+  const all = await call(`${h.base}/agents/ada/needs/clear`, {
+    method: 'POST',
+    headers: { authorization: OPS },
+  });
+  t.same(all.json, { id: 'ada', cleared: ['q2'], open: [] });
+  const again = await call(`${h.base}/agents/ada/needs/clear`, json({}));
+  t.same(again.json, { id: 'ada', cleared: [], open: [] }, 'nothing open: nothing cleared, nothing recorded');
+  t.equal((await company.events('needs_cleared')).length, 2);
+
+  const human = await call(`${h.base}/agents/hu/needs/clear`, json({}));
+  t.equal(human.status, 404);
+  t.equal(human.json?.['error'], 'not_found');
+  t.match(human.json?.['hint'], /a human seat never runs/);
+  const unknown = await call(`${h.base}/agents/nobody/needs/clear`, json({}));
+  t.equal(unknown.status, 404);
+  t.equal(unknown.json?.['error'], 'not_found');
+});

@@ -3,7 +3,8 @@
  * seat machine holds the question, and a node that takes the seat up rebuilds the machine from that log.
  * On real `svc serve` children over one store: a turn asks a human, the node is killed (-9) while the
  * model writes its account, a restart resumes the turn, and the seat reads the same question — in its
- * completion, on its agent row — asked once and taken once.
+ * completion, on its agent row — asked once. An unrelated wake whose turn decides `skip` leaves the
+ * question open; a wake from the asked human answers it, and the row follows after another restart.
  */
 import { randomUUID } from 'node:crypto';
 import t, { type Test } from 'tap';
@@ -31,22 +32,34 @@ const script: Step[] = [
   { kind: 'text', text: 'Asked Hu.', usage, hold: 'never' },
   { kind: 'text', text: 'Asked Hu about the branch.', usage },
   { kind: 'text', text: '{"verdict":"done","notes":"asked"}', usage },
+  // A schedule fires: nothing to do.
+  { kind: 'text', text: '{"decision":"skip"}', usage },
+  // Hu's answer wakes the seat.
+  { kind: 'text', text: '{"decision":"skip"}', usage },
 ];
 
-async function wakeWaiting(store: StoreDir): Promise<string> {
+const wakeOf = (over: Partial<InboxMessage> = {}): InboxMessage => ({
+  id: randomUUID(),
+  kind: 'mention',
+  source: 'test',
+  received_at: new Date().toISOString(),
+  trace_id: randomUUID().replaceAll('-', ''),
+  summary: 'Find out the release branch',
+  payload: {},
+  ...over,
+});
+
+/** Queues a wake in the store while no node holds it. */
+async function publishWake(store: StoreDir, wake: InboxMessage): Promise<void> {
   const bus = await openMemoryBus({ storeDir: store.storeDir });
   await ensureCatalogue(bus);
-  const wake: InboxMessage = {
-    id: randomUUID(),
-    kind: 'mention',
-    source: 'test',
-    received_at: new Date().toISOString(),
-    trace_id: randomUUID().replaceAll('-', ''),
-    summary: 'Find out the release branch',
-    payload: {},
-  };
   await bus.publish(Subjects.agentInbox('ada'), new TextEncoder().encode(JSON.stringify(wake)));
   await bus.close();
+}
+
+async function wakeWaiting(store: StoreDir): Promise<string> {
+  const wake = wakeOf();
+  await publishWake(store, wake);
   return uuidv5(agentId('Acme', 'ada'), wake.id);
 }
 
@@ -65,9 +78,15 @@ async function stored(store: StoreDir): Promise<{ events: EventRecord[]; seatLog
   }
 }
 
-async function agentRow(node: BootedNode, until: (row: { activity: string }) => boolean) {
+interface Row {
+  activity: string;
+  last_turn: { turn_id: string } | null;
+  needs: { detail: string; ids: string[] } | null;
+}
+
+async function agentRow(node: BootedNode, until: (row: Row) => boolean) {
   for (let tries = 0; ; tries += 1) {
-    const row = (await (await node.call('GET', '/agents/ada')).json()) as { activity: string };
+    const row = (await (await node.call('GET', '/agents/ada')).json()) as Row;
     if (until(row) || tries >= 200) return row;
     await new Promise((resolve) => setImmediate(resolve));
   }
@@ -113,20 +132,53 @@ t.test(
     const { events, seatLog } = await stored(store);
     const completed = events.filter((e) => e.type === 'agent_turn_completed');
     t.equal(completed.length, 1, 'one completion');
+    const needId = (seatLog[0] as { need: { id: string } }).need.id;
     t.match(Payloads.AgentTurnCompleted.parse(completed[0]!.payload).needs, {
       reason: question,
       audience: 'hu',
+      ids: [needId],
+      raised: [needId],
     });
     t.equal(events.filter((e) => e.type === 'human_asked').length, 1, 'the question was asked once');
-    const needId = (seatLog[0] as { need: { id: string } }).need.id;
-    t.match(
-      seatLog,
-      [
-        { kind: 'need_recorded', need: { id: needId } },
-        { kind: 'needs_taken', turn_id: turnId, ids: [needId] },
-      ],
-      'recorded once, taken once by the completion',
+    t.match(seatLog, [{ kind: 'need_recorded', need: { id: needId } }], 'recorded once');
+    t.equal(seatLog.length, 1, 'the completion closes nothing: the question waits for its answer');
+
+    // An unrelated wake (a schedule) runs a turn that decides skip: the seat still waits on Hu.
+    const schedule = wakeOf({ kind: 'schedule', source: 'schedule:daily', summary: 'daily check' });
+    await publishWake(store, schedule);
+    const scheduled = uuidv5(agentId('Acme', 'ada'), schedule.id);
+    const third = await bootNode(t, store, '');
+    const afterSkip = await agentRow(third, (r) => r.last_turn?.turn_id === scheduled);
+    t.equal(afterSkip.activity, 'needs', 'a skip turn leaves the question open');
+    t.same(afterSkip.needs?.ids, [needId]);
+    t.equal(await third.stop(), 0);
+
+    // Hu answers (a message from the asked human): the turn it wakes closes the question.
+    const answer = wakeOf({ summary: 'main, as always', from: 'hu' });
+    await publishWake(store, answer);
+    const fourth = await bootNode(t, store, '');
+    const answered = await agentRow(
+      fourth,
+      (r) => r.last_turn?.turn_id === uuidv5(agentId('Acme', 'ada'), answer.id),
     );
-    t.equal(seatLog.length, 2);
+    t.equal(answered.activity, 'idle', 'answered: the seat waits on nobody');
+    t.equal(answered.needs, null);
+    t.equal(await fourth.stop(), 0);
+
+    // A restart rebuilds the same answer, from the seat's log and the events' replay.
+    const fifth = await bootNode(t, store, '');
+    t.equal((await agentRow(fifth, (r) => r.activity === 'idle')).activity, 'idle');
+    t.equal(await fifth.stop(), 0);
+    const last = await stored(store);
+    t.match(last.seatLog, [
+      { kind: 'need_recorded', need: { id: needId } },
+      { kind: 'needs_closed', cause: 'answered', ids: [needId], by: 'hu', key: `answered:${answer.id}` },
+    ]);
+    const record = last.events.find((e) => e.type === 'human_answered');
+    t.match(record?.payload, { need_ids: [needId], by: 'hu', wake_id: answer.id, remaining: null });
+    const skipTurn = last.events.find(
+      (e) => e.type === 'agent_turn_completed' && (e.payload as { turn_id: string }).turn_id === scheduled,
+    );
+    t.match(skipTurn?.payload, { needs: { ids: [needId], raised: [] } }, 'the skip turn restated the wait');
   },
 );

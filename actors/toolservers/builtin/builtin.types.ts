@@ -109,6 +109,11 @@ export interface Need {
 /** Moves the seat into `needs` (spec seat activity) with what it waits for. Sends nothing. */
 export interface NeedsRecorder {
   recordNeed(seat: string, need: Need): Promise<void>;
+  /**
+   * Withdraws the seat's open question `id` (`withdraw_question`, from the call `key`): false when no
+   * such question is open.
+   */
+  withdrawNeed(seat: string, id: string, key: string, turnId: string | null): Promise<boolean>;
 }
 
 export interface EventSink {

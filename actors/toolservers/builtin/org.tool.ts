@@ -1,6 +1,7 @@
 /**
- * `org_lookup` (a colleague by handle, name or role, public fields only) and `ask_human`, which
- * records that the seat needs an answer from a human colleague and publishes `human_asked`. The
+ * `org_lookup` (a colleague by handle, name or role, public fields only), `ask_human`, which
+ * records that the seat needs an answer from a human colleague and publishes `human_asked`, and
+ * `withdraw_question`, which closes such a question the seat no longer needs answered. The
  * engine never sends messages as itself (spec rule 3): the agent reaches the person with its own
  * colleague-surface tools, and the reply wakes it through the normal inbound path.
  */
@@ -40,6 +41,10 @@ const AskArgs = z.strictObject({
     .optional()
     .describe('Why you need it and what you will do with the answer.'),
   urgency: z.enum(['low', 'normal', 'high']).default('normal'),
+});
+
+const WithdrawArgs = z.strictObject({
+  id: z.string().trim().min(1).max(200).describe('The question id ask_human answered with.'),
 });
 
 export function orgTools(deps: {
@@ -137,10 +142,41 @@ export function orgTools(deps: {
         id: builtinCallId(ctx, 'human_asked'),
       });
       return textResult(
-        `Recorded that you need an answer from ${person.name} (${person.handle}); nothing was sent. ` +
-          'Reach them with your own tools (a chat mention, an issue comment); their reply will wake you.',
+        `Recorded that you need an answer from ${person.name} (${person.handle}); nothing was sent ` +
+          `(question id ${need.id}). Reach them with your own tools (a chat mention, an issue comment); ` +
+          'their reply will wake you. If you no longer need the answer, withdraw_question with that id.',
       );
     },
   });
-  return [lookup, ask];
+
+  const withdraw = defineBuiltin({
+    name: 'withdraw_question',
+    description:
+      'Withdraw a question you recorded with ask_human (by the id it answered) once you no longer need the ' +
+      'answer: you stop waiting on that colleague. This sends nothing.',
+    annotations: {
+      title: 'Withdraw a question',
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
+    delivers: 'needs',
+    args: WithdrawArgs,
+    async run(ctx, args) {
+      const withdrawn = await deps.needs.withdrawNeed(
+        ctx.seat,
+        args.id,
+        builtinCallId(ctx, 'withdraw_question'),
+        ctx.turn_id ?? null,
+      );
+      return withdrawn
+        ? textResult(`Withdrew question ${args.id}; you no longer wait on its answer.`)
+        : textResult(
+            `No open question has the id ${args.id} (answered, withdrawn or cleared already).`,
+            true,
+          );
+    },
+  });
+  return [lookup, ask, withdraw];
 }

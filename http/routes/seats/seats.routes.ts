@@ -2,15 +2,19 @@
  * `POST /agents/{id}/pause` (JSON `reason`, `stop_running`) and `POST /agents/{id}/resume`: guarded
  * operator routes that send `Commands.seats.pause|resume` to the seat's host and answer with the seat's
  * `paused` state in force and whether the command `changed` it (a second pause changes nothing unless it
- * adds `stop_running` to a running turn). A seat no node runs (unknown, or a human seat) is 404 `not_found`.
+ * adds `stop_running` to a running turn). `POST /agents/{id}/needs/clear` (JSON `ids`, optional: none
+ * clears every open question) closes the seat's open questions and answers what it `cleared` and what
+ * stays `open`. A seat no node runs (unknown, or a human seat) is 404 `not_found`.
  */
 import { NoRespondersError, RequestTimeoutError, sendCommand, type Bus } from '../../../bus/index.js';
 import {
   Commands,
+  NeedsClearBody,
   PauseBody,
   ResumeBody,
   type Command,
   type SeatCommandReply,
+  type SeatNeedsReply,
 } from '../../../schema/index.js';
 import { ApiError, bodyProblems, wholeBodyProblem } from '../../api-error.js';
 import type { ApiRequest, RouteDef } from '../../types.js';
@@ -33,8 +37,14 @@ function body(req: ApiRequest): unknown {
   }
 }
 
-async function send<Input>(deps: SeatRouteDeps, cmd: Command<unknown, SeatCommandReply, Input>, body: Input) {
-  let reply: SeatCommandReply;
+/** Sends a seat command; a seat no node runs (or no seats node at all) is 404 `not_found`. */
+async function ask<Input, Reply extends SeatCommandReply | SeatNeedsReply>(
+  deps: SeatRouteDeps,
+  cmd: Command<unknown, Reply, Input>,
+  body: Input,
+  what: string,
+): Promise<Extract<Reply, { ok: true }>> {
+  let reply: Reply;
   try {
     reply = await sendCommand(deps.bus, cmd, body, { timeoutMs: deps.commandTimeoutMs });
   } catch (error) {
@@ -49,9 +59,14 @@ async function send<Input>(deps: SeatRouteDeps, cmd: Command<unknown, SeatComman
     throw new ApiError(reply.error, {
       detail: reply.detail,
       ...(reply.error === 'not_found' && {
-        hint: 'Only a running agent seat can be paused (a human seat never runs); GET /agents lists them.',
+        hint: `Only a running agent seat ${what} (a human seat never runs); GET /agents lists them.`,
       }),
     });
+  return reply as Extract<Reply, { ok: true }>;
+}
+
+async function send<Input>(deps: SeatRouteDeps, cmd: Command<unknown, SeatCommandReply, Input>, body: Input) {
+  const reply = await ask(deps, cmd, body, 'can be paused');
   return { status: 200, body: { id: reply.handle, paused: reply.paused, changed: reply.changed ?? true } };
 }
 
@@ -95,6 +110,32 @@ export function seatRoutes(deps: SeatRouteDeps): RouteDef[] {
           by: req.actor?.id ?? 'anonymous',
           ...parsed.data,
         });
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/agents/:id/needs/clear',
+      access: 'guarded',
+      maxBodyBytes: 16 * 1024,
+      async handler(req) {
+        const parsed = NeedsClearBody.safeParse(body(req));
+        if (!parsed.success)
+          throw new ApiError('invalid_body', {
+            detail: 'Expected {ids?: string[]}.',
+            hint: 'Send `ids` as the question ids to clear (at most 64), or nothing to clear every open one.',
+            extra: { problems: bodyProblems(parsed.error.issues) },
+          });
+        const reply = await ask(
+          deps,
+          Commands.seats.clearNeeds,
+          {
+            seat: req.params['id'] ?? '',
+            by: req.actor?.id ?? 'anonymous',
+            ...(parsed.data.ids ? { ids: parsed.data.ids } : {}),
+          },
+          'has questions to clear',
+        );
+        return { status: 200, body: { id: reply.handle, cleared: reply.cleared, open: reply.open } };
       },
     },
   ];

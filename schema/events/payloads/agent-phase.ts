@@ -106,8 +106,17 @@ export const TurnReview = z.object({
   attempts: count,
 });
 
-/** The seat waits on someone (a question to a human): activity `needs` until its next turn starts. */
-export const TurnNeeds = z.object({ reason: z.string(), audience: z.string().nullable().optional() });
+/**
+ * The seat waits on someone (questions to humans): activity `needs` while one of `ids` is open. `ids`: every
+ * open need at the end of the turn; `raised`: those this turn asked. Records of earlier releases have
+ * neither (their wait ended with the seat's next phase).
+ */
+export const TurnNeeds = z.object({
+  reason: z.string(),
+  audience: z.string().nullable().optional(),
+  ids: z.array(z.string()).optional(),
+  raised: z.array(z.string()).optional(),
+});
 
 export const AgentTurnCompleted = z.object({
   turn_id: z.string().min(1),
@@ -124,3 +133,17 @@ export const AgentTurnCompleted = z.object({
   needs: TurnNeeds.nullable().optional(),
 });
 export type AgentTurnCompleted = z.infer<typeof AgentTurnCompleted>;
+
+/**
+ * `human_answered`, `question_withdrawn`, `needs_cleared`: open needs of the seat closed (the asked human
+ * woke it, the seat withdrew its question, an operator cleared them). `remaining`: what the seat still
+ * waits on afterwards (null: nothing), so the agent row follows from this record alone.
+ */
+export const NeedsClosed = z.object({
+  need_ids: z.array(z.string()),
+  by: z.string(),
+  turn_id: z.string().nullable().optional(),
+  wake_id: z.string().nullable().optional(),
+  remaining: TurnNeeds.nullable(),
+});
+export type NeedsClosed = z.infer<typeof NeedsClosed>;

@@ -4,6 +4,7 @@ export {
   AgentPhaseStarted,
   AgentTurnCompleted,
   AgentTurnProgress,
+  NeedsClosed,
   PhaseRecord,
   RunningCall,
 } from './agent-phase.js';

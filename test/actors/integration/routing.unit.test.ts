@@ -81,3 +81,14 @@ t.test('other vendors: the addressed seat, mentions and named people, never a hu
   t.same(d.recipients, ['ada', 'cy']);
   t.same(d.skippedHumans, [], 'the trigger (bob) is removed before humans are counted');
 });
+
+t.test('the decision names the seat the sender resolved to (a wake from it answers it)', async (t) => {
+  const n = wiki({ pipeline: 'codehost-a', vendor: 'codehost-a', seat: 'ada', trigger: { login: 'bob-gh' } });
+  t.equal(routeNotification(n, people, []).trigger, 'bob');
+  t.equal(routeNotification(wiki({ trigger: null }), people, []).trigger, null, 'no sender');
+  t.equal(
+    routeNotification(wiki({ trigger: { id: 'stranger' } }), people, []).trigger,
+    null,
+    'unknown sender',
+  );
+});

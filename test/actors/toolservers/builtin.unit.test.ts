@@ -86,7 +86,15 @@ function harness(now = new Date('2026-01-10T12:00:00Z')) {
     ...memoryTools({ memory, events: sink, now: () => clock }),
     ...orgTools({
       org: orgDirectoryFrom(() => company),
-      needs: { recordNeed: async (seat, need) => void needs.push({ seat, need }) },
+      needs: {
+        recordNeed: async (seat, need) => void needs.push({ seat, need }),
+        // Open questions are the recorded ones not yet withdrawn.
+        withdrawNeed: async (seat, id) => {
+          const at = needs.findIndex((n) => n.seat === seat && n.need.id === id);
+          if (at >= 0) needs.splice(at, 1);
+          return at >= 0;
+        },
+      },
       events: sink,
       now: () => clock,
     }),
@@ -112,7 +120,7 @@ t.test('the catalogue lists every builtin with source, annotations and an input 
   const entries = router.catalogue();
   t.same(
     entries.map((e) => e.name),
-    ['memory_remember', 'memory_recall', 'org_lookup', 'ask_human'],
+    ['memory_remember', 'memory_recall', 'org_lookup', 'ask_human', 'withdraw_question'],
   );
   for (const entry of entries) {
     t.ok(ToolEntry.safeParse(entry).success, `${entry.name} is a catalogue entry`);
@@ -279,6 +287,7 @@ t.test('ask_human records a need and an event, and sends nothing', async (t) => 
   });
   t.equal(result.is_error, false);
   t.match(text(result), /Grace Hopper \(grace\); nothing was sent/);
+  t.match(text(result), `question id ${h.needs[0]?.need.id}`, 'the answer names the question id');
   t.equal(h.needs.length, 1);
   const { seat, need } = h.needs[0]!;
   t.equal(seat, 'ada');
@@ -310,6 +319,19 @@ t.test('ask_human records a need and an event, and sends nothing', async (t) => 
   const nobody = await h.call('ask_human', { to: 'zed', question: 'q' });
   t.match(text(nobody), /No human colleague matches "zed"/);
   t.equal(h.needs.length, 2, 'refused asks record nothing');
+});
+
+t.test('withdraw_question closes an open question by its id, once', async (t) => {
+  const h = harness();
+  await h.call('ask_human', { to: 'grace', question: 'Ship Thursday?' });
+  const id = h.needs[0]!.need.id;
+  const withdrawn = await h.call('withdraw_question', { id });
+  t.equal(withdrawn.is_error, false);
+  t.match(text(withdrawn), `Withdrew question ${id}`);
+  t.equal(h.needs.length, 0);
+  const again = await h.call('withdraw_question', { id });
+  t.equal(again.is_error, true, 'a question not open is a tool error');
+  t.match(text(again), /No open question has the id/);
 });
 
 t.test('a builtin called after the turn was cut does not run and answers cancelled', async (t) => {
