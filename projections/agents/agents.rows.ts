@@ -113,8 +113,6 @@ export function agentRow(seat: SeatInfo, rt: SeatRuntime | undefined, ctx: RowCo
     turn: rt?.turn ?? null,
     last_turn: rt?.last_turn ?? null,
     paused: rt?.paused ?? null,
-    /** What the seat waits on (activity `needs`): since when, the most urgent question, the open ids. */
-    needs: rt?.needs ? { since: rt.needs.since, detail: rt.needs.detail, ids: rt.needs.ids ?? [] } : null,
     tokens: { window_hours: 24, ...(ctx.tokens.get(seat.handle) ?? zeroFull()) },
     budget,
     agent_id: seat.agent_id,

@@ -44,7 +44,7 @@ const script: Step[] = [
 ];
 
 t.test(
-  'a seat remembers in one turn and recalls in the next; ask_human leaves it in needs until the next turn; each turn records one episode',
+  'a seat remembers in one turn and recalls in the next; ask_human leaves it in needs while the question is open; each turn records one episode',
   async (t) => {
     const h = await startCompany(t, { script });
     // Read models over everything stored so far; their clock runs past the short note's ttl.
@@ -60,7 +60,9 @@ t.test(
     const first = await h.waitFor((e) => e.type === 'agent_turn_completed');
     const turn1 = Payloads.AgentTurnCompleted.parse(first.payload);
     t.equal(turn1.failed, false);
-    t.same(turn1.needs, { reason: 'Which branch do we release from?', audience: 'hu' });
+    t.match(turn1.needs, { reason: 'Which branch do we release from?', audience: 'hu' });
+    t.equal(turn1.needs?.ids?.length, 1);
+    t.same(turn1.needs?.raised, turn1.needs?.ids, 'the turn raised the question it carries');
     t.equal((await h.events('memory_remembered')).length, 2, 'one memory_remembered per note');
     t.equal((await h.events('human_asked')).length, 1);
     t.match((await fold()).agent('ada'), { activity: 'needs' }, 'the agent row waits on the human');
@@ -71,7 +73,8 @@ t.test(
       (e) => e.type === 'agent_turn_completed' && e.payload['turn_id'] !== turn1.turn_id,
     );
     const turn2 = Payloads.AgentTurnCompleted.parse(second.payload);
-    t.notOk(turn2.needs, 'the second turn asked nobody');
+    t.same(turn2.needs?.raised, [], 'the second turn asked nobody');
+    t.same(turn2.needs?.ids, turn1.needs?.ids, 'the question is still open: Hu never answered');
     const planPhase = (await h.events('agent_phase_completed'))
       .map((e) => Payloads.AgentPhaseCompleted.parse(e.payload))
       .find((p) => p.turn_id === turn2.turn_id && p.phase === 'plan');
@@ -79,7 +82,7 @@ t.test(
     t.equal(recall?.error, null);
     t.match(recall?.result, /The release train leaves on Fridays/, 'recalled by the query');
     t.notMatch(recall?.result, /Standup/, 'a note matching no term is left out');
-    t.match((await fold()).agent('ada'), { activity: 'idle' }, 'the next turn cleared needs');
+    t.match((await fold()).agent('ada'), { activity: 'needs' }, 'an unrelated turn leaves the wait');
 
     // One episode per completed turn, with the turn's facts (published right after the completion).
     await h.waitFor((e) => e.type === 'episode_recorded' && e.payload['turn_id'] === turn2.turn_id);

@@ -6,14 +6,25 @@
  */
 import t from 'tap';
 import { ReadModels } from '../../../projections/index.js';
+import { applyAgentEvent } from '../../../projections/agents/agents.projection.js';
+import { emptyAgentsState, type AgentsState } from '../../../projections/agents/agents.state.js';
 import type { EventRecord } from '../../../schema/index.js';
 import { companyDoc, event, phaseStarted, turnCompleted } from '../fixtures/readmodels.js';
 
 const now = Date.parse('2026-11-23T12:00:00Z');
-function models(): ReadModels {
-  const m = new ReadModels({ now: () => now });
-  m.setCompany(companyDoc, 'rev-1');
-  return m;
+/** The read models (the row's activity) and the agents state beside them (the wait's detail and ids). */
+function models() {
+  const read = new ReadModels({ now: () => now });
+  read.setCompany(companyDoc, 'rev-1');
+  const state: AgentsState = emptyAgentsState();
+  return {
+    applyEvent(e: EventRecord) {
+      read.applyEvent(e);
+      applyAgentEvent(state, e);
+    },
+    agent: (id: string) => read.agent(id),
+    needs: () => state.seats.get('cto')?.needs ?? null,
+  };
 }
 const at = (minute: number): string => `2026-11-23T10:${String(minute).padStart(2, '0')}:00.000Z`;
 const asked = (ids: string[], reason = 'Which branch?') => ({ reason, audience: 'dana', ids });
@@ -33,16 +44,16 @@ t.test('an unrelated turn that decides skip leaves needs; the human’s answer c
   const m = models();
   m.applyEvent(completed('turn-1', 1, asked(['q1'])));
   t.equal(m.agent('cto')!.activity, 'needs');
-  t.same(m.agent('cto')!.needs, { since: at(1), detail: 'Which branch?', ids: ['q1'] });
+  t.same(m.needs(), { since: at(1), detail: 'Which branch?', ids: ['q1'] });
   // A schedule wakes the seat; its turn plans `skip` and completes still waiting on q1.
   m.applyEvent(started('turn-2', 2));
   t.equal(m.agent('cto')!.activity, 'working', 'a running turn reads working');
   m.applyEvent(completed('turn-2', 3, asked(['q1'])));
   t.equal(m.agent('cto')!.activity, 'needs', 'the skip turn did not clear it');
-  t.equal(m.agent('cto')!.needs?.since, at(1), 'the wait goes on since it began');
+  t.equal(m.needs()?.since, at(1), 'the wait goes on since it began');
   m.applyEvent(closed('human_answered', ['q1'], 4, null));
   t.equal(m.agent('cto')!.activity, 'idle');
-  t.equal(m.agent('cto')!.needs, null);
+  t.equal(m.needs(), null);
 });
 
 t.test('a phase start alone never clears a wait that names its questions', async (t) => {
@@ -50,7 +61,7 @@ t.test('a phase start alone never clears a wait that names its questions', async
   m.applyEvent(completed('turn-1', 1, asked(['q1'])));
   m.applyEvent(started('turn-2', 2));
   m.applyEvent(event('agent_phase_started', 'cto', phaseStarted('turn-2', 'execute', 0, at(3)), at(3)));
-  t.same(m.agent('cto')!.needs?.ids, ['q1']);
+  t.same(m.needs()?.ids, ['q1']);
 });
 
 t.test('withdrawn and cleared close questions one record at a time', async (t) => {
@@ -58,12 +69,12 @@ t.test('withdrawn and cleared close questions one record at a time', async (t) =
   m.applyEvent(completed('turn-1', 1, asked(['q1', 'q2'], 'Ship? (and 1 more question)')));
   m.applyEvent(closed('question_withdrawn', ['q1'], 2, asked(['q2'], 'Budget?')));
   t.equal(m.agent('cto')!.activity, 'needs', 'one question still open');
-  t.same(m.agent('cto')!.needs, { since: at(1), detail: 'Budget?', ids: ['q2'] });
+  t.same(m.needs(), { since: at(1), detail: 'Budget?', ids: ['q2'] });
   m.applyEvent(closed('needs_cleared', ['q2'], 3, null));
   t.equal(m.agent('cto')!.activity, 'idle');
   // A record for questions no longer open changes nothing.
   m.applyEvent(closed('needs_cleared', ['q2'], 4, null));
-  t.equal(m.agent('cto')!.needs, null);
+  t.equal(m.needs(), null);
 });
 
 t.test('a completion that carries no needs says the seat waits on nobody', async (t) => {
@@ -85,7 +96,7 @@ t.test('an older record never reopens or closes a newer wait; a replay gives the
   ];
   const live = models();
   for (const e of events) live.applyEvent(e);
-  t.same(live.agent('cto')!.needs, { since: at(6), detail: 'Who owns billing?', ids: ['q3'] });
+  t.same(live.needs(), { since: at(6), detail: 'Who owns billing?', ids: ['q3'] });
   const replayed = models();
   for (const e of events) replayed.applyEvent(e);
   t.same(replayed.agent('cto'), live.agent('cto'));
