@@ -10,9 +10,9 @@
  * - `lead`: the effective (possibly inherited) lead of the unit — the seat's placement for a seat
  *   schedule — when it names exactly one agent seat; else none.
  */
-import { leadSeat } from '../company/derived.js';
-import { Schedule } from '../company/seat.schema.js';
-import { isRecord, walkDocument, type SeatNode, type UnitNode, type Walk } from '../company/walk.js';
+import type { Company } from '../company/company.schema.js';
+import type { Schedule } from '../company/seat.schema.js';
+import { walkCompany, type CompanyUnit, type CompanyWalk } from '../company/walk.js';
 import { substituteRefs, type Resolver } from '../env-refs.js';
 import { DEFAULT_SCHEDULE_TIMEOUT_SECONDS, ScopeType, type EffectiveSchedule } from './schedule.js';
 import { cronProblem } from './time.js';
@@ -26,29 +26,28 @@ export interface ResolveOptions {
 }
 
 /** The company timezone: `timezone` of the document (references resolved), else UTC. */
-export function companyTimezone(document: unknown, opts: ResolveOptions = {}): string {
-  const raw = isRecord(document) ? document['timezone'] : undefined;
-  if (typeof raw !== 'string' || raw.trim() === '') return DEFAULT_TIMEZONE;
+export function companyTimezone(company: Company, opts: ResolveOptions = {}): string {
+  const raw = company.timezone;
+  if (raw === undefined || raw.trim() === '') return DEFAULT_TIMEZONE;
   return (opts.resolve ? substituteRefs(raw, opts.resolve) : raw).trim() || DEFAULT_TIMEZONE;
 }
 
 /** Every schedule of the document, seats first then units, each in document order. */
-export function resolveSchedules(document: unknown, opts: ResolveOptions = {}): EffectiveSchedule[] {
-  if (!isRecord(document)) return [];
-  const walk = walkDocument(document);
-  const tz = companyTimezone(document, opts);
+export function resolveSchedules(company: Company | null, opts: ResolveOptions = {}): EffectiveSchedule[] {
+  if (company === null) return [];
+  const walk = walkCompany(company);
+  const tz = companyTimezone(company, opts);
   const out: EffectiveSchedule[] = [];
   for (const seat of walk.seats) {
-    if (seat.kind !== 'agent' || seat.handle === null) continue;
-    const handle = seat.handle;
-    for (const schedule of parsedList(seat.raw['schedules'])) {
-      const runners = schedule.target === 'lead' ? leadOf(walk, seat.placement) : [handle];
-      out.push(effective(schedule, ScopeType.Role, handle, runners, tz, opts));
+    if (seat.kind !== 'agent') continue;
+    for (const schedule of seat.seat.schedules ?? []) {
+      const runners = schedule.target === 'lead' ? leadOf(walk, seat.unit) : [seat.handle];
+      out.push(effective(schedule, ScopeType.Role, seat.handle, runners, tz, opts));
     }
   }
   for (const unit of walk.units) {
-    if (unit.name === null) continue;
-    for (const schedule of parsedList(unit.raw['schedules'])) {
+    if (unit.name === '') continue;
+    for (const schedule of unit.unit.schedules ?? []) {
       const runners = schedule.target === 'lead' ? leadOf(walk, unit) : agentMembers(walk, unit);
       out.push(effective(schedule, ScopeType.Unit, unit.name, runners, tz, opts));
     }
@@ -56,24 +55,18 @@ export function resolveSchedules(document: unknown, opts: ResolveOptions = {}): 
   return out;
 }
 
-/** Entries that parse as a schedule; a stored document was validated, so others are skipped. */
-function parsedList(raw: unknown): Schedule[] {
-  if (!Array.isArray(raw)) return [];
-  return raw.flatMap((entry) => {
-    const parsed = Schedule.safeParse(entry);
-    return parsed.success ? [parsed.data] : [];
-  });
+/** The effective lead of `unit` when it names exactly one seat (by handle first, else by name) and that seat is an agent. */
+function leadOf(walk: CompanyWalk, unit: CompanyUnit | null): string[] {
+  const ref = unit?.lead ?? null;
+  if (ref === null) return [];
+  const byHandle = walk.seatByHandle.get(ref);
+  const found = byHandle ? [byHandle] : walk.seats.filter((s) => s.seat.name === ref);
+  const lead = found.length === 1 ? found[0] : undefined;
+  return lead !== undefined && lead.kind === 'agent' ? [lead.handle] : [];
 }
 
-function leadOf(walk: Walk, unit: UnitNode | null): string[] {
-  const lead = leadSeat(walk, unit?.lead ?? null);
-  return lead !== null && lead.kind === 'agent' && lead.handle !== null ? [lead.handle] : [];
-}
-
-function agentMembers(walk: Walk, unit: UnitNode): string[] {
-  const isMember = (seat: SeatNode): boolean =>
-    seat.placement === unit && seat.kind === 'agent' && seat.handle !== null;
-  return [...new Set(walk.seats.filter(isMember).map((seat) => seat.handle as string))];
+function agentMembers(walk: CompanyWalk, unit: CompanyUnit): string[] {
+  return walk.seats.filter((seat) => seat.unit === unit && seat.kind === 'agent').map((seat) => seat.handle);
 }
 
 function effective(

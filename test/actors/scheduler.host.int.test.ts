@@ -63,7 +63,7 @@ t.test('schedules of the company wake agent seats only, never a human seat', asy
   // Monday 2026-01-05 08:50 in Berlin.
   const clock = new ManualClock('2026-01-05T07:50:00Z');
   const host = start('node-a', clock);
-  await host.plan(resolveSchedules(scheduledCompany()));
+  await host.plan(resolveSchedules(Company.parse(scheduledCompany())));
   await clock.advanceTo('2026-01-05T09:01:00Z');
   const handles = new Set((await wakes(bus)).map((w) => w.handle));
   t.same([...handles].sort(), ['alice', 'bob', 'eve', 'ivy']);

@@ -71,5 +71,5 @@ t.test('GET /schedules lists the applied schedules with next_run and the ledger 
     ].filter((k) => k !== 'schedule_id'),
   );
   t.equal(after.schedules.find((s) => s.name === 'standup')?.next_run, '2026-01-06T08:00:00.000Z');
-  t.same(resolveSchedules(scheduledCompany()).length, after.schedules.length);
+  t.same(resolveSchedules(Company.parse(scheduledCompany())).length, after.schedules.length);
 });

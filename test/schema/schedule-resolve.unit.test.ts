@@ -1,5 +1,6 @@
 import t from 'tap';
 import {
+  Company,
   DEFAULT_SCHEDULE_TIMEOUT_SECONDS,
   resolveSchedules,
   scheduleView,
@@ -22,7 +23,7 @@ t.test('the fixture company is a valid document', async (t) => {
 });
 
 t.test('seat schedules are scoped to the seat handle and unit schedules to the unit name', async (t) => {
-  const list = resolveSchedules(scheduledCompany());
+  const list = resolveSchedules(Company.parse(scheduledCompany()));
   t.same(
     list.map((s) => `${s.scope_type}:${s.scope_id}:${s.name}`),
     [
@@ -41,16 +42,16 @@ t.test('seat schedules are scoped to the seat handle and unit schedules to the u
 t.test(
   'the company timezone is the default; a schedule timezone overrides it; UTC without either',
   async (t) => {
-    const list = resolveSchedules(scheduledCompany());
+    const list = resolveSchedules(Company.parse(scheduledCompany()));
     t.equal(byName(list, 'standup').timezone, 'Europe/Berlin');
     t.equal(byName(list, 'weekly-review').timezone, 'America/New_York');
     const { timezone: _tz, ...doc } = scheduledCompany();
-    t.equal(byName(resolveSchedules(doc), 'standup').timezone, 'UTC');
+    t.equal(byName(resolveSchedules(Company.parse(doc)), 'standup').timezone, 'UTC');
   },
 );
 
 t.test('each fans out to the agent members placed in the unit only: no humans, no child units', async (t) => {
-  const list = resolveSchedules(scheduledCompany());
+  const list = resolveSchedules(Company.parse(scheduledCompany()));
   // Eve is a root seat placed in Engineering by `unit`; Carol is human; Dave sits in the child unit.
   t.same(byName(list, 'standup').runners, ['eve', 'alice', 'bob']);
   t.same(byName(list, 'queue').runners, ['ivy'], 'Hank is human');
@@ -58,7 +59,7 @@ t.test('each fans out to the agent members placed in the unit only: no humans, n
 });
 
 t.test('lead runs on the effective lead when it is an agent, inherited by child units', async (t) => {
-  const list = resolveSchedules(scheduledCompany());
+  const list = resolveSchedules(Company.parse(scheduledCompany()));
   t.same(byName(list, 'weekly-review').runners, ['alice']);
   t.same(byName(list, 'oncall').runners, ['alice'], 'Platform inherits Alice from Engineering');
   t.same(byName(list, 'report').runners, ['alice'], "a seat's lead target is its unit's lead (here itself)");
@@ -67,10 +68,10 @@ t.test('lead runs on the effective lead when it is an agent, inherited by child 
 });
 
 t.test('defaults: target each, enabled, no catchup, an hour to run', async (t) => {
-  const standup = byName(resolveSchedules(scheduledCompany()), 'standup');
+  const standup = byName(resolveSchedules(Company.parse(scheduledCompany())), 'standup');
   t.match(standup, { target: 'each', enabled: true, catchup: false, timeout_seconds: 600, problem: null });
   t.equal(
-    byName(resolveSchedules(scheduledCompany()), 'queue').timeout_seconds,
+    byName(resolveSchedules(Company.parse(scheduledCompany())), 'queue').timeout_seconds,
     DEFAULT_SCHEDULE_TIMEOUT_SECONDS,
     'a schedule without timeout_seconds answers the default, always an integer',
   );
@@ -78,7 +79,7 @@ t.test('defaults: target each, enabled, no catchup, an hour to run', async (t) =
 });
 
 t.test('next_run is the next firing in the effective timezone, empty when disabled', async (t) => {
-  const list = resolveSchedules(scheduledCompany());
+  const list = resolveSchedules(Company.parse(scheduledCompany()));
   const now = new Date('2026-01-05T07:30:00Z'); // a Monday, 08:30 in Berlin
   t.equal(scheduleView(byName(list, 'standup'), now).next_run, '2026-01-05T08:00:00.000Z');
   t.equal(scheduleView(byName(list, 'weekly-review'), now).next_run, '2026-01-09T21:00:00.000Z');
@@ -89,13 +90,13 @@ t.test('next_run is the next firing in the effective timezone, empty when disabl
 t.test('references in cron and timezone are resolved; an unresolvable one cannot be scheduled', async (t) => {
   const doc = scheduledCompany();
   doc['timezone'] = '${COMPANY_TZ}';
-  const resolved = resolveSchedules(doc, {
+  const resolved = resolveSchedules(Company.parse(doc), {
     resolve: (name) => (name === 'COMPANY_TZ' ? 'Asia/Tokyo' : undefined),
   });
   t.equal(byName(resolved, 'standup').timezone, 'Asia/Tokyo');
-  const unresolved = resolveSchedules(doc, { resolve: () => undefined });
+  const unresolved = resolveSchedules(Company.parse(doc), { resolve: () => undefined });
   t.equal(byName(unresolved, 'standup').timezone, 'UTC', 'an empty answer falls back to UTC');
-  const raw = byName(resolveSchedules(doc), 'standup');
+  const raw = byName(resolveSchedules(Company.parse(doc)), 'standup');
   t.match(raw.problem, /unknown timezone/);
   t.equal(scheduleView(raw, new Date()).next_run, '');
 });

@@ -6,7 +6,7 @@ import {
   recentRuns,
   schedulesAnswer,
 } from '../../../projections/index.js';
-import { EventCategory, resolveSchedules, SchedulesAnswer, type LedgerRow } from '../../../schema/index.js';
+import { Company, EventCategory, resolveSchedules, SchedulesAnswer, type LedgerRow } from '../../../schema/index.js';
 import { scheduledCompany } from '../../fixtures/schedules/company.js';
 
 const row = (minute: number, over: Partial<LedgerRow> = {}): LedgerRow => ({
@@ -79,7 +79,7 @@ t.test('replaying the same events from zero gives the same answer', async (t) =>
 
 t.test('the answer carries every schedule field with next_run at the request instant', async (t) => {
   const answer = schedulesAnswer(
-    resolveSchedules(scheduledCompany()),
+    resolveSchedules(Company.parse(scheduledCompany())),
     emptySchedulesState(),
     new Date('2026-01-05T07:30:00Z'),
   );
@@ -99,7 +99,7 @@ t.test('the answer carries every schedule field with next_run at the request ins
     'timezone',
   ]);
   const later = schedulesAnswer(
-    resolveSchedules(scheduledCompany()),
+    resolveSchedules(Company.parse(scheduledCompany())),
     emptySchedulesState(),
     new Date('2026-01-05T08:30:00Z'),
   );
