@@ -94,7 +94,7 @@ export function streamMember<S>(opts: RunnerOptions<S>, p: Projection<S>): Strea
   let lastSave = Date.now();
   let subscriptions: Subscription[] = [];
   let replaying = true;
-  let started: { info: StreamInfo; from: BootInfo['from']; checkpointSeq: number } | null = null;
+  let started: { info: StreamInfo; from: BootInfo['from']; checkpointSeq: number; at: number } | null = null;
   const observers = new Observers(
     () => state,
     () => seq,
@@ -176,7 +176,7 @@ export function streamMember<S>(opts: RunnerOptions<S>, p: Projection<S>): Strea
       state = resumed.state;
       seq = resumed.seq;
     }
-    started = { info, from: resumed ? 'checkpoint' : 'zero', checkpointSeq: seq };
+    started = { info, from: resumed ? 'checkpoint' : 'zero', checkpointSeq: seq, at: performance.now() };
     savedSeq = seq;
     replaying = true;
     const since = seq === 0 ? p.since?.() : undefined;
@@ -191,8 +191,10 @@ export function streamMember<S>(opts: RunnerOptions<S>, p: Projection<S>): Strea
 
   const finish = async (): Promise<BootInfo> => {
     if (started === null) throw new Error(`projection ${p.name}: finish before begin`);
-    const { info, from, checkpointSeq } = started;
+    const { info, from, checkpointSeq, at } = started;
     const replayed = info.lastSeq - checkpointSeq;
+    // How long the history took (operators read a slow boot from it; the projections benchmark times it).
+    const replayMs = Math.round((performance.now() - at) * 10) / 10;
     seq = Math.max(seq, info.lastSeq);
     hook('replay', () => p.replayed?.(state));
     replaying = false;
@@ -223,7 +225,15 @@ export function streamMember<S>(opts: RunnerOptions<S>, p: Projection<S>): Strea
       observers.changed(false);
     }
     opts.logger?.info(
-      { projection: p.name, version: p.version, from, checkpoint_seq: checkpointSeq, replayed, seq },
+      {
+        projection: p.name,
+        version: p.version,
+        from,
+        checkpoint_seq: checkpointSeq,
+        replayed,
+        replay_ms: replayMs,
+        seq,
+      },
       'projection ready',
     );
     return { from, checkpointSeq, replayed };

@@ -25,7 +25,7 @@ const benches: Record<string, Record<string, string>> = {
   config: { BENCH_ROUNDS: '7' },
   work: { BENCH_WORK_CREATES: '1000', BENCH_WORK_ITEMS: '20000' },
   webhooks: { BENCH_DELIVERIES: '5000' },
-  projections: { BENCH_EVENTS: '100000', BENCH_ROUNDS: '2', BENCH_FANOUT: '500', BENCH_CLIENTS: '100' },
+  projections: { BENCH_EVENTS: '100000', BENCH_ROUNDS: '3' },
   limits: { BENCH_UPLOADS: '20' },
   'config-history': { BENCH_MANY: '100' },
   seats: { BENCH_SEATS: '50', BENCH_TURNS: '3', BENCH_SERIAL: '15', BENCH_IDLE: '500' },
