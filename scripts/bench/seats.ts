@@ -1,31 +1,29 @@
 /**
- * Seats benchmark (issue 8): the turn engine against a zero-latency local model (an OpenAI
- * chat-completions server in this process that answers at once), one run, three figures:
+ * Seats benchmark (issue 8): the shipped node's turn engine (`svc serve` as a child on a JetStream
+ * nats-server on loopback) against a zero-latency local model (`zero-llm.ts`, an OpenAI chat-completions
+ * server in this process that answers at once). The company is applied with `PUT /config`; wakes go on the
+ * seats' inboxes on the node's bus (as a message to a seat arrives) and a turn's end is its
+ * `agent_turn_completed` event on the same bus. Three figures:
  *   1. turns/s across BENCH_SEATS agent seats (default 100) woken together, BENCH_TURNS wakes each
- *      (default 5), every turn plan → execute with BENCH_ROUNDS tool rounds (default 3) → review; next
- *      to the model-bound ceiling: the same request bodies sent as plain HTTP calls from this process
- *      at the same concurrency. Memory engine; with BENCH_JETSTREAM=1 also JetStream (an embedded
- *      `nats-server` on a free port, temporary store).
- *   2. engine overhead per tool round (target < 2 ms): one seat, turns one after another with 0 and
- *      with BENCH_LONG tool rounds (default 16); a turn's wall time minus the model server's time
- *      (the recorded request bodies replayed as plain HTTP calls, one after another, in the same run)
- *      minus the tool's own time, per model call and per added tool round.
- *   3. resident memory of 1,000 idle agent seats (BENCH_IDLE; inbox consumers open) above the same node
- *      without agent seats, after GC, in a child process started with --expose-gc (target < 150 MB).
+ *      (default 5), every turn plan → execute with BENCH_ROUNDS tool rounds (default 3, the node's
+ *      `org_lookup` builtin) → review; baseline: the model-bound ceiling, the same request bodies sent as
+ *      plain HTTP calls from this process at the same concurrency.
+ *   2. engine overhead per tool round (target < 2 ms): one seat, turns one after another with 0 and with
+ *      BENCH_LONG tool rounds (default 16); a turn's wall time (wake published → completion event) minus the
+ *      model server's time (the recorded request bodies replayed as plain HTTP calls, one after another),
+ *      per added tool round (the lookup's own in-memory time is counted with the engine's).
+ *   3. resident memory of BENCH_IDLE idle agent seats (default 1,000; inbox consumers open): the RSS of a node
+ *      holding them against a node of the same company without agent seats (two children, each read once
+ *      its RSS holds still; target < 150 MB).
  *
- * The subject is the seats runtime wired in this process (seats-node.ts), not a `svc serve` child.
- *
- * Run (from the repository root): node --import=tsx scripts/bench/seats.ts [--json]
+ * Run (from the repository root, after `npm run build`; needs nats-server):
+ *   node --import=tsx scripts/bench/seats.ts [--json]
  * BENCH_PART=throughput|overhead|memory runs one figure only.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { openBus, type Bus } from '../../bus/index.js';
-import { benchCompany, startSeatsNode, type SeatsNode } from './seats-node.js';
+import { ensureCatalogue, openBus, Subjects, type Bus, type Subscription } from '../../bus/index.js';
+import type { InboxMessage } from '../../schema/index.js';
+import { startNatsServer } from '../../test/harness/nats-server.js';
+import { putCompany, rssMiB, startServe, type ServedNode } from './node.js';
 import { report, row, type BenchRow } from './table.js';
 import { startZeroLlm, type ZeroLlm } from './zero-llm.js';
 
@@ -41,20 +39,86 @@ const fmt = (n: number, digits = 0): string =>
 const rows: BenchRow[] = [];
 const handleOf = (i: number): string => `s${String(i).padStart(4, '0')}`;
 
-/** CPU milliseconds (user + system) this process has used. */
-const cpuMs = (): number => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-};
+/** A company of `agents` agent seats in units of ten (each unit led by its first seat), and one human. */
+function benchCompany(llmBaseUrl: string, agents: number): Record<string, unknown> {
+  const units: Array<Record<string, unknown>> = [];
+  for (let u = 0; u * 10 < agents; u++) {
+    const roles = [];
+    for (let i = u * 10; i < Math.min(agents, u * 10 + 10); i++)
+      roles.push({
+        handle: handleOf(i),
+        name: `Seat ${i}`,
+        goal: 'Echo what is asked',
+        responsibilities: ['echo'],
+        behavioral_guidelines: ['Be brief'],
+      });
+    units.push({ name: `Unit ${u}`, type: 'team', lead: handleOf(u * 10), roles });
+  }
+  return {
+    name: 'Bench',
+    mission: 'Measure the turn engine',
+    vision: 'Fast seats',
+    policies: ['Be kind'],
+    timezone: 'UTC',
+    providers: {
+      llm: { local: { type: 'openai-compatible', model: 'zero-1', base_url: llmBaseUrl } },
+      llm_order: ['local'],
+    },
+    units,
+    roles: [{ name: 'Hu', kind: 'human', contact: { operator_id: 'ops' } }],
+  };
+}
 
-/** Plain HTTP calls with the recorded bodies, `lanes` at a time; wall and CPU milliseconds for all. */
-async function rawCalls(
-  llm: ZeroLlm,
-  bodies: readonly string[],
-  lanes: number,
-): Promise<{ ms: number; cpu: number }> {
+/** Wakes and completions on the node's bus, seen from this process. */
+interface Seats {
+  wake(handle: string, summary: string): Promise<void>;
+  completed(): number;
+  failed(): number;
+  waitCompleted(n: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+function watchSeats(bus: Bus): Seats {
+  let done = 0;
+  let failed = 0;
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  const waiters: Array<{ n: number; resolve: () => void }> = [];
+  const sub: Subscription = bus.subscribe(Subjects.event('agent_turn_completed'), (msg) => {
+    done += 1;
+    const record = JSON.parse(decoder.decode(msg.data)) as { payload?: { failed?: unknown } };
+    if (record.payload?.failed === true) failed += 1;
+    for (const w of waiters.filter((w) => done >= w.n)) {
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve();
+    }
+  });
+  let wakes = 0;
+  return {
+    async wake(handle, summary) {
+      wakes += 1;
+      const message: InboxMessage = {
+        id: `wake-${wakes}-${handle}-${Date.now()}`,
+        kind: 'mention',
+        source: 'bench',
+        received_at: new Date().toISOString(),
+        trace_id: (wakes.toString(16) + '0'.repeat(32)).slice(0, 32),
+        summary,
+        payload: {},
+      };
+      await bus.publish(Subjects.agentInbox(handle), encoder.encode(JSON.stringify(message)));
+    },
+    completed: () => done,
+    failed: () => failed,
+    waitCompleted: (n) =>
+      done >= n ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve })),
+    stop: () => sub.stop(),
+  };
+}
+
+/** Plain HTTP calls with the recorded bodies, `lanes` at a time; wall milliseconds for all. */
+async function rawCalls(llm: ZeroLlm, bodies: readonly string[], lanes: number): Promise<number> {
   let next = 0;
-  const cpu0 = cpuMs();
   const started = performance.now();
   const lane = async (): Promise<void> => {
     while (next < bodies.length) {
@@ -68,238 +132,152 @@ async function rawCalls(
     }
   };
   await Promise.all(Array.from({ length: lanes }, lane));
-  return { ms: performance.now() - started, cpu: cpuMs() - cpu0 };
-}
-
-async function withNode<T>(
-  bus: Bus,
-  llm: ZeroLlm,
-  agents: number,
-  run: (node: SeatsNode) => Promise<T>,
-): Promise<T> {
-  const node = await startSeatsNode(bus);
-  try {
-    await node.apply(benchCompany(llm.baseUrl, agents));
-    return await run(node);
-  } finally {
-    await node.stop();
-  }
+  return performance.now() - started;
 }
 
 /** Figure 1: every seat woken `turnsPerSeat` times at once. */
-async function throughput(label: string, bus: Bus, llm: ZeroLlm): Promise<void> {
-  await withNode(bus, llm, seats, async (node) => {
-    // Warm-up: one turn per seat (JIT, sockets, consumers).
-    for (let i = 0; i < seats; i++) await node.wake(handleOf(i), `warm up, rounds=${rounds}`);
-    await node.waitCompleted(seats);
-    const before = node.completed();
-    const failed0 = node.failed();
-    const calls0 = llm.count();
-    const tools0 = node.tool();
-    llm.record();
-    const cpu0 = cpuMs();
-    const started = performance.now();
-    for (let k = 0; k < turnsPerSeat; k++)
-      for (let i = 0; i < seats; i++) await node.wake(handleOf(i), `please echo, rounds=${rounds}`);
-    const total = seats * turnsPerSeat;
-    await node.waitCompleted(before + total);
-    const ms = performance.now() - started;
-    const cpu = cpuMs() - cpu0;
-    const bodies = llm.stopRecording();
-    const calls = llm.count() - calls0;
-    const toolMs = node.tool().ms - tools0.ms;
-    const { ms: raw, cpu: rawCpu } = await rawCalls(llm, bodies, seats);
-    const perTurn = calls / total;
-    rows.push(
-      row(
-        'seats',
-        `${label} turns, ${seats} seats (vs plain HTTP ceiling)`,
-        total / (ms / 1000),
-        'turns/s',
-        total / (raw / 1000),
-      ),
-    );
-    console.log(
-      `${label}: ${fmt(total)} turns on ${seats} seats (${fmt(perTurn, 1)} model calls and ${rounds} tool calls each) in ${fmt(ms / 1000, 2)} s`,
-    );
-    console.log(
-      `  ${fmt(total / (ms / 1000), 1)} turns/s, ${fmt(calls / (ms / 1000))} model calls/s; CPU ${fmt(cpu / total, 2)} ms per turn; tool time ${fmt(toolMs, 1)} ms; failed turns ${node.failed() - failed0}`,
-    );
-    console.log(
-      `  plain HTTP, same ${fmt(calls)} bodies, ${seats} in flight: ${fmt(calls / (raw / 1000))} calls/s = ${fmt(total / (raw / 1000), 1)} turns/s ceiling (CPU ${fmt(rawCpu / total, 2)} ms per turn); ratio ${fmt(raw / ms, 2)}`,
-    );
-  });
+async function throughput(s: Seats, llm: ZeroLlm): Promise<void> {
+  for (let i = 0; i < seats; i++) await s.wake(handleOf(i), `warm up, rounds=${rounds}`);
+  await s.waitCompleted(seats);
+  const before = s.completed();
+  const failed0 = s.failed();
+  const calls0 = llm.count();
+  llm.record();
+  const started = performance.now();
+  for (let k = 0; k < turnsPerSeat; k++)
+    for (let i = 0; i < seats; i++) await s.wake(handleOf(i), `please echo, rounds=${rounds}`);
+  const total = seats * turnsPerSeat;
+  await s.waitCompleted(before + total);
+  const ms = performance.now() - started;
+  const bodies = llm.stopRecording();
+  const calls = llm.count() - calls0;
+  const raw = await rawCalls(llm, bodies, seats);
+  rows.push(
+    row(
+      'seats',
+      `turns on a node, ${seats} seats (vs plain HTTP ceiling)`,
+      total / (ms / 1000),
+      'turns/s',
+      total / (raw / 1000),
+    ),
+  );
+  console.log(
+    `${fmt(total)} turns on ${seats} seats (${fmt(calls / total, 1)} model calls, ${rounds} tool calls each) in ${fmt(ms / 1000, 2)} s: ${fmt(total / (ms / 1000), 1)} turns/s; failed turns ${s.failed() - failed0}`,
+  );
+  console.log(
+    `  plain HTTP, same ${fmt(calls)} bodies, ${seats} in flight: ${fmt(total / (raw / 1000), 1)} turns/s ceiling; ratio ${fmt(raw / ms, 2)}`,
+  );
 }
 
-/** One seat's turns one after another; wall ms, model calls and recorded bodies. */
-async function serial(node: SeatsNode, llm: ZeroLlm, toolRounds: number, turns: number) {
-  const before = node.completed();
+/** One seat's turns one after another: wall ms, model calls and the recorded bodies. */
+async function serial(s: Seats, llm: ZeroLlm, toolRounds: number, turns: number) {
+  const before = s.completed();
   const calls0 = llm.count();
-  const tool0 = node.tool();
   llm.record();
-  const cpu0 = cpuMs();
   const started = performance.now();
   for (let k = 0; k < turns; k++) {
-    await node.wake(handleOf(0), `please echo, rounds=${toolRounds}`);
-    await node.waitCompleted(before + k + 1);
+    await s.wake(handleOf(0), `please echo, rounds=${toolRounds}`);
+    await s.waitCompleted(before + k + 1);
   }
   const ms = performance.now() - started;
-  const cpu = cpuMs() - cpu0;
-  const bodies = llm.stopRecording();
-  const tool = node.tool();
-  return {
-    ms,
-    cpu,
-    calls: llm.count() - calls0,
-    bodies,
-    toolMs: tool.ms - tool0.ms,
-    toolCalls: tool.calls - tool0.calls,
-  };
+  return { ms, calls: llm.count() - calls0, bodies: llm.stopRecording() };
 }
 
-/** Figure 2: the engine's own time per model call and per added tool round. */
-async function overhead(bus: Bus, llm: ZeroLlm): Promise<void> {
-  await withNode(bus, llm, seats, async (node) => {
-    await serial(node, llm, longRounds, 5); // warm-up
-    const measure = async (toolRounds: number) => {
-      const run = await serial(node, llm, toolRounds, serialTurns);
-      // Best of two baselines: the fixture's and the HTTP client's own time for these exact bodies.
-      const [a, b] = [await rawCalls(llm, run.bodies, 1), await rawCalls(llm, run.bodies, 1)];
-      const raw = Math.min(a.ms, b.ms);
-      const rawCpu = Math.min(a.cpu, b.cpu);
-      return { ...run, raw, engine: run.ms - raw - run.toolMs, engineCpu: run.cpu - rawCpu - run.toolMs };
-    };
-    const short = await measure(0);
-    const long = await measure(longRounds);
-    for (const r of [short, long]) {
-      const n = serialTurns;
-      console.log(
-        `  ${n} turns of ${r.toolCalls / n} tool rounds (${r.calls / n} model calls): wall ${fmt(r.ms / n, 2)} ms/turn = model HTTP ${fmt(r.raw / n, 2)} + tool ${fmt(r.toolMs / n, 3)} + engine ${fmt(r.engine / n, 2)} (${fmt(r.engine / r.calls, 2)} per model call); engine CPU ${fmt(r.engineCpu / n, 2)} ms/turn (${fmt(r.engineCpu / r.calls, 2)} per model call)`,
-      );
-    }
-    const added = (long.toolCalls - short.toolCalls) / serialTurns;
-    const perRound = (long.engine - short.engine) / serialTurns / added;
-    const perRoundCpu = (long.engineCpu - short.engineCpu) / serialTurns / added;
-    rows.push(row('seats', 'engine overhead per tool round', perRound, 'ms', null, '< 2 ms'));
+/** Figure 2: the node's own time per added tool round. */
+async function overhead(s: Seats, llm: ZeroLlm): Promise<void> {
+  await serial(s, llm, longRounds, 3); // warm-up
+  const measure = async (toolRounds: number) => {
+    const run = await serial(s, llm, toolRounds, serialTurns);
+    const raw = Math.min(await rawCalls(llm, run.bodies, 1), await rawCalls(llm, run.bodies, 1));
+    return { ...run, raw, engine: run.ms - raw };
+  };
+  const short = await measure(0);
+  const long = await measure(longRounds);
+  for (const [r, n] of [
+    [short, 0],
+    [long, longRounds],
+  ] as const)
     console.log(
-      `engine overhead per tool round: ${fmt(perRound, 2)} ms wall, ${fmt(perRoundCpu, 2)} ms CPU (target < 2 ms) ${perRound < 2 ? 'met' : 'MISSED'}; per turn besides its rounds (wake, plan, review, completion): ${fmt(short.engine / serialTurns, 2)} ms wall`,
+      `  ${serialTurns} turns of ${n} tool rounds (${fmt(r.calls / serialTurns, 1)} model calls): wall ${fmt(r.ms / serialTurns, 2)} ms/turn = model HTTP ${fmt(r.raw / serialTurns, 2)} + node ${fmt(r.engine / serialTurns, 2)}`,
     );
-  });
+  const perRound = (long.engine - short.engine) / serialTurns / longRounds;
+  rows.push(row('seats', 'node overhead per tool round', perRound, 'ms', null, '< 2 ms'));
+  console.log(
+    `node overhead per tool round: ${fmt(perRound, 2)} ms (target < 2 ms); per turn besides its rounds (wake, plan, review, completion, bus round trips): ${fmt(short.engine / serialTurns, 2)} ms`,
+  );
 }
 
-/**
- * Collects garbage until the resident size holds still: the module loader's thread (TypeScript
- * compiled on the fly) gives its memory back only after some seconds idle, so a reading taken
- * before that would count its release against the seats.
- */
-const settle = async (stillFor: number): Promise<void> => {
-  const gc = (globalThis as { gc?: () => void }).gc;
+/** The child's RSS once it holds still (within 1 MiB over `still` samples half a second apart). */
+async function steadyRss(pid: number, still = 8): Promise<number> {
   const samples: number[] = [];
-  const deadline = performance.now() + 30_000;
+  const deadline = performance.now() + 60_000;
   for (;;) {
-    gc?.();
     await new Promise((resolve) => setTimeout(resolve, 500));
-    samples.push(process.memoryUsage().rss);
-    const window = samples.slice(-stillFor);
-    if (window.length === stillFor && Math.max(...window) - Math.min(...window) < 1048576) return;
-    if (performance.now() > deadline) return;
+    samples.push(rssMiB(pid));
+    const window = samples.slice(-still);
+    if (window.length === still && Math.max(...window) - Math.min(...window) < 1) return window.at(-1)!;
+    if (performance.now() > deadline) return samples.at(-1)!;
   }
-};
-const mb = (bytes: number): number => bytes / 1048576;
-
-/** Figure 3, in a child process of its own (a clean heap, --expose-gc). */
-async function memoryChild(): Promise<void> {
-  const llm = await startZeroLlm();
-  const bus = await openBus({ type: 'memory' });
-  const node = await startSeatsNode(bus);
-  await node.apply(benchCompany(llm.baseUrl, 0));
-  // 8 s still: the loader's thread lets go of its memory after about 6 s idle.
-  await settle(16);
-  const empty = process.memoryUsage();
-  const started = performance.now();
-  await node.apply(benchCompany(llm.baseUrl, idle));
-  const applyMs = performance.now() - started;
-  await settle(6);
-  const full = process.memoryUsage();
-  process.stdout.write(
-    `${JSON.stringify({ empty, full, applyMs, seats: node.runtime.seats().length, gc: typeof (globalThis as { gc?: unknown }).gc === 'function' })}\n`,
-  );
-  await node.stop();
-  await bus.close();
-  await llm.close();
 }
 
-async function memory(): Promise<void> {
-  const child = spawn(
-    process.execPath,
-    [...process.execArgv, '--expose-gc', fileURLToPath(import.meta.url)],
-    {
-      env: { ...process.env, BENCH_PART: 'memory-child' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  if (code !== 0) throw new Error(`memory child failed (exit ${code})`);
-  const r = JSON.parse(out.trim().split('\n').pop() ?? '{}') as {
-    empty: NodeJS.MemoryUsage;
-    full: NodeJS.MemoryUsage;
-    applyMs: number;
-    seats: number;
-    gc: boolean;
+/** Figure 3: two memory-engine nodes, the company without and with `idle` agent seats. */
+async function memory(llm: ZeroLlm): Promise<void> {
+  const rss = async (agents: number): Promise<{ mib: number; applyMs: number }> => {
+    const node = await startServe();
+    try {
+      const t0 = performance.now();
+      await putCompany(node, benchCompany(llm.baseUrl, agents), `${agents} agent seats`);
+      const applyMs = performance.now() - t0;
+      return { mib: await steadyRss(node.pid), applyMs };
+    } finally {
+      await node.stop();
+    }
   };
-  const rss = mb(r.full.rss - r.empty.rss);
-  rows.push(row('seats', `RSS of ${fmt(r.seats)} idle agent seats`, rss, 'MB', null, '< 150 MB'));
+  const empty = await rss(0);
+  const full = await rss(idle);
+  const added = full.mib - empty.mib;
+  rows.push(row('seats', `node RSS added by ${fmt(idle)} idle agent seats`, added, 'MB', null, '< 150 MB'));
   console.log(
-    `${fmt(r.seats)} idle agent seats (applied in ${fmt(r.applyMs / 1000, 2)} s, inboxes open)${r.gc ? ', after GC' : ' (no --expose-gc)'}:`,
+    `${fmt(idle)} idle agent seats (applied in ${fmt(full.applyMs / 1000, 2)} s): node RSS ${fmt(empty.mib, 1)} MiB without -> ${fmt(full.mib, 1)} MiB with: +${fmt(added, 1)} MiB (target < 150 MB); ${fmt((added * 1024) / Math.max(1, idle), 1)} KiB per seat`,
   );
-  console.log(
-    `  RSS ${fmt(mb(r.empty.rss), 1)} MB empty -> ${fmt(mb(r.full.rss), 1)} MB: +${fmt(rss, 1)} MB (target < 150 MB) ${rss < 150 ? 'met' : 'MISSED'}; ${fmt((rss * 1024) / Math.max(1, r.seats), 1)} KB per seat`,
-  );
-  console.log(
-    `  heap used ${fmt(mb(r.empty.heapUsed), 1)} -> ${fmt(mb(r.full.heapUsed), 1)} MB (+${fmt(mb(r.full.heapUsed - r.empty.heapUsed), 1)}), external +${fmt(mb(r.full.external - r.empty.external), 1)} MB`,
-  );
+}
+
+async function onNode(llm: ZeroLlm): Promise<void> {
+  const nats = await startNatsServer();
+  let node: ServedNode | null = null;
+  const bus = await openBus({ type: 'jetstream', url: nats.url });
+  try {
+    await ensureCatalogue(bus);
+    node = await startServe({ queue: `type: jetstream, url: "${nats.url}"`, store: false });
+    await putCompany(node, benchCompany(llm.baseUrl, seats));
+    const s = watchSeats(bus);
+    try {
+      if (part === 'all' || part === 'overhead') {
+        console.log('node overhead (one seat, turns one after another):');
+        await overhead(s, llm);
+      }
+      if (part === 'all' || part === 'throughput') await throughput(s, llm);
+    } finally {
+      await s.stop();
+    }
+  } finally {
+    await node?.stop();
+    await bus.close();
+    await nats.stop();
+  }
 }
 
 async function main(): Promise<void> {
-  if (part === 'memory-child') return memoryChild();
   console.log(
-    `seats benchmark: zero-latency local model; ${seats} seats x ${turnsPerSeat} turns of ${rounds} tool rounds; overhead over ${serialTurns} serial turns; ${fmt(idle)} idle seats`,
+    `seats benchmark on svc serve: zero-latency local model; ${seats} seats x ${turnsPerSeat} turns of ${rounds} tool rounds; overhead over ${serialTurns} serial turns; ${fmt(idle)} idle seats`,
   );
   const llm = await startZeroLlm();
   try {
-    if (part === 'all' || part === 'overhead') {
-      const bus = await openBus({ type: 'memory' });
-      try {
-        console.log('engine overhead (memory engine, one seat, turns one after another):');
-        await overhead(bus, llm);
-      } finally {
-        await bus.close();
-      }
-    }
-    if (part === 'all' || part === 'throughput') {
-      const bus = await openBus({ type: 'memory' });
-      try {
-        await throughput('memory engine', bus, llm);
-      } finally {
-        await bus.close();
-      }
-      if (process.env['BENCH_JETSTREAM'] === '1') {
-        const dir = mkdtempSync(join(tmpdir(), 'svc-bench-seats-'));
-        const js = await openBus({ type: 'jetstream-embedded', storeDir: dir });
-        try {
-          await throughput('JetStream (embedded nats-server)', js, llm);
-        } finally {
-          await js.close();
-          rmSync(dir, { recursive: true, force: true });
-        }
-      }
-    }
+    if (part !== 'memory') await onNode(llm);
+    if (part === 'all' || part === 'memory') await memory(llm);
   } finally {
     await llm.close();
   }
-  if (part === 'all' || part === 'memory') await memory();
   report(rows);
 }
 

@@ -2,8 +2,8 @@
  * A zero-latency OpenAI chat-completions server for the seats benchmark: answers every
  * `POST /v1/chat/completions` at once, streamed (SSE in one write, as a real server's frames), from a
  * script read off the request itself, so any number of seats share it without state:
- *   plan    → `{"decision":"plan", ..., "tools":["bench_echo"]}`
- *   execute → one `bench_echo` tool call per round until the request holds `rounds` tool results
+ *   plan    → `{"decision":"plan", ..., "tools":["org_lookup"]}`
+ *   execute → one `org_lookup` call (the node's builtin) per round until the request holds `rounds` tool results
  *             (`rounds=<n>` in the trigger's summary; 0 when absent), then a short account
  *   review  → `{"verdict":"done"}`
  * It also keeps the raw request bodies when asked (`record`), so the benchmark can replay the exact
@@ -31,7 +31,8 @@ interface Body {
 }
 
 const frame = (data: unknown): string => `data: ${JSON.stringify(data)}\n\n`;
-const plan = '{"decision":"plan","steps":["echo"],"success_criteria":["echoed"],"tools":["bench_echo"]}';
+const plan =
+  '{"decision":"plan","steps":["look up"],"success_criteria":["looked up"],"tools":["org_lookup"]}';
 const verdict = '{"verdict":"done","notes":"criteria met"}';
 
 /** The SSE answer: the opening delta, the content or the tool call, the finish, the usage, [DONE]. */
@@ -63,7 +64,7 @@ function answer(body: Body): string {
               index: 0,
               id: `call_${done}`,
               type: 'function',
-              function: { name: 'bench_echo', arguments: `{"text":"round ${done}"}` },
+              function: { name: 'org_lookup', arguments: '{"query":"s0000"}' },
             },
           ],
         }),
