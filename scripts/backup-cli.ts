@@ -4,18 +4,13 @@
  */
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
-import { formatProblems } from '../schema/index.js';
-import { loadTierA } from './tier-a-file.js';
+import { loadConfigFile } from './tier-a-file.js';
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs } from './cli-args.js';
 import { requestNode } from './cli-http.js';
 import { createLogger } from './logger.js';
-import { restoreNode } from './restore.js';
+import { UsageError } from './cli-usage.js';
 
 type Out = { write(text: string): unknown };
-
-export class BackupUsageError extends Error {
-  override name = 'BackupUsageError';
-}
 
 export const backupHelp = `Usage: svc backup [--dir DIR] [flags]
        svc backup list [flags]
@@ -49,11 +44,11 @@ export async function runBackup(args: string[], env: NodeJS.ProcessEnv, out: Out
   if (values.help) return helpExit(backupHelp, true, undefined, out) ?? 0;
   const [verb, ...extra] = positionals;
   if (extra.length > 0 || (verb !== undefined && verb !== 'list')) {
-    throw new BackupUsageError(`unexpected arguments: ${positionals.join(' ')}`);
+    throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   }
-  const ctx = nodeContext(values, env, out, err);
+  const ctx = await nodeContext(values, env, out, err);
   if (verb === 'list') {
-    if (values.dir !== undefined) throw new BackupUsageError('svc backup list takes no --dir');
+    if (values.dir !== undefined) throw new UsageError('svc backup list takes no --dir');
     return answer(await requestNode('backup', ctx, 'GET', '/backups'), out, err);
   }
   const stamp = new Date()
@@ -103,21 +98,14 @@ export async function runRestore(
     out.write(restoreHelp);
     return 0;
   }
-  if (positionals.length > 0) throw new BackupUsageError(`unexpected arguments: ${positionals.join(' ')}`);
-  if (!values.from) throw new BackupUsageError('--from DIR is required');
-  const path = values.config ?? env['SVC_CONFIG'];
-  if (!path) throw new BackupUsageError('no configuration: pass --config FILE or set SVC_CONFIG');
-  const loaded = loadTierA(path, { env, cwd: process.cwd() });
-  if (!loaded.ok) {
-    err.write(`svc: configuration ${path} refused:\n${formatProblems(loaded.problems)}\n`);
-    return 1;
-  }
-  const logger = createLogger({
-    debug: loaded.config.debug,
-    node: loaded.config.node.id,
-    destination: process.stderr,
-  });
-  const { manifest } = await restoreNode(loaded.config, values.from, logger);
+  if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
+  if (!values.from) throw new UsageError('--from DIR is required');
+  const config = loadConfigFile(values.config, env, err);
+  if (!config) return 1;
+  const logger = createLogger({ debug: config.debug, node: config.node.id, destination: process.stderr });
+  // The bus engines load only for a restore: `svc backup` itself is a client of a running node.
+  const { restoreNode } = await import('./restore.js');
+  const { manifest } = await restoreNode(config, values.from, logger);
   out.write(
     `${JSON.stringify({ restored: manifest.id, engine: manifest.engine, node: manifest.node, created_at: manifest.created_at, streams: manifest.streams }, null, 2)}\n`,
   );

@@ -3,7 +3,6 @@
  * -c/--config and -h/--help, the help answer, and the node address and token it talks with.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { loadTierA } from './tier-a-file.js';
 
 /** The help's block for the shared flags. */
 export const nodeFlagsHelp = `Flags:
@@ -51,25 +50,28 @@ export interface NodeContext<O = Out> {
 }
 
 /** The node from --url / --config, and the token from $SVC_TOKEN (never a flag: flags land in shell history). */
-export function nodeContext<O>(
+export async function nodeContext<O>(
   values: { readonly url?: string | undefined; readonly config?: string | undefined },
   env: NodeJS.ProcessEnv,
   out: O,
   err: O,
-): NodeContext<O> {
-  return { url: nodeUrl(values.url, values.config, env), token: env['SVC_TOKEN'] || undefined, out, err };
+): Promise<NodeContext<O>> {
+  const url = await nodeUrl(values.url, values.config, env);
+  return { url, token: env['SVC_TOKEN'] || undefined, out, err };
 }
 
 /** The node a CLI verb talks to: --url, $SVC_URL, the Tier A file's api address, else the default. */
-export function nodeUrl(
+async function nodeUrl(
   flag: string | undefined,
   configFile: string | undefined,
   env: NodeJS.ProcessEnv,
-): string {
+): Promise<string> {
   const explicit = flag ?? env['SVC_URL'];
   if (explicit) return explicit.replace(/\/+$/, '');
   const file = configFile ?? env['SVC_CONFIG'];
   if (file) {
+    // Loaded only when a file names the node: the Tier A schema is most of a client command's start-up.
+    const { loadTierA } = await import('./tier-a-file.js');
     const loaded = loadTierA(file, { env, cwd: process.cwd() });
     if (loaded.ok && loaded.config.api.port > 0) {
       const host =

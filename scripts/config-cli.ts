@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, type NodeContext } from './cli-args.js';
 import { requestNode } from './cli-http.js';
 import { renderDiff, resolveRevision, RevisionLookupError } from './config-diff-cli.js';
+import { UsageError } from './cli-usage.js';
 
 export const configHelp = `Usage: svc config <verb> [flags]
 
@@ -35,16 +36,12 @@ Exit codes: 0 done; 1 refused (the answer's error code and problems are printed)
 
 type Out = { write(text: string): unknown };
 
-export class ConfigUsageError extends Error {
-  override name = 'ConfigUsageError';
-}
-
 export async function runConfig(
   args: string[],
   env: NodeJS.ProcessEnv,
   out: Out,
   err: Out,
-  schema: () => unknown,
+  schema: () => Promise<unknown>,
 ): Promise<number> {
   const { values, positionals } = parseConfigArgs(args);
   const [verb, target, ...extra] = positionals;
@@ -81,21 +78,20 @@ async function runVerb(
   env: NodeJS.ProcessEnv,
   out: Out,
   err: Out,
-  schema: () => unknown,
+  schema: () => Promise<unknown>,
 ): Promise<number> {
-  if (extra.length > 0) throw new ConfigUsageError(`unexpected arguments: ${extra.join(' ')}`);
+  if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
   if (verb === 'schema') {
-    out.write(`${JSON.stringify(schema(), null, 2)}\n`);
+    out.write(`${JSON.stringify(await schema(), null, 2)}\n`);
     return 0;
   }
-  const ctx = nodeContext(values, env, out, err);
+  const ctx = await nodeContext(values, env, out, err);
   const need = (what: string): string => {
-    if (!target) throw new ConfigUsageError(`svc config ${verb} needs ${what}`);
+    if (!target) throw new UsageError(`svc config ${verb} needs ${what}`);
     return target;
   };
   const summaryHeader = (): Record<string, string> => {
-    if (!values.summary && !values['dry-run'])
-      throw new ConfigUsageError(`svc config ${verb} needs --summary S`);
+    if (!values.summary && !values['dry-run']) throw new UsageError(`svc config ${verb} needs --summary S`);
     return values.summary ? { 'x-summary': values.summary } : {};
   };
   const preconditions = (): Record<string, string> => ({
@@ -106,7 +102,7 @@ async function runVerb(
   switch (verb) {
     case 'get':
       if (values.format && values.format !== 'json' && values.format !== 'yaml') {
-        throw new ConfigUsageError('--format is json or yaml');
+        throw new UsageError('--format is json or yaml');
       }
       return call(ctx, 'GET', `/config${values.format === 'yaml' ? '?format=yaml' : ''}`);
     case 'put': {
@@ -136,7 +132,7 @@ async function runVerb(
     case 'diff': {
       const format = values.format ?? 'text';
       if (format !== 'text' && format !== 'yaml' && format !== 'json')
-        throw new ConfigUsageError('--format is text, yaml or json');
+        throw new UsageError('--format is text, yaml or json');
       const to = await resolveRevision(ctx, need('REVISION'));
       const from = values.against ? await resolveRevision(ctx, values.against) : 'active';
       if (to === null || from === null) return 1;
@@ -166,7 +162,7 @@ async function runVerb(
         values.summary ? { 'x-summary': values.summary } : {},
       );
     default:
-      throw new ConfigUsageError(`unknown config verb: ${verb}`);
+      throw new UsageError(`unknown config verb: ${verb}`);
   }
 }
 
@@ -175,7 +171,7 @@ function readInput(file: string): string {
     return readFileSync(file === '-' ? 0 : file, 'utf8');
   } catch (error) {
     const code = error instanceof Error && 'code' in error ? String(error.code) : 'unreadable';
-    throw new ConfigUsageError(`cannot read ${file} (${code})`);
+    throw new UsageError(`cannot read ${file} (${code})`);
   }
 }
 
@@ -187,9 +183,7 @@ function patchBody(file: string, body: string): string {
   try {
     return JSON.stringify(parseYaml(body) ?? {});
   } catch (error) {
-    throw new ConfigUsageError(
-      `${file} is neither JSON nor YAML: ${error instanceof Error ? error.message : ''}`,
-    );
+    throw new UsageError(`${file} is neither JSON nor YAML: ${error instanceof Error ? error.message : ''}`);
   }
 }
 

@@ -6,6 +6,7 @@
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, type NodeContext } from './cli-args.js';
 import { openWs, UpgradeRefusedError } from './ws-client.js';
 import { cliUserAgent } from './cli-http.js';
+import { UsageError } from './cli-usage.js';
 
 export const eventsHelp = `Usage: svc events <verb> [flags]
 
@@ -22,10 +23,6 @@ Exit codes: 0 done; 1 refused (the answer's error code is printed); 2 bad flags.
 `;
 
 type Out = { write(text: string): unknown };
-
-export class EventsUsageError extends Error {
-  override name = 'EventsUsageError';
-}
 
 async function get(
   ctx: NodeContext,
@@ -74,10 +71,10 @@ export async function runEvents(args: string[], env: NodeJS.ProcessEnv, out: Out
   const [verb, target, ...extra] = positionals;
   const exit = helpExit(eventsHelp, values.help, verb, out);
   if (exit !== null) return exit;
-  if (extra.length > 0) throw new EventsUsageError(`unexpected arguments: ${extra.join(' ')}`);
-  const ctx = nodeContext(values, env, out, err);
+  if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
+  const ctx = await nodeContext(values, env, out, err);
   const need = (what: string): string => {
-    if (!target) throw new EventsUsageError(`svc events ${verb} needs ${what}`);
+    if (!target) throw new UsageError(`svc events ${verb} needs ${what}`);
     return target;
   };
   switch (verb) {
@@ -119,7 +116,7 @@ export async function runEvents(args: string[], env: NodeJS.ProcessEnv, out: Out
     case 'tail':
       return tail(ctx, values.category, values.seat);
     default:
-      throw new EventsUsageError(`unknown events verb: ${verb}`);
+      throw new UsageError(`unknown events verb: ${verb}`);
   }
 }
 

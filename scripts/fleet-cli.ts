@@ -7,6 +7,7 @@ import type { BrokerMembership, FleetAnswer } from '../schema/index.js';
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, type NodeContext } from './cli-args.js';
 import { requestNode } from './cli-http.js';
 import { describeRefusal } from './config-cli.js';
+import { UsageError } from './cli-usage.js';
 
 export const fleetHelp = `Usage: svc fleet <verb> [flags]
 
@@ -27,10 +28,6 @@ Exit codes: 0 done; 1 refused (the answer's error code is printed); 2 bad flags.
 `;
 
 type Out = { write(text: string): unknown };
-
-export class FleetUsageError extends Error {
-  override name = 'FleetUsageError';
-}
 
 /** The JSON answer of a GET, or null after the refusal was written to stderr. */
 async function read<T>(ctx: NodeContext<Out>, path: string): Promise<T | null> {
@@ -120,11 +117,11 @@ export async function runFleet(args: string[], env: NodeJS.ProcessEnv, out: Out,
   const [verb, target, ...extra] = positionals;
   const exit = helpExit(fleetHelp, values.help, verb, out);
   if (exit !== null) return exit;
-  if (extra.length > 0) throw new FleetUsageError(`unexpected arguments: ${extra.join(' ')}`);
-  const ctx = nodeContext(values, env, out, err);
+  if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
+  const ctx = await nodeContext(values, env, out, err);
   switch (verb) {
     case 'status': {
-      if (target !== undefined) throw new FleetUsageError(`unexpected argument: ${target}`);
+      if (target !== undefined) throw new UsageError(`unexpected argument: ${target}`);
       const fleet = await read<FleetAnswer>(ctx, '/fleet');
       if (fleet === null) return 1;
       const broker = values.broker ? await read<BrokerMembership>(ctx, '/fleet/broker') : undefined;
@@ -139,10 +136,10 @@ export async function runFleet(args: string[], env: NodeJS.ProcessEnv, out: Out,
     case 'remove': {
       const peer = values.peer;
       if ((peer === undefined) === (target === undefined))
-        throw new FleetUsageError('svc fleet remove needs NODE, or --peer PEER (not both)');
+        throw new UsageError('svc fleet remove needs NODE, or --peer PEER (not both)');
       const id = (peer ?? target)!;
       if (values.confirm === undefined)
-        throw new FleetUsageError(`svc fleet remove needs --confirm ${id} (the id again)`);
+        throw new UsageError(`svc fleet remove needs --confirm ${id} (the id again)`);
       const query = new URLSearchParams({ confirm: values.confirm });
       if (values.force) query.set('force', 'true');
       const path = peer === undefined ? 'remove' : 'remove-peer';
@@ -164,6 +161,6 @@ export async function runFleet(args: string[], env: NodeJS.ProcessEnv, out: Out,
       return 0;
     }
     default:
-      throw new FleetUsageError(`unknown fleet verb: ${verb}`);
+      throw new UsageError(`unknown fleet verb: ${verb}`);
   }
 }

@@ -23,6 +23,7 @@ import {
   type CheckpointStore,
 } from '../projections/index.js';
 import type { TierA } from '../schema/index.js';
+import { UsageError } from './cli-usage.js';
 
 export const projectionsHelp = `Usage: svc projections list|rebuild [NAME] [--config FILE]
 
@@ -43,10 +44,6 @@ Exit codes: 0 done; 1 the configuration is refused or a projection failed; 2 bad
 `;
 
 type Out = { write(text: string): unknown };
-
-export class ProjectionsUsageError extends Error {
-  override name = 'ProjectionsUsageError';
-}
 
 /** One projection as the command sees it: its identity, and how to run it once. */
 interface Entry {
@@ -129,14 +126,12 @@ export async function runProjections(
     return 0;
   }
   if (verb !== 'list' && verb !== 'rebuild') {
-    throw new ProjectionsUsageError(
+    throw new UsageError(
       verb === undefined ? 'a verb is required: list or rebuild' : `unknown verb: ${verb}`,
     );
   }
   if (extra.length > 0 || (verb === 'list' && name !== undefined)) {
-    throw new ProjectionsUsageError(
-      `unexpected arguments: ${[...(verb === 'list' ? [name] : []), ...extra].join(' ')}`,
-    );
+    throw new UsageError(`unexpected arguments: ${[...(verb === 'list' ? [name] : []), ...extra].join(' ')}`);
   }
   const config = load(values.config);
   if (!config) return 1;
@@ -156,9 +151,7 @@ export async function runProjections(
     const all = nodeProjections(bus, kv, log);
     const chosen = name === undefined ? all : all.filter((p) => p.name === name);
     if (chosen.length === 0) {
-      throw new ProjectionsUsageError(
-        `no projection named ${name}: one of ${all.map((p) => p.name).join(', ')}`,
-      );
+      throw new UsageError(`no projection named ${name}: one of ${all.map((p) => p.name).join(', ')}`);
     }
     if (verb === 'list') {
       for (const p of chosen) {

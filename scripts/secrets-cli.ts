@@ -5,10 +5,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { isSecretName } from '../schema/index.js';
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, type NodeContext } from './cli-args.js';
 import { requestNode } from './cli-http.js';
 import { describeRefusal } from './config-cli.js';
+import { UsageError } from './cli-usage.js';
 
 export const secretsHelp = `Usage: svc secrets <verb> [flags]
 
@@ -33,16 +33,12 @@ Prints a fresh key for secrets.keys: base64 of 32 random bytes. Put it in the Ti
 
 type Out = { write(chunk: string | Uint8Array): unknown };
 
-export class SecretsUsageError extends Error {
-  override name = 'SecretsUsageError';
-}
-
 export function runKeygen(args: string[], out: Out): number {
   if (args.includes('-h') || args.includes('--help')) {
     out.write(keygenHelp);
     return 0;
   }
-  if (args.length > 0) throw new SecretsUsageError(`unexpected arguments: ${args.join(' ')}`);
+  if (args.length > 0) throw new UsageError(`unexpected arguments: ${args.join(' ')}`);
   out.write(`${randomBytes(32).toString('base64')}\n`);
   return 0;
 }
@@ -63,15 +59,14 @@ export async function runSecrets(
   if (exit !== null) return exit;
   const takes = verb === 'put' ? 2 : verb === 'list' || verb === 'rekey' ? 0 : 1;
   const given = [name, file, ...extra].filter((p) => p !== undefined);
-  if (given.length > takes)
-    throw new SecretsUsageError(`unexpected arguments: ${given.slice(takes).join(' ')}`);
-  const ctx = nodeContext(values, env, out, err);
+  if (given.length > takes) throw new UsageError(`unexpected arguments: ${given.slice(takes).join(' ')}`);
+  const ctx = await nodeContext(values, env, out, err);
+  // The schema is loaded only for a verb that names a secret: it is most of the command's start-up.
+  const nameFits = name !== undefined && (await import('../schema/index.js')).isSecretName(name);
   const needName = (): string => {
-    if (name === undefined) throw new SecretsUsageError(`svc secrets ${verb} needs NAME`);
-    if (!isSecretName(name))
-      throw new SecretsUsageError(
-        `${name} is not a secret name (letters, digits, _; not starting with a digit)`,
-      );
+    if (name === undefined) throw new UsageError(`svc secrets ${verb} needs NAME`);
+    if (!nameFits)
+      throw new UsageError(`${name} is not a secret name (letters, digits, _; not starting with a digit)`);
     return encodeURIComponent(name);
   };
   switch (verb) {
@@ -94,7 +89,7 @@ export async function runSecrets(
         `/secrets/rekey${values['key-id'] ? `?key_id=${encodeURIComponent(values['key-id'])}` : ''}`,
       );
     default:
-      throw new SecretsUsageError(`unknown secrets verb: ${verb}`);
+      throw new UsageError(`unknown secrets verb: ${verb}`);
   }
 }
 
@@ -103,7 +98,7 @@ function readValue(file: string, stdin: () => Buffer): Buffer {
     return file === '-' ? stdin() : readFileSync(file);
   } catch (error) {
     const code = error instanceof Error && 'code' in error ? String(error.code) : 'unreadable';
-    throw new SecretsUsageError(`cannot read ${file === '-' ? 'stdin' : file} (${code})`);
+    throw new UsageError(`cannot read ${file === '-' ? 'stdin' : file} (${code})`);
   }
 }
 

@@ -1,0 +1,128 @@
+/** `svc serve`: runs one node until a signal, then drains it. */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { whyNotListening } from './listen-why.js';
+import { createLogger } from './logger.js';
+import type { RunningNode } from './serve.js';
+import { loadConfigFile } from './tier-a-file.js';
+import { packageVersion } from './version.js';
+
+type Out = { write(text: string): unknown };
+
+export const serveHelp = `Usage: svc serve [--config FILE] [--company FILE]
+
+Runs one node until SIGTERM or SIGINT, then drains: /ready answers 503, writes and webhooks
+answer 503 draining, the public listener closes, then api.port; exit code 0.
+
+Flags:
+  -c, --config FILE   Tier A bootstrap file (YAML); default: $SVC_CONFIG
+      --company FILE  a company document (YAML or JSON) to activate when nothing is active anywhere in
+                      the fleet (a first start); ignored once any revision is active
+  -h, --help          show this help
+
+Exit codes: 0 after a drain; 1 when the configuration is refused or the node cannot start; 2 on bad flags.
+`;
+
+/** The `--company` file's text, read before the node starts so a wrong path fails at once. */
+function readCompanyFile(file: string, err: Out): { file: string; text: string } | false {
+  try {
+    return { file, text: readFileSync(file, 'utf8') };
+  } catch (error) {
+    const reason = error instanceof Error && 'code' in error ? String(error.code) : 'unreadable';
+    err.write(`svc: --company ${file}: cannot read it (${reason})\n`);
+    return false;
+  }
+}
+
+export async function runServe(args: string[], env: NodeJS.ProcessEnv, out: Out, err: Out): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      config: { type: 'string', short: 'c' },
+      company: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    out.write(serveHelp);
+    return 0;
+  }
+  const config = loadConfigFile(values.config, env, err);
+  if (!config) return 1;
+  const company = values.company === undefined ? null : readCompanyFile(values.company, err);
+  if (company === false) return 1;
+  const logger = createLogger({ debug: config.debug, node: config.node.id });
+  // Signals are caught from the start: one that arrives while the node boots drains it once it is up.
+  let signalled: NodeJS.Signals | null = null;
+  let onSignal: (() => void) | null = null;
+  const stop = (signal: NodeJS.Signals): void => {
+    if (signalled) return;
+    signalled = signal;
+    logger.info({ signal }, 'termination signal');
+    onSignal?.();
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  watchNpmParent(env, () => {
+    logger.warn({ event: 'parent_exited' }, 'the npm process that started this node is gone: draining');
+    stop('SIGTERM');
+  });
+  // The node's modules load once the flags and files are known good: a refused start answers at once.
+  const [{ serve }, { GatewayListenError }, { seedCompany }] = await Promise.all([
+    import('./serve.js'),
+    import('../http/index.js'),
+    import('./seed-company.js'),
+  ]);
+  let running: RunningNode;
+  try {
+    running = await serve(config, { logger, version: packageVersion() });
+  } catch (error) {
+    if (!(error instanceof GatewayListenError)) throw error;
+    const why = await whyNotListening(error.host, error.port);
+    logger.error(
+      { event: 'listen_failed', host: error.host, port: error.port, reason: why },
+      'cannot listen',
+    );
+    logger.flush();
+    err.write(`svc serve: cannot listen on ${error.host}:${error.port}: ${why}\n`);
+    return 1;
+  }
+  if (company) {
+    await seedCompany({
+      bus: running.bus,
+      file: company.file,
+      text: company.text,
+      nodeId: config.node.id,
+      configured: running.configuration.view.state.active !== null,
+      logger,
+    }).catch((error: unknown) => logger.error({ err: error }, 'the --company file could not be applied'));
+  }
+  await new Promise<void>((resolve) => {
+    onSignal = () => {
+      running.drain().then(resolve, (error: unknown) => {
+        logger.error({ err: error }, 'drain failed');
+        resolve();
+      });
+    };
+    if (signalled) onSignal();
+  });
+  logger.flush();
+  return 0;
+}
+
+/**
+ * Under npm (`npx svc serve`, a start script without `exec`) a shell sits between npm and the node;
+ * npm forwards SIGTERM to that shell, which dies without passing it on. The node notices it was
+ * re-parented and drains as if signalled. Outside npm a vanished parent is normal (nohup, `&`).
+ */
+function watchNpmParent(env: NodeJS.ProcessEnv, onGone: () => void): void {
+  if (env['npm_command'] === undefined && env['npm_lifecycle_event'] === undefined) return;
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    onGone();
+  }, 250);
+  timer.unref();
+}
