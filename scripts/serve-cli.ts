@@ -9,7 +9,7 @@ import { packageVersion } from './version.js';
 
 type Out = { write(text: string): unknown };
 
-export const serveHelp = `Usage: svc serve [--config FILE] [--company FILE]
+const serveHelp = `Usage: svc serve [--config FILE] [--company FILE]
 
 Runs one node until SIGTERM or SIGINT, then drains: /ready answers 503, writes and webhooks
 answer 503 draining, the public listener closes, then api.port; exit code 0.
