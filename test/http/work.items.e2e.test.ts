@@ -109,7 +109,7 @@ t.test('bad items are refused with problems; unknown project is 404 no_project',
     'type',
   ]);
   const noTitle = await post(`${w.base}/work`, { project: 'ENG' });
-  t.equal(noTitle.json?.error, 'validation_error');
+  t.equal(noTitle.json?.error, 'invalid_body');
   const notJson = await call(`${w.base}/work`, {
     method: 'POST',
     headers: { authorization: OPS },

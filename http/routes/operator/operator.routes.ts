@@ -6,7 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, isOpId } from '../../../schema/index.js';
-import { ApiError, bodyProblems, wholeBodyProblem } from '../../api-error.js';
+import { ApiError } from '../../api-error.js';
+import { fitBody, jsonValue } from '../../json-body.js';
 import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
 import { actTools, operatorPerson, type OperatorDeps } from './operator.caller.js';
 import { mcpRoute } from './operator.mcp.js';
@@ -29,24 +30,14 @@ async function act(deps: OperatorDeps, req: ApiRequest): Promise<ApiReply> {
           .join(', ') || 'none'
       }.`,
     });
-  let raw: unknown = {};
-  if (req.body.length > 0) {
-    try {
-      raw = JSON.parse(req.body.toString('utf8'));
-    } catch {
-      throw new ApiError('invalid_body', { extra: { problems: wholeBodyProblem('expected a JSON object') } });
-    }
-  }
+  const raw = jsonValue(req);
   const opId = (raw as { op_id?: unknown } | null)?.op_id;
   if (opId !== undefined && (typeof opId !== 'string' || !isOpId(opId)))
     throw new ApiError('op_id_invalid', { detail: "The body's `op_id` is outside the grammar." });
-  const parsed = tool.args.safeParse(raw);
-  if (!parsed.success)
-    throw new ApiError('invalid_body', {
-      detail: `The arguments do not fit ${tool.name} (see \`problems\`).`,
-      extra: { problems: bodyProblems(parsed.error.issues) },
-    });
-  const result = await tool.run(person, parsed.data, {
+  const args = fitBody(raw, tool.args, {
+    detail: `The arguments do not fit ${tool.name} (see \`problems\`).`,
+  });
+  const result = await tool.run(person, args, {
     opId: typeof opId === 'string' ? opId : randomUUID(),
   });
   if (!result.ok) refused(result.error, result.detail);

@@ -1,39 +1,16 @@
 /**
- * What the knowledge routes share: a JSON body read against its schema (400 `invalid_body` with
- * `problems`), the op_id of a write (body field or `?op_id=`; 400 `op_id_invalid`), the caller a write
- * is recorded as, and a write's refusal as its catalogued error.
+ * What the knowledge routes share: the op_id of a write (body field or `?op_id=`; 400 `op_id_invalid`),
+ * the caller a write is recorded as, and a write's refusal as its catalogued error.
  */
 import { randomUUID } from 'node:crypto';
-import type { z } from 'zod';
 import { isOpId, type ServiceCaller } from '../../../schema/index.js';
 import type { PageWriteResult } from '../../../projections/index.js';
-import { ApiError, bodyProblems, wholeBodyProblem } from '../../api-error.js';
+import { ApiError } from '../../api-error.js';
 import type { Actor, ApiRequest, RequestHead } from '../../types.js';
 
 export interface KnowledgeCallers {
   /** Who a write by `actor` is recorded as (a token bound to a person is that person). */
   caller(actor: Actor | null): ServiceCaller;
-}
-
-export function jsonBody<T>(req: ApiRequest, schema: z.ZodType<T>): T {
-  let raw: unknown = {};
-  if (req.body.length > 0) {
-    try {
-      raw = JSON.parse(req.body.toString('utf8'));
-    } catch {
-      throw new ApiError('invalid_body', {
-        detail: 'The body is not JSON.',
-        extra: { problems: wholeBodyProblem('expected a JSON object') },
-      });
-    }
-  }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success)
-    throw new ApiError('invalid_body', {
-      detail: 'The body does not fit the route (see `problems`).',
-      extra: { problems: bodyProblems(parsed.error.issues) },
-    });
-  return parsed.data;
 }
 
 const opIdRefusal = (detail: string) =>
@@ -60,16 +37,6 @@ export function opIdOf(req: ApiRequest, raw: unknown): string {
   if (inBody !== undefined && fromQuery !== null && inBody !== fromQuery)
     throw opIdRefusal('The body and the query name two different op_ids.');
   return inBody ?? fromQuery ?? randomUUID();
-}
-
-/** The raw JSON of a body (undefined when empty or not JSON: `jsonBody` refuses those). */
-export function rawJson(req: ApiRequest): unknown {
-  if (req.body.length === 0) return undefined;
-  try {
-    return JSON.parse(req.body.toString('utf8')) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 /** A refused write as its catalogued error. */

@@ -9,7 +9,8 @@ import { PageCommentBody, ContainerKey, OpId, PageBody, PageTitle } from '../../
 import { ApiError } from '../../api-error.js';
 import type { ApiReply, ApiRequest } from '../../types.js';
 import { notFound } from './pages.reads.js';
-import { jsonBody, opIdOf, rawJson, refusedWrite, type KnowledgeCallers } from './pages.request.js';
+import { fitBody, jsonValue } from '../../json-body.js';
+import { opIdOf, refusedWrite, type KnowledgeCallers } from './pages.request.js';
 
 const ParentRef = z.string().min(1).max(600).nullable();
 
@@ -67,8 +68,9 @@ function ifMatchVersion(req: ApiRequest): number | undefined {
 }
 
 export async function createRoute(deps: WriteDeps, req: ApiRequest): Promise<ApiReply> {
-  const opId = opIdOf(req, rawJson(req));
-  const body = jsonBody(req, CreateBody);
+  const raw = jsonValue(req);
+  const opId = opIdOf(req, raw);
+  const body = fitBody(raw, CreateBody);
   const result = await deps.pages.write(deps.caller(req.actor), opId, {
     type: 'create',
     container: body.container,
@@ -80,8 +82,9 @@ export async function createRoute(deps: WriteDeps, req: ApiRequest): Promise<Api
 }
 
 export async function updateRoute(deps: WriteDeps, req: ApiRequest, ref: string): Promise<ApiReply> {
-  const opId = opIdOf(req, rawJson(req));
-  const body = jsonBody(req, UpdateBody);
+  const raw = jsonValue(req);
+  const opId = opIdOf(req, raw);
+  const body = fitBody(raw, UpdateBody);
   const page = deps.pages.resolve(ref);
   if (!page) throw notFound(ref);
   const headerVersion = ifMatchVersion(req);
@@ -101,8 +104,9 @@ export async function updateRoute(deps: WriteDeps, req: ApiRequest, ref: string)
 }
 
 export async function commentRoute(deps: WriteDeps, req: ApiRequest, ref: string): Promise<ApiReply> {
-  const opId = opIdOf(req, rawJson(req));
-  const body = jsonBody(req, CommentRequest);
+  const raw = jsonValue(req);
+  const opId = opIdOf(req, raw);
+  const body = fitBody(raw, CommentRequest);
   const page = deps.pages.resolve(ref);
   if (!page) throw notFound(ref);
   const result = await deps.pages.write(deps.caller(req.actor), opId, {

@@ -16,25 +16,13 @@ import {
   type SeatCommandReply,
   type SeatNeedsReply,
 } from '../../../schema/index.js';
-import { ApiError, bodyProblems, wholeBodyProblem } from '../../api-error.js';
-import type { ApiRequest, RouteDef } from '../../types.js';
+import { ApiError } from '../../api-error.js';
+import { jsonBody } from '../../json-body.js';
+import type { RouteDef } from '../../types.js';
 
 export interface SeatRouteDeps {
   readonly bus: Bus;
   readonly commandTimeoutMs?: number;
-}
-
-function body(req: ApiRequest): unknown {
-  if (req.body.length === 0) return {};
-  try {
-    return JSON.parse(req.body.toString('utf8'));
-  } catch {
-    throw new ApiError('invalid_body', {
-      detail: 'The body is not JSON.',
-      hint: 'Send a JSON object or nothing.',
-      extra: { problems: wholeBodyProblem('expected a JSON object') },
-    });
-  }
 }
 
 /** Sends a seat command; a seat no node runs (or no seats node at all) is 404 `not_found`. */
@@ -78,17 +66,14 @@ export function seatRoutes(deps: SeatRouteDeps): RouteDef[] {
       access: 'guarded',
       maxBodyBytes: 16 * 1024,
       async handler(req) {
-        const parsed = PauseBody.safeParse(body(req));
-        if (!parsed.success)
-          throw new ApiError('invalid_body', {
-            detail: 'Expected {reason?: string, stop_running?: boolean}.',
-            hint: 'Send `reason` as a string and `stop_running` as a boolean.',
-            extra: { problems: bodyProblems(parsed.error.issues) },
-          });
+        const body = jsonBody(req, PauseBody, {
+          detail: 'Expected {reason?: string, stop_running?: boolean}.',
+          hint: 'Send `reason` as a string and `stop_running` as a boolean.',
+        });
         return send(deps, Commands.seats.pause, {
           seat: req.params['id'] ?? '',
           by: req.actor?.id ?? 'anonymous',
-          ...parsed.data,
+          ...body,
         });
       },
     },
@@ -98,17 +83,14 @@ export function seatRoutes(deps: SeatRouteDeps): RouteDef[] {
       access: 'guarded',
       maxBodyBytes: 16 * 1024,
       async handler(req) {
-        const parsed = ResumeBody.safeParse(body(req));
-        if (!parsed.success)
-          throw new ApiError('invalid_body', {
-            detail: 'Expected {reason?: string}.',
-            hint: 'Send `reason` as a string.',
-            extra: { problems: bodyProblems(parsed.error.issues) },
-          });
+        const body = jsonBody(req, ResumeBody, {
+          detail: 'Expected {reason?: string}.',
+          hint: 'Send `reason` as a string.',
+        });
         return send(deps, Commands.seats.resume, {
           seat: req.params['id'] ?? '',
           by: req.actor?.id ?? 'anonymous',
-          ...parsed.data,
+          ...body,
         });
       },
     },
@@ -118,20 +100,17 @@ export function seatRoutes(deps: SeatRouteDeps): RouteDef[] {
       access: 'guarded',
       maxBodyBytes: 16 * 1024,
       async handler(req) {
-        const parsed = NeedsClearBody.safeParse(body(req));
-        if (!parsed.success)
-          throw new ApiError('invalid_body', {
-            detail: 'Expected {ids?: string[]}.',
-            hint: 'Send `ids` as the question ids to clear (at most 64), or nothing to clear every open one.',
-            extra: { problems: bodyProblems(parsed.error.issues) },
-          });
+        const body = jsonBody(req, NeedsClearBody, {
+          detail: 'Expected {ids?: string[]}.',
+          hint: 'Send `ids` as the question ids to clear (at most 64), or nothing to clear every open one.',
+        });
         const reply = await ask(
           deps,
           Commands.seats.clearNeeds,
           {
             seat: req.params['id'] ?? '',
             by: req.actor?.id ?? 'anonymous',
-            ...(parsed.data.ids ? { ids: parsed.data.ids } : {}),
+            ...(body.ids ? { ids: body.ids } : {}),
           },
           'has questions to clear',
         );

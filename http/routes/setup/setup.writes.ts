@@ -17,7 +17,8 @@ import {
   type PassMode,
   type Requirement,
 } from '../../../schema/index.js';
-import { ApiError, bodyProblems, wholeBodyProblem } from '../../api-error.js';
+import { ApiError } from '../../api-error.js';
+import { jsonBody } from '../../json-body.js';
 import { assertCompanyWriter } from '../../guard.js';
 import type { ApiReply, ApiRequest } from '../../types.js';
 import { readContext, type SetupContext } from './setup.context.js';
@@ -36,25 +37,7 @@ export function mint(spec: KindSpec, r: Requirement): string {
 const actorOf = (req: ApiRequest): string => req.actor?.id ?? 'anonymous';
 
 function readInputs(req: ApiRequest): SetupInputs {
-  let body: unknown;
-  try {
-    body = JSON.parse(req.body.toString('utf8'));
-  } catch {
-    throw new ApiError('invalid_body', {
-      detail: 'The body is not valid JSON.',
-      extra: { problems: wholeBodyProblem('expected a JSON object') },
-    });
-  }
-  const parsed = SetupInputs.safeParse(body);
-  if (!parsed.success) {
-    throw new ApiError('invalid_body', {
-      detail: 'The body is not {if_match, values, generate}.',
-      extra: {
-        problems: bodyProblems(parsed.error.issues),
-      },
-    });
-  }
-  return parsed.data;
+  return jsonBody(req, SetupInputs, { detail: 'The body is not {if_match, values, generate}.' });
 }
 
 function plan(spec: KindSpec, inputs: SetupInputs, ctx: SetupContext): ReturnType<typeof planInputs> {

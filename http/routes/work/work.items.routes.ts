@@ -16,12 +16,12 @@ import {
 } from '../../../schema/index.js';
 import { itemDetail, listItems } from '../../../projections/index.js';
 import { ApiError } from '../../api-error.js';
+import { jsonBody } from '../../json-body.js';
 import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
 import type { WorkRouteDeps } from './work.deps.js';
 import {
   actorOf,
   badParams,
-  bodyOf,
   itemParam,
   limitParam,
   listParam,
@@ -146,7 +146,7 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
       method: 'POST',
       pattern: '/work',
       handler: async (req) => {
-        const { project, status, op_id, ...fields } = bodyOf(req, CreateItemBody);
+        const { project, status, op_id, ...fields } = jsonBody(req, CreateItemBody);
         return send(
           deps,
           req,
@@ -160,7 +160,7 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
       method: 'PATCH',
       pattern: '/work/:id',
       handler: async (req) => {
-        const { op_id, ...changes } = bodyOf(req, UpdateItemBody);
+        const { op_id, ...changes } = jsonBody(req, UpdateItemBody);
         return send(deps, req, op_id, { kind: 'update', item: req.params['id']!, changes });
       },
     },
@@ -168,7 +168,7 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
       method: 'POST',
       pattern: '/work/:id/move',
       handler: async (req) => {
-        const { op_id, to } = bodyOf(req, MoveItemBody);
+        const { op_id, to } = jsonBody(req, MoveItemBody);
         return send(deps, req, op_id, { kind: 'move', item: req.params['id']!, to });
       },
     },
@@ -176,7 +176,7 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
       method: 'POST',
       pattern: '/work/:id/comments',
       handler: async (req) => {
-        const { op_id, body } = bodyOf(req, CommentBody);
+        const { op_id, body } = jsonBody(req, CommentBody);
         return send(deps, req, op_id, { kind: 'comment', item: req.params['id']!, body }, 201);
       },
     },
@@ -195,8 +195,8 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
         );
         const given =
           req.body.length > 0
-            ? bodyOf(req, PurgeBody)
-            : bodyOf({ ...req, body: Buffer.from(JSON.stringify(fromQuery)) }, PurgeBody);
+            ? jsonBody(req, PurgeBody)
+            : jsonBody({ ...req, body: Buffer.from(JSON.stringify(fromQuery)) }, PurgeBody);
         const opId = opIdOf(req, given.op_id, randomUUID);
         const { op_id: _ignored, ...purge } = given;
         return send(deps, req, opId, { kind: 'purge', item: req.params['id']!, ...purge });

@@ -2,7 +2,6 @@
  * Parameters and bodies of the `/work` routes: limits clamped or refused as the spec says, positions
  * parsed, JSON bodies validated, and who the caller is (the person a token is bound to, else the token).
  */
-import type { z } from 'zod';
 import {
   errorCatalogue,
   isOpId,
@@ -98,33 +97,6 @@ export const textParam = (req: ApiRequest, name: string): string | null => {
   const raw = req.query.get(name);
   return raw === null || raw === '' ? null : raw;
 };
-
-/** The JSON body validated by `schema`; refused 400 `invalid_body` (not JSON) or `validation_error`. */
-export function bodyOf<T>(req: ApiRequest, schema: z.ZodType<T>): T {
-  let raw: unknown = {};
-  if (req.body.length > 0) {
-    try {
-      raw = JSON.parse(req.body.toString('utf8'));
-    } catch {
-      throw new ApiError('invalid_body', {
-        detail: 'The body is not JSON.',
-        extra: { problems: [{ path: '', message: 'expected a JSON object' }] },
-      });
-    }
-  }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success)
-    throw new ApiError('validation_error', {
-      detail: 'The body does not fit the route.',
-      extra: {
-        problems: parsed.error.issues.map((i) => ({
-          path: i.path.map(String).join('.'),
-          message: i.message,
-        })),
-      },
-    });
-  return parsed.data;
-}
 
 /** The change's retry handle: the body's `op_id`, else `?op_id=`, else a fresh one (no retry possible). */
 export function opIdOf(req: ApiRequest, fromBody: string | undefined, fresh: () => string): string {
