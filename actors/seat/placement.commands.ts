@@ -18,7 +18,7 @@ import {
 } from '../../schema/index.js';
 import { leaseLive, readLease } from '../lease/index.js';
 import { placementKeys } from './placement.view.js';
-import type { SeatHost } from './seat.host.js';
+import type { SeatHost } from './seat.host.types.js';
 import type { Paused } from './seat.machine.js';
 
 export interface SeatCommandsOptions {

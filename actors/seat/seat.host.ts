@@ -17,15 +17,12 @@
  * turn (turn.cut.ts): nothing is recorded as failed, the wake stays for the next holder. A drain first
  * lets the running turn finish within its grace.
  */
-import type { Logger } from 'pino';
 import { createActor, type Actor } from 'xstate';
-import { RedeliverError, type Bus, type Kv, type Subscription } from '../../bus/index.js';
-import { leaseHeaders, LeaseFencedError, noFence, type Fence } from '../lease/index.js';
-import { seatMachine, type Paused, type PhaseRequest, type SeatEvent } from './seat.machine.js';
+import { RedeliverError, type Subscription } from '../../bus/index.js';
+import { leaseHeaders, LeaseFencedError, noFence } from '../lease/index.js';
+import { seatMachine, type PhaseRequest } from './seat.machine.js';
 import type { TurnCompletedPayload } from './seat.types.js';
-import type { TurnLimits } from './seat.limits.js';
-import type { CompanyProfile, SeatProfile } from './seat.profile.js';
-import type { TurnDeps } from './turn.deps.js';
+import type { SeatProfile } from './seat.profile.js';
 import { PhaseDeferred, PhaseFailure, runPhase } from './turn.phase.js';
 import { draftOf, episodeOf, noteOutcome, type EpisodeDraft } from './turn.episode.js';
 import { readPaused, seatKeys } from './seat.records.js';
@@ -34,93 +31,11 @@ import type { OpenedTurn } from './turn.resume.js';
 import { fencedDeps, seatEvents } from './seat.events.js';
 import { consumeInbox, type InboxHost } from './seat.inbox.js';
 import { openSeatLog } from './seat.log.js';
-import {
-  answeredBy,
-  needsEventOf,
-  turnNeeds,
-  type NeedsClosedCause,
-  type SeatLogEntry,
-  type SeatNeed,
-} from './seat.needs.js';
-
-/** The event each way of closing needs publishes (ops/event-types.md). */
-const closedEventType: Record<NeedsClosedCause, string> = {
-  answered: 'human_answered',
-  withdrawn: 'question_withdrawn',
-  cleared: 'needs_cleared',
-};
-
-/** What closes open needs: which ids (those not open are ignored), why, by whom, once per `key`. */
-export interface CloseNeeds {
-  readonly cause: NeedsClosedCause;
-  readonly ids: readonly string[];
-  readonly by: string;
-  readonly key: string;
-  readonly turn_id: string | null;
-  readonly wake_id?: string | null;
-}
+import { turnNeeds } from './seat.needs.js';
+import { needsWriter } from './seat.needs-host.js';
+import type { SeatHost, SeatHostOptions } from './seat.host.types.js';
 
 const encoder = new TextEncoder();
-
-export interface SeatHostOptions {
-  readonly bus: Bus;
-  readonly coord: Kv;
-  /** `svc_turns_done`: the record of each completed turn, read before running a wake. */
-  readonly turnsDone: Kv;
-  readonly nodeId: string;
-  readonly logger: Logger;
-  readonly deps: Omit<TurnDeps, 'events'>;
-  /** The company as last applied (charter, caps); read at the start of each turn. */
-  readonly company: () => CompanyProfile;
-  readonly limits: TurnLimits;
-  readonly profile: SeatProfile;
-  /** How long a paused seat leaves a wake before it is offered again. */
-  readonly pausedRetryMs?: number;
-  /** Whether the seat learns: its completed turns record `episode_recorded`. Default: never. */
-  readonly learning?: (handle: string) => boolean;
-  /** How soon a wake held by a holder that died goes to the next one; default 30 s (the lease ttl). */
-  readonly inboxAckWaitMs?: number;
-  /** The seat lease's fence, checked before every effect; default none (one process owns the seat). */
-  readonly fence?: Fence;
-  /** The lease epoch the seat acts under, carried by every record it writes (`svc-lease-epoch`). */
-  readonly leaseEpoch?: number;
-}
-
-export interface SeatHost {
-  readonly handle: string;
-  /** Machine state, for tests and logs: `idle`, `working.plan`, `stopped.paused`, ... */
-  state(): string;
-  /** A changed definition: the next turn runs on it. */
-  update(profile: SeatProfile): void;
-  send(event: SeatEvent): void;
-  /**
-   * Records a question the seat now waits on (`ask_human`): appended to the seat's log, then the
-   * machine's; the seat's next completion carries it.
-   */
-  recordNeed(need: SeatNeed): Promise<void>;
-  /**
-   * Closes open needs (answered, withdrawn, cleared): appended to the seat's log, then the machine's, then
-   * published as an event naming what still waits. Resolves with the ids it closed (none: nothing written).
-   */
-  closeNeeds(close: CloseNeeds): Promise<string[]>;
-  /** The pause in force, as the machine holds it (null when the seat is not paused). */
-  paused(): Paused | null;
-  /** The questions the seat waits on, as its machine holds them. */
-  needs(): readonly SeatNeed[];
-  /** Starts consuming the inbox (once the apply that spawned the seat has finished). */
-  open(): Promise<void>;
-  /**
-   * Stops consuming; a running turn is cut (for a shutdown) and its wake left for redelivery, to
-   * resume from its journal. `fenced`: the lease is lost, so not even a negative acknowledgement goes
-   * out (the wake is the new holder's now).
-   */
-  stop(opts?: { fenced?: boolean }): Promise<void>;
-  /**
-   * Takes no new wake, lets the running turn finish for up to `graceMs`, then stops (cutting the turn
-   * if it still runs). Resolves once stopped.
-   */
-  drain(graceMs: number): Promise<void>;
-}
 
 interface Pending {
   readonly turn_id: string;
@@ -330,40 +245,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
     },
   );
   actor.start();
-
-  /** Event-sourced: the record is stored first, then the machine hears of it. */
-  async function append(entry: SeatLogEntry): Promise<void> {
-    await seatLog.append(entry);
-    actor.send(needsEventOf(entry));
-  }
-
-  async function closeNeeds(close: CloseNeeds): Promise<string[]> {
-    const wanted = new Set(close.ids);
-    const ids = seatLog
-      .needs()
-      .filter((n) => wanted.has(n.id))
-      .map((n) => n.id);
-    if (ids.length === 0) return [];
-    await append({
-      kind: 'needs_closed',
-      cause: close.cause,
-      ids,
-      by: close.by,
-      key: close.key,
-      turn_id: close.turn_id,
-    });
-    const type = closedEventType[close.cause];
-    const payload = {
-      need_ids: ids,
-      by: close.by,
-      turn_id: close.turn_id,
-      ...(close.wake_id ? { wake_id: close.wake_id } : {}),
-      remaining: turnNeeds(seatLog.needs()),
-    };
-    // The log holds the truth; a record lost here is restated by the seat's next completion.
-    await publishEvent({ ...event(type, payload), id: `${type}-${handle}-${close.key}` });
-    return ids;
-  }
+  const needs = needsWriter({ handle, seatLog, events: { event, publishEvent }, tell: (e) => actor.send(e) });
 
   /**
    * Stops the seat. A running turn is cut, not failed: a shutdown's cut is journaled (so the next holder
@@ -448,15 +330,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
     actor,
     profile: () => profile,
     // A wake from a human the seat asked: the turn it starts takes the answer.
-    answered: (from, wakeId, turnId) =>
-      closeNeeds({
-        cause: 'answered',
-        ids: answeredBy(seatLog.needs(), from),
-        by: from,
-        key: `answered:${wakeId}`,
-        turn_id: turnId,
-        wake_id: wakeId,
-      }).then(() => undefined),
+    answered: needs.answered,
     accepting: () => !stopping && !draining,
     begin: (turnId, opened) => {
       journals.set(turnId, opened);
@@ -476,8 +350,8 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
       profile = next;
     },
     send: (e) => actor.send(e),
-    recordNeed: (need) => append({ kind: 'need_recorded', need }),
-    closeNeeds,
+    recordNeed: needs.record,
+    closeNeeds: needs.close,
     paused: () => actor.getSnapshot().context.paused,
     needs: () => actor.getSnapshot().context.needs,
     open,

@@ -1,0 +1,88 @@
+/**
+ * The seat's needs as the host writes them: each change is appended to the seat's log, then told to the
+ * machine (event-sourced), and a closing is published as the event its cause names.
+ */
+import type { SeatEvents } from './seat.events.js';
+import type { CloseNeeds } from './seat.host.types.js';
+import type { SeatLog } from './seat.log.js';
+import {
+  answeredBy,
+  needsEventOf,
+  turnNeeds,
+  type NeedsClosedCause,
+  type NeedsEvent,
+  type SeatNeed,
+} from './seat.needs.js';
+
+/** The event each way of closing needs publishes (ops/event-types.md). */
+const closedEventType: Record<NeedsClosedCause, string> = {
+  answered: 'human_answered',
+  withdrawn: 'question_withdrawn',
+  cleared: 'needs_cleared',
+};
+
+export interface NeedsWriter {
+  readonly record: (need: SeatNeed) => Promise<void>;
+  /** Closes the listed ids that are open; resolves with those it closed (none: nothing written). */
+  readonly close: (close: CloseNeeds) => Promise<string[]>;
+  /** A wake from `from`, whom the seat asked: the questions put to them are answered by that wake. */
+  readonly answered: (from: string, wakeId: string, turnId: string) => Promise<void>;
+}
+
+export function needsWriter(opts: {
+  readonly handle: string;
+  readonly seatLog: SeatLog;
+  readonly events: Pick<SeatEvents, 'event' | 'publishEvent'>;
+  /** The machine: told of a record once it is stored. */
+  readonly tell: (event: NeedsEvent) => void;
+}): NeedsWriter {
+  const { handle, seatLog, events } = opts;
+
+  async function close(close: CloseNeeds): Promise<string[]> {
+    const wanted = new Set(close.ids);
+    const ids = seatLog
+      .needs()
+      .filter((n) => wanted.has(n.id))
+      .map((n) => n.id);
+    if (ids.length === 0) return [];
+    const entry = {
+      kind: 'needs_closed',
+      cause: close.cause,
+      ids,
+      by: close.by,
+      key: close.key,
+      turn_id: close.turn_id,
+    } as const;
+    await seatLog.append(entry);
+    opts.tell(needsEventOf(entry));
+    const type = closedEventType[close.cause];
+    const payload = {
+      need_ids: ids,
+      by: close.by,
+      turn_id: close.turn_id,
+      ...(close.wake_id ? { wake_id: close.wake_id } : {}),
+      remaining: turnNeeds(seatLog.needs()),
+    };
+    // The log holds the truth; a record lost here is restated by the seat's next completion.
+    await events.publishEvent({ ...events.event(type, payload), id: `${type}-${handle}-${close.key}` });
+    return ids;
+  }
+
+  return {
+    record: async (need) => {
+      const entry = { kind: 'need_recorded', need } as const;
+      await seatLog.append(entry);
+      opts.tell(needsEventOf(entry));
+    },
+    close,
+    answered: (from, wakeId, turnId) =>
+      close({
+        cause: 'answered',
+        ids: answeredBy(seatLog.needs(), from),
+        by: from,
+        key: `answered:${wakeId}`,
+        turn_id: turnId,
+        wake_id: wakeId,
+      }).then(() => undefined),
+  };
+}
