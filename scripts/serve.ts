@@ -14,15 +14,14 @@ import {
   builtinAsServiceTool,
   createLagWatch,
   createMemoryStore,
-  readNodeHistory,
   startAlarms,
-  startNodeHost,
   watchPlacement,
   workTools,
   type NodeHost,
   type WorkAccess,
 } from '../actors/index.js';
 import { ensureCatalogue, openBus, type Bus } from '../bus/index.js';
+import { authSettingsOf, bootNode } from './node-wiring.js';
 import {
   dashboardRoutes,
   fleetMerges,
@@ -31,7 +30,6 @@ import {
   nativeBackendRoutes,
   queryRoutes,
   startGateway,
-  type AuthSettings,
   type Gateway,
 } from '../http/index.js';
 import { NodeRole, type TierA } from '../schema/index.js';
@@ -94,42 +92,13 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
   try {
     const catalogue = await ensureCatalogue(bus);
 
-    // 2. node actor
-    const startedAt = new Date().toISOString();
-    const node = startNodeHost(
-      {
-        node: config.node.id,
-        version: opts.version,
-        startedAt,
-        queue: queue.type,
-        roles: config.node.roles,
-        ingress,
-        eventHistorySeconds: catalogue.eventHistorySeconds,
-        spendHistorySeconds: catalogue.spendHistorySeconds,
-      },
-      logger.child({ component: 'node' }),
-    );
-    // The node's own apply announcements: what it ran and what failed before a restart.
-    const history = await readNodeHistory(bus, config.node.id);
-    logger.info(
-      {
-        applied_epoch: history.applied?.epoch ?? 0,
-        failed_epoch: history.failed?.epoch ?? null,
-        posture: history.failed?.posture ?? null,
-      },
-      'node history replayed',
-    );
-    node.send({ type: 'node.booted', history });
+    // 2. node actor, from its own apply history
+    const { node, startedAt } = await bootNode({ bus, config, catalogue, version: opts.version, logger });
 
     // 3. subsystems, then configuration: apply what is active before binding
     const secrets = await startSecrets({ bus, bucket: catalogue.secrets, config, logger });
     const providers = startProviders({ bus, nodeId: config.node.id, logger, resolve: secrets.resolve });
-    const auth: AuthSettings = {
-      disabled: config.api.auth?.disabled ?? false,
-      allowAnonymousRead: config.api.auth?.allow_anonymous_read ?? true,
-      tokens: config.api.auth?.tokens ?? [],
-      ...(config.api.auth?.company_writers ? { companyWriters: config.api.auth.company_writers } : {}),
-    };
+    const auth = authSettingsOf(config);
     // The native knowledge base (ops/knowledge-base.md): before the tools, so seats get its tools; its
     // containers come from the active document, read once the configuration runs.
     let chart: ActiveChart = () => null;
