@@ -160,7 +160,7 @@ t.test('a node killed -9 stays listed until its presence expires; its removal wa
   const store = mkdtempSync(join(tmpdir(), 'svc-fleet-store-'));
   t.teardown(() => rmSync(store, { recursive: true, force: true }));
   // A long presence on the node that dies, so it is still live when the next node has started.
-  const gone = await serveOn(t, store, 'gone', 15);
+  const gone = await serveOn(t, store, 'gone', 30);
   gone.run.kill('SIGKILL');
   await gone.run.exited;
   const here = await serveOn(t, store, 'here', 3);

@@ -35,7 +35,7 @@ export function captureLogs(): Captured {
       },
     },
   );
-  const waitForNth = (match: (line: LogLine) => boolean, count: number, timeoutMs = 20_000) =>
+  const waitForNth = (match: (line: LogLine) => boolean, count: number, timeoutMs = 60_000) =>
     new Promise<LogLine>((resolve, reject) => {
       const check = (): boolean => {
         const found = lines.filter(match);
