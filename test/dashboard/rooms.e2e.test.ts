@@ -45,9 +45,12 @@ async function visit(w: WatchedPage, base: string, room: string, label: string):
   await w.page.locator('main [aria-busy="true"]').first().waitFor({ state: 'detached' });
 }
 
+// One browser and one node for the file: neither test writes.
+const shared =
+  needsChromium.skip === false ? { browser: await startBrowser(t), node: await startCompanyNode(t) } : null;
+
 t.test('every room loads clean, read-only without a token and whole with one', needsChromium, async (t) => {
-  const browser = await startBrowser(t);
-  const node = await startCompanyNode(t);
+  const { browser, node } = shared!;
   const shots = screenshotDir(t);
 
   // 1. Anonymous: reads are open, guarded rooms say they need a token.
@@ -107,8 +110,7 @@ t.test(
   'the org chart shows the example company: units, leads, seats and humans',
   needsChromium,
   async (t) => {
-    const browser = await startBrowser(t);
-    const node = await startCompanyNode(t);
+    const { browser, node } = shared!;
     const w = await openPage(browser);
     await visit(w, node.url, 'org', 'Org chart');
     const chart = w.page.locator('section[aria-label="Org chart"]');
