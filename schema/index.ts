@@ -294,3 +294,4 @@ export {
   PageWriteReply,
   type PageChangeInput,
 } from './pages/index.js';
+export { noopTracer, type SpanStart, type Tracer, type TraceSpan } from './tracing.js';

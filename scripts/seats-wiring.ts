@@ -13,6 +13,7 @@ import {
   type SubsystemApplier,
 } from '../actors/index.js';
 import type { Bus, Kv } from '../bus/index.js';
+import type { Tracer } from '../schema/index.js';
 import { seatRoutes, type RouteDef } from '../http/index.js';
 import type { ToolServers } from './toolservers-wiring.js';
 
@@ -40,6 +41,8 @@ export function startSeats(opts: {
   readonly runsSeats: boolean;
   /** Seat lease timing (tests shorten it); default a 30 s ttl renewed every 10 s. */
   readonly lease?: { readonly ttlMs?: number; readonly renewEveryMs?: number };
+  /** The node's tracer: turn, phase, model call and tool call spans. */
+  readonly tracer?: Tracer;
 }): Seats {
   const runtime = opts.runsSeats
     ? startSeatsRuntime({
@@ -57,6 +60,7 @@ export function startSeats(opts: {
           await opts.tools.manager.refresh();
         },
         ...(opts.lease ? { lease: opts.lease } : {}),
+        ...(opts.tracer ? { tracer: opts.tracer } : {}),
       })
     : null;
   return {

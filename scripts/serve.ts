@@ -40,6 +40,7 @@ import { startProviders } from './providers-wiring.js';
 import { startToolServers, type ToolServers } from './toolservers-wiring.js';
 import { startSchedules } from './schedules-wiring.js';
 import { startSeats } from './seats-wiring.js';
+import { requestSpans, startTracing } from './tracing.js';
 import { startSetup } from './setup-wiring.js';
 import { startWebhooks } from './webhooks-wiring.js';
 import { followIntegrations } from './integrations-view.js';
@@ -78,6 +79,13 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
 
   // 1. bus, timed for `GET /metrics`: every subsystem gets the instrumented one
   const metrics = createNodeMetrics({ nodeId: config.node.id });
+  // The node's own spans (ops/tracing.md): the no-op tracer unless an OTLP endpoint is set.
+  const tracing = startTracing({
+    env: process.env,
+    logger: logger.child({ component: 'tracing' }),
+    version: opts.version,
+    nodeId: config.node.id,
+  });
   const rawBus = await openBus({
     type: queue.type,
     url: queue.url,
@@ -168,6 +176,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       tools: toolServers,
       runsSeats: config.node.roles.includes(NodeRole.Seats),
       lease: { ttlMs: config.node.seat_lease_seconds * 1000 },
+      tracer: tracing.tracer,
     });
     holdsSeat = (handle) => seats.runtime?.holds(handle) ?? false;
     const configuration = await startConfiguration({
@@ -357,7 +366,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
           configured: () => node.configured(),
         },
         logger: logger.child({ component: 'http' }),
-        observer: metrics.requests,
+        observer: requestSpans(tracing.tracer, metrics.requests),
       });
     }
     logger.info(
@@ -407,6 +416,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         await toolServers.stop();
         await secrets.stop();
         await bus.close();
+        await tracing.shutdown();
         node.send({ type: 'node.stopped' });
         logger.info('drain finished');
       })());
@@ -415,6 +425,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     await gateway?.close();
     await tools?.stop();
     await bus.close();
+    await tracing.shutdown();
     throw error;
   }
 }

@@ -37,6 +37,8 @@ export interface LaunchRun {
   readonly agent_id: string;
   readonly turn_id: string;
   readonly trace_id: string;
+  /** The launching tool call's span, when the node exports spans: the run's spans nest under it. */
+  readonly parent_span_id?: string | null;
   readonly task: string;
   readonly work_item: string | null;
   readonly coding_agent: string;
@@ -203,7 +205,8 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
         const known = records.get(req.sandbox_id);
         if (known) return known;
         const token = randomBytes(32).toString('base64url');
-        const spanId = randomBytes(8).toString('hex');
+        const parent = req.parent_span_id ?? '';
+        const spanId = /^[0-9a-f]{16}$/.test(parent) ? parent : randomBytes(8).toString('hex');
         const at = now().toISOString();
         launching.add(req.sandbox_id);
         try {

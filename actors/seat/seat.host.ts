@@ -34,6 +34,7 @@ import { openSeatLog } from './seat.log.js';
 import { turnNeeds } from './seat.needs.js';
 import { needsWriter } from './seat.needs-host.js';
 import type { SeatHost, SeatHostOptions } from './seat.host.types.js';
+import { turnSpans } from './turn.spans.js';
 
 const encoder = new TextEncoder();
 
@@ -58,6 +59,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
   const log = opts.logger.child({ seat: handle });
   const fence = opts.fence ?? noFence;
   const deps = fencedDeps(opts.deps, fence);
+  const spans = turnSpans(opts.deps.tracer, handle);
   const headers = leaseHeaders(opts.leaseEpoch);
   const { event, publishEvent, eventsFor } = seatEvents({
     bus: opts.bus,
@@ -99,6 +101,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
           caps: { org: company.token_budget, seat: started.profile.token_budget },
           signal: abort.signal,
           ...(journal ? { journal } : {}),
+          parent: spans.of(turn),
         },
         started.picked,
       );
@@ -182,6 +185,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
           run(
             (async () => {
               turns.delete(params.payload.turn_id);
+              spans.completed(params.payload);
               const draft = drafts.get(params.payload.turn_id);
               drafts.delete(params.payload.turn_id);
               journals.delete(params.payload.turn_id);
@@ -265,7 +269,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
   async function cutRunning(reason: CutReason): Promise<void> {
     abort.abort(new TurnCut(reason));
     abort = new AbortController();
-    const running = letGo();
+    const running = letGo(`cut: ${reason}`);
     if (!running) return;
     if (reason !== CutReason.LeaseLost) {
       await running.journal?.writer
@@ -288,10 +292,11 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
   }
 
   /** The running turn is no longer this run's: forgotten here, its journal handed back for a last record. */
-  function letGo(): (Pending & { journal: OpenedTurn | undefined }) | null {
+  function letGo(why: string): (Pending & { journal: OpenedTurn | undefined }) | null {
     const running = pending;
     pending = null;
     if (!running) return null;
+    spans.leftOff(running.turn_id, why);
     const journal = journals.get(running.turn_id);
     turns.delete(running.turn_id);
     drafts.delete(running.turn_id);
@@ -304,7 +309,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
    * then, and the turn resumes from its journal (nothing was recorded as failed).
    */
   async function deferRunning(turnId: string, retryAt: string): Promise<void> {
-    const running = pending?.turn_id === turnId ? letGo() : null;
+    const running = pending?.turn_id === turnId ? letGo('deferred: llm_unavailable') : null;
     if (!running) return;
     const delayMs = Math.max(0, Date.parse(retryAt) - deps.now().getTime());
     await running.journal?.writer

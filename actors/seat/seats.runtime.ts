@@ -10,7 +10,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import { Subjects, type Bus, type Kv, type Subscription } from '../../bus/index.js';
-import type { Company } from '../../schema/index.js';
+import type { Company, Tracer } from '../../schema/index.js';
 import type { SubsystemApplier } from '../config/index.js';
 import type { NeedsRelay } from '../memory/index.js';
 import { createBudget, type Budget } from './budget.js';
@@ -50,6 +50,8 @@ export interface SeatsRuntimeOptions {
   readonly needs?: NeedsRelay;
   /** Whether a seat learns (records episodes); default never. */
   readonly learning?: (handle: string) => boolean;
+  /** Turn, phase, model call and tool call spans; default none. */
+  readonly tracer?: Tracer;
 }
 
 export interface SeatsRuntime {
@@ -115,6 +117,7 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
     budget,
     spend,
     now,
+    ...(opts.tracer ? { tracer: opts.tracer } : {}),
   };
   let chain = Promise.resolve();
   const serial = <T>(work: () => Promise<T>): Promise<T> => {

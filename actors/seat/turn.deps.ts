@@ -2,7 +2,7 @@
  * What a turn needs from the node, as narrow interfaces: the provider registry, the tool router, the
  * budget counter, and the bus publications (stored events, stream-only progress, spend records).
  */
-import type { RoutedToolResult, SpendRecord, ToolEntry } from '../../schema/index.js';
+import type { RoutedToolResult, SpendRecord, ToolEntry, Tracer } from '../../schema/index.js';
 import type { ToolContext } from '../toolservers/index.js';
 import type { CallerInfo, LlmRequest, LlmStream } from './providers/index.js';
 import type { Budget } from './budget.js';
@@ -34,4 +34,6 @@ export interface TurnDeps {
   /** Publishes a spend record under its id; `duplicate` when that id was stored already. */
   spend(record: SpendRecord): Promise<{ readonly duplicate: boolean }>;
   now(): Date;
+  /** Phase, model call and tool call spans (ops/tracing.md); default none. */
+  readonly tracer?: Tracer;
 }

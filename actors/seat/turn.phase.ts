@@ -13,7 +13,7 @@
  * (shutdown, lost lease, a stop_running pause) records nothing as failed: the next holder resumes the phase;
  * so does a provider chain unavailable until a known `retry_at` (PhaseDeferred): the turn waits for it.
  */
-import type { Payloads, ToolEntry } from '../../schema/index.js';
+import { noopTracer, type Payloads, type ToolEntry, type TraceSpan } from '../../schema/index.js';
 import { LlmUnavailableError, type LlmMessage } from './providers/index.js';
 import type { FailReason, PhaseName, PhaseOutcome, Turn } from './seat.machine.js';
 import { extendRounds, phaseRounds } from './seat.limits.js';
@@ -67,6 +67,8 @@ export interface PhaseInput {
   readonly signal: AbortSignal;
   /** The turn's journal for this phase (default: none kept). */
   readonly journal?: PhaseJournal;
+  /** The turn's span: the phase's span is its child. */
+  readonly parent?: TraceSpan;
 }
 
 export interface PhaseResult {
@@ -88,10 +90,39 @@ function toolsOf(all: ToolEntry[], phase: PhaseName, picked: readonly string[]):
   return all;
 }
 
+/** Runs the phase inside its span (ops/tracing.md): the span ends with the phase, failed when it fails. */
 export async function runPhase(
   deps: TurnDeps,
   input: PhaseInput,
   picked: readonly string[],
+): Promise<PhaseResult> {
+  const span = (deps.tracer ?? noopTracer).startSpan(`phase ${input.phase}`, {
+    parent: input.parent ?? null,
+    attributes: {
+      'svc.seat': input.seat.handle,
+      'svc.turn_id': input.turn.turn_id,
+      'svc.phase': input.phase,
+      'svc.iteration': input.turn.iteration,
+    },
+  });
+  try {
+    const result = await phaseIn(deps, input, picked, span);
+    span.setAttributes({ 'svc.tokens': result.tokens });
+    return result;
+  } catch (error) {
+    if (error instanceof PhaseDeferred) span.setAttributes({ 'svc.deferred_until': error.retryAt });
+    else span.fail(error instanceof Error ? error.message : String(error));
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+async function phaseIn(
+  deps: TurnDeps,
+  input: PhaseInput,
+  picked: readonly string[],
+  span: TraceSpan,
 ): Promise<PhaseResult> {
   const { turn, phase, seat } = input;
   const journal = input.journal ?? noJournal;
@@ -134,6 +165,7 @@ export async function runPhase(
     signal: input.signal,
     journal,
     live,
+    span,
   };
   // Ids derived from the phase: a resumed phase's records replace, never add to, the first run's.
   const eventId = (what: string): string => `${what}-${turn.turn_id}-${phase}.${turn.iteration}`;

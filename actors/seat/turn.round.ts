@@ -5,7 +5,7 @@
  * not repeated blindly: a retriable tool runs again, any other is answered "outcome unknown".
  */
 import { randomUUID } from 'node:crypto';
-import type { SpendRecord, ToolEntry } from '../../schema/index.js';
+import { noopTracer, type SpendRecord, type ToolEntry, type TraceSpan } from '../../schema/index.js';
 import { LlmAbortedError, LlmUnavailableError, type LlmMessage, type LlmResult } from './providers/index.js';
 import type { FailReason, PhaseName, Turn } from './seat.machine.js';
 import type { SeatProfile } from './seat.profile.js';
@@ -35,6 +35,8 @@ export interface RoundScope {
   readonly journal: PhaseJournal;
   /** The phase's live view (`agent_turn_progress`): the call running now, the text being written. */
   readonly live: PhaseLive;
+  /** The phase's span: model and tool call spans are its children. */
+  readonly span: TraceSpan;
 }
 
 /** The model's answer, or why the phase fails instead. */
@@ -57,7 +59,7 @@ export async function askModel(
     readonly tools: readonly ToolEntry[];
   },
 ): Promise<Asked> {
-  const { deps, turn, phase, seat, signal } = scope;
+  const { deps, turn, seat, signal } = scope;
   // 1. abort and budget, before every model call
   if (signal.aborted) return failure('aborted', stopped(signal));
   const refusal = await deps.budget.check(seat.handle, scope.caps);
@@ -68,7 +70,35 @@ export async function askModel(
   // 2. the model call
   const roundStart = deps.now();
   const first = request.chain[0];
-  scope.live.modelCall(round, (first && deps.llm.snapshot?.()[first]?.model) ?? '', first ?? null);
+  const expected = (first && deps.llm.snapshot?.()[first]?.model) ?? '';
+  scope.live.modelCall(round, expected, first ?? null);
+  // GenAI semantic conventions: the chain's first entry is the request; the answer names who served it.
+  const span = (deps.tracer ?? noopTracer).startSpan(expected ? `chat ${expected}` : 'chat', {
+    kind: 'client',
+    parent: scope.span,
+    attributes: {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.model': expected,
+      'svc.round': round,
+      ...(first ? { 'svc.llm_entry': first } : {}),
+    },
+  });
+  try {
+    const asked = await modelCall(scope, { round, start: roundStart }, request, span);
+    if ('failure' in asked) span.fail(asked.failure.message);
+    return asked;
+  } finally {
+    span.end();
+  }
+}
+
+async function modelCall(
+  scope: RoundScope,
+  { round, start: roundStart }: { readonly round: number; readonly start: Date },
+  request: Parameters<typeof askModel>[2],
+  span: TraceSpan,
+): Promise<Asked> {
+  const { deps, turn, phase, seat, signal } = scope;
   let answer: LlmResult;
   try {
     const stream = deps.llm.call(
@@ -111,6 +141,12 @@ export async function askModel(
     return failure('error', error instanceof Error ? error.message : String(error), error);
   }
   const u = answer.usage;
+  span.setAttributes({
+    'gen_ai.provider.name': answer.provider,
+    'gen_ai.response.model': answer.model,
+    'gen_ai.usage.input_tokens': u.input_tokens,
+    'gen_ai.usage.output_tokens': u.output_tokens,
+  });
   const result: RoundAnswer = {
     text: answer.text,
     tool_calls: answer.tool_calls.map((c) => ({ ...c })),
@@ -193,7 +229,22 @@ export async function phaseTool(
       signal,
     };
     scope.live.toolCall(call.name, originOf(entry));
-    run = await runToolCall(deps, ctx, call, entry);
+    const span = (deps.tracer ?? noopTracer).startSpan(`execute_tool ${call.name}`, {
+      parent: scope.span,
+      attributes: {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': call.name,
+        'gen_ai.tool.call.id': call.id,
+        'svc.tool.origin': originOf(entry),
+      },
+    });
+    try {
+      const parent = span.traceId === ctx.trace_id ? span.spanId : null;
+      run = await runToolCall(deps, { ...ctx, parent_span_id: parent }, call, entry);
+      if (run.isError) span.fail(run.execution.error ?? 'the tool answered an error');
+    } finally {
+      span.end();
+    }
   }
   // Cut mid-call: nothing is journaled, so the next holder meets the call as in flight.
   if (run.cancelled) return { ...run, replayed: false };

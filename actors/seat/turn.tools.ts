@@ -62,6 +62,8 @@ export interface ToolCallContext {
   readonly agent_id: string;
   readonly turn_id: string;
   readonly trace_id: string;
+  /** The tool call's span, when spans are exported: a sandbox run's spans nest under it. */
+  readonly parent_span_id?: string | null;
   readonly signal: AbortSignal;
 }
 
@@ -114,7 +116,7 @@ export async function runToolCall(
         seat: ctx.seat,
         agent_id: ctx.agent_id,
         turn_id: ctx.turn_id,
-        trace: { trace_id: ctx.trace_id, parent_span_id: null },
+        trace: { trace_id: ctx.trace_id, parent_span_id: ctx.parent_span_id ?? null },
         signal: ctx.signal,
         call_id: ctx.call_id,
       },

@@ -20,6 +20,7 @@ export const SandboxRunRecord = SandboxRun.extend({
   node: z.string().min(1),
   /** The trace the run's spans join (the agent gets it as `TRACEPARENT`). */
   trace_id: z.string().regex(/^[0-9a-f]{32}$/),
+  /** The span the run's spans are children of: the launching tool call's when the node exports spans. */
   span_id: z.string().regex(/^[0-9a-f]{16}$/),
   token_sha256: TokenDigest,
   /** The backend's own handle on the run (local backend: its directory); null before launch. */

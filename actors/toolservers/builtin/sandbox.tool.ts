@@ -69,6 +69,7 @@ export function sandboxTools(deps: { readonly desk: SandboxDesk }): BuiltinTool[
         agent_id: ctx.agent_id,
         turn_id: ctx.turn_id ?? '',
         trace_id: ctx.trace?.trace_id ?? '',
+        parent_span_id: ctx.trace?.parent_span_id ?? null,
         task: args.task,
         work_item: args.work_item ?? null,
         coding_agent: sandbox.coding_agent,

@@ -1,0 +1,59 @@
+/**
+ * The node's tracing is off unless an OTLP endpoint is set (ops/tracing.md): then the process gets the
+ * no-op tracer and the gateway keeps its own observer, so the request path pays nothing.
+ */
+import { pino } from 'pino';
+import t from 'tap';
+import type { RequestObserver } from '../../http/index.js';
+import { noopTracer } from '../../schema/index.js';
+import { requestSpans, startTracing } from '../../scripts/tracing.js';
+
+const logger = pino({ level: 'silent' });
+const start = (env: Record<string, string | undefined>) =>
+  startTracing({ env, logger, version: '0.0.0', nodeId: 'n1' });
+
+t.test('no endpoint, no exporter: the no-op tracer', async (t) => {
+  for (const env of [
+    {},
+    { OTEL_SERVICE_NAME: 'svc', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_HEADERS: 'a=b' },
+    { OTEL_EXPORTER_OTLP_ENDPOINT: '  ' },
+    { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_SDK_DISABLED: 'true' },
+    { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_TRACES_EXPORTER: 'none' },
+    { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
+  ]) {
+    const tracing = start(env);
+    t.equal(tracing.tracer, noopTracer, JSON.stringify(env));
+    await tracing.shutdown();
+  }
+  const observer: RequestObserver = { answered: () => undefined };
+  t.equal(requestSpans(noopTracer, observer), observer, 'the gateway keeps its observer as it is');
+});
+
+t.test('an endpoint, general or for traces: the SDK tracer', async (t) => {
+  for (const env of [
+    { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1', OTEL_TRACES_SAMPLER: 'always_off' },
+    { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:1/v1/traces', OTEL_TRACES_SAMPLER: 'always_off' },
+  ]) {
+    const tracing = start(env);
+    t.equal(tracing.tracer.enabled, true, JSON.stringify(env));
+    await tracing.shutdown();
+  }
+});
+
+t.test('a root span joins the trace id it is given; a child its parent’s', async (t) => {
+  // Sampled out: ids are still made, nothing is exported to the closed port.
+  const tracing = start({
+    OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1',
+    OTEL_TRACES_SAMPLER: 'always_off',
+  });
+  const traceId = '0123456789abcdef0123456789abcdef';
+  const root = tracing.tracer.startSpan('turn', { traceId });
+  const child = tracing.tracer.startSpan('phase plan', { parent: root, traceId: 'f'.repeat(32) });
+  const other = tracing.tracer.startSpan('turn', { traceId: 'not-hex' });
+  t.equal(root.traceId, traceId);
+  t.equal(child.traceId, traceId, 'a child keeps its parent’s trace');
+  t.not(other.traceId, traceId);
+  t.match(other.traceId, /^[0-9a-f]{32}$/, 'an unusable trace id gets a fresh one');
+  for (const s of [child, root, other]) s.end();
+  await tracing.shutdown();
+});
