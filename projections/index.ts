@@ -82,6 +82,7 @@ export {
 export { followWork, type WorkView } from './work/work.projection.js';
 export { activityPage, inboxPage, InboxReason } from './work/work.activity.js';
 export { builtinViews, myWork, personState } from './work/work.personal.js';
+export { savedViews } from './work/work.person.js';
 export {
   itemDetail,
   listItems,

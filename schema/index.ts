@@ -266,6 +266,20 @@ export {
   WorkWriteReply,
 } from './work/index.js';
 export type { ActivityRow, WorkFile, WorkItem, WorkOutcome, WorkProject, WorkState } from './work/index.js';
+// A person's own tracker state: inbox read and snooze marks, priorities, saved and pinned views.
+export {
+  builtinViewId,
+  formatPosition,
+  InboxReadBody,
+  InboxSnoozeBody,
+  InboxUnsnoozeBody,
+  PERSON_LIMITS,
+  PinViewBody,
+  PrioritiesBody,
+  SaveViewBody,
+  UpdateViewBody,
+} from './work/index.js';
+export type { PersonAct, PersonState, SavedView } from './work/index.js';
 export {
   SandboxAnswerReply,
   SandboxQuestion,

@@ -19,6 +19,7 @@ import {
   type WorkWrite,
 } from '../../schema/index.js';
 import { decideFile } from './work.files.decide.js';
+import { decidePerson } from './work.person.decide.js';
 import type { Accepted, Fresh, Problem, Refusal, TaskEvent, WorkContext } from './work.types.js';
 
 const refuse = (error: string, detail: string, problems: Problem[] = []): Refusal => ({
@@ -159,6 +160,7 @@ export function decideWork(
 ): Accepted | Refusal {
   const change = write.change;
   if (change.kind === 'create') return create(state, ctx, write, change, fresh, defaults);
+  if (change.kind === 'person') return decidePerson(state, ctx, write, change.handle, change.act, fresh);
   if (change.kind === 'file_put' || change.kind === 'file_delete')
     return decideFile(state, ctx, write, change, fresh.now);
   const item = itemByRef(state, change.item);

@@ -80,12 +80,31 @@ export function startWorkHost(opts: WorkHostOptions): WorkHost {
       throw new Error(`work projection did not reach sequence ${seq}`);
   };
 
-  /** The project whose subject the change goes to: named by a create or a file, else the item's. */
-  const projectOf = (write: WorkWrite, state: WorkState): string | null => {
+  /**
+   * The subject the change goes to: its project's (named by a create or a file, else the item's), or for
+   * a person's own state their own subject, so only changes to the same project or person contend.
+   */
+  const subjectOf = (write: WorkWrite, state: WorkState): string | WorkWriteReply => {
     const change = write.change;
-    if (change.kind === 'create' || change.kind === 'file_put' || change.kind === 'file_delete')
-      return change.project;
-    return itemByRef(state, change.item)?.project ?? null;
+    if (change.kind === 'person') {
+      if (opts.context().seats.get(change.handle) !== 'human')
+        return {
+          outcome: 'refused',
+          error: 'validation_error',
+          detail: `no human seat "${change.handle}": only people keep inbox state and views`,
+          problems: [{ path: 'handle', message: 'a human seat of the active document' }],
+        };
+      return Subjects.work(`u.${change.handle}`);
+    }
+    const project =
+      change.kind === 'create' || change.kind === 'file_put' || change.kind === 'file_delete'
+        ? change.project
+        : (itemByRef(state, change.item)?.project ?? null);
+    if (project === null)
+      return { outcome: 'refused', error: 'not_found', detail: 'no such work item', problems: [] };
+    if (!PROJECT_KEY.test(project))
+      return { outcome: 'refused', error: 'no_project', detail: `no project "${project}"`, problems: [] };
+    return Subjects.work(`p.${project}`);
   };
 
   const effects = async (write: WorkWrite, accepted: Accepted, outcome: WorkOutcome): Promise<void> => {
@@ -154,12 +173,8 @@ export function startWorkHost(opts: WorkHostOptions): WorkHost {
       let state = view.state();
       const first = state.ops.get(request.op_id);
       if (first) return ok(first, true);
-      const project = projectOf(request, state);
-      if (project === null)
-        return { outcome: 'refused', error: 'not_found', detail: 'no such work item', problems: [] };
-      if (!PROJECT_KEY.test(project))
-        return { outcome: 'refused', error: 'no_project', detail: `no project "${project}"`, problems: [] };
-      const subject = Subjects.work(`p.${project}`);
+      const subject = subjectOf(request, state);
+      if (typeof subject !== 'string') return subject;
       const last = (await bus.lastMessage(Streams.Work, subject))?.seq ?? 0;
       await catchUp(last);
       state = view.state();

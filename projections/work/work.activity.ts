@@ -2,7 +2,14 @@
  * `/work/activity` and `/work/inbox`: pages of the change log. Positions are `<stream>@<generation>:<seq>`
  * (schema/work/position.ts); `since` and `cursor` both mean "after this position".
  */
-import { groupOf, type ActivityRow, type WorkItem, type WorkState } from '../../schema/index.js';
+import {
+  formatPosition,
+  groupOf,
+  type ActivityRow,
+  type WorkItem,
+  type WorkState,
+} from '../../schema/index.js';
+import { inboxFlags } from './work.person.js';
 
 export interface ActivityQuery {
   /** Rows after this sequence (from `since` or `cursor`). */
@@ -99,6 +106,8 @@ export interface InboxQuery {
   readonly before: number | null;
   /** Rows after this sequence only. */
   readonly since: number;
+  /** The reading node's clock: a snooze past its `until` no longer hides the row. */
+  readonly now: Date;
 }
 
 function reasonOf(item: WorkItem, row: ActivityRow, handle: string): string | null {
@@ -112,31 +121,51 @@ function reasonOf(item: WorkItem, row: ActivityRow, handle: string): string | nu
 }
 
 /**
- * Changes made by others to items that concern `handle`, newest first. Nothing is marked read or snoozed
- * yet (ops/work-tracker.md "Inbox"): every row is unread and none is snoozed.
+ * Changes made by others to items that concern `handle`, newest first, each flagged `unread` and
+ * `snoozed` from the person's own state (ops/work-tracker.md "Inbox state and views"). `unread` counts
+ * every row of the inbox that is unread and not snoozed, whatever the filters.
  */
 export function inboxPage(state: WorkState, query: InboxQuery) {
+  const person = state.people.get(query.handle);
+  const now = query.now.getTime();
   const rows: Array<
-    { reason: string; unread: boolean; snoozed: boolean; key: string; group: string } & ActivityRow
+    {
+      id: string;
+      reason: string;
+      unread: boolean;
+      snoozed: boolean;
+      snoozed_until: string | null;
+      key: string;
+      group: string;
+    } & ActivityRow
   > = [];
-  let i = state.activity.length - 1;
-  for (; i >= 0 && rows.length < query.limit; i--) {
+  let unread = 0;
+  let more = false;
+  for (let i = state.activity.length - 1; i >= 0; i--) {
     const row = state.activity[i]!;
-    if (row.seq <= query.since) break;
-    if (query.before !== null && row.seq >= query.before) continue;
     const item = state.items.get(row.item);
     if (!item) continue;
     const reason = reasonOf(item, row, query.handle);
     if (reason === null) continue;
+    const flags = inboxFlags(person, row.seq, now);
+    if (flags.unread && !flags.snoozed) unread += 1;
+    if (row.seq <= query.since || more) continue;
+    if (query.before !== null && row.seq >= query.before) continue;
     if (query.primaryOnly && !primaryReasons.has(reason)) continue;
     if (query.reasons.length > 0 && !query.reasons.includes(reason)) continue;
-    if (query.unread === false || query.snoozed === 'only') continue;
-    rows.push({ ...row, reason, unread: true, snoozed: false, key: item.key, group: groupOf[item.status] });
+    if (query.unread !== null && flags.unread !== query.unread) continue;
+    if (query.snoozed === 'exclude' ? flags.snoozed : query.snoozed === 'only' && !flags.snoozed) continue;
+    if (rows.length === query.limit) {
+      more = true;
+      continue;
+    }
+    rows.push({ ...row, id: row.position, reason, ...flags, key: item.key, group: groupOf[item.status] });
   }
-  const more = i >= 0 && state.activity[i]!.seq > query.since;
   return {
+    held: person !== undefined,
     items: rows,
-    next: more && rows.length > 0 ? String(rows.at(-1)!.seq) : null,
-    unread: rows.length,
+    next: more ? String(rows.at(-1)!.seq) : null,
+    unread,
+    head: formatPosition(state.seq),
   };
 }

@@ -1,9 +1,12 @@
 /**
- * The personal reads: `/work/my-work` (seven lists), `/work/people/{handle}` and `/work/views`. They are
- * derived from the items themselves; a person's own written state (pins, snoozes) is not kept yet, so
- * every person reads `held: false` (ops/work-tracker.md "Personal routes").
+ * The personal reads: `/work/my-work` (seven lists), `/work/people/{handle}` and `/work/views`. The lists
+ * are derived from the items; a person's own written state (priorities they set, read and snoozed rows,
+ * pins) comes from work.person.ts, and a person who never wrote any reads `held: false`
+ * (ops/work-tracker.md "Personal routes", "Inbox state and views").
  */
 import { groupOf, itemByRef, type WorkItem, type WorkProject, type WorkState } from '../../schema/index.js';
+import { inboxPage } from './work.activity.js';
+import { inboxState, pinnedViews, setPriorities } from './work.person.js';
 import { byPriority, itemRow } from './work.queries.js';
 
 const RECENT_MS = 7 * 24 * 3600 * 1000;
@@ -45,9 +48,14 @@ export function myWork(state: WorkState, handle: string, now: Date) {
     );
   });
   const rows = (list: WorkItem[]) => list.slice(0, LIST_MAX).map(itemRow);
+  const set = setPriorities(state, handle);
   return {
     handle,
-    priorities: rows(mine.filter((i) => i.fields.priority === 'urgent' || i.fields.priority === 'high')),
+    // The person's own order once they set one; else their open urgent and high items.
+    priorities: rows(
+      set ?? mine.filter((i) => i.fields.priority === 'urgent' || i.fields.priority === 'high'),
+    ),
+    priorities_source: set === null ? 'derived' : 'set',
     assigned: rows(mine),
     asked_of_me: rows(items.filter((i) => open(i) && i.fields.asked_of.includes(handle))),
     checklist_items: checklist.slice(0, LIST_MAX),
@@ -57,14 +65,29 @@ export function myWork(state: WorkState, handle: string, now: Date) {
   };
 }
 
-export function personState(state: WorkState, handle: string, now: Date) {
+export function personState(state: WorkState, handle: string, projects: readonly WorkProject[], now: Date) {
   const work = myWork(state, handle, now);
+  const person = state.people.get(handle);
+  const unread = inboxPage(state, {
+    handle,
+    unread: true,
+    primaryOnly: false,
+    snoozed: 'exclude',
+    reasons: [],
+    limit: 1,
+    before: null,
+    since: 0,
+    now,
+  }).unread;
   return {
     handle,
-    held: false,
-    inbox: { read_through: null, snoozed: [] },
+    held: person !== undefined,
+    updated_at: person?.updated_at ?? null,
+    inbox: { ...inboxState(person, now.getTime()), unread },
     priorities: work.priorities,
-    pinned_views: [],
+    priorities_source: work.priorities_source,
+    pinned_views: pinnedViews(state, handle, (key) => builtinViews(projects, key, handle)),
+    saved_views: person?.views.size ?? 0,
   };
 }
 
@@ -73,8 +96,9 @@ export function builtinViews(
   projects: readonly WorkProject[],
   container: string | null,
   viewer: string | null,
+  pinned: readonly string[] = [],
 ) {
-  return projects
+  const views = projects
     .filter((p) => !p.archived && (container === null || p.key === container))
     .flatMap((p) => [
       {
@@ -103,4 +127,5 @@ export function builtinViews(
           ]
         : []),
     ]);
+  return views.map((v) => ({ ...v, pinned: pinned.includes(v.id) }));
 }

@@ -12,7 +12,18 @@ export {
   PurgeBody,
   UpdateItemBody,
 } from './item.js';
-export { parsePosition, WORK_GENERATION, WORK_STREAM } from './position.js';
+export {
+  InboxReadBody,
+  InboxSnoozeBody,
+  InboxUnsnoozeBody,
+  PinViewBody,
+  PrioritiesBody,
+  SaveViewBody,
+  UpdateViewBody,
+} from './person.bodies.js';
+export { builtinViewId, PERSON_LIMITS } from './person.js';
+export type { PersonAct, PersonState, SavedView } from './person.js';
+export { formatPosition, parsePosition, WORK_GENERATION, WORK_STREAM } from './position.js';
 export { projectsOf, seatKindsOf } from './projects.js';
 export type { WorkProject } from './projects.js';
 export { WorkRecord } from './records.js';

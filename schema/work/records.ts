@@ -1,5 +1,6 @@
 /**
- * What the work stream holds (SVC_WORK, `svc.work.p.<PROJECT>`): one record per change, each carrying the
+ * What the work stream holds (SVC_WORK, `svc.work.p.<PROJECT>`; a person's own state under
+ * `svc.work.u.<handle>`, person.ts): one record per change, each carrying the
  * `op_id` that made it, so a retried change is recognised and answered with its first outcome. A project's
  * records share one subject: the writer appends with the subject's expected last sequence, so the log
  * order decides the key counter (ops/work-tracker.md "Keys").
@@ -7,6 +8,7 @@
 import { z } from 'zod';
 import { Comment } from './comment.js';
 import { ItemFields } from './item.js';
+import { PersonChanged } from './person.js';
 import { workStatuses } from './statuses.js';
 
 const base = {
@@ -75,6 +77,7 @@ export const WorkRecord = z.discriminatedUnion('kind', [
   ItemPurged,
   FilePut,
   FileRemoved,
+  PersonChanged,
 ]);
 export type WorkRecord = z.infer<typeof WorkRecord>;
 export type WorkRecordKind = WorkRecord['kind'];

@@ -5,6 +5,7 @@
  */
 import type { Comment } from './comment.js';
 import type { ItemFields } from './item.js';
+import { foldPerson, personOutcomeKey, type PersonState } from './person.js';
 import { formatPosition } from './position.js';
 import type { WorkRecord, WorkRecordKind } from './records.js';
 import type { WorkStatus } from './statuses.js';
@@ -79,6 +80,8 @@ export interface WorkState {
   readonly everKeys: Map<string, string>;
   /** Newest change per project (RFC 3339). */
   readonly lastChange: Map<string, string>;
+  /** Each person's own inbox state, priorities and views (person.ts); absent until they write. */
+  readonly people: Map<string, PersonState>;
   seq: number;
 }
 
@@ -91,6 +94,7 @@ export const emptyWorkState = (): WorkState => ({
   activity: [],
   everKeys: new Map(),
   lastChange: new Map(),
+  people: new Map(),
   seq: 0,
 });
 
@@ -154,6 +158,19 @@ export function foldWork(state: WorkState, record: WorkRecord, seq: number): voi
       kind: record.kind,
       id: item.id,
       key: item.key,
+      seq,
+      position,
+    });
+    return;
+  }
+  if (record.kind === 'person.changed') {
+    foldPerson(state.people, record);
+    const key = personOutcomeKey(record);
+    state.ops.set(record.op_id, {
+      op_id: record.op_id,
+      kind: record.kind,
+      id: record.id,
+      key,
       seq,
       position,
     });

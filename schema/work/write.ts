@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ItemFields } from './item.js';
+import { PersonAct } from './person.js';
 import { workStatuses } from './statuses.js';
 
 const itemRef = z.string().min(1).max(80);
@@ -42,6 +43,8 @@ export const WorkChange = z.discriminatedUnion('kind', [
     project: z.string(),
     reason: z.string(),
   }),
+  /** A person's own inbox state, priorities or views (person.ts); only a human seat has them. */
+  z.object({ kind: z.literal('person'), handle: z.string().min(1).max(64), act: PersonAct }),
 ]);
 export type WorkChange = z.infer<typeof WorkChange>;
 

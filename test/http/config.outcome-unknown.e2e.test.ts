@@ -18,7 +18,8 @@ function flakyBus(inner: Bus, mode: 'before' | 'after'): { bus: Bus; fail(on: bo
     get(target, prop) {
       if (prop === 'publish') {
         const publish: Bus['publish'] = async (subject, data, opts) => {
-          if (!failing || subject !== Subjects.configRevisionStored) return target.publish(subject, data, opts);
+          if (!failing || subject !== Subjects.configRevisionStored)
+            return target.publish(subject, data, opts);
           if (mode === 'after') await target.publish(subject, data, opts);
           throw new EngineUnavailableError(`publish to ${subject}: no answer from the NATS server in time`);
         };

@@ -1,9 +1,16 @@
 /**
- * The personal routes (spec "Authentication" 7): `/work/my-work`, `/work/inbox`, `/work/people/{handle}`,
+ * The personal reads (spec "Authentication" 7): `/work/my-work`, `/work/inbox`, `/work/people/{handle}`,
  * `/work/views` and `/work/views/saved`. Each answers the caller's own seat (the person its token is bound
- * to); another person's only to an operator.
+ * to); another person's only to an operator. The writes behind them are in work.person.routes.ts.
  */
-import { builtinViews, inboxPage, InboxReason, myWork, personState } from '../../../projections/index.js';
+import {
+  builtinViews,
+  inboxPage,
+  InboxReason,
+  myWork,
+  personState,
+  savedViews,
+} from '../../../projections/index.js';
 import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
 import type { WorkRouteDeps } from './work.deps.js';
 import {
@@ -39,6 +46,7 @@ function inbox(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
     limit: limitParam(req, 'limit', INBOX_MAX, INBOX_MAX),
     before: before === 0 ? null : before,
     since: positionParam(req, 'since') ?? 0,
+    now: now(deps),
   });
   return { status: 200, body: { handle, ...body } };
 }
@@ -59,7 +67,7 @@ export function workPersonalRoutes(deps: WorkRouteDeps): RouteDef[] {
       pattern: '/work/people/:handle',
       handler: (req) => {
         const handle = personalHandle(req, deps.people(), req.params['handle']!);
-        return { status: 200, body: personState(deps.state(), handle, now(deps)) };
+        return { status: 200, body: personState(deps.state(), handle, deps.projects(), now(deps)) };
       },
     },
     {
@@ -74,7 +82,11 @@ export function workPersonalRoutes(deps: WorkRouteDeps): RouteDef[] {
         const container = textParam(req, 'container');
         if (container !== null && !deps.projects().some((p) => p.key === container))
           throw badParams(`no project "${container}"`);
-        return { status: 200, body: { viewer, views: builtinViews(deps.projects(), container, viewer) } };
+        const pinned = viewer === null ? [] : (deps.state().people.get(viewer)?.pinned ?? []);
+        return {
+          status: 200,
+          body: { viewer, views: builtinViews(deps.projects(), container, viewer, pinned) },
+        };
       },
     },
     {
@@ -87,8 +99,7 @@ export function workPersonalRoutes(deps: WorkRouteDeps): RouteDef[] {
             ? (callerPerson(req, deps.people())?.handle ?? null)
             : personalHandle(req, deps.people(), given);
         const counts = boolParam(req, 'counts') ?? false;
-        // Saved views are not written yet (ops/work-tracker.md): every viewer has none.
-        return { status: 200, body: { viewer, views: [], ...(counts ? { counts: {} } : {}) } };
+        return { status: 200, body: savedViews(deps.state(), viewer, counts) };
       },
     },
   ];

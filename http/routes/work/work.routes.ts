@@ -9,6 +9,7 @@ import type { WorkRouteDeps } from './work.deps.js';
 import type { FileBlobs } from './work.blobs.js';
 import { workFileRoutes } from './work.files.routes.js';
 import { workItemRoutes } from './work.items.routes.js';
+import { workPersonRoutes } from './work.person.routes.js';
 import { workPersonalRoutes } from './work.personal.routes.js';
 import { workProjectRoutes } from './work.projects.routes.js';
 
@@ -30,6 +31,7 @@ export function workRoutes(deps: WorkRouteDeps & { readonly blobs: FileBlobs }):
     ...workItemRoutes(deps),
     ...workProjectRoutes(deps),
     ...workPersonalRoutes(deps),
+    ...workPersonRoutes(deps),
     ...workFileRoutes(deps, deps.blobs),
     ...notYet('retention'),
   ];

@@ -1,0 +1,157 @@
+/**
+ * A person's own writes (ops/work-tracker.md "Inbox state and views"): inbox rows read, snoozed and
+ * unsnoozed, their priorities, saved views and pins. Each acts as the caller's person (the seat the token
+ * is bound to) or, with `handle`, another person's only to an operator; each is recorded on the work
+ * stream with its `op_id`, so a retry answers the first outcome and every node reads the same state.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  InboxReadBody,
+  InboxSnoozeBody,
+  InboxUnsnoozeBody,
+  parsePosition,
+  PinViewBody,
+  PrioritiesBody,
+  SaveViewBody,
+  UpdateViewBody,
+  WORK_GENERATION,
+  WORK_STREAM,
+  type PersonAct,
+} from '../../../schema/index.js';
+import { personState, savedViews } from '../../../projections/index.js';
+import { ApiError } from '../../api-error.js';
+import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
+import type { WorkRouteDeps } from './work.deps.js';
+import { actorOf, bodyOf, opIdOf, personalHandle, refusal, textParam } from './work.params.js';
+
+const READ_BACK_MS = 10_000;
+
+/** Inbox row ids are the rows' log positions; refused 400 `validation_error` naming each bad one. */
+function rowSeqs(ids: readonly string[], path = 'ids'): number[] {
+  const problems: Array<{ path: string; message: string }> = [];
+  const seqs = ids.map((id, i) => {
+    const p = parsePosition(id);
+    if (!p || p.stream !== WORK_STREAM || p.generation !== WORK_GENERATION || p.seq < 1) {
+      problems.push({
+        path: ids.length === 1 && path !== 'ids' ? path : `${path}.${i}`,
+        message: `an inbox row id ${WORK_STREAM}@${WORK_GENERATION}:<sequence>`,
+      });
+      return 0;
+    }
+    return p.seq;
+  });
+  if (problems.length > 0)
+    throw new ApiError('validation_error', { detail: 'not inbox row ids', extra: { problems } });
+  return seqs;
+}
+
+async function send(
+  deps: WorkRouteDeps,
+  req: ApiRequest,
+  handle: string,
+  given: string | undefined,
+  act: PersonAct,
+  status = 200,
+): Promise<ApiReply> {
+  const people = deps.people();
+  const op_id = opIdOf(req, given, randomUUID);
+  const change = { kind: 'person' as const, handle, act };
+  const reply = refusal(await deps.write({ op_id, actor: actorOf(req, people), turn_id: null, change }));
+  await deps.until(reply.seq, READ_BACK_MS);
+  const state = deps.state();
+  const now = deps.now?.() ?? new Date();
+  const body: Record<string, unknown> = {
+    op_id: reply.op_id,
+    outcome: reply.repeated ? 'repeated' : 'applied',
+    position: reply.position,
+    handle,
+    person: personState(state, handle, deps.projects(), now),
+  };
+  if (act.act === 'view_save' || act.act === 'view_update')
+    body['view'] = savedViews(state, handle, false).views.find((v) => v.id === reply.key) ?? null;
+  return { status: reply.repeated ? 200 : status, body };
+}
+
+const who = (deps: WorkRouteDeps, req: ApiRequest, handle: string | undefined): string =>
+  personalHandle(req, deps.people(), handle ?? textParam(req, 'handle'));
+
+export function workPersonRoutes(deps: WorkRouteDeps): RouteDef[] {
+  return [
+    {
+      method: 'POST',
+      pattern: '/work/inbox/read',
+      handler: async (req) => {
+        const b = bodyOf(req, InboxReadBody);
+        const through = b.all_before === undefined ? null : rowSeqs([b.all_before], 'all_before')[0]!;
+        const act: PersonAct = { act: 'read', seqs: rowSeqs(b.ids ?? []), through };
+        return send(deps, req, who(deps, req, b.handle), b.op_id, act);
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/work/inbox/snooze',
+      handler: async (req) => {
+        const b = bodyOf(req, InboxSnoozeBody);
+        const act: PersonAct = { act: 'snooze', seqs: rowSeqs(b.ids), until: b.until };
+        return send(deps, req, who(deps, req, b.handle), b.op_id, act);
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/work/inbox/unsnooze',
+      handler: async (req) => {
+        const b = bodyOf(req, InboxUnsnoozeBody);
+        return send(deps, req, who(deps, req, b.handle), b.op_id, { act: 'unsnooze', seqs: rowSeqs(b.ids) });
+      },
+    },
+    {
+      method: 'PUT',
+      pattern: '/work/people/:handle/priorities',
+      handler: async (req) => {
+        const handle = personalHandle(req, deps.people(), req.params['handle']!);
+        const b = bodyOf(req, PrioritiesBody);
+        return send(deps, req, handle, b.op_id, { act: 'priorities', items: b.items });
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/work/views/saved',
+      handler: async (req) => {
+        const { handle, op_id, ...view } = bodyOf(req, SaveViewBody);
+        return send(deps, req, who(deps, req, handle), op_id, { act: 'view_save', ...view }, 201);
+      },
+    },
+    {
+      method: 'PATCH',
+      pattern: '/work/views/saved/:id',
+      handler: async (req) => {
+        const { handle, op_id, ...changes } = bodyOf(req, UpdateViewBody);
+        const act: PersonAct = { act: 'view_update', view: req.params['id']!, ...changes };
+        return send(deps, req, who(deps, req, handle), op_id, act);
+      },
+    },
+    {
+      method: 'DELETE',
+      pattern: '/work/views/saved/:id',
+      handler: async (req) =>
+        send(deps, req, who(deps, req, undefined), undefined, {
+          act: 'view_delete',
+          view: req.params['id']!,
+        }),
+    },
+    {
+      method: 'POST',
+      pattern: '/work/views/pinned',
+      handler: async (req) => {
+        const b = bodyOf(req, PinViewBody);
+        return send(deps, req, who(deps, req, b.handle), b.op_id, { act: 'pin', view: b.view });
+      },
+    },
+    {
+      method: 'DELETE',
+      pattern: '/work/views/pinned/:view',
+      handler: async (req) =>
+        send(deps, req, who(deps, req, undefined), undefined, { act: 'unpin', view: req.params['view']! }),
+    },
+  ];
+}
