@@ -88,13 +88,13 @@ t.test(
     };
     await refused({ ids: [rows[0]], op_id: 'has space' }, 'op_id_invalid', 'op_id grammar');
     await refused({ ids: [rows[0]], op_id: 'x'.repeat(129) }, 'op_id_invalid', 'op_id length');
-    await refused({}, 'validation_error', 'neither ids nor all_before');
-    await refused({ ids: ['nonsense'] }, 'validation_error', 'not a position');
-    await refused({ ids: ['SVC_WORK@2:1'] }, 'validation_error', 'another generation');
+    await refused({}, 'invalid_body', 'neither ids nor all_before');
+    await refused({ ids: ['nonsense'] }, 'invalid_body', 'not a position');
+    await refused({ ids: ['SVC_WORK@2:1'] }, 'invalid_body', 'another generation');
     await refused({ ids: ['SVC_WORK@1:999'] }, 'validation_error', 'no such row');
     await refused({ all_before: 'SVC_WORK@1:999' }, 'validation_error', 'past the head');
-    await refused({ ids: Array.from({ length: 201 }, () => rows[0]) }, 'validation_error', 'at most 200 ids');
-    await refused({ ids: [rows[0]], extra: 1 }, 'validation_error', 'unknown fields');
+    await refused({ ids: Array.from({ length: 201 }, () => rows[0]) }, 'invalid_body', 'at most 200 ids');
+    await refused({ ids: [rows[0]], extra: 1 }, 'invalid_body', 'unknown fields');
   },
 );
 

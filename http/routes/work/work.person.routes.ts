@@ -19,29 +19,32 @@ import {
   type PersonAct,
 } from '../../../schema/index.js';
 import { personState, savedViews } from '../../../projections/index.js';
-import { ApiError } from '../../api-error.js';
+import { ApiError, bodyProblems } from '../../api-error.js';
+import { jsonBody } from '../../json-body.js';
 import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
 import type { WorkRouteDeps } from './work.deps.js';
-import { actorOf, bodyOf, opIdOf, personalHandle, refusal, textParam } from './work.params.js';
+import { actorOf, opIdOf, personalHandle, refusal, textParam } from './work.params.js';
 
 const READ_BACK_MS = 10_000;
 
-/** Inbox row ids are the rows' log positions; refused 400 `validation_error` naming each bad one. */
-function rowSeqs(ids: readonly string[], path = 'ids'): number[] {
-  const problems: Array<{ path: string; message: string }> = [];
+/** Inbox row ids are the rows' log positions; refused 400 `invalid_body` naming each bad one. */
+function rowSeqs(ids: readonly string[], field = 'ids'): number[] {
+  const issues: Array<{ path: Array<string | number>; code: string; message: string }> = [];
   const seqs = ids.map((id, i) => {
     const p = parsePosition(id);
-    if (!p || p.stream !== WORK_STREAM || p.generation !== WORK_GENERATION || p.seq < 1) {
-      problems.push({
-        path: ids.length === 1 && path !== 'ids' ? path : `${path}.${i}`,
-        message: `an inbox row id ${WORK_STREAM}@${WORK_GENERATION}:<sequence>`,
-      });
-      return 0;
-    }
-    return p.seq;
+    if (p && p.stream === WORK_STREAM && p.generation === WORK_GENERATION && p.seq > 0) return p.seq;
+    issues.push({
+      path: field === 'ids' ? [field, i] : [field],
+      code: 'custom',
+      message: `an inbox row id ${WORK_STREAM}@${WORK_GENERATION}:<sequence>`,
+    });
+    return 0;
   });
-  if (problems.length > 0)
-    throw new ApiError('validation_error', { detail: 'not inbox row ids', extra: { problems } });
+  if (issues.length > 0)
+    throw new ApiError('invalid_body', {
+      detail: 'The body does not fit the route (see `problems`).',
+      extra: { problems: bodyProblems(issues) },
+    });
   return seqs;
 }
 
@@ -81,7 +84,7 @@ export function workPersonRoutes(deps: WorkRouteDeps): RouteDef[] {
       method: 'POST',
       pattern: '/work/inbox/read',
       handler: async (req) => {
-        const b = bodyOf(req, InboxReadBody);
+        const b = jsonBody(req, InboxReadBody);
         const through = b.all_before === undefined ? null : rowSeqs([b.all_before], 'all_before')[0]!;
         const act: PersonAct = { act: 'read', seqs: rowSeqs(b.ids ?? []), through };
         return send(deps, req, who(deps, req, b.handle), b.op_id, act);
@@ -91,7 +94,7 @@ export function workPersonRoutes(deps: WorkRouteDeps): RouteDef[] {
       method: 'POST',
       pattern: '/work/inbox/snooze',
       handler: async (req) => {
-        const b = bodyOf(req, InboxSnoozeBody);
+        const b = jsonBody(req, InboxSnoozeBody);
         const act: PersonAct = { act: 'snooze', seqs: rowSeqs(b.ids), until: b.until };
         return send(deps, req, who(deps, req, b.handle), b.op_id, act);
       },
@@ -100,7 +103,7 @@ export function workPersonRoutes(deps: WorkRouteDeps): RouteDef[] {
       method: 'POST',
       pattern: '/work/inbox/unsnooze',
       handler: async (req) => {
-        const b = bodyOf(req, InboxUnsnoozeBody);
+        const b = jsonBody(req, InboxUnsnoozeBody);
         return send(deps, req, who(deps, req, b.handle), b.op_id, { act: 'unsnooze', seqs: rowSeqs(b.ids) });
       },
     },
@@ -109,7 +112,7 @@ export function workPersonRoutes(deps: WorkRouteDeps): RouteDef[] {
       pattern: '/work/people/:handle/priorities',
       handler: async (req) => {
         const handle = personalHandle(req, deps.people(), req.params['handle']!);
-        const b = bodyOf(req, PrioritiesBody);
+        const b = jsonBody(req, PrioritiesBody);
         return send(deps, req, handle, b.op_id, { act: 'priorities', items: b.items });
       },
     },
@@ -117,7 +120,7 @@ export function workPersonRoutes(deps: WorkRouteDeps): RouteDef[] {
       method: 'POST',
       pattern: '/work/views/saved',
       handler: async (req) => {
-        const { handle, op_id, ...view } = bodyOf(req, SaveViewBody);
+        const { handle, op_id, ...view } = jsonBody(req, SaveViewBody);
         return send(deps, req, who(deps, req, handle), op_id, { act: 'view_save', ...view }, 201);
       },
     },
@@ -125,7 +128,7 @@ export function workPersonRoutes(deps: WorkRouteDeps): RouteDef[] {
       method: 'PATCH',
       pattern: '/work/views/saved/:id',
       handler: async (req) => {
-        const { handle, op_id, ...changes } = bodyOf(req, UpdateViewBody);
+        const { handle, op_id, ...changes } = jsonBody(req, UpdateViewBody);
         const act: PersonAct = { act: 'view_update', view: req.params['id']!, ...changes };
         return send(deps, req, who(deps, req, handle), op_id, act);
       },
@@ -143,7 +146,7 @@ export function workPersonRoutes(deps: WorkRouteDeps): RouteDef[] {
       method: 'POST',
       pattern: '/work/views/pinned',
       handler: async (req) => {
-        const b = bodyOf(req, PinViewBody);
+        const b = jsonBody(req, PinViewBody);
         return send(deps, req, who(deps, req, b.handle), b.op_id, { act: 'pin', view: b.view });
       },
     },
