@@ -3,6 +3,7 @@
  * changes. The runner calls `changed()` after every fold; listeners hear only live changes.
  */
 import type { Logger } from 'pino';
+import type { RunningProjection } from './projection.js';
 import { Waiters } from './waiters.js';
 
 export class Observers<S> {
@@ -63,6 +64,16 @@ export class Observers<S> {
   listen(listener: (state: S) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** What a running projection offers its readers to wait and listen with (stream and bucket alike). */
+  surface(live: () => boolean): Pick<RunningProjection<S>, 'until' | 'when' | 'onChange' | 'notify'> {
+    return {
+      until: (target, timeoutMs) => this.untilSeq(target, timeoutMs),
+      when: (predicate, timeoutMs) => this.when(predicate, timeoutMs),
+      onChange: (listener) => this.listen(listener),
+      notify: () => this.changed(live()),
+    };
   }
 
   clear(): void {

@@ -260,10 +260,7 @@ export function streamMember<S>(opts: RunnerOptions<S>, p: Projection<S>): Strea
         get boot() {
           return boot;
         },
-        until: (target, timeoutMs) => observers.untilSeq(target, timeoutMs),
-        when: (predicate, timeoutMs) => observers.when(predicate, timeoutMs),
-        onChange: (listener) => observers.listen(listener),
-        notify: () => observers.changed(!replaying),
+        ...observers.surface(() => !replaying),
         saveCheckpoint: save,
         async rebuild() {
           await stopSources();
@@ -332,10 +329,7 @@ async function runBucket<S>(opts: RunnerOptions<S>, p: BucketProjection<S>): Pro
     get boot() {
       return boot;
     },
-    until: (target, timeoutMs) => observers.untilSeq(target, timeoutMs),
-    when: (predicate, timeoutMs) => observers.when(predicate, timeoutMs),
-    onChange: (listener) => observers.listen(listener),
-    notify: () => observers.changed(live),
+    ...observers.surface(() => live),
     saveCheckpoint: () => undefined,
     async rebuild() {
       await stopWatch();
