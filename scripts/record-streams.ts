@@ -131,6 +131,14 @@ const assigned = (n: number, title: string) =>
     issue: { number: n, title, assignees: [{ login: 'ada' }] },
   });
 
+/** A JSON POST to the node. */
+function postJson(node: BootedNode, path: string, body: unknown): Promise<Response> {
+  return node.call('POST', path, {
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json' },
+  });
+}
+
 async function until(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
@@ -193,27 +201,18 @@ async function scenario(node: BootedNode, llmUrl: string): Promise<void> {
     return (body.projects?.length ?? 0) > 0;
   });
   await ok(
-    node.call('POST', '/work', {
-      body: JSON.stringify({ project: 'ENG', title: 'Write the release notes', op_id: 'op-1' }),
-      headers: { 'content-type': 'application/json' },
-    }),
+    postJson(node, '/work', { project: 'ENG', title: 'Write the release notes', op_id: 'op-1' }),
     201,
     'work item',
   );
 
   await ok(
-    node.call('POST', '/pages', {
-      body: JSON.stringify({ container: 'ENG', title: 'Release process', body: 'Cut from main.' }),
-      headers: { 'content-type': 'application/json' },
-    }),
+    postJson(node, '/pages', { container: 'ENG', title: 'Release process', body: 'Cut from main.' }),
     201,
     'page',
   );
   await ok(
-    node.call('POST', '/pages/ENG/Release%20process/comments', {
-      body: JSON.stringify({ body: 'Tag after the notes are written.' }),
-      headers: { 'content-type': 'application/json' },
-    }),
+    postJson(node, '/pages/ENG/Release%20process/comments', { body: 'Tag after the notes are written.' }),
     201,
     'page comment',
   );
@@ -225,14 +224,7 @@ async function scenario(node: BootedNode, llmUrl: string): Promise<void> {
   const turns = () => node.run.lines.filter((l) => l.msg === 'turn completed').length;
   await until('the first turn', () => Promise.resolve(turns() >= 1));
 
-  await ok(
-    node.call('POST', '/agents/ada/pause', {
-      body: JSON.stringify({ reason: 'release freeze' }),
-      headers: { 'content-type': 'application/json' },
-    }),
-    200,
-    'pause',
-  );
+  await ok(postJson(node, '/agents/ada/pause', { reason: 'release freeze' }), 200, 'pause');
   await ok(node.call('POST', '/agents/ada/resume'), 200, 'resume');
 
   await ok(delivery(node, 'd-3', assigned(9, 'Crash on start')), 200, 'second delivery');
