@@ -61,7 +61,7 @@ export async function freePort(): Promise<number> {
 async function launch(
   args: readonly string[],
   ready: readonly RegExp[],
-  timeoutMs = 15_000,
+  timeoutMs = 45_000,
 ): Promise<ChildProcess> {
   const child = spawn(natsServerBinary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   live.add(child);
