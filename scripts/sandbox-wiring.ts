@@ -2,7 +2,7 @@
  * Detached coding runs on one node (ops/sandboxes.md): the run records (every node), the supervisor and
  * its local backend (seats nodes; runs under `<store_dir>/sandboxes`, or the temp dir without a store),
  * the `run_sandbox` desk bound to it, the `sandboxes` reconcile (at start and every 30 s, pushing only on
- * change), and the token routes: `/mcp/{token}` always, `/otlp/{token}/v1/{signal}` only when
+ * change), and the token routes `/mcp/{token}` and `/otlp/{token}/v1/{signal}`, both only when
  * `SVC_SANDBOX_OTEL_RECEIVER_URL` is set (it is also the base URL a run is given for both).
  */
 import { tmpdir } from 'node:os';
@@ -87,6 +87,8 @@ export async function startSandboxes(opts: {
     records,
     supervisor,
     routes(version) {
+      // A run is given the token routes' URLs only when the receiver URL is set: without it nobody holds one.
+      if (receiverUrl === null) return [];
       const bridge = mcpBridgeRoutes(
         {
           runOf,
@@ -111,7 +113,6 @@ export async function startSandboxes(opts: {
         },
         version,
       );
-      if (receiverUrl === null) return bridge;
       const otlp = otlpRoutes({
         runOf,
         async received(run, signal, spans) {

@@ -137,3 +137,44 @@ t.test(
     );
   },
 );
+
+t.test(
+  'without SVC_SANDBOX_OTEL_RECEIVER_URL a run gets no token URL and neither route is wired',
+  async (t) => {
+    const h = await startSandboxCompany(t, { script: [], env: { FAKE_HOLD: '1' }, receiver: false });
+    const desk = h.tools.sandbox;
+    const run = await desk.launch({
+      sandbox_id: 'sb-no-receiver',
+      seat: 'bob',
+      role: 'Bob',
+      agent_id: 'agent-bob',
+      turn_id: 'turn-1',
+      trace_id: 'e'.repeat(32),
+      task: 'hold',
+      work_item: null,
+      coding_agent: 'fake',
+      settings: desk.settingsFor('bob')!.settings,
+    });
+    t.equal(run.status, 'running');
+    const environ = readFileSync(`/proc/${run.pid!}/environ`, 'utf8').split('\0');
+    t.notOk(
+      environ.some((e) => e.startsWith('SVC_MCP_URL=')),
+      'no bridge URL given',
+    );
+    t.notOk(
+      environ.some((e) => e.startsWith('OTEL_EXPORTER_OTLP_ENDPOINT=')),
+      'no receiver URL given',
+    );
+    const token = 'A'.repeat(43);
+    for (const [url, body] of [
+      [`${h.base}/mcp/${token}`, mcpInit],
+      [`${h.base}/otlp/${token}/v1/traces`, '{}'],
+    ] as const) {
+      const res = await post(url, body, 'application/json', mcpHeaders);
+      t.equal(res.status, 404, `${url.replace(h.base, '')}: 404`);
+      t.match(await res.json(), { error: 'no_route' });
+    }
+    writeFileSync(join(run.workdir!, '..', 'control', 'release'), '');
+    await h.waitRun((r) => r.sandbox_id === 'sb-no-receiver' && r.status === 'done');
+  },
+);

@@ -82,6 +82,8 @@ export async function startSandboxCompany(
     setup?: string[];
     collector?: string;
     storeDir?: string;
+    /** False: no `SVC_SANDBOX_OTEL_RECEIVER_URL` (default: the gateway's own URL). */
+    receiver?: boolean;
   },
 ): Promise<SandboxHarness> {
   const root = opts.storeDir ?? (await mkdtemp(join(tmpdir(), 'svc-sandbox-')));
@@ -105,7 +107,7 @@ export async function startSandboxCompany(
     logger: pino({ level: 'silent' }),
     reconcile: (runs) => reconciled.push(runs),
     env: {
-      SVC_SANDBOX_OTEL_RECEIVER_URL: `http://127.0.0.1:${port}`,
+      ...(opts.receiver === false ? {} : { SVC_SANDBOX_OTEL_RECEIVER_URL: `http://127.0.0.1:${port}` }),
       ...(opts.collector
         ? {
             OTEL_EXPORTER_OTLP_ENDPOINT: opts.collector,
