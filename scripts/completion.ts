@@ -9,6 +9,8 @@ const tree: Readonly<Record<string, readonly string[]>> = {
   secrets: ['list', 'put', 'reveal', 'rm', 'rekey'],
   keygen: [],
   events: ['list', 'get', 'trace', 'tail'],
+  work: ['list', 'show', 'create', 'comment', 'move', 'inbox', 'mine'],
+  pages: ['list', 'show', 'search', 'create'],
   fleet: ['status', 'remove'],
   backup: ['list', '--dir'],
   restore: ['--from', '--config'],

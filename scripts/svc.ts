@@ -19,6 +19,8 @@ Commands:
   secrets   list, put, reveal, remove and rekey stored secrets on a running node (svc secrets --help)
   keygen    print a fresh base64 32-byte key for secrets.keys
   events    list, trace and tail the event history of a running node (svc events --help)
+  work      list, show, create, comment on and move tracker items; your inbox (svc work --help)
+  pages     list, show, search and create knowledge-base pages (svc pages --help)
   fleet     the nodes of a fleet, the broker's membership, removing a departed node (svc fleet --help)
   backup    back up a running node's bus estate into a directory; 'backup list' shows them
   restore   load a backup into a fresh store, the node stopped (svc restore --help)
@@ -30,8 +32,8 @@ Flags:
   -v, --version   print the version
 
 Environment:
-  SVC_TOKEN       operator token the client commands (config, secrets, events, fleet, backup) send;
-                  one of the node's api.auth.tokens
+  SVC_TOKEN       operator token the client commands (config, secrets, events, work, pages, fleet,
+                  backup) send; one of the node's api.auth.tokens
   SVC_URL         node address the client commands talk to (default: api.host:api.port of --config,
                   else http://127.0.0.1:8080)
   SVC_CONFIG      Tier A file used when --config is not given
@@ -48,6 +50,8 @@ const commands = new Set([
   'secrets',
   'keygen',
   'events',
+  'work',
+  'pages',
   'fleet',
   'backup',
   'restore',
@@ -92,6 +96,10 @@ export async function main(
         return (await import('./secrets-cli.js')).runKeygen(rest, out);
       case 'events':
         return await (await import('./events-cli.js')).runEvents(rest, env, out, err);
+      case 'work':
+        return await (await import('./work-cli.js')).runWork(rest, env, out, err);
+      case 'pages':
+        return await (await import('./pages-cli.js')).runPages(rest, env, out, err);
       case 'fleet':
         return await (await import('./fleet-cli.js')).runFleet(rest, env, out, err);
       case 'backup':

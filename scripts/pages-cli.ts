@@ -1,0 +1,90 @@
+/**
+ * `svc pages <verb>`: the native knowledge base from a terminal, against a running node
+ * (ops/knowledge-base.md). Every verb is one request; answers print as JSON. A page body comes from a
+ * file or stdin.
+ */
+import { readFileSync } from 'node:fs';
+import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs } from './cli-args.js';
+import { callJson, queryOf } from './cli-json.js';
+import { UsageError } from './cli-usage.js';
+
+export const pagesHelp = `Usage: svc pages <verb> [flags]
+
+Verbs (against a running node with knowledge.backend native; token from $SVC_TOKEN):
+  list     [--container C] [--parent P|root] [--limit N]
+                                    pages in container and title order (GET /pages)
+  show     REF                      one page with body, comments, children (REF: id or CONTAINER/Title)
+  search   WORDS... [--container C] [--limit N]
+                                    pages matching the words, best first
+  create   --container C --title T [FILE|-] [--parent P] [--op-id X]
+                                    create a page; its body is FILE's text, stdin's with -, else empty
+
+${nodeFlagsHelp}  --op-id X        a write's retry handle: sent again, it answers the first outcome
+Exit codes: 0 done; 1 refused (the answer's error code is printed); 2 bad flags.
+`;
+
+type Out = { write(text: string): unknown };
+
+const limitOf = (raw: string | undefined): string | undefined => {
+  if (raw === undefined) return undefined;
+  if (!/^[1-9]\d{0,3}$/.test(raw)) throw new UsageError(`--limit must be a positive integer, not ${raw}`);
+  return raw;
+};
+
+export async function runPages(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  out: Out,
+  err: Out,
+  stdin: () => Buffer = () => readFileSync(0),
+): Promise<number> {
+  const { values, positionals } = parseNodeArgs(args, {
+    container: { type: 'string' },
+    parent: { type: 'string' },
+    limit: { type: 'string' },
+    title: { type: 'string' },
+    'op-id': { type: 'string' },
+  });
+  const [verb, ...rest] = positionals;
+  const exit = helpExit(pagesHelp, values.help, verb, out);
+  if (exit !== null) return exit;
+  if (!['list', 'show', 'search', 'create'].includes(verb!))
+    throw new UsageError(`unknown pages verb: ${verb}`);
+  const most = verb === 'search' ? Infinity : verb === 'list' ? 0 : 1;
+  if (rest.length > most) throw new UsageError(`unexpected arguments: ${rest.slice(most).join(' ')}`);
+  if ((verb === 'show' || verb === 'search') && rest.length === 0)
+    throw new UsageError(`svc pages ${verb} needs ${verb === 'show' ? 'REF' : 'WORDS'}`);
+  const limit = limitOf(values.limit);
+  const ctx = await nodeContext(values, env, out, err);
+  const call = (method: string, path: string, body?: unknown) => callJson('pages', ctx, method, path, body);
+  switch (verb) {
+    case 'list':
+      return call('GET', `/pages${queryOf({ container: values.container, parent: values.parent, limit })}`);
+    case 'show':
+      // A `CONTAINER/Title` reference keeps its slash: the route reads the rest of the path.
+      return call('GET', `/pages/${rest[0]!.split('/').map(encodeURIComponent).join('/')}`);
+    case 'search':
+      return call('GET', `/pages${queryOf({ q: rest.join(' '), container: values.container, limit })}`);
+    default: {
+      if (values.container === undefined || values.title === undefined)
+        throw new UsageError('svc pages create needs --container and --title');
+      const file = rest[0];
+      return call('POST', '/pages', {
+        container: values.container,
+        title: values.title,
+        body: file === undefined ? '' : readBody(file, stdin),
+        ...(values.parent === undefined ? {} : { parent: values.parent }),
+        ...(values['op-id'] === undefined ? {} : { op_id: values['op-id'] }),
+      });
+    }
+  }
+}
+
+function readBody(file: string, stdin: () => Buffer): string {
+  try {
+    return (file === '-' ? stdin() : readFileSync(file)).toString('utf8');
+  } catch (error) {
+    const code = error instanceof Error && 'code' in error ? String(error.code) : 'unreadable';
+    throw new UsageError(`cannot read ${file === '-' ? 'stdin' : file} (${code})`);
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * `svc work <verb>`: the native work tracker from a terminal, against a running node (ops/work-tracker.md).
+ * Every verb is one request; answers print as JSON. A comment's text may come from stdin.
+ */
+import { readFileSync } from 'node:fs';
+import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs } from './cli-args.js';
+import { callJson, queryOf } from './cli-json.js';
+import { UsageError } from './cli-usage.js';
+
+export const workHelp = `Usage: svc work <verb> [flags]
+
+Verbs (against a running node with tracker.backend native; token from $SVC_TOKEN):
+  list     [--project P] [--status S[,S]] [--assignee H] [--q WORDS] [--limit N]
+                                    items, newest first (GET /work)
+  show     ID                       one item with its thread and history (ID: key or id)
+  create   --project P --title T [--description D] [--assignee H]... [--priority P] [--type T]
+           [--status S] [--op-id X] create an item; prints it with its key
+  comment  ID [TEXT|-]              comment on an item; the text from stdin when - or absent
+  move     ID STATUS [--op-id X]    move an item to a status (backlog, todo, in_progress, in_review,
+                                    done, cancelled)
+  inbox    [--unread] [--limit N]   changes by others to your items (the token's person)
+  mine                              your my-work lists
+
+${nodeFlagsHelp}  --op-id X        a write's retry handle: sent again, it answers the first outcome
+Exit codes: 0 done; 1 refused (the answer's error code is printed); 2 bad flags.
+`;
+
+type Out = { write(text: string): unknown };
+
+const limitOf = (raw: string | undefined): string | undefined => {
+  if (raw === undefined) return undefined;
+  if (!/^[1-9]\d{0,3}$/.test(raw)) throw new UsageError(`--limit must be a positive integer, not ${raw}`);
+  return raw;
+};
+
+export async function runWork(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  out: Out,
+  err: Out,
+  stdin: () => Buffer = () => readFileSync(0),
+): Promise<number> {
+  const { values, positionals } = parseNodeArgs(args, {
+    project: { type: 'string' },
+    status: { type: 'string' },
+    assignee: { type: 'string', multiple: true },
+    q: { type: 'string' },
+    limit: { type: 'string' },
+    title: { type: 'string' },
+    description: { type: 'string' },
+    priority: { type: 'string' },
+    type: { type: 'string' },
+    unread: { type: 'boolean' },
+    'op-id': { type: 'string' },
+  });
+  const [verb, ...rest] = positionals;
+  const exit = helpExit(workHelp, values.help, verb, out);
+  if (exit !== null) return exit;
+  const takes: Record<string, [number, number]> = {
+    list: [0, 0],
+    show: [1, 1],
+    create: [0, 0],
+    comment: [1, 2],
+    move: [2, 2],
+    inbox: [0, 0],
+    mine: [0, 0],
+  };
+  const range = takes[verb!];
+  if (!range) throw new UsageError(`unknown work verb: ${verb}`);
+  if (rest.length < range[0])
+    throw new UsageError(`svc work ${verb} needs ${range[0] === 1 ? 'ID' : 'ID STATUS'}`);
+  if (rest.length > range[1]) throw new UsageError(`unexpected arguments: ${rest.slice(range[1]).join(' ')}`);
+  const id = rest[0] === undefined ? '' : encodeURIComponent(rest[0]);
+  const opId = values['op-id'] === undefined ? {} : { op_id: values['op-id'] };
+  const ctx = await nodeContext(values, env, out, err);
+  const call = (method: string, path: string, body?: unknown) => callJson('work', ctx, method, path, body);
+  switch (verb) {
+    case 'list':
+      return call(
+        'GET',
+        `/work${queryOf({
+          project: values.project,
+          status: values.status,
+          assignee: values.assignee?.join(','),
+          q: values.q,
+          limit: limitOf(values.limit),
+        })}`,
+      );
+    case 'show':
+      return call('GET', `/work/${id}`);
+    case 'create': {
+      if (values.project === undefined || values.title === undefined)
+        throw new UsageError('svc work create needs --project and --title');
+      return call('POST', '/work', {
+        project: values.project,
+        title: values.title,
+        ...(values.description === undefined ? {} : { description: values.description }),
+        ...(values.assignee === undefined ? {} : { assignees: values.assignee }),
+        ...(values.priority === undefined ? {} : { priority: values.priority }),
+        ...(values.type === undefined ? {} : { type: values.type }),
+        ...(values.status === undefined ? {} : { status: values.status }),
+        ...opId,
+      });
+    }
+    case 'comment': {
+      const text = rest[1] === undefined || rest[1] === '-' ? readStdin(stdin) : rest[1];
+      if (text.trim() === '') throw new UsageError('svc work comment needs a text (argument or stdin)');
+      return call('POST', `/work/${id}/comments`, { body: text, ...opId });
+    }
+    case 'move':
+      return call('POST', `/work/${id}/move`, { to: rest[1], ...opId });
+    case 'inbox':
+      return call(
+        'GET',
+        `/work/inbox${queryOf({ unread: values.unread ? 'true' : undefined, limit: limitOf(values.limit) })}`,
+      );
+    default:
+      return call('GET', '/work/my-work');
+  }
+}
+
+function readStdin(stdin: () => Buffer): string {
+  try {
+    return stdin().toString('utf8');
+  } catch {
+    throw new UsageError('cannot read stdin');
+  }
+}
