@@ -162,7 +162,13 @@ export {
   startPresence,
   watchFleet,
 } from './fleet/index.js';
-export { startWorkHost, type WorkContext, type WorkHost } from './work/index.js';
+export {
+  startRetentionAcks,
+  startWorkHost,
+  type RetentionAcks,
+  type WorkContext,
+  type WorkHost,
+} from './work/index.js';
 export {
   createSandboxDesk,
   isLive,

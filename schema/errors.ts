@@ -222,7 +222,7 @@ export const errorCatalogue = {
   },
   guard_disabled: {
     status: 403,
-    when: '`/operator/mcp` or `/operator/act` called while `api.auth.disabled` is true (the caller is anonymous)',
+    when: '`/operator/mcp`, `/operator/act` or `/work/retention*` called while `api.auth.disabled` is true (the caller is anonymous)',
     detail: 'With the guard disabled the caller is anonymous and acts as no person.',
     hint: 'Turn the guard on (`api.auth`) and call with a token bound to your human seat.',
     retryable: false,
@@ -278,10 +278,38 @@ export const errorCatalogue = {
   },
   member_live: {
     status: 409,
-    when: 'fleet removal of a node holding a live lease, or of a broker peer reported online, without `?force=true`',
+    when: 'fleet removal of a node holding a live lease, or of a broker peer reported online, without `?force=true`; work-log retention eviction of a node that is live and current',
     detail: 'The member is still live: it holds a lease, or the broker reports it online.',
     hint: 'Stop the node (or server) and wait until `GET /fleet` (or `/fleet/broker`) no longer shows it live, or repeat with `?force=true` if it is gone for good.',
     retryable: true,
+  },
+  position_trimmed: {
+    status: 409,
+    when: 'readmission of a work-log retention holder whose acknowledged position the log no longer holds (trimmed, or an earlier generation)',
+    detail: "The holder's acknowledged position is no longer in the work log.",
+    hint: 'Rebuild the node (`svc projections rebuild work`, then let it acknowledge) or acknowledge a current position for the holder, then readmit it.',
+    retryable: false,
+  },
+  maintenance_open: {
+    status: 409,
+    when: 'a work-log maintenance window or a reanchor while a maintenance window is open',
+    detail: 'A work-log maintenance window is open.',
+    hint: 'Read `GET /work/retention/maintenance`; abandon the window first if it should not go on.',
+    retryable: false,
+  },
+  no_maintenance_window: {
+    status: 409,
+    when: 'abandoning or excluding from a work-log maintenance window while none is open',
+    detail: 'No work-log maintenance window is open.',
+    hint: 'Read `GET /work/retention/maintenance`: the last window may have closed already.',
+    retryable: false,
+  },
+  trim_unavailable: {
+    status: 409,
+    when: '`POST /work/retention/trim`: this release removes no record from the work log',
+    detail: 'The work log cannot be trimmed by this release.',
+    hint: 'Read `missing` for what trimming needs; ops/work-tracker.md "Retention" says what to do meanwhile.',
+    retryable: false,
   },
   broker_refused: {
     status: 409,

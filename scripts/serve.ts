@@ -219,7 +219,14 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     // The integration actors (one per setup kind, serving svc.cmd.integration.*) and the setup routes.
     const setup = await startSetup({ bus, config, configuration, secrets, integrations, logger });
     // The native work tracker (tracker.backend: native): its projection, writer and routes.
-    const work = await startWork({ bus, config, configuration, secrets, logger });
+    const work = await startWork({
+      bus,
+      config,
+      configuration,
+      secrets,
+      logger,
+      roster: () => fleet.roster(),
+    });
     workAccess = work?.access ?? null;
     const webhooks = await startWebhooks({
       bus,

@@ -4,7 +4,13 @@
  * sending changes through the command. Projects, seats and people come from the active document.
  */
 import type { Logger } from 'pino';
-import { startWorkHost, type WorkAccess, type WorkContext, type WorkHost } from '../actors/index.js';
+import {
+  startRetentionAcks,
+  startWorkHost,
+  type WorkAccess,
+  type WorkContext,
+  type WorkHost,
+} from '../actors/index.js';
 import { sendCommand, type Bus, openDocument } from '../bus/index.js';
 import { FILES_BUCKET, kvBlobs, workRoutes, type AuthSettings, type RouteDef } from '../http/index.js';
 import { activeRevision, followWork, type WorkView } from '../projections/index.js';
@@ -44,6 +50,8 @@ export async function startWork(opts: {
   configuration: Configuration;
   secrets: Secrets;
   logger: Logger;
+  /** Live node ids of the fleet (the retention gestures and status); null while not readable. */
+  roster: () => Promise<readonly string[] | null>;
 }): Promise<WorkTracker | null> {
   if (opts.config.tracker.backend !== 'native') return null;
   const logger = opts.logger.child({ component: 'work' });
@@ -72,7 +80,10 @@ export async function startWork(opts: {
     context: () => current().context,
     nodeId: opts.config.node.id,
     logger,
+    roster: opts.roster,
   });
+  // This node's acknowledgement of the work log it has applied (ops/work-tracker.md "Retention").
+  const acks = startRetentionAcks({ bus: opts.bus, view, nodeId: opts.config.node.id, logger });
   return {
     view,
     host,
@@ -94,9 +105,12 @@ export async function startWork(opts: {
             opts.secrets.resolve,
           ),
         write: (write) => sendCommand(opts.bus, Commands.work.write, write),
+        retention: (cmd) => sendCommand(opts.bus, Commands.work.retention, cmd),
+        roster: opts.roster,
         blobs,
       }),
     stop: async () => {
+      acks.stop();
       await host.stop();
       await view.stop();
     },

@@ -27,20 +27,16 @@ import {
   itemByRef,
   PROJECT_KEY,
   uuidv5,
+  type RetentionCommand,
+  type RetentionReply,
   type WorkOutcome,
   type WorkState,
   type WorkWrite,
   type WorkWriteReply,
 } from '../../schema/index.js';
 import { decideWork } from './work.decide.js';
-import type { Accepted, WorkContext } from './work.types.js';
-
-/** The work projection as the writer needs it. */
-export interface WorkStateView {
-  state(): WorkState;
-  /** Resolves true once the state reflects at least `seq`. */
-  until(seq: number, timeoutMs: number): Promise<boolean>;
-}
+import { startRetentionHost } from './work.retention.host.js';
+import type { Accepted, WorkContext, WorkStateView } from './work.types.js';
 
 export interface WorkHostOptions {
   readonly bus: Bus;
@@ -51,11 +47,15 @@ export interface WorkHostOptions {
   readonly logger: Logger;
   /** Tests pin the clock. */
   readonly now?: () => Date;
+  /** Live node ids of the fleet, for the retention gestures; null (every node live) when absent. */
+  readonly roster?: () => Promise<readonly string[] | null>;
 }
 
 export interface WorkHost {
   /** Decides and appends one write (what the command handler runs; the wiring's in-process path too). */
   write(write: WorkWrite): Promise<WorkWriteReply>;
+  /** Decides and appends one retention gesture (`svc.cmd.work.retention`). */
+  gesture(cmd: RetentionCommand): Promise<RetentionReply>;
   stop(): Promise<void>;
 }
 
@@ -220,5 +220,20 @@ export function startWorkHost(opts: WorkHostOptions): WorkHost {
   };
 
   const subscription: Subscription = serveCommand(bus, Commands.work.write, write);
-  return { write, stop: () => subscription.stop() };
+  const retention = startRetentionHost({
+    bus,
+    view,
+    nodeId: opts.nodeId,
+    logger,
+    roster: opts.roster ?? (() => Promise.resolve(null)),
+    ...(opts.now ? { now: opts.now } : {}),
+  });
+  return {
+    write,
+    gesture: (cmd) => retention.gesture(cmd),
+    stop: async () => {
+      await retention.stop();
+      await subscription.stop();
+    },
+  };
 }

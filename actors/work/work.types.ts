@@ -1,5 +1,5 @@
 /** The shapes the work writer's decisions share (work.decide.ts, work.files.decide.ts). */
-import type { WorkProject, WorkRecord } from '../../schema/index.js';
+import type { WorkProject, WorkRecord, WorkState } from '../../schema/index.js';
 
 export interface WorkContext {
   readonly projects: readonly WorkProject[];
@@ -37,4 +37,11 @@ export interface Fresh {
   readonly id: string;
   readonly commentId: string;
   readonly now: Date;
+}
+
+/** The work projection as the writer needs it. */
+export interface WorkStateView {
+  state(): WorkState;
+  /** Resolves true once the state reflects at least `seq`. */
+  until(seq: number, timeoutMs: number): Promise<boolean>;
 }

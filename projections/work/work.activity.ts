@@ -81,7 +81,8 @@ export function activityPage(state: WorkState, query: ActivityQuery) {
   return {
     records: rows,
     keys,
-    next: exhausted ? null : (last?.position ?? state.activity[scanned - 1]?.position ?? null),
+    // In the log's current generation: a row's own position may be from before a reanchor.
+    next: exhausted ? null : nextCursor(state, last?.seq ?? state.activity[scanned - 1]?.seq),
     exhausted,
     head: state.seq,
   };
@@ -166,6 +167,9 @@ export function inboxPage(state: WorkState, query: InboxQuery) {
     items: rows,
     next: more ? String(rows.at(-1)!.seq) : null,
     unread,
-    head: formatPosition(state.seq),
+    head: formatPosition(state.seq, state.retention.generation),
   };
 }
+
+const nextCursor = (state: WorkState, seq: number | undefined): string | null =>
+  seq === undefined ? null : formatPosition(seq, state.retention.generation);

@@ -93,7 +93,7 @@ export function inboxState(person: PersonState | undefined, now: number) {
   if (!person) return { read_through: null, read: [], snoozed: [] };
   return {
     read_through: person.read_through > 0 ? formatPosition(person.read_through) : null,
-    read: [...person.read].sort((a, b) => a - b).map(formatPosition),
+    read: [...person.read].sort((a, b) => a - b).map((seq) => formatPosition(seq)),
     snoozed: [...person.snoozed]
       .filter(([, until]) => Date.parse(until) > now)
       .sort(([a], [b]) => a - b)

@@ -5,31 +5,66 @@
  */
 import type { Logger } from 'pino';
 import { Streams, type Bus } from '../../bus/index.js';
-import { emptyWorkState, foldWork, WorkRecord, type WorkState } from '../../schema/index.js';
+import {
+  emptyWorkState,
+  foldHead,
+  foldLogSize,
+  foldRetention,
+  foldWork,
+  formatPosition,
+  RetentionRecord,
+  retentionSubjects,
+  WorkRecord,
+  type WorkState,
+} from '../../schema/index.js';
 import { runProjection, type Projection, type RunningProjection } from '../runner/runner.js';
 
 const decoder = new TextDecoder();
 
 /** Decodes one stored record, or null when it is not a work record. */
 export function decodeWorkRecord(data: Uint8Array): WorkRecord | null {
+  return decode(data, WorkRecord);
+}
+
+function decode<T>(
+  data: Uint8Array,
+  schema: { safeParse(v: unknown): { success: true; data: T } | { success: false } },
+): T | null {
   try {
-    const parsed = WorkRecord.safeParse(JSON.parse(decoder.decode(data)));
+    const parsed = schema.safeParse(JSON.parse(decoder.decode(data)));
     return parsed.success ? parsed.data : null;
   } catch {
     return null;
   }
 }
 
+/** Folds one stored message of the work stream: an item or file record, or a retention record. */
+export function applyWorkMessage(
+  state: WorkState,
+  message: { seq: number; subject: string; data: Uint8Array; time: Date },
+): void {
+  const retention = state.retention;
+  foldLogSize(retention, message.data.byteLength, message.time);
+  if (message.subject.startsWith(retentionSubjects.prefix)) {
+    const record = decode(message.data, RetentionRecord);
+    foldHead(retention, message.seq, record?.kind === 'retention.node_acked');
+    if (record)
+      foldRetention(retention, record, message.seq, formatPosition(message.seq, retention.generation));
+    state.seq = Math.max(state.seq, message.seq);
+    return;
+  }
+  foldHead(retention, message.seq, false);
+  const record = decodeWorkRecord(message.data);
+  if (record) foldWork(state, record, message.seq);
+  else state.seq = Math.max(state.seq, message.seq);
+}
+
 export const workProjection: Projection<WorkState> = {
   name: 'work',
-  version: 1,
+  version: 2,
   stream: Streams.Work,
   init: emptyWorkState,
-  apply: (state, message) => {
-    const record = decodeWorkRecord(message.data);
-    if (record) foldWork(state, record, message.seq);
-    else state.seq = Math.max(state.seq, message.seq);
-  },
+  apply: applyWorkMessage,
 };
 
 export interface WorkView {

@@ -57,6 +57,15 @@ export const EventTypeCategories: Readonly<Record<string, EventCategory>> = Obje
   alarm_cleared: System,
   ConfigRevisionApplied: System,
   schedule_fired: System,
+  // the work log's retention gestures (ops/work-tracker.md "Retention")
+  work_retention_acked: System,
+  work_retention_evicted: System,
+  work_retention_readmitted: System,
+  work_retention_capacity_set: System,
+  work_maintenance_opened: System,
+  work_maintenance_excluded: System,
+  work_maintenance_abandoned: System,
+  work_reanchored: System,
   // accounting: stored (spend counts it) but excluded from the feed below
   auxiliary_spend: System,
 });

@@ -40,3 +40,29 @@ export {
   workStatuses,
 } from './statuses.js';
 export { WorkWrite, WorkWriteReply, WorkChange } from './write.js';
+export {
+  HOLDER,
+  MaintenanceAbandonBody,
+  MaintenanceExcludeBody,
+  MaintenanceOpenBody,
+  ReanchorBody,
+  RetentionAckBody,
+  RetentionCapacityBody,
+  RetentionCommand,
+  RetentionEvictBody,
+  RetentionReadmitBody,
+  RetentionRecord,
+  RetentionReply,
+  retentionSubjects,
+  TrimBody,
+} from './retention.records.js';
+export type { RetentionGesture } from './retention.records.js';
+export {
+  foldHead,
+  foldLogSize,
+  foldRetention,
+  holderCurrent,
+  overCapacity,
+  retentionFloor,
+} from './retention.state.js';
+export type { MaintenanceWindow, RetentionHolder, RetentionState } from './retention.state.js';

@@ -4,9 +4,12 @@
  * before then is recognisably from another log rather than silently wrong.
  */
 export const WORK_STREAM = 'SVC_WORK';
+/** The generation of a log never reanchored. */
 export const WORK_GENERATION = 1;
 
-export const formatPosition = (seq: number): string => `${WORK_STREAM}@${WORK_GENERATION}:${seq}`;
+/** A position of the work log; `generation` is the log's current stamp (ops "Retention", reanchor). */
+export const formatPosition = (seq: number, generation = WORK_GENERATION): string =>
+  `${WORK_STREAM}@${generation}:${seq}`;
 
 export interface Position {
   readonly stream: string;

@@ -8,6 +8,7 @@ import type { ItemFields } from './item.js';
 import { foldPerson, personOutcomeKey, type PersonState } from './person.js';
 import { formatPosition } from './position.js';
 import type { WorkRecord, WorkRecordKind } from './records.js';
+import { emptyRetentionState, type RetentionState } from './retention.state.js';
 import type { WorkStatus } from './statuses.js';
 
 /** One field's change: what it was and what it became. */
@@ -82,6 +83,8 @@ export interface WorkState {
   readonly lastChange: Map<string, string>;
   /** Each person's own inbox state, priorities and views (person.ts); absent until they write. */
   readonly people: Map<string, PersonState>;
+  /** The log's retention: holders, capacity, maintenance window, generation (ops "Retention"). */
+  readonly retention: RetentionState;
   seq: number;
 }
 
@@ -95,6 +98,7 @@ export const emptyWorkState = (): WorkState => ({
   everKeys: new Map(),
   lastChange: new Map(),
   people: new Map(),
+  retention: emptyRetentionState(),
   seq: 0,
 });
 
@@ -111,7 +115,7 @@ function delta(before: Partial<ItemFields>, after: Partial<ItemFields>): FieldDe
 export function foldWork(state: WorkState, record: WorkRecord, seq: number): void {
   state.seq = Math.max(state.seq, seq);
   if (state.ops.has(record.op_id)) return;
-  const position = formatPosition(seq);
+  const position = formatPosition(seq, state.retention.generation);
   const row = (
     item: { id: string; project: string },
     fields: FieldDelta,

@@ -26,6 +26,21 @@ t.test('/work* and /pages* answer 404 unknown_query when the backend is not nati
   });
   t.equal(put.status, 404, 'a write under /work* too');
   t.equal(put.json?.error, 'unknown_query');
+  // The retention routes are guarded always: with a token they meet the same refusal.
+  for (const [method, path] of [
+    ['GET', '/work/retention'],
+    ['GET', '/work/retention/reanchor'],
+    ['POST', '/work/retention/evict/node-1'],
+    ['POST', '/work/retention/capacity'],
+  ] as const) {
+    const r = await call(`${h.base}${path}`, {
+      method,
+      headers: { authorization: OPS },
+      body: method === 'POST' ? '{}' : null,
+    });
+    t.equal(r.status, 404, `${method} ${path}`);
+    t.equal(r.json?.error, 'unknown_query', `${method} ${path}`);
+  }
 });
 
 t.test('a native tracker leaves /work to the work routes; /pages still refuses', async (t) => {

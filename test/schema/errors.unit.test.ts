@@ -49,6 +49,8 @@ t.test('the catalogue covers every code of the spec Errors table', async (t) => 
   ]; // prettier-ignore
   // The fleet removals: a member still live without force, a peer removal the broker refused.
   const fleet = ['member_live', 'broker_refused'];
+  // The work log's retention gestures (the spec leaves their bodies and refusals open; ops/work-tracker.md).
+  const retention = ['position_trimmed', 'maintenance_open', 'no_maintenance_window', 'trim_unavailable'];
   // A config write whose store was not acknowledged in time (the spec's codeless 500 made precise).
   const failover = ['outcome_unknown'];
   // The knowledge base and operator surface (the spec leaves their code list open; ops/knowledge-base.md).
@@ -56,7 +58,10 @@ t.test('the catalogue covers every code of the spec Errors table', async (t) => 
     'no_container', 'unknown_tool', 'page_title_taken', 'page_conflict', 'page_has_children',
     'page_parent_invalid', 'unbound_token', 'guard_disabled',
   ]; // prettier-ignore
-  t.same([...ErrorCode.options].sort(), [...spec, ...added, ...fleet, ...failover, ...knowledge].sort());
+  t.same(
+    [...ErrorCode.options].sort(),
+    [...spec, ...added, ...fleet, ...retention, ...failover, ...knowledge].sort(),
+  );
 });
 
 t.test('no_active_revision answers 404 on reads, 409 on writes, 412 on If-Match', async (t) => {

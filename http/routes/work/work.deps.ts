@@ -1,5 +1,13 @@
 /** What the `/work` routes are given: the folded state, the document's projects and people, the writer. */
-import type { Person, WorkProject, WorkState, WorkWrite, WorkWriteReply } from '../../../schema/index.js';
+import type {
+  Person,
+  RetentionCommand,
+  RetentionReply,
+  WorkProject,
+  WorkState,
+  WorkWrite,
+  WorkWriteReply,
+} from '../../../schema/index.js';
 
 export interface WorkRouteDeps {
   /** The work projection's current state. */
@@ -12,5 +20,9 @@ export interface WorkRouteDeps {
   people(): readonly Person[];
   /** Sends one change to the work writer (`svc.cmd.work.write`). */
   write(write: WorkWrite): Promise<WorkWriteReply>;
+  /** Sends one retention gesture to the work host (`svc.cmd.work.retention`). */
+  retention(cmd: RetentionCommand): Promise<RetentionReply>;
+  /** Live node ids of the fleet (null while not readable): the retention status marks holders live. */
+  roster(): Promise<readonly string[] | null>;
   readonly now?: () => Date;
 }

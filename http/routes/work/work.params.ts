@@ -7,11 +7,11 @@ import {
   isOpId,
   parsePosition,
   personFor,
-  WORK_GENERATION,
   WORK_STREAM,
   type ErrorCode,
   type Person,
   type WorkState,
+  type RetentionReply,
   type WorkWriteReply,
 } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
@@ -40,17 +40,18 @@ export function offsetParam(req: ApiRequest, name = 'cursor'): number {
   return n;
 }
 
-/** A log position `<stream>@<generation>:<sequence>` parameter, as the sequence after which to read. */
-export function positionParam(req: ApiRequest, name: string): number | null {
+/**
+ * A log position `<stream>@<generation>:<sequence>` parameter, as the sequence after which to read. A
+ * position of another generation than the log's (`generation`, moved by a reanchor) is refused.
+ */
+export function positionParam(req: ApiRequest, name: string, generation: number): number | null {
   const raw = req.query.get(name);
   if (raw === null || raw === '') return null;
   const position = parsePosition(raw);
   if (!position || position.stream !== WORK_STREAM)
     throw badParams(`${name} must be a position ${WORK_STREAM}@<generation>:<sequence>`);
-  if (position.generation !== WORK_GENERATION)
-    throw badParams(
-      `${name} is from generation ${position.generation}; the work log is at ${WORK_GENERATION}`,
-    );
+  if (position.generation !== generation)
+    throw badParams(`${name} is from generation ${position.generation}; the work log is at ${generation}`);
   return position.seq;
 }
 
@@ -138,8 +139,8 @@ export function personalHandle(req: ApiRequest, people: readonly Person[], given
 }
 
 /** A refused write as its API error; an ok one passes through. */
-export function refusal(reply: WorkWriteReply): Extract<WorkWriteReply, { outcome: 'ok' }> {
-  if (reply.outcome === 'ok') return reply;
+export function refusal<R extends WorkWriteReply | RetentionReply>(reply: R): Extract<R, { outcome: 'ok' }> {
+  if (reply.outcome === 'ok') return reply as Extract<R, { outcome: 'ok' }>;
   const code = (reply.error in errorCatalogue ? reply.error : 'validation_error') as ErrorCode;
   throw new ApiError(code, {
     detail: reply.detail,

@@ -14,7 +14,6 @@ import {
   PrioritiesBody,
   SaveViewBody,
   UpdateViewBody,
-  WORK_GENERATION,
   WORK_STREAM,
   type PersonAct,
 } from '../../../schema/index.js';
@@ -27,16 +26,21 @@ import { actorOf, opIdOf, personalHandle, refusal, textParam } from './work.para
 
 const READ_BACK_MS = 10_000;
 
-/** Inbox row ids are the rows' log positions; refused 400 `invalid_body` naming each bad one. */
-function rowSeqs(ids: readonly string[], field = 'ids'): number[] {
+/**
+ * Inbox row ids are the rows' log positions; refused 400 `invalid_body` naming each bad one. A row keeps
+ * the generation it was stored in, and sequences never repeat across a reanchor, so any generation up to
+ * the log's current one names a row.
+ */
+function rowSeqs(ids: readonly string[], generation: number, field = 'ids'): number[] {
   const issues: Array<{ path: Array<string | number>; code: string; message: string }> = [];
   const seqs = ids.map((id, i) => {
     const p = parsePosition(id);
-    if (p && p.stream === WORK_STREAM && p.generation === WORK_GENERATION && p.seq > 0) return p.seq;
+    if (p && p.stream === WORK_STREAM && p.generation >= 1 && p.generation <= generation && p.seq > 0)
+      return p.seq;
     issues.push({
       path: field === 'ids' ? [field, i] : [field],
       code: 'custom',
-      message: `an inbox row id ${WORK_STREAM}@${WORK_GENERATION}:<sequence>`,
+      message: `an inbox row id ${WORK_STREAM}@<generation>:<sequence> (generation 1 to ${generation})`,
     });
     return 0;
   });
@@ -79,14 +83,15 @@ const who = (deps: WorkRouteDeps, req: ApiRequest, handle: string | undefined): 
   personalHandle(req, deps.people(), handle ?? textParam(req, 'handle'));
 
 export function workPersonRoutes(deps: WorkRouteDeps): RouteDef[] {
+  const gen = (): number => deps.state().retention.generation;
   return [
     {
       method: 'POST',
       pattern: '/work/inbox/read',
       handler: async (req) => {
         const b = jsonBody(req, InboxReadBody);
-        const through = b.all_before === undefined ? null : rowSeqs([b.all_before], 'all_before')[0]!;
-        const act: PersonAct = { act: 'read', seqs: rowSeqs(b.ids ?? []), through };
+        const through = b.all_before === undefined ? null : rowSeqs([b.all_before], gen(), 'all_before')[0]!;
+        const act: PersonAct = { act: 'read', seqs: rowSeqs(b.ids ?? [], gen()), through };
         return send(deps, req, who(deps, req, b.handle), b.op_id, act);
       },
     },
@@ -95,7 +100,7 @@ export function workPersonRoutes(deps: WorkRouteDeps): RouteDef[] {
       pattern: '/work/inbox/snooze',
       handler: async (req) => {
         const b = jsonBody(req, InboxSnoozeBody);
-        const act: PersonAct = { act: 'snooze', seqs: rowSeqs(b.ids), until: b.until };
+        const act: PersonAct = { act: 'snooze', seqs: rowSeqs(b.ids, gen()), until: b.until };
         return send(deps, req, who(deps, req, b.handle), b.op_id, act);
       },
     },
@@ -104,7 +109,10 @@ export function workPersonRoutes(deps: WorkRouteDeps): RouteDef[] {
       pattern: '/work/inbox/unsnooze',
       handler: async (req) => {
         const b = jsonBody(req, InboxUnsnoozeBody);
-        return send(deps, req, who(deps, req, b.handle), b.op_id, { act: 'unsnooze', seqs: rowSeqs(b.ids) });
+        return send(deps, req, who(deps, req, b.handle), b.op_id, {
+          act: 'unsnooze',
+          seqs: rowSeqs(b.ids, gen()),
+        });
       },
     },
     {

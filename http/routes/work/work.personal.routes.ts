@@ -45,7 +45,7 @@ function inbox(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
     reasons: wanted,
     limit: limitParam(req, 'limit', INBOX_MAX, INBOX_MAX),
     before: before === 0 ? null : before,
-    since: positionParam(req, 'since') ?? 0,
+    since: positionParam(req, 'since', deps.state().retention.generation) ?? 0,
     now: now(deps),
   });
   return { status: 200, body: { handle, ...body } };

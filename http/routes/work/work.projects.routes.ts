@@ -84,8 +84,8 @@ function catalogue(req: ApiRequest): ApiReply {
 
 function activity(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
   const state = deps.state();
-  const since = positionParam(req, 'since');
-  const cursor = positionParam(req, 'cursor');
+  const since = positionParam(req, 'since', state.retention.generation);
+  const cursor = positionParam(req, 'cursor', state.retention.generation);
   const taskRef = textParam(req, 'task');
   const task =
     taskRef === null

@@ -1,10 +1,8 @@
 /**
  * The native work tracker's routes (spec "Work tracker and knowledge routes"), served when
- * `tracker.backend` is native. The retention status and gestures are not served yet: they answer 404
- * `unknown_query` naming that (ops/work-tracker.md "Not yet served").
+ * `tracker.backend` is native.
  */
-import { ApiError } from '../../api-error.js';
-import type { Method, RouteDef } from '../../types.js';
+import type { RouteDef } from '../../types.js';
 import type { WorkRouteDeps } from './work.deps.js';
 import type { FileBlobs } from './work.blobs.js';
 import { workFileRoutes } from './work.files.routes.js';
@@ -12,19 +10,7 @@ import { workItemRoutes } from './work.items.routes.js';
 import { workPersonRoutes } from './work.person.routes.js';
 import { workPersonalRoutes } from './work.personal.routes.js';
 import { workProjectRoutes } from './work.projects.routes.js';
-
-const methods: readonly Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
-
-function notYet(what: string): RouteDef[] {
-  const handler = (): never => {
-    throw new ApiError('unknown_query', {
-      detail: `the native work tracker does not serve ${what} in this release`,
-      hint: 'See ops/work-tracker.md "Not yet served".',
-    });
-  };
-  const root = `/work/${what}`;
-  return [root, `${root}/*`].flatMap((pattern) => methods.map((method) => ({ method, pattern, handler })));
-}
+import { workRetentionRoutes } from './work.retention.routes.js';
 
 export function workRoutes(deps: WorkRouteDeps & { readonly blobs: FileBlobs }): RouteDef[] {
   return [
@@ -33,7 +19,7 @@ export function workRoutes(deps: WorkRouteDeps & { readonly blobs: FileBlobs }):
     ...workPersonalRoutes(deps),
     ...workPersonRoutes(deps),
     ...workFileRoutes(deps, deps.blobs),
-    ...notYet('retention'),
+    ...workRetentionRoutes(deps),
   ];
 }
 

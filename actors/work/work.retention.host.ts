@@ -1,0 +1,190 @@
+/**
+ * The work log's retention on one node (ops/work-tracker.md "Retention"): serves the operators' gestures
+ * (`svc.cmd.work.retention`) and acknowledges, heartbeat-style, the position this node's projection has
+ * applied. Gestures are appended one after another on `svc.work.retention.ops` (the subject's expected
+ * last sequence, as item writes), each announced by an event whose id comes from its `op_id`.
+ */
+import type { Logger } from 'pino';
+import {
+  newEvent,
+  publishEvent,
+  serveCommand,
+  Streams,
+  Subjects,
+  WrongLastSequenceError,
+  type Bus,
+  type Subscription,
+} from '../../bus/index.js';
+import {
+  Commands,
+  EventCategory,
+  isOpId,
+  retentionSubjects,
+  uuidv5,
+  type RetentionCommand,
+  type RetentionReply,
+  type RetentionRecord,
+} from '../../schema/index.js';
+import { decideRetention } from './work.retention.decide.js';
+import type { WorkStateView } from './work.types.js';
+
+const MAX_ATTEMPTS = 50;
+const CATCH_UP_MS = 10_000;
+const eventNamespace = '5d0f6c2a-8e1b-5c47-b3a9-0e6d2f4a8c13';
+const encoder = new TextEncoder();
+
+export interface RetentionHostOptions {
+  readonly bus: Bus;
+  readonly view: WorkStateView;
+  readonly nodeId: string;
+  readonly logger: Logger;
+  /** Live node ids of the fleet; null while not readable. */
+  readonly roster: () => Promise<readonly string[] | null>;
+  readonly now?: () => Date;
+}
+
+export interface RetentionHost {
+  gesture(cmd: RetentionCommand): Promise<RetentionReply>;
+  stop(): Promise<void>;
+}
+
+export function startRetentionHost(opts: RetentionHostOptions): RetentionHost {
+  const { bus, view } = opts;
+  const now = opts.now ?? (() => new Date());
+  const catchUp = async (seq: number): Promise<void> => {
+    if (!(await view.until(seq, CATCH_UP_MS)))
+      throw new Error(`work projection did not reach sequence ${seq}`);
+  };
+  const subject = Subjects.work(retentionSubjects.ops);
+
+  const announce = async (
+    cmd: RetentionCommand,
+    event: { type: string; summary: string; payload: Record<string, unknown> },
+    position: string,
+  ) => {
+    const record = newEvent({
+      type: event.type,
+      category: EventCategory.System,
+      source: `${opts.nodeId}/work`,
+      summary: event.summary,
+      actor: cmd.actor,
+      payload: { ...event.payload, op_id: cmd.op_id, position },
+    });
+    await publishEvent(bus, { ...record, id: uuidv5(eventNamespace, `${cmd.op_id}:${event.type}`) });
+  };
+
+  const gesture = async (cmd: RetentionCommand): Promise<RetentionReply> => {
+    if (!isOpId(cmd.op_id))
+      return {
+        outcome: 'refused',
+        error: 'op_id_invalid',
+        detail: 'the op_id must be 1 to 128 bytes of visible ASCII',
+        problems: [],
+      };
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      await catchUp((await bus.streamInfo(Streams.Work)).lastSeq);
+      const first = view.state().retention.ops.get(cmd.op_id);
+      if (first) return { outcome: 'ok', ...first, repeated: true };
+      const last = (await bus.lastMessage(Streams.Work, subject))?.seq ?? 0;
+      await catchUp(last);
+      const state = view.state();
+      const again = state.retention.ops.get(cmd.op_id);
+      if (again) return { outcome: 'ok', ...again, repeated: true };
+      const roster = await opts.roster();
+      const decided = decideRetention(state.retention, cmd, {
+        live: roster === null ? null : new Set(roster),
+        now: now(),
+        seq: state.seq,
+      });
+      if ('refused' in decided) return { outcome: 'refused', ...decided.refused };
+      try {
+        const ack = await bus.publish(subject, encoder.encode(JSON.stringify(decided.record)), {
+          expectedLastSubjectSeq: last,
+          msgId: `work:retention:${cmd.op_id}`,
+        });
+        await catchUp(ack.seq);
+      } catch (error) {
+        if (error instanceof WrongLastSequenceError) continue;
+        throw error;
+      }
+      const outcome = view.state().retention.ops.get(cmd.op_id);
+      if (!outcome) throw new Error(`retention record of op_id ${cmd.op_id} appended but not folded`);
+      try {
+        await announce(cmd, decided.event, outcome.position);
+      } catch (error) {
+        opts.logger.error({ err: error, op_id: cmd.op_id }, 'work retention event not delivered');
+      }
+      opts.logger.info({ event: 'work_retention', kind: outcome.kind, seq: outcome.seq }, 'work_retention');
+      return { outcome: 'ok', ...outcome, repeated: false };
+    }
+    return {
+      outcome: 'refused',
+      error: 'overloaded',
+      detail: 'too many concurrent retention gestures; send it again',
+      problems: [],
+    };
+  };
+
+  const subscription: Subscription = serveCommand(bus, Commands.work.retention, gesture);
+  return { gesture, stop: () => subscription.stop() };
+}
+
+/** How often a node looks whether it has something new to acknowledge. */
+export const ACK_INTERVAL_MS = 5_000;
+
+export interface RetentionAcks {
+  /** Acknowledges the applied position when the head moved past the last acknowledgement; true if sent. */
+  acknowledge(): Promise<boolean>;
+  stop(): void;
+}
+
+/**
+ * This node's heartbeat: on start and then every `intervalMs`, when the log holds something this node
+ * has not acknowledged (a record other than a heartbeat, or a new generation), it records the sequence
+ * its projection has applied. Heartbeats do not move the head, so nodes never answer each other's.
+ */
+export function startRetentionAcks(opts: {
+  readonly bus: Bus;
+  readonly view: WorkStateView;
+  readonly nodeId: string;
+  readonly logger: Logger;
+  readonly intervalMs?: number;
+  readonly now?: () => Date;
+}): RetentionAcks {
+  const now = opts.now ?? (() => new Date());
+  const subject = Subjects.work(retentionSubjects.ack(opts.nodeId));
+  let sent: { generation: number; seq: number } | null = null;
+  let busy = false;
+  const acknowledge = async (): Promise<boolean> => {
+    const state = opts.view.state();
+    const r = state.retention;
+    const mine = r.holders.get(opts.nodeId);
+    const known = sent && sent.generation === r.generation && sent.seq >= r.head ? sent : null;
+    if (known || (mine && mine.generation === r.generation && mine.seq >= r.head)) return false;
+    const record: RetentionRecord = {
+      kind: 'retention.node_acked',
+      op_id: `ack:${opts.nodeId}:${r.generation}:${state.seq}`,
+      at: now().toISOString(),
+      actor: opts.nodeId,
+      node: opts.nodeId,
+      generation: r.generation,
+      seq: state.seq,
+    };
+    await opts.bus.publish(subject, encoder.encode(JSON.stringify(record)), { msgId: record.op_id });
+    sent = { generation: r.generation, seq: state.seq };
+    return true;
+  };
+  const tick = (): void => {
+    if (busy) return;
+    busy = true;
+    acknowledge()
+      .catch((err: unknown) => opts.logger.warn({ err }, 'work retention acknowledgement not recorded'))
+      .finally(() => {
+        busy = false;
+      });
+  };
+  tick();
+  const timer = setInterval(tick, opts.intervalMs ?? ACK_INTERVAL_MS);
+  timer.unref();
+  return { acknowledge, stop: () => clearInterval(timer) };
+}
