@@ -145,6 +145,10 @@ t.test(
     t.equal(stale.json?.error, 'revision_advanced');
     const item = await post(`${w.base}/work`, { project: 'ENG', title: 'After' });
     t.match(item.json?.position, /^SVC_WORK@2:\d+$/, 'positions carry the new generation');
+    const readNew = await post(`${w.base}/work/inbox/read`, { ids: [item.json?.position] });
+    t.equal(readNew.status, 200, 'an inbox row id of the new generation names its row');
+    const future = String(item.json?.position).replace('@2:', '@3:');
+    t.equal((await post(`${w.base}/work/inbox/read`, { ids: [future] })).json?.error, 'invalid_body');
     const oldCursor = await get(`${w.base}/work/activity?since=SVC_WORK@1:0`);
     t.equal(oldCursor.status, 400);
     t.equal(oldCursor.json?.error, 'bad_params');

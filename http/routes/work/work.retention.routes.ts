@@ -187,10 +187,16 @@ function gestureRoute<T extends { op_id?: string | undefined }>(
 function ackGesture(body: z.infer<typeof RetentionAckBody>): RetentionGesture {
   const position = parsePosition(body.position);
   if (!position || position.stream !== WORK_STREAM)
-    throw new ApiError('validation_error', {
-      detail: 'The body does not fit the route.',
+    throw new ApiError('invalid_body', {
+      detail: 'The body does not fit the route (see `problems`).',
       extra: {
-        problems: [{ path: 'position', message: `a position ${WORK_STREAM}@<generation>:<sequence>` }],
+        problems: bodyProblems([
+          {
+            path: ['position'],
+            code: 'custom',
+            message: `a position ${WORK_STREAM}@<generation>:<sequence>`,
+          },
+        ]),
       },
     });
   return {
