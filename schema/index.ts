@@ -281,6 +281,7 @@ export {
   foldHead,
   foldLogSize,
   foldRetention,
+  generationAt,
   holderCurrent,
   overCapacity,
   retentionFloor,

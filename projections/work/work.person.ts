@@ -6,7 +6,9 @@
 import {
   builtinViewId,
   formatPosition,
+  generationAt,
   type PersonState,
+  type RetentionState,
   type SavedView,
   type WorkItem,
   type WorkState,
@@ -89,14 +91,16 @@ export function pinnedViews(
 }
 
 /** The person's inbox state as `/work/people/{handle}` shows it (active snoozes only). */
-export function inboxState(person: PersonState | undefined, now: number) {
+export function inboxState(person: PersonState | undefined, now: number, retention: RetentionState) {
+  // A row's id is its position in the generation it was stored in (ops/work-tracker.md "Retention").
+  const id = (seq: number): string => formatPosition(seq, generationAt(retention, seq));
   if (!person) return { read_through: null, read: [], snoozed: [] };
   return {
-    read_through: person.read_through > 0 ? formatPosition(person.read_through) : null,
-    read: [...person.read].sort((a, b) => a - b).map((seq) => formatPosition(seq)),
+    read_through: person.read_through > 0 ? id(person.read_through) : null,
+    read: [...person.read].sort((a, b) => a - b).map(id),
     snoozed: [...person.snoozed]
       .filter(([, until]) => Date.parse(until) > now)
       .sort(([a], [b]) => a - b)
-      .map(([seq, until]) => ({ id: formatPosition(seq), until })),
+      .map(([seq, until]) => ({ id: id(seq), until })),
   };
 }

@@ -83,7 +83,7 @@ export function personState(state: WorkState, handle: string, projects: readonly
     handle,
     held: person !== undefined,
     updated_at: person?.updated_at ?? null,
-    inbox: { ...inboxState(person, now.getTime()), unread },
+    inbox: { ...inboxState(person, now.getTime(), state.retention), unread },
     priorities: work.priorities,
     priorities_source: work.priorities_source,
     pinned_views: pinnedViews(state, handle, (key) => builtinViews(projects, key, handle)),

@@ -61,6 +61,7 @@ export {
   foldHead,
   foldLogSize,
   foldRetention,
+  generationAt,
   holderCurrent,
   overCapacity,
   retentionFloor,

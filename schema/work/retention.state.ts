@@ -49,6 +49,8 @@ export interface RetentionState {
   /** The stream creation stamp: the generation in every position handed out from `anchor.seq` on. */
   generation: number;
   anchor: { at: string | null; by: string | null; seq: number; reason: string };
+  /** Sequences of every reanchor record, oldest first: a record after the n-th is of generation n + 1. */
+  readonly anchors: number[];
   readonly holders: Map<string, RetentionHolder>;
   readonly capacity: RetentionCapacity;
   window: MaintenanceWindow | null;
@@ -63,6 +65,7 @@ export interface RetentionState {
 export const emptyRetentionState = (): RetentionState => ({
   generation: 1,
   anchor: { at: null, by: null, seq: 0, reason: '' },
+  anchors: [],
   holders: new Map(),
   capacity: { max_bytes: null, max_records: null, max_age_seconds: null, set_at: null, set_by: null },
   window: null,
@@ -161,6 +164,7 @@ export function foldRetention(
       if (record.generation <= state.generation) return;
       state.generation = record.generation;
       state.anchor = { at: record.at, by: record.actor, seq, reason: record.reason };
+      state.anchors.push(seq);
       return;
   }
 }
@@ -174,6 +178,10 @@ function newHolder(
 ): RetentionHolder {
   return { name, kind, generation, seq, acked_at: record.at, acked_by: record.actor, evicted: null };
 }
+
+/** The generation a record stored at `seq` was stored in (its position's generation). */
+export const generationAt = (state: RetentionState, seq: number): number =>
+  1 + state.anchors.filter((a) => a < seq).length;
 
 /** A holder is current when its acknowledgement is of this generation and reaches the head. */
 export const holderCurrent = (state: RetentionState, holder: RetentionHolder): boolean =>

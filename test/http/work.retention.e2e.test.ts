@@ -147,6 +147,8 @@ t.test(
     t.match(item.json?.position, /^SVC_WORK@2:\d+$/, 'positions carry the new generation');
     const readNew = await post(`${w.base}/work/inbox/read`, { ids: [item.json?.position] });
     t.equal(readNew.status, 200, 'an inbox row id of the new generation names its row');
+    const ada = (await get(`${w.base}/work/people/ada`)).json?.inbox as Json;
+    t.same(ada.read, [item.json?.position], 'a read mark shows the row id as it was given');
     const future = String(item.json?.position).replace('@2:', '@3:');
     t.equal((await post(`${w.base}/work/inbox/read`, { ids: [future] })).json?.error, 'invalid_body');
     const oldCursor = await get(`${w.base}/work/activity?since=SVC_WORK@1:0`);
