@@ -45,4 +45,5 @@ export { loadDashboardAssets } from './static/dashboard.assets.js';
 export { dashboardRoutes } from './static/dashboard.routes.js';
 export { mcpBridgeRoutes } from './routes/sandbox/mcp.routes.js';
 export { otlpRoutes } from './routes/sandbox/otlp.routes.js';
+export { sandboxCancelRoutes } from './routes/sandbox/cancel.routes.js';
 export type { TokenRun } from './routes/sandbox/sandbox.deps.js';

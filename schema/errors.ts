@@ -311,6 +311,13 @@ export const errorCatalogue = {
     hint: 'Read `missing` for what trimming needs; ops/work-tracker.md "Retention" says what to do meanwhile.',
     retryable: false,
   },
+  run_ended: {
+    status: 409,
+    when: 'cancel of a coding run that already ended done or failed',
+    detail: 'The coding run has already ended.',
+    hint: 'GET /sandbox-runs shows how it ended; nothing is left to cancel.',
+    retryable: false,
+  },
   broker_refused: {
     status: 409,
     when: 'peer removal the broker refused or left unanswered (on nats-server 2.9 with accounts, only the system account may remove a peer)',

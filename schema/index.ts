@@ -314,6 +314,8 @@ export {
 export type { PersonAct, PersonState, SavedView } from './work/index.js';
 export {
   SandboxAnswerReply,
+  SandboxCancelBody,
+  SandboxCancelReply,
   SandboxQuestion,
   SandboxResult,
   SandboxRunRecord,

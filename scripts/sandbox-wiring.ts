@@ -1,7 +1,7 @@
 /**
  * Detached coding runs on one node (ops/sandboxes.md): the run records (every node), the supervisor and
  * its local backend (seats nodes; runs under `<store_dir>/sandboxes`, or the temp dir without a store),
- * the `run_sandbox` desk bound to it, the `sandboxes` reconcile (at start and every 30 s, pushing only on
+ * the `run_sandbox` desk bound to it, `POST /sandbox-runs/{id}/cancel`, the `sandboxes` reconcile (at start and every 30 s, pushing only on
  * change), and the token routes `/mcp/{token}` and `/otlp/{token}/v1/{signal}`, both only when
  * `SVC_SANDBOX_OTEL_RECEIVER_URL` is set (it is also the base URL a run is given for both).
  */
@@ -19,7 +19,13 @@ import {
   type SandboxSupervisor,
 } from '../actors/index.js';
 import type { Bus } from '../bus/index.js';
-import { mcpBridgeRoutes, otlpRoutes, type RouteDef, type TokenRun } from '../http/index.js';
+import {
+  mcpBridgeRoutes,
+  otlpRoutes,
+  sandboxCancelRoutes,
+  type RouteDef,
+  type TokenRun,
+} from '../http/index.js';
 import type { SandboxRunRecord } from '../schema/index.js';
 import type { ToolServers } from './toolservers-wiring.js';
 
@@ -87,8 +93,9 @@ export async function startSandboxes(opts: {
     records,
     supervisor,
     routes(version) {
+      const cancel = sandboxCancelRoutes({ bus: opts.bus, nodeOf: (id) => records.get(id)?.node ?? null });
       // A run is given the token routes' URLs only when the receiver URL is set: without it nobody holds one.
-      if (receiverUrl === null) return [];
+      if (receiverUrl === null) return cancel;
       const bridge = mcpBridgeRoutes(
         {
           runOf,
@@ -123,7 +130,7 @@ export async function startSandboxes(opts: {
           void forwarder.forward(signal, contentType, body);
         },
       });
-      return [...otlp, ...bridge];
+      return [...cancel, ...otlp, ...bridge];
     },
     async stop() {
       clearInterval(timer);

@@ -25,6 +25,10 @@ async function readJson(path: string): Promise<unknown> {
   }
 }
 
+/** How long a stopped run's processes get to exit on SIGTERM before SIGKILL. */
+const STOP_GRACE_MS = 5_000;
+
+/** Whether the process (or, for a negative pid, any process of the group) exists. */
 function alive(pid: number | null): boolean {
   if (pid === null) return false;
   try {
@@ -133,15 +137,22 @@ export function localBackend(opts: { readonly root: string }): SandboxBackend {
       await rm(join(control, 'question.json'), { force: true });
     },
 
-    stop(run: Launched): Promise<void> {
-      if (run.pid === null || !alive(run.pid)) return Promise.resolve();
-      try {
-        // The whole process group: the wrapper shell and the agent it started.
-        process.kill(-run.pid, 'SIGTERM');
-      } catch {
-        // Already gone.
-      }
-      return Promise.resolve();
+    async stop(run: Launched): Promise<void> {
+      if (run.pid === null) return;
+      // The whole process group: the wrapper shell, the agent and whatever it started. SIGTERM first, then,
+      // after the grace, SIGKILL to what is left.
+      const group = -run.pid;
+      const signal = (s: NodeJS.Signals): void => {
+        try {
+          process.kill(group, s);
+        } catch {
+          // Already gone.
+        }
+      };
+      signal('SIGTERM');
+      for (let waited = 0; alive(group) && waited < STOP_GRACE_MS; waited += 50)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      if (alive(group)) signal('SIGKILL');
     },
   };
 }

@@ -21,6 +21,7 @@ import {
   uuidv5,
   type InboxMessage,
   type SandboxAnswerReply,
+  type SandboxCancelReply,
   type SandboxRunRecord,
 } from '../../schema/index.js';
 import type { SandboxBackend, SandboxSettings } from './backend.js';
@@ -49,6 +50,11 @@ export interface SandboxSupervisor {
   /** Launches the run (once per id: a repeat returns the run as it stands). */
   launch(run: LaunchRun): Promise<SandboxRunRecord>;
   answer(sandboxId: string, seat: string, answer: string): Promise<SandboxAnswerReply>;
+  /**
+   * Stops a live run watched here: its process tree is stopped, then it is recorded `cancelled` (which
+   * releases a turn waiting on it). A run cancelled already answers as it stands (`changed: false`).
+   */
+  cancel(sandboxId: string, by: string, reason: string): Promise<SandboxCancelReply>;
   /** Resolves with the run once it asks, ends, or `signal` fires (then with the run as it stands). */
   settle(sandboxId: string, signal?: AbortSignal): Promise<SandboxRunRecord | null>;
   /** Counts one OTLP export on a live run. */
@@ -198,6 +204,9 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
   const answers: Subscription = serveCommand(bus, Commands.sandbox.answerAt(opts.node), (body) =>
     supervisor.answer(body.sandbox_id, body.seat, body.answer),
   );
+  const cancels: Subscription = serveCommand(bus, Commands.sandbox.cancelAt(opts.node), (body) =>
+    supervisor.cancel(body.sandbox_id, body.by, body.reason),
+  );
 
   const supervisor: SandboxSupervisor = {
     launch(req) {
@@ -295,6 +304,26 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
       });
     },
 
+    cancel(sandboxId, by, reason) {
+      return serial(sandboxId, async (): Promise<SandboxCancelReply> => {
+        const run = records.get(sandboxId);
+        if (!run || run.node !== opts.node)
+          return { ok: false, error: 'unknown_run', message: `no coding run ${sandboxId} is watched here` };
+        if (run.status === 'cancelled') return { ok: true, run: publicRun(run), changed: false };
+        if (!isLive(run))
+          return {
+            ok: false,
+            error: 'ended',
+            message: `coding run ${sandboxId} already ended ${run.status}`,
+          };
+        if (run.workdir !== null) await backend.stop({ workdir: run.workdir, pid: run.pid });
+        const at = now().toISOString();
+        logger.info({ sandbox_id: sandboxId, by }, 'sandbox run cancelled');
+        const next = await apply(run, { type: 'run.cancelled', by, reason, at });
+        return { ok: true, run: publicRun(next ?? run), changed: true };
+      });
+    },
+
     settle(sandboxId, signal) {
       const current = records.get(sandboxId);
       if (!current || settled(current) || signal?.aborted) return Promise.resolve(current ?? null);
@@ -330,6 +359,7 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
       stopped = true;
       if (timer) clearTimeout(timer);
       await answers.stop();
+      await cancels.stop();
       await Promise.all([...chains.values()]);
     },
   };

@@ -1,6 +1,6 @@
 /**
  * One detached coding run's lifecycle (ops/sandboxes.md): absent → launching → running ⇄
- * awaiting_clarification → resumed → … → done | failed. Pure: the supervisor (sandbox.host.ts) feeds what
+ * awaiting_clarification → resumed → … → done | failed | cancelled. Pure: the supervisor (sandbox.host.ts) feeds what
  * it observed and stores the record the machine names with `record`, publishing the event type given.
  * The machine's context is the durable record itself, so a run is resumed from its newest record alone.
  */
@@ -17,6 +17,7 @@ export type RunEvent =
   | { type: 'run.answered'; answer: string; at: string }
   | { type: 'run.finished'; summary: string; total_tokens: number; at: string }
   | { type: 'run.failed'; error: string; at: string }
+  | { type: 'run.cancelled'; by: string; reason: string; at: string }
   | { type: 'run.telemetry'; signal: Signal; spans: number; at: string };
 
 interface Ctx {
@@ -60,6 +61,14 @@ function next(run: SandboxRunRecord | null, e: RunEvent): SandboxRunRecord | nul
       };
     case 'run.failed':
       return { ...base, ...ended(run, e.at), status: 'failed', error: e.error, paused_at: null };
+    case 'run.cancelled':
+      return {
+        ...base,
+        ...ended(run, e.at),
+        status: 'cancelled',
+        error: `cancelled by ${e.by}${e.reason ? `: ${e.reason}` : ''}`,
+        paused_at: null,
+      };
     case 'run.telemetry': {
       const t = run.telemetry;
       return { ...base, telemetry: { ...t, [e.signal]: t[e.signal] + 1, spans: t.spans + e.spans } };
@@ -80,6 +89,7 @@ const keep = (emit: EventType | null) =>
 const live = {
   'run.finished': { target: 'done', actions: [keep('sandbox_run_completed'), 'fold'] },
   'run.failed': { target: 'failed', actions: [keep('sandbox_run_failed'), 'fold'] },
+  'run.cancelled': { target: 'cancelled', actions: [keep('sandbox_run_cancelled'), 'fold'] },
   'run.telemetry': { actions: [keep(null), 'fold'] },
 } as const;
 

@@ -2,7 +2,12 @@
  * Commands to the sandbox supervisor. A run is watched by the node that launched it, so an answer goes to
  * that node's own subject (`answerAt(node)`), wherever the answering turn runs.
  */
-import { SandboxAnswerReply, SandboxAnswerRequest } from '../sandbox/index.js';
+import {
+  SandboxAnswerReply,
+  SandboxAnswerRequest,
+  SandboxCancelReply,
+  SandboxCancelRequest,
+} from '../sandbox/index.js';
 import { defineCommand } from './command.js';
 
 export const sandboxCommands = {
@@ -14,5 +19,15 @@ export const sandboxCommands = {
       request: SandboxAnswerRequest,
       reply: SandboxAnswerReply,
       timeoutMs: 10_000,
+    }),
+  cancelAt: (node: string) =>
+    defineCommand({
+      area: 'sandbox',
+      address: node,
+      verb: 'cancel',
+      request: SandboxCancelRequest,
+      reply: SandboxCancelReply,
+      // Stopping the process tree waits up to its grace before a kill.
+      timeoutMs: 20_000,
     }),
 } as const;

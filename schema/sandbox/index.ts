@@ -2,6 +2,9 @@
 export {
   SandboxAnswerReply,
   SandboxAnswerRequest,
+  SandboxCancelBody,
+  SandboxCancelReply,
+  SandboxCancelRequest,
   SandboxQuestion,
   SandboxResult,
   SandboxRunRecord,

@@ -61,3 +61,18 @@ export const SandboxAnswerReply = z.union([
   z.object({ ok: z.literal(false), error: z.string(), message: z.string() }),
 ]);
 export type SandboxAnswerReply = z.infer<typeof SandboxAnswerReply>;
+
+/** `POST /sandbox-runs/{id}/cancel`'s body: why (optional). */
+export const SandboxCancelBody = z.object({ reason: z.string().trim().max(500).default('') });
+
+/** `sandbox.cancel`: stop a run, by an operator (`by`: the token id) or its seat. */
+export const SandboxCancelRequest = z.object({
+  sandbox_id: z.string().min(1).max(200),
+  by: z.string().min(1).max(200),
+  reason: z.string().max(500),
+});
+export const SandboxCancelReply = z.union([
+  z.object({ ok: z.literal(true), run: z.record(z.string(), z.unknown()), changed: z.boolean() }),
+  z.object({ ok: z.literal(false), error: z.enum(['unknown_run', 'ended']), message: z.string() }),
+]);
+export type SandboxCancelReply = z.infer<typeof SandboxCancelReply>;

@@ -34,6 +34,12 @@ function outcome(run: SandboxRunRecord | null, ctx: ToolContext) {
       return textResult(`Coding run ${id} is done.\n${run.summary ?? ''}`);
     case 'failed':
       return textResult(`Coding run ${id} failed: ${run.error ?? 'no reason given'}`, true);
+    case 'cancelled':
+      // Stopped from outside (an operator): not the agent's failure, and nothing more will come of it.
+      return textResult(
+        `Coding run ${id} was ${run.error ?? 'cancelled'}. Its processes were stopped; its working directory is left as it was.`,
+        true,
+      );
     default:
       // The turn was cut while waiting: the run goes on; its question or end wakes the seat.
       return textResult(

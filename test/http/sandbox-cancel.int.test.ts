@@ -1,0 +1,96 @@
+/**
+ * `POST /sandbox-runs/{id}/cancel` (ops/sandboxes.md): an operator stops a live coding run. Its process
+ * tree is stopped, it ends `cancelled` with `sandbox_run_cancelled`, and the turn waiting in `run_sandbox`
+ * is released with a result that says so. A second cancel answers 200 unchanged; an unknown run is 404, one
+ * that ended otherwise 409 `run_ended`; the route needs the operator's token.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { startSandboxCompany } from '../actors/sandbox/harness.js';
+
+const OPS = 'ops-token-0123456789';
+
+const groupAlive = (pid: number): boolean => {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+t.test('an operator cancels a live run: killed, recorded cancelled, the waiting turn released', async (t) => {
+  const h = await startSandboxCompany(t, { script: [], env: { FAKE_HOLD: '1' } });
+  const cancel = (id: string, body?: unknown, token: string | null = OPS) =>
+    fetch(`${h.base}/sandbox-runs/${id}/cancel`, {
+      method: 'POST',
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+
+  // The turn's side: run_sandbox waits on the run it launched.
+  const waiting = h.tools.router.call(
+    {
+      seat: 'bob',
+      agent_id: 'agent-bob',
+      turn_id: 'turn-1',
+      trace: { trace_id: 'a'.repeat(32), parent_span_id: null },
+      call_id: 'turn-1/execute.0/0.0',
+    },
+    { name: 'run_sandbox', arguments: { task: 'hold until told' } },
+  );
+  const run = await h.waitRun((r) => r.agent_handle === 'bob' && r.status === 'running');
+  t.ok(groupAlive(run.pid!), 'the agent runs');
+
+  t.equal((await cancel(run.sandbox_id, {}, null)).status, 401, 'no token: refused');
+  t.equal(h.sandboxes.records.get(run.sandbox_id)?.status, 'running', 'and nothing happened');
+  const bad = await cancel(run.sandbox_id, { reason: 5 });
+  t.equal(bad.status, 400);
+  t.match(await bad.json(), { error: 'invalid_body' });
+  const unknown = await cancel('no-such-run');
+  t.equal(unknown.status, 404);
+  t.match(await unknown.json(), { error: 'not_found' });
+
+  const first = await cancel(run.sandbox_id, { reason: 'wrong task' });
+  t.equal(first.status, 200);
+  t.match(await first.json(), {
+    changed: true,
+    run: { sandbox_id: run.sandbox_id, status: 'cancelled', error: 'cancelled by ops: wrong task' },
+  });
+  t.notOk(groupAlive(run.pid!), 'the process tree is gone');
+  const result = await waiting;
+  t.equal(result.is_error, true);
+  t.match(result.content[0], { text: /was cancelled by ops: wrong task/ }, 'the waiting call is released');
+
+  const again = await cancel(run.sandbox_id);
+  t.equal(again.status, 200, 'cancelling again is no error');
+  t.match(await again.json(), { changed: false, run: { status: 'cancelled' } });
+  const events = await h.events('sandbox_run_cancelled');
+  t.equal(events.length, 1, 'one sandbox_run_cancelled');
+  t.match(events[0]?.payload, { sandbox_id: run.sandbox_id, status: 'cancelled' });
+
+  // A run that ended done cannot be cancelled.
+  const desk = h.tools.sandbox;
+  const done = await desk.launch({
+    sandbox_id: 'sb-done',
+    seat: 'bob',
+    role: 'Bob',
+    agent_id: 'agent-bob',
+    turn_id: 'turn-2',
+    trace_id: 'b'.repeat(32),
+    task: 'hold',
+    work_item: null,
+    coding_agent: 'fake',
+    settings: desk.settingsFor('bob')!.settings,
+  });
+  writeFileSync(join(done.workdir!, '..', 'control', 'release'), '');
+  await h.waitRun((r) => r.sandbox_id === 'sb-done' && r.status === 'done');
+  const ended = await cancel('sb-done');
+  t.equal(ended.status, 409);
+  t.match(await ended.json(), { error: 'run_ended' });
+  t.equal(h.sandboxes.records.get('sb-done')?.status, 'done', 'the done run stays done');
+});
