@@ -32,7 +32,7 @@ import type { ToolServers } from './toolservers-wiring.js';
 /** Spec rule 6 / Limits: the sandbox reconcile. */
 export const SANDBOX_RECONCILE_MS = 30_000;
 /** The sandbox tools are not offered back to a run through the bridge. */
-const notBridged = new Set(['run_sandbox', 'answer_sandbox']);
+const notBridged = new Set(['run_sandbox', 'answer_sandbox', 'cancel_sandbox']);
 
 export interface SandboxWiring {
   readonly records: SandboxRecords;

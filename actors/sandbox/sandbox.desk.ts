@@ -4,7 +4,12 @@
  * Until then (a turn resumed while the node starts) a call waits; only seats nodes run turns, and they bind it.
  */
 import { sendCommand, type Bus } from '../../bus/index.js';
-import { Commands, type SandboxAnswerReply, type SandboxRunRecord } from '../../schema/index.js';
+import {
+  Commands,
+  type SandboxAnswerReply,
+  type SandboxCancelReply,
+  type SandboxRunRecord,
+} from '../../schema/index.js';
 import type { SandboxSupervisor, LaunchRun } from './sandbox.host.js';
 import type { SandboxRecords } from './sandbox.records.js';
 import type { SeatSandbox } from './sandbox.settings.js';
@@ -16,6 +21,8 @@ export interface SandboxDesk {
   /** Answers through the node that watches the run. */
   answer(sandboxId: string, seat: string, answer: string): Promise<SandboxAnswerReply>;
   settle(sandboxId: string, signal?: AbortSignal): Promise<SandboxRunRecord | null>;
+  /** Cancels through the node that watches the run (`by`: the seat). */
+  cancel(sandboxId: string, by: string, reason: string): Promise<SandboxCancelReply>;
   get(sandboxId: string): SandboxRunRecord | undefined;
 }
 
@@ -43,6 +50,12 @@ export function createSandboxDesk(settingsFor: (seat: string) => SeatSandbox | n
       const run = records.get(sandboxId);
       if (!run) return { ok: false, error: 'unknown_run', message: `no coding run ${sandboxId}` };
       return sendCommand(bus, Commands.sandbox.answerAt(run.node), { sandbox_id: sandboxId, seat, answer });
+    },
+    async cancel(sandboxId, by, reason) {
+      const { bus, records } = await ready;
+      const run = records.get(sandboxId);
+      if (!run) return { ok: false, error: 'unknown_run', message: `no coding run ${sandboxId}` };
+      return sendCommand(bus, Commands.sandbox.cancelAt(run.node), { sandbox_id: sandboxId, by, reason });
     },
     settle: async (sandboxId, signal) => (await ready).supervisor.settle(sandboxId, signal),
     get: (sandboxId) => bound?.records.get(sandboxId),

@@ -94,3 +94,44 @@ t.test('an operator cancels a live run: killed, recorded cancelled, the waiting 
   t.match(await ended.json(), { error: 'run_ended' });
   t.equal(h.sandboxes.records.get('sb-done')?.status, 'done', 'the done run stays done');
 });
+
+t.test('a seat cancels its own run with cancel_sandbox, and only its own', async (t) => {
+  const h = await startSandboxCompany(t, { script: [], env: { FAKE_HOLD: '1' } });
+  const desk = h.tools.sandbox;
+  t.ok(
+    h.tools.router.toolsFor('bob').some((e) => e.name === 'cancel_sandbox'),
+    'offered to a seat with a sandbox',
+  );
+  t.notOk(
+    h.tools.router.toolsFor('ada').some((e) => e.name === 'cancel_sandbox'),
+    'not to one without',
+  );
+  const run = await desk.launch({
+    sandbox_id: 'sb-own',
+    seat: 'bob',
+    role: 'Bob',
+    agent_id: 'agent-bob',
+    turn_id: 'turn-1',
+    trace_id: 'c'.repeat(32),
+    task: 'hold',
+    work_item: null,
+    coding_agent: 'fake',
+    settings: desk.settingsFor('bob')!.settings,
+  });
+  const call = (seat: string, args: Record<string, unknown>) =>
+    h.tools.router.call(
+      { seat, agent_id: `agent-${seat}`, turn_id: 'turn-2', call_id: 'turn-2/execute.0/0.0' },
+      { name: 'cancel_sandbox', arguments: args },
+    );
+  const other = await call('ada', { sandbox_id: 'sb-own' });
+  t.equal(other.is_error, true, 'another seat cannot cancel it');
+  t.equal(h.sandboxes.records.get('sb-own')?.status, 'running');
+  const own = await call('bob', { sandbox_id: 'sb-own', reason: 'plan changed' });
+  t.equal(own.is_error, false);
+  t.match(own.content[0], { text: /is cancelled/ });
+  t.match(h.sandboxes.records.get('sb-own'), {
+    status: 'cancelled',
+    error: 'cancelled by bob: plan changed',
+  });
+  t.notOk(groupAlive(run.pid!), 'its processes are gone');
+});

@@ -2,7 +2,8 @@
  * `run_sandbox` hands a coding task to a detached run of the seat's coding agent and waits — the execute
  * phase is suspended in this call — until the run asks a question or ends. A question ends the wait: the
  * seat is woken with it and a later turn answers with `answer_sandbox`, which resumes the run and waits
- * again the same way. Both are offered only to seats whose `sandbox` is set. The run's id derives from
+ * again the same way; `cancel_sandbox` stops one of the seat's runs. All three are offered only to seats
+ * whose `sandbox` is set. The run's id derives from
  * the call, so a call retried after a cut finds its run instead of launching another.
  */
 import { z } from 'zod';
@@ -14,6 +15,10 @@ import { builtinCallId, type BuiltinTool, type ToolContext } from './builtin.typ
 const RunArgs = z.strictObject({
   task: z.string().trim().min(1).max(20_000).describe('The coding task, complete enough to work on alone.'),
   work_item: z.string().trim().min(1).max(200).optional().describe('The work item the task belongs to.'),
+});
+const CancelArgs = z.strictObject({
+  sandbox_id: z.string().trim().min(1).max(200).describe('Your coding run to stop.'),
+  reason: z.string().trim().max(500).optional().describe('Why, for whoever reads the run later.'),
 });
 const AnswerArgs = z.strictObject({
   sandbox_id: z.string().trim().min(1).max(200).describe('The run that asked (from its question).'),
@@ -109,5 +114,28 @@ export function sandboxTools(deps: { readonly desk: SandboxDesk }): BuiltinTool[
       return outcome(await deps.desk.settle(args.sandbox_id, ctx.signal), ctx);
     },
   });
-  return [run, answer];
+  const cancel = defineBuiltin({
+    name: 'cancel_sandbox',
+    description:
+      'Stop a coding run of yours that is still going (a wrong task, or its question no longer matters); its processes are stopped and it ends cancelled.',
+    annotations: {
+      title: 'Cancel a coding run',
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+      openWorldHint: true,
+    },
+    delivers: null,
+    args: CancelArgs,
+    offered,
+    async run(ctx, args) {
+      const known = deps.desk.get(args.sandbox_id);
+      if (!known || known.agent_handle !== ctx.seat)
+        return textResult(`unknown_run: you have no coding run ${args.sandbox_id}`, true);
+      const reply = await deps.desk.cancel(args.sandbox_id, ctx.seat, args.reason ?? '');
+      if (!reply.ok) return textResult(`${reply.error}: ${reply.message}`, true);
+      return textResult(`Coding run ${args.sandbox_id} is cancelled; its processes were stopped.`);
+    },
+  });
+  return [run, answer, cancel];
 }
