@@ -1,0 +1,81 @@
+/**
+ * The operator surface over the native tracker on a real `svc serve` node with both native backends: an
+ * MCP client connected to `/operator/mcp` with a bound token lists the `work_*` tools next to the pages
+ * ones and creates an item, and the item and its `TaskCreated` event name the bound person.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import t from 'tap';
+import { startNode, TOKEN } from '../harness/serve-node.js';
+
+type Json = Record<string, unknown>;
+const auth = { authorization: `Bearer ${TOKEN}` };
+const get = async (url: string): Promise<Json> =>
+  (await (await fetch(url, { headers: auth })).json()) as Json;
+
+async function until<T>(read: () => Promise<T>, test: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (test(value)) return value;
+    if (Date.now() > deadline) throw new Error(`never matched: ${JSON.stringify(value).slice(0, 400)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+t.test('an MCP client lists the work tools and creates an item as the bound person', async (t) => {
+  const node = await startNode(t, 'tracker: {backend: native}\nknowledge: {backend: native}');
+  const company = {
+    name: 'Acme',
+    timezone: 'UTC',
+    units: [
+      {
+        name: 'Engineering',
+        type: 'team',
+        integrations: { work: { project: 'ENG' }, wiki: { space: 'ENG' } },
+        roles: [{ name: 'Ada', handle: 'ada', kind: 'human', contact: { operator_id: 'ops' } }],
+      },
+    ],
+  };
+  const put = await fetch(`${node.url}/config`, {
+    method: 'PUT',
+    headers: { ...auth, 'content-type': 'application/json', 'x-summary': 'operator work' },
+    body: JSON.stringify(company),
+  });
+  t.equal(put.status, 201, await put.clone().text());
+  // The node applies the revision after answering: wait until it serves the project.
+  await until(
+    () => get(`${node.url}/work/projects`),
+    (p) => (p['projects'] as Json[] | undefined)?.length === 1,
+  );
+
+  const client = new Client({ name: 'operator-work-test', version: '1' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${node.url}/operator/mcp`), {
+      requestInit: { headers: auth },
+    }),
+  );
+  t.teardown(() => client.close());
+  const { tools } = await client.listTools();
+  const names = tools.map((tool) => tool.name);
+  for (const name of ['work_create', 'work_update', 'work_comment', 'work_move', 'pages_write'])
+    t.ok(names.includes(name), `${name} is listed`);
+  t.equal(tools.find((tool) => tool.name === 'work_create')?.annotations?.readOnlyHint, false);
+
+  const result = await client.callTool({
+    name: 'work_create',
+    arguments: { project: 'ENG', title: 'From the assistant' },
+  });
+  t.notOk(result.isError, JSON.stringify(result.content));
+  const item = await get(`${node.url}/work/ENG-1`);
+  t.equal(item['title'], 'From the assistant', JSON.stringify(item));
+  t.equal(item['created_by'], 'ada', 'created by the person the token is bound to');
+  const created = await until(
+    () => get(`${node.url}/events?limit=400`),
+    (e) => (e['rows'] as Json[] | undefined)?.some((row) => row['type'] === 'TaskCreated') === true,
+  );
+  const row = (created['rows'] as Json[]).find((r) => r['type'] === 'TaskCreated')!;
+  t.equal(row['actor'], 'ada', 'the event names the bound person');
+  const event = await get(`${node.url}/events/${String(row['id'])}`);
+  t.match(event['payload'], { item: { key: 'ENG-1' }, by: 'ada' });
+});
