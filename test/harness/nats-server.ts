@@ -177,12 +177,27 @@ export async function startNatsCluster(
   size = 3,
   opts: { t?: { teardown(fn: () => unknown): void } } = {},
 ): Promise<NatsClusterHandle> {
-  const clientPorts: number[] = [];
-  const routePorts: number[] = [];
-  for (let i = 0; i < size; i += 1) {
-    clientPorts.push(await freePort());
-    routePorts.push(await freePort());
+  // A cluster whose ports were taken between the pick and the bind never elects a leader: start it anew.
+  let lastError: unknown;
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    try {
+      const handle = await launchCluster(size);
+      opts.t?.teardown(() => handle.stop());
+      return handle;
+    } catch (error) {
+      lastError = error;
+    }
   }
+  throw lastError;
+}
+
+async function launchCluster(size: number): Promise<NatsClusterHandle> {
+  // Every port distinct: the kernel may hand one back twice between two picks.
+  const picked = new Set<number>();
+  while (picked.size < size * 2) picked.add(await freePort());
+  const ports = [...picked];
+  const clientPorts = ports.slice(0, size);
+  const routePorts = ports.slice(size);
   const routes = routePorts.map((p) => `nats://127.0.0.1:${p}`).join(',');
   const cluster = `svc-test-${process.pid}`;
   const started = await Promise.allSettled(
@@ -217,13 +232,11 @@ export async function startNatsCluster(
     await Promise.all(servers.map((s) => s.stop()));
     throw failed.reason;
   }
-  const handle: NatsClusterHandle = {
+  return {
     urls: servers.map((s) => s.url),
     servers,
     async stop() {
       await Promise.all(servers.map((s) => s.stop()));
     },
   };
-  opts.t?.teardown(() => handle.stop());
-  return handle;
 }
