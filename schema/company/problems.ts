@@ -26,6 +26,8 @@ export const WarningKind = {
   UnresolvedReference: 'unresolved_reference',
   /** A setting this release accepts but does nothing with (not-applied.ts). */
   NotApplied: 'not_applied',
+  /** A native work project key a unit declares after another unit did (project-twins.ts). */
+  DuplicateProject: 'duplicate_project',
 } as const;
 export type WarningKind = (typeof WarningKind)[keyof typeof WarningKind];
 

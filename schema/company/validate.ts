@@ -15,6 +15,7 @@ import { deriveCompany, type Derived } from './derived.js';
 import { knownKeysAt } from './known-keys.js';
 import { nestingProblem } from './nesting.js';
 import { notAppliedSettings } from './not-applied.js';
+import { projectTwins } from './project-twins.js';
 import { normaliseCompany } from './normalise.js';
 import {
   findingsOf,
@@ -132,6 +133,11 @@ export function validateCompany(input: unknown, opts: ValidateOptions): CompanyV
       ...place(f.segments),
       kind: WarningKind.NotApplied,
       message: f.message,
+    })),
+    ...projectTwins(walk).map(({ segments, ...rest }) => ({
+      ...place(segments),
+      kind: WarningKind.DuplicateProject,
+      ...rest,
     })),
   ];
   // 5. meaning

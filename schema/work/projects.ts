@@ -20,7 +20,7 @@ export interface WorkProject {
   readonly members: readonly string[];
 }
 
-/** The projects the document declares, first declaration of a key winning (validation refuses twins). */
+/** The projects the document declares, first declaration of a key winning (validation warns of the others: `duplicate_project`). */
 export function projectsOf(document: unknown): WorkProject[] {
   if (!isRecord(document)) return [];
   const walk = walkDocument(document);
