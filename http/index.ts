@@ -32,6 +32,7 @@ export type { AppInstallation } from './webhooks/receiver.js';
 export { queryRoutes, type Question } from './routes/query.routes.js';
 export { eventRoutes } from './routes/events.routes.js';
 export { nativeBackendRoutes } from './routes/native-backends.routes.js';
+export { nativeBackendQuestions } from './routes/native-backends.questions.js';
 export { FILES_BUCKET, kvBlobs, workRoutes } from './routes/work/work.routes.js';
 export { knowledgeRoutes } from './routes/pages/pages.routes.js';
 export { actTools, operatorRoutes } from './routes/operator/operator.routes.js';

@@ -27,6 +27,7 @@ import {
   fleetMerges,
   loadDashboardAssets,
   metricsRoutes,
+  nativeBackendQuestions,
   nativeBackendRoutes,
   queryRoutes,
   startGateway,
@@ -288,6 +289,15 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     events.addQuestions(webhooks.questions);
     events.addQuestions(fleet.questions);
     events.addQuestions(setup.questions(auth));
+    // The native tracker's and knowledge base's reads, for the dashboard's board and pages rooms.
+    events.addQuestions(
+      nativeBackendQuestions({
+        tracker: config.tracker.backend,
+        knowledge: config.knowledge.backend,
+        ...(work ? { workRoutes: work.routes(auth) } : {}),
+        ...(knowledge ? { knowledgeRoutes: knowledge.routes } : {}),
+      }),
+    );
     events.sections.register(schedules.section);
     // 5. read models: seeded before the listener binds; their sections and questions join the registry
     await readModels.start({ bus, view: configuration.view, checkpoints: events.checkpoints });
