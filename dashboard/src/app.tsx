@@ -2,7 +2,7 @@
 import { useEffect } from 'preact/hooks';
 import { useLive } from './live/context.js';
 import { href, navigate, useRoute } from './router.js';
-import { rooms } from './rooms/index.js';
+import { menu, rooms } from './rooms/index.js';
 import { Header } from './ui/header.js';
 
 function isTyping(target: EventTarget | null): boolean {
@@ -12,13 +12,12 @@ function isTyping(target: EventTarget | null): boolean {
   );
 }
 
-/** Keys 1–9 and 0 open the rooms in the order listed, unless a field has the focus. */
+/** Keys 1–9 and 0 open the first ten rooms in the order listed, letters the rest, unless a field has the focus. */
 function useRoomKeys(): void {
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
       if (e.altKey || e.ctrlKey || e.metaKey || isTyping(e.target)) return;
-      const index = e.key === '0' ? 9 : Number(e.key) - 1;
-      const room = Number.isInteger(index) ? rooms[index] : undefined;
+      const room = menu.find((r) => r.shortcut !== '' && r.shortcut === e.key);
       if (room) {
         e.preventDefault();
         navigate(room.id);
@@ -55,15 +54,15 @@ export function App() {
       <div class="layout">
         <nav aria-label="Rooms">
           <ul>
-            {rooms.map((r, i) => (
+            {menu.map((r) => (
               <li key={r.id}>
                 <a
                   href={href(r.id)}
-                  aria-current={r.id === room.id ? 'page' : undefined}
-                  aria-keyshortcuts={String((i + 1) % 10)}
+                  aria-current={r.id === (room.under ?? room.id) ? 'page' : undefined}
+                  aria-keyshortcuts={r.shortcut || undefined}
                 >
                   <span class="key" aria-hidden="true">
-                    {(i + 1) % 10}
+                    {r.shortcut}
                   </span>{' '}
                   {r.label}
                 </a>

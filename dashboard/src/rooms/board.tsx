@@ -1,0 +1,173 @@
+/**
+ * Board: the native tracker's projects (the `work_projects` question) and one project's items in columns by
+ * status group (`work_items`). Read-only: writes go through the API, the CLI and the operator tools. It
+ * asks again when a task event arrives on the stream, and every 30 s for moves that raise none.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { useLive, useQuestion, type Asked } from '../live/context.js';
+import { href, type Route } from '../router.js';
+import { ago } from '../ui/format.js';
+import { Answer, Badge, Card, Table } from '../ui/parts.js';
+
+export interface WorkRow {
+  id: string;
+  key: string;
+  project: string;
+  title: string;
+  type: string;
+  status: string;
+  group: string;
+  priority: string;
+  assignees: string[];
+  labels: string[];
+  comments: number;
+  updated_at: string;
+}
+interface ProjectRow {
+  key: string;
+  name: string;
+  unit?: string | null;
+  archived?: boolean;
+  last_change: string | null;
+  task_counts: Record<string, number>;
+}
+
+const groups = [
+  ['todo', 'To do'],
+  ['active', 'Active'],
+  ['done', 'Done'],
+  ['closed', 'Closed'],
+] as const;
+const taskEvents = new Set(['TaskCreated', 'TaskAssigned', 'TaskCompleted', 'TaskDelegated']);
+const REASK_MS = 30_000;
+/** The most items one answer carries (the route's cap). */
+const ITEMS_MAX = 200;
+
+/** Moves when a task event arrives on the stream, and on a slow beat for changes that raise none. */
+export function useWorkTick(): string {
+  const live = useLive();
+  const [beat, setBeat] = useState(0);
+  useEffect(() => {
+    const timer = window.setInterval(() => setBeat((b) => b + 1), REASK_MS);
+    return () => window.clearInterval(timer);
+  }, []);
+  const newest = live.snapshot?.events.find((e) => taskEvents.has(e.type))?.id ?? '';
+  return `${newest}:${beat}`;
+}
+
+/** The refusal of a node whose tracker is not native, said plainly; null for any other answer. */
+export function NotNative(props: { asked: Asked<unknown>; what: string; setting: string }) {
+  if (props.asked.error?.code !== 'unknown_query') return null;
+  return (
+    <p class="notice">
+      This node has no native {props.what}: <code>{props.setting}</code> is not <code>native</code> in its
+      configuration file. {props.asked.error.message}
+    </p>
+  );
+}
+
+function ItemCard(props: { item: WorkRow }) {
+  const i = props.item;
+  return (
+    <li class="work-card">
+      <a href={href('work', i.key)}>
+        <span class="work-key">{i.key}</span> {i.title}
+      </a>
+      <div class="work-meta">
+        <Badge value={i.status} />
+        {i.priority !== 'none' ? <Badge value={i.priority} title="priority" /> : null}
+        <span class="muted">{i.assignees.length > 0 ? i.assignees.join(', ') : 'unassigned'}</span>
+      </div>
+    </li>
+  );
+}
+
+function Columns(props: { project: string; tick: string }) {
+  const asked = useQuestion<{ items: WorkRow[]; total: number }>(
+    'work_items',
+    { project: props.project, limit: ITEMS_MAX },
+    props.tick,
+  );
+  return (
+    <Answer asked={asked} what="work_items">
+      {(d) => (
+        <>
+          {d.total > d.items.length ? (
+            <p class="muted">
+              The newest {d.items.length} of {d.total} items.
+            </p>
+          ) : null}
+          <div class="board">
+            {groups.map(([group, label]) => {
+              const items = d.items.filter((i) => i.group === group);
+              return (
+                <section key={group} class="board-column" aria-label={label}>
+                  <h3>
+                    {label} <span class="muted">{items.length}</span>
+                  </h3>
+                  {items.length === 0 ? (
+                    <p class="muted">Nothing here.</p>
+                  ) : (
+                    <ul class="work-cards">
+                      {items.map((i) => (
+                        <ItemCard key={i.id} item={i} />
+                      ))}
+                    </ul>
+                  )}
+                </section>
+              );
+            })}
+          </div>
+        </>
+      )}
+    </Answer>
+  );
+}
+
+export function BoardRoom(props: { route: Route }) {
+  const tick = useWorkTick();
+  const project = props.route.rest[0] ?? '';
+  const asked = useQuestion<{ projects: ProjectRow[] }>('work_projects', {}, tick);
+  if (asked.error?.code === 'unknown_query')
+    return <NotNative asked={asked} what="work tracker" setting="tracker.backend" />;
+  return (
+    <div class="stack">
+      <Card title="Projects" wide>
+        <Answer asked={asked} what="work_projects">
+          {(d) => (
+            <Table
+              caption="Projects of the active document"
+              rows={d.projects}
+              rowKey={(p) => p.key}
+              empty="No unit declares a project (units[].integrations.work.project)."
+              columns={[
+                {
+                  label: 'project',
+                  cell: (p) => (
+                    <a href={href('board', p.key)} aria-current={p.key === project ? 'page' : undefined}>
+                      {p.key}
+                    </a>
+                  ),
+                },
+                { label: 'name', cell: (p) => p.name },
+                ...groups.map(([group, label]) => ({
+                  label,
+                  cell: (p: ProjectRow) => p.task_counts[group] ?? 0,
+                  numeric: true,
+                })),
+                { label: 'last change', cell: (p) => ago(p.last_change) },
+              ]}
+            />
+          )}
+        </Answer>
+      </Card>
+      {project !== '' ? (
+        <Card title={`Board ${project}`} wide>
+          <Columns project={project} tick={tick} />
+        </Card>
+      ) : (
+        <p class="muted">Choose a project to see its board.</p>
+      )}
+    </div>
+  );
+}
