@@ -4,7 +4,8 @@
  * question's parameters as the query (and the path's parameter taken from one of them), so answers and
  * refusals are the routes' own. They are reads, open as the routes are (guarded only when anonymous reads
  * are off). With the backend not native, each answers the refusal the routes give (404 `unknown_query`
- * saying which setting serves them).
+ * saying which setting serves them). `native_backends` says which backends this node runs natively, so a
+ * room asks it first and never meets that refusal (a 404 a browser logs when it came over HTTP).
  */
 import { ApiError } from '../api-error.js';
 import type { RouteDef } from '../types.js';
@@ -76,7 +77,12 @@ export function nativeBackendQuestions(backends: {
     refusal: Question['answer'],
   ): Array<[string, Question]> =>
     reads.map((read) => [read.name, { guarded: false, answer: routes ? fromRoute(routes, read) : refusal }]);
+  const configured = {
+    tracker: backends.tracker ?? null,
+    knowledge: backends.knowledge ?? null,
+  };
   return new Map([
+    ['native_backends', { guarded: false, params: [], answer: () => configured }],
     ...family(
       workReads,
       backends.tracker === 'native' ? backends.workRoutes : undefined,

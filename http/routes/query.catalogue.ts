@@ -75,6 +75,7 @@ export const questionParams: Readonly<Record<string, ParamDescriptions>> = {
   sandbox_runs: {},
   fleet: {},
   setup_integrations: {},
+  native_backends: {},
   work_projects: {
     q: 'words of a project key or name',
     unit: 'only projects of this unit',

@@ -1,7 +1,7 @@
 /**
  * Every room of the dashboard in a real browser against a real `svc serve` running the example company:
  * each loads with no CSP violation and no console error, read-only without a token and whole with one;
- * the org chart shows the company. A screenshot of each room is written (to docs/screenshots/ when
+ * the org chart shows the company; the board and pages rooms say when the backend is not native. A screenshot of each room is written (to docs/screenshots/ when
  * SVC_UPDATE_SCREENSHOTS=1, else to a temp dir).
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -140,6 +140,28 @@ t.test(
     await w.page.waitForSelector('main[aria-label="Seat"]');
     t.match(w.page.url(), /#\/seat\/theo-park$/, 'the seat room has its own URL');
     await w.page.waitForSelector('text=Live turn');
+    t.same(await w.violations(), []);
+    t.same(w.errors, []);
+  },
+);
+
+t.test(
+  'the board and pages rooms say plainly that this node has no native backend',
+  needsChromium,
+  async (t) => {
+    const { browser, node } = shared!;
+    const w = await openPage(browser);
+    for (const [room, label, setting] of [
+      ['board', 'Board', /no native work tracker: tracker\.backend is not native/],
+      ['pages', 'Pages', /no native knowledge base: knowledge\.backend is not native/],
+    ] as const) {
+      await visit(w, node.url, room, label);
+      await w.page.locator('main .notice').waitFor();
+      t.match(await w.page.textContent('main'), setting, room);
+    }
+    await visit(w, node.url, 'work/ENG-1', 'Work item');
+    await w.page.locator('main .notice').waitFor();
+    t.match(await w.page.textContent('main'), /tracker\.backend/, 'an item link says so too');
     t.same(await w.violations(), []);
     t.same(w.errors, []);
   },

@@ -36,6 +36,7 @@ t.test('with both backends native, each question is its route', async (t) => {
   });
   t.same([...questions.keys()].sort(), [
     'containers',
+    'native_backends',
     'page',
     'pages',
     'work_item',
@@ -67,6 +68,10 @@ t.test('with both backends native, each question is its route', async (t) => {
 
 t.test('without the backend, every question answers the routes refusal', async (t) => {
   const questions = nativeBackendQuestions({ tracker: 'tracker_a', knowledge: undefined });
+  t.same(await ask(questions, 'native_backends', new URLSearchParams(), ctx), {
+    tracker: 'tracker_a',
+    knowledge: null,
+  });
   for (const [name, setting] of [
     ['work_projects', /tracker\.backend is native \(this node's is tracker_a\)/],
     ['work_item', /tracker\.backend/],

@@ -4,7 +4,8 @@
  * asks again when a task event arrives on the stream, and every 30 s for moves that raise none.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { useLive, useQuestion, type Asked } from '../live/context.js';
+import type { JSX } from 'preact';
+import { useLive, useQuestion } from '../live/context.js';
 import { href, type Route } from '../router.js';
 import { ago } from '../ui/format.js';
 import { Answer, Badge, Card, Table } from '../ui/parts.js';
@@ -55,15 +56,44 @@ export function useWorkTick(): string {
   return `${newest}:${beat}`;
 }
 
-/** The refusal of a node whose tracker is not native, said plainly; null for any other answer. */
-export function NotNative(props: { asked: Asked<unknown>; what: string; setting: string }) {
-  if (props.asked.error?.code !== 'unknown_query') return null;
-  return (
-    <p class="notice">
-      This node has no native {props.what}: <code>{props.setting}</code> is not <code>native</code> in its
-      configuration file. {props.asked.error.message}
-    </p>
-  );
+type Backend = 'tracker' | 'knowledge';
+const settings: Record<Backend, { what: string; setting: string }> = {
+  tracker: { what: 'work tracker', setting: 'tracker.backend' },
+  knowledge: { what: 'knowledge base', setting: 'knowledge.backend' },
+};
+
+/**
+ * Whether this node runs the backend natively (`native_backends`), asked before any of its questions so
+ * a node without it is told plainly rather than refused: null while the answer is on its way.
+ */
+export function useNative(backend: Backend): { native: boolean | null; notice: JSX.Element | null } {
+  const asked = useQuestion<Record<Backend, string | null>>('native_backends');
+  if (asked.error)
+    return {
+      native: false,
+      notice: <p class="notice error">The backends were not read: {asked.error.message}</p>,
+    };
+  if (asked.data === null)
+    return {
+      native: null,
+      notice: (
+        <p class="muted" aria-busy="true">
+          Loading…
+        </p>
+      ),
+    };
+  const configured = asked.data[backend];
+  if (configured === 'native') return { native: true, notice: null };
+  const { what, setting } = settings[backend];
+  return {
+    native: false,
+    notice: (
+      <p class="notice">
+        This node has no native {what}: <code>{setting}</code> is not <code>native</code> in its configuration
+        file (it is {configured === null ? 'unset' : <code>{configured}</code>}).
+      </p>
+    ),
+  };
 }
 
 function ItemCard(props: { item: WorkRow }) {
@@ -127,9 +157,9 @@ function Columns(props: { project: string; tick: string }) {
 export function BoardRoom(props: { route: Route }) {
   const tick = useWorkTick();
   const project = props.route.rest[0] ?? '';
-  const asked = useQuestion<{ projects: ProjectRow[] }>('work_projects', {}, tick);
-  if (asked.error?.code === 'unknown_query')
-    return <NotNative asked={asked} what="work tracker" setting="tracker.backend" />;
+  const { native, notice } = useNative('tracker');
+  const asked = useQuestion<{ projects: ProjectRow[] }>(native ? 'work_projects' : null, {}, tick);
+  if (!native) return notice;
   return (
     <div class="stack">
       <Card title="Projects" wide>

@@ -9,7 +9,7 @@ import { href, navigate, type Route } from '../router.js';
 import { ago, time } from '../ui/format.js';
 import { Markdown } from '../ui/markdown.js';
 import { Answer, Badge, Card, Table } from '../ui/parts.js';
-import { NotNative } from './board.js';
+import { useNative } from './board.js';
 
 interface Caller {
   kind: string;
@@ -185,9 +185,9 @@ export function PagesRoom(props: { route: Route }) {
   const id = props.route.rest.join('/');
   const q = props.route.query.get('q') ?? '';
   const container = props.route.query.get('container') ?? '';
-  const containers = useQuestion<{ containers: ContainerRow[] }>('containers', {}, beat);
-  if (containers.error?.code === 'unknown_query')
-    return <NotNative asked={containers} what="knowledge base" setting="knowledge.backend" />;
+  const { native, notice } = useNative('knowledge');
+  const containers = useQuestion<{ containers: ContainerRow[] }>(native ? 'containers' : null, {}, beat);
+  if (!native) return notice;
   return (
     <div class="stack">
       <Search q={q} />

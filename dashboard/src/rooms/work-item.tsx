@@ -4,7 +4,7 @@ import { href, type Route } from '../router.js';
 import { ago, json, time } from '../ui/format.js';
 import { Markdown } from '../ui/markdown.js';
 import { Answer, Badge, Card, Stat } from '../ui/parts.js';
-import { NotNative, useWorkTick, type WorkRow } from './board.js';
+import { useNative, useWorkTick, type WorkRow } from './board.js';
 
 interface WorkDetail extends WorkRow {
   description: string;
@@ -58,15 +58,15 @@ function changes(fields: unknown): string {
 export function WorkItemRoom(props: { route: Route }) {
   const key = props.route.rest[0] ?? '';
   const tick = useWorkTick();
-  const asked = useQuestion<WorkDetail>(key === '' ? null : 'work_item', { id: key }, tick);
+  const { native, notice } = useNative('tracker');
+  const asked = useQuestion<WorkDetail>(key === '' || !native ? null : 'work_item', { id: key }, tick);
   if (key === '')
     return (
       <p class="muted">
         Open an item from the <a href={href('board')}>board</a>.
       </p>
     );
-  if (asked.error?.code === 'unknown_query')
-    return <NotNative asked={asked} what="work tracker" setting="tracker.backend" />;
+  if (!native) return notice;
   return (
     <Answer asked={asked} what="work_item">
       {(item) => (
