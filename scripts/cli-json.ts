@@ -5,6 +5,7 @@
 import type { NodeContext } from './cli-args.js';
 import { requestNode } from './cli-http.js';
 import { describeRefusal } from './config-cli.js';
+import { UsageError } from './cli-usage.js';
 
 type Out = { write(text: string): unknown };
 
@@ -39,4 +40,11 @@ export function queryOf(values: Record<string, string | undefined>): string {
   for (const [k, v] of Object.entries(values)) if (v !== undefined) q.set(k, v);
   const text = q.toString();
   return text === '' ? '' : `?${text}`;
+}
+
+/** `--limit N` as sent: a positive integer of at most four digits, else a usage error. */
+export function limitOf(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^[1-9]\d{0,3}$/.test(raw)) throw new UsageError(`--limit must be a positive integer, not ${raw}`);
+  return raw;
 }

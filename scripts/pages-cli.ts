@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs } from './cli-args.js';
-import { callJson, queryOf } from './cli-json.js';
+import { callJson, limitOf, queryOf } from './cli-json.js';
 import { UsageError } from './cli-usage.js';
 
 export const pagesHelp = `Usage: svc pages <verb> [flags]
@@ -24,12 +24,6 @@ Exit codes: 0 done; 1 refused (the answer's error code is printed); 2 bad flags.
 `;
 
 type Out = { write(text: string): unknown };
-
-const limitOf = (raw: string | undefined): string | undefined => {
-  if (raw === undefined) return undefined;
-  if (!/^[1-9]\d{0,3}$/.test(raw)) throw new UsageError(`--limit must be a positive integer, not ${raw}`);
-  return raw;
-};
 
 export async function runPages(
   args: string[],

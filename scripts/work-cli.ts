@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs } from './cli-args.js';
-import { callJson, queryOf } from './cli-json.js';
+import { callJson, limitOf, queryOf } from './cli-json.js';
 import { UsageError } from './cli-usage.js';
 
 export const workHelp = `Usage: svc work <verb> [flags]
@@ -26,12 +26,6 @@ Exit codes: 0 done; 1 refused (the answer's error code is printed); 2 bad flags.
 `;
 
 type Out = { write(text: string): unknown };
-
-const limitOf = (raw: string | undefined): string | undefined => {
-  if (raw === undefined) return undefined;
-  if (!/^[1-9]\d{0,3}$/.test(raw)) throw new UsageError(`--limit must be a positive integer, not ${raw}`);
-  return raw;
-};
 
 export async function runWork(
   args: string[],
