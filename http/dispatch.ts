@@ -15,8 +15,10 @@ import { receiveBody, type Receiving } from './receive.js';
 import { CSP_NONE, cspFor } from './headers.js';
 import { accessFor, isNeverGuarded, isWrite, refusal } from './guard.js';
 import type { Guard } from './guard.js';
+import { StreamedBody } from './reply.js';
 import { Exchange, prepare, writeAnswer } from './respond.js';
 import type { ExchangeSet, Prepared, WriteContext } from './respond.js';
+import { openStream, type OpenStream, type StreamEnd } from './respond.stream.js';
 import { isPublicPath } from './router.js';
 import type { CompiledRoute, RouteTable } from './router.js';
 import type { Actor, ApiReply, ApiRequest, GatewayLimits, ProbeSource } from './types.js';
@@ -325,8 +327,11 @@ async function handle(core: GatewayCore, r: Receiving, facts: RequestFacts): Pro
     log.warn({ ...fields, event: 'client_disconnected', phase: 'handler' }, 'client_disconnected');
 
   let reply: ApiReply;
+  let open: OpenStream | null = null;
   try {
     reply = await route.def.handler({ ...facts, body, log });
+    // A streamed body's first chunk is read before the status: its failure still gets a coded answer.
+    if (reply.body instanceof StreamedBody) open = await openStream(reply.body);
   } catch (err) {
     if (err instanceof ApiError) reply = err.toReply();
     else if (err instanceof BusError && isWrite(facts.method)) {
@@ -338,6 +343,8 @@ async function handle(core: GatewayCore, r: Receiving, facts: RequestFacts): Pro
       reply = failedReply;
     }
   }
+  if (open !== null)
+    return streamAnswer(core, r, { ...ctx, close: ctx.close || core.isDraining() }, reply, open);
   const ms = Math.round(performance.now() - exchange.startedAt);
   let sent: boolean;
   try {
@@ -351,4 +358,37 @@ async function handle(core: GatewayCore, r: Receiving, facts: RequestFacts): Pro
   if (sent) log.info({ ...fields, status: reply.status, ms }, 'request');
   else
     log.info({ ...fields, event: 'answer_dropped', status: reply.status, ms }, 'answer dropped: client gone');
+}
+
+/** A streamed answer: logged when it ended, whole, stopped by the client, or cut short by its reading. */
+async function streamAnswer(
+  core: GatewayCore,
+  r: Receiving,
+  ctx: WriteContext,
+  reply: ApiReply,
+  open: OpenStream,
+): Promise<void> {
+  const { exchange, log, fields } = r;
+  // From here the stream's end says what happened; the handler-phase abort line would say it twice.
+  exchange.onAbort = null;
+  let end: StreamEnd | null;
+  try {
+    end = await exchange.stream(ctx, reply, open);
+  } catch (err) {
+    // The reply could not be encoded (nothing was written yet).
+    log.error({ ...fields, event: 'handler_failed', err }, 'handler_failed');
+    if (exchange.send(ctx, failedReply)) r.answered(failedReply.status);
+    return;
+  }
+  const ms = Math.round(performance.now() - exchange.startedAt);
+  if (end === null) {
+    log.info({ ...fields, event: 'answer_dropped', status: reply.status, ms }, 'answer dropped: client gone');
+    return;
+  }
+  r.answered(reply.status);
+  const line = { ...fields, status: reply.status, ms, bytes: end.bytes, size: open.size };
+  if (end.outcome === 'done') log.info(line, 'request');
+  else if (end.outcome === 'stopped')
+    log.warn({ ...line, event: 'client_disconnected', phase: 'answer' }, 'client_disconnected');
+  else log.error({ ...line, event: 'answer_cut', err: end.err }, 'answer cut: its body could not be read');
 }

@@ -5,6 +5,8 @@
 import { STATUS_CODES } from 'node:http';
 import type { HttpResponse } from '@trufflesuite/uws-js-unofficial';
 import { isNoStorePath, reservedHeaders } from './headers.js';
+import { StreamedBody } from './reply.js';
+import { StreamWriter, closeQuietly, type OpenStream, type StreamEnd } from './respond.stream.js';
 import type { ApiReply } from './types.js';
 
 const statusLines = new Map<number, string>();
@@ -25,12 +27,16 @@ export interface Prepared {
   readonly type: string | undefined;
 }
 
-/** Encodes the body and checks the headers; throws (before any write) on a body JSON cannot encode. */
+/**
+ * Encodes the body and checks the headers; throws (before any write) on a body JSON cannot encode. A
+ * streamed body is only headed here (`Exchange.stream` writes it); `send` refuses one.
+ */
 export function prepare(reply: ApiReply): Prepared {
   const body = reply.body;
   let bytes: string | Buffer | undefined;
   let type: string | undefined;
   if (body === undefined) bytes = undefined;
+  else if (body instanceof StreamedBody) [bytes, type] = [undefined, 'application/octet-stream'];
   else if (Buffer.isBuffer(body)) [bytes, type] = [body, 'application/octet-stream'];
   else if (typeof body === 'string') [bytes, type] = [body, 'text/plain; charset=utf-8'];
   else [bytes, type] = [JSON.stringify(body), 'application/json; charset=utf-8'];
@@ -52,7 +58,20 @@ export interface WriteContext {
 
 /** Writes one whole answer with the security headers. Call only on a live, corked response. */
 export function writeAnswer(res: HttpResponse, ctx: WriteContext, answer: Prepared): void {
-  const { bytes, type } = answer;
+  writeHead(res, ctx, answer);
+  if (ctx.head || answer.status === 204 || answer.status === 304) {
+    // No body follows. This build's endWithoutBody(length) never completes and endWithoutBody(0) claims an
+    // empty body, so the length is left out (allowed for HEAD) and closing is asked of the client.
+    if (ctx.close) res.writeHeader('Connection', 'close');
+    res.endWithoutBody();
+  } else {
+    res.end(answer.bytes ?? '', ctx.close);
+  }
+}
+
+/** The status line, the security headers and the handler's own (those the gateway owns dropped). */
+function writeHead(res: HttpResponse, ctx: WriteContext, answer: Prepared): void {
+  const { type } = answer;
   res.writeStatus(statusLine(answer.status));
   res.writeHeader('Content-Security-Policy', ctx.csp);
   res.writeHeader('X-Frame-Options', 'DENY');
@@ -68,14 +87,6 @@ export function writeAnswer(res: HttpResponse, ctx: WriteContext, answer: Prepar
     res.writeHeader(name, value);
   }
   if (!typed && type !== undefined) res.writeHeader('Content-Type', type);
-  if (ctx.head || answer.status === 204 || answer.status === 304) {
-    // No body follows. This build's endWithoutBody(length) never completes and endWithoutBody(0) claims an
-    // empty body, so the length is left out (allowed for HEAD) and closing is asked of the client.
-    if (ctx.close) res.writeHeader('Connection', 'close');
-    res.endWithoutBody();
-  } else {
-    res.end(bytes ?? '', ctx.close);
-  }
 }
 
 /** Bookkeeping shared by the exchanges of one listener: the in-flight set, and who waits for it to empty. */
@@ -91,6 +102,8 @@ export class Exchange {
   /** Called once when the client goes away before the answer is written. */
   onAbort: (() => void) | null = null;
   readonly startedAt = performance.now();
+  /** While a streamed answer is being written: told when the response may no more be touched. */
+  private writer: StreamWriter | null = null;
 
   constructor(
     private readonly res: HttpResponse,
@@ -99,6 +112,7 @@ export class Exchange {
     set.live.add(this);
     res.onAborted(() => {
       this.aborted = true;
+      this.writer?.stop();
       const notify = this.onAbort;
       this.finish();
       notify?.();
@@ -108,15 +122,45 @@ export class Exchange {
   /** Writes the answer unless the client left; true when written. Throws only from `prepare`, before writing. */
   send(ctx: WriteContext, reply: ApiReply): boolean {
     if (this.aborted || this.finished) return false;
+    if (reply.body instanceof StreamedBody) throw new TypeError('a streamed body is written by stream()');
     const answer = prepare(reply);
     this.res.cork(() => writeAnswer(this.res, ctx, answer));
     this.finish();
     return true;
   }
 
+  /**
+   * Writes an answer whose body is streamed (its first chunk already read) unless the client left, and
+   * resolves once it ended; the reading is closed in every case. Throws only from `prepare`, before writing.
+   */
+  async stream(ctx: WriteContext, reply: ApiReply, open: OpenStream): Promise<StreamEnd | null> {
+    let answer: Prepared;
+    try {
+      if (this.aborted || this.finished) {
+        await closeQuietly(open.rest);
+        return null;
+      }
+      answer = prepare(reply);
+    } catch (err) {
+      await closeQuietly(open.rest);
+      throw err;
+    }
+    const res = this.res;
+    const writer = new StreamWriter(res);
+    this.writer = writer;
+    const head = { write: () => writeHead(res, ctx, answer), headOnly: ctx.head, close: ctx.close };
+    try {
+      return await writer.run(head, open);
+    } finally {
+      this.writer = null;
+      this.finish();
+    }
+  }
+
   /** The listener is being cut: nothing may be written to this response any more. */
   cut(): void {
     this.aborted = true;
+    this.writer?.stop();
     this.finish();
   }
 

@@ -7,8 +7,16 @@ import type { Kv } from '../../../bus/index.js';
 
 export interface FileBlobs {
   put(sha256: string, bytes: Buffer): Promise<void>;
-  /** The bytes, or null when a chunk is missing or the store does not answer. */
-  get(sha256: string, size: number): Promise<Buffer | null>;
+  /**
+   * The bytes chunk by chunk, each read only when asked for, so a reader holds one at a time. Throws
+   * `UnreadableBlob` when a chunk is missing, is not the size its place says, or the store does not answer.
+   */
+  stream(sha256: string, size: number): AsyncIterable<Uint8Array>;
+}
+
+/** A file's bytes cannot be read (a chunk missing or short, or the store failing). */
+class UnreadableBlob extends Error {
+  override name = 'UnreadableBlob';
 }
 
 const CHUNK_BYTES = 256 * 1024;
@@ -22,19 +30,23 @@ export function kvBlobs(kv: Kv): FileBlobs {
       for (let i = 0; i < chunks(bytes.length); i++)
         await kv.put(`${sha256}.${i}`, bytes.subarray(i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES));
     },
-    async get(sha256, size) {
-      const parts: Uint8Array[] = [];
-      try {
-        for (let i = 0; i < chunks(size); i++) {
-          const entry = await kv.get(`${sha256}.${i}`);
-          if (!entry) return null;
-          parts.push(entry.value);
+    async *stream(sha256, size) {
+      for (let i = 0; i < chunks(size); i++) {
+        const key = `${sha256}.${i}`;
+        let value: Uint8Array;
+        try {
+          const entry = await kv.get(key);
+          if (!entry) throw new UnreadableBlob(`chunk ${i} of ${sha256} is missing`);
+          value = entry.value;
+        } catch (err) {
+          if (err instanceof UnreadableBlob) throw err;
+          throw new UnreadableBlob(`chunk ${i} of ${sha256} could not be read`, { cause: err });
         }
-      } catch {
-        return null;
+        const expected = Math.min(CHUNK_BYTES, size - i * CHUNK_BYTES);
+        if (value.length !== expected)
+          throw new UnreadableBlob(`chunk ${i} of ${sha256} holds ${value.length} bytes, not ${expected}`);
+        yield value;
       }
-      const bytes = Buffer.concat(parts);
-      return bytes.length === size ? bytes : null;
     },
   };
 }

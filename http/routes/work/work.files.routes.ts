@@ -2,11 +2,13 @@
  * Project files (ops/work-tracker.md "Files"): the listing, and one file's bytes read, written and
  * deleted with its version as `ETag` and `If-Match` naming the version a write replaces. Bytes go to the
  * file store first, then the version is appended to the work log, so a listed version always had its
- * bytes written; one whose bytes cannot be read now answers 503 `content_unavailable`.
+ * bytes written; one whose bytes cannot be read now answers 503 `content_unavailable`. A read streams the
+ * bytes chunk by chunk from the store: a chunk found missing once the answer started cuts the connection.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { WorkFile } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
+import { StreamedBody } from '../../reply.js';
 import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
 import type { FileBlobs } from './work.blobs.js';
 import type { WorkRouteDeps } from './work.deps.js';
@@ -17,6 +19,18 @@ const FILES_MAX = 1000;
 const READ_BACK_MS = 10_000;
 
 const etag = (file: WorkFile): string => `"${file.version}"`;
+
+/** The file's bytes as the store gives them; a read that fails is `content_unavailable`. */
+async function* contentOf(blobs: FileBlobs, file: WorkFile): AsyncGenerator<Uint8Array> {
+  try {
+    yield* blobs.stream(file.sha256, file.size);
+  } catch (err) {
+    throw new ApiError('content_unavailable', {
+      detail: `${file.path} version ${file.version} is listed but its bytes cannot be read`,
+      cause: err,
+    });
+  }
+}
 
 const row = (f: WorkFile) => ({
   path: f.path,
@@ -127,17 +141,16 @@ export function workFileRoutes(deps: WorkRouteDeps, blobs: FileBlobs): RouteDef[
     {
       method: 'GET',
       pattern: '/work/files/:project/*',
-      handler: async (req) => {
+      handler: (req) => {
         const { project, path } = target(req);
         const file = deps.state().files.get(`${project}/${path}`);
         if (!file || file.removed)
           throw new ApiError('not_found', { detail: `no file ${path} in ${project}` });
-        const bytes = await blobs.get(file.sha256, file.size);
-        if (bytes === null)
-          throw new ApiError('content_unavailable', {
-            detail: `${path} version ${file.version} is listed but its bytes cannot be read`,
-          });
-        return { status: 200, headers: { 'Content-Type': file.content_type, ETag: etag(file) }, body: bytes };
+        return {
+          status: 200,
+          headers: { 'Content-Type': file.content_type, ETag: etag(file) },
+          body: new StreamedBody(file.size, contentOf(blobs, file)),
+        };
       },
     },
     { method: 'PUT', pattern: '/work/files/:project/*', handler: (req) => change(req, 'file_put') },
