@@ -28,15 +28,15 @@ export interface Prepared {
 }
 
 /**
- * Encodes the body and checks the headers; throws (before any write) on a body JSON cannot encode. A
- * streamed body is only headed here (`Exchange.stream` writes it); `send` refuses one.
+ * Encodes the body and checks the headers; throws (before any write) on a body JSON cannot encode, and on
+ * a streamed body (only `Exchange.stream` writes one).
  */
 export function prepare(reply: ApiReply): Prepared {
   const body = reply.body;
   let bytes: string | Buffer | undefined;
   let type: string | undefined;
   if (body === undefined) bytes = undefined;
-  else if (body instanceof StreamedBody) [bytes, type] = [undefined, 'application/octet-stream'];
+  else if (body instanceof StreamedBody) throw new TypeError('a streamed body is written by Exchange.stream');
   else if (Buffer.isBuffer(body)) [bytes, type] = [body, 'application/octet-stream'];
   else if (typeof body === 'string') [bytes, type] = [body, 'text/plain; charset=utf-8'];
   else [bytes, type] = [JSON.stringify(body), 'application/json; charset=utf-8'];
@@ -122,7 +122,6 @@ export class Exchange {
   /** Writes the answer unless the client left; true when written. Throws only from `prepare`, before writing. */
   send(ctx: WriteContext, reply: ApiReply): boolean {
     if (this.aborted || this.finished) return false;
-    if (reply.body instanceof StreamedBody) throw new TypeError('a streamed body is written by stream()');
     const answer = prepare(reply);
     this.res.cork(() => writeAnswer(this.res, ctx, answer));
     this.finish();
@@ -140,7 +139,7 @@ export class Exchange {
         await closeQuietly(open.rest);
         return null;
       }
-      answer = prepare(reply);
+      answer = { ...prepare({ ...reply, body: undefined }), type: 'application/octet-stream' };
     } catch (err) {
       await closeQuietly(open.rest);
       throw err;

@@ -181,3 +181,20 @@ t.test('a chunk lost after the first: the head is out, so the connection is cut 
   t.equal(lost.status, 503, 'the first chunk lost: a coded answer');
   t.equal(lost.json?.error, 'content_unavailable');
 });
+
+t.test('closing the listener mid-stream cuts the answer and stops the reading', async (t) => {
+  const w = await startWorkHarness(t);
+  const bytes = randomBytes(8 * 1024 * 1024);
+  t.equal((await put(`${w.base}/work/files/ENG/big.bin`, bytes)).status, 201);
+  const stuck = await wire(w.h.gw.port);
+  t.teardown(() => stuck.socket.destroy());
+  stuck.socket.write('GET /work/files/ENG/big.bin HTTP/1.1\r\nHost: x\r\n\r\n');
+  await stuck.until((got) => headEnd(got) >= 0);
+  stuck.socket.pause();
+  await w.h.gw.close();
+  const line = await w.h.waitForLog((l) => l.event === 'client_disconnected' && l.phase === 'answer');
+  t.ok(Number(line.bytes) < bytes.length, `stopped after ${String(line.bytes)} bytes`);
+  stuck.socket.resume();
+  await stuck.closed;
+  t.ok(stuck.bytes().length < bytes.length, 'the client got a short body and a closed connection');
+});
