@@ -8,6 +8,7 @@ import type { Headers, PubAck, PublishOptions, StoredMessage, StreamInfo, Stream
 import { BusError, NoStreamForSubjectError, StreamNotFoundError, WrongLastSequenceError } from '../errors.js';
 import { assertName, assertSubject, subjectMatches } from '../subject-match.js';
 import type { Db } from './store.js';
+import { Tail } from './tail.js';
 
 /** Internal spec: KV buckets add a per-subject history limit. */
 export interface EngineStreamSpec extends StreamSpec {
@@ -23,6 +24,8 @@ export interface StreamState {
   count: number;
   readonly subjectLast: Map<string, number>;
   readonly dedup: Map<string, { seq: number; time: number }>;
+  /** The newest messages, for readers that keep up (tail.ts). */
+  readonly tail: Tail;
 }
 
 interface Row {
@@ -112,6 +115,7 @@ export class StreamStore {
         count: 0,
         subjectLast: new Map(),
         dedup: new Map(),
+        tail: new Tail(),
       };
       this.refreshBounds(row.name, state);
       for (const r of this.sql.lastPerSubject.all(row.name) as Array<{ subject: string; seq: number }>) {
@@ -164,6 +168,7 @@ export class StreamStore {
         count: 0,
         subjectLast: new Map(),
         dedup: new Map(),
+        tail: new Tail(),
       });
     }
     this.routeCache.clear();
@@ -225,16 +230,18 @@ export class StreamStore {
     }
     const seq = s.lastSeq + 1;
     const time = Math.max(now, s.lastTime);
-    const headers =
-      opts?.headers && Object.keys(opts.headers).length > 0 ? JSON.stringify(opts.headers) : null;
-    this.sql.insert.run(
-      name,
+    const hasHeaders = opts?.headers !== undefined && Object.keys(opts.headers).length > 0;
+    const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    this.sql.insert.run(name, seq, subject, time, hasHeaders ? JSON.stringify(opts.headers) : null, bytes);
+    // Readers share the kept message: frozen headers and a copy of the bytes the caller may reuse.
+    s.tail.push({
+      stream: name,
       seq,
       subject,
-      time,
-      headers,
-      Buffer.from(data.buffer, data.byteOffset, data.byteLength),
-    );
+      time: new Date(time),
+      headers: hasHeaders ? Object.freeze({ ...opts.headers }) : emptyHeaders,
+      data: new Uint8Array(bytes),
+    });
     this.sql.setLastSeq.run(seq, name);
     if (s.count === 0) {
       s.firstSeq = seq;
@@ -255,10 +262,12 @@ export class StreamStore {
   /** Removes one message (work-queue ack, KV purge); call inside a transaction. */
   removeMessage(name: string, seq: number): void {
     const s = this.state(name);
-    const row = this.sql.get.get(name, seq) as Row | undefined;
-    if (!row) return;
+    const kept = s.tail.get(seq);
+    if (kept === null) return;
+    const subject = kept?.subject ?? (this.sql.get.get(name, seq) as Row | undefined)?.subject;
+    if (subject === undefined) return;
     const { changes } = this.sql.remove.run(name, seq);
-    this.forget(name, s, [{ seq, subject: row.subject }], changes);
+    this.forget(name, s, [{ seq, subject }], changes);
   }
 
   /** Applies max age, max messages and per-subject history; call inside a transaction. */
@@ -304,6 +313,7 @@ export class StreamStore {
     gone: number,
   ): void {
     for (const r of removed) {
+      s.tail.remove(r.seq);
       if (s.subjectLast.get(r.subject) === r.seq) {
         const last = this.sql.lastOfSubject.get(name, r.subject) as { seq: number | null };
         if (last.seq === null) s.subjectLast.delete(r.subject);
@@ -338,7 +348,8 @@ export class StreamStore {
   }
 
   getMessage(name: string, seq: number): StoredMessage | null {
-    this.state(name);
+    const kept = this.state(name).tail.get(seq);
+    if (kept !== undefined) return kept;
     const row = this.sql.get.get(name, seq) as Row | undefined;
     return row ? toMessage(name, row) : null;
   }
@@ -350,6 +361,8 @@ export class StreamStore {
 
   /** Up to `limit` messages with `from <= seq <= to`, in order. */
   page(name: string, from: number, to: number, limit: number): StoredMessage[] {
+    const kept = this.state(name).tail.page(from, to, limit);
+    if (kept !== undefined) return kept;
     return (this.sql.page.all(name, from, to, limit) as Row[]).map((row) => toMessage(name, row));
   }
 
