@@ -101,6 +101,12 @@ export interface ConsumerSpec {
   readonly maxDeliver?: number;
   /** Where a newly created durable starts: `all` (default) or `new`. */
   readonly deliverPolicy?: 'all' | 'new';
+  /**
+   * Handler calls in flight at once (default 1: one at a time, in stream order). Calls still start in
+   * stream order, and what they publish before their first other await lands in that order; a consumer
+   * whose handlers need strict order end to end keeps 1. More lets one commit carry many messages' work.
+   */
+  readonly concurrency?: number;
 }
 
 /** A message handed to a durable consumer's handler. */

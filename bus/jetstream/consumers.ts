@@ -121,6 +121,8 @@ export class ConsumerOps {
       }
     }, heartbeatMs / 2);
     watchdog.unref();
+    const limit = Math.max(1, Math.floor(spec.concurrency ?? 1));
+    const inFlight = new Set<Promise<void>>();
     const loop = (async () => {
       for (;;) {
         try {
@@ -128,11 +130,19 @@ export class ConsumerOps {
             heardAt = Date.now();
             // Pulled but not handled: hand it back at once rather than after the ack wait.
             if (stopping) msg.nak();
-            else await this.handle(stream, spec, msg, handler);
+            else if (limit === 1) await this.handle(stream, spec, msg, handler);
+            else {
+              const call: Promise<void> = this.handle(stream, spec, msg, handler).finally(() =>
+                inFlight.delete(call),
+              );
+              inFlight.add(call);
+              if (inFlight.size >= limit) await Promise.race(inFlight);
+            }
           }
         } catch (error) {
           if (!stopping) log.warn({ err: error }, 'bus: consumer pull failed');
         }
+        await Promise.all(inFlight);
         if (stopping || this.host.nc.isClosed()) return;
         log.warn('bus: consumer lost its server; pulling again');
         messages = await this.repull(stream, spec.durable, () => stopping);

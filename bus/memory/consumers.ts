@@ -1,6 +1,6 @@
 /**
- * Durable consumers of the memory engine. A consumer hands its handler one message at a time, in
- * stream order; returning acknowledges, throwing schedules a redelivery, TerminateError drops. Its
+ * Durable consumers of the memory engine. A consumer hands its handler messages in stream order, one
+ * at a time unless its spec allows more in flight (`concurrency`); returning acknowledges, throwing schedules a redelivery, TerminateError drops. Its
  * position (the ack floor plus acks above it) is persisted, so a restart redelivers exactly what was
  * not acknowledged.
  */
@@ -35,6 +35,13 @@ export class DurableConsumer {
   private ahead: StoredMessage[] = [];
   private aheadAt = 0;
   private wakeUp: (() => void) | null = null;
+  /** Acks not yet written: work-queue messages to drop, acks above the floor, whether the floor moved. */
+  private unsaved: { removed: number[]; acks: number[]; floorMoved: boolean } = {
+    removed: [],
+    acks: [],
+    floorMoved: false,
+  };
+  private saveQueued = false;
   private timer: NodeJS.Timeout | null = null;
   private readonly done: Promise<void>;
   private readonly sql;
@@ -94,14 +101,27 @@ export class DurableConsumer {
   }
 
   private async loop(): Promise<void> {
+    const limit = Math.max(1, Math.floor(this.spec.concurrency ?? 1));
+    const inFlight = new Set<Promise<void>>();
     while (this.running) {
+      if (inFlight.size >= limit) {
+        await Promise.race(inFlight);
+        continue;
+      }
       const next = this.pick();
       if (next) {
-        await this.deliver(next.message, next.count);
+        const call: Promise<void> = this.deliver(next.message, next.count).finally(() => {
+          inFlight.delete(call);
+          // A finished call may have scheduled a redelivery, or freed room while the loop sleeps.
+          this.wakeUp?.();
+        });
+        inFlight.add(call);
+        if (limit === 1) await call;
         continue;
       }
       await this.sleep();
     }
+    await Promise.all(inFlight);
   }
 
   /** A due redelivery first (oldest sequence), else the next new message. */
@@ -180,17 +200,31 @@ export class DurableConsumer {
       this.floor += 1;
       this.acked.delete(this.floor);
     }
+    const workQueue =
+      removeFromWorkQueue && this.host.streams.state(this.stream).spec.retention === 'workqueue';
+    if (workQueue) this.unsaved.removed.push(seq);
+    if (seq > this.floor) this.unsaved.acks.push(seq);
+    if (this.floor !== before) this.unsaved.floorMoved = true;
+    // One write of the position per commit, however many acks it carries.
+    if (!this.saveQueued) {
+      this.saveQueued = true;
+      this.host.enqueue(() => this.save());
+    }
+  }
+
+  /** Persists the acks since the last commit (runs inside one). */
+  private save(): void {
+    this.saveQueued = false;
+    const { removed, acks, floorMoved } = this.unsaved;
+    this.unsaved = { removed: [], acks: [], floorMoved: false };
     const { stream, floor } = this;
     const name = this.spec.durable;
-    const workQueue = removeFromWorkQueue && this.host.streams.state(stream).spec.retention === 'workqueue';
-    this.host.enqueue(() => {
-      if (workQueue) this.host.streams.removeMessage(stream, seq);
-      if (floor !== before) {
-        this.sql.setFloor.run(floor, stream, name);
-        this.sql.dropAcks.run(stream, name, floor);
-      }
-      if (seq > floor) this.sql.addAck.run(stream, name, seq);
-    });
+    for (const seq of removed) this.host.streams.removeMessage(stream, seq);
+    if (floorMoved) {
+      this.sql.setFloor.run(floor, stream, name);
+      this.sql.dropAcks.run(stream, name, floor);
+    }
+    for (const seq of acks) if (seq > floor) this.sql.addAck.run(stream, name, seq);
   }
 
   /** Sequences this consumer never delivers (filtered out or gone) count as done for the floor. */

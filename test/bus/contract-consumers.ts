@@ -56,6 +56,46 @@ export function registerConsumers(withBus: WithBus): void {
     },
   );
 
+  withBus(
+    'a consumer with concurrency runs that many handlers at once, starts them in order and acknowledges each',
+    async ({ bus }, id, t) => {
+      await bus.ensureStream({ name: `S${id}`, subjects: [`c${id}.>`] });
+      for (let i = 1; i <= 6; i += 1) await bus.publish(`c${id}.a`, enc.encode(String(i)));
+      const started: number[] = [];
+      const gate = inbox<true>();
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let failedOnce = false;
+      const spec = { durable: `d${id}`, ackWaitMs: 300, concurrency: 3 };
+      const sub = await bus.consume(`S${id}`, spec, async (m) => {
+        started.push(m.seq);
+        if (started.length === 3) gate.push(true);
+        await released;
+        if (m.seq === 2 && !failedOnce) {
+          failedOnce = true;
+          throw new Error('not yet');
+        }
+      });
+      await gate.next();
+      t.same(started, [1, 2, 3], 'three calls in flight, started in stream order, none beyond the limit');
+      release();
+      t.ok(
+        await eventually(
+          async () => started.filter((s) => s === 2).length === 2 && started.length === 7,
+          10_000,
+        ),
+        'the rest handled, the failed one redelivered',
+      );
+      await sub.stop();
+      const again: number[] = [];
+      const resumed = await bus.consume(`S${id}`, spec, async (m) => void again.push(m.seq));
+      await bus.publish(`c${id}.a`, enc.encode('7'));
+      t.ok(await eventually(async () => again.length > 0, 10_000));
+      t.same(again, [7], 'every message was acknowledged once handled; only the new one comes');
+      await resumed.stop();
+    },
+  );
+
   withBus('maxDeliver gives up on a message after that many deliveries', async ({ bus }, id, t) => {
     await bus.ensureStream({ name: `S${id}`, subjects: [`c${id}.>`] });
     await bus.publish(`c${id}.a`, enc.encode('bad'));
