@@ -31,6 +31,9 @@ import { parseDelivery } from './parse.js';
 import { isOwnAction, resolveSeat, type People } from './people.js';
 import { chatMentions, chatMessageEvent, isChatMessage } from './chat.event.js';
 
+/** Deliveries handled at once by one node (see ConsumerSpec.concurrency). */
+export const ROUTING_CONCURRENCY = 16;
+
 /** Parsed bodies above this are not copied into the notification (the raw store has them). */
 const PAYLOAD_INLINE_MAX = 256 * 1024;
 /** Namespace of `webhook_received` ids: uuidv5(namespace, delivery key), one event per delivery. */
@@ -166,7 +169,11 @@ export async function startIntegrationHost(opts: IntegrationHostOptions): Promis
     logger.debug({ event: 'notification_published', id: notification.id }, 'notification_published');
   };
   const subs = await Promise.all(
-    [Streams.Webhooks, Streams.WebhooksWiki].map((stream) => bus.consume(stream, { durable }, handle)),
+    // Deliveries are independent: many in flight share the bus's commits, so routing keeps up with
+    // acceptance under a burst instead of paying a commit per step of each delivery.
+    [Streams.Webhooks, Streams.WebhooksWiki].map((stream) =>
+      bus.consume(stream, { durable, concurrency: ROUTING_CONCURRENCY }, handle),
+    ),
   );
   return { stop: async () => void (await Promise.all(subs.map((s) => s.stop()))) };
 }

@@ -29,6 +29,7 @@ import {
 import type { People } from './people.js';
 import { RateWindow } from './rate-window.js';
 import { routeNotification } from './routing.js';
+import { ROUTING_CONCURRENCY } from './integration.host.js';
 
 export interface RouterHostOptions {
   readonly bus: Bus;
@@ -87,7 +88,9 @@ export async function startRouterHost(opts: RouterHostOptions): Promise<Subscrip
   const { bus, logger } = opts;
   const watchers = await bus.kv({ name: Buckets.WikiWatchers, history: 4 });
   const window = new RateWindow();
-  return bus.consume(Streams.Notify, { durable: opts.durable ?? 'router' }, async (msg) => {
+  // Notifications are independent; wiki watcher updates are compare-and-set, so calls may overlap.
+  const spec = { durable: opts.durable ?? 'router', concurrency: ROUTING_CONCURRENCY };
+  return bus.consume(Streams.Notify, spec, async (msg) => {
     let n: InboundNotification;
     try {
       n = InboundNotification.parse(JSON.parse(decoder.decode(msg.data)));
