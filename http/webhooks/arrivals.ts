@@ -1,8 +1,9 @@
 /**
  * Records webhook arrivals as integration records (`svc.integrations.<vendor>.arrival`, SVC_INTEGRATIONS)
  * for `GET /integrations`, whose counts are a fold of them: any node reads the fleet's counts, and a
- * restart loses none. A verified delivery (accepted or duplicate) is one record, appended before the
- * sender is answered. Refusals and unconfigured deliveries, which anyone can send, are counted here and
+ * restart loses none. A verified delivery (accepted or duplicate) is counted in a record appended
+ * before the sender is answered; the deliveries verified in one tick share that record (one append per
+ * surface and outcome, not one per delivery, which under a burst was a third of the node's writes). Refusals and unconfigured deliveries, which anyone can send, are counted here and
  * appended in bulk (one record per surface and outcome per flush), so unsigned traffic cannot grow the
  * stream one record per request; `flush()` appends what is pending at once.
  */
@@ -28,6 +29,8 @@ export class Arrivals {
   private readonly pending = new Map<string, Arrival>();
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
+  /** Verified deliveries of this tick, appended together on the next. */
+  private verified: { records: Map<string, Arrival>; appended: Promise<void> } | null = null;
 
   constructor(private readonly opts: ArrivalsOptions) {}
 
@@ -42,20 +45,42 @@ export class Arrivals {
     );
   }
 
-  /** One verified delivery: appended now; a failure is logged (the delivery itself is already kept). */
-  async record(surface: string, outcome: 'accepted' | 'duplicate'): Promise<void> {
-    const record: Arrival = {
+  /**
+   * One verified delivery: resolves once the record counting it is appended; a failure is logged (the
+   * delivery itself is already kept).
+   */
+  record(surface: string, outcome: 'accepted' | 'duplicate'): Promise<void> {
+    if (this.verified === null) {
+      const records = new Map<string, Arrival>();
+      const appended = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+        this.verified = null;
+        await Promise.all([...records.values()].map((record) => this.appendLogged(record)));
+      });
+      this.verified = { records, appended };
+    }
+    const { records, appended } = this.verified;
+    const key = `${surface}\u0000${outcome}`;
+    const prior = records.get(key);
+    records.set(key, {
       type: 'arrival',
       surface,
       outcome,
-      count: 1,
+      count: (prior?.count ?? 0) + 1,
       at: this.at(),
       node: this.opts.nodeId,
-    };
+    });
+    return appended;
+  }
+
+  private async appendLogged(record: Arrival): Promise<void> {
     try {
       await this.append(record);
     } catch (err) {
-      this.opts.logger?.warn({ err, event: 'arrival_unrecorded', surface, outcome }, 'arrival_unrecorded');
+      const { surface, outcome, count } = record;
+      this.opts.logger?.warn(
+        { err, event: 'arrival_unrecorded', surface, outcome, count },
+        'arrival_unrecorded',
+      );
     }
   }
 
