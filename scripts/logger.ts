@@ -64,14 +64,32 @@ export function uniqueKeys(line: string): string {
   }
 }
 
+/**
+ * Standard output written asynchronously: lines that come while a write is in flight go out together
+ * in the next one, where a synchronous stdout pays a system call per line (a busy node logs a few lines
+ * per request). What is still buffered when the process exits is written before it goes; a kill -9
+ * loses at most the lines of the last few milliseconds.
+ */
+function stdoutDestination(): pino.DestinationStream {
+  const destination = pino.destination({ dest: 1, sync: false });
+  process.once('exit', () => {
+    try {
+      destination.flushSync();
+    } catch {
+      // Not open yet, or already gone: nothing to keep.
+    }
+  });
+  return destination;
+}
+
 export function createLogger(opts: {
   debug: boolean;
   node: string;
   destination?: NodeJS.WritableStream;
   env?: Readonly<Record<string, string | undefined>>;
 }): Logger {
-  const destination = opts.destination ?? process.stdout;
-  const tty = (destination as { isTTY?: boolean }).isTTY === true;
+  const destination = opts.destination ?? stdoutDestination();
+  const tty = ((opts.destination ?? process.stdout) as { isTTY?: boolean }).isTTY === true;
   const settings = logSettings(opts.env ?? process.env, opts.debug, tty);
   return pino(
     {
