@@ -31,7 +31,9 @@ export interface SvcChild {
 }
 
 export function runSvc(args: string[], env: Record<string, string | undefined> = {}, cwd = root): SvcChild {
-  const child = spawn(process.execPath, [svcBin, ...args], {
+  // SVC_CHILD_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the children a benchmark starts.
+  const nodeArgs = process.env['SVC_CHILD_NODE_ARGS']?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, svcBin, ...args], {
     cwd,
     env: { PATH: process.env['PATH'], ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
