@@ -42,6 +42,8 @@ export const Subjects = {
   spendAll: 'svc.spend.>',
   work: (kind: string): string => `svc.work.${dotted('work record', kind)}`,
   workAll: 'svc.work.>',
+  /** Every project's item and file records (`svc.work.p.<PROJECT>`): what task effects react to. */
+  workProjects: 'svc.work.p.*',
   pages: (kind: string): string => `svc.pages.${dotted('page record', kind)}`,
   pagesAll: 'svc.pages.>',
   /** One turn's journal (`svc.turns.<handle>.<turn id>`): its progress, so a cut turn resumes. */

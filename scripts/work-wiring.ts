@@ -74,7 +74,7 @@ export async function startWork(opts: {
     facts = { revision, document, context: { projects: projectsOf(document), seats: seatKindsOf(document) } };
     return facts;
   };
-  const host = startWorkHost({
+  const host = await startWorkHost({
     bus: opts.bus,
     view,
     context: () => current().context,

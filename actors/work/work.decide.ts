@@ -1,26 +1,25 @@
 /**
  * The work writer's decision, pure: given the state folded so far, the projects and seats of the active
- * document and one write, the record to append (and what it sets off: task events, seat wakes), or the
- * refusal with its API error code. The host (work.host.ts) supplies the state, the clock and fresh ids.
+ * document and one write, the record to append, or the refusal with its API error code. The host
+ * (work.host.ts) supplies the state, the clock and fresh ids; what the record sets off (task events, seat
+ * wakes) is read back from the log (work.effects.ts).
  */
 import {
   canMove,
   customFieldProblem,
-  groupOf,
   itemByRef,
   PURGE_REASON_MAX_BYTES,
   taskTypeNamed,
   workMoves,
   type ItemFields,
   type WorkChange,
-  type WorkItem,
   type WorkRecord,
   type WorkState,
   type WorkWrite,
 } from '../../schema/index.js';
 import { decideFile } from './work.files.decide.js';
 import { decidePerson } from './work.person.decide.js';
-import type { Accepted, Fresh, Problem, Refusal, TaskEvent, WorkContext } from './work.types.js';
+import type { Accepted, Fresh, Problem, Refusal, WorkContext } from './work.types.js';
 
 const refuse = (error: string, detail: string, problems: Problem[] = []): Refusal => ({
   refused: { error, detail, problems },
@@ -63,38 +62,6 @@ function fieldProblems(
   return problems;
 }
 
-const ref = (item: Pick<WorkItem, 'id' | 'key' | 'project'>, title: string) => ({
-  id: item.id,
-  key: item.key,
-  project: item.project,
-  title,
-});
-
-function assignmentEvents(
-  item: Pick<WorkItem, 'id' | 'key' | 'project'>,
-  title: string,
-  actor: string,
-  before: readonly string[],
-  after: readonly string[],
-): { events: TaskEvent[]; assigned: string[] } {
-  const added = after.filter((h) => !before.includes(h));
-  const removed = before.filter((h) => !after.includes(h));
-  const events: TaskEvent[] = added.map((h) => ({
-    type: 'TaskAssigned',
-    summary: `${item.key} assigned to ${h}`,
-    seat: h,
-    payload: { item: ref(item, title), assignee: h, by: actor },
-  }));
-  if (removed.length > 0 && added.length > 0)
-    events.push({
-      type: 'TaskDelegated',
-      summary: `${item.key} handed from ${removed.join(', ')} to ${added.join(', ')}`,
-      seat: added[0]!,
-      payload: { item: ref(item, title), from: removed, to: added, by: actor },
-    });
-  return { events, assigned: added };
-}
-
 function create(
   state: WorkState,
   ctx: WorkContext,
@@ -116,7 +83,6 @@ function create(
   const number = (state.counters.get(project.key) ?? 0) + 1;
   const key = `${project.key}-${number}`;
   const at = fresh.now.toISOString();
-  const item = { id: fresh.id, key, project: project.key };
   const record: WorkRecord = {
     kind: 'item.created',
     op_id: write.op_id,
@@ -130,24 +96,7 @@ function create(
     status: change.status ?? 'backlog',
     fields,
   };
-  const assignment = assignmentEvents(item, fields.title, write.actor, [], fields.assignees);
-  const created: TaskEvent = {
-    type: 'TaskCreated',
-    summary: `${key} created: ${fields.title}`,
-    seat: null,
-    payload: {
-      item: ref(item, fields.title),
-      status: record.status,
-      priority: fields.priority,
-      by: write.actor,
-    },
-  };
-  return {
-    project: project.key,
-    record,
-    events: [created, ...assignment.events],
-    assigned: assignment.assigned,
-  };
+  return { project: project.key, record };
 }
 
 /** Decides one write against `state`. */
@@ -172,7 +121,6 @@ export function decideWork(
     turn_id: write.turn_id,
     id: item.id,
   };
-  const none = { events: [], assigned: [] };
   switch (change.kind) {
     case 'update': {
       const entries = Object.entries(change.changes).filter(
@@ -184,38 +132,21 @@ export function decideWork(
       const changes = Object.fromEntries(entries) as Partial<ItemFields>;
       const problems = fieldProblems(state, ctx, changes, changes.type ?? item.fields.type);
       if (problems.length > 0) return refuse('validation_error', 'the change does not fit', problems);
-      const title = changes.title ?? item.fields.title;
-      const assignment = changes.assignees
-        ? assignmentEvents(item, title, write.actor, item.fields.assignees, changes.assignees)
-        : none;
-      return { project: item.project, record: { kind: 'item.updated', ...base, changes }, ...assignment };
+      return { project: item.project, record: { kind: 'item.updated', ...base, changes } };
     }
     case 'move': {
       if (!canMove(item.status, change.to))
         return refuse('validation_error', `${item.key} cannot move from ${item.status} to ${change.to}`, [
           { path: 'to', message: `from ${item.status}: ${workMoves[item.status].join(', ')}` },
         ]);
-      const completes = groupOf[change.to] === 'done' && groupOf[item.status] !== 'done';
-      const events: TaskEvent[] = completes
-        ? [
-            {
-              type: 'TaskCompleted',
-              summary: `${item.key} done: ${item.fields.title}`,
-              seat: item.fields.assignees[0] ?? null,
-              payload: { item: ref(item, item.fields.title), from: item.status, by: write.actor },
-            },
-          ]
-        : [];
       return {
         project: item.project,
         record: { kind: 'item.moved', ...base, from: item.status, to: change.to },
-        events,
-        assigned: [],
       };
     }
     case 'comment': {
       const comment = { id: fresh.commentId, author: write.actor, body: change.body, at: base.at };
-      return { project: item.project, record: { kind: 'item.commented', ...base, comment }, ...none };
+      return { project: item.project, record: { kind: 'item.commented', ...base, comment } };
     }
     case 'purge': {
       const problems: Problem[] = [];
@@ -229,7 +160,6 @@ export function decideWork(
       return {
         project: item.project,
         record: { kind: 'item.purged', ...base, reason: noticeLine(change.reason) },
-        ...none,
       };
     }
   }

@@ -67,5 +67,5 @@ export function decideFile(
           sha256: change.sha256,
         }
       : { kind: 'file.removed', ...base };
-  return { project: change.project, record, events: [], assigned: [] };
+  return { project: change.project, record };
 }

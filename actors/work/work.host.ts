@@ -3,30 +3,26 @@
  * decided against the work projection caught up to its project's last record, then appended to the
  * project's subject with that record's sequence as the expected last one, so of two nodes deciding at
  * once only one append lands; the other catches up and decides again (a create then takes the next key).
- * An `op_id` already folded answers its first outcome. After an append the task events are published and
- * newly assigned agent seats are woken; a human assignee's wake is skipped quietly.
+ * An `op_id` already folded answers its first outcome. The task events and seat wakes a record sets off are
+ * not delivered here but by the effects consumer reading the log (work.effects.host.ts), so a node dying
+ * right after the append loses none of them.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import {
-  publishEvent,
   serveCommand,
   Streams,
   Subjects,
   WrongLastSequenceError,
   type Bus,
   type Subscription,
-  newEvent,
 } from '../../bus/index.js';
 import {
   Commands,
   defaultFields,
-  EventCategory,
-  InboxMessage,
   isOpId,
   itemByRef,
   PROJECT_KEY,
-  uuidv5,
   type RetentionCommand,
   type RetentionReply,
   type WorkOutcome,
@@ -35,8 +31,9 @@ import {
   type WorkWriteReply,
 } from '../../schema/index.js';
 import { decideWork } from './work.decide.js';
+import { startWorkEffects } from './work.effects.host.js';
 import { startRetentionHost } from './work.retention.host.js';
-import type { Accepted, WorkContext, WorkStateView } from './work.types.js';
+import type { WorkContext, WorkStateView } from './work.types.js';
 
 export interface WorkHostOptions {
   readonly bus: Bus;
@@ -49,6 +46,11 @@ export interface WorkHostOptions {
   readonly now?: () => Date;
   /** Live node ids of the fleet, for the retention gestures; null (every node live) when absent. */
   readonly roster?: () => Promise<readonly string[] | null>;
+  /**
+   * False: this host leaves the task events and wakes to another host of this process on the same bus
+   * (the memory engine runs one consumer of a durable per process; a fleet's nodes share one). Default true.
+   */
+  readonly deliverEffects?: boolean;
 }
 
 export interface WorkHost {
@@ -62,7 +64,6 @@ export interface WorkHost {
 /** Appends lost to a concurrent writer are retried this many times before the write is refused busy. */
 const MAX_ATTEMPTS = 50;
 const CATCH_UP_MS = 10_000;
-const eventNamespace = '0c3a8f3e-5b7d-5e1a-9a42-6d1f0e2b7c91';
 const encoder = new TextEncoder();
 
 const ok = (outcome: WorkOutcome, repeated: boolean): WorkWriteReply => ({
@@ -71,7 +72,8 @@ const ok = (outcome: WorkOutcome, repeated: boolean): WorkWriteReply => ({
   repeated,
 });
 
-export function startWorkHost(opts: WorkHostOptions): WorkHost {
+/** Opens the effects consumer before serving writes, so none appended from now on goes unnoticed. */
+export async function startWorkHost(opts: WorkHostOptions): Promise<WorkHost> {
   const { bus, view, logger } = opts;
   const now = opts.now ?? (() => new Date());
 
@@ -105,59 +107,6 @@ export function startWorkHost(opts: WorkHostOptions): WorkHost {
     if (!PROJECT_KEY.test(project))
       return { outcome: 'refused', error: 'no_project', detail: `no project "${project}"`, problems: [] };
     return Subjects.work(`p.${project}`);
-  };
-
-  const effects = async (write: WorkWrite, accepted: Accepted, outcome: WorkOutcome): Promise<void> => {
-    const trace = {
-      trace_id: uuidv5(eventNamespace, `trace:${write.op_id}`).replaceAll('-', ''),
-      parent_span_id: null,
-    };
-    const kinds = opts.context().seats;
-    for (const [i, task] of accepted.events.entries()) {
-      const event = newEvent({
-        type: task.type,
-        category: EventCategory.Task,
-        source: `${opts.nodeId}/work`,
-        summary: task.summary,
-        actor: write.actor,
-        payload: { ...task.payload, op_id: write.op_id, position: outcome.position },
-        ...(task.seat !== null && kinds.get(task.seat) === 'agent' ? { agent_id: task.seat } : {}),
-        trace,
-      });
-      // The id comes from the op_id: a retried write that repeats its effects stores each event once.
-      await publishEvent(bus, { ...event, id: uuidv5(eventNamespace, `${write.op_id}:${i}:${task.type}`) });
-    }
-    for (const handle of accepted.assigned) {
-      if (kinds.get(handle) !== 'agent') {
-        logger.debug(
-          { event: 'work_wake_human_skipped', seat: handle, item: outcome.key },
-          'human seat not woken',
-        );
-        continue;
-      }
-      const item = view.state().items.get(outcome.id);
-      const message = InboxMessage.parse({
-        id: `work:${write.op_id}:${handle}`,
-        kind: 'assignment',
-        source: `work:${outcome.key}`,
-        received_at: now().toISOString(),
-        trace_id: trace.trace_id,
-        summary: `You were assigned ${outcome.key}: ${item?.fields.title ?? ''}`.trim(),
-        payload: {
-          item: {
-            id: outcome.id,
-            key: outcome.key,
-            title: item?.fields.title ?? null,
-            status: item?.status ?? null,
-          },
-          by: write.actor,
-          hint: `Read it with work_get ${outcome.key}; report with work_comment and move it with work_move.`,
-        },
-      });
-      await bus.publish(Subjects.agentInbox(handle), encoder.encode(JSON.stringify(message)), {
-        msgId: message.id,
-      });
-    }
   };
 
   const write = async (request: WorkWrite): Promise<WorkWriteReply> => {
@@ -200,11 +149,6 @@ export function startWorkHost(opts: WorkHostOptions): WorkHost {
       }
       const outcome = view.state().ops.get(request.op_id);
       if (!outcome) throw new Error(`work record of op_id ${request.op_id} appended but not folded`);
-      try {
-        await effects(request, decided, outcome);
-      } catch (error) {
-        logger.error({ err: error, op_id: request.op_id, item: outcome.key }, 'work effects not delivered');
-      }
       logger.info(
         { event: 'work_written', kind: outcome.kind, item: outcome.key, seq: outcome.seq },
         'work_written',
@@ -219,6 +163,17 @@ export function startWorkHost(opts: WorkHostOptions): WorkHost {
     };
   };
 
+  const effects: Subscription =
+    opts.deliverEffects === false
+      ? { stop: () => Promise.resolve() }
+      : await startWorkEffects({
+          bus,
+          view,
+          context: opts.context,
+          nodeId: opts.nodeId,
+          logger,
+          ...(opts.now ? { now: opts.now } : {}),
+        });
   const subscription: Subscription = serveCommand(bus, Commands.work.write, write);
   const retention = startRetentionHost({
     bus,
@@ -234,6 +189,7 @@ export function startWorkHost(opts: WorkHostOptions): WorkHost {
     stop: async () => {
       await retention.stop();
       await subscription.stop();
+      await effects.stop();
     },
   };
 }

@@ -62,8 +62,6 @@ export function decidePerson(
       id: handle,
       act: recorded,
     },
-    events: [],
-    assigned: [],
   });
   switch (act.act) {
     case 'read': {

@@ -1,4 +1,4 @@
-/** The shapes the work writer's decisions share (work.decide.ts, work.files.decide.ts). */
+/** The shapes the work writer's decisions and effects share (work.decide.ts, work.effects.ts). */
 import type { WorkProject, WorkRecord, WorkState } from '../../schema/index.js';
 
 export interface WorkContext {
@@ -28,9 +28,6 @@ export interface TaskEvent {
 export interface Accepted {
   readonly project: string;
   readonly record: WorkRecord;
-  readonly events: TaskEvent[];
-  /** Handles newly assigned: agents are woken, humans skipped quietly. */
-  readonly assigned: string[];
 }
 
 export interface Fresh {

@@ -60,7 +60,7 @@ async function inProcessCreateRate(): Promise<number> {
   await ensureCatalogue(bus);
   const view = await followWork({ bus, logger });
   const context = { projects: projectsOf(company), seats: seatKindsOf(company) };
-  const host = startWorkHost({ bus, view, context: () => context, nodeId: 'bench', logger });
+  const host = await startWorkHost({ bus, view, context: () => context, nodeId: 'bench', logger });
   try {
     return await createLanes(async (n) => {
       const reply = await host.write({

@@ -1,0 +1,129 @@
+/**
+ * The work tracker's effects as a reaction to its log (ops/work-tracker.md "Events and wakes"): one durable
+ * consumer on the projects' work records, `work_effects`, shared by every node of the fleet, so each
+ * record's task events and seat wakes are delivered by one node and acknowledged only once delivered. A
+ * node dying between a write's append and its effects leaves the record unacknowledged: the consumer hands
+ * it to another node (or to this one when it comes back), which delivers it then. Ids come from the op_id,
+ * so a redelivery stores each event and wake once within the bus's duplicate window.
+ */
+import type { Logger } from 'pino';
+import {
+  newEvent,
+  publishEvent,
+  RedeliverError,
+  Streams,
+  Subjects,
+  TerminateError,
+  type Bus,
+  type DeliveredMessage,
+  type Subscription,
+} from '../../bus/index.js';
+import { EventCategory, InboxMessage, uuidv5, WorkRecord } from '../../schema/index.js';
+import { hasEffects, workEffects, type WorkEffects } from './work.effects.js';
+import type { WorkContext, WorkStateView } from './work.types.js';
+
+export interface WorkEffectsOptions {
+  readonly bus: Bus;
+  readonly view: WorkStateView;
+  readonly context: () => WorkContext;
+  readonly nodeId: string;
+  readonly logger: Logger;
+  readonly now?: () => Date;
+}
+
+/** Shared by every node: one delivery per record across the fleet. */
+const EFFECTS_DURABLE = 'work_effects';
+const CATCH_UP_MS = 10_000;
+/** A failed delivery is tried again after this, doubling per attempt up to the cap. */
+const RETRY_MS = 500;
+const RETRY_CAP_MS = 30_000;
+const eventNamespace = '0c3a8f3e-5b7d-5e1a-9a42-6d1f0e2b7c91';
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * Opens the consumer. A durable made now starts at the log's end: records appended before it existed had
+ * their effects delivered by the writer of the time, and a fleet's history must not wake anyone again.
+ */
+export function startWorkEffects(opts: WorkEffectsOptions): Promise<Subscription> {
+  const { bus, view, logger } = opts;
+  const now = opts.now ?? (() => new Date());
+
+  const deliver = async (record: WorkRecord, effects: WorkEffects): Promise<void> => {
+    const { outcome, item } = effects;
+    const trace = {
+      trace_id: uuidv5(eventNamespace, `trace:${record.op_id}`).replaceAll('-', ''),
+      parent_span_id: null,
+    };
+    const kinds = opts.context().seats;
+    for (const [i, task] of effects.events.entries()) {
+      const event = newEvent({
+        type: task.type,
+        category: EventCategory.Task,
+        source: `${opts.nodeId}/work`,
+        summary: task.summary,
+        actor: record.actor,
+        payload: { ...task.payload, op_id: record.op_id, position: outcome.position },
+        ...(task.seat !== null && kinds.get(task.seat) === 'agent' ? { agent_id: task.seat } : {}),
+        trace,
+      });
+      await publishEvent(bus, { ...event, id: uuidv5(eventNamespace, `${record.op_id}:${i}:${task.type}`) });
+    }
+    for (const handle of effects.assigned) {
+      if (kinds.get(handle) !== 'agent') {
+        logger.debug(
+          { event: 'work_wake_human_skipped', seat: handle, item: outcome.key },
+          'human seat not woken',
+        );
+        continue;
+      }
+      const message = InboxMessage.parse({
+        id: `work:${record.op_id}:${handle}`,
+        kind: 'assignment',
+        source: `work:${outcome.key}`,
+        received_at: now().toISOString(),
+        trace_id: trace.trace_id,
+        summary: `You were assigned ${outcome.key}: ${item.fields.title}`.trim(),
+        payload: {
+          item: { id: item.id, key: item.key, title: item.fields.title, status: item.status },
+          by: record.actor,
+          hint: `Read it with work_get ${outcome.key}; report with work_comment and move it with work_move.`,
+        },
+      });
+      await bus.publish(Subjects.agentInbox(handle), encoder.encode(JSON.stringify(message)), {
+        msgId: message.id,
+      });
+    }
+  };
+
+  const handle = async (msg: DeliveredMessage): Promise<void> => {
+    let record: WorkRecord;
+    try {
+      record = WorkRecord.parse(JSON.parse(decoder.decode(msg.data)));
+    } catch (error) {
+      // The projection skips it too: nothing was folded, so nothing is set off.
+      logger.error({ event: 'work_record_unreadable', seq: msg.seq, err: error }, 'work record unreadable');
+      throw new TerminateError('unreadable work record', { cause: error });
+    }
+    if (!hasEffects(record)) return;
+    try {
+      if (!(await view.until(msg.seq, CATCH_UP_MS)))
+        throw new Error(`work projection did not reach sequence ${msg.seq}`);
+      const effects = workEffects(view.state(), record, msg.seq);
+      if (effects) await deliver(record, effects);
+    } catch (error) {
+      const delayMs = Math.min(RETRY_CAP_MS, RETRY_MS * 2 ** (msg.deliveryCount - 1));
+      logger.error(
+        { err: error, op_id: record.op_id, seq: msg.seq, deliveries: msg.deliveryCount, retry_ms: delayMs },
+        'work effects not delivered',
+      );
+      throw new RedeliverError('work effects not delivered', delayMs, { cause: error });
+    }
+  };
+
+  return bus.consume(
+    Streams.Work,
+    { durable: EFFECTS_DURABLE, filterSubject: Subjects.workProjects, deliverPolicy: 'new' },
+    handle,
+  );
+}
