@@ -173,7 +173,13 @@ async function startBare(natsUrl: string): Promise<{ port: number; stop(): Promi
  * Connects the pool's clients (BENCH_CLIENTS in all) to `url`, publishes BENCH_FANOUT events at BENCH_RATE,
  * waits until every frame arrived (or 30 s), closes the sockets and returns every delay, sorted.
  */
-async function fanOut(pool: ClientPool, url: string, bus: Bus): Promise<number[]> {
+/** `connected` runs once every client is open and has its snapshot, before the events flow. */
+async function fanOut(
+  pool: ClientPool,
+  url: string,
+  bus: Bus,
+  connected: () => Promise<void> = async () => undefined,
+): Promise<number[]> {
   const per = pool.children.map((_, w) => Math.floor(clients / workers) + (w < clients % workers ? 1 : 0));
   await Promise.all(
     pool.children.map((child, w) => {
@@ -182,6 +188,7 @@ async function fanOut(pool: ClientPool, url: string, bus: Bus): Promise<number[]
       return opened;
     }),
   );
+  await connected();
   const gap = 1000 / rate;
   const flowStart = performance.now();
   for (let i = 0; i < fanout; i++) {
@@ -243,7 +250,10 @@ async function main(): Promise<void> {
       ].join('\n'),
     );
     const run = runSvc(['serve', '--config', configFile], { SVC_TOKEN: token, SVC_LOG_LEVEL: 'warn' });
-    cleanups.unshift(() => run.kill('SIGKILL'));
+    cleanups.unshift(async () => {
+      run.kill('SIGTERM');
+      await run.exited;
+    });
     const url = `http://127.0.0.1:${port}`;
     for (;;) {
       const ok = await fetch(`${url}/health`).then(
@@ -308,10 +318,15 @@ async function main(): Promise<void> {
     // 4. fan-out to many dashboards (clients in their own processes), one more stalled; then the baseline
     const pool = startClients(workers);
     cleanups.unshift(() => pool.stop());
-    const rssBefore = rssKiB(run.child.pid!);
-    const unstall = await stalledClient(port);
-    cleanups.unshift(unstall);
-    const node = await fanOut(pool, `ws://127.0.0.1:${port}/ws/stream`, bus);
+    // Memory is read with the 200 dashboards connected (their snapshots sent), so the growth is the flow's
+    // and the stalled client's, not the sockets'.
+    let rssBefore = NaN;
+    let unstall = (): void => undefined;
+    const node = await fanOut(pool, `ws://127.0.0.1:${port}/ws/stream`, bus, async () => {
+      rssBefore = rssKiB(run.child.pid!);
+      unstall = await stalledClient(port);
+      cleanups.unshift(unstall);
+    });
     const rssAfter = rssKiB(run.child.pid!);
     unstall();
     const bare = await startBare(nats.url);
@@ -330,7 +345,8 @@ async function main(): Promise<void> {
     addRow('frames delivered', node.length, 'frames', baseline.length);
     say(
       `stalled client: node resident memory ${fmt(rssBefore / 1024)} MiB before, ${fmt(rssAfter / 1024)} MiB after ` +
-        `(+${fmt((rssAfter - rssBefore) / 1024)} MiB; the socket's queue is capped at 512 envelopes, 8 MiB)`,
+        `(+${fmt((rssAfter - rssBefore) / 1024)} MiB while ${fanout} events flowed to ${clients} dashboards and one that ` +
+        `never reads; that socket's queue is capped at 512 envelopes, 8 MiB)`,
     );
     addRow('node resident memory with a stalled client', rssAfter / 1024, 'MiB', rssBefore / 1024, 'bounded');
     say(
