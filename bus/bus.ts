@@ -215,6 +215,11 @@ export interface Bus {
   follow(stream: string, opts: FollowOptions, onMessage: (msg: StoredMessage) => void): Promise<Subscription>;
   /** Durable consumer: at-least-once, ack after the handler returns. */
   consume(stream: string, spec: ConsumerSpec, handler: ConsumeHandler): Promise<Subscription>;
+  /**
+   * Messages a durable consumer has not yet acknowledged (waiting or in a handler), or null when the
+   * consumer does not exist. An upper bound where a filter skips messages it never delivers.
+   */
+  consumerPending(stream: string, durable: string): Promise<number | null>;
 
   /** Core, not stored: fire-and-forget to live subscribers. */
   emit(subject: string, data: Uint8Array, headers?: Headers): void;

@@ -45,6 +45,22 @@ export class ConsumerOps {
 
   constructor(private readonly host: EngineHost) {}
 
+  /** Waiting plus handed out and not acknowledged, as the server counts them; null for no such consumer. */
+  async pending(stream: string, durable: string): Promise<number | null> {
+    this.host.assertOpen();
+    assertName('stream', stream);
+    assertName('durable', durable);
+    await this.host.ready();
+    try {
+      const info = await this.host.jsm.consumers.info(stream, durable);
+      return info.num_pending + info.num_ack_pending;
+    } catch (error) {
+      const code = apiCode(error);
+      if (code === ApiCode.ConsumerNotFound || code === ApiCode.StreamNotFound) return null;
+      throw translate(error, `consumer ${durable} on ${stream}`);
+    }
+  }
+
   async consume(stream: string, spec: ConsumerSpec, handler: ConsumeHandler): Promise<Subscription> {
     this.host.assertOpen();
     assertName('stream', stream);

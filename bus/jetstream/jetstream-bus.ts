@@ -152,6 +152,10 @@ class JetStreamBus implements Bus, EngineHost {
     return this.consumers.consume(stream, spec, handler);
   }
 
+  consumerPending(stream: string, durable: string): Promise<number | null> {
+    return this.consumers.pending(stream, durable);
+  }
+
   emit(subject: string, data: Uint8Array, headers?: Headers): void {
     this.core.emit(subject, data, headers);
   }
@@ -257,6 +261,7 @@ export async function openJetStreamBus(
 
 /** Loads a JetStream export into the server `bus` is connected to (bus/restore.ts). */
 export function restoreJetStream(bus: Bus, from: string, files: readonly BackupFile[]): Promise<void> {
-  if (!(bus instanceof JetStreamBus)) return Promise.reject(new EngineUnavailableError('not a JetStream bus'));
+  if (!(bus instanceof JetStreamBus))
+    return Promise.reject(new EngineUnavailableError('not a JetStream bus'));
   return restoreJetStreamExport(bus, from, files);
 }

@@ -86,6 +86,11 @@ export class DurableConsumer {
     return false;
   }
 
+  /** Messages past the floor not yet acknowledged (a filter's skipped messages counted: an upper bound). */
+  pending(): number {
+    return Math.max(0, this.host.streams.info(this.stream).lastSeq - this.floor - this.acked.size);
+  }
+
   /** New messages were committed to the stream. */
   wake(): void {
     this.wakeUp?.();
@@ -262,4 +267,16 @@ export function refuseSecond(
   if (active.has(`${stream}/${durable}`)) {
     throw new BusError(`durable consumer ${durable} on ${stream} is already consuming in this process`);
   }
+}
+
+/** A consumer not live in this process: its saved position against the stream's last sequence. */
+export function savedPending(db: Db, stream: string, durable: string, lastSeq: number): number | null {
+  const saved = db
+    .prepare('SELECT ack_floor FROM consumers WHERE stream = ? AND name = ?')
+    .get(stream, durable) as { ack_floor: number } | undefined;
+  if (!saved) return null;
+  const { acked } = db
+    .prepare('SELECT COUNT(*) AS acked FROM consumer_acks WHERE stream = ? AND name = ? AND seq > ?')
+    .get(stream, durable, saved.ack_floor) as { acked: number };
+  return Math.max(0, lastSeq - saved.ack_floor - acked);
 }

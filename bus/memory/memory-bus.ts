@@ -30,7 +30,7 @@ import { BusClosedError } from '../errors.js';
 import { localMembership } from '../membership.js';
 import { assertSubject } from '../subject-match.js';
 import { backupMemoryStore } from './backup.js';
-import { DurableConsumer, refuseSecond } from './consumers.js';
+import { DurableConsumer, refuseSecond, savedPending } from './consumers.js';
 import { CoreRouter } from './core.js';
 import { openKv } from './kv.js';
 import { settle } from './settle.js';
@@ -260,6 +260,16 @@ class MemoryBus implements Bus {
 
   consume(stream: string, spec: ConsumerSpec, handler: ConsumeHandler): Promise<Subscription> {
     return settle(() => this.startConsumer(stream, spec, handler));
+  }
+
+  consumerPending(stream: string, durable: string): Promise<number | null> {
+    return settle(() => {
+      this.assertOpen();
+      const live = this.consumers.get(`${stream}/${durable}`);
+      if (live) return live.pending();
+      const info = this.streams.info(stream);
+      return savedPending(this.store.db, stream, durable, info.lastSeq);
+    });
   }
 
   private startConsumer(stream: string, spec: ConsumerSpec, handler: ConsumeHandler): Subscription {

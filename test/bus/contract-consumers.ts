@@ -96,6 +96,32 @@ export function registerConsumers(withBus: WithBus): void {
     },
   );
 
+  withBus('consumerPending counts what a durable has not acknowledged yet', async ({ bus }, id, t) => {
+    await bus.ensureStream({ name: `S${id}`, subjects: [`c${id}.>`] });
+    t.equal(await bus.consumerPending(`S${id}`, `d${id}`), null, 'no such consumer');
+    for (let i = 1; i <= 3; i += 1) await bus.publish(`c${id}.a`, enc.encode(String(i)));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const handled: number[] = [];
+    const sub = await bus.consume(`S${id}`, { durable: `d${id}` }, async (m) => {
+      await released;
+      handled.push(m.seq);
+    });
+    t.equal(await bus.consumerPending(`S${id}`, `d${id}`), 3, 'one in its handler, two waiting');
+    release();
+    t.ok(
+      await eventually(async () => (await bus.consumerPending(`S${id}`, `d${id}`)) === 0, 10_000),
+      'none once all are handled',
+    );
+    t.same(handled, [1, 2, 3]);
+    await sub.stop();
+    await bus.publish(`c${id}.a`, enc.encode('4'));
+    t.ok(
+      await eventually(async () => (await bus.consumerPending(`S${id}`, `d${id}`)) === 1, 10_000),
+      'a stopped consumer still counts what arrived since',
+    );
+  });
+
   withBus('maxDeliver gives up on a message after that many deliveries', async ({ bus }, id, t) => {
     await bus.ensureStream({ name: `S${id}`, subjects: [`c${id}.>`] });
     await bus.publish(`c${id}.a`, enc.encode('bad'));
