@@ -18,6 +18,7 @@ export { seatRoutes } from './routes/seats/seats.routes.js';
 export { fleetQuestions, fleetRoutes } from './routes/fleet/fleet.routes.js';
 export { metricsRoutes, type MetricsSource } from './routes/metrics/metrics.routes.js';
 export { Arrivals } from './webhooks/arrivals.js';
+export { defaultBacklog, RoutingBacklog } from './webhooks/backlog.js';
 export { integrationsQuestions, integrationsRoutes } from './webhooks/integrations.routes.js';
 export { relayKeySet, type RelayKeySet } from './webhooks/relay-keys.js';
 export {

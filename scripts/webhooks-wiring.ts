@@ -5,12 +5,14 @@
  * follow the active revision: opened, `${VAR}`-resolved (store first, then environment), rebuilt
  * when the active revision changes.
  */
-import { keyringFrom, openDocument } from '../bus/index.js';
+import { keyringFrom, openDocument, Streams } from '../bus/index.js';
 import type { Logger } from 'pino';
 import { peopleFrom, startIntegrationHost, startRouterHost, type People } from '../actors/index.js';
 import type { Bus, Subscription } from '../bus/index.js';
 import {
   Arrivals,
+  defaultBacklog,
+  RoutingBacklog,
   integrationsQuestions,
   integrationsRoutes,
   landingRoutes,
@@ -135,12 +137,27 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
     config: opts.config,
     ...(opts.env ? { env: opts.env } : {}),
   });
+  // Stored and not yet routed, fleet-wide: what the durables of routing (one per fleet) have not acknowledged.
+  const routing: ReadonlyArray<readonly [string, string]> = [
+    [Streams.Webhooks, 'integration'],
+    [Streams.WebhooksWiki, 'integration'],
+    [Streams.Notify, 'router'],
+  ];
+  const backlog = new RoutingBacklog({
+    ...defaultBacklog,
+    pending: async () => {
+      const counts = await Promise.all(routing.map(([s, d]) => opts.bus.consumerPending(s, d)));
+      return counts.reduce<number>((sum, n) => sum + (n ?? 0), 0);
+    },
+    logger: opts.logger.child({ component: 'webhooks' }),
+  });
   const deps = {
     ...(appFlow ? { appInstallation: appFlow.installation.bind(appFlow) } : {}),
     bus: opts.bus,
     settings: () => current().settings,
     configured: opts.configured,
     arrivals,
+    backlog,
     relayKeys: (url: string): RelayKeySet => {
       let set = keySets.get(url);
       if (!set) keySets.set(url, (set = relayKeySet(url)));

@@ -13,6 +13,7 @@ import { deliveryKey, RawHeader, type Pipeline, type Vendor } from '../../schema
 import { ApiError, codelessReply, wholeBodyProblem } from '../api-error.js';
 import type { ApiReply, ApiRequest } from '../types.js';
 import type { Arrivals } from './arrivals.js';
+import type { RoutingBacklog } from './backlog.js';
 import type { RelayKeySet } from './relay-keys.js';
 import type { WebhookSettings } from './settings.js';
 import type { Refusal } from './verify.js';
@@ -24,6 +25,8 @@ export interface ReceiverDeps {
   /** False before the first revision is active. */
   configured(): boolean;
   readonly arrivals: Arrivals;
+  /** Holds answers while routing is far behind (backlog.ts); absent, answers never wait. */
+  readonly backlog?: RoutingBacklog;
   /** The relay key set for a location (cached by the caller). */
   relayKeys(url: string): RelayKeySet;
   now?: () => number;
@@ -137,6 +140,7 @@ export async function accept(deps: ReceiverDeps, req: ApiRequest, given: Accepte
     },
   });
   await deps.arrivals.record(a.surface, ack.duplicate ? 'duplicate' : 'accepted');
+  if (!ack.duplicate) await deps.backlog?.wait();
   req.log.info(
     {
       event: ack.duplicate ? 'webhook_duplicate' : 'webhook_accepted',
