@@ -65,21 +65,32 @@ export function uniqueKeys(line: string): string {
 }
 
 /**
- * Standard output written asynchronously: lines that come while a write is in flight go out together
- * in the next one, where a synchronous stdout pays a system call per line (a busy node logs a few lines
- * per request). What is still buffered when the process exits is written before it goes; a kill -9
- * loses at most the lines of the last few milliseconds.
+ * Standard output written asynchronously and in batches: lines gather until 4 KiB or 50 ms, then go out in one
+ * system call, where a synchronous stdout pays one per line (a busy node logs a few lines per request). What is
+ * still buffered when the process exits is written before it goes; a kill -9 loses at most the last 50 ms.
  */
-function stdoutDestination(): pino.DestinationStream {
-  const destination = pino.destination({ dest: 1, sync: false });
+function stdoutDestination(): { destination: pino.DestinationStream; wrote: () => void } {
+  const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  let unflushed = false;
+  const timer = setInterval(() => {
+    if (!unflushed) return;
+    unflushed = false;
+    try {
+      destination.flush();
+    } catch {
+      unflushed = true; // Not open yet: the next tick writes it.
+    }
+  }, 50);
+  timer.unref();
   process.once('exit', () => {
+    clearInterval(timer);
     try {
       destination.flushSync();
     } catch {
       // Not open yet, or already gone: nothing to keep.
     }
   });
-  return destination;
+  return { destination, wrote: () => void (unflushed = true) };
 }
 
 export function createLogger(opts: {
@@ -88,7 +99,8 @@ export function createLogger(opts: {
   destination?: NodeJS.WritableStream;
   env?: Readonly<Record<string, string | undefined>>;
 }): Logger {
-  const destination = opts.destination ?? stdoutDestination();
+  const stdout = opts.destination ? null : stdoutDestination();
+  const destination = opts.destination ?? stdout!.destination;
   const tty = ((opts.destination ?? process.stdout) as { isTTY?: boolean }).isTTY === true;
   const settings = logSettings(opts.env ?? process.env, opts.debug, tty);
   return pino(
@@ -109,7 +121,12 @@ export function createLogger(opts: {
         censor: '[redacted]',
       },
       // Both read the line back as an object, which keeps the last of a repeated key.
-      hooks: { streamWrite: settings.format === LogFormat.Pretty ? prettyLine : uniqueKeys },
+      hooks: {
+        streamWrite: (line) => {
+          stdout?.wrote();
+          return settings.format === LogFormat.Pretty ? prettyLine(line) : uniqueKeys(line);
+        },
+      },
     },
     destination,
   );
