@@ -77,12 +77,29 @@ export class CoreOps {
     assertSubject(subject, false);
     const hdrs = fromHeaders(opts.headers);
     let reply: Msg;
-    try {
-      reply = await this.host.nc.request(subject, data, {
-        timeout: opts.timeoutMs,
-        ...(hdrs ? { headers: hdrs } : {}),
+    // A request in flight when the link drops went to a server that may be gone with it: no answer is
+    // coming, and waiting out the whole timeout (15 s for a command) only delays the caller's retry.
+    let stopWatching = (): void => undefined;
+    const cut = new Promise<never>((_, reject) => {
+      stopWatching = this.host.onLinkChange((linked) => {
+        if (!linked)
+          reject(
+            new RequestTimeoutError(
+              `request on ${subject}: the link to the NATS server dropped before an answer came (it may have been handled)`,
+            ),
+          );
       });
+    });
+    try {
+      reply = await Promise.race([
+        this.host.nc.request(subject, data, {
+          timeout: opts.timeoutMs,
+          ...(hdrs ? { headers: hdrs } : {}),
+        }),
+        cut,
+      ]);
     } catch (error) {
+      if (error instanceof RequestTimeoutError) throw error;
       if (isNoResponders(error)) throw new NoRespondersError(`no responders on ${subject}`, { cause: error });
       if (isTimeout(error)) {
         throw new RequestTimeoutError(`request on ${subject} timed out after ${opts.timeoutMs} ms`, {
@@ -90,6 +107,8 @@ export class CoreOps {
         });
       }
       throw translate(error, `request on ${subject}`);
+    } finally {
+      stopWatching();
     }
     if (reply.headers?.has(errorHeader)) throw new RemoteError(dec.decode(reply.data));
     return coreFromMsg(reply);

@@ -17,6 +17,8 @@ export interface EngineHost {
   ready(): Promise<void>;
   /** True while the client is connected to a server. */
   linked(): boolean;
+  /** Calls `listener` on every change of `linked()`; returns the unsubscribe. */
+  onLinkChange(listener: (linked: boolean) => void): () => void;
   /** Remembers a live subscription so `close()` stops it; returns it unchanged. */
   track(sub: Subscription): Subscription;
 }
