@@ -18,15 +18,25 @@ export class ScheduleTimeError extends Error {
   override readonly name = 'ScheduleTimeError';
 }
 
+/** Answers of `isKnownTimezone`: asking Intl builds a formatter, and a 500-seat apply asked thousands of times. */
+const knownZones = new Map<string, boolean>();
+
 /** True for an IANA timezone name this runtime knows. */
 export function isKnownTimezone(tz: string): boolean {
-  if (tz.trim() === '') return false;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
+  const known = knownZones.get(tz);
+  if (known !== undefined) return known;
+  let answer = tz.trim() !== '';
+  if (answer) {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    } catch {
+      answer = false;
+    }
   }
+  // Bounded: names come from documents, and a flood of distinct ones must not grow memory.
+  if (knownZones.size >= 1_000) knownZones.clear();
+  knownZones.set(tz, answer);
+  return answer;
 }
 
 function expression(cron: string, tz: string, from: Date): CronExpression {
