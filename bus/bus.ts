@@ -213,6 +213,11 @@ export interface Bus {
   replay(stream: string, opts?: ReplayOptions): AsyncIterable<StoredMessage>;
   /** Ordered, unbounded push of a stream from a position; not durable. */
   follow(stream: string, opts: FollowOptions, onMessage: (msg: StoredMessage) => void): Promise<Subscription>;
+  /**
+   * Removes every message with a sequence below `seq` (none at or above it); resolves with how many went.
+   * Sequences are never reused: the stream's first sequence becomes `seq` (or `lastSeq + 1` when empty).
+   */
+  purgeBelow(stream: string, seq: number): Promise<number>;
   /** Durable consumer: at-least-once, ack after the handler returns. */
   consume(stream: string, spec: ConsumerSpec, handler: ConsumeHandler): Promise<Subscription>;
   /**

@@ -127,6 +127,10 @@ class JetStreamBus implements Bus, EngineHost {
     return this.streams.publish(subject, data, opts);
   }
 
+  purgeBelow(stream: string, seq: number): Promise<number> {
+    return this.streams.purgeBelow(stream, seq);
+  }
+
   getMessage(stream: string, seq: number): Promise<StoredMessage | null> {
     return this.streams.getMessage(stream, seq);
   }

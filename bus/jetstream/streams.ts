@@ -149,6 +149,19 @@ export class StreamOps {
     }
   }
 
+  async purgeBelow(stream: string, seq: number): Promise<number> {
+    this.host.assertOpen();
+    assertName('stream', stream);
+    await this.host.ready();
+    if (!Number.isInteger(seq) || seq <= 1) return 0;
+    try {
+      // `seq` purges every message below it and keeps the rest (the server's own "up to, not including").
+      return (await this.host.jsm.streams.purge(stream, { seq })).purged;
+    } catch (error) {
+      throw translate(error, `stream ${stream}`);
+    }
+  }
+
   async getMessage(stream: string, seq: number): Promise<StoredMessage | null> {
     this.host.assertOpen();
     assertName('stream', stream);

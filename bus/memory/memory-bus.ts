@@ -227,6 +227,10 @@ class MemoryBus implements Bus {
     return ack;
   }
 
+  purgeBelow(stream: string, seq: number): Promise<number> {
+    return this.commit(() => this.streams.purgeBelow(stream, seq));
+  }
+
   getMessage(stream: string, seq: number): Promise<StoredMessage | null> {
     return settle(() => {
       this.assertOpen();

@@ -83,6 +83,7 @@ function prepare(db: Db) {
     oldest: db.prepare('SELECT seq, subject FROM messages WHERE stream = ? ORDER BY seq LIMIT ?'),
     olderThan: db.prepare('SELECT seq, subject FROM messages WHERE stream = ? AND time_ms < ?'),
     remove: db.prepare('DELETE FROM messages WHERE stream = ? AND seq = ?'),
+    removeBelow: db.prepare('DELETE FROM messages WHERE stream = ? AND seq < ?'),
     dedupInsert: db.prepare(
       'INSERT OR REPLACE INTO dedup (stream, msg_id, seq, time_ms) VALUES (?, ?, ?, ?)',
     ),
@@ -268,6 +269,22 @@ export class StreamStore {
     if (subject === undefined) return;
     const { changes } = this.sql.remove.run(name, seq);
     this.forget(name, s, [{ seq, subject }], changes);
+  }
+
+  /** Removes every message below `seq` (an operator's trim); call inside a transaction. */
+  purgeBelow(name: string, seq: number): number {
+    const s = this.state(name);
+    if (s.count === 0 || seq <= s.firstSeq) return 0;
+    const { changes } = this.sql.removeBelow.run(name, seq);
+    // A subject whose newest message went has nothing left: its newest is its last.
+    for (const [subject, last] of s.subjectLast) if (last < seq) s.subjectLast.delete(subject);
+    // The tail keeps consecutive sequences; dropping it sends readers to SQLite until the next append.
+    s.tail.clear();
+    s.count = Math.max(0, s.count - changes);
+    const first = this.sql.first.get(name) as { seq: number; time_ms: number } | undefined;
+    s.firstSeq = first?.seq ?? s.lastSeq + 1;
+    s.firstTime = first?.time_ms ?? 0;
+    return changes;
   }
 
   /** Applies max age, max messages and per-subject history; call inside a transaction. */

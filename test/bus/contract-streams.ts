@@ -27,6 +27,40 @@ export function registerStreams(withBus: WithBus): void {
   );
 
   withBus(
+    'purgeBelow removes every message below a sequence and keeps the rest, readable and followed',
+    async (fixture, id, t) => {
+      const { bus } = fixture;
+      const stream = `S${id}`;
+      await bus.ensureStream({ name: stream, subjects: [`c${id}.>`] });
+      for (let i = 1; i <= 6; i += 1)
+        await bus.publish(`c${id}.${i <= 2 ? 'gone' : 'kept'}`, enc.encode(`${i}`));
+      t.equal(await bus.purgeBelow(stream, 4), 3, 'three messages below 4');
+      t.match(await bus.streamInfo(stream), { firstSeq: 4, lastSeq: 6, messages: 3 });
+      t.equal(await bus.getMessage(stream, 3), null);
+      t.equal(await bus.lastMessage(stream, `c${id}.gone`), null, 'a subject with nothing left has no last');
+      t.same(
+        (await collect(bus.replay(stream, { fromSeq: 1 }))).map((m) => text(m.data)),
+        ['4', '5', '6'],
+      );
+      t.equal(await bus.purgeBelow(stream, 2), 0, 'below what is gone: nothing more');
+      // Sequences are never reused, and the subject of purged messages takes new ones.
+      const next = await bus.publish(`c${id}.gone`, enc.encode('7'), { expectedLastSubjectSeq: 0 });
+      t.equal(next.seq, 7);
+      const seen = inbox<string>();
+      const follow = await bus.follow(stream, { fromSeq: 1 }, (m) => seen.push(text(m.data)));
+      t.same(
+        [await seen.next(), await seen.next(), await seen.next(), await seen.next()],
+        ['4', '5', '6', '7'],
+      );
+      await follow.stop();
+      const reopened = fixture.reopen ? await fixture.reopen() : bus;
+      t.match(await reopened.streamInfo(stream), { firstSeq: 4, lastSeq: 7, messages: 4 });
+      t.equal(await reopened.purgeBelow(stream, 8), 4, 'everything below 8');
+      t.match(await reopened.streamInfo(stream), { firstSeq: 8, lastSeq: 7, messages: 0 });
+    },
+  );
+
+  withBus(
     'a repeated message id inside the window is acknowledged as a duplicate and not stored',
     async ({ bus }, id, t) => {
       await bus.ensureStream({ name: `S${id}`, subjects: [`c${id}.>`] });
