@@ -56,6 +56,11 @@ export const Buckets = {
   TurnsDone: 'svc_turns_done',
   /** One record per `POST /backup` request (key = backup id), the latest state only (ops/backups.md). */
   Backups: 'svc_backups',
+  /**
+   * Snapshots of the work tracker's state (`s<seq>.manifest` naming `s<seq>.<chunk>`): where a node starts
+   * once the work log is trimmed (ops/work-tracker.md "Retention"). Each key is written once.
+   */
+  WorkSnapshots: 'svc_work_snapshots',
 } as const;
 
 /** Claims only need to outlive any firing a scheduler could still consider (catchup looks back at most 2 h). */

@@ -292,7 +292,7 @@ export const errorCatalogue = {
   },
   maintenance_open: {
     status: 409,
-    when: 'a work-log maintenance window or a reanchor while a maintenance window is open',
+    when: 'a work-log maintenance window, a reanchor or a trim while a maintenance window is open',
     detail: 'A work-log maintenance window is open.',
     hint: 'Read `GET /work/retention/maintenance`; abandon the window first if it should not go on.',
     retryable: false,
@@ -304,11 +304,11 @@ export const errorCatalogue = {
     hint: 'Read `GET /work/retention/maintenance`: the last window may have closed already.',
     retryable: false,
   },
-  trim_unavailable: {
+  nothing_to_trim: {
     status: 409,
-    when: '`POST /work/retention/trim`: this release removes no record from the work log',
-    detail: 'The work log cannot be trimmed by this release.',
-    hint: 'Read `missing` for what trimming needs; ops/work-tracker.md "Retention" says what to do meanwhile.',
+    when: '`POST /work/retention/trim` when no record may go: no admitted holder, the floor at or below the first record kept, or a capacity the log is within',
+    detail: 'No record of the work log may be removed now.',
+    hint: 'Read `GET /work/retention` (`floor`, `held_by`, `over_capacity`): a holder that lags holds the log back until it catches up or is evicted.',
     retryable: false,
   },
   run_ended: {
@@ -403,6 +403,13 @@ export const errorCatalogue = {
     when: '`POST /backup` whose copy failed after it started (disk full, I/O error, bus unreachable); what it wrote is removed',
     detail: 'The backup failed; nothing was kept in the directory.',
     hint: 'Read the cause in `detail` (also in `GET /backups`), fix it, and request the backup again.',
+    retryable: true,
+  },
+  work_unavailable: {
+    status: 503,
+    when: 'any `/work*` route on a node whose work log was trimmed and which could read no snapshot reaching its first record',
+    detail: 'This node cannot serve the work tracker: its state would lack what the trim removed.',
+    hint: 'Ask another node; make a snapshot readable (`svc_work_snapshots`) and rebuild (`svc projections rebuild work`) or restart the node (ops/work-tracker.md "Retention").',
     retryable: true,
   },
   content_unavailable: {

@@ -96,6 +96,7 @@ export async function startWork(opts: {
     routes: (auth) =>
       workRoutes({
         state: () => view.state(),
+        unavailable: () => view.unavailable(),
         until: (seq, timeoutMs) => view.until(seq, timeoutMs),
         projects: () => current().context.projects,
         people: (): Person[] =>

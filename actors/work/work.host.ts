@@ -117,6 +117,10 @@ export async function startWorkHost(opts: WorkHostOptions): Promise<WorkHost> {
         detail: 'the op_id must be 1 to 128 bytes of visible ASCII',
         problems: [],
       };
+    // A state that lacks what a trim removed decides nothing (a key counter would start again).
+    const unavailable = view.unavailable?.();
+    if (unavailable)
+      return { outcome: 'refused', error: 'work_unavailable', detail: unavailable, problems: [] };
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       await catchUp((await bus.streamInfo(Streams.Work)).lastSeq);
       let state = view.state();

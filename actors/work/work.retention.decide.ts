@@ -6,6 +6,7 @@
 import {
   holderCurrent,
   retentionFloor,
+  trimmedBelow,
   type RetentionCommand,
   type RetentionHolder,
   type RetentionRecord,
@@ -57,9 +58,14 @@ export function liveAndCurrent(
   return holderCurrent(state, holder) || ctx.now.getTime() - Date.parse(holder.acked_at) < CURRENT_WITHIN_MS;
 }
 
+/** A gesture decided here: a trim is decided against the log itself (work.retention.trim.ts). */
+export type RetentionCommandOf = RetentionCommand & {
+  readonly gesture: Exclude<RetentionCommand['gesture'], { kind: 'trim' }>;
+};
+
 export function decideRetention(
   state: RetentionState,
-  cmd: RetentionCommand,
+  cmd: RetentionCommandOf,
   ctx: RetentionContext,
 ): RetentionAccepted | Refusal {
   const base = { op_id: cmd.op_id, at: ctx.now.toISOString(), actor: cmd.actor };
@@ -81,12 +87,12 @@ export function decideRetention(
           `position is of generation ${g.generation}; the log is at ${state.generation}`,
           [{ path: 'position', message: `generation ${state.generation} (GET /work/retention/reanchor)` }],
         );
-      if (g.seq > ctx.seq || g.seq < state.anchor.seq)
-        return refuse(
-          'validation_error',
-          `position ${g.seq} is not in the log (${state.anchor.seq} to ${ctx.seq})`,
-          [{ path: 'position', message: `a sequence from ${state.anchor.seq} to ${ctx.seq}` }],
-        );
+      // A position below a trim is no longer in the log: what follows it is gone up to the trim.
+      const from = Math.max(state.anchor.seq, trimmedBelow(state) - 1);
+      if (g.seq > ctx.seq || g.seq < from)
+        return refuse('validation_error', `position ${g.seq} is not in the log (${from} to ${ctx.seq})`, [
+          { path: 'position', message: `a sequence from ${from} to ${ctx.seq}` },
+        ]);
       const record = {
         kind: 'retention.acked',
         ...base,
@@ -132,6 +138,12 @@ export function decideRetention(
         return refuse(
           'position_trimmed',
           `${g.holder} acknowledged generation ${holder.generation}; the log is at ${state.generation}: ` +
+            'it must rebuild its projection (or a new acknowledgement be given) before it holds the log again',
+        );
+      if (holder.seq + 1 < trimmedBelow(state))
+        return refuse(
+          'position_trimmed',
+          `${g.holder} acknowledged ${holder.seq}; the log was trimmed below ${trimmedBelow(state)}: ` +
             'it must rebuild its projection (or a new acknowledgement be given) before it holds the log again',
         );
       return done(

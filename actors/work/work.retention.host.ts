@@ -22,10 +22,12 @@ import {
   retentionSubjects,
   uuidv5,
   type RetentionCommand,
+  type RetentionOutcome,
   type RetentionReply,
   type RetentionRecord,
 } from '../../schema/index.js';
 import { decideRetention } from './work.retention.decide.js';
+import { planTrim, trimLimit, trimRecord, type TrimCandidate } from './work.retention.trim.js';
 import type { WorkStateView } from './work.types.js';
 
 const MAX_ATTEMPTS = 50;
@@ -73,6 +75,46 @@ export function startRetentionHost(opts: RetentionHostOptions): RetentionHost {
     await publishEvent(bus, { ...record, id: uuidv5(eventNamespace, `${cmd.op_id}:${event.type}`) });
   };
 
+  /**
+   * Removes what the last trim recorded and the snapshots older than its own (idempotent: a trim whose
+   * removal was cut short is finished here by a retry, or by the next trim).
+   */
+  const finishTrim = async (): Promise<void> => {
+    const trim = view.state().retention.trim;
+    if (!trim) return;
+    if ((await bus.streamInfo(Streams.Work)).firstSeq < trim.below)
+      await bus.purgeBelow(Streams.Work, trim.below);
+    await view.snapshots?.prune(trim.snapshot_seq);
+  };
+
+  /** The trim's record and event (its snapshot written), or a refusal. */
+  const decideTrim = async (
+    cmd: RetentionCommand,
+  ): Promise<{ record: RetentionRecord; event: Parameters<typeof announce>[1] } | RetentionReply> => {
+    const snapshots = view.snapshots;
+    if (!snapshots) throw new Error('the work view given to the retention host writes no snapshots');
+    await finishTrim();
+    const info = await bus.streamInfo(Streams.Work);
+    const state = view.state();
+    const limit = trimLimit(state.retention, info.firstSeq, state.seq);
+    if (typeof limit !== 'number') return { outcome: 'refused', ...limit.refused };
+    const candidates: TrimCandidate[] = [];
+    for await (const m of bus.replay(Streams.Work, { fromSeq: info.firstSeq, toSeq: limit - 1 }))
+      candidates.push({ seq: m.seq, bytes: m.data.byteLength, time: m.time.getTime() });
+    const at = now();
+    const plan = planTrim(state.retention, limit, candidates, at);
+    if ('refused' in plan) return { outcome: 'refused', ...plan.refused };
+    // The state now is at least at H >= limit - 1: every record kept follows it.
+    const manifest = await snapshots.write(view.state(), cmd.actor, at);
+    const kept = plan.firstKept ?? (await bus.getMessage(Streams.Work, plan.below))?.time.getTime() ?? null;
+    return trimRecord(
+      { op_id: cmd.op_id, at: at.toISOString(), actor: cmd.actor },
+      plan,
+      { seq: manifest.seq, generation: manifest.generation, sha256: manifest.sha256, size: manifest.size },
+      kept === null ? null : new Date(kept).toISOString(),
+    );
+  };
+
   const gesture = async (cmd: RetentionCommand): Promise<RetentionReply> => {
     if (!isOpId(cmd.op_id))
       return {
@@ -81,22 +123,39 @@ export function startRetentionHost(opts: RetentionHostOptions): RetentionHost {
         detail: 'the op_id must be 1 to 128 bytes of visible ASCII',
         problems: [],
       };
+    const unavailable = view.unavailable?.();
+    if (unavailable)
+      return { outcome: 'refused', error: 'work_unavailable', detail: unavailable, problems: [] };
+    const repeated = async (first: RetentionOutcome): Promise<RetentionReply> => {
+      if (first.kind === 'retention.trimmed') await finishTrim();
+      return { outcome: 'ok', ...first, repeated: true };
+    };
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       await catchUp((await bus.streamInfo(Streams.Work)).lastSeq);
       const first = view.state().retention.ops.get(cmd.op_id);
-      if (first) return { outcome: 'ok', ...first, repeated: true };
+      if (first) return repeated(first);
       const last = (await bus.lastMessage(Streams.Work, subject))?.seq ?? 0;
       await catchUp(last);
       const state = view.state();
       const again = state.retention.ops.get(cmd.op_id);
-      if (again) return { outcome: 'ok', ...again, repeated: true };
-      const roster = await opts.roster();
-      const decided = decideRetention(state.retention, cmd, {
-        live: roster === null ? null : new Set(roster),
-        now: now(),
-        seq: state.seq,
-      });
-      if ('refused' in decided) return { outcome: 'refused', ...decided.refused };
+      if (again) return repeated(again);
+      const g = cmd.gesture;
+      let decided;
+      if (g.kind === 'trim') decided = await decideTrim(cmd);
+      else {
+        const roster = await opts.roster();
+        decided = decideRetention(
+          state.retention,
+          { ...cmd, gesture: g },
+          {
+            live: roster === null ? null : new Set(roster),
+            now: now(),
+            seq: state.seq,
+          },
+        );
+        if ('refused' in decided) return { outcome: 'refused', ...decided.refused };
+      }
+      if ('outcome' in decided) return decided;
       try {
         const ack = await bus.publish(subject, encoder.encode(JSON.stringify(decided.record)), {
           expectedLastSubjectSeq: last,
@@ -109,6 +168,7 @@ export function startRetentionHost(opts: RetentionHostOptions): RetentionHost {
       }
       const outcome = view.state().retention.ops.get(cmd.op_id);
       if (!outcome) throw new Error(`retention record of op_id ${cmd.op_id} appended but not folded`);
+      if (outcome.kind === 'retention.trimmed') await finishTrim();
       try {
         await announce(cmd, decided.event, outcome.position);
       } catch (error) {
@@ -156,6 +216,8 @@ export function startRetentionAcks(opts: {
   let sent: { generation: number; seq: number } | null = null;
   let busy = false;
   const acknowledge = async (): Promise<boolean> => {
+    // A node whose state lacks what a trim removed has applied nothing it may vouch for.
+    if (opts.view.unavailable?.()) return false;
     const state = opts.view.state();
     const r = state.retention;
     const mine = r.holders.get(opts.nodeId);

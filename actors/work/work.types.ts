@@ -41,4 +41,19 @@ export interface WorkStateView {
   state(): WorkState;
   /** Resolves true once the state reflects at least `seq`. */
   until(seq: number, timeoutMs: number): Promise<boolean>;
+  /** Why the state cannot be trusted (a trimmed log and no snapshot), or null; absent: always null. */
+  unavailable?(): string | null;
+  /** Where a trim writes the snapshot that stands for what it removes (ops "Retention"). */
+  readonly snapshots?: SnapshotWriter;
+}
+
+/** Work snapshots on the bus, as the trim writes and prunes them. */
+export interface SnapshotWriter {
+  write(
+    state: WorkState,
+    by: string,
+    now: Date,
+  ): Promise<{ seq: number; generation: number; sha256: string; size: number }>;
+  /** Removes the snapshots below `seq`. */
+  prune(seq: number): Promise<number>;
 }

@@ -29,6 +29,13 @@ export interface Projection<S> {
    * whole before handing it over, so a long history of large records never sits in memory at once.
    */
   readonly replayWindowBytes?: number;
+  /**
+   * Where a start begins when the stream no longer holds its first records (`firstSeq` > 1, a trim): a
+   * state folded up to a sequence at least `firstSeq - 1` (the records after it are folded on top), or
+   * null when there is none. Consulted on every boot and rebuild that would otherwise fold from zero, and
+   * in place of a checkpoint that lies below the trim. Without a seed, the runner folds what is held.
+   */
+  seed?(firstSeq: number): Promise<{ state: S; seq: number } | null>;
   init(): S;
   /** Folds one message into the state (in place). Must not throw on bad data: skip it. */
   apply(state: S, message: StoredMessage): void;
@@ -95,7 +102,7 @@ export interface RunnerOptions<S> {
 }
 
 export interface BootInfo {
-  readonly from: 'zero' | 'checkpoint';
+  readonly from: 'zero' | 'checkpoint' | 'snapshot';
   readonly checkpointSeq: number;
   readonly replayed: number;
 }
@@ -106,7 +113,7 @@ export interface RunningProjection<S> {
   state(): S;
   /** The last stream sequence (or bucket revision) folded in. */
   seq(): number;
-  /** How the last boot or rebuild went: from a checkpoint (and its sequence) or from zero, and how much was replayed. */
+  /** How the last boot or rebuild went: from a checkpoint or a seed (and its sequence) or from zero, and how much was replayed. */
   readonly boot: BootInfo;
   /** Resolves once the state reflects at least `seq` (false after `timeoutMs`). */
   until(seq: number, timeoutMs: number): Promise<boolean>;

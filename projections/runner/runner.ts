@@ -52,7 +52,7 @@ export interface ReplayRange {
  */
 export interface StreamMember<S> {
   readonly projection: Projection<S>;
-  begin(info: StreamInfo, fromZero: boolean): ReplayRange;
+  begin(info: StreamInfo, fromZero: boolean): Promise<ReplayRange>;
   fold(message: StoredMessage): void;
   finish(): Promise<BootInfo>;
   /** Its running handle once `finish` resolved. */
@@ -70,7 +70,7 @@ async function runStream<S>(opts: RunnerOptions<S>, p: Projection<S>): Promise<R
 async function bootAlone<S>(bus: Bus, member: StreamMember<S>, fromZero: boolean): Promise<BootInfo> {
   const p = member.projection;
   const info = await bus.streamInfo(p.stream);
-  const range = member.begin(info, fromZero);
+  const range = await member.begin(info, fromZero);
   const history =
     p.replayWindowBytes !== undefined
       ? replayInWindows(
@@ -167,16 +167,34 @@ export function streamMember<S>(opts: RunnerOptions<S>, p: Projection<S>): Strea
     return loaded === null ? null : { seq: saved.seq, state: loaded };
   };
 
+  /** A seeded start on a trimmed stream, or null (logged: what follows folds without the trimmed records). */
+  const seeded = async (firstSeq: number): Promise<{ seq: number; state: S } | null> => {
+    if (!p.seed) return null;
+    const seed = await p.seed(firstSeq);
+    if (seed && seed.seq >= firstSeq - 1) return seed;
+    opts.logger?.error(
+      { projection: p.name, first_seq: firstSeq, seed_seq: seed?.seq ?? null },
+      'projection starts on a trimmed stream without a seed reaching its first record',
+    );
+    return null;
+  };
+
   // 1. history up to the last sequence at start, 2. the live tail from just after it, 3. watched keys.
-  const begin = (info: StreamInfo, fromZero: boolean): ReplayRange => {
+  const begin = async (info: StreamInfo, fromZero: boolean): Promise<ReplayRange> => {
     state = p.init();
     seq = 0;
-    const resumed = fromZero ? null : usableCheckpoint(info.lastSeq);
-    if (resumed) {
-      state = resumed.state;
-      seq = resumed.seq;
+    let resumed = fromZero ? null : usableCheckpoint(info.lastSeq);
+    // A seeded projection's checkpoint below a trim would skip the records between it and the stream's
+    // first one (an unseeded one keeps its checkpoint: its stream drops old records by design).
+    if (resumed && p.seed && resumed.seq < info.firstSeq - 1) resumed = null;
+    const seed = resumed === null && info.firstSeq > 1 ? await seeded(info.firstSeq) : null;
+    const start = resumed ?? seed;
+    if (start) {
+      state = start.state;
+      seq = start.seq;
     }
-    started = { info, from: resumed ? 'checkpoint' : 'zero', checkpointSeq: seq, at: performance.now() };
+    const from: BootInfo['from'] = resumed ? 'checkpoint' : seed ? 'snapshot' : 'zero';
+    started = { info, from, checkpointSeq: seq, at: performance.now() };
     savedSeq = seq;
     replaying = true;
     const since = seq === 0 ? p.since?.() : undefined;
@@ -192,7 +210,7 @@ export function streamMember<S>(opts: RunnerOptions<S>, p: Projection<S>): Strea
   const finish = async (): Promise<BootInfo> => {
     if (started === null) throw new Error(`projection ${p.name}: finish before begin`);
     const { info, from, checkpointSeq, at } = started;
-    const replayed = info.lastSeq - checkpointSeq;
+    const replayed = Math.max(0, info.lastSeq - checkpointSeq);
     // How long the history took (operators read a slow boot from it; the projections benchmark times it).
     const replayMs = Math.round((performance.now() - at) * 10) / 10;
     seq = Math.max(seq, info.lastSeq);

@@ -78,7 +78,7 @@ async function bootGroup(
   const members: Joined[] = [];
   for (const p of group) {
     const member = streamMember({ ...common, projection: p }, p);
-    const range = member.begin(info, false);
+    const range = await member.begin(info, false);
     const fromSeq = range.since !== undefined ? await firstSince(range.since) : range.fromSeq;
     members.push({ member, fromSeq });
   }

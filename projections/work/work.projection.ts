@@ -1,7 +1,8 @@
 /**
  * The work read model: the work stream (SVC_WORK) folded by the one runner into the tracker's state
  * (`schema/work/state.ts`), from its first record on every node, so any node answers every `/work` read
- * and the writer decides against the same state. A record that does not decode is skipped.
+ * and the writer decides against the same state; once the log is trimmed, from the newest snapshot that
+ * reaches its first record (work.snapshots.ts). A record that does not decode is skipped.
  */
 import type { Logger } from 'pino';
 import { Streams, type Bus } from '../../bus/index.js';
@@ -18,6 +19,7 @@ import {
   type WorkState,
 } from '../../schema/index.js';
 import { runProjection, type Projection, type RunningProjection } from '../runner/runner.js';
+import { openWorkSnapshots, workSnapshots, type WorkSnapshots } from './work.snapshots.js';
 
 const decoder = new TextDecoder();
 
@@ -70,19 +72,44 @@ export const workProjection: Projection<WorkState> = {
 export interface WorkView {
   state(): WorkState;
   until(seq: number, timeoutMs: number): Promise<boolean>;
+  /**
+   * Why the state cannot be trusted, or null: the log was trimmed and no snapshot reaching its first
+   * record could be read, so the fold lacks what was trimmed (reads and writes answer 503 `work_unavailable`).
+   */
+  unavailable(): string | null;
+  /** The snapshots on the bus this node starts from after a trim, and the trim writes. */
+  readonly snapshots: WorkSnapshots;
   readonly running: RunningProjection<WorkState>;
   stop(): Promise<void>;
 }
 
 export async function followWork(opts: { bus: Bus; logger?: Logger }): Promise<WorkView> {
+  const snapshots = workSnapshots(await openWorkSnapshots(opts.bus), opts.logger);
+  let unavailable: string | null = null;
+  const projection: Projection<WorkState> = {
+    ...workProjection,
+    // Consulted only when the log no longer starts at 1 (ops/work-tracker.md "Retention").
+    async seed(firstSeq) {
+      const found = await snapshots.read(firstSeq - 1);
+      unavailable = found
+        ? null
+        : `the work log was trimmed below ${firstSeq} and no snapshot reaching it could be read`;
+      if (unavailable)
+        opts.logger?.error({ first_seq: firstSeq }, `work tracker unavailable: ${unavailable}`);
+      else opts.logger?.info({ seq: found?.manifest.seq, first_seq: firstSeq }, 'work state from a snapshot');
+      return found ? { state: found.state, seq: found.manifest.seq } : null;
+    },
+  };
   const running = await runProjection({
     bus: opts.bus,
-    projection: workProjection,
+    projection,
     ...(opts.logger ? { logger: opts.logger } : {}),
   });
   return {
     state: () => running.state(),
     until: (seq, timeoutMs) => running.until(seq, timeoutMs),
+    unavailable: () => unavailable,
+    snapshots,
     running,
     stop: () => running.stop(),
   };

@@ -66,6 +66,7 @@ export const EventTypeCategories: Readonly<Record<string, EventCategory>> = Obje
   work_maintenance_excluded: System,
   work_maintenance_abandoned: System,
   work_reanchored: System,
+  work_retention_trimmed: System,
   // accounting: stored (spend counts it) but excluded from the feed below
   auxiliary_spend: System,
 });

@@ -28,6 +28,13 @@ export { projectsOf, seatKindsOf } from './projects.js';
 export type { WorkProject } from './projects.js';
 export { WorkRecord } from './records.js';
 export { emptyWorkState, foldWork, itemByRef } from './state.js';
+export {
+  SnapshotManifest,
+  snapshotOf,
+  stateOfSnapshot,
+  WORK_SNAPSHOT_VERSION,
+  WorkSnapshot,
+} from './snapshot.js';
 export type { ActivityRow, WorkFile, WorkItem, WorkOutcome, WorkState } from './state.js';
 export {
   canMove,
@@ -65,5 +72,12 @@ export {
   holderCurrent,
   overCapacity,
   retentionFloor,
+  trimmedBelow,
 } from './retention.state.js';
-export type { MaintenanceWindow, RetentionHolder, RetentionState } from './retention.state.js';
+export type {
+  MaintenanceWindow,
+  RetentionHolder,
+  RetentionOutcome,
+  RetentionState,
+  RetentionTrim,
+} from './retention.state.js';

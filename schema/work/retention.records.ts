@@ -96,6 +96,25 @@ export const Reanchored = z.object({
   reason: z.string(),
 });
 
+/**
+ * Records below `below` are removed from the log, a snapshot of the state folded up to `snapshot.seq`
+ * (at least `below - 1`) standing for them; `removed` and `first_at` are what the log's size loses.
+ */
+export const Trimmed = z.object({
+  kind: z.literal('retention.trimmed'),
+  ...base,
+  below: z.number().int().positive(),
+  snapshot: z.object({
+    seq: z.number().int().nonnegative(),
+    generation: z.number().int().positive(),
+    sha256: z.string(),
+    size: z.number().int().nonnegative(),
+  }),
+  removed: z.object({ records: z.number().int().nonnegative(), bytes: z.number().int().nonnegative() }),
+  /** When the oldest record kept was stored (null when none below the trim record is kept). */
+  first_at: z.string().nullable(),
+});
+
 export const RetentionRecord = z.discriminatedUnion('kind', [
   NodeAcked,
   HolderAcked,
@@ -106,6 +125,7 @@ export const RetentionRecord = z.discriminatedUnion('kind', [
   MaintenanceExcluded,
   MaintenanceAbandoned,
   Reanchored,
+  Trimmed,
 ]);
 export type RetentionRecord = z.infer<typeof RetentionRecord>;
 export type RetentionRecordKind = RetentionRecord['kind'];
@@ -174,6 +194,7 @@ export const RetentionGesture = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('maintenance_exclude'), holder: z.string(), reason: z.string() }),
   z.object({ kind: z.literal('maintenance_abandon'), reason: z.string() }),
   z.object({ kind: z.literal('reanchor'), generation: z.number().int().positive(), reason: z.string() }),
+  z.object({ kind: z.literal('trim') }),
 ]);
 export type RetentionGesture = z.infer<typeof RetentionGesture>;
 

@@ -45,6 +45,20 @@ export interface RetentionOutcome {
   readonly position: string;
 }
 
+/** The last trim: every record below `below` is gone; the snapshot at `snapshot_seq` stands for them. */
+export interface RetentionTrim {
+  readonly op_id: string;
+  readonly at: string;
+  readonly by: string;
+  readonly below: number;
+  readonly generation: number;
+  readonly snapshot_seq: number;
+  readonly records: number;
+  readonly bytes: number;
+  /** Sequence of the trim record. */
+  readonly seq: number;
+}
+
 export interface RetentionState {
   /** The stream creation stamp: the generation in every position handed out from `anchor.seq` on. */
   generation: number;
@@ -60,6 +74,8 @@ export interface RetentionState {
   head: number;
   /** The log as folded: records, their bytes, when the oldest was stored. */
   readonly log: { records: number; bytes: number; first_at: string | null };
+  /** The last trim, or null when the log was never trimmed. */
+  trim: RetentionTrim | null;
 }
 
 export const emptyRetentionState = (): RetentionState => ({
@@ -73,6 +89,7 @@ export const emptyRetentionState = (): RetentionState => ({
   ops: new Map(),
   head: 0,
   log: { records: 0, bytes: 0, first_at: null },
+  trim: null,
 });
 
 /** Counts one stored record (any subject of the work stream) into the log's size. */
@@ -166,8 +183,28 @@ export function foldRetention(
       state.anchor = { at: record.at, by: record.actor, seq, reason: record.reason };
       state.anchors.push(seq);
       return;
+    case 'retention.trimmed':
+      if (state.trim !== null && record.below <= state.trim.below) return;
+      state.trim = {
+        op_id: record.op_id,
+        at: record.at,
+        by: record.actor,
+        below: record.below,
+        generation: record.snapshot.generation,
+        snapshot_seq: record.snapshot.seq,
+        records: record.removed.records,
+        bytes: record.removed.bytes,
+        seq,
+      };
+      state.log.records = Math.max(0, state.log.records - record.removed.records);
+      state.log.bytes = Math.max(0, state.log.bytes - record.removed.bytes);
+      state.log.first_at = record.first_at ?? record.at;
+      return;
   }
 }
+
+/** The first sequence the log still holds as far as trims go (1 when never trimmed). */
+export const trimmedBelow = (state: RetentionState): number => state.trim?.below ?? 1;
 
 function newHolder(
   name: string,

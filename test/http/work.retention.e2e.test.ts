@@ -25,7 +25,7 @@ t.test('each node acknowledges what it applied; the status names the floor and w
   t.same(after.held_by, ['node-0']);
   t.match(after.log, { records: await w.lastSeq() });
   t.ok(((after.log as Json).bytes as number) > 0);
-  t.match(after.trim, { available: false });
+  t.match(after.trim, { available: true, last: null });
   t.equal(await w.lastSeq(), seqBefore + 1, 'one heartbeat');
   t.notOk(await w.acks.acknowledge(), 'nothing new: no heartbeat (heartbeats never need acknowledging)');
   t.equal(await w.lastSeq(), seqBefore + 1);

@@ -50,7 +50,9 @@ t.test('the catalogue covers every code of the spec Errors table', async (t) => 
   // The fleet removals: a member still live without force, a peer removal the broker refused.
   const fleet = ['member_live', 'broker_refused'];
   // The work log's retention gestures (the spec leaves their bodies and refusals open; ops/work-tracker.md).
-  const retention = ['position_trimmed', 'maintenance_open', 'no_maintenance_window', 'trim_unavailable'];
+  const retention = [
+    'position_trimmed', 'maintenance_open', 'no_maintenance_window', 'nothing_to_trim', 'work_unavailable',
+  ]; // prettier-ignore
   // A config write whose store was not acknowledged in time (the spec's codeless 500 made precise).
   const failover = ['outcome_unknown'];
   // The knowledge base and operator surface (the spec leaves their code list open; ops/knowledge-base.md).

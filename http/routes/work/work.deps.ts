@@ -12,6 +12,8 @@ import type {
 export interface WorkRouteDeps {
   /** The work projection's current state. */
   state(): WorkState;
+  /** Why this node cannot serve the tracker (a trimmed log, no snapshot), or null; absent: always null. */
+  readonly unavailable?: () => string | null;
   /** Resolves once this node's projection reflects `seq` (read-your-writes after a change). */
   until(seq: number, timeoutMs: number): Promise<boolean>;
   /** Projects of the active document. */

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import {
   formatPosition,
+  generationAt,
   holderCurrent,
   MaintenanceAbandonBody,
   MaintenanceExcludeBody,
@@ -34,12 +35,6 @@ import { jsonBody } from '../../json-body.js';
 import { actorOf, opIdOf, refusal } from './work.params.js';
 
 const READ_BACK_MS = 10_000;
-
-/** What trimming needs that this release does not have (answered by the status and by the trim). */
-export const TRIM_MISSING = [
-  'a snapshot of the work projection a node can start from: every node folds the work log from its first record, so a removed record would be an item lost',
-  'removal of the records below a sequence on both bus engines (memory and JetStream)',
-] as const;
 
 function operatorOnly(req: ApiRequest): void {
   if (req.actor?.kind !== 'operator')
@@ -82,10 +77,20 @@ function windowView(w: MaintenanceWindow | null) {
   };
 }
 
+/** `below`: what a trim now could remove below (the floor); `last`: the last trim, or null. */
 const trimView = (r: RetentionState) => ({
-  available: false,
+  available: true,
   below: formatPosition(retentionFloor(r), r.generation),
-  missing: TRIM_MISSING,
+  last: r.trim && {
+    op_id: r.trim.op_id,
+    at: r.trim.at,
+    by: r.trim.by,
+    below: formatPosition(r.trim.below, r.trim.generation),
+    snapshot: formatPosition(r.trim.snapshot_seq, r.trim.generation),
+    records: r.trim.records,
+    bytes: r.trim.bytes,
+    position: formatPosition(r.trim.seq, generationAt(r, r.trim.seq)),
+  },
 });
 
 function anchorView(r: RetentionState) {
@@ -261,19 +266,9 @@ export function workRetentionRoutes(deps: WorkRouteDeps): RouteDef[] {
       gesture: { kind: 'reanchor', generation: body.generation, reason: body.reason },
       view: (r) => anchorView(r),
     })),
-    {
-      method: 'POST',
-      pattern: '/work/retention/trim',
-      handler: (req) => {
-        operatorOnly(req);
-        const body = jsonBody(req, TrimBody);
-        opIdOf(req, body.op_id, randomUUID);
-        const r = deps.state().retention;
-        throw new ApiError('trim_unavailable', {
-          detail: `no record is removed from the work log by this release: it lacks ${TRIM_MISSING.length} things (see missing)`,
-          extra: { missing: TRIM_MISSING, floor: formatPosition(retentionFloor(r), r.generation) },
-        });
-      },
-    },
+    gestureRoute(deps, '/work/retention/trim', TrimBody, () => ({
+      gesture: { kind: 'trim' },
+      view: (r) => ({ trim: trimView(r).last, log: r.log }),
+    })),
   ];
 }

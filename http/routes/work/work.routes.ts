@@ -2,6 +2,7 @@
  * The native work tracker's routes (spec "Work tracker and knowledge routes"), served when
  * `tracker.backend` is native.
  */
+import { ApiError } from '../../api-error.js';
 import type { RouteDef } from '../../types.js';
 import type { WorkRouteDeps } from './work.deps.js';
 import type { FileBlobs } from './work.blobs.js';
@@ -20,7 +21,25 @@ export function workRoutes(deps: WorkRouteDeps & { readonly blobs: FileBlobs }):
     ...workPersonRoutes(deps),
     ...workFileRoutes(deps, deps.blobs),
     ...workRetentionRoutes(deps),
-  ];
+  ].map((route) => guardAvailable(deps, route));
+}
+
+/**
+ * A node whose work log was trimmed and which read no snapshot reaching it holds a state without what
+ * was trimmed: every route answers 503 `work_unavailable` rather than an incomplete tracker.
+ */
+function guardAvailable(deps: WorkRouteDeps, route: RouteDef): RouteDef {
+  const unavailable = deps.unavailable;
+  if (!unavailable) return route;
+  return {
+    ...route,
+    handler: (req) => {
+      const why = unavailable();
+      if (why)
+        throw new ApiError('work_unavailable', { detail: `this node cannot serve the work tracker: ${why}` });
+      return route.handler(req);
+    },
+  };
 }
 
 export { FILES_BUCKET, kvBlobs, type FileBlobs } from './work.blobs.js';
