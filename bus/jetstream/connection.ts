@@ -55,6 +55,9 @@ export async function connectNats(opts: ConnectOptions): Promise<NatsLink> {
       ...(opts.authToken ? { token: opts.authToken } : {}),
       name: opts.name ?? 'svc',
       timeout: opts.timeoutMs ?? 3_000,
+      // The client otherwise builds an Error (a stack capture) per request and publish to say where a
+      // failed one started; every failure here is translated with its own context instead.
+      noAsyncTraces: true,
       reconnect: true,
       maxReconnectAttempts: -1,
       reconnectDelayHandler: () => {
