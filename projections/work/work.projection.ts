@@ -83,11 +83,46 @@ export interface WorkView {
   stop(): Promise<void>;
 }
 
+/**
+ * The fold with a watch on its sequence: the work stream loses records only to a trim, so a record past
+ * the next one means this node was behind when records it had not applied were removed (an evicted or
+ * stalled node). `onGap` is told; the caller stops trusting the state and starts it again from a snapshot.
+ */
+export function watchedApply(
+  onGap: (applied: number, arrived: number) => void,
+): (state: WorkState, message: Parameters<typeof applyWorkMessage>[1]) => void {
+  return (state, message) => {
+    if (state.seq > 0 && message.seq > state.seq + 1) onGap(state.seq, message.seq);
+    applyWorkMessage(state, message);
+  };
+}
+
 export async function followWork(opts: { bus: Bus; logger?: Logger }): Promise<WorkView> {
   const snapshots = workSnapshots(await openWorkSnapshots(opts.bus), opts.logger);
   let unavailable: string | null = null;
+  let running: RunningProjection<WorkState> | null = null;
+  let reseeding = false;
+  const reseed = (applied: number, arrived: number): void => {
+    if (reseeding || unavailable !== null) return;
+    reseeding = true;
+    unavailable = `records ${applied + 1} to ${arrived - 1} were trimmed before this node applied them; it starts again from a snapshot`;
+    opts.logger?.error({ applied, arrived }, `work tracker unavailable: ${unavailable}`);
+    // Not from inside the fold: the rebuild stops the read that is delivering this record.
+    setImmediate(() => {
+      void (async () => {
+        try {
+          await running?.rebuild();
+        } catch (error) {
+          opts.logger?.error({ err: error }, 'work tracker: starting again from a snapshot failed');
+        } finally {
+          reseeding = false;
+        }
+      })();
+    });
+  };
   const projection: Projection<WorkState> = {
     ...workProjection,
+    apply: watchedApply(reseed),
     // Consulted only when the log no longer starts at 1 (ops/work-tracker.md "Retention").
     async seed(firstSeq) {
       const found = await snapshots.read(firstSeq - 1);
@@ -100,17 +135,18 @@ export async function followWork(opts: { bus: Bus; logger?: Logger }): Promise<W
       return found ? { state: found.state, seq: found.manifest.seq } : null;
     },
   };
-  const running = await runProjection({
+  const started = await runProjection({
     bus: opts.bus,
     projection,
     ...(opts.logger ? { logger: opts.logger } : {}),
   });
+  running = started;
   return {
-    state: () => running.state(),
-    until: (seq, timeoutMs) => running.until(seq, timeoutMs),
+    state: () => started.state(),
+    until: (seq, timeoutMs) => started.until(seq, timeoutMs),
     unavailable: () => unavailable,
     snapshots,
-    running,
-    stop: () => running.stop(),
+    running: started,
+    stop: () => started.stop(),
   };
 }
