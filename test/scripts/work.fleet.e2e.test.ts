@@ -1,7 +1,9 @@
 /**
- * Two `svc serve` nodes with the native tracker on one nats-server, items created in one project through
- * both at once: every create gets its own key (ENG-1..ENG-N, none twice, none skipped), and both nodes
- * list the same items, each folded from the shared work stream.
+ * Two `svc serve` nodes with the native tracker and knowledge base on one nats-server. Items created in one
+ * project through both at once: every create gets its own key (ENG-1..ENG-N, none twice, none skipped), and
+ * both nodes list the same items, each folded from the shared work stream. Pages written through both at
+ * once: of two creates with one title and of two edits of one version, exactly one wins, and both nodes
+ * read the same page.
  */
 import t from 'tap';
 import { startFleetNode } from '../harness/fleet-node.js';
@@ -26,7 +28,7 @@ const get = async (url: string): Promise<Json> =>
 
 t.test('two nodes creating items in one project at once never hand out one key twice', async (t) => {
   const nats = await startNatsServer({ t });
-  const extra = 'tracker: {backend: native}';
+  const extra = 'tracker: {backend: native}\nknowledge: {backend: native}';
   const a = await startFleetNode(t, 'node-a', nats.url, { extra });
   const b = await startFleetNode(t, 'node-b', nats.url, { extra });
   const company = {
@@ -36,7 +38,7 @@ t.test('two nodes creating items in one project at once never hand out one key t
       {
         name: 'Engineering',
         type: 'team',
-        integrations: { work: { project: 'ENG' } },
+        integrations: { work: { project: 'ENG' }, wiki: { space: 'ENG' } },
         roles: [{ name: 'Ada', handle: 'ada', kind: 'human', contact: { operator_id: 'ops' } }],
       },
     ],
@@ -99,4 +101,43 @@ t.test('two nodes creating items in one project at once never hand out one key t
     (l) => l.length === perNode * 2,
   );
   t.same(onB, onA, 'both nodes read the same items');
+
+  // Pages: racing writers through both nodes, decided by log order, the same on every node.
+  const call = async (url: string, method: string, path: string, body: Json) => {
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, json: (await res.json()) as Json };
+  };
+  const created = await Promise.all(
+    [a, b].map((n, i) =>
+      call(n.url, 'POST', '/pages', {
+        container: 'ENG',
+        title: 'Runbook',
+        body: `from ${i}`,
+        op_id: `p-${i}`,
+      }),
+    ),
+  );
+  t.same(created.map((r) => r.status).sort(), [201, 409], 'one create of the title wins');
+  t.equal(created.find((r) => r.status === 409)?.json['error'], 'page_title_taken');
+  const page = created.find((r) => r.status === 201)!.json;
+  const id = String(page['page_id']);
+  const edits = await Promise.all(
+    [a, b].map((n, i) =>
+      call(n.url, 'PATCH', `/pages/${id}`, { body: `edit ${i}`, base_version: 1, op_id: `e-${i}` }),
+    ),
+  );
+  t.same(edits.map((r) => r.status).sort(), [200, 409], 'one edit of version 1 wins');
+  t.equal(edits.find((r) => r.status === 409)?.json['error'], 'page_conflict');
+  const won = edits.findIndex((r) => r.status === 200);
+  for (const node of [a, b]) {
+    const read = await until(
+      () => get(`${node.url}/pages/${id}`),
+      (p) => p['version'] === 2,
+    );
+    t.equal(read['body'], `edit ${won}`, `${node === a ? 'node a' : 'node b'} reads the winning edit`);
+  }
 });
