@@ -31,6 +31,7 @@ import { localMembership } from '../membership.js';
 import { assertSubject } from '../subject-match.js';
 import { backupMemoryStore } from './backup.js';
 import { DurableConsumer, refuseSecond, savedPending } from './consumers.js';
+import { GroupCommit } from './group-commit.js';
 import { CoreRouter } from './core.js';
 import { openKv } from './kv.js';
 import { settle } from './settle.js';
@@ -49,12 +50,6 @@ export interface MemoryBusOptions {
   readonly clock?: () => number;
 }
 
-interface Pending {
-  readonly work: (now: number) => unknown;
-  readonly resolve?: (value: unknown) => void;
-  readonly reject?: (error: unknown) => void;
-}
-
 const emptyHeaders: Headers = Object.freeze({});
 
 const limitSweepMs = 1_000;
@@ -63,8 +58,7 @@ class MemoryBus implements Bus {
   readonly engine = 'memory' as const;
   private closed = false;
   private closing: Promise<void> | null = null;
-  private queue: Pending[] = [];
-  private flushScheduled = false;
+  private readonly commits: GroupCommit;
   private readonly readers: StreamReaders;
   private readonly consumers = new Map<string, DurableConsumer>();
   private readonly core: CoreRouter;
@@ -74,7 +68,6 @@ class MemoryBus implements Bus {
   private announced: Array<{ subject: string; data: Uint8Array; headers: Headers }> = [];
   /** Streams written by the batch being committed, with the subjects written to each. */
   private readonly touched = new Map<string, Set<string>>();
-  private readonly savepoint;
 
   constructor(
     private readonly store: OpenedStore,
@@ -83,11 +76,15 @@ class MemoryBus implements Bus {
   ) {
     this.streams = new StreamStore(store.db);
     this.readers = new StreamReaders(this.streams, logger, () => this.closed);
-    this.savepoint = {
-      open: store.db.prepare('SAVEPOINT item'),
-      release: store.db.prepare('RELEASE item'),
-      rollback: store.db.prepare('ROLLBACK TO item'),
-    };
+    this.commits = new GroupCommit(store.db, logger, clock, {
+      committed: () => this.announce(),
+      // Nothing of the batch is stored: rebuild the cache from the database.
+      failed: () => {
+        this.streams.load();
+        this.announced = [];
+        this.touched.clear();
+      },
+    });
     this.core = new CoreRouter(logger);
     this.sweeper = setInterval(() => this.sweep(), limitSweepMs);
     this.sweeper.unref();
@@ -101,73 +98,12 @@ class MemoryBus implements Bus {
 
   /** Runs `work` inside the next group commit; resolves with its result once committed. */
   commit<T>(work: (now: number) => T): Promise<T> {
-    if (this.closed) return Promise.reject(new BusClosedError('the bus is closed'));
-    return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      this.scheduleFlush();
-    });
+    return this.commits.commit(work);
   }
 
   /** Like `commit` without waiting (acks: a lost one only redelivers). */
   enqueue(work: () => void): void {
-    if (this.closed) return;
-    this.queue.push({ work });
-    this.scheduleFlush();
-  }
-
-  /** Resolves after the next commit (never rejects: used while stopping). */
-  private barrier(): Promise<void> {
-    return new Promise<void>((resolve) => {
-      this.queue.push({ work: () => undefined, resolve: () => resolve(), reject: () => resolve() });
-      this.scheduleFlush();
-    });
-  }
-
-  private scheduleFlush(): void {
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    setImmediate(() => this.flush());
-  }
-
-  private flush(): void {
-    this.flushScheduled = false;
-    const batch = this.queue;
-    this.queue = [];
-    if (batch.length === 0) return;
-    const now = this.clock();
-    const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
-    try {
-      this.store.db
-        .transaction(() => {
-          for (const item of batch) {
-            // A refused write (CAS, expected sequence) fails alone; the batch commits the rest.
-            this.savepoint.open.run();
-            try {
-              results.push({ ok: true, value: item.work(now) });
-              this.savepoint.release.run();
-            } catch (error) {
-              this.savepoint.rollback.run();
-              this.savepoint.release.run();
-              results.push({ ok: false, error });
-            }
-          }
-        })
-        .immediate();
-    } catch (error) {
-      // The commit itself failed (disk full, I/O): nothing of the batch is stored; rebuild the cache.
-      this.logger.error({ err: error }, 'memory bus commit failed');
-      this.streams.load();
-      this.announced = [];
-      this.touched.clear();
-      for (const item of batch) item.reject?.(error);
-      return;
-    }
-    batch.forEach((item, i) => {
-      const result = results[i] as (typeof results)[number];
-      if (result.ok) item.resolve?.(result.value);
-      else item.reject?.(result.error);
-    });
-    this.announce();
+    this.commits.enqueue(work);
   }
 
   /** After a commit: core subscribers, followers and consumers of the touched streams. */
@@ -286,7 +222,7 @@ class MemoryBus implements Bus {
         streams: this.streams,
         logger: this.logger,
         enqueue: (work) => this.enqueue(work),
-        committed: () => this.barrier(),
+        committed: () => this.commits.barrier(),
       },
       stream,
       spec,
@@ -393,10 +329,10 @@ class MemoryBus implements Bus {
   private async shutdown(): Promise<void> {
     clearInterval(this.sweeper);
     // Let queued writes commit, then stop consumers (they may still ack) and release the store.
-    await this.barrier();
+    await this.commits.barrier();
     await Promise.all([...this.consumers.values()].map((c) => c.stop()));
     this.consumers.clear();
-    this.flush();
+    this.commits.close();
     this.closed = true;
     this.readers.clear();
     this.core.clear();
