@@ -24,7 +24,7 @@ const benches: Record<string, Record<string, string>> = {
   gateway: { BENCH_SECONDS: '3', BENCH_ROUNDS: '1' },
   config: { BENCH_ROUNDS: '7' },
   work: { BENCH_WORK_CREATES: '1000', BENCH_WORK_ITEMS: '20000' },
-  webhooks: { BENCH_DELIVERIES: '5000' },
+  webhooks: { BENCH_DELIVERIES: '20000' },
   projections: { BENCH_EVENTS: '100000', BENCH_ROUNDS: '3' },
   limits: { BENCH_UPLOADS: '20' },
   'config-history': { BENCH_MANY: '100' },
