@@ -5,6 +5,7 @@
 import {
   formatPosition,
   groupOf,
+  mentionedItems,
   type ActivityRow,
   type WorkItem,
   type WorkState,
@@ -122,6 +123,23 @@ function reasonOf(item: WorkItem, row: ActivityRow, handle: string): string | nu
 }
 
 /**
+ * The rows of every item that may concern `handle` (assigned, asked, watching, or @mentioned in one of
+ * its comments: the index's sets), newest first; the whole log for a handle a mention is not indexed by.
+ * An item's history holds exactly its rows of the log, so the inbox reads the person's items, not the log.
+ */
+function inboxRows(state: WorkState, handle: string): readonly ActivityRow[] {
+  const index = state.index;
+  const mentioned = mentionedItems(index, handle);
+  if (mentioned === null) return state.activity.toReversed();
+  const items = new Set(mentioned);
+  for (const map of [index.assignees, index.askedOf, index.watchers])
+    for (const item of map.get(handle) ?? []) items.add(item);
+  const rows: ActivityRow[] = [];
+  for (const item of items) for (const row of item.history) rows.push(row);
+  return rows.sort((a, b) => b.seq - a.seq);
+}
+
+/**
  * Changes made by others to items that concern `handle`, newest first, each flagged `unread` and
  * `snoozed` from the person's own state (ops/work-tracker.md "Inbox state and views"). `unread` counts
  * every row of the inbox that is unread and not snoozed, whatever the filters.
@@ -142,8 +160,7 @@ export function inboxPage(state: WorkState, query: InboxQuery) {
   > = [];
   let unread = 0;
   let more = false;
-  for (let i = state.activity.length - 1; i >= 0; i--) {
-    const row = state.activity[i]!;
+  for (const row of inboxRows(state, query.handle)) {
     const item = state.items.get(row.item);
     if (!item) continue;
     const reason = reasonOf(item, row, query.handle);

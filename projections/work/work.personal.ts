@@ -4,10 +4,19 @@
  * pins) comes from work.person.ts, and a person who never wrote any reads `held: false`
  * (ops/work-tracker.md "Personal routes", "Inbox state and views").
  */
-import { groupOf, itemByRef, type WorkItem, type WorkProject, type WorkState } from '../../schema/index.js';
+import {
+  groupOf,
+  inCreationOrder,
+  itemByRef,
+  type WorkItem,
+  type WorkProject,
+  type WorkState,
+} from '../../schema/index.js';
 import { inboxPage } from './work.activity.js';
 import { inboxState, pinnedViews, setPriorities } from './work.person.js';
 import { byPriority, itemRow } from './work.queries.js';
+
+type WorkIndexRefs = WorkState['index']['assignees'];
 
 const RECENT_MS = 7 * 24 * 3600 * 1000;
 const LIST_MAX = 50;
@@ -17,24 +26,33 @@ const open = (item: WorkItem): boolean =>
 const finished = (item: WorkItem | null): boolean =>
   item !== null && (groupOf[item.status] === 'done' || groupOf[item.status] === 'closed');
 
+/** The items of the index's sets for `handle`, in creation order (the order a scan of the items has). */
+function itemsOf(handle: string, index: WorkState['index'], ...maps: ReadonlyArray<WorkIndexRefs>) {
+  const items = new Set<WorkItem>();
+  for (const map of maps) for (const item of map.get(handle) ?? []) items.add(item);
+  return inCreationOrder(index, items);
+}
+
 export function myWork(state: WorkState, handle: string, now: Date) {
   const recent = now.getTime() - RECENT_MS;
-  const items = [...state.items.values()];
-  const mine = items.filter((i) => open(i) && i.fields.assignees.includes(handle)).sort(byPriority);
-  const checklist = items.flatMap((item) =>
+  const index = state.index;
+  const mine = itemsOf(handle, index, index.assignees)
+    .filter((i) => open(i) && i.fields.assignees.includes(handle))
+    .sort(byPriority);
+  const checklist = itemsOf(handle, index, index.checklist).flatMap((item) =>
     open(item)
       ? item.fields.checklist
           .filter((e) => !e.done && e.assignee === handle)
           .map((e) => ({ item: item.key, id: item.id, title: item.fields.title, entry: e }))
       : [],
   );
-  const collaborating = items.filter(
+  const collaborating = itemsOf(handle, index, index.creators, index.commenters).filter(
     (i) =>
       open(i) &&
       !i.fields.assignees.includes(handle) &&
       (i.created_by === handle || i.comments.some((c) => c.author === handle)),
   );
-  const watching = items
+  const watching = itemsOf(handle, index, index.watchers)
     .filter((i) => i.fields.watchers.includes(handle) && Date.parse(i.updated_at) >= recent)
     .sort((a, b) => b.updated_at.localeCompare(a.updated_at));
   const unblocked = mine.filter((item) => {
@@ -57,7 +75,9 @@ export function myWork(state: WorkState, handle: string, now: Date) {
     ),
     priorities_source: set === null ? 'derived' : 'set',
     assigned: rows(mine),
-    asked_of_me: rows(items.filter((i) => open(i) && i.fields.asked_of.includes(handle))),
+    asked_of_me: rows(
+      itemsOf(handle, index, index.askedOf).filter((i) => open(i) && i.fields.asked_of.includes(handle)),
+    ),
     checklist_items: checklist.slice(0, LIST_MAX),
     collaborating: rows(collaborating),
     watching_recent: rows(watching),

@@ -4,6 +4,7 @@
  */
 import {
   groupOf,
+  inCreationOrder,
   itemByRef,
   priorityRank,
   statusGroups,
@@ -11,6 +12,7 @@ import {
   type WorkItem,
   type WorkProject,
   type WorkState,
+  workStatuses,
 } from '../../schema/index.js';
 
 export function itemRow(item: WorkItem) {
@@ -73,31 +75,105 @@ export interface ItemQuery {
   readonly offset: number;
 }
 
-/** The filtered listing, newest first, with each project's last key number. */
+function matches(item: WorkItem, query: ItemQuery, needle: string | null): boolean {
+  const f = item.fields;
+  if (query.project !== null && item.project !== query.project) return false;
+  if (query.statuses.length > 0 && !query.statuses.includes(item.status)) return false;
+  if (query.groups.length > 0 && !query.groups.includes(groupOf[item.status])) return false;
+  if (query.assignee !== null && !f.assignees.includes(query.assignee)) return false;
+  if (query.type !== null && f.type !== query.type) return false;
+  if (query.priority !== null && f.priority !== query.priority) return false;
+  if (query.label !== null && !f.labels.includes(query.label)) return false;
+  return needle === null || `${item.key} ${f.title} ${f.description}`.toLowerCase().includes(needle);
+}
+
+/** Item ids that hold every match: oldest first when `ordered`; `exact` when each of them matches. */
+interface Candidates {
+  readonly size: number;
+  /** Disjoint sets whose union holds the candidates. */
+  readonly sources: ReadonlyArray<Iterable<WorkItem>>;
+  readonly ordered: readonly WorkItem[] | null;
+  readonly exact: boolean;
+}
+
+const noItems: readonly WorkItem[] = [];
+/** How much more an id of an unordered set costs than one of an ordered list (the sort, the lookups). */
+const UNORDERED_COST = 1.5;
+
+/** The smallest of the index's sets that narrows `query` (schema/work/state.index.ts). */
+function candidates(state: WorkState, query: ItemQuery): Candidates {
+  const index = state.index;
+  const other =
+    query.statuses.length > 0 ||
+    query.groups.length > 0 ||
+    query.assignee !== null ||
+    query.type !== null ||
+    query.priority !== null ||
+    query.label !== null ||
+    query.q !== null;
+  const all = index.all;
+  const options: Candidates[] = [
+    { size: all.length, sources: [all], ordered: all, exact: !other && query.project === null },
+  ];
+  if (query.project !== null) {
+    const list = index.byProject.get(query.project) ?? noItems;
+    options.push({ size: list.length, sources: [list], ordered: list, exact: !other });
+  }
+  if (query.assignee !== null) {
+    const set = index.assignees.get(query.assignee) ?? new Set<WorkItem>();
+    options.push({ size: set.size, sources: [set], ordered: null, exact: false });
+  }
+  if (query.statuses.length > 0 || query.groups.length > 0) {
+    // Statuses partition the items: the union of those the filter allows holds every match.
+    const statuses = workStatuses.filter(
+      (s) =>
+        (query.statuses.length === 0 || query.statuses.includes(s)) &&
+        (query.groups.length === 0 || query.groups.includes(groupOf[s])),
+    );
+    const sets = statuses.flatMap((s) => {
+      const set = index.byStatus.get(s);
+      return set ? [set] : [];
+    });
+    options.push({
+      size: sets.reduce((n, set) => n + set.size, 0),
+      sources: sets,
+      ordered: null,
+      exact: false,
+    });
+  }
+  // An unordered set is sorted after filtering: it wins only when clearly smaller than an ordered list.
+  const cost = (c: Candidates): number => (c.ordered ? c.size : c.size * UNORDERED_COST);
+  return options.reduce((a, b) => (cost(b) < cost(a) ? b : a));
+}
+
+/**
+ * The filtered listing, newest first (creation order reversed), with each project's last key number.
+ * Narrowed by the smallest index set, then filtered in full, so it answers what a scan of every item does.
+ */
 export function listItems(state: WorkState, query: ItemQuery) {
   const needle = query.q?.toLowerCase() ?? null;
-  const rows: WorkItem[] = [];
-  for (const item of state.items.values()) {
-    const f = item.fields;
-    if (query.project !== null && item.project !== query.project) continue;
-    if (query.statuses.length > 0 && !query.statuses.includes(item.status)) continue;
-    if (query.groups.length > 0 && !query.groups.includes(groupOf[item.status])) continue;
-    if (query.assignee !== null && !f.assignees.includes(query.assignee)) continue;
-    if (query.type !== null && f.type !== query.type) continue;
-    if (query.priority !== null && f.priority !== query.priority) continue;
-    if (query.label !== null && !f.labels.includes(query.label)) continue;
-    if (needle !== null && !`${item.key} ${f.title} ${f.description}`.toLowerCase().includes(needle))
-      continue;
-    rows.push(item);
+  const pick = candidates(state, query);
+  let total: number;
+  let page: WorkItem[];
+  if (pick.exact && pick.ordered) {
+    const list = pick.ordered;
+    total = list.length;
+    page = [];
+    for (let i = query.offset; i < Math.min(total, query.offset + query.limit); i++)
+      page.push(list[total - 1 - i]!);
+  } else {
+    const found: WorkItem[] = [];
+    for (const source of pick.sources)
+      for (const item of source) if (matches(item, query, needle)) found.push(item);
+    const newest = (pick.ordered === null ? inCreationOrder(state.index, found) : found).reverse();
+    total = newest.length;
+    page = newest.slice(query.offset, query.offset + query.limit);
   }
-  // Map order is creation order: newest first is the reverse.
-  rows.reverse();
-  const page = rows.slice(query.offset, query.offset + query.limit);
   const end = query.offset + page.length;
   return {
     items: page.map(itemRow),
-    total: rows.length,
-    next: end < rows.length ? String(end) : null,
+    total,
+    next: end < total ? String(end) : null,
     last_numbers: Object.fromEntries(state.counters),
   };
 }

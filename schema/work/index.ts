@@ -36,6 +36,7 @@ export {
   WorkSnapshot,
 } from './snapshot.js';
 export type { ActivityRow, WorkFile, WorkItem, WorkOutcome, WorkState } from './state.js';
+export { inCreationOrder, mentionedItems } from './state.index.js';
 export {
   canMove,
   groupOf,

@@ -11,6 +11,7 @@ import { ItemFields } from './item.js';
 import { SavedView } from './person.js';
 import type { PersonState } from './person.js';
 import type { MaintenanceWindow, RetentionState } from './retention.state.js';
+import { indexCommented, indexCreated } from './state.index.js';
 import { emptyWorkState, type ActivityRow, type WorkState } from './state.js';
 import { workStatuses } from './statuses.js';
 
@@ -227,8 +228,13 @@ export function stateOfSnapshot(snapshot: WorkSnapshot): WorkState {
   }
   for (const f of snapshot.files) state.files.set(`${f.project}/${f.path}`, f);
   for (const item of snapshot.items) {
-    state.items.set(item.id, { ...item, history: history.get(item.id) ?? [] });
+    const held = { ...item, history: history.get(item.id) ?? [] };
+    state.items.set(item.id, held);
     state.keys.set(item.key, item.id);
+    // The indexes are derived, not stored: rebuilt in creation order, each item ordered by its create
+    // record's sequence (the first row of its history), as the fold orders it.
+    indexCreated(state.index, held, held.history[0]?.seq ?? 0);
+    for (const comment of held.comments) indexCommented(state.index, held, comment);
   }
   for (const [k, v] of snapshot.counters) state.counters.set(k, v);
   for (const op of snapshot.ops) state.ops.set(op.op_id, op);

@@ -9,6 +9,15 @@ import { foldPerson, personOutcomeKey, type PersonState } from './person.js';
 import { formatPosition } from './position.js';
 import type { WorkRecord, WorkRecordKind } from './records.js';
 import { emptyRetentionState, type RetentionState } from './retention.state.js';
+import {
+  emptyWorkIndex,
+  indexCommented,
+  indexCreated,
+  indexFields,
+  indexMoved,
+  indexPurged,
+  type WorkIndex,
+} from './state.index.js';
 import type { WorkStatus } from './statuses.js';
 
 /** One field's change: what it was and what it became. */
@@ -85,6 +94,8 @@ export interface WorkState {
   readonly people: Map<string, PersonState>;
   /** The log's retention: holders, capacity, maintenance window, generation (ops "Retention"). */
   readonly retention: RetentionState;
+  /** What the reads narrow by (state.index.ts): kept by this fold, derived from `items` alone. */
+  readonly index: WorkIndex<WorkItem>;
   seq: number;
 }
 
@@ -99,6 +110,7 @@ export const emptyWorkState = (): WorkState => ({
   lastChange: new Map(),
   people: new Map(),
   retention: emptyRetentionState(),
+  index: emptyWorkIndex<WorkItem>(),
   seq: 0,
 });
 
@@ -152,6 +164,7 @@ export function foldWork(state: WorkState, record: WorkRecord, seq: number): voi
       history: [activity],
     };
     state.items.set(item.id, item);
+    indexCreated(state.index, item, seq);
     state.keys.set(item.key, item.id);
     state.everKeys.set(item.id, item.key);
     state.counters.set(record.project, Math.max(state.counters.get(record.project) ?? 0, record.number));
@@ -190,20 +203,25 @@ export function foldWork(state: WorkState, record: WorkRecord, seq: number): voi
   switch (record.kind) {
     case 'item.updated':
       activity = row(item, delta(item.fields, record.changes));
+      indexFields(state.index, item, true);
       item.fields = { ...item.fields, ...record.changes };
+      indexFields(state.index, item);
       break;
     case 'item.moved':
       activity = row(item, { status: { from: item.status, to: record.to } });
+      indexMoved(state.index, item, record.to);
       item.status = record.to;
       break;
     case 'item.commented':
       activity = row(item, {}, { comment: record.comment.id });
       item.comments.push(record.comment);
+      indexCommented(state.index, item, record.comment);
       break;
     case 'item.purged':
       activity = row(item, { reason: { from: null, to: record.reason } });
       state.items.delete(item.id);
       state.keys.delete(item.key);
+      indexPurged(state.index, item);
       state.activity = state.activity.filter((r) => r.item !== item.id);
       break;
   }

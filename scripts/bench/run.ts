@@ -23,7 +23,7 @@ const benches: Record<string, Record<string, string>> = {
   bus: { BENCH_MESSAGES: '20000', BENCH_ROUNDS: '2' },
   gateway: { BENCH_SECONDS: '3', BENCH_ROUNDS: '1' },
   config: { BENCH_ROUNDS: '7' },
-  work: { BENCH_WORK_CREATES: '1000', BENCH_WORK_ITEMS: '20000' },
+  work: { BENCH_WORK_CREATES: '1000', BENCH_WORK_ITEMS: '100000' },
   webhooks: { BENCH_DELIVERIES: '20000' },
   projections: { BENCH_EVENTS: '100000', BENCH_ROUNDS: '3' },
   limits: { BENCH_UPLOADS: '20' },

@@ -5,7 +5,8 @@
  *      called directly in this process (decide, append with the expected last sequence, fold) the same way;
  *   2. `GET /work` latency (p99 of BENCH_WORK_QUERIES queries, default 200) on that node, newest page and a
  *      filtered page, against the listing function over the same number of items in this process;
- *   3. the listing function alone over BENCH_WORK_ITEMS items (default 100,000) folded from records.
+ *   3. at scale (work-seeded.ts): BENCH_WORK_ITEMS create records (default 100,000) written into a store, a
+ *      `svc serve` booted on it, and the p99 of the common reads over HTTP against the read functions.
  *
  * Run (from the repository root, after `npm run build`): node --import=tsx scripts/bench/work.ts [--json]
  */
@@ -16,6 +17,7 @@ import { ensureCatalogue, openMemoryBus } from '../../bus/index.js';
 import { followWork, listItems } from '../../projections/index.js';
 import { defaultFields, emptyWorkState, foldWork, projectsOf, seatKindsOf } from '../../schema/index.js';
 import { auth, putCompany, quantile, startServe, type ServedNode } from './node.js';
+import { seededFigures } from './work-seeded.js';
 import { report, row, type BenchRow } from './table.js';
 
 const env = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
@@ -164,24 +166,11 @@ function folded(count: number): ReturnType<typeof emptyWorkState> {
   return state;
 }
 
-/** The listing function alone at `items` (a part: no baseline). */
-async function listingLatency(): Promise<void> {
-  const state = folded(items);
-  for (const [name, query] of [
-    ['newest page', base],
-    ['project + group + assignee', filtered],
-  ] as const) {
-    const p99 = await timed(queries, () => listItems(state, query));
-    console.log(`listing function at ${items} items, ${name}: p99 ${p99.toFixed(2)} ms`);
-    rows.push(row('work', `listing function ${name} p99, ${items} items`, p99, 'ms', null));
-  }
-}
-
 const node = await startServe({ extra: ['tracker: {backend: native}'] });
 try {
   await nodeFigures(node);
 } finally {
   await node.stop();
 }
-await listingLatency();
+await seededFigures(items, queries, rows);
 report(rows);

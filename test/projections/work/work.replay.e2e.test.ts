@@ -15,6 +15,14 @@ const post = (url: string, body: unknown, method = 'POST') =>
     body: JSON.stringify(body),
   });
 
+const id = (v: unknown): unknown => (v !== null && typeof v === 'object' && 'id' in v ? v.id : v);
+const ids = (v: unknown): unknown =>
+  v instanceof Map
+    ? [...(v as Map<unknown, unknown>)].map(([k, x]) => [id(k), ids(x)])
+    : v instanceof Set || Array.isArray(v)
+      ? [...(v as Iterable<unknown>)].map(id)
+      : id(v);
+
 const snapshot = (s: WorkState): string =>
   JSON.stringify({
     items: [...s.items.values()],
@@ -24,6 +32,8 @@ const snapshot = (s: WorkState): string =>
     activity: s.activity,
     everKeys: [...s.everKeys],
     lastChange: [...s.lastChange],
+    // The indexes the reads narrow by are part of what a replay must land on (items named by id).
+    index: Object.entries(s.index).map(([name, value]: [string, unknown]) => [name, ids(value)]),
     seq: s.seq,
   });
 
