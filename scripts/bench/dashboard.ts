@@ -178,7 +178,7 @@ async function fanOut(
   pool: ClientPool,
   url: string,
   bus: Bus,
-  connected: () => Promise<void> = async () => undefined,
+  connected: () => Promise<void> = () => Promise.resolve(),
 ): Promise<number[]> {
   const per = pool.children.map((_, w) => Math.floor(clients / workers) + (w < clients % workers ? 1 : 0));
   await Promise.all(
