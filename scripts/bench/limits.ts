@@ -8,14 +8,22 @@
  *                                                            (the rest 503 `overloaded`), then 401
  * Answers are counted by status; `reset` is a sender that was still writing when the node answered and
  * closed, and saw the connection reset before it read the answer (the transport does not linger).
- * Every round is bounded (40 requests, 60 s each); the child is stopped by pid at the end.
+ * Every round is bounded (40 requests, 60 s each). Then `/health` p99 under 2,000 slow connections
+ * (slow-connections.ts): each sends a partial request head and a header line every few seconds, never
+ * finishing it, while a separate client times `/health`; printed with the same p99 without them, and the
+ * ratio. The child is stopped by pid at the end, every socket destroyed.
+ * Boot RSS after 1,000 configuration revisions is config-history.ts.
  *
  * Run (from the repository root, after `npm run build`): node --import=tsx scripts/bench/limits.ts [--json]
- * Options (environment): BENCH_UPLOADS (40), BENCH_BODY_MIB (24).
- * Rows: each round's peak RSS against the RSS before the first round.
+ * Options (environment): BENCH_UPLOADS (40), BENCH_BODY_MIB (24), BENCH_SLOW (2000; lowered to what the
+ * open-file limit allows, printed), BENCH_SLOW_SECONDS (5, each measurement), BENCH_SLOW_LINE_MS (3000),
+ * BENCH_PARTS (`uploads,slow`: which parts run).
+ * Rows: each round's peak RSS against the RSS before the first round; `/health` p99 under the slow
+ * connections against the p99 without them.
  */
 import { request } from 'node:http';
 import { putCompany, rssMiB, startServe } from './node.js';
+import { slowConnectionRows } from './slow-connections.js';
 import { report, row, type BenchRow } from './table.js';
 
 const uploads = Number(process.env.BENCH_UPLOADS ?? 40);
@@ -23,6 +31,7 @@ const bodyBytes = Number(process.env.BENCH_BODY_MIB ?? 24) * 1024 * 1024;
 const host = '127.0.0.1';
 const secret = 'bench-limits-codehost-a-secret';
 const chunk = Buffer.alloc(1024 * 1024, 0x61);
+const parts = new Set((process.env.BENCH_PARTS ?? 'uploads,slow').split(',').map((p) => p.trim()));
 
 const rows: BenchRow[] = [];
 
@@ -117,15 +126,28 @@ async function main(): Promise<void> {
     );
     const baseline = rssMiB(pid);
     const event = { 'x-codehost-a-event': 'issues', 'x-codehost-a-delivery': 'bench' };
-    await round(baseline, pid, port, 'unsigned', '/webhooks/codehost-a', event);
-    await round(baseline, pid, port, 'no-secret', '/webhooks/codehost-b', {
-      'webhook-id': 'bench',
-      'webhook-signature': 'v1,x',
-    });
-    await round(baseline, pid, port, 'forged', '/webhooks/codehost-a', {
-      ...event,
-      'x-codehost-a-signature-256': `sha256=${'0'.repeat(64)}`,
-    });
+    if (parts.has('uploads')) {
+      await round(baseline, pid, port, 'unsigned', '/webhooks/codehost-a', event);
+      await round(baseline, pid, port, 'no-secret', '/webhooks/codehost-b', {
+        'webhook-id': 'bench',
+        'webhook-signature': 'v1,x',
+      });
+      await round(baseline, pid, port, 'forged', '/webhooks/codehost-a', {
+        ...event,
+        'x-codehost-a-signature-256': `sha256=${'0'.repeat(64)}`,
+      });
+    }
+    if (parts.has('slow')) {
+      rows.push(
+        ...(await slowConnectionRows({
+          host,
+          port,
+          slow: Number(process.env.BENCH_SLOW ?? 2000),
+          seconds: Number(process.env.BENCH_SLOW_SECONDS ?? 5),
+          lineEveryMs: Number(process.env.BENCH_SLOW_LINE_MS ?? 3000),
+        })),
+      );
+    }
   } finally {
     await node.stop();
   }
