@@ -80,6 +80,17 @@ export interface ReplayOptions {
   readonly subject?: string;
   /** Stop after this sequence (inclusive). Default: the stream's last sequence when replay starts. */
   readonly toSeq?: number;
+  /**
+   * Messages on `subject` (no wildcards) that carry the header `header` may come with an empty `data`: a
+   * reader that needs only what that header says spares reading large bodies. An engine that cannot leave
+   * bodies out sends them whole, so a reader copes with both.
+   */
+  readonly skipBodies?: SkipBodies;
+}
+
+export interface SkipBodies {
+  readonly subject: string;
+  readonly header: string;
 }
 
 export interface FollowOptions {

@@ -6,6 +6,7 @@ export type {
   PubAck,
   PublishOptions,
   ReplayOptions,
+  SkipBodies,
   StoredMessage,
   Subscription,
 } from './bus.js';

@@ -30,6 +30,12 @@ export const RevisionRecord = z.object({
 });
 export type RevisionRecord = z.infer<typeof RevisionRecord>;
 
+/**
+ * Header of a stored revision's message: its record without `payload`, as JSON. A replay that needs only
+ * metadata reads this and leaves the document unread, so a node's boot does not read its whole history.
+ */
+export const revisionHeadHeader = 'Svc-Revision-Head';
+
 /** Revision metadata: the record without its payload (listings, `config_audit`). */
 export type RevisionMeta = Omit<RevisionRecord, 'payload'> & {
   is_active: boolean;

@@ -13,6 +13,7 @@ export {
   ConfigWriteReply,
   RevisionApplied,
   RevisionRecord,
+  revisionHeadHeader,
 } from './config.js';
 export type { RevisionMeta, Subsystem } from './config.js';
 export { ErrorBody, ErrorCode, errorCatalogue, errorUse } from './errors.js';

@@ -22,6 +22,7 @@ import {
   type ConfigWrite,
   type ConfigWriteReply,
   type RevisionRecord,
+  revisionHeadHeader,
 } from '../../schema/index.js';
 import { configSubjects, activePointerKey } from './config.subjects.js';
 import {
@@ -95,8 +96,10 @@ export async function executeWrite(
         const record = opts.storedPayload
           ? { ...input, payload: opts.storedPayload(input.payload, input.revision_id) }
           : input;
+        const { payload: _payload, ...head } = input;
         await bus.publish(configSubjects.revisionStored, encoder.encode(JSON.stringify(record)), {
           msgId: `revision-${input.revision_id}`,
+          headers: { [revisionHeadHeader]: JSON.stringify(head) },
         });
       }),
       activate: fromPromise<ActivateOutput, ActivateInput>(async ({ input }) => {

@@ -5,6 +5,7 @@
  */
 import type { Logger } from 'pino';
 import { Streams, Subjects, type Bus, type StoredMessage, type Subscription } from '../../bus/index.js';
+import { revisionHeadHeader } from '../../schema/index.js';
 import {
   emptyRevisionTable,
   foldRevisionFact,
@@ -35,13 +36,14 @@ export interface RevisionsOptions {
 }
 
 const decoder = new TextDecoder();
-const json = (data: Uint8Array): unknown => {
+const jsonText = (text: string): unknown => {
   try {
-    return JSON.parse(decoder.decode(data));
+    return JSON.parse(text) as unknown;
   } catch {
     return null;
   }
 };
+const json = (data: Uint8Array): unknown => jsonText(decoder.decode(data));
 
 /** Stored records read per window at start: documents are large, so a few at a time. */
 const storedWindow = 64;
@@ -51,8 +53,11 @@ export async function startRevisions(opts: RevisionsOptions): Promise<Revisions>
   const table: RevisionTable = emptyRevisionTable();
   const storedHead = opts.storedHead ?? json;
   const factOf = (message: StoredMessage): RevisionFact | null => {
-    if (message.subject === Subjects.configRevisionStored)
-      return { kind: 'stored', record: storedHead(message.data) };
+    if (message.subject === Subjects.configRevisionStored) {
+      // The metadata header when the record carries one (its document then need not be read at all).
+      const head = message.headers[revisionHeadHeader];
+      return { kind: 'stored', record: head !== undefined ? jsonText(head) : storedHead(message.data) };
+    }
     if (message.subject === Subjects.configRevisionActivated)
       return { kind: 'activated', pointer: json(message.data) };
     if (message.subject === Subjects.configRevisionApplied)
@@ -72,6 +77,7 @@ export async function startRevisions(opts: RevisionsOptions): Promise<Revisions>
       subject: Subjects.configRevisionStored,
       fromSeq: from,
       toSeq,
+      skipBodies: { subject: Subjects.configRevisionStored, header: revisionHeadHeader },
     }))
       fold(m);
   }

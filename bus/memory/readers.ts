@@ -42,15 +42,20 @@ export class StreamReaders {
     if (opts.subject !== undefined) assertSubject(opts.subject, true);
     const info = this.streams.info(stream);
     const to = opts.toSeq ?? info.lastSeq;
-    const matches = opts.subject === undefined ? null : matcher(opts.subject);
+    const filter =
+      opts.subject === undefined ? null : { subject: opts.subject, matches: matcher(opts.subject) };
     let from = this.startSeq(stream, opts);
     while (from <= to && !this.closed()) {
-      const page = this.streams.page(stream, from, to, 2048);
-      if (page.length === 0) return;
-      for (const msg of page) {
-        if (matches === null || matches(msg.subject)) yield msg;
+      if (filter !== null) {
+        const { messages, next } = this.streams.pageMatching(stream, from, to, 2048, filter, opts.skipBodies);
+        yield* messages;
+        from = next;
+      } else {
+        const page = this.streams.page(stream, from, to, 2048, opts.skipBodies);
+        if (page.length === 0) return;
+        yield* page;
+        from = (page[page.length - 1] as StoredMessage).seq + 1;
       }
-      from = (page[page.length - 1] as StoredMessage).seq + 1;
       // Let a caller that stops iterating, or closes the bus, act between pages.
       await Promise.resolve();
     }

@@ -4,9 +4,10 @@
  * truth; the in-memory state (sequences, last sequence per subject) is a cache rebuilt at open and
  * after a failed commit.
  */
-import type { Headers, PubAck, PublishOptions, StoredMessage, StreamInfo, StreamSpec } from '../bus.js';
+import type { PubAck, PublishOptions, SkipBodies, StoredMessage, StreamInfo, StreamSpec } from '../bus.js';
 import { BusError, NoStreamForSubjectError, StreamNotFoundError, WrongLastSequenceError } from '../errors.js';
 import { assertName, assertSubject, subjectMatches } from '../subject-match.js';
+import { emptyHeaders, prepare, skipParams, toMessage, type Row } from './statements.js';
 import type { Db } from './store.js';
 import { Tail } from './tail.js';
 
@@ -28,69 +29,9 @@ export interface StreamState {
   readonly tail: Tail;
 }
 
-interface Row {
-  seq: number;
-  subject: string;
-  time_ms: number;
-  headers: string | null;
-  data: Buffer;
-}
-
+/** Bodies one page read from the database holds at most (past its first message). */
+const pageBytes = 4 * 1024 * 1024;
 const defaultDuplicateWindowMs = 120_000;
-const emptyHeaders: Headers = Object.freeze({});
-
-export function toMessage(stream: string, row: Row): StoredMessage {
-  return {
-    stream,
-    seq: row.seq,
-    subject: row.subject,
-    time: new Date(row.time_ms),
-    headers: row.headers ? (JSON.parse(row.headers) as Headers) : emptyHeaders,
-    data: new Uint8Array(row.data.buffer, row.data.byteOffset, row.data.byteLength),
-  };
-}
-
-/** Statements prepared once per database. */
-function prepare(db: Db) {
-  return {
-    upsertStream: db.prepare(
-      'INSERT INTO streams (name, spec, last_seq) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET spec = excluded.spec',
-    ),
-    setLastSeq: db.prepare('UPDATE streams SET last_seq = ? WHERE name = ?'),
-    allStreams: db.prepare('SELECT name, spec, last_seq FROM streams'),
-    insert: db.prepare(
-      'INSERT INTO messages (stream, seq, subject, time_ms, headers, data) VALUES (?, ?, ?, ?, ?, ?)',
-    ),
-    get: db.prepare('SELECT seq, subject, time_ms, headers, data FROM messages WHERE stream = ? AND seq = ?'),
-    page: db.prepare(
-      'SELECT seq, subject, time_ms, headers, data FROM messages WHERE stream = ? AND seq >= ? AND seq <= ? ORDER BY seq LIMIT ?',
-    ),
-    firstAtTime: db.prepare('SELECT MIN(seq) AS seq FROM messages WHERE stream = ? AND time_ms >= ?'),
-    bounds: db.prepare('SELECT MIN(seq) AS first, COUNT(*) AS count FROM messages WHERE stream = ?'),
-    firstTime: db.prepare('SELECT time_ms FROM messages WHERE stream = ? ORDER BY seq LIMIT 1'),
-    first: db.prepare('SELECT seq, time_ms FROM messages WHERE stream = ? ORDER BY seq LIMIT 1'),
-    lastPerSubject: db.prepare(
-      'SELECT subject, MAX(seq) AS seq FROM messages WHERE stream = ? GROUP BY subject',
-    ),
-    lastOfSubject: db.prepare('SELECT MAX(seq) AS seq FROM messages WHERE stream = ? AND subject = ?'),
-    allOfSubject: db.prepare(
-      'SELECT seq, subject, time_ms, headers, data FROM messages WHERE stream = ? AND subject = ? ORDER BY seq',
-    ),
-    countOfSubject: db.prepare('SELECT COUNT(*) AS count FROM messages WHERE stream = ? AND subject = ?'),
-    oldestOfSubject: db.prepare(
-      'SELECT seq FROM messages WHERE stream = ? AND subject = ? ORDER BY seq LIMIT ?',
-    ),
-    oldest: db.prepare('SELECT seq, subject FROM messages WHERE stream = ? ORDER BY seq LIMIT ?'),
-    olderThan: db.prepare('SELECT seq, subject FROM messages WHERE stream = ? AND time_ms < ?'),
-    remove: db.prepare('DELETE FROM messages WHERE stream = ? AND seq = ?'),
-    removeBelow: db.prepare('DELETE FROM messages WHERE stream = ? AND seq < ?'),
-    dedupInsert: db.prepare(
-      'INSERT OR REPLACE INTO dedup (stream, msg_id, seq, time_ms) VALUES (?, ?, ?, ?)',
-    ),
-    dedupPrune: db.prepare('DELETE FROM dedup WHERE stream = ? AND time_ms < ?'),
-    dedupAll: db.prepare('SELECT msg_id, seq, time_ms FROM dedup WHERE stream = ?'),
-  };
-}
 
 export class StreamStore {
   private readonly sql: ReturnType<typeof prepare>;
@@ -376,11 +317,67 @@ export class StreamStore {
     return seq === undefined ? null : this.getMessage(name, seq);
   }
 
-  /** Up to `limit` messages with `from <= seq <= to`, in order. */
-  page(name: string, from: number, to: number, limit: number): StoredMessage[] {
+  /**
+   * Up to `limit` messages with `from <= seq <= to`, in order, and bodies of about `pageBytes` at most
+   * (always one message at least): a page of large documents is not read into memory whole.
+   */
+  page(name: string, from: number, to: number, limit: number, skip?: SkipBodies): StoredMessage[] {
     const kept = this.state(name).tail.page(from, to, limit);
     if (kept !== undefined) return kept;
-    return (this.sql.page.all(name, from, to, limit) as Row[]).map((row) => toMessage(name, row));
+    return this.rows(name, this.sql.page.iterate(...skipParams(skip), name, from, to, limit)).messages;
+  }
+
+  /**
+   * The messages of one page whose subject matches `filter`, and the sequence to read on from. Bodies of
+   * the others are not read: a replay of a few small records among large ones reads only the small ones.
+   */
+  pageMatching(
+    name: string,
+    from: number,
+    to: number,
+    limit: number,
+    filter: { readonly subject: string; readonly matches: (subject: string) => boolean },
+    skip?: SkipBodies,
+  ): { readonly messages: StoredMessage[]; readonly next: number } {
+    const kept = this.state(name).tail.page(from, to, limit);
+    if (kept !== undefined) {
+      const next = kept.length === limit ? (kept[kept.length - 1] as StoredMessage).seq + 1 : to + 1;
+      return { messages: kept.filter((m) => filter.matches(m.subject)), next };
+    }
+    if (!/[*>]/.test(filter.subject)) {
+      // One subject: the query filters on it, so no other message's body is read.
+      const rows = this.sql.pageOfSubject.iterate(...skipParams(skip), name, filter.subject, from, to, limit);
+      const { messages, cut } = this.rows(name, rows);
+      const last = messages[messages.length - 1];
+      return { messages, next: last && (cut || messages.length === limit) ? last.seq + 1 : to + 1 };
+    }
+    // A wildcard: subjects first (no bodies), then the matching messages one by one.
+    const scanned = this.sql.subjects.all(name, from, to, limit) as Array<{ seq: number; subject: string }>;
+    const messages: StoredMessage[] = [];
+    let bytes = 0;
+    for (const { seq, subject } of scanned) {
+      if (!filter.matches(subject)) continue;
+      const message = this.page(name, seq, seq, 1, skip)[0];
+      if (!message) continue;
+      messages.push(message);
+      bytes += message.data.byteLength;
+      if (bytes >= pageBytes) return { messages, next: seq + 1 };
+    }
+    const last = scanned[scanned.length - 1];
+    return { messages, next: last && scanned.length === limit ? last.seq + 1 : to + 1 };
+  }
+
+  /** Rows read until `pageBytes` of bodies; `cut` when that bound ended the page. */
+  private rows(name: string, rows: IterableIterator<unknown>): { messages: StoredMessage[]; cut: boolean } {
+    const messages: StoredMessage[] = [];
+    let bytes = 0;
+    for (const row of rows as IterableIterator<Row>) {
+      messages.push(toMessage(name, row));
+      bytes += row.data.byteLength;
+      // Leaving the loop resets the statement, so the connection is free for the next query.
+      if (bytes >= pageBytes) return { messages, cut: true };
+    }
+    return { messages, cut: false };
   }
 
   /** Every retained message on one subject, oldest first. */

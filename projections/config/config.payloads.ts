@@ -157,7 +157,9 @@ export class PayloadCache {
       this.loadCount += 1;
       pending = loader(seq, revisionId)
         .then((value) => {
-          this.put(revisionId, value, bytes, true);
+          // A document left unread at replay has no size yet: what was read is what the cache counts.
+          const size = bytes === 0 && 'raw' in value && value.raw !== null ? value.raw.byteLength : bytes;
+          this.put(revisionId, value, size, true);
           return opened(value);
         })
         .finally(() => this.inFlight.delete(revisionId));

@@ -10,7 +10,7 @@ import { PayloadCache, type LoadPayload, type PayloadCacheLimits } from './confi
 export type StoredRevision = Omit<RevisionRecord, 'payload'> & {
   /** Its record's SVC_CONFIG sequence; null when it came from elsewhere (then its payload stays held). */
   readonly seq: number | null;
-  /** Size of the stored record in bytes (what the cache counts). */
+  /** Size of the stored record in bytes (what the cache counts; 0 until read when its document was left unread). */
   readonly bytes: number;
 };
 
@@ -58,6 +58,8 @@ export type ConfigFact =
       readonly bytes?: number;
       /** The payload as stored JSON bytes when `record` came without it (split off unparsed; null: none). */
       readonly payload?: Uint8Array | null;
+      /** The document was left unread (`record` is the metadata alone): it is read by `seq` on demand. */
+      readonly unread?: boolean;
     }
   | { readonly kind: 'activated'; readonly pointer: unknown }
   | { readonly kind: 'pointer'; readonly pointer: unknown };
@@ -73,13 +75,15 @@ export function applyConfigFact(state: ConfigState, fact: ConfigFact): ConfigSta
   if (fact.kind === 'stored') {
     // Split-off bytes stand in for the payload member; a record that had none stays malformed.
     const raw = fact.payload instanceof Uint8Array ? fact.payload : null;
-    const split = raw !== null && isMap(fact.record);
+    const unread = fact.unread === true && fact.seq !== undefined && isMap(fact.record);
+    const split = (raw !== null || unread) && isMap(fact.record);
     const parsed = RevisionRecord.safeParse(split ? { ...fact.record, payload: null } : fact.record);
     if (!parsed.success || state.revisions.has(parsed.data.revision_id)) return state;
     const { payload, ...head } = parsed.data;
-    const bytes = fact.bytes ?? jsonBytes(parsed.data);
+    const bytes = fact.bytes ?? (unread ? 0 : jsonBytes(parsed.data));
     state.revisions.set(head.revision_id, { ...head, seq: fact.seq ?? null, bytes });
     state.order.push(head.revision_id);
+    if (unread) return state;
     const value = split ? { raw } : { parsed: payload };
     state.payloads.put(head.revision_id, value, bytes, fact.seq !== undefined);
     return state;

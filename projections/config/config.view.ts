@@ -5,7 +5,7 @@
  * pointer, or be missing until the next writer repairs it), so the node never waits on the stream to apply.
  */
 import type { Logger } from 'pino';
-import { ActivePointer } from '../../schema/index.js';
+import { ActivePointer, revisionHeadHeader } from '../../schema/index.js';
 import type { Bus, Kv, StoredMessage } from '../../bus/index.js';
 import { runProjection, type Projection, type RunningProjection } from '../runner/runner.js';
 import { streamPayloadLoader } from './config.load.js';
@@ -48,8 +48,12 @@ const windowBytes = 4 * 1024 * 1024;
 const decoder = new TextDecoder();
 
 function decode(data: Uint8Array): unknown {
+  return decodeText(decoder.decode(data));
+}
+
+function decodeText(text: string): unknown {
   try {
-    return JSON.parse(decoder.decode(data));
+    return JSON.parse(text) as unknown;
   } catch {
     return null;
   }
@@ -71,6 +75,7 @@ export function configProjection(
   // stream can lag the pointer watch (most of all while a stream elects a leader), and until it arrives
   // the prior revision keeps answering — a configured node never reads as unconfigured.
   const early = new Map<string, unknown>();
+  let replaying = true;
 
   const settleActive = (state: ConfigState): Promise<void> =>
     loadActive(state).then(
@@ -89,9 +94,10 @@ export function configProjection(
       }
     }
     if ((state.active?.epoch ?? 0) !== before) hooks.activated(state);
-    // An active revision whose document the cache let go before it won is read back, then waiters see it.
+    // An active revision whose document the cache let go before it won is read back, then waiters see it;
+    // while replaying only the last one is (by `settle`): a replay leaves documents unread.
     const pinned = state.payloads.active();
-    if (pinned && !pinned.resident) void settleActive(state);
+    if (!replaying && pinned && !pinned.resident) void settleActive(state);
   };
 
   return {
@@ -99,8 +105,10 @@ export function configProjection(
     version: 1,
     stream: opts.stream,
     replayWindowBytes: windowBytes,
+    skipBodies: { subject: opts.subjects.revisionStored, header: revisionHeadHeader },
     init: () => {
       early.clear();
+      replaying = true;
       // Documents are read back from the stream by sequence, so memory follows configuration, not history.
       return emptyConfigState({
         load: streamPayloadLoader(opts.bus, opts.stream, opts.subjects.revisionStored),
@@ -109,6 +117,12 @@ export function configProjection(
     },
     apply: (state, message: StoredMessage) => {
       if (message.subject === opts.subjects.revisionStored) {
+        const head = message.data.byteLength === 0 ? message.headers[revisionHeadHeader] : undefined;
+        if (head !== undefined) {
+          // Replay left the document unread: the header holds the metadata, the document is read on demand.
+          apply(state, { kind: 'stored', record: decodeText(head), seq: message.seq, unread: true });
+          return;
+        }
         // The document stays bytes until read: most of a replayed history is never read.
         const split = splitRecord(message.data);
         apply(state, {
@@ -133,6 +147,9 @@ export function configProjection(
         },
       },
     ],
+    replayed: () => {
+      replaying = false;
+    },
     // The active document is held before anyone reads it.
     settle: (state) => settleActive(state),
   };

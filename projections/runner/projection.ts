@@ -5,7 +5,7 @@
  * so a bucket is watched, never replayed as a raw stream).
  */
 import type { Logger } from 'pino';
-import type { Bus, Kv, KvEntry, StoredMessage } from '../../bus/index.js';
+import type { Bus, Kv, KvEntry, SkipBodies, StoredMessage } from '../../bus/index.js';
 import type { CheckpointStore } from './checkpoints.js';
 
 /** A read model rebuildable by construction: a pure fold of one stream's messages. */
@@ -36,6 +36,11 @@ export interface Projection<S> {
    * in place of a checkpoint that lies below the trim. Without a seed, the runner folds what is held.
    */
   seed?(firstSeq: number): Promise<{ state: S; seq: number } | null>;
+  /**
+   * Replay may leave out the bodies of these messages (`ReplayOptions.skipBodies`): `apply` then gets an
+   * empty `data` and reads what it needs from the header. The live tail always carries bodies.
+   */
+  readonly skipBodies?: SkipBodies;
   init(): S;
   /** Folds one message into the state (in place). Must not throw on bad data: skip it. */
   apply(state: S, message: StoredMessage): void;

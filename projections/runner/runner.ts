@@ -70,7 +70,8 @@ async function runStream<S>(opts: RunnerOptions<S>, p: Projection<S>): Promise<R
 async function bootAlone<S>(bus: Bus, member: StreamMember<S>, fromZero: boolean): Promise<BootInfo> {
   const p = member.projection;
   const info = await bus.streamInfo(p.stream);
-  const range = await member.begin(info, fromZero);
+  const begun = await member.begin(info, fromZero);
+  const range = p.skipBodies !== undefined ? { ...begun, skipBodies: p.skipBodies } : begun;
   const history =
     p.replayWindowBytes !== undefined
       ? replayInWindows(

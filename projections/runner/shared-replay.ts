@@ -33,7 +33,8 @@ export async function runProjectionsShared(opts: SharedBootOptions): Promise<Run
   const byStream = new Map<string, Projection<unknown>[]>();
   const alone: AnyProjection<unknown>[] = [];
   for (const p of projections) {
-    if (isBucketProjection(p) || p.subjects !== undefined) alone.push(p);
+    // A projection that reads part of the stream, or part of its messages, reads it on its own.
+    if (isBucketProjection(p) || p.subjects !== undefined || p.skipBodies !== undefined) alone.push(p);
     else byStream.set(p.stream, [...(byStream.get(p.stream) ?? []), p]);
   }
   const started = new Map<string, RunningProjection<unknown>>();
