@@ -8,6 +8,12 @@ import type { StoredMessage } from '../bus.js';
 
 const MAX_MESSAGES = 8192;
 const MAX_BYTES = 16 * 1024 * 1024;
+/**
+ * A larger message is not kept: the tail starts again after it. A stream of large documents (configuration
+ * revisions) would otherwise keep the last 16 MiB of them for the life of the node, memory that follows
+ * history; such a message is read once per reader from the database instead.
+ */
+const MAX_KEPT_BYTES = 64 * 1024;
 
 export class Tail {
   /** Messages with consecutive sequences from `first`; null where one was removed. */
@@ -19,6 +25,10 @@ export class Tail {
 
   /** Keeps a message just appended; a gap in sequences (never expected) starts the tail anew. */
   push(message: StoredMessage): void {
+    if (message.data.byteLength > MAX_KEPT_BYTES) {
+      this.clear();
+      return;
+    }
     if (this.size() > 0 && message.seq !== this.first + this.size()) this.clear();
     if (this.size() === 0) this.first = message.seq;
     this.items.push(message);

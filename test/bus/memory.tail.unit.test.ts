@@ -52,7 +52,20 @@ t.test('the tail keeps a bounded number of messages and bytes', async (t) => {
   t.same(seqs(tail.page(19_999, 20_000, 10)), [19_999, 20_000]);
 
   const big = new Tail();
-  for (let seq = 1; seq <= 20; seq++) big.push(message(seq, 4 * 1024 * 1024));
-  t.equal(big.get(16), undefined, 'at most 16 MiB of bodies are kept');
-  t.equal(big.get(17)?.seq, 17);
+  for (let seq = 1; seq <= 400; seq++) big.push(message(seq, 60 * 1024));
+  t.equal(big.get(127), undefined, 'at most 16 MiB of bodies are kept');
+  t.equal(big.get(400 - 272)?.seq, 400 - 272);
+});
+
+t.test('a large message is not kept: the tail starts again after it', async (t) => {
+  const tail = new Tail();
+  tail.push(message(1));
+  tail.push(message(2));
+  tail.push(message(3, 200 * 1024));
+  t.equal(tail.get(3), undefined, 'the large one is read from the database');
+  t.equal(tail.get(2), undefined, 'so is what came before it');
+  t.equal(tail.page(1, 3, 10), undefined);
+  tail.push(message(4));
+  t.equal(tail.page(3, 4, 10), undefined, 'a page reaching back to it is the database’s');
+  t.same(seqs(tail.page(4, 4, 10)), [4], 'what follows is kept');
 });
