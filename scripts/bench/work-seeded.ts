@@ -98,7 +98,8 @@ async function timed(times: number, run: () => unknown): Promise<{ p50: number; 
   return { p50: quantile(samples, 0.5), p99: quantile(samples, 0.99) };
 }
 
-const base = {
+/** The listing query with no filter (each read below narrows it). */
+export const listAll = {
   project: null,
   statuses: [],
   groups: [],
@@ -137,21 +138,21 @@ export async function seededFigures(count: number, queries: number, rows: BenchR
       rows.push(row('work', `node RSS, ${count} items`, rss, 'MiB', null));
       const now = new Date();
       const reads: ReadonlyArray<readonly [string, string, () => unknown]> = [
-        ['GET /work newest page', 'work?limit=50', () => listItems(state, base)],
+        ['GET /work newest page', 'work?limit=50', () => listItems(state, listAll)],
         [
           'GET /work project+group+assignee',
           `work?project=ENG&group=active&assignee=${HEAVY}&limit=50`,
-          () => listItems(state, { ...base, project: 'ENG', groups: ['active'], assignee: HEAVY }),
+          () => listItems(state, { ...listAll, project: 'ENG', groups: ['active'], assignee: HEAVY }),
         ],
         [
           'GET /work statuses+priority',
           'work?status=todo,in_review&priority=urgent&limit=50',
-          () => listItems(state, { ...base, statuses: ['todo', 'in_review'], priority: 'urgent' }),
+          () => listItems(state, { ...listAll, statuses: ['todo', 'in_review'], priority: 'urgent' }),
         ],
         [
           'GET /work project+text',
           'work?project=OPS&q=flaky&limit=50',
-          () => listItems(state, { ...base, project: 'OPS', q: 'flaky' }),
+          () => listItems(state, { ...listAll, project: 'OPS', q: 'flaky' }),
         ],
         [`GET /work/my-work (${HEAVY})`, `work/my-work?handle=${HEAVY}`, () => myWork(state, HEAVY, now)],
         [

@@ -17,7 +17,7 @@ import { ensureCatalogue, openMemoryBus } from '../../bus/index.js';
 import { followWork, listItems } from '../../projections/index.js';
 import { defaultFields, emptyWorkState, foldWork, projectsOf, seatKindsOf } from '../../schema/index.js';
 import { auth, putCompany, quantile, startServe, type ServedNode } from './node.js';
-import { seededFigures } from './work-seeded.js';
+import { listAll as base, seededFigures } from './work-seeded.js';
 import { report, row, type BenchRow } from './table.js';
 
 const env = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
@@ -127,18 +127,6 @@ async function nodeFigures(node: ServedNode): Promise<void> {
   }
 }
 
-const base = {
-  project: null,
-  statuses: [],
-  groups: [],
-  assignee: null,
-  type: null,
-  priority: null,
-  label: null,
-  q: null,
-  limit: 50,
-  offset: 0,
-};
 const filtered = { ...base, project: 'ENG', groups: ['active'], assignee: 'coder' };
 
 /** A state of `count` items folded from records, half in each of two projects. */
