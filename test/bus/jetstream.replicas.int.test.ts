@@ -48,6 +48,8 @@ async function openNode(url: string, replicas: number, logger?: Logger): Promise
   await bus.kv({ name: Buckets.WikiWatchers, history: 4 });
   // Opened by the backup records (scripts/backup-wiring.ts) with this spec.
   await bus.kv({ name: Buckets.Backups, history: 1 });
+  // Opened by the work projection (projections/work/work.snapshots.ts) with this spec.
+  await bus.kv({ name: Buckets.WorkSnapshots, history: 1 });
   return bus;
 }
 
