@@ -267,6 +267,7 @@ export {
   workStatuses,
   WorkWrite,
   WorkWriteReply,
+  WorkRefused,
   HOLDER,
   MaintenanceAbandonBody,
   MaintenanceExcludeBody,

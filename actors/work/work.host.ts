@@ -20,7 +20,6 @@ import {
 import {
   Commands,
   defaultFields,
-  isOpId,
   itemByRef,
   PROJECT_KEY,
   type RetentionCommand,
@@ -30,6 +29,7 @@ import {
   type WorkWrite,
   type WorkWriteReply,
 } from '../../schema/index.js';
+import { refusedBeforeDeciding } from './work.admit.js';
 import { decideWork } from './work.decide.js';
 import { startWorkEffects } from './work.effects.host.js';
 import { startRetentionHost } from './work.retention.host.js';
@@ -110,17 +110,8 @@ export async function startWorkHost(opts: WorkHostOptions): Promise<WorkHost> {
   };
 
   const write = async (request: WorkWrite): Promise<WorkWriteReply> => {
-    if (!isOpId(request.op_id))
-      return {
-        outcome: 'refused',
-        error: 'op_id_invalid',
-        detail: 'the op_id must be 1 to 128 bytes of visible ASCII',
-        problems: [],
-      };
-    // A state that lacks what a trim removed decides nothing (a key counter would start again).
-    const unavailable = view.unavailable?.();
-    if (unavailable)
-      return { outcome: 'refused', error: 'work_unavailable', detail: unavailable, problems: [] };
+    const refused = refusedBeforeDeciding(request.op_id, view);
+    if (refused) return refused;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       await catchUp((await bus.streamInfo(Streams.Work)).lastSeq);
       let state = view.state();

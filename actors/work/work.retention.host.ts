@@ -18,7 +18,6 @@ import {
 import {
   Commands,
   EventCategory,
-  isOpId,
   retentionSubjects,
   uuidv5,
   type RetentionCommand,
@@ -26,6 +25,7 @@ import {
   type RetentionReply,
   type RetentionRecord,
 } from '../../schema/index.js';
+import { refusedBeforeDeciding } from './work.admit.js';
 import { decideRetention } from './work.retention.decide.js';
 import { planTrim, trimLimit, trimRecord, type TrimCandidate } from './work.retention.trim.js';
 import type { WorkStateView } from './work.types.js';
@@ -116,16 +116,8 @@ export function startRetentionHost(opts: RetentionHostOptions): RetentionHost {
   };
 
   const gesture = async (cmd: RetentionCommand): Promise<RetentionReply> => {
-    if (!isOpId(cmd.op_id))
-      return {
-        outcome: 'refused',
-        error: 'op_id_invalid',
-        detail: 'the op_id must be 1 to 128 bytes of visible ASCII',
-        problems: [],
-      };
-    const unavailable = view.unavailable?.();
-    if (unavailable)
-      return { outcome: 'refused', error: 'work_unavailable', detail: unavailable, problems: [] };
+    const refused = refusedBeforeDeciding(cmd.op_id, view);
+    if (refused) return refused;
     const repeated = async (first: RetentionOutcome): Promise<RetentionReply> => {
       if (first.kind === 'retention.trimmed') await finishTrim();
       return { outcome: 'ok', ...first, repeated: true };

@@ -47,7 +47,7 @@ export {
   workMoves,
   workStatuses,
 } from './statuses.js';
-export { WorkWrite, WorkWriteReply, WorkChange } from './write.js';
+export { WorkWrite, WorkWriteReply, WorkChange, WorkRefused } from './write.js';
 export {
   HOLDER,
   MaintenanceAbandonBody,

@@ -8,6 +8,7 @@
  *   subject's last sequence, as item writes do per project).
  */
 import { z } from 'zod';
+import { WorkRefused } from './write.js';
 
 /** A holder's name: a node id, or what an operator acknowledges for (`backup`, `archive-2027`). */
 export const HOLDER = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
@@ -214,11 +215,6 @@ export const RetentionReply = z.discriminatedUnion('outcome', [
     position: z.string(),
     repeated: z.boolean(),
   }),
-  z.object({
-    outcome: z.literal('refused'),
-    error: z.string(),
-    detail: z.string(),
-    problems: z.array(z.object({ path: z.string(), message: z.string() })).default([]),
-  }),
+  WorkRefused,
 ]);
 export type RetentionReply = z.infer<typeof RetentionReply>;

@@ -57,6 +57,16 @@ export const WorkWrite = z.object({
 });
 export type WorkWrite = z.infer<typeof WorkWrite>;
 
+/** A work command refused, by any of the writers (items, files, retention gestures). */
+export const WorkRefused = z.object({
+  outcome: z.literal('refused'),
+  /** An API error code (`not_found`, `no_project`, `validation_error`, `op_id_invalid`, ...). */
+  error: z.string(),
+  detail: z.string(),
+  problems: z.array(z.object({ path: z.string(), message: z.string() })).default([]),
+});
+export type WorkRefused = z.infer<typeof WorkRefused>;
+
 export const WorkWriteReply = z.discriminatedUnion('outcome', [
   z.object({
     outcome: z.literal('ok'),
@@ -69,12 +79,6 @@ export const WorkWriteReply = z.discriminatedUnion('outcome', [
     /** True when the `op_id` had already been applied: this is its first outcome. */
     repeated: z.boolean(),
   }),
-  z.object({
-    outcome: z.literal('refused'),
-    /** An API error code (`not_found`, `no_project`, `validation_error`, `op_id_invalid`). */
-    error: z.string(),
-    detail: z.string(),
-    problems: z.array(z.object({ path: z.string(), message: z.string() })).default([]),
-  }),
+  WorkRefused,
 ]);
 export type WorkWriteReply = z.infer<typeof WorkWriteReply>;
