@@ -1,4 +1,5 @@
-/** The shape of the error catalogue's entries (errors.ts, errors.work.ts). */
+// The shape of the error catalogue's entries (errors.ts, errors.work.ts).
+
 /** The statuses the spec's table gives a code. */
 export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 412 | 413 | 415 | 503;
 
