@@ -229,6 +229,11 @@ export interface Bus {
    * Sequences are never reused: the stream's first sequence becomes `seq` (or `lastSeq + 1` when empty).
    */
   purgeBelow(stream: string, seq: number): Promise<number>;
+  /**
+   * Removes a stream with its messages and its durable consumers' positions; resolves false when there was
+   * no such stream. Stop its consumers and followers first.
+   */
+  deleteStream(stream: string): Promise<boolean>;
   /** Durable consumer: at-least-once, ack after the handler returns. */
   consume(stream: string, spec: ConsumerSpec, handler: ConsumeHandler): Promise<Subscription>;
   /**

@@ -131,6 +131,10 @@ class JetStreamBus implements Bus, EngineHost {
     return this.streams.purgeBelow(stream, seq);
   }
 
+  deleteStream(stream: string): Promise<boolean> {
+    return this.streams.deleteStream(stream);
+  }
+
   getMessage(stream: string, seq: number): Promise<StoredMessage | null> {
     return this.streams.getMessage(stream, seq);
   }

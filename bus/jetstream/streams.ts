@@ -13,7 +13,7 @@ import type {
   StreamSpec,
   Subscription,
 } from '../bus.js';
-import { InvalidNameError } from '../errors.js';
+import { InvalidNameError, StreamNotFoundError } from '../errors.js';
 import { assertName, assertSubject } from '../subject-match.js';
 import { fromHeaders, nanos, storedFromGet, storedFromJs } from './codec.js';
 import { once, type EngineHost } from './host.js';
@@ -159,6 +159,19 @@ export class StreamOps {
       return (await this.host.jsm.streams.purge(stream, { seq })).purged;
     } catch (error) {
       throw translate(error, `stream ${stream}`);
+    }
+  }
+
+  async deleteStream(stream: string): Promise<boolean> {
+    this.host.assertOpen();
+    assertName('stream', stream);
+    await this.host.ready();
+    try {
+      return await this.host.jsm.streams.delete(stream);
+    } catch (error) {
+      const translated = translate(error, `stream ${stream}`);
+      if (translated instanceof StreamNotFoundError) return false;
+      throw translated;
     }
   }
 

@@ -167,6 +167,10 @@ class MemoryBus implements Bus {
     return this.commit(() => this.streams.purgeBelow(stream, seq));
   }
 
+  deleteStream(stream: string): Promise<boolean> {
+    return this.commit(() => this.streams.drop(stream));
+  }
+
   getMessage(stream: string, seq: number): Promise<StoredMessage | null> {
     return settle(() => {
       this.assertOpen();

@@ -81,6 +81,11 @@ export function prepare(db: Db) {
     olderThan: db.prepare('SELECT seq, subject FROM messages WHERE stream = ? AND time_ms < ?'),
     remove: db.prepare('DELETE FROM messages WHERE stream = ? AND seq = ?'),
     removeBelow: db.prepare('DELETE FROM messages WHERE stream = ? AND seq < ?'),
+    dropMessages: db.prepare('DELETE FROM messages WHERE stream = ?'),
+    dropDedup: db.prepare('DELETE FROM dedup WHERE stream = ?'),
+    dropConsumers: db.prepare('DELETE FROM consumers WHERE stream = ?'),
+    dropConsumerAcks: db.prepare('DELETE FROM consumer_acks WHERE stream = ?'),
+    dropStream: db.prepare('DELETE FROM streams WHERE name = ?'),
     dedupInsert: db.prepare(
       'INSERT OR REPLACE INTO dedup (stream, msg_id, seq, time_ms) VALUES (?, ?, ?, ?)',
     ),

@@ -228,6 +228,22 @@ export class StreamStore {
     return changes;
   }
 
+  /** Removes a stream, its messages and its consumers' positions; call inside a transaction. */
+  drop(name: string): boolean {
+    if (!this.streams.has(name)) return false;
+    for (const statement of [
+      this.sql.dropMessages,
+      this.sql.dropDedup,
+      this.sql.dropConsumers,
+      this.sql.dropConsumerAcks,
+      this.sql.dropStream,
+    ])
+      statement.run(name);
+    this.streams.delete(name);
+    this.routeCache.clear();
+    return true;
+  }
+
   /** Applies max age, max messages and per-subject history; call inside a transaction. */
   enforceLimits(name: string, now: number, touchedSubject?: string): void {
     const s = this.state(name);

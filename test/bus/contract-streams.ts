@@ -61,6 +61,31 @@ export function registerStreams(withBus: WithBus): void {
   );
 
   withBus(
+    'deleteStream removes a stream with its messages and consumer positions; a new one starts empty',
+    async (fixture, id, t) => {
+      const { bus } = fixture;
+      const stream = `S${id}`;
+      await bus.ensureStream({ name: stream, subjects: [`c${id}.>`] });
+      for (let i = 1; i <= 3; i += 1) await bus.publish(`c${id}.x`, enc.encode(`${i}`), { msgId: `m-${i}` });
+      const seen = inbox<string>();
+      const sub = await bus.consume(stream, { durable: 'd' }, async (m) => seen.push(text(m.data)));
+      t.same([await seen.next(), await seen.next(), await seen.next()], ['1', '2', '3']);
+      await sub.stop();
+      t.equal(await bus.deleteStream(stream), true, 'it existed');
+      await t.rejects(bus.streamInfo(stream), StreamNotFoundError);
+      await t.rejects(bus.publish(`c${id}.x`, enc.encode('4')), NoStreamForSubjectError);
+      t.equal(await bus.deleteStream(stream), false, 'deleting again: there is none');
+      const reopened = fixture.reopen ? await fixture.reopen() : bus;
+      await t.rejects(reopened.streamInfo(stream), StreamNotFoundError, 'gone after a restart too');
+      await reopened.ensureStream({ name: stream, subjects: [`c${id}.>`] });
+      t.match(await reopened.streamInfo(stream), { messages: 0 });
+      const again = await reopened.publish(`c${id}.x`, enc.encode('5'), { msgId: 'm-1' });
+      t.equal(again.duplicate, false, 'the old message ids are forgotten');
+      t.equal(await reopened.consumerPending(stream, 'd'), null, 'the old consumer is gone');
+    },
+  );
+
+  withBus(
     'a repeated message id inside the window is acknowledged as a duplicate and not stored',
     async ({ bus }, id, t) => {
       await bus.ensureStream({ name: `S${id}`, subjects: [`c${id}.>`] });
