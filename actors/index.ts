@@ -57,7 +57,8 @@ export {
   peopleFrom,
   startIntegrationActors,
   startIntegrationHost,
-  startRouterHost,
+  openRouter,
+  drainRetiredNotify,
   type IntegrationActors,
 } from './integration/index.js';
 export { startSecretsHost } from './secrets/index.js';

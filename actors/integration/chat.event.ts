@@ -4,7 +4,13 @@
  * (a redelivery records it once). A mention of the seat's own bot user reads as a mention of the seat.
  */
 import { newEvent } from '../../bus/index.js';
-import { deliveryTrace, EventCategory, uuidv5, type EventRecord, type InboundNotification } from '../../schema/index.js';
+import {
+  deliveryTrace,
+  EventCategory,
+  uuidv5,
+  type EventRecord,
+  type InboundNotification,
+} from '../../schema/index.js';
 import { at, isRecord, str } from './json-paths.js';
 
 /** Namespace of `chat_message_received` ids: uuidv5(namespace, delivery key). */

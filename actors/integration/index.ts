@@ -3,6 +3,7 @@ export { startIntegrationActors, type IntegrationActors } from './integration.ac
 export { createPassHost, type PassRequest } from './pass.host.js';
 export { startIntegrationHost } from './integration.host.js';
 export { peopleFrom, type People } from './people.js';
-export { startRouterHost } from './router.host.js';
+export { openRouter, type Router } from './router.js';
+export { drainRetiredNotify, type RetiredNotify } from './retired-notify.js';
 export { routeNotification } from './routing.js';
 export { convertManifest } from './vendors/codehost-a.client.js';

@@ -1,10 +1,12 @@
 /**
  * The integration actor's host: consumes accepted raw deliveries (SVC_WEBHOOKS, SVC_WEBHOOKS_WIKI)
  * durably, parses each, drops an agent's own actions, records `webhook_received` (and, for a chat
- * message, `chat_message_received`: chat.event.ts) in the delivery's trace (the trace the router gives the wakes, so a turn links back to its delivery), and publishes
- * the parsed notification on `svc.notifications.inbound` (its id is the delivery key, so a redelivered
- * raw message dedups; the event's id is derived from it too). Acks only after both publishes are
- * durable: a crash in between redelivers, never loses.
+ * message, `chat_message_received`: chat.event.ts) in the delivery's trace (the trace the router gives the
+ * wakes, so a turn links back to its delivery), routes the parsed notification to the seats it wakes
+ * (router.ts) and publishes it on `svc.notifications.inbound` for anyone listening. The raw delivery is
+ * acked only once the records and the wakes are durable: a crash in between redelivers it, and every id
+ * derives from the delivery key, so a redelivery stores nothing twice. The raw stream is the only queue:
+ * routing in place saves a second durable hop per delivery (see ops/webhooks.md).
  */
 import type { Logger } from 'pino';
 import {
@@ -30,6 +32,7 @@ import {
 import { parseDelivery } from './parse.js';
 import { isOwnAction, resolveSeat, type People } from './people.js';
 import { chatMentions, chatMessageEvent, isChatMessage } from './chat.event.js';
+import type { Router } from './router.js';
 
 /** Deliveries handled at once by one node (see ConsumerSpec.concurrency). */
 export const ROUTING_CONCURRENCY = 16;
@@ -44,6 +47,8 @@ export interface IntegrationHostOptions {
   /** The people of the active revision (resolved); read per delivery. */
   people(): People;
   readonly logger: Logger;
+  /** Wakes the seats a notification names. */
+  readonly router: Router;
   /** Durable consumer name (one per fleet). */
   readonly durable?: string;
   /** Names this node in the `source` of the events it records. */
@@ -163,10 +168,9 @@ export async function startIntegrationHost(opts: IntegrationHostOptions): Promis
       ];
       await publishEvent(bus, chatMessageEvent(notification, source, mentioned));
     }
-    await bus.publish(Subjects.notificationsInbound, encoder.encode(JSON.stringify(notification)), {
-      msgId: notification.id,
-    });
-    logger.debug({ event: 'notification_published', id: notification.id }, 'notification_published');
+    await opts.router.route(notification);
+    // For observers (a core message: at most once); the wakes above are what routing guarantees.
+    bus.emit(Subjects.notificationsInbound, encoder.encode(JSON.stringify(notification)));
   };
   const subs = await Promise.all(
     // Deliveries are independent: many in flight share the bus's commits, so routing keeps up with

@@ -3,6 +3,7 @@ import {
   ensureCatalogue,
   EVENT_HISTORY_SECONDS,
   InvalidNameError,
+  NoStreamForSubjectError,
   SPEND_HISTORY_SECONDS,
   Streams,
   Subjects,
@@ -30,7 +31,6 @@ t.test('each spec topic lands in its stream', async (t) => {
   const data = new TextEncoder().encode('{}');
   const routes: Array<[string, string]> = [
     [Subjects.event('seat.turn.completed'), Streams.Events],
-    [Subjects.notificationsInbound, Streams.Notify],
     [Subjects.agentInbox('ada'), Streams.Inbox],
     [Subjects.configRevisionActivated, Streams.Config],
     [Subjects.configRevisionApplied, Streams.Config],
@@ -39,6 +39,8 @@ t.test('each spec topic lands in its stream', async (t) => {
     [Subjects.pages('page.updated'), Streams.Pages],
   ];
   for (const [subject, stream] of routes) t.equal((await bus.publish(subject, data)).stream, stream, subject);
+  // Parsed deliveries are routed in place and published as core messages: no stream keeps them.
+  await t.rejects(bus.publish(Subjects.notificationsInbound, data), NoStreamForSubjectError);
 });
 
 t.test('a seat handle or event type that would widen a subject is refused', async (t) => {

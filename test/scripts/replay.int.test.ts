@@ -93,9 +93,9 @@ t.test('verify accepts the holes work-queue acknowledgement leaves, checking onl
   const bus = await openMemoryBus({});
   t.teardown(() => bus.close());
   await ensureCatalogue(bus);
-  for (let i = 1; i <= 4; i += 1) await bus.publish(Subjects.notificationsInbound, enc.encode(String(i)));
-  await consumeAllBut(bus, Streams.Notify, [1, 3], 4);
-  const { lines, result } = await run(bus, { stream: Streams.Notify, verify: true });
+  for (let i = 1; i <= 4; i += 1) await bus.publish(Subjects.agentInbox('ada'), enc.encode(String(i)));
+  await consumeAllBut(bus, Streams.Inbox, [1, 3], 4);
+  const { lines, result } = await run(bus, { stream: Streams.Inbox, verify: true });
   t.match(lines.at(-1), { verify: 'ok', retention: 'workqueue', checked: 'increasing', count: 2 });
   t.same(
     lines.slice(0, -1).map((l) => l['seq']),

@@ -5,12 +5,11 @@
  */
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
-import { peopleFrom, startRouterHost } from '../../../actors/index.js';
+import { openRouter, peopleFrom } from '../../../actors/index.js';
 import { ensureCatalogue, Subjects, type Bus } from '../../../bus/index.js';
 import { openMemoryBus } from '../../../bus/memory/index.js';
 import { EventRecord, InboundNotification, InboxMessage } from '../../../schema/index.js';
 
-const encoder = new TextEncoder();
 const decode = (data: Uint8Array): unknown => JSON.parse(new TextDecoder().decode(data));
 
 function notification(n: number): InboundNotification {
@@ -53,7 +52,7 @@ async function routed(t: Test, limit: number, count: number) {
     skips.push(EventRecord.parse(decode(msg.data)));
     counted();
   });
-  const router = await startRouterHost({
+  const router = await openRouter({
     bus,
     people: () => peopleFrom({ name: 'Acme', roles: [{ name: 'Cy' }] }),
     rateLimit: () => limit,
@@ -63,10 +62,8 @@ async function routed(t: Test, limit: number, count: number) {
   t.teardown(async () => {
     inbox.stop();
     events.stop();
-    await router.stop();
   });
-  for (let n = 1; n <= count; n++)
-    await bus.publish(Subjects.notificationsInbound, encoder.encode(JSON.stringify(notification(n))));
+  for (let n = 1; n <= count; n++) await router.route(notification(n));
   await done;
   return { wakes, skips };
 }

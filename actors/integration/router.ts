@@ -1,45 +1,37 @@
 /**
- * The router of inbound notifications: a durable work-queue consumer of `svc.notifications.inbound`
- * that decides recipients (routing.ts), keeps wiki page watchers in a KV bucket, and publishes one
- * `InboxMessage` per agent seat on `svc.agent.<handle>.inbox` (never for a human seat). The message is
- * acked only after every inbox publish is durable; ids are per (notification, seat), so a redelivery
- * stores nothing twice. A seat past `notification_rate_limit` (per minute) is not woken: the skip is
- * recorded as a `NotificationSkipped` event instead.
+ * The router of inbound notifications, run by the integration actor on each parsed delivery: it decides
+ * recipients (routing.ts), keeps wiki page watchers in a KV bucket, and publishes one `InboxMessage` per
+ * agent seat on `svc.agent.<handle>.inbox` (never for a human seat). Ids are per (notification, seat), so a
+ * redelivered raw delivery stores nothing twice. A seat past `notification_rate_limit` (per minute) is not
+ * woken: the skip is recorded as a `NotificationSkipped` event instead.
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import {
-  Buckets,
-  publishEvent,
-  Streams,
-  Subjects,
-  TerminateError,
-  type Bus,
-  type Kv,
-  type Subscription,
-  newEvent,
-} from '../../bus/index.js';
+import { Buckets, publishEvent, Subjects, type Bus, type Kv, newEvent } from '../../bus/index.js';
 import {
   deliveryTrace,
   EventCategory,
-  InboundNotification,
   InboxKind,
   InboxMessage,
+  type InboundNotification,
 } from '../../schema/index.js';
 import type { People } from './people.js';
 import { RateWindow } from './rate-window.js';
 import { routeNotification } from './routing.js';
-import { ROUTING_CONCURRENCY } from './integration.host.js';
 
-export interface RouterHostOptions {
+export interface RouterOptions {
   readonly bus: Bus;
   people(): People;
   /** `notification_rate_limit` of the active document: wakes per seat per minute, 0 = no limit. */
   rateLimit?(): number;
   readonly logger: Logger;
-  readonly durable?: string;
   /** The router's node id, the skip event's source prefix (default `router`). */
   readonly nodeId?: string;
+}
+
+export interface Router {
+  /** Wakes the notification's recipients; resolves once every inbox message and skip record is durable. */
+  route(n: InboundNotification): Promise<void>;
 }
 
 const encoder = new TextEncoder();
@@ -84,20 +76,12 @@ async function addWatchers(kv: Kv, pageId: string, add: readonly string[]): Prom
   }
 }
 
-export async function startRouterHost(opts: RouterHostOptions): Promise<Subscription> {
+export async function openRouter(opts: RouterOptions): Promise<Router> {
   const { bus, logger } = opts;
   const watchers = await bus.kv({ name: Buckets.WikiWatchers, history: 4 });
   const window = new RateWindow();
   // Notifications are independent; wiki watcher updates are compare-and-set, so calls may overlap.
-  const spec = { durable: opts.durable ?? 'router', concurrency: ROUTING_CONCURRENCY };
-  return bus.consume(Streams.Notify, spec, async (msg) => {
-    let n: InboundNotification;
-    try {
-      n = InboundNotification.parse(JSON.parse(decoder.decode(msg.data)));
-    } catch (error) {
-      logger.error({ event: 'notification_unreadable', seq: msg.seq, err: error }, 'notification_unreadable');
-      throw new TerminateError('unreadable notification', { cause: error });
-    }
+  const route = async (n: InboundNotification): Promise<void> => {
     const people = opts.people();
     const pageId = n.pipeline === 'wiki' ? n.subject.id : null;
     const current = pageId !== null ? (await readWatchers(watchers, pageId)).handles : [];
@@ -148,7 +132,8 @@ export async function startRouterHost(opts: RouterHostOptions): Promise<Subscrip
       });
     }
     logger.info({ ...fields, event: 'notification_routed', recipients: woken }, 'notification_routed');
-  });
+  };
+  return { route };
 }
 
 /** The record of a wake not given: its id is per (notification, seat), so a redelivery records it once. */
