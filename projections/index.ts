@@ -1,6 +1,7 @@
 export {
   activationHistory,
   activeRevision,
+  activeRevisionId,
   applyConfigFact,
   configAudit,
   emptyConfigState,

@@ -40,6 +40,12 @@ export function logSettings(
 
 const chindings = pino.symbols.chindingsSym;
 
+/** Every key a binding has named, and pino's own: only these can be repeated in a line. */
+const boundKeys = new Set(['level', 'time', 'msg', 'node']);
+/** Bindings text -> the same without repeated keys. A request's child binds the same few routes and operators. */
+const mergedBindings = new Map<string, string>();
+const MERGED_BINDINGS_MAX = 1_000;
+
 /**
  * Child loggers bind keys again (`component: 'readmodels'`, then `component: 'projection.events'`);
  * pino appends each binding, so a record would carry both. The child's binding replaces the parent's.
@@ -48,8 +54,25 @@ function onChild(child: Logger): void {
   const holder = child as unknown as Record<symbol, string>;
   const text = holder[chindings] ?? '';
   if (text === '') return;
-  const merged = JSON.parse(`{${text.slice(1)}}`) as Record<string, unknown>;
-  holder[chindings] = `,${JSON.stringify(merged).slice(1, -1)}`;
+  let merged = mergedBindings.get(text);
+  if (merged === undefined) {
+    const bindings = JSON.parse(`{${text.slice(1)}}`) as Record<string, unknown>;
+    for (const key of Object.keys(bindings)) boundKeys.add(key);
+    merged = `,${JSON.stringify(bindings).slice(1, -1)}`;
+    if (mergedBindings.size >= MERGED_BINDINGS_MAX) mergedBindings.clear();
+    mergedBindings.set(text, merged);
+  }
+  holder[chindings] = merged;
+}
+
+/** Whether some bound key may occur twice in the line (a false yes only costs a re-serialisation). */
+function mayRepeatKey(line: string): boolean {
+  for (const key of boundKeys) {
+    const needle = `"${key}":`;
+    const first = line.indexOf(needle);
+    if (first !== -1 && line.indexOf(needle, first + needle.length) !== -1) return true;
+  }
+  return false;
 }
 
 /**
@@ -57,6 +80,7 @@ function onChild(child: Logger): void {
  * (`log.info({ node }, …)` under the `node` base binding) is written once, with the call's value.
  */
 export function uniqueKeys(line: string): string {
+  if (!mayRepeatKey(line)) return line;
   try {
     return `${JSON.stringify(JSON.parse(line))}\n`;
   } catch {

@@ -7,7 +7,13 @@
  */
 import { keyringFrom, openDocument, Streams } from '../bus/index.js';
 import type { Logger } from 'pino';
-import { peopleFrom, startIntegrationHost, startRouterHost, type People } from '../actors/index.js';
+import {
+  drainRetiredNotify,
+  openRouter,
+  peopleFrom,
+  startIntegrationHost,
+  type People,
+} from '../actors/index.js';
 import type { Bus, Subscription } from '../bus/index.js';
 import {
   Arrivals,
@@ -27,7 +33,7 @@ import {
   type RouteDef,
   type WebhookSettings,
 } from '../http/index.js';
-import { activeRevision, type ConfigView } from '../projections/index.js';
+import { activeRevision, activeRevisionId, type ConfigView } from '../projections/index.js';
 import { codehostAppFlow } from './codehost-app-wiring.js';
 import type { IntegrationsView } from './integrations-view.js';
 import { Company, substituteDeep, type Coverage, type Resolver, type TierA } from '../schema/index.js';
@@ -100,10 +106,11 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
     rateLimit: 0,
   };
   const current = (): typeof cached => {
-    const active = activeRevision(opts.view.state);
-    const id = active?.revision_id ?? null;
+    // Read on every delivery: the id decides, the record is built only when it changed or the second passed.
+    const id = activeRevisionId(opts.view.state);
     const now = performance.now();
     if (id === cached.id && now - cached.at < 1000) return cached;
+    const active = activeRevision(opts.view.state);
     if (active === null)
       return (cached = {
         id,
@@ -141,7 +148,6 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
   const routing: ReadonlyArray<readonly [string, string]> = [
     [Streams.Webhooks, 'integration'],
     [Streams.WebhooksWiki, 'integration'],
-    [Streams.Notify, 'router'],
   ];
   const backlog = new RoutingBacklog({
     ...defaultBacklog,
@@ -167,21 +173,23 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
   const subs: Subscription[] = [];
   if (opts.consumers !== false) {
     const people = (): People => current().people;
+    const router = await openRouter({
+      bus: opts.bus,
+      people,
+      rateLimit: () => current().rateLimit,
+      nodeId: opts.config.node.id,
+      logger: opts.logger.child({ component: 'router' }),
+    });
+    subs.push(
+      await drainRetiredNotify({ bus: opts.bus, router, logger: opts.logger.child({ component: 'router' }) }),
+    );
     subs.push(
       await startIntegrationHost({
         bus: opts.bus,
         people,
+        router,
         nodeId: opts.config.node.id,
         logger: opts.logger.child({ component: 'integration' }),
-      }),
-    );
-    subs.push(
-      await startRouterHost({
-        bus: opts.bus,
-        people,
-        rateLimit: () => current().rateLimit,
-        nodeId: opts.config.node.id,
-        logger: opts.logger.child({ component: 'router' }),
       }),
     );
   }

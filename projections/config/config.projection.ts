@@ -157,6 +157,14 @@ export function activeRevision(state: ConfigState): RevisionRecord | null {
   return standby && prior ? withPayload(prior, standby.payload) : null;
 }
 
+/** The id of the revision `activeRevision` answers with, without building its record (read per request). */
+export function activeRevisionId(state: ConfigState): string | null {
+  const active = state.active ? state.revisions.get(state.active.revision_id) : undefined;
+  if (active && state.payloads.get(active.revision_id)) return active.revision_id;
+  const standby = state.payloads.standby();
+  return standby && state.revisions.has(standby.revisionId) ? standby.revisionId : null;
+}
+
 /** Any stored revision with its payload, read back from the stream when the cache no longer holds it. */
 export async function readRevision(state: ConfigState, revisionId: string): Promise<RevisionRecord | null> {
   const stored = state.revisions.get(revisionId);

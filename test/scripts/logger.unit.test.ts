@@ -117,3 +117,16 @@ t.test('the duplicate-key check finds a repeated key (it can fail)', async (t) =
   t.same(duplicateKeys('{"a":1,"b":{"a":2},"c":"x\\",\\"a\\":"}'), []);
   t.same(duplicateKeys('{"component":"a","x":[{"component":1}],"component":"b"}'), ['component']);
 });
+
+t.test('a line repeating no key is written as built; a key bound later is still written once', async (t) => {
+  const at = sink();
+  const logger = createLogger({ debug: false, node: 'n1', destination: at.stream, env: {} });
+  const request = logger.child({ route: '/webhooks/x', operator: 'ops' });
+  request.info({ status: 200, nested: { route: 'inner' } }, 'request');
+  logger.child({ seat_handle: 'ada' }).info({ seat_handle: 'bob' }, 'woken');
+  const [plain, repeated] = at.text().trim().split('\n');
+  t.ok(plain!.indexOf('"level":30') < plain!.indexOf('"route":"/webhooks/x"'), 'pino’s own order kept');
+  t.same(duplicateKeys(plain!), []);
+  t.same(duplicateKeys(repeated!), []);
+  t.match(JSON.parse(repeated!), { seat_handle: 'bob', msg: 'woken' });
+});
