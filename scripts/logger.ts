@@ -40,10 +40,12 @@ export function logSettings(
 
 const chindings = pino.symbols.chindingsSym;
 
-/** Every key a binding has named, and pino's own: only these can be repeated in a line. */
-const boundKeys = new Set(['level', 'time', 'msg', 'node']);
-/** Bindings text -> the same without repeated keys. A request's child binds the same few routes and operators. */
-const mergedBindings = new Map<string, string>();
+/** The keys a logger's line already carries before the call's own: pino's and its bindings'. */
+const boundKeysSym = Symbol('svc.boundKeys');
+const rootKeys: ReadonlySet<string> = new Set(['level', 'time', 'msg', 'node']);
+type Bound = Record<symbol, ReadonlySet<string> | string | undefined>;
+/** Bindings text -> the same without repeated keys, and its keys. Requests bind the same few routes and operators. */
+const mergedBindings = new Map<string, { readonly text: string; readonly keys: ReadonlySet<string> }>();
 const MERGED_BINDINGS_MAX = 1_000;
 
 /**
@@ -51,36 +53,44 @@ const MERGED_BINDINGS_MAX = 1_000;
  * pino appends each binding, so a record would carry both. The child's binding replaces the parent's.
  */
 function onChild(child: Logger): void {
-  const holder = child as unknown as Record<symbol, string>;
-  const text = holder[chindings] ?? '';
+  const holder = child as unknown as Bound;
+  const text = (holder[chindings] as string | undefined) ?? '';
   if (text === '') return;
   let merged = mergedBindings.get(text);
   if (merged === undefined) {
     const bindings = JSON.parse(`{${text.slice(1)}}`) as Record<string, unknown>;
-    for (const key of Object.keys(bindings)) boundKeys.add(key);
-    merged = `,${JSON.stringify(bindings).slice(1, -1)}`;
+    merged = {
+      text: `,${JSON.stringify(bindings).slice(1, -1)}`,
+      keys: new Set([...rootKeys, ...Object.keys(bindings)]),
+    };
     if (mergedBindings.size >= MERGED_BINDINGS_MAX) mergedBindings.clear();
     mergedBindings.set(text, merged);
   }
-  holder[chindings] = merged;
-}
-
-/** Whether some bound key may occur twice in the line (a false yes only costs a re-serialisation). */
-function mayRepeatKey(line: string): boolean {
-  for (const key of boundKeys) {
-    const needle = `"${key}":`;
-    const first = line.indexOf(needle);
-    if (first !== -1 && line.indexOf(needle, first + needle.length) !== -1) return true;
-  }
-  return false;
+  holder[chindings] = merged.text;
+  holder[boundKeysSym] = merged.keys;
 }
 
 /**
- * The last line of defence for the same rule: a call's own key that a binding already names
- * (`log.info({ node }, …)` under the `node` base binding) is written once, with the call's value.
+ * Whether the line being written names a key its logger already bound (`log.info({ node }, …)` under the
+ * `node` base binding). Set by the call, read by the write that the same call makes next.
  */
+let repeatsKey = false;
+
+function noteRepeatedKeys(this: Logger, args: unknown[]): void {
+  const first = args[0];
+  repeatsKey = false;
+  if (first === null || typeof first !== 'object') return;
+  const bound = ((this as unknown as Bound)[boundKeysSym] as ReadonlySet<string> | undefined) ?? rootKeys;
+  for (const key of Object.keys(first)) {
+    if (bound.has(key)) {
+      repeatsKey = true;
+      return;
+    }
+  }
+}
+
+/** The last line of defence for the same rule: a repeated key is written once, with the call's value. */
 export function uniqueKeys(line: string): string {
-  if (!mayRepeatKey(line)) return line;
   try {
     return `${JSON.stringify(JSON.parse(line))}\n`;
   } catch {
@@ -146,9 +156,16 @@ export function createLogger(opts: {
       },
       // Both read the line back as an object, which keeps the last of a repeated key.
       hooks: {
+        logMethod(args, method) {
+          noteRepeatedKeys.call(this, args);
+          method.apply(this, args);
+        },
         streamWrite: (line) => {
           stdout?.wrote();
-          return settings.format === LogFormat.Pretty ? prettyLine(line) : uniqueKeys(line);
+          if (settings.format === LogFormat.Pretty) return prettyLine(line);
+          if (!repeatsKey) return line;
+          repeatsKey = false;
+          return uniqueKeys(line);
         },
       },
     },
