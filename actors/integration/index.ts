@@ -3,7 +3,7 @@ export { startIntegrationActors, type IntegrationActors } from './integration.ac
 export { createPassHost, type PassRequest } from './pass.host.js';
 export { startIntegrationHost } from './integration.host.js';
 export { peopleFrom, type People } from './people.js';
-export { openRouter, type Router } from './router.js';
-export { drainRetiredNotify, type RetiredNotify } from './retired-notify.js';
+export { openRouter } from './router.js';
+export { drainRetiredNotify } from './retired-notify.js';
 export { routeNotification } from './routing.js';
 export { convertManifest } from './vendors/codehost-a.client.js';

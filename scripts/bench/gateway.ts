@@ -10,38 +10,17 @@
  * Load generator: Debian's `wrk`, installed with apt-get when missing (the script says so). It runs with
  * fewer threads than there are cores, so the server (one Node thread) keeps most of the CPU.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { availableParallelism } from 'node:os';
 import { startBareHelloServer } from '../../http/bench/bare-hello.js';
 import { freePort, startServe, TOKEN } from './node.js';
+import { ensureWrk, wrkThreads as threads } from './wrk.js';
 import { report, row } from './table.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
-const threads = Math.max(1, Math.floor(availableParallelism() / 2));
-
-function ensureWrk(): void {
-  try {
-    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
-    return;
-  } catch (err) {
-    // wrk --version exits 1 after printing its version; only a missing binary is ENOENT.
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return;
-  }
-  console.log('setup: wrk is missing; installing the Debian package wrk with apt-get');
-  const sudo = process.getuid?.() === 0 ? [] : ['sudo'];
-  const run = (args: string[]): void => {
-    const [cmd, ...rest] = [...sudo, ...args];
-    execFileSync(cmd!, rest, {
-      stdio: 'inherit',
-      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-    });
-  };
-  run(['apt-get', 'update', '-qq']);
-  run(['apt-get', 'install', '-y', '-qq', 'wrk']);
-}
 
 /** Runs wrk against `url` and returns its requests/s; non-2xx answers are expected for the 404 case. */
 async function wrk(url: string, headers: string[] = []): Promise<number> {

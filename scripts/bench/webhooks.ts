@@ -1,6 +1,7 @@
 /**
  * Webhook benchmark (not a test): 20,000 signed tracker-b deliveries, 10% of them repeats of earlier ones,
- * from 50 concurrent keep-alive connections to `POST /webhooks/tracker-b` of a `svc serve` child. Checks from
+ * from 50 concurrent keep-alive connections of wrk (wrk.ts; the deliveries signed beforehand, a Lua script
+ * sends them and reads each answer) to `POST /webhooks/tracker-b` of a `svc serve` child. Checks from
  * the answers that every unique delivery was accepted once and every repeat answered as a duplicate, then
  * prints deliveries/s and p99 latency next to the raw bus publish rate (the memory engine in this process,
  * same payloads with their message ids, same concurrency) measured in the same run. Acceptance is not the
@@ -12,17 +13,16 @@
  * BENCH_STORE=memory for a pure in-memory bus on both sides (default: SQLite under a temporary store_dir).
  */
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { ensureCatalogue, openMemoryBus, type Bus } from '../../bus/index.js';
 import { deliveryKey, deliveryTrace, Vendor } from '../../schema/index.js';
-import { auth, putCompany, quantile, startServe, type ServedNode } from './node.js';
+import { auth, putCompany, startServe, type ServedNode } from './node.js';
 import { report, row } from './table.js';
+import { ensureWrk, wrkThreads } from './wrk.js';
 
 const total = Number(process.env.BENCH_DELIVERIES ?? 20_000);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -59,25 +59,6 @@ function delivery(i: number): { body: string; headers: Record<string, string> } 
   };
 }
 
-function post(
-  agent: Agent,
-  port: number,
-  d: { body: string; headers: Record<string, string> },
-): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { agent, host: '127.0.0.1', port, method: 'POST', path: '/webhooks/tracker-b', headers: { ...d.headers, 'content-length': Buffer.byteLength(d.body) } },
-      (res) => {
-        let text = '';
-        res.on('data', (c: Buffer) => (text += c.toString()));
-        res.on('end', () => resolve(`${res.statusCode ?? 0}${text.includes('"duplicate":true') ? ' duplicate' : ''}`));
-      },
-    ); // prettier-ignore
-    req.on('error', reject);
-    req.end(d.body);
-  });
-}
-
 async function openBench(): Promise<{ bus: Bus; cleanup: () => Promise<void> }> {
   const dir =
     process.env.BENCH_STORE === 'memory' ? null : mkdtempSync(join(tmpdir(), 'svc-bench-webhooks-'));
@@ -107,49 +88,34 @@ async function rawPublishRate(order: number[]): Promise<number> {
 }
 
 async function main(): Promise<void> {
+  ensureWrk();
   const order = plan();
   const unique = new Set(order).size;
   const node = await startServe({ store: process.env.BENCH_STORE !== 'memory' });
-  let load: { latencies: number[]; statuses: Array<[string, number]>; seconds: number };
+  let load: Load;
   let routedSeconds: number;
   try {
     await putCompany(node, document);
-    // The load generator is a process of its own, so the node does not share its event loop with it.
-    // The plan goes through a file: tens of thousands of ids do not fit an environment variable.
-    const planFile = join(node.dir, 'plan.json');
-    writeFileSync(planFile, JSON.stringify({ port: node.port, order }));
-    const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)], {
-      env: { ...process.env, BENCH_WEBHOOKS_LOAD: planFile },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
     const sent = performance.now();
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    const [code] = (await once(child, 'exit')) as [number | null];
-    if (code !== 0) throw new Error(`load generator exited ${code}`);
-    load = JSON.parse(out.trim().split('\n').pop() ?? '{}') as typeof load;
+    load = await sendWithWrk(node, order);
     routedSeconds = (await lastRouted(node, order)) - sent;
   } finally {
     await node.stop();
   }
-  const { latencies, seconds } = load;
-  const statuses = new Map(load.statuses);
-
+  const { seconds } = load;
   const raw = await rawPublishRate(order);
-  const sorted = latencies.sort((a, b) => a - b);
   const rate = total / seconds;
-  const accepted = statuses.get('200') ?? 0;
-  const duplicates = statuses.get('200 duplicate') ?? 0;
+  const { accepted, duplicates } = load;
   const result = {
     deliveries: total,
     unique,
     duplicates_sent: total - unique,
     connections,
-    answers: Object.fromEntries(statuses),
+    answers: { accepted, duplicate: duplicates, other: load.other },
     exactly_once: accepted === unique && duplicates === total - unique,
     deliveries_per_s: Math.round(rate),
-    p50_ms: Number(quantile(sorted, 0.5).toFixed(2)),
-    p99_ms: Number(quantile(sorted, 0.99).toFixed(2)),
+    p50_ms: load.p50Ms,
+    p99_ms: load.p99Ms,
     raw_bus_publish_per_s: Math.round(raw),
     ratio_to_raw: Number((rate / raw).toFixed(2)),
     routed_s: Number((routedSeconds / 1000).toFixed(2)),
@@ -175,10 +141,13 @@ async function main(): Promise<void> {
 
 /**
  * When the last accepted delivery was routed (performance.now()): routing follows the log, so once the
- * events of the last ids sent (one per connection at most in flight) are readable, every earlier one is.
+ * events of the last ids each wrk thread sent (one per connection at most in flight) are readable, every
+ * earlier one is.
  */
 async function lastRouted(node: ServedNode, order: number[]): Promise<number> {
-  const last = [...new Set(order.slice(-connections))];
+  // Each wrk thread sends its own share in order: the last of every share.
+  const shares = Array.from({ length: wrkThreads }, (_, t) => order.filter((_, k) => k % wrkThreads === t));
+  const last = [...new Set(shares.flatMap((share) => share.slice(-connections)))];
   const traces = last.map((i) => deliveryTrace(deliveryKey(Vendor.TrackerB, null, `bench-${i}`)));
   const deadline = performance.now() + 600_000;
   for (const trace of traces) {
@@ -193,34 +162,78 @@ async function lastRouted(node: ServedNode, order: number[]): Promise<number> {
   return performance.now();
 }
 
-/** The load generator: 50 keep-alive connections sending the plan, each request timed. */
-async function load(spec: string): Promise<void> {
-  const { port, order } = JSON.parse(readFileSync(spec, 'utf8')) as { port: number; order: number[] };
-  const agent = new Agent({ keepAlive: true, maxSockets: connections });
-  const latencies: number[] = [];
-  const statuses = new Map<string, number>();
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: connections }, async () => {
-      while (next < order.length) {
-        const d = delivery(order[next++]!);
-        const t0 = performance.now();
-        const status = await post(agent, port, d);
-        latencies.push(performance.now() - t0);
-        statuses.set(status, (statuses.get(status) ?? 0) + 1);
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  agent.destroy();
-  process.stdout.write(`${JSON.stringify({ latencies, statuses: [...statuses], seconds })}\n`);
+interface Load {
+  readonly accepted: number;
+  readonly duplicates: number;
+  readonly other: number;
+  readonly seconds: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
 }
 
-const loadSpec = process.env.BENCH_WEBHOOKS_LOAD;
-if (loadSpec === undefined)
-  await main().catch((err: unknown) => {
-    console.error(err);
-    process.exitCode = 1;
+/**
+ * wrk's script: thread k of n sends the plan's deliveries k, k+n, ... once each and counts their answers;
+ * a connection with nothing left to send asks `/health` (not counted) until the last answer is in, then the
+ * thread says DONE and stops. wrk itself runs its whole duration; told to stop (SIGINT), it reports at once.
+ */
+const wrkScript = (dataFile: string, threads: number): string => `
+local DATA, THREADS = ${JSON.stringify(dataFile)}, ${threads}
+local started, threads = 0, {}
+function setup(thread) started = started + 1; thread:set("tid", started); table.insert(threads, thread) end
+function init(args)
+  -- wrk calls the first thread's request() once before any connection, to count pipelined requests.
+  reqs, sent, accepted, duplicate, other = {}, tid == 1 and -1 or 0, 0, 0, 0
+  local k = 0
+  for line in io.lines(DATA) do
+    if k % THREADS == tid - 1 then
+      local body, signature, id = line:match("^(.-)\t(.-)\t(.-)$")
+      table.insert(reqs, wrk.format("POST", "/webhooks/tracker-b", {["content-type"] = "application/json", ["x-tracker-b-event"] = "issue", ["x-tracker-b-delivery"] = id, ["x-tracker-b-signature"] = signature}, body))
+    end
+    k = k + 1
+  end
+  extra = wrk.format("GET", "/health")
+end
+function request()
+  sent = sent + 1
+  if sent >= 1 and sent <= #reqs then return reqs[sent] end
+  return extra
+end
+function response(status, headers, body)
+  if body:find('"accepted":', 1, true) then
+    if body:find('"duplicate":true', 1, true) then duplicate = duplicate + 1 else accepted = accepted + 1 end
+  elseif status ~= 200 then other = other + 1 end
+  if accepted + duplicate + other == #reqs then io.write("DONE\\n"); io.flush(); wrk.thread:stop() end
+end
+function done(summary, latency, requests)
+  local a, d, o = 0, 0, 0
+  for _, t in ipairs(threads) do a = a + t:get("accepted"); d = d + t:get("duplicate"); o = o + t:get("other") end
+  io.write(string.format("RESULT %d %d %d %.6f %.3f %.3f\\n", a, d, o, summary.duration / 1e6, latency:percentile(50) / 1000, latency:percentile(99) / 1000))
+end
+`;
+
+/** Sends the plan with wrk (its own process, so the node keeps its thread) and reads its counts. */
+async function sendWithWrk(node: ServedNode, order: number[]): Promise<Load> {
+  const dataFile = join(node.dir, 'deliveries.tsv');
+  writeFileSync(dataFile, order.map((i) => { const d = delivery(i); return `${d.body}\t${d.headers['x-tracker-b-signature']}\t${d.headers['x-tracker-b-delivery']}`; }).join('\n') + '\n'); // prettier-ignore
+  const script = join(node.dir, 'deliveries.lua');
+  writeFileSync(script, wrkScript(dataFile, wrkThreads));
+  // A long duration and timeout: the script stops once every answer is in, and answers may wait up to 2 s
+  // while routing catches up (backlog.ts).
+  const args = ['-t', String(wrkThreads), '-c', String(connections), '-d', process.env.BENCH_WRK_DURATION ?? '600s', '--timeout', '30s', '-s', script, `${node.url}/health`]; // prettier-ignore
+  const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+    if ((out.match(/^DONE$/gm) ?? []).length === wrkThreads) child.kill('SIGINT');
   });
-else await load(loadSpec);
+  const [code] = (await once(child, 'exit')) as [number | null];
+  const match = /RESULT (\d+) (\d+) (\d+) ([\d.]+) ([\d.]+) ([\d.]+)/.exec(out);
+  if (code !== 0 || !match) throw new Error(`wrk failed (exit ${code}):\n${out}`);
+  const [accepted, duplicates, other, seconds, p50Ms, p99Ms] = match.slice(1).map(Number) as [number, number, number, number, number, number]; // prettier-ignore
+  return { accepted, duplicates, other, seconds, p50Ms, p99Ms };
+}
+
+await main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
