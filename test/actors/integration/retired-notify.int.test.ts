@@ -15,31 +15,13 @@ import {
   type Bus,
 } from '../../../bus/index.js';
 import { openMemoryBus } from '../../../bus/memory/index.js';
-import { InboundNotification, InboxMessage } from '../../../schema/index.js';
+import { InboxMessage } from '../../../schema/index.js';
+import { notification } from './fixtures/notification.js';
 import { startNatsServer } from '../../harness/nats-server.js';
 
 const logger = pino({ level: 'silent' });
 const encoder = new TextEncoder();
 const STREAM = 'SVC_NOTIFY';
-
-function notification(n: number): InboundNotification {
-  return InboundNotification.parse({
-    id: `codehost-a:cy:d-${n}`,
-    vendor: 'codehost-a',
-    pipeline: 'codehost-a',
-    event: 'issues',
-    delivery_id: `d-${n}`,
-    received_at: new Date().toISOString(),
-    seat: 'cy',
-    trigger: null,
-    summary: `issue ${n} assigned`,
-    subject: { kind: 'issue', id: String(n), key: null, title: null, space: null, url: null },
-    mentions: [],
-    named: [],
-    raw: { stream: 'SVC_WEBHOOKS', seq: n },
-    payload: null,
-  });
-}
 
 /** The stream as earlier versions created it, holding `count` notifications nobody routed yet. */
 async function leftOver(bus: Bus, count: number): Promise<void> {

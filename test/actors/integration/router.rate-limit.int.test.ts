@@ -8,28 +8,10 @@ import t, { type Test } from 'tap';
 import { openRouter, peopleFrom } from '../../../actors/index.js';
 import { ensureCatalogue, Subjects, type Bus } from '../../../bus/index.js';
 import { openMemoryBus } from '../../../bus/memory/index.js';
-import { EventRecord, InboundNotification, InboxMessage } from '../../../schema/index.js';
+import { EventRecord, InboxMessage } from '../../../schema/index.js';
+import { notification } from './fixtures/notification.js';
 
 const decode = (data: Uint8Array): unknown => JSON.parse(new TextDecoder().decode(data));
-
-function notification(n: number): InboundNotification {
-  return InboundNotification.parse({
-    id: `codehost-a:cy:d-${n}`,
-    vendor: 'codehost-a',
-    pipeline: 'codehost-a',
-    event: 'issues',
-    delivery_id: `d-${n}`,
-    received_at: new Date().toISOString(),
-    seat: 'cy',
-    trigger: null,
-    summary: `issue ${n} assigned`,
-    subject: { kind: 'issue', id: String(n), key: null, title: null, space: null, url: null },
-    mentions: [],
-    named: [],
-    raw: { stream: 'SVC_WEBHOOKS', seq: n },
-    payload: null,
-  });
-}
 
 async function routed(t: Test, limit: number, count: number) {
   const bus: Bus = await openMemoryBus();
