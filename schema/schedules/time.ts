@@ -92,8 +92,26 @@ function step(it: CronExpression, way: 'next' | 'prev'): Date | null {
 /** Bounds every walk: a timezone cron-parser mishandles must not spin a caller forever. */
 const MAX_STEPS = 1000;
 
+/**
+ * Answers remembered by (expression, zone, instant, count): an apply plans every schedule of a company at one
+ * instant, and many share an expression (`0 9 * * 1-5`), so each is walked once. Bounded like the zones.
+ */
+const remembered = new Map<string, readonly number[]>();
+const REMEMBERED_MAX = 1_000;
+
 /** The first `count` fire times strictly after `after` (fewer when the expression runs out). */
 export function nextFireTimes(cron: string, tz: string, after: Date, count: number): Date[] {
+  const key = `${cron}\u0000${tz}\u0000${after.getTime()}\u0000${count}`;
+  let times = remembered.get(key);
+  if (times === undefined) {
+    times = walkForward(cron, tz, after, count).map((d) => d.getTime());
+    if (remembered.size >= REMEMBERED_MAX) remembered.clear();
+    remembered.set(key, times);
+  }
+  return times.map((t) => new Date(t));
+}
+
+function walkForward(cron: string, tz: string, after: Date, count: number): Date[] {
   const it = canonical(cron, tz, after);
   const out: Date[] = [];
   for (let steps = 0; out.length < count && steps < MAX_STEPS + count; steps++) {
