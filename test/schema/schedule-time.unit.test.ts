@@ -175,3 +175,22 @@ t.test('expressions and timezones that cannot be scheduled say why', async (t) =
   t.match(cronProblem('* * * * *', 'Mars/Olympus'), /unknown timezone/);
   t.match(cronProblem('* * * * *', '${TZ}'), /unknown timezone/);
 });
+
+t.test(
+  'a remembered answer is the same answer, and a caller changing its dates changes no later answer',
+  async (t) => {
+    const after = new Date('2026-03-02T07:00:00Z'); // a Monday; 09:00 in Paris is 08:00Z until March 29
+    const expected = ['2026-03-02T08:00:00.000Z', '2026-03-03T08:00:00.000Z', '2026-03-04T08:00:00.000Z'];
+    const first = nextFireTimes('0 9 * * 1-5', 'Europe/Paris', after, 3);
+    t.same(
+      first.map((d) => d.toISOString()),
+      expected,
+    );
+    first[0]!.setTime(0);
+    const again = nextFireTimes('0 9 * * 1-5', 'Europe/Paris', after, 3);
+    t.same(
+      again.map((d) => d.toISOString()),
+      expected,
+    );
+  },
+);
