@@ -355,9 +355,12 @@ async function handle(core: GatewayCore, r: Receiving, facts: RequestFacts): Pro
     [reply, sent] = [failedReply, exchange.send(ctx, failedReply)];
   }
   if (sent) r.answered(reply.status);
-  if (sent) log.info({ ...fields, status: reply.status, ms }, 'request');
+  if (sent) log.info({ ...fields, ...reply.logged, status: reply.status, ms }, 'request');
   else
-    log.info({ ...fields, event: 'answer_dropped', status: reply.status, ms }, 'answer dropped: client gone');
+    log.info(
+      { ...fields, ...reply.logged, event: 'answer_dropped', status: reply.status, ms },
+      'answer dropped: client gone',
+    );
 }
 
 /** A streamed answer: logged when it ended, whole, stopped by the client, or cut short by its reading. */

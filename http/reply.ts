@@ -7,6 +7,8 @@ export interface ApiReply {
   readonly status: number;
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: unknown;
+  /** What the handler has to say about the request, written on its `request` log line (one line, not two). */
+  readonly logged?: Readonly<Record<string, string | number | boolean | null>>;
 }
 
 /**

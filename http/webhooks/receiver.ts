@@ -141,15 +141,16 @@ export async function accept(deps: ReceiverDeps, req: ApiRequest, given: Accepte
   });
   await deps.arrivals.record(a.surface, ack.duplicate ? 'duplicate' : 'accepted');
   if (!ack.duplicate) await deps.backlog?.wait();
-  req.log.info(
-    {
+  return {
+    status: 200,
+    body: { accepted: true, duplicate: ack.duplicate },
+    // On the request's own line: a busy receiver writes one line per delivery, not two.
+    logged: {
       event: ack.duplicate ? 'webhook_duplicate' : 'webhook_accepted',
       surface: a.surface,
       delivery_id: a.deliveryId,
       vendor_event: a.event,
       seq: ack.seq,
     },
-    ack.duplicate ? 'webhook_duplicate' : 'webhook_accepted',
-  );
-  return { status: 200, body: { accepted: true, duplicate: ack.duplicate } };
+  };
 }

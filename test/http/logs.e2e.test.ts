@@ -77,3 +77,25 @@ t.test(
     t.equal(accepted?.route, '/config');
   },
 );
+
+t.test('what a handler logs with its reply lands on the request line, never in the answer', async (t) => {
+  const h = await startHarness({
+    routes: [
+      {
+        method: 'POST',
+        pattern: '/webhooks/x',
+        handler: () => ({
+          status: 200,
+          body: { accepted: true },
+          logged: { event: 'webhook_accepted', seq: 7 },
+        }),
+      },
+    ],
+  });
+  t.teardown(() => h.gw.close());
+  const res = await call(`${h.base}/webhooks/x`, { method: 'POST', body: '{}' });
+  t.same(JSON.parse(res.text), { accepted: true }, 'the answer is the body alone');
+  const lines = h.logs.filter((l) => l.route === '/webhooks/x');
+  t.equal(lines.length, 1, 'one line for the request');
+  t.match(lines[0], { msg: 'request', event: 'webhook_accepted', seq: 7, status: 200 });
+});
