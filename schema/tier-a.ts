@@ -92,7 +92,9 @@ export const TierAFile = z.strictObject({
       /** Free-form labels shown by `GET /fleet` (zone, rack, purpose); nothing in svc reads them. */
       labels: z
         .record(
-          z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'label name: letters, digits, . _ - (max 63)'),
+          z
+            .string()
+            .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'label name: letters, digits, . _ - (max 63)'),
           z.string().max(256),
         )
         .optional(),

@@ -23,7 +23,8 @@ export function seatSandbox(company: Company | null, handle: string, resolve: Re
   const setupRaw = seat.sandbox?.setup;
   const setup = typeof setupRaw === 'string' ? [setupRaw] : (setupRaw ?? []);
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(seat.sandbox?.env ?? {})) env[key] = substituteRefs(value, resolve);
+  for (const [key, value] of Object.entries(seat.sandbox?.env ?? {}))
+    env[key] = substituteRefs(value, resolve);
   return {
     handle,
     role: seat.name,

@@ -51,9 +51,18 @@ export const unconfiguredSettings = (extra?: Partial<ExtraSecrets>): WebhookSett
   directory: { seats: new Map(), units: [] },
 });
 
-export function webhookSettingsFrom(revision: string, resolved: Company, extra: ExtraSecrets): WebhookSettings {
-  const { tracker_a: trackerA, wiki, codehost_a: codehostA, codehost_b: codehostB, tracker_b: trackerB } =
-    resolved.integrations ?? {};
+export function webhookSettingsFrom(
+  revision: string,
+  resolved: Company,
+  extra: ExtraSecrets,
+): WebhookSettings {
+  const {
+    tracker_a: trackerA,
+    wiki,
+    codehost_a: codehostA,
+    codehost_b: codehostB,
+    tracker_b: trackerB,
+  } = resolved.integrations ?? {};
   return {
     revision,
     trackerA: { configured: trackerA !== undefined, secret: nonEmpty(trackerA?.webhook_secret) },

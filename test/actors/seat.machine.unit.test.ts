@@ -173,27 +173,30 @@ t.test('pause without stop_running lets the turn finish, then the seat stays pau
   t.same(types(resumed.effects), ['announceResumed']);
 });
 
-t.test('pause with stop_running cuts the running turn: no completion, the seat is paused at once', async (t) => {
-  const paused = { by: 'op', at: at(1), reason: 'stop', stop_running: true };
-  const { snap, effects } = when(given(), woke, { type: 'seat.pause', paused });
-  t.same(types(effects), ['runPhase', 'announcePaused', 'cutTurn']);
-  t.same(effects[2]!.params, { turn_id: 'turn-1' });
-  t.ok(snap.matches({ stopped: 'paused' }));
-  t.equal(snap.context.turn, null, 'the turn is left to its journal');
-  const late = when(snap, {
-    type: 'seat.phase.failed',
-    turn_id: 'turn-1',
-    phase: 'plan',
-    tokens: 0,
-    at: at(2),
-    reason: 'aborted',
-    error: 'paused',
-  });
-  t.ok(late.snap.matches({ stopped: 'paused' }));
-  t.same(types(late.effects), [], 'the cut phase ends nothing: no completion');
-  const resumed = when(snap, { type: 'seat.resume', by: 'op', at: at(5) }, woke);
-  t.ok(resumed.snap.matches({ working: 'plan' }), 'resumed, the seat takes the wake again');
-});
+t.test(
+  'pause with stop_running cuts the running turn: no completion, the seat is paused at once',
+  async (t) => {
+    const paused = { by: 'op', at: at(1), reason: 'stop', stop_running: true };
+    const { snap, effects } = when(given(), woke, { type: 'seat.pause', paused });
+    t.same(types(effects), ['runPhase', 'announcePaused', 'cutTurn']);
+    t.same(effects[2]!.params, { turn_id: 'turn-1' });
+    t.ok(snap.matches({ stopped: 'paused' }));
+    t.equal(snap.context.turn, null, 'the turn is left to its journal');
+    const late = when(snap, {
+      type: 'seat.phase.failed',
+      turn_id: 'turn-1',
+      phase: 'plan',
+      tokens: 0,
+      at: at(2),
+      reason: 'aborted',
+      error: 'paused',
+    });
+    t.ok(late.snap.matches({ stopped: 'paused' }));
+    t.same(types(late.effects), [], 'the cut phase ends nothing: no completion');
+    const resumed = when(snap, { type: 'seat.resume', by: 'op', at: at(5) }, woke);
+    t.ok(resumed.snap.matches({ working: 'plan' }), 'resumed, the seat takes the wake again');
+  },
+);
 
 t.test('a seat that boots paused takes no wake until resumed', async (t) => {
   const snap = given(true);
@@ -226,20 +229,23 @@ t.test('turn_engine limits: defaults, max_tool_rounds clamped to each ceiling', 
   t.equal(l.extension_step, 4);
 });
 
-t.test('a turn deferred to its provider retry_at ends nothing: no completion, the seat takes wakes', async (t) => {
-  const deferred: SeatEvent = { type: 'seat.turn.deferred', turn_id: 'turn-1', retry_at: at(30) };
-  const { snap, effects } = when(given(), woke, deferred);
-  t.same(types(effects), ['runPhase', 'deferTurn']);
-  t.same(effects[1]!.params, { turn_id: 'turn-1', retry_at: at(30) });
-  t.ok(snap.matches('idle'));
-  t.equal(snap.context.turn, null);
-  const stale = when(given(), woke, { ...deferred, turn_id: 'other' });
-  t.ok(stale.snap.matches({ working: 'plan' }), "another turn's deferral is ignored");
-  const pausedMeanwhile = when(
-    given(),
-    woke,
-    { type: 'seat.pause', paused: { by: 'op', at: at(1), reason: 'x', stop_running: false } },
-    deferred,
-  );
-  t.ok(pausedMeanwhile.snap.matches({ stopped: 'paused' }));
-});
+t.test(
+  'a turn deferred to its provider retry_at ends nothing: no completion, the seat takes wakes',
+  async (t) => {
+    const deferred: SeatEvent = { type: 'seat.turn.deferred', turn_id: 'turn-1', retry_at: at(30) };
+    const { snap, effects } = when(given(), woke, deferred);
+    t.same(types(effects), ['runPhase', 'deferTurn']);
+    t.same(effects[1]!.params, { turn_id: 'turn-1', retry_at: at(30) });
+    t.ok(snap.matches('idle'));
+    t.equal(snap.context.turn, null);
+    const stale = when(given(), woke, { ...deferred, turn_id: 'other' });
+    t.ok(stale.snap.matches({ working: 'plan' }), "another turn's deferral is ignored");
+    const pausedMeanwhile = when(
+      given(),
+      woke,
+      { type: 'seat.pause', paused: { by: 'op', at: at(1), reason: 'x', stop_running: false } },
+      deferred,
+    );
+    t.ok(pausedMeanwhile.snap.matches({ stopped: 'paused' }));
+  },
+);

@@ -318,7 +318,10 @@ t.test(
       problems: [{ path: 'nonsense', kind: 'unknown_field' }],
     });
     // A misspelt key reads as validation of a whole document reads it: with the did-you-mean.
-    const typo = await node.call('PATCH', '/config', { body: { misson: 'x' }, headers: { 'x-summary': 's' } });
+    const typo = await node.call('PATCH', '/config', {
+      body: { misson: 'x' },
+      headers: { 'x-summary': 's' },
+    });
     t.equal(typo.status, 400);
     const patched = (await json(typo))['problems'] as Json[];
     t.match(patched, [{ path: 'misson', kind: 'unknown_field', message: 'unknown field `misson`; did you mean `mission`?' }]); // prettier-ignore

@@ -17,14 +17,17 @@ const admission = (t: Test, doc: Doc, expected: string): void => {
   t.ok(stored.document, 'the runnable document is returned');
 };
 
-t.test('an org budget below a seat budget is written (an emergency org cap): no rule refuses it', async (t) => {
-  const doc = baseCompany();
-  doc['token_budget'] = 1000;
-  doc['roles'][0]['token_budget'] = 5000;
-  const result = write(doc);
-  t.ok(result.valid);
-  t.same(summary(result), []);
-});
+t.test(
+  'an org budget below a seat budget is written (an emergency org cap): no rule refuses it',
+  async (t) => {
+    const doc = baseCompany();
+    doc['token_budget'] = 1000;
+    doc['roles'][0]['token_budget'] = 5000;
+    const result = write(doc);
+    t.ok(result.valid);
+    t.same(summary(result), []);
+  },
+);
 
 t.test('A2: an enabled lead-targeted schedule whose scope has no lead', async (t) => {
   const doc = baseCompany();

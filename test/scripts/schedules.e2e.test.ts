@@ -57,7 +57,11 @@ t.test('a served node fires an applied schedule and answers /schedules with its 
   const query = await fetch(`${url}/query/schedules`);
   t.equal(query.status, 200);
   const snapshot = (await (await fetch(`${url}/stream/snapshot`)).json()) as { schedules: unknown };
-  t.match(snapshot.schedules, { schedules: [{ name: 'pulse', runners: ['ivy'] }] }, 'the snapshot carries them');
+  t.match(
+    snapshot.schedules,
+    { schedules: [{ name: 'pulse', runners: ['ivy'] }] },
+    'the snapshot carries them',
+  );
   run.kill('SIGTERM');
   t.equal(await run.exited, 0);
 });

@@ -39,7 +39,7 @@ t.test(
     t.teardown(() => first.kill('SIGKILL'));
     const seeded = await first.waitForLog((line) => line.msg === 'company activated from the --company file');
     await first.waitForLog((line) => line.msg === 'config applied');
-  const health = (await (await fetch(`${url}/health`)).json()) as Record<string, unknown>;
+    const health = (await (await fetch(`${url}/health`)).json()) as Record<string, unknown>;
     t.match(health, { configured: true, applied_epoch: 1 });
     const [revision] = await revisions(url);
     t.match(revision, {
@@ -78,7 +78,7 @@ t.test(
       (line) => line.msg === 'the --company file was refused; the node serves unconfigured',
     );
     t.match(refused, { error: 'validation_error', problems: [{ path: 'roles[0].kind' }] });
-    t.match((await (await fetch(`${url}/health`)).json()), { configured: false });
+    t.match(await (await fetch(`${url}/health`)).json(), { configured: false });
   },
 );
 

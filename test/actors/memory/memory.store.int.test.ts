@@ -165,7 +165,9 @@ t.test('learning is on unless turned off, and the org flag changes only at resta
   const warnings: string[] = [];
   const gate = createLearningGate((m) => warnings.push(m));
   t.equal(gate.enabled('ada'), false, 'nothing applied yet: no learning');
-  gate.apply(Company.parse({ name: 'Acme', roles: [{ name: 'Ada' }, { name: 'Bob', learning_enabled: false }] }));
+  gate.apply(
+    Company.parse({ name: 'Acme', roles: [{ name: 'Ada' }, { name: 'Bob', learning_enabled: false }] }),
+  );
   t.equal(gate.enabled('ada'), true);
   t.equal(gate.enabled('bob'), false);
   gate.apply(Company.parse({ name: 'Acme', learning: { enabled: false }, roles: [{ name: 'Ada' }] }));

@@ -98,7 +98,10 @@ t.test(
   'pause with stop_running cuts the running turn at its next step; resume resumes it, completed once',
   async (t) => {
     const h = await startCompany(t, {
-      script: [{ ...cleanTurn[0]!, hold: 'never' }, { kind: 'text' as const, text: '{"decision":"skip"}' }],
+      script: [
+        { ...cleanTurn[0]!, hold: 'never' },
+        { kind: 'text' as const, text: '{"decision":"skip"}' },
+      ],
     });
     await h.wake('cy', 'cut');
     await h.llm.waitForRequests(1);
@@ -126,7 +129,10 @@ t.test(
   'a second pause answers the pause in force and records nothing, unless it adds stop_running to a running turn',
   async (t) => {
     const h = await startCompany(t, {
-      script: [{ ...cleanTurn[0]!, hold: 'never' }, { kind: 'text' as const, text: '{"decision":"skip"}' }],
+      script: [
+        { ...cleanTurn[0]!, hold: 'never' },
+        { kind: 'text' as const, text: '{"decision":"skip"}' },
+      ],
     });
     await h.wake('cy', 'w');
     await h.llm.waitForRequests(1);
@@ -150,7 +156,11 @@ t.test(
     const recorded = (await h.events('agent_paused')).map(
       (e) => Payloads.AgentPaused.parse(e.payload).paused.reason,
     );
-    t.same(recorded, ['look first', 'stop now'], 'one record per change, none for a pause that changed nothing');
+    t.same(
+      recorded,
+      ['look first', 'stop now'],
+      'one record per change, none for a pause that changed nothing',
+    );
 
     t.match(await command(h.bus, 'resume', { seat: 'cy' }), { ok: true, changed: true, paused: null });
     await h.waitFor((e) => e.type === 'agent_turn_completed');

@@ -231,7 +231,10 @@ t.test(
     const ran = (await h.events('agent_turn_completed')).length;
     t.equal(ran, 1, 'completed once');
     t.equal(llm.requests.length, 5, 'the refused call, then the turn');
-    t.ok((await askedAgain) >= Date.parse(unavailable!.retry_at!), 'the turn ran again no sooner than retry_at');
+    t.ok(
+      (await askedAgain) >= Date.parse(unavailable!.retry_at!),
+      'the turn ran again no sooner than retry_at',
+    );
     const started = (await h.events('agent_phase_started')).map((e) => e.payload['phase']);
     t.same(started, ['plan', 'execute', 'review'], 'the plan phase started once');
     const phases = (await h.events('agent_phase_completed')).map((e) =>

@@ -130,25 +130,28 @@ t.test('flipping a seat to human decommissions it; flipping back reattaches the 
   t.ok(h.runtime.seats().includes('cy'));
 });
 
-t.test('a call to a tool the phase does not offer is recorded with origin unknown, not builtin', async (t) => {
-  const h = await startCompany(t, {
-    script: [
-      cleanTurn[0]!,
-      {
-        kind: 'tool_calls',
-        calls: [{ id: 'c1', name: 'tickets_create', arguments: { title: 'x' } }],
-        usage: { prompt_tokens: 120, completion_tokens: 10 },
-      },
-      cleanTurn[2]!,
-      cleanTurn[3]!,
-    ],
-  });
-  await h.wake('ada');
-  await h.waitFor((e) => e.type === 'agent_turn_completed');
-  const execute = (await h.events('agent_phase_completed'))
-    .map((e) => Payloads.AgentPhaseCompleted.parse(e.payload))
-    .find((p) => p.phase === 'execute');
-  t.match(execute?.tool_executions, [
-    { name: 'tickets_create', origin: 'unknown', server: null, error: /no tool named tickets_create/ },
-  ]);
-});
+t.test(
+  'a call to a tool the phase does not offer is recorded with origin unknown, not builtin',
+  async (t) => {
+    const h = await startCompany(t, {
+      script: [
+        cleanTurn[0]!,
+        {
+          kind: 'tool_calls',
+          calls: [{ id: 'c1', name: 'tickets_create', arguments: { title: 'x' } }],
+          usage: { prompt_tokens: 120, completion_tokens: 10 },
+        },
+        cleanTurn[2]!,
+        cleanTurn[3]!,
+      ],
+    });
+    await h.wake('ada');
+    await h.waitFor((e) => e.type === 'agent_turn_completed');
+    const execute = (await h.events('agent_phase_completed'))
+      .map((e) => Payloads.AgentPhaseCompleted.parse(e.payload))
+      .find((p) => p.phase === 'execute');
+    t.match(execute?.tool_executions, [
+      { name: 'tickets_create', origin: 'unknown', server: null, error: /no tool named tickets_create/ },
+    ]);
+  },
+);

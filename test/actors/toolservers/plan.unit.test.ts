@@ -80,7 +80,9 @@ t.test(
 
     const renamed = planInstances({
       ...doc,
-      mcp_servers: (doc.mcp_servers ?? []).map((s) => (s.name === 'gh' ? { ...s, tool_prefix: 'github_' } : s)),
+      mcp_servers: (doc.mcp_servers ?? []).map((s) =>
+        s.name === 'gh' ? { ...s, tool_prefix: 'github_' } : s,
+      ),
     });
     t.equal(resolveInstance(renamed.instances.get('gh@ada')!, resolve).fingerprint, gh.fingerprint);
     const reordered = planInstances({

@@ -6,7 +6,13 @@ import {
   recentRuns,
   schedulesAnswer,
 } from '../../../projections/index.js';
-import { Company, EventCategory, resolveSchedules, SchedulesAnswer, type LedgerRow } from '../../../schema/index.js';
+import {
+  Company,
+  EventCategory,
+  resolveSchedules,
+  SchedulesAnswer,
+  type LedgerRow,
+} from '../../../schema/index.js';
 import { scheduledCompany } from '../../fixtures/schedules/company.js';
 
 const row = (minute: number, over: Partial<LedgerRow> = {}): LedgerRow => ({
