@@ -19,7 +19,7 @@ import { isNoResponders, isTimeout } from './translate.js';
 export const publishBudgetMs = 10_000;
 /** One attempt of an idempotent publish: short, so a request lost with a dead server is sent again soon. */
 const idempotentAttemptMs = 2_500;
-const retryMs = 200;
+export const retryMs = 200;
 
 const quickManagers = new WeakMap<EngineHost, Promise<JetStreamManager>>();
 

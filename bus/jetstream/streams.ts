@@ -17,7 +17,7 @@ import { InvalidNameError, StreamNotFoundError } from '../errors.js';
 import { assertName, assertSubject } from '../subject-match.js';
 import { fromHeaders, nanos, storedFromGet, storedFromJs } from './codec.js';
 import { once, type EngineHost } from './host.js';
-import { publishThroughElection, readThroughElection } from './election.js';
+import { publishBudgetMs, publishThroughElection, readThroughElection, retryMs } from './election.js';
 import { boundedRead, followOrdered } from './reader.js';
 import { placementRefused, replicasFor } from './replicas.js';
 import { apiCode, ApiCode, translate } from './translate.js';
@@ -84,7 +84,23 @@ export class StreamOps {
       if (apiCode(error) === ApiCode.ClusterNoPeers) throw placementRefused(this.host, spec.name, error);
       throw translate(error, `stream ${spec.name}`);
     }
-    return this.streamInfo(spec.name);
+    return this.infoOfEnsured(spec.name);
+  }
+
+  /**
+   * The state of a stream that was just created or found. On a cluster a stream created a moment ago can
+   * still be "not found" to the server that answers (its group not yet placed there): asked again, briefly.
+   */
+  private async infoOfEnsured(stream: string): Promise<StreamInfo> {
+    const deadline = Date.now() + publishBudgetMs;
+    for (;;) {
+      try {
+        return await this.streamInfo(stream);
+      } catch (error) {
+        if (!(error instanceof StreamNotFoundError) || Date.now() >= deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, retryMs));
+      }
+    }
   }
 
   /** The stream's configuration, or null when it does not exist. */
