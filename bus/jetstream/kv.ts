@@ -14,7 +14,7 @@ import type { EngineHost } from './host.js';
 import { KeyStates, operationHeader, parentHeader, toEntry, type BucketLayout } from './kv-records.js';
 import { judge, live, parentAt, revisionAt, type KeyState, type Walk } from './kv-rule.js';
 import { watchBucket } from './kv-watch.js';
-import { publishThroughElection } from './election.js';
+import { publishBudgetMs, publishThroughElection, retryMs } from './election.js';
 import { placementRefused, replicasFor } from './replicas.js';
 import { apiCode, ApiCode, translate } from './translate.js';
 
@@ -39,31 +39,21 @@ export async function openJetStreamKv(host: EngineHost, spec: KvSpec): Promise<K
   const stream = `KV_${spec.name}`;
   const maxAge = nanos(spec.ttlMs ?? 0);
   await host.ready();
-  try {
-    await new Kvm(host.js).create(spec.name, {
-      history,
-      replicas: host.replicas,
-      ...(spec.ttlMs ? { ttl: spec.ttlMs } : {}),
-    });
-    // An existing bucket keeps its settings through create(): bring history and TTL up to the spec,
-    // since every reader's arbitration depends on them, and replicas up to ours (never down).
-    const { config } = await host.jsm.streams.info(stream);
-    const replicas = replicasFor(host, stream, config.num_replicas);
-    if (
-      config.max_msgs_per_subject !== history ||
-      config.max_age !== maxAge ||
-      config.num_replicas !== replicas
-    ) {
-      await host.jsm.streams.update(stream, {
-        max_msgs_per_subject: history,
-        max_age: maxAge,
-        duplicate_window: Math.min(config.duplicate_window, maxAge > 0 ? maxAge : Infinity),
-        num_replicas: replicas,
-      });
+  // On a cluster a bucket created a moment ago can still be "not found" to the server that answers (its
+  // group not yet placed there): the whole step, safe to repeat, is tried again, briefly.
+  const deadline = Date.now() + publishBudgetMs;
+  for (;;) {
+    try {
+      await ensureBucket(host, spec, stream, history, maxAge);
+      break;
+    } catch (error) {
+      if (apiCode(error) === ApiCode.StreamNotFound && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, retryMs));
+        continue;
+      }
+      if (apiCode(error) === ApiCode.ClusterNoPeers) throw placementRefused(host, stream, error);
+      throw translate(error, `kv bucket ${spec.name}`);
     }
-  } catch (error) {
-    if (apiCode(error) === ApiCode.ClusterNoPeers) throw placementRefused(host, stream, error);
-    throw translate(error, `kv bucket ${spec.name}`);
   }
   return new JetStreamKv(host, {
     bucket: spec.name,
@@ -72,6 +62,37 @@ export async function openJetStreamKv(host: EngineHost, spec: KvSpec): Promise<K
     ttlMs: spec.ttlMs,
     history,
   });
+}
+
+/** Creates the bucket, or brings an existing one's history, TTL and replicas up to the spec. */
+async function ensureBucket(
+  host: EngineHost,
+  spec: KvSpec,
+  stream: string,
+  history: number,
+  maxAge: number,
+): Promise<void> {
+  await new Kvm(host.js).create(spec.name, {
+    history,
+    replicas: host.replicas,
+    ...(spec.ttlMs ? { ttl: spec.ttlMs } : {}),
+  });
+  // An existing bucket keeps its settings through create(): bring history and TTL up to the spec,
+  // since every reader's arbitration depends on them, and replicas up to ours (never down).
+  const { config } = await host.jsm.streams.info(stream);
+  const replicas = replicasFor(host, stream, config.num_replicas);
+  if (
+    config.max_msgs_per_subject !== history ||
+    config.max_age !== maxAge ||
+    config.num_replicas !== replicas
+  ) {
+    await host.jsm.streams.update(stream, {
+      max_msgs_per_subject: history,
+      max_age: maxAge,
+      duplicate_window: Math.min(config.duplicate_window, maxAge > 0 ? maxAge : Infinity),
+      num_replicas: replicas,
+    });
+  }
 }
 
 class JetStreamKv implements Kv {
