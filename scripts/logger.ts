@@ -98,21 +98,34 @@ export function uniqueKeys(line: string): string {
   }
 }
 
+/** The line as it goes out: pretty for a terminal, otherwise as built, re-read once if its call repeated a key. */
+function lineToWrite(line: string, format: LogFormat): string {
+  if (format === LogFormat.Pretty) return prettyLine(line);
+  if (!repeatsKey) return line;
+  repeatsKey = false;
+  return uniqueKeys(line);
+}
+
 /**
  * Standard output written asynchronously and in batches: lines gather until 4 KiB or 50 ms, then go out in one
  * system call, where a synchronous stdout pays one per line (a busy node logs a few lines per request). What is
  * still buffered when the process exits is written before it goes; a kill -9 loses at most the last 50 ms.
  */
-function stdoutDestination(): { destination: pino.DestinationStream; wrote: () => void } {
+function stdoutDestination(): { destination: pino.DestinationStream; wrote: (line: string) => void } {
   const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
-  let unflushed = false;
+  // Bytes handed over and not yet written. A flush while a write is in flight does nothing, and what is left
+  // under minLength when that write ends waits for the next line: the timer asks again until it is out
+  // (an idle node's last lines, "node serving" among them, were once held that way).
+  let pending = 0;
+  destination.on('write', (written: number) => {
+    pending -= written;
+  });
   const timer = setInterval(() => {
-    if (!unflushed) return;
-    unflushed = false;
+    if (pending <= 0) return;
     try {
       destination.flush();
     } catch {
-      unflushed = true; // Not open yet: the next tick writes it.
+      // Not open yet: the next tick writes it.
     }
   }, 50);
   timer.unref();
@@ -124,7 +137,7 @@ function stdoutDestination(): { destination: pino.DestinationStream; wrote: () =
       // Not open yet, or already gone: nothing to keep.
     }
   });
-  return { destination, wrote: () => void (unflushed = true) };
+  return { destination, wrote: (line) => void (pending += Buffer.byteLength(line)) };
 }
 
 export function createLogger(opts: {
@@ -161,11 +174,9 @@ export function createLogger(opts: {
           method.apply(this, args);
         },
         streamWrite: (line) => {
-          stdout?.wrote();
-          if (settings.format === LogFormat.Pretty) return prettyLine(line);
-          if (!repeatsKey) return line;
-          repeatsKey = false;
-          return uniqueKeys(line);
+          const written = lineToWrite(line, settings.format);
+          stdout?.wrote(written);
+          return written;
         },
       },
     },
