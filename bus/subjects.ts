@@ -59,3 +59,10 @@ export const Subjects = {
   sandboxRun: (id: string): string => `svc.sandbox.${token('sandbox id', id)}`,
   sandboxRuns: 'svc.sandbox.>',
 } as const;
+
+const eventPrefix = 'svc.events.';
+
+/** The event type an engine event's subject names (`svc.events.<type>`), or null for another subject. */
+export function eventTypeOf(subject: string): string | null {
+  return subject.startsWith(eventPrefix) ? subject.slice(eventPrefix.length) : null;
+}

@@ -17,11 +17,11 @@
  * The stream-only `agent_turn_progress` is not stored, so no runner can replay it: the wiring subscribes
  * to it beside the runners and folds it into the same state.
  */
-import { Streams, type StoredMessage } from '../../bus/index.js';
+import { eventTypeOf, Streams, type StoredMessage } from '../../bus/index.js';
 import { EventRecord, SpendRecord } from '../../schema/index.js';
 import { seedBound } from '../agents/agents.seed.js';
 import { emptyAgentsState, type AgentsState } from '../agents/agents.state.js';
-import type { ReadModels } from './readmodels.js';
+import { foldedEventTypes, type ReadModels } from './readmodels.js';
 import type { Projection } from '../runner/runner.js';
 import { applySpend, ledgerMaxAgeMs, type TokenLedger } from '../tokens/tokens.ledger.js';
 import type { SpendWindow } from '../tokens/spend-window.js';
@@ -67,7 +67,10 @@ export interface ReadModelProjections {
   readonly all: ReadonlyArray<Projection<unknown>>;
 }
 
-const eventRecord = (message: StoredMessage): EventRecord | null => {
+/** The record of an event `folds` takes, or null; any other type is skipped by its subject, undecoded. */
+const eventRecord = (message: StoredMessage, folds: (type: string) => boolean): EventRecord | null => {
+  const type = eventTypeOf(message.subject);
+  if (type !== null && !folds(type)) return null;
   const parsed = EventRecord.safeParse(decodeJson(message.data));
   return parsed.success ? parsed.data : null;
 };
@@ -92,7 +95,7 @@ export function readModelProjections(models: ReadModels, now: () => number = Dat
     since: sinceEvents,
     init: () => ({ agents: models.useAgents(emptyAgentsState()), held: [] }),
     apply: (state, message) => {
-      const e = eventRecord(message);
+      const e = eventRecord(message, foldedEventTypes.agents);
       if (e === null) return;
       if (state.held !== null && bounded(e.type)) state.held.push(e);
       else models.foldAgentEvent(e);
@@ -112,7 +115,7 @@ export function readModelProjections(models: ReadModels, now: () => number = Dat
     since: sinceEvents,
     init: () => models.useMemory(emptyMemoryState()),
     apply: (_state, message) => {
-      const e = eventRecord(message);
+      const e = eventRecord(message, foldedEventTypes.memory);
       if (e !== null) models.foldMemoryEvent(e);
     },
   };
@@ -123,7 +126,7 @@ export function readModelProjections(models: ReadModels, now: () => number = Dat
     since: sinceEvents,
     init: () => models.useSandboxes(emptySandboxesState()),
     apply: (_state, message) => {
-      const e = eventRecord(message);
+      const e = eventRecord(message, foldedEventTypes.sandboxes);
       if (e !== null) models.foldSandboxEvent(e);
     },
   };

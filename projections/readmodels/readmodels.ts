@@ -75,6 +75,13 @@ export interface ReadModelsOptions {
 const agentTypes = new Set<string>(agentEventTypes);
 const memoryTypes = new Set<string>(memoryEventTypes);
 
+/** The event types each read model folds; the projections read the type from the subject and decode no other. */
+export const foldedEventTypes = {
+  agents: (type: string): boolean => agentTypes.has(type),
+  memory: (type: string): boolean => memoryTypes.has(type),
+  sandboxes: (type: string): boolean => type.startsWith('sandbox_run_'),
+} as const;
+
 export class ReadModels {
   // Each read model's state is owned by its own projection (see `readmodels.boot.ts`).
   private agentsState: AgentsState = emptyAgentsState();
@@ -195,17 +202,17 @@ export class ReadModels {
   }
 
   foldAgentEvent(e: EventRecord): void {
-    if (!agentTypes.has(e.type)) return;
+    if (!foldedEventTypes.agents(e.type)) return;
     applyAgentEvent(this.agents, e);
     this.pushDirtyAgents();
   }
 
   foldMemoryEvent(e: EventRecord): void {
-    if (memoryTypes.has(e.type)) applyMemoryEvent(this.memory, e);
+    if (foldedEventTypes.memory(e.type)) applyMemoryEvent(this.memory, e);
   }
 
   foldSandboxEvent(e: EventRecord): void {
-    if (!e.type.startsWith('sandbox_run_')) return;
+    if (!foldedEventTypes.sandboxes(e.type)) return;
     const before = JSON.stringify(liveSandboxes(this.sandboxes));
     applySandboxEvent(this.sandboxes, e);
     if (JSON.stringify(liveSandboxes(this.sandboxes)) !== before) this.hubs.sandboxes.emitCurrent();

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { assertSubject, subjectMatches, InvalidNameError } from '../../bus/index.js';
+import { assertSubject, eventTypeOf, subjectMatches, InvalidNameError, Subjects } from '../../bus/index.js';
 
 t.test('matches "*" to exactly one token and ">" to one or more', async (t) => {
   t.ok(subjectMatches('svc.agent.*.inbox', 'svc.agent.ada.inbox'));
@@ -17,3 +17,13 @@ t.test('refuses empty tokens, spaces and misplaced wildcards', async (t) => {
   t.throws(() => assertSubject('a.*', false), InvalidNameError);
   t.doesNotThrow(() => assertSubject('a.*.>', true));
 });
+
+t.test(
+  'an engine event subject names its event type, dotted types whole; other subjects name none',
+  async (t) => {
+    t.equal(eventTypeOf(Subjects.event('webhook_received')), 'webhook_received');
+    t.equal(eventTypeOf(Subjects.event('turn.guard_breach')), 'turn.guard_breach');
+    t.equal(eventTypeOf(Subjects.webhookDelivery('tracker-b')), null);
+    t.equal(eventTypeOf('svc.eventsx.a'), null);
+  },
+);
