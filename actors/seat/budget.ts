@@ -90,6 +90,9 @@ export function monthOf(ms: number, timeZone: string): Month {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+/** Counters whose last write this node remembers (two per seat a month). */
+const LAST_WRITTEN_MAX = 10_000;
+
 export function createBudget(opts: {
   readonly kv: Kv;
   readonly timezone: () => string;
@@ -103,16 +106,26 @@ export function createBudget(opts: {
     const value = JSON.parse(decoder.decode(entry.value)) as { used?: unknown };
     return { used: typeof value.used === 'number' ? value.used : 0, revision: entry.revision };
   };
+  // What this node last wrote to each counter: usually still its newest value, so an add writes without a
+  // read first (one bus round trip per model call, not two). Another node's write in between makes that
+  // write a conflict, and the loop reads the counter as it stands.
+  const lastWritten = new Map<string, { used: number; revision: number }>();
   // Compare-and-set, retried: two nodes adding at once both count.
   const compareAndAdd = async (key: string, tokens: number): Promise<void> => {
+    let known: { used: number; revision: number | null } | undefined = lastWritten.get(key);
     for (let attempt = 0; attempt < 50; attempt += 1) {
-      const { used, revision } = await read(key);
+      const { used, revision } = known ?? (await read(key));
+      known = undefined;
       const data = encoder.encode(JSON.stringify({ used: used + tokens }));
       try {
-        if (revision === null) await opts.kv.create(key, data);
-        else await opts.kv.update(key, data, revision);
+        const written =
+          revision === null ? await opts.kv.create(key, data) : await opts.kv.update(key, data, revision);
+        // Keys name a month: the map is cleared now and then rather than kept per key forever.
+        if (lastWritten.size >= LAST_WRITTEN_MAX) lastWritten.clear();
+        lastWritten.set(key, { used: used + tokens, revision: written });
         return;
       } catch (error) {
+        lastWritten.delete(key);
         if (!(error instanceof KvConflictError)) throw error;
       }
     }

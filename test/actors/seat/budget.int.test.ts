@@ -27,3 +27,22 @@ t.test('spend added by a hundred seats at once is all counted, none refused', as
   t.match(org, { scope: 'org', cap: 1000, used: 1000 }, 'the org counter has every token');
   t.equal(await budget.check('s1', { org: 1001, seat: 11 }), null);
 });
+
+t.test(
+  'adds from two nodes in turn all count: a node whose last write is no longer the newest reads again',
+  async (t) => {
+    const bus = await openMemoryBus({});
+    t.teardown(() => bus.close());
+    const { coord } = await ensureCatalogue(bus);
+    const a = createBudget({ kv: coord, timezone: () => 'UTC' });
+    const b = createBudget({ kv: coord, timezone: () => 'UTC' });
+    await a.add('s1', 5);
+    await b.add('s1', 7);
+    await a.add('s1', 3);
+    await a.add('s1', 1);
+    await b.add(null, 10);
+    t.match(await a.check('s1', { org: 26, seat: 0 }), { scope: 'org', used: 26 });
+    t.match(await b.check('s1', { org: 0, seat: 16 }), { scope: 'seat', used: 16 });
+    t.equal(await a.check('s1', { org: 27, seat: 17 }), null);
+  },
+);
