@@ -195,8 +195,8 @@ export async function settleSpend(scope: RoundScope, spend: SpendRecord): Promis
 
 /**
  * Tool call `index` of round `round`: its recorded result when an earlier run has one; when that run was
- * cut while the call was in flight, a retry for a retriable tool, else "outcome unknown"; otherwise its
- * start journaled, then run. Null when the turn was stopped before the call could start.
+ * cut while the call was in flight, a retry for a retriable tool, else "outcome unknown"; otherwise run,
+ * its start journaled first unless it is retriable. Null when the turn was stopped before the call could start.
  */
 export async function phaseTool(
   scope: RoundScope,
@@ -218,7 +218,9 @@ export async function phaseTool(
   if (earlier?.started && !retriable(entry)) {
     run = unknownOutcome(deps, call, entry);
   } else {
-    if (!earlier?.started)
+    // Only a call that may not run twice needs its start on record: a retriable one in flight at a cut
+    // simply runs again, so its start costs no bus round trip.
+    if (!earlier?.started && !retriable(entry))
       await journal.write({ kind: 'tool_started', ...where, call_id: call.id, name: call.name });
     const ctx = {
       call_id: `${turn.turn_id}/${phase}.${turn.iteration}/${at.round}.${at.index}`,
