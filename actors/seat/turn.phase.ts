@@ -20,7 +20,7 @@ import { extendRounds, phaseRounds } from './seat.limits.js';
 import { parsePlan, parseReview, phaseMessage, systemPrompt } from './turn.prompts.js';
 import type { TurnDeps } from './turn.deps.js';
 import { stopped } from './turn.tools.js';
-import { askModel, phaseTool, settleSpend, type RoundScope } from './turn.round.js';
+import { askModel, phaseTool, settleCounters, settleSpend, type RoundScope } from './turn.round.js';
 import type { SeatProfile, Charter } from './seat.profile.js';
 import { isCut } from './turn.cut.js';
 import { noJournal, type PhaseJournal, type RoundAnswer } from './turn.journal.js';
@@ -166,6 +166,7 @@ async function phaseIn(
     journal,
     live,
     span,
+    counting: { pending: null },
   };
   // Ids derived from the phase: a resumed phase's records replace, never add to, the first run's.
   const eventId = (what: string): string => `${what}-${turn.turn_id}-${phase}.${turn.iteration}`;
@@ -227,6 +228,8 @@ async function phaseIn(
     };
   };
   const fail = async (reason: FailReason, message: string, cause?: unknown): Promise<never> => {
+    // The phase fails for its own reason; a counter write failing meanwhile adds nothing to it.
+    await settleCounters(scope).catch(() => undefined);
     // A cut is no failure: nothing is recorded, the next holder resumes the phase.
     if (reason === 'aborted' && isCut(input.signal))
       throw new PhaseFailure(reason, message, tokens(), { cause });
@@ -324,6 +327,7 @@ async function phaseIn(
     }
   }
 
+  await settleCounters(scope);
   await deps.events.publish('agent_phase_completed', record(false, null), false, eventId('phase'));
   const result = outcomeOf(
     phase,

@@ -1,6 +1,6 @@
 /**
  * The two live steps of a phase round, journaled: the model call (abort and budget first, then the call,
- * then its answer, spend record and budget counters written together) and one tool call (its start
+ * then its answer and spend record written together, its budget counters settling beside its tools) and one tool call (its start
  * journaled before it runs, its result after). A tool call an earlier run started but did not finish is
  * not repeated blindly: a retriable tool runs again, any other is answered "outcome unknown".
  */
@@ -37,6 +37,18 @@ export interface RoundScope {
   readonly live: PhaseLive;
   /** The phase's span: model and tool call spans are its children. */
   readonly span: TraceSpan;
+  /** The budget counters' write for the last answer, settling while its tools run (see `settleCounters`). */
+  readonly counting: { pending: Promise<void> | null };
+}
+
+/**
+ * Waits for the last answer's budget counters: before the next budget check, which must see them, and
+ * before the phase ends; a failed write fails the phase there as it would have at the answer.
+ */
+export async function settleCounters(scope: RoundScope): Promise<void> {
+  const pending = scope.counting.pending;
+  scope.counting.pending = null;
+  await pending;
 }
 
 /** The model's answer, or why the phase fails instead. */
@@ -62,6 +74,7 @@ export async function askModel(
   const { deps, turn, seat, signal } = scope;
   // 1. abort and budget, before every model call
   if (signal.aborted) return failure('aborted', stopped(signal));
+  await settleCounters(scope);
   const refusal = await deps.budget.check(seat.handle, scope.caps);
   if (refusal) {
     await deps.events.publish('budget_exhausted', { ...refusal, turn_id: turn.turn_id }, true);
@@ -174,11 +187,14 @@ async function modelCall(
     cache_write_tokens: u.cache_write_tokens,
     total_tokens: u.input_tokens + u.output_tokens,
   };
-  // 3. together, so the journal, the spend record and both budget counters share the bus's group commits
+  // 3. the journal and the spend record together, so they share the bus's group commits; the budget
+  // counters (a compare-and-set of two round trips) settle while the answer's tools run
+  const counted = deps.budget.add(seat.handle, spend.total_tokens);
+  counted.catch(() => undefined); // observed by settleCounters
+  scope.counting.pending = counted;
   await Promise.all([
     scope.journal.write({ kind: 'round', phase, iteration: turn.iteration, round, answer: result, spend }),
     deps.spend(spend),
-    deps.budget.add(seat.handle, spend.total_tokens),
   ]);
   return { result };
 }
