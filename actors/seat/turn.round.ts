@@ -1,8 +1,9 @@
 /**
  * The two live steps of a phase round, journaled: the model call (abort and budget first, then the call,
- * then its answer and spend record written together, its budget counters settling beside its tools) and one tool call (its start
- * journaled before it runs, its result after). A tool call an earlier run started but did not finish is
- * not repeated blindly: a retriable tool runs again, any other is answered "outcome unknown".
+ * then its answer and spend record written together, its budget counters settling beside its tools) and
+ * one tool call (its result journaled after it runs; its start before, unless it may simply run again). A
+ * tool call an earlier run started but did not finish is not repeated blindly: a retriable tool runs
+ * again, any other is answered "outcome unknown".
  */
 import { randomUUID } from 'node:crypto';
 import { noopTracer, type SpendRecord, type ToolEntry, type TraceSpan } from '../../schema/index.js';
@@ -212,7 +213,8 @@ export async function settleSpend(scope: RoundScope, spend: SpendRecord): Promis
 /**
  * Tool call `index` of round `round`: its recorded result when an earlier run has one; when that run was
  * cut while the call was in flight, a retry for a retriable tool, else "outcome unknown"; otherwise run,
- * its start journaled first unless it is retriable. Null when the turn was stopped before the call could start.
+ * its start journaled first unless it is retriable. Null when the turn was stopped before the call could
+ * start.
  */
 export async function phaseTool(
   scope: RoundScope,
