@@ -52,6 +52,8 @@ export interface SeatsRuntimeOptions {
   readonly learning?: (handle: string) => boolean;
   /** Turn, phase, model call and tool call spans; default none. */
   readonly tracer?: Tracer;
+  /** Live-view pacing (`TurnDeps.progressEveryMs`); default 50 ms. */
+  readonly progressEveryMs?: number;
 }
 
 export interface SeatsRuntime {
@@ -118,6 +120,7 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
     spend,
     now,
     ...(opts.tracer ? { tracer: opts.tracer } : {}),
+    ...(opts.progressEveryMs !== undefined ? { progressEveryMs: opts.progressEveryMs } : {}),
   };
   let chain = Promise.resolve();
   const serial = <T>(work: () => Promise<T>): Promise<T> => {

@@ -36,4 +36,6 @@ export interface TurnDeps {
   now(): Date;
   /** Phase, model call and tool call spans (ops/tracing.md); default none. */
   readonly tracer?: Tracer;
+  /** At most one live-view frame per this many ms (turn.live.ts; default 50); 0 sends every change. */
+  readonly progressEveryMs?: number;
 }

@@ -2,8 +2,11 @@
  * The live view of a phase in flight, streamed as `agent_turn_progress` (stream-only, never stored): the
  * round in flight and when it started, the call running now (the model, or a tool, with its start), the
  * rounds finished so far, the narration of the latest finished round and the text of the round being
- * written. Every change sends the whole view, so a reader that missed one frame is current on the next;
- * the text streaming in is sent at most every `partialEveryMs`.
+ * written. Every frame is the whole view, so a reader that missed one is current on the next. Frames are
+ * sent at most every `everyMs` (changes in between make one frame, the newest view): a phase of many quick
+ * tool rounds would otherwise send, and every node fold, a growing view four times a round. The text
+ * streaming in counts as a change at most every `partialEveryMs`. `close()` sends what is not yet sent,
+ * before the phase's outcome is published, and ends the view.
  */
 import type { Payloads } from '../../schema/index.js';
 import type { TurnDeps } from './turn.deps.js';
@@ -14,6 +17,8 @@ type RunningCall = (typeof Payloads.RunningCall)['_output'];
 
 /** How often the text of a round being written is sent while it streams. */
 export const PARTIAL_EVERY_MS = 250;
+/** How often a frame is sent at most (20 a second: as often as a person can follow). */
+export const PROGRESS_EVERY_MS = 50;
 
 export interface PhaseLive {
   /** A model call of `round` starts (round -1: the opening prompt). */
@@ -26,6 +31,14 @@ export interface PhaseLive {
   settled(update: { readonly model?: string; readonly response?: string; readonly narration?: string }): void;
   /** The phase's round limit moved (an extension). */
   maxRounds(n: number): void;
+  /** Sends the change not yet sent, if any, and sends nothing after: the phase is over. */
+  close(): void;
+}
+
+export interface LiveTiming {
+  /** At most one frame per this many ms; 0 sends every change as it happens. */
+  readonly everyMs?: number;
+  readonly partialEveryMs?: number;
 }
 
 export function phaseLive(
@@ -38,8 +51,10 @@ export function phaseLive(
     readonly rounds: readonly Round[];
     readonly executions: readonly ToolExecution[];
   },
-  partialEveryMs = PARTIAL_EVERY_MS,
+  timing: LiveTiming = {},
 ): PhaseLive {
+  const everyMs = timing.everyMs ?? PROGRESS_EVERY_MS;
+  const partialEveryMs = timing.partialEveryMs ?? PARTIAL_EVERY_MS;
   let model = view.model;
   let maxRounds = view.max_rounds;
   let response = '';
@@ -49,7 +64,7 @@ export function phaseLive(
   let partialRound: string | null = null;
   let running: RunningCall | null = null;
   let partialSentAt = 0;
-  const send = (): void =>
+  const frame = (): void =>
     deps.events.progress({
       ...key,
       model,
@@ -63,6 +78,33 @@ export function phaseLive(
       partial_round: partialRound,
       ...(narration !== null ? { round_narration: narration } : {}),
     });
+  // The real clock (the seat's may be a test's): frames are paced by timers.
+  let frameAt = -Infinity;
+  let unsent = false;
+  let closed = false;
+  let cancel: (() => void) | null = null;
+  const flush = (): void => {
+    cancel = null;
+    if (!unsent || closed) return;
+    unsent = false;
+    frameAt = performance.now();
+    frame();
+  };
+  const send = (): void => {
+    if (closed) return;
+    if (everyMs <= 0) return frame();
+    unsent = true;
+    if (cancel !== null) return;
+    const wait = frameAt + everyMs - performance.now();
+    if (wait > 0) {
+      const timer = setTimeout(flush, wait);
+      cancel = () => clearTimeout(timer);
+    } else {
+      // Still deferred: the changes of this turn of the event loop make one frame.
+      const immediate = setImmediate(flush);
+      cancel = () => clearImmediate(immediate);
+    }
+  };
   return {
     modelCall(round, callModel, provider) {
       const at = deps.now();
@@ -100,6 +142,11 @@ export function phaseLive(
     },
     maxRounds(n) {
       maxRounds = n;
+    },
+    close() {
+      cancel?.();
+      flush();
+      closed = true;
     },
   };
 }

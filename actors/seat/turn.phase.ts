@@ -20,7 +20,14 @@ import { extendRounds, phaseRounds } from './seat.limits.js';
 import { parsePlan, parseReview, phaseMessage, systemPrompt } from './turn.prompts.js';
 import type { TurnDeps } from './turn.deps.js';
 import { stopped } from './turn.tools.js';
-import { askModel, phaseTool, settleCounters, settleSpend, type RoundScope } from './turn.round.js';
+import {
+  askModel,
+  phaseTool,
+  settleSpend,
+  settleWrites,
+  WritesBehind,
+  type RoundScope,
+} from './turn.round.js';
 import type { SeatProfile, Charter } from './seat.profile.js';
 import { isCut } from './turn.cut.js';
 import { noJournal, type PhaseJournal, type RoundAnswer } from './turn.journal.js';
@@ -155,196 +162,213 @@ async function phaseIn(
   let delivered = false;
   const key = { turn_id: turn.turn_id, phase, iteration: turn.iteration };
   const tokens = (): number => totals.input + totals.output;
-  const live = phaseLive(deps, key, { model, max_rounds: maxRounds, rounds, executions });
-  const scope: RoundScope = {
+  const live = phaseLive(
     deps,
-    turn,
-    phase,
-    seat,
-    caps: input.caps,
-    signal: input.signal,
-    journal,
-    live,
-    span,
-    counting: { pending: null },
-  };
-  // Ids derived from the phase: a resumed phase's records replace, never add to, the first run's.
-  const eventId = (what: string): string => `${what}-${turn.turn_id}-${phase}.${turn.iteration}`;
-  /** Marks the timeline once, where a resumed phase stops replaying and goes on live. */
-  let replaying = prior !== null;
-  const goLive = (): void => {
-    if (!replaying) return;
-    replaying = false;
-    timeline.push({ at: deps.now().toISOString(), kind: 'resumed', detail: 'from the turn journal' });
-  };
+    key,
+    { model, max_rounds: maxRounds, rounds, executions },
+    deps.progressEveryMs !== undefined ? { everyMs: deps.progressEveryMs } : {},
+  );
+  // Every exit ends the view: no frame of a phase that is over (thrown out of, too) is sent after it.
+  try {
+    const scope: RoundScope = {
+      deps,
+      turn,
+      phase,
+      seat,
+      caps: input.caps,
+      signal: input.signal,
+      journal,
+      live,
+      span,
+      counting: new WritesBehind(),
+      results: new WritesBehind(),
+    };
+    // Ids derived from the phase: a resumed phase's records replace, never add to, the first run's.
+    const eventId = (what: string): string => `${what}-${turn.turn_id}-${phase}.${turn.iteration}`;
+    /** Marks the timeline once, where a resumed phase stops replaying and goes on live. */
+    let replaying = prior !== null;
+    const goLive = (): void => {
+      if (!replaying) return;
+      replaying = false;
+      timeline.push({ at: deps.now().toISOString(), kind: 'resumed', detail: 'from the turn journal' });
+    };
 
-  if (!prior?.started) {
-    await deps.events.publish(
-      'agent_phase_started',
-      {
-        ...key,
-        model,
+    if (!prior?.started) {
+      await deps.events.publish(
+        'agent_phase_started',
+        {
+          ...key,
+          model,
+          started_at: started.toISOString(),
+          max_rounds: maxRounds,
+          round_ceiling: ceiling,
+          ...(phase === 'plan' && turn.iteration === 0 ? { trigger: turn.wake.kind } : {}),
+        },
+        false,
+        eventId('phase-started'),
+      );
+      await journal.write({
+        kind: 'phase_started',
+        ...where,
         started_at: started.toISOString(),
         max_rounds: maxRounds,
-        round_ceiling: ceiling,
-        ...(phase === 'plan' && turn.iteration === 0 ? { trigger: turn.wake.kind } : {}),
-      },
-      false,
-      eventId('phase-started'),
-    );
-    await journal.write({
-      kind: 'phase_started',
-      ...where,
-      started_at: started.toISOString(),
-      max_rounds: maxRounds,
-    });
-  }
-
-  const record = (failed: boolean, error: string | null): PhaseCompleted => {
-    const end = deps.now();
-    return {
-      ...key,
-      model,
-      response: text,
-      tool_executions: executions,
-      total_tokens: tokens(),
-      timestamp: end.toISOString(),
-      failed,
-      duration_ms: Math.max(0, end.getTime() - started.getTime()),
-      started_at: started.toISOString(),
-      rounds,
-      cache_read_tokens: totals.cacheRead,
-      cache_write_tokens: totals.cacheWrite,
-      max_rounds: maxRounds,
-      round_ceiling: ceiling,
-      system_prompt: system,
-      input_tokens: totals.input,
-      output_tokens: totals.output,
-      timeline: [
-        ...timeline,
-        { at: end.toISOString(), kind: failed ? 'failed' : 'completed', ...(error ? { detail: error } : {}) },
-      ],
-      error,
-    };
-  };
-  const fail = async (reason: FailReason, message: string, cause?: unknown): Promise<never> => {
-    // The phase fails for its own reason; a counter write failing meanwhile adds nothing to it.
-    await settleCounters(scope).catch(() => undefined);
-    // A cut is no failure: nothing is recorded, the next holder resumes the phase.
-    if (reason === 'aborted' && isCut(input.signal))
-      throw new PhaseFailure(reason, message, tokens(), { cause });
-    // Keys cooling until a known instant: the turn waits for it rather than failing.
-    if (reason === 'provider' && cause instanceof LlmUnavailableError && cause.retryAt !== null)
-      throw new PhaseDeferred(cause.retryAt, message, { cause });
-    await deps.events.publish('agent_phase_completed', record(true, message), true, eventId('phase'));
-    await journal.write({ kind: 'phase_failed', ...where, reason, error: message, tokens: tokens() });
-    throw new PhaseFailure(reason, message, tokens(), { cause });
-  };
-
-  let toolRounds = 0;
-  /** Set once the round limit is reached: one more call, without tools, for the phase's account. */
-  let closing = false;
-  for (let round = -1; ; round += 1) {
-    // 1. the model's answer: recorded by an earlier run, else asked now
-    const recorded = prior?.rounds.get(round);
-    let result: RoundAnswer;
-    if (recorded) {
-      result = recorded.answer;
-      await settleSpend(scope, recorded.spend);
-    } else {
-      goLive();
-      const asked = await askModel(scope, round, { chain, system, messages, tools: closing ? [] : tools });
-      if ('failure' in asked) return fail(asked.failure.reason, asked.failure.message, asked.failure.cause);
-      result = asked.result;
-    }
-    model = result.model;
-    const u = result.usage;
-    totals.input += u.input_tokens;
-    totals.output += u.output_tokens;
-    totals.cacheRead += u.cache_read_tokens;
-    totals.cacheWrite += u.cache_write_tokens;
-    rounds.push({
-      round,
-      started_at: result.started_at,
-      duration_ms: result.duration_ms,
-      model: result.model,
-      input_tokens: u.input_tokens,
-      output_tokens: u.output_tokens,
-      cache_read_tokens: u.cache_read_tokens,
-      cache_write_tokens: u.cache_write_tokens,
-      tool_calls: result.tool_calls.map((c) => c.name),
-    });
-    text = result.text;
-    live.settled({ model, response: text, narration: text });
-    // The closing answer ends the phase whatever it asks for (no tool was offered).
-    if (closing || result.tool_calls.length === 0) break;
-
-    // 2. tools: recorded results replayed, the rest run (a call in flight at a cut by the rules)
-    messages.push({
-      role: 'assistant',
-      content: result.text,
-      tool_calls: result.tool_calls.map(({ id, name, arguments: args }) => ({ id, name, arguments: args })),
-    });
-    for (const [index, call] of result.tool_calls.entries()) {
-      if (!prior?.calls.get(`${round}.${index}`)?.result) goLive();
-      const run = await phaseTool(scope, prior, { round, index }, call, byName.get(call.name));
-      if (run === null) return fail('aborted', stopped(input.signal));
-      executions.push(run.execution);
-      live.settled({});
-      timeline.push({ at: run.execution.started_at, kind: 'tool', detail: call.name });
-      // Cut mid-call: the row says the call was cancelled; nothing the tool yields is recorded.
-      if (run.cancelled) return fail('aborted', stopped(input.signal));
-      if (run.delivered) delivered = true;
-      messages.push({ role: 'tool', tool_call_id: call.id, content: run.output, is_error: run.isError });
-    }
-    toolRounds += 1;
-    if (toolRounds >= maxRounds) {
-      const extended = extendRounds(turn.limits, maxRounds, ceiling);
-      if (extended === null) {
-        await deps.events.publish(
-          'turn.guard_breach',
-          {
-            turn_id: turn.turn_id,
-            phase,
-            kind: 'max_rounds',
-            detail: `${phase} reached ${maxRounds} tool rounds`,
-          },
-          true,
-          eventId('max-rounds'),
-        );
-        // The phase ends with an account, not with a tool-calling answer that says nothing.
-        closing = true;
-        messages.push({ role: 'user', content: closingNote(maxRounds) });
-        continue;
-      }
-      timeline.push({
-        at: deps.now().toISOString(),
-        kind: 'extended',
-        detail: `${maxRounds} -> ${extended}`,
       });
-      maxRounds = extended;
-      live.maxRounds(extended);
     }
-  }
 
-  await settleCounters(scope);
-  await deps.events.publish('agent_phase_completed', record(false, null), false, eventId('phase'));
-  const result = outcomeOf(
-    phase,
-    text,
-    delivered,
-    tokens(),
-    executions.map((e) => e.name),
-  );
-  const { picked: chosen, ...done } = result;
-  await journal.write({
-    kind: 'phase_completed',
-    ...where,
-    ...done,
-    tools: [...done.tools],
-    ...(chosen ? { picked: [...chosen] } : {}),
-  });
-  return result;
+    const record = (failed: boolean, error: string | null): PhaseCompleted => {
+      const end = deps.now();
+      return {
+        ...key,
+        model,
+        response: text,
+        tool_executions: executions,
+        total_tokens: tokens(),
+        timestamp: end.toISOString(),
+        failed,
+        duration_ms: Math.max(0, end.getTime() - started.getTime()),
+        started_at: started.toISOString(),
+        rounds,
+        cache_read_tokens: totals.cacheRead,
+        cache_write_tokens: totals.cacheWrite,
+        max_rounds: maxRounds,
+        round_ceiling: ceiling,
+        system_prompt: system,
+        input_tokens: totals.input,
+        output_tokens: totals.output,
+        timeline: [
+          ...timeline,
+          {
+            at: end.toISOString(),
+            kind: failed ? 'failed' : 'completed',
+            ...(error ? { detail: error } : {}),
+          },
+        ],
+        error,
+      };
+    };
+    const fail = async (reason: FailReason, message: string, cause?: unknown): Promise<never> => {
+      // The phase fails for its own reason; a write behind failing meanwhile adds nothing to it.
+      await settleWrites(scope).catch(() => undefined);
+      // A cut is no failure: nothing is recorded, the next holder resumes the phase.
+      if (reason === 'aborted' && isCut(input.signal))
+        throw new PhaseFailure(reason, message, tokens(), { cause });
+      // Keys cooling until a known instant: the turn waits for it rather than failing.
+      if (reason === 'provider' && cause instanceof LlmUnavailableError && cause.retryAt !== null)
+        throw new PhaseDeferred(cause.retryAt, message, { cause });
+      live.close();
+      await deps.events.publish('agent_phase_completed', record(true, message), true, eventId('phase'));
+      await journal.write({ kind: 'phase_failed', ...where, reason, error: message, tokens: tokens() });
+      throw new PhaseFailure(reason, message, tokens(), { cause });
+    };
+
+    let toolRounds = 0;
+    /** Set once the round limit is reached: one more call, without tools, for the phase's account. */
+    let closing = false;
+    for (let round = -1; ; round += 1) {
+      // 1. the model's answer: recorded by an earlier run, else asked now
+      const recorded = prior?.rounds.get(round);
+      let result: RoundAnswer;
+      if (recorded) {
+        result = recorded.answer;
+        await settleSpend(scope, recorded.spend);
+      } else {
+        goLive();
+        const asked = await askModel(scope, round, { chain, system, messages, tools: closing ? [] : tools });
+        if ('failure' in asked) return fail(asked.failure.reason, asked.failure.message, asked.failure.cause);
+        result = asked.result;
+      }
+      model = result.model;
+      const u = result.usage;
+      totals.input += u.input_tokens;
+      totals.output += u.output_tokens;
+      totals.cacheRead += u.cache_read_tokens;
+      totals.cacheWrite += u.cache_write_tokens;
+      rounds.push({
+        round,
+        started_at: result.started_at,
+        duration_ms: result.duration_ms,
+        model: result.model,
+        input_tokens: u.input_tokens,
+        output_tokens: u.output_tokens,
+        cache_read_tokens: u.cache_read_tokens,
+        cache_write_tokens: u.cache_write_tokens,
+        tool_calls: result.tool_calls.map((c) => c.name),
+      });
+      text = result.text;
+      live.settled({ model, response: text, narration: text });
+      // The closing answer ends the phase whatever it asks for (no tool was offered).
+      if (closing || result.tool_calls.length === 0) break;
+
+      // 2. tools: recorded results replayed, the rest run (a call in flight at a cut by the rules)
+      messages.push({
+        role: 'assistant',
+        content: result.text,
+        tool_calls: result.tool_calls.map(({ id, name, arguments: args }) => ({ id, name, arguments: args })),
+      });
+      for (const [index, call] of result.tool_calls.entries()) {
+        if (!prior?.calls.get(`${round}.${index}`)?.result) goLive();
+        const run = await phaseTool(scope, prior, { round, index }, call, byName.get(call.name));
+        if (run === null) return fail('aborted', stopped(input.signal));
+        executions.push(run.execution);
+        live.settled({});
+        timeline.push({ at: run.execution.started_at, kind: 'tool', detail: call.name });
+        // Cut mid-call: the row says the call was cancelled; nothing the tool yields is recorded.
+        if (run.cancelled) return fail('aborted', stopped(input.signal));
+        if (run.delivered) delivered = true;
+        messages.push({ role: 'tool', tool_call_id: call.id, content: run.output, is_error: run.isError });
+      }
+      toolRounds += 1;
+      if (toolRounds >= maxRounds) {
+        const extended = extendRounds(turn.limits, maxRounds, ceiling);
+        if (extended === null) {
+          await deps.events.publish(
+            'turn.guard_breach',
+            {
+              turn_id: turn.turn_id,
+              phase,
+              kind: 'max_rounds',
+              detail: `${phase} reached ${maxRounds} tool rounds`,
+            },
+            true,
+            eventId('max-rounds'),
+          );
+          // The phase ends with an account, not with a tool-calling answer that says nothing.
+          closing = true;
+          messages.push({ role: 'user', content: closingNote(maxRounds) });
+          continue;
+        }
+        timeline.push({
+          at: deps.now().toISOString(),
+          kind: 'extended',
+          detail: `${maxRounds} -> ${extended}`,
+        });
+        maxRounds = extended;
+        live.maxRounds(extended);
+      }
+    }
+
+    await settleWrites(scope);
+    live.close();
+    await deps.events.publish('agent_phase_completed', record(false, null), false, eventId('phase'));
+    const result = outcomeOf(
+      phase,
+      text,
+      delivered,
+      tokens(),
+      executions.map((e) => e.name),
+    );
+    const { picked: chosen, ...done } = result;
+    await journal.write({
+      kind: 'phase_completed',
+      ...where,
+      ...done,
+      tools: [...done.tools],
+      ...(chosen ? { picked: [...chosen] } : {}),
+    });
+    return result;
+  } finally {
+    live.close();
+  }
 }
 
 /** What the model reads before the closing call of a phase that used up its tool rounds. */

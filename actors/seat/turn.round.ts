@@ -3,7 +3,8 @@
  * then its answer and spend record written together, its budget counters settling beside its tools) and
  * one tool call (its result journaled after it runs; its start before, unless it may simply run again). A
  * tool call an earlier run started but did not finish is not repeated blindly: a retriable tool runs
- * again, any other is answered "outcome unknown".
+ * again, any other is answered "outcome unknown". So a retriable tool's result is written behind: the
+ * next model call does not wait for it, the round record after that call does.
  */
 import { randomUUID } from 'node:crypto';
 import { noopTracer, type SpendRecord, type ToolEntry, type TraceSpan } from '../../schema/index.js';
@@ -38,18 +39,35 @@ export interface RoundScope {
   readonly live: PhaseLive;
   /** The phase's span: model and tool call spans are its children. */
   readonly span: TraceSpan;
-  /** The budget counters' write for the last answer, settling while its tools run (see `settleCounters`). */
-  readonly counting: { pending: Promise<void> | null };
+  /** The budget counters' write for the last answer, settling while its tools run. */
+  readonly counting: WritesBehind;
+  /** Retriable tools' results being journaled while the next model call runs. */
+  readonly results: WritesBehind;
 }
 
 /**
- * Waits for the last answer's budget counters: before the next budget check, which must see them, and
- * before the phase ends; a failed write fails the phase there as it would have at the answer.
+ * Writes a phase goes on without waiting for, waited for where a later step needs them: the counters
+ * before the next budget check, which must see them; the tool results before the next round's record;
+ * both before the phase ends. A failed write fails the phase there as it would have where it began.
  */
-export async function settleCounters(scope: RoundScope): Promise<void> {
-  const pending = scope.counting.pending;
-  scope.counting.pending = null;
-  await pending;
+export class WritesBehind {
+  private pending: Promise<unknown>[] = [];
+
+  add(write: Promise<unknown>): void {
+    write.catch(() => undefined); // observed by settle
+    this.pending.push(write);
+  }
+
+  async settle(): Promise<void> {
+    const pending = this.pending;
+    this.pending = [];
+    await Promise.all(pending);
+  }
+}
+
+/** Waits for every write the phase went on without (see `WritesBehind`). */
+export async function settleWrites(scope: RoundScope): Promise<void> {
+  await Promise.all([scope.counting.settle(), scope.results.settle()]);
 }
 
 /** The model's answer, or why the phase fails instead. */
@@ -75,7 +93,7 @@ export async function askModel(
   const { deps, turn, seat, signal } = scope;
   // 1. abort and budget, before every model call
   if (signal.aborted) return failure('aborted', stopped(signal));
-  await settleCounters(scope);
+  await scope.counting.settle();
   const refusal = await deps.budget.check(seat.handle, scope.caps);
   if (refusal) {
     await deps.events.publish('budget_exhausted', { ...refusal, turn_id: turn.turn_id }, true);
@@ -188,12 +206,12 @@ async function modelCall(
     cache_write_tokens: u.cache_write_tokens,
     total_tokens: u.input_tokens + u.output_tokens,
   };
-  // 3. the journal and the spend record together, so they share the bus's group commits; the budget
-  // counters (a compare-and-set of two round trips) settle while the answer's tools run
-  const counted = deps.budget.add(seat.handle, spend.total_tokens);
-  counted.catch(() => undefined); // observed by settleCounters
-  scope.counting.pending = counted;
+  // 3. the journal and the spend record together, so they share the bus's group commits, behind the
+  // results of the tools this answer follows; the budget counters (a compare-and-set of two round trips)
+  // settle while the answer's tools run
+  scope.counting.add(deps.budget.add(seat.handle, spend.total_tokens));
   await Promise.all([
+    scope.results.settle(),
     scope.journal.write({ kind: 'round', phase, iteration: turn.iteration, round, answer: result, spend }),
     deps.spend(spend),
   ]);
@@ -268,7 +286,7 @@ export async function phaseTool(
   }
   // Cut mid-call: nothing is journaled, so the next holder meets the call as in flight.
   if (run.cancelled) return { ...run, replayed: false };
-  await journal.write({
+  const written = journal.write({
     kind: 'tool_result',
     ...where,
     output: journaled(run.output),
@@ -276,5 +294,8 @@ export async function phaseTool(
     delivered: run.delivered,
     execution: run.execution,
   });
+  // A retriable call whose result is lost in a cut simply runs again; any other is on record first.
+  if (retriable(entry)) scope.results.add(written);
+  else await written;
   return { ...run, replayed: false };
 }

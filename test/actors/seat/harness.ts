@@ -115,6 +115,8 @@ export async function startCompany(
     catalogue?: CatalogueOptions;
     /** Collects the node's log lines (tool-server stderr included) for tests that wait on them. */
     logs?: Captured;
+    /** Live-view pacing of the seats (default the node's, 50 ms); 0 sends every change. */
+    progressEveryMs?: number;
   },
 ): Promise<Harness> {
   const logger = opts.logs?.logger ?? pino({ level: process.env['TEST_LOG'] ? 'debug' : 'silent' });
@@ -149,6 +151,7 @@ export async function startCompany(
     needs: tools.needs,
     learning: (handle) => tools.learning.enabled(handle),
     ...(opts.now ? { now: opts.now } : {}),
+    ...(opts.progressEveryMs !== undefined ? { progressEveryMs: opts.progressEveryMs } : {}),
   });
   let stopped = false;
   const stopSeats = async (): Promise<void> => {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { Subjects } from '../../../bus/index.js';
+import { Streams, Subjects } from '../../../bus/index.js';
 import { EventRecord, Payloads } from '../../../schema/index.js';
 import { cleanTurn, startCompany } from './harness.js';
 
@@ -21,6 +21,7 @@ t.test(
     ];
     const h = await startCompany(t, {
       script,
+      progressEveryMs: 0,
       extra: {
         turn_engine: {
           max_tool_rounds: 1,
@@ -77,7 +78,8 @@ t.test(
 t.test(
   'the live view shows the call running now, the finished rounds and the narration while a phase runs',
   async (t) => {
-    const h = await startCompany(t, { script: cleanTurn });
+    // Every change sent as it happens: the frames name each step (turn.live.unit paces them).
+    const h = await startCompany(t, { script: cleanTurn, progressEveryMs: 0 });
     const frames: Payloads.AgentTurnProgress[] = [];
     const sub = h.bus.subscribe(Subjects.event('agent_turn_progress'), (msg) =>
       frames.push(
@@ -121,5 +123,46 @@ t.test(
     t.equal(last.response, 'I echoed hi.');
     t.equal(last.round_narration, 'I echoed hi.', 'the narration of the latest finished round');
     t.equal(last.partial_round, null, 'no round being written once it is finished');
+  },
+);
+
+t.test(
+  'a builtin tool’s result is written behind, yet the journal holds it before the round that read it',
+  async (t) => {
+    const lookup = (id: string) => ({
+      kind: 'tool_calls' as const,
+      calls: [{ id, name: 'org_lookup', arguments: { query: 'ada' } }],
+    });
+    const script = [
+      { kind: 'text' as const, text: '{"decision":"plan","steps":["look"],"tools":["org_lookup"]}' },
+      lookup('a'),
+      lookup('b'),
+      { kind: 'text' as const, text: 'Looked twice.' },
+      { kind: 'text' as const, text: '{"verdict":"done","notes":"ok"}' },
+    ];
+    const h = await startCompany(t, { script });
+    await h.wake('ada');
+    await h.waitFor((e) => e.type === 'agent_turn_completed');
+    const kinds: string[] = [];
+    for await (const msg of h.bus.replay(Streams.Turns)) {
+      const r = JSON.parse(new TextDecoder().decode(msg.data)) as Record<string, unknown>;
+      if (r['phase'] !== 'execute') continue;
+      kinds.push([r['kind'], r['round'], r['index']].filter((v) => v !== undefined).join(' '));
+    }
+    t.same(
+      kinds,
+      [
+        'phase_started',
+        'round -1',
+        'tool_result -1 0',
+        'round 0',
+        'tool_result 0 0',
+        'round 1',
+        'phase_completed',
+      ],
+      'each result ahead of the next round; no start recorded for a call that may simply run again',
+    );
+    const asked = JSON.stringify(h.llm.requests[2]!.body);
+    t.match(asked, /"tool_call_id":"a"/, 'the round after the first lookup read its result');
   },
 );

@@ -13,7 +13,7 @@ t.test(
       },
       { turn_id: 't', phase: 'execute', iteration: 0 },
       { model: 'm', max_rounds: 4, rounds: [], executions: [] },
-      250,
+      { partialEveryMs: 250, everyMs: 0 },
     );
     live.modelCall(-1, 'm', 'local');
     t.match(sent.at(-1), {
@@ -49,3 +49,78 @@ t.test(
     });
   },
 );
+
+/** A live view whose frames are collected; `next()` resolves with the next frame sent. */
+function paced(everyMs: number) {
+  const sent: Record<string, unknown>[] = [];
+  let waiting: ((frame: Record<string, unknown>) => void) | null = null;
+  const rounds: { round: number }[] = [];
+  const live = phaseLive(
+    {
+      events: {
+        publish: () => Promise.resolve(),
+        progress: (p) => {
+          sent.push(p);
+          waiting?.(p);
+          waiting = null;
+        },
+      },
+      now: () => new Date(),
+    },
+    { turn_id: 't', phase: 'execute', iteration: 0 },
+    // The loop appends rows to these as the phase runs; each frame reads them as they stand.
+    { model: 'm', max_rounds: 4, rounds: rounds as never[], executions: [] },
+    { everyMs },
+  );
+  const next = () => new Promise<Record<string, unknown>>((resolve) => (waiting = resolve));
+  return { live, sent, next, rounds };
+}
+
+t.test('changes made together are one frame, sent after them and showing the newest view', async (t) => {
+  const { live, sent, next } = paced(60_000);
+  const first = next();
+  live.modelCall(-1, 'm', 'local');
+  live.settled({ response: 'Looking it up', narration: 'Looking it up' });
+  live.toolCall('org_lookup', 'builtin');
+  t.equal(sent.length, 0, 'nothing is sent while the changes are being made');
+  t.match(await first, {
+    round_num: -1,
+    response: 'Looking it up',
+    running_call: { name: 'org_lookup', origin: 'builtin' },
+  });
+  t.equal(sent.length, 1, 'three changes, one frame');
+});
+
+t.test(
+  'after a frame, the next waits out the interval; close sends what is unsent, then nothing',
+  async (t) => {
+    const { live, sent, next, rounds } = paced(60_000);
+    const first = next();
+    live.modelCall(-1, 'm', 'local');
+    await first;
+    live.settled({ response: 'Done', narration: 'Done' });
+    rounds.push({ round: -1 });
+    live.toolCall('org_lookup', 'builtin');
+    live.settled({});
+    t.equal(sent.length, 1, 'within the interval: held');
+    live.close();
+    t.equal(sent.length, 2, 'close sends the held change at once');
+    t.match(sent[1], { running_call: null, response: 'Done', rounds: [{ round: -1 }] });
+    live.modelCall(0, 'm', 'local');
+    live.settled({});
+    live.close();
+    t.equal(sent.length, 2, 'a closed view sends nothing');
+  },
+);
+
+t.test('a change after the interval has passed is sent on the next turn of the event loop', async (t) => {
+  const { live, next } = paced(1);
+  const first = next();
+  live.modelCall(-1, 'm', 'local');
+  await first;
+  // The interval is 1 ms: the held change goes out once it has passed, without a close.
+  const second = next();
+  live.settled({ response: 'Done' });
+  t.match(await second, { running_call: null, response: 'Done' });
+  live.close();
+});
