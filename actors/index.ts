@@ -46,6 +46,7 @@ export {
   revisionStatus,
   startConfigWriter,
   startRevisions,
+  type ConfigWriter,
   type SubsystemApplier,
   type Validation,
 } from './config/index.js';

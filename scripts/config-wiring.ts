@@ -9,6 +9,7 @@ import {
   createApplier,
   startConfigWriter,
   startRevisions,
+  type ConfigWriter,
   type NodeHost,
   type Revisions,
   type SubsystemApplier,
@@ -18,7 +19,6 @@ import {
   Subjects,
   type Bus,
   type Kv,
-  type Subscription,
   keyringFrom,
   openDocument,
   sealDocument,
@@ -106,7 +106,7 @@ export async function startConfiguration(opts: {
     logger: logger.child({ component: 'config.revisions' }),
     storedHead: (data) => splitRecord(data)?.head ?? null,
   });
-  const writer: Subscription = startConfigWriter({
+  const writer: ConfigWriter = startConfigWriter({
     bus,
     coord,
     ...(keyring
@@ -146,7 +146,21 @@ export async function startConfiguration(opts: {
       untilStored: (id, timeoutMs) => view.until((state) => state.revisions.has(id), timeoutMs),
     },
   });
-  const stopListening = view.onActivated(() => void applier.reconcile());
+  // The apply waits for this node's writes in flight to answer, then one turn of the event loop: a write's
+  // read-your-writes answer goes out before the apply it caused (the view sees the activation at the
+  // pointer's compare-and-set, while the writer still has its announcement to store).
+  let listening = true;
+  const onActivated = view.onActivated(() => {
+    void writer.answered().then(() =>
+      setImmediate(() => {
+        if (listening) void applier.reconcile();
+      }),
+    );
+  });
+  const stopListening = (): void => {
+    listening = false;
+    onActivated();
+  };
 
   return {
     view,

@@ -152,7 +152,23 @@ export async function executeWrite(
   return reply;
 }
 
+export interface ConfigWriter extends Subscription {
+  /** Resolves once the writes in flight now have answered (writes that arrive later are not waited for). */
+  answered(): Promise<void>;
+}
+
 /** Answers write commands on the bus until stopped. */
-export function startConfigWriter(opts: ConfigWriterOptions): Subscription {
-  return serveCommand(opts.bus, Commands.config.write, (command) => executeWrite(opts, command));
+export function startConfigWriter(opts: ConfigWriterOptions): ConfigWriter {
+  const inFlight = new Set<Promise<ConfigWriteReply>>();
+  const served = serveCommand(opts.bus, Commands.config.write, (command) => {
+    const write = executeWrite(opts, command);
+    inFlight.add(write);
+    const done = (): void => void inFlight.delete(write);
+    write.then(done, done);
+    return write;
+  });
+  return {
+    stop: () => served.stop(),
+    answered: async () => void (await Promise.allSettled([...inFlight])),
+  };
 }

@@ -1,5 +1,5 @@
 export type { Validation } from './config-write.machine.js';
-export { executeWrite, readActive, startConfigWriter } from './config.host.js';
+export { executeWrite, readActive, startConfigWriter, type ConfigWriter } from './config.host.js';
 export { createApplier, type SubsystemApplier } from './apply.host.js';
 export { activePointerKey, configSubjects } from './config.subjects.js';
 export { createLagWatch, POSTURE_LAG_MS } from './lag.js';

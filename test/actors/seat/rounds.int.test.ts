@@ -145,9 +145,14 @@ t.test(
     await h.waitFor((e) => e.type === 'agent_turn_completed');
     const kinds: string[] = [];
     for await (const msg of h.bus.replay(Streams.Turns)) {
-      const r = JSON.parse(new TextDecoder().decode(msg.data)) as Record<string, unknown>;
-      if (r['phase'] !== 'execute') continue;
-      kinds.push([r['kind'], r['round'], r['index']].filter((v) => v !== undefined).join(' '));
+      const r = JSON.parse(new TextDecoder().decode(msg.data)) as {
+        kind: string;
+        phase?: string;
+        round?: number;
+        index?: number;
+      };
+      if (r.phase !== 'execute') continue;
+      kinds.push([r.kind, r.round, r.index].filter((v) => v !== undefined).join(' '));
     }
     t.same(
       kinds,

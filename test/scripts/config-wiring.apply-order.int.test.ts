@@ -1,0 +1,66 @@
+/**
+ * A node's configuration wiring: the apply an activation causes waits for this node's write to answer, so
+ * the writer's answer (and the PUT's read-your-writes answer after it) never waits for the subsystems.
+ */
+import { pino } from 'pino';
+import t from 'tap';
+import { startNodeHost, type SubsystemApplier } from '../../actors/index.js';
+import { ensureCatalogue, sendCommand } from '../../bus/index.js';
+import { openMemoryBus } from '../../bus/memory/index.js';
+import { Commands, parseTierA, type ConfigWrite, type TierA } from '../../schema/index.js';
+import { startConfiguration } from '../../scripts/config-wiring.js';
+
+t.test('a write is answered before the apply it caused begins', async (t) => {
+  const logger = pino({ level: 'silent' });
+  const bus = await openMemoryBus({});
+  t.teardown(() => bus.close());
+  const catalogue = await ensureCatalogue(bus);
+  const parsed = parseTierA('', { env: {}, cwd: '/' });
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
+  const config: TierA = { ...parsed.config, file: null };
+  const node = startNodeHost(
+    {
+      node: 'node-0',
+      version: '0.0.0-test',
+      startedAt: new Date().toISOString(),
+      queue: 'memory',
+      roles: config.node.roles,
+      ingress: true,
+      eventHistorySeconds: catalogue.eventHistorySeconds,
+      spendHistorySeconds: catalogue.spendHistorySeconds,
+    },
+    logger,
+  );
+  node.send({ type: 'node.booted' });
+  let answered = false;
+  const seenAtApply: boolean[] = [];
+  let applied: () => void = () => undefined;
+  const appliedOnce = new Promise<void>((resolve) => (applied = resolve));
+  const org: SubsystemApplier = {
+    name: 'org',
+    apply: async () => {
+      seenAtApply.push(answered);
+      applied();
+    },
+    rollback: async () => undefined,
+  };
+  const configuration = await startConfiguration({ bus, coord: catalogue.coord, node, config, logger, subsystems: [org] }); // prettier-ignore
+  t.teardown(() => configuration.stop());
+
+  const command: ConfigWrite = {
+    document: { name: 'Acme', roles: [{ name: 'Ada' }] },
+    basis_revision_id: null,
+    precondition: { if_none_match_any: false },
+    rules: 'write',
+    dry_run: false,
+    actor: { id: 'ops', kind: 'operator' },
+    source: 'api',
+    summary: 'first',
+    revision_id: '00000000-0000-4000-8000-000000000001',
+  };
+  const reply = await sendCommand(bus, Commands.config.write, command, { timeoutMs: 10_000 });
+  answered = true;
+  t.match(reply, { outcome: 'stored' });
+  await appliedOnce;
+  t.same(seenAtApply, [true], 'the subsystem saw the write answered when its apply began');
+});
