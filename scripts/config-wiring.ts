@@ -146,12 +146,12 @@ export async function startConfiguration(opts: {
       untilStored: (id, timeoutMs) => view.until((state) => state.revisions.has(id), timeoutMs),
     },
   });
-  // The apply waits for this node's writes in flight to answer, then one turn of the event loop: a write's
-  // read-your-writes answer goes out before the apply it caused (the view sees the activation at the
-  // pointer's compare-and-set, while the writer still has its announcement to store).
+  // The apply waits for this node's writes in flight to answer (for at most 2 s), then one turn of the
+  // event loop: a write's read-your-writes answer goes out before the apply it caused (the view sees the
+  // activation at the pointer's compare-and-set, while the writer still has its announcement to store).
   let listening = true;
   const onActivated = view.onActivated(() => {
-    void writer.answered().then(() =>
+    void writer.answered(2_000).then(() =>
       setImmediate(() => {
         if (listening) void applier.reconcile();
       }),

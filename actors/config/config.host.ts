@@ -153,8 +153,11 @@ export async function executeWrite(
 }
 
 export interface ConfigWriter extends Subscription {
-  /** Resolves once the writes in flight now have answered (writes that arrive later are not waited for). */
-  answered(): Promise<void>;
+  /**
+   * Resolves once the writes in flight now have answered (writes that arrive later are not waited for), or
+   * after `maxWaitMs` (a write stalled on the store holds nobody up for long).
+   */
+  answered(maxWaitMs: number): Promise<void>;
 }
 
 /** Answers write commands on the bus until stopped. */
@@ -169,6 +172,16 @@ export function startConfigWriter(opts: ConfigWriterOptions): ConfigWriter {
   });
   return {
     stop: () => served.stop(),
-    answered: async () => void (await Promise.allSettled([...inFlight])),
+    answered: (maxWaitMs) => {
+      if (inFlight.size === 0) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, maxWaitMs);
+        timer.unref();
+        void Promise.allSettled([...inFlight]).then(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    },
   };
 }
