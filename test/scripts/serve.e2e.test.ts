@@ -82,6 +82,8 @@ t.test(
       body: JSON.stringify(company),
     });
     t.equal(put.status, 201);
+    // The write answers once the revision is active; the node applies it right after (README Known limits).
+    await first.run.waitForLog((line) => line.msg === 'config applied' && line['epoch'] === 1);
     const health = (await (await fetch(`http://127.0.0.1:${first.port}/health`)).json()) as Record<
       string,
       unknown
