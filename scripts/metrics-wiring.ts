@@ -9,6 +9,7 @@ import type { Bus, PubAck, PublishOptions } from '../bus/index.js';
 import type { AnsweredRequest, MetricsSource, RequestObserver } from '../http/index.js';
 import { projectionPositions } from '../projections/index.js';
 import { EventRecord, SpendRecord } from '../schema/index.js';
+import { RequestMetrics } from './request-metrics.js';
 
 export interface NodeMetrics extends MetricsSource {
   readonly registry: Registry;
@@ -29,19 +30,8 @@ export function createNodeMetrics(opts: { nodeId: string }): NodeMetrics {
   registry.setDefaultLabels({ node: opts.nodeId });
   collectDefaultMetrics({ register: registry });
 
-  const requests = new Counter({
-    name: 'svc_http_requests_total',
-    help: 'HTTP requests answered, by method, route pattern and status.',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [registry],
-  });
-  const requestSeconds = new Histogram({
-    name: 'svc_http_request_duration_seconds',
-    help: 'Time from a request arriving to its answer being written, by method, route pattern and status.',
-    labelNames: ['method', 'route', 'status'] as const,
-    buckets: latencyBuckets,
-    registers: [registry],
-  });
+  // Touched by every answered request: plain cells, written out at scrape time (request-metrics.ts).
+  const requests = new RequestMetrics(latencyBuckets, { node: opts.nodeId });
   const webhookArrivals = new Counter({
     name: 'svc_webhook_arrivals_total',
     help: 'Webhook deliveries accepted (2xx), by route pattern.',
@@ -130,9 +120,7 @@ export function createNodeMetrics(opts: { nodeId: string }): NodeMetrics {
     requests: {
       answered(r: AnsweredRequest): void {
         const route = r.route ?? 'unmatched';
-        const labels = { method: r.method, route, status: String(r.status) };
-        requests.inc(labels);
-        requestSeconds.observe(labels, r.seconds);
+        requests.observe(r.method, route, r.status, r.seconds);
         if (!route.startsWith('/webhooks/')) return;
         if (r.status >= 200 && r.status < 300) webhookArrivals.inc({ route });
         else webhookRefusals.inc({ route, status: String(r.status) });
@@ -168,7 +156,10 @@ export function createNodeMetrics(opts: { nodeId: string }): NodeMetrics {
       return instrumented;
     },
     async render() {
-      return { contentType: registry.contentType, text: await registry.metrics() };
+      return {
+        contentType: registry.contentType,
+        text: `${await registry.metrics()}\n${requests.render()}`,
+      };
     },
   };
 }
