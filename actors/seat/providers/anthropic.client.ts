@@ -16,6 +16,7 @@ import {
   type ToolCallDraft,
 } from './client.js';
 import { joinUrl, postJson, type CallContext } from './http.js';
+import type { HttpAnswer } from './http-post.js';
 import { LlmMalformedStreamError, LlmRateLimitedError, LlmServerError } from './llm.errors.js';
 import { StopReason, type LlmDelta, type LlmRequest, type LlmResult } from './llm.types.js';
 import { parseSse } from './sse.js';
@@ -148,10 +149,9 @@ export function anthropicClient(config: ClientConfig): ProviderClient {
 
 async function readStream(
   ctx: CallContext,
-  response: Response,
+  response: HttpAnswer,
   onDelta: (delta: LlmDelta) => void,
 ): Promise<Answer> {
-  if (!response.body) throw new LlmMalformedStreamError(ctx.provider, 'the response has no body');
   let text = '';
   let model = '';
   let stop: string | null = null;

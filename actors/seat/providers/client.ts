@@ -2,7 +2,8 @@
  * What every wire client offers the registry, and the pieces they share: the configured entry,
  * tool-call assembly, and the result's bookkeeping.
  */
-import { withDeadline, type CallContext, type Fetch } from './http.js';
+import { withDeadline, type CallContext } from './http.js';
+import { nodePost, type HttpPost } from './http-post.js';
 import type { LlmDelta, LlmRequest, LlmResult, LlmToolCall } from './llm.types.js';
 
 export interface ClientConfig {
@@ -12,7 +13,8 @@ export interface ClientConfig {
   readonly model: string;
   readonly baseUrl?: string | undefined;
   readonly timeoutMs: number;
-  readonly fetch?: Fetch;
+  /** The transport (node:http on keep-alive connections unless a test injects another). */
+  readonly post?: HttpPost;
   /** Wall clock in ms; `Date.now` unless a test injects one. */
   readonly now?: () => number;
 }
@@ -45,7 +47,7 @@ export async function timedCall(
     provider: config,
     timeoutMs: config.timeoutMs,
     signal: request.signal,
-    fetch: config.fetch ?? fetch,
+    post: config.post ?? nodePost,
     now,
   };
   const startedMs = now();

@@ -13,15 +13,14 @@ import {
   LlmTimeoutError,
   type ProviderName,
 } from './llm.errors.js';
-
-export type Fetch = typeof fetch;
+import type { HttpAnswer, HttpPost } from './http-post.js';
 
 export interface CallContext {
   readonly provider: ProviderName;
   /** Whole call: connect, headers and the last byte of the stream. */
   readonly timeoutMs: number;
   readonly signal?: AbortSignal | undefined;
-  readonly fetch: Fetch;
+  readonly post: HttpPost;
   /** Wall clock in ms (Retry-After dates are compared with it). */
   readonly now: () => number;
 }
@@ -63,23 +62,22 @@ export async function postJson(
   url: string,
   headers: Record<string, string>,
   body: unknown,
-): Promise<Response> {
-  const response = await ctx.fetch(url, {
-    method: 'POST',
+): Promise<HttpAnswer> {
+  const answer = await ctx.post(url, {
     headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
     body: JSON.stringify(body),
     signal,
   });
-  if (response.ok) return response;
-  // The body is drained and dropped: it may quote the request or the key.
-  await response.body?.cancel().catch(() => undefined);
-  throw statusError(ctx, response);
+  if (answer.status >= 200 && answer.status < 300) return answer;
+  // The body is dropped unread: it may quote the request or the key.
+  answer.discard();
+  throw statusError(ctx, answer);
 }
 
-export function statusError(ctx: CallContext, response: Response): LlmError {
-  const { status } = response;
+export function statusError(ctx: CallContext, answer: Pick<HttpAnswer, 'status' | 'header'>): LlmError {
+  const { status } = answer;
   if (status === 429) {
-    return new LlmRateLimitedError(ctx.provider, status, retryAfterMs(response.headers, ctx.now()));
+    return new LlmRateLimitedError(ctx.provider, status, retryAfterMs(answer.header, ctx.now()));
   }
   if (status === 401 || status === 403) return new LlmAuthError(ctx.provider, status);
   if (status >= 500) return new LlmServerError(ctx.provider, status);
@@ -90,10 +88,10 @@ export function statusError(ctx: CallContext, response: Response): LlmError {
  * `Retry-After` as delta-seconds or an HTTP date (RFC 9110 §10.2.3), or OpenAI's `retry-after-ms`;
  * null when absent or unreadable.
  */
-export function retryAfterMs(headers: Headers, nowMs: number): number | null {
-  const ms = headers.get('retry-after-ms');
+export function retryAfterMs(header: (name: string) => string | null, nowMs: number): number | null {
+  const ms = header('retry-after-ms');
   if (ms !== null && /^\d+(\.\d+)?$/.test(ms.trim())) return Math.ceil(Number(ms));
-  const value = headers.get('retry-after')?.trim();
+  const value = header('retry-after')?.trim();
   if (!value) return null;
   if (/^\d+(\.\d+)?$/.test(value)) return Math.ceil(Number(value) * 1000);
   const at = Date.parse(value);

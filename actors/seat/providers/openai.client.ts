@@ -15,6 +15,7 @@ import {
   type ToolCallDraft,
 } from './client.js';
 import { joinUrl, postJson, type CallContext } from './http.js';
+import type { HttpAnswer } from './http-post.js';
 import { LlmMalformedStreamError, LlmServerError } from './llm.errors.js';
 import { StopReason, type LlmDelta, type LlmRequest, type LlmResult } from './llm.types.js';
 import { parseSse } from './sse.js';
@@ -135,7 +136,7 @@ export function openaiClient(config: ClientConfig): ProviderClient {
       const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
       return timedCall(config, request, async (ctx, signal) => {
         const response = await postJson(ctx, signal, url, headers, openaiBody(config, request));
-        if ((response.headers.get('content-type') ?? '').includes('application/json')) {
+        if ((response.header('content-type') ?? '').includes('application/json')) {
           return readCompletion(ctx, await response.text(), onDelta);
         }
         return readStream(ctx, response, onDelta);
@@ -156,10 +157,9 @@ function usageOf(usage: z.infer<typeof Usage> | null | undefined): LlmResult['us
 
 async function readStream(
   ctx: CallContext,
-  response: Response,
+  response: HttpAnswer,
   onDelta: (delta: LlmDelta) => void,
 ): Promise<Answer> {
-  if (!response.body) throw new LlmMalformedStreamError(ctx.provider, 'the response has no body');
   let text = '';
   let model = '';
   let finish: string | null = null;

@@ -20,7 +20,7 @@ import { anthropicClient } from './anthropic.client.js';
 import { streamFrom } from './call-stream.js';
 import type { ClientConfig, ProviderClient } from './client.js';
 import { CredentialPool, type PoolTiming } from './credential-pool.js';
-import type { Fetch } from './http.js';
+import type { HttpPost } from './http-post.js';
 import {
   LlmAbortedError,
   LlmAuthError,
@@ -51,7 +51,7 @@ export interface RegistryOptions {
   readonly logger?: Logger;
   /** Wall clock in ms, for cooldowns and durations. */
   readonly now?: () => number;
-  readonly fetch?: Fetch;
+  readonly post?: HttpPost;
   readonly timing?: Partial<PoolTiming>;
   /** `source` of published events, e.g. `node-0/providers`. */
   readonly source?: string;
@@ -250,7 +250,7 @@ export class ProviderRegistry implements SubsystemApplier {
       model: spec.model,
       baseUrl: spec.base_url,
       timeoutMs: (spec.timeout_seconds ?? defaultTimeoutSeconds) * 1000,
-      ...(this.opts.fetch ? { fetch: this.opts.fetch } : {}),
+      ...(this.opts.post ? { post: this.opts.post } : {}),
       ...(this.opts.now ? { now: this.opts.now } : {}),
     };
     const client = spec.type === 'anthropic' ? anthropicClient(config) : openaiClient(config);
