@@ -82,6 +82,7 @@ export {
   type LlmStream,
   LlmTimeoutError,
   LlmUnavailableError,
+  nodePost,
   openaiClient,
   parseSse,
   type ProviderClient,

@@ -7,10 +7,11 @@
  *   1. turns/s across BENCH_SEATS agent seats (default 100) woken together, BENCH_TURNS wakes each
  *      (default 5), every turn plan → execute with BENCH_ROUNDS tool rounds (default 3, the node's
  *      `org_lookup` builtin) → review; baseline: the model-bound ceiling, the same request bodies sent as
- *      plain HTTP calls from this process at the same concurrency.
+ *      plain HTTP calls from this process at the same concurrency (through the node's own transport).
  *   2. engine overhead per tool round (target < 2 ms): one seat, turns one after another with 0 and with
  *      BENCH_LONG tool rounds (default 16); a turn's wall time (wake published → completion event) minus the
- *      model server's time (the recorded request bodies replayed as plain HTTP calls, one after another),
+ *      model server's time (the recorded request bodies replayed as plain HTTP calls, one after another,
+ *      through the node's own transport, so the client's cost is subtracted as the node pays it),
  *      per added tool round (the lookup's own in-memory time is counted with the engine's).
  *   3. resident memory of BENCH_IDLE idle agent seats (default 1,000; inbox consumers open): the RSS of a node
  *      holding them against a node of the same company without agent seats (two children, each read once
@@ -20,6 +21,7 @@
  *   node --import=tsx scripts/bench/seats.ts [--json]
  * BENCH_PART=throughput|overhead|memory runs one figure only.
  */
+import { nodePost } from '../../actors/index.js';
 import { ensureCatalogue, openBus, Subjects, type Bus, type Subscription } from '../../bus/index.js';
 import type { InboxMessage } from '../../schema/index.js';
 import { startNatsServer } from '../../test/harness/nats-server.js';
@@ -116,19 +118,23 @@ function watchSeats(bus: Bus): Seats {
   };
 }
 
-/** Plain HTTP calls with the recorded bodies, `lanes` at a time; wall milliseconds for all. */
+/**
+ * Plain HTTP calls with the recorded bodies, `lanes` at a time, through the node's own transport (so what is
+ * subtracted is the model server's time and the same client's cost); wall milliseconds for all.
+ */
 async function rawCalls(llm: ZeroLlm, bodies: readonly string[], lanes: number): Promise<number> {
   let next = 0;
   const started = performance.now();
+  const signal = new AbortController().signal;
   const lane = async (): Promise<void> => {
     while (next < bodies.length) {
       const body = bodies[next++] as string;
-      const res = await fetch(llm.url, {
-        method: 'POST',
+      const answer = await nodePost(llm.url, {
         headers: { 'content-type': 'application/json' },
         body,
+        signal,
       });
-      await res.text();
+      await answer.text();
     }
   };
   await Promise.all(Array.from({ length: lanes }, lane));

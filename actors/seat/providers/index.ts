@@ -4,6 +4,7 @@ export { streamFrom } from './call-stream.js';
 export { type ProviderClient } from './client.js';
 export { CredentialPool, type KeyLease } from './credential-pool.js';
 export { retryAfterMs } from './http.js';
+export { nodePost } from './http-post.js';
 export {
   LlmAbortedError,
   LlmAuthError,
