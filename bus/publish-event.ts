@@ -23,7 +23,7 @@ export async function publishEvent(bus: Bus, record: EventRecord): Promise<PubAc
     );
   const data = new TextEncoder().encode(JSON.stringify(record));
   if (admission === 'emit') {
-    bus.emit(Subjects.event(record.type), data);
+    bus.emit(Subjects.liveEvent(record.type), data);
     return null;
   }
   const category = categoryOf(record.type);

@@ -23,6 +23,12 @@ export const Subjects = {
   /** Every engine event (`svc.events.>`); `type` may be dotted. */
   event: (type: string): string => `svc.events.${dotted('event type', type)}`,
   events: 'svc.events.>',
+  /**
+   * A stream-only event type's live subject (`agent_turn_progress`): no stream captures `svc.live.>`, so
+   * what is emitted here reaches live subscribers and is never stored (on `svc.events.>` JetStream would
+   * keep it).
+   */
+  liveEvent: (type: string): string => `svc.live.${dotted('event type', type)}`,
   notificationsInbound: 'svc.notifications.inbound',
   /** One agent seat's inbox (never for human seats). */
   agentInbox: (handle: string): string => `svc.agent.${token('seat handle', handle)}.inbox`,

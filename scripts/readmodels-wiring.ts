@@ -102,7 +102,9 @@ export function createReadModels(opts: {
       logger.error({ err, projections: projections.map((p) => p.name) }, 'read models: seed failed');
     }
     subs.push(
-      bus.subscribe(Subjects.event('agent_turn_progress'), (msg) => models.applyEvent(decodeJson(msg.data))),
+      bus.subscribe(Subjects.liveEvent('agent_turn_progress'), (msg) =>
+        models.applyEvent(decodeJson(msg.data)),
+      ),
     );
   }
 

@@ -100,7 +100,7 @@ export function seatEvents(opts: {
         return;
       }
       const record = event('agent_turn_progress', payload, false, trace);
-      opts.bus.emit(Subjects.event(record.type), encoder.encode(JSON.stringify(record)));
+      opts.bus.emit(Subjects.liveEvent(record.type), encoder.encode(JSON.stringify(record)));
     },
   });
   return { event, publishEvent, eventsFor };

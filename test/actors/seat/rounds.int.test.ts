@@ -32,7 +32,7 @@ t.test(
       },
     });
     const progress: EventRecord[] = [];
-    const sub = h.bus.subscribe(Subjects.event('agent_turn_progress'), (msg) =>
+    const sub = h.bus.subscribe(Subjects.liveEvent('agent_turn_progress'), (msg) =>
       progress.push(EventRecord.parse(JSON.parse(new TextDecoder().decode(msg.data)))),
     );
     t.teardown(() => sub.stop());
@@ -81,7 +81,7 @@ t.test(
     // Every change sent as it happens: the frames name each step (turn.live.unit paces them).
     const h = await startCompany(t, { script: cleanTurn, progressEveryMs: 0 });
     const frames: Payloads.AgentTurnProgress[] = [];
-    const sub = h.bus.subscribe(Subjects.event('agent_turn_progress'), (msg) =>
+    const sub = h.bus.subscribe(Subjects.liveEvent('agent_turn_progress'), (msg) =>
       frames.push(
         Payloads.AgentTurnProgress.parse(
           EventRecord.parse(JSON.parse(new TextDecoder().decode(msg.data))).payload,
