@@ -1,13 +1,10 @@
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
-import { startNodeHost } from '../../actors/index.js';
-import { ensureCatalogue } from '../../bus/index.js';
-import { openMemoryBus } from '../../bus/memory/index.js';
 import type { AuthSettings } from '../../http/index.js';
-import { parseTierA } from '../../schema/index.js';
 import { accessRoutesFor } from '../../scripts/access-wiring.js';
 import { startConfiguration } from '../../scripts/config-wiring.js';
 import { startSecrets } from '../../scripts/secrets-wiring.js';
+import { bootedNode } from './fixtures/booted-node.js';
 import { CI, OPS, openAuth, startHarness } from './fixtures/gateway-harness.js';
 import { keyringYaml } from './fixtures/secrets-node.js';
 
@@ -43,26 +40,10 @@ function document(): Json {
 
 async function start(t: Test, auth: AuthSettings = openAuth) {
   const logger = pino({ level: 'silent' });
-  const bus = await openMemoryBus({});
-  t.teardown(() => bus.close());
-  const catalogue = await ensureCatalogue(bus);
-  const parsed = parseTierA(keyringYaml('k1', ['k1', 1]), { env: {}, cwd: '/' });
-  if (!parsed.ok) throw new Error('tier A');
-  const config = parsed.config;
-  const node = startNodeHost(
-    {
-      node: 'node-0',
-      version: 't',
-      startedAt: new Date().toISOString(),
-      queue: 'memory',
-      roles: config.node.roles,
-      ingress: true,
-      eventHistorySeconds: 1,
-      spendHistorySeconds: 1,
-    },
+  const { bus, catalogue, config, node } = await bootedNode(t, {
     logger,
-  );
-  node.send({ type: 'node.booted' });
+    tierA: keyringYaml('k1', ['k1', 1]),
+  });
   const secrets = await startSecrets({ bus, bucket: catalogue.secrets, config, logger, env: {} });
   t.teardown(() => secrets.stop());
   const configuration = await startConfiguration({ bus, coord: catalogue.coord, node, config, logger });

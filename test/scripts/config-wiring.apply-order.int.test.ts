@@ -4,34 +4,15 @@
  */
 import { pino } from 'pino';
 import t from 'tap';
-import { startNodeHost, type SubsystemApplier } from '../../actors/index.js';
-import { ensureCatalogue, sendCommand } from '../../bus/index.js';
-import { openMemoryBus } from '../../bus/memory/index.js';
-import { Commands, parseTierA, type ConfigWrite, type TierA } from '../../schema/index.js';
+import type { SubsystemApplier } from '../../actors/index.js';
+import { sendCommand } from '../../bus/index.js';
+import { Commands, type ConfigWrite } from '../../schema/index.js';
 import { startConfiguration } from '../../scripts/config-wiring.js';
+import { bootedNode } from '../http/fixtures/booted-node.js';
 
 t.test('a write is answered before the apply it caused begins', async (t) => {
   const logger = pino({ level: 'silent' });
-  const bus = await openMemoryBus({});
-  t.teardown(() => bus.close());
-  const catalogue = await ensureCatalogue(bus);
-  const parsed = parseTierA('', { env: {}, cwd: '/' });
-  if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
-  const config: TierA = { ...parsed.config, file: null };
-  const node = startNodeHost(
-    {
-      node: 'node-0',
-      version: '0.0.0-test',
-      startedAt: new Date().toISOString(),
-      queue: 'memory',
-      roles: config.node.roles,
-      ingress: true,
-      eventHistorySeconds: catalogue.eventHistorySeconds,
-      spendHistorySeconds: catalogue.spendHistorySeconds,
-    },
-    logger,
-  );
-  node.send({ type: 'node.booted' });
+  const { bus, catalogue, config, node } = await bootedNode(t, { logger });
   let answered = false;
   const seenAtApply: boolean[] = [];
   let applied: () => void = () => undefined;
