@@ -3,7 +3,7 @@
  * (`svc.events.<type>`, de-duplicated by record id), the stream-only `agent_turn_progress`, and the
  * turn's dependencies with the fence in front of every model call, tool call and spend record.
  */
-import { Subjects, type Bus, newEvent } from '../../bus/index.js';
+import { publishEvent as busPublishEvent, Subjects, type Bus, newEvent } from '../../bus/index.js';
 import type { Fence } from '../lease/index.js';
 import { categoryOf, EventCategory, type EventRecord } from '../../schema/index.js';
 import type { TurnDeps, TurnEvents } from './turn.deps.js';
@@ -99,8 +99,9 @@ export function seatEvents(opts: {
       } catch {
         return;
       }
-      const record = event('agent_turn_progress', payload, false, trace);
-      opts.bus.emit(Subjects.liveEvent(record.type), encoder.encode(JSON.stringify(record)));
+      // Stream-only, so emitted. A frame is best-effort (the next is the whole view again) and goes out from a
+      // timer: one the bus can no longer take is dropped there, not thrown.
+      busPublishEvent(opts.bus, event('agent_turn_progress', payload, false, trace)).catch(() => undefined);
     },
   });
   return { event, publishEvent, eventsFor };
