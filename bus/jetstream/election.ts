@@ -4,7 +4,8 @@
  * responders", exactly as for a subject no stream captures. Nothing was stored then, so the publish is
  * sent again until the stream answers or the budget runs out; a subject that no stream captures is
  * still refused at once. A publish that timed out may have been stored: it is sent again only when a
- * message id makes the repeat a duplicate the stream drops.
+ * message id makes the repeat a duplicate the stream drops. A publish in flight when the link drops is
+ * treated as timed out at once: the server it went to may be gone, and its answer with it.
  */
 import {
   jetstreamManager,
@@ -13,7 +14,7 @@ import {
   type PubAck,
 } from '@nats-io/jetstream';
 import type { EngineHost } from './host.js';
-import { isNoResponders, isTimeout } from './translate.js';
+import { isNoResponders, isTimeout, LinkDroppedError } from './translate.js';
 
 /** How long one call keeps trying through an election (a 3-server election takes 4–9 s). */
 export const publishBudgetMs = 10_000;
@@ -56,10 +57,13 @@ export async function publishThroughElection(
   for (;;) {
     await host.ready();
     try {
-      return await host.js.publish(subject, data, {
-        ...opts,
-        ...(idempotent ? { timeout: idempotentAttemptMs } : {}),
-      });
+      return await untilLinkDrops(
+        host,
+        host.js.publish(subject, data, {
+          ...opts,
+          ...(idempotent ? { timeout: idempotentAttemptMs } : {}),
+        }),
+      );
     } catch (error) {
       const again =
         Date.now() < deadline &&
@@ -68,6 +72,21 @@ export async function publishThroughElection(
       if (!again) throw error;
       await new Promise((resolve) => setTimeout(resolve, retryMs));
     }
+  }
+}
+
+/** `request`, or LinkDroppedError as soon as the link to the server drops while it is in flight. */
+async function untilLinkDrops<T>(host: EngineHost, request: Promise<T>): Promise<T> {
+  let stopWatching = (): void => undefined;
+  const dropped = new Promise<never>((_, reject) => {
+    stopWatching = host.onLinkChange((linked) => {
+      if (!linked) reject(new LinkDroppedError('the link to the NATS server dropped before the answer came'));
+    });
+  });
+  try {
+    return await Promise.race([request, dropped]);
+  } finally {
+    stopWatching();
   }
 }
 

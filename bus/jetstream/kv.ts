@@ -4,6 +4,7 @@
  * the revision it claims as parent and confirms its win by reading the key's records back after its
  * publish is acknowledged. The server's expected-last-subject-sequence check stays on as a fast path.
  */
+import { randomUUID } from 'node:crypto';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { Kvm } from '@nats-io/kv';
 import type { Kv, KvEntry, KvSpec } from '../bus.js';
@@ -179,7 +180,11 @@ class JetStreamKv implements Kv {
     return watchBucket(this.host, this.layout, this.states, onEntry, opts ?? {});
   }
 
-  /** Publishes one record; without `claim` it is unconditional. */
+  /**
+   * Publishes one record; without `claim` it is unconditional. Its message id lets a publish whose answer
+   * was lost (a stream leader killed mid-request) be sent again: a repeat inside the bucket's duplicate
+   * window is acknowledged with the first one's sequence, even when a claim's expectation no longer holds.
+   */
   private async write(
     key: string,
     value: Uint8Array,
@@ -195,6 +200,7 @@ class JetStreamKv implements Kv {
     await this.host.ready();
     try {
       const ack = await publishThroughElection(this.host, subject, value, {
+        msgID: randomUUID(),
         headers: hdrs,
         ...(claim ? { expect: { lastSubjectSequence: claim.lastSeq } } : {}),
       });

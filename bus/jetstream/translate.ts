@@ -50,7 +50,16 @@ export function isNoResponders(error: unknown): boolean {
   return false;
 }
 
+/**
+ * A request whose link to the server dropped before the answer came: the server it went to may be gone
+ * with it, so no answer is coming. Like a timeout, the request may or may not have been handled.
+ */
+export class LinkDroppedError extends Error {
+  override readonly name = 'LinkDroppedError';
+}
+
 export function isTimeout(error: unknown): boolean {
+  if (error instanceof LinkDroppedError) return true;
   const name = errorName(error);
   if (name === 'TimeoutError') return true;
   if (name === 'RequestError') return isTimeout((error as Error).cause);
@@ -88,6 +97,8 @@ export function translate(error: unknown, what: string, opts: TranslateOptions =
           cause,
         );
   }
+  if (error instanceof LinkDroppedError)
+    return new EngineUnavailableError(`${what}: ${error.message}`, cause);
   if (isTimeout(error)) {
     return new EngineUnavailableError(`${what}: no answer from the NATS server in time`, cause);
   }
