@@ -2,6 +2,11 @@
  * Core NATS: fire-and-forget emit, subscriptions, and request/reply. Repliers of one subject share a
  * queue group, so each request reaches exactly one of them; a replier's thrown error travels back as a
  * header plus its message (never a stack) and becomes RemoteError on the requesting side.
+ *
+ * A request this process can answer itself is answered here, never sent: any replier of the group may
+ * take it, and a request routed to another node can be lost with that node's link (core NATS is at most
+ * once) and leave the caller waiting out its whole timeout — 15 s for a config write — for an answer that
+ * is not coming.
  */
 import {
   headers as natsHeaders,
@@ -10,7 +15,7 @@ import {
 } from '@nats-io/transport-node';
 import type { CoreMessage, Headers, ReplyHandler, RequestOptions, Subscription } from '../bus.js';
 import { NoRespondersError, RemoteError, RequestTimeoutError } from '../errors.js';
-import { assertSubject } from '../subject-match.js';
+import { assertSubject, subjectMatches } from '../subject-match.js';
 import { coreFromMsg, fromHeaders } from './codec.js';
 import { once, type EngineHost } from './host.js';
 import { isNoResponders, isTimeout, translate } from './translate.js';
@@ -21,7 +26,17 @@ const replyGroup = 'svc-repliers';
 const dec = new TextDecoder();
 const enc = new TextEncoder();
 
+const noHeaders: Headers = Object.freeze({});
+
+interface LocalReplier {
+  readonly subject: string;
+  answer(msg: CoreMessage): Promise<Uint8Array>;
+}
+
 export class CoreOps {
+  /** The repliers of this process, first registered first asked. */
+  private readonly local: LocalReplier[] = [];
+
   constructor(private readonly host: EngineHost) {}
 
   emit(subject: string, data: Uint8Array, headers?: Headers): void {
@@ -75,6 +90,8 @@ export class CoreOps {
   async request(subject: string, data: Uint8Array, opts: RequestOptions): Promise<CoreMessage> {
     this.host.assertOpen();
     assertSubject(subject, false);
+    const here = this.local.find((replier) => subjectMatches(replier.subject, subject));
+    if (here) return this.requestHere(here, subject, data, opts);
     const hdrs = fromHeaders(opts.headers);
     let reply: Msg;
     // A request in flight when the link drops went to a server that may be gone with it: no answer is
@@ -114,10 +131,50 @@ export class CoreOps {
     return coreFromMsg(reply);
   }
 
+  /** A request answered by a replier of this process: its answer, its error as RemoteError, or a timeout. */
+  private async requestHere(
+    replier: LocalReplier,
+    subject: string,
+    data: Uint8Array,
+    opts: RequestOptions,
+  ): Promise<CoreMessage> {
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new RequestTimeoutError(`request on ${subject} timed out after ${opts.timeoutMs} ms`)),
+        opts.timeoutMs,
+      );
+    });
+    const message: CoreMessage = { subject, headers: opts.headers ?? noHeaders, data };
+    try {
+      const answer = await Promise.race([replier.answer(message), expired]);
+      return { subject, headers: noHeaders, data: answer };
+    } catch (error) {
+      if (error instanceof RequestTimeoutError) throw error;
+      throw new RemoteError(error instanceof Error ? error.message : String(error));
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   reply(subject: string, handler: ReplyHandler): Subscription {
     this.host.assertOpen();
     assertSubject(subject, true);
     const inFlight = new Set<Promise<void>>();
+    const here: LocalReplier = {
+      subject,
+      answer: (msg) => {
+        const work = handler(msg);
+        const settled = work.then(
+          () => undefined,
+          () => undefined,
+        );
+        inFlight.add(settled);
+        void settled.finally(() => inFlight.delete(settled));
+        return work;
+      },
+    };
+    this.local.push(here);
     const answer = async (msg: Msg): Promise<void> => {
       try {
         const data = await handler(coreFromMsg(msg));
@@ -138,6 +195,7 @@ export class CoreOps {
     });
     return this.host.track({
       stop: once(async () => {
+        this.local.splice(this.local.indexOf(here), 1);
         sub.unsubscribe();
         await Promise.all([...inFlight]);
       }),

@@ -11,12 +11,15 @@ t.test('a request whose server dies under it fails as a timeout long before its 
   const server = await startNatsServer({ t });
   const bus = await openJetStreamBus({ url: server.url });
   t.teardown(() => bus.close());
+  // The replier lives in another client: a request this one could answer itself never goes out.
+  const other = await openJetStreamBus({ url: server.url });
+  t.teardown(() => other.close());
   let asked!: () => void;
   const reached = new Promise<void>((resolve) => (asked = resolve));
   // A replier that takes the request and answers only when the test ends: the caller would wait its whole
   // timeout.
   let answer!: (data: Uint8Array) => void;
-  const replier = bus.reply('cmd.slow', () => {
+  const replier = other.reply('cmd.slow', () => {
     asked();
     return new Promise<Uint8Array>((resolve) => (answer = resolve));
   });
