@@ -82,14 +82,14 @@ export function prepare(db: Db) {
     remove: db.prepare('DELETE FROM messages WHERE stream = ? AND seq = ?'),
     removeBelow: db.prepare('DELETE FROM messages WHERE stream = ? AND seq < ?'),
     dropMessages: db.prepare('DELETE FROM messages WHERE stream = ?'),
-    dropDedup: db.prepare('DELETE FROM dedup WHERE stream = ?'),
+    dropDedup: db.prepare('DELETE FROM dedup_log WHERE stream = ?'),
     dropConsumers: db.prepare('DELETE FROM consumers WHERE stream = ?'),
     dropConsumerAcks: db.prepare('DELETE FROM consumer_acks WHERE stream = ?'),
     dropStream: db.prepare('DELETE FROM streams WHERE name = ?'),
-    dedupInsert: db.prepare(
-      'INSERT OR REPLACE INTO dedup (stream, msg_id, seq, time_ms) VALUES (?, ?, ?, ?)',
-    ),
-    dedupPrune: db.prepare('DELETE FROM dedup WHERE stream = ? AND time_ms < ?'),
-    dedupAll: db.prepare('SELECT msg_id, seq, time_ms FROM dedup WHERE stream = ?'),
+    dedupInsert: db.prepare('INSERT INTO dedup_log (stream, msg_id, seq, time_ms) VALUES (?, ?, ?, ?)'),
+    // The old end of the log: through the newest expired sequence, by key.
+    dedupPrune: db.prepare('DELETE FROM dedup_log WHERE stream = ? AND seq <= ? AND time_ms < ?'),
+    // In append order, so an id stored again after its window expired maps to its newest message.
+    dedupAll: db.prepare('SELECT msg_id, seq, time_ms FROM dedup_log WHERE stream = ? ORDER BY seq'),
   };
 }

@@ -68,6 +68,7 @@ export class StreamStore {
         seq: number;
         time_ms: number;
       }>) {
+        state.dedup.delete(d.msg_id);
         state.dedup.set(d.msg_id, { seq: d.seq, time: d.time_ms });
       }
       const last =
@@ -194,6 +195,8 @@ export class StreamStore {
     s.count += 1;
     s.subjectLast.set(subject, seq);
     if (opts?.msgId !== undefined) {
+      // Deleted first so the map stays in time order (an id stored again after its window moves to the end).
+      s.dedup.delete(opts.msgId);
       s.dedup.set(opts.msgId, { seq, time });
       this.sql.dedupInsert.run(name, opts.msgId, seq, time);
     }
@@ -311,14 +314,14 @@ export class StreamStore {
   pruneDedup(name: string, now: number): void {
     const s = this.state(name);
     const cutoff = now - (s.spec.duplicateWindowMs ?? defaultDuplicateWindowMs);
-    let pruned = false;
+    let newestPruned = 0;
+    // The map is in time order: the expired ids are its first ones.
     for (const [id, seen] of s.dedup) {
-      if (seen.time < cutoff) {
-        s.dedup.delete(id);
-        pruned = true;
-      }
+      if (seen.time >= cutoff) break;
+      s.dedup.delete(id);
+      newestPruned = seen.seq;
     }
-    if (pruned) this.sql.dedupPrune.run(name, cutoff);
+    if (newestPruned > 0) this.sql.dedupPrune.run(name, newestPruned, cutoff);
   }
 
   getMessage(name: string, seq: number): StoredMessage | null {

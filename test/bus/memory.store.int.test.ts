@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import Database from 'better-sqlite3';
 import t, { type Test } from 'tap';
 import { EngineUnavailableError } from '../../bus/index.js';
 import { openMemoryBus } from '../../bus/memory/index.js';
@@ -101,4 +102,52 @@ t.test('a lock file naming a pid that no longer exists is taken over', async (t)
   const bus = await openMemoryBus({ storeDir: dir });
   t.equal(bus.engine, 'memory');
   await bus.close();
+});
+
+t.test('a store written by an earlier release keeps its message ids: repeats stay duplicates', async (t) => {
+  const dir = tempDir(t);
+  const bus = await openMemoryBus({ storeDir: dir });
+  await bus.ensureStream({ name: 'S', subjects: ['s.>'], duplicateWindowMs: 3_600_000 });
+  const first = await bus.publish('s.a', new TextEncoder().encode('one'), { msgId: 'delivery-1' });
+  await bus.publish('s.a', new TextEncoder().encode('two'), { msgId: 'delivery-2' });
+  await bus.close();
+  // The earlier layout: ids in a table keyed by the id itself.
+  const db = new Database(join(dir, 'bus.sqlite'));
+  db.exec(`
+    CREATE TABLE dedup (stream TEXT NOT NULL, msg_id TEXT NOT NULL, seq INTEGER NOT NULL, time_ms INTEGER NOT NULL,
+      PRIMARY KEY (stream, msg_id)) WITHOUT ROWID;
+    INSERT INTO dedup SELECT stream, msg_id, seq, time_ms FROM dedup_log;
+    DROP TABLE dedup_log;
+  `);
+  db.close();
+
+  const reopened = await openMemoryBus({ storeDir: dir });
+  t.teardown(() => reopened.close());
+  const repeat = await reopened.publish('s.a', new TextEncoder().encode('one'), { msgId: 'delivery-1' });
+  t.same(repeat, { ...first, duplicate: true }, 'a repeat of an id stored before the upgrade is a duplicate');
+  const fresh = await reopened.publish('s.a', new TextEncoder().encode('three'), { msgId: 'delivery-3' });
+  t.equal(fresh.seq, 3, 'a new id is stored after the earlier messages');
+  t.equal((await reopened.streamInfo('S')).messages, 3, 'nothing stored twice');
+});
+
+t.test('an id stored again after its window maps to its newest message across a restart', async (t) => {
+  const dir = tempDir(t);
+  let now = Date.parse('2026-01-01T00:00:00Z');
+  const clock = () => now;
+  const body = new TextEncoder().encode('x');
+  const bus = await openMemoryBus({ storeDir: dir, clock });
+  await bus.ensureStream({ name: 'S', subjects: ['s.>'], duplicateWindowMs: 1_000 });
+  await bus.publish('s.a', body, { msgId: 'a' });
+  now += 2_000;
+  const again = await bus.publish('s.a', body, { msgId: 'a' });
+  t.equal(again.duplicate, false, 'past its window the id is stored again');
+  await bus.close();
+
+  const reopened = await openMemoryBus({ storeDir: dir, clock });
+  t.teardown(() => reopened.close());
+  t.same(
+    await reopened.publish('s.a', body, { msgId: 'a' }),
+    { ...again, duplicate: true },
+    'a repeat is a duplicate of the newest message',
+  );
 });
