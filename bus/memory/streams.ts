@@ -7,6 +7,7 @@
 import type { PubAck, PublishOptions, SkipBodies, StoredMessage, StreamInfo, StreamSpec } from '../bus.js';
 import { BusError, NoStreamForSubjectError, StreamNotFoundError, WrongLastSequenceError } from '../errors.js';
 import { assertName, assertSubject, subjectMatches } from '../subject-match.js';
+import { DedupWindow } from './dedup.js';
 import { emptyHeaders, prepare, skipParams, toMessage, type Row } from './statements.js';
 import type { Db } from './store.js';
 import { Tail } from './tail.js';
@@ -24,7 +25,7 @@ export interface StreamState {
   lastTime: number;
   count: number;
   readonly subjectLast: Map<string, number>;
-  readonly dedup: Map<string, { seq: number; time: number }>;
+  readonly dedup: DedupWindow;
   /** The newest messages, for readers that keep up (tail.ts). */
   readonly tail: Tail;
 }
@@ -56,7 +57,7 @@ export class StreamStore {
         lastTime: 0,
         count: 0,
         subjectLast: new Map(),
-        dedup: new Map(),
+        dedup: new DedupWindow(),
         tail: new Tail(),
       };
       this.refreshBounds(row.name, state);
@@ -68,8 +69,7 @@ export class StreamStore {
         seq: number;
         time_ms: number;
       }>) {
-        state.dedup.delete(d.msg_id);
-        state.dedup.set(d.msg_id, { seq: d.seq, time: d.time_ms });
+        state.dedup.record(d.msg_id, d.seq, d.time_ms);
       }
       const last =
         state.lastSeq > 0 ? (this.sql.get.get(row.name, state.lastSeq) as Row | undefined) : undefined;
@@ -110,7 +110,7 @@ export class StreamStore {
         lastTime: 0,
         count: 0,
         subjectLast: new Map(),
-        dedup: new Map(),
+        dedup: new DedupWindow(),
         tail: new Tail(),
       });
     }
@@ -160,8 +160,8 @@ export class StreamStore {
     const [name, s] = this.route(subject);
     const windowMs = s.spec.duplicateWindowMs ?? defaultDuplicateWindowMs;
     if (opts?.msgId !== undefined) {
-      const seen = s.dedup.get(opts.msgId);
-      if (seen && now - seen.time < windowMs) return { stream: name, seq: seen.seq, duplicate: true };
+      const seen = s.dedup.seen(opts.msgId, now, windowMs);
+      if (seen !== null) return { stream: name, seq: seen, duplicate: true };
     }
     if (opts?.expectedLastSeq !== undefined && opts.expectedLastSeq !== s.lastSeq) {
       throw new WrongLastSequenceError(opts.expectedLastSeq, s.lastSeq);
@@ -195,9 +195,7 @@ export class StreamStore {
     s.count += 1;
     s.subjectLast.set(subject, seq);
     if (opts?.msgId !== undefined) {
-      // Deleted first so the map stays in time order (an id stored again after its window moves to the end).
-      s.dedup.delete(opts.msgId);
-      s.dedup.set(opts.msgId, { seq, time });
+      s.dedup.record(opts.msgId, seq, time);
       this.sql.dedupInsert.run(name, opts.msgId, seq, time);
     }
     this.enforceLimits(name, now, subject);
@@ -314,13 +312,7 @@ export class StreamStore {
   pruneDedup(name: string, now: number): void {
     const s = this.state(name);
     const cutoff = now - (s.spec.duplicateWindowMs ?? defaultDuplicateWindowMs);
-    let newestPruned = 0;
-    // The map is in time order: the expired ids are its first ones.
-    for (const [id, seen] of s.dedup) {
-      if (seen.time >= cutoff) break;
-      s.dedup.delete(id);
-      newestPruned = seen.seq;
-    }
+    const newestPruned = s.dedup.forgetBefore(cutoff);
     if (newestPruned > 0) this.sql.dedupPrune.run(name, newestPruned, cutoff);
   }
 
