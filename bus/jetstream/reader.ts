@@ -3,8 +3,7 @@
  * in memory, no acks). An unbounded read is supervised (`followOrdered`): its consumer lives on one
  * server (the stream leader's), and when that server dies nothing tells the client — its messages and
  * heartbeats just stop. So the server heartbeats every second, and a read silent for three heartbeats
- * while the client is connected, or whose client has just reconnected, is recreated from the sequence after
- * the last one delivered.
+ * while the client is connected is recreated from the sequence after the last one delivered.
  */
 import {
   DeliverPolicy,
@@ -193,22 +192,16 @@ export async function followOrdered(
   await open(host.js).catch((error: unknown) => {
     throw translate(error, `follow of stream ${stream}`);
   });
-  // Silence while disconnected is the link's business. Once the link is back the read is recreated at
-  // once: the server this client reached may have died with the consumer on it (or restarted without it),
-  // and waiting for three silent heartbeats would hold this node's read models stale that much longer.
+  // Silence while disconnected is the link's business (the client resumes the read on reconnect).
   const watchdog = setInterval(() => {
     if (!host.linked()) heardAt = Date.now();
     else if (Date.now() - heardAt > silenceMs) lose('silent');
   }, heartbeatMs / 2);
   watchdog.unref();
-  const stopWatchingLink = host.onLinkChange((linked) => {
-    if (linked) lose('reconnected');
-  });
   return {
     async stop() {
       stopped = true;
       clearInterval(watchdog);
-      stopWatchingLink();
       await recovering;
       const was = current;
       current = null;
