@@ -17,8 +17,8 @@ import type { CoreMessage, Headers, ReplyHandler, RequestOptions, Subscription }
 import { NoRespondersError, RemoteError, RequestTimeoutError } from '../errors.js';
 import { assertSubject, subjectMatches } from '../subject-match.js';
 import { coreFromMsg, fromHeaders } from './codec.js';
-import { once, type EngineHost } from './host.js';
-import { isNoResponders, isTimeout, translate } from './translate.js';
+import { once, untilLinkDrops, type EngineHost } from './host.js';
+import { isNoResponders, isTimeout, LinkDroppedError, translate } from './translate.js';
 
 /** Marks a reply that carries a replier's error message instead of an answer. */
 const errorHeader = 'Svc-Remote-Error';
@@ -96,27 +96,17 @@ export class CoreOps {
     let reply: Msg;
     // A request in flight when the link drops went to a server that may be gone with it: no answer is
     // coming, and waiting out the whole timeout (15 s for a command) only delays the caller's retry.
-    let stopWatching = (): void => undefined;
-    const cut = new Promise<never>((_, reject) => {
-      stopWatching = this.host.onLinkChange((linked) => {
-        if (!linked)
-          reject(
-            new RequestTimeoutError(
-              `request on ${subject}: the link to the NATS server dropped before an answer came (it may have been handled)`,
-            ),
-          );
-      });
-    });
     try {
-      reply = await Promise.race([
+      reply = await untilLinkDrops(
+        this.host,
         this.host.nc.request(subject, data, {
           timeout: opts.timeoutMs,
           ...(hdrs ? { headers: hdrs } : {}),
         }),
-        cut,
-      ]);
+      );
     } catch (error) {
-      if (error instanceof RequestTimeoutError) throw error;
+      if (error instanceof LinkDroppedError)
+        throw new RequestTimeoutError(`request on ${subject}: ${error.message} (it may have been handled)`);
       if (isNoResponders(error)) throw new NoRespondersError(`no responders on ${subject}`, { cause: error });
       if (isTimeout(error)) {
         throw new RequestTimeoutError(`request on ${subject} timed out after ${opts.timeoutMs} ms`, {
@@ -124,8 +114,6 @@ export class CoreOps {
         });
       }
       throw translate(error, `request on ${subject}`);
-    } finally {
-      stopWatching();
     }
     if (reply.headers?.has(errorHeader)) throw new RemoteError(dec.decode(reply.data));
     return coreFromMsg(reply);

@@ -13,8 +13,8 @@ import {
   type JetStreamPublishOptions,
   type PubAck,
 } from '@nats-io/jetstream';
-import type { EngineHost } from './host.js';
-import { isNoResponders, isTimeout, LinkDroppedError } from './translate.js';
+import { untilLinkDrops, type EngineHost } from './host.js';
+import { isNoResponders, isTimeout } from './translate.js';
 
 /** How long one call keeps trying through an election (a 3-server election takes 4–9 s). */
 export const publishBudgetMs = 10_000;
@@ -72,21 +72,6 @@ export async function publishThroughElection(
       if (!again) throw error;
       await new Promise((resolve) => setTimeout(resolve, retryMs));
     }
-  }
-}
-
-/** `request`, or LinkDroppedError as soon as the link to the server drops while it is in flight. */
-async function untilLinkDrops<T>(host: EngineHost, request: Promise<T>): Promise<T> {
-  let stopWatching = (): void => undefined;
-  const dropped = new Promise<never>((_, reject) => {
-    stopWatching = host.onLinkChange((linked) => {
-      if (!linked) reject(new LinkDroppedError('the link to the NATS server dropped before the answer came'));
-    });
-  });
-  try {
-    return await Promise.race([request, dropped]);
-  } finally {
-    stopWatching();
   }
 }
 

@@ -3,6 +3,7 @@ import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import type { Subscription } from '../bus.js';
+import { LinkDroppedError } from './translate.js';
 
 export interface EngineHost {
   readonly nc: NatsConnection;
@@ -27,4 +28,22 @@ export interface EngineHost {
 export function once(stop: () => Promise<void>): () => Promise<void> {
   let done: Promise<void> | undefined;
   return () => (done ??= stop());
+}
+
+/**
+ * `request`, or LinkDroppedError as soon as the link to the server drops while it is in flight: the server
+ * it went to may be gone, and its answer with it.
+ */
+export async function untilLinkDrops<T>(host: EngineHost, request: Promise<T>): Promise<T> {
+  let stopWatching = (): void => undefined;
+  const dropped = new Promise<never>((_, reject) => {
+    stopWatching = host.onLinkChange((linked) => {
+      if (!linked) reject(new LinkDroppedError('the link to the NATS server dropped before the answer came'));
+    });
+  });
+  try {
+    return await Promise.race([request, dropped]);
+  } finally {
+    stopWatching();
+  }
 }

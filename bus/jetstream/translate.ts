@@ -97,8 +97,8 @@ export function translate(error: unknown, what: string, opts: TranslateOptions =
           cause,
         );
   }
-  if (error instanceof LinkDroppedError)
-    return new EngineUnavailableError(`${what}: ${error.message}`, cause);
+  // Raised here, not by NATS: no cause worth keeping, whose message would only repeat this one in logs.
+  if (error instanceof LinkDroppedError) return new EngineUnavailableError(`${what}: ${error.message}`);
   if (isTimeout(error)) {
     return new EngineUnavailableError(`${what}: no answer from the NATS server in time`, cause);
   }
