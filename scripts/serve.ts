@@ -4,24 +4,16 @@
  *   2. start the node actor (booting → unconfigured until a revision is applied)
  *   3. start the subsystems a config apply drives (secrets, providers, tool servers, schedules, read
  *      models), follow the configuration and apply what is active, then the webhook pipeline
+ *      (scripts/subsystems-wiring.ts)
  *   4. replay the events projection and open the live stream (scripts/events-wiring.ts)
  *   5. seed the read models and register their sections and questions
  *   6. bind the gateway (api.port, and api.public.port when set)
  * and drains in the spec's order when told to stop.
  */
 import type { Logger } from 'pino';
-import {
-  builtinAsServiceTool,
-  createLagWatch,
-  createMemoryStore,
-  startAlarms,
-  watchPlacement,
-  workTools,
-  type NodeHost,
-  type WorkAccess,
-} from '../actors/index.js';
+import type { NodeHost } from '../actors/index.js';
 import { ensureCatalogue, openBus, type Bus } from '../bus/index.js';
-import { authSettingsOf, bootNode } from './node-wiring.js';
+import { bootNode } from './node-wiring.js';
 import {
   dashboardRoutes,
   fleetMerges,
@@ -34,27 +26,16 @@ import {
   type Gateway,
 } from '../http/index.js';
 import { NodeRole, type TierA } from '../schema/index.js';
-import { startConfiguration, type Configuration } from './config-wiring.js';
+import type { Configuration } from './config-wiring.js';
 import { accessRoutesFor } from './access-wiring.js';
-import { startSecrets, type Secrets } from './secrets-wiring.js';
-import { startProviders } from './providers-wiring.js';
-import { startToolServers, type ToolServers } from './toolservers-wiring.js';
-import { startSchedules } from './schedules-wiring.js';
-import { startSeats } from './seats-wiring.js';
+import type { Secrets } from './secrets-wiring.js';
+import type { ToolServers } from './toolservers-wiring.js';
 import { requestSpans, startTracing } from './tracing.js';
-import { startSetup } from './setup-wiring.js';
-import { startWebhooks } from './webhooks-wiring.js';
-import { followIntegrations } from './integrations-view.js';
-import { createReadModels } from './readmodels-wiring.js';
 import { startEvents, type EventsSubsystem } from './events-wiring.js';
-import { startFleet } from './fleet-wiring.js';
 import { startBackups } from './backup-wiring.js';
 import { createNodeMetrics } from './metrics-wiring.js';
-import { startWork } from './work-wiring.js';
 import { startSandboxes } from './sandbox-wiring.js';
-import { activeChart, startKnowledge } from './pages-wiring.js';
-import { operatorSurface } from './operator-wiring.js';
-import { openCheckpoints, type ActiveChart } from '../projections/index.js';
+import { startSubsystems } from './subsystems-wiring.js';
 
 const reconcileIntervalMs = 15_000;
 
@@ -97,7 +78,8 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
   });
   const bus = metrics.instrument(rawBus);
   let gateway: Gateway | null = null;
-  let tools: ToolServers | null = null;
+  // Asserted wide: set from startSubsystems' callback, which narrowing cannot see, and read in the catch.
+  let tools = null as ToolServers | null;
   try {
     const catalogue = await ensureCatalogue(bus);
 
@@ -105,160 +87,38 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     const { node, startedAt } = await bootNode({ bus, config, catalogue, version: opts.version, logger });
 
     // 3. subsystems, then configuration: apply what is active before binding
-    const secrets = await startSecrets({ bus, bucket: catalogue.secrets, config, logger });
-    const providers = startProviders({ bus, nodeId: config.node.id, logger, resolve: secrets.resolve });
-    const auth = authSettingsOf(config);
-    // The native knowledge base (ops/knowledge-base.md): before the tools, so seats get its tools; its
-    // containers come from the active document, read once the configuration runs.
-    let chart: ActiveChart = () => null;
-    const knowledge =
-      config.knowledge.backend === 'native'
-        ? await startKnowledge({ bus, chart: () => chart(), auth, resolve: secrets.resolve, logger })
-        : null;
-    const serviceTools = [...(knowledge?.tools ?? [])];
-    // Bound below once the tracker runs: it reads the configuration the tool servers start before.
-    let workAccess: WorkAccess | null = null;
-    const operator = operatorSurface({
-      tools: [
-        ...serviceTools,
-        ...(config.tracker.backend === 'native'
-          ? workTools({ work: () => workAccess }).map(builtinAsServiceTool)
-          : []),
-      ],
+    const {
+      secrets,
+      providers,
       auth,
-      chart: () => chart(),
-      resolve: secrets.resolve,
-    });
-    // The seats' personal memory: written by `memory_remember`, read by `memory_recall` and the memory view.
-    const memory = createMemoryStore({ kv: catalogue.memory });
-    // Per-seat tool servers run where their seat runs: bound to the seats runtime below.
-    let holdsSeat: (handle: string) => boolean = () => false;
-    const toolServers = startToolServers({
+      knowledge,
+      operator,
+      toolServers,
+      schedules,
+      placement,
+      fleet,
+      readModels,
+      seats,
+      configuration,
+      checkLag,
+      lagSeconds,
+      checkpoints,
+      integrations,
+      setup,
+      work,
+      webhooks,
+      alarms,
+    } = await startSubsystems({
       bus,
-      nodeId: config.node.id,
-      logger: logger.child({ component: 'toolservers' }),
-      resolve: secrets.resolve,
-      memory,
-      runsSeat: (handle) => holdsSeat(handle),
-      ...(config.tracker.backend === 'native' ? { work: () => workAccess } : {}),
-      serviceTools,
-    });
-    tools = toolServers;
-    const schedules = await startSchedules({ bus, coord: catalogue.coord, nodeId: config.node.id, logger });
-    // The fleet's seat leases: a seat no node holds reads stopped / unplaced.
-    const placement = await watchPlacement(catalogue.coord);
-    // This node's presence lease and the fleet view behind /fleet and the probes' `nodes`.
-    const fleet = await startFleet({
-      bus,
-      coord: catalogue.coord,
+      catalogue,
+      node,
+      startedAt,
       config,
       version: opts.version,
-      startedAt,
-      appliedEpoch: () => node.view().appliedEpoch,
       logger,
-    });
-    const readModels = createReadModels({
-      nodeId: config.node.id,
-      logger: logger.child({ component: 'readmodels' }),
-      tools: () => toolServers.catalogue(),
-      // This node's own leases first: they are known before the watch delivers them.
-      placed: (handle) => holdsSeat(handle) || placement.placed(handle),
-      memoryStore: memory,
-    });
-    // A server that starts, stops or announces new tools changes the catalogue: re-send `tools`.
-    toolServers.manager.onToolsChanged(() => readModels.models.toolsChanged());
-    const seats = startSeats({
-      bus,
-      coord: catalogue.coord,
-      turnsDone: catalogue.turnsDone,
-      nodeId: config.node.id,
-      logger,
-      providers,
-      tools: toolServers,
-      runsSeats: config.node.roles.includes(NodeRole.Seats),
-      lease: { ttlMs: config.node.seat_lease_seconds * 1000 },
       tracer: tracing.tracer,
-    });
-    holdsSeat = (handle) => seats.runtime?.holds(handle) ?? false;
-    const configuration = await startConfiguration({
-      bus,
-      coord: catalogue.coord,
-      node,
-      config,
-      logger,
-      resolve: secrets.resolve,
-      // Seats first: the agent rows the read models push during the apply see the leases just taken.
-      subsystems: [
-        ...seats.subsystems,
-        readModels.applier,
-        providers,
-        toolServers.subsystem,
-        schedules.applier,
-        ...seats.last,
-      ],
-    });
-    // Posture lag: the revision table says which peer has the active epoch.
-    const lag = createLagWatch({
-      peerHas: (epoch) => configuration.revisions.peerApplied(epoch, config.node.id),
-    });
-    let lagSeconds = 0;
-    const checkLag = (): void => {
-      const state = lag.check(configuration.view.state.active?.epoch ?? 0, node.view().appliedEpoch);
-      lagSeconds = state.lagSeconds;
-      if (state.lagged) node.send({ type: 'node.lagged' });
-    };
-    await configuration.applyActive();
-    chart = activeChart(configuration, secrets);
-    // Integration records (arrivals, passes): read by `/integrations`, the setup routes and the actors.
-    // The node's projection checkpoints: one store for every projection it runs, closed at the drain's end.
-    const checkpoints = config.stream.store_dir ? openCheckpoints(config.stream.store_dir) : undefined;
-    const integrations = await followIntegrations({
-      bus,
-      checkpoints,
-      logger: logger.child({ component: 'projection.integrations' }),
-    });
-    // The integration actors (one per setup kind, serving svc.cmd.integration.*) and the setup routes.
-    const setup = await startSetup({ bus, config, configuration, secrets, integrations, logger });
-    // The native work tracker (tracker.backend: native): its projection, writer and routes.
-    const work = await startWork({
-      bus,
-      config,
-      configuration,
-      secrets,
-      logger,
-      roster: () => fleet.roster(),
-    });
-    workAccess = work?.access ?? null;
-    const webhooks = await startWebhooks({
-      bus,
-      integrations,
-      view: configuration.view,
-      config,
-      logger,
-      resolve: secrets.resolve,
-      configured: () => node.configured(),
-      coverage: () => readModels.models.coverage(),
-    });
-
-    // Alarms (ops/fleet.md "Alarms"): evaluated every health pulse and at once when the bus link changes.
-    const alarms = startAlarms({
-      bus,
-      nodeId: config.node.id,
-      logger,
-      facts: () => {
-        const view = node.view();
-        return {
-          busLinked: bus.linked(),
-          posture: view.phase === 'serving' ? view.posture : null,
-          lagSeconds,
-          budgetRefused: readModels.models.budgets().refused,
-          toolServers: toolServers.manager.status(),
-          keylessProviders: Object.values(providers.snapshot())
-            .filter(
-              (entry) => entry.keys.length > 0 && entry.keys.every((key) => key.reason === 'unresolved'),
-            )
-            .map((entry) => ({ provider: entry.provider, unresolved: entry.keys.map((key) => key.ref) })),
-        };
+      toolServersStarted: (started) => {
+        tools = started;
       },
     });
 
@@ -273,7 +133,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       clients: events.hub.count(),
       seededFrom: events.seededFrom(),
       ...fleet.facts(),
-      stallLagSeconds: lagSeconds > 0 ? lagSeconds : null,
+      stallLagSeconds: lagSeconds() > 0 ? lagSeconds() : null,
     });
     const events: EventsSubsystem = await startEvents({
       bus,

@@ -1,0 +1,228 @@
+/**
+ * Step 3 of `svc serve` (scripts/serve.ts): starts the subsystems a configuration apply drives (secrets,
+ * providers, knowledge, tool servers, schedules, placement, fleet, read models, seats), follows the
+ * configuration and applies what is active, then the integrations, setup, work tracker, webhook pipeline and
+ * alarms. Nothing here binds a listener; serve.ts drains what this returns.
+ */
+import type { Logger } from 'pino';
+import {
+  builtinAsServiceTool,
+  createLagWatch,
+  createMemoryStore,
+  startAlarms,
+  watchPlacement,
+  workTools,
+  type NodeHost,
+  type WorkAccess,
+} from '../actors/index.js';
+import type { Bus, Catalogue } from '../bus/index.js';
+import { NodeRole, type TierA, type Tracer } from '../schema/index.js';
+import { openCheckpoints, type ActiveChart } from '../projections/index.js';
+import { authSettingsOf } from './node-wiring.js';
+import { startConfiguration } from './config-wiring.js';
+import { startSecrets } from './secrets-wiring.js';
+import { startProviders } from './providers-wiring.js';
+import { startToolServers, type ToolServers } from './toolservers-wiring.js';
+import { startSchedules } from './schedules-wiring.js';
+import { startSeats } from './seats-wiring.js';
+import { startSetup } from './setup-wiring.js';
+import { startWebhooks } from './webhooks-wiring.js';
+import { followIntegrations } from './integrations-view.js';
+import { createReadModels } from './readmodels-wiring.js';
+import { startFleet } from './fleet-wiring.js';
+import { startWork } from './work-wiring.js';
+import { activeChart, startKnowledge } from './pages-wiring.js';
+import { operatorSurface } from './operator-wiring.js';
+
+/** Starts step 3 in order and returns every part the later steps, the routes and the drain use. */
+export async function startSubsystems(opts: {
+  readonly bus: Bus;
+  readonly catalogue: Catalogue;
+  readonly node: NodeHost;
+  readonly startedAt: string;
+  readonly config: TierA;
+  readonly version: string;
+  readonly logger: Logger;
+  readonly tracer: Tracer;
+  /** Called as soon as the tool servers run, so a later start-up failure can still stop them. */
+  readonly toolServersStarted: (toolServers: ToolServers) => void;
+}) {
+  const { bus, catalogue, node, startedAt, config, logger } = opts;
+  const secrets = await startSecrets({ bus, bucket: catalogue.secrets, config, logger });
+  const providers = startProviders({ bus, nodeId: config.node.id, logger, resolve: secrets.resolve });
+  const auth = authSettingsOf(config);
+  // The native knowledge base (ops/knowledge-base.md): before the tools, so seats get its tools; its
+  // containers come from the active document, read once the configuration runs.
+  let chart: ActiveChart = () => null;
+  const knowledge =
+    config.knowledge.backend === 'native'
+      ? await startKnowledge({ bus, chart: () => chart(), auth, resolve: secrets.resolve, logger })
+      : null;
+  const serviceTools = [...(knowledge?.tools ?? [])];
+  // Bound below once the tracker runs: it reads the configuration the tool servers start before.
+  let workAccess: WorkAccess | null = null;
+  const operator = operatorSurface({
+    tools: [
+      ...serviceTools,
+      ...(config.tracker.backend === 'native'
+        ? workTools({ work: () => workAccess }).map(builtinAsServiceTool)
+        : []),
+    ],
+    auth,
+    chart: () => chart(),
+    resolve: secrets.resolve,
+  });
+  // The seats' personal memory: written by `memory_remember`, read by `memory_recall` and the memory view.
+  const memory = createMemoryStore({ kv: catalogue.memory });
+  // Per-seat tool servers run where their seat runs: bound to the seats runtime below.
+  let holdsSeat: (handle: string) => boolean = () => false;
+  const toolServers = startToolServers({
+    bus,
+    nodeId: config.node.id,
+    logger: logger.child({ component: 'toolservers' }),
+    resolve: secrets.resolve,
+    memory,
+    runsSeat: (handle) => holdsSeat(handle),
+    ...(config.tracker.backend === 'native' ? { work: () => workAccess } : {}),
+    serviceTools,
+  });
+  opts.toolServersStarted(toolServers);
+  const schedules = await startSchedules({ bus, coord: catalogue.coord, nodeId: config.node.id, logger });
+  // The fleet's seat leases: a seat no node holds reads stopped / unplaced.
+  const placement = await watchPlacement(catalogue.coord);
+  // This node's presence lease and the fleet view behind /fleet and the probes' `nodes`.
+  const fleet = await startFleet({
+    bus,
+    coord: catalogue.coord,
+    config,
+    version: opts.version,
+    startedAt,
+    appliedEpoch: () => node.view().appliedEpoch,
+    logger,
+  });
+  const readModels = createReadModels({
+    nodeId: config.node.id,
+    logger: logger.child({ component: 'readmodels' }),
+    tools: () => toolServers.catalogue(),
+    // This node's own leases first: they are known before the watch delivers them.
+    placed: (handle) => holdsSeat(handle) || placement.placed(handle),
+    memoryStore: memory,
+  });
+  // A server that starts, stops or announces new tools changes the catalogue: re-send `tools`.
+  toolServers.manager.onToolsChanged(() => readModels.models.toolsChanged());
+  const seats = startSeats({
+    bus,
+    coord: catalogue.coord,
+    turnsDone: catalogue.turnsDone,
+    nodeId: config.node.id,
+    logger,
+    providers,
+    tools: toolServers,
+    runsSeats: config.node.roles.includes(NodeRole.Seats),
+    lease: { ttlMs: config.node.seat_lease_seconds * 1000 },
+    tracer: opts.tracer,
+  });
+  holdsSeat = (handle) => seats.runtime?.holds(handle) ?? false;
+  const configuration = await startConfiguration({
+    bus,
+    coord: catalogue.coord,
+    node,
+    config,
+    logger,
+    resolve: secrets.resolve,
+    // Seats first: the agent rows the read models push during the apply see the leases just taken.
+    subsystems: [
+      ...seats.subsystems,
+      readModels.applier,
+      providers,
+      toolServers.subsystem,
+      schedules.applier,
+      ...seats.last,
+    ],
+  });
+  // Posture lag: the revision table says which peer has the active epoch.
+  const lag = createLagWatch({
+    peerHas: (epoch) => configuration.revisions.peerApplied(epoch, config.node.id),
+  });
+  let lagSeconds = 0;
+  const checkLag = (): void => {
+    const state = lag.check(configuration.view.state.active?.epoch ?? 0, node.view().appliedEpoch);
+    lagSeconds = state.lagSeconds;
+    if (state.lagged) node.send({ type: 'node.lagged' });
+  };
+  await configuration.applyActive();
+  chart = activeChart(configuration, secrets);
+  // Integration records (arrivals, passes): read by `/integrations`, the setup routes and the actors.
+  // The node's projection checkpoints: one store for every projection it runs, closed at the drain's end.
+  const checkpoints = config.stream.store_dir ? openCheckpoints(config.stream.store_dir) : undefined;
+  const integrations = await followIntegrations({
+    bus,
+    checkpoints,
+    logger: logger.child({ component: 'projection.integrations' }),
+  });
+  // The integration actors (one per setup kind, serving svc.cmd.integration.*) and the setup routes.
+  const setup = await startSetup({ bus, config, configuration, secrets, integrations, logger });
+  // The native work tracker (tracker.backend: native): its projection, writer and routes.
+  const work = await startWork({
+    bus,
+    config,
+    configuration,
+    secrets,
+    logger,
+    roster: () => fleet.roster(),
+  });
+  workAccess = work?.access ?? null;
+  const webhooks = await startWebhooks({
+    bus,
+    integrations,
+    view: configuration.view,
+    config,
+    logger,
+    resolve: secrets.resolve,
+    configured: () => node.configured(),
+    coverage: () => readModels.models.coverage(),
+  });
+
+  // Alarms (ops/fleet.md "Alarms"): evaluated every health pulse and at once when the bus link changes.
+  const alarms = startAlarms({
+    bus,
+    nodeId: config.node.id,
+    logger,
+    facts: () => {
+      const view = node.view();
+      return {
+        busLinked: bus.linked(),
+        posture: view.phase === 'serving' ? view.posture : null,
+        lagSeconds,
+        budgetRefused: readModels.models.budgets().refused,
+        toolServers: toolServers.manager.status(),
+        keylessProviders: Object.values(providers.snapshot())
+          .filter((entry) => entry.keys.length > 0 && entry.keys.every((key) => key.reason === 'unresolved'))
+          .map((entry) => ({ provider: entry.provider, unresolved: entry.keys.map((key) => key.ref) })),
+      };
+    },
+  });
+  return {
+    secrets,
+    providers,
+    auth,
+    knowledge,
+    operator,
+    toolServers,
+    schedules,
+    placement,
+    fleet,
+    readModels,
+    seats,
+    configuration,
+    checkLag,
+    // A getter: checkLag updates it on every reconcile tick.
+    lagSeconds: () => lagSeconds,
+    checkpoints,
+    integrations,
+    setup,
+    work,
+    webhooks,
+    alarms,
+  };
+}
