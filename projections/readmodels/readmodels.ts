@@ -1,76 +1,25 @@
 /**
  * The read models of one node other than the event feed: agents, memory, tokens (ledger and live
- * window), budgets, sandboxes, org, seats and tools. `ReadModels` owns their state, folds decoded bus
- * messages, answers the read questions and pushes the snapshot sections.
+ * window), budgets, sandboxes, org, seats and tools. `ReadModels` folds decoded bus messages into their
+ * state and pushes the snapshot sections; the state and the read answers are `ReadModelQueries`
+ * (readmodels.queries.ts).
  *
  * @example
  *   const models = new ReadModels({ tools: () => manager.catalogue() });
  *   models.setCompany(openedDocument, revisionId); models.applyEvent(record); models.tick();
  */
-import { EventRecord, SpendRecord, ToolEntry, type Company, type Payloads } from '../../schema/index.js';
-import type { z } from 'zod';
-import { agentActivity } from '../agents/agents.activity.js';
+import { EventRecord, SpendRecord, type Company } from '../../schema/index.js';
 import { agentEventTypes, applyAgentEvent, pruneTurnLog } from '../agents/agents.projection.js';
-import {
-  agentRow,
-  agentRows,
-  agentSeat,
-  llmHistory,
-  type AgentRow,
-  type RowContext,
-} from '../agents/agents.rows.js';
-import { emptyAgentsState, type AgentsState, type HistoryRow } from '../agents/agents.state.js';
-import { budgetReport, orgBudgetMeter } from '../tokens/budgets.js';
-import { companyModel, emptyCompany, type CompanyModel } from '../org/company.model.js';
-import {
-  applyMemoryEvent,
-  emptyMemoryState,
-  memoriesShown,
-  memoryEpisode,
-  memoryEventTypes,
-  memoryView,
-  type MemoryState,
-  type MemoryStoreReader,
-  type StoredMemory,
-} from '../memory/memory.projection.js';
+import { agentRow, agentRows, agentSeat, type AgentRow, type RowContext } from '../agents/agents.rows.js';
+import { orgBudgetMeter } from '../tokens/budgets.js';
+import { companyModel } from '../org/company.model.js';
+import { applyMemoryEvent, memoryEventTypes } from '../memory/memory.projection.js';
 import { orgView, seatList } from '../org/org.view.js';
-import {
-  applySandboxEvent,
-  emptySandboxesState,
-  liveSandboxes,
-  reconcileSandboxes,
-  sandboxRuns,
-  type SandboxesState,
-} from '../sandboxes/sandboxes.projection.js';
+import { applySandboxEvent, liveSandboxes, reconcileSandboxes } from '../sandboxes/sandboxes.projection.js';
 import type { SnapshotSection } from '../snapshot/sections.js';
 import { SectionHub } from '../snapshot/snapshot-section.js';
-import { SpendWindow } from '../tokens/spend-window.js';
-import { applySpend, emptyLedger, pruneLedger, type TokenLedger } from '../tokens/tokens.ledger.js';
-import { rollupParams, tokenBreakdown } from '../tokens/tokens.rollup.js';
-import { seriesParams, tokenSeries } from '../tokens/tokens.series.js';
-
-export interface Coverage {
-  nodes: Array<{ id: string; answered: boolean; error?: string }>;
-  complete: boolean;
-}
-
-export interface ReadModelsOptions {
-  /** The tool catalogue. */
-  readonly tools?: () => readonly unknown[];
-  /** From the fleet's lease table: false when no node holds the seat. Default: every seat is placed. */
-  readonly placed?: (handle: string) => boolean;
-  /** History coverage of this node's answer; default: this node alone, answered. */
-  readonly coverage?: () => Coverage;
-  readonly nodeId?: string;
-  readonly now?: () => number;
-  /**
-   * Whether `setCompany` itself pushes `seats`, `org` and `tools` (default true). The events hub re-sends
-   * those three on every `revision_applied`, so the node wiring turns this off to send them once.
-   */
-  readonly pushConfigSections?: boolean;
-  /** The seats' personal memory store (the turn engine's); without it memory rows carry no content. */
-  readonly memoryStore?: MemoryStoreReader;
-}
+import { applySpend, pruneLedger } from '../tokens/tokens.ledger.js';
+import { ReadModelQueries, type ReadModelsOptions } from './readmodels.queries.js';
 
 const agentTypes = new Set<string>(agentEventTypes);
 const memoryTypes = new Set<string>(memoryEventTypes);
@@ -82,16 +31,7 @@ export const foldedEventTypes = {
   sandboxes: (type: string): boolean => type.startsWith('sandbox_run_'),
 } as const;
 
-export class ReadModels {
-  // Each read model's state is owned by its own projection (see `readmodels.boot.ts`).
-  private agentsState: AgentsState = emptyAgentsState();
-  private memoryState: MemoryState = emptyMemoryState();
-  private sandboxesState: SandboxesState = emptySandboxesState();
-  private ledgerState: TokenLedger;
-  private windowState: SpendWindow;
-  private company: CompanyModel = emptyCompany;
-  private readonly now: () => number;
-  private readonly opts: ReadModelsOptions;
+export class ReadModels extends ReadModelQueries {
   /** Seats whose spend changed since the last tick (their rows' token totals and meters moved). */
   private readonly spendDirty = new Set<string>();
   /** Per seat, the status last pushed (or seen): activity, stop reason, budget refusal and month. */
@@ -100,12 +40,14 @@ export class ReadModels {
     'agents' | 'seats' | 'org' | 'tools' | 'tokens' | 'budget' | 'sandboxes',
     SectionHub
   >;
+  /**
+   * Pushes reuse one context per tick: token totals and meters move on the tick anyway, and a burst of
+   * progress events must not rescan the spend window each time. Reads always build a fresh one.
+   */
+  private pushContext: RowContext | null = null;
 
   constructor(opts: ReadModelsOptions = {}) {
-    this.opts = opts;
-    this.now = opts.now ?? Date.now;
-    this.ledgerState = this.emptyLedger();
-    this.windowState = this.emptyWindow();
+    super(opts);
     this.hubs = {
       agents: new SectionHub('agents', () => this.agentsMap()),
       seats: new SectionHub('seats', () => seatList(this.company)),
@@ -117,57 +59,6 @@ export class ReadModels {
     };
   }
 
-  get agents(): AgentsState {
-    return this.agentsState;
-  }
-
-  get memory(): MemoryState {
-    return this.memoryState;
-  }
-
-  get sandboxes(): SandboxesState {
-    return this.sandboxesState;
-  }
-
-  get ledger(): TokenLedger {
-    return this.ledgerState;
-  }
-
-  get window(): SpendWindow {
-    return this.windowState;
-  }
-
-  // ---- state the projection runner owns (see `readmodels.boot.ts`) -------------------------------
-
-  emptyLedger(): TokenLedger {
-    return emptyLedger(this.now);
-  }
-
-  emptyWindow(): SpendWindow {
-    return new SpendWindow({ now: this.now });
-  }
-
-  /** Answers and folds use these from now on (a boot, a checkpoint load or a rebuild). */
-  useAgents(state: AgentsState): AgentsState {
-    return (this.agentsState = state);
-  }
-
-  useMemory(state: MemoryState): MemoryState {
-    return (this.memoryState = state);
-  }
-
-  useSandboxes(state: SandboxesState): SandboxesState {
-    return (this.sandboxesState = state);
-  }
-
-  useLedger(state: TokenLedger): TokenLedger {
-    return (this.ledgerState = state);
-  }
-
-  useWindow(state: SpendWindow): SpendWindow {
-    return (this.windowState = state);
-  }
-
   // ---- folding ---------------------------------------------------------------------------------
 
   /** The active company document changed (every config apply): re-send seats, org, tools, agents. */
@@ -177,12 +68,8 @@ export class ReadModels {
     const config = this.opts.pushConfigSections === false ? [] : (['seats', 'org', 'tools'] as const);
     for (const name of [...config, 'agents', 'budget'] as const) this.hubs[name].emitCurrent();
     // The whole `agents` section went out: the statuses it carried are the last pushed.
-    for (const row of agentRows(this.agents, this.rowContext(true)))
+    for (const row of agentRows(this.agents, this.pushRowContext()))
       this.lastStatus.set(row.id, statusOf(row));
-  }
-
-  get companyModel(): CompanyModel {
-    return this.company;
   }
 
   /** Folds one decoded event record; pushes the overlay of the seat it changed. */
@@ -279,6 +166,12 @@ export class ReadModels {
     pruneTurnLog(this.agents, this.now());
   }
 
+  // ---- pushes ----------------------------------------------------------------------------------
+
+  private pushRowContext(): RowContext {
+    return (this.pushContext ??= this.rowContext());
+  }
+
   private pushDirtyAgents(): void {
     const handles = [...this.agents.dirty];
     this.agents.dirty.clear();
@@ -292,7 +185,7 @@ export class ReadModels {
    */
   private statusMoved(): string[] {
     const moved: string[] = [];
-    for (const row of agentRows(this.agents, this.rowContext(true))) {
+    for (const row of agentRows(this.agents, this.pushRowContext())) {
       const status = statusOf(row);
       const last = this.lastStatus.get(row.id);
       if (last === undefined) this.lastStatus.set(row.id, status);
@@ -304,7 +197,7 @@ export class ReadModels {
   /** Merge overlays: whole rows, so `stopped_reason`, `paused` and `live_call` are always present. */
   private pushRows(handles: string[]): void {
     if (handles.length === 0) return;
-    const ctx = this.rowContext(true);
+    const ctx = this.pushRowContext();
     const overlay: Record<string, AgentRow> = {};
     for (const handle of handles) {
       const seat = agentSeat(this.company, handle);
@@ -317,113 +210,9 @@ export class ReadModels {
     if (Object.keys(overlay).length > 0) this.hubs.agents.emit(overlay, 'merge');
   }
 
-  // ---- answers ---------------------------------------------------------------------------------
-
-  /**
-   * Pushes reuse one context per tick: token totals and meters move on the tick anyway, and a burst of
-   * progress events must not rescan the spend window each time. Reads always build a fresh one.
-   */
-  private pushContext: RowContext | null = null;
-
-  private rowContext(forPush = false): RowContext {
-    if (forPush) return (this.pushContext ??= this.rowContext());
-    return {
-      company: this.company,
-      placed: this.opts.placed ?? (() => true),
-      tokens: this.window.totalsBySeat(),
-      budgets: budgetReport(this.ledger, this.company),
-      now: this.now(),
-    };
-  }
-
+  /** The whole `agents` section, read fresh. */
   private agentsMap(): Record<string, AgentRow> {
     return Object.fromEntries(agentRows(this.agents, this.rowContext()).map((row) => [row.id, row]));
-  }
-
-  coverage(): Coverage {
-    return (
-      this.opts.coverage?.() ?? {
-        nodes: [{ id: this.opts.nodeId ?? 'local', answered: true }],
-        complete: true,
-      }
-    );
-  }
-
-  /** `/agents`. */
-  agentList(): AgentRow[] {
-    return agentRows(this.agents, this.rowContext());
-  }
-
-  /** `/agents/{id}`: null when no agent seat has that handle or role name. */
-  agent(id: string): (AgentRow & { llm_history: HistoryRow[]; coverage: Coverage }) | null {
-    const seat = agentSeat(this.company, id);
-    if (!seat) return null;
-    const row = agentRow(seat, this.agents.seats.get(seat.handle), this.rowContext());
-    return { ...row, llm_history: llmHistory(this.agents, seat.handle), coverage: this.coverage() };
-  }
-
-  activity(query: URLSearchParams) {
-    return agentActivity(this.agents, this.company, query, this.now());
-  }
-
-  /**
-   * `/agents/{id}/memory`: null when the seat is unknown. Personal memories come from the memory store when
-   * one is wired (a failing store degrades that section alone to the events' rows).
-   */
-  async memoryOf(id: string) {
-    const seat = agentSeat(this.company, id);
-    if (!seat) return null;
-    let stored: readonly StoredMemory[] | null = null;
-    if (this.opts.memoryStore && seat.agent_id !== null) {
-      stored = await this.opts.memoryStore
-        .recall(seat.agent_id, {
-          query: null,
-          kind: null,
-          limit: memoriesShown,
-          include_expired: true,
-          now: new Date(this.now()),
-        })
-        .catch(() => null);
-    }
-    return memoryView(this.memory, seat, this.now(), stored);
-  }
-
-  episode(id: string, episodeId: string): z.infer<typeof Payloads.EpisodeRecorded> | null | undefined {
-    const seat = agentSeat(this.company, id);
-    if (!seat) return undefined;
-    return memoryEpisode(this.memory, seat.handle, episodeId);
-  }
-
-  tokenBreakdown(query: URLSearchParams) {
-    return tokenBreakdown(this.ledger, rollupParams(query));
-  }
-
-  /** `/tokens/series`; `{invalid}` for an unknown bucket or band. */
-  tokenSeries(query: URLSearchParams) {
-    const params = seriesParams(query);
-    if ('invalid' in params) return params;
-    return tokenSeries(this.ledger, params, this.company.timezone);
-  }
-
-  budgets() {
-    return budgetReport(this.ledger, this.company);
-  }
-
-  org() {
-    return orgView(this.company);
-  }
-
-  /** The catalogue, each entry checked against `ToolEntry` (a malformed one is left out). */
-  tools(): ToolEntry[] {
-    const source = this.opts.tools?.() ?? [];
-    return source.flatMap((t) => {
-      const parsed = ToolEntry.safeParse(t);
-      return parsed.success ? [parsed.data] : [];
-    });
-  }
-
-  sandboxRuns() {
-    return { runs: sandboxRuns(this.sandboxes) };
   }
 
   /** The sections this node contributes to the snapshot and the socket. */

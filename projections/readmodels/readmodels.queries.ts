@@ -1,0 +1,230 @@
+/**
+ * The read side of `ReadModels` (readmodels.ts): the read models' state, which the projection runner
+ * installs (`readmodels.boot.ts`), and the answers to the read questions over it. `ReadModels` adds the
+ * folds and the snapshot pushes.
+ */
+import { ToolEntry, type Payloads } from '../../schema/index.js';
+import type { z } from 'zod';
+import { agentActivity } from '../agents/agents.activity.js';
+import {
+  agentRow,
+  agentRows,
+  agentSeat,
+  llmHistory,
+  type AgentRow,
+  type RowContext,
+} from '../agents/agents.rows.js';
+import { emptyAgentsState, type AgentsState, type HistoryRow } from '../agents/agents.state.js';
+import { budgetReport } from '../tokens/budgets.js';
+import { emptyCompany, type CompanyModel } from '../org/company.model.js';
+import {
+  emptyMemoryState,
+  memoriesShown,
+  memoryEpisode,
+  memoryView,
+  type MemoryState,
+  type MemoryStoreReader,
+  type StoredMemory,
+} from '../memory/memory.projection.js';
+import { orgView } from '../org/org.view.js';
+import { emptySandboxesState, sandboxRuns, type SandboxesState } from '../sandboxes/sandboxes.projection.js';
+import { SpendWindow } from '../tokens/spend-window.js';
+import { emptyLedger, type TokenLedger } from '../tokens/tokens.ledger.js';
+import { rollupParams, tokenBreakdown } from '../tokens/tokens.rollup.js';
+import { seriesParams, tokenSeries } from '../tokens/tokens.series.js';
+
+export interface Coverage {
+  nodes: Array<{ id: string; answered: boolean; error?: string }>;
+  complete: boolean;
+}
+
+export interface ReadModelsOptions {
+  /** The tool catalogue. */
+  readonly tools?: () => readonly unknown[];
+  /** From the fleet's lease table: false when no node holds the seat. Default: every seat is placed. */
+  readonly placed?: (handle: string) => boolean;
+  /** History coverage of this node's answer; default: this node alone, answered. */
+  readonly coverage?: () => Coverage;
+  readonly nodeId?: string;
+  readonly now?: () => number;
+  /**
+   * Whether `setCompany` itself pushes `seats`, `org` and `tools` (default true). The events hub re-sends
+   * those three on every `revision_applied`, so the node wiring turns this off to send them once.
+   */
+  readonly pushConfigSections?: boolean;
+  /** The seats' personal memory store (the turn engine's); without it memory rows carry no content. */
+  readonly memoryStore?: MemoryStoreReader;
+}
+
+export abstract class ReadModelQueries {
+  // Each read model's state is owned by its own projection (see `readmodels.boot.ts`).
+  private agentsState: AgentsState = emptyAgentsState();
+  private memoryState: MemoryState = emptyMemoryState();
+  private sandboxesState: SandboxesState = emptySandboxesState();
+  private ledgerState: TokenLedger;
+  private windowState: SpendWindow;
+  protected company: CompanyModel = emptyCompany;
+  protected readonly now: () => number;
+  protected readonly opts: ReadModelsOptions;
+
+  constructor(opts: ReadModelsOptions = {}) {
+    this.opts = opts;
+    this.now = opts.now ?? Date.now;
+    this.ledgerState = this.emptyLedger();
+    this.windowState = this.emptyWindow();
+  }
+
+  get agents(): AgentsState {
+    return this.agentsState;
+  }
+
+  get memory(): MemoryState {
+    return this.memoryState;
+  }
+
+  get sandboxes(): SandboxesState {
+    return this.sandboxesState;
+  }
+
+  get ledger(): TokenLedger {
+    return this.ledgerState;
+  }
+
+  get window(): SpendWindow {
+    return this.windowState;
+  }
+
+  get companyModel(): CompanyModel {
+    return this.company;
+  }
+
+  // ---- state the projection runner owns (see `readmodels.boot.ts`) -------------------------------
+
+  emptyLedger(): TokenLedger {
+    return emptyLedger(this.now);
+  }
+
+  emptyWindow(): SpendWindow {
+    return new SpendWindow({ now: this.now });
+  }
+
+  /** Answers and folds use these from now on (a boot, a checkpoint load or a rebuild). */
+  useAgents(state: AgentsState): AgentsState {
+    return (this.agentsState = state);
+  }
+
+  useMemory(state: MemoryState): MemoryState {
+    return (this.memoryState = state);
+  }
+
+  useSandboxes(state: SandboxesState): SandboxesState {
+    return (this.sandboxesState = state);
+  }
+
+  useLedger(state: TokenLedger): TokenLedger {
+    return (this.ledgerState = state);
+  }
+
+  useWindow(state: SpendWindow): SpendWindow {
+    return (this.windowState = state);
+  }
+
+  // ---- answers ---------------------------------------------------------------------------------
+
+  /** A fresh context for agent rows (pushes reuse one per tick: see `ReadModels.pushRowContext`). */
+  protected rowContext(): RowContext {
+    return {
+      company: this.company,
+      placed: this.opts.placed ?? (() => true),
+      tokens: this.window.totalsBySeat(),
+      budgets: budgetReport(this.ledger, this.company),
+      now: this.now(),
+    };
+  }
+
+  coverage(): Coverage {
+    return (
+      this.opts.coverage?.() ?? {
+        nodes: [{ id: this.opts.nodeId ?? 'local', answered: true }],
+        complete: true,
+      }
+    );
+  }
+
+  /** `/agents`. */
+  agentList(): AgentRow[] {
+    return agentRows(this.agents, this.rowContext());
+  }
+
+  /** `/agents/{id}`: null when no agent seat has that handle or role name. */
+  agent(id: string): (AgentRow & { llm_history: HistoryRow[]; coverage: Coverage }) | null {
+    const seat = agentSeat(this.company, id);
+    if (!seat) return null;
+    const row = agentRow(seat, this.agents.seats.get(seat.handle), this.rowContext());
+    return { ...row, llm_history: llmHistory(this.agents, seat.handle), coverage: this.coverage() };
+  }
+
+  activity(query: URLSearchParams) {
+    return agentActivity(this.agents, this.company, query, this.now());
+  }
+
+  /**
+   * `/agents/{id}/memory`: null when the seat is unknown. Personal memories come from the memory store when
+   * one is wired (a failing store degrades that section alone to the events' rows).
+   */
+  async memoryOf(id: string) {
+    const seat = agentSeat(this.company, id);
+    if (!seat) return null;
+    let stored: readonly StoredMemory[] | null = null;
+    if (this.opts.memoryStore && seat.agent_id !== null) {
+      stored = await this.opts.memoryStore
+        .recall(seat.agent_id, {
+          query: null,
+          kind: null,
+          limit: memoriesShown,
+          include_expired: true,
+          now: new Date(this.now()),
+        })
+        .catch(() => null);
+    }
+    return memoryView(this.memory, seat, this.now(), stored);
+  }
+
+  episode(id: string, episodeId: string): z.infer<typeof Payloads.EpisodeRecorded> | null | undefined {
+    const seat = agentSeat(this.company, id);
+    if (!seat) return undefined;
+    return memoryEpisode(this.memory, seat.handle, episodeId);
+  }
+
+  tokenBreakdown(query: URLSearchParams) {
+    return tokenBreakdown(this.ledger, rollupParams(query));
+  }
+
+  /** `/tokens/series`; `{invalid}` for an unknown bucket or band. */
+  tokenSeries(query: URLSearchParams) {
+    const params = seriesParams(query);
+    if ('invalid' in params) return params;
+    return tokenSeries(this.ledger, params, this.company.timezone);
+  }
+
+  budgets() {
+    return budgetReport(this.ledger, this.company);
+  }
+
+  org() {
+    return orgView(this.company);
+  }
+
+  /** The catalogue, each entry checked against `ToolEntry` (a malformed one is left out). */
+  tools(): ToolEntry[] {
+    const source = this.opts.tools?.() ?? [];
+    return source.flatMap((t) => {
+      const parsed = ToolEntry.safeParse(t);
+      return parsed.success ? [parsed.data] : [];
+    });
+  }
+
+  sandboxRuns() {
+    return { runs: sandboxRuns(this.sandboxes) };
+  }
+}
