@@ -4,8 +4,10 @@
  * `JSON.parse` + `checkRow` (see `events.decode.ts`) would read as a row, with the payload key reached the
  * same way (`,"payload":` with no space, as `publishEvent` writes). The fields the index needs (id, type,
  * timestamp, seat, trace) are left as byte ranges, and only when they hold plain ASCII with no escape.
- * Anything else (an escape or non-ASCII byte in one of those, a nested or numeric value, odd spacing, a
- * missing key) answers false and the caller decodes the record the general way, so the outcome is the same.
+ * This file reads the writer's exact layout and holds the JSON string reader; any other key order or
+ * spacing is read by `scanAnyOrder` (events.anyorder.ts). Anything else (an escape or non-ASCII byte in one
+ * of those, a nested or numeric value, odd spacing, a missing key) answers false and the caller decodes the
+ * record the general way, so the outcome is the same.
  */
 
 /** Where the head's fields are; `*End` is exclusive; -1 starts mean absent. Reused from record to record. */
@@ -28,93 +30,24 @@ export class Head {
   end = -1;
 }
 
-const QUOTE = 0x22;
+export const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
-/** Field numbers, by key. */
-const enum F {
-  Id,
-  Type,
-  Source,
-  Timestamp,
-  Category,
-  Summary,
-  Actor,
-  TraceId,
-  SpanId,
-  ParentSpanId,
-  Failed,
-  AgentId,
-  Topic,
-  Payload,
-  Other,
-}
+export const kb = (k: string): Uint8Array => Buffer.from(k, 'latin1');
 
-const kb = (k: string): Uint8Array => Buffer.from(k, 'latin1');
-const K = {
-  id: kb('id'),
-  type: kb('type'),
-  source: kb('source'),
-  timestamp: kb('timestamp'),
-  category: kb('category'),
-  summary: kb('summary'),
-  actor: kb('actor'),
-  trace_id: kb('trace_id'),
-  span_id: kb('span_id'),
-  parent_span_id: kb('parent_span_id'),
-  failed: kb('failed'),
-  agent_id: kb('agent_id'),
-  topic: kb('topic'),
-  payload: kb('payload'),
-};
-
-function eq(b: Uint8Array, start: number, k: Uint8Array): boolean {
+export function eq(b: Uint8Array, start: number, k: Uint8Array): boolean {
   for (let i = 0; i < k.length; i += 1) if (b[start + i] !== k[i]) return false;
   return true;
 }
 
-/** The field a key names, by its length and bytes (no string is made). */
-function keyOf(b: Uint8Array, start: number, end: number): F {
-  switch (end - start) {
-    case 2:
-      return eq(b, start, K.id) ? F.Id : F.Other;
-    case 4:
-      return eq(b, start, K.type) ? F.Type : F.Other;
-    case 5:
-      return eq(b, start, K.actor) ? F.Actor : eq(b, start, K.topic) ? F.Topic : F.Other;
-    case 6:
-      return eq(b, start, K.source) ? F.Source : eq(b, start, K.failed) ? F.Failed : F.Other;
-    case 7:
-      return eq(b, start, K.summary)
-        ? F.Summary
-        : eq(b, start, K.span_id)
-          ? F.SpanId
-          : eq(b, start, K.payload)
-            ? F.Payload
-            : F.Other;
-    case 8:
-      return eq(b, start, K.category)
-        ? F.Category
-        : eq(b, start, K.trace_id)
-          ? F.TraceId
-          : eq(b, start, K.agent_id)
-            ? F.AgentId
-            : F.Other;
-    case 9:
-      return eq(b, start, K.timestamp) ? F.Timestamp : F.Other;
-    case 14:
-      return eq(b, start, K.parent_span_id) ? F.ParentSpanId : F.Other;
-    default:
-      return F.Other;
-  }
-}
-
-const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 const isHex = (c: number): boolean =>
   (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
 
-/** Whether the string `skipString` last passed held only ASCII and no escape. */
-let plain = false;
+/**
+ * Whether the string `skipString` last passed held only ASCII and no escape. A module variable, not a
+ * return value, so a string costs no object; events.anyorder.ts reads it through the live import binding.
+ */
+export let plain = false;
 
 /** Byte classes inside a JSON string: 0 plain ASCII, 1 `"`, 2 `\\`, 3 control (invalid), 4 non-ASCII. */
 const byteClass = new Uint8Array(256);
@@ -125,7 +58,7 @@ for (let c = 0; c < 256; c += 1)
  * Skips a JSON string starting at the opening quote `at`; returns the offset after the closing quote, or -1
  * when it is not a valid JSON string. Sets `plain`.
  */
-function skipString(b: Uint8Array, at: number, n: number): number {
+export function skipString(b: Uint8Array, at: number, n: number): number {
   let i = at + 1;
   let simple = true;
   for (;;) {
@@ -165,14 +98,9 @@ function skipString(b: Uint8Array, at: number, n: number): number {
   }
 }
 
-function literal(b: Uint8Array, at: number, text: string): boolean {
+export function literal(b: Uint8Array, at: number, text: string): boolean {
   for (let k = 0; k < text.length; k += 1) if (b[at + k] !== text.charCodeAt(k)) return false;
   return true;
-}
-
-/** Fills `h` from the bytes of one stored record; false when the general decoder must decide. */
-export function scanHead(b: Uint8Array, h: Head): boolean {
-  return scanWriterOrder(b, h) || scanAnyOrder(b, h);
 }
 
 // ---- the writer's order ------------------------------------------------------------------------------
@@ -276,131 +204,4 @@ export function scanWriterOrder(b: Uint8Array, h: Head): boolean {
   if (!eq(b, i, W.payload)) return false;
   h.end = i;
   return true;
-}
-
-// ---- any order -----------------------------------------------------------------------------------
-
-/** Reads a head whose keys come in any order, with any spacing JSON allows. */
-export function scanAnyOrder(b: Uint8Array, h: Head): boolean {
-  const n = b.length;
-  h.idStart = h.typeStart = h.timestampStart = h.categoryStart = h.agentStart = h.traceStart = -1;
-  h.topic = false;
-  h.end = -1;
-  // Required besides the ranges: source, summary, actor, span_id (strings), parent_span_id, failed.
-  let seen = 0;
-  let i = 0;
-  while (i < n && isSpace(b[i] as number)) i += 1;
-  if (b[i] !== 0x7b /* { */) return false;
-  i += 1;
-  let first = true;
-  for (;;) {
-    // At a key: `"key"` after `{` (first) or after `,`.
-    if (!first) {
-      if (b[i] !== 0x2c /* , */) return false;
-      i += 1;
-    }
-    const keyAt = i;
-    if (b[i] !== QUOTE) {
-      while (i < n && isSpace(b[i] as number)) i += 1;
-      if (b[i] !== QUOTE) return false;
-    }
-    const keyEnd = skipString(b, i, n);
-    if (keyEnd < 0 || !plain) return false;
-    const field = keyOf(b, i + 1, keyEnd - 1);
-    if (field === F.Payload) {
-      // The general decoder cuts at the first `,"payload":`: only that exact spelling is the same cut.
-      if (first || keyAt !== i || b[keyEnd] !== 0x3a /* : */) return false;
-      h.end = keyAt - 1;
-      break;
-    }
-    i = keyEnd;
-    while (i < n && isSpace(b[i] as number)) i += 1;
-    if (b[i] !== 0x3a) return false;
-    i += 1;
-    while (i < n && isSpace(b[i] as number)) i += 1;
-    const c = b[i];
-    if (c === QUOTE) {
-      const start = i + 1;
-      const end = skipString(b, i, n);
-      if (end < 0) return false;
-      const simple = plain;
-      i = end;
-      const valueEnd = end - 1;
-      switch (field) {
-        case F.Id:
-          if (!simple || valueEnd === start) return false;
-          h.idStart = start;
-          h.idEnd = valueEnd;
-          break;
-        case F.Type:
-          if (!simple || valueEnd === start) return false;
-          h.typeStart = start;
-          h.typeEnd = valueEnd;
-          break;
-        case F.Timestamp:
-          if (!simple) return false;
-          h.timestampStart = start;
-          h.timestampEnd = valueEnd;
-          break;
-        case F.Category:
-          if (!simple) return false;
-          h.categoryStart = start;
-          h.categoryEnd = valueEnd;
-          break;
-        case F.AgentId:
-          if (!simple) return false;
-          h.agentStart = start;
-          h.agentEnd = valueEnd;
-          break;
-        case F.TraceId:
-          if (!simple) return false;
-          h.traceStart = start;
-          h.traceEnd = valueEnd;
-          break;
-        case F.Topic:
-          h.topic = true;
-          break;
-        case F.Source:
-          seen |= 1;
-          break;
-        case F.Summary:
-          seen |= 2;
-          break;
-        case F.Actor:
-          seen |= 4;
-          break;
-        case F.SpanId:
-          seen |= 8;
-          break;
-        case F.ParentSpanId:
-          seen |= 16;
-          break;
-        case F.Failed:
-          return false;
-        default:
-          break;
-      }
-    } else if (c === 0x6e /* n */ && literal(b, i, 'null')) {
-      // Only parent_span_id may be null (or an unknown key); a null id, type, … is not a row.
-      if (field === F.ParentSpanId) seen |= 16;
-      else if (field !== F.Other) return false;
-      i += 4;
-    } else if ((c === 0x74 && literal(b, i, 'true')) || (c === 0x66 && literal(b, i, 'false'))) {
-      if (field === F.Failed) {
-        h.failed = c === 0x74;
-        seen |= 32;
-      } else if (field !== F.Other) return false;
-      i += c === 0x74 ? 4 : 5;
-    } else return false;
-    while (i < n && isSpace(b[i] as number)) i += 1;
-    first = false;
-  }
-  return (
-    seen === 63 &&
-    h.idStart >= 0 &&
-    h.typeStart >= 0 &&
-    h.timestampStart >= 0 &&
-    h.categoryStart >= 0 &&
-    h.traceStart >= 0
-  );
 }

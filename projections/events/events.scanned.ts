@@ -6,7 +6,8 @@
  */
 import type { StoredMessage } from '../../bus/index.js';
 import { categoryOf, isFailed, isFeedType, parseInstant, type EventCategory } from '../../schema/index.js';
-import { Head, scanHead } from './events.head.js';
+import { scanAnyOrder } from './events.anyorder.js';
+import { Head, scanWriterOrder } from './events.head.js';
 import { hashAscii } from './events.ids.js';
 import { categoryCodes, flagsOfKind } from './events.index.js';
 import { kindOf } from './events.kinds.js';
@@ -148,6 +149,11 @@ function instantFrom(b: Uint8Array, start: number, end: number): boolean {
   stampMs = parsed.ms;
   stampNs = parsed.ns;
   return true;
+}
+
+/** Fills `h` from the bytes of one stored record; false when the general decoder must decide. */
+function scanHead(b: Uint8Array, h: Head): boolean {
+  return scanWriterOrder(b, h) || scanAnyOrder(b, h);
 }
 
 /** Folds one message the fast way; false when the general decoder must decide. */

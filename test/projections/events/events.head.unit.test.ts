@@ -1,7 +1,8 @@
 import { newEvent } from '../../../bus/index.js';
 import fc from 'fast-check';
 import t from 'tap';
-import { Head, scanAnyOrder, scanWriterOrder } from '../../../projections/events/events.head.js';
+import { scanAnyOrder } from '../../../projections/events/events.anyorder.js';
+import { Head, scanWriterOrder } from '../../../projections/events/events.head.js';
 
 const bytes = (record: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(record));
 
