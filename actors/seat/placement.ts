@@ -4,7 +4,7 @@
  * decides every contended take. One timer per node renews every lease it holds and looks for free
  * seats; a KV watch on the lease keys sees a peer's release at once (a crashed peer's lease is taken
  * once it expired). Each `seats` node also keeps a member record (`seats.member.<node>`, rewritten
- * by the same timer) so nodes know how many share the seats.
+ * by the same timer; placement.members.ts) so nodes know how many share the seats.
  *
  * Spreading rule: a node takes a free seat at once while it holds fewer than its fair share,
  * ceil(agent seats / live `seats` nodes); above it, only once the seat stayed free for one lease
@@ -25,17 +25,10 @@
 import { randomUUID } from 'node:crypto';
 import type { KvEntry, Subscription } from '../../bus/index.js';
 import type { DutyLease } from '../../schema/index.js';
-import {
-  acquireLease,
-  decodeLease,
-  encodeLease,
-  leaseLive,
-  releaseLease,
-  renewLease,
-  type Held,
-} from '../lease/index.js';
+import { acquireLease, decodeLease, leaseLive, releaseLease, renewLease, type Held } from '../lease/index.js';
+import { trackMembers } from './placement.members.js';
 import type { Placement, PlacementOptions } from './placement.types.js';
-import { memberPrefix, placementKeys, seatOfLeaseKey } from './placement.view.js';
+import { placementKeys, seatOfLeaseKey } from './placement.view.js';
 
 export async function startPlacement(opts: PlacementOptions): Promise<Placement> {
   const log = opts.logger.child({ component: 'placement' });
@@ -69,8 +62,7 @@ export async function startPlacement(opts: PlacementOptions): Promise<Placement>
     held.has(handle) && monotonic() < fenceAt(handle) && !superseded(handle);
   /** Since when a wanted seat is known to be free (ms). */
   const freeSince = new Map<string, number>();
-  /** Live `seats` nodes: node → member record expiry (ms). */
-  const members = new Map<string, number>();
+  const members = trackMembers({ kv, nodeId: opts.nodeId, instance, ttl, log });
   const listeners: (() => void)[] = [];
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
@@ -131,31 +123,12 @@ export async function startPlacement(opts: PlacementOptions): Promise<Placement>
     fenceTimer.unref();
   };
 
-  const liveMembers = (nowMs: number): number => {
-    let count = 1;
-    for (const [node, expires] of members) if (node !== opts.nodeId && expires > nowMs) count += 1;
-    return count;
-  };
-
-  const putMember = async (at: Date): Promise<void> => {
-    const record: DutyLease = {
-      duty: 'seats.member',
-      node: opts.nodeId,
-      instance,
-      epoch: 1,
-      acquired_at: at.toISOString(),
-      renewed_at: at.toISOString(),
-      expires_at: new Date(at.getTime() + ttl).toISOString(),
-    };
-    await kv.put(placementKeys.member(opts.nodeId), encodeLease(record));
-  };
-
   /** Takes the free wanted seats the spreading rule allows; true when one was won. */
   const take = async (): Promise<boolean> => {
     const sentAt = monotonic();
     const at = now();
     const nowMs = at.getTime();
-    const share = Math.ceil(wanted.size / liveMembers(nowMs));
+    const share = Math.ceil(wanted.size / members.live(nowMs));
     let won = false;
     for (const handle of wanted) {
       if (stopped) break;
@@ -218,27 +191,14 @@ export async function startPlacement(opts: PlacementOptions): Promise<Placement>
     return lost;
   };
 
-  /** Live nodes holding fewer seats than `share`, other than this one. */
-  const peersUnder = (share: number, nowMs: number): number => {
-    const counts = new Map<string, number>();
-    for (const [node, expires] of members) if (node !== opts.nodeId && expires > nowMs) counts.set(node, 0);
-    for (const lease of view.values()) {
-      const count = counts.get(lease.node);
-      if (count !== undefined && leaseLive(lease, nowMs)) counts.set(lease.node, count + 1);
-    }
-    let under = 0;
-    for (const count of counts.values()) if (count < share) under += 1;
-    return under;
-  };
-
   /** Hands idle seats over while this node holds more than its share and a peer less; true when one went. */
   const balance = async (): Promise<boolean> => {
     const hosts = opts.hosts;
     if (hosts === undefined) return false;
     const nowMs = now().getTime();
-    const share = Math.ceil(wanted.size / liveMembers(nowMs));
+    const share = Math.ceil(wanted.size / members.live(nowMs));
     let excess = held.size - share;
-    if (excess <= 0 || peersUnder(share, nowMs) === 0) {
+    if (excess <= 0 || members.peersUnder(share, nowMs, view.values()) === 0) {
       overSince = null;
       return false;
     }
@@ -262,37 +222,13 @@ export async function startPlacement(opts: PlacementOptions): Promise<Placement>
     return moved;
   };
 
-  /**
-   * Removes the member record of a node gone for ten lease periods (a crash leaves it behind), so the
-   * coordination store does not keep one per node id ever seen. Removed only if unchanged since it was
-   * read: a node coming back rewrites it first.
-   */
-  const sweepMembers = async (nowMs: number): Promise<void> => {
-    for (const [node, expires] of members) {
-      if (node === opts.nodeId || expires > nowMs - 10 * ttl) continue;
-      const key = placementKeys.member(node);
-      const entry = await kv.get(key);
-      const record = entry ? decodeLease(entry.value) : null;
-      if (entry && record && new Date(record.expires_at).getTime() > nowMs - 10 * ttl) {
-        members.set(node, new Date(record.expires_at).getTime());
-        continue;
-      }
-      members.delete(node);
-      if (entry)
-        await kv
-          .delete(key, { expectedRevision: entry.revision })
-          .then(() => log.info({ member: node }, 'stale seats member record removed'))
-          .catch(() => undefined);
-    }
-  };
-
   const tick = async (): Promise<void> => {
     if (stopped) return;
-    await putMember(now());
+    await members.put(now());
     const lost = await renewAll();
     const won = await take();
     const moved = await balance();
-    await sweepMembers(now().getTime());
+    await members.sweep(now().getTime());
     if (lost || won || moved) changed();
   };
   const arm = (): void => {
@@ -332,21 +268,14 @@ export async function startPlacement(opts: PlacementOptions): Promise<Placement>
     if (lease === null || !leaseLive(lease, now().getTime())) kick();
   };
   const onMemberEntry = (entry: KvEntry): void => {
-    if (!entry.key.startsWith(memberPrefix)) return;
-    const node = entry.key.slice(memberPrefix.length);
-    const record = entry.operation === 'delete' ? null : decodeLease(entry.value);
-    if (record) members.set(node, new Date(record.expires_at).getTime());
-    else {
-      // A peer left: its share grows everyone's.
-      members.delete(node);
-      kick();
-    }
+    // A peer left: its share grows everyone's.
+    if (members.apply(entry)) kick();
   };
   const subs: Subscription[] = [
     await kv.watch(onMemberEntry, { key: placementKeys.members }),
     await kv.watch(onSeatEntry, { key: placementKeys.seats }),
   ];
-  await enqueue(() => putMember(now()));
+  await enqueue(() => members.put(now()));
   arm();
 
   return {
@@ -389,9 +318,7 @@ export async function startPlacement(opts: PlacementOptions): Promise<Placement>
       for (const sub of subs) await sub.stop();
       if (stopOpts?.release ?? true) {
         // The member record goes first, so peers count one node fewer when they take the seats.
-        await kv
-          .delete(placementKeys.member(opts.nodeId))
-          .catch((error: unknown) => log.error({ err: error }, 'seats member record removal failed'));
+        await members.remove();
         const at = now();
         await Promise.all(
           [...held].map(([handle, mine]) =>

@@ -93,3 +93,5 @@ export function prepare(db: Db) {
     dedupAll: db.prepare('SELECT msg_id, seq, time_ms FROM dedup_log WHERE stream = ? ORDER BY seq'),
   };
 }
+
+export type Statements = ReturnType<typeof prepare>;

@@ -1,41 +1,25 @@
 /**
  * Streams of the memory engine: appends in group-committed SQLite transactions (every publish that
- * arrives in one tick shares one commit), limits, de-duplication, and ordered reads. SQLite is the
- * truth; the in-memory state (sequences, last sequence per subject) is a cache rebuilt at open and
- * after a failed commit.
+ * arrives in one tick shares one commit), de-duplication, and ordered reads; limits and removals are in
+ * retention.ts. SQLite is the truth; the in-memory state (stream-state.ts) is a cache rebuilt at open
+ * and after a failed commit.
  */
-import type { PubAck, PublishOptions, SkipBodies, StoredMessage, StreamInfo, StreamSpec } from '../bus.js';
+import type { PubAck, PublishOptions, SkipBodies, StoredMessage, StreamInfo } from '../bus.js';
 import { BusError, NoStreamForSubjectError, StreamNotFoundError, WrongLastSequenceError } from '../errors.js';
 import { assertName, assertSubject, subjectMatches } from '../subject-match.js';
 import { DedupWindow } from './dedup.js';
-import { emptyHeaders, prepare, skipParams, toMessage, type Row } from './statements.js';
+import { enforceStreamLimits, purgeStreamBelow, removeStreamMessage } from './retention.js';
+import { emptyHeaders, prepare, skipParams, toMessage, type Row, type Statements } from './statements.js';
 import type { Db } from './store.js';
+import type { EngineStreamSpec, StreamState } from './stream-state.js';
 import { Tail } from './tail.js';
-
-/** Internal spec: KV buckets add a per-subject history limit. */
-export interface EngineStreamSpec extends StreamSpec {
-  readonly maxMsgsPerSubject?: number;
-}
-
-export interface StreamState {
-  spec: EngineStreamSpec;
-  lastSeq: number;
-  firstSeq: number;
-  firstTime: number;
-  lastTime: number;
-  count: number;
-  readonly subjectLast: Map<string, number>;
-  readonly dedup: DedupWindow;
-  /** The newest messages, for readers that keep up (tail.ts). */
-  readonly tail: Tail;
-}
 
 /** Bodies one page read from the database holds at most (past its first message). */
 const pageBytes = 4 * 1024 * 1024;
 const defaultDuplicateWindowMs = 120_000;
 
 export class StreamStore {
-  private readonly sql: ReturnType<typeof prepare>;
+  private readonly sql: Statements;
   readonly streams = new Map<string, StreamState>();
   private readonly routeCache = new Map<string, StreamState | null>();
 
@@ -198,35 +182,18 @@ export class StreamStore {
       s.dedup.record(opts.msgId, seq, time);
       this.sql.dedupInsert.run(name, opts.msgId, seq, time);
     }
-    this.enforceLimits(name, now, subject);
+    enforceStreamLimits(this.sql, name, s, now, subject);
     return { stream: name, seq, duplicate: false };
   }
 
   /** Removes one message (work-queue ack, KV purge); call inside a transaction. */
   removeMessage(name: string, seq: number): void {
-    const s = this.state(name);
-    const kept = s.tail.get(seq);
-    if (kept === null) return;
-    const subject = kept?.subject ?? (this.sql.get.get(name, seq) as Row | undefined)?.subject;
-    if (subject === undefined) return;
-    const { changes } = this.sql.remove.run(name, seq);
-    this.forget(name, s, [{ seq, subject }], changes);
+    removeStreamMessage(this.sql, name, this.state(name), seq);
   }
 
   /** Removes every message below `seq` (an operator's trim); call inside a transaction. */
   purgeBelow(name: string, seq: number): number {
-    const s = this.state(name);
-    if (s.count === 0 || seq <= s.firstSeq) return 0;
-    const { changes } = this.sql.removeBelow.run(name, seq);
-    // A subject whose newest message went has nothing left: its newest is its last.
-    for (const [subject, last] of s.subjectLast) if (last < seq) s.subjectLast.delete(subject);
-    // The tail keeps consecutive sequences; dropping it sends readers to SQLite until the next append.
-    s.tail.clear();
-    s.count = Math.max(0, s.count - changes);
-    const first = this.sql.first.get(name) as { seq: number; time_ms: number } | undefined;
-    s.firstSeq = first?.seq ?? s.lastSeq + 1;
-    s.firstTime = first?.time_ms ?? 0;
-    return changes;
+    return purgeStreamBelow(this.sql, name, this.state(name), seq);
   }
 
   /** Removes a stream, its messages and its consumers' positions; call inside a transaction. */
@@ -245,67 +212,9 @@ export class StreamStore {
     return true;
   }
 
-  /** Applies max age, max messages and per-subject history; call inside a transaction. */
-  enforceLimits(name: string, now: number, touchedSubject?: string): void {
-    const s = this.state(name);
-    const removed: Array<{ seq: number; subject: string }> = [];
-    if (touchedSubject !== undefined && s.spec.maxMsgsPerSubject) {
-      const { count } = this.sql.countOfSubject.get(name, touchedSubject) as { count: number };
-      if (count > s.spec.maxMsgsPerSubject) {
-        for (const r of this.sql.oldestOfSubject.all(
-          name,
-          touchedSubject,
-          count - s.spec.maxMsgsPerSubject,
-        ) as Array<{ seq: number }>) {
-          removed.push({ seq: r.seq, subject: touchedSubject });
-        }
-      }
-    }
-    if (s.spec.maxAgeMs && s.count > 0 && s.firstTime < now - s.spec.maxAgeMs) {
-      removed.push(
-        ...(this.sql.olderThan.all(name, now - s.spec.maxAgeMs) as Array<{ seq: number; subject: string }>),
-      );
-    }
-    if (s.spec.maxMsgs && s.count - removed.length > s.spec.maxMsgs) {
-      const taken = new Set(removed.map((r) => r.seq));
-      const excess = s.count - removed.length - s.spec.maxMsgs;
-      const oldest = this.sql.oldest.all(name, excess + removed.length) as Array<{
-        seq: number;
-        subject: string;
-      }>;
-      removed.push(...oldest.filter((r) => !taken.has(r.seq)).slice(0, excess));
-    }
-    if (removed.length === 0) return;
-    let gone = 0;
-    for (const r of removed) gone += this.sql.remove.run(name, r.seq).changes;
-    this.forget(name, s, removed, gone);
-  }
-
-  private forget(
-    name: string,
-    s: StreamState,
-    removed: ReadonlyArray<{ seq: number; subject: string }>,
-    gone: number,
-  ): void {
-    for (const r of removed) {
-      s.tail.remove(r.seq);
-      if (s.subjectLast.get(r.subject) === r.seq) {
-        const last = this.sql.lastOfSubject.get(name, r.subject) as { seq: number | null };
-        if (last.seq === null) s.subjectLast.delete(r.subject);
-        else s.subjectLast.set(r.subject, last.seq);
-      }
-    }
-    // Counted down rather than recounted: COUNT(*) walks the whole stream, and a KV bucket trims its
-    // history (or a work queue drops an acked message) on nearly every write.
-    s.count = Math.max(0, s.count - gone);
-    if (s.count === 0) {
-      s.firstSeq = s.lastSeq + 1;
-      s.firstTime = 0;
-    } else if (removed.some((r) => r.seq === s.firstSeq)) {
-      const first = this.sql.first.get(name) as { seq: number; time_ms: number } | undefined;
-      s.firstSeq = first?.seq ?? s.lastSeq + 1;
-      s.firstTime = first?.time_ms ?? 0;
-    }
+  /** Applies max age and max messages (the periodic sweep); call inside a transaction. */
+  enforceLimits(name: string, now: number): void {
+    enforceStreamLimits(this.sql, name, this.state(name), now);
   }
 
   /** Drops de-duplication ids older than the window; call inside a transaction. */
