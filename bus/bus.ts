@@ -220,6 +220,11 @@ export interface Bus {
   getMessage(stream: string, seq: number): Promise<StoredMessage | null>;
   /** The newest stored message on a subject (no wildcards), or null. */
   lastMessage(stream: string, subject: string): Promise<StoredMessage | null>;
+  /**
+   * The oldest stored message on a subject (no wildcards) at or after `fromSeq`, or null. Unlike a
+   * replay it needs no consumer, so it reads work-queue streams too (a seat's waiting wakes).
+   */
+  nextMessage(stream: string, subject: string, fromSeq: number): Promise<StoredMessage | null>;
   /** Ordered, bounded read of a stream (ends at `toSeq` or the last sequence at start). */
   replay(stream: string, opts?: ReplayOptions): AsyncIterable<StoredMessage>;
   /** Ordered, unbounded push of a stream from a position; not durable. */

@@ -143,6 +143,10 @@ class JetStreamBus implements Bus, EngineHost {
     return this.streams.lastMessage(stream, subject);
   }
 
+  nextMessage(stream: string, subject: string, fromSeq: number): Promise<StoredMessage | null> {
+    return this.streams.nextMessage(stream, subject, fromSeq);
+  }
+
   replay(stream: string, opts?: ReplayOptions): AsyncIterable<StoredMessage> {
     this.assertOpen();
     return this.streams.replay(stream, opts);

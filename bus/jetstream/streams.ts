@@ -2,7 +2,13 @@
  * Streams on JetStream: configuration, publish with de-duplication and expectations, lookups, ordered
  * bounded replay and unbounded follow.
  */
-import { DiscardPolicy, RetentionPolicy, StorageType, type StreamConfig } from '@nats-io/jetstream';
+import {
+  DiscardPolicy,
+  RetentionPolicy,
+  StorageType,
+  type MsgRequest,
+  type StreamConfig,
+} from '@nats-io/jetstream';
 import type {
   FollowOptions,
   PubAck,
@@ -213,6 +219,21 @@ export class StreamOps {
       const msg = await readThroughElection(this.host, (jsm) =>
         jsm.streams.getMessage(stream, { last_by_subj: subject }),
       );
+      return msg ? storedFromGet(stream, msg) : null;
+    } catch (error) {
+      throw translate(error, `stream ${stream}`);
+    }
+  }
+
+  async nextMessage(stream: string, subject: string, fromSeq: number): Promise<StoredMessage | null> {
+    this.host.assertOpen();
+    assertName('stream', stream);
+    assertSubject(subject, false);
+    await this.host.ready();
+    // STREAM.MSG.GET takes `next_by_subj` (nats-server 2.9+); the client's type lists only seq and last.
+    const query = { seq: Math.max(1, Math.floor(fromSeq)), next_by_subj: subject } as unknown as MsgRequest;
+    try {
+      const msg = await readThroughElection(this.host, (jsm) => jsm.streams.getMessage(stream, query));
       return msg ? storedFromGet(stream, msg) : null;
     } catch (error) {
       throw translate(error, `stream ${stream}`);

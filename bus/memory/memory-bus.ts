@@ -186,6 +186,14 @@ class MemoryBus implements Bus {
     });
   }
 
+  nextMessage(stream: string, subject: string, fromSeq: number): Promise<StoredMessage | null> {
+    return settle(() => {
+      this.assertOpen();
+      assertSubject(subject, false);
+      return this.streams.nextMessage(stream, subject, fromSeq);
+    });
+  }
+
   replay(stream: string, opts: ReplayOptions = {}): AsyncIterable<StoredMessage> {
     // The reader checks the bus is open when iteration starts, as a generator of its own would.
     return this.readers.replay(stream, opts);

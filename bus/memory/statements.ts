@@ -69,6 +69,9 @@ export function prepare(db: Db) {
     lastPerSubject: db.prepare(
       'SELECT subject, MAX(seq) AS seq FROM messages WHERE stream = ? GROUP BY subject',
     ),
+    nextOfSubject: db.prepare(
+      'SELECT seq, subject, time_ms, headers, data FROM messages WHERE stream = ? AND subject = ? AND seq >= ? ORDER BY seq LIMIT 1',
+    ),
     lastOfSubject: db.prepare('SELECT MAX(seq) AS seq FROM messages WHERE stream = ? AND subject = ?'),
     allOfSubject: db.prepare(
       'SELECT seq, subject, time_ms, headers, data FROM messages WHERE stream = ? AND subject = ? ORDER BY seq',

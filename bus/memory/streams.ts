@@ -237,6 +237,13 @@ export class StreamStore {
     return seq === undefined ? null : this.getMessage(name, seq);
   }
 
+  nextMessage(name: string, subject: string, fromSeq: number): StoredMessage | null {
+    this.state(name);
+    const row = this.sql.nextOfSubject.get(name, subject, Math.max(1, Math.floor(fromSeq))) as
+      Row | undefined;
+    return row ? (this.state(name).tail.get(row.seq) ?? toMessage(name, row)) : null;
+  }
+
   /**
    * Up to `limit` messages with `from <= seq <= to`, in order, and bodies of about `pageBytes` at most
    * (always one message at least): a page of large documents is not read into memory whole.

@@ -177,6 +177,37 @@ export function registerConsumers(withBus: WithBus): void {
     await sub.stop();
   });
 
+  withBus(
+    'nextMessage reads the oldest waiting message of a subject on a work-queue stream, acknowledged ones gone',
+    async ({ bus }, id, t) => {
+      const stream = `Q${id}`;
+      const [ada, bob] = [`q${id}.ada.inbox`, `q${id}.bob.inbox`];
+      await bus.ensureStream({ name: stream, subjects: [`q${id}.*.inbox`], retention: 'workqueue' });
+      for (const [subject, body] of [
+        [ada, 'a1'],
+        [bob, 'b2'],
+        [ada, 'a3'],
+        [bob, 'b4'],
+      ] as const)
+        await bus.publish(subject, enc.encode(body));
+      // Bob's inbox has its consumer, as a seat's has: Ada's messages are read beside it.
+      const sub = await bus.consume(stream, { durable: `w${id}`, filterSubject: bob }, async () => undefined);
+      t.ok(
+        await eventually(async () => (await bus.streamInfo(stream)).messages === 2, 5_000),
+        "bob's messages acknowledged and removed",
+      );
+      const read = async (subject: string, from: number) => {
+        const msg = await bus.nextMessage(stream, subject, from);
+        return msg && [msg.seq, text(msg.data)];
+      };
+      t.same(await read(ada, 1), [1, 'a1'], 'the first at or after the sequence');
+      t.same(await read(ada, 2), [3, 'a3'], 'other subjects skipped');
+      t.equal(await read(ada, 4), null, 'none after the last');
+      t.equal(await read(bob, 1), null, 'acknowledged messages are gone');
+      await sub.stop();
+    },
+  );
+
   withBus('maxMsgs keeps only the newest messages', async ({ bus }, id, t) => {
     await bus.ensureStream({ name: `S${id}`, subjects: [`c${id}.>`], maxMsgs: 3 });
     for (let i = 1; i <= 5; i += 1) await bus.publish(`c${id}.a`, enc.encode(String(i)));
