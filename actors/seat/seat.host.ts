@@ -334,6 +334,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
     ...(opts.inboxAckWaitMs !== undefined ? { inboxAckWaitMs: opts.inboxAckWaitMs } : {}),
     actor,
     profile: () => profile,
+    coalescing: () => opts.company().coalescing,
     // A wake from a human the seat asked: the turn it starts takes the answer.
     answered: needs.answered,
     accepting: () => !stopping && !draining,

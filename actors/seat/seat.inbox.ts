@@ -11,6 +11,8 @@ import { RedeliverError, Streams, Subjects, type Bus, type Kv, type Subscription
 import { InboxMessage, uuidv5 } from '../../schema/index.js';
 import type { seatMachine } from './seat.machine.js';
 import type { SeatProfile } from './seat.profile.js';
+import { batchable, mergeWakes, windowLeft, type Coalescing } from './seat.coalesce.js';
+import { absorbedAgain, waitingWakes, type Waiting } from './seat.waiting.js';
 import { moveLegacyTurnRecords, seatKeys } from './seat.records.js';
 import { turnDeadline } from './turn.deadline.js';
 import { openTurn, wakeEvent, type OpenedTurn } from './turn.resume.js';
@@ -32,6 +34,8 @@ export interface InboxHost {
   readonly inboxAckWaitMs?: number;
   readonly actor: Actor<typeof seatMachine>;
   profile(): SeatProfile;
+  /** The company's inbox batching as last applied; read as each wake is taken. */
+  coalescing(): Coalescing;
   /** False once the host stops or drains: a wake not yet started stays in the inbox. */
   accepting(): boolean;
   /** A wake from `from` starts its turn: the questions the seat asked that human are answered. */
@@ -40,8 +44,8 @@ export interface InboxHost {
   begin(turnId: string, opened: OpenedTurn): Promise<void>;
 }
 
-/** Takes one wake: runs (or resumes) its turn to completion, or throws to leave it in the inbox. */
-export async function takeWake(host: InboxHost, raw: Uint8Array): Promise<void> {
+/** Takes one wake (at `seq` on the inbox): runs (or resumes) its turn to completion, or throws to leave it. */
+export async function takeWake(host: InboxHost, raw: Uint8Array, seq: number): Promise<void> {
   const { log, actor, handle } = host;
   let wake: InboxMessage;
   try {
@@ -50,7 +54,8 @@ export async function takeWake(host: InboxHost, raw: Uint8Array): Promise<void> 
     log.warn({ err: error }, 'inbox message unreadable; dropped');
     return;
   }
-  const turn_id = uuidv5(host.profile().agent_id, wake.id);
+  const turnOf = (wakeId: string): string => uuidv5(host.profile().agent_id, wakeId);
+  const turn_id = turnOf(wake.id);
   if (await completed(host, turn_id)) {
     log.info({ wake_id: wake.id }, 'wake already completed; acknowledged');
     return;
@@ -75,7 +80,15 @@ export async function takeWake(host: InboxHost, raw: Uint8Array): Promise<void> 
     ...(host.headers ? { headers: host.headers } : {}),
   });
   const resumed = opened.prior?.started ?? null;
-  const start = wakeEvent(wake, turn_id, resumed, deadline.expired, host.now);
+  // A resumed turn takes the wakes its journal names; a fresh one waits out the window for others.
+  const batch = resumed
+    ? await absorbedAgain(host.bus, resumed.absorbed ?? [])
+    : await gatherBatch(host, wake, seq, (id) => completed(host, turnOf(id)));
+  const merged = mergeWakes(
+    wake,
+    batch.map((b) => b.wake),
+  );
+  const start = wakeEvent(merged, turn_id, resumed, deadline.expired, host.now);
   const busy = (): boolean => !actor.getSnapshot().can(start);
   if (busy()) throw new RedeliverError('seat busy', retry);
   if (!resumed && !deadline.expired)
@@ -83,6 +96,7 @@ export async function takeWake(host: InboxHost, raw: Uint8Array): Promise<void> 
       kind: 'turn_started',
       wake_id: wake.id,
       limits: actor.getSnapshot().context.limits,
+      ...(batch.length > 0 ? { absorbed: batch.map((b) => ({ id: b.wake.id, seq: b.seq })) } : {}),
     });
   // The sender is answered as the turn starts; a resumed turn finds it answered already.
   if (wake.from) await host.answered(wake.from, wake.id, turn_id);
@@ -100,9 +114,49 @@ export async function takeWake(host: InboxHost, raw: Uint8Array): Promise<void> 
   } finally {
     disarm();
   }
+  // The absorbed wakes are done with it: their own deliveries are acknowledged without a turn.
+  if (batch.length > 0) host.fence();
+  for (const { wake: absorbed } of batch) await markDone(host, turnOf(absorbed.id), turn_id);
   // The acknowledgement is an effect too: a fenced holder leaves the wake to the new one.
   host.fence();
-  log.info({ wake_id: wake.id, turn_id }, 'turn completed');
+  log.info({ wake_id: wake.id, turn_id, absorbed: batch.length }, 'turn completed');
+}
+
+/**
+ * A fresh notification wake under a coalescing window: waits until the window since it was received has
+ * passed (in short steps, so a stop is not held up), then reads the wakes that join it.
+ */
+async function gatherBatch(
+  host: InboxHost,
+  wake: InboxMessage,
+  seq: number,
+  done: (wakeId: string) => Promise<boolean>,
+): Promise<Waiting[]> {
+  const { windowMs, maxBatch } = host.coalescing();
+  if (windowMs === 0 || maxBatch < 2 || !batchable(wake)) return [];
+  // Counted on the seat's clock from the delivery's receipt, waited out on the wall clock.
+  const until = Date.now() + windowLeft(wake.received_at, host.now(), windowMs);
+  while (Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, Math.min(until - Date.now(), stepMs)));
+    if (!host.accepting()) throw new RedeliverError('seat stopping');
+  }
+  host.fence();
+  if (host.actor.getSnapshot().matches({ stopped: 'paused' }))
+    throw new RedeliverError('seat paused', host.pausedRetryMs ?? 2000);
+  return waitingWakes({ bus: host.bus, handle: host.handle, done }, wake, seq, maxBatch - 1);
+}
+
+/** How often a wake waiting out its window checks that the seat still takes wakes. */
+const stepMs = 200;
+
+const encoder = new TextEncoder();
+
+/** Records an absorbed wake's turn as done, naming the turn that took it. */
+async function markDone(host: InboxHost, turnId: string, by: string): Promise<void> {
+  await host.turnsDone.put(
+    seatKeys.turnDone(host.handle, turnId),
+    encoder.encode(JSON.stringify({ turn_id: turnId, at: host.now().toISOString(), absorbed_by: by })),
+  );
 }
 
 /** Whether the turn completed already: its record, or one written before `svc_turns_done` existed. */
@@ -127,6 +181,6 @@ export async function consumeInbox(host: InboxHost): Promise<Subscription> {
       // A running turn keeps its wake however long it takes; a holder that died loses it this soon.
       ackWaitMs: host.inboxAckWaitMs ?? 30_000,
     },
-    (msg) => takeWake(host, msg.data),
+    (msg) => takeWake(host, msg.data, msg.seq),
   );
 }

@@ -5,6 +5,7 @@
  */
 import { agentId, walkCompany, type Company } from '../../schema/index.js';
 import { colleaguesOf } from '../toolservers/index.js';
+import { coalescingOf, type Coalescing } from './seat.coalesce.js';
 
 export interface Charter {
   readonly name: string;
@@ -37,6 +38,8 @@ export interface CompanyProfile {
   /** Org cap; 0 = unlimited. */
   readonly token_budget: number;
   readonly turn_engine: Company['turn_engine'];
+  /** Inbox batching of notification wakes. */
+  readonly coalescing: Coalescing;
   readonly seats: ReadonlyMap<string, SeatProfile>;
 }
 
@@ -128,6 +131,7 @@ export function companyOf(company: Company | null): CompanyProfile {
     timezone: company?.timezone || 'UTC',
     token_budget: budget(company?.token_budget),
     turn_engine: company?.turn_engine,
+    coalescing: coalescingOf(company),
     seats,
   };
 }

@@ -68,7 +68,14 @@ const at = { at: z.string(), node: z.string() };
 const where = { phase: Phase, iteration: z.number().int() };
 
 export const JournalRecord = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('turn_started'), ...at, wake_id: z.string(), limits: Limits }),
+  z.object({
+    kind: z.literal('turn_started'),
+    ...at,
+    wake_id: z.string(),
+    limits: Limits,
+    /** The waiting wakes the turn took with its own (inbox batching, seat.coalesce.ts). */
+    absorbed: z.array(z.object({ id: z.string(), seq: z.number().int() })).optional(),
+  }),
   z.object({
     kind: z.literal('phase_started'),
     ...at,

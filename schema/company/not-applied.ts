@@ -3,7 +3,8 @@
  * release does nothing with: each written one is a `not_applied` warning at its path on every write, dry run
  * and reload, never silent (ops/config.md "Settings without effect"). Refusing them would strand such
  * documents; the warning names what is missing instead. `notification_rate_limit` is applied (the router),
- * and `knowledge.wiki_spaces` belongs to the knowledge base.
+ * the `notification_coalesce_*` pair too (the seats' inbox batching), and `knowledge.wiki_spaces` belongs to
+ * the knowledge base.
  */
 import type { Segment } from './problems.js';
 import { isRecord } from './walk.js';
@@ -17,17 +18,6 @@ const filled = (value: unknown): boolean =>
   isRecord(value) ? Object.keys(value).length > 0 : value !== undefined && value !== null;
 
 const unbuilt: ReadonlyArray<{ key: string; written: (v: unknown) => boolean; message: string }> = [
-  {
-    key: 'notification_coalesce_window_seconds',
-    written: (v) => typeof v === 'number' && v > 0,
-    message:
-      'not applied: this release wakes a seat once per inbound notification (no batching); remove it or set 0',
-  },
-  {
-    key: 'notification_coalesce_max_batch',
-    written: filled,
-    message: 'not applied: this release wakes a seat once per inbound notification (no batching); remove it',
-  },
   {
     key: 'notification_transports',
     written: filled,
