@@ -19,7 +19,8 @@ import { BusError, RedeliverError, TerminateError } from '../errors.js';
 import { assertName, assertSubject } from '../subject-match.js';
 import { deliveredFromJs, nanos } from './codec.js';
 import { once, type EngineHost } from './host.js';
-import { heartbeatMs, quickClient, silenceMs } from './reader.js';
+import { fromServer, heartbeatMs, Liveness } from './liveness.js';
+import { quickClient } from './reader.js';
 import { apiCode, ApiCode, translate } from './translate.js';
 
 const defaultAckWaitMs = 30_000;
@@ -115,26 +116,22 @@ export class ConsumerOps {
         throw translate(error, `consumer ${spec.durable} on ${stream}`);
       },
     );
-    let heardAt = Date.now();
+    const liveness = new Liveness(() => this.host.linked());
     const watch = (current: ConsumerMessages): void => {
-      heardAt = Date.now();
+      liveness.opened();
       void (async () => {
         for await (const status of current.status()) {
-          heardAt = Date.now();
+          liveness.heard(fromServer(status));
           if (status.type === 'heartbeats_missed') void current.close();
         }
       })().catch(() => undefined);
     };
     watch(messages);
     // The consumer's leader may move (its server died): a pull left on the old one is never answered and
-    // no error says so, only silence. Silence past three heartbeats while connected ends this round of
-    // pulls; the loop below then pulls again from the consumer's new leader.
+    // no error says so, only silence. Silence past three heartbeats while connected (two for new pulls,
+    // liveness.ts) ends this round of pulls; the loop below then pulls again from the consumer's new leader.
     const watchdog = setInterval(() => {
-      if (!this.host.linked()) heardAt = Date.now();
-      else if (Date.now() - heardAt > silenceMs) {
-        heardAt = Date.now();
-        void messages.close();
-      }
+      if (liveness.lost() !== null) void messages.close();
     }, heartbeatMs / 2);
     watchdog.unref();
     const limit = Math.max(1, Math.floor(spec.concurrency ?? 1));
@@ -143,7 +140,7 @@ export class ConsumerOps {
       for (;;) {
         try {
           for await (const msg of messages) {
-            heardAt = Date.now();
+            liveness.heard(true);
             // Pulled but not handled: hand it back at once rather than after the ack wait.
             if (stopping) msg.nak();
             else if (limit === 1) await this.handle(stream, spec, msg, handler);

@@ -3,7 +3,8 @@
  * in memory, no acks). An unbounded read is supervised (`followOrdered`): its consumer lives on one
  * server (the stream leader's), and when that server dies nothing tells the client — its messages and
  * heartbeats just stop. So the server heartbeats every second, and a read silent for three heartbeats
- * while the client is connected is recreated from the sequence after the last one delivered.
+ * while the client is connected (or a new one silent for two, liveness.ts) is recreated from the sequence
+ * after the last one delivered.
  */
 import {
   DeliverPolicy,
@@ -15,6 +16,7 @@ import {
   type OrderedConsumerOptions,
 } from '@nats-io/jetstream';
 import type { EngineHost } from './host.js';
+import { fromServer, heartbeatMs, Liveness } from './liveness.js';
 import { translate } from './translate.js';
 
 export interface OrderedReadOptions {
@@ -28,13 +30,14 @@ export interface OrderedReadOptions {
   readonly lastPerSubject?: boolean;
 }
 
-/** The server's idle heartbeat on a supervised read's pull requests. */
-export const heartbeatMs = 1_000;
-/** Silence (no message, no heartbeat) after which the server behind a consumer counts as lost. */
-export const silenceMs = 3 * heartbeatMs;
-/** Pause between attempts to recreate a lost consumer; each attempt waits at most `attemptTimeoutMs`. */
+/**
+ * Pause between attempts to recreate a lost consumer; each attempt waits at most `attemptTimeoutMs`. A
+ * request sent while its stream elects a leader is answered once one is elected, and that answer can take
+ * over a second: with a 1 s limit such attempts gave up just before it, and a read resumed up to 5 s after
+ * the new leader; with 2.5 s it resumes within milliseconds of it.
+ */
 const retryMs = 250;
-const attemptTimeoutMs = 1_000;
+const attemptTimeoutMs = 2_500;
 /** Pull requests expire and are renewed this often (the server's heartbeats ride on them). */
 const pullExpiresMs = 10_000;
 
@@ -123,19 +126,23 @@ export async function followOrdered(
   let stopped = false;
   let current: { consumer: Consumer; messages: ConsumerMessages } | null = null;
   let recovering: Promise<void> | null = null;
-  let heardAt = Date.now();
+  /** Bumped as a consumer is given up: a late message of an earlier one is never taken. */
+  let generation = 0;
+  const liveness = new Liveness(() => host.linked());
 
   const position = (): OrderedReadOptions =>
     last > 0 ? { ...(opts.filter !== undefined ? { filter: opts.filter } : {}), fromSeq: last + 1 } : opts;
 
   const open = async (client: JetStreamClient): Promise<void> => {
+    const mine = generation;
     const consumer = await orderedConsumer(host, stream, position(), client);
     const messages = await consumer.consume({
       max_messages: 512,
       idle_heartbeat: heartbeatMs,
       expires: pullExpiresMs,
       callback: (msg) => {
-        heardAt = Date.now();
+        if (mine !== generation) return;
+        liveness.heard(true);
         // A consumer recreated by the client itself may start before the last one delivered.
         if (msg.seq <= last || (opts.fromSeq !== undefined && msg.seq < opts.fromSeq)) return;
         last = msg.seq;
@@ -152,10 +159,10 @@ export async function followOrdered(
       return;
     }
     current = { consumer, messages };
-    heardAt = Date.now();
+    liveness.opened();
     void (async () => {
       for await (const status of messages.status()) {
-        heardAt = Date.now();
+        liveness.heard(fromServer(status));
         if (lostStatuses.has(status.type) && current?.messages === messages) lose(status.type);
       }
     })().catch(() => undefined);
@@ -165,10 +172,12 @@ export async function followOrdered(
     if (stopped || recovering) return;
     const was = current;
     current = null;
+    generation += 1;
     log.warn({ why, last_seq: last }, 'bus: ordered read lost its consumer; recreating it');
     recovering = (async () => {
+      // Not awaited: closing a consumer whose server died can hang as long as the client's own retries.
       if (was) {
-        await was.messages.close().catch(() => undefined);
+        void was.messages.close().catch(() => undefined);
         was.consumer.delete().catch(() => undefined);
       }
       const client = quickClient(host);
@@ -185,7 +194,6 @@ export async function followOrdered(
       }
     })().finally(() => {
       recovering = null;
-      heardAt = Date.now();
     });
   };
 
@@ -194,8 +202,9 @@ export async function followOrdered(
   });
   // Silence while disconnected is the link's business (the client resumes the read on reconnect).
   const watchdog = setInterval(() => {
-    if (!host.linked()) heardAt = Date.now();
-    else if (Date.now() - heardAt > silenceMs) lose('silent');
+    if (recovering) return;
+    const why = liveness.lost();
+    if (why !== null) lose(why);
   }, heartbeatMs / 2);
   watchdog.unref();
   return {

@@ -1,7 +1,8 @@
 /**
  * Failover on a 3-server cluster with R3 streams: kill -9 of the server leading a stream. Every kind of
  * follower (ordered follow, durable consumer, KV watch) notices that the server behind its consumer is
- * gone and resumes from its last sequence once the stream has a leader again — within 5 s of that — and
+ * gone and resumes from its last sequence once the groups it needs have leaders again (the stream's, the
+ * durable consumer's, the metadata group's) — within 5 s of that — and
  * publishes succeed again. Nothing acknowledged is lost or delivered out of order. And the engine's link
  * state (`linked`, `onLinkChange`) follows its connection.
  */
@@ -11,7 +12,7 @@ import type { Bus, KvEntry, StoredMessage } from '../../bus/index.js';
 import { openJetStreamBus } from '../../bus/jetstream/index.js';
 import { openMemoryBus } from '../../bus/memory/index.js';
 import { startNatsCluster, startNatsServer } from '../harness/nats-server.js';
-import { streamLeader } from '../harness/stream-leader.js';
+import { leadersElected, streamLeader } from '../harness/stream-leader.js';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -94,8 +95,15 @@ t.test(
     process.kill(cluster.servers[victim]!.pid, 'SIGKILL');
     t.comment(`killed n${victim + 1} (FO leader; kv leader n${kvLeader + 1})`);
     const newLeader = await streamLeader(cluster.urls, 'FO', alive);
+    t.comment(`new leader n${newLeader + 1} after ${Date.now() - killedAt} ms`);
+    // A follower can resume once every group it needs has a leader again: the metadata group (to create a
+    // consumer), its stream's (the KV bucket's too) and the durable consumer's own; each elects on its own.
+    await leadersElected(cluster.urls, alive, {
+      streams: ['FO', 'KV_fo_coord'],
+      consumers: [['FO', 'fo-worker']],
+    });
     const electedAt = Date.now();
-    t.comment(`new leader n${newLeader + 1} after ${electedAt - killedAt} ms`);
+    t.comment(`every group led again after ${electedAt - killedAt} ms`);
 
     // Writes go through again, and every follower sees them within 5 s of the new leader.
     await publishUntilAcked(bus, 'fo.a', 'after', 15_000);
