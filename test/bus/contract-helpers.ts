@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Test } from 'tap';
-import type { Bus, StoredMessage } from '../../bus/index.js';
+import { NoRespondersError, type Bus, type StoredMessage } from '../../bus/index.js';
 
 export interface BusFixture {
   readonly bus: Bus;
@@ -61,3 +61,21 @@ export function inbox<T>() {
 
 /** Registers one named behaviour with a fresh fixture and a unique id. */
 export type WithBus = (name: string, body: (fx: BusFixture, id: string, t: Test) => Promise<void>) => void;
+
+/**
+ * Resolves once a request on `subject` from `asking` is answered. A replier registered on another client
+ * is live at the server only once that client's subscription has arrived there: a request sent before it
+ * meets no responders. Repliers of one client register in order, so once the last one answers, all do.
+ */
+export async function untilAnswered(asking: Bus, subject: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await asking.request(subject, new Uint8Array(), { timeoutMs: 1_000 });
+      return;
+    } catch (error) {
+      if (!(error instanceof NoRespondersError) || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+}

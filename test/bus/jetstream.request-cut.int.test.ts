@@ -6,6 +6,7 @@ import t from 'tap';
 import { RequestTimeoutError } from '../../bus/index.js';
 import { openJetStreamBus } from '../../bus/jetstream/index.js';
 import { startNatsServer } from '../harness/nats-server.js';
+import { untilAnswered } from './contract-helpers.js';
 
 t.test('a request whose server dies under it fails as a timeout long before its own', async (t) => {
   const server = await startNatsServer({ t });
@@ -27,6 +28,10 @@ t.test('a request whose server dies under it fails as a timeout long before its 
     answer(new Uint8Array());
     await replier.stop();
   });
+  // Registered last: once it answers, the slow replier is live at the server too.
+  const probe = other.reply('cmd.probe', async () => new Uint8Array());
+  t.teardown(() => probe.stop());
+  await untilAnswered(bus, 'cmd.probe');
   const started = Date.now();
   const request = bus.request('cmd.slow', new Uint8Array(), { timeoutMs: 60_000 });
   const failed = request.then(

@@ -8,6 +8,7 @@ import { NoRespondersError, RequestTimeoutError } from '../../bus/index.js';
 import { openJetStreamBus } from '../../bus/jetstream/index.js';
 import { startNatsServer } from '../harness/nats-server.js';
 import { startTcpProxy } from '../harness/tcp-proxy.js';
+import { untilAnswered } from './contract-helpers.js';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -76,6 +77,10 @@ t.test('a request only another process answers goes over the wire', async (t) =>
     await Promise.all([echo.stop(), broken.stop(), slow.stop()]);
   });
 
+  // Registered last: once it answers, the repliers before it are live at the server too.
+  const probe = answering.reply('cmd.probe', async () => new Uint8Array());
+  t.teardown(() => probe.stop());
+  await untilAnswered(asking, 'cmd.probe');
   const answer = await asking.request('cmd.echo', enc.encode('hi'), { timeoutMs: 2_000 });
   t.equal(dec.decode(answer.data), 'echo:hi', 'the other process answers');
   await t.rejects(asking.request('cmd.broken', enc.encode('?'), { timeoutMs: 2_000 }), {
