@@ -96,8 +96,8 @@ t.test(
     t.comment(`killed n${victim + 1} (FO leader; kv leader n${kvLeader + 1})`);
     const newLeader = await streamLeader(cluster.urls, 'FO', alive);
     t.comment(`new leader n${newLeader + 1} after ${Date.now() - killedAt} ms`);
-    // A follower can resume once every group it needs has a leader again: the metadata group (to create a
-    // consumer), its stream's (the KV bucket's too) and the durable consumer's own; each elects on its own.
+    // A follower can resume once every group it needs has a leader again: its stream takes a new consumer
+    // (the metadata group's leader and the stream's, the KV bucket's too) and the durable has its own.
     await leadersElected(cluster.urls, alive, {
       streams: ['FO', 'KV_fo_coord'],
       consumers: [['FO', 'fo-worker']],

@@ -33,10 +33,11 @@ export async function streamLeader(
 }
 
 /**
- * Resolves once, asked of the servers in `alive`, the metadata group has a leader (account info is its
- * answer), and so have each of `streams` and each durable of `consumers`: after a kill each of these groups
- * elects on its own (seconds apart), and a follower needs its stream's, its consumer's and — to create
- * a consumer — the metadata leader. The clock a follower's resumption is measured from.
+ * Resolves once, asked of the servers in `alive`, each of `streams` takes a new consumer again (which needs
+ * the metadata group's leader and the stream's own) and each durable of `consumers` has a leader: after a
+ * kill each of these groups elects on its own, seconds apart. The clock a follower's resumption is
+ * measured from. (Account info is no proof of a metadata leader: it was answered while consumers could
+ * not yet be created.)
  */
 export async function leadersElected(
   urls: readonly string[],
@@ -50,12 +51,16 @@ export async function leadersElected(
   const nc = await connect({ servers: alive.map((i) => urls[i]!), reconnect: false });
   try {
     const jsm = await jetstreamManager(nc, { timeout: 500, checkAPI: false });
+    const creates = (stream: string) => async () => {
+      const made = await jsm.consumers.add(stream, {
+        inactive_threshold: 5_000_000_000,
+        mem_storage: true,
+        num_replicas: 1,
+      });
+      await jsm.consumers.delete(stream, made.name).catch(() => undefined);
+    };
     const checks: Array<[string, () => Promise<unknown>]> = [
-      ['the metadata group', () => jsm.getAccountInfo()],
-      ...groups.streams.map((stream): [string, () => Promise<unknown>] => [
-        stream,
-        async () => (await jsm.streams.info(stream)).cluster?.leader || Promise.reject(new Error('none')),
-      ]),
+      ...groups.streams.map((stream): [string, () => Promise<unknown>] => [stream, creates(stream)]),
       ...groups.consumers.map(([stream, durable]): [string, () => Promise<unknown>] => [
         `${stream}/${durable}`,
         async () =>
