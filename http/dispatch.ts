@@ -48,13 +48,14 @@ export interface GatewayCore {
 /**
  * The health envelope is built once per tick and its encoding reused for every probe within it: a probe
  * storm costs one envelope per tick, not one per request. What the gateway itself sees change (a drain
- * starting, a request coming into flight) builds it anew at once; other facts are at most a tick old.
+ * starting, a request coming into flight) or the node reports fresh (the seats it holds) builds it anew at once;
+ * other facts are at most a tick old.
  */
 const HEALTH_TICK_MS = 100;
 const healthAnswers = new WeakMap<GatewayCore, { at: number; key: string; prepared: Prepared }>();
 function healthAnswer(core: GatewayCore, l: ListenerState): Prepared {
   const now = performance.now();
-  const key = `${core.isDraining()}:${l.live.size}`;
+  const key = `${core.isDraining()}:${l.live.size}:${core.probes.fresh?.() ?? ''}`;
   const cached = healthAnswers.get(core);
   if (cached && cached.key === key && now - cached.at < HEALTH_TICK_MS) return cached.prepared;
   const prepared = prepare({ status: 200, body: core.probes.health() });

@@ -20,6 +20,11 @@ export interface ProbeSource {
   ready(): { ready: true } | { ready: false; [k: string]: unknown };
   /** True once the node drains (the gateway's own `drain()` also sets it). */
   draining(): boolean;
+  /**
+   * Facts a cached health answer must never outlive (the seats this node holds, which a lease ends on the
+   * node's own clock): the answer is built again whenever this changes. Cheap: asked on every probe.
+   */
+  fresh?(): string;
   /** False before the first revision is active: webhook deliveries answer 503. */
   configured(): boolean;
 }

@@ -241,6 +241,8 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
           ready: () => node.ready(liveFacts()),
           draining: () => node.draining(),
           configured: () => node.configured(),
+          // A seat this node stopped holding never shows in a cached answer (the peer may hold it already).
+          fresh: () => (seats.runtime?.seats() ?? []).join(','),
         },
         logger: logger.child({ component: 'http' }),
         observer: requestSpans(tracing.tracer, metrics.requests),
