@@ -25,6 +25,7 @@ import { nodePost } from '../../actors/index.js';
 import { ensureCatalogue, openBus, Subjects, type Bus, type Subscription } from '../../bus/index.js';
 import type { InboxMessage } from '../../schema/index.js';
 import { startNatsServer } from '../../test/harness/nats-server.js';
+import { readFileSync } from 'node:fs';
 import { putCompany, rssMiB, startServe, type ServedNode } from './node.js';
 import { report, row, type BenchRow } from './table.js';
 import { startZeroLlm, type ZeroLlm } from './zero-llm.js';
@@ -175,25 +176,39 @@ async function throughput(s: Seats, llm: ZeroLlm): Promise<void> {
   );
 }
 
-/** One seat's turns one after another: wall ms, model calls and the recorded bodies. */
-async function serial(s: Seats, llm: ZeroLlm, toolRounds: number, turns: number) {
+/** CPU time (user + system) a process has used, in ms, from /proc (10 ms ticks). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/** The processes whose CPU a turn costs: the node and its nats-server. */
+interface Pids {
+  readonly node: number;
+  readonly nats: number;
+}
+
+/** One seat's turns one after another: wall ms, CPU ms, model calls and the recorded bodies. */
+async function serial(s: Seats, llm: ZeroLlm, pids: Pids, toolRounds: number, turns: number) {
   const before = s.completed();
   const calls0 = llm.count();
   llm.record();
+  const cpu0 = { node: cpuMs(pids.node), nats: cpuMs(pids.nats) };
   const started = performance.now();
   for (let k = 0; k < turns; k++) {
     await s.wake(handleOf(0), `please echo, rounds=${toolRounds}`);
     await s.waitCompleted(before + k + 1);
   }
   const ms = performance.now() - started;
-  return { ms, calls: llm.count() - calls0, bodies: llm.stopRecording() };
+  const cpu = { node: cpuMs(pids.node) - cpu0.node, nats: cpuMs(pids.nats) - cpu0.nats };
+  return { ms, cpu, calls: llm.count() - calls0, bodies: llm.stopRecording() };
 }
 
 /** Figure 2: the node's own time per added tool round. */
-async function overhead(s: Seats, llm: ZeroLlm): Promise<void> {
-  await serial(s, llm, longRounds, 3); // warm-up
+async function overhead(s: Seats, llm: ZeroLlm, pids: Pids): Promise<void> {
+  await serial(s, llm, pids, longRounds, 3); // warm-up
   const measure = async (toolRounds: number) => {
-    const run = await serial(s, llm, toolRounds, serialTurns);
+    const run = await serial(s, llm, pids, toolRounds, serialTurns);
     const raw = Math.min(await rawCalls(llm, run.bodies, 1), await rawCalls(llm, run.bodies, 1));
     return { ...run, raw, engine: run.ms - raw };
   };
@@ -204,12 +219,14 @@ async function overhead(s: Seats, llm: ZeroLlm): Promise<void> {
     [long, longRounds],
   ] as const)
     console.log(
-      `  ${serialTurns} turns of ${n} tool rounds (${fmt(r.calls / serialTurns, 1)} model calls): wall ${fmt(r.ms / serialTurns, 2)} ms/turn = model HTTP ${fmt(r.raw / serialTurns, 2)} + node ${fmt(r.engine / serialTurns, 2)}`,
+      `  ${serialTurns} turns of ${n} tool rounds (${fmt(r.calls / serialTurns, 1)} model calls): wall ${fmt(r.ms / serialTurns, 2)} ms/turn = model HTTP ${fmt(r.raw / serialTurns, 2)} + node ${fmt(r.engine / serialTurns, 2)}; CPU ms/turn: node ${fmt(r.cpu.node / serialTurns, 2)}, nats-server ${fmt(r.cpu.nats / serialTurns, 2)}`,
     );
   const perRound = (long.engine - short.engine) / serialTurns / longRounds;
   rows.push(row('seats', 'node overhead per tool round', perRound, 'ms', null, '< 2 ms'));
+  const cpuPerRound = (which: keyof Pids): string =>
+    fmt((long.cpu[which] - short.cpu[which]) / serialTurns / longRounds, 2);
   console.log(
-    `node overhead per tool round: ${fmt(perRound, 2)} ms (target < 2 ms); per turn besides its rounds (wake, plan, review, completion, bus round trips): ${fmt(short.engine / serialTurns, 2)} ms`,
+    `node overhead per tool round: ${fmt(perRound, 2)} ms (target < 2 ms), of which CPU: node ${cpuPerRound('node')} ms, nats-server ${cpuPerRound('nats')} ms; per turn besides its rounds (wake, plan, review, completion, bus round trips): ${fmt(short.engine / serialTurns, 2)} ms`,
   );
 }
 
@@ -260,7 +277,7 @@ async function onNode(llm: ZeroLlm): Promise<void> {
     try {
       if (part === 'all' || part === 'overhead') {
         console.log('node overhead (one seat, turns one after another):');
-        await overhead(s, llm);
+        await overhead(s, llm, { node: node.pid, nats: nats.pid });
       }
       if (part === 'all' || part === 'throughput') await throughput(s, llm);
     } finally {
