@@ -1,9 +1,14 @@
 /**
- * Token budgets (spec `token_budget`, org and per seat; 0 = unlimited): one shared counter per scope and
- * calendar month (company timezone) in the coordination store, so every node of the fleet counts every
- * spend record. Checked before each model call; added to after each.
+ * Token budgets (spec `token_budget`, org and per seat; 0 = unlimited), counted per calendar month in the
+ * company timezone from the spend records themselves — the records `/budgets` sums too. A node that checks
+ * a cap reads its month of `SVC_SPEND` once and follows it, so every node counts every record (once per
+ * id) and a check costs no bus round trip; a record this node stores counts at once, before its copy is
+ * read back. No separate counter is written, so the count cannot drift from the records (a crash between
+ * a record and a counter write once lost the add). Checked before each model call.
  */
-import { KvConflictError, type Kv } from '../../bus/index.js';
+import type { Logger } from 'pino';
+import { Streams, type Bus, type StoredMessage, type Subscription } from '../../bus/index.js';
+import { SpendRecord } from '../../schema/index.js';
 
 export interface BudgetRefusal {
   readonly scope: 'org' | 'seat';
@@ -14,10 +19,15 @@ export interface BudgetRefusal {
 }
 
 export interface Budget {
-  /** The first exhausted scope (org first), or null. */
+  /**
+   * The first exhausted scope (org first), or null; no cap set answers at once. The first check with a
+   * cap reads the month's records first (a failure to read them throws, and the next check tries again).
+   */
   check(handle: string, caps: { org: number; seat: number }): Promise<BudgetRefusal | null>;
-  /** Adds to the org's counter and, when the spend was a seat's (`handle` not null), to the seat's. */
-  add(handle: string | null, tokens: number): Promise<void>;
+  /** A spend record this node stored: counted now (its copy read back later is the same id). */
+  count(record: SpendRecord): void;
+  /** Stops following the spend records. */
+  stop(): Promise<void>;
 }
 
 const formatOf = (timeZone: string): Intl.DateTimeFormat =>
@@ -87,97 +97,122 @@ export function monthOf(ms: number, timeZone: string): Month {
   return month;
 }
 
-const encoder = new TextEncoder();
+/** The month being counted: its bounds, the ids already counted, and the sums. */
+interface Counted {
+  readonly zone: string;
+  readonly month: Month;
+  readonly startMs: number;
+  readonly endMs: number;
+  readonly ids: Set<string>;
+  org: number;
+  readonly bySeat: Map<string, number>;
+  /** Follows the records stored after the month's first read; null until that read is done. */
+  tail: Subscription | null;
+}
+
+/** Records read from this long before the month's start: a node's clock may run ahead of the store's. */
+const READ_MARGIN_MS = 86_400_000;
+
 const decoder = new TextDecoder();
 
-/** Counters whose last write this node remembers (two per seat a month). */
-const LAST_WRITTEN_MAX = 10_000;
-
 export function createBudget(opts: {
-  readonly kv: Kv;
+  readonly bus: Bus;
   readonly timezone: () => string;
   readonly now?: () => number;
+  readonly logger?: Logger;
 }): Budget {
   const now = opts.now ?? Date.now;
-  const keyOf = (month: string, scope: string): string => `budget.${month}.${scope}`;
-  const read = async (key: string): Promise<{ used: number; revision: number | null }> => {
-    const entry = await opts.kv.get(key);
-    if (!entry) return { used: 0, revision: null };
-    const value = JSON.parse(decoder.decode(entry.value)) as { used?: unknown };
-    return { used: typeof value.used === 'number' ? value.used : 0, revision: entry.revision };
+  let counted: Counted | null = null;
+  /** The month's first read, shared by the checks that wait for it. */
+  let reading: Promise<Counted> | null = null;
+  let stopped = false;
+
+  const add = (c: Counted, record: SpendRecord): void => {
+    if (c.ids.has(record.id)) return;
+    // Placed as the ledger of `/budgets` places it: at its stamp, or at its arrival when stamped ahead.
+    const stamped = Date.parse(record.timestamp);
+    if (Number.isNaN(stamped)) return;
+    const ms = Math.min(stamped, now());
+    if (ms < c.startMs || ms >= c.endMs) return;
+    c.ids.add(record.id);
+    c.org += record.total_tokens;
+    if (record.handle) c.bySeat.set(record.handle, (c.bySeat.get(record.handle) ?? 0) + record.total_tokens);
   };
-  // What this node last wrote to each counter: usually still its newest value, so an add writes without a
-  // read first (one bus round trip per model call, not two). Another node's write in between makes that
-  // write a conflict, and the loop reads the counter as it stands.
-  const lastWritten = new Map<string, { used: number; revision: number }>();
-  // Compare-and-set, retried: two nodes adding at once both count.
-  const compareAndAdd = async (key: string, tokens: number): Promise<void> => {
-    let known: { used: number; revision: number | null } | undefined = lastWritten.get(key);
-    for (let attempt = 0; attempt < 50; attempt += 1) {
-      const { used, revision } = known ?? (await read(key));
-      known = undefined;
-      const data = encoder.encode(JSON.stringify({ used: used + tokens }));
-      try {
-        const written =
-          revision === null ? await opts.kv.create(key, data) : await opts.kv.update(key, data, revision);
-        // Keys name a month: the map is cleared now and then rather than kept per key forever.
-        if (lastWritten.size >= LAST_WRITTEN_MAX) lastWritten.clear();
-        lastWritten.set(key, { used: used + tokens, revision: written });
-        return;
-      } catch (error) {
-        lastWritten.delete(key);
-        if (!(error instanceof KvConflictError)) throw error;
-      }
+  const fold = (c: Counted, msg: StoredMessage): void => {
+    let parsed;
+    try {
+      parsed = SpendRecord.safeParse(JSON.parse(decoder.decode(msg.data)));
+    } catch {
+      return; // not JSON: not a spend record this build reads
     }
-    throw new Error(`budget counter ${key} is too contended`);
+    if (parsed.success) add(c, parsed.data);
   };
-  // One write per counter in flight on this node: adds that arrive meanwhile are summed into the next
-  // write. A hundred seats adding at once to the org counter otherwise retried each other out.
-  const queued = new Map<string, { tokens: number; waiters: Array<(error?: Error) => void> }>();
-  const writing = new Set<string>();
-  const drain = async (key: string): Promise<void> => {
-    writing.add(key);
-    for (let batch = queued.get(key); batch !== undefined; batch = queued.get(key)) {
-      queued.delete(key);
-      let failure: Error | undefined;
-      try {
-        await compareAndAdd(key, batch.tokens);
-      } catch (error) {
-        failure = error instanceof Error ? error : new Error(String(error));
-      }
-      for (const settle of batch.waiters) settle(failure);
+
+  /** Reads the month holding now (in the company timezone) from the store, then follows it. */
+  const read = async (zone: string, month: Month): Promise<Counted> => {
+    const c: Counted = {
+      zone,
+      month,
+      startMs: Date.parse(month.start),
+      endMs: Date.parse(month.end),
+      ids: new Set(),
+      org: 0,
+      bySeat: new Map(),
+      tail: null,
+    };
+    const { lastSeq } = await opts.bus.streamInfo(Streams.Spend);
+    const since = new Date(c.startMs - READ_MARGIN_MS);
+    for await (const msg of opts.bus.replay(Streams.Spend, { since, toSeq: lastSeq })) fold(c, msg);
+    c.tail = await opts.bus.follow(Streams.Spend, { fromSeq: lastSeq + 1 }, (msg) => fold(c, msg));
+    return c;
+  };
+
+  /** The month now, read once; a new month or a new timezone is read afresh. */
+  const current = async (): Promise<Counted> => {
+    const zone = opts.timezone();
+    const at = now();
+    const c = counted;
+    if (c !== null && c.zone === zone && at >= c.startMs && at < c.endMs) return c;
+    if (reading === null) {
+      const month = monthOf(at, zone);
+      reading = read(zone, month).then(
+        async (fresh) => {
+          const previous = counted;
+          counted = fresh;
+          reading = null;
+          await previous?.tail?.stop();
+          if (stopped) await fresh.tail?.stop();
+          return fresh;
+        },
+        (error: unknown) => {
+          reading = null;
+          opts.logger?.warn({ err: error }, 'the month of spend records could not be read');
+          throw error;
+        },
+      );
     }
-    writing.delete(key);
+    return reading;
   };
-  const increment = (key: string, tokens: number): Promise<void> =>
-    new Promise<void>((resolve, reject) => {
-      const batch = queued.get(key) ?? { tokens: 0, waiters: [] };
-      batch.tokens += tokens;
-      batch.waiters.push((error) => (error ? reject(error) : resolve()));
-      queued.set(key, batch);
-      if (!writing.has(key)) void drain(key);
-    });
+
   return {
     async check(handle, caps) {
-      const month = monthOf(now(), opts.timezone());
-      const scopes: Array<['org' | 'seat', number, string]> = [
-        ['org', caps.org, keyOf(month.key, 'org')],
-        ['seat', caps.seat, keyOf(month.key, `seat.${handle}`)],
-      ];
-      for (const [scope, cap, key] of scopes) {
-        if (cap <= 0) continue;
-        const { used } = await read(key);
-        if (used >= cap) return { scope, cap, used, window_start: month.start, window_end: month.end };
+      if (caps.org <= 0 && caps.seat <= 0) return null;
+      const c = await current();
+      const used = { org: c.org, seat: c.bySeat.get(handle) ?? 0 };
+      for (const scope of ['org', 'seat'] as const) {
+        const cap = caps[scope];
+        if (cap > 0 && used[scope] >= cap)
+          return { scope, cap, used: used[scope], window_start: c.month.start, window_end: c.month.end };
       }
       return null;
     },
-    async add(handle, tokens) {
-      if (tokens <= 0) return;
-      const month = monthOf(now(), opts.timezone()).key;
-      await Promise.all([
-        increment(keyOf(month, 'org'), tokens),
-        handle === null ? Promise.resolve() : increment(keyOf(month, `seat.${handle}`), tokens),
-      ]);
+    count(record) {
+      // Before the month's first read there is nothing to add to: that read finds the record stored.
+      if (counted !== null) add(counted, record);
+    },
+    async stop() {
+      stopped = true;
+      await counted?.tail?.stop();
     },
   };
 }

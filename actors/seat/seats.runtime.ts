@@ -100,9 +100,10 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
   /** Set when placement stopped a host to hand its seat over (the held set changed under `follow`). */
   let handedOver = false;
   const budget = createBudget({
-    kv: opts.coord,
+    bus: opts.bus,
     timezone: () => company.timezone,
     now: () => now().getTime(),
+    logger: log,
   });
   // A spend record carries the lease epoch its seat is held under here (the fencing token).
   const spend: TurnDeps['spend'] = (record) => {
@@ -340,6 +341,7 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
         if (stopped) return;
         stopped = true;
         for (const sub of subs) await sub.stop();
+        await budget.stop();
         // Hosts first (a running turn is cut, its wake left for redelivery), then the leases.
         await Promise.all([...hosts.values()].map((h) => h.stop()));
         hosts.clear();

@@ -54,8 +54,8 @@ export interface SpendDeps {
   readonly bus: Bus;
   /** This node's id (`node` of the record, the event's source prefix). */
   readonly node: string;
-  /** The fleet's shared budget counters; when given, the spend is added to the org's (and its seat's). */
-  readonly budget?: Pick<Budget, 'add'>;
+  /** This node's budget count; when given, the stored spend counts in it at once. */
+  readonly budget?: Pick<Budget, 'count'>;
 }
 
 /** The spend record of one auxiliary call (`phase: auxiliary`; no seat reads as empty handle, id and role). */
@@ -93,7 +93,7 @@ export function auxiliarySpendRecord(node: string, spend: AuxiliarySpend): Spend
 export async function recordAuxiliarySpend(deps: SpendDeps, spend: AuxiliarySpend): Promise<SpendRecord> {
   const record = auxiliarySpendRecord(deps.node, spend);
   // 1. the count: a repeat of the id is acknowledged as a duplicate and stored once
-  const ack = await publishSpend(deps.bus, 'auxiliary', record);
+  await publishSpend(deps.bus, 'auxiliary', record);
   const { id: _id, node: _node, phase: _phase, timestamp: _at, ...payload } = record;
   const event = {
     ...newEvent({
@@ -110,12 +110,8 @@ export async function recordAuxiliarySpend(deps: SpendDeps, spend: AuxiliarySpen
     // One id for the record and its history line: seen both ways, it is one call.
     id: record.id,
   };
-  // 2. the history line, and the shared counter the turn engine checks before each call
-  await Promise.all([
-    publishEvent(deps.bus, event),
-    deps.budget && !ack.duplicate
-      ? deps.budget.add(spend.seat?.handle ?? null, record.total_tokens)
-      : Promise.resolve(),
-  ]);
+  // 2. the history line; the budget the turn engine checks counts the stored record (once per id)
+  deps.budget?.count(record);
+  await publishEvent(deps.bus, event);
   return record;
 }

@@ -180,7 +180,6 @@ async function phaseIn(
       journal,
       live,
       span,
-      counting: new WritesBehind(),
       results: new WritesBehind(),
     };
     // Ids derived from the phase: a resumed phase's records replace, never add to, the first run's.

@@ -1,6 +1,6 @@
 /**
  * The two live steps of a phase round, journaled: the model call (abort and budget first, then the call,
- * then its answer and spend record written together, its budget counters settling beside its tools) and
+ * then its answer and spend record written together, the spend counted in the budget at once) and
  * one tool call (its result journaled after it runs; its start before, unless it may simply run again). A
  * tool call an earlier run started but did not finish is not repeated blindly: a retriable tool runs
  * again, any other is answered "outcome unknown". So a retriable tool's result is written behind: the
@@ -39,16 +39,14 @@ export interface RoundScope {
   readonly live: PhaseLive;
   /** The phase's span: model and tool call spans are its children. */
   readonly span: TraceSpan;
-  /** The budget counters' write for the last answer, settling while its tools run. */
-  readonly counting: WritesBehind;
   /** Retriable tools' results being journaled while the next model call runs. */
   readonly results: WritesBehind;
 }
 
 /**
- * Writes a phase goes on without waiting for, waited for where a later step needs them: the counters
- * before the next budget check, which must see them; the tool results before the next round's record;
- * both before the phase ends. A failed write fails the phase there as it would have where it began.
+ * Writes a phase goes on without waiting for, waited for where a later step needs them: the tool results
+ * before the next round's record and before the phase ends. A failed write fails the phase there as it
+ * would have where it began.
  */
 export class WritesBehind {
   private pending: Promise<unknown>[] = [];
@@ -67,7 +65,7 @@ export class WritesBehind {
 
 /** Waits for every write the phase went on without (see `WritesBehind`). */
 export async function settleWrites(scope: RoundScope): Promise<void> {
-  await Promise.all([scope.counting.settle(), scope.results.settle()]);
+  await scope.results.settle();
 }
 
 /** The model's answer, or why the phase fails instead. */
@@ -93,7 +91,6 @@ export async function askModel(
   const { deps, turn, seat, signal } = scope;
   // 1. abort and budget, before every model call
   if (signal.aborted) return failure('aborted', stopped(signal));
-  await scope.counting.settle();
   const refusal = await deps.budget.check(seat.handle, scope.caps);
   if (refusal) {
     await deps.events.publish('budget_exhausted', { ...refusal, turn_id: turn.turn_id }, true);
@@ -207,25 +204,24 @@ async function modelCall(
     total_tokens: u.input_tokens + u.output_tokens,
   };
   // 3. the journal and the spend record together, so they share the bus's group commits, behind the
-  // results of the tools this answer follows; the budget counters (a compare-and-set of two round trips)
-  // settle while the answer's tools run
-  scope.counting.add(deps.budget.add(seat.handle, spend.total_tokens));
+  // results of the tools this answer follows; the stored spend counts in the budget at once
   await Promise.all([
     scope.results.settle(),
     scope.journal.write({ kind: 'round', phase, iteration: turn.iteration, round, answer: result, spend }),
     deps.spend(spend),
   ]);
+  deps.budget.count(spend);
   return { result };
 }
 
 /**
  * A recorded round's spend, sent again when the journal ends with it (the run may have died before its
- * spend record was stored): its id makes a repeat a duplicate, and only a new record moves the budget.
+ * spend record was stored): its id makes a repeat a duplicate, counted once in the budget.
  */
 export async function settleSpend(scope: RoundScope, spend: SpendRecord): Promise<void> {
   if (spend.id !== scope.journal.unsettledSpend) return;
-  const ack = await scope.deps.spend(spend);
-  if (!ack.duplicate) await scope.deps.budget.add(scope.seat.handle, spend.total_tokens);
+  await scope.deps.spend(spend);
+  scope.deps.budget.count(spend);
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * `auxiliary_spend` counts in spend once: an auxiliary worker's call recorded through
  * `recordAuxiliarySpend` moves `/tokens/breakdown` (totals, `by_phase.auxiliary`, `by_worker`, `by_agent`),
- * the live window (`tokens` section, the seat's row), `/budgets` and the shared budget counter; a repeat
+ * the live window (`tokens` section, the seat's row), `/budgets` and the budget the turn engine checks; a repeat
  * counts nothing more; a boot from the streams gives the same answers; the event is stored but never a feed
  * row nor an `event` frame.
  */
@@ -49,7 +49,7 @@ async function bootModels(t: Test, bus: Bus) {
 
 async function startNode(t: Test) {
   const bus = await openMemoryBus();
-  const catalogue = await ensureCatalogue(bus);
+  await ensureCatalogue(bus);
   const events = await startEvents({
     bus,
     node: 'node-0',
@@ -70,7 +70,8 @@ async function startNode(t: Test) {
     await events.stop();
     await bus.close();
   });
-  const budget = createBudget({ kv: catalogue.coord, timezone: () => 'Europe/Berlin' });
+  const budget = createBudget({ bus, timezone: () => 'Europe/Berlin' });
+  t.teardown(() => budget.stop());
   return { bus, events, models, spent, h, budget, ws: h.base.replace('http:', 'ws:') };
 }
 

@@ -1,6 +1,8 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
+import { setImmediate as tick } from 'node:timers/promises';
 import { createBudget, monthOf } from '../../../actors/index.js';
-import { ensureCatalogue, openMemoryBus } from '../../../bus/index.js';
+import { ensureCatalogue, openMemoryBus, Subjects, type Bus } from '../../../bus/index.js';
+import type { SpendRecord } from '../../../schema/index.js';
 
 t.test('the budget window is the calendar month in the company timezone', async (t) => {
   const at = Date.parse('2026-03-01T03:00:00Z'); // 22:00 on 28 February in New York
@@ -14,35 +16,144 @@ t.test('the budget window is the calendar month in the company timezone', async 
   t.equal(monthOf(at, 'Not/A_Zone').key, '2026-03', 'an unknown zone counts as UTC');
 });
 
-t.test('spend added by a hundred seats at once is all counted, none refused', async (t) => {
+const encoder = new TextEncoder();
+let ids = 0;
+
+function spend(handle: string, tokens: number, timestamp: string, id = `spend-${++ids}`): SpendRecord {
+  return {
+    id,
+    timestamp,
+    node: 'node-x',
+    handle,
+    agent_id: handle ? `agent-${handle}` : '',
+    role: handle,
+    turn_id: null,
+    phase: 'execute',
+    worker: null,
+    provider: 'main',
+    model: 'm',
+    input_tokens: tokens,
+    output_tokens: 0,
+    cache_read_tokens: 0,
+    cache_write_tokens: 0,
+    total_tokens: tokens,
+  };
+}
+
+/** Stores a record as any node would; `msgId` differs from the id when a repeat outlived the dedup window. */
+async function store(bus: Bus, record: SpendRecord, msgId = record.id): Promise<void> {
+  await bus.publish(Subjects.spend('llm'), encoder.encode(JSON.stringify(record)), { msgId });
+}
+
+async function openBus(t: Test): Promise<Bus> {
   const bus = await openMemoryBus({});
   t.teardown(() => bus.close());
-  const { coord } = await ensureCatalogue(bus);
-  const budget = createBudget({ kv: coord, timezone: () => 'UTC' });
+  await ensureCatalogue(bus);
+  return bus;
+}
+
+const march = Date.parse('2026-03-15T12:00:00Z');
+const inMarch = '2026-03-10T08:00:00.000Z';
+
+t.test('every spend record of the month counts once, whoever stored it and however often', async (t) => {
+  const bus = await openBus(t);
   const seats = Array.from({ length: 100 }, (_, i) => `s${i}`);
-  await Promise.all(seats.flatMap((seat) => [budget.add(seat, 7), budget.add(seat, 3)]));
-  const refusal = await budget.check('s1', { org: 2000, seat: 10 });
-  t.match(refusal, { scope: 'seat', cap: 10, used: 10 }, 'each seat counted its own spend');
-  const org = await budget.check('s1', { org: 1000, seat: 0 });
-  t.match(org, { scope: 'org', cap: 1000, used: 1000 }, 'the org counter has every token');
-  t.equal(await budget.check('s1', { org: 1001, seat: 11 }), null);
+  for (const seat of seats) {
+    await store(bus, spend(seat, 7, inMarch));
+    const repeated = spend(seat, 3, inMarch);
+    await store(bus, repeated);
+    await store(bus, repeated, `${repeated.id}-again`); // the same record, stored twice
+  }
+  await store(bus, spend('', 10, inMarch)); // an auxiliary call for no seat: the org's only
+  await store(bus, spend('s1', 500, '2026-02-27T08:00:00.000Z')); // last month
+  const budget = createBudget({ bus, timezone: () => 'UTC', now: () => march });
+  t.teardown(() => budget.stop());
+  t.match(await budget.check('s1', { org: 2000, seat: 10 }), {
+    scope: 'seat',
+    cap: 10,
+    used: 10,
+    window_start: '2026-03-01T00:00:00.000Z',
+    window_end: '2026-04-01T00:00:00.000Z',
+  });
+  t.match(await budget.check('s1', { org: 1010, seat: 0 }), { scope: 'org', cap: 1010, used: 1010 });
+  t.equal(await budget.check('s1', { org: 1011, seat: 11 }), null, 'under both caps');
+  t.equal(await budget.check('s1', { org: 0, seat: 0 }), null, 'no cap: nothing to refuse');
 });
 
-t.test(
-  'adds from two nodes in turn all count: a node whose last write is no longer the newest reads again',
-  async (t) => {
-    const bus = await openMemoryBus({});
-    t.teardown(() => bus.close());
-    const { coord } = await ensureCatalogue(bus);
-    const a = createBudget({ kv: coord, timezone: () => 'UTC' });
-    const b = createBudget({ kv: coord, timezone: () => 'UTC' });
-    await a.add('s1', 5);
-    await b.add('s1', 7);
-    await a.add('s1', 3);
-    await a.add('s1', 1);
-    await b.add(null, 10);
-    t.match(await a.check('s1', { org: 26, seat: 0 }), { scope: 'org', used: 26 });
-    t.match(await b.check('s1', { org: 0, seat: 16 }), { scope: 'seat', used: 16 });
-    t.equal(await a.check('s1', { org: 27, seat: 17 }), null);
-  },
-);
+t.test('a record this node stored counts at once, and its copy read back does not count again', async (t) => {
+  const bus = await openBus(t);
+  const budget = createBudget({ bus, timezone: () => 'UTC', now: () => march });
+  t.teardown(() => budget.stop());
+  t.equal(await budget.check('ada', { org: 100, seat: 0 }), null);
+  const record = spend('ada', 100, inMarch);
+  budget.count(record);
+  t.match(
+    await budget.check('ada', { org: 100, seat: 0 }),
+    { scope: 'org', used: 100 },
+    'before it is stored',
+  );
+  await store(bus, record);
+  await store(bus, spend('bob', 1, inMarch));
+  // Bob's record comes after Ada's: once it is counted, Ada's copy has been read back too.
+  while ((await budget.check('ada', { org: 101, seat: 0 })) === null) await tick();
+  t.match(await budget.check('ada', { org: 101, seat: 0 }), { used: 101 }, 'Ada once, Bob once');
+});
+
+t.test('records another node stores after the first check are followed', async (t) => {
+  const bus = await openBus(t);
+  const budget = createBudget({ bus, timezone: () => 'UTC', now: () => march });
+  t.teardown(() => budget.stop());
+  t.equal(await budget.check('ada', { org: 0, seat: 50 }), null);
+  await store(bus, spend('ada', 30, inMarch));
+  await store(bus, spend('ada', 20, inMarch));
+  while ((await budget.check('ada', { org: 0, seat: 50 })) === null) await tick();
+  t.match(await budget.check('ada', { org: 0, seat: 50 }), { scope: 'seat', used: 50 });
+});
+
+t.test('a new month or a new company timezone is counted afresh from the records', async (t) => {
+  const bus = await openBus(t);
+  let zone = 'UTC';
+  let now = Date.parse('2026-03-31T23:30:00Z');
+  const budget = createBudget({ bus, timezone: () => zone, now: () => now });
+  t.teardown(() => budget.stop());
+  await store(bus, spend('ada', 40, '2026-03-31T23:10:00.000Z')); // 1 April, 01:10 in Berlin
+  await store(bus, spend('ada', 5, '2026-03-02T10:00:00.000Z'));
+  t.match(await budget.check('ada', { org: 45, seat: 0 }), {
+    used: 45,
+    window_end: '2026-04-01T00:00:00.000Z',
+  });
+  zone = 'Europe/Berlin';
+  t.match(
+    await budget.check('ada', { org: 40, seat: 0 }),
+    { used: 40, window_start: '2026-03-31T22:00:00.000Z' },
+    'in Berlin the first record is April’s',
+  );
+  zone = 'UTC';
+  now = Date.parse('2026-04-01T00:30:00Z');
+  t.equal(await budget.check('ada', { org: 1, seat: 0 }), null, 'April in UTC has no spend yet');
+});
+
+t.test('a check with a cap waits for the month’s first read; checks without one never read', async (t) => {
+  const bus = await openBus(t);
+  let reads = 0;
+  const counting = new Proxy(bus, {
+    get(target, prop) {
+      if (prop === 'replay') reads += 1;
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  await store(bus, spend('ada', 80, inMarch));
+  const budget = createBudget({ bus: counting, timezone: () => 'UTC', now: () => march });
+  t.teardown(() => budget.stop());
+  budget.count(spend('ada', 1000, inMarch)); // before the first read: that read finds what was stored
+  t.equal(await budget.check('ada', { org: 0, seat: 0 }), null);
+  t.equal(reads, 0, 'no cap: the records are not read');
+  const [a, b] = await Promise.all([
+    budget.check('ada', { org: 80, seat: 0 }),
+    budget.check('ada', { org: 81, seat: 0 }),
+  ]);
+  t.match(a, { used: 80 });
+  t.equal(b, null);
+  t.equal(reads, 1, 'two checks at once share one read');
+});

@@ -8,6 +8,7 @@ import {
   ensureCatalogue,
   openBus,
   sendCommand,
+  Subjects,
   TURNS_DONE_TTL_MS,
   type Bus,
 } from '../../../bus/index.js';
@@ -44,7 +45,9 @@ t.test('a turn that crosses the org budget mid-turn stops at the next model call
 
 t.test('a seat budget refuses the turn before its first call', async (t) => {
   const h = await startCompany(t, { script: cleanTurn });
-  await h.runtime.budget.add('bob', 500);
+  // Bob's spend this month, stored by another node before this one checks his cap.
+  const record = { id: 'spend-bob-1', timestamp: new Date().toISOString(), node: 'node-9', handle: 'bob', agent_id: 'agent-bob', role: 'Bob', turn_id: null, phase: 'execute', worker: null, provider: 'main', model: 'm', input_tokens: 500, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, total_tokens: 500 }; // prettier-ignore
+  await h.bus.publish(Subjects.spend('llm'), encoder.encode(JSON.stringify(record)), { msgId: record.id });
   const doc = h.llm.baseUrl;
   await h.apply({
     ...(await import('./harness.js')).company(doc),
