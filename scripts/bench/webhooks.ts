@@ -222,11 +222,17 @@ async function sendWithWrk(node: ServedNode, order: number[]): Promise<Load> {
   const args = ['-t', String(wrkThreads), '-c', String(connections), '-d', process.env.BENCH_WRK_DURATION ?? '600s', '--timeout', '30s', '-s', script, `${node.url}/health`]; // prettier-ignore
   const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
+  let stopping: NodeJS.Timeout | undefined;
   child.stdout.on('data', (chunk: Buffer) => {
     out += chunk.toString();
-    if ((out.match(/^DONE$/gm) ?? []).length === wrkThreads) child.kill('SIGINT');
+    if (stopping !== undefined || (out.match(/^DONE$/gm) ?? []).length !== wrkThreads) return;
+    // wrk's handler only sets a flag: a SIGINT taken by a thread still ending, not by the main thread's
+    // sleep, leaves wrk asleep for its whole duration (seen once in about ten runs). Sent until it exits.
+    child.kill('SIGINT');
+    stopping = setInterval(() => child.kill('SIGINT'), 250);
   });
   const [code] = (await once(child, 'exit')) as [number | null];
+  clearInterval(stopping);
   const match = /RESULT (\d+) (\d+) (\d+) ([\d.]+) ([\d.]+) ([\d.]+)/.exec(out);
   if (code !== 0 || !match) throw new Error(`wrk failed (exit ${code}):\n${out}`);
   const [accepted, duplicates, other, seconds, p50Ms, p99Ms] = match.slice(1).map(Number) as [number, number, number, number, number, number]; // prettier-ignore
