@@ -20,6 +20,7 @@ import {
   type RunningProjection,
 } from './projection.js';
 import { replayInWindows } from './replay-windows.js';
+import type { SharedTail } from './shared-tail.js';
 
 export type {
   AnyProjection,
@@ -48,13 +49,13 @@ export interface ReplayRange {
 /**
  * One stream projection in its three boot steps, so that a boot may feed several projections of a stream
  * from one read (shared-replay.ts): `begin` settles where it resumes, `fold` takes the history (skipping
- * what it holds), `finish` follows the tail and reports ready.
+ * what it holds), `finish` follows the tail (its own, or the group's shared one) and reports ready.
  */
 export interface StreamMember<S> {
   readonly projection: Projection<S>;
   begin(info: StreamInfo, fromZero: boolean): Promise<ReplayRange>;
   fold(message: StoredMessage): void;
-  finish(): Promise<BootInfo>;
+  finish(tail?: SharedTail): Promise<BootInfo>;
   /** Its running handle once `finish` resolved. */
   running(boot: BootInfo): RunningProjection<S>;
 }
@@ -208,7 +209,7 @@ export function streamMember<S>(opts: RunnerOptions<S>, p: Projection<S>): Strea
     };
   };
 
-  const finish = async (): Promise<BootInfo> => {
+  const finish = async (tail?: SharedTail): Promise<BootInfo> => {
     if (started === null) throw new Error(`projection ${p.name}: finish before begin`);
     const { info, from, checkpointSeq, at } = started;
     const replayed = Math.max(0, info.lastSeq - checkpointSeq);
@@ -219,11 +220,13 @@ export function streamMember<S>(opts: RunnerOptions<S>, p: Projection<S>): Strea
     replaying = false;
     save();
     subscriptions.push(
-      await bus.follow(
-        p.stream,
-        { fromSeq: info.lastSeq + 1, ...(p.subjects !== undefined ? { subject: p.subjects } : {}) },
-        fold,
-      ),
+      tail
+        ? await tail.join(fold)
+        : await bus.follow(
+            p.stream,
+            { fromSeq: info.lastSeq + 1, ...(p.subjects !== undefined ? { subject: p.subjects } : {}) },
+            fold,
+          ),
     );
     for (const w of p.watches ?? []) {
       const current = await w.bucket.get(w.key);

@@ -10,6 +10,7 @@ import type { AnyProjection, BootInfo, Projection, RunnerOptions, RunningProject
 import { isBucketProjection } from './projection.js';
 import { replayInWindows } from './replay-windows.js';
 import { runProjection, streamMember, type ReplayRange, type StreamMember } from './runner.js';
+import { SharedTail } from './shared-tail.js';
 
 /** Records a projection may lag behind its group before it catches up alone first. */
 const CATCH_UP_ALONE = 50_000;
@@ -103,10 +104,18 @@ async function bootGroup(
   for await (const message of read({ fromSeq: startOf(members), toSeq: info.lastSeq }, windowOf(members))) {
     for (const j of members) if (message.seq >= j.fromSeq) j.member.fold(message);
   }
+  // One follow from just after the history read feeds every member (shared-tail.ts).
+  const tail = new SharedTail(bus, stream, info.lastSeq + 1, (error, message) =>
+    common.logger?.error({ err: error, stream, seq: message.seq }, 'a projection failed on a live message'),
+  );
   const out: RunningProjection<unknown>[] = [];
-  for (const j of members) {
-    const boot: BootInfo = await j.member.finish();
-    out.push(j.member.running(boot));
+  try {
+    for (const j of members) {
+      const boot: BootInfo = await j.member.finish(tail);
+      out.push(j.member.running(boot));
+    }
+  } finally {
+    tail.seal();
   }
   return out;
 }

@@ -58,9 +58,9 @@ function counting(bus: Bus): { bus: Bus; read: () => number } {
   };
 }
 
-async function history(bus: Bus, events: number): Promise<void> {
+async function history(bus: Bus, events: number, from = 0): Promise<void> {
   const pending: Array<Promise<unknown>> = [];
-  for (let k = 0; k < events / 4; k += 1) {
+  for (let k = from; k < from + events / 4; k += 1) {
     const turn = `turn-${k}`;
     const records = [
       event('agent_phase_started', 'cto', phaseStarted(turn, 'plan', 0, at(k * 4)), at(k * 4)),
@@ -165,3 +165,76 @@ t.test('resumed from checkpoints, the shared boot reads only what some projectio
   const fresh = await boot(t, raw, false);
   t.same(await answers(again.models, again.running), await answers(fresh.models, fresh.running));
 });
+
+/** The bus as it is, with the follows it opened counted per stream and their live ones tracked. */
+function followCounting(bus: Bus): { bus: Bus; opened: Map<string, number>; live: () => number } {
+  const opened = new Map<string, number>();
+  let live = 0;
+  const follow: Bus['follow'] = async (stream, opts, onMessage) => {
+    opened.set(stream, (opened.get(stream) ?? 0) + 1);
+    const sub = await bus.follow(stream, opts, onMessage);
+    live += 1;
+    return { stop: async () => ((live -= 1), await sub.stop()) };
+  };
+  return {
+    bus: new Proxy(bus, {
+      get: (target, key) => (key === 'follow' ? follow : (Reflect.get(target, key) as unknown)),
+    }),
+    opened,
+    live: () => live,
+  };
+}
+
+/**
+ * The answers of a node that folded records live, set against a fresh boot's: the agent's detail is left
+ * out, since a boot keeps only its latest turn's phases there while a live fold keeps them until they age.
+ */
+const liveAnswers = async (models: ReadModels, running: Array<RunningProjection<unknown>>) => {
+  const { cto: _cto, ...rest } = (await answers(models, running)) as Record<string, unknown>;
+  return rest;
+};
+
+/** Resolves once every projection folded its stream up to its last record. */
+async function caughtUp(bus: Bus, running: Array<RunningProjection<unknown>>): Promise<void> {
+  const last = new Map<string, number>();
+  for (const r of running) {
+    const stream =
+      r.name === 'readmodels.tokens' || r.name === 'readmodels.spend_window' ? 'SVC_SPEND' : 'SVC_EVENTS';
+    last.set(r.name, (await bus.streamInfo(stream)).lastSeq);
+  }
+  while (running.some((r) => r.seq() < (last.get(r.name) ?? 0)))
+    await new Promise((resolve) => setImmediate(resolve));
+}
+
+t.test(
+  'after a shared boot each stream is followed once, and what arrives live reaches every projection',
+  async (t) => {
+    const raw = await openMemoryBus({});
+    await ensureCatalogue(raw);
+    t.teardown(() => raw.close());
+    await history(raw, 40);
+    const counted = followCounting(raw);
+    const all = await boot(t, counted.bus, true);
+    t.same(
+      Object.fromEntries(counted.opened),
+      { SVC_EVENTS: 1, SVC_SPEND: 1 },
+      'one follow per stream for its four and two projections',
+    );
+    await history(raw, 40, 10);
+    await caughtUp(raw, all.running);
+    const fresh = await boot(t, raw, false);
+    t.same(await liveAnswers(all.models, all.running), await liveAnswers(fresh.models, fresh.running));
+
+    // One rebuilt on its own read leaves the shared tail; both keep being fed.
+    const tokens = all.running.find((r) => r.name === 'readmodels.tokens');
+    await tokens?.rebuild();
+    t.equal(counted.opened.get('SVC_SPEND'), 2, 'the rebuilt one follows on its own');
+    await history(raw, 40, 20);
+    await caughtUp(raw, all.running);
+    const later = await boot(t, raw, false);
+    t.same(await liveAnswers(all.models, all.running), await liveAnswers(later.models, later.running));
+
+    await all.stop();
+    t.equal(counted.live(), 0, 'every follow ends when its projections stop');
+  },
+);
