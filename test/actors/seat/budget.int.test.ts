@@ -1,8 +1,9 @@
 import t, { type Test } from 'tap';
 import { setImmediate as tick } from 'node:timers/promises';
 import { createBudget, monthOf } from '../../../actors/index.js';
-import { ensureCatalogue, openMemoryBus, Subjects, type Bus } from '../../../bus/index.js';
+import { ensureCatalogue, openBus, openMemoryBus, Subjects, type Bus } from '../../../bus/index.js';
 import type { SpendRecord } from '../../../schema/index.js';
+import { startNatsServer } from '../../harness/nats-server.js';
 
 t.test('the budget window is the calendar month in the company timezone', async (t) => {
   const at = Date.parse('2026-03-01T03:00:00Z'); // 22:00 on 28 February in New York
@@ -45,7 +46,7 @@ async function store(bus: Bus, record: SpendRecord, msgId = record.id): Promise<
   await bus.publish(Subjects.spend('llm'), encoder.encode(JSON.stringify(record)), { msgId });
 }
 
-async function openBus(t: Test): Promise<Bus> {
+async function memoryBus(t: Test): Promise<Bus> {
   const bus = await openMemoryBus({});
   t.teardown(() => bus.close());
   await ensureCatalogue(bus);
@@ -56,7 +57,7 @@ const march = Date.parse('2026-03-15T12:00:00Z');
 const inMarch = '2026-03-10T08:00:00.000Z';
 
 t.test('every spend record of the month counts once, whoever stored it and however often', async (t) => {
-  const bus = await openBus(t);
+  const bus = await memoryBus(t);
   const seats = Array.from({ length: 100 }, (_, i) => `s${i}`);
   for (const seat of seats) {
     await store(bus, spend(seat, 7, inMarch));
@@ -81,7 +82,7 @@ t.test('every spend record of the month counts once, whoever stored it and howev
 });
 
 t.test('a record this node stored counts at once, and its copy read back does not count again', async (t) => {
-  const bus = await openBus(t);
+  const bus = await memoryBus(t);
   const budget = createBudget({ bus, timezone: () => 'UTC', now: () => march });
   t.teardown(() => budget.stop());
   t.equal(await budget.check('ada', { org: 100, seat: 0 }), null);
@@ -100,7 +101,7 @@ t.test('a record this node stored counts at once, and its copy read back does no
 });
 
 t.test('records another node stores after the first check are followed', async (t) => {
-  const bus = await openBus(t);
+  const bus = await memoryBus(t);
   const budget = createBudget({ bus, timezone: () => 'UTC', now: () => march });
   t.teardown(() => budget.stop());
   t.equal(await budget.check('ada', { org: 0, seat: 50 }), null);
@@ -111,7 +112,7 @@ t.test('records another node stores after the first check are followed', async (
 });
 
 t.test('a new month or a new company timezone is counted afresh from the records', async (t) => {
-  const bus = await openBus(t);
+  const bus = await memoryBus(t);
   let zone = 'UTC';
   let now = Date.parse('2026-03-31T23:30:00Z');
   const budget = createBudget({ bus, timezone: () => zone, now: () => now });
@@ -134,7 +135,7 @@ t.test('a new month or a new company timezone is counted afresh from the records
 });
 
 t.test('a check with a cap waits for the month’s first read; checks without one never read', async (t) => {
-  const bus = await openBus(t);
+  const bus = await memoryBus(t);
   let reads = 0;
   const counting = new Proxy(bus, {
     get(target, prop) {
@@ -156,4 +157,32 @@ t.test('a check with a cap waits for the month’s first read; checks without on
   t.match(a, { used: 80 });
   t.equal(b, null);
   t.equal(reads, 1, 'two checks at once share one read');
+});
+
+t.test('on JetStream, a record one node stores counts in another node’s check', async (t) => {
+  const server = await startNatsServer({ t });
+  const connect = async (): Promise<Bus> => {
+    const bus = await openBus({ type: 'jetstream', url: server.url });
+    t.teardown(() => bus.close());
+    await ensureCatalogue(bus);
+    return bus;
+  };
+  const [a, b] = [await connect(), await connect()];
+  const now = Date.now();
+  const stamp = new Date(now).toISOString();
+  await store(a, spend('ada', 60, stamp));
+  const onB = createBudget({ bus: b, timezone: () => 'UTC', now: () => now });
+  t.teardown(() => onB.stop());
+  t.match(
+    await onB.check('ada', { org: 0, seat: 60 }),
+    { scope: 'seat', used: 60 },
+    'read at the first check',
+  );
+  await store(a, spend('ada', 40, stamp));
+  while ((await onB.check('ada', { org: 100, seat: 0 })) === null) await tick();
+  t.match(
+    await onB.check('ada', { org: 100, seat: 0 }),
+    { scope: 'org', used: 100 },
+    'and followed after it',
+  );
 });
