@@ -185,3 +185,4 @@ export {
   seatSandbox,
   startSandboxSupervisor,
 } from './sandbox/index.js';
+export { startTransports } from './notify/index.js';

@@ -37,6 +37,9 @@ export {
   ValidationMode,
   walkCompany,
   unresolvedReferences,
+  DefaultTransportEvents,
+  WebhookTransport,
+  webhookTransports,
 } from './company/index.js';
 export type { DerivedSeat, DerivedUnit } from './company/index.js';
 export {

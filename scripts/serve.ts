@@ -108,6 +108,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       work,
       webhooks,
       alarms,
+      transports,
     } = await startSubsystems({
       bus,
       catalogue,
@@ -275,6 +276,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         const turnsSettled = seats.drain(config.node.turn_grace_seconds * 1000);
         clearInterval(reconcile);
         await alarms.stop();
+        await transports.stop();
         await gateway?.drain();
         await scatter.stop();
         await webhooks.stop();

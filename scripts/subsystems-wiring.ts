@@ -10,6 +10,7 @@ import {
   createLagWatch,
   createMemoryStore,
   startAlarms,
+  startTransports,
   watchPlacement,
   workTools,
   type NodeHost,
@@ -123,6 +124,8 @@ export async function startSubsystems(opts: {
     tracer: opts.tracer,
   });
   holdsSeat = (handle) => seats.runtime?.holds(handle) ?? false;
+  // Outbound notification transports (ops/notifications.md): swapped with the restart-required items.
+  const transports = startTransports({ bus, nodeId: config.node.id, logger, resolve: secrets.resolve });
   const configuration = await startConfiguration({
     bus,
     coord: catalogue.coord,
@@ -136,6 +139,7 @@ export async function startSubsystems(opts: {
       readModels.applier,
       providers,
       toolServers.subsystem,
+      transports.applier,
       schedules.applier,
       ...seats.last,
     ],
@@ -224,5 +228,6 @@ export async function startSubsystems(opts: {
     work,
     webhooks,
     alarms,
+    transports,
   };
 }

@@ -35,7 +35,9 @@ export const Company = z
       .describe('Tool servers (MCP) whose tools seats may call: a local command or a remote URL each.'),
     notification_transports: settingsMap
       .optional()
-      .describe('Named outbound notification transports: name → settings map.'),
+      .describe(
+        'Named outbound notification transports: name → settings (`type: webhook`: url, secret, events, seats; ops/notifications.md).',
+      ),
     integrations: Integrations.optional().describe(
       'Vendor integrations: trackers, wiki, chat, code hosts, and the relay app id.',
     ),

@@ -7,6 +7,7 @@
  * the knowledge base.
  */
 import type { Segment } from './problems.js';
+import { unbuiltTransports } from './transports.js';
 import { isRecord } from './walk.js';
 
 export interface NotApplied {
@@ -18,11 +19,6 @@ const filled = (value: unknown): boolean =>
   isRecord(value) ? Object.keys(value).length > 0 : value !== undefined && value !== null;
 
 const unbuilt: ReadonlyArray<{ key: string; written: (v: unknown) => boolean; message: string }> = [
-  {
-    key: 'notification_transports',
-    written: filled,
-    message: 'not applied: this release has no outbound notification transports; remove it',
-  },
   {
     key: 'extensions',
     written: filled,
@@ -37,5 +33,13 @@ const unbuilt: ReadonlyArray<{ key: string; written: (v: unknown) => boolean; me
 
 /** The settings written in `doc` that have no effect in this release. */
 export function notAppliedSettings(doc: Record<string, unknown>): NotApplied[] {
-  return unbuilt.filter((u) => u.written(doc[u.key])).map((u) => ({ segments: [u.key], message: u.message }));
+  return [
+    ...unbuilt.filter((u) => u.written(doc[u.key])).map((u) => ({ segments: [u.key], message: u.message })),
+    // A transport of a type not built here (transports.ts): stored, never sent.
+    ...unbuiltTransports(doc['notification_transports']).map((name) => ({
+      segments: ['notification_transports', name],
+      message:
+        'not applied: this release builds only `type: webhook` transports, so nothing is sent through this one',
+    })),
+  ];
 }

@@ -52,7 +52,7 @@ function seatSecret(rest: readonly Segment[]): boolean {
 
 /**
  * True when `segments` names a secret leaf: LLM `api_keys` items, embeddings and sandbox `api_key`,
- * integration tokens and secrets, every seat and unit `mcp_env` value, a seat's chat and code-host
+ * integration tokens and secrets, notification transports' `url` and `secret`, every seat and unit `mcp_env` value, a seat's chat and code-host
  * credentials, and tool-server `env`/`headers` values whose name signals a secret.
  *
  * @example isSecretPath(['providers', 'llm', 'main', 'api_keys', 0]) // true
@@ -65,6 +65,9 @@ export function isSecretPath(segments: ReadonlyArray<Segment>): boolean {
       return segments.length === 5 && a === 'llm' && isName(b) && c === 'api_keys' && typeof d === 'number';
     case 'integrations':
       return segments.length === 3 && isName(a) && isName(b) && secretFields.has(b);
+    case 'notification_transports':
+      // A hook URL often carries its token in the path (chat incoming hooks).
+      return segments.length === 3 && isName(a) && (b === 'secret' || b === 'url');
     case 'mcp_servers':
       return (
         segments.length === 4 &&

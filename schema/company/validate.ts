@@ -30,6 +30,7 @@ import {
 import { collectFindings } from './rule-context.js';
 import { handleRules, leadRules, managesRules, placementRules, unitNameRules } from './rules-org.js';
 import { integrationRules, mcpServerRules, providerRules } from './rules-integrations.js';
+import { transportRules } from './transports.js';
 import { contactRules, scheduleRules, seatKindRules, seatProviderRules } from './rules-seats.js';
 import { isRecord, locate, walkDocument } from './walk.js';
 import { yamlLines } from './yaml-lines.js';
@@ -67,6 +68,7 @@ const rules = [
   providerRules,
   mcpServerRules,
   integrationRules,
+  transportRules,
 ];
 
 /**

@@ -45,6 +45,7 @@ export const EventTypeCategories: Readonly<Record<string, EventCategory>> = Obje
   webhook_received: Webhook,
   // routing of notifications to seats
   NotificationSkipped: Notification,
+  notification_failed: Notification,
   // task lifecycle
   TaskCreated: Task,
   TaskAssigned: Task,

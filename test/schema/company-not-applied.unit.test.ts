@@ -25,7 +25,7 @@ t.test(
     };
     const result = validateCompany({ name: 'Acme', ...doc }, { mode: 'write' });
     t.equal(result.valid, true);
-    t.same(notApplied(doc).sort(), ['extensions', 'notification_transports', 'skill_variables']);
+    t.same(notApplied(doc).sort(), ['extensions', 'notification_transports.pager', 'skill_variables']);
     t.same(notApplied(doc, 'runnable').length, 3, 'a reload of a stored revision says so too');
     const line = validateCompany(
       { name: 'Acme', skill_variables: { a: 'b' } },
@@ -48,4 +48,35 @@ t.test('absent, empty or zero settings warn nothing', async (t) => {
     }),
     [],
   );
+});
+
+t.test(
+  'a webhook transport is applied; one of another type is a not_applied warning at its entry',
+  async (t) => {
+    const doc = {
+      notification_transports: {
+        ops: { type: 'webhook', url: '${OPS_HOOK}', secret: '${OPS_SECRET}', events: ['human_asked'] },
+        pager: { type: 'pager', number: '+1 555' },
+      },
+    };
+    t.same(notApplied(doc), ['notification_transports.pager']);
+    t.equal(validateCompany({ name: 'Acme', ...doc }, { mode: 'write' }).valid, true);
+  },
+);
+
+t.test('a webhook transport that does not parse is refused on a write and warned on a reload', async (t) => {
+  const doc = {
+    name: 'Acme',
+    notification_transports: { ops: { type: 'webhook', url: 'ftp://x', events: [], colour: 'red' } },
+  };
+  const written = validateCompany(doc, { mode: 'write' });
+  t.equal(written.valid, false);
+  t.same(
+    written.problems.map((p) => p.path).sort(),
+    ['notification_transports.ops', 'notification_transports.ops.events', 'notification_transports.ops.url'],
+    'the URL, the empty event list and the unknown field',
+  );
+  const reloaded = validateCompany(doc, { mode: 'runnable' });
+  t.equal(reloaded.valid, true, 'a stored revision still loads');
+  t.ok(reloaded.warnings.some((w) => w.kind === 'admission' && w.path === 'notification_transports.ops.url'));
 });

@@ -32,6 +32,8 @@ t.test('secret leaves of write rule 7 are recognised by position', async (t) => 
     ['mcp_servers', 1, 'headers', 'X-Auth-Token'],
     ['mcp_servers', 1, 'env', 'AWS_SECRET_ACCESS_KEY'],
     ['mcp_servers', 1, 'env', 'GOOGLE_APPLICATION_CREDENTIALS'],
+    ['notification_transports', 'ops', 'url'],
+    ['notification_transports', 'ops', 'secret'],
   ];
   for (const path of secret) t.ok(isSecretPath(path), path.join('.'));
   const plain: (string | number)[][] = [
@@ -53,6 +55,8 @@ t.test('secret leaves of write rule 7 are recognised by position', async (t) => 
     ['mcp_servers', 0, 'args', 0],
     ['roles', 0, 'sandbox', 'env', 'NODE_ENV'],
     ['skill_variables', 'wiki_base_url'],
+    ['notification_transports', 'ops', 'events', 0],
+    ['notification_transports', 'ops', 'type'],
   ];
   for (const path of plain) t.notOk(isSecretPath(path), path.join('.'));
 });

@@ -1,0 +1,1 @@
+export { startTransports } from './notify.host.js';

@@ -1,0 +1,233 @@
+/**
+ * Outbound notification transports (`notification_transports`, ops/notifications.md): each webhook
+ * transport is a durable consumer of `SVC_EVENTS` shared by the fleet (one node sends each event), which
+ * POSTs the events it takes, in order, with the event id as `webhook-id`. A failed attempt waits (1 s,
+ * doubling, at most a minute) with the event held, so the events behind it wait too; a 4xx other than
+ * 408/429, or ten failed attempts, gives the event up with a `notification_failed` event; a node that stops
+ * meanwhile leaves it to the next (which starts its attempts again). An event older than an hour when its
+ * turn comes is not sent. An apply swaps what changed: a transport keeps its consumer's position across
+ * changes of its settings, so nothing is skipped (delivery is at least once: the event whose acknowledgement
+ * was in flight may come again, under the same `webhook-id`). The URL and secret never reach a log line.
+ */
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import {
+  newEvent,
+  publishEvent,
+  RedeliverError,
+  Streams,
+  type Bus,
+  type DeliveredMessage,
+  type Subscription,
+} from '../../bus/index.js';
+import {
+  EventCategory,
+  EventRecord,
+  substituteRefs,
+  webhookTransports,
+  type Company,
+} from '../../schema/index.js';
+import type { SubsystemApplier } from '../config/index.js';
+import { nodePost, type HttpPost } from '../seat/providers/http-post.js';
+import {
+  backoffMs,
+  MAX_ATTEMPTS,
+  requestHeaders,
+  resolveTransport,
+  STALE_AFTER_MS,
+  takes,
+  verdictOf,
+  type ResolvedTransport,
+} from './transport.js';
+
+export interface TransportsOptions {
+  readonly bus: Bus;
+  readonly nodeId: string;
+  readonly logger: Logger;
+  /** `${VAR}` references: the secret store, then the environment. */
+  readonly resolve: (name: string) => string | undefined;
+  readonly post?: HttpPost;
+  readonly now?: () => number;
+}
+
+export interface Transports {
+  /** Applied with the restart-required items (the spec's "transport swap"). */
+  readonly applier: SubsystemApplier;
+  /** The transports running on this node, by name. */
+  running(): string[];
+  stop(): Promise<void>;
+}
+
+const decoder = new TextDecoder();
+
+/** A durable consumer name for a transport name (any text): readable part plus a hash of the whole. */
+export function durableOf(name: string): string {
+  const readable = name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40);
+  return `notify_${readable}_${createHash('sha256').update(name).digest('hex').slice(0, 8)}`;
+}
+
+export function startTransports(opts: TransportsOptions): Transports {
+  const { bus } = opts;
+  const post = opts.post ?? nodePost;
+  const now = opts.now ?? Date.now;
+  const log = opts.logger.child({ component: 'notify' });
+  const running = new Map<string, { key: string; sub: Subscription; stop: AbortController }>();
+  let stopped = false;
+
+  const giveUp = async (
+    t: ResolvedTransport,
+    event: EventRecord,
+    attempts: number,
+    status: number | null,
+    reason: 'refused' | 'gave_up',
+  ): Promise<void> => {
+    log.warn(
+      {
+        event: 'notification_failed',
+        transport: t.name,
+        event_id: event.id,
+        event_type: event.type,
+        attempts,
+        status,
+        reason,
+      },
+      'notification_failed',
+    );
+    await publishEvent(
+      bus,
+      newEvent({
+        type: 'notification_failed',
+        category: EventCategory.Notification,
+        source: `${opts.nodeId}/notify`,
+        summary: `${t.name}: ${event.type} not delivered (${reason === 'refused' ? `answered ${status}` : `${attempts} attempts`})`,
+        actor: `transport:${t.name}`,
+        failed: true,
+        ...(event.agent_id !== undefined ? { agent_id: event.agent_id } : {}),
+        trace: { trace_id: event.trace_id, parent_span_id: event.span_id },
+        payload: { transport: t.name, event_id: event.id, event_type: event.type, attempts, status, reason },
+      }),
+    );
+  };
+
+  const deliver =
+    (t: ResolvedTransport, signal: AbortSignal) =>
+    async (msg: DeliveredMessage): Promise<void> => {
+      let event: EventRecord;
+      try {
+        const parsed = EventRecord.safeParse(JSON.parse(decoder.decode(msg.data)));
+        if (!parsed.success) return;
+        event = parsed.data;
+      } catch {
+        return; // not an event this build reads: nothing to send
+      }
+      // A transport never reports on its own failures (a failing hook would feed itself).
+      if (event.type === 'notification_failed' && event.actor === `transport:${t.name}`) return;
+      if (!takes(t, event)) return;
+      if (now() - Date.parse(event.timestamp) > STALE_AFTER_MS) {
+        log.info(
+          { event: 'notification_stale', transport: t.name, event_id: event.id },
+          'notification_stale',
+        );
+        return;
+      }
+      const body = JSON.stringify(event);
+      // Attempts are made here, the message held, so the events behind a failing one wait in order.
+      for (let attempt = 1; ; attempt += 1) {
+        const status = await send(t, event, body, signal);
+        const verdict = verdictOf(status);
+        if (verdict === 'sent') return;
+        if (verdict === 'refused') return giveUp(t, event, attempt, status, 'refused');
+        if (attempt >= MAX_ATTEMPTS) return giveUp(t, event, attempt, status, 'gave_up');
+        log.info(
+          { event: 'notification_retry', transport: t.name, event_id: event.id, attempt, status },
+          'notification_retry',
+        );
+        try {
+          await sleep(backoffMs(attempt + 1), undefined, { signal });
+        } catch {
+          // Stopped or swapped while waiting: the event stays for the transport's next consumer.
+          throw new RedeliverError(`transport ${t.name} stopped`);
+        }
+      }
+    };
+
+  /** One POST: its status, or null when no answer came (refused, reset, timed out; the URL is never logged). */
+  const send = async (
+    t: ResolvedTransport,
+    event: EventRecord,
+    body: string,
+    signal: AbortSignal,
+  ): Promise<number | null> => {
+    try {
+      const answer = await post(t.url, {
+        headers: requestHeaders(t, event, body, now()),
+        body,
+        signal: AbortSignal.any([signal, AbortSignal.timeout(t.timeoutMs)]),
+      });
+      answer.discard();
+      return answer.status;
+    } catch {
+      return null;
+    }
+  };
+
+  const start = async (t: ResolvedTransport, key: string): Promise<void> => {
+    const stop = new AbortController();
+    const sub = await bus.consume(
+      Streams.Events,
+      // New events only: a transport added today does not send the history; in order, one at a time.
+      { durable: durableOf(t.name), deliverPolicy: 'new', concurrency: 1, ackWaitMs: 2 * 60_000 },
+      deliver(t, stop.signal),
+    );
+    running.set(t.name, { key, sub, stop });
+  };
+
+  const apply = async (company: Company | null): Promise<void> => {
+    if (stopped) return;
+    const resolveText = (text: string): string => substituteRefs(text, opts.resolve);
+    const wanted = new Map<string, { t: ResolvedTransport; key: string }>();
+    for (const [name, settings] of webhookTransports(company?.notification_transports)) {
+      const t = resolveTransport(name, settings, resolveText);
+      if (!/^https?:\/\//i.test(t.url)) {
+        log.warn(
+          { event: 'notification_transport_unusable', transport: name },
+          'its url does not resolve to an http(s) URL: not started',
+        );
+        continue;
+      }
+      const key = JSON.stringify({ ...t, events: [...t.events], seats: t.seats && [...t.seats] });
+      wanted.set(name, { t, key: createHash('sha256').update(key).digest('hex') });
+    }
+    for (const [name, current] of [...running]) {
+      if (wanted.get(name)?.key === current.key) continue;
+      running.delete(name);
+      current.stop.abort();
+      await current.sub.stop();
+    }
+    for (const [name, { t, key }] of wanted) {
+      if (running.has(name)) continue;
+      await start(t, key);
+      log.info(
+        { event: 'notification_transport_started', transport: name, events: [...t.events] },
+        'notification transport started',
+      );
+    }
+  };
+
+  return {
+    applier: {
+      name: 'tool_servers',
+      apply: (next) => apply(next),
+      rollback: (previous) => apply(previous),
+    },
+    running: () => [...running.keys()].sort(),
+    async stop() {
+      stopped = true;
+      const subs = [...running.values()];
+      running.clear();
+      for (const r of subs) r.stop.abort();
+      await Promise.all(subs.map((r) => r.sub.stop()));
+    },
+  };
+}
