@@ -1,7 +1,7 @@
 /**
  * Outbound notification transports (`notification_transports`, ops/notifications.md): each webhook
  * transport is a durable consumer of `SVC_EVENTS` shared by the fleet (one node sends each event), which
- * POSTs the events it takes, in order, with the event id as `webhook-id`. A failed attempt waits (1 s,
+ * POSTs the events it takes, in order on each node, with the event id as `webhook-id`. A failed attempt waits (1 s,
  * doubling, at most a minute) with the event held, so the events behind it wait too; a 4xx other than
  * 408/429, or ten failed attempts, gives the event up with a `notification_failed` event; a node that stops
  * meanwhile leaves it to the next (which starts its attempts again). An event older than an hour when its
