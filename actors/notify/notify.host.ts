@@ -6,8 +6,8 @@
  * 408/429, or ten failed attempts, gives the event up with a `notification_failed` event; a node that stops
  * meanwhile leaves it to the next (which starts its attempts again). An event older than an hour when its
  * turn comes is not sent. An apply swaps what changed: a transport keeps its consumer's position across
- * changes of its settings, so nothing is skipped (delivery is at least once: the event whose acknowledgement
- * was in flight may come again, under the same `webhook-id`). The URL and secret never reach a log line.
+ * changes of its settings, so nothing is skipped or sent twice by a swap (a node killed mid-attempt sends
+ * that event again: at least once, under the same `webhook-id`). The URL and secret never reach a log line.
  */
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -134,7 +134,7 @@ export function startTransports(opts: TransportsOptions): Transports {
       const body = JSON.stringify(event);
       // Attempts are made here, the message held, so the events behind a failing one wait in order.
       for (let attempt = 1; ; attempt += 1) {
-        const status = await send(t, event, body, signal);
+        const status = await send(t, event, body);
         const verdict = verdictOf(status);
         if (verdict === 'sent') return;
         if (verdict === 'refused') return giveUp(t, event, attempt, status, 'refused');
@@ -153,17 +153,14 @@ export function startTransports(opts: TransportsOptions): Transports {
     };
 
   /** One POST: its status, or null when no answer came (refused, reset, timed out; the URL is never logged). */
-  const send = async (
-    t: ResolvedTransport,
-    event: EventRecord,
-    body: string,
-    signal: AbortSignal,
-  ): Promise<number | null> => {
+  const send = async (t: ResolvedTransport, event: EventRecord, body: string): Promise<number | null> => {
     try {
       const answer = await post(t.url, {
         headers: requestHeaders(t, event, body, now()),
         body,
-        signal: AbortSignal.any([signal, AbortSignal.timeout(t.timeoutMs)]),
+        // Not cut by a stop: an attempt under way finishes (within its timeout), so a delivered event is
+        // acknowledged rather than sent again by the next holder.
+        signal: AbortSignal.timeout(t.timeoutMs),
       });
       answer.discard();
       return answer.status;
