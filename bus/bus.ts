@@ -118,6 +118,12 @@ export interface ConsumerSpec {
    * whose handlers need strict order end to end keeps 1. More lets one commit carry many messages' work.
    */
   readonly concurrency?: number;
+  /**
+   * Messages handed out and not yet acknowledged across every subscriber of the durable, every node of a
+   * fleet (default 1,000). 1 keeps stream order fleet-wide: no node takes the next message while another
+   * holds one. In one process it caps `concurrency`.
+   */
+  readonly maxInFlight?: number;
 }
 
 /** A message handed to a durable consumer's handler. */

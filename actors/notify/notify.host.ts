@@ -1,7 +1,7 @@
 /**
  * Outbound notification transports (`notification_transports`, ops/notifications.md): each webhook
  * transport is a durable consumer of `SVC_EVENTS` shared by the fleet (one node sends each event), which
- * POSTs the events it takes, in order on each node, with the event id as `webhook-id`. A failed attempt waits (1 s,
+ * POSTs the events it takes, in order (one in flight across the fleet), with the event id as `webhook-id`. A failed attempt waits (1 s,
  * doubling, at most a minute) with the event held, so the events behind it wait too; a 4xx other than
  * 408/429, or ten failed attempts, gives the event up with a `notification_failed` event; a node that stops
  * meanwhile leaves it to the next (which starts its attempts again). An event older than an hour when its
@@ -173,8 +173,14 @@ export function startTransports(opts: TransportsOptions): Transports {
     const stop = new AbortController();
     const sub = await bus.consume(
       Streams.Events,
-      // New events only: a transport added today does not send the history; in order, one at a time.
-      { durable: durableOf(t.name), deliverPolicy: 'new', concurrency: 1, ackWaitMs: 2 * 60_000 },
+      // New events only: a transport added today does not send the history; one at a time, fleet-wide, in order.
+      {
+        durable: durableOf(t.name),
+        deliverPolicy: 'new',
+        concurrency: 1,
+        maxInFlight: 1,
+        ackWaitMs: 2 * 60_000,
+      },
       deliver(t, stop.signal),
     );
     running.set(t.name, { key, sub, stop });

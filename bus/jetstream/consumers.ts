@@ -36,7 +36,8 @@ export function consumerConfig(spec: ConsumerSpec): Partial<ConsumerConfig> {
     ack_wait: nanos(spec.ackWaitMs ?? defaultAckWaitMs),
     max_deliver: spec.maxDeliver && spec.maxDeliver > 0 ? spec.maxDeliver : -1,
     deliver_policy: spec.deliverPolicy === 'new' ? DeliverPolicy.New : DeliverPolicy.All,
-    max_ack_pending: 1_000,
+    max_ack_pending:
+      spec.maxInFlight !== undefined && spec.maxInFlight > 0 ? Math.floor(spec.maxInFlight) : 1_000,
     ...(spec.filterSubject !== undefined ? { filter_subject: spec.filterSubject } : {}),
   };
 }
@@ -94,6 +95,7 @@ export class ConsumerOps {
         await this.host.jsm.consumers.update(stream, spec.durable, {
           ack_wait: config.ack_wait,
           max_deliver: config.max_deliver,
+          ...(config.max_ack_pending !== undefined ? { max_ack_pending: config.max_ack_pending } : {}),
           ...(config.filter_subject !== undefined ? { filter_subject: config.filter_subject } : {}),
         });
       } catch {

@@ -106,7 +106,10 @@ export class DurableConsumer {
   }
 
   private async loop(): Promise<void> {
-    const limit = Math.max(1, Math.floor(this.spec.concurrency ?? 1));
+    const limit = Math.max(
+      1,
+      Math.floor(Math.min(this.spec.concurrency ?? 1, this.spec.maxInFlight ?? Infinity)),
+    );
     const inFlight = new Set<Promise<void>>();
     while (this.running) {
       if (inFlight.size >= limit) {
