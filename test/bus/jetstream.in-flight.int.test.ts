@@ -12,7 +12,7 @@ import { startNatsServer } from '../harness/nats-server.js';
 const server = await startNatsServer({ t });
 const enc = new TextEncoder();
 
-/** Both clients consume `durable`; message 1 is held 300 ms by whoever takes it. The handlers' log. */
+/** Both clients consume `durable`; message 1 is held by whoever takes it. The handlers' log. */
 async function run(t: Test, durable: string, maxInFlight: number | undefined): Promise<string[]> {
   const clients: Bus[] = [];
   for (let i = 0; i < 2; i += 1) {
@@ -23,6 +23,8 @@ async function run(t: Test, durable: string, maxInFlight: number | undefined): P
   const [a] = clients as [Bus, Bus];
   await a.ensureStream({ name: `S_${durable}`, subjects: [`${durable}.>`] });
   const log: string[] = [];
+  let secondStarted: () => void = () => undefined;
+  const second = new Promise<void>((resolve) => (secondStarted = resolve));
   let done: () => void = () => undefined;
   const finished = new Promise<void>((resolve) => (done = resolve));
   const subs: Subscription[] = [];
@@ -34,9 +36,9 @@ async function run(t: Test, durable: string, maxInFlight: number | undefined): P
         { durable, concurrency: 2, ...(maxInFlight !== undefined ? { maxInFlight } : {}) },
         async (m) => {
           log.push(`start ${m.seq}`);
-          // The stimulus, not a synchronisation: the holder keeps message 1 long enough for the other
-          // client to take message 2 if the limit lets it.
-          if (m.seq === 1) await sleep(300);
+          if (m.seq === 2) secondStarted();
+          // Message 1 is held until message 2 starts, or for 300 ms when the limit keeps it from starting.
+          if (m.seq === 1) await Promise.race([second, sleep(maxInFlight === undefined ? 10_000 : 300)]);
           log.push(`end ${m.seq}`);
           if (log.filter((l) => l.startsWith('end')).length === 2) done();
         },
