@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import {
+  eventTypeOf,
   newEvent,
   publishEvent,
   RedeliverError,
@@ -113,6 +114,9 @@ export function startTransports(opts: TransportsOptions): Transports {
   const deliver =
     (t: ResolvedTransport, signal: AbortSignal) =>
     async (msg: DeliveredMessage): Promise<void> => {
+      // Most events are of no chosen type: told by the subject, without decoding the record.
+      const type = eventTypeOf(msg.subject);
+      if (type === null || !t.events.has(type)) return;
       let event: EventRecord;
       try {
         const parsed = EventRecord.safeParse(JSON.parse(decoder.decode(msg.data)));
