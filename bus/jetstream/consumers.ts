@@ -20,7 +20,8 @@ import { assertName, assertSubject } from '../subject-match.js';
 import { deliveredFromJs, nanos } from './codec.js';
 import { once, type EngineHost } from './host.js';
 import { fromServer, heartbeatMs, Liveness } from './liveness.js';
-import { quickClient } from './reader.js';
+import { hedged } from './hedge.js';
+import { attemptTimeoutMs, hedgeSpacingMs, quickClient } from './reader.js';
 import { apiCode, ApiCode, translate } from './translate.js';
 
 const defaultAckWaitMs = 30_000;
@@ -112,7 +113,7 @@ export class ConsumerOps {
   ): Promise<Subscription> {
     await this.ensure(stream, spec);
     const log = this.host.logger.child({ stream, durable: spec.durable });
-    let stopping = false;
+    const stopped = new AbortController();
     let messages: ConsumerMessages = await this.pull(stream, spec.durable, this.host.js).catch(
       (error: unknown) => {
         throw translate(error, `consumer ${spec.durable} on ${stream}`);
@@ -144,7 +145,7 @@ export class ConsumerOps {
           for await (const msg of messages) {
             liveness.heard(true);
             // Pulled but not handled: hand it back at once rather than after the ack wait.
-            if (stopping) msg.nak();
+            if (stopped.signal.aborted) msg.nak();
             else if (limit === 1) await this.handle(stream, spec, msg, handler);
             else {
               const call: Promise<void> = this.handle(stream, spec, msg, handler).finally(() =>
@@ -155,22 +156,24 @@ export class ConsumerOps {
             }
           }
         } catch (error) {
-          if (!stopping) log.warn({ err: error }, 'bus: consumer pull failed');
+          if (!stopped.signal.aborted) log.warn({ err: error }, 'bus: consumer pull failed');
         }
         await Promise.all(inFlight);
-        if (stopping || this.host.nc.isClosed()) return;
+        if (stopped.signal.aborted || this.host.nc.isClosed()) return;
         log.warn('bus: consumer lost its server; pulling again');
-        messages = await this.repull(stream, spec.durable, () => stopping);
-        if (stopping) {
-          await messages.close();
+        const again = await this.repull(stream, spec.durable, stopped.signal);
+        if (!again) return;
+        if (stopped.signal.aborted) {
+          await again.close();
           return;
         }
+        messages = again;
         watch(messages);
         log.info('bus: consumer resumed');
       }
     })().catch((error: unknown) => log.error({ err: error }, 'bus: consumer stopped'));
     const stop = once(async () => {
-      stopping = true;
+      stopped.abort();
       clearInterval(watchdog);
       await messages.close();
       await loop;
@@ -186,19 +189,19 @@ export class ConsumerOps {
     return consumer.consume({ max_messages: pullBatch, idle_heartbeat: heartbeatMs, expires: pullExpiresMs });
   }
 
-  /** Pulls again until the consumer answers (quick attempts: the old leader may never reply). */
-  private async repull(stream: string, durable: string, stopping: () => boolean): Promise<ConsumerMessages> {
+  /** Pulls again until the consumer answers (hedged attempts: the old leader may never reply); null once stopped. */
+  private repull(stream: string, durable: string, signal: AbortSignal): Promise<ConsumerMessages | null> {
     const client = quickClient(this.host);
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await this.pull(stream, durable, client);
-      } catch (error) {
-        if (stopping()) throw error;
+    return hedged(() => this.pull(stream, durable, client), {
+      spacingMs: hedgeSpacingMs,
+      maxPending: Math.ceil(attemptTimeoutMs / hedgeSpacingMs),
+      signal,
+      discard: (late) => void late.close().catch(() => undefined),
+      onFailure: (error, attempt) => {
         if (attempt === 1 || attempt % 20 === 0)
           this.host.logger.warn({ err: error, stream, durable, attempt }, 'bus: consumer not resumed yet');
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-    }
+      },
+    });
   }
 
   private async handle(

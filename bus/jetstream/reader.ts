@@ -16,6 +16,7 @@ import {
   type OrderedConsumerOptions,
 } from '@nats-io/jetstream';
 import type { EngineHost } from './host.js';
+import { hedged } from './hedge.js';
 import { fromServer, heartbeatMs, Liveness } from './liveness.js';
 import { translate } from './translate.js';
 
@@ -31,13 +32,12 @@ export interface OrderedReadOptions {
 }
 
 /**
- * Pause between attempts to recreate a lost consumer; each attempt waits at most `attemptTimeoutMs`. A
- * request sent while its stream elects a leader is answered once one is elected, and that answer can take
- * over a second: with a 1 s limit such attempts gave up just before it, and a read resumed up to 5 s after
- * the new leader; with 2.5 s it resumes within milliseconds of it.
+ * Recreating a lost consumer: an attempt is started every `hedgeSpacingMs` while none has succeeded
+ * (hedge.ts), each given up after `attemptTimeoutMs`. A slow answer (over a second, once a leader is
+ * elected) is still taken; a lost request no longer holds the next one back.
  */
-const retryMs = 250;
-const attemptTimeoutMs = 2_500;
+export const hedgeSpacingMs = 400;
+export const attemptTimeoutMs = 2_500;
 /** Pull requests expire and are renewed this often (the server's heartbeats ride on them). */
 const pullExpiresMs = 10_000;
 
@@ -100,6 +100,13 @@ export async function* boundedRead(
   }
 }
 
+/** A consumer of a follow with its pulls; `ticket` tells its messages from those of one given up. */
+interface Opened {
+  readonly consumer: Consumer;
+  readonly messages: ConsumerMessages;
+  readonly ticket: object;
+}
+
 /** Statuses that say the consumer (or its stream's server) is gone: recreate it at once. */
 const lostStatuses = new Set([
   'heartbeats_missed',
@@ -123,25 +130,24 @@ export async function followOrdered(
   const log = host.logger.child({ stream, filter: opts.filter ?? '>' });
   /** The last stream sequence delivered; 0 before the first. */
   let last = 0;
-  let stopped = false;
-  let current: { consumer: Consumer; messages: ConsumerMessages } | null = null;
+  const stopping = new AbortController();
+  let current: Opened | null = null;
   let recovering: Promise<void> | null = null;
-  /** Bumped as a consumer is given up: a late message of an earlier one is never taken. */
-  let generation = 0;
   const liveness = new Liveness(() => host.linked());
 
   const position = (): OrderedReadOptions =>
     last > 0 ? { ...(opts.filter !== undefined ? { filter: opts.filter } : {}), fromSeq: last + 1 } : opts;
 
-  const open = async (client: JetStreamClient): Promise<void> => {
-    const mine = generation;
+  /** Creates a consumer and starts its pulls; only the one made `current` has its messages taken. */
+  const open = async (client: JetStreamClient): Promise<Opened> => {
     const consumer = await orderedConsumer(host, stream, position(), client);
+    const ticket = {};
     const messages = await consumer.consume({
       max_messages: 512,
       idle_heartbeat: heartbeatMs,
       expires: pullExpiresMs,
       callback: (msg) => {
-        if (mine !== generation) return;
+        if (current?.ticket !== ticket) return;
         liveness.heard(true);
         // A consumer recreated by the client itself may start before the last one delivered.
         if (msg.seq <= last || (opts.fromSeq !== undefined && msg.seq < opts.fromSeq)) return;
@@ -153,53 +159,56 @@ export async function followOrdered(
         }
       },
     });
-    if (stopped) {
-      await messages.close();
-      consumer.delete().catch(() => undefined);
-      return;
-    }
-    current = { consumer, messages };
+    return { consumer, messages, ticket };
+  };
+
+  // Not awaited: closing a consumer whose server died can hang as long as the client's own retries.
+  const discard = (was: Opened): void => {
+    void was.messages.close().catch(() => undefined);
+    was.consumer.delete().catch(() => undefined);
+  };
+
+  const adopt = (opened: Opened): void => {
+    current = opened;
     liveness.opened();
     void (async () => {
-      for await (const status of messages.status()) {
+      for await (const status of opened.messages.status()) {
         liveness.heard(fromServer(status));
-        if (lostStatuses.has(status.type) && current?.messages === messages) lose(status.type);
+        if (lostStatuses.has(status.type) && current === opened) lose(status.type);
       }
     })().catch(() => undefined);
   };
 
   const lose = (why: string): void => {
-    if (stopped || recovering) return;
+    if (stopping.signal.aborted || recovering) return;
     const was = current;
     current = null;
-    generation += 1;
     log.warn({ why, last_seq: last }, 'bus: ordered read lost its consumer; recreating it');
     recovering = (async () => {
-      // Not awaited: closing a consumer whose server died can hang as long as the client's own retries.
-      if (was) {
-        void was.messages.close().catch(() => undefined);
-        was.consumer.delete().catch(() => undefined);
-      }
+      if (was) discard(was);
       const client = quickClient(host);
-      for (let attempt = 1; !stopped; attempt += 1) {
-        try {
-          await open(client);
-          log.info({ attempt, after_seq: last }, 'bus: ordered read resumed');
-          return;
-        } catch (error) {
+      const opened = await hedged(() => open(client), {
+        spacingMs: hedgeSpacingMs,
+        maxPending: Math.ceil(attemptTimeoutMs / hedgeSpacingMs),
+        signal: stopping.signal,
+        discard,
+        onFailure: (error, attempt) => {
           if (attempt === 1 || attempt % 20 === 0)
             log.warn({ err: error, attempt }, 'bus: ordered read not resumed yet');
-          await new Promise((resolve) => setTimeout(resolve, retryMs));
-        }
-      }
+        },
+      });
+      if (!opened) return;
+      adopt(opened);
+      log.info({ after_seq: last }, 'bus: ordered read resumed');
     })().finally(() => {
       recovering = null;
     });
   };
 
-  await open(host.js).catch((error: unknown) => {
+  const first = await open(host.js).catch((error: unknown) => {
     throw translate(error, `follow of stream ${stream}`);
   });
+  adopt(first);
   // Silence while disconnected is the link's business (the client resumes the read on reconnect).
   const watchdog = setInterval(() => {
     if (recovering) return;
@@ -209,7 +218,7 @@ export async function followOrdered(
   watchdog.unref();
   return {
     async stop() {
-      stopped = true;
+      stopping.abort();
       clearInterval(watchdog);
       await recovering;
       const was = current;
