@@ -119,7 +119,7 @@ export class ConsumerOps {
         throw translate(error, `consumer ${spec.durable} on ${stream}`);
       },
     );
-    const liveness = new Liveness(() => this.host.linked());
+    const liveness = new Liveness(this.host);
     const watch = (current: ConsumerMessages): void => {
       liveness.opened();
       void (async () => {
@@ -175,6 +175,7 @@ export class ConsumerOps {
     const stop = once(async () => {
       stopped.abort();
       clearInterval(watchdog);
+      liveness.close();
       await messages.close();
       await loop;
       this.active.delete(key);

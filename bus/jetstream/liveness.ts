@@ -17,12 +17,31 @@ const unprovenMs = 2 * heartbeatMs;
 export const fromServer = (status: { readonly type: string }): boolean =>
   status.type === 'heartbeat' || status.type === 'flow_control';
 
+/** The link as a liveness judge sees it (the engine host). */
+export interface Link {
+  linked(): boolean;
+  onLinkChange(listener: (linked: boolean) => void): () => void;
+}
+
 export class Liveness {
   private heardAt = Date.now();
   private openedAt = Date.now();
   private proven = false;
+  private readonly unwatch: () => void;
 
-  constructor(private readonly linked: () => boolean) {}
+  constructor(private readonly link: Link) {
+    // An outage shorter than a watchdog tick is never seen by `lost()`: the server reached after it may
+    // not be the one that held the consumer, so the consumer must prove itself again from the moment
+    // the link is back.
+    this.unwatch = link.onLinkChange((linked) => {
+      if (linked) this.opened();
+    });
+  }
+
+  /** Stops following the link. */
+  close(): void {
+    this.unwatch();
+  }
 
   /** A consumer (or a round of pulls) has just started: it has yet to be heard. */
   opened(): void {
@@ -41,7 +60,7 @@ export class Liveness {
     const now = Date.now();
     // While the link is down nothing can be heard; once it is back, the consumer must be heard again
     // as a new one must: the server this client reached may not be the one that held it.
-    if (!this.linked()) {
+    if (!this.link.linked()) {
       this.opened();
       return null;
     }

@@ -133,7 +133,7 @@ export async function followOrdered(
   const stopping = new AbortController();
   let current: Opened | null = null;
   let recovering: Promise<void> | null = null;
-  const liveness = new Liveness(() => host.linked());
+  const liveness = new Liveness(host);
 
   const position = (): OrderedReadOptions =>
     last > 0 ? { ...(opts.filter !== undefined ? { filter: opts.filter } : {}), fromSeq: last + 1 } : opts;
@@ -220,6 +220,7 @@ export async function followOrdered(
     async stop() {
       stopping.abort();
       clearInterval(watchdog);
+      liveness.close();
       await recovering;
       const was = current;
       current = null;
