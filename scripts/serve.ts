@@ -62,7 +62,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
   // 1. bus, timed for `GET /metrics`: every subsystem gets the instrumented one
   const metrics = createNodeMetrics({ nodeId: config.node.id });
   // The node's own spans (ops/tracing.md): the no-op tracer unless an OTLP endpoint is set.
-  const tracing = startTracing({
+  const tracing = await startTracing({
     env: process.env,
     logger: logger.child({ component: 'tracing' }),
     version: opts.version,

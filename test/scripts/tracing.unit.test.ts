@@ -21,7 +21,7 @@ t.test('no endpoint, no exporter: the no-op tracer', async (t) => {
     { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_TRACES_EXPORTER: 'none' },
     { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
   ]) {
-    const tracing = start(env);
+    const tracing = await start(env);
     t.equal(tracing.tracer, noopTracer, JSON.stringify(env));
     await tracing.shutdown();
   }
@@ -34,7 +34,7 @@ t.test('an endpoint, general or for traces: the SDK tracer', async (t) => {
     { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1', OTEL_TRACES_SAMPLER: 'always_off' },
     { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:1/v1/traces', OTEL_TRACES_SAMPLER: 'always_off' },
   ]) {
-    const tracing = start(env);
+    const tracing = await start(env);
     t.equal(tracing.tracer.enabled, true, JSON.stringify(env));
     await tracing.shutdown();
   }
@@ -42,7 +42,7 @@ t.test('an endpoint, general or for traces: the SDK tracer', async (t) => {
 
 t.test('a root span joins the trace id it is given; a child its parent’s', async (t) => {
   // Sampled out: ids are still made, nothing is exported to the closed port.
-  const tracing = start({
+  const tracing = await start({
     OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1',
     OTEL_TRACES_SAMPLER: 'always_off',
   });

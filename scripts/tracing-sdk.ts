@@ -1,0 +1,159 @@
+/**
+ * The OpenTelemetry SDK half of the node's tracing (tracing.ts decides whether it runs): loaded only when
+ * an OTLP endpoint is set, so a node without one never pays the SDK's ~200 ms of module loading at start.
+ * This is the only module that imports the SDK.
+ */
+import {
+  context,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Span as OtelSpan,
+  type Tracer as OtelTracer,
+} from '@opentelemetry/api';
+import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import {
+  defaultResource,
+  detectResources,
+  envDetector,
+  resourceFromAttributes,
+} from '@opentelemetry/resources';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  RandomIdGenerator,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+  type IdGenerator,
+  type Sampler,
+} from '@opentelemetry/sdk-trace';
+import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import type { Logger } from 'pino';
+import type { SpanStart, Tracer, TraceSpan } from '../schema/index.js';
+import type { ServiceTracing } from './tracing.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const set = (v: string | undefined): v is string => v !== undefined && v.trim() !== '';
+
+/** `OTEL_TRACES_SAMPLER` (+ `_ARG`); the SDK's default is parent-based always-on. */
+function samplerOf(env: Env, log: Logger): Sampler {
+  const name = (env['OTEL_TRACES_SAMPLER'] ?? 'parentbased_always_on').trim().toLowerCase();
+  const arg = Number(env['OTEL_TRACES_SAMPLER_ARG'] ?? '1');
+  const ratio = new TraceIdRatioBasedSampler(Number.isFinite(arg) ? Math.min(1, Math.max(0, arg)) : 1);
+  const table: Record<string, () => Sampler> = {
+    always_on: () => new AlwaysOnSampler(),
+    always_off: () => new AlwaysOffSampler(),
+    traceidratio: () => ratio,
+    parentbased_always_on: () => new ParentBasedSampler({ root: new AlwaysOnSampler() }),
+    parentbased_always_off: () => new ParentBasedSampler({ root: new AlwaysOffSampler() }),
+    parentbased_traceidratio: () => new ParentBasedSampler({ root: ratio }),
+  };
+  const make = table[name];
+  if (make) return make();
+  log.warn({ sampler: name }, 'OTEL_TRACES_SAMPLER not supported; sampling every trace');
+  return new AlwaysOnSampler();
+}
+
+/** Random ids, but a root span may be given its trace id (a wake's): set just before the synchronous start. */
+class ChosenTraceIds implements IdGenerator {
+  next: string | null = null;
+  private readonly random = new RandomIdGenerator();
+  generateTraceId(): string {
+    const id = this.next ?? this.random.generateTraceId();
+    this.next = null;
+    return id;
+  }
+  generateSpanId(): string {
+    return this.random.generateSpanId();
+  }
+}
+
+const kinds = { internal: SpanKind.INTERNAL, server: SpanKind.SERVER, client: SpanKind.CLIENT } as const;
+const traceIdShape = /^(?!0{32})[0-9a-f]{32}$/;
+
+class SdkSpan implements TraceSpan {
+  constructor(readonly span: OtelSpan) {}
+  get traceId(): string {
+    return this.span.spanContext().traceId;
+  }
+  get spanId(): string {
+    return this.span.spanContext().spanId;
+  }
+  setAttributes(attributes: Record<string, string | number | boolean>): void {
+    this.span.setAttributes(attributes);
+  }
+  fail(message: string): void {
+    this.span.setStatus({ code: SpanStatusCode.ERROR, message });
+  }
+  end(): void {
+    this.span.end();
+  }
+}
+
+function sdkTracer(otel: OtelTracer, ids: ChosenTraceIds): Tracer {
+  return {
+    enabled: true,
+    startSpan(name: string, start: SpanStart = {}): TraceSpan {
+      const parent = start.parent instanceof SdkSpan ? start.parent.span : null;
+      const ctx = parent ? trace.setSpan(context.active(), parent) : trace.deleteSpan(context.active());
+      if (!parent && start.traceId !== undefined && traceIdShape.test(start.traceId))
+        ids.next = start.traceId;
+      const span = otel.startSpan(
+        name,
+        {
+          kind: kinds[start.kind ?? 'internal'],
+          ...(start.attributes ? { attributes: start.attributes } : {}),
+          ...(start.startMs !== undefined ? { startTime: start.startMs } : {}),
+        },
+        ctx,
+      );
+      ids.next = null;
+      return new SdkSpan(span);
+    },
+  };
+}
+
+/** The SDK tracer exporting over OTLP with `protocol` (http/protobuf when empty). */
+export function sdkTracing(opts: {
+  readonly env: Env;
+  readonly logger: Logger;
+  readonly version: string;
+  readonly nodeId: string;
+  readonly protocol: string;
+}): ServiceTracing {
+  const { env, logger: log, protocol } = opts;
+  const exporter = protocol === 'http/json' ? new JsonExporter() : new ProtoExporter();
+  const delay = Number(env['OTEL_BSP_SCHEDULE_DELAY']);
+  const ids = new ChosenTraceIds();
+  const named = set(env['OTEL_SERVICE_NAME']) ? {} : { [ATTR_SERVICE_NAME]: 'svc' };
+  const resource = defaultResource()
+    .merge(
+      resourceFromAttributes({
+        ...named,
+        [ATTR_SERVICE_VERSION]: opts.version,
+        'service.instance.id': opts.nodeId,
+      }),
+    )
+    .merge(detectResources({ detectors: [envDetector] }));
+  const provider = new TracerProvider({
+    resource,
+    sampler: samplerOf(env, log),
+    idGenerator: ids,
+    spanProcessors: [
+      new BatchSpanProcessor({
+        exporter,
+        ...(Number.isFinite(delay) && delay > 0 ? { scheduledDelayMillis: delay } : {}),
+      }),
+    ],
+  });
+  log.info({ protocol: protocol || 'http/protobuf' }, 'exporting spans over OTLP');
+  return {
+    tracer: sdkTracer(provider.getTracer('svc', opts.version), ids),
+    shutdown: () =>
+      provider.shutdown().catch((error: unknown) => log.warn({ err: error }, 'spans not flushed at drain')),
+  };
+}
