@@ -33,7 +33,6 @@ import {
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import type { Logger } from 'pino';
 import type { SpanStart, Tracer, TraceSpan } from '../schema/index.js';
-import type { ServiceTracing } from './tracing.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -124,7 +123,7 @@ export function sdkTracing(opts: {
   readonly version: string;
   readonly nodeId: string;
   readonly protocol: string;
-}): ServiceTracing {
+}): { readonly tracer: Tracer; shutdown(): Promise<void> } {
   const { env, logger: log, protocol } = opts;
   const exporter = protocol === 'http/json' ? new JsonExporter() : new ProtoExporter();
   const delay = Number(env['OTEL_BSP_SCHEDULE_DELAY']);
