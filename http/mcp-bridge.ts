@@ -4,10 +4,9 @@
  * session lives between requests and any node can answer. Reusable by any route that serves tools over
  * MCP (`/mcp/{token}` today).
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { ToolEntry, ToolResult } from '../schema/index.js';
+import { mcpServerSdk } from './mcp-sdk.js';
 import type { ApiReply } from './reply.js';
 import type { ApiRequest } from './types.js';
 
@@ -23,7 +22,8 @@ const inputSchemaOf = (entry: ToolEntry): { type: 'object'; [k: string]: unknown
   type: 'object',
 });
 
-function serverFor(surface: McpSurface): Server {
+async function serverFor(surface: McpSurface): Promise<Server> {
+  const { Server, CallToolRequestSchema, ListToolsRequestSchema } = await mcpServerSdk();
   const server = new Server(
     { name: surface.name, version: surface.version },
     { capabilities: { tools: {} } },
@@ -48,7 +48,8 @@ function serverFor(surface: McpSurface): Server {
 
 /** Answers one MCP request (POST, GET or DELETE) for `surface`. */
 export async function serveMcp(req: ApiRequest, surface: McpSurface): Promise<ApiReply> {
-  const server = serverFor(surface);
+  const server = await serverFor(surface);
+  const { WebStandardStreamableHTTPServerTransport } = await mcpServerSdk();
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,

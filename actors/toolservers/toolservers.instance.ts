@@ -17,31 +17,10 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { ToolServerState, type ToolResult, type ToolServerStatus } from '../../schema/index.js';
-import { cancelledResult, cancelReason, toToolResult } from './toolservers.result.js';
+import { cancelledResult, cancelReason, errorResult, toToolResult } from './toolservers.result.js';
 import { backoffDelay, scrub, type ResolvedInstance } from './toolservers.resolve.js';
 import { StderrBursts } from './toolservers.stderr.js';
-
-export interface SupervisionSettings {
-  /** First restart delay; doubles per consecutive failure. */
-  readonly backoffBaseMs: number;
-  readonly backoffCapMs: number;
-  /** An instance up at least this long before failing starts its backoff again from the base. */
-  readonly stableMs: number;
-  /** Bound on spawning/connecting plus the MCP handshake and the first tool listing. */
-  readonly startTimeoutMs: number;
-  readonly callTimeoutMs: number;
-  /** A remote instance is pinged this often, so an outage shows without waiting for a call. */
-  readonly healthCheckMs: number;
-}
-
-export const defaultSupervision: SupervisionSettings = {
-  backoffBaseMs: 1_000,
-  backoffCapMs: 60_000,
-  stableMs: 60_000,
-  startTimeoutMs: 30_000,
-  callTimeoutMs: 120_000,
-  healthCheckMs: 30_000,
-};
+import type { SupervisionSettings } from './toolservers.supervision.js';
 
 /** How a stdio child ended: its exit code, or the signal that killed it. */
 interface Exit {
@@ -367,8 +346,3 @@ export class ToolServerInstance {
     }
   }
 }
-
-export const errorResult = (text: string): ToolResult => ({
-  content: [{ type: 'text', text }],
-  is_error: true,
-});

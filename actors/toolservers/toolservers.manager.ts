@@ -14,14 +14,17 @@ import {
   type ToolEntry,
   type ToolServerStatus,
 } from '../../schema/index.js';
-import {
-  defaultSupervision,
-  errorResult,
-  ToolServerInstance,
-  type SupervisionSettings,
-} from './toolservers.instance.js';
+import type { ToolServerInstance } from './toolservers.instance.js';
 import { planInstances, type Plan } from './toolservers.plan.js';
 import { resolveInstance, type ResolvedInstance } from './toolservers.resolve.js';
+import { errorResult } from './toolservers.result.js';
+import { defaultSupervision, type SupervisionSettings } from './toolservers.supervision.js';
+
+/**
+ * The instance module, with the MCP client SDK behind it, loaded when a first tool server starts: its
+ * protocol schemas are a tenth of a node's start, which a company with no tool servers never needs.
+ */
+const instances = () => import('./toolservers.instance.js');
 
 export interface ToolServerManagerOptions {
   readonly logger: Logger;
@@ -170,11 +173,16 @@ export function createToolServerManager(opts: ToolServerManagerOptions): ToolSer
       if (!outcome.restarted.includes(key)) outcome.started.push(key);
       toStart.push(target);
     }
-    const fresh = toStart.map((target) => {
-      const instance = new ToolServerInstance(target, supervision, log, changed);
-      running.set(target.spec.key, instance);
-      return instance;
-    });
+    const fresh: ToolServerInstance[] = [];
+    if (toStart.length > 0) {
+      const { ToolServerInstance } = await instances();
+      if (stopped) return outcome;
+      for (const target of toStart) {
+        const instance = new ToolServerInstance(target, supervision, log, changed);
+        running.set(target.spec.key, instance);
+        fresh.push(instance);
+      }
+    }
     await inBatches(fresh, concurrency, (instance) => (stopped ? Promise.resolve() : instance.start()));
     if (Object.values(outcome).some((keys: string[]) => keys.length > 0)) {
       log.info({ ...outcome }, 'tool servers applied');

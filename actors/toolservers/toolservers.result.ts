@@ -71,3 +71,9 @@ export const cancelledResult = (name: string, signal: AbortSignal): ToolResult =
   content: [{ type: 'text', text: `tool ${name} was cancelled: ${cancelReason(signal)}` }],
   is_error: true,
 });
+
+/** A failure the model reads as the tool's answer. */
+export const errorResult = (text: string): ToolResult => ({
+  content: [{ type: 'text', text }],
+  is_error: true,
+});

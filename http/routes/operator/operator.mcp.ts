@@ -5,17 +5,17 @@
  * GET answers 405 (the SDK client then reads every answer on its POST) and DELETE has nothing to end.
  */
 import { randomUUID } from 'node:crypto';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { serviceToolInputSchema, type ServiceCaller, type ServiceTool } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
+import { mcpServerSdk } from '../../mcp-sdk.js';
 import type { ApiReply, ApiRequest } from '../../types.js';
 import { operatorPerson, type OperatorDeps } from './operator.caller.js';
 
 const SERVER_INFO = { name: 'svc-operator', version: '1' };
 
-function mcpServer(tools: readonly ServiceTool[], person: ServiceCaller): Server {
+async function mcpServer(tools: readonly ServiceTool[], person: ServiceCaller): Promise<Server> {
+  const { Server, CallToolRequestSchema, ListToolsRequestSchema } = await mcpServerSdk();
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: tools.map((tool) => ({
@@ -75,11 +75,12 @@ export async function mcpRoute(deps: OperatorDeps, req: ApiRequest): Promise<Api
       hint: 'POST JSON-RPC messages to /operator/mcp.',
       headers: { Allow: 'POST, DELETE' },
     });
+  const { WebStandardStreamableHTTPServerTransport } = await mcpServerSdk();
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
   });
-  const server = mcpServer(deps.tools(), person);
+  const server = await mcpServer(deps.tools(), person);
   try {
     await server.connect(transport);
     return await apiReply(await transport.handleRequest(webRequest(req)));
