@@ -9,6 +9,7 @@
 import {
   AckPolicy,
   DeliverPolicy,
+  type Consumer,
   type ConsumerConfig,
   type ConsumerMessages,
   type JetStreamClient,
@@ -183,26 +184,40 @@ export class ConsumerOps {
     return this.host.track({ stop });
   }
 
-  /** Starts pulling from the durable (its position is the server's), heartbeats every second. */
+  /** Looks the durable up and starts pulling from it. */
   private async pull(stream: string, durable: string, client: JetStreamClient): Promise<ConsumerMessages> {
     await this.host.ready();
-    const consumer = await client.consumers.get(stream, durable);
-    return consumer.consume({ max_messages: pullBatch, idle_heartbeat: heartbeatMs, expires: pullExpiresMs });
+    return pullFrom(await client.consumers.get(stream, durable));
   }
 
-  /** Pulls again until the consumer answers (hedged attempts: the old leader may never reply); null once stopped. */
-  private repull(stream: string, durable: string, signal: AbortSignal): Promise<ConsumerMessages | null> {
+  /**
+   * Pulls again once the consumer answers; null once stopped. Only the lookup is hedged (the old leader
+   * may never reply to it): pulls are started on the winner alone, since messages pulled by a loser would
+   * sit unacknowledged until their ack wait ran out.
+   */
+  private async repull(
+    stream: string,
+    durable: string,
+    signal: AbortSignal,
+  ): Promise<ConsumerMessages | null> {
     const client = quickClient(this.host);
-    return hedged(() => this.pull(stream, durable, client), {
-      spacingMs: hedgeSpacingMs,
-      maxPending: Math.ceil(attemptTimeoutMs / hedgeSpacingMs),
-      signal,
-      discard: (late) => void late.close().catch(() => undefined),
-      onFailure: (error, attempt) => {
-        if (attempt === 1 || attempt % 20 === 0)
-          this.host.logger.warn({ err: error, stream, durable, attempt }, 'bus: consumer not resumed yet');
+    const consumer = await hedged(
+      async () => {
+        await this.host.ready();
+        return client.consumers.get(stream, durable);
       },
-    });
+      {
+        spacingMs: hedgeSpacingMs,
+        maxPending: Math.ceil(attemptTimeoutMs / hedgeSpacingMs),
+        signal,
+        discard: () => undefined,
+        onFailure: (error, attempt) => {
+          if (attempt === 1 || attempt % 20 === 0)
+            this.host.logger.warn({ err: error, stream, durable, attempt }, 'bus: consumer not resumed yet');
+        },
+      },
+    );
+    return consumer === null ? null : pullFrom(consumer);
   }
 
   private async handle(
@@ -235,4 +250,9 @@ export class ConsumerOps {
       clearInterval(progress);
     }
   }
+}
+
+/** Starts pulling from a durable (its position is the server's), heartbeats every second. */
+function pullFrom(consumer: Consumer): Promise<ConsumerMessages> {
+  return consumer.consume({ max_messages: pullBatch, idle_heartbeat: heartbeatMs, expires: pullExpiresMs });
 }
