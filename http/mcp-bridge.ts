@@ -6,7 +6,7 @@
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { ToolEntry, ToolResult } from '../schema/index.js';
-import { mcpServerSdk } from './mcp-sdk.js';
+import { mcpServerSdk, type McpServerSdk } from './mcp-sdk.js';
 import type { ApiReply } from './reply.js';
 import type { ApiRequest } from './types.js';
 
@@ -22,8 +22,8 @@ const inputSchemaOf = (entry: ToolEntry): { type: 'object'; [k: string]: unknown
   type: 'object',
 });
 
-async function serverFor(surface: McpSurface): Promise<Server> {
-  const { Server, CallToolRequestSchema, ListToolsRequestSchema } = await mcpServerSdk();
+function serverFor(sdk: McpServerSdk, surface: McpSurface): Server {
+  const { Server, CallToolRequestSchema, ListToolsRequestSchema } = sdk;
   const server = new Server(
     { name: surface.name, version: surface.version },
     { capabilities: { tools: {} } },
@@ -48,9 +48,9 @@ async function serverFor(surface: McpSurface): Promise<Server> {
 
 /** Answers one MCP request (POST, GET or DELETE) for `surface`. */
 export async function serveMcp(req: ApiRequest, surface: McpSurface): Promise<ApiReply> {
-  const server = await serverFor(surface);
-  const { WebStandardStreamableHTTPServerTransport } = await mcpServerSdk();
-  const transport = new WebStandardStreamableHTTPServerTransport({
+  const sdk = await mcpServerSdk();
+  const server = serverFor(sdk, surface);
+  const transport = new sdk.WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
   });

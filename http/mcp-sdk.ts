@@ -16,9 +16,11 @@ const load = async () => {
   };
 };
 
-let loading: ReturnType<typeof load> | null = null;
+export type McpServerSdk = Awaited<ReturnType<typeof load>>;
+
+let loading: Promise<McpServerSdk> | null = null;
 
 /** The SDK's server classes and request schemas, loaded once. */
-export function mcpServerSdk(): ReturnType<typeof load> {
+export function mcpServerSdk(): Promise<McpServerSdk> {
   return (loading ??= load());
 }

@@ -21,8 +21,7 @@ import { assertName, assertSubject } from '../subject-match.js';
 import { deliveredFromJs, nanos } from './codec.js';
 import { once, type EngineHost } from './host.js';
 import { fromServer, heartbeatMs, Liveness } from './liveness.js';
-import { hedged } from './hedge.js';
-import { attemptTimeoutMs, hedgeSpacingMs, quickClient } from './reader.js';
+import { recover } from './recovery.js';
 import { apiCode, ApiCode, translate } from './translate.js';
 
 const defaultAckWaitMs = 30_000;
@@ -200,23 +199,12 @@ export class ConsumerOps {
     durable: string,
     signal: AbortSignal,
   ): Promise<ConsumerMessages | null> {
-    const client = quickClient(this.host);
-    const consumer = await hedged(
-      async () => {
-        await this.host.ready();
-        return client.consumers.get(stream, durable);
-      },
-      {
-        spacingMs: hedgeSpacingMs,
-        maxPending: Math.ceil(attemptTimeoutMs / hedgeSpacingMs),
-        signal,
-        discard: () => undefined,
-        onFailure: (error, attempt) => {
-          if (attempt === 1 || attempt % 20 === 0)
-            this.host.logger.warn({ err: error, stream, durable, attempt }, 'bus: consumer not resumed yet');
-        },
-      },
-    );
+    const consumer = await recover(this.host, (client) => client.consumers.get(stream, durable), {
+      signal,
+      discard: () => undefined,
+      notYet: (error, attempt) =>
+        this.host.logger.warn({ err: error, stream, durable, attempt }, 'bus: consumer not resumed yet'),
+    });
     return consumer === null ? null : pullFrom(consumer);
   }
 

@@ -8,7 +8,6 @@
  */
 import {
   DeliverPolicy,
-  jetstream,
   type Consumer,
   type ConsumerMessages,
   type JetStreamClient,
@@ -16,8 +15,8 @@ import {
   type OrderedConsumerOptions,
 } from '@nats-io/jetstream';
 import type { EngineHost } from './host.js';
-import { hedged } from './hedge.js';
 import { fromServer, heartbeatMs, Liveness } from './liveness.js';
+import { recover } from './recovery.js';
 import { translate } from './translate.js';
 
 export interface OrderedReadOptions {
@@ -31,23 +30,8 @@ export interface OrderedReadOptions {
   readonly lastPerSubject?: boolean;
 }
 
-/**
- * Recreating a lost consumer: an attempt is started every `hedgeSpacingMs` while none has succeeded
- * (hedge.ts), each given up after `attemptTimeoutMs`. A slow answer (over a second, once a leader is
- * elected) is still taken; a lost request no longer holds the next one back.
- */
-export const hedgeSpacingMs = 400;
-export const attemptTimeoutMs = 2_500;
 /** Pull requests expire and are renewed this often (the server's heartbeats ride on them). */
 const pullExpiresMs = 10_000;
-
-/**
- * A client whose API calls give up after `attemptTimeoutMs`: recovery asks again soon rather than
- * waiting out the engine's 10 s on a request the dead server will never answer.
- */
-export function quickClient(host: EngineHost): JetStreamClient {
-  return jetstream(host.nc, { timeout: attemptTimeoutMs });
-}
 
 /** Creates the ordered consumer for `opts` (one API round trip). */
 export async function orderedConsumer(
@@ -186,16 +170,10 @@ export async function followOrdered(
     log.warn({ why, last_seq: last }, 'bus: ordered read lost its consumer; recreating it');
     recovering = (async () => {
       if (was) discard(was);
-      const client = quickClient(host);
-      const opened = await hedged(() => open(client), {
-        spacingMs: hedgeSpacingMs,
-        maxPending: Math.ceil(attemptTimeoutMs / hedgeSpacingMs),
+      const opened = await recover(host, open, {
         signal: stopping.signal,
         discard,
-        onFailure: (error, attempt) => {
-          if (attempt === 1 || attempt % 20 === 0)
-            log.warn({ err: error, attempt }, 'bus: ordered read not resumed yet');
-        },
+        notYet: (error, attempt) => log.warn({ err: error, attempt }, 'bus: ordered read not resumed yet'),
       });
       if (!opened) return;
       adopt(opened);

@@ -8,14 +8,14 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { serviceToolInputSchema, type ServiceCaller, type ServiceTool } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
-import { mcpServerSdk } from '../../mcp-sdk.js';
+import { mcpServerSdk, type McpServerSdk } from '../../mcp-sdk.js';
 import type { ApiReply, ApiRequest } from '../../types.js';
 import { operatorPerson, type OperatorDeps } from './operator.caller.js';
 
 const SERVER_INFO = { name: 'svc-operator', version: '1' };
 
-async function mcpServer(tools: readonly ServiceTool[], person: ServiceCaller): Promise<Server> {
-  const { Server, CallToolRequestSchema, ListToolsRequestSchema } = await mcpServerSdk();
+function mcpServer(sdk: McpServerSdk, tools: readonly ServiceTool[], person: ServiceCaller): Server {
+  const { Server, CallToolRequestSchema, ListToolsRequestSchema } = sdk;
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: tools.map((tool) => ({
@@ -75,12 +75,12 @@ export async function mcpRoute(deps: OperatorDeps, req: ApiRequest): Promise<Api
       hint: 'POST JSON-RPC messages to /operator/mcp.',
       headers: { Allow: 'POST, DELETE' },
     });
-  const { WebStandardStreamableHTTPServerTransport } = await mcpServerSdk();
-  const transport = new WebStandardStreamableHTTPServerTransport({
+  const sdk = await mcpServerSdk();
+  const transport = new sdk.WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
   });
-  const server = await mcpServer(deps.tools(), person);
+  const server = mcpServer(sdk, deps.tools(), person);
   try {
     await server.connect(transport);
     return await apiReply(await transport.handleRequest(webRequest(req)));
