@@ -109,6 +109,8 @@ async function terminate(child: ChildProcess, signal: 'SIGTERM' | 'SIGKILL' = 'S
 interface Spec {
   readonly args: (port: number) => string[];
   readonly ready: readonly RegExp[];
+  /** How long the log may take to show every `ready` line (default 45 s). */
+  readonly readyWithinMs?: number;
 }
 
 async function supervise(
@@ -117,7 +119,7 @@ async function supervise(
   storeDir: string,
   ownStore: boolean,
 ): Promise<NatsServerHandle> {
-  let child = await launch(spec.args(port), spec.ready);
+  let child = await launch(spec.args(port), spec.ready, spec.readyWithinMs);
   let stopped = false;
   return {
     url: `nats://127.0.0.1:${port}`,
@@ -134,7 +136,7 @@ async function supervise(
     },
     async restart(signal) {
       await terminate(child, signal);
-      child = await launch(spec.args(port), spec.ready);
+      child = await launch(spec.args(port), spec.ready, spec.readyWithinMs);
     },
   };
 }
@@ -169,6 +171,9 @@ export async function startNatsServer(opts: NatsServerOptions = {}): Promise<Nat
   throw lastError;
 }
 
+/** Clusters started by this process: each gets a name of its own. */
+let clusters = 0;
+
 /**
  * A JetStream cluster of `size` servers with routes on loopback; resolves once every server has seen a
  * metadata leader elected.
@@ -177,11 +182,13 @@ export async function startNatsCluster(
   size = 3,
   opts: { t?: { teardown(fn: () => unknown): void } } = {},
 ): Promise<NatsClusterHandle> {
-  // A cluster whose ports were taken between the pick and the bind never elects a leader: start it anew.
+  // A cluster whose ports were taken between the pick and the bind never elects a leader, and now and then
+  // (nats-server 2.9, routes racing at start) one whose routes all came up does not either: its servers
+  // log nothing more after their routes. Either way it is started anew, under a name of its own.
   let lastError: unknown;
-  for (let attempt = 0; attempt < 2; attempt += 1) {
+  for (let attempt = 0; attempt < 3; attempt += 1) {
     try {
-      const handle = await launchCluster(size);
+      const handle = await launchCluster(size, `svc-test-${process.pid}-${(clusters += 1)}`);
       opts.t?.teardown(() => handle.stop());
       return handle;
     } catch (error) {
@@ -191,7 +198,7 @@ export async function startNatsCluster(
   throw lastError;
 }
 
-async function launchCluster(size: number): Promise<NatsClusterHandle> {
+async function launchCluster(size: number, cluster: string): Promise<NatsClusterHandle> {
   // Every port distinct: the kernel may hand one back twice between two picks.
   const picked = new Set<number>();
   while (picked.size < size * 2) picked.add(await freePort());
@@ -199,7 +206,6 @@ async function launchCluster(size: number): Promise<NatsClusterHandle> {
   const clientPorts = ports.slice(0, size);
   const routePorts = ports.slice(size);
   const routes = routePorts.map((p) => `nats://127.0.0.1:${p}`).join(',');
-  const cluster = `svc-test-${process.pid}`;
   const started = await Promise.allSettled(
     clientPorts.map((port, i) => {
       const storeDir = mkdtempSync(join(tmpdir(), `svc-nats-c${i}-`));
@@ -222,6 +228,8 @@ async function launchCluster(size: number): Promise<NatsClusterHandle> {
           routes,
         ],
         ready: [/Server is ready/, /(new metadata leader|Self is new JetStream cluster metadata leader)/],
+        // An election takes seconds even on a loaded machine; a stuck one is retried rather than awaited.
+        readyWithinMs: 25_000,
       };
       return supervise(spec, port, storeDir, true);
     }),
