@@ -4,10 +4,8 @@
  */
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
-import { loadConfigFile } from './tier-a-file.js';
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs } from './cli-args.js';
 import { requestNode } from './cli-http.js';
-import { createLogger } from './logger.js';
 import { UsageError } from './cli-usage.js';
 
 type Out = { write(text: string): unknown };
@@ -100,11 +98,16 @@ export async function runRestore(
   }
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   if (!values.from) throw new UsageError('--from DIR is required');
+  // The Tier A schema and the bus engines load only for a restore: `svc backup` itself is a client of a
+  // running node, and they were most of its start-up.
+  const [{ loadConfigFile }, { createLogger }, { restoreNode }] = await Promise.all([
+    import('./tier-a-file.js'),
+    import('./logger.js'),
+    import('./restore.js'),
+  ]);
   const config = loadConfigFile(values.config, env, err);
   if (!config) return 1;
   const logger = createLogger({ debug: config.debug, node: config.node.id, destination: process.stderr });
-  // The bus engines load only for a restore: `svc backup` itself is a client of a running node.
-  const { restoreNode } = await import('./restore.js');
   const { manifest } = await restoreNode(config, values.from, logger);
   out.write(
     `${JSON.stringify({ restored: manifest.id, engine: manifest.engine, node: manifest.node, created_at: manifest.created_at, streams: manifest.streams }, null, 2)}\n`,

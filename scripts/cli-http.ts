@@ -1,4 +1,7 @@
 /** The request every `svc <verb>` client makes to a running node: bearer token from `SVC_TOKEN`, one clear line when unreachable. */
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { Readable } from 'node:stream';
 import { packageVersion } from './version.js';
 
 /** The CLI names itself, so the node records its configuration writes with `source: cli`. */
@@ -20,23 +23,53 @@ export async function requestNode(
   headers: Record<string, string> = {},
 ): Promise<Response | null> {
   try {
-    const response = await fetch(`${target.url}${path}`, {
-      method,
-      headers: {
-        'user-agent': cliUserAgent(),
-        ...(target.token ? { authorization: `Bearer ${target.token}` } : {}),
-        ...headers,
-      },
-      ...(body !== undefined ? { body } : {}),
+    const response = await send(new URL(`${target.url}${path}`), method, body, {
+      'user-agent': cliUserAgent(),
+      ...(target.token ? { authorization: `Bearer ${target.token}` } : {}),
+      ...headers,
     });
     if (response.status === 401) target.err.write(tokenHint(command, target.token !== undefined));
     return response;
   } catch (error) {
-    const cause =
-      error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+    const cause = error instanceof Error ? error.message : String(error);
     target.err.write(`svc ${command}: cannot reach ${target.url} (${cause})\n`);
     return null;
   }
+}
+
+/** Statuses whose answer has no body (a `Response` refuses one). */
+const bodiless = new Set([204, 205, 304]);
+
+/**
+ * One request over node:http(s), answered as a `Response` once its head arrives (the body streams).
+ * Not `fetch`: a CLI process would load undici and build its parser for one request, about 0.2 s of a
+ * command's half second.
+ */
+function send(
+  url: URL,
+  method: string,
+  body: string | Buffer | undefined,
+  headers: Record<string, string>,
+): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const req = request(url, { method, headers }, (res: IncomingMessage) => {
+      const answerHeaders = new Headers();
+      for (let i = 0; i + 1 < res.rawHeaders.length; i += 2)
+        answerHeaders.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+      const status = res.statusCode ?? 0;
+      if (status < 200 || status > 599) {
+        res.destroy();
+        reject(new Error(`unexpected HTTP status ${status}`));
+        return;
+      }
+      if (bodiless.has(status)) res.resume();
+      const stream = bodiless.has(status) ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>);
+      resolve(new Response(stream, { status, statusText: res.statusMessage ?? '', headers: answerHeaders }));
+    });
+    req.once('error', reject);
+    req.end(body);
+  });
 }
 
 /** What a 401 means from a terminal: the token comes from `SVC_TOKEN`, not from a header the user writes. */

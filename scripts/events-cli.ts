@@ -5,7 +5,7 @@
  */
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, type NodeContext } from './cli-args.js';
 import { openWs, UpgradeRefusedError } from './ws-client.js';
-import { cliUserAgent } from './cli-http.js';
+import { requestNode } from './cli-http.js';
 import { UsageError } from './cli-usage.js';
 
 export const eventsHelp = `Usage: svc events <verb> [flags]
@@ -28,20 +28,8 @@ async function get(
   ctx: NodeContext,
   path: string,
 ): Promise<{ ok: true; body: Record<string, unknown> } | { ok: false }> {
-  let response: Response;
-  try {
-    response = await fetch(`${ctx.url}${path}`, {
-      headers: {
-        'user-agent': cliUserAgent(),
-        ...(ctx.token ? { authorization: `Bearer ${ctx.token}` } : {}),
-      },
-    });
-  } catch (error) {
-    ctx.err.write(
-      `svc: cannot reach ${ctx.url} (${error instanceof Error ? error.message : String(error)})\n`,
-    );
-    return { ok: false };
-  }
+  const response = await requestNode('events', ctx, 'GET', path);
+  if (response === null) return { ok: false };
   const text = await response.text();
   let body: Record<string, unknown> = {};
   try {
