@@ -3,14 +3,14 @@
 # providers.queue.type jetstream-embedded). The node runs as the unprivileged `node` user, keeps its store
 # in the /var/lib/svc volume, and drains on SIGTERM (give `docker stop` time: ops/deploy.md).
 
-# 1. build: install every dependency (native ones compile here if no prebuilt binary fits), compile to dist/,
+# 1. build: install every dependency (native ones compile here if no prebuilt binary fits), bundle to dist/,
 #    then drop the development dependencies.
 FROM node:20-bookworm-slim AS build
 RUN apt-get update \
   && apt-get install -y --no-install-recommends python3 make g++ \
   && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
-COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY package.json package-lock.json tsconfig.json ./
 COPY schema schema
 COPY bus bus
 COPY actors actors

@@ -15,7 +15,7 @@
  *
  * Every credential in it is a fake made for this run. Documents and secrets are stored sealed under a
  * throwaway key of 32 bytes of 0x01, written beside the records (`keyring.json`) so a replay opens them.
- * Outside the build (tsconfig.build.json): it drives the test harness.
+ * Outside the build (nothing in scripts/svc.ts reaches it): it drives the test harness.
  */
 import Database from 'better-sqlite3';
 import { createHmac } from 'node:crypto';

@@ -41,17 +41,19 @@ const formatOf = (timeZone: string): Intl.DateTimeFormat =>
     minute: 'numeric',
     second: 'numeric',
   });
-const utc = formatOf('UTC');
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
-/** One formatter per zone (building one costs more than a model round); UTC for an unknown zone. */
+/**
+ * One formatter per zone (building one costs more than a model round), built at first use rather than
+ * at every node's start; UTC for an unknown zone.
+ */
 function formatterOf(timeZone: string): Intl.DateTimeFormat {
   let formatter = formatters.get(timeZone);
   if (formatter === undefined) {
     try {
       formatter = formatOf(timeZone);
     } catch {
-      formatter = utc;
+      formatter = formatterOf('UTC');
     }
     formatters.set(timeZone, formatter);
   }

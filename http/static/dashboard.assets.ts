@@ -38,9 +38,9 @@ const types: Readonly<Record<string, string>> = {
 /** `main-4F2KQX7D.js`: esbuild's `[name]-[hash]` entry names. */
 const hashed = /-[A-Z0-9]{8}\.[a-z0-9]+$/;
 
-/** Where the build lands, seen from `dist/http/static/` (a built node) or `http/static/` (tests from source). */
+/** Where the build lands, seen from the bundle in `dist/scripts/` (a built node) or `http/static/` (tests from source). */
 function defaultDir(): string | null {
-  for (const rel of ['../../dashboard/', '../../dist/dashboard/']) {
+  for (const rel of ['../dashboard/', '../../dist/dashboard/']) {
     const dir = fileURLToPath(new URL(rel, import.meta.url));
     if (existsSync(join(dir, 'index.html'))) return dir;
   }
