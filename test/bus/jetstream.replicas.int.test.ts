@@ -125,7 +125,7 @@ t.test('on a 3-server cluster', async (t) => {
     t.type(refused, EngineUnavailableError);
     t.match(
       (refused as Error).message,
-      /providers\.queue\.replicas is 5, but the NATS cluster "svc-test-\d+" at .* has 3 servers: every copy needs its own server/,
+      /providers\.queue\.replicas is 5, but the NATS cluster "svc-test-\d+-\d+" at .* has 3 servers: every copy needs its own server/,
     );
   });
 
