@@ -36,12 +36,13 @@ npx eslint .
 echo "check: unused exports (knip)"
 npx knip --include exports,types
 
-# tap builds its plugin set at install; .taprc swaps its TypeScript plugin for tsx, and a rebuild during a
-# run reaches only the next run's test processes, so build it first.
+# tap builds its plugin set at install; .taprc swaps its TypeScript plugin for tsx and drops unused ones,
+# and a rebuild during a run reaches only the next run's test processes, so build it first.
 npx tap build >/dev/null
 
 mkdir -p .tap
 status=0
-npx tap --reporter=tap "$@" | tee .tap/last.tap || status=$?
+# Each test file bundled and run by plain node, TAP nested as tap's runner does (scripts/test-run.mjs).
+node scripts/test-run.mjs "$@" | tee .tap/last.tap || status=$?
 node scripts/tap-count.mjs < .tap/last.tap || status=1
 exit $status
