@@ -99,7 +99,11 @@ function runFile(file) {
         ms: performance.now() - started,
         tap: Buffer.concat(out).toString(),
         stderr: Buffer.concat(err).toString(),
-        why: timedOut ? `timed out after ${timeoutMs / 1000} s` : signal ? `killed by ${signal}` : `exit ${code}`,
+        why: timedOut
+          ? `timed out after ${timeoutMs / 1000} s`
+          : signal
+            ? `killed by ${signal}`
+            : `exit ${code}`,
       });
     });
   });
