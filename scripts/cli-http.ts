@@ -37,6 +37,8 @@ export async function requestNode(
   }
 }
 
+const answerPatienceMs = 300_000;
+
 /** Statuses whose answer has no body (a `Response` refuses one). */
 const bodiless = new Set([204, 205, 304]);
 
@@ -67,6 +69,8 @@ function send(
       const stream = bodiless.has(status) ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>);
       resolve(new Response(stream, { status, statusText: res.statusMessage ?? '', headers: answerHeaders }));
     });
+    // As fetch did: a node silent for 5 minutes (no head, or a stalled body) is given up on.
+    req.setTimeout(answerPatienceMs, () => req.destroy(new Error('no answer in 300 s')));
     req.once('error', reject);
     req.end(body);
   });
