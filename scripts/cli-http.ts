@@ -65,8 +65,9 @@ function send(
         reject(new Error(`unexpected HTTP status ${status}`));
         return;
       }
+      let stream: ReadableStream<Uint8Array> | null = null;
       if (bodiless.has(status)) res.resume();
-      const stream = bodiless.has(status) ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>);
+      else stream = Readable.toWeb(res) as ReadableStream<Uint8Array>;
       resolve(new Response(stream, { status, statusText: res.statusMessage ?? '', headers: answerHeaders }));
     });
     // As fetch did: a node silent for 5 minutes (no head, or a stalled body) is given up on.
