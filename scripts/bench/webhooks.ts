@@ -182,7 +182,7 @@ local started, threads = 0, {}
 function setup(thread) started = started + 1; thread:set("tid", started); table.insert(threads, thread) end
 function init(args)
   -- wrk calls the first thread's request() once before any connection, to count pipelined requests.
-  reqs, sent, accepted, duplicate, other = {}, tid == 1 and -1 or 0, 0, 0, 0
+  reqs, sent, accepted, duplicate, other, finished = {}, tid == 1 and -1 or 0, 0, 0, 0, false
   local k = 0
   for line in io.lines(DATA) do
     if k % THREADS == tid - 1 then
@@ -202,12 +202,16 @@ function response(status, headers, body)
   if body:find('"accepted":', 1, true) then
     if body:find('"duplicate":true', 1, true) then duplicate = duplicate + 1 else accepted = accepted + 1 end
   elseif status ~= 200 then other = other + 1 end
-  if accepted + duplicate + other == #reqs then io.write("DONE\\n"); io.flush(); wrk.thread:stop() end
+  if not finished and accepted + duplicate + other >= #reqs then
+    finished = true; io.write("DONE\\n"); io.flush(); wrk.thread:stop()
+  end
 end
 function done(summary, latency, requests)
   local a, d, o = 0, 0, 0
   for _, t in ipairs(threads) do a = a + t:get("accepted"); d = d + t:get("duplicate"); o = o + t:get("other") end
+  local e = summary.errors
   io.write(string.format("RESULT %d %d %d %.6f %.3f %.3f\\n", a, d, o, summary.duration / 1e6, latency:percentile(50) / 1000, latency:percentile(99) / 1000))
+  io.write(string.format("ERRORS connect=%d read=%d write=%d status=%d timeout=%d\\n", e.connect, e.read, e.write, e.status, e.timeout))
 end
 `;
 
@@ -219,13 +223,18 @@ async function sendWithWrk(node: ServedNode, order: number[]): Promise<Load> {
   writeFileSync(script, wrkScript(dataFile, wrkThreads));
   // A long duration and timeout: the script stops once every answer is in, and answers may wait up to 2 s
   // while routing catches up (backlog.ts).
-  const args = ['-t', String(wrkThreads), '-c', String(connections), '-d', process.env.BENCH_WRK_DURATION ?? '600s', '--timeout', '30s', '-s', script, `${node.url}/health`]; // prettier-ignore
+  // A node slower than 100 deliveries/s is broken: past that, wrk stops and the bench says why.
+  const ceiling = process.env.BENCH_WRK_DURATION ?? `${Math.max(120, Math.ceil(order.length / 100))}s`;
+  const args = ['-t', String(wrkThreads), '-c', String(connections), '-d', ceiling, '--timeout', '30s', '-s', script, `${node.url}/health`]; // prettier-ignore
+  const spawned = performance.now();
   const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
+  let allDoneAt: number | undefined;
   let stopping: NodeJS.Timeout | undefined;
   child.stdout.on('data', (chunk: Buffer) => {
     out += chunk.toString();
     if (stopping !== undefined || (out.match(/^DONE$/gm) ?? []).length !== wrkThreads) return;
+    allDoneAt = performance.now();
     // wrk's handler only sets a flag: a SIGINT taken by a thread still ending, not by the main thread's
     // sleep, leaves wrk asleep for its whole duration (seen once in about ten runs). Sent until it exits.
     child.kill('SIGINT');
@@ -235,7 +244,14 @@ async function sendWithWrk(node: ServedNode, order: number[]): Promise<Load> {
   clearInterval(stopping);
   const match = /RESULT (\d+) (\d+) (\d+) ([\d.]+) ([\d.]+) ([\d.]+)/.exec(out);
   if (code !== 0 || !match) throw new Error(`wrk failed (exit ${code}):\n${out}`);
-  const [accepted, duplicates, other, seconds, p50Ms, p99Ms] = match.slice(1).map(Number) as [number, number, number, number, number, number]; // prettier-ignore
+  if (allDoneAt === undefined)
+    throw new Error(
+      `wrk reached its ${ceiling} ceiling before every answer was in (a lost answer?):\n${out}`,
+    );
+  const [accepted, duplicates, other, wrkSeconds, p50Ms, p99Ms] = match.slice(1).map(Number) as [number, number, number, number, number, number]; // prettier-ignore
+  // wrk's own clock starts after its scripts load, but runs on if it slept past the last answer: the
+  // bench's clock (spawn to the last answer, scripts' load included) bounds it.
+  const seconds = Math.min(wrkSeconds, (allDoneAt - spawned) / 1000);
   return { accepted, duplicates, other, seconds, p50Ms, p99Ms };
 }
 
