@@ -61,6 +61,9 @@ export {
   openRouter,
   drainRetiredNotify,
   type IntegrationActors,
+  readTrackerBSkillPages,
+  readWikiSkillPages,
+  type VendorSkillPage,
 } from './integration/index.js';
 export { startSecretsHost } from './secrets/index.js';
 export { startPagesHost } from './pages/index.js';
@@ -110,6 +113,8 @@ export {
   builtinAsServiceTool,
   serviceBuiltins,
   type PersonalMemory,
+  type SkillShelf,
+  skillTools,
   planInstances,
   resolveInstance,
   scrub,
@@ -186,3 +191,12 @@ export {
   startSandboxSupervisor,
 } from './sandbox/index.js';
 export { startTransports } from './notify/index.js';
+export {
+  createSkillShelf,
+  htmlToText,
+  startSkillsSync,
+  type SkillPage,
+  type SkillPlace,
+  type SkillReader,
+  type SkillsSync,
+} from './skills/index.js';

@@ -60,6 +60,8 @@ export const Buckets = {
    * once the work log is trimmed (ops/work-tracker.md "Retention"). Each key is written once.
    */
   WorkSnapshots: 'svc_work_snapshots',
+  /** Tool skills as last synced: one key per source (`native`, `wiki`, `tracker-b`), its whole set. */
+  ToolSkills: 'svc_tool_skills',
 } as const;
 
 /** Claims only need to outlive any firing a scheduler could still consider (catchup looks back at most 2 h). */

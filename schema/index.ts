@@ -358,3 +358,15 @@ export {
   type PageChangeInput,
 } from './pages/index.js';
 export { noopTracer, type SpanStart, type Tracer, type TraceSpan } from './tracing.js';
+export {
+  SKILL_CONTENT_MAX,
+  SKILL_DESCRIPTION_MAX,
+  SKILL_LIST_TOOL,
+  SKILL_NAME_MAX,
+  SKILL_READ_TOOL,
+  SKILLS_PER_SOURCE,
+  SkillSet,
+  SkillSource,
+  ToolSkill,
+} from './skills.js';
+export { closestName } from './did-you-mean.js';

@@ -92,6 +92,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       providers,
       auth,
       knowledge,
+      skills,
       operator,
       toolServers,
       schedules,
@@ -284,6 +285,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         await integrations.stop();
         await work?.stop();
         await readModels.stop();
+        await skills.stop();
         await knowledge?.stop();
         await events.stop();
         checkpoints?.close();

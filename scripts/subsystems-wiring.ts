@@ -33,6 +33,7 @@ import { createReadModels } from './readmodels-wiring.js';
 import { startFleet } from './fleet-wiring.js';
 import { startWork } from './work-wiring.js';
 import { activeChart, startKnowledge } from './pages-wiring.js';
+import { startSkills } from './skills-wiring.js';
 import { operatorSurface } from './operator-wiring.js';
 
 /** Starts step 3 in order and returns every part the later steps, the routes and the drain use. */
@@ -73,6 +74,16 @@ export async function startSubsystems(opts: {
     chart: () => chart(),
     resolve: secrets.resolve,
   });
+  // Tool skills (ops/skills.md): synced once the configuration runs; the builtins read the bucket.
+  let activeEpoch = (): number => 0;
+  const skills = await startSkills({
+    bus,
+    logger,
+    chart: () => chart(),
+    pages: () => knowledge?.service ?? null,
+    resolve: secrets.resolve,
+    epoch: () => activeEpoch(),
+  });
   // The seats' personal memory: written by `memory_remember`, read by `memory_recall` and the memory view.
   const memory = createMemoryStore({ kv: catalogue.memory });
   // Per-seat tool servers run where their seat runs: bound to the seats runtime below.
@@ -86,6 +97,7 @@ export async function startSubsystems(opts: {
     runsSeat: (handle) => holdsSeat(handle),
     ...(config.tracker.backend === 'native' ? { work: () => workAccess } : {}),
     serviceTools,
+    skills: skills.shelf,
   });
   opts.toolServersStarted(toolServers);
   const schedules = await startSchedules({ bus, coord: catalogue.coord, nodeId: config.node.id, logger });
@@ -156,6 +168,7 @@ export async function startSubsystems(opts: {
   };
   await configuration.applyActive();
   chart = activeChart(configuration, secrets);
+  activeEpoch = () => configuration.view.state.active?.epoch ?? 0;
   // Integration records (arrivals, passes): read by `/integrations`, the setup routes and the actors.
   // The node's projection checkpoints: one store for every projection it runs, closed at the drain's end.
   const checkpoints = config.stream.store_dir ? openCheckpoints(config.stream.store_dir) : undefined;
@@ -211,6 +224,7 @@ export async function startSubsystems(opts: {
     providers,
     auth,
     knowledge,
+    skills,
     operator,
     toolServers,
     schedules,

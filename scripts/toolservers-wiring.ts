@@ -20,6 +20,8 @@ import {
   type WorkAccess,
   sandboxTools,
   seatSandbox,
+  skillTools,
+  type SkillShelf,
   serviceBuiltins,
   toolServersApplier,
   type LearningGate,
@@ -73,6 +75,8 @@ export interface ToolServersOptions {
   readonly work?: () => WorkAccess | null;
   /** The company's own services' tools (knowledge base, work tracker) a seat calls as itself. */
   readonly serviceTools?: readonly ServiceTool[];
+  /** The tool skills `skill_list` and `skill_read` read (absent: not offered). */
+  readonly skills?: SkillShelf;
 }
 
 const unavailable = (what: string) => (): Promise<never> =>
@@ -122,6 +126,7 @@ export function startToolServers(opts: ToolServersOptions): ToolServers {
     }),
     ...(opts.work ? workTools({ work: opts.work }) : []),
     ...sandboxTools({ desk: sandbox }),
+    ...(opts.skills ? skillTools({ shelf: opts.skills }) : []),
     ...serviceBuiltins(opts.serviceTools ?? []),
   ];
   const router = createToolRouter({ builtins, servers: manager, logger });

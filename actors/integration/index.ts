@@ -7,3 +7,9 @@ export { openRouter } from './router.js';
 export { drainRetiredNotify } from './retired-notify.js';
 export { routeNotification } from './routing.js';
 export { convertManifest } from './vendors/codehost-a.client.js';
+export {
+  readTrackerBSkillPages,
+  readWikiSkillPages,
+  VendorError,
+  type VendorSkillPage,
+} from './vendors/index.js';

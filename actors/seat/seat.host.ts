@@ -110,7 +110,12 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
         if (result.picked) turns.set(turn.turn_id, { ...started, picked: result.picked });
         drafts.set(
           turn.turn_id,
-          noteOutcome(drafts.get(turn.turn_id) ?? draftOf(turn.wake), result.outcome, result.tools),
+          noteOutcome(
+            drafts.get(turn.turn_id) ?? draftOf(turn.wake),
+            result.outcome,
+            result.tools,
+            result.skills,
+          ),
         );
       }
       if (!stopping)

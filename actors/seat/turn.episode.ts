@@ -20,6 +20,8 @@ export interface EpisodeDraft {
   /** The latest execute account. */
   readonly account: string | null;
   readonly tools: readonly string[];
+  /** Tool skills read, first read first, each once. */
+  readonly skills: readonly string[];
   readonly verdicts: ReadonlyArray<'done' | 'self_iterate'>;
 }
 
@@ -37,16 +39,22 @@ export const draftOf = (wake: Wake): EpisodeDraft => ({
   plan: null,
   account: null,
   tools: [],
+  skills: [],
   verdicts: [],
 });
 
-/** The draft after a phase completed with `outcome`, having called `tools` in order. */
+/** The draft after a phase completed with `outcome`, having called `tools` and read `skills` in order. */
 export function noteOutcome(
   draft: EpisodeDraft,
   outcome: PhaseOutcome,
   tools: readonly string[],
+  skills: readonly string[] = [],
 ): EpisodeDraft {
-  const next = { ...draft, tools: [...draft.tools, ...tools] };
+  const next = {
+    ...draft,
+    tools: [...draft.tools, ...tools],
+    skills: [...new Set([...draft.skills, ...skills])],
+  };
   if (outcome.phase === 'plan') return { ...next, decision: outcome.decision, plan: outcome.plan };
   if (outcome.phase === 'execute') return { ...next, account: outcome.response };
   return { ...next, verdicts: [...draft.verdicts, outcome.verdict] };
@@ -75,7 +83,7 @@ export function episodeOf(draft: EpisodeDraft, turn: TurnCompletedPayload): Epis
     task_summary: clip(firstLine.trim() || wake.kind, 200),
     plan_summary: clip(draft.plan, 500),
     tool_sequence: [...draft.tools],
-    skills_used: [],
+    skills_used: [...draft.skills],
     review_outcome,
     started_at: turn.started_at,
     ended_at: turn.ended_at,

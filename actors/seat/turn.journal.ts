@@ -121,6 +121,8 @@ export const JournalRecord = z.discriminatedUnion('kind', [
     tokens: z.number(),
     picked: z.array(z.string()).optional(),
     tools: z.array(z.string()),
+    /** Absent in records of releases before tool skills. */
+    skills: z.array(z.string()).optional(),
   }),
   z.object({
     kind: z.literal('phase_failed'),

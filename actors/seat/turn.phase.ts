@@ -13,7 +13,13 @@
  * (shutdown, lost lease, a stop_running pause) records nothing as failed: the next holder resumes the phase;
  * so does a provider chain unavailable until a known `retry_at` (PhaseDeferred): the turn waits for it.
  */
-import { noopTracer, type Payloads, type ToolEntry, type TraceSpan } from '../../schema/index.js';
+import {
+  noopTracer,
+  SKILL_READ_TOOL,
+  type Payloads,
+  type ToolEntry,
+  type TraceSpan,
+} from '../../schema/index.js';
 import { LlmUnavailableError, type LlmMessage } from './providers/index.js';
 import type { FailReason, PhaseName, PhaseOutcome, Turn } from './seat.machine.js';
 import { extendRounds, phaseRounds } from './seat.limits.js';
@@ -85,6 +91,8 @@ export interface PhaseResult {
   readonly picked?: readonly string[];
   /** The tools the phase called, in order (the turn's episode lists them). */
   readonly tools: readonly string[];
+  /** The tool skills it read (`skill_read` answered), in order: the episode's `skills_used`. */
+  readonly skills: readonly string[];
 }
 
 /** The tools a phase offers: none in review; the plan's picks in execute when it named known ones. */
@@ -137,8 +145,8 @@ async function phaseIn(
   const where = { phase, iteration: turn.iteration };
   // Finished or failed before the cut: its record stands, nothing runs or is published again.
   if (prior?.completed) {
-    const { outcome, tokens, picked, tools } = prior.completed;
-    return { outcome, tokens, tools, ...(picked ? { picked } : {}) };
+    const { outcome, tokens, picked, tools, skills } = prior.completed;
+    return { outcome, tokens, tools, skills: skills ?? [], ...(picked ? { picked } : {}) };
   }
   if (prior?.failed) throw new PhaseFailure(prior.failed.reason, prior.failed.error, prior.failed.tokens);
   const started = prior?.started ? new Date(prior.started.started_at) : deps.now();
@@ -355,6 +363,7 @@ async function phaseIn(
       delivered,
       tokens(),
       executions.map((e) => e.name),
+      skillsRead(executions),
     );
     const { picked: chosen, ...done } = result;
     await journal.write({
@@ -362,6 +371,7 @@ async function phaseIn(
       ...where,
       ...done,
       tools: [...done.tools],
+      skills: [...done.skills],
       ...(chosen ? { picked: [...chosen] } : {}),
     });
     return result;
@@ -381,6 +391,7 @@ function outcomeOf(
   delivered: boolean,
   tokens: number,
   called: string[],
+  skills: string[],
 ): PhaseResult {
   if (phase === 'plan') {
     const plan = parsePlan(text);
@@ -389,8 +400,20 @@ function outcomeOf(
       tokens,
       picked: plan.tools,
       tools: called,
+      skills,
     };
   }
-  if (phase === 'execute') return { outcome: { phase, response: text, delivered }, tokens, tools: called };
-  return { outcome: { phase, ...parseReview(text) }, tokens, tools: called };
+  if (phase === 'execute')
+    return { outcome: { phase, response: text, delivered }, tokens, tools: called, skills };
+  return { outcome: { phase, ...parseReview(text) }, tokens, tools: called, skills };
+}
+
+/** The skills `skill_read` answered in a phase (a refused read names no skill the seat used). */
+function skillsRead(executions: readonly ToolExecution[]): string[] {
+  return executions.flatMap((e) => {
+    if (e.name !== SKILL_READ_TOOL || e.error) return [];
+    const args = e.arguments;
+    const name = args !== null && typeof args === 'object' ? (args as Record<string, unknown>)['name'] : null;
+    return typeof name === 'string' && name.trim() !== '' ? [name.trim()] : [];
+  });
 }

@@ -13,6 +13,8 @@ export {
   type Need,
   type NeedsRecorder,
   type PersonalMemory,
+  type ShelvedSkill,
+  type SkillShelf,
   type ToolContext,
 } from './builtin/builtin.types.js';
 export { createLearningGate, type LearningGate } from './builtin/learning.gate.js';
@@ -22,3 +24,4 @@ export { orgTools } from './builtin/org.tool.js';
 export { workTools, type WorkAccess } from './builtin/work.tool.js';
 export { sandboxTools } from './builtin/sandbox.tool.js';
 export { builtinAsServiceTool, serviceBuiltins } from './builtin/service.tool.js';
+export { skillTools } from './builtin/skills.tool.js';

@@ -67,7 +67,9 @@ export const Company = z
     knowledge: Knowledge.optional().describe('Org-wide knowledge read scope.'),
     skill_variables: stringMap
       .optional()
-      .describe('Values skills may refer to by name (for example wiki_base_url).'),
+      .describe(
+        'Values a tool skill’s `{{name}}` placeholders take (for example wiki_base_url); ops/skills.md.',
+      ),
   })
   .meta({
     title: 'svc company document (Tier B)',

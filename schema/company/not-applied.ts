@@ -3,8 +3,8 @@
  * release does nothing with: each written one is a `not_applied` warning at its path on every write, dry run
  * and reload, never silent (ops/config.md "Settings without effect"). Refusing them would strand such
  * documents; the warning names what is missing instead. `notification_rate_limit` is applied (the router),
- * the `notification_coalesce_*` pair too (the seats' inbox batching), and `knowledge.wiki_spaces` belongs to
- * the knowledge base.
+ * the `notification_coalesce_*` pair too (the seats' inbox batching), `skill_variables` fill the tool skills'
+ * placeholders (ops/skills.md), and `knowledge.wiki_spaces` belongs to the knowledge base.
  */
 import type { Segment } from './problems.js';
 import { unbuiltTransports } from './transports.js';
@@ -23,11 +23,6 @@ const unbuilt: ReadonlyArray<{ key: string; written: (v: unknown) => boolean; me
     key: 'extensions',
     written: filled,
     message: 'not applied: this release registers no extensions, so no setting here is read; remove it',
-  },
-  {
-    key: 'skill_variables',
-    written: filled,
-    message: 'not applied: this release synthesises no skills, so no skill reads these values; remove it',
   },
 ];
 

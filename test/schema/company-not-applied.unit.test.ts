@@ -1,8 +1,9 @@
 /**
  * Settings this release accepts but does nothing with are never accepted silently (ops/config.md "Settings
  * without effect"): each written one is a `not_applied` warning at its path, on a write and on a reload; an
- * absent, empty or zero one is not, and `notification_rate_limit` (applied by the router) and the
- * `notification_coalesce_*` pair (the seats' inbox batching) never are.
+ * absent, empty or zero one is not, and `notification_rate_limit` (applied by the router), the
+ * `notification_coalesce_*` pair (the seats' inbox batching) and `skill_variables` (read with the tool
+ * skills) never are.
  */
 import t from 'tap';
 import { validateCompany } from '../../schema/index.js';
@@ -25,13 +26,13 @@ t.test(
     };
     const result = validateCompany({ name: 'Acme', ...doc }, { mode: 'write' });
     t.equal(result.valid, true);
-    t.same(notApplied(doc).sort(), ['extensions', 'notification_transports.pager', 'skill_variables']);
-    t.same(notApplied(doc, 'runnable').length, 3, 'a reload of a stored revision says so too');
+    t.same(notApplied(doc).sort(), ['extensions', 'notification_transports.pager']);
+    t.same(notApplied(doc, 'runnable').length, 2, 'a reload of a stored revision says so too');
     const line = validateCompany(
-      { name: 'Acme', skill_variables: { a: 'b' } },
-      { mode: 'write', yamlText: 'name: Acme\nskill_variables:\n  a: b\n' },
+      { name: 'Acme', extensions: { a: {} } },
+      { mode: 'write', yamlText: 'name: Acme\nextensions:\n  a: {}\n' },
     ).warnings[0];
-    t.match(line, { kind: 'not_applied', path: 'skill_variables', line: 2, message: /not applied/ });
+    t.match(line, { kind: 'not_applied', path: 'extensions', line: 2, message: /not applied/ });
   },
 );
 

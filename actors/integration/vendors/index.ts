@@ -5,3 +5,4 @@ export type { VendorPass } from './pass-context.js';
 export { sitePass } from './site.pass.js';
 export { trackerBPass } from './tracker-b.pass.js';
 export { VendorError } from './vendor-http.js';
+export { readTrackerBSkillPages, readWikiSkillPages, type VendorSkillPage } from './skills.read.js';

@@ -119,3 +119,25 @@ export interface NeedsRecorder {
 export interface EventSink {
   publish(event: EventRecord): Promise<void>;
 }
+
+/** A tool skill as a seat reads it, with where it came from. */
+export interface ShelvedSkill {
+  readonly name: string;
+  readonly description: string;
+  readonly content: string;
+  readonly truncated: boolean;
+  /** `native`, `wiki` or `tracker-b`. */
+  readonly source: string;
+  readonly url: string | null;
+}
+
+/** The tool skills the company keeps (actors/skills): what `skill_list` and `skill_read` read. */
+export interface SkillShelf {
+  /**
+   * Every skill of the sources configured now, by name, its `{{name}}` placeholders replaced by the
+   * company's `skill_variables`; empty when no source is configured.
+   */
+  list(): Promise<ShelvedSkill[]>;
+  /** Where skills are kept now (`wiki space TS`, ...), for the answer when there are none. */
+  places(): string[];
+}

@@ -1,0 +1,47 @@
+/**
+ * The skills a seat reads: the sets of the sources configured now, read from the bucket on each call
+ * (a few small reads per `skill_list`), merged by name (native first, then wiki, then tracker-b), with the
+ * company's `skill_variables` put in place of their `{{name}}` placeholders.
+ */
+import type { Kv } from '../../bus/index.js';
+import type { SkillSource } from '../../schema/index.js';
+import type { ShelvedSkill, SkillShelf } from '../toolservers/index.js';
+import { readSkillSet } from './skills.sync.js';
+import { withVariables } from './skills.text.js';
+
+export interface SkillPlace {
+  readonly source: SkillSource;
+  /** How the answer names it: `wiki space TS`. */
+  readonly label: string;
+}
+
+export function createSkillShelf(opts: {
+  readonly kv: Kv;
+  /** The sources configured now, in the order a name is taken. */
+  places(): readonly SkillPlace[];
+  variables(): Readonly<Record<string, string>>;
+}): SkillShelf {
+  return {
+    places: () => opts.places().map((p) => p.label),
+    async list() {
+      const sets = await Promise.all(opts.places().map((p) => readSkillSet(opts.kv, p.source)));
+      const variables = opts.variables();
+      const byName = new Map<string, ShelvedSkill>();
+      for (const set of sets) {
+        for (const skill of set?.skills ?? []) {
+          const key = skill.name.toLowerCase();
+          if (byName.has(key)) continue;
+          byName.set(key, {
+            name: skill.name,
+            description: withVariables(skill.description, variables),
+            content: withVariables(skill.content, variables),
+            truncated: skill.truncated,
+            source: set?.source ?? 'native',
+            url: skill.url,
+          });
+        }
+      }
+      return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+    },
+  };
+}
