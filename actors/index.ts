@@ -194,7 +194,10 @@ export { startTransports } from './notify/index.js';
 export {
   createSkillShelf,
   htmlToText,
+  readSkillSet,
+  skillSet,
   startSkillsSync,
+  withVariables,
   type SkillPage,
   type SkillPlace,
   type SkillReader,

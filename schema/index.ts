@@ -365,6 +365,8 @@ export {
   SKILL_NAME_MAX,
   SKILL_READ_TOOL,
   SKILLS_PER_SOURCE,
+  skillHeading,
+  skillOfAnswer,
   SkillSet,
   SkillSource,
   ToolSkill,

@@ -19,6 +19,17 @@ export const SKILL_DESCRIPTION_MAX = 200;
 export const SKILL_READ_TOOL = 'skill_read';
 export const SKILL_LIST_TOOL = 'skill_list';
 
+/** A `skill_read` answer opens with the skill's name as a heading: how the episode learns the exact name. */
+export const skillHeading = (name: string): string => `# ${name}\n`;
+
+/** The skill a `skill_read` answer is about, or null for a refusal. */
+export function skillOfAnswer(text: string): string | null {
+  if (!text.startsWith('# ')) return null;
+  const end = text.indexOf('\n');
+  const name = (end === -1 ? text.slice(2) : text.slice(2, end)).trim();
+  return name === '' ? null : name;
+}
+
 export const ToolSkill = z.object({
   name: z.string().min(1).max(SKILL_NAME_MAX),
   /** The content's first line of prose: what the seat sees in its list. */

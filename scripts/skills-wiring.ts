@@ -65,6 +65,8 @@ export async function startSkills(opts: {
   /** The epoch of the active revision: a new one (another document) brings a full sync. */
   readonly epoch: () => number;
   readonly env?: NodeJS.ProcessEnv;
+  /** How long after a webhook about the skills space the vendors are read (default 2 s). */
+  readonly nudgeDelayMs?: number;
 }): Promise<Skills> {
   const logger = opts.logger.child({ component: 'skills' });
   const kv = await opts.bus.kv({ name: Buckets.ToolSkills, history: 2 });
@@ -114,7 +116,12 @@ export async function startSkills(opts: {
     return list;
   };
 
-  const sync = startSkillsSync({ kv, logger, readers });
+  const sync = startSkillsSync({
+    kv,
+    logger,
+    readers,
+    ...(opts.nudgeDelayMs !== undefined ? { nudgeDelayMs: opts.nudgeDelayMs } : {}),
+  });
   const places = (): SkillPlace[] =>
     readers().map((r) => ({
       source: r.source,

@@ -10,6 +10,5 @@ export { convertManifest } from './vendors/codehost-a.client.js';
 export {
   readTrackerBSkillPages,
   readWikiSkillPages,
-  VendorError,
   type VendorSkillPage,
 } from './vendors/index.js';

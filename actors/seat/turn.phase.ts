@@ -16,6 +16,7 @@
 import {
   noopTracer,
   SKILL_READ_TOOL,
+  skillOfAnswer,
   type Payloads,
   type ToolEntry,
   type TraceSpan,
@@ -408,12 +409,11 @@ function outcomeOf(
   return { outcome: { phase, ...parseReview(text) }, tokens, tools: called, skills };
 }
 
-/** The skills `skill_read` answered in a phase (a refused read names no skill the seat used). */
+/** The skills `skill_read` answered in a phase, by their exact names (a refused read names none). */
 function skillsRead(executions: readonly ToolExecution[]): string[] {
   return executions.flatMap((e) => {
     if (e.name !== SKILL_READ_TOOL || e.error) return [];
-    const args = e.arguments;
-    const name = args !== null && typeof args === 'object' ? (args as Record<string, unknown>)['name'] : null;
-    return typeof name === 'string' && name.trim() !== '' ? [name.trim()] : [];
+    const name = skillOfAnswer(e.result ?? '');
+    return name === null ? [] : [name];
   });
 }

@@ -1,4 +1,4 @@
 /** Tool skills: synced from a wiki space, a tracker-b project or the native knowledge base (ops/skills.md). */
 export { createSkillShelf, type SkillPlace } from './skills.shelf.js';
 export { readSkillSet, startSkillsSync, type SkillReader, type SkillsSync } from './skills.sync.js';
-export { htmlToText, skillSet, type SkillPage } from './skills.text.js';
+export { htmlToText, skillSet, withVariables, type SkillPage } from './skills.text.js';

@@ -35,6 +35,8 @@ export interface SkillsSync {
   nudge(): void;
   /** Syncs every source now (vendors included) and resolves once done; a failure is logged, not thrown. */
   syncNow(): Promise<void>;
+  /** What the vendor timer runs: as syncNow, but a vendor a peer read within the interval is left. */
+  syncDue(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -133,6 +135,7 @@ export function startSkillsSync(opts: SkillsSyncOptions): SkillsSync {
       nudgeTimer.unref();
     },
     syncNow: () => sync('all', true),
+    syncDue: () => sync('all', false),
     async stop() {
       stopped = true;
       clearInterval(nativeTimer);

@@ -132,7 +132,7 @@ export function htmlToText(html: string): string {
     .replace(/<h([1-6])\b[^>]*>/gi, (_, level: string) => `\n${'#'.repeat(Number(level))} `)
     .replace(/<li\b[^>]*>/gi, '\n- ')
     .replace(/<br\s*\/?>/gi, '\n')
-    .replace(/<\/(p|div|h[1-6]|li|ul|ol|tr|table|pre|blockquote)>/gi, '\n')
+    .replace(/<\/(p|div|h[1-6]|ul|ol|tr|table|pre|blockquote)>/gi, '\n')
     .replace(/<[^>]*>/g, '');
   return decodeEntities(text)
     .replace(/\u0000(\d+)\u0000/g, (_, i: string) => `\n\`\`\`\n${blocks[Number(i)] ?? ''}\n\`\`\`\n`)

@@ -4,7 +4,7 @@
  * the skills it read become its episode's `skills_used`.
  */
 import { z } from 'zod';
-import { closestName, SKILL_LIST_TOOL, SKILL_READ_TOOL } from '../../../schema/index.js';
+import { closestName, skillHeading, SKILL_LIST_TOOL, SKILL_READ_TOOL } from '../../../schema/index.js';
 import { defineBuiltin, textResult } from './builtin.define.js';
 import type { BuiltinTool, ShelvedSkill, SkillShelf } from './builtin.types.js';
 
@@ -83,7 +83,7 @@ export function skillTools(deps: { readonly shelf: SkillShelf }): BuiltinTool[] 
       }
       const from = `(${skill.source}${skill.url ? `: ${skill.url}` : ''})`;
       const cut = skill.truncated ? '\n\n[The page is longer: this is its beginning. Open it at its source for the rest.]' : ''; // prettier-ignore
-      return textResult(`# ${skill.name}\n${from}\n\n${skill.content}${cut}`);
+      return textResult(`${skillHeading(skill.name)}${from}\n\n${skill.content}${cut}`);
     },
   });
   return [list, read];

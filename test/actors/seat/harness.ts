@@ -14,6 +14,7 @@ import {
   type MemoryStore,
   type ProviderRegistry,
   type SeatsRuntime,
+  type SkillShelf,
 } from '../../../actors/index.js';
 import {
   ensureCatalogue,
@@ -117,6 +118,8 @@ export async function startCompany(
     logs?: Captured;
     /** Live-view pacing of the seats (default the node's, 50 ms); 0 sends every change. */
     progressEveryMs?: number;
+    /** The tool skills `skill_list` / `skill_read` read (absent: not offered). */
+    skills?: SkillShelf;
   },
 ): Promise<Harness> {
   const logger = opts.logs?.logger ?? pino({ level: process.env['TEST_LOG'] ? 'debug' : 'silent' });
@@ -138,7 +141,13 @@ export async function startCompany(
     ...(clock ? { now: () => clock().getTime() } : {}),
   });
   const memory = createMemoryStore({ kv: catalogue.memory });
-  const tools = startToolServers({ bus, nodeId: 'node-0', logger, memory });
+  const tools = startToolServers({
+    bus,
+    nodeId: 'node-0',
+    logger,
+    memory,
+    ...(opts.skills ? { skills: opts.skills } : {}),
+  });
   const runtime = startSeatsRuntime({
     bus,
     coord: catalogue.coord,
