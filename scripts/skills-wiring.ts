@@ -75,7 +75,8 @@ export async function startSkills(opts: {
   // What webhook deliveries name a tracker-b project by: its id, learnt on the last read.
   let trackerBProjectId: string | null = null;
 
-  const readers = (): SkillReader[] => {
+  const readers = (): SkillReader[] | null => {
+    if (opts.chart() === null) return null;
     const list: SkillReader[] = [];
     const pages = opts.pages();
     if (space !== null && pages !== null) {
@@ -123,7 +124,7 @@ export async function startSkills(opts: {
     ...(opts.nudgeDelayMs !== undefined ? { nudgeDelayMs: opts.nudgeDelayMs } : {}),
   });
   const places = (): SkillPlace[] =>
-    readers().map((r) => ({
+    (readers() ?? []).map((r) => ({
       source: r.source,
       label:
         r.source === 'native'

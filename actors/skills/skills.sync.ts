@@ -21,8 +21,8 @@ export interface SkillReader {
 export interface SkillsSyncOptions {
   readonly kv: Kv;
   readonly logger: Logger;
-  /** The sources configured now (re-read on every sync). */
-  readers(): readonly SkillReader[];
+  /** The sources configured now (re-read on every sync); null while that is unknown (no document yet). */
+  readers(): readonly SkillReader[] | null;
   readonly nativeEveryMs?: number;
   readonly vendorEveryMs?: number;
   /** How long after a nudge the vendors are read (nudges in between share the read). */
@@ -99,6 +99,8 @@ export function startSkillsSync(opts: SkillsSyncOptions): SkillsSync {
     running = running.then(async () => {
       if (stopped) return;
       const readers = opts.readers();
+      // Unknown is not "none": no set is read or removed until the document is.
+      if (readers === null) return;
       const configured = new Set(readers.map((r) => r.source));
       for (const reader of readers) {
         const isNative = reader.source === 'native';

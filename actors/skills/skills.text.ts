@@ -58,6 +58,11 @@ export function skillOf(page: SkillPage): ToolSkill | null {
 }
 
 const nameKey = (name: string): string => name.toLowerCase();
+/** An instant as milliseconds (vendors write offsets, not always `Z`); unknown ones sort oldest. */
+const msOf = (at: string | null): number => {
+  const ms = at === null ? NaN : Date.parse(at);
+  return Number.isNaN(ms) ? 0 : ms;
+};
 
 /**
  * A source's set: newest first, one skill per name (case aside; the newest page keeps it), at most
@@ -67,7 +72,7 @@ export function skillSet(source: SkillSource, key: string, pages: readonly Skill
   const newestFirst = pages
     .map(skillOf)
     .filter((s): s is ToolSkill => s !== null)
-    .sort((a, b) => (b.updated_at ?? '').localeCompare(a.updated_at ?? '') || a.name.localeCompare(b.name));
+    .sort((a, b) => msOf(b.updated_at) - msOf(a.updated_at) || a.name.localeCompare(b.name));
   const seen = new Set<string>();
   const skills: ToolSkill[] = [];
   let leftOut = 0;

@@ -42,12 +42,15 @@ const matches = (skill: ShelvedSkill, words: string[]): boolean => {
 
 export function skillTools(deps: { readonly shelf: SkillShelf }): BuiltinTool[] {
   const { shelf } = deps;
+  // Offered only where skills are kept: a tool that can only say "none" costs every turn its description.
+  const offered = (): boolean => shelf.places().length > 0;
   const list = defineBuiltin({
     name: SKILL_LIST_TOOL,
     description:
       'List the tool skills your company keeps: how-to pages for the tools you use, each with its name and first line. Read one with skill_read before using a tool it covers.',
     annotations: { title: 'List tool skills', ...readOnly },
     delivers: null,
+    offered,
     args: ListArgs,
     async run(_ctx, args) {
       const skills = await shelf.list();
@@ -65,6 +68,7 @@ export function skillTools(deps: { readonly shelf: SkillShelf }): BuiltinTool[] 
     description: 'Read one tool skill in full by its name (from skill_list).',
     annotations: { title: 'Read a tool skill', ...readOnly },
     delivers: null,
+    offered,
     args: ReadArgs,
     async run(_ctx, args) {
       const skills = await shelf.list();

@@ -1,7 +1,8 @@
 /**
  * The skills sync on a real bus (memory engine): each configured source's set is kept under its own key
  * of `svc_tool_skills`; the native set is written only when it changed; a source that fails keeps its
- * last set and is logged once per reason; a source no longer configured loses its set; a vendor a peer
+ * last set and is logged once per reason; a source no longer configured loses its set (not while the
+ * configuration is unknown); a vendor a peer
  * read within the interval is not read again by the periodic sync, but is by a forced one.
  */
 import t, { type Test } from 'tap';
@@ -35,7 +36,7 @@ async function setup(t: Test) {
   const kv = await bus.kv({ name: Buckets.ToolSkills, history: 2 });
   let clock = Date.parse('2026-12-02T12:00:00Z');
   const log = capture();
-  let readers: SkillReader[] = [];
+  let readers: SkillReader[] | null = [];
   const sync = startSkillsSync({
     kv,
     logger: log.logger,
@@ -48,11 +49,10 @@ async function setup(t: Test) {
     kv,
     sync,
     log,
-    set: (next: SkillReader[]) => void (readers = next),
+    set: (next: SkillReader[] | null) => void (readers = next),
     advance: (ms: number) => void (clock += ms),
   };
 }
-
 
 t.test('each source is kept under its own key; an unchanged native set is not written again', async (t) => {
   const { kv, sync, set } = await setup(t);
@@ -97,6 +97,15 @@ t.test('a failing source keeps its last set and is logged once per reason', asyn
   const failures = log.lines.filter((l) => l['event'] === 'skills_sync_failed');
   t.equal(failures.length, 1, 'one line for two failures of one reason');
   t.match(failures[0], { source: 'wiki', key: 'TS', reason: /credential was refused/ });
+});
+
+t.test('while the configuration is unknown nothing is read or removed', async (t) => {
+  const { kv, sync, set } = await setup(t);
+  set([{ source: 'wiki', key: 'TS', read: () => Promise.resolve([page('w1', 'Query logs')]) }]);
+  await sync.syncNow();
+  set(null);
+  await sync.syncNow();
+  t.not(await readSkillSet(kv, 'wiki'), null);
 });
 
 t.test('a source no longer configured loses its set', async (t) => {

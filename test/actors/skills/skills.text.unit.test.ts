@@ -71,6 +71,19 @@ t.test(
   },
 );
 
+t.test('newer is by instant, not by how the vendor wrote it', async (t) => {
+  const set = skillSet(
+    'wiki',
+    'TS',
+    [
+      page('east', 'Oncall', 'written 23:00Z', '2026-06-01T01:00:00+02:00'),
+      page('west', 'Oncall', 'written 23:30Z', '2026-05-31T23:30:00Z'),
+    ],
+    now,
+  );
+  t.equal(set.skills[0]?.source_id, 'west');
+});
+
 t.test('at most SKILLS_PER_SOURCE skills, the newest kept, sorted by name', async (t) => {
   const pages = Array.from({ length: SKILLS_PER_SOURCE + 5 }, (_, i) =>
     page(
