@@ -50,6 +50,8 @@ async function openNode(url: string, replicas: number, logger?: Logger): Promise
   await bus.kv({ name: Buckets.Backups, history: 1 });
   // Opened by the work projection (projections/work/work.snapshots.ts) with this spec.
   await bus.kv({ name: Buckets.WorkSnapshots, history: 1 });
+  // Opened by the tool skills (scripts/skills-wiring.ts) with this spec.
+  await bus.kv({ name: Buckets.ToolSkills, history: 2 });
   return bus;
 }
 
