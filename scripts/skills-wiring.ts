@@ -61,6 +61,8 @@ export async function startSkills(opts: {
   readonly chart: ActiveChart;
   /** The native knowledge base when this node runs it. */
   readonly pages: () => PagesService | null;
+  /** Calls `listener` after every change of the native knowledge base; returns the unsubscribe. */
+  readonly onPagesChange?: (listener: () => void) => () => void;
   readonly resolve: Resolver;
   /** The epoch of the active revision: a new one (another document) brings a full sync. */
   readonly epoch: () => number;
@@ -149,6 +151,7 @@ export async function startSkills(opts: {
       // Not a notification this build reads: no nudge; the periodic read still comes.
     }
   });
+  const unfollowPages = opts.onPagesChange?.(() => sync.nudgeNative()) ?? (() => undefined);
   let syncedEpoch = -1;
   const followDocument = setInterval(() => {
     const epoch = opts.epoch();
@@ -162,6 +165,7 @@ export async function startSkills(opts: {
     sync,
     async stop() {
       clearInterval(followDocument);
+      unfollowPages();
       await nudges.stop();
       await sync.stop();
     },

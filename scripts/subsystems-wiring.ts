@@ -81,6 +81,9 @@ export async function startSubsystems(opts: {
     logger,
     chart: () => chart(),
     pages: () => knowledge?.service ?? null,
+    ...(knowledge
+      ? { onPagesChange: (listener: () => void) => knowledge.projection.onChange(listener) }
+      : {}),
     resolve: secrets.resolve,
     epoch: () => activeEpoch(),
   });

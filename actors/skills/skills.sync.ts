@@ -1,7 +1,8 @@
 /**
  * The skills sync: reads each tool-skills source this node can read and keeps its set in the
  * `svc_tool_skills` bucket under the source's name. The native knowledge base is read from this node's
- * projection every `nativeEveryMs` (cheap: written only when the set changed); the vendors are asked
+ * projection soon after it changes (`nudgeNative`) and every `nativeEveryMs` (cheap: written only when the
+ * set changed); the vendors are asked
  * every `vendorEveryMs` unless a peer synced them since, and soon after `nudge()` (a webhook about a page
  * of the space). A source that fails keeps its last set; one no longer configured has its set removed.
  */
@@ -27,12 +28,16 @@ export interface SkillsSyncOptions {
   readonly vendorEveryMs?: number;
   /** How long after a nudge the vendors are read (nudges in between share the read). */
   readonly nudgeDelayMs?: number;
+  /** How long after a change of the native knowledge base its container is read. Default 200 ms. */
+  readonly nativeNudgeDelayMs?: number;
   readonly now?: () => Date;
 }
 
 export interface SkillsSync {
   /** A page of a vendor space may have changed: read the vendors soon. */
   nudge(): void;
+  /** The native knowledge base changed: read its container soon (changes in between share the read). */
+  nudgeNative(): void;
   /** Syncs every source now (vendors included) and resolves once done; a failure is logged, not thrown. */
   syncNow(): Promise<void>;
   /** What the vendor timer runs: as syncNow, but a vendor a peer read within the interval is left. */
@@ -58,11 +63,12 @@ export async function readSkillSet(kv: Kv, source: SkillSource): Promise<SkillSe
 export function startSkillsSync(opts: SkillsSyncOptions): SkillsSync {
   const { kv, logger } = opts;
   const now = opts.now ?? (() => new Date());
-  const nativeEveryMs = opts.nativeEveryMs ?? 15_000;
+  const nativeEveryMs = opts.nativeEveryMs ?? 60_000;
   const vendorEveryMs = opts.vendorEveryMs ?? 10 * 60_000;
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
   let nudgeTimer: NodeJS.Timeout | null = null;
+  let nativeNudge: NodeJS.Timeout | null = null;
   const lastFailure = new Map<SkillSource, string>();
 
   const syncOne = async (reader: SkillReader, force: boolean): Promise<void> => {
@@ -125,6 +131,7 @@ export function startSkillsSync(opts: SkillsSyncOptions): SkillsSync {
 
   const nativeTimer = setInterval(() => void sync('native', false), nativeEveryMs);
   const vendorTimer = setInterval(() => void sync('all', false), vendorEveryMs);
+  // The periodic reads never keep a process up; a nudge's read does until it ran (stop() clears it).
   nativeTimer.unref();
   vendorTimer.unref();
   return {
@@ -134,7 +141,13 @@ export function startSkillsSync(opts: SkillsSyncOptions): SkillsSync {
         nudgeTimer = null;
         void sync('vendors', true);
       }, opts.nudgeDelayMs ?? 2_000);
-      nudgeTimer.unref();
+    },
+    nudgeNative() {
+      if (nativeNudge !== null || stopped) return;
+      nativeNudge = setTimeout(() => {
+        nativeNudge = null;
+        void sync('native', false);
+      }, opts.nativeNudgeDelayMs ?? 200);
     },
     syncNow: () => sync('all', true),
     syncDue: () => sync('all', false),
@@ -143,6 +156,7 @@ export function startSkillsSync(opts: SkillsSyncOptions): SkillsSync {
       clearInterval(nativeTimer);
       clearInterval(vendorTimer);
       if (nudgeTimer !== null) clearTimeout(nudgeTimer);
+      if (nativeNudge !== null) clearTimeout(nativeNudge);
       await running;
     },
   };

@@ -2,14 +2,15 @@
  * Tool skills on one node, wired as `svc serve` wires them: the native knowledge base's container named
  * by SVC_TOOL_SKILLS_SPACE and the wiki's space of that name (a local server speaking its REST API) are
  * synced on a new active revision and read by the shelf; a webhook about a page of the space brings a new
- * read, one about another space does not; an empty SVC_TOOL_SKILLS_SPACE switches the space off.
+ * read, one about another space does not; a change of the knowledge base is synced within moments; an
+ * empty SVC_TOOL_SKILLS_SPACE switches the space off.
  */
 import t, { type Test } from 'tap';
 import { pino } from 'pino';
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { openMemoryBus, Subjects } from '../../bus/index.js';
+import { Buckets, openMemoryBus, Subjects } from '../../bus/index.js';
 import type { PagesService } from '../../projections/index.js';
 import { startSkills } from '../../scripts/skills-wiring.js';
 
@@ -43,12 +44,48 @@ async function wikiServer(t: Test) {
   };
 }
 
-const nativePages = (pages: Array<{ id: string; container: string; title: string; body: string }>) =>
+type NativePage = { id: string; container: string; title: string; body: string };
+const nativePages = (pages: NativePage[]) =>
   ({
     state: () => ({
       pages: new Map(pages.map((p) => [p.id, { ...p, updated_at: '2026-11-29T00:00:00Z' }])),
     }),
   }) as unknown as PagesService;
+
+t.test('a change of the native knowledge base is synced within moments', async (t) => {
+  const bus = await openMemoryBus();
+  t.teardown(() => bus.close());
+  const pages: NativePage[] = [];
+  let changed = (): void => undefined;
+  const skills = await startSkills({
+    bus,
+    logger,
+    chart: () => ({ document: { name: 'Acme' }, epoch: 1 }),
+    pages: () => nativePages(pages),
+    onPagesChange: (listener) => {
+      changed = listener;
+      return () => (changed = () => undefined);
+    },
+    resolve: () => undefined,
+    epoch: () => 1,
+    env: {},
+  });
+  t.teardown(() => skills.stop());
+  await skills.sync.syncNow();
+  t.same(await skills.shelf.list(), []);
+  const kv = await bus.kv({ name: Buckets.ToolSkills, history: 2 });
+  let wrote = (): void => undefined;
+  const written = new Promise<void>((resolve) => (wrote = resolve));
+  const watch = await kv.watch((entry) => entry.key === 'native' && wrote(), { initial: false });
+  t.teardown(() => watch.stop());
+  pages.push({ id: 'p1', container: 'TS', title: 'Deploy', body: 'Run the deploy.' });
+  changed();
+  await written;
+  t.same(
+    (await skills.shelf.list()).map((s) => s.name),
+    ['Deploy'],
+  );
+});
 
 t.test(
   'the native container and the wiki space are synced on a revision and nudged by webhooks',
