@@ -34,7 +34,9 @@ export function descriptionOf(body: string): string {
     if (fenced || line === '' || line.startsWith('#') || /^([-*_])\1{2,}$/.test(line)) continue;
     const prose = line
       .replace(/^([-*+]|\d+[.)])\s+/, '')
-      .replace(/[*_`]+/g, '')
+      .replace(/[*`]+/g, '')
+      // Underscores only where they mark emphasis: `{{site_url}}` and snake_case names keep theirs.
+      .replace(/(^|[^\w{])_+|_+(?=[^\w}]|$)/g, '$1')
       .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
       .trim();
     if (prose !== '') return clip(prose, SKILL_DESCRIPTION_MAX);

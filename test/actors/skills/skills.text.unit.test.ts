@@ -39,6 +39,19 @@ t.test('the title names the skill and the first line of prose describes it', asy
   t.equal(set.synced_at, now.toISOString());
 });
 
+t.test(
+  'emphasis is dropped from the description, underscores inside names and placeholders kept',
+  async (t) => {
+    const [skill] = skillSet(
+      'native',
+      'TS',
+      [page('1', 'Logs', '_Query_ the log_store at {{logs_url}}, __now__.')],
+      now,
+    ).skills;
+    t.equal(skill?.description, 'Query the log_store at {{logs_url}}, now.');
+  },
+);
+
 t.test('a body past the limit is cut and marked truncated; an untitled page is no skill', async (t) => {
   const set = skillSet(
     'wiki',

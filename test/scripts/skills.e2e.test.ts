@@ -1,0 +1,96 @@
+/**
+ * Tool skills inside `svc serve` (JetStream, so the test can wake a seat on the node's own inbox): a page
+ * written to the native knowledge base's `TS` container becomes a skill, a seat lists and reads it with
+ * the document's `skill_variables` filled in, and the seat's episode names it in `skills_used`.
+ */
+import { randomUUID } from 'node:crypto';
+import t from 'tap';
+import { ensureCatalogue, openBus, Subjects } from '../../bus/index.js';
+import type { InboxMessage } from '../../schema/index.js';
+import { startLlmServer } from '../fixtures/llm/llm-server.js';
+import { startNatsServer } from '../harness/nats-server.js';
+import { startNode, TOKEN } from '../harness/serve-node.js';
+
+const usage = { prompt_tokens: 10, completion_tokens: 5 };
+const auth = { authorization: `Bearer ${TOKEN}` };
+
+t.test('a page of the skills container is a skill a served seat lists, reads and records', async (t) => {
+  const nats = await startNatsServer({ t });
+  const llm = await startLlmServer({
+    wire: 'openai',
+    script: [
+      {
+        kind: 'tool_calls',
+        calls: [{ id: 'l1', name: 'skill_list', arguments: { query: 'deploy' } }],
+        usage,
+      },
+      { kind: 'text', text: '{"decision":"plan","steps":["read the skill"],"tools":["skill_read"]}', usage },
+      { kind: 'tool_calls', calls: [{ id: 'r1', name: 'skill_read', arguments: { name: 'deploying the site' } }], usage }, // prettier-ignore
+      { kind: 'text', text: 'Read how to deploy.', usage },
+      { kind: 'text', text: '{"verdict":"done","notes":"ok"}', usage },
+    ],
+  });
+  t.teardown(() => llm.close());
+  const node = await startNode(t, 'knowledge: {backend: native}', `jetstream, url: "${nats.url}"`);
+  const put = await fetch(`${node.url}/config`, {
+    method: 'PUT',
+    headers: { ...auth, 'content-type': 'application/json', 'x-summary': 'skills' },
+    body: JSON.stringify({
+      name: 'Acme',
+      providers: {
+        llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: llm.baseUrl } },
+        llm_order: ['local'],
+      },
+      knowledge: { wiki_spaces: ['TS'] },
+      skill_variables: { site_url: 'https://acme.example' },
+      roles: [{ name: 'Ada' }],
+    }),
+  });
+  t.equal(put.status, 201);
+  t.notMatch(JSON.stringify(await put.json()), /not_applied/, 'skill_variables are applied');
+  await node.run.waitForLog((l) => l.msg === 'config applied');
+
+  const page = await fetch(`${node.url}/pages`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ container: 'TS', title: 'Deploying the site', body: '# Deploy\nRun `make deploy`, then open {{site_url}}.' }), // prettier-ignore
+  });
+  t.equal(page.status, 201);
+  await node.run.waitForLog((l) => l['event'] === 'skills_synced' && l['source'] === 'native');
+
+  const bus = await openBus({ type: 'jetstream', url: nats.url });
+  t.teardown(() => bus.close());
+  await ensureCatalogue(bus);
+  const wake: InboxMessage = {
+    id: randomUUID(),
+    kind: 'mention',
+    source: 'test',
+    received_at: new Date().toISOString(),
+    trace_id: randomUUID().replaceAll('-', ''),
+    summary: 'Deploy the site',
+    payload: {},
+  };
+  await bus.publish(Subjects.agentInbox('ada'), new TextEncoder().encode(JSON.stringify(wake)));
+  // The read models follow the stream on their own: wait until they hold the episode.
+
+  type View = { episodes: Array<{ skills_used: string[]; tool_sequence: string[] }> };
+  let view: View | null = null;
+  for (let i = 0; i < 400 && !view?.episodes.length; i++) {
+    view = (await (await fetch(`${node.url}/agents/ada/memory`)).json()) as View;
+    if (!view.episodes.length) await new Promise((r) => setTimeout(r, 25));
+  }
+  t.match(view?.episodes[0], {
+    tool_sequence: ['skill_list', 'skill_read'],
+    skills_used: ['Deploying the site'],
+  });
+  // What the model was given back: the list line and the skill with its variable filled in.
+  const bodies = llm.requests.map((r) => JSON.stringify(r.body));
+  t.match(
+    bodies[1],
+    /1 tool skill:\\n- Deploying the site — Run make deploy, then open https:\/\/acme.example\./,
+  );
+  t.match(
+    bodies[3],
+    /# Deploying the site\\n\(native\)\\n\\n# Deploy\\nRun `make deploy`, then open https:\/\/acme.example\./,
+  );
+});
