@@ -2,13 +2,12 @@
  * Personal memory, needs and episodes inside `svc serve` (on JetStream, so the test can wake a seat on
  * the node's own inbox): a turn keeps notes and asks a human; the node's read routes show them.
  */
-import { randomUUID } from 'node:crypto';
 import t from 'tap';
-import { ensureCatalogue, openBus, Subjects } from '../../bus/index.js';
-import type { InboxMessage } from '../../schema/index.js';
+import { ensureCatalogue, openBus } from '../../bus/index.js';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
 import { startNatsServer } from '../harness/nats-server.js';
 import { startNode, TOKEN } from '../harness/serve-node.js';
+import { mentionWake, queueWake } from '../harness/wake.js';
 import { dashboard, type Frame } from '../http/fixtures/events-node.js';
 
 const usage = { prompt_tokens: 10, completion_tokens: 5 };
@@ -71,16 +70,7 @@ t.test(
     const bus = await openBus({ type: 'jetstream', url: nats.url });
     t.teardown(() => bus.close());
     await ensureCatalogue(bus);
-    const wake: InboxMessage = {
-      id: randomUUID(),
-      kind: 'mention',
-      source: 'test',
-      received_at: new Date().toISOString(),
-      trace_id: randomUUID().replaceAll('-', ''),
-      summary: 'Find out whether we deploy today',
-      payload: {},
-    };
-    await bus.publish(Subjects.agentInbox('ada'), new TextEncoder().encode(JSON.stringify(wake)));
+    await queueWake(bus, 'ada', mentionWake('Find out whether we deploy today'));
 
     // The completion carries the need: the agent row goes to `needs`.
     const needs = await frame((f) => f.kind === 'agents' && f.data?.ada?.activity === 'needs');

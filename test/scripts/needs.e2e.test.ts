@@ -6,8 +6,8 @@
  * completion, on its agent row — asked once. An unrelated wake whose turn decides `skip` leaves the
  * question open; a wake from the asked human answers it, and the row follows after another restart.
  */
-import { randomUUID } from 'node:crypto';
 import t, { type Test } from 'tap';
+import { mentionWake, queueWake } from '../harness/wake.js';
 import { ensureCatalogue, openMemoryBus, Streams, Subjects } from '../../bus/index.js';
 import { agentId, EventRecord, Payloads, uuidv5, type InboxMessage } from '../../schema/index.js';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
@@ -38,22 +38,14 @@ const script: Step[] = [
   { kind: 'text', text: '{"decision":"skip"}', usage },
 ];
 
-const wakeOf = (over: Partial<InboxMessage> = {}): InboxMessage => ({
-  id: randomUUID(),
-  kind: 'mention',
-  source: 'test',
-  received_at: new Date().toISOString(),
-  trace_id: randomUUID().replaceAll('-', ''),
-  summary: 'Find out the release branch',
-  payload: {},
-  ...over,
-});
+const wakeOf = (over: Partial<InboxMessage> = {}): InboxMessage =>
+  mentionWake('Find out the release branch', over);
 
 /** Queues a wake in the store while no node holds it. */
 async function publishWake(store: StoreDir, wake: InboxMessage): Promise<void> {
   const bus = await openMemoryBus({ storeDir: store.storeDir });
   await ensureCatalogue(bus);
-  await bus.publish(Subjects.agentInbox('ada'), new TextEncoder().encode(JSON.stringify(wake)));
+  await queueWake(bus, 'ada', wake);
   await bus.close();
 }
 

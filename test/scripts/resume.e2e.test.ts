@@ -7,20 +7,13 @@
  * again. Either way one completion, one set of figures, and
  * nothing that reads as an operator's stop. The wake is put on the store's inbox before the node starts.
  */
-import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
-import { ensureCatalogue, openMemoryBus, Streams, Subjects } from '../../bus/index.js';
-import {
-  agentId,
-  EventRecord,
-  Payloads,
-  SpendRecord,
-  uuidv5,
-  type InboxMessage,
-} from '../../schema/index.js';
+import { mentionWake, queueWake } from '../harness/wake.js';
+import { ensureCatalogue, openMemoryBus, Streams } from '../../bus/index.js';
+import { agentId, EventRecord, Payloads, SpendRecord, uuidv5 } from '../../schema/index.js';
 import { startLlmServer, type LlmServer } from '../fixtures/llm/llm-server.js';
 import type { Step } from '../fixtures/llm/script.js';
 import { bootNode, storeDir, type BootedNode, type StoreDir } from '../harness/serve-store.js';
@@ -65,16 +58,8 @@ async function setup(t: Test, script: Step[]): Promise<Setup> {
   // 1. the wake waits on the seat's inbox in the store the node will open
   const bus = await openMemoryBus({ storeDir: store.storeDir });
   await ensureCatalogue(bus);
-  const wake: InboxMessage = {
-    id: randomUUID(),
-    kind: 'mention',
-    source: 'test',
-    received_at: new Date().toISOString(),
-    trace_id: randomUUID().replaceAll('-', ''),
-    summary: 'Please file a ticket',
-    payload: {},
-  };
-  await bus.publish(Subjects.agentInbox('ada'), new TextEncoder().encode(JSON.stringify(wake)));
+  const wake = mentionWake('Please file a ticket');
+  await queueWake(bus, 'ada', wake);
   await bus.close();
   const turnId = uuidv5(agentId('Acme', 'ada'), wake.id);
   return { turnId, store, ledger: join(store.dir, 'ledger.jsonl'), llm };

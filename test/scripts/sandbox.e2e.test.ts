@@ -4,12 +4,11 @@
  * node shows the same run in `/sandbox-runs` and the snapshot, resumes the turn's wait on the same run
  * (no second launch), and records its end — `done`, a `phase: sandbox` row in the seat's `llm_history`.
  */
-import { randomUUID } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { ensureCatalogue, openMemoryBus, Subjects } from '../../bus/index.js';
-import type { InboxMessage } from '../../schema/index.js';
+import { mentionWake, queueWake } from '../harness/wake.js';
+import { ensureCatalogue, openMemoryBus } from '../../bus/index.js';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
 import type { Step } from '../fixtures/llm/script.js';
 import { fakeAgentCommand } from '../actors/sandbox/harness.js';
@@ -41,16 +40,7 @@ interface Run {
 async function wake(store: StoreDir): Promise<void> {
   const bus = await openMemoryBus({ storeDir: store.storeDir });
   await ensureCatalogue(bus);
-  const message: InboxMessage = {
-    id: randomUUID(),
-    kind: 'mention',
-    source: 'test',
-    received_at: new Date().toISOString(),
-    trace_id: randomUUID().replaceAll('-', ''),
-    summary: 'Please add the endpoint',
-    payload: {},
-  };
-  await bus.publish(Subjects.agentInbox('bob'), new TextEncoder().encode(JSON.stringify(message)));
+  await queueWake(bus, 'bob', mentionWake('Please add the endpoint'));
   await bus.close();
 }
 

@@ -3,13 +3,12 @@
  * written to the native knowledge base's `TS` container becomes a skill, a seat lists and reads it with
  * the document's `skill_variables` filled in, and the seat's episode names it in `skills_used`.
  */
-import { randomUUID } from 'node:crypto';
 import t from 'tap';
-import { ensureCatalogue, openBus, Subjects } from '../../bus/index.js';
-import type { InboxMessage } from '../../schema/index.js';
+import { ensureCatalogue, openBus } from '../../bus/index.js';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
 import { startNatsServer } from '../harness/nats-server.js';
 import { startNode, TOKEN } from '../harness/serve-node.js';
+import { mentionWake, queueWake } from '../harness/wake.js';
 
 const usage = { prompt_tokens: 10, completion_tokens: 5 };
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -61,16 +60,7 @@ t.test('a page of the skills container is a skill a served seat lists, reads and
   const bus = await openBus({ type: 'jetstream', url: nats.url });
   t.teardown(() => bus.close());
   await ensureCatalogue(bus);
-  const wake: InboxMessage = {
-    id: randomUUID(),
-    kind: 'mention',
-    source: 'test',
-    received_at: new Date().toISOString(),
-    trace_id: randomUUID().replaceAll('-', ''),
-    summary: 'Deploy the site',
-    payload: {},
-  };
-  await bus.publish(Subjects.agentInbox('ada'), new TextEncoder().encode(JSON.stringify(wake)));
+  await queueWake(bus, 'ada', mentionWake('Deploy the site'));
   // The read models follow the stream on their own: wait until they hold the episode.
 
   type View = { episodes: Array<{ skills_used: string[]; tool_sequence: string[] }> };
