@@ -13,6 +13,11 @@ export type SkillSource = (typeof SkillSource)[keyof typeof SkillSource];
 export const SKILLS_PER_SOURCE = 100;
 export const SKILL_CONTENT_MAX = 8 * 1024;
 export const SKILL_NAME_MAX = 120;
+/**
+ * Encoded bytes of one source's skills at most: a JetStream message is 1 MiB by default, and 100 skills of
+ * 8 Ki characters could be three times that in UTF-8. The newest skills that fit are kept.
+ */
+export const SKILL_SET_BYTES_MAX = 768 * 1024;
 export const SKILL_DESCRIPTION_MAX = 200;
 
 /** The builtin that reads one skill: the turn engine lists what it answered as the episode's `skills_used`. */

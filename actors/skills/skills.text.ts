@@ -5,6 +5,7 @@ import {
   SKILL_CONTENT_MAX,
   SKILL_DESCRIPTION_MAX,
   SKILL_NAME_MAX,
+  SKILL_SET_BYTES_MAX,
   SKILLS_PER_SOURCE,
   type SkillSet,
   type SkillSource,
@@ -68,9 +69,15 @@ const msOf = (at: string | null): number => {
 
 /**
  * A source's set: newest first, one skill per name (case aside; the newest page keeps it), at most
- * SKILLS_PER_SOURCE; what is left out is counted.
+ * SKILLS_PER_SOURCE and `maxBytes` encoded; what is left out is counted.
  */
-export function skillSet(source: SkillSource, key: string, pages: readonly SkillPage[], now: Date): SkillSet {
+export function skillSet(
+  source: SkillSource,
+  key: string,
+  pages: readonly SkillPage[],
+  now: Date,
+  maxBytes = SKILL_SET_BYTES_MAX,
+): SkillSet {
   const newestFirst = pages
     .map(skillOf)
     .filter((s): s is ToolSkill => s !== null)
@@ -78,13 +85,16 @@ export function skillSet(source: SkillSource, key: string, pages: readonly Skill
   const seen = new Set<string>();
   const skills: ToolSkill[] = [];
   let leftOut = 0;
+  let bytes = 0;
   for (const skill of newestFirst) {
-    if (seen.has(nameKey(skill.name)) || skills.length >= SKILLS_PER_SOURCE) {
+    const size = Buffer.byteLength(JSON.stringify(skill)) + 1;
+    if (seen.has(nameKey(skill.name)) || skills.length >= SKILLS_PER_SOURCE || bytes + size > maxBytes) {
       leftOut += 1;
       continue;
     }
     seen.add(nameKey(skill.name));
     skills.push(skill);
+    bytes += size;
   }
   skills.sort((a, b) => a.name.localeCompare(b.name));
   return { source, key, synced_at: now.toISOString(), skills, left_out: leftOut };

@@ -5,7 +5,12 @@
  */
 import t from 'tap';
 import { htmlToText, skillSet, withVariables } from '../../../actors/index.js';
-import { SKILL_CONTENT_MAX, SKILLS_PER_SOURCE, type SkillSet } from '../../../schema/index.js';
+import {
+  SKILL_CONTENT_MAX,
+  SKILL_SET_BYTES_MAX,
+  SKILLS_PER_SOURCE,
+  type SkillSet,
+} from '../../../schema/index.js';
 
 const now = new Date('2026-12-02T12:00:00Z');
 const page = (id: string, title: string, body: string, updated_at: string | null = null) => ({
@@ -118,6 +123,28 @@ t.test('at most SKILLS_PER_SOURCE skills, the newest kept, sorted by name', asyn
     [...set.skills.map((s) => s.name)].sort(),
   );
 });
+
+t.test(
+  'a set stays within its byte budget however wide its characters: the newest that fit are kept',
+  async (t) => {
+    const wide = '語'.repeat(SKILL_CONTENT_MAX); // 3 bytes each in UTF-8
+    const pages = Array.from({ length: 100 }, (_, i) =>
+      page(String(i), `Skill ${i}`, wide, new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString()),
+    );
+    const set = skillSet('wiki', 'TS', pages, now);
+    t.ok(Buffer.byteLength(JSON.stringify(set)) <= SKILL_SET_BYTES_MAX + 1024, 'the encoded set fits');
+    t.equal(set.skills.length + set.left_out, 100);
+    t.ok(set.skills.length > 0 && set.left_out > 0);
+    t.ok(
+      set.skills.some((s) => s.name === 'Skill 99'),
+      'the newest is kept',
+    );
+    t.notOk(
+      set.skills.some((s) => s.name === 'Skill 0'),
+      'the oldest is left out',
+    );
+  },
+);
 
 t.test('vendor HTML reads as text: blocks, lists, headings, entities and code kept verbatim', async (t) => {
   const html =
