@@ -194,6 +194,7 @@ export { startTransports } from './notify/index.js';
 export {
   createSkillShelf,
   htmlToText,
+  readLearned,
   readSkillSet,
   skillSet,
   startSkillsSync,

@@ -37,6 +37,8 @@ export function startSeats(opts: {
   readonly logger: Logger;
   readonly providers: ProviderRegistry;
   readonly tools: ToolServers;
+  /** The `svc_tool_skills` bucket: with it, seats synthesise skills where `learning.skill_synthesis` is on. */
+  readonly skills?: Kv;
   /** False when the node lacks the `seats` role: no seat runs here. */
   readonly runsSeats: boolean;
   /** Seat lease timing (tests shorten it); default a 30 s ttl renewed every 10 s. */
@@ -55,6 +57,14 @@ export function startSeats(opts: {
         tools: opts.tools.router,
         needs: opts.tools.needs,
         learning: (handle) => opts.tools.learning.enabled(handle),
+        ...(opts.skills
+          ? {
+              synthesis: {
+                settings: (handle: string) => opts.tools.learning.synthesis(handle),
+                skills: opts.skills,
+              },
+            }
+          : {}),
         // The per-seat tool servers follow the held seats (`runsSeat` in the tool subsystem).
         onHeldChanged: async () => {
           await opts.tools.manager.refresh();

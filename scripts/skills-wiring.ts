@@ -18,12 +18,14 @@ import {
   type SkillsSync,
   type VendorSkillPage,
 } from '../actors/index.js';
-import { Buckets, Subjects, type Bus, type Subscription } from '../bus/index.js';
+import { Buckets, Subjects, type Bus, type Kv, type Subscription } from '../bus/index.js';
 import type { ActiveChart, PagesService } from '../projections/index.js';
 import { isRecord, substituteDeep, type Resolver } from '../schema/index.js';
 
 export interface Skills {
   readonly shelf: SkillShelf;
+  /** The `svc_tool_skills` bucket (also where seats keep their learned skills). */
+  readonly kv: Kv;
   readonly sync: SkillsSync;
   stop(): Promise<void>;
 }
@@ -162,6 +164,7 @@ export async function startSkills(opts: {
   followDocument.unref();
   return {
     shelf,
+    kv,
     sync,
     async stop() {
       clearInterval(followDocument);

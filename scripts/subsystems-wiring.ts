@@ -134,6 +134,7 @@ export async function startSubsystems(opts: {
     logger,
     providers,
     tools: toolServers,
+    skills: skills.kv,
     runsSeats: config.node.roles.includes(NodeRole.Seats),
     lease: { ttlMs: config.node.seat_lease_seconds * 1000 },
     tracer: opts.tracer,

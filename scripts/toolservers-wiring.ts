@@ -126,7 +126,9 @@ export function startToolServers(opts: ToolServersOptions): ToolServers {
     }),
     ...(opts.work ? workTools({ work: opts.work }) : []),
     ...sandboxTools({ desk: sandbox }),
-    ...(opts.skills ? skillTools({ shelf: opts.skills }) : []),
+    ...(opts.skills
+      ? skillTools({ shelf: opts.skills, learns: (seat) => learning.synthesis(seat) !== null })
+      : []),
     ...serviceBuiltins(opts.serviceTools ?? []),
   ];
   const router = createToolRouter({ builtins, servers: manager, logger });

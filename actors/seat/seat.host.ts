@@ -25,6 +25,8 @@ import type { TurnCompletedPayload } from './seat.types.js';
 import type { SeatProfile } from './seat.profile.js';
 import { PhaseDeferred, PhaseFailure, runPhase } from './turn.phase.js';
 import { draftOf, episodeOf, noteOutcome, type EpisodeDraft } from './turn.episode.js';
+import { worthSynthesis } from './skill.synthesis.js';
+import { synthesizeSkill } from './skill.synthesis.host.js';
 import { readPaused, seatKeys } from './seat.records.js';
 import { CutReason, TurnCut } from './turn.cut.js';
 import type { OpenedTurn } from './turn.resume.js';
@@ -160,7 +162,30 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
       await publishEvent(record);
     } catch (error) {
       log.warn({ err: error, turn_id: payload.turn_id }, 'episode not recorded');
+      return;
     }
+    const synthesis = opts.synthesis?.settings(handle) ?? null;
+    if (synthesis === null || !opts.synthesis || !worthSynthesis(episode)) return;
+    // After the turn, not in it: the next wake does not wait for a model call about the last one.
+    void synthesizeSkill(
+      {
+        bus: opts.bus,
+        skills: opts.synthesis.skills,
+        node: opts.nodeId,
+        llm: deps.llm,
+        budget: deps.budget,
+        logger: log,
+        now: deps.now,
+        publish: (type, body, id, trace) => publishEvent({ ...event(type, body, false, trace), id }),
+      },
+      {
+        seat: profile,
+        episode,
+        caps: { org: opts.company().token_budget, seat: profile.token_budget },
+        trace_id: draft.wake.trace_id,
+        refine: synthesis.refine,
+      },
+    );
   }
 
   // The seat's own state (its open needs) as its log left it: rebuilt before the machine starts.

@@ -34,6 +34,8 @@ export interface SeatHostOptions {
   readonly pausedRetryMs?: number;
   /** Whether the seat learns: its completed turns record `episode_recorded`. Default: never. */
   readonly learning?: (handle: string) => boolean;
+  /** Whether the seat's episodes are synthesised into skills (and refined), with the bucket they go to. */
+  readonly synthesis?: SeatSynthesis;
   /** How soon a wake held by a holder that died goes to the next one; default 30 s (the lease ttl). */
   readonly inboxAckWaitMs?: number;
   /** The seat lease's fence, checked before every effect; default none (one process owns the seat). */
@@ -76,4 +78,11 @@ export interface SeatHost {
    * if it still runs). Resolves once stopped.
    */
   drain(graceMs: number): Promise<void>;
+}
+
+/** Skill synthesis for a seat (skill.synthesis.ts): null when off for it. */
+export interface SeatSynthesis {
+  settings(handle: string): { readonly refine: boolean } | null;
+  /** The `svc_tool_skills` bucket, where a seat's learned skills are kept. */
+  readonly skills: Kv;
 }

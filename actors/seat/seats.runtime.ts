@@ -17,7 +17,7 @@ import { createBudget, type Budget } from './budget.js';
 import { turnLimits, type TurnLimits } from './seat.limits.js';
 import { companyOf, type CompanyProfile } from './seat.profile.js';
 import { startSeatHost } from './seat.host.js';
-import type { SeatHost } from './seat.host.types.js';
+import type { SeatHost, SeatSynthesis } from './seat.host.types.js';
 import { fenceOf, leaseHeaders } from '../lease/index.js';
 import { startPlacement } from './placement.js';
 import type { Placement } from './placement.types.js';
@@ -50,6 +50,8 @@ export interface SeatsRuntimeOptions {
   readonly needs?: NeedsRelay;
   /** Whether a seat learns (records episodes); default never. */
   readonly learning?: (handle: string) => boolean;
+  /** Skill synthesis from the seats' episodes; default none. */
+  readonly synthesis?: SeatSynthesis;
   /** Turn, phase, model call and tool call spans; default none. */
   readonly tracer?: Tracer;
   /** Live-view pacing (`TurnDeps.progressEveryMs`); default 50 ms. */
@@ -194,6 +196,7 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
       profile,
       ...(opts.pausedRetryMs !== undefined ? { pausedRetryMs: opts.pausedRetryMs } : {}),
       ...(opts.learning ? { learning: opts.learning } : {}),
+      ...(opts.synthesis ? { synthesis: opts.synthesis } : {}),
       ...(opts.lease?.ttlMs !== undefined ? { inboxAckWaitMs: opts.lease.ttlMs } : {}),
       fence: fenceOf(`seat.${handle}`, epoch, () => lease?.epoch(handle) ?? null),
       leaseEpoch: epoch,

@@ -1,11 +1,13 @@
 /**
- * The skills a seat reads: the sets of the sources configured now, read from the bucket on each call
- * (a few small reads per `skill_list`), merged by name (native first, then wiki, then tracker-b), with the
- * company's `skill_variables` put in place of their `{{name}}` placeholders.
+ * The skills a seat reads: the sets of the sources configured now and the seat's own learned skills, read
+ * from the bucket on each call (a few small reads per `skill_list`), merged by name (native first, then
+ * wiki, tracker-b, learned), with the company's `skill_variables` put in place of their `{{name}}`
+ * placeholders.
  */
 import type { Kv } from '../../bus/index.js';
 import type { SkillSource } from '../../schema/index.js';
 import type { ShelvedSkill, SkillShelf } from '../toolservers/index.js';
+import { readLearned } from './skills.learned.js';
 import { readSkillSet } from './skills.sync.js';
 import { withVariables } from './skills.text.js';
 
@@ -23,25 +25,34 @@ export function createSkillShelf(opts: {
 }): SkillShelf {
   return {
     places: () => opts.places().map((p) => p.label),
-    async list() {
+    async list(agentId) {
       const sets = await Promise.all(opts.places().map((p) => readSkillSet(opts.kv, p.source)));
+      const learned = agentId === null ? [] : (await readLearned(opts.kv, agentId)).skills;
       const variables = opts.variables();
       const byName = new Map<string, ShelvedSkill>();
       for (const set of sets) {
         for (const skill of set?.skills ?? []) {
           const key = skill.name.toLowerCase();
           if (byName.has(key)) continue;
-          byName.set(key, {
-            name: skill.name,
-            description: withVariables(skill.description, variables),
-            content: withVariables(skill.content, variables),
-            truncated: skill.truncated,
-            source: set?.source ?? 'native',
-            url: skill.url,
-          });
+          byName.set(key, { ...skill, source: set?.source ?? 'native' });
         }
       }
-      return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+      // The company's pages first: a learned skill of a name they hold is not shown.
+      for (const skill of learned) {
+        const key = skill.name.toLowerCase();
+        if (byName.has(key)) continue;
+        byName.set(key, { ...skill, truncated: false, source: 'learned', url: null });
+      }
+      return [...byName.values()]
+        .map(({ name, description, content, truncated, source, url }) => ({
+          name,
+          description: withVariables(description, variables),
+          content: withVariables(content, variables),
+          truncated,
+          source,
+          url,
+        }))
+        .sort((a, b) => a.name.localeCompare(b.name));
     },
   };
 }

@@ -72,7 +72,7 @@ t.test('a change of the native knowledge base is synced within moments', async (
   });
   t.teardown(() => skills.stop());
   await skills.sync.syncNow();
-  t.same(await skills.shelf.list(), []);
+  t.same(await skills.shelf.list(null), []);
   const kv = await bus.kv({ name: Buckets.ToolSkills, history: 2 });
   let wrote = (): void => undefined;
   const written = new Promise<void>((resolve) => (wrote = resolve));
@@ -82,7 +82,7 @@ t.test('a change of the native knowledge base is synced within moments', async (
   changed();
   await written;
   t.same(
-    (await skills.shelf.list()).map((s) => s.name),
+    (await skills.shelf.list(null)).map((s) => s.name),
     ['Deploy'],
   );
 });
@@ -111,14 +111,14 @@ t.test(
     nudgeDelayMs: 10,
   }); // prettier-ignore
     t.teardown(() => skills.stop());
-    t.same(await skills.shelf.list(), [], 'nothing before a revision is active');
+    t.same(await skills.shelf.list(null), [], 'nothing before a revision is active');
     t.same(skills.shelf.places(), ['knowledge base container OPS', 'wiki space OPS']);
 
     const first = wiki.nextRead();
     epoch = 1;
     await first;
     await skills.sync.syncNow(); // queued behind the revision's sync: resolves once that one wrote
-    const names = (await skills.shelf.list()).map((s) => `${s.source}:${s.name}:${s.content}`);
+    const names = (await skills.shelf.list(null)).map((s) => `${s.source}:${s.name}:${s.content}`);
     t.same(names, ['native:Deploy:Run the deploy.', 'wiki:Query logs:Use grep.']);
 
     const before = wiki.reads();
@@ -131,7 +131,7 @@ t.test(
     await nudged;
     await skills.sync.syncNow();
     t.equal(wiki.reads(), before + 2, 'the nudge read once, the forced sync once; the other space none');
-    t.ok((await skills.shelf.list()).some((s) => s.name === 'Search logs'));
+    t.ok((await skills.shelf.list(null)).some((s) => s.name === 'Search logs'));
   },
 );
 
@@ -150,5 +150,5 @@ t.test('an empty SVC_TOOL_SKILLS_SPACE switches the space off', async (t) => {
   t.teardown(() => skills.stop());
   await skills.sync.syncNow();
   t.same(skills.shelf.places(), []);
-  t.same(await skills.shelf.list(), []);
+  t.same(await skills.shelf.list(null), []);
 });

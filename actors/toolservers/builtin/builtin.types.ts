@@ -126,7 +126,7 @@ export interface ShelvedSkill {
   readonly description: string;
   readonly content: string;
   readonly truncated: boolean;
-  /** `native`, `wiki` or `tracker-b`. */
+  /** `native`, `wiki`, `tracker-b`, or `learned` (the seat's own, synthesised from its episodes). */
   readonly source: string;
   readonly url: string | null;
 }
@@ -134,10 +134,10 @@ export interface ShelvedSkill {
 /** The tool skills the company keeps (actors/skills): what `skill_list` and `skill_read` read. */
 export interface SkillShelf {
   /**
-   * Every skill of the sources configured now, by name, its `{{name}}` placeholders replaced by the
-   * company's `skill_variables`; empty when no source is configured.
+   * Every skill of the sources configured now, then the seat's own learned ones (`agentId`), by name, the
+   * `{{name}}` placeholders replaced by the company's `skill_variables`; empty when there are none.
    */
-  list(): Promise<ShelvedSkill[]>;
+  list(agentId: string | null): Promise<ShelvedSkill[]>;
   /** Where skills are kept now (`wiki space TS`, ...), for the answer when there are none. */
   places(): string[];
 }

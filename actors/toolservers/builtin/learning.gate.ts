@@ -8,6 +8,12 @@ import { walkCompany, type Company } from '../../../schema/index.js';
 
 export interface LearningGate {
   enabled(seat: string): boolean;
+  /**
+   * Whether the seat's episodes are synthesised into skills (`learning.skill_synthesis.enabled`, off unless
+   * true: it spends tokens) and whether a skill may be rewritten (`learning.skill_refinement.enabled`); null
+   * when the seat does not learn or synthesis is off. Read from the first document applied, like the org flag.
+   */
+  synthesis(seat: string): { readonly refine: boolean } | null;
 }
 
 /** The gate a config apply feeds (`apply` with each applied document); `warn` hears a change left for restart. */
@@ -16,18 +22,26 @@ export function createLearningGate(warn?: (message: string) => void): LearningGa
 } {
   let document: Company | null = null;
   let org: boolean | null = null;
+  let learning: Company['learning'] | null = null;
+  const enabled = (seat: string): boolean => {
+    if (document === null || org !== true) return false;
+    return walkCompany(document).seatByHandle.get(seat)?.seat.learning_enabled !== false;
+  };
   return {
     apply(next) {
       document = next;
       if (document === null) return;
       const wanted = document.learning?.enabled !== false;
-      if (org === null) org = wanted;
-      else if (wanted !== org)
+      if (org === null) {
+        org = wanted;
+        learning = document.learning;
+      } else if (wanted !== org)
         warn?.(`learning.enabled changed to ${String(wanted)}; it takes effect at the next restart`);
     },
-    enabled(seat) {
-      if (document === null || org !== true) return false;
-      return walkCompany(document).seatByHandle.get(seat)?.seat.learning_enabled !== false;
+    enabled,
+    synthesis(seat) {
+      if (!enabled(seat) || learning?.skill_synthesis?.enabled !== true) return null;
+      return { refine: learning.skill_refinement?.enabled === true };
     },
   };
 }

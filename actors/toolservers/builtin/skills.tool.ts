@@ -40,10 +40,14 @@ const matches = (skill: ShelvedSkill, words: string[]): boolean => {
   return words.every((w) => text.includes(w));
 };
 
-export function skillTools(deps: { readonly shelf: SkillShelf }): BuiltinTool[] {
+export function skillTools(deps: {
+  readonly shelf: SkillShelf;
+  /** Whether the seat learns skills of its own (skill synthesis is on for it). */
+  readonly learns?: (seat: string) => boolean;
+}): BuiltinTool[] {
   const { shelf } = deps;
   // Offered only where skills are kept: a tool that can only say "none" costs every turn its description.
-  const offered = (): boolean => shelf.places().length > 0;
+  const offered = (seat: string): boolean => shelf.places().length > 0 || (deps.learns?.(seat) ?? false);
   const list = defineBuiltin({
     name: SKILL_LIST_TOOL,
     description:
@@ -52,8 +56,8 @@ export function skillTools(deps: { readonly shelf: SkillShelf }): BuiltinTool[] 
     delivers: null,
     offered,
     args: ListArgs,
-    async run(_ctx, args) {
-      const skills = await shelf.list();
+    async run(ctx, args) {
+      const skills = await shelf.list(ctx.agent_id);
       if (skills.length === 0) return textResult(nothingKept(shelf));
       const words = (args.query ?? '').toLowerCase().split(/\s+/).filter(Boolean);
       const found = skills.filter((s) => matches(s, words));
@@ -70,8 +74,8 @@ export function skillTools(deps: { readonly shelf: SkillShelf }): BuiltinTool[] 
     delivers: null,
     offered,
     args: ReadArgs,
-    async run(_ctx, args) {
-      const skills = await shelf.list();
+    async run(ctx, args) {
+      const skills = await shelf.list(ctx.agent_id);
       const wanted = args.name.toLowerCase();
       const skill = skills.find((s) => s.name.toLowerCase() === wanted);
       if (!skill) {

@@ -10,6 +10,7 @@ import { pino } from 'pino';
 import type { Test } from 'tap';
 import {
   createMemoryStore,
+  createSkillShelf,
   startSeatsRuntime,
   type MemoryStore,
   type ProviderRegistry,
@@ -17,6 +18,7 @@ import {
   type SkillShelf,
 } from '../../../actors/index.js';
 import {
+  Buckets,
   ensureCatalogue,
   openMemoryBus,
   Streams,
@@ -120,6 +122,8 @@ export async function startCompany(
     progressEveryMs?: number;
     /** The tool skills `skill_list` / `skill_read` read (absent: not offered). */
     skills?: SkillShelf;
+    /** Seats synthesise skills into `svc_tool_skills` where the document's learning settings say so. */
+    synthesis?: boolean;
   },
 ): Promise<Harness> {
   const logger = opts.logs?.logger ?? pino({ level: process.env['TEST_LOG'] ? 'debug' : 'silent' });
@@ -141,12 +145,16 @@ export async function startCompany(
     ...(clock ? { now: () => clock().getTime() } : {}),
   });
   const memory = createMemoryStore({ kv: catalogue.memory });
+  const skillsKv = opts.synthesis ? await bus.kv({ name: Buckets.ToolSkills, history: 2 }) : null;
+  const shelf =
+    opts.skills ??
+    (skillsKv ? createSkillShelf({ kv: skillsKv, places: () => [], variables: () => ({}) }) : undefined);
   const tools = startToolServers({
     bus,
     nodeId: 'node-0',
     logger,
     memory,
-    ...(opts.skills ? { skills: opts.skills } : {}),
+    ...(shelf ? { skills: shelf } : {}),
   });
   const runtime = startSeatsRuntime({
     bus,
@@ -159,6 +167,9 @@ export async function startCompany(
     pausedRetryMs: 50,
     needs: tools.needs,
     learning: (handle) => tools.learning.enabled(handle),
+    ...(skillsKv
+      ? { synthesis: { settings: (handle: string) => tools.learning.synthesis(handle), skills: skillsKv } }
+      : {}),
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.progressEveryMs !== undefined ? { progressEveryMs: opts.progressEveryMs } : {}),
   });

@@ -1,0 +1,29 @@
+/**
+ * A seat's learned skills (skill synthesis, actors/seat/skill.synthesis.ts): kept under `learned.<agent id>`
+ * in `svc_tool_skills`, the newest first, read back by the seat's own `skill_list` and `skill_read`.
+ */
+import { z } from 'zod';
+import type { Kv } from '../../bus/index.js';
+import { Payloads } from '../../schema/index.js';
+
+export type LearnedSkill = z.infer<typeof Payloads.SkillSynthesized>;
+
+const LearnedSet = z.object({ skills: z.array(Payloads.SkillSynthesized) });
+const decoder = new TextDecoder();
+
+export const learnedKey = (agentId: string): string => `learned.${agentId}`;
+
+/** The seat's learned skills and the entry's revision (null when it has none), for a compare-and-set write. */
+export async function readLearned(
+  kv: Kv,
+  agentId: string,
+): Promise<{ skills: LearnedSkill[]; revision: number | null }> {
+  const entry = await kv.get(learnedKey(agentId));
+  if (entry === null) return { skills: [], revision: null };
+  try {
+    const parsed = LearnedSet.safeParse(JSON.parse(decoder.decode(entry.value)));
+    return { skills: parsed.success ? parsed.data.skills : [], revision: entry.revision };
+  } catch {
+    return { skills: [], revision: entry.revision };
+  }
+}
