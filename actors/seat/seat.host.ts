@@ -21,12 +21,10 @@ import { createActor, type Actor } from 'xstate';
 import { RedeliverError, type Subscription } from '../../bus/index.js';
 import { leaseHeaders, LeaseFencedError, noFence } from '../lease/index.js';
 import { seatMachine, type PhaseRequest } from './seat.machine.js';
-import type { TurnCompletedPayload } from './seat.types.js';
 import type { SeatProfile } from './seat.profile.js';
 import { PhaseDeferred, PhaseFailure, runPhase } from './turn.phase.js';
-import { draftOf, episodeOf, noteOutcome, type EpisodeDraft } from './turn.episode.js';
-import { worthSynthesis } from './skill.synthesis.js';
-import { synthesizeSkill } from './skill.synthesis.host.js';
+import { draftOf, noteOutcome, type EpisodeDraft } from './turn.episode.js';
+import { episodeRecorder } from './seat.episodes.js';
 import { readPaused, seatKeys } from './seat.records.js';
 import { CutReason, TurnCut } from './turn.cut.js';
 import type { OpenedTurn } from './turn.resume.js';
@@ -149,44 +147,14 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
     }
   }
 
-  /** `episode_recorded` once per turn (its id is the turn's); a failure costs the episode, not the turn. */
-  async function recordEpisode(draft: EpisodeDraft, payload: TurnCompletedPayload): Promise<void> {
-    if (!(opts.learning?.(handle) ?? false)) return;
-    const episode = episodeOf(draft, payload);
-    if (!episode) return;
-    const record = {
-      ...event('episode_recorded', episode, false, draft.wake.trace_id),
-      id: `episode-${episode.id}`,
-    };
-    try {
-      await publishEvent(record);
-    } catch (error) {
-      log.warn({ err: error, turn_id: payload.turn_id }, 'episode not recorded');
-      return;
-    }
-    const synthesis = opts.synthesis?.settings(handle) ?? null;
-    if (synthesis === null || !opts.synthesis || !worthSynthesis(episode)) return;
-    // After the turn, not in it: the next wake does not wait for a model call about the last one.
-    void synthesizeSkill(
-      {
-        bus: opts.bus,
-        skills: opts.synthesis.skills,
-        node: opts.nodeId,
-        llm: deps.llm,
-        budget: deps.budget,
-        logger: log,
-        now: deps.now,
-        publish: (type, body, id, trace) => publishEvent({ ...event(type, body, false, trace), id }),
-      },
-      {
-        seat: profile,
-        episode,
-        caps: { org: opts.company().token_budget, seat: profile.token_budget },
-        trace_id: draft.wake.trace_id,
-        refine: synthesis.refine,
-      },
-    );
-  }
+  const recordEpisode = episodeRecorder({
+    opts,
+    handle,
+    log,
+    deps,
+    profile: () => profile,
+    events: { event, publishEvent },
+  });
 
   // The seat's own state (its open needs) as its log left it: rebuilt before the machine starts.
   const seatLog = await openSeatLog({

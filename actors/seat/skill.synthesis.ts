@@ -11,7 +11,6 @@ import type { LearnedSkill } from '../skills/index.js';
 import type { LlmRequest } from './providers/index.js';
 import type { Episode } from './turn.episode.js';
 
-
 /** Learned skills kept per seat: the most recently updated. */
 export const LEARNED_PER_SEAT = 50;
 
