@@ -22,12 +22,10 @@ import {
   ensureCatalogue,
   openMemoryBus,
   Streams,
-  Subjects,
   type Bus,
   type Catalogue,
   type CatalogueOptions,
 } from '../../../bus/index.js';
-import type { InboxMessage } from '../../../schema/index.js';
 import { Company, EventRecord, SpendRecord } from '../../../schema/index.js';
 import { startProviders } from '../../../scripts/providers-wiring.js';
 import { startToolServers, type ToolServers } from '../../../scripts/toolservers-wiring.js';
@@ -35,6 +33,7 @@ import { startLlmServer, type LlmServer } from '../../fixtures/llm/llm-server.js
 import type { Script } from '../../fixtures/llm/script.js';
 import { echoServerPath } from '../../fixtures/mcp/servers.js';
 import type { Captured } from '../toolservers/harness.js';
+import { mentionWake, queueWake } from '../../harness/wake.js';
 
 export function company(llmBaseUrl: string, extra: Record<string, unknown> = {}): Company {
   return Company.parse({
@@ -213,16 +212,7 @@ export async function startCompany(
     memory,
     apply,
     async wake(handle, id = randomUUID(), summary = 'Please echo hi') {
-      const message: InboxMessage = {
-        id,
-        kind: 'mention',
-        source: 'test',
-        received_at: new Date().toISOString(),
-        trace_id: randomUUID().replaceAll('-', ''),
-        summary,
-        payload: {},
-      };
-      await bus.publish(Subjects.agentInbox(handle), new TextEncoder().encode(JSON.stringify(message)));
+      await queueWake(bus, handle, mentionWake(summary, { id }));
       return id;
     },
     events,
