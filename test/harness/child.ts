@@ -4,10 +4,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './free-port.js';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const svcBin = join(root, 'dist', 'scripts', 'svc.js');
@@ -94,14 +94,4 @@ export function runSvc(args: string[], env: Record<string, string | undefined> =
   };
 }
 
-/** A free TCP port on loopback (bound, read, released). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  server.close();
-  await once(server, 'close');
-  return port;
-}
+export { freePort };
