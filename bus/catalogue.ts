@@ -62,6 +62,8 @@ export const Buckets = {
   WorkSnapshots: 'svc_work_snapshots',
   /** Tool skills as last synced: one key per source (`native`, `wiki`, `tracker-b`), its whole set. */
   ToolSkills: 'svc_tool_skills',
+  /** A seat's profiles of the people who wake it: `<agent id>.<person key>`, the latest only (actors/seat/counterparty.ts). */
+  Counterparty: 'svc_counterparty',
 } as const;
 
 /** Claims only need to outlive any firing a scheduler could still consider (catchup looks back at most 2 h). */

@@ -39,6 +39,8 @@ export function startSeats(opts: {
   readonly tools: ToolServers;
   /** The `svc_tool_skills` bucket: with it, seats synthesise skills where `learning.skill_synthesis` is on. */
   readonly skills?: Kv;
+  /** The `svc_counterparty` bucket: with it, seats keep profiles where `learning.counterparty` is on. */
+  readonly counterparty?: Kv;
   /** False when the node lacks the `seats` role: no seat runs here. */
   readonly runsSeats: boolean;
   /** Seat lease timing (tests shorten it); default a 30 s ttl renewed every 10 s. */
@@ -62,6 +64,14 @@ export function startSeats(opts: {
               synthesis: {
                 settings: (handle: string) => opts.tools.learning.synthesis(handle),
                 skills: opts.skills,
+              },
+            }
+          : {}),
+        ...(opts.counterparty
+          ? {
+              counterparty: {
+                enabled: (handle: string) => opts.tools.learning.counterparty(handle),
+                profiles: opts.counterparty,
               },
             }
           : {}),

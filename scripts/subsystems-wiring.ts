@@ -16,7 +16,7 @@ import {
   type NodeHost,
   type WorkAccess,
 } from '../actors/index.js';
-import type { Bus, Catalogue } from '../bus/index.js';
+import { Buckets, type Bus, type Catalogue } from '../bus/index.js';
 import { NodeRole, type TierA, type Tracer } from '../schema/index.js';
 import { openCheckpoints, type ActiveChart } from '../projections/index.js';
 import { authSettingsOf } from './node-wiring.js';
@@ -135,6 +135,7 @@ export async function startSubsystems(opts: {
     providers,
     tools: toolServers,
     skills: skills.kv,
+    counterparty: await bus.kv({ name: Buckets.Counterparty, history: 1 }),
     runsSeats: config.node.roles.includes(NodeRole.Seats),
     lease: { ttlMs: config.node.seat_lease_seconds * 1000 },
     tracer: opts.tracer,

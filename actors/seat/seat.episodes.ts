@@ -1,8 +1,9 @@
 /**
  * A seat's episodes (turn.episode.ts): `episode_recorded` once per completed turn of a learning seat (its id
- * is the turn's), then, where skill synthesis is on and the episode is worth it, the synthesis call
- * (skill.synthesis.host.ts) started after the turn rather than inside it. A failure costs the episode or
- * the skill, never the turn.
+ * is the turn's), then the learning calls started after the turn rather than inside it: the profile of the
+ * person who woke it where counterparty profiles are on (counterparty.host.ts), and, where skill synthesis
+ * is on and the episode is worth it, the synthesis call (skill.synthesis.host.ts). A failure costs the
+ * episode, the profile or the skill, never the turn.
  */
 import type { Logger } from 'pino';
 import type { SeatEvents } from './seat.events.js';
@@ -11,11 +12,15 @@ import type { SeatProfile } from './seat.profile.js';
 import type { TurnCompletedPayload } from './seat.types.js';
 import { worthSynthesis } from './skill.synthesis.js';
 import { synthesizeSkill } from './skill.synthesis.host.js';
+import { profileCounterparty } from './counterparty.host.js';
 import type { TurnDeps } from './turn.deps.js';
 import { episodeOf, type EpisodeDraft } from './turn.episode.js';
 
 export function episodeRecorder(host: {
-  readonly opts: Pick<SeatHostOptions, 'learning' | 'synthesis' | 'bus' | 'nodeId' | 'company'>;
+  readonly opts: Pick<
+    SeatHostOptions,
+    'learning' | 'synthesis' | 'counterparty' | 'bus' | 'nodeId' | 'company'
+  >;
   readonly handle: string;
   readonly log: Logger;
   readonly deps: Pick<TurnDeps, 'llm' | 'budget' | 'now'>;
@@ -39,28 +44,27 @@ export function episodeRecorder(host: {
       log.warn({ err: error, turn_id: payload.turn_id }, 'episode not recorded');
       return;
     }
+    const seat = host.profile();
+    const caps = { org: opts.company().token_budget, seat: seat.token_budget };
+    const worker = {
+      bus: opts.bus,
+      node: opts.nodeId,
+      llm: deps.llm,
+      budget: deps.budget,
+      logger: log,
+      now: deps.now,
+      publish: (type: string, body: Record<string, unknown>, id: string, trace: string) =>
+        publishEvent({ ...event(type, body, false, trace), id }),
+    };
+    const counterparty = opts.counterparty;
+    if (counterparty?.enabled(handle))
+      void profileCounterparty({ ...worker, profiles: counterparty.profiles }, { seat, wake: draft.wake, episode, caps }); // prettier-ignore
     const synthesis = opts.synthesis;
     const settings = synthesis?.settings(handle) ?? null;
     if (!synthesis || settings === null || !worthSynthesis(episode)) return;
-    const seat = host.profile();
     void synthesizeSkill(
-      {
-        bus: opts.bus,
-        skills: synthesis.skills,
-        node: opts.nodeId,
-        llm: deps.llm,
-        budget: deps.budget,
-        logger: log,
-        now: deps.now,
-        publish: (type, body, id, trace) => publishEvent({ ...event(type, body, false, trace), id }),
-      },
-      {
-        seat,
-        episode,
-        caps: { org: opts.company().token_budget, seat: seat.token_budget },
-        trace_id: draft.wake.trace_id,
-        refine: settings.refine,
-      },
+      { ...worker, skills: synthesis.skills },
+      { seat, episode, caps, trace_id: draft.wake.trace_id, refine: settings.refine },
     );
   };
 }

@@ -22,9 +22,11 @@ import { RedeliverError, type Subscription } from '../../bus/index.js';
 import { leaseHeaders, LeaseFencedError, noFence } from '../lease/index.js';
 import { seatMachine, type PhaseRequest } from './seat.machine.js';
 import type { SeatProfile } from './seat.profile.js';
+import type { Wake } from './seat.types.js';
 import { PhaseDeferred, PhaseFailure, runPhase } from './turn.phase.js';
 import { draftOf, noteOutcome, type EpisodeDraft } from './turn.episode.js';
 import { episodeRecorder } from './seat.episodes.js';
+import { counterpartyAbout } from './counterparty.host.js';
 import { readPaused, seatKeys } from './seat.records.js';
 import { CutReason, TurnCut } from './turn.cut.js';
 import type { OpenedTurn } from './turn.resume.js';
@@ -76,8 +78,11 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
   let stopped: Promise<void> | null = null;
   let pending: Pending | null = null;
   let abort = new AbortController();
-  /** Per turn: the profile and picked tools it started with (in-flight turns keep their settings). */
-  const turns = new Map<string, { profile: SeatProfile; picked: readonly string[] }>();
+  /**
+   * Per turn: the profile and picked tools it started with (in-flight turns keep their settings), and what
+   * the seat knew then about the person who woke it.
+   */
+  const turns = new Map<string, { profile: SeatProfile; picked: readonly string[]; about: string | null }>();
   /** Per turn: what its phases produced, for its episode. */
   const drafts = new Map<string, EpisodeDraft>();
   /** Per turn: its journal (what an earlier run recorded, and the writer). */
@@ -85,7 +90,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
 
   async function phase(req: PhaseRequest): Promise<void> {
     const { turn } = req;
-    const started = turns.get(turn.turn_id) ?? { profile, picked: [] };
+    const started = turns.get(turn.turn_id) ?? { profile, picked: [], about: await aboutWaker(turn.wake) };
     turns.set(turn.turn_id, started);
     const company = opts.company();
     const journal = journals.get(turn.turn_id)?.phase(req.phase, turn.iteration);
@@ -102,6 +107,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
           signal: abort.signal,
           ...(journal ? { journal } : {}),
           parent: spans.of(turn),
+          about: started.about,
         },
         started.picked,
       );
@@ -144,6 +150,18 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
         reason: failure.reason,
         error: failure.message,
       });
+    }
+  }
+
+  /** The seat's profile of the person who woke a turn, where it keeps them (a failed read: none). */
+  async function aboutWaker(wake: Wake): Promise<string | null> {
+    const counterparty = opts.counterparty;
+    if (!counterparty?.enabled(handle)) return null;
+    try {
+      return await counterpartyAbout(counterparty.profiles, profile.agent_id, wake);
+    } catch (error) {
+      log.warn({ err: error }, 'counterparty profile not read');
+      return null;
     }
   }
 

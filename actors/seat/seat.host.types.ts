@@ -36,6 +36,8 @@ export interface SeatHostOptions {
   readonly learning?: (handle: string) => boolean;
   /** Whether the seat's episodes are synthesised into skills (and refined), with the bucket they go to. */
   readonly synthesis?: SeatSynthesis;
+  /** Whether the seat keeps profiles of the people who wake it, with the bucket they go to. */
+  readonly counterparty?: SeatCounterparty;
   /** How soon a wake held by a holder that died goes to the next one; default 30 s (the lease ttl). */
   readonly inboxAckWaitMs?: number;
   /** The seat lease's fence, checked before every effect; default none (one process owns the seat). */
@@ -85,4 +87,11 @@ export interface SeatSynthesis {
   settings(handle: string): { readonly refine: boolean } | null;
   /** The `svc_tool_skills` bucket, where a seat's learned skills are kept. */
   readonly skills: Kv;
+}
+
+/** Counterparty profiles for a seat (counterparty.ts). */
+export interface SeatCounterparty {
+  enabled(handle: string): boolean;
+  /** The `svc_counterparty` bucket, where a seat's profiles are kept. */
+  readonly profiles: Kv;
 }

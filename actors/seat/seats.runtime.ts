@@ -17,7 +17,7 @@ import { createBudget, type Budget } from './budget.js';
 import { turnLimits, type TurnLimits } from './seat.limits.js';
 import { companyOf, type CompanyProfile } from './seat.profile.js';
 import { startSeatHost } from './seat.host.js';
-import type { SeatHost, SeatSynthesis } from './seat.host.types.js';
+import type { SeatCounterparty, SeatHost, SeatSynthesis } from './seat.host.types.js';
 import { fenceOf, leaseHeaders } from '../lease/index.js';
 import { startPlacement } from './placement.js';
 import type { Placement } from './placement.types.js';
@@ -52,6 +52,8 @@ export interface SeatsRuntimeOptions {
   readonly learning?: (handle: string) => boolean;
   /** Skill synthesis from the seats' episodes; default none. */
   readonly synthesis?: SeatSynthesis;
+  /** Counterparty profiles of the people who wake the seats; default none. */
+  readonly counterparty?: SeatCounterparty;
   /** Turn, phase, model call and tool call spans; default none. */
   readonly tracer?: Tracer;
   /** Live-view pacing (`TurnDeps.progressEveryMs`); default 50 ms. */
@@ -197,6 +199,7 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
       ...(opts.pausedRetryMs !== undefined ? { pausedRetryMs: opts.pausedRetryMs } : {}),
       ...(opts.learning ? { learning: opts.learning } : {}),
       ...(opts.synthesis ? { synthesis: opts.synthesis } : {}),
+      ...(opts.counterparty ? { counterparty: opts.counterparty } : {}),
       ...(opts.lease?.ttlMs !== undefined ? { inboxAckWaitMs: opts.lease.ttlMs } : {}),
       fence: fenceOf(`seat.${handle}`, epoch, () => lease?.epoch(handle) ?? null),
       leaseEpoch: epoch,

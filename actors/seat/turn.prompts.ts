@@ -59,12 +59,16 @@ export function systemPrompt(charter: Charter, seat: SeatProfile, phase: PhaseNa
   return parts.filter((p): p is string => p !== null).join('\n\n');
 }
 
-/** The user message: the trigger, and what earlier phases of this turn produced. */
-export function phaseMessage(turn: Turn, phase: PhaseName): string {
+/**
+ * The user message: the trigger, what the seat knows about the person who sent it (plan and execute), and
+ * what earlier phases of this turn produced.
+ */
+export function phaseMessage(turn: Turn, phase: PhaseName, about: string | null = null): string {
   const w = turn.wake;
   const parts = [
     `Trigger: ${w.kind} from ${w.source}\n${w.summary}`,
     Object.keys(w.payload).length > 0 ? `Details: ${JSON.stringify(w.payload).slice(0, 4000)}` : null,
+    phase !== 'review' ? about : null,
     phase !== 'plan' && turn.plan ? `Plan:\n${turn.plan}` : null,
     phase === 'plan' && turn.notes ? `The last review sent the work back:\n${turn.notes}` : null,
     phase === 'review' ? `Account of the work:\n${turn.artifact ?? ''}` : null,

@@ -52,6 +52,8 @@ async function openNode(url: string, replicas: number, logger?: Logger): Promise
   await bus.kv({ name: Buckets.WorkSnapshots, history: 1 });
   // Opened by the tool skills (scripts/skills-wiring.ts) with this spec.
   await bus.kv({ name: Buckets.ToolSkills, history: 2 });
+  // Opened by the seats' counterparty profiles (scripts/subsystems-wiring.ts) with this spec.
+  await bus.kv({ name: Buckets.Counterparty, history: 1 });
   return bus;
 }
 

@@ -14,6 +14,11 @@ export interface LearningGate {
    * when the seat does not learn or synthesis is off. Read from the first document applied, like the org flag.
    */
   synthesis(seat: string): { readonly refine: boolean } | null;
+  /**
+   * Whether the seat keeps profiles of the people who wake it (`learning.counterparty.enabled`, off unless
+   * true: it spends tokens). Read from the first document applied, like the org flag.
+   */
+  counterparty(seat: string): boolean;
 }
 
 /** The gate a config apply feeds (`apply` with each applied document); `warn` hears a change left for restart. */
@@ -42,6 +47,9 @@ export function createLearningGate(warn?: (message: string) => void): LearningGa
     synthesis(seat) {
       if (!enabled(seat) || learning?.skill_synthesis?.enabled !== true) return null;
       return { refine: learning.skill_refinement?.enabled === true };
+    },
+    counterparty(seat) {
+      return enabled(seat) && learning?.counterparty?.enabled === true;
     },
   };
 }

@@ -123,6 +123,8 @@ export async function startCompany(
     skills?: SkillShelf;
     /** Seats synthesise skills into `svc_tool_skills` where the document's learning settings say so. */
     synthesis?: boolean;
+    /** Seats keep counterparty profiles in `svc_counterparty` where the document's learning settings say so. */
+    counterparty?: boolean;
   },
 ): Promise<Harness> {
   const logger = opts.logs?.logger ?? pino({ level: process.env['TEST_LOG'] ? 'debug' : 'silent' });
@@ -145,6 +147,7 @@ export async function startCompany(
   });
   const memory = createMemoryStore({ kv: catalogue.memory });
   const skillsKv = opts.synthesis ? await bus.kv({ name: Buckets.ToolSkills, history: 2 }) : null;
+  const profilesKv = opts.counterparty ? await bus.kv({ name: Buckets.Counterparty, history: 1 }) : null;
   const shelf =
     opts.skills ??
     (skillsKv ? createSkillShelf({ kv: skillsKv, places: () => [], variables: () => ({}) }) : undefined);
@@ -168,6 +171,14 @@ export async function startCompany(
     learning: (handle) => tools.learning.enabled(handle),
     ...(skillsKv
       ? { synthesis: { settings: (handle: string) => tools.learning.synthesis(handle), skills: skillsKv } }
+      : {}),
+    ...(profilesKv
+      ? {
+          counterparty: {
+            enabled: (handle: string) => tools.learning.counterparty(handle),
+            profiles: profilesKv,
+          },
+        }
       : {}),
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.progressEveryMs !== undefined ? { progressEveryMs: opts.progressEveryMs } : {}),

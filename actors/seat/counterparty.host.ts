@@ -1,0 +1,157 @@
+/**
+ * Keeps a seat's counterparty profiles (counterparty.ts) in the `svc_counterparty` bucket, one key
+ * `<agent id>.<person key>` each, so any node that takes the seat over reads the same profile:
+ *   - `about`: the prompt text on the person who woke a turn, read as the turn starts;
+ *   - `profileCounterparty`: after the turn, the budget checked, one model call on the seat's provider chain
+ *     (spend recorded as the `counterparty_profiler` worker's), the profile written and recorded as
+ *     `counterparty_profile_updated` (the memory view's `counterparty_profiles`). The interaction counts even
+ *     when the budget refuses the call or the model's answer is unreadable: the known traits stand.
+ * Never throws: a failure costs the profile, not the turn. Each episode's spend and event are stored once.
+ */
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { Bus, Kv } from '../../bus/index.js';
+import { Payloads, uuidv5 } from '../../schema/index.js';
+import type { Budget } from './budget.js';
+import {
+  aboutCounterparty,
+  counterpartyKey,
+  counterpartyOf,
+  nextProfile,
+  profilerRequest,
+  readProfilerAnswer,
+  type Counterparty,
+  type CounterpartyProfile,
+  type ProfilerAnswer,
+} from './counterparty.js';
+import type { SeatProfile } from './seat.profile.js';
+import type { Wake } from './seat.types.js';
+import { recordAuxiliarySpend } from './spend.js';
+import type { TurnDeps } from './turn.deps.js';
+import type { Episode } from './turn.episode.js';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+const keyOf = (agentId: string, who: Counterparty): string => `${agentId}.${counterpartyKey(who)}`;
+
+/** A stored profile and the episode that last counted in it (a turn completed again counts once). */
+const Stored = z.object({ profile: Payloads.CounterpartyProfileUpdated, episode: z.string() });
+type Stored = z.infer<typeof Stored>;
+
+async function readProfile(kv: Kv, key: string): Promise<{ stored: Stored | null; revision: number | null }> {
+  const entry = await kv.get(key);
+  if (entry === null) return { stored: null, revision: null };
+  try {
+    const parsed = Stored.safeParse(JSON.parse(decoder.decode(entry.value)));
+    return { stored: parsed.success ? parsed.data : null, revision: entry.revision };
+  } catch {
+    return { stored: null, revision: entry.revision };
+  }
+}
+
+/** What the seat knows about the person who woke this turn; null when nobody did or nothing is known. */
+export async function counterpartyAbout(kv: Kv, agentId: string, wake: Wake): Promise<string | null> {
+  const who = counterpartyOf(wake);
+  if (who === null) return null;
+  const { stored } = await readProfile(kv, keyOf(agentId, who));
+  return stored === null ? null : aboutCounterparty(stored.profile);
+}
+
+export interface ProfilerDeps {
+  readonly bus: Bus;
+  /** The `svc_counterparty` bucket. */
+  readonly profiles: Kv;
+  readonly node: string;
+  readonly llm: TurnDeps['llm'];
+  readonly budget: Budget;
+  readonly logger: Logger;
+  readonly now: () => Date;
+  /** An event about the seat (fenced by its lease), stored under the record's id. */
+  publish(type: string, payload: Record<string, unknown>, id: string, trace: string): Promise<void>;
+}
+
+export interface ProfilerInput {
+  readonly seat: SeatProfile;
+  readonly wake: Wake;
+  readonly episode: Episode;
+  readonly caps: { readonly org: number; readonly seat: number };
+}
+
+export async function profileCounterparty(deps: ProfilerDeps, input: ProfilerInput): Promise<void> {
+  const { seat, episode, wake } = input;
+  const who = counterpartyOf(wake);
+  if (who === null) return;
+  const log = deps.logger.child({ worker: 'counterparty_profiler', turn_id: episode.turn_id });
+  try {
+    const key = keyOf(seat.agent_id, who);
+    const known = await readProfile(deps.profiles, key);
+    let profile: CounterpartyProfile;
+    if (known.stored?.episode === episode.id) {
+      // Counted by a run that stopped before its event: the event alone is left to store.
+      profile = known.stored.profile;
+    } else {
+      const answer = await askProfiler(deps, input, who, known.stored?.profile ?? null, log);
+      profile = nextProfile(known.stored?.profile ?? null, who, answer, deps.now());
+      const value = encoder.encode(JSON.stringify({ profile, episode: episode.id } satisfies Stored));
+      // Only the seat's holder writes here; the compare-and-set still keeps a stale holder from undoing a write.
+      if (known.revision === null) await deps.profiles.create(key, value);
+      else await deps.profiles.update(key, value, known.revision);
+    }
+    await deps.publish(
+      'counterparty_profile_updated',
+      { ...profile },
+      `profile-${episode.id}`,
+      wake.trace_id,
+    );
+    log.info(
+      {
+        event: 'counterparty_profile_updated',
+        platform: who.platform,
+        interactions: profile.interaction_count,
+      },
+      'counterparty_profile_updated',
+    );
+  } catch (err) {
+    log.warn({ err, event: 'counterparty_profile_failed' }, 'counterparty_profile_failed');
+  }
+}
+
+/** The model's revision of the traits; null when the budget refuses the call or the answer is unreadable. */
+async function askProfiler(
+  deps: ProfilerDeps,
+  input: ProfilerInput,
+  who: Counterparty,
+  known: CounterpartyProfile | null,
+  log: Logger,
+): Promise<ProfilerAnswer | null> {
+  const { seat, episode } = input;
+  const refused = await deps.budget.check(seat.handle, input.caps);
+  if (refused) {
+    log.info({ event: 'counterparty_profiler_skipped', reason: `${refused.scope}_budget` }, 'counterparty_profiler_skipped'); // prettier-ignore
+    return null;
+  }
+  const chain = deps.llm.resolve(seat.llm ? { llm: seat.llm } : seat.handle);
+  const trace = { trace_id: input.wake.trace_id, parent_span_id: null };
+  const result = await deps.llm.call(chain, profilerRequest(who, known, episode), { seat: seat.handle, trace }).result(); // prettier-ignore
+  await recordAuxiliarySpend(
+    { bus: deps.bus, node: deps.node, budget: deps.budget },
+    {
+      worker: 'counterparty_profiler',
+      provider: result.provider,
+      model: result.model,
+      ...result.usage,
+      seat: { handle: seat.handle, agent_id: seat.agent_id, role: seat.name },
+      turn_id: episode.turn_id,
+      trace,
+      id: uuidv5(episode.id, 'counterparty-profiler-spend'),
+      at: deps.now(),
+    },
+  );
+  const answer = readProfilerAnswer(result.text);
+  if (answer === undefined) {
+    log.warn({ event: 'counterparty_profiler_unreadable' }, 'the model did not answer with the traits JSON asked for'); // prettier-ignore
+    return null;
+  }
+  return answer;
+}

@@ -1,0 +1,165 @@
+/**
+ * Counterparty profiles (`learning.counterparty`): what a seat has learned about a person who wakes it —
+ * the author of a vendor delivery (an issue, a comment, a chat message) who is not a bot. After each
+ * completed turn such a person woke, one auxiliary model call (`counterparty_profiler`) revises the
+ * profile's traits from the exchange; the next turn that person wakes reads the profile in its prompt.
+ * Pure: who the counterparty is, the request, the answer's reading, the next profile and its prompt text.
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { InboundNotification, type Payloads } from '../../schema/index.js';
+import type { LlmRequest } from './providers/index.js';
+import type { Wake } from './seat.types.js';
+import type { Episode } from './turn.episode.js';
+
+export type CounterpartyProfile = z.infer<typeof Payloads.CounterpartyProfileUpdated>;
+
+/** The person a wake came from, as the vendor names them. */
+export interface Counterparty {
+  readonly platform: string;
+  readonly external_id: string | null;
+  readonly handle: string | null;
+  readonly name: string | null;
+  readonly label: string;
+}
+
+/** Traits a profile keeps, each value a short text: bounded so a profile fits any prompt it goes in. */
+export const TRAITS_MAX = 20;
+const TRAIT_KEY_MAX = 60;
+const TRAIT_VALUE_MAX = 300;
+
+const clip = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+const text = (value: string | undefined): string | null => {
+  const trimmed = value?.trim() ?? '';
+  return trimmed === '' ? null : clip(trimmed, 200);
+};
+
+/** The counterparty of a wake: a vendor delivery's author who is not a bot; null for schedules and the rest. */
+export function counterpartyOf(wake: Wake): Counterparty | null {
+  const parsed = InboundNotification.safeParse(wake.payload['notification']);
+  if (!parsed.success) return null;
+  const { trigger, pipeline } = parsed.data;
+  if (trigger === null || trigger.bot === true) return null;
+  const external_id = text(trigger.id);
+  const handle = text(trigger.login);
+  const name = text(trigger.name);
+  const label = name ?? handle ?? text(trigger.email) ?? external_id;
+  if (label === null) return null;
+  return { platform: pipeline, external_id, handle, name, label };
+}
+
+/** The profile's key token: one per (platform, person), by the vendor's id where it gives one. */
+export function counterpartyKey(who: Counterparty): string {
+  const identity = who.external_id ?? who.handle ?? who.label;
+  return createHash('sha256').update(`${who.platform}\u0000${identity}`).digest('hex').slice(0, 32);
+}
+
+export function profilerRequest(
+  who: Counterparty,
+  known: CounterpartyProfile | null,
+  episode: Episode,
+): LlmRequest {
+  const traits = known && Object.keys(known.traits).length > 0 ? JSON.stringify(known.traits) : '(none yet)';
+  return {
+    system: [
+      'You keep a short profile of a person an agent works with: stable traits that help the agent work with',
+      'them next time (their role, what they care about, how they like answers, their expertise, recurring',
+      'requests). Never record secrets, credentials, contact details or anything sensitive about them.',
+      'Read the known traits and the exchange below, then answer with one JSON object and nothing else:',
+      `{"traits": {"<trait>": "<short text>", ...}, "corroborated": true | false}`,
+      `"traits": the whole revised set (at most ${TRAITS_MAX}); keep a known trait unless the exchange`,
+      'contradicts it. "corroborated": whether the exchange confirms a trait already known.',
+    ].join('\n'),
+    messages: [
+      {
+        role: 'user',
+        content: [
+          `Person: ${who.label}${who.handle && who.handle !== who.label ? ` (@${who.handle})` : ''} on ${who.platform}`,
+          `Known traits: ${traits}`,
+          `What they asked: ${clip(episode.ask, 2_000)}`,
+          `What the agent did (${episode.review_outcome ?? 'unreviewed'}): ${clip(episode.account, 1_500)}`,
+        ].join('\n\n'),
+      },
+    ],
+    max_tokens: 800,
+    temperature: 0,
+  };
+}
+
+const Answer = z.object({
+  traits: z.record(z.string(), z.unknown()),
+  corroborated: z.boolean().optional(),
+});
+export interface ProfilerAnswer {
+  readonly traits: Record<string, string>;
+  readonly corroborated: boolean;
+}
+
+/** A trait value as short text: strings as they are, lists joined, other scalars printed; objects dropped. */
+function traitText(value: unknown): string | null {
+  if (typeof value === 'string') return value.trim() === '' ? null : clip(value.trim(), TRAIT_VALUE_MAX);
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) {
+    const items = value.map(traitText).filter((v): v is string => v !== null);
+    return items.length === 0 ? null : clip(items.join(', '), TRAIT_VALUE_MAX);
+  }
+  return null;
+}
+
+/** The traits the model wrote, bounded; `undefined` when the answer is not the JSON asked for. */
+export function readProfilerAnswer(answer: string): ProfilerAnswer | undefined {
+  const start = answer.indexOf('{');
+  const end = answer.lastIndexOf('}');
+  if (start === -1 || end < start) return undefined;
+  let parsed;
+  try {
+    parsed = Answer.safeParse(JSON.parse(answer.slice(start, end + 1)));
+  } catch {
+    return undefined;
+  }
+  if (!parsed.success) return undefined;
+  const traits: Record<string, string> = {};
+  for (const [key, value] of Object.entries(parsed.data.traits)) {
+    const name = key.trim().slice(0, TRAIT_KEY_MAX);
+    const written = traitText(value);
+    if (name === '' || written === null) continue;
+    if (Object.keys(traits).length >= TRAITS_MAX) break;
+    traits[name] = written;
+  }
+  return { traits, corroborated: parsed.data.corroborated === true };
+}
+
+/**
+ * The profile after one more interaction: counted whatever the model answered (null: no answer to use,
+ * the known traits stand); the names the vendor gives now replace older ones.
+ */
+export function nextProfile(
+  known: CounterpartyProfile | null,
+  who: Counterparty,
+  answer: ProfilerAnswer | null,
+  now: Date,
+): CounterpartyProfile {
+  const at = now.toISOString();
+  return {
+    subject_label: who.label,
+    subject_handle: who.handle ?? known?.subject_handle ?? null,
+    subject_external_id: who.external_id ?? known?.subject_external_id ?? null,
+    subject_platform: who.platform,
+    subject_name: who.name ?? known?.subject_name ?? null,
+    traits: answer ? answer.traits : (known?.traits ?? {}),
+    interaction_count: (known?.interaction_count ?? 0) + 1,
+    first_seen_at: known?.first_seen_at ?? at,
+    last_updated_at: at,
+    last_corroborated_at: answer?.corroborated && known ? at : (known?.last_corroborated_at ?? null),
+  };
+}
+
+/** What a turn's prompt says about the person who woke it. */
+export function aboutCounterparty(profile: CounterpartyProfile): string {
+  const traits = Object.entries(profile.traits)
+    .map(([key, value]) => `- ${key}: ${traitText(value) ?? ''}`)
+    .filter((line) => !line.endsWith(': '));
+  const seen = `${profile.interaction_count} earlier ${profile.interaction_count === 1 ? 'exchange' : 'exchanges'}`;
+  const who = `${profile.subject_label}${profile.subject_handle && profile.subject_handle !== profile.subject_label ? ` (@${profile.subject_handle})` : ''}`;
+  return [`What you know about ${who} on ${profile.subject_platform} (${seen}):`, ...(traits.length > 0 ? traits : ['- no traits noted yet'])].join('\n'); // prettier-ignore
+}
