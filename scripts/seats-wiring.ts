@@ -8,6 +8,7 @@
 import type { Logger } from 'pino';
 import {
   startSeatsRuntime,
+  type PersonalMemory,
   type ProviderRegistry,
   type SeatsRuntime,
   type SubsystemApplier,
@@ -41,6 +42,8 @@ export function startSeats(opts: {
   readonly skills?: Kv;
   /** The `svc_counterparty` bucket: with it, seats keep profiles where `learning.counterparty` is on. */
   readonly counterparty?: Kv;
+  /** The seats' personal memory: with it, seats reflect on their episodes where `learning.reflect` is on. */
+  readonly memory?: PersonalMemory;
   /** False when the node lacks the `seats` role: no seat runs here. */
   readonly runsSeats: boolean;
   /** Seat lease timing (tests shorten it); default a 30 s ttl renewed every 10 s. */
@@ -72,6 +75,14 @@ export function startSeats(opts: {
               counterparty: {
                 enabled: (handle: string) => opts.tools.learning.counterparty(handle),
                 profiles: opts.counterparty,
+              },
+            }
+          : {}),
+        ...(opts.memory
+          ? {
+              reflection: {
+                settings: (handle: string) => opts.tools.learning.reflection(handle),
+                memory: opts.memory,
               },
             }
           : {}),

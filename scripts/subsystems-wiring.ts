@@ -136,6 +136,7 @@ export async function startSubsystems(opts: {
     tools: toolServers,
     skills: skills.kv,
     counterparty: await bus.kv({ name: Buckets.Counterparty, history: 1 }),
+    memory,
     runsSeats: config.node.roles.includes(NodeRole.Seats),
     lease: { ttlMs: config.node.seat_lease_seconds * 1000 },
     tracer: opts.tracer,

@@ -1,9 +1,9 @@
 /**
  * A seat's episodes (turn.episode.ts): `episode_recorded` once per completed turn of a learning seat (its id
  * is the turn's), then the learning calls started after the turn rather than inside it: the profile of the
- * person who woke it where counterparty profiles are on (counterparty.host.ts), and, where skill synthesis
- * is on and the episode is worth it, the synthesis call (skill.synthesis.host.ts). A failure costs the
- * episode, the profile or the skill, never the turn.
+ * person who woke it where counterparty profiles are on (counterparty.host.ts), the reflection where it is on
+ * (reflection.host.ts), and, where skill synthesis is on and the episode is worth it, the synthesis call
+ * (skill.synthesis.host.ts). A failure costs the episode, the profile, the lesson or the skill, never the turn.
  */
 import type { Logger } from 'pino';
 import type { SeatEvents } from './seat.events.js';
@@ -13,13 +13,14 @@ import type { TurnCompletedPayload } from './seat.types.js';
 import { worthSynthesis } from './skill.synthesis.js';
 import { synthesizeSkill } from './skill.synthesis.host.js';
 import { profileCounterparty } from './counterparty.host.js';
+import { reflectOn } from './reflection.host.js';
 import type { TurnDeps } from './turn.deps.js';
 import { episodeOf, type EpisodeDraft } from './turn.episode.js';
 
 export function episodeRecorder(host: {
   readonly opts: Pick<
     SeatHostOptions,
-    'learning' | 'synthesis' | 'counterparty' | 'bus' | 'nodeId' | 'company'
+    'learning' | 'synthesis' | 'counterparty' | 'reflection' | 'bus' | 'nodeId' | 'company'
   >;
   readonly handle: string;
   readonly log: Logger;
@@ -59,6 +60,13 @@ export function episodeRecorder(host: {
     const counterparty = opts.counterparty;
     if (counterparty?.enabled(handle))
       void profileCounterparty({ ...worker, profiles: counterparty.profiles }, { seat, wake: draft.wake, episode, caps }); // prettier-ignore
+    const reflection = opts.reflection;
+    const reflect = reflection?.settings(handle) ?? null;
+    if (reflection && reflect !== null)
+      void reflectOn(
+        { ...worker, memory: reflection.memory },
+        { seat, episode, caps, trace_id: draft.wake.trace_id, summarize: reflect.summarize },
+      );
     const synthesis = opts.synthesis;
     const settings = synthesis?.settings(handle) ?? null;
     if (!synthesis || settings === null || !worthSynthesis(episode)) return;

@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import type { Bus, Kv } from '../../bus/index.js';
 import type { Fence } from '../lease/index.js';
+import type { PersonalMemory } from '../toolservers/index.js';
 import type { Paused, SeatEvent } from './seat.machine.js';
 import type { TurnLimits } from './seat.limits.js';
 import type { CompanyProfile, SeatProfile } from './seat.profile.js';
@@ -38,6 +39,8 @@ export interface SeatHostOptions {
   readonly synthesis?: SeatSynthesis;
   /** Whether the seat keeps profiles of the people who wake it, with the bucket they go to. */
   readonly counterparty?: SeatCounterparty;
+  /** Whether the seat reflects on its episodes, with the personal memory its lessons go to. */
+  readonly reflection?: SeatReflection;
   /** How soon a wake held by a holder that died goes to the next one; default 30 s (the lease ttl). */
   readonly inboxAckWaitMs?: number;
   /** The seat lease's fence, checked before every effect; default none (one process owns the seat). */
@@ -94,4 +97,11 @@ export interface SeatCounterparty {
   enabled(handle: string): boolean;
   /** The `svc_counterparty` bucket, where a seat's profiles are kept. */
   readonly profiles: Kv;
+}
+
+/** Reflection for a seat (reflection.ts): null settings when off for it. */
+export interface SeatReflection {
+  settings(handle: string): { readonly summarize: boolean } | null;
+  /** The seats' personal memory store, where lessons are kept. */
+  readonly memory: PersonalMemory;
 }

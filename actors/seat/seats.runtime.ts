@@ -17,7 +17,7 @@ import { createBudget, type Budget } from './budget.js';
 import { turnLimits, type TurnLimits } from './seat.limits.js';
 import { companyOf, type CompanyProfile } from './seat.profile.js';
 import { startSeatHost } from './seat.host.js';
-import type { SeatCounterparty, SeatHost, SeatSynthesis } from './seat.host.types.js';
+import type { SeatCounterparty, SeatHost, SeatReflection, SeatSynthesis } from './seat.host.types.js';
 import { fenceOf, leaseHeaders } from '../lease/index.js';
 import { startPlacement } from './placement.js';
 import type { Placement } from './placement.types.js';
@@ -54,6 +54,8 @@ export interface SeatsRuntimeOptions {
   readonly synthesis?: SeatSynthesis;
   /** Counterparty profiles of the people who wake the seats; default none. */
   readonly counterparty?: SeatCounterparty;
+  /** Reflection on the seats' episodes; default none. */
+  readonly reflection?: SeatReflection;
   /** Turn, phase, model call and tool call spans; default none. */
   readonly tracer?: Tracer;
   /** Live-view pacing (`TurnDeps.progressEveryMs`); default 50 ms. */
@@ -200,6 +202,7 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
       ...(opts.learning ? { learning: opts.learning } : {}),
       ...(opts.synthesis ? { synthesis: opts.synthesis } : {}),
       ...(opts.counterparty ? { counterparty: opts.counterparty } : {}),
+      ...(opts.reflection ? { reflection: opts.reflection } : {}),
       ...(opts.lease?.ttlMs !== undefined ? { inboxAckWaitMs: opts.lease.ttlMs } : {}),
       fence: fenceOf(`seat.${handle}`, epoch, () => lease?.epoch(handle) ?? null),
       leaseEpoch: epoch,

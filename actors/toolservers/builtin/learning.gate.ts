@@ -19,6 +19,12 @@ export interface LearningGate {
    * true: it spends tokens). Read from the first document applied, like the org flag.
    */
   counterparty(seat: string): boolean;
+  /**
+   * Whether the seat reflects on its episodes (`learning.reflect.enabled`, off unless true: it spends tokens)
+   * and whether reflection rewrites their summaries (`summarize_episodes`); null when it does not reflect.
+   * Read from the first document applied, like the org flag.
+   */
+  reflection(seat: string): { readonly summarize: boolean } | null;
 }
 
 /** The gate a config apply feeds (`apply` with each applied document); `warn` hears a change left for restart. */
@@ -50,6 +56,10 @@ export function createLearningGate(warn?: (message: string) => void): LearningGa
     },
     counterparty(seat) {
       return enabled(seat) && learning?.counterparty?.enabled === true;
+    },
+    reflection(seat) {
+      if (!enabled(seat) || learning?.reflect?.enabled !== true) return null;
+      return { summarize: learning.reflect.summarize_episodes === true };
     },
   };
 }

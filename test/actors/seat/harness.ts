@@ -125,6 +125,8 @@ export async function startCompany(
     synthesis?: boolean;
     /** Seats keep counterparty profiles in `svc_counterparty` where the document's learning settings say so. */
     counterparty?: boolean;
+    /** Seats reflect on their episodes into the personal memory where the document's learning settings say so. */
+    reflection?: boolean;
   },
 ): Promise<Harness> {
   const logger = opts.logs?.logger ?? pino({ level: process.env['TEST_LOG'] ? 'debug' : 'silent' });
@@ -179,6 +181,9 @@ export async function startCompany(
             profiles: profilesKv,
           },
         }
+      : {}),
+    ...(opts.reflection
+      ? { reflection: { settings: (handle: string) => tools.learning.reflection(handle), memory } }
       : {}),
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.progressEveryMs !== undefined ? { progressEveryMs: opts.progressEveryMs } : {}),

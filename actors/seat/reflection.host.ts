@@ -1,0 +1,88 @@
+/**
+ * Runs reflection (reflection.ts) for one recorded episode: the budget checked, one model call on the seat's
+ * own provider chain (spend recorded as the `reflector` worker's), then the lesson kept as a long personal
+ * memory row with its `memory_remembered`, and, with `summarize_episodes`, the episode recorded again with
+ * the model's summaries (the memory view keeps the later record of an episode id). Never throws: a failure
+ * costs the lesson, not the turn. Every id derives from the episode's, so a repeat stores nothing twice.
+ */
+import type { Logger } from 'pino';
+import type { Bus } from '../../bus/index.js';
+import { uuidv5 } from '../../schema/index.js';
+import type { PersonalMemory } from '../toolservers/index.js';
+import type { Budget } from './budget.js';
+import { lessonRow, readReflection, reflectionRequest, summarizedEpisode } from './reflection.js';
+import type { SeatProfile } from './seat.profile.js';
+import { recordAuxiliarySpend } from './spend.js';
+import type { TurnDeps } from './turn.deps.js';
+import type { Episode } from './turn.episode.js';
+
+export interface ReflectionDeps {
+  readonly bus: Bus;
+  readonly memory: PersonalMemory;
+  readonly node: string;
+  readonly llm: TurnDeps['llm'];
+  readonly budget: Budget;
+  readonly logger: Logger;
+  readonly now: () => Date;
+  /** An event about the seat (fenced by its lease), stored under the record's id. */
+  publish(type: string, payload: Record<string, unknown>, id: string, trace: string): Promise<void>;
+}
+
+export interface ReflectionInput {
+  readonly seat: SeatProfile;
+  readonly episode: Episode;
+  readonly caps: { readonly org: number; readonly seat: number };
+  readonly trace_id: string;
+  /** `learning.reflect.summarize_episodes`. */
+  readonly summarize: boolean;
+}
+
+export async function reflectOn(deps: ReflectionDeps, input: ReflectionInput): Promise<void> {
+  const { seat, episode } = input;
+  const log = deps.logger.child({ worker: 'reflector', turn_id: episode.turn_id });
+  try {
+    const refused = await deps.budget.check(seat.handle, input.caps);
+    if (refused) {
+      log.info({ event: 'reflection_skipped', reason: `${refused.scope}_budget` }, 'reflection_skipped');
+      return;
+    }
+    const chain = deps.llm.resolve(seat.llm ? { llm: seat.llm } : seat.handle);
+    const trace = { trace_id: input.trace_id, parent_span_id: null };
+    const request = reflectionRequest(episode, input.summarize);
+    const result = await deps.llm.call(chain, request, { seat: seat.handle, trace }).result();
+    await recordAuxiliarySpend(
+      { bus: deps.bus, node: deps.node, budget: deps.budget },
+      {
+        worker: 'reflector',
+        provider: result.provider,
+        model: result.model,
+        ...result.usage,
+        seat: { handle: seat.handle, agent_id: seat.agent_id, role: seat.name },
+        turn_id: episode.turn_id,
+        trace,
+        id: uuidv5(episode.id, 'reflection-spend'),
+        at: deps.now(),
+      },
+    );
+    const reflection = readReflection(result.text, input.summarize);
+    if (reflection === undefined) {
+      log.warn({ event: 'reflection_unreadable' }, 'the model did not answer with the reflection JSON asked for'); // prettier-ignore
+      return;
+    }
+    if (reflection.lesson !== null) {
+      const row = lessonRow(episode, reflection.lesson, deps.now());
+      await deps.memory.remember(seat.agent_id, row);
+      const remembered = { memory_id: row.id, kind: row.kind, ttl_until: null, content_chars: row.content.length, turn_id: episode.turn_id }; // prettier-ignore
+      await deps.publish('memory_remembered', remembered, row.id, input.trace_id);
+    }
+    const summarized = input.summarize ? summarizedEpisode(episode, reflection) : null;
+    if (summarized !== null)
+      await deps.publish('episode_recorded', { ...summarized }, `episode-${episode.id}-summarized`, input.trace_id); // prettier-ignore
+    log.info(
+      { event: 'reflected', lesson: reflection.lesson !== null, summarized: summarized !== null },
+      'reflected',
+    );
+  } catch (err) {
+    log.warn({ err, event: 'reflection_failed' }, 'reflection_failed');
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * Learning inside `svc serve` (on JetStream, so the test can wake a seat on the node's own inbox): with
+ * `learning.counterparty` and `learning.reflect` on, a turn woken by a person's delivery leaves a profile of
+ * them, a lesson in the seat's personal memory and a summarised episode, all shown by the memory view.
+ */
+import t from 'tap';
+import { ensureCatalogue, openBus } from '../../bus/index.js';
+import { startLlmServer } from '../fixtures/llm/llm-server.js';
+import type { Step } from '../fixtures/llm/script.js';
+import { startNatsServer } from '../harness/nats-server.js';
+import { startNode, TOKEN } from '../harness/serve-node.js';
+import { mentionWake, notificationFrom, queueWake } from '../harness/wake.js';
+import { dashboard, type Frame } from '../http/fixtures/events-node.js';
+
+const usage = { prompt_tokens: 10, completion_tokens: 5 };
+
+t.test(
+  'a served seat profiles the person who woke it and learns a lesson; the memory view shows both',
+  async (t) => {
+    const nats = await startNatsServer({ t });
+    // The two learning calls after the turn run side by side: each is answered by what it asks.
+    const turn: Step[] = [
+      { kind: 'text', text: '{"decision":"plan","steps":["answer"],"tools":[]}', usage },
+      { kind: 'text', text: 'Told Grace it ships on Friday.', usage },
+      { kind: 'text', text: '{"verdict":"done","notes":"ok"}', usage },
+    ];
+    let turnCalls = 0;
+    const llm = await startLlmServer({
+      wire: 'openai',
+      script: (request) => {
+        const asked = JSON.stringify(request.body);
+        if (asked.includes('profile of a person'))
+          return { kind: 'text', text: '{"traits":{"role":"release manager"},"corroborated":false}', usage };
+        if (asked.includes('learn from the task'))
+          return {
+            kind: 'text',
+            text: JSON.stringify({
+              lesson: 'Check the release calendar first.',
+              task_summary: 'When item 7 ships',
+            }),
+            usage,
+          };
+        return turn[turnCalls++] ?? { kind: 'status', status: 500 };
+      },
+    });
+    t.teardown(() => llm.close());
+    const node = await startNode(t, '', `jetstream, url: "${nats.url}"`);
+    const d = await dashboard(`${node.url.replace('http', 'ws')}/ws/stream`);
+    t.teardown(() => d.client.close());
+    const frame = (match: (f: Frame) => boolean): Promise<Frame> =>
+      Promise.resolve(d.frames.find(match) ?? d.next(match));
+
+    const put = await fetch(`${node.url}/config`, {
+      method: 'PUT',
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        'content-type': 'application/json',
+        'x-summary': 'profiles',
+      },
+      body: JSON.stringify({
+        name: 'Acme',
+        providers: {
+          llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: llm.baseUrl } },
+          llm_order: ['local'],
+        },
+        learning: { counterparty: { enabled: true }, reflect: { enabled: true, summarize_episodes: true } },
+        roles: [{ name: 'Ada' }],
+      }),
+    });
+    t.equal(put.status, 201);
+    await node.run.waitForLog((l) => l.msg === 'config applied');
+
+    const bus = await openBus({ type: 'jetstream', url: nats.url });
+    t.teardown(() => bus.close());
+    await ensureCatalogue(bus);
+    const grace = notificationFrom({ id: 'u-42', login: 'grace', name: 'Grace Hopper' });
+    await queueWake(
+      bus,
+      'ada',
+      mentionWake('Item 7: when does it ship?', { payload: { notification: grace } }),
+    );
+    await frame((f) => f.kind === 'event' && f.data?.type === 'counterparty_profile_updated');
+    await frame((f) => f.kind === 'event' && f.data?.type === 'memory_remembered');
+    await frame(
+      (f) =>
+        f.kind === 'event' &&
+        f.data?.type === 'episode_recorded' &&
+        String(f.data?.id).endsWith('-summarized'),
+    );
+
+    // The read models follow the stream on their own: wait until they hold the profile and the summary.
+    type View = {
+      counterparty_profiles: Array<Record<string, unknown>>;
+      personal_memories: { long: Array<Record<string, unknown>> };
+      episodes: Array<Record<string, unknown>>;
+    };
+    const ready = (v: View | null): boolean =>
+      v !== null &&
+      v.counterparty_profiles.length > 0 &&
+      v.episodes[0]?.['task_summary'] === 'When item 7 ships';
+    let view: View | null = null;
+    for (let i = 0; i < 200 && !ready(view); i++) {
+      const res = await fetch(`${node.url}/agents/ada/memory`);
+      t.equal(res.status, 200);
+      view = (await res.json()) as View;
+      if (!ready(view)) await new Promise((r) => setTimeout(r, 25));
+    }
+    t.match(view, {
+      counterparty_profiles: [
+        {
+          subject_label: 'Grace Hopper',
+          subject_handle: 'grace',
+          subject_external_id: 'u-42',
+          subject_platform: 'tracker-b',
+          subject_name: 'Grace Hopper',
+          traits: { role: 'release manager' },
+          interaction_count: 1,
+          first_seen_at: String,
+          last_updated_at: String,
+          last_corroborated_at: null,
+        },
+      ],
+      personal_memories: {
+        long: [{ content: 'Check the release calendar first.', metadata: { source: 'reflection' } }],
+      },
+      episodes: [{ task_summary: 'When item 7 ships', review_outcome: 'passed_first' }],
+    });
+    t.equal(view?.episodes.length, 1, 'the summarised record replaces the episode');
+  },
+);
