@@ -194,7 +194,9 @@ export { startTransports } from './notify/index.js';
 export {
   createSkillShelf,
   htmlToText,
+  learnedKey,
   readLearned,
+  readPromoted,
   readSkillSet,
   skillSet,
   startSkillsSync,

@@ -66,6 +66,7 @@ export function startSeats(opts: {
           ? {
               synthesis: {
                 settings: (handle: string) => opts.tools.learning.synthesis(handle),
+                promotes: (handle: string) => opts.tools.learning.promotion(handle),
                 skills: opts.skills,
               },
             }

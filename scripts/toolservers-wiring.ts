@@ -127,7 +127,10 @@ export function startToolServers(opts: ToolServersOptions): ToolServers {
     ...(opts.work ? workTools({ work: opts.work }) : []),
     ...sandboxTools({ desk: sandbox }),
     ...(opts.skills
-      ? skillTools({ shelf: opts.skills, learns: (seat) => learning.synthesis(seat) !== null })
+      ? skillTools({
+          shelf: opts.skills,
+          learns: (seat) => learning.synthesis(seat) !== null || learning.promotion(seat),
+        })
       : []),
     ...serviceBuiltins(opts.serviceTools ?? []),
   ];

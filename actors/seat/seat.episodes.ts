@@ -3,7 +3,8 @@
  * is the turn's), then the learning calls started after the turn rather than inside it: the profile of the
  * person who woke it where counterparty profiles are on (counterparty.host.ts), the reflection where it is on
  * (reflection.host.ts), and, where skill synthesis is on and the episode is worth it, the synthesis call
- * (skill.synthesis.host.ts). A failure costs the episode, the profile, the lesson or the skill, never the turn.
+ * (skill.synthesis.host.ts); where skill promotion is on, the uses of the learned skills it read are counted
+ * (skill.promotion.host.ts). A failure costs the episode, the profile, the lesson or the skill, never the turn.
  */
 import type { Logger } from 'pino';
 import type { SeatEvents } from './seat.events.js';
@@ -14,6 +15,7 @@ import { worthSynthesis } from './skill.synthesis.js';
 import { synthesizeSkill } from './skill.synthesis.host.js';
 import { profileCounterparty } from './counterparty.host.js';
 import { reflectOn } from './reflection.host.js';
+import { countSkillUses } from './skill.promotion.host.js';
 import type { TurnDeps } from './turn.deps.js';
 import { episodeOf, type EpisodeDraft } from './turn.episode.js';
 
@@ -68,6 +70,11 @@ export function episodeRecorder(host: {
         { seat, episode, caps, trace_id: draft.wake.trace_id, summarize: reflect.summarize },
       );
     const synthesis = opts.synthesis;
+    if (synthesis?.promotes(handle))
+      void countSkillUses(
+        { ...worker, skills: synthesis.skills },
+        { seat, episode, trace_id: draft.wake.trace_id },
+      );
     const settings = synthesis?.settings(handle) ?? null;
     if (!synthesis || settings === null || !worthSynthesis(episode)) return;
     void synthesizeSkill(

@@ -33,6 +33,7 @@ export const EventTypeCategories: Readonly<Record<string, EventCategory>> = Obje
   memory_forgotten: Learning,
   counterparty_profile_updated: Learning,
   skill_synthesized: Learning,
+  skill_promoted: Learning,
   // refusals and guards decided by the engine
   budget_exhausted: Decision,
   'turn.guard_breach': Decision,

@@ -25,6 +25,11 @@ export interface LearningGate {
    * Read from the first document applied, like the org flag.
    */
   reflection(seat: string): { readonly summarize: boolean } | null;
+  /**
+   * Whether the seat's learned skills that served it well are promoted to every seat
+   * (`learning.skill_promotion.enabled`, off unless true). Read from the first document applied.
+   */
+  promotion(seat: string): boolean;
 }
 
 /** The gate a config apply feeds (`apply` with each applied document); `warn` hears a change left for restart. */
@@ -60,6 +65,9 @@ export function createLearningGate(warn?: (message: string) => void): LearningGa
     reflection(seat) {
       if (!enabled(seat) || learning?.reflect?.enabled !== true) return null;
       return { summarize: learning.reflect.summarize_episodes === true };
+    },
+    promotion(seat) {
+      return enabled(seat) && learning?.skill_promotion?.enabled === true;
     },
   };
 }

@@ -42,7 +42,7 @@ const matches = (skill: ShelvedSkill, words: string[]): boolean => {
 
 export function skillTools(deps: {
   readonly shelf: SkillShelf;
-  /** Whether the seat learns skills of its own (skill synthesis is on for it). */
+  /** Whether the seat learns skills of its own or reads those promoted from others (synthesis, promotion). */
   readonly learns?: (seat: string) => boolean;
 }): BuiltinTool[] {
   const { shelf } = deps;

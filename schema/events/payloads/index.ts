@@ -23,6 +23,7 @@ export {
   EpisodeRecorded,
   MemoryForgotten,
   MemoryRemembered,
+  SkillPromoted,
   SkillSynthesized,
 } from './memory.js';
 export { SandboxEventTypes, SandboxRun, terminalSandboxStatuses } from './sandbox.js';

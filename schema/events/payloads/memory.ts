@@ -62,3 +62,14 @@ export const SkillSynthesized = z.object({
   created_at: Instant,
   updated_at: Instant,
 });
+
+/** A seat's learned skill promoted to every seat (actors/skills/skills.promotion.ts). */
+export const SkillPromoted = z.object({
+  id: z.string().min(1),
+  name: z.string(),
+  version: count,
+  /** The handle of the seat that learned it. */
+  from: z.string(),
+  /** Turns reviewed as done that read it, this one included. */
+  uses: count,
+});

@@ -172,7 +172,13 @@ export async function startCompany(
     needs: tools.needs,
     learning: (handle) => tools.learning.enabled(handle),
     ...(skillsKv
-      ? { synthesis: { settings: (handle: string) => tools.learning.synthesis(handle), skills: skillsKv } }
+      ? {
+          synthesis: {
+            settings: (handle: string) => tools.learning.synthesis(handle),
+            promotes: (handle: string) => tools.learning.promotion(handle),
+            skills: skillsKv,
+          },
+        }
       : {}),
     ...(profilesKv
       ? {
