@@ -3,8 +3,10 @@
  * is the turn's), then the learning calls started after the turn rather than inside it: the profile of the
  * person who woke it where counterparty profiles are on (counterparty.host.ts), the reflection where it is on
  * (reflection.host.ts), and, where skill synthesis is on and the episode is worth it, the synthesis call
- * (skill.synthesis.host.ts); where skill promotion is on, the uses of the learned skills it read are counted
- * (skill.promotion.host.ts). A failure costs the episode, the profile, the lesson or the skill, never the turn.
+ * (skill.synthesis.host.ts) — or, with the synthesis scheduler on, a place in the seat's backlog for the
+ * scheduled pass (skill.schedule.host.ts, also looked at hourly); where skill promotion is on, the uses of the
+ * learned skills it read are counted (skill.promotion.host.ts). A failure costs the episode, the profile, the
+ * lesson or the skill, never the turn.
  */
 import type { Logger } from 'pino';
 import type { SeatEvents } from './seat.events.js';
@@ -16,8 +18,19 @@ import { synthesizeSkill } from './skill.synthesis.host.js';
 import { profileCounterparty } from './counterparty.host.js';
 import { reflectOn } from './reflection.host.js';
 import { countSkillUses } from './skill.promotion.host.js';
+import { waitsForSchedule } from './skill.schedule.js';
+import { queueForSchedule, scheduledPass } from './skill.schedule.host.js';
 import type { TurnDeps } from './turn.deps.js';
 import { episodeOf, type EpisodeDraft } from './turn.episode.js';
+
+/** How often a seat looks whether its scheduled synthesis pass is due (skill.schedule.ts). */
+const SCHEDULE_CHECK_MS = 3600 * 1000;
+
+export interface EpisodeRecorder {
+  record(draft: EpisodeDraft, payload: TurnCompletedPayload): Promise<void>;
+  /** Stops the periodic check (the seat stops). */
+  stop(): void;
+}
 
 export function episodeRecorder(host: {
   readonly opts: Pick<
@@ -27,38 +40,57 @@ export function episodeRecorder(host: {
   readonly handle: string;
   readonly log: Logger;
   readonly deps: Pick<TurnDeps, 'llm' | 'budget' | 'now'>;
-  /** The seat's profile now (the synthesis call runs on its provider chain and budget). */
+  /** The seat's profile now (the learning calls run on its provider chain and budget). */
   readonly profile: () => SeatProfile;
   readonly events: Pick<SeatEvents, 'event' | 'publishEvent'>;
-}): (draft: EpisodeDraft, payload: TurnCompletedPayload) => Promise<void> {
+}): EpisodeRecorder {
   const { opts, handle, log, deps } = host;
   const { event, publishEvent } = host.events;
-  return async (draft, payload) => {
+  const worker = {
+    bus: opts.bus,
+    node: opts.nodeId,
+    llm: deps.llm,
+    budget: deps.budget,
+    logger: log,
+    now: deps.now,
+    publish: (type: string, body: Record<string, unknown>, id: string, trace: string) =>
+      publishEvent({ ...event(type, body, false, trace), id }),
+  };
+  const capsOf = (seat: SeatProfile) => ({ org: opts.company().token_budget, seat: seat.token_budget });
+  // The writers of the seat's skills (synthesis, the scheduled pass, promotion) take turns: each reads and
+  // compare-and-sets keys another may write.
+  let skillWork: Promise<void> = Promise.resolve();
+  const serially = (work: () => Promise<void>): void => {
+    skillWork = skillWork.then(work, work);
+  };
+
+  const synthesis = opts.synthesis;
+  const check = synthesis
+    ? setInterval(() => {
+        const settings = synthesis.settings(handle);
+        if (settings?.scheduled !== true) return;
+        const seat = host.profile();
+        serially(() => scheduledPass({ ...worker, skills: synthesis.skills }, { seat, caps: capsOf(seat), refine: settings.refine })); // prettier-ignore
+      }, SCHEDULE_CHECK_MS)
+    : null;
+  check?.unref();
+
+  async function record(draft: EpisodeDraft, payload: TurnCompletedPayload): Promise<void> {
     if (!(opts.learning?.(handle) ?? false)) return;
     const episode = episodeOf(draft, payload);
     if (!episode) return;
-    const record = {
-      ...event('episode_recorded', episode, false, draft.wake.trace_id),
-      id: `episode-${episode.id}`,
-    };
+    const trace = draft.wake.trace_id;
     try {
-      await publishEvent(record);
+      await publishEvent({
+        ...event('episode_recorded', episode, false, trace),
+        id: `episode-${episode.id}`,
+      });
     } catch (error) {
       log.warn({ err: error, turn_id: payload.turn_id }, 'episode not recorded');
       return;
     }
     const seat = host.profile();
-    const caps = { org: opts.company().token_budget, seat: seat.token_budget };
-    const worker = {
-      bus: opts.bus,
-      node: opts.nodeId,
-      llm: deps.llm,
-      budget: deps.budget,
-      logger: log,
-      now: deps.now,
-      publish: (type: string, body: Record<string, unknown>, id: string, trace: string) =>
-        publishEvent({ ...event(type, body, false, trace), id }),
-    };
+    const caps = capsOf(seat);
     const counterparty = opts.counterparty;
     if (counterparty?.enabled(handle))
       void profileCounterparty({ ...worker, profiles: counterparty.profiles }, { seat, wake: draft.wake, episode, caps }); // prettier-ignore
@@ -67,19 +99,26 @@ export function episodeRecorder(host: {
     if (reflection && reflect !== null)
       void reflectOn(
         { ...worker, memory: reflection.memory },
-        { seat, episode, caps, trace_id: draft.wake.trace_id, summarize: reflect.summarize },
+        { seat, episode, caps, trace_id: trace, summarize: reflect.summarize },
       );
-    const synthesis = opts.synthesis;
-    if (synthesis?.promotes(handle))
-      void countSkillUses(
-        { ...worker, skills: synthesis.skills },
-        { seat, episode, trace_id: draft.wake.trace_id },
+    if (!synthesis) return;
+    const skills = { ...worker, skills: synthesis.skills };
+    if (synthesis.promotes(handle))
+      serially(() => countSkillUses(skills, { seat, episode, trace_id: trace }));
+    const settings = synthesis.settings(handle);
+    if (settings === null) return;
+    if (worthSynthesis(episode))
+      serially(() =>
+        synthesizeSkill(skills, { seat, episode, caps, trace_id: trace, refine: settings.refine }),
       );
-    const settings = synthesis?.settings(handle) ?? null;
-    if (!synthesis || settings === null || !worthSynthesis(episode)) return;
-    void synthesizeSkill(
-      { ...worker, skills: synthesis.skills },
-      { seat, episode, caps, trace_id: draft.wake.trace_id, refine: settings.refine },
-    );
+    else if (settings.scheduled && waitsForSchedule(episode))
+      serially(() => queueForSchedule(skills, { seat, caps, refine: settings.refine }, episode, trace));
+  }
+
+  return {
+    record,
+    stop: () => {
+      if (check) clearInterval(check);
+    },
   };
 }

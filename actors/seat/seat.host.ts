@@ -165,7 +165,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
     }
   }
 
-  const recordEpisode = episodeRecorder({
+  const episodes = episodeRecorder({
     opts,
     handle,
     log,
@@ -216,7 +216,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
                 const record = event('agent_turn_completed', payload, payload.failed, params.trace_id);
                 // The record id is the turn's: a second completion of one wake is de-duplicated.
                 await publishEvent({ ...record, id: `turn-${params.payload.turn_id}` });
-                if (draft) await recordEpisode(draft, payload);
+                if (draft) await episodes.record(draft, payload);
                 fence();
                 await opts.turnsDone.put(
                   seatKeys.turnDone(handle, params.payload.turn_id),
@@ -273,6 +273,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
    */
   async function cut(reason: CutReason): Promise<void> {
     stopping = true;
+    episodes.stop();
     await cutRunning(reason);
     await sub?.stop();
     actor.stop();

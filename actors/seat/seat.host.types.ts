@@ -87,7 +87,7 @@ export interface SeatHost {
 
 /** Skill synthesis for a seat (skill.synthesis.ts): null when off for it. */
 export interface SeatSynthesis {
-  settings(handle: string): { readonly refine: boolean } | null;
+  settings(handle: string): { readonly refine: boolean; readonly scheduled: boolean } | null;
   /** Whether the seat's proven learned skills are promoted to every seat (skills.promotion.ts). */
   promotes(handle: string): boolean;
   /** The `svc_tool_skills` bucket, where a seat's learned skills are kept. */

@@ -10,10 +10,11 @@ export interface LearningGate {
   enabled(seat: string): boolean;
   /**
    * Whether the seat's episodes are synthesised into skills (`learning.skill_synthesis.enabled`, off unless
-   * true: it spends tokens) and whether a skill may be rewritten (`learning.skill_refinement.enabled`); null
+   * true: it spends tokens), whether a skill may be rewritten (`learning.skill_refinement.enabled`) and
+   * whether small episodes are also read together on a schedule (`scheduler_enabled`); null
    * when the seat does not learn or synthesis is off. Read from the first document applied, like the org flag.
    */
-  synthesis(seat: string): { readonly refine: boolean } | null;
+  synthesis(seat: string): { readonly refine: boolean; readonly scheduled: boolean } | null;
   /**
    * Whether the seat keeps profiles of the people who wake it (`learning.counterparty.enabled`, off unless
    * true: it spends tokens). Read from the first document applied, like the org flag.
@@ -57,7 +58,10 @@ export function createLearningGate(warn?: (message: string) => void): LearningGa
     enabled,
     synthesis(seat) {
       if (!enabled(seat) || learning?.skill_synthesis?.enabled !== true) return null;
-      return { refine: learning.skill_refinement?.enabled === true };
+      return {
+        refine: learning.skill_refinement?.enabled === true,
+        scheduled: learning.skill_synthesis.scheduler_enabled === true,
+      };
     },
     counterparty(seat) {
       return enabled(seat) && learning?.counterparty?.enabled === true;
