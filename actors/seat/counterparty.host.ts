@@ -10,9 +10,9 @@
  */
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { Bus, Kv } from '../../bus/index.js';
+import type { Kv } from '../../bus/index.js';
 import { Payloads, uuidv5 } from '../../schema/index.js';
-import type { Budget } from './budget.js';
+import { readKvJson, writeKvJson } from '../kv-json.js';
 import {
   aboutCounterparty,
   counterpartyKey,
@@ -24,51 +24,30 @@ import {
   type CounterpartyProfile,
   type ProfilerAnswer,
 } from './counterparty.js';
+import { auxiliaryCall, type LearningDeps } from './learning.call.js';
 import type { SeatProfile } from './seat.profile.js';
 import type { Wake } from './seat.types.js';
-import { recordAuxiliarySpend } from './spend.js';
-import type { TurnDeps } from './turn.deps.js';
 import type { Episode } from './turn.episode.js';
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 const keyOf = (agentId: string, who: Counterparty): string => `${agentId}.${counterpartyKey(who)}`;
 
 /** A stored profile and the episode that last counted in it (a turn completed again counts once). */
-const Stored = z.object({ profile: Payloads.CounterpartyProfileUpdated, episode: z.string() });
+const Stored = z.object({ profile: Payloads.CounterpartyProfileUpdated, episode: z.string() }).nullable();
 type Stored = z.infer<typeof Stored>;
 
-async function readProfile(kv: Kv, key: string): Promise<{ stored: Stored | null; revision: number | null }> {
-  const entry = await kv.get(key);
-  if (entry === null) return { stored: null, revision: null };
-  try {
-    const parsed = Stored.safeParse(JSON.parse(decoder.decode(entry.value)));
-    return { stored: parsed.success ? parsed.data : null, revision: entry.revision };
-  } catch {
-    return { stored: null, revision: entry.revision };
-  }
-}
+const readProfile = (kv: Kv, key: string) => readKvJson<Stored>(kv, key, Stored, null);
 
 /** What the seat knows about the person who woke this turn; null when nobody did or nothing is known. */
 export async function counterpartyAbout(kv: Kv, agentId: string, wake: Wake): Promise<string | null> {
   const who = counterpartyOf(wake);
   if (who === null) return null;
-  const { stored } = await readProfile(kv, keyOf(agentId, who));
-  return stored === null ? null : aboutCounterparty(stored.profile);
+  const { value } = await readProfile(kv, keyOf(agentId, who));
+  return value === null ? null : aboutCounterparty(value.profile);
 }
 
-export interface ProfilerDeps {
-  readonly bus: Bus;
+export interface ProfilerDeps extends LearningDeps {
   /** The `svc_counterparty` bucket. */
   readonly profiles: Kv;
-  readonly node: string;
-  readonly llm: TurnDeps['llm'];
-  readonly budget: Budget;
-  readonly logger: Logger;
-  readonly now: () => Date;
-  /** An event about the seat (fenced by its lease), stored under the record's id. */
-  publish(type: string, payload: Record<string, unknown>, id: string, trace: string): Promise<void>;
 }
 
 export interface ProfilerInput {
@@ -85,18 +64,16 @@ export async function profileCounterparty(deps: ProfilerDeps, input: ProfilerInp
   const log = deps.logger.child({ worker: 'counterparty_profiler', turn_id: episode.turn_id });
   try {
     const key = keyOf(seat.agent_id, who);
-    const known = await readProfile(deps.profiles, key);
+    const { value: stored, revision } = await readProfile(deps.profiles, key);
     let profile: CounterpartyProfile;
-    if (known.stored?.episode === episode.id) {
+    if (stored?.episode === episode.id) {
       // Counted by a run that stopped before its event: the event alone is left to store.
-      profile = known.stored.profile;
+      profile = stored.profile;
     } else {
-      const answer = await askProfiler(deps, input, who, known.stored?.profile ?? null, log);
-      profile = nextProfile(known.stored?.profile ?? null, who, answer, deps.now());
-      const value = encoder.encode(JSON.stringify({ profile, episode: episode.id } satisfies Stored));
+      const answer = await askProfiler(deps, input, who, stored?.profile ?? null, log);
+      profile = nextProfile(stored?.profile ?? null, who, answer, deps.now());
       // Only the seat's holder writes here; the compare-and-set still keeps a stale holder from undoing a write.
-      if (known.revision === null) await deps.profiles.create(key, value);
-      else await deps.profiles.update(key, value, known.revision);
+      await writeKvJson(deps.profiles, key, { profile, episode: episode.id } satisfies Stored, revision);
     }
     await deps.publish(
       'counterparty_profile_updated',
@@ -131,24 +108,15 @@ async function askProfiler(
     log.info({ event: 'counterparty_profiler_skipped', reason: `${refused.scope}_budget` }, 'counterparty_profiler_skipped'); // prettier-ignore
     return null;
   }
-  const chain = deps.llm.resolve(seat.llm ? { llm: seat.llm } : seat.handle);
-  const trace = { trace_id: input.wake.trace_id, parent_span_id: null };
-  const result = await deps.llm.call(chain, profilerRequest(who, known, episode), { seat: seat.handle, trace }).result(); // prettier-ignore
-  await recordAuxiliarySpend(
-    { bus: deps.bus, node: deps.node, budget: deps.budget },
-    {
-      worker: 'counterparty_profiler',
-      provider: result.provider,
-      model: result.model,
-      ...result.usage,
-      seat: { handle: seat.handle, agent_id: seat.agent_id, role: seat.name },
-      turn_id: episode.turn_id,
-      trace,
-      id: uuidv5(episode.id, 'counterparty-profiler-spend'),
-      at: deps.now(),
-    },
-  );
-  const answer = readProfilerAnswer(result.text);
+  const text = await auxiliaryCall(deps, {
+    worker: 'counterparty_profiler',
+    seat,
+    request: profilerRequest(who, known, episode),
+    trace_id: input.wake.trace_id,
+    spendId: uuidv5(episode.id, 'counterparty-profiler-spend'),
+    turn_id: episode.turn_id,
+  });
+  const answer = readProfilerAnswer(text);
   if (answer === undefined) {
     log.warn({ event: 'counterparty_profiler_unreadable' }, 'the model did not answer with the traits JSON asked for'); // prettier-ignore
     return null;

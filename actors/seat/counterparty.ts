@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { InboundNotification, type Payloads } from '../../schema/index.js';
 import type { LlmRequest } from './providers/index.js';
 import type { Wake } from './seat.types.js';
+import { jsonAnswer } from './json-answer.js';
 import type { Episode } from './turn.episode.js';
 
 export type CounterpartyProfile = z.infer<typeof Payloads.CounterpartyProfileUpdated>;
@@ -108,25 +109,17 @@ function traitText(value: unknown): string | null {
 
 /** The traits the model wrote, bounded; `undefined` when the answer is not the JSON asked for. */
 export function readProfilerAnswer(answer: string): ProfilerAnswer | undefined {
-  const start = answer.indexOf('{');
-  const end = answer.lastIndexOf('}');
-  if (start === -1 || end < start) return undefined;
-  let parsed;
-  try {
-    parsed = Answer.safeParse(JSON.parse(answer.slice(start, end + 1)));
-  } catch {
-    return undefined;
-  }
-  if (!parsed.success) return undefined;
+  const parsed = jsonAnswer(answer, Answer);
+  if (parsed === undefined) return undefined;
   const traits: Record<string, string> = {};
-  for (const [key, value] of Object.entries(parsed.data.traits)) {
+  for (const [key, value] of Object.entries(parsed.traits)) {
     const name = key.trim().slice(0, TRAIT_KEY_MAX);
     const written = traitText(value);
     if (name === '' || written === null) continue;
     if (Object.keys(traits).length >= TRAITS_MAX) break;
     traits[name] = written;
   }
-  return { traits, corroborated: parsed.data.corroborated === true };
+  return { traits, corroborated: parsed.corroborated === true };
 }
 
 /**

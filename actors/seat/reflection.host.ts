@@ -5,27 +5,15 @@
  * the model's summaries (the memory view keeps the later record of an episode id). Never throws: a failure
  * costs the lesson, not the turn. Every id derives from the episode's, so a repeat stores nothing twice.
  */
-import type { Logger } from 'pino';
-import type { Bus } from '../../bus/index.js';
 import { uuidv5 } from '../../schema/index.js';
 import type { PersonalMemory } from '../toolservers/index.js';
-import type { Budget } from './budget.js';
+import { auxiliaryCall, type LearningDeps } from './learning.call.js';
 import { lessonRow, readReflection, reflectionRequest, summarizedEpisode } from './reflection.js';
 import type { SeatProfile } from './seat.profile.js';
-import { recordAuxiliarySpend } from './spend.js';
-import type { TurnDeps } from './turn.deps.js';
 import type { Episode } from './turn.episode.js';
 
-export interface ReflectionDeps {
-  readonly bus: Bus;
+export interface ReflectionDeps extends LearningDeps {
   readonly memory: PersonalMemory;
-  readonly node: string;
-  readonly llm: TurnDeps['llm'];
-  readonly budget: Budget;
-  readonly logger: Logger;
-  readonly now: () => Date;
-  /** An event about the seat (fenced by its lease), stored under the record's id. */
-  publish(type: string, payload: Record<string, unknown>, id: string, trace: string): Promise<void>;
 }
 
 export interface ReflectionInput {
@@ -46,25 +34,15 @@ export async function reflectOn(deps: ReflectionDeps, input: ReflectionInput): P
       log.info({ event: 'reflection_skipped', reason: `${refused.scope}_budget` }, 'reflection_skipped');
       return;
     }
-    const chain = deps.llm.resolve(seat.llm ? { llm: seat.llm } : seat.handle);
-    const trace = { trace_id: input.trace_id, parent_span_id: null };
-    const request = reflectionRequest(episode, input.summarize);
-    const result = await deps.llm.call(chain, request, { seat: seat.handle, trace }).result();
-    await recordAuxiliarySpend(
-      { bus: deps.bus, node: deps.node, budget: deps.budget },
-      {
-        worker: 'reflector',
-        provider: result.provider,
-        model: result.model,
-        ...result.usage,
-        seat: { handle: seat.handle, agent_id: seat.agent_id, role: seat.name },
-        turn_id: episode.turn_id,
-        trace,
-        id: uuidv5(episode.id, 'reflection-spend'),
-        at: deps.now(),
-      },
-    );
-    const reflection = readReflection(result.text, input.summarize);
+    const answer = await auxiliaryCall(deps, {
+      worker: 'reflector',
+      seat,
+      request: reflectionRequest(episode, input.summarize),
+      trace_id: input.trace_id,
+      spendId: uuidv5(episode.id, 'reflection-spend'),
+      turn_id: episode.turn_id,
+    });
+    const reflection = readReflection(answer, input.summarize);
     if (reflection === undefined) {
       log.warn({ event: 'reflection_unreadable' }, 'the model did not answer with the reflection JSON asked for'); // prettier-ignore
       return;

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { MemoryRow } from '../toolservers/index.js';
 import type { LlmRequest } from './providers/index.js';
+import { jsonAnswer } from './json-answer.js';
 import type { Episode } from './turn.episode.js';
 
 /** A lesson's length: a note to read before a task, not an essay. */
@@ -63,17 +64,9 @@ export interface Reflection {
 
 /** The model's reflection, bounded; `undefined` when the answer is not the JSON asked for. */
 export function readReflection(answer: string, summarize: boolean): Reflection | undefined {
-  const start = answer.indexOf('{');
-  const end = answer.lastIndexOf('}');
-  if (start === -1 || end < start) return undefined;
-  let parsed;
-  try {
-    parsed = Answer.safeParse(JSON.parse(answer.slice(start, end + 1)));
-  } catch {
-    return undefined;
-  }
-  if (!parsed.success) return undefined;
-  const { lesson, task_summary, plan_summary } = parsed.data;
+  const parsed = jsonAnswer(answer, Answer);
+  if (parsed === undefined) return undefined;
+  const { lesson, task_summary, plan_summary } = parsed;
   return {
     lesson: lesson ? clip(lesson, LESSON_MAX) : null,
     ...(summarize && task_summary ? { task_summary: clip(task_summary, TASK_SUMMARY_MAX) } : {}),

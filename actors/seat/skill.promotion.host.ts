@@ -17,6 +17,7 @@ import {
   usesKey,
   type LearnedSkill,
 } from '../skills/index.js';
+import { writeKvJson } from '../kv-json.js';
 import type { SeatProfile } from './seat.profile.js';
 import type { Episode } from './turn.episode.js';
 
@@ -31,21 +32,14 @@ export interface PromotionDeps {
 
 /** Seats on other nodes promote too: a lost compare-and-set reads the set again, this many times. */
 const PROMOTE_ATTEMPTS = 5;
-const encoder = new TextEncoder();
 const passed = new Set(['passed_first', 'passed_after_revision']);
-
-async function write(kv: Kv, key: string, value: unknown, revision: number | null): Promise<void> {
-  const bytes = encoder.encode(JSON.stringify(value));
-  if (revision === null) await kv.create(key, bytes);
-  else await kv.update(key, bytes, revision);
-}
 
 async function addPromoted(deps: PromotionDeps, due: readonly LearnedSkill[], from: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     const current = await readPromoted(deps.skills);
     try {
       const skills = promote(current.skills, due, from, deps.now());
-      await write(deps.skills, PROMOTED_KEY, { skills }, current.revision);
+      await writeKvJson(deps.skills, PROMOTED_KEY, { skills }, current.revision);
       return;
     } catch (error) {
       if (!(error instanceof KvConflictError) || attempt >= PROMOTE_ATTEMPTS) throw error;
@@ -66,7 +60,7 @@ export async function countSkillUses(
     const { uses, due, changed } = countUses(counts.uses, learned.skills, episode.skills_used);
     if (!changed) return;
     if (due.length > 0) await addPromoted(deps, due, seat.handle);
-    await write(deps.skills, usesKey(seat.agent_id), uses, counts.revision);
+    await writeKvJson(deps.skills, usesKey(seat.agent_id), uses, counts.revision);
     for (const skill of due) {
       const payload = { id: skill.id, name: skill.name, version: skill.version, from: seat.handle, uses: uses[skill.id]?.uses ?? 0 }; // prettier-ignore
       await deps.publish(

@@ -7,10 +7,11 @@
  * Only the seat's holder writes; compare-and-set keeps a stale holder from undoing a write.
  */
 import type { Logger } from 'pino';
-import type { Bus, Kv } from '../../bus/index.js';
+import type { Kv } from '../../bus/index.js';
 import { uuidv5 } from '../../schema/index.js';
-import { learnedKey, readLearned } from '../skills/index.js';
-import type { Budget } from './budget.js';
+import { readKvJson, writeKvJson } from '../kv-json.js';
+import { readLearned } from '../skills/index.js';
+import { auxiliaryCall } from './learning.call.js';
 import {
   addToBacklog,
   Backlog,
@@ -19,24 +20,9 @@ import {
   emptyBacklog,
   passDue,
 } from './skill.schedule.js';
-import { learn, readSynthesis } from './skill.synthesis.js';
+import { keepSkill, type SynthesisDeps } from './skill.synthesis.host.js';
 import type { SeatProfile } from './seat.profile.js';
-import { recordAuxiliarySpend } from './spend.js';
-import type { TurnDeps } from './turn.deps.js';
 import type { Episode } from './turn.episode.js';
-
-export interface ScheduleDeps {
-  readonly bus: Bus;
-  /** The `svc_tool_skills` bucket. */
-  readonly skills: Kv;
-  readonly node: string;
-  readonly llm: TurnDeps['llm'];
-  readonly budget: Budget;
-  readonly logger: Logger;
-  readonly now: () => Date;
-  /** An event about the seat (fenced by its lease), stored under the record's id. */
-  publish(type: string, payload: Record<string, unknown>, id: string, trace: string): Promise<void>;
-}
 
 export interface ScheduleInput {
   readonly seat: SeatProfile;
@@ -47,30 +33,16 @@ export interface ScheduleInput {
 
 /** Namespace of pass ids: uuidv5(namespace, the batch's episode ids), so a repeated pass records once. */
 const PASS_NAMESPACE = '7c9e2f4a-1b3d-5e6f-8a9b-0c1d2e3f4a5b';
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 export const backlogKey = (agentId: string): string => `backlog.${agentId}`;
 
 async function readBacklog(kv: Kv, agentId: string): Promise<{ backlog: Backlog; revision: number | null }> {
-  const entry = await kv.get(backlogKey(agentId));
-  if (entry === null) return { backlog: emptyBacklog(), revision: null };
-  try {
-    const parsed = Backlog.safeParse(JSON.parse(decoder.decode(entry.value)));
-    return { backlog: parsed.success ? parsed.data : emptyBacklog(), revision: entry.revision };
-  } catch {
-    return { backlog: emptyBacklog(), revision: entry.revision };
-  }
-}
-
-async function put(kv: Kv, key: string, value: unknown, revision: number | null): Promise<void> {
-  const bytes = encoder.encode(JSON.stringify(value));
-  if (revision === null) await kv.create(key, bytes);
-  else await kv.update(key, bytes, revision);
+  const { value, revision } = await readKvJson(kv, backlogKey(agentId), Backlog, emptyBacklog());
+  return { backlog: value, revision };
 }
 
 /** Puts a done episode in the backlog, then runs the pass if one is due. */
 export async function queueForSchedule(
-  deps: ScheduleDeps,
+  deps: SynthesisDeps,
   input: ScheduleInput,
   episode: Episode,
   trace: string,
@@ -80,14 +52,15 @@ export async function queueForSchedule(
     const { backlog, revision } = await readBacklog(deps.skills, input.seat.agent_id);
     const next = addToBacklog(backlog, episode);
     if (passDue(next, deps.now())) await runPass(deps, input, next, revision, trace, log);
-    else if (next !== backlog) await put(deps.skills, backlogKey(input.seat.agent_id), next, revision);
+    else if (next !== backlog)
+      await writeKvJson(deps.skills, backlogKey(input.seat.agent_id), next, revision);
   } catch (err) {
     log.warn({ err, event: 'skill_synthesis_failed' }, 'skill_synthesis_failed');
   }
 }
 
 /** Runs the pass if one is due (the seat's periodic check). */
-export async function scheduledPass(deps: ScheduleDeps, input: ScheduleInput): Promise<void> {
+export async function scheduledPass(deps: SynthesisDeps, input: ScheduleInput): Promise<void> {
   const log = deps.logger.child({ worker: 'skill_synthesizer', scheduled: true });
   try {
     const { backlog, revision } = await readBacklog(deps.skills, input.seat.agent_id);
@@ -98,7 +71,7 @@ export async function scheduledPass(deps: ScheduleDeps, input: ScheduleInput): P
 }
 
 async function runPass(
-  deps: ScheduleDeps,
+  deps: SynthesisDeps,
   input: ScheduleInput,
   backlog: Backlog,
   revision: number | null,
@@ -109,7 +82,7 @@ async function runPass(
   const refused = await deps.budget.check(seat.handle, input.caps);
   if (refused) {
     // The episodes keep waiting; the next pass is an interval away.
-    await put(deps.skills, backlogKey(seat.agent_id), { ...backlog, last_run: deps.now().toISOString() }, revision); // prettier-ignore
+    await writeKvJson(deps.skills, backlogKey(seat.agent_id), { ...backlog, last_run: deps.now().toISOString() }, revision); // prettier-ignore
     log.info(
       { event: 'skill_synthesis_skipped', reason: `${refused.scope}_budget` },
       'skill_synthesis_skipped',
@@ -120,47 +93,15 @@ async function runPass(
   const passId = uuidv5(PASS_NAMESPACE, batch.map((e) => e.id).join(','));
   const traceId = trace ?? passId.replaceAll('-', '');
   const known = await readLearned(deps.skills, seat.agent_id);
-  const chain = deps.llm.resolve(seat.llm ? { llm: seat.llm } : seat.handle);
-  const spanTrace = { trace_id: traceId, parent_span_id: null };
-  const result = await deps.llm.call(chain, batchRequest(batch, known.skills), { seat: seat.handle, trace: spanTrace }).result(); // prettier-ignore
-  await recordAuxiliarySpend(
-    { bus: deps.bus, node: deps.node, budget: deps.budget },
-    {
-      worker: 'skill_synthesizer',
-      provider: result.provider,
-      model: result.model,
-      ...result.usage,
-      seat: { handle: seat.handle, agent_id: seat.agent_id, role: seat.name },
-      turn_id: null,
-      trace: spanTrace,
-      id: uuidv5(passId, 'spend'),
-      at: deps.now(),
-    },
-  );
-  // The batch was read: it leaves the backlog whatever the answer (a later pass reads newer episodes).
-  await put(deps.skills, backlogKey(seat.agent_id), { episodes: [], last_run: deps.now().toISOString() }, revision); // prettier-ignore
-  const written = readSynthesis(result.text);
-  if (written === undefined) {
-    log.warn(
-      { event: 'skill_synthesis_unreadable' },
-      'the model did not answer with the skill JSON asked for',
-    );
-    return;
-  }
-  if (written === null) return;
-  const { skills, recorded } = learn(known.skills, written, {
-    agentId: seat.agent_id,
-    toolSequence: commonSequence(batch),
-    refine: input.refine,
-    now: deps.now(),
+  const answer = await auxiliaryCall(deps, {
+    worker: 'skill_synthesizer',
+    seat,
+    request: batchRequest(batch, known.skills),
+    trace_id: traceId,
+    spendId: uuidv5(passId, 'spend'),
+    turn_id: null,
   });
-  if (recorded === null) return;
-  await put(deps.skills, learnedKey(seat.agent_id), { skills }, known.revision);
-  await deps.publish(
-    'skill_synthesized',
-    { ...recorded },
-    `skill-${recorded.id}-v${recorded.version}`,
-    traceId,
-  );
-  log.info({ event: 'skill_synthesized', skill: recorded.name, version: recorded.version, episodes: batch.length }, 'skill_synthesized'); // prettier-ignore
+  // The batch was read: it leaves the backlog whatever the answer (a later pass reads newer episodes).
+  await writeKvJson(deps.skills, backlogKey(seat.agent_id), { episodes: [], last_run: deps.now().toISOString() }, revision); // prettier-ignore
+  await keepSkill(deps, known, answer, { agentId: seat.agent_id, toolSequence: commonSequence(batch), refine: input.refine, trace_id: traceId }, log); // prettier-ignore
 }

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { SKILL_CONTENT_MAX, SKILL_DESCRIPTION_MAX, SKILL_NAME_MAX, uuidv5 } from '../../schema/index.js';
 import type { LearnedSkill } from '../skills/index.js';
 import type { LlmRequest } from './providers/index.js';
+import { jsonAnswer } from './json-answer.js';
 import type { Episode } from './turn.episode.js';
 
 /** Learned skills kept per seat: the most recently updated. */
@@ -66,15 +67,7 @@ export type Synthesised = NonNullable<z.infer<typeof Answer>['skill']>;
 
 /** The skill the model wrote, null when it wrote none; `undefined` when the answer is not the JSON asked for. */
 export function readSynthesis(text: string): Synthesised | null | undefined {
-  const start = text.indexOf('{');
-  const end = text.lastIndexOf('}');
-  if (start === -1 || end < start) return undefined;
-  try {
-    const parsed = Answer.safeParse(JSON.parse(text.slice(start, end + 1)));
-    return parsed.success ? parsed.data.skill : undefined;
-  } catch {
-    return undefined;
-  }
+  return jsonAnswer(text, Answer)?.skill;
 }
 
 /** Namespace of learned skill ids: uuidv5(namespace, agent id + name), one id per seat and name. */

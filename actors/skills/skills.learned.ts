@@ -5,11 +5,11 @@
 import { z } from 'zod';
 import type { Kv } from '../../bus/index.js';
 import { Payloads } from '../../schema/index.js';
+import { readKvJson } from '../kv-json.js';
 
 export type LearnedSkill = z.infer<typeof Payloads.SkillSynthesized>;
 
 const LearnedSet = z.object({ skills: z.array(Payloads.SkillSynthesized) });
-const decoder = new TextDecoder();
 
 export const learnedKey = (agentId: string): string => `learned.${agentId}`;
 
@@ -18,12 +18,6 @@ export async function readLearned(
   kv: Kv,
   agentId: string,
 ): Promise<{ skills: LearnedSkill[]; revision: number | null }> {
-  const entry = await kv.get(learnedKey(agentId));
-  if (entry === null) return { skills: [], revision: null };
-  try {
-    const parsed = LearnedSet.safeParse(JSON.parse(decoder.decode(entry.value)));
-    return { skills: parsed.success ? parsed.data.skills : [], revision: entry.revision };
-  } catch {
-    return { skills: [], revision: entry.revision };
-  }
+  const { value, revision } = await readKvJson(kv, learnedKey(agentId), LearnedSet, { skills: [] });
+  return { skills: value.skills, revision };
 }

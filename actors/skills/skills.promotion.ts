@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import type { Kv } from '../../bus/index.js';
 import { Payloads } from '../../schema/index.js';
+import { readKvJson } from '../kv-json.js';
 import type { LearnedSkill } from './skills.learned.js';
 
 /** Successful turns that must have read a learned skill before it is promoted. */
@@ -33,31 +34,13 @@ export type Uses = z.infer<typeof Uses>;
 export const PROMOTED_KEY = 'promoted';
 export const usesKey = (agentId: string): string => `uses.${agentId}`;
 
-const decoder = new TextDecoder();
-
-async function readJson<T>(
-  kv: Kv,
-  key: string,
-  schema: z.ZodType<T>,
-  empty: T,
-): Promise<{ value: T; revision: number | null }> {
-  const entry = await kv.get(key);
-  if (entry === null) return { value: empty, revision: null };
-  try {
-    const parsed = schema.safeParse(JSON.parse(decoder.decode(entry.value)));
-    return { value: parsed.success ? parsed.data : empty, revision: entry.revision };
-  } catch {
-    return { value: empty, revision: entry.revision };
-  }
-}
-
 export async function readPromoted(kv: Kv): Promise<{ skills: PromotedSkill[]; revision: number | null }> {
-  const { value, revision } = await readJson(kv, PROMOTED_KEY, PromotedSet, { skills: [] });
+  const { value, revision } = await readKvJson(kv, PROMOTED_KEY, PromotedSet, { skills: [] });
   return { skills: value.skills, revision };
 }
 
 export async function readUses(kv: Kv, agentId: string): Promise<{ uses: Uses; revision: number | null }> {
-  const { value, revision } = await readJson(kv, usesKey(agentId), Uses, {});
+  const { value, revision } = await readKvJson(kv, usesKey(agentId), Uses, {});
   return { uses: value, revision };
 }
 
