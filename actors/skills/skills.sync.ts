@@ -60,6 +60,24 @@ export async function readSkillSet(kv: Kv, source: SkillSource): Promise<SkillSe
   }
 }
 
+/** Runs `run` once, `delayMs` after the first request; requests in between share that run. */
+function coalesced(delayMs: number, run: () => void): { request(): void; cancel(): void } {
+  let timer: NodeJS.Timeout | null = null;
+  return {
+    request() {
+      if (timer !== null) return;
+      timer = setTimeout(() => {
+        timer = null;
+        run();
+      }, delayMs);
+    },
+    cancel() {
+      if (timer !== null) clearTimeout(timer);
+      timer = null;
+    },
+  };
+}
+
 export function startSkillsSync(opts: SkillsSyncOptions): SkillsSync {
   const { kv, logger } = opts;
   const now = opts.now ?? (() => new Date());
@@ -67,8 +85,6 @@ export function startSkillsSync(opts: SkillsSyncOptions): SkillsSync {
   const vendorEveryMs = opts.vendorEveryMs ?? 10 * 60_000;
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
-  let nudgeTimer: NodeJS.Timeout | null = null;
-  let nativeNudge: NodeJS.Timeout | null = null;
   const lastFailure = new Map<SkillSource, string>();
 
   const syncOne = async (reader: SkillReader, force: boolean): Promise<void> => {
@@ -134,20 +150,14 @@ export function startSkillsSync(opts: SkillsSyncOptions): SkillsSync {
   // The periodic reads never keep a process up; a nudge's read does until it ran (stop() clears it).
   nativeTimer.unref();
   vendorTimer.unref();
+  const vendorNudge = coalesced(opts.nudgeDelayMs ?? 2_000, () => void sync('vendors', true));
+  const nativeNudge = coalesced(opts.nativeNudgeDelayMs ?? 200, () => void sync('native', false));
   return {
     nudge() {
-      if (nudgeTimer !== null || stopped) return;
-      nudgeTimer = setTimeout(() => {
-        nudgeTimer = null;
-        void sync('vendors', true);
-      }, opts.nudgeDelayMs ?? 2_000);
+      if (!stopped) vendorNudge.request();
     },
     nudgeNative() {
-      if (nativeNudge !== null || stopped) return;
-      nativeNudge = setTimeout(() => {
-        nativeNudge = null;
-        void sync('native', false);
-      }, opts.nativeNudgeDelayMs ?? 200);
+      if (!stopped) nativeNudge.request();
     },
     syncNow: () => sync('all', true),
     syncDue: () => sync('all', false),
@@ -155,8 +165,8 @@ export function startSkillsSync(opts: SkillsSyncOptions): SkillsSync {
       stopped = true;
       clearInterval(nativeTimer);
       clearInterval(vendorTimer);
-      if (nudgeTimer !== null) clearTimeout(nudgeTimer);
-      if (nativeNudge !== null) clearTimeout(nativeNudge);
+      vendorNudge.cancel();
+      nativeNudge.cancel();
       await running;
     },
   };
