@@ -157,7 +157,10 @@ export function createApplier(opts: ApplierOptions): Applier {
       }
     }
     held = payload;
-    log.info({ subsystems: done.map((s) => s.name) }, request.restore ? 'config restored' : 'config applied');
+    log.info(
+      { subsystems: [...new Set(done.map((s) => s.name))] },
+      request.restore ? 'config restored' : 'config applied',
+    );
     return outcome(
       'applied',
       done.map((s) => s.name),

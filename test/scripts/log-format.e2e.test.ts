@@ -50,7 +50,9 @@ t.test(
     });
     t.equal(put.status, 201);
     const applied = await node.run.waitForLog((l) => l.msg === 'config applied');
-    t.ok(Array.isArray(applied['subsystems']) && applied['subsystems'].includes('tool_servers'));
+    const subsystems = applied['subsystems'] as string[];
+    t.ok(Array.isArray(subsystems) && subsystems.includes('tool_servers'));
+    t.equal(new Set(subsystems).size, subsystems.length, 'each subsystem named once');
     t.notMatch(node.run.stdout(), /restart_required/, 'no apply step reads as a restart');
     for (const path of ['/agents', '/events', '/org', '/schedules'])
       await (await fetch(`${node.url}${path}`)).text();
