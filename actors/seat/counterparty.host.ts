@@ -4,8 +4,9 @@
  *   - `about`: the prompt text on the person who woke a turn, read as the turn starts;
  *   - `profileCounterparty`: after the turn, the budget checked, one model call on the seat's provider chain
  *     (spend recorded as the `counterparty_profiler` worker's), the profile written and recorded as
- *     `counterparty_profile_updated` (the memory view's `counterparty_profiles`). The interaction counts even
- *     when the budget refuses the call or the model's answer is unreadable: the known traits stand.
+ *     `counterparty_profile_updated` (the memory view's `counterparty_profiles`). The model is asked at most
+ *     every PROFILER_REST_MS per person, about the exchanges held since; the interaction counts whenever it
+ *     is not asked, the budget refuses or the answer is unreadable: the known traits stand.
  * Never throws: a failure costs the profile, not the turn. Each episode's spend and event are stored once.
  */
 import type { Logger } from 'pino';
@@ -17,6 +18,9 @@ import {
   aboutCounterparty,
   counterpartyKey,
   counterpartyOf,
+  Exchange,
+  EXCHANGES_HELD,
+  exchangeOf,
   nextProfile,
   profilerRequest,
   readProfilerAnswer,
@@ -31,9 +35,30 @@ import type { Episode } from './turn.episode.js';
 
 const keyOf = (agentId: string, who: Counterparty): string => `${agentId}.${counterpartyKey(who)}`;
 
-/** A stored profile and the episode that last counted in it (a turn completed again counts once). */
-const Stored = z.object({ profile: Payloads.CounterpartyProfileUpdated, episode: z.string() }).nullable();
+/**
+ * The model is asked about a person at most once per this long: a conversation of many messages costs one
+ * call, and the exchanges in between are held (the newest EXCHANGES_HELD) for the next one.
+ */
+export const PROFILER_REST_MS = 30 * 60 * 1000;
+
+/**
+ * A stored profile, the episode that last counted in it (a turn completed again counts once), when the model
+ * was last asked, and the exchanges held since.
+ */
+const Stored = z
+  .object({
+    profile: Payloads.CounterpartyProfileUpdated,
+    episode: z.string(),
+    asked_at: z.string().nullable().default(null),
+    held: z.array(Exchange).default([]),
+  })
+  .nullable();
 type Stored = z.infer<typeof Stored>;
+
+const rested = (stored: Stored, now: Date): boolean => {
+  const asked = stored?.asked_at ? Date.parse(stored.asked_at) : NaN;
+  return !Number.isNaN(asked) && now.getTime() - asked < PROFILER_REST_MS;
+};
 
 const readProfile = (kv: Kv, key: string) => readKvJson<Stored>(kv, key, Stored, null);
 
@@ -70,10 +95,17 @@ export async function profileCounterparty(deps: ProfilerDeps, input: ProfilerInp
       // Counted by a run that stopped before its event: the event alone is left to store.
       profile = stored.profile;
     } else {
-      const answer = await askProfiler(deps, input, who, stored?.profile ?? null, log);
-      profile = nextProfile(stored?.profile ?? null, who, answer, deps.now());
+      const now = deps.now();
+      const exchanges = [...(stored?.held ?? []), exchangeOf(episode)].slice(-EXCHANGES_HELD);
+      const { asked, answer } = rested(stored, now)
+        ? { asked: false, answer: null }
+        : await askProfiler(deps, input, who, stored?.profile ?? null, exchanges, log);
+      profile = nextProfile(stored?.profile ?? null, who, answer, now);
+      const next: Stored = asked
+        ? { profile, episode: episode.id, asked_at: now.toISOString(), held: [] }
+        : { profile, episode: episode.id, asked_at: stored?.asked_at ?? null, held: exchanges };
       // Only the seat's holder writes here; the compare-and-set still keeps a stale holder from undoing a write.
-      await writeKvJson(deps.profiles, key, { profile, episode: episode.id } satisfies Stored, revision);
+      await writeKvJson(deps.profiles, key, next, revision);
     }
     await deps.publish(
       'counterparty_profile_updated',
@@ -94,24 +126,28 @@ export async function profileCounterparty(deps: ProfilerDeps, input: ProfilerInp
   }
 }
 
-/** The model's revision of the traits; null when the budget refuses the call or the answer is unreadable. */
+/**
+ * The model's revision of the traits (null when the answer is unreadable); not asked when the budget refuses
+ * the call, and the exchanges then stay held.
+ */
 async function askProfiler(
   deps: ProfilerDeps,
   input: ProfilerInput,
   who: Counterparty,
   known: CounterpartyProfile | null,
+  exchanges: readonly Exchange[],
   log: Logger,
-): Promise<ProfilerAnswer | null> {
+): Promise<{ readonly asked: boolean; readonly answer: ProfilerAnswer | null }> {
   const { seat, episode } = input;
   const refused = await deps.budget.check(seat.handle, input.caps);
   if (refused) {
     log.info({ event: 'counterparty_profiler_skipped', reason: `${refused.scope}_budget` }, 'counterparty_profiler_skipped'); // prettier-ignore
-    return null;
+    return { asked: false, answer: null };
   }
   const text = await auxiliaryCall(deps, {
     worker: 'counterparty_profiler',
     seat,
-    request: profilerRequest(who, known, episode),
+    request: profilerRequest(who, known, exchanges),
     trace_id: input.wake.trace_id,
     spendId: uuidv5(episode.id, 'counterparty-profiler-spend'),
     turn_id: episode.turn_id,
@@ -119,7 +155,7 @@ async function askProfiler(
   const answer = readProfilerAnswer(text);
   if (answer === undefined) {
     log.warn({ event: 'counterparty_profiler_unreadable' }, 'the model did not answer with the traits JSON asked for'); // prettier-ignore
-    return null;
+    return { asked: true, answer: null };
   }
-  return answer;
+  return { asked: true, answer };
 }

@@ -55,21 +55,37 @@ export function counterpartyKey(who: Counterparty): string {
   return createHash('sha256').update(`${who.platform}\u0000${identity}`).digest('hex').slice(0, 32);
 }
 
+/** One exchange with the person: what they asked and what the agent did, cut to fit a profiler prompt. */
+export const Exchange = z.object({ ask: z.string(), account: z.string(), outcome: z.string() });
+export type Exchange = z.infer<typeof Exchange>;
+
+/** Exchanges held for the next profiler call while it rests (the newest kept). */
+export const EXCHANGES_HELD = 5;
+
+export const exchangeOf = (episode: Episode): Exchange => ({
+  ask: clip(episode.ask, 1_000),
+  account: clip(episode.account, 800),
+  outcome: episode.review_outcome ?? 'unreviewed',
+});
+
 export function profilerRequest(
   who: Counterparty,
   known: CounterpartyProfile | null,
-  episode: Episode,
+  exchanges: readonly Exchange[],
 ): LlmRequest {
   const traits = known && Object.keys(known.traits).length > 0 ? JSON.stringify(known.traits) : '(none yet)';
+  const told = exchanges.map(
+    (x, i) => `### Exchange ${i + 1}\nThey asked: ${x.ask}\nThe agent did (${x.outcome}): ${x.account}`,
+  );
   return {
     system: [
       'You keep a short profile of a person an agent works with: stable traits that help the agent work with',
       'them next time (their role, what they care about, how they like answers, their expertise, recurring',
       'requests). Never record secrets, credentials, contact details or anything sensitive about them.',
-      'Read the known traits and the exchange below, then answer with one JSON object and nothing else:',
+      'Read the known traits and the exchanges below, then answer with one JSON object and nothing else:',
       `{"traits": {"<trait>": "<short text>", ...}, "corroborated": true | false}`,
-      `"traits": the whole revised set (at most ${TRAITS_MAX}); keep a known trait unless the exchange`,
-      'contradicts it. "corroborated": whether the exchange confirms a trait already known.',
+      `"traits": the whole revised set (at most ${TRAITS_MAX}); keep a known trait unless an exchange`,
+      'contradicts it. "corroborated": whether the exchanges confirm a trait already known.',
     ].join('\n'),
     messages: [
       {
@@ -77,8 +93,7 @@ export function profilerRequest(
         content: [
           `Person: ${who.label}${who.handle && who.handle !== who.label ? ` (@${who.handle})` : ''} on ${who.platform}`,
           `Known traits: ${traits}`,
-          `What they asked: ${clip(episode.ask, 2_000)}`,
-          `What the agent did (${episode.review_outcome ?? 'unreviewed'}): ${clip(episode.account, 1_500)}`,
+          ...told,
         ].join('\n\n'),
       },
     ],

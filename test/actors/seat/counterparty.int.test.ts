@@ -2,12 +2,14 @@
  * Counterparty profiles in a seat (`learning.counterparty.enabled`): a turn woken by a person's delivery is
  * followed by one model call as the `counterparty_profiler` worker, its spend recorded under the seat; the
  * profile is recorded as `counterparty_profile_updated` and kept in `svc_counterparty`, and the next turn
- * that person wakes reads it in its prompt. A bot's delivery keeps no profile; with the setting off (the
+ * that person wakes reads it in its prompt. Within half an hour of a call the profiler rests: exchanges are
+ * counted and held for the next call. A bot's delivery keeps no profile; with the setting off (the
  * default) no call follows the turn.
  */
 import t from 'tap';
 import { Buckets, Streams } from '../../../bus/index.js';
-import { Payloads, SpendRecord } from '../../../schema/index.js';
+import { Payloads, SpendRecord, type EventRecord } from '../../../schema/index.js';
+import type { CounterpartyProfile } from '../../../actors/seat/counterparty.js';
 import type { Step } from '../../fixtures/llm/script.js';
 import { mentionWake, notificationFrom, queueWake } from '../../harness/wake.js';
 import { startCompany } from './harness.js';
@@ -28,24 +30,36 @@ const messagesOf = (request: { body: unknown }): string =>
   JSON.stringify((request.body as { messages: unknown[] }).messages);
 
 t.test('a person’s deliveries build their profile, and their next turn reads it', async (t) => {
+  let clock = Date.parse('2026-12-01T10:00:00Z');
   const h = await startCompany(t, {
     counterparty: true,
+    now: () => new Date(clock),
     extra: { learning: { counterparty: { enabled: true } } },
     script: [
       ...turn,
       profiled({ role: 'release manager' }, false),
       ...turn,
+      ...turn,
       profiled({ role: 'release manager', prefers: 'short answers' }, true),
     ],
   });
+  const profiles: EventRecord[] = [];
+  const nextProfile = async (): Promise<CounterpartyProfile> => {
+    const e = await h.waitFor(
+      (e) => e.type === 'counterparty_profile_updated' && !profiles.some((p) => p.id === e.id),
+    );
+    profiles.push(e);
+    t.equal(e.agent_id, 'ada');
+    return Payloads.CounterpartyProfileUpdated.parse(e.payload);
+  };
+
   await queueWake(
     h.bus,
     'ada',
     mentionWake('Item 7: when does it ship?', { payload: { notification: grace } }),
   );
-  const first = await h.waitFor((e) => e.type === 'counterparty_profile_updated');
-  t.equal(first.agent_id, 'ada');
-  t.match(Payloads.CounterpartyProfileUpdated.parse(first.payload), {
+  const first = await nextProfile();
+  t.match(first, {
     subject_label: 'Grace Hopper',
     subject_handle: 'grace',
     subject_external_id: 'u-42',
@@ -53,25 +67,38 @@ t.test('a person’s deliveries build their profile, and their next turn reads i
     subject_name: 'Grace Hopper',
     traits: { role: 'release manager' },
     interaction_count: 1,
+    first_seen_at: '2026-12-01T10:00:00.000Z',
     last_corroborated_at: null,
   });
   t.match(messagesOf(h.llm.requests[3]!), /Grace Hopper \(@grace\) on tracker-b/);
-  t.match(messagesOf(h.llm.requests[3]!), /Item 7: when does it ship\?/);
+  t.match(messagesOf(h.llm.requests[3]!), /Exchange 1\\nThey asked: Item 7: when does it ship\?/);
   t.notMatch(messagesOf(h.llm.requests[0]!), /What you know about/, 'nothing known the first time');
 
+  // Minutes later the profiler rests: the exchange is counted and held, no call is made.
+  clock += 60_000;
   await queueWake(h.bus, 'ada', mentionWake('Item 7: and the notes?', { payload: { notification: grace } }));
-  const second = await h.waitFor((e) => e.type === 'counterparty_profile_updated' && e.id !== first.id);
+  t.match(await nextProfile(), { traits: { role: 'release manager' }, interaction_count: 2 });
   const plan = messagesOf(h.llm.requests[4]!);
   t.match(
     plan,
     /What you know about Grace Hopper \(@grace\) on tracker-b \(1 earlier exchange\):\\n- role: release manager/,
   );
   t.notMatch(messagesOf(h.llm.requests[6]!), /What you know about/, 'review judges the account alone');
-  t.match(Payloads.CounterpartyProfileUpdated.parse(second.payload), {
+
+  // Past the rest, the model reads both exchanges since it was last asked.
+  clock += 31 * 60_000;
+  await queueWake(h.bus, 'ada', mentionWake('Item 8: same question', { payload: { notification: grace } }));
+  const third = await nextProfile();
+  t.match(messagesOf(h.llm.requests[7]!), /\(2 earlier exchanges\)/);
+  const asked = messagesOf(h.llm.requests[10]!);
+  t.match(asked, /Exchange 1\\nThey asked: Item 7: and the notes\?/);
+  t.match(asked, /Exchange 2\\nThey asked: Item 8: same question/);
+  t.notMatch(asked, /Exchange 3/);
+  t.match(third, {
     traits: { role: 'release manager', prefers: 'short answers' },
-    interaction_count: 2,
-    first_seen_at: Payloads.CounterpartyProfileUpdated.parse(first.payload).first_seen_at,
-    last_corroborated_at: String,
+    interaction_count: 3,
+    first_seen_at: first.first_seen_at,
+    last_corroborated_at: new Date(clock).toISOString(),
   });
 
   const spend: SpendRecord[] = [];

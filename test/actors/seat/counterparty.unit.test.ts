@@ -8,6 +8,7 @@ import {
   counterpartyKey,
   counterpartyOf,
   nextProfile,
+  profilerRequest,
   readProfilerAnswer,
   TRAITS_MAX,
 } from '../../../actors/seat/counterparty.js';
@@ -115,4 +116,22 @@ t.test('the prompt names the person, how often they were met and what is known',
     aboutCounterparty({ ...profile, traits: {}, interaction_count: 3 }),
     /\(3 earlier exchanges\):\n- no traits noted yet$/,
   );
+});
+
+t.test('the profiler reads the known traits and every exchange held, oldest first', async (t) => {
+  const who = counterpartyOf(wakeWith({ notification: notificationFrom({ id: 'u-42', login: 'grace', name: 'Grace' }) }))!; // prettier-ignore
+  const known = nextProfile(null, who, { traits: { role: 'pm' }, corroborated: false }, new Date());
+  const request = profilerRequest(who, known, [
+    { ask: 'When does item 7 ship?', account: 'Said Friday.', outcome: 'passed_first' },
+    { ask: 'And item 8?', account: 'Said Monday.', outcome: 'failed' },
+  ]);
+  const text = JSON.stringify(request.messages);
+  t.match(text, /Person: Grace \(@grace\) on tracker-b/);
+  t.match(text, /Known traits: \{\\"role\\":\\"pm\\"\}/);
+  t.match(
+    text,
+    /Exchange 1\\nThey asked: When does item 7 ship\?\\nThe agent did \(passed_first\): Said Friday\./,
+  );
+  t.match(text, /Exchange 2\\nThey asked: And item 8\?\\nThe agent did \(failed\): Said Monday\./);
+  t.match(JSON.stringify(profilerRequest(who, null, []).messages), /Known traits: \(none yet\)/);
 });
