@@ -4,7 +4,7 @@
  *   - recall without a query: newest first; with one: ranked by `scoreRow` (rows matching no term are
  *     left out), ties newest first. Expired short rows stay stored and come back only on request.
  *   - at most `maxRows` rows per agent: a write past the cap evicts expired short rows first (soonest
- *     expired first), then other short rows, then long ones, oldest first.
+ *     expired first), then other short rows, then reflection's lessons, then long ones, oldest first.
  */
 import type { Kv } from '../../bus/index.js';
 import { MemoryKind, MemoryRow, type MemoryQuery, type PersonalMemory } from '../toolservers/index.js';
@@ -54,10 +54,14 @@ export function scoreRow(row: MemoryRow, query: string): number {
   return score;
 }
 
-/** Eviction order past the cap: expired short rows, then live short rows, then long rows; oldest first. */
+/**
+ * Eviction order past the cap: expired short rows, then live short rows, then the lessons reflection wrote
+ * (so they never crowd out the notes a seat chose to keep), then long rows; oldest first.
+ */
 function evictionRank(row: MemoryRow, nowMs: number): [number, number] {
   if (isExpired(row, nowMs)) return [0, ms(row.ttl_until)];
-  return [row.kind === MemoryKind.Short ? 1 : 2, ms(row.created_at)];
+  if (row.kind === MemoryKind.Short) return [1, ms(row.created_at)];
+  return [row.metadata['source'] === 'reflection' ? 2 : 3, ms(row.created_at)];
 }
 
 export function createMemoryStore(opts: {

@@ -114,6 +114,20 @@ t.test(
   },
 );
 
+t.test('past the cap a lesson reflection wrote goes before a note the seat kept, however new', async (t) => {
+  const { store } = await storeOn(t, { maxRows: 2 });
+  await store.remember(agent, row('note-old', { created_at: at(-50) }));
+  await store.remember(agent, row('lesson', { metadata: { source: 'reflection' }, created_at: at(-10) }));
+  await store.remember(agent, row('note-new', { created_at: at(-1) }));
+  t.same(ids(await store.recall(agent, all)).sort(), ['note-new', 'note-old']);
+  await store.remember(agent, row('lesson-2', { metadata: { source: 'reflection' }, created_at: at(0) }));
+  t.same(
+    ids(await store.recall(agent, all)).sort(),
+    ['lesson-2', 'note-new'],
+    'a new lesson still evicts the oldest note',
+  );
+});
+
 t.test('rows outlive a restart of the memory engine on its store dir', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-memory-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
