@@ -32,6 +32,14 @@ export interface EpisodeRecorder {
   stop(): void;
 }
 
+/** Runs each piece of work given after the one before has settled. */
+function inTurn(): (work: () => Promise<void>) => void {
+  let last: Promise<void> = Promise.resolve();
+  return (work) => {
+    last = last.then(work, work);
+  };
+}
+
 export function episodeRecorder(host: {
   readonly opts: Pick<
     SeatHostOptions,
@@ -57,12 +65,11 @@ export function episodeRecorder(host: {
       publishEvent({ ...event(type, body, false, trace), id }),
   };
   const capsOf = (seat: SeatProfile) => ({ org: opts.company().token_budget, seat: seat.token_budget });
-  // The writers of the seat's skills (synthesis, the scheduled pass, promotion) take turns: each reads and
-  // compare-and-sets keys another may write.
-  let skillWork: Promise<void> = Promise.resolve();
-  const serially = (work: () => Promise<void>): void => {
-    skillWork = skillWork.then(work, work);
-  };
+  // Work that reads and compare-and-sets keys the same work after the next turn writes takes turns: the
+  // seat's skills (synthesis, the scheduled pass, promotion) and its profiles (a quick follow-up from the
+  // same person must see the profile the first exchange left).
+  const serially = inTurn();
+  const profiling = inTurn();
 
   const synthesis = opts.synthesis;
   const check = synthesis
@@ -93,7 +100,7 @@ export function episodeRecorder(host: {
     const caps = capsOf(seat);
     const counterparty = opts.counterparty;
     if (counterparty?.enabled(handle))
-      void profileCounterparty({ ...worker, profiles: counterparty.profiles }, { seat, wake: draft.wake, episode, caps }); // prettier-ignore
+      profiling(() => profileCounterparty({ ...worker, profiles: counterparty.profiles }, { seat, wake: draft.wake, episode, caps })); // prettier-ignore
     const reflection = opts.reflection;
     const reflect = reflection?.settings(handle) ?? null;
     if (reflection && reflect !== null)
