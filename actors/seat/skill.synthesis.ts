@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { SKILL_CONTENT_MAX, SKILL_DESCRIPTION_MAX, SKILL_NAME_MAX, uuidv5 } from '../../schema/index.js';
-import type { LearnedSkill } from '../skills/index.js';
+import { fitBytes, type LearnedSkill } from '../skills/index.js';
 import type { LlmRequest } from './providers/index.js';
 import { jsonAnswer } from './json-answer.js';
 import type { Episode } from './turn.episode.js';
@@ -104,8 +104,10 @@ export function learn(
     created_at: prior?.created_at ?? at,
     updated_at: at,
   };
-  const skills = [recorded, ...known.filter((s) => s !== prior)]
-    .sort((a, b) => b.updated_at.localeCompare(a.updated_at))
-    .slice(0, LEARNED_PER_SEAT);
+  const skills = fitBytes(
+    [recorded, ...known.filter((s) => s !== prior)]
+      .sort((a, b) => b.updated_at.localeCompare(a.updated_at))
+      .slice(0, LEARNED_PER_SEAT),
+  );
   return { skills, recorded };
 }

@@ -11,4 +11,4 @@ export {
   type PromotedSkill,
 } from './skills.promotion.js';
 export { readSkillSet, startSkillsSync, type SkillReader, type SkillsSync } from './skills.sync.js';
-export { htmlToText, skillSet, withVariables, type SkillPage } from './skills.text.js';
+export { fitBytes, htmlToText, skillSet, withVariables, type SkillPage } from './skills.text.js';

@@ -10,6 +10,7 @@ import type { Kv } from '../../bus/index.js';
 import { Payloads } from '../../schema/index.js';
 import { readKvJson } from '../kv-json.js';
 import type { LearnedSkill } from './skills.learned.js';
+import { fitBytes } from './skills.text.js';
 
 /** Successful turns that must have read a learned skill before it is promoted. */
 export const PROMOTE_AFTER_USES = 2;
@@ -74,7 +75,7 @@ export function countUses(
   return { uses: next, due, changed };
 }
 
-/** The promoted set with `skills` (from the seat `from`) in it: one per id and per name, newest first. */
+/** The promoted set with `skills` (from the seat `from`) in it: one per id and per name, newest first, bounded. */
 export function promote(
   promoted: readonly PromotedSkill[],
   skills: readonly LearnedSkill[],
@@ -84,8 +85,6 @@ export function promote(
   const at = now.toISOString();
   const added = skills.map((s) => ({ ...s, from, promoted_at: at }));
   const taken = new Set(added.flatMap((s) => [s.id, s.name.toLowerCase()]));
-  return [...added, ...promoted.filter((s) => !taken.has(s.id) && !taken.has(s.name.toLowerCase()))].slice(
-    0,
-    PROMOTED_MAX,
-  );
+  const kept = promoted.filter((s) => !taken.has(s.id) && !taken.has(s.name.toLowerCase()));
+  return fitBytes([...added, ...kept].slice(0, PROMOTED_MAX));
 }

@@ -68,6 +68,21 @@ const msOf = (at: string | null): number => {
 };
 
 /**
+ * The leading entries of `items` whose JSON fits `maxBytes` together: a set written to one bucket value must
+ * fit a JetStream message (1 MiB by default) whatever script its text is in.
+ */
+export function fitBytes<T>(items: readonly T[], maxBytes = SKILL_SET_BYTES_MAX): T[] {
+  const kept: T[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    bytes += Buffer.byteLength(JSON.stringify(item)) + 1;
+    if (bytes > maxBytes) break;
+    kept.push(item);
+  }
+  return kept;
+}
+
+/**
  * A source's set: newest first, one skill per name (case aside; the newest page keeps it), at most
  * SKILLS_PER_SOURCE and `maxBytes` encoded; what is left out is counted.
  */

@@ -10,6 +10,7 @@ import {
   worthSynthesis,
 } from '../../../actors/seat/skill.synthesis.js';
 import type { Episode } from '../../../actors/seat/turn.episode.js';
+import { SKILL_SET_BYTES_MAX } from '../../../schema/index.js';
 
 const episode = (over: Partial<Episode> = {}): Episode => ({
   id: 'e1',
@@ -93,4 +94,13 @@ t.test('a seat keeps its most recently updated learned skills', async (t) => {
     skills = learn(skills, { name: `Skill ${i}`, description: '', content: 'c' }, { agentId: 'a', toolSequence: [], refine: false, now: new Date(Date.UTC(2026, 0, 1, 0, i)) }).skills; // prettier-ignore
   t.equal(skills.length, LEARNED_PER_SEAT);
   t.notOk(skills.some((s) => s.name === 'Skill 0'));
+});
+
+t.test('a seat’s learned set fits one bucket value whatever script its skills are in', async (t) => {
+  let skills = [] as ReturnType<typeof learn>['skills'];
+  for (let i = 0; i < LEARNED_PER_SEAT; i++)
+    skills = learn(skills, { name: `技能 ${i}`, description: '', content: '手順'.repeat(4_000) }, { agentId: 'a', toolSequence: [], refine: false, now: new Date(Date.UTC(2026, 0, 1, 0, i)) }).skills; // prettier-ignore
+  const bytes = Buffer.byteLength(JSON.stringify({ skills }));
+  t.ok(bytes <= SKILL_SET_BYTES_MAX, `${bytes} bytes`);
+  t.equal(skills[0]?.name, `技能 ${LEARNED_PER_SEAT - 1}`, 'the newest kept');
 });

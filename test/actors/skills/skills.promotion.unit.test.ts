@@ -5,6 +5,7 @@
 import t from 'tap';
 import { countUses, promote, type LearnedSkill, type PromotedSkill } from '../../../actors/skills/index.js';
 import { PROMOTE_AFTER_USES, PROMOTED_MAX } from '../../../actors/skills/skills.promotion.js';
+import { SKILL_SET_BYTES_MAX } from '../../../schema/index.js';
 
 const skill = (id: string, name: string, version = 1): LearnedSkill => ({
   id,
@@ -66,4 +67,16 @@ t.test('the promoted set keeps one skill per id and name, newest first, bounded'
   t.equal(next[0]!.promoted_at, '2026-12-02T10:00:00.000Z');
   const many = Array.from({ length: PROMOTED_MAX + 5 }, (_, i) => skill(`s${i}`, `skill ${i}`));
   t.equal(promote([], many, 'ada', now).length, PROMOTED_MAX);
+});
+
+t.test('the promoted set fits one bucket value whatever script its skills are in', async (t) => {
+  const wide = Array.from({ length: PROMOTED_MAX }, (_, i) => ({
+    ...skill(`w${i}`, `技能 ${i}`),
+    content: '手順'.repeat(4_000),
+  }));
+  const set = promote([], wide, 'ada', new Date());
+  const bytes = Buffer.byteLength(JSON.stringify({ skills: set }));
+  t.ok(bytes <= SKILL_SET_BYTES_MAX, `${bytes} bytes`);
+  t.ok(set.length > 0 && set.length < PROMOTED_MAX, 'the newest that fit are kept');
+  t.equal(set[0]!.id, 'w0');
 });
