@@ -4,6 +4,7 @@
  * the first document applied and kept until restart (spec: learning config changes are stored for the
  * next restart only); the seat flag is a seat field and follows every apply.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { walkCompany, type Company } from '../../../schema/index.js';
 
 export interface LearningGate {
@@ -46,14 +47,20 @@ export function createLearningGate(warn?: (message: string) => void): LearningGa
   };
   return {
     apply(next) {
+      const previous = document;
       document = next;
       if (document === null) return;
       const wanted = document.learning?.enabled !== false;
       if (org === null) {
         org = wanted;
         learning = document.learning;
-      } else if (wanted !== org)
+        return;
+      }
+      // Said once per change, not on every later apply while it waits for the restart.
+      if (isDeepStrictEqual(document.learning ?? null, previous?.learning ?? null)) return;
+      if (wanted !== org)
         warn?.(`learning.enabled changed to ${String(wanted)}; it takes effect at the next restart`);
+      else warn?.('the learning settings changed; they take effect at the next restart');
     },
     enabled,
     synthesis(seat) {

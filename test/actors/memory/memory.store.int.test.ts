@@ -194,4 +194,12 @@ t.test('learning is on unless turned off, and the org flag changes only at resta
     }),
   );
   t.equal(gate.enabled('ada'), false, 'a seat in a unit turns its own learning off at once');
+  t.equal(warnings.length, 2, 'going back to the first settings is a change too');
+  gate.apply(Company.parse({ name: 'Acme', roles: [{ name: 'Ada' }] }));
+  t.equal(warnings.length, 2, 'an apply that leaves learning as it was says nothing');
+  gate.apply(
+    Company.parse({ name: 'Acme', learning: { reflect: { enabled: true } }, roles: [{ name: 'Ada' }] }),
+  );
+  t.match(warnings[2], /the learning settings changed; they take effect at the next restart/);
+  t.equal(gate.reflection('ada'), null, 'reflection waits for the restart');
 });
