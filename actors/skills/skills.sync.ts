@@ -60,11 +60,11 @@ export async function readSkillSet(kv: Kv, source: SkillSource): Promise<SkillSe
   }
 }
 
-/** Runs `run` once, `delayMs` after the first request; requests in between share that run. */
-function coalesced(delayMs: number, run: () => void): { request(): void; cancel(): void } {
+/** Runs `run` once, `delayMs` after the first trigger; triggers in between share that run. */
+function coalesced(delayMs: number, run: () => void): { trigger(): void; cancel(): void } {
   let timer: NodeJS.Timeout | null = null;
   return {
-    request() {
+    trigger() {
       if (timer !== null) return;
       timer = setTimeout(() => {
         timer = null;
@@ -154,10 +154,10 @@ export function startSkillsSync(opts: SkillsSyncOptions): SkillsSync {
   const nativeNudge = coalesced(opts.nativeNudgeDelayMs ?? 200, () => void sync('native', false));
   return {
     nudge() {
-      if (!stopped) vendorNudge.request();
+      if (!stopped) vendorNudge.trigger();
     },
     nudgeNative() {
-      if (!stopped) nativeNudge.request();
+      if (!stopped) nativeNudge.trigger();
     },
     syncNow: () => sync('all', true),
     syncDue: () => sync('all', false),
