@@ -22,11 +22,10 @@ import { RedeliverError, type Subscription } from '../../bus/index.js';
 import { leaseHeaders, LeaseFencedError, noFence } from '../lease/index.js';
 import { seatMachine, type PhaseRequest } from './seat.machine.js';
 import type { SeatProfile } from './seat.profile.js';
-import type { Wake } from './seat.types.js';
 import { PhaseDeferred, PhaseFailure, runPhase } from './turn.phase.js';
 import { draftOf, noteOutcome, type EpisodeDraft } from './turn.episode.js';
 import { episodeRecorder } from './seat.episodes.js';
-import { counterpartyAbout } from './counterparty.host.js';
+import { turnContext } from './turn.context.js';
 import { readPaused, seatKeys } from './seat.records.js';
 import { CutReason, TurnCut } from './turn.cut.js';
 import type { OpenedTurn } from './turn.resume.js';
@@ -80,9 +79,9 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
   let abort = new AbortController();
   /**
    * Per turn: the profile and picked tools it started with (in-flight turns keep their settings), and what
-   * the seat knew then about the person who woke it.
+   * the seat knew then that bears on it (turn.context.ts).
    */
-  const turns = new Map<string, { profile: SeatProfile; picked: readonly string[]; about: string | null }>();
+  const turns = new Map<string, { profile: SeatProfile; picked: readonly string[]; known: string | null }>();
   /** Per turn: what its phases produced, for its episode. */
   const drafts = new Map<string, EpisodeDraft>();
   /** Per turn: its journal (what an earlier run recorded, and the writer). */
@@ -90,7 +89,11 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
 
   async function phase(req: PhaseRequest): Promise<void> {
     const { turn } = req;
-    const started = turns.get(turn.turn_id) ?? { profile, picked: [], about: await aboutWaker(turn.wake) };
+    const started = turns.get(turn.turn_id) ?? {
+      profile,
+      picked: [],
+      known: await turnContext(opts, profile, turn.wake, deps.now(), log),
+    };
     turns.set(turn.turn_id, started);
     const company = opts.company();
     const journal = journals.get(turn.turn_id)?.phase(req.phase, turn.iteration);
@@ -107,7 +110,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
           signal: abort.signal,
           ...(journal ? { journal } : {}),
           parent: spans.of(turn),
-          about: started.about,
+          known: started.known,
         },
         started.picked,
       );
@@ -150,18 +153,6 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
         reason: failure.reason,
         error: failure.message,
       });
-    }
-  }
-
-  /** The seat's profile of the person who woke a turn, where it keeps them (a failed read: none). */
-  async function aboutWaker(wake: Wake): Promise<string | null> {
-    const counterparty = opts.counterparty;
-    if (!counterparty?.enabled(handle)) return null;
-    try {
-      return await counterpartyAbout(counterparty.profiles, profile.agent_id, wake);
-    } catch (error) {
-      log.warn({ err: error }, 'counterparty profile not read');
-      return null;
     }
   }
 

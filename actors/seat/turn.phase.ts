@@ -83,8 +83,8 @@ export interface PhaseInput {
   readonly journal?: PhaseJournal;
   /** The turn's span: the phase's span is its child. */
   readonly parent?: TraceSpan;
-  /** What the seat knows about the person who woke the turn (counterparty.ts); default nothing. */
-  readonly about?: string | null;
+  /** What the seat knows that bears on the turn (turn.context.ts); default nothing. */
+  readonly known?: string | null;
 }
 
 export interface PhaseResult {
@@ -156,7 +156,7 @@ async function phaseIn(
   const system = systemPrompt(input.charter, seat, phase);
   const tools = toolsOf(deps.tools.toolsFor(seat.handle), phase, picked);
   const byName = new Map(tools.map((t) => [t.name, t]));
-  const messages: LlmMessage[] = [{ role: 'user', content: phaseMessage(turn, phase, input.about ?? null) }];
+  const messages: LlmMessage[] = [{ role: 'user', content: phaseMessage(turn, phase, input.known ?? null) }];
   const chain = deps.llm.resolve(seat.llm ? { llm: seat.llm } : seat.handle);
   const opening = phaseRounds(turn.limits, phase);
   const ceiling = opening.ceiling;

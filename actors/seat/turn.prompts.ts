@@ -60,15 +60,15 @@ export function systemPrompt(charter: Charter, seat: SeatProfile, phase: PhaseNa
 }
 
 /**
- * The user message: the trigger, what the seat knows about the person who sent it (plan and execute), and
- * what earlier phases of this turn produced.
+ * The user message: the trigger, what the seat knows that bears on it (plan and execute: the person who sent
+ * it, lessons from like tasks), and what earlier phases of this turn produced.
  */
-export function phaseMessage(turn: Turn, phase: PhaseName, about: string | null = null): string {
+export function phaseMessage(turn: Turn, phase: PhaseName, known: string | null = null): string {
   const w = turn.wake;
   const parts = [
     `Trigger: ${w.kind} from ${w.source}\n${w.summary}`,
     Object.keys(w.payload).length > 0 ? `Details: ${JSON.stringify(w.payload).slice(0, 4000)}` : null,
-    phase !== 'review' ? about : null,
+    phase !== 'review' ? known : null,
     phase !== 'plan' && turn.plan ? `Plan:\n${turn.plan}` : null,
     phase === 'plan' && turn.notes ? `The last review sent the work back:\n${turn.notes}` : null,
     phase === 'review' ? `Account of the work:\n${turn.artifact ?? ''}` : null,

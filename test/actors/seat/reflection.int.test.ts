@@ -87,3 +87,32 @@ t.test('with reflection off no model call follows the turn', async (t) => {
   t.equal(h.llm.requests.length, 3, 'the turn’s three calls, none after');
   t.same(await h.memory.rows(agentId('Acme', 'ada')), []);
 });
+
+t.test('a later turn on a like task reads the lessons kept; an unlike one does not', async (t) => {
+  const h = await startCompany(t, {
+    reflection: true,
+    extra: { learning: { reflect: { enabled: true } } },
+    script: [
+      ...turn,
+      reflected,
+      ...turn,
+      { kind: 'text', text: '{"lesson": null}', usage },
+      { kind: 'text', text: '{"decision":"skip"}', usage },
+    ],
+  });
+  await h.wake('ada', 'wake-1', 'Item 7: when does it ship?');
+  await h.waitFor((e) => e.type === 'memory_remembered');
+  await h.wake('ada', 'wake-2', 'Item 9: when does it ship?');
+  await h.waitFor(
+    (e) => e.type === 'episode_recorded' && e.payload['task_summary'] === 'Item 9: when does it ship?',
+  );
+  const lessons =
+    /Lessons you kept from earlier tasks like this one:\\n- Check the release calendar before giving a date\./;
+  t.match(JSON.stringify(h.llm.requests[4]!.body), lessons, 'the plan reads it');
+  t.match(JSON.stringify(h.llm.requests[5]!.body), lessons, 'so does execute');
+  t.notMatch(JSON.stringify(h.llm.requests[6]!.body), /Lessons you kept/, 'review judges the account alone');
+  const done = new Set((await h.events('agent_turn_completed')).map((e) => e.id));
+  await h.wake('ada', 'wake-3', 'Rotate logs');
+  await h.waitFor((e) => e.type === 'agent_turn_completed' && !done.has(e.id));
+  t.notMatch(JSON.stringify(h.llm.requests[8]!.body), /Lessons you kept/);
+});
