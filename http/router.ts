@@ -37,6 +37,13 @@ export function compileRoute(def: RouteDef): CompiledRoute {
   };
 }
 
+/**
+ * Whether HEAD is served on a route: every GET but those of webhooks and landing pages, whose GET may act (a
+ * verification challenge, an install code taken; a link checker's HEAD must not), and those that opt out.
+ */
+const headable = (r: CompiledRoute): boolean =>
+  r.method === 'GET' && r.def.head !== false && r.kind !== 'landing' && r.kind !== 'webhook';
+
 /** Literal segments outrank parameters, which outrank a wildcard; compared left to right. */
 function specificity(a: CompiledRoute, b: CompiledRoute): number {
   const rank = (s: string | undefined): number => (s === undefined ? 0 : s.startsWith(':') ? 1 : 2);
@@ -99,14 +106,21 @@ export class RouteTable {
     return this.dynamic.length + [...this.exact.values()].reduce((n, l) => n + l.length, 0);
   }
 
-  /** The route for `method` on `path`; otherwise the methods the path is served under (empty: unserved). */
+  /**
+   * The route for `method` on `path` (HEAD takes a GET route's, answered without its body); otherwise the
+   * methods the path is served under (empty: unserved).
+   */
   match(method: string, path: string): Match {
     const exact = this.exact.get(path);
     const allow = new Set<string>();
+    const serves = (r: CompiledRoute): boolean => r.method === method || (method === 'HEAD' && headable(r));
+    // `Allow` names the methods routes declare: the spec's own example is `Allow: GET, PUT` for a path
+    // whose GET also answers HEAD.
+    const note = (r: CompiledRoute): void => void allow.add(r.method);
     if (exact) {
       for (const r of exact) {
-        if (r.method === method) return { found: true, route: r, params: {} };
-        allow.add(r.method);
+        if (serves(r)) return { found: true, route: r, params: {} };
+        note(r);
       }
     }
     if (this.dynamic.length > 0) {
@@ -114,8 +128,8 @@ export class RouteTable {
       for (const r of this.dynamic) {
         const params = matchSegments(r, parts);
         if (params === null) continue;
-        if (r.method === method) return { found: true, route: r, params };
-        allow.add(r.method);
+        if (serves(r)) return { found: true, route: r, params };
+        note(r);
       }
     }
     return { found: false, allow: [...allow] };

@@ -54,6 +54,11 @@ export interface RouteDef {
   readonly cspHashes?: { readonly style?: readonly string[]; readonly script?: readonly string[] };
   /** Largest body accepted; default 25 MiB for webhooks, `apiBodyMaxBytes` otherwise. */
   readonly maxBodyBytes?: number;
+  /**
+   * GET routes also answer HEAD (the GET's head, no body) unless this is false: a GET that hands the request
+   * on (an MCP transport) or acts. Webhook and landing routes never do.
+   */
+  readonly head?: boolean;
   /** Webhooks answer 503 on an unconfigured node unless this is true (e.g. a URL verification challenge). */
   readonly servesUnconfigured?: boolean;
   /**

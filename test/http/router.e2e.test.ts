@@ -43,7 +43,7 @@ t.test('GET /ready is 200 {ready:true} or 503 with the node body; trailing slash
   t.same(r.json, { ready: false, reason: 'unconfigured' });
 });
 
-t.test('HEAD on a probe answers its status without a body; elsewhere HEAD is 405', async (t) => {
+t.test('HEAD answers a GET route’s head without its body, the probes included', async (t) => {
   const h = await startHarness({ routes: [echo('GET', '/org')] });
   t.teardown(() => h.gw.close());
   const c = await rawClient(h.gw.port);
@@ -55,11 +55,27 @@ t.test('HEAD on a probe answers its status without a body; elsewhere HEAD is 405
   const [first, second, third] = c.received().split(/(?=HTTP\/1\.1 )/);
   t.match(first, /^HTTP\/1\.1 200 OK\r\n/);
   t.ok(first!.endsWith('\r\n\r\n'), 'no body after the probe head');
-  t.match(second, /^HTTP\/1\.1 405 /);
-  t.match(second, /Allow: GET\r\n/i);
-  t.ok(second!.endsWith('\r\n\r\n'), 'no body after the 405 head');
+  t.match(second, /^HTTP\/1\.1 200 OK\r\n/);
+  t.match(second, /content-type: application\/json/i, 'the GET’s head');
+  t.ok(second!.endsWith('\r\n\r\n'), 'no body after the route head');
   t.match(third, /^HTTP\/1\.1 200 OK\r\n/);
   c.socket.destroy();
+});
+
+t.test('HEAD is not served where a GET acts: webhook, landing and opted-out routes', async (t) => {
+  const h = await startHarness({
+    routes: [
+      { ...echo('GET', '/webhooks/chat-oauth'), kind: 'landing' },
+      echo('GET', '/webhooks/tracker-b'),
+      { ...echo('GET', '/operator/mcp'), head: false },
+    ],
+  });
+  t.teardown(() => h.gw.close());
+  for (const path of ['/webhooks/chat-oauth', '/webhooks/tracker-b', '/operator/mcp']) {
+    const r = await call(`${h.base}${path}`, { method: 'HEAD', headers: { authorization: OPS } });
+    t.equal(r.status, 405, path);
+    t.equal(r.headers.get('allow'), 'GET', path);
+  }
 });
 
 t.test('a probe under another method is 405 with Allow: GET, HEAD', async (t) => {

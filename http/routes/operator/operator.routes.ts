@@ -47,7 +47,8 @@ async function act(deps: OperatorDeps, req: ApiRequest): Promise<ApiReply> {
 export function operatorRoutes(deps: OperatorDeps): RouteDef[] {
   const mcp = (req: ApiRequest) => mcpRoute(deps, req);
   return [
-    { method: 'GET', pattern: '/operator/mcp', access: 'guarded', handler: mcp },
+    // The MCP transport answers GET with its event stream and has nothing for HEAD.
+    { method: 'GET', pattern: '/operator/mcp', access: 'guarded', head: false, handler: mcp },
     { method: 'POST', pattern: '/operator/mcp', access: 'guarded', handler: mcp },
     { method: 'DELETE', pattern: '/operator/mcp', access: 'guarded', handler: mcp },
     { method: 'POST', pattern: '/operator/act/:tool', access: 'guarded', handler: (req) => act(deps, req) },

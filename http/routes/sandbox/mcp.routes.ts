@@ -13,6 +13,8 @@ export function mcpBridgeRoutes(deps: McpBridgeDeps, version: string): RouteDef[
     method,
     pattern: '/mcp/:token',
     access: 'open',
+    // The MCP transport answers GET with its event stream and has nothing for HEAD.
+    head: false,
     beforeBody(req) {
       liveRunOf(deps, req.params['token']);
     },
