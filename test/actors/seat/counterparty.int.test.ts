@@ -7,8 +7,8 @@
  * default) no call follows the turn.
  */
 import t from 'tap';
-import { Buckets, Streams } from '../../../bus/index.js';
-import { Payloads, SpendRecord, type EventRecord } from '../../../schema/index.js';
+import { Buckets } from '../../../bus/index.js';
+import { Payloads, type EventRecord } from '../../../schema/index.js';
 import type { CounterpartyProfile } from '../../../actors/seat/counterparty.js';
 import type { Step } from '../../fixtures/llm/script.js';
 import { mentionWake, notificationFrom, queueWake } from '../../harness/wake.js';
@@ -101,9 +101,7 @@ t.test('a person’s deliveries build their profile, and their next turn reads i
     last_corroborated_at: new Date(clock).toISOString(),
   });
 
-  const spend: SpendRecord[] = [];
-  for await (const m of h.bus.replay(Streams.Spend, {}))
-    spend.push(SpendRecord.parse(JSON.parse(new TextDecoder().decode(m.data))));
+  const spend = await h.spend();
   t.match(
     spend.filter((s) => s.worker === 'counterparty_profiler'),
     [

@@ -5,8 +5,7 @@
  * summaries. With reflection off (the default) no call follows the turn.
  */
 import t from 'tap';
-import { Streams } from '../../../bus/index.js';
-import { agentId, Payloads, SpendRecord } from '../../../schema/index.js';
+import { agentId, Payloads } from '../../../schema/index.js';
 import type { Step } from '../../fixtures/llm/script.js';
 import { startCompany } from './harness.js';
 
@@ -57,9 +56,7 @@ t.test('a finished turn leaves a lesson in personal memory and a summarised epis
   const asked = JSON.stringify((h.llm.requests[3]!.body as { messages: unknown[] }).messages);
   t.match(asked, /Outcome \(passed_first\): Told them it ships on Friday/);
 
-  const spend: SpendRecord[] = [];
-  for await (const m of h.bus.replay(Streams.Spend, {}))
-    spend.push(SpendRecord.parse(JSON.parse(new TextDecoder().decode(m.data))));
+  const spend = await h.spend();
   t.match(
     spend.filter((s) => s.worker === 'reflector'),
     [{ phase: 'auxiliary', handle: 'ada', input_tokens: 150, output_tokens: 25 }],

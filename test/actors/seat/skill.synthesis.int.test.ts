@@ -6,8 +6,8 @@
  */
 import t from 'tap';
 import { readLearned } from '../../../actors/index.js';
-import { Buckets, Streams } from '../../../bus/index.js';
-import { agentId, Payloads, SpendRecord } from '../../../schema/index.js';
+import { Buckets } from '../../../bus/index.js';
+import { agentId, Payloads } from '../../../schema/index.js';
 import type { Step } from '../../fixtures/llm/script.js';
 import { startCompany } from './harness.js';
 
@@ -51,9 +51,7 @@ t.test('a done turn of two tool calls becomes a learned skill the seat lists nex
 
   const asked = h.llm.requests[4]!.body as { messages: Array<{ content: string }> };
   t.match(JSON.stringify(asked.messages), /Tools called, in order: files_echo, files_echo/);
-  const spend: SpendRecord[] = [];
-  for await (const m of h.bus.replay(Streams.Spend, {}))
-    spend.push(SpendRecord.parse(JSON.parse(new TextDecoder().decode(m.data))));
+  const spend = await h.spend();
   t.match(
     spend.filter((s) => s.worker === 'skill_synthesizer'),
     [{ phase: 'auxiliary', handle: 'ada', input_tokens: 300, output_tokens: 40 }],
