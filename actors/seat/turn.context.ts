@@ -5,6 +5,7 @@
  * cannot be read is left out: the turn runs without it.
  */
 import type { Logger } from 'pino';
+import { scoreRow } from '../memory/index.js';
 import { MemoryKind } from '../toolservers/index.js';
 import { counterpartyAbout } from './counterparty.host.js';
 import type { SeatCounterparty, SeatReflection } from './seat.host.types.js';
@@ -12,6 +13,11 @@ import type { Wake } from './seat.types.js';
 
 /** Lessons a prompt carries: the best-matching few, so they inform without crowding the trigger. */
 export const LESSONS_IN_PROMPT = 3;
+/**
+ * How well a lesson must match the wake (the memory store's score: 2 per word of the wake it holds whole):
+ * two words at least, so one common word ("the", "fix") does not bring a lesson to an unlike task.
+ */
+const LESSON_MIN_SCORE = 4;
 
 export interface TurnContextSources {
   readonly counterparty?: SeatCounterparty;
@@ -32,7 +38,11 @@ async function lessonsFor(
     include_expired: false,
     now,
   });
-  const lessons = rows.filter((row) => row.metadata['source'] === 'reflection').slice(0, LESSONS_IN_PROMPT);
+  const lessons = rows
+    .filter(
+      (row) => row.metadata['source'] === 'reflection' && scoreRow(row, wake.summary) >= LESSON_MIN_SCORE,
+    )
+    .slice(0, LESSONS_IN_PROMPT);
   if (lessons.length === 0) return null;
   return ['Lessons you kept from earlier tasks like this one:', ...lessons.map((l) => `- ${l.content}`)].join(
     '\n',

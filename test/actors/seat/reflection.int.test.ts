@@ -109,7 +109,11 @@ t.test('a later turn on a like task reads the lessons kept; an unlike one does n
   t.match(JSON.stringify(h.llm.requests[5]!.body), lessons, 'so does execute');
   t.notMatch(JSON.stringify(h.llm.requests[6]!.body), /Lessons you kept/, 'review judges the account alone');
   const done = new Set((await h.events('agent_turn_completed')).map((e) => e.id));
-  await h.wake('ada', 'wake-3', 'Rotate logs');
+  await h.wake('ada', 'wake-3', 'Rotate the logs');
   await h.waitFor((e) => e.type === 'agent_turn_completed' && !done.has(e.id));
-  t.notMatch(JSON.stringify(h.llm.requests[8]!.body), /Lessons you kept/);
+  t.notMatch(
+    JSON.stringify(h.llm.requests[8]!.body),
+    /Lessons you kept/,
+    'one shared word ("the") is not a like task',
+  );
 });
