@@ -139,19 +139,20 @@ async function askProfiler(
   log: Logger,
 ): Promise<{ readonly asked: boolean; readonly answer: ProfilerAnswer | null }> {
   const { seat, episode } = input;
-  const refused = await deps.budget.check(seat.handle, input.caps);
-  if (refused) {
-    log.info({ event: 'counterparty_profiler_skipped', reason: `${refused.scope}_budget` }, 'counterparty_profiler_skipped'); // prettier-ignore
-    return { asked: false, answer: null };
-  }
-  const text = await auxiliaryCall(deps, {
-    worker: 'counterparty_profiler',
-    seat,
-    request: profilerRequest(who, known, exchanges),
-    trace_id: input.wake.trace_id,
-    spendId: uuidv5(episode.id, 'counterparty-profiler-spend'),
-    turn_id: episode.turn_id,
-  });
+  const text = await auxiliaryCall(
+    deps,
+    {
+      worker: 'counterparty_profiler',
+      seat,
+      request: profilerRequest(who, known, exchanges),
+      trace_id: input.wake.trace_id,
+      spendId: uuidv5(episode.id, 'counterparty-profiler-spend'),
+      turn_id: episode.turn_id,
+      caps: input.caps,
+    },
+    log,
+  );
+  if (text === null) return { asked: false, answer: null };
   const answer = readProfilerAnswer(text);
   if (answer === undefined) {
     log.warn({ event: 'counterparty_profiler_unreadable' }, 'the model did not answer with the traits JSON asked for'); // prettier-ignore

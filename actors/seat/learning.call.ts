@@ -31,11 +31,26 @@ export interface AuxiliaryCall {
   /** The spend record's id: derived from the work, so a repeat counts once. */
   readonly spendId: string;
   readonly turn_id: string | null;
+  /** The org's and the seat's token caps, checked before the call. */
+  readonly caps: { readonly org: number; readonly seat: number };
 }
 
-/** Calls the seat's model once, records the spend, and resolves with the answer's text. */
-export async function auxiliaryCall(deps: LearningDeps, call: AuxiliaryCall): Promise<string> {
+/**
+ * Checks the budget, calls the seat's model once, records the spend, and resolves with the answer's text;
+ * null when the budget refuses the call (logged as `auxiliary_call_skipped` with the worker and the cap).
+ */
+export async function auxiliaryCall(
+  deps: LearningDeps,
+  call: AuxiliaryCall,
+  log: Logger,
+): Promise<string | null> {
   const { seat } = call;
+  const refused = await deps.budget.check(seat.handle, call.caps);
+  if (refused) {
+    const reason = `${refused.scope}_budget`;
+    log.info({ event: 'auxiliary_call_skipped', worker: call.worker, reason }, 'auxiliary_call_skipped');
+    return null;
+  }
   const chain = deps.llm.resolve(seat.llm ? { llm: seat.llm } : seat.handle);
   const trace = { trace_id: call.trace_id, parent_span_id: null };
   const result = await deps.llm.call(chain, call.request, { seat: seat.handle, trace }).result();

@@ -29,19 +29,20 @@ export async function reflectOn(deps: ReflectionDeps, input: ReflectionInput): P
   const { seat, episode } = input;
   const log = deps.logger.child({ worker: 'reflector', turn_id: episode.turn_id });
   try {
-    const refused = await deps.budget.check(seat.handle, input.caps);
-    if (refused) {
-      log.info({ event: 'reflection_skipped', reason: `${refused.scope}_budget` }, 'reflection_skipped');
-      return;
-    }
-    const answer = await auxiliaryCall(deps, {
-      worker: 'reflector',
-      seat,
-      request: reflectionRequest(episode, input.summarize),
-      trace_id: input.trace_id,
-      spendId: uuidv5(episode.id, 'reflection-spend'),
-      turn_id: episode.turn_id,
-    });
+    const answer = await auxiliaryCall(
+      deps,
+      {
+        worker: 'reflector',
+        seat,
+        request: reflectionRequest(episode, input.summarize),
+        trace_id: input.trace_id,
+        spendId: uuidv5(episode.id, 'reflection-spend'),
+        turn_id: episode.turn_id,
+        caps: input.caps,
+      },
+      log,
+    );
+    if (answer === null) return;
     const reflection = readReflection(answer, input.summarize);
     if (reflection === undefined) {
       log.warn({ event: 'reflection_unreadable' }, 'the model did not answer with the reflection JSON asked for'); // prettier-ignore

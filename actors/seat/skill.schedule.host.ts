@@ -79,29 +79,28 @@ async function runPass(
   log: Logger,
 ): Promise<void> {
   const { seat } = input;
-  const refused = await deps.budget.check(seat.handle, input.caps);
-  if (refused) {
-    // The episodes keep waiting; the next pass is an interval away.
-    await writeKvJson(deps.skills, backlogKey(seat.agent_id), { ...backlog, last_run: deps.now().toISOString() }, revision); // prettier-ignore
-    log.info(
-      { event: 'skill_synthesis_skipped', reason: `${refused.scope}_budget` },
-      'skill_synthesis_skipped',
-    );
-    return;
-  }
   const batch = backlog.episodes;
   const passId = uuidv5(PASS_NAMESPACE, batch.map((e) => e.id).join(','));
   const traceId = trace ?? passId.replaceAll('-', '');
   const known = await readLearned(deps.skills, seat.agent_id);
-  const answer = await auxiliaryCall(deps, {
-    worker: 'skill_synthesizer',
-    seat,
-    request: batchRequest(batch, known.skills),
-    trace_id: traceId,
-    spendId: uuidv5(passId, 'spend'),
-    turn_id: null,
-  });
-  // The batch was read: it leaves the backlog whatever the answer (a later pass reads newer episodes).
-  await writeKvJson(deps.skills, backlogKey(seat.agent_id), { episodes: [], last_run: deps.now().toISOString() }, revision); // prettier-ignore
+  const answer = await auxiliaryCall(
+    deps,
+    {
+      worker: 'skill_synthesizer',
+      seat,
+      request: batchRequest(batch, known.skills),
+      trace_id: traceId,
+      spendId: uuidv5(passId, 'spend'),
+      turn_id: null,
+      caps: input.caps,
+    },
+    log,
+  );
+  const lastRun = deps.now().toISOString();
+  // Refused by the budget, the episodes keep waiting for the next interval; read, the batch leaves the
+  // backlog whatever the answer (a later pass reads newer episodes).
+  const next = answer === null ? { ...backlog, last_run: lastRun } : { episodes: [], last_run: lastRun };
+  await writeKvJson(deps.skills, backlogKey(seat.agent_id), next, revision);
+  if (answer === null) return;
   await keepSkill(deps, known, answer, { agentId: seat.agent_id, toolSequence: commonSequence(batch), refine: input.refine, trace_id: traceId }, log); // prettier-ignore
 }

@@ -33,23 +33,21 @@ export async function synthesizeSkill(deps: SynthesisDeps, input: SynthesisInput
   const { seat, episode } = input;
   const log = deps.logger.child({ worker: 'skill_synthesizer', turn_id: episode.turn_id });
   try {
-    const refused = await deps.budget.check(seat.handle, input.caps);
-    if (refused) {
-      log.info(
-        { event: 'skill_synthesis_skipped', reason: `${refused.scope}_budget` },
-        'skill_synthesis_skipped',
-      );
-      return;
-    }
     const known = await readLearned(deps.skills, seat.agent_id);
-    const answer = await auxiliaryCall(deps, {
-      worker: 'skill_synthesizer',
-      seat,
-      request: synthesisRequest(episode, known.skills),
-      trace_id: input.trace_id,
-      spendId: uuidv5(episode.id, 'skill-synthesis-spend'),
-      turn_id: episode.turn_id,
-    });
+    const answer = await auxiliaryCall(
+      deps,
+      {
+        worker: 'skill_synthesizer',
+        seat,
+        request: synthesisRequest(episode, known.skills),
+        trace_id: input.trace_id,
+        spendId: uuidv5(episode.id, 'skill-synthesis-spend'),
+        turn_id: episode.turn_id,
+        caps: input.caps,
+      },
+      log,
+    );
+    if (answer === null) return;
     await keepSkill(deps, known, answer, { agentId: seat.agent_id, toolSequence: episode.tool_sequence, refine: input.refine, trace_id: input.trace_id }, log); // prettier-ignore
   } catch (err) {
     log.warn({ err, event: 'skill_synthesis_failed' }, 'skill_synthesis_failed');
