@@ -3,8 +3,10 @@
  * the org and the trigger, then what this phase must do and answer. Plan and review answer with one
  * JSON object; the parsers read it leniently (the first `{` to the last `}`).
  */
+import { z } from 'zod';
 import type { PhaseName, PlanDecision, Turn } from './seat.machine.js';
 import type { Charter, SeatProfile } from './seat.profile.js';
+import { jsonAnswer } from './json-answer.js';
 
 const list = (items: readonly string[]): string => items.map((i) => `- ${i}`).join('\n');
 const section = (title: string, lines: Array<string | null>): string | null => {
@@ -76,19 +78,8 @@ export function phaseMessage(turn: Turn, phase: PhaseName, known: string | null 
   return parts.filter((p): p is string => p !== null).join('\n\n');
 }
 
-function jsonObject(text: string): Record<string, unknown> | null {
-  const start = text.indexOf('{');
-  const end = text.lastIndexOf('}');
-  if (start < 0 || end <= start) return null;
-  try {
-    const value: unknown = JSON.parse(text.slice(start, end + 1));
-    return value !== null && typeof value === 'object' && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : null;
-  } catch {
-    return null;
-  }
-}
+const AnyObject = z.record(z.string(), z.unknown());
+const jsonObject = (text: string): Record<string, unknown> | null => jsonAnswer(text, AnyObject) ?? null;
 
 export interface ParsedPlan {
   readonly decision: PlanDecision;

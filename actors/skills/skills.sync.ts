@@ -8,6 +8,7 @@
  */
 import type { Logger } from 'pino';
 import type { Kv } from '../../bus/index.js';
+import { readKvJson } from '../kv-json.js';
 import { SkillSet, type SkillSource } from '../../schema/index.js';
 import { sameSkills, skillSet, type SkillPage } from './skills.text.js';
 
@@ -46,18 +47,10 @@ export interface SkillsSync {
 }
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 const allSources: readonly SkillSource[] = ['native', 'wiki', 'tracker-b'];
 
 export async function readSkillSet(kv: Kv, source: SkillSource): Promise<SkillSet | null> {
-  const entry = await kv.get(source);
-  if (entry === null) return null;
-  try {
-    const parsed = SkillSet.safeParse(JSON.parse(decoder.decode(entry.value)));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
+  return (await readKvJson<SkillSet | null>(kv, source, SkillSet, null)).value;
 }
 
 /** Runs `run` once, `delayMs` after the first trigger; triggers in between share that run. */
