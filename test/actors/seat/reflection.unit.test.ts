@@ -11,23 +11,16 @@ import {
   reflectionRequest,
   summarizedEpisode,
 } from '../../../actors/seat/reflection.js';
-import type { Episode } from '../../../actors/seat/turn.episode.js';
+import { anEpisode } from './episode.fixture.js';
 
-const episode: Episode = {
+const episode = anEpisode({
   id: '6f1c2b1e-8d3a-5c1e-9a4b-2f0e1d3c4b5a',
   task_summary: 'Item 7: when does it ship?',
   plan_summary: 'answer',
   tool_sequence: ['tracker_get'],
-  skills_used: [],
-  review_outcome: 'passed_first',
-  started_at: '2026-12-01T10:00:00.000Z',
-  ended_at: '2026-12-01T10:00:05.000Z',
-  duration_ms: 5000,
-  task_id: null,
-  turn_id: 'turn-1',
   ask: 'Item 7: when does it ship?',
   account: 'Read the item; told Grace Friday.',
-};
+});
 
 t.test('summaries are asked for only with summarize_episodes', async (t) => {
   const plain = JSON.stringify(reflectionRequest(episode, false));

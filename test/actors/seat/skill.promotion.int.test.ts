@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import { learnedKey, readPromoted } from '../../../actors/index.js';
-import { Buckets } from '../../../bus/index.js';
+import { Buckets, type Bus, type Kv } from '../../../bus/index.js';
 import { agentId, Payloads } from '../../../schema/index.js';
 import type { Step } from '../../fixtures/llm/script.js';
 import { startCompany } from './harness.js';
@@ -21,6 +21,16 @@ const learned = {
   created_at: '2026-12-01T10:00:00.000Z',
   updated_at: '2026-12-01T10:00:00.000Z',
 };
+/** Ada's learned set holds `learned`; resolves with the bucket. */
+async function adaHasLearned(bus: Bus): Promise<Kv> {
+  const kv = await bus.kv({ name: Buckets.ToolSkills, history: 2 });
+  await kv.put(
+    learnedKey(agentId('Acme', 'ada')),
+    new TextEncoder().encode(JSON.stringify({ skills: [learned] })),
+  );
+  return kv;
+}
+
 const readingTurn = (id: string): Step[] => [
   { kind: 'tool_calls', calls: [{ id, name: 'skill_read', arguments: { name: 'Echo twice' } }], usage },
   { kind: 'text', text: '{"decision":"plan","steps":["echo twice"],"tools":[]}', usage },
@@ -43,11 +53,7 @@ t.test('a learned skill read in two done turns is promoted, and another seat rea
       { kind: 'text', text: '{"decision":"skip"}', usage },
     ],
   });
-  const kv = await h.bus.kv({ name: Buckets.ToolSkills, history: 2 });
-  await kv.put(
-    learnedKey(agentId('Acme', 'ada')),
-    new TextEncoder().encode(JSON.stringify({ skills: [learned] })),
-  );
+  const kv = await adaHasLearned(h.bus);
 
   await h.wake('ada', 'wake-1', 'Echo hello');
   const first = await h.waitFor((e) => e.type === 'episode_recorded');
@@ -83,11 +89,7 @@ t.test('with promotion off a learned skill stays the seat’s own', async (t) =>
     synthesis: true,
     script: [...readingTurn('r1'), ...readingTurn('r2')],
   });
-  const kv = await h.bus.kv({ name: Buckets.ToolSkills, history: 2 });
-  await kv.put(
-    learnedKey(agentId('Acme', 'ada')),
-    new TextEncoder().encode(JSON.stringify({ skills: [learned] })),
-  );
+  const kv = await adaHasLearned(h.bus);
   await h.wake('ada', 'wake-1', 'Echo hello');
   const first = await h.waitFor((e) => e.type === 'episode_recorded');
   await h.wake('ada', 'wake-2', 'Echo hello again');

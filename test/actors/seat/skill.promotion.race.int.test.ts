@@ -8,7 +8,7 @@ import { readPromoted } from '../../../actors/index.js';
 import type { LearnedSkill } from '../../../actors/skills/index.js';
 import { countSkillUses } from '../../../actors/seat/skill.promotion.host.js';
 import type { SeatProfile } from '../../../actors/seat/seat.profile.js';
-import type { Episode } from '../../../actors/seat/turn.episode.js';
+import { anEpisode } from './episode.fixture.js';
 import { Buckets, openMemoryBus } from '../../../bus/index.js';
 import { agentId } from '../../../schema/index.js';
 
@@ -23,21 +23,13 @@ const learned = (name: string): LearnedSkill => ({
   updated_at: '2026-12-01T10:00:00.000Z',
 });
 
-const episode = (name: string): Episode => ({
-  id: `episode-${name}`,
-  task_summary: name,
-  plan_summary: '',
-  tool_sequence: ['skill_read'],
-  skills_used: [name],
-  review_outcome: 'passed_first',
-  started_at: '2026-12-01T10:00:00.000Z',
-  ended_at: '2026-12-01T10:00:05.000Z',
-  duration_ms: 5000,
-  task_id: null,
-  turn_id: `turn-${name}`,
-  ask: name,
-  account: 'done',
-});
+const episode = (name: string) =>
+  anEpisode({
+    id: `episode-${name}`,
+    tool_sequence: ['skill_read'],
+    skills_used: [name],
+    turn_id: `turn-${name}`,
+  });
 
 t.test('seats promoting at once each land their skill in the promoted set', async (t) => {
   const bus = await openMemoryBus({});

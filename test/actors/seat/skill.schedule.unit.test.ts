@@ -16,23 +16,10 @@ import {
   waitsForSchedule,
 } from '../../../actors/seat/skill.schedule.js';
 import type { Episode } from '../../../actors/seat/turn.episode.js';
+import { anEpisode } from './episode.fixture.js';
 
-const episode = (id: string, over: Partial<Episode> = {}): Episode => ({
-  id,
-  task_summary: `task ${id}`,
-  plan_summary: 'echo it',
-  tool_sequence: ['files_echo'],
-  skills_used: [],
-  review_outcome: 'passed_first',
-  started_at: '2026-12-01T10:00:00.000Z',
-  ended_at: '2026-12-01T10:00:05.000Z',
-  duration_ms: 5000,
-  task_id: null,
-  turn_id: `turn-${id}`,
-  ask: `Echo ${id}`,
-  account: 'Echoed.',
-  ...over,
-});
+const episode = (id: string, over: Partial<Episode> = {}): Episode =>
+  anEpisode({ id, task_summary: `task ${id}`, plan_summary: 'echo it', tool_sequence: ['files_echo'], turn_id: `turn-${id}`, ask: `Echo ${id}`, account: 'Echoed.', ...over }); // prettier-ignore
 
 t.test('episodes done in one tool call wait; failed, tool-less and larger ones do not', async (t) => {
   t.ok(waitsForSchedule(episode('a')));

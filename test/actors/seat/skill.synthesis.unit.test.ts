@@ -9,25 +9,10 @@ import {
   readSynthesis,
   worthSynthesis,
 } from '../../../actors/seat/skill.synthesis.js';
-import type { Episode } from '../../../actors/seat/turn.episode.js';
+import { anEpisode } from './episode.fixture.js';
 import { SKILL_SET_BYTES_MAX } from '../../../schema/index.js';
 
-const episode = (over: Partial<Episode> = {}): Episode => ({
-  id: 'e1',
-  task_summary: 'Deploy',
-  plan_summary: 'build, then ship',
-  tool_sequence: ['files_build', 'files_ship'],
-  skills_used: [],
-  review_outcome: 'passed_first',
-  started_at: '2026-12-01T00:00:00Z',
-  ended_at: '2026-12-01T00:01:00Z',
-  duration_ms: 60_000,
-  task_id: null,
-  turn_id: 't1',
-  ask: 'Deploy the site',
-  account: 'Built and shipped.',
-  ...over,
-});
+const episode = anEpisode;
 
 t.test('only an episode reviewed as done in two or more tool calls is worth asking about', async (t) => {
   t.ok(worthSynthesis(episode()));
