@@ -64,6 +64,8 @@ export const Buckets = {
   ToolSkills: 'svc_tool_skills',
   /** A seat's profiles of the people who wake it: `<agent id>.<person key>`, the latest only (actors/seat/counterparty.ts). */
   Counterparty: 'svc_counterparty',
+  /** A seat's episode ledger: one key per seat (its agent id), what its episode lifecycle holds (actors/seat/episode.lifecycle.ts). */
+  Episodes: 'svc_episodes',
 } as const;
 
 /** Claims only need to outlive any firing a scheduler could still consider (catchup looks back at most 2 h). */

@@ -42,6 +42,8 @@ export function startSeats(opts: {
   readonly skills?: Kv;
   /** The `svc_counterparty` bucket: with it, seats keep profiles where `learning.counterparty` is on. */
   readonly counterparty?: Kv;
+  /** The `svc_episodes` bucket and the event history's age: with them, learning seats run the episode lifecycle. */
+  readonly episodes?: { readonly ledger: Kv; readonly historyMs: number };
   /** The seats' personal memory: with it, seats reflect on their episodes where `learning.reflect` is on. */
   readonly memory?: PersonalMemory;
   /** False when the node lacks the `seats` role: no seat runs here. */
@@ -76,6 +78,14 @@ export function startSeats(opts: {
               counterparty: {
                 enabled: (handle: string) => opts.tools.learning.counterparty(handle),
                 profiles: opts.counterparty,
+              },
+            }
+          : {}),
+        ...(opts.episodes
+          ? {
+              episodes: {
+                limits: (handle: string) => opts.tools.learning.episodeLifecycle(handle),
+                ...opts.episodes,
               },
             }
           : {}),

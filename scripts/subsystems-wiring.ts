@@ -136,6 +136,10 @@ export async function startSubsystems(opts: {
     tools: toolServers,
     skills: skills.kv,
     counterparty: await bus.kv({ name: Buckets.Counterparty, history: 1 }),
+    episodes: {
+      ledger: await bus.kv({ name: Buckets.Episodes, history: 1 }),
+      historyMs: catalogue.eventHistorySeconds * 1000,
+    },
     memory,
     runsSeats: config.node.roles.includes(NodeRole.Seats),
     lease: { ttlMs: config.node.seat_lease_seconds * 1000 },

@@ -14,6 +14,13 @@ import type { Episode } from './turn.episode.js';
 
 export interface ReflectionDeps extends LearningDeps {
   readonly memory: PersonalMemory;
+  /** Told once the episode is reflected on (the lesson's row id, or null), with the episode as summarized. */
+  consolidated?(
+    episode: Episode,
+    lessonId: string | null,
+    summarized: Episode | null,
+    trace: string,
+  ): Promise<void>;
 }
 
 export interface ReflectionInput {
@@ -48,8 +55,10 @@ export async function reflectOn(deps: ReflectionDeps, input: ReflectionInput): P
       log.warn({ event: 'reflection_unreadable' }, 'the model did not answer with the reflection JSON asked for'); // prettier-ignore
       return;
     }
+    let lessonId: string | null = null;
     if (reflection.lesson !== null) {
       const row = lessonRow(episode, reflection.lesson, deps.now());
+      lessonId = row.id;
       await deps.memory.remember(seat.agent_id, row);
       const remembered = { memory_id: row.id, kind: row.kind, ttl_until: null, content_chars: row.content.length, turn_id: episode.turn_id }; // prettier-ignore
       await deps.publish('memory_remembered', remembered, row.id, input.trace_id);
@@ -57,6 +66,7 @@ export async function reflectOn(deps: ReflectionDeps, input: ReflectionInput): P
     const summarized = input.summarize ? summarizedEpisode(episode, reflection) : null;
     if (summarized !== null)
       await deps.publish('episode_recorded', { ...summarized }, `episode-${episode.id}-summarized`, input.trace_id); // prettier-ignore
+    await deps.consolidated?.(episode, lessonId, summarized, input.trace_id);
     log.info(
       { event: 'reflected', lesson: reflection.lesson !== null, summarized: summarized !== null },
       'reflected',

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Bus, Kv } from '../../bus/index.js';
 import type { Fence } from '../lease/index.js';
 import type { PersonalMemory } from '../toolservers/index.js';
+import type { LifecycleLimits } from './episode.lifecycle.js';
 import type { Paused, SeatEvent } from './seat.machine.js';
 import type { TurnLimits } from './seat.limits.js';
 import type { CompanyProfile, SeatProfile } from './seat.profile.js';
@@ -41,6 +42,8 @@ export interface SeatHostOptions {
   readonly counterparty?: SeatCounterparty;
   /** Whether the seat reflects on its episodes, with the personal memory its lessons go to. */
   readonly reflection?: SeatReflection;
+  /** The episode lifecycle of a learning seat, with the bucket its ledger goes to. */
+  readonly episodes?: SeatEpisodes;
   /** How soon a wake held by a holder that died goes to the next one; default 30 s (the lease ttl). */
   readonly inboxAckWaitMs?: number;
   /** The seat lease's fence, checked before every effect; default none (one process owns the seat). */
@@ -99,6 +102,16 @@ export interface SeatCounterparty {
   enabled(handle: string): boolean;
   /** The `svc_counterparty` bucket, where a seat's profiles are kept. */
   readonly profiles: Kv;
+}
+
+/** The episode lifecycle of a seat (episode.lifecycle.ts). */
+export interface SeatEpisodes {
+  /** The document's `learning.episode_lifecycle` (fields absent take their defaults); null when the seat does not learn. */
+  limits(handle: string): Partial<LifecycleLimits> | null;
+  /** The `svc_episodes` bucket, where each seat's ledger is kept. */
+  readonly ledger: Kv;
+  /** How long the event history keeps a record; default 30 days. */
+  readonly historyMs?: number;
 }
 
 /** Reflection for a seat (reflection.ts): null settings when off for it. */

@@ -17,7 +17,13 @@ import { createBudget, type Budget } from './budget.js';
 import { turnLimits, type TurnLimits } from './seat.limits.js';
 import { companyOf, type CompanyProfile } from './seat.profile.js';
 import { startSeatHost } from './seat.host.js';
-import type { SeatCounterparty, SeatHost, SeatReflection, SeatSynthesis } from './seat.host.types.js';
+import type {
+  SeatCounterparty,
+  SeatEpisodes,
+  SeatHost,
+  SeatReflection,
+  SeatSynthesis,
+} from './seat.host.types.js';
 import { fenceOf, leaseHeaders } from '../lease/index.js';
 import { startPlacement } from './placement.js';
 import type { Placement } from './placement.types.js';
@@ -56,6 +62,8 @@ export interface SeatsRuntimeOptions {
   readonly counterparty?: SeatCounterparty;
   /** Reflection on the seats' episodes; default none. */
   readonly reflection?: SeatReflection;
+  /** The learning seats' episode lifecycle; default none (episodes are only recorded). */
+  readonly episodes?: SeatEpisodes;
   /** Turn, phase, model call and tool call spans; default none. */
   readonly tracer?: Tracer;
   /** Live-view pacing (`TurnDeps.progressEveryMs`); default 50 ms. */
@@ -203,6 +211,7 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
       ...(opts.synthesis ? { synthesis: opts.synthesis } : {}),
       ...(opts.counterparty ? { counterparty: opts.counterparty } : {}),
       ...(opts.reflection ? { reflection: opts.reflection } : {}),
+      ...(opts.episodes ? { episodes: opts.episodes } : {}),
       ...(opts.lease?.ttlMs !== undefined ? { inboxAckWaitMs: opts.lease.ttlMs } : {}),
       fence: fenceOf(`seat.${handle}`, epoch, () => lease?.epoch(handle) ?? null),
       leaseEpoch: epoch,

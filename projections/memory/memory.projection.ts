@@ -15,6 +15,8 @@ type Skill = z.infer<typeof Payloads.SkillSynthesized>;
 
 export const memoryEventTypes = [
   'episode_recorded',
+  'episodes_compacted',
+  'episodes_pruned',
   'memory_remembered',
   'memory_forgotten',
   'counterparty_profile_updated',
@@ -30,6 +32,8 @@ const episodesKept = 200;
  */
 const memoriesKept = 500;
 const tombstonesKept = 1_000;
+/** Episodes the lifecycle compacted or pruned, so a later record of one (a summary rewritten) stays out. */
+const episodesGoneKept = 1_000;
 const profilesKept = 500;
 const skillsKept = 500;
 
@@ -51,6 +55,8 @@ function keepNewest<K, V>(map: Map<K, V>, cap: number, msOf: (value: V) => numbe
 
 export interface SeatMemory {
   episodes: Map<string, Episode>;
+  /** Episodes compacted or pruned, with when (bounded, oldest dropped). */
+  episodesGone: Map<string, number | null>;
   memories: Map<string, { memory: Memory; ms: number | null }>;
   /** Tombstones: a forget newer than a remember wins, whatever order they arrive in. */
   forgotten: Map<string, number | null>;
@@ -69,6 +75,7 @@ function seatOf(state: MemoryState, handle: string): SeatMemory {
   if (!seat) {
     seat = {
       episodes: new Map(),
+      episodesGone: new Map(),
       memories: new Map(),
       forgotten: new Map(),
       profiles: new Map(),
@@ -79,6 +86,23 @@ function seatOf(state: MemoryState, handle: string): SeatMemory {
   return seat;
 }
 
+function keepEpisode(seat: SeatMemory, episode: Episode): void {
+  if (seat.episodesGone.has(episode.id)) return;
+  seat.episodes.set(episode.id, episode);
+  if (seat.episodes.size > episodesKept) {
+    const oldest = [...seat.episodes.values()].sort((a, b) => compareInstants(a.ended_at, b.ended_at))[0];
+    if (oldest) seat.episodes.delete(oldest.id);
+  }
+}
+
+function dropEpisodes(seat: SeatMemory, ids: readonly string[], ms: number | null): void {
+  for (const id of ids) {
+    seat.episodes.delete(id);
+    seat.episodesGone.set(id, ms);
+  }
+  keepNewest(seat.episodesGone, episodesGoneKept, (at) => at);
+}
+
 export function applyMemoryEvent(state: MemoryState, e: EventRecord): MemoryState {
   if (!e.agent_id) return state;
   const ms = instantMs(e.timestamp);
@@ -86,12 +110,20 @@ export function applyMemoryEvent(state: MemoryState, e: EventRecord): MemoryStat
     case 'episode_recorded': {
       const p = Payloads.EpisodeRecorded.safeParse(e.payload);
       if (!p.success) return state;
+      keepEpisode(seatOf(state, e.agent_id), p.data);
+      return state;
+    }
+    case 'episodes_compacted': {
+      const p = Payloads.EpisodesCompacted.safeParse(e.payload);
+      if (!p.success) return state;
       const seat = seatOf(state, e.agent_id);
-      seat.episodes.set(p.data.id, p.data);
-      if (seat.episodes.size > episodesKept) {
-        const oldest = [...seat.episodes.values()].sort((a, b) => compareInstants(a.ended_at, b.ended_at))[0];
-        if (oldest) seat.episodes.delete(oldest.id);
-      }
+      dropEpisodes(seat, p.data.members, ms);
+      keepEpisode(seat, p.data.episode);
+      return state;
+    }
+    case 'episodes_pruned': {
+      const p = Payloads.EpisodesPruned.safeParse(e.payload);
+      if (p.success) dropEpisodes(seatOf(state, e.agent_id), p.data.ids, ms);
       return state;
     }
     case 'memory_remembered': {

@@ -16,7 +16,7 @@ export const TurnEngine = z.strictObject({
   max_tool_rounds: limit('Tool rounds a phase gets before it must extend or stop.'),
 });
 
-/** Zero's meaning for the episode lifecycle limits is not shown by the spec, so zero is accepted. */
+/** Zero turns an episode lifecycle rule off (ops/turn-engine.md "Episode lifecycle"; the spec leaves it open). */
 export const Learning = z.strictObject({
   enabled: flag('Whether agents learn at all.'),
   reflect: z
@@ -52,7 +52,9 @@ export const Learning = z.strictObject({
       compacted_max_age_days: limit('Days a compacted episode is kept.'),
     })
     .optional()
-    .describe('How long episodes are kept and when they are compacted (zero: not shown by the spec).'),
+    .describe(
+      'How long episodes are kept and when they are compacted (zero turns a rule off; ops/turn-engine.md).',
+    ),
 });
 
 /** Org-wide read scope; empty means each agent relies on its own access. */

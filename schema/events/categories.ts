@@ -29,6 +29,9 @@ export const EventTypeCategories: Readonly<Record<string, EventCategory>> = Obje
   sandbox_run_cancelled: Lifecycle,
   // what the learning subsystem records (the memory view)
   episode_recorded: Learning,
+  episode_consolidated: Learning,
+  episodes_compacted: Learning,
+  episodes_pruned: Learning,
   memory_remembered: Learning,
   memory_forgotten: Learning,
   counterparty_profile_updated: Learning,

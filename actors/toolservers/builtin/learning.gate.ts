@@ -32,6 +32,11 @@ export interface LearningGate {
    * (`learning.skill_promotion.enabled`, off unless true). Read from the first document applied.
    */
   promotion(seat: string): boolean;
+  /**
+   * The seat's episode lifecycle limits as the document gives them (`learning.episode_lifecycle`, fields
+   * absent take their defaults); null when the seat does not learn. Read from the first document applied.
+   */
+  episodeLifecycle(seat: string): NonNullable<NonNullable<Company['learning']>['episode_lifecycle']> | null;
 }
 
 /** The gate a config apply feeds (`apply` with each applied document); `warn` hears a change left for restart. */
@@ -79,6 +84,9 @@ export function createLearningGate(warn?: (message: string) => void): LearningGa
     },
     promotion(seat) {
       return enabled(seat) && learning?.skill_promotion?.enabled === true;
+    },
+    episodeLifecycle(seat) {
+      return enabled(seat) ? (learning?.episode_lifecycle ?? {}) : null;
     },
   };
 }

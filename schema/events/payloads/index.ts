@@ -20,7 +20,11 @@ export { AlarmCleared, AlarmKind, AlarmRaised, AlarmSeverity } from './alarm.js'
 export { Round, ToolExecution } from './common.js';
 export {
   CounterpartyProfileUpdated,
+  EpisodeConsolidated,
+  EpisodePruneReason,
   EpisodeRecorded,
+  EpisodesCompacted,
+  EpisodesPruned,
   MemoryForgotten,
   MemoryRemembered,
   SkillPromoted,

@@ -22,6 +22,40 @@ export const EpisodeRecorded = z.object({
 });
 export type EpisodeRecorded = z.infer<typeof EpisodeRecorded>;
 
+/** Why episodes left a seat's memory (ops/turn-engine.md "Episode lifecycle"). */
+export const EpisodePruneReason = {
+  /** Past `max_raw_episodes_per_agent`, oldest first. */
+  Cap: 'cap',
+  /** An episode without an outcome past `non_terminal_max_age_days`. */
+  NonTerminalAge: 'non_terminal_age',
+  /** A compacted episode past `compacted_max_age_days`. */
+  CompactedAge: 'compacted_age',
+  /** Older than the event history keeps its record (and not compacted). */
+  Expired: 'expired',
+} as const;
+
+/** Reflection looked back on an episode (its lesson, if any, is a long personal memory row). */
+export const EpisodeConsolidated = z.object({
+  id: z.string().min(1),
+  consolidated_at: Instant,
+  /** The memory row that holds the lesson; null when there was nothing new to learn. */
+  lesson_id: z.string().nullable(),
+});
+
+/** Similar old episodes of a seat merged into one; the members leave the memory view. */
+export const EpisodesCompacted = z.object({
+  episode: EpisodeRecorded,
+  members: z.array(z.string().min(1)).min(1),
+  /** What the members share: their outcome and the tools they called. */
+  cluster: z.string(),
+});
+
+/** Episodes that left a seat's memory view. */
+export const EpisodesPruned = z.object({
+  ids: z.array(z.string().min(1)).min(1),
+  reason: z.enum(Object.values(EpisodePruneReason) as [string, ...string[]]),
+});
+
 export const MemoryTerm = { Long: 'long', Short: 'short' } as const;
 
 /**

@@ -127,6 +127,8 @@ export async function startCompany(
     counterparty?: boolean;
     /** Seats reflect on their episodes into the personal memory where the document's learning settings say so. */
     reflection?: boolean;
+    /** Learning seats keep an episode ledger in `svc_episodes` and run the episode lifecycle. */
+    episodes?: boolean;
   },
 ): Promise<Harness> {
   const logger = opts.logs?.logger ?? pino({ level: process.env['TEST_LOG'] ? 'debug' : 'silent' });
@@ -150,6 +152,7 @@ export async function startCompany(
   const memory = createMemoryStore({ kv: catalogue.memory });
   const skillsKv = opts.synthesis ? await bus.kv({ name: Buckets.ToolSkills, history: 2 }) : null;
   const profilesKv = opts.counterparty ? await bus.kv({ name: Buckets.Counterparty, history: 1 }) : null;
+  const episodesKv = opts.episodes ? await bus.kv({ name: Buckets.Episodes, history: 1 }) : null;
   const shelf =
     opts.skills ??
     (skillsKv ? createSkillShelf({ kv: skillsKv, places: () => [], variables: () => ({}) }) : undefined);
@@ -190,6 +193,14 @@ export async function startCompany(
       : {}),
     ...(opts.reflection
       ? { reflection: { settings: (handle: string) => tools.learning.reflection(handle), memory } }
+      : {}),
+    ...(episodesKv
+      ? {
+          episodes: {
+            limits: (handle: string) => tools.learning.episodeLifecycle(handle),
+            ledger: episodesKv,
+          },
+        }
       : {}),
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.progressEveryMs !== undefined ? { progressEveryMs: opts.progressEveryMs } : {}),

@@ -44,6 +44,24 @@ t.test('episodes: at most 50, newest ended_at first, list rows without ask and a
   t.equal(m.episode('nobody', 'e3'), undefined);
 });
 
+t.test('the lifecycle: a compaction replaces its members, a prune removes, neither comes back', async (t) => {
+  const m = models();
+  const at = (min: number) => new Date(Date.parse('2026-11-20T00:00:00Z') + min * 60_000).toISOString();
+  for (const [i, id] of ['a', 'b', 'c', 'd'].entries())
+    m.applyEvent(event('episode_recorded', 'cto', episode(id, at(i)), at(i)));
+  m.applyEvent(event('episodes_compacted', 'cto', { episode: episode('k', at(2)), members: ['a', 'b', 'c'], cluster: 'passed:read_file' }, at(10))); // prettier-ignore
+  m.applyEvent(event('episodes_pruned', 'cto', { ids: ['d'], reason: 'cap' }, at(11)));
+  // A summary rewritten later for a member must not bring it back.
+  m.applyEvent(event('episode_recorded', 'cto', episode('b', at(1)), at(12)));
+  t.same(
+    (await m.memoryOf('cto'))!.episodes.map((e) => e.id),
+    ['k'],
+  );
+  t.equal(m.episode('cto', 'b'), null, 'the member is gone from the episode route too');
+  m.applyEvent(event('episodes_pruned', 'cto', { ids: ['k'], reason: 'compacted_age' }, at(13)));
+  t.same((await m.memoryOf('cto'))!.episodes, []);
+});
+
 t.test(
   'personal memories: long and short with ttl_until; short rows say whether they expired; forget wins by instant',
   async (t) => {
