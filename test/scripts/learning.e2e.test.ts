@@ -1,7 +1,8 @@
 /**
  * Learning inside `svc serve` (on JetStream, so the test can wake a seat on the node's own inbox): with
  * `learning.counterparty` and `learning.reflect` on, a turn woken by a person's delivery leaves a profile of
- * them, a lesson in the seat's personal memory and a summarised episode, all shown by the memory view.
+ * them, a lesson in the seat's personal memory and a summarised episode, all shown by the memory view; with
+ * `learning.episode_lifecycle.max_raw_episodes_per_agent: 1` the next episode prunes that one from the view.
  */
 import t from 'tap';
 import { ensureCatalogue, openBus } from '../../bus/index.js';
@@ -24,6 +25,7 @@ t.test(
       { kind: 'text', text: 'Told Grace it ships on Friday.', usage },
       { kind: 'text', text: '{"verdict":"done","notes":"ok"}', usage },
     ];
+    turn.push(...turn);
     let turnCalls = 0;
     const llm = await startLlmServer({
       wire: 'openai',
@@ -36,7 +38,7 @@ t.test(
             kind: 'text',
             text: JSON.stringify({
               lesson: 'Check the release calendar first.',
-              task_summary: 'When item 7 ships',
+              task_summary: asked.includes('Item 8') ? 'Whether item 8 is done' : 'When item 7 ships',
             }),
             usage,
           };
@@ -63,7 +65,11 @@ t.test(
           llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: llm.baseUrl } },
           llm_order: ['local'],
         },
-        learning: { counterparty: { enabled: true }, reflect: { enabled: true, summarize_episodes: true } },
+        learning: {
+          counterparty: { enabled: true },
+          reflect: { enabled: true, summarize_episodes: true },
+          episode_lifecycle: { max_raw_episodes_per_agent: 1 },
+        },
         roles: [{ name: 'Ada' }],
       }),
     });
@@ -126,5 +132,19 @@ t.test(
       episodes: [{ task_summary: 'When item 7 ships', review_outcome: 'passed_first' }],
     });
     t.equal(view?.episodes.length, 1, 'the summarised record replaces the episode');
+
+    // A second episode: past the cap of one, the first leaves the view.
+    const first = view?.episodes[0]?.['id'];
+    await queueWake(bus, 'ada', mentionWake('Item 8: is it done?', { payload: { notification: grace } }));
+    await frame((f) => f.kind === 'event' && f.data?.type === 'episodes_pruned');
+    const latest = (v: View | null): boolean =>
+      v !== null && v.episodes.length === 1 && v.episodes[0]?.['task_summary'] === 'Whether item 8 is done';
+    for (let i = 0; i < 200 && !latest(view); i++) {
+      view = (await (await fetch(`${node.url}/agents/ada/memory`)).json()) as View;
+      if (!latest(view)) await new Promise((r) => setTimeout(r, 25));
+    }
+    t.ok(latest(view), 'the view lists only the newest episode');
+    const gone = await fetch(`${node.url}/agents/ada/memory/episodes/${String(first)}`);
+    t.equal(gone.status, 404, 'nor is the pruned one served');
   },
 );
