@@ -2,7 +2,7 @@
  * The processes `scripts/bench/dashboard.ts` forks so that it measures the node, not its own event loop:
  *  - `clients`: opens `count` sockets to a stream URL and records, for every `event` frame the benchmark
  *    published, the delay from publish to receipt (the publish instant is in the summary);
- *  - `bare`: the baseline, a bare uWebSockets.js fan-out (http/bench/bare-fanout.ts) of the same events,
+ *  - `bare`: the baseline, a bare fan-out on the HTTP transport alone (http/bench/bare-fanout.ts) of the same events,
  *    taken from the bus by a core subscription, to every socket connected to it.
  * Each talks to the benchmark over the fork's IPC channel (messages below). Not meant to be run by hand.
  */

@@ -10,7 +10,7 @@
  *   2. fan-out: BENCH_CLIENTS dashboards (default 200) in BENCH_WORKERS forked processes (default 4),
  *      connected while BENCH_FANOUT events (default 1,000) are published at BENCH_RATE per second (default
  *      50): p50/p99 frame delay from publish to receipt (target: p99 under 100 ms); baseline: the same
- *      clients on a bare uWebSockets.js fan-out of the same events from the bus (http/bench/bare-fanout.ts);
+ *      clients on a bare fan-out of the same events from the bus on the transport alone (http/bench/bare-fanout.ts);
  *   3. with one more client that never reads: the node's resident memory before and after (bounded: the hub
  *      holds at most 512 envelopes, 8 MiB, per socket).
  * `--json`: the last line of stdout is one JSON array of rows

@@ -1,6 +1,6 @@
 /**
  * Gateway benchmark: requests/s of `GET /health` and of an authenticated 404 from a `svc serve` child, against a
- * bare uWebSockets.js hello-world on the same transport (http/bench/bare-hello.ts, in this process) measured in
+ * bare hello-world on the same HTTP transport (http/bench/bare-hello.ts, in this process) measured in
  * the same run, with the ratios (target: /health >= 0.6).
  *
  * Run (from the repository root, after `npm run build`): node --import=tsx scripts/bench/gateway.ts [--json]
