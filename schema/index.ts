@@ -38,8 +38,8 @@ export {
   walkCompany,
   unresolvedReferences,
   DefaultTransportEvents,
-  WebhookTransport,
-  webhookTransports,
+  OutboundTransport,
+  outboundTransports,
 } from './company/index.js';
 export type { DerivedSeat, DerivedUnit } from './company/index.js';
 export {

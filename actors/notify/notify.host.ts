@@ -1,6 +1,6 @@
 /**
- * Outbound notification transports (`notification_transports`, ops/notifications.md): each webhook
- * transport is a durable consumer of `SVC_EVENTS` shared by the fleet (one node sends each event), which
+ * Outbound notification transports (`notification_transports`, ops/notifications.md): each transport (a
+ * webhook, or a chat channel's incoming hook) is a durable consumer of `SVC_EVENTS` shared by the fleet (one node sends each event), which
  * POSTs the events it takes, in order (one in flight across the fleet), with the event id as `webhook-id`. A failed attempt waits (1 s,
  * doubling, at most a minute) with the event held, so the events behind it wait too; a 4xx other than
  * 408/429, or ten failed attempts, gives the event up with a `notification_failed` event; a node that stops
@@ -26,7 +26,7 @@ import {
   EventCategory,
   EventRecord,
   substituteRefs,
-  webhookTransports,
+  outboundTransports,
   type Company,
 } from '../../schema/index.js';
 import type { SubsystemApplier } from '../config/index.js';
@@ -34,7 +34,7 @@ import { nodePost, type HttpPost } from '../seat/providers/http-post.js';
 import {
   backoffMs,
   MAX_ATTEMPTS,
-  requestHeaders,
+  requestOf,
   resolveTransport,
   STALE_AFTER_MS,
   takes,
@@ -135,10 +135,9 @@ export function startTransports(opts: TransportsOptions): Transports {
         );
         return;
       }
-      const body = JSON.stringify(event);
       // Attempts are made here, the message held, so the events behind a failing one wait in order.
       for (let attempt = 1; ; attempt += 1) {
-        const status = await send(t, event, body);
+        const status = await send(t, event);
         const verdict = verdictOf(status);
         if (verdict === 'sent') return;
         if (verdict === 'refused') return giveUp(t, event, attempt, status, 'refused');
@@ -157,11 +156,10 @@ export function startTransports(opts: TransportsOptions): Transports {
     };
 
   /** One POST: its status, or null when no answer came (refused, reset, timed out; the URL is never logged). */
-  const send = async (t: ResolvedTransport, event: EventRecord, body: string): Promise<number | null> => {
+  const send = async (t: ResolvedTransport, event: EventRecord): Promise<number | null> => {
     try {
       const answer = await post(t.url, {
-        headers: requestHeaders(t, event, body, now()),
-        body,
+        ...requestOf(t, event, now()),
         // Not cut by a stop: an attempt under way finishes (within its timeout), so a delivered event is
         // acknowledged rather than sent again by the next holder.
         signal: AbortSignal.timeout(t.timeoutMs),
@@ -194,7 +192,7 @@ export function startTransports(opts: TransportsOptions): Transports {
     if (stopped) return;
     const resolveText = (text: string): string => substituteRefs(text, opts.resolve);
     const wanted = new Map<string, { t: ResolvedTransport; key: string }>();
-    for (const [name, settings] of webhookTransports(company?.notification_transports)) {
+    for (const [name, settings] of outboundTransports(company?.notification_transports)) {
       const t = resolveTransport(name, settings, resolveText);
       if (!/^https?:\/\//i.test(t.url)) {
         log.warn(

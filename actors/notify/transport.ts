@@ -1,9 +1,10 @@
 /**
- * What a webhook transport sends and when (pure): which events it takes, the request it makes for one,
- * and how long a failed attempt waits before the next. ops/notifications.md describes the wire format.
+ * What a transport sends and when (pure): which events it takes, the request it makes for one (a webhook:
+ * the event as JSON, signed when it has a secret; a chat hook: the event as text), and how long a failed
+ * attempt waits before the next. ops/notifications.md describes the wire format.
  */
 import { createHmac } from 'node:crypto';
-import { DefaultTransportEvents, type EventRecord, type WebhookTransport } from '../../schema/index.js';
+import { DefaultTransportEvents, type EventRecord, type OutboundTransport } from '../../schema/index.js';
 
 /** Attempts per event before it is given up (`notification_failed`): about 8 minutes of retrying. */
 export const MAX_ATTEMPTS = 10;
@@ -14,6 +15,7 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 /** A transport with its `${VAR}` references resolved, as the host runs it. */
 export interface ResolvedTransport {
   readonly name: string;
+  readonly type: OutboundTransport['type'];
   readonly url: string;
   readonly secret: string | null;
   readonly events: ReadonlySet<string>;
@@ -23,13 +25,14 @@ export interface ResolvedTransport {
 
 export function resolveTransport(
   name: string,
-  t: WebhookTransport,
+  t: OutboundTransport,
   resolve: (text: string) => string,
 ): ResolvedTransport {
   return {
     name,
+    type: t.type,
     url: resolve(t.url),
-    secret: t.secret === undefined ? null : resolve(t.secret) || null,
+    secret: t.type !== 'webhook' || t.secret === undefined ? null : resolve(t.secret) || null,
     events: new Set(t.events ?? DefaultTransportEvents),
     seats: t.seats === undefined ? null : new Set(t.seats),
     timeoutMs: (t.timeout_seconds ?? DEFAULT_TIMEOUT_MS / 1000) * 1000,
@@ -72,6 +75,40 @@ export function requestHeaders(
       ? { 'webhook-signature': webhookSignature(t.secret, event.id, timestamp, body) }
       : {}),
   };
+}
+
+/** The longest chat text sent (hooks cap a message; Slack's is 40,000 characters, others far less). */
+export const CHAT_TEXT_MAX = 3_000;
+
+const clip = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
+
+/** What a person reads of an event in a channel: what happened and to whom, then what it says, then its id. */
+export function chatText(event: EventRecord): string {
+  const p = event.payload;
+  const who = event.agent_id ?? event.actor;
+  let detail = event.summary;
+  if (event.type === 'human_asked') {
+    const urgency = text(p['urgency']);
+    detail = `${who} asks ${text(p['to']) ?? 'a person'}${urgency && urgency !== 'normal' ? ` (${urgency})` : ''}: ${text(p['question']) ?? ''}`; // prettier-ignore
+  }
+  const head = `${event.failed ? '✗ ' : ''}${event.type} · ${who}`;
+  return clip(`${head}\n${detail}\nevent ${event.id} at ${event.timestamp}`, CHAT_TEXT_MAX);
+}
+
+/** The request of one attempt: a webhook's JSON record with its headers, or a chat hook's `{"text": ...}`. */
+export function requestOf(
+  t: ResolvedTransport,
+  event: EventRecord,
+  nowMs: number,
+): { headers: Record<string, string>; body: string } {
+  if (t.type === 'chat')
+    return {
+      headers: { 'content-type': 'application/json', 'user-agent': 'svc-notifications' },
+      body: JSON.stringify({ text: chatText(event) }),
+    };
+  const body = JSON.stringify(event);
+  return { headers: requestHeaders(t, event, body, nowMs), body };
 }
 
 /** What an answer means: sent, worth another attempt (5xx, 408, 429, no answer), or refused for good. */

@@ -36,7 +36,7 @@ export const Company = z
     notification_transports: settingsMap
       .optional()
       .describe(
-        'Named outbound notification transports: name → settings (`type: webhook`: url, secret, events, seats; ops/notifications.md).',
+        'Named outbound notification transports: name → settings (`type: webhook`: url, secret, events, seats; `type: chat`: a chat channel’s incoming hook; ops/notifications.md).',
       ),
     integrations: Integrations.optional().describe(
       'Vendor integrations: trackers, wiki, chat, code hosts, and the relay app id.',

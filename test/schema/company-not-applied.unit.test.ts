@@ -81,3 +81,18 @@ t.test('a webhook transport that does not parse is refused on a write and warned
   t.equal(reloaded.valid, true, 'a stored revision still loads');
   t.ok(reloaded.warnings.some((w) => w.kind === 'admission' && w.path === 'notification_transports.ops.url'));
 });
+
+t.test('a chat transport is applied; one with a field chat hooks do not take is refused', async (t) => {
+  const chat = { notification_transports: { channel: { type: 'chat', url: '${CHAT_HOOK}', events: ['human_asked'] } } }; // prettier-ignore
+  t.same(notApplied(chat), []);
+  t.equal(validateCompany({ name: 'Acme', ...chat }, { mode: 'write' }).valid, true);
+  const signed = validateCompany(
+    { name: 'Acme', notification_transports: { channel: { type: 'chat', url: 'https://chat.example/h', secret: 's' } } }, // prettier-ignore
+    { mode: 'write' },
+  );
+  t.equal(signed.valid, false, 'chat hooks are not signed: `secret` is an unknown field there');
+  t.same(
+    signed.problems.map((p) => p.path),
+    ['notification_transports.channel'],
+  );
+});

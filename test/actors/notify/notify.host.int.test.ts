@@ -138,6 +138,25 @@ t.test('the events a transport takes are sent in order, signed, and nothing else
   t.notMatch(log, /TOKEN-IN-PATH|MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw/, 'neither URL nor secret is logged');
 });
 
+t.test('a chat transport posts each event it takes as text to the incoming hook', async (t) => {
+  const { bus, transports, lines } = await setup(t);
+  const h = await hook(t);
+  await transports.applier.apply(
+    company({ channel: { type: 'chat', url: h.url, events: ['budget_exhausted'] } }),
+    null,
+  );
+  t.same(transports.running(), ['channel']);
+  const id = await emit(bus, 'budget_exhausted', 'ada');
+  await until(() => h.received.length >= 1);
+  const [r] = h.received;
+  t.match(JSON.parse(r!.body), {
+    text: new RegExp(`^budget_exhausted · ada\\nbudget_exhausted\\nevent ${id} at `),
+  });
+  t.equal(r!.headers['content-type'], 'application/json');
+  t.notOk(r!.headers['webhook-id'], 'no webhook headers: a chat hook reads none');
+  t.notMatch(lines.join(''), /TOKEN-IN-PATH/, 'the hook URL is not logged');
+});
+
 t.test('a 5xx is tried again until sent; a 4xx gives the event up with notification_failed', async (t) => {
   const { bus, transports } = await setup(t);
   const h = await hook(t, [503, 200, 404]);

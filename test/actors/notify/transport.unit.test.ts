@@ -6,7 +6,10 @@ import { readFileSync } from 'node:fs';
 import t from 'tap';
 import {
   backoffMs,
+  chatText,
+  CHAT_TEXT_MAX,
   requestHeaders,
+  requestOf,
   resolveTransport,
   takes,
   verdictOf,
@@ -81,4 +84,22 @@ t.test('headers carry the event id and, with a secret, a signature over the body
 t.test('a 2xx is sent, 5xx, 408, 429 and no answer are tried again, any other 4xx is refused', async (t) => {
   t.same([200, 204, 500, 503, 408, 429, null, 400, 401, 404, 410].map(verdictOf), ['sent', 'sent', 'retry', 'retry', 'retry', 'retry', 'retry', 'refused', 'refused', 'refused', 'refused']); // prettier-ignore
   t.same([2, 3, 4, 7, 8, 20].map(backoffMs), [1000, 2000, 4000, 32_000, 60_000, 60_000]);
+});
+
+t.test('a chat hook gets the event as text: what happened, to whom, what it says, its id', async (t) => {
+  const chat = resolveTransport('channel', { type: 'chat', url: 'https://chat.example/h' }, (s) => s);
+  t.equal(chat.secret, null);
+  const asked = { ...event('human_asked', 'ada'), payload: { to: 'hu', question: 'May I merge #12?', urgency: 'high' } }; // prettier-ignore
+  const request = requestOf(chat, asked, 0);
+  t.same(request.headers, { 'content-type': 'application/json', 'user-agent': 'svc-notifications' });
+  t.same(JSON.parse(request.body), {
+    text: 'human_asked · ada\nada asks hu (high): May I merge #12?\nevent evt-1 at 2026-12-01T10:00:00.000Z',
+  });
+  const alarm = { ...event('alarm_raised'), summary: 'budget at 90%', failed: true };
+  t.equal(chatText(alarm), '✗ alarm_raised · ada\nbudget at 90%\nevent evt-1 at 2026-12-01T10:00:00.000Z');
+  t.equal(chatText({ ...alarm, summary: 'x'.repeat(10_000) }).length, CHAT_TEXT_MAX, 'a long one is cut');
+  const hook = resolveTransport('ops', { type: 'webhook', url: 'http://h' }, (s) => s);
+  const sent = requestOf(hook, asked, 0);
+  t.same(JSON.parse(sent.body), asked, 'a webhook still gets the stored record');
+  t.equal(sent.headers['webhook-id'], 'evt-1');
 });
