@@ -37,6 +37,7 @@ export {
   ValidationMode,
   walkCompany,
   unresolvedReferences,
+  CodehostBAccessLevels,
   DefaultTransportEvents,
   OutboundTransport,
   outboundTransports,

@@ -8,6 +8,7 @@ export const codehostBSetup: KindSpec = {
   key: SetupKind.CodehostB,
   block_path: 'integrations.codehost_b',
   inbound_path: '/webhooks/codehost-b',
+  seat_token: { path: 'integrations.codehost_b.token', secret_name: 'SVC_CODEHOST_B_{SEAT}_TOKEN' },
   requirements: [
     requirement({
       field: 'enabled',
@@ -67,7 +68,7 @@ export const codehostBSetup: KindSpec = {
       kind: 'choice',
       config_path: at('provisioning.access_level'),
       choices: [...CodehostBAccessLevels.keys()],
-      help: 'The role agent seats hold in the group.',
+      help: 'The role agent seats hold in the group: the level of the group access token minted for each (default developer).',
       where: 'Nothing to copy: choose one.',
       blocks: 'codehost_b.group_missing',
     }),
@@ -96,7 +97,7 @@ export const codehostBSetup: KindSpec = {
       kind: 'text',
       config_path: at('provisioning.token_scopes'),
       shape: 'list',
-      help: 'Comma-separated scopes of the tokens minted for agent seats.',
+      help: 'Comma-separated scopes of the group access tokens minted for agent seats on provision (none set: no token is minted).',
       where: 'Nothing to copy: scope names of codehost-b (api, read_repository, ...).',
       blocks: 'codehost_b.credentials_missing',
     }),

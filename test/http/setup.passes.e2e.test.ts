@@ -74,6 +74,77 @@ t.test('codehost-b: check reads only, provision creates what is missing, check t
   );
 });
 
+t.test(
+  'codehost-b: provision mints a group access token per agent seat at the access level, sealed and referenced',
+  async (t) => {
+    const vendor = await fakeCodehostB(t, CB_TOKEN);
+    const node = await startSetupNode(t, { tierA: KEYRING, env: { CB_TOKEN } });
+    await node.putDocument(
+      company({
+        integrations: {
+          codehost_b: {
+            url: vendor.url,
+            token: '${CB_TOKEN}',
+            signing_secret: 'cb-signing-secret',
+            provisioning: {
+              group: 'acme',
+              access_level: 'maintainer',
+              token_scopes: ['api', 'read_repository'],
+            },
+          },
+        },
+      }),
+    );
+    const check = await pass(node, 'codehost-b', 'check');
+    t.notOk(step(check, 'token bo-agent'), 'a check mints nothing');
+    const provision = await pass(node, 'codehost-b', 'provision');
+    t.equal(provision.status, 'succeeded');
+    t.match(
+      vendor.tokens.map((k) => [k['name'], k['access_level'], k['scopes']]),
+      [
+        ['svc-chief-agent', 40, ['api', 'read_repository']],
+        ['svc-bo-agent', 40, ['api', 'read_repository']],
+      ],
+      'one per agent seat, at maintainer (40), none for the human seat',
+    );
+    t.match(
+      String(vendor.tokens[0]!['expires_at']),
+      /^\d{4}-\d{2}-\d{2}$/,
+      'an expiry date, as the vendor requires',
+    );
+    t.match(step(provision, 'token bo-agent'), { outcome: 'changed', detail: /svc-bo-agent minted \(maintainer; api, read_repository\)/ }); // prettier-ignore
+    t.ok(provision['revision_id'], 'a revision references the minted tokens');
+    for (const k of vendor.tokens) t.notMatch(JSON.stringify(provision), String(k['token']));
+    t.notMatch(node.rawLogs(), /glpat-seat/, 'no minted token in a log line');
+    t.equal(node.secrets.resolve('SVC_CODEHOST_B_BO_AGENT_TOKEN'), vendor.tokens[1]!['token']);
+    const doc = await json(await node.call('GET', '/config'));
+    const bo = (doc['roles'] as Json[]).find((r) => r['name'] === 'Bo Agent')!;
+    t.same(bo['integrations'], { codehost_b: { token: '${SVC_CODEHOST_B_BO_AGENT_TOKEN}' } });
+    const again = await pass(node, 'codehost-b', 'provision');
+    t.equal(vendor.tokens.length, 2, 'a seat holding a token gets no new one');
+    t.equal(again['revision_id'], null);
+  },
+);
+
+t.test('codehost-b: without token_scopes no seat token is minted; below guest none either', async (t) => {
+  const vendor = await fakeCodehostB(t, CB_TOKEN);
+  const node = await startSetupNode(t, { tierA: KEYRING, env: { CB_TOKEN } });
+  const block = (provisioning: Json) => ({ integrations: { codehost_b: { url: vendor.url, token: '${CB_TOKEN}', signing_secret: 's', provisioning } } }); // prettier-ignore
+  await node.putDocument(company(block({ group: 'acme' })));
+  const plain = await pass(node, 'codehost-b', 'provision');
+  t.match(plain, { status: 'succeeded', revision_id: null });
+  t.notOk(step(plain, 'token bo-agent'));
+  await node.putDocument(
+    company(block({ group: 'acme', access_level: 'minimal_access', token_scopes: ['api'] })),
+  );
+  const minimal = await pass(node, 'codehost-b', 'provision');
+  t.match(step(minimal, 'token bo-agent'), {
+    outcome: 'skipped',
+    detail: /minimal_access gives a token no access/,
+  });
+  t.same(vendor.tokens, []);
+});
+
 t.test('disconnect removes the group webhook at the vendor, then the block as a new revision', async (t) => {
   const vendor = await fakeCodehostB(t, CB_TOKEN);
   const node = await codehostBNode(t, vendor.url);

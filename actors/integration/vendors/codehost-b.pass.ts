@@ -1,12 +1,62 @@
 /**
  * codehost-b provisioning (REST API v4, `PRIVATE-TOKEN` header): the group must exist, listed
- * projects are created in it when missing, and with `group_webhook` (`true` or `auto`) the group
- * webhook at the public URL is registered with the signing secret. Disconnect removes that webhook.
+ * projects are created in it when missing, with `token_scopes` each agent seat without a token of its own
+ * gets a group access token (a bot member of the group at `access_level`), and with `group_webhook`
+ * (`true` or `auto`) the group webhook at the public URL is registered with the signing secret.
+ * Disconnect removes that webhook (the seats' tokens stay: revoke them in the group's settings).
  */
+import { CodehostBAccessLevels } from '../../../schema/index.js';
 import { baseUrl, credential, vendorCall, VendorError } from './vendor-http.js';
 import { listOf, objectAt, stringList, type PassContext } from './pass-context.js';
 
 const product = 'codehost-b';
+/** The role a seat's token holds when `access_level` is not set. */
+const DEFAULT_ACCESS_LEVEL = 'developer';
+/** Group access tokens must expire, within a year: a seat's is minted for a year less a day. */
+const TOKEN_LIFETIME_DAYS = 364;
+
+type Call = (path: string, opts?: Parameters<typeof vendorCall>[2]) => ReturnType<typeof vendorCall>;
+
+/**
+ * With `token_scopes`, each agent seat without a token of its own gets a group access token named
+ * `svc-<handle>` at the group's `access_level`; the value goes to `ctx.keep` (sealed by the caller,
+ * referenced from the seat) and nowhere else.
+ */
+async function mintSeatTokens(
+  ctx: PassContext,
+  call: Call,
+  groupId: unknown,
+  provisioning: Record<string, unknown>,
+) {
+  const scopes = stringList(provisioning['token_scopes']);
+  if (scopes.length === 0) return;
+  const levelName =
+    typeof provisioning['access_level'] === 'string' ? provisioning['access_level'] : DEFAULT_ACCESS_LEVEL;
+  const level = CodehostBAccessLevels.get(levelName) ?? 0;
+  const expires = new Date(Date.now() + TOKEN_LIFETIME_DAYS * 24 * 3600 * 1000).toISOString().slice(0, 10);
+  for (const handle of ctx.agentSeats) {
+    if (ctx.seatsWithToken.includes(handle)) continue;
+    const name = `token ${handle}`;
+    if (!ctx.keep) {
+      ctx.step(name, 'skipped', 'no keyring: seat tokens are not minted (nothing could seal them)');
+      continue;
+    }
+    // A token below guest could do nothing in the group; the vendor refuses one too.
+    if (level < 10) {
+      ctx.step(name, 'skipped', `access level ${levelName} gives a token no access: none minted`);
+      continue;
+    }
+    const answer = await call(`/groups/${String(groupId)}/access_tokens`, {
+      method: 'POST',
+      body: { name: `svc-${handle}`, scopes, access_level: level, expires_at: expires },
+    });
+    const token = objectAt({ a: answer.json }, 'a')['token'];
+    if (typeof token !== 'string' || token === '')
+      throw new VendorError(`${product}: the minted token for ${handle} came back empty`);
+    ctx.keep(handle, token);
+    ctx.step(name, 'changed', `group access token svc-${handle} minted (${levelName}; ${scopes.join(', ')}), expiring ${expires}`); // prettier-ignore
+  }
+}
 
 export async function codehostBPass(ctx: PassContext): Promise<void> {
   const base = `${baseUrl(product, ctx.settings['url'])}/api/v4`;
@@ -41,7 +91,9 @@ export async function codehostBPass(ctx: PassContext): Promise<void> {
       }
     }
   }
-  // 3. the group webhook
+  // 3. the seats' tokens
+  if (ctx.mode === 'provision') await mintSeatTokens(ctx, call, groupId, provisioning);
+  // 4. the group webhook
   // `auto` is how documents written for the original product say it: manage the hook as `true` does.
   const managed = provisioning['group_webhook'] === true || provisioning['group_webhook'] === 'auto';
   if (!managed) {
