@@ -10,6 +10,7 @@ export { configQuestions } from './routes/config/config.questions.js';
 export { setupQuestions, setupRoutes } from './routes/setup/setup.routes.js';
 export type { SetupConfigDeps, SetupRouteDeps } from './routes/setup/setup.deps.js';
 export { setupPassSource } from './routes/setup/setup.passes.js';
+export { findingsReader } from './routes/setup/setup.context.js';
 export { secretsRoutes } from './routes/secrets/secrets.routes.js';
 export { mcpServersRoutes } from './routes/mcp-servers.routes.js';
 export { scheduleRoutes } from './routes/schedules/schedules.routes.js';

@@ -105,6 +105,7 @@ export {
   seatSegments,
   segmentsOf,
   SetupInputs,
+  setupFindings,
   setupKinds,
   StepOutcome,
   valueAt,
@@ -118,6 +119,7 @@ export type {
   KindSpec,
   LookupAnswer,
   Requirement,
+  SetupFinding,
 } from './setup/index.js';
 export {
   isSecretName,

@@ -9,6 +9,7 @@ import { createPassHost, startIntegrationActors, type IntegrationActors } from '
 import { sendCommand, type Bus, keyringFrom, openDocument } from '../bus/index.js';
 import {
   ApiError,
+  findingsReader,
   setupPassSource,
   setupQuestions,
   setupRoutes,
@@ -25,6 +26,7 @@ import {
   type LookupAnswer,
   type SecretDelete,
   type SecretPut,
+  type SetupFinding,
   type TierA,
 } from '../schema/index.js';
 import type { Configuration } from './config-wiring.js';
@@ -39,8 +41,13 @@ export interface Setup {
   /** The `setup_integrations` question (the dashboard's integrations room asks it over its socket). */
   questions(auth: AuthSettings): ReadonlyMap<string, Question>;
   readonly actors: IntegrationActors;
+  /** The reconcile findings as last read (every 5 s, the alarms' pulse): what each enabled integration lacks. */
+  findings(): readonly SetupFinding[];
   stop(): Promise<void>;
 }
+
+/** How often the findings are read again: the alarms look every 5 s too. */
+const FINDINGS_EVERY_MS = 5_000;
 
 export async function startSetup(opts: {
   bus: Bus;
@@ -126,10 +133,25 @@ export async function startSetup(opts: {
     }),
     keyring: keyring !== null,
   });
+  const readFindings = findingsReader(shared);
+  let findings: readonly SetupFinding[] = [];
+  const refresh = (): void => {
+    readFindings().then(
+      (read) => void (findings = read),
+      (err: unknown) => opts.logger.warn({ err, event: 'setup_findings_unread' }, 'setup_findings_unread'),
+    );
+  };
+  refresh();
+  const timer = setInterval(refresh, FINDINGS_EVERY_MS);
+  timer.unref();
   return {
     routes: (auth) => setupRoutes(deps(auth)),
     questions: (auth) => setupQuestions(deps(auth)),
     actors,
-    stop: () => actors.stop(),
+    findings: () => findings,
+    stop: () => {
+      clearInterval(timer);
+      return actors.stop();
+    },
   };
 }

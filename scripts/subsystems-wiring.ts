@@ -226,6 +226,7 @@ export async function startSubsystems(opts: {
         keylessProviders: Object.values(providers.snapshot())
           .filter((entry) => entry.keys.length > 0 && entry.keys.every((key) => key.reason === 'unresolved'))
           .map((entry) => ({ provider: entry.provider, unresolved: entry.keys.map((key) => key.ref) })),
+        setupFindings: setup.findings(),
       };
     },
   });

@@ -33,6 +33,12 @@ export interface AlarmFacts {
     readonly provider: string;
     readonly unresolved: readonly string[];
   }>;
+  /** The reconcile findings of the integrations (ops/setup.md): what each enabled one lacks. */
+  readonly setupFindings?: ReadonlyArray<{
+    readonly finding: string;
+    readonly integration: string;
+    readonly missing: readonly string[];
+  }>;
 }
 
 export interface Alarm {
@@ -108,6 +114,13 @@ export function evaluate(facts: AlarmFacts): Map<string, Alarm> {
       p.provider,
     );
   }
+  for (const f of facts.setupFindings ?? [])
+    add(
+      AlarmKind.SetupIncomplete,
+      AlarmSeverity.Warning,
+      `${f.integration} lacks ${f.missing.join(', ')} (unset, or its \${VAR} resolves to nothing); see /setup/integrations/${f.integration}`,
+      f.finding,
+    );
   return out;
 }
 

@@ -11,7 +11,14 @@ export {
   type Requirement,
 } from './requirement.js';
 export { appRoster, installUrl } from './app-roster.js';
-export { integrationState, namesToLookUp, type IntegrationState, type LookupAnswer } from './state.js';
+export {
+  integrationState,
+  namesToLookUp,
+  setupFindings,
+  type IntegrationState,
+  type LookupAnswer,
+  type SetupFinding,
+} from './state.js';
 export {
   IntegrationCommand,
   IntegrationReply,

@@ -180,3 +180,33 @@ export function integrationState(spec: KindSpec, input: StateInput): Integration
     requirements,
   };
 }
+
+/** A reconcile finding: a requirement name (`blocks`) an enabled integration leaves unmet. */
+export interface SetupFinding {
+  /** The `blocks` name: `<block>.<finding>`, e.g. `tracker_b.webhook_unsigned`. */
+  readonly finding: string;
+  /** The integration kind (`tracker-b`). */
+  readonly integration: string;
+  /** The labels of the requirements that keep it raised. */
+  readonly missing: readonly string[];
+}
+
+/**
+ * The findings an integration's state raises: for an enabled integration, each required requirement with
+ * no resolved value, and each `one_of` group none of whose fields resolves, under its `blocks` name.
+ * A block switched off, or never configured, raises none.
+ */
+export function setupFindings(spec: KindSpec, state: IntegrationState): SetupFinding[] {
+  if (!state.enabled) return [];
+  const byFinding = new Map<string, string[]>();
+  const add = (r: RequirementState): void => {
+    byFinding.set(r.blocks, [...new Set([...(byFinding.get(r.blocks) ?? []), r.label])]);
+  };
+  for (const r of state.requirements) if (r.required && r.resolved === null) add(r);
+  const byField = new Map(state.requirements.map((r) => [r.field, r]));
+  for (const group of spec.one_of ?? []) {
+    const members = group.map((f) => byField.get(f)).filter((r): r is RequirementState => r !== undefined);
+    if (!members.some((r) => r.resolved !== null)) members.forEach(add);
+  }
+  return [...byFinding].map(([finding, missing]) => ({ finding, integration: spec.key, missing }));
+}

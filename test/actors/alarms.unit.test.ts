@@ -76,6 +76,23 @@ t.test('an LLM provider none of whose keys resolves raises an alarm naming the v
   t.same(ids({ keylessProviders: [] }), [], 'cleared once a key resolves');
 });
 
+t.test('a setup finding raises an alarm under its blocks name, naming what is missing', async (t) => {
+  const found = [
+    ...evaluate({
+      ...calm,
+      setupFindings: [
+        { finding: 'tracker_b.webhook_unsigned', integration: 'tracker-b', missing: ['Webhook secret'] },
+        { finding: 'tracker_b.credentials_missing', integration: 'tracker-b', missing: ['API token'] },
+      ],
+    }).values(),
+  ];
+  t.match(found, [
+    { id: 'setup_incomplete:tracker_b.webhook_unsigned', kind: 'setup_incomplete', severity: 'warning', detail: /tracker-b lacks Webhook secret .*\/setup\/integrations\/tracker-b/ }, // prettier-ignore
+    { id: 'setup_incomplete:tracker_b.credentials_missing', detail: /lacks API token/ },
+  ]);
+  t.same(ids({ setupFindings: [] }), []);
+});
+
 t.test('a change is announced once: raised when it starts, cleared when it ends', async (t) => {
   const down = evaluate({ ...calm, busLinked: false });
   const first = changes(new Map(), down);

@@ -6,6 +6,7 @@ import {
   planInputs,
   segmentsOf,
   setupKinds,
+  setupFindings,
   SetupInputs,
   type KindSpec,
 } from '../../schema/index.js';
@@ -105,6 +106,33 @@ t.test('state: required fields and one-of groups decide satisfied', async (t) =>
     enabled: false,
   });
 });
+
+t.test(
+  'findings: each unmet requirement of an enabled block under its blocks name; none for a block off',
+  async (t) => {
+    const lookups = new Map([['TOKEN', { source: 'store' as const, value: 'x' }]]);
+    const base = { lookups, publicBase: null, agentSeats: [] };
+    const findings = (key: string, block: unknown) =>
+    setupFindings(spec(key), integrationState(spec(key), { ...base, document: { name: 'A', integrations: { [key.replace('-', '_')]: block } } })); // prettier-ignore
+    const names = (key: string, block: unknown) =>
+      findings(key, block)
+        .map((f) => f.finding)
+        .sort();
+    // tracker-b: url, workspace, token and webhook secret are required.
+    t.same(names('tracker-b', { url: 'https://tb.example', workspace: 'w', token: '${TOKEN}' }), ['tracker_b.webhook_unsigned']); // prettier-ignore
+    t.match(findings('tracker-b', { url: 'https://tb.example', workspace: 'w', token: '${GONE}', webhook_secret: 's' }), [
+    { finding: 'tracker_b.credentials_missing', integration: 'tracker-b', missing: ['API token'] },
+  ], 'a reference that resolves to nothing counts as missing'); // prettier-ignore
+    t.same(names('tracker-b', { enabled: false }), [], 'a block switched off raises nothing');
+    t.same(setupFindings(spec('tracker-b'), integrationState(spec('tracker-b'), { ...base, document: { name: 'A' } })), []); // prettier-ignore
+    // tracker-a: url or cloud_id, one of them.
+    t.same(names('tracker-a', { token: '${TOKEN}' }), ['tracker_a.site_missing']);
+    t.same(
+      names('tracker-a', { cloud_id: 'c-1', token: '${TOKEN}' }).includes('tracker_a.site_missing'),
+      false,
+    );
+  },
+);
 
 t.test('inputs: a list field splits on commas, an integer field parses, "" removes', async (t) => {
   const doc = { name: 'A', integrations: { tracker_b: { url: 'https://x', workspace: 'w' } } };

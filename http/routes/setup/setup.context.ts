@@ -5,8 +5,11 @@ import {
   integrationState,
   isSealedDocument,
   namesToLookUp,
+  setupFindings,
+  setupKinds,
   validateCompany,
   type IntegrationState,
+  type SetupFinding,
   type KindSpec,
   type LookupAnswer,
   type RevisionRecord,
@@ -97,4 +100,27 @@ export async function stateOf(
   return spec.key === 'codehost-a'
     ? { ...state, roster: appRoster(ctx.document, seats, deps.codehostAWebUrl ?? null) }
     : state;
+}
+
+/**
+ * Reads the reconcile findings of every integration (ops/setup.md): what each enabled block still lacks,
+ * under its requirements' `blocks` names. The document and its seats are read once per active revision;
+ * the `${VAR}` look-ups on every call (a secret put or removed changes them). None before the first
+ * revision, or while it cannot be read here.
+ */
+export function findingsReader(deps: SetupConfigDeps): () => Promise<SetupFinding[]> {
+  let cached: { revision: string | null; ctx: SetupContext } | null = null;
+  return async () => {
+    const revision = activeRevision(deps.state())?.revision_id ?? null;
+    if (revision === null) return [];
+    try {
+      if (cached?.revision !== revision) cached = { revision, ctx: await readContext(deps) };
+    } catch {
+      return [];
+    }
+    const { ctx } = cached;
+    const out: SetupFinding[] = [];
+    for (const spec of setupKinds) out.push(...setupFindings(spec, await stateOf(deps, ctx, spec)));
+    return out;
+  };
 }

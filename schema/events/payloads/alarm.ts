@@ -15,6 +15,7 @@ export const AlarmKind = {
   BudgetExhausted: 'budget_exhausted',
   ToolServerCrashLoop: 'toolserver_crash_loop',
   ProviderNoKey: 'provider_no_key',
+  SetupIncomplete: 'setup_incomplete',
 } as const;
 export type AlarmKind = (typeof AlarmKind)[keyof typeof AlarmKind];
 
