@@ -1,7 +1,7 @@
 // Reads TAP 14 from stdin and prints "tests: N passed, M failed[, K skipped]".
 // A test is a top-level t.test() in a file; a file that fails outside its tests counts as one failure.
-// Only a passing `# SKIP` counts as skipped. A `not ok` is a failure whatever directive it carries: TAP
-// reads `not ok ... # TODO` as an expected failure, but this suite has none, so one would hide a failure.
+// Only a passing `# SKIP` counts as skipped. A `not ok` is a failure whatever directive it carries: TAP's
+// expected-failure directive would otherwise hide one, and this suite has no expected failures.
 import { createInterface } from 'node:readline';
 
 let passed = 0,

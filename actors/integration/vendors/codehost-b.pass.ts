@@ -8,6 +8,7 @@
 import { CodehostBAccessLevels } from '../../../schema/index.js';
 import { baseUrl, credential, vendorCall, VendorError } from './vendor-http.js';
 import { listOf, objectAt, stringList, type PassContext } from './pass-context.js';
+import { mintSeatTokens } from './seat-tokens.js';
 
 const product = 'codehost-b';
 /** The role a seat's token holds when `access_level` is not set. */
@@ -22,7 +23,7 @@ type Call = (path: string, opts?: Parameters<typeof vendorCall>[2]) => ReturnTyp
  * `svc-<handle>` at the group's `access_level`; the value goes to `ctx.keep` (sealed by the caller,
  * referenced from the seat) and nowhere else.
  */
-async function mintSeatTokens(
+async function mintGroupTokens(
   ctx: PassContext,
   call: Call,
   groupId: unknown,
@@ -34,28 +35,23 @@ async function mintSeatTokens(
     typeof provisioning['access_level'] === 'string' ? provisioning['access_level'] : DEFAULT_ACCESS_LEVEL;
   const level = CodehostBAccessLevels.get(levelName) ?? 0;
   const expires = new Date(Date.now() + TOKEN_LIFETIME_DAYS * 24 * 3600 * 1000).toISOString().slice(0, 10);
-  for (const handle of ctx.agentSeats) {
-    if (ctx.seatsWithToken.includes(handle)) continue;
-    const name = `token ${handle}`;
-    if (!ctx.keep) {
-      ctx.step(name, 'skipped', 'no keyring: seat tokens are not minted (nothing could seal them)');
-      continue;
-    }
-    // A token below guest could do nothing in the group; the vendor refuses one too.
-    if (level < 10) {
-      ctx.step(name, 'skipped', `access level ${levelName} gives a token no access: none minted`);
-      continue;
-    }
-    const answer = await call(`/groups/${String(groupId)}/access_tokens`, {
-      method: 'POST',
-      body: { name: `svc-${handle}`, scopes, access_level: level, expires_at: expires },
-    });
-    const token = objectAt({ a: answer.json }, 'a')['token'];
-    if (typeof token !== 'string' || token === '')
-      throw new VendorError(`${product}: the minted token for ${handle} came back empty`);
-    ctx.keep(handle, token);
-    ctx.step(name, 'changed', `group access token svc-${handle} minted (${levelName}; ${scopes.join(', ')}), expiring ${expires}`); // prettier-ignore
-  }
+  // A token below guest could do nothing in the group; the vendor refuses one too.
+  const unable = level < 10 ? `access level ${levelName} gives a token no access: none minted` : null;
+  await mintSeatTokens(
+    ctx,
+    product,
+    async (handle) => {
+      const answer = await call(`/groups/${String(groupId)}/access_tokens`, {
+        method: 'POST',
+        body: { name: `svc-${handle}`, scopes, access_level: level, expires_at: expires },
+      });
+      return {
+        value: objectAt({ a: answer.json }, 'a')['token'],
+        detail: `group access token svc-${handle} minted (${levelName}; ${scopes.join(', ')}), expiring ${expires}`,
+      };
+    },
+    unable,
+  );
 }
 
 export async function codehostBPass(ctx: PassContext): Promise<void> {
@@ -92,7 +88,7 @@ export async function codehostBPass(ctx: PassContext): Promise<void> {
     }
   }
   // 3. the seats' tokens
-  if (ctx.mode === 'provision') await mintSeatTokens(ctx, call, groupId, provisioning);
+  if (ctx.mode === 'provision') await mintGroupTokens(ctx, call, groupId, provisioning);
   // 4. the group webhook
   // `auto` is how documents written for the original product say it: manage the hook as `true` does.
   const managed = provisioning['group_webhook'] === true || provisioning['group_webhook'] === 'auto';

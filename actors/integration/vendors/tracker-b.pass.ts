@@ -6,35 +6,26 @@
  */
 import { baseUrl, credential, vendorCall, VendorError } from './vendor-http.js';
 import { listOf, objectAt, stringList, type PassContext } from './pass-context.js';
+import { mintSeatTokens } from './seat-tokens.js';
 
 const product = 'tracker-b';
 
 type Call = (path: string, opts?: Parameters<typeof vendorCall>[2]) => ReturnType<typeof vendorCall>;
 
-/**
- * With `token_expiry_days`, each agent seat without a token of its own gets one minted for its member;
- * the value goes to `ctx.keep` (sealed by the caller, referenced from the seat) and nowhere else.
- */
-async function mintSeatTokens(ctx: PassContext, call: Call, prefix: string, days: unknown): Promise<void> {
+/** With `token_expiry_days`, each agent seat without a token of its own gets one minted for its member. */
+async function mintMemberTokens(ctx: PassContext, call: Call, prefix: string, days: unknown): Promise<void> {
   if (typeof days !== 'number') return;
-  for (const handle of ctx.agentSeats) {
-    if (ctx.seatsWithToken.includes(handle)) continue;
-    const name = `token ${handle}`;
-    if (!ctx.keep) {
-      ctx.step(name, 'skipped', 'no keyring: seat tokens are not minted (nothing could seal them)');
-      continue;
-    }
+  await mintSeatTokens(ctx, product, async (handle) => {
     const username = `${prefix}${handle}`;
     const answer = await call(`/members/${encodeURIComponent(username)}/api-tokens/`, {
       method: 'POST',
       body: { label: 'svc', expires_in_days: days },
     });
-    const token = objectAt({ a: answer.json }, 'a')['token'];
-    if (typeof token !== 'string' || token === '')
-      throw new VendorError(`${product}: the minted token for ${username} came back empty`);
-    ctx.keep(handle, token);
-    ctx.step(name, 'changed', `token minted for ${username}, expiring in ${days} days`);
-  }
+    return {
+      value: objectAt({ a: answer.json }, 'a')['token'],
+      detail: `token minted for ${username}, expiring in ${days} days`,
+    };
+  });
 }
 
 export async function trackerBPass(ctx: PassContext): Promise<void> {
@@ -74,7 +65,7 @@ export async function trackerBPass(ctx: PassContext): Promise<void> {
         }
       }
       if (ctx.mode === 'provision')
-        await mintSeatTokens(ctx, call, prefix, provisioning['token_expiry_days']);
+        await mintMemberTokens(ctx, call, prefix, provisioning['token_expiry_days']);
     }
   }
   // 3. the workspace webhook
