@@ -5,6 +5,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { DefaultTransportEvents, type EventRecord, type OutboundTransport } from '../../schema/index.js';
+import { clip } from '../text.js';
 
 /** Attempts per event before it is given up (`notification_failed`): about 8 minutes of retrying. */
 export const MAX_ATTEMPTS = 10;
@@ -80,7 +81,6 @@ export function requestHeaders(
 /** The longest chat text sent (hooks cap a message; Slack's is 40,000 characters, others far less). */
 export const CHAT_TEXT_MAX = 3_000;
 
-const clip = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
 
 /** What a person reads of an event in a channel: what happened and to whom, then what it says, then its id. */

@@ -12,6 +12,7 @@ import type { LlmRequest } from './providers/index.js';
 import type { Wake } from './seat.types.js';
 import { jsonAnswer } from './json-answer.js';
 import type { Episode } from './turn.episode.js';
+import { clip } from '../text.js';
 
 export type CounterpartyProfile = z.infer<typeof Payloads.CounterpartyProfileUpdated>;
 
@@ -29,7 +30,6 @@ export const TRAITS_MAX = 20;
 const TRAIT_KEY_MAX = 60;
 const TRAIT_VALUE_MAX = 300;
 
-const clip = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 const text = (value: string | undefined): string | null => {
   const trimmed = value?.trim() ?? '';
   return trimmed === '' ? null : clip(trimmed, 200);

@@ -20,6 +20,7 @@
 import { z } from 'zod';
 import { Payloads, uuidv5 } from '../../schema/index.js';
 import type { Episode } from './turn.episode.js';
+import { clip } from '../text.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -54,8 +55,6 @@ export const REFRESH_AFTER_MS = 20 * DAY_MS;
 
 /** Namespace of compacted episode ids: uuidv5(namespace, the members' ids), so the same members make one id. */
 const COMPACTED_NAMESPACE = '3b8e6f0c-1d2a-4e57-9c4b-7a1f2e9d0c63';
-
-const clip = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 /** The list fields of an episode (the ask and the account stay in its event) and when it was consolidated. */
 export const HeldEpisode = Payloads.EpisodeRecorded.omit({ ask: true, account: true }).extend({

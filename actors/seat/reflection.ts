@@ -9,13 +9,12 @@ import type { MemoryRow } from '../toolservers/index.js';
 import type { LlmRequest } from './providers/index.js';
 import { jsonAnswer } from './json-answer.js';
 import type { Episode } from './turn.episode.js';
+import { clip } from '../text.js';
 
 /** A lesson's length: a note to read before a task, not an essay. */
 export const LESSON_MAX = 1_000;
 const TASK_SUMMARY_MAX = 200;
 const PLAN_SUMMARY_MAX = 500;
-
-const clip = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 export function reflectionRequest(episode: Episode, summarize: boolean): LlmRequest {
   const shape = summarize

@@ -4,6 +4,7 @@
  * machine and the rebuild on start apply. Pure: zod only.
  */
 import { z } from 'zod';
+import { clip } from '../text.js';
 
 /** Open needs kept per seat (the newest win): a loop of asks cannot grow the state. */
 export const NEEDS_KEPT_PER_SEAT = 16;
@@ -97,7 +98,6 @@ export const needsFor = (needs: readonly SeatNeed[], turnId: string): SeatNeed[]
 ];
 
 const urgencyRank = { high: 2, normal: 1, low: 0 } as const;
-const clip = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 /** What a completion (or a closing record) says the seat waits on. */
 export interface NeedsSummary {

@@ -10,6 +10,7 @@ import type { LearnedSkill } from '../skills/index.js';
 import type { LlmRequest } from './providers/index.js';
 import { worthSynthesis } from './skill.synthesis.js';
 import type { Episode } from './turn.episode.js';
+import { clip } from '../text.js';
 
 /** How often a seat's backlog may be read by the model. */
 export const SCHEDULE_EVERY_MS = 6 * 3600 * 1000;
@@ -18,8 +19,6 @@ export const BATCH_MIN = 3;
 /** Episodes kept waiting: the newest. */
 export const BACKLOG_MAX = 20;
 const TEXT_MAX = 600;
-
-const clip = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 export const BacklogEpisode = z.object({
   id: z.string(),

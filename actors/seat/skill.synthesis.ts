@@ -11,6 +11,7 @@ import { fitBytes, type LearnedSkill } from '../skills/index.js';
 import type { LlmRequest } from './providers/index.js';
 import { jsonAnswer } from './json-answer.js';
 import type { Episode } from './turn.episode.js';
+import { clip } from '../text.js';
 
 /** Learned skills kept per seat: the most recently updated. */
 export const LEARNED_PER_SEAT = 50;
@@ -22,8 +23,6 @@ export function worthSynthesis(episode: Episode): boolean {
     episode.tool_sequence.length >= 2
   );
 }
-
-const clip = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 export function synthesisRequest(episode: Episode, known: readonly LearnedSkill[]): LlmRequest {
   const names = known.map((s) => `- ${s.name}: ${s.description}`).join('\n') || '(none yet)';

@@ -9,6 +9,7 @@
  */
 import { uuidv5, type Payloads } from '../../schema/index.js';
 import type { PhaseOutcome, PlanDecision, TurnCompletedPayload, Wake } from './seat.types.js';
+import { clip } from '../text.js';
 
 export type Episode = (typeof Payloads.EpisodeRecorded)['_output'];
 
@@ -30,8 +31,6 @@ export const ReviewOutcome = {
   PassedAfterRevision: 'passed_after_revision',
   Failed: 'failed',
 } as const;
-
-const clip = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 export const draftOf = (wake: Wake): EpisodeDraft => ({
   wake,

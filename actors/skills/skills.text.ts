@@ -11,6 +11,7 @@ import {
   type SkillSource,
   type ToolSkill,
 } from '../../schema/index.js';
+import { clip } from '../text.js';
 
 /** A page or item as a source gives it, its body already plain text or Markdown. */
 export interface SkillPage {
@@ -20,8 +21,6 @@ export interface SkillPage {
   readonly url: string | null;
   readonly updated_at: string | null;
 }
-
-const clip = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 /** The first line of prose: headings, fences, rules and list markers skipped or stripped. */
 export function descriptionOf(body: string): string {
