@@ -4,7 +4,9 @@
  * machine and the rebuild on start apply. Pure: zod only.
  */
 import { z } from 'zod';
-import { clip } from '../text.js';
+
+/** Kept here rather than shared (actors/text.ts): a machine's siblings import only siblings, xstate and schema. */
+const clip = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 /** Open needs kept per seat (the newest win): a loop of asks cannot grow the state. */
 export const NEEDS_KEPT_PER_SEAT = 16;
