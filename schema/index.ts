@@ -41,6 +41,7 @@ export {
   DefaultTransportEvents,
   OutboundTransport,
   outboundTransports,
+  PagerEventsUrl,
 } from './company/index.js';
 export type { DerivedSeat, DerivedUnit } from './company/index.js';
 export {

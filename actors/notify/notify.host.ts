@@ -1,13 +1,14 @@
 /**
  * Outbound notification transports (`notification_transports`, ops/notifications.md): each transport (a
- * webhook, or a chat channel's incoming hook) is a durable consumer of `SVC_EVENTS` shared by the fleet (one node sends each event), which
- * POSTs the events it takes, in order (one in flight across the fleet), with the event id as `webhook-id`. A failed attempt waits (1 s,
+ * webhook, a chat channel's incoming hook, a pager, a mailbox) is a durable consumer of `SVC_EVENTS` shared by
+ * the fleet (one node sends each event), which sends the events it takes, in order (one in flight across the
+ * fleet), keyed by the event id (`webhook-id`, the pager's `dedup_key`, the `Message-ID`). A failed attempt waits (1 s,
  * doubling, at most a minute) with the event held, so the events behind it wait too; a 4xx other than
- * 408/429, or ten failed attempts, gives the event up with a `notification_failed` event; a node that stops
+ * 408/429 (an SMTP 5yz), or ten failed attempts, gives the event up with a `notification_failed` event; a node that stops
  * meanwhile leaves it to the next (which starts its attempts again). An event older than an hour when its
  * turn comes is not sent. An apply swaps what changed: a transport keeps its consumer's position across
  * changes of its settings, so nothing is skipped or sent twice by a swap (a node killed mid-attempt sends
- * that event again: at least once, under the same `webhook-id`). The URL and secret never reach a log line.
+ * that event again: at least once, under the same key). No URL, key or password reaches a log line.
  */
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -31,15 +32,19 @@ import {
 } from '../../schema/index.js';
 import type { SubsystemApplier } from '../config/index.js';
 import { nodePost, type HttpPost } from '../seat/providers/http-post.js';
+import { mailOf, smtpSend, type SendMail } from './mail.js';
+import { requestOf } from './requests.js';
 import {
   backoffMs,
   MAX_ATTEMPTS,
-  requestOf,
   resolveTransport,
+  smtpVerdictOf,
   STALE_AFTER_MS,
   takes,
+  unusable,
   verdictOf,
   type ResolvedTransport,
+  type Verdict,
 } from './transport.js';
 
 export interface TransportsOptions {
@@ -49,6 +54,7 @@ export interface TransportsOptions {
   /** `${VAR}` references: the secret store, then the environment. */
   readonly resolve: (name: string) => string | undefined;
   readonly post?: HttpPost;
+  readonly sendMail?: SendMail;
   readonly now?: () => number;
 }
 
@@ -71,6 +77,7 @@ export function durableOf(name: string): string {
 export function startTransports(opts: TransportsOptions): Transports {
   const { bus } = opts;
   const post = opts.post ?? nodePost;
+  const sendMail = opts.sendMail ?? smtpSend;
   const now = opts.now ?? Date.now;
   const log = opts.logger.child({ component: 'notify' });
   const running = new Map<string, { key: string; sub: Subscription; stop: AbortController }>();
@@ -137,8 +144,7 @@ export function startTransports(opts: TransportsOptions): Transports {
       }
       // Attempts are made here, the message held, so the events behind a failing one wait in order.
       for (let attempt = 1; ; attempt += 1) {
-        const status = await send(t, event);
-        const verdict = verdictOf(status);
+        const { status, verdict } = await send(t, event);
         if (verdict === 'sent') return;
         if (verdict === 'refused') return giveUp(t, event, attempt, status, 'refused');
         if (attempt >= MAX_ATTEMPTS) return giveUp(t, event, attempt, status, 'gave_up');
@@ -155,8 +161,19 @@ export function startTransports(opts: TransportsOptions): Transports {
       }
     };
 
-  /** One POST: its status, or null when no answer came (refused, reset, timed out; the URL is never logged). */
-  const send = async (t: ResolvedTransport, event: EventRecord): Promise<number | null> => {
+  /**
+   * One attempt: the answer's status (HTTP, or the SMTP reply code), null when none came (refused, reset,
+   * timed out; the URL is never logged), and what it means.
+   */
+  const send = async (
+    t: ResolvedTransport,
+    event: EventRecord,
+  ): Promise<{ status: number | null; verdict: Verdict }> => {
+    if (t.type === 'email') {
+      const status = await sendMail(t, mailOf(t, event));
+      return { status, verdict: smtpVerdictOf(status) };
+    }
+    let status: number | null = null;
     try {
       const answer = await post(t.url, {
         ...requestOf(t, event, now()),
@@ -165,10 +182,11 @@ export function startTransports(opts: TransportsOptions): Transports {
         signal: AbortSignal.timeout(t.timeoutMs),
       });
       answer.discard();
-      return answer.status;
+      status = answer.status;
     } catch {
-      return null;
+      // no answer: tried again
     }
+    return { status, verdict: verdictOf(status) };
   };
 
   const start = async (t: ResolvedTransport, key: string): Promise<void> => {
@@ -194,11 +212,9 @@ export function startTransports(opts: TransportsOptions): Transports {
     const wanted = new Map<string, { t: ResolvedTransport; key: string }>();
     for (const [name, settings] of outboundTransports(company?.notification_transports)) {
       const t = resolveTransport(name, settings, resolveText);
-      if (!/^https?:\/\//i.test(t.url)) {
-        log.warn(
-          { event: 'notification_transport_unusable', transport: name },
-          'its url does not resolve to an http(s) URL: not started',
-        );
+      const why = unusable(t);
+      if (why !== null) {
+        log.warn({ event: 'notification_transport_unusable', transport: name }, `${why}: not started`);
         continue;
       }
       const key = JSON.stringify({ ...t, events: [...t.events], seats: t.seats && [...t.seats] });

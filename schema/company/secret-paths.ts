@@ -17,6 +17,9 @@ const secretFields: ReadonlySet<string> = new Set([
   'password',
 ]);
 
+/** Credential fields of a notification transport. */
+const transportSecrets: ReadonlySet<string> = new Set(['url', 'secret', 'routing_key', 'password']);
+
 /** An env or header name that signals a credential (case-insensitive; `Authorization` included). */
 const signalsSecret = /TOKEN|SECRET|KEY|PASSWORD|PASSWD|AUTH|CREDENTIAL|PRIVATE|COOKIE|BEARER/i;
 
@@ -52,7 +55,7 @@ function seatSecret(rest: readonly Segment[]): boolean {
 
 /**
  * True when `segments` names a secret leaf: LLM `api_keys` items, embeddings and sandbox `api_key`,
- * integration tokens and secrets, notification transports' `url` and `secret`, every seat and unit `mcp_env` value, a seat's chat and code-host
+ * integration tokens and secrets, notification transports' `url`, `secret`, `routing_key` and `password`, every seat and unit `mcp_env` value, a seat's chat and code-host
  * credentials, and tool-server `env`/`headers` values whose name signals a secret.
  *
  * @example isSecretPath(['providers', 'llm', 'main', 'api_keys', 0]) // true
@@ -66,8 +69,8 @@ export function isSecretPath(segments: ReadonlyArray<Segment>): boolean {
     case 'integrations':
       return segments.length === 3 && isName(a) && isName(b) && secretFields.has(b);
     case 'notification_transports':
-      // A hook URL often carries its token in the path (chat incoming hooks).
-      return segments.length === 3 && isName(a) && (b === 'secret' || b === 'url');
+      // A hook URL often carries its token in the path (chat incoming hooks), an SMTP URL its login.
+      return segments.length === 3 && isName(a) && isName(b) && transportSecrets.has(b);
     case 'mcp_servers':
       return (
         segments.length === 4 &&

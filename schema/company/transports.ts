@@ -1,9 +1,11 @@
 /**
  * Outbound notification transports (`notification_transports`: named outbound transports; the spec shows no
  * field schema, ops/notifications.md records the choice). This release builds `type: webhook` (chosen events
- * POSTed as JSON to a URL, signed Standard Webhooks style when a secret is set) and `type: chat` (each event
- * as one line of text, `{"text": ...}`, to a chat channel's incoming hook). An entry of another type is stored
- * with a `not_applied` warning; an entry of a built type that does not parse is refused on a new write.
+ * POSTed as JSON to a URL, signed Standard Webhooks style when a secret is set), `type: chat` (each event
+ * as a few lines of text, `{"text": ...}`, to a chat channel's incoming hook), `type: pager` (PagerDuty
+ * Events API v2: alarms trigger and resolve one incident each) and `type: email` (one message per event over
+ * SMTP). An entry of another type is stored with a `not_applied` warning; an entry of a built type that does
+ * not parse is refused on a new write.
  */
 import { z } from 'zod';
 import { ProblemKind } from './problems.js';
@@ -19,19 +21,21 @@ export const DefaultTransportEvents: readonly string[] = Object.freeze([
   'llm_unavailable',
 ]);
 
-const url = z
-  .string()
-  .min(1)
-  .refine((value) => value.includes('${') || /^https?:\/\/[^\s/]+/i.test(value), {
-    message: 'an http(s) URL, or a ${VAR} reference to one',
-  });
+const urlOf = (schemes: RegExp, message: string) =>
+  z
+    .string()
+    .min(1)
+    .refine((value) => value.includes('${') || schemes.test(value), { message });
+const httpUrl = urlOf(/^https?:\/\/[^\s/]+/i, 'an http(s) URL, or a ${VAR} reference to one');
+const smtpUrl = urlOf(/^smtps?:\/\/[^\s/]+/i, 'an smtp:// or smtps:// URL, or a ${VAR} reference to one');
 
-/** What every built transport names: where, which events, whose, and how long an attempt waits. */
-const delivery = {
-  /** Where events are POSTed; may carry a credential (a chat hook's path), so it is a secret leaf. */
-  url: url.describe(
-    'Where the events are POSTed (http or https); a ${VAR} reference keeps a token out of the document.',
-  ),
+/** Where events are POSTed; may carry a credential (a chat hook's path), so it is a secret leaf. */
+const postUrl = httpUrl.describe(
+  'Where the events are POSTed (http or https); a ${VAR} reference keeps a token out of the document.',
+);
+
+/** What every built transport names besides where: which events, whose, and how long an attempt waits. */
+const selection = {
   events: z
     .array(z.string().min(1))
     .min(1)
@@ -52,7 +56,8 @@ const delivery = {
 
 export const WebhookTransport = z.strictObject({
   type: z.literal('webhook'),
-  ...delivery,
+  url: postUrl,
+  ...selection,
   secret: z
     .string()
     .min(1)
@@ -61,15 +66,54 @@ export const WebhookTransport = z.strictObject({
 });
 
 /** A chat channel's incoming hook (the `{"text": ...}` body such hooks take); unsigned, as they are. */
-export const ChatTransport = z.strictObject({ type: z.literal('chat'), ...delivery });
+export const ChatTransport = z.strictObject({ type: z.literal('chat'), url: postUrl, ...selection });
 
-export const OutboundTransport = z.discriminatedUnion('type', [WebhookTransport, ChatTransport]);
+/** PagerDuty's Events API v2 endpoint: the default of a `pager` transport. */
+export const PagerEventsUrl = 'https://events.pagerduty.com/v2/enqueue';
+
+/** An incident service speaking PagerDuty's Events API v2 (PagerDuty, and the services that accept its events). */
+export const PagerTransport = z.strictObject({
+  type: z.literal('pager'),
+  routing_key: z
+    .string()
+    .min(1)
+    .describe("The service's integration (routing) key; a ${VAR} reference keeps it out of the document."),
+  url: httpUrl.optional().describe(`The Events API v2 endpoint (default ${PagerEventsUrl}).`),
+  ...selection,
+});
+
+/** An address as a mail header takes it: `ops@example.com` or `Ops <ops@example.com>`. */
+const mailbox = z
+  .string()
+  .min(3)
+  .max(320)
+  .regex(/^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/, 'an e-mail address (`ops@example.com` or `Ops <ops@example.com>`)'); // prettier-ignore
+
+/** One message per event over SMTP. */
+export const EmailTransport = z.strictObject({
+  type: z.literal('email'),
+  url: smtpUrl.describe(
+    'The SMTP server: `smtps://host:465` (TLS from the start) or `smtp://host:587` (STARTTLS when offered).',
+  ),
+  username: z.string().min(1).optional().describe('SMTP login, when the server asks for one.'),
+  password: z.string().min(1).optional().describe('SMTP password; a ${VAR} reference keeps it out of the document.'), // prettier-ignore
+  from: mailbox.describe('The sender address.'),
+  to: z.array(mailbox).min(1).max(50).describe('The recipients.'),
+  ...selection,
+});
+
+export const OutboundTransport = z.discriminatedUnion('type', [
+  WebhookTransport,
+  ChatTransport,
+  PagerTransport,
+  EmailTransport,
+]);
 export type OutboundTransport = z.infer<typeof OutboundTransport>;
 
-const typeOf = (entry: unknown): unknown => (isRecord(entry) ? entry['type'] : undefined);
-const isBuilt = (entry: unknown): boolean => typeOf(entry) === 'webhook' || typeOf(entry) === 'chat';
+const builtTypes: ReadonlySet<unknown> = new Set(['webhook', 'chat', 'pager', 'email']);
+const isBuilt = (entry: unknown): boolean => isRecord(entry) && builtTypes.has(entry['type']);
 
-/** The entries this release delivers (`webhook`, `chat`), by name; entries that do not parse are left out. */
+/** The entries this release delivers, by name; entries that do not parse are left out. */
 export function outboundTransports(value: unknown): Map<string, OutboundTransport> {
   const out = new Map<string, OutboundTransport>();
   if (!isRecord(value)) return out;

@@ -52,15 +52,15 @@ t.test('absent, empty or zero settings warn nothing', async (t) => {
 });
 
 t.test(
-  'a webhook transport is applied; one of another type is a not_applied warning at its entry',
+  'a webhook transport is applied; one of a type not built is a not_applied warning at its entry',
   async (t) => {
     const doc = {
       notification_transports: {
         ops: { type: 'webhook', url: '${OPS_HOOK}', secret: '${OPS_SECRET}', events: ['human_asked'] },
-        pager: { type: 'pager', number: '+1 555' },
+        sms: { type: 'sms', number: '+1 555' },
       },
     };
-    t.same(notApplied(doc), ['notification_transports.pager']);
+    t.same(notApplied(doc), ['notification_transports.sms']);
     t.equal(validateCompany({ name: 'Acme', ...doc }, { mode: 'write' }).valid, true);
   },
 );
@@ -94,5 +94,38 @@ t.test('a chat transport is applied; one with a field chat hooks do not take is 
   t.same(
     signed.problems.map((p) => p.path),
     ['notification_transports.channel'],
+  );
+});
+
+t.test('pager and email transports are applied; one missing what it needs is refused', async (t) => {
+  const doc = {
+    notification_transports: {
+      oncall: { type: 'pager', routing_key: '${PAGER_KEY}' },
+      mail: { type: 'email', url: 'smtps://mail.example:465', username: 'svc', password: '${SMTP_PASSWORD}', from: 'svc <svc@example.com>', to: ['ops@example.com'] }, // prettier-ignore
+    },
+  };
+  t.same(notApplied(doc), []);
+  t.equal(validateCompany({ name: 'Acme', ...doc }, { mode: 'write' }).valid, true);
+  const broken = validateCompany(
+    {
+      name: 'Acme',
+      notification_transports: {
+        oncall: { type: 'pager', url: 'ftp://x' },
+        mail: { type: 'email', url: 'https://mail.example', from: 'not an address', to: [] },
+      },
+    },
+    { mode: 'write' },
+  );
+  t.equal(broken.valid, false);
+  t.same(
+    broken.problems.map((p) => p.path).sort(),
+    [
+      'notification_transports.mail.from',
+      'notification_transports.mail.to',
+      'notification_transports.mail.url',
+      'notification_transports.oncall.routing_key',
+      'notification_transports.oncall.url',
+    ],
+    'the key, the URLs (http for a pager, smtp for mail), the sender and the empty recipient list',
   );
 });

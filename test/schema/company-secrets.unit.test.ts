@@ -34,6 +34,8 @@ t.test('secret leaves of write rule 7 are recognised by position', async (t) => 
     ['mcp_servers', 1, 'env', 'GOOGLE_APPLICATION_CREDENTIALS'],
     ['notification_transports', 'ops', 'url'],
     ['notification_transports', 'ops', 'secret'],
+    ['notification_transports', 'oncall', 'routing_key'],
+    ['notification_transports', 'mail', 'password'],
   ];
   for (const path of secret) t.ok(isSecretPath(path), path.join('.'));
   const plain: (string | number)[][] = [
@@ -57,6 +59,8 @@ t.test('secret leaves of write rule 7 are recognised by position', async (t) => 
     ['skill_variables', 'wiki_base_url'],
     ['notification_transports', 'ops', 'events', 0],
     ['notification_transports', 'ops', 'type'],
+    ['notification_transports', 'mail', 'username'],
+    ['notification_transports', 'mail', 'to', 0],
   ];
   for (const path of plain) t.notOk(isSecretPath(path), path.join('.'));
 });

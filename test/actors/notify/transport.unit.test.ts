@@ -1,19 +1,27 @@
 /**
- * What a webhook transport sends (pure): the Standard Webhooks signature against the published vector,
- * the events it takes, what an answer means, and the waits between attempts.
+ * What a transport sends (pure): the Standard Webhooks signature against the published vector, a chat
+ * hook's text, a pager's Events API v2 events (an alarm's raise and clear one incident), the events a
+ * transport takes, what an answer means (HTTP and SMTP), and the waits between attempts.
  */
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import {
-  backoffMs,
   chatText,
   CHAT_TEXT_MAX,
+  PAGER_SUMMARY_MAX,
+  pagerEvent,
   requestHeaders,
   requestOf,
-  resolveTransport,
-  takes,
-  verdictOf,
   webhookSignature,
+} from '../../../actors/notify/requests.js';
+import {
+  backoffMs,
+  resolveTransport,
+  smtpVerdictOf,
+  takes,
+  unusable,
+  verdictOf,
+  type ResolvedTransport,
 } from '../../../actors/notify/transport.js';
 import type { EventRecord } from '../../../schema/index.js';
 
@@ -59,26 +67,20 @@ t.test('a transport takes its event types, of its seats when it names some', asy
 });
 
 t.test('headers carry the event id and, with a secret, a signature over the body', async (t) => {
-  const signed = resolveTransport(
-    'ops',
-    { type: 'webhook', url: 'http://h', secret: 'plain text secret' },
-    (s) => s,
-  );
   const body = '{"a":1}';
-  const h = requestHeaders(signed, event('alarm_raised'), body, 1_764_583_200_000);
+  const h = requestHeaders('plain text secret', event('alarm_raised'), body, 1_764_583_200_000);
   t.match(h, {
     'webhook-id': 'evt-1',
     'webhook-timestamp': '1764583200',
     'content-type': 'application/json',
   });
   t.equal(h['webhook-signature'], webhookSignature('plain text secret', 'evt-1', '1764583200', body));
-  const plain = resolveTransport('ops', { type: 'webhook', url: 'http://h' }, (s) => s);
   t.notOk(
-    'webhook-signature' in requestHeaders(plain, event('alarm_raised'), body, 0),
+    'webhook-signature' in requestHeaders(null, event('alarm_raised'), body, 0),
     'unsigned without a secret',
   );
   const empty = resolveTransport('ops', { type: 'webhook', url: 'http://h', secret: '${UNSET}' }, () => '');
-  t.equal(empty.secret, null, 'a secret that resolves to nothing signs nothing');
+  t.equal(empty.type === 'webhook' && empty.secret, null, 'a secret that resolves to nothing signs nothing');
 });
 
 t.test('a 2xx is sent, 5xx, 408, 429 and no answer are tried again, any other 4xx is refused', async (t) => {
@@ -86,9 +88,14 @@ t.test('a 2xx is sent, 5xx, 408, 429 and no answer are tried again, any other 4x
   t.same([2, 3, 4, 7, 8, 20].map(backoffMs), [1000, 2000, 4000, 32_000, 60_000, 60_000]);
 });
 
+t.test('an SMTP 2yz is sent, 4yz and no reply are tried again, 5yz is refused', async (t) => {
+  t.same([250, 221, 421, 450, 451, null, 535, 550, 554].map(smtpVerdictOf), ['sent', 'sent', 'retry', 'retry', 'retry', 'retry', 'refused', 'refused', 'refused']); // prettier-ignore
+});
+
 t.test('a chat hook gets the event as text: what happened, to whom, what it says, its id', async (t) => {
   const chat = resolveTransport('channel', { type: 'chat', url: 'https://chat.example/h' }, (s) => s);
-  t.equal(chat.secret, null);
+  t.notOk('secret' in chat, 'a chat hook signs nothing');
+  if (chat.type !== 'chat') throw new Error('a chat transport');
   const asked = { ...event('human_asked', 'ada'), payload: { to: 'hu', question: 'May I merge #12?', urgency: 'high' } }; // prettier-ignore
   const request = requestOf(chat, asked, 0);
   t.same(request.headers, { 'content-type': 'application/json', 'user-agent': 'svc-notifications' });
@@ -99,7 +106,84 @@ t.test('a chat hook gets the event as text: what happened, to whom, what it says
   t.equal(chatText(alarm), '✗ alarm_raised · ada\nbudget at 90%\nevent evt-1 at 2026-12-01T10:00:00.000Z');
   t.equal(chatText({ ...alarm, summary: 'x'.repeat(10_000) }).length, CHAT_TEXT_MAX, 'a long one is cut');
   const hook = resolveTransport('ops', { type: 'webhook', url: 'http://h' }, (s) => s);
+  if (hook.type !== 'webhook') throw new Error('a webhook transport');
   const sent = requestOf(hook, asked, 0);
   t.same(JSON.parse(sent.body), asked, 'a webhook still gets the stored record');
   t.equal(sent.headers['webhook-id'], 'evt-1');
 });
+
+const alarm = (type: 'alarm_raised' | 'alarm_cleared', severity = 'critical'): EventRecord => ({
+  ...event(type),
+  actor: 'node-a',
+  summary:
+    type === 'alarm_raised' ? `${severity}: the bus is unreachable` : 'cleared: bus_unreachable on node-a',
+  payload: { alarm: 'bus_unreachable', kind: 'bus_unreachable', severity, node: 'node-a', raised_at: '2026-12-01T10:00:00.000Z' }, // prettier-ignore
+});
+
+t.test('a pager triggers an alarm when raised and resolves the same incident when cleared', async (t) => {
+  const raised = pagerEvent('R0UTING', alarm('alarm_raised'));
+  t.match(raised, {
+    routing_key: 'R0UTING',
+    event_action: 'trigger',
+    dedup_key: 'svc/alarm/node-a/bus_unreachable',
+    client: 'svc',
+    payload: {
+      summary: 'alarm_raised · node-a: critical: the bus is unreachable',
+      source: 'node-a',
+      severity: 'critical',
+      timestamp: '2026-12-01T10:00:00.000Z',
+      class: 'alarm_raised',
+      custom_details: { event_id: 'evt-1', alarm: 'bus_unreachable' },
+    },
+  });
+  t.same(pagerEvent('R0UTING', { ...alarm('alarm_cleared'), id: 'evt-2' }), {
+    routing_key: 'R0UTING',
+    event_action: 'resolve',
+    dedup_key: 'svc/alarm/node-a/bus_unreachable',
+  });
+  t.match(pagerEvent('R', alarm('alarm_raised', 'warning')), { payload: { severity: 'warning' } });
+});
+
+t.test('a pager pages any other event as its own incident, keyed by the event id', async (t) => {
+  const asked = { ...event('human_asked', 'ada'), payload: { to: 'hu', question: 'May I merge?', urgency: 'high' } }; // prettier-ignore
+  t.match(pagerEvent('R', asked), {
+    event_action: 'trigger',
+    dedup_key: 'svc/event/evt-1',
+    payload: { summary: 'human_asked · ada: ada asks hu (high): May I merge?', severity: 'error', component: 'ada', source: 'node-a/seats', group: 'decision' }, // prettier-ignore
+  });
+  t.match(pagerEvent('R', { ...asked, payload: { question: 'Lunch?' } }), {
+    payload: { severity: 'warning' },
+  });
+  t.match(pagerEvent('R', event('budget_exhausted', 'ada')), { payload: { severity: 'error' } });
+  t.match(pagerEvent('R', event('agent_turn_completed', 'ada')), { payload: { severity: 'info' } });
+  t.match(pagerEvent('R', { ...event('agent_turn_completed', 'ada'), failed: true }), { payload: { severity: 'error' } }); // prettier-ignore
+  const long = pagerEvent('R', { ...event('budget_exhausted'), summary: 'x'.repeat(5000) }) as { payload: { summary: string } }; // prettier-ignore
+  t.equal(long.payload.summary.length, PAGER_SUMMARY_MAX, 'a summary is cut to what the API takes');
+});
+
+t.test('a pager posts its event as JSON to the Events API v2 endpoint by default', async (t) => {
+  const pager = resolveTransport('oncall', { type: 'pager', routing_key: '${KEY}' }, (s) => s.replace('${KEY}', 'R0UTING')); // prettier-ignore
+  t.match(pager, { type: 'pager', url: 'https://events.pagerduty.com/v2/enqueue', routingKey: 'R0UTING' });
+  if (pager.type !== 'pager') throw new Error('a pager transport');
+  const request = requestOf(pager, alarm('alarm_raised'), 0);
+  t.same(request.headers, { 'content-type': 'application/json', 'user-agent': 'svc-notifications' });
+  t.match(JSON.parse(request.body), { routing_key: 'R0UTING', event_action: 'trigger' });
+});
+
+t.test(
+  'a transport whose references resolve to nothing usable is named unusable, without its value',
+  async (t) => {
+    const none = (): string => '';
+    const cases: Array<[ResolvedTransport, string | null]> = [
+      [resolveTransport('a', { type: 'webhook', url: 'https://h.example/x' }, (s) => s), null],
+      [
+        resolveTransport('b', { type: 'chat', url: '${HOOK}' }, none),
+        'its url does not resolve to an http(s) URL',
+      ],
+      [resolveTransport('c', { type: 'pager', routing_key: '${KEY}' }, (s) => (s.startsWith('$') ? '' : s)), 'its routing_key resolves to nothing'], // prettier-ignore
+      [resolveTransport('d', { type: 'email', url: '${SMTP}', from: 'svc@example.com', to: ['ops@example.com'] }, none), 'its url does not resolve to an smtp(s) URL'], // prettier-ignore
+      [resolveTransport('e', { type: 'email', url: 'smtps://mail.example', from: 'svc@example.com', to: ['ops@example.com'] }, (s) => s), null], // prettier-ignore
+    ];
+    for (const [transport, why] of cases) t.equal(unusable(transport), why, transport.name);
+  },
+);

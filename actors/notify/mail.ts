@@ -1,0 +1,105 @@
+/**
+ * The `email` transport: one message per event (pure: `mailOf`) sent over SMTP (`smtpSend`, nodemailer:
+ * TLS from the start on `smtps://`, STARTTLS when the server offers it on `smtp://`). The event id is the
+ * message's `Message-ID`, so a repeated attempt is one message to a reader's client, and the message is
+ * marked `Auto-Submitted` so vacation replies are not sent back.
+ */
+import type { EventRecord } from '../../schema/index.js';
+import { clip } from '../text.js';
+import { eventDetail, eventHeadline } from './requests.js';
+import type { ResolvedTransport } from './transport.js';
+
+export type EmailTransport = Extract<ResolvedTransport, { type: 'email' }>;
+
+export interface Mail {
+  readonly from: string;
+  readonly to: readonly string[];
+  readonly subject: string;
+  readonly text: string;
+  readonly messageId: string;
+  readonly headers: Record<string, string>;
+}
+
+/** Subjects past this are cut (RFC 5322 advises lines under 78; clients show about this much). */
+export const SUBJECT_MAX = 160;
+/** The event record quoted in the body is cut past this. */
+export const RECORD_TEXT_MAX = 64 * 1024;
+
+/** The domain of the sender address, for the Message-ID. */
+function domainOf(mailbox: string): string {
+  const address = /<([^>]+)>/.exec(mailbox)?.[1] ?? mailbox;
+  return address.slice(address.lastIndexOf('@') + 1).trim() || 'svc.invalid';
+}
+
+export function mailOf(t: EmailTransport, event: EventRecord): Mail {
+  const detail = eventDetail(event);
+  const oneLine = (s: string): string => s.replace(/\s+/g, ' ').trim();
+  return {
+    from: t.from,
+    to: t.to,
+    subject: clip(oneLine(`[svc] ${eventHeadline(event)}: ${detail}`), SUBJECT_MAX),
+    text: [
+      eventHeadline(event),
+      detail,
+      '',
+      `event ${event.id} at ${event.timestamp}`,
+      `trace ${event.trace_id}`,
+      '',
+      clip(JSON.stringify(event, null, 2), RECORD_TEXT_MAX),
+      '',
+    ].join('\n'),
+    messageId: `<${event.id}@${domainOf(t.from)}>`,
+    headers: {
+      'Auto-Submitted': 'auto-generated',
+      'X-Svc-Event-Id': event.id,
+      'X-Svc-Event-Type': event.type,
+    },
+  };
+}
+
+/** Sends one message: the SMTP reply code of the server's answer, or null when none came (refused, timed out). */
+export type SendMail = (t: EmailTransport, mail: Mail) => Promise<number | null>;
+
+const replyCode = (text: unknown): number | null => {
+  const match = typeof text === 'string' ? /^([2-5]\d\d)\b/.exec(text) : null;
+  return match ? Number(match[1]) : null;
+};
+
+/** The server of an `smtp(s)://` URL and its login (the URL's own, unless the transport names one). */
+function serverOf(t: EmailTransport) {
+  const url = new URL(t.url);
+  const secure = url.protocol === 'smtps:';
+  const user = t.username ?? (url.username ? decodeURIComponent(url.username) : null);
+  const pass = t.password ?? (url.password ? decodeURIComponent(url.password) : null);
+  return {
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port: url.port ? Number(url.port) : secure ? 465 : 587,
+    secure,
+    ...(user !== null ? { auth: { user, pass: pass ?? '' } } : {}),
+    connectionTimeout: t.timeoutMs,
+    greetingTimeout: t.timeoutMs,
+    socketTimeout: t.timeoutMs,
+  };
+}
+
+/** nodemailer, loaded on first use: a node without an `email` transport never loads it. */
+export const smtpSend: SendMail = async (t, mail) => {
+  const { default: nodemailer } = await import('nodemailer');
+  const transporter = nodemailer.createTransport(serverOf(t));
+  try {
+    const info = await transporter.sendMail({
+      from: mail.from,
+      to: [...mail.to],
+      subject: mail.subject,
+      text: mail.text,
+      messageId: mail.messageId,
+      headers: mail.headers,
+    });
+    return replyCode(info.response) ?? 250;
+  } catch (err) {
+    const code = (err as { responseCode?: unknown }).responseCode;
+    return typeof code === 'number' ? code : null;
+  } finally {
+    transporter.close();
+  }
+};
