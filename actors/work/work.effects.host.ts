@@ -1,7 +1,7 @@
 /**
  * The work tracker's effects as a reaction to its log (ops/work-tracker.md "Events and wakes"): one durable
  * consumer on the projects' work records, `work_effects`, shared by every node of the fleet, so each
- * record's task events and seat wakes are delivered by one node and acknowledged only once delivered. A
+ * record's task events and seat wakes (assignments, comments) are delivered by one node and acknowledged only once delivered. A
  * node dying between a write's append and its effects leaves the record unacknowledged: the consumer hands
  * it to another node (or to this one when it comes back), which delivers it then. Ids come from the op_id,
  * so a redelivery stores each event and wake once within the bus's duplicate window.
@@ -19,7 +19,8 @@ import {
   type Subscription,
 } from '../../bus/index.js';
 import { EventCategory, InboxMessage, uuidv5, WorkRecord } from '../../schema/index.js';
-import { hasEffects, workEffects, type WorkEffects } from './work.effects.js';
+import { clip } from '../text.js';
+import { commentWakes, hasEffects, workEffects, type WorkEffects } from './work.effects.js';
 import type { WorkContext, WorkStateView } from './work.types.js';
 
 export interface WorkEffectsOptions {
@@ -40,6 +41,8 @@ const RETRY_CAP_MS = 30_000;
 const eventNamespace = '0c3a8f3e-5b7d-5e1a-9a42-6d1f0e2b7c91';
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+/** The most of a comment's body a wake carries; the seat reads the rest with `work_get`. */
+const COMMENT_EXCERPT_MAX = 2_000;
 
 /**
  * Opens the consumer. A durable made now starts at the log's end: records appended before it existed had
@@ -48,6 +51,11 @@ const decoder = new TextDecoder();
 export function startWorkEffects(opts: WorkEffectsOptions): Promise<Subscription> {
   const { bus, view, logger } = opts;
   const now = opts.now ?? (() => new Date());
+
+  const wake = (handle: string, message: InboxMessage): Promise<unknown> =>
+    bus.publish(Subjects.agentInbox(handle), encoder.encode(JSON.stringify(message)), {
+      msgId: message.id,
+    });
 
   const deliver = async (record: WorkRecord, effects: WorkEffects): Promise<void> => {
     const { outcome, item } = effects;
@@ -90,9 +98,31 @@ export function startWorkEffects(opts: WorkEffectsOptions): Promise<Subscription
           hint: `Read it with work_get ${outcome.key}; report with work_comment and move it with work_move.`,
         },
       });
-      await bus.publish(Subjects.agentInbox(handle), encoder.encode(JSON.stringify(message)), {
-        msgId: message.id,
-      });
+      await wake(handle, message);
+    }
+    if (effects.comment) {
+      const { comment } = effects.comment;
+      // A person's comment answers what the seat asked them (InboxMessage.from).
+      const from = kinds.get(comment.author) === 'human' ? comment.author : null;
+      const excerpt = clip(comment.body, COMMENT_EXCERPT_MAX);
+      for (const { handle, kind } of commentWakes(effects.comment, kinds)) {
+        const message = InboxMessage.parse({
+          id: `work:${record.op_id}:${handle}`,
+          kind,
+          source: `work:${outcome.key}`,
+          received_at: now().toISOString(),
+          trace_id: trace.trace_id,
+          summary: `${comment.author} ${kind === 'mention' ? 'mentioned you on' : 'commented on'} ${outcome.key}: ${item.fields.title}`, // prettier-ignore
+          payload: {
+            item: { id: item.id, key: item.key, title: item.fields.title, status: item.status },
+            comment: { id: comment.id, author: comment.author, at: comment.at, body: excerpt },
+            by: record.actor,
+            hint: `Read the thread with work_get ${outcome.key}; answer with work_comment.`,
+          },
+          from,
+        });
+        await wake(handle, message);
+      }
     }
   };
 

@@ -18,6 +18,8 @@ import {
 import type { TaskEvent } from './work.types.js';
 
 type WorkStatus = WorkItem['status'];
+type Comment = Extract<WorkRecord, { kind: 'item.commented' }>['comment'];
+type HistoryRow = WorkItem['history'][number];
 
 /** The item as it stood at one point of its history. */
 interface ItemAt {
@@ -36,11 +38,59 @@ export interface WorkEffects {
   readonly events: TaskEvent[];
   /** Handles newly assigned: agents are woken, humans skipped quietly. */
   readonly assigned: string[];
+  /** A comment's record: the comment and whom it reaches (commentWakes decides whom it wakes). */
+  readonly comment: CommentReach | null;
 }
 
-/** Records that can set something off: the item changes of a project (files and people never do). */
+/** A comment and the seats it may reach, the author left out. */
+export interface CommentReach {
+  readonly comment: Comment;
+  /** The item's assignees and watchers as they stood at the comment. */
+  readonly followers: string[];
+  /** Handles named with `@` in the body (`@ada`), in order, once each. */
+  readonly mentioned: string[];
+}
+
+/** Records that can set something off: the item changes of a project and its comments (files and people never do). */
 export const hasEffects = (record: WorkRecord): boolean =>
-  record.kind === 'item.created' || record.kind === 'item.moved' || record.kind === 'item.updated';
+  record.kind === 'item.created' ||
+  record.kind === 'item.moved' ||
+  record.kind === 'item.updated' ||
+  record.kind === 'item.commented';
+
+/** `@handle` where an address or a word cannot have it (`a@b.c` and `x@y` name nobody). */
+const mention = /(?<![\w@.-])@([a-z0-9][a-z0-9-]*)/gi;
+
+export function mentionsIn(body: string): string[] {
+  const found = new Set<string>();
+  for (const match of body.matchAll(mention)) found.add(match[1]!.toLowerCase().replace(/-+$/, ''));
+  return [...found];
+}
+
+export interface CommentWake {
+  readonly handle: string;
+  /** `mention` when named in the body, else `notification` (an assignee or watcher); both may be batched. */
+  readonly kind: 'mention' | 'notification';
+}
+
+/**
+ * The agent seats a comment wakes. A person's (or an operator token's) comment wakes the item's agent
+ * assignees and watchers and every agent it names; an agent's comment wakes only the agents it names, so
+ * two agents following one item do not wake each other back and forth on every reply.
+ */
+export function commentWakes(
+  reach: CommentReach,
+  seats: ReadonlyMap<string, 'agent' | 'human'>,
+): CommentWake[] {
+  const author = reach.comment.author;
+  const isAgent = (h: string): boolean => h !== author && seats.get(h) === 'agent';
+  const wakes: CommentWake[] = reach.mentioned.filter(isAgent).map((handle) => ({ handle, kind: 'mention' }));
+  if (seats.get(author) === 'agent') return wakes;
+  for (const handle of reach.followers)
+    if (isAgent(handle) && !wakes.some((w) => w.handle === handle))
+      wakes.push({ handle, kind: 'notification' });
+  return wakes;
+}
 
 const ref = (item: ItemAt) => ({
   id: item.id,
@@ -73,13 +123,16 @@ function assignmentEvents(
   return { events, assigned: added };
 }
 
-/** The item as it stood just after the record at `seq`, and just before it: `item` wound back. */
-function around(item: WorkItem, seq: number): { after: ItemAt; before: ItemAt } | null {
+/**
+ * The item as it stood just after the record at `seq`, and just before it: `item` wound back. A record
+ * without a history row of its own (a comment) changed no field: both are the item as it stood then.
+ */
+function around(item: WorkItem, seq: number, changes = true): { after: ItemAt; before: ItemAt } | null {
   const own = item.history.find((row) => row.seq === seq);
-  if (!own) return null;
+  if (!own && changes) return null;
   let status = item.status;
   let fields: Record<string, unknown> = { ...item.fields };
-  const undo = (delta: (typeof own)['fields']): void => {
+  const undo = (delta: HistoryRow['fields']): void => {
     for (const [name, change] of Object.entries(delta))
       if (name === 'status') status = change.from as WorkStatus;
       else fields = { ...fields, [name]: change.from };
@@ -93,7 +146,7 @@ function around(item: WorkItem, seq: number): { after: ItemAt; before: ItemAt } 
     fields: fields as ItemFields,
   });
   const after = at();
-  undo(own.fields);
+  if (own) undo(own.fields);
   return { after, before: at() };
 }
 
@@ -107,10 +160,18 @@ export function workEffects(state: WorkState, record: WorkRecord, seq: number): 
   const outcome = state.ops.get(record.op_id);
   if (outcome?.seq !== seq) return null;
   const item = state.items.get(record.id);
-  const stood = item ? around(item, seq) : null;
+  const commented = record.kind === 'item.commented';
+  const stood = item ? around(item, seq, !commented) : null;
   if (!stood) return null;
   const { after, before } = stood;
   const by = record.actor;
+  if (commented) {
+    const { comment } = record;
+    const others = (handles: readonly string[]): string[] => handles.filter((h) => h !== comment.author);
+    const followers = others([...new Set([...after.fields.assignees, ...after.fields.watchers])]);
+    const reach = { comment, followers, mentioned: others(mentionsIn(comment.body)) };
+    return { outcome, item: after, events: [], assigned: [], comment: reach };
+  }
   if (record.kind === 'item.created') {
     const assignment = assignmentEvents(after, by, []);
     const created: TaskEvent = {
@@ -119,14 +180,14 @@ export function workEffects(state: WorkState, record: WorkRecord, seq: number): 
       seat: null,
       payload: { item: ref(after), status: after.status, priority: after.fields.priority, by },
     };
-    return { outcome, item: after, events: [created, ...assignment.events], assigned: assignment.assigned };
+    return { outcome, item: after, events: [created, ...assignment.events], assigned: assignment.assigned, comment: null }; // prettier-ignore
   }
   if (record.kind === 'item.updated') {
     const assignment =
       record.changes.assignees !== undefined
         ? assignmentEvents(after, by, before.fields.assignees)
         : { events: [], assigned: [] };
-    return { outcome, item: after, ...assignment };
+    return { outcome, item: after, ...assignment, comment: null };
   }
   if (record.kind !== 'item.moved') return null;
   const completes = groupOf[record.to] === 'done' && groupOf[record.from] !== 'done';
@@ -140,5 +201,5 @@ export function workEffects(state: WorkState, record: WorkRecord, seq: number): 
         },
       ]
     : [];
-  return { outcome, item: after, events, assigned: [] };
+  return { outcome, item: after, events, assigned: [], comment: null };
 }

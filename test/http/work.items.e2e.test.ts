@@ -162,6 +162,46 @@ t.test('assignment publishes TaskAssigned and wakes an agent, never a human', as
   t.equal(unchanged.json?.error, 'validation_error', 'a change that changes nothing is refused');
 });
 
+t.test(
+  'a comment wakes the item’s agents, from the person who wrote it; a mention wakes whom it names',
+  async (t) => {
+    const w = await startWorkHarness(t);
+    const wakeAt = async (seq: number): Promise<Json> => {
+      await w.until(w.inboxLength, (n) => n >= seq);
+      const m = await w.bus.getMessage(Streams.Inbox, seq);
+      t.equal(m?.subject, 'svc.agent.coder.inbox');
+      return JSON.parse(new TextDecoder().decode(m!.data)) as Json;
+    };
+    await post(`${w.base}/work`, {
+      project: 'ENG',
+      title: 'Review me',
+      assignees: ['coder'],
+      watchers: ['bob'],
+    });
+    t.match(await wakeAt(1), { kind: 'assignment' });
+    const said = await post(`${w.base}/work/ENG-1/comments`, { body: 'Is this ready?' });
+    t.equal(said.status, 201);
+    t.match(await wakeAt(2), {
+      kind: 'notification',
+      source: 'work:ENG-1',
+      summary: 'ada commented on ENG-1: Review me',
+      from: 'ada',
+      payload: { item: { key: 'ENG-1' }, comment: { author: 'ada', body: 'Is this ready?' } },
+    });
+    await post(`${w.base}/work`, { project: 'ENG', title: 'Not his' });
+    await post(`${w.base}/work/ENG-2/comments`, { body: '@coder can you take this?' }, CI);
+    t.match(await wakeAt(3), { kind: 'mention', source: 'work:ENG-2', from: null, summary: /mentioned you on ENG-2/ }); // prettier-ignore
+    await post(`${w.base}/work/ENG-2/comments`, { body: 'nobody named here' });
+    await post(`${w.base}/work/ENG-1/comments`, { body: 'last one' });
+    t.match(await wakeAt(4), { source: 'work:ENG-1', payload: { comment: { body: 'last one' } } });
+    t.equal(
+      await w.inboxLength(),
+      4,
+      'the comment on an item coder neither follows nor is named in woke nobody',
+    );
+  },
+);
+
 t.test('comments page newest first with limit and cursor; turns page', async (t) => {
   const w = await startWorkHarness(t);
   await post(`${w.base}/work`, { project: 'ENG', title: 'Talk' });
