@@ -32,6 +32,7 @@ import {
 import { refusedBeforeDeciding } from './work.admit.js';
 import { decideWork } from './work.decide.js';
 import { startWorkEffects } from './work.effects.host.js';
+import { startAutoTrim } from './work.retention.auto.js';
 import { startRetentionHost } from './work.retention.host.js';
 import type { WorkContext, WorkStateView } from './work.types.js';
 
@@ -51,6 +52,8 @@ export interface WorkHostOptions {
    * (the memory engine runs one consumer of a durable per process; a fleet's nodes share one). Default true.
    */
   readonly deliverEffects?: boolean;
+  /** How often this node looks whether the log needs an automatic trim (tests shorten it). */
+  readonly autoTrimEveryMs?: number;
 }
 
 export interface WorkHost {
@@ -178,10 +181,19 @@ export async function startWorkHost(opts: WorkHostOptions): Promise<WorkHost> {
     roster: opts.roster ?? (() => Promise.resolve(null)),
     ...(opts.now ? { now: opts.now } : {}),
   });
+  const autoTrim = startAutoTrim({
+    bus,
+    view,
+    gesture: (cmd) => retention.gesture(cmd),
+    logger,
+    ...(opts.autoTrimEveryMs !== undefined ? { everyMs: opts.autoTrimEveryMs } : {}),
+    ...(opts.now ? { now: opts.now } : {}),
+  });
   return {
     write,
     gesture: (cmd) => retention.gesture(cmd),
     stop: async () => {
+      await autoTrim.stop();
       await retention.stop();
       await subscription.stop();
       await effects.stop();

@@ -159,11 +159,13 @@ export function decideRetention(
         max_bytes: g.max_bytes === undefined ? c.max_bytes : g.max_bytes,
         max_records: g.max_records === undefined ? c.max_records : g.max_records,
         max_age_seconds: g.max_age_seconds === undefined ? c.max_age_seconds : g.max_age_seconds,
+        auto_trim: g.auto_trim ?? c.auto_trim,
       };
       if (
         next.max_bytes === c.max_bytes &&
         next.max_records === c.max_records &&
-        next.max_age_seconds === c.max_age_seconds
+        next.max_age_seconds === c.max_age_seconds &&
+        next.auto_trim === c.auto_trim
       )
         return unchanged('the capacity is that already');
       return done(

@@ -102,7 +102,8 @@ export function startRetentionHost(opts: RetentionHostOptions): RetentionHost {
     for await (const m of bus.replay(Streams.Work, { fromSeq: info.firstSeq, toSeq: limit - 1 }))
       candidates.push({ seq: m.seq, bytes: m.data.byteLength, time: m.time.getTime() });
     const at = now();
-    const plan = planTrim(state.retention, limit, candidates, at);
+    const headroom = cmd.gesture.kind === 'trim' ? cmd.gesture.headroom : undefined;
+    const plan = planTrim(state.retention, limit, candidates, at, headroom);
     if ('refused' in plan) return { outcome: 'refused', ...plan.refused };
     // The state now is at least at H >= limit - 1: every record kept follows it.
     const manifest = await snapshots.write(view.state(), cmd.actor, at);

@@ -57,22 +57,25 @@ export function trimLimit(r: RetentionState, firstSeq: number, head: number): nu
 
 /**
  * How far to trim among `candidates` (every record below the limit, in order): all of them without a
- * capacity, else the fewest that bring the log within it (all when even that is not enough).
+ * capacity, else the fewest that bring the log within it (all when even that is not enough) — within
+ * `headroom` of it, a share of each limit left free, when one is given.
  */
 export function planTrim(
   r: RetentionState,
   limit: number,
   candidates: readonly TrimCandidate[],
   now: Date,
+  headroom = 0,
 ): TrimPlan | Refusal {
   const c = r.capacity;
   const capped = c.max_bytes !== null || c.max_records !== null || c.max_age_seconds !== null;
   if (capped && overCapacity(r, now).length === 0)
     return nothing('the log is within its capacity (`over_capacity` is empty)');
+  const keep = (max: number): number => Math.floor(max * (1 - headroom));
   const within = (records: number, bytes: number, firstTime: number): boolean =>
-    (c.max_records === null || r.log.records - records <= c.max_records) &&
-    (c.max_bytes === null || r.log.bytes - bytes <= c.max_bytes) &&
-    (c.max_age_seconds === null || firstTime >= now.getTime() - c.max_age_seconds * 1000);
+    (c.max_records === null || r.log.records - records <= keep(c.max_records)) &&
+    (c.max_bytes === null || r.log.bytes - bytes <= keep(c.max_bytes)) &&
+    (c.max_age_seconds === null || firstTime >= now.getTime() - keep(c.max_age_seconds) * 1000);
   let records = 0;
   let bytes = 0;
   for (const candidate of candidates) {

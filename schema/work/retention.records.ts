@@ -64,6 +64,8 @@ export const CapacitySet = z.object({
   max_bytes: limit,
   max_records: limit,
   max_age_seconds: limit,
+  /** Nodes trim on their own while the log is over its capacity (records written before it: false). */
+  auto_trim: z.boolean().default(false),
 });
 
 export const MaintenanceOpened = z.object({
@@ -152,12 +154,17 @@ export const RetentionCapacityBody = z
     max_bytes: limit.optional(),
     max_records: limit.optional(),
     max_age_seconds: limit.optional(),
+    auto_trim: z.boolean().optional(),
     op_id: opId,
   })
   .strict()
   .refine(
-    (b) => b.max_bytes !== undefined || b.max_records !== undefined || b.max_age_seconds !== undefined,
-    'name at least one of max_bytes, max_records, max_age_seconds',
+    (b) =>
+      b.max_bytes !== undefined ||
+      b.max_records !== undefined ||
+      b.max_age_seconds !== undefined ||
+      b.auto_trim !== undefined,
+    'name at least one of max_bytes, max_records, max_age_seconds, auto_trim',
   );
 export const MaintenanceOpenBody = z.object({ reason: reason.optional(), op_id: opId }).strict();
 export const MaintenanceExcludeBody = z
@@ -190,12 +197,17 @@ export const RetentionGesture = z.discriminatedUnion('kind', [
     max_bytes: limit.optional(),
     max_records: limit.optional(),
     max_age_seconds: limit.optional(),
+    auto_trim: z.boolean().optional(),
   }),
   z.object({ kind: z.literal('maintenance_open'), reason: z.string() }),
   z.object({ kind: z.literal('maintenance_exclude'), holder: z.string(), reason: z.string() }),
   z.object({ kind: z.literal('maintenance_abandon'), reason: z.string() }),
   z.object({ kind: z.literal('reanchor'), generation: z.number().int().positive(), reason: z.string() }),
-  z.object({ kind: z.literal('trim') }),
+  z.object({
+    kind: z.literal('trim'),
+    /** The share of each limit left free below it (automatic trims: 0.2); an operator's trim: none. */
+    headroom: z.number().min(0).max(0.9).optional(),
+  }),
 ]);
 export type RetentionGesture = z.infer<typeof RetentionGesture>;
 

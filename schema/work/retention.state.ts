@@ -33,6 +33,8 @@ export interface RetentionCapacity {
   max_bytes: number | null;
   max_records: number | null;
   max_age_seconds: number | null;
+  /** Nodes trim on their own while the log is over its capacity. */
+  auto_trim: boolean;
   set_at: string | null;
   set_by: string | null;
 }
@@ -83,7 +85,14 @@ export const emptyRetentionState = (): RetentionState => ({
   anchor: { at: null, by: null, seq: 0, reason: '' },
   anchors: [],
   holders: new Map(),
-  capacity: { max_bytes: null, max_records: null, max_age_seconds: null, set_at: null, set_by: null },
+  capacity: {
+    max_bytes: null,
+    max_records: null,
+    max_age_seconds: null,
+    auto_trim: false,
+    set_at: null,
+    set_by: null,
+  },
   window: null,
   lastWindow: null,
   ops: new Map(),
@@ -148,6 +157,7 @@ export function foldRetention(
         max_bytes: record.max_bytes,
         max_records: record.max_records,
         max_age_seconds: record.max_age_seconds,
+        auto_trim: record.auto_trim,
         set_at: record.at,
         set_by: record.actor,
       });

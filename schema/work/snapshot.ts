@@ -93,6 +93,8 @@ const Retention = z.object({
     max_bytes: z.number().nullable(),
     max_records: z.number().nullable(),
     max_age_seconds: z.number().nullable(),
+    // Snapshots written before automatic trims existed hold none.
+    auto_trim: z.boolean().default(false),
     set_at: z.string().nullable(),
     set_by: z.string().nullable(),
   }),

@@ -89,7 +89,7 @@ t.test('capacity: limits set, cleared, and the status says which the log is over
   });
   t.equal(set.status, 200);
   t.match(set.json, { outcome: 'applied', kind: 'retention.capacity_set' });
-  t.match(set.json?.capacity, { max_records: 2, max_bytes: 1_000_000, max_age_seconds: null, set_by: 'ada' });
+  t.match(set.json?.capacity, { max_records: 2, max_bytes: 1_000_000, max_age_seconds: null, auto_trim: false, set_by: 'ada' }); // prettier-ignore
   const status = (await get(`${w.base}/work/retention`)).json!;
   t.same(status.over_capacity, ['records'], 'three records against two');
   t.match((await post(`${w.base}/work/retention/capacity`, { max_records: 9, op_id: 'cap-1' })).json, {
@@ -101,7 +101,10 @@ t.test('capacity: limits set, cleared, and the status says which the log is over
   const cleared = await post(`${w.base}/work/retention/capacity`, { max_records: null });
   t.match(cleared.json?.capacity, { max_records: null, max_bytes: 1_000_000 }, 'a limit not named is kept');
   t.same((await get(`${w.base}/work/retention`)).json?.over_capacity, []);
-  t.equal((await w.events('work_retention_capacity_set')).length, 2);
+  const auto = await post(`${w.base}/work/retention/capacity`, { auto_trim: true });
+  t.match(auto.json?.capacity, { auto_trim: true, max_bytes: 1_000_000 }, 'auto_trim alone is a change');
+  t.equal((await post(`${w.base}/work/retention/capacity`, { auto_trim: 'yes' })).status, 400);
+  t.equal((await w.events('work_retention_capacity_set')).length, 3);
 });
 
 t.test('maintenance window: opened, a node excluded, abandoned; no trim while it is open', async (t) => {
