@@ -6,8 +6,8 @@
  * looking at once record one trim.
  */
 import { Writable } from 'node:stream';
-import { pino } from 'pino';
-import t from 'tap';
+import { pino, type Logger } from 'pino';
+import t, { type Test } from 'tap';
 import { startRetentionAcks, startWorkHost, type WorkContext } from '../../actors/index.js';
 import { AUTO_TRIM_ACTOR, startAutoTrim } from '../../actors/work/work.retention.auto.js';
 import { ensureCatalogue, Streams } from '../../bus/index.js';
@@ -19,9 +19,8 @@ import { company } from '../http/fixtures/work-harness.js';
 const context: WorkContext = { projects: projectsOf(company), seats: seatKindsOf(company) };
 const HOUR = 3_600_000;
 
-t.test('with auto_trim a look trims a log over its capacity to within it, once across nodes', async (t) => {
-  const lines: string[] = [];
-  const logger = pino({ level: 'info' }, new Writable({ write: (c: Buffer, _e, done) => (lines.push(c.toString()), done()) })); // prettier-ignore
+/** A bus, the work view and one node's work host (its own looks an hour apart: the tests look by hand). */
+async function node(t: Test, logger: Logger) {
   const bus = await openMemoryBus({});
   t.teardown(() => bus.close());
   await ensureCatalogue(bus);
@@ -29,6 +28,13 @@ t.test('with auto_trim a look trims a log over its capacity to within it, once a
   t.teardown(() => view.stop());
   const host = await startWorkHost({ bus, view, context: () => context, nodeId: 'node-0', logger, autoTrimEveryMs: HOUR }); // prettier-ignore
   t.teardown(() => host.stop());
+  return { bus, view, host };
+}
+
+t.test('with auto_trim a look trims a log over its capacity to within it, once across nodes', async (t) => {
+  const lines: string[] = [];
+  const logger = pino({ level: 'info' }, new Writable({ write: (c: Buffer, _e, done) => (lines.push(c.toString()), done()) })); // prettier-ignore
+  const { bus, view, host } = await node(t, logger);
   const peer = await startWorkHost({ bus, view, context: () => context, nodeId: 'node-1', logger, deliverEffects: false, autoTrimEveryMs: HOUR }); // prettier-ignore
   t.teardown(() => peer.stop());
   const acks = startRetentionAcks({ bus, view, nodeId: 'node-0', logger, intervalMs: HOUR });
@@ -86,13 +92,7 @@ t.test('with auto_trim a look trims a log over its capacity to within it, once a
 
 t.test('an open maintenance window holds automatic trims back', async (t) => {
   const logger = pino({ level: 'silent' });
-  const bus = await openMemoryBus({});
-  t.teardown(() => bus.close());
-  await ensureCatalogue(bus);
-  const view = await followWork({ bus, logger });
-  t.teardown(() => view.stop());
-  const host = await startWorkHost({ bus, view, context: () => context, nodeId: 'node-0', logger, autoTrimEveryMs: HOUR }); // prettier-ignore
-  t.teardown(() => host.stop());
+  const { bus, view, host } = await node(t, logger);
   const acks = startRetentionAcks({ bus, view, nodeId: 'node-0', logger, intervalMs: HOUR });
   t.teardown(() => acks.stop());
   const look = startAutoTrim({ bus, view, gesture: (cmd) => host.gesture(cmd), logger, everyMs: HOUR });
