@@ -178,11 +178,16 @@ export {
   type WorkHost,
 } from './work/index.js';
 export {
+  bootstrapHide,
+  bubblewrapIsolation,
   createSandboxDesk,
+  type Isolation,
   isLive,
   localBackend,
   openSandboxRecords,
   otlpForwarder,
+  probeIsolation,
+  processIsolation,
   publicRun,
   type SandboxDeskRelay,
   type SandboxRecords,

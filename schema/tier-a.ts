@@ -52,6 +52,19 @@ const SecretKey = z.strictObject({
 
 const Backend = z.strictObject({ backend: z.enum(['native']).optional() });
 
+/** How this machine runs coding sandboxes (ops/sandboxes.md "Isolation"): the machine's operator decides. */
+export const SandboxIsolation = { Process: 'process', Bubblewrap: 'bubblewrap' } as const;
+export type SandboxIsolation = (typeof SandboxIsolation)[keyof typeof SandboxIsolation];
+export const SandboxNetwork = { Host: 'host', None: 'none' } as const;
+export type SandboxNetwork = (typeof SandboxNetwork)[keyof typeof SandboxNetwork];
+
+const Sandbox = z.strictObject({
+  isolation: z
+    .enum([SandboxIsolation.Process, SandboxIsolation.Bubblewrap])
+    .default(SandboxIsolation.Process),
+  network: z.enum([SandboxNetwork.Host, SandboxNetwork.None]).default(SandboxNetwork.Host),
+});
+
 export const TierAFile = z.strictObject({
   debug: z.boolean().default(false),
   providers: z
@@ -103,6 +116,7 @@ export const TierAFile = z.strictObject({
   stream: z.strictObject({ store_dir: z.string().min(1).optional() }).default({}),
   tracker: Backend.default({}),
   knowledge: Backend.default({}),
+  sandbox: Sandbox.default({ isolation: SandboxIsolation.Process, network: SandboxNetwork.Host }),
 });
 type TierAFileOut = z.output<typeof TierAFile>;
 
@@ -285,6 +299,16 @@ function crossCheck(file: unknown, raw: unknown): Problem[] {
     }
   });
   problems.push(...checkKeyring(file));
+  if (
+    valueAt(file, ['sandbox', 'network']) === SandboxNetwork.None &&
+    (valueAt(file, ['sandbox', 'isolation']) ?? SandboxIsolation.Process) === SandboxIsolation.Process
+  ) {
+    // A process run shares the node's network: a promise of none would not be kept.
+    problems.push({
+      path: 'sandbox.network',
+      message: 'none needs sandbox.isolation: bubblewrap (a process run shares the node’s network)',
+    });
+  }
   const roles = listAt(file, ['node', 'roles']);
   if (new Set(roles).size !== roles.length)
     problems.push({ path: 'node.roles', message: 'lists a role twice' });

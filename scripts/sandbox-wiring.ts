@@ -9,12 +9,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import {
+  bootstrapHide,
+  bubblewrapIsolation,
   isLive,
   localBackend,
   openSandboxRecords,
   otlpForwarder,
+  probeIsolation,
+  processIsolation,
   publicRun,
   startSandboxSupervisor,
+  type Isolation,
   type SandboxRecords,
   type SandboxSupervisor,
 } from '../actors/index.js';
@@ -26,7 +31,7 @@ import {
   type RouteDef,
   type TokenRun,
 } from '../http/index.js';
-import type { SandboxRunRecord } from '../schema/index.js';
+import { NodeRole, SandboxIsolation, type SandboxRunRecord, type TierA } from '../schema/index.js';
 import type { ToolServers } from './toolservers-wiring.js';
 
 /** Spec rule 6 / Limits: the sandbox reconcile. */
@@ -41,11 +46,33 @@ export interface SandboxWiring {
   stop(): Promise<void>;
 }
 
+/**
+ * The isolation `sandbox.isolation` names. Bubblewrap hides the store directory and the bootstrap file's
+ * directory: the keyring and the bus's records are the node's, never a run's.
+ */
+export function sandboxIsolation(config: Pick<TierA, 'sandbox' | 'stream' | 'file'>): Isolation {
+  if (config.sandbox.isolation === SandboxIsolation.Process) return processIsolation;
+  const hide = [config.stream.store_dir ?? null, bootstrapHide(config.file)].filter(
+    (path): path is string => path !== null,
+  );
+  return bubblewrapIsolation({ network: config.sandbox.network, hide });
+}
+
+/** Why a seats node cannot run sandboxes as `sandbox.isolation` asks, or null when it can (or runs none). */
+export function refusedIsolation(
+  config: Pick<TierA, 'sandbox' | 'stream' | 'file' | 'node'>,
+): Promise<string | null> {
+  if (!config.node.roles.includes(NodeRole.Seats)) return Promise.resolve(null);
+  return probeIsolation(sandboxIsolation(config));
+}
+
 export async function startSandboxes(opts: {
   readonly bus: Bus;
   readonly nodeId: string;
   readonly storeDir: string | null;
   readonly runsSeats: boolean;
+  /** How runs are isolated (default: plain processes). */
+  readonly isolation?: Isolation;
   readonly tools: ToolServers;
   readonly logger: Logger;
   /** The live `sandboxes` set is replaced from the records (pushes only when it changed). */
@@ -63,7 +90,10 @@ export async function startSandboxes(opts: {
         bus: opts.bus,
         node: opts.nodeId,
         records,
-        backend: localBackend({ root: join(opts.storeDir ?? tmpdir(), 'sandboxes') }),
+        backend: localBackend({
+          root: join(opts.storeDir ?? tmpdir(), 'sandboxes'),
+          ...(opts.isolation ? { isolation: opts.isolation } : {}),
+        }),
         logger,
         otlpUrl: receiverUrl,
         mcpUrl: receiverUrl,

@@ -69,11 +69,23 @@ export async function runServe(args: string[], env: NodeJS.ProcessEnv, out: Out,
     stop('SIGTERM');
   });
   // The node's modules load once the flags and files are known good: a refused start answers at once.
-  const [{ serve }, { GatewayListenError }, { seedCompany }] = await Promise.all([
+  const [{ serve }, { GatewayListenError }, { seedCompany }, { refusedIsolation }] = await Promise.all([
     import('./serve.js'),
     import('../http/index.js'),
     import('./seed-company.js'),
+    import('./sandbox-wiring.js'),
   ]);
+  // Told to isolate coding runs, a node that cannot never starts: it would launch them unisolated.
+  const unisolated = await refusedIsolation(config);
+  if (unisolated !== null) {
+    logger.error(
+      { event: 'sandbox_isolation_unavailable', reason: unisolated },
+      'sandbox isolation unavailable',
+    );
+    logger.flush();
+    err.write(`svc serve: sandbox.isolation is bubblewrap, but ${unisolated}\n`);
+    return 1;
+  }
   let running: RunningNode;
   try {
     running = await serve(config, { logger, version: packageVersion() });

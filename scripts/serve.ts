@@ -34,7 +34,7 @@ import { requestSpans, startTracing } from './tracing.js';
 import { startEvents, type EventsSubsystem } from './events-wiring.js';
 import { startBackups } from './backup-wiring.js';
 import { createNodeMetrics } from './metrics-wiring.js';
-import { startSandboxes } from './sandbox-wiring.js';
+import { sandboxIsolation, startSandboxes } from './sandbox-wiring.js';
 import { startSubsystems } from './subsystems-wiring.js';
 
 const reconcileIntervalMs = 15_000;
@@ -191,6 +191,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       nodeId: config.node.id,
       storeDir: config.stream.store_dir ?? null,
       runsSeats: config.node.roles.includes(NodeRole.Seats),
+      isolation: sandboxIsolation(config),
       tools: toolServers,
       logger,
       reconcile: (runs) => readModels.models.reconcileSandboxes(runs),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the whole test suite, doing its own set-up on a fresh Debian machine with Node 20:
-# installs nats-server (Debian package) when missing, installs npm dependencies, builds, then runs tap.
+# installs nats-server, chromium and bubblewrap (Debian packages) when missing, installs npm dependencies, builds, then runs tap.
 # Ends with "tests: N passed, M failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +19,11 @@ export PATH="$PATH:/usr/sbin"
 if ! command -v chromium >/dev/null 2>&1; then
   echo "setup: installing Debian package chromium"
   apt_install --no-install-recommends chromium
+fi
+# The sandbox isolation tests run coding agents inside Debian's bubblewrap (`sandbox.isolation: bubblewrap`).
+if ! command -v bwrap >/dev/null 2>&1; then
+  echo "setup: installing Debian package bubblewrap"
+  apt_install bubblewrap
 fi
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then

@@ -1,6 +1,13 @@
 /** Detached coding runs: the run lifecycle, the backends that run them, and the supervisor. */
 export { stepRun, type RunEvent } from './sandbox.machine.js';
 export { localBackend } from './local.backend.js';
+export {
+  bootstrapHide,
+  bubblewrapIsolation,
+  probeIsolation,
+  processIsolation,
+  type Isolation,
+} from './isolation.js';
 export { isLive, openSandboxRecords, publicRun, type SandboxRecords } from './sandbox.records.js';
 export { startSandboxSupervisor, type SandboxSupervisor } from './sandbox.host.js';
 export { createSandboxDesk, type SandboxDesk, type SandboxDeskRelay } from './sandbox.desk.js';

@@ -4,13 +4,16 @@
  * it talks through). The agent runs detached in its own process group, with a minimal environment — PATH,
  * HOME set to the working directory, the seat's `sandbox.env` and the supervisor's variables — never the
  * service's own, so no credential of the node reaches it. A wrapper writes the exit code to the control
- * directory, so a node that restarts still learns how a run it launched ended.
+ * directory, so a node that restarts still learns how a run it launched ended. The steps and the agent run
+ * under the node's isolation (isolation.ts); the wrapper stays outside it, so a sandbox that cannot start
+ * still leaves its exit code and `bwrap`'s words in the log.
  */
 import { spawn } from 'node:child_process';
 import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SandboxQuestion, SandboxResult } from '../../schema/index.js';
 import type { LaunchRequest, Launched, Observation, SandboxBackend } from './backend.js';
+import { processIsolation, type Isolation } from './isolation.js';
 
 /** A setup step that runs longer than this fails the launch. */
 const setupTimeoutMs = 10 * 60_000;
@@ -40,9 +43,24 @@ function alive(pid: number | null): boolean {
   }
 }
 
-function runStep(step: string, cwd: string, env: Record<string, string>): Promise<void> {
+/**
+ * Runs the agent (`"$@"`), records its exit code where a restarted node finds it, then ends the run's
+ * process group: what the agent left running in the background ends with it (under bubblewrap, the
+ * namespace's first process is in the group, so the whole namespace ends).
+ */
+const WRAPPER =
+  '"$@"; echo $? > "$SVC_SANDBOX_CONTROL/exit_code.tmp"; mv "$SVC_SANDBOX_CONTROL/exit_code.tmp" "$SVC_SANDBOX_CONTROL/exit_code"; kill -s KILL 0';
+
+function runStep(
+  step: string,
+  base: string,
+  cwd: string,
+  env: Record<string, string>,
+  isolation: Isolation,
+): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn('sh', ['-c', step], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const { file, args } = isolation.command(['sh', '-c', step], { base, cwd, dieWithParent: true });
+    const child = spawn(file, args, { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString('utf8')).slice(-2_000);
@@ -60,7 +78,12 @@ function runStep(step: string, cwd: string, env: Record<string, string>): Promis
   });
 }
 
-export function localBackend(opts: { readonly root: string }): SandboxBackend {
+export function localBackend(opts: {
+  readonly root: string;
+  /** Default: plain processes. */
+  readonly isolation?: Isolation;
+}): SandboxBackend {
+  const isolation = opts.isolation ?? processIsolation;
   return {
     kind: 'local',
     async launch(request: LaunchRequest): Promise<Launched> {
@@ -83,17 +106,20 @@ export function localBackend(opts: { readonly root: string }): SandboxBackend {
         SVC_SANDBOX_TASK: request.task,
         SVC_SANDBOX_COMMAND: request.settings.command,
       };
-      for (const step of request.settings.setup) await runStep(step, workdir, env);
+      for (const step of request.settings.setup) await runStep(step, base, workdir, env, isolation);
       const log = await open(join(control, 'agent.log'), 'a');
       try {
-        const child = spawn(
-          'sh',
-          [
-            '-c',
-            'sh -c "$SVC_SANDBOX_COMMAND"; echo $? > "$SVC_SANDBOX_CONTROL/exit_code.tmp"; mv "$SVC_SANDBOX_CONTROL/exit_code.tmp" "$SVC_SANDBOX_CONTROL/exit_code"',
-          ],
-          { cwd: workdir, env, detached: true, stdio: ['ignore', log.fd, log.fd] },
-        );
+        const agent = isolation.command(['sh', '-c', request.settings.command], {
+          base,
+          cwd: workdir,
+          dieWithParent: false,
+        });
+        const child = spawn('sh', ['-c', WRAPPER, 'sh', agent.file, ...agent.args], {
+          cwd: workdir,
+          env,
+          detached: true,
+          stdio: ['ignore', log.fd, log.fd],
+        });
         const pid = await new Promise<number>((resolve, reject) => {
           child.once('spawn', () => resolve(child.pid ?? 0));
           child.once('error', reject);

@@ -182,3 +182,12 @@ t.test('node.labels are kept as given for /fleet; a label name outside its gramm
   const bad = parseTierA('node: {labels: {"a b": x}}', { env: {}, cwd: '/' });
   t.same(!bad.ok && bad.problems.map((p) => p.path), ['node.labels.a b']);
 });
+
+t.test('sandbox isolation defaults to plain processes on the node’s network', async (t) => {
+  const result = parse('');
+  t.same(result.ok && result.config.sandbox, { isolation: 'process', network: 'host' });
+  const isolated = parse('sandbox: {isolation: bubblewrap, network: none}');
+  t.same(isolated.ok && isolated.config.sandbox, { isolation: 'bubblewrap', network: 'none' });
+  const refused = parse('sandbox: {isolation: container}');
+  t.notOk(refused.ok);
+});

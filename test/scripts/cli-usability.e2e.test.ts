@@ -60,3 +60,28 @@ t.test('a busy port is named, with why, and the node exits 1', async (t) => {
     new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: port ${port} on 127\\.0\\.0\\.1 is in use`),
   );
 });
+
+t.test(
+  'a node told to isolate sandboxes where bwrap is missing refuses to start, naming the package',
+  async (t) => {
+    const dir = t.testdir({
+      'config.yaml': 'api: {host: 127.0.0.1, port: 0}\nsandbox: {isolation: bubblewrap, network: none}\n',
+    });
+    const run = await svc(['serve', '--config', join(dir, 'config.yaml')], { PATH: join(dir, 'no-bin') });
+    t.equal(run.code, 1);
+    t.match(
+      run.err,
+      /sandbox\.isolation is bubblewrap, but bwrap was not found on PATH \(Debian: apt-get install bubblewrap\)/,
+    );
+  },
+);
+
+t.test(
+  'network none without bubblewrap is refused at start: a process run shares the node’s network',
+  async (t) => {
+    const dir = t.testdir({ 'config.yaml': 'api: {port: 0}\nsandbox: {network: none}\n' });
+    const run = await svc(['serve', '--config', join(dir, 'config.yaml')], {});
+    t.equal(run.code, 1);
+    t.match(run.err, /sandbox\.network: none needs sandbox\.isolation: bubblewrap/);
+  },
+);
