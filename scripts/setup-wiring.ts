@@ -130,6 +130,7 @@ export async function startSetup(opts: {
     passes: createPassHost({
       nodeId: config.node.id,
       logger: opts.logger.child({ component: 'setup.passes' }),
+      ...(env['SVC_CLOUD_SITE_API_URL'] ? { cloudApiUrl: env['SVC_CLOUD_SITE_API_URL'] } : {}),
     }),
     keyring: keyring !== null,
   });

@@ -103,7 +103,8 @@ export async function startSkills(opts: {
         key: space,
         read: async () => {
           const settings = substituteDeep(wiki, opts.resolve) as Record<string, unknown>;
-          return (await readWikiSkillPages(settings, space, VENDOR_TIMEOUT_MS)).map(asText);
+          const gateway = (opts.env ?? process.env)['SVC_CLOUD_SITE_API_URL'] || undefined;
+          return (await readWikiSkillPages(settings, space, VENDOR_TIMEOUT_MS, gateway)).map(asText);
         },
       });
     const trackerB = block(document(), 'tracker_b');

@@ -37,6 +37,8 @@ export interface PassHostOptions {
   readonly logger: Logger;
   /** Per vendor call. Default 10 s. */
   readonly callTimeoutMs?: number;
+  /** The cloud sites' API gateway (`SVC_CLOUD_SITE_API_URL`); default its public address. */
+  readonly cloudApiUrl?: string;
 }
 
 const passes: Readonly<Record<string, VendorPass>> = {
@@ -59,6 +61,7 @@ export function createPassHost(opts: PassHostOptions) {
         seatsWithToken: request.seatsWithToken,
         ...(request.keep ? { keep: request.keep } : {}),
         timeoutMs: opts.callTimeoutMs ?? 10_000,
+        ...(opts.cloudApiUrl ? { cloudApiUrl: opts.cloudApiUrl } : {}),
         step: record(steps),
       };
       let reason: string | null = null;

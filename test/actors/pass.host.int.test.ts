@@ -80,3 +80,45 @@ t.test('a pass runs under the id and start its recorded start names (the stream 
     'a fresh id otherwise',
   );
 });
+
+t.test(
+  'a cloud site’s pass checks the token through the API gateway: Basic with email, Bearer without',
+  async (t) => {
+    const asked: Array<{ path: string; authorization: string }> = [];
+    const server = createServer((req, res) => {
+      asked.push({ path: req.url ?? '', authorization: req.headers.authorization ?? '' });
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"accountId":"a-1"}');
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const gateway = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const host = createPassHost({ nodeId: 'n1', logger, cloudApiUrl: gateway });
+    const tracker = await host.run({
+      ...request(''),
+      kind: 'tracker-a',
+      settings: { cloud_id: 'site-1', email: 'ops@example.test', token: 'api-tok-1' },
+    });
+    t.match(tracker, { status: 'succeeded', steps: [{ name: 'credentials', outcome: 'ok', detail: 'tracker-a cloud accepts the token' }] }); // prettier-ignore
+    const wiki = await host.run({
+      ...request(''),
+      kind: 'wiki',
+      settings: { cloud_id: 'site-1', token: 'oauth-1' },
+    });
+    t.match(wiki, { status: 'succeeded' });
+    t.same(asked, [
+      {
+        path: '/ex/jira/site-1/rest/api/2/myself',
+        authorization: `Basic ${Buffer.from('ops@example.test:api-tok-1').toString('base64')}`,
+      },
+      { path: '/ex/confluence/site-1/wiki/rest/api/user/current', authorization: 'Bearer oauth-1' },
+    ]);
+    const odd = await host.run({
+      ...request(''),
+      kind: 'wiki',
+      settings: { cloud_id: '../admin', token: 'x' },
+    });
+    t.match(odd, { status: 'failed', reason: /cloud_id is not a site id/ });
+    t.equal(asked.length, 2, 'no call for an id that is not one');
+  },
+);

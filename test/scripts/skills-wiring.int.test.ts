@@ -152,3 +152,39 @@ t.test('an empty SVC_TOOL_SKILLS_SPACE switches the space off', async (t) => {
   t.same(skills.shelf.places(), []);
   t.same(await skills.shelf.list(null), []);
 });
+
+t.test('a cloud wiki’s space is read through the gateway SVC_CLOUD_SITE_API_URL names', async (t) => {
+  const bus = await openMemoryBus();
+  t.teardown(() => bus.close());
+  const asked: string[] = [];
+  const gateway = createServer((req, res) => {
+    asked.push(new URL(req.url ?? '/', 'http://x').pathname);
+    const basic = `Basic ${Buffer.from(`bot@example.test:${TOKEN}`).toString('base64')}`;
+    if (req.headers.authorization !== basic) return void res.writeHead(401).end();
+    res.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({ results: [{ id: '9', title: 'Rotate keys', body: { storage: { value: '<p>Rotate.</p>' } } }] }), // prettier-ignore
+    );
+  });
+  gateway.listen(0, '127.0.0.1');
+  await once(gateway, 'listening');
+  t.teardown(() => new Promise<void>((resolve) => gateway.close(() => resolve())));
+  const skills = await startSkills({
+    bus,
+    logger,
+    chart: () => ({ document: { name: 'Acme', integrations: { wiki: { cloud_id: 'site-7', email: 'bot@example.test', token: '${WIKI_TOKEN}' } } }, epoch: 1 }), // prettier-ignore
+    pages: () => null,
+    resolve: (name) => (name === 'WIKI_TOKEN' ? TOKEN : undefined),
+    epoch: () => 1,
+    env: {
+      SVC_TOOL_SKILLS_SPACE: 'OPS',
+      SVC_CLOUD_SITE_API_URL: `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`,
+    },
+  });
+  t.teardown(() => skills.stop());
+  await skills.sync.syncNow();
+  t.same(
+    (await skills.shelf.list(null)).map((s) => `${s.source}:${s.name}`),
+    ['wiki:Rotate keys'],
+  );
+  t.same(asked, ['/ex/confluence/site-7/wiki/rest/api/content']);
+});

@@ -11,6 +11,8 @@ export interface PassContext {
   /** Hands a minted seat credential to the caller to seal; absent when nothing can be sealed. */
   readonly keep?: (seat: string, value: string) => void;
   readonly timeoutMs: number;
+  /** The cloud sites' API gateway (site-api.ts); default its public address. */
+  readonly cloudApiUrl?: string;
   step(name: string, outcome: StepOutcome, detail: string): void;
 }
 

@@ -1,11 +1,12 @@
 /**
- * tracker-a and wiki: nothing is created there; a pass proves the token works against the
- * self-hosted edition (the cloud edition is reached through the relay, not checked from here).
+ * tracker-a and wiki: nothing is created there; a pass proves the token works, against the self-hosted
+ * site or the cloud edition's API gateway (site-api.ts).
  */
-import { baseUrl, credential, vendorCall } from './vendor-http.js';
+import { vendorCall } from './vendor-http.js';
 import type { PassContext, VendorPass } from './pass-context.js';
+import { siteApi, type SiteProduct } from './site-api.js';
 
-export function sitePass(product: string, whoAmI: string): VendorPass {
+export function sitePass(product: SiteProduct, whoAmI: string): VendorPass {
   return async (ctx: PassContext) => {
     if (ctx.mode === 'disconnect') {
       ctx.step(
@@ -15,22 +16,8 @@ export function sitePass(product: string, whoAmI: string): VendorPass {
       );
       return;
     }
-    if (typeof ctx.settings['cloud_id'] === 'string' && ctx.settings['url'] === undefined) {
-      ctx.step(
-        'credentials',
-        'skipped',
-        `${product} cloud: events arrive through the relay; nothing to check from here`,
-      );
-      return;
-    }
-    const base = baseUrl(product, ctx.settings['url']);
-    const token = credential(product, 'token', ctx.settings['token']);
-    await vendorCall(
-      product,
-      `${base}${whoAmI}`,
-      { headers: { authorization: `Bearer ${token}` } },
-      ctx.timeoutMs,
-    );
-    ctx.step('credentials', 'ok', `${product} accepts the token`);
+    const api = siteApi(product, ctx.settings, ctx.cloudApiUrl);
+    await vendorCall(product, `${api.base}${whoAmI}`, { headers: api.headers }, ctx.timeoutMs);
+    ctx.step('credentials', 'ok', `${product}${api.cloud ? ' cloud' : ''} accepts the token`);
   };
 }

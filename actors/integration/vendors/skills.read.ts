@@ -1,9 +1,10 @@
 /**
- * Reads the pages of a tool-skills space from the wiki (self-hosted REST API, `Bearer` token) and the
+ * Reads the pages of a tool-skills space from the wiki (REST API, self-hosted or cloud: site-api.ts) and the
  * work items of a tool-skills project from tracker-b (REST API v1, `X-API-Key`), for the skills sync
  * (actors/skills). Bodies come back as the vendor's HTML; failures are VendorErrors in our words.
  */
 import { objectAt, listOf } from './pass-context.js';
+import { siteApi } from './site-api.js';
 import { baseUrl, credential, vendorCall, VendorError } from './vendor-http.js';
 
 export interface VendorSkillPage {
@@ -21,16 +22,17 @@ const str = (value: unknown): string | null => (typeof value === 'string' ? valu
 const idOf = (value: unknown): string | null =>
   typeof value === 'string' || typeof value === 'number' ? String(value) : null;
 
-/** Every current page of the wiki space `space` with its body. */
+/**
+ * Every current page of the wiki space `space` with its body: from a self-hosted site, or from the cloud
+ * edition through its API gateway (site-api.ts; `cloudApiUrl` overrides the gateway).
+ */
 export async function readWikiSkillPages(
   settings: Readonly<Record<string, unknown>>,
   space: string,
   timeoutMs: number,
+  cloudApiUrl?: string,
 ): Promise<VendorSkillPage[]> {
-  if (settings['url'] === undefined && typeof settings['cloud_id'] === 'string')
-    throw new VendorError('wiki cloud: its API is reached through the relay, not from here');
-  const base = baseUrl('wiki', settings['url']);
-  const headers = { authorization: `Bearer ${credential('wiki', 'token', settings['token'])}` };
+  const { base, headers } = siteApi('wiki', settings, cloudApiUrl);
   const pages: VendorSkillPage[] = [];
   const limit = 50;
   for (let start = 0; start < PAGES_READ_MAX; start += limit) {
@@ -49,6 +51,8 @@ export async function readWikiSkillPages(
       timeoutMs,
     );
     const results = listOf(answer.json);
+    // Links are relative to the site the answer names (a cloud site's own address, not the gateway's).
+    const site = str(objectAt(answer.json, '_links')['base'])?.replace(/\/+$/, '') ?? base;
     for (const page of results) {
       const id = idOf(page['id']);
       const title = str(page['title']);
@@ -58,7 +62,7 @@ export async function readWikiSkillPages(
         id,
         title,
         html: str(objectAt(objectAt(page, 'body'), 'storage')['value']) ?? '',
-        url: webui === null ? null : webui.startsWith('http') ? webui : `${base}${webui}`,
+        url: webui === null ? null : webui.startsWith('http') ? webui : `${site}${webui}`,
         updated_at: str(objectAt(page, 'version')['when']),
       });
     }

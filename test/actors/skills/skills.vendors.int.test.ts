@@ -2,7 +2,7 @@
  * The vendor readers of the skills sync against small local servers speaking the vendors' REST shapes:
  * the wiki's `/rest/api/content` paged by `start` with a Bearer token, tracker-b's projects and cursor-paged
  * work items with `X-API-Key`. Archived items are no skills; a refusal is a VendorError in our words that
- * never quotes the token; the cloud wiki (reached through the relay) is refused with its reason.
+ * never quotes the token; the cloud wiki is read through the vendor's API gateway with its site's links.
  */
 import t, { type Test } from 'tap';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -61,7 +61,7 @@ t.test('wiki: every page of the space, paged by start, with body, link and versi
 });
 
 t.test(
-  'wiki: a refused token is a VendorError that does not quote it; the cloud edition is refused',
+  'wiki: a refused token is a VendorError that does not quote it; a missing token is named',
   async (t) => {
     const site = await serve(t, () => 401);
     const refused = await readWikiSkillPages({ url: site.url, token: TOKEN }, 'TS', 5_000).catch(
@@ -69,8 +69,49 @@ t.test(
     );
     t.match(refused, { name: 'VendorError', message: /credential was refused/ });
     t.notMatch(String((refused as Error).message), TOKEN);
-    await t.rejects(readWikiSkillPages({ cloud_id: 'abc', token: TOKEN }, 'TS', 5_000), { message: /relay/ });
     await t.rejects(readWikiSkillPages({ url: site.url }, 'TS', 5_000), { message: /token is not set/ });
+  },
+);
+
+t.test(
+  'wiki cloud: the space is read through the API gateway with Basic email:token, linked to the site',
+  async (t) => {
+    const gateway = await serve(t, (req, url) => {
+      if (
+        req.headers.authorization !== `Basic ${Buffer.from(`bot@example.test:${TOKEN}`).toString('base64')}`
+      )
+        return 401;
+      if (url.pathname !== '/ex/confluence/site-7/wiki/rest/api/content') return 404;
+      return {
+        results: [
+          {
+            id: '42',
+            title: 'Deploy',
+            body: { storage: { value: '<p>Steps</p>' } },
+            version: { when: '2026-11-30T08:00:00.000Z' },
+            _links: { webui: '/spaces/TS/pages/42' },
+          },
+        ],
+        size: 1,
+        _links: { base: 'https://acme.example.test/wiki' },
+      };
+    });
+    const read = await readWikiSkillPages(
+      { cloud_id: 'site-7', email: 'bot@example.test', token: TOKEN },
+      'TS',
+      5_000,
+      gateway.url,
+    );
+    t.same(read, [
+      {
+        id: '42',
+        title: 'Deploy',
+        html: '<p>Steps</p>',
+        url: 'https://acme.example.test/wiki/spaces/TS/pages/42',
+        updated_at: '2026-11-30T08:00:00.000Z',
+      },
+    ]);
+    t.match(gateway.asked[0], /spaceKey=TS/);
   },
 );
 
