@@ -109,3 +109,4 @@ export {
   type PagesState,
   type PageWriteResult,
 } from './pages/index.js';
+export { applySpend, emptyLedger, pruneLedger } from './tokens/tokens.ledger.js';

@@ -23,7 +23,7 @@ import { seedBound } from '../agents/agents.seed.js';
 import { emptyAgentsState, type AgentsState } from '../agents/agents.state.js';
 import { foldedEventTypes, type ReadModels } from './readmodels.js';
 import type { Projection } from '../runner/runner.js';
-import { applySpend, ledgerMaxAgeMs, type TokenLedger } from '../tokens/tokens.ledger.js';
+import { ledgerMaxAgeMs, loadLedger, saveLedger, type TokenLedger } from '../tokens/tokens.ledger.js';
 import type { SpendWindow } from '../tokens/spend-window.js';
 import { emptyMemoryState, type MemoryState } from '../memory/memory.projection.js';
 import { emptySandboxesState, type SandboxesState } from '../sandboxes/sandboxes.projection.js';
@@ -132,7 +132,8 @@ export function readModelProjections(models: ReadModels, now: () => number = Dat
   };
   const tokens: Projection<TokenLedger> = {
     name: 'readmodels.tokens',
-    version: 1,
+    // 2: records older than 32 days are kept as quarter-hour sums (`slots`).
+    version: 2,
     stream: Streams.Spend,
     since: sinceSpend,
     init: () => models.useLedger(models.emptyLedger()),
@@ -142,13 +143,10 @@ export function readModelProjections(models: ReadModels, now: () => number = Dat
     },
     replayed: () => models.markSpendSeeded(),
     checkpoint: {
-      save: (state) => ({ records: state.entries.map((e) => e.record) }),
+      save: (state) => saveLedger(state),
       load: (saved) => {
-        const records = savedRecords(saved);
-        if (records === null) return null;
         const state = models.emptyLedger();
-        for (const record of records) applySpend(state, record);
-        return models.useLedger(state);
+        return loadLedger(state, saved) ? models.useLedger(state) : null;
       },
     },
   };

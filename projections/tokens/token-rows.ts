@@ -23,6 +23,14 @@ export function addTo(row: TokenRow, r: SpendRecord): void {
   row.calls += 1;
 }
 
+/** Adds a row of sums (an older quarter hour's, or one record's as one call). */
+export function addRow(row: TokenRow, other: TokenRow): void {
+  row.input_tokens += other.input_tokens;
+  row.output_tokens += other.output_tokens;
+  row.total_tokens += other.total_tokens;
+  row.calls += other.calls;
+}
+
 export function addFull(row: TokenRowFull, r: SpendRecord): void {
   addTo(row, r);
   row.cache_read_tokens += r.cache_read_tokens;

@@ -3,22 +3,50 @@
  * budget windows (a calendar month). Unlike the live window, a record here must name an instant: an
  * unparseable stamp cannot be placed on an axis, so the ledger skips it (the live window keeps it).
  * A record stamped ahead of the clock is placed at its arrival.
+ *
+ * Memory follows what the reads need, not the history: records of the last 32 days are kept whole (the
+ * rollup's longest window and a calendar month, with a day of zone slack); older ones are folded into sums
+ * per quarter hour, seat, phase and model — all the series reads of them. Every zone's midnight falls on
+ * a quarter hour, so a company day's bucket sums whole quarters exactly, whatever the timezone.
  */
+import { z } from 'zod';
 import { SpendRecord } from '../../schema/index.js';
 import { instantMs } from '../time/instants.js';
 
+const DAY_MS = 86_400_000;
 /** Longest window any read asks for (90 company days) plus a day of zone slack. */
-export const ledgerMaxAgeMs = 92 * 86_400_000;
+export const ledgerMaxAgeMs = 92 * DAY_MS;
+/** Records younger than this are kept whole: the rollup's 30 days and a calendar month, plus a day's slack. */
+export const ledgerWholeMs = 32 * DAY_MS;
+/** The width of an older record's sum. */
+export const SLOT_MS = 15 * 60_000;
 
 export interface LedgerEntry {
   readonly record: SpendRecord;
   readonly ms: number;
 }
 
+/** The spend of one quarter hour by one seat in one phase on one model (records older than 32 days). */
+export interface SpendSlot {
+  /** The quarter hour's start (ms). */
+  readonly ms: number;
+  readonly handle: string;
+  readonly role: string;
+  readonly phase: SpendRecord['phase'];
+  readonly model: string;
+  input_tokens: number;
+  output_tokens: number;
+  total_tokens: number;
+  calls: number;
+}
+
 export interface TokenLedger {
-  /** Ascending by `ms`. */
+  /** Whole records of the last 32 days, ascending by `ms`. */
   readonly entries: LedgerEntry[];
+  /** Ids of the whole records (a repeat of one is skipped). */
   readonly ids: Set<string>;
+  /** Sums of older records, ascending by `ms`. */
+  readonly slots: SpendSlot[];
   /** Latest aggregated stamp (ms), null before any record. */
   latestMs: number | null;
   /** False until the first record arrived or the boot seed finished: the org budget meter is null till then. */
@@ -27,7 +55,68 @@ export interface TokenLedger {
 }
 
 export function emptyLedger(now: () => number = Date.now): TokenLedger {
-  return { entries: [], ids: new Set(), latestMs: null, reported: false, now };
+  return { entries: [], ids: new Set(), slots: [], latestMs: null, reported: false, now };
+}
+
+/** First index of `list` (ascending by `ms`) whose `ms` is at least `ms`. */
+function lowerBound(list: ReadonlyArray<{ readonly ms: number }>, ms: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((list[mid]?.ms ?? 0) < ms) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The strings records repeat (seat, role, model, turn, ...) as one copy each: a record parsed from JSON
+ * holds its own copies, most of its size. Bounded: past the cap the table starts again (only sharing is lost).
+ */
+const sharedStrings = new Map<string, string>();
+const SHARED_MAX = 50_000;
+function share<T extends string | null>(text: T): T {
+  if (text === null) return text;
+  const known = sharedStrings.get(text);
+  if (known !== undefined) return known as T;
+  if (sharedStrings.size >= SHARED_MAX) sharedStrings.clear();
+  sharedStrings.set(text, text);
+  return text;
+}
+
+function shared(r: SpendRecord): SpendRecord {
+  return {
+    ...r,
+    node: share(r.node),
+    handle: share(r.handle),
+    agent_id: share(r.agent_id),
+    role: share(r.role),
+    turn_id: share(r.turn_id),
+    worker: share(r.worker),
+    provider: share(r.provider),
+    model: share(r.model),
+  };
+}
+
+/** Adds a record to its quarter hour's sum (made when it is the first of its kind there). */
+function addToSlot(ledger: TokenLedger, r: SpendRecord, ms: number): void {
+  const slotMs = ms - (ms % SLOT_MS);
+  const from = lowerBound(ledger.slots, slotMs);
+  let i = from;
+  for (; i < ledger.slots.length && (ledger.slots[i] as SpendSlot).ms === slotMs; i += 1) {
+    const s = ledger.slots[i] as SpendSlot;
+    if (s.handle === r.handle && s.role === r.role && s.phase === r.phase && s.model === r.model) {
+      s.input_tokens += r.input_tokens;
+      s.output_tokens += r.output_tokens;
+      s.total_tokens += r.total_tokens;
+      s.calls += 1;
+      return;
+    }
+  }
+  const { phase, input_tokens, output_tokens, total_tokens } = r;
+  const [handle, role, model] = [share(r.handle), share(r.role), share(r.model)];
+  ledger.slots.splice(i, 0, { ms: slotMs, handle, role, phase, model, input_tokens, output_tokens, total_tokens, calls: 1 }); // prettier-ignore
 }
 
 /** Folds one decoded spend message; malformed or duplicate records are skipped. */
@@ -39,42 +128,92 @@ export function applySpend(ledger: TokenLedger, message: unknown): TokenLedger {
   const stamped = instantMs(parsed.data.timestamp);
   if (stamped === null || stamped < now - ledgerMaxAgeMs) return ledger;
   const ms = Math.min(stamped, now);
+  ledger.latestMs = Math.max(ledger.latestMs ?? ms, ms);
+  // A record already past the whole window (a replay of old history) goes straight to its sum.
+  if (ms < now - ledgerWholeMs) {
+    addToSlot(ledger, parsed.data, ms);
+    return ledger;
+  }
   const entries = ledger.entries;
   let i = entries.length;
   while (i > 0 && (entries[i - 1]?.ms ?? 0) > ms) i -= 1;
-  entries.splice(i, 0, { record: parsed.data, ms });
+  entries.splice(i, 0, { record: shared(parsed.data), ms });
   ledger.ids.add(parsed.data.id);
-  ledger.latestMs = Math.max(ledger.latestMs ?? ms, ms);
   return ledger;
 }
 
-/** Drops entries older than the longest window. */
+/** Folds records that left the whole window into their sums, and drops sums older than the longest window. */
 export function pruneLedger(ledger: TokenLedger): void {
-  const floor = ledger.now() - ledgerMaxAgeMs;
+  const now = ledger.now();
+  const wholeFloor = now - ledgerWholeMs;
   let n = 0;
-  while (n < ledger.entries.length && (ledger.entries[n]?.ms ?? 0) < floor) n += 1;
-  for (const e of ledger.entries.splice(0, n)) ledger.ids.delete(e.record.id);
+  while (n < ledger.entries.length && (ledger.entries[n]?.ms ?? 0) < wholeFloor) n += 1;
+  for (const e of ledger.entries.splice(0, n)) {
+    ledger.ids.delete(e.record.id);
+    if (e.ms >= now - ledgerMaxAgeMs) addToSlot(ledger, e.record, e.ms);
+  }
+  ledger.slots.splice(0, lowerBound(ledger.slots, now - ledgerMaxAgeMs));
 }
 
-/** Records placed in [fromMs, toMs). */
+/** Whole records placed in [fromMs, toMs): callers ask within the last 32 days (rollup, budgets). */
 export function ledgerRange(ledger: TokenLedger, fromMs: number, toMs = Infinity): SpendRecord[] {
   return ledgerEntries(ledger, fromMs, toMs).map((e) => e.record);
 }
 
-/** Entries placed in [fromMs, toMs), ascending. */
+/** Whole records placed in [fromMs, toMs), ascending. */
 export function ledgerEntries(ledger: TokenLedger, fromMs: number, toMs = Infinity): LedgerEntry[] {
   const out: LedgerEntry[] = [];
-  let lo = 0;
-  let hi = ledger.entries.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((ledger.entries[mid]?.ms ?? 0) < fromMs) lo = mid + 1;
-    else hi = mid;
-  }
-  for (let i = lo; i < ledger.entries.length; i += 1) {
+  for (let i = lowerBound(ledger.entries, fromMs); i < ledger.entries.length; i += 1) {
     const e = ledger.entries[i] as LedgerEntry;
     if (e.ms >= toMs) break;
     out.push(e);
   }
   return out;
+}
+
+/** Sums whose quarter hour starts in [fromMs, toMs), ascending (exact for quarter-hour edges). */
+export function ledgerSlots(ledger: TokenLedger, fromMs: number, toMs: number): SpendSlot[] {
+  const out: SpendSlot[] = [];
+  for (let i = lowerBound(ledger.slots, fromMs); i < ledger.slots.length; i += 1) {
+    const s = ledger.slots[i] as SpendSlot;
+    if (s.ms >= toMs) break;
+    out.push(s);
+  }
+  return out;
+}
+
+const count = z.number().int().nonnegative();
+/** A saved quarter-hour sum, as a checkpoint holds it. */
+const SavedSlot = z.object({
+  ms: z.number().int().nonnegative(),
+  handle: z.string(),
+  role: z.string(),
+  phase: SpendRecord.shape.phase,
+  model: z.string(),
+  input_tokens: count,
+  output_tokens: count,
+  total_tokens: count,
+  calls: count,
+});
+const SavedLedger = z.object({ records: z.array(z.unknown()), slots: z.array(SavedSlot).default([]) });
+
+/** What a checkpoint keeps: the whole records and the older sums. */
+export function saveLedger(ledger: TokenLedger): { records: SpendRecord[]; slots: SpendSlot[] } {
+  return { records: ledger.entries.map((e) => e.record), slots: ledger.slots };
+}
+
+/**
+ * A saved ledger folded again on this node's clock into `ledger` (empty); false when the saved shape is not
+ * one (the runner then replays from zero).
+ */
+export function loadLedger(ledger: TokenLedger, saved: unknown): boolean {
+  const parsed = SavedLedger.safeParse(saved);
+  if (!parsed.success) return false;
+  const floor = ledger.now() - ledgerMaxAgeMs;
+  for (const slot of parsed.data.slots) if (slot.ms >= floor) ledger.slots.push({ ...slot });
+  ledger.slots.sort((a, b) => a.ms - b.ms);
+  for (const record of parsed.data.records) applySpend(ledger, record);
+  const last = ledger.slots[ledger.slots.length - 1];
+  if (last !== undefined) ledger.latestMs = Math.max(ledger.latestMs ?? last.ms, last.ms);
+  return true;
 }

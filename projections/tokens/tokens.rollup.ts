@@ -26,7 +26,7 @@ export function rollupParams(query: URLSearchParams): RollupParams {
 }
 
 /** A seat filter matches the role (display name) or the handle. */
-export const matchesSeat = (filter: string | null) => (r: SpendRecord) =>
+export const matchesSeat = (filter: string | null) => (r: Pick<SpendRecord, 'role' | 'handle'>) =>
   filter === null || r.role === filter || r.handle === filter;
 
 /** `by_phase` map of an agent or a turn: the four spec keys always, other phases when they occur. */

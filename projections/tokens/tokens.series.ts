@@ -7,8 +7,8 @@
 import type { SpendRecord } from '../../schema/index.js';
 import { clampInt, textParam } from '../query/params.js';
 import { matchesSeat } from './tokens.rollup.js';
-import { addTo, zeroRow, type TokenRow } from './token-rows.js';
-import { ledgerEntries, type TokenLedger } from './tokens.ledger.js';
+import { addRow, zeroRow, type TokenRow } from './token-rows.js';
+import { ledgerEntries, ledgerSlots, type TokenLedger } from './tokens.ledger.js';
 import {
   addDays,
   dateKey,
@@ -53,17 +53,57 @@ export function seriesParams(query: URLSearchParams): SeriesParams | { invalid: 
 /** The `agent` band of spend on no seat's behalf (an auxiliary worker's fleet-wide work); never a handle. */
 export const noSeatBand = '(no seat)';
 
-const bandOf: Record<SeriesBand, (r: SpendRecord) => string> = {
+/** What the series reads of a record or of an older quarter hour's sum. */
+type Spent = Pick<SpendRecord, 'handle' | 'role' | 'phase' | 'model'> & TokenRow;
+
+const bandOf: Record<SeriesBand, (r: Pick<Spent, 'handle' | 'phase' | 'model'>) => string> = {
   phase: (r) => r.phase,
   model: (r) => r.model,
   agent: (r) => (r.handle === '' ? noSeatBand : r.handle),
 };
+
+const spentOf = (r: SpendRecord): Spent => ({
+  handle: r.handle,
+  role: r.role,
+  phase: r.phase,
+  model: r.model,
+  input_tokens: r.input_tokens,
+  output_tokens: r.output_tokens,
+  total_tokens: r.total_tokens,
+  calls: 1,
+});
 
 export interface SeriesBucketRow extends TokenRow {
   start: string;
   end: string;
   label: string;
   bands: Record<string, number>;
+}
+
+/**
+ * Older days' quarter-hour sums and the last 32 days' whole records in [from, to), merged in time order
+ * (a record that aged into a sum while a younger one stayed whole can interleave at the boundary).
+ */
+function* inTimeOrder(
+  ledger: TokenLedger,
+  from: number,
+  to: number,
+): Generator<{ ms: number; spent: Spent }> {
+  const slots = ledgerSlots(ledger, from, to);
+  const entries = ledgerEntries(ledger, from, to);
+  let i = 0;
+  let j = 0;
+  while (i < slots.length || j < entries.length) {
+    const slot = slots[i];
+    const entry = entries[j];
+    if (slot !== undefined && (entry === undefined || slot.ms <= entry.ms)) {
+      yield { ms: slot.ms, spent: slot };
+      i += 1;
+    } else if (entry !== undefined) {
+      yield { ms: entry.ms, spent: spentOf(entry.record) };
+      j += 1;
+    }
+  }
 }
 
 export function tokenSeries(ledger: TokenLedger, params: SeriesParams, timeZone: string) {
@@ -86,11 +126,11 @@ export function tokenSeries(ledger: TokenLedger, params: SeriesParams, timeZone:
   const to = edges[edges.length - 1] as number;
   const match = matchesSeat(params.agent_role);
   let b = 0;
-  for (const { record: entry, ms } of ledgerEntries(ledger, from, to)) {
+  for (const { ms, spent: entry } of inTimeOrder(ledger, from, to)) {
     if (!match(entry)) continue;
     while (b < rows.length - 1 && ms >= (edges[b + 1] as number)) b += 1;
     const row = rows[b] as SeriesBucketRow;
-    addTo(row, entry);
+    addRow(row, entry);
     const band = bandOf[params.band](entry);
     row.bands[band] = (row.bands[band] ?? 0) + entry.total_tokens;
     bandTotals.set(band, (bandTotals.get(band) ?? 0) + entry.total_tokens);
