@@ -42,6 +42,7 @@ export {
   OutboundTransport,
   outboundTransports,
   PagerEventsUrl,
+  SmsApiUrl,
 } from './company/index.js';
 export type { DerivedSeat, DerivedUnit } from './company/index.js';
 export {

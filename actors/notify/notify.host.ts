@@ -1,6 +1,6 @@
 /**
  * Outbound notification transports (`notification_transports`, ops/notifications.md): each transport (a
- * webhook, a chat channel's incoming hook, a pager, a mailbox) is a durable consumer of `SVC_EVENTS` shared by
+ * webhook, a chat channel's incoming hook, a pager, a mailbox, phones by SMS) is a durable consumer of `SVC_EVENTS` shared by
  * the fleet (one node sends each event), which sends the events it takes, in order (one in flight across the
  * fleet), keyed by the event id (`webhook-id`, the pager's `dedup_key`, the `Message-ID`). A failed attempt waits (1 s,
  * doubling, at most a minute) with the event held, so the events behind it wait too; a 4xx other than
@@ -34,6 +34,7 @@ import type { SubsystemApplier } from '../config/index.js';
 import { nodePost, type HttpPost } from '../seat/providers/http-post.js';
 import { mailOf, smtpSend, type SendMail } from './mail.js';
 import { requestOf } from './requests.js';
+import { smsSend } from './sms.js';
 import {
   backoffMs,
   MAX_ATTEMPTS,
@@ -143,8 +144,9 @@ export function startTransports(opts: TransportsOptions): Transports {
         return;
       }
       // Attempts are made here, the message held, so the events behind a failing one wait in order.
+      const reached = new Set<string>(); // recipients of an `sms` that took it: not sent it again
       for (let attempt = 1; ; attempt += 1) {
-        const { status, verdict } = await send(t, event);
+        const { status, verdict } = await send(t, event, reached);
         if (verdict === 'sent') return;
         if (verdict === 'refused') return giveUp(t, event, attempt, status, 'refused');
         if (attempt >= MAX_ATTEMPTS) return giveUp(t, event, attempt, status, 'gave_up');
@@ -168,11 +170,13 @@ export function startTransports(opts: TransportsOptions): Transports {
   const send = async (
     t: ResolvedTransport,
     event: EventRecord,
+    reached: Set<string>,
   ): Promise<{ status: number | null; verdict: Verdict }> => {
     if (t.type === 'email') {
       const status = await sendMail(t, mailOf(t, event));
       return { status, verdict: smtpVerdictOf(status) };
     }
+    if (t.type === 'sms') return smsSend(post, t, event, reached);
     let status: number | null = null;
     try {
       const answer = await post(t.url, {

@@ -117,7 +117,7 @@ export function pagerEvent(routingKey: string, event: EventRecord): Record<strin
   };
 }
 
-type HttpTransport = Exclude<ResolvedTransport, { type: 'email' }>;
+type HttpTransport = Exclude<ResolvedTransport, { type: 'email' | 'sms' }>;
 
 /** The request of one attempt of an HTTP transport. */
 export function requestOf(

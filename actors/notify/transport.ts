@@ -1,12 +1,13 @@
 /**
  * Which events a transport takes and what becomes of an attempt (pure): its settings with `${VAR}`
  * references resolved, the events it takes, what an answer means, and how long a failed attempt waits
- * before the next. What each type sends is in requests.ts (HTTP) and mail.ts (SMTP); ops/notifications.md
+ * before the next. What each type sends is in requests.ts (HTTP), mail.ts (SMTP) and sms.ts; ops/notifications.md
  * describes the wire formats.
  */
 import {
   DefaultTransportEvents,
   PagerEventsUrl,
+  SmsApiUrl,
   type EventRecord,
   type OutboundTransport,
 } from '../../schema/index.js';
@@ -35,6 +36,14 @@ export type ResolvedTransport = Selection &
         readonly url: string;
         readonly username: string | null;
         readonly password: string | null;
+        readonly from: string;
+        readonly to: readonly string[];
+      }
+    | {
+        readonly type: 'sms';
+        readonly url: string;
+        readonly accountSid: string;
+        readonly authToken: string;
         readonly from: string;
         readonly to: readonly string[];
       }
@@ -70,6 +79,16 @@ export function resolveTransport(
         from: t.from,
         to: t.to,
       };
+    case 'sms':
+      return {
+        ...selection,
+        type: t.type,
+        url: resolve(t.url ?? SmsApiUrl),
+        accountSid: resolve(t.account_sid),
+        authToken: resolve(t.auth_token),
+        from: t.from,
+        to: t.to,
+      };
   }
 }
 
@@ -82,6 +101,9 @@ export function unusable(t: ResolvedTransport): string | null {
     return /^smtps?:\/\//i.test(t.url) ? null : 'its url does not resolve to an smtp(s) URL';
   if (!/^https?:\/\//i.test(t.url)) return 'its url does not resolve to an http(s) URL';
   if (t.type === 'pager' && t.routingKey === '') return 'its routing_key resolves to nothing';
+  if (t.type === 'sms' && !/^AC[0-9a-fA-F]{32}$/.test(t.accountSid))
+    return 'its account_sid does not resolve to an account SID';
+  if (t.type === 'sms' && t.authToken === '') return 'its auth_token resolves to nothing';
   return null;
 }
 

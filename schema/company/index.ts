@@ -10,7 +10,13 @@ export { knownKeysAt } from './known-keys.js';
 export { unresolvedReferences } from './unresolved.js';
 export type { Segment } from './problems.js';
 export { isSecretPath } from './secret-paths.js';
-export { DefaultTransportEvents, OutboundTransport, outboundTransports, PagerEventsUrl } from './transports.js';
+export {
+  DefaultTransportEvents,
+  OutboundTransport,
+  outboundTransports,
+  PagerEventsUrl,
+  SmsApiUrl,
+} from './transports.js';
 export { validateCompany, ValidationMode } from './validate.js';
 export { nestingProblem } from './nesting.js';
 export type { CompanyValidation } from './validate.js';

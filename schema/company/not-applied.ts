@@ -34,7 +34,7 @@ export function notAppliedSettings(doc: Record<string, unknown>): NotApplied[] {
     ...unbuiltTransports(doc['notification_transports']).map((name) => ({
       segments: ['notification_transports', name],
       message:
-        'not applied: this release builds `webhook`, `chat`, `pager` and `email` transports only, so nothing is sent through this one',
+        'not applied: this release builds `webhook`, `chat`, `pager`, `email` and `sms` transports only, so nothing is sent through this one',
     })),
   ];
 }

@@ -18,7 +18,13 @@ const secretFields: ReadonlySet<string> = new Set([
 ]);
 
 /** Credential fields of a notification transport. */
-const transportSecrets: ReadonlySet<string> = new Set(['url', 'secret', 'routing_key', 'password']);
+const transportSecrets: ReadonlySet<string> = new Set([
+  'url',
+  'secret',
+  'routing_key',
+  'password',
+  'auth_token',
+]);
 
 /** An env or header name that signals a credential (case-insensitive; `Authorization` included). */
 const signalsSecret = /TOKEN|SECRET|KEY|PASSWORD|PASSWD|AUTH|CREDENTIAL|PRIVATE|COOKIE|BEARER/i;
@@ -55,7 +61,7 @@ function seatSecret(rest: readonly Segment[]): boolean {
 
 /**
  * True when `segments` names a secret leaf: LLM `api_keys` items, embeddings and sandbox `api_key`,
- * integration tokens and secrets, notification transports' `url`, `secret`, `routing_key` and `password`, every seat and unit `mcp_env` value, a seat's chat and code-host
+ * integration tokens and secrets, notification transports' `url`, `secret`, `routing_key`, `password` and `auth_token`, every seat and unit `mcp_env` value, a seat's chat and code-host
  * credentials, and tool-server `env`/`headers` values whose name signals a secret.
  *
  * @example isSecretPath(['providers', 'llm', 'main', 'api_keys', 0]) // true

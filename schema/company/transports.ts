@@ -3,8 +3,9 @@
  * field schema, ops/notifications.md records the choice). This release builds `type: webhook` (chosen events
  * POSTed as JSON to a URL, signed Standard Webhooks style when a secret is set), `type: chat` (each event
  * as a few lines of text, `{"text": ...}`, to a chat channel's incoming hook), `type: pager` (PagerDuty
- * Events API v2: alarms trigger and resolve one incident each) and `type: email` (one message per event over
- * SMTP). An entry of another type is stored with a `not_applied` warning; an entry of a built type that does
+ * Events API v2: alarms trigger and resolve one incident each), `type: email` (one message per event over
+ * SMTP) and `type: sms` (a text message per event and recipient through Twilio's Messages API, or a service
+ * speaking it). An entry of another type is stored with a `not_applied` warning; an entry of a built type that does
  * not parse is refused on a new write.
  */
 import { z } from 'zod';
@@ -102,15 +103,44 @@ export const EmailTransport = z.strictObject({
   ...selection,
 });
 
+/** Twilio's REST API: the default of an `sms` transport. */
+export const SmsApiUrl = 'https://api.twilio.com';
+
+/** A phone number as E.164 writes it: `+` and up to 15 digits. */
+const phone = z.string().regex(/^\+[1-9][0-9]{6,14}$/, 'a phone number in E.164 form (`+4915112345678`)');
+
+/** One text message per event and recipient through Twilio's Messages API (or a service speaking it). */
+export const SmsTransport = z.strictObject({
+  type: z.literal('sms'),
+  account_sid: z
+    .string()
+    .regex(
+      /^(?:AC[0-9a-fA-F]{32}|\$\{[A-Za-z_][A-Za-z0-9_]*\})$/,
+      'an account SID (`AC` and 32 hex digits), or a ${VAR} reference to one',
+    ) // prettier-ignore
+    .describe('The account the messages are sent from.'),
+  auth_token: z
+    .string()
+    .min(1)
+    .describe("The account's auth token; a ${VAR} reference keeps it out of the document."),
+  from: z
+    .union([phone, z.string().regex(/^MG[0-9a-fA-F]{32}$/, 'a messaging service SID')])
+    .describe('The sending number (E.164), or a messaging service SID (`MG…`).'),
+  to: z.array(phone).min(1).max(10).describe('The recipients (E.164), one message each.'),
+  url: httpUrl.optional().describe(`The API's base URL (default ${SmsApiUrl}).`),
+  ...selection,
+});
+
 export const OutboundTransport = z.discriminatedUnion('type', [
   WebhookTransport,
   ChatTransport,
   PagerTransport,
   EmailTransport,
+  SmsTransport,
 ]);
 export type OutboundTransport = z.infer<typeof OutboundTransport>;
 
-const builtTypes: ReadonlySet<unknown> = new Set(['webhook', 'chat', 'pager', 'email']);
+const builtTypes: ReadonlySet<unknown> = new Set(['webhook', 'chat', 'pager', 'email', 'sms']);
 const isBuilt = (entry: unknown): boolean => isRecord(entry) && builtTypes.has(entry['type']);
 
 /** The entries this release delivers, by name; entries that do not parse are left out. */

@@ -57,10 +57,10 @@ t.test(
     const doc = {
       notification_transports: {
         ops: { type: 'webhook', url: '${OPS_HOOK}', secret: '${OPS_SECRET}', events: ['human_asked'] },
-        sms: { type: 'sms', number: '+1 555' },
+        fax: { type: 'fax', number: '+1 555' },
       },
     };
-    t.same(notApplied(doc), ['notification_transports.sms']);
+    t.same(notApplied(doc), ['notification_transports.fax']);
     t.equal(validateCompany({ name: 'Acme', ...doc }, { mode: 'write' }).valid, true);
   },
 );
@@ -128,4 +128,21 @@ t.test('pager and email transports are applied; one missing what it needs is ref
     ],
     'the key, the URLs (http for a pager, smtp for mail), the sender and the empty recipient list',
   );
+});
+
+t.test('an sms transport names an account SID, E.164 numbers and a token kept as a secret', async (t) => {
+  const sms = (entry: Record<string, unknown>) =>
+    validateCompany(
+      {
+        name: 'Acme',
+        notification_transports: { oncall: { type: 'sms', auth_token: '${SMS_TOKEN}', ...entry } },
+      },
+      { mode: 'write' },
+    );
+  const sid = `AC${'0123456789abcdef'.repeat(2)}`;
+  t.equal(sms({ account_sid: sid, from: '+4915112345678', to: ['+4915187654321'] }).valid, true);
+  t.equal(sms({ account_sid: '${SMS_SID}', from: `MG${'ab'.repeat(16)}`, to: ['+14155550100'] }).valid, true);
+  t.equal(sms({ account_sid: sid, from: '+4915112345678', to: ['0151 123'] }).valid, false, 'not E.164');
+  t.equal(sms({ account_sid: 'nope', from: '+4915112345678', to: ['+4915187654321'] }).valid, false);
+  t.equal(sms({ account_sid: sid, from: '+4915112345678', to: [] }).valid, false, 'someone to text');
 });

@@ -36,6 +36,7 @@ t.test('secret leaves of write rule 7 are recognised by position', async (t) => 
     ['notification_transports', 'ops', 'secret'],
     ['notification_transports', 'oncall', 'routing_key'],
     ['notification_transports', 'mail', 'password'],
+    ['notification_transports', 'phones', 'auth_token'],
   ];
   for (const path of secret) t.ok(isSecretPath(path), path.join('.'));
   const plain: (string | number)[][] = [

@@ -57,6 +57,7 @@ export async function setup(t: Test) {
     HOOK_SECRET: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
     PAGER_KEY: 'R0UTING-KEY-0123456789abcdef',
     SMTP_PASSWORD: 'smtp-pass-0123456789abcdef',
+    SMS_TOKEN: 'sms-auth-token-0123456789abcdef',
   };
   const transports = startTransports({ bus, nodeId: 'node-a', logger, resolve: (name) => secrets[name] });
   t.teardown(() => transports.stop());

@@ -1,0 +1,75 @@
+/**
+ * The `sms` transport (ops/notifications.md): one text message per event and recipient through Twilio's
+ * Messages API (`POST {url}/2010-04-01/Accounts/{sid}/Messages.json`, form-encoded, Basic `sid:token`), or a
+ * service speaking it. An event's recipients are tried in turn; the ones that took it are not sent it again
+ * when a failed one is retried.
+ */
+import type { EventRecord } from '../../schema/index.js';
+import type { HttpPost } from '../seat/providers/http-post.js';
+import { clip } from '../text.js';
+import { eventDetail, eventHeadline } from './requests.js';
+import { verdictOf, type ResolvedTransport, type Verdict } from './transport.js';
+
+type SmsTransport = Extract<ResolvedTransport, { type: 'sms' }>;
+
+/** Two GSM-7 segments: a page, not a report (the event id is in the text for looking it up). */
+export const SMS_TEXT_MAX = 306;
+
+/** What the phone shows: the headline, what the event says, and its id, within two segments. */
+export function smsText(event: EventRecord): string {
+  const id = ` [${event.id.slice(0, 8)}]`;
+  return `${clip(`svc ${eventHeadline(event)}: ${eventDetail(event)}`, SMS_TEXT_MAX - id.length)}${id}`;
+}
+
+/** The request that sends `event` to one recipient. */
+export function smsRequest(
+  t: SmsTransport,
+  to: string,
+  event: EventRecord,
+): { url: string; headers: Record<string, string>; body: string } {
+  const sender: [string, string] = [t.from.startsWith('MG') ? 'MessagingServiceSid' : 'From', t.from];
+  return {
+    url: `${t.url.replace(/\/+$/, '')}/2010-04-01/Accounts/${encodeURIComponent(t.accountSid)}/Messages.json`,
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${t.accountSid}:${t.authToken}`).toString('base64')}`,
+      'user-agent': 'svc-notifications',
+    },
+    body: new URLSearchParams([['To', to], sender, ['Body', smsText(event)]]).toString(),
+  };
+}
+
+/**
+ * One attempt at the recipients of `event` not yet in `done` (which it adds to as they take it, or refuse it
+ * for good). Sent once every recipient took it; worth a retry while one may yet take it; refused (with that
+ * answer's status) when none can and at least one refused for good.
+ */
+export async function smsSend(
+  post: HttpPost,
+  t: SmsTransport,
+  event: EventRecord,
+  done: Set<string>,
+): Promise<{ status: number | null; verdict: Verdict }> {
+  let retry: number | null | undefined;
+  let refused: number | null = null;
+  for (const to of t.to) {
+    if (done.has(to)) continue;
+    const { url, ...request } = smsRequest(t, to, event);
+    let status: number | null = null;
+    try {
+      const answer = await post(url, { ...request, signal: AbortSignal.timeout(t.timeoutMs) });
+      answer.discard();
+      status = answer.status;
+    } catch {
+      // no answer: tried again
+    }
+    const verdict = verdictOf(status);
+    if (verdict === 'retry') retry ??= status;
+    else {
+      done.add(to);
+      if (verdict === 'refused') refused ??= status;
+    }
+  }
+  if (retry !== undefined) return { status: retry, verdict: 'retry' };
+  return refused !== null ? { status: refused, verdict: 'refused' } : { status: 201, verdict: 'sent' };
+}
