@@ -3,6 +3,7 @@
  * launches a run (`run_sandbox`), the node is killed (-9) while the turn waits on it, and the restarted
  * node shows the same run in `/sandbox-runs` and the snapshot, resumes the turn's wait on the same run
  * (no second launch), and records its end — `done`, a `phase: sandbox` row in the seat's `llm_history`.
+ * With `sandbox.isolation: bubblewrap` the node's runs get their own namespaces and never see its files.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -123,5 +124,51 @@ t.test(
     );
     t.equal(llm.requests.length, 4, 'the model was asked once per step: the turn resumed, not restarted');
     t.equal(await second.stop(), 0);
+  },
+);
+
+t.test(
+  'a node told to isolate runs its seats’ coding runs in bubblewrap: a pid namespace, the node’s files out of sight',
+  async (t: Test) => {
+    const store = storeDir(t);
+    const llm = await startLlmServer({ wire: 'openai', script });
+    t.teardown(() => llm.close());
+    await wake(store);
+    const node = await bootNode(t, store, 'sandbox: {isolation: bubblewrap, network: none}');
+    // A coding agent in plain shell (the view holds /usr): it reports what it can see, then ends done.
+    const agent = [
+      'if test -e "$NODE_CONFIG"; then seen=visible; else seen=hidden; fi',
+      'printf \'{"status":"done","summary":"pid=%s config=%s"}\' "$$" "$seen" > "$SVC_SANDBOX_CONTROL/result.json.tmp"',
+      'mv "$SVC_SANDBOX_CONTROL/result.json.tmp" "$SVC_SANDBOX_CONTROL/result.json"',
+    ].join('; ');
+    const company = {
+      name: 'Acme',
+      timezone: 'UTC',
+      providers: {
+        llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: llm.baseUrl } },
+        llm_order: ['local'],
+      },
+      roles: [
+        { name: 'Bob', sandbox: { env: { NODE_CONFIG: store.configFile }, default_coding_agent: agent } },
+      ],
+    };
+    const put = await node.call('PUT', '/config', {
+      body: JSON.stringify(company),
+      headers: { 'content-type': 'application/json', 'x-summary': 'isolated sandbox' },
+    });
+    t.equal(put.status, 201);
+    const bob = await poll<{ llm_history?: Array<{ phase: string; response?: string }> }>(
+      node,
+      '/agents/bob',
+      (b) => (b.llm_history ?? []).some((r) => r.phase === 'sandbox'),
+    );
+    const row = bob.llm_history!.find((r) => r.phase === 'sandbox')!;
+    t.match(
+      row.response,
+      /^pid=\d config=hidden$/,
+      'a small pid of its own namespace; the bootstrap file unseen',
+    );
+    t.ok(existsSync(store.configFile), 'while it is there for the node');
+    t.equal(await node.stop(), 0);
   },
 );
