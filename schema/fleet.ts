@@ -14,6 +14,11 @@ export const StoreLocation = z.object({
 });
 export type StoreLocation = z.infer<typeof StoreLocation>;
 
+/** How a seats node runs coding sandboxes (`sandbox.*` of its bootstrap file); null on other nodes. */
+export const SandboxPosture = z
+  .object({ isolation: z.enum(['process', 'bubblewrap']), network: z.enum(['host', 'none']) })
+  .nullable();
+
 /**
  * A node's presence lease, `presence.<node>` in `svc_coord`: rewritten every renewal, removed on a
  * graceful stop; peers count it live until `expires_at`.
@@ -29,6 +34,8 @@ export const NodePresence = z.object({
   /** The configuration epoch this node has applied (0 before the first apply). */
   applied_epoch: z.number().int().nonnegative(),
   store: StoreLocation,
+  /** Absent in a record of an earlier release: read as unknown (null). */
+  sandbox: SandboxPosture.default(null),
   /** Where its API listens; null when `api.port` is 0. */
   api: z.object({ host: z.string(), port: z.number().int().positive() }).nullable(),
   renewed_at: instant,
@@ -52,6 +59,7 @@ export const FleetNode = z.object({
   started_at: instant,
   applied_epoch: z.number().int().nonnegative(),
   store: StoreLocation,
+  sandbox: SandboxPosture,
   api: z.object({ host: z.string(), port: z.number().int().positive() }).nullable(),
   renewed_at: instant,
   expires_at: instant,

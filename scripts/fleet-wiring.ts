@@ -13,7 +13,7 @@ import {
 } from '../actors/index.js';
 import type { Bus, Kv } from '../bus/index.js';
 import { fleetQuestions, fleetRoutes, type Question, type RouteDef } from '../http/index.js';
-import type { TierA } from '../schema/index.js';
+import { NodeRole, type TierA } from '../schema/index.js';
 
 export interface FleetSubsystem {
   /** The probe facts (`nodes`, `presence`, `admissionWithheld`), from memory. */
@@ -46,6 +46,7 @@ export async function startFleet(opts: {
     started_at: opts.startedAt,
     applied_epoch: opts.appliedEpoch(),
     store: { engine: config.providers.queue.type, dir: config.stream.store_dir ?? null },
+    sandbox: config.node.roles.includes(NodeRole.Seats) ? { ...config.sandbox } : null,
     api: config.api.port > 0 ? { host: config.api.host, port: config.api.port } : null,
   });
   const presence = await startPresence({

@@ -152,6 +152,7 @@ export function fleetAnswer(input: {
       started_at: record.started_at,
       applied_epoch: record.applied_epoch,
       store: record.store,
+      sandbox: record.sandbox,
       api: record.api,
       renewed_at: record.renewed_at,
       expires_at: record.expires_at,

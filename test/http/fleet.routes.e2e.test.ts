@@ -85,7 +85,16 @@ t.test(
     t.equal(fleet.node, 'solo');
     t.equal(fleet.complete, true);
     t.same(
-      fleet.nodes.map((n) => [n.id, n.roles, n.labels, n.applied_epoch, n.store, n.api, n.version]),
+      fleet.nodes.map((n) => [
+        n.id,
+        n.roles,
+        n.labels,
+        n.applied_epoch,
+        n.store,
+        n.sandbox,
+        n.api,
+        n.version,
+      ]),
       [
         [
           'solo',
@@ -93,6 +102,7 @@ t.test(
           { zone: 'z1' },
           0,
           { engine: 'memory', dir: join(node.dir, 'data') },
+          { isolation: 'process', network: 'host' },
           { host: '127.0.0.1', port: node.port },
           fleet.nodes[0]!.version,
         ],

@@ -16,6 +16,7 @@ import {
   type PresenceFacts,
 } from '../../../actors/index.js';
 import { ensureCatalogue, openMemoryBus, type Kv } from '../../../bus/index.js';
+import { NodePresence } from '../../../schema/index.js';
 
 const logger = pino({ level: process.env['TEST_LOG'] ? 'debug' : 'silent' });
 const ttlMs = 3_000;
@@ -48,6 +49,7 @@ async function start(t: Test, coord: Kv, node: string, epoch = () => 0, ttl = tt
       started_at: startedAt,
       applied_epoch: epoch(),
       store: { engine: 'memory', dir: null },
+      sandbox: { isolation: 'bubblewrap', network: 'none' },
       api: null,
     }),
   });
@@ -100,12 +102,28 @@ t.test('every node counts the live presences, and its own makes it present', asy
   );
   const answer = fleetAnswer({ node: 'node-b', now: new Date(), view: b.view, complete: true });
   t.same(
-    answer.nodes.map((n) => [n.id, n.labels, n.applied_epoch]),
+    answer.nodes.map((n) => [n.id, n.labels, n.applied_epoch, n.sandbox]),
     [
-      ['node-a', { zone: 'z1' }, 0],
-      ['node-b', { zone: 'z1' }, 0],
+      ['node-a', { zone: 'z1' }, 0, { isolation: 'bubblewrap', network: 'none' }],
+      ['node-b', { zone: 'z1' }, 0, { isolation: 'bubblewrap', network: 'none' }],
     ],
   );
+});
+
+t.test('a presence record of an earlier release, without sandbox, reads as unknown', async (t) => {
+  const record = {
+    node: 'old',
+    instance: 'i-1',
+    roles: ['seats'],
+    version: '0.9.0',
+    started_at: startedAt,
+    applied_epoch: 3,
+    store: { engine: 'memory', dir: null },
+    api: null,
+    renewed_at: startedAt,
+    expires_at: startedAt,
+  };
+  t.equal(NodePresence.parse(record).sandbox, null);
 });
 
 t.test('a graceful stop removes the presence at once; peers count one node fewer', async (t) => {
