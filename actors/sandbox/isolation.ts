@@ -45,8 +45,6 @@ export interface BubblewrapOptions {
   readonly network: 'host' | 'none';
   /** Paths hidden even when they lie under a system directory: the store, the bootstrap file's directory. */
   readonly hide: readonly string[];
-  /** The root the system directories are looked up in (tests); default `/`. */
-  readonly root?: string;
 }
 
 /** Read-only system directories a coding agent needs: programs, libraries, certificates, resolver files. */
@@ -56,20 +54,19 @@ const within = (path: string, dir: string): boolean =>
   path === dir || path.startsWith(dir.endsWith(sep) ? dir : `${dir}${sep}`);
 
 /** The mounts of the system view, decided once: merged-/usr links stay links, directories are bound. */
-function systemView(root: string): { args: string[]; bound: string[] } {
+function systemView(): { args: string[]; bound: string[] } {
   const args: string[] = [];
   const bound: string[] = [];
   for (const path of systemPaths) {
-    const at = join(root, path);
     let stat;
     try {
-      stat = lstatSync(at);
+      stat = lstatSync(path);
     } catch {
       continue;
     }
-    if (stat.isSymbolicLink()) args.push('--symlink', readlinkSync(at), path);
+    if (stat.isSymbolicLink()) args.push('--symlink', readlinkSync(path), path);
     else if (stat.isDirectory()) {
-      args.push('--ro-bind', at, path);
+      args.push('--ro-bind', path, path);
       bound.push(path);
     }
   }
@@ -77,20 +74,19 @@ function systemView(root: string): { args: string[]; bound: string[] } {
 }
 
 /** A resolver file kept outside /etc (systemd-resolved links /etc/resolv.conf into /run): bound too. */
-function resolverTarget(root: string): string | null {
+function resolverTarget(): string | null {
   try {
-    const real = realpathSync(join(root, '/etc/resolv.conf'));
-    return within(real, join(root, '/etc')) || within(real, join(root, '/usr')) ? null : real;
+    const real = realpathSync('/etc/resolv.conf');
+    return within(real, '/etc') || within(real, '/usr') ? null : real;
   } catch {
     return null;
   }
 }
 
 export function bubblewrapIsolation(opts: BubblewrapOptions): Isolation {
-  const root = opts.root ?? '/';
   const bin = opts.bin ?? 'bwrap';
-  const view = systemView(root);
-  const resolver = opts.network === 'host' ? resolverTarget(root) : null;
+  const view = systemView();
+  const resolver = opts.network === 'host' ? resolverTarget() : null;
   // Hidden paths only matter where the view would show them.
   const hides: string[] = [];
   for (const path of opts.hide.map((p) => resolve(p))) {
