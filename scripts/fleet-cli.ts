@@ -56,7 +56,9 @@ function table(rows: string[][]): string {
 const list = (items: readonly string[]): string => (items.length === 0 ? '-' : items.join(','));
 
 function printFleet(out: Out, fleet: FleetAnswer): void {
-  const rows = [['NODE', 'ROLES', 'LABELS', 'EPOCH', 'SEATS', 'DUTIES', 'STORE', 'API', 'VERSION']];
+  const rows = [
+    ['NODE', 'ROLES', 'LABELS', 'EPOCH', 'SEATS', 'DUTIES', 'STORE', 'SANDBOX', 'API', 'VERSION'],
+  ];
   for (const node of fleet.nodes)
     rows.push([
       node.id,
@@ -66,6 +68,7 @@ function printFleet(out: Out, fleet: FleetAnswer): void {
       list(node.seats),
       list(node.duties),
       `${node.store.engine}${node.store.dir ? `:${node.store.dir}` : ''}`,
+      node.sandbox ? `${node.sandbox.isolation}${node.sandbox.network === 'none' ? ',no-net' : ''}` : '-',
       node.api ? `${node.api.host}:${node.api.port}` : '-',
       node.version,
     ]);

@@ -153,6 +153,8 @@ t.test(
     t.equal(status.code, 0, status.err);
     t.match(status.out, /^NODE\s+ROLES\s+LABELS\s+EPOCH/);
     t.match(status.out, /solo\s+ingress,data,seats\s+zone=z1\s+0\s/);
+    t.match(status.out, /^NODE.*\bSANDBOX\b/);
+    t.match(status.out, /memory:\S+\s+process\s+127\.0\.0\.1:/, 'how the node runs coding sandboxes');
     const json = await cli('status', '--json', '--broker', '--url', base);
     t.same(
       (JSON.parse(json.out) as { fleet: FleetAnswer; broker: BrokerMembership }).broker.engine,
