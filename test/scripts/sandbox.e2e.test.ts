@@ -54,6 +54,29 @@ async function poll<T>(node: BootedNode, path: string, until: (body: T) => boole
   }
 }
 
+/** Puts the company whose seat Bob has a sandbox running `agent` with `env`; the answer's status. */
+async function putBob(
+  node: BootedNode,
+  llmBaseUrl: string,
+  env: Record<string, string>,
+  agent: string,
+): Promise<number> {
+  const company = {
+    name: 'Acme',
+    timezone: 'UTC',
+    providers: {
+      llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: llmBaseUrl } },
+      llm_order: ['local'],
+    },
+    roles: [{ name: 'Bob', sandbox: { env, default_coding_agent: agent } }],
+  };
+  const put = await node.call('PUT', '/config', {
+    body: JSON.stringify(company),
+    headers: { 'content-type': 'application/json', 'x-summary': 'sandbox test' },
+  });
+  return put.status;
+}
+
 t.test(
   'kill -9 while a turn waits on its coding run: the restarted node shows the same run and sees it end',
   async (t: Test) => {
@@ -69,20 +92,7 @@ t.test(
     });
 
     const first = await bootNode(t, store, '');
-    const company = {
-      name: 'Acme',
-      timezone: 'UTC',
-      providers: {
-        llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: llm.baseUrl } },
-        llm_order: ['local'],
-      },
-      roles: [{ name: 'Bob', sandbox: { env: { FAKE_HOLD: '1' }, default_coding_agent: fakeAgentCommand } }],
-    };
-    const put = await first.call('PUT', '/config', {
-      body: JSON.stringify(company),
-      headers: { 'content-type': 'application/json', 'x-summary': 'sandbox test' },
-    });
-    t.equal(put.status, 201);
+    t.equal(await putBob(first, llm.baseUrl, { FAKE_HOLD: '1' }, fakeAgentCommand), 201);
     const before = await poll<{ runs: Run[] }>(first, '/sandbox-runs', (b) =>
       b.runs.some((r) => r.status === 'running'),
     );
@@ -141,22 +151,7 @@ t.test(
       'printf \'{"status":"done","summary":"pid=%s config=%s"}\' "$$" "$seen" > "$SVC_SANDBOX_CONTROL/result.json.tmp"',
       'mv "$SVC_SANDBOX_CONTROL/result.json.tmp" "$SVC_SANDBOX_CONTROL/result.json"',
     ].join('; ');
-    const company = {
-      name: 'Acme',
-      timezone: 'UTC',
-      providers: {
-        llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: llm.baseUrl } },
-        llm_order: ['local'],
-      },
-      roles: [
-        { name: 'Bob', sandbox: { env: { NODE_CONFIG: store.configFile }, default_coding_agent: agent } },
-      ],
-    };
-    const put = await node.call('PUT', '/config', {
-      body: JSON.stringify(company),
-      headers: { 'content-type': 'application/json', 'x-summary': 'isolated sandbox' },
-    });
-    t.equal(put.status, 201);
+    t.equal(await putBob(node, llm.baseUrl, { NODE_CONFIG: store.configFile }, agent), 201);
     const bob = await poll<{ llm_history?: Array<{ phase: string; response?: string }> }>(
       node,
       '/agents/bob',
