@@ -75,6 +75,7 @@ export async function startSkills(opts: {
   const logger = opts.logger.child({ component: 'skills' });
   const kv = await opts.bus.kv({ name: Buckets.ToolSkills, history: 2 });
   const { space, project } = skillKeys(opts.env ?? process.env);
+  const cloudApiUrl = (opts.env ?? process.env)['SVC_CLOUD_SITE_API_URL'] || undefined;
   const document = (): unknown => opts.chart()?.document ?? null;
   // What webhook deliveries name a tracker-b project by: its id, learnt on the last read.
   let trackerBProjectId: string | null = null;
@@ -103,8 +104,7 @@ export async function startSkills(opts: {
         key: space,
         read: async () => {
           const settings = substituteDeep(wiki, opts.resolve) as Record<string, unknown>;
-          const gateway = (opts.env ?? process.env)['SVC_CLOUD_SITE_API_URL'] || undefined;
-          return (await readWikiSkillPages(settings, space, VENDOR_TIMEOUT_MS, gateway)).map(asText);
+          return (await readWikiSkillPages(settings, space, VENDOR_TIMEOUT_MS, cloudApiUrl)).map(asText);
         },
       });
     const trackerB = block(document(), 'tracker_b');

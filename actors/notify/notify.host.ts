@@ -34,7 +34,7 @@ import type { SubsystemApplier } from '../config/index.js';
 import { nodePost, type HttpPost } from '../seat/providers/http-post.js';
 import { mailOf, smtpSend, type SendMail } from './mail.js';
 import { requestOf } from './requests.js';
-import { smsSend } from './sms.js';
+import { smsSend, type PostOnce } from './sms.js';
 import {
   backoffMs,
   MAX_ATTEMPTS,
@@ -176,21 +176,22 @@ export function startTransports(opts: TransportsOptions): Transports {
       const status = await sendMail(t, mailOf(t, event));
       return { status, verdict: smtpVerdictOf(status) };
     }
-    if (t.type === 'sms') return smsSend(post, t, event, reached);
-    let status: number | null = null;
-    try {
-      const answer = await post(t.url, {
-        ...requestOf(t, event, now()),
-        // Not cut by a stop: an attempt under way finishes (within its timeout), so a delivered event is
-        // acknowledged rather than sent again by the next holder.
-        signal: AbortSignal.timeout(t.timeoutMs),
-      });
-      answer.discard();
-      status = answer.status;
-    } catch {
-      // no answer: tried again
-    }
+    if (t.type === 'sms') return smsSend(postOnce, t, event, reached);
+    const status = await postOnce(t.url, requestOf(t, event, now()), t.timeoutMs);
     return { status, verdict: verdictOf(status) };
+  };
+
+  /** One POST: the answer's status, or null when none came (refused, reset, timed out). */
+  const postOnce: PostOnce = async (url, request, timeoutMs) => {
+    try {
+      // Not cut by a stop: an attempt under way finishes (within its timeout), so a delivered event is
+      // acknowledged rather than sent again by the next holder.
+      const answer = await post(url, { ...request, signal: AbortSignal.timeout(timeoutMs) });
+      answer.discard();
+      return answer.status;
+    } catch {
+      return null; // no answer: tried again
+    }
   };
 
   const start = async (t: ResolvedTransport, key: string): Promise<void> => {

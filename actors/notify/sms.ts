@@ -5,12 +5,18 @@
  * when a failed one is retried.
  */
 import type { EventRecord } from '../../schema/index.js';
-import type { HttpPost } from '../seat/providers/http-post.js';
 import { clip } from '../text.js';
 import { eventDetail, eventHeadline } from './requests.js';
 import { verdictOf, type ResolvedTransport, type Verdict } from './transport.js';
 
 type SmsTransport = Extract<ResolvedTransport, { type: 'sms' }>;
+
+/** One POST of a request: the answer's status, null when none came. */
+export type PostOnce = (
+  url: string,
+  request: { headers: Record<string, string>; body: string },
+  timeoutMs: number,
+) => Promise<number | null>;
 
 /** Two GSM-7 segments: a page, not a report (the event id is in the text for looking it up). */
 export const SMS_TEXT_MAX = 306;
@@ -45,7 +51,7 @@ export function smsRequest(
  * answer's status) when none can and at least one refused for good.
  */
 export async function smsSend(
-  post: HttpPost,
+  postOnce: PostOnce,
   t: SmsTransport,
   event: EventRecord,
   done: Set<string>,
@@ -55,14 +61,7 @@ export async function smsSend(
   for (const to of t.to) {
     if (done.has(to)) continue;
     const { url, ...request } = smsRequest(t, to, event);
-    let status: number | null = null;
-    try {
-      const answer = await post(url, { ...request, signal: AbortSignal.timeout(t.timeoutMs) });
-      answer.discard();
-      status = answer.status;
-    } catch {
-      // no answer: tried again
-    }
+    const status = await postOnce(url, request, t.timeoutMs);
     const verdict = verdictOf(status);
     if (verdict === 'retry') retry ??= status;
     else {

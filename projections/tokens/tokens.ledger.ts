@@ -145,10 +145,7 @@ export function applySpend(ledger: TokenLedger, message: unknown): TokenLedger {
 /** Folds records that left the whole window into their sums, and drops sums older than the longest window. */
 export function pruneLedger(ledger: TokenLedger): void {
   const now = ledger.now();
-  const wholeFloor = now - ledgerWholeMs;
-  let n = 0;
-  while (n < ledger.entries.length && (ledger.entries[n]?.ms ?? 0) < wholeFloor) n += 1;
-  for (const e of ledger.entries.splice(0, n)) {
+  for (const e of ledger.entries.splice(0, lowerBound(ledger.entries, now - ledgerWholeMs))) {
     ledger.ids.delete(e.record.id);
     if (e.ms >= now - ledgerMaxAgeMs) addToSlot(ledger, e.record, e.ms);
   }
@@ -160,27 +157,21 @@ export function ledgerRange(ledger: TokenLedger, fromMs: number, toMs = Infinity
   return ledgerEntries(ledger, fromMs, toMs).map((e) => e.record);
 }
 
-/** Whole records placed in [fromMs, toMs), ascending. */
-export function ledgerEntries(ledger: TokenLedger, fromMs: number, toMs = Infinity): LedgerEntry[] {
-  const out: LedgerEntry[] = [];
-  for (let i = lowerBound(ledger.entries, fromMs); i < ledger.entries.length; i += 1) {
-    const e = ledger.entries[i] as LedgerEntry;
-    if (e.ms >= toMs) break;
-    out.push(e);
-  }
+/** The items of `list` (ascending by `ms`) with `fromMs <= ms < toMs`. */
+function inRange<T extends { readonly ms: number }>(list: readonly T[], fromMs: number, toMs: number): T[] {
+  const out: T[] = [];
+  for (let i = lowerBound(list, fromMs); i < list.length && (list[i] as T).ms < toMs; i += 1)
+    out.push(list[i] as T);
   return out;
 }
 
+/** Whole records placed in [fromMs, toMs), ascending. */
+export const ledgerEntries = (ledger: TokenLedger, fromMs: number, toMs = Infinity): LedgerEntry[] =>
+  inRange(ledger.entries, fromMs, toMs);
+
 /** Sums whose quarter hour starts in [fromMs, toMs), ascending (exact for quarter-hour edges). */
-export function ledgerSlots(ledger: TokenLedger, fromMs: number, toMs: number): SpendSlot[] {
-  const out: SpendSlot[] = [];
-  for (let i = lowerBound(ledger.slots, fromMs); i < ledger.slots.length; i += 1) {
-    const s = ledger.slots[i] as SpendSlot;
-    if (s.ms >= toMs) break;
-    out.push(s);
-  }
-  return out;
-}
+export const ledgerSlots = (ledger: TokenLedger, fromMs: number, toMs: number): SpendSlot[] =>
+  inRange(ledger.slots, fromMs, toMs);
 
 const count = z.number().int().nonnegative();
 /** A saved quarter-hour sum, as a checkpoint holds it. */
