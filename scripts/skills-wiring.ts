@@ -142,7 +142,7 @@ export async function startSkills(opts: {
 
   // A delivery about a page of the skills space (or an item of the project) brings a read soon.
   const decoder = new TextDecoder();
-  const nudges: Subscription = opts.bus.subscribe(Subjects.notificationsInbound, (msg) => {
+  const nudgeOn = (msg: { readonly data: Uint8Array }): void => {
     try {
       const n = JSON.parse(decoder.decode(msg.data)) as { pipeline?: unknown; subject?: { space?: unknown } };
       const about = typeof n.subject?.space === 'string' ? n.subject.space : null;
@@ -153,7 +153,10 @@ export async function startSkills(opts: {
     } catch {
       // Not a notification this build reads: no nudge; the periodic read still comes.
     }
-  });
+  };
+  // Only where a space or project is named: otherwise every delivery would be decoded for nothing.
+  const nudges: Subscription | null =
+    space === null && project === null ? null : opts.bus.subscribe(Subjects.notificationsInbound, nudgeOn);
   const unfollowPages = opts.onPagesChange?.(() => sync.nudgeNative()) ?? (() => undefined);
   let syncedEpoch = -1;
   const followDocument = setInterval(() => {
@@ -170,7 +173,7 @@ export async function startSkills(opts: {
     async stop() {
       clearInterval(followDocument);
       unfollowPages();
-      await nudges.stop();
+      await nudges?.stop();
       await sync.stop();
     },
   };

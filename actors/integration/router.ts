@@ -90,7 +90,8 @@ export async function openRouter(opts: RouterOptions): Promise<Router> {
       await addWatchers(watchers, pageId, decision.addWatchers);
     const fields = { notification: n.id, step: decision.step };
     if (decision.dropped !== null) {
-      logger.info(
+      // Debug: most deliveries address no seat, and the request line already records each one.
+      logger.debug(
         { ...fields, event: 'notification_dropped', reason: decision.dropped },
         'notification_dropped',
       );
