@@ -57,9 +57,16 @@ export const reservedHeaders = new Set([
   'date',
 ]);
 
-/** `Cache-Control: no-store` is forced under these (spec: `/config`; secrets too, they carry values). */
+/**
+ * `Cache-Control: no-store` is forced under these (spec: `/config`; the same documents asked as questions,
+ * `/query/config*`; secrets too, they carry values).
+ */
 export function isNoStorePath(path: string): boolean {
   return (
-    path === '/config' || path.startsWith('/config/') || path === '/secrets' || path.startsWith('/secrets/')
+    path === '/config' ||
+    path.startsWith('/config/') ||
+    path.startsWith('/query/config') ||
+    path === '/secrets' ||
+    path.startsWith('/secrets/')
   );
 }

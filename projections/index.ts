@@ -61,6 +61,7 @@ export {
   listEvents,
   parseListQuery,
   traceEvents,
+  withTopic,
   type EventsSource,
 } from './events/events.queries.js';
 export { eventSeries, parseSeriesQuery } from './history/history.series.js';

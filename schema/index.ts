@@ -125,6 +125,7 @@ export type {
 } from './setup/index.js';
 export {
   isSecretName,
+  SECRET_NAME_MAX,
   SECRET_VALUE_MAX_BYTES,
   secretAad,
   SecretDelete,

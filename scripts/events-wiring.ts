@@ -31,6 +31,7 @@ import {
   runProjection,
   SectionRegistry,
   traceEvents,
+  withTopic,
   type CheckpointStore,
   type EventsSource,
   type EventsState,
@@ -122,7 +123,7 @@ export async function startEvents(opts: EventsOptions): Promise<EventsSubsystem>
       logger: logger.child({ component: 'projection.events' }),
       // A new feed row goes out as an `event` frame; non-feed and duplicate events push nothing.
       onLive: (state) => {
-        if (state.lastAdded) hub.push('event', state.lastAdded.row, 'merge');
+        if (state.lastAdded) hub.push('event', withTopic(state.lastAdded.row), 'merge');
       },
     });
   } catch (error) {

@@ -82,7 +82,10 @@ export function staleBasis(input: WriteInput): string | null {
     precondition.if_match !== '*' &&
     precondition.if_match !== active?.revision_id
   ) {
-    return `If-Match ${precondition.if_match} is not the active revision ${active?.revision_id}; this write is stored inactive`;
+    const outcome = input.command.dry_run
+      ? 'a write with it would be refused'
+      : 'this write is stored inactive';
+    return `If-Match ${precondition.if_match} is not the active revision ${active?.revision_id}; ${outcome}`;
   }
   if (!input.command.dry_run && basis !== (active?.revision_id ?? null)) {
     return `the document was read from ${basis ?? 'nothing'}; ${active?.revision_id ?? 'nothing'} is active now, so this write is stored inactive`;

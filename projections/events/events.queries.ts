@@ -17,6 +17,7 @@ import {
   type Instant,
   type TraceAnswer,
 } from '../../schema/index.js';
+import { Subjects } from '../../bus/index.js';
 import type { IndexFilter } from './events.index.js';
 import { windowRows, type EventsState } from './events.projection.js';
 import { QueryError } from '../query/query-error.js';
@@ -36,6 +37,19 @@ export interface EventsSource {
 }
 
 const categories = new Set<string>(Object.values(EventCategory));
+
+/**
+ * A served record names its `topic` (spec "Event record"): the one its publisher gave, else the bus topic it
+ * travels on, `svc.events.<type>` ("Bus topics"). Added as it is served, so the window holds no copy.
+ */
+export function withTopic<T extends EventRow>(row: T): T {
+  if (row.topic !== undefined) return row;
+  try {
+    return { ...row, topic: Subjects.event(row.type) };
+  } catch {
+    return row; // A type no subject can carry (never stored by this build): nothing to name.
+  }
+}
 
 /** The cursor form of an instant: RFC 3339 UTC with nine fractional digits (exact, whatever the row's encoding). */
 export function formatInstant(i: Instant): string {
@@ -157,7 +171,7 @@ export async function listEvents(src: EventsSource, query: ListQuery): Promise<E
   for (const row of rows) {
     if (row === null || seen.has(row.id)) continue;
     seen.add(row.id);
-    out.push(row);
+    out.push(withTopic(row));
   }
   const last = taken[taken.length - 1];
   const next =
@@ -175,7 +189,8 @@ export async function getEvent(src: EventsSource, id: string): Promise<EventAnsw
   for (const hit of index.findId(id)) {
     if (hit.ms < floor) break;
     const record = await src.fetch(hit.seq);
-    if (record !== null && record.id === id) return { ...toFullEvent(record), coverage: coverage(src.node) };
+    if (record !== null && record.id === id)
+      return { ...withTopic(toFullEvent(record)), coverage: coverage(src.node) };
   }
   throw new QueryError(
     'not_found',
@@ -196,7 +211,7 @@ export async function traceEvents(src: EventsSource, traceId: string): Promise<T
     // The index finds a trace by hash: a record of another trace (a collision) is not part of it.
     if (record === null || record.trace_id !== traceId || seen.has(record.id)) continue;
     seen.add(record.id);
-    events.push(toFullEvent(record));
+    events.push(withTopic(toFullEvent(record)));
   }
   return { trace_id: traceId, events, total: positions.length, coverage: coverage(src.node) };
 }
@@ -208,7 +223,7 @@ export function feedRows(src: EventsSource): EventRow[] {
   const w = windowRows(src.state());
   for (let i = w.length - 1; i >= 0; i -= 1) {
     const entry = w[i];
-    if (entry && entry.instant.ms >= floor) out.push(entry.row);
+    if (entry && entry.instant.ms >= floor) out.push(withTopic(entry.row));
   }
   return out;
 }

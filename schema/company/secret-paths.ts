@@ -26,8 +26,13 @@ const transportSecrets: ReadonlySet<string> = new Set([
   'auth_token',
 ]);
 
-/** An env or header name that signals a credential (case-insensitive; `Authorization` included). */
-const signalsSecret = /TOKEN|SECRET|KEY|PASSWORD|PASSWD|AUTH|CREDENTIAL|PRIVATE|COOKIE|BEARER/i;
+/**
+ * An env or header name that signals a credential (case-insensitive; `Authorization` included): words
+ * anywhere, and `PAT` (personal access token) and `DSN` (a connection string with its password) as whole
+ * `_`/`-` separated parts, so `PATH` or `COMPATIBLE` stay visible.
+ */
+const signalsSecret =
+  /TOKEN|SECRET|KEY|PASSWORD|PASSWD|AUTH|CREDENTIAL|PRIVATE|COOKIE|BEARER|(?:^|[_-])(?:PAT|DSN)(?:$|[_-])/i;
 
 export function namesSecret(name: string): boolean {
   return signalsSecret.test(name);

@@ -157,6 +157,10 @@ t.test('preconditions refuse before validation, in the spec order', async (t) =>
     t.match(reply, { outcome: 'refused', error, status }, error);
     t.same(effects, { stored: [], activations: [] });
   }
+  // A dry run stores nothing, so its refusal does not claim a stored revision.
+  const dry = await run(cases[cases.length - 1]![0]);
+  t.notMatch(JSON.stringify(dry.reply), /stored inactive/);
+  t.match(JSON.stringify(dry.reply), /would be refused/);
 });
 
 t.test('a valid write on a stale basis is stored inactive and answers 409 naming it', async (t) => {

@@ -118,28 +118,35 @@ t.test('a handler cannot replace the security headers', async (t) => {
   t.equal(r.headers.get('x-extra'), 'yes', 'other headers pass');
 });
 
-t.test('every answer under /config says Cache-Control: no-store, errors included', async (t) => {
-  const h = await startHarness({
-    routes: [
-      {
-        method: 'GET',
-        pattern: '/config',
-        handler: () => ({ status: 200, headers: { 'cache-control': 'max-age=60' }, body: {} }),
-      },
-      echo('GET', '/org'),
-    ],
-  });
-  t.teardown(() => h.gw.close());
-  const cases: Array<[string, RequestInit, number]> = [
-    ['/config', { headers: { authorization: OPS } }, 200],
-    ['/config', {}, 401],
-    ['/config/nothing/here', { headers: { authorization: OPS } }, 404],
-    ['/config', { method: 'DELETE', headers: { authorization: OPS } }, 405],
-  ];
-  for (const [path, init, status] of cases) {
-    const r = await call(`${h.base}${path}`, init);
-    t.equal(r.status, status, `${path} ${status}`);
-    t.equal(r.headers.get('cache-control'), 'no-store', `${path} ${status}: no-store`);
-  }
-  t.equal((await call(`${h.base}/org`)).headers.get('cache-control'), null, 'not outside /config');
-});
+t.test(
+  'every answer under /config (and its questions) says Cache-Control: no-store, errors included',
+  async (t) => {
+    const h = await startHarness({
+      routes: [
+        {
+          method: 'GET',
+          pattern: '/config',
+          handler: () => ({ status: 200, headers: { 'cache-control': 'max-age=60' }, body: {} }),
+        },
+        echo('GET', '/query/:what'),
+        echo('GET', '/org'),
+      ],
+    });
+    t.teardown(() => h.gw.close());
+    const cases: Array<[string, RequestInit, number]> = [
+      ['/config', { headers: { authorization: OPS } }, 200],
+      ['/config', {}, 401],
+      ['/config/nothing/here', { headers: { authorization: OPS } }, 404],
+      ['/config', { method: 'DELETE', headers: { authorization: OPS } }, 405],
+      ['/query/config', {}, 200],
+      ['/query/config_diff', {}, 200],
+    ];
+    for (const [path, init, status] of cases) {
+      const r = await call(`${h.base}${path}`, init);
+      t.equal(r.status, status, `${path} ${status}`);
+      t.equal(r.headers.get('cache-control'), 'no-store', `${path} ${status}: no-store`);
+    }
+    t.equal((await call(`${h.base}/org`)).headers.get('cache-control'), null, 'not outside /config');
+    t.equal((await call(`${h.base}/query/events`)).headers.get('cache-control'), null, 'nor other questions');
+  },
+);

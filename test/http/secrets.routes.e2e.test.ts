@@ -100,6 +100,9 @@ t.test(
       }
     }
     // A body that is too large, and one that never finishes: the name is refused at once all the same.
+    // A name too long says so: it fits the grammar otherwise.
+    const long = await json(await node.call('GET', `/secrets/${'X'.repeat(129)}`));
+    t.match(long['detail'], /at most 128 characters/);
     const big = await node.call('PUT', '/secrets/BAD-NAME', { body: 'x'.repeat(200 * 1024) });
     t.equal((await json(big))['error'], 'invalid_name');
     const conn = await openConnection(node.harness.gw.port);

@@ -43,6 +43,11 @@ t.test('a created item gets the next key of its project and reads back in full',
     (filtered.json?.items as Json[]).map((i) => i.key),
     ['ENG-2'],
   );
+  // A priority outside the closed set is a typo to report, not a filter that matches nothing.
+  const typo = await call(`${w.base}/work?priority=hihg`);
+  t.equal(typo.status, 400);
+  t.equal(typo.json?.error, 'bad_params');
+  t.match(typo.json?.detail, /unknown priority "hihg"/);
   const missing = await call(`${w.base}/work/ENG-99`);
   t.equal(missing.status, 404);
   t.equal(missing.json?.error, 'not_found');

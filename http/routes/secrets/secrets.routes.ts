@@ -9,6 +9,7 @@ import { listSecrets, metaOfSecret, secretRecord, type SecretsState } from '../.
 import {
   Commands,
   isSecretName,
+  SECRET_NAME_MAX,
   SECRET_VALUE_MAX_BYTES,
   secretAad,
   SecretSource,
@@ -32,7 +33,7 @@ function requireName(req: RequestHead): string {
   const name = req.params['name'] ?? '';
   if (!isSecretName(name)) {
     throw new ApiError('invalid_name', {
-      detail: `${JSON.stringify(name.slice(0, 64))} is not a secret name: letters, digits and underscores, starting with a letter or underscore.`,
+      detail: `${JSON.stringify(name.slice(0, 64))} is not a secret name: letters, digits and underscores, starting with a letter or underscore, at most ${SECRET_NAME_MAX} characters.`,
     });
   }
   return name;

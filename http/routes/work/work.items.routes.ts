@@ -9,6 +9,7 @@ import {
   CreateItemBody,
   MoveItemBody,
   PurgeBody,
+  priorities,
   statusGroups,
   UpdateItemBody,
   workStatuses,
@@ -44,13 +45,17 @@ function listing(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
     if (!(workStatuses as readonly string[]).includes(s)) throw badParams(`unknown status "${s}"`);
   for (const g of groups)
     if (!(statusGroups as readonly string[]).includes(g)) throw badParams(`unknown group "${g}"`);
+  // A closed set like the statuses: a typo is refused, not answered as "nothing matches".
+  const priority = textParam(req, 'priority');
+  if (priority !== null && !(priorities as readonly string[]).includes(priority))
+    throw badParams(`unknown priority "${priority}" (one of ${priorities.join(', ')})`);
   const body = listItems(deps.state(), {
     project: textParam(req, 'project'),
     statuses,
     groups,
     assignee: textParam(req, 'assignee'),
     type: textParam(req, 'type'),
-    priority: textParam(req, 'priority'),
+    priority,
     label: textParam(req, 'label'),
     q: textParam(req, 'q'),
     limit: limitParam(req, 'limit', LIST_DEFAULT, LIST_MAX),

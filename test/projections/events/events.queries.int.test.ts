@@ -161,6 +161,27 @@ t.test('rows carry no payload, with failed and category decided by the maps', as
 });
 
 t.test(
+  'every served record names its topic: the bus topic of its type, or the one it was given',
+  async (t) => {
+    const bus = await eventBus(t);
+    const plain = event('TaskCreated', stamp(1, 0), { trace_id: 'b'.repeat(32) });
+    const given = { ...event('TaskAssigned', stamp(2, 0)), topic: 'work.eng' };
+    await publishAll(bus, [plain, given]);
+    const running = await runProjection({ bus, projection: eventsProjection });
+    t.teardown(() => running.stop());
+    const src = sourceOf(bus, running);
+    const topics = new Map([
+      [plain.id, 'svc.events.TaskCreated'],
+      [given.id, 'work.eng'],
+    ]);
+    for (const row of (await listEvents(src, q(''))).rows) t.equal(row.topic, topics.get(row.id), 'page row');
+    for (const row of feedRows(src)) t.equal(row.topic, topics.get(row.id), 'snapshot row');
+    t.equal((await getEvent(src, plain.id)).topic, 'svc.events.TaskCreated', 'by id');
+    t.equal((await traceEvents(src, 'b'.repeat(32))).events[0]?.topic, 'svc.events.TaskCreated', 'by trace');
+  },
+);
+
+t.test(
   'auxiliary_spend is listed without feed_only, never with it, never in the snapshot rows',
   async (t) => {
     const bus = await eventBus(t);
