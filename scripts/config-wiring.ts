@@ -71,6 +71,13 @@ export async function startConfiguration(opts: {
   resolve?: Resolver;
 }): Promise<Configuration> {
   const { bus, coord, node, config, logger } = opts;
+  // These rules read only this node's Tier A: said once at start, not first met on a reload.
+  const unrunnable = tierAProblems(config, null);
+  if (unrunnable.length > 0)
+    logger.warn(
+      { event: 'tier_a_unrunnable', problems: unrunnable.map((p) => p['message']) },
+      'this node refuses reload and revert (write rule 9) until its Tier A is fixed',
+    );
   // With a keyring every revision is stored sealed; reads open then redact (spec "Authentication" 10).
   const keyring = keyringFrom(config.secrets);
   const openPayload = (record: RevisionRecord): unknown =>

@@ -1,5 +1,6 @@
 import { Subjects } from '../../bus/index.js';
 import { readRevision } from '../../projections/index.js';
+import { pino } from 'pino';
 import t from 'tap';
 import { request } from 'node:http';
 import { CI_TOKEN, company, OPS_TOKEN, startConfigNode, type ConfigNode } from './fixtures/config-node.js';
@@ -479,7 +480,14 @@ t.test(
 );
 
 t.test('reload and revert check the node own Tier A: a native tracker needs stream.store_dir', async (t) => {
-  const node = await startConfigNode(t, { tierA: 'tracker: {backend: native}' });
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  const node = await startConfigNode(t, { tierA: 'tracker: {backend: native}', logger });
+  t.match(
+    lines.find((l) => l['event'] === 'tier_a_unrunnable'),
+    { problems: [/stream\.store_dir/] },
+    'said at start, before any reload meets it',
+  );
   await first(node);
   const reload = await node.call('POST', '/config/reload');
   t.equal(reload.status, 400);
