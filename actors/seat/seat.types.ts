@@ -23,6 +23,14 @@ export interface Wake {
   readonly payload: Record<string, unknown>;
 }
 
+/** The native work item a wake is about (an assignment's, a comment's), by key; null for any other wake. */
+export function workItemOf(wake: Wake): string | null {
+  const item = wake.payload['item'];
+  if (item === null || typeof item !== 'object') return null;
+  const key = (item as { readonly key?: unknown }).key;
+  return typeof key === 'string' && key !== '' ? key : null;
+}
+
 export type PhaseOutcome =
   | { readonly phase: 'plan'; readonly decision: PlanDecision; readonly plan: string }
   | { readonly phase: 'execute'; readonly response: string; readonly delivered: boolean }
@@ -135,6 +143,7 @@ export function completed(turn: Turn, at: string): TurnCompletedPayload {
     failed: turn.failure !== null,
     error: turn.failure?.error ?? null,
     trigger: turn.wake.kind,
+    work_item: workItemOf(turn.wake),
     review: { reviewed: turn.reviews > 0, passed_first: turn.passed_first, attempts: turn.reviews },
   };
 }

@@ -24,6 +24,7 @@ import {
 import { LlmUnavailableError, type LlmMessage } from './providers/index.js';
 import type { FailReason, PhaseName, PhaseOutcome, Turn } from './seat.machine.js';
 import { extendRounds, phaseRounds } from './seat.limits.js';
+import { workItemOf } from './seat.types.js';
 import { parsePlan, parseReview, phaseMessage, systemPrompt } from './turn.prompts.js';
 import type { TurnDeps } from './turn.deps.js';
 import { stopped } from './turn.tools.js';
@@ -212,6 +213,7 @@ async function phaseIn(
           started_at: started.toISOString(),
           max_rounds: maxRounds,
           round_ceiling: ceiling,
+          work_item: workItemOf(turn.wake),
           ...(phase === 'plan' && turn.iteration === 0 ? { trigger: turn.wake.kind } : {}),
         },
         false,
@@ -242,6 +244,7 @@ async function phaseIn(
         cache_write_tokens: totals.cacheWrite,
         max_rounds: maxRounds,
         round_ceiling: ceiling,
+        work_item: workItemOf(turn.wake),
         system_prompt: system,
         input_tokens: totals.input,
         output_tokens: totals.output,

@@ -33,8 +33,12 @@ export function App() {
   const live = useLive();
   useRoomKeys();
   const room = rooms.find((r) => r.id === route.room) ?? rooms[0]!;
+  // An empty name (an unconfigured node) reads as the product's.
+  const company = live.snapshot?.org?.name || 'svc';
   useEffect(() => {
-    document.title = `${room.label} · ${live.snapshot?.org?.name ?? 'svc'}`;
+    document.title = `${room.label} · ${company}`;
+  }, [room.id, company]);
+  useEffect(() => {
     document.getElementById('main')?.focus({ preventScroll: true });
   }, [room.id]);
   const Room = room.view;

@@ -44,6 +44,9 @@ const codeOf = (err: unknown): QueryErrorCode => {
   if (!(err instanceof ApiError)) return 'query_failed';
   switch (err.code) {
     case 'not_found':
+    case 'no_active_revision':
+    case 'no_such_entity':
+    case 'no_project':
       return 'not_found';
     case 'unknown_query':
       return 'unknown_query';
@@ -192,7 +195,9 @@ export class StreamHub {
         client.deliver(this.encode('result', { id: frame.id, what: frame.what, data }), 'result', false),
       (err: unknown) => {
         const error = codeOf(err);
-        if (error === 'query_failed') log.error({ err, event: 'query_failed' }, 'query failed');
+        // A coded refusal is an answer, not a failure of the node: only a throw is an error line.
+        if (error === 'query_failed' && !(err instanceof ApiError && err.status < 500))
+          log.error({ err, event: 'query_failed' }, 'query failed');
         this.fail(client, {
           id: frame.id,
           what: frame.what,

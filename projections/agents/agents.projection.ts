@@ -87,10 +87,15 @@ const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
     const call = seat.live_call;
     const same =
       call !== null && call.turn_id === d.turn_id && call.phase === d.phase && call.iteration === d.iteration;
-    // Progress never revives a finished call: it is older news than the completion that ended it.
-    if (same && !call.in_progress) return false;
+    // Progress never revives a finished call: it is older news than the completion that ended it. A call a
+    // pause cut is not finished: the resumed turn carries it on.
+    const cut = seat.cut;
+    const resumed =
+      cut !== null && cut.turn_id === d.turn_id && cut.phase === d.phase && cut.iteration === d.iteration;
+    if (same && !call.in_progress && !resumed) return false;
+    seat.cut = null;
     const base: LiveCall = same
-      ? call
+      ? { ...call, in_progress: true }
       : {
           turn_id: d.turn_id,
           phase: d.phase,
@@ -132,6 +137,7 @@ const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
     const { system_prompt: _s, input_tokens: _i, output_tokens: _o, timeline: _t, error, ...row } = p.data;
     addHistory(seat, row);
     if (!isNotOlder(ms, seat.liveMs)) return true;
+    seat.cut = null;
     const prior = seat.live_call;
     const same =
       prior !== null &&
@@ -196,13 +202,21 @@ const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
       seat.liveMs = ms;
     }
     if (d.failed && d.error) {
+      // The turn's cause replaces its phase's, keeping the phase it failed in (rule 4).
+      const call = seat.live_call;
+      const prior = seat.last_error;
       setError(seat, ms, {
         at: e.timestamp,
         message: d.error,
         source: e.type,
         kind: null,
         turn_id: d.turn_id,
-        phase: null,
+        phase:
+          call?.turn_id === d.turn_id && call.failed
+            ? call.phase
+            : prior?.turn_id === d.turn_id
+              ? prior.phase
+              : null,
       });
     }
     // The completion states the whole wait: the questions open as the turn ended, or none.
@@ -276,6 +290,13 @@ const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
     if (!p.success || !isNotOlder(ms, seat.pausedMs)) return false;
     seat.paused = p.data.paused;
     seat.pausedMs = ms;
+    // `stop_running` cuts the call in flight at once: it no longer reads as running while the seat waits.
+    const call = seat.live_call;
+    if (p.data.paused.stop_running && call?.in_progress && isNotOlder(ms, seat.liveMs)) {
+      seat.live_call = { ...call, in_progress: false, running_call: null };
+      seat.cut = { turn_id: call.turn_id, phase: call.phase, iteration: call.iteration };
+      seat.liveMs = ms;
+    }
     return true;
   },
 

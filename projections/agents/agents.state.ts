@@ -97,6 +97,8 @@ export interface TurnSummary {
 export interface SeatRuntime {
   live_call: LiveCall | null;
   liveMs: number | null;
+  /** The call a pause with `stop_running` cut short: progress on it after the resume brings it back. */
+  cut: { readonly turn_id: string; readonly phase: string; readonly iteration: number } | null;
   turn: TurnNow | null;
   last_turn: LastTurn | null;
   turnMs: number | null;
@@ -135,6 +137,7 @@ export function runtimeOf(state: AgentsState, handle: string): SeatRuntime {
     seat = {
       live_call: null,
       liveMs: null,
+      cut: null,
       turn: null,
       last_turn: null,
       turnMs: null,

@@ -107,6 +107,28 @@ t.test('every room loads clean, read-only without a token and whole with one', n
 });
 
 t.test(
+  'a token the node refuses is not held: the form says so and reads stay open',
+  needsChromium,
+  async (t) => {
+    const { browser, node } = shared!;
+    const w = await openPage(browser);
+    await visit(w, node.url, 'overview', 'Overview');
+    await w.page.getByLabel('Operator token').fill('wrong-token');
+    await w.page.getByRole('button', { name: 'Use token' }).click();
+    await w.page.waitForSelector('text=This token is not accepted by the node.');
+    t.equal(await w.page.evaluate<string | null>(`sessionStorage.getItem('svc.token')`), null, 'not kept');
+    t.equal(await w.page.locator('text=operator token held for this tab').count(), 0);
+    await visit(w, node.url, 'org', 'Org chart');
+    t.ok(await w.page.getByRole('link', { name: 'Iris Chen' }).count(), 'open reads still answer');
+    // The right one is taken after a refusal.
+    await w.page.getByLabel('Operator token').fill(TOKEN);
+    await w.page.getByRole('button', { name: 'Use token' }).click();
+    await w.page.waitForSelector('text=operator token held for this tab');
+    t.same(await w.violations(), []);
+  },
+);
+
+t.test(
   'the org chart shows the example company: units, leads, seats and humans',
   needsChromium,
   async (t) => {
@@ -129,6 +151,8 @@ t.test(
       'a lead and its activity',
     );
     t.match(await w.page.textContent('header'), /Northwind Robotics/);
+    await w.page.waitForFunction('document.title === "Org chart · Northwind Robotics"');
+    t.pass('a room opened by its URL is titled with the company once it is known');
 
     // Keyboard: the number keys open rooms; a seat link opens the seat room by URL.
     await w.page.keyboard.press('4');

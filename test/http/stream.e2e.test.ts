@@ -161,6 +161,15 @@ t.test('the query channel answers registered questions and refuses with a closed
         },
       },
     ],
+    [
+      'unconfigured',
+      {
+        guarded: false,
+        answer: () => {
+          throw new ApiError('no_active_revision');
+        },
+      },
+    ],
   ]);
   const { ws, bus, events } = await startEventsNode(t, { questions });
   const e = ev('TaskCreated', 'task');
@@ -195,6 +204,11 @@ t.test('the query channel answers registered questions and refuses with a closed
   const failed = await ask({ id: 8, what: 'boom' });
   t.same(failed.data, { id: 8, what: 'boom', error: 'query_failed' }, 'no inner detail leaks');
   t.match((await ask({ id: 9, what: 'bad' })).data, { error: 'invalid_query' });
+  // Nothing active yet is a state to show, not a failure of the node.
+  t.match((await ask({ id: 11, what: 'unconfigured' })).data, {
+    error: 'not_found',
+    detail: 'No configuration revision is active yet.',
+  });
   d.client.send('not json');
   t.match((await d.next((f) => f.kind === 'error')).data, { id: null, error: 'bad_frame' });
   d.client.send(JSON.stringify({ kind: 'write', id: 10 }));

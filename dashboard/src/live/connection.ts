@@ -4,7 +4,7 @@
  * and polling `/stream/snapshot` while the socket is refused or down.
  */
 import { applyFrame, initialState, type LiveState } from './store.js';
-import { authHeaders } from './token.js';
+import { authHeaders, writeToken } from './token.js';
 import { QueryRefused, type Frame } from './types.js';
 
 export type Params = Readonly<Record<string, string | number | boolean | undefined>>;
@@ -179,6 +179,13 @@ export class Connection {
     try {
       const res = await fetch('/stream/snapshot', { headers: authHeaders(this.token), cache: 'no-store' });
       if (this.socket?.readyState === WebSocket.OPEN) return;
+      if (res.status === 401 && this.token !== null) {
+        // The held token is refused (mistyped, rotated): drop it and read as far as reads are open.
+        writeToken(null);
+        this.useToken(null);
+        this.set({ ...this.state, problem: 'The operator token was not accepted, so it was dropped.' });
+        return;
+      }
       if (res.status === 401) {
         this.set({ ...this.state, link: 'offline', problem: 'This node needs an operator token to read.' });
         return;

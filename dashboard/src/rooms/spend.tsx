@@ -57,7 +57,7 @@ export function Spend() {
           <select value={days} onChange={(e) => setDays(Number(e.currentTarget.value))}>
             {[1, 7, 14, 30].map((d) => (
               <option key={d} value={d}>
-                {d} days
+                {d} {d === 1 ? 'day' : 'days'}
               </option>
             ))}
           </select>

@@ -1,7 +1,7 @@
 /** The top bar: the company and node, the link state, the token form and the theme switch. */
 import { useState } from 'preact/hooks';
 import { useConnection, useLive } from '../live/context.js';
-import { readToken, writeToken } from '../live/token.js';
+import { authHeaders, writeToken } from '../live/token.js';
 import { Badge } from './parts.js';
 
 type Theme = 'auto' | 'light' | 'dark';
@@ -32,11 +32,24 @@ const linkText = {
   offline: 'offline',
 } as const;
 
+/** Whether the node takes `token` (a present, wrong token is refused on every route); null when it cannot tell. */
+async function accepted(token: string): Promise<boolean | null> {
+  try {
+    const res = await fetch('/viewer', { headers: authHeaders(token), cache: 'no-store' });
+    return res.status === 401 ? false : true;
+  } catch {
+    return null;
+  }
+}
+
 function TokenForm() {
   const connection = useConnection();
-  const [held, setHeld] = useState(readToken() !== null);
   const [draft, setDraft] = useState('');
-  if (held)
+  const [refused, setRefused] = useState(false);
+  // The form follows the connection's token, which changes outside this component's state.
+  const [, rerender] = useState(0);
+  // The connection decides: a held token the node later refuses is dropped there.
+  if (connection.hasToken)
     return (
       <div class="token">
         <span class="muted">operator token held for this tab</span>
@@ -45,7 +58,7 @@ function TokenForm() {
           onClick={() => {
             writeToken(null);
             connection.useToken(null);
-            setHeld(false);
+            rerender((n) => n + 1);
           }}
         >
           Forget token
@@ -57,11 +70,17 @@ function TokenForm() {
       class="token"
       onSubmit={(e) => {
         e.preventDefault();
-        if (draft.trim() === '') return;
-        writeToken(draft);
-        connection.useToken(draft.trim());
-        setDraft('');
-        setHeld(true);
+        const token = draft.trim();
+        if (token === '') return;
+        void accepted(token).then((ok) => {
+          if (ok === false) return setRefused(true);
+          // Unreachable node: held all the same; the connection drops it if the node refuses it later.
+          writeToken(token);
+          connection.useToken(token);
+          setDraft('');
+          setRefused(false);
+          rerender((n) => n + 1);
+        });
       }}
     >
       <label>
@@ -70,11 +89,21 @@ function TokenForm() {
           type="password"
           autocomplete="off"
           value={draft}
-          onInput={(e) => setDraft(e.currentTarget.value)}
+          onInput={(e) => {
+            setDraft(e.currentTarget.value);
+            setRefused(false);
+          }}
           placeholder="read-only without one"
+          aria-invalid={refused}
+          aria-describedby={refused ? 'token-refused' : undefined}
         />
       </label>
       <button type="submit">Use token</button>
+      {refused ? (
+        <span id="token-refused" class="error" role="alert">
+          This token is not accepted by the node.
+        </span>
+      ) : null}
     </form>
   );
 }

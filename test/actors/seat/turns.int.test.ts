@@ -1,5 +1,6 @@
 import t from 'tap';
 import { Payloads } from '../../../schema/index.js';
+import { mentionWake, queueWake } from '../../harness/wake.js';
 import { cleanTurn, company, startCompany } from './harness.js';
 
 t.test(
@@ -107,6 +108,26 @@ t.test(
     t.equal(h.runtime.host('cy')?.state(), 'idle', 'a provider failure is not a stop');
   },
 );
+
+t.test('a turn woken by a work item names it in its phases, its completion and its episode', async (t) => {
+  const h = await startCompany(t, { script: cleanTurn });
+  const item = { id: 'i-52', key: 'ENG-52', title: 'Task 52', status: 'todo' };
+  await queueWake(
+    h.bus,
+    'ada',
+    mentionWake('You were assigned ENG-52: Task 52', { kind: 'assignment', payload: { item, by: 'ops' } }),
+  );
+  const completed = await h.waitFor((e) => e.type === 'agent_turn_completed');
+  t.equal(Payloads.AgentTurnCompleted.parse(completed.payload).work_item, 'ENG-52');
+  for (const e of await h.events('agent_phase_started')) t.equal(e.payload['work_item'], 'ENG-52', 'started');
+  for (const e of await h.events('agent_phase_completed'))
+    t.equal(e.payload['work_item'], 'ENG-52', 'an llm_history row');
+  await h.wake('ada');
+  const second = await h.waitFor(
+    (e) => e.type === 'agent_turn_completed' && e.payload['turn_id'] !== completed.payload['turn_id'],
+  );
+  t.equal(second.payload['work_item'], null, 'a wake about no item names none');
+});
 
 t.test('a plan deciding skip ends the turn after one call', async (t) => {
   const h = await startCompany(t, { script: [{ kind: 'text', text: '{"decision":"skip"}' }] });

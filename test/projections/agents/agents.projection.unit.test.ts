@@ -176,15 +176,70 @@ t.test(
         '2026-11-23T10:00:03Z',
       ),
     );
-    const row = m.agent('cto')!;
+    let row = m.agent('cto')!;
     t.equal(row.live_call?.failed, true);
     t.equal(row.live_call?.response, 'half an answer', 'what was on screen stays');
     t.equal(row.last_error?.message, 'provider timed out');
+    t.equal(row.last_error?.phase, 'execute');
     t.equal(row.activity, 'idle');
     t.equal(row.stopped_reason, null);
     t.equal(row.llm_history[0]?.failed, true);
+    // A turn that fails with a cause of its own (a budget stop) still names the phase it failed in.
+    m.applyEvent(
+      event(
+        'agent_turn_completed',
+        'cto',
+        turnCompleted('turn-2', '2026-11-23T10:00:04Z', {
+          failed: true,
+          error: 'seat token budget exhausted',
+        }),
+        '2026-11-23T10:00:04Z',
+      ),
+    );
+    row = m.agent('cto')!;
+    t.match(row.last_error, { message: 'seat token budget exhausted', phase: 'execute', turn_id: 'turn-2' });
   },
 );
+
+t.test('a pause with stop_running cuts the live call at once; the resumed turn brings it back', async (t) => {
+  const m = models();
+  const progress = (at: string, response: string) =>
+    event(
+      'agent_turn_progress',
+      'cto',
+      {
+        turn_id: 'turn-1',
+        phase: 'plan',
+        iteration: 0,
+        round_num: 0,
+        max_rounds: 8,
+        response,
+        tool_calls: [],
+        running_call: { name: 'slow-model', started_at: at, origin: 'model', server: null },
+      },
+      at,
+    );
+  m.applyEvent(event('agent_phase_started', 'cto', phaseStarted('turn-1'), '2026-11-23T10:00:00Z'));
+  m.applyEvent(progress('2026-11-23T10:00:01Z', 'half'));
+  const pause = (stop: boolean, at: string) =>
+    event('agent_paused', 'cto', { paused: { by: 'ops', at, reason: 'hold', stop_running: stop } }, at);
+  m.applyEvent(pause(false, '2026-11-23T10:00:02Z'));
+  t.equal(
+    m.agent('cto')?.live_call?.in_progress,
+    true,
+    'a pause that lets the turn finish leaves it running',
+  );
+  m.applyEvent(pause(true, '2026-11-23T10:00:03Z'));
+  let call = m.agent('cto')?.live_call;
+  t.equal(call?.in_progress, false, 'cut: not running');
+  t.equal(call?.running_call, null);
+  t.equal(call?.response, 'half', 'what was on screen stays');
+  m.applyEvent(event('agent_resumed', 'cto', { by: 'ops', at: 'x' }, '2026-11-23T10:00:10Z'));
+  m.applyEvent(progress('2026-11-23T10:00:11Z', 'half and more'));
+  call = m.agent('cto')?.live_call;
+  t.equal(call?.in_progress, true, 'the resumed turn carries the call on');
+  t.equal(call?.response, 'half and more');
+});
 
 t.test('an older event never overwrites newer state, across timestamp encodings', async (t) => {
   const m = models();
