@@ -12,13 +12,16 @@ import { ensureCatalogue, openBus, Streams, Subjects, type Bus, type Kv } from '
 import {
   configProjection,
   eventsProjection,
+  followWork,
   integrationsProjection,
   openCheckpoints,
+  pagesProjection,
   readModelProjections,
   ReadModels,
   runProjection,
   schedulesProjection,
   secretsProjection,
+  workProjection,
   type AnyProjection,
   type CheckpointStore,
 } from '../projections/index.js';
@@ -34,7 +37,9 @@ Verbs (on the store the Tier A file names; stop the node first):
   list            each projection's name, version and source, and the checkpoint held for it
                   (its version and sequence; "stale" when another version took it)
   rebuild [NAME]  replay NAME (default: every projection) from zero, discard its checkpoint and write
-                  a fresh one; prints one JSON line per projection (messages replayed, sequence reached)
+                  a fresh one; prints one JSON line per projection (messages replayed, sequence reached).
+                  \`work\` and \`pages\` are there when the Tier A file names a native tracker or knowledge
+                  base; \`work\` starts from its newest snapshot after a trim, as a node's boot does
 
 Flags:
   -c, --config FILE   Tier A bootstrap file (YAML); default: $SVC_CONFIG
@@ -76,8 +81,36 @@ function entry<S>(bus: Bus, projection: AnyProjection<S>, logger: Logger): Entry
   };
 }
 
-/** Every projection a node runs, in boot order. */
-export function nodeProjections(bus: Bus, kv: { coord: Kv; secrets: Kv }, logger: Logger): Entry[] {
+/**
+ * The native tracker's projection, run as a node's boot runs it: after a trim it starts from the newest
+ * snapshot reaching the log (ops/work-tracker.md "Retention"), and a log no snapshot reaches fails it.
+ */
+function workEntry(bus: Bus, logger: Logger): Entry {
+  return {
+    name: workProjection.name,
+    version: workProjection.version,
+    source: `stream ${workProjection.stream}`,
+    checkpointed: false,
+    async run() {
+      const view = await followWork({ bus, logger });
+      try {
+        const unavailable = view.unavailable();
+        if (unavailable !== null) throw new Error(unavailable);
+        return { replayed: view.running.boot.replayed, seq: view.running.seq() };
+      } finally {
+        await view.stop();
+      }
+    },
+  };
+}
+
+/** Every projection a node runs, in boot order; the native backends' when its Tier A names them. */
+export function nodeProjections(
+  bus: Bus,
+  kv: { coord: Kv; secrets: Kv },
+  logger: Logger,
+  native: { readonly work: boolean; readonly pages: boolean } = { work: false, pages: false },
+): Entry[] {
   const models = readModelProjections(new ReadModels());
   return [
     entry(
@@ -103,6 +136,8 @@ export function nodeProjections(bus: Bus, kv: { coord: Kv; secrets: Kv }, logger
     ...models.all.map((projection) => entry(bus, projection, logger)),
     entry(bus, schedulesProjection(), logger),
     entry(bus, integrationsProjection, logger),
+    ...(native.work ? [workEntry(bus, logger)] : []),
+    ...(native.pages ? [entry(bus, pagesProjection(), logger)] : []),
   ];
 }
 
@@ -148,7 +183,10 @@ export async function runProjections(
   const checkpoints = config.stream.store_dir ? openCheckpoints(config.stream.store_dir) : undefined;
   try {
     const kv = await ensureCatalogue(bus);
-    const all = nodeProjections(bus, kv, log);
+    const all = nodeProjections(bus, kv, log, {
+      work: config.tracker.backend === 'native',
+      pages: config.knowledge.backend === 'native',
+    });
     const chosen = name === undefined ? all : all.filter((p) => p.name === name);
     if (chosen.length === 0) {
       throw new UsageError(`no projection named ${name}: one of ${all.map((p) => p.name).join(', ')}`);

@@ -3,7 +3,7 @@
  * checkpoint held for it; a rebuild replays from zero and writes a fresh checkpoint, replacing one of
  * another version; an unknown name or verb is a usage error.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
@@ -116,6 +116,27 @@ t.test('rebuild replays every projection from zero and writes fresh checkpoints'
   t.not(reopened.load('events')?.version, 999, 'the fresh checkpoint is of the code version');
   t.equal(reopened.load('events')?.seq, 12);
   t.equal(reopened.load('events')?.stream, Streams.Events);
+});
+
+t.test('a node with native backends lists and rebuilds the work and pages projections too', async (t) => {
+  const { file } = await store(t);
+  const plain = await svc('rebuild', 'work', '--config', file);
+  t.equal(plain.code, 2, 'no native tracker: no work projection');
+  appendFileSync(file, 'tracker: {backend: native}\nknowledge: {backend: native}\n');
+  const listed = await svc('list', '--config', file);
+  t.equal(listed.code, 0, listed.err);
+  t.match(
+    listed.lines.filter((l) => l['name'] === 'work' || l['name'] === 'pages'),
+    [
+      { name: 'work', source: 'stream SVC_WORK' },
+      { name: 'pages', source: 'stream SVC_PAGES' },
+    ],
+  );
+  for (const name of ['work', 'pages']) {
+    const rebuilt = await svc('rebuild', name, '--config', file);
+    t.equal(rebuilt.code, 0, rebuilt.err);
+    t.match(rebuilt.lines, [{ name, replayed: 0 }], `${name} rebuilt`);
+  }
 });
 
 t.test('an unknown projection or verb is a usage error', async (t) => {
