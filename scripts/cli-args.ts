@@ -3,6 +3,7 @@
  * -c/--config and -h/--help, the help answer, and the node address and token it talks with.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { UsageError } from './cli-usage.js';
 
 /** The help's block for the shared flags. */
 export const nodeFlagsHelp = `Flags:
@@ -73,13 +74,18 @@ async function nodeUrl(
     // Loaded only when a file names the node: the Tier A schema is most of a client command's start-up.
     const { loadTierA } = await import('./tier-a-file.js');
     const loaded = loadTierA(file, { env, cwd: process.cwd() });
-    if (loaded.ok && loaded.config.api.port > 0) {
-      const host =
-        loaded.config.api.host === '0.0.0.0' || loaded.config.api.host === '::'
-          ? '127.0.0.1'
-          : loaded.config.api.host;
-      return `http://${host.includes(':') ? `[${host}]` : host}:${loaded.config.api.port}`;
-    }
+    // A file that was named but cannot say where the node is: the default address could be another node.
+    if (!loaded.ok)
+      throw new UsageError(
+        `the node's address cannot be read from ${file} (${loaded.problems[0]?.message ?? 'refused'}): fix it, or pass --url`,
+      );
+    if (loaded.config.api.port === 0)
+      throw new UsageError(`${file} binds no API listener (api.port: 0): pass --url`);
+    const host =
+      loaded.config.api.host === '0.0.0.0' || loaded.config.api.host === '::'
+        ? '127.0.0.1'
+        : loaded.config.api.host;
+    return `http://${host.includes(':') ? `[${host}]` : host}:${loaded.config.api.port}`;
   }
   return 'http://127.0.0.1:8080';
 }

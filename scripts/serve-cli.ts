@@ -1,6 +1,7 @@
 /** `svc serve`: runs one node until a signal, then drains it. */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { formatProblems, parseCompanyYaml } from '../schema/index.js';
 import { whyNotListening } from './listen-why.js';
 import { createLogger } from './logger.js';
 import type { RunningNode } from './serve.js';
@@ -17,21 +18,33 @@ answer 503 draining, the public listener closes, then api.port; exit code 0.
 Flags:
   -c, --config FILE   Tier A bootstrap file (YAML); default: $SVC_CONFIG
       --company FILE  a company document (YAML or JSON) to activate when nothing is active anywhere in
-                      the fleet (a first start); ignored once any revision is active
+                      the fleet (a first start); ignored once any revision is active. A file that
+                      cannot be read or parsed stops the start (exit 1); one the writer refuses is
+                      logged and the node serves unconfigured
   -h, --help          show this help
 
 Exit codes: 0 after a drain; 1 when the configuration is refused or the node cannot start; 2 on bad flags.
 `;
 
-/** The `--company` file's text, read before the node starts so a wrong path fails at once. */
+/**
+ * The `--company` file's text, read and parsed before the node starts so a wrong path or a broken document
+ * fails at once. Whether its content is valid is the config writer's to say (it may name secrets put later).
+ */
 function readCompanyFile(file: string, err: Out): { file: string; text: string } | false {
+  let text: string;
   try {
-    return { file, text: readFileSync(file, 'utf8') };
+    text = readFileSync(file, 'utf8');
   } catch (error) {
     const reason = error instanceof Error && 'code' in error ? String(error.code) : 'unreadable';
     err.write(`svc: --company ${file}: cannot read it (${reason})\n`);
     return false;
   }
+  const parsed = parseCompanyYaml(text);
+  if (!parsed.ok) {
+    err.write(`svc: --company ${file}: not a readable document:\n${formatProblems(parsed.problems)}\n`);
+    return false;
+  }
+  return { file, text };
 }
 
 export async function runServe(args: string[], env: NodeJS.ProcessEnv, out: Out, err: Out): Promise<number> {

@@ -4,7 +4,7 @@
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import t, { type Test } from 'tap';
 import { freePort, root, runSvc } from '../harness/child.js';
 
@@ -89,4 +89,13 @@ t.test('a --company path that cannot be read stops before the node starts', asyn
   });
   t.equal(await run.exited, 1);
   t.match(run.stderr(), /--company \/nonexistent\/company\.yaml: cannot read it \(ENOENT\)/);
+});
+
+t.test('a --company file that is no readable document stops before the node starts', async (t) => {
+  const { configFile } = await setUp(t);
+  const broken = join(dirname(configFile), 'broken.yaml');
+  writeFileSync(broken, 'name: Acme\nroles: [unclosed\n');
+  const run = runSvc(['serve', '--config', configFile, '--company', broken], { SVC_TOKEN: TOKEN });
+  t.equal(await run.exited, 1);
+  t.match(run.stderr(), /--company .*broken\.yaml: not a readable document:\n {2}\d+/);
 });
