@@ -25,10 +25,11 @@ Verbs (against a running node; token from $SVC_TOKEN):
   revisions  [--limit N] [--offset N]                revision history, newest first
   revert     REVISION [--summary S]                  a new revision equal to REVISION (summary default:
                                                      "revert to REVISION")
-
-REVISION is a revision id or any unique prefix of one (4 characters at least).
   reload     [--summary S]                           re-store the active revision (pushes changed secrets)
   schema                                             the company document's JSON Schema (no node needed)
+
+REVISION (and ID of --if-match) is a revision id or any unique prefix of one (4 characters at least);
+--if-match also takes the quoted ETag that GET /config answers with, or *.
 
 ${nodeFlagsHelp}
 Exit codes: 0 done; 1 refused (the answer's error code and problems are printed); 2 bad flags.
@@ -94,10 +95,17 @@ async function runVerb(
     if (!values.summary && !values['dry-run']) throw new UsageError(`svc config ${verb} needs --summary S`);
     return values.summary ? { 'x-summary': values.summary } : {};
   };
-  const preconditions = (): Record<string, string> => ({
-    ...(values['if-match'] ? { 'if-match': `"${values['if-match']}"` } : {}),
-    ...(values.create ? { 'if-none-match': '*' } : {}),
-  });
+  // `--if-match` takes what `revert` takes (a prefix), an ETag as `get` prints it, or `*`; a prefix is
+  // resolved here, so a typo is refused instead of storing an inactive revision.
+  const preconditions = async (): Promise<Record<string, string> | null> => {
+    const given = values['if-match']?.replace(/^(?:W\/)?"(.*)"$/, '$1');
+    const id = given === undefined || given === '*' ? given : await resolveRevision(ctx, given);
+    if (id === null) return null;
+    return {
+      ...(id === undefined ? {} : { 'if-match': id === '*' ? '*' : `"${id}"` }),
+      ...(values.create ? { 'if-none-match': '*' } : {}),
+    };
+  };
   const dry = values['dry-run'] ? '?dry_run=true' : '';
   switch (verb) {
     case 'get':
@@ -108,18 +116,25 @@ async function runVerb(
     case 'put': {
       const file = need('FILE');
       const body = readInput(file);
+      const summary = summaryHeader();
+      const conditions = await preconditions();
+      if (conditions === null) return 1;
       return call(ctx, 'PUT', `/config${dry}`, body, {
         'content-type': looksYaml(file, body) ? 'application/yaml' : 'application/json',
-        ...summaryHeader(),
-        ...preconditions(),
+        ...summary,
+        ...conditions,
       });
     }
     case 'patch': {
       const file = need('FILE');
-      return call(ctx, 'PATCH', `/config${dry}`, patchBody(file, readInput(file)), {
+      const body = patchBody(file, readInput(file));
+      const summary = summaryHeader();
+      const conditions = await preconditions();
+      if (conditions === null) return 1;
+      return call(ctx, 'PATCH', `/config${dry}`, body, {
         'content-type': 'application/merge-patch+json',
-        ...summaryHeader(),
-        ...preconditions(),
+        ...summary,
+        ...conditions,
       });
     }
     case 'validate': {
@@ -179,6 +194,8 @@ const looksYaml = (file: string, body: string): boolean => /\.ya?ml$/i.test(file
 
 /** A merge patch is JSON on the wire; one written in YAML is converted (`null` and `~` remove a key). */
 function patchBody(file: string, body: string): string {
+  // An empty file is a mistake, not "change nothing": it would store a revision all the same.
+  if (body.trim() === '') throw new UsageError(`${file} is empty: a patch names what it changes`);
   if (!looksYaml(file, body)) return body;
   try {
     return JSON.stringify(parseYaml(body) ?? {});

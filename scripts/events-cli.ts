@@ -7,6 +7,7 @@ import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, type NodeContext }
 import { openWs, UpgradeRefusedError } from './ws-client.js';
 import { requestNode } from './cli-http.js';
 import { UsageError } from './cli-usage.js';
+import { EventCategory } from '../schema/index.js';
 
 export const eventsHelp = `Usage: svc events <verb> [flags]
 
@@ -60,6 +61,7 @@ export async function runEvents(args: string[], env: NodeJS.ProcessEnv, out: Out
   const exit = helpExit(eventsHelp, values.help, verb, out);
   if (exit !== null) return exit;
   if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
+  checkFlags(values);
   const ctx = await nodeContext(values, env, out, err);
   const need = (what: string): string => {
     if (!target) throw new UsageError(`svc events ${verb} needs ${what}`);
@@ -106,6 +108,23 @@ export async function runEvents(args: string[], env: NodeJS.ProcessEnv, out: Out
     default:
       throw new UsageError(`unknown events verb: ${verb}`);
   }
+}
+
+const categories: readonly string[] = Object.values(EventCategory);
+
+/** What the flags can be told wrong by themselves, said in their own names (exit 2) before any request. */
+function checkFlags(values: {
+  readonly limit?: string;
+  readonly category?: string;
+  readonly 'before-time'?: string;
+  readonly 'before-id'?: string;
+}): void {
+  if (values.category !== undefined && !categories.includes(values.category))
+    throw new UsageError(`--category must be one of ${categories.join(', ')}`);
+  if (values.limit !== undefined && !/^[1-9]\d*$/.test(values.limit))
+    throw new UsageError('--limit must be a whole number from 1 (at most 400 rows come back)');
+  if ((values['before-time'] === undefined) !== (values['before-id'] === undefined))
+    throw new UsageError('--before-time and --before-id go together (the "more:" line prints both)');
 }
 
 /** Prints every `event` frame (filtered here) until the socket closes or the process is interrupted. */

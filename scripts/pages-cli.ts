@@ -11,8 +11,9 @@ import { UsageError } from './cli-usage.js';
 export const pagesHelp = `Usage: svc pages <verb> [flags]
 
 Verbs (against a running node with knowledge.backend native; token from $SVC_TOKEN):
-  list     [--container C] [--parent P|root] [--limit N]
-                                    pages in container and title order (GET /pages)
+  list     [--container C] [--parent P|root] [--limit N] [--cursor C]
+                                    pages in container and title order (GET /pages); --cursor is
+                                    the answer's next_cursor
   show     REF                      one page with body, comments, children (REF: id or CONTAINER/Title)
   search   WORDS... [--container C] [--limit N]
                                     pages matching the words, best first
@@ -36,6 +37,7 @@ export async function runPages(
     container: { type: 'string' },
     parent: { type: 'string' },
     limit: { type: 'string' },
+    cursor: { type: 'string' },
     title: { type: 'string' },
     'op-id': { type: 'string' },
   });
@@ -53,7 +55,10 @@ export async function runPages(
   const call = (method: string, path: string, body?: unknown) => callJson('pages', ctx, method, path, body);
   switch (verb) {
     case 'list':
-      return call('GET', `/pages${queryOf({ container: values.container, parent: values.parent, limit })}`);
+      return call(
+        'GET',
+        `/pages${queryOf({ container: values.container, parent: values.parent, limit, cursor: values.cursor })}`,
+      );
     case 'show':
       // A `CONTAINER/Title` reference keeps its slash: the route reads the rest of the path.
       return call('GET', `/pages/${rest[0]!.split('/').map(encodeURIComponent).join('/')}`);

@@ -10,16 +10,17 @@ import { UsageError } from './cli-usage.js';
 export const workHelp = `Usage: svc work <verb> [flags]
 
 Verbs (against a running node with tracker.backend native; token from $SVC_TOKEN):
-  list     [--project P] [--status S[,S]] [--assignee H] [--q WORDS] [--limit N]
-                                    items, newest first (GET /work)
+  list     [--project P] [--status S[,S]] [--assignee H] [--q WORDS] [--limit N] [--cursor C]
+                                    items, newest first (GET /work); --cursor is the answer's next
   show     ID                       one item with its thread and history (ID: key or id)
   create   --project P --title T [--description D] [--assignee H]... [--priority P] [--type T]
            [--status S] [--op-id X] create an item; prints it with its key
   comment  ID [TEXT|-]              comment on an item; the text from stdin when - or absent
   move     ID STATUS [--op-id X]    move an item to a status (backlog, todo, in_progress, in_review,
                                     done, cancelled)
-  inbox    [--unread] [--limit N]   changes by others to your items (the token's person)
-  mine                              your my-work lists
+  inbox    [--unread] [--limit N] [--handle H]
+                                    changes by others to your items (the token's person, or H)
+  mine     [--handle H]             your my-work lists (or H's)
 
 ${nodeFlagsHelp}  --op-id X        a write's retry handle: sent again, it answers the first outcome
 Exit codes: 0 done; 1 refused (the answer's error code is printed); 2 bad flags.
@@ -46,6 +47,8 @@ export async function runWork(
     type: { type: 'string' },
     unread: { type: 'boolean' },
     'op-id': { type: 'string' },
+    cursor: { type: 'string' },
+    handle: { type: 'string' },
   });
   const [verb, ...rest] = positionals;
   const exit = helpExit(workHelp, values.help, verb, out);
@@ -78,6 +81,7 @@ export async function runWork(
           assignee: values.assignee?.join(','),
           q: values.q,
           limit: limitOf(values.limit),
+          cursor: values.cursor,
         })}`,
       );
     case 'show':
@@ -106,10 +110,14 @@ export async function runWork(
     case 'inbox':
       return call(
         'GET',
-        `/work/inbox${queryOf({ unread: values.unread ? 'true' : undefined, limit: limitOf(values.limit) })}`,
+        `/work/inbox${queryOf({
+          unread: values.unread ? 'true' : undefined,
+          limit: limitOf(values.limit),
+          handle: values.handle,
+        })}`,
       );
     default:
-      return call('GET', '/work/my-work');
+      return call('GET', `/work/my-work${queryOf({ handle: values.handle })}`);
   }
 }
 

@@ -1,6 +1,7 @@
 /**
- * Where a client command finds its node: a `--config` file that cannot say (missing, refused, binding no
- * API port) is a usage error naming the file, never a silent fall back to the default address.
+ * Client commands refuse what they can tell is wrong before any request: a `--config` file that cannot say
+ * where the node is (missing, refused, binding no API port) is a usage error naming the file, never a
+ * silent fall back to the default address; an empty patch file is no patch.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,7 +33,10 @@ t.test('a --config file that cannot name the node is refused before any request'
     [missing, /cannot read .*missing\.yaml \(ENOENT\)/],
     [broken, /broken\.yaml/],
   ] as const) {
-    for (const args of [['config', 'revisions'], ['secrets', 'list']]) {
+    for (const args of [
+      ['config', 'revisions'],
+      ['secrets', 'list'],
+    ]) {
       const run = await svc([...args, '--config', file]);
       t.equal(run.code, 2, `${args.join(' ')}: a usage error`);
       t.match(run.err, /the node's address cannot be read from/);
@@ -45,4 +49,34 @@ t.test('a --config file that cannot name the node is refused before any request'
   const none = await svc(['config', 'revisions', '--config', closed]);
   t.equal(none.code, 2);
   t.match(none.err, /binds no API listener \(api\.port: 0\): pass --url/);
+});
+
+t.test('an empty patch file is refused before anything is sent', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-cli-args-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const empty = join(dir, 'empty.yaml');
+  writeFileSync(empty, '\n  \n');
+  // Port 1: were anything sent, the answer would be "cannot reach", exit 1.
+  const run = await svc(['config', 'patch', empty, '--summary', 'e', '--url', 'http://127.0.0.1:1']);
+  t.equal(run.code, 2);
+  t.match(run.err, /empty\.yaml is empty: a patch names what it changes/);
+});
+
+t.test('events flags the command can judge alone are refused in their own names', async (t) => {
+  const url = ['--url', 'http://127.0.0.1:1'];
+  const cases: Array<[string[], RegExp]> = [
+    [['events', 'tail', '--category', 'nonsense'], /--category must be one of .*webhook/],
+    [['events', 'list', '--category', 'nonsense'], /--category must be one of/],
+    [['events', 'list', '--limit', '0'], /--limit must be a whole number from 1/],
+    [['events', 'list', '--limit', 'abc'], /--limit must be a whole number/],
+    [
+      ['events', 'list', '--before-time', '2026-01-01T00:00:00Z'],
+      /--before-time and --before-id go together/,
+    ],
+  ];
+  for (const [args, message] of cases) {
+    const run = await svc([...args, ...url]);
+    t.equal(run.code, 2, args.join(' '));
+    t.match(run.err, message);
+  }
 });

@@ -61,5 +61,21 @@ t.test(
       revisions: Array<{ summary: string }>;
     };
     t.equal(list.revisions[0]?.summary, `revert to ${firstId}`, 'the summary defaults to what was done');
+
+    // --if-match: a prefix or the quoted ETag of the active revision proceeds; a typo is refused unsent.
+    const etag = (await fetch(`${node.url}/config`, { headers: { authorization: `Bearer ${TOKEN}` } })).headers.get('etag')!; // prettier-ignore
+    const active = etag.replaceAll('"', '');
+    const count = async (): Promise<number> =>
+      (JSON.parse((await config(['revisions', '--limit', '1'])).out) as { total: number }).total;
+    const before = await count();
+    const byPrefix = await config(['patch', patch, '--summary', 'p', '--if-match', active.slice(0, 8)]);
+    t.equal(byPrefix.code, 0, byPrefix.err);
+    const fresh = await fetch(`${node.url}/config`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const byEtag = await config(['patch', patch, '--summary', 'q', '--if-match', fresh.headers.get('etag')!]);
+    t.equal(byEtag.code, 0, byEtag.err);
+    const typo = await config(['patch', patch, '--summary', 'r', '--if-match', 'ffff0000']);
+    t.equal(typo.code, 1);
+    t.match(typo.err, /no revision id starts with ffff0000/);
+    t.equal(await count(), before + 2, 'the refused one stored nothing');
   },
 );

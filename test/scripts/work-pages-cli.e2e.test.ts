@@ -36,7 +36,10 @@ t.test('svc work and svc pages read and write a running node', async (t) => {
         name: 'Engineering',
         type: 'team',
         integrations: { work: { project: 'ENG' }, wiki: { space: 'ENG' } },
-        roles: [{ name: 'Ada', handle: 'ada', kind: 'human', contact: { operator_id: 'ops' } }],
+        roles: [
+          { name: 'Ada', handle: 'ada', kind: 'human', contact: { operator_id: 'ops' } },
+          { name: 'Bea', handle: 'bea', kind: 'human', contact: { codehost_a_login: 'bea' } },
+        ],
       },
     ],
   };
@@ -92,6 +95,20 @@ t.test('svc work and svc pages read and write a running node', async (t) => {
     ['ENG-1'],
   );
   t.match((await svc(['work', 'mine', ...url])).json(), { handle: 'ada' });
+  t.match((await svc(['work', 'mine', '--handle', 'bea', ...url])).json(), { handle: 'bea' });
+  t.equal((await svc(['work', 'inbox', '--handle', 'bea', ...url])).code, 0, 'another person, by handle');
+  // Paging: the answer's next, given back as --cursor, reads the following page.
+  t.equal((await svc(['work', 'create', '--project', 'ENG', '--title', 'Second', ...url])).code, 0);
+  const first = (await svc(['work', 'list', '--project', 'ENG', '--limit', '1', ...url])).json();
+  t.same(
+    (first['items'] as Json[]).map((i) => i['key']),
+    ['ENG-2'],
+  );
+  const next = await svc(['work', 'list', '--project', 'ENG', '--limit', '1', '--cursor', String(first['next']), ...url]); // prettier-ignore
+  t.same(
+    (next.json()['items'] as Json[]).map((i) => i['key']),
+    ['ENG-1'],
+  );
   const refused = await svc(['work', 'move', 'ENG-1', 'backlog', ...url]);
   t.equal(refused.code, 1, 'a refused move exits 1');
   t.match(refused.err, /400 validation_error/);
