@@ -7,24 +7,33 @@ const tree: Readonly<Record<string, readonly string[]>> = {
   replay: ['--config', '--stream', '--from-seq', '--since', '--subject', '--verify', '--help'],
   config: ['get', 'put', 'patch', 'validate', 'diff', 'revisions', 'revert', 'reload', 'schema'],
   secrets: ['list', 'put', 'reveal', 'rm', 'rekey'],
-  keygen: [],
+  keygen: ['--help'],
   events: ['list', 'get', 'trace', 'tail'],
   work: ['list', 'show', 'create', 'comment', 'move', 'inbox', 'mine'],
   pages: ['list', 'show', 'search', 'create'],
   fleet: ['status', 'remove'],
   backup: ['list', '--dir'],
-  restore: ['--from', '--config'],
-  projections: ['list', 'rebuild'],
+  restore: ['--from', '--config', '--help'],
+  projections: ['list', 'rebuild', '--config', '--help'],
   completion: ['bash', 'zsh'],
 };
+/** Commands that talk to a running node take its address flags; the local ones only their own. */
+const clients: ReadonlySet<string> = new Set([
+  'config',
+  'secrets',
+  'events',
+  'work',
+  'pages',
+  'fleet',
+  'backup',
+]);
 const clientFlags = ['--url', '--config', '--help'];
+const wordsOf = (cmd: string, words: readonly string[]): string[] =>
+  clients.has(cmd) ? [...words, ...clientFlags.filter((f) => !words.includes(f))] : [...words];
 
 function bash(): string {
   const cases = Object.entries(tree)
-    .map(
-      ([cmd, words]) =>
-        `      ${cmd}) words="${[...words, ...clientFlags.filter((f) => !words.includes(f))].join(' ')}" ;;`,
-    )
+    .map(([cmd, words]) => `      ${cmd}) words="${wordsOf(cmd, words).join(' ')}" ;;`)
     .join('\n');
   return `# svc completion for bash: eval "$(svc completion bash)" (e.g. in ~/.bashrc)
 _svc() {
@@ -47,10 +56,7 @@ complete -o default -F _svc svc
 
 function zsh(): string {
   const cases = Object.entries(tree)
-    .map(
-      ([cmd, words]) =>
-        `    ${cmd}) compadd -- ${[...words, ...clientFlags.filter((f) => !words.includes(f))].join(' ')} ;;`,
-    )
+    .map(([cmd, words]) => `    ${cmd}) compadd -- ${wordsOf(cmd, words).join(' ')} ;;`)
     .join('\n');
   return `#compdef svc
 # svc completion for zsh: eval "$(svc completion zsh)" (e.g. in ~/.zshrc, after compinit)

@@ -81,7 +81,14 @@ async function runVerb(
   err: Out,
   schema: () => Promise<unknown>,
 ): Promise<number> {
-  if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
+  // Verbs that take no FILE or REVISION refuse one too: `reload extra` must not write a revision.
+  const takesNone = ['get', 'revisions', 'reload', 'schema'].includes(verb);
+  const unexpected = takesNone && target !== undefined ? [target, ...extra] : extra;
+  if (unexpected.length > 0) throw new UsageError(`unexpected arguments: ${unexpected.join(' ')}`);
+  for (const flag of ['limit', 'offset'] as const) {
+    const raw = values[flag];
+    if (raw !== undefined && !/^\d+$/.test(raw)) throw new UsageError(`--${flag} must be a whole number`);
+  }
   if (verb === 'schema') {
     out.write(`${JSON.stringify(await schema(), null, 2)}\n`);
     return 0;

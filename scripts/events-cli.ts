@@ -5,7 +5,7 @@
  */
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, type NodeContext } from './cli-args.js';
 import { openWs, UpgradeRefusedError } from './ws-client.js';
-import { requestNode } from './cli-http.js';
+import { requestNode, tokenHint } from './cli-http.js';
 import { UsageError } from './cli-usage.js';
 import { EventCategory } from '../schema/index.js';
 
@@ -156,7 +156,11 @@ async function tail(
     return 0;
   } catch (error) {
     if (error instanceof UpgradeRefusedError) {
-      ctx.err.write(`svc: the stream refused the connection (${error.status})\n`);
+      ctx.err.write(
+        error.status === 401
+          ? tokenHint('events', ctx.token !== undefined)
+          : `svc: the stream refused the connection (${error.status})\n`,
+      );
       return 1;
     }
     ctx.err.write(`svc: cannot reach ${ws} (${error instanceof Error ? error.message : String(error)})\n`);

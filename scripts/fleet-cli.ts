@@ -143,6 +143,8 @@ export async function runFleet(args: string[], env: NodeJS.ProcessEnv, out: Out,
       const id = (peer ?? target)!;
       if (values.confirm === undefined)
         throw new UsageError(`svc fleet remove needs --confirm ${id} (the id again)`);
+      if (values.confirm !== id)
+        throw new UsageError(`--confirm ${values.confirm} does not repeat the id ${id}`);
       const query = new URLSearchParams({ confirm: values.confirm });
       if (values.force) query.set('force', 'true');
       const path = peer === undefined ? 'remove' : 'remove-peer';
@@ -155,7 +157,8 @@ export async function runFleet(args: string[], env: NodeJS.ProcessEnv, out: Out,
       if (response === null) return 1;
       const text = await response.text();
       if (!response.ok) {
-        err.write(describeRefusal(response.status, text));
+        // The route's hints name its query (`?force=true`); here they are this command's flags.
+        err.write(describeRefusal(response.status, text).replaceAll('?force=true', '--force'));
         for (const lease of leasesIn(text))
           err.write(`  live ${lease.kind} ${lease.name} until ${lease.expires_at}\n`);
         return 1;

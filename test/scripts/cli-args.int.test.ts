@@ -80,3 +80,25 @@ t.test('events flags the command can judge alone are refused in their own names'
     t.match(run.err, message);
   }
 });
+
+t.test('config verbs that take no argument refuse one, and paging flags are numbers', async (t) => {
+  const url = ['--url', 'http://127.0.0.1:1'];
+  for (const args of [
+    ['config', 'reload', 'extra'],
+    ['config', 'revisions', 'extra'],
+    ['config', 'get', 'x'],
+  ]) {
+    const run = await svc([...args, ...url]);
+    t.equal(run.code, 2, args.join(' '));
+    t.match(run.err, /unexpected arguments: /);
+  }
+  const limit = await svc(['config', 'revisions', '--limit', 'abc', ...url]);
+  t.equal(limit.code, 2);
+  t.match(limit.err, /--limit must be a whole number/);
+});
+
+t.test('fleet remove refuses a --confirm that does not repeat the id, before asking the node', async (t) => {
+  const run = await svc(['fleet', 'remove', 'node-0', '--confirm', 'node-1', '--url', 'http://127.0.0.1:1']);
+  t.equal(run.code, 2);
+  t.match(run.err, /--confirm node-1 does not repeat the id node-0/);
+});

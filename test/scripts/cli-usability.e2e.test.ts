@@ -38,6 +38,12 @@ t.test('svc completion prints bash and zsh scripts that complete commands and ve
     { encoding: 'utf8' },
   );
   t.same(completed.trim().split(' ').sort(), ['reload', 'revert', 'revisions']);
+  const local = execFileSync(
+    'bash',
+    ['-c', `${bash.out}\nCOMP_WORDS=(svc projections --); COMP_CWORD=2; _svc; echo "\${COMPREPLY[@]}"`],
+    { encoding: 'utf8' },
+  );
+  t.same(local.trim().split(' ').sort(), ['--config', '--help'], 'a local command offers no --url');
   const zsh = await svc(['completion', 'zsh']);
   t.equal(zsh.code, 0);
   t.match(zsh.out, /^#compdef svc/);

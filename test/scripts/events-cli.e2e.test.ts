@@ -71,8 +71,11 @@ t.test('svc events list, get and trace read a running node', async (t) => {
   t.equal(missing.code, 1);
   t.match(missing.err, 'not_found');
   const bad = await run('list', '--before-id', 'x');
-  t.equal(bad.code, 1);
-  t.match(bad.err, 'invalid_query');
+  t.equal(bad.code, 2, 'half a cursor is a usage error, said before asking');
+  t.match(bad.err, '--before-time and --before-id go together');
+  const refused = await run('list', '--before-time', 'yesterday', '--before-id', 'x');
+  t.equal(refused.code, 1, 'what only the node can judge is its answer');
+  t.match(refused.err, 'invalid_query');
   t.equal((await run('frobnicate')).code, 2);
 });
 
@@ -89,4 +92,12 @@ t.test('svc events tail prints live feed events until the stream closes', async 
   await h.gw.close();
   t.equal(await tail, 0);
   t.equal((JSON.parse(out.text().trim()) as { id: string }).id, e.id);
+});
+
+t.test('svc events tail with a refused token says how to give one', async (t) => {
+  const { h } = await startEventsNode(t);
+  const err = capture();
+  const code = await main(['events', 'tail', '--url', h.base], { SVC_TOKEN: 'not-a-token' }, capture(), err);
+  t.equal(code, 1);
+  t.match(err.text(), /the node refused the token in SVC_TOKEN/);
 });

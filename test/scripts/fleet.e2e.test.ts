@@ -102,6 +102,18 @@ t.test('two nodes on one nats-server: /fleet, /health.nodes, removal and a node 
     'its presence and seat leases are named',
   );
 
+  // The command says the same in its own words: its flag, not the route's query.
+  const cliErr: string[] = [];
+  const cliCode = await main(
+    ['fleet', 'remove', 'node-b', '--confirm', 'node-b', '--url', a.url],
+    { SVC_TOKEN: TOKEN },
+    { write: () => undefined },
+    { write: (s: string) => cliErr.push(s) },
+  );
+  t.equal(cliCode, 1);
+  t.match(cliErr.join(''), /member_live.*--force/s);
+  t.notMatch(cliErr.join(''), /\?force=/);
+
   const broker = await get<BrokerMembership>(a, '/fleet/broker');
   t.equal(broker.engine, 'jetstream');
   t.equal(broker.reported.servers.length, 1, 'one server holds every stream');
