@@ -133,7 +133,9 @@ export async function startConfiguration(opts: {
         problems: result.problems.map((problem) => ({ ...problem })),
         warnings: [
           ...result.warnings,
-          ...(opts.resolve && result.valid ? unresolvedReferences(command.document, opts.resolve) : []),
+          ...(opts.resolve && result.valid
+            ? unresolvedReferences(command.document, opts.resolve, command.yaml_text)
+            : []),
         ].map((warning) => ({ ...warning })),
         derived: result.derived,
         document: result.document ?? command.document,

@@ -6,15 +6,25 @@
 import { listReferences } from '../document/references.js';
 import type { Resolver } from '../env-refs.js';
 import { WarningKind, type CompanyWarning } from './problems.js';
+import { yamlLines } from './yaml-lines.js';
 
-export function unresolvedReferences(document: unknown, resolve: Resolver): CompanyWarning[] {
-  return listReferences(document)
-    .filter(({ name }) => (resolve(name) ?? '') === '')
-    .map(({ name, path, segments }) => ({
+/** `yamlText`, when the document came as YAML, gives each warning its line, as validation's findings have. */
+export function unresolvedReferences(
+  document: unknown,
+  resolve: Resolver,
+  yamlText?: string,
+): CompanyWarning[] {
+  const missing = listReferences(document).filter(({ name }) => (resolve(name) ?? '') === '');
+  const lineOf = yamlText === undefined || missing.length === 0 ? () => undefined : yamlLines(yamlText);
+  return missing.map(({ name, path, segments }) => {
+    const line = lineOf(segments);
+    return {
       kind: WarningKind.UnresolvedReference,
       path,
       segments,
+      ...(line !== undefined && { line }),
       to: name,
       message: `\${${name}} resolves to nothing here (secret store, then environment); put it with svc secrets put ${name} or set it in the node's environment`,
-    }));
+    };
+  });
 }

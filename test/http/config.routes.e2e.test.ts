@@ -189,6 +189,18 @@ t.test('a write naming a ${VAR} that resolves to nothing is stored with a warnin
   ]);
   t.equal(unresolved.length, 1, 'a reference that resolves is not warned');
   t.notMatch(JSON.stringify(body), /sk-present/, 'no value is ever shown');
+  // Sent as YAML, the warning names its line, as validation's findings do.
+  const yaml = 'name: Acme\nproviders:\n  llm:\n    main:\n      type: openai\n      model: m\n      api_keys: ["${MISSING_KEY}"]\nroles:\n  - name: Ada\n'; // prettier-ignore
+  const dry = await node.call('PUT', '/config?dry_run=true', {
+    body: yaml,
+    headers: { 'content-type': 'application/yaml' },
+  });
+  const dryBody = await json(dry);
+  t.match(
+    (dryBody['warnings'] as Json[] | undefined)?.find((w) => w['kind'] === 'unresolved_reference'),
+    { to: 'MISSING_KEY', line: 7 },
+    JSON.stringify(dryBody).slice(0, 400),
+  );
   env['ANTHROPIC_KEY'] = 'sk-now-set';
   const again = await node.call('PUT', '/config', { body: doc, headers: { 'x-summary': 'keys again' } });
   t.same(
