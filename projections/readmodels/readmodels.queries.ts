@@ -197,7 +197,10 @@ export abstract class ReadModelQueries {
   }
 
   tokenBreakdown(query: URLSearchParams) {
-    return tokenBreakdown(this.ledger, rollupParams(query));
+    const turns = new Map(this.agents.turns.map((t) => [`${t.handle}\u0000${t.turn_id}`, t]));
+    return tokenBreakdown(this.ledger, rollupParams(query), (handle, turnId) =>
+      turns.get(`${handle}\u0000${turnId}`),
+    );
   }
 
   /** `/tokens/series`; `{invalid}` for an unknown bucket or band. */

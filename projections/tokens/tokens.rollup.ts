@@ -50,7 +50,17 @@ function groupBy<K>(records: SpendRecord[], keyOf: (r: SpendRecord) => K | null)
 
 const byTotal = <T extends TokenRow>(a: T, b: T): number => b.total_tokens - a.total_tokens;
 
-export function tokenBreakdown(ledger: TokenLedger, params: RollupParams) {
+/** A completed turn's own start and end, as the agents read model knows them. */
+export type TurnTimes = (
+  handle: string,
+  turnId: string,
+) => { readonly started_at: string; readonly ended_at: string; readonly ended_ms: number } | undefined;
+
+/**
+ * `by_turn` rows carry the turn's own start and end when `turnTimes` knows the turn (what `/agents/{id}`
+ * says of it); otherwise the first and last of its spend records.
+ */
+export function tokenBreakdown(ledger: TokenLedger, params: RollupParams, turnTimes?: TurnTimes) {
   const now = ledger.now();
   const records = ledgerRange(ledger, now - params.since_days * 86_400_000).filter(
     matchesSeat(params.agent_role),
@@ -88,14 +98,15 @@ export function tokenBreakdown(ledger: TokenLedger, params: RollupParams) {
       if (ms > endMs) [endMs, ended] = [ms, r.timestamp];
     }
     const last = list[list.length - 1] as SpendRecord;
+    const own = turnTimes?.(last.handle, last.turn_id as string);
     return {
       turn_id: last.turn_id as string,
       role: last.role,
       handle: last.handle,
       agent_id: last.agent_id,
-      started_at: started,
-      ended_at: ended,
-      endMs,
+      started_at: own?.started_at ?? started,
+      ended_at: own?.ended_at ?? ended,
+      endMs: own?.ended_ms ?? endMs,
       ...row,
       by_phase: phaseMap(list),
     };

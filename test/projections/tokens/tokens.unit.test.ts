@@ -1,7 +1,7 @@
 import t from 'tap';
 import { ReadModels } from '../../../projections/index.js';
 import type { Company } from '../../../schema/index.js';
-import { companyDoc, spend } from '../fixtures/readmodels.js';
+import { companyDoc, event, spend, turnCompleted } from '../fixtures/readmodels.js';
 
 const now = Date.parse('2026-11-23T12:00:00Z');
 const day = 86_400_000;
@@ -190,6 +190,31 @@ t.test(
     t.equal('buckets' in clamped && clamped.buckets.length, 90);
   },
 );
+
+t.test('a by_turn row carries the turn own start and end once its completion is known', async (t) => {
+  const m = models();
+  const call = (msAgo: number, total: number) =>
+    spend({ handle: 'cto', role: 'CTO', turn_id: 't1', phase: 'plan', model: 'a', total_tokens: total, timestamp: at(msAgo) }); // prettier-ignore
+  m.applySpend(call(60_000, 10));
+  m.applySpend(call(50_000, 20));
+  t.match(m.tokenBreakdown(new URLSearchParams()).by_turn[0], {
+    started_at: at(60_000),
+    ended_at: at(50_000),
+  });
+  m.applyEvent(
+    event(
+      'agent_turn_completed',
+      'cto',
+      { ...turnCompleted('t1', at(61_000)), ended_at: at(49_000), duration_ms: 12_000 },
+      at(49_000),
+    ),
+  );
+  t.match(
+    m.tokenBreakdown(new URLSearchParams()).by_turn[0],
+    { turn_id: 't1', started_at: at(61_000), ended_at: at(49_000), total_tokens: 30 },
+    'the times /agents/{id} shows for the turn',
+  );
+});
 
 t.test('budgets: caps per calendar month, 0 = unlimited, refused scopes named', async (t) => {
   const m = models();
