@@ -493,7 +493,10 @@ t.test(
 
 t.test('reload and revert check the node own Tier A: a native tracker needs stream.store_dir', async (t) => {
   const lines: Array<Record<string, unknown>> = [];
-  const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  const logger = pino(
+    { level: 'warn' },
+    { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+  );
   const node = await startConfigNode(t, { tierA: 'tracker: {backend: native}', logger });
   t.match(
     lines.find((l) => l['event'] === 'tier_a_unrunnable'),
