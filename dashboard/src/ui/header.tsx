@@ -36,7 +36,7 @@ const linkText = {
 async function accepted(token: string): Promise<boolean | null> {
   try {
     const res = await fetch('/viewer', { headers: authHeaders(token), cache: 'no-store' });
-    return res.status === 401 ? false : true;
+    return res.status !== 401;
   } catch {
     return null;
   }
