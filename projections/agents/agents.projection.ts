@@ -32,6 +32,7 @@ export const agentEventTypes = [
   'needs_cleared',
   'sandbox_run_completed',
   'sandbox_run_failed',
+  'sandbox_run_cancelled',
 ] as const;
 
 type Handler = (seat: SeatRuntime, ms: number | null, event: EventRecord, state: AgentsState) => boolean;
@@ -310,6 +311,7 @@ const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
 
   sandbox_run_completed: (seat, _ms, e) => sandboxRow(seat, e),
   sandbox_run_failed: (seat, _ms, e) => sandboxRow(seat, e),
+  sandbox_run_cancelled: (seat, _ms, e) => sandboxRow(seat, e),
 };
 
 /** Questions closed: the row waits on what the record says remains, or on nothing. */
@@ -339,7 +341,7 @@ function setNeeds(
   });
 }
 
-/** A detached coding run is an `llm_history` row with `phase: sandbox`. */
+/** A detached coding run is an `llm_history` row with `phase: sandbox`; only a `done` run counts as not failed. */
 function sandboxRow(seat: SeatRuntime, e: EventRecord): boolean {
   const p = Payloads.SandboxRun.safeParse(e.payload);
   if (!p.success) return false;
@@ -353,7 +355,7 @@ function sandboxRow(seat: SeatRuntime, e: EventRecord): boolean {
     tool_executions: [],
     total_tokens: run.total_tokens ?? 0,
     timestamp: run.ended_at ?? e.timestamp,
-    failed: e.type === 'sandbox_run_failed' || run.status === 'failed',
+    failed: e.type !== 'sandbox_run_completed' || run.status !== 'done',
     duration_ms: run.duration_ms ?? 0,
     started_at: run.started_at,
     rounds: [],

@@ -523,31 +523,33 @@ t.test('llm_history is newest first, deduplicated, every field kept, at most 50 
   });
 });
 
+const sandboxRun = (status: string, extra: Record<string, unknown>) => ({
+  turn_id: 'turn-7',
+  role: 'Dev One',
+  agent_handle: 'dev-one',
+  agent_id: 'x',
+  coding_agent: 'coder',
+  sandbox_id: 'sb-1',
+  task: 'fix',
+  status,
+  started_at: '2026-11-23T09:00:00Z',
+  question: null,
+  audience: null,
+  work_item: null,
+  owner: null,
+  paused_at: null,
+  ended_at: '2026-11-23T09:10:00Z',
+  duration_ms: 600000,
+  ...extra,
+});
+
 t.test('a detached coding run is a history row with phase sandbox', async (t) => {
   const m = models();
   m.applyEvent(
     event(
       'sandbox_run_completed',
       undefined,
-      {
-        turn_id: 'turn-7',
-        role: 'Dev One',
-        agent_handle: 'dev-one',
-        agent_id: 'x',
-        coding_agent: 'coder',
-        sandbox_id: 'sb-1',
-        task: 'fix',
-        status: 'done',
-        started_at: '2026-11-23T09:00:00Z',
-        question: null,
-        audience: null,
-        work_item: null,
-        owner: null,
-        paused_at: null,
-        ended_at: '2026-11-23T09:10:00Z',
-        duration_ms: 600000,
-        summary: 'fixed',
-      },
+      sandboxRun('done', { summary: 'fixed' }),
       '2026-11-23T09:10:00Z',
     ),
   );
@@ -556,6 +558,21 @@ t.test('a detached coding run is a history row with phase sandbox', async (t) =>
     response: 'fixed',
     launch_id: 'sb-1',
     duration_ms: 600000,
+    failed: false,
+  });
+});
+
+t.test('a cancelled coding run is a failed history row carrying who stopped it', async (t) => {
+  const m = models();
+  const error = 'cancelled by ops: wrong branch';
+  m.applyEvent(
+    event('sandbox_run_cancelled', undefined, sandboxRun('cancelled', { error }), '2026-11-23T09:10:00Z'),
+  );
+  t.match(m.agent('dev-one')!.llm_history[0], {
+    phase: 'sandbox',
+    response: error,
+    launch_id: 'sb-1',
+    failed: true,
   });
 });
 
