@@ -95,6 +95,12 @@ export class ToolServerInstance {
     return this.state === ToolServerState.Started ? this.served : [];
   }
 
+  /** The tool of this name the server served before it failed, while it waits to restart or is restarting. */
+  servedBeforeFailure(name: string): Tool | undefined {
+    const between = this.state === ToolServerState.Backoff || this.state === ToolServerState.Starting;
+    return between ? this.served.find((tool) => tool.name === name) : undefined;
+  }
+
   /** The first attempt; resolves once it connected or failed (a failure schedules the restart). */
   start(): Promise<void> {
     return this.connect();
@@ -221,7 +227,7 @@ export class ToolServerInstance {
     this.startedAt = null;
     if (this.health) clearInterval(this.health);
     this.health = null;
-    this.served = [];
+    // `served` is kept (tools() hides it) so a call to one of its tools can say when the server restarts.
     const closing = this.client;
     const pid = this.pid;
     this.client = null;
@@ -258,7 +264,9 @@ export class ToolServerInstance {
     if (signal?.aborted) return cancelledResult(`${name} on ${this.spec.server}`, signal);
     if (client === null || this.state !== ToolServerState.Started) {
       const when =
-        this.nextRestartAt === null ? '' : ` (restart in ${Math.max(0, this.nextRestartAt - Date.now())} ms)`;
+        this.nextRestartAt === null
+          ? ''
+          : ` (restarts at ${new Date(this.nextRestartAt).toISOString()}, in ${Math.max(0, this.nextRestartAt - Date.now())} ms)`;
       return errorResult(`tool server ${this.spec.server} is not running${when}; try again later`);
     }
     // A signal of its own per call: the SDK never removes its listener, and a turn's signal outlives many

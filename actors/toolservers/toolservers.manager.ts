@@ -120,6 +120,17 @@ export function createToolServerManager(opts: ToolServerManagerOptions): ToolSer
       (a, b) => a.spec.order - b.spec.order || (a.spec.seat ?? '').localeCompare(b.spec.seat ?? ''),
     );
 
+  /** A tool of a server visible to `seat` that serves it again once its backoff ends. */
+  function waitingRoute(seat: string, name: string): Route | undefined {
+    for (const instance of ordered()) {
+      if (instance.spec.seat !== null && instance.spec.seat !== seat) continue;
+      if (!name.startsWith(instance.spec.prefix)) continue;
+      const tool = instance.servedBeforeFailure(name.slice(instance.spec.prefix.length));
+      if (tool !== undefined) return { instance, tool };
+    }
+    return undefined;
+  }
+
   function routes(seat: string | null): Map<string, Route> {
     const out = new Map<string, Route>();
     for (const instance of ordered()) {
@@ -219,7 +230,7 @@ export function createToolServerManager(opts: ToolServerManagerOptions): ToolSer
       return out;
     },
     async callTool(seat, name, args, signal) {
-      const route = routes(seat).get(name);
+      const route = routes(seat).get(name) ?? waitingRoute(seat, name);
       if (route === undefined) {
         return {
           ...errorResult(`no tool named ${name} is served to ${seat}`),

@@ -94,6 +94,25 @@ t.test('a server crashing on start is restarted with growing, capped delays and 
   });
 });
 
+t.test('a call to a tool whose server waits to restart says when it restarts', async (t) => {
+  const { manager, logs } = startManager(t, { backoffBaseMs: 60_000, backoffCapMs: 60_000 });
+  await manager.apply({
+    name: 'Acme',
+    mcp_servers: [{ name: 'flaky', command: process.execPath, args: [echoServerPath] }],
+  });
+  t.equal((await manager.callTool('ada', 'crash', {})).is_error, true, 'the call in flight fails');
+  await logs.waitFor((l) => l.msg === 'tool server failed; restarting after backoff');
+  const waiting = await manager.callTool('ada', 'echo', { text: 'hello' });
+  t.equal(waiting.is_error, true);
+  t.equal(waiting.source, 'mcp:flaky');
+  t.match(
+    waiting.content[0]!.text,
+    /^tool server flaky is not running \(restarts at \d{4}-\d\d-\d\dT[^,]+Z, in \d+ ms\)/,
+  );
+  const unknown = await manager.callTool('ada', 'never-served', {});
+  t.match(unknown.content[0]!.text, /^no tool named never-served/, 'a name it never served is still unknown');
+});
+
 t.test('a command that cannot be spawned is a failure with backoff, not a crash of the node', async (t) => {
   const { manager } = startManager(t, { backoffBaseMs: 5_000, backoffCapMs: 5_000 });
   await manager.apply({
