@@ -124,6 +124,10 @@ t.test(
     const init = await post(mcpUrl, mcpInit, 'application/json', mcpHeaders);
     t.equal(init.status, 200, 'the bridge answers the running run');
     t.match(await init.json(), { result: { serverInfo: { name: 'svc-seat-bob' } } });
+    const stream = await fetch(mcpUrl, { headers: { accept: 'text/event-stream' } });
+    t.equal(stream.status, 405, 'GET for a server stream is refused at once, not held open');
+    t.equal(stream.headers.get('allow'), 'POST, DELETE');
+    t.match(await stream.json(), { error: 'method_not_allowed' });
 
     // The run ends: its token is refused from then on, on both routes, like an unknown one.
     writeFileSync(join(run.workdir!, '..', 'control', 'release'), '');

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { serviceToolInputSchema, type ServiceCaller, type ServiceTool } from '../../../schema/index.js';
-import { ApiError } from '../../api-error.js';
+import { noServerStream } from '../../mcp-bridge.js';
 import { mcpServerSdk, type McpServerSdk } from '../../mcp-sdk.js';
 import type { ApiReply, ApiRequest } from '../../types.js';
 import { operatorPerson, type OperatorDeps } from './operator.caller.js';
@@ -68,13 +68,7 @@ async function apiReply(response: Response): Promise<ApiReply> {
 
 export async function mcpRoute(deps: OperatorDeps, req: ApiRequest): Promise<ApiReply> {
   const person = operatorPerson(deps, req.actor);
-  if (req.method === 'GET')
-    throw new ApiError('method_not_allowed', {
-      detail:
-        'This MCP endpoint is stateless: it opens no server-initiated stream; every answer comes on its POST.',
-      hint: 'POST JSON-RPC messages to /operator/mcp.',
-      headers: { Allow: 'POST, DELETE' },
-    });
+  if (req.method === 'GET') throw noServerStream();
   const sdk = await mcpServerSdk();
   const transport = new sdk.WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,

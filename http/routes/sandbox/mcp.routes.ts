@@ -13,7 +13,7 @@ export function mcpBridgeRoutes(deps: McpBridgeDeps, version: string): RouteDef[
     method,
     pattern: '/mcp/:token',
     access: 'open',
-    // The MCP transport answers GET with its event stream and has nothing for HEAD.
+    // GET is 405 (no server-initiated stream on a stateless bridge); nothing is served for HEAD.
     head: false,
     beforeBody(req) {
       liveRunOf(deps, req.params['token']);
