@@ -6,7 +6,7 @@
  */
 import type { EventRecord } from '../../schema/index.js';
 import { clip } from '../text.js';
-import { eventDetail, eventHeadline } from './requests.js';
+import { eventDetail, eventHeadline, headlineAndDetail } from './requests.js';
 import type { ResolvedTransport } from './transport.js';
 
 export type EmailTransport = Extract<ResolvedTransport, { type: 'email' }>;
@@ -37,10 +37,10 @@ export function mailOf(t: EmailTransport, event: EventRecord): Mail {
   return {
     from: t.from,
     to: t.to,
-    subject: clip(oneLine(`[svc] ${eventHeadline(event)}: ${detail}`), SUBJECT_MAX),
+    subject: clip(oneLine(`[svc] ${headlineAndDetail(eventHeadline(event), detail)}`), SUBJECT_MAX),
     text: [
       eventHeadline(event),
-      detail,
+      ...(detail === '' ? [] : [detail]),
       '',
       `event ${event.id} at ${event.timestamp}`,
       `trace ${event.trace_id}`,

@@ -48,24 +48,40 @@ const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !
 /** Whom an event is about: its seat, else whoever recorded it. */
 export const whoOf = (event: EventRecord): string => event.agent_id ?? event.actor;
 
-/** What an event says in a sentence: a `human_asked` its question, any other its summary. */
+/**
+ * What an event says in a sentence: a `human_asked` its question, any other its summary less what the
+ * headline already names (a seat's summaries open with `<seat>: <type>`); empty when nothing is left.
+ */
 export function eventDetail(event: EventRecord): string {
-  if (event.type !== 'human_asked') return event.summary;
+  if (event.type !== 'human_asked') return withoutHeadline(event.summary.trim(), event);
   const p = event.payload;
   const urgency = text(p['urgency']);
   return `${whoOf(event)} asks ${text(p['to']) ?? 'a person'}${urgency && urgency !== 'normal' ? ` (${urgency})` : ''}: ${text(p['question']) ?? ''}`; // prettier-ignore
+}
+
+function withoutHeadline(summary: string, event: EventRecord): string {
+  const who = `${whoOf(event)}: `;
+  const rest = summary.startsWith(who) ? summary.slice(who.length).trimStart() : summary;
+  if (rest === event.type) return '';
+  return rest.startsWith(`${event.type} `) ? rest.slice(event.type.length + 1).trimStart() : rest;
 }
 
 /** An event's first line: its type and whom it is about, `✗` first when it records a failure. */
 export const eventHeadline = (event: EventRecord): string =>
   `${event.failed ? '✗ ' : ''}${event.type} · ${whoOf(event)}`;
 
+/** The headline and what the event says on one line (a pager's summary, a mail's subject). */
+export const headlineAndDetail = (headline: string, detail: string): string =>
+  detail === '' ? headline : `${headline}: ${detail}`;
+
 /** What a person reads of an event in a channel: what happened and to whom, then what it says, then its id. */
 export function chatText(event: EventRecord): string {
-  return clip(
-    `${eventHeadline(event)}\n${eventDetail(event)}\nevent ${event.id} at ${event.timestamp}`,
-    CHAT_TEXT_MAX,
-  );
+  const headline = eventHeadline(event);
+  const tail = `event ${event.id} at ${event.timestamp}`;
+  // The id line is what leads back to the record: a long summary is cut, never the id.
+  const room = CHAT_TEXT_MAX - headline.length - tail.length - 2;
+  const detail = clip(eventDetail(event), Math.max(1, room));
+  return clip([headline, detail, tail].filter((line) => line !== '').join('\n'), CHAT_TEXT_MAX);
 }
 
 /** PagerDuty's cap on an event's summary. */
@@ -105,7 +121,7 @@ export function pagerEvent(routingKey: string, event: EventRecord): Record<strin
     dedup_key: dedupKey,
     client: 'svc',
     payload: {
-      summary: clip(`${eventHeadline(event)}: ${eventDetail(event)}`, PAGER_SUMMARY_MAX),
+      summary: clip(headlineAndDetail(eventHeadline(event), eventDetail(event)), PAGER_SUMMARY_MAX),
       source: alarm?.node ?? event.source,
       severity: alarm?.severity ?? severityOf(event),
       timestamp: event.timestamp,

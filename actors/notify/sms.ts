@@ -5,8 +5,8 @@
  * when a failed one is retried.
  */
 import type { EventRecord } from '../../schema/index.js';
-import { clip } from '../text.js';
-import { eventDetail, eventHeadline } from './requests.js';
+import { gsm7, septetCount } from './gsm7.js';
+import { eventDetail, headlineAndDetail, whoOf } from './requests.js';
 import { verdictOf, type ResolvedTransport, type Verdict } from './transport.js';
 
 type SmsTransport = Extract<ResolvedTransport, { type: 'sms' }>;
@@ -18,13 +18,14 @@ export type PostOnce = (
   timeoutMs: number,
 ) => Promise<number | null>;
 
-/** Two GSM-7 segments: a page, not a report (the event id is in the text for looking it up). */
+/** Two GSM-7 segments in septets: a page, not a report (the event id is in the text for looking it up). */
 export const SMS_TEXT_MAX = 306;
 
-/** What the phone shows: the headline, what the event says, and its id, within two segments. */
+/** What the phone shows, all GSM-7: the headline, what the event says, and its id, within two segments. */
 export function smsText(event: EventRecord): string {
-  const id = ` [${event.id.slice(0, 8)}]`;
-  return `${clip(`svc ${eventHeadline(event)}: ${eventDetail(event)}`, SMS_TEXT_MAX - id.length)}${id}`;
+  const id = gsm7(` #${event.id.slice(0, 8)}`, 20);
+  const headline = `svc ${event.failed ? 'FAILED ' : ''}${event.type} - ${whoOf(event)}`;
+  return `${gsm7(headlineAndDetail(headline, eventDetail(event)), SMS_TEXT_MAX - septetCount(id))}${id}`;
 }
 
 /** The request that sends `event` to one recipient. */

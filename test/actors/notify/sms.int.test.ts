@@ -8,7 +8,8 @@ import { createServer } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
-import { smsText } from '../../../actors/notify/sms.js';
+import { gsm7, septetCount } from '../../../actors/notify/gsm7.js';
+import { smsText, SMS_TEXT_MAX } from '../../../actors/notify/sms.js';
 import { newEvent } from '../../../bus/index.js';
 import { EventCategory } from '../../../schema/index.js';
 import { company, emit, events, setup, until } from './notify.fixture.js';
@@ -72,8 +73,8 @@ t.test('each recipient gets one text; a retried failure does not text the others
   t.equal(first!.path, `/2010-04-01/Accounts/${SID}/Messages.json`);
   t.equal(first!.authorization, `Basic ${Buffer.from(`${SID}:${secrets['SMS_TOKEN']}`).toString('base64')}`);
   t.equal(first!.form.get('From'), '+4915100000000');
-  t.match(first!.form.get('Body'), /^svc human_asked · cto: cto asks ada \(high\): May I deploy\? \[/);
-  t.ok(first!.form.get('Body')!.endsWith(`[${id.slice(0, 8)}]`), 'the event id to look it up');
+  t.match(first!.form.get('Body'), /^svc human_asked - cto: cto asks ada \(high\): May I deploy\? #/);
+  t.ok(first!.form.get('Body')!.endsWith(` #${id.slice(0, 8)}`), 'the event id to look it up');
   t.same(await events(bus, 'notification_failed'), []);
   t.notMatch(lines.join(''), /sms-auth-token/, 'the token is not logged');
 });
@@ -113,7 +114,7 @@ t.test(
   },
 );
 
-t.test('a text stays within two segments however long the event', async (t) => {
+t.test('a text stays within two GSM-7 segments however long the event', async (t) => {
   const long = newEvent({
     type: 'human_asked',
     category: EventCategory.Notification,
@@ -121,9 +122,35 @@ t.test('a text stays within two segments however long the event', async (t) => {
     summary: 'asks',
     actor: 'cto',
     agent_id: 'cto',
-    payload: { to: 'ada', question: 'x'.repeat(2_000) },
+    payload: { to: 'ada', question: '[x] '.repeat(500) },
   });
   const text = smsText(long);
-  t.equal(text.length, 306);
-  t.ok(text.endsWith(`[${long.id.slice(0, 8)}]`));
+  t.ok(septetCount(text) <= SMS_TEXT_MAX, 'brackets count two septets each');
+  t.ok(septetCount(text) >= SMS_TEXT_MAX - 1, 'the room is used');
+  t.ok(text.endsWith(`... #${long.id.slice(0, 8)}`), 'cut before the id, which stays');
 });
+
+t.test(
+  'a text is all GSM-7: a failure, typographic marks and accents are spelled in its alphabet',
+  async (t) => {
+    const failed = newEvent({
+      type: 'agent_turn_completed',
+      category: EventCategory.Lifecycle,
+      source: 'test',
+      summary: 'ada: agent_turn_completed (plan) — “déjà vu” · naïve… ✗ 漢',
+      actor: 'ada',
+      agent_id: 'ada',
+      failed: true,
+      payload: {},
+    });
+    const text = smsText(failed);
+    t.equal(
+      text,
+      `svc FAILED agent_turn_completed - ada: (plan) - "déjà vu" - naive... x ? #${failed.id.slice(0, 8)}`,
+    );
+    t.ok(
+      [...text].every((ch) => gsm7(ch, 2) === ch),
+      'every character is in the alphabet',
+    );
+  },
+);

@@ -104,7 +104,17 @@ t.test('a chat hook gets the event as text: what happened, to whom, what it says
   });
   const alarm = { ...event('alarm_raised'), summary: 'budget at 90%', failed: true };
   t.equal(chatText(alarm), '✗ alarm_raised · ada\nbudget at 90%\nevent evt-1 at 2026-12-01T10:00:00.000Z');
-  t.equal(chatText({ ...alarm, summary: 'x'.repeat(10_000) }).length, CHAT_TEXT_MAX, 'a long one is cut');
+  const long = chatText({ ...alarm, summary: 'x'.repeat(10_000) });
+  t.equal(long.length, CHAT_TEXT_MAX, 'a long one is cut');
+  t.ok(long.endsWith('…\nevent evt-1 at 2026-12-01T10:00:00.000Z'), 'the summary is cut, never the id line');
+  const seat = { ...event('agent_turn_completed', 'ada'), summary: 'ada: agent_turn_completed (plan)' };
+  t.equal(chatText(seat), 'agent_turn_completed · ada\n(plan)\nevent evt-1 at 2026-12-01T10:00:00.000Z', 'the seat and type are not repeated'); // prettier-ignore
+  t.equal(
+    chatText({ ...seat, summary: 'ada: agent_turn_completed' }),
+    'agent_turn_completed · ada\nevent evt-1 at 2026-12-01T10:00:00.000Z',
+    'a summary that only repeats the headline adds no line',
+  );
+  t.match(pagerEvent('R', seat), { payload: { summary: 'agent_turn_completed · ada: (plan)' } });
   const hook = resolveTransport('ops', { type: 'webhook', url: 'http://h' }, (s) => s);
   if (hook.type !== 'webhook') throw new Error('a webhook transport');
   const sent = requestOf(hook, asked, 0);
