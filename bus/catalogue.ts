@@ -66,6 +66,11 @@ export const Buckets = {
   Counterparty: 'svc_counterparty',
   /** A seat's episode ledger: one key per seat (its agent id), what its episode lifecycle holds (actors/seat/episode.lifecycle.ts). */
   Episodes: 'svc_episodes',
+  /**
+   * One key per node: the alarms raised on it and not cleared (their `alarm_raised` payloads), so a restart
+   * neither raises a standing alarm again nor forgets one that ended while it was down (actors/alarms/).
+   */
+  Alarms: 'svc_alarms',
 } as const;
 
 /** Claims only need to outlive any firing a scheduler could still consider (catchup looks back at most 2 h). */

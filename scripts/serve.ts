@@ -175,6 +175,8 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     });
     // The seed read, before the listener binds: health's `seeded_from` names who answered it.
     await events.seed(logger.child({ component: 'seed' }));
+    // The facts are whole now: a standing alarm taken up at start that ended meanwhile is cleared.
+    alarms.settle();
 
     // Backups: records of every request in svc_backups; a run this node left unfinished is marked failed.
     const backups = await startBackups({

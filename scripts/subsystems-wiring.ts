@@ -211,7 +211,7 @@ export async function startSubsystems(opts: {
   });
 
   // Alarms (ops/fleet.md "Alarms"): evaluated every health pulse and at once when the bus link changes.
-  const alarms = startAlarms({
+  const alarms = await startAlarms({
     bus,
     nodeId: config.node.id,
     logger,

@@ -56,6 +56,8 @@ async function openNode(url: string, replicas: number, logger?: Logger): Promise
   await bus.kv({ name: Buckets.Counterparty, history: 1 });
   // Opened by the seats' episode lifecycle (scripts/subsystems-wiring.ts) with this spec.
   await bus.kv({ name: Buckets.Episodes, history: 1 });
+  // Opened by the alarm host (actors/alarms/alarms.host.ts) with this spec.
+  await bus.kv({ name: Buckets.Alarms, history: 1 });
   return bus;
 }
 
