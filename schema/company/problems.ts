@@ -31,12 +31,16 @@ export const WarningKind = {
 } as const;
 export type WarningKind = (typeof WarningKind)[keyof typeof WarningKind];
 
-/** What a dangling reference points from: a unit lead, a seat's unit, `manages`, an access level. */
+/** What a dangling reference points from: a unit lead, a seat's unit, `manages`, an access level, a transport's selection. */
 export const ReferenceKind = {
   Lead: 'lead',
   Unit: 'unit',
   Manages: 'manages',
   AccessLevel: 'codehost_b_access_level',
+  /** A notification transport's `events` entry that names no recorded event type. */
+  EventType: 'event_type',
+  /** A notification transport's `seats` entry that names no seat handle. */
+  TransportSeat: 'transport_seat',
 } as const;
 export type ReferenceKind = (typeof ReferenceKind)[keyof typeof ReferenceKind];
 

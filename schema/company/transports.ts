@@ -9,8 +9,11 @@
  * not parse is refused on a new write.
  */
 import { z } from 'zod';
-import { ProblemKind } from './problems.js';
+import { closestName } from '../did-you-mean.js';
+import { EventTypeCategories } from '../events/categories.js';
+import { ProblemKind, ReferenceKind, type Segment } from './problems.js';
 import type { RuleContext } from './rule-context.js';
+import { isSecretPath } from './secret-paths.js';
 import { isRecord } from './walk.js';
 
 /** Sent when a transport names no `events`: what an operator is paged for. */
@@ -86,7 +89,6 @@ export const PagerTransport = z.strictObject({
 /** An address as a mail header takes it: `ops@example.com` or `Ops <ops@example.com>`. */
 const mailbox = z
   .string()
-  .min(3)
   .max(320)
   .regex(/^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/, 'an e-mail address (`ops@example.com` or `Ops <ops@example.com>`)'); // prettier-ignore
 
@@ -107,7 +109,8 @@ export const EmailTransport = z.strictObject({
 export const SmsApiUrl = 'https://api.twilio.com';
 
 /** A phone number as E.164 writes it: `+` and up to 15 digits. */
-const phone = z.string().regex(/^\+[1-9][0-9]{6,14}$/, 'a phone number in E.164 form (`+4915112345678`)');
+const e164 = /^\+[1-9][0-9]{6,14}$/;
+const phone = z.string().regex(e164, 'a phone number in E.164 form (`+4915112345678`)');
 
 /** One text message per event and recipient through Twilio's Messages API (or a service speaking it). */
 export const SmsTransport = z.strictObject({
@@ -124,7 +127,11 @@ export const SmsTransport = z.strictObject({
     .min(1)
     .describe("The account's auth token; a ${VAR} reference keeps it out of the document."),
   from: z
-    .union([phone, z.string().regex(/^MG[0-9a-fA-F]{32}$/, 'a messaging service SID')])
+    .string()
+    .refine((value) => e164.test(value) || /^MG[0-9a-fA-F]{32}$/.test(value), {
+      message:
+        'a phone number in E.164 form (`+4915112345678`) or a messaging service SID (`MG` and 32 hex digits)',
+    })
     .describe('The sending number (E.164), or a messaging service SID (`MG…`).'),
   to: z.array(phone).min(1).max(10).describe('The recipients (E.164), one message each.'),
   url: httpUrl.optional().describe(`The API's base URL (default ${SmsApiUrl}).`),
@@ -162,18 +169,66 @@ export function unbuiltTransports(value: unknown): string[] {
     .map(([name]) => name);
 }
 
-/** An entry of a built type must parse: refused on a new write, a warning when a stored revision is reloaded. */
+/** An empty credential is refused once, by the admission rule for credentials (admission.ts A5). */
+const emptyCredential = (segments: Segment[], code: string, doc: unknown): boolean =>
+  code === 'too_small' && isSecretPath(segments) && valueAt(doc, segments) === '';
+
+function valueAt(doc: unknown, segments: Segment[]): unknown {
+  let at = doc;
+  for (const segment of segments) at = isRecord(at) || Array.isArray(at) ? (at as Record<string, unknown>)[segment] : undefined; // prettier-ignore
+  return at;
+}
+
+/** Types a transport can be sent: the stored ones (a stream-only type never reaches a transport). */
+const storedTypes = Object.keys(EventTypeCategories);
+
+/**
+ * An entry of a built type must parse: refused on a new write, a warning when a stored revision is reloaded.
+ * Its `events` and `seats` name what exists: a type svc never records, or a handle of no seat, sends nothing
+ * and is a `dangling_reference` warning.
+ */
 export function transportRules(ctx: RuleContext): void {
   const value = ctx.doc['notification_transports'];
   if (!isRecord(value)) return;
   for (const [name, entry] of Object.entries(value)) {
     if (!isBuilt(entry)) continue;
     const parsed = OutboundTransport.safeParse(entry);
-    if (parsed.success) continue;
+    if (parsed.success) {
+      selectionRules(ctx, name, parsed.data);
+      continue;
+    }
     for (const issue of parsed.error.issues) {
       const segments = ['notification_transports', name, ...issue.path.filter((p) => typeof p !== 'symbol')];
+      if (emptyCredential(segments, issue.code, ctx.doc)) continue;
       const kind = issue.code === 'unrecognized_keys' ? ProblemKind.UnknownField : ProblemKind.Invalid;
       ctx.admission(segments, kind, issue.message);
     }
   }
+}
+
+function selectionRules(ctx: RuleContext, name: string, t: OutboundTransport): void {
+  t.events?.forEach((type, i) => {
+    if (type in EventTypeCategories) return;
+    const near = closestName(type, storedTypes);
+    ctx.dangling({
+      segments: ['notification_transports', name, 'events', i],
+      ref: ReferenceKind.EventType,
+      from: name,
+      to: type,
+      message: `names no event type svc records, so nothing is sent for it${near === null ? '' : `; did you mean \`${near}\`?`}`,
+    });
+  });
+  const handles = ctx.walk.seats.map((seat) => seat.handle).filter((h): h is string => h !== null);
+  t.seats?.forEach((handle, i) => {
+    if (handles.includes(handle)) return;
+    const byName = ctx.walk.seats.find((seat) => seat.name === handle)?.handle ?? null;
+    const near = byName ?? closestName(handle, handles);
+    ctx.dangling({
+      segments: ['notification_transports', name, 'seats', i],
+      ref: ReferenceKind.TransportSeat,
+      from: name,
+      to: handle,
+      message: `names no seat handle, so no event of it is sent${near === null ? '' : `; did you mean \`${near}\`?`}`,
+    });
+  });
 }

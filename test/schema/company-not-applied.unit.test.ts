@@ -146,3 +146,58 @@ t.test('an sms transport names an account SID, E.164 numbers and a token kept as
   t.equal(sms({ account_sid: 'nope', from: '+4915112345678', to: ['+4915187654321'] }).valid, false);
   t.equal(sms({ account_sid: sid, from: '+4915112345678', to: [] }).valid, false, 'someone to text');
 });
+
+t.test('transport settings refused once, each with a message that says what is wanted', async (t) => {
+  const result = validateCompany(
+    {
+      name: 'Acme',
+      notification_transports: {
+        sms: { type: 'sms', account_sid: `AC${'0'.repeat(32)}`, auth_token: 'x', from: 'svc', to: ['+4915100000001'] }, // prettier-ignore
+        mail: { type: 'email', url: 'smtp://mail.example', from: 'svc@example.com', to: ['x'] },
+        oncall: { type: 'pager', routing_key: '' },
+        ops: { type: 'webhook', url: 'https://hooks.example', secret: ' ' },
+      },
+    },
+    { mode: 'write' },
+  );
+  t.same(result.problems.map((p) => [p.path, p.message]).sort(), [
+    [
+      'notification_transports.mail.to[0]',
+      'an e-mail address (`ops@example.com` or `Ops <ops@example.com>`)',
+    ],
+    ['notification_transports.oncall.routing_key', 'a credential must not be empty'],
+    ['notification_transports.ops.secret', 'a credential must not be empty'],
+    ['notification_transports.sms.from', 'a phone number in E.164 form (`+4915112345678`) or a messaging service SID (`MG` and 32 hex digits)'], // prettier-ignore
+  ]);
+});
+
+t.test(
+  'a transport naming an event type or a seat handle that does not exist warns what it means',
+  async (t) => {
+    const result = validateCompany(
+      {
+        name: 'Acme',
+        roles: [{ name: 'Ada Lovelace' }],
+        notification_transports: {
+          ops: {
+            type: 'webhook',
+            url: 'https://hooks.example',
+            events: ['human_asked', 'human_askd', 'agent_turn_progress'],
+            seats: ['ada-lovelace', 'Ada Lovelace', 'zed'],
+          },
+        },
+      },
+      { mode: 'write' },
+    );
+    t.equal(result.valid, true, 'stored: a warning, not a refusal');
+    t.same(
+      result.warnings.map((w) => [w.kind, w.ref, w.path, w.to, w.message]),
+      [
+        ['dangling_reference', 'event_type', 'notification_transports.ops.events[1]', 'human_askd', 'names no event type svc records, so nothing is sent for it; did you mean `human_asked`?'], // prettier-ignore
+        ['dangling_reference', 'event_type', 'notification_transports.ops.events[2]', 'agent_turn_progress', 'names no event type svc records, so nothing is sent for it'], // prettier-ignore
+        ['dangling_reference', 'transport_seat', 'notification_transports.ops.seats[1]', 'Ada Lovelace', 'names no seat handle, so no event of it is sent; did you mean `ada-lovelace`?'], // prettier-ignore
+        ['dangling_reference', 'transport_seat', 'notification_transports.ops.seats[2]', 'zed', 'names no seat handle, so no event of it is sent'], // prettier-ignore
+      ],
+    );
+  },
+);
