@@ -65,6 +65,7 @@ export {
   readWikiSkillPages,
   type VendorSkillPage,
 } from './integration/index.js';
+export { RateWindow } from './rate-window.js';
 export { startSecretsHost } from './secrets/index.js';
 export { startPagesHost } from './pages/index.js';
 export {

@@ -9,6 +9,7 @@ import {
   builtinAsServiceTool,
   createLagWatch,
   createMemoryStore,
+  RateWindow,
   startAlarms,
   startTransports,
   watchPlacement,
@@ -189,6 +190,8 @@ export async function startSubsystems(opts: {
   });
   // The integration actors (one per setup kind, serving svc.cmd.integration.*) and the setup routes.
   const setup = await startSetup({ bus, config, configuration, secrets, integrations, logger });
+  // `notification_rate_limit` counts every wake on notice a seat gets on this node: webhooks and comments.
+  const wakes = new RateWindow();
   // The native work tracker (tracker.backend: native): its projection, writer and routes.
   const work = await startWork({
     bus,
@@ -197,6 +200,7 @@ export async function startSubsystems(opts: {
     secrets,
     logger,
     roster: () => fleet.roster(),
+    wakes,
   });
   workAccess = work?.access ?? null;
   const webhooks = await startWebhooks({
@@ -208,6 +212,7 @@ export async function startSubsystems(opts: {
     resolve: secrets.resolve,
     configured: () => node.configured(),
     coverage: () => readModels.models.coverage(),
+    wakes,
   });
 
   // Alarms (ops/fleet.md "Alarms"): evaluated every health pulse and at once when the bus link changes.

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import {
   drainRetiredNotify,
   openRouter,
+  type RateWindow,
   peopleFrom,
   startIntegrationHost,
   type People,
@@ -67,6 +68,8 @@ export interface WebhooksOptions {
   readonly integrations: IntegrationsView;
   /** Run the integration actor and router here (default true). */
   readonly consumers?: boolean;
+  /** The node's window of wakes on notice, shared with the native tracker's comment wakes. */
+  readonly wakes?: RateWindow;
 }
 
 const envResolver: Resolver = (name) => process.env[name];
@@ -177,6 +180,7 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
       bus: opts.bus,
       people,
       rateLimit: () => current().rateLimit,
+      ...(opts.wakes ? { wakes: opts.wakes } : {}),
       nodeId: opts.config.node.id,
       logger: opts.logger.child({ component: 'router' }),
     });

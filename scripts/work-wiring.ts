@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import {
   startRetentionAcks,
   startWorkHost,
+  type RateWindow,
   type WorkAccess,
   type WorkContext,
   type WorkHost,
@@ -43,6 +44,13 @@ interface DocumentFacts {
   readonly context: WorkContext;
 }
 
+/** `notification_rate_limit` of a document as the router reads it: 0 (no limit) unless a positive number. */
+function rateLimitOf(document: unknown): number {
+  const value: unknown =
+    typeof document === 'object' && document !== null ? Reflect.get(document, 'notification_rate_limit') : 0;
+  return typeof value === 'number' && value > 0 ? value : 0;
+}
+
 /** Null unless `tracker.backend` is native. */
 export async function startWork(opts: {
   bus: Bus;
@@ -52,6 +60,8 @@ export async function startWork(opts: {
   logger: Logger;
   /** Live node ids of the fleet (the retention gestures and status); null while not readable. */
   roster: () => Promise<readonly string[] | null>;
+  /** The node's window of wakes on notice, shared with the webhook router (`notification_rate_limit`). */
+  wakes?: RateWindow;
 }): Promise<WorkTracker | null> {
   if (opts.config.tracker.backend !== 'native') return null;
   const logger = opts.logger.child({ component: 'work' });
@@ -71,7 +81,12 @@ export async function startWork(opts: {
       // Boot refuses an active revision this node cannot open; a later one it cannot open reads as none.
       document = null;
     }
-    facts = { revision, document, context: { projects: projectsOf(document), seats: seatKindsOf(document) } };
+    const context = {
+      projects: projectsOf(document),
+      seats: seatKindsOf(document),
+      notificationRateLimit: rateLimitOf(document),
+    };
+    facts = { revision, document, context };
     return facts;
   };
   const host = await startWorkHost({
@@ -81,6 +96,7 @@ export async function startWork(opts: {
     nodeId: opts.config.node.id,
     logger,
     roster: opts.roster,
+    ...(opts.wakes ? { wakes: opts.wakes } : {}),
   });
   // This node's acknowledgement of the work log it has applied (ops/work-tracker.md "Retention").
   const acks = startRetentionAcks({ bus: opts.bus, view, nodeId: opts.config.node.id, logger });

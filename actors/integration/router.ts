@@ -16,7 +16,7 @@ import {
   type InboundNotification,
 } from '../../schema/index.js';
 import type { People } from './people.js';
-import { RateWindow } from './rate-window.js';
+import { RateWindow } from '../rate-window.js';
 import { routeNotification } from './routing.js';
 
 export interface RouterOptions {
@@ -24,6 +24,8 @@ export interface RouterOptions {
   people(): People;
   /** `notification_rate_limit` of the active document: wakes per seat per minute, 0 = no limit. */
   rateLimit?(): number;
+  /** The node's window of wakes on notice, shared with the native tracker's comment wakes (default: its own). */
+  readonly wakes?: RateWindow;
   readonly logger: Logger;
   /** The router's node id, the skip event's source prefix (default `router`). */
   readonly nodeId?: string;
@@ -79,7 +81,7 @@ async function addWatchers(kv: Kv, pageId: string, add: readonly string[]): Prom
 export async function openRouter(opts: RouterOptions): Promise<Router> {
   const { bus, logger } = opts;
   const watchers = await bus.kv({ name: Buckets.WikiWatchers, history: 4 });
-  const window = new RateWindow();
+  const window = opts.wakes ?? new RateWindow();
   // Notifications are independent; wiki watcher updates are compare-and-set, so calls may overlap.
   const route = async (n: InboundNotification): Promise<void> => {
     const people = opts.people();

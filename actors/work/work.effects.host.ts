@@ -19,6 +19,7 @@ import {
   type Subscription,
 } from '../../bus/index.js';
 import { EventCategory, InboxMessage, uuidv5, WorkRecord } from '../../schema/index.js';
+import { RateWindow } from '../rate-window.js';
 import { clip } from '../text.js';
 import { commentWakes, hasEffects, workEffects, type WorkEffects } from './work.effects.js';
 import type { WorkContext, WorkStateView } from './work.types.js';
@@ -30,6 +31,8 @@ export interface WorkEffectsOptions {
   readonly nodeId: string;
   readonly logger: Logger;
   readonly now?: () => Date;
+  /** The node's window of wakes on notice, shared with the webhook router (default: its own). */
+  readonly wakes?: RateWindow;
 }
 
 /** Shared by every node: one delivery per record across the fleet. */
@@ -51,6 +54,7 @@ const COMMENT_EXCERPT_MAX = 2_000;
 export function startWorkEffects(opts: WorkEffectsOptions): Promise<Subscription> {
   const { bus, view, logger } = opts;
   const now = opts.now ?? (() => new Date());
+  const wakes = opts.wakes ?? new RateWindow();
 
   const wake = (handle: string, message: InboxMessage): Promise<unknown> =>
     bus.publish(Subjects.agentInbox(handle), encoder.encode(JSON.stringify(message)), {
@@ -105,7 +109,17 @@ export function startWorkEffects(opts: WorkEffectsOptions): Promise<Subscription
       // A person's comment answers what the seat asked them (InboxMessage.from).
       const from = kinds.get(comment.author) === 'human' ? comment.author : null;
       const excerpt = clip(comment.body, COMMENT_EXCERPT_MAX);
+      const limit = opts.context().notificationRateLimit ?? 0;
       for (const { handle, kind } of commentWakes(effects.comment, kinds)) {
+        // A comment is a notification: two seats answering each other's comments are held to the limit.
+        if (!wakes.admit(handle, limit, now().getTime())) {
+          await publishEvent(bus, commentSkipped(record, outcome.key, handle, limit, trace, opts.nodeId));
+          logger.info(
+            { event: 'notification_skipped', seat: handle, item: outcome.key, reason: 'rate_limited', limit },
+            'notification_skipped',
+          );
+          continue;
+        }
         const message = InboxMessage.parse({
           id: `work:${record.op_id}:${handle}`,
           kind,
@@ -156,4 +170,35 @@ export function startWorkEffects(opts: WorkEffectsOptions): Promise<Subscription
     { durable: EFFECTS_DURABLE, filterSubject: Subjects.workProjects, deliverPolicy: 'new' },
     handle,
   );
+}
+
+/** The record of a comment wake not given; its id is per (write, seat), so a redelivery records it once. */
+function commentSkipped(
+  record: WorkRecord,
+  key: string,
+  handle: string,
+  limit: number,
+  trace: { trace_id: string; parent_span_id: null },
+  nodeId: string,
+) {
+  const notification = `work:${record.op_id}`;
+  return {
+    ...newEvent({
+      type: 'NotificationSkipped',
+      category: EventCategory.Notification,
+      source: `${nodeId}/work`,
+      summary: `${handle} not woken by a comment on ${key}: over ${limit} notifications a minute`,
+      actor: 'system',
+      agent_id: handle,
+      trace,
+      payload: {
+        notification,
+        vendor: 'work',
+        recipient: handle,
+        reason: 'rate_limited',
+        limit_per_minute: limit,
+      },
+    }),
+    id: uuidv5(eventNamespace, `skip:${record.op_id}:${handle}`),
+  };
 }

@@ -29,6 +29,7 @@ import {
   type WorkWrite,
   type WorkWriteReply,
 } from '../../schema/index.js';
+import type { RateWindow } from '../rate-window.js';
 import { refusedBeforeDeciding } from './work.admit.js';
 import { decideWork } from './work.decide.js';
 import { startWorkEffects } from './work.effects.host.js';
@@ -54,6 +55,8 @@ export interface WorkHostOptions {
   readonly deliverEffects?: boolean;
   /** How often this node looks whether the log needs an automatic trim (tests shorten it). */
   readonly autoTrimEveryMs?: number;
+  /** The node's window of wakes on notice, shared with the webhook router. */
+  readonly wakes?: RateWindow;
 }
 
 export interface WorkHost {
@@ -171,6 +174,7 @@ export async function startWorkHost(opts: WorkHostOptions): Promise<WorkHost> {
           nodeId: opts.nodeId,
           logger,
           ...(opts.now ? { now: opts.now } : {}),
+          ...(opts.wakes ? { wakes: opts.wakes } : {}),
         });
   const subscription: Subscription = serveCommand(bus, Commands.work.write, write);
   const retention = startRetentionHost({

@@ -5,6 +5,8 @@ export interface WorkContext {
   readonly projects: readonly WorkProject[];
   /** Seat handle -> kind, from the active document. */
   readonly seats: ReadonlyMap<string, 'agent' | 'human'>;
+  /** `notification_rate_limit`: comment wakes per seat per minute, shared with the webhook router; 0 = none. */
+  readonly notificationRateLimit?: number;
 }
 
 export interface Problem {

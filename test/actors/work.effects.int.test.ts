@@ -7,7 +7,7 @@
  */
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
-import { startWorkHost, type WorkContext } from '../../actors/index.js';
+import { RateWindow, startWorkHost, type WorkContext } from '../../actors/index.js';
 import { ensureCatalogue, openBus, Streams, Subjects, type Bus } from '../../bus/index.js';
 import { openMemoryBus } from '../../bus/memory/index.js';
 import { followWork } from '../../projections/index.js';
@@ -160,3 +160,56 @@ t.test('JetStream: effects of a record whose writer died are delivered once', as
   t.teardown(() => bus.close());
   await scenario(t, bus);
 });
+
+t.test(
+  'comment wakes past notification_rate_limit are skipped and recorded, sharing the webhook window',
+  async (t) => {
+    const bus = await openMemoryBus({});
+    t.teardown(() => bus.close());
+    await ensureCatalogue(bus);
+    const view = await followWork({ bus, logger });
+    t.teardown(() => view.stop());
+    const wakes = new RateWindow();
+    // One webhook notification already woke coder this minute on this node.
+    t.ok(wakes.admit('coder', 2, Date.now()));
+    const host = await startWorkHost({
+      bus,
+      view,
+      context: () => ({ ...context, notificationRateLimit: 2 }),
+      nodeId: 'node-0',
+      logger,
+      wakes,
+    });
+    t.teardown(() => host.stop());
+    await appendThenDie(bus, {
+      kind: 'item.created',
+      ...base('c-0'),
+      project: 'ENG',
+      key: 'ENG-1',
+      number: 1,
+      status: 'backlog',
+      fields: { ...defaultFields(), title: 'Chatty' },
+    });
+    for (const n of [1, 2])
+      await appendThenDie(bus, {
+        kind: 'item.commented',
+        ...base(`c-${n}`),
+        comment: { id: `cm-${n}`, author: 'ada', body: `@coder look (${n})`, at: '2026-11-26T12:00:00.000Z' },
+      });
+    const skipped = await until(
+      () => stored(bus, Streams.Events),
+      (e) => e.some((x) => x.body['type'] === 'NotificationSkipped'),
+    );
+    const inbox = await stored(bus, Streams.Inbox);
+    t.same(
+      inbox.map((w) => [w.body['id'], w.body['kind']]),
+      [['work:c-1:coder', 'mention']],
+      'the first comment wakes coder; the second is over the limit of 2 with the webhook wake',
+    );
+    t.match(skipped.find((x) => x.body['type'] === 'NotificationSkipped')?.body, {
+      category: 'notification',
+      agent_id: 'coder',
+      payload: { notification: 'work:c-2', vendor: 'work', recipient: 'coder', reason: 'rate_limited', limit_per_minute: 2 }, // prettier-ignore
+    });
+  },
+);

@@ -2,6 +2,8 @@
  * `notification_rate_limit`: how many inbound notifications one seat may be woken by per minute (ops/config.md
  * "Notification rate limit"; the spec leaves unit and default open: per minute, 0 or absent = no limit). A
  * sliding window of the last minute's admissions per seat; what is over the limit is skipped, not queued.
+ * One window per node, shared by what wakes seats on notice: the webhook router and the native tracker's
+ * comment wakes.
  */
 const windowMs = 60_000;
 
