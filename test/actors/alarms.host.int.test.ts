@@ -10,18 +10,20 @@ import { ensureCatalogue, Streams, Subjects } from '../../bus/index.js';
 import { openMemoryBus } from '../../bus/memory/index.js';
 import { EventRecord, Payloads } from '../../schema/index.js';
 
+const quiet: AlarmFacts = {
+  busLinked: true,
+  posture: 'serve',
+  lagSeconds: 0,
+  budgetRefused: [],
+  toolServers: [],
+  keylessProviders: [],
+};
+
 t.test('a raise and its clear are recorded once each, and the summary follows', async (t) => {
   const bus = await openMemoryBus();
   t.teardown(() => bus.close());
   await ensureCatalogue(bus);
-  let facts: AlarmFacts = {
-    busLinked: true,
-    posture: 'serve',
-    lagSeconds: 0,
-    budgetRefused: [],
-    toolServers: [],
-    keylessProviders: [],
-  };
+  let facts: AlarmFacts = quiet;
   const alarms = await startAlarms({
     bus,
     nodeId: 'node-a',
@@ -65,15 +67,6 @@ t.test('a raise and its clear are recorded once each, and the summary follows', 
   for (const e of cleared) t.ok(Payloads.AlarmCleared.safeParse(e.payload).success, `${e.type} payload`);
   t.match(raised[0], { category: 'system', source: 'node-a/alarms', failed: false });
 });
-
-const quiet: AlarmFacts = {
-  busLinked: true,
-  posture: 'serve',
-  lagSeconds: 0,
-  budgetRefused: [],
-  toolServers: [],
-  keylessProviders: [],
-};
 
 t.test(
   'a restarted node takes up its standing alarms: none raised again, one that ended cleared once settled',

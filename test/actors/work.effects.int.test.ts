@@ -67,6 +67,20 @@ const base = (op_id: string) => ({
   id: itemId,
 });
 
+/** The record that creates ENG-1 with `fields` over the defaults. */
+const created = (
+  op_id: string,
+  fields: { title: string } & Partial<ReturnType<typeof defaultFields>>,
+): WorkRecord => ({
+  kind: 'item.created',
+  ...base(op_id),
+  project: 'ENG',
+  key: 'ENG-1',
+  number: 1,
+  status: 'backlog',
+  fields: { ...defaultFields(), ...fields },
+});
+
 /** Appends `record` as the writer does, then nothing else: the writer's node dies here. */
 async function appendThenDie(bus: Bus, record: WorkRecord): Promise<void> {
   await bus.publish(Subjects.work('p.ENG'), encoder.encode(JSON.stringify(record)), {
@@ -83,15 +97,7 @@ async function scenario(t: Test, bus: Bus): Promise<void> {
 
   // A node ran the tracker before (its effects consumer exists), then the writer died after an append.
   await (await start(bus)).stop();
-  await appendThenDie(bus, {
-    kind: 'item.created',
-    ...base('crash-1'),
-    project: 'ENG',
-    key: 'ENG-1',
-    number: 1,
-    status: 'backlog',
-    fields: { ...defaultFields(), title: 'Survives', assignees: ['coder', 'bob'] },
-  });
+  await appendThenDie(bus, created('crash-1', { title: 'Survives', assignees: ['coder', 'bob'] }));
   t.ok(await view.until((await bus.streamInfo(Streams.Work)).lastSeq, 5_000), 'the record is folded');
   t.same(await stored(bus, Streams.Events), [], 'no event was published by the dead writer');
   t.same(await stored(bus, Streams.Inbox), [], 'no seat was woken by the dead writer');
