@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # svc in a container: `docker build -t svc .` (add `--build-arg WITH_NATS_SERVER=true` for
-# providers.queue.type jetstream-embedded). The node runs as the unprivileged `node` user, keeps its store
+# providers.queue.type jetstream-embedded, `--build-arg WITH_BUBBLEWRAP=true` for sandbox.isolation bubblewrap). The node runs as the unprivileged `node` user, keeps its store
 # in the /var/lib/svc volume, and drains on SIGTERM (give `docker stop` time: ops/deploy.md).
 
 # 1. build: install every dependency (native ones compile here if no prebuilt binary fits), bundle to dist/,
@@ -24,9 +24,15 @@ RUN npm ci && npm prune --omit=dev
 # 2. run: the build output, production dependencies, the example tool server, a Tier A file for containers.
 FROM node:20-bookworm-slim
 ARG WITH_NATS_SERVER=false
+ARG WITH_BUBBLEWRAP=false
 # Debian's nats-server, only for `jetstream-embedded`; the memory engine and an external cluster need none.
 RUN if [ "$WITH_NATS_SERVER" = "true" ]; then \
       apt-get update && apt-get install -y --no-install-recommends nats-server && rm -rf /var/lib/apt/lists/*; \
+    fi
+# Debian's bubblewrap, only for `sandbox.isolation: bubblewrap` (the container must allow user namespaces:
+# ops/deploy.md); `process` isolation needs nothing.
+RUN if [ "$WITH_BUBBLEWRAP" = "true" ]; then \
+      apt-get update && apt-get install -y --no-install-recommends bubblewrap && rm -rf /var/lib/apt/lists/*; \
     fi
 ENV NODE_ENV=production \
     SVC_CONFIG=/etc/svc/config.yaml

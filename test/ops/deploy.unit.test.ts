@@ -33,6 +33,8 @@ t.test(
     );
     t.match(dockerfile, /^ARG WITH_NATS_SERVER=false$/m, 'nats-server is optional');
     t.match(dockerfile, /if \[ "\$WITH_NATS_SERVER" = "true" \].*apt-get install[^\n]*nats-server/s);
+    t.match(dockerfile, /^ARG WITH_BUBBLEWRAP=false$/m, 'bubblewrap is optional');
+    t.match(dockerfile, /if \[ "\$WITH_BUBBLEWRAP" = "true" \].*apt-get install[^\n]*bubblewrap/s);
     for (const line of dockerfile.match(/^COPY (?!--from)\S+/gm) ?? []) {
       const source = line.split(' ')[1]!;
       t.ok(existsSync(join(root, source)), `${source} exists in the build context`);
