@@ -4,6 +4,7 @@
  * is sealed or stored; messages never carry a value or its length.
  */
 import { isWholeRef } from '../company/fields.js';
+import { SECRET_VALUE_MAX_BYTES } from '../secrets.js';
 import type { JsonObject } from '../document/index.js';
 import { segmentsOf, seatSegments, valueAt, withValue } from './doc-paths.js';
 import type { KindSpec, Requirement, SetupInputs } from './requirement.js';
@@ -105,6 +106,10 @@ function checkValues(spec: KindSpec, inputs: SetupInputs, seats: readonly string
       problems.push(problem(r.field, 'out_of_range', 'a positive whole number'));
     if (r.min_length !== undefined && value.length < r.min_length)
       problems.push(problem(r.field, 'out_of_range', `needs at least ${r.min_length} characters`));
+    if (r.kind === 'secret' && Buffer.byteLength(value, 'utf8') > SECRET_VALUE_MAX_BYTES)
+      problems.push(
+        problem(r.field, 'out_of_range', `a secret holds at most ${SECRET_VALUE_MAX_BYTES} bytes`),
+      );
   }
   if (problems.length > 0) throw new InputsRefused('validation_error', problems);
 }

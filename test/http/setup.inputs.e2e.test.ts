@@ -185,7 +185,7 @@ t.test('a stale if_match is 409 revision_advanced and nothing is sealed or store
     values: { webhook_secret: 'fresh-secret-1' },
   });
   t.equal(res.status, 409);
-  t.equal((await json(res))['error'], 'revision_advanced');
+  t.match(await json(res), { error: 'revision_advanced', stored_revision_id: second });
   t.equal(stored(node, 'SVC_CODEHOST_A_WEBHOOK_SECRET'), undefined);
   t.equal((await json(await node.call('GET', '/setup/integrations')))['revision_id'], second);
   const quoted = await inputs(node, 'codehost-a', {
@@ -317,5 +317,43 @@ t.test('before the first revision a document field is 409 no_active_revision', a
   const res = await inputs(node, 'codehost-a', { values: { webhook_secret: 'abc' } });
   t.equal(res.status, 409);
   t.equal((await json(res))['error'], 'no_active_revision');
+  t.equal(stored(node, 'SVC_CODEHOST_A_WEBHOOK_SECRET'), undefined);
+});
+
+t.test(
+  "racing writes of one credential: the losers answer 409 and the store holds the winner's value",
+  async (t) => {
+    const node = await startSetupNode(t, { tierA: KEYRING });
+    await node.putDocument(company());
+    // The document already references the name, so every racer seals under the same one.
+    const seed = await inputs(node, 'wiki', { values: { url: 'https://wiki.example.test/0', token: 'wiki-token-0' } }); // prettier-ignore
+    t.equal(seed.status, 201);
+    const answers = await Promise.all(
+      [1, 2, 3, 4, 5, 6].map((i) =>
+        inputs(node, 'wiki', { values: { url: `https://wiki.example.test/${i}`, token: `wiki-token-${i}` } }),
+      ),
+    );
+    const won = answers.flatMap((res, i) => (res.status === 201 ? [i + 1] : []));
+    t.ok(won.length >= 1, 'at least one write is stored');
+    for (const res of answers)
+      t.ok(res.status === 201 || res.status === 409, `201 or 409, not ${res.status}`);
+    const url = ((await active(node))['integrations'] as Json & { wiki: Json })['wiki']['url'] as string;
+    const winner = Number(url.slice(url.lastIndexOf('/') + 1));
+    t.ok(won.includes(winner), "the active url is a winner's");
+    t.equal(stored(node, 'SVC_WIKI_TOKEN'), `wiki-token-${winner}`, "the token is the same winner's");
+  },
+);
+
+t.test('a credential over the secret limit is 400 and nothing is sealed', async (t) => {
+  const node = await startSetupNode(t, { tierA: KEYRING });
+  await node.putDocument(company());
+  const res = await inputs(node, 'codehost-a', { values: { webhook_secret: 'x'.repeat(64 * 1024 + 1) } });
+  t.equal(res.status, 400);
+  t.match(await json(res), {
+    error: 'validation_error',
+    problems: [
+      { path: 'values.webhook_secret', kind: 'out_of_range', message: 'a secret holds at most 65536 bytes' },
+    ],
+  });
   t.equal(stored(node, 'SVC_CODEHOST_A_WEBHOOK_SECRET'), undefined);
 });

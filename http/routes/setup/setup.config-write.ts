@@ -65,6 +65,7 @@ export function checkIfMatch(ifMatch: string | undefined, activeId: string | nul
     throw new ApiError('revision_advanced', {
       detail: `if_match ${tag} is not the active revision ${activeId}`,
       hint: 'Read the integration again and send the revision_id it shows.',
+      extra: { stored_revision_id: activeId },
     });
   }
   return tag;

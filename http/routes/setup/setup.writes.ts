@@ -36,6 +36,13 @@ export function mint(spec: KindSpec, r: Requirement): string {
 
 const actorOf = (req: ApiRequest): string => req.actor?.id ?? 'anonymous';
 
+/** The `${VAR}` an `unresolved_reference` warning names, else null. */
+function unresolvedName(warning: unknown): string | null {
+  if (typeof warning !== 'object' || warning === null) return null;
+  const { kind, to } = warning as { kind?: unknown; to?: unknown };
+  return kind === 'unresolved_reference' && typeof to === 'string' ? to : null;
+}
+
 function readInputs(req: ApiRequest): SetupInputs {
   return jsonBody(req, SetupInputs, { detail: 'The body is not {if_match, values, generate}.' });
 }
@@ -85,8 +92,8 @@ export async function postInputs(deps: SetupRouteDeps, req: ApiRequest): Promise
     const write = { document: planned.document, basisRevisionId: base, actor: actorOf(req), summary };
     await writeDocument(deps, { ...write, dryRun: true, ...(ifMatch ? { ifMatch } : {}) });
   }
-  // 5. seal, then store the revision that references the sealed names
-  for (const seal of planned.seals) await deps.seal(seal.name, seal.value, actorOf(req));
+  // 5. store the revision (compare-and-set on the one read), then seal what it references: a write that
+  //    loses the race answers 409 having sealed nothing, so it never replaces the winner's credential.
   const stored =
     planned.document !== null && base !== undefined
       ? await writeDocument(deps, {
@@ -98,6 +105,10 @@ export async function postInputs(deps: SetupRouteDeps, req: ApiRequest): Promise
           ...(ifMatch ? { ifMatch } : {}),
         })
       : null;
+  for (const seal of planned.seals) await deps.seal(seal.name, seal.value, actorOf(req));
+  // Sealed now: a name the revision was checked against before its value was in the store resolves.
+  const sealedNames = new Set(planned.seals.map((s) => s.name));
+  const warnings = (stored?.warnings ?? []).filter((w) => !sealedNames.has(unresolvedName(w) ?? ''));
   req.log.info(
     {
       event: 'setup_inputs',
@@ -113,7 +124,7 @@ export async function postInputs(deps: SetupRouteDeps, req: ApiRequest): Promise
       kind: spec.key,
       revision_id: stored?.revision_id ?? null,
       epoch: stored?.epoch ?? null,
-      warnings: stored?.warnings ?? [],
+      warnings,
       written: planned.written,
       sealed: planned.seals.map((s) => ({ field: s.field, secret_name: s.name, generated: s.generated })),
     },
