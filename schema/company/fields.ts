@@ -62,19 +62,24 @@ export const timezone = z.string().refine((v) => hasRef(v) || isTimezone(v), {
 
 const cronMacro = /^@(yearly|annually|monthly|weekly|daily|midnight|hourly)$/;
 const cronField = /^[0-9A-Za-z*,/?#-]+$/;
+/** Jenkins' `H` (a hashed value): cron-parser draws it at random per parse, so fire times would move. */
+const hashedField = /(^|[^A-Za-z])H([^A-Za-z]|$)/;
 
-/** Shape check only (5 or 6 fields, or a macro); admission rule A6 parses the expression fully. */
+/** Shape check only (5 or 6 fields, or a macro, no `H`); admission rule A6 parses the expression fully. */
 export function isCron(value: string): boolean {
   const trimmed = value.trim();
   if (cronMacro.test(trimmed)) return true;
   const fields = trimmed.split(/\s+/);
-  return (fields.length === 5 || fields.length === 6) && fields.every((f) => cronField.test(f));
+  return (
+    (fields.length === 5 || fields.length === 6) &&
+    fields.every((f) => cronField.test(f) && !hashedField.test(f))
+  );
 }
 
-export const cron = z.string().refine((v) => hasRef(v) || isCron(v), {
-  message: 'not a cron expression (5 or 6 fields, or a macro such as @daily)',
-  ...invalid,
-});
+/** Why `value` is not a cron expression (the message of every refusal of one). */
+export const NOT_CRON = 'not a cron expression (5 or 6 fields, or a macro such as @daily; no `H`)';
+
+export const cron = z.string().refine((v) => hasRef(v) || isCron(v), { message: NOT_CRON, ...invalid });
 
 export const email = z.string().refine((v) => hasRef(v) || /^[^\s@]+@[^\s@]+$/.test(v.trim()), {
   message: 'not an email address',

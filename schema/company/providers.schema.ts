@@ -2,6 +2,9 @@
 import { z } from 'zod';
 import { entityKey, nonEmpty, positive, stringMap, strings, text, url } from './fields.js';
 
+/** One model call's longest wait (a timer past 2^31 ms would fire at once). */
+export const PROVIDER_TIMEOUT_MAX_SECONDS = 3600;
+
 export const LlmType = {
   OpenAI: 'openai',
   OpenAICompatible: 'openai-compatible',
@@ -17,7 +20,10 @@ export const LlmProvider = z
     model: nonEmpty.describe('Model name sent to the provider.'),
     /** Required for `openai-compatible` (a rule, not the schema, so the problem names the pairing). */
     base_url: url.optional().describe('Endpoint base URL; required for openai-compatible.'),
-    timeout_seconds: positive.optional().describe('Seconds one model call may take.'),
+    timeout_seconds: positive
+      .max(PROVIDER_TIMEOUT_MAX_SECONDS)
+      .optional()
+      .describe('Seconds one model call may take (at most an hour).'),
     /** One or many keys; empty means the provider's environment fallback. */
     api_keys: strings
       .optional()

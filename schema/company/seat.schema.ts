@@ -23,6 +23,8 @@ export const SeatKind = { Agent: 'agent', Human: 'human' } as const;
 export type SeatKind = (typeof SeatKind)[keyof typeof SeatKind];
 
 export const ScheduleTarget = { Each: 'each', Lead: 'lead' } as const;
+/** A scheduled run's longest deadline: beyond it the deadline is no longer a date a timer can hold. */
+export const SCHEDULE_TIMEOUT_MAX_SECONDS = 7 * 24 * 3600;
 export type ScheduleTarget = (typeof ScheduleTarget)[keyof typeof ScheduleTarget];
 
 /** Handles name bus subjects and URLs, so they are short as well as plain. */
@@ -56,8 +58,11 @@ export const Schedule = z
       .optional()
       .describe('Fire once for a time missed while no node ran the scheduler, within the catchup window.'),
     timeout_seconds: positive
+      .max(SCHEDULE_TIMEOUT_MAX_SECONDS)
       .optional()
-      .describe('A turn still running this long after the firing fails as scheduled_timeout (default 3600).'),
+      .describe(
+        'A turn still running this long after the firing fails as scheduled_timeout (default 3600, at most 7 days).',
+      ),
   })
   .describe('A recurring wake: at each cron time the target seats get `task` on their inbox.');
 export type Schedule = z.infer<typeof Schedule>;

@@ -95,7 +95,9 @@ export type ScheduleWake = z.infer<typeof ScheduleWake>;
 /** The turn engine's deadline for a scheduled turn: `fired_at + timeout_seconds`, or null. */
 export function scheduledDeadline(firedAt: Date | string, timeoutSeconds: number | null): Date | null {
   if (timeoutSeconds === null) return null;
-  return new Date(new Date(firedAt).getTime() + timeoutSeconds * 1000);
+  const deadline = new Date(new Date(firedAt).getTime() + timeoutSeconds * 1000);
+  // A stored document from before the bound may hold a timeout no date can carry: no deadline then.
+  return Number.isNaN(deadline.getTime()) ? null : deadline;
 }
 
 /** True once `now` is past the wake's deadline (never without one). */

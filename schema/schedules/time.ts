@@ -8,6 +8,7 @@
  * once (its first occurrence); interval fields (`0 * * * *`) keep firing every real hour.
  */
 import { CronExpressionParser, type CronExpression } from 'cron-parser';
+import { isCron, NOT_CRON } from '../company/fields.js';
 
 /** The catchup window is half the period, clamped to 2 min .. 2 h (issue #8). */
 export const CATCHUP_MIN_MS = 2 * 60_000;
@@ -51,6 +52,8 @@ function expression(cron: string, tz: string, from: Date): CronExpression {
 
 /** Null when the expression and timezone can be scheduled, else the reason. */
 export function cronProblem(cron: string, tz: string): string | null {
+  // cron-parser reads an empty expression as every minute: a `${VAR}` resolving to nothing must not.
+  if (!isCron(cron)) return `cron ${JSON.stringify(cron)} is ${NOT_CRON}`;
   try {
     // Parsing alone accepts dates that never occur (`0 0 31 2 *`): ask for one firing as well.
     expression(cron, tz, new Date(0)).next();

@@ -3,6 +3,7 @@ import {
   Company,
   DEFAULT_SCHEDULE_TIMEOUT_SECONDS,
   resolveSchedules,
+  scheduledDeadline,
   scheduleView,
   validateCompany,
   ValidationMode,
@@ -99,6 +100,53 @@ t.test('references in cron and timezone are resolved; an unresolvable one cannot
   const raw = byName(resolveSchedules(Company.parse(doc)), 'standup');
   t.match(raw.problem, /unknown timezone/);
   t.equal(scheduleView(raw, new Date()).next_run, '');
+});
+
+t.test(
+  'a cron reference resolving to nothing, or to a hashed H, never fires (no every-minute default)',
+  async (t) => {
+    for (const value of [undefined, '', 'H H * * *']) {
+      const doc = scheduledCompany();
+      const units = doc['units'] as Array<{ schedules: Array<Record<string, unknown>> }>;
+      units[0]!.schedules[0]!['cron'] = '${STANDUP_CRON}';
+      const standup = byName(resolveSchedules(Company.parse(doc), { resolve: () => value }), 'standup');
+      t.match(standup.problem, /is not a cron expression/, `resolved to ${JSON.stringify(value)}`);
+      t.equal(scheduleView(standup, new Date()).next_run, '', 'no next_run');
+    }
+  },
+);
+
+t.test('a schedule timeout is at most 7 days and a provider timeout at most an hour', async (t) => {
+  const doc = scheduledCompany();
+  const units = doc['units'] as Array<{ schedules: Array<Record<string, unknown>> }>;
+  units[0]!.schedules[0]!['timeout_seconds'] = 9007199254740991;
+  doc['providers'] = { llm: { main: { type: 'openai', model: 'm', timeout_seconds: 3601 } } };
+  const problems = validateCompany(doc, { mode: ValidationMode.Write }).problems.map((p) => [
+    p.kind,
+    p.message,
+  ]);
+  t.same(problems.sort(), [
+    ['out_of_range', 'must be at most 3600'],
+    ['out_of_range', 'must be at most 604800'],
+  ]);
+  t.equal(
+    scheduledDeadline('2026-12-01T00:00:00Z', 9007199254740991),
+    null,
+    'a stored one gets no deadline, not a throw',
+  );
+});
+
+t.test('a hashed H cron is refused at write: its fire times would move on every read', async (t) => {
+  const doc = scheduledCompany();
+  const units = doc['units'] as Array<{ schedules: Array<Record<string, unknown>> }>;
+  units[0]!.schedules[0]!['cron'] = 'H H * * *';
+  const messages = validateCompany(doc, { mode: ValidationMode.Write }).problems.map((p) => p.message);
+  t.ok(
+    messages.some((m) => /not a cron expression .*no `H`/.test(m)),
+    messages.join('; '),
+  );
+  units[0]!.schedules[0]!['cron'] = '0 9 * * THU';
+  t.same(validateCompany(doc, { mode: ValidationMode.Write }).problems, [], 'day names with an H still pass');
 });
 
 t.test(
