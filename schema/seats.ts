@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { Paused } from './events/payloads/agent-state.js';
 
 /** The route's JSON body. */
-export const PauseBody = z.object({
+export const PauseBody = z.strictObject({
   reason: z.string().max(600).default(''),
   stop_running: z.boolean().default(false),
 });
@@ -20,7 +20,7 @@ export const SeatPause = z.object({
 });
 export type SeatPause = z.infer<typeof SeatPause>;
 
-export const ResumeBody = z.object({ reason: z.string().max(600).optional() });
+export const ResumeBody = z.strictObject({ reason: z.string().max(600).optional() });
 
 export const SeatResume = z.object({
   seat: z.string().min(1),

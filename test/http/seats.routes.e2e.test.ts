@@ -22,6 +22,12 @@ t.test('pause and resume through the gateway reach the seat and are recorded as 
   t.equal(bad.status, 400);
   t.equal(bad.json?.['error'], 'invalid_body');
   t.match(bad.json?.['problems'], [{ path: 'stop_running', segments: ['stop_running'], kind: 'shape' }]);
+  for (const path of ['pause', 'resume']) {
+    const typo = await call(`${h.base}/agents/ada/${path}`, json({ stopRunning: true }));
+    t.equal(typo.status, 400, `${path}: a misspelled field is refused, not dropped`);
+    t.match(typo.json, { error: 'invalid_body', problems: [{ kind: 'unknown_field' }] });
+  }
+  t.equal(company.runtime.host('ada')?.state(), 'idle', 'nothing was paused');
 
   const paused = await call(`${h.base}/agents/ada/pause`, json({ reason: 'audit', stop_running: true }));
   t.equal(paused.status, 200);
