@@ -23,6 +23,8 @@ export function nearestInChart(walk: Walk, word: string, what: { seats: boolean;
 }
 
 const maxHandle = 64;
+/** Handles a static route under `/agents/` takes (http/routes/readmodels): `/agents/{id}` could not reach them. */
+const reservedHandles: ReadonlySet<string> = new Set(['activity']);
 
 /** Handles: derivable when absent, unique org-wide across agents and humans. */
 export function handleRules(ctx: RuleContext): void {
@@ -47,6 +49,14 @@ export function handleRules(ctx: RuleContext): void {
       }
     }
     if (seat.handle === null || (!derived && typeof written !== 'string')) continue;
+    if (reservedHandles.has(seat.handle)) {
+      // Admission, not a problem: a stored document that has one still loads, with a warning.
+      ctx.admission(
+        [...seat.segments, derived ? 'name' : 'handle'],
+        ProblemKind.Conflict,
+        `handle ${seat.handle} is reserved: GET /agents/${seat.handle} reads the ${seat.handle} rollup, not a seat; set another handle`,
+      );
+    }
     const first = holders.get(seat.handle);
     if (first === undefined) {
       holders.set(seat.handle, seat);

@@ -48,6 +48,20 @@ t.test('handles are unique org-wide across agents and humans', async (t) => {
   t.same(summary(write(twins)), ['units[0].children[0].roles[2].name conflict']);
 });
 
+t.test('a handle a static /agents route takes is refused on a write and warned on a reload', async (t) => {
+  const doc = baseCompany();
+  doc['roles'][0]['name'] = 'Activity';
+  const result = write(doc);
+  t.same(summary(result), ['roles[0].name conflict'], 'derived from the name');
+  t.match(result.problems[0]?.message, /handle activity is reserved: GET \/agents\/activity reads/);
+  doc['roles'][0]['handle'] = 'activity-bot';
+  t.ok(write(doc).valid, 'any other handle is fine');
+  doc['roles'][0]['handle'] = 'activity';
+  const reloaded = runnable(doc);
+  t.ok(reloaded.valid, 'a stored document still loads');
+  t.ok(reloaded.warnings.some((w) => w.kind === 'admission' && /reserved/.test(w.message)));
+});
+
 t.test('kind is agent by default or human; anything else is an unknown value', async (t) => {
   const result = write(baseCompany());
   t.same(
