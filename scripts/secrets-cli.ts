@@ -104,7 +104,11 @@ function readValue(file: string, stdin: () => Buffer): Buffer {
     return file === '-' ? stdin() : readFileSync(file);
   } catch (error) {
     const code = error instanceof Error && 'code' in error ? String(error.code) : 'unreadable';
-    throw new UsageError(`cannot read ${file === '-' ? 'stdin' : file} (${code})`);
+    if (file === '-') throw new UsageError(`cannot read stdin (${code})`);
+    // The argument is a FILE; one that is not a file may be a value typed in by mistake: never echo it.
+    throw new UsageError(
+      `cannot read the FILE argument (${code}); a value is never taken from the command line: pipe it on stdin (printf %s "$VALUE" | svc secrets put NAME) or name a file`,
+    );
   }
 }
 
