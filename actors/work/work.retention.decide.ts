@@ -23,6 +23,12 @@ export interface RetentionContext {
   readonly now: Date;
   /** Newest sequence folded. */
   readonly seq: number;
+  /**
+   * When the oldest record the gesture's holder has not applied was stored (ms since the epoch), null when
+   * it lacks none; absent when not looked up. A node idle for a while acknowledges nothing, so right after
+   * a write its last acknowledgement is old though it is only between two heartbeats.
+   */
+  readonly lackingSinceMs?: number | null;
 }
 
 export interface RetentionAccepted {
@@ -55,7 +61,12 @@ export function liveAndCurrent(
   if (holder.kind !== 'node') return false;
   if (ctx.live !== null && !ctx.live.has(holder.name)) return false;
   if (holder.generation !== state.generation) return false;
-  return holderCurrent(state, holder) || ctx.now.getTime() - Date.parse(holder.acked_at) < CURRENT_WITHIN_MS;
+  const recent = (ms: number): boolean => ctx.now.getTime() - ms < CURRENT_WITHIN_MS;
+  return (
+    holderCurrent(state, holder) ||
+    recent(Date.parse(holder.acked_at)) ||
+    (ctx.lackingSinceMs !== undefined && (ctx.lackingSinceMs === null || recent(ctx.lackingSinceMs)))
+  );
 }
 
 /** A gesture decided here: a trim is decided against the log itself (work.retention.trim.ts). */

@@ -137,6 +137,7 @@ export function startRetentionHost(opts: RetentionHostOptions): RetentionHost {
       if (g.kind === 'trim') decided = await decideTrim(cmd);
       else {
         const roster = await opts.roster();
+        const evicted = g.kind === 'evict' ? state.retention.holders.get(g.holder) : undefined;
         decided = decideRetention(
           state.retention,
           { ...cmd, gesture: g },
@@ -144,6 +145,7 @@ export function startRetentionHost(opts: RetentionHostOptions): RetentionHost {
             live: roster === null ? null : new Set(roster),
             now: now(),
             seq: state.seq,
+            ...(evicted ? { lackingSinceMs: await lackingSince(evicted.seq, state.retention.head) } : {}),
           },
         );
         if ('refused' in decided) return { outcome: 'refused', ...decided.refused };
@@ -176,6 +178,16 @@ export function startRetentionHost(opts: RetentionHostOptions): RetentionHost {
       detail: 'too many concurrent retention gestures; send it again',
       problems: [],
     };
+  };
+
+  /** When the oldest record after `seq` that nodes must apply (not a heartbeat) was stored; null: none. */
+  const lackingSince = async (seq: number, head: number): Promise<number | null> => {
+    const heartbeats = `${retentionSubjects.prefix}ack.`;
+    for (let at = seq + 1; at <= head; at++) {
+      const message = await bus.getMessage(Streams.Work, at);
+      if (message !== null && !message.subject.startsWith(heartbeats)) return message.time.getTime();
+    }
+    return null;
   };
 
   const subscription: Subscription = serveCommand(bus, Commands.work.retention, gesture);

@@ -51,6 +51,26 @@ t.test('a live node is current at the head, or within 30 s of its last heartbeat
   );
 });
 
+t.test('a live node idle for long is current while what it lacks was written under 30 s ago', async (t) => {
+  const live = new Set(['node-0']);
+  // Heard at second 0, idle since; a write at second 100 moved the head past it.
+  t.equal(
+    refusedWith(evict(log(4, 0, 5), { live, now: at(105), seq: 6, lackingSinceMs: at(100).getTime() })),
+    'member_live',
+    'between two heartbeats after a write: not lagging',
+  );
+  t.equal(
+    refusedWith(evict(log(4, 0, 5), { live, now: at(131), seq: 6, lackingSinceMs: at(100).getTime() })),
+    null,
+    'still lacking it 31 s after it was written: lagging',
+  );
+  t.equal(
+    refusedWith(evict(log(4, 0, 5), { live, now: at(131), seq: 6, lackingSinceMs: null })),
+    'member_live',
+    'only heartbeats past it: it lacks nothing',
+  );
+});
+
 t.test('a node acknowledged in an earlier generation is neither current nor readmitted', async (t) => {
   const state = log(5, 0, 5);
   foldRetention(
