@@ -90,14 +90,17 @@ function requirementState(r: Requirement, input: StateInput, blockUrl: string | 
     r.vendor_url === null ? null : blockUrl === null ? null : r.vendor_url.replace('{url}', blockUrl);
   const base = { ...r, vendor_url };
   if (r.per_seat) {
+    let resolved: Resolution | null = null;
     const seats = input.agentSeats.map((handle) => {
       const v = seatValue(input.document, handle, r);
       const ref = typeof v === 'string' && isWholeRef(v) ? v : null;
-      const present = typeof v === 'string' && resolveText(v, input.lookups).value !== '';
+      const answer = typeof v === 'string' ? resolveText(v, input.lookups) : null;
+      const present = answer !== null && answer.value !== '';
+      // Where the first seat's value comes from, as for a single credential (a sealed one: `store`).
+      if (present) resolved ??= answer.source;
       return { handle, present, value: ref };
     });
-    const present = seats.some((s) => s.present);
-    return { ...base, value: null, present, resolved: present ? 'document' : null, seats };
+    return { ...base, value: null, present: resolved !== null, resolved, seats };
   }
   if (r.config_path === null) {
     // Lives in the secret store (or the environment) only.

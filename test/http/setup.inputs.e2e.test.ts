@@ -165,6 +165,7 @@ t.test('a handle must name an existing seat; per-seat chat credentials land on t
     state.requirements.find((r) => r['field'] === 'bot_token'),
     {
       present: true,
+      resolved: 'store',
       seats: [
         { handle: 'chief-agent', present: false, value: null },
         { handle: 'bo-agent', present: true, value: '${SVC_CHAT_BO_AGENT_BOT_TOKEN}' },
