@@ -307,6 +307,9 @@ t.test('runs: newest first, ten at a time with a cursor, scope, and one run by i
   t.equal(missing.status, 404);
   t.equal((await json(missing))['error'], 'not_found');
   t.same((await json(await node.call('GET', '/setup/integrations/wiki/runs')))['runs'], []);
+  const stale = await node.call('GET', '/setup/integrations/monitor/runs?before=nosuch');
+  t.equal(stale.status, 400, 'a cursor naming no pass is refused, not read as the end');
+  t.match(await json(stale), { error: 'bad_params', detail: /names no remembered monitor pass/ });
 });
 
 t.test('monitor: a generated token passes the check; disconnect removes it from the store', async (t) => {

@@ -53,6 +53,13 @@ export async function listRuns(deps: SetupRouteDeps, req: ApiRequest): Promise<A
   const spec = specOf(req);
   await deps.runs.sync();
   const before = req.query.get('before') ?? undefined;
+  // A cursor that names no remembered pass would read as the end of history: say so instead.
+  if (before && deps.runs.get(spec.key, before) === null) {
+    throw new ApiError('bad_params', {
+      detail: `before ${JSON.stringify(before)} names no remembered ${spec.key} pass`,
+      hint: 'Send the `next` of the previous page; only the newest passes of each kind are remembered.',
+    });
+  }
   const { runs, more } = deps.runs.list(spec.key, {
     ...(before ? { before } : {}),
     limit: RUNS_PAGE,
