@@ -29,9 +29,23 @@ export async function restoreNode(config: TierA, fromDir: string, logger: Logger
       `${manifestFile} cannot be read: not a finished backup (the manifest is written last)`,
     );
   }
-  const parsed = BackupManifest.safeParse(JSON.parse(raw));
-  if (!parsed.success)
-    throw new RestoreRefused(`${manifestFile} is not a backup manifest: ${parsed.error.message}`);
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new RestoreRefused(`${manifestFile} is not a backup manifest: not JSON (${why})`);
+  }
+  const parsed = BackupManifest.safeParse(json);
+  if (!parsed.success) {
+    // One line per field, the first few: enough to see the file is not one svc wrote, not a schema dump.
+    const fields = parsed.error.issues
+      .slice(0, 3)
+      .map((i) => `${i.path.join('.') || '(top)'}: ${i.message}`)
+      .join('; ');
+    const more = parsed.error.issues.length > 3 ? ` (and ${parsed.error.issues.length - 3} more)` : '';
+    throw new RestoreRefused(`${manifestFile} is not a backup manifest: ${fields}${more}`);
+  }
   const manifest = parsed.data;
   const queue = config.providers.queue;
   const target = {

@@ -70,3 +70,24 @@ t.test('bad backup directories answer 400 backup_dir_invalid and are listed as f
   t.same(JSON.parse(cli.stdout()), listed, 'svc backup list prints GET /backups');
   t.equal(await node.stop(), 0);
 });
+
+t.test('a manifest that is not one svc wrote is refused in a line that names the file and why', async (t) => {
+  const store = storeDir(t);
+  writeFileSync(
+    store.configFile,
+    `providers: {queue: {type: memory}}\nstream: {store_dir: ${store.storeDir}}\napi: {port: 0}\n`,
+  );
+  for (const [manifest, why] of [
+    ['not json\n', /manifest\.json is not a backup manifest: not JSON \(/],
+    ['{}', /manifest\.json is not a backup manifest: [a-z_]+: .*; .*\(and \d+ more\)/],
+  ] as const) {
+    const from = mkdtempSync(join(tmpdir(), 'svc-bad-backup-'));
+    t.teardown(() => rmSync(from, { recursive: true, force: true }));
+    writeFileSync(join(from, 'manifest.json'), manifest);
+    const restore = runSvc(['restore', '--from', from, '--config', store.configFile]);
+    t.teardown(() => restore.kill('SIGKILL'));
+    t.equal(await restore.exited, 1);
+    t.match(restore.stderr(), why);
+    t.ok(restore.stderr().trim().split('\n').length <= 2, 'a line, not a schema dump');
+  }
+});
