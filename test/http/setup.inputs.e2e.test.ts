@@ -111,6 +111,11 @@ t.test('a field both given and generated is 400, and so is a field that cannot b
   t.equal(extraKey.status, 400);
   const notJson = await node.call('POST', '/setup/integrations/tracker-b/inputs', { body: '{nope' });
   t.match(await json(notJson), { error: 'invalid_body' });
+  for (const empty of [{}, { values: {} }, { values: {}, generate: [] }]) {
+    const none = await inputs(node, 'tracker-b', empty);
+    t.equal(none.status, 400, `${JSON.stringify(empty)}: nothing would change`);
+    t.match(await json(none), { error: 'invalid_body', problems: [{ path: 'values', kind: 'missing' }] });
+  }
 });
 
 t.test('a toggle must be a JSON boolean', async (t) => {

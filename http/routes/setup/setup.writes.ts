@@ -73,8 +73,17 @@ export async function postInputs(deps: SetupRouteDeps, req: ApiRequest): Promise
   assertCompanyWriter(deps.auth, req.actor);
   const spec = specOf(req);
   const inputs = readInputs(req);
-  // 2. without a keyring nothing can be sealed
   const fields = [...Object.keys(inputs.values), ...inputs.generate];
+  if (fields.length === 0) {
+    throw new ApiError('invalid_body', {
+      detail: 'The body names no field: nothing would change.',
+      hint: `Send values {field: value} or generate [field]; GET /setup/integrations/${spec.key} lists the fields.`,
+      extra: {
+        problems: [{ path: 'values', segments: ['values'], kind: 'missing', message: 'names no field' }],
+      },
+    });
+  }
+  // 2. without a keyring nothing can be sealed
   const sealing = spec.requirements.some((r) => r.kind === 'secret' && fields.includes(r.field));
   if (sealing && !deps.hasKeyring) {
     throw new ApiError('no_keyring', {
