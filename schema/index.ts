@@ -379,3 +379,5 @@ export {
   ToolSkill,
 } from './skills.js';
 export { closestName } from './did-you-mean.js';
+export { decodeCursor, encodeCursor, ListOrder, SeqKey } from './list-cursor.js';
+export type { ListPosition } from './list-cursor.js';

@@ -3,7 +3,9 @@
  * (schema/work/position.ts); `since` and `cursor` both mean "after this position".
  */
 import {
+  encodeCursor,
   formatPosition,
+  ListOrder,
   groupOf,
   mentionedItems,
   type ActivityRow,
@@ -104,7 +106,7 @@ export interface InboxQuery {
   readonly snoozed: 'exclude' | 'include' | 'only';
   readonly reasons: readonly string[];
   readonly limit: number;
-  /** Rows older than this sequence (the previous page's `next`). */
+  /** Rows older than this sequence (the last row of the previous page, its `next`). */
   readonly before: number | null;
   /** Rows after this sequence only. */
   readonly since: number;
@@ -182,11 +184,15 @@ export function inboxPage(state: WorkState, query: InboxQuery) {
   return {
     held: person !== undefined,
     items: rows,
-    next: more ? String(rows.at(-1)!.seq) : null,
+    next: more ? inboxCursor(rows.at(-1)!) : null,
     unread,
     head: formatPosition(state.seq, state.retention.generation),
   };
 }
+
+/** An inbox row is its own key: its sequence orders the inbox, its position names it. */
+const inboxCursor = (row: ActivityRow): string =>
+  encodeCursor(ListOrder.Inbox, { key: row.seq, id: row.position });
 
 const nextCursor = (state: WorkState, seq: number | undefined): string | null =>
   seq === undefined ? null : formatPosition(seq, state.retention.generation);

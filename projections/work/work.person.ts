@@ -46,7 +46,7 @@ function countOf(state: WorkState, view: SavedView): number {
     label: f.label,
     q: f.q,
     limit: 1,
-    offset: 0,
+    after: null,
   }).total;
 }
 

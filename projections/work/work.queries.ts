@@ -3,11 +3,14 @@
  * state and the active document's projects, so every node answers them alike.
  */
 import {
+  encodeCursor,
   groupOf,
   inCreationOrder,
+  ListOrder,
   itemByRef,
   priorityRank,
   statusGroups,
+  type ListPosition,
   type StatusGroup,
   type WorkItem,
   type WorkProject,
@@ -71,8 +74,8 @@ export interface ItemQuery {
   readonly label: string | null;
   readonly q: string | null;
   readonly limit: number;
-  /** Rows to skip (the previous answer's `next`). */
-  readonly offset: number;
+  /** The last row of the previous page (its `next`): this page starts strictly after it. */
+  readonly after: ListPosition<number> | null;
 }
 
 function matches(item: WorkItem, query: ItemQuery, needle: string | null): boolean {
@@ -146,34 +149,66 @@ function candidates(state: WorkState, query: ItemQuery): Candidates {
   return options.reduce((a, b) => (cost(b) < cost(a) ? b : a));
 }
 
+/** Whether `item` (created by the record at `ordinal`) comes after the cursor, newest first. */
+const pastCursor = (ordinal: number, item: WorkItem, after: ListPosition<number> | null): boolean =>
+  after === null || ordinal < after.key || (ordinal === after.key && item.id < after.id);
+
+/** How many items of `list` (oldest first) come before the cursor's row: those a newest-first page may show. */
+function beforeCursor(index: WorkState['index'], list: readonly WorkItem[], after: ListPosition<number>) {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    const item = list[mid]!;
+    if (pastCursor(index.ordinal.get(item) ?? 0, item, after)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /**
  * The filtered listing, newest first (creation order reversed), with each project's last key number.
  * Narrowed by the smallest index set, then filtered in full, so it answers what a scan of every item does.
+ * A page starts strictly after the cursor's item (by its create record's sequence), wherever items were
+ * created or purged meanwhile.
  */
 export function listItems(state: WorkState, query: ItemQuery) {
   const needle = query.q?.toLowerCase() ?? null;
+  const index = state.index;
   const pick = candidates(state, query);
   let total: number;
   let page: WorkItem[];
+  let more: boolean;
   if (pick.exact && pick.ordered) {
+    // The ordered list is the answer: the page is read off below the cursor by binary search.
     const list = pick.ordered;
     total = list.length;
+    const end = query.after === null ? total : beforeCursor(index, list, query.after);
     page = [];
-    for (let i = query.offset; i < Math.min(total, query.offset + query.limit); i++)
-      page.push(list[total - 1 - i]!);
+    for (let i = end - 1; i >= Math.max(0, end - query.limit); i--) page.push(list[i]!);
+    more = end - page.length > 0;
   } else {
-    const found: WorkItem[] = [];
+    // Only the matches past the cursor are ordered; every match counts in `total`.
+    const rest: WorkItem[] = [];
+    total = 0;
     for (const source of pick.sources)
-      for (const item of source) if (matches(item, query, needle)) found.push(item);
-    const newest = (pick.ordered === null ? inCreationOrder(state.index, found) : found).reverse();
-    total = newest.length;
-    page = newest.slice(query.offset, query.offset + query.limit);
+      for (const item of source)
+        if (matches(item, query, needle)) {
+          total += 1;
+          if (pastCursor(index.ordinal.get(item) ?? 0, item, query.after)) rest.push(item);
+        }
+    const newest = (pick.ordered === null ? inCreationOrder(index, rest) : rest).reverse();
+    page = newest.slice(0, query.limit);
+    more = rest.length > page.length;
   }
-  const end = query.offset + page.length;
+  const last = page.at(-1);
   return {
     items: page.map(itemRow),
     total,
-    next: end < total ? String(end) : null,
+    next:
+      more && last
+        ? encodeCursor(ListOrder.WorkNewest, { key: index.ordinal.get(last) ?? 0, id: last.id })
+        : null,
     last_numbers: Object.fromEntries(state.counters),
   };
 }

@@ -109,7 +109,7 @@ export const listAll = {
   label: null,
   q: null,
   limit: 50,
-  offset: 0,
+  after: null,
 };
 
 export async function seededFigures(count: number, queries: number, rows: BenchRow[]): Promise<void> {

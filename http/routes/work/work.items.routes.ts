@@ -7,9 +7,12 @@ import { randomUUID } from 'node:crypto';
 import {
   CommentBody,
   CreateItemBody,
+  encodeCursor,
+  ListOrder,
   MoveItemBody,
   PurgeBody,
   priorities,
+  SeqKey,
   statusGroups,
   UpdateItemBody,
   workStatuses,
@@ -18,6 +21,7 @@ import {
 import { itemDetail, listItems } from '../../../projections/index.js';
 import { ApiError } from '../../api-error.js';
 import { jsonBody } from '../../json-body.js';
+import { cursorParam } from '../list-cursor.param.js';
 import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
 import type { WorkRouteDeps } from './work.deps.js';
 import {
@@ -26,7 +30,6 @@ import {
   itemParam,
   limitParam,
   listParam,
-  offsetParam,
   opIdOf,
   refusal,
   textParam,
@@ -59,25 +62,37 @@ function listing(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
     label: textParam(req, 'label'),
     q: textParam(req, 'q'),
     limit: limitParam(req, 'limit', LIST_DEFAULT, LIST_MAX),
-    offset: offsetParam(req),
+    after: cursorParam(req, ListOrder.WorkNewest, SeqKey),
   });
   return { status: 200, body };
 }
 
-/** A page of an array, newest first, with an offset cursor. */
-function page<T>(rows: readonly T[], req: ApiRequest) {
+/**
+ * A newest-first page of rows held oldest first and only ever appended to (a thread, an item's turns):
+ * the cursor names the last row shown and its place, so rows added meanwhile never shift a page.
+ */
+function newestPage<T>(rows: readonly T[], idOf: (row: T) => string, req: ApiRequest, order: ListOrder) {
   const limit = limitParam(req, 'limit', PAGE_DEFAULT, PAGE_MAX);
-  const offset = offsetParam(req);
-  const slice = rows.slice(offset, offset + limit);
-  const end = offset + slice.length;
-  return { rows: slice, total: rows.length, next: end < rows.length ? String(end) : null };
+  const after = cursorParam(req, order, SeqKey);
+  let end = rows.length;
+  if (after !== null) {
+    const at = rows.findIndex((row) => idOf(row) === after.id);
+    end = Math.min(rows.length, at >= 0 ? at : after.key);
+  }
+  const start = Math.max(0, end - limit);
+  const first = rows[start];
+  return {
+    rows: rows.slice(start, end).reverse(),
+    total: rows.length,
+    next: start > 0 && first !== undefined ? encodeCursor(order, { key: start, id: idOf(first) }) : null,
+  };
 }
 
 function comments(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
   const ref = textParam(req, 'item');
   if (ref === null) throw badParams('item is required (a key or an id)');
   const item = itemParam(deps.state(), ref);
-  const { rows, total, next } = page([...item.comments].reverse(), req);
+  const { rows, total, next } = newestPage(item.comments, (c) => c.id, req, ListOrder.Comments);
   return { status: 200, body: { item: item.key, comments: rows, total, next } };
 }
 
@@ -105,7 +120,7 @@ function turns(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
         changes: 1,
       });
   }
-  const { rows, total, next } = page([...byTurn.values()].reverse(), req);
+  const { rows, total, next } = newestPage([...byTurn.values()], (t) => t.turn_id, req, ListOrder.Turns);
   return { status: 200, body: { item: item.key, turns: rows, total, next } };
 }
 

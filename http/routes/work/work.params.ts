@@ -31,15 +31,6 @@ export function limitParam(req: ApiRequest, name: string, fallback: number, max:
   return n;
 }
 
-/** A non-negative offset cursor (a previous answer's `next`). */
-export function offsetParam(req: ApiRequest, name = 'cursor'): number {
-  const raw = req.query.get(name);
-  if (raw === null || raw === '') return 0;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw badParams(`${name} must be a cursor from a previous answer`);
-  return n;
-}
-
 /**
  * A log position `<stream>@<generation>:<sequence>` parameter, as the sequence after which to read. A
  * position of another generation than the log's (`generation`, moved by a reanchor) is refused.

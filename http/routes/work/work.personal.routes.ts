@@ -11,7 +11,9 @@ import {
   personState,
   savedViews,
 } from '../../../projections/index.js';
+import { ListOrder, SeqKey } from '../../../schema/index.js';
 import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
+import { cursorParam } from '../list-cursor.param.js';
 import type { WorkRouteDeps } from './work.deps.js';
 import {
   badParams,
@@ -20,7 +22,6 @@ import {
   enumParam,
   limitParam,
   listParam,
-  offsetParam,
   personalHandle,
   positionParam,
   textParam,
@@ -36,7 +37,7 @@ function inbox(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
   const wanted = listParam(req, 'reasons');
   for (const r of wanted)
     if (!reasons.includes(r)) throw badParams(`unknown reason "${r}" (${reasons.join(', ')})`);
-  const before = offsetParam(req);
+  const before = cursorParam(req, ListOrder.Inbox, SeqKey);
   const body = inboxPage(deps.state(), {
     handle,
     unread: boolParam(req, 'unread'),
@@ -44,7 +45,7 @@ function inbox(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
     snoozed: enumParam(req, 'snoozed', ['exclude', 'include', 'only'] as const, 'exclude'),
     reasons: wanted,
     limit: limitParam(req, 'limit', INBOX_MAX, INBOX_MAX),
-    before: before === 0 ? null : before,
+    before: before?.key ?? null,
     since: positionParam(req, 'since', deps.state().retention.generation) ?? 0,
     now: now(deps),
   });

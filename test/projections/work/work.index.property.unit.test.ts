@@ -8,7 +8,11 @@ import fc from 'fast-check';
 import t from 'tap';
 import { inboxPage, listItems, myWork } from '../../../projections/index.js';
 import {
+  decodeCursor,
   defaultFields,
+  ListOrder,
+  SeqKey,
+  type ListPosition,
   snapshotOf,
   stateOfSnapshot,
   WorkSnapshot,
@@ -144,8 +148,10 @@ function build(steps: readonly Step[]): WorkState {
   return state;
 }
 
-/** The listing as a scan of every item (the implementation before the indexes). */
-function scanList(state: WorkState, q: Parameters<typeof listItems>[1]) {
+type ListQuery = Omit<Parameters<typeof listItems>[1], 'after'> & { readonly skip: number };
+
+/** Every match as a scan of every item finds it (the implementation before the indexes), newest first. */
+function scanAll(state: WorkState, q: ListQuery): WorkItem[] {
   const needle = q.q?.toLowerCase() ?? null;
   const rows = [...state.items.values()].filter((item) => {
     const f = item.fields;
@@ -158,10 +164,23 @@ function scanList(state: WorkState, q: Parameters<typeof listItems>[1]) {
     if (q.label !== null && !f.labels.includes(q.label)) return false;
     return needle === null || `${item.key} ${f.title} ${f.description}`.toLowerCase().includes(needle);
   });
-  rows.reverse();
-  const page = rows.slice(q.offset, q.offset + q.limit);
-  const end = q.offset + page.length;
-  return { ids: page.map((i) => i.id), total: rows.length, next: end < rows.length ? String(end) : null };
+  return rows.reverse();
+}
+
+/** The query with a cursor after the scan's `skip`-th row (or its last; none when it skips nothing). */
+function withCursor(state: WorkState, q: ListQuery): Parameters<typeof listItems>[1] {
+  const { skip, ...rest } = q;
+  const rows = scanAll(state, q);
+  const last = rows[Math.min(skip, rows.length) - 1];
+  return { ...rest, after: last ? { key: state.index.ordinal.get(last) ?? 0, id: last.id } : null };
+}
+
+/** The page a scan answers after the `skip`-th row. */
+function scanList(state: WorkState, q: ListQuery) {
+  const rows = scanAll(state, q);
+  const skip = Math.min(q.skip, rows.length);
+  const page = rows.slice(skip, skip + q.limit);
+  return { ids: page.map((i) => i.id), total: rows.length, more: skip + page.length < rows.length };
 }
 
 const query = fc.record({
@@ -174,7 +193,7 @@ const query = fc.record({
   label: fc.option(fc.constantFrom(...labels), { nil: null }),
   q: fc.option(fc.constantFrom('login', 'ENG-1', 'ada', 'api'), { nil: null }),
   limit: fc.integer({ min: 1, max: 6 }),
-  offset: fc.integer({ min: 0, max: 8 }),
+  skip: fc.integer({ min: 0, max: 8 }),
 });
 
 const history = fc.array(step, { minLength: 1, maxLength: 60 });
@@ -184,10 +203,10 @@ t.test('the indexed listing answers what a scan of every item answers', async (t
     fc.property(history, fc.array(query, { minLength: 1, maxLength: 8 }), (steps, queries) => {
       const state = build(steps);
       for (const q of queries) {
-        const got = listItems(state, q);
+        const got = listItems(state, withCursor(state, q));
         const want = scanList(state, q);
         if (
-          JSON.stringify({ ids: got.items.map((i) => i.id), total: got.total, next: got.next }) !==
+          JSON.stringify({ ids: got.items.map((i) => i.id), total: got.total, more: got.next !== null }) !==
           JSON.stringify(want)
         )
           return false;
@@ -195,6 +214,30 @@ t.test('the indexed listing answers what a scan of every item answers', async (t
       return true;
     }),
     { numRuns: 300 },
+  );
+  t.pass('held');
+});
+
+t.test("paging with each answer's next lists every match once, newest first", async (t) => {
+  fc.assert(
+    fc.property(history, query, (steps, q) => {
+      const state = build(steps);
+      const want = scanAll(state, q).map((i) => i.id);
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      for (let n = 0; n <= want.length; n++) {
+        const after: ListPosition<number> | null =
+          cursor === null
+            ? null
+            : (decodeCursor(cursor, ListOrder.WorkNewest, SeqKey) as ListPosition<number>);
+        const got = listItems(state, { ...withCursor(state, { ...q, skip: 0 }), after });
+        seen.push(...got.items.map((i) => i.id));
+        cursor = got.next;
+        if (cursor === null) break;
+      }
+      return JSON.stringify(seen) === JSON.stringify(want);
+    }),
+    { numRuns: 200 },
   );
   t.pass('held');
 });
@@ -220,7 +263,7 @@ function scanInbox(state: WorkState, who: string, limit: number, before: number 
     }
     ids.push(row.seq);
   }
-  return { ids, unread, next: more ? String(ids.at(-1)) : null };
+  return { ids, unread, more };
 }
 
 t.test('the indexed inbox answers what a scan of the log answers', async (t) => {
@@ -248,7 +291,7 @@ t.test('the indexed inbox answers what a scan of the log answers', async (t) => 
           JSON.stringify({
             ids: got.items.map((r: ActivityRow) => r.seq),
             unread: got.unread,
-            next: got.next,
+            more: got.next !== null,
           }) === JSON.stringify(want)
         );
       },
@@ -407,7 +450,7 @@ t.test('a state started from a snapshot holds the indexes the fold kept, and ans
       const state = build(steps);
       const back = stateOfSnapshot(WorkSnapshot.parse(JSON.parse(JSON.stringify(snapshotOf(state)))));
       if (indexIds(back) !== indexIds(state)) return false;
-      const answer = (s: WorkState, q: Parameters<typeof listItems>[1]) => JSON.stringify(listItems(s, q));
+      const answer = (s: WorkState, q: ListQuery) => JSON.stringify(listItems(s, withCursor(s, q)));
       return queries.every((q) => answer(back, q) === answer(state, q));
     }),
     { numRuns: 200 },

@@ -1,0 +1,77 @@
+/**
+ * Keyset cursors of the work tracker's and the knowledge base's lists: an opaque token naming the order
+ * it was made for, the last row's sort key and that row's unique id. The next page starts strictly after
+ * that row, so rows created, moved or removed between two reads never shift a page (an offset would).
+ */
+import { z } from 'zod';
+
+/** The orders a cursor can be made for; a cursor of one is refused by the others. */
+export const ListOrder = {
+  WorkNewest: 'work',
+  Comments: 'comments',
+  Turns: 'turns',
+  Inbox: 'inbox',
+  PagesTitle: 'pages.title',
+  PagesRelevance: 'pages.relevance',
+} as const;
+export type ListOrder = (typeof ListOrder)[keyof typeof ListOrder];
+
+const CursorKey = z.union([z.number().finite(), z.string(), z.array(z.string()).max(4)]);
+type CursorKey = z.infer<typeof CursorKey>;
+
+const CursorToken = z
+  .object({ o: z.string(), k: CursorKey, id: z.string().max(512), f: z.string().max(64).optional() })
+  .strict();
+
+/** Where a page ends: the last row's sort key and id (and, for a search, a fingerprint of its words). */
+export interface ListPosition<K extends CursorKey> {
+  readonly key: K;
+  readonly id: string;
+  readonly fingerprint?: string;
+}
+
+/** The token for the position after `last` in `order` (base64url of a small JSON). */
+export function encodeCursor<K extends CursorKey>(order: ListOrder, last: ListPosition<K>): string {
+  const body = {
+    o: order,
+    k: last.key,
+    id: last.id,
+    ...(last.fingerprint === undefined ? {} : { f: last.fingerprint }),
+  };
+  return Buffer.from(JSON.stringify(body)).toString('base64url');
+}
+
+export type CursorProblem = 'unreadable' | 'other_order';
+
+/**
+ * A token read back as a position of `order`, its key checked by `key`; a problem when it is not a
+ * token this service made (base64url is lenient, so the text must encode back to itself) or was made
+ * for another order.
+ */
+export function decodeCursor<K extends CursorKey>(
+  raw: string,
+  order: ListOrder,
+  key: z.ZodType<K>,
+): ListPosition<K> | CursorProblem {
+  const bytes = Buffer.from(raw, 'base64url');
+  if (raw.length === 0 || bytes.toString('base64url') !== raw) return 'unreadable';
+  let json: unknown;
+  try {
+    json = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return 'unreadable';
+  }
+  const token = CursorToken.safeParse(json);
+  if (!token.success) return 'unreadable';
+  if (token.data.o !== order) return 'other_order';
+  const k = key.safeParse(token.data.k);
+  if (!k.success) return 'unreadable';
+  return {
+    key: k.data,
+    id: token.data.id,
+    ...(token.data.f === undefined ? {} : { fingerprint: token.data.f }),
+  };
+}
+
+/** A sequence or ordinal key: a non-negative integer. */
+export const SeqKey = z.number().int().nonnegative();
