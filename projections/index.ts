@@ -105,6 +105,7 @@ export {
   pagesLedger,
   pagesProjection,
   queryTerms,
+  searchFingerprint,
   type ActiveChart,
   type PagesService,
   type PagesState,

@@ -8,6 +8,7 @@ export {
   PAGE_LIST_DEFAULT,
   PAGE_LIST_MAX,
   pageDetail,
+  searchFingerprint,
 } from './pages.queries.js';
 export {
   createPagesService,

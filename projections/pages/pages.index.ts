@@ -18,6 +18,9 @@ export function queryTerms(q: string): string[] {
   return [...q.matchAll(/[\p{L}\p{N}_]+/gu)].map((m) => m[0]).slice(0, 32);
 }
 
+/** BM25 with the title weighing ten times the body (page_id and container are not text). */
+const BM25 = 'bm25(pages_fts, 0.0, 0.0, 10.0, 1.0)';
+
 export class PagesIndex {
   private readonly db = new Database(':memory:');
   private readonly put: Database.Statement<[string, string, string, string]>;
@@ -41,27 +44,40 @@ export class PagesIndex {
     this.drop.run(pageId);
   }
 
-  /** Matches of every term, best first; `container` narrows; `offset`/`limit` page through them. */
+  /**
+   * Matches of every term, best first (then by page id); `container` narrows; `after` starts strictly
+   * after a hit of an earlier page. Scores move as pages are written (BM25 weighs each word by how many
+   * pages hold it), so the cursor's page is placed by its score now; a page gone since by the score it had.
+   */
   search(
     terms: readonly string[],
-    opts: { container?: string; limit: number; offset: number },
+    opts: { container?: string; limit: number; after?: { score: number; id: string } },
   ): { hits: SearchHit[]; more: boolean } {
     if (terms.length === 0) return { hits: [], more: false };
     const match = terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(' ');
-    const where = opts.container === undefined ? '' : 'AND container = @container';
+    const scope = opts.container === undefined ? {} : { container: opts.container };
+    const inContainer = opts.container === undefined ? '' : 'AND container = @container';
+    let keyset = '';
+    let from = {};
+    if (opts.after !== undefined) {
+      const now = this.db
+        .prepare(`SELECT ${BM25} AS rank FROM pages_fts WHERE pages_fts MATCH @match AND page_id = @id`)
+        .get({ match, id: opts.after.id }) as { rank: number } | undefined;
+      // The hidden column `rank` would win over the alias in WHERE: the expression is spelled out.
+      keyset = `AND (${BM25} > @after OR (${BM25} = @after AND page_id > @after_id))`;
+      from = { after: now?.rank ?? -opts.after.score, after_id: opts.after.id };
+    }
     const rows = this.db
       .prepare(
-        `SELECT page_id, bm25(pages_fts, 0.0, 0.0, 10.0, 1.0) AS rank,
-                snippet(pages_fts, 3, '[', ']', '…', 16) AS snippet
-           FROM pages_fts WHERE pages_fts MATCH @match ${where}
-          ORDER BY rank, page_id LIMIT @limit OFFSET @offset`,
+        `SELECT page_id, ${BM25} AS rank, snippet(pages_fts, 3, '[', ']', '…', 16) AS snippet
+           FROM pages_fts WHERE pages_fts MATCH @match ${inContainer} ${keyset}
+          ORDER BY rank, page_id LIMIT @limit`,
       )
-      .all({
-        match,
-        limit: opts.limit + 1,
-        offset: opts.offset,
-        ...(opts.container === undefined ? {} : { container: opts.container }),
-      }) as Array<{ page_id: string; rank: number; snippet: string }>;
+      .all({ match, limit: opts.limit + 1, ...scope, ...from }) as Array<{
+      page_id: string;
+      rank: number;
+      snippet: string;
+    }>;
     const hits = rows.slice(0, opts.limit).map((r) => ({
       page_id: r.page_id,
       score: -r.rank,

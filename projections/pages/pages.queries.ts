@@ -2,8 +2,9 @@
  * Reads of the knowledge base (`GET /pages`, `GET /pages/{id}`, `/containers`) over the projection's
  * state and the containers the org chart declares (ops/knowledge-base.md).
  */
-import type { Container, ServiceCaller } from '../../schema/index.js';
-import { PageLimits } from '../../schema/index.js';
+import { createHash } from 'node:crypto';
+import type { Container, ListPosition, ServiceCaller } from '../../schema/index.js';
+import { encodeCursor, ListOrder, PageLimits } from '../../schema/index.js';
 import { queryTerms } from './pages.index.js';
 import { titleSlot, type Page, type PagesState } from './pages.state.js';
 
@@ -108,10 +109,22 @@ export function pageDetail(state: PagesState, page: Page) {
 }
 export type PageDetail = ReturnType<typeof pageDetail>;
 
+/** Where a page sorts in title order: container, then title ignoring case (then its id). */
+type TitleKey = [container: string, title: string];
+const titleOrderKey = (page: Page): TitleKey => [page.container, page.title.toLowerCase()];
+
+function compareTitleKeys(a: TitleKey, aId: string, b: TitleKey, bId: string): number {
+  return a[0].localeCompare(b[0]) || a[1].localeCompare(b[1]) || aId.localeCompare(bId);
+}
+
 const byTitle = (a: Page, b: Page): number =>
-  a.container.localeCompare(b.container) ||
-  a.title.toLowerCase().localeCompare(b.title.toLowerCase()) ||
-  a.id.localeCompare(b.id);
+  compareTitleKeys(titleOrderKey(a), a.id, titleOrderKey(b), b.id);
+
+/** What a search cursor is bound to: its words (a cursor pages only the ranking it was made in). */
+export function searchFingerprint(q: string): string {
+  const words = queryTerms(q).map((w) => w.toLowerCase());
+  return createHash('sha256').update(JSON.stringify(words)).digest('base64url').slice(0, 16);
+}
 
 export interface PageListQuery {
   readonly container?: string;
@@ -119,8 +132,8 @@ export interface PageListQuery {
   readonly parent?: string;
   readonly q?: string;
   readonly limit: number;
-  /** Position in the ordering (an opaque cursor to callers). */
-  readonly offset: number;
+  /** The last row of the previous page (its `next_cursor`): title order without `q`, relevance with. */
+  readonly after?: ListPosition<TitleKey> | ListPosition<number>;
 }
 
 export interface PageList {
@@ -132,37 +145,60 @@ export interface PageList {
 const underParent = (page: Page, parent: string | undefined): boolean =>
   parent === undefined || (parent === 'root' ? page.parent_id === null : page.parent_id === parent);
 
-/** Listing in title order, or search hits best first (BM25) when `q` is given. */
+function searchPages(state: PagesState, q: string, query: PageListQuery): PageList {
+  // The index narrows by container itself; a parent narrows the ranked hits, so more are scanned.
+  const narrowed = query.parent !== undefined;
+  const after = typeof query.after?.key === 'number' ? { score: query.after.key, id: query.after.id } : null;
+  const found = state.index.search(queryTerms(q), {
+    ...(query.container === undefined ? {} : { container: query.container }),
+    limit: narrowed ? PAGE_SEARCH_SCAN : query.limit,
+    ...(after === null ? {} : { after }),
+  });
+  const hits = found.hits
+    .map((h) => ({ hit: h, page: state.pages.get(h.page_id) }))
+    .filter((x): x is { hit: typeof x.hit; page: Page } => x.page !== undefined)
+    .filter((x) => underParent(x.page, query.parent));
+  const shown = hits.slice(0, query.limit);
+  // Past the scanned hits there may be more under the parent: the next page goes on from the last scanned.
+  const last = hits.length > query.limit ? shown.at(-1)?.hit : found.more ? found.hits.at(-1) : undefined;
+  return {
+    pages: shown.map((x) => ({ ...pageRow(state, x.page), score: x.hit.score, snippet: x.hit.snippet })),
+    total: null,
+    next_cursor:
+      last === undefined
+        ? null
+        : encodeCursor(ListOrder.PagesRelevance, {
+            key: last.score,
+            id: last.page_id,
+            fingerprint: searchFingerprint(q),
+          }),
+  };
+}
+
+/**
+ * Listing in title order, or search hits best first (BM25) when `q` is given. A page starts strictly
+ * after the cursor's row, so pages written, renamed or deleted meanwhile shift no other.
+ */
 export function listPages(state: PagesState, query: PageListQuery): PageList {
-  const next = (more: boolean): string | null => (more ? String(query.offset + query.limit) : null);
-  if (query.q !== undefined) {
-    // The index narrows by container itself; a parent narrows the ranked hits, so more are scanned.
-    const narrowed = query.parent !== undefined;
-    const found = state.index.search(queryTerms(query.q), {
-      ...(query.container === undefined ? {} : { container: query.container }),
-      limit: narrowed ? PAGE_SEARCH_SCAN : query.limit,
-      offset: narrowed ? 0 : query.offset,
-    });
-    const hits = found.hits
-      .map((h) => ({ hit: h, page: state.pages.get(h.page_id) }))
-      .filter((x): x is { hit: typeof x.hit; page: Page } => x.page !== undefined)
-      .filter((x) => underParent(x.page, query.parent));
-    const shown = !narrowed ? hits : hits.slice(query.offset, query.offset + query.limit);
-    const more = !narrowed ? found.more : hits.length > query.offset + query.limit;
-    return {
-      pages: shown.map((x) => ({ ...pageRow(state, x.page), score: x.hit.score, snippet: x.hit.snippet })),
-      total: null,
-      next_cursor: next(more),
-    };
-  }
+  if (query.q !== undefined) return searchPages(state, query.q, query);
+  const after = Array.isArray(query.after?.key) ? { key: query.after.key, id: query.after.id } : null;
   const all = [...state.pages.values()]
     .filter((p) => query.container === undefined || p.container === query.container)
-    .filter((p) => underParent(p, query.parent))
-    .sort(byTitle);
-  const shown = all.slice(query.offset, query.offset + query.limit);
+    .filter((p) => underParent(p, query.parent));
+  // Only the pages past the cursor are sorted; every match counts in `total`.
+  const rest = (
+    after === null
+      ? all
+      : all.filter((p) => compareTitleKeys(titleOrderKey(p), p.id, after.key, after.id) > 0)
+  ).sort(byTitle);
+  const shown = rest.slice(0, query.limit);
+  const last = shown.at(-1);
   return {
     pages: shown.map((p) => pageRow(state, p)),
     total: all.length,
-    next_cursor: next(all.length > query.offset + query.limit),
+    next_cursor:
+      rest.length > shown.length && last !== undefined
+        ? encodeCursor(ListOrder.PagesTitle, { key: titleOrderKey(last), id: last.id })
+        : null,
   };
 }

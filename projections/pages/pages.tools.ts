@@ -125,7 +125,6 @@ export function knowledgeTools(pages: PagesService): ServiceTool[] {
           ...(args.container === undefined ? {} : { container: args.container }),
           ...(parent === undefined ? {} : { parent }),
           limit: args.limit,
-          offset: 0,
         });
         return Promise.resolve(ok(list.pages));
       },

@@ -13,8 +13,8 @@ const snapshot = (state: PagesState) => ({
   pages: [...state.pages.values()].map((p) => pageDetail(state, p)).sort((a, b) => a.id.localeCompare(b.id)),
   outcomes: [...state.outcomes].sort(([a], [b]) => a.localeCompare(b)),
   counts: [...state.counts].sort(),
-  search: ['deploy', 'guide', 'runbook notes'].map((q) => listPages(state, { q, limit: 50, offset: 0 })),
-  listing: listPages(state, { limit: 200, offset: 0 }),
+  search: ['deploy', 'guide', 'runbook notes'].map((q) => listPages(state, { q, limit: 50 })),
+  listing: listPages(state, { limit: 200 }),
 });
 
 t.test('a replay of SVC_PAGES from zero equals the live projection', async (t) => {

@@ -2,6 +2,7 @@
  * `GET /pages`, `GET /pages/{id}` and `GET /containers` (ops/knowledge-base.md "Reads"): answered from
  * this node's projection; `{id}` is a page id or `CONTAINER/Title`.
  */
+import { z } from 'zod';
 import {
   containerRows,
   findContainer,
@@ -10,15 +11,18 @@ import {
   PAGE_LIST_MAX,
   pageDetail,
   queryTerms,
+  searchFingerprint,
   type PagesService,
 } from '../../../projections/index.js';
+import { ListOrder } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import type { ApiReply, ApiRequest } from '../../types.js';
+import { cursorParam } from '../list-cursor.param.js';
 import { intParam } from './pages.request.js';
 
 const Q_MAX_CHARS = 500;
-/** Far past any listing: a cursor beyond the rows simply pages empty. */
-const CURSOR_MAX = 1_000_000_000;
+const TitleKey = z.tuple([z.string(), z.string()]);
+const Score = z.number();
 
 /** A container filter: declared, or still holding pages; else 404 `no_container`. */
 export function containerParam(pages: PagesService, wanted: string): string {
@@ -40,12 +44,21 @@ export function notFound(ref: string): ApiError {
 
 export function listRoute(pages: PagesService, req: ApiRequest): ApiReply {
   const limit = intParam(req, 'limit', PAGE_LIST_DEFAULT, 1, PAGE_LIST_MAX);
-  const offset = intParam(req, 'cursor', 0, 0, CURSOR_MAX);
   const q = req.query.get('q') ?? undefined;
   if (q !== undefined && (q.length > Q_MAX_CHARS || queryTerms(q).length === 0))
     throw new ApiError('bad_params', {
       detail: `\`q\` needs at least one word and at most ${Q_MAX_CHARS} characters.`,
       hint: 'Search with words from a title or body, or leave `q` out to list in title order.',
+    });
+  const after =
+    q === undefined
+      ? cursorParam(req, ListOrder.PagesTitle, TitleKey, 'cursor', 'next_cursor')
+      : cursorParam(req, ListOrder.PagesRelevance, Score, 'cursor', 'next_cursor');
+  // A search cursor ranks by its own words: with other words it would start at an unrelated place.
+  if (q !== undefined && after !== null && after.fingerprint !== searchFingerprint(q))
+    throw new ApiError('bad_params', {
+      detail: '`cursor` was made for a search with other words; a cursor pages only the list that gave it.',
+      hint: "Send the previous answer's `next_cursor` with the same `q`, or leave `cursor` out.",
     });
   const wanted = req.query.get('container');
   const container = wanted === null || wanted === '' ? undefined : containerParam(pages, wanted);
@@ -59,7 +72,7 @@ export function listRoute(pages: PagesService, req: ApiRequest): ApiReply {
   }
   const list = listPages(pages.state(), {
     limit,
-    offset,
+    ...(after === null ? {} : { after }),
     ...(q === undefined ? {} : { q }),
     ...(container === undefined ? {} : { container }),
     ...(parent === undefined ? {} : { parent }),
