@@ -195,7 +195,9 @@ export function listItems(state: WorkState, query: ItemQuery) {
       for (const item of source)
         if (matches(item, query, needle)) {
           total += 1;
-          if (pastCursor(index.ordinal.get(item) ?? 0, item, query.after)) rest.push(item);
+          // A first page looks no ordinal up.
+          if (query.after === null || pastCursor(index.ordinal.get(item) ?? 0, item, query.after))
+            rest.push(item);
         }
     const newest = (pick.ordered === null ? inCreationOrder(index, rest) : rest).reverse();
     page = newest.slice(0, query.limit);
