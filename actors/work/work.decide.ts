@@ -7,6 +7,7 @@
 import {
   canMove,
   customFieldProblem,
+  isCalendarDate,
   itemByRef,
   PURGE_REASON_MAX_BYTES,
   taskTypeNamed,
@@ -25,12 +26,16 @@ const refuse = (error: string, detail: string, problems: Problem[] = []): Refusa
   refused: { error, detail, problems },
 });
 
-/** Problems of the fields a create sets or an update changes (seats, types, links, custom fields). */
+/**
+ * Problems of the fields a create sets or an update changes (seats, types, links, dates, custom fields).
+ * `self` is the item an update changes (null on a create): it may not link to itself.
+ */
 function fieldProblems(
   state: WorkState,
   ctx: WorkContext,
   fields: Partial<ItemFields>,
   type: string,
+  self: string | null = null,
 ): Problem[] {
   const problems: Problem[] = [];
   const seat = (path: string, handle: string | null): void => {
@@ -47,13 +52,21 @@ function fieldProblems(
       problems.push({ path: 'type', message: `task type "${fields.type}" is archived` });
   }
   for (const list of ['assignees', 'watchers', 'asked_of'] as const)
-    fields[list]?.forEach((h, i) => seat(`${list}.${i}`, h));
+    fields[list]?.forEach((h, i, all) => {
+      seat(`${list}.${i}`, h);
+      // A seat named twice would be assigned (and told) twice.
+      if (all.indexOf(h) !== i) problems.push({ path: `${list}.${i}`, message: `"${h}" is named twice` });
+    });
+  if (fields.due_date != null && !isCalendarDate(fields.due_date))
+    problems.push({ path: 'due_date', message: `"${fields.due_date}" is not a calendar date` });
   fields.checklist?.forEach((entry, i) => seat(`checklist.${i}.assignee`, entry.assignee));
   const ids = fields.checklist?.map((e) => e.id) ?? [];
   if (new Set(ids).size !== ids.length) problems.push({ path: 'checklist', message: 'checklist ids repeat' });
   fields.links?.forEach((link, i) => {
-    if (!itemByRef(state, link.item))
-      problems.push({ path: `links.${i}.item`, message: `no item "${link.item}"` });
+    const target = itemByRef(state, link.item);
+    if (!target) problems.push({ path: `links.${i}.item`, message: `no item "${link.item}"` });
+    else if (target.id === self)
+      problems.push({ path: `links.${i}.item`, message: 'an item cannot link to itself' });
   });
   for (const [name, value] of Object.entries(fields.fields ?? {})) {
     const problem = customFieldProblem(type, name, value);
@@ -130,7 +143,7 @@ export function decideWork(
       if (entries.length === 0)
         return refuse('validation_error', 'nothing to change: every field given has that value already');
       const changes = Object.fromEntries(entries) as Partial<ItemFields>;
-      const problems = fieldProblems(state, ctx, changes, changes.type ?? item.fields.type);
+      const problems = fieldProblems(state, ctx, changes, changes.type ?? item.fields.type, item.id);
       if (problems.length > 0) return refuse('validation_error', 'the change does not fit', problems);
       return { project: item.project, record: { kind: 'item.updated', ...base, changes } };
     }

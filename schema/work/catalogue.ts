@@ -4,6 +4,7 @@
  * may not use it.
  */
 import { z } from 'zod';
+import { isCalendarDate } from './item.js';
 
 export const CustomField = z.object({
   name: z.string(),
@@ -74,7 +75,7 @@ export function customFieldProblem(type: string, name: string, value: unknown): 
     case 'boolean':
       return typeof value === 'boolean' ? null : 'true or false';
     case 'date':
-      return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) ? null : 'a date YYYY-MM-DD';
+      return typeof value === 'string' && isCalendarDate(value) ? null : 'a calendar date YYYY-MM-DD';
     case 'enum':
       return typeof value === 'string' && (field.options ?? []).includes(value)
         ? null

@@ -33,6 +33,18 @@ export const ChecklistEntry = z.object({
 });
 export type ChecklistEntry = z.infer<typeof ChecklistEntry>;
 
+/** A real calendar day `YYYY-MM-DD` (the shape alone lets 2027-02-30 and 2027-13-01 through). */
+export function isCalendarDate(value: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (!m) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+/** Control characters, or a UTF-16 surrogate without its pair (with `u` a pair is one code point). */
+const controlOrLoneSurrogate = /[\u0000-\u001f\u007f\ud800-\udfff]/u;
+
 const FieldValue = z.union([z.string().max(500), z.number(), z.boolean(), z.null()]);
 
 /** Everything a create may set and an update may change. */
@@ -56,6 +68,16 @@ export const ItemFields = z.object({
 });
 export type ItemFields = z.infer<typeof ItemFields>;
 
+/**
+ * A title as a write sends it: one line of text, as a page title (no control characters, no lone
+ * surrogate). Only writes are held to it: the records keep `ItemFields.title`, so a log written before
+ * still folds whole.
+ */
+export const ItemTitle = ItemFields.shape.title.refine(
+  (s) => !controlOrLoneSurrogate.test(s),
+  'no control characters or lone surrogates',
+);
+
 export const defaultFields = (): Omit<ItemFields, 'title'> => ({
   description: '',
   type: 'task',
@@ -74,7 +96,7 @@ export const defaultFields = (): Omit<ItemFields, 'title'> => ({
 export const CreateItemBody = ItemFields.partial()
   .extend({
     project: z.string().regex(/^[A-Z][A-Z0-9]{1,9}$/, 'a project key'),
-    title: ItemFields.shape.title,
+    title: ItemTitle,
     status: z.enum(workStatuses).optional(),
     op_id: z.string().optional(),
   })
@@ -82,7 +104,9 @@ export const CreateItemBody = ItemFields.partial()
 export type CreateItemBody = z.infer<typeof CreateItemBody>;
 
 /** `PATCH /work/{id}`: the fields to replace (lists are replaced whole). */
-export const UpdateItemBody = ItemFields.partial().extend({ op_id: z.string().optional() }).strict();
+export const UpdateItemBody = ItemFields.partial()
+  .extend({ title: ItemTitle.optional(), op_id: z.string().optional() })
+  .strict();
 export type UpdateItemBody = z.infer<typeof UpdateItemBody>;
 
 /** `POST /work/{id}/move`. */

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import {
   groupOf,
   itemByRef,
-  ItemFields,
+  ItemTitle,
   priorities,
   workStatuses,
   type ToolResult,
@@ -41,7 +41,7 @@ const ListArgs = z.strictObject({
 const GetArgs = z.strictObject({ item });
 const CreateArgs = z.strictObject({
   project: z.string().describe('Project key (ENG).'),
-  title: ItemFields.shape.title,
+  title: ItemTitle,
   description: z.string().max(65_536).optional(),
   type: z.string().optional().describe('task, bug, feature, chore or question.'),
   priority: z.enum(priorities).optional(),
@@ -49,7 +49,7 @@ const CreateArgs = z.strictObject({
 });
 const UpdateArgs = z.strictObject({
   item,
-  title: ItemFields.shape.title.optional(),
+  title: ItemTitle.optional(),
   description: z.string().max(65_536).optional(),
   priority: z.enum(priorities).optional(),
   assignees: handles.optional().describe('The whole new list of assignees.'),

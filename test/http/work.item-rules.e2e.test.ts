@@ -1,0 +1,103 @@
+/**
+ * Rules an item write is held to beyond its shape (ops/work-tracker.md "Writes"): real calendar dates,
+ * a seat named once per list, a title of one line, no link to the item itself.
+ */
+import t from 'tap';
+import { Streams } from '../../bus/index.js';
+import { OPS, call } from './fixtures/gateway-harness.js';
+import { startWorkHarness } from './fixtures/work-harness.js';
+
+type Json = Record<string, unknown>;
+
+const send = (url: string, body: unknown, method = 'POST') =>
+  call(url, {
+    method,
+    headers: { authorization: OPS, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
+const paths = (answer: { json?: Json | null }) =>
+  ((answer.json?.problems as Json[] | undefined) ?? []).map((p) => p.path);
+
+t.test('an impossible calendar date is refused with a problem naming the field', async (t) => {
+  const w = await startWorkHarness(t);
+  await send(`${w.base}/work`, { project: 'ENG', title: 'Dated' });
+  const before = (await w.bus.streamInfo(Streams.Work)).lastSeq;
+  for (const [body, path] of [
+    [{ due_date: '2027-02-30' }, 'due_date'],
+    [{ due_date: '2027-13-01' }, 'due_date'],
+    [{ due_date: '2027-00-10' }, 'due_date'],
+    [{ fields: { due: '2027-02-30' } }, 'fields.due'],
+    [{ fields: { due: '2027-13-01' } }, 'fields.due'],
+  ] as const) {
+    const r = await send(`${w.base}/work/ENG-1`, body, 'PATCH');
+    t.equal(r.status, 400, JSON.stringify(body));
+    t.equal(r.json?.error, 'validation_error', JSON.stringify(body));
+    t.same(paths(r), [path], JSON.stringify(body));
+  }
+  const created = await send(`${w.base}/work`, { project: 'ENG', title: 'x', due_date: '2026-02-29' });
+  t.equal(created.status, 400, '2026 is not a leap year');
+  t.same(paths(created), ['due_date']);
+  t.equal((await w.bus.streamInfo(Streams.Work)).lastSeq, before, 'nothing appended');
+  const leap = await send(
+    `${w.base}/work/ENG-1`,
+    { due_date: '2028-02-29', fields: { due: '2027-12-31' } },
+    'PATCH',
+  );
+  t.equal(leap.status, 200, 'a real day is taken');
+});
+
+t.test(
+  'a seat named twice in assignees, watchers or asked_of is refused, a problem per repeat',
+  async (t) => {
+    const w = await startWorkHarness(t);
+    await send(`${w.base}/work`, { project: 'ENG', title: 'Shared' });
+    const r = await send(
+      `${w.base}/work/ENG-1`,
+      { assignees: ['coder', 'coder'], watchers: ['ada', 'bob', 'ada', 'ada'], asked_of: ['bob', 'bob'] },
+      'PATCH',
+    );
+    t.equal(r.status, 400);
+    t.equal(r.json?.error, 'validation_error');
+    t.same(paths(r), ['assignees.1', 'watchers.2', 'watchers.3', 'asked_of.1']);
+    t.match(r.json?.problems, [{ message: /"coder" is named twice/ }]);
+    const created = await send(`${w.base}/work`, {
+      project: 'ENG',
+      title: 'x',
+      assignees: ['coder', 'coder'],
+    });
+    t.equal(created.status, 400, 'on a create too');
+    const item = await call(`${w.base}/work/ENG-1`);
+    t.same(item.json?.assignees, [], 'nothing was assigned');
+  },
+);
+
+t.test('a title with control characters or a lone surrogate is refused, as a page title is', async (t) => {
+  const w = await startWorkHarness(t);
+  await send(`${w.base}/work`, { project: 'ENG', title: 'Clean' });
+  for (const title of ['two\nlines', 'nul\u0000', 'bell\u0007', 'lone \ud800 high', 'lone \udc00 low']) {
+    const created = await send(`${w.base}/work`, { project: 'ENG', title });
+    t.equal(created.status, 400, JSON.stringify(title));
+    t.equal(created.json?.error, 'invalid_body');
+    t.same(paths(created), ['title']);
+    const patched = await send(`${w.base}/work/ENG-1`, { title }, 'PATCH');
+    t.equal(patched.status, 400, JSON.stringify(title));
+    t.same(paths(patched), ['title']);
+  }
+  const emoji = await send(`${w.base}/work/ENG-1`, { title: 'Ship it 🚀' }, 'PATCH');
+  t.equal(emoji.status, 200, 'a surrogate pair is one character');
+});
+
+t.test('an item cannot link to itself', async (t) => {
+  const w = await startWorkHarness(t);
+  await send(`${w.base}/work`, { project: 'ENG', title: 'One' });
+  await send(`${w.base}/work`, { project: 'ENG', title: 'Two' });
+  for (const ref of ['ENG-2', 'eng-2']) {
+    const r = await send(`${w.base}/work/ENG-2`, { links: [{ kind: 'blocks', item: ref }] }, 'PATCH');
+    t.equal(r.status, 400, ref);
+    t.equal(r.json?.error, 'validation_error');
+    t.same(paths(r), ['links.0.item']);
+  }
+  const other = await send(`${w.base}/work/ENG-2`, { links: [{ kind: 'blocks', item: 'ENG-1' }] }, 'PATCH');
+  t.equal(other.status, 200, 'another item may be linked');
+});
