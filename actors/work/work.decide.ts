@@ -140,8 +140,10 @@ export function decideWork(
         ([name, value]) =>
           JSON.stringify((item.fields as Record<string, unknown>)[name]) !== JSON.stringify(value),
       );
-      if (entries.length === 0)
-        return refuse('validation_error', 'nothing to change: every field given has that value already');
+      if (entries.length === 0) {
+        const detail = 'nothing to change: every field given has that value already';
+        return refuse('validation_error', detail, [{ path: '', message: unchanged(change.changes) }]);
+      }
       const changes = Object.fromEntries(entries) as Partial<ItemFields>;
       const problems = fieldProblems(state, ctx, changes, changes.type ?? item.fields.type, item.id);
       if (problems.length > 0) return refuse('validation_error', 'the change does not fit', problems);
@@ -176,6 +178,14 @@ export function decideWork(
       };
     }
   }
+}
+
+/** The problem of an update that changes nothing: which fields already hold what it gives. */
+function unchanged(changes: Partial<ItemFields>): string {
+  const names = Object.keys(changes);
+  return names.length === 0
+    ? 'changes nothing: the body names no field to change'
+    : `changes nothing: ${names.join(', ')} already ${names.length === 1 ? 'has' : 'have'} that value`;
 }
 
 /** The reason as it stands on the notice line: one line, whitespace runs as one space. */

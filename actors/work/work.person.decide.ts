@@ -116,8 +116,15 @@ export function decidePerson(
       const changed = Object.entries(changes).filter(
         ([k, v]) => v !== undefined && JSON.stringify(v) !== JSON.stringify(view[k as keyof typeof view]),
       );
-      if (changed.length === 0)
-        return refuse('validation_error', 'nothing to change: every field given has that value already');
+      if (changed.length === 0) {
+        const given = Object.keys(changes).filter((k) => changes[k as keyof typeof changes] !== undefined);
+        return refuse('validation_error', 'nothing to change: every field given has that value already', [
+          {
+            path: '',
+            message: `changes nothing: ${given.length === 0 ? 'the body names no field to change' : `${given.join(', ')} already as given`}`,
+          },
+        ]);
+      }
       return accept({ act: 'view_update', view: act.view, ...Object.fromEntries(changed) });
     }
     case 'view_delete':

@@ -43,7 +43,11 @@ export interface RetentionAccepted {
 const refuse = (error: string, detail: string, problems: Problem[] = []): Refusal => ({
   refused: { error, detail, problems },
 });
-const unchanged = (detail: string): Refusal => refuse('validation_error', `nothing to change: ${detail}`);
+/** A gesture that changes nothing; the one problem says why, as every validation_error carries some. */
+const unchanged = (detail: string): Refusal =>
+  refuse('validation_error', `nothing to change: ${detail}`, [
+    { path: '', message: `changes nothing: ${detail}` },
+  ]);
 
 function holderNamed(state: RetentionState, name: string): RetentionHolder | Refusal {
   return (

@@ -122,3 +122,15 @@ t.test('a node acknowledged in an earlier generation is neither current nor read
   );
   t.equal(again.generation, 1, 'a reanchor that does not move the generation forward is ignored by the fold');
 });
+
+t.test('a gesture that changes nothing is refused with a problem saying what', async (t) => {
+  const r = decideRetention(
+    log(5, 0, 5),
+    { op_id: 'r', actor: 'ops', gesture: { kind: 'readmit', holder: 'node-0' } },
+    { live: null, now: at(1), seq: 6 },
+  );
+  t.ok('refused' in r);
+  if (!('refused' in r)) return;
+  t.equal(r.refused.error, 'validation_error');
+  t.match(r.refused.problems, [{ path: '', message: /^changes nothing: node-0 is admitted/ }]);
+});

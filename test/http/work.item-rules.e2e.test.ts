@@ -1,6 +1,7 @@
 /**
  * Rules an item write is held to beyond its shape (ops/work-tracker.md "Writes"): real calendar dates,
- * a seat named once per list, a title of one line, no link to the item itself.
+ * a seat named once per list, a title of one line, no link to the item itself, and a change that
+ * changes nothing refused with a problem saying so.
  */
 import t from 'tap';
 import { Streams } from '../../bus/index.js';
@@ -71,6 +72,24 @@ t.test(
     t.same(item.json?.assignees, [], 'nothing was assigned');
   },
 );
+
+t.test('a change that changes nothing is refused with a problem saying so', async (t) => {
+  const w = await startWorkHarness(t);
+  await send(`${w.base}/work`, { project: 'ENG', title: 'Same' });
+  for (const body of [{}, { title: 'Same' }]) {
+    const r = await send(`${w.base}/work/ENG-1`, body, 'PATCH');
+    t.equal(r.status, 400, JSON.stringify(body));
+    t.equal(r.json?.error, 'validation_error');
+    t.match(r.json?.problems, [{ path: '', message: /^changes nothing: / }], JSON.stringify(body));
+  }
+  const view = await send(`${w.base}/work/views/saved`, { name: 'Mine', filter: { project: 'ENG' } });
+  t.equal(view.status, 201);
+  const id = (view.json?.view as Json).id as string;
+  const same = await send(`${w.base}/work/views/saved/${id}`, { name: 'Mine' }, 'PATCH');
+  t.equal(same.status, 400);
+  t.equal(same.json?.error, 'validation_error');
+  t.match(same.json?.problems, [{ path: '', message: /^changes nothing: name/ }]);
+});
 
 t.test('a title with control characters or a lone surrogate is refused, as a page title is', async (t) => {
   const w = await startWorkHarness(t);
