@@ -40,6 +40,13 @@ export const workErrors = {
     hint: 'Choose a parent in the same container that is not below the page.',
     retryable: false,
   },
+  op_id_reused: {
+    status: 409,
+    when: 'a work or page write whose op_id a different gesture (another kind, item, project, page or container) used first',
+    detail: 'That op_id was used by another write.',
+    hint: 'A retry repeats the same change with the same op_id; a new change needs a new op_id (a UUID).',
+    retryable: false,
+  },
   no_project: {
     status: 404,
     when: '`/work/files` of an unknown project',

@@ -358,6 +358,7 @@ export {
   PageBody,
   PageLimits,
   PageOutcome,
+  pageGesture,
   PageRecord,
   PageRefusalCode,
   PageTitle,

@@ -7,7 +7,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { serveCommand, Subjects, type Bus, type Subscription } from '../../bus/index.js';
-import { Commands, type PageOutcome, type PageWriteReply } from '../../schema/index.js';
+import {
+  Commands,
+  pageGesture,
+  type PageOutcome,
+  type PageWrite,
+  type PageWriteReply,
+} from '../../schema/index.js';
 import { recordFor, recordKind } from './pages.decide.js';
 
 /** What the writer reads of the projection: decided outcomes, and waiting for its own record. */
@@ -30,12 +36,23 @@ export interface PagesHostOptions {
 
 const encoder = new TextEncoder();
 
+/**
+ * The answer to a write whose op_id was decided already: its first outcome when it is the same gesture
+ * (a retry), else `op_id_reused` (another write must not be answered with that one's outcome).
+ */
+function answerDecided(write: PageWrite, first: PageOutcome, repeated: boolean): PageWriteReply {
+  const gesture = pageGesture(write.change);
+  if (first.gesture === undefined || first.gesture === gesture) return { outcome: first, repeated };
+  const detail = `op_id "${write.op_id}" was used by another write (${first.gesture}); a new change needs a new op_id`;
+  return { outcome: { ok: false, gesture, error: 'op_id_reused', detail, seq: 0 }, repeated: false };
+}
+
 export function startPagesHost(opts: PagesHostOptions): Subscription {
   const now = opts.now ?? (() => new Date());
   const foldTimeoutMs = opts.foldTimeoutMs ?? 10_000;
   return serveCommand(opts.bus, Commands.pages.write, async (write): Promise<PageWriteReply> => {
     const known = opts.ledger.outcome(write.op_id);
-    if (known) return { outcome: known, repeated: true };
+    if (known) return answerDecided(write, known, true);
     const made = recordFor(write, { id: randomUUID(), at: now().toISOString() }, opts.containers());
     if ('refuse' in made)
       return { outcome: { ok: false, error: made.refuse, detail: made.detail, seq: 0 }, repeated: false };
@@ -50,6 +67,6 @@ export function startPagesHost(opts: PagesHostOptions): Subscription {
       { op_id: write.op_id, seq: ack.seq, ok: outcome.ok, by: write.by.id },
       'knowledge base change decided',
     );
-    return { outcome, repeated: ack.duplicate || outcome.seq !== ack.seq };
+    return answerDecided(write, outcome, ack.duplicate || outcome.seq !== ack.seq);
   });
 }

@@ -30,7 +30,7 @@ import {
   type WorkWriteReply,
 } from '../../schema/index.js';
 import type { RateWindow } from '../rate-window.js';
-import { refusedBeforeDeciding } from './work.admit.js';
+import { opIdReused, refusedBeforeDeciding, sameGesture } from './work.admit.js';
 import { decideWork } from './work.decide.js';
 import { startWorkEffects } from './work.effects.host.js';
 import { startAutoTrim } from './work.retention.auto.js';
@@ -78,6 +78,10 @@ const ok = (outcome: WorkOutcome, repeated: boolean): WorkWriteReply => ({
   repeated,
 });
 
+/** The first outcome of the op_id when `write` repeats it, else its refusal (another gesture used it). */
+const repeat = (write: WorkWrite, first: WorkOutcome): WorkWriteReply =>
+  sameGesture(write.change, first) ? ok(first, true) : opIdReused(write.op_id, first);
+
 /** Opens the effects consumer before serving writes, so none appended from now on goes unnoticed. */
 export async function startWorkHost(opts: WorkHostOptions): Promise<WorkHost> {
   const { bus, view, logger } = opts;
@@ -122,14 +126,14 @@ export async function startWorkHost(opts: WorkHostOptions): Promise<WorkHost> {
       await catchUp((await bus.streamInfo(Streams.Work)).lastSeq);
       let state = view.state();
       const first = state.ops.get(request.op_id);
-      if (first) return ok(first, true);
+      if (first) return repeat(request, first);
       const subject = subjectOf(request, state);
       if (typeof subject !== 'string') return subject;
       const last = (await bus.lastMessage(Streams.Work, subject))?.seq ?? 0;
       await catchUp(last);
       state = view.state();
       const again = state.ops.get(request.op_id);
-      if (again) return ok(again, true);
+      if (again) return repeat(request, again);
       const decided = decideWork(
         state,
         opts.context(),
@@ -150,6 +154,8 @@ export async function startWorkHost(opts: WorkHostOptions): Promise<WorkHost> {
       }
       const outcome = view.state().ops.get(request.op_id);
       if (!outcome) throw new Error(`work record of op_id ${request.op_id} appended but not folded`);
+      // Another gesture with this op_id landed first (the append was its duplicate).
+      if (!sameGesture(request.change, outcome)) return opIdReused(request.op_id, outcome);
       logger.info(
         { event: 'work_written', kind: outcome.kind, item: outcome.key, seq: outcome.seq },
         'work_written',

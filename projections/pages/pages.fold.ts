@@ -3,11 +3,12 @@
  * racing writers wins on every node alike) and records the outcome under its op_id. A record whose
  * op_id was already decided changes nothing: a retry is never applied twice.
  */
-import { PageRecord, type PageOutcome, type PageRefusalCode } from '../../schema/index.js';
+import { pageGesture, PageRecord, type PageOutcome, type PageRefusalCode } from '../../schema/index.js';
 import { titleSlot, type Page, type PagesState } from './pages.state.js';
 
 type Decided =
-  Omit<Extract<PageOutcome, { ok: true }>, 'seq' | 'type'> | { refuse: PageRefusalCode; detail: string };
+  | Omit<Extract<PageOutcome, { ok: true }>, 'seq' | 'type' | 'gesture'>
+  | { refuse: PageRefusalCode; detail: string };
 
 const refuse = (code: PageRefusalCode, detail: string): Decided => ({ refuse: code, detail });
 
@@ -151,10 +152,11 @@ export function applyPageRecord(state: PagesState, value: unknown, seq: number):
         : r.type === 'page.delete'
           ? remove(state, r)
           : comment(state, r);
+  const gesture = pageGesture(r);
   state.outcomes.set(
     r.op_id,
     'refuse' in decided
-      ? { ok: false, error: decided.refuse, detail: decided.detail, seq }
-      : { ...decided, type: r.type, seq },
+      ? { ok: false, gesture, error: decided.refuse, detail: decided.detail, seq }
+      : { ...decided, gesture, type: r.type, seq },
   );
 }

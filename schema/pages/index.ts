@@ -5,6 +5,7 @@ export {
   PageBody,
   PageLimits,
   PageOutcome,
+  pageGesture,
   PageRecord,
   PageRefusalCode,
   PageTitle,

@@ -89,10 +89,14 @@ export type PageRecord = z.infer<typeof PageRecord>;
 export type PageCreateRecord = z.infer<typeof PageCreateRecord>;
 export type PageUpdateRecord = z.infer<typeof PageUpdateRecord>;
 
-/** Refusals the log decides (besides `no_container`, which the writer checks against the org chart). */
+/**
+ * Refusals the log decides (besides `no_container`, which the writer checks against the org chart, and
+ * `op_id_reused`: an op_id another gesture decided first).
+ */
 export const PageRefusalCode = z.enum([
   'not_found',
   'no_container',
+  'op_id_reused',
   'page_title_taken',
   'page_conflict',
   'page_has_children',
@@ -100,10 +104,24 @@ export const PageRefusalCode = z.enum([
 ]);
 export type PageRefusalCode = z.infer<typeof PageRefusalCode>;
 
-/** What one op_id came to, as folded. */
+/**
+ * What a write does and to what, as a retry must repeat it: `create <container>`, else `<kind> <page id>`
+ * (`update 5f…`). The op_id of one gesture never answers for another.
+ */
+export function pageGesture(
+  change:
+    | { readonly type: 'create' | 'page.create'; readonly container: string }
+    | { readonly type: string; readonly page_id: string },
+): string {
+  const kind = change.type.replace('page.', '');
+  return 'container' in change ? `${kind} ${change.container}` : `${kind} ${change.page_id}`;
+}
+
+/** What one op_id came to, as folded; `gesture` (pageGesture) is absent on outcomes folded by older nodes. */
 export const PageOutcome = z.discriminatedUnion('ok', [
   z.object({
     ok: z.literal(true),
+    gesture: z.string().optional(),
     type: z.enum(['page.create', 'page.update', 'page.delete', 'page.comment']),
     page_id: z.string(),
     version: z.number().int(),
@@ -111,6 +129,12 @@ export const PageOutcome = z.discriminatedUnion('ok', [
     /** Stream sequence of the record that decided it. */
     seq: z.number().int(),
   }),
-  z.object({ ok: z.literal(false), error: PageRefusalCode, detail: z.string(), seq: z.number().int() }),
+  z.object({
+    ok: z.literal(false),
+    gesture: z.string().optional(),
+    error: PageRefusalCode,
+    detail: z.string(),
+    seq: z.number().int(),
+  }),
 ]);
 export type PageOutcome = z.infer<typeof PageOutcome>;

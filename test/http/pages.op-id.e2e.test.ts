@@ -77,3 +77,34 @@ t.test('an op_id outside the grammar is 400 op_id_invalid, before anything is wr
   t.equal(ok.status, 201, '128 bytes of visible ASCII is accepted');
   t.equal((await n.bus.streamInfo('SVC_PAGES')).messages, 1, 'the refused ones wrote nothing');
 });
+
+t.test(
+  'an op_id reused by another write is refused 409 op_id_reused, never answered as that write',
+  async (t) => {
+    const n = await startPagesNode(t);
+    const first = await n.call('POST', '/pages', {
+      body: { container: 'ENG', title: 'First', op_id: 'p-1' },
+    });
+    const other = await n.call('POST', '/pages', { body: { container: 'ENG', title: 'Other' } });
+    const otherId = other.json['page_id'] as string;
+    const before = (await n.bus.streamInfo('SVC_PAGES')).messages;
+    const cases: Array<[string, string, unknown]> = [
+      ['POST', '/pages', { container: 'SALES', title: 'Elsewhere', op_id: 'p-1' }],
+      ['PATCH', `/pages/${otherId}`, { body: 'hijack', op_id: 'p-1' }],
+      ['POST', `/pages/${otherId}/comments`, { body: 'hijack', op_id: 'p-1' }],
+      ['DELETE', `/pages/${otherId}?op_id=p-1`, undefined],
+    ];
+    for (const [method, path, body] of cases) {
+      const r = await n.call(method, path, { body });
+      t.equal(r.status, 409, `${method} ${path}`);
+      t.equal(r.json['error'], 'op_id_reused', `${method} ${path}`);
+    }
+    t.equal((await n.bus.streamInfo('SVC_PAGES')).messages, before, 'nothing written');
+    t.equal((await n.call('GET', `/pages/${otherId}`)).json['version'], 1, 'the other page untouched');
+    const retry = await n.call('POST', '/pages', {
+      body: { container: 'ENG', title: 'First', op_id: 'p-1' },
+    });
+    t.equal(retry.json['repeated'], true, 'the same gesture is still a retry');
+    t.equal(retry.json['page_id'], first.json['page_id']);
+  },
+);

@@ -62,9 +62,11 @@ t.test('the catalogue covers every code of the spec Errors table', async (t) => 
   ]; // prettier-ignore
   // Cancelling a coding run that ended otherwise (the spec has no cancel route; ops/sandboxes.md).
   const sandbox = ['run_ended'];
+  // A work or page write whose op_id another gesture used first (the spec's work code list is open).
+  const retries = ['op_id_reused'];
   t.same(
     [...ErrorCode.options].sort(),
-    [...spec, ...added, ...fleet, ...retention, ...failover, ...knowledge, ...sandbox].sort(),
+    [...spec, ...added, ...fleet, ...retention, ...failover, ...knowledge, ...sandbox, ...retries].sort(),
   );
 });
 

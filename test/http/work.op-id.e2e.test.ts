@@ -1,0 +1,47 @@
+/**
+ * The retry handle of the work writes (ops/work-tracker.md "Writes"): an op_id answers for its first
+ * gesture only.
+ */
+import t from 'tap';
+import { Streams } from '../../bus/index.js';
+import { OPS, call } from './fixtures/gateway-harness.js';
+import { startWorkHarness } from './fixtures/work-harness.js';
+
+const send = (url: string, body: unknown, method = 'POST', auth = OPS) =>
+  call(url, {
+    method,
+    headers: { authorization: auth, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
+t.test('an op_id used by a write on another item is refused 409 op_id_reused', async (t) => {
+  const w = await startWorkHarness(t);
+  await send(`${w.base}/work`, { project: 'ENG', title: 'First', op_id: 'op-0' });
+  const made = await send(`${w.base}/work`, { project: 'ENG', title: 'Second', op_id: 'op-1' });
+  t.equal(made.json?.key, 'ENG-2');
+  const before = (await w.bus.streamInfo(Streams.Work)).lastSeq;
+  const cases: Array<[string, string, unknown]> = [
+    ['PATCH', '/work/ENG-1', { title: 'hijack', op_id: 'op-1' }],
+    ['PATCH', '/work/ENG-2', { title: 'hijack', op_id: 'op-1' }],
+    ['POST', '/work/ENG-2/move', { to: 'todo', op_id: 'op-1' }],
+    ['POST', '/work', { project: 'OPS', title: 'Elsewhere', op_id: 'op-1' }],
+    ['POST', '/work/views/saved', { name: 'V', filter: { project: 'ENG' }, op_id: 'op-1' }],
+  ];
+  for (const [method, path, body] of cases) {
+    const r = await send(`${w.base}${path}`, body, method);
+    t.equal(r.status, 409, `${method} ${path}`);
+    t.equal(r.json?.error, 'op_id_reused', `${method} ${path}`);
+    t.match(r.json?.detail, /op-1/);
+  }
+  t.equal((await w.bus.streamInfo(Streams.Work)).lastSeq, before, 'nothing appended');
+  t.equal((await call(`${w.base}/work/ENG-1`)).json?.title, 'First', 'ENG-1 untouched');
+  const retry = await send(`${w.base}/work`, { project: 'ENG', title: 'Second, edited', op_id: 'op-1' });
+  t.equal(retry.status, 200, 'the same gesture is still a retry');
+  t.equal(retry.json?.outcome, 'repeated');
+  t.equal(retry.json?.key, 'ENG-2');
+  await send(`${w.base}/work/ENG-1`, { title: 'Renamed', op_id: 'u-1' }, 'PATCH');
+  const again = await send(`${w.base}/work/eng-1`, { title: 'Renamed', op_id: 'u-1' }, 'PATCH');
+  t.equal(again.json?.outcome, 'repeated', 'an update retried by key in another case');
+  const elsewhere = await send(`${w.base}/work/ENG-2`, { title: 'Renamed', op_id: 'u-1' }, 'PATCH');
+  t.equal(elsewhere.json?.error, 'op_id_reused', 'the same kind on another item');
+});
