@@ -1,6 +1,6 @@
 /**
  * The retry handle of the work writes (ops/work-tracker.md "Writes"): an op_id answers for its first
- * gesture only.
+ * gesture only, and the body and the query may not name two.
  */
 import t from 'tap';
 import { Streams } from '../../bus/index.js';
@@ -44,4 +44,17 @@ t.test('an op_id used by a write on another item is refused 409 op_id_reused', a
   t.equal(again.json?.outcome, 'repeated', 'an update retried by key in another case');
   const elsewhere = await send(`${w.base}/work/ENG-2`, { title: 'Renamed', op_id: 'u-1' }, 'PATCH');
   t.equal(elsewhere.json?.error, 'op_id_reused', 'the same kind on another item');
+});
+
+t.test('body and query naming two op_ids are refused 400 op_id_invalid', async (t) => {
+  const w = await startWorkHarness(t);
+  const two = await send(`${w.base}/work?op_id=q1`, { project: 'ENG', title: 'x', op_id: 'b1' });
+  t.equal(two.status, 400);
+  t.equal(two.json?.error, 'op_id_invalid');
+  t.equal((await w.bus.streamInfo(Streams.Work)).lastSeq, 0, 'nothing appended');
+  const same = await send(`${w.base}/work?op_id=s1`, { project: 'ENG', title: 'x', op_id: 's1' });
+  t.equal(same.status, 201, 'the same op_id in both is one');
+  t.equal(same.json?.op_id, 's1');
+  const query = await send(`${w.base}/work?op_id=q2`, { project: 'ENG', title: 'y' });
+  t.equal(query.json?.op_id, 'q2', 'the query alone names it');
 });

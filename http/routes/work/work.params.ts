@@ -90,9 +90,17 @@ export const textParam = (req: ApiRequest, name: string): string | null => {
   return raw === null || raw === '' ? null : raw;
 };
 
-/** The change's retry handle: the body's `op_id`, else `?op_id=`, else a fresh one (no retry possible). */
+/**
+ * The change's retry handle: the body's `op_id`, else `?op_id=`, else a fresh one (no retry possible).
+ * Both given and different is refused, as the page writes do: either could be the one meant.
+ */
 export function opIdOf(req: ApiRequest, fromBody: string | undefined, fresh: () => string): string {
-  const given = fromBody ?? req.query.get('op_id') ?? undefined;
+  const fromQuery = req.query.get('op_id');
+  if (fromBody !== undefined && fromQuery !== null && fromBody !== fromQuery)
+    throw new ApiError('op_id_invalid', {
+      detail: 'the body and the query name two different op_ids; send one, or the same in both',
+    });
+  const given = fromBody ?? fromQuery ?? undefined;
   if (given === undefined) return fresh();
   if (!isOpId(given))
     throw new ApiError('op_id_invalid', {
