@@ -108,3 +108,21 @@ t.test(
     t.equal(retry.json['page_id'], first.json['page_id']);
   },
 );
+
+t.test('a delete takes its op_id from the body and refuses unknown fields', async (t) => {
+  const n = await startPagesNode(t);
+  const made = await n.call('POST', '/pages', { body: { container: 'ENG', title: 'Doomed' } });
+  const id = made.json['page_id'] as string;
+  const stray = await n.call('DELETE', `/pages/${id}`, { body: { op_id: 'd-1', force: true } });
+  t.equal(stray.status, 400);
+  t.equal(stray.json['error'], 'invalid_body');
+  t.match(stray.json['problems'], [{ kind: 'unknown_field', message: /force/ }]);
+  const two = await n.call('DELETE', `/pages/${id}?op_id=d-2`, { body: { op_id: 'd-1' } });
+  t.equal(two.json['error'], 'op_id_invalid', 'body and query naming two op_ids');
+  const del1 = await n.call('DELETE', `/pages/${id}`, { body: { op_id: 'd-1' } });
+  t.equal(del1.status, 200);
+  t.equal(del1.json['op_id'], 'd-1', 'the body names the op_id');
+  const del2 = await n.call('DELETE', `/pages/${id}`, { body: { op_id: 'd-1' } });
+  t.equal(del2.status, 200, 'a retry is recognised');
+  t.equal(del2.json['repeated'], true);
+});

@@ -29,6 +29,8 @@ const UpdateBody = z.strictObject({
   op_id: OpId.optional(),
 });
 const CommentRequest = z.strictObject({ body: PageCommentBody, op_id: OpId.optional() });
+/** A delete's body is optional; when sent it may carry the op_id, and nothing else. */
+const DeleteBody = z.strictObject({ op_id: OpId.optional() });
 
 export interface WriteDeps extends KnowledgeCallers {
   readonly pages: PagesService;
@@ -118,12 +120,15 @@ export async function commentRoute(deps: WriteDeps, req: ApiRequest, ref: string
 }
 
 export async function deleteRoute(deps: WriteDeps, req: ApiRequest, ref: string): Promise<ApiReply> {
-  const opId = opIdOf(req, undefined);
+  const raw = jsonValue(req);
+  const opId = opIdOf(req, raw);
+  fitBody(raw, DeleteBody);
   const page = deps.pages.resolve(ref);
   if (!page) {
-    // A retried delete whose first attempt removed the page answers that outcome again.
+    // A retried delete whose first attempt removed the page answers that outcome again. A title no
+    // longer resolves once deleted, so only an id is checked against what that delete removed.
     const earlier = deps.pages.state().outcomes.get(opId);
-    if (earlier?.ok && earlier.type === 'page.delete')
+    if (earlier?.ok && earlier.type === 'page.delete' && (earlier.page_id === ref || ref.includes('/')))
       return { status: 200, body: { op_id: opId, repeated: true, page_id: earlier.page_id, deleted: true } };
     throw notFound(ref);
   }
