@@ -9,12 +9,17 @@ import { UsageError } from './cli-usage.js';
 
 type Out = { write(text: string): unknown };
 
+/**
+ * `asFlags`: query parameters the command takes as flags of the same name; a refusal that tells how to
+ * send one (`?handle=`) is printed with the flag (`--handle`), which is what the user types.
+ */
 export async function callJson(
   command: string,
   ctx: NodeContext<Out>,
   method: string,
   path: string,
   body?: unknown,
+  asFlags: readonly string[] = [],
 ): Promise<number> {
   const response = await requestNode(
     command,
@@ -27,7 +32,9 @@ export async function callJson(
   if (response === null) return 1;
   const text = await response.text();
   if (!response.ok) {
-    ctx.err.write(describeRefusal(response.status, text));
+    let said = describeRefusal(response.status, text);
+    for (const name of asFlags) said = said.replaceAll(`?${name}=`, `--${name}`);
+    ctx.err.write(said);
     return 1;
   }
   ctx.out.write(text.endsWith('\n') ? text : `${text}\n`);
@@ -42,9 +49,13 @@ export function queryOf(values: Record<string, string | undefined>): string {
   return text === '' ? '' : `?${text}`;
 }
 
-/** `--limit N` as sent: a positive integer of at most four digits, else a usage error. */
-export function limitOf(raw: string | undefined): string | undefined {
+/**
+ * `--limit N` as sent: a positive integer of at most `max` (the route's own maximum, checked here so a
+ * bad flag exits 2 as the help says, instead of a refusal from the node), else a usage error.
+ */
+export function limitOf(raw: string | undefined, max: number): string | undefined {
   if (raw === undefined) return undefined;
-  if (!/^[1-9]\d{0,3}$/.test(raw)) throw new UsageError(`--limit must be a positive integer, not ${raw}`);
+  if (!/^[1-9]\d{0,3}$/.test(raw) || Number(raw) > max)
+    throw new UsageError(`--limit must be an integer from 1 to ${max}, not ${raw}`);
   return raw;
 }

@@ -50,7 +50,7 @@ export async function runPages(
   if (rest.length > most) throw new UsageError(`unexpected arguments: ${rest.slice(most).join(' ')}`);
   if ((verb === 'show' || verb === 'search') && rest.length === 0)
     throw new UsageError(`svc pages ${verb} needs ${verb === 'show' ? 'REF' : 'WORDS'}`);
-  const limit = limitOf(values.limit);
+  const limit = limitOf(values.limit, 200);
   const ctx = await nodeContext(values, env, out, err);
   const call = (method: string, path: string, body?: unknown) => callJson('pages', ctx, method, path, body);
   switch (verb) {

@@ -21,6 +21,7 @@ Verbs (against a running node with tracker.backend native; token from $SVC_TOKEN
   inbox    [--unread] [--limit N] [--handle H]
                                     changes by others to your items (the token's person, or H)
   mine     [--handle H]             your my-work lists (or H's)
+--limit is at most 200 (inbox: 50), as the routes allow; past it is a bad flag.
 
 ${nodeFlagsHelp}  --op-id X        a write's retry handle: sent again, it answers the first outcome
 Exit codes: 0 done; 1 refused (the answer's error code is printed); 2 bad flags.
@@ -69,8 +70,11 @@ export async function runWork(
   if (rest.length > range[1]) throw new UsageError(`unexpected arguments: ${rest.slice(range[1]).join(' ')}`);
   const id = rest[0] === undefined ? '' : encodeURIComponent(rest[0]);
   const opId = values['op-id'] === undefined ? {} : { op_id: values['op-id'] };
+  // The routes' maximums (GET /work 200, /work/inbox 50): a flag past them is a usage error, exit 2.
+  const limit = limitOf(values.limit, verb === 'inbox' ? 50 : 200);
   const ctx = await nodeContext(values, env, out, err);
-  const call = (method: string, path: string, body?: unknown) => callJson('work', ctx, method, path, body);
+  const call = (method: string, path: string, body?: unknown) =>
+    callJson('work', ctx, method, path, body, ['handle']);
   switch (verb) {
     case 'list':
       return call(
@@ -80,7 +84,7 @@ export async function runWork(
           status: values.status,
           assignee: values.assignee?.join(','),
           q: values.q,
-          limit: limitOf(values.limit),
+          limit,
           cursor: values.cursor,
         })}`,
       );
@@ -112,7 +116,7 @@ export async function runWork(
         'GET',
         `/work/inbox${queryOf({
           unread: values.unread ? 'true' : undefined,
-          limit: limitOf(values.limit),
+          limit,
           handle: values.handle,
         })}`,
       );

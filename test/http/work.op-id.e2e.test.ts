@@ -1,10 +1,10 @@
 /**
  * The retry handle of the work writes (ops/work-tracker.md "Writes"): an op_id answers for its first
- * gesture only, and the body and the query may not name two.
+ * gesture only, and the body and the query may not name two; and the personal routes say what they need.
  */
 import t from 'tap';
 import { Streams } from '../../bus/index.js';
-import { OPS, call } from './fixtures/gateway-harness.js';
+import { CI, OPS, call, openAuth } from './fixtures/gateway-harness.js';
 import { startWorkHarness } from './fixtures/work-harness.js';
 
 const send = (url: string, body: unknown, method = 'POST', auth = OPS) =>
@@ -57,4 +57,25 @@ t.test('body and query naming two op_ids are refused 400 op_id_invalid', async (
   t.equal(same.json?.op_id, 's1');
   const query = await send(`${w.base}/work?op_id=q2`, { project: 'ENG', title: 'y' });
   t.equal(query.json?.op_id, 'q2', 'the query alone names it');
+});
+
+t.test('my-work without a credential says a bound token or a handle is needed', async (t) => {
+  const w = await startWorkHarness(t);
+  const anonymous = await call(`${w.base}/work/my-work`);
+  t.equal(anonymous.status, 400);
+  t.equal(anonymous.json?.error, 'bad_params');
+  t.match(anonymous.json?.detail, /no credential was sent/);
+  t.notMatch(anonymous.json?.detail, /this credential/);
+  const unbound = await call(`${w.base}/work/my-work`, { headers: { authorization: CI } });
+  t.match(unbound.json?.detail, /this token is bound to no seat: name the person with \?handle=/);
+  const named = await call(`${w.base}/work/my-work?handle=bob`, { headers: { authorization: CI } });
+  t.equal(named.status, 200, 'a token naming the person is answered');
+});
+
+t.test('with the guard disabled, my-work asks the anonymous caller for ?handle=', async (t) => {
+  const w = await startWorkHarness(t, { auth: { ...openAuth, disabled: true } });
+  const nobody = await call(`${w.base}/work/my-work`);
+  t.equal(nobody.status, 400);
+  t.match(nobody.json?.detail, /guard is disabled.*\?handle=/);
+  t.equal((await call(`${w.base}/work/my-work?handle=ada`)).status, 200, 'a handle is answered');
 });

@@ -119,6 +119,15 @@ export function actorOf(req: ApiRequest, people: readonly Person[]): string {
   return callerPerson(req, people)?.handle ?? req.actor?.id ?? 'anonymous';
 }
 
+/** Why a personal route does not know whose work to answer: what the caller sent (or did not). */
+function noPersonDetail(req: ApiRequest): string {
+  if (req.actor === null)
+    return 'no credential was sent: call with a token bound to your seat (contact.operator_id), or with an operator token and ?handle= naming the person';
+  if (req.actor.kind === 'anonymous')
+    return 'the guard is disabled, so the caller is no seat: name the person with ?handle=';
+  return 'this token is bound to no seat: name the person with ?handle=, or bind the token to your seat (contact.operator_id)';
+}
+
 /**
  * Spec "Authentication" 7: the personal routes answer the caller's own seat, another person's only to an
  * operator (a token that is not bound to someone else's seat counts; a missing credential does not).
@@ -126,8 +135,7 @@ export function actorOf(req: ApiRequest, people: readonly Person[]): string {
 export function personalHandle(req: ApiRequest, people: readonly Person[], given: string | null): string {
   const own = callerPerson(req, people)?.handle ?? null;
   if (given === null || given === own) {
-    if (own === null)
-      throw badParams('this credential is bound to no seat: name one with ?handle= (an operator token may)');
+    if (own === null) throw badParams(noPersonDetail(req));
     return own;
   }
   if (req.actor === null)

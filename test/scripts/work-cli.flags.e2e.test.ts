@@ -1,0 +1,60 @@
+/**
+ * `svc work` speaks in flags: a `--limit` past the route's maximum is a bad flag (exit 2, nothing asked of
+ * the node), and a refusal that tells how to name a person says `--handle`, the flag, not the query.
+ * Against a stub node that records what it was asked.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import t from 'tap';
+import { svcBin } from '../harness/child.js';
+
+async function svc(args: string[]) {
+  const child = spawn(process.execPath, [svcBin, ...args], {
+    env: { PATH: process.env['PATH'], SVC_TOKEN: 'stub-token' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const err: Buffer[] = [];
+  child.stdout.resume();
+  child.stderr.on('data', (c: Buffer) => err.push(c));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, err: Buffer.concat(err).toString() };
+}
+
+t.test('a --limit past the route maximum exits 2; a handle refusal names --handle', async (t) => {
+  const asked: string[] = [];
+  const server = createServer((req, res) => {
+    asked.push(req.url ?? '');
+    res.writeHead(400, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify({
+        error: 'bad_params',
+        detail: 'this token is bound to no seat: name the person with ?handle=, or bind the token',
+        hint: 'Check the parameter against the route description.',
+      }),
+    );
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => server.close());
+  const url = ['--url', `http://127.0.0.1:${(server.address() as AddressInfo).port}`];
+
+  for (const args of [
+    ['work', 'list', '--limit', '500'],
+    ['work', 'list', '--limit', '201'],
+    ['work', 'inbox', '--limit', '51'],
+    ['pages', 'list', '--limit', '201'],
+  ]) {
+    const bad = await svc([...args, ...url]);
+    t.equal(bad.code, 2, args.join(' '));
+    t.match(bad.err, /--limit must be an integer from 1 to \d+/, args.join(' '));
+  }
+  t.same(asked, [], 'no bad flag reached the node');
+
+  const inbox = await svc(['work', 'inbox', '--limit', '50', ...url]);
+  t.equal(inbox.code, 1, 'a refusal exits 1');
+  t.match(inbox.err, /name the person with --handle/);
+  t.notMatch(inbox.err, /\?handle=/);
+  t.same(asked, ['/work/inbox?limit=50'], 'the largest limit is sent');
+});
