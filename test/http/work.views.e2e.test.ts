@@ -153,6 +153,10 @@ t.test('saved views: create, counts, update, delete; pins of built-in and saved 
   t.same(keys(person.json?.pinned_views), [uiId, 'ENG:board', 'ENG:mine']);
   t.equal(person.json?.saved_views, 2);
   const views = await get(`${w.base}/work/views?container=ENG`);
+  const byHandle = await get(`${w.base}/work/views?container=ENG&handle=${String(views.json?.viewer)}`);
+  t.same(byHandle.json, views.json, '?handle= names the viewer as on the other personal routes');
+  const both = await get(`${w.base}/work/views/saved?viewer=ada&handle=someone-else`);
+  t.match(both, { status: 400, json: { error: 'bad_params' } }, 'viewer and handle naming two people');
   t.same(
     (views.json?.views as Json[]).map((v) => [v.id, v.pinned]),
     [

@@ -52,6 +52,15 @@ function inbox(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
   return { status: 200, body: { handle, ...body } };
 }
 
+/** The person a views read is for: `?viewer=` (the spec's name) or `?handle=` (the other personal routes'). */
+function viewerParam(req: ApiRequest): string | null {
+  const viewer = textParam(req, 'viewer');
+  const handle = textParam(req, 'handle');
+  if (viewer !== null && handle !== null && viewer !== handle)
+    throw badParams(`viewer "${viewer}" and handle "${handle}" name different people; send one`);
+  return viewer ?? handle;
+}
+
 export function workPersonalRoutes(deps: WorkRouteDeps): RouteDef[] {
   return [
     {
@@ -75,7 +84,7 @@ export function workPersonalRoutes(deps: WorkRouteDeps): RouteDef[] {
       method: 'GET',
       pattern: '/work/views',
       handler: (req) => {
-        const given = textParam(req, 'viewer');
+        const given = viewerParam(req);
         const viewer =
           given === null
             ? (callerPerson(req, deps.people())?.handle ?? null)
@@ -94,7 +103,7 @@ export function workPersonalRoutes(deps: WorkRouteDeps): RouteDef[] {
       method: 'GET',
       pattern: '/work/views/saved',
       handler: (req) => {
-        const given = textParam(req, 'viewer');
+        const given = viewerParam(req);
         const viewer =
           given === null
             ? (callerPerson(req, deps.people())?.handle ?? null)
