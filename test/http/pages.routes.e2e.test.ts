@@ -104,6 +104,13 @@ t.test('updates keep revision metadata; a stale version or a taken title is refu
       [1, ['created']],
     ],
   );
+  for (const tag of ['W/"2"', '*']) {
+    const weak = await n.call('PATCH', `/pages/${id}`, {
+      body: { body: 'v3' },
+      headers: { 'if-match': tag },
+    });
+    t.match(weak, { status: 400, json: { error: 'bad_params' } }, `If-Match ${tag} matches no version`);
+  }
   const stale = await n.call('PATCH', `/pages/${id}`, { body: { body: 'v3', base_version: 1 } });
   t.equal(stale.status, 409);
   t.equal(stale.json['error'], 'page_conflict');

@@ -59,13 +59,19 @@ function written(result: PageWriteResult, opId: string, status: number): ApiRepl
   };
 }
 
-/** `If-Match: "N"` (or a bare N) as a base version; anything else 400 `bad_params`. */
+/**
+ * `If-Match: "N"` (or a bare N) as a base version; anything else 400 `bad_params` — a weak `W/"N"` too, as
+ * on the files routes: If-Match compares strongly (RFC 9110 13.1.1), so a weak tag never matches.
+ */
 function ifMatchVersion(req: ApiRequest): number | undefined {
   const header = req.headers['if-match'];
   if (header === undefined) return undefined;
-  const m = /^\s*(?:W\/)?"?(\d+)"?\s*$/.exec(header);
+  const m = /^\s*"?(\d+)"?\s*$/.exec(header);
   if (!m || Number(m[1]) < 1)
-    throw new ApiError('bad_params', { detail: '`If-Match` must be the page version its `ETag` gave.' });
+    throw new ApiError('bad_params', {
+      detail:
+        '`If-Match` must be the page version its `ETag` gave (a strong tag: `"N"`, not `W/"N"` or `*`).',
+    });
   return Number(m[1]);
 }
 
