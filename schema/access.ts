@@ -29,7 +29,7 @@ export interface Person {
   readonly availability: string | null;
   /** Contact fields as written. */
   readonly contact: Readonly<Record<string, string>>;
-  /** `contact.operator_id` resolved; null when absent or empty. */
+  /** `contact.operator_id` resolved; null when absent or empty, and when a `${VAR}` in it resolves to no token id. */
   readonly operator_id: string | null;
   readonly binding: BindingState;
 }
@@ -47,15 +47,19 @@ export function peopleOf(document: unknown, tokenIds: readonly string[], resolve
     for (const [field, value] of Object.entries(written))
       if (typeof value === 'string') contact[field] = value;
     const raw = contact['operator_id'];
-    const operatorId = raw === undefined ? null : substituteRefs(raw.trim(), resolve).trim() || null;
+    const resolved = raw === undefined ? null : substituteRefs(raw.trim(), resolve).trim() || null;
     const binding: BindingState =
       raw === undefined
         ? BindingState.None
-        : operatorId === null
+        : resolved === null
           ? BindingState.Unset
-          : known.has(operatorId)
+          : known.has(resolved)
             ? BindingState.Bound
             : BindingState.UnknownToken;
+    // A reference that resolves to no token id may have resolved to a secret (a token's value, a stored
+    // credential): only a configured id, or what the document itself spells out, is shown.
+    const operatorId =
+      resolved !== null && (known.has(resolved) || resolved === raw?.trim()) ? resolved : null;
     return {
       handle: seat.handle,
       name: seat.name,

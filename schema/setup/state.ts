@@ -49,6 +49,8 @@ export interface StateInput {
   readonly publicBase: string | null;
   /** Handles of agent seats (per-seat credentials are listed for them). */
   readonly agentSeats: readonly string[];
+  /** True when a text holds a credential (an API token's value): such a substitution is never shown. */
+  readonly credential?: (text: string) => boolean;
 }
 
 /** Every `${NAME}` a state computation may look up: references in the document and declared secret names. */
@@ -140,7 +142,7 @@ function requirementState(r: Requirement, input: StateInput, blockUrl: string | 
       value: raw,
       present: true,
       resolved: value === '' ? null : source,
-      resolved_value: value === '' ? null : value,
+      resolved_value: shown(raw, value, input),
     };
   }
   return { ...base, value: raw, present: true, resolved: 'document' };
@@ -151,8 +153,17 @@ function blockUrl(spec: KindSpec, input: StateInput): string | null {
   const url = spec.requirements.find((r) => r.field === 'url' && r.config_path !== null);
   const raw = url?.config_path ? valueAt(input.document, segmentsOf(url.config_path)) : undefined;
   if (typeof raw !== 'string' || raw === '') return null;
-  const value = resolveText(raw, input.lookups).value.replace(/\/+$/, '');
-  return value === '' ? null : value;
+  return shown(raw, resolveText(raw, input.lookups).value.replace(/\/+$/, ''), input);
+}
+
+/**
+ * A substitution as a read may show it: null when empty, and when it holds a stored secret or a token's
+ * value an environment variable holds — a reference field is not a way to read credentials.
+ */
+function shown(raw: string, value: string, input: StateInput): string | null {
+  if (value === '') return null;
+  if (listRefs(raw).some((name) => input.lookups.get(name)?.source === 'store')) return null;
+  return input.credential?.(value) === true ? null : value;
 }
 
 export function integrationState(spec: KindSpec, input: StateInput): IntegrationState {

@@ -121,6 +121,11 @@ t.test(
     const bindings = (answer.json['people'] as Json[]).map((p) => p['binding']);
     t.same(bindings.slice(0, 2), ['conflict', 'conflict']);
     t.equal((answer.json['tokens'] as Json[])[0]!['acts_as'], null, 'a contested token acts as nobody');
+    // A reference holding something else than a token id (say, a token's value) is never echoed.
+    await call('PUT', '/secrets/PERSON_TOKEN_ID', OPS, 'tok-value-SECRET-0123');
+    answer = await call('GET', '/access');
+    t.notMatch(answer.text, 'tok-value-SECRET-0123');
+    t.match((answer.json['people'] as Json[])[1], { binding: 'unknown_token', operator_id: null });
   },
 );
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { company, startSetupNode } from './fixtures/setup-node.js';
+import { company, KEYRING, startSetupNode } from './fixtures/setup-node.js';
 
 type Json = Record<string, unknown>;
 type Req = Json & { field: string };
@@ -97,6 +97,47 @@ t.test('the public base URL comes from SVC_PUBLIC_BASE_URL and prefixes each inb
   t.same(badBody['public_base_url'], { present: true, resolved: null, reference: 'SVC_PUBLIC_BASE_URL' });
   t.equal(badBody['public_url'], null);
 });
+
+t.test(
+  'a reference field that resolves to a stored secret or a token value shows no resolved_value',
+  async (t) => {
+    const node = await startSetupNode(t, {
+      tierA: KEYRING,
+      env: { CI_TOKEN_VALUE: 'ci-token-fedcba9876543210' },
+    });
+    await node.putDocument(company());
+    const sealed = await node.call('POST', '/setup/integrations/codehost-a/inputs', {
+      body: { values: { webhook_secret: 'stored-workspace-secret' } },
+    });
+    t.equal(sealed.status, 201);
+    await node.putDocument(
+      company({
+        integrations: {
+          tracker_b: { url: '${CI_TOKEN_VALUE}', workspace: '${SVC_CODEHOST_A_WEBHOOK_SECRET}' },
+          codehost_a: { webhook_secret: '${SVC_CODEHOST_A_WEBHOOK_SECRET}' },
+        },
+      }),
+    );
+    const res = await node.call('GET', '/setup/integrations/tracker-b');
+    const text = await res.text();
+    t.notMatch(text, 'ci-token-fedcba9876543210', "another operator's token is not shown");
+    t.notMatch(text, 'stored-workspace-secret', 'a stored secret is not shown');
+    const reqs = (JSON.parse(text) as State).requirements;
+    t.match(
+      reqs.find((r) => r.field === 'url'),
+      { present: true, resolved: 'environment', resolved_value: null },
+    );
+    t.match(
+      reqs.find((r) => r.field === 'token'),
+      { vendor_url: null },
+      'nor in a vendor link built on it',
+    );
+    t.match(
+      reqs.find((r) => r.field === 'workspace'),
+      { present: true, resolved: 'store', resolved_value: null },
+    );
+  },
+);
 
 t.test('state shows references, resolved values of reference fields, and never a credential', async (t) => {
   const node = await startSetupNode(t, {

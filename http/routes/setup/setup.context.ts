@@ -88,6 +88,7 @@ export async function stateOf(
   deps: SetupConfigDeps,
   ctx: SetupContext,
   spec: KindSpec,
+  credential?: (text: string) => boolean,
 ): Promise<IntegrationState> {
   const seats = agentSeats(ctx);
   const state = integrationState(spec, {
@@ -95,6 +96,7 @@ export async function stateOf(
     lookups: await lookups(deps, namesToLookUp(spec, ctx.document, seats)),
     publicBase: ctx.publicBase.resolved,
     agentSeats: seats,
+    ...(credential ? { credential } : {}),
   });
   // Each agent seat makes and installs its own codehost-a app: the roster says which step it is at.
   return spec.key === 'codehost-a'

@@ -8,6 +8,12 @@ import type { ApiReply, ApiRequest } from '../../types.js';
 import { readContext, stateOf } from './setup.context.js';
 import type { SetupRouteDeps } from './setup.deps.js';
 
+/** Whether a text holds the value of one of the node's API tokens (never shown in a setup read). */
+const holdsToken =
+  (deps: SetupRouteDeps) =>
+  (text: string): boolean =>
+    deps.auth.tokens.some((t) => t.token !== '' && text.includes(t.token));
+
 export const RUNS_PAGE = 10;
 
 export function specOf(req: ApiRequest): KindSpec {
@@ -25,7 +31,7 @@ export function specOf(req: ApiRequest): KindSpec {
 export async function listIntegrations(deps: SetupRouteDeps): Promise<ApiReply> {
   const ctx = await readContext(deps);
   const integrations = [];
-  for (const spec of setupKinds) integrations.push(await stateOf(deps, ctx, spec));
+  for (const spec of setupKinds) integrations.push(await stateOf(deps, ctx, spec, holdsToken(deps)));
   return {
     status: 200,
     body: {
@@ -44,7 +50,7 @@ export async function oneIntegration(deps: SetupRouteDeps, req: ApiRequest): Pro
     body: {
       revision_id: ctx.record?.revision_id ?? null,
       public_base_url: ctx.publicBase,
-      ...(await stateOf(deps, ctx, spec)),
+      ...(await stateOf(deps, ctx, spec, holdsToken(deps))),
     },
   };
 }
