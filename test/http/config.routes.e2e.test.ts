@@ -157,7 +157,11 @@ t.test(
     const storedId = staleBody['stored_revision_id'] as string;
     t.match(storedId, /^[0-9a-f-]{36}$/, 'a stale If-Match names the revision it stored inactive');
     const kept = await json(await node.call('GET', `/config/revisions/${storedId}`));
-    t.match(kept, { revision_id: storedId, is_active: false });
+    t.match(
+      kept,
+      { revision_id: storedId, is_active: false, parent_revision_id: id },
+      'derived from what If-Match named',
+    );
     const active = await node.call('GET', '/config');
     t.equal(
       active.headers.get('etag'),

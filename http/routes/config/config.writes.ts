@@ -110,13 +110,31 @@ function writeSource(req: ApiRequest): 'api' | 'cli' {
   return (req.headers['user-agent'] ?? '').startsWith('svc-cli/') ? 'cli' : 'api';
 }
 
+/**
+ * What a whole-document PUT derives from: the revision its `If-Match` names when that is a stored one (the
+ * client wrote its document from it, so a stale PUT is stored with it as parent and its redaction markers
+ * are filled from it), else the active revision.
+ */
+async function putBasis(state: ConfigState, ifMatch: string | undefined): Promise<RevisionRecord | null> {
+  const active = state.active ? requireActive(state) : null;
+  if (ifMatch === undefined || ifMatch === '*' || ifMatch.toLowerCase() === active?.revision_id)
+    return active;
+  try {
+    return await revisionById(state, ifMatch);
+  } catch (error) {
+    // An If-Match naming no stored revision is refused by the writer as stale, against the active one.
+    if (error instanceof ApiError && error.code === 'not_found') return active;
+    throw error;
+  }
+}
+
 async function putConfig(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply> {
   assertCompanyWriter(deps.auth, req.actor);
   const dryRun = readDryRun(req);
   const preconditions = readPreconditions(req);
   const body = parseDocumentBody(req, 'invalid_body');
   const summary = readSummary(req, body.bodySummary, !dryRun);
-  const basis = deps.state().active ? requireActive(deps.state()) : null;
+  const basis = await putBasis(deps.state(), preconditions.ifMatch);
   const document = reconcileWithStored(deps, body.document, basis, 'invalid_body');
   return submit(deps, req, {
     document,
