@@ -9,6 +9,9 @@ import { requestNode } from './cli-http.js';
 import { renderDiff, resolveRevision, RevisionLookupError } from './config-diff-cli.js';
 import { UsageError } from './cli-usage.js';
 
+/** A header value: non-ASCII text percent-encoded as UTF-8 (the node decodes it; raw bytes do not survive). */
+const headerText = (text: string): string => (/[^\x20-\x7e]/.test(text) ? encodeURIComponent(text) : text);
+
 export const configHelp = `Usage: svc config <verb> [flags]
 
 Verbs (against a running node; token from $SVC_TOKEN):
@@ -100,7 +103,7 @@ async function runVerb(
   };
   const summaryHeader = (): Record<string, string> => {
     if (!values.summary && !values['dry-run']) throw new UsageError(`svc config ${verb} needs --summary S`);
-    return values.summary ? { 'x-summary': values.summary } : {};
+    return values.summary ? { 'x-summary': headerText(values.summary) } : {};
   };
   // `--if-match` takes what `revert` takes (a prefix), an ETag as `get` prints it, or `*`; a prefix is
   // resolved here, so a typo is refused instead of storing an inactive revision.
@@ -172,7 +175,7 @@ async function runVerb(
       const id = await resolveRevision(ctx, need('REVISION'));
       if (id === null) return 1;
       return call(ctx, 'POST', `/config/revisions/${encodeURIComponent(id)}/revert`, undefined, {
-        'x-summary': values.summary ?? `revert to ${id}`,
+        'x-summary': headerText(values.summary ?? `revert to ${id}`),
       });
     }
     case 'reload':
@@ -181,7 +184,7 @@ async function runVerb(
         'POST',
         '/config/reload',
         undefined,
-        values.summary ? { 'x-summary': values.summary } : {},
+        values.summary ? { 'x-summary': headerText(values.summary) } : {},
       );
     default:
       throw new UsageError(`unknown config verb: ${verb}`);

@@ -55,6 +55,50 @@ t.test('a PUT needs a summary: X-Summary or _summary, the header winning', async
 });
 
 t.test(
+  'a non-ASCII summary travels percent-encoded; raw non-ASCII bytes in X-Summary are refused',
+  async (t) => {
+    const node = await startConfigNode(t);
+    // Raw UTF-8 bytes, as curl sends them (fetch would send Latin-1).
+    const raw = (summary: string) =>
+      new Promise<{ status: number; body: Json }>((resolve, reject) => {
+        const body = JSON.stringify(company('R'));
+        const url = new URL(`${node.base}/config`);
+        const req = request({ host: url.hostname, port: url.port, method: 'PUT', path: '/config', headers: { authorization: `Bearer ${OPS_TOKEN}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }); // prettier-ignore
+        req.setHeader('x-summary', Buffer.from(summary, 'utf8').toString('latin1'));
+        req.on('response', (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) as Json })); // prettier-ignore
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    for (const summary of ['ünïcödé', 'é']) {
+      const answer = await raw(summary);
+      t.equal(answer.status, 400, `raw ${summary}: refused, never stored clipped`);
+      t.equal(answer.body['error'], 'summary_required');
+    }
+    const encoded = await node.call('PUT', '/config', {
+      body: company('E'),
+      headers: { 'x-summary': encodeURIComponent('Café: ünïcödé ✓') },
+    });
+    t.equal(encoded.status, 201);
+    const id = (await json(encoded))['revision_id'] as string;
+    t.equal((await json(await node.call('GET', `/config/revisions/${id}`)))['summary'], 'Café: ünïcödé ✓');
+    const literal = await node.call('PUT', '/config', {
+      body: company('L'),
+      headers: { 'x-summary': '50%25 rollout' },
+    });
+    const literalId = (await json(literal))['revision_id'] as string;
+    t.equal(
+      (await json(await node.call('GET', `/config/revisions/${literalId}`)))['summary'],
+      '50%25 rollout',
+      'ASCII that only looks encoded stays as sent',
+    );
+  },
+);
+
+t.test(
   'a storing write answers 201 with revision id, epoch, warnings and derived seats and units',
   async (t) => {
     const node = await startConfigNode(t);

@@ -112,8 +112,31 @@ export function parseDocumentBody(req: ApiRequest, code: 'invalid_body' | 'inval
 
 /** The write's summary: `X-Summary` wins over `_summary`; required unless the write is a dry run. */
 export function readSummary(req: ApiRequest, bodySummary: string | undefined, required: boolean): string {
-  const header = req.headers['x-summary'];
+  const header = summaryHeader(req.headers['x-summary']);
   const summary = (header !== undefined && header.trim() !== '' ? header : bodySummary)?.trim() ?? '';
   if (summary === '' && required) throw new ApiError('summary_required');
   return summary;
+}
+
+/**
+ * `X-Summary` as text. Header values are bytes, and the listener trims bytes outside ASCII off both ends
+ * of a value (README, Known limits), so non-ASCII text travels percent-encoded (UTF-8), as `svc config`
+ * sends it; a value that still holds raw non-ASCII characters may have lost some and is refused.
+ */
+function summaryHeader(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (/[^\x20-\x7e\t]/.test(value)) {
+    throw new ApiError('summary_required', {
+      detail: 'X-Summary holds characters outside ASCII, which do not survive in a header.',
+      hint: 'Percent-encode the summary as UTF-8 (`Fix%20caf%C3%A9`), or send it as `_summary` in the body.',
+    });
+  }
+  if (!/%[0-9A-Fa-f]{2}/.test(value)) return value;
+  try {
+    const decoded = decodeURIComponent(value);
+    // Only an encoding of non-ASCII text is decoded: `50%25 rollout` written by hand stays as sent.
+    return /[^\x00-\x7f]/.test(decoded) ? decoded : value;
+  } catch {
+    return value;
+  }
 }
