@@ -31,6 +31,7 @@ export {
   nestingProblem,
   parseCompanyJson,
   parseCompanyYaml,
+  pathOf,
   Seat,
   uuidv5,
   validateCompany,

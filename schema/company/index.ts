@@ -8,7 +8,7 @@ export { derivedOf, type DerivedSeat, type DerivedUnit } from './derived.js';
 export { companyJsonSchema } from './json-schema.js';
 export { knownKeysAt } from './known-keys.js';
 export { unresolvedReferences } from './unresolved.js';
-export type { Segment } from './problems.js';
+export { pathOf, type Segment } from './problems.js';
 export { isSecretPath } from './secret-paths.js';
 export {
   DefaultTransportEvents,

@@ -54,6 +54,25 @@ t.test('a PUT needs a summary: X-Summary or _summary, the header winning', async
   t.equal((await json(await node.call('GET', `/config/revisions/${bothId}`)))['summary'], 'header');
 });
 
+t.test('a __proto__ key anywhere in a body is refused as an unknown field, not dropped', async (t) => {
+  const node = await startConfigNode(t);
+  await node.call('PUT', '/config', { body: company(), headers: { 'x-summary': 'first' } });
+  const text = JSON.stringify(company('P')).replace('"roles":[{', '"roles":[{"__proto__":{"llm":"main"},');
+  for (const query of ['', '?dry_run=true']) {
+    const res = await node.call('PUT', `/config${query}`, { body: text, headers: { 'x-summary': 'p', 'content-type': 'application/json' } }); // prettier-ignore
+    t.equal(res.status, 400, `PUT /config${query}`);
+    t.match(await json(res), { error: 'invalid_body', problems: [{ path: 'roles[0].__proto__', kind: 'unknown_field' }] }); // prettier-ignore
+  }
+  const yaml = await node.call('PUT', '/config', {
+    body: 'name: Acme\n__proto__: {x: 1}\n',
+    headers: { 'x-summary': 'p', 'content-type': 'application/yaml' },
+  });
+  t.match(await json(yaml), {
+    error: 'invalid_body',
+    problems: [{ path: '__proto__', kind: 'unknown_field' }],
+  });
+});
+
 t.test(
   'a non-ASCII summary travels percent-encoded; raw non-ASCII bytes in X-Summary are refused',
   async (t) => {

@@ -2,7 +2,7 @@
  * Reading a configuration write: the `dry_run` flag, preconditions, the summary, and the document in
  * JSON or YAML. Each refusal is the spec's code; problems carry their line where the parser knows it.
  */
-import { parseCompanyJson, parseCompanyYaml } from '../../../schema/index.js';
+import { parseCompanyJson, parseCompanyYaml, pathOf } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import type { ApiRequest, RequestHead } from '../../types.js';
 
@@ -94,6 +94,14 @@ export function parseDocumentBody(req: ApiRequest, code: 'invalid_body' | 'inval
       },
     });
   }
+  const proto = protoKeyAt(document, []);
+  if (proto !== null) {
+    // Any copy of the document by assignment would drop the key silently (it sets the prototype).
+    throw new ApiError(code, {
+      detail: 'The body names a field no document has.',
+      extra: { problems: [{ path: pathOf(proto), segments: proto, kind: 'unknown_field', message: 'unknown field `__proto__`' }] }, // prettier-ignore
+    });
+  }
   const { _summary: bodySummary, ...rest } = document as Record<string, unknown>;
   if (bodySummary !== undefined && typeof bodySummary !== 'string') {
     throw new ApiError(code, {
@@ -108,6 +116,24 @@ export function parseDocumentBody(req: ApiRequest, code: 'invalid_body' | 'inval
     ...(yamlText !== undefined ? { yamlText } : {}),
     ...(bodySummary !== undefined ? { bodySummary } : {}),
   };
+}
+
+/** The path of the first own `__proto__` key in a parsed body (JSON.parse and YAML make it a plain key). */
+function protoKeyAt(value: unknown, at: Array<string | number>): Array<string | number> | null {
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) {
+      const found = protoKeyAt(item, [...at, i]);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (value === null || typeof value !== 'object') return null;
+  if (Object.prototype.hasOwnProperty.call(value, '__proto__')) return [...at, '__proto__'];
+  for (const [key, item] of Object.entries(value)) {
+    const found = protoKeyAt(item, [...at, key]);
+    if (found) return found;
+  }
+  return null;
 }
 
 /** The write's summary: `X-Summary` wins over `_summary`; required unless the write is a dry run. */
