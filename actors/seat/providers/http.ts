@@ -89,13 +89,22 @@ export function statusError(ctx: CallContext, answer: Pick<HttpAnswer, 'status' 
  * null when absent or unreadable.
  */
 export function retryAfterMs(header: (name: string) => string | null, nowMs: number): number | null {
-  const ms = header('retry-after-ms');
-  if (ms !== null && /^\d+(\.\d+)?$/.test(ms.trim())) return Math.ceil(Number(ms));
-  const value = header('retry-after')?.trim();
-  if (!value) return null;
-  if (/^\d+(\.\d+)?$/.test(value)) return Math.ceil(Number(value) * 1000);
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? null : Math.max(0, at - nowMs);
+  // Only a wait ahead counts: 0, a past date or a number Date.parse happens to read as a year (`-5`) is
+  // no usable value, and the caller's default applies (a zero cooldown would retry the same key at once).
+  const ahead = (waitMs: number): number | null => (waitMs > 0 ? Math.ceil(waitMs) : null);
+  const ms = header('retry-after-ms')?.trim();
+  if (ms && /^\d+(\.\d+)?$/.test(ms)) return ahead(Number(ms)) ?? fromRetryAfter();
+  return fromRetryAfter();
+
+  function fromRetryAfter(): number | null {
+    const value = header('retry-after')?.trim();
+    if (!value) return null;
+    if (/^\d+(\.\d+)?$/.test(value)) return ahead(Number(value) * 1000);
+    // An HTTP date names a weekday or a month; a bare signed number is not one.
+    if (!/[A-Za-z]/.test(value)) return null;
+    const at = Date.parse(value);
+    return Number.isNaN(at) ? null : ahead(at - nowMs);
+  }
 }
 
 /** Joins a base URL and a path without doubling or dropping the slash. */

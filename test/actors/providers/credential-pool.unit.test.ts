@@ -150,20 +150,34 @@ t.test('a lease ends once: a second outcome changes nothing', async (t) => {
   t.match(p.snapshot().keys[0], { cooling_until: null, in_flight: 0, failures: 0 });
 });
 
-t.test('Retry-After is read as seconds, as an HTTP date, or as retry-after-ms', async (t) => {
-  const now = Date.parse('2026-11-23T10:00:00Z');
-  const headers =
-    (values: Record<string, string> = {}) =>
-    (name: string) =>
-      values[name] ?? null;
-  t.equal(retryAfterMs(headers({ 'retry-after': '12' }), now), 12_000);
-  t.equal(retryAfterMs(headers({ 'retry-after': '1.5' }), now), 1500);
-  t.equal(retryAfterMs(headers({ 'retry-after': 'Mon, 23 Nov 2026 10:01:30 GMT' }), now), 90_000);
-  t.equal(retryAfterMs(headers({ 'retry-after': 'Mon, 23 Nov 2026 09:00:00 GMT' }), now), 0);
-  t.equal(retryAfterMs(headers({ 'retry-after-ms': '250', 'retry-after': '1' }), now), 250);
-  t.equal(retryAfterMs(headers({ 'retry-after': 'soon' }), now), null);
-  t.equal(retryAfterMs(headers(), now), null);
-});
+t.test(
+  'Retry-After is read as seconds, as an HTTP date, or as retry-after-ms; no wait ahead is no value',
+  async (t) => {
+    const now = Date.parse('2026-11-23T10:00:00Z');
+    const headers =
+      (values: Record<string, string> = {}) =>
+      (name: string) =>
+        values[name] ?? null;
+    t.equal(retryAfterMs(headers({ 'retry-after': '12' }), now), 12_000);
+    t.equal(retryAfterMs(headers({ 'retry-after': '1.5' }), now), 1500);
+    t.equal(retryAfterMs(headers({ 'retry-after': 'Mon, 23 Nov 2026 10:01:30 GMT' }), now), 90_000);
+    t.equal(
+      retryAfterMs(headers({ 'retry-after': 'Mon, 23 Nov 2026 09:00:00 GMT' }), now),
+      null,
+      'a past date',
+    );
+    for (const value of ['0', '-5', 'abc', '+3'])
+      t.equal(retryAfterMs(headers({ 'retry-after': value }), now), null, `no usable wait in ${value}`);
+    t.equal(
+      retryAfterMs(headers({ 'retry-after-ms': '0', 'retry-after': '3' }), now),
+      3000,
+      'a zero ms falls back',
+    );
+    t.equal(retryAfterMs(headers({ 'retry-after-ms': '250', 'retry-after': '1' }), now), 250);
+    t.equal(retryAfterMs(headers({ 'retry-after': 'soon' }), now), null);
+    t.equal(retryAfterMs(headers(), now), null);
+  },
+);
 
 t.test('usableAgainAt: the first key to stop cooling, only when every resolvable key cools', async (t) => {
   const c = clock();
