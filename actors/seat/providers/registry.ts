@@ -127,6 +127,8 @@ export class ProviderRegistry implements SubsystemApplier {
               reason: outcome.failed.reason,
               status: outcome.failed.status,
               chain: [...chain],
+              // When the entry passed over (and any before it) takes calls again, as on llm_unavailable.
+              retry_at: this.retryAt(entries, attempts),
             },
           );
         }

@@ -139,8 +139,11 @@ t.test(
         reason: 'keys_cooling',
         status: 429,
         chain: ['first', 'second'],
+        retry_at: String,
       },
     });
+    const retryAt = Date.parse((h.events[0]!.payload as { retry_at: string }).retry_at);
+    t.ok(Number.isFinite(retryAt), 'retry_at: when the first key of the passed-over entry stops cooling');
     // The next call skips the cooling provider without asking it.
     await drain(h.registry.call(chain, ask('q')));
     t.equal(first.requests.length, 2);
@@ -167,7 +170,7 @@ t.test('a 500 falls back to the next provider at once, leaving the key healthy',
   t.match(h.events, [
     {
       type: 'provider_fallback',
-      payload: { from: 'broken', to: 'backup', reason: 'server_error', status: 500 },
+      payload: { from: 'broken', to: 'backup', reason: 'server_error', status: 500, retry_at: null },
     },
   ]);
   t.match(h.registry.snapshot()['broken']!.keys[0], { cooling_until: null, failures: 0 });
