@@ -244,6 +244,8 @@ const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
       // With a retry_at the turn is not failed: it waits in the inbox until then (ops/turn-engine.md).
       turn_id: p.data.retry_at ? (p.data.turn_id ?? null) : null,
     });
+    // No model call runs while the turn waits for retry_at: its live row stops reading as one.
+    if (p.data.retry_at && p.data.turn_id) cutLiveCall(seat, ms, p.data.turn_id);
     setError(seat, ms, {
       at: e.timestamp,
       message: detail,
@@ -292,12 +294,7 @@ const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
     seat.paused = p.data.paused;
     seat.pausedMs = ms;
     // `stop_running` cuts the call in flight at once: it no longer reads as running while the seat waits.
-    const call = seat.live_call;
-    if (p.data.paused.stop_running && call?.in_progress && isNotOlder(ms, seat.liveMs)) {
-      seat.live_call = { ...call, in_progress: false, running_call: null };
-      seat.cut = { turn_id: call.turn_id, phase: call.phase, iteration: call.iteration };
-      seat.liveMs = ms;
-    }
+    if (p.data.paused.stop_running) cutLiveCall(seat, ms, null);
     return true;
   },
 
@@ -313,6 +310,19 @@ const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
   sandbox_run_failed: (seat, _ms, e) => sandboxRow(seat, e),
   sandbox_run_cancelled: (seat, _ms, e) => sandboxRow(seat, e),
 };
+
+/**
+ * The call in flight stops (a pause with stop_running, a turn deferred to its provider's retry_at): the live
+ * row no longer reads as running, and the cut marks the point a resumed turn's progress carries on from.
+ */
+function cutLiveCall(seat: SeatRuntime, ms: number | null, turnId: string | null): void {
+  const call = seat.live_call;
+  if (!call?.in_progress || !isNotOlder(ms, seat.liveMs)) return;
+  if (turnId !== null && call.turn_id !== turnId) return;
+  seat.live_call = { ...call, in_progress: false, running_call: null };
+  seat.cut = { turn_id: call.turn_id, phase: call.phase, iteration: call.iteration };
+  seat.liveMs = ms;
+}
 
 /** Questions closed: the row waits on what the record says remains, or on nothing. */
 function needsClosed(seat: SeatRuntime, ms: number | null, e: EventRecord): boolean {

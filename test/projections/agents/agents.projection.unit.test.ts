@@ -201,24 +201,46 @@ t.test(
   },
 );
 
+/** The plan phase of turn-1 on cto, a model call running since `at` with `response` on screen. */
+const progress = (at: string, response: string) =>
+  event(
+    'agent_turn_progress',
+    'cto',
+    {
+      turn_id: 'turn-1',
+      phase: 'plan',
+      iteration: 0,
+      round_num: 0,
+      max_rounds: 8,
+      response,
+      tool_calls: [],
+      running_call: { name: 'slow-model', started_at: at, origin: 'model', server: null },
+    },
+    at,
+  );
+
+t.test(
+  "a turn waiting for its provider's retry_at runs no call; it carries on when it resumes",
+  async (t) => {
+    const m = models();
+    m.applyEvent(event('agent_phase_started', 'cto', phaseStarted('turn-1'), '2026-11-23T10:00:00Z'));
+    m.applyEvent(progress('2026-11-23T10:00:01Z', 'half'));
+    const unavailable = (turn: string, at: string) =>
+    event('llm_unavailable', 'cto', { chain: ['oa'], attempts: [{ provider: 'oa', reason: 'keys_cooling', status: 429 }], turn_id: turn, phase: 'plan', retry_at: '2026-11-23T12:30:00Z' }, at); // prettier-ignore
+    m.applyEvent(unavailable('turn-0', '2026-11-23T10:00:02Z'));
+    t.equal(m.agent('cto')?.live_call?.in_progress, true, "another turn's wait cuts nothing");
+    m.applyEvent(unavailable('turn-1', '2026-11-23T10:00:03Z'));
+    let row = m.agent('cto')!;
+    t.match(row.live_call, { in_progress: false, running_call: null, response: 'half' });
+    t.not(row.activity, 'working', 'the row does not read as working either');
+    m.applyEvent(progress('2026-11-23T10:00:31Z', 'half and more'));
+    row = m.agent('cto')!;
+    t.match(row.live_call, { in_progress: true, response: 'half and more' }, 'resumed at retry_at');
+  },
+);
+
 t.test('a pause with stop_running cuts the live call at once; the resumed turn brings it back', async (t) => {
   const m = models();
-  const progress = (at: string, response: string) =>
-    event(
-      'agent_turn_progress',
-      'cto',
-      {
-        turn_id: 'turn-1',
-        phase: 'plan',
-        iteration: 0,
-        round_num: 0,
-        max_rounds: 8,
-        response,
-        tool_calls: [],
-        running_call: { name: 'slow-model', started_at: at, origin: 'model', server: null },
-      },
-      at,
-    );
   m.applyEvent(event('agent_phase_started', 'cto', phaseStarted('turn-1'), '2026-11-23T10:00:00Z'));
   m.applyEvent(progress('2026-11-23T10:00:01Z', 'half'));
   const pause = (stop: boolean, at: string) =>
