@@ -57,7 +57,7 @@ export function phaseRounds(
 ): { readonly max_rounds: number; readonly ceiling: number } {
   if (phase === 'plan') return { max_rounds: limits.plan_rounds, ceiling: limits.plan_ceiling };
   if (phase === 'execute') return { max_rounds: limits.execute_rounds, ceiling: limits.execute_ceiling };
-  // Review judges; it may look, briefly.
+  // Review offers no tools (turn.phase.ts), so it is one call; these only bound a future review that looks.
   return { max_rounds: Math.min(4, limits.plan_rounds), ceiling: Math.min(4, limits.plan_ceiling) };
 }
 

@@ -275,8 +275,12 @@ async function phaseIn(
     };
 
     let toolRounds = 0;
-    /** Set once the round limit is reached: one more call, without tools, for the phase's account. */
-    let closing = false;
+    /**
+     * Set once the round limit is reached: one more call, without tools, for the phase's account. A phase
+     * that offers no tool (review) is that one call from the start: a tool call in its answer has nothing
+     * to run and would only loop into a max_rounds breach.
+     */
+    let closing = tools.length === 0;
     for (let round = -1; ; round += 1) {
       // 1. the model's answer: recorded by an earlier run, else asked now
       const recorded = prior?.rounds.get(round);

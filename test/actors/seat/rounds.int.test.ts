@@ -171,3 +171,25 @@ t.test(
     t.match(asked, /"tool_call_id":"a"/, 'the round after the first lookup read its result');
   },
 );
+
+t.test(
+  'review offers no tool, so it is one call: a tool call in its answer neither runs nor loops',
+  async (t) => {
+    const script = [
+      { kind: 'text' as const, text: '{"decision":"plan","steps":["say hi"],"tools":[]}' },
+      { kind: 'text' as const, text: 'Said hi.' },
+      { kind: 'tool_calls' as const, calls: [{ id: 'r1', name: 'files_echo', arguments: { text: 'look' } }] },
+      { kind: 'text' as const, text: '{"verdict":"done","notes":"never asked"}' },
+    ];
+    const h = await startCompany(t, { script });
+    await h.wake('ada');
+    await h.waitFor((e) => e.type === 'agent_turn_completed');
+    const review = Payloads.AgentPhaseCompleted.parse(
+      (await h.events('agent_phase_completed')).find((e) => e.payload['phase'] === 'review')!.payload,
+    );
+    t.equal(review.rounds.length, 1, 'one model call');
+    t.same(review.tool_executions, [], 'nothing ran');
+    t.same(await h.events('turn.guard_breach'), [], 'no max_rounds breach');
+    t.equal(h.llm.requests.length, 3, 'plan, execute, review: the fourth answer was never asked for');
+  },
+);
