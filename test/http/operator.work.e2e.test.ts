@@ -78,4 +78,22 @@ t.test('an MCP client lists the work tools and creates an item as the bound pers
   t.equal(row['actor'], 'ada', 'the event names the bound person');
   const event = await get(`${node.url}/events/${String(row['id'])}`);
   t.match(event['payload'], { item: { key: 'ENG-1' }, by: 'ada' });
+
+  const act = (tool: string, body: Json) =>
+    fetch(`${node.url}/operator/act/${tool}`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const first = await act('work_create', { project: 'ENG', title: 'Once', op_id: 'op-act-1' });
+  t.equal(first.status, 200);
+  const reused = await act('work_comment', { item: 'ENG-2', body: 'hi', op_id: 'op-act-1' });
+  t.equal(reused.status, 409, 'one op_id names one gesture across the work tools');
+  t.match(await reused.json(), { error: 'op_id_reused' });
+  const badArgs = await act('work_create', { project: 'ENG', title: 5, bogus: 1 });
+  t.equal(badArgs.status, 400);
+  t.match(await badArgs.json(), {
+    error: 'invalid_body',
+    problems: [{ path: 'title' }, { kind: 'unknown_field' }],
+  });
 });

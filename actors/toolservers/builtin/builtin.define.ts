@@ -40,6 +40,7 @@ export function defineBuiltin<S extends z.ZodType>(def: BuiltinDefinition<S>): B
   };
   return {
     entry,
+    args: def.args,
     ...(def.offered ? { offered: def.offered } : {}),
     async call(ctx, args) {
       const parsed = def.args.safeParse(args);

@@ -22,6 +22,11 @@ export interface ToolContext {
    * a builtin that writes derives its ids from it and a retried call writes the same row and event.
    */
   readonly call_id?: string;
+  /**
+   * An operator's own `op_id` (`/operator/act`): a write takes it as sent, so one op_id names one gesture
+   * across every tool and a reuse for another change is refused, as on the HTTP routes.
+   */
+  readonly op_id?: string;
 }
 
 /** Namespace of the ids builtins derive from a call id (`builtinCallId`). */
@@ -39,6 +44,8 @@ export function builtinCallId(ctx: ToolContext, what: string): string {
 
 export interface BuiltinTool {
   readonly entry: ToolEntry;
+  /** The arguments' schema, when the tool was defined by one (`defineBuiltin`). */
+  readonly args?: z.ZodType;
   /** Whether the seat is offered the tool (default: every seat), e.g. `run_sandbox` only with a sandbox. */
   readonly offered?: (seat: string) => boolean;
   call(ctx: ToolContext, args: Record<string, unknown>): Promise<ToolResult>;

@@ -62,11 +62,16 @@ export function builtinAsServiceTool(tool: BuiltinTool): ServiceTool {
     annotations: { ...tool.entry.annotations },
     delivers: tool.entry.delivers,
     write: tool.entry.annotations['readOnlyHint'] !== true,
-    args: z.record(z.string(), z.unknown()),
+    // The tool's own schema (plus the operator's op_id), so arguments that do not fit are 400 with problems.
+    args:
+      tool.args instanceof z.ZodObject
+        ? tool.args.extend({ op_id: z.string().optional() })
+        : z.record(z.string(), z.unknown()),
     inputSchema: tool.entry.input_schema,
     async run(caller, args, opts) {
       const { op_id: _opId, ...rest } = args;
-      const result = await tool.call({ seat: caller.id, agent_id: caller.id, call_id: opts.opId }, rest);
+      const ctx = { seat: caller.id, agent_id: caller.id, call_id: opts.opId, op_id: opts.opId };
+      const result = await tool.call(ctx, rest);
       const body = text(result);
       if (result.is_error) return refusal(body);
       try {

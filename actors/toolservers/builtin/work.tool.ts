@@ -97,7 +97,7 @@ export function workTools(deps: { readonly work: () => WorkAccess | null }): Bui
     const work = reach();
     if ('error' in work) return work.error;
     const reply = await work.write({
-      op_id: builtinCallId(ctx, tool),
+      op_id: ctx.op_id ?? builtinCallId(ctx, tool),
       actor: ctx.seat,
       turn_id: ctx.turn_id ?? null,
       change: body,
