@@ -6,7 +6,6 @@
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { ToolEntry, ToolResult } from '../schema/index.js';
-import { ApiError } from './api-error.js';
 import { mcpServerSdk, type McpServerSdk } from './mcp-sdk.js';
 import type { ApiReply } from './reply.js';
 import type { ApiRequest } from './types.js';
@@ -48,21 +47,11 @@ function serverFor(sdk: McpServerSdk, surface: McpSurface): Server {
 }
 
 /**
- * MCP streamable HTTP lets a server answer GET with 405 when it offers no server-initiated stream; a
- * stateless, buffered endpoint has none (the SDK would hold the stream open for ever).
+ * Answers one MCP request (POST or DELETE) for `surface`. No route serves GET: MCP streamable HTTP lets a
+ * server answer it 405 when it offers no server-initiated stream, and a stateless, buffered endpoint has
+ * none (the SDK would hold the stream open for ever).
  */
-export function noServerStream(): ApiError {
-  return new ApiError('method_not_allowed', {
-    detail:
-      'This MCP endpoint is stateless: it opens no server-initiated stream; every answer comes on its POST.',
-    hint: 'POST JSON-RPC messages to the same URL.',
-    headers: { Allow: 'POST, DELETE' },
-  });
-}
-
-/** Answers one MCP request (POST or DELETE; GET is 405) for `surface`. */
 export async function serveMcp(req: ApiRequest, surface: McpSurface): Promise<ApiReply> {
-  if (req.method === 'GET') throw noServerStream();
   const sdk = await mcpServerSdk();
   const server = serverFor(sdk, surface);
   const transport = new sdk.WebStandardStreamableHTTPServerTransport({

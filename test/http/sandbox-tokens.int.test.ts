@@ -84,7 +84,12 @@ t.test(
       'invalid_token',
       'mcp, unknown token',
     );
-    await refused(await fetch(`${h.base}/mcp/${other}`), 401, 'invalid_token', 'mcp GET, unknown token');
+    await refused(
+      await fetch(`${h.base}/mcp/${other}`),
+      405,
+      'method_not_allowed',
+      'mcp GET: no stream to open',
+    );
     await refused(
       await post(`${h.base}/otlp/${token}/v1/profiles`, '{}'),
       404,

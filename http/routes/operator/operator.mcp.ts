@@ -7,7 +7,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { serviceToolInputSchema, type ServiceCaller, type ServiceTool } from '../../../schema/index.js';
-import { noServerStream } from '../../mcp-bridge.js';
 import { mcpServerSdk, type McpServerSdk } from '../../mcp-sdk.js';
 import type { ApiReply, ApiRequest } from '../../types.js';
 import { operatorPerson, type OperatorDeps } from './operator.caller.js';
@@ -68,7 +67,6 @@ async function apiReply(response: Response): Promise<ApiReply> {
 
 export async function mcpRoute(deps: OperatorDeps, req: ApiRequest): Promise<ApiReply> {
   const person = operatorPerson(deps, req.actor);
-  if (req.method === 'GET') throw noServerStream();
   const sdk = await mcpServerSdk();
   const transport = new sdk.WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,

@@ -47,8 +47,7 @@ async function act(deps: OperatorDeps, req: ApiRequest): Promise<ApiReply> {
 export function operatorRoutes(deps: OperatorDeps): RouteDef[] {
   const mcp = (req: ApiRequest) => mcpRoute(deps, req);
   return [
-    // The MCP transport answers GET with its event stream and has nothing for HEAD.
-    { method: 'GET', pattern: '/operator/mcp', access: 'guarded', head: false, handler: mcp },
+    // Stateless: no server-initiated stream, so no GET (405 with `Allow: POST, DELETE`, HEAD alike).
     { method: 'POST', pattern: '/operator/mcp', access: 'guarded', handler: mcp },
     { method: 'DELETE', pattern: '/operator/mcp', access: 'guarded', handler: mcp },
     { method: 'POST', pattern: '/operator/act/:tool', access: 'guarded', handler: (req) => act(deps, req) },

@@ -1,5 +1,5 @@
 /**
- * `GET|POST|DELETE /mcp/{token}`: the tool bridge — the running seat's tools over MCP streamable HTTP for
+ * `POST|DELETE /mcp/{token}`: the tool bridge — the running seat's tools over MCP streamable HTTP for
  * the coding agent of one run. Never behind the bearer guard: the per-run path token is the credential,
  * refused (401 `invalid_token`) when no running run has it, including once its run has ended.
  */
@@ -9,12 +9,11 @@ import { liveRunOf } from './otlp.routes.js';
 import type { McpBridgeDeps } from './sandbox.deps.js';
 
 export function mcpBridgeRoutes(deps: McpBridgeDeps, version: string): RouteDef[] {
-  return (['GET', 'POST', 'DELETE'] as const).map((method): RouteDef => ({
+  // Stateless: no server-initiated stream, so no GET (405 with `Allow: POST, DELETE`, HEAD alike).
+  return (['POST', 'DELETE'] as const).map((method): RouteDef => ({
     method,
     pattern: '/mcp/:token',
     access: 'open',
-    // GET is 405 (no server-initiated stream on a stateless bridge); nothing is served for HEAD.
-    head: false,
     beforeBody(req) {
       liveRunOf(deps, req.params['token']);
     },
