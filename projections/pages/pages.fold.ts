@@ -45,11 +45,22 @@ function parentProblem(state: PagesState, container: string, parent: string, pag
   return null;
 }
 
+/** Names the page that holds the title as it is written (the sent one may differ in case and spacing). */
+function titleTaken(state: PagesState, container: string, holder: string): Decided {
+  const held = state.pages.get(holder)?.title;
+  return refuse(
+    'page_title_taken',
+    held === undefined
+      ? `${container} already has a page of this title`
+      : `${container} already has a page titled "${held}" (titles are compared ignoring case and spacing)`,
+  );
+}
+
 function create(state: PagesState, r: Extract<PageRecord, { type: 'page.create' }>): Decided {
   if (state.pages.has(r.page_id)) return refuse('page_conflict', `page id ${r.page_id} is taken`);
   const slot = titleSlot(r.container, r.title);
-  if (state.titles.has(slot))
-    return refuse('page_title_taken', `${r.container} already has a page titled "${r.title}"`);
+  const holder = state.titles.get(slot);
+  if (holder !== undefined) return titleTaken(state, r.container, holder);
   if (r.parent_id !== null) {
     const problem = parentProblem(state, r.container, r.parent_id);
     if (problem) return problem;
@@ -85,8 +96,7 @@ function update(state: PagesState, r: Extract<PageRecord, { type: 'page.update' 
   if (r.title !== undefined && r.title !== page.title) {
     const slot = titleSlot(page.container, r.title);
     const holder = state.titles.get(slot);
-    if (holder !== undefined && holder !== page.id)
-      return refuse('page_title_taken', `${page.container} already has a page titled "${r.title}"`);
+    if (holder !== undefined && holder !== page.id) return titleTaken(state, page.container, holder);
     changed.push('title');
   }
   if (r.parent_id !== undefined && r.parent_id !== page.parent_id) {

@@ -117,6 +117,7 @@ t.test('updates keep revision metadata; a stale version or a taken title is refu
   const taken = await n.call('PATCH', `/pages/${id}`, { body: { title: '  other ' } });
   t.equal(taken.status, 409);
   t.equal(taken.json['error'], 'page_title_taken');
+  t.match(taken.json['detail'], /already has a page titled "Other"/, 'the title as it is held, not as sent');
   const dup = await n.call('POST', '/pages', { body: { container: 'ENG', title: 'RUNBOOK' } });
   t.equal(dup.status, 409);
   t.equal(dup.json['error'], 'page_title_taken');

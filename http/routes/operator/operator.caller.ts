@@ -23,7 +23,8 @@ export function operatorPerson(deps: OperatorDeps, actor: Actor | null): Service
   const person = deps.person(actor);
   if (!person)
     throw new ApiError('unbound_token', {
-      detail: `Token ${actor?.id ?? '(none)'} is bound to no human seat, so there is no one to act as.`,
+      detail: `Token ${actor?.id ?? '(none)'} is bound to no single human seat (no seat's contact.operator_id names it, or several do), so there is no one to act as.`,
+      hint: '`GET /access` shows each seat binding: `unknown_token`, `conflict`, or none.',
     });
   return person;
 }
