@@ -5,10 +5,8 @@
  */
 import { Payloads, type EventRecord } from '../../schema/index.js';
 import {
-  historyCap,
   runtimeOf,
   type AgentsState,
-  type HistoryRow,
   type LiveCall,
   type SeatRuntime,
   type StopCause,
@@ -16,6 +14,7 @@ import {
 import { handleOf } from './agents.seed.js';
 import { logTurn } from './agents.turn-log.js';
 import { instantMs, isNotOlder } from '../time/instants.js';
+import { addHistory, shownText } from './agents.history.js';
 
 export const agentEventTypes = [
   'agent_phase_started',
@@ -118,7 +117,7 @@ const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
     seat.live_call = {
       ...base,
       model: d.model ?? base.model,
-      response: d.response,
+      response: shownText(d.response),
       tool_executions: d.tool_calls,
       rounds: d.rounds ?? base.rounds,
       round_narration: d.round_narration ?? base.round_narration,
@@ -151,7 +150,7 @@ const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
       iteration: row.iteration,
       model: row.model,
       // Rule 4: a failed phase keeps what was on screen; the record's own text wins when it has one.
-      response: row.response !== '' || !same ? row.response : prior.response,
+      response: row.response !== '' || !same ? shownText(row.response) : prior.response,
       tool_executions: row.tool_executions.length > 0 || !same ? row.tool_executions : prior.tool_executions,
       rounds: row.rounds.length > 0 || !same ? row.rounds : prior.rounds,
       in_progress: false,
@@ -373,23 +372,6 @@ function sandboxRow(seat: SeatRuntime, e: EventRecord): boolean {
     work_item: run.work_item,
   });
   return true;
-}
-
-const sameRow = (a: HistoryRow, b: HistoryRow): boolean =>
-  a.turn_id === b.turn_id &&
-  a.phase === b.phase &&
-  a.iteration === b.iteration &&
-  a.launch_id === b.launch_id;
-
-/** Inserts newest first by the row's own end instant; keeps at most `historyCap` rows. */
-export function addHistory(seat: SeatRuntime, row: HistoryRow): void {
-  const ms = instantMs(row.timestamp);
-  const existing = seat.history.findIndex((h) => sameRow(h.row, row));
-  if (existing >= 0) seat.history.splice(existing, 1);
-  // Unparseable stamps sort after every dated row (oldest), stable among themselves.
-  const at = seat.history.findIndex((h) => ms !== null && (h.ms === null || h.ms < ms));
-  seat.history.splice(at < 0 ? seat.history.length : at, 0, { row, ms });
-  if (seat.history.length > historyCap) seat.history.length = historyCap;
 }
 
 type CauseKey = 'provider' | 'budget' | 'needs';

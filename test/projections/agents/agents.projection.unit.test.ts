@@ -758,3 +758,19 @@ t.test('a stop cause that ends by itself is pushed on the tick that passes it', 
   m.tick();
   t.match(frames, [{ cto: { activity: 'idle', stopped_reason: null } }], 'the row is pushed idle');
 });
+
+t.test('a runaway model answer is shown to 64 KiB, saying how much more the event holds', async (t) => {
+  const m = models();
+  const huge = 'x'.repeat(3_000_000);
+  m.applyEvent(
+    event('agent_phase_completed', 'cto', { ...phaseCompleted('turn-9', 'plan', '2026-11-23T10:00:00Z'), response: huge }, '2026-11-23T10:00:00Z'), // prettier-ignore
+  );
+  const row = m.agent('cto')!;
+  for (const shown of [row.llm_history[0]!.response, row.live_call!.response]) {
+    t.ok(shown.length < 66 * 1024, `${shown.length} characters shown`);
+    t.match(
+      shown,
+      /… \[2934464 more characters: the phase's agent_phase_completed event holds the whole answer\]$/,
+    );
+  }
+});
