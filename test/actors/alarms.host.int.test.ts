@@ -9,15 +9,9 @@ import { startAlarms, type AlarmFacts } from '../../actors/index.js';
 import { ensureCatalogue, Streams, Subjects } from '../../bus/index.js';
 import { openMemoryBus } from '../../bus/memory/index.js';
 import { EventRecord, Payloads } from '../../schema/index.js';
+import { calmFacts } from './fixtures/alarm-facts.js';
 
-const quiet: AlarmFacts = {
-  busLinked: true,
-  posture: 'serve',
-  lagSeconds: 0,
-  budgetRefused: [],
-  toolServers: [],
-  keylessProviders: [],
-};
+const quiet = calmFacts;
 
 t.test('a raise and its clear are recorded once each, and the summary follows', async (t) => {
   const bus = await openMemoryBus();

@@ -16,15 +16,9 @@ import {
   type NodeIdentity,
   type NodeView,
 } from '../../actors/index.js';
+import { calmFacts } from './fixtures/alarm-facts.js';
 
-const calm: AlarmFacts = {
-  busLinked: true,
-  posture: 'serve',
-  lagSeconds: 0,
-  budgetRefused: [],
-  toolServers: [],
-  keylessProviders: [],
-};
+const calm = calmFacts;
 const ids = (facts: Partial<AlarmFacts>): string[] => [...evaluate({ ...calm, ...facts }).keys()].sort();
 
 t.test('a calm node has no alarm, and health says count 0 without worst', async (t) => {
