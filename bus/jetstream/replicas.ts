@@ -38,7 +38,7 @@ export async function checkClusterSize(probe: ClusterProbe, replicas: number): P
   }
   // A cluster with `no_advertise` names no peers: placement decides then (ensureStream refuses clearly).
   if (!info.connect_urls || info.connect_urls.length === 0) return;
-  const routed = new Set(info.connect_urls).size;
+  const routed = await routedServers(probe.nc, replicas);
   if (routed >= replicas) return;
   const known = Math.max(routed, await streamPeers(probe.jsm, replicas));
   if (known < replicas) {
@@ -51,6 +51,21 @@ export async function checkClusterSize(probe: ClusterProbe, replicas: number): P
     { cluster: info.cluster, servers_up: routed, servers_known: known, replicas },
     'bus: fewer NATS servers answer than there are replicas; existing streams run on a quorum, new ones cannot be placed until the others return',
   );
+}
+
+/** How long a node starting with its cluster waits for the routes to form before it counts servers. */
+const CLUSTER_FORMING_MS = 5_000;
+
+/**
+ * Servers the connected one routes to (its INFO's `connect_urls`, which the server updates as routes come
+ * up): read until `enough` answer or CLUSTER_FORMING_MS passes, so a node started together with its
+ * cluster is not refused for a route still forming.
+ */
+async function routedServers(nc: NatsConnection, enough: number): Promise<number> {
+  const count = (): number => new Set(nc.info?.connect_urls ?? []).size;
+  const deadline = Date.now() + CLUSTER_FORMING_MS;
+  while (count() < enough && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  return count();
 }
 
 /** Distinct servers holding a copy of any stream of the account; stops counting at `enough`. */
