@@ -5,6 +5,9 @@
  * One window per node, shared by what wakes seats on notice: the webhook router and the native tracker's
  * comment wakes.
  */
+import { newEvent } from '../bus/index.js';
+import { EventCategory, type EventRecord } from '../schema/index.js';
+
 const windowMs = 60_000;
 
 export class RateWindow {
@@ -21,4 +24,40 @@ export class RateWindow {
     else this.admitted.set(seat, times);
     return ok;
   }
+}
+
+/**
+ * The record of a wake not given (`NotificationSkipped`): its id is per (notification, seat), so a
+ * redelivery records it once.
+ */
+export function rateLimitedRecord(skip: {
+  readonly notification: string;
+  readonly vendor: string;
+  readonly recipient: string;
+  readonly limit: number;
+  /** What the notice was, for the summary (`tracker-b issue …`, `a comment on ENG-1`). */
+  readonly about: string;
+  /** `<node>/<component>` that counted it. */
+  readonly source: string;
+  readonly trace_id: string;
+}): EventRecord {
+  return {
+    ...newEvent({
+      type: 'NotificationSkipped',
+      category: EventCategory.Notification,
+      source: skip.source,
+      summary: `${skip.recipient} not woken by ${skip.about}: over ${skip.limit} notifications a minute`,
+      actor: 'system',
+      agent_id: skip.recipient,
+      trace: { trace_id: skip.trace_id, parent_span_id: null },
+      payload: {
+        notification: skip.notification,
+        vendor: skip.vendor,
+        recipient: skip.recipient,
+        reason: 'rate_limited',
+        limit_per_minute: skip.limit,
+      },
+    }),
+    id: `skip-${skip.notification}:${skip.recipient}`,
+  };
 }

@@ -7,16 +7,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import { Buckets, publishEvent, Subjects, type Bus, type Kv, newEvent } from '../../bus/index.js';
-import {
-  deliveryTrace,
-  EventCategory,
-  InboxKind,
-  InboxMessage,
-  type InboundNotification,
-} from '../../schema/index.js';
+import { Buckets, publishEvent, Subjects, type Bus, type Kv } from '../../bus/index.js';
+import { deliveryTrace, InboxKind, InboxMessage, type InboundNotification } from '../../schema/index.js';
 import type { People } from './people.js';
-import { RateWindow } from '../rate-window.js';
+import { RateWindow, rateLimitedRecord } from '../rate-window.js';
 import { routeNotification } from './routing.js';
 
 export interface RouterOptions {
@@ -109,7 +103,18 @@ export async function openRouter(opts: RouterOptions): Promise<Router> {
     const woken: string[] = [];
     for (const handle of decision.recipients) {
       if (!window.admit(handle, limit, Date.now())) {
-        await publishEvent(bus, skipped(n, handle, limit, trace, opts.nodeId));
+        await publishEvent(
+          bus,
+          rateLimitedRecord({
+            notification: n.id,
+            vendor: n.vendor,
+            recipient: handle,
+            limit,
+            about: `${n.vendor} ${n.summary}`,
+            source: `${opts.nodeId ?? 'router'}/router`,
+            trace_id: trace,
+          }),
+        );
         logger.info(
           { ...fields, event: 'notification_skipped', seat: handle, reason: 'rate_limited', limit },
           'notification_skipped',
@@ -137,27 +142,4 @@ export async function openRouter(opts: RouterOptions): Promise<Router> {
     logger.info({ ...fields, event: 'notification_routed', recipients: woken }, 'notification_routed');
   };
   return { route };
-}
-
-/** The record of a wake not given: its id is per (notification, seat), so a redelivery records it once. */
-function skipped(n: InboundNotification, handle: string, limit: number, trace: string, nodeId?: string) {
-  return {
-    ...newEvent({
-      type: 'NotificationSkipped',
-      category: EventCategory.Notification,
-      source: `${nodeId ?? 'router'}/router`,
-      summary: `${handle} not woken by ${n.vendor} ${n.summary}: over ${limit} notifications a minute`,
-      actor: 'system',
-      agent_id: handle,
-      trace: { trace_id: trace, parent_span_id: null },
-      payload: {
-        notification: n.id,
-        vendor: n.vendor,
-        recipient: handle,
-        reason: 'rate_limited',
-        limit_per_minute: limit,
-      },
-    }),
-    id: `skip-${n.id}:${handle}`,
-  };
 }

@@ -19,7 +19,7 @@ import {
   type Subscription,
 } from '../../bus/index.js';
 import { EventCategory, InboxMessage, uuidv5, WorkRecord } from '../../schema/index.js';
-import { RateWindow } from '../rate-window.js';
+import { RateWindow, rateLimitedRecord } from '../rate-window.js';
 import { clip } from '../text.js';
 import { commentWakes, hasEffects, workEffects, type WorkEffects } from './work.effects.js';
 import type { WorkContext, WorkStateView } from './work.types.js';
@@ -113,7 +113,18 @@ export function startWorkEffects(opts: WorkEffectsOptions): Promise<Subscription
       for (const { handle, kind } of commentWakes(effects.comment, kinds)) {
         // A comment is a notification: two seats answering each other's comments are held to the limit.
         if (!wakes.admit(handle, limit, now().getTime())) {
-          await publishEvent(bus, commentSkipped(record, outcome.key, handle, limit, trace, opts.nodeId));
+          await publishEvent(
+            bus,
+            rateLimitedRecord({
+              notification: `work:${record.op_id}`,
+              vendor: 'work',
+              recipient: handle,
+              limit,
+              about: `a comment on ${outcome.key}`,
+              source: `${opts.nodeId}/work`,
+              trace_id: trace.trace_id,
+            }),
+          );
           logger.info(
             { event: 'notification_skipped', seat: handle, item: outcome.key, reason: 'rate_limited', limit },
             'notification_skipped',
@@ -170,35 +181,4 @@ export function startWorkEffects(opts: WorkEffectsOptions): Promise<Subscription
     { durable: EFFECTS_DURABLE, filterSubject: Subjects.workProjects, deliverPolicy: 'new' },
     handle,
   );
-}
-
-/** The record of a comment wake not given; its id is per (write, seat), so a redelivery records it once. */
-function commentSkipped(
-  record: WorkRecord,
-  key: string,
-  handle: string,
-  limit: number,
-  trace: { trace_id: string; parent_span_id: null },
-  nodeId: string,
-) {
-  const notification = `work:${record.op_id}`;
-  return {
-    ...newEvent({
-      type: 'NotificationSkipped',
-      category: EventCategory.Notification,
-      source: `${nodeId}/work`,
-      summary: `${handle} not woken by a comment on ${key}: over ${limit} notifications a minute`,
-      actor: 'system',
-      agent_id: handle,
-      trace,
-      payload: {
-        notification,
-        vendor: 'work',
-        recipient: handle,
-        reason: 'rate_limited',
-        limit_per_minute: limit,
-      },
-    }),
-    id: uuidv5(eventNamespace, `skip:${record.op_id}:${handle}`),
-  };
 }
