@@ -57,6 +57,7 @@ export {
   type People,
   peopleFrom,
   startIntegrationActors,
+  receivedEvent,
   startIntegrationHost,
   openRouter,
   drainRetiredNotify,

@@ -1,7 +1,7 @@
 /** Integrations: provisioning passes against the vendors' APIs. */
 export { startIntegrationActors, type IntegrationActors } from './integration.actors.js';
 export { createPassHost, type PassRequest } from './pass.host.js';
-export { startIntegrationHost } from './integration.host.js';
+export { receivedEvent, startIntegrationHost } from './integration.host.js';
 export { peopleFrom, type People } from './people.js';
 export { openRouter } from './router.js';
 export { drainRetiredNotify } from './retired-notify.js';

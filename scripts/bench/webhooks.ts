@@ -6,7 +6,11 @@
  * prints deliveries/s and p99 latency next to the raw bus publish rate (the memory engine in this process,
  * same payloads with their message ids, same concurrency) measured in the same run. Acceptance is not the
  * whole path: it also waits until the last accepted delivery is routed (its `webhook_received` event is
- * readable through `/events/trace/{id}`) and prints the routed rate against the accepted rate.
+ * readable through `/events/trace/{id}`) and prints the routed rate against the accepted rate. Beside them
+ * it prints the design floor: the same wrk load against a bare listener (http/bench/bare-webhook.ts) that
+ * only verifies each delivery and makes the two durable writes every node makes for it (the raw delivery,
+ * then its `webhook_received` event) on the same engine — the rate no tuning of routing, guard or logging
+ * can pass on this machine.
  *
  * Run (from the repository root, after `npm run build`): node --import=tsx scripts/bench/webhooks.ts [--json]
  * Options (environment): BENCH_DELIVERIES (20000), BENCH_CONNECTIONS (50), BENCH_DUPLICATE_RATIO (0.1),
@@ -18,8 +22,16 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { ensureCatalogue, openMemoryBus, type Bus } from '../../bus/index.js';
-import { deliveryKey, deliveryTrace, Vendor } from '../../schema/index.js';
+import { receivedEvent } from '../../actors/index.js';
+import { ensureCatalogue, openMemoryBus, publishEvent, Subjects, type Bus } from '../../bus/index.js';
+import { startBareWebhookServer } from '../../http/bench/bare-webhook.js';
+import {
+  deliveryKey,
+  deliveryTrace,
+  RawHeader,
+  Vendor,
+  type InboundNotification,
+} from '../../schema/index.js';
 import { auth, putCompany, startServe, type ServedNode } from './node.js';
 import { report, row } from './table.js';
 import { ensureWrk, wrkThreads } from './wrk.js';
@@ -87,6 +99,51 @@ async function rawPublishRate(order: number[]): Promise<number> {
   return rate;
 }
 
+/**
+ * The design floor: wrk against the bare receiver, each verified delivery stored as the node stores it
+ * (raw delivery with its headers and dedup key, then its `webhook_received` event) before the answer.
+ */
+async function floorRate(order: number[]): Promise<Load> {
+  const { bus, cleanup } = await openBench();
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-floor-'));
+  const store = async (body: Buffer, deliveryId: string): Promise<boolean> => {
+    const id = deliveryKey(Vendor.TrackerB, null, deliveryId);
+    const receivedAt = new Date().toISOString();
+    const ack = await bus.publish(Subjects.webhookDelivery(Vendor.TrackerB), body, {
+      msgId: id,
+      headers: {
+        [RawHeader.Vendor]: Vendor.TrackerB,
+        [RawHeader.Pipeline]: Vendor.TrackerB,
+        [RawHeader.DeliveryId]: deliveryId,
+        [RawHeader.ReceivedAt]: receivedAt,
+        [RawHeader.Event]: 'issue',
+        [RawHeader.Seat]: '',
+        [RawHeader.Scheme]: 'hmac-sha256',
+        [RawHeader.SignatureHeaders]: '["x-tracker-b-signature"]',
+        [RawHeader.VendorHeaders]: JSON.stringify({ 'content-type': 'application/json', 'x-tracker-b-event': 'issue', 'x-tracker-b-delivery': deliveryId }), // prettier-ignore
+        [RawHeader.ContentType]: 'application/json',
+      },
+    });
+    if (ack.duplicate) return true;
+    const notification: InboundNotification = {
+      id, vendor: Vendor.TrackerB, pipeline: Vendor.TrackerB, event: 'issue', delivery_id: deliveryId,
+      received_at: receivedAt, seat: null, trigger: null, summary: 'Item updated',
+      subject: { kind: 'issue', id: null, key: null, title: null, space: null, url: null },
+      mentions: [], named: [], raw: { stream: ack.stream, seq: ack.seq }, payload: null,
+    }; // prettier-ignore
+    await publishEvent(bus, receivedEvent(notification, 'bench/integration'));
+    return false;
+  };
+  const server = await startBareWebhookServer('127.0.0.1', 0, secret, store);
+  try {
+    return await sendWithWrk({ url: `http://127.0.0.1:${server.port}`, dir }, order);
+  } finally {
+    server.close();
+    await cleanup();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
   ensureWrk();
   const order = plan();
@@ -104,6 +161,8 @@ async function main(): Promise<void> {
   }
   const { seconds } = load;
   const raw = await rawPublishRate(order);
+  const floor = await floorRate(order);
+  const floorRatePerS = total / floor.seconds;
   const rate = total / seconds;
   const { accepted, duplicates } = load;
   const result = {
@@ -121,6 +180,9 @@ async function main(): Promise<void> {
     routed_s: Number((routedSeconds / 1000).toFixed(2)),
     routed_per_s: Math.round(unique / (routedSeconds / 1000)),
     routed_to_accepted: Number((unique / (routedSeconds / 1000) / rate).toFixed(2)),
+    floor_per_s: Math.round(floorRatePerS),
+    floor_to_raw: Number((floorRatePerS / raw).toFixed(2)),
+    floor_exactly_once: floor.accepted === unique && floor.duplicates === total - unique,
   };
   console.log(JSON.stringify(result));
   if (!result.exactly_once)
@@ -128,6 +190,13 @@ async function main(): Promise<void> {
   report([
     row('webhooks', 'svc serve signed deliveries (vs raw bus publish)', rate, 'deliveries/s', raw, '≥ 0.25'),
     row('webhooks', 'delivery p99 latency', result.p99_ms, 'ms', null),
+    row(
+      'webhooks',
+      'design floor: bare receiver, verify, the two durable writes (vs raw bus publish)',
+      floorRatePerS,
+      'deliveries/s',
+      raw,
+    ),
     row(
       'webhooks',
       'routed until the last accepted (vs accepted rate)',
@@ -216,7 +285,7 @@ end
 `;
 
 /** Sends the plan with wrk (its own process, so the node keeps its thread) and reads its counts. */
-async function sendWithWrk(node: ServedNode, order: number[]): Promise<Load> {
+async function sendWithWrk(node: Pick<ServedNode, 'url' | 'dir'>, order: number[]): Promise<Load> {
   const dataFile = join(node.dir, 'deliveries.tsv');
   writeFileSync(dataFile, order.map((i) => { const d = delivery(i); return `${d.body}\t${d.headers['x-tracker-b-signature']}\t${d.headers['x-tracker-b-delivery']}`; }).join('\n') + '\n'); // prettier-ignore
   const script = join(node.dir, 'deliveries.lua');
