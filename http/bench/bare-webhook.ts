@@ -5,9 +5,8 @@
  * Lives here because only http/ may import uWebSockets.js.
  */
 import uws from '@trufflesuite/uws-js-unofficial';
-import { GatewayListenError } from '../gateway.js';
 import { verifyHexHmac } from '../webhooks/verify.js';
-import type { BareServer } from './bare-hello.js';
+import { listenBare, type BareApp, type BareServer } from './bare-hello.js';
 
 /** Keeps one verified delivery; resolves true when it was a repeat. */
 export type StoreDelivery = (body: Buffer, deliveryId: string) => Promise<boolean>;
@@ -18,7 +17,7 @@ export function startBareWebhookServer(
   secret: string,
   store: StoreDelivery,
 ): Promise<BareServer> {
-  const app = uws.App() as ReturnType<typeof uws.App> & { close(): void };
+  const app = uws.App() as BareApp;
   app.get('/health', (res) => void res.end('{"status":"ok"}'));
   app.post('/webhooks/tracker-b', (res, req) => {
     const signature = req.getHeader('x-tracker-b-signature');
@@ -42,16 +41,5 @@ export function startBareWebhookServer(
     });
   });
   app.any('/*', (res) => void res.writeStatus('404 Not Found').end());
-  return new Promise((resolve, reject) => {
-    app.listen(host, port, (socket) => {
-      if (socket === false) return reject(new GatewayListenError(host, port));
-      resolve({
-        port: uws.us_socket_local_port(socket),
-        close: () => {
-          uws.us_listen_socket_close(socket);
-          app.close();
-        },
-      });
-    });
-  });
+  return listenBare(app, host, port);
 }
