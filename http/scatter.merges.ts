@@ -5,7 +5,14 @@
  * different moments, are the freshest any node has; per-node facts (tool servers) are listed per node.
  */
 import type { Merge, NodeAnswer } from './scatter.js';
-import { isRecord, type JsonObject as Json } from '../schema/index.js';
+import {
+  compareInstants,
+  formatInstant,
+  isRecord,
+  parseInstant,
+  type Instant,
+  type JsonObject as Json,
+} from '../schema/index.js';
 
 interface Keyed {
   readonly id: string;
@@ -14,17 +21,42 @@ interface Keyed {
 const isKeyed = (row: unknown): row is Keyed & Json =>
   isRecord(row) && typeof row['id'] === 'string' && typeof row['timestamp'] === 'string';
 
+interface Placed {
+  readonly row: Keyed & Json;
+  readonly at: Instant;
+}
+
+/**
+ * Each row of one page with the instant it is ordered by (spec: timestamps compare as instants, whatever
+ * their encoding). A row whose timestamp is not RFC 3339 was placed by its node at its stream time, which the
+ * row does not carry: it keeps its place next to its newer (else older) neighbour in that page.
+ */
+function placed(rows: readonly (Keyed & Json)[]): Placed[] {
+  const instants = rows.map((row) => parseInstant(row.timestamp));
+  const out: Placed[] = [];
+  let newer: Instant | null = null;
+  for (let k = 0; k < rows.length; k++) {
+    const own = instants[k] ?? null;
+    const at: Instant = own ?? newer ?? instants.slice(k + 1).find((i) => i !== null) ?? { ms: 0, ns: 0 };
+    if (own !== null) newer = own;
+    out.push({ row: rows[k]!, at });
+  }
+  return out;
+}
+
 /** Newest first, ties by id descending: the order of every keyset page. */
-const newestFirst = (a: Keyed, b: Keyed): number =>
-  a.timestamp === b.timestamp ? (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) : a.timestamp < b.timestamp ? 1 : -1;
+const newestFirst = (a: Placed, b: Placed): number =>
+  compareInstants(b.at, a.at) || (a.row.id < b.row.id ? 1 : a.row.id > b.row.id ? -1 : 0);
 
 /**
  * Keyset pages (`{rows, exhausted, next}`, rows newest first with `id` and `timestamp`): the union, one
- * row per id, cut to the longest page any node gave; exhausted only when every node was and nothing was
- * cut. An answer of another shape (one turn's phases, oldest first) is the asker's own.
+ * row per id, ordered by instant and cut to the longest page any node gave; exhausted only when every
+ * node was and nothing was cut. A node alone answers its own page (its order and cursor are the
+ * projection's). An answer of another shape (one turn's phases, oldest first) is the asker's own.
  */
 export const mergePages: Merge = (answers) => {
   const mine = answers[0]!.answer;
+  if (answers.length === 1) return mine;
   const pages = answers.map((a) => a.answer).filter(isRecord);
   if (
     !isRecord(mine) ||
@@ -33,18 +65,22 @@ export const mergePages: Merge = (answers) => {
     return mine;
   if (mine['next'] === null && mine['exhausted'] === true && 'turn_id' in mine) return mine;
   const size = Math.max(...pages.map((p) => (p['rows'] as unknown[]).length));
-  const byId = new Map<string, Keyed & Json>();
+  const byId = new Map<string, Placed>();
   for (const page of pages)
-    for (const row of page['rows'] as (Keyed & Json)[]) if (!byId.has(row.id)) byId.set(row.id, row);
+    for (const entry of placed(page['rows'] as (Keyed & Json)[]))
+      if (!byId.has(entry.row.id)) byId.set(entry.row.id, entry);
   const all = [...byId.values()].sort(newestFirst);
-  const rows = all.slice(0, size);
+  const kept = all.slice(0, size);
   const exhausted = all.length <= size && pages.every((p) => p['exhausted'] === true);
-  const last = rows[rows.length - 1];
+  const last = kept[kept.length - 1];
   return {
     ...mine,
-    rows,
+    rows: kept.map((entry) => entry.row),
     exhausted,
-    next: exhausted || last === undefined ? null : { before_time: last.timestamp, before_id: last.id },
+    next:
+      exhausted || last === undefined
+        ? null
+        : { before_time: formatInstant(last.at), before_id: last.row.id },
   };
 };
 

@@ -196,6 +196,7 @@ export {
   categoryOf,
   compareInstants,
   compareStamps,
+  formatInstant,
   Coverage,
   EventAnswer,
   EventRow,

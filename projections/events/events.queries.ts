@@ -6,6 +6,7 @@
  */
 import {
   EventCategory,
+  formatInstant,
   isStoredType,
   parseInstant,
   toFullEvent,
@@ -49,11 +50,6 @@ export function withTopic<T extends EventRow>(row: T): T {
   } catch {
     return row; // A type no subject can carry (never stored by this build): nothing to name.
   }
-}
-
-/** The cursor form of an instant: RFC 3339 UTC with nine fractional digits (exact, whatever the row's encoding). */
-export function formatInstant(i: Instant): string {
-  return new Date(i.ms).toISOString().replace(/Z$/, `${String(i.ns).padStart(6, '0')}Z`);
 }
 
 function coverage(node: string): Coverage {

@@ -4,9 +4,9 @@
  * `exhausted` only when no older entry exists, nothing past the history floor). A record the stream no
  * longer holds, or whose payload its shaper refuses, is skipped; the cursor still moves past it.
  */
-import type { Coverage, EventRecord } from '../../schema/index.js';
+import { formatInstant, type Coverage, type EventRecord } from '../../schema/index.js';
 import type { IndexFilter } from '../events/events.index.js';
-import { formatInstant, type EventsSource } from '../events/events.queries.js';
+import type { EventsSource } from '../events/events.queries.js';
 import type { Cursor } from './history.params.js';
 
 export interface HistoryPage<Row> {

@@ -12,6 +12,7 @@ export {
   canonicalInstant,
   compareInstants,
   compareStamps,
+  formatInstant,
   instantMs,
   instantOf,
   isNewer,

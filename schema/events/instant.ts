@@ -75,6 +75,11 @@ export function compareInstants(a: Instant, b: Instant): number {
   return a.ms !== b.ms ? a.ms - b.ms : a.ns - b.ns;
 }
 
+/** The cursor form of an instant: RFC 3339 UTC with nine fractional digits (exact, whatever the row's encoding). */
+export function formatInstant(i: Instant): string {
+  return new Date(i.ms).toISOString().replace(/Z$/, `${String(i.ns).padStart(6, '0')}Z`);
+}
+
 /** The instant of a Date (no sub-millisecond part). */
 export function instantOf(date: Date): Instant {
   return { ms: date.getTime(), ns: 0 };

@@ -156,7 +156,7 @@ t.test('history pages are joined newest first, one row per id, cut to the page s
     'the lagging node answers with its peer’s newer row',
   );
   t.equal(page.exhausted, false);
-  t.same(page.next, { before_time: '2026-11-25T10:00:02.000Z', before_id: 'e2' });
+  t.same(page.next, { before_time: '2026-11-25T10:00:02.000000000Z', before_id: 'e2' });
   const all = (await n2.questions.get('events')!.answer(new URLSearchParams({ limit: '5' }), ctx)) as {
     rows: { id: string }[];
     exhausted: boolean;
@@ -171,5 +171,53 @@ t.test('history pages are joined newest first, one row per id, cut to the page s
   t.equal(all.next, null);
   await n1.responder.stop();
   await n2.responder.stop();
+  await bus.close();
+});
+
+t.test(
+  'history pages of several nodes are ordered by instant whatever the encoding, with a UTC cursor',
+  async (t) => {
+    const bus = await openMemoryBus({});
+    const roster = () => Promise.resolve(['n1', 'n2']);
+    // Newest first by instant: 14:45Z, 14:40Z (written +01:00), 14:30Z (written +02:00); as text the
+    // last would sort first.
+    const rows = [
+      { id: 'e2', timestamp: '2026-12-03T14:45:00Z' },
+      { id: 'e1', timestamp: '2026-12-03T15:40:00+01:00' },
+      { id: 'e6', timestamp: '2026-12-03T16:30:00+02:00' },
+    ];
+    const n1 = node(bus, 'n1', roster)(0, rows);
+    const n2 = node(bus, 'n2', roster)(0, rows.slice(1));
+    const page = (await n2.questions.get('events')!.answer(new URLSearchParams({ limit: '2' }), ctx)) as {
+      rows: { id: string }[];
+      next: unknown;
+    };
+    t.same(
+      page.rows.map((r) => r.id),
+      ['e2', 'e1'],
+    );
+    t.same(page.next, { before_time: '2026-12-03T14:40:00.000000000Z', before_id: 'e1' });
+    await n1.responder.stop();
+    await n2.responder.stop();
+    await bus.close();
+  },
+);
+
+t.test('a node alone answers its own page, order and cursor untouched', async (t) => {
+  const bus = await openMemoryBus({});
+  const rows = [
+    { id: 'e5', timestamp: 'not a time' },
+    { id: 'e2', timestamp: '2026-12-03T14:45:00Z' },
+    { id: 'e1', timestamp: '2026-12-03T15:40:00+01:00' },
+  ];
+  const n1 = node(bus, 'n1', () => Promise.resolve(['n1']))(0, rows);
+  const page = (await n1.questions.get('events')!.answer(new URLSearchParams({ limit: '3' }), ctx)) as {
+    rows: { id: string }[];
+  };
+  t.same(
+    page.rows.map((r) => r.id),
+    ['e5', 'e2', 'e1'],
+  );
+  await n1.responder.stop();
   await bus.close();
 });
