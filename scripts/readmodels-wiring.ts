@@ -77,6 +77,7 @@ export function createReadModels(opts: {
       models.setCompany(previous, revisionId());
       return Promise.resolve();
     },
+    adopt: (current) => models.setCompany(current, revisionId()),
   };
 
   const running: Array<RunningProjection<unknown>> = [];

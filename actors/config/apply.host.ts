@@ -26,6 +26,8 @@ export interface SubsystemApplier {
   readonly name: Subsystem;
   apply(next: Company, previous: Company | null): Promise<void>;
   rollback?(previous: Company | null, failed: Company): Promise<void>;
+  /** The same document activated under a new revision (a reload): only what names the revision follows. */
+  adopt?(current: Company): void;
 }
 
 /** What the applier reads: the active pointer and stored revisions (the config read model). */
@@ -133,6 +135,7 @@ export function createApplier(opts: ApplierOptions): Applier {
 
     // An unchanged payload needs no work, only the new epoch.
     if (held !== null && isDeepStrictEqual(payload, held)) {
+      for (const subsystem of ordered) subsystem.adopt?.(payload);
       log.info('config unchanged; epoch advanced');
       return outcome('unchanged');
     }

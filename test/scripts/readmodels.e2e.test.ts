@@ -111,3 +111,27 @@ t.test(
     t.equal(await second.exited, 0);
   },
 );
+
+t.test('a reload moves /org, the snapshot and the org frame to the new revision', async (t) => {
+  const node = await startNode(t);
+  const auth = { authorization: `Bearer ${TOKEN}` };
+  const put = await fetch(`${node.url}/config`, {
+    method: 'PUT',
+    headers: { ...auth, 'content-type': 'application/json', 'x-summary': 'first' },
+    body: JSON.stringify(company),
+  });
+  t.equal(put.status, 201);
+  await node.run.waitForLog((line) => line.msg === 'config applied');
+  const d = await dashboard(`${node.url.replace('http', 'ws')}/ws/stream`);
+  await d.next((f) => f.kind === 'snapshot');
+  const reload = await fetch(`${node.url}/config/reload`, { method: 'POST', headers: auth });
+  t.equal(reload.status, 201);
+  const revision = ((await reload.json()) as { revision_id: string }).revision_id;
+  t.match(await d.next((f) => f.kind === 'org'), { data: { revision_id: revision } });
+  t.equal((await json(`${node.url}/org`))['revision_id'], revision);
+  t.match(await json(`${node.url}/stream/snapshot`), { org: { revision_id: revision } });
+  d.client.close();
+  await d.client.closed;
+  node.run.kill('SIGTERM');
+  t.equal(await node.run.exited, 0);
+});
