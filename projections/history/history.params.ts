@@ -26,7 +26,8 @@ export function onlyKnown(params: URLSearchParams, what: string, known: readonly
 /** One value of a parameter given at most once; absent or blank reads as undefined. */
 export function one(params: URLSearchParams, name: string): string | undefined {
   const all = params.getAll(name);
-  if (all.length > 1) throw new QueryError('invalid_query', `${name} is given more than once`);
+  if (all.length > 1)
+    throw new QueryError('invalid_query', `${name} is given more than once`, `Give ${name} once.`);
   const v = all[0]?.trim();
   return v === undefined || v === '' ? undefined : v;
 }
@@ -36,7 +37,11 @@ export function wholeParam(params: URLSearchParams, name: string, fallback: numb
   const text = one(params, name);
   if (text === undefined) return fallback;
   if (!/^\d+$/.test(text) || Number(text) < 1)
-    throw new QueryError('invalid_query', `${name} must be a whole number from 1 to ${max}`);
+    throw new QueryError(
+      'invalid_query',
+      `${name} must be a whole number from 1 to ${max}`,
+      `Pass ${name} as digits, 1 or more; values above ${max} read as ${max}.`,
+    );
   return Math.min(max, Number(text));
 }
 
@@ -45,21 +50,33 @@ export function seatParam(params: URLSearchParams): string | undefined {
   const a = one(params, 'agent_id');
   const b = one(params, 'seat');
   if (a !== undefined && b !== undefined && a !== b)
-    throw new QueryError('invalid_query', 'agent_id and seat name the same filter: give one of them');
+    throw new QueryError(
+      'invalid_query',
+      'agent_id and seat name the same filter: give one of them',
+      'Drop `seat` or `agent_id`; they are one filter under two names.',
+    );
   return a ?? b;
 }
 
 export function categoryParam(params: URLSearchParams): EventCategory | undefined {
   const c = one(params, 'category');
   if (c !== undefined && !categories.has(c))
-    throw new QueryError('invalid_query', `category must be one of ${[...categories].join(', ')}`);
+    throw new QueryError(
+      'invalid_query',
+      `category must be one of ${[...categories].join(', ')}`,
+      'Pick one category from the list, or leave category out for every category.',
+    );
   return c as EventCategory | undefined;
 }
 
 export function boolParam(params: URLSearchParams, name: string): boolean {
   const v = one(params, name);
   if (v !== undefined && v !== 'true' && v !== 'false')
-    throw new QueryError('invalid_query', `${name} must be true or false`);
+    throw new QueryError(
+      'invalid_query',
+      `${name} must be true or false`,
+      `Pass ${name}=true or ${name}=false, or leave it out (false).`,
+    );
   return v === 'true';
 }
 
@@ -80,7 +97,12 @@ export function cursorParam(params: URLSearchParams): Cursor | null {
     );
   if (beforeTime === undefined || beforeId === undefined) return null;
   const instant = parseInstant(beforeTime);
-  if (instant === null) throw new QueryError('invalid_query', 'before_time is not an RFC 3339 timestamp');
+  if (instant === null)
+    throw new QueryError(
+      'invalid_query',
+      'before_time is not an RFC 3339 timestamp',
+      'Pass before_time and before_id as the previous page’s `next` gives them.',
+    );
   return { instant, id: beforeId };
 }
 

@@ -56,7 +56,11 @@ export function parseSeriesQuery(params: URLSearchParams, historySeconds: number
   onlyKnown(params, 'event_series', SERIES_PARAMS);
   const b = one(params, 'bucket') ?? SeriesBucket.Hour;
   if (b !== SeriesBucket.Hour && b !== SeriesBucket.Day)
-    throw new QueryError('invalid_query', 'bucket must be hour or day');
+    throw new QueryError(
+      'invalid_query',
+      'bucket must be hour or day',
+      'Pass bucket=hour or bucket=day, or leave it out (hour).',
+    );
   const maxHours = Math.max(1, Math.ceil(historySeconds / 3600));
   const sinceHours = wholeParam(params, 'since_hours', Math.min(defaultHours[b], maxHours), maxHours);
   const category = categoryParam(params);

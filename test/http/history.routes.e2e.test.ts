@@ -55,6 +55,16 @@ t.test('the history questions answer on /query/{what} over a real listener', asy
     const bad = await call(`${h.base}/query/${q}`);
     t.equal(bad.status, 400, q);
     t.equal(bad.json?.['error'], 'invalid_query', q);
+    t.notMatch(String(bad.json?.['hint']), /dry_run/, `${q}: the hint is about the refused parameter`);
+  }
+  for (const [q, hint] of [
+    ['event_series?bucket=week', /bucket=hour or bucket=day/],
+    ['event_series?since_hours=0', /since_hours as digits/],
+    ['turns?limit=0', /limit as digits/],
+    ['turns?before_time=x&before_id=y', /next/],
+  ] as const) {
+    const bad = await call(`${h.base}/query/${q}`);
+    t.match(bad.json, { error: 'invalid_query', hint }, q);
   }
 });
 
