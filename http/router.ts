@@ -127,7 +127,7 @@ export class RouteTable {
       const parts = path.split('/').slice(1);
       for (const r of this.dynamic) {
         const params = matchSegments(r, parts);
-        if (params === null) continue;
+        if (params === null || r.def.serves?.(params) === false) continue;
         if (serves(r)) return { found: true, route: r, params };
         note(r);
       }

@@ -59,6 +59,11 @@ export interface RouteDef {
    * on (an MCP transport) or acts. Webhook and landing routes never do.
    */
   readonly head?: boolean;
+  /**
+   * Whether the path's parameters name something this route serves (a closed set of kinds): a path it does
+   * not serve is unserved under every method — 404 `no_route`, never in another method's `Allow`.
+   */
+  serves?(params: Readonly<Record<string, string>>): boolean;
   /** Webhooks answer 503 on an unconfigured node unless this is true (e.g. a URL verification challenge). */
   readonly servesUnconfigured?: boolean;
   /**

@@ -23,6 +23,37 @@ t.test('a path served under other methods answers 405 with Allow', async (t) => 
   t.equal(r.headers.get('allow'), 'PUT, GET');
 });
 
+t.test(
+  'a path whose parameters a route does not serve is 404 under every method, not in Allow',
+  async (t) => {
+    const kinds = (params: Readonly<Record<string, string>>): boolean => params['kind'] === 'roles';
+    const h = await startHarness({
+      routes: [
+        echo('GET', '/config/:kind/:id', { serves: kinds }),
+        echo('PUT', '/config/:kind/:id', { serves: kinds }),
+        echo('GET', '/config/revisions/:id'),
+      ],
+    });
+    t.teardown(() => h.gw.close());
+    for (const method of ['GET', 'PUT', 'DELETE', 'POST']) {
+      const r = await call(`${h.base}/config/bogus/x`, { method, headers: { authorization: OPS } });
+      t.equal(r.status, 404, method);
+      t.equal(r.json?.error, 'no_route', method);
+    }
+    const revision = await call(`${h.base}/config/revisions/x`, {
+      method: 'PUT',
+      headers: { authorization: OPS },
+    });
+    t.equal(revision.status, 405);
+    t.equal(revision.headers.get('allow'), 'GET', 'only the route that serves the path');
+    const role = await call(`${h.base}/config/roles/x`, {
+      method: 'DELETE',
+      headers: { authorization: OPS },
+    });
+    t.equal(role.headers.get('allow'), 'GET, PUT');
+  },
+);
+
 t.test('GET /health is 200 with the node body, even draining and unconfigured', async (t) => {
   const h = await startHarness({ probes: { configured: false, draining: true } });
   t.teardown(() => h.gw.close());

@@ -166,6 +166,10 @@ function getReferences(deps: ConfigReadDeps): ApiReply {
 
 export const entityKinds: readonly EntityKind[] = ['roles', 'units', 'llm-providers', 'mcp-servers'];
 
+/** The entity routes serve these kinds only (`/config/revisions/x` is another route's path). */
+export const isEntityPath = (params: Readonly<Record<string, string>>): boolean =>
+  (entityKinds as readonly string[]).includes(params['kind'] ?? '');
+
 export function entityKind(req: RequestHead): EntityKind {
   const kind = req.params['kind'] ?? '';
   if (!(entityKinds as readonly string[]).includes(kind)) {
@@ -199,6 +203,11 @@ export function configReadRoutes(deps: ConfigReadDeps): RouteDef[] {
     { method: 'GET', pattern: '/config/revisions/:id', handler: (req) => getRevision(deps, req) },
     { method: 'GET', pattern: '/config/revisions/:id/diff', handler: (req) => getDiff(deps, req) },
     { method: 'GET', pattern: '/config/references', handler: () => getReferences(deps) },
-    { method: 'GET', pattern: '/config/:kind/:id', handler: (req) => getEntity(deps, req) },
+    {
+      method: 'GET',
+      pattern: '/config/:kind/:id',
+      serves: isEntityPath,
+      handler: (req) => getEntity(deps, req),
+    },
   ];
 }

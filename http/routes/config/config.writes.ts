@@ -25,6 +25,7 @@ import type { ApiReply, ApiRequest, RequestHead, RouteDef } from '../../types.js
 import {
   assertRenderable,
   entityKind,
+  isEntityPath,
   requireActive,
   revisionById,
   tryOpen,
@@ -307,6 +308,7 @@ export function configWriteRoutes(deps: ConfigWriteDeps): RouteDef[] {
     {
       method: 'PUT',
       pattern: '/config/:kind/:id',
+      serves: isEntityPath,
       handler: (req) => putEntity(deps, req),
       beforeBody: (req) => void entityHead(deps, req),
     },

@@ -81,6 +81,7 @@ export function otlpRoutes(deps: OtlpDeps): RouteDef[] {
     {
       method: 'POST',
       pattern: '/otlp/:token/v1/:signal',
+      serves: (params) => (signals as readonly string[]).includes(params['signal'] ?? ''),
       access: 'open',
       maxBodyBytes,
       beforeBody(req) {
