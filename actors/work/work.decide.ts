@@ -39,7 +39,8 @@ function fieldProblems(
 ): Problem[] {
   const problems: Problem[] = [];
   const seat = (path: string, handle: string | null): void => {
-    if (handle !== null && !ctx.seats.has(handle)) problems.push({ path, message: `no seat "${handle}"` });
+    if (handle !== null && !ctx.seats.has(handle))
+      problems.push({ path, kind: 'unknown_value', message: `no seat "${handle}"` });
   };
   if (fields.type !== undefined) {
     const known = taskTypeNamed(fields.type);
@@ -55,16 +56,19 @@ function fieldProblems(
     fields[list]?.forEach((h, i, all) => {
       seat(`${list}.${i}`, h);
       // A seat named twice would be assigned (and told) twice.
-      if (all.indexOf(h) !== i) problems.push({ path: `${list}.${i}`, message: `"${h}" is named twice` });
+      if (all.indexOf(h) !== i)
+        problems.push({ path: `${list}.${i}`, kind: 'conflict', message: `"${h}" is named twice` });
     });
   if (fields.due_date != null && !isCalendarDate(fields.due_date))
     problems.push({ path: 'due_date', message: `"${fields.due_date}" is not a calendar date` });
   fields.checklist?.forEach((entry, i) => seat(`checklist.${i}.assignee`, entry.assignee));
   const ids = fields.checklist?.map((e) => e.id) ?? [];
-  if (new Set(ids).size !== ids.length) problems.push({ path: 'checklist', message: 'checklist ids repeat' });
+  if (new Set(ids).size !== ids.length)
+    problems.push({ path: 'checklist', kind: 'conflict', message: 'checklist ids repeat' });
   fields.links?.forEach((link, i) => {
     const target = itemByRef(state, link.item);
-    if (!target) problems.push({ path: `links.${i}.item`, message: `no item "${link.item}"` });
+    if (!target)
+      problems.push({ path: `links.${i}.item`, kind: 'unknown_value', message: `no item "${link.item}"` });
     else if (target.id === self)
       problems.push({ path: `links.${i}.item`, message: 'an item cannot link to itself' });
   });

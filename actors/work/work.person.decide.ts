@@ -93,7 +93,7 @@ export function decidePerson(
       const ids: string[] = [];
       act.items.forEach((ref, i) => {
         const item = itemByRef(state, ref);
-        if (!item) problems.push({ path: `items.${i}`, message: `no item "${ref}"` });
+        if (!item) problems.push({ path: `items.${i}`, kind: 'unknown_value', message: `no item "${ref}"` });
         else if (!ids.includes(item.id)) ids.push(item.id);
       });
       if (problems.length > 0) return refuse('validation_error', 'the priorities do not fit', problems);
@@ -101,7 +101,13 @@ export function decidePerson(
     }
     case 'view_save': {
       if ((person?.views.size ?? 0) >= PERSON_LIMITS.views)
-        return refuse('validation_error', `at most ${PERSON_LIMITS.views} saved views per person`);
+        return refuse('validation_error', `at most ${PERSON_LIMITS.views} saved views per person`, [
+          {
+            path: '',
+            kind: 'out_of_range',
+            message: `${handle} keeps ${PERSON_LIMITS.views} saved views already; delete one first`,
+          },
+        ]);
       const problems = viewProblem(ctx, act.filter.project);
       if (problems.length > 0) return refuse('validation_error', 'the view does not fit', problems);
       const { act: _act, ...view } = act;
@@ -139,7 +145,13 @@ export function decidePerson(
       if (!known)
         return refuse('not_found', `no view "${act.view}" (a built-in KEY:board|list|mine or a saved view)`);
       if (!person?.pinned.includes(act.view) && (person?.pinned.length ?? 0) >= PERSON_LIMITS.pinned)
-        return refuse('validation_error', `at most ${PERSON_LIMITS.pinned} pinned views per person`);
+        return refuse('validation_error', `at most ${PERSON_LIMITS.pinned} pinned views per person`, [
+          {
+            path: 'view',
+            kind: 'out_of_range',
+            message: `${handle} pins ${PERSON_LIMITS.pinned} views already; unpin one first`,
+          },
+        ]);
       return accept({ act: 'pin', view: act.view });
     }
     case 'unpin':

@@ -12,6 +12,8 @@ export interface WorkContext {
 export interface Problem {
   readonly path: string;
   readonly message: string;
+  /** The spec's problem kind; `invalid` when not given. */
+  readonly kind?: 'missing' | 'unknown_value' | 'out_of_range' | 'conflict' | 'invalid';
 }
 
 export interface Refusal {

@@ -63,7 +63,15 @@ export const WorkRefused = z.object({
   /** An API error code (`not_found`, `no_project`, `validation_error`, `op_id_invalid`, ...). */
   error: z.string(),
   detail: z.string(),
-  problems: z.array(z.object({ path: z.string(), message: z.string() })).default([]),
+  problems: z
+    .array(
+      z.object({
+        path: z.string(),
+        message: z.string(),
+        kind: z.enum(['missing', 'unknown_value', 'out_of_range', 'conflict', 'invalid']).optional(),
+      }),
+    )
+    .default([]),
 });
 export type WorkRefused = z.infer<typeof WorkRefused>;
 

@@ -61,7 +61,9 @@ t.test(
     t.equal(r.status, 400);
     t.equal(r.json?.error, 'validation_error');
     t.same(paths(r), ['assignees.1', 'watchers.2', 'watchers.3', 'asked_of.1']);
-    t.match(r.json?.problems, [{ message: /"coder" is named twice/ }]);
+    t.match(r.json?.problems, [
+      { segments: ['assignees', 1], kind: 'conflict', message: /"coder" is named twice/ },
+    ]);
     const created = await send(`${w.base}/work`, {
       project: 'ENG',
       title: 'x',
@@ -80,7 +82,11 @@ t.test('a change that changes nothing is refused with a problem saying so', asyn
     const r = await send(`${w.base}/work/ENG-1`, body, 'PATCH');
     t.equal(r.status, 400, JSON.stringify(body));
     t.equal(r.json?.error, 'validation_error');
-    t.match(r.json?.problems, [{ path: '', message: /^changes nothing: / }], JSON.stringify(body));
+    t.match(
+      r.json?.problems,
+      [{ path: '', segments: [], kind: 'invalid', message: /^changes nothing: / }],
+      JSON.stringify(body),
+    );
   }
   const view = await send(`${w.base}/work/views/saved`, { name: 'Mine', filter: { project: 'ENG' } });
   t.equal(view.status, 201);

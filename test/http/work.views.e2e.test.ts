@@ -181,6 +181,7 @@ t.test('saved views: create, counts, update, delete; pins of built-in and saved 
   await send(`${w.base}/work/views/pinned`, { view: 'OPS:list' });
   const full = await send(`${w.base}/work/views/pinned`, { view: 'OPS:board' });
   t.equal(full.json?.error, 'validation_error', 'a twenty-first pin is refused');
+  t.match(full.json?.problems, [{ path: 'view', segments: ['view'], kind: 'out_of_range' }]);
 });
 
 const snapshot = (s: WorkState): string =>

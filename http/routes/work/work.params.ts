@@ -149,9 +149,15 @@ export function personalHandle(req: ApiRequest, people: readonly Person[], given
 export function refusal<R extends WorkWriteReply | RetentionReply>(reply: R): Extract<R, { outcome: 'ok' }> {
   if (reply.outcome === 'ok') return reply as Extract<R, { outcome: 'ok' }>;
   const code = (reply.error in errorCatalogue ? reply.error : 'validation_error') as ErrorCode;
+  const problems = reply.problems.map((p) => ({
+    path: p.path,
+    segments: p.path === '' ? [] : p.path.split('.').map((s) => (/^\d+$/.test(s) ? Number(s) : s)),
+    kind: p.kind ?? 'invalid',
+    message: p.message,
+  }));
   throw new ApiError(code, {
     detail: reply.detail,
-    ...(reply.problems.length > 0 ? { extra: { problems: reply.problems } } : {}),
+    ...(problems.length > 0 ? { extra: { problems } } : {}),
   });
 }
 
