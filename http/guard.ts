@@ -87,6 +87,13 @@ export class Guard {
     return matched;
   }
 
+  /** Who a token names: its operator, or anonymous while the guard is off; null when it names no one. */
+  actorOf(candidate: string): Actor | null {
+    if (this.settings.disabled) return anonymousActor;
+    const id = this.verify(candidate);
+    return id === null ? null : { id, kind: 'operator' };
+  }
+
   /**
    * Decide a request. `authorization` is the header ('' when absent); `queryToken` is `?token=` and is
    * only passed for `/ws/stream`, the one route where a query-string token counts.

@@ -4,6 +4,7 @@
  * bytes) and the oldest is dropped when a stalled client lets it fill (`dropped` counts them). A queued
  * replace-style frame (a whole section, health) is superseded by a newer one of the same kind.
  */
+import type { Actor } from '../types.js';
 
 /** What the hub needs of a socket (uWebSockets.js in production, anything in tests). */
 export interface SocketSink {
@@ -45,7 +46,8 @@ export class StreamClient {
     readonly id: number,
     private readonly sink: SocketSink,
     readonly token: string | null,
-    readonly actorId: string | null,
+    /** Who opened the socket (null: anonymous reads); a query frame's own token may name another. */
+    readonly actor: Actor | null,
     private readonly limits: ClientLimits,
   ) {}
 

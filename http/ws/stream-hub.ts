@@ -27,8 +27,8 @@ const replaceKinds = new Set([
 export interface StreamHubOptions {
   readonly sections: SectionRegistry;
   readonly questions: QuestionRegistry;
-  /** The operator id of a token, or null; the gateway installs its guard's check when it mounts the hub. */
-  readonly verifyToken?: (token: string) => string | null;
+  /** Who a query frame's token names, or null; the gateway installs its guard's check when it mounts the hub. */
+  readonly verifyToken?: (token: string) => Actor | null;
   readonly logger: Logger;
   readonly healthIntervalMs?: number;
   readonly limits?: Partial<ClientLimits>;
@@ -66,7 +66,7 @@ export class StreamHub {
   private readonly limits: ClientLimits;
   private tick: NodeJS.Timeout | null = null;
   private readonly stopPushes: () => void;
-  private verify: (token: string) => string | null;
+  private verify: (token: string) => Actor | null;
 
   constructor(private readonly opts: StreamHubOptions) {
     this.limits = { ...defaultClientLimits, ...opts.limits };
@@ -75,7 +75,7 @@ export class StreamHub {
   }
 
   /** The gateway's token check (the same guard as every route). */
-  useVerifier(verify: (token: string) => string | null): void {
+  useVerifier(verify: (token: string) => Actor | null): void {
     this.verify = verify;
   }
 
@@ -120,7 +120,7 @@ export class StreamHub {
 
   /** A socket opened: it is sent the snapshot first. */
   attach(sink: SocketSink, actor: Actor | null, token: string | null): StreamClient {
-    const client = new StreamClient(this.nextId++, sink, token, actor?.id ?? null, this.limits);
+    const client = new StreamClient(this.nextId++, sink, token, actor, this.limits);
     this.clients.add(client);
     client.deliver(this.encode('snapshot', this.opts.sections.snapshot()), 'snapshot', false);
     return client;
@@ -173,10 +173,10 @@ export class StreamHub {
       client.deliver(this.encode('pong', null), 'pong', false);
       return;
     }
-    let actor: Actor | null = client.actorId === null ? null : { id: client.actorId, kind: 'operator' };
+    let actor = client.actor;
     if (frame.token !== undefined) {
-      const id = this.verify(frame.token);
-      if (id === null) {
+      const named = this.verify(frame.token);
+      if (named === null) {
         this.fail(client, {
           id: frame.id,
           what: frame.what,
@@ -185,7 +185,7 @@ export class StreamHub {
         });
         return;
       }
-      actor = { id, kind: 'operator' };
+      actor = named;
     }
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries(frame.params ?? {})) params.set(k, String(v));

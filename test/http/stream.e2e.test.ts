@@ -219,6 +219,22 @@ t.test('the query channel answers registered questions and refuses with a closed
   );
 });
 
+t.test('with the guard off, a query frame with any token is answered as over HTTP', async (t) => {
+  const questions = new Map([['config_audit', { guarded: true, answer: () => ['ok'] }]]);
+  const { ws, h } = await startEventsNode(t, { questions, auth: { ...openAuth, disabled: true } });
+  t.equal(
+    (await call(`${h.base}/query/config_audit`, { headers: { authorization: 'Bearer x' } })).status,
+    200,
+  );
+  const d = await dashboard(`${ws}/ws/stream`);
+  t.teardown(() => d.client.close());
+  d.client.send(JSON.stringify({ kind: 'query', id: 1, what: 'config_audit', token: 'x' }));
+  t.match(await d.next((f) => f.kind === 'result' || f.kind === 'error'), {
+    kind: 'result',
+    data: { data: ['ok'] },
+  });
+});
+
 t.test('a socket opened with a token asks guarded questions without repeating it', async (t) => {
   const questions = new Map([['config_audit', { guarded: true, answer: () => ['ok'] }]]);
   const { ws } = await startEventsNode(t, { questions });
