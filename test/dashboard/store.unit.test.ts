@@ -55,7 +55,7 @@ t.test('events prepend once each, newest first, and the kept feed is bounded', a
     state.snapshot?.events.map((e) => e.id),
     ['e3', 'e2', 'e1'],
   );
-  t.equal(state.eventTick, 1);
+  t.equal(state.eventTick, 2, 'one for the snapshot, one for the event');
   const same = applyFrame(state, frame('event', row('e3')));
   t.equal(same, state, 'a row seen already changes nothing');
   for (let i = 0; i < FEED_KEEP + 10; i++) state = applyFrame(state, frame('event', row(`n${i}`)));
@@ -83,4 +83,15 @@ t.test('section pushes replace their section; org, seats and tools count as conf
   t.equal(budget.configTick, base.configTick, 'spend is not configuration');
   t.equal(applyFrame(base, frame('pong', null)), base, 'a pong changes nothing');
   t.equal(applyFrame(base, frame('something_new', {})), base, 'an unknown kind is ignored');
+});
+
+t.test('a snapshot moves every question: the epoch, the configuration and the event counters', async (t) => {
+  const state = snapshot();
+  const again = applyFrame(state, frame('snapshot', { agents: {}, events: [row('e9')] }));
+  t.equal(again.epoch, state.epoch + 1, 'every question asks again after a reconnect');
+  t.equal(again.eventTick, state.eventTick + 1, 'the feed asks for events missed while the link was down');
+  t.equal(again.configTick, state.configTick + 1);
+  const pushed = applyFrame(again, frame('events', [row('e10'), row('e9')]));
+  t.equal(pushed.eventTick, again.eventTick + 1, 'a replaced event list moves the feed too');
+  t.equal(pushed.epoch, again.epoch, 'only a snapshot moves the epoch');
 });

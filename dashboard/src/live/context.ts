@@ -28,12 +28,25 @@ export interface Asked<T> {
   readonly loading: boolean;
 }
 
+/** The live state's epoch alone: a component re-renders when a snapshot arrives, not on every frame. */
+function useEpoch(connection: Connection): number {
+  const [epoch, setEpoch] = useState(connection.current.epoch);
+  useEffect(() => {
+    setEpoch(connection.current.epoch);
+    return connection.subscribe((state) => setEpoch(state.epoch));
+  }, [connection]);
+  return epoch;
+}
+
 /**
  * Asks a question and asks again whenever `params` or `again` change (pass a tick from the live state to
- * follow the stream). The previous answer stays on screen while the next one is on its way.
+ * follow the stream), and on every snapshot (a reconnect, a token entered or forgotten), so an answer lost
+ * with the link or refused for want of a token comes back by itself. The previous answer stays on screen
+ * while the next one is on its way.
  */
 export function useQuestion<T>(what: string | null, params: Params = {}, again: unknown = 0): Asked<T> {
   const connection = useConnection();
+  const epoch = useEpoch(connection);
   const key = JSON.stringify(params);
   const [asked, setAsked] = useState<Asked<T>>({ data: null, error: null, loading: what !== null });
   useEffect(() => {
@@ -49,6 +62,6 @@ export function useQuestion<T>(what: string | null, params: Params = {}, again: 
     return () => {
       live = false;
     };
-  }, [connection, what, key, again]);
+  }, [connection, what, key, again, epoch]);
   return asked;
 }

@@ -13,6 +13,11 @@ export interface LiveState {
   readonly configTick: number;
   /** Bumped by every new event: questions about history re-ask on it. */
   readonly eventTick: number;
+  /**
+   * Bumped by every snapshot (a socket opened or reopened, a token entered or forgotten, a poll): every
+   * question asks again on it, so answers refused or lost while the link was down come back by themselves.
+   */
+  readonly epoch: number;
   /** Why the data is missing, when it is (a refused token, an unreachable node). */
   readonly problem: string | null;
 }
@@ -22,6 +27,7 @@ export const initialState: LiveState = {
   link: 'connecting',
   configTick: 0,
   eventTick: 0,
+  epoch: 0,
   problem: null,
 };
 
@@ -55,7 +61,15 @@ const configSections = new Set(['org', 'tools', 'seats']);
 
 export function applyFrame(state: LiveState, frame: Frame): LiveState {
   if (frame.kind === 'snapshot')
-    return { ...state, snapshot: asSnapshot(frame.data), configTick: state.configTick + 1, problem: null };
+    // Events may have happened while the link was down: history questions ask again too.
+    return {
+      ...state,
+      snapshot: asSnapshot(frame.data),
+      configTick: state.configTick + 1,
+      eventTick: state.eventTick + 1,
+      epoch: state.epoch + 1,
+      problem: null,
+    };
   const snapshot = state.snapshot ?? emptySnapshot;
   if (frame.kind === 'event') {
     const row = frame.data as EventRow;
@@ -71,7 +85,8 @@ export function applyFrame(state: LiveState, frame: Frame): LiveState {
     return { ...state, snapshot: { ...snapshot, agents } };
   }
   if (frame.kind === 'events' && Array.isArray(frame.data)) {
-    return { ...state, snapshot: { ...snapshot, events: (frame.data as EventRow[]).slice(0, FEED_KEEP) } };
+    const events = (frame.data as EventRow[]).slice(0, FEED_KEEP);
+    return { ...state, snapshot: { ...snapshot, events }, eventTick: state.eventTick + 1 };
   }
   if (sections.has(frame.kind)) {
     const next = { ...state, snapshot: { ...snapshot, [frame.kind]: frame.data } };
