@@ -75,6 +75,11 @@ export function App() {
           </ul>
         </nav>
         <main id="main" tabIndex={-1} aria-label={room.label}>
+          {live.tokenDropped ? (
+            <p class="notice error" role="alert">
+              The operator token was not accepted, so it was dropped.
+            </p>
+          ) : null}
           {live.problem ? (
             <p class="notice error" role="alert">
               {live.problem}

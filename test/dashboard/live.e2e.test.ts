@@ -67,3 +67,28 @@ t.test('with anonymous reads off, the token entered once opens the stream', need
     'no error beyond the refusals before the token',
   );
 });
+
+t.test('a held token the node refuses is dropped, and the page keeps saying so', needsChromium, async (t) => {
+  const node = await startCompanyNode(t);
+  const w = await openPage(browser!);
+  await w.page.addInitScript(`sessionStorage.setItem('svc.token', 'not-the-token')`);
+  await w.page.goto(`${node.url}/dashboard#/org`);
+  await w.page.waitForSelector('[data-link="live"]');
+  await w.page.getByLabel('Operator token').waitFor();
+  t.pass('the page reads on without the refused token');
+  await w.page.waitForSelector(
+    '[role="alert"]:text("The operator token was not accepted, so it was dropped.")',
+  );
+  // Snapshots keep arriving on the reopened socket; the notice outlives them.
+  await patchCompany(node.url, { mission: 'Still said.' }, 'after the drop');
+  await w.page.waitForSelector('text=Still said.');
+  t.equal(await w.page.locator('text=The operator token was not accepted, so it was dropped.').count(), 1);
+  await w.page.getByLabel('Operator token').fill(TOKEN);
+  await w.page.getByRole('button', { name: 'Use token' }).click();
+  await w.page.waitForSelector('text=operator token held for this tab');
+  t.equal(
+    await w.page.locator('text=The operator token was not accepted, so it was dropped.').count(),
+    0,
+    'a new token clears it',
+  );
+});

@@ -95,3 +95,10 @@ t.test('a snapshot moves every question: the epoch, the configuration and the ev
   t.equal(pushed.eventTick, again.eventTick + 1, 'a replaced event list moves the feed too');
   t.equal(pushed.epoch, again.epoch, 'only a snapshot moves the epoch');
 });
+
+t.test('a dropped token stays said across the snapshots that follow', async (t) => {
+  const dropped: LiveState = { ...snapshot(), tokenDropped: true, problem: 'offline' };
+  const next = applyFrame(dropped, frame('snapshot', { agents: {}, events: [] }));
+  t.equal(next.problem, null, 'a snapshot clears the link problem');
+  t.equal(next.tokenDropped, true, 'but not the dropped token');
+});

@@ -75,6 +75,7 @@ export class Connection {
   useToken(token: string | null): void {
     this.token = token;
     this.attempts = 0;
+    if (token !== null && this.state.tokenDropped) this.set({ ...this.state, tokenDropped: false });
     if (this.socket !== null) {
       // Its close schedules the reconnect.
       this.socket.close(1000, 'token changed');
@@ -183,7 +184,7 @@ export class Connection {
         // The held token is refused (mistyped, rotated): drop it and read as far as reads are open.
         writeToken(null);
         this.useToken(null);
-        this.set({ ...this.state, problem: 'The operator token was not accepted, so it was dropped.' });
+        this.set({ ...this.state, tokenDropped: true });
         return;
       }
       if (res.status === 401) {

@@ -20,6 +20,8 @@ export interface LiveState {
   readonly epoch: number;
   /** Why the data is missing, when it is (a refused token, an unreachable node). */
   readonly problem: string | null;
+  /** Said once the node refused the held token, until another is entered: snapshots do not clear it. */
+  readonly tokenDropped: boolean;
 }
 
 export const initialState: LiveState = {
@@ -29,6 +31,7 @@ export const initialState: LiveState = {
   eventTick: 0,
   epoch: 0,
   problem: null,
+  tokenDropped: false,
 };
 
 const emptySnapshot: Snapshot = {
