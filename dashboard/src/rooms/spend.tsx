@@ -35,7 +35,8 @@ export function Spend() {
   const tick = live.snapshot?.tokens?.totals?.total_tokens ?? 0;
   const series = useQuestion<Series>('tokens_series', { bucket: 'day', band }, tick);
   const breakdown = useQuestion<Breakdown>('tokens_breakdown', { since_days: days }, tick);
-  const budgets = useQuestion<Budgets>('budgets', {}, tick);
+  // Caps live in the configuration: budgets follow it as well as the spend.
+  const budgets = useQuestion<Budgets>('budgets', {}, `${tick}:${live.configTick}`);
   return (
     <div class="stack">
       <Card title="Tokens per day" wide>
