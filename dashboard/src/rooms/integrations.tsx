@@ -1,4 +1,5 @@
 /** Integrations: inbound surfaces, whether their secret is present, arrivals, and setup requirements. */
+import { useEffect, useState } from 'preact/hooks';
 import { useConnection, useLive, useQuestion } from '../live/context.js';
 import { ago } from '../ui/format.js';
 import { Answer, Badge, Card, Table } from '../ui/parts.js';
@@ -19,6 +20,8 @@ interface Requirement {
   required: boolean;
   present: boolean;
   blocks?: string | null;
+  /** Where the value comes from; null when a value is set but resolves to nothing (an unset `${VAR}`). */
+  resolved?: string | null;
 }
 interface SetupState {
   key: string;
@@ -27,6 +30,22 @@ interface SetupState {
   satisfied: boolean;
   requirements: Requirement[];
 }
+
+/** A set value that resolves to nothing (an unset `${VAR}`) is neither present nor missing. */
+function RequirementBadge(props: { requirement: Requirement }) {
+  const r = props.requirement;
+  if (!r.present) return <Badge value="missing" />;
+  if (r.resolved === null)
+    return (
+      <>
+        <Badge value="unresolved" /> <span class="muted">set, but its reference resolves to nothing</span>
+      </>
+    );
+  return <Badge value="present" title={r.resolved ? `from the ${r.resolved}` : undefined} />;
+}
+
+/** Refused deliveries raise no event: the arrival counts are also read on this beat while the room is open. */
+const ARRIVALS_MS = 10_000;
 
 function Setup() {
   const connection = useConnection();
@@ -57,7 +76,7 @@ function Setup() {
                   ({r.kind}
                   {r.required ? ', required' : ''})
                 </span>{' '}
-                <Badge value={r.present ? 'present' : 'missing'} />
+                <RequirementBadge requirement={r} />
               </li>
             ))}
           </ul>
@@ -69,7 +88,12 @@ function Setup() {
 
 export function Integrations() {
   const live = useLive();
-  const asked = useQuestion<{ surfaces: Surface[] }>('integrations', {}, live.eventTick);
+  const [beat, setBeat] = useState(0);
+  useEffect(() => {
+    const timer = window.setInterval(() => setBeat((b) => b + 1), ARRIVALS_MS);
+    return () => window.clearInterval(timer);
+  }, []);
+  const asked = useQuestion<{ surfaces: Surface[] }>('integrations', {}, `${live.eventTick}:${beat}`);
   return (
     <div class="stack">
       <Card title="Inbound surfaces" wide>

@@ -31,6 +31,7 @@ const tones: Record<string, string> = {
   stopped: 'bad',
   wait: 'warn',
   unconfigured: 'warn',
+  unresolved: 'warn',
   shed: 'bad',
   stuck: 'bad',
   isolated: 'bad',
