@@ -188,7 +188,12 @@ export class Connection {
         return;
       }
       if (res.status === 401) {
-        this.set({ ...this.state, link: 'offline', problem: 'This node needs an operator token to read.' });
+        this.set({
+          ...this.state,
+          link: 'offline',
+          readsRefused: true,
+          problem: 'This node needs an operator token to read.',
+        });
         return;
       }
       if (!res.ok) throw new Error(`status ${res.status}`);

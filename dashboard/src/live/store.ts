@@ -18,6 +18,8 @@ export interface LiveState {
    * question asks again on it, so answers refused or lost while the link was down come back by themselves.
    */
   readonly epoch: number;
+  /** The node refuses reads without a token and none is held: no snapshot until one is entered. */
+  readonly readsRefused: boolean;
   /** Why the data is missing, when it is (a refused token, an unreachable node). */
   readonly problem: string | null;
   /** Said once the node refused the held token, until another is entered: snapshots do not clear it. */
@@ -30,6 +32,7 @@ export const initialState: LiveState = {
   configTick: 0,
   eventTick: 0,
   epoch: 0,
+  readsRefused: false,
   problem: null,
   tokenDropped: false,
 };
@@ -71,6 +74,7 @@ export function applyFrame(state: LiveState, frame: Frame): LiveState {
       configTick: state.configTick + 1,
       eventTick: state.eventTick + 1,
       epoch: state.epoch + 1,
+      readsRefused: false,
       problem: null,
     };
   const snapshot = state.snapshot ?? emptySnapshot;

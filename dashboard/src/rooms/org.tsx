@@ -7,7 +7,7 @@ import { useState } from 'preact/hooks';
 import { useLive } from '../live/context.js';
 import type { AgentRow, OrgSeat, OrgUnit } from '../live/types.js';
 import { href } from '../router.js';
-import { Badge, Card } from '../ui/parts.js';
+import { Badge, Card, Unread } from '../ui/parts.js';
 import { allSeats } from './selectors.js';
 
 /** Up to this many seats every unit opens expanded; above it, collapsed. */
@@ -98,8 +98,10 @@ function UnitNode(props: { unit: OrgUnit; agents: Record<string, AgentRow>; coll
 }
 
 export function OrgChart() {
-  const { snapshot } = useLive();
-  const org = snapshot?.org;
+  const live = useLive();
+  const { snapshot } = live;
+  if (snapshot === null) return <Unread live={live} />;
+  const org = snapshot.org;
   if (!org || (!org.roles?.length && !org.units?.length))
     return <p class="muted">No company is configured on this node yet.</p>;
   const agents = snapshot.agents;

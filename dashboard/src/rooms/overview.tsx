@@ -2,11 +2,13 @@
 import { useLive } from '../live/context.js';
 import { href } from '../router.js';
 import { ago, count, time } from '../ui/format.js';
-import { Badge, Card, MeterBar, Stat } from '../ui/parts.js';
+import { Badge, Card, MeterBar, Stat, Unread } from '../ui/parts.js';
 import { liveAgents } from './selectors.js';
 
 export function Overview() {
-  const { snapshot } = useLive();
+  const live = useLive();
+  const { snapshot } = live;
+  if (snapshot === null) return <Unread live={live} />;
   const health = snapshot?.health;
   const agents = liveAgents(snapshot);
   const byActivity = (a: string): number => agents.filter((r) => r.activity === a).length;
