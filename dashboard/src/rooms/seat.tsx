@@ -4,7 +4,7 @@ import { useConnection, useLive, useQuestion } from '../live/context.js';
 import type { AgentRow, HistoryRow, LiveCall, ToolExecution } from '../live/types.js';
 import { href, type Route } from '../router.js';
 import { ago, count, duration, json, time } from '../ui/format.js';
-import { Answer, Badge, Card, MeterBar, Table } from '../ui/parts.js';
+import { Answer, Badge, Card, MeterBar, Table, Unread } from '../ui/parts.js';
 import { allSeats, schedulesOf } from './selectors.js';
 
 const roundsOf = (call: LiveCall): number =>
@@ -127,6 +127,37 @@ function MemoryView(props: { handle: string; again: unknown }) {
   );
 }
 
+interface LastError {
+  at?: string;
+  message?: string;
+  source?: string;
+  kind?: string | null;
+  turn_id?: string | null;
+  phase?: string | null;
+}
+
+/** The seat's last error (a failed phase, a guard that fired), with where it came from. */
+function LastErrorNotice(props: { error: unknown }) {
+  const e = props.error;
+  if (typeof e !== 'object' || e === null) return null;
+  const err = e as LastError;
+  const facts = [
+    err.kind ? `kind ${err.kind}` : null,
+    err.phase ? `phase ${err.phase}` : null,
+    err.turn_id ? `turn ${err.turn_id}` : null,
+    err.source ? `from ${err.source}` : null,
+  ].filter((f): f is string => f !== null);
+  return (
+    <div class="notice error last-error">
+      <p>
+        Last error{err.at ? <span title={time(err.at)}> {ago(err.at)}</span> : null}:{' '}
+        {err.message ?? 'no message'}
+      </p>
+      {facts.length > 0 ? <p class="muted">{facts.join(' · ')}</p> : null}
+    </div>
+  );
+}
+
 function PauseControls(props: { row: AgentRow }) {
   const connection = useConnection();
   const [busy, setBusy] = useState(false);
@@ -151,10 +182,19 @@ function PauseControls(props: { row: AgentRow }) {
   };
   return (
     <div class="actions">
-      <button type="button" disabled={busy || paused} onClick={() => void act('pause')}>
+      {/* aria-disabled, not disabled: a disabled button drops the focus it holds to the page. */}
+      <button
+        type="button"
+        aria-disabled={busy || paused}
+        onClick={() => !busy && !paused && void act('pause')}
+      >
         Pause seat
       </button>
-      <button type="button" disabled={busy || !paused} onClick={() => void act('resume')}>
+      <button
+        type="button"
+        aria-disabled={busy || !paused}
+        onClick={() => !busy && paused && void act('resume')}
+      >
         Resume seat
       </button>
       {message ? <span role="status">{message}</span> : null}
@@ -165,6 +205,7 @@ function PauseControls(props: { row: AgentRow }) {
 export function SeatRoom(props: { route: Route }) {
   const live = useLive();
   const seats = allSeats(live.snapshot?.org);
+  const unread = live.snapshot === null;
   const handle = props.route.rest[0] ?? seats.find((s) => s.kind === 'agent')?.handle ?? '';
   const seat = seats.find((s) => s.handle === handle);
   const row = live.snapshot?.agents[handle];
@@ -190,7 +231,9 @@ export function SeatRoom(props: { route: Route }) {
           ))}
         </select>
       </label>
-      {!seat ? (
+      {unread ? (
+        <Unread live={live} />
+      ) : !seat ? (
         <p class="muted">{handle ? `No seat ${handle} in this company.` : 'No seats yet.'}</p>
       ) : (
         <>
@@ -207,6 +250,7 @@ export function SeatRoom(props: { route: Route }) {
                 {row.paused.reason ? `: ${row.paused.reason}` : ''}
               </p>
             ) : null}
+            <LastErrorNotice error={detail.data?.last_error ?? row?.last_error} />
             {seat.kind === 'agent' && row ? <PauseControls row={row} /> : null}
             {seat.llm?.length ? (
               <p class="muted">models: {seat.llm.map((l) => `${l.key} ${l.model}`).join(' → ')}</p>
@@ -230,7 +274,8 @@ export function SeatRoom(props: { route: Route }) {
                   <ul>
                     {schedules.map((s) => (
                       <li key={`${s.scope_id}/${s.name}`}>
-                        {s.name} <code>{s.cron}</code> next {ago(s.next_run)}
+                        {s.name} <code>{s.cron}</code>{' '}
+                        {s.enabled === false ? <Badge value="disabled" /> : <>next {ago(s.next_run)}</>}
                       </li>
                     ))}
                   </ul>

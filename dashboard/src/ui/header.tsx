@@ -1,5 +1,5 @@
 /** The top bar: the company and node, the link state, the token form and the theme switch. */
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { useConnection, useLive } from '../live/context.js';
 import { authHeaders, writeToken } from '../live/token.js';
 import { Badge } from './parts.js';
@@ -48,16 +48,28 @@ function TokenForm() {
   const [refused, setRefused] = useState(false);
   // The form follows the connection's token, which changes outside this component's state.
   const [, rerender] = useState(0);
+  // Entering or forgetting the token swaps the form: the focus follows to what replaced the control used.
+  const [moved, setMoved] = useState(false);
+  const forget = useRef<HTMLButtonElement>(null);
+  const field = useRef<HTMLInputElement>(null);
+  const held = connection.hasToken;
+  useEffect(() => {
+    if (!moved) return;
+    setMoved(false);
+    (held ? forget.current : field.current)?.focus();
+  }, [moved, held]);
   // The connection decides: a held token the node later refuses is dropped there.
-  if (connection.hasToken)
+  if (held)
     return (
       <div class="token">
         <span class="muted">operator token held for this tab</span>
         <button
           type="button"
+          ref={forget}
           onClick={() => {
             writeToken(null);
             connection.useToken(null);
+            setMoved(true);
             rerender((n) => n + 1);
           }}
         >
@@ -79,6 +91,7 @@ function TokenForm() {
           connection.useToken(token);
           setDraft('');
           setRefused(false);
+          setMoved(true);
           rerender((n) => n + 1);
         });
       }}
@@ -86,6 +99,7 @@ function TokenForm() {
       <label>
         Operator token
         <input
+          ref={field}
           type="password"
           autocomplete="off"
           value={draft}
@@ -117,7 +131,7 @@ export function Header() {
     <header class="top">
       <div class="brand">
         <img src="/favicon.ico" alt="" width={24} height={24} />
-        <span class="company">{org?.name ?? 'svc'}</span>
+        <span class="company">{org?.name || 'svc'}</span>
         {health ? <span class="muted">node {health.node}</span> : null}
         <span class={`link link-${live.link}`} role="status" aria-live="polite" data-link={live.link}>
           {linkText[live.link]}
