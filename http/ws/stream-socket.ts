@@ -1,6 +1,8 @@
 /**
  * `WS /ws/stream` on uWebSockets.js: the upgrade runs the guard (spec "Authentication" 2 and 4: a token in
  * `Authorization` or `?token=`; needed only when anonymous reads are off, refused when present and wrong),
+ * which also takes the token as a subprotocol (`svc.token.<base64url>` beside `svc.stream`, answered
+ * `svc.stream`): a browser can set no header on a socket, and a URL ends up in its console and logs.
  * then the hub owns the socket. A GET without `Upgrade` is not handled here: it falls through to the route
  * table, whose `/ws/stream` route answers 426 (or the guard's 401).
  */
@@ -14,6 +16,19 @@ import type { StreamClient } from './stream-client.js';
 import type { StreamHub } from './stream-hub.js';
 
 export const STREAM_PATH = '/ws/stream';
+/** The subprotocol a socket is answered with when it offered its token as one. */
+const STREAM_PROTOCOL = 'svc.stream';
+const TOKEN_PROTOCOL = 'svc.token.';
+
+/** The token a `Sec-WebSocket-Protocol` list carries (`svc.token.<base64url of the UTF-8 token>`), or null. */
+function protocolToken(header: string): string | null {
+  for (const offered of header.split(',')) {
+    const value = offered.trim();
+    if (value.startsWith(TOKEN_PROTOCOL))
+      return Buffer.from(value.slice(TOKEN_PROTOCOL.length), 'base64url').toString('utf8');
+  }
+  return null;
+}
 
 interface SocketData {
   readonly actor: Actor | null;
@@ -34,9 +49,12 @@ export function mountStream(app: TemplatedApp, hub: StreamHub, guard: Guard, log
     upgrade: (res, req, context) => {
       const query = new URLSearchParams(req.getQuery());
       const authorization = req.getHeader('authorization');
-      const queryToken = query.get('token');
       const key = req.getHeader('sec-websocket-key');
-      const protocol = req.getHeader('sec-websocket-protocol');
+      const offered = req.getHeader('sec-websocket-protocol');
+      const carried = protocolToken(offered);
+      // The token is never echoed: a socket that offered one is answered with the stream's own protocol.
+      const protocol = carried === null ? offered : STREAM_PROTOCOL;
+      const queryToken = carried ?? query.get('token');
       const extensions = req.getHeader('sec-websocket-extensions');
       const verdict = guard.check(
         accessFor('GET', STREAM_PATH, 'read'),

@@ -1,6 +1,7 @@
 /**
  * The dashboard stays live in a real browser: a configuration write shows without a reload, and where
- * anonymous reads are off the token entered once opens the socket (`?token=`). One browser serves both.
+ * anonymous reads are off the token entered once opens the socket (as a subprotocol: never in the URL, so
+ * never in the console). One browser serves them all.
  */
 import t from 'tap';
 import { needsChromium, openPage, startBrowser, type WatchedPage } from '../harness/browser.js';
@@ -53,6 +54,8 @@ t.test(
 t.test('with anonymous reads off, the token entered once opens the stream', needsChromium, async (t) => {
   const node = await startCompanyNode(t, { anonymousRead: false });
   const w = await openPage(browser!);
+  const sockets: string[] = [];
+  w.page.on('websocket', (ws) => sockets.push(ws.url()));
   await w.page.goto(`${node.url}/dashboard#/org`);
   await w.page.waitForSelector('text=needs an operator token to read');
   t.pass('without a token the page says what it needs');
@@ -60,11 +63,30 @@ t.test('with anonymous reads off, the token entered once opens the stream', need
   await w.page.waitForSelector('[data-link="live"]');
   await w.page.waitForSelector('section[aria-label="Org chart"] >> text=Theo Park');
   t.pass('with it the company is live');
+  // A failed reconnect prints its URL in the console: the token is never in it.
+  await node.restart();
+  await w.page.waitForSelector('[data-link="live"]', { timeout: 60_000 });
+  t.ok(sockets.length >= 2, 'the socket was opened again after the restart');
+  t.same(
+    sockets.filter((url) => url.includes('token') || url.includes(TOKEN)),
+    [],
+    'no socket URL carries the token',
+  );
+  t.same(
+    w.errors.filter((e) => e.includes(TOKEN)),
+    [],
+    'the console never shows it',
+  );
   t.same(await w.violations(), []);
   t.same(
-    w.errors.filter((e) => !/status of 401|WebSocket connection to .* failed/.test(e)),
+    w.errors.filter(
+      (e) =>
+        !/status of 401|WebSocket connection to .* failed|Failed to load resource|ERR_CONNECTION_REFUSED/.test(
+          e,
+        ),
+    ),
     [],
-    'no error beyond the refusals before the token',
+    'no error beyond the refusals before the token and while the node restarted',
   );
 });
 

@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import t from 'tap';
 import { publishEvent, Subjects, newEvent } from '../../bus/index.js';
 import { ApiError } from '../../http/index.js';
@@ -15,6 +18,30 @@ async function upgradeStatus(url: string, headers: Record<string, string> = {}):
     if (e instanceof UpgradeRefusedError) return e.status;
     throw e;
   }
+}
+
+/** The head of the server's answer to an upgrade request carrying `headers` (the socket then closed). */
+async function rawUpgrade(ws: string, headers: Record<string, string>): Promise<string> {
+  const { hostname, port } = new URL(ws);
+  const socket = connect(Number(port), hostname);
+  await once(socket, 'connect');
+  const lines = [
+    'GET /ws/stream HTTP/1.1',
+    `Host: ${hostname}:${port}`,
+    'Upgrade: websocket',
+    'Connection: Upgrade',
+    `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}`,
+    'Sec-WebSocket-Version: 13',
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+  ];
+  socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+  let head = '';
+  for await (const chunk of socket) {
+    head += (chunk as Buffer).toString('latin1');
+    if (head.includes('\r\n\r\n')) break;
+  }
+  socket.destroy();
+  return head.slice(0, head.indexOf('\r\n\r\n') + 2);
 }
 
 const ev = (type: string, category: string, extra = {}) =>
@@ -280,6 +307,26 @@ t.test(
       401,
       'a query token authenticates nobody elsewhere',
     );
+  },
+);
+
+t.test(
+  'when anonymous reads are off, the socket takes its token as a subprotocol, never echoed',
+  async (t) => {
+    const { ws } = await startEventsNode(t, { auth: { ...openAuth, allowAnonymousRead: false } });
+    const token = openAuth.tokens[0]!.token;
+    const offer = (value: string): Record<string, string> => ({
+      'Sec-WebSocket-Protocol': `svc.stream, svc.token.${Buffer.from(value).toString('base64url')}`,
+    });
+    const d = await dashboard(`${ws}/ws/stream`, offer(token));
+    t.equal((await d.next(() => true)).kind, 'snapshot', 'the token in the subprotocol opens the stream');
+    d.client.close();
+    const refused = await dashboard(`${ws}/ws/stream`, offer('wrong')).catch((e: unknown) => e);
+    t.ok(refused instanceof UpgradeRefusedError && refused.status === 401, 'a wrong one is refused');
+    const raw = await rawUpgrade(ws, offer(token));
+    t.match(raw, /^HTTP\/1\.1 101/, 'switching protocols');
+    t.match(raw, /sec-websocket-protocol: svc\.stream\r\n/i, 'answered with the stream protocol');
+    t.notMatch(raw, /svc\.token/, 'the token is not echoed');
   },
 );
 

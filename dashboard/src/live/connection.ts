@@ -26,6 +26,13 @@ function cleanParams(params: Params): Record<string, string | number | boolean> 
   return out;
 }
 
+/** `svc.token.<base64url of the UTF-8 token>`: a subprotocol value may hold only token characters. */
+function tokenProtocol(token: string): string {
+  let binary = '';
+  for (const byte of new TextEncoder().encode(token)) binary += String.fromCharCode(byte);
+  return `svc.token.${btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')}`;
+}
+
 export class Connection {
   private state: LiveState = initialState;
   private socket: WebSocket | null = null;
@@ -94,9 +101,13 @@ export class Connection {
   private open(): void {
     if (this.stopped) return;
     const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-    const query = this.token === null ? '' : `?token=${encodeURIComponent(this.token)}`;
     let opened = false;
-    const socket = new WebSocket(`${scheme}://${location.host}/ws/stream${query}`);
+    // The token rides as a subprotocol, never in the URL (which the browser prints when a connection fails).
+    const url = `${scheme}://${location.host}/ws/stream`;
+    const socket =
+      this.token === null
+        ? new WebSocket(url)
+        : new WebSocket(url, ['svc.stream', tokenProtocol(this.token)]);
     this.socket = socket;
     socket.onopen = () => {
       opened = true;
