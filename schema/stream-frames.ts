@@ -56,5 +56,8 @@ export interface QueryFailure {
   readonly id: string | number | null;
   readonly what: string | null;
   readonly error: QueryErrorCode;
+  /** The refusal's own code and status, as the route answers it, when it is a catalogued refusal. */
+  readonly code?: string;
+  readonly status?: number;
   readonly detail?: string;
 }

@@ -56,6 +56,10 @@ const codeOf = (err: unknown): QueryErrorCode => {
     case 'bad_params':
       return 'invalid_query';
     default:
+      // A route's own refusal (a question that runs a read route's handler) keeps its class by status.
+      if (err.status === 404) return 'not_found';
+      if (err.status === 401 || err.status === 403) return 'unauthorized';
+      if (err.status === 400 || err.status === 422) return 'invalid_query';
       return 'query_failed';
   }
 };
@@ -202,7 +206,10 @@ export class StreamHub {
           id: frame.id,
           what: frame.what,
           error,
-          ...(err instanceof ApiError ? { detail: err.detail } : {}),
+          // The route's own code beside the class: the same refusal as over HTTP (`no_container`, …).
+          ...(err instanceof ApiError
+            ? { code: String(err.code), status: err.status, detail: err.detail }
+            : {}),
         });
       },
     );

@@ -33,6 +33,14 @@ function tokenProtocol(token: string): string {
   return `svc.token.${btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')}`;
 }
 
+/** The socket's refusal class of an HTTP status, so a refusal reads the same either way. */
+function classOf(status: number): string {
+  if (status === 404) return 'not_found';
+  if (status === 401 || status === 403) return 'unauthorized';
+  if (status === 400 || status === 422) return 'invalid_query';
+  return 'query_failed';
+}
+
 export class Connection {
   private state: LiveState = initialState;
   private socket: WebSocket | null = null;
@@ -160,13 +168,21 @@ export class Connection {
       return;
     }
     if (frame.kind === 'result' || frame.kind === 'error') {
-      const data = (frame.data ?? {}) as { id?: unknown; data?: unknown; error?: string; detail?: string };
+      const data = (frame.data ?? {}) as {
+        id?: unknown;
+        data?: unknown;
+        error?: string;
+        code?: string;
+        detail?: string;
+      };
       const pending = typeof data.id === 'number' ? this.pending.get(data.id) : undefined;
       if (!pending || typeof data.id !== 'number') return;
       this.pending.delete(data.id);
       clearTimeout(pending.timer);
       if (frame.kind === 'result') pending.resolve(data.data);
-      else pending.reject(new QueryRefused(data.error ?? 'query_failed', data.detail));
+      // The route's own code when the refusal has one, as the same question over HTTP shows it.
+      else
+        pending.reject(new QueryRefused(data.code ?? data.error ?? 'query_failed', data.detail, data.error));
       return;
     }
     const next = applyFrame(this.state, frame);
@@ -250,7 +266,8 @@ export class Connection {
       cache: 'no-store',
     });
     const body = (await res.json().catch(() => null)) as { error?: string; detail?: string } | null;
-    if (!res.ok) throw new QueryRefused(body?.error ?? `http_${res.status}`, body?.detail);
+    if (!res.ok)
+      throw new QueryRefused(body?.error ?? `http_${res.status}`, body?.detail, classOf(res.status));
     return body;
   }
 }

@@ -24,7 +24,7 @@ export function useLive(): LiveState {
 
 export interface Asked<T> {
   readonly data: T | null;
-  readonly error: { code: string; message: string } | null;
+  readonly error: { code: string; kind: string; message: string } | null;
   readonly loading: boolean;
 }
 
@@ -55,9 +55,15 @@ export function useQuestion<T>(what: string | null, params: Params = {}, again: 
     setAsked((prev) => ({ ...prev, loading: true }));
     connection.ask(what, params).then(
       (data) => live && setAsked({ data: data as T, error: null, loading: false }),
-      (err: Error & { code?: string }) =>
-        live &&
-        setAsked({ data: null, error: { code: err.code ?? 'failed', message: err.message }, loading: false }),
+      (err: Error & { code?: string; kind?: string }) => {
+        const code = err.code ?? 'failed';
+        if (live)
+          setAsked({
+            data: null,
+            error: { code, kind: err.kind ?? code, message: err.message },
+            loading: false,
+          });
+      },
     );
     return () => {
       live = false;

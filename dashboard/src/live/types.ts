@@ -205,6 +205,8 @@ export class QueryRefused extends Error {
   constructor(
     readonly code: string,
     detail?: string,
+    /** Its class (`not_found`, `unauthorized`, …): the socket's `error`, or an HTTP status's. */
+    readonly kind: string = code,
   ) {
     super(detail ?? code);
   }

@@ -70,11 +70,16 @@ export function Answer<T>(props: {
 }) {
   const { asked } = props;
   if (asked.error) {
-    if (asked.error.code === 'unauthorized' || asked.error.code === 'invalid_token')
+    if (asked.error.kind === 'unauthorized' || asked.error.code === 'invalid_token')
       return <p class="notice">This needs an operator token: enter one at the top of the page.</p>;
     // Nothing there yet (no active revision, an item gone) is a state to show, not a failure.
-    if (asked.error.code === 'not_found')
-      return <p class="muted">{asked.error.message || 'Nothing here yet.'}</p>;
+    if (asked.error.kind === 'not_found')
+      return (
+        <p class="muted" data-refusal={asked.error.code}>
+          {asked.error.message || 'Nothing here yet.'}
+          {asked.error.code !== 'not_found' ? <> ({asked.error.code})</> : null}
+        </p>
+      );
     return (
       <p class="notice error" role="alert">
         {props.what ?? 'The question'} was not answered: {asked.error.code}
