@@ -188,3 +188,42 @@ t.test('the pages room shows a page with its body and the search finds it', need
   t.same(await w.violations(), [], 'no CSP violation');
   t.same(w.errors, [], 'no console error');
 });
+
+t.test(
+  'refusals read as the routes answer them: an unknown project or container is not found',
+  needsChromium,
+  async (t) => {
+    const { browser, node } = shared!;
+    const w = await openPage(browser);
+    t.equal((await fetch(`${node.url}/work/projects/NOPE`)).status, 404, 'the route: no project NOPE');
+    await visit(w, `${node.url}/dashboard#/board/NOPE`, 'Board');
+    await w.page.locator('main >> text=No project NOPE').waitFor();
+    t.equal(await w.page.locator('section[aria-label="Board NOPE"]').count(), 0, 'no empty board for it');
+    const route = (await (await fetch(`${node.url}/pages?container=NOPE`)).json()) as { error: string };
+    t.equal(route.error, 'no_container', 'the route refuses an unknown container');
+    await visit(w, `${node.url}/dashboard#/pages?container=NOPE`, 'Pages');
+    const refusal = w.page.locator('main [data-refusal]');
+    await refusal.waitFor();
+    t.equal(await refusal.getAttribute('data-refusal'), 'no_container', 'the room shows the route’s refusal');
+    t.notMatch(await w.page.textContent('main'), /query_failed/);
+    t.same(
+      w.errors.filter((e) => !/status of 404/.test(e)),
+      [],
+    );
+  },
+);
+
+t.test('a quote right after a paragraph line is a quote', needsChromium, async (t) => {
+  const { browser, node } = shared!;
+  const page = await write(node.url, 'POST', '/pages', {
+    container: 'ENG',
+    title: 'Quoted',
+    body: 'As the runbook says:\n> Park the robot first.',
+  });
+  const w = await openPage(browser);
+  await visit(w, `${node.url}/dashboard#/pages/${page['page_id'] as string}`, 'Pages');
+  const body = w.page.locator('article[aria-label="Page body"]');
+  await body.getByText('As the runbook says:').waitFor();
+  t.equal(await body.locator('blockquote').textContent(), 'Park the robot first.');
+  t.same(w.errors, []);
+});

@@ -160,6 +160,9 @@ export function BoardRoom(props: { route: Route }) {
   const { native, notice } = useNative('tracker');
   const asked = useQuestion<{ projects: ProjectRow[] }>(native ? 'work_projects' : null, {}, tick);
   if (!native) return notice;
+  // A key no project has is not found (GET /work/projects/{key} answers 404), not an empty board.
+  const unknown =
+    project !== '' && asked.data !== null && !asked.data.projects.some((p) => p.key === project);
   return (
     <div class="stack">
       <Card title="Projects" wide>
@@ -191,7 +194,11 @@ export function BoardRoom(props: { route: Route }) {
           )}
         </Answer>
       </Card>
-      {project !== '' ? (
+      {unknown ? (
+        <p class="notice" role="alert">
+          No project {project} on this node (not_found).
+        </p>
+      ) : project !== '' ? (
         <Card title={`Board ${project}`} wide>
           <Columns project={project} tick={tick} />
         </Card>
