@@ -54,6 +54,7 @@ function blocks(source: string): Block[] {
         !HEADING.test(lines[i]!) &&
         !BULLET.test(lines[i]!) &&
         !NUMBERED.test(lines[i]!) &&
+        !lines[i]!.trimStart().startsWith('>') &&
         !lines[i]!.trimStart().startsWith('```')
       )
         body.push(lines[i++]!);
