@@ -3,7 +3,7 @@
  * history, keyset paging, live rows on the first page, and a trace view (every event of one trace, with
  * payloads on demand).
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { useLive, useQuestion } from '../live/context.js';
 import type { EventRow } from '../live/types.js';
 import { navigate, type Route } from '../router.js';
@@ -48,32 +48,40 @@ function Trace(props: { traceId: string; onClose: () => void }) {
     trace_id: props.traceId,
   });
   const [open, setOpen] = useState<string | null>(null);
+  // Opened from a row far down the feed: bring the card into view and move the focus to it.
+  const card = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    card.current?.scrollIntoView({ block: 'start' });
+    card.current?.focus({ preventScroll: true });
+  }, [props.traceId]);
   return (
-    <Card title={`Trace ${props.traceId}`} wide>
-      <button type="button" onClick={props.onClose}>
-        Close trace
-      </button>
-      <Answer asked={asked} what="trace">
-        {(t) => (
-          <ol class="trace">
-            {(t.events ?? t.rows ?? []).map((e) => (
-              <li key={e.id}>
-                <span class="muted">{time(e.timestamp)}</span> <code>{e.type}</code> {e.summary}{' '}
-                <button
-                  type="button"
-                  class="link-button"
-                  aria-expanded={open === e.id}
-                  onClick={() => setOpen(open === e.id ? null : e.id)}
-                >
-                  payload
-                </button>
-                {open === e.id ? <pre>{json(e.payload ?? null)}</pre> : null}
-              </li>
-            ))}
-          </ol>
-        )}
-      </Answer>
-    </Card>
+    <div ref={card} tabIndex={-1} class="trace-card">
+      <Card title={`Trace ${props.traceId}`} wide>
+        <button type="button" onClick={props.onClose}>
+          Close trace
+        </button>
+        <Answer asked={asked} what="trace">
+          {(t) => (
+            <ol class="trace">
+              {(t.events ?? t.rows ?? []).map((e) => (
+                <li key={e.id}>
+                  <span class="muted">{time(e.timestamp)}</span> <code>{e.type}</code> {e.summary}{' '}
+                  <button
+                    type="button"
+                    class="link-button"
+                    aria-expanded={open === e.id}
+                    onClick={() => setOpen(open === e.id ? null : e.id)}
+                  >
+                    payload
+                  </button>
+                  {open === e.id ? <pre>{json(e.payload ?? null)}</pre> : null}
+                </li>
+              ))}
+            </ol>
+          )}
+        </Answer>
+      </Card>
+    </div>
   );
 }
 
