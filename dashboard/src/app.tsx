@@ -75,6 +75,7 @@ export function App() {
           </ul>
         </nav>
         <main id="main" tabIndex={-1} aria-label={room.label}>
+          <h1 class="room-title">{room.label}</h1>
           {live.tokenDropped ? (
             <p class="notice error" role="alert">
               The operator token was not accepted, so it was dropped.
