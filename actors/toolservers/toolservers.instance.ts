@@ -19,7 +19,7 @@ import type { Logger } from 'pino';
 import { ToolServerState, type ToolResult, type ToolServerStatus } from '../../schema/index.js';
 import { cancelledResult, cancelReason, errorResult, toToolResult } from './toolservers.result.js';
 import { backoffDelay, scrub, type ResolvedInstance } from './toolservers.resolve.js';
-import { StderrBursts } from './toolservers.stderr.js';
+import { defaultBursts, StderrBursts } from './toolservers.stderr.js';
 import type { SupervisionSettings } from './toolservers.supervision.js';
 
 /** How a stdio child ended: its exit code, or the signal that killed it. */
@@ -75,7 +75,12 @@ export class ToolServerInstance {
   ) {
     this.resolved = resolved;
     this.log = logger.child({ server: resolved.spec.server, seat: resolved.spec.seat });
-    this.stderr = new StderrBursts(this.log, (text) => this.scrub(text));
+    this.stderr = new StderrBursts(
+      this.log,
+      (text) => this.scrub(text),
+      defaultBursts,
+      () => this.resolved.secrets[0]?.length ?? 0,
+    );
   }
 
   get spec(): ResolvedInstance['spec'] {

@@ -82,3 +82,48 @@ t.test('a burst ends on a quiet spell, at its line bound, and when the stream en
   t.match(last, { stderr: '4 *** and ', lines: 1 }, 'scrubbed, cut, and flushed when the stream ends');
   t.equal(bursts.lastLine(), '4 *** and');
 });
+
+t.test('megabytes of stderr without a newline are cut, and the node keeps serving', async (t) => {
+  const { manager, logs } = startManager(t);
+  // More than V8's longest string (~512 Mi characters): assembling it as one line would crash the node.
+  await manager.apply({
+    name: 'Acme',
+    mcp_servers: [
+      {
+        name: 'noisy',
+        command: process.execPath,
+        args: [echoServerPath],
+        env: { ECHO_NAME: 'noisy', ECHO_STDERR_FLOOD_MB: '600' },
+      },
+    ],
+    roles: [{ name: 'Ada' }],
+  });
+  await logs.waitFor(
+    (l) => l.msg === 'tool server stderr' && String(l['stderr']).includes('flood done'),
+    120_000,
+  );
+  const records = logs.lines.filter((l) => l.msg === 'tool server stderr');
+  for (const record of records) {
+    for (const line of String(record['stderr']).split('\n')) t.ok(line.length <= 2_000, 'a line is cut');
+  }
+  t.ok(
+    records.some((l) => String(l['stderr']).startsWith('x'.repeat(2_000))),
+    'the over-long line is logged cut',
+  );
+  const answer = await manager.callTool('ada', 'echo', { text: 'still here' });
+  t.match(answer, { is_error: false, content: [{ text: 'noisy: still here' }] });
+  t.match(manager.status()[0], { state: 'started', restarts: 0 });
+});
+
+t.test('a burst holds at most its bound, whatever the chunks', async (t) => {
+  const logs = captureLogs();
+  const bursts = new StderrBursts(logs.logger, (text) => text, { quietMs: 20, maxLines: 5, maxLineChars: 8 });
+  const stream = new PassThrough();
+  bursts.follow(stream);
+  stream.write('abc');
+  stream.write('defghijkl');
+  stream.write('mnop\nshort\r\nlast');
+  stream.end();
+  const record = await logs.waitFor((l) => l.msg === 'tool server stderr');
+  t.match(record, { stderr: 'abcdefgh\nshort\nlast', lines: 3 });
+});
