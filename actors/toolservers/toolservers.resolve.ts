@@ -19,7 +19,10 @@ export type Launch =
 export interface ResolvedInstance {
   readonly spec: InstanceSpec;
   readonly launch: Launch;
-  /** Every env value, header value and referenced value: never logged, never in a status answer. */
+  /**
+   * Every env value, header value and referenced value, in each form it can take in text (see
+   * `secretForms`): never logged, never in a status answer.
+   */
   readonly secrets: readonly string[];
   /** Equal fingerprints mean the running instance can stay (a `tool_prefix` change needs no restart). */
   readonly fingerprint: string;
@@ -62,15 +65,32 @@ export function resolveInstance(spec: InstanceSpec, resolve: Resolver): Resolved
       ? [launch.kind, launch.url, sorted(launch.headers)]
       : [launch.kind, launch.command, launch.args, sorted(launch.env)],
   );
-  return {
-    spec,
-    launch,
-    secrets: [...secrets].filter((value) => value.length >= minSecretLength),
-    fingerprint,
-  };
+  return { spec, launch, secrets: secretForms([...secrets]), fingerprint };
 }
 
-/** `text` with every secret value replaced (longest first, so a value containing another goes whole). */
+/**
+ * Every form a secret value can take in text a server writes: the value itself, its JSON-escaped form
+ * (a server printing `JSON.stringify(env)` writes `Pa\"ss\\word`), and each line of a multi-line value
+ * (a PEM key logged or echoed line by line), each line's escaped form too. Forms shorter than
+ * `minSecretLength` are left out; the longest come first, so a value containing another goes whole.
+ */
+export function secretForms(values: readonly string[]): string[] {
+  const forms = new Set<string>();
+  const escaped = (text: string): string => JSON.stringify(text).slice(1, -1);
+  for (const value of values) {
+    for (const whole of [value, value.replace(/\r\n/g, '\n')]) {
+      forms.add(whole);
+      forms.add(escaped(whole));
+    }
+    for (const line of value.split(/\r?\n/)) {
+      forms.add(line);
+      forms.add(escaped(line));
+    }
+  }
+  return [...forms].filter((form) => form.length >= minSecretLength).sort((a, b) => b.length - a.length);
+}
+
+/** `text` with every secret form replaced (longest first, so a value containing another goes whole). */
 export function scrub(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {

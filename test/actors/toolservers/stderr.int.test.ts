@@ -127,3 +127,49 @@ t.test('a burst holds at most its bound, whatever the chunks', async (t) => {
   const record = await logs.waitFor((l) => l.msg === 'tool server stderr');
   t.match(record, { stderr: 'abcdefgh\nshort\nlast', lines: 3 });
 });
+
+t.test('a multi-line or JSON-escaped secret is scrubbed from the stderr record and the cause', async (t) => {
+  const dir = tempDir(t);
+  const { manager, logs } = startManager(t, { backoffBaseMs: 60_000, backoffCapMs: 60_000 });
+  const pem = [
+    '-----BEGIN PRIVATE KEY-----',
+    'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC',
+    '-----END PRIVATE KEY-----',
+  ].join('\n');
+  const quoted = 'Pa"ss\\word';
+  await manager.apply({
+    name: 'Acme',
+    mcp_servers: [
+      {
+        name: 'leaky',
+        command: process.execPath,
+        args: [echoServerPath],
+        env: {
+          KEY_PEM: pem,
+          DB_PASSWORD: quoted,
+          ECHO_PRINT_ENV: 'KEY_PEM,DB_PASSWORD',
+          ECHO_CRASH_FILE: join(dir, 'crashes'),
+          ECHO_CRASH_TIMES: '1',
+          ECHO_CRASH_JSON: 'DB_PASSWORD',
+        },
+      },
+    ],
+  });
+  const failed = await logs.waitFor((l) => l.msg === 'tool server failed; restarting after backoff');
+  t.equal(failed['cause'], 'crashing on start 1  "[redacted]"', 'the JSON-escaped form is scrubbed');
+  const stderr = logs.lines
+    .filter((l) => l.msg === 'tool server stderr')
+    .map((l) => String(l['stderr']))
+    .join('\n');
+  t.match(stderr, 'KEY_PEM is\n[redacted]\n');
+  t.match(stderr, 'KEY_PEM as JSON "[redacted]"');
+  const raw = logs.raw();
+  for (const part of [
+    'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC',
+    'BEGIN PRIVATE KEY',
+    'Pa\\"ss',
+    'ss\\\\word',
+    'Pa"ss',
+  ])
+    t.notOk(raw.includes(part), `${part} is not logged`);
+});
