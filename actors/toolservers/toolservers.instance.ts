@@ -116,7 +116,15 @@ export class ToolServerInstance {
     const attempt = ++this.attempt;
     this.state = ToolServerState.Starting;
     this.nextRestartAt = null;
-    const transport = this.makeTransport(attempt);
+    let transport: Transport;
+    try {
+      transport = this.makeTransport(attempt);
+    } catch (error) {
+      // A url resolving to no URL (an unset `${VAR}`): a failure of this server like any other, never of
+      // the apply; it is retried with backoff, so setting the variable and reloading brings it up.
+      this.failed(attempt, error);
+      return;
+    }
     const client = new Client(
       { name: 'svc', version: '1' },
       {
@@ -184,7 +192,16 @@ export class ToolServerInstance {
   private makeTransport(attempt: number): Transport {
     const { launch } = this.resolved;
     if (launch.kind === 'http') {
-      return new StreamableHTTPClientTransport(new URL(launch.url), {
+      let url: URL;
+      try {
+        url = new URL(launch.url);
+      } catch {
+        // The resolved url is not named: it may carry a credential.
+        throw new Error('url is not a valid URL once its ${VAR} references are resolved');
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:')
+        throw new Error(`url must be http: or https:, not ${url.protocol}`);
+      return new StreamableHTTPClientTransport(url, {
         requestInit: { headers: { ...launch.headers } },
       });
     }

@@ -126,6 +126,26 @@ t.test('a command that cannot be spawned is a failure with backoff, not a crash 
   t.equal(call.is_error, true);
 });
 
+t.test('a url resolving to no URL is a failure with backoff, not a failed apply', async (t) => {
+  const { manager, logs } = startManager(t, {
+    resolve: () => undefined,
+    backoffBaseMs: 50,
+    backoffCapMs: 50,
+  });
+  const outcome = await manager.apply({
+    name: 'Acme',
+    mcp_servers: [{ name: 'remote', url: '${REMOTE_MCP_URL}' }],
+  });
+  t.same(outcome.started, ['remote']);
+  t.match(manager.status()[0], {
+    state: 'backoff',
+    failed: true,
+    last_failure: { error: 'url is not a valid URL once its ${VAR} references are resolved' },
+  });
+  await logs.waitForNth((l) => l.msg === 'tool server failed; restarting after backoff', 2);
+  t.ok(manager.status()[0]!.restarts >= 1, 'it is retried');
+});
+
 t.test(
   'a remote server over streamable HTTP: headers with the seat env, prefix, reconnect after an outage',
   async (t) => {
