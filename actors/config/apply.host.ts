@@ -70,6 +70,12 @@ export function createApplier(opts: ApplierOptions): Applier {
   );
   /** What the subsystems hold now: the payload this process last applied (null before any). */
   let held: Company | null = null;
+  /**
+   * False after a failed apply: a rollback may have left a subsystem partly on the failed document (one
+   * without a rollback, or one whose rollback failed), so `held` is then only what they were told to go
+   * back to, and the same document activated again (an operator re-putting it) is applied, not skipped.
+   */
+  let heldExact = true;
   let chain = Promise.resolve();
 
   async function announce(announcement: Announcement): Promise<void> {
@@ -134,7 +140,7 @@ export function createApplier(opts: ApplierOptions): Applier {
     const payload = parsed.data;
 
     // An unchanged payload needs no work, only the new epoch.
-    if (held !== null && isDeepStrictEqual(payload, held)) {
+    if (held !== null && heldExact && isDeepStrictEqual(payload, held)) {
       for (const subsystem of ordered) subsystem.adopt?.(payload);
       log.info('config unchanged; epoch advanced');
       return outcome('unchanged');
@@ -147,7 +153,10 @@ export function createApplier(opts: ApplierOptions): Applier {
         done.push(subsystem);
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        const rolledBack = await rollBack(done, payload, log);
+        heldExact = false;
+        // The failing subsystem is rolled back too: it may have done part of its work (stopped or
+        // started some tool servers) before it threw.
+        const rolledBack = await rollBack([...done, subsystem], payload, log);
         log.error(
           { subsystem: subsystem.name, err: error, rolled_back: rolledBack },
           'config apply failed; prior revision kept',
@@ -160,6 +169,7 @@ export function createApplier(opts: ApplierOptions): Applier {
       }
     }
     held = payload;
+    heldExact = true;
     log.info(
       { subsystems: [...new Set(done.map((s) => s.name))] },
       request.restore ? 'config restored' : 'config applied',

@@ -168,10 +168,21 @@ t.test(
 
     failProviders = true;
     const id2 = r2.outcome === 'stored' ? r2.revision_id : '';
-    await executeWrite(opts, write({ name: 'b' }, id2));
+    const r3 = await executeWrite(opts, write({ name: 'b' }, id2));
     await view.until((s) => s.active?.epoch === 3, 2_000);
     await applier.reconcile();
-    t.same(calls, ['apply:org', 'apply:budgets', 'apply:providers', 'rollback:budgets', 'rollback:org']);
+    t.same(
+      calls,
+      [
+        'apply:org',
+        'apply:budgets',
+        'apply:providers',
+        'rollback:providers',
+        'rollback:budgets',
+        'rollback:org',
+      ],
+      'the failing subsystem is rolled back too',
+    );
     // The prior revision still serves: the applied epoch stays where it was.
     t.match(node.view(), { phase: 'serving', posture: 'isolated', appliedEpoch: 2 });
     t.match(
@@ -199,5 +210,17 @@ t.test(
         ['ConfigRevisionApplied', 'system', true, 'failed', 3],
       ],
     );
+
+    // The prior document put back after the failure is applied again, not skipped as unchanged: the
+    // failed apply may have left a subsystem partly changed.
+    failProviders = false;
+    calls.length = 0;
+    const id3 = r3.outcome === 'stored' ? r3.revision_id : '';
+    await executeWrite(opts, write({ name: 'a' }, id3));
+    await view.until((s) => s.active?.epoch === 4, 2_000);
+    await applier.reconcile();
+    t.same(calls, ['apply:org', 'apply:budgets', 'apply:providers', 'apply:scalars']);
+    t.match(applied.at(-1), { status: 'applied', epoch: 4 });
+    t.match(node.view(), { appliedEpoch: 4 });
   },
 );
