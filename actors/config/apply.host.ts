@@ -109,7 +109,8 @@ export function createApplier(opts: ApplierOptions): Applier {
       epoch,
       revision_id,
       outcome: result,
-      subsystems,
+      // Several appliers share a subsystem's name (the org has more than one): each is named once.
+      subsystems: [...new Set(subsystems)],
       ...(error !== undefined ? { error } : {}),
     });
     const log = opts.logger.child({ revision_id, epoch, ...(request.restore ? { restore: true } : {}) });

@@ -224,3 +224,44 @@ t.test(
     t.match(node.view(), { appliedEpoch: 4 });
   },
 );
+
+t.test('applied_subsystems names each subsystem once, however many appliers it has', async (t) => {
+  const { bus, coord, view } = await setup(t);
+  const sub = (name: SubsystemApplier['name']): SubsystemApplier => ({ name, apply: async () => undefined });
+  const node = startNodeHost(
+    {
+      node: 'node-0',
+      version: 'test',
+      startedAt: new Date().toISOString(),
+      queue: 'memory',
+      roles: ['ingress'],
+      ingress: true,
+      eventHistorySeconds: 1,
+      spendHistorySeconds: 1,
+    },
+    logger,
+  );
+  node.send({ type: 'node.booted' });
+  const applied: RevisionApplied[] = [];
+  const appliedSub = bus.subscribe(configSubjects.revisionApplied, (m) =>
+    applied.push(JSON.parse(dec.decode(m.data)) as RevisionApplied),
+  );
+  t.teardown(() => appliedSub.stop());
+  const applier = createApplier({
+    bus,
+    nodeId: 'node-0',
+    subsystems: [sub('org'), sub('org'), sub('org'), sub('providers')],
+    node,
+    logger,
+    source: {
+      active: () => view.state.active,
+      revision: (id) => readRevision(view.state, id),
+      untilStored: (id, ms) => view.until((s) => s.revisions.has(id), ms),
+    },
+  });
+  await executeWrite({ bus, coord, logger, validate: valid }, write({ name: 'a' }, null));
+  await view.until((s) => s.active?.epoch === 1, 2_000);
+  await applier.reconcile();
+  t.match(applied[0], { status: 'applied' });
+  t.same(applied[0]!.applied_subsystems, ['org', 'providers']);
+});
