@@ -2,7 +2,7 @@
  * Which alarms a node has, decided from its facts (ops/fleet.md "Alarms"). Pure: the host gathers the
  * facts and publishes what `changes` reports; a condition that ends clears its alarm on the next look.
  */
-import { Payloads, type Posture } from '../../schema/index.js';
+import { Payloads, ToolServerState, type Posture } from '../../schema/index.js';
 
 const { AlarmKind, AlarmSeverity } = Payloads;
 type AlarmKind = Payloads.AlarmKind;
@@ -25,7 +25,8 @@ export interface AlarmFacts {
   readonly toolServers: ReadonlyArray<{
     readonly server: string;
     readonly seat: string | null;
-    readonly failed: boolean;
+    /** `starting` after a failure is still failing: only `started` (or removal) ends a crash loop. */
+    readonly state: ToolServerState;
     readonly restarts: number;
   }>;
   /** LLM providers none of whose keys resolves: each key's `${VAR}` name (or `api_keys[i]`). */
@@ -96,7 +97,10 @@ export function evaluate(facts: AlarmFacts): Map<string, Alarm> {
     );
   }
   for (const s of facts.toolServers) {
-    if (!s.failed || s.restarts < CRASH_LOOP_RESTARTS) continue;
+    // Between two failures the instance is `starting` (a restart attempt) before `backoff` again; testing
+    // `backoff` alone cleared and re-raised the alarm on every attempt of a server that never comes up.
+    const failing = s.state === ToolServerState.Backoff || s.state === ToolServerState.Starting;
+    if (!failing || s.restarts < CRASH_LOOP_RESTARTS) continue;
     const name = s.seat === null ? s.server : `${s.server}@${s.seat}`;
     add(
       AlarmKind.ToolServerCrashLoop,

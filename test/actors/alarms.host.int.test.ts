@@ -8,7 +8,7 @@ import t from 'tap';
 import { startAlarms, type AlarmFacts } from '../../actors/index.js';
 import { ensureCatalogue, Streams, Subjects } from '../../bus/index.js';
 import { openMemoryBus } from '../../bus/memory/index.js';
-import { EventRecord, Payloads } from '../../schema/index.js';
+import { EventRecord, Payloads, ToolServerState } from '../../schema/index.js';
 import { calmFacts } from './fixtures/alarm-facts.js';
 
 const quiet = calmFacts;
@@ -30,12 +30,15 @@ t.test('a raise and its clear are recorded once each, and the summary follows', 
   facts = {
     ...facts,
     budgetRefused: ['seat:ada'],
-    toolServers: [{ server: 'docs', seat: null, failed: true, restarts: 4 }],
+    toolServers: [{ server: 'docs', seat: null, state: ToolServerState.Backoff, restarts: 4 }],
   };
   alarms.evaluate();
   alarms.evaluate();
   t.same(alarms.summary(), { count: 2, worst: 'warning' });
-  facts = { ...facts, toolServers: [{ server: 'docs', seat: null, failed: false, restarts: 4 }] };
+  facts = {
+    ...facts,
+    toolServers: [{ server: 'docs', seat: null, state: ToolServerState.Started, restarts: 4 }],
+  };
   alarms.evaluate();
   t.same(alarms.summary(), { count: 1, worst: 'warning' });
 
@@ -83,7 +86,7 @@ t.test(
       return out;
     };
 
-    const crashLoop = { server: 'docs', seat: null, failed: true, restarts: 4 };
+    const crashLoop = { server: 'docs', seat: null, state: ToolServerState.Backoff, restarts: 4 };
     const first = await start(
       () => ({ ...quiet, budgetRefused: ['org'], toolServers: [crashLoop] }),
       '2026-12-01T10:00:00.000Z',

@@ -16,6 +16,7 @@ import {
   type NodeIdentity,
   type NodeView,
 } from '../../actors/index.js';
+import { ToolServerState } from '../../schema/index.js';
 import { calmFacts } from './fixtures/alarm-facts.js';
 
 const calm = calmFacts;
@@ -42,13 +43,19 @@ t.test('each condition raises its alarm with its severity', async (t) => {
 });
 
 t.test('a tool server counts as crash-looping only while failing after repeated restarts', async (t) => {
-  const server = (failed: boolean, restarts: number, seat: string | null = null) => ({
-    toolServers: [{ server: 'docs', seat, failed, restarts }],
+  const server = (state: ToolServerState, restarts: number, seat: string | null = null) => ({
+    toolServers: [{ server: 'docs', seat, state, restarts }],
   });
-  t.same(ids(server(true, CRASH_LOOP_RESTARTS - 1)), [], 'a first few failures are the backoff at work');
-  t.same(ids(server(true, CRASH_LOOP_RESTARTS)), ['toolserver_crash_loop:docs']);
-  t.same(ids(server(true, CRASH_LOOP_RESTARTS, 'ada')), ['toolserver_crash_loop:docs@ada'], 'per seat');
-  t.same(ids(server(false, 10)), [], 'started again: cleared, whatever it went through');
+  const { Backoff, Starting, Started } = ToolServerState;
+  t.same(ids(server(Backoff, CRASH_LOOP_RESTARTS - 1)), [], 'a first few failures are the backoff at work');
+  t.same(ids(server(Backoff, CRASH_LOOP_RESTARTS)), ['toolserver_crash_loop:docs']);
+  t.same(ids(server(Backoff, CRASH_LOOP_RESTARTS, 'ada')), ['toolserver_crash_loop:docs@ada'], 'per seat');
+  t.same(
+    ids(server(Starting, CRASH_LOOP_RESTARTS + 1)),
+    ['toolserver_crash_loop:docs'],
+    'a restart attempt between two failures keeps it raised',
+  );
+  t.same(ids(server(Started, 10)), [], 'started again: cleared, whatever it went through');
 });
 
 t.test('an LLM provider none of whose keys resolves raises an alarm naming the variables', async (t) => {
