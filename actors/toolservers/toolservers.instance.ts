@@ -42,6 +42,14 @@ const isAlive = (pid: number): boolean => {
   }
 };
 const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+/**
+ * The SDK's stdio transport refuses a message over its read buffer (10 MiB, `STDIO_DEFAULT_MAX_BUFFER_SIZE`)
+ * and closes the connection: the child then exits 0, which alone would read as a clean exit.
+ */
+const oversizeText = (error: unknown): string | null =>
+  /ReadBuffer exceeded maximum size of (\d+) bytes/.test(errorText(error))
+    ? 'the tool server sent a message over the 10 MiB limit of a stdio message (a tool result or tool list too large); the connection was closed'
+    : null;
 /** A remote that cannot be reached or answers HTTP errors (a JSON-RPC error answer is not one). */
 const isTransportFailure = (error: unknown): boolean =>
   error instanceof StreamableHTTPError || (error instanceof TypeError && /fetch/i.test(error.message));
@@ -64,6 +72,8 @@ export class ToolServerInstance {
   private timer: NodeJS.Timeout | null = null;
   private health: NodeJS.Timeout | null = null;
   private exit: Exit | null = null;
+  /** Why the SDK closed the connection of `attempt` itself (a message too large), when it did. */
+  private refused: { readonly attempt: number; readonly message: string } | null = null;
   private readonly log: Logger;
   private readonly stderr: StderrBursts;
 
@@ -144,6 +154,12 @@ export class ToolServerInstance {
       },
     );
     client.onclose = () => this.failed(attempt, new Error('the tool server closed the connection'));
+    client.onerror = (error) => {
+      const oversize = oversizeText(error);
+      if (oversize !== null && attempt === this.attempt) this.refused = { attempt, message: oversize };
+      else if (oversize === null)
+        this.log.debug({ error: this.scrub(errorText(error)) }, 'tool server transport error');
+    };
     this.transport = transport;
     this.client = client;
     const deadline = AbortSignal.timeout(this.settings.startTimeoutMs);
@@ -237,7 +253,9 @@ export class ToolServerInstance {
     if (attempt !== this.attempt || this.stopped || this.state === ToolServerState.Backoff) return;
     // A child's exit is seen before its pipes close, so by now its code (or signal) is known.
     const exit = this.exit?.attempt === attempt ? this.exit : null;
-    const message = exit ? exitText(exit) : this.scrub(errorText(error));
+    // A refusal by the SDK explains the exit that followed it (the child exits 0 once its stdin closes).
+    const refused = this.refused?.attempt === attempt ? this.refused.message : null;
+    const message = refused ?? (exit ? exitText(exit) : this.scrub(errorText(error)));
     const cause = exit ? this.stderr.lastLine() : null;
     this.stderr.flush();
     const at = new Date().toISOString();
@@ -307,7 +325,8 @@ export class ToolServerInstance {
         this.log.info({ tool: name, reason: cancelReason(signal) }, 'tool call cancelled');
         return cancelledResult(`${name} on ${this.spec.server}`, signal);
       }
-      const message = this.scrub(errorText(error));
+      const refused = this.refused?.attempt === attempt ? this.refused.message : null;
+      const message = refused ?? this.scrub(errorText(error));
       // A stdio crash is seen by the close handler; a JSON-RPC error or a bad result is an answer.
       // Only an unreachable remote counts as a failure of the server here.
       if (isTransportFailure(error)) this.failed(attempt, error);

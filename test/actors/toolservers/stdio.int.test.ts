@@ -211,3 +211,18 @@ t.test(
     t.match(manager.status(), [{ server: 'files', restarts: 0, started: true }]);
   },
 );
+
+t.test('a tool result over the 10 MiB stdio limit is reported as such, not as a clean exit', async (t) => {
+  const { manager, logs } = startManager(t, { backoffBaseMs: 60_000, backoffCapMs: 60_000 });
+  await manager.apply({
+    name: 'Acme',
+    mcp_servers: [echo('huge', { env: { ECHO_NAME: 'huge', ECHO_BIG_MB: '11' } })],
+    roles: [{ name: 'Ada' }],
+  });
+  const result = await manager.callTool('ada', 'big', {});
+  t.equal(result.is_error, true);
+  t.match(text(result), /over the 10 MiB limit of a stdio message/);
+  const failed = await logs.waitFor((l) => l.msg === 'tool server failed; restarting after backoff');
+  t.match(failed['error'], /over the 10 MiB limit/);
+  t.match(manager.status()[0], { state: 'backoff', last_failure: { error: /over the 10 MiB limit/ } });
+});
