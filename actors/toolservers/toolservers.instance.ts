@@ -18,7 +18,7 @@ import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.
 import type { Logger } from 'pino';
 import { ToolServerState, type ToolResult, type ToolServerStatus } from '../../schema/index.js';
 import { cancelledResult, cancelReason, errorResult, toToolResult } from './toolservers.result.js';
-import { backoffDelay, scrub, type ResolvedInstance } from './toolservers.resolve.js';
+import { backoffDelay, remoteUrl, scrub, type ResolvedInstance } from './toolservers.resolve.js';
 import { defaultBursts, StderrBursts } from './toolservers.stderr.js';
 import type { SupervisionSettings } from './toolservers.supervision.js';
 
@@ -208,15 +208,7 @@ export class ToolServerInstance {
   private makeTransport(attempt: number): Transport {
     const { launch } = this.resolved;
     if (launch.kind === 'http') {
-      let url: URL;
-      try {
-        url = new URL(launch.url);
-      } catch {
-        // The resolved url is not named: it may carry a credential.
-        throw new Error('url is not a valid URL once its ${VAR} references are resolved');
-      }
-      if (url.protocol !== 'http:' && url.protocol !== 'https:')
-        throw new Error(`url must be http: or https:, not ${url.protocol}`);
+      const url = remoteUrl(launch);
       return new StreamableHTTPClientTransport(url, {
         requestInit: { headers: { ...launch.headers } },
       });

@@ -99,6 +99,33 @@ export function scrub(text: string, secrets: readonly string[]): string {
   return out;
 }
 
+/**
+ * A remote's URL, checked with its headers once their `${VAR}` references are resolved: an unset variable
+ * or a bad value is a failure of that server (with backoff), never of the apply. Neither the url nor a
+ * header value is quoted: either may carry a credential.
+ */
+export function remoteUrl(launch: Extract<Launch, { kind: 'http' }>): URL {
+  let url: URL;
+  try {
+    url = new URL(launch.url);
+  } catch {
+    throw new Error('url is not a valid URL once its ${VAR} references are resolved');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Error(`url must be http: or https:, not ${url.protocol}`);
+  // fetch refuses a bad header on every request, which the SDK reports as a closed connection.
+  for (const [name, value] of Object.entries(launch.headers)) {
+    try {
+      new Headers([[name, value]]);
+    } catch {
+      throw new Error(
+        `header ${JSON.stringify(name)} is not a valid HTTP header once its \${VAR} references are resolved`,
+      );
+    }
+  }
+  return url;
+}
+
 /** Exponential backoff: `baseMs`, doubling per consecutive failure, never above `capMs`. */
 export function backoffDelay(consecutiveFailures: number, baseMs: number, capMs: number): number {
   const exponent = Math.max(0, consecutiveFailures - 1);

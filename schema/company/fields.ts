@@ -42,6 +42,27 @@ function isHttpUrl(value: string): boolean {
   }
 }
 
+/** An HTTP header name is an RFC 9110 token: no space, colon or other separator, never empty. */
+const headerToken = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/**
+ * HTTP headers sent to a remote: a name or value fetch refuses would otherwise pass validation and fail
+ * every connection attempt. A value with a `${VAR}` is checked again once resolved, at run time.
+ */
+export const headerMap = z.record(
+  z
+    .string()
+    .regex(headerToken, {
+      message: "not an HTTP header name (letters, digits and !#$%&'*+.^_`|~-)",
+      ...invalid,
+    }),
+  z
+    .string()
+    .refine((v) => !/[\r\n\0]/.test(v), {
+      message: 'an HTTP header value holds no CR, LF or NUL',
+      ...invalid,
+    }),
+);
+
 export const url = z
   .string()
   .refine((v) => hasRef(v) || isHttpUrl(v), { message: 'not an http(s) URL', ...invalid });

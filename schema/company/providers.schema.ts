@@ -1,6 +1,6 @@
 /** Model providers and tool servers (spec "LLM provider entry", "MCP tool-server entry"). */
 import { z } from 'zod';
-import { entityKey, nonEmpty, positive, stringMap, strings, text, url } from './fields.js';
+import { entityKey, headerMap, nonEmpty, positive, stringMap, strings, text, url } from './fields.js';
 
 /** One model call's longest wait (a timer past 2^31 ms would fire at once). */
 export const PROVIDER_TIMEOUT_MAX_SECONDS = 3600;
@@ -59,6 +59,6 @@ export const McpServer = z.strictObject({
   env: stringMap.optional().describe('Environment of command (values are secrets).'),
   tool_prefix: text.optional().describe('Prefix added to its tool names.'),
   url: url.optional().describe('Endpoint of a remote (streamable HTTP) server; give this or command.'),
-  headers: stringMap.optional().describe('HTTP headers sent to url (values are secrets).'),
+  headers: headerMap.optional().describe('HTTP headers sent to url (values are secrets).'),
 });
 export type McpServer = z.infer<typeof McpServer>;

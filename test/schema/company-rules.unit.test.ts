@@ -382,6 +382,21 @@ t.test('llm providers: type closed set, openai-compatible needs base_url, keys a
   ]);
 });
 
+t.test('tool servers: header names are HTTP tokens, values hold no line break', async (t) => {
+  const doc = baseCompany();
+  doc['mcp_servers'] = [
+    { name: 'a', url: 'https://mcp.example/a', headers: { 'Bad Header:': 'x' } },
+    { name: 'b', url: 'https://mcp.example/b', headers: { '': 'x' } },
+    { name: 'c', url: 'https://mcp.example/c', headers: { 'X-Token': 'one\r\nInjected: two' } },
+    { name: 'd', url: 'https://mcp.example/d', headers: { Authorization: 'Bearer ${D_TOKEN}' } },
+  ];
+  t.same(summary(write(doc)).sort(), [
+    'mcp_servers[0].headers.Bad Header: invalid',
+    'mcp_servers[1].headers. invalid',
+    'mcp_servers[2].headers.X-Token invalid',
+  ]);
+});
+
 t.test('tool servers: unique names, command or url', async (t) => {
   const doc = baseCompany();
   doc['mcp_servers'] = [

@@ -147,6 +147,29 @@ t.test('a url resolving to no URL is a failure with backoff, not a failed apply'
 });
 
 t.test(
+  'a header resolving to a bad value is named in the failure, not read as a closed connection',
+  async (t) => {
+    const remote = await startRemote(t, { name: 'wiki' });
+    const { manager, logs } = startManager(t, {
+      resolve: (name) => (name === 'WIKI_TOKEN' ? 'one\r\nInjected: two' : undefined),
+      backoffBaseMs: 60_000,
+      backoffCapMs: 60_000,
+    });
+    await manager.apply({
+      name: 'Acme',
+      mcp_servers: [{ name: 'wiki', url: remote.url, headers: { 'X-Token': '${WIKI_TOKEN}' } }],
+    });
+    t.match(manager.status()[0], {
+      state: 'backoff',
+      last_failure: {
+        error: 'header "X-Token" is not a valid HTTP header once its ${VAR} references are resolved',
+      },
+    });
+    t.notMatch(logs.raw(), 'Injected');
+  },
+);
+
+t.test(
   'a remote server over streamable HTTP: headers with the seat env, prefix, reconnect after an outage',
   async (t) => {
     const remote = await startRemote(t, { name: 'wiki' });
