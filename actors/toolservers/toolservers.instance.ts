@@ -19,6 +19,7 @@ import type { Logger } from 'pino';
 import { ToolServerState, type ToolResult, type ToolServerStatus } from '../../schema/index.js';
 import { cancelledResult, cancelReason, errorResult, toToolResult } from './toolservers.result.js';
 import { backoffDelay, remoteUrl, scrub, type ResolvedInstance } from './toolservers.resolve.js';
+import { usableTools } from './toolservers.names.js';
 import { defaultBursts, StderrBursts } from './toolservers.stderr.js';
 import type { SupervisionSettings } from './toolservers.supervision.js';
 
@@ -107,7 +108,14 @@ export class ToolServerInstance {
   }
 
   tools(): readonly Tool[] {
-    return this.state === ToolServerState.Started ? this.served : [];
+    return this.state === ToolServerState.Started ? usableTools(this.spec.prefix, this.served).kept : [];
+  }
+
+  /** Keeps the served list, saying which tools cannot be offered under their full names. */
+  private serve(tools: Tool[]): void {
+    this.served = tools;
+    const { left } = usableTools(this.spec.prefix, tools);
+    if (left.length > 0) this.log.warn({ tools: left }, 'tools left out: names not usable as function names');
   }
 
   /** The tool of this name the server served before it failed, while it waits to restart or is restarting. */
@@ -145,7 +153,7 @@ export class ToolServerInstance {
               if (attempt !== this.attempt) return;
               if (error) this.log.warn({ error: this.scrub(errorText(error)) }, 'tool list refresh failed');
               else if (tools) {
-                this.served = tools;
+                this.serve(tools);
                 this.onToolsChanged();
               }
             },
@@ -177,7 +185,7 @@ export class ToolServerInstance {
         cursor = page.nextCursor;
       } while (cursor !== undefined);
       if (attempt !== this.attempt || this.stopped) return;
-      this.served = tools;
+      this.serve(tools);
       this.state = ToolServerState.Started;
       this.startedAt = Date.now();
       this.log.info(

@@ -1,6 +1,16 @@
 /** Model providers and tool servers (spec "LLM provider entry", "MCP tool-server entry"). */
 import { z } from 'zod';
-import { entityKey, headerMap, nonEmpty, positive, stringMap, strings, text, url } from './fields.js';
+import {
+  entityKey,
+  headerMap,
+  invalid,
+  nonEmpty,
+  positive,
+  stringMap,
+  strings,
+  text,
+  url,
+} from './fields.js';
 
 /** One model call's longest wait (a timer past 2^31 ms would fire at once). */
 export const PROVIDER_TIMEOUT_MAX_SECONDS = 3600;
@@ -57,7 +67,15 @@ export const McpServer = z.strictObject({
   command: nonEmpty.optional().describe('Program of a local (stdio) server; give this or url.'),
   args: strings.optional().describe('Arguments of command.'),
   env: stringMap.optional().describe('Environment of command (values are secrets).'),
-  tool_prefix: text.optional().describe('Prefix added to its tool names.'),
+  /** Part of every function name a model is offered (OpenAI: `^[a-zA-Z0-9_-]{1,64}$`). */
+  tool_prefix: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{0,32}$/, {
+      message: 'at most 32 letters, digits, _ and - (tool names are function names)',
+      ...invalid,
+    })
+    .optional()
+    .describe('Prefix added to its tool names (at most 32 of A-Z a-z 0-9 _ -).'),
   url: url.optional().describe('Endpoint of a remote (streamable HTTP) server; give this or command.'),
   headers: headerMap.optional().describe('HTTP headers sent to url (values are secrets).'),
 });

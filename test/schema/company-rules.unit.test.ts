@@ -397,6 +397,20 @@ t.test('tool servers: header names are HTTP tokens, values hold no line break', 
   ]);
 });
 
+t.test('tool servers: a tool_prefix is at most 32 characters usable in a function name', async (t) => {
+  const doc = baseCompany();
+  doc['mcp_servers'] = [
+    { name: 'a', command: 'x', tool_prefix: 'a b/c! ' },
+    { name: 'b', command: 'x', tool_prefix: 'p'.repeat(71) },
+    { name: 'c', command: 'x', tool_prefix: 'gh_' },
+    { name: 'd', command: 'x', tool_prefix: '' },
+  ];
+  t.same(summary(write(doc)).sort(), [
+    'mcp_servers[0].tool_prefix invalid',
+    'mcp_servers[1].tool_prefix invalid',
+  ]);
+});
+
 t.test('tool servers: unique names, command or url', async (t) => {
   const doc = baseCompany();
   doc['mcp_servers'] = [

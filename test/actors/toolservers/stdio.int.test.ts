@@ -226,3 +226,26 @@ t.test('a tool result over the 10 MiB stdio limit is reported as such, not as a 
   t.match(failed['error'], /over the 10 MiB limit/);
   t.match(manager.status()[0], { state: 'backoff', last_failure: { error: /over the 10 MiB limit/ } });
 });
+
+t.test('a served tool whose full name is no function name is left out, with a warning', async (t) => {
+  const { manager, logs } = startManager(t);
+  await manager.apply({
+    name: 'Acme',
+    mcp_servers: [
+      echo('files', {
+        tool_prefix: 'f_',
+        env: { ECHO_NAME: 'files', ECHO_EXTRA_TOOLS: `files.read all,${'n'.repeat(63)}` },
+      }),
+    ],
+    roles: [{ name: 'Ada' }],
+  });
+  const names = manager.toolsFor('ada').map((tool) => tool.name);
+  t.same(names.sort(), ['f_crash', 'f_echo', 'f_env', 'f_fail']);
+  t.notOk(
+    manager.catalogue().some((tool) => tool.name.includes(' ')),
+    'nor in the catalogue',
+  );
+  const warned = await logs.waitFor((l) => l.msg === 'tools left out: names not usable as function names');
+  t.same(warned['tools'], ['f_files.read all', `f_${'n'.repeat(63)}`]);
+  t.match(manager.status()[0], { state: 'started', tools_served: 4 });
+});
