@@ -7,6 +7,13 @@ import { packageVersion } from './version.js';
 /** The CLI names itself, so the node records its configuration writes with `source: cli`. */
 export const cliUserAgent = (): string => `svc-cli/${packageVersion()}`;
 
+/**
+ * `text` without the userinfo of any URL in it: `SVC_URL` may be `http://user:password@host`, and what the
+ * CLI prints (an unreachable node, a cause quoting the URL) ends up in terminals, CI logs and tickets.
+ */
+export const withoutUserinfo = (text: string): string =>
+  text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/?#\s@]*@/gi, '$1');
+
 export interface NodeTarget {
   readonly url: string;
   readonly token: string | undefined;
@@ -32,7 +39,7 @@ export async function requestNode(
     return response;
   } catch (error) {
     const cause = error instanceof Error ? error.message : String(error);
-    target.err.write(`svc ${command}: cannot reach ${target.url} (${cause})\n`);
+    target.err.write(withoutUserinfo(`svc ${command}: cannot reach ${target.url} (${cause})\n`));
     return null;
   }
 }

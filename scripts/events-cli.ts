@@ -5,7 +5,7 @@
  */
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, type NodeContext } from './cli-args.js';
 import { openWs, UpgradeRefusedError } from './ws-client.js';
-import { requestNode, tokenHint } from './cli-http.js';
+import { requestNode, tokenHint, withoutUserinfo } from './cli-http.js';
 import { UsageError } from './cli-usage.js';
 import { EventCategory } from '../schema/index.js';
 
@@ -20,7 +20,8 @@ Verbs (against a running node; token from $SVC_TOKEN when reads need one):
          live feed events from WS /ws/stream until interrupted
 
 ${nodeFlagsHelp}
-Exit codes: 0 done; 1 refused (the answer's error code is printed); 2 bad flags.
+Exit codes: 0 done (tail: interrupted); 1 refused (the answer's error code is printed) or unreachable;
+2 bad flags; 3 tail: the node closed the stream (it stopped or went away).
 `;
 
 type Out = { write(text: string): unknown };
@@ -146,14 +147,21 @@ async function tail(
       },
       ctx.token ? { Authorization: `Bearer ${ctx.token}` } : {},
     );
-    ctx.err.write(`tailing ${ws}/ws/stream\n`);
-    const stop = (): void => client.close();
+    ctx.err.write(withoutUserinfo(`tailing ${ws}/ws/stream\n`));
+    let interrupted = false;
+    const stop = (): void => {
+      interrupted = true;
+      client.close();
+    };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
     await client.closed;
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
-    return 0;
+    if (interrupted) return 0;
+    // The node stopped or went away: a script following the feed must know it is no longer following it.
+    ctx.err.write('svc events tail: the node closed the stream (it stopped or is unreachable)\n');
+    return 3;
   } catch (error) {
     if (error instanceof UpgradeRefusedError) {
       ctx.err.write(
@@ -163,7 +171,8 @@ async function tail(
       );
       return 1;
     }
-    ctx.err.write(`svc: cannot reach ${ws} (${error instanceof Error ? error.message : String(error)})\n`);
+    const cause = error instanceof Error ? error.message : String(error);
+    ctx.err.write(withoutUserinfo(`svc: cannot reach ${ws} (${cause})\n`));
     return 1;
   }
 }

@@ -79,7 +79,7 @@ t.test('svc events list, get and trace read a running node', async (t) => {
   t.equal((await run('frobnicate')).code, 2);
 });
 
-t.test('svc events tail prints live feed events until the stream closes', async (t) => {
+t.test('svc events tail prints live feed events; the node going away is said and exits 3', async (t) => {
   const { h, bus } = await startEventsNode(t);
   const out = capture();
   const err = capture();
@@ -90,7 +90,8 @@ t.test('svc events tail prints live feed events until the stream closes', async 
   await publishEvent(bus, e);
   await out.until(e.id);
   await h.gw.close();
-  t.equal(await tail, 0);
+  t.equal(await tail, 3, 'not a clean end: the node went away');
+  t.match(err.text(), 'svc events tail: the node closed the stream (it stopped or is unreachable)');
   t.equal((JSON.parse(out.text().trim()) as { id: string }).id, e.id);
 });
 
@@ -100,4 +101,15 @@ t.test('svc events tail with a refused token says how to give one', async (t) =>
   const code = await main(['events', 'tail', '--url', h.base], { SVC_TOKEN: 'not-a-token' }, capture(), err);
   t.equal(code, 1);
   t.match(err.text(), /the node refused the token in SVC_TOKEN/);
+});
+
+t.test('no message shows the userinfo of SVC_URL', async (t) => {
+  const env = { SVC_URL: 'http://admin:UrlPassw0rd@127.0.0.1:1' };
+  for (const args of [['list'], ['tail']]) {
+    const err = capture();
+    const code = await main(['events', ...args], env, capture(), err);
+    t.equal(code, 1, `${args[0]}: unreachable`);
+    t.match(err.text(), /cannot reach (http|ws):\/\/127\.0\.0\.1:1/);
+    t.notMatch(err.text(), /UrlPassw0rd|admin/, `${args[0]}: no credentials`);
+  }
 });
