@@ -35,7 +35,8 @@ REVISION (and ID of --if-match) is a revision id or any unique prefix of one (4 
 --if-match also takes the quoted ETag that GET /config answers with, or *.
 
 ${nodeFlagsHelp}
-Exit codes: 0 done; 1 refused (the answer's error code and problems are printed); 2 bad flags.
+Exit codes: 0 done; 1 refused (the answer's error code and problems are printed), or a REVISION that names
+no revision or several; 2 bad flags (a REVISION or --if-match that is not an id or a prefix of one).
 `;
 
 type Out = { write(text: string): unknown };

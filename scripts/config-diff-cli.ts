@@ -6,6 +6,7 @@
 import { stringify } from 'yaml';
 import type { NodeContext } from './cli-args.js';
 import { requestNode } from './cli-http.js';
+import { UsageError } from './cli-usage.js';
 
 const fullId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -20,8 +21,10 @@ export class RevisionLookupError extends Error {
  */
 export async function resolveRevision(ctx: NodeContext, id: string): Promise<string | null> {
   if (id === 'active' || fullId.test(id)) return id;
+  // A malformed id is a bad flag or argument (exit 2), told before any request; a well-formed one that
+  // names no revision, or several, is the node's answer (exit 1).
   if (!/^[0-9a-f-]{4,}$/i.test(id))
-    throw new RevisionLookupError(`${id} is not a revision id or a prefix of one (4 hex digits at least)`);
+    throw new UsageError(`${id} is not a revision id or a prefix of one (4 hex digits at least)`);
   const matches: string[] = [];
   for (let offset = 0; ; offset += 500) {
     const res = await requestNode('config', ctx, 'GET', `/config/revisions?limit=500&offset=${offset}`);

@@ -79,3 +79,16 @@ t.test(
     t.equal(await count(), before + 2, 'the refused one stored nothing');
   },
 );
+
+t.test('a malformed revision id is a bad flag or argument (exit 2), told before any request', async (t) => {
+  const file = join(t.testdir({ 'company.yaml': 'name: Acme\n' }), 'company.yaml');
+  // Port 1 answers nothing: a request would end in "cannot reach", exit 1.
+  const url = 'http://127.0.0.1:1';
+  const put = await svc(['config', 'put', file, '--summary', 's', '--if-match', 'zz', '--url', url]);
+  t.equal(put.code, 2, put.err);
+  t.match(put.err, /zz is not a revision id or a prefix of one/);
+  const revert = await svc(['config', 'revert', 'nope', '--url', url]);
+  t.equal(revert.code, 2, revert.err);
+  t.match(revert.err, /nope is not a revision id or a prefix of one/);
+  t.notMatch(revert.err, /cannot reach/);
+});
