@@ -17,7 +17,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { ToolServerState, type ToolResult, type ToolServerStatus } from '../../schema/index.js';
-import { cancelledResult, cancelReason, errorResult, toToolResult } from './toolservers.result.js';
+import { cancelledResult, cancelReason, errorResult, errorText, toToolResult } from './toolservers.result.js';
 import { backoffDelay, remoteUrl, scrub, type ResolvedInstance } from './toolservers.resolve.js';
 import { usableTools } from './toolservers.names.js';
 import { defaultBursts, StderrBursts } from './toolservers.stderr.js';
@@ -42,7 +42,6 @@ const isAlive = (pid: number): boolean => {
     return false;
   }
 };
-const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 /**
  * The SDK's stdio transport refuses a message over its read buffer (10 MiB, `STDIO_DEFAULT_MAX_BUFFER_SIZE`)
  * and closes the connection: the child then exits 0, which alone would read as a clean exit.

@@ -77,3 +77,24 @@ export const errorResult = (text: string): ToolResult => ({
   content: [{ type: 'text', text }],
   is_error: true,
 });
+
+/** One issue of a schema check, as zod (3 or 4, whichever the SDK runs on) reports it. */
+const SchemaIssues = z.object({
+  issues: z.array(z.object({ path: z.array(z.union([z.string(), z.number()])), message: z.string() })).min(1),
+});
+
+/**
+ * An error as one line. The SDK rejects an answer that does not match the MCP schema (a bad tool list)
+ * with zod's error, whose message is the issues as pretty JSON, forty lines in `last_failure.error`: it
+ * is said as its first issue and how many more there are.
+ */
+export function errorText(error: unknown): string {
+  const parsed = error instanceof Error ? SchemaIssues.safeParse(error) : null;
+  if (parsed?.success) {
+    const [first, ...rest] = parsed.data.issues;
+    const at = first!.path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${part}`)).join('');
+    const more = rest.length > 0 ? ` (and ${rest.length} more)` : '';
+    return `the tool server's answer does not match the MCP schema: ${at.replace(/^\./, '') || '(answer)'}: ${first!.message}${more}`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}

@@ -249,3 +249,17 @@ t.test('a served tool whose full name is no function name is left out, with a wa
   t.same(warned['tools'], ['f_files.read all', `f_${'n'.repeat(63)}`]);
   t.match(manager.status()[0], { state: 'started', tools_served: 4 });
 });
+
+t.test('a tool list the MCP schema refuses is one clear line in last_failure', async (t) => {
+  const { manager } = startManager(t, { backoffBaseMs: 60_000, backoffCapMs: 60_000 });
+  await manager.apply({
+    name: 'Acme',
+    mcp_servers: [echo('bad', { env: { ECHO_NAME: 'bad', ECHO_BAD_TOOLS: '1' } })],
+  });
+  const error = manager.status()[0]!.last_failure!.error;
+  t.notMatch(error, '\n', 'one line');
+  t.match(
+    error,
+    /^the tool server's answer does not match the MCP schema: tools\[\d+\]\.\S+: .+ \(and \d+ more\)$/,
+  );
+});
