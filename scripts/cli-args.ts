@@ -8,7 +8,8 @@ import { UsageError } from './cli-usage.js';
 /** The help's block for the shared flags. */
 export const nodeFlagsHelp = `Flags:
   --url URL        node address; default $SVC_URL, else api.host:api.port of --config, else http://127.0.0.1:8080
-  -c, --config F   Tier A file to find the node's address in (default $SVC_CONFIG)
+  -c, --config F   Tier A file to find the node's address in (default $SVC_CONFIG); only api.host and
+                   api.port are read, so the node's own secrets need not be set
   -h, --help       show this help
 `;
 
@@ -71,21 +72,17 @@ async function nodeUrl(
   if (explicit) return explicit.replace(/\/+$/, '');
   const file = configFile ?? env['SVC_CONFIG'];
   if (file) {
-    // Loaded only when a file names the node: the Tier A schema is most of a client command's start-up.
-    const { loadTierA } = await import('./tier-a-file.js');
-    const loaded = loadTierA(file, { env, cwd: process.cwd() });
+    // Loaded only when a file names the node (the YAML parser is part of a client command's start-up).
+    const { readApiAddress } = await import('./tier-a-file.js');
+    const api = readApiAddress(file, env);
     // A file that was named but cannot say where the node is: the default address could be another node.
-    if (!loaded.ok)
+    if (!api.ok)
       throw new UsageError(
-        `the node's address cannot be read from ${file} (${loaded.problems[0]?.message ?? 'refused'}): fix it, or pass --url`,
+        `the node's address cannot be read from ${file} (${api.problem}): fix it, or pass --url`,
       );
-    if (loaded.config.api.port === 0)
-      throw new UsageError(`${file} binds no API listener (api.port: 0): pass --url`);
-    const host =
-      loaded.config.api.host === '0.0.0.0' || loaded.config.api.host === '::'
-        ? '127.0.0.1'
-        : loaded.config.api.host;
-    return `http://${host.includes(':') ? `[${host}]` : host}:${loaded.config.api.port}`;
+    if (api.port === 0) throw new UsageError(`${file} binds no API listener (api.port: 0): pass --url`);
+    const host = api.host === '0.0.0.0' || api.host === '::' ? '127.0.0.1' : api.host;
+    return `http://${host.includes(':') ? `[${host}]` : host}:${api.port}`;
   }
   return 'http://127.0.0.1:8080';
 }

@@ -1,9 +1,12 @@
 /** Reading the Tier A file from disk; `schema/` validates the text and does no I/O of its own. */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
 import {
   formatProblems,
   parseTierA,
+  substituteDeep,
   type LoadOptions,
   type TierA,
   type TierAResult,
@@ -38,4 +41,50 @@ export function loadConfigFile(
   if (result.ok) return result.config;
   err.write(`svc: configuration ${path} refused:\n${formatProblems(result.problems)}\n`);
   return null;
+}
+
+/**
+ * Where the node's API listens, read leniently from a Tier A file: only `api.host` and `api.port` (their
+ * `${VAR}` references resolved), defaults as the node has them. A client command (`svc config`, `svc
+ * events`, ...) run by an operator must not need the node's own secrets in its shell (`${NODE_SIDE_TOKEN}`,
+ * keyring material), which validating the whole file would.
+ */
+const ApiAddress = z.object({
+  api: z
+    .object({
+      host: z.string().min(1).default('127.0.0.1'),
+      port: z.number().int().min(0).max(65535).default(8080),
+    })
+    .default({ host: '127.0.0.1', port: 8080 }),
+});
+
+export function readApiAddress(
+  file: string,
+  env: NodeJS.ProcessEnv,
+): { ok: true; host: string; port: number } | { ok: false; problem: string } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const reason = error instanceof Error && 'code' in error ? String(error.code) : 'unreadable';
+    return { ok: false, problem: `cannot read ${file} (${reason})` };
+  }
+  let raw: unknown;
+  try {
+    raw = parseYaml(text) ?? {};
+  } catch (error) {
+    const first = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+    return { ok: false, problem: `not valid YAML: ${first}` };
+  }
+  const api = typeof raw === 'object' && raw !== null ? (raw as { api?: unknown }).api : undefined;
+  const picked =
+    typeof api === 'object' && api !== null
+      ? { host: (api as { host?: unknown }).host, port: (api as { port?: unknown }).port }
+      : api;
+  const parsed = ApiAddress.safeParse({ api: substituteDeep(picked, (name) => env[name]) });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    return { ok: false, problem: `${['api', ...issue.path.slice(1)].join('.')}: ${issue.message}` };
+  }
+  return { ok: true, ...parsed.data.api };
 }

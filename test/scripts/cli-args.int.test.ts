@@ -102,3 +102,28 @@ t.test('fleet remove refuses a --confirm that does not repeat the id, before ask
   t.equal(run.code, 2);
   t.match(run.err, /--confirm node-1 does not repeat the id node-0/);
 });
+
+t.test('a --config file is read for the node address only: the node’s secrets need not be set', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-cli-args-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'node.yaml');
+  // What a node's file holds that a client's shell lacks: a side token and keyring material by reference.
+  writeFileSync(
+    file,
+    [
+      'api:',
+      '  host: 127.0.0.1',
+      '  port: 1',
+      '  auth:',
+      '    tokens: [{id: node-side, token: "${NODE_SIDE_TOKEN}"}]',
+      'secrets:',
+      '  active_key_id: k1',
+      '  keys: [{id: k1, material: "${SVC_KEY_MATERIAL}"}]',
+      '',
+    ].join('\n'),
+  );
+  const run = await svc(['config', 'revisions', '--config', file]);
+  t.equal(run.code, 1, run.err);
+  t.match(run.err, /cannot reach http:\/\/127\.0\.0\.1:1 /, 'the address was read from the file');
+  t.notMatch(run.err, /cannot be read from/);
+});
