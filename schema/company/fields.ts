@@ -49,18 +49,14 @@ const headerToken = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
  * every connection attempt. A value with a `${VAR}` is checked again once resolved, at run time.
  */
 export const headerMap = z.record(
-  z
-    .string()
-    .regex(headerToken, {
-      message: "not an HTTP header name (letters, digits and !#$%&'*+.^_`|~-)",
-      ...invalid,
-    }),
-  z
-    .string()
-    .refine((v) => !/[\r\n\0]/.test(v), {
-      message: 'an HTTP header value holds no CR, LF or NUL',
-      ...invalid,
-    }),
+  z.string().regex(headerToken, {
+    message: "not an HTTP header name (letters, digits and !#$%&'*+.^_`|~-)",
+    ...invalid,
+  }),
+  z.string().refine((v) => !/[\r\n\0]/.test(v), {
+    message: 'an HTTP header value holds no CR, LF or NUL',
+    ...invalid,
+  }),
 );
 
 export const url = z
