@@ -53,6 +53,46 @@ async function setup(t: Test) {
   return { bus, coord, view };
 }
 
+/** A serving node host, its applier over `subsystems`, and the RevisionApplied records it publishes. */
+function applierOn(
+  t: Test,
+  { bus, view }: Pick<Awaited<ReturnType<typeof setup>>, 'bus' | 'view'>,
+  subsystems: SubsystemApplier[],
+) {
+  const node = startNodeHost(
+    {
+      node: 'node-0',
+      version: 'test',
+      startedAt: new Date().toISOString(),
+      queue: 'memory',
+      roles: ['ingress'],
+      ingress: true,
+      eventHistorySeconds: 1,
+      spendHistorySeconds: 1,
+    },
+    logger,
+  );
+  node.send({ type: 'node.booted' });
+  const applied: RevisionApplied[] = [];
+  const appliedSub = bus.subscribe(configSubjects.revisionApplied, (m) =>
+    applied.push(JSON.parse(dec.decode(m.data)) as RevisionApplied),
+  );
+  t.teardown(() => appliedSub.stop());
+  const applier = createApplier({
+    bus,
+    nodeId: 'node-0',
+    subsystems,
+    node,
+    logger,
+    source: {
+      active: () => view.state.active,
+      revision: (id) => readRevision(view.state, id),
+      untilStored: (id, ms) => view.until((s) => s.revisions.has(id), ms),
+    },
+  });
+  return { node, applier, applied };
+}
+
 t.test('a write stores the revision, activates it at epoch 1 and the read model shows it', async (t) => {
   const { bus, coord, view } = await setup(t);
   const reply = await executeWrite({ bus, coord, logger, validate: valid }, write({ name: 'Acme' }, null));
@@ -120,37 +160,12 @@ t.test(
         calls.push(`rollback:${name}`);
       },
     });
-    const node = startNodeHost(
-      {
-        node: 'node-0',
-        version: 'test',
-        startedAt: new Date().toISOString(),
-        queue: 'memory',
-        roles: ['ingress'],
-        ingress: true,
-        eventHistorySeconds: 1,
-        spendHistorySeconds: 1,
-      },
-      logger,
-    );
-    node.send({ type: 'node.booted' });
-    const applied: RevisionApplied[] = [];
-    const appliedSub = bus.subscribe(configSubjects.revisionApplied, (m) =>
-      applied.push(JSON.parse(dec.decode(m.data)) as RevisionApplied),
-    );
-    t.teardown(() => appliedSub.stop());
-    const applier = createApplier({
-      bus,
-      nodeId: 'node-0',
-      subsystems: [sub('scalars'), sub('org'), sub('providers'), sub('budgets')],
-      node,
-      logger,
-      source: {
-        active: () => view.state.active,
-        revision: (id) => readRevision(view.state, id),
-        untilStored: (id, ms) => view.until((s) => s.revisions.has(id), ms),
-      },
-    });
+    const { node, applier, applied } = applierOn(t, { bus, view }, [
+      sub('scalars'),
+      sub('org'),
+      sub('providers'),
+      sub('budgets'),
+    ]);
     const opts = { bus, coord, logger, validate: valid };
     const r1 = await executeWrite(opts, write({ name: 'a' }, null));
     await view.until((s) => s.active?.epoch === 1, 2_000);
@@ -228,37 +243,12 @@ t.test(
 t.test('applied_subsystems names each subsystem once, however many appliers it has', async (t) => {
   const { bus, coord, view } = await setup(t);
   const sub = (name: SubsystemApplier['name']): SubsystemApplier => ({ name, apply: async () => undefined });
-  const node = startNodeHost(
-    {
-      node: 'node-0',
-      version: 'test',
-      startedAt: new Date().toISOString(),
-      queue: 'memory',
-      roles: ['ingress'],
-      ingress: true,
-      eventHistorySeconds: 1,
-      spendHistorySeconds: 1,
-    },
-    logger,
-  );
-  node.send({ type: 'node.booted' });
-  const applied: RevisionApplied[] = [];
-  const appliedSub = bus.subscribe(configSubjects.revisionApplied, (m) =>
-    applied.push(JSON.parse(dec.decode(m.data)) as RevisionApplied),
-  );
-  t.teardown(() => appliedSub.stop());
-  const applier = createApplier({
-    bus,
-    nodeId: 'node-0',
-    subsystems: [sub('org'), sub('org'), sub('org'), sub('providers')],
-    node,
-    logger,
-    source: {
-      active: () => view.state.active,
-      revision: (id) => readRevision(view.state, id),
-      untilStored: (id, ms) => view.until((s) => s.revisions.has(id), ms),
-    },
-  });
+  const { applier, applied } = applierOn(t, { bus, view }, [
+    sub('org'),
+    sub('org'),
+    sub('org'),
+    sub('providers'),
+  ]);
   await executeWrite({ bus, coord, logger, validate: valid }, write({ name: 'a' }, null));
   await view.until((s) => s.active?.epoch === 1, 2_000);
   await applier.reconcile();
