@@ -2,8 +2,8 @@
  * The seat room against a real `svc serve` with the local fake model: a failed turn's last error is shown,
  * a disabled schedule says so, and pause and resume keep the keyboard focus where it was.
  */
-import { createHmac } from 'node:crypto';
 import t from 'tap';
+import { sendIssueAssigned } from '../fixtures/codehost-a-delivery.js';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
 import { needsChromium, openPage, startBrowser, type WatchedPage } from '../harness/browser.js';
 import { startCompanyNode, TOKEN } from './fixtures/company-node.js';
@@ -61,22 +61,7 @@ t.test(
     await schedules.locator('text=nightly-sweep').waitFor();
     t.match(await schedules.textContent(), /disabled/, 'a disabled schedule says so');
 
-    const body = JSON.stringify({
-      action: 'assigned',
-      sender: { login: 'someone-outside' },
-      repository: { full_name: 'acme/app' },
-      issue: { number: 7, title: 'Login page is blank', assignees: [{ login: 'cy' }] },
-    });
-    const delivery = await fetch(`${node.url}/webhooks/codehost-a`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-codehost-a-event': 'issues',
-        'x-codehost-a-delivery': 'delivery-7',
-        'x-codehost-a-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
-      },
-      body,
-    });
+    const delivery = await sendIssueAssigned(node.url, SECRET, ['cy']);
     t.equal(delivery.status, 200, 'the delivery is accepted');
     const notice = w.page.locator('.last-error');
     await notice.waitFor({ timeout: 60_000 });

@@ -3,10 +3,10 @@
  * seat room shows the turn live (phase, rounds, the tool call as it happens) while the model's last
  * answer is held, then the finished phases land in its LLM history, all without a reload.
  */
-import { createHmac } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
+import { sendIssueAssigned } from '../fixtures/codehost-a-delivery.js';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
 import type { Step } from '../fixtures/llm/script.js';
 import { needsChromium, openPage, startBrowser } from '../harness/browser.js';
@@ -65,22 +65,7 @@ t.test('a turn shows its progress live in the seat room', needsChromium, async (
   await w.page.waitForSelector('[data-link="live"]');
   await w.page.waitForSelector('text=No turn in flight.');
 
-  const body = JSON.stringify({
-    action: 'assigned',
-    sender: { login: 'someone-outside' },
-    repository: { full_name: 'acme/app' },
-    issue: { number: 7, title: 'Login page is blank', assignees: [{ login: 'cy' }] },
-  });
-  const delivery = await fetch(`${node.url}/webhooks/codehost-a`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-codehost-a-event': 'issues',
-      'x-codehost-a-delivery': 'delivery-7',
-      'x-codehost-a-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
-    },
-    body,
-  });
+  const delivery = await sendIssueAssigned(node.url, SECRET, ['cy']);
   t.equal(delivery.status, 200, 'the delivery is accepted');
 
   // The model's last execute answer is held: the turn is in flight, its tool call already made.

@@ -5,13 +5,13 @@
  * The agent seat plans, calls the MCP tool, reviews and completes; the read routes, the spend rollup
  * and the WebSocket show it; the other seats, the human one above all, get nothing.
  */
-import { createHmac } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { freePort, runSvc, type SvcChild } from '../harness/child.js';
+import { sendIssueAssigned } from '../fixtures/codehost-a-delivery.js';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
 import type { Step } from '../fixtures/llm/script.js';
 import { dashboard, type Frame } from '../http/fixtures/events-node.js';
@@ -139,26 +139,7 @@ t.test(
     await d.next((f) => f.kind === 'snapshot');
 
     // A signed delivery on the public listener: an issue assigned to Cy and to the human seat.
-    const body = JSON.stringify({
-      action: 'assigned',
-      sender: { login: 'someone-outside' },
-      repository: { full_name: 'acme/app' },
-      issue: {
-        number: 7,
-        title: 'Login page is blank',
-        assignees: [{ login: 'cy' }, { login: 'hu-at-codehost' }],
-      },
-    });
-    const delivery = await fetch(`${node.publicUrl}/webhooks/codehost-a`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-codehost-a-event': 'issues',
-        'x-codehost-a-delivery': 'delivery-7',
-        'x-codehost-a-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
-      },
-      body,
-    });
+    const delivery = await sendIssueAssigned(node.publicUrl, SECRET, ['cy', 'hu-at-codehost']);
     t.equal(delivery.status, 200);
     t.same(await delivery.json(), { accepted: true, duplicate: false });
 
