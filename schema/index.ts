@@ -384,5 +384,6 @@ export {
   ToolSkill,
 } from './skills.js';
 export { closestName } from './did-you-mean.js';
+export { withoutUserinfo } from './url-userinfo.js';
 export { decodeCursor, encodeCursor, ListOrder, SeqKey } from './list-cursor.js';
 export type { ListPosition } from './list-cursor.js';

@@ -3,16 +3,10 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 import { packageVersion } from './version.js';
+import { withoutUserinfo } from '../schema/index.js';
 
 /** The CLI names itself, so the node records its configuration writes with `source: cli`. */
 export const cliUserAgent = (): string => `svc-cli/${packageVersion()}`;
-
-/**
- * `text` without the userinfo of any URL in it: `SVC_URL` may be `http://user:password@host`, and what the
- * CLI prints (an unreachable node, a cause quoting the URL) ends up in terminals, CI logs and tickets.
- */
-export const withoutUserinfo = (text: string): string =>
-  text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/?#\s@]*@/gi, '$1');
 
 export interface NodeTarget {
   readonly url: string;

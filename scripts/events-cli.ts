@@ -5,9 +5,9 @@
  */
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, type NodeContext } from './cli-args.js';
 import { openWs, UpgradeRefusedError } from './ws-client.js';
-import { requestNode, tokenHint, withoutUserinfo } from './cli-http.js';
+import { requestNode, tokenHint } from './cli-http.js';
 import { UsageError } from './cli-usage.js';
-import { EventCategory } from '../schema/index.js';
+import { EventCategory, withoutUserinfo } from '../schema/index.js';
 
 export const eventsHelp = `Usage: svc events <verb> [flags]
 

@@ -6,6 +6,7 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { EngineUnavailableError } from '../errors.js';
+import { withoutUserinfo } from '../../schema/index.js';
 
 export interface ConnectOptions {
   readonly url: string;
@@ -19,12 +20,14 @@ export interface ConnectOptions {
 const backoffStepMs = 250;
 const backoffCapMs = 5_000;
 
-/** The url with any user/password part removed, safe for logs and error messages. */
+/** The url (a comma list of servers) with any user/password part removed, safe for logs and errors. */
 export function redactUrl(url: string): string {
-  return url
-    .split(',')
-    .map((one) => one.trim().replace(/\/\/[^@/]*@/, '//'))
-    .join(',');
+  return withoutUserinfo(
+    url
+      .split(',')
+      .map((one) => one.trim())
+      .join(','),
+  );
 }
 
 /** The connection and a gate that holds calls while the client is reconnecting. */

@@ -1,0 +1,14 @@
+import t from 'tap';
+import { withoutUserinfo } from '../../schema/index.js';
+
+t.test('URLs in a text lose their userinfo and nothing else', async (t) => {
+  t.equal(
+    withoutUserinfo('cannot reach http://admin:Passw0rd@127.0.0.1:1/x (connect ECONNREFUSED)'),
+    'cannot reach http://127.0.0.1:1/x (connect ECONNREFUSED)',
+  );
+  t.equal(withoutUserinfo('nats://u:p@a:4222,nats://tok@b:4222'), 'nats://a:4222,nats://b:4222');
+  t.equal(
+    withoutUserinfo('mail a@b.example about http://host/p@q'),
+    'mail a@b.example about http://host/p@q',
+  );
+});
