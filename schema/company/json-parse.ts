@@ -4,8 +4,9 @@
  * credential).
  */
 import { jsonTextDepthBeyond, MAX_DOCUMENT_DEPTH } from '../document/depth.js';
+import { firstRepeatedKey } from './json-keys.js';
 import { tooDeepMessage } from './nesting.js';
-import { ProblemKind, type CompanyProblem } from './problems.js';
+import { pathOf, ProblemKind, type CompanyProblem } from './problems.js';
 
 export type DocumentParse = { ok: true; value: unknown } | { ok: false; problems: CompanyProblem[] };
 
@@ -37,8 +38,9 @@ export function parseCompanyJson(text: string): DocumentParse {
       ],
     };
   }
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    value = JSON.parse(text) as unknown;
   } catch (error) {
     const reason = error instanceof Error ? error.message : '';
     const position = /at position (\d+)/.exec(reason);
@@ -57,4 +59,18 @@ export function parseCompanyJson(text: string): DocumentParse {
       ],
     };
   }
+  const repeated = firstRepeatedKey(text);
+  if (repeated === null) return { ok: true, value };
+  return {
+    ok: false,
+    problems: [
+      {
+        path: pathOf(repeated.segments),
+        segments: repeated.segments,
+        kind: ProblemKind.Invalid,
+        message: 'JSON: a key appears twice in one object (the first value would be lost)',
+        line: lineAt(text, repeated.offset),
+      },
+    ],
+  };
 }

@@ -1,6 +1,7 @@
 /**
  * Issue #19 reproductions: configuration bodies that answered 500 to any token holder (YAML alias
- * tricks, nesting thousands of levels deep) answer a coded 400 with problems, and store nothing.
+ * tricks, nesting thousands of levels deep) answer a coded 400 with problems, and store nothing; so does a
+ * JSON body repeating a key, which `JSON.parse` would have stored with its first value dropped.
  */
 import t from 'tap';
 import { company, startConfigNode, type ConfigNode } from './fixtures/config-node.js';
@@ -37,6 +38,7 @@ const reproductions: ReadonlyArray<{ name: string; body: string; yaml: boolean; 
   { name: 'YAML nested 5,000 levels', body: `name: Acme\ne: ${'['.repeat(5000)}${']'.repeat(5000)}`, yaml: true, kind: 'out_of_range' },
   { name: 'JSON nested 5,000 levels', body: deepJson(5000), yaml: false, kind: 'out_of_range' },
   { name: 'JSON nested 1,700 levels', body: deepJson(1700), yaml: false, kind: 'out_of_range' },
+  { name: 'JSON key repeated (the first value lost)', body: '{"name": "Acme", "name": "Other"}', yaml: false, kind: 'invalid' },
 ]; // prettier-ignore
 
 /** Every config write route that takes a document body, with the code an unreadable body answers. */

@@ -99,3 +99,37 @@ t.test('an unparseable JSON body names the line and never quotes the text', asyn
     problems: [{ message: 'JSON: the text ends inside the document' }],
   });
 });
+
+t.test(
+  'a JSON key repeated in one object is refused at its path and line, not silently dropped',
+  async (t) => {
+    const text = '{\n  "name": "Acme",\n  "roles": [{"name": "a"}, {"name": "b",\n    "name": "c"}]\n}';
+    t.same(parseCompanyJson(text), {
+      ok: false,
+      problems: [
+        {
+          path: 'roles[1].name',
+          segments: ['roles', 1, 'name'],
+          kind: 'invalid',
+          message: 'JSON: a key appears twice in one object (the first value would be lost)',
+          line: 4,
+        },
+      ],
+    });
+    t.match(parseCompanyJson('{"a": {"x": 1}, "b": {"x": 2}}'), { ok: true }, 'equal names in two objects');
+    t.match(
+      parseCompanyJson('{"k": "\\"x\\": 1, \\"k\\": 2"}'),
+      { ok: true },
+      'a quoted key inside a string',
+    );
+    t.match(
+      parseCompanyJson('{"a\\u0062": 1, "ab": 2}'),
+      { ok: false, problems: [{ path: 'ab' }] },
+      'names compare unescaped, as JSON.parse compares them',
+    );
+    t.match(parseCompanyJson('[[1, {"z": 1}], {"y": [2, 3], "y": 0}]'), {
+      ok: false,
+      problems: [{ segments: [1, 'y'] }],
+    });
+  },
+);
