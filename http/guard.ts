@@ -144,12 +144,13 @@ export function refusal(reason: 'missing' | 'wrong'): ApiReply {
  * Managed document (spec Authentication 6, write rule 10): throws 403 `config_managed` unless the actor's
  * token id is in `company_writers`. Call it first in each write route it covers, before reading anything.
  */
-export function assertCompanyWriter(settings: AuthSettings, actor: Actor | null): void {
+export function assertCompanyWriter(settings: AuthSettings, actor: Actor | null, why?: string): void {
   const writers = settings.companyWriters;
   if (writers === undefined) return;
   if (actor !== null && actor.kind === 'operator' && writers.includes(actor.id)) return;
+  const detail = `The company document is managed by ${writers.join(', ') || 'no token'}; this credential may not change it.`;
   throw new ApiError('config_managed', {
     extra: { managed_by: [...writers] },
-    detail: `The company document is managed by ${writers.join(', ') || 'no token'}; this credential may not change it.`,
+    detail: why ? `${detail} ${why}` : detail,
   });
 }

@@ -7,7 +7,7 @@ import { keyringFrom, type Keyring } from '../bus/index.js';
 import type { Logger } from 'pino';
 import { startSecretsHost } from '../actors/index.js';
 import type { Bus, Kv, Subscription } from '../bus/index.js';
-import { secretsRoutes, type RouteDef } from '../http/index.js';
+import { secretsRoutes, type AuthSettings, type RouteDef } from '../http/index.js';
 import { followSecrets, secretsThenEnv, storeResolver, type SecretsView } from '../projections/index.js';
 import { type Resolver, type TierA } from '../schema/index.js';
 
@@ -17,7 +17,7 @@ export interface Secrets {
   /** `${VAR}` resolution for the company document: store first (with a keyring), then the environment. */
   readonly resolve: Resolver;
   /** The `/secrets` routes over this store. */
-  routes(): RouteDef[];
+  routes(auth: AuthSettings): RouteDef[];
   stop(): Promise<void>;
 }
 
@@ -56,10 +56,11 @@ export async function startSecrets(opts: {
     view,
     keyring,
     resolve: secretsThenEnv(store, opts.env ?? process.env),
-    routes: () =>
+    routes: (auth: AuthSettings) =>
       secretsRoutes({
         bus,
         keyring,
+        auth,
         state: () => view.state,
         until: (predicate, timeoutMs) => view.until(predicate, timeoutMs),
       }),

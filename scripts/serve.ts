@@ -211,7 +211,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
           ? [
               ...sandboxes.routes(opts.version),
               ...configuration.routes(auth),
-              ...secrets.routes(),
+              ...secrets.routes(auth),
               ...toolServers.routes(events.questions),
               ...schedules.routes(),
               ...seats.routes(),

@@ -52,7 +52,7 @@ async function start(t: Test, auth: AuthSettings = openAuth) {
     auth,
     routes: [
       ...configuration.routes(auth),
-      ...secrets.routes(),
+      ...secrets.routes(auth),
       ...accessRoutesFor({ auth, configuration, secrets }),
     ],
   });

@@ -2,7 +2,7 @@ import { seal, keyringFrom } from '../../bus/index.js';
 import t from 'tap';
 import { openConnection } from '../harness/raw-http.js';
 import { keyringYaml, startSecretsNode } from './fixtures/secrets-node.js';
-import { CI } from './fixtures/gateway-harness.js';
+import { CI, openAuth } from './fixtures/gateway-harness.js';
 import { secretAad } from '../../schema/index.js';
 
 type Json = Record<string, unknown>;
@@ -25,6 +25,28 @@ t.test('every /secrets route needs a token, reads included', async (t) => {
   }
   t.same(await node.bucket.keys(), [], 'nothing was stored');
 });
+
+t.test(
+  'on a managed document only its writers set or remove secrets (the store answers its references)',
+  async (t) => {
+    const node = await startSecretsNode(t, { tierA: K1, auth: { ...openAuth, companyWriters: ['ops'] } });
+    t.equal((await node.call('PUT', '/secrets/BOB_ID', { body: 'bobs' })).status, 200, 'a writer sets one');
+    for (const [method, path] of [
+      ['PUT', '/secrets/BOB_ID'],
+      ['PUT', '/secrets/NEW_NAME'],
+      ['DELETE', '/secrets/BOB_ID'],
+    ] as const) {
+      const res = await node.call(method, path, { auth: CI, ...(method === 'PUT' ? { body: 'ci' } : {}) });
+      t.equal(res.status, 403, `${method} ${path} by a non-writer`);
+      t.match(await json(res), { error: 'config_managed', managed_by: ['ops'], detail: /secret store/ });
+    }
+    const reveal = await node.call('GET', '/secrets/BOB_ID?reveal=true', { auth: CI });
+    t.equal(await reveal.text(), 'bobs', 'the value stands; reads stay open to every operator');
+    t.equal((await node.call('GET', '/secrets/NEW_NAME', { auth: CI })).status, 404, 'nothing pre-seeded');
+    t.equal((await node.call('POST', '/secrets/rekey', { auth: CI })).status, 200, 'rekey changes no value');
+    t.equal((await node.call('DELETE', '/secrets/BOB_ID')).status, 200, 'a writer removes one');
+  },
+);
 
 t.test('a stored secret is listed and read by name with its record, never its value', async (t) => {
   const node = await startSecretsNode(t, { tierA: K1 });

@@ -3,6 +3,8 @@
  * the read model and never carry a value, except an explicit reveal; writes are commands to the
  * secrets host on the bus, answered once this node's read model shows them (read-your-writes).
  * Guarded always (the guard knows `/secrets/*`); `Cache-Control: no-store` comes from the gateway.
+ * On a managed document only its writers may set or remove a secret: `${VAR}` references resolve from
+ * the store first, so a value written there rebinds a person or swaps a credential the document names.
  */
 import { sendCommand, type Bus, open, type Keyring } from '../../../bus/index.js';
 import { listSecrets, metaOfSecret, secretRecord, type SecretsState } from '../../../projections/index.js';
@@ -17,7 +19,8 @@ import {
   type SecretReply,
 } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
-import type { ApiReply, ApiRequest, RequestHead, RouteDef } from '../../types.js';
+import { assertCompanyWriter } from '../../guard.js';
+import type { ApiReply, ApiRequest, AuthSettings, RequestHead, RouteDef } from '../../types.js';
 
 export interface SecretsRouteDeps {
   readonly bus: Bus;
@@ -26,7 +29,17 @@ export interface SecretsRouteDeps {
   readonly until: (predicate: (state: SecretsState) => boolean, timeoutMs: number) => Promise<boolean>;
   /** This node's keyring; null answers 503 `no_keyring` on every route that seals or opens. */
   readonly keyring: Keyring | null;
+  /** `company_writers`: on a managed document, set and remove are theirs alone. */
+  readonly auth: AuthSettings;
   readonly commandTimeoutMs?: number;
+}
+
+/** The store answers the document's `${VAR}` references, so changing it changes a managed document. */
+const managedSecret =
+  'Its `${VAR}` references resolve from the secret store first, so the store is managed with it.';
+
+function assertWriter(deps: SecretsRouteDeps, req: RequestHead): void {
+  assertCompanyWriter(deps.auth, req.actor, managedSecret);
 }
 
 function requireName(req: RequestHead): string {
@@ -112,6 +125,7 @@ function getOne(deps: SecretsRouteDeps, req: ApiRequest): ApiReply {
 }
 
 function beforePut(deps: SecretsRouteDeps, req: RequestHead): void {
+  assertWriter(deps, req);
   requireName(req);
   readSource(req);
   requireKeyring(deps);
@@ -180,7 +194,10 @@ export function secretsRoutes(deps: SecretsRouteDeps): RouteDef[] {
     {
       method: 'DELETE',
       pattern: '/secrets/:name',
-      beforeBody: (req) => void requireName(req),
+      beforeBody: (req) => {
+        assertWriter(deps, req);
+        requireName(req);
+      },
       handler: (req) => remove(deps, req),
     },
     {
