@@ -5,7 +5,7 @@
  */
 import { constants } from 'node:fs';
 import { mkdir, open, readdir, realpath, rm, stat } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ApiError } from '../http/index.js';
 
 const claimFile = '.svc-backup-claim';
@@ -100,7 +100,8 @@ export async function claimBackupDir(
 
 function inside(path: string, root: string): boolean {
   const rel = relative(root, path);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  // `..bk` is a child named `..bk`; only `..` itself or `../…` climbs out.
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
 /** The real path when it exists (symlinks followed), else the path as given. */

@@ -43,6 +43,7 @@ t.test('bad backup directories answer 400 backup_dir_invalid and are listed as f
     // Nothing may be created under /proc, whoever the node runs as.
     ['not writable', '/proc/svc-backup-test', /cannot be created/],
     ['inside the store', join(store.storeDir, 'bk'), /inside the store/],
+    ['inside the store, named like a parent', join(store.storeDir, '..bk'), /inside the store/],
   ];
   for (const [what, dir, detail] of cases) {
     const response = await node.call(
@@ -54,6 +55,7 @@ t.test('bad backup directories answer 400 backup_dir_invalid and are listed as f
   }
   t.same(readFileSync(join(full, 'keep.txt'), 'utf8'), 'x', 'a refused directory is left as it was');
   t.notOk(existsSync(join(store.storeDir, 'bk')), 'nothing was created inside the store');
+  t.notOk(existsSync(join(store.storeDir, '..bk')), 'nor in a child whose name starts with ..');
 
   const listed = await json(await node.call('GET', '/backups'));
   const rows = listed['backups'] as Json[];
