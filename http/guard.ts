@@ -61,8 +61,11 @@ export class Guard {
     readonly settings: AuthSettings,
     private readonly log: Logger,
   ) {
-    // An empty value never authenticates: it is dropped here, and the Tier A loader refuses it earlier.
+    // Compared trimmed, as a presented bearer is: a value read from an env file or a mounted secret
+    // often ends in a newline no client can send. An empty value never authenticates: it is dropped
+    // here, and the Tier A loader refuses it earlier.
     this.tokens = settings.tokens
+      .map((t) => ({ id: t.id, token: t.token.trim() }))
       .filter((t) => t.token !== '')
       .map((t) => ({ id: t.id, digest: digest(t.token) }));
     if (settings.disabled) {

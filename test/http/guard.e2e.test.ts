@@ -152,6 +152,22 @@ t.test('an empty token value never authenticates', async (t) => {
   t.ok(h.logs.some((l) => l.event === 'auth_empty_token' && l.level === 40));
 });
 
+t.test('a configured token with surrounding whitespace (an env file newline) authenticates', async (t) => {
+  const h = await startHarness({
+    auth: {
+      disabled: false,
+      allowAnonymousRead: true,
+      tokens: [{ id: 'ops', token: ' tok-0123456789abcdef\n' }],
+    },
+    routes: [echo('GET', '/config')],
+  });
+  t.teardown(() => h.gw.close());
+  const res = await call(`${h.base}/config`, { headers: { authorization: 'Bearer tok-0123456789abcdef' } });
+  t.equal(res.status, 200);
+  t.equal((await call(`${h.base}/config`, { headers: { authorization: 'Bearer tok-0123' } })).status, 401);
+  t.equal((await call(`${h.base}/config`, { headers: { authorization: 'Bearer  ' } })).status, 401);
+});
+
 t.test('a disabled guard lets everything through as anonymous and warns at start', async (t) => {
   const h = await startHarness({
     auth: { disabled: true, allowAnonymousRead: false, tokens: [] },
