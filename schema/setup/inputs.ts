@@ -53,6 +53,17 @@ const problem = (field: string, kind: InputProblem['kind'], message: string): In
 export const seatSecretName = (template: string, handle: string): string =>
   template.replace('{SEAT}', handle.toUpperCase().replace(/-/g, '_'));
 
+/**
+ * Pasted values often carry a newline or spaces no credential or setting means; a token sealed with its
+ * newline never matches the header that carries it, and a length check would count the whitespace.
+ */
+function trimmed(inputs: SetupInputs): SetupInputs {
+  const values = Object.fromEntries(
+    Object.entries(inputs.values).map(([field, v]) => [field, typeof v === 'string' ? v.trim() : v]),
+  );
+  return { ...inputs, values };
+}
+
 /** Checks the shape of the request against the kind's declarations (400 `invalid_body`). */
 function checkShape(spec: KindSpec, inputs: SetupInputs): void {
   const fields = new Map(spec.requirements.map((r) => [r.field, r]));
@@ -125,6 +136,7 @@ export function planInputs(
   seats: readonly string[],
   mint: (r: Requirement) => string,
 ): InputsPlan {
+  inputs = trimmed(inputs);
   checkShape(spec, inputs);
   checkValues(spec, inputs, seats);
   const seat = typeof inputs.values['seat'] === 'string' ? inputs.values['seat'] : null;

@@ -236,6 +236,22 @@ t.test('a managed document refuses non-writers with 403 before reading the body'
   t.equal(writer.status, 201);
 });
 
+t.test(
+  'a pasted credential is sealed without the whitespace around it, and measured without it',
+  async (t) => {
+    const node = await startSetupNode(t, { tierA: KEYRING });
+    await node.putDocument(company());
+    const padded = await inputs(node, 'monitor', { values: { webhook_token: ` ${'m'.repeat(25)}\n` } });
+    t.equal(padded.status, 400, '25 characters and a newline are not 26');
+    t.match(await json(padded), { error: 'validation_error', problems: [{ path: 'values.webhook_token' }] });
+    const blank = await inputs(node, 'monitor', { values: { webhook_token: ' \n' } });
+    t.match(await json(blank), { error: 'invalid_body', problems: [{ message: /cannot be empty/ }] });
+    const res = await inputs(node, 'monitor', { values: { webhook_token: `${'m'.repeat(26)}\r\n` } });
+    t.equal(res.status, 200);
+    t.equal(stored(node, 'SVC_MONITOR_WEBHOOK_TOKEN'), 'm'.repeat(26), 'the token a header can carry');
+  },
+);
+
 t.test('the monitor token is sealed in the store only and must be long enough', async (t) => {
   const node = await startSetupNode(t, { tierA: KEYRING });
   const first = await node.putDocument(company());
