@@ -6,7 +6,13 @@
  *   POST /fleet/broker/remove-peer/{peer}     drop a broker server from its cluster (same rules)
  * A removal is refused with 409 `member_live` while the member is live, unless `?force=true`.
  */
-import type { BrokerMembership, FleetAnswer, NodeRemoval, PeerRemoval } from '../../../schema/index.js';
+import type {
+  BrokerMembership,
+  BrokerServer,
+  FleetAnswer,
+  NodeRemoval,
+  PeerRemoval,
+} from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import type { ApiRequest, RouteDef } from '../../types.js';
 import type { Question } from '../query.routes.js';
@@ -42,6 +48,25 @@ function removalQuery(req: ApiRequest, id: string, what: 'node' | 'peer'): { for
 /** The broker server a path names, by raft peer id or by name. */
 function serverNamed(membership: BrokerMembership, peer: string) {
   return membership.reported.servers.find((s) => s.name === peer || s.peer_id === peer) ?? null;
+}
+
+/**
+ * A removal without `force` goes ahead only when the report shows the server offline, or shows the
+ * meta group without it (the broker then answers "no member"). A server the report cannot speak for —
+ * the meta group unreadable and no stream copy on it — may well be serving: removing it cuts it out of
+ * the cluster while it runs.
+ */
+function refuseUnlessOffline(membership: BrokerMembership, server: BrokerServer | null, peer: string): void {
+  if (server?.offline) return;
+  if (server === null && membership.reported.meta !== null) return;
+  throw new ApiError('member_live', {
+    detail:
+      server !== null
+        ? `the broker reports ${server.name} online`
+        : `the broker's report cannot tell whether ${peer} is offline (${membership.reported.meta_unavailable ?? 'no meta group'}; no stream copy names it)`,
+    hint: 'Stop that server first (`GET /fleet/broker` then reports it offline), or repeat with ?force=true once you know it is gone.',
+    extra: { server },
+  });
 }
 
 /** The `fleet` question: `GET /fleet`'s answer over the socket's query channel, guarded as the route. */
@@ -87,13 +112,9 @@ export function fleetRoutes(deps: FleetRouteDeps): RouteDef[] {
       handler: async (req) => {
         const peer = req.params['peer'] ?? '';
         const { force } = removalQuery(req, peer, 'peer');
-        const server = serverNamed(await deps.broker(), peer);
-        if (server !== null && !server.offline && !force)
-          throw new ApiError('member_live', {
-            detail: `the broker reports ${server.name} online`,
-            hint: 'Stop that server first (`GET /fleet/broker` then reports it offline), or repeat with ?force=true.',
-            extra: { server },
-          });
+        const membership = await deps.broker();
+        const server = serverNamed(membership, peer);
+        if (!force) refuseUnlessOffline(membership, server, peer);
         const result = await deps.removePeer(peer);
         if (!result.removed && result.reason === 'unknown_peer')
           throw new ApiError('not_found', {
