@@ -129,9 +129,14 @@ export async function startPresence(opts: PresenceOptions): Promise<Presence> {
       const ownLive = own !== undefined && new Date(own.record.expires_at).getTime() > nowMs;
       // Our write is acknowledged before the watch reports it: the write vouches until the view catches up.
       const pending = written !== null && writeOk && opts.view.seenRevision(opts.nodeId) < written.revision;
+      // A renewal still retrying (a cut link) has not failed yet, but the record it renews has expired:
+      // the count then says nothing, not "no node at all".
+      const overdue = written === null || nowMs - written.at >= opts.ttlMs;
       return {
         nodes:
-          opts.view.ready() && writeOk ? opts.view.live(nowMs).length + (pending && !ownLive ? 1 : 0) : null,
+          opts.view.ready() && writeOk && !overdue
+            ? opts.view.live(nowMs).length + (pending && !ownLive ? 1 : 0)
+            : null,
         // Start awaits the first write: a record that is not there now (write failed, removed) is absent.
         presence: ownLive || pending,
         admissionWithheld: nowMs < duplicateUntil,

@@ -289,6 +289,50 @@ t.test('removing a node: refused while it holds a live lease, forced or after ex
   });
 });
 
+t.test('while a renewal hangs past the ttl the count is unknown, not zero nodes', async (t) => {
+  const coord = await coordinationStore(t);
+  const view = await watchFleet(coord);
+  let ahead = 0;
+  let held: Array<() => void> | null = null;
+  // The coordination store with puts that wait while `held` is set, as over a cut link.
+  const cut = new Proxy(coord, {
+    get(target, prop) {
+      const real = Reflect.get(target, prop) as unknown;
+      if (typeof real !== 'function') return real;
+      if (prop !== 'put') return (real as (...a: unknown[]) => unknown).bind(target);
+      return (...args: Parameters<Kv['put']>) =>
+        held === null
+          ? target.put(...args)
+          : new Promise<void>((resolve) => held!.push(resolve)).then(() => target.put(...args));
+    },
+  });
+  const presence = await startPresence({
+    coord: cut,
+    view,
+    nodeId: 'node-a',
+    logger,
+    ttlMs,
+    now: () => new Date(Date.now() + ahead),
+    describe: () => ({
+      roles: ['ingress'], labels: {}, version: '0.0.0-test', started_at: startedAt, applied_epoch: 0,
+      store: { engine: 'memory', dir: null }, sandbox: { isolation: 'process', network: 'host' }, api: null,
+    }), // prettier-ignore
+  });
+  t.teardown(async () => {
+    for (const resolve of held?.splice(0) ?? []) resolve();
+    held = null;
+    await presence.stop({ release: false });
+    await view.stop();
+  });
+  await until(
+    () => presence.facts(),
+    (f) => f.nodes === 1,
+  );
+  held = [];
+  ahead = ttlMs + 1_000;
+  t.same(presence.facts(), { nodes: null, presence: false, admissionWithheld: false });
+});
+
 t.test('a node whose presence was removed under it reports no presence until it writes again', async (t) => {
   const coord = await coordinationStore(t);
   // A 30 s lease renews every 10 s: the gap after the removal is long enough to see.
