@@ -191,7 +191,11 @@ t.test('a stale if_match is 409 revision_advanced and nothing is sealed or store
     values: { webhook_secret: 'fresh-secret-1' },
   });
   t.equal(res.status, 409);
-  t.match(await json(res), { error: 'revision_advanced', stored_revision_id: second });
+  t.match(
+    await json(res),
+    { error: 'revision_advanced', stored_revision_id: null, active_revision_id: second },
+    'no losing revision was stored: the active one is not named as if it were',
+  );
   t.equal(stored(node, 'SVC_CODEHOST_A_WEBHOOK_SECRET'), undefined);
   t.equal((await json(await node.call('GET', '/setup/integrations')))['revision_id'], second);
   const quoted = await inputs(node, 'codehost-a', {

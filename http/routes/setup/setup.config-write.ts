@@ -63,9 +63,10 @@ export function checkIfMatch(ifMatch: string | undefined, activeId: string | nul
   if (activeId === null) throw new ApiError('no_active_revision', { variant: 'on_if_match' });
   if (tag !== '*' && tag.toLowerCase() !== activeId) {
     throw new ApiError('revision_advanced', {
-      detail: `if_match ${tag} is not the active revision ${activeId}`,
+      detail: `if_match ${tag} is not the active revision ${activeId}; nothing was stored or sealed`,
       hint: 'Read the integration again and send the revision_id it shows.',
-      extra: { stored_revision_id: activeId },
+      // Refused before anything was written: no losing revision exists to name, and the winner is not ours.
+      extra: { stored_revision_id: null, active_revision_id: activeId },
     });
   }
   return tag;
