@@ -23,7 +23,17 @@ export const NodeRole = { Ingress: 'ingress', Data: 'data', Seats: 'seats' } as 
 export type NodeRole = (typeof NodeRole)[keyof typeof NodeRole];
 const allRoles: NodeRole[] = Object.values(NodeRole);
 
-const port = z.number().int().min(0).max(65535);
+/**
+ * Numbers and flags also read from text: `port: ${PORT}` substitutes to the string "8080", and a platform
+ * that hands out the port (or a debug switch) through the environment is the common case.
+ */
+const numberText = (value: unknown): unknown =>
+  typeof value === 'string' && /^\s*\d{1,15}\s*$/.test(value) ? Number(value) : value;
+const flagText = (value: unknown): unknown => (value === 'true' ? true : value === 'false' ? false : value);
+const whole = (min: number, max: number) => z.preprocess(numberText, z.number().int().min(min).max(max));
+const flag = z.preprocess(flagText, z.boolean());
+
+const port = whole(0, 65535);
 const tokenId = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/, 'token id: letters, digits, . _ @ - (max 128)');
@@ -35,13 +45,13 @@ const Queue = z.strictObject({
   url: z.string().min(1).optional(),
   auth_token: z.string().optional(),
   /** Copies of every stream and bucket on a JetStream cluster (NATS allows 1 to 5). */
-  replicas: z.number().int().min(1).max(5).default(1),
+  replicas: whole(1, 5).default(1),
 });
 
 const Auth = z.strictObject({
   tokens: z.array(z.strictObject({ id: tokenId, token: z.string() })).default([]),
-  disabled: z.boolean().default(false),
-  allow_anonymous_read: z.boolean().default(true),
+  disabled: flag.default(false),
+  allow_anonymous_read: flag.default(true),
   company_writers: z.array(tokenId).optional(),
 });
 
@@ -66,7 +76,7 @@ const Sandbox = z.strictObject({
 });
 
 export const TierAFile = z.strictObject({
-  debug: z.boolean().default(false),
+  debug: flag.default(false),
   providers: z
     .strictObject({
       queue: Queue.default({ type: QueueType.Memory, replicas: 1 }),
@@ -96,12 +106,12 @@ export const TierAFile = z.strictObject({
         .min(1)
         .optional(),
       /** How long a seat lease binds without renewal (ops/fleet.md: renewal a third, fence margin a sixth). */
-      seat_lease_seconds: z.number().int().min(3).max(600).default(30),
+      seat_lease_seconds: whole(3, 600).default(30),
       /**
        * On a stop, how long running turns may finish before they are cut and handed over
        * (ops/turn-engine.md "Drain"); 0 hands them over at once.
        */
-      turn_grace_seconds: z.number().int().min(0).max(600).default(10),
+      turn_grace_seconds: whole(0, 600).default(10),
       /** Free-form labels shown by `GET /fleet` (zone, rack, purpose); nothing in svc reads them. */
       labels: z
         .record(
@@ -254,7 +264,7 @@ function crossCheck(file: unknown, raw: unknown): Problem[] {
       message: 'required when providers.queue.type is jetstream-embedded',
     });
   }
-  const replicas = valueAt(file, ['providers', 'queue', 'replicas']);
+  const replicas = numberText(valueAt(file, ['providers', 'queue', 'replicas']));
   if (
     typeof replicas === 'number' &&
     replicas !== 1 &&
@@ -266,8 +276,8 @@ function crossCheck(file: unknown, raw: unknown): Problem[] {
       message: `must be 1 when providers.queue.type is ${type} (it keeps one copy); replicas need type jetstream on a cluster`,
     });
   }
-  const apiPort = valueAt(file, ['api', 'port']) ?? 8080;
-  const publicPort = valueAt(file, ['api', 'public', 'port']);
+  const apiPort = numberText(valueAt(file, ['api', 'port']) ?? 8080);
+  const publicPort = numberText(valueAt(file, ['api', 'public', 'port']));
   if (typeof publicPort === 'number' && publicPort !== 0 && publicPort === apiPort) {
     problems.push({ path: 'api.public.port', message: 'must differ from api.port' });
   }
@@ -298,7 +308,7 @@ function crossCheck(file: unknown, raw: unknown): Problem[] {
       });
     }
   });
-  problems.push(...checkKeyring(file));
+  problems.push(...checkKeyring(file, raw));
   if (
     valueAt(file, ['sandbox', 'network']) === SandboxNetwork.None &&
     (valueAt(file, ['sandbox', 'isolation']) ?? SandboxIsolation.Process) === SandboxIsolation.Process
@@ -315,7 +325,7 @@ function crossCheck(file: unknown, raw: unknown): Problem[] {
   return problems;
 }
 
-function checkKeyring(file: unknown): Problem[] {
+function checkKeyring(file: unknown, raw: unknown): Problem[] {
   const problems: Problem[] = [];
   const ids = new Set<string>();
   const keys = listAt(file, ['secrets', 'keys']);
@@ -327,7 +337,17 @@ function checkKeyring(file: unknown): Problem[] {
       ids.add(id);
     }
     if (typeof material === 'string' && !isBase64Of32Bytes(material)) {
-      problems.push({ path: `secrets.keys[${i}].material`, message: 'must be base64 of exactly 32 bytes' });
+      // Name the variable when the material came from one: an unset one is the usual cause.
+      const written = valueAt(raw, ['secrets', 'keys', i, 'material']);
+      const refs = typeof written === 'string' ? listRefs(written) : [];
+      const from =
+        refs.length > 0
+          ? ` (from ${refs.map((r) => `\${${r}}`).join(', ')}${material.trim() === '' ? ', unset or empty' : ''})`
+          : '';
+      problems.push({
+        path: `secrets.keys[${i}].material`,
+        message: `must be base64 of exactly 32 bytes${from}`,
+      });
     }
   });
   const active = valueAt(file, ['secrets', 'active_key_id']);

@@ -127,7 +127,9 @@ t.test('providers.queue.replicas defaults to 1 and takes 1 to 5 for jetstream', 
   t.equal(queueOnly.ok && queueOnly.config.providers.queue.replicas, 1, 'a queue without the key');
   const three = parse('providers: {queue: {type: jetstream, url: "nats://n1:4222", replicas: 3}}');
   t.equal(three.ok && three.config.providers.queue.replicas, 3);
-  for (const bad of ['0', '6', '2.5', '"3"']) {
+  const quoted = parse('providers: {queue: {type: jetstream, url: "nats://n1:4222", replicas: "3"}}');
+  t.equal(quoted.ok && quoted.config.providers.queue.replicas, 3, 'as text (a ${VAR} gives text)');
+  for (const bad of ['0', '6', '2.5', 'three', '"3.0"']) {
     const result = parse(`providers: {queue: {type: jetstream, url: "nats://n1:4222", replicas: ${bad}}}`);
     t.same(
       !result.ok && result.problems.map((p) => p.path),
@@ -190,4 +192,44 @@ t.test('sandbox isolation defaults to plain processes on the node’s network', 
   t.same(isolated.ok && isolated.config.sandbox, { isolation: 'bubblewrap', network: 'none' });
   const refused = parse('sandbox: {isolation: container}');
   t.notOk(refused.ok);
+});
+
+t.test('numbers and flags may come from ${VAR} references, typed as if written in place', async (t) => {
+  const text = [
+    'debug: ${SVC_DEBUG}',
+    'api: {port: "${PORT}", public: {port: "${PUBLIC_PORT}"}, auth: {disabled: "${NO_AUTH}"}}',
+    'node: {seat_lease_seconds: "${LEASE}"}',
+  ].join('\n');
+  const result = parse(text, {
+    SVC_DEBUG: 'true',
+    PORT: '9090',
+    PUBLIC_PORT: '9091',
+    NO_AUTH: 'false',
+    LEASE: '12',
+  });
+  t.ok(result.ok, JSON.stringify(!result.ok && result.problems));
+  if (!result.ok) return;
+  t.same(
+    [
+      result.config.debug,
+      result.config.api.port,
+      result.config.api.public?.port,
+      result.config.api.auth?.disabled,
+    ],
+    [true, 9090, 9091, false],
+  );
+  t.equal(result.config.node.seat_lease_seconds, 12);
+  const same = parse('api: {port: "${PORT}", public: {port: "${PORT}"}}', { PORT: '9090' });
+  t.same(!same.ok && same.problems.map((p) => p.path), ['api.public.port'], 'cross-checks see the numbers');
+  const wrong = parse('api: {port: "${PORT}"}', { PORT: 'http' });
+  t.same(!wrong.ok && wrong.problems.map((p) => p.path), ['api.port']);
+});
+
+t.test('key material that fails names the variable it came from', async (t) => {
+  const result = parse('secrets: {active_key_id: k1, keys: [{id: k1, material: "${SVC_KEY_K1}"}]}');
+  t.notOk(result.ok);
+  if (result.ok) return;
+  t.match(result.problems, [
+    { path: 'secrets.keys[0].material', message: /\$\{SVC_KEY_K1\}, unset or empty/ },
+  ]);
 });
