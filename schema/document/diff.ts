@@ -1,11 +1,13 @@
 /**
  * Differences between two documents (the revision diff route). Entity lists match items by
- * identity, so inserting a seat reads as one `added`, not as every later seat `changed`. Callers
- * redact both sides first.
+ * identity, so inserting a seat reads as one `added`, not as every later seat `changed`. Callers pass
+ * the opened documents and `isSecret`: values are compared as stored and redacted only as shown, so a
+ * rotated credential is one change whose two sides are the same marker.
  */
 import { listIdentity } from './collections.js';
 import { isArray, isRecord, jsonEqual, type Segment } from './json.js';
 import { formatPath } from './paths.js';
+import { redact, type IsSecret } from './redact.js';
 
 export interface Change {
   readonly path: string;
@@ -17,25 +19,32 @@ export interface Change {
 export function diffDocuments(
   from: unknown,
   to: unknown,
-  opts: { limit?: number } = {},
+  opts: { isSecret: IsSecret; limit?: number },
 ): { changes: Change[]; changes_total: number } {
-  const limit = opts.limit ?? 500;
+  const { isSecret, limit = 500 } = opts;
   const changes: Change[] = [];
   let total = 0;
-  const record = (change: Change): void => {
+  const shown = (value: unknown, at: Segment[]): unknown =>
+    redact(value, (inner) => isSecret([...at, ...inner]));
+  const record = (at: Segment[], kind: Change['kind'], from: unknown, to: unknown): void => {
     total += 1;
-    if (changes.length < limit) changes.push(change);
+    if (changes.length >= limit) return;
+    changes.push({
+      path: formatPath(at),
+      kind,
+      ...(kind !== 'added' ? { from: shown(from, at) } : {}),
+      ...(kind !== 'removed' ? { to: shown(to, at) } : {}),
+    });
   };
 
   const walk = (a: unknown, b: unknown, segments: Segment[]): void => {
     if (isRecord(a) && isRecord(b)) {
       for (const key of Object.keys(a)) {
-        if (!Object.hasOwn(b, key))
-          record({ path: formatPath([...segments, key]), kind: 'removed', from: a[key] });
+        if (!Object.hasOwn(b, key)) record([...segments, key], 'removed', a[key], undefined);
       }
       for (const [key, value] of Object.entries(b)) {
         const at = [...segments, key];
-        if (!Object.hasOwn(a, key)) record({ path: formatPath(at), kind: 'added', to: value });
+        if (!Object.hasOwn(a, key)) record(at, 'added', undefined, value);
         else walk(a[key], value, at);
       }
       return;
@@ -52,18 +61,17 @@ export function diffDocuments(
         const before = new Map(a.map((item, i) => [identity(item) as string, { item, i }]));
         const after = new Set(b.map((item) => identity(item) as string));
         a.forEach((item, i) => {
-          if (!after.has(identity(item) as string))
-            record({ path: formatPath([...segments, i]), kind: 'removed', from: item });
+          if (!after.has(identity(item) as string)) record([...segments, i], 'removed', item, undefined);
         });
         b.forEach((item, i) => {
           const prior = before.get(identity(item) as string);
-          if (!prior) record({ path: formatPath([...segments, i]), kind: 'added', to: item });
+          if (!prior) record([...segments, i], 'added', undefined, item);
           else walk(prior.item, item, [...segments, i]);
         });
         return;
       }
     }
-    if (!jsonEqual(a, b)) record({ path: formatPath(segments), kind: 'changed', from: a, to: b });
+    if (!jsonEqual(a, b)) record(segments, 'changed', a, b);
   };
 
   walk(from, to, []);

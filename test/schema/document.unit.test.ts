@@ -144,7 +144,7 @@ t.test('a sealed revision reads as an opaque marker naming its key', async (t) =
 t.test('diff matches seats by identity, cuts at the limit and counts the rest', async (t) => {
   const from = { name: 'A', roles: [{ name: 'Ada' }, { name: 'Bo' }] };
   const to = { name: 'B', roles: [{ name: 'Cy' }, { name: 'Ada' }, { name: 'Bo', goal: 'g' }], mission: 'm' };
-  const { changes, changes_total } = diffDocuments(from, to);
+  const { changes, changes_total } = diffDocuments(from, to, { isSecret: secret });
   t.same(changes, [
     { path: 'name', kind: 'changed', from: 'A', to: 'B' },
     { path: 'roles[0]', kind: 'added', to: { name: 'Cy' } },
@@ -152,13 +152,36 @@ t.test('diff matches seats by identity, cuts at the limit and counts the rest', 
     { path: 'mission', kind: 'added', to: 'm' },
   ]);
   t.equal(changes_total, 4);
-  const big = diffDocuments({}, Object.fromEntries(Array.from({ length: 600 }, (_, i) => [`k${i}`, i])));
+  const many = Object.fromEntries(Array.from({ length: 600 }, (_, i) => [`k${i}`, i]));
+  const big = diffDocuments({}, many, { isSecret: secret, limit: 500 });
   t.same([big.changes.length, big.changes_total], [500, 600]);
-  t.same(diffDocuments(stored, stored), { changes: [], changes_total: 0 });
-  t.same(diffDocuments({ policies: ['a'] }, { policies: ['b', 'a'] }).changes, [
+  t.same(diffDocuments(stored, stored, { isSecret: secret }), { changes: [], changes_total: 0 });
+  t.same(diffDocuments({ policies: ['a'] }, { policies: ['b', 'a'] }, { isSecret: secret }).changes, [
     { path: 'policies', kind: 'changed', from: ['a'], to: ['b', 'a'] },
   ]);
 });
+
+t.test(
+  'diff compares secrets as stored and shows them redacted: a rotation is one change, markers both sides',
+  async (t) => {
+    const from = { hook: { token: 'old-secret' }, p: { api_keys: ['k-one'] }, ref: { token: '${A}' } };
+    const to = { hook: { token: 'new-secret' }, p: { api_keys: ['k-one', 'k-two'] }, ref: { token: '${B}' } };
+    const { changes, changes_total } = diffDocuments(from, to, { isSecret: secret });
+    t.same(changes, [
+      { path: 'hook.token', kind: 'changed', from: marker, to: marker },
+      { path: 'p.api_keys', kind: 'changed', from: [marker], to: [marker, marker] },
+      { path: 'ref.token', kind: 'changed', from: '${A}', to: '${B}' },
+    ]);
+    t.equal(changes_total, 3);
+    t.notMatch(JSON.stringify(changes), /secret|k-one|k-two/, 'no value is shown');
+    const added = diffDocuments({}, { hook: { token: 'x' } }, { isSecret: secret }).changes;
+    t.same(
+      added,
+      [{ path: 'hook', kind: 'added', to: { token: marker } }],
+      'redacted inside an added subtree',
+    );
+  },
+);
 
 t.test('references lists every ${VAR} occurrence with its path, in document order', async (t) => {
   t.same(

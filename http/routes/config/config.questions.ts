@@ -73,6 +73,7 @@ export function configQuestions(deps: ConfigReadDeps): Map<string, Question> {
           const fromId = params.get('from') ?? to.parent_revision_id ?? 'active';
           const from = await revisionOrActive(state, fromId);
           const { changes, changes_total } = diffDocuments(readable(deps, from), readable(deps, to), {
+            isSecret: isSecretPath,
             limit: 500,
           });
           return { from: from.revision_id, to: to.revision_id, changes, changes_total };

@@ -147,7 +147,10 @@ async function getDiff(deps: ConfigReadDeps, req: ApiRequest): Promise<ApiReply>
   const to = await revisionById(state, req.params['id'] ?? '');
   const against = req.query.get('against') ?? 'active';
   const from = against === 'active' ? requireActive(state) : await revisionById(state, against);
-  const { changes, changes_total } = diffDocuments(readable(deps, from), readable(deps, to), { limit: 500 });
+  const { changes, changes_total } = diffDocuments(readable(deps, from), readable(deps, to), {
+    isSecret: isSecretPath,
+    limit: 500,
+  });
   return { status: 200, body: { from: from.revision_id, to: to.revision_id, changes, changes_total } };
 }
 
