@@ -33,6 +33,35 @@ interface Entities {
 
 const short = (id: string): string => id.slice(0, 8);
 
+/** The redaction marker a secret value reads as; the diff puts it on both sides of a changed secret. */
+const isMarker = (value: unknown): boolean =>
+  typeof value === 'object' &&
+  value !== null &&
+  Object.keys(value).length === 2 &&
+  (value as Record<string, unknown>)['encrypted'] === true &&
+  (value as Record<string, unknown>)['key_id'] === null;
+
+const shown = (value: unknown): string => (isMarker(value) ? 'secret value (redacted)' : json(value));
+
+function ChangeView(props: { change: Diff['changes'][number] }) {
+  const c = props.change;
+  // Two markers are not "the same value": the values behind them differ, and the marker hides how.
+  const rotated = c.kind === 'changed' && isMarker(c.from) && isMarker(c.to);
+  return (
+    <li class={`change ${c.kind}`}>
+      <Badge value={c.kind} /> <code>{c.path}</code>
+      {rotated ? (
+        <p class="muted">The secret value changed; both values stay redacted.</p>
+      ) : (
+        <>
+          {c.kind !== 'added' ? <pre class="from">{shown(c.from)}</pre> : null}
+          {c.kind !== 'removed' ? <pre class="to">{shown(c.to)}</pre> : null}
+        </>
+      )}
+    </li>
+  );
+}
+
 function DiffView(props: { revisions: RevisionMeta[]; tick: number }) {
   const [to, setTo] = useState(props.revisions[0]?.revision_id ?? '');
   const [from, setFrom] = useState(props.revisions[1]?.revision_id ?? props.revisions[0]?.revision_id ?? '');
@@ -69,11 +98,7 @@ function DiffView(props: { revisions: RevisionMeta[]; tick: number }) {
           ) : (
             <ul class="diff" aria-label={`${d.changes_total} changes`}>
               {d.changes.map((c) => (
-                <li key={c.path} class={`change ${c.kind}`}>
-                  <Badge value={c.kind} /> <code>{c.path}</code>
-                  {c.kind !== 'added' ? <pre class="from">{json(c.from)}</pre> : null}
-                  {c.kind !== 'removed' ? <pre class="to">{json(c.to)}</pre> : null}
-                </li>
+                <ChangeView key={c.path} change={c} />
               ))}
             </ul>
           )
