@@ -197,7 +197,7 @@ export const errorCatalogue = {
   },
   unreadable_revision: {
     status: 409,
-    when: 'revert to a revision sealed under a key this node lacks',
+    when: 'revert to, or a diff with, a revision sealed under a key this node lacks',
     detail: 'The revision is sealed under a key this node does not hold.',
     hint: 'Add the key to `secrets.keys` on this node, or revert to another revision.',
     retryable: false,

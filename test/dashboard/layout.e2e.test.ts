@@ -1,7 +1,8 @@
 /**
  * Page structure in a real browser: every room has one <h1>, nothing scrolls sideways at 360 px, a trace
  * opened from a row far down the feed comes into view with the focus, the config diff of two revisions that
- * differ only in secret values says so, and an unconfigured node's header names the product.
+ * differ only in a secret value lists that change without its values, and an unconfigured node's header
+ * names the product.
  */
 import t from 'tap';
 import { needsChromium, openPage, startBrowser, type WatchedPage } from '../harness/browser.js';
@@ -95,7 +96,7 @@ t.test(
 );
 
 t.test(
-  'two revisions that differ only in secret values are not called the same',
+  'two revisions that differ only in a secret value list that change, both values redacted',
   needsChromium,
   async (t) => {
     const { browser, node } = shared!;
@@ -105,8 +106,13 @@ t.test(
     const w = await openPage(browser);
     await w.page.goto(`${node.url}/dashboard#/config`);
     await withToken(w);
-    await w.page.locator('text=The visible documents are the same, but the two revisions differ').waitFor();
-    t.equal(await w.page.locator('text=The two documents are the same.').count(), 0);
+    await w.page.locator('text=The secret value changed; both values stay redacted.').waitFor();
+    t.equal(
+      await w.page.locator('.diff code', { hasText: 'integrations.codehost_a.webhook_secret' }).count(),
+      1,
+    );
+    t.equal(await w.page.locator('text=The two documents are the same').count(), 0);
+    t.notMatch(await w.page.content(), /aaaaaaaaaa|bbbbbbbbbb/, 'neither value reaches the page');
     t.same(w.errors, []);
   },
 );

@@ -94,3 +94,72 @@ t.test(
     );
   },
 );
+
+t.test(
+  'a revision that only rotates a sealed secret diffs as one change at its path, markers both sides, no value anywhere',
+  async (t) => {
+    const node = await startConfigNode(t, { tierA: keyring('k1', ['k1', 1]) });
+    const hook = (webhook_secret: string) => ({ integrations: { codehost_a: { webhook_secret } } });
+    const write = async (method: 'PUT' | 'PATCH', body: unknown): Promise<string> => {
+      const res = await node.call(method, '/config', { body, headers: { 'x-summary': 'hook' } });
+      t.equal(res.status, 201, method);
+      return ((await res.json()) as Json)['revision_id'] as string;
+    };
+    const r1 = await write('PUT', { ...company(), ...hook('old-hook-secret-value') });
+    const r2 = await write('PATCH', hook('new-hook-secret-value'));
+    const marker = { encrypted: true, key_id: null };
+    const rotation = { from: r1, to: r2, changes_total: 1 };
+    const change = {
+      path: 'integrations.codehost_a.webhook_secret',
+      kind: 'changed',
+      from: marker,
+      to: marker,
+    };
+    const answers = [
+      await node.call('GET', `/config/revisions/${r2}/diff?against=${r1}`),
+      await node.call('GET', `/query/config_diff?from=${r1}&to=${r2}`),
+    ];
+    for (const res of answers) {
+      t.equal(res.status, 200);
+      const text = await res.text();
+      t.same(JSON.parse(text), { ...rotation, changes: [change] }, 'one change at the secret path');
+      t.notMatch(text, /hook-secret-value/, 'neither value appears in the answer');
+    }
+    // A `${VAR}` reference is not a secret: a change between two of them shows as written.
+    const r3 = await write('PATCH', hook('${HOOK_SECRET_A}'));
+    const r4 = await write('PATCH', hook('${HOOK_SECRET_B}'));
+    const refs = (await (
+      await node.call('GET', `/config/revisions/${r4}/diff?against=${r3}`)
+    ).json()) as Json;
+    t.same(refs['changes'], [
+      { path: change.path, kind: 'changed', from: '${HOOK_SECRET_A}', to: '${HOOK_SECRET_B}' },
+    ]);
+  },
+);
+
+t.test(
+  'a diff with a revision sealed under a dropped key answers 409 unreadable_revision naming it, as revert does',
+  async (t) => {
+    const bus = await openMemoryBus({});
+    t.teardown(() => bus.close());
+    const before = await startConfigNode(t, { tierA: keyring('k1', ['k1', 1]), bus });
+    const put = await before.call('PUT', '/config', { body: company(), headers: { 'x-summary': 'first' } });
+    const old = ((await put.json()) as Json)['revision_id'] as string;
+    await before.configuration.stop();
+    const rotating = await startConfigNode(t, { tierA: keyring('k2', ['k1', 1], ['k2', 2]), bus });
+    const reload = await rotating.call('POST', '/config/reload');
+    t.equal(reload.status, 201);
+    const id = ((await reload.json()) as Json)['revision_id'] as string;
+    t.ok(await rotating.configuration.view.until((s) => s.revisions.has(id), 2_000));
+    await rotating.configuration.stop();
+    const after = await startConfigNode(t, { tierA: keyring('k2', ['k2', 2]), bus });
+    for (const res of [
+      await after.call('GET', `/config/revisions/${old}/diff`),
+      await after.call('GET', `/query/config_diff?from=${old}&to=active`),
+      await after.call('POST', `/config/revisions/${old}/revert`, { headers: { 'x-summary': 'back' } }),
+    ]) {
+      t.equal(res.status, 409);
+      t.match(await res.json(), { error: 'unreadable_revision', detail: new RegExp(old) });
+    }
+  },
+);

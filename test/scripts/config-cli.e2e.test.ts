@@ -14,14 +14,18 @@ async function config(url: string, args: string[], env: Record<string, string> =
 t.test('svc config puts, gets, lists, diffs, reverts and reloads against a running node', async (t) => {
   const node = await startNode(t);
   const first = join(node.dir, 'company.yaml');
-  writeFileSync(first, 'name: Acme\nmission: one\nroles:\n  - name: Ada\n');
+  const hook = (secret: string) => `integrations: {codehost_a: {webhook_secret: ${secret}}}`;
+  writeFileSync(first, `name: Acme\nmission: one\n${hook('old-hook-secret')}\nroles:\n  - name: Ada\n`);
   const put = await config(node.url, ['put', first, '--summary', 'first company']);
   t.equal(put.code, 0, put.err);
   const firstId = (JSON.parse(put.out) as { revision_id: string; epoch: number }).revision_id;
   t.match(JSON.parse(put.out), { epoch: 1, derived: { seats: [{ handle: 'ada' }] } });
 
   const patch = join(node.dir, 'patch.json');
-  writeFileSync(patch, '{"mission": "two"}');
+  writeFileSync(
+    patch,
+    '{"mission": "two", "integrations": {"codehost_a": {"webhook_secret": "new-hook-secret"}}}',
+  );
   t.equal((await config(node.url, ['patch', patch, '--summary', 'mission'])).code, 0);
 
   const yaml = await config(node.url, ['get', '--format', 'yaml']);
@@ -40,7 +44,18 @@ t.test('svc config puts, gets, lists, diffs, reverts and reloads against a runni
   const diff = JSON.parse((await config(node.url, ['diff', firstId, '--format', 'json'])).out) as {
     changes: unknown[];
   };
-  t.match(diff.changes, [{ path: 'mission', kind: 'changed', from: 'two', to: 'one' }]);
+  const marker = { encrypted: true, key_id: null };
+  t.same(diff.changes, [
+    { path: 'mission', kind: 'changed', from: 'two', to: 'one' },
+    { path: 'integrations.codehost_a.webhook_secret', kind: 'changed', from: marker, to: marker },
+  ]);
+  const text = (await config(node.url, ['diff', firstId])).out;
+  t.match(
+    text,
+    /: 2 change\(s\)\n[^]*~ integrations\.codehost_a\.webhook_secret: /,
+    'a rotated secret is counted',
+  );
+  t.notMatch(text, /hook-secret/, 'and never shown');
   t.equal((await config(node.url, ['revert', firstId, '--summary', 'back to one'])).code, 0);
   t.match((await config(node.url, ['get'])).out, /"mission":"one"/);
   t.match(JSON.parse((await config(node.url, ['reload'])).out), { epoch: 4 });

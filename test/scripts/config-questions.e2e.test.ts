@@ -107,6 +107,23 @@ t.test('config, config_diff and config_entities answer the dashboard, guarded an
     (entities.data.data.entities as Array<{ id: string }>).some((e) => e.id === 'Platform'),
     'units by name',
   );
+
+  // A write that only rotates a key is one change on the socket too, the key a marker on both sides.
+  const rotate = await fetch(`${node.url}/config`, {
+    method: 'PATCH',
+    headers: { ...auth, 'content-type': 'application/merge-patch+json', 'x-summary': 'rotate' },
+    body: JSON.stringify({ providers: { llm: { primary: { api_keys: ['sk-live-rotated-value'] } } } }),
+  });
+  t.ok(rotate.ok, 'the rotation is accepted');
+  operator.client.send(JSON.stringify({ kind: 'query', id: 'd', what: 'config_diff', params: {} }));
+  const rotation = await operator.next((f) => f.kind === 'result' || f.kind === 'error');
+  t.equal(rotation.kind, 'result');
+  const marker = { encrypted: true, key_id: null };
+  t.match(rotation.data.data, {
+    changes_total: 1,
+    changes: [{ path: 'providers.llm.primary.api_keys', kind: 'changed', from: [marker], to: [marker] }],
+  });
+  t.notMatch(JSON.stringify(rotation.data), /sk-live/, 'neither key appears in the answer');
   node.run.kill('SIGTERM');
   t.equal(await node.run.exited, 0);
 });

@@ -12,18 +12,12 @@
  */
 import { stringify } from 'yaml';
 import { metaOf, type ConfigState } from '../../../projections/index.js';
-import {
-  diffDocuments,
-  formatPath,
-  isSecretPath,
-  listEntities,
-  redact,
-  type EntityKind,
-} from '../../../schema/index.js';
+import { formatPath, isSecretPath, listEntities, redact, type EntityKind } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import type { Question } from '../query.routes.js';
 import {
   assertRenderable,
+  diffRevisions,
   entityKinds,
   readable,
   requireActive,
@@ -72,11 +66,7 @@ export function configQuestions(deps: ConfigReadDeps): Map<string, Question> {
           const to = await revisionOrActive(state, params.get('to'));
           const fromId = params.get('from') ?? to.parent_revision_id ?? 'active';
           const from = await revisionOrActive(state, fromId);
-          const { changes, changes_total } = diffDocuments(readable(deps, from), readable(deps, to), {
-            isSecret: isSecretPath,
-            limit: 500,
-          });
-          return { from: from.revision_id, to: to.revision_id, changes, changes_total };
+          return diffRevisions(deps, from, to);
         },
       },
     ],

@@ -67,6 +67,35 @@ export function tryOpen(deps: ConfigReadDeps, record: RevisionRecord): unknown {
 }
 export { unopenable };
 
+/** A stored document a read or write must see whole: sealed under a key this node lacks is 409 `unreadable_revision`. */
+export function openStored(deps: ConfigReadDeps, record: RevisionRecord, hint?: string): unknown {
+  const document = tryOpen(deps, record);
+  if (document === unopenable) {
+    throw new ApiError('unreadable_revision', {
+      detail: `revision ${record.revision_id} is sealed under a key this node lacks`,
+      ...(hint !== undefined ? { hint } : {}),
+    });
+  }
+  return document;
+}
+
+const diffHint = 'Add the key to `secrets.keys` on this node, or diff other revisions.';
+
+/**
+ * The revision diff of the route, the `config_diff` question and `svc config diff`: taken on the opened
+ * documents and redacted as shown, so a credential rotation is listed (as markers) and a side this node
+ * cannot open is refused rather than diffed as its opaque marker.
+ */
+export function diffRevisions(deps: ConfigReadDeps, from: RevisionRecord, to: RevisionRecord) {
+  const [before, after] = [from, to].map((record) => {
+    const document = openStored(deps, record, diffHint);
+    assertRenderable(record, document);
+    return document;
+  });
+  const { changes, changes_total } = diffDocuments(before, after, { isSecret: isSecretPath, limit: 500 });
+  return { from: from.revision_id, to: to.revision_id, changes, changes_total };
+}
+
 export function requireActive(state: ConfigState): RevisionRecord {
   const record = activeRevision(state);
   if (!record) throw new ApiError('no_active_revision');
@@ -147,11 +176,7 @@ async function getDiff(deps: ConfigReadDeps, req: ApiRequest): Promise<ApiReply>
   const to = await revisionById(state, req.params['id'] ?? '');
   const against = req.query.get('against') ?? 'active';
   const from = against === 'active' ? requireActive(state) : await revisionById(state, against);
-  const { changes, changes_total } = diffDocuments(readable(deps, from), readable(deps, to), {
-    isSecret: isSecretPath,
-    limit: 500,
-  });
-  return { status: 200, body: { from: from.revision_id, to: to.revision_id, changes, changes_total } };
+  return { status: 200, body: diffRevisions(deps, from, to) };
 }
 
 function getReferences(deps: ConfigReadDeps): ApiReply {

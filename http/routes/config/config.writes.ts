@@ -26,10 +26,9 @@ import {
   assertRenderable,
   entityKind,
   isEntityPath,
+  openStored,
   requireActive,
   revisionById,
-  tryOpen,
-  unopenable,
   type ConfigReadDeps,
 } from './config.reads.js';
 import {
@@ -55,20 +54,9 @@ function activeForWrite(state: ConfigState, preconditions: Preconditions): Revis
   return requireActive(state);
 }
 
-/** A stored document to build on; a sealed one this node cannot open is unreadable. */
-function openPayload(deps: ConfigReadDeps, record: RevisionRecord): unknown {
-  const document = tryOpen(deps, record);
-  if (document === unopenable) {
-    throw new ApiError('unreadable_revision', {
-      detail: `revision ${record.revision_id} is sealed under a key this node lacks`,
-    });
-  }
-  return document;
-}
-
 /** A stored document a PATCH or entity PUT edits in place: it must also be shallow enough to walk. */
 function openEditable(deps: ConfigReadDeps, record: RevisionRecord): unknown {
-  const document = openPayload(deps, record);
+  const document = openStored(deps, record);
   assertRenderable(record, document);
   return document;
 }
@@ -86,7 +74,7 @@ function reconcileWithStored(
       throw new ApiError(code, { extra: { problems: restored.problems.map(asProblem) } });
     return restored.document;
   }
-  const stored = openPayload(deps, basis);
+  const stored = openStored(deps, basis);
   // A stored document too deep to render was never read back, so nothing sent can be its markers;
   // the full PUT that replaces it is taken as written (and nothing is carried from it).
   if (depthBeyond(stored, MAX_RENDER_DEPTH) !== null) return reconcileWithStored(deps, document, null, code);
@@ -264,7 +252,7 @@ async function revert(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply>
   const preconditions = readPreconditions(req);
   const state = deps.state();
   const target = await revisionById(state, req.params['id'] ?? '');
-  const document = openPayload(deps, target);
+  const document = openStored(deps, target);
   const summary = readSummary(req, undefined, false) || `revert to ${target.revision_id}`;
   const basis = state.active ? requireActive(state) : null;
   return submit(deps, req, {
@@ -289,7 +277,7 @@ async function reload(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply>
   const summary =
     readSummary(req, undefined, false) || 'reload: re-store the active revision to push changed secrets';
   return submit(deps, req, {
-    document: openPayload(deps, basis),
+    document: openStored(deps, basis),
     basis,
     preconditions,
     dryRun: false,
