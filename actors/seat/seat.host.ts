@@ -227,7 +227,12 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
               abort = new AbortController();
             })(),
           ),
-        guardBreach: (_, params) => run(publishEvent(event('turn.guard_breach', params, true))),
+        guardBreach: (_, { trace_id, ...breach }) => {
+          const record = event('turn.guard_breach', breach, true, trace_id ?? undefined);
+          // One breach of a kind per turn: a redelivered turn's second publication is de-duplicated.
+          const id = breach.turn_id ? `breach-${breach.turn_id}-${breach.kind}` : record.id;
+          run(publishEvent({ ...record, id }));
+        },
         announcePaused: (_, params) =>
           run(
             (async () => {

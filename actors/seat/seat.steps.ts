@@ -30,6 +30,7 @@ export const breach = (kind: string, detail: string) =>
       type: 'guardBreach',
       params: ({ context }: { context: SeatContext }) => ({
         turn_id: context.turn?.turn_id ?? '',
+        trace_id: context.turn?.wake.trace_id ?? null,
         phase: 'review' as PhaseName,
         kind,
         detail,
@@ -52,15 +53,21 @@ export const timedOut = [
   },
   {
     type: 'guardBreach',
-    params: ({ event }: { event: SeatEvent }) =>
-      expiredOf(event)?.breach ?? { turn_id: null, kind: 'scheduled_timeout' },
+    params: ({ context, event }: { context: SeatContext; event: SeatEvent }) => ({
+      ...(expiredOf(event)?.breach ?? { turn_id: null, kind: 'scheduled_timeout' }),
+      // The wake's trace: the running turn's, or the late wake's own (it never became a turn).
+      trace_id: context.turn?.wake.trace_id ?? (event.type === 'seat.wake' ? event.wake.trace_id : null),
+    }),
   },
 ] as const;
 
 /** What a guard publishes as `turn.guard_breach`: its kind and turn, and the fields of its own. */
-export type BreachParams = { readonly turn_id: string | null; readonly kind: string } & Readonly<
-  Record<string, unknown>
->;
+export type BreachParams = {
+  readonly turn_id: string | null;
+  readonly kind: string;
+  /** The wake's trace, which the breach is published on (not part of its payload). */
+  readonly trace_id?: string | null;
+} & Readonly<Record<string, unknown>>;
 
 export const isCurrent = (context: SeatContext, event: SeatEvent, phase?: PhaseName): boolean =>
   context.turn !== null &&

@@ -116,7 +116,7 @@ t.test('two self_iterate reviews of the same artifact breach the stall guard', a
   );
   t.ok(snap.matches('idle'));
   const breach = effects.find((e) => e.type === 'guardBreach');
-  t.match(breach?.params, { kind: 'stall', turn_id: 'turn-1' });
+  t.match(breach?.params, { kind: 'stall', turn_id: 'turn-1', trace_id: 't' }, "on the wake's trace");
   t.match(effects.at(-1)?.params, { payload: { failed: true, error: /stall/ } });
 });
 
@@ -126,7 +126,7 @@ t.test('the depth guard ends a turn review never accepts', async (t) => {
     woke,
     ...[0, 1, 2].flatMap((i) => [planned('plan'), executed(`v${i}`), reviewed('self_iterate')]),
   );
-  t.match(effects.find((e) => e.type === 'guardBreach')?.params, { kind: 'depth' });
+  t.match(effects.find((e) => e.type === 'guardBreach')?.params, { kind: 'depth', trace_id: 't' });
   t.equal(effects.filter((e) => e.type === 'runPhase' && e.params['phase'] === 'review').length, 3);
 });
 

@@ -40,6 +40,9 @@ t.test(
       (await h.waitFor((e) => e.type === 'agent_turn_completed')).payload,
     );
     t.equal(turn.turn_id, breach.turn_id);
+    const completion = await h.waitFor((e) => e.type === 'agent_turn_completed');
+    t.equal(breachEvent.trace_id, completion.trace_id, "the breach is on the wake's trace");
+    t.equal(breachEvent.id, `breach-${turn.turn_id}-scheduled_timeout`, 'one breach of a kind per turn');
     t.equal(turn.failed, true);
     t.match(turn.error, /^scheduled_timeout: schedule nightly allows 1 s/);
     t.equal(turn.trigger, 'schedule');
@@ -87,9 +90,11 @@ t.test('a scheduled wake taken after its deadline fails at once without a model 
   t.equal(turn.failed, true);
   t.same(turn.phases, [], 'no phase ran');
   t.match(turn.error, /^scheduled_timeout: .*passed before the turn could start/);
-  const breach = ScheduledTimeoutBreach.parse(
-    (await h.waitFor((e) => e.type === 'turn.guard_breach')).payload,
-  );
+  const breachEvent = await h.waitFor((e) => e.type === 'turn.guard_breach');
+  const completion = await h.waitFor((e) => e.type === 'agent_turn_completed');
+  t.ok(breachEvent.trace_id, 'a trace');
+  t.equal(breachEvent.trace_id, completion.trace_id, "the late wake's own trace");
+  const breach = ScheduledTimeoutBreach.parse(breachEvent.payload);
   t.match(breach, {
     kind: 'scheduled_timeout',
     turn_id: turn.turn_id,
