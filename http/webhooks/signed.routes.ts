@@ -96,8 +96,16 @@ async function codehostA(
 async function noteInstallation(deps: ReceiverDeps, req: ApiRequest, handle: string, json: unknown) {
   const action = scalar(pathOf(json, 'action'));
   const id = pathOf(json, 'installation', 'id');
-  if (deps.appInstallation === undefined || (action !== 'created' && action !== 'deleted')) return;
+  if (action !== 'created' && action !== 'deleted') return;
   if (typeof id !== 'number' || !Number.isSafeInteger(id) || id <= 0) return;
+  if (deps.appInstallation === undefined) {
+    // Recording edits the seat, which needs the app flow (a keyring and both code-host locations).
+    req.log.warn(
+      { event: 'codehost_app_installation_unrecorded', seat: handle, reason: 'app_flow_unavailable' },
+      'codehost_app_installation_unrecorded: this node has no code-host app flow (keyring, SVC_CODEHOST_A_API_URL and SVC_CODEHOST_A_WEB_URL)',
+    );
+    return;
+  }
   try {
     await deps.appInstallation(handle, {
       action,
