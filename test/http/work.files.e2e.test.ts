@@ -33,6 +33,11 @@ t.test(
     t.equal(blind.json?.error, 'revision_advanced');
     const stale = await put(url, 'overwrite', { 'if-match': '"7"' });
     t.equal(stale.json?.error, 'revision_advanced');
+    t.match(
+      stale.json?.['hint'],
+      /version in `ETag`/,
+      'the hint speaks of file versions, not config revisions',
+    );
     const second = await put(url, 'x'.repeat(600_000), { 'if-match': '"1"' });
     t.equal(second.status, 200);
     t.equal(second.headers.get('etag'), '"2"');
