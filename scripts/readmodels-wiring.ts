@@ -32,7 +32,11 @@ export interface ReadModelsWiring {
   /** Give it to `startConfiguration({ subsystems })`. */
   readonly applier: SubsystemApplier;
   readonly questions: ReadonlyMap<string, Question>;
-  routes(): RouteDef[];
+  /**
+   * The read routes, asking `questions`: the node's registry, which holds these questions once added
+   * (and `agent` scattered across the fleet, http/scatter.merges.ts).
+   */
+  routes(questions: ReadonlyMap<string, Question>): RouteDef[];
   /** For the snapshot registry. */
   sections(): SnapshotSection[];
   /**
@@ -113,7 +117,7 @@ export function createReadModels(opts: {
     models,
     applier,
     questions: readQuestions(models),
-    routes: () => readModelRoutes(models),
+    routes: (questions) => readModelRoutes(questions),
     sections: () => models.sections(),
     async start(start) {
       view = start.view;

@@ -229,7 +229,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
               ...webhooks.routes(auth, events.questions),
               ...events.routes(),
               ...backups.routes(),
-              ...readModels.routes(),
+              ...readModels.routes(events.questions),
               ...queryRoutes(events.questions),
               ...dashboardRoutes(loadDashboardAssets()),
               ...(work?.routes(auth) ?? []),

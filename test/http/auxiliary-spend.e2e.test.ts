@@ -62,7 +62,7 @@ async function startNode(t: Test) {
   events.addQuestions(readQuestions(models));
   for (const section of models.sections()) events.sections.register(section);
   const h = await startHarness({
-    routes: [...events.routes(), ...readModelRoutes(models), ...queryRoutes(events.questions)],
+    routes: [...events.routes(), ...readModelRoutes(events.questions), ...queryRoutes(events.questions)],
     stream: events.hub,
   });
   t.teardown(async () => {

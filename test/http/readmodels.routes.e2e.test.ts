@@ -61,7 +61,7 @@ t.test('read routes answer from the read models through a real listener', async 
   );
   models.applySpend(spend({ timestamp: '2026-11-23T11:00:00Z' }));
   const h = await startHarness({
-    routes: [...readModelRoutes(models), ...queryRoutes(readQuestions(models))],
+    routes: [...readModelRoutes(readQuestions(models)), ...queryRoutes(readQuestions(models))],
   });
   t.teardown(() => h.gw.close());
 

@@ -1,12 +1,13 @@
 /**
  * Read routes over the read models (spec "Read routes"): agents, memory, activity, tokens, budgets,
- * org, tools and sandbox runs. Each route is a thin adapter over the same answer the `/query/{what}`
- * question of the same name gives, so REST and the socket agree by construction.
+ * org, tools and sandbox runs. Each route asks the `/query/{what}` question of the same name from the
+ * registry the socket asks too, so REST and the socket agree by construction, scattered questions
+ * (`agent`, http/scatter.merges.ts) included.
  */
 import type { ReadModels } from '../../../projections/index.js';
 import { ApiError } from '../../api-error.js';
 import type { RouteDef } from '../../types.js';
-import type { Question } from '../query.routes.js';
+import { ask, type Question, type QuestionRegistry } from '../query.routes.js';
 
 /** What the routes read: the hub's answers (an interface so a test can hand in the real hub). */
 export type ReadSource = Pick<
@@ -92,16 +93,15 @@ const routes: ReadonlyArray<readonly [string, string]> = [
   ['/sandbox-runs', 'sandbox_runs'],
 ];
 
-export function readModelRoutes(source: ReadSource): RouteDef[] {
-  const answers = readAnswers(source);
+/** The routes over `questions`, which holds `readQuestions` (as the node's registry does, scattered or not). */
+export function readModelRoutes(questions: QuestionRegistry): RouteDef[] {
   return routes.map(([pattern, question]) => ({
     method: 'GET',
     pattern,
     handler: async (req) => {
       const params = new URLSearchParams(req.query);
       for (const [k, v] of Object.entries(req.params)) params.set(k, v);
-      const answer = answers.get(question) as Answer;
-      return { status: 200, body: await answer(params) };
+      return { status: 200, body: await ask(questions, question, params, req) };
     },
   }));
 }

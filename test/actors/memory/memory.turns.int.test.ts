@@ -1,6 +1,6 @@
 import t from 'tap';
 import { episodeId } from '../../../actors/index.js';
-import { readModelRoutes } from '../../../http/index.js';
+import { readModelRoutes, readQuestions } from '../../../http/index.js';
 import { ReadModels } from '../../../projections/index.js';
 import { agentId, Payloads } from '../../../schema/index.js';
 import { call, startHarness } from '../../http/fixtures/gateway-harness.js';
@@ -109,7 +109,7 @@ t.test(
     t.equal(episodes[0]!.id, `episode-${e1!.id}`, 'the record id is the episode id (de-duplicated)');
 
     // The memory view through a real listener: store rows with content, `expired` on short rows.
-    const gw = await startHarness({ routes: readModelRoutes(await fold()) });
+    const gw = await startHarness({ routes: readModelRoutes(readQuestions(await fold())) });
     t.teardown(() => gw.gw.close());
     const view = await call(`${gw.base}/agents/ada/memory`);
     t.equal(view.status, 200);
