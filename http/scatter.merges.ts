@@ -1,9 +1,12 @@
 /**
  * How the answers of several nodes become one (scatter reads, http/scatter.ts). Every node reads the
  * shared streams, so history answers agree but for a node's lag: keyset pages are joined, deduplicated
- * by id and cut to the page size again; arrival counts, one fold of the fleet's records read at
- * different moments, are the freshest any node has; per-node facts (tool servers) are listed per node.
+ * by id and cut to the page size again; an agent's `llm_history` (a node's boot seed keeps only each
+ * seat's newest turns) is joined the same way under the read model's cap; arrival counts, one fold of
+ * the fleet's records read at different moments, are the freshest any node has; per-node facts (tool
+ * servers) are listed per node.
  */
+import { historyCap } from '../projections/index.js';
 import type { Merge, NodeAnswer } from './scatter.js';
 import {
   compareInstants,
@@ -84,6 +87,59 @@ export const mergePages: Merge = (answers) => {
   };
 };
 
+/** What identifies an `llm_history` row: its turn, phase, iteration and launch, as the read model keeps them. */
+const historyKey = (row: Json): string =>
+  JSON.stringify([
+    row['turn_id'] ?? null,
+    row['phase'] ?? null,
+    row['iteration'] ?? null,
+    row['launch_id'] ?? null,
+  ]);
+
+interface HistoryEntry {
+  readonly row: Json;
+  /** Null when the stamp is unreadable: such a row sorts after every dated one, as the read model sorts it. */
+  readonly at: Instant | null;
+  /** First seen (the asker's rows first): the order of rows the instant does not tell apart. */
+  readonly seen: number;
+}
+
+const newerEntry = (a: HistoryEntry, b: HistoryEntry): number =>
+  a.at !== null && b.at !== null
+    ? compareInstants(b.at, a.at) || a.seen - b.seen
+    : a.at !== null
+      ? -1
+      : b.at !== null
+        ? 1
+        : a.seen - b.seen;
+
+/**
+ * `agent`: the seat's row as the asker's read model has it, with `llm_history` joined from every node
+ * that answered: one row per (turn, phase, iteration, launch), the copy with the newest stamp when nodes
+ * differ; newest first by the row's own end instant; at most `historyCap` rows, as the read model keeps
+ * them. A node's boot seed binds each seat to its newest turns, so a node that restarted lacks rows its
+ * peers still hold. A node alone answers its own row untouched.
+ */
+export const mergeAgent: Merge = (answers) => {
+  const mine = answers[0]!.answer;
+  if (answers.length === 1 || !isRecord(mine) || !Array.isArray(mine['llm_history'])) return mine;
+  const byKey = new Map<string, HistoryEntry>();
+  let seen = 0;
+  for (const { answer } of answers) {
+    if (!isRecord(answer) || !Array.isArray(answer['llm_history'])) continue;
+    for (const row of answer['llm_history'] as unknown[]) {
+      if (!isRecord(row)) continue;
+      const key = historyKey(row);
+      const at = typeof row['timestamp'] === 'string' ? parseInstant(row['timestamp']) : null;
+      const held = byKey.get(key);
+      if (held && (at === null || (held.at !== null && compareInstants(at, held.at) <= 0))) continue;
+      byKey.set(key, { row, at, seen: held?.seen ?? seen++ });
+    }
+  }
+  const rows = [...byKey.values()].sort(newerEntry).slice(0, historyCap);
+  return { ...mine, llm_history: rows.map((entry) => entry.row) };
+};
+
 /** The asker's own answer (every node would give the same); coverage still names every node. */
 export const mergeOwn: Merge = (answers) => answers[0]!.answer;
 
@@ -160,6 +216,7 @@ export const fleetMerges: ReadonlyMap<string, Merge> = new Map<string, Merge>([
   ['trace', mergeOwn],
   ['turn', mergeOwn],
   ['event_series', mergeOwn],
+  ['agent', mergeAgent],
   ['integrations', mergeIntegrations],
   ['mcp_servers', mergeNodeLists],
 ]);

@@ -67,6 +67,7 @@ export {
 export { eventSeries, parseSeriesQuery } from './history/history.series.js';
 export { getTurn, listPhases, listTurns } from './history/history.turns.js';
 export type { HistoryPage } from './history/history.page.js';
+export { historyCap } from './agents/agents.state.js';
 export { ReadModels } from './readmodels/readmodels.js';
 export { decodeJson, readModelProjections } from './readmodels/readmodels.boot.js';
 export { type MemoryStoreReader } from './memory/memory.projection.js';

@@ -43,8 +43,6 @@ export interface ReadModelsOptions {
   readonly tools?: () => readonly unknown[];
   /** From the fleet's lease table: false when no node holds the seat. Default: every seat is placed. */
   readonly placed?: (handle: string) => boolean;
-  /** History coverage of this node's answer; default: this node alone, answered. */
-  readonly coverage?: () => Coverage;
   readonly nodeId?: string;
   readonly now?: () => number;
   /**
@@ -142,13 +140,12 @@ export abstract class ReadModelQueries {
     };
   }
 
+  /**
+   * This node's answer alone. Asked through the node's registry, `agent` is scattered (http/scatter.ts)
+   * and the fleet's coverage replaces this one.
+   */
   coverage(): Coverage {
-    return (
-      this.opts.coverage?.() ?? {
-        nodes: [{ id: this.opts.nodeId ?? 'local', answered: true }],
-        complete: true,
-      }
-    );
+    return { nodes: [{ id: this.opts.nodeId ?? 'local', answered: true }], complete: true };
   }
 
   /** `/agents`. */

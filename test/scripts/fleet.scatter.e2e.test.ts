@@ -1,19 +1,28 @@
 /**
  * Scatter reads across processes: two `svc serve` children on one nats-server. A per-node fact (webhook
  * arrivals, tool servers) asked of one node answers for both, and `coverage` names every live node;
- * a node that died is named unanswered until its presence expires, and then no more.
+ * a node that died is named unanswered until its presence expires, and then no more. An agent's
+ * `llm_history` a node's boot seed left out is answered from its peer; a silent peer leaves it incomplete.
  */
 import t, { type Test } from 'tap';
+import { openBus, Subjects } from '../../bus/index.js';
 import { startFleetNode, type FleetNode } from '../harness/fleet-node.js';
 import { startNatsServer } from '../harness/nats-server.js';
 import { TOKEN } from '../harness/serve-node.js';
+import { dashboard } from '../http/fixtures/events-node.js';
+import { event, phaseCompleted } from '../projections/fixtures/readmodels.js';
 
 interface Node extends FleetNode {
   get(path: string): Promise<Record<string, unknown>>;
 }
 
-async function startNode(t: Test, id: string, natsUrl: string): Promise<Node> {
-  const node = await startFleetNode(t, id, natsUrl);
+async function startNode(
+  t: Test,
+  id: string,
+  natsUrl: string,
+  opts: { leaseSeconds?: number } = {},
+): Promise<Node> {
+  const node = await startFleetNode(t, id, natsUrl, opts);
   return {
     ...node,
     get: async (path) =>
@@ -99,5 +108,76 @@ t.test(
     t.match(coverageOf(partial).nodes[1], { id: 'node-b', answered: false, error: /no responder|no answer/ });
     const alone = await until(a, '/integrations', (answer) => coverageOf(answer).nodes.length === 1);
     t.same(coverageOf(alone), { nodes: [{ id: 'node-a', answered: true }], complete: true });
+  },
+);
+
+type AgentAnswer = { llm_history: { turn_id: string }[]; coverage: Coverage };
+const turnsOf = (answer: Record<string, unknown>) =>
+  (answer as unknown as AgentAnswer).llm_history.map((row) => row.turn_id);
+
+t.test(
+  "an agent's llm_history is joined from every live node; a silent peer leaves it incomplete",
+  async (t) => {
+    const nats = await startNatsServer({ t });
+    // Leases long enough that a stopped node stays on the roster while it is asked.
+    const a = await startNode(t, 'node-a', nats.url, { leaseSeconds: 15 });
+    const put = await fetch(`${a.url}/config`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'x-summary': 'ada' },
+      body: JSON.stringify({ name: 'Acme', roles: [{ name: 'Ada', handle: 'ada' }] }),
+    });
+    t.equal(put.status, 201);
+    await a.run.waitForLog((line) => line.msg === 'config applied');
+
+    // Five turns of ada, one phase each, as the turn engine would record them: node-a folds them live.
+    const bus = await openBus({ type: 'jetstream', url: nats.url });
+    t.teardown(() => bus.close());
+    const base = Date.now() - 10 * 60_000;
+    for (let k = 1; k <= 5; k++) {
+      const at = new Date(base + k * 60_000).toISOString();
+      const done = event('agent_phase_completed', 'ada', phaseCompleted(`turn-${k}`, 'plan', at), at);
+      await bus.publish(Subjects.event(done.type), new TextEncoder().encode(JSON.stringify(done)), {
+        msgId: done.id,
+      });
+    }
+    const everyTurn = ['turn-5', 'turn-4', 'turn-3', 'turn-2', 'turn-1'];
+    await until(a, '/agents/ada', (answer) => turnsOf(answer).length === 5);
+
+    // node-b starts now: its boot seed keeps the newest three turns of each seat.
+    const b = await startNode(t, 'node-b', nats.url, { leaseSeconds: 15 });
+    // Once node-b's fleet view holds node-a (a question scattered since before), ask for ada.
+    await until(b, '/integrations', (answer) => coverageOf(answer).nodes.length === 2);
+    const both = await b.get('/agents/ada');
+    t.same(turnsOf(both), everyTurn, "node-b answers the turns its seed left out, from node-a's");
+    t.same(coverageOf(both), {
+      nodes: [
+        { id: 'node-b', answered: true },
+        { id: 'node-a', answered: true },
+      ],
+      complete: true,
+    });
+    t.same(turnsOf(await b.get('/query/agent?id=ada')), everyTurn, 'the query route asks the same');
+    const d = await dashboard(`${b.url.replace('http', 'ws')}/ws/stream`, {
+      authorization: `Bearer ${TOKEN}`,
+    });
+    t.teardown(() => d.client.close());
+    await d.next((f) => f.kind === 'snapshot');
+    d.client.send(JSON.stringify({ kind: 'query', id: 1, what: 'agent', params: { id: 'ada' } }));
+    const result = await d.next((f) => f.kind === 'result' && f.data.id === 1);
+    const asked = (result.data as { data: Record<string, unknown> }).data;
+    t.same(turnsOf(asked), everyTurn, "the socket's query channel too");
+    t.equal(coverageOf(asked).complete, true);
+
+    // node-a stops answering (SIGSTOP) but stays on the roster: node-b answers alone, incomplete.
+    a.run.kill('SIGSTOP');
+    t.teardown(() => a.run.kill('SIGCONT'));
+    const alone = await b.get('/agents/ada');
+    t.same(turnsOf(alone), ['turn-5', 'turn-4', 'turn-3'], 'node-b alone has its seed');
+    t.equal(coverageOf(alone).complete, false);
+    t.match(coverageOf(alone).nodes, [
+      { id: 'node-b', answered: true },
+      { id: 'node-a', answered: false, error: /no answer within/ },
+    ]);
+    a.run.kill('SIGCONT');
   },
 );
