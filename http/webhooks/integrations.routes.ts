@@ -35,7 +35,7 @@ export interface IntegrationsDeps {
   publicBaseUrl(): string | null;
   /** True when `api.public.port` moves webhooks to the public listener. */
   readonly publicListener: boolean;
-  /** Who answered (the read models' coverage: this node alone until history is scattered over the fleet). */
+  /** Who answered: this node alone here; the fleet scatter (`integrations` in fleetMerges) names every node. */
   coverage(): Coverage;
 }
 
