@@ -1,4 +1,7 @@
-/** What both engines' backups share: describing a written file (size, SHA-256) and checking one on restore. */
+/**
+ * What both engines' backups share: describing a written file (size, SHA-256), checking one on restore,
+ * and undoing a restore that failed part-way.
+ */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -32,4 +35,21 @@ export async function verifyFile(dir: string, expected: BackupFile): Promise<voi
 export function codeOf(error: unknown): string {
   if (error instanceof Error && 'code' in error) return String(error.code);
   return error instanceof Error ? error.message : String(error);
+}
+
+/** Removes what a restore wrote, leaving the store as the restore found it (fresh), so a retry can run. */
+export type UndoRestore = () => Promise<void>;
+
+/** Undoes a failed restore and rethrows its error; an undo that fails too is said, not swallowed. */
+export async function failRestore(error: unknown, undo: UndoRestore): Promise<never> {
+  try {
+    await undo();
+  } catch (undoError) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new BackupError(
+      `${why}; removing what the restore wrote failed too (${codeOf(undoError)}): clear the store by hand before a retry`,
+      { cause: error },
+    );
+  }
+  throw error;
 }

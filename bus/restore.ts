@@ -1,9 +1,12 @@
 /**
  * Loads a backup (ops/backups.md) into a fresh store of the engine a Tier A file names, offline: the
  * node is stopped. A memory-engine backup goes back into an empty `stream.store_dir`; a JetStream export
- * goes into a server (or the embedded one) holding none of svc's streams yet.
+ * goes into a server (or the embedded one) holding none of svc's streams yet. A restore that fails at any
+ * step removes what it wrote, so the store stays fresh and a retry (with a good backup) can run.
  */
 import type { BackupFile } from '../schema/index.js';
+import { failRestore } from './backup-files.js';
+import type { Bus } from './bus.js';
 import { BackupError } from './errors.js';
 import { restoreJetStream } from './jetstream/index.js';
 import { restoreMemoryStore } from './memory/backup.js';
@@ -17,7 +20,15 @@ export interface RestoreSource {
   readonly files: readonly BackupFile[];
 }
 
-export async function restoreBackup(target: OpenBusOptions, source: RestoreSource): Promise<void> {
+/**
+ * Restores `source` into `target`, then runs `finish` on the restored bus (the caller's last writes); a
+ * failure in either leaves the target as it was.
+ */
+export async function restoreBackup(
+  target: OpenBusOptions,
+  source: RestoreSource,
+  finish: (bus: Bus) => Promise<void> = async () => {},
+): Promise<void> {
   const memory = source.engine === 'memory';
   if (memory !== (target.type === 'memory')) {
     throw new BackupError(
@@ -27,12 +38,23 @@ export async function restoreBackup(target: OpenBusOptions, source: RestoreSourc
   }
   if (memory) {
     if (!target.storeDir) throw new BackupError('restoring a memory-engine backup needs stream.store_dir');
-    await restoreMemoryStore(source.from, source.files, target.storeDir);
+    const undo = await restoreMemoryStore(source.from, source.files, target.storeDir);
+    try {
+      const bus = await openBus(target);
+      try {
+        await finish(bus);
+      } finally {
+        await bus.close();
+      }
+    } catch (error) {
+      await failRestore(error, undo);
+    }
     return;
   }
   const bus = await openBus(target);
   try {
-    await restoreJetStream(bus, source.from, source.files);
+    const undo = await restoreJetStream(bus, source.from, source.files);
+    await finish(bus).catch((error: unknown) => failRestore(error, undo));
   } finally {
     await bus.close();
   }

@@ -25,3 +25,18 @@ export function formatProblems(problems: readonly Problem[]): string {
     p.line === undefined ? '' : `${p.line}${p.column === undefined ? '' : `:${p.column}`}  `;
   return problems.map((p) => `  ${where(p)}${p.path || '(document)'}: ${p.message}`).join('\n');
 }
+
+/**
+ * The first few issues of a refused file in one line ("field: message; ..."): enough to see what is wrong,
+ * not a schema dump.
+ */
+export function issuesLine(
+  issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>,
+): string {
+  const shown = 3;
+  const first = issues
+    .slice(0, shown)
+    .map((i) => `${formatIssuePath(i.path) || '(document)'}: ${i.message}`)
+    .join('; ');
+  return issues.length > shown ? `${first} (and ${issues.length - shown} more)` : first;
+}

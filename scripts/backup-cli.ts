@@ -27,14 +27,16 @@ export const restoreHelp = `Usage: svc restore --from DIR [--config FILE]
 
 Loads the backup in DIR into the fresh store the Tier A file names, with the node stopped: on the memory
 engine an empty (or absent) stream.store_dir; on JetStream a server holding none of svc's streams. Every
-file is checked against the manifest's SHA-256 first. Then start the node and check it (ops/backups.md).
+file is checked against the manifest's SHA-256 and read through before anything is written; a refused or
+failed restore leaves the store as it was. Then start the node and check it (ops/backups.md).
 
 Flags:
   --from DIR          the backup directory (holding manifest.json)
   -c, --config FILE   Tier A bootstrap file (YAML); default: $SVC_CONFIG
   -h, --help          show this help
 
-Exit codes: 0 restored; 1 refused (damaged backup, store not fresh, engine mismatch); 2 bad flags.
+Exit codes: 0 restored; 1 refused or failed, nothing kept (damaged or unloadable backup, store not
+fresh, engine mismatch); 2 bad flags.
 `;
 
 export async function runBackup(args: string[], env: NodeJS.ProcessEnv, out: Out, err: Out): Promise<number> {

@@ -6,8 +6,15 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { openBus, restoreBackup } from '../bus/index.js';
-import { BACKUP_MANIFEST, BackupManifest, BackupRecord, BackupStatus, type TierA } from '../schema/index.js';
+import { restoreBackup } from '../bus/index.js';
+import {
+  BACKUP_MANIFEST,
+  BackupManifest,
+  BackupRecord,
+  BackupStatus,
+  issuesLine,
+  type TierA,
+} from '../schema/index.js';
 import { openBackupRecords, putRecord } from './backup-wiring.js';
 
 export class RestoreRefused extends Error {
@@ -38,13 +45,7 @@ export async function restoreNode(config: TierA, fromDir: string, logger: Logger
   }
   const parsed = BackupManifest.safeParse(json);
   if (!parsed.success) {
-    // One line per field, the first few: enough to see the file is not one svc wrote, not a schema dump.
-    const fields = parsed.error.issues
-      .slice(0, 3)
-      .map((i) => `${i.path.join('.') || '(top)'}: ${i.message}`)
-      .join('; ');
-    const more = parsed.error.issues.length > 3 ? ` (and ${parsed.error.issues.length - 3} more)` : '';
-    throw new RestoreRefused(`${manifestFile} is not a backup manifest: ${fields}${more}`);
+    throw new RestoreRefused(`${manifestFile} is not a backup manifest: ${issuesLine(parsed.error.issues)}`);
   }
   const manifest = parsed.data;
   const queue = config.providers.queue;
@@ -56,11 +57,9 @@ export async function restoreNode(config: TierA, fromDir: string, logger: Logger
     storeDir: config.stream.store_dir,
     logger: logger.child({ component: 'bus' }),
   };
-  // 1. the engine's data, checked against the manifest's checksums
-  await restoreBackup(target, { from, engine: manifest.engine, files: manifest.files });
-  // 2. the backup's own record: done, as the manifest proves
-  const bus = await openBus(target);
-  try {
+  // 1. the engine's data, checked against the manifest's checksums; 2. the backup's own record: done, as
+  // the manifest proves. A failure in either removes what was written, so a retry finds the store fresh.
+  await restoreBackup(target, { from, engine: manifest.engine, files: manifest.files }, async (bus) => {
     const kv = await openBackupRecords(bus);
     const entry = await kv.get(manifest.id);
     const prior = entry ? BackupRecord.safeParse(JSON.parse(new TextDecoder().decode(entry.value))) : null;
@@ -78,9 +77,7 @@ export async function restoreNode(config: TierA, fromDir: string, logger: Logger
       bytes,
       streams: manifest.streams,
     });
-  } finally {
-    await bus.close();
-  }
+  });
   logger.info({ event: 'restore_done', backup: manifest.id, from }, 'restore done');
   return { manifest };
 }

@@ -4,14 +4,15 @@
  * writes won. A gap in the export (messages aged out, acknowledged work, superseded KV history) is filled
  * with placeholders on a restore-only subject, purged afterwards. Durable consumers come back at their
  * acknowledged floor. Stored times are the restore's (the server sets them), so age limits count from it.
+ * Nothing is created before every file has been checked, and a failure part-way removes the streams made.
  */
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { DeliverPolicy, type ConsumerConfig, type PubAck, type StreamConfig } from '@nats-io/jetstream';
-import type { BackupFile } from '../../schema/index.js';
-import { verifyFile } from '../backup-files.js';
+import { issuesLine, type BackupFile } from '../../schema/index.js';
+import { codeOf, failRestore, verifyFile, type UndoRestore } from '../backup-files.js';
 import { BackupError } from '../errors.js';
 import { ExportedMessage, ExportedStream } from './backup.js';
 import { fromHeaders } from './codec.js';
@@ -26,20 +27,118 @@ export async function restoreJetStreamExport(
   host: EngineHost,
   from: string,
   files: readonly BackupFile[],
-): Promise<void> {
+): Promise<UndoRestore> {
   for (const file of files) await verifyFile(from, file);
+  const listed = new Set(files.map((f) => f.path));
   const exports = files.filter((f) => f.path.endsWith('.json') && f.path.startsWith('streams/'));
   if (exports.length === 0) throw new BackupError(`the backup in ${from} holds no JetStream streams`);
+  // Every file is read and checked before the first stream is created: a backup this build cannot load
+  // (hand-assembled, foreign, another build's) is refused with the server untouched.
   const streams: ExportedStream[] = [];
   for (const file of exports) {
-    const parsed = ExportedStream.safeParse(JSON.parse(await readFile(join(from, file.path), 'utf8')));
-    if (!parsed.success)
-      throw new BackupError(`${file.path} is not a stream export: ${parsed.error.message}`);
-    streams.push(parsed.data);
+    const s = await readExport(from, file.path);
+    const messages = messagesFile(s.name);
+    if (!listed.has(messages))
+      throw new BackupError(`backup file ${file.path}: its messages, ${messages}, are not in the manifest`);
+    await checkMessages(from, s);
+    streams.push(s);
   }
   // Refuse before writing anything: a restore never merges into a stream that holds messages.
   for (const s of streams) await refuseOccupied(host, s.name);
-  for (const s of streams) await restoreStream(host, from, s);
+  const created: string[] = [];
+  const undo: UndoRestore = async () => {
+    for (const name of created) await removeStream(host, name);
+  };
+  try {
+    for (const s of streams) {
+      // Named before it is asked for: a stream the server made but never confirmed goes too.
+      created.push(s.name);
+      await restoreStream(host, from, s);
+    }
+  } catch (error) {
+    return failRestore(error, undo);
+  }
+  return undo;
+}
+
+const messagesFile = (stream: string): string => `streams/${stream}.jsonl`;
+
+/** `streams/<name>.json`, parsed and checked; the stream it names must be the file's own. */
+async function readExport(from: string, path: string): Promise<ExportedStream> {
+  let json: unknown;
+  try {
+    json = JSON.parse(await readFile(join(from, path), 'utf8'));
+  } catch (error) {
+    throw new BackupError(`backup file ${path} is not a stream export: not JSON (${codeOf(error)})`, {
+      cause: error,
+    });
+  }
+  const parsed = ExportedStream.safeParse(json);
+  if (!parsed.success)
+    throw new BackupError(`backup file ${path} is not a stream export: ${issuesLine(parsed.error.issues)}`);
+  if (path !== `streams/${parsed.data.name}.json`)
+    throw new BackupError(`backup file ${path} exports stream ${parsed.data.name}, not its own`);
+  return parsed.data;
+}
+
+/** Every line of a stream's messages: an exported message, in rising order, within the stream's export. */
+async function checkMessages(from: string, s: ExportedStream): Promise<void> {
+  const path = messagesFile(s.name);
+  let previous = 0;
+  let count = 0;
+  for await (const [line, text] of lines(from, path)) {
+    const at = `backup file ${path} line ${line}`;
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      throw new BackupError(`${at} is not JSON (${codeOf(error)})`, { cause: error });
+    }
+    const parsed = ExportedMessage.safeParse(json);
+    if (!parsed.success)
+      throw new BackupError(`${at} is not an exported message: ${issuesLine(parsed.error.issues)}`);
+    const { seq } = parsed.data;
+    if (seq <= previous) throw new BackupError(`${at}: sequence ${seq} does not follow ${previous}`);
+    if (seq > s.last_seq)
+      throw new BackupError(`${at}: sequence ${seq} is past the stream's last, ${s.last_seq}`);
+    previous = seq;
+    count += 1;
+  }
+  if (count !== s.messages)
+    throw new BackupError(
+      `backup file ${path} holds ${count} messages; streams/${s.name}.json says ${s.messages}`,
+    );
+}
+
+/** The non-empty lines of a backup file with their numbers; a read error rejects, never goes unhandled. */
+async function* lines(from: string, path: string): AsyncGenerator<[number, string]> {
+  const input = createReadStream(join(from, path));
+  let failure: unknown;
+  const reader = createInterface({ input, crlfDelay: Infinity });
+  input.once('error', (error) => {
+    failure = error;
+    reader.close();
+  });
+  let line = 0;
+  try {
+    for await (const text of reader) {
+      line += 1;
+      if (text !== '') yield [line, text];
+    }
+  } finally {
+    // A caller that stops early (a refused line) leaves the file open otherwise.
+    input.destroy();
+  }
+  if (failure !== undefined)
+    throw new BackupError(`backup file ${path} cannot be read (${codeOf(failure)})`, { cause: failure });
+}
+
+async function removeStream(host: EngineHost, name: string): Promise<void> {
+  try {
+    await host.jsm.streams.delete(name);
+  } catch (error) {
+    if (apiCode(error) !== ApiCode.StreamNotFound) throw translate(error, `removing restored stream ${name}`);
+  }
 }
 
 async function refuseOccupied(host: EngineHost, name: string): Promise<void> {
@@ -91,17 +190,16 @@ async function restoreStream(host: EngineHost, from: string, s: ExportedStream):
   };
   const send = async (subject: string, data: Uint8Array, headers?: Record<string, string>): Promise<void> => {
     const hdrs = fromHeaders(headers);
-    inFlight.push({ expected: next, ack: host.js.publish(subject, data, hdrs ? { headers: hdrs } : {}) });
+    const ack = host.js.publish(subject, data, hdrs ? { headers: hdrs } : {});
+    // settle() stops at the first failed ack; the rest of its batch must not reject unhandled.
+    ack.catch(() => undefined);
+    inFlight.push({ expected: next, ack });
     next += 1;
     if (inFlight.length >= window) await settle();
   };
-  const lines = createInterface({ input: createReadStream(join(from, 'streams', `${s.name}.jsonl`)) });
-  for await (const text of lines) {
-    if (text === '') continue;
-    const parsed = ExportedMessage.safeParse(JSON.parse(text));
-    if (!parsed.success) throw new BackupError(`${s.name}.jsonl: a line is not an exported message`);
-    const m = parsed.data;
-    if (m.seq < next) throw new BackupError(`${s.name}.jsonl: sequence ${m.seq} out of order`);
+  // Checked line by line before any stream was created (checkMessages).
+  for await (const [, text] of lines(from, messagesFile(s.name))) {
+    const m = ExportedMessage.parse(JSON.parse(text));
     while (next < m.seq) await send(gapSubject, empty);
     await send(m.subject, Buffer.from(m.data, 'base64'), m.headers);
   }

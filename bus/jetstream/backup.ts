@@ -27,8 +27,7 @@ export const ExportedMessage = z.object({
   subject: z.string().min(1),
   time: z.string(),
   headers: z.record(z.string(), z.string()),
-  /** base64 */
-  data: z.string(),
+  data: z.base64(),
 });
 export type ExportedMessage = z.infer<typeof ExportedMessage>;
 

@@ -28,6 +28,7 @@ import type {
 } from '../bus.js';
 import type { BackupContents, BackupFile } from '../../schema/index.js';
 import type { BrokerMembership, PeerRemoval } from '../../schema/index.js';
+import type { UndoRestore } from '../backup-files.js';
 import { BusClosedError, EngineUnavailableError } from '../errors.js';
 import { backupJetStream } from './backup.js';
 import { restoreJetStreamExport } from './backup-restore.js';
@@ -271,8 +272,8 @@ export async function openJetStreamBus(
   );
 }
 
-/** Loads a JetStream export into the server `bus` is connected to (bus/restore.ts). */
-export function restoreJetStream(bus: Bus, from: string, files: readonly BackupFile[]): Promise<void> {
+/** Loads a JetStream export into the server `bus` is connected to (bus/restore.ts); resolves with its undo. */
+export function restoreJetStream(bus: Bus, from: string, files: readonly BackupFile[]): Promise<UndoRestore> {
   if (!(bus instanceof JetStreamBus))
     return Promise.reject(new EngineUnavailableError('not a JetStream bus'));
   return restoreJetStreamExport(bus, from, files);

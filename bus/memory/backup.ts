@@ -5,11 +5,11 @@
  * along, since they live in the same database.
  */
 import Database from 'better-sqlite3';
-import { copyFile, mkdir, readdir } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import { join } from 'node:path';
 import type { BackupContents, BackupFile, BackupStream } from '../../schema/index.js';
-import { codeOf, describeFile, verifyFile } from '../backup-files.js';
+import { codeOf, describeFile, failRestore, verifyFile, type UndoRestore } from '../backup-files.js';
 import { BackupError } from '../errors.js';
 import type { Db } from './store.js';
 
@@ -58,31 +58,80 @@ function countStreams(db: Db): BackupStream[] {
 
 /**
  * Loads a verified backup into `storeDir`, which must be absent or empty (a restore never merges into a
- * store). The node must be stopped; the restored store opens like any other.
+ * store). The node must be stopped; the restored store opens like any other. The backup's file is checked
+ * where it lies and copied under a temporary name, renamed last: a refusal or a failed copy leaves the
+ * store as it was, so a retry runs on the same directory.
  */
 export async function restoreMemoryStore(
   from: string,
   files: readonly BackupFile[],
   storeDir: string,
-): Promise<void> {
+): Promise<UndoRestore> {
   const data = files.find((f) => f.path === MEMORY_BACKUP_FILE);
   if (!data)
     throw new BackupError(`the backup in ${from} lists no ${MEMORY_BACKUP_FILE}: not a memory-engine backup`);
   for (const file of files) await verifyFile(from, file);
-  await mkdir(storeDir, { recursive: true });
+  checkLoadable(join(from, MEMORY_BACKUP_FILE));
+  // The first directory mkdir made (undefined when the store directory was there): what an undo removes.
+  let created: string | undefined;
+  try {
+    created = await mkdir(storeDir, { recursive: true });
+  } catch (error) {
+    throw new BackupError(`the store directory ${storeDir} cannot be created (${codeOf(error)})`, {
+      cause: error,
+    });
+  }
+  const undo: UndoRestore = async () => {
+    if (created !== undefined) return rm(created, { recursive: true, force: true });
+    // Empty when the restore began: whatever is in it now, the restore or the bus it opened wrote.
+    for (const name of await readdir(storeDir))
+      await rm(join(storeDir, name), { recursive: true, force: true });
+  };
   const present = await readdir(storeDir);
   if (present.length > 0) {
     throw new BackupError(
       `the store directory ${storeDir} is not empty (${present.slice(0, 3).join(', ')}): restore into a fresh directory`,
     );
   }
-  const target = join(storeDir, MEMORY_BACKUP_FILE);
-  await copyFile(join(from, MEMORY_BACKUP_FILE), target, constants.COPYFILE_EXCL);
-  const db = new Database(target, { timeout: 0 });
+  const partial = join(storeDir, `.${MEMORY_BACKUP_FILE}.restoring`);
   try {
+    await copyFile(join(from, MEMORY_BACKUP_FILE), partial, constants.COPYFILE_EXCL);
+    await rename(partial, join(storeDir, MEMORY_BACKUP_FILE));
+  } catch (error) {
+    const failed = new BackupError(
+      `copying ${MEMORY_BACKUP_FILE} into ${storeDir} failed (${codeOf(error)})`,
+      {
+        cause: error,
+      },
+    );
+    return failRestore(failed, undo);
+  }
+  return undo;
+}
+
+/** Refuses a backup file SQLite cannot read, or a database that is not a memory-engine store. */
+function checkLoadable(file: string): void {
+  const refuse = (why: string, cause?: unknown): BackupError =>
+    new BackupError(`backup file ${MEMORY_BACKUP_FILE} cannot be restored: ${why}`, { cause });
+  let db: Db;
+  try {
+    // Read-only, in place: nothing is written anywhere before the file has proved loadable.
+    db = new Database(file, { readonly: true, fileMustExist: true, timeout: 0 });
+  } catch (error) {
+    throw refuse(error instanceof Error ? error.message : String(error), error);
+  }
+  try {
+    // A small page cache: the check reads every page, and a store can be larger than memory.
+    db.pragma('cache_size = 64');
     const check = db.pragma('integrity_check', { simple: true });
-    if (check !== 'ok')
-      throw new BackupError(`the restored store fails its integrity check (${String(check)})`);
+    if (check !== 'ok') throw refuse(`it fails its integrity check (${String(check)})`);
+    const tables = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('streams', 'messages')")
+      .all();
+    if (tables.length < 2) throw refuse('it is an SQLite database but not a memory-engine store');
+  } catch (error) {
+    if (error instanceof BackupError) throw error;
+    throw refuse(error instanceof Error ? error.message : String(error), error);
   } finally {
     db.close();
   }

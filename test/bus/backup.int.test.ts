@@ -1,10 +1,10 @@
 /**
  * Bus backup and restore on both engines (ops/backups.md): a restored store holds the same messages at
  * the same sequences with the same headers, the same KV state and revisions (KV parents name sequences),
- * durable consumers resume past what they acknowledged, new writes continue the numbering, and a damaged
- * copy is refused before anything is written.
+ * durable consumers resume past what they acknowledged, new writes continue the numbering, a damaged
+ * copy is refused before anything is written, and a restore failing at its last step removes what it wrote.
  */
-import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
@@ -148,6 +148,42 @@ for (const [name, engine] of Object.entries(engines)) {
       }),
       BackupError,
     );
+  });
+}
+
+for (const [name, engine] of Object.entries(engines)) {
+  t.test(`${name}: a restore whose last step fails removes what it wrote, so a retry succeeds`, async (t) => {
+    const bus = await openBus(await engine.fresh(t));
+    const dir = mkdtempSync(join(tmpdir(), 'svc-bk-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    let contents: BackupContents;
+    try {
+      await seed(bus);
+      contents = await bus.backup(dir);
+    } finally {
+      await bus.close();
+    }
+    const target = await engine.fresh(t);
+    const source = {
+      from: dir,
+      engine: name === 'memory' ? 'memory' : 'jetstream',
+      files: contents.files,
+    } as const;
+    await t.rejects(
+      restoreBackup(target, source, async () => {
+        throw new Error('the last step failed');
+      }),
+      { message: 'the last step failed' },
+      "the failure is the caller's, unchanged",
+    );
+    if (target.storeDir) t.notOk(existsSync(target.storeDir), 'the store directory the restore made is gone');
+    await restoreBackup(target, source);
+    const restored = await openBus(target);
+    try {
+      t.equal((await all(restored, 'SVC_BK')).length, 10, 'the retry restored every message');
+    } finally {
+      await restored.close();
+    }
   });
 }
 

@@ -1,14 +1,25 @@
 /**
  * `POST /backup?dir=` and `GET /backups` on real processes (ops/backups.md): the restore runbook on the
- * memory engine, and every refused directory answering a coded 400 and listed as a failed request.
+ * memory engine, every refused directory answering a coded 400 and listed as a failed request, and
+ * `svc restore` refusing a backup it cannot load with the store left fresh for a retry.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { runSvc } from '../harness/child.js';
 import { bootNode, storeDir, TOKEN } from '../harness/serve-store.js';
 import { roundTrip } from './fixtures/backup-round-trip.js';
+import { makeBackup, runRestore, tamperedCopy } from './fixtures/backup-tampered.js';
 
 type Json = Record<string, unknown>;
 
@@ -93,3 +104,43 @@ t.test('a manifest that is not one svc wrote is refused in a line that names the
     t.ok(restore.stderr().trim().split('\n').length <= 2, 'a line, not a schema dump');
   }
 });
+
+/** A store directory and the Tier A file of a memory node on it; the directory is not created. */
+function memoryStore(t: Parameters<typeof storeDir>[0]): ReturnType<typeof storeDir> {
+  const store = storeDir(t);
+  writeFileSync(
+    store.configFile,
+    `providers: {queue: {type: memory}}\nstream: {store_dir: ${store.storeDir}}\napi: {port: 0}\n`,
+  );
+  return store;
+}
+
+const noStackTrace = (stderr: string): boolean => !/^\s+at /m.test(stderr);
+
+t.test(
+  'a checksummed bus.sqlite that is not a database is refused naming it; the store stays fresh for a retry',
+  async (t) => {
+    const good = await makeBackup(t, { type: 'memory', storeDir: join(storeDir(t).dir, 'source') });
+    const bad = tamperedCopy(t, good, (copy) => writeFileSync(join(copy, 'bus.sqlite'), randomBytes(4096)));
+    const store = memoryStore(t);
+
+    const absent = await runRestore(t, bad, store.configFile);
+    t.equal(absent.code, 1);
+    t.match(absent.stderr, /svc: backup file bus\.sqlite cannot be restored: file is not a database/);
+    t.ok(noStackTrace(absent.stderr), 'a line, not a stack trace');
+    t.notOk(existsSync(store.storeDir), 'an absent store directory stays absent');
+
+    mkdirSync(store.storeDir);
+    const empty = await runRestore(t, bad, store.configFile);
+    t.equal(empty.code, 1);
+    t.match(empty.stderr, /backup file bus\.sqlite cannot be restored/);
+    t.same(readdirSync(store.storeDir), [], 'an empty store directory stays empty');
+
+    const retry = await runRestore(t, good, store.configFile);
+    t.equal(retry.code, 0, retry.stderr);
+    t.match(JSON.parse(retry.stdout) as Json, {
+      engine: 'memory',
+      streams: [{ name: 'SVC_A' }, { name: 'SVC_B' }],
+    });
+  },
+);
