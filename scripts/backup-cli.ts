@@ -35,8 +35,8 @@ Flags:
   -c, --config FILE   Tier A bootstrap file (YAML); default: $SVC_CONFIG
   -h, --help          show this help
 
-Exit codes: 0 restored; 1 refused or failed, nothing kept (damaged or unloadable backup, store not
-fresh, engine mismatch); 2 bad flags.
+Exit codes: 0 restored; 1 refused or failed, nothing kept (damaged or unloadable backup, a later svc
+release's backup, store not fresh, engine mismatch); 2 bad flags.
 `;
 
 export async function runBackup(args: string[], env: NodeJS.ProcessEnv, out: Out, err: Out): Promise<number> {

@@ -8,14 +8,17 @@ import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { restoreBackup } from '../bus/index.js';
 import {
+  BACKUP_FORMAT,
   BACKUP_MANIFEST,
   BackupManifest,
   BackupRecord,
   BackupStatus,
+  isRecord,
   issuesLine,
   type TierA,
 } from '../schema/index.js';
 import { openBackupRecords, putRecord } from './backup-wiring.js';
+import { packageVersion, UNKNOWN_VERSION } from './version.js';
 
 export class RestoreRefused extends Error {
   override name = 'RestoreRefused';
@@ -43,11 +46,13 @@ export async function restoreNode(config: TierA, fromDir: string, logger: Logger
     const why = error instanceof Error ? error.message : String(error);
     throw new RestoreRefused(`${manifestFile} is not a backup manifest: not JSON (${why})`);
   }
+  refuseNewerFormat(json, manifestFile);
   const parsed = BackupManifest.safeParse(json);
   if (!parsed.success) {
     throw new RestoreRefused(`${manifestFile} is not a backup manifest: ${issuesLine(parsed.error.issues)}`);
   }
   const manifest = parsed.data;
+  refuseNewerRelease(manifest.version, manifestFile);
   const queue = config.providers.queue;
   const target = {
     type: queue.type,
@@ -80,4 +85,48 @@ export async function restoreNode(config: TierA, fromDir: string, logger: Logger
   });
   logger.info({ event: 'restore_done', backup: manifest.id, from }, 'restore done');
   return { manifest };
+}
+
+/** A later backup format (`svc-backup/2`, ...) is a newer build's: said as such, not as a schema mismatch. */
+function refuseNewerFormat(json: unknown, manifestFile: string): void {
+  const format = isRecord(json) ? json['format'] : undefined;
+  const number = (f: unknown): number => Number(/^svc-backup\/(\d+)$/.exec(String(f))?.[1] ?? NaN);
+  if (number(format) > number(BACKUP_FORMAT)) {
+    throw new RestoreRefused(
+      `${manifestFile} is in backup format ${String(format)}, newer than this build (svc ${packageVersion()}) reads (${BACKUP_FORMAT}): restore with the svc release that took it, or a later one`,
+    );
+  }
+}
+
+/**
+ * A backup from a later release line than this build is refused: its streams may hold records this build
+ * does not know, which it would misread or fail to replay after a "successful" restore. A release line is
+ * the major version, and before 1.0 the minor too (semver: 0.y may change anything). Older and equal
+ * lines restore; a later patch of the same line does too.
+ */
+function refuseNewerRelease(version: string, manifestFile: string): void {
+  const mine = packageVersion();
+  const theirs = releaseLine(version);
+  const ours = releaseLine(mine);
+  if (theirs === null) {
+    throw new RestoreRefused(
+      `${manifestFile} is not a backup manifest: version ${JSON.stringify(version)} is not an svc version (major.minor.patch)`,
+    );
+  }
+  // A build that does not know its own version cannot judge; it restores as before.
+  if (ours === null || mine === UNKNOWN_VERSION) return;
+  const newer = theirs[0] > ours[0] || (theirs[0] === ours[0] && theirs[1] > ours[1]);
+  if (newer) {
+    throw new RestoreRefused(
+      `${manifestFile} was written by svc ${version}, a later release than this build (svc ${mine}): restore with svc ${theirs[0] === 0 ? `0.${theirs[1]}` : theirs[0]}.x or later`,
+    );
+  }
+}
+
+/** [major, minor] for 0.y.z, [major, 0] from 1.0 on; null when `version` is not major.minor.patch. */
+function releaseLine(version: string): [number, number] | null {
+  const m = /^(\d+)\.(\d+)\.(\d+)(?:[-+].*)?$/.exec(version);
+  if (!m) return null;
+  const major = Number(m[1]);
+  return major === 0 ? [0, Number(m[2])] : [major, 0];
 }

@@ -3,6 +3,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** What a build answers when it cannot find its package.json. */
+export const UNKNOWN_VERSION = '0.0.0-unknown';
+
 let cached: string | undefined;
 
 export function packageVersion(): string {
@@ -17,5 +20,5 @@ export function packageVersion(): string {
     }
     dir = dirname(dir);
   }
-  return (cached = '0.0.0-unknown');
+  return (cached = UNKNOWN_VERSION);
 }

@@ -19,7 +19,7 @@ import t from 'tap';
 import { runSvc } from '../harness/child.js';
 import { bootNode, storeDir, TOKEN } from '../harness/serve-store.js';
 import { roundTrip } from './fixtures/backup-round-trip.js';
-import { makeBackup, runRestore, tamperedCopy } from './fixtures/backup-tampered.js';
+import { buildVersion, makeBackup, runRestore, tamperedCopy } from './fixtures/backup-tampered.js';
 
 type Json = Record<string, unknown>;
 
@@ -142,5 +142,44 @@ t.test(
       engine: 'memory',
       streams: [{ name: 'SVC_A' }, { name: 'SVC_B' }],
     });
+  },
+);
+
+t.test(
+  'a backup from a later svc release or backup format is refused; earlier and equal releases restore',
+  async (t) => {
+    const good = await makeBackup(t, { type: 'memory', storeDir: join(storeDir(t).dir, 'source') });
+    const [major, minor] = buildVersion.split('.').map(Number) as [number, number];
+    // Before 1.0 a minor release is a release line of its own (semver 0.y).
+    const laterLine = major === 0 ? `0.${minor + 1}.0` : `${major + 1}.0.0`;
+    const refused: Array<[string, Json, RegExp]> = [
+      [
+        'a later major',
+        { version: '99.0.0' },
+        /written by svc 99\.0\.0, a later release than this build \(svc /,
+      ],
+      ['a later release line', { version: laterLine }, /a later release than this build/],
+      ['not a version', { version: 'dev' }, /version "dev" is not an svc version/],
+      [
+        'a later backup format',
+        { format: 'svc-backup/2' },
+        /backup format svc-backup\/2, newer than this build/,
+      ],
+    ];
+    for (const [what, change, why] of refused) {
+      const from = tamperedCopy(t, good, (_copy, manifest) => Object.assign(manifest, change));
+      const store = memoryStore(t);
+      const run = await runRestore(t, from, store.configFile);
+      t.equal(run.code, 1, what);
+      t.match(run.stderr, why, what);
+      t.notOk(existsSync(store.storeDir), `${what}: nothing written`);
+    }
+    // Equal: the retry above. Earlier, and a later patch of this line:
+    for (const version of ['0.0.1', `${major}.${minor}.999`]) {
+      const from = tamperedCopy(t, good, (_copy, manifest) => Object.assign(manifest, { version }));
+      const store = memoryStore(t);
+      const run = await runRestore(t, from, store.configFile);
+      t.equal(run.code, 0, `svc ${version} restores`, { stderr: run.stderr });
+    }
   },
 );
