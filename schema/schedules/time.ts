@@ -40,10 +40,14 @@ export function isKnownTimezone(tz: string): boolean {
   return answer;
 }
 
+/** Macros the cron grammar accepts (schema/company/fields.ts) that cron-parser does not know, by their equivalent. */
+const MACRO_ALIASES: Readonly<Record<string, string>> = { '@midnight': '@daily' };
+
 function expression(cron: string, tz: string, from: Date): CronExpression {
   if (!isKnownTimezone(tz)) throw new ScheduleTimeError(`unknown timezone "${tz}"`);
+  const text = cron.trim();
   try {
-    return CronExpressionParser.parse(cron.trim(), { tz, currentDate: from });
+    return CronExpressionParser.parse(MACRO_ALIASES[text] ?? text, { tz, currentDate: from });
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     throw new ScheduleTimeError(`cron "${cron}" cannot be scheduled: ${why}`, { cause: error });

@@ -51,6 +51,10 @@ t.test('expressions the parser runs are accepted, and a ${VAR} waits for its val
   }
 });
 
+t.test('a write accepts @midnight, which the grammar lists, as @daily', async (t) => {
+  t.same(write(withSchedule({ cron: '@midnight' })).problems, []);
+});
+
 t.test('a stored revision with such a cron still loads, with a warning', async (t) => {
   const result = runnable(withSchedule({ cron: '61 8 * * 1' }));
   t.ok(result.valid);

@@ -116,6 +116,19 @@ t.test(
   },
 );
 
+t.test(
+  'a cron reference resolving to @midnight is scheduled like @daily, not left without a firing',
+  async (t) => {
+    const doc = scheduledCompany();
+    const units = doc['units'] as Array<{ schedules: Array<Record<string, unknown>> }>;
+    units[0]!.schedules[0]!['cron'] = '${STANDUP_CRON}';
+    const standup = byName(resolveSchedules(Company.parse(doc), { resolve: () => '@midnight' }), 'standup');
+    t.equal(standup.problem, null);
+    // Midnight in Berlin (the company timezone) is 23:00Z in winter.
+    t.equal(scheduleView(standup, new Date('2026-01-05T12:00:00Z')).next_run, '2026-01-05T23:00:00.000Z');
+  },
+);
+
 t.test('a schedule timeout is at most 7 days and a provider timeout at most an hour', async (t) => {
   const doc = scheduledCompany();
   const units = doc['units'] as Array<{ schedules: Array<Record<string, unknown>> }>;

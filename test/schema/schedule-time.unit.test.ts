@@ -177,6 +177,19 @@ t.test('expressions and timezones that cannot be scheduled say why', async (t) =
 });
 
 t.test(
+  '@midnight, a macro of the cron grammar cron-parser does not know, schedules like @daily',
+  async (t) => {
+    t.equal(cronProblem('@midnight', 'UTC'), null);
+    t.equal(cronProblem(' @midnight ', 'Europe/Berlin'), null);
+    const after = at('2026-03-28T12:00:00Z'); // Europe/Berlin moves to summer time on March 29
+    for (const tz of ['UTC', 'Europe/Berlin', 'Asia/Kolkata'])
+      t.same(isos(nextFireTimes('@midnight', tz, after, 3)), isos(nextFireTimes('@daily', tz, after, 3)), tz);
+    t.equal(nextFireTime('@midnight', 'UTC', after)?.toISOString(), '2026-03-29T00:00:00.000Z');
+    t.equal(latestFireTime('@midnight', 'UTC', after)?.toISOString(), '2026-03-28T00:00:00.000Z');
+  },
+);
+
+t.test(
   'a remembered answer is the same answer, and a caller changing its dates changes no later answer',
   async (t) => {
     const after = new Date('2026-03-02T07:00:00Z'); // a Monday; 09:00 in Paris is 08:00Z until March 29
