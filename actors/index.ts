@@ -142,6 +142,7 @@ export {
   schedulerMachine,
   type SchedulerOptions,
   startScheduler,
+  TIMINGS_KEY,
 } from './scheduler/index.js';
 export {
   auxiliarySpendRecord,

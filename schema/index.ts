@@ -172,6 +172,7 @@ export {
   scheduleKey,
   ScheduleOutcome,
   SchedulesAnswer,
+  ScheduleTimings,
   scheduleView,
   ScheduleWake,
   type ResolveOptions,

@@ -13,13 +13,15 @@ import {
   type EffectiveSchedule,
   type LedgerRow,
   type ResolveOptions,
+  type ScheduleTimings,
 } from '../../schema/index.js';
 import type { SubsystemApplier } from '../config/index.js';
 import { systemClock, type Clock } from './clock.js';
 import { acquireDuty, releaseDuty, renewDuty, type Held } from './duty.js';
 import { runFiring } from './fire.js';
 import { schedulerMachine } from './scheduler.machine.js';
-import type { Firing } from './scheduler.plan.js';
+import { plannedFrom, type Firing } from './scheduler.plan.js';
+import { recordTimings } from './timings.js';
 
 export const SCHEDULER_DUTY = 'scheduler';
 
@@ -170,8 +172,19 @@ export function startScheduler(opts: SchedulerOptions): SchedulerHost {
 
   // The duty is sought once the first schedules are known, so that its catchup sees them.
   let planned = false;
+  let timings: ScheduleTimings | null = null;
   const plan = async (schedules: EffectiveSchedule[]): Promise<void> => {
-    await enqueue(() => actor.send({ type: 'scheduler.planned', schedules, at: clock.now().toISOString() }));
+    await enqueue(async () => {
+      // 1. record when each timing was planned (durable before this node fires by it), 2. re-plan.
+      const at = clock.now();
+      timings = await recordTimings(opts.coord, schedules, at, timings, log);
+      actor.send({
+        type: 'scheduler.planned',
+        schedules,
+        at: at.toISOString(),
+        planned_from: plannedFrom(timings),
+      });
+    });
     if (!planned) {
       planned = true;
       await enqueue(attempt);

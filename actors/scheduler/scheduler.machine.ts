@@ -15,11 +15,15 @@ import {
   replanDue,
   type DueMap,
   type Firing,
+  type PlannedFrom,
 } from './scheduler.plan.js';
 
 export type SchedulerEvent =
-  /** A config apply (or boot) resolved these schedules at `at`. */
-  | { type: 'scheduler.planned'; schedules: EffectiveSchedule[]; at: string }
+  /**
+   * A config apply (or boot) resolved these schedules at `at`; `planned_from` is when each one's timing
+   * was first planned, as recorded for the fleet (absent: no later than any holder's last run).
+   */
+  | { type: 'scheduler.planned'; schedules: EffectiveSchedule[]; at: string; planned_from?: PlannedFrom }
   /** This node took the duty at `at`; `since` is when the previous holder last ran (null: never). */
   | { type: 'scheduler.duty.acquired'; at: string; since: string | null }
   | { type: 'scheduler.duty.lost' }
@@ -30,6 +34,8 @@ export interface SchedulerContext {
   readonly schedules: EffectiveSchedule[];
   /** Next fire time per schedule key while holding the duty. */
   readonly due: DueMap;
+  /** When each schedule's timing was first planned: a catchup owes nothing before it. */
+  readonly plannedFrom: PlannedFrom;
   /** Firings decided by the last transition (what `fire` executes). */
   readonly firings: Firing[];
 }
@@ -42,11 +48,16 @@ export const schedulerMachine = setup({
     // Effects: implemented by the host (scheduler.host.ts) through `provide`.
     fire: (_, _params: { firings: Firing[] }) => undefined,
     arm: (_, _params: { at: string | null }) => undefined,
-    store: assign(({ event }) => (event.type === 'scheduler.planned' ? { schedules: event.schedules } : {})),
+    store: assign(({ event }) =>
+      event.type === 'scheduler.planned'
+        ? { schedules: event.schedules, plannedFrom: event.planned_from ?? {} }
+        : {},
+    ),
     replan: assign(({ context, event }) =>
       event.type === 'scheduler.planned'
         ? {
             schedules: event.schedules,
+            plannedFrom: event.planned_from ?? {},
             due: replanDue(context.schedules, context.due, event.schedules, at(event.at)),
             firings: [],
           }
@@ -59,6 +70,7 @@ export const schedulerMachine = setup({
               context.schedules,
               event.since === null ? null : at(event.since),
               at(event.at),
+              context.plannedFrom,
             ),
             due: planDue(context.schedules, at(event.at)),
           }
@@ -72,7 +84,7 @@ export const schedulerMachine = setup({
 }).createMachine({
   id: 'scheduler',
   initial: 'standby',
-  context: { schedules: [], due: {}, firings: [] },
+  context: { schedules: [], due: {}, plannedFrom: {}, firings: [] },
   states: {
     /** Another node (or nobody yet) holds the duty: keep the schedules, fire nothing. */
     standby: {

@@ -10,6 +10,7 @@ import {
   scheduleKey,
   ScheduleOutcome,
   type EffectiveSchedule,
+  type ScheduleTimings,
 } from '../../schema/index.js';
 
 /** One decided firing for one target; the host claims it, wakes the target and records the row. */
@@ -22,6 +23,12 @@ export interface Firing {
 
 /** Next fire time (ISO) per schedule key; a schedule that is not runnable has none. */
 export type DueMap = Readonly<Record<string, string>>;
+
+/**
+ * When each runnable schedule's current timing was first planned (ISO) per schedule key; null: before
+ * the fleet kept timings. No firing before it is owed.
+ */
+export type PlannedFrom = Readonly<Record<string, string | null>>;
 
 const fanOut = (schedule: EffectiveSchedule, at: Date, outcome: Firing['outcome']): Firing[] =>
   schedule.runners.map((target_handle) => ({
@@ -67,18 +74,59 @@ export function replanDue(
 }
 
 /**
+ * The timings to record after an apply at `at` (the same rule as `replanDue`): a runnable schedule
+ * whose cron and timezone are unchanged keeps its planned-from, a new or re-timed one is planned from
+ * `at`, one no longer runnable is dropped. With nothing recorded yet (a fleet that kept no timings)
+ * every schedule is recorded as planned before (null).
+ */
+export function retime(
+  recorded: ScheduleTimings | null,
+  schedules: readonly EffectiveSchedule[],
+  at: Date,
+): ScheduleTimings {
+  const out: Record<string, ScheduleTimings['schedules'][string]> = {};
+  for (const schedule of schedules.filter(isRunnable)) {
+    const key = scheduleKey(schedule);
+    const old = recorded?.schedules[key];
+    const { cron, timezone } = schedule;
+    const kept = old?.cron === cron && old.timezone === timezone ? old.planned_from : undefined;
+    out[key] = {
+      cron,
+      timezone,
+      planned_from: kept !== undefined ? kept : recorded === null ? null : at.toISOString(),
+    };
+  }
+  return { schedules: out };
+}
+
+/** Planned-from per schedule key of recorded timings. */
+export function plannedFrom(timings: ScheduleTimings): PlannedFrom {
+  return Object.fromEntries(Object.entries(timings.schedules).map(([key, t]) => [key, t.planned_from]));
+}
+
+/** The later of the two instants (null: none). */
+function later(a: Date | null, b: string | null | undefined): Date | null {
+  if (a === null || b === null || b === undefined) return a;
+  return new Date(Math.max(a.getTime(), new Date(b).getTime()));
+}
+
+/**
  * On taking the duty at `at`: for each runnable schedule, the most recent firing in (`since`, `at`]
  * is fired when it falls at `at` itself or when the schedule has `catchup` and `at` is inside its
  * window; otherwise it is recorded as `skipped_catchup`. Older missed firings are not recorded.
+ * A schedule written or re-timed after `since` owes only from then (`planned`): nobody owed its
+ * earlier fire times.
  */
 export function catchupFirings(
   schedules: readonly EffectiveSchedule[],
   since: Date | null,
   at: Date,
+  planned: PlannedFrom = {},
 ): Firing[] {
   const out: Firing[] = [];
   for (const schedule of schedules.filter(isRunnable)) {
-    const missed = missedFiring(schedule.cron, schedule.timezone, since, at);
+    const from = later(since, planned[scheduleKey(schedule)]);
+    const missed = missedFiring(schedule.cron, schedule.timezone, from, at);
     if (missed === null) continue;
     const onTime = missed.scheduledAt.getTime() === at.getTime();
     const fire = onTime || (schedule.catchup && missed.withinWindow);

@@ -23,6 +23,7 @@ export {
   scheduleKey,
   ScheduleOutcome,
   SchedulesAnswer,
+  ScheduleTimings,
   ScheduleWake,
 } from './schedule.js';
 export { isRunnable, scheduleView } from './view.js';

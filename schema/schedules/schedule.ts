@@ -147,3 +147,17 @@ export function scheduledTimeoutBreach(
 export function scheduleKey(s: Pick<EffectiveSchedule, 'scope_type' | 'scope_id' | 'name'>): string {
   return JSON.stringify([s.scope_type, s.scope_id, s.name]);
 }
+
+/**
+ * When each runnable schedule's current timing (`cron` + `timezone`) was first planned, kept in the coordination
+ * store so that a later duty holder never owes a firing from before a schedule was written or re-timed (the
+ * previous holder's last renewal may be older than that). Keyed by `scheduleKey`; `planned_from` null: planned
+ * before the fleet kept timings, so no later than any holder's last renewal.
+ */
+export const ScheduleTimings = z.object({
+  schedules: z.record(
+    z.string(),
+    z.object({ cron: z.string(), timezone: z.string(), planned_from: instant.nullable() }),
+  ),
+});
+export type ScheduleTimings = z.infer<typeof ScheduleTimings>;

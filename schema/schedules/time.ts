@@ -180,8 +180,9 @@ export interface MissedFiring {
 }
 
 /**
- * The most recent firing nobody ran: the latest fire time in (`since`, `now`]. `since` is the last
- * instant a scheduler is known to have been running; null (never ran) means nothing was missed.
+ * The most recent firing nobody ran: the latest fire time in (`since`, `now`]. `since` is the instant
+ * from which firings were owed: the last instant a scheduler is known to have been running, or when
+ * the schedule's timing was planned if that came later; null (never ran) means nothing was missed.
  */
 export function missedFiring(cron: string, tz: string, since: Date | null, now: Date): MissedFiring | null {
   if (since === null) return null;

@@ -1,7 +1,8 @@
 import t, { type Test } from 'tap';
 
-import { acquireDuty, readDuty, renewDuty, SCHEDULER_DUTY } from '../../actors/index.js';
-import { Company, resolveSchedules, type EffectiveSchedule } from '../../schema/index.js';
+import { acquireDuty, readDuty, renewDuty, SCHEDULER_DUTY, TIMINGS_KEY } from '../../actors/index.js';
+import type { Kv } from '../../bus/index.js';
+import { Company, resolveSchedules, ScheduleTimings, type EffectiveSchedule } from '../../schema/index.js';
 import { scheduledCompany } from '../fixtures/schedules/company.js';
 import { ManualClock } from '../harness/manual-clock.js';
 import { brief, ledger, schedulerBus, wakes } from './fixtures/scheduler-bus.js';
@@ -195,6 +196,81 @@ t.test('a restart inside one period misses nothing, and a fleet that never ran o
   const fresh = await restart(t, catchupPair, '2026-01-01T05:10:00Z', '2026-01-01T05:20:00Z', true);
   t.same(await ledger(fresh.bus), []);
 });
+
+/** `name planned_from` of every recorded schedule timing. */
+async function timings(coord: Kv): Promise<string[]> {
+  const entry = await coord.get(TIMINGS_KEY);
+  if (entry === null) return [];
+  const recorded = ScheduleTimings.parse(JSON.parse(new TextDecoder().decode(entry.value)));
+  return Object.entries(recorded.schedules).map(
+    ([key, v]) => `${(JSON.parse(key) as string[])[2]} ${v.planned_from}`,
+  );
+}
+
+const everyMinuteAt30 = (name: string, catchup: boolean): EffectiveSchedule =>
+  schedule({ name, cron: '30 * * * * *', catchup, runners: ['ada'] });
+
+t.test(
+  'a schedule written just after its fire time, then a crash before the next renewal: the restart owes nothing from before it was written',
+  async (t) => {
+    for (const catchup of [true, false]) {
+      const { bus, coord, start } = await schedulerBus(t);
+      // The holder renews at 28.08, the schedule is written at 30.42, the process is killed before 38.08.
+      const first = new ManualClock('2026-01-01T17:24:18.080Z');
+      const before = start('node-a', first);
+      await before.plan([]);
+      await first.advanceTo('2026-01-01T17:24:30.420Z');
+      t.match(await readDuty(coord, SCHEDULER_DUTY), { renewed_at: '2026-01-01T17:24:28.080Z' });
+      await before.plan([everyMinuteAt30('late', catchup)]);
+      t.same(
+        await timings(coord),
+        ['late 2026-01-01T17:24:30.420Z'],
+        'recorded before the holder fires by it',
+      );
+
+      const second = new ManualClock('2026-01-01T17:24:31.500Z');
+      const after = start('node-a', second);
+      await after.plan([everyMinuteAt30('late', catchup)]);
+      t.equal(after.holding(), true);
+      t.same(await ledger(bus), [], `catchup ${catchup}: no row for 17:24:30, before the schedule existed`);
+      await second.advanceTo('2026-01-01T17:25:30Z');
+      t.same(brief(await ledger(bus)), ['late ada 17:25 fired'], 'its first fire time after the writing');
+    }
+  },
+);
+
+t.test(
+  'a takeover still catches up an unchanged schedule, but owes one written while nobody held the duty only from its writing',
+  async (t) => {
+    const { bus, coord, start } = await schedulerBus(t);
+    // A holds the duty from 17:24:00, last renews at 17:24:20 and dies; B stands by.
+    const clockA = new ManualClock('2026-01-01T17:24:00Z');
+    const clockB = new ManualClock('2026-01-01T17:24:00Z');
+    const a = start('node-a', clockA);
+    const b = start('node-b', clockB);
+    const steady = everyMinuteAt30('steady', true);
+    await a.plan([]); // the fleet's first apply: timings kept from here on
+    await a.plan([steady]);
+    await b.plan([steady]);
+    await clockA.advanceTo('2026-01-01T17:24:25Z');
+    t.same([a.holding(), b.holding()], [true, false]);
+    // A revision adds `late` at 30.42; only B applies it (A is dead). `steady` is unchanged in it.
+    await clockB.advanceTo('2026-01-01T17:24:30.420Z');
+    await b.plan([steady, everyMinuteAt30('late', true)]);
+    t.same((await timings(coord)).sort(), [
+      'late 2026-01-01T17:24:30.420Z',
+      'steady 2026-01-01T17:24:00.000Z',
+    ]);
+    // A's lease expires at 17:24:50; B takes over, owing from A's last renewal.
+    await clockB.advanceTo('2026-01-01T17:24:51Z');
+    t.equal(b.holding(), true);
+    t.same(brief(await ledger(bus)), ['steady ada 17:24 fired'], 'the missed 17:24:30 of steady only');
+    t.same(
+      (await wakes(bus)).map((w) => `${w.wake.schedule_name} ${w.wake.scheduled_at}`),
+      ['steady 2026-01-01T17:24:30.000Z'],
+    );
+  },
+);
 
 t.test('a failed wake is recorded with outcome failed', async (t) => {
   const { bus, start } = await schedulerBus(t, { inbox: false });

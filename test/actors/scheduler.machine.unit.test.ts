@@ -48,10 +48,15 @@ function given(...events: SchedulerEvent[]): { when(event: SchedulerEvent): Step
   };
 }
 
-const planned = (schedules: EffectiveSchedule[], at = '2026-01-01T04:10:00.000Z'): SchedulerEvent => ({
+const planned = (
+  schedules: EffectiveSchedule[],
+  at = '2026-01-01T04:10:00.000Z',
+  planned_from?: Record<string, string | null>,
+): SchedulerEvent => ({
   type: 'scheduler.planned',
   schedules,
   at,
+  ...(planned_from !== undefined ? { planned_from } : {}),
 });
 const acquired = (at: string, since: string | null = null): SchedulerEvent => ({
   type: 'scheduler.duty.acquired',
@@ -153,6 +158,59 @@ t.test('a firing that falls exactly on the moment the duty is taken fires on tim
   );
   t.equal(step.arm, '2026-01-01T06:00:00.000Z');
 });
+
+t.test(
+  'a schedule written after the previous holder last renewed owes nothing from before it was written',
+  async (t) => {
+    // Written at 30.42, just after its 30.000 firing; the holder last renewed at 28.08 and died.
+    const every = '30 * * * * *';
+    const late = schedule({ name: 'late', cron: every, catchup: true, runners: ['ada'] });
+    const plain = schedule({ name: 'plain', cron: every, catchup: false, runners: ['ada'] });
+    const steady = schedule({ name: 'steady', cron: every, catchup: true, runners: ['ada'] });
+    const step = given(
+      planned([late, plain, steady], '2026-01-01T17:24:31.500Z', {
+        '["unit","Engineering","late"]': '2026-01-01T17:24:30.420Z',
+        '["unit","Engineering","plain"]': '2026-01-01T17:24:30.420Z',
+        '["unit","Engineering","steady"]': '2026-01-01T16:00:00.000Z',
+      }),
+    ).when(acquired('2026-01-01T17:24:31.500Z', '2026-01-01T17:24:28.080Z'));
+    t.same(
+      rows(step.firings),
+      [['steady', 'ada', '2026-01-01T17:24:30.000Z', 'fired']],
+      'only the schedule planned long before catches up its missed 30.000; no fired nor skipped row for the others',
+    );
+    t.equal(step.arm, '2026-01-01T17:25:30.000Z');
+  },
+);
+
+t.test(
+  'a schedule re-timed after the previous holder last renewed owes only from its re-timing',
+  async (t) => {
+    // Re-timed to :45 at 04:50 while the holder had last renewed at 04:30; the duty is taken at 05:50.
+    const retimed = schedule({ cron: '45 * * * *', catchup: true, runners: ['ada'] });
+    const from = (at: string | null) => ({ '["unit","Engineering","hourly"]': at });
+    const after = given(planned([retimed], '2026-01-01T04:50:00.000Z', from('2026-01-01T04:50:00.000Z')));
+    t.same(
+      rows(after.when(acquired('2026-01-01T05:50:00.000Z', '2026-01-01T04:30:00.000Z')).firings),
+      [['hourly', 'ada', '2026-01-01T05:45:00.000Z', 'fired']],
+      'its fire times after the re-timing are owed',
+    );
+    const before = given(planned([retimed], '2026-01-01T04:50:00.000Z', from('2026-01-01T04:50:00.000Z')));
+    t.same(
+      before.when(acquired('2026-01-01T04:55:00.000Z', '2026-01-01T04:30:00.000Z')).firings,
+      [],
+      '04:45 came before the re-timing: not owed',
+    );
+    const unknown = given(planned([retimed], '2026-01-01T04:50:00.000Z', from(null)));
+    t.same(
+      rows(unknown.when(acquired('2026-01-01T04:55:00.000Z', '2026-01-01T04:30:00.000Z')).firings).map(
+        (r) => r[3],
+      ),
+      ['fired'],
+      'planned before timings were kept: owed from the last renewal, as before',
+    );
+  },
+);
 
 t.test('disabled, unschedulable and runner-less schedules never fire nor arm', async (t) => {
   const idle = [
