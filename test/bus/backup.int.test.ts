@@ -66,6 +66,19 @@ async function seed(bus: Bus): Promise<void> {
 }
 
 /** Runs durable `c1` on SVC_BK, acknowledging messages until it has seen sequence `until`; the first seen. */
+/** A bus on `config`, seeded, backed up into a temporary directory, and closed. */
+async function seededBackup(t: Test, config: Parameters<typeof openBus>[0]) {
+  const bus = await openBus(config);
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bk-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  try {
+    await seed(bus);
+    return { dir, contents: await bus.backup(dir) };
+  } finally {
+    await bus.close();
+  }
+}
+
 async function consumeUntil(bus: Bus, until: number): Promise<number> {
   let firstSeen = 0;
   let done!: () => void;
@@ -153,16 +166,7 @@ for (const [name, engine] of Object.entries(engines)) {
 
 for (const [name, engine] of Object.entries(engines)) {
   t.test(`${name}: a restore whose last step fails removes what it wrote, so a retry succeeds`, async (t) => {
-    const bus = await openBus(await engine.fresh(t));
-    const dir = mkdtempSync(join(tmpdir(), 'svc-bk-'));
-    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-    let contents: BackupContents;
-    try {
-      await seed(bus);
-      contents = await bus.backup(dir);
-    } finally {
-      await bus.close();
-    }
+    const { dir, contents } = await seededBackup(t, await engine.fresh(t));
     const target = await engine.fresh(t);
     const source = {
       from: dir,
@@ -188,17 +192,7 @@ for (const [name, engine] of Object.entries(engines)) {
 }
 
 t.test('a damaged copy is refused before anything is written', async (t) => {
-  const source = await engines['memory']!.fresh(t);
-  const bus = await openBus(source);
-  const dir = mkdtempSync(join(tmpdir(), 'svc-bk-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  let contents: BackupContents;
-  try {
-    await seed(bus);
-    contents = await bus.backup(dir);
-  } finally {
-    await bus.close();
-  }
+  const { dir, contents } = await seededBackup(t, await engines['memory']!.fresh(t));
   appendFileSync(join(dir, 'bus.sqlite'), 'x');
   const target = await engines['memory']!.fresh(t);
   await t.rejects(restoreBackup(target, { from: dir, engine: 'memory', files: contents.files }), {
