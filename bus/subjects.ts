@@ -64,6 +64,8 @@ export const Subjects = {
   /** One detached coding run's record (`svc.sandbox.<sandbox id>`): each carries the whole run. */
   sandboxRun: (id: string): string => `svc.sandbox.${token('sandbox id', id)}`,
   sandboxRuns: 'svc.sandbox.>',
+  /** A lease-holding process instance answers here while it runs (actors/lease/holder.ts). */
+  leaseHolder: (instance: string): string => `svc.lease.holder.${token('lease instance', instance)}`,
 } as const;
 
 const eventPrefix = 'svc.events.';

@@ -34,6 +34,8 @@ export async function startSchedules(opts: {
   logger: Logger;
   /** `${VAR}` answers for cron and timezone; default the process environment. */
   resolve?: Resolver;
+  /** False while another process writes this node id (admission withheld): the duty is not taken. */
+  admitted?: () => boolean;
 }): Promise<Schedules> {
   const { bus, logger } = opts;
   const claims = await bus.kv({ name: Buckets.ScheduleClaims, ttlMs: SCHEDULE_CLAIMS_TTL_MS });
@@ -44,6 +46,7 @@ export async function startSchedules(opts: {
     claims,
     nodeId: opts.nodeId,
     logger: logger.child({ component: 'scheduler' }),
+    ...(opts.admitted ? { admitted: opts.admitted } : {}),
   });
   const answer = (): SchedulesAnswer => schedulesAnswer(host.schedules(), runs.state, new Date());
   const pushes = new Set<(data: unknown, mode: 'replace' | 'merge') => void>();

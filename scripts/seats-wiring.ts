@@ -52,6 +52,8 @@ export function startSeats(opts: {
   readonly lease?: { readonly ttlMs?: number; readonly renewEveryMs?: number };
   /** The node's tracer: turn, phase, model call and tool call spans. */
   readonly tracer?: Tracer;
+  /** False while another process writes this node id (admission withheld): no seat is taken. */
+  readonly admitted?: () => boolean;
 }): Seats {
   const runtime = opts.runsSeats
     ? startSeatsRuntime({
@@ -103,6 +105,7 @@ export function startSeats(opts: {
         },
         ...(opts.lease ? { lease: opts.lease } : {}),
         ...(opts.tracer ? { tracer: opts.tracer } : {}),
+        ...(opts.admitted ? { admitted: opts.admitted } : {}),
       })
     : null;
   return {

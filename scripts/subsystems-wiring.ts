@@ -1,6 +1,6 @@
 /**
  * Step 3 of `svc serve` (scripts/serve.ts): starts the subsystems a configuration apply drives (secrets,
- * providers, knowledge, tool servers, schedules, placement, fleet, read models, seats), follows the
+ * providers, knowledge, tool servers, fleet, schedules, placement, read models, seats), follows the
  * configuration and applies what is active, then the integrations, setup, work tracker, webhook pipeline and
  * alarms. Nothing here binds a listener; serve.ts drains what this returns.
  */
@@ -104,9 +104,6 @@ export async function startSubsystems(opts: {
     skills: skills.shelf,
   });
   opts.toolServersStarted(toolServers);
-  const schedules = await startSchedules({ bus, coord: catalogue.coord, nodeId: config.node.id, logger });
-  // The fleet's seat leases: a seat no node holds reads stopped / unplaced.
-  const placement = await watchPlacement(catalogue.coord);
   // This node's presence lease and the fleet view behind /fleet and the probes' `nodes`.
   const fleet = await startFleet({
     bus,
@@ -117,6 +114,17 @@ export async function startSubsystems(opts: {
     appliedEpoch: () => node.view().appliedEpoch,
     logger,
   });
+  // A duplicate of this node id (another process writes its presence): no seat lease, no duty taken.
+  const admitted = (): boolean => !fleet.facts().admissionWithheld;
+  const schedules = await startSchedules({
+    bus,
+    coord: catalogue.coord,
+    nodeId: config.node.id,
+    logger,
+    admitted,
+  });
+  // The fleet's seat leases: a seat no node holds reads stopped / unplaced.
+  const placement = await watchPlacement(catalogue.coord);
   const readModels = createReadModels({
     nodeId: config.node.id,
     logger: logger.child({ component: 'readmodels' }),
@@ -145,6 +153,7 @@ export async function startSubsystems(opts: {
     runsSeats: config.node.roles.includes(NodeRole.Seats),
     lease: { ttlMs: config.node.seat_lease_seconds * 1000 },
     tracer: opts.tracer,
+    admitted,
   });
   holdsSeat = (handle) => seats.runtime?.holds(handle) ?? false;
   // Outbound notification transports (ops/notifications.md): swapped with the restart-required items.

@@ -42,10 +42,19 @@ export function leaseLive(lease: DutyLease, nowMs: number): boolean {
   return new Date(lease.expires_at).getTime() > nowMs;
 }
 
+export interface AcquireOptions {
+  /**
+   * Whether the process that holds a live lease under this node's id (another instance) is gone: an
+   * earlier process of a node that restarted. Without it such a lease is waited out like a peer's; a
+   * live process of the same id (a duplicate node id) keeps it.
+   */
+  readonly holderGone?: (lease: DutyLease) => Promise<boolean>;
+}
+
 /**
- * Takes the lease when nobody holds it, it expired, or the holder is an earlier process of this
- * same node (it restarted, so it holds nothing any more). `since` is the previous holder's last
- * renewal: the last instant someone is known to have held it.
+ * Takes the lease when nobody holds it, it expired, it is this instance's own, or the holder is an
+ * earlier process of this same node that is gone (`holderGone`: it restarted, so it holds nothing any
+ * more). `since` is the previous holder's last renewal: the last instant someone is known to have held it.
  */
 export async function acquireLease(
   kv: Kv,
@@ -53,6 +62,7 @@ export async function acquireLease(
   me: LeaseIdentity,
   now: Date,
   ttlMs: number,
+  opts: AcquireOptions = {},
 ): Promise<AcquireResult> {
   const fresh = (epoch: number): DutyLease => ({
     duty: me.duty,
@@ -71,7 +81,10 @@ export async function acquireLease(
     }
     const current = decodeLease(entry.value);
     const expired = current === null || !leaseLive(current, now.getTime());
-    const restarted = current !== null && current.node === me.node;
+    const restarted =
+      !expired &&
+      current.node === me.node &&
+      (current.instance === me.instance || ((await opts.holderGone?.(current)) ?? false));
     if (!expired && !restarted)
       return { won: false, retryAt: new Date(new Date(current.expires_at).getTime() + 1) };
     const lease = fresh((current?.epoch ?? 0) + 1);

@@ -9,6 +9,7 @@ import {
   readLease,
   releaseLease,
   renewLease,
+  type AcquireOptions,
   type AcquireResult,
   type Held,
   type LeaseIdentity,
@@ -21,9 +22,15 @@ export function dutyKey(duty: string): string {
   return `duty.${duty}`;
 }
 
-/** Takes the duty when nobody holds it, the lease expired, or this node restarted. */
-export function acquireDuty(kv: Kv, me: DutyIdentity, now: Date, ttlMs: number): Promise<AcquireResult> {
-  return acquireLease(kv, dutyKey(me.duty), me, now, ttlMs);
+/** Takes the duty when nobody holds it, the lease expired, or this node restarted (its earlier process is gone). */
+export function acquireDuty(
+  kv: Kv,
+  me: DutyIdentity,
+  now: Date,
+  ttlMs: number,
+  opts: AcquireOptions = {},
+): Promise<AcquireResult> {
+  return acquireLease(kv, dutyKey(me.duty), me, now, ttlMs, opts);
 }
 
 /** Extends the lease; null when someone else took it (the epoch moved on). */

@@ -16,6 +16,7 @@ import {
   type ScheduleTimings,
 } from '../../schema/index.js';
 import type { SubsystemApplier } from '../config/index.js';
+import { answerHolder, holderGoneOver } from '../lease/index.js';
 import { systemClock, type Clock } from './clock.js';
 import { acquireDuty, releaseDuty, renewDuty, type Held } from './duty.js';
 import { runFiring } from './fire.js';
@@ -40,6 +41,11 @@ export interface SchedulerOptions {
   readonly renewEveryMs?: number;
   /** Called with each ledger row this node recorded. */
   readonly onRow?: (row: LedgerRow) => void;
+  /**
+   * False while the fleet withholds this node's admission (another process writes its node id): the
+   * duty is not taken meanwhile (a held one is kept). Default always admitted.
+   */
+  readonly admitted?: () => boolean;
 }
 
 export interface SchedulerHost {
@@ -63,6 +69,10 @@ export function startScheduler(opts: SchedulerOptions): SchedulerHost {
   const renewEvery = opts.renewEveryMs ?? Math.floor(ttl / 3);
   const me = { duty: SCHEDULER_DUTY, node: opts.nodeId, instance: randomUUID() };
   const log = opts.logger;
+  const admitted = opts.admitted ?? (() => true);
+  // A restart of this node asks whether this process still lives before taking the duty from it.
+  const answering = answerHolder(opts.bus, me.instance);
+  const holderGone = holderGoneOver(opts.bus);
   let held: Held | null = null;
   let stopped = false;
   let cancelFire: () => void = () => undefined;
@@ -135,7 +145,12 @@ export function startScheduler(opts: SchedulerOptions): SchedulerHost {
   const attempt = async (): Promise<void> => {
     if (stopped || held !== null) return;
     const now = clock.now();
-    const result = await acquireDuty(opts.coord, me, now, ttl).catch((error: unknown) => {
+    // A duplicate of this node id runs: the duty waits until the other's record expired.
+    if (!admitted()) {
+      leaseAt(new Date(now.getTime() + renewEvery), attempt);
+      return;
+    }
+    const result = await acquireDuty(opts.coord, me, now, ttl, { holderGone }).catch((error: unknown) => {
       log.error({ err: error }, 'scheduler duty could not be read');
       return { won: false as const, retryAt: new Date(now.getTime() + renewEvery) };
     });
@@ -208,6 +223,7 @@ export function startScheduler(opts: SchedulerOptions): SchedulerHost {
       cancelFire();
       cancelLease();
       await settled();
+      await answering.stop();
       const last = held;
       held = null;
       actor.stop();

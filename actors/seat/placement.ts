@@ -25,7 +25,16 @@
 import { randomUUID } from 'node:crypto';
 import type { KvEntry, Subscription } from '../../bus/index.js';
 import type { DutyLease } from '../../schema/index.js';
-import { acquireLease, decodeLease, leaseLive, releaseLease, renewLease, type Held } from '../lease/index.js';
+import {
+  acquireLease,
+  answerHolder,
+  decodeLease,
+  holderGoneOver,
+  leaseLive,
+  releaseLease,
+  renewLease,
+  type Held,
+} from '../lease/index.js';
 import { trackMembers } from './placement.members.js';
 import type { Placement, PlacementOptions } from './placement.types.js';
 import { placementKeys, seatOfLeaseKey } from './placement.view.js';
@@ -41,6 +50,8 @@ export async function startPlacement(opts: PlacementOptions): Promise<Placement>
   const monotonic = opts.monotonic ?? (() => performance.now());
   const instance = randomUUID();
   const kv = opts.coord;
+  const admitted = opts.admitted ?? (() => true);
+  const holderGone = opts.bus ? holderGoneOver(opts.bus) : undefined;
   let wanted = new Set<string>();
   const held = new Map<string, Held>();
   /** Per held seat: the monotonic instant its last confirmed take or renewal was sent. */
@@ -125,6 +136,8 @@ export async function startPlacement(opts: PlacementOptions): Promise<Placement>
 
   /** Takes the free wanted seats the spreading rule allows; true when one was won. */
   const take = async (): Promise<boolean> => {
+    // A duplicate of this node id runs: neither process takes a seat until the other's record expired.
+    if (!admitted()) return false;
     const sentAt = monotonic();
     const at = now();
     const nowMs = at.getTime();
@@ -149,6 +162,7 @@ export async function startPlacement(opts: PlacementOptions): Promise<Placement>
         { duty: `seat.${handle}`, node: opts.nodeId, instance },
         at,
         ttl,
+        holderGone ? { holderGone } : {},
       );
       if (!result.won) continue;
       held.set(handle, result.held);
@@ -272,6 +286,7 @@ export async function startPlacement(opts: PlacementOptions): Promise<Placement>
     if (members.apply(entry)) kick();
   };
   const subs: Subscription[] = [
+    ...(opts.bus ? [answerHolder(opts.bus, instance)] : []),
     await kv.watch(onMemberEntry, { key: placementKeys.members }),
     await kv.watch(onSeatEntry, { key: placementKeys.seats }),
   ];

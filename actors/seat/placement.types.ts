@@ -1,6 +1,6 @@
 /** The contract of seat placement (placement.ts): its options, what it needs of the seats' hosts, its handle. */
 import type { Logger } from 'pino';
-import type { Kv } from '../../bus/index.js';
+import type { Bus, Kv } from '../../bus/index.js';
 
 export interface PlacementOptions {
   readonly coord: Kv;
@@ -18,6 +18,16 @@ export interface PlacementOptions {
    * trip and the skew between nodes' wall clocks); default a sixth of the ttl.
    */
   readonly fenceMarginMs?: number;
+  /**
+   * The bus this process answers on while it lives, and asks whether the holder of a live lease under
+   * this node's id still lives (actors/lease/holder.ts). Without it such a lease is waited out.
+   */
+  readonly bus?: Pick<Bus, 'request' | 'reply'>;
+  /**
+   * False while the fleet withholds this node's admission (another process writes its node id): no seat
+   * lease is taken meanwhile; the held ones are kept and renewed. Default always admitted.
+   */
+  readonly admitted?: () => boolean;
   /** A monotonic clock in ms (default `performance.now`); tests move it by hand. */
   readonly monotonic?: () => number;
 }

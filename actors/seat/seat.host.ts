@@ -359,7 +359,13 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
   };
   const open = async (): Promise<void> => {
     if (sub || stopping) return;
-    sub = await consumeInbox(inbox);
+    const opened = await consumeInbox(inbox);
+    // Stopped while the consumer attached: the stop found none to close, so this one closes here.
+    if (stopping) {
+      await opened.stop();
+      return;
+    }
+    sub = opened;
   };
 
   return {

@@ -51,6 +51,11 @@ export interface SeatsRuntimeOptions {
    */
   readonly onHeldChanged?: () => Promise<void>;
   readonly now?: () => Date;
+  /**
+   * False while the fleet withholds this node's admission (another process writes its node id): no seat
+   * is taken meanwhile (placement keeps the held ones). Default always admitted.
+   */
+  readonly admitted?: () => boolean;
   readonly pausedRetryMs?: number;
   /** Where `ask_human` records a need: bound to this runtime, which hands it to the seat's host. */
   readonly needs?: NeedsRelay;
@@ -111,6 +116,8 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
   let company: CompanyProfile = companyOf(null);
   let limits: TurnLimits = turnLimits(undefined);
   const hosts = new Map<string, SeatHost>();
+  /** The lease epoch each host acts under: a host of an earlier epoch is replaced, never kept. */
+  const epochs = new WeakMap<SeatHost, number>();
   /** Set when placement stopped a host to hand its seat over (the held set changed under `follow`). */
   let handedOver = false;
   const budget = createBudget({
@@ -152,6 +159,8 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
     nodeId: opts.nodeId,
     logger: log,
     now,
+    bus: opts.bus,
+    ...(opts.admitted ? { admitted: opts.admitted } : {}),
     ...(opts.lease?.ttlMs !== undefined ? { ttlMs: opts.lease.ttlMs } : {}),
     ...(opts.lease?.renewEveryMs !== undefined ? { renewEveryMs: opts.lease.renewEveryMs } : {}),
     hosts: {
@@ -216,7 +225,15 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
       fence: fenceOf(`seat.${handle}`, epoch, () => lease?.epoch(handle) ?? null),
       leaseEpoch: epoch,
     });
+    // Fenced (or taken again under a new epoch) while the host started: the fence found no host to
+    // stop, so this one stops here; the next follow spawns the current epoch's, if any.
+    if (placement?.epoch(handle) !== epoch) {
+      await host.stop({ fenced: true });
+      log.info({ seat: handle, epoch }, 'seat lease lost while its host started; not spawned');
+      return null;
+    }
     hosts.set(handle, host);
+    epochs.set(host, epoch);
     log.info({ seat: handle, agent_id: profile.agent_id }, 'seat spawned');
     return host;
   };
@@ -225,9 +242,11 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
   async function follow(): Promise<SeatHost[]> {
     held = new Set(placement?.held() ?? []);
     for (const [handle, host] of [...hosts]) {
-      if (held.has(handle) && company.seats.has(handle)) continue;
+      // A host of an earlier epoch refuses every wake by its fence: it goes, and the current one spawns.
+      const kept = held.has(handle) && company.seats.has(handle);
+      if (kept && epochs.get(host) === placement?.epoch(handle)) continue;
       hosts.delete(handle);
-      await host.stop();
+      await host.stop(kept ? { fenced: true } : undefined);
       log.info({ seat: handle }, 'seat decommissioned');
     }
     const spawned: SeatHost[] = [];
@@ -266,8 +285,9 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
         if (stopped || draining || placement === null) return;
         const before = [...hosts.keys()].sort().join();
         const spawned = await follow();
-        // A seat handed over left `hosts` before this ran: its tool servers still follow.
-        if (before === [...hosts.keys()].sort().join() && !handedOver) return;
+        // A seat handed over left `hosts` before this ran: its tool servers still follow. A host replaced
+        // under a new epoch leaves the same seats, but the new one still opens its inbox.
+        if (before === [...hosts.keys()].sort().join() && !handedOver && spawned.length === 0) return;
         handedOver = false;
         await opts
           .onHeldChanged?.()
