@@ -241,6 +241,7 @@ export async function startSubsystems(opts: {
           .filter((entry) => entry.keys.length > 0 && entry.keys.every((key) => key.reason === 'unresolved'))
           .map((entry) => ({ provider: entry.provider, unresolved: entry.keys.map((key) => key.ref) })),
         setupFindings: setup.findings(),
+        duplicateNodeId: fleet.facts().admissionWithheld,
       };
     },
   });

@@ -34,6 +34,8 @@ export interface AlarmFacts {
     readonly provider: string;
     readonly unresolved: readonly string[];
   }>;
+  /** Another process writes this node's id (its presence record): admission is withheld on both. */
+  readonly duplicateNodeId?: boolean;
   /** The reconcile findings of the integrations (ops/setup.md): what each enabled one lacks. */
   readonly setupFindings?: ReadonlyArray<{
     readonly finding: string;
@@ -62,6 +64,12 @@ export function evaluate(facts: AlarmFacts): Map<string, Alarm> {
       AlarmKind.BusUnreachable,
       AlarmSeverity.Critical,
       'the node cannot reach its streams (bus broker lost)',
+    );
+  if (facts.duplicateNodeId)
+    add(
+      AlarmKind.DuplicateNodeId,
+      AlarmSeverity.Critical,
+      'another process runs with this node id: admission withheld (no seat or duty taken) until it stops',
     );
   if (facts.posture === 'shed')
     add(

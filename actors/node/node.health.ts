@@ -136,8 +136,15 @@ function ingressReason(view: NodeView, live: LiveFacts): Reason {
   if (view.posture === 'shed' || view.posture === 'stuck') {
     return { reason: view.posture, detail: `configuration posture is ${view.posture}` };
   }
+  // Two processes answer for one node id: neither is the node the fleet knows (ops/fleet.md).
+  if (live.admissionWithheld) return withheld;
   return null;
 }
+
+const withheld = {
+  reason: 'admission_withheld',
+  detail: 'another process writes this node id (a duplicate node id); withheld until its record expires',
+} as const;
 
 function workerReason(view: NodeView, live: LiveFacts): Reason {
   if (shuttingDown(view)) return { reason: 'draining', detail: 'the node is shutting down' };
@@ -149,7 +156,6 @@ function workerReason(view: NodeView, live: LiveFacts): Reason {
     return { reason: view.posture, detail: `configuration posture is ${view.posture}` };
   }
   if (live.presence === false) return { reason: 'no_presence', detail: 'this node holds no presence lease' };
-  if (live.admissionWithheld)
-    return { reason: 'admission_withheld', detail: 'the fleet has not admitted this node' };
+  if (live.admissionWithheld) return withheld;
   return null;
 }

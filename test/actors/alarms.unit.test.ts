@@ -144,3 +144,16 @@ t.test('a node without its broker reads isolated with its alarm, and is not read
   t.equal(buildHealth(serving, ingress, emptyLiveFacts).status, 'ok', 'and ok again once linked');
   t.same(readiness(serving, ingress, emptyLiveFacts), { ready: true });
 });
+
+t.test('a duplicate node id raises a critical alarm while it lasts, cleared when it ends', async (t) => {
+  const raised = evaluate({ ...calm, duplicateNodeId: true });
+  t.match(raised.get('duplicate_node_id'), {
+    kind: 'duplicate_node_id',
+    severity: 'critical',
+    detail: /another process runs with this node id/,
+  });
+  t.same(
+    changes(raised, evaluate(calm)).cleared.map((a) => a.id),
+    ['duplicate_node_id'],
+  );
+});

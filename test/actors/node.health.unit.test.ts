@@ -127,3 +127,19 @@ t.test('the not-ready body names node, configured, draining, posture and reason'
     reason: 'draining',
   });
 });
+
+t.test(
+  'a duplicate node id reads admission_withheld on an ingress node too, last in precedence',
+  async (t) => {
+    const answer = (v: NodeView, live = {}) => readiness(v, ingress, { ...emptyLiveFacts, ...live });
+    const withheld = answer(view(), { admissionWithheld: true });
+    t.match(withheld, {
+      ready: false,
+      reason: 'admission_withheld',
+      detail: /another process writes this node id/,
+    });
+    t.match(answer(view({ posture: 'stuck' }), { admissionWithheld: true }), { reason: 'stuck' });
+    t.match(answer(view({ phase: 'draining' }), { admissionWithheld: true }), { reason: 'draining' });
+    t.same(answer(view()), { ready: true });
+  },
+);

@@ -16,6 +16,7 @@ export const AlarmKind = {
   ToolServerCrashLoop: 'toolserver_crash_loop',
   ProviderNoKey: 'provider_no_key',
   SetupIncomplete: 'setup_incomplete',
+  DuplicateNodeId: 'duplicate_node_id',
 } as const;
 export type AlarmKind = (typeof AlarmKind)[keyof typeof AlarmKind];
 
