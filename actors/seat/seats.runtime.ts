@@ -264,7 +264,15 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
     const prior = company;
     company = next;
     placement ??= await placementReady;
-    // 1. placement takes (or releases) leases, 2. terminate and spawn, 3. swap changed definitions
+    // 1. seats gone from the company stop while their lease stands, so a cut turn is journaled (the
+    //    drain's order), 2. placement takes (or releases) leases, 3. terminate and spawn, 4. swap changed
+    //    definitions
+    for (const [handle, host] of [...hosts]) {
+      if (next.seats.has(handle)) continue;
+      hosts.delete(handle);
+      await host.stop();
+      log.info({ seat: handle }, 'seat decommissioned');
+    }
     await placement.want([...next.seats.keys()]);
     const spawned = new Set(await follow());
     for (const [handle, host] of hosts) {

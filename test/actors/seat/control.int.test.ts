@@ -14,7 +14,8 @@ import {
 } from '../../../bus/index.js';
 import { agentId, Commands, Payloads, uuidv5, type SeatPause } from '../../../schema/index.js';
 import { startLlmServer } from '../../fixtures/llm/llm-server.js';
-import { cleanTurn, startCompany } from './harness.js';
+import { captureLogs } from '../toolservers/harness.js';
+import { cleanTurn, company, startCompany } from './harness.js';
 import { recordedDone } from './wakes.js';
 
 const encoder = new TextEncoder();
@@ -277,5 +278,25 @@ t.test(
     t.equal(await h.catalogue.coord.get(seatKeys.legacyTurnDone('ada', turnId)), null, 'off svc_coord');
     const moved = await h.catalogue.turnsDone.get(seatKeys.turnDone('ada', turnId));
     t.match(JSON.parse(new TextDecoder().decode(moved?.value)), { turn_id: turnId }, 'into svc_turns_done');
+  },
+);
+
+t.test(
+  'a seat removed mid-turn is stopped while it still holds its lease: the cut is journaled',
+  async (t) => {
+    const logs = captureLogs();
+    const script = [{ ...cleanTurn[0]!, hold: 'plan' }, ...cleanTurn.slice(1)];
+    const h = await startCompany(t, { script, logs });
+    await h.wake('cy', 'first');
+    await h.llm.waitForRequests(1);
+    const doc = company(h.llm.baseUrl);
+    await h.apply({ ...doc, roles: [] });
+    await logs.waitFor((l) => l.msg === 'seat decommissioned' && l['seat'] === 'cy');
+    t.notOk(h.runtime.seats().includes('cy'));
+    t.same(
+      logs.lines.filter((l) => l.msg === 'turn cut not journaled'),
+      [],
+      'the cut was written before the lease went',
+    );
   },
 );
