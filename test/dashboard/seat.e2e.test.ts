@@ -65,10 +65,16 @@ t.test(
     t.equal(delivery.status, 200, 'the delivery is accepted');
     const notice = w.page.locator('.last-error');
     await notice.waitFor({ timeout: 60_000 });
+    // The phase's provider error comes first, the turn's own a moment later: the room follows the row, so
+    // it is compared with what the node says once the turn has ended.
+    await waitForTurnEnd(node.url);
     const api = (await (await fetch(`${node.url}/agents/cy`)).json()) as {
       last_error: { message: string; phase: string | null } | null;
     };
     t.ok(api.last_error, 'the node recorded a last error');
+    await w.page
+      .locator('.last-error', { hasText: api.last_error!.message.slice(0, 40) })
+      .waitFor({ timeout: 15_000 });
     t.match(await notice.textContent(), api.last_error!.message.slice(0, 40), 'the room shows its message');
     if (api.last_error!.phase) t.match(await notice.textContent(), `phase ${api.last_error!.phase}`);
 
@@ -120,3 +126,16 @@ t.test(
     }
   },
 );
+
+/** Resolves once the node has recorded a completed turn (its events feed names one). */
+async function waitForTurnEnd(url: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const page = (await (await fetch(`${url}/events?limit=400`)).json()) as {
+      rows?: Array<{ type: string }>;
+    };
+    if (page.rows?.some((e) => e.type === 'agent_turn_completed')) return;
+    if (Date.now() > deadline) throw new Error('no turn completed within 60 s');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
