@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 
 import { acquireDuty, readDuty, renewDuty, SCHEDULER_DUTY, TIMINGS_KEY } from '../../actors/index.js';
-import type { Kv } from '../../bus/index.js';
+import type { Bus, Kv, Subscription } from '../../bus/index.js';
 import { Company, resolveSchedules, ScheduleTimings, type EffectiveSchedule } from '../../schema/index.js';
 import { scheduledCompany } from '../fixtures/schedules/company.js';
 import { ManualClock } from '../harness/manual-clock.js';
@@ -207,6 +207,24 @@ async function timings(coord: Kv): Promise<string[]> {
   );
 }
 
+/** The bus as a process sees it: what it answers on the bus ends when it is killed. */
+function answersUntilKilled(bus: Bus): { bus: Bus; kill: () => Promise<void> } {
+  const answering: Subscription[] = [];
+  const seen = new Proxy(bus, {
+    get(target, prop) {
+      const real = Reflect.get(target, prop) as unknown;
+      if (typeof real !== 'function') return real;
+      if (prop !== 'reply') return (real as (...a: unknown[]) => unknown).bind(target);
+      return (...args: Parameters<Bus['reply']>) => {
+        const sub = target.reply(...args);
+        answering.push(sub);
+        return sub;
+      };
+    },
+  });
+  return { bus: seen, kill: async () => void (await Promise.all(answering.map((sub) => sub.stop()))) };
+}
+
 const everyMinuteAt30 = (name: string, catchup: boolean): EffectiveSchedule =>
   schedule({ name, cron: '30 * * * * *', catchup, runners: ['ada'] });
 
@@ -217,7 +235,8 @@ t.test(
       const { bus, coord, start } = await schedulerBus(t);
       // The holder renews at 28.08, the schedule is written at 30.42, the process is killed before 38.08.
       const first = new ManualClock('2026-01-01T17:24:18.080Z');
-      const before = start('node-a', first);
+      const killable = answersUntilKilled(bus);
+      const before = start('node-a', first, { bus: killable.bus });
       await before.plan([]);
       await first.advanceTo('2026-01-01T17:24:30.420Z');
       t.match(await readDuty(coord, SCHEDULER_DUTY), { renewed_at: '2026-01-01T17:24:28.080Z' });
@@ -228,10 +247,12 @@ t.test(
         'recorded before the holder fires by it',
       );
 
+      // Killed: its clock stands still, and its liveness answer is gone with the process.
+      await killable.kill();
       const second = new ManualClock('2026-01-01T17:24:31.500Z');
       const after = start('node-a', second);
       await after.plan([everyMinuteAt30('late', catchup)]);
-      t.equal(after.holding(), true);
+      t.equal(after.holding(), true, 'the restart takes the duty of its gone process at once');
       t.same(await ledger(bus), [], `catchup ${catchup}: no row for 17:24:30, before the schedule existed`);
       await second.advanceTo('2026-01-01T17:25:30Z');
       t.same(brief(await ledger(bus)), ['late ada 17:25 fired'], 'its first fire time after the writing');
