@@ -10,7 +10,7 @@ import t from 'tap';
 import { ensureCatalogue, openBus, Streams, Subjects } from '../../bus/index.js';
 import { EventRecord, type FleetAnswer, type InboxMessage } from '../../schema/index.js';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
-import { startFleetNode, type FleetNode } from '../harness/fleet-node.js';
+import { startFleetNode, until, type FleetNode } from '../harness/fleet-node.js';
 import { startNatsServer } from '../harness/nats-server.js';
 import { TOKEN } from '../harness/serve-node.js';
 
@@ -25,17 +25,6 @@ const skip = {
 async function get<T>(node: FleetNode, path: string, headers: Record<string, string> = {}): Promise<T> {
   const res = await fetch(`${node.url}${path}`, { headers, signal: AbortSignal.timeout(2_000) });
   return (await res.json()) as T;
-}
-
-/** Asks `read` until `test` holds: the fleet converges on its own timers (renewal a third of the lease). */
-async function until<T>(read: () => Promise<T>, test: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (test(value)) return value;
-    if (Date.now() > deadline) throw new Error(`never matched: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 interface Ready {

@@ -8,7 +8,7 @@
 import t, { type Test } from 'tap';
 import type { BrokerMembership, FleetAnswer } from '../../schema/index.js';
 import { main } from '../../scripts/svc.js';
-import { startFleetNode, type FleetNode } from '../harness/fleet-node.js';
+import { startFleetNode, until, type FleetNode } from '../harness/fleet-node.js';
 import { startNatsServer } from '../harness/nats-server.js';
 import { TOKEN } from '../harness/serve-node.js';
 
@@ -26,17 +26,6 @@ const startNode = (t: Test, id: string, natsUrl: string): Promise<Node> =>
 async function get<T>(node: Node, path: string, headers: Record<string, string> = auth): Promise<T> {
   const res = await fetch(`${node.url}${path}`, { headers });
   return (await res.json()) as T;
-}
-
-/** Asks `read` until `test` holds: the fleet converges on its own timers (renewal a third of the lease). */
-async function until<T>(read: () => Promise<T>, test: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (test(value)) return value;
-    if (Date.now() > deadline) throw new Error(`never matched: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 const ids = (fleet: FleetAnswer): string[] => fleet.nodes.map((n) => n.id);
