@@ -14,6 +14,11 @@ import { followWork } from '../../projections/index.js';
 import { defaultFields, projectsOf, seatKindsOf, type WorkRecord } from '../../schema/index.js';
 import { company } from '../http/fixtures/work-harness.js';
 import { startNatsServer } from '../harness/nats-server.js';
+import { until as poll } from '../harness/until.js';
+
+/** The effects land on the engine's own ticks: ask often. */
+const until = <T>(read: () => Promise<T>, test: (value: T) => boolean): Promise<T> =>
+  poll(read, test, { timeoutMs: 15_000, everyMs: 20 });
 
 type Json = Record<string, unknown>;
 const logger = pino({ level: 'silent' });
@@ -37,16 +42,6 @@ function failingOnce(bus: Bus, subject: string): { bus: Bus; attempts: () => num
     },
   });
   return { bus: proxy, attempts: () => attempts };
-}
-
-async function until<T>(read: () => Promise<T>, test: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const value = await read();
-    if (test(value)) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in 15 s');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /** Every message of `stream`, one by one (the inbox is a work queue: no ordered reader on it). */

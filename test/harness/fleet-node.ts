@@ -41,17 +41,5 @@ export async function startFleetNode(
   return { id, url: `http://127.0.0.1:${port}`, run };
 }
 
-/** Asks `read` until `test` holds: a fleet converges on its own timers (renewal a third of the lease). */
-export async function until<T>(
-  read: () => Promise<T>,
-  test: (value: T) => boolean,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (test(value)) return value;
-    if (Date.now() > deadline) throw new Error(`never matched: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** A fleet converges on its own timers (renewal a third of the lease): its tests poll. */
+export { until } from './until.js';

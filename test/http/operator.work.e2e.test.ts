@@ -7,21 +7,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import t from 'tap';
 import { startNode, TOKEN } from '../harness/serve-node.js';
+import { until } from '../harness/until.js';
 
 type Json = Record<string, unknown>;
 const auth = { authorization: `Bearer ${TOKEN}` };
 const get = async (url: string): Promise<Json> =>
   (await (await fetch(url, { headers: auth })).json()) as Json;
-
-async function until<T>(read: () => Promise<T>, test: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (test(value)) return value;
-    if (Date.now() > deadline) throw new Error(`never matched: ${JSON.stringify(value).slice(0, 400)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 t.test('an MCP client lists the work tools and creates an item as the bound person', async (t) => {
   const node = await startNode(t, 'tracker: {backend: native}\nknowledge: {backend: native}');

@@ -11,6 +11,7 @@ import { startNatsServer } from '../harness/nats-server.js';
 import { TOKEN } from '../harness/serve-node.js';
 import { dashboard } from '../http/fixtures/events-node.js';
 import { event, phaseCompleted } from '../projections/fixtures/readmodels.js';
+import { until as poll } from '../harness/until.js';
 
 interface Node extends FleetNode {
   get(path: string): Promise<Record<string, unknown>>;
@@ -40,13 +41,8 @@ const trackerB = (answer: Record<string, unknown>) =>
   )!;
 
 /** Asks until `test` holds (the fleet view follows presence records as they come and go). */
-async function until(node: Node, path: string, test: (answer: Record<string, unknown>) => boolean) {
-  for (;;) {
-    const answer = await node.get(path);
-    if (test(answer)) return answer;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const until = (node: Node, path: string, test: (answer: Record<string, unknown>) => boolean) =>
+  poll(() => node.get(path), test);
 
 t.test(
   'a per-node fact asked of one node answers for the fleet; coverage follows the live roster',

@@ -5,21 +5,12 @@
  */
 import t from 'tap';
 import { startNode, TOKEN } from '../harness/serve-node.js';
+import { until } from '../harness/until.js';
 
 type Json = Record<string, unknown>;
 const auth = { authorization: `Bearer ${TOKEN}` };
 
 /** Asks `read` every 100 ms until `test` holds, for at most 30 s (the alarms look every 5 s). */
-async function until<T>(read: () => Promise<T>, test: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const value = await read();
-    if (test(value)) return value;
-    if (Date.now() > deadline) throw new Error(`still not there: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 t.test(
   'an enabled integration missing a required setting raises its finding, cleared once supplied',
   async (t) => {

@@ -9,19 +9,10 @@ import t from 'tap';
 import { startFleetNode } from '../harness/fleet-node.js';
 import { startNatsServer } from '../harness/nats-server.js';
 import { TOKEN } from '../harness/serve-node.js';
+import { until } from '../harness/until.js';
 
 const auth = { authorization: `Bearer ${TOKEN}` };
 type Json = Record<string, unknown>;
-
-async function until<T>(read: () => Promise<T>, test: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (test(value)) return value;
-    if (Date.now() > deadline) throw new Error(`never matched: ${JSON.stringify(value).slice(0, 400)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 const get = async (url: string): Promise<Json> =>
   (await (await fetch(url, { headers: auth })).json()) as Json;
@@ -53,6 +44,7 @@ t.test('two nodes creating items in one project at once never hand out one key t
     await until(
       () => get(`${node.url}/work/projects`),
       (p) => (p['projects'] as Json[] | undefined)?.length === 1,
+      60_000,
     );
 
   const perNode = 15;
@@ -95,10 +87,12 @@ t.test('two nodes creating items in one project at once never hand out one key t
   const onA = await until(
     () => listing(a.url),
     (l) => l.length === perNode * 2,
+    60_000,
   );
   const onB = await until(
     () => listing(b.url),
     (l) => l.length === perNode * 2,
+    60_000,
   );
   t.same(onB, onA, 'both nodes read the same items');
 
@@ -137,6 +131,7 @@ t.test('two nodes creating items in one project at once never hand out one key t
     const read = await until(
       () => get(`${node.url}/pages/${id}`),
       (p) => p['version'] === 2,
+      60_000,
     );
     t.equal(read['body'], `edit ${won}`, `${node === a ? 'node a' : 'node b'} reads the winning edit`);
   }

@@ -7,6 +7,7 @@ import t from 'tap';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
 import type { Step } from '../fixtures/llm/script.js';
 import { startNode, TOKEN } from '../harness/serve-node.js';
+import { until } from '../harness/until.js';
 
 type Json = Record<string, unknown>;
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -30,16 +31,6 @@ const script: Step[] = [
   { kind: 'text', text: 'Commented on ENG-1 and moved it to done.', usage },
   { kind: 'text', text: '{"verdict":"done","notes":"moved"}', usage },
 ];
-
-async function until<T>(read: () => Promise<T>, test: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (test(value)) return value;
-    if (Date.now() > deadline) throw new Error(`never matched: ${JSON.stringify(value).slice(0, 600)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 t.test('an assigned seat wakes, comments on the item and moves it to done', async (t) => {
   const llm = await startLlmServer({ wire: 'openai', script });
