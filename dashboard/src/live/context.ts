@@ -1,6 +1,6 @@
 /** The connection and its state, shared with every room through Preact context. */
 import { createContext } from 'preact';
-import { useContext, useEffect, useState } from 'preact/hooks';
+import { useContext, useEffect, useRef, useState } from 'preact/hooks';
 import type { Connection, Params } from './connection.js';
 import type { LiveState } from './store.js';
 
@@ -39,23 +39,83 @@ function useEpoch(connection: Connection): number {
 }
 
 /**
- * Asks a question and asks again whenever `params` or `again` change (pass a tick from the live state to
- * follow the stream), and on every snapshot (a reconnect, a token entered or forgotten), so an answer lost
- * with the link or refused for want of a token comes back by itself. The previous answer stays on screen
- * while the next one is on its way.
+ * A frame that moves a room (an event, a configuration push) asks its question again at most once per this
+ * many ms: a burst of 300 events is two asks (the first at once, one after the burst), not 300.
+ */
+const REASK_MS = 1_000;
+
+/**
+ * One question (what, params, snapshot) and its re-asks: at most one in flight, and a re-ask wanted while
+ * one is in flight, or within REASK_MS of the last, is made once, as soon as both allow (leading and
+ * trailing throttle).
+ */
+class Asker {
+  private inFlight = false;
+  private wanted = false;
+  private lastAt = Number.NEGATIVE_INFINITY;
+  private timer: number | null = null;
+  private closed = false;
+
+  constructor(private readonly run: () => Promise<void>) {}
+
+  ask(): void {
+    if (this.closed) return;
+    this.wanted = true;
+    this.next();
+  }
+
+  private next(): void {
+    if (this.closed || !this.wanted || this.inFlight || this.timer !== null) return;
+    const wait = this.lastAt + REASK_MS - Date.now();
+    if (wait > 0) {
+      this.timer = window.setTimeout(() => {
+        this.timer = null;
+        this.next();
+      }, wait);
+      return;
+    }
+    this.wanted = false;
+    this.inFlight = true;
+    this.lastAt = Date.now();
+    void this.run().finally(() => {
+      this.inFlight = false;
+      this.next();
+    });
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer !== null) window.clearTimeout(this.timer);
+    this.timer = null;
+  }
+}
+
+/**
+ * Asks a question, at once when `what` or `params` change and on every snapshot (a reconnect, a token
+ * entered or forgotten), so an answer lost with the link or refused for want of a token comes back by
+ * itself. When `again` changes (pass a tick from the live state to follow the stream) it asks again
+ * through the throttle above. The previous answer stays on screen while the next one is on its way.
  */
 export function useQuestion<T>(what: string | null, params: Params = {}, again: unknown = 0): Asked<T> {
   const connection = useConnection();
   const epoch = useEpoch(connection);
   const key = JSON.stringify(params);
   const [asked, setAsked] = useState<Asked<T>>({ data: null, error: null, loading: what !== null });
+  const asker = useRef<Asker | null>(null);
+  // `again` as of this render, and as of the last ask it was compared with.
+  const againNow = useRef(again);
+  againNow.current = again;
+  const againSeen = useRef(again);
   useEffect(() => {
     if (what === null) return undefined;
     let live = true;
-    setAsked((prev) => ({ ...prev, loading: true }));
-    connection.ask(what, params).then(
-      (data) => live && setAsked({ data: data as T, error: null, loading: false }),
-      (err: Error & { code?: string; kind?: string }) => {
+    const current = new Asker(async () => {
+      setAsked((prev) => ({ ...prev, loading: true }));
+      try {
+        const data = await connection.ask(what, params);
+        if (live) setAsked({ data: data as T, error: null, loading: false });
+      } catch (e) {
+        const err = e as Error & { code?: string; kind?: string };
         const code = err.code ?? 'failed';
         if (live)
           setAsked({
@@ -63,11 +123,21 @@ export function useQuestion<T>(what: string | null, params: Params = {}, again: 
             error: { code, kind: err.kind ?? code, message: err.message },
             loading: false,
           });
-      },
-    );
+      }
+    });
+    asker.current = current;
+    // This first ask already reads what `again` points at.
+    againSeen.current = againNow.current;
+    current.ask();
     return () => {
       live = false;
+      current.close();
     };
-  }, [connection, what, key, again, epoch]);
+  }, [connection, what, key, epoch]);
+  useEffect(() => {
+    if (Object.is(againSeen.current, again)) return;
+    againSeen.current = again;
+    asker.current?.ask();
+  }, [again]);
   return asked;
 }

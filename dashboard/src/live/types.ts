@@ -167,6 +167,17 @@ export interface Schedule {
   next_run?: string | null;
 }
 
+/** One run of the schedules ledger. */
+export interface ScheduleRun {
+  scope_type: string;
+  scope_id: string;
+  schedule_name: string;
+  target_handle: string;
+  scheduled_at: string;
+  fired_at: string | null;
+  outcome: string;
+}
+
 export interface TokenTotals {
   input_tokens: number;
   output_tokens: number;
@@ -195,7 +206,8 @@ export interface Snapshot {
   org: Org | null;
   tokens: TokensSection | null;
   budget: Budget | null;
-  schedules: { schedules?: Schedule[] } | Schedule[] | null;
+  /** The `schedules` answer, pushed whole on every configuration apply and every run the ledger records. */
+  schedules: { schedules?: Schedule[]; recent_runs?: ScheduleRun[] } | Schedule[] | null;
   seats?: unknown;
 }
 

@@ -93,7 +93,8 @@ export function Integrations() {
     const timer = window.setInterval(() => setBeat((b) => b + 1), ARRIVALS_MS);
     return () => window.clearInterval(timer);
   }, []);
-  const asked = useQuestion<{ surfaces: Surface[] }>('integrations', {}, `${live.eventTick}:${beat}`);
+  // Not on every event: a burst of deliveries would be a burst of questions. The beat and configuration.
+  const asked = useQuestion<{ surfaces: Surface[] }>('integrations', {}, `${live.configTick}:${beat}`);
   return (
     <div class="stack">
       <Card title="Inbound surfaces" wide>

@@ -1,5 +1,5 @@
 /** Reads over the live state that more than one room needs. */
-import type { AgentRow, Org, OrgSeat, OrgUnit, Schedule, Snapshot } from '../live/types.js';
+import type { AgentRow, Org, OrgSeat, OrgUnit, Schedule, ScheduleRun, Snapshot } from '../live/types.js';
 
 export function allSeats(org: Org | null | undefined): OrgSeat[] {
   const out: OrgSeat[] = [...(org?.roles ?? [])];
@@ -24,4 +24,9 @@ export function schedulesOf(snapshot: Snapshot | null): Schedule[] {
   const section = snapshot?.schedules;
   if (!section) return [];
   return Array.isArray(section) ? section : (section.schedules ?? []);
+}
+
+export function scheduleRunsOf(snapshot: Snapshot | null): ScheduleRun[] {
+  const section = snapshot?.schedules;
+  return !section || Array.isArray(section) ? [] : (section.recent_runs ?? []);
 }

@@ -1,0 +1,136 @@
+/**
+ * A burst of events does not turn into a burst of questions: a room open in a real browser, on a real
+ * `svc serve` of a JetStream fleet, asks its question a few times while 100 events arrive (not once per
+ * event), and the feed still ends on the newest of them. The questions are counted from the page's own
+ * socket frames, as the node receives them.
+ */
+import t from 'tap';
+import { ensureCatalogue, newEvent, openBus, publishEvent } from '../../bus/index.js';
+import { needsChromium, openPage, startBrowser, type WatchedPage } from '../harness/browser.js';
+import { startFleetNode } from '../harness/fleet-node.js';
+import { startNatsServer } from '../harness/nats-server.js';
+import { TOKEN } from '../harness/serve-node.js';
+import { until } from '../harness/until.js';
+
+const BURST = 100;
+/**
+ * At most this many asks of one question during the burst. Coalesced (at most one in flight, re-asked at
+ * most once a second), a burst published in a few seconds costs a handful; one ask per event would be 100.
+ */
+const BOUND = 15;
+
+const browser = needsChromium.skip === false ? await startBrowser(t) : null;
+
+const company = {
+  name: 'Burst Co',
+  mission: 'Take a burst calmly',
+  timezone: 'UTC',
+  units: [{ name: 'Ops', type: 'team', roles: [{ name: 'Ada Lane', goal: 'Answer what comes in.' }] }],
+};
+
+/** Counts the `query` frames the page sends, by question, and the `event` frames it receives. */
+function countFrames(w: WatchedPage): { asked: Map<string, number>; events: () => number } {
+  const asked = new Map<string, number>();
+  let events = 0;
+  w.page.on('websocket', (ws) => {
+    ws.on('framesent', (frame) => {
+      if (typeof frame.payload !== 'string') return;
+      const sent = JSON.parse(frame.payload) as { kind?: string; what?: string };
+      if (sent.kind === 'query' && sent.what) asked.set(sent.what, (asked.get(sent.what) ?? 0) + 1);
+    });
+    ws.on('framereceived', (frame) => {
+      if (typeof frame.payload === 'string' && frame.payload.startsWith('{"kind":"event"')) events += 1;
+    });
+  });
+  return { asked, events: () => events };
+}
+
+t.test(
+  'a burst of events costs each open room a few questions, and the feed shows the newest',
+  needsChromium,
+  async (t) => {
+    const nats = await startNatsServer({ t });
+    const node = await startFleetNode(t, 'burst-1', nats.url);
+    await putCompany(node.url, company);
+    const bus = await openBus({ type: 'jetstream', url: nats.url });
+    t.teardown(() => bus.close());
+    await ensureCatalogue(bus);
+
+    const rooms: Array<[string, string, string]> = [
+      ['feed', 'events', 'ol.feed li'],
+      ['integrations', 'integrations', 'table:has(caption:text("Webhook receivers"))'],
+      ['schedules', 'schedules', 'text=No schedules in this company.'],
+    ];
+    for (const [room, what, ready] of rooms) {
+      const w = await openPage(browser!);
+      const { asked, events } = countFrames(w);
+      await w.page.goto(`${node.url}/dashboard#/${room}`);
+      await w.page.waitForSelector('[data-link="live"]');
+      if (room === 'feed') await publishEvent(bus, newEvent(task(`${room} before`)));
+      await w.page.locator('main').locator(ready).first().waitFor();
+      const before = asked.get(what) ?? 0;
+      const received = events();
+      const last = `${room} burst ${BURST - 1}`;
+      for (let i = 0; i < BURST; i++) await publishEvent(bus, newEvent(task(`${room} burst ${i}`)));
+      await until(
+        () => Promise.resolve(events() - received),
+        (n) => n >= BURST,
+      );
+      if (room === 'feed') {
+        await w.page.locator('ol.feed li').first().filter({ hasText: last }).waitFor();
+        t.pass('the feed shows the newest event of the burst');
+      }
+      const during = (asked.get(what) ?? 0) - before;
+      t.ok(during <= BOUND, `${room}: ${during} ${what} questions for ${BURST} events (at most ${BOUND})`);
+      if (room === 'schedules') {
+        // Schedules come with the configuration: the section's push shows a new one, unasked.
+        await putCompany(node.url, withSchedule);
+        await w.page.locator('main table:has(caption:text("Next runs"))').getByText('hourly-sweep').waitFor();
+        t.equal(asked.get(what) ?? 0, 0, 'the schedules room follows its pushed section and asks nothing');
+      }
+      t.same(await w.violations(), []);
+      t.same(w.errors, []);
+      await w.page.context().close();
+    }
+  },
+);
+
+const withSchedule = {
+  ...company,
+  units: [
+    {
+      ...company.units[0],
+      roles: [
+        {
+          name: 'Ada Lane',
+          goal: 'Answer what comes in.',
+          schedules: [{ name: 'hourly-sweep', cron: '0 * * * *', task: 'Sweep.' }],
+        },
+      ],
+    },
+  ],
+};
+
+async function putCompany(url: string, body: unknown): Promise<void> {
+  const res = await fetch(`${url}/config`, {
+    method: 'PUT',
+    headers: {
+      authorization: `Bearer ${TOKEN}`,
+      'content-type': 'application/json',
+      'x-summary': 'a small company',
+    },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`company refused: ${res.status} ${await res.text()}`);
+}
+
+function task(summary: string) {
+  return {
+    type: 'TaskCreated',
+    category: 'task' as const,
+    source: 'test',
+    summary,
+    actor: 'test',
+    payload: { task_id: summary, title: summary },
+  };
+}
