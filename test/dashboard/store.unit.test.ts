@@ -70,6 +70,17 @@ t.test('agent overlays replace the rows they carry and leave the others', async 
   t.equal(state.configTick, 1, 'an overlay is not a configuration change');
 });
 
+t.test('a seats push drops the agent rows of seats no longer configured', async (t) => {
+  const base = snapshot();
+  // An apply that removes bob: the whole agents section (read as an overlay), then the seats section.
+  const agents = applyFrame(base, frame('agents', { ada: agent('ada', 'idle') }));
+  const seats = applyFrame(agents, frame('seats', [{ handle: 'ada', kind: 'agent' }, { handle: 'hal' }]));
+  t.same(Object.keys(seats.snapshot?.agents ?? {}), ['ada'], "bob's row is gone");
+  t.equal(seats.configTick, agents.configTick + 1, 'a seats push is a configuration change');
+  const none = applyFrame(seats, frame('seats', []));
+  t.same(none.snapshot?.agents, {}, 'no seat left, no row left');
+});
+
 t.test('section pushes replace their section; org, seats and tools count as configuration', async (t) => {
   const base = snapshot();
   const org = applyFrame(base, frame('org', { name: 'Acme 2' }));

@@ -95,6 +95,17 @@ export function applyFrame(state: LiveState, frame: Frame): LiveState {
     const events = (frame.data as EventRow[]).slice(0, FEED_KEEP);
     return { ...state, snapshot: { ...snapshot, events }, eventTick: state.eventTick + 1 };
   }
+  if (frame.kind === 'seats' && Array.isArray(frame.data)) {
+    // The apply's `agents` frame is the whole section but reads like an overlay (the frame names no
+    // mode), so it cannot drop a removed seat's row; the `seats` frame, whole on every apply, does.
+    const handles = new Set((frame.data as Array<{ handle?: unknown }>).map((s) => s.handle));
+    const agents = Object.fromEntries(Object.entries(snapshot.agents).filter(([h]) => handles.has(h)));
+    return {
+      ...state,
+      snapshot: { ...snapshot, seats: frame.data, agents },
+      configTick: state.configTick + 1,
+    };
+  }
   if (sections.has(frame.kind)) {
     const next = { ...state, snapshot: { ...snapshot, [frame.kind]: frame.data } };
     return configSections.has(frame.kind) ? { ...next, configTick: state.configTick + 1 } : next;

@@ -212,7 +212,8 @@ export function SeatRoom(props: { route: Route }) {
   // The agent question carries llm_history; ask again when the seat's turn ends or moves on.
   const turnKey = `${row?.live_call?.turn_id ?? ''}:${row?.live_call?.phase ?? ''}:${row?.activity ?? ''}`;
   const detail = useQuestion<AgentRow>(
-    handle && seat?.kind !== 'human' ? 'agent' : null,
+    // A handle the company no longer has is not asked about: its page says so.
+    seat?.kind === 'agent' ? 'agent' : null,
     { id: handle },
     turnKey,
   );

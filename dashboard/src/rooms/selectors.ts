@@ -13,7 +13,7 @@ export function allSeats(org: Org | null | undefined): OrgSeat[] {
   return out;
 }
 
-/** Agent rows of seats the org still lists (a removed seat's last row may linger in the merge). */
+/** Agent rows of seats the org still lists (an apply's `org` frame may come before its `seats`, which prunes). */
 export function liveAgents(snapshot: Snapshot | null): AgentRow[] {
   if (!snapshot) return [];
   const seats = new Set(allSeats(snapshot.org).map((s) => s.handle));
