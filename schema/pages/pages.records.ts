@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { ServiceCaller } from '../service-tools.js';
-import { OpId } from '../work/item.js';
+import { hasControlOrLoneSurrogate, OpId } from '../work/item.js';
 
 /** Limits of the knowledge base (ops/knowledge-base.md "Limits"). */
 export const PageLimits = {
@@ -19,7 +19,21 @@ export const PageLimits = {
 
 const bytes = (max: number) => (s: string) => Buffer.byteLength(s, 'utf8') <= max;
 
+/**
+ * A title as a write sends it (a request body, a tool call, the write command): no control character
+ * (C0, DEL, C1) and no lone surrogate anywhere, checked before the ends are trimmed.
+ */
 export const PageTitle = z
+  .string()
+  .refine((s) => !hasControlOrLoneSurrogate(s), 'no control characters or lone surrogates')
+  .trim()
+  .min(1)
+  .max(PageLimits.titleChars);
+/**
+ * A title as a record holds it: the rule writes were held to when the log began, kept so that a record
+ * stored then (a C1 character, a lone surrogate) still folds. New records pass `PageTitle` first.
+ */
+const StoredPageTitle = z
   .string()
   .trim()
   .min(1)
@@ -48,7 +62,7 @@ export const PageCreateRecord = z.object({
   type: z.literal('page.create'),
   page_id: z.string().min(1),
   container: ContainerKey,
-  title: PageTitle,
+  title: StoredPageTitle,
   body: PageBody,
   parent_id: z.string().nullable(),
 });
@@ -57,7 +71,7 @@ export const PageUpdateRecord = z.object({
   ...base,
   type: z.literal('page.update'),
   page_id: z.string().min(1),
-  title: PageTitle.optional(),
+  title: StoredPageTitle.optional(),
   body: PageBody.optional(),
   /** Present: move under this page (null: to the container's top). */
   parent_id: z.string().nullable().optional(),

@@ -42,14 +42,22 @@ export function isCalendarDate(value: string): boolean {
   return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
-/** Control characters, or a UTF-16 surrogate without its pair (with `u` a pair is one code point). */
-const controlOrLoneSurrogate = /[\u0000-\u001f\u007f\ud800-\udfff]/u;
+/**
+ * A control character (C0, DEL, C1), or a UTF-16 surrogate without its pair (with `u` a pair is one code
+ * point). Checked before trimming, so a tab or a NEL at either end is refused rather than cut off.
+ */
+const controlOrLoneSurrogate = /[\u0000-\u001f\u007f-\u009f\ud800-\udfff]/u;
+
+/** True when `s` holds a control character or a lone surrogate (a title refuses both, anywhere). */
+export const hasControlOrLoneSurrogate = (s: string): boolean => controlOrLoneSurrogate.test(s);
+
+const ITEM_TITLE_MAX = 300;
 
 const FieldValue = z.union([z.string().max(500), z.number(), z.boolean(), z.null()]);
 
 /** Everything a create may set and an update may change. */
 export const ItemFields = z.object({
-  title: z.string().trim().min(1).max(300),
+  title: z.string().trim().min(1).max(ITEM_TITLE_MAX),
   description: z.string().max(65_536),
   type: z.string().min(1).max(40),
   priority: z.enum(priorities),
@@ -69,14 +77,16 @@ export const ItemFields = z.object({
 export type ItemFields = z.infer<typeof ItemFields>;
 
 /**
- * A title as a write sends it: one line of text, as a page title (no control characters, no lone
- * surrogate). Only writes are held to it: the records keep `ItemFields.title`, so a log written before
- * still folds whole.
+ * A title as a write sends it: one line of text, as a page title (no control character, C0, DEL or C1,
+ * and no lone surrogate, anywhere: checked before the ends are trimmed). Only writes are held to it: the
+ * records keep `ItemFields.title`, so a log written before still folds whole.
  */
-export const ItemTitle = ItemFields.shape.title.refine(
-  (s) => !controlOrLoneSurrogate.test(s),
-  'no control characters or lone surrogates',
-);
+export const ItemTitle = z
+  .string()
+  .refine((s) => !hasControlOrLoneSurrogate(s), 'no control characters or lone surrogates')
+  .trim()
+  .min(1)
+  .max(ITEM_TITLE_MAX);
 
 export const defaultFields = (): Omit<ItemFields, 'title'> => ({
   description: '',

@@ -76,6 +76,25 @@ t.test('a comment of 64 KiB is taken and one byte more is refused 400 invalid_bo
   t.equal((await stored(n)) - base, 1);
 });
 
+t.test('a title with a control character or a lone surrogate is refused 400 invalid_body', async (t) => {
+  const id = await makePage('Titled');
+  const base = await stored(n);
+  const titles = ['lone \ud800 surrogate', 'low \udc00', '\u0085x', 'csi \u009b', '\tTabbed', 'Trailing\n'];
+  for (const title of titles) {
+    const made = await n.call('POST', '/pages', { body: { container: 'ENG', title } });
+    t.equal(made.status, 400, JSON.stringify(title));
+    t.equal(made.json['error'], 'invalid_body', JSON.stringify(title));
+    t.same(problemPaths(made.json), ['title'], JSON.stringify(title));
+    const renamed = await n.call('PATCH', `/pages/${id}`, { body: { title } });
+    t.equal(renamed.status, 400, JSON.stringify(title));
+    t.same(problemPaths(renamed.json), ['title'], JSON.stringify(title));
+  }
+  t.equal((await stored(n)) - base, 0, 'the refused writes wrote nothing');
+  const kept = await n.call('PATCH', `/pages/${id}`, { body: { title: '  Rocket 🚀  ' } });
+  t.equal(kept.status, 200, 'a surrogate pair is one character; spaces at the ends are trimmed');
+  t.equal((kept.json['page'] as Json)['title'], 'Rocket 🚀');
+});
+
 t.test('a search q of 500 characters is taken and 501 are refused 400 bad_params', async (t) => {
   await makePage('Needle');
   const base = await stored(n);

@@ -113,6 +113,27 @@ t.test('a title with control characters or a lone surrogate is refused, as a pag
   t.equal(emoji.status, 200, 'a surrogate pair is one character');
 });
 
+t.test(
+  'a title with a C1 control, or a control at either end, is refused before it is trimmed',
+  async (t) => {
+    const w = await startWorkHarness(t);
+    await send(`${w.base}/work`, { project: 'ENG', title: 'Clean' });
+    const before = (await w.bus.streamInfo(Streams.Work)).lastSeq;
+    for (const title of ['\u0085x', 'csi \u009b', '\u0080', '\tTabbed', 'Trailing\n', '\u0085 ']) {
+      const created = await send(`${w.base}/work`, { project: 'ENG', title });
+      t.equal(created.status, 400, JSON.stringify(title));
+      t.same(paths(created), ['title'], JSON.stringify(title));
+      const patched = await send(`${w.base}/work/ENG-1`, { title }, 'PATCH');
+      t.equal(patched.status, 400, JSON.stringify(title));
+      t.same(paths(patched), ['title'], JSON.stringify(title));
+    }
+    t.equal((await w.bus.streamInfo(Streams.Work)).lastSeq, before, 'nothing written');
+    const spaced = await send(`${w.base}/work/ENG-1`, { title: '  Spaced  ' }, 'PATCH');
+    t.equal(spaced.status, 200, 'spaces at the ends are still trimmed');
+    t.equal((spaced.json?.item as Json | undefined)?.title, 'Spaced');
+  },
+);
+
 t.test('an item cannot link to itself', async (t) => {
   const w = await startWorkHarness(t);
   await send(`${w.base}/work`, { project: 'ENG', title: 'One' });

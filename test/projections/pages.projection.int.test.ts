@@ -1,5 +1,6 @@
 import { pino } from 'pino';
 import t from 'tap';
+import { Subjects } from '../../bus/index.js';
 import {
   listPages,
   pageDetail,
@@ -74,3 +75,36 @@ t.test('search ranks by BM25: a title match first, then the body that says it mo
     'every word must appear',
   );
 });
+
+t.test(
+  'a page stored under the earlier title rule (a C1 character) still folds, live and on replay',
+  async (t) => {
+    const n = await startPagesNode(t);
+    // Written before titles refused C1 controls and lone surrogates; the log keeps it.
+    const record = {
+      op_id: 'old-c1',
+      at: '2026-01-01T00:00:00.000Z',
+      by: { kind: 'operator', id: 'ops', name: null },
+      type: 'page.create',
+      page_id: 'p-old-c1',
+      container: 'ENG',
+      title: 'Next\u0085line \ud800',
+      body: 'kept',
+      parent_id: null,
+    };
+    await n.bus.publish(Subjects.pages('create'), new TextEncoder().encode(JSON.stringify(record)));
+    await n.knowledge.projection.when((s) => s.outcomes.has('old-c1'), 10_000);
+    t.equal(n.knowledge.projection.state().pages.get('p-old-c1')?.title, 'Next\u0085line \ud800');
+    const read = await n.call('GET', '/pages/p-old-c1');
+    t.equal(read.status, 200);
+    const edit = await n.call('PATCH', '/pages/p-old-c1', { body: { body: 'edited' } });
+    t.equal(edit.status, 200, 'and takes writes that leave its title be');
+    const replayed = await runProjection({
+      bus: n.bus,
+      projection: pagesProjection(),
+      logger: pino({ level: 'silent' }),
+    });
+    t.teardown(() => replayed.stop());
+    t.equal(replayed.state().pages.get('p-old-c1')?.body, 'edited', 'a replay folds it too');
+  },
+);
