@@ -359,6 +359,7 @@ export {
   containersOf,
   type Container,
   PageBody,
+  opIdReusedDetail,
   PageLimits,
   PageOutcome,
   pageGesture,

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { serveCommand, Subjects, type Bus, type Subscription } from '../../bus/index.js';
 import {
   Commands,
+  opIdReusedDetail,
   pageGesture,
   type PageOutcome,
   type PageWrite,
@@ -43,7 +44,7 @@ const encoder = new TextEncoder();
 function answerDecided(write: PageWrite, first: PageOutcome, repeated: boolean): PageWriteReply {
   const gesture = pageGesture(write.change);
   if (first.gesture === undefined || first.gesture === gesture) return { outcome: first, repeated };
-  const detail = `op_id "${write.op_id}" was used by another write (${first.gesture}); a new change needs a new op_id`;
+  const detail = opIdReusedDetail(write.op_id, first.gesture);
   return { outcome: { ok: false, gesture, error: 'op_id_reused', detail, seq: 0 }, repeated: false };
 }
 

@@ -154,6 +154,13 @@ export function applyPageRecord(state: PagesState, value: unknown, seq: number):
   if (!parsed.success) return;
   const r = parsed.data;
   if (state.outcomes.has(r.op_id)) return;
+  if (r.type !== 'page.create') {
+    const page = state.pages.get(r.page_id);
+    state.targets.set(r.op_id, {
+      page_id: r.page_id,
+      slot: page ? titleSlot(page.container, page.title) : null,
+    });
+  }
   const decided =
     r.type === 'page.create'
       ? create(state, r)

@@ -69,6 +69,34 @@ export function resolvePage(state: PagesState, ref: string, containers: readonly
   return id === undefined ? null : (state.pages.get(id) ?? null);
 }
 
+/**
+ * The page `ref` names for a write under `opId`. A ref naming the page that op_id was first decided on as
+ * it was then (its id, or the `CONTAINER/Title` it had) names it still, renamed or deleted since, so the
+ * retry is answered its first outcome; any other ref is the live page it resolves to, or null.
+ */
+export function writeTarget(
+  state: PagesState,
+  ref: string,
+  opId: string,
+  containers: readonly string[],
+): string | null {
+  const first = state.targets.get(opId);
+  if (first && (ref === first.page_id || (first.slot !== null && sameSlot(ref, first.slot))))
+    return first.page_id;
+  return resolvePage(state, ref, containers)?.id ?? null;
+}
+
+/** True when `CONTAINER/Title` names `slot` (container ignoring case, title as titles compare). */
+function sameSlot(ref: string, slot: string): boolean {
+  const slash = ref.indexOf('/');
+  if (slash <= 0) return false;
+  const container = slot.slice(0, slot.indexOf('\u0000'));
+  return (
+    findContainer([container], ref.slice(0, slash)) !== null &&
+    titleSlot(container, ref.slice(slash + 1)) === slot
+  );
+}
+
 /** Root first: the pages above `page`. */
 export function breadcrumb(state: PagesState, page: Page): Array<{ id: string; title: string }> {
   const trail: Array<{ id: string; title: string }> = [];

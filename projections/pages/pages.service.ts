@@ -13,7 +13,7 @@ import {
   type ServiceCaller,
 } from '../../schema/index.js';
 import type { RunningProjection } from '../runner/runner.js';
-import { pageDetail, resolvePage, type PageDetail } from './pages.queries.js';
+import { pageDetail, resolvePage, writeTarget, type PageDetail } from './pages.queries.js';
 import type { Page, PagesState } from './pages.state.js';
 
 /** The active company document and the epoch it was activated at (null before the first revision). */
@@ -39,6 +39,11 @@ export interface PagesService {
   chartEpoch(): number;
   /** A page by id or `CONTAINER/Title`. */
   resolve(ref: string): Page | null;
+  /**
+   * The id of the page `ref` names for a write under `opId`: the page the op_id was first decided on when
+   * `ref` named it then (renamed or deleted since), else the live page `ref` names; null for neither.
+   */
+  target(ref: string, opId: string): string | null;
   write(by: ServiceCaller, opId: string, change: PageChangeInput): Promise<PageWriteResult>;
 }
 
@@ -52,17 +57,14 @@ export function createPagesService(opts: {
 }): PagesService {
   const state = (): PagesState => opts.projection.state();
   const containers = (): Container[] => containersOf(opts.chart()?.document ?? null);
-  const resolve = (ref: string): Page | null =>
-    resolvePage(
-      state(),
-      ref,
-      containers().map((c) => c.key),
-    );
+  const keys = (): string[] => containers().map((c) => c.key);
+  const resolve = (ref: string): Page | null => resolvePage(state(), ref, keys());
   return {
     state,
     containers,
     chartEpoch: () => opts.chart()?.epoch ?? 0,
     resolve,
+    target: (ref, opId) => writeTarget(state(), ref, opId, keys()),
     async write(by, opId, change) {
       const reply = await sendCommand(opts.bus, Commands.pages.write, { op_id: opId, by, change });
       const outcome = reply.outcome;

@@ -44,6 +44,11 @@ export interface PagesState {
   /** Live pages per container. */
   readonly counts: Map<string, number>;
   readonly outcomes: Map<string, PageOutcome>;
+  /**
+   * op_id of an update, comment or delete -> the page it named and the title slot that page held when it
+   * was decided (null: no such page then), so a retry naming the page as it was is still known.
+   */
+  readonly targets: Map<string, { readonly page_id: string; readonly slot: string | null }>;
   readonly index: PagesIndex;
 }
 
@@ -59,6 +64,7 @@ export function emptyPagesState(index: PagesIndex = new PagesIndex()): PagesStat
     children: new Map(),
     counts: new Map(),
     outcomes: new Map(),
+    targets: new Map(),
     index,
   };
 }

@@ -9,6 +9,7 @@ import {
   PageCommentBody,
   ContainerKey,
   OpId,
+  opIdReusedDetail,
   PageBody,
   PageTitle,
   type ServiceTool,
@@ -86,11 +87,23 @@ function written(result: PageWriteResult): ServiceToolResult {
 }
 
 export function knowledgeTools(pages: PagesService): ServiceTool[] {
+  const decided = (opId: string) => pages.state().outcomes.get(opId);
+  /** The page a write under `opId` acts on, as the routes find it (a retry after a rename or delete too). */
+  const target = (ref: string, opId: string): { id: string } | ServiceToolResult => {
+    const id = pages.target(ref, opId);
+    if (id !== null) return { id };
+    const first = decided(opId);
+    return first
+      ? no('op_id_reused', opIdReusedDetail(opId, first.gesture))
+      : no('not_found', `no page ${ref}`);
+  };
   const parentId = (
     ref: string | null | undefined,
+    opId: string,
   ): { id: string | null | undefined } | ServiceToolResult => {
-    if (ref === undefined || ref === null) return { id: ref };
-    if (ref === 'root') return { id: null };
+    // A decided op_id is answered its first outcome whatever the parent is now.
+    if (ref === undefined || decided(opId)) return { id: undefined };
+    if (ref === null || ref === 'root') return { id: null };
     const found = pages.resolve(ref);
     return found ? { id: found.id } : no('not_found', `no page ${ref} to place it under`);
   };
@@ -155,7 +168,7 @@ export function knowledgeTools(pages: PagesService): ServiceTool[] {
       async run(caller, raw, opts) {
         const args = WriteArgs.parse(raw);
         const opId = args.op_id ?? opts.opId;
-        const parent = parentId(args.parent);
+        const parent = parentId(args.parent, opId);
         if ('ok' in parent) return parent;
         if (args.page === undefined) {
           if (args.container === undefined || args.title === undefined)
@@ -173,8 +186,8 @@ export function knowledgeTools(pages: PagesService): ServiceTool[] {
             }),
           );
         }
-        const page = pages.resolve(args.page);
-        if (!page) return no('not_found', `no page ${args.page}`);
+        const page = target(args.page, opId);
+        if ('ok' in page) return page;
         return written(
           await pages.write(caller, opId, {
             type: 'update',
@@ -196,10 +209,11 @@ export function knowledgeTools(pages: PagesService): ServiceTool[] {
       args: CommentArgs,
       async run(caller, raw, opts) {
         const args = CommentArgs.parse(raw);
-        const page = pages.resolve(args.page);
-        if (!page) return no('not_found', `no page ${args.page}`);
+        const opId = args.op_id ?? opts.opId;
+        const page = target(args.page, opId);
+        if ('ok' in page) return page;
         return written(
-          await pages.write(caller, args.op_id ?? opts.opId, {
+          await pages.write(caller, opId, {
             type: 'comment',
             page_id: page.id,
             body: args.body,

@@ -4,6 +4,7 @@ export {
   ContainerKey,
   PageBody,
   PageLimits,
+  opIdReusedDetail,
   PageOutcome,
   pageGesture,
   PageRecord,

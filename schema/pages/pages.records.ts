@@ -131,6 +131,10 @@ export function pageGesture(
   return 'container' in change ? `${kind} ${change.container}` : `${kind} ${change.page_id}`;
 }
 
+/** Why a write is refused `op_id_reused`: `gesture` (pageGesture) used its op_id first. */
+export const opIdReusedDetail = (opId: string, gesture: string | undefined): string =>
+  `op_id "${opId}" was used by another write (${gesture ?? 'another change'}); a new change needs a new op_id`;
+
 /** What one op_id came to, as folded; `gesture` (pageGesture) is absent on outcomes folded by older nodes. */
 export const PageOutcome = z.discriminatedUnion('ok', [
   z.object({

@@ -46,3 +46,27 @@ t.test('a seat writes, comments and searches as itself; a retried call writes on
   t.equal(bad.is_error, true, 'a create without a title is a readable tool error');
   t.match(bad.content[0]!.text, /bad_params/);
 });
+
+t.test('a retried tool call answers its first outcome after its page was renamed or deleted', async (t) => {
+  const n = await startPagesNode(t);
+  const tools = new Map(serviceBuiltins(n.knowledge.tools).map((tool) => [tool.entry.name, tool]));
+  const ctx = { seat: 'builder', agent_id: '00000000-0000-5000-8000-000000000001', call_id: 'turn-2:0:0:0' };
+  const made = await n.call('POST', '/pages', { body: { container: 'ENG', title: 'Draft' } });
+  const id = made.json['page_id'] as string;
+  const rename = { page: 'ENG/Draft', title: 'Final' };
+  const write = tools.get('pages_write')!;
+  t.equal((await write.call(ctx, rename)).is_error, false);
+  const comment = { page: 'ENG/Final', body: 'ok' };
+  const commentCtx = { ...ctx, call_id: 'turn-2:0:0:1' };
+  t.equal((await tools.get('pages_comment')!.call(commentCtx, comment)).is_error, false);
+  t.equal((await n.call('DELETE', `/pages/${id}`)).status, 200);
+  const again = await write.call(ctx, rename);
+  t.equal(again.is_error, false, JSON.stringify(again.content));
+  t.match(again.content[0]!.text, /"repeated": true/);
+  const commentAgain = await tools.get('pages_comment')!.call(commentCtx, comment);
+  t.equal(commentAgain.is_error, false, JSON.stringify(commentAgain.content));
+  t.match(commentAgain.content[0]!.text, /"repeated": true/);
+  const elsewhere = await tools.get('pages_comment')!.call(commentCtx, { page: 'ENG/Other', body: 'x' });
+  t.equal(elsewhere.is_error, true, 'the call id on another page is another write');
+  t.match(elsewhere.content[0]!.text, /op_id_reused/);
+});

@@ -5,7 +5,14 @@
  */
 import { z } from 'zod';
 import type { PagesService, PageWriteResult } from '../../../projections/index.js';
-import { PageCommentBody, ContainerKey, OpId, PageBody, PageTitle } from '../../../schema/index.js';
+import {
+  PageCommentBody,
+  ContainerKey,
+  OpId,
+  opIdReusedDetail,
+  PageBody,
+  PageTitle,
+} from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import type { ApiReply, ApiRequest } from '../../types.js';
 import { notFound } from './pages.reads.js';
@@ -42,6 +49,20 @@ function parentOf(pages: PagesService, ref: string | null | undefined): string |
   const found = pages.resolve(ref);
   if (!found) throw notFound(ref);
   return found.id;
+}
+
+/**
+ * The page a write under `opId` acts on. An op_id already decided is looked at first, so a retry is
+ * answered its first outcome whatever happened to the page since (renamed, deleted), and a ref that names
+ * neither that page nor a live one is another target: 409 `op_id_reused`, as the writer answers a ref to
+ * another live page. Only an op_id never used is 404 `not_found` for a page that is not there.
+ */
+function targetOf(pages: PagesService, ref: string, opId: string): string {
+  const id = pages.target(ref, opId);
+  if (id !== null) return id;
+  const first = pages.state().outcomes.get(opId);
+  if (first) throw new ApiError('op_id_reused', { detail: opIdReusedDetail(opId, first.gesture) });
+  throw notFound(ref);
 }
 
 function written(result: PageWriteResult, opId: string, status: number): ApiReply {
@@ -84,7 +105,9 @@ export async function createRoute(deps: WriteDeps, req: ApiRequest): Promise<Api
     container: body.container,
     title: body.title,
     body: body.body ?? '',
-    parent_id: parentOf(deps.pages, body.parent) ?? null,
+    // A decided op_id is answered its first outcome (or op_id_reused) by the writer whatever the parent
+    // is now, so a parent deleted since is not looked up.
+    parent_id: deps.pages.state().outcomes.has(opId) ? null : (parentOf(deps.pages, body.parent) ?? null),
   });
   return written(result, opId, 201);
 }
@@ -93,16 +116,15 @@ export async function updateRoute(deps: WriteDeps, req: ApiRequest, ref: string)
   const raw = jsonValue(req);
   const opId = opIdOf(req, raw);
   const body = fitBody(raw, UpdateBody);
-  const page = deps.pages.resolve(ref);
-  if (!page) throw notFound(ref);
+  const pageId = targetOf(deps.pages, ref, opId);
   const headerVersion = ifMatchVersion(req);
   if (headerVersion !== undefined && body.base_version !== undefined && headerVersion !== body.base_version)
     throw new ApiError('bad_params', { detail: '`If-Match` and `base_version` name different versions.' });
   const base = body.base_version ?? headerVersion;
-  const parent = parentOf(deps.pages, body.parent);
+  const parent = deps.pages.state().outcomes.has(opId) ? undefined : parentOf(deps.pages, body.parent);
   const result = await deps.pages.write(deps.caller(req.actor), opId, {
     type: 'update',
-    page_id: page.id,
+    page_id: pageId,
     ...(body.title === undefined ? {} : { title: body.title }),
     ...(body.body === undefined ? {} : { body: body.body }),
     ...(parent === undefined ? {} : { parent_id: parent }),
@@ -115,11 +137,9 @@ export async function commentRoute(deps: WriteDeps, req: ApiRequest, ref: string
   const raw = jsonValue(req);
   const opId = opIdOf(req, raw);
   const body = fitBody(raw, CommentRequest);
-  const page = deps.pages.resolve(ref);
-  if (!page) throw notFound(ref);
   const result = await deps.pages.write(deps.caller(req.actor), opId, {
     type: 'comment',
-    page_id: page.id,
+    page_id: targetOf(deps.pages, ref, opId),
     body: body.body,
   });
   return written(result, opId, 201);
@@ -129,16 +149,8 @@ export async function deleteRoute(deps: WriteDeps, req: ApiRequest, ref: string)
   const raw = jsonValue(req);
   const opId = opIdOf(req, raw);
   fitBody(raw, DeleteBody);
-  const page = deps.pages.resolve(ref);
-  if (!page) {
-    // A retried delete whose first attempt removed the page answers that outcome again. A title no
-    // longer resolves once deleted, so only an id is checked against what that delete removed.
-    const earlier = deps.pages.state().outcomes.get(opId);
-    if (earlier?.ok && earlier.type === 'page.delete' && (earlier.page_id === ref || ref.includes('/')))
-      return { status: 200, body: { op_id: opId, repeated: true, page_id: earlier.page_id, deleted: true } };
-    throw notFound(ref);
-  }
-  const result = await deps.pages.write(deps.caller(req.actor), opId, { type: 'delete', page_id: page.id });
+  const pageId = targetOf(deps.pages, ref, opId);
+  const result = await deps.pages.write(deps.caller(req.actor), opId, { type: 'delete', page_id: pageId });
   if (!result.ok) throw refusedWrite(result);
   return {
     status: 200,
