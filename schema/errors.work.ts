@@ -21,7 +21,7 @@ export const workErrors = {
   },
   page_conflict: {
     status: 409,
-    when: "a page update whose `base_version` (or `If-Match`) is not the page's current version",
+    when: "a page update or delete whose `base_version` (or `If-Match`) is not the page's current version",
     detail: 'The page changed since the version this write was based on.',
     hint: 'Read the page again, re-apply the change, and send it with the new version.',
     retryable: false,

@@ -40,8 +40,10 @@ export function recordFor(
       const { type: _type, ...fields } = change;
       return { record: { ...base, ...fields, type: 'page.update' } };
     }
-    case 'delete':
-      return { record: { ...base, type: 'page.delete', page_id: change.page_id } };
+    case 'delete': {
+      const { type: _type, ...fields } = change;
+      return { record: { ...base, ...fields, type: 'page.delete' } };
+    }
     case 'comment':
       return {
         record: {

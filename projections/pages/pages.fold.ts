@@ -130,6 +130,10 @@ function update(state: PagesState, r: Extract<PageRecord, { type: 'page.update' 
 function remove(state: PagesState, r: Extract<PageRecord, { type: 'page.delete' }>): Decided {
   const page = state.pages.get(r.page_id);
   if (!page) return refuse('not_found', `no page ${r.page_id}`);
+  // Decided here in log order, not at the route, so of a delete and an edit racing from one version on
+  // two nodes only the first recorded wins.
+  if (r.base_version !== undefined && r.base_version !== page.version)
+    return refuse('page_conflict', `page is at version ${page.version}, not ${r.base_version}`);
   const kids = state.children.get(page.id)?.size ?? 0;
   if (kids > 0)
     return refuse('page_has_children', `page has ${kids} child page(s): move or delete them first`);

@@ -23,7 +23,11 @@ export const PageChange = z.discriminatedUnion('type', [
     parent_id: z.string().min(1).nullable().optional(),
     base_version: z.number().int().positive().optional(),
   }),
-  z.object({ type: z.literal('delete'), page_id: z.string().min(1) }),
+  z.object({
+    type: z.literal('delete'),
+    page_id: z.string().min(1),
+    base_version: z.number().int().positive().optional(),
+  }),
   z.object({ type: z.literal('comment'), page_id: z.string().min(1), body: PageCommentBody }),
 ]);
 export type PageChange = z.infer<typeof PageChange>;

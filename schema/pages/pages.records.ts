@@ -83,6 +83,8 @@ export const PageDeleteRecord = z.object({
   ...base,
   type: z.literal('page.delete'),
   page_id: z.string().min(1),
+  /** Present: applies only while the page is at this version (else `page_conflict`), as an update. */
+  base_version: z.number().int().positive().optional(),
 });
 
 export const PageCommentRecord = z.object({

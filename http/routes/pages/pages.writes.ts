@@ -150,7 +150,12 @@ export async function deleteRoute(deps: WriteDeps, req: ApiRequest, ref: string)
   const opId = opIdOf(req, raw);
   fitBody(raw, DeleteBody);
   const pageId = targetOf(deps.pages, ref, opId);
-  const result = await deps.pages.write(deps.caller(req.actor), opId, { type: 'delete', page_id: pageId });
+  const base = ifMatchVersion(req);
+  const result = await deps.pages.write(deps.caller(req.actor), opId, {
+    type: 'delete',
+    page_id: pageId,
+    ...(base === undefined ? {} : { base_version: base }),
+  });
   if (!result.ok) throw refusedWrite(result);
   return {
     status: 200,
