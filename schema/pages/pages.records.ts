@@ -106,8 +106,9 @@ export type PageCreateRecord = z.infer<typeof PageCreateRecord>;
 export type PageUpdateRecord = z.infer<typeof PageUpdateRecord>;
 
 /**
- * Refusals the log decides (besides `no_container`, which the writer checks against the org chart, and
- * `op_id_reused`: an op_id another gesture decided first).
+ * Refusals the log decides (besides `no_container`, which the writer checks against the org chart and
+ * does not record, so a retry once the container is declared creates the page, as the work tracker's
+ * `no_project`; and `op_id_reused`: an op_id another gesture decided first).
  */
 export const PageRefusalCode = z.enum([
   'not_found',

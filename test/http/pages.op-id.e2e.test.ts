@@ -126,3 +126,25 @@ t.test('a delete takes its op_id from the body and refuses unknown fields', asyn
   t.equal(del2.status, 200, 'a retry is recognised');
   t.equal(del2.json['repeated'], true);
 });
+
+t.test(
+  'a no_container refusal is not recorded: once the chart declares it, the same op_id creates the page',
+  async (t) => {
+    const n = await startPagesNode(t);
+    const body = { container: 'ORG', title: 'Welcome', op_id: 'nc1' };
+    const refused = await n.call('POST', '/pages', { body });
+    t.equal(refused.status, 404);
+    t.equal(refused.json['error'], 'no_container');
+    t.equal((await n.bus.streamInfo('SVC_PAGES')).messages, 0, 'nothing appended');
+    const again = await n.call('POST', '/pages', { body });
+    t.equal(again.json['error'], 'no_container', 'while undeclared, a retry is refused the same way');
+    const doc = n.chart.document as { knowledge: { wiki_spaces: string[] } };
+    doc.knowledge.wiki_spaces.push('ORG');
+    const created = await n.call('POST', '/pages', { body });
+    t.equal(created.status, 201, JSON.stringify(created.json));
+    t.equal(created.json['repeated'], false, 'the op_id was unused: this is its first outcome');
+    const retried = await n.call('POST', '/pages', { body });
+    t.equal(retried.json['repeated'], true);
+    t.equal(retried.json['page_id'], created.json['page_id']);
+  },
+);
