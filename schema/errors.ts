@@ -174,6 +174,13 @@ export const errorCatalogue = {
     hint: 'Turn the guard on (`api.auth`) and call with a token bound to your human seat.',
     retryable: false,
   },
+  cross_origin: {
+    status: 403,
+    when: '`/ws/stream` upgrade from a browser page whose `Origin` is not the host the request was sent to',
+    detail: 'The stream is not opened to pages of another origin.',
+    hint: 'Open the dashboard served by this node; behind a proxy, pass the Host the browser used.',
+    retryable: false,
+  },
   unknown_query: {
     status: 404,
     when: 'question with no registered source on this node',

@@ -5,8 +5,11 @@
  * `svc.stream`): a browser can set no header on a socket, and a URL ends up in its console and logs.
  * then the hub owns the socket. A GET without `Upgrade` is not handled here: it falls through to the route
  * table, whose `/ws/stream` route answers 426 (or the guard's 401).
+ * A socket is not bound by CORS: a page of another site could open it from a visitor's browser and read the
+ * snapshot, so an upgrade whose `Origin` is not the host it was sent to is refused (403 `cross_origin`).
  */
 import type { TemplatedApp, WebSocket } from '@trufflesuite/uws-js-unofficial';
+import { errorReply } from '../api-error.js';
 import { CSP_NONE } from '../headers.js';
 import { accessFor, refusal, type Guard } from '../guard.js';
 import { prepare, writeAnswer } from '../respond.js';
@@ -30,6 +33,22 @@ function protocolToken(header: string): string | null {
   return null;
 }
 
+/**
+ * Whether an upgrade's `Origin` names the host (and port) the request was sent to, default ports folded by
+ * the origin's scheme. A browser always sends `Origin` on a socket and a page can set neither it nor `Host`;
+ * a client that is no browser sends none and passes. `null` (a sandboxed or file page) matches nothing.
+ */
+function sameOrigin(origin: string, host: string): boolean {
+  if (origin === '') return true;
+  try {
+    const from = new URL(origin);
+    if (from.protocol !== 'http:' && from.protocol !== 'https:') return false;
+    return new URL(`${from.protocol}//${host}`).host === from.host;
+  } catch {
+    return false;
+  }
+}
+
 interface SocketData {
   readonly actor: Actor | null;
   readonly token: string | null;
@@ -47,6 +66,14 @@ export function mountStream(app: TemplatedApp, hub: StreamHub, guard: Guard, log
     // Our own queue bounds what waits; the transport must never drop behind our back.
     maxBackpressure: 64 * 1024 * 1024,
     upgrade: (res, req, context) => {
+      const origin = req.getHeader('origin');
+      if (!sameOrigin(origin, req.getHeader('host'))) {
+        const ctx = { head: false, path: STREAM_PATH, csp: CSP_NONE, close: true };
+        writeAnswer(res, ctx, prepare(errorReply('cross_origin')));
+        const line = { method: 'GET', path: STREAM_PATH, route: STREAM_PATH, status: 403 };
+        log.warn({ ...line, event: 'cross_origin', origin, host: req.getHeader('host') }, 'request');
+        return;
+      }
       const query = new URLSearchParams(req.getQuery());
       const authorization = req.getHeader('authorization');
       const key = req.getHeader('sec-websocket-key');

@@ -42,10 +42,11 @@ t.test('the catalogue covers every code of the spec Errors table', async (t) => 
   // 25 MiB (body_too_large); the 409 of a rekey naming another key; a reveal this node cannot open; a
   // listener holding its cap of body bytes in flight (overloaded); a backup directory refused, or a
   // backup failing after it started (POST /backup, whose codes the spec leaves open); the code-host app
-  // begin route on a node with no setup surface (the spec: every refusal carries a code).
+  // begin route on a node with no setup surface (the spec: every refusal carries a code); a stream upgrade
+  // from a page of another origin (cross_origin: the spec is silent on cross-site sockets).
   const added = [
     'body_too_large', 'key_not_active', 'unreadable_secret', 'overloaded', 'backup_dir_invalid', 'backup_failed',
-    'setup_unavailable',
+    'setup_unavailable', 'cross_origin',
   ]; // prettier-ignore
   // The fleet removals: a member still live without force, a peer removal the broker refused.
   const fleet = ['member_live', 'broker_refused'];
