@@ -90,11 +90,25 @@ export class Guard {
     return matched;
   }
 
-  /** Who a token names: its operator, or anonymous while the guard is off; null when it names no one. */
-  actorOf(candidate: string): Actor | null {
+  /**
+   * Who a token offered after the request names (a socket's query frame): its operator, or anonymous while
+   * the guard is off; null when it names no one, logged as a refused bearer is (spec "Authentication" 1).
+   */
+  admit(candidate: string, route: string): Actor | null {
     if (this.settings.disabled) return anonymousActor;
-    const id = this.verify(candidate);
-    return id === null ? null : { id, kind: 'operator' };
+    const id = candidate === '' ? null : this.verify(candidate);
+    if (id === null) {
+      this.refused(route, 'wrong');
+      return null;
+    }
+    this.log.debug({ event: 'auth_accepted', route, operator: id }, 'credential accepted');
+    return { id, kind: 'operator' };
+  }
+
+  /** The WARNING line of a refusal: never the candidate. */
+  private refused(route: string | null, reason: 'missing' | 'wrong'): void {
+    const msg = reason === 'missing' ? 'credential missing' : 'credential refused';
+    this.log.warn({ event: 'auth_refused', route, operator: null, reason }, msg);
   }
 
   /**
@@ -119,17 +133,14 @@ export class Guard {
     if (candidate !== null) {
       const id = candidate === '' ? null : this.verify(candidate);
       if (id === null) {
-        this.log.warn(
-          { event: 'auth_refused', route, operator: null, reason: 'wrong' },
-          'credential refused',
-        );
+        this.refused(route, 'wrong');
         return { ok: false, reason: 'wrong' };
       }
       this.log.debug({ event: 'auth_accepted', route, operator: id }, 'credential accepted');
       return { ok: true, actor: { id, kind: 'operator' } };
     }
     if (access === 'read' && this.settings.allowAnonymousRead) return { ok: true, actor: null };
-    this.log.warn({ event: 'auth_refused', route, operator: null, reason: 'missing' }, 'credential missing');
+    this.refused(route, 'missing');
     return { ok: false, reason: 'missing' };
   }
 }

@@ -40,6 +40,8 @@ export class StreamClient {
   dropped = 0;
   /** Frames written to the socket. */
   sent = 0;
+  /** Tokens its query frames carried that named no one. */
+  refusedTokens = 0;
   closed = false;
 
   constructor(

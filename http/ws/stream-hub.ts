@@ -24,6 +24,12 @@ const replaceKinds = new Set([
   'events',
 ]);
 
+/**
+ * Refused query-frame tokens a socket may send before it is closed (1008): a query frame is otherwise a
+ * free, unlogged oracle for guessing tokens at socket speed.
+ */
+const MAX_REFUSED_TOKENS = 5;
+
 export interface StreamHubOptions {
   readonly sections: SectionRegistry;
   readonly questions: QuestionRegistry;
@@ -187,6 +193,14 @@ export class StreamHub {
           error: 'unauthorized',
           detail: 'the token is not accepted',
         });
+        client.refusedTokens += 1;
+        if (client.refusedTokens >= MAX_REFUSED_TOKENS) {
+          this.opts.logger.warn(
+            { event: 'stream_tokens_refused', client: client.id, refused: client.refusedTokens },
+            'stream client closed: too many refused tokens',
+          );
+          client.end(1008, 'too many refused tokens');
+        }
         return;
       }
       actor = named;

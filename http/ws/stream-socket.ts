@@ -58,7 +58,7 @@ interface SocketData {
 const decoder = new TextDecoder();
 
 export function mountStream(app: TemplatedApp, hub: StreamHub, guard: Guard, log: Logger): void {
-  hub.useVerifier((token) => guard.actorOf(token));
+  hub.useVerifier((token) => guard.admit(token, STREAM_PATH));
   app.ws<SocketData>(STREAM_PATH, {
     maxPayloadLength: 64 * 1024,
     idleTimeout: 120,

@@ -5,6 +5,7 @@
 import t from 'tap';
 import { startEventsNode, type Frame } from './fixtures/events-node.js';
 import { rawWebSocket, type RawUpgrade } from '../harness/ws-raw.js';
+import { openAuth } from './fixtures/gateway-harness.js';
 
 const portOf = (ws: string): number => Number(new URL(ws).port);
 
@@ -44,5 +45,33 @@ t.test(
     cli.destroy();
     const line = await h.waitForLog((l) => l.msg === 'request' && l.status === 403);
     t.match(line, { path: '/ws/stream', event: 'cross_origin' });
+  },
+);
+
+t.test(
+  'token guesses on the query channel log like the guard, without the candidate, and close the socket at 5',
+  async (t) => {
+    const questions = new Map([['config_audit', { guarded: true, answer: () => ['ok'] }]]);
+    const { ws, h } = await startEventsNode(t, { questions });
+    const u = await rawWebSocket(portOf(ws), '/ws/stream');
+    t.teardown(() => u.destroy());
+    await until(u, (f) => f.kind === 'snapshot');
+    const ask = async (id: number, token: string): Promise<Frame> => {
+      u.sendText(JSON.stringify({ kind: 'query', id, what: 'config_audit', token }));
+      return until(u, (f) => (f.kind === 'result' || f.kind === 'error') && f.data.id === id);
+    };
+    const guesses = [1, 2, 3, 4, 5].map((i) => `guess-${i}-${'q'.repeat(12)}`);
+    for (const [i, guess] of guesses.slice(0, 4).entries())
+      t.match((await ask(i, guess)).data, { error: 'unauthorized' }, `guess ${i + 1} refused`);
+    t.same((await ask(10, openAuth.tokens[0]!.token)).data.data, ['ok'], 'the socket is still open');
+    t.match((await ask(11, guesses[4]!)).data, { error: 'unauthorized' });
+    t.match(await u.closed, { code: 1008 }, 'the fifth refused token closes it: policy violation');
+    const refused = h.logs.filter((l) => l.event === 'auth_refused');
+    t.equal(refused.length, 5, 'every refusal is logged');
+    t.ok(
+      refused.every((l) => l.level === 40 && l.route === '/ws/stream' && l.operator === null),
+      'at WARNING, naming the route',
+    );
+    for (const guess of guesses) t.notOk(h.rawLogs().includes(guess), 'never the candidate');
   },
 );
