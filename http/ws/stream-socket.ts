@@ -22,6 +22,14 @@ export const STREAM_PATH = '/ws/stream';
 /** The subprotocol a socket is answered with when it offered its token as one. */
 const STREAM_PROTOCOL = 'svc.stream';
 const TOKEN_PROTOCOL = 'svc.token.';
+/** The largest client message the stream reads; a larger one closes the socket with 1009. */
+const MAX_MESSAGE_BYTES = 64 * 1024;
+/**
+ * What the transport buffers of one message. uWS cuts a connection over it without a close frame (1006 to
+ * the client), so it sits above the stream's own limit, which is enforced in `message` with a close frame
+ * saying why; only a message over this still meets the transport's cut.
+ */
+const TRANSPORT_MAX_BYTES = 1024 * 1024;
 
 /** The token a `Sec-WebSocket-Protocol` list carries (`svc.token.<base64url of the UTF-8 token>`), or null. */
 function protocolToken(header: string): string | null {
@@ -60,7 +68,7 @@ const decoder = new TextDecoder();
 export function mountStream(app: TemplatedApp, hub: StreamHub, guard: Guard, log: Logger): void {
   hub.useVerifier((token) => guard.admit(token, STREAM_PATH));
   app.ws<SocketData>(STREAM_PATH, {
-    maxPayloadLength: 64 * 1024,
+    maxPayloadLength: TRANSPORT_MAX_BYTES,
     idleTimeout: 120,
     sendPingsAutomatically: true,
     // Our own queue bounds what waits; the transport must never drop behind our back.
@@ -121,6 +129,10 @@ export function mountStream(app: TemplatedApp, hub: StreamHub, guard: Guard, log
     message: (ws, message, isBinary) => {
       const client = ws.getUserData().client;
       if (client === null) return;
+      if (message.byteLength > MAX_MESSAGE_BYTES) {
+        ws.end(1009, 'message over 64 KiB');
+        return;
+      }
       hub.receive(client, isBinary ? '' : decoder.decode(message));
     },
     drain: (ws) => ws.getUserData().client?.flush(),

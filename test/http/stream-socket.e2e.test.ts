@@ -75,3 +75,23 @@ t.test(
     for (const guess of guesses) t.notOk(h.rawLogs().includes(guess), 'never the candidate');
   },
 );
+
+t.test(
+  'a message over 64 KiB is closed with 1009 (message too big); one of 64 KiB is answered',
+  async (t) => {
+    const { ws } = await startEventsNode(t);
+    const ping = (bytes: number): string => JSON.stringify({ kind: 'ping' }).padEnd(bytes, ' ');
+    const fits = await rawWebSocket(portOf(ws), '/ws/stream');
+    t.teardown(() => fits.destroy());
+    await until(fits, (f) => f.kind === 'snapshot');
+    fits.sendText(ping(64 * 1024));
+    t.equal((await until(fits, (f) => f.kind === 'pong')).data, null, 'exactly 64 KiB is answered');
+    for (const bytes of [64 * 1024 + 1, 512 * 1024]) {
+      const u = await rawWebSocket(portOf(ws), '/ws/stream');
+      t.teardown(() => u.destroy());
+      await until(u, (f) => f.kind === 'snapshot');
+      u.sendText(ping(bytes));
+      t.match(await u.closed, { code: 1009 }, `${bytes} bytes: a close frame saying why`);
+    }
+  },
+);
