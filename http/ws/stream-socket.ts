@@ -1,8 +1,9 @@
 /**
  * `WS /ws/stream` on uWebSockets.js: the upgrade runs the guard (spec "Authentication" 2 and 4: a token in
  * `Authorization` or `?token=`; needed only when anonymous reads are off, refused when present and wrong),
- * which also takes the token as a subprotocol (`svc.token.<base64url>` beside `svc.stream`, answered
- * `svc.stream`): a browser can set no header on a socket, and a URL ends up in its console and logs.
+ * which also takes the token as a subprotocol (`svc.token.<base64url>` beside `svc.stream`): a browser can
+ * set no header on a socket, and a URL ends up in its console and logs. The answer names `svc.stream` when
+ * it was offered and no subprotocol otherwise (RFC 6455 4.2.2: only one the client offered, never the token).
  * then the hub owns the socket. A GET without `Upgrade` is not handled here: it falls through to the route
  * table, whose `/ws/stream` route answers 426 (or the guard's 401).
  * A socket is not bound by CORS: a page of another site could open it from a visitor's browser and read the
@@ -19,7 +20,7 @@ import type { StreamClient } from './stream-client.js';
 import type { StreamHub } from './stream-hub.js';
 
 export const STREAM_PATH = '/ws/stream';
-/** The subprotocol a socket is answered with when it offered its token as one. */
+/** The one subprotocol the stream speaks, answered when offered. */
 const STREAM_PROTOCOL = 'svc.stream';
 const TOKEN_PROTOCOL = 'svc.token.';
 /** The largest client message the stream reads; a larger one closes the socket with 1009. */
@@ -87,8 +88,8 @@ export function mountStream(app: TemplatedApp, hub: StreamHub, guard: Guard, log
       const key = req.getHeader('sec-websocket-key');
       const offered = req.getHeader('sec-websocket-protocol');
       const carried = protocolToken(offered);
-      // The token is never echoed: a socket that offered one is answered with the stream's own protocol.
-      const protocol = carried === null ? offered : STREAM_PROTOCOL;
+      const speaks = offered.split(',').some((p) => p.trim() === STREAM_PROTOCOL);
+      const protocol = speaks ? STREAM_PROTOCOL : '';
       const queryToken = carried ?? query.get('token');
       const extensions = req.getHeader('sec-websocket-extensions');
       const verdict = guard.check(

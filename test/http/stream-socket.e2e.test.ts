@@ -4,7 +4,7 @@
  */
 import t from 'tap';
 import { startEventsNode, type Frame } from './fixtures/events-node.js';
-import { rawWebSocket, type RawUpgrade } from '../harness/ws-raw.js';
+import { headerValues, rawWebSocket, type RawUpgrade } from '../harness/ws-raw.js';
 import { openAuth } from './fixtures/gateway-harness.js';
 
 const portOf = (ws: string): number => Number(new URL(ws).port);
@@ -92,6 +92,40 @@ t.test(
       await until(u, (f) => f.kind === 'snapshot');
       u.sendText(ping(bytes));
       t.match(await u.closed, { code: 1009 }, `${bytes} bytes: a close frame saying why`);
+    }
+  },
+);
+
+t.test(
+  'the subprotocol answered is svc.stream only when offered, never another one (RFC 6455)',
+  async (t) => {
+    const { ws } = await startEventsNode(t, { auth: { ...openAuth, allowAnonymousRead: false } });
+    const token = openAuth.tokens[0]!.token;
+    const tokenProtocol = `svc.token.${Buffer.from(token).toString('base64url')}`;
+    const cases: Array<[string | null, string[]]> = [
+      [`svc.stream, ${tokenProtocol}`, ['svc.stream']],
+      [`foo, svc.stream, ${tokenProtocol}`, ['svc.stream']],
+      [`${tokenProtocol}, foo`, []],
+      [tokenProtocol, []],
+      [null, []],
+    ];
+    for (const [offered, answered] of cases) {
+      const headers: Array<[string, string]> = [['Authorization', `Bearer ${token}`]];
+      if (offered !== null) headers.splice(0, 1, ['Sec-WebSocket-Protocol', offered]);
+      const u = await rawWebSocket(portOf(ws), '/ws/stream', headers);
+      u.destroy();
+      t.equal(u.status, 101, `${offered ?? 'nothing'} offered: opened`);
+      t.same(headerValues(u, 'sec-websocket-protocol'), answered, `answered ${answered.join() || 'none'}`);
+    }
+    const { ws: open } = await startEventsNode(t);
+    for (const [offered, answered] of [
+      ['foo, svc.stream', ['svc.stream']],
+      ['foo', []],
+      ['svc.streamer', []],
+    ] as const) {
+      const u = await rawWebSocket(portOf(open), '/ws/stream', [['Sec-WebSocket-Protocol', offered]]);
+      u.destroy();
+      t.same(headerValues(u, 'sec-websocket-protocol'), answered, `${offered}: no other echoed`);
     }
   },
 );
