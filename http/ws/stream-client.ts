@@ -28,6 +28,8 @@ export const defaultClientLimits: ClientLimits = Object.freeze({
 
 interface Queued {
   readonly text: string;
+  /** UTF-8 bytes on the wire (the bound is in bytes; `text.length` counts UTF-16 units). */
+  readonly bytes: number;
   readonly kind: string;
   readonly replace: boolean;
 }
@@ -69,15 +71,17 @@ export class StreamClient {
       return;
     }
     if (replace) this.supersede(kind);
-    this.queue.push({ text, kind, replace });
-    this.bytes += text.length;
+    // Measured only here, on the slow path: a frame written at once is never counted.
+    const bytes = Buffer.byteLength(text);
+    this.queue.push({ text, bytes, kind, replace });
+    this.bytes += bytes;
     while (
       this.queued > this.limits.maxQueue ||
       (this.bytes > this.limits.maxQueueBytes && this.queued > 1)
     ) {
       const oldest = this.queue[this.head] as Queued;
       this.head += 1;
-      this.bytes -= oldest.text.length;
+      this.bytes -= oldest.bytes;
       this.dropped += 1;
     }
     this.compact();
@@ -88,7 +92,7 @@ export class StreamClient {
     while (!this.closed && this.queued > 0 && this.sink.bufferedAmount() < this.limits.highWater) {
       const next = this.queue[this.head] as Queued;
       this.head += 1;
-      this.bytes -= next.text.length;
+      this.bytes -= next.bytes;
       this.write(next.text);
     }
     this.compact();
@@ -103,7 +107,7 @@ export class StreamClient {
     const kept: Queued[] = [];
     for (let i = this.head; i < this.queue.length; i += 1) {
       const q = this.queue[i] as Queued;
-      if (q.replace && q.kind === kind) this.bytes -= q.text.length;
+      if (q.replace && q.kind === kind) this.bytes -= q.bytes;
       else kept.push(q);
     }
     this.queue = kept;

@@ -87,3 +87,34 @@ t.test(
     t.equal(c.queued, 0);
   },
 );
+
+t.test(
+  'the queue bound counts UTF-8 bytes, not UTF-16 units, when it drops, supersedes and sends',
+  async (t) => {
+    const { StreamClient } = await import('../../http/index.js');
+    let buffered = 1_000_000;
+    const written: string[] = [];
+    const sink = {
+      send: (s: string) => (written.push(s), 1),
+      bufferedAmount: () => buffered,
+      end: () => undefined,
+    };
+    const c = new StreamClient(1, sink, null, null, { maxQueue: 512, maxQueueBytes: 1000, highWater: 1000 });
+    const euros = (n: number): string => '€'.repeat(n); // 3 bytes each on the wire, 1 UTF-16 unit
+    for (let i = 0; i < 10; i++) c.deliver(euros(100), 'event', false);
+    t.equal(c.queued, 3, 'three 300-byte frames fit in 1000 bytes; the oldest others were dropped');
+    t.equal(c.queuedBytes, 900);
+    t.equal(c.dropped, 7);
+    c.deliver(euros(50), 'seats', true);
+    t.equal(c.queuedBytes, 750, 'past the bound the oldest goes: 2 × 300 + 150');
+    c.deliver(euros(60), 'seats', true);
+    t.equal(c.queuedBytes, 780, 'a superseded frame gives back its bytes');
+    buffered = 0;
+    c.flush();
+    t.equal(c.queuedBytes, 0);
+    t.same(
+      written.map((w) => Buffer.byteLength(w)),
+      [300, 300, 180],
+    );
+  },
+);
