@@ -13,7 +13,7 @@ import type { BodyBudget } from './body-budget.js';
 import { conflictingLengths, hasBody } from './body.js';
 import { receiveBody, type Receiving } from './receive.js';
 import { CSP_NONE, cspFor } from './headers.js';
-import { accessFor, isNeverGuarded, isWrite, refusal } from './guard.js';
+import { accessFor, isNeverGuarded, isWrite, refusal, soleAuthorization } from './guard.js';
 import type { Guard } from './guard.js';
 import { StreamedBody } from './reply.js';
 import { Exchange, prepare, writeAnswer } from './respond.js';
@@ -200,7 +200,9 @@ function dispatch(core: GatewayCore, l: ListenerState, res: HttpResponse, req: H
   line.route = route?.pattern ?? null;
   const access = accessFor(method, path, route ? (route.def.access ?? defaultAccess(route)) : undefined);
   const queryToken = path === '/ws/stream' ? new URLSearchParams(req.getQuery()).get('token') : null;
-  const verdict = core.guard.check(access, line.route, req.getHeader('authorization'), queryToken);
+  // Every Authorization header is read (only where a credential counts): a second one is refused, not ignored.
+  const authorization = access === 'open' ? '' : soleAuthorization(req);
+  const verdict = core.guard.check(access, line.route, authorization, queryToken);
   if (!verdict.ok) return answerNow(core, res, base, refusal(verdict.reason), line);
   line.operator = verdict.actor?.id ?? null;
 

@@ -50,7 +50,25 @@ export function accessFor(method: string, path: string, declared?: Access): Acce
 
 export const anonymousActor: Actor = Object.freeze({ id: 'anonymous', kind: 'anonymous' });
 
-export type GuardOutcome = { ok: true; actor: Actor | null } | { ok: false; reason: 'missing' | 'wrong' };
+type Refused = 'missing' | 'wrong' | 'repeated';
+export type GuardOutcome = { ok: true; actor: Actor | null } | { ok: false; reason: Refused };
+
+/**
+ * A request's `Authorization`: '' when absent, its value when sent once, null when sent more than once.
+ * uWS `getHeader` sees only the first, so a second one (a proxy's, a client's mistake) would go unread.
+ */
+export function soleAuthorization(req: {
+  forEach(cb: (key: string, value: string) => void): void;
+}): string | null {
+  let value = '';
+  let count = 0;
+  req.forEach((key, v) => {
+    if (key !== 'authorization') return;
+    count += 1;
+    value = v;
+  });
+  return count > 1 ? null : value;
+}
 
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
 
@@ -106,23 +124,28 @@ export class Guard {
   }
 
   /** The WARNING line of a refusal: never the candidate. */
-  private refused(route: string | null, reason: 'missing' | 'wrong'): void {
+  private refused(route: string | null, reason: Refused): void {
     const msg = reason === 'missing' ? 'credential missing' : 'credential refused';
     this.log.warn({ event: 'auth_refused', route, operator: null, reason }, msg);
   }
 
   /**
-   * Decide a request. `authorization` is the header ('' when absent); `queryToken` is `?token=` and is
-   * only passed for `/ws/stream`, the one route where a query-string token counts.
+   * Decide a request. `authorization` is the header ('' when absent, null when sent more than once:
+   * `soleAuthorization`); `queryToken` is `?token=` and is only passed for `/ws/stream`, the one route
+   * where a query-string token counts.
    */
   check(
     access: Access,
     route: string | null,
-    authorization: string,
+    authorization: string | null,
     queryToken: string | null,
   ): GuardOutcome {
     if (access === 'open') return { ok: true, actor: this.settings.disabled ? anonymousActor : null };
     if (this.settings.disabled) return { ok: true, actor: anonymousActor };
+    if (authorization === null) {
+      this.refused(route, 'repeated');
+      return { ok: false, reason: 'repeated' };
+    }
     let candidate: string | null = null;
     if (authorization !== '') {
       const m = /^bearer[ \t]+(.*)$/i.exec(authorization);
@@ -145,11 +168,16 @@ export class Guard {
   }
 }
 
+const refusalDetail: Record<Refused, string> = {
+  missing: 'This request needs an operator token.',
+  wrong: 'The credential is not accepted.',
+  repeated: 'The request carries more than one Authorization header; send one.',
+};
+
 /** The 401 of a refused credential. */
-export function refusal(reason: 'missing' | 'wrong'): ApiReply {
+export function refusal(reason: Refused): ApiReply {
   return errorReply('invalid_token', {
-    detail:
-      reason === 'missing' ? 'This request needs an operator token.' : 'The credential is not accepted.',
+    detail: refusalDetail[reason],
     headers: { 'WWW-Authenticate': 'Bearer' },
   });
 }

@@ -12,7 +12,7 @@
 import type { TemplatedApp, WebSocket } from '@trufflesuite/uws-js-unofficial';
 import { errorReply } from '../api-error.js';
 import { CSP_NONE } from '../headers.js';
-import { accessFor, refusal, type Guard } from '../guard.js';
+import { accessFor, refusal, soleAuthorization, type Guard } from '../guard.js';
 import { prepare, writeAnswer } from '../respond.js';
 import type { Actor } from '../types.js';
 import type { Logger } from 'pino';
@@ -84,7 +84,7 @@ export function mountStream(app: TemplatedApp, hub: StreamHub, guard: Guard, log
         return;
       }
       const query = new URLSearchParams(req.getQuery());
-      const authorization = req.getHeader('authorization');
+      const authorization = soleAuthorization(req);
       const key = req.getHeader('sec-websocket-key');
       const offered = req.getHeader('sec-websocket-protocol');
       const carried = protocolToken(offered);
@@ -107,7 +107,7 @@ export function mountStream(app: TemplatedApp, hub: StreamHub, guard: Guard, log
         log.info({ method: 'GET', path: STREAM_PATH, route: STREAM_PATH, status: 401 }, 'request');
         return;
       }
-      const bearer = /^bearer[ \t]+(.*)$/i.exec(authorization)?.[1]?.trim() ?? null;
+      const bearer = /^bearer[ \t]+(.*)$/i.exec(authorization ?? '')?.[1]?.trim() ?? null;
       const data: SocketData = { actor: verdict.actor, token: bearer ?? queryToken, client: null };
       res.upgrade(data, key, protocol, extensions, context);
     },

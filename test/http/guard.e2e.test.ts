@@ -228,3 +228,37 @@ t.test(
     );
   },
 );
+
+t.test('a request carrying Authorization more than once is refused 401, whichever comes first', async (t) => {
+  const { openConnection } = await import('../harness/raw-http.js');
+  const h = await startHarness({ routes: [echo('GET', '/secrets'), echo('GET', '/org')] });
+  t.teardown(() => h.gw.close());
+  const port = Number(new URL(h.base).port);
+  const twice = async (path: string, first: string, second: string) => {
+    const conn = await openConnection(port);
+    t.teardown(() => conn.close());
+    conn.write(
+      `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: ${first}\r\nAuthorization: ${second}\r\n\r\n`,
+    );
+    return conn.response();
+  };
+  for (const path of ['/secrets', '/org']) {
+    for (const [first, second] of [
+      [OPS, 'Bearer wrong'],
+      [OPS, OPS],
+      ['Bearer wrong', OPS],
+    ]) {
+      const r = await twice(path, first!, second!);
+      t.equal(r.status, 401, `${path}: ${first === OPS ? 'token' : 'wrong'} then another`);
+      t.match(JSON.parse(r.body), { error: 'invalid_token' });
+    }
+  }
+  t.equal(
+    (await call(`${h.base}/secrets`, { headers: { authorization: OPS } })).status,
+    200,
+    'one is accepted',
+  );
+  const line = h.logs.find((l) => l.event === 'auth_refused' && l.reason === 'repeated');
+  t.match(line, { level: 40, route: '/secrets', operator: null });
+  t.notOk(h.rawLogs().includes(openAuth.tokens[0]!.token), 'never the candidate');
+});

@@ -129,3 +129,20 @@ t.test(
     }
   },
 );
+
+t.test('an upgrade carrying Authorization twice is refused 401, even with reads open', async (t) => {
+  const { ws } = await startEventsNode(t);
+  const ops = `Bearer ${openAuth.tokens[0]!.token}`;
+  for (const second of ['Bearer wrong', ops]) {
+    const u = await rawWebSocket(portOf(ws), '/ws/stream', [
+      ['Authorization', ops],
+      ['Authorization', second],
+    ]);
+    u.destroy();
+    t.equal(u.status, 401);
+    t.match(JSON.parse(u.body), { error: 'invalid_token' });
+  }
+  const once = await rawWebSocket(portOf(ws), '/ws/stream', [['Authorization', ops]]);
+  once.destroy();
+  t.equal(once.status, 101, 'one is accepted');
+});
