@@ -282,6 +282,9 @@ function crossCheck(file: unknown, raw: unknown): Problem[] {
     problems.push({ path: 'api.public.port', message: 'must differ from api.port' });
   }
   const seen = new Set<string>();
+  // Value → the first id holding it, compared trimmed as the guard compares: a token shared by two ids
+  // always authenticates as the first, so the second could never act (nor be a company writer).
+  const holders = new Map<string, string>();
   listAt(file, ['api', 'auth', 'tokens']).forEach((entry, i) => {
     const id = valueAt(entry, ['id']);
     const token = valueAt(entry, ['token']);
@@ -289,6 +292,16 @@ function crossCheck(file: unknown, raw: unknown): Problem[] {
       if (seen.has(id))
         problems.push({ path: `api.auth.tokens[${i}].id`, message: `duplicate token id ${id}` });
       seen.add(id);
+    }
+    const value = typeof token === 'string' ? token.trim() : '';
+    if (typeof id === 'string' && value !== '') {
+      const first = holders.get(value);
+      if (first === undefined) holders.set(value, id);
+      else if (first !== id)
+        problems.push({
+          path: `api.auth.tokens[${i}].token`,
+          message: `same value as token id ${first}: ids ${first} and ${id} share one token, which always authenticates as ${first}; give each id its own`,
+        });
     }
     if (typeof token === 'string' && token.trim() === '') {
       const written = valueAt(raw, ['api', 'auth', 'tokens', i, 'token']);

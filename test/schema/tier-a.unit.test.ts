@@ -115,6 +115,21 @@ t.test('company_writers must name configured tokens, and token ids are unique', 
   ]);
 });
 
+t.test('two token ids with the same value are refused, naming both ids and never the value', async (t) => {
+  const result = parse(
+    'api: {auth: {tokens: [{id: a, token: "${A}"}, {id: b, token: "s3cret-value "}, {id: c, token: other}], company_writers: [b]}}',
+    { A: 's3cret-value' },
+  );
+  t.notOk(result.ok, 'b could never authenticate: the guard would always name a');
+  if (result.ok) return;
+  t.same(
+    result.problems.map((p) => p.path),
+    ['api.auth.tokens[1].token'],
+  );
+  t.match(result.problems[0]!.message, /\ba\b.*\bb\b|\bb\b.*\ba\b/);
+  t.notOk(JSON.stringify(result.problems).includes('s3cret'), 'never the value');
+});
+
 t.test('api.public.port must differ from api.port', async (t) => {
   const result = parse('api: {port: 8080, public: {port: 8080}}');
   t.same(!result.ok && result.problems.map((p) => p.path), ['api.public.port']);
