@@ -46,13 +46,15 @@ function protocolToken(header: string): string | null {
  * Whether an upgrade's `Origin` names the host (and port) the request was sent to, default ports folded by
  * the origin's scheme. A browser always sends `Origin` on a socket and a page can set neither it nor `Host`;
  * a client that is no browser sends none and passes. `null` (a sandboxed or file page) matches nothing.
+ * `X-Forwarded-Host` counts as well (its first value): a proxy that rewrites `Host` forwards the browser's
+ * there, and a page cannot set it on a socket either.
  */
-function sameOrigin(origin: string, host: string): boolean {
+function sameOrigin(origin: string, hosts: readonly string[]): boolean {
   if (origin === '') return true;
   try {
     const from = new URL(origin);
     if (from.protocol !== 'http:' && from.protocol !== 'https:') return false;
-    return new URL(`${from.protocol}//${host}`).host === from.host;
+    return hosts.some((host) => host !== '' && new URL(`${from.protocol}//${host}`).host === from.host);
   } catch {
     return false;
   }
@@ -76,7 +78,8 @@ export function mountStream(app: TemplatedApp, hub: StreamHub, guard: Guard, log
     maxBackpressure: 64 * 1024 * 1024,
     upgrade: (res, req, context) => {
       const origin = req.getHeader('origin');
-      if (!sameOrigin(origin, req.getHeader('host'))) {
+      const forwarded = req.getHeader('x-forwarded-host').split(',')[0]?.trim() ?? '';
+      if (!sameOrigin(origin, [req.getHeader('host'), forwarded])) {
         const ctx = { head: false, path: STREAM_PATH, csp: CSP_NONE, close: true };
         writeAnswer(res, ctx, prepare(errorReply('cross_origin')));
         const line = { method: 'GET', path: STREAM_PATH, route: STREAM_PATH, status: 403 };

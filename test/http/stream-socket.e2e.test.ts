@@ -40,6 +40,21 @@ t.test(
       t.equal((await until(u, () => true)).kind, 'snapshot');
       u.destroy();
     }
+    // Behind a proxy that rewrites Host but forwards the browser's.
+    const proxied = [
+      ['Origin', 'https://svc.example.com'],
+      ['X-Forwarded-Host', 'svc.example.com, inner'],
+    ] as const;
+    const behind = await rawWebSocket(port, '/ws/stream', proxied, `127.0.0.1:${port}`);
+    t.equal(behind.status, 101, 'an Origin matching X-Forwarded-Host opens');
+    behind.destroy();
+    const forged = [
+      ['Origin', 'https://evil.example'],
+      ['X-Forwarded-Host', 'svc.example.com'],
+    ] as const;
+    const other = await rawWebSocket(port, '/ws/stream', forged, `127.0.0.1:${port}`);
+    t.equal(other.status, 403, 'an Origin matching neither Host nor X-Forwarded-Host is refused');
+    other.destroy();
     const cli = await rawWebSocket(port, '/ws/stream');
     t.equal(cli.status, 101, 'a client that sends no Origin (CLI, scripts) opens');
     cli.destroy();
