@@ -86,8 +86,25 @@ async function bind(
   return Object.assign(listener, { app, socket, port: bound, closed: null, cutNow: null });
 }
 
-/** Stop accepting, wait for in-flight requests up to the cut, then close every connection. */
-function closeListener(l: Bound, cutMs: number, log: GatewayCore['log']): Promise<void> {
+/** How long closed stream sockets get to answer their close frame before the listener cuts them. */
+const streamCloseMs = 1_000;
+
+/** Resolves once `hub` has no client left, or after `ms`. */
+async function streamGone(hub: StreamHub, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (hub.count() > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+/**
+ * Stop accepting, wait for in-flight requests up to the cut, then close every connection. The live stream's
+ * sockets are closed first with 1001 and get a moment to go: `app.close()` drops a socket without a frame.
+ */
+function closeListener(
+  l: Bound,
+  cutMs: number,
+  log: GatewayCore['log'],
+  stream: StreamHub | null = null,
+): Promise<void> {
   if (l.closed !== null) {
     if (cutMs === 0) l.cutNow?.();
     return l.closed;
@@ -102,9 +119,12 @@ function closeListener(l: Bound, cutMs: number, log: GatewayCore['log']): Promis
       l.onIdle = null;
       const cut = l.live.size;
       for (const exchange of [...l.live]) exchange.cut();
-      l.app.close();
-      log.info({ event: 'listener_closed', listener: l.name, cut }, 'listener closed');
-      resolve();
+      stream?.close();
+      void (stream ? streamGone(stream, streamCloseMs) : Promise.resolve()).then(() => {
+        l.app.close();
+        log.info({ event: 'listener_closed', listener: l.name, cut }, 'listener closed');
+        resolve();
+      });
     };
     l.cutNow = finish;
     const timer = setTimeout(finish, cutMs);
@@ -139,6 +159,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     hasPublic ? served.filter((r) => r.listener === name) : name === 'api' ? served : [];
   const publicTable = new RouteTable(on('public'));
 
+  // The live stream is served on api.port of an ingress node only.
+  const stream = opts.ingress ? (opts.stream ?? null) : null;
   const bound: Bound[] = [];
   try {
     if (hasPublic) {
@@ -153,7 +175,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
         movedToPublic,
         serveProbes: true,
       } as const;
-      bound.push(await bind(core, opts.host, opts.port, state, opts.ingress ? (opts.stream ?? null) : null));
+      bound.push(await bind(core, opts.host, opts.port, state, stream));
     }
   } catch (err) {
     for (const l of bound) l.app.close();
@@ -185,13 +207,13 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
         log.info({ event: 'gateway_draining' }, 'gateway draining');
         // Public listener first, then api.port (probes keep answering until it closes).
         if (pub) await closeListener(pub, cutMs, log);
-        if (api) await closeListener(api, cutMs, log);
+        if (api) await closeListener(api, cutMs, log, stream);
       })();
       return drained;
     },
     async close() {
       draining = true;
-      await Promise.all(bound.map((l) => closeListener(l, 0, log)));
+      await Promise.all(bound.map((l) => closeListener(l, 0, log, l === api ? stream : null)));
     },
   };
 }
