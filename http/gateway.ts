@@ -201,12 +201,15 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     publicPort: pub?.port ?? null,
     inFlight: () => bound.reduce((n, l) => n + l.live.size, 0),
     draining: () => core.isDraining(),
-    drain() {
+    drain(settled = Promise.resolve()) {
       draining = true;
       drained ??= (async () => {
         log.info({ event: 'gateway_draining' }, 'gateway draining');
-        // Public listener first, then api.port (probes keep answering until it closes).
+        // Public listener first, then api.port (probes keep answering until it closes): api.port stays
+        // while what the node still finishes settles, so a balancer reads /ready 503 and a running turn's
+        // callers (a coding run's tool bridge) are still served.
         if (pub) await closeListener(pub, cutMs, log);
+        await settled.catch(() => undefined);
         if (api) await closeListener(api, cutMs, log, stream);
       })();
       return drained;

@@ -45,8 +45,11 @@ export interface Gateway {
   inFlight(): number;
   /** True once `drain()` or `close()` ran, or the probe source says so. */
   draining(): boolean;
-  /** Refuse writes and webhooks, close the public listener, then `api.port`; resolves when both are closed. */
-  drain(): Promise<void>;
+  /**
+   * Refuse writes and webhooks, close the public listener, then `api.port` once `settled` has (it answers
+   * probes until then; the live stream's sockets are closed 1001); resolves when both are closed.
+   */
+  drain(settled?: Promise<unknown>): Promise<void>;
   /** Close both listeners now, cutting every connection. */
   close(): Promise<void>;
 }

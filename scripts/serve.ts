@@ -50,7 +50,10 @@ export interface RunningNode {
   readonly events: EventsSubsystem;
   /** Null when `api.port` is 0 (binds nothing). */
   readonly gateway: Gateway | null;
-  /** Drains once (later calls return the same promise): probes turn, listeners close, the bus closes. */
+  /**
+   * Drains once (later calls return the same promise): probes turn, running turns settle, listeners close,
+   * the bus closes.
+   */
   drain(): Promise<void>;
 }
 
@@ -276,12 +279,16 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       (draining ??= (async () => {
         logger.info('drain started');
         node.send({ type: 'node.drain' });
-        // First, and alongside the listeners' drain: no new wake; running turns get their grace to finish.
-        const turnsSettled = seats.drain(config.node.turn_grace_seconds * 1000);
         clearInterval(reconcile);
+        // First: no new wake; running turns get their grace to finish, then are handed over. Nothing their
+        // tools use (tracker, knowledge, skills, tool servers, transports, read models) stops before.
+        const turnsSettled = seats.drain(config.node.turn_grace_seconds * 1000);
+        // Alongside: the public listener closes now, api.port once the turns settled (probes answer 503).
+        const listeners = gateway?.drain(turnsSettled);
+        await turnsSettled;
+        await listeners;
         await alarms.stop();
         await transports.stop();
-        await gateway?.drain();
         await scatter.stop();
         await webhooks.stop();
         await setup.stop();
@@ -294,7 +301,6 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         checkpoints?.close();
         await configuration.stop();
         await schedules.stop();
-        await turnsSettled;
         await seats.stop();
         await sandboxes.stop();
         await fleet.stop();

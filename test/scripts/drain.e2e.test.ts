@@ -5,10 +5,128 @@
  */
 import { connect } from 'node:net';
 import t, { type Test } from 'tap';
-import { startNode, TOKEN } from '../harness/serve-node.js';
+import { startLlmServer, type LlmServer } from '../fixtures/llm/llm-server.js';
+import type { Step } from '../fixtures/llm/script.js';
+import { startNode, TOKEN, type ServedNode } from '../harness/serve-node.js';
 import { until } from '../harness/until.js';
 
 type Json = Record<string, unknown>;
+const auth = { authorization: `Bearer ${TOKEN}` };
+const usage = { prompt_tokens: 10, completion_tokens: 5 };
+
+/** Plan, one `work_create` call held until the test releases `call`, the account, the review. */
+const script: Step[] = [
+  {
+    kind: 'text',
+    text: '{"decision":"plan","steps":["file it"],"success_criteria":["filed"],"tools":["work_create"]}',
+    usage,
+  },
+  {
+    kind: 'tool_calls',
+    hold: 'call',
+    calls: [{ id: 'c1', name: 'work_create', arguments: { project: 'ENG', title: 'Filed while draining' } }],
+    usage,
+  },
+  { kind: 'text', text: 'Filed it.', usage },
+  { kind: 'text', text: '{"verdict":"done","notes":"filed"}', usage },
+];
+
+async function send(node: ServedNode, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${node.url}${path}`, {
+    method,
+    headers: { ...auth, 'content-type': 'application/json', 'x-summary': 'drain test' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, json: (await res.json()) as Json };
+}
+
+/** A node with the native tracker whose seat `coder` is running a turn held on its tool call. */
+async function turnHeldOnToolCall(t: Test): Promise<{ node: ServedNode; llm: LlmServer }> {
+  const llm = await startLlmServer({ wire: 'openai', script });
+  t.teardown(() => llm.close());
+  const node = await startNode(t, 'tracker: {backend: native}\nnode: {turn_grace_seconds: 60}');
+  const put = await send(node, 'PUT', '/config', {
+    name: 'Acme',
+    timezone: 'UTC',
+    providers: {
+      llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: llm.baseUrl } },
+      llm_order: ['local'],
+    },
+    units: [
+      {
+        name: 'Engineering',
+        type: 'team',
+        integrations: { work: { project: 'ENG' } },
+        roles: [
+          { name: 'Ada', handle: 'ada', kind: 'human', contact: { operator_id: 'ops' } },
+          { name: 'Coder', handle: 'coder' },
+        ],
+      },
+    ],
+  });
+  t.equal(put.status, 201, JSON.stringify(put.json));
+  await until(
+    () => send(node, 'GET', '/work/projects'),
+    (r) => (r.json['projects'] as Json[] | undefined)?.length === 1,
+  );
+  // Assigning an item wakes the seat; its second model call (the tool call) is held.
+  const created = await send(node, 'POST', '/work', { project: 'ENG', title: 'Wake', assignees: ['coder'] });
+  t.equal(created.status, 201, JSON.stringify(created.json));
+  await llm.waitForRequests(2);
+  return { node, llm };
+}
+
+/** The tool messages the model was sent back after its calls, from the request that followed them. */
+const toolResults = (llm: LlmServer, request: number): string[] =>
+  ((llm.requests[request]?.body?.['messages'] ?? []) as Json[])
+    .filter((m) => m['role'] === 'tool')
+    .map((m) => String(m['content']));
+
+t.test(
+  'a tool call released after SIGTERM completes: the turn keeps its tools through the grace',
+  async (t) => {
+    const { node, llm } = await turnHeldOnToolCall(t);
+    node.run.kill('SIGTERM');
+    await node.run.waitForLog((l) => l.msg === 'drain started');
+    const releasedAt = Date.now();
+    llm.release('call');
+    t.equal(await node.run.exited, 0, 'the node exits 0 once the turn is done');
+    const [result] = toolResults(llm, 2);
+    t.ok(result, 'the model was sent the tool result');
+    t.match(result, /"key":\s*"ENG-2"/, 'work_create answered with the item it filed, not a failure');
+    t.ok(
+      node.run.lines.some((l) => l.msg === 'turn completed'),
+      'the turn completed before the node exited',
+    );
+    t.notOk(node.run.lines.some((l) => l.msg === 'turn cut for shutdown; handed over'));
+    t.ok(
+      Date.now() - releasedAt < 8_000,
+      `the drain ended soon after the turn (${Date.now() - releasedAt} ms)`,
+    );
+  },
+);
+
+t.test('through the grace api.port answers probes (503 draining) and refuses writes', async (t) => {
+  const { node, llm } = await turnHeldOnToolCall(t);
+  node.run.kill('SIGTERM');
+  await node.run.waitForLog((l) => l.msg === 'drain started');
+  const ready = await fetch(`${node.url}/ready`);
+  t.equal(ready.status, 503, '/ready 503');
+  t.match(await ready.json(), { ready: false, draining: true, reason: 'draining' });
+  const health = await fetch(`${node.url}/health`);
+  t.equal(health.status, 200, '/health 200');
+  t.match(await health.json(), { status: 'shutting_down' });
+  const write = await send(node, 'POST', '/work', { project: 'ENG', title: 'Too late' });
+  t.equal(write.status, 503, 'a write is refused');
+  t.match(write.json, { error: 'draining' });
+  llm.release('call');
+  t.equal(await node.run.exited, 0);
+  const at = (match: (l: Json) => boolean): number => node.run.lines.findIndex(match);
+  t.ok(
+    at((l) => l['event'] === 'listener_closing') > at((l) => l['msg'] === 'turn completed'),
+    'api.port started closing once the turn had completed',
+  );
+});
 
 /** Opens `/ws/stream`; `code` resolves, once the connection ends, with the code of the server's close frame. */
 function openStream(t: Test, port: number): { opened: Promise<void>; code: Promise<number | null> } {
