@@ -1,11 +1,12 @@
-/** `svc serve`: runs one node until a signal, then drains it. */
+/**
+ * `svc serve`: runs one node until a signal, then drains it. Only light modules load before the signal
+ * handlers are in place; the schema, the logger and the node load after (see `runServe`).
+ */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { formatProblems, parseCompanyYaml } from '../schema/index.js';
+import type { Logger } from 'pino';
 import { whyNotListening } from './listen-why.js';
-import { createLogger } from './logger.js';
 import type { RunningNode } from './serve.js';
-import { loadConfigFile } from './tier-a-file.js';
 import { packageVersion } from './version.js';
 
 type Out = { write(text: string): unknown };
@@ -30,7 +31,7 @@ Exit codes: 0 after a drain; 1 when the configuration is refused or the node can
  * The `--company` file's text, read and parsed before the node starts so a wrong path or a broken document
  * fails at once. Whether its content is valid is the config writer's to say (it may name secrets put later).
  */
-function readCompanyFile(file: string, err: Out): { file: string; text: string } | false {
+async function readCompanyFile(file: string, err: Out): Promise<{ file: string; text: string } | false> {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -39,6 +40,7 @@ function readCompanyFile(file: string, err: Out): { file: string; text: string }
     err.write(`svc: --company ${file}: cannot read it (${reason})\n`);
     return false;
   }
+  const { formatProblems, parseCompanyYaml } = await import('../schema/index.js');
   const parsed = parseCompanyYaml(text);
   if (!parsed.ok) {
     err.write(`svc: --company ${file}: not a readable document:\n${formatProblems(parsed.problems)}\n`);
@@ -48,6 +50,19 @@ function readCompanyFile(file: string, err: Out): { file: string; text: string }
 }
 
 export async function runServe(args: string[], env: NodeJS.ProcessEnv, out: Out, err: Out): Promise<number> {
+  // Signals are caught from the start, before any file is read or the node's modules load (a signal before
+  // then would kill the process): one that arrives while the node boots drains it once it is up.
+  let signalled = null as NodeJS.Signals | null;
+  let logger: Logger | null = null;
+  let onSignal: (() => void) | null = null;
+  const stop = (signal: NodeJS.Signals): void => {
+    if (signalled) return;
+    signalled = signal;
+    logger?.info({ signal }, 'termination signal');
+    onSignal?.();
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
   const { values } = parseArgs({
     args,
     options: {
@@ -61,24 +76,19 @@ export async function runServe(args: string[], env: NodeJS.ProcessEnv, out: Out,
     out.write(serveHelp);
     return 0;
   }
+  const [{ loadConfigFile }, { createLogger }] = await Promise.all([
+    import('./tier-a-file.js'),
+    import('./logger.js'),
+  ]);
   const config = loadConfigFile(values.config, env, err);
   if (!config) return 1;
-  const company = values.company === undefined ? null : readCompanyFile(values.company, err);
+  const company = values.company === undefined ? null : await readCompanyFile(values.company, err);
   if (company === false) return 1;
-  const logger = createLogger({ debug: config.debug, node: config.node.id });
-  // Signals are caught from the start: one that arrives while the node boots drains it once it is up.
-  let signalled: NodeJS.Signals | null = null;
-  let onSignal: (() => void) | null = null;
-  const stop = (signal: NodeJS.Signals): void => {
-    if (signalled) return;
-    signalled = signal;
-    logger.info({ signal }, 'termination signal');
-    onSignal?.();
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  const log = createLogger({ debug: config.debug, node: config.node.id });
+  logger = log;
+  if (signalled) log.info({ signal: signalled }, 'termination signal');
   watchNpmParent(env, () => {
-    logger.warn({ event: 'parent_exited' }, 'the npm process that started this node is gone: draining');
+    log.warn({ event: 'parent_exited' }, 'the npm process that started this node is gone: draining');
     stop('SIGTERM');
   });
   // The node's modules load once the flags and files are known good: a refused start answers at once.
@@ -91,25 +101,22 @@ export async function runServe(args: string[], env: NodeJS.ProcessEnv, out: Out,
   // Told to isolate coding runs, a node that cannot never starts: it would launch them unisolated.
   const unisolated = await refusedIsolation(config);
   if (unisolated !== null) {
-    logger.error(
+    log.error(
       { event: 'sandbox_isolation_unavailable', reason: unisolated },
       'sandbox isolation unavailable',
     );
-    logger.flush();
+    log.flush();
     err.write(`svc serve: sandbox.isolation is bubblewrap, but ${unisolated}\n`);
     return 1;
   }
   let running: RunningNode;
   try {
-    running = await serve(config, { logger, version: packageVersion() });
+    running = await serve(config, { logger: log, version: packageVersion() });
   } catch (error) {
     if (!(error instanceof GatewayListenError)) throw error;
     const why = await whyNotListening(error.host, error.port);
-    logger.error(
-      { event: 'listen_failed', host: error.host, port: error.port, reason: why },
-      'cannot listen',
-    );
-    logger.flush();
+    log.error({ event: 'listen_failed', host: error.host, port: error.port, reason: why }, 'cannot listen');
+    log.flush();
     err.write(`svc serve: cannot listen on ${error.host}:${error.port}: ${why}\n`);
     return 1;
   }
@@ -120,19 +127,19 @@ export async function runServe(args: string[], env: NodeJS.ProcessEnv, out: Out,
       text: company.text,
       nodeId: config.node.id,
       configured: running.configuration.view.state.active !== null,
-      logger,
-    }).catch((error: unknown) => logger.error({ err: error }, 'the --company file could not be applied'));
+      logger: log,
+    }).catch((error: unknown) => log.error({ err: error }, 'the --company file could not be applied'));
   }
   await new Promise<void>((resolve) => {
     onSignal = () => {
       running.drain().then(resolve, (error: unknown) => {
-        logger.error({ err: error }, 'drain failed');
+        log.error({ err: error }, 'drain failed');
         resolve();
       });
     };
     if (signalled) onSignal();
   });
-  logger.flush();
+  log.flush();
   return 0;
 }
 
