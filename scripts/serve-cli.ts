@@ -14,7 +14,8 @@ type Out = { write(text: string): unknown };
 const serveHelp = `Usage: svc serve [--config FILE] [--company FILE]
 
 Runs one node until SIGTERM or SIGINT, then drains: /ready answers 503, writes and webhooks
-answer 503 draining, the public listener closes, then api.port; exit code 0.
+answer 503 draining, running turns get node.turn_grace_seconds to finish, the public listener
+closes, then api.port once the turns have settled; exit code 0.
 
 Flags:
   -c, --config FILE   Tier A bootstrap file (YAML); default: $SVC_CONFIG
@@ -24,7 +25,8 @@ Flags:
                       logged and the node serves unconfigured
   -h, --help          show this help
 
-Exit codes: 0 after a drain; 1 when the configuration is refused or the node cannot start; 2 on bad flags.
+Exit codes: 0 after a drain; 1 when the configuration is refused, the node cannot start or its drain left
+steps unfinished (each logged drain_step_unfinished); 2 on bad flags.
 `;
 
 /**
@@ -130,17 +132,20 @@ export async function runServe(args: string[], env: NodeJS.ProcessEnv, out: Out,
       logger: log,
     }).catch((error: unknown) => log.error({ err: error }, 'the --company file could not be applied'));
   }
-  await new Promise<void>((resolve) => {
+  const drained = await new Promise<boolean>((resolve) => {
     onSignal = () => {
-      running.drain().then(resolve, (error: unknown) => {
-        log.error({ err: error }, 'drain failed');
-        resolve();
-      });
+      running.drain().then(
+        () => resolve(true),
+        (error: unknown) => {
+          log.error({ err: error, event: 'drain_failed' }, 'drain failed');
+          resolve(false);
+        },
+      );
     };
     if (signalled) onSignal();
   });
   log.flush();
-  return 0;
+  return drained ? 0 : 1;
 }
 
 /**

@@ -38,6 +38,52 @@ import { sandboxIsolation, startSandboxes } from './sandbox-wiring.js';
 import { startSubsystems } from './subsystems-wiring.js';
 
 const reconcileIntervalMs = 15_000;
+/** One drain step's bound, and all the steps after the turns' together (a 60 s supervisor stop has room). */
+const drainStepMs = 5_000;
+const drainBudgetMs = 20_000;
+/** Even past the budget a step gets this long: a quick close still finishes. */
+const drainStepFloorMs = 100;
+
+/**
+ * Runs the drain's steps, each bounded: one that throws or outlasts its bound (a bus that does not answer) is
+ * logged and left behind, and `finish` then throws naming them, so the process exits non-zero.
+ */
+function drainSteps(logger: Logger) {
+  const left: string[] = [];
+  let deadline: number | null = null;
+  return {
+    /** `ms` bounds the step alone; without it the step shares the budget, which starts with the first such. */
+    async run(name: string, step: () => unknown, ms?: number): Promise<void> {
+      deadline ??= ms === undefined ? Date.now() + drainBudgetMs : null;
+      const bound =
+        ms ?? Math.max(drainStepFloorMs, Math.min(drainStepMs, (deadline ?? Date.now()) - Date.now()));
+      let timer: NodeJS.Timeout | undefined;
+      const expired = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), bound)));
+      try {
+        const finished = await Promise.race([
+          Promise.resolve()
+            .then(step)
+            .then(() => true),
+          expired,
+        ]);
+        if (finished) return;
+        left.push(name);
+        logger.error(
+          { event: 'drain_step_unfinished', step: name, waited_ms: bound },
+          'drain step did not finish in time; left behind',
+        );
+      } catch (error) {
+        left.push(name);
+        logger.error({ err: error, event: 'drain_step_failed', step: name }, 'drain step failed');
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    finish(): void {
+      if (left.length > 0) throw new Error(`the drain left unfinished: ${left.join(', ')}`);
+    },
+  };
+}
 
 export interface RunningNode {
   readonly bus: Bus;
@@ -282,34 +328,44 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         clearInterval(reconcile);
         // First: no new wake; running turns get their grace to finish, then are handed over. Nothing their
         // tools use (tracker, knowledge, skills, tool servers, transports, read models) stops before.
-        const turnsSettled = seats.drain(config.node.turn_grace_seconds * 1000);
+        const steps = drainSteps(logger);
+        const graceMs = config.node.turn_grace_seconds * 1000;
+        const turnsSettled = steps.run('seats.drain', () => seats.drain(graceMs), graceMs + drainStepMs);
         // Alongside: the public listener closes now, api.port once the turns settled (probes answer 503).
-        const listeners = gateway?.drain(turnsSettled);
+        // Bounded by the listeners' own cuts: 5 s each, and a second for the live stream's sockets.
+        const listeners = steps.run(
+          'gateway.drain',
+          () => gateway?.drain(turnsSettled),
+          graceMs + 4 * drainStepMs,
+        );
         await turnsSettled;
         await listeners;
-        await alarms.stop();
-        await transports.stop();
-        await scatter.stop();
-        await webhooks.stop();
-        await setup.stop();
-        await integrations.stop();
-        await work?.stop();
-        await readModels.stop();
-        await skills.stop();
-        await knowledge?.stop();
-        await events.stop();
-        checkpoints?.close();
-        await configuration.stop();
-        await schedules.stop();
-        await seats.stop();
-        await sandboxes.stop();
-        await fleet.stop();
-        await placement.stop();
-        await toolServers.stop();
-        await secrets.stop();
-        await bus.close();
-        await tracing.shutdown();
+        // Each step from here on talks to the bus and is bounded (ops/deploy.md): an unreachable bus
+        // costs seconds, not the whole stop.
+        await steps.run('alarms', () => alarms.stop());
+        await steps.run('transports', () => transports.stop());
+        await steps.run('scatter', () => scatter.stop());
+        await steps.run('webhooks', () => webhooks.stop());
+        await steps.run('setup', () => setup.stop());
+        await steps.run('integrations', () => integrations.stop());
+        await steps.run('work', () => work?.stop());
+        await steps.run('read models', () => readModels.stop());
+        await steps.run('skills', () => skills.stop());
+        await steps.run('knowledge', () => knowledge?.stop());
+        await steps.run('events', () => events.stop());
+        await steps.run('checkpoints', () => checkpoints?.close());
+        await steps.run('configuration', () => configuration.stop());
+        await steps.run('schedules', () => schedules.stop());
+        await steps.run('seats', () => seats.stop());
+        await steps.run('sandboxes', () => sandboxes.stop());
+        await steps.run('fleet', () => fleet.stop());
+        await steps.run('placement', () => placement.stop());
+        await steps.run('tool servers', () => toolServers.stop());
+        await steps.run('secrets', () => secrets.stop());
+        await steps.run('bus', () => bus.close());
+        await steps.run('tracing', () => tracing.shutdown());
         node.send({ type: 'node.stopped' });
+        steps.finish();
         logger.info('drain finished');
       })());
     return { bus, node, configuration, secrets, tools: toolServers, events, gateway, drain };
