@@ -129,12 +129,14 @@ export function createBudget(opts: {
   let reading: Promise<Counted> | null = null;
   let stopped = false;
 
-  const add = (c: Counted, record: SpendRecord): void => {
+  /** `arrivedMs`: when the stream stored it (a record this node just stored: now). */
+  const add = (c: Counted, record: SpendRecord, arrivedMs: number): void => {
     if (c.ids.has(record.id)) return;
-    // Placed as the ledger of `/budgets` places it: at its stamp, or at its arrival when stamped ahead.
+    // Placed as the ledger of `/budgets` places it: at its stamp, or at its arrival when stamped ahead —
+    // the stored time, not this node's clock, so a restart or another node counts it in the same month.
     const stamped = Date.parse(record.timestamp);
     if (Number.isNaN(stamped)) return;
-    const ms = Math.min(stamped, now());
+    const ms = Math.min(stamped, arrivedMs);
     if (ms < c.startMs || ms >= c.endMs) return;
     c.ids.add(record.id);
     c.org += record.total_tokens;
@@ -147,7 +149,7 @@ export function createBudget(opts: {
     } catch {
       return; // not JSON: not a spend record this build reads
     }
-    if (parsed.success) add(c, parsed.data);
+    if (parsed.success) add(c, parsed.data, msg.time.getTime());
   };
 
   /** Reads the month holding now (in the company timezone) from the store, then follows it. */
@@ -210,7 +212,7 @@ export function createBudget(opts: {
     },
     count(record) {
       // Before the month's first read there is nothing to add to: that read finds the record stored.
-      if (counted !== null) add(counted, record);
+      if (counted !== null) add(counted, record, now());
     },
     async stop() {
       stopped = true;

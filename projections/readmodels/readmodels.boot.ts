@@ -11,12 +11,14 @@
  *  - `readmodels.tokens` (the token ledger) and `readmodels.spend_window` (the live window) fold the
  *    spend stream from 92 days back (the longest read: 90 company days plus zone slack): a turn's calls
  *    and auxiliary workers' alike (an `auxiliary_spend` event is the history line of its record and is not
- *    counted again). Each checkpoints the records it holds; a load folds them again on this node's clock,
- *    so the ledger's placing of a record stamped ahead of the clock and the window's ageing come out as a
- *    replay from zero would make them.
+ *    counted again). A record stamped ahead of the clock is placed at its arrival: the time the stream
+ *    stored it, handed through from the message, so a replay, a restart and every fleet node place it
+ *    alike. Each checkpoints the records it holds with the instant each was placed at; a load folds them
+ *    again on this node's clock, so the window's ageing comes out as a replay from zero would make it.
  * The stream-only `agent_turn_progress` is not stored, so no runner can replay it: the wiring subscribes
  * to it beside the runners and folds it into the same state.
  */
+import { z } from 'zod';
 import { eventTypeOf, Streams, type StoredMessage } from '../../bus/index.js';
 import { EventRecord, SpendRecord } from '../../schema/index.js';
 import { seedBound } from '../agents/agents.seed.js';
@@ -78,11 +80,10 @@ const spendRecord = (message: StoredMessage): SpendRecord | null => {
   const parsed = SpendRecord.safeParse(decodeJson(message.data));
   return parsed.success ? parsed.data : null;
 };
-/** Checkpoints of the spend read models: the records they hold. */
-const savedRecords = (saved: unknown): unknown[] | null =>
-  saved !== null && typeof saved === 'object' && Array.isArray((saved as { records?: unknown }).records)
-    ? (saved as { records: unknown[] }).records
-    : null;
+/** A spend window checkpoint: its records, each with the instant it ages from (null when undated). */
+const SavedWindow = z.object({
+  records: z.array(z.object({ record: z.unknown(), agesFrom: z.number().int().nullable() })),
+});
 
 /** The projections that fill `models` (their state is the models' own: `init` and loads install it). */
 export function readModelProjections(models: ReadModels, now: () => number = Date.now): ReadModelProjections {
@@ -132,14 +133,15 @@ export function readModelProjections(models: ReadModels, now: () => number = Dat
   };
   const tokens: Projection<TokenLedger> = {
     name: 'readmodels.tokens',
-    // 2: records older than 32 days are kept as quarter-hour sums (`slots`).
-    version: 2,
+    // 2: records older than 32 days are kept as quarter-hour sums (`slots`). 3: whole records are saved with
+    // the instant they were placed at (a version 2 checkpoint is discarded and the ledger rebuilt by replay).
+    version: 3,
     stream: Streams.Spend,
     since: sinceSpend,
     init: () => models.useLedger(models.emptyLedger()),
     apply: (_state, message) => {
       const record = spendRecord(message);
-      if (record !== null) models.foldLedger(record);
+      if (record !== null) models.foldLedger(record, message.time.getTime());
     },
     replayed: () => models.markSpendSeeded(),
     checkpoint: {
@@ -152,23 +154,25 @@ export function readModelProjections(models: ReadModels, now: () => number = Dat
   };
   const spendWindow: Projection<SpendWindow> = {
     name: 'readmodels.spend_window',
-    version: 1,
+    // 2: records are saved with the instant they age from (a version 1 checkpoint is rebuilt by replay).
+    version: 2,
     stream: Streams.Spend,
     since: sinceSpend,
     init: () => models.useWindow(models.emptyWindow()),
     apply: (_state, message) => {
       const record = spendRecord(message);
-      if (record !== null) models.foldWindow(record);
+      if (record !== null) models.foldWindow(record, message.time.getTime());
     },
     checkpoint: {
-      save: (state) => ({ records: state.records() }),
+      save: (state) => ({ records: state.saved() }),
       load: (saved) => {
-        const records = savedRecords(saved);
-        if (records === null) return null;
+        const parsed = SavedWindow.safeParse(saved);
+        if (!parsed.success) return null;
         const state = models.emptyWindow();
-        for (const record of records) {
-          const parsed = SpendRecord.safeParse(record);
-          if (parsed.success) state.add(parsed.data);
+        for (const { record, agesFrom } of parsed.data.records) {
+          // A record this build no longer reads is skipped, not the whole checkpoint.
+          const one = SpendRecord.safeParse(record);
+          if (one.success) state.add(one.data, agesFrom ?? undefined);
         }
         return models.useWindow(state);
       },

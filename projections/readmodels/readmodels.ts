@@ -107,25 +107,26 @@ export class ReadModels extends ReadModelQueries {
 
   /**
    * Folds one decoded spend record (`svc.spend.llm` of a turn, `svc.spend.auxiliary` of an auxiliary
-   * worker) into the ledger and the live window, once per id (pushed on the next tick).
+   * worker) into the ledger and the live window, once per id (pushed on the next tick). `arrivedMs` is
+   * the time its stream stored it (where a record stamped ahead is placed); this node's clock when not given.
    */
-  applySpend(message: unknown): void {
+  applySpend(message: unknown, arrivedMs?: number): void {
     const parsed = SpendRecord.safeParse(message);
     if (!parsed.success) return;
-    this.foldLedger(parsed.data);
-    this.foldWindow(parsed.data);
+    this.foldLedger(parsed.data, arrivedMs);
+    this.foldWindow(parsed.data, arrivedMs);
   }
 
   /** Into the token ledger, once per id; a seat whose totals moved is pushed on the next tick. */
-  foldLedger(record: SpendRecord): void {
+  foldLedger(record: SpendRecord, arrivedMs?: number): void {
     const known = this.ledger.ids.has(record.id);
-    applySpend(this.ledger, record);
+    applySpend(this.ledger, record, arrivedMs);
     if (!known && this.ledger.ids.has(record.id)) this.spendDirty.add(record.handle);
   }
 
   /** Into the live spend window; a seat whose meter moved is pushed on the next tick. */
-  foldWindow(record: SpendRecord): void {
-    if (this.window.add(record)) this.spendDirty.add(record.handle);
+  foldWindow(record: SpendRecord, arrivedMs?: number): void {
+    if (this.window.add(record, arrivedMs)) this.spendDirty.add(record.handle);
   }
 
   /** The seed of spend records finished: the budget meter may now report (even zero use). */

@@ -2,7 +2,8 @@
  * The live spend window (spec rule 5, limit "live spend window"): a rolling 24 h aged on this node's
  * clock, at most the newest 24,000 records.
  *  - a record stamped before the window is dropped on arrival;
- *  - one stamped ahead of the clock ages from its arrival instead;
+ *  - one stamped ahead of the clock ages from its arrival instead: the time its stream stored it, the same on
+ *    every node and after a restart (the fold's clock would give it a fresh 24 h at each boot);
  *  - one with an unparseable stamp is kept (it never ages out) and is the first dropped by the cap.
  * `changed` tells the shared 5-second tick whether there is anything to push.
  */
@@ -54,13 +55,17 @@ export class SpendWindow {
     return this.dated.length + this.undated.length;
   }
 
-  /** Folds one record; returns whether the window changed. */
-  add(record: SpendRecord): boolean {
+  /**
+   * Folds one record that arrived (was stored) at `arrivedMs`, this node's clock when not given; returns
+   * whether the window changed.
+   */
+  add(record: SpendRecord, arrivedMs?: number): boolean {
     if (this.ids.has(record.id)) return false;
     const now = this.now();
     const stamped = instantMs(record.timestamp);
-    if (stamped !== null && stamped < now - this.windowMs) return false;
-    const entry: Entry = { record, agesFrom: stamped === null ? null : Math.min(stamped, now) };
+    const agesFrom = stamped === null ? null : Math.min(stamped, arrivedMs ?? now);
+    if (agesFrom !== null && agesFrom < now - this.windowMs) return false;
+    const entry: Entry = { record, agesFrom };
     if (entry.agesFrom === null) this.undated.push(entry);
     else insertSorted(this.dated, entry);
     this.ids.add(record.id);
@@ -91,6 +96,11 @@ export class SpendWindow {
 
   records(): SpendRecord[] {
     return [...this.dated, ...this.undated].map((e) => e.record);
+  }
+
+  /** What a checkpoint keeps: each record with the instant it ages from (null when undated). */
+  saved(): Array<{ record: SpendRecord; agesFrom: number | null }> {
+    return [...this.dated, ...this.undated].map((e) => ({ record: e.record, agesFrom: e.agesFrom }));
   }
 
   has(id: string): boolean {

@@ -2,7 +2,8 @@
  * Spend records with a time axis, for the rollup (30 days), the series (90 company days) and the
  * budget windows (a calendar month). Unlike the live window, a record here must name an instant: an
  * unparseable stamp cannot be placed on an axis, so the ledger skips it (the live window keeps it).
- * A record stamped ahead of the clock is placed at its arrival.
+ * A record stamped ahead of the clock is placed at its arrival: the time the stream stored it, which every
+ * node and every replay reads alike (the fold's own clock would move it to the boot time on a restart).
  *
  * Memory follows what the reads need, not the history: records of the last 32 days are kept whole (the
  * rollup's longest window and a calendar month, with a day of zone slack); older ones are folded into sums
@@ -119,15 +120,20 @@ function addToSlot(ledger: TokenLedger, r: SpendRecord, ms: number): void {
   ledger.slots.splice(i, 0, { ms: slotMs, handle, role, phase, model, input_tokens, output_tokens, total_tokens, calls: 1 }); // prettier-ignore
 }
 
-/** Folds one decoded spend message; malformed or duplicate records are skipped. */
-export function applySpend(ledger: TokenLedger, message: unknown): TokenLedger {
+/**
+ * Folds one decoded spend message placed at min(stamp, `arrivedMs`), `arrivedMs` being the time its stream
+ * stored it (the fold's clock when not given: a record counted as it is stored); malformed or duplicate
+ * records are skipped.
+ */
+export function applySpend(ledger: TokenLedger, message: unknown, arrivedMs?: number): TokenLedger {
   const parsed = SpendRecord.safeParse(message);
   if (!parsed.success || ledger.ids.has(parsed.data.id)) return ledger;
   ledger.reported = true;
   const now = ledger.now();
   const stamped = instantMs(parsed.data.timestamp);
-  if (stamped === null || stamped < now - ledgerMaxAgeMs) return ledger;
-  const ms = Math.min(stamped, now);
+  if (stamped === null) return ledger;
+  const ms = Math.min(stamped, arrivedMs ?? now);
+  if (ms < now - ledgerMaxAgeMs) return ledger;
   ledger.latestMs = Math.max(ledger.latestMs ?? ms, ms);
   // A record already past the whole window (a replay of old history) goes straight to its sum.
   if (ms < now - ledgerWholeMs) {
@@ -186,11 +192,13 @@ const SavedSlot = z.object({
   total_tokens: count,
   calls: count,
 });
-const SavedLedger = z.object({ records: z.array(z.unknown()), slots: z.array(SavedSlot).default([]) });
+/** A saved whole record with the instant it was placed at (its stamp, or its arrival when stamped ahead). */
+const SavedEntry = z.object({ record: z.unknown(), ms: z.number().int() });
+const SavedLedger = z.object({ entries: z.array(SavedEntry), slots: z.array(SavedSlot).default([]) });
 
-/** What a checkpoint keeps: the whole records and the older sums. */
-export function saveLedger(ledger: TokenLedger): { records: SpendRecord[]; slots: SpendSlot[] } {
-  return { records: ledger.entries.map((e) => e.record), slots: ledger.slots };
+/** What a checkpoint keeps: the whole records where they were placed, and the older sums. */
+export function saveLedger(ledger: TokenLedger): { entries: LedgerEntry[]; slots: SpendSlot[] } {
+  return { entries: ledger.entries, slots: ledger.slots };
 }
 
 /**
@@ -203,7 +211,7 @@ export function loadLedger(ledger: TokenLedger, saved: unknown): boolean {
   const floor = ledger.now() - ledgerMaxAgeMs;
   for (const slot of parsed.data.slots) if (slot.ms >= floor) ledger.slots.push({ ...slot });
   ledger.slots.sort((a, b) => a.ms - b.ms);
-  for (const record of parsed.data.records) applySpend(ledger, record);
+  for (const entry of parsed.data.entries) applySpend(ledger, entry.record, entry.ms);
   const last = ledger.slots[ledger.slots.length - 1];
   if (last !== undefined) ledger.latestMs = Math.max(ledger.latestMs ?? last.ms, last.ms);
   return true;

@@ -81,6 +81,29 @@ t.test('every spend record of the month counts once, whoever stored it and howev
   t.equal(await budget.check('s1', { org: 0, seat: 0 }), null, 'no cap: nothing to refuse');
 });
 
+t.test(
+  'a record stamped ahead counts in the month it was stored in, not the month a node reads it',
+  async (t) => {
+    // Stored at 22:00 on the last day of February; stamped three days ahead, in March.
+    const storedAt = Date.parse('2026-02-28T22:00:00Z');
+    const bus = await openMemoryBus({ clock: () => storedAt });
+    t.teardown(() => bus.close());
+    await ensureCatalogue(bus);
+    await store(bus, spend('s1', 40, '2026-03-03T22:00:00.000Z'));
+    const inFebruary = createBudget({ bus, timezone: () => 'UTC', now: () => storedAt });
+    t.teardown(() => inFebruary.stop());
+    t.match(await inFebruary.check('s1', { org: 0, seat: 40 }), { used: 40 }, 'February counts it');
+    // A node whose first check comes in March (a restart, a node that joined) reads the same record.
+    const inMarch = createBudget({
+      bus,
+      timezone: () => 'UTC',
+      now: () => Date.parse('2026-03-02T10:00:00Z'),
+    });
+    t.teardown(() => inMarch.stop());
+    t.equal(await inMarch.check('s1', { org: 0, seat: 40 }), null, 'March does not count it again');
+  },
+);
+
 t.test('a record this node stored counts at once, and its copy read back does not count again', async (t) => {
   const bus = await memoryBus(t);
   const budget = createBudget({ bus, timezone: () => 'UTC', now: () => march });
