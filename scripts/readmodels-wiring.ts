@@ -121,6 +121,10 @@ export function createReadModels(opts: {
     sections: () => models.sections(),
     async start(start) {
       view = start.view;
+      // The boot's apply ran before the view was handed in (the configuration starts after the read models
+      // are made), so it set the document with no revision: name the active one now (`/org`, snapshot `org`).
+      const applied = models.companyModel.document;
+      if (applied !== null) models.setCompany(applied, revisionId());
       await boot(start.bus, start.checkpoints);
       models.tick();
       tick = setInterval(() => models.tick(), tickMs);

@@ -135,3 +135,26 @@ t.test('a reload moves /org, the snapshot and the org frame to the new revision'
   node.run.kill('SIGTERM');
   t.equal(await node.run.exited, 0);
 });
+
+t.test('after a restart /org and the snapshot name the active revision', async (t) => {
+  const first = await startNode(t);
+  const put = await fetch(`${first.url}/config`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'x-summary': 'first' },
+    body: JSON.stringify(company),
+  });
+  t.equal(put.status, 201);
+  const revision = ((await put.json()) as { revision_id: string }).revision_id;
+  await first.run.waitForLog((line) => line.msg === 'config applied');
+  t.equal((await json(`${first.url}/org`))['revision_id'], revision, 'the live node names it');
+  first.run.kill('SIGTERM');
+  t.equal(await first.run.exited, 0);
+
+  const second = runSvc(['serve', '--config', first.configFile], { SVC_TOKEN: TOKEN });
+  t.teardown(() => second.kill('SIGKILL'));
+  await second.waitForLog((line) => line.msg === 'node serving');
+  t.equal((await json(`${first.url}/org`))['revision_id'], revision, 'the restarted node names it too');
+  t.match(await json(`${first.url}/stream/snapshot`), { org: { revision_id: revision } });
+  second.kill('SIGTERM');
+  t.equal(await second.exited, 0);
+});
