@@ -23,6 +23,11 @@ export async function requestNode(
   body?: string | Buffer,
   headers: Record<string, string> = {},
 ): Promise<Response | null> {
+  const origin = nodeOrigin(target.url);
+  if (origin === null) {
+    target.err.write(unusableNode(command));
+    return null;
+  }
   try {
     const response = await send(new URL(`${target.url}${path}`), method, body, {
       'user-agent': cliUserAgent(),
@@ -33,10 +38,30 @@ export async function requestNode(
     return response;
   } catch (error) {
     const cause = error instanceof Error ? error.message : String(error);
-    target.err.write(withoutUserinfo(`svc ${command}: cannot reach ${target.url} (${cause})\n`));
+    target.err.write(withoutUserinfo(`svc ${command}: cannot reach ${origin} (${cause})\n`));
     return null;
   }
 }
+
+/**
+ * The node's origin, the only part of its address a message shows (never the userinfo of a `$SVC_URL` like
+ * `http://user:password@host`); null when the address is not one to send to: not an http(s) or ws(s) URL,
+ * or one where a `#`, `?` or `/` in the password ends the authority early (`http://u:a#b@host` parses as
+ * host `u`, so the request, its errors and its origin would carry part of the password).
+ */
+export function nodeOrigin(url: string): string | null {
+  try {
+    const origin = new URL(url).origin;
+    if (origin !== 'null' && new URL(withoutUserinfo(url)).origin === origin) return origin;
+  } catch {
+    // not a URL
+  }
+  return null;
+}
+
+/** Said instead of sending to an address `nodeOrigin` refuses (the address itself may be the secret). */
+export const unusableNode = (command: string): string =>
+  `svc ${command}: --url / $SVC_URL is not an http(s) URL (write a password's # ? / as %23 %3F %2F)\n`;
 
 const answerPatienceMs = 300_000;
 

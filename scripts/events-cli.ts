@@ -5,7 +5,7 @@
  */
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, type NodeContext } from './cli-args.js';
 import { openWs, UpgradeRefusedError } from './ws-client.js';
-import { requestNode, tokenHint } from './cli-http.js';
+import { nodeOrigin, requestNode, tokenHint, unusableNode } from './cli-http.js';
 import { UsageError } from './cli-usage.js';
 import { EventCategory, withoutUserinfo } from '../schema/index.js';
 
@@ -135,6 +135,11 @@ async function tail(
   seat: string | undefined,
 ): Promise<number> {
   const ws = ctx.url.replace(/^http/, 'ws');
+  const origin = nodeOrigin(ws);
+  if (origin === null) {
+    ctx.err.write(unusableNode('events'));
+    return 1;
+  }
   try {
     const client = await openWs(
       `${ws}/ws/stream`,
@@ -147,7 +152,7 @@ async function tail(
       },
       ctx.token ? { Authorization: `Bearer ${ctx.token}` } : {},
     );
-    ctx.err.write(withoutUserinfo(`tailing ${ws}/ws/stream\n`));
+    ctx.err.write(`tailing ${origin}/ws/stream\n`);
     let interrupted = false;
     const stop = (): void => {
       interrupted = true;
@@ -172,7 +177,7 @@ async function tail(
       return 1;
     }
     const cause = error instanceof Error ? error.message : String(error);
-    ctx.err.write(withoutUserinfo(`svc: cannot reach ${ws} (${cause})\n`));
+    ctx.err.write(withoutUserinfo(`svc: cannot reach ${origin} (${cause})\n`));
     return 1;
   }
 }

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
-import { requestNode } from '../../scripts/cli-http.js';
+import { requestNode, unusableNode } from '../../scripts/cli-http.js';
 
 /** A real listener answering by path; records what each request carried. */
 async function node(t: Test) {
@@ -90,5 +90,25 @@ t.test('an unreachable node is one line naming the address and the cause', async
     await requestNode('events', { url: 'nonsense', token: undefined, err: bad }, 'GET', '/events'),
     null,
   );
-  t.match(bad.text, /^svc events: cannot reach nonsense \(/);
+  t.equal(bad.text, unusableNode('events'), 'an address that is not a URL is not quoted');
+});
+
+t.test('an unreachable node is named by its origin, whatever its password holds', async (t) => {
+  // @ and a space parse (the authority ends at the last @); # ? / end it early, so no request is sent.
+  const cases: Array<[string, boolean]> = [
+    ['Pw@Zq', true],
+    ['Pw Zq', true],
+    ['Pw#Zq', false],
+    ['Pw?Zq', false],
+    ['Pw/Zq', false],
+    ['Pw@b#c?d e@Zq', false],
+  ];
+  for (const [password, usable] of cases) {
+    const err = sink();
+    const url = `http://admin:${password}@127.0.0.1:1`;
+    t.equal(await requestNode('events', { url, token: undefined, err }, 'GET', '/events'), null);
+    t.notMatch(err.text, /admin|Pw|Zq|\bb\b/, `${JSON.stringify(password)}: no userinfo`);
+    if (usable) t.match(err.text, /^svc events: cannot reach http:\/\/127\.0\.0\.1:1 \(connect ECONNREFUSED/);
+    else t.equal(err.text, unusableNode('events'), `${JSON.stringify(password)}: not sent`);
+  }
 });

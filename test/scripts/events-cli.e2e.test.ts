@@ -104,12 +104,13 @@ t.test('svc events tail with a refused token says how to give one', async (t) =>
 });
 
 t.test('no message shows the userinfo of SVC_URL', async (t) => {
-  const env = { SVC_URL: 'http://admin:UrlPassw0rd@127.0.0.1:1' };
-  for (const args of [['list'], ['tail']]) {
-    const err = capture();
-    const code = await main(['events', ...args], env, capture(), err);
-    t.equal(code, 1, `${args[0]}: unreachable`);
-    t.match(err.text(), /cannot reach (http|ws):\/\/127\.0\.0\.1:1/);
-    t.notMatch(err.text(), /UrlPassw0rd|admin/, `${args[0]}: no credentials`);
-  }
+  for (const password of ['UrlPassw0rd', 'Url@Passw0rd', 'Url#Passw0rd', 'Url?Passw0rd', 'Url Passw0rd'])
+    for (const args of [['list'], ['get', 'some-id'], ['tail']]) {
+      const err = capture();
+      const env = { SVC_URL: `http://admin:${password}@127.0.0.1:1` };
+      const code = await main(['events', ...args], env, capture(), err);
+      t.equal(code, 1, `${args[0]}: unreachable`);
+      t.match(err.text(), /cannot reach (http|ws):\/\/127\.0\.0\.1:1|\$SVC_URL is not an http\(s\) URL/);
+      t.notMatch(err.text(), /Passw0rd|admin/, `${args[0]} ${JSON.stringify(password)}: no credentials`);
+    }
 });
