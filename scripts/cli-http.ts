@@ -2,6 +2,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
+import { urlToHttpOptions } from 'node:url';
 import { packageVersion } from './version.js';
 import { withoutUserinfo } from '../schema/index.js';
 
@@ -29,7 +30,7 @@ export async function requestNode(
     return null;
   }
   try {
-    const response = await send(new URL(`${target.url}${path}`), method, body, {
+    const response = await send(new URL(target.url), path, method, body, {
       'user-agent': cliUserAgent(),
       ...(target.token ? { authorization: `Bearer ${target.token}` } : {}),
       ...headers,
@@ -71,17 +72,21 @@ const bodiless = new Set([204, 205, 304]);
 /**
  * One request over node:http(s), answered as a `Response` once its head arrives (the body streams).
  * Not `fetch`: a CLI process would load undici and build its parser for one request, about 0.2 s of a
- * command's half second.
+ * command's half second. `path` (with its query) goes out as written, after the node URL's own path: a URL
+ * parser would resolve an id's `.` or `..` segment (even written `%2E`) and ask for another path.
  */
 function send(
-  url: URL,
+  node: URL,
+  path: string,
   method: string,
   body: string | Buffer | undefined,
   headers: Record<string, string>,
 ): Promise<Response> {
   return new Promise((resolve, reject) => {
-    const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const req = request(url, { method, headers }, (res: IncomingMessage) => {
+    const request = node.protocol === 'https:' ? httpsRequest : httpRequest;
+    const prefix = node.pathname.replace(/\/+$/, '');
+    const options = { ...urlToHttpOptions(node), path: `${prefix}${path}`, method, headers };
+    const req = request(options, (res: IncomingMessage) => {
       const answerHeaders = new Headers();
       for (let i = 0; i + 1 < res.rawHeaders.length; i += 2)
         answerHeaders.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);

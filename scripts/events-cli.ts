@@ -84,7 +84,10 @@ export async function runEvents(args: string[], env: NodeJS.ProcessEnv, out: Out
         const next = page.body['next'] as { before_time: string; before_id: string } | null;
         if (next === null) return 0;
         if (!values.all) {
-          err.write(`more: --before-time ${next.before_time} --before-id ${next.before_id}\n`);
+          // Pasted into a shell as printed: each value quoted, and `=` before one that starts with a dash.
+          err.write(
+            `more: ${shellFlag('before-time', next.before_time)} ${shellFlag('before-id', next.before_id)}\n`,
+          );
           return 0;
         }
         query.set('before_time', next.before_time);
@@ -92,13 +95,13 @@ export async function runEvents(args: string[], env: NodeJS.ProcessEnv, out: Out
       }
     }
     case 'get': {
-      const answer = await get(ctx, `/events/${encodeURIComponent(need('EVENT_ID'))}`);
+      const answer = await get(ctx, `/events/${pathSegment(need('EVENT_ID'))}`);
       if (!answer.ok) return 1;
       out.write(`${JSON.stringify(answer.body, null, 2)}\n`);
       return 0;
     }
     case 'trace': {
-      const answer = await get(ctx, `/events/trace/${encodeURIComponent(need('TRACE_ID'))}`);
+      const answer = await get(ctx, `/events/trace/${pathSegment(need('TRACE_ID'))}`);
       if (!answer.ok) return 1;
       for (const e of answer.body['events'] as unknown[]) out.write(`${JSON.stringify(e)}\n`);
       err.write(`total: ${String(answer.body['total'])}\n`);
@@ -112,6 +115,21 @@ export async function runEvents(args: string[], env: NodeJS.ProcessEnv, out: Out
 }
 
 const categories: readonly string[] = Object.values(EventCategory);
+
+/** `value` as one POSIX shell word: as is when it holds only safe characters, else single-quoted. */
+const shellWord = (value: string): string =>
+  /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
+
+/** `--name value`, or `--name=value` when the value starts with a dash (the parser takes it for a flag). */
+const shellFlag = (name: string, value: string): string =>
+  value.startsWith('-') ? `--${name}=${shellWord(value)}` : `--${name} ${shellWord(value)}`;
+
+/**
+ * An id as one path segment. `.` and `..` are written `%2E` and `%2E%2E`: as written they are a path's
+ * dot segments, which a client or proxy resolves (`get ..` asked for `/`); the node decodes them to the id.
+ */
+const pathSegment = (id: string): string =>
+  id === '.' || id === '..' ? id.replaceAll('.', '%2E') : encodeURIComponent(id);
 
 /** What the flags can be told wrong by themselves, said in their own names (exit 2) before any request. */
 function checkFlags(values: {

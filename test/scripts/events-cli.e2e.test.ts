@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import t from 'tap';
 import { publishEvent, newEvent } from '../../bus/index.js';
 import { main } from '../../scripts/svc.js';
@@ -77,6 +78,35 @@ t.test('svc events list, get and trace read a running node', async (t) => {
   t.equal(refused.code, 1, 'what only the node can judge is its answer');
   t.match(refused.err, 'invalid_query');
   t.equal((await run('frobnicate')).code, 2);
+});
+
+t.test('svc events get finds ids that are dot segments; the more: line pastes into a shell', async (t) => {
+  const { h, bus, events } = await startEventsNode(t);
+  const tricky = ['.', '..', 'a/b?c#d', "-it's a $b"];
+  for (const id of tricky) await publishEvent(bus, { ...ev('TaskCreated'), id });
+  await events.projection.until(tricky.length, 5000);
+  const run = async (...args: string[]) => {
+    const out = capture();
+    const err = capture();
+    const code = await main(['events', '--url', h.base, ...args], {}, out, err);
+    return { code, out: out.text(), err: err.text() };
+  };
+  for (const id of tricky) {
+    const one = await run('get', '--', id);
+    t.equal(one.code, 0, `get ${JSON.stringify(id)}: ${one.err}`);
+    if (one.code === 0) t.equal((JSON.parse(one.out) as { id: string }).id, id);
+  }
+  // The newest row is the last published: its id is the cursor the more: line prints.
+  const page = await run('list', '--limit', '1');
+  t.equal(page.code, 0);
+  const hint = /^more: (.*)$/m.exec(page.err)?.[1] ?? '';
+  const words = execFileSync('sh', ['-c', `printf '%s\\n' ${hint}`], { encoding: 'utf8' })
+    .trimEnd()
+    .split('\n');
+  t.same(words.slice(2), [`--before-id=${tricky[3]}`], 'the shell reads the cursor back as one word');
+  const next = await run('list', '--limit', '1', ...words);
+  t.equal(next.code, 0, next.err);
+  t.equal((JSON.parse(next.out) as { id: string }).id, tricky[2], 'the pasted cursor reads the next page');
 });
 
 t.test('svc events tail prints live feed events; the node going away is said and exits 3', async (t) => {
