@@ -2,10 +2,11 @@
  * Browser-facing routes: the chat install landing page, the per-seat codehost-a app flow's return
  * page, and the guarded begin route that hands out the app manifest with a signed `state`.
  *
- * `GET /webhooks/codehost-a-app`: `?error=` renders the vendor's description (escaped, 400); `?installed=`
- * confirms and writes nothing (200); `?code=&state=` converts the manifest, seals the private key and
- * webhook secret, then records the app on the seat (200), or 400 on a bad state or a refused code;
- * 503 when this node has no setup surface (no keyring, no code-host API configured).
+ * `GET /webhooks/codehost-a-app`: `?error=` renders the vendor's description (escaped, 400); otherwise 503
+ * when this node has no setup surface (no keyring, no code-host API configured); `?installed=` confirms
+ * and writes nothing (200; 400 when it names no agent seat of the active document); `?code=&state=`
+ * converts the manifest, seals the private key and webhook secret, then records the app on the seat
+ * (200), or 400 on a bad state or a refused code.
  *
  * `POST /setup/codehost-a-app/{handle}` answers the `create_app` step (`action_url` empty, the manifest and
  * where to post it in `post_url`); without a setup surface 503 `setup_unavailable`.
@@ -82,16 +83,21 @@ async function codehostApp(
       `<span class="err">${escapeHtml(description.slice(0, 500))}</span>`,
     ]);
   }
+  // Before the install confirmation too: a node with no setup surface confirms nothing (spec: 503).
+  if (deps.appFlow === undefined || signer === null || !deps.configured())
+    return page(503, 'Setup unavailable', ['This node has no setup surface for code-host apps.']);
   const installed = req.query.get('installed');
   if (installed !== null) {
-    if (!handlePattern.test(installed) || installed.length > 64)
-      return page(400, 'Unknown seat', ['The install confirmation names no valid seat handle.']);
+    const named = handlePattern.test(installed) && installed.length <= 64;
+    const seat = named ? deps.settings().directory.seats.get(installed) : undefined;
+    if (seat?.kind !== 'agent')
+      return page(400, 'Unknown seat', [
+        'The install confirmation names no agent seat of the active configuration.',
+      ]);
     return page(200, 'App installed', [
       `The app of seat <b>${escapeHtml(installed)}</b> is installed. Nothing else is needed here.`,
     ]);
   }
-  if (deps.appFlow === undefined || signer === null || !deps.configured())
-    return page(503, 'Setup unavailable', ['This node has no setup surface for code-host apps.']);
   const code = req.query.get('code');
   const state = req.query.get('state');
   if (code === null || state === null || !/^[A-Za-z0-9_-]{1,256}$/.test(code))

@@ -1,12 +1,14 @@
 /**
  * The landing pages over a real listener: the chat install page shows the code and the seat from
  * `state`, escaped, under a policy of default none plus the hash of its own style; the code-host app
- * return page renders the vendor's error (escaped, 400), confirms an install without writing (200),
- * and answers 503 where the node has no setup surface (the begin route: 503 `setup_unavailable`).
+ * return page renders the vendor's error (escaped, 400), confirms an install of an agent seat without
+ * writing (200; another handle 400), and answers 503 where the node has no setup surface (the begin
+ * route: 503 `setup_unavailable`).
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import t from 'tap';
 import { openAuth } from '../fixtures/gateway-harness.js';
+import type { AppFlow } from '../../../http/webhooks/landing.routes.js';
 import { startWebhookNode } from './fixtures/webhook-node.js';
 
 function styleHash(html: string): string {
@@ -51,11 +53,12 @@ t.test('landing pages', async (t) => {
     t.notMatch(html, /<img/);
   });
 
-  await t.test('an install confirmation writes nothing and answers 200', async (t) => {
-    const res = await get('/webhooks/codehost-a-app?installed=ada&installation_id=5&setup_action=install');
-    t.equal(res.status, 200);
-    t.match(await res.text(), /<b>ada<\/b> is installed/);
-    t.equal((await get('/webhooks/codehost-a-app?installed=%3Cx%3E')).status, 400);
+  await t.test('an install confirmation with no setup surface on this node is 503', async (t) => {
+    for (const handle of ['ada', 'nobody']) {
+      const res = await get(`/webhooks/codehost-a-app?installed=${handle}&installation_id=5`);
+      t.equal(res.status, 503, handle);
+      t.notMatch(await res.text(), /is installed/);
+    }
   });
 
   await t.test('a code with no setup surface on this node is 503', async (t) => {
@@ -74,4 +77,25 @@ t.test('landing pages', async (t) => {
       hint: /SVC_CODEHOST_A_API_URL/,
     });
   });
+});
+
+t.test('an install confirmation names an agent seat of the active document, else 400', async (t) => {
+  // The install confirmation reads no part of the flow: it only needs this node to have one.
+  const appFlow: AppFlow = {
+    stateSeed: randomBytes(32),
+    manifestPostUrl: 'https://codehost.example/settings/apps/new',
+    complete: () => Promise.resolve({ ok: false, status: 400, reason: 'not in this test' }),
+    installation: () => Promise.resolve(),
+  };
+  const node = await startWebhookNode({ appFlow });
+  t.teardown(() => node.close());
+  const get = (path: string) => fetch(`${node.h.base}${path}`);
+  const res = await get('/webhooks/codehost-a-app?installed=ada&installation_id=5&setup_action=install');
+  t.equal(res.status, 200);
+  t.match(await res.text(), /<b>ada<\/b> is installed/);
+  for (const handle of ['nobody', 'bob', '%3Cx%3E']) {
+    const refused = await get(`/webhooks/codehost-a-app?installed=${handle}`);
+    t.equal(refused.status, 400, `${handle}: unknown, a human seat, or no handle at all`);
+    t.notMatch(await refused.text(), /is installed/);
+  }
 });
