@@ -289,6 +289,14 @@ export const errorCatalogue = {
     retryable: true,
     retryAfterSeconds: 5,
   },
+  seat_unavailable: {
+    status: 503,
+    when: 'pause, resume or clear the needs of an agent seat of the active document that no node answers for right now (it is moving between nodes, or no node with the seats role runs); `Retry-After: 5`',
+    detail: 'No node answers for this agent seat right now; nothing was done.',
+    hint: 'Retry in a few seconds: the seat is moving between nodes or waiting for a seats node (GET /fleet shows who holds it).',
+    retryable: true,
+    retryAfterSeconds: 5,
+  },
   no_keyring: {
     status: 503,
     when: 'seal/open route with no `secrets.keys`',

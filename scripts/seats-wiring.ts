@@ -24,7 +24,8 @@ export interface Seats {
   /** Give last: opens the inboxes once providers and tool servers are applied. */
   readonly last: SubsystemApplier[];
   readonly runtime: SeatsRuntime | null;
-  routes(): RouteDef[];
+  /** `agentSeat`: whether an id names an agent seat of the active document (503 rather than 404 while it moves). */
+  routes(agentSeat: (id: string) => boolean): RouteDef[];
   /** Drain's first step: no new wake; running turns get `graceMs` to finish, then are cut (handed over). */
   drain(graceMs: number): Promise<void>;
   stop(): Promise<void>;
@@ -112,7 +113,7 @@ export function startSeats(opts: {
     subsystems: runtime ? [runtime.org, runtime.turnEngine] : [],
     last: runtime ? [runtime.inboxes] : [],
     runtime,
-    routes: () => seatRoutes({ bus: opts.bus }),
+    routes: (agentSeat) => seatRoutes({ bus: opts.bus, agentSeat }),
     drain: async (graceMs) => {
       await runtime?.drain(graceMs);
     },

@@ -153,6 +153,11 @@ export abstract class ReadModelQueries {
     return agentRows(this.agents, this.rowContext());
   }
 
+  /** Whether an agent seat of the active document has that handle or role name. */
+  isAgentSeat(id: string): boolean {
+    return agentSeat(this.company, id) !== null;
+  }
+
   /** `/agents/{id}`: null when no agent seat has that handle or role name. */
   agent(id: string): (AgentRow & { llm_history: HistoryRow[]; coverage: Coverage }) | null {
     const seat = agentSeat(this.company, id);

@@ -1,7 +1,8 @@
 import t from 'tap';
 import { seatRoutes } from '../../http/index.js';
 import { Payloads } from '../../schema/index.js';
-import { cleanTurn, startCompany } from '../actors/seat/harness.js';
+import { ReadModels } from '../../projections/index.js';
+import { cleanTurn, company as companyDoc, startCompany } from '../actors/seat/harness.js';
 import { call, OPS, startHarness } from './fixtures/gateway-harness.js';
 
 const json = (body: unknown, auth = true): RequestInit => ({
@@ -127,3 +128,37 @@ t.test('needs/clear closes the seat’s open questions, records it, and answers 
   t.equal(unknown.status, 404);
   t.equal(unknown.json?.['error'], 'not_found');
 });
+
+t.test(
+  'an agent seat of the document that no node answers for is 503 seat_unavailable, not 404',
+  async (t) => {
+    const company = await startCompany(t, { script: cleanTurn });
+    // The gateway node's view of the active document: Ada and Cy are agent seats, Hu a human one.
+    const models = new ReadModels();
+    models.setCompany(companyDoc(company.llm.baseUrl), 'rev-1');
+    const routes = seatRoutes({ bus: company.bus, agentSeat: (id) => models.isAgentSeat(id) });
+    const h = await startHarness({ routes });
+    t.teardown(() => h.gw.close());
+
+    // The seats node has not applied Cy yet (or let it go): it answers that it runs no such seat.
+    await company.apply(companyDoc(company.llm.baseUrl, { roles: [{ name: 'Hu', kind: 'human', contact: { operator_id: 'ops' } }] })); // prettier-ignore
+    const moving = await call(`${h.base}/agents/cy/pause`, json({ reason: 'audit' }));
+    t.equal(moving.status, 503);
+    t.equal(moving.headers.get('retry-after'), '5');
+    t.match(moving.json, { error: 'seat_unavailable', detail: /cy/ });
+    t.equal((await call(`${h.base}/agents/ada/pause`, json({}))).status, 200, 'a seat it runs is paused');
+
+    // No seats node answers at all (the only one stopped while the seat moves).
+    await company.stopSeats();
+    for (const path of ['pause', 'resume', 'needs/clear']) {
+      const gone = await call(`${h.base}/agents/ada/${path}`, json({}));
+      t.equal(gone.status, 503, path);
+      t.equal(gone.json?.['error'], 'seat_unavailable', path);
+    }
+    for (const seat of ['nobody', 'hu']) {
+      const unknown = await call(`${h.base}/agents/${seat}/pause`, json({}));
+      t.equal(unknown.status, 404, `${seat}: not an agent seat of the document`);
+      t.equal(unknown.json?.['error'], 'not_found');
+    }
+  },
+);

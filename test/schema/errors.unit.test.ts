@@ -54,8 +54,9 @@ t.test('the catalogue covers every code of the spec Errors table', async (t) => 
   const retention = [
     'position_trimmed', 'maintenance_open', 'no_maintenance_window', 'nothing_to_trim', 'work_unavailable',
   ]; // prettier-ignore
-  // A config write whose store was not acknowledged in time (the spec's codeless 500 made precise).
-  const failover = ['outcome_unknown'];
+  // A config write whose store was not acknowledged in time (the spec's codeless 500 made precise); a seat
+  // command for an agent seat no node answers for while it moves (the spec's 404 is for unknown seats).
+  const failover = ['outcome_unknown', 'seat_unavailable'];
   // The knowledge base and operator surface (the spec leaves their code list open; ops/knowledge-base.md).
   const knowledge = [
     'no_container', 'unknown_tool', 'page_title_taken', 'page_conflict', 'page_has_children',
@@ -78,18 +79,22 @@ t.test('no_active_revision answers 404 on reads, 409 on writes, 412 on If-Match'
   t.throws(() => errorUse('no_route', 'on_write'), RangeError);
 });
 
-t.test('only draining (30 s), overloaded and outcome_unknown (5 s) ask for Retry-After', async (t) => {
-  const withRetryAfter = ErrorCode.options.filter(
-    (c) => (errorCatalogue[c] as { retryAfterSeconds?: number }).retryAfterSeconds !== undefined,
-  );
-  t.same(withRetryAfter, ['draining', 'overloaded', 'outcome_unknown']);
-  t.equal(errorCatalogue.outcome_unknown.retryAfterSeconds, 5);
-  t.equal(errorCatalogue.draining.retryAfterSeconds, 30);
-  t.equal(errorCatalogue.overloaded.retryAfterSeconds, 5);
-  t.equal(errorCatalogue.overloaded.retryable, true);
-  t.equal(errorCatalogue.draining.retryable, true);
-  t.equal(errorCatalogue.invalid_token.retryable, false);
-});
+t.test(
+  'only draining (30 s), overloaded, outcome_unknown and seat_unavailable (5 s) ask for Retry-After',
+  async (t) => {
+    const withRetryAfter = ErrorCode.options.filter(
+      (c) => (errorCatalogue[c] as { retryAfterSeconds?: number }).retryAfterSeconds !== undefined,
+    );
+    t.same(withRetryAfter, ['draining', 'overloaded', 'outcome_unknown', 'seat_unavailable']);
+    t.equal(errorCatalogue.seat_unavailable.retryAfterSeconds, 5);
+    t.equal(errorCatalogue.outcome_unknown.retryAfterSeconds, 5);
+    t.equal(errorCatalogue.draining.retryAfterSeconds, 30);
+    t.equal(errorCatalogue.overloaded.retryAfterSeconds, 5);
+    t.equal(errorCatalogue.overloaded.retryable, true);
+    t.equal(errorCatalogue.draining.retryable, true);
+    t.equal(errorCatalogue.invalid_token.retryable, false);
+  },
+);
 
 t.test('every entry has a detail and a hint', async (t) => {
   for (const code of ErrorCode.options) {

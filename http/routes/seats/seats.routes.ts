@@ -4,7 +4,9 @@
  * `paused` state in force and whether the command `changed` it (a second pause changes nothing unless it
  * adds `stop_running` to a running turn). `POST /agents/{id}/needs/clear` (JSON `ids`, optional: none
  * clears every open question) closes the seat's open questions and answers what it `cleared` and what
- * stays `open`. A seat no node runs (unknown, or a human seat) is 404 `not_found`.
+ * stays `open`. A seat not in the active document (unknown, or a human seat) is 404 `not_found`; an agent
+ * seat of it that no node answers for right now (moving between nodes, or no seats node runs) is 503
+ * `seat_unavailable` with `Retry-After`, and one whose holder did not answer in time 503 `outcome_unknown`.
  */
 import { NoRespondersError, RequestTimeoutError, sendCommand, type Bus } from '../../../bus/index.js';
 import {
@@ -23,19 +25,36 @@ import type { RouteDef } from '../../types.js';
 export interface SeatRouteDeps {
   readonly bus: Bus;
   readonly commandTimeoutMs?: number;
+  /**
+   * Whether `id` (a handle or a seat name) is an agent seat of the active document: a seat no node answers
+   * for is then a passing state (503), not an unknown one (404). Absent: every such seat is 404.
+   */
+  readonly agentSeat?: (id: string) => boolean;
 }
 
-/** Sends a seat command; a seat no node runs (or no seats node at all) is 404 `not_found`. */
-async function ask<Input, Reply extends SeatCommandReply | SeatNeedsReply>(
+/** Refuses for an agent seat of the document that no node answers for right now: it is moving or waiting. */
+const unavailable = (seat: string): ApiError =>
+  new ApiError('seat_unavailable', {
+    detail: `No node answers for agent seat ${seat} right now (it is moving between nodes, or no seats node runs); nothing was done.`,
+  });
+
+/** Sends a seat command; a seat no node runs (or no seats node at all) is 404 `not_found`, or 503 for an agent seat. */
+async function ask<Input extends { seat: string }, Reply extends SeatCommandReply | SeatNeedsReply>(
   deps: SeatRouteDeps,
   cmd: Command<unknown, Reply, Input>,
   body: Input,
   what: string,
 ): Promise<Extract<Reply, { ok: true }>> {
   let reply: Reply;
+  const seat = body.seat;
+  const inDocument = deps.agentSeat?.(seat) ?? false;
   try {
     reply = await sendCommand(deps.bus, cmd, body, { timeoutMs: deps.commandTimeoutMs });
   } catch (error) {
+    if (inDocument && error instanceof NoRespondersError) throw unavailable(seat);
+    // The holder may have taken it and not answered: the outcome is not known.
+    if (inDocument && error instanceof RequestTimeoutError)
+      throw new ApiError('outcome_unknown', { cause: error });
     if (error instanceof NoRespondersError || error instanceof RequestTimeoutError)
       throw new ApiError('not_found', {
         detail: 'No node runs agent seats right now.',
@@ -43,6 +62,7 @@ async function ask<Input, Reply extends SeatCommandReply | SeatNeedsReply>(
       });
     throw error;
   }
+  if (!reply.ok && reply.error === 'not_found' && inDocument) throw unavailable(seat);
   if (!reply.ok)
     throw new ApiError(reply.error, {
       detail: reply.detail,
@@ -53,7 +73,11 @@ async function ask<Input, Reply extends SeatCommandReply | SeatNeedsReply>(
   return reply as Extract<Reply, { ok: true }>;
 }
 
-async function send<Input>(deps: SeatRouteDeps, cmd: Command<unknown, SeatCommandReply, Input>, body: Input) {
+async function send<Input extends { seat: string }>(
+  deps: SeatRouteDeps,
+  cmd: Command<unknown, SeatCommandReply, Input>,
+  body: Input,
+) {
   const reply = await ask(deps, cmd, body, 'can be paused');
   return { status: 200, body: { id: reply.handle, paused: reply.paused, changed: reply.changed ?? true } };
 }
