@@ -20,7 +20,13 @@ export type ServiceCaller = z.infer<typeof ServiceCaller>;
 /** A tool's answer: a JSON value, or a refusal with a catalogued error code and words for the caller. */
 export type ServiceToolResult =
   | { readonly ok: true; readonly value: unknown }
-  | { readonly ok: false; readonly error: string; readonly detail: string };
+  | {
+      readonly ok: false;
+      readonly error: string;
+      readonly detail: string;
+      /** What to fix (a `validation_error`'s entries: the field's path, its kind, words). */
+      readonly problems?: ReadonlyArray<{ path: string; kind?: string; message: string }>;
+    };
 
 export interface ServiceTool {
   readonly name: string;

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import {
+  OpId,
   serviceToolInputSchema,
   type ServiceTool,
   type ServiceToolResult,
@@ -41,14 +42,48 @@ export function serviceBuiltins(tools: readonly ServiceTool[]): BuiltinTool[] {
   });
 }
 
-const text = (result: ToolResult): string =>
-  result.content.map((part) => ('text' in part ? part.text : '')).join('\n');
+const texts = (result: ToolResult): string[] =>
+  result.content.map((part) => ('text' in part ? part.text : ''));
+const text = (result: ToolResult): string => texts(result).join('\n');
 
-/** A builtin's refusal (`Refused (<code>): <detail>`) as a coded one; any other error reads as `bad_params`. */
-function refusal(message: string): ServiceToolResult {
-  const m = /^Refused \(([a-z_]+)\): ([\s\S]*)$/.exec(message);
-  return m ? { ok: false, error: m[1]!, detail: m[2]! } : { ok: false, error: 'bad_params', detail: message };
+const PROBLEMS = 'Problems: ';
+const Problems = z.array(
+  z.object({ path: z.string(), kind: z.string().optional(), message: z.string() }).strip(),
+);
+type Problems = z.infer<typeof Problems>;
+
+/**
+ * A builtin's coded refusal, as the model reads it and `refusal` reads it back: `Refused (<code>):
+ * <detail>`, then the problems as JSON in a second part when there are any.
+ */
+export function refusedResult(code: string, detail: string, problems: Problems = []): ToolResult {
+  return {
+    content: [
+      { type: 'text', text: `Refused (${code}): ${detail}` },
+      ...(problems.length > 0
+        ? [{ type: 'text' as const, text: `${PROBLEMS}${JSON.stringify(problems)}` }]
+        : []),
+    ],
+    is_error: true,
+  };
 }
+
+/** A builtin's refusal (see `refusedResult`) as a coded one; any other error reads as `bad_params`. */
+function refusal(result: ToolResult): ServiceToolResult {
+  const [head = '', ...rest] = texts(result);
+  const m = /^Refused \(([a-z_]+)\): ([\s\S]*)$/.exec(head);
+  if (!m) return { ok: false, error: 'bad_params', detail: text(result) };
+  const listed = rest.find((part) => part.startsWith(PROBLEMS))?.slice(PROBLEMS.length);
+  let problems: Problems = [];
+  try {
+    problems = listed === undefined ? [] : Problems.parse(JSON.parse(listed));
+  } catch {
+    // Words for the model, not the list: the refusal stands without it.
+  }
+  return { ok: false, error: m[1]!, detail: m[2]!, ...(problems.length > 0 ? { problems } : {}) };
+}
+
+const OP_ID_DESCRIPTION = 'Retry handle: the same op_id never writes twice (absent: a fresh one).';
 
 /**
  * A seat builtin (the work tracker's) served to an operator as the person: run as that person's seat
@@ -56,29 +91,41 @@ function refusal(message: string): ServiceToolResult {
  * any tool not marked read-only.
  */
 export function builtinAsServiceTool(tool: BuiltinTool): ServiceTool {
+  const write = tool.entry.annotations['readOnlyHint'] !== true;
   return {
     name: tool.entry.name,
     description: tool.entry.description,
     annotations: { ...tool.entry.annotations },
     delivers: tool.entry.delivers,
-    write: tool.entry.annotations['readOnlyHint'] !== true,
+    write,
     // The tool's own schema (plus the operator's op_id), so arguments that do not fit are 400 with problems.
     args:
       tool.args instanceof z.ZodObject
-        ? tool.args.extend({ op_id: z.string().optional() })
+        ? tool.args.extend({ op_id: OpId.optional().describe(OP_ID_DESCRIPTION) })
         : z.record(z.string(), z.unknown()),
-    inputSchema: tool.entry.input_schema,
+    inputSchema: write ? withOpId(tool.entry.input_schema) : tool.entry.input_schema,
     async run(caller, args, opts) {
-      const { op_id: _opId, ...rest } = args;
-      const ctx = { seat: caller.id, agent_id: caller.id, call_id: opts.opId, op_id: opts.opId };
+      const { op_id: given, ...rest } = args;
+      // The arguments' op_id is the retry handle (over MCP too); the caller's only when they carry none.
+      const opId = typeof given === 'string' ? given : opts.opId;
+      const ctx = { seat: caller.id, agent_id: caller.id, call_id: opId, op_id: opId };
       const result = await tool.call(ctx, rest);
       const body = text(result);
-      if (result.is_error) return refusal(body);
+      if (result.is_error) return refusal(result);
       try {
         return { ok: true, value: JSON.parse(body) as unknown };
       } catch {
         return { ok: true, value: body };
       }
     },
+  };
+}
+
+/** The tool's argument schema with `op_id` among its properties, as an operator's client sees it. */
+function withOpId(schema: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const properties = (schema['properties'] ?? {}) as Record<string, unknown>;
+  return {
+    ...schema,
+    properties: { ...properties, op_id: { type: 'string', description: OP_ID_DESCRIPTION } },
   };
 }

@@ -19,6 +19,7 @@ import {
 } from '../../../schema/index.js';
 import { defineBuiltin, textResult } from './builtin.define.js';
 import { builtinCallId, type BuiltinTool, type ToolContext } from './builtin.types.js';
+import { refusedResult } from './service.tool.js';
 
 /** The tracker as the tools reach it; null while this node has none (tracker.backend not native). */
 export interface WorkAccess {
@@ -102,10 +103,7 @@ export function workTools(deps: { readonly work: () => WorkAccess | null }): Bui
       turn_id: ctx.turn_id ?? null,
       change: body,
     });
-    if (reply.outcome === 'refused') {
-      const problems = reply.problems.map((p) => `${p.path}: ${p.message}`).join('; ');
-      return textResult(`Refused (${reply.error}): ${reply.detail}${problems ? ` — ${problems}` : ''}`, true);
-    }
+    if (reply.outcome === 'refused') return refusedResult(reply.error, reply.detail, reply.problems);
     await work.until(reply.seq, 10_000);
     return textResult(
       JSON.stringify({ key: reply.key, position: reply.position, item: summary(work.state(), reply.id) }),
@@ -162,7 +160,7 @@ export function workTools(deps: { readonly work: () => WorkAccess | null }): Bui
         return Promise.resolve(
           found
             ? textResult(JSON.stringify(found, null, 2))
-            : textResult(`No work item "${args.item}".`, true),
+            : refusedResult('not_found', `No work item "${args.item}".`),
         );
       },
     }),

@@ -40,7 +40,12 @@ function mcpServer(sdk: McpServerSdk, tools: readonly ServiceTool[], person: Ser
     const result = await tool.run(person, parsed.data, { opId: randomUUID() });
     return result.ok
       ? { ...text(JSON.stringify(result.value, null, 2), false), structuredContent: { result: result.value } }
-      : text(`${result.error}: ${result.detail}`, true);
+      : text(
+          `${result.error}: ${result.detail}${
+            result.problems?.length ? `\nproblems: ${JSON.stringify(result.problems)}` : ''
+          }`,
+          true,
+        );
   });
   return server;
 }

@@ -5,17 +5,29 @@
  * when no native backend runs (the wiring then registers none of these).
  */
 import { randomUUID } from 'node:crypto';
-import { ErrorCode, isOpId } from '../../../schema/index.js';
+import { ErrorCode, isOpId, type ServiceToolResult } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import { fitBody, jsonValue } from '../../json-body.js';
 import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
 import { actTools, operatorPerson, type OperatorDeps } from './operator.caller.js';
 import { mcpRoute } from './operator.mcp.js';
 
-/** A tool's refusal as its catalogued error (a code outside the catalogue reads as `bad_params`). */
-function refused(error: string, detail: string): never {
-  const code = ErrorCode.safeParse(error);
-  throw new ApiError(code.success ? code.data : 'bad_params', { detail });
+/**
+ * A tool's refusal as its catalogued error (a code outside the catalogue reads as `bad_params`), with
+ * its problems in the spec's shape (a `validation_error`'s hint sends the caller to them).
+ */
+function refused(refusal: Extract<ServiceToolResult, { ok: false }>): never {
+  const code = ErrorCode.safeParse(refusal.error);
+  const problems = (refusal.problems ?? []).map((p) => ({
+    path: p.path,
+    segments: p.path === '' ? [] : p.path.split('.').map((s) => (/^\d+$/.test(s) ? Number(s) : s)),
+    kind: p.kind ?? 'invalid',
+    message: p.message,
+  }));
+  throw new ApiError(code.success ? code.data : 'bad_params', {
+    detail: refusal.detail,
+    ...(problems.length > 0 ? { extra: { problems } } : {}),
+  });
 }
 
 async function act(deps: OperatorDeps, req: ApiRequest): Promise<ApiReply> {
@@ -40,7 +52,7 @@ async function act(deps: OperatorDeps, req: ApiRequest): Promise<ApiReply> {
   const result = await tool.run(person, args, {
     opId: typeof opId === 'string' ? opId : randomUUID(),
   });
-  if (!result.ok) refused(result.error, result.detail);
+  if (!result.ok) refused(result);
   return { status: 200, body: { tool: tool.name, acted_as: person, result: result.value } };
 }
 

@@ -1,0 +1,92 @@
+/**
+ * The work tracker's tools on the operator surface, over a real tracker (memory bus, work host,
+ * projection) behind a real gateway: an `op_id` sent over `/operator/mcp` is the write's retry handle,
+ * and a refusal keeps its code (and a `validation_error` its `problems`) on both routes.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import t, { type Test } from 'tap';
+import { builtinAsServiceTool, workTools, type WorkAccess } from '../../actors/index.js';
+import { sendCommand } from '../../bus/index.js';
+import { Commands } from '../../schema/index.js';
+import { operatorSurface } from '../../scripts/operator-wiring.js';
+import { call, OPS, openAuth, startHarness } from './fixtures/gateway-harness.js';
+import { company, startWorkHarness, type WorkHarness } from './fixtures/work-harness.js';
+
+type Json = Record<string, unknown>;
+
+/** The tracker's tools served as the operator surface, and an MCP client on it as the `ops` token. */
+async function surface(t: Test) {
+  const w = await startWorkHarness(t);
+  const access: WorkAccess = {
+    state: () => w.view.state(),
+    write: (x) => sendCommand(w.bus, Commands.work.write, x),
+    until: (seq, ms) => w.view.until(seq, ms),
+  };
+  const op = operatorSurface({
+    tools: workTools({ work: () => access }).map(builtinAsServiceTool),
+    auth: openAuth,
+    chart: () => ({ document: company, epoch: 1 }),
+    resolve: () => undefined,
+  });
+  const h = await startHarness({ auth: openAuth, routes: op.routes });
+  t.teardown(() => h.gw.close());
+  const client = new Client({ name: 'operator-work-tools-test', version: '1' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${h.base}/operator/mcp`), {
+      requestInit: { headers: { authorization: OPS } },
+    }),
+  );
+  t.teardown(() => client.close());
+  return { w, base: h.base, client };
+}
+
+const items = async (w: WorkHarness) => (await call(`${w.base}/work`)).json?.['items'] as Json[];
+
+t.test('over /operator/mcp a work write sent twice with one op_id makes one item', async (t) => {
+  const { w, client } = await surface(t);
+  const { tools } = await client.listTools();
+  const create = tools.find((tool) => tool.name === 'work_create');
+  t.match(create?.inputSchema.properties, { op_id: { type: 'string' } }, 'op_id is advertised');
+  const args = { project: 'ENG', title: 'Once only', op_id: 'mcp-retry-1' };
+  const first = await client.callTool({ name: 'work_create', arguments: args });
+  t.notOk(first.isError, JSON.stringify(first.content));
+  const again = await client.callTool({ name: 'work_create', arguments: args });
+  t.notOk(again.isError, JSON.stringify(again.content));
+  t.match(again.structuredContent, { result: { key: 'ENG-1' } }, 'the retry answers the first outcome');
+  t.same(
+    (await items(w)).map((i) => i['key']),
+    ['ENG-1'],
+    'one item',
+  );
+  const bad = await client.callTool({ name: 'work_create', arguments: { ...args, op_id: 'é' } });
+  t.equal(bad.isError, true, 'an op_id outside the grammar is refused');
+});
+
+t.test(
+  'work refusals keep their code over /operator/mcp and their problems over /operator/act',
+  async (t) => {
+    const { base, client } = await surface(t);
+    const missing = await client.callTool({ name: 'work_get', arguments: { item: 'ENG-9' } });
+    t.equal(missing.isError, true);
+    t.match((missing.content as Array<{ text: string }>)[0]?.text, /^not_found: /, 'not bad_params');
+
+    const act = (tool: string, body: Json) =>
+      call(`${base}/operator/act/${tool}`, {
+        method: 'POST',
+        headers: { authorization: OPS, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    t.equal((await act('work_create', { project: 'ENG', title: 'Move me' })).status, 200);
+    t.equal((await act('work_move', { item: 'ENG-1', to: 'in_progress' })).status, 200);
+    const back = await act('work_move', { item: 'ENG-1', to: 'backlog' });
+    t.equal(back.status, 400);
+    t.match(back.json, {
+      error: 'validation_error',
+      problems: [{ path: 'to', segments: ['to'], kind: 'invalid', message: /from in_progress/ }],
+    });
+    const gone = await act('work_comment', { item: 'ENG-9', body: 'hello' });
+    t.equal(gone.status, 404);
+    t.equal(gone.json?.error, 'not_found');
+  },
+);
