@@ -20,6 +20,7 @@ import {
 import {
   Commands,
   defaultFields,
+  formatPosition,
   itemByRef,
   PROJECT_KEY,
   type RetentionCommand,
@@ -55,6 +56,8 @@ export interface WorkHostOptions {
   readonly deliverEffects?: boolean;
   /** How often this node looks whether the log needs an automatic trim (tests shorten it). */
   readonly autoTrimEveryMs?: number;
+  /** How long a write waits for this node's view to fold a record (default 10 s; tests shorten it). */
+  readonly catchUpMs?: number;
   /** The node's window of wakes on notice, shared with the webhook router. */
   readonly wakes?: RateWindow;
 }
@@ -82,14 +85,34 @@ const ok = (outcome: WorkOutcome, repeated: boolean): WorkWriteReply => ({
 const repeat = (write: WorkWrite, first: WorkOutcome): WorkWriteReply =>
   sameGesture(write.change, first) ? ok(first, true) : opIdReused(write.op_id, first);
 
+/**
+ * A write the bus acknowledged that this node's view did not fold in time (a node draining, a stalled
+ * read): the change is made, only not readable here yet. It carries what the append told, so a caller
+ * that must not be retried into a duplicate can answer it as done.
+ */
+export class WorkWrittenUnseen extends Error {
+  constructor(
+    readonly written: {
+      readonly op_id: string;
+      readonly kind: string;
+      readonly id: string;
+      readonly key: string;
+      readonly seq: number;
+      readonly position: string;
+    },
+  ) {
+    super(`work projection did not reach sequence ${written.seq}`);
+  }
+}
+
 /** Opens the effects consumer before serving writes, so none appended from now on goes unnoticed. */
 export async function startWorkHost(opts: WorkHostOptions): Promise<WorkHost> {
   const { bus, view, logger } = opts;
   const now = opts.now ?? (() => new Date());
 
+  const catchUpMs = opts.catchUpMs ?? CATCH_UP_MS;
   const catchUp = async (seq: number): Promise<void> => {
-    if (!(await view.until(seq, CATCH_UP_MS)))
-      throw new Error(`work projection did not reach sequence ${seq}`);
+    if (!(await view.until(seq, catchUpMs))) throw new Error(`work projection did not reach sequence ${seq}`);
   };
 
   /**
@@ -142,15 +165,30 @@ export async function startWorkHost(opts: WorkHostOptions): Promise<WorkHost> {
         defaultFields(),
       );
       if ('refused' in decided) return { outcome: 'refused', ...decided.refused };
+      let ack: Awaited<ReturnType<Bus['publish']>>;
       try {
-        const ack = await bus.publish(subject, encoder.encode(JSON.stringify(decided.record)), {
+        ack = await bus.publish(subject, encoder.encode(JSON.stringify(decided.record)), {
           expectedLastSubjectSeq: last,
           msgId: `work:${request.op_id}`,
         });
-        await catchUp(ack.seq);
       } catch (error) {
         if (error instanceof WrongLastSequenceError) continue;
         throw error;
+      }
+      if (!(await view.until(ack.seq, catchUpMs))) {
+        const record = decided.record;
+        // Only a fresh item record says what it made; a duplicate's outcome is the earlier record's.
+        const key = record.kind === 'item.created' ? record.key : state.items.get(record.id)?.key;
+        if (ack.duplicate || !record.kind.startsWith('item.') || key === undefined)
+          throw new Error(`work projection did not reach sequence ${ack.seq}`);
+        throw new WorkWrittenUnseen({
+          op_id: request.op_id,
+          kind: record.kind,
+          id: record.id,
+          key,
+          seq: ack.seq,
+          position: formatPosition(ack.seq, state.retention.generation),
+        });
       }
       const outcome = view.state().ops.get(request.op_id);
       if (!outcome) throw new Error(`work record of op_id ${request.op_id} appended but not folded`);

@@ -17,6 +17,7 @@ import {
   type WorkWrite,
   type WorkWriteReply,
 } from '../../../schema/index.js';
+import { WorkWrittenUnseen } from '../../work/index.js';
 import { defineBuiltin, textResult } from './builtin.define.js';
 import { builtinCallId, type BuiltinTool, type ToolContext } from './builtin.types.js';
 import { refusedResult } from './service.tool.js';
@@ -29,6 +30,8 @@ export interface WorkAccess {
 }
 
 const LIST_MAX = 50;
+/** How long a write waits for this node's view to show it before answering with what the bus told. */
+const READ_BACK_MS = 10_000;
 const item = z.string().trim().min(1).max(80).describe('The item: its key (ENG-12) or its id.');
 const handles = z.array(z.string().regex(/^[a-z0-9][a-z0-9-]*$/)).max(20);
 
@@ -63,6 +66,9 @@ const MoveArgs = z.strictObject({
   to: z.enum(workStatuses).describe('backlog, todo, in_progress, in_review, done or cancelled.'),
 });
 
+const LAG_NOTE =
+  'Done: the change is recorded, but this node does not show it yet; read the item again shortly rather than repeating the change.';
+
 const annotations = (title: string, readOnly: boolean) => ({
   title,
   readOnlyHint: readOnly,
@@ -90,23 +96,43 @@ const summary = (state: WorkState, ref: string) => {
   };
 };
 
-export function workTools(deps: { readonly work: () => WorkAccess | null }): BuiltinTool[] {
+export function workTools(deps: {
+  readonly work: () => WorkAccess | null;
+  /** The read-back wait (tests shorten it). */
+  readonly readBackMs?: number;
+}): BuiltinTool[] {
+  const readBackMs = deps.readBackMs ?? READ_BACK_MS;
   const reach = (): WorkAccess | { error: ToolResult } =>
     deps.work() ?? { error: textResult('This company has no native work tracker (tracker.backend).', true) };
 
   const change = async (ctx: ToolContext, tool: string, body: WorkChange): Promise<ToolResult> => {
     const work = reach();
     if ('error' in work) return work.error;
-    const reply = await work.write({
-      op_id: ctx.op_id ?? builtinCallId(ctx, tool),
-      actor: ctx.seat,
-      turn_id: ctx.turn_id ?? null,
-      change: body,
-    });
+    let reply: WorkWriteReply;
+    try {
+      reply = await work.write({
+        op_id: ctx.op_id ?? builtinCallId(ctx, tool),
+        actor: ctx.seat,
+        turn_id: ctx.turn_id ?? null,
+        change: body,
+      });
+    } catch (error) {
+      // Appended but not yet folded here: the change is made, and told as a failure the model would
+      // make it again (a create under a new call id is a second item).
+      if (!(error instanceof WorkWrittenUnseen)) throw error;
+      const { key, position } = error.written;
+      return textResult(JSON.stringify({ key, position, item: null, note: LAG_NOTE }));
+    }
     if (reply.outcome === 'refused') return refusedResult(reply.error, reply.detail, reply.problems);
-    await work.until(reply.seq, 10_000);
+    const shown = await work.until(reply.seq, readBackMs);
+    const item = summary(work.state(), reply.id);
     return textResult(
-      JSON.stringify({ key: reply.key, position: reply.position, item: summary(work.state(), reply.id) }),
+      JSON.stringify({
+        key: reply.key,
+        position: reply.position,
+        item,
+        ...(shown && item ? {} : { note: LAG_NOTE }),
+      }),
     );
   };
 
