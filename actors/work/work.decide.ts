@@ -149,7 +149,10 @@ export function decideWork(
         return refuse('validation_error', detail, [{ path: '', message: unchanged(change.changes) }]);
       }
       const changes = Object.fromEntries(entries) as Partial<ItemFields>;
-      const problems = fieldProblems(state, ctx, changes, changes.type ?? item.fields.type, item.id);
+      // A new type judges the custom fields the item keeps too, as a create of that type would.
+      const checked =
+        changes.type === undefined ? changes : { ...changes, fields: changes.fields ?? item.fields.fields };
+      const problems = fieldProblems(state, ctx, checked, changes.type ?? item.fields.type, item.id);
       if (problems.length > 0) return refuse('validation_error', 'the change does not fit', problems);
       return { project: item.project, record: { kind: 'item.updated', ...base, changes } };
     }

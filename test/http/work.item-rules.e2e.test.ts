@@ -147,3 +147,28 @@ t.test('an item cannot link to itself', async (t) => {
   const other = await send(`${w.base}/work/ENG-2`, { links: [{ kind: 'blocks', item: 'ENG-1' }] }, 'PATCH');
   t.equal(other.status, 200, 'another item may be linked');
 });
+
+t.test('a change of type keeps no custom field the new type does not allow', async (t) => {
+  const w = await startWorkHarness(t);
+  const bug = await send(`${w.base}/work`, {
+    project: 'ENG',
+    title: 'Crash',
+    type: 'bug',
+    fields: { severity: 'major' },
+  });
+  t.equal(bug.status, 201, JSON.stringify(bug.json));
+  const created = await send(`${w.base}/work`, {
+    project: 'ENG',
+    title: 'Chore',
+    type: 'task',
+    fields: { severity: 'major' },
+  });
+  t.equal(created.status, 400, 'a task is not created with a severity');
+  const retyped = await send(`${w.base}/work/ENG-1`, { type: 'task' }, 'PATCH');
+  t.equal(retyped.status, 400, JSON.stringify(retyped.json));
+  t.equal(retyped.json?.error, created.json?.error, 'refused as a create of that type is');
+  t.same(retyped.json?.problems, created.json?.problems);
+  const both = await send(`${w.base}/work/ENG-1`, { type: 'task', fields: {} }, 'PATCH');
+  t.equal(both.status, 200, 'dropping the field with the change of type is taken');
+  t.match((await call(`${w.base}/work/ENG-1`)).json, { type: 'task', fields: {} });
+});
