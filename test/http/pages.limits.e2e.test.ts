@@ -118,6 +118,15 @@ t.test('a search q of 500 characters is taken and 501 are refused 400 bad_params
   t.equal((await stored(n)) - base, 0, 'a search writes nothing');
 });
 
+t.test('the q limit counts characters beyond the BMP once each, not as two UTF-16 units', async (t) => {
+  const bold = '\u{1D400}'; // MATHEMATICAL BOLD CAPITAL A: one character, two UTF-16 units, four bytes
+  const at = await n.call('GET', `/pages?q=${encodeURIComponent(bold.repeat(500))}`);
+  t.equal(at.status, 200, '500 astral characters are 500 characters');
+  const over = await n.call('GET', `/pages?q=${encodeURIComponent(bold.repeat(501))}`);
+  t.equal(over.status, 400, '501 are one too many');
+  t.equal(over.json['error'], 'bad_params');
+});
+
 t.test('the 51st revision is taken; a read shows the newest 50 and counts all 51', async (t) => {
   const base = await stored(n);
   const id = await makePage('Busy');

@@ -45,7 +45,8 @@ export function notFound(ref: string): ApiError {
 export function listRoute(pages: PagesService, req: ApiRequest): ApiReply {
   const limit = intParam(req, 'limit', PAGE_LIST_DEFAULT, 1, PAGE_LIST_MAX);
   const q = req.query.get('q') ?? undefined;
-  if (q !== undefined && (q.length > Q_MAX_CHARS || queryTerms(q).length === 0))
+  // Characters are code points: `length` would count one beyond the BMP as two.
+  if (q !== undefined && ([...q].length > Q_MAX_CHARS || queryTerms(q).length === 0))
     throw new ApiError('bad_params', {
       detail: `\`q\` needs at least one word and at most ${Q_MAX_CHARS} characters.`,
       hint: 'Search with words from a title or body, or leave `q` out to list in title order.',
