@@ -11,7 +11,8 @@ export const workHelp = `Usage: svc work <verb> [flags]
 
 Verbs (against a running node with tracker.backend native; token from $SVC_TOKEN):
   list     [--project P] [--status S[,S]] [--assignee H] [--q WORDS] [--limit N] [--cursor C]
-                                    items, newest first (GET /work); --cursor is the answer's next
+                                    items, newest first (GET /work); --cursor is the answer's next;
+                                    one --assignee (a repeat is a bad flag)
   show     ID                       one item with its thread and history (ID: key or id)
   create   --project P --title T [--description D] [--assignee H]... [--priority P] [--type T]
            [--status S] [--op-id X] create an item; prints it with its key
@@ -77,12 +78,15 @@ export async function runWork(
     callJson('work', ctx, method, path, body, ['handle']);
   switch (verb) {
     case 'list':
+      // GET /work filters by one assignee: joined, several would match no item and exit 0.
+      if ((values.assignee?.length ?? 0) > 1)
+        throw new UsageError('svc work list takes one --assignee (GET /work filters by one handle)');
       return call(
         'GET',
         `/work${queryOf({
           project: values.project,
           status: values.status,
-          assignee: values.assignee?.join(','),
+          assignee: values.assignee?.[0],
           q: values.q,
           limit,
           cursor: values.cursor,

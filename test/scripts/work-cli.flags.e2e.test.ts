@@ -52,6 +52,11 @@ t.test('a --limit past the route maximum exits 2; a handle refusal names --handl
   }
   t.same(asked, [], 'no bad flag reached the node');
 
+  const twice = await svc(['work', 'list', '--assignee', 'ada', '--assignee', 'bea', ...url]);
+  t.equal(twice.code, 2, 'a repeated --assignee on list is a bad flag');
+  t.match(twice.err, /one --assignee/);
+  t.same(asked, [], 'and reaches nothing');
+
   const inbox = await svc(['work', 'inbox', '--limit', '50', ...url]);
   t.equal(inbox.code, 1, 'a refusal exits 1');
   t.match(inbox.err, /name the person with --handle/);
