@@ -214,3 +214,21 @@ t.test('replay equals live for person state', async (t) => {
   await w.view.running.rebuild();
   t.equal(snapshot(w.view.state()), live, 'a rebuild folds to the same person state');
 });
+
+t.test(
+  'the views routes without a person (no credential, or an unbound token) are 400 bad_params',
+  async (t) => {
+    const w = await startWorkHarness(t);
+    for (const path of ['/work/views', '/work/views?container=ENG', '/work/views/saved']) {
+      const anonymous = await call(`${w.base}${path}`);
+      t.equal(anonymous.status, 400, `${path} with no credential`);
+      t.equal(anonymous.json?.error, 'bad_params', path);
+      t.match(anonymous.json?.detail, /no credential/, path);
+      const unbound = await get(`${w.base}${path}`, CI);
+      t.equal(unbound.status, 400, `${path} with an unbound token`);
+      t.equal(unbound.json?.error, 'bad_params', path);
+    }
+    const own = await get(`${w.base}/work/views`);
+    t.equal(own.json?.viewer, 'ada', 'a bound token is its person');
+  },
+);

@@ -18,7 +18,6 @@ import type { WorkRouteDeps } from './work.deps.js';
 import {
   badParams,
   boolParam,
-  callerPerson,
   enumParam,
   limitParam,
   listParam,
@@ -84,15 +83,12 @@ export function workPersonalRoutes(deps: WorkRouteDeps): RouteDef[] {
       method: 'GET',
       pattern: '/work/views',
       handler: (req) => {
-        const given = viewerParam(req);
-        const viewer =
-          given === null
-            ? (callerPerson(req, deps.people())?.handle ?? null)
-            : personalHandle(req, deps.people(), given);
+        // As every personal route: no person named or bound is 400, not a view of no one.
+        const viewer = personalHandle(req, deps.people(), viewerParam(req));
         const container = textParam(req, 'container');
         if (container !== null && !deps.projects().some((p) => p.key === container))
           throw badParams(`no project "${container}"`);
-        const pinned = viewer === null ? [] : (deps.state().people.get(viewer)?.pinned ?? []);
+        const pinned = deps.state().people.get(viewer)?.pinned ?? [];
         return {
           status: 200,
           body: { viewer, views: builtinViews(deps.projects(), container, viewer, pinned) },
@@ -103,11 +99,7 @@ export function workPersonalRoutes(deps: WorkRouteDeps): RouteDef[] {
       method: 'GET',
       pattern: '/work/views/saved',
       handler: (req) => {
-        const given = viewerParam(req);
-        const viewer =
-          given === null
-            ? (callerPerson(req, deps.people())?.handle ?? null)
-            : personalHandle(req, deps.people(), given);
+        const viewer = personalHandle(req, deps.people(), viewerParam(req));
         const counts = boolParam(req, 'counts') ?? false;
         return { status: 200, body: savedViews(deps.state(), viewer, counts) };
       },
