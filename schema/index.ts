@@ -387,5 +387,13 @@ export {
 } from './skills.js';
 export { closestName } from './did-you-mean.js';
 export { withoutUserinfo } from './url-userinfo.js';
-export { decodeCursor, encodeCursor, ListOrder, SeqKey } from './list-cursor.js';
+export {
+  decodeCursor,
+  encodeCursor,
+  listIdentity,
+  ListOrder,
+  sealCursor,
+  SeqKey,
+  unsealCursor,
+} from './list-cursor.js';
 export type { ListPosition } from './list-cursor.js';

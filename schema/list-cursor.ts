@@ -2,7 +2,12 @@
  * Keyset cursors of the work tracker's and the knowledge base's lists: an opaque token naming the order
  * it was made for, the last row's sort key and that row's unique id. The next page starts strictly after
  * that row, so rows created, moved or removed between two reads never shift a page (an offset would).
+ * What a route answers is the token sealed to its list (`sealCursor`): a digest of the token and the list's
+ * identity (its route and the filters that define it), so a cursor of another list, or one altered, is
+ * refused. It is not a signature (that would need a key every node shares): it catches a cursor sent to the
+ * wrong list or changed on the way, not one forged with care, which the routes' row checks narrow further.
  */
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
 /** The orders a cursor can be made for; a cursor of one is refused by the others. */
@@ -75,3 +80,27 @@ export function decodeCursor<K extends CursorKey>(
 
 /** A sequence or ordinal key: a non-negative integer. */
 export const SeqKey = z.number().int().nonnegative();
+
+/** A list's identity: its route and the filters that define it, in a stable form (order of keys aside). */
+export function listIdentity(route: string, filters: Readonly<Record<string, unknown>>): string {
+  const entries = Object.entries(filters)
+    .filter(([, v]) => v !== undefined && v !== null)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify([route, entries]);
+}
+
+const SEAL = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{22})$/;
+const sealOf = (token: string, list: string): string =>
+  createHash('sha256').update(token).update('\n').update(list).digest('base64url').slice(0, 22);
+
+/** The token as a route answers it: bound to `list` (see the file's head). */
+export function sealCursor(token: string, list: string): string {
+  return `${token}.${sealOf(token, list)}`;
+}
+
+/** The token a sealed cursor carries, or `other_list` when it was not sealed to `list` (or was altered). */
+export function unsealCursor(raw: string, list: string): { token: string } | 'unreadable' | 'other_list' {
+  const m = SEAL.exec(raw);
+  if (!m) return 'unreadable';
+  return sealOf(m[1]!, list) === m[2] ? { token: m[1]! } : 'other_list';
+}

@@ -1,29 +1,53 @@
 /**
  * The `cursor` parameter of the work tracker's and knowledge base's lists: a keyset token a previous
- * answer gave (schema/list-cursor.ts). Absent is the first page; anything else that does not read back
- * as a token of this list's order is 400 `bad_params` naming the parameter.
+ * answer gave (schema/list-cursor.ts), sealed to the list that gave it. Absent is the first page; anything
+ * else that does not read back as a token of this list — another order, other filters, another item, an
+ * altered token — is 400 `bad_params` naming the parameter.
  */
 import type { z } from 'zod';
-import { decodeCursor, type ListOrder, type ListPosition } from '../../schema/index.js';
+import {
+  decodeCursor,
+  sealCursor,
+  unsealCursor,
+  type ListOrder,
+  type ListPosition,
+} from '../../schema/index.js';
 import { ApiError } from '../api-error.js';
 import type { RequestHead } from '../types.js';
 
+/** A cursor refused: `why` says how it does not fit this list. */
+export function cursorRefused(why: string, name = 'cursor', answerField = 'next'): ApiError {
+  return new ApiError('bad_params', {
+    detail: `\`${name}\` ${why}; a cursor pages only the list that gave it.`,
+    hint: `Send the previous answer's \`${answerField}\` unchanged with the same filters, or leave \`${name}\` out for the first page.`,
+  });
+}
+
+/** `list`: the list's identity (`listIdentity`), the same the answer's `next` was sealed with. */
 export function cursorParam<K extends number | string | string[]>(
   req: RequestHead,
   order: ListOrder,
   key: z.ZodType<K>,
+  list: string,
   name = 'cursor',
   answerField = 'next',
 ): ListPosition<K> | null {
   const raw = req.query.get(name);
   if (raw === null || raw === '') return null;
-  const position = decodeCursor(raw, order, key);
+  const sealed = unsealCursor(raw, list);
+  const position = typeof sealed === 'object' ? decodeCursor(sealed.token, order, key) : sealed;
   if (typeof position === 'object') return position;
-  throw new ApiError('bad_params', {
-    detail:
-      position === 'other_order'
-        ? `\`${name}\` was made for another list or order; a cursor pages only the list that gave it.`
-        : `\`${name}\` is not a cursor this list gave.`,
-    hint: `Send the previous answer's \`${answerField}\` unchanged, or leave \`${name}\` out for the first page.`,
-  });
+  throw cursorRefused(
+    position === 'other_order'
+      ? 'was made for another list or order'
+      : position === 'other_list'
+        ? 'was made for another list (other filters, item or person) or was altered'
+        : 'is not a cursor this list gave',
+    name,
+    answerField,
+  );
 }
+
+/** The answer's `next`: the projection's token sealed to this list. */
+export const sealNext = (token: string | null, list: string): string | null =>
+  token === null ? null : sealCursor(token, list);

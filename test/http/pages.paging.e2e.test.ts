@@ -86,3 +86,29 @@ t.test('a cursor that is not this list own answers 400 bad_params naming it', as
   await refused(`/pages?q=deploy&cursor=${listed.next}`, 'a title cursor in a search');
   await refused(`/pages?q=words&cursor=${searched.next}`, 'a search cursor with other words');
 });
+
+t.test('a cursor of another container, altered or made by hand is refused 400 naming cursor', async (t) => {
+  const n = await startPagesNode(t);
+  for (const title of ['Alpha', 'Bravo', 'Charlie']) await create(n, title);
+  const first = await page(n, '/pages?container=HANDBOOK&limit=1', null);
+  t.type(first.next, 'string');
+  const [token] = first.next!.split('.');
+  const body = JSON.parse(Buffer.from(token!, 'base64url').toString()) as Json;
+  const altered = Buffer.from(JSON.stringify({ ...body, id: 'another-page' })).toString('base64url');
+  const forged = Buffer.from(JSON.stringify({ o: 'pages.title', k: ['HANDBOOK', 'b'], id: 'x' })).toString(
+    'base64url',
+  );
+  for (const [path, why] of [
+    [`/pages?limit=1&cursor=${first.next}`, 'the same cursor without its container filter'],
+    [`/pages?container=HANDBOOK&parent=root&limit=1&cursor=${first.next}`, 'with a parent filter added'],
+    [`/pages?container=HANDBOOK&limit=1&cursor=${altered}.${first.next!.split('.')[1]}`, 'altered'],
+    [`/pages?container=HANDBOOK&limit=1&cursor=${forged}`, 'made by hand'],
+  ] as const) {
+    const r = await n.call('GET', path);
+    t.equal(r.status, 400, why);
+    t.equal(r.json['error'], 'bad_params', why);
+    t.match(r.json['detail'], /`cursor`/, why);
+  }
+  const again = await n.call('GET', `/pages?container=handbook&limit=1&cursor=${first.next}`);
+  t.equal(again.status, 200, 'the same container named in another case is the same list');
+});

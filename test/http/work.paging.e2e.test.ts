@@ -88,6 +88,44 @@ t.test('a cursor that is not one this list gave answers 400 bad_params naming it
   await refused(`/work/inbox?cursor=${items.next}`, 'a /work cursor on the inbox');
 });
 
+t.test('a cursor of another item, other filters, altered or made by hand is refused', async (t) => {
+  const w = await startWorkHarness(t);
+  await create(w, 3);
+  for (const item of ['ENG-1', 'ENG-2'])
+    for (const body of ['one', 'two']) await post(`${w.base}/work/${item}/comments`, { body });
+  const comments = await page(w, '/work/comments?item=ENG-1&limit=1', 'comments', 'body');
+  const items = await page(w, '/work?project=ENG&limit=1', 'items', 'key');
+  const reseal = (cursor: string, change: Json) => {
+    const [token, seal] = cursor.split('.');
+    const body = JSON.parse(Buffer.from(token!, 'base64url').toString()) as Json;
+    return `${Buffer.from(JSON.stringify({ ...body, ...change })).toString('base64url')}.${seal}`;
+  };
+  const bare = (body: Json) => Buffer.from(JSON.stringify(body)).toString('base64url');
+  const refused = async (path: string, why: string) => {
+    const res = await call(`${w.base}${path}`, { headers: { authorization: OPS } });
+    t.equal(res.status, 400, why);
+    t.equal(res.json?.error, 'bad_params', why);
+    t.match(res.json?.detail, /`cursor`/, why);
+  };
+  await refused(`/work/comments?item=ENG-2&cursor=${comments.next}`, "ENG-1's comments cursor on ENG-2");
+  await refused(`/work/turns?id=ENG-1&cursor=${comments.next}`, 'a comments cursor on turns');
+  await refused(`/work?project=OPS&limit=1&cursor=${items.next}`, 'a /work cursor with another project');
+  await refused(`/work?limit=1&cursor=${items.next}`, 'a /work cursor without its filter');
+  await refused(`/work?project=ENG&cursor=${reseal(items.next!, { k: 1 })}`, 'its key altered');
+  await refused(`/work/comments?item=ENG-1&cursor=${reseal(comments.next!, { k: 0 })}`, 'altered');
+  await refused(`/work?cursor=${bare({ o: 'work', k: 1, id: 'x' })}`, 'a /work cursor made by hand');
+  await refused(`/work/comments?item=ENG-1&cursor=${bare({ o: 'comments', k: 1, id: 'x' })}`, 'by hand');
+  await refused(`/work/inbox?cursor=${bare({ o: 'inbox', k: 2, id: 'SVC_WORK@1:2' })}`, 'an inbox by hand');
+  const same = await call(`${w.base}/work?limit=1&project=ENG&cursor=${items.next}`, {
+    headers: { authorization: OPS },
+  });
+  t.equal(same.status, 200, 'the same filters in another order and limit page on');
+  const purged = await post(`${w.base}/work/ENG-3/purge`, { confirm: 'ENG-3', project: 'ENG', reason: 'x' });
+  t.equal(purged.status, 200);
+  const after = await page(w, withCursor('/work?project=ENG&limit=1', items.next), 'items', 'key');
+  t.same(after.names, ['ENG-2'], "the cursor's own item purged between pages still pages on");
+});
+
 t.test('GET /work/comments: a comment added between page reads repeats none', async (t) => {
   const w = await startWorkHarness(t);
   await create(w, 1);

@@ -14,10 +14,10 @@ import {
   searchFingerprint,
   type PagesService,
 } from '../../../projections/index.js';
-import { ListOrder } from '../../../schema/index.js';
+import { listIdentity, ListOrder } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import type { ApiReply, ApiRequest } from '../../types.js';
-import { cursorParam } from '../list-cursor.param.js';
+import { cursorParam, cursorRefused, sealNext } from '../list-cursor.param.js';
 import { intParam } from './pages.request.js';
 
 const Q_MAX_CHARS = 500;
@@ -51,16 +51,6 @@ export function listRoute(pages: PagesService, req: ApiRequest): ApiReply {
       detail: `\`q\` needs at least one word and at most ${Q_MAX_CHARS} characters.`,
       hint: 'Search with words from a title or body, or leave `q` out to list in title order.',
     });
-  const after =
-    q === undefined
-      ? cursorParam(req, ListOrder.PagesTitle, TitleKey, 'cursor', 'next_cursor')
-      : cursorParam(req, ListOrder.PagesRelevance, Score, 'cursor', 'next_cursor');
-  // A search cursor ranks by its own words: with other words it would start at an unrelated place.
-  if (q !== undefined && after !== null && after.fingerprint !== searchFingerprint(q))
-    throw new ApiError('bad_params', {
-      detail: '`cursor` was made for a search with other words; a cursor pages only the list that gave it.',
-      hint: "Send the previous answer's `next_cursor` with the same `q`, or leave `cursor` out.",
-    });
   const wanted = req.query.get('container');
   const container = wanted === null || wanted === '' ? undefined : containerParam(pages, wanted);
   const parentRef = req.query.get('parent');
@@ -71,14 +61,35 @@ export function listRoute(pages: PagesService, req: ApiRequest): ApiReply {
     if (!found) throw notFound(parentRef);
     parent = found.id;
   }
-  const list = listPages(pages.state(), {
+  // The filters as resolved (a container's case, a parent's title or id) and the search words define
+  // the list a cursor pages.
+  const list = listIdentity('/pages', {
+    container,
+    parent,
+    words: q === undefined ? undefined : searchFingerprint(q),
+  });
+  const after =
+    q === undefined
+      ? cursorParam(req, ListOrder.PagesTitle, TitleKey, list, 'cursor', 'next_cursor')
+      : cursorParam(req, ListOrder.PagesRelevance, Score, list, 'cursor', 'next_cursor');
+  // A search cursor ranks by its own words: with other words it would start at an unrelated place.
+  if (q !== undefined && after !== null && after.fingerprint !== searchFingerprint(q))
+    throw cursorRefused('was made for a search with other words', 'cursor', 'next_cursor');
+  const found = listPages(pages.state(), {
     limit,
     ...(after === null ? {} : { after }),
     ...(q === undefined ? {} : { q }),
     ...(container === undefined ? {} : { container }),
     ...(parent === undefined ? {} : { parent }),
   });
-  return { status: 200, body: { ...list, order: q === undefined ? 'title' : 'relevance' } };
+  return {
+    status: 200,
+    body: {
+      ...found,
+      next_cursor: sealNext(found.next_cursor, list),
+      order: q === undefined ? 'title' : 'relevance',
+    },
+  };
 }
 
 export function pageRoute(pages: PagesService, ref: string): ApiReply {

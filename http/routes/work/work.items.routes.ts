@@ -8,6 +8,7 @@ import {
   CommentBody,
   CreateItemBody,
   encodeCursor,
+  listIdentity,
   ListOrder,
   MoveItemBody,
   PurgeBody,
@@ -21,7 +22,7 @@ import {
 import { itemDetail, listItems } from '../../../projections/index.js';
 import { ApiError } from '../../api-error.js';
 import { jsonBody } from '../../json-body.js';
-import { cursorParam } from '../list-cursor.param.js';
+import { cursorParam, cursorRefused, sealNext } from '../list-cursor.param.js';
 import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
 import type { WorkRouteDeps } from './work.deps.js';
 import {
@@ -52,47 +53,73 @@ function listing(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
   const priority = textParam(req, 'priority');
   if (priority !== null && !(priorities as readonly string[]).includes(priority))
     throw badParams(`unknown priority "${priority}" (one of ${priorities.join(', ')})`);
-  const body = listItems(deps.state(), {
+  const filters = {
     project: textParam(req, 'project'),
-    statuses,
-    groups,
     assignee: textParam(req, 'assignee'),
     type: textParam(req, 'type'),
     priority,
     label: textParam(req, 'label'),
     q: textParam(req, 'q'),
-    limit: limitParam(req, 'limit', LIST_DEFAULT, LIST_MAX),
-    after: cursorParam(req, ListOrder.WorkNewest, SeqKey),
+  };
+  // The filters define the list (a status list in any order is the same list); the limit does not.
+  const list = listIdentity('/work', {
+    ...filters,
+    q: filters.q?.toLowerCase(),
+    status: [...new Set(statuses)].sort(),
+    group: [...new Set(groups)].sort(),
   });
-  return { status: 200, body };
+  const state = deps.state();
+  const after = cursorParam(req, ListOrder.WorkNewest, SeqKey, list);
+  if (after !== null) {
+    // The cursor's item, if it is still there, was created by the record the cursor names; a purged one
+    // (between two pages) is known by its id and pages on from its place.
+    const item = state.items.get(after.id);
+    if (item ? state.index.ordinal.get(item) !== after.key : !state.everKeys.has(after.id))
+      throw cursorRefused('names no item of this list');
+  }
+  const body = listItems(state, {
+    ...filters,
+    statuses,
+    groups,
+    limit: limitParam(req, 'limit', LIST_DEFAULT, LIST_MAX),
+    after,
+  });
+  return { status: 200, body: { ...body, next: sealNext(body.next, list) } };
 }
 
 /**
  * A newest-first page of rows held oldest first and only ever appended to (a thread, an item's turns):
  * the cursor names the last row shown and its place, so rows added meanwhile never shift a page.
  */
-function newestPage<T>(rows: readonly T[], idOf: (row: T) => string, req: ApiRequest, order: ListOrder) {
+function newestPage<T>(
+  rows: readonly T[],
+  idOf: (row: T) => string,
+  req: ApiRequest,
+  order: ListOrder,
+  item: string,
+) {
   const limit = limitParam(req, 'limit', PAGE_DEFAULT, PAGE_MAX);
-  const after = cursorParam(req, order, SeqKey);
+  // One item's thread (or turns) is the list: a cursor of another item's is refused.
+  const list = listIdentity(order, { item });
+  const after = cursorParam(req, order, SeqKey, list);
   let end = rows.length;
   if (after !== null) {
-    const at = rows.findIndex((row) => idOf(row) === after.id);
-    end = Math.min(rows.length, at >= 0 ? at : after.key);
+    // Rows are only appended while the item lives, so the cursor's row is still at its place.
+    if (rows[after.key] === undefined || idOf(rows[after.key]!) !== after.id)
+      throw cursorRefused('names no row of this list');
+    end = after.key;
   }
   const start = Math.max(0, end - limit);
   const first = rows[start];
-  return {
-    rows: rows.slice(start, end).reverse(),
-    total: rows.length,
-    next: start > 0 && first !== undefined ? encodeCursor(order, { key: start, id: idOf(first) }) : null,
-  };
+  const next = start > 0 && first !== undefined ? encodeCursor(order, { key: start, id: idOf(first) }) : null;
+  return { rows: rows.slice(start, end).reverse(), total: rows.length, next: sealNext(next, list) };
 }
 
 function comments(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
   const ref = textParam(req, 'item');
   if (ref === null) throw badParams('item is required (a key or an id)');
   const item = itemParam(deps.state(), ref);
-  const { rows, total, next } = newestPage(item.comments, (c) => c.id, req, ListOrder.Comments);
+  const { rows, total, next } = newestPage(item.comments, (c) => c.id, req, ListOrder.Comments, item.id);
   return { status: 200, body: { item: item.key, comments: rows, total, next } };
 }
 
@@ -120,7 +147,13 @@ function turns(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
         changes: 1,
       });
   }
-  const { rows, total, next } = newestPage([...byTurn.values()], (t) => t.turn_id, req, ListOrder.Turns);
+  const { rows, total, next } = newestPage(
+    [...byTurn.values()],
+    (t) => t.turn_id,
+    req,
+    ListOrder.Turns,
+    item.id,
+  );
   return { status: 200, body: { item: item.key, turns: rows, total, next } };
 }
 

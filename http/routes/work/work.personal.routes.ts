@@ -11,9 +11,9 @@ import {
   personState,
   savedViews,
 } from '../../../projections/index.js';
-import { ListOrder, SeqKey } from '../../../schema/index.js';
+import { listIdentity, ListOrder, parsePosition, SeqKey } from '../../../schema/index.js';
 import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
-import { cursorParam } from '../list-cursor.param.js';
+import { cursorParam, cursorRefused, sealNext } from '../list-cursor.param.js';
 import type { WorkRouteDeps } from './work.deps.js';
 import {
   badParams,
@@ -36,19 +36,28 @@ function inbox(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
   const wanted = listParam(req, 'reasons');
   for (const r of wanted)
     if (!reasons.includes(r)) throw badParams(`unknown reason "${r}" (${reasons.join(', ')})`);
-  const before = cursorParam(req, ListOrder.Inbox, SeqKey);
-  const body = inboxPage(deps.state(), {
+  const state = deps.state();
+  const filters = {
     handle,
     unread: boolParam(req, 'unread'),
     primaryOnly: boolParam(req, 'primary_only') ?? false,
     snoozed: enumParam(req, 'snoozed', ['exclude', 'include', 'only'] as const, 'exclude'),
     reasons: wanted,
+    since: positionParam(req, 'since', state.retention.generation) ?? 0,
+  };
+  // The person and the filters define the inbox a cursor pages.
+  const list = listIdentity('/work/inbox', { ...filters, reasons: [...new Set(wanted)].sort() });
+  const before = cursorParam(req, ListOrder.Inbox, SeqKey, list);
+  // An inbox row is named by its log position: the cursor's two halves must name the same record.
+  if (before !== null && parsePosition(before.id)?.seq !== before.key)
+    throw cursorRefused('names no row of this list');
+  const body = inboxPage(state, {
+    ...filters,
     limit: limitParam(req, 'limit', INBOX_MAX, INBOX_MAX),
     before: before?.key ?? null,
-    since: positionParam(req, 'since', deps.state().retention.generation) ?? 0,
     now: now(deps),
   });
-  return { status: 200, body: { handle, ...body } };
+  return { status: 200, body: { handle, ...body, next: sealNext(body.next, list) } };
 }
 
 /** The person a views read is for: `?viewer=` (the spec's name) or `?handle=` (the other personal routes'). */
