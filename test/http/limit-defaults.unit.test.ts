@@ -20,4 +20,8 @@ t.test('the token rollup reads 7 days and 50 recent turns unless asked otherwise
   t.match(rollupParams(new URLSearchParams()), { since_days: 7, recent_turns: 50, agent_role: null });
   t.match(rollupParams(new URLSearchParams('since_days=90')), { since_days: 30 }, 'clamped to 30');
   t.match(rollupParams(new URLSearchParams('since_days=0')), { since_days: 1 }, 'clamped to 1');
+  for (const raw of ['0x10', '1e1', 'abc', '', ' ', '1 0', 'Infinity'])
+    t.match(rollupParams(new URLSearchParams({ since_days: raw })), { since_days: 7 }, `${raw} is no number`);
+  t.match(rollupParams(new URLSearchParams('since_days=12')), { since_days: 12 });
+  t.match(rollupParams(new URLSearchParams('since_days=2.9')), { since_days: 2 }, 'a fraction is cut');
 });
