@@ -87,7 +87,8 @@ export function evaluate(facts: AlarmFacts): Map<string, Alarm> {
     add(
       AlarmKind.ApplyStuck,
       AlarmSeverity.Critical,
-      'a configuration apply failed and its rollback failed too',
+      // Both ways here: the cause is on the revision's failure event and in the log.
+      'the active configuration is not applied on this node: its revision cannot be opened here (a missing key), or its apply failed and the rollback failed too',
     );
   if (facts.posture === 'isolated')
     add(

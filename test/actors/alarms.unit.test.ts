@@ -33,6 +33,8 @@ t.test('each condition raises its alarm with its severity', async (t) => {
   t.match(one({ lagSeconds: 12 }), [{ id: 'config_lagging', severity: 'warning', detail: /12 s behind/ }]);
   t.match(one({ posture: 'shed', lagSeconds: 50 }), [{ id: 'node_shed', severity: 'critical' }]);
   t.match(one({ posture: 'stuck' }), [{ id: 'apply_stuck', severity: 'critical' }]);
+  // Stuck by a failed rollback or by a revision this node cannot open: the message claims neither alone.
+  t.match(one({ posture: 'stuck' })[0], { detail: /cannot be opened here.*rollback failed too/ });
   t.match(one({ posture: 'isolated' }), [{ id: 'apply_isolated', severity: 'warning' }]);
   t.same(ids({ budgetRefused: ['org', 'seat:ada'] }), ['budget_exhausted:org', 'budget_exhausted:seat:ada']);
   t.equal(evaluate({ ...calm, budgetRefused: ['org'] }).get('budget_exhausted:org')?.severity, 'critical');
