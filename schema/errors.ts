@@ -204,7 +204,7 @@ export const errorCatalogue = {
   },
   unreadable_revision: {
     status: 409,
-    when: 'revert to, or a diff with, a revision sealed under a key this node lacks',
+    when: 'revert to, or a diff with, a revision sealed under a key this node lacks; a PUT, PATCH or entity PUT while the active revision is so sealed (their markers and edits are filled from it)',
     detail: 'The revision is sealed under a key this node does not hold.',
     hint: 'Add the key to `secrets.keys` on this node, or revert to another revision.',
     retryable: false,
