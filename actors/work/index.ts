@@ -1,5 +1,5 @@
 export type { WorkContext } from './work.types.js';
-export { startWorkHost, WorkWrittenUnseen } from './work.host.js';
+export { startWorkHost } from './work.host.js';
 export type { WorkHost } from './work.host.js';
 export { startRetentionAcks } from './work.retention.host.js';
 export type { RetentionAcks } from './work.retention.host.js';

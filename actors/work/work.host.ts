@@ -85,26 +85,6 @@ const ok = (outcome: WorkOutcome, repeated: boolean): WorkWriteReply => ({
 const repeat = (write: WorkWrite, first: WorkOutcome): WorkWriteReply =>
   sameGesture(write.change, first) ? ok(first, true) : opIdReused(write.op_id, first);
 
-/**
- * A write the bus acknowledged that this node's view did not fold in time (a node draining, a stalled
- * read): the change is made, only not readable here yet. It carries what the append told, so a caller
- * that must not be retried into a duplicate can answer it as done.
- */
-export class WorkWrittenUnseen extends Error {
-  constructor(
-    readonly written: {
-      readonly op_id: string;
-      readonly kind: string;
-      readonly id: string;
-      readonly key: string;
-      readonly seq: number;
-      readonly position: string;
-    },
-  ) {
-    super(`work projection did not reach sequence ${written.seq}`);
-  }
-}
-
 /** Opens the effects consumer before serving writes, so none appended from now on goes unnoticed. */
 export async function startWorkHost(opts: WorkHostOptions): Promise<WorkHost> {
   const { bus, view, logger } = opts;
@@ -181,14 +161,22 @@ export async function startWorkHost(opts: WorkHostOptions): Promise<WorkHost> {
         const key = record.kind === 'item.created' ? record.key : state.items.get(record.id)?.key;
         if (ack.duplicate || !record.kind.startsWith('item.') || key === undefined)
           throw new Error(`work projection did not reach sequence ${ack.seq}`);
-        throw new WorkWrittenUnseen({
+        // Appended, only not readable here yet (a draining node, a stalled read): the outcome is known, and
+        // answering it keeps a caller from retrying into a second item under a fresh op_id.
+        logger.warn(
+          { event: 'work_written_unseen', kind: record.kind, item: key, seq: ack.seq },
+          'work_written_unseen',
+        );
+        return {
+          outcome: 'ok',
           op_id: request.op_id,
           kind: record.kind,
           id: record.id,
           key,
           seq: ack.seq,
           position: formatPosition(ack.seq, state.retention.generation),
-        });
+          repeated: false,
+        };
       }
       const outcome = view.state().ops.get(request.op_id);
       if (!outcome) throw new Error(`work record of op_id ${request.op_id} appended but not folded`);

@@ -17,7 +17,6 @@ import {
   type WorkWrite,
   type WorkWriteReply,
 } from '../../../schema/index.js';
-import { WorkWrittenUnseen } from '../../work/index.js';
 import { defineBuiltin, textResult } from './builtin.define.js';
 import { builtinCallId, type BuiltinTool, type ToolContext } from './builtin.types.js';
 import { refusedResult } from './service.tool.js';
@@ -108,21 +107,12 @@ export function workTools(deps: {
   const change = async (ctx: ToolContext, tool: string, body: WorkChange): Promise<ToolResult> => {
     const work = reach();
     if ('error' in work) return work.error;
-    let reply: WorkWriteReply;
-    try {
-      reply = await work.write({
-        op_id: ctx.op_id ?? builtinCallId(ctx, tool),
-        actor: ctx.seat,
-        turn_id: ctx.turn_id ?? null,
-        change: body,
-      });
-    } catch (error) {
-      // Appended but not yet folded here: the change is made, and told as a failure the model would
-      // make it again (a create under a new call id is a second item).
-      if (!(error instanceof WorkWrittenUnseen)) throw error;
-      const { key, position } = error.written;
-      return textResult(JSON.stringify({ key, position, item: null, note: LAG_NOTE }));
-    }
+    const reply = await work.write({
+      op_id: ctx.op_id ?? builtinCallId(ctx, tool),
+      actor: ctx.seat,
+      turn_id: ctx.turn_id ?? null,
+      change: body,
+    });
     if (reply.outcome === 'refused') return refusedResult(reply.error, reply.detail, reply.problems);
     const shown = await work.until(reply.seq, readBackMs);
     const item = summary(work.state(), reply.id);

@@ -60,3 +60,34 @@ t.test('a work write appended but not yet shown by the view answers done, not fa
     (n) => n === 1,
   );
 });
+
+t.test('the host answers such a write as done to every caller: the REST routes too, not a 500', async (t) => {
+  const alive = setInterval(() => undefined, 1000);
+  t.teardown(() => clearInterval(alive));
+  const logger = pino({ level: 'silent' });
+  const bus = await openMemoryBus({});
+  t.teardown(() => bus.close());
+  await ensureCatalogue(bus);
+  const context: WorkContext = { projects: projectsOf(company), seats: seatKindsOf(company) };
+  const stale = await followWork({ bus, logger });
+  await stale.stop();
+  const lagging = await startWorkHost({
+    bus,
+    view: stale,
+    context: () => context,
+    nodeId: 'n2',
+    logger,
+    deliverEffects: false,
+    catchUpMs: 50,
+  });
+  t.teardown(() => lagging.stop());
+  // The routes send this as a work.write command and answer `item: null` until their own view shows it.
+  const reply = await lagging.write({
+    op_id: 'rest-1',
+    actor: 'coder',
+    turn_id: null,
+    change: { kind: 'create', project: 'ENG', fields: { title: 'Written over REST while draining' } },
+  });
+  t.match(reply, { outcome: 'ok', op_id: 'rest-1', key: 'ENG-1', position: 'SVC_WORK@1:1', repeated: false });
+  t.equal((await bus.streamInfo(Streams.Work)).lastSeq, 1, 'written once');
+});
