@@ -68,5 +68,6 @@ t.test('a retried tool call answers its first outcome after its page was renamed
   t.match(commentAgain.content[0]!.text, /"repeated": true/);
   const elsewhere = await tools.get('pages_comment')!.call(commentCtx, { page: 'ENG/Other', body: 'x' });
   t.equal(elsewhere.is_error, true, 'the call id on another page is another write');
-  t.match(elsewhere.content[0]!.text, /op_id_reused/);
+  // Read the way every builtin refusal reads (ops/work-tracker.md), code first.
+  t.match(elsewhere.content[0]!.text, /^Refused \(op_id_reused\): /);
 });

@@ -36,7 +36,7 @@ export function serviceBuiltins(tools: readonly ServiceTool[]): BuiltinTool[] {
         });
         return result.ok
           ? textResult(JSON.stringify(result.value, null, 2))
-          : textResult(`${result.error}: ${result.detail}`, true);
+          : refusedResult(result.error, result.detail, result.problems ?? []);
       },
     };
   });
@@ -56,7 +56,7 @@ type Problems = z.infer<typeof Problems>;
  * A builtin's coded refusal, as the model reads it and `refusal` reads it back: `Refused (<code>):
  * <detail>`, then the problems as JSON in a second part when there are any.
  */
-export function refusedResult(code: string, detail: string, problems: Problems = []): ToolResult {
+export function refusedResult(code: string, detail: string, problems: Readonly<Problems> = []): ToolResult {
   return {
     content: [
       { type: 'text', text: `Refused (${code}): ${detail}` },
