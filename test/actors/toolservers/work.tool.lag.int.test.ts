@@ -4,7 +4,7 @@
  * Two writers on one memory bus: the second's view is stopped, so it never shows what it appends.
  */
 import { pino } from 'pino';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { startWorkHost, workTools, type WorkAccess, type WorkContext } from '../../../actors/index.js';
 import { ensureCatalogue, Streams } from '../../../bus/index.js';
 import { openMemoryBus } from '../../../bus/memory/index.js';
@@ -13,7 +13,8 @@ import { projectsOf, seatKindsOf } from '../../../schema/index.js';
 import { company } from '../../http/fixtures/work-harness.js';
 import { until } from '../../harness/until.js';
 
-t.test('a work write appended but not yet shown by the view answers done, not failed', async (t) => {
+/** A bus with the work catalogue, and a writer whose view is stopped: it never shows what it appends. */
+async function laggingWriter(t: Test) {
   // A view's waits time out on unref'd timers: with nothing else pending the process would just end.
   const alive = setInterval(() => undefined, 1000);
   t.teardown(() => clearInterval(alive));
@@ -22,11 +23,6 @@ t.test('a work write appended but not yet shown by the view answers done, not fa
   t.teardown(() => bus.close());
   await ensureCatalogue(bus);
   const context: WorkContext = { projects: projectsOf(company), seats: seatKindsOf(company) };
-  const live = await followWork({ bus, logger });
-  t.teardown(() => live.stop());
-  const host = await startWorkHost({ bus, view: live, context: () => context, nodeId: 'n1', logger });
-  t.teardown(() => host.stop());
-
   const stale = await followWork({ bus, logger });
   await stale.stop();
   const lagging = await startWorkHost({
@@ -39,6 +35,15 @@ t.test('a work write appended but not yet shown by the view answers done, not fa
     catchUpMs: 50,
   });
   t.teardown(() => lagging.stop());
+  return { bus, logger, context, stale, lagging };
+}
+
+t.test('a work write appended but not yet shown by the view answers done, not failed', async (t) => {
+  const { bus, logger, context, stale, lagging } = await laggingWriter(t);
+  const live = await followWork({ bus, logger });
+  t.teardown(() => live.stop());
+  const host = await startWorkHost({ bus, view: live, context: () => context, nodeId: 'n1', logger });
+  t.teardown(() => host.stop());
   const access: WorkAccess = {
     state: () => stale.state(),
     write: (w) => lagging.write(w),
@@ -62,25 +67,7 @@ t.test('a work write appended but not yet shown by the view answers done, not fa
 });
 
 t.test('the host answers such a write as done to every caller: the REST routes too, not a 500', async (t) => {
-  const alive = setInterval(() => undefined, 1000);
-  t.teardown(() => clearInterval(alive));
-  const logger = pino({ level: 'silent' });
-  const bus = await openMemoryBus({});
-  t.teardown(() => bus.close());
-  await ensureCatalogue(bus);
-  const context: WorkContext = { projects: projectsOf(company), seats: seatKindsOf(company) };
-  const stale = await followWork({ bus, logger });
-  await stale.stop();
-  const lagging = await startWorkHost({
-    bus,
-    view: stale,
-    context: () => context,
-    nodeId: 'n2',
-    logger,
-    deliverEffects: false,
-    catchUpMs: 50,
-  });
-  t.teardown(() => lagging.stop());
+  const { bus, lagging } = await laggingWriter(t);
   // The routes send this as a work.write command and answer `item: null` until their own view shows it.
   const reply = await lagging.write({
     op_id: 'rest-1',
