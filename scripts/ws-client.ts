@@ -25,7 +25,8 @@ export class UpgradeRefusedError extends Error {
   }
 }
 
-function frame(opcode: number, payload: Buffer): Buffer {
+/** One masked client frame (FIN set). */
+export function frame(opcode: number, payload: Buffer): Buffer {
   const mask = randomBytes(4);
   const len = payload.length;
   const head = len < 126 ? Buffer.alloc(2) : len < 65536 ? Buffer.alloc(4) : Buffer.alloc(10);
@@ -41,6 +42,37 @@ function frame(opcode: number, payload: Buffer): Buffer {
   const body = Buffer.alloc(len);
   for (let i = 0; i < len; i++) body[i] = (payload[i] as number) ^ (mask[i & 3] as number);
   return Buffer.concat([head, mask, body]);
+}
+
+/** One whole server frame off the front of `buffer` (unmasked, as a server sends), or null until it has arrived. */
+export function takeFrame(
+  buffer: Buffer,
+): {
+  readonly fin: boolean;
+  readonly opcode: number;
+  readonly payload: Buffer;
+  readonly rest: Buffer;
+} | null {
+  if (buffer.length < 2) return null;
+  const b0 = buffer[0] as number;
+  let len = (buffer[1] as number) & 0x7f;
+  let offset = 2;
+  if (len === 126) {
+    if (buffer.length < 4) return null;
+    len = buffer.readUInt16BE(2);
+    offset = 4;
+  } else if (len === 127) {
+    if (buffer.length < 10) return null;
+    len = Number(buffer.readBigUInt64BE(2));
+    offset = 10;
+  }
+  if (buffer.length < offset + len) return null;
+  return {
+    fin: (b0 & 0x80) !== 0,
+    opcode: b0 & 0x0f,
+    payload: buffer.subarray(offset, offset + len),
+    rest: buffer.subarray(offset + len),
+  };
 }
 
 /**
@@ -104,30 +136,17 @@ export function openWs(
       }
       // Frames: FIN/opcode, length (7, 16 or 64 bits), unmasked payload from a server.
       for (;;) {
-        if (buffer.length < 2) return;
-        const b0 = buffer[0] as number;
-        let len = (buffer[1] as number) & 0x7f;
-        let offset = 2;
-        if (len === 126) {
-          if (buffer.length < 4) return;
-          len = buffer.readUInt16BE(2);
-          offset = 4;
-        } else if (len === 127) {
-          if (buffer.length < 10) return;
-          len = Number(buffer.readBigUInt64BE(2));
-          offset = 10;
-        }
-        if (buffer.length < offset + len) return;
-        const payload = buffer.subarray(offset, offset + len);
-        buffer = buffer.subarray(offset + len);
-        const opcode = b0 & 0x0f;
+        const taken = takeFrame(buffer);
+        if (taken === null) return;
+        const { fin, opcode, payload } = taken;
+        buffer = taken.rest;
         if (opcode === 9) socket.write(frame(10, payload));
         else if (opcode === 8) {
           socket.end();
           return;
         } else if (opcode === 1 || opcode === 0) {
           fragments.push(Buffer.from(payload));
-          if ((b0 & 0x80) !== 0) {
+          if (fin) {
             const text = Buffer.concat(fragments).toString('utf8');
             fragments = [];
             onText(text);

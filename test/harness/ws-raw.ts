@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
+import { frame, takeFrame } from '../../scripts/ws-client.js';
 
 export interface RawUpgrade {
   readonly status: number;
@@ -21,24 +22,6 @@ export interface RawUpgrade {
   /** The server's close code, or null when the connection ended without a close frame. */
   readonly closed: Promise<{ code: number | null; reason: string }>;
   destroy(): void;
-}
-
-function frame(opcode: number, payload: Buffer): Buffer {
-  const mask = randomBytes(4);
-  const len = payload.length;
-  const head = len < 126 ? Buffer.alloc(2) : len < 65536 ? Buffer.alloc(4) : Buffer.alloc(10);
-  head[0] = 0x80 | opcode;
-  if (len < 126) head[1] = 0x80 | len;
-  else if (len < 65536) {
-    head[1] = 0x80 | 126;
-    head.writeUInt16BE(len, 2);
-  } else {
-    head[1] = 0x80 | 127;
-    head.writeBigUInt64BE(BigInt(len), 2);
-  }
-  const body = Buffer.alloc(len);
-  for (let i = 0; i < len; i++) body[i] = (payload[i] as number) ^ (mask[i & 3] as number);
-  return Buffer.concat([head, mask, body]);
 }
 
 /** Sends the upgrade for `path` on `port` with `headers` (a name may repeat) and reads the answer. */
@@ -61,7 +44,7 @@ export async function rawWebSocket(
   ];
   socket.write(`${lines.join('\r\n')}\r\n\r\n`);
 
-  let buffer = Buffer.alloc(0);
+  let buffer: Buffer = Buffer.alloc(0);
   const texts: string[] = [];
   const waiting: Array<() => void> = [];
   let closeFrame: { code: number | null; reason: string } | null = null;
@@ -105,23 +88,10 @@ export async function rawWebSocket(
   // Server frames are unmasked; text frames are queued, a close frame's code kept, a ping answered.
   const parse = (): void => {
     for (;;) {
-      if (buffer.length < 2) return;
-      const b0 = buffer[0] as number;
-      let len = (buffer[1] as number) & 0x7f;
-      let offset = 2;
-      if (len === 126) {
-        if (buffer.length < 4) return;
-        len = buffer.readUInt16BE(2);
-        offset = 4;
-      } else if (len === 127) {
-        if (buffer.length < 10) return;
-        len = Number(buffer.readBigUInt64BE(2));
-        offset = 10;
-      }
-      if (buffer.length < offset + len) return;
-      const payload = buffer.subarray(offset, offset + len);
-      buffer = buffer.subarray(offset + len);
-      const opcode = b0 & 0x0f;
+      const taken = takeFrame(buffer);
+      if (taken === null) return;
+      const { opcode, payload } = taken;
+      buffer = taken.rest;
       if (opcode === 1) texts.push(payload.toString('utf8'));
       else if (opcode === 9 && !socket.destroyed) socket.write(frame(10, payload));
       else if (opcode === 8) {
