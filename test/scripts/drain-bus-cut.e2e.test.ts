@@ -3,33 +3,15 @@
  * talks to the bus is bounded, so the node exits in bounded time, logging what it could not finish, and a
  * drain that left steps unfinished exits non-zero.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
-import { freePort, runSvc } from '../harness/child.js';
+import { startFleetNode } from '../harness/fleet-node.js';
 import { startNatsServer } from '../harness/nats-server.js';
-import { TOKEN } from '../harness/serve-node.js';
 import { startTcpProxy } from '../harness/tcp-proxy.js';
 
 t.test('a drain with the bus cut exits in bounded time, non-zero, naming what it left', async (t) => {
   const server = await startNatsServer({ t });
   const proxy = await startTcpProxy({ host: '127.0.0.1', port: server.port }, { scheme: 'nats', t });
-  const dir = mkdtempSync(join(tmpdir(), 'svc-drain-cut-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const port = await freePort();
-  const configFile = join(dir, 'config.yaml');
-  writeFileSync(
-    configFile,
-    [
-      `providers: {queue: {type: jetstream, url: "${proxy.url}"}}`,
-      `api: {host: 127.0.0.1, port: ${port}, auth: {tokens: [{id: ops, token: "\${SVC_TOKEN}"}]}}`,
-      'node: {id: node-a}',
-    ].join('\n'),
-  );
-  const run = runSvc(['serve', '--config', configFile], { SVC_TOKEN: TOKEN });
-  t.teardown(() => run.kill('SIGKILL'));
-  await run.waitForLog((line) => line.msg === 'node serving');
+  const { run } = await startFleetNode(t, 'node-a', proxy.url);
 
   // The link is cut: open connections end and new ones are swallowed.
   proxy.blackhole();
