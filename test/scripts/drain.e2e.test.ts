@@ -9,6 +9,7 @@ import { startLlmServer, type LlmServer } from '../fixtures/llm/llm-server.js';
 import type { Step } from '../fixtures/llm/script.js';
 import { startNode, TOKEN, type ServedNode } from '../harness/serve-node.js';
 import { until } from '../harness/until.js';
+import { workCompany } from './fixtures/work-company.js';
 
 type Json = Record<string, unknown>;
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -45,25 +46,7 @@ async function turnHeldOnToolCall(t: Test): Promise<{ node: ServedNode; llm: Llm
   const llm = await startLlmServer({ wire: 'openai', script });
   t.teardown(() => llm.close());
   const node = await startNode(t, 'tracker: {backend: native}\nnode: {turn_grace_seconds: 60}');
-  const put = await send(node, 'PUT', '/config', {
-    name: 'Acme',
-    timezone: 'UTC',
-    providers: {
-      llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: llm.baseUrl } },
-      llm_order: ['local'],
-    },
-    units: [
-      {
-        name: 'Engineering',
-        type: 'team',
-        integrations: { work: { project: 'ENG' } },
-        roles: [
-          { name: 'Ada', handle: 'ada', kind: 'human', contact: { operator_id: 'ops' } },
-          { name: 'Coder', handle: 'coder' },
-        ],
-      },
-    ],
-  });
+  const put = await send(node, 'PUT', '/config', workCompany(llm.baseUrl));
   t.equal(put.status, 201, JSON.stringify(put.json));
   await until(
     () => send(node, 'GET', '/work/projects'),

@@ -8,6 +8,7 @@ import { startLlmServer } from '../fixtures/llm/llm-server.js';
 import type { Step } from '../fixtures/llm/script.js';
 import { startNode, TOKEN } from '../harness/serve-node.js';
 import { until } from '../harness/until.js';
+import { workCompany } from './fixtures/work-company.js';
 
 type Json = Record<string, unknown>;
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -44,25 +45,7 @@ t.test('an assigned seat wakes, comments on the item and moves it to done', asyn
     });
     return { status: res.status, json: (await res.json()) as Json };
   };
-  const company = {
-    name: 'Acme',
-    timezone: 'UTC',
-    providers: {
-      llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: llm.baseUrl } },
-      llm_order: ['local'],
-    },
-    units: [
-      {
-        name: 'Engineering',
-        type: 'team',
-        integrations: { work: { project: 'ENG' } },
-        roles: [
-          { name: 'Ada', handle: 'ada', kind: 'human', contact: { operator_id: 'ops' } },
-          { name: 'Coder', handle: 'coder' },
-        ],
-      },
-    ],
-  };
+  const company = workCompany(llm.baseUrl);
   const put = await send('PUT', '/config', company);
   t.equal(put.status, 201, JSON.stringify(put.json));
   await until(
