@@ -60,17 +60,23 @@ t.test(
   },
 );
 
+/** A socket whose send buffer stays full until `drain()`; what it was sent lands in `written`. */
+function stalledSink() {
+  let buffered = 1_000_000;
+  const written: string[] = [];
+  const sink = {
+    send: (s: string) => (written.push(s), 1),
+    bufferedAmount: () => buffered,
+    end: () => undefined,
+  };
+  return { sink, written, drain: () => void (buffered = 0) };
+}
+
 t.test(
   'a stalled client sees only the newest replace-style frame of a kind and keeps its merges in order',
   async (t) => {
     const { StreamClient } = await import('../../http/index.js');
-    let buffered = 1_000_000;
-    const written: string[] = [];
-    const sink = {
-      send: (s: string) => (written.push(s), 1),
-      bufferedAmount: () => buffered,
-      end: () => undefined,
-    };
+    const { sink, written, drain } = stalledSink();
     const c = new StreamClient(1, sink, null, null, { maxQueue: 4, maxQueueBytes: 1 << 20, highWater: 1000 });
     c.deliver('seats-1', 'seats', true);
     c.deliver('agents-1', 'agents', false);
@@ -81,7 +87,7 @@ t.test(
     c.deliver('e2', 'event', false);
     t.equal(c.queued, 4);
     t.equal(c.dropped, 1, 'past 4 the oldest is dropped');
-    buffered = 0;
+    drain();
     c.flush();
     t.same(written, ['seats-2', 'agents-2', 'e1', 'e2']);
     t.equal(c.queued, 0);
@@ -92,13 +98,7 @@ t.test(
   'the queue bound counts UTF-8 bytes, not UTF-16 units, when it drops, supersedes and sends',
   async (t) => {
     const { StreamClient } = await import('../../http/index.js');
-    let buffered = 1_000_000;
-    const written: string[] = [];
-    const sink = {
-      send: (s: string) => (written.push(s), 1),
-      bufferedAmount: () => buffered,
-      end: () => undefined,
-    };
+    const { sink, written, drain } = stalledSink();
     const c = new StreamClient(1, sink, null, null, { maxQueue: 512, maxQueueBytes: 1000, highWater: 1000 });
     const euros = (n: number): string => '€'.repeat(n); // 3 bytes each on the wire, 1 UTF-16 unit
     for (let i = 0; i < 10; i++) c.deliver(euros(100), 'event', false);
@@ -109,7 +109,7 @@ t.test(
     t.equal(c.queuedBytes, 750, 'past the bound the oldest goes: 2 × 300 + 150');
     c.deliver(euros(60), 'seats', true);
     t.equal(c.queuedBytes, 780, 'a superseded frame gives back its bytes');
-    buffered = 0;
+    drain();
     c.flush();
     t.equal(c.queuedBytes, 0);
     t.same(
