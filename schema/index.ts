@@ -40,10 +40,13 @@ export {
   unresolvedReferences,
   CodehostBAccessLevels,
   DefaultTransportEvents,
+  HttpSchemes,
   OutboundTransport,
   outboundTransports,
   PagerEventsUrl,
   SmsApiUrl,
+  SmtpSchemes,
+  usableUrl,
 } from './company/index.js';
 export type { DerivedSeat, DerivedUnit } from './company/index.js';
 export {

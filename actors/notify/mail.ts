@@ -85,7 +85,15 @@ function serverOf(t: EmailTransport) {
 /** nodemailer, loaded on first use: a node without an `email` transport never loads it. */
 export const smtpSend: SendMail = async (t, mail) => {
   const { default: nodemailer } = await import('nodemailer');
-  const transporter = nodemailer.createTransport(serverOf(t));
+  let server: ReturnType<typeof serverOf>;
+  try {
+    server = serverOf(t);
+  } catch {
+    // A URL that does not parse is an attempt without an answer, never a throw (whose error would carry
+    // the URL, login included, to whoever logs it).
+    return null;
+  }
+  const transporter = nodemailer.createTransport(server);
   try {
     const info = await transporter.sendMail({
       from: mail.from,

@@ -68,6 +68,7 @@ export interface Transports {
 }
 
 const decoder = new TextDecoder();
+const noAnswer = { status: null, verdict: 'retry' } as const;
 
 /** A durable consumer name for a transport name (any text): readable part plus a hash of the whole. */
 export function durableOf(name: string): string {
@@ -146,7 +147,8 @@ export function startTransports(opts: TransportsOptions): Transports {
       // Attempts are made here, the message held, so the events behind a failing one wait in order.
       const reached = new Set<string>(); // recipients of an `sms` that took it: not sent it again
       for (let attempt = 1; ; attempt += 1) {
-        const { status, verdict } = await send(t, event, reached);
+        // An attempt that throws got no answer: its error is never logged (it may quote the URL).
+        const { status, verdict } = await send(t, event, reached).catch(() => noAnswer);
         if (verdict === 'sent') return;
         if (verdict === 'refused') return giveUp(t, event, attempt, status, 'refused');
         if (attempt >= MAX_ATTEMPTS) return giveUp(t, event, attempt, status, 'gave_up');

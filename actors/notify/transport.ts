@@ -6,8 +6,11 @@
  */
 import {
   DefaultTransportEvents,
+  HttpSchemes,
   PagerEventsUrl,
   SmsApiUrl,
+  SmtpSchemes,
+  usableUrl,
   type EventRecord,
   type OutboundTransport,
 } from '../../schema/index.js';
@@ -98,8 +101,8 @@ export function resolveTransport(
  */
 export function unusable(t: ResolvedTransport): string | null {
   if (t.type === 'email')
-    return /^smtps?:\/\//i.test(t.url) ? null : 'its url does not resolve to an smtp(s) URL';
-  if (!/^https?:\/\//i.test(t.url)) return 'its url does not resolve to an http(s) URL';
+    return usableUrl(t.url, SmtpSchemes) ? null : 'its url does not resolve to an smtp(s) URL';
+  if (!usableUrl(t.url, HttpSchemes)) return 'its url does not resolve to an http(s) URL';
   if (t.type === 'pager' && t.routingKey === '') return 'its routing_key resolves to nothing';
   if (t.type === 'sms' && !/^AC[0-9a-fA-F]{32}$/.test(t.accountSid))
     return 'its account_sid does not resolve to an account SID';

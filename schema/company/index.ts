@@ -12,10 +12,13 @@ export { pathOf, type Segment } from './problems.js';
 export { isSecretPath } from './secret-paths.js';
 export {
   DefaultTransportEvents,
+  HttpSchemes,
   OutboundTransport,
   outboundTransports,
   PagerEventsUrl,
   SmsApiUrl,
+  SmtpSchemes,
+  usableUrl,
 } from './transports.js';
 export { validateCompany, ValidationMode } from './validate.js';
 export { nestingProblem } from './nesting.js';

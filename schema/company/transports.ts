@@ -25,13 +25,34 @@ export const DefaultTransportEvents: readonly string[] = Object.freeze([
   'llm_unavailable',
 ]);
 
+/**
+ * Whether `value` is a URL of one of `schemes` that a sender can use: it parses (`new URL`, which the
+ * senders call) and its login, when it carries one, decodes. Shared with the check at apply, where a
+ * `${VAR}` has been resolved: a URL that passed here must never fail the first attempt.
+ */
+export function usableUrl(value: string, schemes: RegExp): boolean {
+  if (!schemes.test(value)) return false;
+  try {
+    const url = new URL(value);
+    decodeURIComponent(url.username);
+    decodeURIComponent(url.password);
+    return url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+export const HttpSchemes = /^https?:\/\/[^\s/]+/i;
+export const SmtpSchemes = /^smtps?:\/\/[^\s/]+/i;
+
 const urlOf = (schemes: RegExp, message: string) =>
   z
     .string()
     .min(1)
-    .refine((value) => value.includes('${') || schemes.test(value), { message });
-const httpUrl = urlOf(/^https?:\/\/[^\s/]+/i, 'an http(s) URL, or a ${VAR} reference to one');
-const smtpUrl = urlOf(/^smtps?:\/\/[^\s/]+/i, 'an smtp:// or smtps:// URL, or a ${VAR} reference to one');
+    // A reference is resolved at apply and checked there (actors/notify/transport.ts `unusable`).
+    .refine((value) => value.includes('${') || usableUrl(value, schemes), { message });
+const httpUrl = urlOf(HttpSchemes, 'an http(s) URL, or a ${VAR} reference to one');
+const smtpUrl = urlOf(SmtpSchemes, 'an smtp:// or smtps:// URL, or a ${VAR} reference to one');
 
 /** Where events are POSTed; may carry a credential (a chat hook's path), so it is a secret leaf. */
 const postUrl = httpUrl.describe(

@@ -82,6 +82,30 @@ t.test('a webhook transport that does not parse is refused on a write and warned
   t.ok(reloaded.warnings.some((w) => w.kind === 'admission' && w.path === 'notification_transports.ops.url'));
 });
 
+t.test('a transport URL that does not parse is refused on a write, without quoting it', async (t) => {
+  const doc = {
+    name: 'Acme',
+    notification_transports: {
+      bad_host: { type: 'webhook', url: 'https://hooks%zz.example/h' },
+      bad_port: { type: 'chat', url: 'https://svc:hunter2@chat.example:99999/h' },
+      bad_login: { type: 'email', url: 'smtp://svc%ZZ:hunter2@mail.example', from: 'svc@example.com', to: ['ops@example.com'] }, // prettier-ignore
+      fine: { type: 'webhook', url: 'https://hooks.example/${HOOK_TOKEN}' },
+    },
+  };
+  const written = validateCompany(doc, { mode: 'write' });
+  t.equal(written.valid, false);
+  t.same(
+    written.problems.map((p) => p.path).sort(),
+    [
+      'notification_transports.bad_host.url',
+      'notification_transports.bad_login.url',
+      'notification_transports.bad_port.url',
+    ],
+    'each URL a sender could not use; a reference in one is checked when it is resolved',
+  );
+  t.notMatch(JSON.stringify(written.problems), /hunter2|%zz|%ZZ/, 'no message quotes the URL');
+});
+
 t.test('a chat transport is applied; one with a field chat hooks do not take is refused', async (t) => {
   const chat = { notification_transports: { channel: { type: 'chat', url: '${CHAT_HOOK}', events: ['human_asked'] } } }; // prettier-ignore
   t.same(notApplied(chat), []);

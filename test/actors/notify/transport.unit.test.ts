@@ -193,6 +193,9 @@ t.test(
       [resolveTransport('c', { type: 'pager', routing_key: '${KEY}' }, (s) => (s.startsWith('$') ? '' : s)), 'its routing_key resolves to nothing'], // prettier-ignore
       [resolveTransport('d', { type: 'email', url: '${SMTP}', from: 'svc@example.com', to: ['ops@example.com'] }, none), 'its url does not resolve to an smtp(s) URL'], // prettier-ignore
       [resolveTransport('e', { type: 'email', url: 'smtps://mail.example', from: 'svc@example.com', to: ['ops@example.com'] }, (s) => s), null], // prettier-ignore
+      // References that resolve to URLs no sender can use (a bad port, a login that does not decode).
+      [resolveTransport('f', { type: 'webhook', url: '${HOOK}' }, () => 'https://u:pw@h.example:99999/x'), 'its url does not resolve to an http(s) URL'], // prettier-ignore
+      [resolveTransport('g', { type: 'email', url: '${SMTP}', from: 'svc@example.com', to: ['ops@example.com'] }, () => 'smtp://u%ZZ:pw@mail.example'), 'its url does not resolve to an smtp(s) URL'], // prettier-ignore
     ];
     for (const [transport, why] of cases) t.equal(unusable(transport), why, transport.name);
   },
