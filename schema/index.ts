@@ -38,6 +38,7 @@ export {
   ValidationMode,
   walkCompany,
   unresolvedReferences,
+  unschedulableReferences,
   CodehostBAccessLevels,
   DefaultTransportEvents,
   HttpSchemes,

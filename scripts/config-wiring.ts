@@ -41,6 +41,7 @@ import {
 } from '../projections/index.js';
 import {
   unresolvedReferences,
+  unschedulableReferences,
   validateCompany,
   type Resolver,
   type RevisionRecord,
@@ -134,7 +135,10 @@ export async function startConfiguration(opts: {
         warnings: [
           ...result.warnings,
           ...(opts.resolve && result.valid
-            ? unresolvedReferences(command.document, opts.resolve, command.yaml_text)
+            ? [
+                ...unresolvedReferences(command.document, opts.resolve, command.yaml_text),
+                ...unschedulableReferences(command.document, opts.resolve),
+              ]
             : []),
         ].map((warning) => ({ ...warning })),
         derived: result.derived,

@@ -7,7 +7,7 @@ export { Seat } from './seat.schema.js';
 export { derivedOf, type DerivedSeat, type DerivedUnit } from './derived.js';
 export { companyJsonSchema } from './json-schema.js';
 export { knownKeysAt } from './known-keys.js';
-export { unresolvedReferences } from './unresolved.js';
+export { unresolvedReferences, unschedulableReferences } from './unresolved.js';
 export { pathOf, type Segment } from './problems.js';
 export { isSecretPath } from './secret-paths.js';
 export {

@@ -15,7 +15,12 @@ export interface ServedNode {
   readonly url: string;
 }
 
-export async function startNode(t: Test, extra = '', queue = 'memory'): Promise<ServedNode> {
+export async function startNode(
+  t: Test,
+  extra = '',
+  queue = 'memory',
+  env: Record<string, string> = {},
+): Promise<ServedNode> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-serve-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const port = await freePort();
@@ -29,7 +34,7 @@ export async function startNode(t: Test, extra = '', queue = 'memory'): Promise<
       extra,
     ].join('\n'),
   );
-  const run = runSvc(['serve', '--config', configFile], { SVC_TOKEN: TOKEN });
+  const run = runSvc(['serve', '--config', configFile], { ...env, SVC_TOKEN: TOKEN });
   t.teardown(() => run.kill('SIGKILL'));
   await run.waitForLog((line) => line.msg === 'node serving');
   return { run, port, dir, configFile, url: `http://127.0.0.1:${port}` };

@@ -65,3 +65,42 @@ t.test('a served node fires an applied schedule and answers /schedules with its 
   run.kill('SIGTERM');
   t.equal(await run.exited, 0);
 });
+
+t.test(
+  'a schedule whose ${VAR} cron or timezone resolves to something unschedulable is warned about on the write',
+  async (t) => {
+    const env = { PULSE_CRON: '61 * * * *', PULSE_TZ: 'Mars/Olympus', GOOD_CRON: '0 9 * * *' };
+    const { run, url } = await startNode(t, '', 'memory', env);
+    const schedules = [
+      { name: 'bad-cron', cron: '${PULSE_CRON}', task: 'x' },
+      { name: 'bad-zone', cron: '${GOOD_CRON}', timezone: '${PULSE_TZ}', task: 'x' },
+      { name: 'fine', cron: '${GOOD_CRON}', task: 'x' },
+    ];
+    const doc = { name: 'Acme', timezone: 'UTC', roles: [{ name: 'Ivy', schedules }] };
+    const put = await fetch(`${url}/config`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'x-summary': 's' },
+      body: JSON.stringify(doc),
+    });
+    t.equal(put.status, 201, 'stored: the variable may change before it fires');
+    const body = (await put.json()) as { warnings: Array<{ kind: string; path: string; message: string }> };
+    t.same(
+      body.warnings.filter((w) => w.kind === 'admission').map((w) => w.path),
+      ['roles[0].schedules[0].cron', 'roles[0].schedules[1].timezone'],
+      'each field that cannot be scheduled, at its path',
+    );
+    t.notMatch(JSON.stringify(body.warnings), /61 \*|Mars/, 'the resolved value is not quoted');
+    const answer = SchedulesAnswer.parse(await (await fetch(`${url}/schedules`)).json());
+    t.same(
+      answer.schedules.map((s) => [s.name, s.next_run === '']),
+      [
+        ['bad-cron', true],
+        ['bad-zone', true],
+        ['fine', false],
+      ],
+      'what the warnings name never fires',
+    );
+    run.kill('SIGTERM');
+    t.equal(await run.exited, 0);
+  },
+);
