@@ -2,12 +2,15 @@
  * Pager and e-mail transports on a real (in-process) bus: a pager (a real HTTP listener taking Events API v2
  * events) gets an alarm's raise as a trigger and its clear as the resolve of the same incident; a mailbox (a
  * real SMTP server, with a login) gets one message per event keyed by its id, and a recipient the server
- * refuses for good gives the event up with the SMTP reply code. No key or password reaches a log line.
+ * refuses for good gives the event up with the SMTP reply code, and an attempt that throws is tried again
+ * like one without an answer. No key or password reaches a log line.
  */
 import type { AddressInfo, Server } from 'node:net';
 import { once } from 'node:events';
 import { SMTPServer } from 'smtp-server';
 import t, { type Test } from 'tap';
+import { pino } from 'pino';
+import { startTransports } from '../../../actors/index.js';
 import { company, emit, events, hook, setup, until } from './notify.fixture.js';
 
 interface Received {
@@ -171,4 +174,28 @@ t.test('a recipient refused for good gives the event up with the SMTP reply code
     payload: { transport: 'ops', event_id: id, status: 550, reason: 'refused', attempts: 1 },
   });
   t.equal(m.received.length, 0, 'nothing was delivered');
+});
+
+t.test('an attempt that throws is one without an answer: tried again, not left for redelivery', async (t) => {
+  const { bus } = await setup(t);
+  const sent: string[] = [];
+  // The first attempt throws (as a URL that does not parse once did), the next is taken.
+  const transports = startTransports({
+    bus,
+    nodeId: 'node-b',
+    logger: pino({ level: 'silent' }),
+    resolve: () => undefined,
+    sendMail: (_t, mail) =>
+      sent.push(mail.messageId) === 1 ? Promise.reject(new Error('smtp://svc:pw@x')) : Promise.resolve(250),
+  });
+  t.teardown(() => transports.stop());
+  await transports.applier.apply(
+    company({ ops: { type: 'email', url: 'smtp://mail.example', from: 'svc@example.com', to: ['ops@example.com'], events: ['budget_exhausted'] } }), // prettier-ignore
+    null,
+  );
+  const id = await emit(bus, 'budget_exhausted', 'ada');
+  // Within the fixture's wait: the retry comes after a second, a redelivery only after the ack wait.
+  await until(() => sent.length >= 2);
+  t.same(sent, [`<${id}@example.com>`, `<${id}@example.com>`], 'the same event, once more');
+  t.same(await events(bus, 'notification_failed'), [], 'not given up');
 });
