@@ -126,13 +126,20 @@ const failedReply = codelessReply(
  * synchronous steps prepare each answer before writing it, so a throw means nothing was written yet.
  */
 export function onRequest(core: GatewayCore, l: ListenerState, res: HttpResponse, req: HttpRequest): void {
+  const startedAt = performance.now();
+  // Filled in as dispatch learns the route and the operator: the failure line names what was known.
+  const line: RequestLine = {
+    method: req.getCaseSensitiveMethod(),
+    path: req.getUrl(),
+    route: null,
+    operator: null,
+  };
   try {
-    dispatch(core, l, res, req);
+    dispatch(core, l, res, req, line);
   } catch (err) {
-    const path = req.getUrl();
-    const line = { route: null, operator: null, method: req.getCaseSensitiveMethod(), path: safePath(path) };
-    core.log.error({ ...line, event: 'handler_failed', err }, 'handler_failed');
-    writeAnswer(res, { head: false, path, csp: CSP_NONE, close: true }, prepare(failedReply));
+    core.log.error({ ...line, path: safePath(line.path), event: 'handler_failed', err }, 'handler_failed');
+    writeAnswer(res, { head: false, path: line.path, csp: CSP_NONE, close: true }, prepare(failedReply));
+    observe(core, line.method, line.route, failedReply.status, startedAt);
   }
 }
 
@@ -144,13 +151,17 @@ function otherMethod(method: string, path: string, allow: readonly string[]): Ap
   });
 }
 
-function dispatch(core: GatewayCore, l: ListenerState, res: HttpResponse, req: HttpRequest): void {
-  const method = req.getCaseSensitiveMethod();
-  const path = req.getUrl();
+function dispatch(
+  core: GatewayCore,
+  l: ListenerState,
+  res: HttpResponse,
+  req: HttpRequest,
+  line: RequestLine,
+): void {
+  const { method, path } = line;
   const head = method === 'HEAD';
   const draining = core.isDraining();
   const base: WriteContext = { head, path, csp: CSP_NONE, close: draining };
-  const line: RequestLine = { method, path, route: null, operator: null };
 
   // 0. Framing. uWS frames the body by the first Content-Length; a second, different value means the
   // sender (or a proxy) may frame it otherwise, so nothing on this connection can be trusted (RFC 9112 6.3).

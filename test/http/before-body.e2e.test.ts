@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ApiError, type RouteDef } from '../../http/index.js';
+import { ApiError, type AnsweredRequest, type RouteDef } from '../../http/index.js';
 import { openConnection } from '../harness/raw-http.js';
 import { OPS, startHarness } from './fixtures/gateway-harness.js';
 
@@ -59,9 +59,11 @@ t.test('the guard runs first; a route that passes its checks reads its body as u
 });
 
 t.test(
-  'a check that fails with something other than an ApiError answers 500 without running the handler',
+  'a check that fails with something other than an ApiError answers 500 without running the handler, ' +
+    'counted and logged with its route and operator',
   async (t) => {
-    const h = await startHarness({ routes });
+    const answered: AnsweredRequest[] = [];
+    const h = await startHarness({ routes, observer: { answered: (r) => void answered.push(r) } });
     t.teardown(() => h.gw.close());
     const before = handled.length;
     const res = await fetch(`${h.base}/things/broken`, {
@@ -71,6 +73,8 @@ t.test(
     });
     t.equal(res.status, 500);
     t.equal(handled.length, before);
-    await h.waitForLog((l) => l['event'] === 'handler_failed');
+    const failed = await h.waitForLog((l) => l['event'] === 'handler_failed');
+    t.match(failed, { route: '/things/:id', operator: 'ops', path: '/things/broken' });
+    t.match(answered, [{ method: 'PUT', route: '/things/:id', status: 500 }], 'the 500 is counted');
   },
 );
