@@ -74,7 +74,7 @@ async function bind(
 ): Promise<Bound> {
   const app = uws.App() as ClosableApp;
   // Upgrades only: a GET without `Upgrade` falls through to the route table (426 or 401).
-  if (stream !== null) mountStream(app, stream, core.guard, core.log);
+  if (stream !== null) mountStream(app, stream, core.guard, core.log, core.observer);
   const budget = new BodyBudget(core.limits.bodyBytesInFlightMax);
   const listener = { ...state, live: new Set(), onIdle: null, budget } as Omit<
     Bound,

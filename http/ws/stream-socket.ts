@@ -15,6 +15,7 @@ import { CSP_NONE } from '../headers.js';
 import { accessFor, refusal, soleAuthorization, type Guard } from '../guard.js';
 import { prepare, writeAnswer } from '../respond.js';
 import type { Actor } from '../types.js';
+import type { RequestObserver } from '../gateway.types.js';
 import type { Logger } from 'pino';
 import type { StreamClient } from './stream-client.js';
 import type { StreamHub } from './stream-hub.js';
@@ -68,7 +69,35 @@ interface SocketData {
 
 const decoder = new TextDecoder();
 
-export function mountStream(app: TemplatedApp, hub: StreamHub, guard: Guard, log: Logger): void {
+/**
+ * A handshake's answer, told and logged as the route table's are (spec: every request line names its route
+ * and operator; ops/metrics.md: every answer counted): the upgrade never reaches the route table.
+ */
+function handshakeAnswered(
+  log: Logger,
+  observer: RequestObserver | null,
+  startedAt: number,
+  status: number,
+  extra: { readonly operator: string | null; readonly [key: string]: unknown },
+): void {
+  observer?.answered({
+    method: 'GET',
+    route: STREAM_PATH,
+    status,
+    seconds: (performance.now() - startedAt) / 1000,
+  });
+  const line = { method: 'GET', path: STREAM_PATH, route: STREAM_PATH, status, ...extra };
+  if (status === 403) log.warn(line, 'request');
+  else log.info(line, 'request');
+}
+
+export function mountStream(
+  app: TemplatedApp,
+  hub: StreamHub,
+  guard: Guard,
+  log: Logger,
+  observer: RequestObserver | null,
+): void {
   hub.useVerifier((token) => guard.admit(token, STREAM_PATH));
   app.ws<SocketData>(STREAM_PATH, {
     maxPayloadLength: TRANSPORT_MAX_BYTES,
@@ -77,13 +106,19 @@ export function mountStream(app: TemplatedApp, hub: StreamHub, guard: Guard, log
     // Our own queue bounds what waits; the transport must never drop behind our back.
     maxBackpressure: 64 * 1024 * 1024,
     upgrade: (res, req, context) => {
+      const startedAt = performance.now();
       const origin = req.getHeader('origin');
       const forwarded = req.getHeader('x-forwarded-host').split(',')[0]?.trim() ?? '';
       if (!sameOrigin(origin, [req.getHeader('host'), forwarded])) {
         const ctx = { head: false, path: STREAM_PATH, csp: CSP_NONE, close: true };
         writeAnswer(res, ctx, prepare(errorReply('cross_origin')));
-        const line = { method: 'GET', path: STREAM_PATH, route: STREAM_PATH, status: 403 };
-        log.warn({ ...line, event: 'cross_origin', origin, host: req.getHeader('host') }, 'request');
+        const host = req.getHeader('host');
+        handshakeAnswered(log, observer, startedAt, 403, {
+          operator: null,
+          event: 'cross_origin',
+          origin,
+          host,
+        });
         return;
       }
       const query = new URLSearchParams(req.getQuery());
@@ -107,12 +142,13 @@ export function mountStream(app: TemplatedApp, hub: StreamHub, guard: Guard, log
           { head: false, path: STREAM_PATH, csp: CSP_NONE, close: true },
           prepare(refusal(verdict.reason)),
         );
-        log.info({ method: 'GET', path: STREAM_PATH, route: STREAM_PATH, status: 401 }, 'request');
+        handshakeAnswered(log, observer, startedAt, 401, { operator: null });
         return;
       }
       const bearer = /^bearer[ \t]+(.*)$/i.exec(authorization ?? '')?.[1]?.trim() ?? null;
       const data: SocketData = { actor: verdict.actor, token: bearer ?? queryToken, client: null };
       res.upgrade(data, key, protocol, extensions, context);
+      handshakeAnswered(log, observer, startedAt, 101, { operator: verdict.actor?.id ?? null });
     },
     open: (ws: WebSocket<SocketData>) => {
       const data = ws.getUserData();

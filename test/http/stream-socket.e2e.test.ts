@@ -6,6 +6,7 @@ import t from 'tap';
 import { startEventsNode, type Frame } from './fixtures/events-node.js';
 import { headerValues, rawWebSocket, type RawUpgrade } from '../harness/ws-raw.js';
 import { openAuth } from './fixtures/gateway-harness.js';
+import type { AnsweredRequest } from '../../http/index.js';
 
 const portOf = (ws: string): number => Number(new URL(ws).port);
 
@@ -161,3 +162,32 @@ t.test('an upgrade carrying Authorization twice is refused 401, even with reads 
   once.destroy();
   t.equal(once.status, 101, 'one is accepted');
 });
+
+t.test(
+  'every handshake is counted like a routed request and logged with its route and operator',
+  async (t) => {
+    const answered: AnsweredRequest[] = [];
+    const { ws, h } = await startEventsNode(t, { observer: { answered: (r) => void answered.push(r) } });
+    const port = portOf(ws);
+    const handshakes: Array<[Array<[string, string]>, number, string | null]> = [
+      [[['Authorization', `Bearer ${openAuth.tokens[0]!.token}`]], 101, 'ops'],
+      [[], 101, null],
+      [[['Authorization', 'Bearer wrong-candidate-0123']], 401, null],
+      [[['Origin', 'http://evil.example']], 403, null],
+    ];
+    for (const [headers, status, operator] of handshakes) {
+      const u = await rawWebSocket(port, '/ws/stream', headers);
+      u.destroy();
+      t.equal(u.status, status);
+      // Logged in the callback that wrote the answer, so before the client read it.
+      const line = h.logs.find((l) => l.msg === 'request' && l.status === status && l.operator === operator);
+      t.match(line, { route: '/ws/stream', path: '/ws/stream', method: 'GET' }, `${status} logged`);
+    }
+    t.same(
+      answered.map((r) => [r.method, r.route, r.status]),
+      handshakes.map(([, status]) => ['GET', '/ws/stream', status]),
+      'each told to the metrics observer',
+    );
+    t.notOk(h.rawLogs().includes('wrong-candidate-0123'), 'never the candidate');
+  },
+);
