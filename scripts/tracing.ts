@@ -18,6 +18,23 @@ export interface ServiceTracing {
 
 const set = (v: string | undefined): v is string => v !== undefined && v.trim() !== '';
 
+/**
+ * The first of `names` set to something other than blanks, trimmed: the SDK reads an empty variable as
+ * unset (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=` falls back to the base URL), so this gate must too.
+ */
+const firstSet = (env: Env, ...names: string[]): string | undefined =>
+  names
+    .map((n) => env[n])
+    .find(set)
+    ?.trim();
+
+/** A boolean variable as the SDK reads one: `true` in any case, blanks around it ignored. */
+const isTrue = (v: string | undefined): boolean => v?.trim().toLowerCase() === 'true';
+
+/** `OTEL_TRACES_EXPORTER` naming `none` (a list is allowed; `none` in it switches export off). */
+const exporterNone = (v: string | undefined): boolean =>
+  (v ?? '').split(',').some((e) => e.trim().toLowerCase() === 'none');
+
 /** The tracing of this process: the SDK when an OTLP endpoint is set, else the no-op tracer. */
 export async function startTracing(opts: {
   readonly env: Env;
@@ -27,14 +44,11 @@ export async function startTracing(opts: {
 }): Promise<ServiceTracing> {
   const { env, logger: log } = opts;
   const off: ServiceTracing = { tracer: noopTracer, shutdown: () => Promise.resolve() };
-  const endpoint = env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'] ?? env['OTEL_EXPORTER_OTLP_ENDPOINT'];
-  if (!set(endpoint) || env['OTEL_SDK_DISABLED']?.trim() === 'true' || env['OTEL_TRACES_EXPORTER'] === 'none')
+  const endpoint = firstSet(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  if (endpoint === undefined || isTrue(env['OTEL_SDK_DISABLED']) || exporterNone(env['OTEL_TRACES_EXPORTER']))
     return off;
-  const protocol = (
-    env['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'] ??
-    env['OTEL_EXPORTER_OTLP_PROTOCOL'] ??
-    ''
-  ).trim();
+  const protocol =
+    firstSet(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL')?.toLowerCase() ?? '';
   if (protocol !== '' && protocol !== 'http/protobuf' && protocol !== 'http/json') {
     log.warn({ protocol }, 'OTLP protocol not supported (http/protobuf or http/json); no spans are exported');
     return off;

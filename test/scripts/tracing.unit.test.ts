@@ -20,6 +20,16 @@ t.test('no endpoint, no exporter: the no-op tracer', async (t) => {
     { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_SDK_DISABLED: 'true' },
     { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_TRACES_EXPORTER: 'none' },
     { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
+    // Booleans and lists read as the SDK reads them.
+    { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_SDK_DISABLED: 'TRUE' },
+    { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_SDK_DISABLED: ' true ' },
+    { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_TRACES_EXPORTER: ' none' },
+    // A blank traces-only protocol leaves the general one in force: grpc is still refused.
+    {
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4317',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: '',
+    },
   ]) {
     const tracing = await start(env);
     t.equal(tracing.tracer, noopTracer, JSON.stringify(env));
@@ -29,10 +39,21 @@ t.test('no endpoint, no exporter: the no-op tracer', async (t) => {
   t.equal(requestSpans(noopTracer, observer), observer, 'the gateway keeps its observer as it is');
 });
 
-t.test('an endpoint, general or for traces: the SDK tracer', async (t) => {
+t.test('an endpoint, general or for traces (a blank one is unset): the SDK tracer', async (t) => {
   for (const env of [
     { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1', OTEL_TRACES_SAMPLER: 'always_off' },
     { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:1/v1/traces', OTEL_TRACES_SAMPLER: 'always_off' },
+    // An empty traces endpoint is unset, as the exporter reads it (a compose file's `${VAR:-}`): the base URL counts.
+    {
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1',
+      OTEL_TRACES_SAMPLER: 'always_off',
+    },
+    {
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1',
+      OTEL_SDK_DISABLED: 'false',
+      OTEL_TRACES_SAMPLER: 'always_off',
+    },
   ]) {
     const tracing = await start(env);
     t.equal(tracing.tracer.enabled, true, JSON.stringify(env));
