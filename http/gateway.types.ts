@@ -6,7 +6,7 @@ import type { StreamHub } from './ws/stream-hub.js';
 /** One answered request, as a metrics sink sees it (no path: a route pattern keeps the label set bounded). */
 export interface AnsweredRequest {
   readonly method: string;
-  /** The route pattern (`/seats/{handle}`), `/health` or `/ready` for probes, null when no route matched. */
+  /** The route pattern as the table spells it (`/agents/:id`), `/health` or `/ready` for probes, null when no route matched. */
   readonly route: string | null;
   readonly status: number;
   /** From the request's arrival to its answer being written. */

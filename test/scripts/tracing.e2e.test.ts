@@ -160,10 +160,11 @@ t.test('request, turn, phase, model call and tool call spans reach the OTLP endp
     kind: 2,
     attrs: { 'http.request.method': 'PUT', 'http.route': '/config', 'http.response.status_code': 201 },
   });
-  const agentSpan = spans.find(
-    (s) => s.attrs['http.route'] === '/agents/{handle}' || s.name.startsWith('GET /agents/'),
-  );
-  t.match(agentSpan?.attrs, { 'http.request.method': 'GET', 'http.response.status_code': 200 });
+  const agentSpan = spans.find((s) => s.attrs['http.route'] === '/agents/:id');
+  t.match(agentSpan, {
+    name: 'GET /agents/:id',
+    attrs: { 'http.request.method': 'GET', 'http.response.status_code': 200 },
+  });
   t.match(
     spans.find((s) => s.attrs['http.response.status_code'] === 404),
     { name: 'GET' },
