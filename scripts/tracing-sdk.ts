@@ -5,6 +5,8 @@
  */
 import {
   context,
+  diag,
+  DiagLogLevel,
   SpanKind,
   SpanStatusCode,
   trace,
@@ -116,6 +118,49 @@ function sdkTracer(otel: OtelTracer, ids: ChosenTraceIds): Tracer {
   };
 }
 
+/** What the SDK reports of itself between two lines the node writes: one a minute, the rest counted. */
+const DIAG_EVERY_MS = 60_000;
+
+/** A diagnostic's text: the error handler hands a whole error as JSON (stack included); its message is enough. */
+function diagText(message: string, args: readonly unknown[]): string {
+  let text = message;
+  try {
+    const parsed: unknown = JSON.parse(message);
+    if (typeof parsed === 'object' && parsed !== null && 'message' in parsed) text = String(parsed.message);
+  } catch {
+    // Plain text already.
+  }
+  return [text, ...args.map((a) => (a instanceof Error ? a.message : String(a)))].join(' ');
+}
+
+/**
+ * The SDK reports failed exports (an unreachable collector, a refused key) to its own diagnostic logger,
+ * which is silent until one is set: routed to the node's log at WARNING, at most one line a minute so a
+ * collector that stays down does not flood it (an export is tried every `OTEL_BSP_SCHEDULE_DELAY`).
+ */
+function routeDiagnostics(log: Logger): void {
+  let last = -Infinity;
+  let suppressed = 0;
+  const warn = (message: string, ...args: unknown[]): void => {
+    const now = performance.now();
+    if (now - last < DIAG_EVERY_MS) {
+      suppressed += 1;
+      return;
+    }
+    last = now;
+    log.warn(
+      { event: 'tracing_sdk_warning', error: diagText(message, args), suppressed },
+      'OpenTelemetry SDK warning (a failed OTLP export drops its spans)',
+    );
+    suppressed = 0;
+  };
+  const quiet = (): void => undefined;
+  diag.setLogger(
+    { error: warn, warn, info: quiet, debug: quiet, verbose: quiet },
+    { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true },
+  );
+}
+
 /** The SDK tracer exporting over OTLP with `protocol` (http/protobuf when empty). */
 export function sdkTracing(opts: {
   readonly env: Env;
@@ -125,6 +170,8 @@ export function sdkTracing(opts: {
   readonly protocol: string;
 }): { readonly tracer: Tracer; shutdown(): Promise<void> } {
   const { env, logger: log, protocol } = opts;
+  // First: the exporter reports an endpoint it cannot parse while it is made.
+  routeDiagnostics(log);
   const exporter = protocol === 'http/json' ? new JsonExporter() : new ProtoExporter();
   const delay = Number(env['OTEL_BSP_SCHEDULE_DELAY']);
   const ids = new ChosenTraceIds();

@@ -7,6 +7,7 @@ import t from 'tap';
 import type { RequestObserver } from '../../http/index.js';
 import { noopTracer } from '../../schema/index.js';
 import { requestSpans, startTracing } from '../../scripts/tracing.js';
+import { until } from '../harness/until.js';
 
 const logger = pino({ level: 'silent' });
 const start = (env: Record<string, string | undefined>) =>
@@ -77,4 +78,34 @@ t.test('a root span joins the trace id it is given; a child its parent’s', asy
   t.match(other.traceId, /^[0-9a-f]{32}$/, 'an unusable trace id gets a fresh one');
   for (const s of [child, root, other]) s.end();
   await tracing.shutdown();
+});
+
+t.test('a failed export is logged at WARNING by the node, not dropped silently', async (t) => {
+  const lines: Array<Record<string, unknown>> = [];
+  const captured = pino(
+    { level: 'info' },
+    { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) },
+  );
+  // Port 1 on loopback refuses at once: every export fails. The exporter reads its endpoint from the process.
+  const before = process.env['OTEL_EXPORTER_OTLP_ENDPOINT'];
+  process.env['OTEL_EXPORTER_OTLP_ENDPOINT'] = 'http://127.0.0.1:1';
+  t.teardown(() => {
+    if (before === undefined) delete process.env['OTEL_EXPORTER_OTLP_ENDPOINT'];
+    else process.env['OTEL_EXPORTER_OTLP_ENDPOINT'] = before;
+  });
+  const tracing = await startTracing({
+    env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1', OTEL_BSP_SCHEDULE_DELAY: '20' },
+    logger: captured,
+    version: '0.0.0',
+    nodeId: 'n1',
+  });
+  t.teardown(() => tracing.shutdown());
+  const failed = (): Array<Record<string, unknown>> =>
+    lines.filter((l) => l['event'] === 'tracing_sdk_warning');
+  tracing.tracer.startSpan('first').end();
+  await until(
+    () => Promise.resolve(failed().length),
+    (n) => n > 0,
+  );
+  t.match(failed()[0], { level: 40, msg: /OpenTelemetry/, error: /ECONNREFUSED 127\.0\.0\.1:1\b/ });
 });
