@@ -25,6 +25,28 @@ const decoder = new TextDecoder();
 /** `svc.events.agent_turn_completed` → `svc.events`: two tokens keep the label set small and bounded. */
 export const subjectFamily = (subject: string): string => subject.split('.', 2).join('.');
 
+/** How long a scrape waits for the streams' last sequences; one that has not answered reports no lag. */
+const LAG_READ_MS = 2_000;
+
+/** Each stream's last sequence, read at once; a stream out of reach or too slow is left out (no sample, not 0). */
+async function lastSequences(bus: Bus, streams: readonly string[]): Promise<ReadonlyMap<string, number>> {
+  const last = new Map<string, number>();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, LAG_READ_MS);
+  });
+  const reads = streams.map(async (stream) => {
+    try {
+      last.set(stream, (await bus.streamInfo(stream)).lastSeq);
+    } catch {
+      // Out of reach: its projections report nothing rather than 0.
+    }
+  });
+  await Promise.race([Promise.all(reads), deadline]);
+  clearTimeout(timer);
+  return new Map(last);
+}
+
 export function createNodeMetrics(opts: { nodeId: string }): NodeMetrics {
   const registry = new Registry();
   registry.setDefaultLabels({ node: opts.nodeId });
@@ -77,16 +99,12 @@ export function createNodeMetrics(opts: { nodeId: string }): NodeMetrics {
     registers: [registry],
     async collect() {
       this.reset();
-      if (instrumented === null) return;
-      const positions = projectionPositions(instrumented);
-      const last = new Map<string, number>();
-      for (const stream of new Set(positions.map((p) => p.stream))) {
-        try {
-          last.set(stream, (await instrumented.streamInfo(stream)).lastSeq);
-        } catch {
-          // The stream is out of reach (bus link down): its projections report nothing rather than 0.
-        }
-      }
+      const bus = instrumented;
+      // The link down, a stream read waits for the reconnect (10 s each): the scrape would outlast
+      // Prometheus's timeout and every other figure would be lost with the lag.
+      if (bus === null || !bus.linked()) return;
+      const positions = projectionPositions(bus);
+      const last = await lastSequences(bus, [...new Set(positions.map((p) => p.stream))]);
       for (const p of positions) {
         const lastSeq = last.get(p.stream);
         if (lastSeq !== undefined)
