@@ -44,6 +44,6 @@ export interface SandboxBackend {
   observe(run: Launched): Promise<Observation>;
   /** Delivers the answer to the open question. */
   answer(run: Launched, answer: string, at: string): Promise<void>;
-  /** Ends the agent (when the run is cancelled or its node drains for good). */
+  /** Ends the agent's process group (when the run is cancelled, or seen ended while something of it still runs). */
   stop(run: Launched): Promise<void>;
 }

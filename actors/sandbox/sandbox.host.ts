@@ -167,6 +167,10 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
         await backend.answer({ workdir: run.workdir, pid: run.pid }, run.answer, run.updated_at);
         return;
       }
+      if (seen.result || seen.gone !== null) {
+        // An agent may report its result and go on, or outlive its wrapper: an ended run leaves nothing running.
+        await backend.stop({ workdir: run.workdir, pid: run.pid });
+      }
       if (seen.result) {
         const r = seen.result;
         await apply(

@@ -1,0 +1,120 @@
+/**
+ * The supervisor over the real local backend: however a run ends — the agent's own result while it keeps
+ * running, or its wrapper killed under it — the run is recorded ended and nothing of it is left running.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import t, { type Test } from 'tap';
+import {
+  localBackend,
+  openSandboxRecords,
+  startSandboxSupervisor,
+  type SandboxSupervisor,
+} from '../../../actors/index.js';
+import { ensureCatalogue, openMemoryBus } from '../../../bus/index.js';
+import type { SandboxRunRecord } from '../../../schema/index.js';
+import { until } from '../../harness/until.js';
+
+/** Host pids whose command line is exactly `argv`. */
+function pidsRunning(argv: readonly string[]): number[] {
+  const wanted = `${argv.join('\0')}\0`;
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8') === wanted;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** A `sleep` nobody else runs: its pids are the run's leftovers. */
+const marker = (): string[] => ['sleep', String(6_000 + Math.floor(Math.random() * 3_000))];
+
+async function startSupervisor(
+  tt: Test,
+): Promise<{ supervisor: SandboxSupervisor; get: (id: string) => SandboxRunRecord | undefined }> {
+  const root = mkdtempSync(join(tmpdir(), 'svc-supervisor-'));
+  const bus = await openMemoryBus();
+  await ensureCatalogue(bus);
+  const logger = pino({ level: 'silent' });
+  const records = await openSandboxRecords({ bus, node: 'node-0', logger });
+  const supervisor = startSandboxSupervisor({
+    bus,
+    node: 'node-0',
+    records,
+    backend: localBackend({ root }),
+    logger,
+    otlpUrl: null,
+    mcpUrl: null,
+    pollMs: 25,
+  });
+  tt.teardown(async () => {
+    await supervisor.stop();
+    await records.stop();
+    await bus.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+  return { supervisor, get: (id) => records.get(id) };
+}
+
+const launch = (supervisor: SandboxSupervisor, id: string, command: string) =>
+  supervisor.launch({
+    sandbox_id: id,
+    seat: 'bob',
+    role: 'Bob',
+    agent_id: 'bob',
+    turn_id: 'turn-1',
+    trace_id: 'f'.repeat(32),
+    task: 'hold',
+    work_item: null,
+    coding_agent: 'fake',
+    settings: { setup: [], env: {}, command },
+  });
+
+const leftoverGone = (argv: readonly string[]) =>
+  until(
+    () => Promise.resolve(pidsRunning(argv)),
+    (pids) => pids.length === 0,
+    { timeoutMs: 10_000, everyMs: 25 },
+  );
+
+t.test('a run that reports its result but keeps running is recorded done and stopped', async (tt) => {
+  const { supervisor, get } = await startSupervisor(tt);
+  const argv = marker();
+  tt.teardown(() => pidsRunning(argv).forEach((pid) => process.kill(pid, 'SIGKILL')));
+  const result = '{"status":"done","summary":"reported","total_tokens":0,"error":null}';
+  await launch(
+    supervisor,
+    'sb-result',
+    `echo '${result}' > "$SVC_SANDBOX_CONTROL/r.tmp"; mv "$SVC_SANDBOX_CONTROL/r.tmp" "$SVC_SANDBOX_CONTROL/result.json"; exec ${argv.join(' ')}`,
+  );
+  const done = await supervisor.settle('sb-result');
+  tt.equal(done?.status, 'done');
+  tt.equal(get('sb-result')?.summary, 'reported');
+  await leftoverGone(argv);
+  tt.pass('the agent that went on after its result was stopped');
+});
+
+t.test('a run whose wrapper is killed under it fails as gone and its agent is stopped', async (tt) => {
+  const { supervisor } = await startSupervisor(tt);
+  const argv = marker();
+  tt.teardown(() => pidsRunning(argv).forEach((pid) => process.kill(pid, 'SIGKILL')));
+  const run = await launch(supervisor, 'sb-gone', argv.join(' '));
+  await until(
+    () => Promise.resolve(pidsRunning(argv)),
+    (pids) => pids.length === 1,
+    { timeoutMs: 10_000, everyMs: 25 },
+  );
+  tt.ok(run.pid, 'the run has its wrapper’s pid');
+  process.kill(run.pid!, 'SIGKILL');
+  const failed = await supervisor.settle('sb-gone');
+  tt.equal(failed?.status, 'failed');
+  tt.match(failed?.error, /gone/);
+  await leftoverGone(argv);
+  tt.pass('the agent left without its wrapper was stopped');
+});
