@@ -21,6 +21,8 @@ export interface LaunchRequest {
   readonly settings: SandboxSettings;
   /** The supervisor's own variables (control dir aside): token URLs, `TRACEPARENT`. */
   readonly env: Readonly<Record<string, string>>;
+  /** Aborted when the run is cancelled while launching: the setup step running is stopped, the agent not started. */
+  readonly signal?: AbortSignal;
 }
 
 export interface Launched {
@@ -39,7 +41,10 @@ export interface Observation {
 
 export interface SandboxBackend {
   readonly kind: string;
-  /** Prepares the directory (setup steps) and starts the agent; throws with the reason when it cannot. */
+  /**
+   * Prepares the directory (setup steps) and starts the agent; throws with the reason when it cannot, or
+   * when `signal` aborts before the agent started.
+   */
   launch(request: LaunchRequest): Promise<Launched>;
   observe(run: Launched): Promise<Observation>;
   /** Delivers the answer to the open question. */

@@ -51,28 +51,50 @@ function alive(pid: number | null): boolean {
 const WRAPPER =
   '"$@"; echo $? > "$SVC_SANDBOX_CONTROL/exit_code.tmp"; mv "$SVC_SANDBOX_CONTROL/exit_code.tmp" "$SVC_SANDBOX_CONTROL/exit_code"; kill -s KILL 0';
 
+/** The launch's abort as an error (its reason when it is one). */
+const abortError = (signal: AbortSignal): Error =>
+  signal.reason instanceof Error ? signal.reason : new Error('the launch was cancelled');
+
 function runStep(
   step: string,
   base: string,
   cwd: string,
   env: Record<string, string>,
   isolation: Isolation,
+  abort: AbortSignal | undefined,
 ): Promise<void> {
   return new Promise((resolve, reject) => {
+    if (abort?.aborted) return reject(abortError(abort));
     const { file, args } = isolation.command(['sh', '-c', step], { base, cwd, dieWithParent: true });
-    const child = spawn(file, args, { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    // Its own process group: a step cut by its timeout or a cancel is stopped with what it started.
+    const child = spawn(file, args, { cwd, env, detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString('utf8')).slice(-2_000);
     });
-    const timer = setTimeout(() => child.kill('SIGKILL'), setupTimeoutMs);
-    child.on('error', (error) => {
+    const killGroup = (): void => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    };
+    const timer = setTimeout(killGroup, setupTimeoutMs);
+    abort?.addEventListener('abort', killGroup, { once: true });
+    const settle = (): void => {
       clearTimeout(timer);
+      abort?.removeEventListener('abort', killGroup);
+    };
+    child.on('error', (error) => {
+      settle();
       reject(error);
     });
     child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      if (code === 0) resolve();
+      settle();
+      // What the step left in the background ends with it.
+      killGroup();
+      if (abort?.aborted) reject(abortError(abort));
+      else if (code === 0) resolve();
       else reject(new Error(`setup step "${step}" failed (${signal ?? `exit ${code}`}): ${stderr.trim()}`));
     });
   });
@@ -106,7 +128,9 @@ export function localBackend(opts: {
         SVC_SANDBOX_TASK: request.task,
         SVC_SANDBOX_COMMAND: request.settings.command,
       };
-      for (const step of request.settings.setup) await runStep(step, base, workdir, env, isolation);
+      for (const step of request.settings.setup)
+        await runStep(step, base, workdir, env, isolation, request.signal);
+      if (request.signal?.aborted) throw abortError(request.signal);
       const log = await open(join(control, 'agent.log'), 'a');
       try {
         const agent = isolation.command(['sh', '-c', request.settings.command], {

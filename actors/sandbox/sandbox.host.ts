@@ -188,6 +188,15 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
     });
 
   const launching = new Set<string>();
+  /** Launches in progress, aborted by a cancel (their setup may run for minutes, holding the run's chain). */
+  const aborts = new Map<string, AbortController>();
+  /** Who cancelled a launch in progress, and why. */
+  interface LaunchCancel {
+    readonly by: string;
+    readonly reason: string;
+  }
+  const cancelledLaunch = (abort: AbortController): LaunchCancel | null =>
+    abort.signal.aborted ? (abort.signal.reason as LaunchCancel) : null;
   const tick = async (): Promise<void> => {
     const mine = records.all().filter((r) => r.node === opts.node && isLive(r));
     for (const run of mine) {
@@ -222,6 +231,8 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
         const spanId = /^[0-9a-f]{16}$/.test(parent) ? parent : randomBytes(8).toString('hex');
         const at = now().toISOString();
         launching.add(req.sandbox_id);
+        const abort = new AbortController();
+        aborts.set(req.sandbox_id, abort);
         try {
           let run = await apply(null, {
             type: 'run.launch',
@@ -266,20 +277,33 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
               task: req.task,
               settings: req.settings,
               env,
+              signal: abort.signal,
             });
             run = (await apply(run, { type: 'run.launched', ...launched, at: now().toISOString() })) ?? run;
+            // Cancelled just as the agent started: it is stopped like any cancelled run.
+            if (cancelledLaunch(abort) !== null) await backend.stop(launched);
           } catch (error) {
             const message = error instanceof Error ? error.message : String(error);
-            run =
-              (await apply(run, {
-                type: 'run.failed',
-                error: message.slice(0, 2_000),
-                at: now().toISOString(),
-              })) ?? run;
+            if (cancelledLaunch(abort) === null)
+              run =
+                (await apply(run, {
+                  type: 'run.failed',
+                  error: message.slice(0, 2_000),
+                  at: now().toISOString(),
+                })) ?? run;
+          }
+          const cancel = cancelledLaunch(abort);
+          if (cancel !== null) {
+            logger.info(
+              { sandbox_id: req.sandbox_id, by: cancel.by },
+              'sandbox run cancelled while launching',
+            );
+            run = (await apply(run, { type: 'run.cancelled', ...cancel, at: now().toISOString() })) ?? run;
           }
           return run;
         } finally {
           launching.delete(req.sandbox_id);
+          aborts.delete(req.sandbox_id);
         }
       });
     },
@@ -309,8 +333,13 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
     },
 
     cancel(sandboxId, by, reason) {
+      const pending = aborts.get(sandboxId);
+      // A launch holds the run's chain until its setup ends: it is aborted first, then recorded cancelled.
+      const aborted = pending !== undefined && cancelledLaunch(pending) === null;
+      if (aborted) pending.abort({ by, reason } satisfies LaunchCancel);
       return serial(sandboxId, async (): Promise<SandboxCancelReply> => {
         const run = records.get(sandboxId);
+        if (aborted && run?.status === 'cancelled') return { ok: true, run: publicRun(run), changed: true };
         if (!run || run.node !== opts.node)
           return { ok: false, error: 'unknown_run', message: `no coding run ${sandboxId} is watched here` };
         if (run.status === 'cancelled') return { ok: true, run: publicRun(run), changed: false };

@@ -62,19 +62,20 @@ async function startSupervisor(
   return { supervisor, get: (id) => records.get(id) };
 }
 
+const launchOf = (id: string, command: string) => ({
+  sandbox_id: id,
+  seat: 'bob',
+  role: 'Bob',
+  agent_id: 'bob',
+  turn_id: 'turn-1',
+  trace_id: 'f'.repeat(32),
+  task: 'hold',
+  work_item: null,
+  coding_agent: 'fake',
+  settings: { setup: [] as string[], env: {}, command },
+});
 const launch = (supervisor: SandboxSupervisor, id: string, command: string) =>
-  supervisor.launch({
-    sandbox_id: id,
-    seat: 'bob',
-    role: 'Bob',
-    agent_id: 'bob',
-    turn_id: 'turn-1',
-    trace_id: 'f'.repeat(32),
-    task: 'hold',
-    work_item: null,
-    coding_agent: 'fake',
-    settings: { setup: [], env: {}, command },
-  });
+  supervisor.launch(launchOf(id, command));
 
 const leftoverGone = (argv: readonly string[]) =>
   until(
@@ -117,4 +118,48 @@ t.test('a run whose wrapper is killed under it fails as gone and its agent is st
   tt.match(failed?.error, /gone/);
   await leftoverGone(argv);
   tt.pass('the agent left without its wrapper was stopped');
+});
+
+t.test('a run cancelled while its setup runs ends cancelled at once, its setup stopped', async (tt) => {
+  const argv = marker();
+  const { supervisor, get } = await startSupervisor(tt);
+  // `; true`: the step's shell forks the sleep rather than becoming it, so the step is a tree.
+  // Before the supervisor's teardown, which waits for the launch (and so for the step) to end.
+  tt.teardown(() => pidsRunning(argv).forEach((pid) => process.kill(pid, 'SIGKILL')));
+  const launched = supervisor.launch({
+    ...launchOf('sb-setup', 'true'),
+    settings: { setup: [`${argv.join(' ')}; true`], env: {}, command: 'true' },
+  });
+  await until(
+    () => Promise.resolve(pidsRunning(argv)),
+    (pids) => pids.length === 1,
+    { timeoutMs: 10_000, everyMs: 25 },
+  );
+  tt.equal(get('sb-setup')?.status, 'launching');
+  const answer = await Promise.race([
+    supervisor.cancel('sb-setup', 'ops', 'wrong repository'),
+    new Promise<'no answer'>((resolve) => setTimeout(() => resolve('no answer'), 5_000).unref()),
+  ]);
+  tt.match(answer, {
+    ok: true,
+    changed: true,
+    run: { status: 'cancelled', error: 'cancelled by ops: wrong repository' },
+  });
+  tt.match(await launched, { status: 'cancelled' }, 'the launch ends with the run cancelled');
+  await leftoverGone(argv);
+  tt.pass('the setup step and what it started were stopped');
+  tt.match(await supervisor.cancel('sb-setup', 'ops', ''), { ok: true, changed: false });
+});
+
+t.test('what a setup step leaves running in the background ends with the step', async (tt) => {
+  const { supervisor } = await startSupervisor(tt);
+  const argv = marker();
+  tt.teardown(() => pidsRunning(argv).forEach((pid) => process.kill(pid, 'SIGKILL')));
+  const run = await supervisor.launch({
+    ...launchOf('sb-background', 'true'),
+    settings: { setup: [`${argv.join(' ')} > /dev/null 2>&1 &`], env: {}, command: 'true' },
+  });
+  tt.equal(run.status, 'running', 'the setup step succeeded');
+  await leftoverGone(argv);
+  tt.pass('its background process did not outlive it');
 });
