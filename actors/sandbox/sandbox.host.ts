@@ -19,7 +19,6 @@ import {
   Commands,
   EventCategory,
   uuidv5,
-  type InboxMessage,
   type SandboxAnswerReply,
   type SandboxCancelReply,
   type SandboxRunRecord,
@@ -27,8 +26,8 @@ import {
 import type { SandboxBackend, SandboxSettings } from './backend.js';
 import { stepRun, type RunEvent } from './sandbox.machine.js';
 import { isLive, publicRun, tokenDigest, type SandboxRecords } from './sandbox.records.js';
+import { sandboxEventNamespace, wakeMessage } from './sandbox.wake.js';
 
-const eventNamespace = '0b7f3c1e-5d2a-5e8f-9a41-6c3d2b1f0e9a';
 const encoder = new TextEncoder();
 
 export interface LaunchRun {
@@ -75,6 +74,10 @@ export interface SupervisorOptions {
   readonly now?: () => Date;
 }
 
+/** Why a launch in progress was aborted: a cancel (by whom, why) or the node's stop. */
+type LaunchAbort =
+  { readonly kind: 'cancel'; readonly by: string; readonly reason: string } | { readonly kind: 'stop' };
+
 /** A run that asks or ends stops waiting; `resumed` and `running` go on. */
 const settled = (run: SandboxRunRecord): boolean => run.status === 'awaiting_clarification' || !isLive(run);
 
@@ -98,19 +101,7 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
   };
 
   const wake = async (run: SandboxRunRecord, what: 'asked' | 'ended'): Promise<void> => {
-    const summary =
-      what === 'asked'
-        ? `Your coding run ${run.sandbox_id} asks: ${run.question ?? ''} — answer it with answer_sandbox.`
-        : `Your coding run ${run.sandbox_id} ended ${run.status}: ${run.summary ?? run.error ?? ''}`;
-    const message: InboxMessage = {
-      id: uuidv5(eventNamespace, `${run.sandbox_id}\u0000wake\u0000${run.updated_at}`),
-      kind: 'sandbox',
-      source: `sandbox:${run.sandbox_id}`,
-      received_at: now().toISOString(),
-      trace_id: run.trace_id,
-      summary,
-      payload: { sandbox_id: run.sandbox_id, status: run.status, question: run.question },
-    };
+    const message = wakeMessage(run, what, now().toISOString());
     await bus.publish(Subjects.agentInbox(run.agent_handle), encoder.encode(JSON.stringify(message)), {
       msgId: message.id,
     });
@@ -142,7 +133,7 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
           trace: { trace_id: run.trace_id, parent_span_id: run.span_id },
           now: new Date(run.updated_at),
         }),
-        id: uuidv5(eventNamespace, `${run.sandbox_id}\u0000${step.emit}\u0000${run.updated_at}`),
+        id: uuidv5(sandboxEventNamespace, `${run.sandbox_id}\u0000${step.emit}\u0000${run.updated_at}`),
       });
       if (run.status === 'awaiting_clarification') await wake(run, 'asked');
       else if (!isLive(run) && !watched) await wake(run, 'ended');
@@ -188,15 +179,10 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
     });
 
   const launching = new Set<string>();
-  /** Launches in progress, aborted by a cancel (their setup may run for minutes, holding the run's chain). */
+  /** Launches in progress: a setup may run for minutes, holding the run's chain (a cancel, a stop wait on it). */
   const aborts = new Map<string, AbortController>();
-  /** Who cancelled a launch in progress, and why. */
-  interface LaunchCancel {
-    readonly by: string;
-    readonly reason: string;
-  }
-  const cancelledLaunch = (abort: AbortController): LaunchCancel | null =>
-    abort.signal.aborted ? (abort.signal.reason as LaunchCancel) : null;
+  const abortOf = (abort: AbortController): LaunchAbort | null =>
+    abort.signal.aborted ? (abort.signal.reason as LaunchAbort) : null;
   const tick = async (): Promise<void> => {
     const mine = records.all().filter((r) => r.node === opts.node && isLive(r));
     for (const run of mine) {
@@ -280,11 +266,16 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
               signal: abort.signal,
             });
             run = (await apply(run, { type: 'run.launched', ...launched, at: now().toISOString() })) ?? run;
-            // Cancelled just as the agent started: it is stopped like any cancelled run.
-            if (cancelledLaunch(abort) !== null) await backend.stop(launched);
+            // Cancelled as the agent started: stopped like any cancelled run (a stopping node leaves it to a restart).
+            if (abortOf(abort)?.kind === 'cancel') await backend.stop(launched);
           } catch (error) {
-            const message = error instanceof Error ? error.message : String(error);
-            if (cancelledLaunch(abort) === null)
+            const message =
+              abortOf(abort)?.kind === 'stop'
+                ? 'the launch was cut by a stop of its node'
+                : error instanceof Error
+                  ? error.message
+                  : String(error);
+            if (abortOf(abort)?.kind !== 'cancel')
               run =
                 (await apply(run, {
                   type: 'run.failed',
@@ -292,13 +283,19 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
                   at: now().toISOString(),
                 })) ?? run;
           }
-          const cancel = cancelledLaunch(abort);
-          if (cancel !== null) {
+          const cancel = abortOf(abort);
+          if (cancel?.kind === 'cancel') {
             logger.info(
               { sandbox_id: req.sandbox_id, by: cancel.by },
               'sandbox run cancelled while launching',
             );
-            run = (await apply(run, { type: 'run.cancelled', ...cancel, at: now().toISOString() })) ?? run;
+            run =
+              (await apply(run, {
+                type: 'run.cancelled',
+                by: cancel.by,
+                reason: cancel.reason,
+                at: now().toISOString(),
+              })) ?? run;
           }
           return run;
         } finally {
@@ -335,8 +332,8 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
     cancel(sandboxId, by, reason) {
       const pending = aborts.get(sandboxId);
       // A launch holds the run's chain until its setup ends: it is aborted first, then recorded cancelled.
-      const aborted = pending !== undefined && cancelledLaunch(pending) === null;
-      if (aborted) pending.abort({ by, reason } satisfies LaunchCancel);
+      const aborted = pending !== undefined && abortOf(pending) === null;
+      if (aborted) pending.abort({ kind: 'cancel', by, reason } satisfies LaunchAbort);
       return serial(sandboxId, async (): Promise<SandboxCancelReply> => {
         const run = records.get(sandboxId);
         if (aborted && run?.status === 'cancelled') return { ok: true, run: publicRun(run), changed: true };
@@ -391,6 +388,9 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
+      // A setup step can run for minutes: the stop cuts it rather than wait.
+      for (const abort of aborts.values())
+        if (!abort.signal.aborted) abort.abort({ kind: 'stop' } satisfies LaunchAbort);
       await answers.stop();
       await cancels.stop();
       await Promise.all([...chains.values()]);

@@ -163,3 +163,28 @@ t.test('what a setup step leaves running in the background ends with the step', 
   await leftoverGone(argv);
   tt.pass('its background process did not outlive it');
 });
+
+t.test('a node stopping while a run’s setup runs stops the step and records the launch cut', async (tt) => {
+  const argv = marker();
+  const { supervisor, get } = await startSupervisor(tt);
+  // Before the supervisor's teardown, which waits for the launch (and so for the step) to end.
+  tt.teardown(() => pidsRunning(argv).forEach((pid) => process.kill(pid, 'SIGKILL')));
+  const launched = supervisor.launch({
+    ...launchOf('sb-stop', 'true'),
+    settings: { setup: [`${argv.join(' ')}; true`], env: {}, command: 'true' },
+  });
+  await until(
+    () => Promise.resolve(pidsRunning(argv)),
+    (pids) => pids.length === 1,
+    { timeoutMs: 10_000, everyMs: 25 },
+  );
+  const stopped = await Promise.race([
+    supervisor.stop().then(() => 'stopped' as const),
+    new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), 5_000).unref()),
+  ]);
+  tt.equal(stopped, 'stopped', 'the stop does not wait for the setup step');
+  tt.match(await launched, { status: 'failed', error: /stop/ });
+  tt.equal(get('sb-stop')?.status, 'failed');
+  await leftoverGone(argv);
+  tt.pass('the setup step was stopped');
+});
