@@ -3,7 +3,6 @@
  * comes from SVC_TOKEN (never a flag: flags land in shell history and process listings).
  */
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, type NodeContext } from './cli-args.js';
 import { requestNode } from './cli-http.js';
 import { renderDiff, resolveRevision, RevisionLookupError } from './config-diff-cli.js';
@@ -138,7 +137,12 @@ async function runVerb(
     }
     case 'patch': {
       const file = need('FILE');
-      const body = patchBody(file, readInput(file));
+      const patch = await patchBody(file, readInput(file));
+      if (!patch.ok) {
+        err.write(unreadablePatch(file, patch.problems));
+        return 1;
+      }
+      const body = patch.body;
       const summary = summaryHeader();
       const conditions = await preconditions();
       if (conditions === null) return 1;
@@ -203,16 +207,33 @@ function readInput(file: string): string {
 
 const looksYaml = (file: string, body: string): boolean => /\.ya?ml$/i.test(file) || !/^\s*[{[]/.test(body);
 
-/** A merge patch is JSON on the wire; one written in YAML is converted (`null` and `~` remove a key). */
-function patchBody(file: string, body: string): string {
+/**
+ * A merge patch is JSON on the wire; one written in YAML is converted (`null` and `~` remove a key). YAML
+ * is parsed as the node parses a document (within its limits, problems by line and code only): the YAML
+ * parser's own messages quote the source line, and a patch may hold a credential.
+ */
+async function patchBody(file: string, body: string): Promise<PatchBody> {
   // An empty file is a mistake, not "change nothing": it would store a revision all the same.
   if (body.trim() === '') throw new UsageError(`${file} is empty: a patch names what it changes`);
-  if (!looksYaml(file, body)) return body;
-  try {
-    return JSON.stringify(parseYaml(body) ?? {});
-  } catch (error) {
-    throw new UsageError(`${file} is neither JSON nor YAML: ${error instanceof Error ? error.message : ''}`);
+  if (!looksYaml(file, body)) return { ok: true, body };
+  // Loaded only for a YAML patch: the document schema is most of a client command's start-up.
+  const { parseCompanyYaml } = await import('../schema/index.js');
+  const parsed = parseCompanyYaml(body);
+  if (!parsed.ok) return { ok: false, problems: parsed.problems };
+  return { ok: true, body: JSON.stringify(parsed.value ?? {}) };
+}
+
+type PatchProblem = { path: string; message: string; line?: number | undefined };
+type PatchBody = { ok: true; body: string } | { ok: false; problems: readonly PatchProblem[] };
+
+/** The node's refusal shape (describeRefusal), said before anything was sent. */
+function unreadablePatch(file: string, problems: readonly PatchProblem[]): string {
+  const lines = [`svc config: ${file} is not a readable YAML merge patch (nothing was sent):`];
+  for (const problem of problems) {
+    const line = problem.line === undefined ? '' : ` (line ${problem.line})`;
+    lines.push(`  ${problem.path || '(document)'}${line}: ${problem.message}`);
   }
+  return `${lines.join('\n')}\n`;
 }
 
 async function call(

@@ -92,3 +92,26 @@ t.test('a malformed revision id is a bad flag or argument (exit 2), told before 
   t.match(revert.err, /nope is not a revision id or a prefix of one/);
   t.notMatch(revert.err, /cannot reach/);
 });
+
+t.test(
+  'a YAML patch that does not parse: exit 1, problems by line in the node shape, its text never quoted',
+  async (t) => {
+    const dir = t.testdir({
+      'leak.yaml': 'providers:\n  llm:\n    openai:\n      api_key: sk-LEAKED-123: x\n',
+      'cycle.yaml': 'a: &x [*x]\n',
+    });
+    // Port 1 answers nothing: a request would end in "cannot reach"; the refusal comes before any.
+    const url = 'http://127.0.0.1:1';
+    const leak = await svc(['config', 'patch', join(dir, 'leak.yaml'), '--summary', 's', '--url', url]);
+    t.equal(leak.code, 1, leak.err);
+    t.match(
+      leak.err,
+      /leak\.yaml is not a readable YAML merge patch \(nothing was sent\):\n {2}\(document\) \(line 4\): YAML: /,
+    );
+    t.notMatch(leak.err, /LEAKED/, 'the credential on the bad line is not echoed');
+    t.notMatch(leak.err, /cannot reach|svc config --help/);
+    const cycle = await svc(['config', 'patch', join(dir, 'cycle.yaml'), '--summary', 's', '--url', url]);
+    t.equal(cycle.code, 1, cycle.err);
+    t.match(cycle.err, /\(document\) \(line 1\): an alias refers to a node that contains it/);
+  },
+);
