@@ -59,13 +59,25 @@ export async function runSecrets(
   if (exit !== null) return exit;
   const takes = verb === 'put' ? 2 : verb === 'list' || verb === 'rekey' ? 0 : 1;
   const given = [name, file, ...extra].filter((p) => p !== undefined);
-  if (given.length > takes) throw new UsageError(`unexpected arguments: ${given.slice(takes).join(' ')}`);
+  if (given.length > takes) {
+    // `put NAME my secret words`: the surplus of a put is most likely a value typed unquoted; never echo it.
+    throw new UsageError(
+      verb === 'put'
+        ? `svc secrets put takes NAME and one FILE; ${given.length - takes} more argument(s) given (not shown: a value is never taken from the command line, pipe it on stdin)`
+        : `unexpected arguments: ${given.slice(takes).join(' ')}`,
+    );
+  }
   const ctx = await nodeContext(values, env, out, err);
   const nameFits = name !== undefined && isSecretNameText(name);
   const needName = (): string => {
     if (name === undefined) throw new UsageError(`svc secrets ${verb} needs NAME`);
-    if (!nameFits)
-      throw new UsageError(`${name} is not a secret name (letters, digits, _; not starting with a digit)`);
+    if (!nameFits) {
+      // `put sk-live-…` (the value where NAME goes) is a likely slip: a put's bad NAME is not echoed.
+      const shown = verb === 'put' ? 'the NAME argument' : name;
+      throw new UsageError(
+        `${shown} is not a secret name (letters, digits, _; not starting with a digit; at most 128)`,
+      );
+    }
     return encodeURIComponent(name);
   };
   switch (verb) {
