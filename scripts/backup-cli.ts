@@ -35,8 +35,12 @@ Flags:
   -c, --config FILE   Tier A bootstrap file (YAML); default: $SVC_CONFIG
   -h, --help          show this help
 
+The keyring is not in a backup: keep secrets.keys as the backed-up node had it. An active revision sealed
+under a key the file lacks is refused (the node could not start on it); stored secrets sealed under one
+are kept, with a warning naming the keys.
+
 Exit codes: 0 restored; 1 refused or failed, nothing kept (damaged or unloadable backup, a later svc
-release's backup, store not fresh, engine mismatch); 2 bad flags.
+release's backup, store not fresh, engine mismatch, the active revision's key missing); 2 bad flags.
 `;
 
 export async function runBackup(args: string[], env: NodeJS.ProcessEnv, out: Out, err: Out): Promise<number> {
@@ -110,7 +114,15 @@ export async function runRestore(
   const config = loadConfigFile(values.config, env, err);
   if (!config) return 1;
   const logger = createLogger({ debug: config.debug, node: config.node.id, destination: process.stderr });
-  const { manifest } = await restoreNode(config, values.from, logger);
+  const [{ manifest, missingKeys }, { describeMissingKeys }] = await Promise.all([
+    restoreNode(config, values.from, logger),
+    import('./restore-keys.js'),
+  ]);
+  if (missingKeys.size > 0) {
+    err.write(
+      `svc restore: WARNING: stored secrets are sealed under keys secrets.keys lacks: ${describeMissingKeys(missingKeys)}; they are kept, and open once the key is added (until then their references resolve from the environment)\n`,
+    );
+  }
   out.write(
     `${JSON.stringify({ restored: manifest.id, engine: manifest.engine, node: manifest.node, created_at: manifest.created_at, streams: manifest.streams }, null, 2)}\n`,
   );

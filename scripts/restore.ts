@@ -18,6 +18,7 @@ import {
   type TierA,
 } from '../schema/index.js';
 import { openBackupRecords, putRecord } from './backup-wiring.js';
+import { checkRestoredKeys, type KeyCheck } from './restore-keys.js';
 import { packageVersion, UNKNOWN_VERSION } from './version.js';
 
 export class RestoreRefused extends Error {
@@ -26,6 +27,8 @@ export class RestoreRefused extends Error {
 
 export interface RestoreResult {
   readonly manifest: BackupManifest;
+  /** Stored secrets sealed under keys the restoring keyring lacks (kept; they open once the key is added). */
+  readonly missingKeys: KeyCheck['secrets'];
 }
 
 export async function restoreNode(config: TierA, fromDir: string, logger: Logger): Promise<RestoreResult> {
@@ -62,9 +65,18 @@ export async function restoreNode(config: TierA, fromDir: string, logger: Logger
     storeDir: config.stream.store_dir,
     logger: logger.child({ component: 'bus' }),
   };
-  // 1. the engine's data, checked against the manifest's checksums; 2. the backup's own record: done, as
-  // the manifest proves. A failure in either removes what was written, so a retry finds the store fresh.
+  // 1. the engine's data, checked against the manifest's checksums; 2. the keyring: an active revision it
+  // cannot open is refused (the node would not start on it); 3. the backup's own record: done, as the
+  // manifest proves. A failure in any removes what was written, so a retry finds the store fresh.
+  let missing: KeyCheck['secrets'] = new Map();
   await restoreBackup(target, { from, engine: manifest.engine, files: manifest.files }, async (bus) => {
+    const keys = await checkRestoredKeys(bus, manifest.streams, config, logger);
+    if (keys.revision !== null) {
+      throw new RestoreRefused(
+        `${keys.revision}: add the keys the backed-up node had to secrets.keys (${config.file ?? 'the Tier A file'}) and restore again`,
+      );
+    }
+    missing = keys.secrets;
     const kv = await openBackupRecords(bus);
     const entry = await kv.get(manifest.id);
     const prior = entry ? BackupRecord.safeParse(JSON.parse(new TextDecoder().decode(entry.value))) : null;
@@ -84,7 +96,7 @@ export async function restoreNode(config: TierA, fromDir: string, logger: Logger
     });
   });
   logger.info({ event: 'restore_done', backup: manifest.id, from }, 'restore done');
-  return { manifest };
+  return { manifest, missingKeys: missing };
 }
 
 /** A later backup format (`svc-backup/2`, ...) is a newer build's: said as such, not as a schema mismatch. */

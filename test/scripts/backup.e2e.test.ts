@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { runSvc } from '../harness/child.js';
+import { keyringYaml } from '../http/fixtures/secrets-node.js';
 import { bootNode, storeDir, TOKEN } from '../harness/serve-store.js';
 import { roundTrip } from './fixtures/backup-round-trip.js';
 import { buildVersion, makeBackup, runRestore, tamperedCopy } from './fixtures/backup-tampered.js';
@@ -181,5 +182,55 @@ t.test(
       const run = await runRestore(t, from, store.configFile);
       t.equal(run.code, 0, `svc ${version} restores`, { stderr: run.stderr });
     }
+  },
+);
+
+t.test(
+  'the restoring keyring: an active revision it cannot open is refused, nothing written; secrets it cannot open are kept with a warning',
+  async (t) => {
+    const store = storeDir(t);
+    const node = await bootNode(t, store, keyringYaml('k1', ['k1', 1]));
+    const base = mkdtempSync(join(tmpdir(), 'svc-backups-'));
+    t.teardown(() => rmSync(base, { recursive: true, force: true }));
+    const backup = async (name: string): Promise<string> => {
+      const dir = join(base, name);
+      const response = await node.call('POST', `/backup?dir=${encodeURIComponent(dir)}`);
+      t.equal(response.status, 201, name);
+      return dir;
+    };
+    const put = await node.call('PUT', '/secrets/API_KEY', { body: 'sk-VALUE-never-shown' });
+    t.equal(put.status, 200);
+    const secretsOnly = await backup('secrets-only');
+    const stored = await node.call('PUT', '/config', {
+      body: JSON.stringify({ name: 'Acme' }),
+      headers: { 'content-type': 'application/json', 'x-summary': 'first' },
+    });
+    t.equal(stored.status, 201);
+    const sealedConfig = await backup('sealed-config');
+    t.equal(await node.stop(), 0);
+
+    const keyless = memoryStore(t);
+    const refused = await runRestore(t, sealedConfig, keyless.configFile);
+    t.equal(refused.code, 1);
+    t.match(
+      refused.stderr,
+      /svc: the active revision [0-9a-f-]+ is sealed under key k1, which .* add the keys/,
+    );
+    t.ok(noStackTrace(refused.stderr));
+    t.notOk(existsSync(keyless.storeDir), 'nothing written: the store directory stays absent');
+
+    const warned = await runRestore(t, secretsOnly, keyless.configFile);
+    t.equal(warned.code, 0, warned.stderr);
+    t.match(warned.stderr, /svc restore: WARNING: .*key k1 \(1 secret\(s\): API_KEY\)/);
+    t.notMatch(warned.stderr + warned.stdout, /sk-VALUE/, 'names and key ids only');
+
+    const keyed = memoryStore(t);
+    writeFileSync(
+      keyed.configFile,
+      `${readFileSync(keyed.configFile, 'utf8')}${keyringYaml('k1', ['k1', 1])}\n`,
+    );
+    const restored = await runRestore(t, sealedConfig, keyed.configFile);
+    t.equal(restored.code, 0, restored.stderr);
+    t.notMatch(restored.stderr, /WARNING/);
   },
 );

@@ -1,0 +1,92 @@
+/**
+ * What a restored store needs of the restoring Tier A keyring (ops/backups.md, "What is not in a backup"):
+ * the active revision must open, or the node refuses to start on it; stored secrets sealed under a key the
+ * keyring lacks are kept but do not open (their references fall back to the environment). Only key ids and
+ * secret names are ever said, never a value.
+ */
+import type { Logger } from 'pino';
+import { activePointerKey } from '../actors/index.js';
+import {
+  Buckets,
+  COORD_HISTORY,
+  keyringFrom,
+  openDocument,
+  SealError,
+  Streams,
+  Subjects,
+  type Bus,
+} from '../bus/index.js';
+import { activeRevision, followConfig } from '../projections/index.js';
+import { StoredSecret, type BackupStream, type TierA } from '../schema/index.js';
+
+export interface KeyCheck {
+  /** Why the active revision does not open with this keyring; null when it opens (or none is active). */
+  readonly revision: string | null;
+  /** Stored secrets sealed under keys this keyring lacks, by key id (names sorted). */
+  readonly secrets: ReadonlyMap<string, readonly string[]>;
+}
+
+/** Reads the restored `bus` (whose streams are `streams`) against the keyring of `config`. */
+export async function checkRestoredKeys(
+  bus: Bus,
+  streams: readonly BackupStream[],
+  config: TierA,
+  logger: Logger,
+): Promise<KeyCheck> {
+  const keyring = keyringFrom(config.secrets);
+  const held = new Set(streams.map((s) => s.name));
+  let revision: string | null = null;
+  // Only streams the backup holds are read: opening an absent one would create it in the restored store.
+  if (held.has(Streams.Config) && held.has(`KV_${Buckets.Coord}`)) {
+    const coord = await bus.kv({ name: Buckets.Coord, history: COORD_HISTORY });
+    const view = await followConfig({
+      bus,
+      coord,
+      stream: Streams.Config,
+      subjects: {
+        revisionStored: Subjects.configRevisionStored,
+        revisionActivated: Subjects.configRevisionActivated,
+      },
+      activeKey: activePointerKey,
+      logger: logger.child({ component: 'config.view' }),
+    });
+    try {
+      const active = activeRevision(view.state);
+      if (active) {
+        try {
+          openDocument(keyring, active.payload, active.revision_id);
+        } catch (error) {
+          if (!(error instanceof SealError)) throw error;
+          revision = `the active revision ${active.revision_id} is ${error.message}`;
+        }
+      }
+    } finally {
+      await view.stop();
+    }
+  }
+  const secrets = new Map<string, string[]>();
+  if (held.has(`KV_${Buckets.Secrets}`)) {
+    const bucket = await bus.kv({ name: Buckets.Secrets, history: 16 });
+    for (const key of await bucket.keys()) {
+      const entry = await bucket.get(key);
+      if (!entry) continue;
+      let parsed: ReturnType<typeof StoredSecret.safeParse>;
+      try {
+        parsed = StoredSecret.safeParse(JSON.parse(new TextDecoder().decode(entry.value)));
+      } catch {
+        continue; // not a record this build reads: the node skips it the same way
+      }
+      if (!parsed.success || keyring?.keys.has(parsed.data.key_id)) continue;
+      secrets.set(parsed.data.key_id, [...(secrets.get(parsed.data.key_id) ?? []), parsed.data.name].sort());
+    }
+  }
+  return { revision, secrets };
+}
+
+/** One line per key id: `key k1 (2 secrets: A, B)`. */
+export function describeMissingKeys(secrets: ReadonlyMap<string, readonly string[]>): string {
+  return [...secrets.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([keyId, names]) => `key ${keyId} (${names.length} secret(s): ${names.join(', ')})`)
+    .join('; ');
+}
