@@ -21,8 +21,13 @@ export async function describeFile(dir: string, path: string): Promise<BackupFil
 export async function verifyFile(dir: string, expected: BackupFile): Promise<void> {
   let actual: BackupFile;
   try {
+    // Only a regular file is hashed: a FIFO or a device (`/dev/zero` behind a symlink) would never end.
+    if (!(await stat(join(dir, expected.path))).isFile()) {
+      throw new BackupError(`backup file ${expected.path} is not a regular file: the copy is damaged`);
+    }
     actual = await describeFile(dir, expected.path);
   } catch (error) {
+    if (error instanceof BackupError) throw error;
     throw new BackupError(`backup file ${expected.path} cannot be read (${codeOf(error)})`, { cause: error });
   }
   if (actual.bytes !== expected.bytes || actual.sha256 !== expected.sha256) {

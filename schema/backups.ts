@@ -6,7 +6,13 @@ import { z } from 'zod';
 
 /** One file of a backup, relative to its directory, with its size and SHA-256 (hex). */
 export const BackupFile = z.object({
-  path: z.string().min(1),
+  // Inside the backup directory: a manifest naming `../x` or `/x` is not one svc wrote (it would have a
+  // restore read, and load, files from elsewhere).
+  path: z
+    .string()
+    .min(1)
+    .refine((p) => !p.startsWith('/') && !p.includes('\\') && !p.includes('\0'), 'must be a relative path')
+    .refine((p) => !p.split('/').includes('..'), 'must not leave the backup directory (`..`)'),
   bytes: z.number().int().nonnegative(),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
 });

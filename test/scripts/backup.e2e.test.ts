@@ -3,7 +3,9 @@
  * memory engine, every refused directory answering a coded 400 and listed as a failed request, and
  * `svc restore` refusing a backup it cannot load with the store left fresh for a retry.
  */
+import { execFileSync } from 'node:child_process';
 import {
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -232,5 +234,42 @@ t.test(
     const restored = await runRestore(t, sealedConfig, keyed.configFile);
     t.equal(restored.code, 0, restored.stderr);
     t.notMatch(restored.stderr, /WARNING/);
+  },
+);
+
+t.test(
+  'a manifest naming a file outside the backup, or a data file that is no regular file, is refused at once',
+  async (t) => {
+    const good = await makeBackup(t, { type: 'memory', storeDir: join(storeDir(t).dir, 'source') });
+    // Both would have the restore hash an endless stream: before, it never ended. Copied by hand, not
+    // with tamperedCopy, which hashes every listed file again.
+    const copy = (prefix: string): string => {
+      const dir = mkdtempSync(join(tmpdir(), prefix));
+      t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+      cpSync(good, dir, { recursive: true });
+      return dir;
+    };
+    const outside = copy('svc-bk-outside-');
+    const manifest = JSON.parse(readFileSync(join(outside, 'manifest.json'), 'utf8')) as Json;
+    (manifest['files'] as Json[]).push({
+      path: '../../../../../../dev/zero',
+      bytes: 1,
+      sha256: '0'.repeat(64),
+    });
+    writeFileSync(join(outside, 'manifest.json'), JSON.stringify(manifest));
+    const fifo = copy('svc-bk-fifo-');
+    rmSync(join(fifo, 'bus.sqlite'));
+    execFileSync('mkfifo', [join(fifo, 'bus.sqlite')]);
+    const cases: Array<[string, string, RegExp]> = [
+      ['a path with ..', outside, /files\[1\]\.path: must not leave the backup directory/],
+      ['a FIFO', fifo, /backup file bus\.sqlite is not a regular file/],
+    ];
+    for (const [what, from, why] of cases) {
+      const store = memoryStore(t);
+      const run = await runRestore(t, from, store.configFile);
+      t.equal(run.code, 1, what);
+      t.match(run.stderr, why, what);
+      t.notOk(existsSync(store.storeDir), `${what}: nothing written`);
+    }
   },
 );
