@@ -45,9 +45,7 @@ export function frame(opcode: number, payload: Buffer): Buffer {
 }
 
 /** One whole server frame off the front of `buffer` (unmasked, as a server sends), or null until it has arrived. */
-export function takeFrame(
-  buffer: Buffer,
-): {
+export function takeFrame(buffer: Buffer): {
   readonly fin: boolean;
   readonly opcode: number;
   readonly payload: Buffer;
