@@ -32,7 +32,7 @@ export async function callJson(
   if (response === null) return 1;
   const text = await response.text();
   if (!response.ok) {
-    let said = describeRefusal(response.status, text);
+    let said = describeRefusal(response.status, text, command);
     for (const name of asFlags) said = said.replaceAll(`?${name}=`, `--${name}`);
     ctx.err.write(said);
     return 1;

@@ -280,7 +280,8 @@ export function describeWarnings(text: string): string {
 }
 
 /** `409 revision_advanced: detail` then one line per problem; a codeless answer came from in front of the node. */
-export function describeRefusal(status: number, text: string): string {
+/** `command`: the noun of the `svc` command speaking (config, secrets, fleet, work, pages). */
+export function describeRefusal(status: number, text: string, command = 'config'): string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -288,7 +289,7 @@ export function describeRefusal(status: number, text: string): string {
     parsed = null;
   }
   if (parsed === null || typeof parsed !== 'object' || !('error' in parsed)) {
-    return `svc config: HTTP ${status} without an error code (from something in front of the node; a write's outcome is unknown)\n`;
+    return `svc ${command}: HTTP ${status} without an error code (from something in front of the node; a write's outcome is unknown)\n`;
   }
   const answer = parsed as Record<string, unknown>;
   const str = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));

@@ -35,7 +35,7 @@ async function read<T>(ctx: NodeContext<Out>, path: string): Promise<T | null> {
   if (response === null) return null;
   const text = await response.text();
   if (!response.ok) {
-    ctx.err.write(describeRefusal(response.status, text));
+    ctx.err.write(describeRefusal(response.status, text, 'fleet'));
     return null;
   }
   return JSON.parse(text) as T;
@@ -158,7 +158,7 @@ export async function runFleet(args: string[], env: NodeJS.ProcessEnv, out: Out,
       const text = await response.text();
       if (!response.ok) {
         // The route's hints name its query (`?force=true`); here they are this command's flags.
-        err.write(describeRefusal(response.status, text).replaceAll('?force=true', '--force'));
+        err.write(describeRefusal(response.status, text, 'fleet').replaceAll('?force=true', '--force'));
         for (const lease of leasesIn(text))
           err.write(`  live ${lease.kind} ${lease.name} until ${lease.expires_at}\n`);
         return 1;

@@ -136,7 +136,7 @@ async function call(
   if (response === null) return 1;
   const bytes = Buffer.from(await response.arrayBuffer());
   if (!response.ok) {
-    ctx.err.write(describeRefusal(response.status, bytes.toString('utf8')));
+    ctx.err.write(describeRefusal(response.status, bytes.toString('utf8'), 'secrets'));
     return 1;
   }
   if (raw) ctx.out.write(bytes);

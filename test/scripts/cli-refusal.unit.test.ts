@@ -1,0 +1,23 @@
+import t from 'tap';
+import { describeRefusal } from '../../scripts/config-cli.js';
+
+t.test('a refusal without an error code names the command that met it, not always svc config', async (t) => {
+  for (const command of ['secrets', 'fleet', 'work', 'pages'])
+    t.equal(
+      describeRefusal(502, '<html>Bad Gateway</html>', command),
+      `svc ${command}: HTTP 502 without an error code (from something in front of the node; a write's outcome is unknown)\n`,
+    );
+  t.match(describeRefusal(502, 'Bad Gateway'), /^svc config: HTTP 502/);
+});
+
+t.test('a coded refusal reads status, code, detail and each problem by path and line', async (t) => {
+  const text = JSON.stringify({
+    error: 'validation_error',
+    detail: 'the document is invalid',
+    problems: [{ path: 'units[0].name', line: 4, message: 'required' }, { message: 'no units' }],
+  });
+  t.equal(
+    describeRefusal(400, text, 'work'),
+    '400 validation_error: the document is invalid\n  units[0].name (line 4): required\n  (document): no units\n',
+  );
+});
