@@ -57,6 +57,13 @@ export async function runSecrets(
   const [verb, name, file, ...extra] = positionals;
   const exit = helpExit(secretsHelp, values.help, verb, out);
   if (exit !== null) return exit;
+  // A flag of another verb is refused, not ignored: `list --key-id k` must not look like it filtered.
+  for (const [flag, owner] of [
+    ['source', 'put'],
+    ['key-id', 'rekey'],
+  ] as const)
+    if (values[flag] !== undefined && verb !== owner)
+      throw new UsageError(`--${flag} belongs to svc secrets ${owner}, not ${verb}`);
   const takes = verb === 'put' ? 2 : verb === 'list' || verb === 'rekey' ? 0 : 1;
   const given = [name, file, ...extra].filter((p) => p !== undefined);
   if (given.length > takes) {

@@ -47,3 +47,18 @@ t.test(
     t.match(names, { message: /^bad-name is not a secret name/ }, 'a reveal NAME is echoed: it is no value');
   },
 );
+
+t.test('a flag of another secrets verb is refused (exit 2), not silently ignored', async (t) => {
+  const out = { write: () => true };
+  const env = { SVC_URL: 'http://127.0.0.1:1', SVC_TOKEN: 't' };
+  const cases: Array<[string[], RegExp]> = [
+    [['list', '--key-id', 'k2'], /--key-id belongs to svc secrets rekey, not list/],
+    [['reveal', 'API_KEY', '--source', 'vault'], /--source belongs to svc secrets put, not reveal/],
+    [['rekey', '--source', 'x'], /--source belongs to svc secrets put, not rekey/],
+  ];
+  for (const [args, message] of cases) {
+    const refused = await runSecrets(args, env, out, out).catch((error: unknown) => error);
+    t.type(refused, UsageError, args.join(' '));
+    t.match(refused, { message }, args.join(' '));
+  }
+});
