@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import type { Bus, Kv } from '../../bus/index.js';
 import type { Fence } from '../lease/index.js';
-import type { PersonalMemory } from '../toolservers/index.js';
+import type { NeedRecorded, PersonalMemory } from '../toolservers/index.js';
 import type { LifecycleLimits } from './episode.lifecycle.js';
 import type { Paused, SeatEvent } from './seat.machine.js';
 import type { TurnLimits } from './seat.limits.js';
@@ -61,9 +61,10 @@ export interface SeatHost {
   send(event: SeatEvent): void;
   /**
    * Records a question the seat now waits on (`ask_human`): appended to the seat's log, then the
-   * machine's; the seat's next completion carries it.
+   * machine's; the seat's next completion carries it. Refused (`recorded: false`, nothing written) when
+   * the seat already waits on `NEEDS_KEPT_PER_SEAT` open questions.
    */
-  recordNeed(need: SeatNeed): Promise<void>;
+  recordNeed(need: SeatNeed): Promise<NeedRecorded>;
   /**
    * Closes open needs (answered, withdrawn, cleared): appended to the seat's log, then the machine's, then
    * published as an event naming what still waits. Resolves with the ids it closed (none: nothing written).

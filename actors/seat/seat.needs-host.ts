@@ -2,12 +2,14 @@
  * The seat's needs as the host writes them: each change is appended to the seat's log, then told to the
  * machine (event-sourced), and a closing is published as the event its cause names.
  */
+import type { NeedRecorded } from '../toolservers/index.js';
 import type { SeatEvents } from './seat.events.js';
 import type { CloseNeeds } from './seat.host.types.js';
 import type { SeatLog } from './seat.log.js';
 import {
   answeredBy,
   needsEventOf,
+  roomForNeed,
   turnNeeds,
   type NeedsClosedCause,
   type NeedsEvent,
@@ -22,7 +24,8 @@ const closedEventType: Record<NeedsClosedCause, string> = {
 };
 
 export interface NeedsWriter {
-  readonly record: (need: SeatNeed) => Promise<void>;
+  /** Appends the need, or refuses it when the seat already waits on as many as it may (nothing written). */
+  readonly record: (need: SeatNeed) => Promise<NeedRecorded>;
   /** Closes the listed ids that are open; resolves with those it closed (none: nothing written). */
   readonly close: (close: CloseNeeds) => Promise<string[]>;
   /** A wake from `from`, whom the seat asked: the questions put to them are answered by that wake. */
@@ -68,11 +71,21 @@ export function needsWriter(opts: {
     return ids;
   }
 
+  // One record at a time: two asks of one turn checked together could both pass the cap.
+  let recording: Promise<unknown> = Promise.resolve();
+  async function record(need: SeatNeed): Promise<NeedRecorded> {
+    if (!roomForNeed(seatLog.needs(), need)) return { recorded: false, open: seatLog.needs().length };
+    const entry = { kind: 'need_recorded', need } as const;
+    await seatLog.append(entry);
+    opts.tell(needsEventOf(entry));
+    return { recorded: true, open: seatLog.needs().length };
+  }
+
   return {
-    record: async (need) => {
-      const entry = { kind: 'need_recorded', need } as const;
-      await seatLog.append(entry);
-      opts.tell(needsEventOf(entry));
+    record: (need) => {
+      const next = recording.then(() => record(need));
+      recording = next.catch(() => undefined);
+      return next;
     },
     close,
     answered: (from, wakeId, turnId) =>

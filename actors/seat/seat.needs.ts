@@ -8,7 +8,10 @@ import { z } from 'zod';
 /** Kept here rather than shared (actors/text.ts): a machine's siblings import only siblings, xstate and schema. */
 const clip = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
-/** Open needs kept per seat (the newest win): a loop of asks cannot grow the state. */
+/**
+ * Open needs a seat may hold: `ask_human` past it is refused (`roomForNeed`), so no open question is
+ * dropped. The fold keeps the newest this many too, a safety net for logs written before that refusal.
+ */
 export const NEEDS_KEPT_PER_SEAT = 16;
 
 export const SeatNeed = z.object({
@@ -78,7 +81,8 @@ export const needsEventOf = (record: SeatLogEntry): NeedsEvent =>
 
 /**
  * The open needs after one event. A need recorded twice (a builtin retried after a cut keeps its id) is
- * kept once, where it was first asked.
+ * kept once, where it was first asked. Past the cap the oldest goes: only a log written before asks past
+ * it were refused can get there.
  */
 export function foldNeeds(needs: readonly SeatNeed[], event: NeedsEvent): readonly SeatNeed[] {
   if (event.type === 'seat.need.recorded') {
@@ -88,6 +92,13 @@ export function foldNeeds(needs: readonly SeatNeed[], event: NeedsEvent): readon
   const taken = new Set(event.ids);
   return needs.some((n) => taken.has(n.id)) ? needs.filter((n) => !taken.has(n.id)) : needs;
 }
+
+/**
+ * Whether `need` may be recorded: one already open (a retried call) always may, a new one only while
+ * fewer than `NEEDS_KEPT_PER_SEAT` are open.
+ */
+export const roomForNeed = (needs: readonly SeatNeed[], need: SeatNeed): boolean =>
+  needs.length < NEEDS_KEPT_PER_SEAT || needs.some((n) => n.id === need.id);
 
 /** The open needs a wake from `from` answers: every question asked of that human. */
 export const answeredBy = (needs: readonly SeatNeed[], from: string): string[] =>

@@ -11,6 +11,7 @@ export {
   type EventSink,
   type MemoryQuery,
   type Need,
+  type NeedRecorded,
   type NeedsRecorder,
   type PersonalMemory,
   type ShelvedSkill,

@@ -113,9 +113,19 @@ export interface Need {
   readonly turn_id: string | null;
 }
 
+/** What recording a need came to: `open` counts the seat's open needs after it (or at the refusal). */
+export interface NeedRecorded {
+  readonly recorded: boolean;
+  readonly open: number;
+}
+
 /** Moves the seat into `needs` (spec seat activity) with what it waits for. Sends nothing. */
 export interface NeedsRecorder {
-  recordNeed(seat: string, need: Need): Promise<void>;
+  /**
+   * Records the need; `recorded: false` (nothing written) when the seat already waits on as many open
+   * questions as it may hold.
+   */
+  recordNeed(seat: string, need: Need): Promise<NeedRecorded>;
   /**
    * Withdraws the seat's open question `id` (`withdraw_question`, from the call `key`): false when no
    * such question is open.

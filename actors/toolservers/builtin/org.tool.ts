@@ -119,7 +119,16 @@ export function orgTools(deps: {
         asked_at: at.toISOString(),
         turn_id: ctx.turn_id ?? null,
       };
-      await deps.needs.recordNeed(ctx.seat, need);
+      const recorded = await deps.needs.recordNeed(ctx.seat, need);
+      if (!recorded.recorded) {
+        // Refused rather than dropping the oldest open question, which nobody would have been told of.
+        return textResult(
+          `Not recorded: this seat already waits on ${recorded.open} open questions, as many as it may. ` +
+            'Withdraw one you no longer need answered (withdraw_question with its id), or wait for an ' +
+            'answer, then ask again.',
+          true,
+        );
+      }
       await deps.events.publish({
         ...newEvent({
           type: 'human_asked',

@@ -12,6 +12,7 @@ import {
   foldNeeds,
   needsEventOf,
   NEEDS_KEPT_PER_SEAT,
+  roomForNeed,
   turnNeeds,
   type SeatLogEntry,
   type SeatNeed,
@@ -113,8 +114,16 @@ t.test('needs are recorded whatever the seat is doing, and a turn takes its own 
   t.same(ids(completion(effects)!.needs), ['mine', 'outside', 'while-paused']);
 });
 
+t.test('a 17th open question has no room; a retried one already open always has', async (t) => {
+  const full = Array.from({ length: NEEDS_KEPT_PER_SEAT }, (_, i) => need(`n${i}`));
+  t.ok(roomForNeed(full.slice(1), need('new')), '15 open: room');
+  t.notOk(roomForNeed(full, need('new')), '16 open: no room for a new one');
+  t.ok(roomForNeed(full, need('n0')), 'the same need again (a retried call) is no new question');
+  t.ok(roomForNeed([], need('a')), 'none open: room');
+});
+
 t.test(
-  'a need asked again (a builtin retried after a cut) is held once; the newest 16 are kept',
+  'a need asked again (a builtin retried after a cut) is held once; a log from before the refusal past 16 keeps the newest 16',
   async (t) => {
     const { snap } = when(given(), recorded(need('a1')), recorded(need('a1', { question: 'again' })));
     t.same(snap.context.needs, [need('a1')], 'kept once, as first asked');

@@ -87,7 +87,7 @@ function harness(now = new Date('2026-01-10T12:00:00Z')) {
     ...orgTools({
       org: orgDirectoryFrom(() => company),
       needs: {
-        recordNeed: async (seat, need) => void needs.push({ seat, need }),
+        recordNeed: async (seat, need) => ({ recorded: true, open: needs.push({ seat, need }) }),
         // Open questions are the recorded ones not yet withdrawn.
         withdrawNeed: async (seat, id) => {
           const at = needs.findIndex((n) => n.seat === seat && n.need.id === id);
