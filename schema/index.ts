@@ -30,6 +30,7 @@ export {
   McpServer,
   nestingProblem,
   parseCompanyJson,
+  repeatedKeyProblem,
   parseCompanyYaml,
   pathOf,
   Seat,

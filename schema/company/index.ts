@@ -23,6 +23,6 @@ export {
 export { validateCompany, ValidationMode } from './validate.js';
 export { nestingProblem } from './nesting.js';
 export type { CompanyValidation } from './validate.js';
-export { parseCompanyJson } from './json-parse.js';
+export { parseCompanyJson, repeatedKeyProblem } from './json-parse.js';
 export { MAX_YAML_ALIASES, parseCompanyYaml } from './yaml-parse.js';
 export { walkCompany } from './walk.js';

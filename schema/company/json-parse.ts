@@ -59,18 +59,24 @@ export function parseCompanyJson(text: string): DocumentParse {
       ],
     };
   }
+  const repeated = repeatedKeyProblem(text);
+  return repeated === null ? { ok: true, value } : { ok: false, problems: [repeated] };
+}
+
+/**
+ * The first key repeated within one object of `text` (valid JSON, already parsed) as a problem at its
+ * path and line, or null. It names the key, never a value (values may be credentials).
+ *
+ * @example repeatedKeyProblem('{"a": 1, "a": 2}') // { path: 'a', kind: 'invalid', line: 1, ... }
+ */
+export function repeatedKeyProblem(text: string): CompanyProblem | null {
   const repeated = firstRepeatedKey(text);
-  if (repeated === null) return { ok: true, value };
+  if (repeated === null) return null;
   return {
-    ok: false,
-    problems: [
-      {
-        path: pathOf(repeated.segments),
-        segments: repeated.segments,
-        kind: ProblemKind.Invalid,
-        message: 'JSON: a key appears twice in one object (the first value would be lost)',
-        line: lineAt(text, repeated.offset),
-      },
-    ],
+    path: pathOf(repeated.segments),
+    segments: repeated.segments,
+    kind: ProblemKind.Invalid,
+    message: 'JSON: a key appears twice in one object (the first value would be lost)',
+    line: lineAt(text, repeated.offset),
   };
 }

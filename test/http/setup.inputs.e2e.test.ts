@@ -118,6 +118,27 @@ t.test('a field both given and generated is 400, and so is a field that cannot b
   }
 });
 
+t.test(
+  'a field repeated in the body is refused at its path, naming no value, and nothing is sealed',
+  async (t) => {
+    const node = await startSetupNode(t, { tierA: KEYRING });
+    await node.putDocument(company());
+    // JSON.parse would keep the second token and drop the first without a word.
+    const body =
+      '{"values": {"url": "https://tb.example.test", "workspace": "acme", "token": "tb-first-0123456789", ' +
+      '"token": "tb-second-0123456789"}, "generate": ["webhook_secret"]}';
+    const res = await node.call('POST', '/setup/integrations/tracker-b/inputs', { body });
+    const text = await res.text();
+    t.equal(res.status, 400, text);
+    t.match(JSON.parse(text), {
+      error: 'invalid_body',
+      problems: [{ path: 'values.token', segments: ['values', 'token'], kind: 'invalid' }],
+    });
+    t.notMatch(text, /tb-(first|second)/, 'no value is quoted');
+    t.equal(stored(node, 'SVC_TRACKER_B_TOKEN'), undefined, 'nothing sealed');
+  },
+);
+
 t.test('a toggle must be a JSON boolean', async (t) => {
   const node = await startSetupNode(t);
   await node.putDocument(company({ integrations: { codehost_b: { url: 'https://cb.example.test' } } }));

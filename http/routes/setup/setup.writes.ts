@@ -44,7 +44,11 @@ function unresolvedName(warning: unknown): string | null {
 }
 
 function readInputs(req: ApiRequest): SetupInputs {
-  return jsonBody(req, SetupInputs, { detail: 'The body is not {if_match, values, generate}.' });
+  // A repeated field would lose a value silently, as in a configuration document: refused the same way.
+  return jsonBody(req, SetupInputs, {
+    detail: 'The body is not {if_match, values, generate}.',
+    uniqueKeys: true,
+  });
 }
 
 function plan(spec: KindSpec, inputs: SetupInputs, ctx: SetupContext): ReturnType<typeof planInputs> {
