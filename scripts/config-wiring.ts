@@ -5,7 +5,6 @@
  */
 import type { Logger } from 'pino';
 import {
-  activePointerKey,
   createApplier,
   startConfigWriter,
   startRevisions,
@@ -14,16 +13,7 @@ import {
   type Revisions,
   type SubsystemApplier,
 } from '../actors/index.js';
-import {
-  Streams,
-  Subjects,
-  type Bus,
-  type Kv,
-  keyringFrom,
-  openDocument,
-  sealDocument,
-  SealError,
-} from '../bus/index.js';
+import { type Bus, type Kv, keyringFrom, openDocument, sealDocument, SealError } from '../bus/index.js';
 import {
   configQuestions,
   configRoutes,
@@ -34,11 +24,11 @@ import {
 import {
   activeRevision,
   configAudit,
-  followConfig,
   readRevision,
   splitRecord,
   type ConfigView,
 } from '../projections/index.js';
+import { followNodeConfig } from './config-follow.js';
 import {
   unresolvedReferences,
   unschedulableReferences,
@@ -83,17 +73,7 @@ export async function startConfiguration(opts: {
   const keyring = keyringFrom(config.secrets);
   const openPayload = (record: RevisionRecord): unknown =>
     openDocument(keyring, record.payload, record.revision_id);
-  const view = await followConfig({
-    bus,
-    coord,
-    stream: Streams.Config,
-    subjects: {
-      revisionStored: Subjects.configRevisionStored,
-      revisionActivated: Subjects.configRevisionActivated,
-    },
-    activeKey: activePointerKey,
-    logger: logger.child({ component: 'config.view' }),
-  });
+  const view = await followNodeConfig(bus, coord, logger);
   // An active revision this node cannot open (its key is missing) must not be served: refuse to boot.
   const active = activeRevision(view.state);
   if (active) {

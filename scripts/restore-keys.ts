@@ -5,7 +5,6 @@
  * secret names are ever said, never a value.
  */
 import type { Logger } from 'pino';
-import { activePointerKey } from '../actors/index.js';
 import {
   Buckets,
   COORD_HISTORY,
@@ -13,10 +12,10 @@ import {
   openDocument,
   SealError,
   Streams,
-  Subjects,
   type Bus,
 } from '../bus/index.js';
-import { activeRevision, followConfig } from '../projections/index.js';
+import { activeRevision } from '../projections/index.js';
+import { followNodeConfig } from './config-follow.js';
 import { StoredSecret, type BackupStream, type TierA } from '../schema/index.js';
 
 export interface KeyCheck {
@@ -39,17 +38,7 @@ export async function checkRestoredKeys(
   // Only streams the backup holds are read: opening an absent one would create it in the restored store.
   if (held.has(Streams.Config) && held.has(`KV_${Buckets.Coord}`)) {
     const coord = await bus.kv({ name: Buckets.Coord, history: COORD_HISTORY });
-    const view = await followConfig({
-      bus,
-      coord,
-      stream: Streams.Config,
-      subjects: {
-        revisionStored: Subjects.configRevisionStored,
-        revisionActivated: Subjects.configRevisionActivated,
-      },
-      activeKey: activePointerKey,
-      logger: logger.child({ component: 'config.view' }),
-    });
+    const view = await followNodeConfig(bus, coord, logger);
     try {
       const active = activeRevision(view.state);
       if (active) {
