@@ -5,7 +5,7 @@
  */
 import { createServer } from 'node:net';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
@@ -17,6 +17,7 @@ import {
   type Isolation,
 } from '../../../actors/index.js';
 import type { Launched, Observation, SandboxBackend } from '../../../actors/sandbox/backend.js';
+import { pidsRunning } from '../../harness/proc.js';
 
 function scratch(tt: Test, name: string): string {
   const dir = mkdtempSync(join(tmpdir(), `svc-isolation-${name}-`));
@@ -138,21 +139,6 @@ t.test('network none leaves the run only its own loopback; host shares the nodeâ
   tt.match(host.log, /GOT hello/);
   tt.equal(host.end.result?.status, 'done');
 });
-
-/** Host pids whose command line is exactly `argv`. */
-function pidsRunning(argv: string[]): number[] {
-  const wanted = `${argv.join('\0')}\0`;
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8') === wanted;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
 
 async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;

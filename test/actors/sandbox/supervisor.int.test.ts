@@ -2,7 +2,7 @@
  * The supervisor over the real local backend: however a run ends — the agent's own result while it keeps
  * running, or its wrapper killed under it — the run is recorded ended and nothing of it is left running.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -16,21 +16,7 @@ import {
 import { ensureCatalogue, openMemoryBus } from '../../../bus/index.js';
 import type { SandboxRunRecord } from '../../../schema/index.js';
 import { until } from '../../harness/until.js';
-
-/** Host pids whose command line is exactly `argv`. */
-function pidsRunning(argv: readonly string[]): number[] {
-  const wanted = `${argv.join('\0')}\0`;
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8') === wanted;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
+import { pidsRunning } from '../../harness/proc.js';
 
 /** A `sleep` nobody else runs: its pids are the run's leftovers. */
 const marker = (): string[] => ['sleep', String(6_000 + Math.floor(Math.random() * 3_000))];
