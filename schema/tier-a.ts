@@ -150,6 +150,11 @@ export interface LoadOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Relative `stream.store_dir` resolves against this directory (the process's working directory). */
   readonly cwd: string;
+  /**
+   * A command run with the node stopped (replay, restore, projections): it serves no token, so one whose
+   * reference resolves empty is not refused — the operator's shell need not hold the node's API tokens.
+   */
+  readonly offline?: boolean;
 }
 
 /** Validates Tier A YAML text; every problem carries the line and column it points at. */
@@ -161,7 +166,7 @@ export function parseTierA(text: string, opts: LoadOptions): TierAResult {
   const resolveRef = (name: string): string | undefined => opts.env[name];
   const substituted = substituteDeep(raw, resolveRef);
   const parsed = TierAFile.safeParse(substituted);
-  const related = crossCheck(substituted, raw);
+  const related = crossCheck(substituted, raw, opts.offline === true);
   const at = yamlPositions(text);
   const placed = (problem: Problem, segments: ReadonlyArray<string | number>): Problem => {
     const position = at(segments);
@@ -245,7 +250,7 @@ function finish(file: TierAFileOut, opts: LoadOptions): TierA {
  * problem is listed at once; `raw` is the file before substitution, so messages name `${VAR}`s,
  * never values.
  */
-function crossCheck(file: unknown, raw: unknown): Problem[] {
+function crossCheck(file: unknown, raw: unknown, offline: boolean): Problem[] {
   const problems: Problem[] = [];
   const str = (path: ReadonlyArray<string | number>): string | undefined => {
     const value = valueAt(file, path);
@@ -303,7 +308,7 @@ function crossCheck(file: unknown, raw: unknown): Problem[] {
           message: `same value as token id ${first}: ids ${first} and ${id} share one token, which always authenticates as ${first}; give each id its own`,
         });
     }
-    if (typeof token === 'string' && token.trim() === '') {
+    if (!offline && typeof token === 'string' && token.trim() === '') {
       const written = valueAt(raw, ['api', 'auth', 'tokens', i, 'token']);
       const refs = typeof written === 'string' ? listRefs(written) : [];
       const why = refs.length > 0 ? ` (${refs.map((r) => `\${${r}}`).join(', ')} unset or empty)` : '';

@@ -111,7 +111,7 @@ export async function runRestore(
     import('./logger.js'),
     import('./restore.js'),
   ]);
-  const config = loadConfigFile(values.config, env, err);
+  const config = loadConfigFile(values.config, env, err, { offline: true });
   if (!config) return 1;
   const logger = createLogger({ debug: config.debug, node: config.node.id, destination: process.stderr });
   const [{ manifest, missingKeys }, { describeMissingKeys }] = await Promise.all([

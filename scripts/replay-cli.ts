@@ -53,7 +53,7 @@ export async function runReplay(args: string[], env: NodeJS.ProcessEnv, out: Out
   if (since !== undefined && Number.isNaN(since.getTime())) {
     throw new UsageError(`--since must be an ISO 8601 instant, got ${values.since}`);
   }
-  const config = loadConfigFile(values.config, env, err);
+  const config = loadConfigFile(values.config, env, err, { offline: true });
   if (!config) return 1;
   const queue = config.providers.queue;
   const bus: Bus = await openBus({

@@ -117,7 +117,7 @@ export async function main(
           env,
           out,
           err,
-          (file) => loadConfigFile(file, env, err),
+          (file) => loadConfigFile(file, env, err, { offline: true }),
           (config) =>
             createLogger({ debug: config.debug, node: config.node.id, destination: process.stderr, env }),
         );

@@ -28,16 +28,17 @@ export function loadTierA(file: string, opts: LoadOptions): TierAResult {
 
 /**
  * The Tier A file a local command (serve, replay, restore, projections) runs with: `--config`, else
- * $SVC_CONFIG. A refused file is written to `err` with every problem, and answers null (exit 1).
+ * $SVC_CONFIG; `offline` for those that run with the node stopped (LoadOptions.offline). A refused file is written to `err` with every problem, and answers null (exit 1).
  */
 export function loadConfigFile(
   file: string | undefined,
   env: NodeJS.ProcessEnv,
   err: { write(text: string): unknown },
+  opts: { offline?: boolean } = {},
 ): TierA | null {
   const path = file ?? env['SVC_CONFIG'];
   if (!path) throw new UsageError('no configuration: pass --config FILE or set SVC_CONFIG');
-  const result = loadTierA(path, { env, cwd: process.cwd() });
+  const result = loadTierA(path, { env, cwd: process.cwd(), offline: opts.offline === true });
   if (result.ok) return result.config;
   err.write(`svc: configuration ${path} refused:\n${formatProblems(result.problems)}\n`);
   return null;

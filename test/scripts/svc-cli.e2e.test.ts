@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -67,6 +67,21 @@ t.test('a token resolving empty is refused, naming the variable', async (t) => {
   const run = runSvc(['serve', '--config', file], { SVC_TOKEN: '' });
   t.equal(await run.exited, 1);
   t.match(run.stderr(), /api\.auth\.tokens\[0\]\.token: resolves empty \(\$\{SVC_TOKEN\} unset or empty\)/);
+});
+
+t.test('commands run with the node stopped take a token resolving empty: they serve none', async (t) => {
+  const store = mkdtempSync(join(tmpdir(), 'svc-cli-offline-'));
+  t.teardown(() => rmSync(store, { recursive: true, force: true }));
+  const file = configFile(
+    'offline.yaml',
+    `api: {auth: {tokens: [{id: ops, token: "\${SVC_TOKEN}"}]}}\nstream: {store_dir: ${store}}\n`,
+  );
+  const run = runSvc(['projections', 'list', '--config', file], { SVC_LOG_LEVEL: 'silent' });
+  t.equal(await run.exited, 0, run.stderr());
+  t.notMatch(run.stderr(), /resolves empty/);
+  const restore = runSvc(['restore', '--from', join(store, 'no-backup'), '--config', file]);
+  t.equal(await restore.exited, 1);
+  t.notMatch(restore.stderr(), /resolves empty/, 'refused for the backup, not for the token');
 });
 
 t.test('a missing file is refused with its path', async (t) => {
