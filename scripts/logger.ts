@@ -158,9 +158,15 @@ export function createLogger(opts: {
       // Belt and braces: nothing should log these, and if something does they never reach the sink.
       redact: {
         paths: [
+          // Header objects keep the case they were written in (fetch's Headers lower-cases; a literal need not).
           'authorization',
+          'Authorization',
           'headers.authorization',
+          'headers.Authorization',
           '*.authorization',
+          '*.Authorization',
+          'headers.cookie',
+          'headers.Cookie',
           'token',
           '*.token',
           'auth_token',

@@ -130,3 +130,19 @@ t.test('a line repeating no key is written as built; a key bound later is still 
   t.same(duplicateKeys(repeated!), []);
   t.match(JSON.parse(repeated!), { seat_handle: 'bob', msg: 'woken' });
 });
+
+t.test('a credential in a logged object is redacted whatever the case of its header name', async (t) => {
+  const piped = sink(false);
+  const logger = createLogger({ debug: false, node: 'n1', destination: piped.stream, env: {} });
+  logger.warn(
+    {
+      headers: { Authorization: 'Bearer SECRET-1', Cookie: 'sid=SECRET-2', cookie: 'sid=SECRET-3' },
+      request: { Authorization: 'Bearer SECRET-4', authorization: 'Bearer SECRET-5' },
+      Authorization: 'Bearer SECRET-6',
+    },
+    'upstream refused',
+  );
+  logger.flush();
+  t.notMatch(piped.text(), /SECRET/);
+  t.match(JSON.parse(piped.text()), { headers: { Authorization: '[redacted]' }, msg: 'upstream refused' });
+});
