@@ -139,7 +139,8 @@ export function createNodeMetrics(opts: { nodeId: string }): NodeMetrics {
       answered(r: AnsweredRequest): void {
         const route = r.route ?? 'unmatched';
         requests.observe(r.method, route, r.status, r.seconds);
-        if (!route.startsWith('/webhooks/')) return;
+        // Deliveries are POSTs; a GET there is a browser landing (chat OAuth, code-host app setup).
+        if (r.method !== 'POST' || !route.startsWith('/webhooks/')) return;
         if (r.status >= 200 && r.status < 300) webhookArrivals.inc({ route });
         else webhookRefusals.inc({ route, status: String(r.status) });
       },
