@@ -178,7 +178,7 @@ export class EventIndex extends EventColumns {
     if (code === -1 || typeCode === -1) return out;
     for (let i = end - 1; i >= 0 && out.length < limit; i -= 1) {
       if ((this.ms[i] as number) < floorMs) break;
-      if (this.matches(i, filter, code, typeCode)) out.push(i);
+      if (this.matches(i, filter, code, typeCode) && this.newestOfId(i)) out.push(i);
     }
     return out;
   }
@@ -187,8 +187,43 @@ export class EventIndex extends EventColumns {
   trace(traceId: string): number[] {
     const [a, b] = hashText(traceId);
     const out: number[] = [];
-    for (let i = 0; i < this.n; i += 1) if (this.traceA[i] === a && this.traceB[i] === b) out.push(i);
+    for (let i = 0; i < this.n; i += 1)
+      if (this.traceA[i] === a && this.traceB[i] === b && this.newestOfId(i)) out.push(i);
     return out;
+  }
+
+  /**
+   * False when the index holds entry `i`'s id again at a newer instant (a record stored twice, restamped):
+   * listings and traces show an id once, at its newest instant, as `/events/{id}` answers it.
+   */
+  newestOfId(i: number): boolean {
+    const off = this.idOff[i] as number;
+    const len = this.idLen[i] as number;
+    const wide = this.wide(i);
+    const hits = this.idTable.find(this.ids.hash(off, len, wide, 0), this.ids.hash(off, len, wide, 1));
+    if (hits.length < 2) return true;
+    const ms = this.ms[i] as number;
+    for (const hit of hits) {
+      if (hit.ms < ms) break; // newest first: the rest are older
+      if (hit.seq === this.seqs[i]) continue;
+      const j = this.positionOf(hit.seq, hit.ms);
+      // The table finds by hash: only the same id shadows.
+      if (j > i && this.idAt(j) === this.idAt(i)) return false;
+    }
+    return true;
+  }
+
+  /** The position of the entry stored at `seq` whose instant is in millisecond `ms`, or -1. */
+  private positionOf(seq: number, ms: number): number {
+    let lo = 0;
+    let hi = this.n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.ms[mid] as number) < ms) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let j = lo; j < this.n && this.ms[j] === ms; j += 1) if (this.seqs[j] === seq) return j;
+    return -1;
   }
 
   // ---- ageing and checkpoints --------------------------------------------------------------------

@@ -216,10 +216,14 @@ export async function traceEvents(src: EventsSource, traceId: string): Promise<T
 export function feedRows(src: EventsSource): EventRow[] {
   const floor = floorOf(src);
   const out: EventRow[] = [];
+  // A record stored twice under one id at two instants is one row, at its newest (as pages list it).
+  const seen = new Set<string>();
   const w = windowRows(src.state());
   for (let i = w.length - 1; i >= 0; i -= 1) {
     const entry = w[i];
-    if (entry && entry.instant.ms >= floor) out.push(withTopic(entry.row));
+    if (!entry || entry.instant.ms < floor || seen.has(entry.row.id)) continue;
+    seen.add(entry.row.id);
+    out.push(withTopic(entry.row));
   }
   return out;
 }

@@ -217,6 +217,48 @@ t.test('types without a category on the stream are not admitted; duplicates coun
   t.equal(feedRows(src).length, 1);
 });
 
+t.test(
+  'an event stored again under its id at another instant is one row: in pages, the feed and its trace',
+  async (t) => {
+    const bus = await eventBus(t);
+    const trace = 'd'.repeat(32);
+    // A re-delivery restamped outside the de-duplication window: the same id at a newer instant.
+    const first = event('TaskCreated', stamp(0, 0), { trace_id: trace });
+    const again = { ...first, timestamp: stamp(60_000, 1) };
+    const between = Array.from({ length: 5 }, (_, i) =>
+      event('TaskAssigned', stamp(10_000 + i * 1000, 0), { trace_id: trace }),
+    );
+    const bytes = (e: object) => new TextEncoder().encode(JSON.stringify(e));
+    await publishAll(bus, [first, ...between]);
+    await bus.publish(Subjects.event('TaskCreated'), bytes(again));
+    const running = await runProjection({ bus, projection: eventsProjection });
+    t.teardown(() => running.stop());
+    const src = sourceOf(bus, running);
+    for (const limit of [1, 2, 400]) {
+      const { rows } = await allPages(src, '', limit);
+      t.same(
+        rows.map((r) => r.id),
+        [first.id, ...between.map((e) => e.id).reverse()],
+        `limit ${limit}: listed once, at its newest instant`,
+      );
+      t.equal(rows[0]?.timestamp, again.timestamp);
+    }
+    t.same(
+      feedRows(src).map((r) => r.id),
+      [first.id, ...between.map((e) => e.id).reverse()],
+      'the snapshot feed lists it once',
+    );
+    const answer = await traceEvents(src, trace);
+    t.equal(answer.total, 6, 'the trace counts it once');
+    t.same(
+      answer.events.map((e) => [e.id, e.timestamp]),
+      [...between.map((e) => [e.id, e.timestamp]), [first.id, again.timestamp]],
+      'at its newest instant, as /events/{id} answers it',
+    );
+    t.equal((await getEvent(src, first.id)).timestamp, again.timestamp);
+  },
+);
+
 t.test('a trace answers oldest first, at most 500, with the total', async (t) => {
   const bus = await eventBus(t);
   const trace = 'a'.repeat(32);
