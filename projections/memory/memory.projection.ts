@@ -55,6 +55,8 @@ function keepNewest<K, V>(map: Map<K, V>, cap: number, msOf: (value: V) => numbe
 
 export interface SeatMemory {
   episodes: Map<string, Episode>;
+  /** The instant of the event behind each held episode (rule 3: an older record never replaces it). */
+  episodeAt: Map<string, number | null>;
   /** Episodes compacted or pruned, with when (bounded, oldest dropped). */
   episodesGone: Map<string, number | null>;
   memories: Map<string, { memory: Memory; ms: number | null }>;
@@ -75,6 +77,7 @@ function seatOf(state: MemoryState, handle: string): SeatMemory {
   if (!seat) {
     seat = {
       episodes: new Map(),
+      episodeAt: new Map(),
       episodesGone: new Map(),
       memories: new Map(),
       forgotten: new Map(),
@@ -86,18 +89,26 @@ function seatOf(state: MemoryState, handle: string): SeatMemory {
   return seat;
 }
 
-function keepEpisode(seat: SeatMemory, episode: Episode): void {
+function keepEpisode(seat: SeatMemory, episode: Episode, ms: number | null): void {
   if (seat.episodesGone.has(episode.id)) return;
+  // An episode is recorded again (reflection adds its summary): a record older than the one held, arriving
+  // late, does not replace it.
+  if (seat.episodes.has(episode.id) && !isNotOlder(ms, seat.episodeAt.get(episode.id))) return;
   seat.episodes.set(episode.id, episode);
+  seat.episodeAt.set(episode.id, ms);
   if (seat.episodes.size > episodesKept) {
     const oldest = [...seat.episodes.values()].sort((a, b) => compareInstants(a.ended_at, b.ended_at))[0];
-    if (oldest) seat.episodes.delete(oldest.id);
+    if (oldest) {
+      seat.episodes.delete(oldest.id);
+      seat.episodeAt.delete(oldest.id);
+    }
   }
 }
 
 function dropEpisodes(seat: SeatMemory, ids: readonly string[], ms: number | null): void {
   for (const id of ids) {
     seat.episodes.delete(id);
+    seat.episodeAt.delete(id);
     seat.episodesGone.set(id, ms);
   }
   keepNewest(seat.episodesGone, episodesGoneKept, (at) => at);
@@ -110,7 +121,7 @@ export function applyMemoryEvent(state: MemoryState, e: EventRecord): MemoryStat
     case 'episode_recorded': {
       const p = Payloads.EpisodeRecorded.safeParse(e.payload);
       if (!p.success) return state;
-      keepEpisode(seatOf(state, e.agent_id), p.data);
+      keepEpisode(seatOf(state, e.agent_id), p.data, ms);
       return state;
     }
     case 'episodes_compacted': {
@@ -118,7 +129,7 @@ export function applyMemoryEvent(state: MemoryState, e: EventRecord): MemoryStat
       if (!p.success) return state;
       const seat = seatOf(state, e.agent_id);
       dropEpisodes(seat, p.data.members, ms);
-      keepEpisode(seat, p.data.episode);
+      keepEpisode(seat, p.data.episode, ms);
       return state;
     }
     case 'episodes_pruned': {

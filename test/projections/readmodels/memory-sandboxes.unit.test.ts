@@ -63,6 +63,28 @@ t.test('the lifecycle: a compaction replaces its members, a prune removes, neith
 });
 
 t.test(
+  'an episode recorded again keeps its newest record: an older one arriving late does not replace it',
+  async (t) => {
+    const m = models();
+    const ended = '2026-11-20T00:00:00Z';
+    // Reflection re-records a turn's episode with its summary; the turn's own record, stamped earlier, comes late.
+    const summarized = { ...episode('e1', ended), task_summary: 'summarized' };
+    m.applyEvent(event('episode_recorded', 'cto', summarized, '2026-11-20T00:05:00Z'));
+    m.applyEvent(event('episode_recorded', 'cto', episode('e1', ended), '2026-11-20T00:00:01Z'));
+    t.same(
+      (await m.memoryOf('cto'))!.episodes.map((e) => e.task_summary),
+      ['summarized'],
+    );
+    t.match(m.episode('cto', 'e1'), { task_summary: 'summarized' });
+    // A newer record still replaces it; so does one at the same instant (the later in stream order).
+    m.applyEvent(
+      event('episode_recorded', 'cto', { ...summarized, task_summary: 'again' }, '2026-11-20T00:05:00Z'),
+    );
+    t.match(m.episode('cto', 'e1'), { task_summary: 'again' });
+  },
+);
+
+t.test(
   'personal memories: long and short with ttl_until; short rows say whether they expired; forget wins by instant',
   async (t) => {
     const m = models();
