@@ -65,6 +65,21 @@ function one(params: URLSearchParams, name: string): string | undefined {
   return all[0];
 }
 
+/**
+ * The seat filter, `agent_id` or its other name `seat` (blank reads as absent): two different seats are
+ * refused rather than one silently dropped, which would widen or change the read.
+ */
+function seatFilter(params: URLSearchParams): string | undefined {
+  const named = [one(params, 'agent_id'), one(params, 'seat')].filter((v) => v !== undefined && v !== '');
+  if (named.length === 2 && named[0] !== named[1])
+    throw new QueryError(
+      'invalid_query',
+      'agent_id and seat name the same filter: give one of them',
+      'Drop `seat` or `agent_id`; they are one filter under two names.',
+    );
+  return named[0];
+}
+
 export interface ListQuery extends IndexFilter {
   readonly limit: number;
   readonly cursor: { readonly instant: Instant; readonly id: string } | null;
@@ -116,7 +131,7 @@ export function parseListQuery(params: URLSearchParams): ListQuery {
       'feed_only must be true or false',
       'Use feed_only=true for the feed’s rows only, or leave it out.',
     );
-  const seat = one(params, 'agent_id') ?? one(params, 'seat');
+  const seat = seatFilter(params);
   // The spec names no type filter; `type` is this node's (ops/dashboard.md). Stored types are a closed set.
   const type = one(params, 'type');
   if (type !== undefined && type !== '' && !isStoredType(type))
@@ -129,7 +144,7 @@ export function parseListQuery(params: URLSearchParams): ListQuery {
     limit,
     cursor,
     ...(category !== undefined ? { category: category as EventCategory } : {}),
-    ...(seat !== undefined && seat !== '' ? { agentId: seat } : {}),
+    ...(seat !== undefined ? { agentId: seat } : {}),
     ...(type !== undefined && type !== '' ? { type } : {}),
     feedOnly: feedOnly === 'true',
   };

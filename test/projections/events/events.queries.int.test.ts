@@ -105,7 +105,11 @@ t.test('a page is at most 400 rows; bad parameters answer invalid_query', async 
   refused('limit=1&limit=2');
   refused('type=NoSuchType');
   refused('type=TaskCreated&type=TaskAssigned');
+  refused('agent_id=ada&seat=bob');
   t.equal(q('').limit, 100);
+  // `seat` is the seat filter's other name: a blank `agent_id` beside it does not widen the read.
+  t.equal(q('agent_id=&seat=ada').agentId, 'ada');
+  t.equal(q('agent_id=ada&seat=ada').agentId, 'ada');
 });
 
 t.test('type lists one event type across pages, from replay and from the live stream alike', async (t) => {
