@@ -215,6 +215,7 @@ export {
   isNewer,
   isNotOlder,
   isStoredType,
+  parseCursorInstant,
   parseInstant,
   toFullEvent,
   toRow,

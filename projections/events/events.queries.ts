@@ -8,7 +8,7 @@ import {
   EventCategory,
   formatInstant,
   isStoredType,
-  parseInstant,
+  parseCursorInstant,
   toFullEvent,
   type Coverage,
   type EventAnswer,
@@ -108,7 +108,7 @@ export function parseListQuery(params: URLSearchParams): ListQuery {
       'Pass both halves of `next` from the previous page, or neither for the newest page.',
     );
   if (beforeTime !== undefined && beforeId !== undefined) {
-    const instant = parseInstant(beforeTime);
+    const instant = parseCursorInstant(beforeTime);
     if (instant === null)
       throw new QueryError(
         'invalid_query',

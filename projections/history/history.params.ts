@@ -3,7 +3,7 @@
  * the parameters it reads, and anything else, a parameter given twice, or a value outside its set answers
  * 400 `invalid_query` with what was wrong and what would be right (a typo never silently widens a read).
  */
-import { EventCategory, parseInstant, type Instant } from '../../schema/index.js';
+import { EventCategory, parseCursorInstant, type Instant } from '../../schema/index.js';
 import { QueryError } from '../query/query-error.js';
 
 export const HISTORY_PAGE_DEFAULT = 50;
@@ -96,7 +96,7 @@ export function cursorParam(params: URLSearchParams): Cursor | null {
       'Pass both halves of `next` from the previous page, or neither for the newest page.',
     );
   if (beforeTime === undefined || beforeId === undefined) return null;
-  const instant = parseInstant(beforeTime);
+  const instant = parseCursorInstant(beforeTime);
   if (instant === null)
     throw new QueryError(
       'invalid_query',

@@ -17,6 +17,7 @@ export {
   instantOf,
   isNewer,
   isNotOlder,
+  parseCursorInstant,
   parseInstant,
   type Instant,
 } from './instant.js';

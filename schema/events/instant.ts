@@ -80,6 +80,23 @@ export function formatInstant(i: Instant): string {
   return new Date(i.ms).toISOString().replace(/Z$/, `${String(i.ns).padStart(6, '0')}Z`);
 }
 
+/** What `formatInstant` writes for an instant past 9999-12-31 (a stamp like `9999-12-31T23:59:59-01:00`). */
+const EXPANDED = /^\+(\d{6})(-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.)(\d{3})(\d{6})Z$/;
+
+/**
+ * Reads a cursor's `before_time`: RFC 3339, or the expanded year `formatInstant` writes past 9999 (which
+ * RFC 3339 cannot say in UTC), so every `next` a page gives is accepted back.
+ */
+export function parseCursorInstant(text: string): Instant | null {
+  const exact = parseInstant(text);
+  if (exact !== null) return exact;
+  const m = EXPANDED.exec(text);
+  if (!m) return null;
+  const [, year, rest, milli, micro] = m;
+  const ms = Date.parse(`+${year}${rest}${milli}Z`);
+  return Number.isFinite(ms) ? { ms, ns: Number(micro) } : null;
+}
+
 /** The instant of a Date (no sub-millisecond part). */
 export function instantOf(date: Date): Instant {
   return { ms: date.getTime(), ns: 0 };

@@ -263,6 +263,21 @@ t.test(
   },
 );
 
+t.test('a row stamped past the year 9999 by its offset gives a cursor that pages on', async (t) => {
+  const bus = await eventBus(t);
+  // Valid RFC 3339 whose instant (UTC) falls in the year 10000: the cursor cannot be written as 9999-….
+  const far = event('TaskCreated', '9999-12-31T23:59:59.5-01:00');
+  const older = event('TaskCreated', stamp(0, 0));
+  await publishAll(bus, [far, older]);
+  const running = await runProjection({ bus, projection: eventsProjection });
+  t.teardown(() => running.stop());
+  const { rows } = await allPages(sourceOf(bus, running), '', 1);
+  t.same(
+    rows.map((r) => r.id),
+    [far.id, older.id],
+  );
+});
+
 t.test('a trace answers oldest first, at most 500, with the total', async (t) => {
   const bus = await eventBus(t);
   const trace = 'a'.repeat(32);
