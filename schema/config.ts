@@ -110,6 +110,11 @@ export const ConfigWrite = z.object({
   /** Problems found by the gateway before the document existed (for example a YAML parse). */
   yaml_text: z.string().optional(),
   /**
+   * Paths of keys this build does not know that the stored document already held (a newer build wrote
+   * them; write rule 8): validation lets them pass, any other unknown key is still refused.
+   */
+  carried: z.array(z.array(z.union([z.string(), z.number()]))).optional(),
+  /**
    * The id the revision is stored under, chosen by the sender so that a write whose outcome is unknown
    * can name it (`outcome_unknown`); the writer picks one when absent.
    */

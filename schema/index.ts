@@ -71,6 +71,8 @@ export {
   redact,
   restoreMasks,
   spliceEntity,
+  unknownKeyPaths,
+  withoutUnknownKeys,
 } from './document/index.js';
 export type { EntityKind, KnownKeysAt } from './document/index.js';
 export { EventCategory, EventRecord, isFailed, SpendPhase, SpendRecord } from './events/index.js';

@@ -11,7 +11,7 @@ import { convertManifest } from '../actors/index.js';
 import { sendCommand, type Bus, keyringFrom, openDocument } from '../bus/index.js';
 import type { AppCompletion, AppFlow, AppInstallation } from '../http/index.js';
 import { activeRevision, type ConfigView } from '../projections/index.js';
-import { Commands, installUrl, seatIdentity } from '../schema/index.js';
+import { Commands, installUrl, knownKeysAt, seatIdentity, unknownKeyPaths } from '../schema/index.js';
 import type { ConfigWrite, SecretPut, TierA } from '../schema/index.js';
 import { isRecord, type JsonObject as Json } from '../schema/index.js';
 
@@ -112,6 +112,8 @@ export function codehostAppFlow(opts: {
         actor,
         source: 'setup.codehost-a-app',
         summary,
+        // The stored document with the seat's app fields set: keys a newer build wrote stay (write rule 8).
+        carried: unknownKeyPaths(document, knownKeysAt),
       };
       const reply = await sendCommand(opts.bus, Commands.config.write, command);
       if (reply.outcome === 'stored') {

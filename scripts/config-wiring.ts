@@ -108,6 +108,7 @@ export async function startConfiguration(opts: {
       const result = validateCompany(command.document, {
         mode: command.rules,
         ...(command.yaml_text !== undefined ? { yamlText: command.yaml_text } : {}),
+        ...(command.carried ? { carried: command.carried } : {}),
       });
       return {
         valid: result.valid,

@@ -37,7 +37,15 @@ import {
 import { activeRevision, activeRevisionId, type ConfigView } from '../projections/index.js';
 import { codehostAppFlow } from './codehost-app-wiring.js';
 import type { IntegrationsView } from './integrations-view.js';
-import { Company, substituteDeep, type Coverage, type Resolver, type TierA } from '../schema/index.js';
+import {
+  Company,
+  knownKeysAt,
+  substituteDeep,
+  withoutUnknownKeys,
+  type Coverage,
+  type Resolver,
+  type TierA,
+} from '../schema/index.js';
 
 export interface Webhooks {
   /**
@@ -124,8 +132,10 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
       });
     try {
       // Typed before `${VAR}` resolution (the stored revision was validated as written); resolution
-      // replaces strings with strings, so the shape holds.
-      const opened = Company.parse(openDocument(keyring, active.payload, active.revision_id));
+      // replaces strings with strings, so the shape holds. Keys a newer build wrote are left out.
+      const opened = Company.parse(
+        withoutUnknownKeys(openDocument(keyring, active.payload, active.revision_id), knownKeysAt),
+      );
       const document = substituteDeep(opened, resolve) as Company;
       cached = {
         id,

@@ -10,6 +10,8 @@ import { publishEvent, type Bus, newEvent } from '../../bus/index.js';
 import {
   ApplyOrder,
   Company,
+  knownKeysAt,
+  withoutUnknownKeys,
   type ActivePointer,
   type RevisionApplied,
   type RevisionRecord,
@@ -132,8 +134,8 @@ export function createApplier(opts: ApplierOptions): Applier {
     }
     // Stored revisions were validated when written; the shape is checked again so every subsystem
     // receives the typed document (a revision written by an older schema would fail here, not deep
-    // inside an applier).
-    const parsed = Company.safeParse(opened);
+    // inside an applier). Keys a newer build wrote are left out: this build runs what it knows.
+    const parsed = Company.safeParse(withoutUnknownKeys(opened, knownKeysAt));
     if (!parsed.success) {
       log.error({ issues: parsed.error.issues.length }, 'revision is not a valid company document');
       return outcome('unopenable', [], 'the stored document does not match the company schema');

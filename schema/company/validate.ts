@@ -43,6 +43,11 @@ export interface ValidateOptions {
   readonly mode: ValidationMode;
   /** The YAML body the input was parsed from, for `line` on problems and warnings. */
   readonly yamlText?: string;
+  /**
+   * Keys a newer build wrote that the stored document already held (write rule 8): not refused as
+   * unknown fields, since this build cannot judge them; they are stored as they are.
+   */
+  readonly carried?: ReadonlyArray<ReadonlyArray<Segment>>;
 }
 
 export interface CompanyValidation {
@@ -92,9 +97,12 @@ export function validateCompany(input: unknown, opts: ValidateOptions): CompanyV
     return { valid: false, problems: [tooDeep], warnings: [], derived: null, document: null };
   // 1. shape
   const shape = Company.safeParse(input);
+  const carried = new Set((opts.carried ?? []).map((segments) => JSON.stringify(segments)));
   const shapeFindings = shape.success
     ? []
-    : shape.error.issues.flatMap((issue) => findingsOf(issue, input, knownKeysAt));
+    : shape.error.issues
+        .flatMap((issue) => findingsOf(issue, input, knownKeysAt))
+        .filter((f) => f.kind !== ProblemKind.UnknownField || !carried.has(JSON.stringify(f.segments)));
   // 2-3. rules between fields
   const walk = walkDocument(input);
   const admissionRefused = opts.mode === ValidationMode.Write;

@@ -1,4 +1,4 @@
-export { carryUnknownKeys } from './carry.js';
+export { carryUnknownKeys, unknownKeyPaths, withoutUnknownKeys } from './carry.js';
 export { diffDocuments } from './diff.js';
 export {
   entityIdentityMatches,

@@ -29,6 +29,8 @@ export interface ConfigWriteDeps extends ConfigReadDeps {
 
 export interface Prepared {
   readonly document: unknown;
+  /** Paths of keys a newer build wrote that the document keeps (write rule 8). */
+  readonly carried: ReadonlyArray<ReadonlyArray<string | number>>;
   readonly basis: RevisionRecord | null;
   readonly preconditions: Preconditions;
   readonly dryRun: boolean;
@@ -70,6 +72,7 @@ export async function submit(deps: ConfigWriteDeps, req: ApiRequest, prepared: P
     source: prepared.source,
     summary: prepared.summary,
     ...(prepared.yamlText !== undefined ? { yaml_text: prepared.yamlText } : {}),
+    ...(prepared.carried.length > 0 ? { carried: prepared.carried.map((path) => [...path]) } : {}),
     revision_id: randomUUID(),
   };
   let reply: ConfigWriteReply;

@@ -16,6 +16,7 @@ import {
   patchUnknownKeys,
   restoreMasks,
   spliceEntity,
+  unknownKeyPaths,
   type EntityKind,
   type RevisionRecord,
 } from '../../../schema/index.js';
@@ -61,18 +62,21 @@ function openEditable(deps: ConfigReadDeps, record: RevisionRecord): unknown {
   return document;
 }
 
-/** Markers back to stored values, then keys this build does not know carried from the stored document. */
+/**
+ * Markers back to stored values, then keys this build does not know carried from the stored document
+ * (`carried`: their paths, which validation lets pass).
+ */
 function reconcileWithStored(
   deps: ConfigReadDeps,
   document: unknown,
   basis: RevisionRecord | null,
   code: 'invalid_body' | 'invalid_patch' | 'validation_error',
-): unknown {
+): { document: unknown; carried: Array<Array<string | number>> } {
   if (!basis) {
     const restored = restoreMasks(document, null, isSecretPath);
     if (restored.problems.length > 0)
       throw new ApiError(code, { extra: { problems: restored.problems.map(asProblem) } });
-    return restored.document;
+    return { document: restored.document, carried: [] };
   }
   const stored = openStored(deps, basis);
   // A stored document too deep to render was never read back, so nothing sent can be its markers;
@@ -81,7 +85,8 @@ function reconcileWithStored(
   const restored = restoreMasks(document, stored, isSecretPath);
   if (restored.problems.length > 0)
     throw new ApiError(code, { extra: { problems: restored.problems.map(asProblem) } });
-  return carryUnknownKeys(restored.document, stored, knownKeysAt);
+  const carried: Array<Array<string | number>> = [];
+  return { document: carryUnknownKeys(restored.document, stored, knownKeysAt, carried), carried };
 }
 
 const asProblem = (p: { path: string; segments: ReadonlyArray<string | number>; message: string }) => ({
@@ -124,9 +129,10 @@ async function putConfig(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiRep
   const body = parseDocumentBody(req, 'invalid_body');
   const summary = readSummary(req, body.bodySummary, !dryRun);
   const basis = await putBasis(deps.state(), preconditions.ifMatch);
-  const document = reconcileWithStored(deps, body.document, basis, 'invalid_body');
+  const { document, carried } = reconcileWithStored(deps, body.document, basis, 'invalid_body');
   return submit(deps, req, {
     document,
+    carried,
     basis,
     preconditions,
     dryRun,
@@ -168,9 +174,10 @@ async function patchConfig(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiR
     });
   }
   const merged = mergePatch(openEditable(deps, basis), body.document);
-  const document = reconcileWithStored(deps, merged, basis, 'invalid_patch');
+  const { document, carried } = reconcileWithStored(deps, merged, basis, 'invalid_patch');
   return submit(deps, req, {
     document,
+    carried,
     basis,
     preconditions,
     dryRun,
@@ -214,9 +221,10 @@ async function putEntity(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiRep
     throw new ApiError('identity_mismatch', { detail: `the body names another ${kind} entry than ${id}` });
   }
   const spliced = spliceEntity(stored, kind, id, body.document);
-  const document = reconcileWithStored(deps, spliced, basis, 'invalid_body');
+  const { document, carried } = reconcileWithStored(deps, spliced, basis, 'invalid_body');
   return submitEntity(deps, req, {
     document,
+    carried,
     basis,
     preconditions: {
       ...(preconditions.ifMatch !== undefined ? { ifMatch: preconditions.ifMatch } : {}),
@@ -257,6 +265,8 @@ async function revert(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply>
   const basis = state.active ? requireActive(state) : null;
   return submit(deps, req, {
     document,
+    // A stored document is copied whole: every key this build does not know was a newer build's.
+    carried: unknownKeyPaths(document, knownKeysAt),
     basis,
     preconditions,
     dryRun,
@@ -276,8 +286,10 @@ async function reload(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply>
   const basis = requireActive(state);
   const summary =
     readSummary(req, undefined, false) || 'reload: re-store the active revision to push changed secrets';
+  const document = openStored(deps, basis);
   return submit(deps, req, {
-    document: openStored(deps, basis),
+    document,
+    carried: unknownKeyPaths(document, knownKeysAt),
     basis,
     preconditions,
     dryRun: false,

@@ -1,6 +1,6 @@
 /** Sends a setup change to the config writer (`Commands.config.write`) and renders its decision. */
 import { sendCommand } from '../../../bus/index.js';
-import { Commands, type ConfigWrite } from '../../../schema/index.js';
+import { Commands, knownKeysAt, unknownKeyPaths, type ConfigWrite } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import type { SetupConfigDeps } from './setup.deps.js';
 
@@ -28,6 +28,9 @@ export async function writeDocument(deps: SetupConfigDeps, write: SetupWrite): P
     actor: { id: write.actor, kind: 'operator' },
     source: 'api.setup',
     summary: write.summary,
+    // The document is the stored one with setup fields changed: a key this build does not know is a
+    // newer build's, kept as it is (write rule 8).
+    carried: unknownKeyPaths(write.document, knownKeysAt),
   };
   const reply = await sendCommand(deps.bus, Commands.config.write, command, {
     timeoutMs: deps.writeTimeoutMs,
