@@ -130,6 +130,7 @@ export async function startConfiguration(opts: {
   const applier = createApplier({
     bus,
     openPayload,
+    ...(opts.resolve ? { resolve: opts.resolve } : {}),
     nodeId: config.node.id,
     subsystems: opts.subsystems ?? [],
     node,

@@ -11,7 +11,9 @@ import {
   ApplyOrder,
   Company,
   knownKeysAt,
+  substituteDeep,
   withoutUnknownKeys,
+  type Resolver,
   type ActivePointer,
   type RevisionApplied,
   type RevisionRecord,
@@ -52,6 +54,11 @@ export interface ApplierOptions {
   readonly now?: () => Date;
   /** Opens a stored payload (decrypts a sealed one); throws when this node cannot. */
   readonly openPayload?: (record: RevisionRecord) => unknown;
+  /**
+   * `${VAR}` resolution (secret store, then environment), as the subsystems resolve: a payload is
+   * unchanged only when it also resolves to the same values, so a reload pushes changed secrets.
+   */
+  readonly resolve?: Resolver;
 }
 
 export interface Applier {
@@ -72,6 +79,8 @@ export function createApplier(opts: ApplierOptions): Applier {
   );
   /** What the subsystems hold now: the payload this process last applied (null before any). */
   let held: Company | null = null;
+  /** `held` with its `${VAR}` references resolved when it was applied. */
+  let heldResolved: unknown = null;
   /**
    * False after a failed apply: a rollback may have left a subsystem partly on the failed document (one
    * without a rollback, or one whose rollback failed), so `held` is then only what they were told to go
@@ -141,9 +150,16 @@ export function createApplier(opts: ApplierOptions): Applier {
       return outcome('unopenable', [], 'the stored document does not match the company schema');
     }
     const payload = parsed.data;
+    const resolved = opts.resolve ? substituteDeep(payload, opts.resolve) : payload;
 
-    // An unchanged payload needs no work, only the new epoch.
-    if (held !== null && heldExact && isDeepStrictEqual(payload, held)) {
+    // An unchanged payload needs no work, only the new epoch. A reference that now resolves to another
+    // value (a secret put since, then a reload) is a change: the subsystems resolve as they apply.
+    if (
+      held !== null &&
+      heldExact &&
+      isDeepStrictEqual(payload, held) &&
+      isDeepStrictEqual(resolved, heldResolved)
+    ) {
       for (const subsystem of ordered) subsystem.adopt?.(payload);
       log.info('config unchanged; epoch advanced');
       return outcome('unchanged');
@@ -172,6 +188,7 @@ export function createApplier(opts: ApplierOptions): Applier {
       }
     }
     held = payload;
+    heldResolved = resolved;
     heldExact = true;
     log.info(
       { subsystems: [...new Set(done.map((s) => s.name))] },

@@ -58,6 +58,7 @@ function applierOn(
   t: Test,
   { bus, view }: Pick<Awaited<ReturnType<typeof setup>>, 'bus' | 'view'>,
   subsystems: SubsystemApplier[],
+  resolve?: (name: string) => string | undefined,
 ) {
   const node = startNodeHost(
     {
@@ -84,6 +85,7 @@ function applierOn(
     subsystems,
     node,
     logger,
+    ...(resolve ? { resolve } : {}),
     source: {
       active: () => view.state.active,
       revision: (id) => readRevision(view.state, id),
@@ -255,3 +257,41 @@ t.test('applied_subsystems names each subsystem once, however many appliers it h
   t.match(applied[0], { status: 'applied' });
   t.same(applied[0]!.applied_subsystems, ['org', 'providers']);
 });
+
+t.test(
+  'a reload of an identical document whose ${VAR} references now resolve to new values re-applies it',
+  async (t) => {
+    const { bus, coord, view } = await setup(t);
+    const calls: string[] = [];
+    const secrets = new Map([['TOOL_TOKEN', 'old-value']]);
+    const sub = (name: SubsystemApplier['name']): SubsystemApplier => ({
+      name,
+      apply: async () => void calls.push(name),
+    });
+    const { node, applier, applied } = applierOn(t, { bus, view }, [sub('org'), sub('tool_servers')], (n) =>
+      secrets.get(n),
+    );
+    const opts = { bus, coord, logger, validate: valid };
+    const doc = { name: 'a', mcp_servers: [{ name: 'docs', command: 'x', env: { TOKEN: '${TOOL_TOKEN}' } }] };
+    let basis = '';
+    const store = async (epoch: number): Promise<void> => {
+      const reply = await executeWrite(opts, write(doc, basis || null, { source: 'api.reload' }));
+      basis = reply.outcome === 'stored' ? reply.revision_id : '';
+      await view.until((s) => s.active?.epoch === epoch, 2_000);
+      await applier.reconcile();
+    };
+    await store(1);
+    t.same(calls, ['org', 'tool_servers']);
+
+    calls.length = 0;
+    await store(2);
+    t.same(calls, [], 'nothing resolves differently: no work');
+    t.match(applied.at(-1), { status: 'unchanged', epoch: 2 });
+
+    secrets.set('TOOL_TOKEN', 'rotated-value');
+    await store(3);
+    t.same(calls, ['org', 'tool_servers'], 'the changed secret reaches the subsystems');
+    t.match(applied.at(-1), { status: 'applied', epoch: 3 });
+    t.match(node.view(), { posture: 'serve', appliedEpoch: 3 });
+  },
+);
