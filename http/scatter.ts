@@ -25,6 +25,7 @@ const ScatterRequest = z.object({
   what: z.string(),
   params: z.array(z.tuple([z.string(), z.string()])),
 });
+const ScatterVersion = z.object({ v: z.number().int() });
 const ScatterReply = z.union([
   z.object({ v: z.number().int(), ok: z.literal(true), answer: z.unknown() }),
   z.object({ v: z.number().int(), ok: z.literal(false), error: z.string() }),
@@ -90,7 +91,12 @@ export function scatterQuestions(
       const msg = await opts.bus.request(scatterSubject(peer), encoder.encode(JSON.stringify(request)), {
         timeoutMs: budget,
       });
-      const parsed = ScatterReply.safeParse(JSON.parse(decoder.decode(msg.data)));
+      const body: unknown = JSON.parse(decoder.decode(msg.data));
+      // The version first: another version's reply may have another shape, and is named by its version.
+      const spoken = ScatterVersion.safeParse(body);
+      if (spoken.success && spoken.data.v !== version)
+        return { error: `speaks scatter protocol ${spoken.data.v}; this node speaks ${version}` };
+      const parsed = ScatterReply.safeParse(body);
       if (!parsed.success) return { error: 'unreadable answer' };
       reply = parsed.data;
     } catch (error) {
@@ -99,8 +105,6 @@ export function scatterQuestions(
       if (name === 'RequestTimeoutError') return { error: `no answer within ${budget} ms` };
       return { error: error instanceof Error ? error.message : String(error) };
     }
-    if (reply.v !== version)
-      return { error: `speaks scatter protocol ${reply.v}; this node speaks ${version}` };
     return reply.ok ? { answer: reply.answer } : { error: reply.error };
   };
 

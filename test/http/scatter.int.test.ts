@@ -139,6 +139,26 @@ t.test(
   },
 );
 
+t.test(
+  'a peer on another version is named by its version even when its answer has another shape',
+  async (t) => {
+    const bus = await openMemoryBus({});
+    const n1 = node(bus, 'n1', () => Promise.resolve(['n1', 'n2']))(2, []);
+    // A later protocol may change the reply's shape; only its `v` is certain to be there.
+    const n2 = bus.reply('svc.scatter.n2', async () =>
+      new TextEncoder().encode(JSON.stringify({ v: 2, result: { surfaces: [] } })),
+    );
+    const answer = (await n1.questions.get('integrations')!.answer(new URLSearchParams(), ctx)) as {
+      coverage: { nodes: { id: string; answered: boolean; error?: string }[]; complete: boolean };
+    };
+    t.match(answer.coverage.nodes[1], { id: 'n2', answered: false, error: /scatter protocol 2/ });
+    t.equal(answer.coverage.complete, false);
+    await n1.responder.stop();
+    await n2.stop();
+    await bus.close();
+  },
+);
+
 t.test('history pages are joined newest first, one row per id, cut to the page size', async (t) => {
   const bus = await openMemoryBus({});
   const roster = () => Promise.resolve(['n1', 'n2']);
