@@ -209,10 +209,17 @@ export class ProviderRegistry implements SubsystemApplier {
   }
 
   /** `providers` subsystem of an apply: entries swapped in place. */
-  apply(next: Company): Promise<void> {
+  apply(next: Company, previous: Company | null = null): Promise<void> {
     this.prior = this.state;
     this.state = this.build(next, this.state);
     this.opts.logger?.info({ providers: [...this.state.entries.keys()] }, 'LLM providers applied');
+    // The spec's apply order: an embeddings change is not swapped in place, only warned about.
+    if (previous && !isDeepStrictEqual(previous.providers?.embeddings, next.providers?.embeddings)) {
+      this.opts.logger?.warn(
+        { event: 'restart_required', path: 'providers.embeddings' },
+        'providers.embeddings changed; it takes effect at the next restart',
+      );
+    }
     return Promise.resolve();
   }
 

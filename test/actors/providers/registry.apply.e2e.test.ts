@@ -1,6 +1,7 @@
 /** How a seat's chain is resolved, and the registry as the `providers` subsystem of an apply. */
 import t from 'tap';
 import type { SubsystemApplier } from '../../../actors/index.js';
+import { Company } from '../../../schema/index.js';
 import { ask, drain } from './helpers.js';
 import { doc, harness, server } from './registry-harness.js';
 
@@ -85,3 +86,24 @@ t.test(
     t.same(h.registry.snapshot(), {}, 'a document without providers leaves none');
   },
 );
+
+t.test('an embeddings change is applied as a restart-required warning only', async (t) => {
+  const llm = { a: { type: 'openai', model: 'm' } };
+  const embeddings = { type: 'openai', model: 'text-embed-1', api_key: '${KEY_A}', dimensions: 256 };
+  const first = Company.parse({ name: 'Acme', providers: { llm, embeddings } });
+  const { registry, lines } = harness(null);
+  await registry.apply(first, null);
+  const warnings = () => lines.filter((l) => l.includes('providers.embeddings'));
+  t.same(warnings(), [], 'the first apply has nothing to compare with');
+  await registry.apply(Company.parse({ ...first, name: 'Renamed' }), first);
+  t.same(warnings(), [], 'unchanged embeddings: no warning');
+  const changed = Company.parse({
+    name: 'Acme',
+    providers: { llm, embeddings: { ...embeddings, model: 'text-embed-2' } },
+  });
+  await registry.apply(changed, first);
+  t.equal(warnings().length, 1);
+  t.match(JSON.parse(warnings()[0]!), { level: 40, msg: /restart/ });
+  t.notOk(warnings()[0]!.includes('sk-secret'), 'no credential in the line');
+  t.same(registry.resolve('anyone'), ['a'], 'the LLM entries are applied as usual');
+});
