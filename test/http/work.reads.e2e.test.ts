@@ -211,3 +211,31 @@ t.test('/work/inbox, /work/people and /work/views', async (t) => {
   const saved = await call(`${w.base}/work/views/saved?counts=true`, { headers: { authorization: OPS } });
   t.same(saved.json, { viewer: 'ada', views: [], counts: {} });
 });
+
+t.test(
+  '/work/activity q: a project search needs its read to start inside 90 days, and pages on by cursor',
+  async (t) => {
+    const day = 24 * 3600 * 1000;
+    let clock = Date.parse('2026-03-01T00:00:00Z');
+    const w = await startWorkHarness(t, { now: () => new Date(clock) });
+    await seed(w);
+    const rows = (await call(`${w.base}/work/activity`)).json?.records as Json[];
+    const search = (query: string) => call(`${w.base}/work/activity?container=ENG&q=asked&${query}`);
+    clock += 89 * day;
+    t.equal((await search('since=SVC_WORK@1:0')).status, 200, 'the log starts 89 days ago');
+    clock += 2 * day;
+    t.equal((await search('since=SVC_WORK@1:0')).json?.error, 'bad_params', 'the log starts 91 days ago');
+    t.equal(
+      (await search(`since=SVC_WORK@1:0&cursor=${String(rows[6]?.position)}`)).status,
+      200,
+      'a cursor at the head starts the read there',
+    );
+    clock -= 2 * day;
+    const first = await search('since=SVC_WORK@1:0&limit=1');
+    t.equal((first.json?.records as Json[]).length, 1);
+    const next = await search(`cursor=${String(first.json?.next)}`);
+    t.equal(next.status, 200, 'the next page needs no since beside its cursor');
+    const [one, two] = [first, next].map((page) => (page.json?.records as Json[])[0]?.position);
+    t.ok(one !== undefined && two !== undefined && one !== two, 'the second page goes on after the first');
+  },
+);

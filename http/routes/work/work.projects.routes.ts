@@ -98,10 +98,13 @@ function activity(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
   const to = instantParam(req, 'to');
   const q = textParam(req, 'q');
   if (q !== null && task === null) {
-    // Spec "Limits": a search needs a task, or a project with a since inside 90 days.
-    const sinceRow = since === null ? undefined : state.activity.find((r) => r.seq > since);
+    // Spec "Limits": a search needs a task, or a project with a since inside 90 days. The read starts at
+    // the cursor when one is given (a later position than its since), so a search pages on without since.
+    const start = cursor ?? since;
+    const startRow = start === null ? undefined : state.activity.find((r) => r.seq > start);
+    const nowMs = (deps.now?.() ?? new Date()).getTime();
     const recent =
-      since !== null && (sinceRow === undefined || Date.parse(sinceRow.at) >= Date.now() - SEARCH_WINDOW_MS);
+      start !== null && (startRow === undefined || Date.parse(startRow.at) >= nowMs - SEARCH_WINDOW_MS);
     if (container === null || !recent)
       throw badParams('q needs task=, or container= with a since inside the last 90 days');
   }
