@@ -30,6 +30,9 @@ const replaceKinds = new Set([
  */
 const MAX_REFUSED_TOKENS = 5;
 
+/** The spec's health pulse: how often every dashboard is sent the health section. */
+export const healthPulseMs = 5_000;
+
 export interface StreamHubOptions {
   readonly sections: SectionRegistry;
   readonly questions: QuestionRegistry;
@@ -101,7 +104,7 @@ export class StreamHub {
   start(): void {
     this.tick ??= setInterval(
       () => this.push('health', this.opts.sections.current('health'), 'replace'),
-      this.opts.healthIntervalMs ?? 5_000,
+      this.opts.healthIntervalMs ?? healthPulseMs,
     );
     this.tick.unref();
   }

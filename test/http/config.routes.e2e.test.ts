@@ -655,3 +655,21 @@ t.test('reload with If-Match on a node with no active revision answers 412', asy
   t.equal((await json(reload))['error'], 'no_active_revision');
   t.equal((await node.call('POST', '/config/reload')).status, 409, 'without If-Match: 409');
 });
+
+t.test('a revision diff lists at most 500 changes and counts them all in changes_total', async (t) => {
+  const node = await startConfigNode(t);
+  const variables = (value: string) =>
+    Object.fromEntries(Array.from({ length: 600 }, (_, i) => [`v${i}`, `${value}${i}`]));
+  await first(node, { ...company(), skill_variables: variables('a') });
+  const put = await node.call('PUT', '/config', {
+    body: { ...company(), skill_variables: variables('b') },
+    headers: { 'x-summary': 'variables' },
+  });
+  t.equal(put.status, 201);
+  const to = (await json(put))['revision_id'] as string;
+  const revisions = (await json(await node.call('GET', '/config/revisions')))['revisions'] as Json[];
+  const from = revisions[1]?.['revision_id'] as string;
+  const diff = await json(await node.call('GET', `/config/revisions/${to}/diff?against=${from}`));
+  t.equal((diff['changes'] as Json[]).length, 500);
+  t.equal(diff['changes_total'], 600);
+});

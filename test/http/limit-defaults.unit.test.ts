@@ -3,10 +3,22 @@ import t from 'tap';
 import { defaultLimits } from '../../http/index.js';
 import { MONITOR_TOKEN_MIN, monitorTokenUsable } from '../../http/webhooks/monitor.verify.js';
 import { rollupParams } from '../../projections/tokens/tokens.rollup.js';
+import { fleetReadBudgetMs } from '../../http/scatter.js';
+import { healthPulseMs } from '../../http/ws/stream-hub.js';
 
 t.test('a body has 30 s to arrive; a webhook delivery may be 25 MiB', async (t) => {
   t.equal(defaultLimits.bodyTimeoutMs, 30_000);
   t.equal(defaultLimits.webhookBodyMaxBytes, 25 * 1024 * 1024);
+});
+
+t.test('a drain cuts in-flight requests 5 s after each listener starts closing', async (t) => {
+  t.equal(defaultLimits.drainCutMs, 5_000);
+  t.equal(defaultLimits.listenerCloseMs, 5_000);
+});
+
+t.test('dashboards get health every 5 s; a peer has 2 s to answer a fleet read', async (t) => {
+  t.equal(healthPulseMs, 5_000);
+  t.equal(fleetReadBudgetMs, 2_000);
 });
 
 t.test('the monitor token counts only from 26 characters', async (t) => {
