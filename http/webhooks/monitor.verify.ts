@@ -1,15 +1,13 @@
 /** monitor: `X-Service-Token` compared in constant time; a token under 26 characters counts as unset. */
+import { MONITOR_TOKEN_MIN_LENGTH } from '../../schema/index.js';
 import { verifyServiceToken, WikiHeaders } from './wiki.verify.js';
 import type { Verdict } from './verify.js';
-
-/** Spec "Limits": the monitor token is at least 26 characters. */
-export const MONITOR_TOKEN_MIN = 26;
 
 export const MonitorHeaders = { token: WikiHeaders.token } as const;
 
 /** True when the configured token may be used at all (else the route answers 503). */
 export function monitorTokenUsable(token: string | null): token is string {
-  return token !== null && token.length >= MONITOR_TOKEN_MIN;
+  return token !== null && token.length >= MONITOR_TOKEN_MIN_LENGTH;
 }
 
 export function verifyMonitor(expected: string, headers: Readonly<Record<string, string>>): Verdict {

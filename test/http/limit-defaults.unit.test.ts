@@ -1,7 +1,8 @@
 /** Spec "Limits": the defaults themselves, since the route tests shorten them to stay fast. */
 import t from 'tap';
 import { defaultLimits } from '../../http/index.js';
-import { MONITOR_TOKEN_MIN, monitorTokenUsable } from '../../http/webhooks/monitor.verify.js';
+import { monitorTokenUsable } from '../../http/webhooks/monitor.verify.js';
+import { MONITOR_TOKEN_MIN_LENGTH } from '../../schema/index.js';
 import { rollupParams } from '../../projections/tokens/tokens.rollup.js';
 import { fleetReadBudgetMs } from '../../http/scatter.js';
 import { healthPulseMs } from '../../http/ws/stream-hub.js';
@@ -22,7 +23,7 @@ t.test('dashboards get health every 5 s; a peer has 2 s to answer a fleet read',
 });
 
 t.test('the monitor token counts only from 26 characters', async (t) => {
-  t.equal(MONITOR_TOKEN_MIN, 26);
+  t.equal(MONITOR_TOKEN_MIN_LENGTH, 26, 'one limit for the route and the setup check');
   t.notOk(monitorTokenUsable('x'.repeat(25)), '25 characters: unset, the route answers 503');
   t.ok(monitorTokenUsable('x'.repeat(26)));
   t.notOk(monitorTokenUsable(null));

@@ -161,3 +161,22 @@ t.test('every receiver', async (t) => {
     });
   }
 });
+
+t.test('a monitor token under 26 characters counts as unset: the route answers 503', async (t) => {
+  const node = await startWebhookNode({});
+  t.teardown(() => node.close());
+  const monitor = vendorCases(null).find((v) => v.name === 'monitor')!;
+  const saved = node.settings;
+  for (const [length, status] of [
+    [25, 503],
+    [26, 200],
+  ] as const) {
+    const token = 'm'.repeat(length);
+    node.settings = { ...saved, monitor: { token } };
+    const res = await node.post(monitor.path, monitor.body(length), {
+      'content-type': 'application/json',
+      'x-service-token': token,
+    });
+    t.equal(res.status, status, `${length} characters`);
+  }
+});
