@@ -108,3 +108,21 @@ t.test('a listed file whose bytes cannot be read answers 503 content_unavailable
     'still listed',
   );
 });
+
+t.test(
+  'a listing shows 200 files unless asked for more; a write refuses an op_id over 128 bytes',
+  async (t) => {
+    const w = await startWorkHarness(t);
+    for (let i = 0; i < 201; i++)
+      await put(`${w.base}/work/files/ENG/f${String(i).padStart(3, '0')}.md`, 'x');
+    const page = await call(`${w.base}/work/files?project=ENG`);
+    t.equal((page.json?.files as Json[]).length, 200, 'default 200');
+    t.equal(page.json?.next, 'f199.md');
+    t.equal(((await call(`${w.base}/work/files?project=ENG&limit=201`)).json?.files as Json[]).length, 201);
+    const long = await put(`${w.base}/work/files/ENG/g.md?op_id=${'o'.repeat(129)}`, 'x');
+    t.equal(long.status, 400);
+    t.equal(long.json?.error, 'op_id_invalid');
+    t.equal((await call(`${w.base}/work/files/ENG/g.md`)).status, 404, 'nothing written');
+    t.equal((await put(`${w.base}/work/files/ENG/g.md?op_id=${'o'.repeat(128)}`, 'x')).status, 201);
+  },
+);
