@@ -73,7 +73,15 @@ t.test('/work/projects: task_counts, census, filters, sort and refusals', async 
   const one = await call(`${w.base}/work/projects?limit=1`);
   t.equal((one.json?.projects as Json[]).length, 1);
   t.equal(one.json?.complete, false);
-  for (const bad of ['archived=maybe', 'sort=size', 'limit=201', 'limit=0'])
+  for (const bad of [
+    'archived=maybe',
+    'sort=size',
+    'limit=201',
+    'limit=0',
+    'limit=0x10',
+    'limit=1e2',
+    'limit=2.0',
+  ])
     t.equal((await call(`${w.base}/work/projects?${bad}`)).json?.error, 'bad_params', bad);
   t.equal((await call(`${w.base}/work/projects?limit=200`)).status, 200, '200 is the max');
   const full = await call(`${w.base}/work/projects/ENG?for_type=bug`);

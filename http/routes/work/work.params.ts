@@ -25,7 +25,8 @@ export function badParams(detail: string): ApiError {
 export function limitParam(req: ApiRequest, name: string, fallback: number, max: number): number {
   const raw = req.query.get(name);
   if (raw === null || raw === '') return fallback;
-  const n = Number(raw);
+  // Digits only: `Number` would also read `0x10` as 16, `1e2` as 100 and ` 5` as 5.
+  const n = /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isInteger(n) || n < 1 || n > max)
     throw badParams(`${name} must be an integer from 1 to ${max}`);
   return n;
