@@ -4,6 +4,7 @@
  * others read again from the stream by sequence. Reads of `/config*` and `config_audit` are answered from here.
  */
 import { ActivePointer, RevisionRecord, type RevisionMeta } from '../../schema/index.js';
+import { clampInt } from '../query/params.js';
 import { PayloadCache, type LoadPayload, type PayloadCacheLimits } from './config.payloads.js';
 
 /** A stored revision without its document: what every listing answers, plus where the document lies. */
@@ -196,12 +197,12 @@ export function listRevisions(state: ConfigState, opts: { limit: number; offset:
 
 /** `config_audit`: limit default 50, clamped to 1..500, a non-number reads as the default. */
 export function configAudit(state: ConfigState, limit: unknown): RevisionMeta[] {
-  const asNumber =
+  // A string is read as the other query numbers are (decimal only: `0x10` or `1e2` is no number here).
+  const clamped =
     typeof limit === 'number'
-      ? limit
-      : typeof limit === 'string' && limit.trim() !== ''
-        ? Number(limit)
-        : NaN;
-  const clamped = Number.isFinite(asNumber) ? Math.min(500, Math.max(1, Math.trunc(asNumber))) : 50;
+      ? Number.isFinite(limit)
+        ? Math.min(500, Math.max(1, Math.trunc(limit)))
+        : 50
+      : clampInt(typeof limit === 'string' ? limit : null, 50, 1, 500);
   return listRevisions(state, { limit: clamped, offset: 0 });
 }

@@ -551,6 +551,10 @@ t.test(
     t.notOk(all.some((r) => 'payload' in r));
     t.equal(((await (await node.call('GET', '/query/config_audit?limit=0')).json()) as Json[]).length, 1);
     t.equal(((await (await node.call('GET', '/query/config_audit?limit=lots')).json()) as Json[]).length, 3);
+    for (const path of ['/query/config_audit?limit=0x1', '/query/config_audit?limit=1e0'])
+      t.equal(((await (await node.call('GET', path)).json()) as Json[]).length, 3, `${path}: no number`);
+    const listed = await json(await node.call('GET', '/config/revisions?limit=0x1&offset=1e0'));
+    t.match(listed, { limit: 50, offset: 0 }, '/config/revisions reads its numbers alike');
     t.equal((await node.call('GET', '/query/config_audit', { auth: null })).status, 401, 'a token is needed');
     const unknown = await node.call('GET', '/query/no_such_question');
     t.equal(unknown.status, 404);

@@ -7,6 +7,7 @@
 import { stringify } from 'yaml';
 import {
   activeRevision,
+  clampInt,
   listRevisions,
   metaOf,
   readRevision,
@@ -122,12 +123,9 @@ export async function revisionById(state: ConfigState, id: string): Promise<Revi
   return record;
 }
 
-/** `limit`/`offset` of a listing: numbers clamped into range, anything else the default. */
-function intParam(req: ApiRequest, name: string, fallback: number, min: number, max: number): number {
-  const raw = req.query.get(name);
-  const value = raw === null || raw.trim() === '' ? NaN : Number(raw);
-  return Number.isFinite(value) ? Math.min(max, Math.max(min, Math.trunc(value))) : fallback;
-}
+/** `limit`/`offset` of a listing: decimal numbers clamped into range, anything else the default. */
+const intParam = (req: ApiRequest, name: string, fallback: number, min: number, max: number): number =>
+  clampInt(req.query.get(name), fallback, min, max);
 
 function getConfig(deps: ConfigReadDeps, req: ApiRequest): ApiReply {
   const record = requireActive(deps.state());

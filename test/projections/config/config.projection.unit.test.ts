@@ -79,6 +79,10 @@ t.test('config_audit: limit default 50, clamped 1..500, non-number reads as defa
   t.equal(configAudit(state, '0').length, 1);
   t.equal(configAudit(state, 9999).length, 500);
   t.equal(configAudit(state, '7').length, 7);
+  for (const raw of ['0x10', '1e2', 'Infinity', '', ' '])
+    t.equal(configAudit(state, raw).length, 50, `${raw} is no number: the default`);
+  t.equal(configAudit(state, '-3').length, 1, 'below the range: clamped');
+  t.equal(configAudit(state, '2.9').length, 2, 'a fraction is cut');
   t.equal(configAudit(state, 7)[0]?.revision_id, id(600));
 });
 
