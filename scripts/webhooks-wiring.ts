@@ -91,8 +91,10 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
     logger: opts.logger.child({ component: 'arrivals' }),
   });
   const keySets = new Map<string, RelayKeySet>();
+  // Trimmed: each is compared with a header value or read as a URL, neither of which carries outer
+  // whitespace, so a value written with a trailing newline (an env file, `echo` into a secret) still works.
   const value = (name: string): string | null => {
-    const v = resolve(name);
+    const v = resolve(name)?.trim();
     return v === undefined || v === '' ? null : v;
   };
   const extras = (): ExtraSecrets => ({
