@@ -227,7 +227,10 @@ function dispatch(
 
   // 5. Refusals that need no body.
   const delivery = served.kind === 'webhook' || served.kind === 'landing';
-  if (draining && (isWrite(method) || delivery)) {
+  // A running turn's coding run keeps its tool bridge through the drain: the drain waits for that turn
+  // (ops/turn-engine.md "Drain"), which could not finish if its tool calls were refused.
+  const bridge = served.pattern.startsWith('/mcp/');
+  if (draining && !bridge && (isWrite(method) || delivery)) {
     return answerNow(core, res, ctx, errorReply('draining'), line);
   }
   if (served.kind === 'webhook' && served.def.servesUnconfigured !== true && !core.probes.configured()) {

@@ -66,6 +66,28 @@ t.test(
 );
 
 t.test(
+  "while the node drains, a coding run's tool bridge is still served (its turn may finish in the grace)",
+  async (t) => {
+    const h = await startHarness({
+      probes: { draining: true },
+      routes: [echo('POST', '/mcp/:token'), echo('DELETE', '/mcp/:token'), echo('POST', '/work/items')],
+    });
+    t.teardown(() => h.gw.close());
+    for (const method of ['POST', 'DELETE']) {
+      const r = await call(`${h.base}/mcp/run-token`, { method, body: '{}' });
+      t.equal(r.status, 200, `${method} /mcp/{token} answered`);
+    }
+    const write = await call(`${h.base}/work/items`, {
+      method: 'POST',
+      headers: { authorization: OPS },
+      body: '{}',
+    });
+    t.equal(write.status, 503, 'other writes are still refused');
+    t.equal(write.json?.error, 'draining');
+  },
+);
+
+t.test(
   'drain closes the public listener first, then api.port; probes answer until api.port closes',
   async (t) => {
     const onPublic = held('POST', '/webhooks/codehost-b');
