@@ -24,6 +24,7 @@ import {
   queryRoutes,
   startGateway,
   type Gateway,
+  type RouteDef,
 } from '../http/index.js';
 import { NodeRole, type TierA } from '../schema/index.js';
 import type { Configuration } from './config-wiring.js';
@@ -250,6 +251,9 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
 
     // 6. gateway
     if (config.api.port > 0) {
+      // Without ingress only a seats node serves the tool bridge (spec): its runs' tools run there.
+      const bridgeOnly = (): RouteDef[] =>
+        config.node.roles.includes(NodeRole.Seats) ? sandboxes.routes(opts.version) : [];
       gateway = await startGateway({
         host: config.api.host,
         port: config.api.port,
@@ -288,7 +292,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
                 ...(knowledge ? { knowledgeRoutes: knowledge.routes } : {}),
               }),
             ]
-          : sandboxes.routes(opts.version),
+          : bridgeOnly(),
         stream: events.hub,
         probes: {
           health: () => node.health(liveFacts()),

@@ -110,3 +110,24 @@ t.test('api.port 0 binds nothing and the node still runs until told to stop', as
     'the node was still running when the signal came',
   );
 });
+
+t.test(
+  'a node without ingress serves the tool bridge only when it has the seats role (and a bridge URL)',
+  async (t) => {
+    const env = { SVC_SANDBOX_OTEL_RECEIVER_URL: 'http://127.0.0.1:9/' };
+    const bridge = async (roles: string): Promise<{ status: number; error: unknown }> => {
+      const { run, url } = await startNode(t, `node: {roles: [${roles}]}`, 'memory', env);
+      const res = await fetch(`${url}/mcp/${'A'.repeat(43)}`, { method: 'POST', body: '{}' });
+      const body = (await res.json()) as { error?: unknown };
+      run.kill('SIGTERM');
+      t.equal(await run.exited, 0);
+      return { status: res.status, error: body.error };
+    };
+    t.same(await bridge('data'), { status: 404, error: 'no_route' }, 'a data node has no bridge');
+    t.same(
+      await bridge('seats'),
+      { status: 401, error: 'invalid_token' },
+      'a seats node serves it (an unknown run token is refused)',
+    );
+  },
+);
