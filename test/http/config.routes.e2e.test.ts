@@ -677,3 +677,21 @@ t.test('a revision diff lists at most 500 changes and counts them all in changes
   t.equal((diff['changes'] as Json[]).length, 500);
   t.equal(diff['changes_total'], 600);
 });
+
+t.test(
+  'an If-Match naming two revisions is 409 revision_advanced carrying stored_revision_id (null: nothing stored)',
+  async (t) => {
+    const node = await startConfigNode(t);
+    const id = await first(node);
+    const res = await node.call('PUT', '/config', {
+      body: company('B'),
+      headers: { 'x-summary': 's', 'if-match': `"${id}", "other"` },
+    });
+    t.equal(res.status, 409);
+    const body = await json(res);
+    t.equal(body['error'], 'revision_advanced');
+    t.ok(Object.hasOwn(body, 'stored_revision_id'), 'the field is carried');
+    t.equal(body['stored_revision_id'], null);
+    t.equal((await json(await node.call('GET', '/config/revisions')))['total'], 1, 'nothing was stored');
+  },
+);

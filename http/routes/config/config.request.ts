@@ -46,6 +46,8 @@ export function readPreconditions(req: RequestHead): Preconditions {
     throw new ApiError('revision_advanced', {
       detail: 'If-Match must name exactly one revision (or *)',
       hint: 'Send the ETag of the revision you read, as given.',
+      // The spec's 409 always names the revision stored: refused before any write, none was.
+      extra: { stored_revision_id: null },
     });
   }
   return { ifMatch: tags[0], ifNoneMatchAny };
