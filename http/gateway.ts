@@ -154,7 +154,11 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const compiled = (opts.routes ?? []).map(compileRoute);
   // Without the ingress role only the tool bridge may be served beside the probes.
   const served = opts.ingress ? compiled : compiled.filter((r) => r.pattern.startsWith('/mcp/'));
-  const hasPublic = opts.publicPort !== undefined && opts.publicPort > 0;
+  // A node without ingress binds the public listener only for the tool bridge it serves there (spec).
+  const hasPublic =
+    opts.publicPort !== undefined &&
+    opts.publicPort > 0 &&
+    (opts.ingress || served.some((r) => r.listener === 'public'));
   const on = (name: 'api' | 'public'): CompiledRoute[] =>
     hasPublic ? served.filter((r) => r.listener === name) : name === 'api' ? served : [];
   const publicTable = new RouteTable(on('public'));

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import t from 'tap';
 import { startGateway } from '../../http/index.js';
-import { call, echo, OPS, openAuth, startHarness } from './fixtures/gateway-harness.js';
+import { call, echo, freePort, OPS, openAuth, startHarness } from './fixtures/gateway-harness.js';
 
 /** TCP ports this process is listening on (from /proc: its socket inodes in LISTEN state). */
 function listeningPorts(): number[] {
@@ -137,6 +137,27 @@ t.test('a node without ingress and with a public listener serves /mcp there alon
   t.equal((await call(`${h.base}/mcp/tok`, { method: 'POST', body: '{}' })).status, 404);
   t.equal((await call(`${h.publicBase!}/webhooks/codehost-a`, { method: 'POST', body: '{}' })).status, 404);
   t.equal((await call(`${h.publicBase!}/health`)).status, 404);
+});
+
+t.test('a node without ingress and with nothing public to serve binds no public listener', async (t) => {
+  const before = listeningPorts();
+  const gw = await startGateway({
+    host: '127.0.0.1',
+    port: await freePort(),
+    publicPort: await freePort(),
+    ingress: false,
+    auth: openAuth,
+    probes,
+    routes: [echo('GET', '/org'), echo('POST', '/webhooks/codehost-a')],
+  });
+  t.teardown(() => gw.close());
+  t.equal(gw.publicPort, null);
+  t.same(
+    listeningPorts().filter((p) => !before.includes(p)),
+    [gw.port],
+    'api.port alone is bound, for the probes',
+  );
+  t.equal((await call(`http://127.0.0.1:${gw.port}/health`)).status, 200);
 });
 
 t.test('a taken port is refused with GatewayListenError', async (t) => {
