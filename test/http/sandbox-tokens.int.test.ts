@@ -63,7 +63,10 @@ t.test(
 
     const refused = async (res: Response, status: number, code: string, what: string) => {
       t.equal(res.status, status, `${what}: ${status}`);
-      t.match(await res.json(), { error: code }, `${what}: ${code}`);
+      const body = (await res.json()) as { problems?: unknown };
+      t.match(body, { error: code }, `${what}: ${code}`);
+      // Spec "Errors": an invalid_body carries `problems`.
+      if (code === 'invalid_body') t.match(body.problems, [{ path: '', kind: 'shape' }], `${what}: problems`);
     };
     const other = 'A'.repeat(43);
     await refused(

@@ -7,7 +7,7 @@
  * `TRACEPARENT`.
  */
 import { z } from 'zod';
-import { ApiError } from '../../api-error.js';
+import { ApiError, wholeBodyProblem } from '../../api-error.js';
 import type { ApiReply } from '../../reply.js';
 import type { RouteDef } from '../../types.js';
 import { checkProto, countProtoSpans } from './otlp.proto.js';
@@ -46,7 +46,11 @@ const mediaOf = (contentType: string | undefined): 'json' | 'proto' | null => {
 };
 
 const invalid = (detail: string): ApiError =>
-  new ApiError('invalid_body', { detail, hint: 'Send an OTLP/HTTP export, protobuf or JSON encoded.' });
+  new ApiError('invalid_body', {
+    detail,
+    hint: 'Send an OTLP/HTTP export, protobuf or JSON encoded.',
+    extra: { problems: wholeBodyProblem(detail) },
+  });
 
 function spansIn(signal: OtlpSignal, media: 'json' | 'proto', body: Buffer): number {
   if (media === 'proto') {
