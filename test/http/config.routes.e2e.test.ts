@@ -695,3 +695,24 @@ t.test(
     t.equal((await json(await node.call('GET', '/config/revisions')))['total'], 1, 'nothing was stored');
   },
 );
+
+t.test('a dry run with a stale If-Match is 409 revision_advanced with stored_revision_id null', async (t) => {
+  const node = await startConfigNode(t);
+  const id = await first(node);
+  const moved = await node.call('PUT', '/config', {
+    body: company('B'),
+    headers: { 'x-summary': 's', 'if-match': id },
+  });
+  t.equal(moved.status, 201);
+  for (const [method, path, body] of [
+    ['PUT', '/config?dry_run=true', company('C')],
+    ['PATCH', '/config?dry_run=true', { name: 'C' }],
+  ] as const) {
+    const res = await node.call(method, path, { body, headers: { 'if-match': `"${id}"` } });
+    t.equal(res.status, 409, method);
+    const answer = await json(res);
+    t.equal(answer['error'], 'revision_advanced', method);
+    t.ok(Object.hasOwn(answer, 'stored_revision_id'), `${method}: the field is carried`);
+    t.equal(answer['stored_revision_id'], null, `${method}: a dry run stores nothing`);
+  }
+});

@@ -118,7 +118,8 @@ function refusal(reply: Extract<ConfigWriteReply, { outcome: 'refused' }>): ApiE
   const extra = {
     ...(reply.problems ? { problems: reply.problems } : {}),
     ...(reply.derived !== undefined ? { derived: reply.derived } : {}),
-    ...(reply.stored_revision_id ? { stored_revision_id: reply.stored_revision_id } : {}),
+    // Every revision_advanced names the revision it stored (null: a dry run stored none).
+    ...(reply.error === 'revision_advanced' ? { stored_revision_id: reply.stored_revision_id ?? null } : {}),
   };
   if (reply.error === 'no_active_revision') {
     return new ApiError('no_active_revision', {
