@@ -30,6 +30,8 @@ export interface ListenerState extends ExchangeSet {
   readonly table: RouteTable;
   /** On `api.port` when a public listener exists: its routes, to answer them with the `api.public` hint. */
   readonly movedToPublic: RouteTable | null;
+  /** Whether any path under the public prefixes gets that hint (an ingress node's public listener serves them). */
+  readonly publicPrefixesMoved: boolean;
   readonly serveProbes: boolean;
   /** Request-body bytes this listener holds at once (`bodyBytesInFlightMax`). */
   readonly budget: BodyBudget;
@@ -197,7 +199,7 @@ function dispatch(
   if (l.name === 'public' && unserved) return answerNow(core, res, base, noRoute(method, path), line);
   if (l.movedToPublic !== null && unserved) {
     const elsewhere = l.movedToPublic.match(method, path);
-    if (isPublicPath(path) || elsewhere.found || elsewhere.allow.length > 0) {
+    if ((l.publicPrefixesMoved && isPublicPath(path)) || elsewhere.found || elsewhere.allow.length > 0) {
       const hint = 'This path is served only on the public listener (`api.public.port`).';
       return answerNow(core, res, base, noRoute(method, path, hint), line);
     }

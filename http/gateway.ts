@@ -168,7 +168,13 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const bound: Bound[] = [];
   try {
     if (hasPublic) {
-      const state = { name: 'public', table: publicTable, movedToPublic: null, serveProbes: false } as const;
+      const state = {
+        name: 'public',
+        table: publicTable,
+        movedToPublic: null,
+        publicPrefixesMoved: false,
+        serveProbes: false,
+      } as const;
       bound.push(await bind(core, opts.host, opts.publicPort, state, null));
     }
     if (opts.port > 0) {
@@ -177,6 +183,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
         name: 'api',
         table: new RouteTable(on('api')),
         movedToPublic,
+        // Without ingress only the bridge moved: a webhook path is served on neither listener.
+        publicPrefixesMoved: hasPublic && opts.ingress,
         serveProbes: true,
       } as const;
       bound.push(await bind(core, opts.host, opts.port, state, stream));

@@ -137,6 +137,11 @@ t.test('a node without ingress and with a public listener serves /mcp there alon
   t.equal((await call(`${h.base}/mcp/tok`, { method: 'POST', body: '{}' })).status, 404);
   t.equal((await call(`${h.publicBase!}/webhooks/codehost-a`, { method: 'POST', body: '{}' })).status, 404);
   t.equal((await call(`${h.publicBase!}/health`)).status, 404);
+  const hook = await call(`${h.base}/webhooks/codehost-a`, { method: 'POST', body: '{}' });
+  t.equal(hook.json?.error, 'no_route');
+  t.notMatch(hook.json?.hint, /api\.public/, 'no hint to a listener that does not serve it either');
+  const bridge = await call(`${h.base}/mcp/tok`, { method: 'POST', body: '{}' });
+  t.match(bridge.json?.hint, /api\.public/, 'the bridge is named as moved');
 });
 
 t.test('a node without ingress and with nothing public to serve binds no public listener', async (t) => {
