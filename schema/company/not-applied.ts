@@ -18,18 +18,39 @@ export interface NotApplied {
 const filled = (value: unknown): boolean =>
   isRecord(value) ? Object.keys(value).length > 0 : value !== undefined && value !== null;
 
-const unbuilt: ReadonlyArray<{ key: string; written: (v: unknown) => boolean; message: string }> = [
+const unbuilt: ReadonlyArray<{ segments: Segment[]; written: (v: unknown) => boolean; message: string }> = [
   {
-    key: 'extensions',
+    segments: ['extensions'],
     written: filled,
     message: 'not applied: this release registers no extensions, so no setting here is read; remove it',
   },
+  {
+    segments: ['providers', 'embeddings'],
+    written: filled,
+    message:
+      'not applied: this release computes no embeddings (the knowledge base searches by words), so no setting here is read',
+  },
+  {
+    segments: ['learning', 'personal_memory', 'max_refreshes_per_turn'],
+    written: (v) => v !== undefined && v !== null,
+    message:
+      'not applied: a turn reads personal memory through memory_recall, which has no per-turn cap in this release',
+  },
 ];
+
+/** The value at `segments`, or undefined when a step on the way is not a map. */
+function valueAt(doc: Record<string, unknown>, segments: Segment[]): unknown {
+  let at: unknown = doc;
+  for (const step of segments) at = isRecord(at) ? at[step] : undefined;
+  return at;
+}
 
 /** The settings written in `doc` that have no effect in this release. */
 export function notAppliedSettings(doc: Record<string, unknown>): NotApplied[] {
   return [
-    ...unbuilt.filter((u) => u.written(doc[u.key])).map((u) => ({ segments: [u.key], message: u.message })),
+    ...unbuilt
+      .filter((u) => u.written(valueAt(doc, u.segments)))
+      .map((u) => ({ segments: u.segments, message: u.message })),
     // A transport of a type not built here (transports.ts): stored, never sent.
     ...unbuiltTransports(doc['notification_transports']).map((name) => ({
       segments: ['notification_transports', name],
