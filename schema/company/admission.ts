@@ -7,8 +7,9 @@
  *  operator from setting an emergency org cap below a seat's. Both caps are counted; the lower refuses.)
  * A2. An enabled `target: lead` schedule whose scope has no lead (none written or inherited, or the
  *     lead names no single seat): it would fire for nobody.
- * A3. A seat or unit `mcp_env` keyed by a tool-server name `mcp_servers` does not define: the
- *     credentials reach no server (typically left behind when a server was removed or renamed).
+ * A3. A seat or unit `mcp_env` keyed by a tool-server name `mcp_servers` does not define, or by a
+ *     shared one (one process for every seat, started with the entry's `env` only): the credentials
+ *     reach no server (typically left behind when a server was removed, renamed or made shared).
  * A4. An unpinned agent seat that cannot resolve a provider although providers exist, because
  *     `providers.llm_order` is written as an empty list (absent, every provider is tried in order).
  * A5. A credential (any secret leaf, see isSecretPath) written as an empty string: the integration
@@ -30,20 +31,25 @@ export function admissionRules(ctx: RuleContext): void {
   const providers = isRecord(ctx.doc['providers']) ? ctx.doc['providers'] : {};
   const llm = isRecord(providers['llm']) ? providers['llm'] : {};
   const order = providers['llm_order'];
-  const servers = new Set(
-    asList(ctx.doc['mcp_servers']).flatMap((s) =>
-      isRecord(s) && asString(s['name']) ? [s['name'] as string] : [],
-    ),
-  );
+  /** Tool-server name -> whether it runs one process per seat (`shared: false`); the first entry of a name. */
+  const perSeat = new Map<string, boolean>();
+  for (const s of asList(ctx.doc['mcp_servers'])) {
+    const name = isRecord(s) ? asString(s['name']) : null;
+    if (isRecord(s) && name !== null && !perSeat.has(name)) perSeat.set(name, s['shared'] === false);
+  }
   const mcpEnvRule = (raw: Record<string, unknown>, segments: (string | number)[]): void => {
     const env = raw['mcp_env'];
     if (!isRecord(env)) return;
     for (const server of Object.keys(env)) {
-      if (!servers.has(server)) {
+      const at = [...segments, 'mcp_env', server];
+      const own = perSeat.get(server);
+      if (own === undefined) {
+        ctx.admission(at, ProblemKind.UnknownValue, 'names no tool server in mcp_servers');
+      } else if (!own) {
         ctx.admission(
-          [...segments, 'mcp_env', server],
-          ProblemKind.UnknownValue,
-          'names no tool server in mcp_servers',
+          at,
+          ProblemKind.Conflict,
+          'names a shared tool server: its one process starts with the entry’s env only, so these values reach nothing; set shared: false on it for one process per seat',
         );
       }
     }

@@ -37,3 +37,38 @@ t.test(
     t.same(notApplied(await json(plain)), [], 'a document without them warns nothing');
   },
 );
+
+t.test(
+  'mcp_env for a shared tool server is refused at its path: only a shared: false server reads a seat’s env',
+  async (t) => {
+    const node = await startConfigNode(t);
+    const doc = (shared: boolean | undefined) => {
+      const d = company() as Json & { roles: Json[]; units: Json[] };
+      d['mcp_servers'] = [{ name: 'gh', command: 'gh-mcp', ...(shared === undefined ? {} : { shared }) }];
+      d.roles[0]!['mcp_env'] = { gh: { GH_TOKEN: '${ADA_GH}' } };
+      d.units[0]!['mcp_env'] = { gh: { GH_ORG: 'acme' } };
+      return d;
+    };
+    for (const shared of [undefined, true]) {
+      for (const query of ['?dry_run=true', '']) {
+        const res = await node.call('PUT', `/config${query}`, {
+          body: doc(shared),
+          headers: { 'x-summary': 'mcp_env' },
+        });
+        t.equal(res.status, 400, `shared: ${String(shared)} ${query}`);
+        const body = await json(res);
+        t.equal(body['error'], 'validation_error');
+        t.same(
+          (body['problems'] as Json[]).map((p) => [p['path'], p['kind']]),
+          [
+            ['roles[0].mcp_env.gh', 'conflict'],
+            ['units[0].mcp_env.gh', 'conflict'],
+          ],
+        );
+        t.match((body['problems'] as Json[])[0], { message: /shared/ });
+      }
+    }
+    const perSeat = await node.call('PUT', '/config?dry_run=true', { body: doc(false) });
+    t.equal(perSeat.status, 200, 'a shared: false server takes them');
+  },
+);
