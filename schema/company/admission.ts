@@ -17,6 +17,8 @@
  * A6. A schedule whose literal `cron` has the shape of one but that cron-parser refuses (`61 8 * * 1`,
  *     `MONDAY-FRI`) or that never occurs (`0 0 31 2 *`): it would never fire. A stored revision that
  *     carries one still loads (its schedule shows `next_run: ""`), so an upgrade never strands it.
+ * A7. A `turn_engine` round limit or step written as 0: the turn engine reads it as unset and runs its
+ *     default (ops/turn-engine.md "Limits"), so the 0 written would silently mean 16, 32, 40 or 8.
  */
 import { cronProblem } from '../schedules/time.js';
 import { leadSeat } from './derived.js';
@@ -26,6 +28,14 @@ import { asList, asString, type RuleContext } from './rule-context.js';
 import { scheduleScopes } from './rules-seats.js';
 import { isSecretPath, stringLeaves } from './secret-paths.js';
 import { isRecord } from './walk.js';
+
+/** Turn-engine fields where 0 would read as unset (actors/seat/seat.limits.ts). */
+const roundLimits = [
+  'max_tool_rounds',
+  'plan_max_tool_rounds_ceiling',
+  'execute_max_tool_rounds_ceiling',
+  'extension_round_step',
+] as const;
 
 export function admissionRules(ctx: RuleContext): void {
   const providers = isRecord(ctx.doc['providers']) ? ctx.doc['providers'] : {};
@@ -99,6 +109,20 @@ export function admissionRules(ctx: RuleContext): void {
         );
       }
     });
+  }
+
+  // A7
+  const turnEngine = ctx.doc['turn_engine'];
+  if (isRecord(turnEngine)) {
+    for (const field of roundLimits) {
+      if (turnEngine[field] === 0) {
+        ctx.admission(
+          ['turn_engine', field],
+          ProblemKind.OutOfRange,
+          'must be at least 1; leave it out for the default',
+        );
+      }
+    }
   }
 
   // A5

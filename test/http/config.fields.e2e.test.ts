@@ -72,3 +72,26 @@ t.test(
     t.equal(perSeat.status, 200, 'a shared: false server takes them');
   },
 );
+
+t.test('a turn_engine round limit of 0 is refused at its path rather than read as the default', async (t) => {
+  const node = await startConfigNode(t);
+  const fields = [
+    'max_tool_rounds',
+    'plan_max_tool_rounds_ceiling',
+    'execute_max_tool_rounds_ceiling',
+    'extension_round_step',
+  ];
+  const zeros = { ...company(), turn_engine: Object.fromEntries(fields.map((f) => [f, 0])) };
+  for (const query of ['?dry_run=true', '']) {
+    const res = await node.call('PUT', `/config${query}`, { body: zeros, headers: { 'x-summary': 'zero' } });
+    t.equal(res.status, 400, `PUT /config${query}`);
+    const body = await json(res);
+    t.equal(body['error'], 'validation_error');
+    t.same(
+      (body['problems'] as Json[]).map((p) => [p['path'], p['kind']]),
+      fields.map((f) => [`turn_engine.${f}`, 'out_of_range']),
+    );
+  }
+  const ones = { ...company(), turn_engine: Object.fromEntries(fields.map((f) => [f, 1])) };
+  t.equal((await node.call('PUT', '/config?dry_run=true', { body: ones })).status, 200);
+});
