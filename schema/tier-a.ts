@@ -34,6 +34,9 @@ const whole = (min: number, max: number) => z.preprocess(numberText, z.number().
 const flag = z.preprocess(flagText, z.boolean());
 
 const port = whole(0, 65535);
+/** A node id names bus subjects and keys (presence, leases, commands), so it is one plain token. */
+const nodeIdPattern = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+const nodeIdGrammar = 'node id: letters, digits, _ and - (max 64)';
 const tokenId = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/, 'token id: letters, digits, . _ @ - (max 128)');
@@ -97,10 +100,7 @@ export const TierAFile = z.strictObject({
     .optional(),
   node: z
     .strictObject({
-      id: z
-        .string()
-        .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'node id: letters, digits, _ and - (max 64)')
-        .optional(),
+      id: z.string().regex(nodeIdPattern, nodeIdGrammar).optional(),
       roles: z
         .array(z.enum([NodeRole.Ingress, NodeRole.Data, NodeRole.Seats]))
         .min(1)
@@ -166,7 +166,7 @@ export function parseTierA(text: string, opts: LoadOptions): TierAResult {
   const resolveRef = (name: string): string | undefined => opts.env[name];
   const substituted = substituteDeep(raw, resolveRef);
   const parsed = TierAFile.safeParse(substituted);
-  const related = crossCheck(substituted, raw, opts.offline === true);
+  const related = crossCheck(substituted, raw, opts.offline === true, opts.env['SVC_NODE_ID']);
   const at = yamlPositions(text);
   const placed = (problem: Problem, segments: ReadonlyArray<string | number>): Problem => {
     const position = at(segments);
@@ -250,8 +250,15 @@ function finish(file: TierAFileOut, opts: LoadOptions): TierA {
  * problem is listed at once; `raw` is the file before substitution, so messages name `${VAR}`s,
  * never values.
  */
-function crossCheck(file: unknown, raw: unknown, offline: boolean): Problem[] {
+function crossCheck(file: unknown, raw: unknown, offline: boolean, envNodeId?: string): Problem[] {
   const problems: Problem[] = [];
+  // The fallback is held to the file's grammar: a `.` or a space broke the node's subjects midway through its start.
+  if (valueAt(file, ['node', 'id']) === undefined && envNodeId && !nodeIdPattern.test(envNodeId)) {
+    problems.push({
+      path: 'node.id',
+      message: `unset, and SVC_NODE_ID is not a ${nodeIdGrammar}; set node.id or fix SVC_NODE_ID`,
+    });
+  }
   const str = (path: ReadonlyArray<string | number>): string | undefined => {
     const value = valueAt(file, path);
     return typeof value === 'string' ? value : undefined;

@@ -28,6 +28,19 @@ t.test('node.id falls back to SVC_NODE_ID, then node-0', async (t) => {
   t.equal(fromFile.ok && fromFile.config.node.id, 'core-1');
 });
 
+t.test(
+  'an SVC_NODE_ID outside the node id grammar is refused at node.id, as the file’s would be',
+  async (t) => {
+    for (const id of ['edge 7', 'edge.7', '-edge', 'x'.repeat(65)]) {
+      const result = parse('api: {port: 0}', { SVC_NODE_ID: id });
+      t.notOk(result.ok, id);
+      t.match(!result.ok && result.problems, [{ path: 'node.id', message: /SVC_NODE_ID/ }], id);
+    }
+    const fromFile = parse('node: {id: core-1}', { SVC_NODE_ID: 'edge 7' });
+    t.equal(fromFile.ok && fromFile.config.node.id, 'core-1', 'unused when the file sets node.id');
+  },
+);
+
 t.test('token values resolve ${ENV} references; bare $NAME stays literal', async (t) => {
   const result = parse(
     'api: {auth: {tokens: [{id: ops, token: "${OPS_TOKEN}"}, {id: lit, token: "$NOT_A_REF"}]}}',
