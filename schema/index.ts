@@ -172,6 +172,7 @@ export {
   nextFireTimes,
   periodAfter,
   resolveSchedules,
+  companyTimezone,
   SCHEDULE_FIRED,
   ScheduledTimeoutBreach,
   scheduledDeadline,

@@ -24,6 +24,7 @@ import {
   type MemoryStoreReader,
   type SnapshotSection,
 } from '../projections/index.js';
+import type { Resolver } from '../schema/index.js';
 
 const tickMs = 5_000;
 
@@ -56,6 +57,8 @@ export function createReadModels(opts: {
   placed?: (handle: string) => boolean;
   /** The seats' personal memory store (the turn engine's `PersonalMemory`). */
   memoryStore?: MemoryStoreReader;
+  /** `${VAR}` lookup for the company timezone (secret store, then environment). */
+  resolve?: Resolver;
 }): ReadModelsWiring {
   const { logger } = opts;
   const models = new ReadModels({
@@ -65,6 +68,7 @@ export function createReadModels(opts: {
     ...(opts.tools ? { tools: opts.tools } : {}),
     ...(opts.placed ? { placed: opts.placed } : {}),
     ...(opts.memoryStore ? { memoryStore: opts.memoryStore } : {}),
+    ...(opts.resolve ? { resolve: opts.resolve } : {}),
   });
   let view: ConfigView | null = null;
   const revisionId = (): string | null => (view ? (activeRevision(view.state)?.revision_id ?? null) : null);

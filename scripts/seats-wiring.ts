@@ -14,7 +14,7 @@ import {
   type SubsystemApplier,
 } from '../actors/index.js';
 import type { Bus, Kv } from '../bus/index.js';
-import type { Tracer } from '../schema/index.js';
+import type { Resolver, Tracer } from '../schema/index.js';
 import { seatRoutes, type RouteDef } from '../http/index.js';
 import type { ToolServers } from './toolservers-wiring.js';
 
@@ -55,10 +55,13 @@ export function startSeats(opts: {
   readonly tracer?: Tracer;
   /** False while another process writes this node id (admission withheld): no seat is taken. */
   readonly admitted?: () => boolean;
+  /** `${VAR}` lookup for the company timezone (secret store, then environment). */
+  readonly resolve?: Resolver;
 }): Seats {
   const runtime = opts.runsSeats
     ? startSeatsRuntime({
         bus: opts.bus,
+        ...(opts.resolve ? { resolve: opts.resolve } : {}),
         coord: opts.coord,
         turnsDone: opts.turnsDone,
         nodeId: opts.nodeId,

@@ -127,6 +127,7 @@ export async function startSubsystems(opts: {
   const placement = await watchPlacement(catalogue.coord);
   const readModels = createReadModels({
     nodeId: config.node.id,
+    resolve: secrets.resolve,
     logger: logger.child({ component: 'readmodels' }),
     tools: () => toolServers.catalogue(),
     // This node's own leases first: they are known before the watch delivers them.
@@ -137,6 +138,7 @@ export async function startSubsystems(opts: {
   toolServers.manager.onToolsChanged(() => readModels.models.toolsChanged());
   const seats = startSeats({
     bus,
+    resolve: secrets.resolve,
     coord: catalogue.coord,
     turnsDone: catalogue.turnsDone,
     nodeId: config.node.id,

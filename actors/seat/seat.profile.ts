@@ -3,7 +3,7 @@
  * agent seat's own fields and its place in the org (unit, manager, reports). Human seats are never
  * profiled (spec: no runtime instance). Pure.
  */
-import { agentId, walkCompany, type Company } from '../../schema/index.js';
+import { agentId, companyTimezone, walkCompany, type Company, type Resolver } from '../../schema/index.js';
 import { colleaguesOf } from '../toolservers/index.js';
 import { coalescingOf, type Coalescing } from './seat.coalesce.js';
 
@@ -45,7 +45,8 @@ export interface CompanyProfile {
 
 const budget = (v: number | undefined): number => (v !== undefined && v > 0 ? v : 0);
 
-export function companyOf(company: Company | null): CompanyProfile {
+/** `resolve` answers a `${VAR}` in the company `timezone`, so budgets and prompts use the zone schedules use. */
+export function companyOf(company: Company | null, resolve?: Resolver): CompanyProfile {
   const name = company?.name ?? '';
   const walk = company === null ? null : walkCompany(company);
   const colleagues = company === null ? [] : colleaguesOf(company);
@@ -128,7 +129,7 @@ export function companyOf(company: Company | null): CompanyProfile {
       vision: company?.vision ?? '',
       policies: company?.policies ?? [],
     },
-    timezone: company?.timezone || 'UTC',
+    timezone: company === null ? 'UTC' : companyTimezone(company, resolve ? { resolve } : {}),
     token_budget: budget(company?.token_budget),
     turn_engine: company?.turn_engine,
     coalescing: coalescingOf(company),

@@ -10,7 +10,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import { Subjects, type Bus, type Kv, type Subscription } from '../../bus/index.js';
-import type { Company, Tracer } from '../../schema/index.js';
+import type { Company, Resolver, Tracer } from '../../schema/index.js';
 import type { SubsystemApplier } from '../config/index.js';
 import type { NeedsRelay } from '../memory/index.js';
 import { createBudget, type Budget } from './budget.js';
@@ -32,6 +32,8 @@ import type { TurnDeps } from './turn.deps.js';
 
 export interface SeatsRuntimeOptions {
   readonly bus: Bus;
+  /** `${VAR}` lookup for the company timezone (secret store, then environment). */
+  readonly resolve?: Resolver;
   readonly coord: Kv;
   /** `svc_turns_done` (the catalogue's `turnsDone`): completed turns, so a wake runs once. */
   readonly turnsDone: Kv;
@@ -260,7 +262,7 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
   }
 
   async function reconcile(document: Company | null): Promise<void> {
-    const next = companyOf(document);
+    const next = companyOf(document, opts.resolve);
     const prior = company;
     company = next;
     placement ??= await placementReady;

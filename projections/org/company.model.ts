@@ -4,11 +4,13 @@
  * agent seat's resolved LLM chain and tool sources. Built once per active revision.
  */
 import {
+  companyTimezone,
   derivedOf,
   walkCompany,
   type Company,
   type DerivedSeat,
   type DerivedUnit,
+  type Resolver,
   type Seat,
 } from '../../schema/index.js';
 import { safeZone } from '../time/zoned-time.js';
@@ -101,8 +103,15 @@ function unitInfo(u: DerivedUnit): UnitInfo | null {
   return { name: u.name, type: u.type, lead: u.lead, lead_handle: u.lead_handle, parent: u.parent };
 }
 
-/** Builds the model from the applied document (null: no active revision, an empty company). */
-export function companyModel(company: Company | null, revisionId: string | null): CompanyModel {
+/**
+ * Builds the model from the applied document (null: no active revision, an empty company). `resolve`
+ * answers a `${VAR}` in `timezone` (spec: the timezone is shown resolved), as the schedules read it.
+ */
+export function companyModel(
+  company: Company | null,
+  revisionId: string | null,
+  resolve?: Resolver,
+): CompanyModel {
   if (company === null) return { ...emptyCompany, revision_id: revisionId };
   const derived = derivedOf(company);
   const walk = walkCompany(company);
@@ -119,7 +128,7 @@ export function companyModel(company: Company | null, revisionId: string | null)
     revision_id: revisionId,
     document: company,
     name: company.name,
-    timezone: safeZone(company.timezone),
+    timezone: safeZone(companyTimezone(company, resolve ? { resolve } : {})),
     token_budget: company.token_budget ?? 0,
     seats,
     units: derived.units.map(unitInfo).filter((u): u is UnitInfo => u !== null),

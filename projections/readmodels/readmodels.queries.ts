@@ -3,7 +3,7 @@
  * installs (`readmodels.boot.ts`), and the answers to the read questions over it. `ReadModels` adds the
  * folds and the snapshot pushes.
  */
-import { ToolEntry, type Payloads } from '../../schema/index.js';
+import { ToolEntry, type Payloads, type Resolver } from '../../schema/index.js';
 import type { z } from 'zod';
 import { agentActivity } from '../agents/agents.activity.js';
 import {
@@ -52,6 +52,8 @@ export interface ReadModelsOptions {
   readonly pushConfigSections?: boolean;
   /** The seats' personal memory store (the turn engine's); without it memory rows carry no content. */
   readonly memoryStore?: MemoryStoreReader;
+  /** Answers a `${VAR}` in the company `timezone` (secret store, then environment); unresolved without it. */
+  readonly resolve?: Resolver;
 }
 
 export abstract class ReadModelQueries {

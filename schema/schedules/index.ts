@@ -10,7 +10,7 @@ export {
   nextFireTimes,
   periodAfter,
 } from './time.js';
-export { resolveSchedules, type ResolveOptions } from './resolve.js';
+export { companyTimezone, resolveSchedules, type ResolveOptions } from './resolve.js';
 export {
   DEFAULT_SCHEDULE_TIMEOUT_SECONDS,
   EffectiveSchedule,
