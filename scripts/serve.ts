@@ -108,6 +108,13 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
   const { logger } = opts;
   const queue = config.providers.queue;
   const ingress = config.node.roles.includes(NodeRole.Ingress);
+  // Spec keys no subsystem of this release reads: said once at start, never accepted in silence (no value logged).
+  const unread = [
+    ...(config.providers.database ? ['providers.database.dsn'] : []),
+    ...(config.providers.knowledge ? ['providers.knowledge.type'] : []),
+  ];
+  for (const key of unread)
+    logger.warn({ event: 'tier_a_not_applied', key }, `${key} is set, but nothing in this release reads it`);
 
   // 1. bus, timed for `GET /metrics`: every subsystem gets the instrumented one
   const metrics = createNodeMetrics({ nodeId: config.node.id });
