@@ -19,6 +19,8 @@
  *     carries one still loads (its schedule shows `next_run: ""`), so an upgrade never strands it.
  * A7. A `turn_engine` round limit or step written as 0: the turn engine reads it as unset and runs its
  *     default (ops/turn-engine.md "Limits"), so the 0 written would silently mean 16, 32, 40 or 8.
+ * A8. An agent seat's `sandbox` without a `default_coding_agent` (or a blank one): the seat gets no
+ *     sandbox at all (`run_sandbox` is offered only with a coding agent), so its `setup` and `env` do nothing.
  */
 import { cronProblem } from '../schedules/time.js';
 import { leadSeat } from './derived.js';
@@ -69,6 +71,16 @@ export function admissionRules(ctx: RuleContext): void {
     if (seat.kind !== 'agent') continue;
     // A3
     mcpEnvRule(seat.raw, seat.segments);
+    // A8
+    const sandbox = seat.raw['sandbox'];
+    const agent = isRecord(sandbox) ? sandbox['default_coding_agent'] : undefined;
+    if (isRecord(sandbox) && (agent === undefined || (typeof agent === 'string' && agent.trim() === ''))) {
+      ctx.admission(
+        [...seat.segments, 'sandbox', 'default_coding_agent'],
+        ProblemKind.Missing,
+        'a sandbox needs the coding agent it runs; without one the seat is offered no sandbox and setup and env do nothing',
+      );
+    }
     // A4
     if (
       seat.raw['llm'] === undefined &&

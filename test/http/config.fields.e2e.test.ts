@@ -95,3 +95,28 @@ t.test('a turn_engine round limit of 0 is refused at its path rather than read a
   const ones = { ...company(), turn_engine: Object.fromEntries(fields.map((f) => [f, 1])) };
   t.equal((await node.call('PUT', '/config?dry_run=true', { body: ones })).status, 200);
 });
+
+t.test(
+  'a seat sandbox without a coding agent is refused at default_coding_agent: it would give the seat no sandbox',
+  async (t) => {
+    const node = await startConfigNode(t);
+    const doc = (sandbox: Json) => {
+      const d = company() as Json & { roles: Json[] };
+      d.roles[0]!['sandbox'] = sandbox;
+      return d;
+    };
+    for (const sandbox of [{ setup: ['npm ci'], env: { CI: '1' } }, { default_coding_agent: '  ' }]) {
+      const res = await node.call('PUT', '/config?dry_run=true', { body: doc(sandbox) });
+      t.equal(res.status, 400, JSON.stringify(sandbox));
+      const body = await json(res);
+      t.equal(body['error'], 'validation_error');
+      t.match(body['problems'], [
+        { path: 'roles[0].sandbox.default_coding_agent', kind: 'missing', seat: 'chief-agent' },
+      ]);
+    }
+    const ok = await node.call('PUT', '/config?dry_run=true', {
+      body: doc({ setup: 'npm ci', default_coding_agent: 'claude -p' }),
+    });
+    t.equal(ok.status, 200);
+  },
+);

@@ -58,7 +58,12 @@ t.test('free settings maps accept any keys: extensions, notification transports,
   const doc = baseCompany();
   doc['extensions'] = { 'release-notes': { channel: '#rel', nested: { any: ['thing'] } } };
   doc['notification_transports'] = { pager: { url: 'https://pager.example', severity_floor: 2 } };
-  doc['roles'][0]['sandbox'] = { setup: 'make', image: 'node:20', env: { FOO: 'bar' } };
+  doc['roles'][0]['sandbox'] = {
+    setup: 'make',
+    image: 'node:20',
+    env: { FOO: 'bar' },
+    default_coding_agent: 'claude -p',
+  };
   t.same(write(doc).problems, []);
 });
 
