@@ -51,6 +51,17 @@ export function notAppliedSettings(doc: Record<string, unknown>): NotApplied[] {
     ...unbuilt
       .filter((u) => u.written(valueAt(doc, u.segments)))
       .map((u) => ({ segments: u.segments, message: u.message })),
+    // ops/config.md "Notification batching": the batch size counts only while a window is set.
+    ...(doc['notification_coalesce_max_batch'] !== undefined &&
+    !(Number(doc['notification_coalesce_window_seconds'] ?? 0) > 0)
+      ? [
+          {
+            segments: ['notification_coalesce_max_batch'],
+            message:
+              'not applied: no notification_coalesce_window_seconds is set, so no wakes are batched; set a window or remove this',
+          },
+        ]
+      : []),
     // A transport of a type not built here (transports.ts): stored, never sent.
     ...unbuiltTransports(doc['notification_transports']).map((name) => ({
       segments: ['notification_transports', name],

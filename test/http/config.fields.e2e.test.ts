@@ -120,3 +120,18 @@ t.test(
     t.equal(ok.status, 200);
   },
 );
+
+t.test(
+  'a coalescing batch size without a window is answered not_applied: no window means no batching',
+  async (t) => {
+    const node = await startConfigNode(t);
+    const alone = { ...company(), notification_coalesce_max_batch: 5 };
+    for (const doc of [alone, { ...alone, notification_coalesce_window_seconds: 0 }]) {
+      const res = await node.call('PUT', '/config?dry_run=true', { body: doc });
+      t.equal(res.status, 200);
+      t.same(notApplied(await json(res)), ['notification_coalesce_max_batch']);
+    }
+    const paired = { ...alone, notification_coalesce_window_seconds: 30 };
+    t.same(notApplied(await json(await node.call('PUT', '/config?dry_run=true', { body: paired }))), []);
+  },
+);
