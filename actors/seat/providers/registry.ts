@@ -217,7 +217,7 @@ export class ProviderRegistry implements SubsystemApplier {
     if (previous && !isDeepStrictEqual(previous.providers?.embeddings, next.providers?.embeddings)) {
       this.opts.logger?.warn(
         { event: 'restart_required', path: 'providers.embeddings' },
-        'providers.embeddings changed; it takes effect at the next restart',
+        'providers.embeddings changed; it is read at start only (this release computes no embeddings)',
       );
     }
     return Promise.resolve();

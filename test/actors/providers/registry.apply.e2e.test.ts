@@ -103,7 +103,7 @@ t.test('an embeddings change is applied as a restart-required warning only', asy
   });
   await registry.apply(changed, first);
   t.equal(warnings().length, 1);
-  t.match(JSON.parse(warnings()[0]!), { level: 40, msg: /restart/ });
+  t.match(JSON.parse(warnings()[0]!), { level: 40, event: 'restart_required', msg: /read at start only/ });
   t.notOk(warnings()[0]!.includes('sk-secret'), 'no credential in the line');
   t.same(registry.resolve('anyone'), ['a'], 'the LLM entries are applied as usual');
 });
