@@ -78,7 +78,7 @@ export const errorCatalogue = {
   },
   bad_params: {
     status: 400,
-    when: 'unknown type or bad parameter on a work route; invalid `archived` or `sort`',
+    when: 'unknown type or bad parameter on a work route; invalid `archived` or `sort`; a fleet removal naming no possible node id',
     detail: 'A parameter is unknown or out of range.',
     hint: 'Check the parameter against the route description.',
     retryable: false,

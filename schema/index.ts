@@ -1,7 +1,7 @@
 export { isRecord, type JsonObject } from './json.js';
 export { chainResolvers, listRefs, substituteDeep, substituteRefs, type Resolver } from './env-refs.js';
 export { formatProblems, issuesLine, type Problem } from './problems.js';
-export { NodeRole, parseTierA, SandboxIsolation, SandboxNetwork } from './tier-a.js';
+export { NODE_ID, NodeRole, parseTierA, SandboxIsolation, SandboxNetwork } from './tier-a.js';
 export type { LoadOptions, TierA, TierAResult } from './tier-a.js';
 export { HealthEnvelope, NodeOnlyHealth, NotReady, Posture } from './health.js';
 export type { Readiness } from './health.js';

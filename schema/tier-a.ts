@@ -23,6 +23,9 @@ export const NodeRole = { Ingress: 'ingress', Data: 'data', Seats: 'seats' } as 
 export type NodeRole = (typeof NodeRole)[keyof typeof NodeRole];
 const allRoles: NodeRole[] = Object.values(NodeRole);
 
+/** A node id: it names coordination keys and bus subjects, so it stays inside their grammar. */
+export const NODE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
 /**
  * Numbers and flags also read from text: `port: ${PORT}` substitutes to the string "8080", and a platform
  * that hands out the port (or a debug switch) through the environment is the common case.
@@ -34,8 +37,6 @@ const whole = (min: number, max: number) => z.preprocess(numberText, z.number().
 const flag = z.preprocess(flagText, z.boolean());
 
 const port = whole(0, 65535);
-/** A node id names bus subjects and keys (presence, leases, commands), so it is one plain token. */
-const nodeIdPattern = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const nodeIdGrammar = 'node id: letters, digits, _ and - (max 64)';
 const tokenId = z
   .string()
@@ -100,7 +101,7 @@ export const TierAFile = z.strictObject({
     .optional(),
   node: z
     .strictObject({
-      id: z.string().regex(nodeIdPattern, nodeIdGrammar).optional(),
+      id: z.string().regex(NODE_ID, nodeIdGrammar).optional(),
       roles: z
         .array(z.enum([NodeRole.Ingress, NodeRole.Data, NodeRole.Seats]))
         .min(1)
@@ -253,7 +254,7 @@ function finish(file: TierAFileOut, opts: LoadOptions): TierA {
 function crossCheck(file: unknown, raw: unknown, offline: boolean, envNodeId?: string): Problem[] {
   const problems: Problem[] = [];
   // The fallback is held to the file's grammar: a `.` or a space broke the node's subjects midway through its start.
-  if (valueAt(file, ['node', 'id']) === undefined && envNodeId && !nodeIdPattern.test(envNodeId)) {
+  if (valueAt(file, ['node', 'id']) === undefined && envNodeId && !NODE_ID.test(envNodeId)) {
     problems.push({
       path: 'node.id',
       message: `unset, and SVC_NODE_ID is not a ${nodeIdGrammar}; set node.id or fix SVC_NODE_ID`,

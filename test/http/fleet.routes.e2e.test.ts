@@ -132,6 +132,11 @@ t.test(
     );
     const badForce = await post(`${base}/fleet/broker/remove/solo?confirm=solo&force=yes`);
     t.same([badForce.status, badForce.body['error']], [400, 'invalid_query'], 'force is true or false');
+    for (const id of ['bad id', '*', '>', 'a.b', '%00']) {
+      const path = encodeURIComponent(id);
+      const bad = await post(`${base}/fleet/broker/remove/${path}?confirm=${path}&force=true`);
+      t.same([bad.status, bad.body['error']], [400, 'bad_params'], `${JSON.stringify(id)} is no node id`);
+    }
     const unknown = await post(`${base}/fleet/broker/remove/nobody?confirm=nobody`);
     t.same([unknown.status, unknown.body['error']], [404, 'not_found'], 'an unknown node');
 

@@ -6,12 +6,13 @@
  *   POST /fleet/broker/remove-peer/{peer}     drop a broker server from its cluster (same rules)
  * A removal is refused with 409 `member_live` while the member is live, unless `?force=true`.
  */
-import type {
-  BrokerMembership,
-  BrokerServer,
-  FleetAnswer,
-  NodeRemoval,
-  PeerRemoval,
+import {
+  NODE_ID,
+  type BrokerMembership,
+  type BrokerServer,
+  type FleetAnswer,
+  type NodeRemoval,
+  type PeerRemoval,
 } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import type { ApiRequest, RouteDef } from '../../types.js';
@@ -87,6 +88,12 @@ export function fleetRoutes(deps: FleetRouteDeps): RouteDef[] {
       pattern: '/fleet/broker/remove/:node',
       handler: async (req) => {
         const node = req.params['node'] ?? '';
+        // No node can bear an id outside the grammar, and the store refuses such a key: say so, not 503.
+        if (!NODE_ID.test(node))
+          throw new ApiError('bad_params', {
+            detail: `${JSON.stringify(node)} is not a node id: letters, digits, _ and - (at most 64)`,
+            hint: '`GET /fleet` lists the node ids.',
+          });
         const { force } = removalQuery(req, node, 'node');
         const result = await deps.removeNode(node, force);
         if (result.outcome === 'unknown')
