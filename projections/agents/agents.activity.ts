@@ -67,8 +67,9 @@ export function agentActivity(
         if (!day) continue;
         day.turns += 1;
         if (t.failed) day.failed += 1;
+        // As the totals count them: a first pass only on a reviewed turn.
         if (t.reviewed && t.passed_first !== null) day.reviewed += 1;
-        if (t.passed_first === true) day.passed_first += 1;
+        if (t.reviewed && t.passed_first === true) day.passed_first += 1;
       }
       return { id: seat.handle, role: seat.role, agent_id: seat.agent_id, ...stats(mine), series };
     }),

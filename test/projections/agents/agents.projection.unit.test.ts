@@ -682,6 +682,20 @@ t.test(
   },
 );
 
+t.test('the activity day series sums to the totals: a pass counts only on a reviewed turn', async (t) => {
+  const m = models();
+  const at = '2026-11-23T08:00:00Z';
+  const review = { reviewed: false, passed_first: true, attempts: 0 };
+  m.applyEvent(event('agent_turn_completed', 'cto', turnCompleted('u', at, { duration_ms: 1, review }), at));
+  const cto = m.activity(new URLSearchParams('days=1')).seats.find((s) => s.id === 'cto')!;
+  t.same([cto.turns, cto.reviewed, cto.passed_first], [1, 0, 0]);
+  t.same(
+    cto.series.map((d) => [d.turns, d.reviewed, d.passed_first]),
+    [[1, 0, 0]],
+    'the day agrees with the totals',
+  );
+});
+
 t.test(
   'stop causes end with their cause: a cap raised or removed, the window over, the cooldown ended',
   async (t) => {
