@@ -8,7 +8,6 @@ import type { SeatRuntime, StopCause } from './agents.state.js';
 import type { AgentsState, HistoryRow } from './agents.state.js';
 import type { BudgetReport, Meter } from '../tokens/budgets.js';
 import type { CompanyModel, SeatInfo } from '../org/company.model.js';
-import { findSeat } from '../org/company.model.js';
 import { zeroFull, type TokenRowFull } from '../tokens/token-rows.js';
 
 export const Activity = { Working: 'working', Needs: 'needs', Stopped: 'stopped', Idle: 'idle' } as const;
@@ -135,6 +134,7 @@ export function llmHistory(state: AgentsState, handle: string): HistoryRow[] {
 
 /** An agent seat by handle or role name; null for an unknown id and for a human seat. */
 export function agentSeat(company: CompanyModel, id: string): SeatInfo | null {
-  const seat = findSeat(company, id);
-  return seat && seat.kind === 'agent' ? seat : null;
+  // Among agent seats only: a human seat whose handle is an agent's name must not hide that agent.
+  const agents = company.seats.filter((s) => s.kind === 'agent');
+  return agents.find((s) => s.handle === id) ?? agents.find((s) => s.role === id) ?? null;
 }

@@ -134,8 +134,3 @@ export function companyModel(
     units: derived.units.map(unitInfo).filter((u): u is UnitInfo => u !== null),
   };
 }
-
-/** A seat by handle, else by role (display) name. */
-export function findSeat(company: CompanyModel, id: string): SeatInfo | null {
-  return company.seats.find((s) => s.handle === id) ?? company.seats.find((s) => s.role === id) ?? null;
-}

@@ -682,6 +682,17 @@ t.test(
   },
 );
 
+t.test('/agents/{id} by role name finds the agent seat even when a human seat has that handle', async (t) => {
+  const m = models();
+  // The human seat's handle is `dana`; an agent seat is named `dana` (its handle is another).
+  m.setCompany(
+    { ...companyDoc, roles: [...(companyDoc.roles ?? []), { name: 'dana', handle: 'dana-bot' }] },
+    'rev-2',
+  );
+  t.equal(m.agent('dana')?.id, 'dana-bot', 'the agent named dana');
+  t.equal(m.agent('Dana'), null, 'the human seat by its own name is still no agent');
+});
+
 t.test('the activity day series sums to the totals: a pass counts only on a reviewed turn', async (t) => {
   const m = models();
   const at = '2026-11-23T08:00:00Z';
