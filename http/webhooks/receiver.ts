@@ -59,8 +59,17 @@ export interface Accepted {
 
 /** Headers never stored: they carry credentials (values of signature headers are dropped too). */
 const credentialHeaders = new Set(['authorization', 'x-service-token', 'cookie', 'proxy-authorization']);
+/**
+ * Names that carry a credential whatever the scheme: a vendor often sends a second, legacy signature
+ * (SHA-1 beside SHA-256) that the receiver does not verify, and its value must not be kept either.
+ */
+const credentialName = /signature|token|secret|auth/;
 const keptHeader = (name: string): boolean =>
-  name === 'content-type' || name === 'user-agent' || name.startsWith('x-') || name.startsWith('webhook-');
+  (name === 'content-type' ||
+    name === 'user-agent' ||
+    name.startsWith('x-') ||
+    name.startsWith('webhook-')) &&
+  !credentialName.test(name);
 
 export function retryLater(detail: string): ApiReply {
   return codelessReply(
