@@ -14,7 +14,7 @@ export type Credential =
 
 export interface Gate {
   /** Surface name for counts: `tracker-a`, `codehost-a/{handle}`, ... */
-  surface(req: RequestHead): string;
+  surface(req: RequestHead, deps: ReceiverDeps): string;
   /** The secret or token to verify with, or what is missing (words for the 503). */
   credential(deps: ReceiverDeps, req: RequestHead): Credential;
   /** Why the delivery cannot be verified from its headers alone (its credential is absent), else null. */
@@ -39,7 +39,7 @@ export function failClosed(
   gate: Gate,
 ): (req: RequestHead, log: Logger) => ApiReply | void {
   return (req, log) => {
-    const surface = gate.surface(req);
+    const surface = gate.surface(req, deps);
     const secret = gate.credential(deps, req);
     if (!secret.ok) return notConfigured(deps, { log }, surface, secret.what);
     const reason = gate.absent(req);

@@ -50,9 +50,17 @@ function trackerA(deps: ReceiverDeps, req: ApiRequest, secret: string, surface: 
   });
 }
 
+/** Where refusals to a per-seat path of a handle no seat has are counted. */
+const UNKNOWN_SEAT_SURFACE = 'codehost-a/*';
+
 const codehostAGate: Gate = {
-  surface: (req) =>
-    req.params['handle'] === undefined ? 'codehost-a' : `codehost-a/${req.params['handle']}`,
+  // Counts are kept forever per surface: a handle the document does not name gets no surface of its own,
+  // so unsigned deliveries to made-up handles cannot add a record (and a counter) per name.
+  surface(req, deps) {
+    const handle = req.params['handle'];
+    if (handle === undefined) return 'codehost-a';
+    return deps.settings().directory.seats.has(handle) ? `codehost-a/${handle}` : UNKNOWN_SEAT_SURFACE;
+  },
   credential(deps, req) {
     const handle = req.params['handle'];
     return handle === undefined
@@ -245,7 +253,7 @@ export function signedRoutes(deps: ReceiverDeps): RouteDef[] {
     kind: 'webhook',
     beforeBody: failClosed(deps, gate),
     handler: async (req) => {
-      const surface = gate.surface(req);
+      const surface = gate.surface(req, deps);
       const secret = gate.credential(deps, req);
       if (!secret.ok) return notConfigured(deps, req, surface, secret.what);
       return handler(deps, req, secret.value, surface);
