@@ -57,7 +57,7 @@ export function bodyDigest(body: Buffer): string {
  * (tracker-a, wiki self-hosted and codehost-a use `sha256=`, tracker-b no prefix).
  */
 export function verifyHexHmac(
-  secret: string,
+  secret: string | Buffer,
   header: string | undefined,
   prefix: string,
   ...signed: ReadonlyArray<string | Buffer>

@@ -8,8 +8,10 @@ import { verifyMonitor } from '../../../http/webhooks/monitor.verify.js';
 import type { RelayKeySet } from '../../../http/webhooks/relay-keys.js';
 import { rsaKeyFromJwk } from '../../../http/webhooks/jws.js';
 import { verifyRelay } from '../../../http/webhooks/relay.verify.js';
+import { verifyTrackerA } from '../../../http/webhooks/tracker-a.verify.js';
 import { verifyTrackerB } from '../../../http/webhooks/tracker-b.verify.js';
-import { verifyServiceToken } from '../../../http/webhooks/wiki.verify.js';
+import { verifyHexHmac } from '../../../http/webhooks/verify.js';
+import { verifyServiceToken, verifyWikiSigned } from '../../../http/webhooks/wiki.verify.js';
 import { relayIssuer } from './fixtures/signers.js';
 
 interface Vectors {
@@ -55,6 +57,49 @@ t.test('golden: RFC 7515 A.1 HS256 verifies on the JWS path, and a flipped byte 
   t.notOk(verifyHs256(`${v.signing_input}x`, v.signature, key));
   t.notOk(verifyHs256(v.signing_input, `${v.signature.slice(0, -1)}A`, key));
   t.notOk(verifyHs256(v.signing_input, 'not base64url!', key));
+});
+
+t.test('golden: tracker-a and wiki self-hosted verify the same X-Hub-Signature example', async (t) => {
+  // The same scheme as codehost-a (`sha256=<hex>` of the raw body), under their own header name.
+  const v = vectors.codehost_a_hmac_sha256;
+  const headers = { 'x-hub-signature': v.signature };
+  t.same(verifyTrackerA(v.secret, headers, buf(v.body)), { ok: true });
+  t.same(verifyWikiSigned(v.secret, headers, buf(v.body)), { ok: true });
+  t.same(verifyTrackerA(v.secret, headers, buf(`${v.body} `)), { ok: false, reason: 'bad_signature' });
+  t.same(verifyWikiSigned(`${v.secret}x`, headers, buf(v.body)), { ok: false, reason: 'bad_signature' });
+  const sha1 = { 'x-hub-signature': `sha1=${v.signature.slice('sha256='.length, 'sha256='.length + 40)}` };
+  t.same(verifyTrackerA(v.secret, sha1, buf(v.body)), { ok: false, reason: 'unsupported_scheme' });
+});
+
+interface WycheproofMac {
+  testGroups: Array<{
+    tagSize: number;
+    tests: Array<{ tcId: number; key: string; msg: string; tag: string; result: string }>;
+  }>;
+}
+const wycheproof = JSON.parse(
+  readFileSync('/work/shared/vectors/wycheproof-hmac-sha256.json', 'utf8'),
+) as WycheproofMac;
+
+t.test('golden: every Wycheproof HMAC-SHA256 case is answered as the vectors say', async (t) => {
+  let checked = 0;
+  for (const group of wycheproof.testGroups) {
+    for (const c of group.tests) {
+      const key = Buffer.from(c.key, 'hex');
+      const verdict = verifyHexHmac(key, `sha256=${c.tag}`, 'sha256=', Buffer.from(c.msg, 'hex'));
+      // A header carries the whole 256-bit tag: a truncated one, valid or not, is refused by its shape.
+      const expected =
+        group.tagSize !== 256
+          ? { ok: false, reason: 'malformed_signature' }
+          : c.result === 'valid'
+            ? { ok: true }
+            : { ok: false, reason: 'bad_signature' };
+      if (JSON.stringify(verdict) !== JSON.stringify(expected))
+        t.fail(`tcId ${c.tcId}: ${JSON.stringify(verdict)}`);
+      checked++;
+    }
+  }
+  t.equal(checked, 174, 'all cases checked');
 });
 
 // Frozen: computed once with Python's hmac module, independent of node:crypto and of this code.
