@@ -13,6 +13,7 @@ import { ApiError } from '../api-error.js';
 import type { ApiReply, ApiRequest, RequestHead, RouteDef } from '../types.js';
 import { ChatHeaders, verifyChat } from './chat.verify.js';
 import { digestKey, headerId, isRecord, pathOf, scalar } from './delivery-ids.js';
+import { credential, type Credential } from './gate.js';
 import { accept, malformed, notConfigured, refused, retryLater, type ReceiverDeps } from './receiver.js';
 import { seatSecret } from './settings.js';
 
@@ -21,6 +22,20 @@ export const CHALLENGE_MAX_BYTES = 4096;
 
 const unconfiguredNode =
   'This node has no active configuration yet, so it cannot verify or route deliveries.';
+
+/**
+ * A known agent seat's signing secret, or what is unset: chat not enabled (`integrations.chat`, the
+ * enable-marker, is absent: a disabled or disconnected chat wakes nobody, though seats keep their app
+ * credentials), or no signing secret on the seat.
+ */
+function chatSecret(deps: ReceiverDeps, handle: string): Credential {
+  const settings = deps.settings();
+  if (!settings.chat.configured) return credential(null, 'integrations.chat is unset (chat is not enabled)');
+  return credential(
+    seatSecret(settings, handle, 'chat', 'signing_secret'),
+    `seat ${handle} has no chat signing secret`,
+  );
+}
 
 /** Refuses a handle that names no agent seat (unknown, or a human seat, which carries no chat app). */
 function requireAgentSeat(deps: ReceiverDeps, handle: string, log: Logger): void {
@@ -44,8 +59,8 @@ function beforeChat(deps: ReceiverDeps, req: RequestHead, log: Logger): ApiReply
   const surface = `chat/${handle}`;
   if (!deps.configured()) return retryLater(unconfiguredNode);
   requireAgentSeat(deps, handle, log);
-  if (seatSecret(deps.settings(), handle, 'chat', 'signing_secret') === null)
-    return notConfigured(deps, { log }, surface, `seat ${handle} has no chat signing secret`);
+  const secret = chatSecret(deps, handle);
+  if (!secret.ok) return notConfigured(deps, { log }, surface, secret.what);
   if ((req.headers[ChatHeaders.signature] ?? '').trim() === '')
     refused(deps, { log }, surface, 'missing_signature');
   return undefined;
@@ -75,9 +90,9 @@ async function chat(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> {
     return { status: 200, body: { challenge: json['challenge'] } };
   if (!deps.configured()) return retryLater(unconfiguredNode);
   requireAgentSeat(deps, handle, req.log);
-  const secret = seatSecret(deps.settings(), handle, 'chat', 'signing_secret');
-  if (secret === null) return notConfigured(deps, req, surface, `seat ${handle} has no chat signing secret`);
-  const verdict = verifyChat(secret, req.headers, req.body, deps.now?.() ?? Date.now());
+  const secret = chatSecret(deps, handle);
+  if (!secret.ok) return notConfigured(deps, req, surface, secret.what);
+  const verdict = verifyChat(secret.value, req.headers, req.body, deps.now?.() ?? Date.now());
   if (!verdict.ok) refused(deps, req, surface, verdict.reason);
   if (json === undefined) malformed(deps, req, surface);
   return accept(deps, req, {
