@@ -9,7 +9,8 @@
  * (200), or 400 on a bad state or a refused code.
  *
  * `POST /setup/codehost-a-app/{handle}` answers the `create_app` step (`action_url` empty, the manifest and
- * where to post it in `post_url`); without a setup surface 503 `setup_unavailable`.
+ * where to post it in `post_url`); without a setup surface, or without the public address the manifest's
+ * hook and return addresses are built on, 503 `setup_unavailable`.
  */
 import { handlePattern } from '../../schema/index.js';
 import { ApiError } from '../api-error.js';
@@ -143,6 +144,12 @@ function begin(deps: LandingDeps, signer: StateSigner | null, req: ApiRequest): 
       hint: 'A code-host app belongs to one agent seat: use its handle (GET /agents lists them).',
     });
   const base = (deps.publicBaseUrl?.() ?? '').replace(/\/+$/, '');
+  // The code host calls the hook and return addresses itself: a manifest of relative paths reaches nobody.
+  if (base === '')
+    throw new ApiError('setup_unavailable', {
+      detail: 'The public address is unset, so the app would have no webhook or return address.',
+      hint: 'Set SVC_PUBLIC_BASE_URL (the address the code host reaches this service at), then begin again.',
+    });
   const state = signer.issue(handle);
   return {
     status: 200,
@@ -155,7 +162,7 @@ function begin(deps: LandingDeps, signer: StateSigner | null, req: ApiRequest): 
       state,
       manifest: {
         name: `${handle}`,
-        url: base || null,
+        url: base,
         hook_attributes: { url: `${base}/webhooks/codehost-a/${handle}`, active: true },
         redirect_url: `${base}/webhooks/codehost-a-app`,
         setup_url: `${base}/webhooks/codehost-a-app?installed=${handle}`,
