@@ -34,7 +34,14 @@ export interface ExtraSecrets {
   readonly relayKeySetUrl: string | null;
 }
 
-const nonEmpty = (v: string | undefined): string | null => (v !== undefined && v !== '' ? v : null);
+/**
+ * A credential as a receiver uses it: outer whitespace dropped (a value written from an env file or with
+ * `echo` ends in a newline no vendor signs with), and an empty one is none.
+ */
+const nonEmpty = (v: string | undefined): string | null => {
+  const trimmed = v?.trim();
+  return trimmed !== undefined && trimmed !== '' ? trimmed : null;
+};
 const enabled = (b: { readonly enabled?: boolean | undefined } | undefined): boolean =>
   b !== undefined && b.enabled !== false;
 
