@@ -17,7 +17,8 @@ export async function verifyRelay(
 ): Promise<Verdict & { claims?: Record<string, unknown> }> {
   const auth = headers[RelayHeaders.authorization];
   if (auth === undefined || auth === '') return refuse('missing_token');
-  const match = /^Bearer ([^\s]+)$/.exec(auth);
+  // The scheme is case-insensitive (RFC 9110 11.1), as the API guard reads it.
+  const match = /^bearer[ \t]+(\S+)$/i.exec(auth);
   if (!match) return refuse('malformed_signature');
   const jws = parseJws(match[1] ?? '');
   if (jws === null) return refuse('malformed_signature');

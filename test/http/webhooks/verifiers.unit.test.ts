@@ -149,6 +149,12 @@ t.test(
     const bearer = (tok: string) => ({ authorization: `Bearer ${tok}` });
     const good = issuer.token({ aud: 'app-1', iss: 'relay', iat: s, exp: s + 60 });
     t.match(await verifyRelay('app-1', keys, bearer(good), now), { ok: true });
+    for (const scheme of ['bearer', 'BEARER', 'Bearer  '])
+      t.match(
+        await verifyRelay('app-1', keys, { authorization: `${scheme} ${good}` }, now),
+        { ok: true },
+        `the auth scheme is case-insensitive (RFC 9110): ${JSON.stringify(scheme)}`,
+      );
     t.match(await verifyRelay('app-2', keys, bearer(good), now), { ok: false, reason: 'bad_claims' });
     const aud = issuer.token({ aud: ['x', 'app-1'], exp: s + 60 });
     t.match(await verifyRelay('app-1', keys, bearer(aud), now), { ok: true }, 'aud may be a list');
