@@ -65,6 +65,7 @@ function healthAnswer(core: GatewayCore, l: ListenerState): Prepared {
   return prepared;
 }
 
+const probeMethods = ['GET', 'HEAD'];
 const probePaths = new Map<string, 'health' | 'ready'>([
   ['/health', 'health'],
   ['/health/', 'health'],
@@ -145,8 +146,12 @@ export function onRequest(core: GatewayCore, l: ListenerState, res: HttpResponse
   }
 }
 
-/** 405 `method_not_allowed` for a served path asked under another method, with `Allow`. */
+/**
+ * 405 `method_not_allowed` for a served path asked under another method, with `Allow`; an OPTIONS asks for
+ * that list and gets it (RFC 9110 9.3.7), 204 without CORS headers: the dashboard is same-origin.
+ */
 function otherMethod(method: string, path: string, allow: readonly string[]): ApiReply {
+  if (method === 'OPTIONS') return { status: 204, headers: { Allow: allow.join(', ') } };
   return errorReply('method_not_allowed', {
     detail: `${method} ${path} is not served; it is served under ${allow.join(', ')}.`,
     headers: { Allow: allow.join(', ') },
@@ -174,13 +179,8 @@ function dispatch(
   const probe = l.serveProbes ? probePaths.get(path) : undefined;
   if (probe !== undefined) {
     line.route = `/${probe}`;
-    if (method !== 'GET' && !head) {
-      const reply = errorReply('method_not_allowed', {
-        detail: `${method} ${path} is not served; use GET.`,
-        headers: { Allow: 'GET, HEAD' },
-      });
-      return answerNow(core, res, base, reply, line);
-    }
+    if (method !== 'GET' && !head)
+      return answerNow(core, res, base, otherMethod(method, path, probeMethods), line);
     if (probe === 'health') {
       writeAnswer(res, base, healthAnswer(core, l));
       logRequest(core, 'debug', line, 200);

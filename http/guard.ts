@@ -25,7 +25,12 @@ const neverGuardedExact = new Set(['/health', '/health/', '/ready', '/ready/']);
 const neverGuardedPrefixes = ['/webhooks/', '/otlp/', '/mcp/'];
 const dashboardExact = new Set(['/', '/dashboard', '/dashboard/', '/favicon.ico']);
 
-export const isWrite = (method: string): boolean => method !== 'GET' && method !== 'HEAD';
+/**
+ * RFC 9110's safe methods (9.2.1) read, every other method writes. OPTIONS and TRACE count as reads: they are
+ * answered past the guard as a GET would be (a 204 or a 405 with `Allow`), so they reveal nothing a GET may not.
+ */
+const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
+export const isWrite = (method: string): boolean => !safeMethods.has(method);
 
 /** Paths the spec guards always, reads included. */
 export function isAlwaysGuarded(method: string, path: string): boolean {

@@ -44,6 +44,9 @@ export function compileRoute(def: RouteDef): CompiledRoute {
 const headable = (r: CompiledRoute): boolean =>
   r.method === 'GET' && r.def.head !== false && r.kind !== 'landing' && r.kind !== 'webhook';
 
+/** `Allow` lists methods in one order whichever routes declare them (the spec's `Allow: GET, PUT`). */
+const methodOrder: readonly string[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
 /** Literal segments outrank parameters, which outrank a wildcard; compared left to right. */
 function specificity(a: CompiledRoute, b: CompiledRoute): number {
   const rank = (s: string | undefined): number => (s === undefined ? 0 : s.startsWith(':') ? 1 : 2);
@@ -132,6 +135,9 @@ export class RouteTable {
         note(r);
       }
     }
-    return { found: false, allow: [...allow] };
+    return {
+      found: false,
+      allow: [...allow].sort((a, b) => methodOrder.indexOf(a) - methodOrder.indexOf(b)),
+    };
   }
 }
