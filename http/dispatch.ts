@@ -13,7 +13,7 @@ import type { BodyBudget } from './body-budget.js';
 import { conflictingLengths, hasBody } from './body.js';
 import { receiveBody, type Receiving } from './receive.js';
 import { CSP_NONE, cspFor } from './headers.js';
-import { accessFor, isNeverGuarded, isWrite, refusal, soleAuthorization } from './guard.js';
+import { accessFor, bearerChallenge, isNeverGuarded, isWrite, refusal, soleAuthorization } from './guard.js';
 import type { Guard } from './guard.js';
 import { StreamedBody } from './reply.js';
 import { Exchange, prepare, writeAnswer } from './respond.js';
@@ -106,6 +106,37 @@ function logRequest(core: GatewayCore, level: 'info' | 'debug', line: RequestLin
     core.log[level]({ ...line, path: safePath(line.path), status }, 'request');
 }
 
+/** What the conventions need to know of a request: whose scheme a 401 challenges, and whether one was sent. */
+interface Seen {
+  /** Webhook receivers: their senders sign by the vendor's scheme, not by HTTP authentication. */
+  readonly webhook: boolean;
+  /** A credential was sent (`Authorization`, or the route's `{token}` path segment). */
+  readonly presented: boolean;
+}
+const unseen: Seen = { webhook: false, presented: false };
+
+/** How long a 503 or 429 that names no wait asks the client to wait (the drain's figure). */
+const RETRY_AFTER_SECONDS = '30';
+
+/**
+ * The gateway's conventions on every answer, whoever built it (ops/http.md): a 401 carries a
+ * `WWW-Authenticate` challenge (RFC 9110 11.6.1; webhook receivers excepted, see `Seen`), a 503 or 429
+ * a `Retry-After`. A header the answer sets itself is kept.
+ */
+function conventional(reply: ApiReply, seen: Seen): ApiReply {
+  const { status } = reply;
+  if (status !== 401 && status !== 503 && status !== 429) return reply;
+  const has = (name: string): boolean =>
+    Object.keys(reply.headers ?? {}).some((k) => k.toLowerCase() === name);
+  if (status === 401 && !seen.webhook && !has('www-authenticate')) {
+    const challenge = bearerChallenge(seen.presented ? 'invalid_token' : null);
+    return { ...reply, headers: { ...reply.headers, 'WWW-Authenticate': challenge } };
+  }
+  if (status !== 401 && !has('retry-after'))
+    return { ...reply, headers: { ...reply.headers, 'Retry-After': RETRY_AFTER_SECONDS } };
+  return reply;
+}
+
 /** Answers synchronously, inside the uWS callback (already corked). */
 function answerNow(
   core: GatewayCore,
@@ -113,9 +144,11 @@ function answerNow(
   ctx: WriteContext,
   reply: ApiReply,
   log: RequestLine,
+  seen: Seen = unseen,
 ): void {
-  writeAnswer(res, ctx, prepare(reply));
-  logRequest(core, 'info', log, reply.status);
+  const answer = conventional(reply, seen);
+  writeAnswer(res, ctx, prepare(answer));
+  logRequest(core, 'info', log, answer.status);
 }
 
 const failedReply = codelessReply(
@@ -187,7 +220,7 @@ function dispatch(
       return;
     }
     const ready = core.probes.ready();
-    const reply: ApiReply = { status: ready.ready ? 200 : 503, body: ready };
+    const reply = conventional({ status: ready.ready ? 200 : 503, body: ready }, unseen);
     writeAnswer(res, base, prepare(reply));
     logRequest(core, 'debug', line, reply.status);
     return;
@@ -276,7 +309,14 @@ function dispatch(
     }
     if (early) {
       const unread = hasBody(headers['content-length'] ?? '', headers['transfer-encoding'] ?? '');
-      return answerNow(core, res, { ...ctx, close: ctx.close || unread }, early, line);
+      return answerNow(
+        core,
+        res,
+        { ...ctx, close: ctx.close || unread },
+        early,
+        line,
+        seenOf(request, served),
+      );
     }
   }
   const exchange = new Exchange(res, l);
@@ -327,6 +367,11 @@ function noRoute(method: string, path: string, hint?: string): ApiReply {
 
 type RequestFacts = Omit<ApiRequest, 'body' | 'log' | 'actor'> & { actor: Actor | null };
 
+const seenOf = (facts: Pick<RequestFacts, 'headers' | 'params'>, route: CompiledRoute): Seen => ({
+  webhook: route.kind === 'webhook',
+  presented: facts.headers['authorization'] !== undefined || facts.params['token'] !== undefined,
+});
+
 async function serve(core: GatewayCore, r: Receiving, facts: RequestFacts): Promise<void> {
   try {
     await handle(core, r, facts);
@@ -362,6 +407,7 @@ async function handle(core: GatewayCore, r: Receiving, facts: RequestFacts): Pro
       reply = failedReply;
     }
   }
+  reply = conventional(reply, seenOf(facts, route));
   if (open !== null)
     return streamAnswer(core, r, { ...ctx, close: ctx.close || core.isDraining() }, reply, open);
   const ms = Math.round(performance.now() - exchange.startedAt);

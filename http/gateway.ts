@@ -162,6 +162,11 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const on = (name: 'api' | 'public'): CompiledRoute[] =>
     hasPublic ? served.filter((r) => r.listener === name) : name === 'api' ? served : [];
   const publicTable = new RouteTable(on('public'));
+  // The table as served, at debug: what an operator (or a test of the gateway's conventions) walks.
+  log.debug(
+    { event: 'gateway_routes', routes: served.map((r) => `${r.method} ${r.pattern}`) },
+    'gateway routes',
+  );
 
   // The live stream is served on api.port of an ingress node only.
   const stream = opts.ingress ? (opts.stream ?? null) : null;

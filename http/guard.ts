@@ -179,11 +179,25 @@ const refusalDetail: Record<Refused, string> = {
   repeated: 'The request carries more than one Authorization header; send one.',
 };
 
+/**
+ * The `WWW-Authenticate` challenge of a 401 (RFC 9110 11.6.1 requires one), in RFC 6750's form: no error
+ * when no credential was sent (its 3.1), `invalid_token` for one refused, `invalid_request` for two at once.
+ */
+export function bearerChallenge(error: 'invalid_token' | 'invalid_request' | null): string {
+  return error === null ? 'Bearer realm="svc"' : `Bearer realm="svc", error="${error}"`;
+}
+
+const refusalError = {
+  missing: null,
+  wrong: 'invalid_token',
+  repeated: 'invalid_request',
+} as const satisfies Record<Refused, 'invalid_token' | 'invalid_request' | null>;
+
 /** The 401 of a refused credential. */
 export function refusal(reason: Refused): ApiReply {
   return errorReply('invalid_token', {
     detail: refusalDetail[reason],
-    headers: { 'WWW-Authenticate': 'Bearer' },
+    headers: { 'WWW-Authenticate': bearerChallenge(refusalError[reason]) },
   });
 }
 

@@ -29,7 +29,11 @@ t.test('always-guarded paths refuse a read without a token, even when reads are 
     const r = await call(`${h.base}${path}`, { method });
     t.equal(r.status, 401, `${method} ${path}`);
     t.equal(r.json?.error, 'invalid_token');
-    t.equal(r.headers.get('www-authenticate'), 'Bearer');
+    t.equal(
+      r.headers.get('www-authenticate'),
+      'Bearer realm="svc"',
+      'no credential sent: no error (RFC 6750 3.1)',
+    );
     const ok = await call(`${h.base}${path}`, { method, headers: { authorization: OPS } });
     t.equal(ok.status, path === '/config' ? 200 : 404, `${method} ${path} with a token`);
   }
@@ -65,6 +69,7 @@ t.test('a present but wrong token is refused even where reads are open', async (
     const r = await call(`${h.base}/org`, { headers: { authorization } });
     t.equal(r.status, 401, authorization.slice(0, 12));
     t.equal(r.json?.error, 'invalid_token');
+    t.equal(r.headers.get('www-authenticate'), 'Bearer realm="svc", error="invalid_token"');
   }
 });
 
@@ -251,6 +256,7 @@ t.test('a request carrying Authorization more than once is refused 401, whicheve
       const r = await twice(path, first!, second!);
       t.equal(r.status, 401, `${path}: ${first === OPS ? 'token' : 'wrong'} then another`);
       t.match(JSON.parse(r.body), { error: 'invalid_token' });
+      t.equal(r.headers['www-authenticate'], 'Bearer realm="svc", error="invalid_request"');
     }
   }
   t.equal(

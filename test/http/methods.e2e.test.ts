@@ -3,6 +3,7 @@
  * (never as a write), OPTIONS answers the path's `Allow`, TRACE is 405 and never echoes the request.
  */
 import t from 'tap';
+import { ApiError } from '../../http/index.js';
 import { call, echo, OPS, openAuth, rawClient, startHarness } from './fixtures/gateway-harness.js';
 
 /** One raw request (fetch refuses TRACE); the answer's head and body as text. */
@@ -58,6 +59,7 @@ t.test(
     const refused = await call(`${h.base}/config/roles/alice`, { method: 'OPTIONS' });
     t.equal(refused.status, 401);
     t.equal(refused.json?.error, 'invalid_token');
+    t.equal(refused.headers.get('www-authenticate'), 'Bearer realm="svc"');
     const ok = await call(`${h.base}/config/roles/alice`, {
       method: 'OPTIONS',
       headers: { authorization: OPS },
@@ -104,7 +106,34 @@ t.test('TRACE is refused 405 with Allow and never echoes the request', async (t)
 
   const guarded = await raw(h.gw.port, ['TRACE /config/roles/alice HTTP/1.1']);
   t.equal(guarded.status, 401, 'an always-guarded path keeps its guard');
+  t.equal(header(guarded.head, 'WWW-Authenticate'), 'Bearer realm="svc"');
   const authed = await raw(h.gw.port, ['TRACE /config/roles/alice HTTP/1.1', `Authorization: ${OPS}`]);
   t.equal(authed.status, 405);
   t.equal(header(authed.head, 'Allow'), 'GET, PUT');
+});
+
+t.test('every 503 and 429 says when to come back, whoever built it', async (t) => {
+  const h = await startHarness({
+    probes: { ready: false },
+    routes: [
+      echo('GET', '/keyring', {
+        handler: () => {
+          throw new ApiError('no_keyring');
+        },
+      }),
+      echo('GET', '/busy', { handler: () => ({ status: 429, body: { error: 'busy' } }) }),
+      echo('GET', '/own', { handler: () => ({ status: 503, headers: { 'retry-after': '7' }, body: {} }) }),
+    ],
+  });
+  t.teardown(() => h.gw.close());
+  for (const [path, status, after] of [
+    ['/keyring', 503, '30'],
+    ['/busy', 429, '30'],
+    ['/own', 503, '7'],
+    ['/ready', 503, '30'],
+  ] as const) {
+    const r = await call(`${h.base}${path}`);
+    t.equal(r.status, status, path);
+    t.equal(r.headers.get('retry-after'), after, `${path}: Retry-After`);
+  }
 });
