@@ -42,6 +42,9 @@ const pathOf = (pattern: string): string =>
     .map((s) => (s === '*' ? 'a/b.txt' : s.startsWith(':') ? (fillers[s] ?? 'someone') : s))
     .join('/');
 
+/** Pages a browser lands on answer HTML, refusals included (spec: the per-seat app flow, the chat install). */
+const landingPages = new Set(['/webhooks/chat-oauth', '/webhooks/codehost-a-app']);
+
 t.test('every route answers by the gateway conventions, 401s with their challenge', async (t) => {
   const node = await startNode(
     t,
@@ -111,11 +114,14 @@ t.test('every route answers by the gateway conventions, 401s with their challeng
     if (s.body !== '') t.ok(s.headers['content-type'], `${what}: a body has its Content-Type`);
     if (s.status === 503 || s.status === 429) t.ok(s.headers['retry-after'], `${what}: Retry-After`);
     if (s.status === 405) t.ok(s.headers['allow'], `${what}: Allow`);
-    if (
-      s.status >= 400 &&
-      s.status !== 426 &&
-      s.headers['content-type']?.toString().startsWith('application/json')
-    )
-      t.ok('detail' in (JSON.parse(s.body) as object), `${what}: a refusal says what happened`);
+    // A refusal is JSON `{error, detail, hint}`; the spec's codeless answers (426, webhook 503s) lack `error`.
+    if (s.status >= 400 && s.body !== '' && !landingPages.has(s.pattern)) {
+      t.match(s.headers['content-type'], /^application\/json/, `${what}: a refusal is JSON`);
+      const body = JSON.parse(s.body) as Record<string, unknown>;
+      t.type(body['detail'], 'string', `${what}: a refusal says what happened`);
+      t.type(body['hint'], 'string', `${what}: and what to do`);
+      const codeless = s.status === 426 || (s.status === 503 && s.pattern.startsWith('/webhooks/'));
+      if (!codeless) t.type(body['error'], 'string', `${what}: with its code`);
+    }
   }
 });
