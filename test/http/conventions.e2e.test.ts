@@ -6,7 +6,7 @@
  */
 import { request as rawRequest } from 'node:http';
 import t from 'tap';
-import { startNode } from '../harness/serve-node.js';
+import { startNode, TOKEN } from '../harness/serve-node.js';
 
 interface Seen {
   readonly method: string;
@@ -68,6 +68,17 @@ t.test('every route answers by the gateway conventions, 401s with their challeng
       const answer = await send(node.url, method, path, headers, body);
       seen.push({ method, path, pattern, sent, ...answer });
     }
+  }
+  // Reads with the operator token too (reads act on nothing): the answers past the guard, refusals included.
+  for (const [method, pattern] of routes.filter(([m]) => m === 'GET')) {
+    const path = pathOf(pattern);
+    const answer = await send(node.url, method, path, { authorization: `Bearer ${TOKEN}` });
+    seen.push({ method, path, pattern, sent: true, ...answer });
+    const what = `GET ${pattern} with the token (${answer.status})`;
+    t.not(answer.status, 401, `${what}: accepted`);
+    t.ok(answer.status < 500 || answer.status === 503, `${what}: no failure inside the node`);
+    if (pattern === '/config' || pattern.startsWith('/config/') || pattern.startsWith('/secrets'))
+      t.equal(answer.headers['cache-control'], 'no-store', `${what}: no-store`);
   }
   // The stream's handshake answers from the upgrade itself, before the route table.
   const ws = await send(node.url, 'GET', '/ws/stream?token=not-a-token', {
