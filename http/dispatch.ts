@@ -108,19 +108,19 @@ function logRequest(core: GatewayCore, level: 'info' | 'debug', line: RequestLin
 
 /** What the conventions need to know of a request: whose scheme a 401 challenges, and whether one was sent. */
 interface Seen {
-  /** Webhook receivers: their senders sign by the vendor's scheme, not by HTTP authentication. */
-  readonly webhook: boolean;
+  /** Whether a 401 gets the Bearer challenge (`RouteDef.bearerChallenge`). */
+  readonly challenged: boolean;
   /** A credential was sent (`Authorization`, or the route's `{token}` path segment). */
   readonly presented: boolean;
 }
-const unseen: Seen = { webhook: false, presented: false };
+const unseen: Seen = { challenged: true, presented: false };
 
 /** How long a 503 or 429 that names no wait asks the client to wait (the drain's figure). */
 const RETRY_AFTER_SECONDS = '30';
 
 /**
  * The gateway's conventions on every answer, whoever built it (ops/http.md): a 401 carries a
- * `WWW-Authenticate` challenge (RFC 9110 11.6.1; webhook receivers excepted, see `Seen`), a 503 or 429
+ * `WWW-Authenticate` challenge (RFC 9110 11.6.1; webhook receivers excepted, see `RouteDef.bearerChallenge`), a 503 or 429
  * a `Retry-After`. A header the answer sets itself is kept.
  */
 function conventional(reply: ApiReply, seen: Seen): ApiReply {
@@ -128,7 +128,7 @@ function conventional(reply: ApiReply, seen: Seen): ApiReply {
   if (status !== 401 && status !== 503 && status !== 429) return reply;
   const has = (name: string): boolean =>
     Object.keys(reply.headers ?? {}).some((k) => k.toLowerCase() === name);
-  if (status === 401 && !seen.webhook && !has('www-authenticate')) {
+  if (status === 401 && seen.challenged && !has('www-authenticate')) {
     const challenge = bearerChallenge(seen.presented ? 'invalid_token' : null);
     return { ...reply, headers: { ...reply.headers, 'WWW-Authenticate': challenge } };
   }
@@ -368,7 +368,7 @@ function noRoute(method: string, path: string, hint?: string): ApiReply {
 type RequestFacts = Omit<ApiRequest, 'body' | 'log' | 'actor'> & { actor: Actor | null };
 
 const seenOf = (facts: Pick<RequestFacts, 'headers' | 'params'>, route: CompiledRoute): Seen => ({
-  webhook: route.kind === 'webhook',
+  challenged: route.def.bearerChallenge ?? route.kind !== 'webhook',
   presented: facts.headers['authorization'] !== undefined || facts.params['token'] !== undefined,
 });
 

@@ -64,6 +64,12 @@ export interface RouteDef {
    * not serve is unserved under every method — 404 `no_route`, never in another method's `Allow`.
    */
   serves?(params: Readonly<Record<string, string>>): boolean;
+  /**
+   * Whether this route's 401s carry the gateway's Bearer challenge (ops/http.md). Default: yes, except on
+   * webhook receivers, whose senders sign by their vendor's scheme (an HMAC header), which is no HTTP
+   * authentication; a receiver taking `Authorization: Bearer` (the relay) sets it true.
+   */
+  readonly bearerChallenge?: boolean;
   /** Webhooks answer 503 on an unconfigured node unless this is true (e.g. a URL verification challenge). */
   readonly servesUnconfigured?: boolean;
   /**

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { assertCompanyWriter } from '../../http/index.js';
+import { ApiError, assertCompanyWriter } from '../../http/index.js';
 import type { AuthSettings, RouteDef } from '../../http/index.js';
 import { call, CI, echo, OPS, openAuth, startHarness } from './fixtures/gateway-harness.js';
 
@@ -268,3 +268,36 @@ t.test('a request carrying Authorization more than once is refused 401, whicheve
   t.match(line, { level: 40, route: '/secrets', operator: null });
   t.notOk(h.rawLogs().includes(openAuth.tokens[0]!.token), 'never the candidate');
 });
+
+t.test(
+  'a webhook receiver 401 has no Bearer challenge unless the route takes a Bearer credential',
+  async (t) => {
+    const refuse = (): never => {
+      throw new ApiError('invalid_token', { detail: 'bad signature' });
+    };
+    const h = await startHarness({
+      routes: [
+        echo('POST', '/webhooks/signed', { handler: refuse }),
+        echo('POST', '/webhooks/bearer', { handler: refuse, bearerChallenge: true }),
+        echo('POST', '/own-refusal', { access: 'open', handler: refuse }),
+      ],
+    });
+    t.teardown(() => h.gw.close());
+    const signed = await call(`${h.base}/webhooks/signed`, { method: 'POST', body: '{}' });
+    t.equal(signed.status, 401);
+    t.equal(signed.headers.get('www-authenticate'), null, 'an HMAC sender is no HTTP authentication client');
+    const bearer = await call(`${h.base}/webhooks/bearer`, { method: 'POST', body: '{}' });
+    t.equal(bearer.headers.get('www-authenticate'), 'Bearer realm="svc"');
+    const own = await call(`${h.base}/own-refusal`, {
+      method: 'POST',
+      body: '{}',
+      headers: { authorization: 'Bearer something' },
+    });
+    t.equal(own.status, 401);
+    t.equal(
+      own.headers.get('www-authenticate'),
+      'Bearer realm="svc", error="invalid_token"',
+      "a route's own refusal of a credential sent",
+    );
+  },
+);
