@@ -13,7 +13,8 @@ import type { BodyBudget } from './body-budget.js';
 import { conflictingLengths, hasBody } from './body.js';
 import { receiveBody, type Receiving } from './receive.js';
 import { CSP_NONE, cspFor } from './headers.js';
-import { accessFor, bearerChallenge, isNeverGuarded, isWrite, refusal, soleAuthorization } from './guard.js';
+import { accessFor, isNeverGuarded, isWrite, refusal, soleAuthorization } from './guard.js';
+import { conventional, seenOf, unseen, type Seen } from './conventions.js';
 import type { Guard } from './guard.js';
 import { StreamedBody } from './reply.js';
 import { Exchange, prepare, writeAnswer } from './respond.js';
@@ -104,37 +105,6 @@ function logRequest(core: GatewayCore, level: 'info' | 'debug', line: RequestLin
   if (core.observer !== null) observe(core, line.method, line.route, status, performance.now());
   if (core.log.isLevelEnabled(level))
     core.log[level]({ ...line, path: safePath(line.path), status }, 'request');
-}
-
-/** What the conventions need to know of a request: whose scheme a 401 challenges, and whether one was sent. */
-interface Seen {
-  /** Whether a 401 gets the Bearer challenge (`RouteDef.bearerChallenge`). */
-  readonly challenged: boolean;
-  /** A credential was sent (`Authorization`, or the route's `{token}` path segment). */
-  readonly presented: boolean;
-}
-const unseen: Seen = { challenged: true, presented: false };
-
-/** How long a 503 or 429 that names no wait asks the client to wait (the drain's figure). */
-const RETRY_AFTER_SECONDS = '30';
-
-/**
- * The gateway's conventions on every answer, whoever built it (ops/http.md): a 401 carries a
- * `WWW-Authenticate` challenge (RFC 9110 11.6.1; webhook receivers excepted, see `RouteDef.bearerChallenge`), a 503 or 429
- * a `Retry-After`. A header the answer sets itself is kept.
- */
-function conventional(reply: ApiReply, seen: Seen): ApiReply {
-  const { status } = reply;
-  if (status !== 401 && status !== 503 && status !== 429) return reply;
-  const has = (name: string): boolean =>
-    Object.keys(reply.headers ?? {}).some((k) => k.toLowerCase() === name);
-  if (status === 401 && seen.challenged && !has('www-authenticate')) {
-    const challenge = bearerChallenge(seen.presented ? 'invalid_token' : null);
-    return { ...reply, headers: { ...reply.headers, 'WWW-Authenticate': challenge } };
-  }
-  if (status !== 401 && !has('retry-after'))
-    return { ...reply, headers: { ...reply.headers, 'Retry-After': RETRY_AFTER_SECONDS } };
-  return reply;
 }
 
 /** Answers synchronously, inside the uWS callback (already corked). */
@@ -366,11 +336,6 @@ function noRoute(method: string, path: string, hint?: string): ApiReply {
 }
 
 type RequestFacts = Omit<ApiRequest, 'body' | 'log' | 'actor'> & { actor: Actor | null };
-
-const seenOf = (facts: Pick<RequestFacts, 'headers' | 'params'>, route: CompiledRoute): Seen => ({
-  challenged: route.def.bearerChallenge ?? route.kind !== 'webhook',
-  presented: facts.headers['authorization'] !== undefined || facts.params['token'] !== undefined,
-});
 
 async function serve(core: GatewayCore, r: Receiving, facts: RequestFacts): Promise<void> {
   try {
