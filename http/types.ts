@@ -67,7 +67,7 @@ export interface RouteDef {
   /**
    * Whether this route's 401s carry the gateway's Bearer challenge (ops/http.md). Default: yes, except on
    * webhook receivers, whose senders sign by their vendor's scheme (an HMAC header), which is no HTTP
-   * authentication; a receiver taking `Authorization: Bearer` (the relay) sets it true.
+   * authentication; a receiver taking `Authorization: Bearer` (as the relay's does) should set it true.
    */
   readonly bearerChallenge?: boolean;
   /** Webhooks answer 503 on an unconfigured node unless this is true (e.g. a URL verification challenge). */
