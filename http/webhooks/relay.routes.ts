@@ -90,6 +90,8 @@ export function relayRoutes(deps: ReceiverDeps): RouteDef[] {
       method: 'POST',
       pattern: '/webhooks/relay',
       kind: 'webhook',
+      // The relay's sender authenticates with `Authorization: Bearer` (an invocation token): RFC 6750's challenge.
+      bearerChallenge: true,
       beforeBody: failClosed(deps, relayGate),
       handler: (req) => relay(deps, req),
     },

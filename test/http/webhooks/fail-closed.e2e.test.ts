@@ -80,6 +80,12 @@ t.test('a delivery without its credential header answers 401 before the body is 
     t.equal((JSON.parse(answer.body) as { error?: string }).error, 'invalid_token', `${v.name}: code`);
     t.equal(answer.headers['connection'], 'close', `${v.name}: closing`);
     t.ok(closed, `${v.name}: connection closed`);
+    // Only the relay's sender authenticates over HTTP (`Authorization: Bearer`): RFC 6750's challenge.
+    t.equal(
+      answer.headers['www-authenticate'],
+      v.path === '/webhooks/relay' ? 'Bearer realm="svc"' : undefined,
+      `${v.name}: challenge`,
+    );
   }
   t.equal(await stored(node), 0, 'nothing kept');
   const reasons = node.h.logs.filter((l) => l['event'] === 'webhook_refused').map((l) => l['reason']);
