@@ -149,9 +149,24 @@ export async function main(
   }
 }
 
+/**
+ * A reader that went away (`svc events tail | head -1`) wants no more output: a client command stops as a
+ * filter does, exit 0 and no stack trace. A node (`svc serve`) logs through its own stream, so it ignores a
+ * closed stdout/stderr and keeps serving until it is stopped and drains.
+ */
+function quietOnClosedReader(serving: boolean): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+      if (!serving) process.exit(0);
+    });
+  }
+}
+
 // Run when executed directly (bin or node), not when imported by tests.
 const invoked = process.argv[1] ?? '';
 if (invoked.endsWith('/svc.js') || invoked.endsWith('/svc') || invoked.endsWith('/svc.ts')) {
+  quietOnClosedReader(process.argv[2] === 'serve');
   main(process.argv.slice(2), process.env).then(
     (code) => {
       // Exit once stdout has drained: a drained node leaves nothing to wait for, and piped output is kept.
