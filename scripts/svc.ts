@@ -151,14 +151,16 @@ export async function main(
 
 /**
  * A reader that went away (`svc events tail | head -1`) wants no more output: a client command stops as a
- * filter does, exit 0 and no stack trace. A node (`svc serve`) logs through its own stream, so it ignores a
- * closed stdout/stderr and keeps serving until it is stopped and drains.
+ * filter does, exit 0 and no stack trace. A command that changes this machine's state (`serve`, `restore`,
+ * `projections rebuild`) is not cut midway by it: its output is dropped and it finishes with its own exit code.
  */
-function quietOnClosedReader(serving: boolean): void {
+const finishesRegardless = new Set(['serve', 'restore', 'projections']);
+
+function quietOnClosedReader(command: string | undefined): void {
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code !== 'EPIPE') throw error;
-      if (!serving) process.exit(0);
+      if (!finishesRegardless.has(command ?? '')) process.exit(0);
     });
   }
 }
@@ -166,7 +168,7 @@ function quietOnClosedReader(serving: boolean): void {
 // Run when executed directly (bin or node), not when imported by tests.
 const invoked = process.argv[1] ?? '';
 if (invoked.endsWith('/svc.js') || invoked.endsWith('/svc') || invoked.endsWith('/svc.ts')) {
-  quietOnClosedReader(process.argv[2] === 'serve');
+  quietOnClosedReader(process.argv[2]);
   main(process.argv.slice(2), process.env).then(
     (code) => {
       // Exit once stdout has drained: a drained node leaves nothing to wait for, and piped output is kept.
