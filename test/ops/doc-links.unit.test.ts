@@ -104,3 +104,25 @@ t.test('every repository file a doc names by path exists', async (t) => {
   }
   t.same(missing, [], 'no stale path');
 });
+
+/** Every file name in the repository, outside what a build or an install writes. */
+function namesInRepo(dir = '', into = new Set<string>()): Set<string> {
+  for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
+    if (['node_modules', 'dist', '.git', '.tap', 'data', 'coverage'].includes(entry.name)) continue;
+    if (entry.isDirectory()) namesInRepo(join(dir, entry.name), into);
+    else into.add(entry.name);
+  }
+  return into;
+}
+
+t.test('every source file a doc names by its bare name (`node.posture.ts`) exists', async (t) => {
+  const names = namesInRepo();
+  const missing: string[] = [];
+  for (const doc of docs) {
+    for (const [n, line] of prose(readFileSync(join(root, doc), 'utf8'))) {
+      for (const m of line.matchAll(/`([\w.-]+\.(?:ts|tsx|mjs|md|sh))`/g))
+        if (!names.has(m[1]!)) missing.push(`${doc}:${n} ${m[1]}`);
+    }
+  }
+  t.same(missing, [], 'no stale file name');
+});
