@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
+import { parse } from 'yaml';
 import { keysOfSchemaAt } from '../../schema/company/known-keys.js';
 import { parseTierA, type TierAResult } from '../../schema/index.js';
 import { TierAFile } from '../../schema/tier-a.js';
@@ -78,8 +79,11 @@ t.test('the example with its commented keys written still passes the real valida
 
 t.test('every key the Tier A schema knows appears in the example, commented or not', async (t) => {
   const full = parseTierA(uncommented(example), opts);
-  if (!full.ok) return t.fail(show(full));
-  const raw = (await import('yaml')).parse(uncommented(example)) as unknown;
+  if (!full.ok) {
+    t.fail(show(full));
+    return;
+  }
+  const raw = parse(uncommented(example)) as unknown;
   const paths = schemaPaths();
   t.ok(paths.length > 20, `the schema walk found ${paths.length} keys`);
   const missing = paths.filter((path) => valueAt(raw, path) === undefined).map(dotted);
@@ -89,7 +93,10 @@ t.test('every key the Tier A schema knows appears in the example, commented or n
 t.test('a commented key shows its default: the written example reads as the defaults do', async (t) => {
   const defaults = parseTierA('{}', opts);
   const full = parseTierA(uncommented(example), opts);
-  if (!defaults.ok || !full.ok) return t.fail(`${show(defaults)} ${show(full)}`);
+  if (!defaults.ok || !full.ok) {
+    t.fail(`${show(defaults)} ${show(full)}`);
+    return;
+  }
   for (const path of schemaPaths().filter(isSetting)) {
     if (path.includes(0)) continue;
     const fallback = valueAt(defaults.config, path);
