@@ -27,6 +27,11 @@ if ! command -v bwrap >/dev/null 2>&1; then
 fi
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  # better-sqlite3 compiles itself when its prebuilt binary cannot be downloaded (no route to its host).
+  if ! command -v g++ >/dev/null 2>&1 || ! command -v make >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
+    echo "setup: installing Debian packages g++ make python3 (to build better-sqlite3 if its binary cannot be fetched)"
+    apt_install g++ make python3
+  fi
   echo "setup: npm ci"
   npm ci --no-audit --no-fund
 else
