@@ -169,7 +169,7 @@ export const errorCatalogue = {
   },
   guard_disabled: {
     status: 403,
-    when: '`/operator/mcp`, `/operator/act` or `/work/retention*` called while `api.auth.disabled` is true (the caller is anonymous)',
+    when: '`/operator/mcp`, `/operator/act`, `/work/retention*`, a purge or a file write called while `api.auth.disabled` is true (the caller is anonymous)',
     detail: 'With the guard disabled the caller is anonymous and acts as no person.',
     hint: 'Turn the guard on (`api.auth`) and call with a token bound to your human seat.',
     retryable: false,

@@ -286,6 +286,8 @@ export {
   WORK_STREAM,
   WorkChange,
   workMoves,
+  activityKinds,
+  fileRefusal,
   WorkRecord,
   workStatuses,
   WorkWrite,

@@ -87,7 +87,9 @@ function create(
   fresh: Fresh,
   defaults: Omit<ItemFields, 'title'>,
 ): Accepted | Refusal {
-  const project = ctx.projects.find((p) => p.key === change.project);
+  // Project keys are upper-case by their grammar, so any case names the project (as item keys do).
+  const wanted = change.project.toUpperCase();
+  const project = ctx.projects.find((p) => p.key === wanted);
   if (!project)
     return refuse('no_project', `no project "${change.project}" (units declare integrations.work.project)`);
   if (project.archived)
@@ -174,7 +176,7 @@ export function decideWork(
       const problems: Problem[] = [];
       if (change.confirm !== item.key)
         problems.push({ path: 'confirm', message: `must repeat the key ${item.key}` });
-      if (change.project !== item.project)
+      if (change.project.toUpperCase() !== item.project)
         problems.push({ path: 'project', message: `${item.key} is in ${item.project}` });
       if (purgeReasonProblem(change.reason))
         problems.push({ path: 'reason', message: purgeReasonProblem(change.reason)! });

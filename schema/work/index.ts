@@ -28,7 +28,7 @@ export type { PersonAct, PersonState, SavedView } from './person.js';
 export { formatPosition, parsePosition, WORK_GENERATION, WORK_STREAM } from './position.js';
 export { projectsOf, seatKindsOf } from './projects.js';
 export type { WorkProject } from './projects.js';
-export { WorkRecord } from './records.js';
+export { activityKinds, WorkRecord } from './records.js';
 export { emptyWorkState, foldWork, itemByRef } from './state.js';
 export {
   SnapshotManifest,
@@ -84,3 +84,4 @@ export type {
   RetentionState,
   RetentionTrim,
 } from './retention.state.js';
+export { fileRefusal } from './files.js';

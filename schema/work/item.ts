@@ -105,7 +105,11 @@ export const defaultFields = (): Omit<ItemFields, 'title'> => ({
 /** `POST /work`: the project and at least a title; `op_id` may also come as `?op_id=`. */
 export const CreateItemBody = ItemFields.partial()
   .extend({
-    project: z.string().regex(/^[A-Z][A-Z0-9]{1,9}$/, 'a project key'),
+    // Keys are upper-case by their grammar, so any case names the project (as item keys do).
+    project: z
+      .string()
+      .overwrite((key) => key.toUpperCase())
+      .regex(PROJECT_KEY, 'a project key'),
     title: ItemTitle,
     status: z.enum(workStatuses).optional(),
     op_id: z.string().optional(),

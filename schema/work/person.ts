@@ -20,7 +20,13 @@ const itemRef = z.string().min(1).max(80);
 /** What a saved view lists: the `GET /work` filters it keeps. */
 export const ViewFilter = z
   .object({
-    project: z.string().regex(PROJECT_KEY, 'a project key').nullable().default(null),
+    // Any case names a project (keys are upper-case by their grammar), so `eng` is kept as `ENG`.
+    project: z
+      .string()
+      .overwrite((key) => key.toUpperCase())
+      .regex(PROJECT_KEY, 'a project key')
+      .nullable()
+      .default(null),
     status: z.array(z.enum(workStatuses)).max(6).default([]),
     group: z.array(z.enum(statusGroups)).max(4).default([]),
     assignee: handle.nullable().default(null),

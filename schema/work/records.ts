@@ -81,3 +81,12 @@ export const WorkRecord = z.discriminatedUnion('kind', [
 ]);
 export type WorkRecord = z.infer<typeof WorkRecord>;
 export type WorkRecordKind = WorkRecord['kind'];
+
+/** The kinds an activity row (`/work/activity`, an item's history) has: the item records'. */
+export const activityKinds = [
+  ItemCreated.shape.kind.value,
+  ItemUpdated.shape.kind.value,
+  ItemMoved.shape.kind.value,
+  ItemCommented.shape.kind.value,
+  ItemPurged.shape.kind.value,
+] as const;

@@ -15,6 +15,7 @@ import {
 } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import type { ApiReply, ApiRequest } from '../../types.js';
+import { versionTag } from '../if-match.param.js';
 import { notFound } from './pages.reads.js';
 import { fitBody, jsonValue } from '../../json-body.js';
 import { opIdOf, refusedWrite, type KnowledgeCallers } from './pages.request.js';
@@ -87,13 +88,13 @@ function written(result: PageWriteResult, opId: string, status: number): ApiRepl
 function ifMatchVersion(req: ApiRequest): number | undefined {
   const header = req.headers['if-match'];
   if (header === undefined) return undefined;
-  const m = /^\s*"?(\d+)"?\s*$/.exec(header);
-  if (!m || Number(m[1]) < 1)
+  const version = versionTag(header);
+  if (version === null || version < 1)
     throw new ApiError('bad_params', {
       detail:
         '`If-Match` must be the page version its `ETag` gave (a strong tag: `"N"`, not `W/"N"` or `*`).',
     });
-  return Number(m[1]);
+  return version;
 }
 
 export async function createRoute(deps: WriteDeps, req: ApiRequest): Promise<ApiReply> {

@@ -6,13 +6,24 @@
  * bytes chunk by chunk from the store: a chunk found missing once the answer started cuts the connection.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { WorkFile } from '../../../schema/index.js';
+import { fileRefusal, type WorkFile } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import { StreamedBody } from '../../reply.js';
 import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
 import type { FileBlobs } from './work.blobs.js';
 import type { WorkRouteDeps } from './work.deps.js';
-import { actorOf, badParams, boolParam, limitParam, opIdOf, refusal, textParam } from './work.params.js';
+import { versionTag } from '../if-match.param.js';
+import {
+  actorOf,
+  badParams,
+  boolParam,
+  limitParam,
+  opIdOf,
+  operatorOnly,
+  quoted,
+  refusal,
+  textParam,
+} from './work.params.js';
 
 const FILES_DEFAULT = 200;
 const FILES_MAX = 1000;
@@ -45,9 +56,10 @@ const row = (f: WorkFile) => ({
 
 function knownProject(deps: WorkRouteDeps, key: string | null): string {
   if (key === null) throw badParams('project is required');
-  if (!deps.projects().some((p) => p.key === key))
-    throw new ApiError('no_project', { detail: `no project "${key}"` });
-  return key;
+  // Keys are upper-case by their grammar: any case names the project, as on every /work route.
+  const found = deps.projects().find((p) => p.key === key.toUpperCase());
+  if (!found) throw new ApiError('no_project', { detail: `no project ${quoted(key)}` });
+  return found.key;
 }
 
 function listing(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
@@ -80,14 +92,9 @@ function listing(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
 function ifMatch(req: ApiRequest): number | null {
   const raw = req.headers['if-match'];
   if (raw === undefined || raw === '') return null;
-  const m = /^\s*"?(\d+)"?\s*$/.exec(raw);
-  if (!m) throw badParams('If-Match must be a version this route gave as ETag ("3")');
-  return Number(m[1]);
-}
-
-function operatorOnly(req: ApiRequest): void {
-  if (req.actor?.kind !== 'operator')
-    throw new ApiError('invalid_token', { detail: 'file writes need an operator token' });
+  const version = versionTag(raw);
+  if (version === null) throw badParams('If-Match must be a version this route gave as ETag ("3")');
+  return version;
 }
 
 export function workFileRoutes(deps: WorkRouteDeps, blobs: FileBlobs): RouteDef[] {
@@ -97,10 +104,23 @@ export function workFileRoutes(deps: WorkRouteDeps, blobs: FileBlobs): RouteDef[
   });
 
   const change = async (req: ApiRequest, kind: 'file_put' | 'file_delete'): Promise<ApiReply> => {
-    operatorOnly(req);
+    operatorOnly(req, 'file writes');
     const { project, path } = target(req);
     const op_id = opIdOf(req, undefined, randomUUID);
     const version = ifMatch(req);
+    const state = deps.state();
+    // A write this node's state already refuses (path, If-Match) is refused before its bytes are stored,
+    // so a refused PUT leaves nothing behind; a retry of a used op_id goes to the writer for its outcome.
+    if (!state.ops.has(op_id)) {
+      const refused = fileRefusal(state, { kind, project, path, if_match: version });
+      if (refused)
+        refusal({
+          outcome: 'refused',
+          error: refused.error,
+          detail: refused.detail,
+          problems: refused.path ? [{ path: refused.path, message: refused.detail }] : [],
+        });
+    }
     let put: { content_type: string; size: number; sha256: string } | null = null;
     if (kind === 'file_put') {
       const sha256 = createHash('sha256').update(req.body).digest('hex');
@@ -110,7 +130,7 @@ export function workFileRoutes(deps: WorkRouteDeps, blobs: FileBlobs): RouteDef[
         sha256,
       };
       // Bytes first: a version the log lists always had its bytes written.
-      await blobs.put(sha256, req.body);
+      if (!state.ops.has(op_id)) await blobs.put(sha256, req.body);
     }
     const reply = refusal(
       await deps.write({

@@ -20,7 +20,6 @@ import {
   type WorkChange,
 } from '../../../schema/index.js';
 import { itemDetail, listItems } from '../../../projections/index.js';
-import { ApiError } from '../../api-error.js';
 import { jsonBody } from '../../json-body.js';
 import { cursorParam, cursorRefused, sealNext } from '../list-cursor.param.js';
 import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
@@ -29,9 +28,11 @@ import {
   actorOf,
   badParams,
   itemParam,
+  itemRef,
   limitParam,
   listParam,
   opIdOf,
+  operatorOnly,
   refusal,
   textParam,
 } from './work.params.js';
@@ -54,7 +55,7 @@ function listing(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
   if (priority !== null && !(priorities as readonly string[]).includes(priority))
     throw badParams(`unknown priority "${priority}" (one of ${priorities.join(', ')})`);
   const filters = {
-    project: textParam(req, 'project'),
+    project: textParam(req, 'project')?.toUpperCase() ?? null,
     assignee: textParam(req, 'assignee'),
     type: textParam(req, 'type'),
     priority,
@@ -214,7 +215,7 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
       pattern: '/work/:id',
       handler: async (req) => {
         const { op_id, ...changes } = jsonBody(req, UpdateItemBody);
-        return send(deps, req, op_id, { kind: 'update', item: req.params['id']!, changes });
+        return send(deps, req, op_id, { kind: 'update', item: itemRef(req.params['id']!), changes });
       },
     },
     {
@@ -222,7 +223,7 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
       pattern: '/work/:id/move',
       handler: async (req) => {
         const { op_id, to } = jsonBody(req, MoveItemBody);
-        return send(deps, req, op_id, { kind: 'move', item: req.params['id']!, to });
+        return send(deps, req, op_id, { kind: 'move', item: itemRef(req.params['id']!), to });
       },
     },
     {
@@ -230,15 +231,14 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
       pattern: '/work/:id/comments',
       handler: async (req) => {
         const { op_id, body } = jsonBody(req, CommentBody);
-        return send(deps, req, op_id, { kind: 'comment', item: req.params['id']!, body }, 201);
+        return send(deps, req, op_id, { kind: 'comment', item: itemRef(req.params['id']!), body }, 201);
       },
     },
     {
       method: 'POST',
       pattern: '/work/:id/purge',
       handler: async (req) => {
-        if (req.actor?.kind !== 'operator')
-          throw new ApiError('invalid_token', { detail: 'a purge needs an operator token' });
+        operatorOnly(req, 'purges');
         // Accepted in the body or as query parameters; validated whole before anything is destroyed.
         const fromQuery = Object.fromEntries(
           ['confirm', 'project', 'reason', 'op_id'].flatMap((k) => {
@@ -252,7 +252,7 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
             : jsonBody({ ...req, body: Buffer.from(JSON.stringify(fromQuery)) }, PurgeBody);
         const opId = opIdOf(req, given.op_id, randomUUID);
         const { op_id: _ignored, ...purge } = given;
-        return send(deps, req, opId, { kind: 'purge', item: req.params['id']!, ...purge });
+        return send(deps, req, opId, { kind: 'purge', item: itemRef(req.params['id']!), ...purge });
       },
     },
   ];

@@ -115,6 +115,19 @@ export function callerPerson(req: ApiRequest, people: readonly Person[]): Person
   return req.actor?.kind === 'operator' ? personFor(people, req.actor.id) : null;
 }
 
+/**
+ * The operator-only writes (a purge, a file write): a token is needed; with the guard disabled the caller
+ * is anonymous, no operator, and is refused 403 `guard_disabled` as the retention routes are.
+ */
+export function operatorOnly(req: ApiRequest, what: string): void {
+  if (req.actor?.kind === 'anonymous')
+    throw new ApiError('guard_disabled', {
+      detail: `${what} are operator-only: with the guard disabled (api.auth.disabled) the caller is anonymous`,
+    });
+  if (req.actor?.kind !== 'operator')
+    throw new ApiError('invalid_token', { detail: `${what} need an operator token` });
+}
+
 /** Who a change is recorded as made by: the bound person's handle, else the token id. */
 export function actorOf(req: ApiRequest, people: readonly Person[]): string {
   return callerPerson(req, people)?.handle ?? req.actor?.id ?? 'anonymous';
@@ -166,11 +179,41 @@ export function refusal<R extends WorkWriteReply | RetentionReply>(reply: R): Ex
   });
 }
 
+/** The longest item or view reference a write carries (a key, a UUID or a `KEY:layout` fit well within). */
+const REF_MAX = 80;
+
+/** A reference as a detail quotes it: a long one is cut, so a refusal does not echo kilobytes back. */
+export const quoted = (ref: string): string =>
+  JSON.stringify(ref.length > REF_MAX ? `${ref.slice(0, REF_MAX)}…` : ref);
+
+const noItem = (ref: string) =>
+  new ApiError('not_found', { detail: `no work item ${quoted(ref)}`, hint: 'List items with GET /work.' });
+
 /** The item `{id}` names (its key or its id), or 404 `not_found`. */
 export function itemParam(state: WorkState, ref: string) {
   const id = state.keys.get(ref.toUpperCase()) ?? ref;
   const item = state.items.get(id);
-  if (!item)
-    throw new ApiError('not_found', { detail: `no work item "${ref}"`, hint: 'List items with GET /work.' });
+  if (!item) throw noItem(ref);
   return item;
+}
+
+/**
+ * The `{id}` of an item write: longer than any key or id is 404 `not_found` here, as a read answers,
+ * rather than a command the writer cannot carry. The writer decides the rest in log order.
+ */
+export function itemRef(ref: string): string {
+  if (ref.length > REF_MAX) throw noItem(ref);
+  return ref;
+}
+
+/** A saved or pinned view's `{id}` in a path: one longer than any view id names none (404 `not_found`). */
+export function viewRef(ref: string): string {
+  if (ref.length > REF_MAX)
+    throw new ApiError('not_found', {
+      detail: `no view ${quoted(ref)}`,
+      hint: 'List views with GET /work/views and GET /work/views/saved.',
+    });
+  // A built-in view's project key in any case names the project (`eng:board` is `ENG:board`).
+  const builtin = /^([a-z][a-z0-9]{1,9}):(board|list|mine)$/i.exec(ref);
+  return builtin ? `${builtin[1]!.toUpperCase()}:${builtin[2]!}` : ref;
 }

@@ -22,7 +22,7 @@ import { ApiError, bodyProblems } from '../../api-error.js';
 import { jsonBody } from '../../json-body.js';
 import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
 import type { WorkRouteDeps } from './work.deps.js';
-import { actorOf, opIdOf, personalHandle, refusal, textParam } from './work.params.js';
+import { actorOf, opIdOf, personalHandle, refusal, textParam, viewRef } from './work.params.js';
 
 const READ_BACK_MS = 10_000;
 
@@ -137,7 +137,7 @@ export function workPersonRoutes(deps: WorkRouteDeps): RouteDef[] {
       pattern: '/work/views/saved/:id',
       handler: async (req) => {
         const { handle, op_id, ...changes } = jsonBody(req, UpdateViewBody);
-        const act: PersonAct = { act: 'view_update', view: req.params['id']!, ...changes };
+        const act: PersonAct = { act: 'view_update', view: viewRef(req.params['id']!), ...changes };
         return send(deps, req, who(deps, req, handle), op_id, act);
       },
     },
@@ -147,7 +147,7 @@ export function workPersonRoutes(deps: WorkRouteDeps): RouteDef[] {
       handler: async (req) =>
         send(deps, req, who(deps, req, undefined), undefined, {
           act: 'view_delete',
-          view: req.params['id']!,
+          view: viewRef(req.params['id']!),
         }),
     },
     {
@@ -155,14 +155,17 @@ export function workPersonRoutes(deps: WorkRouteDeps): RouteDef[] {
       pattern: '/work/views/pinned',
       handler: async (req) => {
         const b = jsonBody(req, PinViewBody);
-        return send(deps, req, who(deps, req, b.handle), b.op_id, { act: 'pin', view: b.view });
+        return send(deps, req, who(deps, req, b.handle), b.op_id, { act: 'pin', view: viewRef(b.view) });
       },
     },
     {
       method: 'DELETE',
       pattern: '/work/views/pinned/:view',
       handler: async (req) =>
-        send(deps, req, who(deps, req, undefined), undefined, { act: 'unpin', view: req.params['view']! }),
+        send(deps, req, who(deps, req, undefined), undefined, {
+          act: 'unpin',
+          view: viewRef(req.params['view']!),
+        }),
     },
   ];
 }

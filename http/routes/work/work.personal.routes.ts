@@ -94,7 +94,7 @@ export function workPersonalRoutes(deps: WorkRouteDeps): RouteDef[] {
       handler: (req) => {
         // As every personal route: no person named or bound is 400, not a view of no one.
         const viewer = personalHandle(req, deps.people(), viewerParam(req));
-        const container = textParam(req, 'container');
+        const container = textParam(req, 'container')?.toUpperCase() ?? null;
         if (container !== null && !deps.projects().some((p) => p.key === container))
           throw badParams(`no project "${container}"`);
         const pinned = deps.state().people.get(viewer)?.pinned ?? [];

@@ -1,5 +1,6 @@
 /** `/work/projects`, `/work/projects/{key}`, `/work/catalogue` and `/work/activity`. */
 import {
+  activityKinds,
   customFields,
   taskTypeNamed,
   taskTypes,
@@ -25,6 +26,7 @@ import {
   limitParam,
   listParam,
   positionParam,
+  quoted,
   textParam,
 } from './work.params.js';
 
@@ -45,11 +47,12 @@ function projects(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
 }
 
 function project(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
-  const key = req.params['key']!;
-  const found = deps.projects().find((p) => p.key === key);
+  const given = req.params['key']!;
+  // Keys are upper-case by their grammar: any case names the project, as an item key does.
+  const found = deps.projects().find((p) => p.key === given.toUpperCase());
   if (!found)
     throw new ApiError('not_found', {
-      detail: `no project "${key}"`,
+      detail: `no project ${quoted(given)}`,
       hint: 'List projects with GET /work/projects.',
     });
   const forType = textParam(req, 'for_type');
@@ -58,7 +61,7 @@ function project(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
   return {
     status: 200,
     body: {
-      ...projectRow(state, found, taskCounts(state).get(key)),
+      ...projectRow(state, found, taskCounts(state).get(found.key)),
       members: found.members,
       statuses: workStatuses.map((s) => ({ slug: s, group: groupOf[s], moves: workMoves[s] })),
       types: taskTypes.filter((t) => !t.archived).map((t) => t.name),
@@ -92,8 +95,8 @@ function activity(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
       ? null
       : (state.keys.get(taskRef.toUpperCase()) ?? (state.everKeys.has(taskRef) ? taskRef : null));
   if (taskRef !== null && task === null)
-    throw new ApiError('not_found', { detail: `no work item "${taskRef}"` });
-  const container = textParam(req, 'container');
+    throw new ApiError('not_found', { detail: `no work item ${quoted(taskRef)}` });
+  const container = textParam(req, 'container')?.toUpperCase() ?? null;
   const from = instantParam(req, 'from');
   const to = instantParam(req, 'to');
   const q = textParam(req, 'q');
@@ -108,11 +111,16 @@ function activity(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
     if (container === null || !recent)
       throw badParams('q needs task=, or container= with a since inside the last 90 days');
   }
+  // A closed set like the statuses: a typo is refused, not answered as "nothing of that kind".
+  const kinds = listParam(req, 'kinds');
+  for (const k of kinds)
+    if (!(activityKinds as readonly string[]).includes(k))
+      throw badParams(`kinds: unknown kind ${quoted(k)} (one of ${activityKinds.join(', ')})`);
   const body = activityPage(state, {
     after: cursor ?? since ?? 0,
     task,
     project: container,
-    kinds: listParam(req, 'kinds'),
+    kinds,
     actor: textParam(req, 'actor'),
     assignee: textParam(req, 'assignee'),
     notified: textParam(req, 'notified'),

@@ -1,0 +1,179 @@
+/**
+ * Bad input on the `/work` routes gets a clear spec-shaped refusal and changes nothing: an `If-Match` no
+ * version could be, ids longer than any key, id or view id, an unknown activity kind, and the
+ * operator-only writes called while the guard is disabled.
+ */
+import t from 'tap';
+import { Streams } from '../../bus/index.js';
+import { OPS, call, openAuth } from './fixtures/gateway-harness.js';
+import { startWorkHarness, type WorkHarness } from './fixtures/work-harness.js';
+
+const send = (url: string, body: unknown, method = 'POST', headers: Record<string, string> = {}) =>
+  call(url, {
+    method,
+    headers: { authorization: OPS, 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+const lastSeq = async (w: WorkHarness) => (await w.bus.streamInfo(Streams.Work)).lastSeq;
+
+t.test('a file If-Match that no version could be is 400 bad_params, however long', async (t) => {
+  const w = await startWorkHarness(t);
+  const put = (ifMatch?: string) =>
+    call(`${w.base}/work/files/ENG/a.txt`, {
+      method: 'PUT',
+      headers: { authorization: OPS, ...(ifMatch === undefined ? {} : { 'if-match': ifMatch }) },
+      body: 'bytes',
+    });
+  t.equal((await put()).status, 201);
+  const before = await lastSeq(w);
+  for (const tag of [
+    `"${'9'.repeat(16)}"`,
+    '9'.repeat(3000),
+    `"${'1'.repeat(20_000)}"`,
+    'x'.repeat(20_000),
+  ]) {
+    const r = await put(tag);
+    t.equal(r.status, 400, `If-Match of ${tag.length} characters`);
+    t.equal(r.json?.error, 'bad_params');
+  }
+  t.equal(await lastSeq(w), before, 'nothing recorded');
+  t.equal((await put('"1"')).status, 200, 'the current version still replaces it');
+});
+
+t.test('ids longer than any key, id or view id answer 404 not_found and record nothing', async (t) => {
+  const w = await startWorkHarness(t);
+  t.equal((await send(`${w.base}/work`, { project: 'ENG', title: 'Real' })).status, 201);
+  const before = await lastSeq(w);
+  const long = 'a'.repeat(5000);
+  const writes: Array<[string, string, unknown]> = [
+    ['PATCH', `/work/${long}`, { title: 'x' }],
+    ['POST', `/work/${long}/move`, { to: 'todo' }],
+    ['POST', `/work/${long}/comments`, { body: 'x' }],
+    ['POST', `/work/${long}/purge`, { confirm: 'ENG-1', project: 'ENG', reason: 'r' }],
+    ['PATCH', `/work/views/saved/${long}`, { name: 'x' }],
+    ['DELETE', `/work/views/saved/${long}`, {}],
+    ['DELETE', `/work/views/pinned/${long}`, {}],
+  ];
+  for (const [method, path, body] of writes) {
+    const r = await send(`${w.base}${path}`, body, method);
+    t.equal(r.status, 404, `${method} ${path.slice(0, 30)}…`);
+    t.equal(r.json?.error, 'not_found');
+    t.ok(String(r.json?.detail).length < 200, 'the detail does not echo the whole id');
+  }
+  for (const path of [`/work/${long}`, `/work/comments?item=${long}`, `/work/activity?task=${long}`]) {
+    const r = await call(`${w.base}${path}`);
+    t.equal(r.status, 404, `GET ${path.slice(0, 30)}…`);
+    t.ok(String(r.json?.detail).length < 200, 'the detail does not echo the whole id');
+  }
+  t.equal(await lastSeq(w), before, 'nothing recorded');
+});
+
+t.test('an unknown activity kind is 400 bad_params naming kinds; a task is named by key or id', async (t) => {
+  const w = await startWorkHarness(t);
+  const made = await send(`${w.base}/work`, { project: 'ENG', title: 'Watched' });
+  const bad = await call(`${w.base}/work/activity?kinds=item.created,item.bogus`);
+  t.equal(bad.status, 400);
+  t.equal(bad.json?.error, 'bad_params');
+  t.match(bad.json?.detail, /kinds: unknown kind "item\.bogus"/);
+  const byKey = await call(`${w.base}/work/activity?task=eng-1&kinds=item.created`);
+  t.equal(byKey.status, 200);
+  t.same(
+    (byKey.json?.records as Array<{ kind: string }>).map((r) => r.kind),
+    ['item.created'],
+  );
+  const id = (made.json?.item as { id: string }).id;
+  const byId = await call(`${w.base}/work/activity?task=${id}`);
+  t.equal((byId.json?.records as unknown[]).length, 1, 'the id names it too');
+});
+
+t.test('with the guard disabled a purge and file writes are refused 403 guard_disabled', async (t) => {
+  const w = await startWorkHarness(t, { auth: { ...openAuth, disabled: true } });
+  const anon = (url: string, init: RequestInit) => call(url, init);
+  const created = await anon(`${w.base}/work`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ project: 'ENG', title: 'Keep me' }),
+  });
+  t.equal(created.status, 201, 'ordinary writes are open with the guard disabled');
+  const before = await lastSeq(w);
+  const purge = await anon(`${w.base}/work/ENG-1/purge`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ confirm: 'ENG-1', project: 'ENG', reason: 'gone' }),
+  });
+  t.equal(purge.status, 403);
+  t.equal(purge.json?.error, 'guard_disabled');
+  for (const method of ['PUT', 'DELETE']) {
+    const r = await anon(`${w.base}/work/files/ENG/a.txt`, { method, body: method === 'PUT' ? 'x' : null });
+    t.equal(r.status, 403, `${method} a file`);
+    t.equal(r.json?.error, 'guard_disabled');
+  }
+  t.equal(await lastSeq(w), before, 'nothing recorded');
+  t.same(await w.files.keys(), [], 'no bytes stored');
+  t.equal((await call(`${w.base}/work/ENG-1`)).status, 200, 'the item stays');
+});
+
+t.test('a file PUT refused for its path or If-Match stores no bytes', async (t) => {
+  const w = await startWorkHarness(t);
+  const put = (path: string, body: string, ifMatch?: string) =>
+    call(`${w.base}/work/files/ENG/${path}`, {
+      method: 'PUT',
+      headers: { authorization: OPS, ...(ifMatch === undefined ? {} : { 'if-match': ifMatch }) },
+      body,
+    });
+  t.equal((await put('a.txt', 'first')).status, 201);
+  const kept = await w.files.keys();
+  t.equal(kept.length, 1);
+  const refused = [
+    await put('a.txt', 'no If-Match'),
+    await put('a.txt', 'stale', '"7"'),
+    await put('new.txt', 'If-Match on a new path', '"1"'),
+    await put('bad~name.txt', 'a bad path'),
+  ];
+  t.same(
+    refused.map((r) => r.json?.error),
+    ['revision_advanced', 'revision_advanced', 'no_such_entity', 'validation_error'],
+  );
+  t.same(await w.files.keys(), kept, 'only the first version has bytes');
+  const again = await put('a.txt', 'second', '"1"');
+  t.equal(again.status, 200);
+  t.equal((await w.files.keys()).length, 2, 'an accepted replacement stores its bytes');
+});
+
+t.test('a project key names its project in any case on every /work route', async (t) => {
+  const w = await startWorkHarness(t);
+  const created = await send(`${w.base}/work`, { project: 'eng', title: 'Lower-case project' });
+  t.equal(created.status, 201);
+  t.equal(created.json?.key, 'ENG-1');
+  t.equal((await call(`${w.base}/work/projects/eng`)).json?.key, 'ENG');
+  const listed = await call(`${w.base}/work?project=eng`);
+  t.equal((listed.json?.items as unknown[]).length, 1);
+  const file = await call(`${w.base}/work/files/eng/notes.md`, {
+    method: 'PUT',
+    headers: { authorization: OPS },
+    body: 'n',
+  });
+  t.equal(file.status, 201);
+  t.equal((await call(`${w.base}/work/files/ENG/notes.md`)).status, 200, 'stored under ENG');
+  t.equal((await call(`${w.base}/work/files?project=eng`)).json?.project, 'ENG');
+  t.equal((await call(`${w.base}/work/activity?container=eng`)).json?.records instanceof Array, true);
+  t.equal(
+    ((await call(`${w.base}/work/activity?container=eng`)).json?.records as unknown[]).length,
+    1,
+    'activity of the container in any case',
+  );
+  const views = await call(`${w.base}/work/views?container=eng`, { headers: { authorization: OPS } });
+  t.equal(views.status, 200);
+  const pin = await send(`${w.base}/work/views/pinned`, { view: 'eng:board' });
+  t.equal(pin.status, 200);
+  t.same(
+    ((pin.json?.person as { pinned_views: Array<{ id: string }> }).pinned_views ?? []).map((v) => v.id),
+    ['ENG:board'],
+  );
+  const saved = await send(`${w.base}/work/views/saved`, { name: 'Mine', filter: { project: 'eng' } });
+  t.equal(saved.status, 201);
+  t.equal((saved.json?.view as { filter: { project: string } }).filter.project, 'ENG');
+  t.equal((await send(`${w.base}/work/views/pinned/eng:board`, {}, 'DELETE')).status, 200, 'unpinned');
+  const purge = await send(`${w.base}/work/ENG-1/purge`, { confirm: 'ENG-1', project: 'eng', reason: 'x' });
+  t.equal(purge.status, 200, 'a purge names the project in any case');
+});
