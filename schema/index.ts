@@ -287,6 +287,7 @@ export {
   WorkChange,
   workMoves,
   activityKinds,
+  mentionsIn,
   fileRefusal,
   WorkRecord,
   workStatuses,

@@ -14,6 +14,7 @@ import {
   type WorkOutcome,
   type WorkRecord,
   type WorkState,
+  mentionsIn,
 } from '../../schema/index.js';
 import type { TaskEvent } from './work.types.js';
 
@@ -57,15 +58,6 @@ export const hasEffects = (record: WorkRecord): boolean =>
   record.kind === 'item.moved' ||
   record.kind === 'item.updated' ||
   record.kind === 'item.commented';
-
-/** `@handle` where an address or a word cannot have it (`a@b.c` and `x@y` name nobody). */
-const mention = /(?<![\w@.-])@([a-z0-9][a-z0-9-]*)/gi;
-
-export function mentionsIn(body: string): string[] {
-  const found = new Set<string>();
-  for (const match of body.matchAll(mention)) found.add(match[1]!.toLowerCase().replace(/-+$/, ''));
-  return [...found];
-}
 
 export interface CommentWake {
   readonly handle: string;

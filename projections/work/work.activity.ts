@@ -8,6 +8,7 @@ import {
   ListOrder,
   groupOf,
   mentionedItems,
+  mentionsIn,
   type ActivityRow,
   type WorkItem,
   type WorkState,
@@ -36,7 +37,7 @@ export function concerned(item: WorkItem | undefined, row: ActivityRow): Set<str
   for (const h of [...item.fields.assignees, ...item.fields.watchers, ...item.fields.asked_of]) out.add(h);
   if (row.comment) {
     const body = item.comments.find((c) => c.id === row.comment)?.body ?? '';
-    for (const m of body.matchAll(/@([a-z0-9][a-z0-9-]*)/g)) out.add(m[1]!);
+    for (const handle of mentionsIn(body)) out.add(handle);
   }
   out.delete(row.actor);
   return out;
@@ -116,8 +117,8 @@ export interface InboxQuery {
 
 function reasonOf(item: WorkItem, row: ActivityRow, handle: string): string | null {
   if (row.actor === handle) return null;
-  if (row.comment && item.comments.find((c) => c.id === row.comment)?.body.includes(`@${handle}`))
-    return InboxReason.Mentioned;
+  const comment = row.comment ? item.comments.find((c) => c.id === row.comment) : undefined;
+  if (comment && mentionsIn(comment.body).includes(handle)) return InboxReason.Mentioned;
   if (item.fields.assignees.includes(handle)) return InboxReason.Assigned;
   if (item.fields.asked_of.includes(handle)) return InboxReason.Asked;
   if (item.fields.watchers.includes(handle)) return InboxReason.Watching;

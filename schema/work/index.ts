@@ -39,6 +39,7 @@ export {
 } from './snapshot.js';
 export type { ActivityRow, WorkFile, WorkItem, WorkOutcome, WorkState } from './state.js';
 export { inCreationOrder, mentionedItems } from './state.index.js';
+export { mentionsIn } from './mentions.js';
 export {
   canMove,
   groupOf,

@@ -7,6 +7,7 @@
  * so its answer is the one a scan of every item gives (test/projections/work/work.index.property.unit.test.ts).
  */
 import type { Comment } from './comment.js';
+import { mentionsIn } from './mentions.js';
 import type { ItemFields } from './item.js';
 import type { WorkStatus } from './statuses.js';
 
@@ -42,7 +43,7 @@ export interface WorkIndex<T extends Indexed> {
   readonly checklist: Refs<T>;
   readonly creators: Refs<T>;
   readonly commenters: Refs<T>;
-  /** `@word` of comment bodies -> items (a handle mentioned is a prefix of one, as `@ada` is of `@adam`). */
+  /** Handle a comment mentions (mentions.ts, the one reader) -> items. */
   readonly mentions: Refs<T>;
 }
 
@@ -77,11 +78,6 @@ function removeFrom<T>(list: T[], item: T): void {
   const at = list.lastIndexOf(item);
   if (at >= 0) list.splice(at, 1);
 }
-
-const MENTION = /@([a-z0-9][a-z0-9-]*)/g;
-
-/** The `@words` of a body, as the inbox's mention test reads them. */
-const mentionsOf = (body: string): string[] => [...body.matchAll(MENTION)].map((m) => m[1]!);
 
 function fieldKeys(fields: ItemFields) {
   return {
@@ -119,7 +115,7 @@ export function indexMoved<T extends Indexed>(index: WorkIndex<T>, item: T, to: 
 
 export function indexCommented<T extends Indexed>(index: WorkIndex<T>, item: T, comment: Comment): void {
   add(index.commenters, comment.author, item);
-  for (const word of mentionsOf(comment.body)) add(index.mentions, word, item);
+  for (const word of mentionsIn(comment.body)) add(index.mentions, word, item);
 }
 
 export function indexPurged<T extends Indexed>(index: WorkIndex<T>, item: T): void {
@@ -135,22 +131,19 @@ export function indexPurged<T extends Indexed>(index: WorkIndex<T>, item: T): vo
   indexFields(index, item, true);
   for (const comment of item.comments) {
     drop(index.commenters, comment.author, item);
-    for (const word of mentionsOf(comment.body)) drop(index.mentions, word, item);
+    for (const word of mentionsIn(comment.body)) drop(index.mentions, word, item);
   }
 }
 
 const HANDLE = /^[a-z0-9][a-z0-9-]*$/;
 
 /**
- * Items with a comment whose body holds `@<handle>`, or null when the handle is not of the shape a
- * mention is indexed by (the caller then scans).
+ * Items with a comment that mentions `handle` (mentions.ts), or null when the handle is not of the shape
+ * a mention is indexed by (the caller then scans).
  */
 export function mentionedItems<T extends Indexed>(index: WorkIndex<T>, handle: string): Set<T> | null {
   if (!HANDLE.test(handle)) return null;
-  const out = new Set<T>();
-  for (const [word, items] of index.mentions)
-    if (word.startsWith(handle)) for (const item of items) out.add(item);
-  return out;
+  return new Set(index.mentions.get(handle));
 }
 
 /** Room for a candidate's position under its ordinal in one float64 key (ordinal * ROOM + position). */

@@ -4,7 +4,8 @@
  * only the agents it names (two agents following one item do not wake each other on every reply).
  */
 import t from 'tap';
-import { commentWakes, mentionsIn, type CommentReach } from '../../actors/work/work.effects.js';
+import { commentWakes, type CommentReach } from '../../actors/work/work.effects.js';
+import { mentionsIn } from '../../schema/index.js';
 
 const seats = new Map<string, 'agent' | 'human'>([
   ['ada', 'human'],

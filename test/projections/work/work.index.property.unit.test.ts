@@ -10,6 +10,7 @@ import { inboxPage, listItems, myWork } from '../../../projections/index.js';
 import {
   decodeCursor,
   defaultFields,
+  mentionsIn,
   ListOrder,
   SeqKey,
   type ListPosition,
@@ -31,7 +32,18 @@ import {
 
 const handles = ['ada', 'adam', 'bob', 'cy'] as const;
 const projects = ['ENG', 'OPS', 'WEB'] as const;
-const bodies = ['hi', '@ada look', 'cc @adam', '@bob @cy', 'mail x@ada.io', '@@ada', 'no one'];
+// Bodies the mentions reader (schema/work/mentions.ts) tells apart: case, addresses, a longer handle.
+const bodies = [
+  'hi',
+  '@ada look',
+  'cc @adam',
+  '@bob @cy',
+  'mail x@ada.io',
+  '@@ada',
+  'no one',
+  'to @Ada-',
+  '(@BOB)',
+];
 const types = ['task', 'bug'];
 const labels = ['ui', 'api'];
 
@@ -251,7 +263,7 @@ function scanInbox(state: WorkState, who: string, limit: number, before: number 
     const item = state.items.get(row.item);
     if (!item || row.actor === who) continue;
     const mentioned =
-      row.comment && item.comments.find((c) => c.id === row.comment)?.body.includes(`@${who}`);
+      row.comment && mentionsIn(item.comments.find((c) => c.id === row.comment)?.body ?? '').includes(who);
     const f = item.fields;
     if (!mentioned && !f.assignees.includes(who) && !f.asked_of.includes(who) && !f.watchers.includes(who))
       continue;
@@ -400,8 +412,7 @@ t.test('every index set holds exactly the items it names, purges and edits inclu
           );
         return norm(map) === norm(want);
       };
-      const mentions = (i: WorkItem) =>
-        i.comments.flatMap((c) => [...c.body.matchAll(/@([a-z0-9][a-z0-9-]*)/g)].map((m) => m[1]!));
+      const mentions = (i: WorkItem) => i.comments.flatMap((c) => mentionsIn(c.body));
       return (
         live(index.all) &&
         JSON.stringify(index.all.map((i) => i.id)) === JSON.stringify(items.map((i) => i.id)) &&
