@@ -264,6 +264,7 @@ export {
   isCalendarDate,
   isOpId,
   itemByRef,
+  itemVersion,
   ItemFields,
   ItemTitle,
   mentionedItems,

@@ -9,6 +9,7 @@ import {
   customFieldProblem,
   isCalendarDate,
   itemByRef,
+  itemVersion,
   PURGE_REASON_MAX_BYTES,
   taskTypeNamed,
   workMoves,
@@ -133,6 +134,10 @@ export function decideWork(
     return decideFile(state, ctx, write, change, fresh.now);
   const item = itemByRef(state, change.item);
   if (!item) return refuse('not_found', `no work item "${change.item}"`);
+  // Decided in log order, so of two changes made against one version only the first is taken.
+  const version = itemVersion(item);
+  if (change.if_match !== undefined && change.if_match !== version)
+    return refuse('revision_advanced', `${item.key} is at version ${version}, not ${change.if_match}`);
   const base = {
     op_id: write.op_id,
     at: fresh.now.toISOString(),

@@ -8,6 +8,7 @@ import {
   inCreationOrder,
   ListOrder,
   itemByRef,
+  itemVersion,
   priorityRank,
   statusGroups,
   type ListPosition,
@@ -44,6 +45,7 @@ export function itemDetail(state: WorkState, item: WorkItem) {
   const f = item.fields;
   return {
     ...itemRow(item),
+    version: itemVersion(item),
     description: f.description,
     watchers: f.watchers,
     asked_of: f.asked_of,

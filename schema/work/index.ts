@@ -29,7 +29,7 @@ export { formatPosition, parsePosition, WORK_GENERATION, WORK_STREAM } from './p
 export { projectsOf, seatKindsOf } from './projects.js';
 export type { WorkProject } from './projects.js';
 export { activityKinds, WorkRecord } from './records.js';
-export { emptyWorkState, foldWork, itemByRef } from './state.js';
+export { emptyWorkState, foldWork, itemByRef, itemVersion } from './state.js';
 export {
   SnapshotManifest,
   snapshotOf,

@@ -277,6 +277,12 @@ function foldFile(
 }
 
 /** The item a reference names (its key, else its id), or null. */
+/**
+ * An item's version, its `ETag`: the number of changes it has had (its history rows, the create
+ * included), so every node and every replay count the same.
+ */
+export const itemVersion = (item: WorkItem): number => item.history.length;
+
 export function itemByRef(state: WorkState, ref: string): WorkItem | null {
   const id = state.keys.get(ref.toUpperCase()) ?? ref;
   return state.items.get(id) ?? null;

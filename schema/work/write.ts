@@ -9,6 +9,8 @@ import { PersonAct } from './person.js';
 import { workStatuses } from './statuses.js';
 
 const itemRef = z.string().min(1).max(80);
+/** `If-Match`: the item's version (`itemVersion`) the change was made against; absent: any. */
+const ifMatch = z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional();
 
 export const WorkChange = z.discriminatedUnion('kind', [
   z.object({
@@ -17,9 +19,14 @@ export const WorkChange = z.discriminatedUnion('kind', [
     status: z.enum(workStatuses).optional(),
     fields: ItemFields.partial().extend({ title: ItemFields.shape.title }),
   }),
-  z.object({ kind: z.literal('update'), item: itemRef, changes: ItemFields.partial() }),
-  z.object({ kind: z.literal('move'), item: itemRef, to: z.enum(workStatuses) }),
-  z.object({ kind: z.literal('comment'), item: itemRef, body: z.string().min(1).max(65_536) }),
+  z.object({ kind: z.literal('update'), item: itemRef, changes: ItemFields.partial(), if_match: ifMatch }),
+  z.object({ kind: z.literal('move'), item: itemRef, to: z.enum(workStatuses), if_match: ifMatch }),
+  z.object({
+    kind: z.literal('comment'),
+    item: itemRef,
+    body: z.string().min(1).max(65_536),
+    if_match: ifMatch,
+  }),
   z.object({
     kind: z.literal('file_put'),
     project: z.string(),
@@ -42,6 +49,7 @@ export const WorkChange = z.discriminatedUnion('kind', [
     confirm: z.string(),
     project: z.string(),
     reason: z.string(),
+    if_match: ifMatch,
   }),
   /** A person's own inbox state, priorities or views (person.ts); only a human seat has them. */
   z.object({ kind: z.literal('person'), handle: z.string().min(1).max(64), act: PersonAct }),

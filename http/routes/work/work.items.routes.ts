@@ -17,9 +17,11 @@ import {
   statusGroups,
   UpdateItemBody,
   workStatuses,
+  itemVersion,
   type WorkChange,
 } from '../../../schema/index.js';
 import { itemDetail, listItems } from '../../../projections/index.js';
+import { versionTag } from '../if-match.param.js';
 import { jsonBody } from '../../json-body.js';
 import { cursorParam, cursorRefused, sealNext } from '../list-cursor.param.js';
 import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
@@ -164,7 +166,7 @@ async function send(
   opId: string | undefined,
   change: WorkChange,
   status = 200,
-) {
+): Promise<ApiReply> {
   const people = deps.people();
   const op_id = opIdOf(req, opId, randomUUID);
   const reply = refusal(await deps.write({ op_id, actor: actorOf(req, people), turn_id: null, change }));
@@ -173,6 +175,7 @@ async function send(
   const item = state.items.get(reply.id);
   return {
     status: reply.repeated ? 200 : status,
+    headers: item ? { ETag: `"${itemVersion(item)}"` } : {},
     body: {
       op_id: reply.op_id,
       outcome: reply.repeated ? 'repeated' : 'applied',
@@ -181,6 +184,20 @@ async function send(
       item: item ? itemDetail(state, item) : null,
     },
   };
+}
+
+/**
+ * `If-Match: "N"` (or a bare N), the item version its `ETag` gave: the writer takes the change only while
+ * the item is at N (409 `revision_advanced` otherwise, as a stale `If-Match` is everywhere). Absent: any
+ * version. Anything else (`*`, a weak tag, a header no version could be) is 400 `bad_params`.
+ */
+function ifMatch(req: ApiRequest): { if_match?: number } {
+  const raw = req.headers['if-match'];
+  if (raw === undefined || raw === '') return {};
+  const version = versionTag(raw);
+  if (version === null || version < 1)
+    throw badParams('If-Match must be the item version its ETag gave ("3"), not a weak tag or *');
+  return { if_match: version };
 }
 
 export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
@@ -193,7 +210,8 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
       pattern: '/work/:id',
       handler: (req) => {
         const state = deps.state();
-        return { status: 200, body: itemDetail(state, itemParam(state, req.params['id']!)) };
+        const item = itemParam(state, req.params['id']!);
+        return { status: 200, headers: { ETag: `"${itemVersion(item)}"` }, body: itemDetail(state, item) };
       },
     },
     {
@@ -215,7 +233,12 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
       pattern: '/work/:id',
       handler: async (req) => {
         const { op_id, ...changes } = jsonBody(req, UpdateItemBody);
-        return send(deps, req, op_id, { kind: 'update', item: itemRef(req.params['id']!), changes });
+        return send(deps, req, op_id, {
+          kind: 'update',
+          item: itemRef(req.params['id']!),
+          changes,
+          ...ifMatch(req),
+        });
       },
     },
     {
@@ -223,7 +246,12 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
       pattern: '/work/:id/move',
       handler: async (req) => {
         const { op_id, to } = jsonBody(req, MoveItemBody);
-        return send(deps, req, op_id, { kind: 'move', item: itemRef(req.params['id']!), to });
+        return send(deps, req, op_id, {
+          kind: 'move',
+          item: itemRef(req.params['id']!),
+          to,
+          ...ifMatch(req),
+        });
       },
     },
     {
@@ -231,7 +259,13 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
       pattern: '/work/:id/comments',
       handler: async (req) => {
         const { op_id, body } = jsonBody(req, CommentBody);
-        return send(deps, req, op_id, { kind: 'comment', item: itemRef(req.params['id']!), body }, 201);
+        return send(
+          deps,
+          req,
+          op_id,
+          { kind: 'comment', item: itemRef(req.params['id']!), body, ...ifMatch(req) },
+          201,
+        );
       },
     },
     {
@@ -252,7 +286,8 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
             : jsonBody({ ...req, body: Buffer.from(JSON.stringify(fromQuery)) }, PurgeBody);
         const opId = opIdOf(req, given.op_id, randomUUID);
         const { op_id: _ignored, ...purge } = given;
-        return send(deps, req, opId, { kind: 'purge', item: itemRef(req.params['id']!), ...purge });
+        const item = itemRef(req.params['id']!);
+        return send(deps, req, opId, { kind: 'purge', item, ...purge, ...ifMatch(req) });
       },
     },
   ];

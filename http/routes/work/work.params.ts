@@ -173,7 +173,7 @@ export function refusal<R extends WorkWriteReply | RetentionReply>(reply: R): Ex
     detail: reply.detail,
     // The catalogue's hint speaks of config revisions; here a file version or the log's generation moved.
     ...(code === 'revision_advanced' && {
-      hint: 'Read it again (a file answers its version in `ETag`, the log its `generation`) and repeat the write against what you read.',
+      hint: 'Read it again (an item or a file answers its version in `ETag`, the log its `generation`) and repeat the write against what you read.',
     }),
     ...(problems.length > 0 ? { extra: { problems } } : {}),
   });
