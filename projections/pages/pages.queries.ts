@@ -39,13 +39,18 @@ export function pageRow(state: PagesState, page: Page): PageRow {
   };
 }
 
-/** Containers declared, then any that only still hold pages (`declared: false`), with live page counts. */
+/**
+ * Containers declared, then any that only still hold pages (`declared: false`), with live page counts.
+ * An undeclared one has no `kind` or `unit` (null): no unit and no `knowledge.wiki_spaces` entry names it.
+ */
 export function containerRows(state: PagesState, declared: readonly Container[]) {
-  const rows = declared.map((c) => ({ ...c, declared: true, pages: state.counts.get(c.key) ?? 0 }));
+  const rows: Array<
+    Omit<Container, 'kind'> & { kind: Container['kind'] | null; declared: boolean; pages: number }
+  > = declared.map((c) => ({ ...c, declared: true, pages: state.counts.get(c.key) ?? 0 }));
   const known = new Set(declared.map((c) => c.key));
   for (const [key, count] of [...state.counts].sort(([a], [b]) => a.localeCompare(b)))
     if (!known.has(key) && count > 0)
-      rows.push({ key, name: key, kind: 'org', unit: null, declared: false, pages: count });
+      rows.push({ key, name: key, kind: null, unit: null, declared: false, pages: count });
   return rows;
 }
 

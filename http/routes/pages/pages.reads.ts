@@ -30,14 +30,15 @@ export function containerParam(pages: PagesService, wanted: string): string {
   const found = findContainer(keys, wanted);
   if (found === null)
     throw new ApiError('no_container', {
-      detail: `No container ${wanted}: the org chart declares ${keys.join(', ') || 'none'}.`,
+      detail: `No container ${wanted.length > 80 ? `${wanted.slice(0, 80)}…` : wanted}: the org chart declares ${keys.join(', ') || 'none'}.`,
     });
   return found;
 }
 
 export function notFound(ref: string): ApiError {
   return new ApiError('not_found', {
-    detail: `No page ${ref}.`,
+    // A long ref is cut: a refusal does not echo kilobytes back.
+    detail: `No page ${ref.length > 300 ? `${ref.slice(0, 300)}…` : ref}.`,
     hint: 'Name a page by its id or as `CONTAINER/Title`; `GET /pages` lists them.',
   });
 }

@@ -117,6 +117,16 @@ export async function updateRoute(deps: WriteDeps, req: ApiRequest, ref: string)
   const raw = jsonValue(req);
   const opId = opIdOf(req, raw);
   const body = fitBody(raw, UpdateBody);
+  // A PATCH naming nothing to change is a mistake to report (as on the work items), not a 200.
+  if (body.title === undefined && body.body === undefined && body.parent === undefined)
+    throw new ApiError('invalid_body', {
+      detail: 'The PATCH names nothing to change: send `title`, `body` or `parent`.',
+      extra: {
+        problems: [
+          { path: '', segments: [], kind: 'missing', message: 'changes nothing: name title, body or parent' },
+        ],
+      },
+    });
   const pageId = targetOf(deps.pages, ref, opId);
   const headerVersion = ifMatchVersion(req);
   if (headerVersion !== undefined && body.base_version !== undefined && headerVersion !== body.base_version)
