@@ -177,3 +177,48 @@ t.test('a project key names its project in any case on every /work route', async
   const purge = await send(`${w.base}/work/ENG-1/purge`, { confirm: 'ENG-1', project: 'eng', reason: 'x' });
   t.equal(purge.status, 200, 'a purge names the project in any case');
 });
+
+t.test('a person named outside the handle grammar is 400 bad_params; any case names the seat', async (t) => {
+  const w = await startWorkHarness(t);
+  const before = await lastSeq(w);
+  const long = 'a'.repeat(5000);
+  const auth = { headers: { authorization: OPS } };
+  for (const path of [
+    `/work/people/${long}`,
+    `/work/my-work?handle=A*B`,
+    `/work/inbox?handle=${long}`,
+    `/work/views/saved?viewer=-ada`,
+  ]) {
+    const r = await call(`${w.base}${path}`, auth);
+    t.equal(r.status, 400, `GET ${path.slice(0, 30)}`);
+    t.equal(r.json?.error, 'bad_params');
+    t.ok(String(r.json?.detail).length < 300, 'the detail is cut');
+  }
+  for (const [method, path, body] of [
+    ['PUT', `/work/people/${long}/priorities`, { items: [] }],
+    ['POST', `/work/views/saved?handle=${long}`, { name: 'x' }],
+  ] as const) {
+    const r = await send(`${w.base}${path}`, body, method);
+    t.equal(r.status, 400, `${method} ${path.slice(0, 30)}`);
+    t.equal(r.json?.error, 'bad_params');
+  }
+  t.equal(await lastSeq(w), before, 'nothing recorded');
+  const upper = await call(`${w.base}/work/people/BOB`, auth);
+  t.equal(upper.status, 200);
+  t.equal(upper.json?.handle, 'bob');
+  const prio = await send(`${w.base}/work/people/Bob/priorities`, { items: [] }, 'PUT');
+  t.equal(prio.status, 200);
+  t.equal(prio.json?.handle, 'bob');
+});
+
+t.test('a file Content-Type longer than any media type is 400 bad_params and stores nothing', async (t) => {
+  const w = await startWorkHarness(t);
+  const r = await call(`${w.base}/work/files/ENG/a.txt`, {
+    method: 'PUT',
+    headers: { authorization: OPS, 'content-type': `text/${'x'.repeat(6000)}` },
+    body: 'hi',
+  });
+  t.equal(r.status, 400);
+  t.equal(r.json?.error, 'bad_params');
+  t.same(await w.files.keys(), []);
+});

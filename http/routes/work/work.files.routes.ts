@@ -28,6 +28,7 @@ import {
 const FILES_DEFAULT = 200;
 const FILES_MAX = 1000;
 const READ_BACK_MS = 10_000;
+const CONTENT_TYPE_MAX = 255;
 
 const etag = (file: WorkFile): string => `"${file.version}"`;
 
@@ -108,6 +109,10 @@ export function workFileRoutes(deps: WorkRouteDeps, blobs: FileBlobs): RouteDef[
     const { project, path } = target(req);
     const op_id = opIdOf(req, undefined, randomUUID);
     const version = ifMatch(req);
+    const contentType = req.headers['content-type'] || 'application/octet-stream';
+    // The type is kept in the log and answered on every read: a media type fits well within 255.
+    if (contentType.length > CONTENT_TYPE_MAX)
+      throw badParams(`Content-Type must be at most ${CONTENT_TYPE_MAX} characters`);
     const state = deps.state();
     // A write this node's state already refuses (path, If-Match) is refused before its bytes are stored,
     // so a refused PUT leaves nothing behind; a retry of a used op_id goes to the writer for its outcome.
@@ -125,7 +130,7 @@ export function workFileRoutes(deps: WorkRouteDeps, blobs: FileBlobs): RouteDef[
     if (kind === 'file_put') {
       const sha256 = createHash('sha256').update(req.body).digest('hex');
       put = {
-        content_type: req.headers['content-type'] || 'application/octet-stream',
+        content_type: contentType,
         size: req.body.length,
         sha256,
       };

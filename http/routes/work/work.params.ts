@@ -142,11 +142,26 @@ function noPersonDetail(req: ApiRequest): string {
   return 'this token is bound to no seat: name the person with ?handle=, or bind the token to your seat (contact.operator_id)';
 }
 
+const HANDLE = /^[a-z0-9][a-z0-9-]{0,63}$/;
+
+/**
+ * A person named in a path, `?handle=`/`?viewer=` or a body: a seat handle, in any case (`Ada` is `ada`,
+ * as a mention is read). Outside the handle grammar it names no one and is 400 `bad_params` here, rather
+ * than an empty person on a read or a command the writer cannot carry on a write.
+ */
+function handleParam(raw: string): string {
+  const handle = raw.toLowerCase();
+  if (!HANDLE.test(handle))
+    throw badParams(`handle ${quoted(raw)} is not a seat handle ([a-z0-9][a-z0-9-]*, at most 64 characters)`);
+  return handle;
+}
+
 /**
  * Spec "Authentication" 7: the personal routes answer the caller's own seat, another person's only to an
  * operator (a token that is not bound to someone else's seat counts; a missing credential does not).
  */
-export function personalHandle(req: ApiRequest, people: readonly Person[], given: string | null): string {
+export function personalHandle(req: ApiRequest, people: readonly Person[], named: string | null): string {
+  const given = named === null ? null : handleParam(named);
   const own = callerPerson(req, people)?.handle ?? null;
   if (given === null || given === own) {
     if (own === null) throw badParams(noPersonDetail(req));
