@@ -222,3 +222,17 @@ t.test('a file Content-Type longer than any media type is 400 bad_params and sto
   t.equal(r.json?.error, 'bad_params');
   t.same(await w.files.keys(), []);
 });
+
+t.test('activity from/to must name a day that exists; handles filter in any case', async (t) => {
+  const w = await startWorkHarness(t);
+  await send(`${w.base}/work`, { project: 'ENG', title: 'Assigned', assignees: ['ada'] });
+  for (const q of ['from=2026-02-30T00:00:00Z', 'to=2027-04-31T12:00:00Z']) {
+    const r = await call(`${w.base}/work/activity?${q}`);
+    t.equal(r.status, 400, q);
+    t.equal(r.json?.error, 'bad_params');
+  }
+  t.equal((await call(`${w.base}/work/activity?from=2026-02-28T00:00:00Z`)).status, 200);
+  t.equal(((await call(`${w.base}/work?assignee=ADA`)).json?.items as unknown[]).length, 1);
+  const assigned = await call(`${w.base}/work/activity?assignee=Ada`);
+  t.equal((assigned.json?.records as unknown[]).length, 1);
+});

@@ -58,7 +58,8 @@ function listing(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
     throw badParams(`unknown priority "${priority}" (one of ${priorities.join(', ')})`);
   const filters = {
     project: textParam(req, 'project')?.toUpperCase() ?? null,
-    assignee: textParam(req, 'assignee'),
+    // Handles are lower-case by their grammar, so any case names the seat (as in a mention).
+    assignee: textParam(req, 'assignee')?.toLowerCase() ?? null,
     type: textParam(req, 'type'),
     priority,
     label: textParam(req, 'label'),

@@ -4,6 +4,7 @@
  */
 import {
   errorCatalogue,
+  isCalendarDate,
   isOpId,
   parsePosition,
   personFor,
@@ -52,7 +53,8 @@ export function instantParam(req: ApiRequest, name: string): number | null {
   const raw = req.query.get(name);
   if (raw === null || raw === '') return null;
   const ms = Date.parse(raw);
-  if (!/^\d{4}-\d{2}-\d{2}T/.test(raw) || Number.isNaN(ms))
+  // `Date.parse` rolls a day the month lacks over (`2026-02-30` is March 2): the day must exist.
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(raw) || Number.isNaN(ms) || !isCalendarDate(raw.slice(0, 10)))
     throw badParams(`${name} must be an RFC 3339 instant`);
   return ms;
 }

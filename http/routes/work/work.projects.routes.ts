@@ -122,8 +122,9 @@ function activity(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
     project: container,
     kinds,
     actor: textParam(req, 'actor'),
-    assignee: textParam(req, 'assignee'),
-    notified: textParam(req, 'notified'),
+    // Handles are lower-case by their grammar, so any case names the seat (as in a mention).
+    assignee: textParam(req, 'assignee')?.toLowerCase() ?? null,
+    notified: textParam(req, 'notified')?.toLowerCase() ?? null,
     from,
     to,
     q,
