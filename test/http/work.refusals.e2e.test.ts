@@ -236,3 +236,22 @@ t.test('activity from/to must name a day that exists; handles filter in any case
   const assigned = await call(`${w.base}/work/activity?assignee=Ada`);
   t.equal((assigned.json?.records as unknown[]).length, 1);
 });
+
+t.test("a purged item's activity is found by its key as by its id", async (t) => {
+  const w = await startWorkHarness(t);
+  const made = await send(`${w.base}/work`, { project: 'ENG', title: 'Short-lived' });
+  const id = (made.json?.item as { id: string }).id;
+  t.equal(
+    (await send(`${w.base}/work/ENG-1/purge`, { confirm: 'ENG-1', project: 'ENG', reason: 'x' })).status,
+    200,
+  );
+  for (const task of ['ENG-1', 'eng-1', id]) {
+    const r = await call(`${w.base}/work/activity?task=${task}`);
+    t.equal(r.status, 200, task);
+    t.same(
+      (r.json?.records as Array<{ kind: string }>).map((x) => x.kind),
+      ['item.purged'],
+    );
+  }
+  t.equal((await call(`${w.base}/work/activity?task=ENG-2`)).status, 404, 'a key never given is not found');
+});

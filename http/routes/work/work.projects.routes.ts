@@ -7,6 +7,7 @@ import {
   workStatuses,
   groupOf,
   workMoves,
+  type WorkState,
 } from '../../../schema/index.js';
 import {
   activityPage,
@@ -85,15 +86,25 @@ function catalogue(req: ApiRequest): ApiReply {
   };
 }
 
+/**
+ * The item `task=` names: a live item's key (any case) or id, or a purged one's id or key — activity keeps
+ * a purged item's purge row, so its key still finds it (numbers are never reused, so the key is its own).
+ */
+function taskOf(state: WorkState, ref: string): string | null {
+  const key = ref.toUpperCase();
+  const live = state.keys.get(key);
+  if (live !== undefined) return live;
+  if (state.everKeys.has(ref)) return ref;
+  for (const [id, k] of state.everKeys) if (k === key) return id;
+  return null;
+}
+
 function activity(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
   const state = deps.state();
   const since = positionParam(req, 'since', state.retention.generation);
   const cursor = positionParam(req, 'cursor', state.retention.generation);
   const taskRef = textParam(req, 'task');
-  const task =
-    taskRef === null
-      ? null
-      : (state.keys.get(taskRef.toUpperCase()) ?? (state.everKeys.has(taskRef) ? taskRef : null));
+  const task = taskRef === null ? null : taskOf(state, taskRef);
   if (taskRef !== null && task === null)
     throw new ApiError('not_found', { detail: `no work item ${quoted(taskRef)}` });
   const container = textParam(req, 'container')?.toUpperCase() ?? null;
