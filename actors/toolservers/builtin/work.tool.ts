@@ -139,11 +139,13 @@ export function workTools(deps: {
         if ('error' in work) return Promise.resolve(work.error);
         const assignee = args.assignee === 'me' ? ctx.seat : (args.assignee ?? null);
         const needle = args.q?.toLowerCase() ?? null;
+        // Keys are upper-case by their grammar: any case names the project, as on the REST routes.
+        const project = args.project?.toUpperCase();
         const rows = [...work.state().items.values()]
           .reverse()
           .filter(
             (i) =>
-              (args.project === undefined || i.project === args.project) &&
+              (project === undefined || i.project === project) &&
               (args.status === undefined || i.status === args.status) &&
               (assignee === null || i.fields.assignees.includes(assignee)) &&
               (needle === null ||

@@ -44,6 +44,8 @@ t.test('a seat lists, reads, creates, comments on and moves items with its built
 
   const listed = await run('work_list', { assignee: 'me' });
   t.match(JSON.parse(listed.text), [{ key: 'ENG-1', status: 'in_progress', priority: 'high' }]);
+  const lower = await run('work_list', { project: 'eng' });
+  t.match(JSON.parse(lower.text), [{ key: 'ENG-1' }], 'a project key in any case names the project');
   const got = await run('work_get', { item: 'ENG-1' });
   t.match(JSON.parse(got.text), { comments: [{ author: 'coder', body: 'Started.' }] });
   t.equal((await run('work_get', { item: 'ENG-9' })).error, true);
