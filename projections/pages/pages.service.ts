@@ -13,7 +13,7 @@ import {
   type ServiceCaller,
 } from '../../schema/index.js';
 import type { RunningProjection } from '../runner/runner.js';
-import { pageDetail, resolvePage, writeTarget, type PageDetail } from './pages.queries.js';
+import { findContainer, pageDetail, resolvePage, writeTarget, type PageDetail } from './pages.queries.js';
 import type { Page, PagesState } from './pages.state.js';
 
 /** The active company document and the epoch it was activated at (null before the first revision). */
@@ -65,7 +65,13 @@ export function createPagesService(opts: {
     chartEpoch: () => opts.chart()?.epoch ?? 0,
     resolve,
     target: (ref, opId) => writeTarget(state(), ref, opId, keys()),
-    async write(by, opId, change) {
+    async write(by, opId, asked) {
+      // A container key in any case names its container, as the reads match it: the create (and so its
+      // retry, compared by container) carries the key as declared.
+      const change =
+        asked.type === 'create'
+          ? { ...asked, container: findContainer(keys(), asked.container) ?? asked.container }
+          : asked;
       const reply = await sendCommand(opts.bus, Commands.pages.write, { op_id: opId, by, change });
       const outcome = reply.outcome;
       if (!outcome.ok) return { ok: false, error: outcome.error, detail: outcome.detail };

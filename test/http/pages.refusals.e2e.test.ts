@@ -62,3 +62,18 @@ t.test('a page reference thousands of characters long is 404 with a short detail
   t.equal(container.json['error'], 'no_container');
   t.ok(String(container.json['detail']).length < 400, 'the detail is cut');
 });
+
+t.test('a page is created in a container named in any case, and its retry is the same gesture', async (t) => {
+  const n = await startPagesNode(t);
+  const made = await n.call('POST', '/pages', {
+    body: { container: 'eng', title: 'Lower', op_id: 'lower-1' },
+  });
+  t.equal(made.status, 201, JSON.stringify(made.json));
+  t.equal((made.json['page'] as Record<string, unknown>)['container'], 'ENG', 'filed under the declared key');
+  const again = await n.call('POST', '/pages', {
+    body: { container: 'Eng', title: 'Lower', op_id: 'lower-1' },
+  });
+  t.equal(again.status, 201);
+  t.equal(again.json['repeated'], true);
+  t.equal((await n.call('GET', '/pages/ENG/lower')).status, 200);
+});
