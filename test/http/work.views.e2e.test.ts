@@ -157,6 +157,8 @@ t.test('saved views: create, counts, update, delete; pins of built-in and saved 
   t.same(byHandle.json, views.json, '?handle= names the viewer as on the other personal routes');
   const both = await get(`${w.base}/work/views/saved?viewer=ada&handle=someone-else`);
   t.match(both, { status: 400, json: { error: 'bad_params' } }, 'viewer and handle naming two people');
+  const cased = await get(`${w.base}/work/views/saved?viewer=Ada&handle=ada`);
+  t.equal(cased.status, 200, 'viewer and handle naming one person in two cases');
   t.same(
     (views.json?.views as Json[]).map((v) => [v.id, v.pinned]),
     [

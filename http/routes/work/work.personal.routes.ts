@@ -64,7 +64,7 @@ function inbox(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
 function viewerParam(req: ApiRequest): string | null {
   const viewer = textParam(req, 'viewer');
   const handle = textParam(req, 'handle');
-  if (viewer !== null && handle !== null && viewer !== handle)
+  if (viewer !== null && handle !== null && viewer.toLowerCase() !== handle.toLowerCase())
     throw badParams(`viewer "${viewer}" and handle "${handle}" name different people; send one`);
   return viewer ?? handle;
 }
