@@ -19,9 +19,15 @@ export interface Position {
 
 const POSITION = /^([A-Za-z0-9_-]+)@(\d+):(\d+)$/;
 
-/** The position parsed, or null when it is not `<stream>@<generation>:<sequence>`. */
+/**
+ * The position parsed, or null when it is not `<stream>@<generation>:<sequence>` — or when a number is
+ * past what a log counts to (a safe integer), which would otherwise lose its digits on the way.
+ */
 export function parsePosition(text: string): Position | null {
   const m = POSITION.exec(text);
   if (!m) return null;
-  return { stream: m[1]!, generation: Number(m[2]), seq: Number(m[3]) };
+  const generation = Number(m[2]);
+  const seq = Number(m[3]);
+  if (!Number.isSafeInteger(generation) || !Number.isSafeInteger(seq)) return null;
+  return { stream: m[1]!, generation, seq };
 }

@@ -255,3 +255,27 @@ t.test("a purged item's activity is found by its key as by its id", async (t) =>
   }
   t.equal((await call(`${w.base}/work/activity?task=ENG-2`)).status, 404, 'a key never given is not found');
 });
+
+t.test('a log position past a safe integer is refused 400, not carried to the writer', async (t) => {
+  const w = await startWorkHarness(t);
+  await send(`${w.base}/work`, { project: 'ENG', title: 'Row' });
+  const before = await lastSeq(w);
+  const huge = 'SVC_WORK@1:99999999999999999999';
+  const writes: Array<[string, unknown]> = [
+    ['/work/inbox/read', { all_before: huge }],
+    ['/work/inbox/read', { ids: [huge] }],
+    ['/work/inbox/snooze', { ids: ['SVC_WORK@1:9007199254740993'], until: '2099-01-01T00:00:00Z' }],
+    ['/work/retention/ack', { holder: 'backup', position: huge }],
+  ];
+  for (const [path, body] of writes) {
+    const r = await send(`${w.base}${path}`, body);
+    t.equal(r.status, 400, path);
+    t.equal(r.json?.error, 'invalid_body');
+  }
+  for (const q of [`since=${huge}`, `cursor=SVC_WORK@99999999999999999999:1`]) {
+    const r = await call(`${w.base}/work/activity?${q}`);
+    t.equal(r.status, 400, q);
+    t.equal(r.json?.error, 'bad_params');
+  }
+  t.equal(await lastSeq(w), before, 'nothing recorded');
+});
