@@ -29,7 +29,13 @@ export const ViewFilter = z
       .default(null),
     status: z.array(z.enum(workStatuses)).max(6).default([]),
     group: z.array(z.enum(statusGroups)).max(4).default([]),
-    assignee: handle.nullable().default(null),
+    // Handles are read in any case, as every /work route reads them: `Ada` is kept as `ada`.
+    assignee: z
+      .string()
+      .overwrite((h) => h.toLowerCase())
+      .pipe(handle)
+      .nullable()
+      .default(null),
     type: z.string().min(1).max(64).nullable().default(null),
     priority: z.enum(priorities).nullable().default(null),
     label: z.string().min(1).max(64).nullable().default(null),

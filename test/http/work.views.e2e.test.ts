@@ -99,6 +99,11 @@ t.test('saved views: create, counts, update, delete; pins of built-in and saved 
     ['ENG to do', 'UI'],
   );
   t.same(saved.json?.counts, { [String(view.id)]: 3, [uiId]: 1 });
+  // A handle is read in any case on every /work route: a view's assignee filter too.
+  const adas = await send(`${w.base}/work/views/saved`, { name: 'Ada', filter: { assignee: 'Ada' } });
+  t.equal(adas.status, 201, 'an assignee in capitals names the seat');
+  t.equal(((adas.json?.view as Json).filter as Json).assignee, 'ada', 'kept as the handle');
+  await del(`${w.base}/work/views/saved/${String((adas.json?.view as Json).id)}`);
   t.equal((await get(`${w.base}/work/views/saved`)).json?.counts, undefined, 'counts only on request');
   t.same((await get(`${w.base}/work/views/saved?viewer=bob`, CI)).json?.views, [], "bob's are his own");
 
