@@ -19,7 +19,8 @@ interface Caller {
 interface ContainerRow {
   key: string;
   name: string;
-  kind: string;
+  /** Null for a container the chart no longer declares. */
+  kind: string | null;
   unit: string | null;
   declared: boolean;
   pages: number;
@@ -220,7 +221,7 @@ export function PagesRoom(props: { route: Route }) {
                       ),
                     },
                     { label: 'name', cell: (c) => c.name },
-                    { label: 'kind', cell: (c) => c.kind },
+                    { label: 'kind', cell: (c) => c.kind ?? '—' },
                     { label: 'declared', cell: (c) => (c.declared ? 'yes' : <Badge value="undeclared" />) },
                     { label: 'pages', cell: (c) => c.pages, numeric: true },
                   ]}
