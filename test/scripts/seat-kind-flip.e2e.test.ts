@@ -30,7 +30,9 @@ function company(llmBase: string, kind: 'agent' | 'human'): Json {
       llm_order: ['local'],
     },
     roles: [
-      kind === 'agent' ? { name: 'Ada' } : { name: 'Ada', kind: 'human', contact: { chat_user_id: 'U0ADA' } },
+      kind === 'agent'
+        ? { name: 'Ada', token_budget: 100000 }
+        : { name: 'Ada', kind: 'human', contact: { chat_user_id: 'U0ADA' } },
       { name: 'Hu', kind: 'human', contact: { operator_id: 'ops' } },
     ],
   };
@@ -126,6 +128,7 @@ t.test(
       10_000,
     );
     t.match(back, { agent_id: agentId, activity: 'idle', stopped_reason: null });
+    t.match(back, { budget: { seat: { cap: 100000 } } }, 'spawned with its budget');
     const view = await read(node, '/agents/ada/memory');
     t.equal(view.status, 200);
     t.ok(longNotes(view.body).includes(NOTE), 'the note kept before the flip reads back');
