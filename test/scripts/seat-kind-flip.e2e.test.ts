@@ -1,11 +1,13 @@
 /**
  * Seat kind transitions inside `svc serve` (spec "Seat kind and seat activity"): an agent seat flipped to
  * human is decommissioned and leaves the agent reads; flipped back, it is spawned under the same
- * deterministic agent id, its inbox answers again and the notes it kept before are its own again.
+ * deterministic agent id, with its budget and per-seat tool server, its inbox answers again and the notes
+ * it kept before are its own again.
  */
 import t from 'tap';
 import { ensureCatalogue, openBus } from '../../bus/index.js';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
+import { echoServerPath } from '../fixtures/mcp/servers.js';
 import { startNatsServer } from '../harness/nats-server.js';
 import { startNode, TOKEN, type ServedNode } from '../harness/serve-node.js';
 import { until } from '../harness/until.js';
@@ -29,6 +31,7 @@ function company(llmBase: string, kind: 'agent' | 'human'): Json {
       llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: llmBase } },
       llm_order: ['local'],
     },
+    mcp_servers: [{ name: 'gh', shared: false, command: process.execPath, args: [echoServerPath] }],
     roles: [
       kind === 'agent'
         ? { name: 'Ada', token_budget: 100000 }
@@ -54,6 +57,12 @@ const read = async (node: ServedNode, path: string): Promise<{ status: number; b
 };
 const agentsOf = async (node: ServedNode): Promise<Json[]> =>
   (await read(node, '/agents')).body as unknown as Json[];
+/** The seats this node runs a per-seat `gh` server for. */
+const ghSeats = async (node: ServedNode): Promise<unknown[]> => {
+  const res = await fetch(`${node.url}/mcp-servers`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  const body = (await res.json()) as { nodes: Array<{ servers: Array<{ server: string; seat: unknown }> }> };
+  return body.nodes.flatMap((n) => n.servers.filter((s) => s.server === 'gh').map((s) => s.seat));
+};
 const longNotes = (view: Json): string[] =>
   ((view['personal_memories'] as { long: Json[] }).long ?? []).map((r) => String(r['content']));
 
@@ -95,6 +104,7 @@ t.test(
       20_000,
     );
     t.equal(before.body['agent_id'], agentId);
+    t.same(await ghSeats(node), ['ada'], 'an agent seat runs its per-seat tool server');
     const row = (await agentsOf(node)).find((a) => a['id'] === 'ada');
     t.match(row, { agent_id: agentId, activity: 'idle', stopped_reason: null });
 
@@ -129,6 +139,7 @@ t.test(
     );
     t.match(back, { agent_id: agentId, activity: 'idle', stopped_reason: null });
     t.match(back, { budget: { seat: { cap: 100000 } } }, 'spawned with its budget');
+    t.same(await ghSeats(node), ['ada'], 'and its per-seat tool server');
     const view = await read(node, '/agents/ada/memory');
     t.equal(view.status, 200);
     t.ok(longNotes(view.body).includes(NOTE), 'the note kept before the flip reads back');
