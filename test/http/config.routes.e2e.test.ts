@@ -660,6 +660,29 @@ t.test('reload with If-Match on a node with no active revision answers 412', asy
   t.equal((await node.call('POST', '/config/reload')).status, 409, 'without If-Match: 409');
 });
 
+t.test(
+  'reload takes dry_run as revert does: a dry run stores nothing, another value is refused',
+  async (t) => {
+    const node = await startConfigNode(t);
+    const id = await first(node);
+    const dry = await node.call('POST', '/config/reload?dry_run=true');
+    t.equal(dry.status, 200);
+    t.match(await json(dry), { valid: true, base_revision_id: id });
+    const bad = await node.call('POST', '/config/reload?dry_run=maybe');
+    t.equal(bad.status, 400);
+    t.equal((await json(bad))['error'], 'invalid_query');
+    const revisions = (await json(await node.call('GET', '/config/revisions')))['revisions'] as Json[];
+    t.same(
+      revisions.map((r) => r['revision_id']),
+      [id],
+      'neither stored a revision',
+    );
+    t.equal((await node.call('GET', '/config')).headers.get('etag'), `"${id}"`, 'the active revision stays');
+    const real = await node.call('POST', '/config/reload?dry_run=false');
+    t.equal(real.status, 201, 'dry_run=false reloads');
+  },
+);
+
 t.test('a revision diff lists at most 500 changes and counts them all in changes_total', async (t) => {
   const node = await startConfigNode(t);
   const variables = (value: string) =>

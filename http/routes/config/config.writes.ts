@@ -277,6 +277,8 @@ async function revert(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply>
 }
 
 async function reload(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply> {
+  // A dry run is honoured here as on revert: a caller asking for one must never get a stored revision.
+  const dryRun = readDryRun(req);
   const preconditions = readPreconditions(req);
   const state = deps.state();
   if (!state.active)
@@ -292,7 +294,7 @@ async function reload(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply>
     carried: unknownKeyPaths(document, knownKeysAt),
     basis,
     preconditions,
-    dryRun: false,
+    dryRun,
     summary,
     source: 'api.reload',
     rules: 'runnable',
