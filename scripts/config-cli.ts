@@ -25,9 +25,9 @@ Verbs (against a running node; token from $SVC_TOKEN):
                                                      changes between two revisions, redacted, grouped per
                                                      entity (text, the default) or the route's answer
   revisions  [--limit N] [--offset N]                revision history, newest first
-  revert     REVISION [--summary S]                  a new revision equal to REVISION (summary default:
+  revert     REVISION [--summary S] [--dry-run]      a new revision equal to REVISION (summary default:
                                                      "revert to REVISION")
-  reload     [--summary S]                           re-store the active revision (pushes changed secrets)
+  reload     [--summary S] [--dry-run]               re-store the active revision (pushes changed secrets)
   schema                                             the company document's JSON Schema (no node needed)
 
 REVISION (and ID of --if-match) is a revision id or any unique prefix of one (4 characters at least);
@@ -179,7 +179,7 @@ async function runVerb(
     case 'revert': {
       const id = await resolveRevision(ctx, need('REVISION'));
       if (id === null) return 1;
-      return call(ctx, 'POST', `/config/revisions/${encodeURIComponent(id)}/revert`, undefined, {
+      return call(ctx, 'POST', `/config/revisions/${encodeURIComponent(id)}/revert${dry}`, undefined, {
         'x-summary': headerText(values.summary ?? `revert to ${id}`),
       });
     }
@@ -187,7 +187,7 @@ async function runVerb(
       return call(
         ctx,
         'POST',
-        '/config/reload',
+        `/config/reload${dry}`,
         undefined,
         values.summary ? { 'x-summary': headerText(values.summary) } : {},
       );

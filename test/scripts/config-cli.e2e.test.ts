@@ -61,6 +61,32 @@ t.test('svc config puts, gets, lists, diffs, reverts and reloads against a runni
   t.match(JSON.parse((await config(node.url, ['reload'])).out), { epoch: 4 });
 });
 
+t.test(
+  'svc config revert and reload take --dry-run: the node checks the document and stores nothing',
+  async (t) => {
+    const node = await startNode(t);
+    const file = join(node.dir, 'company.yaml');
+    writeFileSync(file, 'name: Acme\nroles:\n  - name: Ada\n');
+    const put = await config(node.url, ['put', file, '--summary', 'first']);
+    t.equal(put.code, 0, put.err);
+    const id = (JSON.parse(put.out) as { revision_id: string }).revision_id;
+    for (const args of [
+      ['revert', id, '--dry-run'],
+      ['reload', '--dry-run'],
+    ]) {
+      const dry = await config(node.url, args);
+      t.equal(dry.code, 0, dry.err);
+      t.match(
+        JSON.parse(dry.out),
+        { valid: true, base_revision_id: id },
+        `${args[0]} --dry-run answers the check`,
+      );
+    }
+    const listed = JSON.parse((await config(node.url, ['revisions'])).out) as { revisions: unknown[] };
+    t.equal(listed.revisions.length, 1, 'no revision was stored');
+  },
+);
+
 t.test('svc config prints refusals with their code and problems and exits 1', async (t) => {
   const node = await startNode(t);
   const bad = join(node.dir, 'bad.yaml');
