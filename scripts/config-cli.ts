@@ -25,9 +25,11 @@ Verbs (against a running node; token from $SVC_TOKEN):
                                                      changes between two revisions, redacted, grouped per
                                                      entity (text, the default) or the route's answer
   revisions  [--limit N] [--offset N]                revision history, newest first
-  revert     REVISION [--summary S] [--dry-run]      a new revision equal to REVISION (summary default:
+  revert     REVISION [--summary S] [--if-match ID] [--dry-run]
+                                                     a new revision equal to REVISION (summary default:
                                                      "revert to REVISION")
-  reload     [--summary S] [--dry-run]               re-store the active revision (pushes changed secrets)
+  reload     [--summary S] [--if-match ID] [--dry-run]
+                                                     re-store the active revision (pushes changed secrets)
   schema                                             the company document's JSON Schema (no node needed)
 
 REVISION (and ID of --if-match) is a revision id or any unique prefix of one (4 characters at least);
@@ -179,18 +181,21 @@ async function runVerb(
     case 'revert': {
       const id = await resolveRevision(ctx, need('REVISION'));
       if (id === null) return 1;
+      const conditions = await preconditions();
+      if (conditions === null) return 1;
       return call(ctx, 'POST', `/config/revisions/${encodeURIComponent(id)}/revert${dry}`, undefined, {
         'x-summary': headerText(values.summary ?? `revert to ${id}`),
+        ...conditions,
       });
     }
-    case 'reload':
-      return call(
-        ctx,
-        'POST',
-        `/config/reload${dry}`,
-        undefined,
-        values.summary ? { 'x-summary': headerText(values.summary) } : {},
-      );
+    case 'reload': {
+      const conditions = await preconditions();
+      if (conditions === null) return 1;
+      return call(ctx, 'POST', `/config/reload${dry}`, undefined, {
+        ...(values.summary ? { 'x-summary': headerText(values.summary) } : {}),
+        ...conditions,
+      });
+    }
     default:
       throw new UsageError(`unknown config verb: ${verb}`);
   }

@@ -87,6 +87,33 @@ t.test(
   },
 );
 
+t.test(
+  'svc config revert and reload send --if-match: a stale one is refused, the current one writes',
+  async (t) => {
+    const node = await startNode(t);
+    const file = join(node.dir, 'company.yaml');
+    const put = async (text: string, summary: string): Promise<string> => {
+      writeFileSync(file, text);
+      const answer = await config(node.url, ['put', file, '--summary', summary]);
+      return (JSON.parse(answer.out) as { revision_id: string }).revision_id;
+    };
+    const first = await put('name: Acme\nroles:\n  - name: Ada\n', 'one');
+    const second = await put('name: Acme\nmission: two\nroles:\n  - name: Ada\n', 'two');
+    for (const args of [['revert', first], ['reload']]) {
+      const stale = await config(node.url, [...args, '--if-match', first]);
+      t.equal(stale.code, 1, `${args[0]} with a stale --if-match is refused`);
+      t.match(stale.err + stale.out, /revision_advanced/);
+    }
+    const current = await config(node.url, ['reload', '--if-match', second]);
+    t.equal(current.code, 0, current.err);
+    t.match(
+      JSON.parse((await config(node.url, ['get'])).out),
+      { mission: 'two' },
+      'the stale writes changed nothing',
+    );
+  },
+);
+
 t.test('svc config prints refusals with their code and problems and exits 1', async (t) => {
   const node = await startNode(t);
   const bad = join(node.dir, 'bad.yaml');
