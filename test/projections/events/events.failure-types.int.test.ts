@@ -29,7 +29,11 @@ for (const when of ['replayed', 'live'] as const)
       t.ok(await running.when((s) => s.index.size === 6, 10_000));
     }
     const src = sourceOf(bus, running);
-    const expected = new Map([...events.map((e) => [e.id, true] as const), [plain.id, false], [flagged.id, true]]);
+    const expected = new Map([
+      ...events.map((e) => [e.id, true] as const),
+      [plain.id, false],
+      [flagged.id, true],
+    ]);
     const rows = (await listEvents(src, q('limit=400'))).rows;
     t.equal(rows.length, 6);
     for (const row of rows) {
