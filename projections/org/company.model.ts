@@ -72,8 +72,8 @@ export const emptyCompany: CompanyModel = {
 
 function llmChain(company: Company, seat: Seat): LlmLink[] {
   const entries = company.providers?.llm ?? {};
-  const order = company.providers?.llm_order ?? [];
-  const keys = seat.llm ? [seat.llm] : order.length > 0 ? order : Object.keys(entries);
+  // As the turn engine resolves it (actors/seat/providers): an empty `llm_order` is an empty chain.
+  const keys = seat.llm ? [seat.llm] : (company.providers?.llm_order ?? Object.keys(entries));
   return keys.map((key) => ({ key, type: entries[key]?.type ?? null, model: entries[key]?.model || null }));
 }
 

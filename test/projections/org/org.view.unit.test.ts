@@ -1,4 +1,5 @@
 import t from 'tap';
+import { createProviderRegistry } from '../../../actors/index.js';
 import { ReadModels } from '../../../projections/index.js';
 import { companyDoc, planted } from '../fixtures/readmodels.js';
 
@@ -143,4 +144,29 @@ t.test('no active document: no seats, an empty org in UTC', async (t) => {
   const m = new ReadModels();
   t.same(m.agentList(), []);
   t.match(m.org(), { name: '', timezone: 'UTC', roles: [], units: [] });
+});
+
+t.test('a seat llm chain in the org view is the chain the turn engine calls along', async (t) => {
+  const { llm_order: _order, ...unordered } = companyDoc.providers!;
+  const docs = {
+    'llm_order given': companyDoc,
+    'no llm_order': { ...companyDoc, providers: unordered },
+    'an empty llm_order': { ...companyDoc, providers: { ...unordered, llm_order: [] } },
+  };
+  for (const [name, doc] of Object.entries(docs)) {
+    const m = new ReadModels();
+    m.setCompany(doc, 'rev-1');
+    const registry = createProviderRegistry({ document: doc, resolve: () => undefined });
+    for (const seat of m
+      .sections()
+      .find((s) => s.name === 'seats')!
+      .current() as Array<Record<string, unknown>>) {
+      if (seat['kind'] !== 'agent') continue;
+      t.same(
+        (seat['llm'] as Array<{ key: string }>).map((link) => link.key),
+        registry.resolve(seat['handle'] as string),
+        `${name}: ${String(seat['handle'])}`,
+      );
+    }
+  }
 });
