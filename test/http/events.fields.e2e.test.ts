@@ -53,6 +53,12 @@ t.test(
       t.equal(rows.length, all.length, `${where}: every row`);
       for (const row of rows) {
         const id = row['id'] as string;
+        const { payload: _payload, ...record } = all.find((e) => e.id === id)!;
+        t.same(
+          row,
+          { ...record, failed: failed.get(id), topic: `svc.events.${record.type}` },
+          `${where}: every field of the record but its payload`,
+        );
         t.equal(row['failed'], failed.get(id), `${where}: ${String(row['type'])} failed`);
         t.notOk('payload' in row, `${where}: no payload`);
         if (id === plain.id) t.equal(row['agent_id'], 'ada', `${where}: the seat concerned`);
