@@ -161,6 +161,7 @@ export {
   startPlacement,
   startSeatsRuntime,
   type Wake,
+  watchPauses,
   watchPlacement,
 } from './seat/index.js';
 export {

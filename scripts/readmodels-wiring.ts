@@ -9,8 +9,8 @@
  *   3. the shared 5-second tick (rule 5) that ages the spend window and pushes what changed.
  */
 import type { Logger } from 'pino';
-import type { SubsystemApplier } from '../actors/index.js';
-import { Subjects, type Bus, type Subscription } from '../bus/index.js';
+import { watchPauses, type SubsystemApplier } from '../actors/index.js';
+import { Subjects, type Bus, type Kv, type Subscription } from '../bus/index.js';
 import { readModelRoutes, readQuestions, type Question, type RouteDef } from '../http/index.js';
 import {
   activeRevision,
@@ -59,6 +59,8 @@ export function createReadModels(opts: {
   memoryStore?: MemoryStoreReader;
   /** `${VAR}` lookup for the company timezone (secret store, then environment). */
   resolve?: Resolver;
+  /** The coordination store, where each seat keeps its pause for as long as it lasts. */
+  coord?: Kv;
 }): ReadModelsWiring {
   const { logger } = opts;
   const models = new ReadModels({
@@ -129,6 +131,15 @@ export function createReadModels(opts: {
       // are made), so it set the document with no revision: name the active one now (`/org`, snapshot `org`).
       const applied = models.companyModel.document;
       if (applied !== null) models.setCompany(applied, revisionId());
+      // A pause older than the event history is known from the seat's own record only.
+      if (opts.coord) {
+        try {
+          subs.push(await watchPauses(opts.coord, (handle, p) => models.pauseRecord(handle, p)));
+        } catch (err) {
+          // Rows then know the pauses the event history holds, as before the records were read.
+          logger.error({ err }, 'read models: pause records unread');
+        }
+      }
       await boot(start.bus, start.checkpoints);
       models.tick();
       tick = setInterval(() => models.tick(), tickMs);

@@ -133,6 +133,7 @@ export async function startSubsystems(opts: {
     // This node's own leases first: they are known before the watch delivers them.
     placed: (handle) => holdsSeat(handle) || placement.placed(handle),
     memoryStore: memory,
+    coord: catalogue.coord,
   });
   // A server that starts, stops or announces new tools changes the catalogue: re-send `tools`.
   toolServers.manager.onToolsChanged(() => readModels.models.toolsChanged());

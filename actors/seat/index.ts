@@ -1,7 +1,7 @@
 /** Agent seats and the turn engine. */
 export { createBudget, monthOf } from './budget.js';
 export { type Wake } from './seat.machine.js';
-export { seatKeys } from './seat.records.js';
+export { seatKeys, watchPauses } from './seat.records.js';
 export { startSeatsRuntime, type SeatsRuntime } from './seats.runtime.js';
 export { startPlacement } from './placement.js';
 export type { Placement } from './placement.types.js';

@@ -2,7 +2,7 @@
  * The seat's records outside its turns: where a completed turn is marked (`svc_turns_done`, and the
  * `svc_coord` keys of releases before it) and where a pause is kept, with their readers.
  */
-import type { Kv } from '../../bus/index.js';
+import type { Kv, Subscription } from '../../bus/index.js';
 import { Payloads } from '../../schema/index.js';
 import type { Paused } from './seat.types.js';
 
@@ -39,13 +39,33 @@ export async function moveLegacyTurnRecords(coord: Kv, turnsDone: Kv, handle: st
   return moved;
 }
 
-export async function readPaused(coord: Kv, handle: string): Promise<Paused | null> {
-  const entry = await coord.get(seatKeys.paused(handle));
-  if (!entry) return null;
+function decodePaused(value: Uint8Array): Paused | null {
   try {
-    const parsed = Payloads.Paused.safeParse(JSON.parse(decoder.decode(entry.value)));
+    const parsed = Payloads.Paused.safeParse(JSON.parse(decoder.decode(value)));
     return parsed.success ? parsed.data : null;
   } catch {
     return null;
   }
+}
+
+export async function readPaused(coord: Kv, handle: string): Promise<Paused | null> {
+  const entry = await coord.get(seatKeys.paused(handle));
+  return entry ? decodePaused(entry.value) : null;
+}
+
+/**
+ * Every seat's pause record as it stands, then each change (null: resumed). A pause lasts as long as it is
+ * kept here; the `agent_paused` event that announced it leaves the 30-day history long before.
+ */
+export function watchPauses(
+  coord: Kv,
+  onPause: (handle: string, paused: Paused | null) => void,
+): Promise<Subscription> {
+  return coord.watch(
+    (entry) => {
+      const handle = /^seat\.([^.]+)\.paused$/.exec(entry.key)?.[1];
+      if (handle !== undefined) onPause(handle, entry.operation === 'put' ? decodePaused(entry.value) : null);
+    },
+    { key: seatKeys.paused('*') },
+  );
 }

@@ -4,8 +4,8 @@
  * provider's retry_at) → needs → stopped (paused) → stopped (unplaced) → stopped (budget) → stopped
  * (provider) → idle. A failed last turn is not a stop: the seat reads idle with `last_error`.
  */
-import type { SeatRuntime, StopCause } from './agents.state.js';
-import type { AgentsState, HistoryRow } from './agents.state.js';
+import type { Paused, SeatRuntime, StopCause } from './agents.state.js';
+import { emptyRuntime, type AgentsState, type HistoryRow } from './agents.state.js';
 import type { BudgetReport, Meter } from '../tokens/budgets.js';
 import type { CompanyModel, SeatInfo } from '../org/company.model.js';
 import { zeroFull, type TokenRowFull } from '../tokens/token-rows.js';
@@ -29,6 +29,8 @@ export interface RowContext {
   readonly budgets: BudgetReport;
   /** The read's instant (ms): a stop cause whose condition passed is no longer in force. Default: now. */
   readonly now?: number;
+  /** The seat's pause as its record in the coordination store keeps it (null: none); absent: not read. */
+  readonly pauseRecord?: (handle: string) => Paused | null;
 }
 
 export interface BudgetMeterView {
@@ -95,7 +97,19 @@ function budgetMeter(seat: SeatInfo, budgets: BudgetReport): BudgetMeterView {
   };
 }
 
-export function agentRow(seat: SeatInfo, rt: SeatRuntime | undefined, ctx: RowContext) {
+/**
+ * The seat's pause: what its events say, or, when the event history holds no pause or resume of it (one
+ * older than 30 days), the record the seat itself keeps for as long as the pause lasts.
+ */
+function withPause(rt: SeatRuntime | undefined, handle: string, ctx: RowContext): SeatRuntime | undefined {
+  if (rt?.paused || rt?.pausedMs != null || !ctx.pauseRecord) return rt;
+  const paused = ctx.pauseRecord(handle);
+  if (paused === null) return rt;
+  return { ...(rt ?? emptyRuntime()), paused };
+}
+
+export function agentRow(seat: SeatInfo, events: SeatRuntime | undefined, ctx: RowContext) {
+  const rt = withPause(events, seat.handle, ctx);
   const budget = budgetMeter(seat, ctx.budgets);
   const { activity, stopped_reason } = activityOf(
     current(rt, seat.handle, ctx),

@@ -131,28 +131,33 @@ export function emptyAgentsState(): AgentsState {
   return { seats: new Map(), turns: [], turnIds: new Set(), dirty: new Set() };
 }
 
+/** A seat no event has concerned yet. */
+export function emptyRuntime(): SeatRuntime {
+  return {
+    live_call: null,
+    liveMs: null,
+    cut: null,
+    turn: null,
+    last_turn: null,
+    turnMs: null,
+    paused: null,
+    pausedMs: null,
+    last_error: null,
+    errorMs: null,
+    provider: null,
+    providerMs: null,
+    budget: null,
+    budgetMs: null,
+    needs: null,
+    needsMs: null,
+    history: [],
+  };
+}
+
 export function runtimeOf(state: AgentsState, handle: string): SeatRuntime {
   let seat = state.seats.get(handle);
   if (!seat) {
-    seat = {
-      live_call: null,
-      liveMs: null,
-      cut: null,
-      turn: null,
-      last_turn: null,
-      turnMs: null,
-      paused: null,
-      pausedMs: null,
-      last_error: null,
-      errorMs: null,
-      provider: null,
-      providerMs: null,
-      budget: null,
-      budgetMs: null,
-      needs: null,
-      needsMs: null,
-      history: [],
-    };
+    seat = emptyRuntime();
     state.seats.set(handle, seat);
   }
   return seat;

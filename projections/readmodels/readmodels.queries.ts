@@ -14,7 +14,7 @@ import {
   type AgentRow,
   type RowContext,
 } from '../agents/agents.rows.js';
-import { emptyAgentsState, type AgentsState, type HistoryRow } from '../agents/agents.state.js';
+import { emptyAgentsState, type AgentsState, type HistoryRow, type Paused } from '../agents/agents.state.js';
 import { budgetReport } from '../tokens/budgets.js';
 import { emptyCompany, type CompanyModel } from '../org/company.model.js';
 import {
@@ -64,6 +64,8 @@ export abstract class ReadModelQueries {
   private ledgerState: TokenLedger;
   private windowState: SpendWindow;
   protected company: CompanyModel = emptyCompany;
+  /** Each seat's pause record in the coordination store (read beside the events: see `pauseRecord`). */
+  protected readonly pauseRecords = new Map<string, Paused>();
   protected readonly now: () => number;
   protected readonly opts: ReadModelsOptions;
 
@@ -139,6 +141,7 @@ export abstract class ReadModelQueries {
       tokens: this.window.totalsBySeat(),
       budgets: budgetReport(this.ledger, this.company),
       now: this.now(),
+      pauseRecord: (handle) => this.pauseRecords.get(handle) ?? null,
     };
   }
 

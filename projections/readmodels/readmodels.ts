@@ -10,6 +10,7 @@
  */
 import { EventRecord, SpendRecord, type Company } from '../../schema/index.js';
 import { agentEventTypes, applyAgentEvent, pruneTurnLog } from '../agents/agents.projection.js';
+import type { Paused } from '../agents/agents.state.js';
 import { agentRow, agentRows, agentSeat, type AgentRow, type RowContext } from '../agents/agents.rows.js';
 import { orgBudgetMeter } from '../tokens/budgets.js';
 import { companyModel } from '../org/company.model.js';
@@ -140,6 +141,16 @@ export class ReadModels extends ReadModelQueries {
   /** Replaces the sandbox set from the durable run record (start, then every 30 s). */
   reconcileSandboxes(runs: readonly unknown[]): void {
     if (reconcileSandboxes(this.sandboxes, runs)) this.hubs.sandboxes.emitCurrent();
+  }
+
+  /**
+   * A seat's pause record in the coordination store changed (null: removed), or was read at start. The
+   * record outlasts the 30-day event history, so a pause older than that still reads `paused`.
+   */
+  pauseRecord(handle: string, paused: Paused | null): void {
+    if (paused) this.pauseRecords.set(handle, paused);
+    else this.pauseRecords.delete(handle);
+    this.pushRows([handle]);
   }
 
   /** The tool catalogue changed outside a config apply. */
