@@ -157,6 +157,7 @@ export {
   placementKeys,
   recordAuxiliarySpend,
   seatKeys,
+  seatProfiles,
   type SeatsRuntime,
   startPlacement,
   startSeatsRuntime,

@@ -9,7 +9,7 @@
  *   3. the shared 5-second tick (rule 5) that ages the spend window and pushes what changed.
  */
 import type { Logger } from 'pino';
-import { watchPauses, type SubsystemApplier } from '../actors/index.js';
+import { seatProfiles, watchPauses, type SubsystemApplier } from '../actors/index.js';
 import { Subjects, type Bus, type Kv, type Subscription } from '../bus/index.js';
 import { readModelRoutes, readQuestions, type Question, type RouteDef } from '../http/index.js';
 import {
@@ -48,6 +48,11 @@ export interface ReadModelsWiring {
   stop(): Promise<void>;
 }
 
+const profilesIn =
+  (kv: Kv) =>
+  (agentId: string): Promise<readonly unknown[]> =>
+    seatProfiles(kv, agentId);
+
 export function createReadModels(opts: {
   nodeId: string;
   logger: Logger;
@@ -61,6 +66,8 @@ export function createReadModels(opts: {
   resolve?: Resolver;
   /** The coordination store, where each seat keeps its pause for as long as it lasts. */
   coord?: Kv;
+  /** `svc_counterparty`, where each seat keeps its counterparty profiles. */
+  counterparty?: Kv;
 }): ReadModelsWiring {
   const { logger } = opts;
   const models = new ReadModels({
@@ -71,6 +78,7 @@ export function createReadModels(opts: {
     ...(opts.placed ? { placed: opts.placed } : {}),
     ...(opts.memoryStore ? { memoryStore: opts.memoryStore } : {}),
     ...(opts.resolve ? { resolve: opts.resolve } : {}),
+    ...(opts.counterparty ? { profileStore: { profiles: profilesIn(opts.counterparty) } } : {}),
   });
   let view: ConfigView | null = null;
   const revisionId = (): string | null => (view ? (activeRevision(view.state)?.revision_id ?? null) : null);

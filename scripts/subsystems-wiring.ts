@@ -125,6 +125,7 @@ export async function startSubsystems(opts: {
   });
   // The fleet's seat leases: a seat no node holds reads stopped / unplaced.
   const placement = await watchPlacement(catalogue.coord);
+  const counterparty = await bus.kv({ name: Buckets.Counterparty, history: 1 });
   const readModels = createReadModels({
     nodeId: config.node.id,
     resolve: secrets.resolve,
@@ -134,6 +135,7 @@ export async function startSubsystems(opts: {
     placed: (handle) => holdsSeat(handle) || placement.placed(handle),
     memoryStore: memory,
     coord: catalogue.coord,
+    counterparty,
   });
   // A server that starts, stops or announces new tools changes the catalogue: re-send `tools`.
   toolServers.manager.onToolsChanged(() => readModels.models.toolsChanged());
@@ -147,7 +149,7 @@ export async function startSubsystems(opts: {
     providers,
     tools: toolServers,
     skills: skills.kv,
-    counterparty: await bus.kv({ name: Buckets.Counterparty, history: 1 }),
+    counterparty,
     episodes: {
       ledger: await bus.kv({ name: Buckets.Episodes, history: 1 }),
       historyMs: catalogue.eventHistorySeconds * 1000,

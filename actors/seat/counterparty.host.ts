@@ -62,6 +62,19 @@ const rested = (stored: Stored, now: Date): boolean => {
 
 const readProfile = (kv: Kv, key: string) => readKvJson<Stored>(kv, key, Stored, null);
 
+/**
+ * Every profile a seat keeps (the memory view's `counterparty_profiles`): the bucket holds them for as long
+ * as the seat knows the person, past the 30-day event history that announced them. Unreadable ones are left out.
+ */
+export async function seatProfiles(kv: Kv, agentId: string): Promise<CounterpartyProfile[]> {
+  const out: CounterpartyProfile[] = [];
+  for (const key of await kv.keys(`${agentId}.*`)) {
+    const stored = await readProfile(kv, key).catch(() => null);
+    if (stored?.value) out.push(stored.value.profile);
+  }
+  return out;
+}
+
 /** What the seat knows about the person who woke this turn; null when nobody did or nothing is known. */
 export async function counterpartyAbout(kv: Kv, agentId: string, wake: Wake): Promise<string | null> {
   const who = counterpartyOf(wake);

@@ -2,6 +2,7 @@
 export { createBudget, monthOf } from './budget.js';
 export { type Wake } from './seat.machine.js';
 export { seatKeys, watchPauses } from './seat.records.js';
+export { seatProfiles } from './counterparty.host.js';
 export { startSeatsRuntime, type SeatsRuntime } from './seats.runtime.js';
 export { startPlacement } from './placement.js';
 export type { Placement } from './placement.types.js';

@@ -165,7 +165,7 @@ export function applyMemoryEvent(state: MemoryState, e: EventRecord): MemoryStat
       const p = Payloads.CounterpartyProfileUpdated.safeParse(e.payload);
       if (!p.success) return state;
       const seat = seatOf(state, e.agent_id);
-      const key = `${p.data.subject_platform}\u0000${p.data.subject_external_id ?? p.data.subject_handle ?? p.data.subject_label}`;
+      const key = profileKey(p.data);
       const at = instantMs(p.data.last_updated_at);
       if (!isNotOlder(at, seat.profiles.get(key)?.ms)) return state;
       seat.profiles.set(key, { profile: p.data, ms: at });
@@ -185,6 +185,26 @@ export function applyMemoryEvent(state: MemoryState, e: EventRecord): MemoryStat
     default:
       return state;
   }
+}
+
+/** One profile per platform and person (the vendor's id where it gives one). */
+const profileKey = (p: Profile): string =>
+  `${p.subject_platform}\u0000${p.subject_external_id ?? p.subject_handle ?? p.subject_label}`;
+
+/**
+ * The seat's profiles: those its events announced, joined with the ones its profile store keeps (which
+ * outlive the event history); of two copies of one person's profile the newer `last_updated_at` wins.
+ */
+function profilesOf(mine: SeatMemory | undefined, stored: readonly unknown[] | null): Profile[] {
+  const byKey = new Map<string, { profile: Profile; ms: number | null }>(mine?.profiles ?? []);
+  for (const raw of stored ?? []) {
+    const p = Payloads.CounterpartyProfileUpdated.safeParse(raw);
+    if (!p.success) continue;
+    const key = profileKey(p.data);
+    const ms = instantMs(p.data.last_updated_at);
+    if (isNotOlder(ms, byKey.get(key)?.ms)) byKey.set(key, { profile: p.data, ms });
+  }
+  return [...byKey.values()].map((p) => p.profile).sort(byDesc((p) => p.last_updated_at));
 }
 
 /** Runs one section; a section that throws reads as an empty list (the others still answer). */
@@ -233,6 +253,7 @@ export function memoryView(
   seat: { handle: string; role: string; agent_id: string | null },
   nowMs: number,
   stored: readonly StoredMemory[] | null = null,
+  storedProfiles: readonly unknown[] | null = null,
 ) {
   const mine = state.seats.get(seat.handle);
   // The store holds the content; without one (or when it fails) the rows come from the events, content ''.
@@ -275,9 +296,7 @@ export function memoryView(
         .slice(0, episodesShown)
         .map(({ ask: _a, account: _c, ...list }) => list),
     ),
-    counterparty_profiles: section(() =>
-      [...(mine?.profiles.values() ?? [])].map((p) => p.profile).sort(byDesc((p) => p.last_updated_at)),
-    ),
+    counterparty_profiles: section(() => profilesOf(mine, storedProfiles)),
     synthesized_skills: section(() => [...(mine?.skills.values() ?? [])].sort(byDesc((s) => s.updated_at))),
   };
 }

@@ -52,6 +52,8 @@ export interface ReadModelsOptions {
   readonly pushConfigSections?: boolean;
   /** The seats' personal memory store (the turn engine's); without it memory rows carry no content. */
   readonly memoryStore?: MemoryStoreReader;
+  /** The seats' counterparty profiles as their store keeps them (each checked as the view reads it). */
+  readonly profileStore?: { profiles(agentId: string): Promise<readonly unknown[]> };
   /** Answers a `${VAR}` in the company `timezone` (secret store, then environment); unresolved without it. */
   readonly resolve?: Resolver;
 }
@@ -194,7 +196,10 @@ export abstract class ReadModelQueries {
         })
         .catch(() => null);
     }
-    return memoryView(this.memory, seat, this.now(), stored);
+    let profiles: readonly unknown[] | null = null;
+    if (this.opts.profileStore && seat.agent_id !== null)
+      profiles = await this.opts.profileStore.profiles(seat.agent_id).catch(() => null);
+    return memoryView(this.memory, seat, this.now(), stored, profiles);
   }
 
   episode(id: string, episodeId: string): z.infer<typeof Payloads.EpisodeRecorded> | null | undefined {
