@@ -9,7 +9,7 @@
  *   3. the shared 5-second tick (rule 5) that ages the spend window and pushes what changed.
  */
 import type { Logger } from 'pino';
-import { seatProfiles, watchPauses, type SubsystemApplier } from '../actors/index.js';
+import { readLearned, seatProfiles, watchPauses, type SubsystemApplier } from '../actors/index.js';
 import { Subjects, type Bus, type Kv, type Subscription } from '../bus/index.js';
 import { readModelRoutes, readQuestions, type Question, type RouteDef } from '../http/index.js';
 import {
@@ -53,6 +53,11 @@ const profilesIn =
   (agentId: string): Promise<readonly unknown[]> =>
     seatProfiles(kv, agentId);
 
+const skillsIn =
+  (kv: Kv) =>
+  async (agentId: string): Promise<readonly unknown[]> =>
+    (await readLearned(kv, agentId)).skills;
+
 export function createReadModels(opts: {
   nodeId: string;
   logger: Logger;
@@ -68,6 +73,8 @@ export function createReadModels(opts: {
   coord?: Kv;
   /** `svc_counterparty`, where each seat keeps its counterparty profiles. */
   counterparty?: Kv;
+  /** `svc_tool_skills`, where each seat keeps its learned skills. */
+  skills?: Kv;
 }): ReadModelsWiring {
   const { logger } = opts;
   const models = new ReadModels({
@@ -79,6 +86,7 @@ export function createReadModels(opts: {
     ...(opts.memoryStore ? { memoryStore: opts.memoryStore } : {}),
     ...(opts.resolve ? { resolve: opts.resolve } : {}),
     ...(opts.counterparty ? { profileStore: { profiles: profilesIn(opts.counterparty) } } : {}),
+    ...(opts.skills ? { skillStore: { skills: skillsIn(opts.skills) } } : {}),
   });
   let view: ConfigView | null = null;
   const revisionId = (): string | null => (view ? (activeRevision(view.state)?.revision_id ?? null) : null);

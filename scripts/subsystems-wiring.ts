@@ -136,6 +136,7 @@ export async function startSubsystems(opts: {
     memoryStore: memory,
     coord: catalogue.coord,
     counterparty,
+    skills: skills.kv,
   });
   // A server that starts, stops or announces new tools changes the catalogue: re-send `tools`.
   toolServers.manager.onToolsChanged(() => readModels.models.toolsChanged());

@@ -207,6 +207,21 @@ function profilesOf(mine: SeatMemory | undefined, stored: readonly unknown[] | n
   return [...byKey.values()].map((p) => p.profile).sort(byDesc((p) => p.last_updated_at));
 }
 
+/**
+ * The seat's learned skills: those its events announced, joined with the ones its skill store keeps (which
+ * outlive the event history); of two copies of one skill the higher version wins.
+ */
+function skillsOf(mine: SeatMemory | undefined, stored: readonly unknown[] | null): Skill[] {
+  const byId = new Map<string, Skill>(mine?.skills ?? []);
+  for (const raw of stored ?? []) {
+    const p = Payloads.SkillSynthesized.safeParse(raw);
+    if (!p.success) continue;
+    const held = byId.get(p.data.id);
+    if (!held || held.version < p.data.version) byId.set(p.data.id, p.data);
+  }
+  return [...byId.values()].sort(byDesc((s) => s.updated_at));
+}
+
 /** Runs one section; a section that throws reads as an empty list (the others still answer). */
 function section<T>(read: () => T[]): T[] {
   try {
@@ -254,6 +269,7 @@ export function memoryView(
   nowMs: number,
   stored: readonly StoredMemory[] | null = null,
   storedProfiles: readonly unknown[] | null = null,
+  storedSkills: readonly unknown[] | null = null,
 ) {
   const mine = state.seats.get(seat.handle);
   // The store holds the content; without one (or when it fails) the rows come from the events, content ''.
@@ -297,7 +313,7 @@ export function memoryView(
         .map(({ ask: _a, account: _c, ...list }) => list),
     ),
     counterparty_profiles: section(() => profilesOf(mine, storedProfiles)),
-    synthesized_skills: section(() => [...(mine?.skills.values() ?? [])].sort(byDesc((s) => s.updated_at))),
+    synthesized_skills: section(() => skillsOf(mine, storedSkills)),
   };
 }
 

@@ -54,6 +54,8 @@ export interface ReadModelsOptions {
   readonly memoryStore?: MemoryStoreReader;
   /** The seats' counterparty profiles as their store keeps them (each checked as the view reads it). */
   readonly profileStore?: { profiles(agentId: string): Promise<readonly unknown[]> };
+  /** The seats' learned skills as their store keeps them (each checked as the view reads it). */
+  readonly skillStore?: { skills(agentId: string): Promise<readonly unknown[]> };
   /** Answers a `${VAR}` in the company `timezone` (secret store, then environment); unresolved without it. */
   readonly resolve?: Resolver;
 }
@@ -199,7 +201,10 @@ export abstract class ReadModelQueries {
     let profiles: readonly unknown[] | null = null;
     if (this.opts.profileStore && seat.agent_id !== null)
       profiles = await this.opts.profileStore.profiles(seat.agent_id).catch(() => null);
-    return memoryView(this.memory, seat, this.now(), stored, profiles);
+    let skills: readonly unknown[] | null = null;
+    if (this.opts.skillStore && seat.agent_id !== null)
+      skills = await this.opts.skillStore.skills(seat.agent_id).catch(() => null);
+    return memoryView(this.memory, seat, this.now(), stored, profiles, skills);
   }
 
   episode(id: string, episodeId: string): z.infer<typeof Payloads.EpisodeRecorded> | null | undefined {

@@ -60,3 +60,39 @@ t.test(
     );
   },
 );
+
+const skill = (id: string, version: number, updated: string) => ({
+  id,
+  name: id,
+  description: '',
+  content: `v${version}`,
+  tool_sequence: [],
+  version,
+  created_at: '2026-01-01T00:00:00Z',
+  updated_at: updated,
+});
+
+t.test(
+  'memory view skills join the events and the skill store, the higher version of each skill',
+  async (t) => {
+    const stored = [
+      skill('old', 1, '2026-01-05T00:00:00Z'),
+      skill('both', 2, '2026-11-01T00:00:00Z'),
+      { id: 'x' },
+    ];
+    const m = new ReadModels({ skillStore: { skills: () => Promise.resolve(stored) } });
+    m.setCompany(companyDoc, 'rev-1');
+    const at = '2026-11-20T00:00:00Z';
+    m.applyEvent(event('skill_synthesized', 'cto', skill('both', 3, at), at));
+    m.applyEvent(event('skill_synthesized', 'cto', skill('new', 1, '2026-11-21T00:00:00Z'), at));
+    t.same(
+      (await m.memoryOf('cto'))!.synthesized_skills.map((s) => [s.id, s.version]),
+      [
+        ['new', 1],
+        ['both', 3],
+        ['old', 1],
+      ],
+      'newest updated_at first; an unreadable stored one is left out',
+    );
+  },
+);
