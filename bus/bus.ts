@@ -116,6 +116,7 @@ export interface ConsumerSpec {
    * Handler calls in flight at once (default 1: one at a time, in stream order). Calls still start in
    * stream order, and what they publish before their first other await lands in that order; a consumer
    * whose handlers need strict order end to end keeps 1. More lets one commit carry many messages' work.
+   * The memory engine also starts no call past the first while 16 MiB of bodies are in flight.
    */
   readonly concurrency?: number;
   /**

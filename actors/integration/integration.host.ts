@@ -35,7 +35,7 @@ import { chatMentions, chatMessageEvent, isChatMessage } from './chat.event.js';
 import type { Router } from './router.js';
 
 /** Deliveries handled at once by one node (see ConsumerSpec.concurrency). */
-export const ROUTING_CONCURRENCY = 16;
+export const ROUTING_CONCURRENCY = 64;
 
 /** Parsed bodies above this are not copied into the notification (the raw store has them). */
 const PAYLOAD_INLINE_MAX = 256 * 1024;

@@ -24,6 +24,11 @@ export interface ConsumerHost {
 
 const defaultAckWaitMs = 30_000;
 const pageSize = 256;
+/**
+ * Bodies a consumer's handler calls hold at once past the first call: many small messages share each
+ * commit, while a few large ones (a 25 MiB delivery) never make a node hold `concurrency` of them.
+ */
+export const IN_FLIGHT_BYTES_MAX = 16 * 1024 * 1024;
 
 export class DurableConsumer {
   private running = true;
@@ -111,14 +116,18 @@ export class DurableConsumer {
       Math.floor(Math.min(this.spec.concurrency ?? 1, this.spec.maxInFlight ?? Infinity)),
     );
     const inFlight = new Set<Promise<void>>();
+    let bytes = 0;
     while (this.running) {
-      if (inFlight.size >= limit) {
+      if (inFlight.size >= limit || (inFlight.size > 0 && bytes >= IN_FLIGHT_BYTES_MAX)) {
         await Promise.race(inFlight);
         continue;
       }
       const next = this.pick();
       if (next) {
+        const size = next.message.data.byteLength;
+        bytes += size;
         const call: Promise<void> = this.deliver(next.message, next.count).finally(() => {
+          bytes -= size;
           inFlight.delete(call);
           // A finished call may have scheduled a redelivery, or freed room while the loop sleeps.
           this.wakeUp?.();
