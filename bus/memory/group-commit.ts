@@ -17,6 +17,8 @@ interface Pending {
 }
 
 export interface GroupCommitHooks {
+  /** Inside the transaction, after the batch's writes: what is written once per commit. */
+  beforeCommit(): void;
   /** After a batch committed and its callers were told (the engine announces what it wrote). */
   committed(): void;
   /** The commit itself failed (disk full, I/O): nothing of the batch is stored. */
@@ -95,6 +97,7 @@ export class GroupCommit {
               results.push({ ok: false, error });
             }
           }
+          this.hooks.beforeCommit();
         })
         .immediate();
     } catch (error) {

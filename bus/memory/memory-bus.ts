@@ -77,6 +77,7 @@ class MemoryBus implements Bus {
     this.streams = new StreamStore(store.db);
     this.readers = new StreamReaders(this.streams, logger, () => this.closed);
     this.commits = new GroupCommit(store.db, logger, clock, {
+      beforeCommit: () => this.streams.saveSequences(),
       committed: () => this.announce(),
       // Nothing of the batch is stored: rebuild the cache from the database.
       failed: () => {

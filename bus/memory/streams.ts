@@ -22,6 +22,8 @@ export class StreamStore {
   private readonly sql: Statements;
   readonly streams = new Map<string, StreamState>();
   private readonly routeCache = new Map<string, StreamState | null>();
+  /** Streams appended to in the running transaction: their last sequence is written once, before it commits. */
+  private readonly sequenced = new Set<string>();
 
   constructor(private readonly db: Db) {
     this.sql = prepare(db);
@@ -32,6 +34,7 @@ export class StreamStore {
   load(): void {
     this.streams.clear();
     this.routeCache.clear();
+    this.sequenced.clear();
     for (const row of this.sql.allStreams.all() as Array<{ name: string; spec: string; last_seq: number }>) {
       const state: StreamState = {
         spec: JSON.parse(row.spec) as EngineStreamSpec,
@@ -169,7 +172,7 @@ export class StreamStore {
       headers: hasHeaders ? Object.freeze({ ...opts.headers }) : emptyHeaders,
       data: new Uint8Array(bytes),
     });
-    this.sql.setLastSeq.run(seq, name);
+    this.sequenced.add(name);
     if (s.count === 0) {
       s.firstSeq = seq;
       s.firstTime = time;
@@ -184,6 +187,19 @@ export class StreamStore {
     }
     enforceStreamLimits(this.sql, name, s, now, subject);
     return { stream: name, seq, duplicate: false };
+  }
+
+  /**
+   * Writes the last sequence of every stream appended to since the last call; call inside the transaction
+   * of those appends, after the last of them. One write per stream per commit instead of one per message,
+   * and the stored last sequence is never behind a stored message: both are in the same commit.
+   */
+  saveSequences(): void {
+    for (const name of this.sequenced) {
+      const s = this.streams.get(name);
+      if (s) this.sql.setLastSeq.run(s.lastSeq, name);
+    }
+    this.sequenced.clear();
   }
 
   /** Removes one message (work-queue ack, KV purge); call inside a transaction. */

@@ -7,8 +7,9 @@ import { GroupCommit } from '../../bus/memory/group-commit.js';
 function setup() {
   const db = new Database(':memory:');
   db.exec('CREATE TABLE rows (id INTEGER PRIMARY KEY, v TEXT NOT NULL)');
-  const seen = { committed: 0, failed: 0 };
+  const seen = { committed: 0, failed: 0, before: 0 };
   const commits = new GroupCommit(db, pino({ level: 'silent' }), Date.now, {
+    beforeCommit: () => void (seen.before += 1),
     committed: () => void (seen.committed += 1),
     failed: () => void (seen.failed += 1),
   });
@@ -35,7 +36,7 @@ t.test('a write refused before it wrote fails alone: the rest of its batch is co
     { id: 1, v: 'a' },
     { id: 2, v: 'b' },
   ]);
-  t.same(seen, { committed: 1, failed: 0 });
+  t.same(seen, { committed: 1, failed: 0, before: 1 }, 'the once-per-commit writes ran once');
 });
 
 t.test(
@@ -56,8 +57,24 @@ t.test(
       'every caller is told',
     );
     t.same(rows(), [], 'not the first write, not the half of the second');
-    t.same(seen, { committed: 0, failed: 1 }, 'the cached state is rebuilt');
+    t.same(seen, { committed: 0, failed: 1, before: 0 }, 'the cached state is rebuilt');
     t.equal(await commits.commit(() => insert.run(4, 'd').changes), 1, 'the next batch commits');
     t.same(rows(), [{ id: 4, v: 'd' }]);
   },
 );
+
+t.test('what is written once per commit is rolled back with its batch when it fails', async (t) => {
+  const db = new Database(':memory:');
+  db.exec('CREATE TABLE rows (id INTEGER PRIMARY KEY, v TEXT NOT NULL)');
+  const insert = db.prepare('INSERT INTO rows (id, v) VALUES (?, ?)');
+  let failed = 0;
+  const commits = new GroupCommit(db, pino({ level: 'silent' }), Date.now, {
+    beforeCommit: () => void insert.run(1, 'the batch wrote id 1 already'),
+    committed: () => undefined,
+    failed: () => void (failed += 1),
+  });
+  const outcome = await Promise.allSettled([commits.commit(() => insert.run(1, 'a').changes)]);
+  t.equal(outcome[0]?.status, 'rejected', 'the caller is told');
+  t.same(db.prepare('SELECT id FROM rows').all(), [], 'nothing of the batch is kept');
+  t.equal(failed, 1);
+});

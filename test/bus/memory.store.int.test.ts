@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import t, { type Test } from 'tap';
-import { EngineUnavailableError } from '../../bus/index.js';
+import { EngineUnavailableError, Retention } from '../../bus/index.js';
 import { openMemoryBus } from '../../bus/memory/index.js';
 import { startWriter } from './fixtures/writer.js';
 
@@ -150,4 +150,26 @@ t.test('an id stored again after its window maps to its newest message across a 
     { ...again, duplicate: true },
     'a repeat is a duplicate of the newest message',
   );
+});
+
+t.test('the next sequence survives a restart after a batch whose messages were all removed', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-membus-seq-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const bus = await openMemoryBus({ storeDir: dir });
+  await bus.ensureStream({ name: 'Q', subjects: ['q.>'], retention: Retention.WorkQueue });
+  // One commit: the batch's last sequence is written once, with its messages.
+  const acks = await Promise.all(
+    Array.from({ length: 5 }, (_, i) => bus.publish('q.a', new TextEncoder().encode(String(i)))),
+  );
+  t.same(acks.map((a) => a.seq), [1, 2, 3, 4, 5]);
+  const seen: number[] = [];
+  const sub = await bus.consume('Q', { durable: 'w', concurrency: 5 }, async (m) => void seen.push(m.seq));
+  while (seen.length < 5) await new Promise((resolve) => setTimeout(resolve, 10));
+  await sub.stop();
+  t.equal((await bus.streamInfo('Q')).messages, 0, 'every message acknowledged and removed');
+  await bus.close();
+  const reopened = await openMemoryBus({ storeDir: dir });
+  t.teardown(() => reopened.close());
+  t.equal((await reopened.streamInfo('Q')).lastSeq, 5, 'the stored last sequence is the batch’s last');
+  t.equal((await reopened.publish('q.a', new TextEncoder().encode('next'))).seq, 6, 'no sequence is reused');
 });
