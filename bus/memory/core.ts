@@ -20,6 +20,11 @@ interface Replier {
 
 export class CoreRouter {
   private readonly subscribers = new Set<Subscriber>();
+  /**
+   * The subscribers each subject reaches, found once: every stored message is offered to the core
+   * subscribers, and matching each filter again per message was most of that. Dropped on any change.
+   */
+  private readonly reached = new Map<string, readonly Subscriber[]>();
   private readonly repliers = new Set<Replier>();
   /** Requests waiting for their answer, failed by `clear` when the bus closes. */
   private readonly waiting = new Set<(error: Error) => void>();
@@ -29,9 +34,18 @@ export class CoreRouter {
 
   deliver(subject: string, data: Uint8Array, headers: Headers): void {
     if (this.subscribers.size === 0) return;
+    let reached = this.reached.get(subject);
+    if (reached === undefined) {
+      reached = [...this.subscribers].filter((sub) => subjectMatches(sub.filter, subject));
+      // Subjects are few in practice (event types, seat inboxes); a bound keeps a flood harmless.
+      if (this.reached.size >= 10_000) this.reached.clear();
+      this.reached.set(subject, reached);
+    }
+    if (reached.length === 0) return;
     const message: CoreMessage = { subject, headers, data };
-    for (const sub of this.subscribers) {
-      if (!subjectMatches(sub.filter, subject)) continue;
+    for (const sub of reached) {
+      // One that stopped while this message was being delivered gets no more of it.
+      if (!this.subscribers.has(sub)) continue;
       try {
         sub.onMessage(message);
       } catch (error) {
@@ -43,9 +57,11 @@ export class CoreRouter {
   subscribe(filter: string, onMessage: (msg: CoreMessage) => void): Subscription {
     const sub: Subscriber = { filter, onMessage };
     this.subscribers.add(sub);
+    this.reached.clear();
     return {
       stop: () => {
         this.subscribers.delete(sub);
+        this.reached.clear();
         return Promise.resolve();
       },
     };
@@ -95,6 +111,7 @@ export class CoreRouter {
 
   clear(): void {
     this.subscribers.clear();
+    this.reached.clear();
     this.repliers.clear();
     for (const fail of this.waiting) fail(new BusClosedError('the bus closed before the reply arrived'));
     this.waiting.clear();

@@ -254,6 +254,26 @@ export function registerStreams(withBus: WithBus): void {
   );
 
   withBus(
+    'a subscriber that joins after a subject was delivered gets its next messages; one that left gets none',
+    async ({ bus }, id, t) => {
+      const first = inbox<string>();
+      const later = inbox<string>();
+      const a = bus.subscribe(`j${id}.>`, (m) => first.push(text(m.data)));
+      bus.emit(`j${id}.x`, enc.encode('1'));
+      t.equal(await first.next(), '1');
+      const b = bus.subscribe(`j${id}.*`, (m) => later.push(text(m.data)));
+      bus.emit(`j${id}.x`, enc.encode('2'));
+      t.equal(await later.next(), '2', 'the new subscriber is reached on a subject delivered before');
+      t.equal(await first.next(), '2');
+      await a.stop();
+      bus.emit(`j${id}.x`, enc.encode('3'));
+      t.equal(await later.next(), '3');
+      await t.rejects(first.next(300), /nothing arrived/, 'the stopped subscriber receives nothing more');
+      await b.stop();
+    },
+  );
+
+  withBus(
     'streamInfo of an unknown stream is refused, and ensureStream again keeps messages and applies new limits',
     async ({ bus }, id, t) => {
       await t.rejects(bus.streamInfo(`Nope${id}`), StreamNotFoundError);

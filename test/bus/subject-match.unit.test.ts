@@ -27,3 +27,35 @@ t.test(
     t.equal(eventTypeOf('svc.eventsx.a'), null);
   },
 );
+
+/** NATS matching token by token, as the split tokens read: the reference the engine's matcher must agree with. */
+function byTokens(filter: string, subject: string): boolean {
+  const f = filter.split('.');
+  const s = subject.split('.');
+  for (let i = 0; i < f.length; i++) {
+    if (f[i] === '>') return s.length > i;
+    if (i >= s.length) return false;
+    if (f[i] !== '*' && f[i] !== s[i]) return false;
+  }
+  return f.length === s.length;
+}
+
+t.test('matching agrees with token-by-token matching on every short filter and subject', async (t) => {
+  const pieces = ['a', 'b', 'ab', '.', '*', '>'];
+  const words: string[] = [''];
+  for (let length = 0; length < 4; length++)
+    for (const w of words.filter((x) => x.length === length)) for (const p of pieces) words.push(w + p);
+  let differ = 0;
+  for (const filter of words)
+    for (const subject of words)
+      if (subjectMatches(filter, subject) !== (filter === subject || byTokens(filter, subject))) differ++;
+  t.equal(differ, 0, `${words.length ** 2} pairs`);
+});
+
+t.test('a subject refused once is refused again; one accepted as a filter is still no plain subject', async (t) => {
+  t.doesNotThrow(() => assertSubject('svc.events.>', true));
+  t.throws(() => assertSubject('svc.events.>', false), InvalidNameError);
+  t.doesNotThrow(() => assertSubject('svc.events.a', false));
+  t.throws(() => assertSubject('svc..a', false), InvalidNameError);
+  t.throws(() => assertSubject('svc..a', false), InvalidNameError);
+});
