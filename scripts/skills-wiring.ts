@@ -20,7 +20,7 @@ import {
 } from '../actors/index.js';
 import { Buckets, Subjects, type Bus, type Kv, type Subscription } from '../bus/index.js';
 import type { ActiveChart, PagesService } from '../projections/index.js';
-import { isRecord, substituteDeep, type Resolver } from '../schema/index.js';
+import { isRecord, RawHeader, substituteDeep, type Resolver } from '../schema/index.js';
 
 export interface Skills {
   readonly shelf: SkillShelf;
@@ -142,7 +142,15 @@ export async function startSkills(opts: {
 
   // A delivery about a page of the skills space (or an item of the project) brings a read soon.
   const decoder = new TextDecoder();
-  const nudgeOn = (msg: { readonly data: Uint8Array }): void => {
+  const nudgeOn = (msg: { readonly data: Uint8Array; readonly headers: Readonly<Record<string, string>> }): void => {
+    // The integration host names the pipeline in a header: a delivery no nudge can come of is not decoded
+    // (every delivery passes here). Without the header, the body decides.
+    const pipeline = msg.headers[RawHeader.Pipeline];
+    if (pipeline !== undefined) {
+      const wiki = pipeline === 'wiki' && space !== null;
+      const trackerB = pipeline === 'tracker-b' && trackerBProjectId !== null;
+      if (!wiki && !trackerB) return;
+    }
     try {
       const n = JSON.parse(decoder.decode(msg.data)) as { pipeline?: unknown; subject?: { space?: unknown } };
       const about = typeof n.subject?.space === 'string' ? n.subject.space : null;

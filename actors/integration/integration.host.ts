@@ -24,6 +24,7 @@ import {
   deliveryTrace,
   EventCategory,
   InboundNotification,
+  RawHeader,
   rawDeliveryMeta,
   uuidv5,
   type EventRecord,
@@ -170,7 +171,10 @@ export async function startIntegrationHost(opts: IntegrationHostOptions): Promis
     }
     await opts.router.route(notification);
     // For observers (a core message: at most once); the wakes above are what routing guarantees.
-    bus.emit(Subjects.notificationsInbound, encoder.encode(JSON.stringify(notification)));
+    bus.emit(Subjects.notificationsInbound, encoder.encode(JSON.stringify(notification)), {
+      // Listeners that care for a few pipelines skip the others without decoding them.
+      [RawHeader.Pipeline]: notification.pipeline,
+    });
   };
   const subs = await Promise.all(
     // Deliveries are independent: many in flight share the bus's commits, so routing keeps up with

@@ -132,6 +132,16 @@ t.test(
     await skills.sync.syncNow();
     t.equal(wiki.reads(), before + 2, 'the nudge read once, the forced sync once; the other space none');
     t.ok((await skills.shelf.list(null)).some((s) => s.name === 'Search logs'));
+
+    // The integration host names the pipeline in a header, and the header decides before the body is read.
+    const reads = wiki.reads();
+    bus.emit(Subjects.notificationsInbound, new TextEncoder().encode(JSON.stringify({ pipeline: 'wiki', subject: { space: 'ops' } })), { 'svc-pipeline': 'chat' }); // prettier-ignore
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    t.equal(wiki.reads(), reads, 'a notification whose header names another pipeline brings no read');
+    const headed = wiki.nextRead();
+    bus.emit(Subjects.notificationsInbound, new TextEncoder().encode(JSON.stringify({ pipeline: 'wiki', subject: { space: 'ops' } })), { 'svc-pipeline': 'wiki' }); // prettier-ignore
+    await headed;
+    t.pass('one whose header names the wiki brings a read');
   },
 );
 
