@@ -3,20 +3,15 @@
  * by a code in README.md, ARCHITECTURE.md and ops/ is in the error catalogue, or is a `/ready` reason (the
  * one other place a refusal carries a code of ours).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { ErrorCode } from '../../schema/errors.js';
 import { ReadyReason } from '../../schema/health.js';
 import { root } from '../harness/child.js';
+import { operatorDocs } from './docs.js';
 
-const docs = [
-  'README.md',
-  'ARCHITECTURE.md',
-  ...readdirSync(join(root, 'ops'))
-    .filter((f) => f.endsWith('.md'))
-    .map((f) => `ops/${f}`),
-];
+const docs = operatorDocs();
 
 t.test('every status-and-code a doc names is a code the node sends', async (t) => {
   const known = new Set<string>([...ErrorCode.options, ...Object.values(ReadyReason)]);

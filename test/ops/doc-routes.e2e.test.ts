@@ -4,11 +4,12 @@
  * optional surface on, and none may answer 404 `no_route` or 405 `method_not_allowed`. What a route then
  * says about the made-up ids it is sent is its own business.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { root } from '../harness/child.js';
 import { startNode, TOKEN } from '../harness/serve-node.js';
+import { operatorDocs } from './docs.js';
 
 interface Mention {
   readonly method: string;
@@ -21,13 +22,7 @@ const methods = 'GET|POST|PUT|PATCH|DELETE|WS';
 const vendorPaths = /^\/(api|groups|projects|members|rest|wiki\/rest|ex)\b|\/$/;
 
 function docMentions(): Mention[] {
-  const docs = [
-    'README.md',
-    'ARCHITECTURE.md',
-    ...readdirSync(join(root, 'ops'))
-      .filter((f) => f.endsWith('.md'))
-      .map((f) => `ops/${f}`),
-  ];
+  const docs = operatorDocs();
   const found: Mention[] = [];
   const named = new RegExp(
     `\\b((?:${methods})(?:\\|(?:${methods}))*)\\s+\`?(/(?:\\{[^}\\s]*\\}|[^\\s\`|,;)])*)`,
