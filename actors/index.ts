@@ -164,6 +164,7 @@ export {
   type Wake,
   watchPauses,
   watchPlacement,
+  watchSeatNeeds,
 } from './seat/index.js';
 export {
   fleetAnswer,

@@ -9,7 +9,13 @@
  *   3. the shared 5-second tick (rule 5) that ages the spend window and pushes what changed.
  */
 import type { Logger } from 'pino';
-import { readLearned, seatProfiles, watchPauses, type SubsystemApplier } from '../actors/index.js';
+import {
+  readLearned,
+  seatProfiles,
+  watchPauses,
+  watchSeatNeeds,
+  type SubsystemApplier,
+} from '../actors/index.js';
 import { Subjects, type Bus, type Kv, type Subscription } from '../bus/index.js';
 import { readModelRoutes, readQuestions, type Question, type RouteDef } from '../http/index.js';
 import {
@@ -155,6 +161,19 @@ export function createReadModels(opts: {
           // Rows then know the pauses the event history holds, as before the records were read.
           logger.error({ err }, 'read models: pause records unread');
         }
+      }
+      // So is a question asked longer ago: the seats' logs keep open ones without age.
+      try {
+        subs.push(
+          await watchSeatNeeds(
+            start.bus,
+            (handle, open) => models.needsRecord(handle, open),
+            (seq, err) => logger.warn({ err, seq }, 'read models: seat log record skipped'),
+          ),
+        );
+      } catch (err) {
+        // Rows then know the questions the event history holds, as before the logs were read.
+        logger.error({ err }, 'read models: seat logs unread');
       }
       await boot(start.bus, start.checkpoints);
       models.tick();

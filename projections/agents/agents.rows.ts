@@ -4,11 +4,12 @@
  * provider's retry_at) → needs → stopped (paused) → stopped (unplaced) → stopped (budget) → stopped
  * (provider) → idle. A failed last turn is not a stop: the seat reads idle with `last_error`.
  */
-import type { Paused, SeatRuntime, StopCause } from './agents.state.js';
+import type { OpenQuestion, Paused, SeatRuntime, StopCause } from './agents.state.js';
 import { emptyRuntime, type AgentsState, type HistoryRow } from './agents.state.js';
 import type { BudgetReport, Meter } from '../tokens/budgets.js';
 import type { CompanyModel, SeatInfo } from '../org/company.model.js';
 import { zeroFull, type TokenRowFull } from '../tokens/token-rows.js';
+import { instantMs } from '../time/instants.js';
 
 export const Activity = { Working: 'working', Needs: 'needs', Stopped: 'stopped', Idle: 'idle' } as const;
 export type Activity = (typeof Activity)[keyof typeof Activity];
@@ -31,6 +32,8 @@ export interface RowContext {
   readonly now?: number;
   /** The seat's pause as its record in the coordination store keeps it (null: none); absent: not read. */
   readonly pauseRecord?: (handle: string) => Paused | null;
+  /** The questions the seat's own log holds open (none: empty); absent: not read. */
+  readonly needsRecord?: (handle: string) => readonly OpenQuestion[];
 }
 
 export interface BudgetMeterView {
@@ -108,8 +111,27 @@ function withPause(rt: SeatRuntime | undefined, handle: string, ctx: RowContext)
   return { ...(rt ?? emptyRuntime()), paused };
 }
 
+/**
+ * The seat's wait on people: what its events say, when they hold it; else the questions the seat's own log
+ * holds open that no event of the history has spoken of since they were asked (the whole log when the
+ * history holds no word of the seat's wait: the completion that announced it is older than 30 days).
+ */
+function withNeeds(rt: SeatRuntime | undefined, handle: string, ctx: RowContext): SeatRuntime | undefined {
+  if (rt?.needs || !ctx.needsRecord) return rt;
+  const said = rt?.needsMs ?? null;
+  const open = ctx.needsRecord(handle).filter((q) => said === null || (instantMs(q.asked_at) ?? 0) > said);
+  if (open.length === 0) return rt;
+  const more = open.length - 1;
+  const needs: StopCause = {
+    since: open[0]!.asked_at,
+    detail: open.at(-1)!.question + (more > 0 ? ` (and ${more} more question${more > 1 ? 's' : ''})` : ''),
+    ids: open.map((q) => q.id),
+  };
+  return { ...(rt ?? emptyRuntime()), needs };
+}
+
 export function agentRow(seat: SeatInfo, events: SeatRuntime | undefined, ctx: RowContext) {
-  const rt = withPause(events, seat.handle, ctx);
+  const rt = withNeeds(withPause(events, seat.handle, ctx), seat.handle, ctx);
   const budget = budgetMeter(seat, ctx.budgets);
   const { activity, stopped_reason } = activityOf(
     current(rt, seat.handle, ctx),

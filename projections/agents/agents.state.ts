@@ -4,6 +4,13 @@ import type { z } from 'zod';
 
 export type HistoryRow = z.infer<typeof Payloads.PhaseRecord>;
 export type Paused = z.infer<typeof Payloads.Paused>;
+
+/** A question the seat waits on, as the seat's own log keeps it (ops/turn-engine.md "Needs"). */
+export interface OpenQuestion {
+  readonly id: string;
+  readonly question: string;
+  readonly asked_at: string;
+}
 type ToolExecution = z.infer<typeof Payloads.ToolExecution>;
 type Round = z.infer<typeof Payloads.Round>;
 type RunningCall = z.infer<typeof Payloads.RunningCall>;

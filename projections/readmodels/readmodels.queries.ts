@@ -14,7 +14,13 @@ import {
   type AgentRow,
   type RowContext,
 } from '../agents/agents.rows.js';
-import { emptyAgentsState, type AgentsState, type HistoryRow, type Paused } from '../agents/agents.state.js';
+import {
+  emptyAgentsState,
+  type AgentsState,
+  type HistoryRow,
+  type OpenQuestion,
+  type Paused,
+} from '../agents/agents.state.js';
 import { budgetReport } from '../tokens/budgets.js';
 import { emptyCompany, type CompanyModel } from '../org/company.model.js';
 import {
@@ -70,6 +76,8 @@ export abstract class ReadModelQueries {
   protected company: CompanyModel = emptyCompany;
   /** Each seat's pause record in the coordination store (read beside the events: see `pauseRecord`). */
   protected readonly pauseRecords = new Map<string, Paused>();
+  /** Each seat's open questions as its own log keeps them (read beside the events: see `needsRecord`). */
+  protected readonly needsRecords = new Map<string, readonly OpenQuestion[]>();
   protected readonly now: () => number;
   protected readonly opts: ReadModelsOptions;
 
@@ -146,6 +154,7 @@ export abstract class ReadModelQueries {
       budgets: budgetReport(this.ledger, this.company),
       now: this.now(),
       pauseRecord: (handle) => this.pauseRecords.get(handle) ?? null,
+      needsRecord: (handle) => this.needsRecords.get(handle) ?? [],
     };
   }
 

@@ -10,7 +10,7 @@
  */
 import { EventRecord, SpendRecord, type Company } from '../../schema/index.js';
 import { agentEventTypes, applyAgentEvent, pruneTurnLog } from '../agents/agents.projection.js';
-import type { Paused } from '../agents/agents.state.js';
+import type { OpenQuestion, Paused } from '../agents/agents.state.js';
 import { agentRow, agentRows, agentSeat, type AgentRow, type RowContext } from '../agents/agents.rows.js';
 import { orgBudgetMeter } from '../tokens/budgets.js';
 import { companyModel } from '../org/company.model.js';
@@ -150,6 +150,16 @@ export class ReadModels extends ReadModelQueries {
   pauseRecord(handle: string, paused: Paused | null): void {
     if (paused) this.pauseRecords.set(handle, paused);
     else this.pauseRecords.delete(handle);
+    this.pushRows([handle]);
+  }
+
+  /**
+   * A seat's open questions as its own log keeps them changed (empty: none open), or were read at start.
+   * The log keeps them without age, so a question asked longer ago than the event history still reads `needs`.
+   */
+  needsRecord(handle: string, open: readonly OpenQuestion[]): void {
+    if (open.length > 0) this.needsRecords.set(handle, open);
+    else this.needsRecords.delete(handle);
     this.pushRows([handle]);
   }
 
