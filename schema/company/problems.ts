@@ -26,6 +26,8 @@ export const WarningKind = {
   UnresolvedReference: 'unresolved_reference',
   /** A setting this release accepts but does nothing with (not-applied.ts). */
   NotApplied: 'not_applied',
+  /** An agent seat left with no provider chain: `providers.llm` holds no entry (no-provider.ts). */
+  NoProvider: 'no_provider',
   /** A native work project key a unit declares after another unit did (project-twins.ts). */
   DuplicateProject: 'duplicate_project',
 } as const;

@@ -14,6 +14,7 @@ import { Company } from './company.schema.js';
 import { deriveCompany, type Derived } from './derived.js';
 import { knownKeysAt } from './known-keys.js';
 import { nestingProblem } from './nesting.js';
+import { seatsWithoutProvider } from './no-provider.js';
 import { notAppliedSettings } from './not-applied.js';
 import { projectTwins } from './project-twins.js';
 import { normaliseCompany } from './normalise.js';
@@ -142,6 +143,11 @@ export function validateCompany(input: unknown, opts: ValidateOptions): CompanyV
     ...notAppliedSettings(input).map((f) => ({
       ...place(f.segments),
       kind: WarningKind.NotApplied,
+      message: f.message,
+    })),
+    ...seatsWithoutProvider(input, walk).map((f) => ({
+      ...place(f.segments),
+      kind: WarningKind.NoProvider,
       message: f.message,
     })),
     ...projectTwins(walk).map(({ segments, ...rest }) => ({

@@ -202,6 +202,7 @@ t.test(
       {
         name: 'Acme',
         roles: [{ name: 'Ada Lovelace' }],
+        providers: { llm: { main: { type: 'openai', model: 'gpt' } } },
         notification_transports: {
           ops: {
             type: 'webhook',

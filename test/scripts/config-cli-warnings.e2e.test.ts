@@ -17,6 +17,7 @@ t.test('svc config prints the warnings of an accepted document on stderr, one li
       '    lead: Bo Agnet',
       '    roles:',
       '      - name: Bo Agent',
+      'providers: {llm: {main: {type: openai, model: gpt-main}}}',
       '',
     ].join('\n'),
   );
@@ -35,7 +36,7 @@ t.test('svc config prints the warnings of an accepted document on stderr, one li
     t.match(run.stderr(), /  ! units\[0\]\.lead \(line 5\): names no seat; did you mean `Bo Agent`\?\n/);
   }
   const clean = join(node.dir, 'clean.yaml');
-  writeFileSync(clean, 'name: Acme\nroles:\n  - name: Ada\n');
+  writeFileSync(clean, 'name: Acme\nroles:\n  - name: Ada\nproviders: {llm: {main: {type: openai, model: m}}}\n');
   const quiet = runSvc(['config', 'put', clean, '--summary', 'clean', '--url', node.url], {
     SVC_TOKEN: TOKEN,
   });
