@@ -4,7 +4,7 @@
  * is sealed or stored; messages never carry a value or its length.
  */
 import { isWholeRef } from '../company/fields.js';
-import { SECRET_VALUE_MAX_BYTES } from '../secrets.js';
+import { isSecretName, SECRET_NAME_MAX, SECRET_VALUE_MAX_BYTES } from '../secrets.js';
 import type { JsonObject } from '../document/index.js';
 import { segmentsOf, seatSegments, valueAt, withValue } from './doc-paths.js';
 import type { KindSpec, Requirement, SetupInputs } from './requirement.js';
@@ -86,7 +86,9 @@ function checkShape(spec: KindSpec, inputs: SetupInputs): void {
       problems.push(problem(field, 'conflict', 'given and generated at once: send one or the other'));
   }
   const perSeat = [...Object.keys(inputs.values), ...inputs.generate].some((f) => fields.get(f)?.per_seat);
-  if (perSeat && typeof inputs.values['seat'] !== 'string')
+  // A blank seat (values are trimmed) names nobody, as a missing one does.
+  const seat = inputs.values['seat'];
+  if (perSeat && (typeof seat !== 'string' || seat === ''))
     problems.push(problem('seat', 'missing', 'per-seat credentials need the seat they belong to'));
   if (problems.length > 0) throw new InputsRefused('invalid_body', problems);
 }
@@ -110,7 +112,7 @@ function checkValues(spec: KindSpec, inputs: SetupInputs, seats: readonly string
     const value = inputs.values[r.field];
     if (typeof value !== 'string' || value === '') continue;
     if (r.kind === 'handle' && !seats.includes(value))
-      problems.push(problem(r.field, 'unknown_value', 'names no seat of the company'));
+      problems.push(problem(r.field, 'unknown_value', 'names no agent seat of the company'));
     if (r.kind === 'choice' && r.choices && !r.choices.includes(value.trim().toLowerCase()))
       problems.push(problem(r.field, 'unknown_value', `one of ${r.choices.join(', ')}`));
     if (r.shape === 'integer' && !/^[1-9][0-9]{0,8}$/.test(value.trim()))
@@ -126,7 +128,8 @@ function checkValues(spec: KindSpec, inputs: SetupInputs, seats: readonly string
 }
 
 /**
- * Plans the inputs against the active document (`null` when none is active).
+ * Plans the inputs against the active document (`null` when none is active); `seats` are the handles
+ * a handle field may name.
  * @example planInputs(codehostASetup, { values: {}, generate: ['webhook_secret'] }, doc, [], mint)
  */
 export function planInputs(
@@ -167,6 +170,15 @@ export function planInputs(
         typeof current === 'string' && isWholeRef(current)
           ? current.slice(2, -1)
           : seatSecretName(declared, seat ?? '');
+      // The store refuses such a name; found only at sealing, it would follow a stored revision.
+      if (!isSecretName(name))
+        throw new InputsRefused('validation_error', [
+          problem(
+            r.field,
+            'out_of_range',
+            `the document references a secret name longer than the store takes (${SECRET_NAME_MAX} characters); reference a shorter one`,
+          ),
+        ]);
       seals.push({ field: r.field, name, value: generated ? mint(r) : String(given), generated });
       if (at !== null) {
         edit(at, `\${${name}}`);

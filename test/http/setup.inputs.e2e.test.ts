@@ -404,3 +404,50 @@ t.test('a credential over the secret limit is 400 and nothing is sealed', async 
   });
   t.equal(stored(node, 'SVC_CODEHOST_A_WEBHOOK_SECRET'), undefined);
 });
+
+/** How many revisions the node has stored. */
+const revisions = async (node: SetupNode): Promise<number> =>
+  (await json(await node.call('GET', '/config/revisions')))['total'] as number;
+
+t.test(
+  'a per-seat credential for a blank seat or a human seat is 400 naming `seat`, and nothing is stored',
+  async (t) => {
+    const node = await startSetupNode(t, { tierA: KEYRING });
+    await node.putDocument(company());
+    for (const seat of ['', '   ']) {
+      const res = await inputs(node, 'chat', { values: { seat, bot_token: 'xoxb-blank-seat' } });
+      t.equal(res.status, 400, JSON.stringify(seat));
+      t.match(await json(res), {
+        error: 'invalid_body',
+        problems: [{ path: 'values.seat', kind: 'missing' }],
+      });
+    }
+    const human = await inputs(node, 'chat', { values: { seat: 'hanna-lee', bot_token: 'xoxb-human-seat' } });
+    t.equal(human.status, 400);
+    t.match(await json(human), {
+      error: 'validation_error',
+      problems: [{ path: 'values.seat', kind: 'unknown_value', message: /agent seat/ }],
+    });
+    t.equal(await revisions(node), 1, 'no revision was stored');
+    t.equal(stored(node, 'SVC_CHAT_HANNA_LEE_BOT_TOKEN'), undefined, 'nothing was sealed');
+  },
+);
+
+t.test(
+  'a credential the document references under a name too long for the store is 400 and nothing is stored',
+  async (t) => {
+    const node = await startSetupNode(t, { tierA: KEYRING });
+    const name = 'A'.repeat(129);
+    await node.putDocument(
+      company({ integrations: { tracker_b: { url: 'https://tb.example.test', token: `\${${name}}` } } }),
+    );
+    const res = await inputs(node, 'tracker-b', { values: { token: 'tb-token-long-name' } });
+    t.equal(res.status, 400);
+    t.match(await json(res), {
+      error: 'validation_error',
+      problems: [{ path: 'values.token', kind: 'out_of_range', message: /128 characters/ }],
+    });
+    t.equal(await revisions(node), 1, 'no revision was stored');
+    t.notMatch(node.rawLogs(), 'tb-token-long-name');
+  },
+);

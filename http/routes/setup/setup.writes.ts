@@ -21,7 +21,7 @@ import { ApiError } from '../../api-error.js';
 import { jsonBody } from '../../json-body.js';
 import { assertCompanyWriter } from '../../guard.js';
 import type { ApiReply, ApiRequest } from '../../types.js';
-import { readContext, type SetupContext } from './setup.context.js';
+import { agentSeats, readContext, type SetupContext } from './setup.context.js';
 import { checkIfMatch, writeDocument } from './setup.config-write.js';
 import type { SetupRouteDeps } from './setup.deps.js';
 import { specOf } from './setup.reads.js';
@@ -57,7 +57,8 @@ function plan(spec: KindSpec, inputs: SetupInputs, ctx: SetupContext): ReturnTyp
       spec,
       inputs,
       ctx.document,
-      ctx.seats.map((s) => s.handle),
+      // The one handle field (chat's `seat`) picks whose own app the credentials are: an agent's.
+      agentSeats(ctx),
       (r) => mint(spec, r),
     );
   } catch (error) {
