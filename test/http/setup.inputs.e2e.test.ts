@@ -1,4 +1,5 @@
 import t from 'tap';
+import { openConnection } from '../harness/raw-http.js';
 import { CI_TOKEN, company, KEYRING, startSetupNode, type SetupNode } from './fixtures/setup-node.js';
 
 type Json = Record<string, unknown>;
@@ -449,5 +450,45 @@ t.test(
     });
     t.equal(await revisions(node), 1, 'no revision was stored');
     t.notMatch(node.rawLogs(), 'tb-token-long-name');
+  },
+);
+
+t.test(
+  'a non-writer on a managed document, or an unknown kind, is refused before a slow body arrives',
+  async (t) => {
+    const node = await startSetupNode(t, {
+      tierA: KEYRING,
+      auth: {
+        disabled: false,
+        allowAnonymousRead: true,
+        tokens: [
+          { id: 'ops', token: 'ops-token-0123456789abcdef' },
+          { id: 'ci', token: CI_TOKEN },
+        ],
+        companyWriters: ['ops'],
+      },
+    });
+    await node.putDocument(company());
+    for (const [method, path, token, status, error] of [
+      ['POST', '/setup/integrations/codehost-a/inputs', CI_TOKEN, 403, 'config_managed'],
+      ['DELETE', '/setup/integrations/codehost-a', CI_TOKEN, 403, 'config_managed'],
+      ['POST', '/setup/integrations/tracker-b/provision', CI_TOKEN, 403, 'config_managed'],
+      ['POST', '/setup/integrations/nope/inputs', 'ops-token-0123456789abcdef', 404, 'not_found'],
+    ] as const) {
+      const conn = await openConnection(node.harness.gw.port);
+      t.teardown(() => conn.close());
+      // Most of the body never comes: the answer must not wait for it (30 s body deadline).
+      conn.write(
+        `${method} ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"values":`,
+      );
+      const answer = await Promise.race([
+        conn.response(),
+        new Promise<null>((resolve) => setTimeout(() => resolve(null), 2_000)),
+      ]);
+      t.ok(answer, `${method} ${path} answered without the body`);
+      t.equal(answer?.status, status, `${method} ${path}`);
+      t.equal((JSON.parse(answer?.body ?? '{}') as Json)['error'], error);
+    }
+    t.equal(stored(node, 'SVC_CODEHOST_A_WEBHOOK_SECRET'), undefined);
   },
 );

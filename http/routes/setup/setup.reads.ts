@@ -4,7 +4,7 @@
  */
 import { kindSpec, setupKinds, type KindSpec } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
-import type { ApiReply, ApiRequest } from '../../types.js';
+import type { ApiReply, ApiRequest, RequestHead } from '../../types.js';
 import { readContext, stateOf } from './setup.context.js';
 import type { SetupRouteDeps } from './setup.deps.js';
 
@@ -16,7 +16,7 @@ const holdsToken =
 
 export const RUNS_PAGE = 10;
 
-export function specOf(req: ApiRequest): KindSpec {
+export function specOf(req: RequestHead): KindSpec {
   const key = req.params['kind'] ?? '';
   const spec = kindSpec(key);
   if (!spec) {

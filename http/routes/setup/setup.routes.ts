@@ -1,8 +1,9 @@
 /** Every `/setup` route (guarded, reads too), and the `setup_integrations` question. */
-import type { RouteDef } from '../../types.js';
+import { assertCompanyWriter } from '../../guard.js';
+import type { RequestHead, RouteDef } from '../../types.js';
 import type { Question } from '../query.routes.js';
 import type { SetupRouteDeps } from './setup.deps.js';
-import { listIntegrations, listRuns, oneIntegration, oneRun } from './setup.reads.js';
+import { listIntegrations, listRuns, oneIntegration, oneRun, specOf } from './setup.reads.js';
 import { disconnect, postInputs, runPass } from './setup.writes.js';
 
 /** `GET /setup/integrations`'s answer (no credential in it) over the socket's query channel, guarded as the route. */
@@ -17,13 +18,40 @@ export function setupQuestions(deps: SetupRouteDeps): Map<string, Question> {
 
 export function setupRoutes(deps: SetupRouteDeps): RouteDef[] {
   const base = '/setup/integrations';
+  // Write rule 10: a non-writer on a managed document is refused before anything is read, the body
+  // included, and so is an unknown kind.
+  const writer = (req: RequestHead): void => {
+    assertCompanyWriter(deps.auth, req.actor);
+    specOf(req);
+  };
+  const kindOnly = (req: RequestHead): void => void specOf(req);
   return [
     { method: 'GET', pattern: base, handler: () => listIntegrations(deps) },
     { method: 'GET', pattern: `${base}/:kind`, handler: (req) => oneIntegration(deps, req) },
-    { method: 'DELETE', pattern: `${base}/:kind`, handler: (req) => disconnect(deps, req) },
-    { method: 'POST', pattern: `${base}/:kind/inputs`, handler: (req) => postInputs(deps, req) },
-    { method: 'POST', pattern: `${base}/:kind/provision`, handler: (req) => runPass(deps, req, 'provision') },
-    { method: 'POST', pattern: `${base}/:kind/check`, handler: (req) => runPass(deps, req, 'check') },
+    {
+      method: 'DELETE',
+      pattern: `${base}/:kind`,
+      beforeBody: writer,
+      handler: (req) => disconnect(deps, req),
+    },
+    {
+      method: 'POST',
+      pattern: `${base}/:kind/inputs`,
+      beforeBody: writer,
+      handler: (req) => postInputs(deps, req),
+    },
+    {
+      method: 'POST',
+      pattern: `${base}/:kind/provision`,
+      beforeBody: writer,
+      handler: (req) => runPass(deps, req, 'provision'),
+    },
+    {
+      method: 'POST',
+      pattern: `${base}/:kind/check`,
+      beforeBody: kindOnly,
+      handler: (req) => runPass(deps, req, 'check'),
+    },
     { method: 'GET', pattern: `${base}/:kind/runs`, handler: (req) => listRuns(deps, req) },
     { method: 'GET', pattern: `${base}/:kind/runs/:id`, handler: (req) => oneRun(deps, req) },
   ];
