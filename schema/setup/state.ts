@@ -4,6 +4,7 @@
  * only its `${VAR}` reference; `resolved` says where a value comes from, not what it is.
  */
 import { isWholeRef } from '../company/fields.js';
+import { isSecretPath, namesSecret, stringLeaves } from '../company/secret-paths.js';
 import { listRefs } from '../env-refs.js';
 import { isRecord } from '../document/index.js';
 import { seatSegments, segmentsOf, valueAt } from './doc-paths.js';
@@ -157,13 +158,33 @@ function blockUrl(spec: KindSpec, input: StateInput): string | null {
 }
 
 /**
- * A substitution as a read may show it: null when empty, and when it holds a stored secret or a token's
- * value an environment variable holds — a reference field is not a way to read credentials.
+ * A substitution as a read may show it: null when empty, and when it holds a stored secret, a variable
+ * the document uses at a credential leaf or whose name says credential (`*_TOKEN`, `*_KEY`, ...), or a
+ * token's value an environment variable holds — a reference field is not a way to read credentials.
  */
 function shown(raw: string, value: string, input: StateInput): string | null {
   if (value === '') return null;
-  if (listRefs(raw).some((name) => input.lookups.get(name)?.source === 'store')) return null;
+  const secret = (name: string): boolean =>
+    input.lookups.get(name)?.source === 'store' ||
+    namesSecret(name) ||
+    credentialNames(input.document).has(name);
+  if (listRefs(raw).some(secret)) return null;
   return input.credential?.(value) === true ? null : value;
+}
+
+/** The `${NAME}`s the document writes at its secret leaves (write rule 7), remembered per document. */
+const credentialNamesOf = new WeakMap<object, ReadonlySet<string>>();
+function credentialNames(document: unknown): ReadonlySet<string> {
+  if (typeof document !== 'object' || document === null) return new Set();
+  let names = credentialNamesOf.get(document);
+  if (names === undefined) {
+    const found = new Set<string>();
+    for (const [at, text] of stringLeaves(document))
+      if (isSecretPath(at)) for (const name of listRefs(text)) found.add(name);
+    names = found;
+    credentialNamesOf.set(document, names);
+  }
+  return names;
 }
 
 export function integrationState(spec: KindSpec, input: StateInput): IntegrationState {

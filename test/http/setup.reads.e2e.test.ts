@@ -209,3 +209,55 @@ t.test('tracker-a is satisfied by a cloud id instead of a url', async (t) => {
   const relay = await json(await node.call('GET', '/setup/integrations/relay'));
   t.match(relay, { configured: false, requirements: [] });
 });
+
+t.test(
+  'a reference field naming a variable the document uses as a credential, or named as one, shows no resolved_value',
+  async (t) => {
+    const node = await startSetupNode(t, {
+      env: {
+        TB_TOKEN: 'tb-token-from-env-0002',
+        ACME_API_KEY: 'acme-api-key-from-env-0003',
+        TB_URL: 'https://tb.example.test',
+      },
+    });
+    await node.putDocument(
+      company({
+        providers: { llm: { main: { type: 'openai', model: 'm', api_keys: ['${ACME_API_KEY}'] } } },
+        integrations: {
+          tracker_b: { url: '${TB_URL}', token: '${TB_TOKEN}', workspace: '${TB_TOKEN}' },
+          codehost_b: { url: 'https://cb.example.test', provisioning: { group: '${ACME_API_KEY}' } },
+        },
+      }),
+    );
+    const text = await (await node.call('GET', '/setup/integrations')).text();
+    t.notMatch(text, 'tb-token-from-env-0002', 'a token the document uses at a credential leaf');
+    t.notMatch(text, 'acme-api-key-from-env-0003', 'a key an LLM provider uses');
+    const states = (JSON.parse(text) as { integrations: State[] }).integrations;
+    const req = (kind: string, field: string) =>
+      states.find((s) => s.key === kind)!.requirements.find((r) => r.field === field)!;
+    t.match(req('tracker-b', 'workspace'), { present: true, resolved: 'environment', resolved_value: null });
+    t.match(req('codehost-b', 'group'), { present: true, resolved: 'environment', resolved_value: null });
+    t.match(
+      req('tracker-b', 'url'),
+      { resolved_value: 'https://tb.example.test' },
+      'a plain reference is still shown',
+    );
+  },
+);
+
+t.test(
+  'a reference field naming a variable whose name says credential shows no resolved_value',
+  async (t) => {
+    const node = await startSetupNode(t, { env: { DEPLOY_SECRET: 'deploy-secret-from-env-0004' } });
+    await node.putDocument(company({ integrations: { tracker_b: { url: 'https://tb.example.test', workspace: '${DEPLOY_SECRET}' } } })); // prettier-ignore
+    const text = await (await node.call('GET', '/setup/integrations/tracker-b')).text();
+    t.notMatch(text, 'deploy-secret-from-env-0004');
+    t.match(
+      (JSON.parse(text) as State).requirements.find((r) => r.field === 'workspace'),
+      {
+        present: true,
+        resolved_value: null,
+      },
+    );
+  },
+);
