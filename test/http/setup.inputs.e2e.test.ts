@@ -492,3 +492,31 @@ t.test(
     t.equal(stored(node, 'SVC_CODEHOST_A_WEBHOOK_SECRET'), undefined);
   },
 );
+
+t.test(
+  'an inputs body naming more fields than any kind has, or larger than 1 MiB, is one short 400',
+  async (t) => {
+    const node = await startSetupNode(t, { tierA: KEYRING });
+    await node.putDocument(company());
+    const many = Array.from({ length: 65 }, (_, i) => `f${i}`);
+    for (const body of [
+      { generate: many },
+      { generate: many.map(() => 1) },
+      { values: Object.fromEntries(many.map((f) => [f, ''])) },
+      { values: Object.fromEntries(many.map((f) => [f, 7])) },
+    ]) {
+      const res = await inputs(node, 'chat', body);
+      const text = await res.text();
+      t.equal(res.status, 400);
+      t.ok(text.length < 2048, `a short answer (${text.length} bytes)`);
+      const answer = JSON.parse(text) as Json & { problems: Json[] };
+      t.equal(answer['error'], 'invalid_body');
+      t.equal(answer.problems.length, 1, 'one problem');
+      t.match(answer.problems[0], { kind: 'out_of_range', message: /at most 64/ });
+    }
+    const big = await inputs(node, 'codehost-a', { values: { webhook_secret: 'x'.repeat(1024 * 1024) } });
+    t.equal(big.status, 400);
+    t.match(await json(big), { error: 'unreadable_body', max_bytes: 1024 * 1024 });
+    t.equal(await revisions(node), 1, 'no revision was stored');
+  },
+);

@@ -4,7 +4,7 @@ import type { RequestHead, RouteDef } from '../../types.js';
 import type { Question } from '../query.routes.js';
 import type { SetupRouteDeps } from './setup.deps.js';
 import { listIntegrations, listRuns, oneIntegration, oneRun, specOf } from './setup.reads.js';
-import { disconnect, postInputs, runPass } from './setup.writes.js';
+import { disconnect, INPUTS_MAX_BYTES, postInputs, runPass } from './setup.writes.js';
 
 /** `GET /setup/integrations`'s answer (no credential in it) over the socket's query channel, guarded as the route. */
 export function setupQuestions(deps: SetupRouteDeps): Map<string, Question> {
@@ -37,6 +37,7 @@ export function setupRoutes(deps: SetupRouteDeps): RouteDef[] {
     {
       method: 'POST',
       pattern: `${base}/:kind/inputs`,
+      maxBodyBytes: INPUTS_MAX_BYTES,
       beforeBody: writer,
       handler: (req) => postInputs(deps, req),
     },

@@ -18,7 +18,7 @@ import {
   type Requirement,
 } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
-import { jsonBody } from '../../json-body.js';
+import { fitBody, jsonValue } from '../../json-body.js';
 import { assertCompanyWriter } from '../../guard.js';
 import type { ApiReply, ApiRequest } from '../../types.js';
 import { agentSeats, readContext, type SetupContext } from './setup.context.js';
@@ -43,12 +43,38 @@ function unresolvedName(warning: unknown): string | null {
   return kind === 'unresolved_reference' && typeof to === 'string' ? to : null;
 }
 
+/** More fields than any kind declares; past it a body is refused whole, not field by field. */
+const INPUTS_MAX_FIELDS = 64;
+/** Every credential of the largest kind at 64 KiB, JSON-escaped, fits. */
+export const INPUTS_MAX_BYTES = 1024 * 1024;
+
+/** A `values` or `generate` past the limit: one problem, where checking each entry would answer megabytes. */
+function checkCounts(raw: unknown): void {
+  if (typeof raw !== 'object' || raw === null) return;
+  const { values, generate } = raw as { values?: unknown; generate?: unknown };
+  const counts: Array<[string, number]> = [
+    ['values', typeof values === 'object' && values !== null ? Object.keys(values).length : 0],
+    ['generate', Array.isArray(generate) ? generate.length : 0],
+  ];
+  for (const [at, count] of counts) {
+    if (count <= INPUTS_MAX_FIELDS) continue;
+    throw new ApiError('invalid_body', {
+      detail: `${at} names more fields than any integration has.`,
+      hint: 'GET /setup/integrations/{kind} lists the fields of a kind.',
+      extra: {
+        problems: [
+          { path: at, segments: [at], kind: 'out_of_range', message: `at most ${INPUTS_MAX_FIELDS} fields` },
+        ],
+      },
+    });
+  }
+}
+
 function readInputs(req: ApiRequest): SetupInputs {
   // A repeated field would lose a value silently, as in a configuration document: refused the same way.
-  return jsonBody(req, SetupInputs, {
-    detail: 'The body is not {if_match, values, generate}.',
-    uniqueKeys: true,
-  });
+  const raw = jsonValue(req, { uniqueKeys: true });
+  checkCounts(raw);
+  return fitBody(raw, SetupInputs, { detail: 'The body is not {if_match, values, generate}.' });
 }
 
 function plan(spec: KindSpec, inputs: SetupInputs, ctx: SetupContext): ReturnType<typeof planInputs> {
