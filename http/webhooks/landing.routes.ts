@@ -186,6 +186,7 @@ export function landingRoutes(deps: LandingDeps): RouteDef[] {
   return [
     { method: 'GET', pattern: '/webhooks/chat-oauth', ...landing, handler: chatOauth },
     { method: 'GET', pattern: '/webhooks/codehost-a-app', ...landing, handler: (req) => codehostApp(deps, signer, req) },
-    { method: 'POST', pattern: '/setup/codehost-a-app/:handle', access: 'guarded', handler: (req) => begin(deps, signer, req) },
+    // Write rule 10: a non-writer on a managed document is refused before anything is read.
+    { method: 'POST', pattern: '/setup/codehost-a-app/:handle', access: 'guarded', beforeBody: (req) => void (deps.auth && assertCompanyWriter(deps.auth, req.actor)), handler: (req) => begin(deps, signer, req) },
   ]; // prettier-ignore
 }

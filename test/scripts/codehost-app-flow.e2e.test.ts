@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { startCodehostAFake, VENDOR_WORDS } from '../fixtures/codehost-a/fake.js';
 import { freePort, runSvc } from '../harness/child.js';
+import { openConnection } from '../harness/raw-http.js';
 
 const OPS = 'ops-token-0123456789abcdef';
 const CI = 'ci-token-0123456789abcdef';
@@ -77,6 +78,17 @@ t.test(
     const managed = await fetch(`${base}/setup/codehost-a-app/ada`, { method: 'POST', headers: auth(CI) });
     t.equal(managed.status, 403);
     t.equal(((await managed.json()) as { error: string }).error, 'config_managed');
+    // Write rule 10: refused before anything is read, so a body that never arrives is not waited for.
+    const conn = await openConnection(port);
+    t.teardown(() => conn.close());
+    conn.write(
+      `POST /setup/codehost-a-app/ada HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${CI}\r\nContent-Length: 100\r\n\r\n{`,
+    );
+    const early = await Promise.race([
+      conn.response(),
+      new Promise<null>((resolve) => setTimeout(() => resolve(null), 2_000)),
+    ]);
+    t.equal(early?.status, 403, 'a non-writer is refused before the body arrives');
     const begun = await fetch(`${base}/setup/codehost-a-app/ada`, { method: 'POST', headers: auth(OPS) });
     t.equal(begun.status, 200);
     const plan = (await begun.json()) as {
