@@ -59,14 +59,11 @@ export const reservedHeaders = new Set([
 
 /**
  * `Cache-Control: no-store` is forced under these (spec: `/config`; the same documents asked as questions,
- * `/query/config*`; secrets too, they carry values).
+ * `/query/config*`; secrets too, they carry values; setup and access, guarded like them, show the
+ * deployment's addresses, resolved references and who holds a token).
  */
 export function isNoStorePath(path: string): boolean {
-  return (
-    path === '/config' ||
-    path.startsWith('/config/') ||
-    path.startsWith('/query/config') ||
-    path === '/secrets' ||
-    path.startsWith('/secrets/')
+  return ['/config', '/query/config', '/secrets', '/setup', '/access'].some(
+    (prefix) => path === prefix || path.startsWith(prefix === '/query/config' ? prefix : `${prefix}/`),
   );
 }

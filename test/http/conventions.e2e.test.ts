@@ -77,7 +77,8 @@ t.test('every route answers by the gateway conventions, 401s with their challeng
     const what = `GET ${pattern} with the token (${answer.status})`;
     t.not(answer.status, 401, `${what}: accepted`);
     t.ok(answer.status < 500 || answer.status === 503, `${what}: no failure inside the node`);
-    if (pattern === '/config' || pattern.startsWith('/config/') || pattern.startsWith('/secrets'))
+    // Guarded documents: the company's, its secrets, the setup and access views of the deployment.
+    if (/^\/(config|secrets|setup|access)(\/|$)/.test(pattern))
       t.equal(answer.headers['cache-control'], 'no-store', `${what}: no-store`);
   }
   // The stream's handshake answers from the upgrade itself, before the route table.
