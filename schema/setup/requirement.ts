@@ -80,7 +80,8 @@ export function requirement(
 /** `POST /setup/integrations/{kind}/inputs`. */
 export const SetupInputs = z.strictObject({
   /** The revision the operator read (bare id or quoted ETag); a stale one is 409 `revision_advanced`. */
-  if_match: z.string().min(1).optional(),
+  // Long enough for any ETag of a revision id (a UUID, quoted, maybe weak); longer is no revision's.
+  if_match: z.string().min(1).max(128).optional(),
   values: z.record(z.string(), z.union([z.string(), z.boolean()])).default({}),
   generate: z.array(z.string()).default([]),
 });

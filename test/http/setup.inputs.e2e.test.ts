@@ -225,6 +225,15 @@ t.test('a stale if_match is 409 revision_advanced and nothing is sealed or store
     values: { webhook_secret: 'fresh-secret-1' },
   });
   t.equal(quoted.status, 201, 'the ETag form of the current revision proceeds');
+  const huge = await inputs(node, 'codehost-a', {
+    if_match: `"${'a'.repeat(100_000)}"`,
+    values: { webhook_secret: 'fresh-secret-2' },
+  });
+  t.equal(huge.status, 400, 'an if_match no revision id could be is refused as it stands');
+  const refusal = await huge.text();
+  t.match(JSON.parse(refusal), { error: 'invalid_body' });
+  t.ok(refusal.length < 2_000, 'the refusal does not echo it back');
+  t.equal(stored(node, 'SVC_CODEHOST_A_WEBHOOK_SECRET'), 'fresh-secret-1', 'nothing sealed');
 });
 
 t.test('a managed document refuses non-writers with 403 before reading the body', async (t) => {
