@@ -62,8 +62,8 @@ export const SandboxAnswerReply = z.union([
 ]);
 export type SandboxAnswerReply = z.infer<typeof SandboxAnswerReply>;
 
-/** `POST /sandbox-runs/{id}/cancel`'s body: why (optional). */
-export const SandboxCancelBody = z.object({ reason: z.string().trim().max(500).default('') });
+/** `POST /sandbox-runs/{id}/cancel`'s body: why (optional); any other field is refused, so a misspelt one never cancels silently. */
+export const SandboxCancelBody = z.strictObject({ reason: z.string().trim().max(500).default('') });
 
 /** `sandbox.cancel`: stop a run, by an operator (`by`: the token id) or its seat. */
 export const SandboxCancelRequest = z.object({

@@ -51,6 +51,11 @@ t.test('an operator cancels a live run: killed, recorded cancelled, the waiting 
   const bad = await cancel(run.sandbox_id, { reason: 5 });
   t.equal(bad.status, 400);
   t.match(await bad.json(), { error: 'invalid_body' });
+  // A misspelt field is refused, not read as a cancel without a reason.
+  const typo = await cancel(run.sandbox_id, { resaon: 'wrong task' });
+  t.equal(typo.status, 400);
+  t.match(await typo.json(), { error: 'invalid_body', problems: [{ kind: 'unknown_field' }] });
+  t.equal(h.sandboxes.records.get(run.sandbox_id)?.status, 'running', 'the run goes on');
   const unknown = await cancel('no-such-run');
   t.equal(unknown.status, 404);
   t.match(await unknown.json(), { error: 'not_found' });
