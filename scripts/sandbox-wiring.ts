@@ -115,6 +115,20 @@ export async function startSandboxes(opts: {
     span_id: run.span_id,
     live: isLive(run),
   });
+  /**
+   * Fires when the run ends: a tool call the agent made through the bridge ends with its run (the tool
+   * server is told to cancel it), so nothing the run started goes on acting for the seat afterwards.
+   */
+  const runEnd = (id: string): { signal: AbortSignal; off: () => void } => {
+    const abort = new AbortController();
+    const end = (run: SandboxRunRecord | undefined): void => {
+      if (run && run.sandbox_id === id && !isLive(run) && !abort.signal.aborted)
+        abort.abort(`coding run ${id} ended ${run.status}`);
+    };
+    const off = records.onChange(end);
+    end(records.get(id));
+    return { signal: abort.signal, off };
+  };
   const runOf = (token: string): TokenRun | null => {
     const run = records.byToken(token);
     return run ? tokenRun(run) : null;
@@ -136,16 +150,21 @@ export async function startSandboxes(opts: {
                 content: [{ type: 'text', text: `${name} is not offered to a coding run` }],
                 is_error: true,
               };
-            return opts.tools.router.call(
-              {
-                seat: run.agent_handle,
-                agent_id: run.agent_id,
-                turn_id: run.turn_id,
-                trace: { trace_id: run.trace_id, parent_span_id: run.span_id },
-                signal,
-              },
-              { name, arguments: args },
-            );
+            const ended = runEnd(run.sandbox_id);
+            try {
+              return await opts.tools.router.call(
+                {
+                  seat: run.agent_handle,
+                  agent_id: run.agent_id,
+                  turn_id: run.turn_id,
+                  trace: { trace_id: run.trace_id, parent_span_id: run.span_id },
+                  signal: AbortSignal.any([signal, ended.signal]),
+                },
+                { name, arguments: args },
+              );
+            } finally {
+              ended.off();
+            }
           },
         },
         version,

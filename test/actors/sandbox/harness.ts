@@ -18,6 +18,7 @@ import { startLlmServer } from '../../fixtures/llm/llm-server.js';
 import { pino } from 'pino';
 import type { Script } from '../../fixtures/llm/script.js';
 import { company, startCompany, type Harness } from '../seat/harness.js';
+import type { Captured } from '../toolservers/harness.js';
 
 export const fakeAgentPath = join(
   dirname(fileURLToPath(import.meta.url)),
@@ -52,14 +53,20 @@ export async function startCollector(t: Test): Promise<{ url: string; received: 
   return { url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`, received };
 }
 
-/** The harness company with `sandbox` set on Bob. */
-export function sandboxCompany(env: Record<string, string>, setup: string[] = []) {
+/** The harness company with `sandbox` set on Bob; `toolEnv` is added to its `files` tool server's. */
+export function sandboxCompany(
+  env: Record<string, string>,
+  setup: string[] = [],
+  toolEnv: Record<string, string> = {},
+) {
   return (llmBaseUrl: string): Record<string, unknown> => {
     const base = company(llmBaseUrl);
     const units = base['units'] as Array<{ roles: Array<Record<string, unknown>> }>;
     const bob = units[0]!.roles.find((r) => r['name'] === 'Bob')!;
     bob['sandbox'] = { setup, env, default_coding_agent: fakeAgentCommand };
-    return { units };
+    const servers = (base['mcp_servers'] ?? []) as Array<{ env?: Record<string, string> }>;
+    const mcp_servers = servers.map((s) => ({ ...s, env: { ...s.env, ...toolEnv } }));
+    return { units, mcp_servers };
   };
 }
 
@@ -84,6 +91,10 @@ export async function startSandboxCompany(
     storeDir?: string;
     /** False: no `SVC_SANDBOX_OTEL_RECEIVER_URL` (default: the gateway's own URL). */
     receiver?: boolean;
+    /** Added to the `files` tool server's environment (e.g. `ECHO_HANG_TOOLS`). */
+    toolEnv?: Record<string, string>;
+    /** Collects the node's log lines (tool-server stderr included). */
+    logs?: Captured;
   },
 ): Promise<SandboxHarness> {
   const root = opts.storeDir ?? (await mkdtemp(join(tmpdir(), 'svc-sandbox-')));
@@ -94,7 +105,8 @@ export async function startSandboxCompany(
     script: [],
     llm,
     storeDir: root,
-    extra: sandboxCompany(opts.env, opts.setup)(llm.baseUrl),
+    extra: sandboxCompany(opts.env, opts.setup, opts.toolEnv)(llm.baseUrl),
+    ...(opts.logs ? { logs: opts.logs } : {}),
   });
   const port = await freePort();
   const reconciled: unknown[][] = [];
