@@ -79,6 +79,8 @@ export async function startSandboxes(opts: {
   readonly reconcile: (runs: unknown[]) => void;
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly pollMs?: number;
+  /** How long a run's export counts may wait for its next record (default 5 s). */
+  readonly telemetryEveryMs?: number;
   readonly reconcileMs?: number;
 }): Promise<SandboxWiring> {
   const env = opts.env ?? process.env;
@@ -98,6 +100,7 @@ export async function startSandboxes(opts: {
         otlpUrl: receiverUrl,
         mcpUrl: receiverUrl,
         ...(opts.pollMs !== undefined ? { pollMs: opts.pollMs } : {}),
+        ...(opts.telemetryEveryMs !== undefined ? { telemetryEveryMs: opts.telemetryEveryMs } : {}),
       })
     : null;
   if (supervisor) opts.tools.sandbox.bind({ bus: opts.bus, records, supervisor });
@@ -171,9 +174,9 @@ export async function startSandboxes(opts: {
       );
       const otlp = otlpRoutes({
         runOf,
-        async received(run, signal, spans) {
+        received(run, signal, spans) {
           const record = records.get(run.sandbox_id);
-          if (record && supervisor) await supervisor.telemetry(record, signal, spans);
+          if (record && supervisor) supervisor.telemetry(record, signal, spans);
         },
         forward(signal, contentType, body) {
           void forwarder.forward(signal, contentType, body);

@@ -26,6 +26,7 @@ import {
 import type { SandboxBackend, SandboxSettings } from './backend.js';
 import { stepRun, type RunEvent } from './sandbox.machine.js';
 import { isLive, publicRun, tokenDigest, type SandboxRecords } from './sandbox.records.js';
+import { addTelemetry, telemetryTally } from './sandbox.telemetry.js';
 import { sandboxEventNamespace, wakeMessage } from './sandbox.wake.js';
 
 const encoder = new TextEncoder();
@@ -56,8 +57,8 @@ export interface SandboxSupervisor {
   cancel(sandboxId: string, by: string, reason: string): Promise<SandboxCancelReply>;
   /** Resolves with the run once it asks, ends, or `signal` fires (then with the run as it stands). */
   settle(sandboxId: string, signal?: AbortSignal): Promise<SandboxRunRecord | null>;
-  /** Counts one OTLP export on a live run. */
-  telemetry(run: SandboxRunRecord, signal: 'traces' | 'metrics' | 'logs', spans: number): Promise<void>;
+  /** Counts one OTLP export on a live run (stored with its next record, or within `telemetryEveryMs`). */
+  telemetry(run: SandboxRunRecord, signal: 'traces' | 'metrics' | 'logs', spans: number): void;
   stop(): Promise<void>;
 }
 
@@ -71,6 +72,8 @@ export interface SupervisorOptions {
   readonly otlpUrl: string | null;
   readonly mcpUrl: string | null;
   readonly pollMs?: number;
+  /** How long a run's export counts may wait for its next record before one is written for them. */
+  readonly telemetryEveryMs?: number;
   readonly now?: () => Date;
 }
 
@@ -85,6 +88,7 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
   const { bus, records, backend, logger } = opts;
   const now = opts.now ?? (() => new Date());
   const pollMs = opts.pollMs ?? 250;
+  const tally = telemetryTally({ everyMs: opts.telemetryEveryMs ?? 5_000, now: () => now().getTime() });
   const chains = new Map<string, Promise<unknown>>();
   /** Runs some turn's tool call waits on right now (an end they see needs no wake). */
   const waiting = new Map<string, number>();
@@ -107,13 +111,19 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
     });
   };
 
-  /** Applies one event: stores the record the machine gives, publishes its event. */
+  /** Applies one event: stores the record the machine gives (with the exports tallied), publishes its event. */
   const apply = async (
-    current: SandboxRunRecord | null,
+    stored: SandboxRunRecord | null,
     event: RunEvent,
   ): Promise<SandboxRunRecord | null> => {
+    const counts = stored === null ? null : tally.take(stored.sandbox_id);
+    const current =
+      stored && counts ? { ...stored, telemetry: addTelemetry(stored.telemetry, counts) } : stored;
     const step = stepRun(current, event);
-    if (step.run === null) return null;
+    if (step.run === null) {
+      if (stored && counts && isLive(stored)) tally.restore(stored.sandbox_id, counts);
+      return null;
+    }
     const run = step.run;
     // Read before the write: a waiter sees the write (and stops waiting) inside `put`.
     const watched = waiting.has(run.sandbox_id);
@@ -183,7 +193,16 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
   const aborts = new Map<string, AbortController>();
   const abortOf = (abort: AbortController): LaunchAbort | null =>
     abort.signal.aborted ? (abort.signal.reason as LaunchAbort) : null;
+  /** Writes a run's tallied export counts, unless another record took them along meanwhile. */
+  const flush = (id: string): Promise<unknown> =>
+    serial(id, async () => {
+      const counts = tally.take(id);
+      const run = records.get(id);
+      if (counts && run && isLive(run))
+        await apply(run, { type: 'run.telemetry', counts, at: now().toISOString() });
+    });
   const tick = async (): Promise<void> => {
+    for (const id of tally.due(now().getTime())) await flush(id).catch(() => undefined);
     const mine = records.all().filter((r) => r.node === opts.node && isLive(r));
     for (const run of mine) {
       try {
@@ -378,11 +397,7 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
 
     telemetry(run, signal, spans) {
       // Counted by the node that watches the run (its records are written there alone).
-      if (run.node !== opts.node) return Promise.resolve();
-      return serial(run.sandbox_id, async () => {
-        const current = records.get(run.sandbox_id) ?? run;
-        await apply(current, { type: 'run.telemetry', signal, spans, at: now().toISOString() });
-      });
+      if (run.node === opts.node && isLive(run)) tally.add(run.sandbox_id, signal, spans);
     },
 
     async stop() {
@@ -393,6 +408,7 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
         if (!abort.signal.aborted) abort.abort({ kind: 'stop' } satisfies LaunchAbort);
       await answers.stop();
       await cancels.stop();
+      for (const id of tally.pending()) void flush(id).catch(() => undefined);
       await Promise.all([...chains.values()]);
     },
   };

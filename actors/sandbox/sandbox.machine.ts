@@ -6,9 +6,9 @@
  */
 import { assign, setup, transition, type SnapshotFrom } from 'xstate';
 import type { Payloads, SandboxRunRecord, SandboxTelemetry } from '../../schema/index.js';
+import { addTelemetry } from './sandbox.telemetry.js';
 
 type EventType = (typeof Payloads.SandboxEventTypes)[number];
-type Signal = Exclude<keyof SandboxTelemetry, 'spans'>;
 
 export type RunEvent =
   | { type: 'run.launch'; run: SandboxRunRecord }
@@ -18,7 +18,8 @@ export type RunEvent =
   | { type: 'run.finished'; summary: string; total_tokens: number; at: string }
   | { type: 'run.failed'; error: string; at: string }
   | { type: 'run.cancelled'; by: string; reason: string; at: string }
-  | { type: 'run.telemetry'; signal: Signal; spans: number; at: string };
+  /** Exports tallied since the run's last record (sandbox.telemetry.ts), added to its counts. */
+  | { type: 'run.telemetry'; counts: SandboxTelemetry; at: string };
 
 interface Ctx {
   run: SandboxRunRecord | null;
@@ -69,10 +70,8 @@ function next(run: SandboxRunRecord | null, e: RunEvent): SandboxRunRecord | nul
         error: `cancelled by ${e.by}${e.reason ? `: ${e.reason}` : ''}`,
         paused_at: null,
       };
-    case 'run.telemetry': {
-      const t = run.telemetry;
-      return { ...base, telemetry: { ...t, [e.signal]: t[e.signal] + 1, spans: t.spans + e.spans } };
-    }
+    case 'run.telemetry':
+      return { ...base, telemetry: addTelemetry(run.telemetry, e.counts) };
   }
 }
 

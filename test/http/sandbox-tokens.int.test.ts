@@ -128,7 +128,8 @@ t.test(
     t.equal(proto.headers.get('content-type'), 'application/x-protobuf');
     t.equal((await post(`${endpoint}/v1/metrics`, '{"resourceMetrics":[]}')).status, 200);
     t.equal((await post(`${endpoint}/v1/logs`, '{"resourceLogs":[]}')).status, 200);
-    t.same(h.sandboxes.records.get('sb-tokens')?.telemetry, { traces: 1, metrics: 1, logs: 1, spans: 3 });
+    const counted = await h.waitRun((r) => r.sandbox_id === 'sb-tokens' && r.telemetry.logs === 1);
+    t.same(counted.telemetry, { traces: 1, metrics: 1, logs: 1, spans: 3 });
     const init = await post(mcpUrl, mcpInit, 'application/json', mcpHeaders);
     t.equal(init.status, 200, 'the bridge answers the running run');
     t.match(await init.json(), { result: { serverInfo: { name: 'svc-seat-bob' } } });
@@ -190,3 +191,40 @@ t.test(
     await h.waitRun((r) => r.sandbox_id === 'sb-no-receiver' && r.status === 'done');
   },
 );
+
+t.test('a chatty run’s exports are counted on its record without storing a record per export', async (t) => {
+  const h = await startSandboxCompany(t, { script: [], env: { FAKE_HOLD: '1' } });
+  const desk = h.tools.sandbox;
+  const run = await desk.launch({
+    sandbox_id: 'sb-chatty',
+    seat: 'bob',
+    role: 'Bob',
+    agent_id: 'agent-bob',
+    turn_id: 'turn-1',
+    trace_id: 'c'.repeat(32),
+    task: 'hold',
+    work_item: null,
+    coding_agent: 'fake',
+    settings: desk.settingsFor('bob')!.settings,
+  });
+  const environ = readFileSync(`/proc/${run.pid!}/environ`, 'utf8').split('\0');
+  const endpoint = environ.find((e) => e.startsWith('OTEL_EXPORTER_OTLP_ENDPOINT='))!.split('=')[1]!;
+  const span = JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [{}, {}] }] }] });
+  const exports = 60;
+  for (let i = 0; i < exports; i += 1) {
+    t.equal((await post(`${endpoint}/v1/traces`, span)).status, 200);
+  }
+  t.equal((await post(`${endpoint}/v1/logs`, '{"resourceLogs":[]}')).status, 200);
+  await h.waitRun((r) => r.sandbox_id === 'sb-chatty' && r.telemetry.traces === exports);
+  writeFileSync(join(run.workdir!, '..', 'control', 'release'), '');
+  const done = await h.waitRun((r) => r.sandbox_id === 'sb-chatty' && r.status === 'done');
+  t.same(
+    done.telemetry,
+    { traces: exports, metrics: 0, logs: 1, spans: 2 * exports },
+    'every export counted',
+  );
+  let stored = 0;
+  for await (const msg of h.bus.replay('SVC_SANDBOX'))
+    if (msg.subject === 'svc.sandbox.sb-chatty') stored += 1;
+  t.ok(stored <= 10, `the run's stream holds a handful of records, not one per export (${stored})`);
+});

@@ -95,12 +95,12 @@ export function otlpRoutes(deps: OtlpDeps): RouteDef[] {
         if (mediaOf(req.headers['content-type']) === null)
           throw invalid('OTLP/HTTP is application/x-protobuf or application/json.');
       },
-      async handler(req): Promise<ApiReply> {
+      handler(req): ApiReply {
         const run = liveRunOf(deps, req.params['token']);
         const signal = req.params['signal'] as OtlpSignal;
         const media = mediaOf(req.headers['content-type'])!;
         const spans = spansIn(signal, media, req.body);
-        await deps.received(run, signal, spans);
+        deps.received(run, signal, spans);
         deps.forward(signal, media === 'json' ? 'application/json' : 'application/x-protobuf', req.body);
         // An empty Export*ServiceResponse: full success.
         return media === 'json'

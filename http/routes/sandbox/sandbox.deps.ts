@@ -22,7 +22,7 @@ export interface SandboxTokenDeps {
 
 export interface OtlpDeps extends SandboxTokenDeps {
   /** Counts the export on the run. */
-  received(run: TokenRun, signal: OtlpSignal, spans: number): Promise<void>;
+  received(run: TokenRun, signal: OtlpSignal, spans: number): void;
   /** Sends the export on upstream (per `OTEL_EXPORTER_OTLP_*`); never awaited by the agent. */
   forward(signal: OtlpSignal, contentType: string, body: Buffer): void;
 }

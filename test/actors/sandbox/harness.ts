@@ -128,6 +128,7 @@ export async function startSandboxCompany(
         : {}),
     },
     pollMs: 50,
+    telemetryEveryMs: 100,
   });
   const gateway = await startGateway({
     host: '127.0.0.1',

@@ -106,7 +106,7 @@ t.test('an answer without an open question, and anything after the end, is refus
     when(
       failed.run,
       { type: 'run.finished', summary: 'x', total_tokens: 0, at: at(5) },
-      { type: 'run.telemetry', signal: 'traces', spans: 1, at: at(5) },
+      { type: 'run.telemetry', counts: { traces: 1, metrics: 0, logs: 0, spans: 1 }, at: at(5) },
       { type: 'run.asked', question: 'late', audience: null, at: at(5) },
     ).emitted,
     ['refused', 'refused', 'refused'],
@@ -122,8 +122,8 @@ t.test('telemetry counts on a live run without publishing an event', async (t) =
   const launched = when(null, { type: 'run.launch', run: fresh }).run;
   const { run, emitted } = when(
     launched,
-    { type: 'run.telemetry', signal: 'traces', spans: 3, at: at(1) },
-    { type: 'run.telemetry', signal: 'metrics', spans: 0, at: at(2) },
+    { type: 'run.telemetry', counts: { traces: 1, metrics: 0, logs: 0, spans: 3 }, at: at(1) },
+    { type: 'run.telemetry', counts: { traces: 0, metrics: 1, logs: 0, spans: 0 }, at: at(2) },
   );
   t.same(emitted, [null, null]);
   t.same(run?.telemetry, { traces: 1, metrics: 1, logs: 0, spans: 3 });
