@@ -24,6 +24,7 @@ export {
   companyJsonSchema,
   derivedOf,
   isSecretPath,
+  namesSecret,
   knownKeysAt,
   LlmProvider,
   MAX_YAML_ALIASES,

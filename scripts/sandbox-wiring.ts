@@ -99,6 +99,7 @@ export async function startSandboxes(opts: {
         logger,
         otlpUrl: receiverUrl,
         mcpUrl: receiverUrl,
+        secretsOf: (seat) => opts.tools.sandbox.settingsFor(seat)?.secrets ?? [],
         ...(opts.pollMs !== undefined ? { pollMs: opts.pollMs } : {}),
         ...(opts.telemetryEveryMs !== undefined ? { telemetryEveryMs: opts.telemetryEveryMs } : {}),
       })

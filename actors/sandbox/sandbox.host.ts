@@ -26,6 +26,7 @@ import {
 import type { SandboxBackend, SandboxSettings } from './backend.js';
 import { stepRun, type RunEvent } from './sandbox.machine.js';
 import { isLive, publicRun, tokenDigest, type SandboxRecords } from './sandbox.records.js';
+import { scrubRun } from './sandbox.settings.js';
 import { addTelemetry, telemetryTally } from './sandbox.telemetry.js';
 import { sandboxEventNamespace, wakeMessage } from './sandbox.wake.js';
 
@@ -72,6 +73,8 @@ export interface SupervisorOptions {
   readonly otlpUrl: string | null;
   readonly mcpUrl: string | null;
   readonly pollMs?: number;
+  /** The seat's sandbox secrets (sandbox.settings.ts), scrubbed from a run's question, summary and error. */
+  readonly secretsOf?: (seat: string) => readonly string[];
   /** How long a run's export counts may wait for its next record before one is written for them. */
   readonly telemetryEveryMs?: number;
   readonly now?: () => Date;
@@ -124,7 +127,8 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
       if (stored && counts && isLive(stored)) tally.restore(stored.sandbox_id, counts);
       return null;
     }
-    const run = step.run;
+    // What the agent or a setup step wrote leaves the run without the seat's sandbox secrets.
+    const run = scrubRun(step.run, opts.secretsOf?.(step.run.agent_handle) ?? []);
     // Read before the write: a waiter sees the write (and stops waiting) inside `put`.
     const watched = waiting.has(run.sandbox_id);
     await records.put(run);

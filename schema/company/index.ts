@@ -9,7 +9,7 @@ export { companyJsonSchema } from './json-schema.js';
 export { knownKeysAt } from './known-keys.js';
 export { unresolvedReferences, unschedulableReferences } from './unresolved.js';
 export { pathOf, type Segment } from './problems.js';
-export { isSecretPath } from './secret-paths.js';
+export { isSecretPath, namesSecret } from './secret-paths.js';
 export {
   DefaultTransportEvents,
   HttpSchemes,
