@@ -4,6 +4,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import t from 'tap';
 import type { Step } from '../fixtures/llm/script.js';
 import { startSandboxCompany } from '../actors/sandbox/harness.js';
@@ -228,3 +229,57 @@ t.test('a chatty run’s exports are counted on its record without storing a rec
     if (msg.subject === 'svc.sandbox.sb-chatty') stored += 1;
   t.ok(stored <= 10, `the run's stream holds a handful of records, not one per export (${stored})`);
 });
+
+t.test(
+  'gzip-encoded exports are taken as OTLP/HTTP allows; other encodings and bombs are refused',
+  async (t) => {
+    const h = await startSandboxCompany(t, { script: [], env: { FAKE_HOLD: '1' } });
+    const desk = h.tools.sandbox;
+    const run = await desk.launch({
+      sandbox_id: 'sb-gzip',
+      seat: 'bob',
+      role: 'Bob',
+      agent_id: 'agent-bob',
+      turn_id: 'turn-1',
+      trace_id: 'b'.repeat(32),
+      task: 'hold',
+      work_item: null,
+      coding_agent: 'fake',
+      settings: desk.settingsFor('bob')!.settings,
+    });
+    const environ = readFileSync(`/proc/${run.pid!}/environ`, 'utf8').split('\0');
+    const endpoint = environ.find((e) => e.startsWith('OTEL_EXPORTER_OTLP_ENDPOINT='))!.split('=')[1]!;
+    const json = JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [{}, {}] }] }] });
+    const gzipped = await post(`${endpoint}/v1/traces`, gzipSync(json), 'application/json', {
+      'content-encoding': 'gzip',
+    });
+    t.equal(gzipped.status, 200, 'a gzip JSON export');
+    const proto = await post(`${endpoint}/v1/traces`, gzipSync(protoTraces(3)), 'application/x-protobuf', {
+      'content-encoding': 'gzip',
+    });
+    t.equal(proto.status, 200, 'a gzip protobuf export');
+    const counted = await h.waitRun((r) => r.sandbox_id === 'sb-gzip' && r.telemetry.traces === 2);
+    t.equal(counted.telemetry.spans, 5, 'their spans counted');
+
+    const refused = async (res: Response, what: string) => {
+      t.equal(res.status, 400, `${what}: 400`);
+      t.match(await res.json(), { error: 'invalid_body' }, `${what}: invalid_body`);
+    };
+    await refused(
+      await post(`${endpoint}/v1/traces`, json, 'application/json', { 'content-encoding': 'br' }),
+      'another encoding',
+    );
+    await refused(
+      await post(`${endpoint}/v1/traces`, json, 'application/json', { 'content-encoding': 'gzip' }),
+      'not gzip at all',
+    );
+    // 64 MiB of zeros in a few dozen KiB: refused once it inflates past the route's limit.
+    const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024));
+    await refused(
+      await post(`${endpoint}/v1/logs`, bomb, 'application/json', { 'content-encoding': 'gzip' }),
+      'a body inflating past 16 MiB',
+    );
+    writeFileSync(join(run.workdir!, '..', 'control', 'release'), '');
+    await h.waitRun((r) => r.sandbox_id === 'sb-gzip' && r.status === 'done');
+  },
+);

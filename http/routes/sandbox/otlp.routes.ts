@@ -2,10 +2,12 @@
  * `POST /otlp/{token}/v1/{traces|metrics|logs}`: the telemetry receiver of sandboxed coding runs. Never
  * behind the bearer guard: the per-run token in the path is the credential, refused (401 `invalid_token`,
  * the same answer for a token never issued and one whose run has ended) before the body is read. Standard
- * OTLP/HTTP in protobuf or JSON; the export is counted on its run and forwarded upstream as received, the
- * upstream's headers staying on this side. The run's spans join its trace: the agent was given it as
- * `TRACEPARENT`.
+ * OTLP/HTTP in protobuf or JSON, plain or gzip; the export is counted on its run and forwarded upstream
+ * (inflated), the upstream's headers staying on this side. The run's spans join its trace: the agent was
+ * given it as `TRACEPARENT`.
  */
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
 import { z } from 'zod';
 import { ApiError, wholeBodyProblem } from '../../api-error.js';
 import type { ApiReply } from '../../reply.js';
@@ -44,6 +46,25 @@ const mediaOf = (contentType: string | undefined): 'json' | 'proto' | null => {
   if (media === 'application/x-protobuf' || media === 'application/protobuf') return 'proto';
   return null;
 };
+
+const inflate = promisify(gunzip);
+
+/** OTLP/HTTP lets a client gzip its export (`Content-Encoding: gzip`); nothing else is taken. */
+const encodingOf = (header: string | undefined): 'gzip' | 'none' | null => {
+  const encoding = (header ?? '').trim().toLowerCase();
+  if (encoding === '' || encoding === 'identity') return 'none';
+  return encoding === 'gzip' ? 'gzip' : null;
+};
+
+/** The export as sent: inflated when gzip, never past the route's own limit (a small bomb stays small). */
+async function exportOf(req: { headers: Record<string, string>; body: Buffer }): Promise<Buffer> {
+  if (encodingOf(req.headers['content-encoding']) !== 'gzip') return req.body;
+  try {
+    return await inflate(req.body, { maxOutputLength: maxBodyBytes });
+  } catch {
+    throw invalid(`The body is not gzip, or it inflates past ${maxBodyBytes} bytes.`);
+  }
+}
 
 const invalid = (detail: string): ApiError =>
   new ApiError('invalid_body', {
@@ -94,14 +115,17 @@ export function otlpRoutes(deps: OtlpDeps): RouteDef[] {
         liveRunOf(deps, req.params['token']);
         if (mediaOf(req.headers['content-type']) === null)
           throw invalid('OTLP/HTTP is application/x-protobuf or application/json.');
+        if (encodingOf(req.headers['content-encoding']) === null)
+          throw invalid('OTLP/HTTP is sent as is or with Content-Encoding: gzip.');
       },
-      handler(req): ApiReply {
+      async handler(req): Promise<ApiReply> {
         const run = liveRunOf(deps, req.params['token']);
         const signal = req.params['signal'] as OtlpSignal;
         const media = mediaOf(req.headers['content-type'])!;
-        const spans = spansIn(signal, media, req.body);
+        const body = await exportOf(req);
+        const spans = spansIn(signal, media, body);
         deps.received(run, signal, spans);
-        deps.forward(signal, media === 'json' ? 'application/json' : 'application/x-protobuf', req.body);
+        deps.forward(signal, media === 'json' ? 'application/json' : 'application/x-protobuf', body);
         // An empty Export*ServiceResponse: full success.
         return media === 'json'
           ? { status: 200, body: {} }
