@@ -9,7 +9,8 @@ export {
   type Isolation,
 } from './isolation.js';
 export { isLive, openSandboxRecords, publicRun, type SandboxRecords } from './sandbox.records.js';
-export { startSandboxSupervisor, type SandboxSupervisor } from './sandbox.host.js';
+export { startSandboxSupervisor } from './sandbox.host.js';
+export type { SandboxSupervisor } from './sandbox.host.types.js';
 export { createSandboxDesk, type SandboxDesk, type SandboxDeskRelay } from './sandbox.desk.js';
 export { seatSandbox } from './sandbox.settings.js';
 export { otlpForwarder } from './otlp.forward.js';

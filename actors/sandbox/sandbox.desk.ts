@@ -10,7 +10,7 @@ import {
   type SandboxCancelReply,
   type SandboxRunRecord,
 } from '../../schema/index.js';
-import type { SandboxSupervisor, LaunchRun } from './sandbox.host.js';
+import type { SandboxSupervisor, LaunchRun } from './sandbox.host.types.js';
 import type { SandboxRecords } from './sandbox.records.js';
 import type { SeatSandbox } from './sandbox.settings.js';
 

@@ -6,15 +6,7 @@
  * On start it takes up its node's live runs from the records: a launch cut before the agent started fails.
  */
 import { randomBytes } from 'node:crypto';
-import type { Logger } from 'pino';
-import {
-  Subjects,
-  publishEvent,
-  serveCommand,
-  type Bus,
-  type Subscription,
-  newEvent,
-} from '../../bus/index.js';
+import { Subjects, publishEvent, serveCommand, type Subscription, newEvent } from '../../bus/index.js';
 import {
   Commands,
   EventCategory,
@@ -23,62 +15,14 @@ import {
   type SandboxCancelReply,
   type SandboxRunRecord,
 } from '../../schema/index.js';
-import type { SandboxBackend, SandboxSettings } from './backend.js';
+import type { SandboxSupervisor, SupervisorOptions } from './sandbox.host.types.js';
 import { stepRun, type RunEvent } from './sandbox.machine.js';
-import { isLive, publicRun, tokenDigest, type SandboxRecords } from './sandbox.records.js';
+import { isLive, publicRun, tokenDigest } from './sandbox.records.js';
 import { scrubRun } from './sandbox.settings.js';
 import { addTelemetry, telemetryTally } from './sandbox.telemetry.js';
 import { sandboxEventNamespace, wakeMessage } from './sandbox.wake.js';
 
 const encoder = new TextEncoder();
-
-export interface LaunchRun {
-  readonly sandbox_id: string;
-  readonly seat: string;
-  readonly role: string;
-  readonly agent_id: string;
-  readonly turn_id: string;
-  readonly trace_id: string;
-  /** The launching tool call's span, when the node exports spans: the run's spans nest under it. */
-  readonly parent_span_id?: string | null;
-  readonly task: string;
-  readonly work_item: string | null;
-  readonly coding_agent: string;
-  readonly settings: SandboxSettings;
-}
-
-export interface SandboxSupervisor {
-  /** Launches the run (once per id: a repeat returns the run as it stands). */
-  launch(run: LaunchRun): Promise<SandboxRunRecord>;
-  answer(sandboxId: string, seat: string, answer: string): Promise<SandboxAnswerReply>;
-  /**
-   * Stops a live run watched here: its process tree is stopped, then it is recorded `cancelled` (which
-   * releases a turn waiting on it). A run cancelled already answers as it stands (`changed: false`).
-   */
-  cancel(sandboxId: string, by: string, reason: string): Promise<SandboxCancelReply>;
-  /** Resolves with the run once it asks, ends, or `signal` fires (then with the run as it stands). */
-  settle(sandboxId: string, signal?: AbortSignal): Promise<SandboxRunRecord | null>;
-  /** Counts one OTLP export on a live run (stored with its next record, or within `telemetryEveryMs`). */
-  telemetry(run: SandboxRunRecord, signal: 'traces' | 'metrics' | 'logs', spans: number): void;
-  stop(): Promise<void>;
-}
-
-export interface SupervisorOptions {
-  readonly bus: Bus;
-  readonly node: string;
-  readonly records: SandboxRecords;
-  readonly backend: SandboxBackend;
-  readonly logger: Logger;
-  /** Base URLs the agent is given (`<url>/otlp/<token>`, `<url>/mcp/<token>`); null: not offered. */
-  readonly otlpUrl: string | null;
-  readonly mcpUrl: string | null;
-  readonly pollMs?: number;
-  /** The seat's sandbox secrets (sandbox.settings.ts), scrubbed from a run's question, summary and error. */
-  readonly secretsOf?: (seat: string) => readonly string[];
-  /** How long a run's export counts may wait for its next record before one is written for them. */
-  readonly telemetryEveryMs?: number;
-  readonly now?: () => Date;
-}
 
 /** Why a launch in progress was aborted: a cancel (by whom, why) or the node's stop. */
 type LaunchAbort =
