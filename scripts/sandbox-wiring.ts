@@ -66,6 +66,29 @@ export function refusedIsolation(
   return probeIsolation(sandboxIsolation(config));
 }
 
+/**
+ * `SVC_SANDBOX_OTEL_RECEIVER_URL` as the base the token URLs are built on, or null when unset. A value that
+ * is not an http(s) URL without query or fragment (`localhost:8080` is a usual slip) would hand every run
+ * endpoints no exporter can reach: it is treated as unset, loudly, rather than passed on.
+ */
+function receiverBase(raw: string | undefined, logger: Logger): string | null {
+  const value = raw?.trim().replace(/\/+$/, '') ?? '';
+  if (value === '') return null;
+  let url: URL | null = null;
+  try {
+    url = new URL(value);
+  } catch {
+    url = null;
+  }
+  if (url && (url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash)
+    return value;
+  logger.error(
+    { event: 'sandbox_receiver_url_invalid' },
+    'SVC_SANDBOX_OTEL_RECEIVER_URL is not an http(s) base URL; runs get no token URLs',
+  );
+  return null;
+}
+
 export async function startSandboxes(opts: {
   readonly bus: Bus;
   readonly nodeId: string;
@@ -85,7 +108,7 @@ export async function startSandboxes(opts: {
 }): Promise<SandboxWiring> {
   const env = opts.env ?? process.env;
   const logger = opts.logger.child({ component: 'sandbox' });
-  const receiverUrl = env['SVC_SANDBOX_OTEL_RECEIVER_URL']?.replace(/\/+$/, '') || null;
+  const receiverUrl = receiverBase(env['SVC_SANDBOX_OTEL_RECEIVER_URL'], logger);
   const records = await openSandboxRecords({ bus: opts.bus, node: opts.nodeId, logger });
   const supervisor = opts.runsSeats
     ? startSandboxSupervisor({

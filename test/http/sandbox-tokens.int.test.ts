@@ -8,6 +8,7 @@ import { gzipSync } from 'node:zlib';
 import t from 'tap';
 import type { Step } from '../fixtures/llm/script.js';
 import { startSandboxCompany } from '../actors/sandbox/harness.js';
+import { captureLogs } from '../actors/toolservers/harness.js';
 
 const post = (
   url: string,
@@ -283,3 +284,39 @@ t.test(
     await h.waitRun((r) => r.sandbox_id === 'sb-gzip' && r.status === 'done');
   },
 );
+
+t.test('a receiver URL that is not an http(s) base URL gives runs no token URL, and says so', async (t) => {
+  const logs = captureLogs();
+  const h = await startSandboxCompany(t, {
+    script: [],
+    env: { FAKE_HOLD: '1' },
+    receiver: 'localhost:8080',
+    logs,
+  });
+  await logs.waitFor(
+    (l) => l.msg === 'SVC_SANDBOX_OTEL_RECEIVER_URL is not an http(s) base URL; runs get no token URLs',
+    10_000,
+  );
+  const desk = h.tools.sandbox;
+  const run = await desk.launch({
+    sandbox_id: 'sb-bad-url',
+    seat: 'bob',
+    role: 'Bob',
+    agent_id: 'agent-bob',
+    turn_id: 'turn-1',
+    trace_id: 'a'.repeat(32),
+    task: 'hold',
+    work_item: null,
+    coding_agent: 'fake',
+    settings: desk.settingsFor('bob')!.settings,
+  });
+  const environ = readFileSync(`/proc/${run.pid!}/environ`, 'utf8').split('\0');
+  t.notOk(
+    environ.some((e) => e.startsWith('OTEL_EXPORTER_OTLP_ENDPOINT=') || e.startsWith('SVC_MCP_URL=')),
+    'no broken endpoint handed to the run',
+  );
+  const res = await post(`${h.base}/otlp/${'A'.repeat(43)}/v1/traces`, '{}');
+  t.equal(res.status, 404, 'the token routes are not wired');
+  writeFileSync(join(run.workdir!, '..', 'control', 'release'), '');
+  await h.waitRun((r) => r.sandbox_id === 'sb-bad-url' && r.status === 'done');
+});

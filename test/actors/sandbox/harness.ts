@@ -89,8 +89,8 @@ export async function startSandboxCompany(
     setup?: string[];
     collector?: string;
     storeDir?: string;
-    /** False: no `SVC_SANDBOX_OTEL_RECEIVER_URL` (default: the gateway's own URL). */
-    receiver?: boolean;
+    /** False: no `SVC_SANDBOX_OTEL_RECEIVER_URL`; a string: that value (default: the gateway's own URL). */
+    receiver?: boolean | string;
     /** Added to the `files` tool server's environment (e.g. `ECHO_HANG_TOOLS`). */
     toolEnv?: Record<string, string>;
     /** Collects the node's log lines (tool-server stderr included). */
@@ -116,10 +116,15 @@ export async function startSandboxCompany(
     storeDir: root,
     runsSeats: true,
     tools: h.tools,
-    logger: pino({ level: 'silent' }),
+    logger: opts.logs?.logger ?? pino({ level: 'silent' }),
     reconcile: (runs) => reconciled.push(runs),
     env: {
-      ...(opts.receiver === false ? {} : { SVC_SANDBOX_OTEL_RECEIVER_URL: `http://127.0.0.1:${port}` }),
+      ...(opts.receiver === false
+        ? {}
+        : {
+            SVC_SANDBOX_OTEL_RECEIVER_URL:
+              typeof opts.receiver === 'string' ? opts.receiver : `http://127.0.0.1:${port}`,
+          }),
       ...(opts.collector
         ? {
             OTEL_EXPORTER_OTLP_ENDPOINT: opts.collector,
