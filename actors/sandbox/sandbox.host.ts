@@ -150,8 +150,13 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
         await apply(run, { type: 'run.telemetry', counts, at: now().toISOString() });
     });
   const tick = async (): Promise<void> => {
-    for (const id of tally.due(now().getTime())) await flush(id).catch(() => undefined);
-    const mine = records.all().filter((r) => r.node === opts.node && isLive(r));
+    // A launch holds its run's chain through its setup (minutes, maybe): waiting on it here would leave
+    // every other run unwatched that long. Its counts ride on its launched record; it is watched after.
+    for (const id of tally.due(now().getTime()))
+      if (!launching.has(id)) await flush(id).catch(() => undefined);
+    const mine = records
+      .all()
+      .filter((r) => r.node === opts.node && isLive(r) && !launching.has(r.sandbox_id));
     for (const run of mine) {
       try {
         await watch(run.sandbox_id);
