@@ -38,12 +38,13 @@ export async function startBrowser(t: Test): Promise<Browser> {
 
 export async function openPage(
   browser: Browser,
-  opts: { colorScheme?: 'light' | 'dark' } = {},
+  opts: { colorScheme?: 'light' | 'dark'; timezoneId?: string } = {},
 ): Promise<WatchedPage> {
   const context = await browser.newContext({
     viewport: { width: 1280, height: 860 },
     colorScheme: opts.colorScheme ?? 'light',
     reducedMotion: 'reduce',
+    ...(opts.timezoneId ? { timezoneId: opts.timezoneId } : {}),
   });
   const page = await context.newPage();
   const errors: string[] = [];

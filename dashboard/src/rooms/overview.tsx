@@ -60,7 +60,9 @@ export function Overview() {
         <MeterBar label="Org tokens this window" meter={snapshot?.budget} />
         {snapshot?.budget?.window ? (
           <p class="muted">
-            {snapshot.budget.window.kind} window until {time(snapshot.budget.window.end)}
+            {snapshot.budget.window.kind} window
+            {snapshot.budget.window.timezone ? ` (${snapshot.budget.window.timezone})` : ''} until{' '}
+            {time(snapshot.budget.window.end, snapshot.budget.window.timezone)}
           </p>
         ) : null}
       </Card>

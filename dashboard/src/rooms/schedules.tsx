@@ -1,8 +1,15 @@
 /** Schedules: every schedule with its next run, and the ledger of recent runs. */
 import { useLive } from '../live/context.js';
 import { ago, time } from '../ui/format.js';
+import type { Schedule } from '../live/types.js';
 import { Badge, Card, Table, Unread } from '../ui/parts.js';
 import { scheduleRunsOf, schedulesOf } from './selectors.js';
+
+/** Soonest first; a disabled schedule or one with no next run (the node sends `""`) last. */
+const soonest = (s: Schedule): number => {
+  const at = s.enabled && s.next_run ? Date.parse(s.next_run) : Number.NaN;
+  return Number.isNaN(at) ? Number.POSITIVE_INFINITY : at;
+};
 
 /**
  * The node pushes the `schedules` section whole when a revision is applied (schedules come with the
@@ -19,20 +26,32 @@ export function Schedules() {
       <Card title="Schedules" wide>
         <Table
           caption="Next runs"
-          rows={[...schedules].sort((a, b) => (a.next_run ?? '~').localeCompare(b.next_run ?? '~'))}
+          rows={[...schedules].sort((a, b) => soonest(a) - soonest(b))}
           rowKey={(r) => `${r.scope_type}/${r.scope_id}/${r.name}`}
           empty="No schedules in this company."
           columns={[
             { label: 'schedule', cell: (r) => r.name },
             { label: 'scope', cell: (r) => `${r.scope_type} ${r.scope_id}` },
-            { label: 'cron', cell: (r) => <code>{r.cron}</code> },
+            {
+              label: 'cron',
+              cell: (r) => (
+                <>
+                  <code>{r.cron}</code>
+                  {r.timezone ? <span class="muted"> {r.timezone}</span> : null}
+                </>
+              ),
+            },
             {
               label: 'next run',
               cell: (r) =>
-                r.enabled ? (
-                  <span title={time(r.next_run)}>{ago(r.next_run)}</span>
-                ) : (
+                !r.enabled ? (
                   <Badge value="disabled" />
+                ) : r.next_run ? (
+                  <>
+                    {ago(r.next_run)} <span class="muted">{time(r.next_run, r.timezone)}</span>
+                  </>
+                ) : (
+                  '—'
                 ),
             },
             { label: 'runs as', cell: (r) => (r.runners ?? []).join(', ') || '—' },

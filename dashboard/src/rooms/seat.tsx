@@ -275,8 +275,13 @@ export function SeatRoom(props: { route: Route }) {
                   <ul>
                     {schedules.map((s) => (
                       <li key={`${s.scope_id}/${s.name}`}>
-                        {s.name} <code>{s.cron}</code>{' '}
-                        {s.enabled === false ? <Badge value="disabled" /> : <>next {ago(s.next_run)}</>}
+                        {s.name} <code>{s.cron}</code>
+                        {s.timezone ? <span class="muted"> {s.timezone}</span> : null}{' '}
+                        {s.enabled === false ? (
+                          <Badge value="disabled" />
+                        ) : (
+                          <span title={time(s.next_run, s.timezone)}>next {ago(s.next_run)}</span>
+                        )}
                       </li>
                     ))}
                   </ul>

@@ -11,10 +11,34 @@ export function percent(ratio: number | null | undefined): string {
   return ratio === null || ratio === undefined ? '—' : `${(ratio * 100).toFixed(ratio < 0.1 ? 1 : 0)}%`;
 }
 
-export function time(iso: string | null | undefined): string {
+const clock: Intl.DateTimeFormatOptions = {
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hourCycle: 'h23',
+  timeZoneName: 'short',
+};
+
+/**
+ * An instant as `2026-12-31 23:00:00 UTC`: always with its zone, so a time is never read in the wrong one.
+ * In `timeZone` (a schedule's, a budget window's) when given, else the browser's.
+ */
+export function time(iso: string | null | undefined, timeZone?: string): string {
   if (!iso) return '—';
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString('en-GB', { hour12: false });
+  if (Number.isNaN(d.getTime())) return iso;
+  let parts: Intl.DateTimeFormatPart[];
+  try {
+    parts = new Intl.DateTimeFormat('en-GB', { ...clock, timeZone }).formatToParts(d);
+  } catch {
+    // A zone this browser does not know: the browser's own, still named.
+    parts = new Intl.DateTimeFormat('en-GB', clock).formatToParts(d);
+  }
+  const p = Object.fromEntries(parts.map((part) => [part.type, part.value]));
+  return `${p['year']}-${p['month']}-${p['day']} ${p['hour']}:${p['minute']}:${p['second']} ${p['timeZoneName']}`;
 }
 
 export function ago(iso: string | null | undefined, now = Date.now()): string {
