@@ -68,6 +68,11 @@ const settings: Record<Backend, { what: string; setting: string }> = {
  */
 export function useNative(backend: Backend): { native: boolean | null; notice: JSX.Element | null } {
   const asked = useQuestion<Record<Backend, string | null>>('native_backends');
+  if (asked.error?.kind === 'unauthorized')
+    return {
+      native: false,
+      notice: <p class="notice">This needs an operator token: enter one at the top of the page.</p>,
+    };
   if (asked.error)
     return {
       native: false,

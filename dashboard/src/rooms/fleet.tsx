@@ -1,7 +1,7 @@
 /** Fleet: nodes, their roles, epochs, seats and duties, and the seat leases (the `fleet` question, guarded). */
 import { useConnection, useLive, useQuestion } from '../live/context.js';
 import { ago } from '../ui/format.js';
-import { Badge, Card, Stat, Table } from '../ui/parts.js';
+import { Badge, Card, Stat, Table, Unread } from '../ui/parts.js';
 
 interface FleetNode {
   id: string;
@@ -37,6 +37,8 @@ export function FleetRoom() {
       ? 'This node serves no fleet view.'
       : asked.error.message
     : null;
+  // The fleet question is guarded anyway; without a snapshot this node's own figures are unknown, not zero.
+  if (live.snapshot === null) return <Unread live={live} />;
   return (
     <div class="stack">
       <Card title="This node">

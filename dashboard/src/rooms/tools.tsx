@@ -1,7 +1,7 @@
 /** Tools: the catalogue seats may call, and the tool servers' state on every node (guarded). */
 import { useConnection, useLive, useQuestion } from '../live/context.js';
 import { ago } from '../ui/format.js';
-import { Answer, Badge, Card, Table } from '../ui/parts.js';
+import { Answer, Badge, Card, Table, Unread } from '../ui/parts.js';
 
 interface ServerState {
   server: string;
@@ -22,7 +22,9 @@ export function Tools() {
     {},
     live.configTick,
   );
-  const tools = live.snapshot?.tools ?? [];
+  // Without a snapshot (reads refused, or not yet read) there is no catalogue to count.
+  if (live.snapshot === null) return <Unread live={live} />;
+  const tools = live.snapshot.tools;
   return (
     <div class="stack">
       <Card title={`Catalogue (${tools.length})`} wide>
