@@ -60,4 +60,6 @@ export interface QueryFailure {
   readonly code?: string;
   readonly status?: number;
   readonly detail?: string;
+  /** What to do about it, as the route's answer says it. */
+  readonly hint?: string;
 }

@@ -225,7 +225,12 @@ export class StreamHub {
           error,
           // The route's own code beside the class: the same refusal as over HTTP (`no_container`, …).
           ...(err instanceof ApiError
-            ? { code: String(err.code), status: err.status, detail: err.detail }
+            ? {
+                code: String(err.code),
+                status: err.status,
+                detail: err.detail,
+                ...(err.hint ? { hint: err.hint } : {}),
+              }
             : {}),
         });
       },

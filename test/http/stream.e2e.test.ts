@@ -220,7 +220,11 @@ t.test('the query channel answers registered questions and refuses with a closed
     error: 'not_found',
     what: 'event',
   });
-  t.match((await ask({ id: 3, what: 'nonesuch' })).data, { error: 'unknown_query' });
+  t.match(
+    (await ask({ id: 3, what: 'nonesuch' })).data,
+    { error: 'unknown_query', detail: /nonesuch/, hint: /Questions here: .*events/ },
+    "a refusal carries the route's detail and hint, as over HTTP",
+  );
   t.match((await ask({ id: 4, what: 'config_audit' })).data, { error: 'unauthorized' });
   t.match((await ask({ id: 5, what: 'config_audit', token: 'wrong' })).data, { error: 'unauthorized' });
   const audited = await ask({ id: 6, what: 'config_audit', token: openAuth.tokens[0]!.token });

@@ -174,6 +174,7 @@ export class Connection {
         error?: string;
         code?: string;
         detail?: string;
+        hint?: string;
       };
       const pending = typeof data.id === 'number' ? this.pending.get(data.id) : undefined;
       if (!pending || typeof data.id !== 'number') return;
@@ -182,7 +183,9 @@ export class Connection {
       if (frame.kind === 'result') pending.resolve(data.data);
       // The route's own code when the refusal has one, as the same question over HTTP shows it.
       else
-        pending.reject(new QueryRefused(data.code ?? data.error ?? 'query_failed', data.detail, data.error));
+        pending.reject(
+          new QueryRefused(data.code ?? data.error ?? 'query_failed', data.detail, data.error, data.hint),
+        );
       return;
     }
     const next = applyFrame(this.state, frame);
@@ -265,9 +268,18 @@ export class Connection {
       headers: { Accept: 'application/json', ...authHeaders(this.token), ...(init.headers ?? {}) },
       cache: 'no-store',
     });
-    const body = (await res.json().catch(() => null)) as { error?: string; detail?: string } | null;
+    const body = (await res.json().catch(() => null)) as {
+      error?: string;
+      detail?: string;
+      hint?: string;
+    } | null;
     if (!res.ok)
-      throw new QueryRefused(body?.error ?? `http_${res.status}`, body?.detail, classOf(res.status));
+      throw new QueryRefused(
+        body?.error ?? `http_${res.status}`,
+        body?.detail,
+        classOf(res.status),
+        body?.hint,
+      );
     return body;
   }
 }

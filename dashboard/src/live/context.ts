@@ -24,7 +24,7 @@ export function useLive(): LiveState {
 
 export interface Asked<T> {
   readonly data: T | null;
-  readonly error: { code: string; kind: string; message: string } | null;
+  readonly error: { code: string; kind: string; message: string; hint?: string } | null;
   readonly loading: boolean;
 }
 
@@ -115,12 +115,17 @@ export function useQuestion<T>(what: string | null, params: Params = {}, again: 
         const data = await connection.ask(what, params);
         if (live) setAsked({ data: data as T, error: null, loading: false });
       } catch (e) {
-        const err = e as Error & { code?: string; kind?: string };
+        const err = e as Error & { code?: string; kind?: string; hint?: string };
         const code = err.code ?? 'failed';
         if (live)
           setAsked({
             data: null,
-            error: { code, kind: err.kind ?? code, message: err.message },
+            error: {
+              code,
+              kind: err.kind ?? code,
+              message: err.message,
+              ...(err.hint ? { hint: err.hint } : {}),
+            },
             loading: false,
           });
       }

@@ -219,6 +219,8 @@ export class QueryRefused extends Error {
     detail?: string,
     /** Its class (`not_found`, `unauthorized`, …): the socket's `error`, or an HTTP status's. */
     readonly kind: string = code,
+    /** The node's advice on what to do about it, when it gave one. */
+    readonly hint?: string,
   ) {
     super(detail ?? code);
   }

@@ -8,7 +8,7 @@ import type { JSX } from 'preact';
 import { useLive, useQuestion } from '../live/context.js';
 import { href, type Route } from '../router.js';
 import { ago } from '../ui/format.js';
-import { Answer, Badge, Card, Table } from '../ui/parts.js';
+import { Answer, Badge, Card, Hint, Table } from '../ui/parts.js';
 
 export interface WorkRow {
   id: string;
@@ -76,7 +76,12 @@ export function useNative(backend: Backend): { native: boolean | null; notice: J
   if (asked.error)
     return {
       native: false,
-      notice: <p class="notice error">The backends were not read: {asked.error.message}</p>,
+      notice: (
+        <p class="notice error">
+          The backends were not read: {asked.error.message}
+          <Hint hint={asked.error.hint} />
+        </p>
+      ),
     };
   if (asked.data === null)
     return {

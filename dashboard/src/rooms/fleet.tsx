@@ -1,7 +1,7 @@
 /** Fleet: nodes, their roles, epochs, seats and duties, and the seat leases (the `fleet` question, guarded). */
 import { useConnection, useLive, useQuestion } from '../live/context.js';
 import { ago } from '../ui/format.js';
-import { Badge, Card, Stat, Table, Unread } from '../ui/parts.js';
+import { Badge, Card, Hint, Stat, Table, Unread } from '../ui/parts.js';
 
 interface FleetNode {
   id: string;
@@ -53,7 +53,10 @@ export function FleetRoom() {
         {!connection.hasToken ? (
           <p class="notice">The fleet view needs an operator token.</p>
         ) : error ? (
-          <p class="notice error">{error}</p>
+          <p class="notice error">
+            {error}
+            <Hint hint={asked.error?.hint} />
+          </p>
         ) : !fleet ? (
           <p class="muted">Loading…</p>
         ) : (

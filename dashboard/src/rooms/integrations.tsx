@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useConnection, useLive, useQuestion } from '../live/context.js';
 import { ago } from '../ui/format.js';
-import { Answer, Badge, Card, Table } from '../ui/parts.js';
+import { Answer, Badge, Card, Hint, Table } from '../ui/parts.js';
 
 interface Surface {
   surface: string;
@@ -58,7 +58,13 @@ function Setup() {
   const setup = asked.data;
   const error = asked.error?.message ?? null;
   if (!connection.hasToken) return <p class="notice">Setup requirements need an operator token.</p>;
-  if (error) return <p class="notice error">Setup requirements were not read: {error}</p>;
+  if (error)
+    return (
+      <p class="notice error">
+        Setup requirements were not read: {error}
+        <Hint hint={asked.error?.hint} />
+      </p>
+    );
   if (!setup) return <p class="muted">Loading…</p>;
   return (
     <>

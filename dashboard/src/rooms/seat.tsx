@@ -4,7 +4,7 @@ import { useConnection, useLive, useQuestion } from '../live/context.js';
 import type { AgentRow, HistoryRow, LiveCall, ToolExecution } from '../live/types.js';
 import { href, type Route } from '../router.js';
 import { ago, count, duration, json, time } from '../ui/format.js';
-import { Answer, Badge, Card, MeterBar, Table, Unread } from '../ui/parts.js';
+import { Answer, Badge, Card, Hint, MeterBar, Table, Unread } from '../ui/parts.js';
 import { allSeats, schedulesOf } from './selectors.js';
 
 const roundsOf = (call: LiveCall): number =>
@@ -161,7 +161,7 @@ function LastErrorNotice(props: { error: unknown }) {
 function PauseControls(props: { row: AgentRow }) {
   const connection = useConnection();
   const [busy, setBusy] = useState(false);
-  const [message, setMessage] = useState<string | null>(null);
+  const [message, setMessage] = useState<{ text: string; hint?: string } | null>(null);
   const paused = props.row.paused !== null;
   if (!connection.hasToken) return <p class="muted">Pausing and resuming need an operator token.</p>;
   const act = async (verb: 'pause' | 'resume'): Promise<void> => {
@@ -173,9 +173,11 @@ function PauseControls(props: { row: AgentRow }) {
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({ reason: `from the dashboard` }),
       });
-      setMessage(verb === 'pause' ? 'Paused.' : 'Resumed.');
+      setMessage({ text: verb === 'pause' ? 'Paused.' : 'Resumed.' });
     } catch (err) {
-      setMessage(`Refused: ${(err as Error).message}`);
+      // The node's words: its detail, and its hint on what to do.
+      const refused = err as Error & { hint?: string };
+      setMessage({ text: `Refused: ${refused.message}`, ...(refused.hint ? { hint: refused.hint } : {}) });
     } finally {
       setBusy(false);
     }
@@ -197,7 +199,12 @@ function PauseControls(props: { row: AgentRow }) {
       >
         Resume seat
       </button>
-      {message ? <span role="status">{message}</span> : null}
+      {message ? (
+        <span role="status">
+          {message.text}
+          <Hint hint={message.hint} />
+        </span>
+      ) : null}
     </div>
   );
 }

@@ -63,6 +63,11 @@ export function MeterBar(props: { label: string; meter: Meter | null | undefined
   );
 }
 
+/** The node's own advice on a refusal (`hint`), shown after its detail. */
+export function Hint(props: { hint: string | undefined }) {
+  return props.hint ? <span class="hint"> {props.hint}</span> : null;
+}
+
 export function Answer<T>(props: {
   asked: Asked<T>;
   children: (data: T) => ComponentChildren;
@@ -78,12 +83,14 @@ export function Answer<T>(props: {
         <p class="muted" data-refusal={asked.error.code}>
           {asked.error.message || 'Nothing here yet.'}
           {asked.error.code !== 'not_found' ? <> ({asked.error.code})</> : null}
+          <Hint hint={asked.error.hint} />
         </p>
       );
     return (
       <p class="notice error" role="alert">
         {props.what ?? 'The question'} was not answered: {asked.error.code}
         {asked.error.message && asked.error.message !== asked.error.code ? ` (${asked.error.message})` : ''}
+        <Hint hint={asked.error.hint} />
       </p>
     );
   }
