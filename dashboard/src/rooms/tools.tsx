@@ -1,6 +1,6 @@
 /** Tools: the catalogue seats may call, and the tool servers' state on every node (guarded). */
 import { useConnection, useLive, useQuestion } from '../live/context.js';
-import { ago } from '../ui/format.js';
+import { ago, time } from '../ui/format.js';
 import { Answer, Badge, Card, Table, Unread } from '../ui/parts.js';
 
 interface ServerState {
@@ -11,7 +11,28 @@ interface ServerState {
   tools_served: number;
   started_at: string | null;
   restarts: number;
-  last_failure: unknown;
+  /** Error texts come with the instance's env and header values removed by the node. */
+  last_failure: { at: string; error: string } | null;
+  next_restart_at?: string | null;
+}
+
+/** Why a server is down and when it is tried again: `backoff` alone says neither. */
+function Failure(props: { server: ServerState }) {
+  const { last_failure: failure, next_restart_at: next } = props.server;
+  if (!failure && !next) return <>—</>;
+  return (
+    <>
+      {failure ? (
+        <span class="failure">
+          {failure.error}{' '}
+          <span class="muted" title={time(failure.at)}>
+            {ago(failure.at)}
+          </span>
+        </span>
+      ) : null}
+      {next ? <span class="muted"> · next try {ago(next)}</span> : null}
+    </>
+  );
 }
 
 export function Tools() {
@@ -60,6 +81,7 @@ export function Tools() {
                   { label: 'tools', cell: (r) => r.tools_served, numeric: true },
                   { label: 'restarts', cell: (r) => r.restarts, numeric: true },
                   { label: 'since', cell: (r) => ago(r.started_at) },
+                  { label: 'last failure', cell: (r) => <Failure server={r} /> },
                 ]}
               />
             )}
