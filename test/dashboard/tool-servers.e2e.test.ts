@@ -1,6 +1,6 @@
 /**
  * The tools room says why a tool server is down: its last failure (when, and the error the node recorded)
- * and, while it waits to restart, when it is tried again), not only that it is in backoff.
+ * and, while it waits to restart, when it is tried again, not only that it is in backoff.
  */
 import t from 'tap';
 import { needsChromium, openPage, startBrowser } from '../harness/browser.js';
