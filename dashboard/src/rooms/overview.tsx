@@ -78,6 +78,9 @@ export function Overview() {
         </p>
       </Card>
       <Card title="Latest events" wide>
+        {snapshot.events.length === 0 ? (
+          <p class="muted">No events yet: they show here as they happen.</p>
+        ) : null}
         <ul class="events-mini">
           {(snapshot?.events ?? []).slice(0, 8).map((e) => (
             <li key={e.id}>

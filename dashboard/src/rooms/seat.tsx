@@ -85,44 +85,51 @@ function MemoryView(props: { handle: string; again: unknown }) {
   const asked = useQuestion<Memory>('memory', { id: props.handle }, props.again);
   return (
     <Answer asked={asked} what="memory">
-      {(m) => (
-        <div class="memory">
-          <h3>Notes</h3>
-          <ul>
-            {[...(m.personal_memories?.long ?? []), ...(m.personal_memories?.short ?? [])].map((n) => (
-              <li key={n.id}>{n.content}</li>
-            ))}
-          </ul>
-          <h3>Episodes ({m.episodes?.length ?? 0})</h3>
-          <ul>
-            {(m.episodes ?? []).slice(0, 10).map((e) => (
-              <li key={e.id}>
-                {e.task_summary ?? e.id}{' '}
-                <span class="muted">
-                  {e.review_outcome ?? ''} {ago(e.ended_at)}
-                </span>
-              </li>
-            ))}
-          </ul>
-          <h3>People ({m.counterparty_profiles?.length ?? 0})</h3>
-          <ul>
-            {(m.counterparty_profiles ?? []).map((p, i) => (
-              <li key={i}>
-                {p.subject_name ?? p.subject_label}{' '}
-                <span class="muted">{p.interaction_count ?? 0} interactions</span>
-              </li>
-            ))}
-          </ul>
-          <h3>Skills ({m.synthesized_skills?.length ?? 0})</h3>
-          <ul>
-            {(m.synthesized_skills ?? []).map((s) => (
-              <li key={s.id}>
-                {s.name} <span class="muted">{s.description}</span>
-              </li>
-            ))}
-          </ul>
-        </div>
-      )}
+      {(m) => {
+        const notes = [...(m.personal_memories?.long ?? []), ...(m.personal_memories?.short ?? [])];
+        return (
+          <div class="memory">
+            <h3>Notes</h3>
+            {notes.length === 0 ? (
+              <p class="muted">No notes yet: the seat keeps them with memory_remember.</p>
+            ) : (
+              <ul>
+                {notes.map((n) => (
+                  <li key={n.id}>{n.content}</li>
+                ))}
+              </ul>
+            )}
+            <h3>Episodes ({m.episodes?.length ?? 0})</h3>
+            <ul>
+              {(m.episodes ?? []).slice(0, 10).map((e) => (
+                <li key={e.id}>
+                  {e.task_summary ?? e.id}{' '}
+                  <span class="muted">
+                    {e.review_outcome ?? ''} {ago(e.ended_at)}
+                  </span>
+                </li>
+              ))}
+            </ul>
+            <h3>People ({m.counterparty_profiles?.length ?? 0})</h3>
+            <ul>
+              {(m.counterparty_profiles ?? []).map((p, i) => (
+                <li key={i}>
+                  {p.subject_name ?? p.subject_label}{' '}
+                  <span class="muted">{p.interaction_count ?? 0} interactions</span>
+                </li>
+              ))}
+            </ul>
+            <h3>Skills ({m.synthesized_skills?.length ?? 0})</h3>
+            <ul>
+              {(m.synthesized_skills ?? []).map((s) => (
+                <li key={s.id}>
+                  {s.name} <span class="muted">{s.description}</span>
+                </li>
+              ))}
+            </ul>
+          </div>
+        );
+      }}
     </Answer>
   );
 }

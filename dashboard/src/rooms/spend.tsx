@@ -103,6 +103,7 @@ export function Spend() {
                 caption="Seat caps"
                 rows={b.seats}
                 rowKey={(r) => r.handle}
+                empty="No agent seat in this company yet."
                 columns={[
                   { label: 'seat', cell: (r) => r.role || r.handle },
                   { label: 'used', cell: (r) => count(r.used), numeric: true },
