@@ -92,11 +92,20 @@ function DiffView(props: { revisions: RevisionMeta[]; tick: number }) {
           d.changes.length === 0 ? (
             <p class="muted">The two documents are the same, secret values included.</p>
           ) : (
-            <ul class="diff" aria-label={`${d.changes_total} changes`}>
-              {d.changes.map((c) => (
-                <ChangeView key={c.path} change={c} />
-              ))}
-            </ul>
+            <>
+              <p class="diff-count">
+                {d.changes_total === 1 ? '1 change' : `${d.changes_total} changes`}
+                {/* The node lists at most its first 500: the rest are counted, not lost from view. */}
+                {d.changes.length < d.changes_total
+                  ? `; the first ${d.changes.length} are shown, ${d.changes_total - d.changes.length} more are not`
+                  : ''}
+              </p>
+              <ul class="diff" aria-label={`${d.changes_total} changes`}>
+                {d.changes.map((c) => (
+                  <ChangeView key={c.path} change={c} />
+                ))}
+              </ul>
+            </>
           )
         }
       </Answer>
