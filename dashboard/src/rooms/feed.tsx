@@ -164,10 +164,12 @@ export function Feed(props: { route: Route }) {
             </datalist>
             <EventList rows={p.rows} onTrace={(id) => setFilter('trace', id)} />
             <div class="pager">
+              {/* aria-disabled, not disabled: a button disabled under the focus drops it to the page. */}
               <button
                 type="button"
-                disabled={history.length === 0}
+                aria-disabled={history.length === 0}
                 onClick={() => {
+                  if (history.length === 0) return;
                   const prev = history.slice(0, -1);
                   setHistory(prev);
                   setCursor(prev[prev.length - 1] ?? null);
@@ -177,7 +179,7 @@ export function Feed(props: { route: Route }) {
               </button>
               <button
                 type="button"
-                disabled={p.next === null}
+                aria-disabled={p.next === null}
                 onClick={() => {
                   if (!p.next) return;
                   setHistory([...history, p.next]);
