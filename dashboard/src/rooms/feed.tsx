@@ -33,7 +33,13 @@ function EventList(props: { rows: EventRow[]; onTrace: (id: string) => void }) {
           <span class="summary">{e.summary}</span>
           {e.agent_id ? <span class="muted">{e.agent_id}</span> : null}
           {e.trace_id ? (
-            <button type="button" class="link-button" onClick={() => props.onTrace(e.trace_id!)}>
+            <button
+              type="button"
+              class="link-button"
+              // Fifty buttons named "trace" read alike in a screen reader's list: each names its event.
+              aria-label={`trace of ${e.type} at ${time(e.timestamp)}: ${e.summary}`}
+              onClick={() => props.onTrace(e.trace_id!)}
+            >
               trace
             </button>
           ) : null}
@@ -70,6 +76,7 @@ function Trace(props: { traceId: string; onClose: () => void }) {
                     type="button"
                     class="link-button"
                     aria-expanded={open === e.id}
+                    aria-label={`payload of ${e.type} at ${time(e.timestamp)}: ${e.summary}`}
                     onClick={() => setOpen(open === e.id ? null : e.id)}
                   >
                     payload
