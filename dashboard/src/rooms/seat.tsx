@@ -239,6 +239,12 @@ export function SeatRoom(props: { route: Route }) {
       <label class="picker">
         Seat
         <select value={handle} onChange={(e) => (location.hash = href('seat', e.currentTarget.value))}>
+          {/* A handle the company lacks is shown as chosen, so choosing any seat, the first too, opens it. */}
+          {handle !== '' && !seat && !unread ? (
+            <option value={handle} disabled>
+              {handle} (not in this company)
+            </option>
+          ) : null}
           {seats.map((s) => (
             <option key={s.handle} value={s.handle}>
               {s.name} ({s.kind})
