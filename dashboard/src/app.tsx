@@ -86,7 +86,8 @@ export function App() {
               {live.problem}
             </p>
           ) : null}
-          {live.snapshot?.health && !live.snapshot.health.configured ? (
+          {/* Health is pushed on a 5 s tick; the company (`org`) on the apply itself. Either one says it. */}
+          {live.snapshot?.health && !live.snapshot.health.configured && !live.snapshot.org?.revision_id ? (
             <p class="notice">
               This node has no company yet. Push one with{' '}
               <code>svc config put ops/company.example.yaml --create --summary "first"</code>.
