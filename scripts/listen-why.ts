@@ -4,7 +4,8 @@
  */
 import { createServer } from 'node:net';
 
-export async function whyNotListening(host: string, port: number): Promise<string> {
+/** `key` is the Tier A key that set the port (`api.port`, `api.public.port`): the fix names it. */
+export async function whyNotListening(host: string, port: number, key: string): Promise<string> {
   const code = await new Promise<string | null>((resolve) => {
     const server = createServer();
     server.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'unknown'));
@@ -12,7 +13,7 @@ export async function whyNotListening(host: string, port: number): Promise<strin
   });
   switch (code) {
     case 'EADDRINUSE':
-      return `port ${port} on ${host} is in use by another process (another svc node?); stop it or set another api.port (\`ss -ltnp 'sport = :${port}'\` names it)`;
+      return `port ${port} on ${host} is in use by another process (another svc node?); stop it or set another ${key} (\`ss -ltnp 'sport = :${port}'\` names it)`;
     case 'EACCES':
       return `port ${port} needs privileges this process lacks (ports below 1024); use a port above 1023`;
     case 'EADDRNOTAVAIL':

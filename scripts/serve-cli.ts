@@ -116,7 +116,9 @@ export async function runServe(args: string[], env: NodeJS.ProcessEnv, out: Out,
     running = await serve(config, { logger: log, version: packageVersion() });
   } catch (error) {
     if (!(error instanceof GatewayListenError)) throw error;
-    const why = await whyNotListening(error.host, error.port);
+    // The public listener is the second one: its port comes from api.public.port (never equal to api.port).
+    const key = error.port === config.api.public?.port ? 'api.public.port' : 'api.port';
+    const why = await whyNotListening(error.host, error.port, key);
     log.error({ event: 'listen_failed', host: error.host, port: error.port, reason: why }, 'cannot listen');
     log.flush();
     err.write(`svc serve: cannot listen on ${error.host}:${error.port}: ${why}\n`);

@@ -85,7 +85,7 @@ export function openStore(storeDir: string | undefined): OpenedStore {
     mkdirSync(storeDir, { recursive: true });
   } catch (error) {
     throw new EngineUnavailableError(
-      `memory bus: cannot create store directory ${storeDir} (${codeOf(error)})`,
+      `memory bus: cannot create the store directory ${storeDir} (${codeOf(error)}): ${storeDirFix(codeOf(error))}`,
       { cause: error },
     );
   }
@@ -148,9 +148,10 @@ function takeLock(lockFile: string): void {
       return;
     } catch (error) {
       if (codeOf(error) !== 'EEXIST') {
-        throw new EngineUnavailableError(`memory bus: cannot lock ${lockFile} (${codeOf(error)})`, {
-          cause: error,
-        });
+        throw new EngineUnavailableError(
+          `memory bus: cannot lock ${lockFile} (${codeOf(error)}): ${storeDirFix(codeOf(error))}`,
+          { cause: error },
+        );
       }
     }
     const holder = Number.parseInt(readLock(lockFile), 10);
@@ -184,6 +185,25 @@ function isAlive(pid: number): boolean {
     return true;
   } catch (error) {
     return codeOf(error) === 'EPERM';
+  }
+}
+
+/**
+ * What an operator does about a store directory the node cannot create or write, by the error's code: the
+ * usual first-start causes are a volume owned by another user and a path that runs through a file.
+ */
+function storeDirFix(code: string): string {
+  switch (code) {
+    case 'EACCES':
+    case 'EPERM':
+      return 'this user may not write there; make the directory writable by the user the node runs as (chown), or set stream.store_dir to a directory it may write';
+    case 'EEXIST':
+    case 'ENOTDIR':
+      return 'a file stands where a directory is needed; set stream.store_dir to a directory (or a path to create)';
+    case 'EROFS':
+      return 'the file system is read-only; set stream.store_dir to a writable volume';
+    default:
+      return 'set stream.store_dir to a directory this user may create and write';
   }
 }
 

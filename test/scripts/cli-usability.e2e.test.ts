@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import t from 'tap';
 import { runSvc } from '../harness/child.js';
+import { freePort } from '../harness/free-port.js';
 import { TOKEN } from '../harness/serve-node.js';
 
 async function svc(args: string[], env: Record<string, string | undefined> = { SVC_TOKEN: TOKEN }) {
@@ -65,6 +66,39 @@ t.test('a busy port is named, with why, and the node exits 1', async (t) => {
     run.err,
     new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: port ${port} on 127\\.0\\.0\\.1 is in use`),
   );
+});
+
+t.test('a busy public port is named by its own key, api.public.port', async (t) => {
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => holder.close());
+  const port = (holder.address() as { port: number }).port;
+  const dir = t.testdir({
+    'config.yaml': `api: {host: 127.0.0.1, port: ${await freePort()}, public: {port: ${port}}}\n`,
+  });
+  const run = await svc(['serve', '--config', join(dir, 'config.yaml')], {});
+  t.equal(run.code, 1);
+  t.match(
+    run.err,
+    new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: .*in use.*set another api\\.public\\.port`),
+  );
+});
+
+t.test('a store directory that cannot be made is refused naming stream.store_dir and the fix', async (t) => {
+  const dir = t.testdir({
+    occupied: 'a file, not a directory\n',
+    'config.yaml': 'api: {port: 0}\nstream: {store_dir: ./occupied/data}\n',
+    'file.yaml': 'api: {port: 0}\nstream: {store_dir: ./occupied}\n',
+  });
+  for (const file of ['config.yaml', 'file.yaml']) {
+    const run = runSvc(['serve', '--config', join(dir, file)], {}, dir);
+    t.equal(await run.exited, 1, `${file}: exit 1`);
+    t.match(
+      run.stderr(),
+      /cannot create the store directory \S*occupied\S*.*a file stands where a directory is needed; set stream\.store_dir to a directory/,
+    );
+    t.notMatch(run.stderr(), /\n\s+at /, 'no stack trace');
+  }
 });
 
 t.test(
