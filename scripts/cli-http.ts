@@ -38,8 +38,7 @@ export async function requestNode(
     if (response.status === 401) target.err.write(tokenHint(command, target.token !== undefined));
     return response;
   } catch (error) {
-    const cause = error instanceof Error ? error.message : String(error);
-    target.err.write(withoutUserinfo(`svc ${command}: cannot reach ${origin} (${cause})\n`));
+    target.err.write(unreachable(command, origin, error));
     return null;
   }
 }
@@ -52,7 +51,9 @@ export async function requestNode(
  */
 export function nodeOrigin(url: string): string | null {
   try {
-    const origin = new URL(url).origin;
+    const parsed = new URL(url);
+    if (!nodeSchemes.has(parsed.protocol)) return null;
+    const origin = parsed.origin;
     if (origin !== 'null' && new URL(withoutUserinfo(url)).origin === origin) return origin;
   } catch {
     // not a URL
@@ -60,9 +61,23 @@ export function nodeOrigin(url: string): string | null {
   return null;
 }
 
+/** A node speaks http(s), and ws(s) for its live stream; `ftp://` or `nats://` is an address of something else. */
+const nodeSchemes = new Set(['http:', 'https:', 'ws:', 'wss:']);
+
+/**
+ * `svc <command>: cannot reach <origin> (<cause>)` and what to check: the node is down, or the address is not
+ * its API listener. Only the origin is quoted, and the cause loses any userinfo it echoes.
+ */
+export function unreachable(command: string, origin: string, error: unknown): string {
+  const cause = error instanceof Error ? error.message : String(error);
+  return withoutUserinfo(
+    `svc ${command}: cannot reach ${origin} (${cause}): is the node running, and is this its api.host:api.port? Set --url or $SVC_URL to it\n`,
+  );
+}
+
 /** Said instead of sending to an address `nodeOrigin` refuses (the address itself may be the secret). */
 export const unusableNode = (command: string): string =>
-  `svc ${command}: --url / $SVC_URL is not an http(s) URL (write a password's # ? / as %23 %3F %2F)\n`;
+  `svc ${command}: --url / $SVC_URL is not an http(s) URL such as http://127.0.0.1:8080 (write a password's # ? / as %23 %3F %2F)\n`;
 
 const answerPatienceMs = 300_000;
 

@@ -5,9 +5,9 @@
  */
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, type NodeContext } from './cli-args.js';
 import { openWs, UpgradeRefusedError } from './ws-client.js';
-import { nodeOrigin, requestNode, tokenHint, unusableNode } from './cli-http.js';
+import { nodeOrigin, requestNode, tokenHint, unreachable, unusableNode } from './cli-http.js';
 import { UsageError } from './cli-usage.js';
-import { EventCategory, withoutUserinfo } from '../schema/index.js';
+import { EventCategory } from '../schema/index.js';
 
 export const eventsHelp = `Usage: svc events <verb> [flags]
 
@@ -190,12 +190,11 @@ async function tail(
       ctx.err.write(
         error.status === 401
           ? tokenHint('events', ctx.token !== undefined)
-          : `svc: the stream refused the connection (${error.status})\n`,
+          : `svc events: the stream refused the connection (${error.status})\n`,
       );
       return 1;
     }
-    const cause = error instanceof Error ? error.message : String(error);
-    ctx.err.write(withoutUserinfo(`svc: cannot reach ${origin} (${cause})\n`));
+    ctx.err.write(unreachable('events', origin, error));
     return 1;
   }
 }

@@ -83,7 +83,7 @@ t.test('an unreachable node is one line naming the address and the cause', async
   );
   t.match(
     err.text,
-    /^svc events: cannot reach http:\/\/127\.0\.0\.1:1 \(connect ECONNREFUSED 127\.0\.0\.1:1\)\n$/,
+    /^svc events: cannot reach http:\/\/127\.0\.0\.1:1 \(connect ECONNREFUSED 127\.0\.0\.1:1\): is the node running, and is this its api\.host:api\.port\? Set --url or \$SVC_URL to it\n$/,
   );
   const bad = sink();
   t.equal(

@@ -30,6 +30,34 @@ t.test('svc --help lists SVC_TOKEN and SVC_URL; a usage error points at the comm
   t.match(unknown.err, /Run 'svc --help' for usage/);
 });
 
+t.test(
+  'a node address that is not http(s) is refused before any request, one that answers nothing says what to check',
+  async (t) => {
+    for (const url of ['ftp://127.0.0.1:1', 'nats://127.0.0.1:1', '127.0.0.1:1']) {
+      const run = await svc(['config', 'get', '--url', url]);
+      t.equal(run.code, 1, url);
+      t.equal(
+        run.err,
+        "svc config: --url / $SVC_URL is not an http(s) URL such as http://127.0.0.1:8080 (write a password's # ? / as %23 %3F %2F)\n",
+        `${url}: the project's words, not the HTTP library's`,
+      );
+    }
+    for (const args of [
+      ['config', 'get'],
+      ['events', 'tail'],
+    ]) {
+      const run = await svc([...args, '--url', 'http://127.0.0.1:1']);
+      t.equal(run.code, 1);
+      t.match(
+        run.err,
+        new RegExp(
+          `^svc ${args[0]}: cannot reach (http|ws)://127\\.0\\.0\\.1:1 \\(.*ECONNREFUSED.*\\): is the node running, and is this its api\\.host:api\\.port\\? Set --url or \\$SVC_URL to it\\n$`,
+        ),
+      );
+    }
+  },
+);
+
 t.test('svc completion prints bash and zsh scripts that complete commands and verbs', async (t) => {
   const bash = await svc(['completion', 'bash']);
   t.equal(bash.code, 0);
