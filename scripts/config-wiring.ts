@@ -13,7 +13,15 @@ import {
   type Revisions,
   type SubsystemApplier,
 } from '../actors/index.js';
-import { type Bus, type Kv, keyringFrom, openDocument, sealDocument, SealError } from '../bus/index.js';
+import {
+  type Bus,
+  type Kv,
+  keyringFrom,
+  openDocument,
+  sealDocument,
+  sealedKeyId,
+  SealError,
+} from '../bus/index.js';
 import {
   configQuestions,
   configRoutes,
@@ -81,10 +89,11 @@ export async function startConfiguration(opts: {
       openPayload(active);
     } catch (error) {
       await view.stop();
-      const why = error instanceof SealError ? error.message : String(error);
       throw new Error(
-        `the active revision ${active.revision_id} cannot be opened: ${why}; add that key to secrets.keys`,
-        { cause: error },
+        `the active revision ${active.revision_id} cannot be opened: ${unopenable(error, active, keyring)}`,
+        {
+          cause: error,
+        },
       );
     }
   }
@@ -207,4 +216,21 @@ function tierAProblems(config: TierA, _document: unknown): Array<Record<string, 
     });
   }
   return problems;
+}
+
+/**
+ * Why the active revision does not open, and the fix: a key id the keyring lacks is added back; a key id it
+ * holds with other material (a regenerated key, a `${VAR}` now naming another key) gets its old material back.
+ */
+function unopenable(error: unknown, record: RevisionRecord, keyring: ReturnType<typeof keyringFrom>): string {
+  const why = error instanceof SealError ? error.message : String(error);
+  const payload = record.payload;
+  const sealed =
+    typeof payload === 'object' && payload !== null
+      ? (payload as Record<string, unknown>)['__encrypted__']
+      : null;
+  const keyId = typeof sealed === 'string' ? sealedKeyId(sealed) : null;
+  if (keyId !== null && keyring?.keys.has(keyId))
+    return `it is sealed under key ${keyId}, and the material secrets.keys gives ${keyId} does not open it; set ${keyId}'s material back to the key it had when the revision was stored`;
+  return `${why}; add that key to secrets.keys`;
 }
