@@ -141,7 +141,9 @@ export async function main(
       (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
     ) {
       const help = command !== undefined && commands.has(command) ? `svc ${command} --help` : 'svc --help';
-      err.write(`svc: ${error.message}\nRun '${help}' for usage.\n`);
+      // A message that names its command already (`svc config put needs FILE`) is not prefixed twice.
+      const said = error.message.startsWith('svc ') ? error.message : `svc: ${error.message}`;
+      err.write(`${said}\nRun '${help}' for usage.\n`);
       return 2;
     }
     err.write(`svc: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -26,6 +26,9 @@ t.test('svc --help lists SVC_TOKEN and SVC_URL; a usage error points at the comm
   const usage = await svc(['config', 'diff', '--bogus']);
   t.equal(usage.code, 2);
   t.match(usage.err, /Run 'svc config --help' for usage/);
+  const missing = await svc(['config', 'put']);
+  t.equal(missing.code, 2);
+  t.equal(missing.err, "svc config put needs FILE\nRun 'svc config --help' for usage.\n", 'svc named once');
   const unknown = await svc(['nonsense']);
   t.match(unknown.err, /Run 'svc --help' for usage/);
 });
