@@ -10,6 +10,7 @@ import { keysOfSchemaAt } from './company/known-keys.js';
 import { yamlPositions } from './company/yaml-lines.js';
 import { closestName } from './did-you-mean.js';
 import { listRefs, substituteDeep } from './env-refs.js';
+import { findingsOf } from './company/problems.js';
 import { formatIssuePath, type Problem } from './problems.js';
 
 export const QueueType = {
@@ -184,7 +185,13 @@ export function parseTierA(text: string, opts: LoadOptions): TierAResult {
               key,
             ]),
           )
-        : [placed({ path: formatIssuePath(path), message: issue.message }, path)];
+        : // The company document's wording (`expected a number, got a string`), not zod's.
+          [
+            placed(
+              { path: formatIssuePath(path), message: findingsOf(issue, substituted)[0]!.message },
+              path,
+            ),
+          ];
     });
     const named = new Set(shape.map((p) => p.path));
     return { ok: false, problems: [...shape, ...placedRelated.filter((p) => !named.has(p.path))] };

@@ -133,6 +133,28 @@ t.test('a store directory that cannot be made is refused naming stream.store_dir
 });
 
 t.test(
+  "a Tier A value of the wrong shape is refused in the project's words, with file, line and key",
+  async (t) => {
+    const dir = t.testdir({
+      'config.yaml': 'api:\n  port: "eighty"\nnode:\n  roles: [web]\n  seat_lease_seconds: 1\n',
+    });
+    const run = runSvc(['serve', '--config', join(dir, 'config.yaml')], {}, dir);
+    t.equal(await run.exited, 1);
+    t.equal(
+      run.stderr(),
+      [
+        `svc: configuration ${join(dir, 'config.yaml')} refused:`,
+        '  2:3  api.port: expected a number, got a string',
+        '  4:11  node.roles[0]: expected one of ingress, data, seats',
+        '  5:3  node.seat_lease_seconds: must be at least 3',
+        '',
+      ].join('\n'),
+      'no zod wording (Invalid input, Too small)',
+    );
+  },
+);
+
+t.test(
   'a node told to isolate sandboxes where bwrap is missing refuses to start, naming the package',
   async (t) => {
     const dir = t.testdir({
