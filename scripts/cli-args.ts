@@ -86,3 +86,27 @@ async function nodeUrl(
   }
   return 'http://127.0.0.1:8080';
 }
+
+/**
+ * Refuses a flag the verb does not take (`takes`: each verb's own flags, beside --url, --config and --help):
+ * ignored, `svc events tail --limit 3` would look as if it stopped after three, `svc work show X --status done`
+ * as if it moved the item. A verb missing from `takes` is left to the command's own unknown-verb refusal.
+ */
+export function refuseOtherVerbsFlags(
+  command: string,
+  verb: string,
+  values: Readonly<Record<string, unknown>>,
+  takes: Readonly<Record<string, readonly string[]>>,
+): void {
+  const own = takes[verb];
+  if (own === undefined) return;
+  for (const [flag, value] of Object.entries(values)) {
+    if (value === undefined || flag in nodeFlags || own.includes(flag)) continue;
+    const owners = Object.keys(takes).filter((other) => takes[other]!.includes(flag));
+    throw new UsageError(
+      owners.length > 0
+        ? `--${flag} belongs to svc ${command} ${owners.join(', ')}, not ${verb}`
+        : `svc ${command} ${verb} takes no --${flag}`,
+    );
+  }
+}

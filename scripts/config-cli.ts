@@ -3,7 +3,14 @@
  * comes from SVC_TOKEN (never a flag: flags land in shell history and process listings).
  */
 import { readFileSync } from 'node:fs';
-import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, type NodeContext } from './cli-args.js';
+import {
+  helpExit,
+  nodeContext,
+  nodeFlagsHelp,
+  parseNodeArgs,
+  refuseOtherVerbsFlags,
+  type NodeContext,
+} from './cli-args.js';
 import { requestNode } from './cli-http.js';
 import { renderDiff, resolveRevision, RevisionLookupError } from './config-diff-cli.js';
 import { UsageError } from './cli-usage.js';
@@ -76,6 +83,19 @@ const parseConfigArgs = (args: string[]) =>
     offset: { type: 'string' },
   });
 
+/** Each verb's own flags, as its help line lists them. */
+const configVerbFlags = {
+  get: ['format'],
+  put: ['summary', 'if-match', 'create', 'dry-run'],
+  patch: ['summary', 'if-match', 'dry-run'],
+  validate: [],
+  diff: ['against', 'format'],
+  revisions: ['limit', 'offset'],
+  revert: ['summary', 'if-match', 'dry-run'],
+  reload: ['summary', 'if-match', 'dry-run'],
+  schema: [],
+};
+
 async function runVerb(
   verb: string,
   target: string | undefined,
@@ -86,6 +106,7 @@ async function runVerb(
   err: Out,
   schema: () => Promise<unknown>,
 ): Promise<number> {
+  refuseOtherVerbsFlags('config', verb, values, configVerbFlags);
   // Verbs that take no FILE or REVISION refuse one too: `reload extra` must not write a revision.
   const takesNone = ['get', 'revisions', 'reload', 'schema'].includes(verb);
   const unexpected = takesNone && target !== undefined ? [target, ...extra] : extra;

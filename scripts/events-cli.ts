@@ -3,7 +3,14 @@
  * printed as JSON lines on stdout; notes (the next cursor, a trace's total) go to stderr. The token comes
  * from SVC_TOKEN (needed when the node refuses anonymous reads).
  */
-import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, type NodeContext } from './cli-args.js';
+import {
+  helpExit,
+  nodeContext,
+  nodeFlagsHelp,
+  parseNodeArgs,
+  refuseOtherVerbsFlags,
+  type NodeContext,
+} from './cli-args.js';
 import { openWs, UpgradeRefusedError } from './ws-client.js';
 import { nodeOrigin, requestNode, tokenHint, unreachable, unusableNode } from './cli-http.js';
 import { UsageError } from './cli-usage.js';
@@ -62,6 +69,12 @@ export async function runEvents(args: string[], env: NodeJS.ProcessEnv, out: Out
   const exit = helpExit(eventsHelp, values.help, verb, out);
   if (exit !== null) return exit;
   if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
+  refuseOtherVerbsFlags('events', verb!, values, {
+    list: ['limit', 'category', 'seat', 'feed-only', 'before-time', 'before-id', 'all'],
+    get: [],
+    trace: [],
+    tail: ['category', 'seat'],
+  });
   checkFlags(values);
   const ctx = await nodeContext(values, env, out, err);
   const need = (what: string): string => {

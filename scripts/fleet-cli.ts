@@ -4,7 +4,14 @@
  * `remove` forgets a departed node, or drops a broker server, and asks for the id twice as the route does.
  */
 import type { BrokerMembership, FleetAnswer } from '../schema/index.js';
-import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, type NodeContext } from './cli-args.js';
+import {
+  helpExit,
+  nodeContext,
+  nodeFlagsHelp,
+  parseNodeArgs,
+  refuseOtherVerbsFlags,
+  type NodeContext,
+} from './cli-args.js';
 import { requestNode } from './cli-http.js';
 import { describeRefusal } from './config-cli.js';
 import { UsageError } from './cli-usage.js';
@@ -121,6 +128,10 @@ export async function runFleet(args: string[], env: NodeJS.ProcessEnv, out: Out,
   const exit = helpExit(fleetHelp, values.help, verb, out);
   if (exit !== null) return exit;
   if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
+  refuseOtherVerbsFlags('fleet', verb!, values, {
+    status: ['broker', 'json'],
+    remove: ['confirm', 'force', 'peer'],
+  });
   const ctx = await nodeContext(values, env, out, err);
   switch (verb) {
     case 'status': {

@@ -4,7 +4,7 @@
  * file or stdin.
  */
 import { readFileSync } from 'node:fs';
-import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs } from './cli-args.js';
+import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, refuseOtherVerbsFlags } from './cli-args.js';
 import { callJson, limitOf, queryOf } from './cli-json.js';
 import { UsageError } from './cli-usage.js';
 
@@ -46,6 +46,12 @@ export async function runPages(
   if (exit !== null) return exit;
   if (!['list', 'show', 'search', 'create'].includes(verb!))
     throw new UsageError(`unknown pages verb: ${verb}`);
+  refuseOtherVerbsFlags('pages', verb!, values, {
+    list: ['container', 'parent', 'limit', 'cursor'],
+    show: [],
+    search: ['container', 'limit'],
+    create: ['container', 'title', 'parent', 'op-id'],
+  });
   const most = verb === 'search' ? Infinity : verb === 'list' ? 0 : 1;
   if (rest.length > most) throw new UsageError(`unexpected arguments: ${rest.slice(most).join(' ')}`);
   if ((verb === 'show' || verb === 'search') && rest.length === 0)

@@ -3,7 +3,7 @@
  * Every verb is one request; answers print as JSON. A comment's text may come from stdin.
  */
 import { readFileSync } from 'node:fs';
-import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs } from './cli-args.js';
+import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, refuseOtherVerbsFlags } from './cli-args.js';
 import { callJson, limitOf, queryOf } from './cli-json.js';
 import { UsageError } from './cli-usage.js';
 
@@ -16,7 +16,7 @@ Verbs (against a running node with tracker.backend native; token from $SVC_TOKEN
   show     ID                       one item with its thread and history (ID: key or id)
   create   --project P --title T [--description D] [--assignee H]... [--priority P] [--type T]
            [--status S] [--op-id X] create an item; prints it with its key
-  comment  ID [TEXT|-]              comment on an item; the text from stdin when - or absent
+  comment  ID [TEXT|-] [--op-id X]  comment on an item; the text from stdin when - or absent
   move     ID STATUS [--op-id X]    move an item to a status (backlog, todo, in_progress, in_review,
                                     done, cancelled)
   inbox    [--unread] [--limit N] [--handle H]
@@ -66,6 +66,15 @@ export async function runWork(
   };
   const range = takes[verb!];
   if (!range) throw new UsageError(`unknown work verb: ${verb}`);
+  refuseOtherVerbsFlags('work', verb!, values, {
+    list: ['project', 'status', 'assignee', 'q', 'limit', 'cursor'],
+    show: [],
+    create: ['project', 'title', 'description', 'assignee', 'priority', 'type', 'status', 'op-id'],
+    comment: ['op-id'],
+    move: ['op-id'],
+    inbox: ['unread', 'limit', 'handle'],
+    mine: ['handle'],
+  });
   if (rest.length < range[0])
     throw new UsageError(`svc work ${verb} needs ${range[0] === 1 ? 'ID' : 'ID STATUS'}`);
   if (rest.length > range[1]) throw new UsageError(`unexpected arguments: ${rest.slice(range[1]).join(' ')}`);

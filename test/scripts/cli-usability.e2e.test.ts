@@ -61,6 +61,29 @@ t.test(
   },
 );
 
+t.test('a flag of another verb is refused before any request, not ignored', async (t) => {
+  const cases: Array<[string[], string]> = [
+    [['events', 'tail', '--limit', '3'], '--limit belongs to svc events list, not tail'],
+    [
+      ['config', 'get', '--summary', 's'],
+      '--summary belongs to svc config put, patch, revert, reload, not get',
+    ],
+    [
+      ['config', 'revisions', '--dry-run'],
+      '--dry-run belongs to svc config put, patch, revert, reload, not revisions',
+    ],
+    [['work', 'show', 'ENG-1', '--status', 'done'], '--status belongs to svc work list, create, not show'],
+    [['pages', 'show', 'ENG/Home', '--limit', '3'], '--limit belongs to svc pages list, search, not show'],
+    [['fleet', 'status', '--force'], '--force belongs to svc fleet remove, not status'],
+  ];
+  for (const [args, said] of cases) {
+    // Port 1 answers nothing: a request sent would end in "cannot reach", exit 1.
+    const run = await svc([...args, '--url', 'http://127.0.0.1:1']);
+    t.equal(run.code, 2, args.join(' '));
+    t.equal(run.err, `svc: ${said}\nRun 'svc ${args[0]} --help' for usage.\n`);
+  }
+});
+
 t.test('svc completion prints bash and zsh scripts that complete commands and verbs', async (t) => {
   const bash = await svc(['completion', 'bash']);
   t.equal(bash.code, 0);
