@@ -85,7 +85,14 @@ export function readApiAddress(
   const parsed = ApiAddress.safeParse({ api: substituteDeep(picked, (name) => env[name]) });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    return { ok: false, problem: `${['api', ...issue.path.slice(1)].join('.')}: ${issue.message}` };
+    // The node's own wording for the two keys read here, not the validation library's.
+    const key = issue.path[1] === 'host' ? 'api.host' : issue.path[1] === 'port' ? 'api.port' : 'api';
+    const want = {
+      'api.host': 'a host name or address',
+      'api.port': 'a whole number from 0 to 65535',
+      api: 'a map',
+    };
+    return { ok: false, problem: `${key}: expected ${want[key]}` };
   }
   return { ok: true, ...parsed.data.api };
 }

@@ -84,6 +84,26 @@ t.test('a flag of another verb is refused before any request, not ignored', asyn
   }
 });
 
+t.test("a client command names the bad api key of its --config file in the project's words", async (t) => {
+  const dir = t.testdir({
+    'word.yaml': 'api: {port: eighty}\n',
+    'range.yaml': 'api: {port: 70000}\n',
+    'host.yaml': 'api: {host: 8080}\n',
+  });
+  for (const [file, said] of [
+    ['word.yaml', 'api.port: expected a whole number from 0 to 65535'],
+    ['range.yaml', 'api.port: expected a whole number from 0 to 65535'],
+    ['host.yaml', 'api.host: expected a host name or address'],
+  ] as const) {
+    const run = await svc(['config', 'get', '--config', join(dir, file)]);
+    t.equal(run.code, 2, file);
+    t.equal(
+      run.err,
+      `svc: the node's address cannot be read from ${join(dir, file)} (${said}): fix it, or pass --url\nRun 'svc config --help' for usage.\n`,
+    );
+  }
+});
+
 t.test('svc completion prints bash and zsh scripts that complete commands and verbs', async (t) => {
   const bash = await svc(['completion', 'bash']);
   t.equal(bash.code, 0);
