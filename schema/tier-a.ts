@@ -188,7 +188,10 @@ export function parseTierA(text: string, opts: LoadOptions): TierAResult {
         : // The company document's wording (`expected a number, got a string`), not zod's.
           [
             placed(
-              { path: formatIssuePath(path), message: findingsOf(issue, substituted)[0]!.message },
+              {
+                path: formatIssuePath(path),
+                message: `${findingsOf(issue, substituted)[0]!.message}${fromReference(raw, substituted, path)}`,
+              },
               path,
             ),
           ];
@@ -356,6 +359,19 @@ function crossCheck(file: unknown, raw: unknown, offline: boolean, envNodeId?: s
   if (new Set(roles).size !== roles.length)
     problems.push({ path: 'node.roles', message: 'lists a role twice' });
   return problems;
+}
+
+/**
+ * ` (from ${PORT}, unset or empty)` when the value at `path` was written as a `${VAR}` reference: the variable,
+ * not the text the file shows, is what to fix. Never the value.
+ */
+function fromReference(raw: unknown, substituted: unknown, path: ReadonlyArray<string | number>): string {
+  const written = valueAt(raw, path);
+  const refs = typeof written === 'string' ? listRefs(written) : [];
+  if (refs.length === 0) return '';
+  const value = valueAt(substituted, path);
+  const empty = typeof value === 'string' && value.trim() === '';
+  return ` (from ${refs.map((r) => `\${${r}}`).join(', ')}${empty ? ', unset or empty' : ''})`;
 }
 
 function checkKeyring(file: unknown, raw: unknown): Problem[] {

@@ -198,6 +198,33 @@ t.test(
 );
 
 t.test(
+  'a Tier A value from an unset ${VAR} names the variable, and a set one never shows its value',
+  async (t) => {
+    const dir = t.testdir({
+      'config.yaml': 'api:\n  port: ${SVC_TEST_PORT}\nstream:\n  store_dir: ${SVC_TEST_DATA}\n',
+    });
+    const unset = runSvc(['serve', '--config', join(dir, 'config.yaml')], {}, dir);
+    t.equal(await unset.exited, 1);
+    t.match(
+      unset.stderr(),
+      /2:3 {2}api\.port: expected a number, got a string \(from \$\{SVC_TEST_PORT\}, unset or empty\)/,
+    );
+    t.match(
+      unset.stderr(),
+      /4:3 {2}stream\.store_dir: must not be empty \(from \$\{SVC_TEST_DATA\}, unset or empty\)/,
+    );
+    const wrong = runSvc(
+      ['serve', '--config', join(dir, 'config.yaml')],
+      { SVC_TEST_PORT: 'port-secretish', SVC_TEST_DATA: dir },
+      dir,
+    );
+    t.equal(await wrong.exited, 1);
+    t.match(wrong.stderr(), /api\.port: expected a number, got a string \(from \$\{SVC_TEST_PORT\}\)\n/);
+    t.notMatch(wrong.stderr(), /port-secretish/, 'the value is not quoted');
+  },
+);
+
+t.test(
   'a node told to isolate sandboxes where bwrap is missing refuses to start, naming the package',
   async (t) => {
     const dir = t.testdir({
