@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs } from './cli-args.js';
 import { requestNode } from './cli-http.js';
 import { UsageError } from './cli-usage.js';
+import { describeRefusal } from './config-cli.js';
 
 type Out = { write(text: string): unknown };
 
@@ -73,9 +74,8 @@ async function answer(response: Response | null, out: Out, err: Out): Promise<nu
     body = {};
   }
   if (!response.ok) {
-    const code = typeof body['error'] === 'string' ? body['error'] : `HTTP ${response.status}`;
-    const detail = typeof body['detail'] === 'string' ? `: ${body['detail']}` : '';
-    err.write(`svc backup: ${code}${detail}\n`);
+    // Worded as every client command words a refusal: status, code, detail, the hint.
+    err.write(describeRefusal(response.status, text, 'backup'));
     return 1;
   }
   out.write(`${JSON.stringify(body, null, 2)}\n`);

@@ -14,6 +14,7 @@ import {
 import { openWs, UpgradeRefusedError } from './ws-client.js';
 import { nodeOrigin, requestNode, tokenHint, unreachable, unusableNode } from './cli-http.js';
 import { UsageError } from './cli-usage.js';
+import { describeRefusal } from './config-cli.js';
 import { EventCategory } from '../schema/index.js';
 
 export const eventsHelp = `Usage: svc events <verb> [flags]
@@ -47,9 +48,8 @@ async function get(
     body = {};
   }
   if (!response.ok) {
-    const code = typeof body['error'] === 'string' ? body['error'] : `HTTP ${response.status}`;
-    const detail = typeof body['detail'] === 'string' ? `: ${body['detail']}` : '';
-    ctx.err.write(`svc: ${code}${detail}\n`);
+    // Worded as every client command words a refusal: status, code, detail, the hint.
+    ctx.err.write(describeRefusal(response.status, text, 'events'));
     return { ok: false };
   }
   return { ok: true, body };

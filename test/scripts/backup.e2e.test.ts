@@ -84,6 +84,14 @@ t.test('bad backup directories answer 400 backup_dir_invalid and are listed as f
   t.teardown(() => cli.kill('SIGKILL'));
   t.equal(await cli.exited, 0, cli.stderr());
   t.same(JSON.parse(cli.stdout()), listed, 'svc backup list prints GET /backups');
+  const refused = runSvc(['backup', '--dir', full, '--url', node.url], { SVC_TOKEN: TOKEN });
+  t.teardown(() => refused.kill('SIGKILL'));
+  t.equal(await refused.exited, 1);
+  t.match(
+    refused.stderr(),
+    /^400 backup_dir_invalid: .*not empty.*\nhint: \S/,
+    'the refusal carries its hint',
+  );
   t.equal(await node.stop(), 0);
 });
 
