@@ -133,6 +133,12 @@ export async function runServe(args: string[], env: NodeJS.ProcessEnv, out: Out,
       configured: running.configuration.view.state.active !== null,
       logger: log,
     }).catch((error: unknown) => log.error({ err: error }, 'the --company file could not be applied'));
+  } else if (running.configuration.view.state.active === null) {
+    // The first thing an operator reads after starting a bare node: why /ready answers 503, and what to do.
+    log.info(
+      { event: 'unconfigured' },
+      'no company document is active: /ready answers 503 until one is (svc config put FILE --summary S, or --company FILE on a first start)',
+    );
   }
   const drained = await new Promise<boolean>((resolve) => {
     onSignal = () => {

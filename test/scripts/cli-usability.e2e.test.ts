@@ -224,6 +224,16 @@ t.test(
   },
 );
 
+t.test('a node started with no company active says why it is not ready and what to do', async (t) => {
+  const dir = t.testdir({ 'config.yaml': 'api: {port: 0}\n' });
+  const run = runSvc(['serve', '--config', join(dir, 'config.yaml')], {}, dir);
+  t.teardown(() => run.kill('SIGKILL'));
+  const said = await run.waitForLog((line) => line['event'] === 'unconfigured');
+  t.match(said.msg, /no company document is active: \/ready answers 503 until one is \(svc config put FILE/);
+  run.kill('SIGTERM');
+  t.equal(await run.exited, 0);
+});
+
 t.test(
   'a node told to isolate sandboxes where bwrap is missing refuses to start, naming the package',
   async (t) => {
