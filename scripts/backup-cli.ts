@@ -46,7 +46,7 @@ release's backup, store not fresh, engine mismatch, the active revision's key mi
 
 export async function runBackup(args: string[], env: NodeJS.ProcessEnv, out: Out, err: Out): Promise<number> {
   const { values, positionals } = parseNodeArgs(args, { dir: { type: 'string' } });
-  if (values.help) return helpExit(backupHelp, true, undefined, out) ?? 0;
+  if (values.help) return helpExit(backupHelp, true, undefined, out, err) ?? 0;
   const [verb, ...extra] = positionals;
   if (extra.length > 0 || (verb !== undefined && verb !== 'list')) {
     throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);

@@ -35,9 +35,11 @@ export function helpExit(
   asked: boolean | undefined,
   verb: string | undefined,
   out: Out,
+  err: Out,
 ): number | null {
   if (!asked && verb !== undefined) return null;
-  out.write(help);
+  // Asked for, it is the answer; shown because the verb is missing, it is a usage error's message.
+  (asked ? out : err).write(help);
   return asked ? 0 : 2;
 }
 

@@ -58,7 +58,7 @@ export async function runConfig(
 ): Promise<number> {
   const { values, positionals } = parseConfigArgs(args);
   const [verb, target, ...extra] = positionals;
-  const exit = helpExit(configHelp, values.help, verb, out);
+  const exit = helpExit(configHelp, values.help, verb, out, err);
   if (exit !== null) return exit;
   try {
     return await runVerb(verb!, target, extra, values, env, out, err, schema);

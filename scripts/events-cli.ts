@@ -66,7 +66,7 @@ export async function runEvents(args: string[], env: NodeJS.ProcessEnv, out: Out
     all: { type: 'boolean' },
   });
   const [verb, target, ...extra] = positionals;
-  const exit = helpExit(eventsHelp, values.help, verb, out);
+  const exit = helpExit(eventsHelp, values.help, verb, out, err);
   if (exit !== null) return exit;
   if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
   refuseOtherVerbsFlags('events', verb!, values, {

@@ -125,7 +125,7 @@ export async function runFleet(args: string[], env: NodeJS.ProcessEnv, out: Out,
     peer: { type: 'string' },
   });
   const [verb, target, ...extra] = positionals;
-  const exit = helpExit(fleetHelp, values.help, verb, out);
+  const exit = helpExit(fleetHelp, values.help, verb, out, err);
   if (exit !== null) return exit;
   if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
   refuseOtherVerbsFlags('fleet', verb!, values, {

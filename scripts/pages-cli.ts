@@ -42,7 +42,7 @@ export async function runPages(
     'op-id': { type: 'string' },
   });
   const [verb, ...rest] = positionals;
-  const exit = helpExit(pagesHelp, values.help, verb, out);
+  const exit = helpExit(pagesHelp, values.help, verb, out, err);
   if (exit !== null) return exit;
   if (!['list', 'show', 'search', 'create'].includes(verb!))
     throw new UsageError(`unknown pages verb: ${verb}`);

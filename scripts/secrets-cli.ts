@@ -55,7 +55,7 @@ export async function runSecrets(
     'key-id': { type: 'string' },
   });
   const [verb, name, file, ...extra] = positionals;
-  const exit = helpExit(secretsHelp, values.help, verb, out);
+  const exit = helpExit(secretsHelp, values.help, verb, out, err);
   if (exit !== null) return exit;
   // A flag of another verb is refused, not ignored: `list --key-id k` must not look like it filtered.
   for (const [flag, owner] of [

@@ -75,7 +75,8 @@ export async function main(
       case '-h':
       case '--help':
       case 'help':
-        out.write(mainHelp);
+        // Shown because no command was given, the help is a usage error's message.
+        (command === undefined ? err : out).write(mainHelp);
         return command === undefined ? 2 : 0;
       case '-v':
       case '--version':

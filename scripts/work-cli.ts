@@ -53,7 +53,7 @@ export async function runWork(
     handle: { type: 'string' },
   });
   const [verb, ...rest] = positionals;
-  const exit = helpExit(workHelp, values.help, verb, out);
+  const exit = helpExit(workHelp, values.help, verb, out, err);
   if (exit !== null) return exit;
   const takes: Record<string, [number, number]> = {
     list: [0, 0],

@@ -31,6 +31,13 @@ t.test('svc --help lists SVC_TOKEN and SVC_URL; a usage error points at the comm
   t.equal(missing.err, "svc config put needs FILE\nRun 'svc config --help' for usage.\n", 'svc named once');
   const unknown = await svc(['nonsense']);
   t.match(unknown.err, /Run 'svc --help' for usage/);
+  // Help shown because a command or verb is missing is a usage error: on stderr, stdout left empty.
+  for (const args of [[], ['config'], ['secrets'], ['events'], ['work'], ['pages'], ['fleet']]) {
+    const bare = await svc(args);
+    t.equal(bare.code, 2, `svc ${args.join(' ')}: exit 2`);
+    t.equal(bare.out, '', `svc ${args.join(' ')}: nothing on stdout`);
+    t.match(bare.err, /^Usage: svc/m, `svc ${args.join(' ')}: help on stderr`);
+  }
 });
 
 t.test(
