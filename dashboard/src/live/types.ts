@@ -197,11 +197,29 @@ export interface Budget extends Meter {
   window?: { kind: string; start: string; end: string; timezone?: string };
 }
 
+/** A coding run not yet ended (spec "Other resources", Sandbox run). */
+export interface SandboxRun {
+  turn_id: string;
+  role: string;
+  agent_handle: string;
+  agent_id: string;
+  coding_agent: string;
+  sandbox_id: string;
+  task: string;
+  status: string;
+  started_at: string;
+  question: string | null;
+  audience: string | null;
+  work_item: string | null;
+  owner: string | null;
+  paused_at: string | null;
+}
+
 export interface Snapshot {
   health: Health | null;
   agents: Record<string, AgentRow>;
   events: EventRow[];
-  sandboxes: unknown[];
+  sandboxes: SandboxRun[];
   tools: Tool[];
   org: Org | null;
   tokens: TokensSection | null;

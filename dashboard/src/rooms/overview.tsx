@@ -3,6 +3,7 @@ import { useLive } from '../live/context.js';
 import { href } from '../router.js';
 import { ago, count, time } from '../ui/format.js';
 import { Badge, Card, MeterBar, Stat, Unread } from '../ui/parts.js';
+import { CodingRuns } from './coding-runs.js';
 import { liveAgents } from './selectors.js';
 
 export function Overview() {
@@ -76,6 +77,9 @@ export function Overview() {
         <p>
           <a href={href('spend')}>Open spend</a>
         </p>
+      </Card>
+      <Card title="Coding runs" wide>
+        <CodingRuns runs={snapshot.sandboxes} />
       </Card>
       <Card title="Latest events" wide>
         {snapshot.events.length === 0 ? (

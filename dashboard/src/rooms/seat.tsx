@@ -5,6 +5,7 @@ import type { AgentRow, HistoryRow, LiveCall, ToolExecution } from '../live/type
 import { href, type Route } from '../router.js';
 import { ago, count, duration, json, time } from '../ui/format.js';
 import { Answer, Badge, Card, Hint, MeterBar, Table, Unread } from '../ui/parts.js';
+import { CodingRuns } from './coding-runs.js';
 import { allSeats, schedulesOf } from './selectors.js';
 
 const roundsOf = (call: LiveCall): number =>
@@ -281,6 +282,9 @@ export function SeatRoom(props: { route: Route }) {
             <>
               <Card title="Live turn" wide>
                 <LiveTurn call={row?.live_call ?? null} />
+              </Card>
+              <Card title="Coding runs" wide>
+                <CodingRuns runs={live.snapshot?.sandboxes ?? []} seat={handle} />
               </Card>
               <Card title="Budget">
                 <MeterBar label="Seat tokens" meter={row?.budget?.seat} />
