@@ -1,6 +1,6 @@
 /** Fleet: nodes, their roles, epochs, seats and duties, and the seat leases (the `fleet` question, guarded). */
 import { useConnection, useLive, useQuestion } from '../live/context.js';
-import { ago } from '../ui/format.js';
+import { ago, time } from '../ui/format.js';
 import { Badge, Card, Hint, Stat, Table, Unread } from '../ui/parts.js';
 
 interface FleetNode {
@@ -19,6 +19,8 @@ interface Fleet {
   read_at: string;
   complete: boolean;
   nodes: FleetNode[];
+  /** Presence records that ran out: nodes gone (stopped or dead) an operator may remove. */
+  expired?: Array<{ node: string; expired_at: string }>;
   seats: Record<string, { node: string; epoch: number; expires_at: string }>;
 }
 
@@ -73,6 +75,23 @@ export function FleetRoom() {
                 { label: 'duties', cell: (n) => n.duties.join(', ') || '—' },
                 { label: 'store', cell: (n) => n.store?.engine ?? '—' },
                 { label: 'renewed', cell: (n) => ago(n.renewed_at) },
+              ]}
+            />
+            <Table
+              caption="Expired nodes (presence ran out; remove with svc fleet remove)"
+              rows={fleet.expired ?? []}
+              rowKey={(r) => r.node}
+              empty="No expired node: every node with a presence record is live."
+              columns={[
+                { label: 'node', cell: (r) => r.node },
+                {
+                  label: 'presence ran out',
+                  cell: (r) => (
+                    <time dateTime={r.expired_at} title={time(r.expired_at)}>
+                      {ago(r.expired_at)}
+                    </time>
+                  ),
+                },
               ]}
             />
             <Table
