@@ -79,6 +79,7 @@ t.test(
       description: 'The **lidar** drifts after a reboot.\n\n- check the mount\n- rerun `calibrate`',
       status: 'in_progress',
       priority: 'high',
+      due_date: '2026-12-24',
     });
     const key = created['key'] as string;
     await write(node.url, 'POST', `/work/${key}/comments`, { body: 'Mount was loose; tightened it.' });
@@ -109,6 +110,11 @@ t.test(
     t.match(w.page.url(), new RegExp(`#/work/${key}$`), 'the item has its own address');
     const thread = w.page.locator('section[aria-label="Thread"]');
     await thread.getByText('Mount was loose; tightened it.').waitFor();
+    t.equal(
+      await w.page.locator('.stat:has(.stat-label:text-is("due")) .stat-value').textContent(),
+      '2026-12-24',
+      'the item shows when it is due',
+    );
     t.equal(
       await w.page.locator('main li', { hasText: 'rerun calibrate' }).count(),
       1,

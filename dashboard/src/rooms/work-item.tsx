@@ -81,6 +81,7 @@ export function WorkItemRoom(props: { route: Route }) {
               <Stat label="priority" value={item.priority} />
               <Stat label="type" value={item.type} />
               <Stat label="assignees" value={item.assignees.join(', ') || '—'} />
+              <Stat label="due" value={item.due_date ?? '—'} />
               <Stat
                 label="created"
                 value={<span title={time(item.created_at)}>{ago(item.created_at)}</span>}
