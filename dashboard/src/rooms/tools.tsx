@@ -58,7 +58,7 @@ export function Tools() {
             { label: 'tool', cell: (t) => <code>{t.name}</code> },
             { label: 'source', cell: (t) => t.source },
             { label: 'delivers', cell: (t) => t.delivers ?? '—' },
-            { label: 'description', cell: (t) => t.description ?? '' },
+            { label: 'description', cell: (t) => (t.description?.trim() ? t.description : '—') },
           ]}
         />
       </Card>
