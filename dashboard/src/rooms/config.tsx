@@ -172,7 +172,12 @@ export function ConfigRoom() {
                 { label: 'when', cell: (r) => <span title={time(r.created_at)}>{ago(r.created_at)}</span> },
                 { label: 'by', cell: (r) => r.created_by },
                 { label: 'source', cell: (r) => r.source },
-                { label: 'summary', cell: (r) => <span class="revision-summary">{r.summary}</span> },
+                {
+                  label: 'summary',
+                  cell: (r) => (
+                    <span class="revision-summary">{r.summary.trim() === '' ? '—' : r.summary}</span>
+                  ),
+                },
                 { label: 'state', cell: (r) => (r.is_active ? <Badge value="active" /> : '') },
               ]}
             />
