@@ -3,27 +3,18 @@
  * starts with the question in the log but no event of it in the history reads the seat `needs` in `/agents`,
  * `/agents/{id}` and the snapshot, and clearing the question clears it there.
  */
-import { join } from 'node:path';
 import t from 'tap';
-import { ensureCatalogue, openMemoryBus, Subjects } from '../../bus/index.js';
-import { runSvc } from '../harness/child.js';
-import { startNode, TOKEN } from '../harness/serve-node.js';
+import { Subjects } from '../../bus/index.js';
+import { TOKEN } from '../harness/serve-node.js';
+import { stoppedNodeWithAda } from '../harness/stopped-node.js';
 import { until } from '../harness/until.js';
 
 const json = async (url: string, init?: RequestInit): Promise<Record<string, unknown>> =>
   (await (await fetch(url, init)).json()) as Record<string, unknown>;
 
 t.test('a question asked longer ago than the event history still reads needs after a restart', async (t) => {
-  const first = await startNode(t);
-  const put = await fetch(`${first.url}/config`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'x-summary': 'ada' },
-    body: JSON.stringify({ name: 'Acme', timezone: 'UTC', roles: [{ name: 'Ada', handle: 'ada' }] }),
-  });
-  t.equal(put.status, 201);
-  await first.run.waitForLog((line) => line.msg === 'config applied');
-  first.run.kill('SIGTERM');
-  t.equal(await first.run.exited, 0);
+  const stopped = await stoppedNodeWithAda(t);
+  const first = stopped.node;
 
   // The seat's log records a question whose announcing event has left the history.
   const need = {
@@ -35,15 +26,12 @@ t.test('a question asked longer ago than the event history still reads needs aft
     asked_at: '2026-01-02T03:04:05.000Z',
     turn_id: 'turn-old-1',
   };
-  const bus = await openMemoryBus({ storeDir: join(first.dir, 'data') });
-  await ensureCatalogue(bus);
+  const { bus } = await stopped.openStore();
   const record = { kind: 'need_recorded', at: need.asked_at, node: 'node-old', need };
   await bus.publish(Subjects.seatLog('ada'), new TextEncoder().encode(JSON.stringify(record)));
   await bus.close();
 
-  const second = runSvc(['serve', '--config', first.configFile], { SVC_TOKEN: TOKEN });
-  t.teardown(() => second.kill('SIGKILL'));
-  await second.waitForLog((line) => line.msg === 'node serving');
+  const second = await stopped.restart();
   const listed = ((await (await fetch(`${first.url}/agents`)).json()) as Array<Record<string, unknown>>)[0]!;
   t.match(listed, { id: 'ada', activity: 'needs', stopped_reason: null });
   t.match(await json(`${first.url}/agents/ada`), { activity: 'needs' });

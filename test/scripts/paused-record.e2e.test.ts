@@ -3,38 +3,25 @@
  * history: a node that starts with the record but no `agent_paused` event reads the seat paused in
  * `/agents`, `/agents/{id}` and the snapshot, and a resume clears it there.
  */
-import { join } from 'node:path';
 import t from 'tap';
-import { ensureCatalogue, openMemoryBus } from '../../bus/index.js';
-import { runSvc } from '../harness/child.js';
-import { startNode, TOKEN } from '../harness/serve-node.js';
+import { TOKEN } from '../harness/serve-node.js';
+import { stoppedNodeWithAda } from '../harness/stopped-node.js';
 import { until } from '../harness/until.js';
 
 const json = async (url: string, init?: RequestInit): Promise<Record<string, unknown>> =>
   (await (await fetch(url, init)).json()) as Record<string, unknown>;
 
 t.test('a pause older than the event history still reads paused after a restart', async (t) => {
-  const first = await startNode(t);
-  const put = await fetch(`${first.url}/config`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'x-summary': 'ada' },
-    body: JSON.stringify({ name: 'Acme', timezone: 'UTC', roles: [{ name: 'Ada', handle: 'ada' }] }),
-  });
-  t.equal(put.status, 201);
-  await first.run.waitForLog((line) => line.msg === 'config applied');
-  first.run.kill('SIGTERM');
-  t.equal(await first.run.exited, 0);
+  const stopped = await stoppedNodeWithAda(t);
+  const first = stopped.node;
 
   // The seat's record of a pause whose agent_paused event has left the history.
   const paused = { by: 'ops', at: '2026-01-02T03:04:05Z', reason: 'audit', stop_running: false };
-  const bus = await openMemoryBus({ storeDir: join(first.dir, 'data') });
-  const { coord } = await ensureCatalogue(bus);
+  const { bus, coord } = await stopped.openStore();
   await coord.put('seat.ada.paused', new TextEncoder().encode(JSON.stringify(paused)));
   await bus.close();
 
-  const second = runSvc(['serve', '--config', first.configFile], { SVC_TOKEN: TOKEN });
-  t.teardown(() => second.kill('SIGKILL'));
-  await second.waitForLog((line) => line.msg === 'node serving');
+  const second = await stopped.restart();
   const listed = ((await (await fetch(`${first.url}/agents`)).json()) as Array<Record<string, unknown>>)[0]!;
   t.match(listed, { id: 'ada', paused, activity: 'stopped', stopped_reason: 'paused' });
   t.match(await json(`${first.url}/agents/ada`), { paused, stopped_reason: 'paused' });
