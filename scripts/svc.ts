@@ -81,6 +81,8 @@ export async function main(
       case '-v':
       case '--version':
       case 'version':
+        // A word after it was meant for something else (`svc version serve`): say so rather than drop it.
+        if (rest.length > 0) throw new UsageError(`${command} takes no argument: ${rest[0]}`);
         out.write(`${packageVersion()}\n`);
         return 0;
       case 'serve':

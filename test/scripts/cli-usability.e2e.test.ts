@@ -31,6 +31,10 @@ t.test('svc --help lists SVC_TOKEN and SVC_URL; a usage error points at the comm
   t.equal(missing.err, "svc config put needs FILE\nRun 'svc config --help' for usage.\n", 'svc named once');
   const unknown = await svc(['nonsense']);
   t.match(unknown.err, /Run 'svc --help' for usage/);
+  const version = await svc(['--version', 'serve']);
+  t.equal(version.code, 2, 'a word after --version is a usage error');
+  t.equal(version.out, '', 'and prints no version');
+  t.match(version.err, /--version takes no argument: serve/);
   // Help shown because a command or verb is missing is a usage error: on stderr, stdout left empty.
   for (const args of [[], ['config'], ['secrets'], ['events'], ['work'], ['pages'], ['fleet']]) {
     const bare = await svc(args);
