@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { startSandboxCompany } from '../actors/sandbox/harness.js';
+import { launchBobHolding, startSandboxCompany } from '../actors/sandbox/harness.js';
 import { captureLogs } from '../actors/toolservers/harness.js';
 
 const OPS = 'ops-token-0123456789';
@@ -18,19 +18,7 @@ t.test('a bridge tool call still running when its run is cancelled is cancelled 
     toolEnv: { ECHO_HANG_TOOLS: 'hang' },
     logs,
   });
-  const desk = h.tools.sandbox;
-  const run = await desk.launch({
-    sandbox_id: 'sb-bridge',
-    seat: 'bob',
-    role: 'Bob',
-    agent_id: 'agent-bob',
-    turn_id: 'turn-1',
-    trace_id: 'd'.repeat(32),
-    task: 'hold',
-    work_item: null,
-    coding_agent: 'fake',
-    settings: desk.settingsFor('bob')!.settings,
-  });
+  const run = await launchBobHolding(h, 'sb-bridge', 'd');
   const environ = readFileSync(`/proc/${run.pid!}/environ`, 'utf8').split('\0');
   const mcpUrl = environ.find((e) => e.startsWith('SVC_MCP_URL='))!.slice('SVC_MCP_URL='.length);
   const line = (text: RegExp) => (l: unknown) => text.test(JSON.stringify(l));

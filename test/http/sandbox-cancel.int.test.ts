@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { startSandboxCompany } from '../actors/sandbox/harness.js';
+import { launchBobHolding, startSandboxCompany } from '../actors/sandbox/harness.js';
 
 const OPS = 'ops-token-0123456789';
 
@@ -79,19 +79,7 @@ t.test('an operator cancels a live run: killed, recorded cancelled, the waiting 
   t.match(events[0]?.payload, { sandbox_id: run.sandbox_id, status: 'cancelled' });
 
   // A run that ended done cannot be cancelled.
-  const desk = h.tools.sandbox;
-  const done = await desk.launch({
-    sandbox_id: 'sb-done',
-    seat: 'bob',
-    role: 'Bob',
-    agent_id: 'agent-bob',
-    turn_id: 'turn-2',
-    trace_id: 'b'.repeat(32),
-    task: 'hold',
-    work_item: null,
-    coding_agent: 'fake',
-    settings: desk.settingsFor('bob')!.settings,
-  });
+  const done = await launchBobHolding(h, 'sb-done', 'b', 'turn-2');
   writeFileSync(join(done.workdir!, '..', 'control', 'release'), '');
   await h.waitRun((r) => r.sandbox_id === 'sb-done' && r.status === 'done');
   const ended = await cancel('sb-done');
@@ -102,7 +90,6 @@ t.test('an operator cancels a live run: killed, recorded cancelled, the waiting 
 
 t.test('a seat cancels its own run with cancel_sandbox, and only its own', async (t) => {
   const h = await startSandboxCompany(t, { script: [], env: { FAKE_HOLD: '1' } });
-  const desk = h.tools.sandbox;
   t.ok(
     h.tools.router.toolsFor('bob').some((e) => e.name === 'cancel_sandbox'),
     'offered to a seat with a sandbox',
@@ -111,18 +98,7 @@ t.test('a seat cancels its own run with cancel_sandbox, and only its own', async
     h.tools.router.toolsFor('ada').some((e) => e.name === 'cancel_sandbox'),
     'not to one without',
   );
-  const run = await desk.launch({
-    sandbox_id: 'sb-own',
-    seat: 'bob',
-    role: 'Bob',
-    agent_id: 'agent-bob',
-    turn_id: 'turn-1',
-    trace_id: 'c'.repeat(32),
-    task: 'hold',
-    work_item: null,
-    coding_agent: 'fake',
-    settings: desk.settingsFor('bob')!.settings,
-  });
+  const run = await launchBobHolding(h, 'sb-own', 'c');
   const call = (seat: string, args: Record<string, unknown>) =>
     h.tools.router.call(
       { seat, agent_id: `agent-${seat}`, turn_id: 'turn-2', call_id: 'turn-2/execute.0/0.0' },

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import t from 'tap';
 import type { Step } from '../fixtures/llm/script.js';
-import { startSandboxCompany } from '../actors/sandbox/harness.js';
+import { launchBobHolding, startSandboxCompany } from '../actors/sandbox/harness.js';
 import { captureLogs } from '../actors/toolservers/harness.js';
 
 const post = (
@@ -37,19 +37,7 @@ t.test(
   async (t) => {
     const script: Step[] = [];
     const h = await startSandboxCompany(t, { script, env: { FAKE_HOLD: '1' } });
-    const desk = h.tools.sandbox;
-    const run = await desk.launch({
-      sandbox_id: 'sb-tokens',
-      seat: 'bob',
-      role: 'Bob',
-      agent_id: 'agent-bob',
-      turn_id: 'turn-1',
-      trace_id: 'f'.repeat(32),
-      task: 'hold',
-      work_item: null,
-      coding_agent: 'fake',
-      settings: desk.settingsFor('bob')!.settings,
-    });
+    const run = await launchBobHolding(h, 'sb-tokens', 'f');
     t.equal(run.status, 'running');
     // The token only the run's environment holds.
     const pid = run.pid!;
@@ -157,19 +145,7 @@ t.test(
   'without SVC_SANDBOX_OTEL_RECEIVER_URL a run gets no token URL and neither route is wired',
   async (t) => {
     const h = await startSandboxCompany(t, { script: [], env: { FAKE_HOLD: '1' }, receiver: false });
-    const desk = h.tools.sandbox;
-    const run = await desk.launch({
-      sandbox_id: 'sb-no-receiver',
-      seat: 'bob',
-      role: 'Bob',
-      agent_id: 'agent-bob',
-      turn_id: 'turn-1',
-      trace_id: 'e'.repeat(32),
-      task: 'hold',
-      work_item: null,
-      coding_agent: 'fake',
-      settings: desk.settingsFor('bob')!.settings,
-    });
+    const run = await launchBobHolding(h, 'sb-no-receiver', 'e');
     t.equal(run.status, 'running');
     const environ = readFileSync(`/proc/${run.pid!}/environ`, 'utf8').split('\0');
     t.notOk(
@@ -196,19 +172,7 @@ t.test(
 
 t.test('a chatty run’s exports are counted on its record without storing a record per export', async (t) => {
   const h = await startSandboxCompany(t, { script: [], env: { FAKE_HOLD: '1' } });
-  const desk = h.tools.sandbox;
-  const run = await desk.launch({
-    sandbox_id: 'sb-chatty',
-    seat: 'bob',
-    role: 'Bob',
-    agent_id: 'agent-bob',
-    turn_id: 'turn-1',
-    trace_id: 'c'.repeat(32),
-    task: 'hold',
-    work_item: null,
-    coding_agent: 'fake',
-    settings: desk.settingsFor('bob')!.settings,
-  });
+  const run = await launchBobHolding(h, 'sb-chatty', 'c');
   const environ = readFileSync(`/proc/${run.pid!}/environ`, 'utf8').split('\0');
   const endpoint = environ.find((e) => e.startsWith('OTEL_EXPORTER_OTLP_ENDPOINT='))!.split('=')[1]!;
   const span = JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [{}, {}] }] }] });
@@ -235,19 +199,7 @@ t.test(
   'gzip-encoded exports are taken as OTLP/HTTP allows; other encodings and bombs are refused',
   async (t) => {
     const h = await startSandboxCompany(t, { script: [], env: { FAKE_HOLD: '1' } });
-    const desk = h.tools.sandbox;
-    const run = await desk.launch({
-      sandbox_id: 'sb-gzip',
-      seat: 'bob',
-      role: 'Bob',
-      agent_id: 'agent-bob',
-      turn_id: 'turn-1',
-      trace_id: 'b'.repeat(32),
-      task: 'hold',
-      work_item: null,
-      coding_agent: 'fake',
-      settings: desk.settingsFor('bob')!.settings,
-    });
+    const run = await launchBobHolding(h, 'sb-gzip', 'b');
     const environ = readFileSync(`/proc/${run.pid!}/environ`, 'utf8').split('\0');
     const endpoint = environ.find((e) => e.startsWith('OTEL_EXPORTER_OTLP_ENDPOINT='))!.split('=')[1]!;
     const json = JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [{}, {}] }] }] });
@@ -297,19 +249,7 @@ t.test('a receiver URL that is not an http(s) base URL gives runs no token URL, 
     (l) => l.msg === 'SVC_SANDBOX_OTEL_RECEIVER_URL is not an http(s) base URL; runs get no token URLs',
     10_000,
   );
-  const desk = h.tools.sandbox;
-  const run = await desk.launch({
-    sandbox_id: 'sb-bad-url',
-    seat: 'bob',
-    role: 'Bob',
-    agent_id: 'agent-bob',
-    turn_id: 'turn-1',
-    trace_id: 'a'.repeat(32),
-    task: 'hold',
-    work_item: null,
-    coding_agent: 'fake',
-    settings: desk.settingsFor('bob')!.settings,
-  });
+  const run = await launchBobHolding(h, 'sb-bad-url', 'a');
   const environ = readFileSync(`/proc/${run.pid!}/environ`, 'utf8').split('\0');
   t.notOk(
     environ.some((e) => e.startsWith('OTEL_EXPORTER_OTLP_ENDPOINT=') || e.startsWith('SVC_MCP_URL=')),

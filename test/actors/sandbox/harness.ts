@@ -180,3 +180,23 @@ export async function startSandboxCompany(
       }),
   };
 }
+
+/**
+ * Launches a coding run of Bob's for `task: hold` (with `FAKE_HOLD`, the fake agent waits for its
+ * `control/release` file); `trace` is the character its trace id repeats.
+ */
+export function launchBobHolding(h: SandboxHarness, sandboxId: string, trace: string, turnId = 'turn-1') {
+  const desk = h.tools.sandbox;
+  return desk.launch({
+    sandbox_id: sandboxId,
+    seat: 'bob',
+    role: 'Bob',
+    agent_id: 'agent-bob',
+    turn_id: turnId,
+    trace_id: trace.repeat(32),
+    task: 'hold',
+    work_item: null,
+    coding_agent: 'fake',
+    settings: desk.settingsFor('bob')!.settings,
+  });
+}
