@@ -4,35 +4,27 @@
  * say what the row reads where they speak of it.
  */
 import t from 'tap';
-import { ReadModels } from '../../../projections/index.js';
-import { companyDoc, event, turnCompleted } from '../fixtures/readmodels.js';
+import { agentsModels, event, turnCompleted } from '../fixtures/readmodels.js';
 
 const now = Date.parse('2026-11-23T12:00:00Z');
 const question = (id: string, asked_at: string) => ({ id, question: 'Which branch?', asked_at });
 const old = question('q-old', '2026-09-01T10:00:00Z');
 
-function models(): { m: ReadModels; pushed: Array<Record<string, Record<string, unknown>>> } {
-  const m = new ReadModels({ now: () => now });
-  m.setCompany(companyDoc, 'rev-1');
-  const pushed: Array<Record<string, Record<string, unknown>>> = [];
-  m.sections()
-    .find((s) => s.name === 'agents')!
-    .subscribe(
-      (data, mode) => mode === 'merge' && pushed.push(data as Record<string, Record<string, unknown>>),
-    );
-  return { m, pushed };
-}
+const models = () => agentsModels(now);
 
-t.test('a question only the seat log holds reads needs and is pushed; its closing is pushed too', async (t) => {
-  const { m, pushed } = models();
-  m.needsRecord('cto', [old]);
-  t.match(m.agent('cto'), { activity: 'needs', stopped_reason: null });
-  t.equal(pushed.at(-1)?.['cto']?.['activity'], 'needs', 'the overlay carries it');
-  t.equal(m.agentList().find((r) => r.id === 'cto')?.activity, 'needs', '/agents too');
-  m.needsRecord('cto', []);
-  t.match(m.agent('cto'), { activity: 'idle' });
-  t.equal(pushed.at(-1)?.['cto']?.['activity'], 'idle', 'the closing is pushed');
-});
+t.test(
+  'a question only the seat log holds reads needs and is pushed; its closing is pushed too',
+  async (t) => {
+    const { m, pushed } = models();
+    m.needsRecord('cto', [old]);
+    t.match(m.agent('cto'), { activity: 'needs', stopped_reason: null });
+    t.equal(pushed.at(-1)?.['cto']?.['activity'], 'needs', 'the overlay carries it');
+    t.equal(m.agentList().find((r) => r.id === 'cto')?.activity, 'needs', '/agents too');
+    m.needsRecord('cto', []);
+    t.match(m.agent('cto'), { activity: 'idle' });
+    t.equal(pushed.at(-1)?.['cto']?.['activity'], 'idle', 'the closing is pushed');
+  },
+);
 
 t.test('events that speak of the wait say what the row reads', async (t) => {
   const { m } = models();

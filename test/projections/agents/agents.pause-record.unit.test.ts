@@ -1,21 +1,10 @@
 import t from 'tap';
-import { ReadModels } from '../../../projections/index.js';
-import { companyDoc, event } from '../fixtures/readmodels.js';
+import { agentsModels, event } from '../fixtures/readmodels.js';
 
 const now = Date.parse('2026-11-23T12:00:00Z');
 const record = { by: 'ops', at: '2026-01-02T03:04:05Z', reason: 'audit', stop_running: false };
 
-function models(): { m: ReadModels; pushed: Array<Record<string, Record<string, unknown>>> } {
-  const m = new ReadModels({ now: () => now });
-  m.setCompany(companyDoc, 'rev-1');
-  const pushed: Array<Record<string, Record<string, unknown>>> = [];
-  m.sections()
-    .find((s) => s.name === 'agents')!
-    .subscribe(
-      (data, mode) => mode === 'merge' && pushed.push(data as Record<string, Record<string, unknown>>),
-    );
-  return { m, pushed };
-}
+const models = () => agentsModels(now);
 
 t.test('a pause record alone reads paused and is pushed; its removal is pushed too', async (t) => {
   const { m, pushed } = models();
