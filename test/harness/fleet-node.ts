@@ -23,7 +23,7 @@ export async function startFleetNode(
   opts: { leaseSeconds?: number; node?: string; queue?: string; extra?: string } = {},
 ): Promise<FleetNode> {
   const dir = mkdtempSync(join(tmpdir(), `svc-fleet-${id}-`));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true, maxRetries: 5 }));
   const port = await freePort();
   const configFile = join(dir, 'config.yaml');
   writeFileSync(

@@ -22,7 +22,7 @@ export async function startNode(
   env: Record<string, string> = {},
 ): Promise<ServedNode> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-serve-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true, maxRetries: 5 }));
   const port = await freePort();
   const configFile = join(dir, 'config.yaml');
   writeFileSync(

@@ -21,7 +21,7 @@ export interface StoreDir {
 
 export function storeDir(t: Test, queue: StoreDir['queue'] = 'memory'): StoreDir {
   const dir = mkdtempSync(join(tmpdir(), 'svc-store-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true, maxRetries: 5 }));
   return { dir, storeDir: join(dir, 'data'), configFile: join(dir, 'config.yaml'), queue };
 }
 
