@@ -71,8 +71,8 @@ t.test('the overview and the seat room show the live coding runs as they move', 
   t.equal(await row.count(), 1);
   t.same(
     await row.locator('td').allTextContents(),
-    ['Theo Park', 'claude-code', 'Add the health endpoint', 'running', '2h ago', '—', 'ENG-7'],
-    'seat, coding agent, task, status, since when, no question, the work item',
+    ['Theo Park', 'claude-code', 'Add the health endpoint', 'running', '2h ago', '—', 'ENG-7', 'Cancel run'],
+    'seat, coding agent, task, status, since when, no question, the work item, the cancel',
   );
   t.equal(await row.getByRole('link', { name: 'Theo Park' }).getAttribute('href'), '#/seat/theo-park');
   t.equal(await row.getByRole('link', { name: 'ENG-7' }).getAttribute('href'), '#/work/ENG-7');

@@ -1,8 +1,15 @@
-/** The live coding runs (the snapshot's `sandboxes`): which seat, which coding agent, what, since when, what it asks. */
+/**
+ * The live coding runs (the snapshot's `sandboxes`): which seat, which coding agent, what, since when, what it
+ * asks; and, with an operator token, a cancel (`POST /sandbox-runs/{id}/cancel`) behind a confirm step.
+ */
+import type { ComponentChildren } from 'preact';
+import { useRef, useState } from 'preact/hooks';
+import { useConnection } from '../live/context.js';
 import type { SandboxRun } from '../live/types.js';
 import { href } from '../router.js';
+import { ConfirmAction } from '../ui/confirm.js';
 import { ago, time } from '../ui/format.js';
-import { Badge, Table, type Column } from '../ui/parts.js';
+import { Badge, Hint, Table, type Column } from '../ui/parts.js';
 
 /** The question a paused run put, and to whom; a run asking nothing says so. */
 function Question(props: { run: SandboxRun }) {
@@ -25,7 +32,18 @@ function Question(props: { run: SandboxRun }) {
   );
 }
 
-const columns = (withSeat: boolean): Array<Column<SandboxRun>> => [
+/** What a cancel came to: the run's new state, or the node's refusal in its own words. */
+interface Outcome {
+  readonly text: string;
+  readonly hint?: string;
+  readonly refused: boolean;
+}
+
+/** Every listed run is live (launching, running, asking, resumed): each can be cancelled. */
+const columns = (
+  withSeat: boolean,
+  cancel: (run: SandboxRun) => ComponentChildren,
+): Array<Column<SandboxRun>> => [
   ...(withSeat
     ? [
         {
@@ -50,25 +68,79 @@ const columns = (withSeat: boolean): Array<Column<SandboxRun>> => [
     label: 'work item',
     cell: (r) => (r.work_item ? <a href={href('work', r.work_item)}>{r.work_item}</a> : '—'),
   },
+  { label: 'action', cell: cancel },
 ];
 
 /** Every live run, or (given `seat`) that seat's; pushed whole by the node, so it moves as frames arrive. */
 export function CodingRuns(props: { runs: readonly SandboxRun[]; seat?: string }) {
+  const connection = useConnection();
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const said = useRef<HTMLParagraphElement>(null);
   const runs =
     props.seat === undefined ? props.runs : props.runs.filter((r) => r.agent_handle === props.seat);
-  return (
-    <Table
-      caption={
-        props.seat === undefined ? 'Coding runs not yet ended' : 'This seat’s coding runs not yet ended'
-      }
-      rows={runs}
-      rowKey={(r) => r.sandbox_id}
-      empty={
-        props.seat === undefined
-          ? 'No coding run is going on: runs a seat hands to its coding agent show here until they end.'
-          : 'No coding run is going on for this seat.'
-      }
-      columns={columns(props.seat === undefined)}
+  const cancel = async (run: SandboxRun, reason: string): Promise<void> => {
+    const id = run.sandbox_id;
+    try {
+      const answer = (await connection.fetchJson(`/sandbox-runs/${encodeURIComponent(id)}/cancel`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(reason === '' ? {} : { reason }),
+      })) as { run?: { status?: string }; changed?: boolean };
+      setOutcome({
+        text: answer.changed
+          ? `Coding run ${id} is ${answer.run?.status ?? 'cancelled'}.`
+          : `Coding run ${id} was already ${answer.run?.status ?? 'cancelled'}.`,
+        refused: false,
+      });
+    } catch (err) {
+      const refused = err as Error & { code?: string; hint?: string };
+      setOutcome({
+        text: `Coding run ${id} was not cancelled: ${refused.message}${refused.code && refused.code !== refused.message ? ` (${refused.code})` : ''}`,
+        ...(refused.hint ? { hint: refused.hint } : {}),
+        refused: true,
+      });
+    }
+    // The row leaves once the run ends: the focus goes to what is said of it, not to the page.
+    said.current?.focus();
+  };
+  const action = (run: SandboxRun) => (
+    <ConfirmAction
+      label="Cancel run"
+      question={`Cancel coding run ${run.sandbox_id} (${run.task || 'no task'})? Its processes are stopped.`}
+      confirm="Cancel the run"
+      reason
+      unavailable={connection.hasToken ? null : 'Cancelling a run needs an operator token.'}
+      act={(reason) => cancel(run, reason)}
     />
+  );
+  return (
+    <>
+      {/* Always in the page, so what a cancel came to is announced when it is written. */}
+      <p
+        ref={said}
+        tabIndex={-1}
+        role="status"
+        class={outcome?.refused ? 'notice error' : outcome ? 'notice' : 'visually-hidden'}
+      >
+        {outcome?.text}
+        <Hint hint={outcome?.hint} />
+      </p>
+      {runs.length > 0 && !connection.hasToken ? (
+        <p class="muted">Cancelling a run needs an operator token.</p>
+      ) : null}
+      <Table
+        caption={
+          props.seat === undefined ? 'Coding runs not yet ended' : 'This seat’s coding runs not yet ended'
+        }
+        rows={runs}
+        rowKey={(r) => r.sandbox_id}
+        empty={
+          props.seat === undefined
+            ? 'No coding run is going on: runs a seat hands to its coding agent show here until they end.'
+            : 'No coding run is going on for this seat.'
+        }
+        columns={columns(props.seat === undefined, action)}
+      />
+    </>
   );
 }
