@@ -1,5 +1,10 @@
-/** Fleet: nodes, their roles, epochs, seats and duties, and the seat leases (the `fleet` question, guarded). */
+/**
+ * Fleet: nodes, their roles, epochs, seats and duties, and the seat leases (the `fleet` question, guarded);
+ * an expired node can be removed (`POST /fleet/broker/remove/{node}`) behind a confirm step.
+ */
+import { useRef, useState } from 'preact/hooks';
 import { useConnection, useLive, useQuestion } from '../live/context.js';
+import { ConfirmAction } from '../ui/confirm.js';
 import { ago, time } from '../ui/format.js';
 import { Badge, Card, Hint, Stat, Table, Unread } from '../ui/parts.js';
 
@@ -24,13 +29,23 @@ interface Fleet {
   seats: Record<string, { node: string; epoch: number; expires_at: string }>;
 }
 
+/** What a removal came to, in the node's words when it refused. */
+interface Outcome {
+  readonly text: string;
+  readonly hint?: string;
+  readonly refused: boolean;
+}
+
 export function FleetRoom() {
   const connection = useConnection();
   const live = useLive();
   const health = live.snapshot?.health;
-  // Leases renew on their own clock: re-read on every health tick.
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const [removals, setRemovals] = useState(0);
+  const said = useRef<HTMLParagraphElement>(null);
+  // Leases renew on their own clock: re-read on every health tick, and after a removal.
   const tick = health
-    ? `${health.applied_epoch}:${health.nodes ?? 0}:${live.configTick}:${Math.floor(Date.now() / 15000)}`
+    ? `${health.applied_epoch}:${health.nodes ?? 0}:${live.configTick}:${Math.floor(Date.now() / 15000)}:${removals}`
     : '';
   const asked = useQuestion<Fleet>(connection.hasToken ? 'fleet' : null, {}, tick);
   const fleet = asked.data;
@@ -39,6 +54,24 @@ export function FleetRoom() {
       ? 'This node serves no fleet view.'
       : asked.error.message
     : null;
+  const remove = async (node: string): Promise<void> => {
+    const id = encodeURIComponent(node);
+    try {
+      // Without `force`: a node that still holds a live lease is refused (409 `member_live`), not cut.
+      await connection.fetchJson(`/fleet/broker/remove/${id}?confirm=${id}`, { method: 'POST' });
+      setOutcome({ text: `Node ${node} is removed.`, refused: false });
+    } catch (err) {
+      const refused = err as Error & { code?: string; hint?: string };
+      setOutcome({
+        text: `Node ${node} was not removed: ${refused.message}${refused.code && refused.code !== refused.message ? ` (${refused.code})` : ''}`,
+        ...(refused.hint ? { hint: refused.hint } : {}),
+        refused: true,
+      });
+    }
+    setRemovals((n) => n + 1);
+    // The row leaves with the record: the focus goes to what is said of it, not to the page.
+    said.current?.focus();
+  };
   // The fleet question is guarded anyway; without a snapshot this node's own figures are unknown, not zero.
   if (live.snapshot === null) return <Unread live={live} />;
   return (
@@ -77,8 +110,18 @@ export function FleetRoom() {
                 { label: 'renewed', cell: (n) => ago(n.renewed_at) },
               ]}
             />
+            {/* Always in the page, so what a removal came to is announced when it is written. */}
+            <p
+              ref={said}
+              tabIndex={-1}
+              role="status"
+              class={outcome?.refused ? 'notice error' : outcome ? 'notice' : 'visually-hidden'}
+            >
+              {outcome?.text}
+              <Hint hint={outcome?.hint} />
+            </p>
             <Table
-              caption="Expired nodes (presence ran out; remove with svc fleet remove)"
+              caption="Expired nodes (presence ran out; remove them here or with svc fleet remove)"
               rows={fleet.expired ?? []}
               rowKey={(r) => r.node}
               empty="No expired node: every node with a presence record is live."
@@ -90,6 +133,17 @@ export function FleetRoom() {
                     <time dateTime={r.expired_at} title={time(r.expired_at)}>
                       {ago(r.expired_at)}
                     </time>
+                  ),
+                },
+                {
+                  label: 'action',
+                  cell: (r) => (
+                    <ConfirmAction
+                      label="Remove node"
+                      question={`Remove node ${r.node}? Its presence and seats member records are deleted; a node still holding a lease is refused.`}
+                      confirm={`Remove ${r.node}`}
+                      act={() => remove(r.node)}
+                    />
                   ),
                 },
               ]}
