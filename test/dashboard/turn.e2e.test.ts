@@ -75,6 +75,13 @@ t.test('a turn shows its progress live in the seat room', needsChromium, async (
   t.match(await live.textContent(), /execute/, 'the phase in flight');
   t.match(await live.textContent(), /round \d/, 'its round');
   t.match(await w.page.textContent('main'), /working/, 'the seat reads working');
+  // The streaming answer is a polite live region, busy while it streams: read once, whole, not per token.
+  const response = live.locator('[data-testid="live-response"]');
+  t.equal(await response.getAttribute('aria-live'), 'polite', 'the streaming response is announced politely');
+  t.equal(await response.getAttribute('aria-busy'), 'true', 'and held back while it streams');
+  t.equal(await live.getAttribute('aria-live'), null, 'the tool list and narration are not live');
+  t.equal(await live.getByRole('status').count(), 1, 'the phase and round line is a status');
+  t.equal(await w.page.locator('[aria-live="assertive"], [role="alert"]').count(), 0, 'nothing assertive');
   if (process.env['SVC_UPDATE_SCREENSHOTS'] === '1') {
     mkdirSync(join(root, 'docs', 'screenshots'), { recursive: true });
     await w.page.screenshot({ path: join(root, 'docs', 'screenshots', 'seat-turn.png') });

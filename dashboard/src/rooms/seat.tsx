@@ -17,17 +17,33 @@ function toolName(t: ToolExecution): string {
 
 function LiveTurn(props: { call: LiveCall | null }) {
   const call = props.call;
-  if (!call) return <p class="muted">No turn in flight.</p>;
+  // Two polite live regions, neither per token: the status line (a turn, a phase or a round begins or ends),
+  // kept in the page between turns, and the response, busy while it streams so it is read once, whole, when
+  // its phase settles. The tool list is not live.
+  if (!call)
+    return (
+      <div class="live-turn">
+        <p role="status" class="muted">
+          No turn in flight.
+        </p>
+      </div>
+    );
   return (
-    <div class="live-turn" aria-live="polite">
-      <p>
+    <div class="live-turn">
+      <p role="status">
         <Badge value={call.phase} /> round {roundsOf(call) || 1}
         {call.max_rounds ? ` of ${call.max_rounds}` : ''} · iteration {call.iteration}
         {call.model ? ` · ${call.model}` : ''} {call.in_progress ? <Badge value="working" /> : null}
         {call.failed ? <Badge value="failed" /> : null}
       </p>
       {call.round_narration ? <p class="muted">{call.round_narration}</p> : null}
-      <pre class="response" data-testid="live-response">
+      <pre
+        class="response"
+        data-testid="live-response"
+        aria-live="polite"
+        aria-atomic="true"
+        aria-busy={call.in_progress === true}
+      >
         {call.response ?? ''}
       </pre>
       {call.tool_executions?.length ? (
@@ -207,12 +223,11 @@ function PauseControls(props: { row: AgentRow }) {
       >
         Resume seat
       </button>
-      {message ? (
-        <span role="status">
-          {message.text}
-          <Hint hint={message.hint} />
-        </span>
-      ) : null}
+      {/* Always in the page: a live region added with its words is often not announced. */}
+      <span role="status">
+        {message?.text}
+        <Hint hint={message?.hint} />
+      </span>
     </div>
   );
 }
