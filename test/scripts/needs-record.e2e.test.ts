@@ -33,7 +33,12 @@ t.test('a question asked longer ago than the event history still reads needs aft
 
   const second = await stopped.restart();
   const listed = ((await (await fetch(`${first.url}/agents`)).json()) as Array<Record<string, unknown>>)[0]!;
-  t.match(listed, { id: 'ada', activity: 'needs', stopped_reason: null });
+  t.match(listed, {
+    id: 'ada',
+    activity: 'needs',
+    stopped_reason: null,
+    needs: { reason: need.question, since: need.asked_at },
+  });
   t.match(await json(`${first.url}/agents/ada`), { activity: 'needs' });
   const snapshot = await json(`${first.url}/stream/snapshot`);
   t.match(snapshot['agents'], { ada: { activity: 'needs' } });
@@ -51,7 +56,7 @@ t.test('a question asked longer ago than the event history still reads needs aft
     (row) => row['activity'] !== 'needs',
     10_000,
   );
-  t.match(after, { activity: 'idle' }, 'clearing it clears the row');
+  t.match(after, { activity: 'idle', needs: null }, 'clearing it clears the row');
   second.kill('SIGTERM');
   t.equal(await second.exited, 0);
 });

@@ -89,6 +89,8 @@ export interface AgentRow {
   live_call: LiveCall | null;
   last_error: unknown;
   paused: { by: string; at: string; reason?: string; stop_running?: boolean } | null;
+  /** The wait on people: its most urgent question (with how many more), since when; null when none. */
+  needs?: { reason: string; since: string } | null;
   tokens?: { total_tokens: number; input_tokens: number; output_tokens: number; calls: number };
   budget?: { seat: Meter; org: Meter };
   agent_id?: string;

@@ -7,11 +7,14 @@ import { useState } from 'preact/hooks';
 import { useLive } from '../live/context.js';
 import type { AgentRow, OrgSeat, OrgUnit } from '../live/types.js';
 import { href } from '../router.js';
+import { clip } from '../ui/format.js';
 import { Badge, Card, Unread } from '../ui/parts.js';
 import { allSeats } from './selectors.js';
 
 /** Up to this many seats every unit opens expanded; above it, collapsed. */
 const EXPANDED_UP_TO = 100;
+/** A waiting seat's question is cut to this many characters in the chart (whole in its title and seat room). */
+const QUESTION_CHARS = 80;
 
 function SeatItem(props: { seat: OrgSeat; row: AgentRow | undefined; lead: boolean }) {
   const { seat, row } = props;
@@ -27,6 +30,11 @@ function SeatItem(props: { seat: OrgSeat; row: AgentRow | undefined; lead: boole
       ) : null}
       <Badge value={activity} title={seat.kind === 'human' ? 'human seat' : `activity${reason}`} />
       {reason ? <span class="muted">{reason}</span> : null}
+      {row?.activity === 'needs' && row.needs ? (
+        <div class="asks" title={row.needs.reason}>
+          asks: {clip(row.needs.reason, QUESTION_CHARS)}
+        </div>
+      ) : null}
       {row?.live_call ? <span class="muted"> {row.live_call.phase}</span> : null}
       {seat.goal ? <div class="goal muted">{seat.goal}</div> : null}
     </li>

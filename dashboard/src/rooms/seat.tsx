@@ -287,6 +287,12 @@ export function SeatRoom(props: { route: Route }) {
                 {row.paused.reason ? `: ${row.paused.reason}` : ''}
               </p>
             ) : null}
+            {row?.needs ? (
+              <p class="notice">
+                Waiting on people <span title={time(row.needs.since)}>since {ago(row.needs.since)}</span>:{' '}
+                {row.needs.reason}
+              </p>
+            ) : null}
             <LastErrorNotice error={detail.data?.last_error ?? row?.last_error} />
             {seat.kind === 'agent' && row ? <PauseControls row={row} /> : null}
             {seat.llm?.length ? (

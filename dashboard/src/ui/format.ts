@@ -7,6 +7,12 @@ export function count(n: number | null | undefined): string {
   return n.toLocaleString('en');
 }
 
+/** `text` cut to at most `max` characters (by code point), ending `…` when cut. */
+export function clip(text: string, max: number): string {
+  const chars = Array.from(text);
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
+}
+
 export function percent(ratio: number | null | undefined): string {
   return ratio === null || ratio === undefined ? '—' : `${(ratio * 100).toFixed(ratio < 0.1 ? 1 : 0)}%`;
 }

@@ -18,10 +18,15 @@ t.test(
     const { m, pushed } = models();
     m.needsRecord('cto', [old]);
     t.match(m.agent('cto'), { activity: 'needs', stopped_reason: null });
+    t.same(
+      m.agent('cto')?.needs,
+      { reason: 'Which branch?', since: old.asked_at },
+      'the row names the question it waits on, and since when',
+    );
     t.equal(pushed.at(-1)?.['cto']?.['activity'], 'needs', 'the overlay carries it');
     t.equal(m.agentList().find((r) => r.id === 'cto')?.activity, 'needs', '/agents too');
     m.needsRecord('cto', []);
-    t.match(m.agent('cto'), { activity: 'idle' });
+    t.match(m.agent('cto'), { activity: 'idle', needs: null });
     t.equal(pushed.at(-1)?.['cto']?.['activity'], 'idle', 'the closing is pushed');
   },
 );
@@ -39,13 +44,15 @@ t.test('events that speak of the wait say what the row reads', async (t) => {
     ),
   );
   t.equal(m.agent('cto')?.activity, 'needs');
+  t.match(m.agent('cto')?.needs, { reason: 'Which branch?', since: at }, 'the completion’s question');
   const later = '2026-11-23T11:00:00.000Z';
   m.applyEvent(
     event('needs_cleared', 'cto', { need_ids: ['q-old'], by: 'ops', turn_id: null, remaining: null }, later),
   );
   t.equal(m.agent('cto')?.activity, 'idle', 'a closing in the history is not undone by a log still read');
-  m.needsRecord('cto', [old, question('q-new', '2026-11-23T11:30:00Z')]);
+  m.needsRecord('cto', [old, { ...question('q-new', '2026-11-23T11:30:00Z'), question: 'Ship today?' }]);
   t.equal(m.agent('cto')?.activity, 'needs', 'a question asked after the events’ last word fills in');
+  t.same(m.agent('cto')?.needs, { reason: 'Ship today?', since: '2026-11-23T11:30:00Z' }, 'and is named');
 });
 
 t.test('open questions of a human seat or an unknown handle change no row', async (t) => {
