@@ -21,6 +21,7 @@ import {
 import { ApiError } from '../../api-error.js';
 import { assertCompanyWriter } from '../../guard.js';
 import type { ApiReply, ApiRequest, AuthSettings, RequestHead, RouteDef } from '../../types.js';
+import { singleParam } from '../single.param.js';
 
 export interface SecretsRouteDeps {
   readonly bus: Bus;
@@ -59,7 +60,7 @@ function requireKeyring(deps: SecretsRouteDeps): Keyring {
 
 /** `reveal` is `true` or `false` only. */
 function readReveal(req: RequestHead): boolean {
-  const raw = req.query.get('reveal');
+  const raw = singleParam(req, 'reveal');
   if (raw === null || raw === 'false') return false;
   if (raw === 'true') return true;
   throw new ApiError('invalid_query', {
@@ -69,7 +70,7 @@ function readReveal(req: RequestHead): boolean {
 }
 
 function readSource(req: RequestHead): string {
-  const raw = req.query.get('source') ?? 'api';
+  const raw = singleParam(req, 'source') ?? 'api';
   if (!SecretSource.safeParse(raw).success) {
     throw new ApiError('invalid_query', {
       detail: 'source must be lower-case letters, digits, . _ : - (at most 64), starting with a letter',
@@ -152,7 +153,7 @@ async function remove(deps: SecretsRouteDeps, req: ApiRequest): Promise<ApiReply
 
 function beforeRekey(deps: SecretsRouteDeps, req: RequestHead): void {
   const keyring = requireKeyring(deps);
-  const keyId = req.query.get('key_id');
+  const keyId = singleParam(req, 'key_id');
   if (keyId !== null && keyId !== keyring.activeKeyId) {
     throw new ApiError('key_not_active', {
       detail: `Records are re-sealed under the active key ${keyring.activeKeyId}; ${JSON.stringify(keyId.slice(0, 64))} is not it.`,
@@ -162,7 +163,7 @@ function beforeRekey(deps: SecretsRouteDeps, req: RequestHead): void {
 }
 
 async function rekey(deps: SecretsRouteDeps, req: ApiRequest): Promise<ApiReply> {
-  const keyId = req.query.get('key_id');
+  const keyId = singleParam(req, 'key_id');
   const reply = await command(deps, Commands.secrets.rekey, {
     ...(keyId !== null ? { key_id: keyId } : {}),
     actor: actorOf(req),

@@ -5,6 +5,7 @@
 import { kindSpec, setupKinds, type KindSpec } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import type { ApiReply, ApiRequest, RequestHead } from '../../types.js';
+import { singleParam } from '../single.param.js';
 import { readContext, stateOf } from './setup.context.js';
 import type { SetupRouteDeps } from './setup.deps.js';
 
@@ -58,7 +59,7 @@ export async function oneIntegration(deps: SetupRouteDeps, req: ApiRequest): Pro
 export async function listRuns(deps: SetupRouteDeps, req: ApiRequest): Promise<ApiReply> {
   const spec = specOf(req);
   await deps.runs.sync();
-  const before = req.query.get('before') ?? undefined;
+  const before = singleParam(req, 'before') ?? undefined;
   // A cursor that names no remembered pass would read as the end of history: say so instead.
   if (before && deps.runs.get(spec.key, before) === null) {
     throw new ApiError('bad_params', {
