@@ -62,3 +62,44 @@ t.test('tracker-a check proves the token against the self-hosted site', async (t
   const refused = await json(await node.call('POST', '/setup/integrations/tracker-a/check'));
   t.match(refused, { status: 'failed', reason: /credential was refused/ });
 });
+
+t.test('disconnecting the wiki removes its cloud webhook token, which only the store holds', async (t) => {
+  const node = await startSetupNode(t, { tierA: KEYRING });
+  await node.putDocument(company());
+  const set = await node.call('POST', '/setup/integrations/wiki/inputs', {
+    body: { values: { cloud_id: 'site-1', token: 'wiki-token-0123456789' }, generate: ['webhook_token'] },
+  });
+  t.equal(set.status, 201);
+  t.ok(node.secrets.resolve('SVC_WIKI_WEBHOOK_TOKEN'), 'sealed');
+  const del = await node.call('DELETE', '/setup/integrations/wiki');
+  t.equal(del.status, 200);
+  t.match(await json(del), { removed: true, secrets_removed: ['SVC_WIKI_WEBHOOK_TOKEN'] });
+  t.equal(node.secrets.resolve('SVC_WIKI_WEBHOOK_TOKEN'), undefined, 'the cloud token went with the block');
+  t.equal(node.secrets.resolve('SVC_WIKI_TOKEN'), 'wiki-token-0123456789', 'a referenced value stays');
+  t.match(await json(await node.call('GET', '/setup/integrations/wiki')), { configured: false });
+});
+
+t.test('a wiki cloud token set without the block is removed by a disconnect too', async (t) => {
+  const node = await startSetupNode(t, { tierA: KEYRING });
+  await node.putDocument(company());
+  const set = await node.call('POST', '/setup/integrations/wiki/inputs', {
+    body: { generate: ['webhook_token'] },
+  });
+  t.equal(set.status, 200, 'only the store changed');
+  const del = await node.call('DELETE', '/setup/integrations/wiki');
+  t.match(await json(del), { removed: false, secrets_removed: ['SVC_WIKI_WEBHOOK_TOKEN'] });
+  t.equal(node.secrets.resolve('SVC_WIKI_WEBHOOK_TOKEN'), undefined);
+});
+
+t.test('a disconnect the writer refuses leaves the cloud token in the store', async (t) => {
+  const node = await startSetupNode(t, { tierA: KEYRING });
+  const first = await node.putDocument(company());
+  await node.call('POST', '/setup/integrations/wiki/inputs', {
+    body: { values: { cloud_id: 'site-1', token: 'wiki-token-0123456789' }, generate: ['webhook_token'] },
+  });
+  const stale = await node.call('DELETE', '/setup/integrations/wiki', {
+    headers: { 'if-match': `"${first}"` },
+  });
+  t.equal(stale.status, 409);
+  t.ok(node.secrets.resolve('SVC_WIKI_WEBHOOK_TOKEN'), 'still sealed: the wiki is still configured');
+});

@@ -200,6 +200,40 @@ export async function runPass(deps: SetupRouteDeps, req: ApiRequest, mode: PassM
   return { status: 200, body: { ...reply.run, revision_id: reply.revision_id } };
 }
 
+/**
+ * The names a kind keeps in the secret store only (no document field references them: the monitor's
+ * token, the wiki's cloud token): nothing else can be using them, so they go with the kind.
+ */
+const storeOnlySecrets = (spec: KindSpec): string[] =>
+  spec.requirements.flatMap((r) => (r.config_path === null && r.secret_name !== null ? [r.secret_name] : []));
+
+/**
+ * Removes the kind's store-only secrets; the names removed. After a stored revision a failure is
+ * logged and the name reported as left (the disconnect stands), before one it is the answer.
+ */
+async function unsealStoreOnly(
+  deps: SetupRouteDeps,
+  req: ApiRequest,
+  spec: KindSpec,
+  afterRevision: boolean,
+): Promise<{ removed: string[]; left: string[] }> {
+  const removed: string[] = [];
+  const left: string[] = [];
+  for (const name of storeOnlySecrets(spec)) {
+    try {
+      if (await deps.unseal(name, actorOf(req))) removed.push(name);
+    } catch (error) {
+      if (!afterRevision) throw error;
+      req.log.warn(
+        { event: 'setup_disconnect_secret_left', kind: spec.key, name, err: error },
+        'secret left in the store',
+      );
+      left.push(name);
+    }
+  }
+  return { removed, left };
+}
+
 export async function disconnect(deps: SetupRouteDeps, req: ApiRequest): Promise<ApiReply> {
   // 1. managed document: refuse before anything is read or stored
   assertCompanyWriter(deps.auth, req.actor);
@@ -211,16 +245,21 @@ export async function disconnect(deps: SetupRouteDeps, req: ApiRequest): Promise
   //    pass); a failure is recorded and reported, and the block goes anyway
   const reply = await command(deps, 'disconnect', { kind: spec.key, actor: actorOf(req) });
   if (isReply(reply)) return reply;
-  if (reply.outcome === 'not_configured')
-    return { status: 200, body: { kind: spec.key, removed: false, revision_id: null, remote: null } };
+  if (reply.outcome === 'not_configured') {
+    // A store-only secret without its block (a wiki cloud token set alone, a monitor token too short to
+    // count) is still the kind's: a disconnect leaves none behind.
+    const { removed } = await unsealStoreOnly(deps, req, spec, false);
+    return {
+      status: 200,
+      body: { kind: spec.key, removed: false, revision_id: null, remote: null, secrets_removed: removed },
+    };
+  }
   const run = reply.run;
   await deps.runs.sync();
-  // 3. then the block, as a new revision (the monitor's token lives in the secret store only)
+  // 3. then the block, as a new revision, and only then the kind's store-only secrets: a write that is
+  //    refused (a stale If-Match, a lost race) leaves the kind whole, its secrets included
   let stored = null;
-  if (at === null) {
-    for (const r of spec.requirements)
-      if (r.secret_name !== null) await deps.unseal(r.secret_name, actorOf(req));
-  } else if (ctx.document !== null && ctx.record !== null) {
+  if (at !== null && ctx.document !== null && ctx.record !== null) {
     stored = await writeDocument(deps, {
       document: withValue(ctx.document, at, undefined),
       basisRevisionId: ctx.record.revision_id,
@@ -230,6 +269,7 @@ export async function disconnect(deps: SetupRouteDeps, req: ApiRequest): Promise
       ...(ifMatch ? { ifMatch } : {}),
     });
   }
+  const secrets = await unsealStoreOnly(deps, req, spec, stored !== null);
   return {
     status: 200,
     body: {
@@ -238,6 +278,8 @@ export async function disconnect(deps: SetupRouteDeps, req: ApiRequest): Promise
       revision_id: stored?.revision_id ?? null,
       epoch: stored?.epoch ?? null,
       remote: { run_id: run.id, status: run.status, reason: run.reason },
+      secrets_removed: secrets.removed,
+      ...(secrets.left.length > 0 ? { secrets_left: secrets.left } : {}),
     },
   };
 }
