@@ -130,6 +130,7 @@ export type {
   KindSpec,
   LookupAnswer,
   Requirement,
+  Seal,
   SetupFinding,
 } from './setup/index.js';
 export {

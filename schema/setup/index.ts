@@ -30,4 +30,4 @@ export {
 } from './commands.js';
 export { Arrival, IntegrationRecord, PassFinished, PassStarted } from './records.js';
 export { seatSegments, segmentsOf, valueAt, withValue } from './doc-paths.js';
-export { InputsRefused, NoDocument, planInputs, seatSecretName } from './inputs.js';
+export { InputsRefused, NoDocument, planInputs, seatSecretName, type Seal } from './inputs.js';

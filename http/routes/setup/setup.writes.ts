@@ -16,6 +16,7 @@ import {
   type KindSpec,
   type PassMode,
   type Requirement,
+  type Seal,
 } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import { fitBody, jsonValue } from '../../json-body.js';
@@ -25,6 +26,7 @@ import { agentSeats, readContext, type SetupContext } from './setup.context.js';
 import { checkIfMatch, writeDocument } from './setup.config-write.js';
 import type { SetupRouteDeps } from './setup.deps.js';
 import { specOf } from './setup.reads.js';
+import { sealAfterStore } from './setup.seal.js';
 
 /** A fresh shared secret from the CSPRNG; codehost-b takes the standard-webhooks `whsec_` form. */
 export function mint(spec: KindSpec, r: Requirement): string {
@@ -145,19 +147,26 @@ export async function postInputs(deps: SetupRouteDeps, req: ApiRequest): Promise
           ...(ifMatch ? { ifMatch } : {}),
         })
       : null;
-  for (const seal of planned.seals) await deps.seal(seal.name, seal.value, actorOf(req));
+  // 6. a seal failing after that rolls the revision back and answers the seal's refusal (setup.seal.ts)
+  const { sealed, unsealed } = await sealAfterStore(
+    deps,
+    req,
+    { kind: spec.key, actor: actorOf(req), document: ctx.document, stored },
+    planned.seals,
+  );
   // Sealed now: a name the revision was checked against before its value was in the store resolves.
-  const sealedNames = new Set(planned.seals.map((s) => s.name));
+  const sealedNames = new Set(sealed.map((s) => s.name));
   const warnings = (stored?.warnings ?? []).filter((w) => !sealedNames.has(unresolvedName(w) ?? ''));
   req.log.info(
     {
       event: 'setup_inputs',
       kind: spec.key,
-      sealed: planned.seals.map((s) => s.name),
+      sealed: sealed.map((s) => s.name),
       written: planned.written,
     },
     'setup inputs applied',
   );
+  const named = (s: Seal) => ({ field: s.field, secret_name: s.name, generated: s.generated });
   return {
     status: stored ? 201 : 200,
     body: {
@@ -166,7 +175,8 @@ export async function postInputs(deps: SetupRouteDeps, req: ApiRequest): Promise
       epoch: stored?.epoch ?? null,
       warnings,
       written: planned.written,
-      sealed: planned.seals.map((s) => ({ field: s.field, secret_name: s.name, generated: s.generated })),
+      sealed: sealed.map(named),
+      ...(unsealed.length > 0 ? { unsealed: unsealed.map(named) } : {}),
     },
   };
 }
