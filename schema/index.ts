@@ -42,6 +42,7 @@ export {
   unresolvedReferences,
   unschedulableReferences,
   CodehostBAccessLevels,
+  VendorIds,
   DefaultTransportEvents,
   HttpSchemes,
   OutboundTransport,

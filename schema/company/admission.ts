@@ -21,6 +21,9 @@
  *     default (ops/turn-engine.md "Limits"), so the 0 written would silently mean 16, 32, 40 or 8.
  * A8. An agent seat's `sandbox` without a `default_coding_agent` (or a blank one): the seat gets no
  *     sandbox at all (`run_sandbox` is offered only with a coding agent), so its `setup` and `env` do nothing.
+ * A9. A vendor id (`cloud_id`, codehost-b's `group`, tracker-b's `workspace`, `relay_app_id`) written
+ *     without a `${VAR}` and outside its vendor's shape (vendor-ids.ts): spliced into a vendor URL, it
+ *     would reach another path than meant, or none. A stored one still loads; its pass fails and says why.
  */
 import { cronProblem } from '../schedules/time.js';
 import { leadSeat } from './derived.js';
@@ -29,7 +32,12 @@ import { ProblemKind } from './problems.js';
 import { asList, asString, type RuleContext } from './rule-context.js';
 import { scheduleScopes } from './rules-seats.js';
 import { isSecretPath, stringLeaves } from './secret-paths.js';
+import { vendorIdPaths, vendorIdProblem } from './vendor-ids.js';
 import { isRecord } from './walk.js';
+
+/** The value at `segments` of a document, undefined where the path breaks off. */
+const valueAtPath = (doc: unknown, segments: readonly string[]): unknown =>
+  segments.reduce<unknown>((at, key) => (isRecord(at) ? at[key] : undefined), doc);
 
 /** Turn-engine fields where 0 would read as unset (actors/seat/seat.limits.ts). */
 const roundLimits = [
@@ -135,6 +143,19 @@ export function admissionRules(ctx: RuleContext): void {
         );
       }
     }
+  }
+
+  // A9
+  for (const { field, segments } of vendorIdPaths) {
+    const value = valueAtPath(ctx.doc, segments);
+    if (typeof value !== 'string' || hasRef(value)) continue;
+    const wrong = vendorIdProblem(field, value);
+    if (wrong !== null)
+      ctx.admission(
+        segments,
+        wrong.kind === 'shape' ? ProblemKind.Shape : ProblemKind.OutOfRange,
+        wrong.message,
+      );
   }
 
   // A5

@@ -2,6 +2,7 @@
 export { AGENT_NAMESPACE, agentId, NAMESPACE_DNS, NAMESPACE_URL, uuidv5 } from './agent-id.js';
 export { Company } from './company.schema.js';
 export { CodehostBAccessLevels } from './integrations.schema.js';
+export { VendorIds } from './vendor-ids.js';
 export { LlmProvider, McpServer } from './providers.schema.js';
 export { Seat } from './seat.schema.js';
 export { derivedOf, type DerivedSeat, type DerivedUnit } from './derived.js';

@@ -3,7 +3,8 @@
  * names, and the document with the rest patched in. Every refusal is decided here, before anything
  * is sealed or stored; messages never carry a value or its length.
  */
-import { isWholeRef } from '../company/fields.js';
+import { hasRef, isWholeRef } from '../company/fields.js';
+import { vendorIdProblem } from '../company/vendor-ids.js';
 import { isSecretName, SECRET_NAME_MAX, SECRET_VALUE_MAX_BYTES } from '../secrets.js';
 import type { JsonObject } from '../document/index.js';
 import { segmentsOf, seatSegments, valueAt, withValue } from './doc-paths.js';
@@ -105,11 +106,25 @@ function documentValue(r: Requirement, value: string | boolean): unknown {
   return value.trim();
 }
 
-/** Checks values against what the kind accepts (400 `validation_error`). */
-function checkValues(spec: KindSpec, inputs: SetupInputs, seats: readonly string[]): void {
+/**
+ * A vendor id (`kind: 'id'`): spliced into a vendor URL or compared as sent, so it must have the vendor's
+ * shape (vendor-ids.ts). `sent` is the value before trimming: blank is refused, where `""` removes the field.
+ */
+function idProblem(r: Requirement, sent: unknown, value: string): InputProblem | null {
+  if (r.kind !== 'id' || typeof sent !== 'string') return null;
+  if (sent !== '' && value === '') return problem(r.field, 'shape', 'blank: send "" to remove it');
+  if (value === '' || hasRef(value)) return null;
+  const wrong = vendorIdProblem(r.field, value);
+  return wrong === null ? null : problem(r.field, wrong.kind, wrong.message);
+}
+
+/** Checks values against what the kind accepts (400 `validation_error`); `sent` is the body before trimming. */
+function checkValues(spec: KindSpec, inputs: SetupInputs, sent: SetupInputs, seats: readonly string[]): void {
   const problems: InputProblem[] = [];
   for (const r of spec.requirements) {
     const value = inputs.values[r.field];
+    const wrongId = typeof value === 'string' ? idProblem(r, sent.values[r.field], value) : null;
+    if (wrongId !== null) problems.push(wrongId);
     if (typeof value !== 'string' || value === '') continue;
     if (r.kind === 'handle' && !seats.includes(value))
       problems.push(problem(r.field, 'unknown_value', 'names no agent seat of the company'));
@@ -139,9 +154,10 @@ export function planInputs(
   seats: readonly string[],
   mint: (r: Requirement) => string,
 ): InputsPlan {
+  const sent = inputs;
   inputs = trimmed(inputs);
   checkShape(spec, inputs);
-  checkValues(spec, inputs, seats);
+  checkValues(spec, inputs, sent, seats);
   const seat = typeof inputs.values['seat'] === 'string' ? inputs.values['seat'] : null;
   const seals: Seal[] = [];
   const written: string[] = [];

@@ -66,6 +66,32 @@ t.test('A5: an empty credential', async (t) => {
   t.ok(write(doc).valid);
 });
 
+t.test("A9: a vendor id outside its vendor's shape", async (t) => {
+  const doc = baseCompany();
+  doc['integrations'] = { wiki: { cloud_id: '../../admin' } };
+  admission(t, doc, 'integrations.wiki.cloud_id shape');
+  doc['integrations'] = { tracker_a: { cloud_id: 'a'.repeat(101) } };
+  admission(t, doc, 'integrations.tracker_a.cloud_id out_of_range');
+  doc['integrations'] = { codehost_b: { url: 'https://cb.example', provisioning: { group: 'acme team' } } };
+  admission(t, doc, 'integrations.codehost_b.provisioning.group shape');
+  doc['integrations'] = { tracker_b: { url: 'https://tb.example', workspace: 'a?b' } };
+  admission(t, doc, 'integrations.tracker_b.workspace shape');
+  doc['integrations'] = { relay_app_id: 'app\u0007' };
+  admission(t, doc, 'integrations.relay_app_id shape');
+  for (const integrations of [
+    {
+      wiki: { cloud_id: 'a436116f-02ce-4520-8fbb-7301462a1674' },
+      relay_app_id: 'ari:cloud:ecosystem::app/1b',
+    },
+    { wiki: { cloud_id: '${CLOUD_ID}' } },
+    { codehost_b: { url: 'https://cb.example', provisioning: { group: 'acme/platform.team' } } },
+    { tracker_b: { url: 'https://tb.example', workspace: 'acme_ws-1' } },
+  ]) {
+    doc['integrations'] = integrations;
+    t.ok(write(doc).valid, JSON.stringify(integrations));
+  }
+});
+
 t.test('hard rules refuse in runnable mode too', async (t) => {
   const doc = baseCompany();
   doc['integrations'] = { wiki: { url: 'https://w.example' }, tracker_b: { url: 'https://t.example' } };

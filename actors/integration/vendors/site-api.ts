@@ -5,6 +5,7 @@
  * id>`: with `email` set, the token is an API token sent as Basic `email:token`; without, an OAuth access
  * token sent as `Bearer`.
  */
+import { VendorIds } from '../../../schema/index.js';
 import { baseUrl, credential, VendorError } from './vendor-http.js';
 
 const CloudSiteApiUrl = 'https://api.atlassian.com';
@@ -30,7 +31,8 @@ export function siteApi(
   const token = (): string => credential(product, 'token', settings['token']);
   const cloudId = settings['cloud_id'];
   if (settings['url'] === undefined && typeof cloudId === 'string') {
-    if (!/^[A-Za-z0-9-]{1,100}$/.test(cloudId))
+    // The setup inputs refuse another shape; a document written by hand or a ${VAR} may still hold one.
+    if (!VendorIds.cloud_id.safeParse(cloudId).success)
       throw new VendorError(`${product} cloud: cloud_id is not a site id (letters, digits and -)`);
     const gateway = baseUrl(`${product} cloud`, cloudApiUrl);
     const email = settings['email'];
