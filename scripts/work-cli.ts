@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, refuseOtherVerbsFlags } from './cli-args.js';
 import { callJson, limitOf, queryOf } from './cli-json.js';
 import { UsageError } from './cli-usage.js';
+import { workStatuses } from '../schema/index.js';
 
 export const workHelp = `Usage: svc work <verb> [flags]
 
@@ -82,6 +83,10 @@ export async function runWork(
   const opId = values['op-id'] === undefined ? {} : { op_id: values['op-id'] };
   // The routes' maximums (GET /work 200, /work/inbox 50): a flag past them is a usage error, exit 2.
   const limit = limitOf(values.limit, verb === 'inbox' ? 50 : 200);
+  // The node would refuse it too, but a typo is a bad argument like any other: exit 2, nothing sent.
+  // Exact match: the route's enum takes the slugs as written.
+  if (verb === 'move' && !(workStatuses as readonly string[]).includes(rest[1]!))
+    throw new UsageError(`STATUS must be one of ${workStatuses.join(', ')}`);
   const ctx = await nodeContext(values, env, out, err);
   const call = (method: string, path: string, body?: unknown) =>
     callJson('work', ctx, method, path, body, ['handle']);

@@ -1,6 +1,7 @@
 /**
- * `svc work` speaks in flags: a `--limit` past the route's maximum is a bad flag (exit 2, nothing asked of
- * the node), and a refusal that tells how to name a person says `--handle`, the flag, not the query.
+ * `svc work` speaks in flags: a `--limit` past the route's maximum or a move to an unknown status is a bad
+ * argument (exit 2, nothing asked of the node), and a refusal that tells how to name a person says
+ * `--handle`, the flag, not the query.
  * Against a stub node that records what it was asked.
  */
 import { spawn } from 'node:child_process';
@@ -62,4 +63,28 @@ t.test('a --limit past the route maximum exits 2; a handle refusal names --handl
   t.match(inbox.err, /name the person with --handle/);
   t.notMatch(inbox.err, /\?handle=/);
   t.same(asked, ['/work/inbox?limit=50'], 'the largest limit is sent');
+});
+
+t.test('svc work move to a status the tracker does not have exits 2 and asks nothing', async (t) => {
+  const asked: string[] = [];
+  const server = createServer((req, res) => {
+    asked.push(`${req.method} ${req.url}`);
+    res.writeHead(404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: 'not_found', detail: 'no such item', hint: 'Check the id.' }));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => server.close());
+  const url = ['--url', `http://127.0.0.1:${(server.address() as AddressInfo).port}`];
+
+  for (const status of ['bogus', 'DONE', 'in-progress', '']) {
+    const bad = await svc(['work', 'move', 'ENG-1', status, ...url]);
+    t.equal(bad.code, 2, `move to ${JSON.stringify(status)} is a bad argument`);
+    t.match(bad.err, /STATUS must be one of backlog, todo, in_progress, in_review, done, cancelled/);
+  }
+  t.same(asked, [], 'no unknown status reached the node');
+
+  const known = await svc(['work', 'move', 'ENG-1', 'in_review', ...url]);
+  t.equal(known.code, 1, 'a known status is sent, and the node answers');
+  t.same(asked, ['POST /work/ENG-1/move']);
 });
