@@ -142,7 +142,8 @@ function stdoutDestination(): { destination: pino.DestinationStream; wrote: (lin
 
 export function createLogger(opts: {
   debug: boolean;
-  node: string;
+  /** null before the node has an id: its Tier A file was refused. */
+  node: string | null;
   destination?: NodeJS.WritableStream;
   env?: Readonly<Record<string, string | undefined>>;
 }): Logger {

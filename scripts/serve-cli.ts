@@ -78,16 +78,33 @@ export async function runServe(args: string[], env: NodeJS.ProcessEnv, out: Out,
     out.write(serveHelp);
     return 0;
   }
-  const [{ loadConfigFile }, { createLogger }] = await Promise.all([
+  const [{ loadConfigFile }, { createLogger }, { withoutUserinfo }] = await Promise.all([
     import('./tier-a-file.js'),
     import('./logger.js'),
+    import('../schema/index.js'),
   ]);
-  const config = loadConfigFile(values.config, env, err);
-  if (!config) return 1;
-  const company = values.company === undefined ? null : await readCompanyFile(values.company, err);
-  if (company === false) return 1;
+  // A refused start is said on stderr and, for operators who read the node's JSON log rather than its
+  // terminal, as one fatal line with the same words (never a value: Tier A problems name `${VAR}`s).
+  const said: string[] = [];
+  const errTee: Out = { write: (text: string) => (said.push(text), err.write(text)) };
+  const refuse = (log: Logger, message?: string, fields: Record<string, unknown> = {}): 1 => {
+    if (message !== undefined) errTee.write(`${message}\n`);
+    log.fatal(
+      { event: 'serve_refused', ...fields },
+      said
+        .join('')
+        .trimEnd()
+        .replace(/^svc( serve)?: /, ''),
+    );
+    log.flush();
+    return 1;
+  };
+  const config = loadConfigFile(values.config, env, errTee);
+  if (!config) return refuse(createLogger({ debug: false, node: null }));
   const log = createLogger({ debug: config.debug, node: config.node.id });
   logger = log;
+  const company = values.company === undefined ? null : await readCompanyFile(values.company, errTee);
+  if (company === false) return refuse(log);
   if (signalled) log.info({ signal: signalled }, 'termination signal');
   watchNpmParent(env, () => {
     log.warn({ event: 'parent_exited' }, 'the npm process that started this node is gone: draining');
@@ -102,27 +119,24 @@ export async function runServe(args: string[], env: NodeJS.ProcessEnv, out: Out,
   ]);
   // Told to isolate coding runs, a node that cannot never starts: it would launch them unisolated.
   const unisolated = await refusedIsolation(config);
-  if (unisolated !== null) {
-    log.error(
-      { event: 'sandbox_isolation_unavailable', reason: unisolated },
-      'sandbox isolation unavailable',
-    );
-    log.flush();
-    err.write(`svc serve: sandbox.isolation is bubblewrap, but ${unisolated}\n`);
-    return 1;
-  }
+  if (unisolated !== null)
+    return refuse(log, `svc serve: sandbox.isolation is bubblewrap, but ${unisolated}`);
   let running: RunningNode;
   try {
     running = await serve(config, { logger: log, version: packageVersion() });
   } catch (error) {
-    if (!(error instanceof GatewayListenError)) throw error;
+    if (!(error instanceof GatewayListenError)) {
+      // The node's own refusals (a store directory it cannot make, a keyring that cannot open the active
+      // revision) and anything else that stops the start. A URL's userinfo may be a credential.
+      return refuse(log, `svc: ${withoutUserinfo(error instanceof Error ? error.message : String(error))}`);
+    }
     // The public listener is the second one: its port comes from api.public.port (never equal to api.port).
     const key = error.port === config.api.public?.port ? 'api.public.port' : 'api.port';
     const why = await whyNotListening(error.host, error.port, key);
-    log.error({ event: 'listen_failed', host: error.host, port: error.port, reason: why }, 'cannot listen');
-    log.flush();
-    err.write(`svc serve: cannot listen on ${error.host}:${error.port}: ${why}\n`);
-    return 1;
+    return refuse(log, `svc serve: cannot listen on ${error.host}:${error.port}: ${why}`, {
+      host: error.host,
+      port: error.port,
+    });
   }
   if (company) {
     await seedCompany({
