@@ -553,12 +553,44 @@ t.test(
     t.equal(((await (await node.call('GET', '/query/config_audit?limit=lots')).json()) as Json[]).length, 3);
     for (const path of ['/query/config_audit?limit=0x1', '/query/config_audit?limit=1e0'])
       t.equal(((await (await node.call('GET', path)).json()) as Json[]).length, 3, `${path}: no number`);
-    const listed = await json(await node.call('GET', '/config/revisions?limit=0x1&offset=1e0'));
-    t.match(listed, { limit: 50, offset: 0 }, '/config/revisions reads its numbers alike');
     t.equal((await node.call('GET', '/query/config_audit', { auth: null })).status, 401, 'a token is needed');
     const unknown = await node.call('GET', '/query/no_such_question');
     t.equal(unknown.status, 404);
     t.equal((await json(unknown))['error'], 'unknown_query');
+  },
+);
+
+t.test(
+  '/config/revisions refuses a limit or offset it cannot read or that is out of range, naming it',
+  async (t) => {
+    const node = await startConfigNode(t);
+    for (let i = 0; i < 3; i += 1) {
+      await node.call('PUT', '/config', { body: company(`Acme ${i}`), headers: { 'x-summary': `s${i}` } });
+    }
+    for (const [query, name] of [
+      ['limit=abc', 'limit'],
+      ['limit=0x1', 'limit'],
+      ['limit=1e0', 'limit'],
+      ['limit=0', 'limit'],
+      ['limit=501', 'limit'],
+      ['limit=2.5', 'limit'],
+      ['offset=-1', 'offset'],
+      ['offset=1e0', 'offset'],
+      ['offset=lots', 'offset'],
+    ] as const) {
+      const res = await node.call('GET', `/config/revisions?${query}`);
+      t.equal(res.status, 400, query);
+      const body = await json(res);
+      t.equal(body['error'], 'bad_params', query);
+      t.match(body['detail'], new RegExp(`^\`${name}\` must be an integer from`), `${query}: names ${name}`);
+    }
+    const page = await json(await node.call('GET', '/config/revisions?limit=500&offset=1'));
+    t.match(page, { limit: 500, offset: 1, total: 3 });
+    t.same(
+      (page['revisions'] as Json[]).map((r) => r['summary']),
+      ['s1', 's0'],
+    );
+    t.match(await json(await node.call('GET', '/config/revisions?limit=&offset=')), { limit: 50, offset: 0 });
   },
 );
 

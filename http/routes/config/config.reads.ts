@@ -7,7 +7,6 @@
 import { stringify } from 'yaml';
 import {
   activeRevision,
-  clampInt,
   listRevisions,
   metaOf,
   readRevision,
@@ -30,6 +29,7 @@ import {
 import { ApiError } from '../../api-error.js';
 import type { ApiReply, ApiRequest, RequestHead, RouteDef } from '../../types.js';
 import { etagOf, notModified } from './config.request.js';
+import { intParam } from '../int-query.param.js';
 
 export interface ConfigReadDeps {
   readonly state: () => ConfigState;
@@ -122,10 +122,6 @@ export async function revisionById(state: ConfigState, id: string): Promise<Revi
   if (!record) throw new ApiError('not_found', { detail: `no revision ${id}` });
   return record;
 }
-
-/** `limit`/`offset` of a listing: decimal numbers clamped into range, anything else the default. */
-const intParam = (req: ApiRequest, name: string, fallback: number, min: number, max: number): number =>
-  clampInt(req.query.get(name), fallback, min, max);
 
 function getConfig(deps: ConfigReadDeps, req: ApiRequest): ApiReply {
   const record = requireActive(deps.state());

@@ -18,7 +18,7 @@ import { listIdentity, ListOrder } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import type { ApiReply, ApiRequest } from '../../types.js';
 import { cursorParam, cursorRefused, sealNext } from '../list-cursor.param.js';
-import { intParam } from './pages.request.js';
+import { intParam } from '../int-query.param.js';
 
 const Q_MAX_CHARS = 500;
 const TitleKey = z.tuple([z.string(), z.string()]);

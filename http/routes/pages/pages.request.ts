@@ -43,15 +43,3 @@ export function opIdOf(req: ApiRequest, raw: unknown): string {
 export function refusedWrite(result: Extract<PageWriteResult, { ok: false }>): ApiError {
   return new ApiError(result.error, { detail: result.detail });
 }
-
-/** A positive integer query parameter within `[1, max]` (400 `bad_params` otherwise). */
-export function intParam(req: RequestHead, name: string, fallback: number, min: number, max: number): number {
-  const raw = req.query.get(name);
-  if (raw === null || raw === '') return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max)
-    throw new ApiError('bad_params', {
-      detail: `\`${name}\` must be an integer from ${min} to ${max}.`,
-      hint: `Send \`${name}\` within range, or leave it out (default ${fallback}).`,
-    });
-  return Number(raw);
-}

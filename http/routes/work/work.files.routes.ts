@@ -17,13 +17,13 @@ import {
   actorOf,
   badParams,
   boolParam,
-  limitParam,
   opIdOf,
   operatorOnly,
   quoted,
   refusal,
   textParam,
 } from './work.params.js';
+import { intParam } from '../int-query.param.js';
 
 const FILES_DEFAULT = 200;
 const FILES_MAX = 1000;
@@ -67,7 +67,7 @@ function listing(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
   const project = knownProject(deps, textParam(req, 'project'));
   const folder = textParam(req, 'folder')?.replace(/\/+$/, '') ?? null;
   const removed = boolParam(req, 'removed') ?? false;
-  const limit = limitParam(req, 'limit', FILES_DEFAULT, FILES_MAX);
+  const limit = intParam(req, 'limit', FILES_DEFAULT, 1, FILES_MAX);
   const after = textParam(req, 'after');
   const rows = [...deps.state().files.values()]
     .filter(

@@ -31,13 +31,13 @@ import {
   badParams,
   itemParam,
   itemRef,
-  limitParam,
   listParam,
   opIdOf,
   operatorOnly,
   refusal,
   textParam,
 } from './work.params.js';
+import { intParam } from '../int-query.param.js';
 
 const PAGE_DEFAULT = 20;
 const PAGE_MAX = 50;
@@ -85,7 +85,7 @@ function listing(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
     ...filters,
     statuses,
     groups,
-    limit: limitParam(req, 'limit', LIST_DEFAULT, LIST_MAX),
+    limit: intParam(req, 'limit', LIST_DEFAULT, 1, LIST_MAX),
     after,
   });
   return { status: 200, body: { ...body, next: sealNext(body.next, list) } };
@@ -102,7 +102,7 @@ function newestPage<T>(
   order: ListOrder,
   item: string,
 ) {
-  const limit = limitParam(req, 'limit', PAGE_DEFAULT, PAGE_MAX);
+  const limit = intParam(req, 'limit', PAGE_DEFAULT, 1, PAGE_MAX);
   // One item's thread (or turns) is the list: a cursor of another item's is refused.
   const list = listIdentity(order, { item });
   const after = cursorParam(req, order, SeqKey, list);

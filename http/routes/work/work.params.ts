@@ -22,17 +22,6 @@ export function badParams(detail: string): ApiError {
   return new ApiError('bad_params', { detail });
 }
 
-/** An integer parameter: absent gives `fallback`; outside 1..max is refused 400 `bad_params`. */
-export function limitParam(req: ApiRequest, name: string, fallback: number, max: number): number {
-  const raw = req.query.get(name);
-  if (raw === null || raw === '') return fallback;
-  // Digits only: `Number` would also read `0x10` as 16, `1e2` as 100 and ` 5` as 5.
-  const n = /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isInteger(n) || n < 1 || n > max)
-    throw badParams(`${name} must be an integer from 1 to ${max}`);
-  return n;
-}
-
 /**
  * A log position `<stream>@<generation>:<sequence>` parameter, as the sequence after which to read. A
  * position of another generation than the log's (`generation`, moved by a reanchor) is refused.

@@ -19,12 +19,12 @@ import {
   badParams,
   boolParam,
   enumParam,
-  limitParam,
   listParam,
   personalHandle,
   positionParam,
   textParam,
 } from './work.params.js';
+import { intParam } from '../int-query.param.js';
 
 const INBOX_MAX = 50;
 const reasons = Object.values(InboxReason) as string[];
@@ -53,7 +53,7 @@ function inbox(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
     throw cursorRefused('names no row of this list');
   const body = inboxPage(state, {
     ...filters,
-    limit: limitParam(req, 'limit', INBOX_MAX, INBOX_MAX),
+    limit: intParam(req, 'limit', INBOX_MAX, 1, INBOX_MAX),
     before: before?.key ?? null,
     now: now(deps),
   });

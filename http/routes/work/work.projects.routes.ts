@@ -24,12 +24,12 @@ import {
   boolParam,
   enumParam,
   instantParam,
-  limitParam,
   listParam,
   positionParam,
   quoted,
   textParam,
 } from './work.params.js';
+import { intParam } from '../int-query.param.js';
 
 const PROJECTS_MAX = 200;
 const ACTIVITY_MAX = 200;
@@ -42,7 +42,7 @@ function projects(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
     unit: textParam(req, 'unit'),
     archived: enumParam(req, 'archived', ['false', 'only', 'true'] as const, 'false'),
     sort: enumParam(req, 'sort', sortValues, 'key'),
-    limit: limitParam(req, 'limit', PROJECTS_MAX, PROJECTS_MAX),
+    limit: intParam(req, 'limit', PROJECTS_MAX, 1, PROJECTS_MAX),
   });
   return { status: 200, body };
 }
@@ -139,7 +139,7 @@ function activity(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
     from,
     to,
     q,
-    limit: limitParam(req, 'limit', ACTIVITY_MAX, ACTIVITY_MAX),
+    limit: intParam(req, 'limit', ACTIVITY_MAX, 1, ACTIVITY_MAX),
   });
   return { status: 200, body };
 }
