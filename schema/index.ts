@@ -1,7 +1,8 @@
 export { isRecord, type JsonObject } from './json.js';
 export { chainResolvers, listRefs, substituteDeep, substituteRefs, type Resolver } from './env-refs.js';
 export { formatProblems, issuesLine, type Problem } from './problems.js';
-export { NODE_ID, NodeRole, parseTierA, SandboxIsolation, SandboxNetwork } from './tier-a.js';
+export { NodeRole, parseTierA } from './tier-a.js';
+export { NODE_ID, SandboxIsolation, SandboxNetwork } from './tier-a.shared.js';
 export type { LoadOptions, TierA, TierAResult } from './tier-a.js';
 export { HealthEnvelope, NodeOnlyHealth, NotReady, Posture } from './health.js';
 export type { Readiness } from './health.js';

@@ -12,33 +12,27 @@ import { closestName } from './did-you-mean.js';
 import { listRefs, substituteDeep } from './env-refs.js';
 import { findingsOf } from './company/problems.js';
 import { formatIssuePath, type Problem } from './problems.js';
-
-export const QueueType = {
-  Memory: 'memory',
-  JetStream: 'jetstream',
-  JetStreamEmbedded: 'jetstream-embedded',
-} as const;
-export type QueueType = (typeof QueueType)[keyof typeof QueueType];
+import { crossCheck } from './tier-a.checks.js';
+import {
+  NODE_ID,
+  nodeIdGrammar,
+  numberText,
+  QueueType,
+  SandboxIsolation,
+  SandboxNetwork,
+  valueAt,
+} from './tier-a.shared.js';
 
 export const NodeRole = { Ingress: 'ingress', Data: 'data', Seats: 'seats' } as const;
 export type NodeRole = (typeof NodeRole)[keyof typeof NodeRole];
 const allRoles: NodeRole[] = Object.values(NodeRole);
 
-/** A node id: it names coordination keys and bus subjects, so it stays inside their grammar. */
-export const NODE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
-
-/**
- * Numbers and flags also read from text: `port: ${PORT}` substitutes to the string "8080", and a platform
- * that hands out the port (or a debug switch) through the environment is the common case.
- */
-const numberText = (value: unknown): unknown =>
-  typeof value === 'string' && /^\s*\d{1,15}\s*$/.test(value) ? Number(value) : value;
+/** Flags also read from text, as numbers are (numberText): `debug: ${DEBUG}` substitutes to "true". */
 const flagText = (value: unknown): unknown => (value === 'true' ? true : value === 'false' ? false : value);
 const whole = (min: number, max: number) => z.preprocess(numberText, z.number().int().min(min).max(max));
 const flag = z.preprocess(flagText, z.boolean());
 
 const port = whole(0, 65535);
-const nodeIdGrammar = 'node id: letters, digits, _ and - (max 64)';
 const tokenId = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/, 'token id: letters, digits, . _ @ - (max 128)');
@@ -66,12 +60,6 @@ const SecretKey = z.strictObject({
 });
 
 const Backend = z.strictObject({ backend: z.enum(['native']).optional() });
-
-/** How this machine runs coding sandboxes (ops/sandboxes.md "Isolation"): the machine's operator decides. */
-export const SandboxIsolation = { Process: 'process', Bubblewrap: 'bubblewrap' } as const;
-export type SandboxIsolation = (typeof SandboxIsolation)[keyof typeof SandboxIsolation];
-export const SandboxNetwork = { Host: 'host', None: 'none' } as const;
-export type SandboxNetwork = (typeof SandboxNetwork)[keyof typeof SandboxNetwork];
 
 const Sandbox = z.strictObject({
   isolation: z
@@ -257,111 +245,6 @@ function finish(file: TierAFileOut, opts: LoadOptions): TierA {
 }
 
 /**
- * Rules between fields. They read the file loosely (it may have failed its shape check) so every
- * problem is listed at once; `raw` is the file before substitution, so messages name `${VAR}`s,
- * never values.
- */
-function crossCheck(file: unknown, raw: unknown, offline: boolean, envNodeId?: string): Problem[] {
-  const problems: Problem[] = [];
-  // The fallback is held to the file's grammar: a `.` or a space broke the node's subjects midway through its start.
-  if (valueAt(file, ['node', 'id']) === undefined && envNodeId && !NODE_ID.test(envNodeId)) {
-    problems.push({
-      path: 'node.id',
-      message: `unset, and SVC_NODE_ID is not a ${nodeIdGrammar}; set node.id or fix SVC_NODE_ID`,
-    });
-  }
-  const str = (path: ReadonlyArray<string | number>): string | undefined => {
-    const value = valueAt(file, path);
-    return typeof value === 'string' ? value : undefined;
-  };
-  const type = str(['providers', 'queue', 'type']) ?? QueueType.Memory;
-  if (type === QueueType.JetStream && !str(['providers', 'queue', 'url'])) {
-    problems.push({
-      path: 'providers.queue.url',
-      message: 'required when providers.queue.type is jetstream',
-    });
-  }
-  if (type === QueueType.JetStreamEmbedded && !str(['stream', 'store_dir'])) {
-    problems.push({
-      path: 'stream.store_dir',
-      message: 'required when providers.queue.type is jetstream-embedded',
-    });
-  }
-  const replicas = numberText(valueAt(file, ['providers', 'queue', 'replicas']));
-  if (
-    typeof replicas === 'number' &&
-    replicas !== 1 &&
-    (type === QueueType.Memory || type === QueueType.JetStreamEmbedded)
-  ) {
-    // One process (memory) or one local server (embedded) keeps one copy: more would be a promise not kept.
-    problems.push({
-      path: 'providers.queue.replicas',
-      message: `must be 1 when providers.queue.type is ${type} (it keeps one copy); replicas need type jetstream on a cluster`,
-    });
-  }
-  const apiPort = numberText(valueAt(file, ['api', 'port']) ?? 8080);
-  const publicPort = numberText(valueAt(file, ['api', 'public', 'port']));
-  if (typeof publicPort === 'number' && publicPort !== 0 && publicPort === apiPort) {
-    problems.push({ path: 'api.public.port', message: 'must differ from api.port' });
-  }
-  const seen = new Set<string>();
-  // Value → the first id holding it, compared trimmed as the guard compares: a token shared by two ids
-  // always authenticates as the first, so the second could never act (nor be a company writer).
-  const holders = new Map<string, string>();
-  listAt(file, ['api', 'auth', 'tokens']).forEach((entry, i) => {
-    const id = valueAt(entry, ['id']);
-    const token = valueAt(entry, ['token']);
-    if (typeof id === 'string') {
-      if (seen.has(id))
-        problems.push({ path: `api.auth.tokens[${i}].id`, message: `duplicate token id ${id}` });
-      seen.add(id);
-    }
-    const value = typeof token === 'string' ? token.trim() : '';
-    if (typeof id === 'string' && value !== '') {
-      const first = holders.get(value);
-      if (first === undefined) holders.set(value, id);
-      else if (first !== id)
-        problems.push({
-          path: `api.auth.tokens[${i}].token`,
-          message: `same value as token id ${first}: ids ${first} and ${id} share one token, which always authenticates as ${first}; give each id its own`,
-        });
-    }
-    if (!offline && typeof token === 'string' && token.trim() === '') {
-      const written = valueAt(raw, ['api', 'auth', 'tokens', i, 'token']);
-      const refs = typeof written === 'string' ? listRefs(written) : [];
-      const why = refs.length > 0 ? ` (${refs.map((r) => `\${${r}}`).join(', ')} unset or empty)` : '';
-      problems.push({
-        path: `api.auth.tokens[${i}].token`,
-        message: `resolves empty${why}; an empty bearer never authenticates`,
-      });
-    }
-  });
-  listAt(file, ['api', 'auth', 'company_writers']).forEach((id, i) => {
-    if (typeof id === 'string' && !seen.has(id)) {
-      problems.push({
-        path: `api.auth.company_writers[${i}]`,
-        message: `names no token id in api.auth.tokens: ${id}`,
-      });
-    }
-  });
-  problems.push(...checkKeyring(file, raw));
-  if (
-    valueAt(file, ['sandbox', 'network']) === SandboxNetwork.None &&
-    (valueAt(file, ['sandbox', 'isolation']) ?? SandboxIsolation.Process) === SandboxIsolation.Process
-  ) {
-    // A process run shares the node's network: a promise of none would not be kept.
-    problems.push({
-      path: 'sandbox.network',
-      message: 'none needs sandbox.isolation: bubblewrap (a process run shares the node’s network)',
-    });
-  }
-  const roles = listAt(file, ['node', 'roles']);
-  if (new Set(roles).size !== roles.length)
-    problems.push({ path: 'node.roles', message: 'lists a role twice' });
-  return problems;
-}
-
-/**
  * ` (from ${PORT}, unset or empty)` when the value at `path` was written as a `${VAR}` reference: the variable,
  * not the text the file shows, is what to fix. Never the value.
  */
@@ -372,58 +255,4 @@ function fromReference(raw: unknown, substituted: unknown, path: ReadonlyArray<s
   const value = valueAt(substituted, path);
   const empty = typeof value === 'string' && value.trim() === '';
   return ` (from ${refs.map((r) => `\${${r}}`).join(', ')}${empty ? ', unset or empty' : ''})`;
-}
-
-function checkKeyring(file: unknown, raw: unknown): Problem[] {
-  const problems: Problem[] = [];
-  const ids = new Set<string>();
-  const keys = listAt(file, ['secrets', 'keys']);
-  keys.forEach((key, i) => {
-    const id = valueAt(key, ['id']);
-    const material = valueAt(key, ['material']);
-    if (typeof id === 'string') {
-      if (ids.has(id)) problems.push({ path: `secrets.keys[${i}].id`, message: `duplicate key id ${id}` });
-      ids.add(id);
-    }
-    if (typeof material === 'string' && !isBase64Of32Bytes(material)) {
-      // Name the variable when the material came from one: an unset one is the usual cause.
-      const written = valueAt(raw, ['secrets', 'keys', i, 'material']);
-      const refs = typeof written === 'string' ? listRefs(written) : [];
-      const from =
-        refs.length > 0
-          ? ` (from ${refs.map((r) => `\${${r}}`).join(', ')}${material.trim() === '' ? ', unset or empty' : ''})`
-          : '';
-      problems.push({
-        path: `secrets.keys[${i}].material`,
-        message: `must be base64 of exactly 32 bytes${from}`,
-      });
-    }
-  });
-  const active = valueAt(file, ['secrets', 'active_key_id']);
-  if (keys.length > 0 && !active) {
-    problems.push({ path: 'secrets.active_key_id', message: 'required when secrets.keys is not empty' });
-  } else if (typeof active === 'string' && !ids.has(active)) {
-    problems.push({ path: 'secrets.active_key_id', message: `names no key in secrets.keys: ${active}` });
-  }
-  return problems;
-}
-
-function isBase64Of32Bytes(text: string): boolean {
-  const trimmed = text.trim();
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(trimmed) || trimmed.length % 4 !== 0) return false;
-  return Buffer.from(trimmed, 'base64').length === 32;
-}
-
-function valueAt(value: unknown, path: ReadonlyArray<string | number>): unknown {
-  let at: unknown = value;
-  for (const step of path) {
-    if (at === null || typeof at !== 'object') return undefined;
-    at = (at as Record<string | number, unknown>)[step];
-  }
-  return at;
-}
-
-function listAt(value: unknown, path: ReadonlyArray<string | number>): unknown[] {
-  const list = valueAt(value, path);
-  return Array.isArray(list) ? (list as unknown[]) : [];
 }

@@ -1,0 +1,160 @@
+/**
+ * The Tier A file's rules between fields and its keyring's (tier-a.ts runs them beside the shape check).
+ */
+import { listRefs } from './env-refs.js';
+import type { Problem } from './problems.js';
+import {
+  listAt,
+  NODE_ID,
+  nodeIdGrammar,
+  numberText,
+  QueueType,
+  SandboxIsolation,
+  SandboxNetwork,
+  valueAt,
+} from './tier-a.shared.js';
+
+/**
+ * Rules between fields. They read the file loosely (it may have failed its shape check) so every
+ * problem is listed at once; `raw` is the file before substitution, so messages name `${VAR}`s,
+ * never values.
+ */
+export function crossCheck(file: unknown, raw: unknown, offline: boolean, envNodeId?: string): Problem[] {
+  const problems: Problem[] = [];
+  // The fallback is held to the file's grammar: a `.` or a space broke the node's subjects midway through its start.
+  if (valueAt(file, ['node', 'id']) === undefined && envNodeId && !NODE_ID.test(envNodeId)) {
+    problems.push({
+      path: 'node.id',
+      message: `unset, and SVC_NODE_ID is not a ${nodeIdGrammar}; set node.id or fix SVC_NODE_ID`,
+    });
+  }
+  const str = (path: ReadonlyArray<string | number>): string | undefined => {
+    const value = valueAt(file, path);
+    return typeof value === 'string' ? value : undefined;
+  };
+  const type = str(['providers', 'queue', 'type']) ?? QueueType.Memory;
+  if (type === QueueType.JetStream && !str(['providers', 'queue', 'url'])) {
+    problems.push({
+      path: 'providers.queue.url',
+      message: 'required when providers.queue.type is jetstream',
+    });
+  }
+  if (type === QueueType.JetStreamEmbedded && !str(['stream', 'store_dir'])) {
+    problems.push({
+      path: 'stream.store_dir',
+      message: 'required when providers.queue.type is jetstream-embedded',
+    });
+  }
+  const replicas = numberText(valueAt(file, ['providers', 'queue', 'replicas']));
+  if (
+    typeof replicas === 'number' &&
+    replicas !== 1 &&
+    (type === QueueType.Memory || type === QueueType.JetStreamEmbedded)
+  ) {
+    // One process (memory) or one local server (embedded) keeps one copy: more would be a promise not kept.
+    problems.push({
+      path: 'providers.queue.replicas',
+      message: `must be 1 when providers.queue.type is ${type} (it keeps one copy); replicas need type jetstream on a cluster`,
+    });
+  }
+  const apiPort = numberText(valueAt(file, ['api', 'port']) ?? 8080);
+  const publicPort = numberText(valueAt(file, ['api', 'public', 'port']));
+  if (typeof publicPort === 'number' && publicPort !== 0 && publicPort === apiPort) {
+    problems.push({ path: 'api.public.port', message: 'must differ from api.port' });
+  }
+  const seen = new Set<string>();
+  // Value → the first id holding it, compared trimmed as the guard compares: a token shared by two ids
+  // always authenticates as the first, so the second could never act (nor be a company writer).
+  const holders = new Map<string, string>();
+  listAt(file, ['api', 'auth', 'tokens']).forEach((entry, i) => {
+    const id = valueAt(entry, ['id']);
+    const token = valueAt(entry, ['token']);
+    if (typeof id === 'string') {
+      if (seen.has(id))
+        problems.push({ path: `api.auth.tokens[${i}].id`, message: `duplicate token id ${id}` });
+      seen.add(id);
+    }
+    const value = typeof token === 'string' ? token.trim() : '';
+    if (typeof id === 'string' && value !== '') {
+      const first = holders.get(value);
+      if (first === undefined) holders.set(value, id);
+      else if (first !== id)
+        problems.push({
+          path: `api.auth.tokens[${i}].token`,
+          message: `same value as token id ${first}: ids ${first} and ${id} share one token, which always authenticates as ${first}; give each id its own`,
+        });
+    }
+    if (!offline && typeof token === 'string' && token.trim() === '') {
+      const written = valueAt(raw, ['api', 'auth', 'tokens', i, 'token']);
+      const refs = typeof written === 'string' ? listRefs(written) : [];
+      const why = refs.length > 0 ? ` (${refs.map((r) => `\${${r}}`).join(', ')} unset or empty)` : '';
+      problems.push({
+        path: `api.auth.tokens[${i}].token`,
+        message: `resolves empty${why}; an empty bearer never authenticates`,
+      });
+    }
+  });
+  listAt(file, ['api', 'auth', 'company_writers']).forEach((id, i) => {
+    if (typeof id === 'string' && !seen.has(id)) {
+      problems.push({
+        path: `api.auth.company_writers[${i}]`,
+        message: `names no token id in api.auth.tokens: ${id}`,
+      });
+    }
+  });
+  problems.push(...checkKeyring(file, raw));
+  if (
+    valueAt(file, ['sandbox', 'network']) === SandboxNetwork.None &&
+    (valueAt(file, ['sandbox', 'isolation']) ?? SandboxIsolation.Process) === SandboxIsolation.Process
+  ) {
+    // A process run shares the node's network: a promise of none would not be kept.
+    problems.push({
+      path: 'sandbox.network',
+      message: 'none needs sandbox.isolation: bubblewrap (a process run shares the node’s network)',
+    });
+  }
+  const roles = listAt(file, ['node', 'roles']);
+  if (new Set(roles).size !== roles.length)
+    problems.push({ path: 'node.roles', message: 'lists a role twice' });
+  return problems;
+}
+
+function checkKeyring(file: unknown, raw: unknown): Problem[] {
+  const problems: Problem[] = [];
+  const ids = new Set<string>();
+  const keys = listAt(file, ['secrets', 'keys']);
+  keys.forEach((key, i) => {
+    const id = valueAt(key, ['id']);
+    const material = valueAt(key, ['material']);
+    if (typeof id === 'string') {
+      if (ids.has(id)) problems.push({ path: `secrets.keys[${i}].id`, message: `duplicate key id ${id}` });
+      ids.add(id);
+    }
+    if (typeof material === 'string' && !isBase64Of32Bytes(material)) {
+      // Name the variable when the material came from one: an unset one is the usual cause.
+      const written = valueAt(raw, ['secrets', 'keys', i, 'material']);
+      const refs = typeof written === 'string' ? listRefs(written) : [];
+      const from =
+        refs.length > 0
+          ? ` (from ${refs.map((r) => `\${${r}}`).join(', ')}${material.trim() === '' ? ', unset or empty' : ''})`
+          : '';
+      problems.push({
+        path: `secrets.keys[${i}].material`,
+        message: `must be base64 of exactly 32 bytes${from}`,
+      });
+    }
+  });
+  const active = valueAt(file, ['secrets', 'active_key_id']);
+  if (keys.length > 0 && !active) {
+    problems.push({ path: 'secrets.active_key_id', message: 'required when secrets.keys is not empty' });
+  } else if (typeof active === 'string' && !ids.has(active)) {
+    problems.push({ path: 'secrets.active_key_id', message: `names no key in secrets.keys: ${active}` });
+  }
+  return problems;
+}
+
+function isBase64Of32Bytes(text: string): boolean {
+  const trimmed = text.trim();
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(trimmed) || trimmed.length % 4 !== 0) return false;
+  return Buffer.from(trimmed, 'base64').length === 32;
+}
