@@ -164,7 +164,6 @@ export {
   type Wake,
   watchPauses,
   watchPlacement,
-  watchSeatNeeds,
 } from './seat/index.js';
 export {
   fleetAnswer,

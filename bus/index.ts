@@ -28,7 +28,7 @@ export {
   BackupError,
 } from './errors.js';
 export { assertSubject, subjectMatches } from './subject-match.js';
-export { eventTypeOf, Subjects } from './subjects.js';
+export { eventTypeOf, seatOfLog, Subjects } from './subjects.js';
 export {
   Buckets,
   catalogueStreams,

@@ -61,6 +61,8 @@ export const Subjects = {
   /** The state one seat's log folds to up to a sequence, so a start reads the tail only. */
   seatSnapshot: (handle: string): string => `svc.seats.${token('seat handle', handle)}.snapshot`,
   seatLogs: 'svc.seats.>',
+  /** Every seat's log records, not their snapshots: what a reader of every seat's needs folds. */
+  seatLogRecords: 'svc.seats.*.log',
   /** One detached coding run's record (`svc.sandbox.<sandbox id>`): each carries the whole run. */
   sandboxRun: (id: string): string => `svc.sandbox.${token('sandbox id', id)}`,
   sandboxRuns: 'svc.sandbox.>',
@@ -73,4 +75,11 @@ const eventPrefix = 'svc.events.';
 /** The event type an engine event's subject names (`svc.events.<type>`), or null for another subject. */
 export function eventTypeOf(subject: string): string | null {
   return subject.startsWith(eventPrefix) ? subject.slice(eventPrefix.length) : null;
+}
+
+const seatLogSubject = /^svc\.seats\.([^.]+)\.log$/;
+
+/** The seat handle a seat log record's subject names (`svc.seats.<handle>.log`), or null for another subject. */
+export function seatOfLog(subject: string): string | null {
+  return seatLogSubject.exec(subject)?.[1] ?? null;
 }

@@ -241,6 +241,16 @@ export {
   SeatPause,
   SeatResume,
 } from './seats.js';
+export {
+  foldNeeds,
+  NEEDS_KEPT_PER_SEAT,
+  NeedsClosedCause,
+  needsEventOf,
+  SeatLogRecord,
+  SeatNeed,
+  SeatSnapshot,
+} from './seat-log.js';
+export type { NeedsEvent, SeatLogEntry } from './seat-log.js';
 export { Commands, defineCommand } from './commands/index.js';
 export type { Command } from './commands/index.js';
 export {

@@ -4,7 +4,8 @@
  *      re-send the config-derived sections (rule 7);
  *   2. a boot seed before the listener binds (rule 2) through the projection runner
  *      (`projections/readmodels.boot.ts`): events of the 30-day history (agent events bound to the newest
- *      three turns per seat), spend records of the last 92 days (checkpointed when a store is given); then
+ *      three turns per seat), spend records of the last 92 days and the seats' open questions from their
+ *      logs (both checkpointed when a store is given); then
  *      the live tails, plus the stream-only `agent_turn_progress` subject;
  *   3. the shared 5-second tick (rule 5) that ages the spend window and pushes what changed.
  */
@@ -13,7 +14,6 @@ import {
   readLearned,
   seatProfiles,
   watchPauses,
-  watchSeatNeeds,
   type SubsystemApplier,
 } from '../actors/index.js';
 import { Subjects, type Bus, type Kv, type Subscription } from '../bus/index.js';
@@ -120,7 +120,11 @@ export function createReadModels(opts: {
    */
   async function boot(bus: Bus, checkpoints: CheckpointStore | undefined): Promise<void> {
     // One read per stream for every read model that follows it (SVC_EVENTS, SVC_SPEND), not one each.
-    const projections = readModelProjections(models).all;
+    // A question asked longer ago than the event history is known from the seat's own log
+    // (`readmodels.seat_needs`); an unreadable record there is skipped, as the seat's own start skips it.
+    const projections = readModelProjections(models, Date.now, (seq, err) =>
+      logger.warn({ err, seq }, 'read models: seat log record skipped'),
+    ).all;
     try {
       running.push(
         ...(await runProjectionsShared({
@@ -161,19 +165,6 @@ export function createReadModels(opts: {
           // Rows then know the pauses the event history holds, as before the records were read.
           logger.error({ err }, 'read models: pause records unread');
         }
-      }
-      // So is a question asked longer ago: the seats' logs keep open ones without age.
-      try {
-        subs.push(
-          await watchSeatNeeds(
-            start.bus,
-            (handle, open) => models.needsRecord(handle, open),
-            (seq, err) => logger.warn({ err, seq }, 'read models: seat log record skipped'),
-          ),
-        );
-      } catch (err) {
-        // Rows then know the questions the event history holds, as before the logs were read.
-        logger.error({ err }, 'read models: seat logs unread');
       }
       await boot(start.bus, start.checkpoints);
       models.tick();

@@ -10,4 +10,3 @@ export { placementKeys, watchPlacement } from './placement.view.js';
 export { draftOf, episodeId, episodeOf, noteOutcome } from './turn.episode.js';
 export { auxiliarySpendRecord, recordAuxiliarySpend } from './spend.js';
 export { openSeatLog } from './seat.log.js';
-export { watchSeatNeeds } from './seat.log.reader.js';

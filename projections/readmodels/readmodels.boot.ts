@@ -15,6 +15,8 @@
  *    stored it, handed through from the message, so a replay, a restart and every fleet node place it
  *    alike. Each checkpoints the records it holds with the instant each was placed at; a load folds them
  *    again on this node's clock, so the window's ageing comes out as a replay from zero would make it.
+ *  - `readmodels.seat_needs` folds every seat's log records (`SVC_SEATS`, kept without age) into each seat's
+ *    open questions, checkpointed (readmodels.seat-needs.ts): a question outlives the event history.
  * The stream-only `agent_turn_progress` is not stored, so no runner can replay it: the wiring subscribes
  * to it beside the runners and folds it into the same state.
  */
@@ -29,6 +31,7 @@ import { ledgerMaxAgeMs, loadLedger, saveLedger, type TokenLedger } from '../tok
 import type { SpendWindow } from '../tokens/spend-window.js';
 import { emptyMemoryState, type MemoryState } from '../memory/memory.projection.js';
 import { emptySandboxesState, type SandboxesState } from '../sandboxes/sandboxes.projection.js';
+import { seatNeedsProjection, type SeatNeedsState } from './readmodels.seat-needs.js';
 
 /** The event history the read models seed from (spec: event_history_seconds, 30 days). */
 export const eventSeedMs = 30 * 86_400_000;
@@ -65,6 +68,7 @@ export interface ReadModelProjections {
   readonly sandboxes: Projection<SandboxesState>;
   readonly tokens: Projection<TokenLedger>;
   readonly spendWindow: Projection<SpendWindow>;
+  readonly seatNeeds: Projection<SeatNeedsState>;
   /** All of them, in boot order. */
   readonly all: ReadonlyArray<Projection<unknown>>;
 }
@@ -85,8 +89,15 @@ const SavedWindow = z.object({
   records: z.array(z.object({ record: z.unknown(), agesFrom: z.number().int().nullable() })),
 });
 
-/** The projections that fill `models` (their state is the models' own: `init` and loads install it). */
-export function readModelProjections(models: ReadModels, now: () => number = Date.now): ReadModelProjections {
+/**
+ * The projections that fill `models` (their state is the models' own: `init` and loads install it; the seat
+ * needs' is told to the models seat by seat). `onSeatLogTrouble`: a seat log record skipped as unreadable.
+ */
+export function readModelProjections(
+  models: ReadModels,
+  now: () => number = Date.now,
+  onSeatLogTrouble?: (seq: number, error: unknown) => void,
+): ReadModelProjections {
   const sinceEvents = () => new Date(now() - eventSeedMs);
   const sinceSpend = () => new Date(now() - spendSeedMs);
   const agents: Projection<AgentsReplay> = {
@@ -178,12 +189,17 @@ export function readModelProjections(models: ReadModels, now: () => number = Dat
       },
     },
   };
+  const seatNeeds = seatNeedsProjection({
+    onNeeds: (handle, open) => models.needsRecord(handle, open),
+    ...(onSeatLogTrouble ? { onTrouble: onSeatLogTrouble } : {}),
+  });
   return {
     agents,
     memory,
     sandboxes,
     tokens,
     spendWindow,
-    all: [agents, memory, sandboxes, tokens, spendWindow] as ReadonlyArray<Projection<unknown>>,
+    seatNeeds,
+    all: [agents, memory, sandboxes, tokens, spendWindow, seatNeeds] as ReadonlyArray<Projection<unknown>>,
   };
 }

@@ -69,6 +69,7 @@ t.test('rebuild replays every projection from zero and writes fresh checkpoints'
       'readmodels.sandboxes',
       'readmodels.tokens',
       'readmodels.spend_window',
+      'readmodels.seat_needs',
       'schedules',
       'integrations',
     ],

@@ -199,7 +199,11 @@ async function caughtUp(bus: Bus, running: Array<RunningProjection<unknown>>): P
   const last = new Map<string, number>();
   for (const r of running) {
     const stream =
-      r.name === 'readmodels.tokens' || r.name === 'readmodels.spend_window' ? 'SVC_SPEND' : 'SVC_EVENTS';
+      r.name === 'readmodels.tokens' || r.name === 'readmodels.spend_window'
+        ? 'SVC_SPEND'
+        : r.name === 'readmodels.seat_needs'
+          ? 'SVC_SEATS'
+          : 'SVC_EVENTS';
     last.set(r.name, (await bus.streamInfo(stream)).lastSeq);
   }
   while (running.some((r) => r.seq() < (last.get(r.name) ?? 0)))
@@ -217,8 +221,8 @@ t.test(
     const all = await boot(t, counted.bus, true);
     t.same(
       Object.fromEntries(counted.opened),
-      { SVC_EVENTS: 1, SVC_SPEND: 1 },
-      'one follow per stream for its four and two projections',
+      { SVC_EVENTS: 1, SVC_SPEND: 1, SVC_SEATS: 1 },
+      'one follow per stream for its four and two projections (and the seat logs, read alone)',
     );
     await history(raw, 40, 10);
     await caughtUp(raw, all.running);
