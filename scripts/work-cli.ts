@@ -85,8 +85,11 @@ export async function runWork(
   const limit = limitOf(values.limit, verb === 'inbox' ? 50 : 200);
   // The node would refuse it too, but a typo is a bad argument like any other: exit 2, nothing sent.
   // Exact match: the route's enum takes the slugs as written.
-  if (verb === 'move' && !(workStatuses as readonly string[]).includes(rest[1]!))
-    throw new UsageError(`STATUS must be one of ${workStatuses.join(', ')}`);
+  if (verb === 'move') knownStatus('STATUS', rest[1]!);
+  if (verb === 'create' && values.status !== undefined) knownStatus('--status', values.status);
+  // GET /work reads a comma list (blanks skipped, as the route splits it): each one must be a status.
+  if (verb === 'list' && values.status !== undefined)
+    for (const s of values.status.split(',').map((v) => v.trim())) if (s !== '') knownStatus('--status', s);
   const ctx = await nodeContext(values, env, out, err);
   const call = (method: string, path: string, body?: unknown) =>
     callJson('work', ctx, method, path, body, ['handle']);
@@ -141,6 +144,11 @@ export async function runWork(
     default:
       return call('GET', `/work/my-work${queryOf({ handle: values.handle })}`);
   }
+}
+
+function knownStatus(what: string, status: string): void {
+  if (!(workStatuses as readonly string[]).includes(status))
+    throw new UsageError(`${what} must be one of ${workStatuses.join(', ')} (got ${JSON.stringify(status)})`);
 }
 
 function readStdin(stdin: () => Buffer): string {

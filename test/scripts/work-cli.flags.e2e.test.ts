@@ -88,3 +88,38 @@ t.test('svc work move to a status the tracker does not have exits 2 and asks not
   t.equal(known.code, 1, 'a known status is sent, and the node answers');
   t.same(asked, ['POST /work/ENG-1/move']);
 });
+
+t.test(
+  'svc work create and list with a status the tracker does not have exit 2 and ask nothing',
+  async (t) => {
+    const asked: string[] = [];
+    const server = createServer((req, res) => {
+      asked.push(`${req.method} ${req.url}`);
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'not_found', detail: 'no such project', hint: 'Check the key.' }));
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    t.teardown(() => server.close());
+    const url = ['--url', `http://127.0.0.1:${(server.address() as AddressInfo).port}`];
+    const create = ['work', 'create', '--project', 'ENG', '--title', 'T'];
+
+    for (const args of [
+      [...create, '--status', 'bogus'],
+      [...create, '--status', 'DONE'],
+      [...create, '--status', ''],
+      ['work', 'list', '--status', 'bogus'],
+      ['work', 'list', '--status', 'todo,in-progress'],
+      ['work', 'list', '--status', 'todo, Done'],
+    ]) {
+      const bad = await svc([...args, ...url]);
+      t.equal(bad.code, 2, `${args.join(' ')} is a bad flag`);
+      t.match(bad.err, /--status must be one of backlog, todo, in_progress, in_review, done, cancelled/);
+    }
+    t.same(asked, [], 'no unknown status reached the node');
+
+    t.equal((await svc([...create, '--status', 'todo', ...url])).code, 1, 'a known status is sent');
+    t.equal((await svc(['work', 'list', '--status', 'todo, done,', ...url])).code, 1, 'a known list is sent');
+    t.same(asked, ['POST /work', 'GET /work?status=todo%2C+done%2C']);
+  },
+);
