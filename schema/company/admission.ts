@@ -21,7 +21,7 @@
  *     default (ops/turn-engine.md "Limits"), so the 0 written would silently mean 16, 32, 40 or 8.
  * A8. An agent seat's `sandbox` without a `default_coding_agent` (or a blank one): the seat gets no
  *     sandbox at all (`run_sandbox` is offered only with a coding agent), so its `setup` and `env` do nothing.
- * A9. A vendor id (`cloud_id`, codehost-b's `group`, tracker-b's `workspace`, `relay_app_id`) written
+ * A9. A vendor id (`cloud_id`, codehost-b's `group`, tracker-b's `workspace` and `username_prefix`, `relay_app_id`) written
  *     without a `${VAR}` and outside its vendor's shape (vendor-ids.ts): spliced into a vendor URL, it
  *     would reach another path than meant, or none. A stored one still loads; its pass fails and says why.
  */

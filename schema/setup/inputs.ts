@@ -4,7 +4,7 @@
  * is sealed or stored; messages never carry a value or its length.
  */
 import { hasRef, isWholeRef } from '../company/fields.js';
-import { vendorIdProblem } from '../company/vendor-ids.js';
+import { hasVendorShape, vendorIdProblem } from '../company/vendor-ids.js';
 import { isSecretName, SECRET_NAME_MAX, SECRET_VALUE_MAX_BYTES } from '../secrets.js';
 import type { JsonObject } from '../document/index.js';
 import { segmentsOf, seatSegments, valueAt, withValue } from './doc-paths.js';
@@ -107,11 +107,11 @@ function documentValue(r: Requirement, value: string | boolean): unknown {
 }
 
 /**
- * A vendor id (`kind: 'id'`): spliced into a vendor URL or compared as sent, so it must have the vendor's
- * shape (vendor-ids.ts). `sent` is the value before trimming: blank is refused, where `""` removes the field.
+ * A vendor id (`kind: 'id'`, and tracker-b's `username_prefix`): spliced into a vendor URL or compared as
+ * sent, so it must have the vendor's shape (vendor-ids.ts). `sent` is the value before trimming: blank is refused, where `""` removes the field.
  */
 function idProblem(r: Requirement, sent: unknown, value: string): InputProblem | null {
-  if (r.kind !== 'id' || typeof sent !== 'string') return null;
+  if ((r.kind !== 'id' && !hasVendorShape(r.field)) || typeof sent !== 'string') return null;
   if (sent !== '' && value === '') return problem(r.field, 'shape', 'blank: send "" to remove it');
   if (value === '' || hasRef(value)) return null;
   const wrong = vendorIdProblem(r.field, value);

@@ -257,6 +257,37 @@ t.test('tracker-b: provision creates projects, one member per agent seat and the
   t.equal(vendor.members.length, 2, 'members stay: they hold the company’s work');
 });
 
+t.test(
+  'tracker-b: a username_prefix resolving outside its shape fails the pass before any member call',
+  async (t) => {
+    const vendor = await fakeTrackerB(t, TB_TOKEN);
+    const node = await startSetupNode(t, {
+      env: { SVC_PUBLIC_BASE_URL: PUBLIC, TB_TOKEN, TB_PREFIX: '../admin/' },
+    });
+    await node.putDocument(
+      company({
+        integrations: {
+          tracker_b: {
+            url: vendor.url,
+            workspace: 'acme',
+            token: '${TB_TOKEN}',
+            webhook_secret: 's',
+            provisioning: { username_prefix: '${TB_PREFIX}' },
+          },
+        },
+      }),
+    );
+    const run = await pass(node, 'tracker-b', 'provision');
+    t.match(run, { status: 'failed' });
+    t.match(JSON.stringify(run), /username_prefix is not a username prefix/);
+    t.same(vendor.members, [], 'no member was created');
+    t.notOk(
+      vendor.seen.some((s) => s.path.includes('/members/')),
+      'no member path asked',
+    );
+  },
+);
+
 t.test('without a keyring no seat token is minted', async (t) => {
   const vendor = await fakeTrackerB(t, TB_TOKEN);
   const node = await startSetupNode(t, { env: { SVC_PUBLIC_BASE_URL: PUBLIC, TB_TOKEN } });

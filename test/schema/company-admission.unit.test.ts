@@ -78,6 +78,10 @@ t.test("A9: a vendor id outside its vendor's shape", async (t) => {
   admission(t, doc, 'integrations.tracker_b.workspace shape');
   doc['integrations'] = { relay_app_id: 'app\u0007' };
   admission(t, doc, 'integrations.relay_app_id shape');
+  doc['integrations'] = { tracker_b: { url: 'https://tb.example', workspace: 'w', provisioning: { username_prefix: 'a/../' } } }; // prettier-ignore
+  admission(t, doc, 'integrations.tracker_b.provisioning.username_prefix shape');
+  doc['integrations'] = { tracker_b: { url: 'https://tb.example', workspace: 'w', provisioning: { username_prefix: 'a'.repeat(65) } } }; // prettier-ignore
+  admission(t, doc, 'integrations.tracker_b.provisioning.username_prefix out_of_range');
   for (const integrations of [
     {
       wiki: { cloud_id: 'a436116f-02ce-4520-8fbb-7301462a1674' },
@@ -86,6 +90,20 @@ t.test("A9: a vendor id outside its vendor's shape", async (t) => {
     { wiki: { cloud_id: '${CLOUD_ID}' } },
     { codehost_b: { url: 'https://cb.example', provisioning: { group: 'acme/platform.team' } } },
     { tracker_b: { url: 'https://tb.example', workspace: 'acme_ws-1' } },
+    {
+      tracker_b: {
+        url: 'https://tb.example',
+        workspace: 'w',
+        provisioning: { username_prefix: 'agent.bot_-' },
+      },
+    },
+    {
+      tracker_b: {
+        url: 'https://tb.example',
+        workspace: 'w',
+        provisioning: { username_prefix: '${TB_PREFIX}' },
+      },
+    },
   ]) {
     doc['integrations'] = integrations;
     t.ok(write(doc).valid, JSON.stringify(integrations));

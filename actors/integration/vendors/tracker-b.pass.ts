@@ -4,6 +4,7 @@
  * and the workspace webhook at the public URL is registered with the webhook secret. Disconnect
  * removes that webhook (members and projects stay: they hold the company's work).
  */
+import { VendorIds } from '../../../schema/index.js';
 import { baseUrl, credential, vendorCall, VendorError } from './vendor-http.js';
 import { listOf, objectAt, stringList, type PassContext } from './pass-context.js';
 import { mintSeatTokens } from './seat-tokens.js';
@@ -53,6 +54,11 @@ export async function trackerBPass(ctx: PassContext): Promise<void> {
     if (typeof prefix !== 'string' || prefix === '') {
       ctx.step('seat members', 'skipped', 'provisioning.username_prefix is not set');
     } else {
+      // The setup inputs refuse another shape; a document written by hand or a ${VAR} may still hold one.
+      if (!VendorIds.username_prefix.safeParse(prefix).success)
+        throw new VendorError(
+          `${product}: provisioning.username_prefix is not a username prefix (letters, digits, _ . and -)`,
+        );
       const members = listOf((await call('/members/')).json).map((m) => m['username']);
       const role = typeof provisioning['role'] === 'string' ? provisioning['role'] : 'member';
       for (const handle of ctx.agentSeats) {
