@@ -109,7 +109,7 @@ export function scatterQuestions(
   };
 
   const scattered = (what: string, question: Question, merge: Merge): Question => ({
-    guarded: question.guarded,
+    ...question,
     async answer(params, ctx) {
       const [mine, roster] = await Promise.all([
         question.answer(params, ctx),

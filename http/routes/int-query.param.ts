@@ -1,13 +1,14 @@
 /**
  * An integer query parameter of a read (`limit`, `offset`), the same on every list: absent or empty is
  * `fallback`; anything but decimal digits within `min..max` is 400 `bad_params` naming the parameter, never
- * read as the default or clamped, so a caller learns its page is not the one it asked for.
+ * read as the default or clamped, so a caller learns its page is not the one it asked for; given twice too.
  */
 import { ApiError } from '../api-error.js';
 import type { RequestHead } from '../types.js';
+import { singleParam } from './single.param.js';
 
 export function intParam(req: RequestHead, name: string, fallback: number, min: number, max: number): number {
-  const raw = req.query.get(name);
+  const raw = singleParam(req, name, 'bad_params');
   if (raw === null || raw === '') return fallback;
   // Digits only: `Number` would also read `0x10` as 16, `1e2` as 100, ` 5` as 5 and `-0` as 0.
   const n = /^\d+$/.test(raw) ? Number(raw) : NaN;

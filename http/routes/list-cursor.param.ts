@@ -14,6 +14,7 @@ import {
 } from '../../schema/index.js';
 import { ApiError } from '../api-error.js';
 import type { RequestHead } from '../types.js';
+import { singleParam } from './single.param.js';
 
 /** A cursor refused: `why` says how it does not fit this list. */
 export function cursorRefused(why: string, name = 'cursor', answerField = 'next'): ApiError {
@@ -32,7 +33,7 @@ export function cursorParam<K extends number | string | string[]>(
   name = 'cursor',
   answerField = 'next',
 ): ListPosition<K> | null {
-  const raw = req.query.get(name);
+  const raw = singleParam(req, name, 'bad_params');
   if (raw === null || raw === '') return null;
   const sealed = unsealCursor(raw, list);
   const position = typeof sealed === 'object' ? decodeCursor(sealed.token, order, key) : sealed;

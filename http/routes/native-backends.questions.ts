@@ -10,6 +10,7 @@
 import { ApiError } from '../api-error.js';
 import type { RouteDef } from '../types.js';
 import type { Question, QueryContext } from './query.routes.js';
+import { oneValue } from './single.param.js';
 
 interface Read {
   readonly name: string;
@@ -33,7 +34,7 @@ function fromRoute(routes: readonly RouteDef[], read: Read): Question['answer'] 
   const route = routes.find((r) => r.method === 'GET' && r.pattern === read.pattern);
   if (!route) throw new Error(`no GET ${read.pattern} route to ask`);
   return async (params: URLSearchParams, ctx: QueryContext) => {
-    const value = read.path ? (params.get(read.path.param) ?? '') : null;
+    const value = read.path ? (oneValue(params, read.path.param, 'bad_params') ?? '') : null;
     if (read.path && value === '')
       throw new ApiError('bad_params', { detail: `${read.name} needs \`${read.path.param}\`` });
     const query = new URLSearchParams(params);
@@ -76,7 +77,11 @@ export function nativeBackendQuestions(backends: {
     routes: readonly RouteDef[] | undefined,
     refusal: Question['answer'],
   ): Array<[string, Question]> =>
-    reads.map((read) => [read.name, { guarded: false, answer: routes ? fromRoute(routes, read) : refusal }]);
+    // The routes refuse a repeat themselves, and take their list filters (`status`) repeated.
+    reads.map((read) => [
+      read.name,
+      { guarded: false, repeatable: 'own', answer: routes ? fromRoute(routes, read) : refusal },
+    ]);
   const configured = {
     tracker: backends.tracker ?? null,
     knowledge: backends.knowledge ?? null,

@@ -10,6 +10,7 @@ import { QueryError } from '../../projections/index.js';
 import { ApiError } from '../api-error.js';
 import type { Actor, ApiRequest, RouteDef } from '../types.js';
 import { questionParams } from './query.catalogue.js';
+import { refuseRepeats } from './single.param.js';
 
 /** Who asks: an HTTP request satisfies it, and so does a socket's query frame. */
 export interface QueryContext {
@@ -23,6 +24,14 @@ export interface Question {
   answer(params: URLSearchParams, ctx: QueryContext): unknown;
   /** The parameters it reads, when `query.catalogue.ts` does not describe them. */
   readonly params?: readonly string[];
+  /**
+   * Parameters it reads a list from (several values); any other given twice is refused before it answers,
+   * since answers read one value with `get` and would keep the first. `'own'`: it runs a route that
+   * refuses repeats itself, knowing its own lists.
+   */
+  readonly repeatable?: readonly string[] | 'own';
+  /** What a bad parameter of it answers, a repeat included (default `invalid_query`). */
+  readonly badParam?: 'bad_params';
 }
 
 /** One row of `GET /query`: `params` is null for a question nobody described. */
@@ -56,7 +65,10 @@ export function listQuestions(questions: QuestionRegistry): QuestionListing[] {
     });
 }
 
-/** Asks one question as the HTTP surface does: unknown → 404 `unknown_query`, guarded without a token → 401. */
+/**
+ * Asks one question as the HTTP surface does: unknown → 404 `unknown_query`, guarded without a token → 401,
+ * a parameter given twice that it reads one value of → 400 (its `badParam` code).
+ */
 export async function ask(
   questions: QuestionRegistry,
   what: string,
@@ -72,6 +84,8 @@ export async function ask(
     });
   if (question.guarded && ctx.actor === null)
     throw new ApiError('invalid_token', { detail: `the question ${what} needs an operator token` });
+  if (question.repeatable !== 'own')
+    refuseRepeats(params, question.badParam ?? 'invalid_query', question.repeatable ?? []);
   try {
     return await question.answer(params, ctx);
   } catch (err) {

@@ -1,18 +1,48 @@
 /**
  * A query parameter a route reads one value of. `URLSearchParams.get` keeps the first of a repeated one
  * and drops the rest without a word (`?source=a&source=b` would store `a`): a repeat is refused instead,
- * 400 `invalid_query` naming the parameter, since either value could be the one meant.
+ * 400 naming the parameter, since either value could be the one meant. The code is the one the route's
+ * family answers a bad value of its query with (`invalid_query`, `bad_params`, ...), so a caller meets
+ * one code per family (ops/errors.md).
  */
+import type { ErrorCode } from '../../schema/index.js';
 import { ApiError } from '../api-error.js';
 import type { RequestHead } from '../types.js';
 
-/** The one value of `name`, null when absent; given more than once is 400 `invalid_query`. */
-export function singleParam(req: RequestHead, name: string): string | null {
-  const all = req.query.getAll(name);
-  if (all.length > 1)
-    throw new ApiError('invalid_query', {
-      detail: `${name} is given ${all.length} times; it takes one value`,
-      hint: `Give ${name} once.`,
-    });
+const repeated = (code: ErrorCode, name: string, times: number): ApiError =>
+  new ApiError(code, {
+    detail: `${name} is given ${times} times; it takes one value`,
+    hint: `Give ${name} once.`,
+  });
+
+/** The one value of `name` in `query`, null when absent; given more than once is 400 `code`. */
+export function oneValue(
+  query: URLSearchParams,
+  name: string,
+  code: ErrorCode = 'invalid_query',
+): string | null {
+  const all = query.getAll(name);
+  if (all.length > 1) throw repeated(code, name, all.length);
   return all[0] ?? null;
+}
+
+/** The one value of `name`, null when absent; given more than once is 400 `code` (`invalid_query`). */
+export function singleParam(
+  req: RequestHead,
+  name: string,
+  code: ErrorCode = 'invalid_query',
+): string | null {
+  return oneValue(req.query, name, code);
+}
+
+/**
+ * Refuses any parameter of `query` given more than once, except the `repeatable` ones (a filter that
+ * takes a list): for a read that hands its whole query on to an answer reading it by `get`.
+ */
+export function refuseRepeats(
+  query: URLSearchParams,
+  code: ErrorCode,
+  repeatable: readonly string[] = [],
+): void {
+  for (const name of new Set(query.keys())) if (!repeatable.includes(name)) oneValue(query, name, code);
 }

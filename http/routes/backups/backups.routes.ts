@@ -6,6 +6,7 @@
  */
 import type { BackupRecord, BackupsAnswer } from '../../../schema/index.js';
 import type { RouteDef } from '../../types.js';
+import { singleParam } from '../single.param.js';
 
 export interface BackupRouteDeps {
   /** Runs one backup into `dir` (the raw query value, null when absent) for the named operator. */
@@ -20,7 +21,8 @@ export function backupRoutes(deps: BackupRouteDeps): RouteDef[] {
       pattern: '/backup',
       access: 'guarded',
       handler: async (req) => {
-        const record = await deps.run(req.query.get('dir'), req.actor?.id ?? 'anonymous');
+        const dir = singleParam(req, 'dir', 'backup_dir_invalid');
+        const record = await deps.run(dir, req.actor?.id ?? 'anonymous');
         return { status: 201, body: record };
       },
     },

@@ -30,6 +30,7 @@ import { ApiError } from '../../api-error.js';
 import type { ApiReply, ApiRequest, RequestHead, RouteDef } from '../../types.js';
 import { etagOf, notModified } from './config.request.js';
 import { intParam } from '../int-query.param.js';
+import { singleParam } from '../single.param.js';
 
 export interface ConfigReadDeps {
   readonly state: () => ConfigState;
@@ -127,7 +128,7 @@ function getConfig(deps: ConfigReadDeps, req: ApiRequest): ApiReply {
   const record = requireActive(deps.state());
   const etag = etagOf(record.revision_id);
   if (notModified(req, record.revision_id)) return { status: 304, headers: { ETag: etag } };
-  const format = req.query.get('format') ?? 'json';
+  const format = singleParam(req, 'format') ?? 'json';
   if (format !== 'json' && format !== 'yaml') {
     throw new ApiError('invalid_query', {
       detail: `format must be json or yaml, got ${JSON.stringify(format)}`,
@@ -168,7 +169,7 @@ async function getRevision(deps: ConfigReadDeps, req: ApiRequest): Promise<ApiRe
 async function getDiff(deps: ConfigReadDeps, req: ApiRequest): Promise<ApiReply> {
   const state = deps.state();
   const to = await revisionById(state, req.params['id'] ?? '');
-  const against = req.query.get('against') ?? 'active';
+  const against = singleParam(req, 'against') ?? 'active';
   const from = against === 'active' ? requireActive(state) : await revisionById(state, against);
   return { status: 200, body: diffRevisions(deps, from, to) };
 }

@@ -17,6 +17,7 @@ import {
 import { ApiError } from '../../api-error.js';
 import type { ApiRequest, RouteDef } from '../../types.js';
 import type { Question } from '../query.routes.js';
+import { singleParam } from '../single.param.js';
 
 export interface FleetRouteDeps {
   /** `GET /fleet`, from state kept current in the background. */
@@ -28,7 +29,7 @@ export interface FleetRouteDeps {
 
 /** `?confirm=` must repeat the id; `?force=` is `true` or `false` (absent: false). */
 function removalQuery(req: ApiRequest, id: string, what: 'node' | 'peer'): { force: boolean } {
-  const confirm = req.query.get('confirm');
+  const confirm = singleParam(req, 'confirm');
   if (confirm !== id)
     throw new ApiError('invalid_query', {
       detail:
@@ -37,7 +38,7 @@ function removalQuery(req: ApiRequest, id: string, what: 'node' | 'peer'): { for
           : `?confirm= does not repeat the ${what} id ${id}`,
       hint: `Send ?confirm=${encodeURIComponent(id)} to confirm the removal.`,
     });
-  const force = req.query.get('force');
+  const force = singleParam(req, 'force');
   if (force !== null && force !== 'true' && force !== 'false')
     throw new ApiError('invalid_query', {
       detail: '`force` is `true` or `false`',

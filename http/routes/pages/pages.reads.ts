@@ -19,6 +19,7 @@ import { ApiError } from '../../api-error.js';
 import type { ApiReply, ApiRequest } from '../../types.js';
 import { cursorParam, cursorRefused, sealNext } from '../list-cursor.param.js';
 import { intParam } from '../int-query.param.js';
+import { singleParam } from '../single.param.js';
 
 const Q_MAX_CHARS = 500;
 const TitleKey = z.tuple([z.string(), z.string()]);
@@ -45,16 +46,16 @@ export function notFound(ref: string): ApiError {
 
 export function listRoute(pages: PagesService, req: ApiRequest): ApiReply {
   const limit = intParam(req, 'limit', PAGE_LIST_DEFAULT, 1, PAGE_LIST_MAX);
-  const q = req.query.get('q') ?? undefined;
+  const q = singleParam(req, 'q', 'bad_params') ?? undefined;
   // Characters are code points: `length` would count one beyond the BMP as two.
   if (q !== undefined && ([...q].length > Q_MAX_CHARS || queryTerms(q).length === 0))
     throw new ApiError('bad_params', {
       detail: `\`q\` needs at least one word and at most ${Q_MAX_CHARS} characters.`,
       hint: 'Search with words from a title or body, or leave `q` out to list in title order.',
     });
-  const wanted = req.query.get('container');
+  const wanted = singleParam(req, 'container', 'bad_params');
   const container = wanted === null || wanted === '' ? undefined : containerParam(pages, wanted);
-  const parentRef = req.query.get('parent');
+  const parentRef = singleParam(req, 'parent', 'bad_params');
   let parent: string | undefined;
   if (parentRef === 'root') parent = 'root';
   else if (parentRef !== null && parentRef !== '') {

@@ -7,6 +7,7 @@ import { isOpId, type ServiceCaller } from '../../../schema/index.js';
 import type { PageWriteResult } from '../../../projections/index.js';
 import { ApiError } from '../../api-error.js';
 import type { Actor, ApiRequest, RequestHead } from '../../types.js';
+import { singleParam } from '../single.param.js';
 
 export interface KnowledgeCallers {
   /** Who a write by `actor` is recorded as (a token bound to a person is that person). */
@@ -20,7 +21,7 @@ const opIdRefusal = (detail: string) =>
 
 /** `?op_id=` checked before the body is read (a write is refused before anything happens). */
 export function checkQueryOpId(req: RequestHead): void {
-  const value = req.query.get('op_id');
+  const value = singleParam(req, 'op_id', 'op_id_invalid');
   if (value !== null && !isOpId(value)) throw opIdRefusal('`?op_id=` is outside the grammar.');
 }
 
@@ -29,7 +30,7 @@ export function checkQueryOpId(req: RequestHead): void {
  * (the answer names it, so the caller can retry with it). Both given and different is refused.
  */
 export function opIdOf(req: ApiRequest, raw: unknown): string {
-  const fromQuery = req.query.get('op_id');
+  const fromQuery = singleParam(req, 'op_id', 'op_id_invalid');
   const inBody = typeof raw === 'object' && raw !== null && 'op_id' in raw ? raw.op_id : undefined;
   if (inBody !== undefined && (typeof inBody !== 'string' || !isOpId(inBody)))
     throw opIdRefusal("The body's `op_id` is outside the grammar.");

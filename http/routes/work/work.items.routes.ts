@@ -36,8 +36,10 @@ import {
   operatorOnly,
   refusal,
   textParam,
+  workParam,
 } from './work.params.js';
 import { intParam } from '../int-query.param.js';
+import { singleParam } from '../single.param.js';
 
 const PAGE_DEFAULT = 20;
 const PAGE_MAX = 50;
@@ -277,7 +279,7 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
         // Accepted in the body or as query parameters; validated whole before anything is destroyed.
         const fromQuery = Object.fromEntries(
           ['confirm', 'project', 'reason', 'op_id'].flatMap((k) => {
-            const v = req.query.get(k);
+            const v = k === 'op_id' ? singleParam(req, k, 'op_id_invalid') : workParam(req, k);
             return v === null ? [] : [[k, v]];
           }),
         );

@@ -17,17 +17,22 @@ import {
 } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import type { ApiRequest } from '../../types.js';
+import { singleParam } from '../single.param.js';
 
 export function badParams(detail: string): ApiError {
   return new ApiError('bad_params', { detail });
 }
+
+/** The one value of a `/work` parameter: a repeat is 400 `bad_params`, the family's code for a bad value. */
+export const workParam = (req: ApiRequest, name: string): string | null =>
+  singleParam(req, name, 'bad_params');
 
 /**
  * A log position `<stream>@<generation>:<sequence>` parameter, as the sequence after which to read. A
  * position of another generation than the log's (`generation`, moved by a reanchor) is refused.
  */
 export function positionParam(req: ApiRequest, name: string, generation: number): number | null {
-  const raw = req.query.get(name);
+  const raw = workParam(req, name);
   if (raw === null || raw === '') return null;
   const position = parsePosition(raw);
   if (!position || position.stream !== WORK_STREAM)
@@ -39,7 +44,7 @@ export function positionParam(req: ApiRequest, name: string, generation: number)
 
 /** An RFC 3339 instant parameter, as epoch milliseconds. */
 export function instantParam(req: ApiRequest, name: string): number | null {
-  const raw = req.query.get(name);
+  const raw = workParam(req, name);
   if (raw === null || raw === '') return null;
   const ms = Date.parse(raw);
   // `Date.parse` rolls a day the month lacks over (`2026-02-30` is March 2): the day must exist.
@@ -49,7 +54,7 @@ export function instantParam(req: ApiRequest, name: string): number | null {
 }
 
 export function boolParam(req: ApiRequest, name: string): boolean | null {
-  const raw = req.query.get(name);
+  const raw = workParam(req, name);
   if (raw === null || raw === '') return null;
   if (raw !== 'true' && raw !== 'false') throw badParams(`${name} must be true or false`);
   return raw === 'true';
@@ -61,7 +66,7 @@ export function enumParam<T extends string>(
   allowed: readonly T[],
   fallback: T,
 ): T {
-  const raw = req.query.get(name);
+  const raw = workParam(req, name);
   if (raw === null || raw === '') return fallback;
   if (!(allowed as readonly string[]).includes(raw))
     throw badParams(`${name} must be one of ${allowed.join(', ')}`);
@@ -78,7 +83,7 @@ export function listParam(req: ApiRequest, name: string): string[] {
 }
 
 export const textParam = (req: ApiRequest, name: string): string | null => {
-  const raw = req.query.get(name);
+  const raw = workParam(req, name);
   return raw === null || raw === '' ? null : raw;
 };
 
@@ -87,7 +92,8 @@ export const textParam = (req: ApiRequest, name: string): string | null => {
  * Both given and different is refused, as the page writes do: either could be the one meant.
  */
 export function opIdOf(req: ApiRequest, fromBody: string | undefined, fresh: () => string): string {
-  const fromQuery = req.query.get('op_id');
+  // Two `?op_id=` are two op_ids, refused as a body and query that differ are.
+  const fromQuery = singleParam(req, 'op_id', 'op_id_invalid');
   if (fromBody !== undefined && fromQuery !== null && fromBody !== fromQuery)
     throw new ApiError('op_id_invalid', {
       detail: 'the body and the query name two different op_ids; send one, or the same in both',
