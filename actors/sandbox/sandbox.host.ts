@@ -41,13 +41,20 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
   const waiting = new Map<string, number>();
   let stopped = false;
 
-  /** One run's moves happen one at a time. */
+  /**
+   * One run's moves happen one at a time. A chain that goes idle (its last move settled, none queued
+   * after it) is dropped, so a node that runs many sandboxes keeps entries only for runs with moves pending.
+   */
   const serial = <T>(id: string, work: () => Promise<T>): Promise<T> => {
     const next = (chains.get(id) ?? Promise.resolve()).then(work, work);
-    chains.set(
-      id,
-      next.catch(() => undefined),
+    const tail = next.then(
+      () => undefined,
+      () => undefined,
     );
+    chains.set(id, tail);
+    void tail.then(() => {
+      if (chains.get(id) === tail) chains.delete(id);
+    });
     return next;
   };
 
@@ -347,6 +354,8 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
         signal?.addEventListener('abort', onAbort, { once: true });
       });
     },
+
+    queued: () => chains.size,
 
     telemetry(run, signal, spans) {
       // Counted by the node that watches the run (its records are written there alone).

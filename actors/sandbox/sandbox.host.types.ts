@@ -31,6 +31,8 @@ export interface SandboxSupervisor {
   cancel(sandboxId: string, by: string, reason: string): Promise<SandboxCancelReply>;
   /** Resolves with the run once it asks, ends, or `signal` fires (then with the run as it stands). */
   settle(sandboxId: string, signal?: AbortSignal): Promise<SandboxRunRecord | null>;
+  /** How many runs have a move queued or under way here (a run with none holds no state for it). */
+  queued(): number;
   /** Counts one OTLP export on a live run (stored with its next record, or within `telemetryEveryMs`). */
   telemetry(run: SandboxRunRecord, signal: 'traces' | 'metrics' | 'logs', spans: number): void;
   stop(): Promise<void>;

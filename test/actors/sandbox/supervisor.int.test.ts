@@ -177,3 +177,24 @@ t.test('a node stopping while a run’s setup runs stops the step and records th
   await leftoverGone(argv);
   tt.pass('the setup step was stopped');
 });
+
+t.test('runs that ended leave nothing queued for them on the node that ran them', async (tt) => {
+  const { supervisor } = await startSupervisor(tt);
+  const ids = Array.from({ length: 12 }, (_, i) => `sb-many-${i}`);
+  for (const id of ids) await launch(supervisor, id, 'true');
+  for (const id of ids) tt.equal((await supervisor.settle(id))?.status, 'done', `${id} ended`);
+  // The watch loop queues moves only for live runs: once every run has ended, no chain is left.
+  await until(
+    () => Promise.resolve(supervisor.queued()),
+    (n) => n === 0,
+    { timeoutMs: 5_000, everyMs: 25 },
+  );
+  tt.pass('no per-run chain outlives its run');
+  // A later move of an ended run still gets its answer, on a fresh chain that goes in turn.
+  tt.match(await supervisor.cancel(ids[0]!, 'ops', ''), { ok: false, error: 'ended' });
+  await until(
+    () => Promise.resolve(supervisor.queued()),
+    (n) => n === 0,
+    { timeoutMs: 5_000, everyMs: 25 },
+  );
+});
