@@ -17,7 +17,10 @@ export const tokenDigest = (token: string): string => createHash('sha256').updat
 export interface SandboxRecords {
   get(id: string): SandboxRunRecord | undefined;
   all(): SandboxRunRecord[];
-  /** The run whose path token this is (compared digest to digest, fixed length, constant time). */
+  /**
+   * The live run whose path token this is; null for a token of no run or of an ended one. Found by the
+   * token's digest, confirmed digest to digest in constant time.
+   */
   byToken(token: string): SandboxRunRecord | null;
   put(run: SandboxRunRecord): Promise<void>;
   /** Called after every change of any run (own writes and followed ones). */
@@ -31,6 +34,16 @@ export async function openSandboxRecords(opts: {
   readonly logger: Logger;
 }): Promise<SandboxRecords> {
   const runs = new Map<string, SandboxRunRecord>();
+  /** Token digest → live run id, kept in step with `runs`: a lookup is one probe, whatever the runs. */
+  const liveByDigest = new Map<string, string>();
+  const keep = (run: SandboxRunRecord): void => {
+    const before = runs.get(run.sandbox_id);
+    if (before && liveByDigest.get(before.token_sha256) === run.sandbox_id)
+      liveByDigest.delete(before.token_sha256);
+    runs.set(run.sandbox_id, run);
+    // An ended run's token is refused from then on: it leaves the index.
+    if (isLive(run)) liveByDigest.set(run.token_sha256, run.sandbox_id);
+  };
   const listeners = new Set<(run: SandboxRunRecord) => void>();
   const changed = (run: SandboxRunRecord): void => {
     for (const listener of listeners) listener(run);
@@ -47,31 +60,32 @@ export async function openSandboxRecords(opts: {
   for await (const msg of opts.bus.replay(Streams.Sandbox)) {
     last = msg.seq;
     const run = decode(msg.data);
-    if (run) runs.set(run.sandbox_id, run);
+    if (run) keep(run);
     else opts.logger.warn({ seq: msg.seq }, 'sandbox record skipped: not a run record');
   }
   // Runs this node launched are written here first; only other nodes' records are taken from the follow.
   const sub: Subscription = await opts.bus.follow(Streams.Sandbox, { fromSeq: last + 1 }, (msg) => {
     const run = decode(msg.data);
     if (!run || run.node === opts.node) return;
-    runs.set(run.sandbox_id, run);
+    keep(run);
     changed(run);
   });
   return {
     get: (id) => runs.get(id),
     all: () => [...runs.values()],
     byToken(token) {
-      const digest = Buffer.from(tokenDigest(token), 'hex');
-      let found: SandboxRunRecord | null = null;
-      // Every record is compared, so the time taken says nothing about which (if any) matched.
-      for (const run of runs.values()) {
-        if (timingSafeEqual(digest, Buffer.from(run.token_sha256, 'hex'))) found = run;
-      }
-      return found;
+      // Keyed by the sha-256 of the token, not the token: what the probe's timing may tell is about a
+      // digest, from which no token can be worked back. The match itself is still compared in constant time.
+      const digest = tokenDigest(token);
+      const id = liveByDigest.get(digest);
+      const run = id === undefined ? undefined : runs.get(id);
+      if (!run) return null;
+      const same = timingSafeEqual(Buffer.from(digest, 'hex'), Buffer.from(run.token_sha256, 'hex'));
+      return same && isLive(run) ? run : null;
     },
     async put(run) {
       await opts.bus.publish(Subjects.sandboxRun(run.sandbox_id), encoder.encode(JSON.stringify(run)));
-      runs.set(run.sandbox_id, run);
+      keep(run);
       changed(run);
     },
     onChange(listener) {
