@@ -13,6 +13,8 @@ const load = async () => {
     WebStandardStreamableHTTPServerTransport: transport.WebStandardStreamableHTTPServerTransport,
     CallToolRequestSchema: types.CallToolRequestSchema,
     ListToolsRequestSchema: types.ListToolsRequestSchema,
+    InvalidParams: types.ErrorCode.InvalidParams,
+    isJSONRPCRequest: types.isJSONRPCRequest,
   };
 };
 
