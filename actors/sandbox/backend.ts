@@ -49,6 +49,9 @@ export interface SandboxBackend {
   observe(run: Launched): Promise<Observation>;
   /** Delivers the answer to the open question. */
   answer(run: Launched, answer: string, at: string): Promise<void>;
-  /** Ends the agent's process group (when the run is cancelled, or seen ended while something of it still runs). */
+  /**
+   * Ends the agent's process group (when the run is cancelled, or seen ended while something of it still
+   * runs): resolves once it is told to end; what outlasts the grace is killed without the caller waiting.
+   */
   stop(run: Launched): Promise<void>;
 }

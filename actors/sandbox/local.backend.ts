@@ -30,6 +30,7 @@ async function readJson(path: string): Promise<unknown> {
 
 /** How long a stopped run's processes get to exit on SIGTERM before SIGKILL. */
 const STOP_GRACE_MS = 5_000;
+const STOP_POLL_MS = 50;
 
 /** Whether the process (or, for a negative pid, any process of the group) exists. */
 function alive(pid: number | null): boolean {
@@ -41,6 +42,50 @@ function alive(pid: number | null): boolean {
     // EPERM: it exists, owned by someone else.
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** Sends `signal` to `group` (a negated pid: the whole process group), unless it is gone already. */
+function signalGroup(group: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(group, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+/**
+ * Process groups told to stop (SIGTERM) whose grace is not over: the backend itself SIGKILLs what is left
+ * of each once its deadline passes, so the kill never depends on the caller staying. The timer that
+ * checks them does not hold the node up; a node that exits before a deadline kills the group as it goes
+ * rather than leave a run that ignores SIGTERM running.
+ */
+const stopping = new Map<number, number>();
+let stoppingTimer: NodeJS.Timeout | null = null;
+
+const killStoppingOnExit = (): void => {
+  for (const group of stopping.keys()) signalGroup(group, 'SIGKILL');
+};
+
+function checkStopping(): void {
+  stoppingTimer = null;
+  const now = Date.now();
+  for (const [group, deadline] of stopping) {
+    const left = alive(group);
+    if (left && now < deadline) continue;
+    if (left) signalGroup(group, 'SIGKILL');
+    stopping.delete(group);
+  }
+  if (stopping.size === 0) process.off('exit', killStoppingOnExit);
+  else stoppingTimer = setTimeout(checkStopping, STOP_POLL_MS).unref();
+}
+
+/** SIGTERM now; SIGKILL to what is left after the grace (a second stop keeps the first one's deadline). */
+function stopGroup(group: number): void {
+  signalGroup(group, 'SIGTERM');
+  if (stopping.has(group)) return;
+  if (stopping.size === 0) process.on('exit', killStoppingOnExit);
+  stopping.set(group, Date.now() + STOP_GRACE_MS);
+  stoppingTimer ??= setTimeout(checkStopping, STOP_POLL_MS).unref();
 }
 
 /**
@@ -187,22 +232,10 @@ export function localBackend(opts: {
       await rm(join(control, 'question.json'), { force: true });
     },
 
-    async stop(run: Launched): Promise<void> {
-      if (run.pid === null) return;
-      // The whole process group: the wrapper shell, the agent and whatever it started. SIGTERM first, then,
-      // after the grace, SIGKILL to what is left.
-      const group = -run.pid;
-      const signal = (s: NodeJS.Signals): void => {
-        try {
-          process.kill(group, s);
-        } catch {
-          // Already gone.
-        }
-      };
-      signal('SIGTERM');
-      for (let waited = 0; alive(group) && waited < STOP_GRACE_MS; waited += 50)
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      if (alive(group)) signal('SIGKILL');
+    stop(run: Launched): Promise<void> {
+      // The whole process group: the wrapper shell, the agent and whatever it started.
+      if (run.pid !== null) stopGroup(-run.pid);
+      return Promise.resolve();
     },
   };
 }

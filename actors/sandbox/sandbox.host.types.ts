@@ -25,8 +25,9 @@ export interface SandboxSupervisor {
   launch(run: LaunchRun): Promise<SandboxRunRecord>;
   answer(sandboxId: string, seat: string, answer: string): Promise<SandboxAnswerReply>;
   /**
-   * Stops a live run watched here: its process tree is stopped, then it is recorded `cancelled` (which
-   * releases a turn waiting on it). A run cancelled already answers as it stands (`changed: false`).
+   * Stops a live run watched here: its process tree is sent SIGTERM (SIGKILL after the backend's grace),
+   * then it is recorded `cancelled` (which releases a turn waiting on it). A run cancelled already answers
+   * as it stands (`changed: false`).
    */
   cancel(sandboxId: string, by: string, reason: string): Promise<SandboxCancelReply>;
   /** Resolves with the run once it asks, ends, or `signal` fires (then with the run as it stands). */

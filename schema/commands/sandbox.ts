@@ -27,7 +27,7 @@ export const sandboxCommands = {
       verb: 'cancel',
       request: SandboxCancelRequest,
       reply: SandboxCancelReply,
-      // Stopping the process tree waits up to its grace before a kill.
+      // The cancel waits behind the run's move in progress (a watch, an answer's delivery).
       timeoutMs: 20_000,
     }),
 } as const;

@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { launchBobHolding, startSandboxCompany } from '../actors/sandbox/harness.js';
+import { until } from '../harness/until.js';
 
 const OPS = 'ops-token-0123456789';
 
@@ -66,7 +67,12 @@ t.test('an operator cancels a live run: killed, recorded cancelled, the waiting 
     changed: true,
     run: { sandbox_id: run.sandbox_id, status: 'cancelled', error: 'cancelled by ops: wrong task' },
   });
-  t.notOk(groupAlive(run.pid!), 'the process tree is gone');
+  await until(
+    () => Promise.resolve(groupAlive(run.pid!)),
+    (alive) => !alive,
+    { timeoutMs: 10_000, everyMs: 25 },
+  );
+  t.pass('the process tree is gone');
   const result = await waiting;
   t.equal(result.is_error, true);
   t.match(result.content[0], { text: /was cancelled by ops: wrong task/ }, 'the waiting call is released');
@@ -114,5 +120,10 @@ t.test('a seat cancels its own run with cancel_sandbox, and only its own', async
     status: 'cancelled',
     error: 'cancelled by bob: plan changed',
   });
-  t.notOk(groupAlive(run.pid!), 'its processes are gone');
+  await until(
+    () => Promise.resolve(groupAlive(run.pid!)),
+    (alive) => !alive,
+    { timeoutMs: 10_000, everyMs: 25 },
+  );
+  t.pass('its processes are gone');
 });
