@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { Streams, Subjects, type Bus } from '../../bus/index.js';
-import { Payloads, SpendRecord } from '../../schema/index.js';
+import { Payloads, SeatNeed, SpendRecord } from '../../schema/index.js';
 import type { PhaseName } from './seat.types.js';
 
 const encoder = new TextEncoder();
@@ -23,15 +23,6 @@ const Limits = z.object({
   extension_enabled: z.boolean(),
   extension_step: z.number(),
   max_iterations: z.number(),
-});
-const NeedRecord = z.object({
-  id: z.string(),
-  to: z.string(),
-  question: z.string(),
-  context: z.string().nullable(),
-  urgency: z.enum(['low', 'normal', 'high']),
-  asked_at: z.string(),
-  turn_id: z.string().nullable(),
 });
 /** A model answer as the phase loop reads it (the parts of `LlmResult` it uses). */
 export const RoundAnswer = z.object({
@@ -111,7 +102,7 @@ export const JournalRecord = z.discriminatedUnion('kind', [
     delivered: z.boolean(),
     execution: Payloads.ToolExecution,
     /** Written by releases that kept needs in memory (the seat's log holds them now); read and ignored. */
-    needs: z.array(NeedRecord).optional(),
+    needs: z.array(SeatNeed).optional(),
   }),
   z.object({
     kind: z.literal('phase_completed'),

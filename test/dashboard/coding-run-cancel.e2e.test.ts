@@ -10,26 +10,12 @@ import t from 'tap';
 import { fakeAgentCommand } from '../actors/sandbox/harness.js';
 import { sendIssueAssigned } from '../fixtures/codehost-a-delivery.js';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
-import type { Step } from '../fixtures/llm/script.js';
+import { sandboxTurnScript } from '../fixtures/llm/sandbox-turn.js';
 import { needsChromium, openPage, startBrowser } from '../harness/browser.js';
 import { startCompanyNode, TOKEN } from './fixtures/company-node.js';
 
 const SECRET = 'codehost-a-dashboard-secret-0123';
-const usage = { prompt_tokens: 10, completion_tokens: 5 };
-const script: Step[] = [
-  {
-    kind: 'text',
-    text: '{"decision":"plan","steps":["delegate"],"success_criteria":["done"],"tools":["run_sandbox"]}',
-    usage,
-  },
-  {
-    kind: 'tool_calls',
-    calls: [{ id: 's1', name: 'run_sandbox', arguments: { task: 'Fix the login page' } }],
-    usage,
-  },
-  { kind: 'text', text: 'The coding run was cancelled.', usage },
-  { kind: 'text', text: '{"verdict":"done","notes":"ok"}', usage },
-];
+const script = sandboxTurnScript('Fix the login page', 'The coding run was cancelled.');
 
 interface Run {
   sandbox_id: string;

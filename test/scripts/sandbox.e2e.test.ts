@@ -11,25 +11,11 @@ import t, { type Test } from 'tap';
 import { mentionWake, queueWake } from '../harness/wake.js';
 import { ensureCatalogue, openMemoryBus } from '../../bus/index.js';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
-import type { Step } from '../fixtures/llm/script.js';
+import { sandboxTurnScript } from '../fixtures/llm/sandbox-turn.js';
 import { fakeAgentCommand } from '../actors/sandbox/harness.js';
 import { bootNode, storeDir, type BootedNode, type StoreDir } from '../harness/serve-store.js';
 
-const usage = { prompt_tokens: 10, completion_tokens: 5 };
-const script: Step[] = [
-  {
-    kind: 'text',
-    text: '{"decision":"plan","steps":["delegate"],"success_criteria":["done"],"tools":["run_sandbox"]}',
-    usage,
-  },
-  {
-    kind: 'tool_calls',
-    calls: [{ id: 's1', name: 'run_sandbox', arguments: { task: 'Add the endpoint' } }],
-    usage,
-  },
-  { kind: 'text', text: 'The coding run finished.', usage },
-  { kind: 'text', text: '{"verdict":"done","notes":"ok"}', usage },
-];
+const script = sandboxTurnScript('Add the endpoint', 'The coding run finished.');
 
 interface Run {
   sandbox_id: string;

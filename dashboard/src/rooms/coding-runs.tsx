@@ -7,9 +7,9 @@ import { useRef, useState } from 'preact/hooks';
 import { useConnection } from '../live/context.js';
 import type { SandboxRun } from '../live/types.js';
 import { href } from '../router.js';
-import { ConfirmAction } from '../ui/confirm.js';
+import { ConfirmAction, OutcomeStatus, type Outcome } from '../ui/confirm.js';
 import { ago, time } from '../ui/format.js';
-import { Badge, Hint, Table, type Column } from '../ui/parts.js';
+import { Badge, Table, type Column } from '../ui/parts.js';
 
 /** The question a paused run put, and to whom; a run asking nothing says so. */
 function Question(props: { run: SandboxRun }) {
@@ -32,12 +32,6 @@ function Question(props: { run: SandboxRun }) {
   );
 }
 
-/** What a cancel came to: the run's new state, or the node's refusal in its own words. */
-interface Outcome {
-  readonly text: string;
-  readonly hint?: string;
-  readonly refused: boolean;
-}
 
 /** Every listed run is live (launching, running, asking, resumed): each can be cancelled. */
 const columns = (
@@ -115,16 +109,7 @@ export function CodingRuns(props: { runs: readonly SandboxRun[]; seat?: string }
   );
   return (
     <>
-      {/* Always in the page, so what a cancel came to is announced when it is written. */}
-      <p
-        ref={said}
-        tabIndex={-1}
-        role="status"
-        class={outcome?.refused ? 'notice error' : outcome ? 'notice' : 'visually-hidden'}
-      >
-        {outcome?.text}
-        <Hint hint={outcome?.hint} />
-      </p>
+      <OutcomeStatus said={said} outcome={outcome} />
       {runs.length > 0 && !connection.hasToken ? (
         <p class="muted">Cancelling a run needs an operator token.</p>
       ) : null}

@@ -4,7 +4,7 @@
  */
 import { useRef, useState } from 'preact/hooks';
 import { useConnection, useLive, useQuestion } from '../live/context.js';
-import { ConfirmAction } from '../ui/confirm.js';
+import { ConfirmAction, OutcomeStatus, type Outcome } from '../ui/confirm.js';
 import { ago, time } from '../ui/format.js';
 import { Badge, Card, Hint, Stat, Table, Unread } from '../ui/parts.js';
 
@@ -29,12 +29,6 @@ interface Fleet {
   seats: Record<string, { node: string; epoch: number; expires_at: string }>;
 }
 
-/** What a removal came to, in the node's words when it refused. */
-interface Outcome {
-  readonly text: string;
-  readonly hint?: string;
-  readonly refused: boolean;
-}
 
 export function FleetRoom() {
   const connection = useConnection();
@@ -110,16 +104,7 @@ export function FleetRoom() {
                 { label: 'renewed', cell: (n) => ago(n.renewed_at) },
               ]}
             />
-            {/* Always in the page, so what a removal came to is announced when it is written. */}
-            <p
-              ref={said}
-              tabIndex={-1}
-              role="status"
-              class={outcome?.refused ? 'notice error' : outcome ? 'notice' : 'visually-hidden'}
-            >
-              {outcome?.text}
-              <Hint hint={outcome?.hint} />
-            </p>
+            <OutcomeStatus said={said} outcome={outcome} />
             <Table
               caption="Expired nodes (presence ran out; remove them here or with svc fleet remove)"
               rows={fleet.expired ?? []}

@@ -2,7 +2,35 @@
  * A destructive action behind a confirm step: its button opens a small form (an optional reason) that does
  * it or backs out. What came of it is the caller's to say (the row may be gone by then).
  */
+import type { Ref } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { Hint } from './parts.js';
+
+/** What an action came to, in the node's words when it refused. */
+export interface Outcome {
+  readonly text: string;
+  readonly hint?: string;
+  readonly refused: boolean;
+}
+
+/**
+ * Where an action's outcome is said: always in the page (hidden while empty), so what is written there is
+ * announced; focusable, since the row the action was on may be gone by then.
+ */
+export function OutcomeStatus(props: { said: Ref<HTMLParagraphElement>; outcome: Outcome | null }) {
+  const { outcome } = props;
+  return (
+    <p
+      ref={props.said}
+      tabIndex={-1}
+      role="status"
+      class={outcome?.refused ? 'notice error' : outcome ? 'notice' : 'visually-hidden'}
+    >
+      {outcome?.text}
+      <Hint hint={outcome?.hint} />
+    </p>
+  );
+}
 
 export function ConfirmAction(props: {
   /** The button that opens the step, e.g. `Cancel run`. */
