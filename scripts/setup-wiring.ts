@@ -102,6 +102,8 @@ export async function startSetup(opts: {
       };
       await command(Commands.secrets.put, put);
     },
+    unseal: (name, actor) =>
+      command(Commands.secrets.delete, { name, actor: { id: actor, kind: 'operator' } }),
     publicBaseReference: PUBLIC_BASE_URL_VARIABLE,
     ...(env['SVC_CODEHOST_A_WEB_URL'] ? { codehostAWebUrl: env['SVC_CODEHOST_A_WEB_URL'] } : {}),
   };
@@ -110,8 +112,6 @@ export async function startSetup(opts: {
     auth,
     nodeId: config.node.id,
     hasKeyring: keyring !== null,
-    unseal: (name, actor) =>
-      command(Commands.secrets.delete, { name, actor: { id: actor, kind: 'operator' } }),
     command: (verb, body) => sendCommand(bus, Commands.integration[verb], body),
     runs: {
       list: (kind, page) => listPassRuns(opts.integrations.state(), kind, page),
@@ -126,7 +126,7 @@ export async function startSetup(opts: {
     logger: opts.logger.child({ component: 'integration.actors' }),
     kinds: setupKinds,
     records: opts.integrations,
-    source: setupPassSource(shared),
+    source: setupPassSource(shared, opts.logger.child({ component: 'setup.seat_tokens' })),
     passes: createPassHost({
       nodeId: config.node.id,
       logger: opts.logger.child({ component: 'setup.passes' }),

@@ -178,7 +178,7 @@ export async function startIntegrationActors(opts: IntegrationActorsOptions): Pr
         },
       };
     }
-    const { facts, input } = await opts.source.prepare(spec.key);
+    const { facts, input, revisionId } = await opts.source.prepare(spec.key);
     send(spec.key, { type: 'integration.observed', facts });
     const runId = randomUUID();
     const decided = send(spec.key, {
@@ -221,7 +221,13 @@ export async function startIntegrationActors(opts: IntegrationActorsOptions): Pr
     });
     const revision =
       after.some((e) => e.type === 'store_seat_tokens') && minted.length > 0
-        ? await opts.source.storeSeatTokens(spec.key, minted, command.actor)
+        ? await opts.source
+            .storeSeatTokens(spec.key, minted, command.actor, revisionId)
+            .catch((error: unknown) => {
+              // The refusal names the run whose steps name the tokens minted at the vendor.
+              if (!(error instanceof PassRefused)) throw error;
+              throw new PassRefused({ ...error.refusal, extra: { ...error.refusal.extra, run_id: runId } });
+            })
         : null;
     return { outcome: 'ran', run, revision_id: revision };
   }

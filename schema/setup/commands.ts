@@ -70,12 +70,17 @@ export interface PassInput {
 
 /** Where an integration actor's host reads the configuration from, and stores what a provision minted. */
 export interface PassSource {
-  /** Throws PassRefused when the configuration cannot be read. */
-  prepare(kind: string): Promise<{ facts: IntegrationFacts; input: PassInput }>;
-  /** Seals each minted seat token and references it from its seat in one new revision (its id). */
+  /** Throws PassRefused when the configuration cannot be read; `revisionId` is the active revision read. */
+  prepare(kind: string): Promise<{ facts: IntegrationFacts; input: PassInput; revisionId: string | null }>;
+  /**
+   * Seals each minted seat token and references it from its seat in one new revision (its id), a
+   * compare-and-set on `basisRevisionId` (the revision the pass read). Throws PassRefused, with nothing
+   * left sealed, when that revision cannot be stored.
+   */
   storeSeatTokens(
     kind: string,
     minted: ReadonlyArray<{ seat: string; value: string }>,
     actor: string,
+    basisRevisionId: string | null,
   ): Promise<string | null>;
 }

@@ -31,6 +31,8 @@ export interface SetupConfigDeps {
   readonly lookup: (name: string) => Promise<LookupAnswer | null>;
   /** Seals `value` under `name` in the secret store; throws an ApiError when the store refuses. */
   readonly seal: (name: string, value: string, actor: string) => Promise<void>;
+  /** Removes `name` from the secret store; true when it was there. */
+  readonly unseal: (name: string, actor: string) => Promise<boolean>;
   /** The variable the public base URL is read from (`SVC_PUBLIC_BASE_URL`). */
   readonly publicBaseReference: string;
   /** The code host's web location (`SVC_CODEHOST_A_WEB_URL`): install links in the codehost-a roster. */
@@ -43,8 +45,6 @@ export interface SetupRouteDeps extends SetupConfigDeps {
   readonly nodeId: string;
   /** True when Tier A lists a keyring: without one every route that seals answers 503 `no_keyring`. */
   readonly hasKeyring: boolean;
-  /** Removes `name` from the secret store; true when it was there. */
-  readonly unseal: (name: string, actor: string) => Promise<boolean>;
   /** Sends one command to an integration actor (`svc.cmd.integration.<verb>`) and reads its reply. */
   readonly command: (verb: IntegrationVerb, body: IntegrationCommand) => Promise<IntegrationReply>;
   readonly runs: PassRuns;

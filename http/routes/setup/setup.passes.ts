@@ -1,18 +1,16 @@
 /**
  * The setup side of a provisioning pass, given to the integration actors (scripts/setup-wiring.ts):
  * what the active document says of a kind (its facts, and its settings with every `${VAR}` resolved,
- * for the pass only), and storing the seat tokens a provision minted (sealed, then referenced from
- * their seats in one new revision). A refusal travels back as the answer the gateway would render.
+ * for the pass only), and storing the seat tokens a provision minted (setup.seat-tokens.ts). A refusal travels back as the answer the gateway would render.
  */
+import type { Logger } from 'pino';
 import {
   listReferences,
   PassRefused,
-  seatSecretName,
   seatSegments,
   segmentsOf,
   substituteDeep,
   valueAt,
-  withValue,
   kindSpec,
   type KindSpec,
   type PassInput,
@@ -20,8 +18,8 @@ import {
 } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import { agentSeats, lookups, readContext, stateOf, type SetupContext } from './setup.context.js';
-import { writeDocument } from './setup.config-write.js';
 import type { SetupConfigDeps } from './setup.deps.js';
+import { storeMinted } from './setup.seat-tokens.js';
 
 /** The kind's settings with every `${VAR}` resolved, for the pass only. */
 export async function settingsOf(
@@ -91,7 +89,7 @@ function specOrThrow(kind: string): KindSpec {
   return spec;
 }
 
-export function setupPassSource(deps: SetupConfigDeps): PassSource {
+export function setupPassSource(deps: SetupConfigDeps, log: Logger): PassSource {
   return {
     async prepare(kind) {
       try {
@@ -107,31 +105,27 @@ export function setupPassSource(deps: SetupConfigDeps): PassSource {
             document: ctx.document !== null && ctx.record !== null,
           },
           input,
+          revisionId: ctx.record?.revision_id ?? null,
         };
       } catch (error) {
         return refused(error);
       }
     },
-    async storeSeatTokens(kind, minted, actor) {
+    async storeSeatTokens(kind, minted, actor, basisRevisionId) {
       try {
         const spec = specOrThrow(kind);
         const ctx = await readContext(deps);
         if (!spec.seat_token || ctx.document === null || ctx.record === null) return null;
-        let document = ctx.document;
-        for (const { seat, value } of minted) {
-          const name = seatSecretName(spec.seat_token.secret_name, seat);
-          await deps.seal(name, value, actor);
-          const at = seatTokenAt(spec, ctx, seat);
-          if (at !== null) document = withValue(document, at, `\${${name}}`);
-        }
-        const stored = await writeDocument(deps, {
-          document,
-          basisRevisionId: ctx.record.revision_id,
+        return await storeMinted(deps, log, {
+          spec,
+          secretName: spec.seat_token.secret_name,
+          document: ctx.document,
+          minted,
           actor,
-          summary: `setup ${spec.key}: seat tokens for ${minted.map((m) => m.seat).join(', ')}`,
-          dryRun: false,
+          // The pass decided which seats get a token on the revision it read: the write builds on that one.
+          basisRevisionId: basisRevisionId ?? ctx.record.revision_id,
+          at: (seat) => seatTokenAt(spec, ctx, seat),
         });
-        return stored?.revision_id ?? null;
       } catch (error) {
         return refused(error);
       }

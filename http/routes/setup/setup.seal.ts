@@ -11,7 +11,7 @@ import type { Seal } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import type { ApiRequest } from '../../types.js';
 import { writeDocument, type Stored } from './setup.config-write.js';
-import type { SetupRouteDeps } from './setup.deps.js';
+import type { SetupConfigDeps, SetupRouteDeps } from './setup.deps.js';
 
 export interface SealOutcome {
   readonly sealed: readonly Seal[];
@@ -29,7 +29,7 @@ interface Write {
 }
 
 /** The store's value of `name` before this write: restored when the write is undone; null when absent. */
-async function storedValue(deps: SetupRouteDeps, name: string): Promise<string | null> {
+export async function storedValue(deps: SetupConfigDeps, name: string): Promise<string | null> {
   const answer = await deps.lookup(name);
   return answer !== null && answer.source === 'store' ? answer.value : null;
 }
