@@ -72,3 +72,41 @@ t.test(
     );
   },
 );
+
+t.test(
+  'a provision whose seat tokens the store cannot seal stores no revision, keeps nothing and names the minted tokens',
+  async (t) => {
+    const vendor = await fakeCodehostB(t, CB_TOKEN);
+    // The setup routes hold a keyring (so tokens are minted); the node answering the store holds none.
+    const node = await startSetupNode(t, { tierA: KEYRING, storeTierA: '', env: { CB_TOKEN } });
+    const first = await node.putDocument(
+      company({
+        integrations: {
+          codehost_b: {
+            url: vendor.url,
+            token: '${CB_TOKEN}',
+            signing_secret: 'cb-signing-secret',
+            provisioning: { group: 'acme', token_scopes: ['api'] },
+          },
+        },
+      }),
+    );
+    const res = await node.call('POST', '/setup/integrations/codehost-b/provision');
+    const text = await res.text();
+    t.equal(res.status, 503, text);
+    t.match(JSON.parse(text), {
+      error: 'no_keyring',
+      unstored_seat_tokens: ['chief-agent', 'bo-agent'],
+      run_id: String,
+    });
+    t.equal(vendor.tokens.length, 2);
+    for (const k of vendor.tokens) t.notMatch(text + node.rawLogs(), String(k['token']));
+    t.same(
+      [...node.secrets.view.state.entries].filter(([, e]) => e.record).map(([name]) => name),
+      [],
+      'nothing sealed',
+    );
+    const state = (await (await node.call('GET', '/setup/integrations')).json()) as Json;
+    t.equal(state['revision_id'], first, 'no revision stored');
+  },
+);
