@@ -9,8 +9,9 @@
  * still leaves its exit code and `bwrap`'s words in the log.
  */
 import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { SandboxQuestion, SandboxResult } from '../../schema/index.js';
 import type { LaunchRequest, Launched, Observation, SandboxBackend } from './backend.js';
 import { processIsolation, type Isolation } from './isolation.js';
@@ -44,6 +45,50 @@ function alive(pid: number | null): boolean {
   }
 }
 
+/** Whether /proc answers here (Linux): without it a stored pid cannot be checked, and is trusted. */
+const procfs = existsSync('/proc/self/environ');
+
+/** Whether process `pid` was started with `SVC_SANDBOX_ID=<id>` (an environment it cannot read: no). */
+function carriesRun(pid: number, id: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(`SVC_SANDBOX_ID=${id}`);
+  } catch {
+    return false;
+  }
+}
+
+/** The process group `pid` leads or led (field 5 of /proc/<pid>/stat, after the parenthesised name). */
+function groupOf(pid: string): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether process group `pid` is still run `id`'s. After a restart the stored pid may belong to a stranger
+ * (pids are reused): the wrapper that leads the group was started with the run's `SVC_SANDBOX_ID`, which
+ * /proc/<pid>/environ keeps whatever the shell or bubblewrap did since. Linux does not hand out a pid while
+ * a group of that id lives, so a live leader without the variable means the run's group is gone. A group
+ * whose leader is gone (or a zombie, whose environment reads empty) is the run's when one of its members
+ * carries the variable (one whose environment cannot be read does not count). Without /proc the pid is
+ * trusted.
+ */
+function ownsGroup(pid: number, id: string): boolean {
+  if (!procfs) return alive(-pid);
+  if (carriesRun(pid, id)) return true;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || groupOf(entry) !== pid) continue;
+    if (carriesRun(Number(entry), id)) return true;
+  }
+  return false;
+}
+
+/** The run's id, from the layout `launch` made (`<root>/<sandbox id>/work`). */
+const runIdOf = (run: Launched): string => basename(dirname(run.workdir));
+
 /** Sends `signal` to `group` (a negated pid: the whole process group), unless it is gone already. */
 function signalGroup(group: number, signal: NodeJS.Signals): void {
   try {
@@ -70,6 +115,7 @@ function checkStopping(): void {
   stoppingTimer = null;
   const now = Date.now();
   for (const [group, deadline] of stopping) {
+    // Checked every 50 ms and dropped once gone: its id has no time to pass to a stranger in between.
     const left = alive(group);
     if (left && now < deadline) continue;
     if (left) signalGroup(group, 'SIGKILL');
@@ -220,7 +266,9 @@ export function localBackend(opts: {
         }
         return { question: null, result: null, gone: `the coding agent exited with code ${exit}` };
       }
-      if (!alive(run.pid)) return { question: null, result: null, gone: 'the coding agent process is gone' };
+      // A pid reused by a stranger since a restart is not the run: the run is gone all the same.
+      if (run.pid === null || !alive(run.pid) || !ownsGroup(run.pid, runIdOf(run)))
+        return { question: null, result: null, gone: 'the coding agent process is gone' };
       return { question, result: null, gone: null };
     },
 
@@ -234,7 +282,8 @@ export function localBackend(opts: {
 
     stop(run: Launched): Promise<void> {
       // The whole process group: the wrapper shell, the agent and whatever it started.
-      if (run.pid !== null) stopGroup(-run.pid);
+      // Only while the group is still the run's: a stranger that took the pid since is left alone.
+      if (run.pid !== null && ownsGroup(run.pid, runIdOf(run))) stopGroup(-run.pid);
       return Promise.resolve();
     },
   };
