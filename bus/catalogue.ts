@@ -34,7 +34,8 @@ export const Streams = {
   Seats: 'SVC_SEATS',
   /**
    * Detached coding runs' records (ops/sandboxes.md): each message the whole run as it now stands, the
-   * newest per subject the run. Kept without age: `/sandbox-runs` and the reconcile read it.
+   * newest per subject the run. No age limit, since a live run must never be dropped: the records layer
+   * trims it below the oldest record still needed (ended runs are kept 30 days; sandbox.records.ts).
    */
   Sandbox: 'SVC_SANDBOX',
 } as const;

@@ -23,6 +23,8 @@ import { addTelemetry, telemetryTally } from './sandbox.telemetry.js';
 import { sandboxEventNamespace, wakeMessage } from './sandbox.wake.js';
 
 const encoder = new TextEncoder();
+/** How old a live run's newest record may grow before it is stored again. */
+const REFRESH_MS = 24 * 3_600_000;
 
 /** Why a launch in progress was aborted: a cancel (by whom, why) or the node's stop. */
 type LaunchAbort =
@@ -156,6 +158,18 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
       if (counts && run && isLive(run))
         await apply(run, { type: 'run.telemetry', counts, at: now().toISOString() });
     });
+  /**
+   * Stores a live run again once its newest record is a day old: the stream is trimmed below the oldest
+   * record still needed (sandbox.records.ts), so a run that sits still for weeks must not hold that back.
+   */
+  const stale = (id: string): boolean => now().getTime() - (records.storedAt(id) ?? Infinity) >= REFRESH_MS;
+  const refresh = async (id: string): Promise<void> => {
+    if (!stale(id)) return;
+    await serial(id, async () => {
+      const run = records.get(id);
+      if (run && isLive(run) && stale(id)) await records.put(run);
+    });
+  };
   const tick = async (): Promise<void> => {
     // A launch holds its run's chain through its setup (minutes, maybe): waiting on it here would leave
     // every other run unwatched that long. Its counts ride on its launched record; it is watched after.
@@ -166,6 +180,7 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
       .filter((r) => r.node === opts.node && isLive(r) && !launching.has(r.sandbox_id));
     for (const run of mine) {
       try {
+        await refresh(run.sandbox_id);
         await watch(run.sandbox_id);
       } catch (error) {
         logger.warn({ err: error, sandbox_id: run.sandbox_id }, 'sandbox watch failed; retried next tick');

@@ -2,7 +2,10 @@
  * Every node's view of the run records (SVC_SANDBOX): replayed at start, then followed. The newest record
  * per run is the run. Token lookups (`/otlp`, `/mcp`) and the 30 s reconcile read it; the supervisor of
  * the node that launched a run writes its records through `put` (applied at once, so its own reads never
- * trail its writes).
+ * trail its writes). An ended run is kept ENDED_RUN_KEEP_MS after its end, then dropped from every node's
+ * memory and, once no run's newest record lies below them, its records leave the stream (`prune`, at start
+ * and every hour). A live run is never dropped: its supervisor stores it again at least daily
+ * (`storedAt`), so its newest record never pins the stream's trim for long.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -11,6 +14,10 @@ import { Payloads, SandboxRunRecord } from '../../schema/index.js';
 
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
+
+/** How long an ended run stays in `/sandbox-runs` and the stream (as long as the event history). */
+export const ENDED_RUN_KEEP_MS = 30 * 24 * 3_600_000;
+const PRUNE_EVERY_MS = 3_600_000;
 
 export const tokenDigest = (token: string): string => createHash('sha256').update(token).digest('hex');
 
@@ -23,6 +30,13 @@ export interface SandboxRecords {
    */
   byToken(token: string): SandboxRunRecord | null;
   put(run: SandboxRunRecord): Promise<void>;
+  /** When the run's newest record was stored (ms since the epoch). */
+  storedAt(id: string): number | undefined;
+  /**
+   * Drops ended runs past their keep from memory, then trims the stream below the oldest record still
+   * needed (the newest of every run kept).
+   */
+  prune(): Promise<void>;
   /** Called after every change of any run (own writes and followed ones). */
   onChange(listener: (run: SandboxRunRecord) => void): () => void;
   stop(): Promise<void>;
@@ -32,11 +46,19 @@ export async function openSandboxRecords(opts: {
   readonly bus: Bus;
   readonly node: string;
   readonly logger: Logger;
+  readonly now?: () => Date;
+  /** Default ENDED_RUN_KEEP_MS. */
+  readonly keepEndedMs?: number;
 }): Promise<SandboxRecords> {
+  const now = opts.now ?? (() => new Date());
+  const keepEndedMs = opts.keepEndedMs ?? ENDED_RUN_KEEP_MS;
   const runs = new Map<string, SandboxRunRecord>();
+  /** Per run: the stream sequence and store time of its newest record. */
+  const stored = new Map<string, { readonly seq: number; readonly at: number }>();
   /** Token digest → live run id, kept in step with `runs`: a lookup is one probe, whatever the runs. */
   const liveByDigest = new Map<string, string>();
-  const keep = (run: SandboxRunRecord): void => {
+  const keep = (run: SandboxRunRecord, seq: number, at: number): void => {
+    stored.set(run.sandbox_id, { seq, at });
     const before = runs.get(run.sandbox_id);
     if (before && liveByDigest.get(before.token_sha256) === run.sandbox_id)
       liveByDigest.delete(before.token_sha256);
@@ -60,16 +82,36 @@ export async function openSandboxRecords(opts: {
   for await (const msg of opts.bus.replay(Streams.Sandbox)) {
     last = msg.seq;
     const run = decode(msg.data);
-    if (run) keep(run);
+    if (run) keep(run, msg.seq, msg.time.getTime());
     else opts.logger.warn({ seq: msg.seq }, 'sandbox record skipped: not a run record');
   }
   // Runs this node launched are written here first; only other nodes' records are taken from the follow.
   const sub: Subscription = await opts.bus.follow(Streams.Sandbox, { fromSeq: last + 1 }, (msg) => {
+    // Followed in order: everything up to here has been seen (a put's own sequence does not say that).
+    last = msg.seq;
     const run = decode(msg.data);
     if (!run || run.node === opts.node) return;
-    keep(run);
+    keep(run, msg.seq, msg.time.getTime());
     changed(run);
   });
+  const prune = async (): Promise<void> => {
+    const floor = now().getTime() - keepEndedMs;
+    for (const [id, run] of runs)
+      if (!isLive(run) && Date.parse(run.updated_at) < floor) {
+        runs.delete(id);
+        stored.delete(id);
+      }
+    // Below the oldest record still needed everything is superseded or past its keep. A record this node
+    // has not seen yet lies above `last`, and a run's newer record above the one seen: never below.
+    let below = last + 1;
+    for (const { seq } of stored.values()) below = Math.min(below, seq);
+    const info = await opts.bus.streamInfo(Streams.Sandbox);
+    if (below > info.firstSeq) await opts.bus.purgeBelow(Streams.Sandbox, below);
+  };
+  await prune();
+  const pruner = setInterval(() => {
+    prune().catch((error: unknown) => opts.logger.warn({ err: error }, 'sandbox records prune failed'));
+  }, PRUNE_EVERY_MS).unref();
   return {
     get: (id) => runs.get(id),
     all: () => [...runs.values()],
@@ -84,15 +126,23 @@ export async function openSandboxRecords(opts: {
       return same && isLive(run) ? run : null;
     },
     async put(run) {
-      await opts.bus.publish(Subjects.sandboxRun(run.sandbox_id), encoder.encode(JSON.stringify(run)));
-      keep(run);
+      const ack = await opts.bus.publish(
+        Subjects.sandboxRun(run.sandbox_id),
+        encoder.encode(JSON.stringify(run)),
+      );
+      keep(run, ack.seq, now().getTime());
       changed(run);
     },
+    storedAt: (id) => stored.get(id)?.at,
+    prune,
     onChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    stop: () => sub.stop(),
+    stop: () => {
+      clearInterval(pruner);
+      return sub.stop();
+    },
   };
 }
 

@@ -43,7 +43,8 @@ const runOf = (
   pid: null,
   answer: null,
   telemetry: { traces: 0, metrics: 0, logs: 0, spans: 0 },
-  updated_at: '2026-01-01T00:00:00.000Z',
+  // Now: an ended run is kept 30 days after its last move, then dropped (ops/sandboxes.md "Retention").
+  updated_at: new Date().toISOString(),
 });
 
 /** Resolves once `records` (a following node's) has seen `match`. */
