@@ -15,15 +15,24 @@ const repeated = (code: ErrorCode, name: string, times: number): ApiError =>
     hint: `Give ${name} once.`,
   });
 
+/**
+ * The one value of `name` in `query`, null when absent, or how many times it is given when repeated: for
+ * a route whose refusal is not a 400 (a landing page, a credential in the query).
+ */
+export function queryValue(query: URLSearchParams, name: string): string | null | { repeated: number } {
+  const all = query.getAll(name);
+  return all.length > 1 ? { repeated: all.length } : (all[0] ?? null);
+}
+
 /** The one value of `name` in `query`, null when absent; given more than once is 400 `code`. */
 export function oneValue(
   query: URLSearchParams,
   name: string,
   code: ErrorCode = 'invalid_query',
 ): string | null {
-  const all = query.getAll(name);
-  if (all.length > 1) throw repeated(code, name, all.length);
-  return all[0] ?? null;
+  const value = queryValue(query, name);
+  if (typeof value === 'object' && value !== null) throw repeated(code, name, value.repeated);
+  return value;
 }
 
 /** The one value of `name`, null when absent; given more than once is 400 `code` (`invalid_query`). */

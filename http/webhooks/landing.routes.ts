@@ -6,7 +6,8 @@
  * when this node has no setup surface (no keyring, no code-host API configured); `?installed=` confirms
  * and writes nothing (200; 400 when it names no agent seat of the active document); `?code=&state=`
  * converts the manifest, seals the private key and webhook secret, then records the app on the seat
- * (200), or 400 on a bad state or a refused code.
+ * (200), or 400 on a bad state or a refused code. A parameter either page reads given more than once is
+ * its 400 page: the first is not assumed to be the one meant.
  *
  * `POST /setup/codehost-a-app/{handle}` answers the `create_app` step (`action_url` empty, the manifest and
  * where to post it in `post_url`); without a setup surface, or without the public address the manifest's
@@ -15,6 +16,7 @@
 import { handlePattern } from '../../schema/index.js';
 import { ApiError } from '../api-error.js';
 import { assertCompanyWriter } from '../guard.js';
+import { queryValue } from '../routes/single.param.js';
 import type { ApiReply, ApiRequest, AuthSettings, RouteDef } from '../types.js';
 import { stateSigner, type StateSigner } from './app-state.js';
 import { escapeHtml, landingHashes, page } from './landing-page.js';
@@ -54,14 +56,38 @@ export interface LandingDeps {
 
 const CHAT_CODE_TTL_MINUTES = 10;
 
+type Landing =
+  | { readonly ok: true; readonly query: Readonly<Record<string, string | null>> }
+  | { readonly ok: false; readonly reply: ApiReply };
+
+/**
+ * The one value of each of `names`, or the page's 400 when one is given more than once: `get` would
+ * keep the first and drop the rest, and either could be the one the vendor meant.
+ */
+function landingQuery(req: ApiRequest, names: readonly string[], title: string): Landing {
+  const query: Record<string, string | null> = {};
+  for (const name of names) {
+    const value = queryValue(req.query, name);
+    if (typeof value === 'object' && value !== null) {
+      const line = `<b>${escapeHtml(name)}</b> is given ${value.repeated} times; this page takes one.`;
+      return { ok: false, reply: page(400, title, [line]) };
+    }
+    query[name] = value;
+  }
+  return { ok: true, query };
+}
+
 function chatOauth(req: ApiRequest): ApiReply {
-  const error = req.query.get('error');
+  const landing = landingQuery(req, ['error', 'code', 'state'], 'Chat app install');
+  if (!landing.ok) return landing.reply;
+  const { query } = landing;
+  const error = query['error'] ?? null;
   if (error !== null)
     return page(400, 'Chat app not installed', [
       `<span class="err">The chat workspace answered: ${escapeHtml(error.slice(0, 300))}</span>`,
     ]);
-  const code = req.query.get('code');
-  const state = req.query.get('state') ?? '';
+  const code = query['code'] ?? null;
+  const state = query['state'] ?? '';
   if (code === null || code === '' || code.length > 512)
     return page(400, 'Chat app install', ['This page expects a <b>code</b> from the chat install flow.']);
   const handle = handlePattern.test(state) && state.length <= 64 ? state : null;
@@ -77,9 +103,13 @@ async function codehostApp(
   signer: StateSigner | null,
   req: ApiRequest,
 ): Promise<ApiReply> {
-  const error = req.query.get('error');
+  const names = ['error', 'error_description', 'installed', 'code', 'state'];
+  const landing = landingQuery(req, names, 'Bad request');
+  if (!landing.ok) return landing.reply;
+  const { query } = landing;
+  const error = query['error'] ?? null;
   if (error !== null) {
-    const description = req.query.get('error_description') ?? error;
+    const description = query['error_description'] ?? error;
     return page(400, 'The app was not created', [
       `<span class="err">${escapeHtml(description.slice(0, 500))}</span>`,
     ]);
@@ -87,7 +117,7 @@ async function codehostApp(
   // Before the install confirmation too: a node with no setup surface confirms nothing (spec: 503).
   if (deps.appFlow === undefined || signer === null || !deps.configured())
     return page(503, 'Setup unavailable', ['This node has no setup surface for code-host apps.']);
-  const installed = req.query.get('installed');
+  const installed = query['installed'] ?? null;
   if (installed !== null) {
     const named = handlePattern.test(installed) && installed.length <= 64;
     const seat = named ? deps.settings().directory.seats.get(installed) : undefined;
@@ -99,8 +129,8 @@ async function codehostApp(
       `The app of seat <b>${escapeHtml(installed)}</b> is installed. Nothing else is needed here.`,
     ]);
   }
-  const code = req.query.get('code');
-  const state = req.query.get('state');
+  const code = query['code'] ?? null;
+  const state = query['state'] ?? null;
   if (code === null || state === null || !/^[A-Za-z0-9_-]{1,256}$/.test(code))
     return page(400, 'Bad request', [
       'This page expects a <b>code</b> and a <b>state</b> from the code host.',

@@ -5,6 +5,7 @@
  * key, 5. durable append, then 2xx.
  */
 import { Vendor } from '../../schema/index.js';
+import { queryValue } from '../routes/single.param.js';
 import type { ApiReply, ApiRequest, RequestHead, RouteDef } from '../types.js';
 import { CodehostAHeaders, verifyCodehostA } from './codehost-a.verify.js';
 import { CodehostBHeaders, verifyCodehostB } from './codehost-b.verify.js';
@@ -192,20 +193,36 @@ function wikiSelfHosted(
   });
 }
 
+/**
+ * The `?token=` of a wiki cloud delivery: given more than once it is refused like a bad token (401,
+ * counted) rather than the first tried, since a sender means one token.
+ */
+function wikiQueryToken(req: RequestHead): { readonly repeated: true } | { readonly value: string | null } {
+  const value = queryValue(req.query, 'token');
+  return typeof value === 'object' && value !== null ? { repeated: true } : { value };
+}
+
 const wikiCloudGate: Gate = {
   surface: () => 'wiki/cloud',
   credential: (deps) =>
     credential(deps.settings().wiki.token, 'the wiki cloud token (SVC_WIKI_WEBHOOK_TOKEN) is unset'),
   // The token may come as `?token=` instead of the header.
-  absent: (req: RequestHead): Refusal | null =>
-    inHeader(WikiHeaders.token, 'missing_token')(req) !== null && !req.query.get('token')
+  absent: (req: RequestHead): Refusal | null => {
+    const query = wikiQueryToken(req);
+    if ('repeated' in query) return 'bad_token';
+    return inHeader(WikiHeaders.token, 'missing_token')(req) !== null && !query.value
       ? 'missing_token'
-      : null,
+      : null;
+  },
 };
 
 function wikiCloud(deps: ReceiverDeps, req: ApiRequest, token: string, surface: string): Promise<ApiReply> {
   const event = req.params['event'] ?? '';
-  const verdict = verifyServiceToken(token, req.headers[WikiHeaders.token], req.query.get('token'));
+  const query = wikiQueryToken(req);
+  const verdict: Verdict =
+    'repeated' in query
+      ? { ok: false, reason: 'bad_token' }
+      : verifyServiceToken(token, req.headers[WikiHeaders.token], query.value);
   const json = checked(deps, req, surface, verdict);
   return accept(deps, req, {
     vendor: Vendor.Wiki,
