@@ -219,6 +219,23 @@ export function streamMember<S>(opts: RunnerOptions<S>, p: Projection<S>): Strea
     hook('replay', () => p.replayed?.(state));
     replaying = false;
     save();
+    try {
+      return await followLive(tail, info, { from, checkpointSeq, replayed }, replayMs);
+    } catch (error) {
+      // A boot that fails part-way leaves nothing following: no handle will ever stop it.
+      await stopSources();
+      throw error;
+    }
+  };
+
+  /** Finishing's live half: the tail, the watched keys, the settle; ready once they are. */
+  const followLive = async (
+    tail: SharedTail | undefined,
+    info: StreamInfo,
+    boot: BootInfo,
+    replayMs: number,
+  ): Promise<BootInfo> => {
+    const { from, checkpointSeq, replayed } = boot;
     subscriptions.push(
       tail
         ? await tail.join(fold)
@@ -258,7 +275,7 @@ export function streamMember<S>(opts: RunnerOptions<S>, p: Projection<S>): Strea
       },
       'projection ready',
     );
-    return { from, checkpointSeq, replayed };
+    return boot;
   };
 
   const stopSources = async (): Promise<void> => {
@@ -329,21 +346,26 @@ async function runBucket<S>(opts: RunnerOptions<S>, p: BucketProjection<S>): Pro
     // The watch may still be delivering its initial values: the current ones are folded in directly too
     // (the fold keeps the newest revision per key, so doing both is harmless).
     let replayed = 0;
-    for (const key of await p.bucket.keys(p.key)) {
-      const entry = await p.bucket.get(key);
-      if (entry) fold(entry);
-      replayed += 1;
+    try {
+      for (const key of await p.bucket.keys(p.key)) {
+        const entry = await p.bucket.get(key);
+        if (entry) fold(entry);
+        replayed += 1;
+      }
+    } catch (error) {
+      await stopWatch(); // nothing is handed back to stop it
+      throw error;
     }
     live = true;
     opts.logger?.info({ projection: p.name, version: p.version, replayed, seq }, 'projection ready');
     return { from: 'zero', checkpointSeq: 0, replayed };
   };
-  let boot = await start();
-  const stopWatch = async (): Promise<void> => {
+  async function stopWatch(): Promise<void> {
     const running = watch;
     watch = null;
     await running?.stop();
-  };
+  }
+  let boot = await start();
   return {
     name: p.name,
     state: () => state,

@@ -39,12 +39,23 @@ export async function runProjectionsShared(opts: SharedBootOptions): Promise<Run
     else byStream.set(p.stream, [...(byStream.get(p.stream) ?? []), p]);
   }
   const started = new Map<string, RunningProjection<unknown>>();
-  for (const [stream, group] of byStream) {
-    const running = await bootGroup(opts.bus, stream, group, common, onRead);
-    for (const r of running) started.set(r.name, r);
+  try {
+    for (const [stream, group] of byStream) {
+      const running = await bootGroup(opts.bus, stream, group, common, onRead);
+      for (const r of running) started.set(r.name, r);
+    }
+    for (const p of alone) started.set(p.name, await runProjection({ ...common, projection: p }));
+  } catch (error) {
+    // Nobody is handed what already runs: stopped here, or its follows and timers would outlive the boot.
+    await stopAll([...started.values()]);
+    throw error;
   }
-  for (const p of alone) started.set(p.name, await runProjection({ ...common, projection: p }));
   return projections.flatMap((p) => started.get(p.name) ?? []);
+}
+
+/** Stops each of `running`, whatever the others do (a failed boot's clean-up must not stop half-way). */
+async function stopAll(running: readonly RunningProjection<unknown>[]): Promise<void> {
+  await Promise.allSettled(running.map((r) => r.stop()));
 }
 
 async function bootGroup(
@@ -114,6 +125,10 @@ async function bootGroup(
       const boot: BootInfo = await j.member.finish(tail);
       out.push(j.member.running(boot));
     }
+  } catch (error) {
+    // The members already on the tail leave it (the last one out ends the follow).
+    await stopAll(out);
+    throw error;
   } finally {
     tail.seal();
   }
