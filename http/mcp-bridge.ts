@@ -5,8 +5,8 @@
  * MCP (`/mcp/{token}` today).
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ToolEntry, ToolResult } from '../schema/index.js';
+import { answerMcp } from './mcp-jsonrpc.js';
 import { mcpServerSdk, type McpServerSdk } from './mcp-sdk.js';
 import type { ApiReply } from './reply.js';
 import type { ApiRequest } from './types.js';
@@ -47,33 +47,6 @@ function serverFor(sdk: McpServerSdk, surface: McpSurface): Server {
   return server;
 }
 
-/** An issue of the SDK's `tools/call` schema in words an agent can act on (`params.arguments: ...`). */
-const describeIssue = (issue: { path: PropertyKey[]; message: string }): string =>
-  `${issue.path.map(String).join('.') || 'the request'}: ${issue.message
-    .replace(/^Invalid input: /, '')
-    .replace('expected record', 'expected an object')}`;
-
-/**
- * A `tools/call` whose params do not fit (no tool name, `arguments` not an object) is answered -32602
- * (invalid params) before the server sees it: the SDK parses them ahead of our handler, and its parse
- * failure would leave as -32603 (internal error), as if the bridge had broken.
- */
-function refuseInvalidCalls(sdk: McpServerSdk, transport: Transport): void {
-  const deliver = transport.onmessage;
-  transport.onmessage = (message, extra) => {
-    if (sdk.isJSONRPCRequest(message) && message.method === 'tools/call') {
-      const parsed = sdk.CallToolRequestSchema.safeParse(message);
-      if (!parsed.success) {
-        const detail = parsed.error.issues.map(describeIssue).join('; ');
-        const error = { code: sdk.InvalidParams, message: `Invalid params for tools/call: ${detail}` };
-        transport.send({ jsonrpc: '2.0', id: message.id, error }).catch(() => undefined);
-        return;
-      }
-    }
-    deliver?.(message, extra);
-  };
-}
-
 /**
  * Answers one MCP request (POST or DELETE) for `surface`. No route serves GET: MCP streamable HTTP lets a
  * server answer it 405 when it offers no server-initiated stream, and a stateless, buffered endpoint has
@@ -81,39 +54,5 @@ function refuseInvalidCalls(sdk: McpServerSdk, transport: Transport): void {
  */
 export async function serveMcp(req: ApiRequest, surface: McpSurface): Promise<ApiReply> {
   const sdk = await mcpServerSdk();
-  const server = serverFor(sdk, surface);
-  const transport = new sdk.WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: undefined,
-    enableJsonResponse: true,
-  });
-  await server.connect(transport);
-  refuseInvalidCalls(sdk, transport);
-  try {
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) headers.set(name, value);
-    const hasBody = req.method === 'POST' && req.body.length > 0;
-    const request = new Request(`http://bridge${req.path}`, {
-      method: req.method,
-      headers,
-      ...(hasBody ? { body: req.body } : {}),
-    });
-    let parsedBody: unknown;
-    if (hasBody) {
-      try {
-        parsedBody = JSON.parse(req.body.toString('utf8'));
-      } catch {
-        parsedBody = undefined;
-      }
-    }
-    const response = await transport.handleRequest(request, parsedBody === undefined ? {} : { parsedBody });
-    const out: Record<string, string> = {};
-    response.headers.forEach((value, name) => {
-      out[name] = value;
-    });
-    const body = Buffer.from(await response.arrayBuffer());
-    return { status: response.status, headers: out, body };
-  } finally {
-    await transport.close();
-    await server.close();
-  }
+  return answerMcp(sdk, serverFor(sdk, surface), req);
 }

@@ -13,8 +13,12 @@ const load = async () => {
     WebStandardStreamableHTTPServerTransport: transport.WebStandardStreamableHTTPServerTransport,
     CallToolRequestSchema: types.CallToolRequestSchema,
     ListToolsRequestSchema: types.ListToolsRequestSchema,
-    InvalidParams: types.ErrorCode.InvalidParams,
+    InitializeRequestSchema: types.InitializeRequestSchema,
+    PingRequestSchema: types.PingRequestSchema,
+    JSONRPCMessageSchema: types.JSONRPCMessageSchema,
+    ErrorCode: types.ErrorCode,
     isJSONRPCRequest: types.isJSONRPCRequest,
+    isJSONRPCErrorResponse: types.isJSONRPCErrorResponse,
   };
 };
 

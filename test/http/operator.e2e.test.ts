@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import t from 'tap';
 import { CI, OPS, openAuth } from './fixtures/gateway-harness.js';
+import { jsonRpcCases } from './fixtures/jsonrpc-cases.js';
 import { startPagesNode } from './fixtures/pages-node.js';
 
 type Json = Record<string, unknown>;
@@ -121,4 +122,19 @@ t.test('/viewer reports the acts a bound token has, and none for an unbound one'
   t.same((bound.json['seat'] as Json)['handle'], 'ada-ops');
   const unbound = await n.call('GET', '/viewer', { auth: CI });
   t.same(unbound.json['acts'], []);
+});
+
+t.test('/operator/mcp answers each JSON-RPC error with its code', async (t) => {
+  const n = await startPagesNode(t);
+  const post = (body: string) =>
+    fetch(`${n.base}/operator/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: OPS,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body,
+    });
+  await jsonRpcCases(t, post, { name: 'pages_search', args: { q: 'x' } });
 });

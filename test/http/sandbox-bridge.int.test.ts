@@ -2,13 +2,15 @@
  * The tool bridge (`/mcp/{token}`) lives no longer than its run: a seat tool the coding agent called
  * through it and that still runs when the run ends is cancelled with the run (the tool server is told),
  * and the bridge answers the call at once with an error result naming the end. A call whose params do
- * not fit is the caller's error (JSON-RPC -32602), not the bridge's (-32603).
+ * not fit is the caller's error (JSON-RPC -32602), not the bridge's (-32603); each JSON-RPC error has
+ * its own code.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { launchBobHolding, startSandboxCompany } from '../actors/sandbox/harness.js';
 import { captureLogs } from '../actors/toolservers/harness.js';
+import { jsonRpcCases } from './fixtures/jsonrpc-cases.js';
 
 const OPS = 'ops-token-0123456789';
 
@@ -106,4 +108,20 @@ t.test('a tool call whose arguments are not an object is answered invalid params
 
   writeFileSync(join(run.workdir!, '..', 'control', 'release'), '');
   await h.waitRun((r) => r.sandbox_id === 'sb-params' && r.status === 'done');
+});
+
+t.test('the bridge answers each JSON-RPC error with its code', async (t) => {
+  const h = await startSandboxCompany(t, { script: [], env: { FAKE_HOLD: '1' } });
+  const run = await launchBobHolding(h, 'sb-rpc', 'g');
+  const environ = readFileSync(`/proc/${run.pid!}/environ`, 'utf8').split('\0');
+  const mcpUrl = environ.find((e) => e.startsWith('SVC_MCP_URL='))!.slice('SVC_MCP_URL='.length);
+  const post = (body: string) =>
+    fetch(mcpUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body,
+    });
+  await jsonRpcCases(t, post, { name: 'files_echo', args: { text: 'hi' } });
+  writeFileSync(join(run.workdir!, '..', 'control', 'release'), '');
+  await h.waitRun((r) => r.sandbox_id === 'sb-rpc' && r.status === 'done');
 });

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { serviceToolInputSchema, type ServiceCaller, type ServiceTool } from '../../../schema/index.js';
+import { answerMcp } from '../../mcp-jsonrpc.js';
 import { mcpServerSdk, type McpServerSdk } from '../../mcp-sdk.js';
 import type { ApiReply, ApiRequest } from '../../types.js';
 import { operatorPerson, type OperatorDeps } from './operator.caller.js';
@@ -50,38 +51,8 @@ function mcpServer(sdk: McpServerSdk, tools: readonly ServiceTool[], person: Ser
   return server;
 }
 
-/** The gateway's request as the web `Request` the SDK transport reads. */
-function webRequest(req: ApiRequest): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) headers.set(name, value);
-  const query = req.query.toString();
-  return new Request(`http://operator.invalid${req.path}${query ? `?${query}` : ''}`, {
-    method: req.method,
-    headers,
-    ...(req.method === 'POST' ? { body: new Uint8Array(req.body) } : {}),
-  });
-}
-
-async function apiReply(response: Response): Promise<ApiReply> {
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
-  return { status: response.status, headers, body: Buffer.from(await response.arrayBuffer()) };
-}
-
 export async function mcpRoute(deps: OperatorDeps, req: ApiRequest): Promise<ApiReply> {
   const person = operatorPerson(deps, req.actor);
   const sdk = await mcpServerSdk();
-  const transport = new sdk.WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: undefined,
-    enableJsonResponse: true,
-  });
-  const server = mcpServer(sdk, deps.tools(), person);
-  try {
-    await server.connect(transport);
-    return await apiReply(await transport.handleRequest(webRequest(req)));
-  } finally {
-    await server.close();
-  }
+  return answerMcp(sdk, mcpServer(sdk, deps.tools(), person), req);
 }
