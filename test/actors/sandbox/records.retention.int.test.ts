@@ -8,11 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
-import { localBackend, openSandboxRecords, startSandboxSupervisor } from '../../../actors/index.js';
+import { openSandboxRecords } from '../../../actors/index.js';
 import { ensureCatalogue, openMemoryBus, Streams, type Bus } from '../../../bus/index.js';
 import type { SandboxRunRecord } from '../../../schema/index.js';
 import { pidsRunning } from '../../harness/proc.js';
 import { until } from '../../harness/until.js';
+import { superviseLocally } from './local-supervisor.js';
 
 const logger = pino({ level: 'silent' });
 const DAY = 24 * 3_600_000;
@@ -105,17 +106,7 @@ t.test('a live run that sits still for a month is stored again daily and survive
   const now = (): Date => new Date(clock.ms);
   const records = await openSandboxRecords({ bus, node: 'node-0', logger, now });
   tt.teardown(() => records.stop());
-  const supervisor = startSandboxSupervisor({
-    bus,
-    node: 'node-0',
-    records,
-    backend: localBackend({ root }),
-    logger,
-    otlpUrl: null,
-    mcpUrl: null,
-    pollMs: 25,
-    now,
-  });
+  const supervisor = superviseLocally({ bus, records, root, logger, now });
   tt.teardown(() => supervisor.stop());
   const argv = ['sleep', String(15_000 + Math.floor(Math.random() * 3_000))];
   tt.teardown(() => pidsRunning(argv).forEach((pid) => process.kill(pid, 'SIGKILL')));

@@ -9,11 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
-import { localBackend, openSandboxRecords, startSandboxSupervisor } from '../../../actors/index.js';
+import { localBackend, openSandboxRecords } from '../../../actors/index.js';
 import { ensureCatalogue, openMemoryBus } from '../../../bus/index.js';
 import type { SandboxRunRecord } from '../../../schema/index.js';
 import { pidsRunning } from '../../harness/proc.js';
 import { until } from '../../harness/until.js';
+import { superviseLocally } from './local-supervisor.js';
 
 const logger = pino({ level: 'silent' });
 
@@ -121,16 +122,7 @@ t.test('a restarted node records a run whose pid a stranger took as gone, and le
   await before.stop();
   const records = await openSandboxRecords({ bus, node: 'node-0', logger });
   tt.teardown(() => records.stop());
-  const supervisor = startSandboxSupervisor({
-    bus,
-    node: 'node-0',
-    records,
-    backend: localBackend({ root }),
-    logger,
-    otlpUrl: null,
-    mcpUrl: null,
-    pollMs: 25,
-  });
+  const supervisor = superviseLocally({ bus, records, root, logger });
   tt.teardown(() => supervisor.stop());
   const ended = await until(
     () => Promise.resolve(records.get('sb-stale')),

@@ -7,16 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
-import {
-  localBackend,
-  openSandboxRecords,
-  startSandboxSupervisor,
-  type SandboxSupervisor,
-} from '../../../actors/index.js';
+import { openSandboxRecords, type SandboxSupervisor } from '../../../actors/index.js';
 import { ensureCatalogue, openMemoryBus } from '../../../bus/index.js';
 import type { SandboxRunRecord } from '../../../schema/index.js';
 import { until } from '../../harness/until.js';
 import { pidsRunning } from '../../harness/proc.js';
+import { superviseLocally } from './local-supervisor.js';
 
 /** A `sleep` nobody else runs: its pids are the run's leftovers. */
 const marker = (): string[] => ['sleep', String(6_000 + Math.floor(Math.random() * 3_000))];
@@ -29,16 +25,7 @@ async function startSupervisor(
   await ensureCatalogue(bus);
   const logger = pino({ level: 'silent' });
   const records = await openSandboxRecords({ bus, node: 'node-0', logger });
-  const supervisor = startSandboxSupervisor({
-    bus,
-    node: 'node-0',
-    records,
-    backend: localBackend({ root }),
-    logger,
-    otlpUrl: null,
-    mcpUrl: null,
-    pollMs: 25,
-  });
+  const supervisor = superviseLocally({ bus, records, root, logger });
   tt.teardown(async () => {
     await supervisor.stop();
     await records.stop();
