@@ -105,7 +105,12 @@ t.test(
     );
     t.equal(before.body['agent_id'], agentId);
     t.same(await ghSeats(node), ['ada'], 'an agent seat runs its per-seat tool server');
-    const row = (await agentsOf(node)).find((a) => a['id'] === 'ada');
+    // The note is stored mid-turn: the row reads idle once that turn has ended.
+    const row = await until(
+      async () => (await agentsOf(node)).find((a) => a['id'] === 'ada'),
+      (r) => r?.['activity'] === 'idle',
+      20_000,
+    );
     t.match(row, { agent_id: agentId, activity: 'idle', stopped_reason: null });
 
     // 2. Flipped to human: the instance goes, and the agent reads no longer name the seat.
@@ -134,8 +139,8 @@ t.test(
     t.equal(String(spawns[1]!['agent_id']), agentId, 'the deterministic id is the same');
     const back = await until(
       async () => (await agentsOf(node)).find((a) => a['id'] === 'ada'),
-      (r) => r !== undefined,
-      10_000,
+      (r) => r?.['activity'] === 'idle',
+      20_000,
     );
     t.match(back, { agent_id: agentId, activity: 'idle', stopped_reason: null });
     t.match(back, { budget: { seat: { cap: 100000 } } }, 'spawned with its budget');
