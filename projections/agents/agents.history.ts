@@ -1,8 +1,9 @@
 /**
  * The agents read model's `llm_history`: rows newest first by their own end instant, one per (turn, phase,
  * pass, launch), at most `historyCap`; and how much of a model's answer a row (or `live_call`) shows — the
- * stored event keeps the whole of it, a row keeps a readable head.
+ * stored event keeps the whole of it, a row keeps a readable head. A detached coding run is a row of its own.
  */
+import { Payloads, type EventRecord } from '../../schema/index.js';
 import { instantMs } from '../time/instants.js';
 import { historyCap, type HistoryRow, type SeatRuntime } from './agents.state.js';
 
@@ -33,4 +34,28 @@ export function addHistory(seat: SeatRuntime, full: HistoryRow): void {
   const at = seat.history.findIndex((h) => ms !== null && (h.ms === null || h.ms < ms));
   seat.history.splice(at < 0 ? seat.history.length : at, 0, { row, ms });
   if (seat.history.length > historyCap) seat.history.length = historyCap;
+}
+
+/** A detached coding run is an `llm_history` row with `phase: sandbox`; only a `done` run counts as not failed. */
+export function sandboxRow(seat: SeatRuntime, e: EventRecord): boolean {
+  const p = Payloads.SandboxRun.safeParse(e.payload);
+  if (!p.success) return false;
+  const run = p.data;
+  addHistory(seat, {
+    turn_id: run.turn_id,
+    phase: 'sandbox',
+    iteration: 0,
+    model: run.coding_agent,
+    response: run.summary ?? run.error ?? '',
+    tool_executions: [],
+    total_tokens: run.total_tokens ?? 0,
+    timestamp: run.ended_at ?? e.timestamp,
+    failed: e.type !== 'sandbox_run_completed' || run.status !== 'done',
+    duration_ms: run.duration_ms ?? 0,
+    started_at: run.started_at,
+    rounds: [],
+    launch_id: run.sandbox_id,
+    work_item: run.work_item,
+  });
+  return true;
 }

@@ -4,17 +4,12 @@
  * replayed older event never overwrites newer state; history rows are deduplicated by (turn, phase, pass).
  */
 import { Payloads, type EventRecord } from '../../schema/index.js';
-import {
-  runtimeOf,
-  type AgentsState,
-  type LiveCall,
-  type SeatRuntime,
-  type StopCause,
-} from './agents.state.js';
+import { runtimeOf, type AgentsState, type LiveCall, type SeatRuntime } from './agents.state.js';
 import { handleOf } from './agents.seed.js';
 import { logTurn } from './agents.turn-log.js';
 import { instantMs, isNotOlder } from '../time/instants.js';
-import { addHistory, shownText } from './agents.history.js';
+import { addHistory, sandboxRow, shownText } from './agents.history.js';
+import { clearCause, cutLiveCall, needsClosed, setCause, setError, setNeeds } from './agents.causes.js';
 
 export const agentEventTypes = [
   'agent_phase_started',
@@ -309,98 +304,6 @@ const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
   sandbox_run_failed: (seat, _ms, e) => sandboxRow(seat, e),
   sandbox_run_cancelled: (seat, _ms, e) => sandboxRow(seat, e),
 };
-
-/**
- * The call in flight stops (a pause with stop_running, a turn deferred to its provider's retry_at): the live
- * row no longer reads as running, and the cut marks the point a resumed turn's progress carries on from.
- */
-function cutLiveCall(seat: SeatRuntime, ms: number | null, turnId: string | null): void {
-  const call = seat.live_call;
-  if (!call?.in_progress || !isNotOlder(ms, seat.liveMs)) return;
-  if (turnId !== null && call.turn_id !== turnId) return;
-  seat.live_call = { ...call, in_progress: false, running_call: null };
-  seat.cut = { turn_id: call.turn_id, phase: call.phase, iteration: call.iteration };
-  seat.liveMs = ms;
-}
-
-/** Questions closed: the row waits on what the record says remains, or on nothing. */
-function needsClosed(seat: SeatRuntime, ms: number | null, e: EventRecord): boolean {
-  const p = Payloads.NeedsClosed.safeParse(e.payload);
-  if (!p.success) return false;
-  if (p.data.remaining) return setNeeds(seat, ms, p.data.remaining, e.timestamp);
-  if (seat.needs === null || !isNotOlder(ms, seat.needsMs)) return false;
-  clearCause(seat, 'needs', ms);
-  return true;
-}
-
-/** The wait on `needs`; it keeps its `since` while one of the questions it waited on is still open. */
-function setNeeds(
-  seat: SeatRuntime,
-  ms: number | null,
-  needs: { reason: string; ids?: string[] | undefined },
-  at: string,
-): boolean {
-  const prior = seat.needs;
-  const ids = needs.ids;
-  const goesOn = prior?.ids !== undefined && ids !== undefined && ids.some((id) => prior.ids?.includes(id));
-  return setCause(seat, 'needs', ms, {
-    since: goesOn ? prior.since : at,
-    detail: needs.reason,
-    ...(ids !== undefined ? { ids } : {}),
-  });
-}
-
-/** A detached coding run is an `llm_history` row with `phase: sandbox`; only a `done` run counts as not failed. */
-function sandboxRow(seat: SeatRuntime, e: EventRecord): boolean {
-  const p = Payloads.SandboxRun.safeParse(e.payload);
-  if (!p.success) return false;
-  const run = p.data;
-  addHistory(seat, {
-    turn_id: run.turn_id,
-    phase: 'sandbox',
-    iteration: 0,
-    model: run.coding_agent,
-    response: run.summary ?? run.error ?? '',
-    tool_executions: [],
-    total_tokens: run.total_tokens ?? 0,
-    timestamp: run.ended_at ?? e.timestamp,
-    failed: e.type !== 'sandbox_run_completed' || run.status !== 'done',
-    duration_ms: run.duration_ms ?? 0,
-    started_at: run.started_at,
-    rounds: [],
-    launch_id: run.sandbox_id,
-    work_item: run.work_item,
-  });
-  return true;
-}
-
-type CauseKey = 'provider' | 'budget' | 'needs';
-const causeStamp = { provider: 'providerMs', budget: 'budgetMs', needs: 'needsMs' } as const;
-
-function setCause(seat: SeatRuntime, key: CauseKey, ms: number | null, cause: StopCause): boolean {
-  if (!isNotOlder(ms, seat[causeStamp[key]])) return false;
-  seat[key] = cause;
-  seat[causeStamp[key]] = ms;
-  return true;
-}
-
-function clearCause(seat: SeatRuntime, key: CauseKey, ms: number | null): void {
-  if (seat[key] !== null && isNotOlder(ms, seat[causeStamp[key]])) {
-    seat[key] = null;
-    seat[causeStamp[key]] = ms;
-  }
-}
-
-function setError(
-  seat: SeatRuntime,
-  ms: number | null,
-  error: NonNullable<SeatRuntime['last_error']>,
-): boolean {
-  if (!isNotOlder(ms, seat.errorMs)) return false;
-  seat.last_error = error;
-  seat.errorMs = ms;
-  return true;
-}
 
 export function applyAgentEvent(state: AgentsState, e: EventRecord): AgentsState {
   const handler = (handlers as Record<string, Handler | undefined>)[e.type];
