@@ -115,3 +115,8 @@ export function parseReview(text: string): { verdict: 'done' | 'self_iterate'; n
   const notes = typeof obj?.['notes'] === 'string' ? obj['notes'] : text;
   return { verdict, notes };
 }
+
+/** What the model reads before the closing call of a phase that used up its tool rounds. */
+export const closingNote = (rounds: number): string =>
+  `You have used this phase's ${rounds} tool rounds: no more tools can be called. ` +
+  'Give your account now: what you did, what it showed, and what is left undone.';
