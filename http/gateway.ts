@@ -7,7 +7,7 @@ import type { TemplatedApp, us_listen_socket } from '@trufflesuite/uws-js-unoffi
 import { pino } from 'pino';
 import { BodyBudget } from './body-budget.js';
 import { onRequest } from './dispatch.js';
-import type { GatewayCore, ListenerState } from './dispatch.js';
+import type { GatewayCore, ListenerState } from './dispatch.core.js';
 import { Guard } from './guard.js';
 import { compileRoute, RouteTable } from './router.js';
 import type { CompiledRoute } from './router.js';
