@@ -12,47 +12,10 @@ import t from 'tap';
 import type { InboxMessage } from '../../../schema/index.js';
 import { vendorCases } from './fixtures/vendors.js';
 import { startWebhookNode } from './fixtures/webhook-node.js';
+import { mutate, mutation, oddValue, type Json, type Mutation } from '../../fixtures/json-mutations.js';
 
 const runs = Number(process.env['FUZZ_RUNS'] ?? 1500);
 const seed = process.env['FUZZ_SEED'] !== undefined ? Number(process.env['FUZZ_SEED']) : undefined;
-
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
-/** One change: walk `steps` into the value (each step picks a child by index), then set or drop `key`. */
-interface Mutation {
-  readonly steps: readonly number[];
-  readonly key: string;
-  readonly value: Json | undefined;
-}
-
-function mutate(value: Json, m: Mutation): Json {
-  const root: Json = structuredClone(value);
-  let at: Json = root;
-  for (const step of m.steps) {
-    const children: Json[] =
-      at !== null && typeof at === 'object' ? (Array.isArray(at) ? at : Object.values(at)) : [];
-    const next = children.filter((c) => c !== null && typeof c === 'object');
-    if (next.length === 0) break;
-    at = next[step % next.length]!;
-  }
-  if (at === null || typeof at !== 'object' || Array.isArray(at)) return root;
-  // A key the payload has (its subtree changed) or a new one.
-  const keys = Object.keys(at);
-  const key = keys.length > 0 && m.key.startsWith('$') ? keys[m.key.length % keys.length]! : m.key;
-  if (m.value === undefined) delete at[key];
-  else at[key] = m.value;
-  return root;
-}
-
-const odd = fc.oneof(
-  fc.jsonValue({ maxDepth: 3 }) as fc.Arbitrary<Json>,
-  fc.constantFrom<Json>('', ' ', '@', '@@cy', '@cy @ada', 'x'.repeat(10_000), 1e308, -0, 2 ** 53 + 1, [], {}, '\u0000', '\ud83d\ude00'), // prettier-ignore
-);
-const mutation: fc.Arbitrary<Mutation> = fc.record({
-  steps: fc.array(fc.nat(), { maxLength: 4 }),
-  key: fc.oneof(fc.constantFrom('$', '$$', '$$$', '$$$$'), fc.string({ maxLength: 12 })),
-  value: fc.option(odd, { nil: undefined, freq: 5 }),
-});
 
 t.test('signed deliveries with generated payloads are answered and routed without an error', async (t) => {
   const node = await startWebhookNode();
@@ -62,7 +25,7 @@ t.test('signed deliveries with generated payloads are answered and routed withou
   const statuses = new Map<string, number>();
   const payload = fc.oneof(
     { arbitrary: fc.array(mutation, { minLength: 1, maxLength: 5 }).map((ms) => ({ ms, any: null })), weight: 4 }, // prettier-ignore
-    { arbitrary: odd.map((any) => ({ ms: [] as Mutation[], any })), weight: 1 },
+    { arbitrary: oddValue.map((any) => ({ ms: [] as Mutation[], any })), weight: 1 },
   );
   await fc.assert(
     fc.asyncProperty(fc.nat({ max: cases.length - 1 }), payload, async (which, { ms, any }) => {
