@@ -89,48 +89,55 @@ function ownsGroup(pid: number, id: string): boolean {
 /** The run's id, from the layout `launch` made (`<root>/<sandbox id>/work`). */
 const runIdOf = (run: Launched): string => basename(dirname(run.workdir));
 
-/** Sends `signal` to `group` (a negated pid: the whole process group), unless it is gone already. */
-function signalGroup(group: number, signal: NodeJS.Signals): void {
+/**
+ * Sends `signal` to run `id`'s process group `pid`, only while the group is still the run's (`ownsGroup`):
+ * every signal of a stop — the SIGTERM, and the SIGKILL after the grace or at exit — checks again, so a
+ * group id that passed to a stranger meanwhile is never signalled. Whether it was the run's.
+ */
+function signalRun(pid: number, id: string, signal: NodeJS.Signals): boolean {
+  if (!ownsGroup(pid, id)) return false;
   try {
-    process.kill(group, signal);
+    process.kill(-pid, signal);
   } catch {
     // Already gone.
   }
+  return true;
 }
 
 /**
- * Process groups told to stop (SIGTERM) whose grace is not over: the backend itself SIGKILLs what is left
- * of each once its deadline passes, so the kill never depends on the caller staying. The timer that
- * checks them does not hold the node up; a node that exits before a deadline kills the group as it goes
- * rather than leave a run that ignores SIGTERM running.
+ * Runs told to stop (SIGTERM) whose grace is not over, by the pid leading their group: the backend itself
+ * SIGKILLs what is left of each once its deadline passes, so the kill never depends on the caller staying.
+ * The timer that checks them does not hold the node up; a node that exits before a deadline kills the group
+ * as it goes rather than leave a run that ignores SIGTERM running.
  */
-const stopping = new Map<number, number>();
+const stopping = new Map<number, { readonly id: string; readonly deadline: number }>();
 let stoppingTimer: NodeJS.Timeout | null = null;
 
 const killStoppingOnExit = (): void => {
-  for (const group of stopping.keys()) signalGroup(group, 'SIGKILL');
+  for (const [pid, { id }] of stopping) signalRun(pid, id, 'SIGKILL');
 };
 
 function checkStopping(): void {
   stoppingTimer = null;
   const now = Date.now();
-  for (const [group, deadline] of stopping) {
-    // Checked every 50 ms and dropped once gone: its id has no time to pass to a stranger in between.
-    const left = alive(group);
+  for (const [pid, { id, deadline }] of stopping) {
+    const left = alive(-pid);
     if (left && now < deadline) continue;
-    if (left) signalGroup(group, 'SIGKILL');
-    stopping.delete(group);
+    if (left) signalRun(pid, id, 'SIGKILL');
+    stopping.delete(pid);
   }
   if (stopping.size === 0) process.off('exit', killStoppingOnExit);
   else stoppingTimer = setTimeout(checkStopping, STOP_POLL_MS).unref();
 }
 
-/** SIGTERM now; SIGKILL to what is left after the grace (a second stop keeps the first one's deadline). */
-function stopGroup(group: number): void {
-  signalGroup(group, 'SIGTERM');
-  if (stopping.has(group)) return;
+/**
+ * SIGTERM now to run `id`'s group `pid` (when it is still the run's); SIGKILL to what is left after the
+ * grace (a second stop keeps the first one's deadline).
+ */
+function stopRun(pid: number, id: string): void {
+  if (!signalRun(pid, id, 'SIGTERM') || stopping.has(pid)) return;
   if (stopping.size === 0) process.on('exit', killStoppingOnExit);
-  stopping.set(group, Date.now() + STOP_GRACE_MS);
+  stopping.set(pid, { id, deadline: Date.now() + STOP_GRACE_MS });
   stoppingTimer ??= setTimeout(checkStopping, STOP_POLL_MS).unref();
 }
 
@@ -283,7 +290,7 @@ export function localBackend(opts: {
     stop(run: Launched): Promise<void> {
       // The whole process group: the wrapper shell, the agent and whatever it started.
       // Only while the group is still the run's: a stranger that took the pid since is left alone.
-      if (run.pid !== null && ownsGroup(run.pid, runIdOf(run))) stopGroup(-run.pid);
+      if (run.pid !== null) stopRun(run.pid, runIdOf(run));
       return Promise.resolve();
     },
   };
