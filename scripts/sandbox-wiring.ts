@@ -105,6 +105,8 @@ export async function startSandboxes(opts: {
   /** How long a run's export counts may wait for its next record (default 5 s). */
   readonly telemetryEveryMs?: number;
   readonly reconcileMs?: number;
+  /** The fleet's live nodes (null while unknown): a run of a node gone from it a month ends as lost. */
+  readonly roster?: () => Promise<readonly string[] | null>;
 }): Promise<SandboxWiring> {
   const env = opts.env ?? process.env;
   const logger = opts.logger.child({ component: 'sandbox' });
@@ -125,6 +127,7 @@ export async function startSandboxes(opts: {
         secretsOf: (seat) => opts.tools.sandbox.settingsFor(seat)?.secrets ?? [],
         ...(opts.pollMs !== undefined ? { pollMs: opts.pollMs } : {}),
         ...(opts.telemetryEveryMs !== undefined ? { telemetryEveryMs: opts.telemetryEveryMs } : {}),
+        ...(opts.roster ? { roster: opts.roster } : {}),
       })
     : null;
   if (supervisor) opts.tools.sandbox.bind({ bus: opts.bus, records, supervisor });

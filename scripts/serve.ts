@@ -254,6 +254,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       tools: toolServers,
       logger,
       reconcile: (runs) => readModels.models.reconcileSandboxes(runs),
+      roster: () => fleet.roster(),
     });
 
     // 6. gateway

@@ -4,9 +4,11 @@
  * (`sandbox-<node>.answer`), and for every move stores the run's record on SVC_SANDBOX then publishes
  * the `sandbox_run_*` event the run machine names. A question (and an end nobody waits on) wakes the seat.
  * On start it takes up its node's live runs from the records: a launch cut before the agent started fails.
+ * A live run whose node left the fleet a month ago is recorded failed by any seats node, and stopped by its
+ * node should that come back (sandbox.lost.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { Subjects, publishEvent, serveCommand, type Subscription, newEvent } from '../../bus/index.js';
+import { publishEvent, serveCommand, type Subscription, newEvent } from '../../bus/index.js';
 import {
   Commands,
   EventCategory,
@@ -17,12 +19,12 @@ import {
 } from '../../schema/index.js';
 import type { SandboxSupervisor, SupervisorOptions } from './sandbox.host.types.js';
 import { stepRun, type RunEvent } from './sandbox.machine.js';
+import { endLostRuns, stopLostRuns } from './sandbox.lost.js';
 import { isLive, publicRun, tokenDigest } from './sandbox.records.js';
 import { scrubRun } from './sandbox.settings.js';
 import { addTelemetry, telemetryTally } from './sandbox.telemetry.js';
-import { sandboxEventNamespace, wakeMessage } from './sandbox.wake.js';
+import { sandboxEventNamespace, wakeSeat } from './sandbox.wake.js';
 
-const encoder = new TextEncoder();
 /** How old a live run's newest record may grow before it is stored again. */
 const REFRESH_MS = 24 * 3_600_000;
 
@@ -60,12 +62,8 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
     return next;
   };
 
-  const wake = async (run: SandboxRunRecord, what: 'asked' | 'ended'): Promise<void> => {
-    const message = wakeMessage(run, what, now().toISOString());
-    await bus.publish(Subjects.agentInbox(run.agent_handle), encoder.encode(JSON.stringify(message)), {
-      msgId: message.id,
-    });
-  };
+  const wake = (run: SandboxRunRecord, what: 'asked' | 'ended'): Promise<void> =>
+    wakeSeat(bus, run, what, now().toISOString());
 
   /** Applies one event: stores the record the machine gives (with the exports tallied), publishes its event. */
   const apply = async (
@@ -186,6 +184,12 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
         logger.warn({ err: error, sandbox_id: run.sandbox_id }, 'sandbox watch failed; retried next tick');
       }
     }
+    // Another node's live run its node left a month ago, gone from the fleet, ends here (sandbox.lost.ts).
+    await endLostRuns(records, opts.node, now().getTime(), opts.roster, ({ run, at, error }) =>
+      serial(run.sandbox_id, async () => {
+        if (records.get(run.sandbox_id) === run) await apply(run, { type: 'run.failed', error, at });
+      }),
+    ).catch((err: unknown) => logger.warn({ err }, 'lost sandbox runs not ended; retried next tick'));
   };
   let timer: NodeJS.Timeout | null = null;
   const loop = (): void => {
@@ -193,6 +197,7 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
     timer = setTimeout(() => void tick().finally(loop), pollMs);
   };
   loop();
+  stopLostRuns(records, opts.node, backend);
 
   const answers: Subscription = serveCommand(bus, Commands.sandbox.answerAt(opts.node), (body) =>
     supervisor.answer(body.sandbox_id, body.seat, body.answer),

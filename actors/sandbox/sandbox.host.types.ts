@@ -53,5 +53,10 @@ export interface SupervisorOptions {
   readonly secretsOf?: (seat: string) => readonly string[];
   /** How long a run's export counts may wait for its next record before one is written for them. */
   readonly telemetryEveryMs?: number;
+  /**
+   * The nodes in the fleet (live presence records), or null while unknown. Another node's live run is
+   * taken as lost only when its node is not on it (sandbox.lost.ts). Default: unknown, so none is.
+   */
+  readonly roster?: () => Promise<readonly string[] | null>;
   readonly now?: () => Date;
 }

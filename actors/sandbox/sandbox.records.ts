@@ -5,7 +5,8 @@
  * trail its writes). An ended run is kept ENDED_RUN_KEEP_MS after its end, then dropped from every node's
  * memory and, once no run's newest record lies below them, its records leave the stream (`prune`, at start
  * and every hour). A live run is never dropped: its supervisor stores it again at least daily
- * (`storedAt`), so its newest record never pins the stream's trim for long.
+ * (`storedAt`), so its newest record never pins the stream's trim for long; one whose node left the fleet
+ * and stored nothing of it for 30 days is recorded ended as lost by another node (sandbox.lost.ts).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';

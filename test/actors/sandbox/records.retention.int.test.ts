@@ -1,7 +1,9 @@
 /**
  * How long run records are kept (ops/sandboxes.md "The run record"): an ended run 30 days after its end,
  * then it is gone from every node's memory and from the stream; a live run is never dropped, however long
- * it sits still, since its supervisor stores it again daily. Time is the records' and supervisor's clock.
+ * it sits still, since its supervisor stores it again daily — unless its node left the fleet and stored
+ * nothing of it for 30 days: it then ends as lost and ages out like any ended run. Time is the records' and
+ * supervisor's clock.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,11 +11,12 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
 import { openSandboxRecords } from '../../../actors/index.js';
-import { ensureCatalogue, openMemoryBus, Streams, type Bus } from '../../../bus/index.js';
+import { endLostRuns, type LostRun } from '../../../actors/sandbox/sandbox.lost.js';
+import { ensureCatalogue, openMemoryBus, Streams, Subjects, type Bus } from '../../../bus/index.js';
 import type { SandboxRunRecord } from '../../../schema/index.js';
 import { pidsRunning } from '../../harness/proc.js';
 import { until } from '../../harness/until.js';
-import { superviseLocally } from './local-supervisor.js';
+import { launchOf, superviseLocally } from './local-supervisor.js';
 
 const logger = pino({ level: 'silent' });
 const DAY = 24 * 3_600_000;
@@ -110,18 +113,7 @@ t.test('a live run that sits still for a month is stored again daily and survive
   tt.teardown(() => supervisor.stop());
   const argv = ['sleep', String(15_000 + Math.floor(Math.random() * 3_000))];
   tt.teardown(() => pidsRunning(argv).forEach((pid) => process.kill(pid, 'SIGKILL')));
-  await supervisor.launch({
-    sandbox_id: 'sb-still',
-    seat: 'bob',
-    role: 'Bob',
-    agent_id: 'bob',
-    turn_id: 'turn-1',
-    trace_id: 'f'.repeat(32),
-    task: 'hold',
-    work_item: null,
-    coding_agent: 'fake',
-    settings: { setup: [], env: {}, command: argv.join(' ') },
-  });
+  await supervisor.launch(launchOf('sb-still', argv.join(' ')));
   const first = (await bus.streamInfo(Streams.Sandbox)).lastSeq;
   for (let day = 1; day <= 31; day++) {
     clock.ms = T0 + day * DAY + 60_000;
@@ -137,4 +129,146 @@ t.test('a live run that sits still for a month is stored again daily and survive
   const booted = await openSandboxRecords({ bus, node: 'node-1', logger, now });
   tt.teardown(() => booted.stop());
   tt.equal(booted.get('sb-still')?.status, 'running', 'a node booting now still finds the live run');
+});
+
+/** Subjects the stream `name` holds a message on. */
+async function subjectsIn(bus: Bus, name: string): Promise<string[]> {
+  const subjects: string[] = [];
+  for await (const msg of bus.replay(name)) subjects.push(msg.subject);
+  return subjects;
+}
+
+/**
+ * Another node's live runs as a seats node finds them at a clock `afterDays` past their records: `ids` run
+ * by `node-9`, `node-8`, ... in order, stored on the stream (its own clock) before the node opens them.
+ */
+async function othersRuns(tt: Test, ids: readonly [string, string][], afterDays: number) {
+  const bus = await openBus(tt);
+  for (const [id, node] of ids) {
+    const writer = await openSandboxRecords({ bus, node, logger });
+    await writer.put({ ...runOf(id, 'running', T0), node });
+    await writer.stop();
+  }
+  const clock = { ms: 0 };
+  const now = (): Date => new Date(clock.ms);
+  const records = await openSandboxRecords({ bus, node: 'node-0', logger, now });
+  tt.teardown(() => records.stop());
+  const storedAt = records.storedAt(ids[0]?.[0] ?? '') ?? 0;
+  clock.ms = storedAt + afterDays * DAY;
+  const root = mkdtempSync(join(tmpdir(), 'svc-retention-'));
+  tt.teardown(() => rmSync(root, { recursive: true, force: true, maxRetries: 5 }));
+  return { bus, records, clock, now, root, storedAt };
+}
+
+/**
+ * Starts a supervisor (of `node`, default node-0) that sees `fleet` as the fleet's live nodes, and waits
+ * until it has recorded run `id` ended.
+ */
+async function endedBy(
+  tt: Test,
+  opts: Omit<Parameters<typeof superviseLocally>[0], 'logger' | 'roster'> & { readonly fleet: string[] },
+  id: string,
+): Promise<SandboxRunRecord | undefined> {
+  const supervisor = superviseLocally({ ...opts, logger, roster: () => Promise.resolve(opts.fleet) });
+  tt.teardown(() => supervisor.stop());
+  return until(
+    () => Promise.resolve(opts.records.get(id)),
+    (r) => r?.status === 'failed',
+    { timeoutMs: 10_000, everyMs: 10 },
+  );
+}
+
+t.test(
+  'a live run whose node left the fleet a month ago ends as lost, then ages out like any end',
+  async (tt) => {
+    const { bus, records, clock, now, root, storedAt } = await othersRuns(tt, [['sb-lost', 'node-9']], 31);
+    const ended = await endedBy(tt, { bus, records, root, now, fleet: ['node-0'] }, 'sb-lost');
+    tt.match(
+      ended,
+      {
+        status: 'failed',
+        error: 'its node node-9 was lost: gone from the fleet, it has not stored the run for 30 days',
+        updated_at: iso(storedAt + 30 * DAY),
+      },
+      'recorded failed, saying its node was lost, as of 30 days after its node last stored it',
+    );
+    tt.ok(
+      (await subjectsIn(bus, Streams.Events)).some((s) => s.endsWith('sandbox_run_failed')),
+      'its end is published as any failed run’s',
+    );
+    tt.ok(
+      (await subjectsIn(bus, Streams.Inbox)).includes(Subjects.agentInbox('bob')),
+      'its seat is woken with the outcome',
+    );
+    clock.ms = storedAt + 61 * DAY;
+    await records.prune();
+    tt.equal(records.get('sb-lost'), undefined, '30 days after that end the run is dropped');
+    tt.same(await inStream(bus), [], 'and its records leave the stream: its node no longer holds the trim');
+  },
+);
+
+t.test('a live run whose node is in the fleet is not taken as lost, however old its record', async (tt) => {
+  const runs: [string, string][] = [
+    ['sb-kept', 'node-8'],
+    ['sb-lost', 'node-9'],
+  ];
+  const { bus, records, now, root } = await othersRuns(tt, runs, 31);
+  // The runs are looked at in the order stored: once the second has ended, the first was decided.
+  await endedBy(tt, { bus, records, root, now, fleet: ['node-8'] }, 'sb-lost');
+  tt.equal(records.get('sb-kept')?.status, 'running', 'the run of node-8, still in the fleet, runs on');
+});
+
+t.test('while the fleet is unknown no run is taken as lost', async (tt) => {
+  const { records, clock } = await othersRuns(tt, [['sb-old', 'node-9']], 31);
+  const ended: string[] = [];
+  const end = (lost: LostRun): Promise<void> => Promise.resolve(void ended.push(lost.run.sandbox_id));
+  await endLostRuns(records, 'node-0', clock.ms, undefined, end);
+  await endLostRuns(records, 'node-0', clock.ms, () => Promise.resolve(null), end);
+  tt.same(ended, [], 'no roster, or one not read yet: nothing ends');
+  await endLostRuns(records, 'node-0', clock.ms, () => Promise.resolve([]), end);
+  tt.same(ended, ['sb-old'], 'the same run ends once the fleet is known without its node');
+});
+
+t.test('a node back after its run ended as lost stops what is left of the run', async (tt) => {
+  const bus = await openBus(tt);
+  const root = mkdtempSync(join(tmpdir(), 'svc-retention-'));
+  tt.teardown(() => rmSync(root, { recursive: true, force: true, maxRetries: 5 }));
+  const argv = ['sleep', String(15_000 + Math.floor(Math.random() * 3_000))];
+  tt.teardown(() => pidsRunning(argv).forEach((pid) => process.kill(pid, 'SIGKILL')));
+  const before = await openSandboxRecords({ bus, node: 'node-0', logger });
+  const away = superviseLocally({ bus, records: before, root, logger });
+  await away.launch(launchOf('sb-back', argv.join(' ')));
+  await until(
+    () => Promise.resolve(pidsRunning(argv)),
+    (pids) => pids.length === 1,
+    { everyMs: 25 },
+  );
+  // node-0 goes away; its run goes on on its machine.
+  await away.stop();
+  await before.stop();
+
+  const clock = { ms: 0 };
+  const now = (): Date => new Date(clock.ms);
+  const peer = await openSandboxRecords({ bus, node: 'node-1', logger, now });
+  tt.teardown(() => peer.stop());
+  clock.ms = (peer.storedAt('sb-back') ?? 0) + 31 * DAY;
+  const peerRoot = join(root, 'node-1');
+  await endedBy(
+    tt,
+    { bus, records: peer, root: peerRoot, node: 'node-1', now, fleet: ['node-1'] },
+    'sb-back',
+  );
+  tt.equal(pidsRunning(argv).length, 1, 'another node ends the run on the records only');
+
+  const back = await openSandboxRecords({ bus, node: 'node-0', logger });
+  tt.teardown(() => back.stop());
+  const supervisor = superviseLocally({ bus, records: back, root, logger });
+  tt.teardown(() => supervisor.stop());
+  await until(
+    () => Promise.resolve(pidsRunning(argv)),
+    (pids) => pids.length === 0,
+    { timeoutMs: 10_000, everyMs: 25 },
+  );
+  tt.pass('node-0, back, stopped the run its records say is over');
+  tt.equal(back.get('sb-back')?.status, 'failed', 'and the run stays ended');
 });

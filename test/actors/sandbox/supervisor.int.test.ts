@@ -12,7 +12,7 @@ import { ensureCatalogue, openMemoryBus } from '../../../bus/index.js';
 import type { SandboxRunRecord } from '../../../schema/index.js';
 import { until } from '../../harness/until.js';
 import { pidsRunning } from '../../harness/proc.js';
-import { superviseLocally } from './local-supervisor.js';
+import { launchOf, superviseLocally } from './local-supervisor.js';
 
 /** A `sleep` nobody else runs: its pids are the run's leftovers. */
 const marker = (): string[] => ['sleep', String(6_000 + Math.floor(Math.random() * 3_000))];
@@ -36,18 +36,6 @@ async function startSupervisor(
   return { supervisor, get: (id) => records.get(id) };
 }
 
-const launchOf = (id: string, command: string) => ({
-  sandbox_id: id,
-  seat: 'bob',
-  role: 'Bob',
-  agent_id: 'bob',
-  turn_id: 'turn-1',
-  trace_id: 'f'.repeat(32),
-  task: 'hold',
-  work_item: null,
-  coding_agent: 'fake',
-  settings: { setup: [] as string[], env: {}, command },
-});
 const launch = (supervisor: SandboxSupervisor, id: string, command: string) =>
   supervisor.launch(launchOf(id, command));
 
