@@ -46,17 +46,24 @@ export type StoredSecret = z.infer<typeof StoredSecret>;
 /** Who sent a command (a token id, `anonymous`, a node id). */
 export const SecretActor = z.object({ id: z.string().min(1), kind: z.string().min(1) });
 
+/**
+ * A compare-and-set: the write happens only while the name's record is still the one stored at this bucket
+ * revision (the caller's own earlier write); otherwise nothing is written and the reply says `superseded`.
+ */
+const IfRevision = z.number().int().positive().optional();
+
 /** `Commands.secrets.put`: seal `value_b64` (base64 of the raw bytes) under the active key. */
 export const SecretPut = z.object({
   name: SecretName,
   value_b64: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'base64'),
   source: SecretSource,
   actor: SecretActor,
+  if_revision: IfRevision,
 });
 export type SecretPut = z.infer<typeof SecretPut>;
 
 /** `Commands.secrets.delete`. */
-export const SecretDelete = z.object({ name: SecretName, actor: SecretActor });
+export const SecretDelete = z.object({ name: SecretName, actor: SecretActor, if_revision: IfRevision });
 export type SecretDelete = z.infer<typeof SecretDelete>;
 
 /** `Commands.secrets.rekey`: re-seal every record not under the active key; `key_id` must name it. */
@@ -67,6 +74,7 @@ export type SecretRekey = z.infer<typeof SecretRekey>;
  * The reply to every secrets command. `revision` is the bucket revision the write landed at (a reader
  * waits for its read model to reach it); `put` answers `secret`, `delete` answers `removed`, `rekey`
  * answers `moved` (re-sealed) and `unreadable` (sealed under a key this node lacks; left as they are).
+ * `superseded`: an `if_revision` write found a later write under the name, which stands (`revision` is its).
  */
 export const SecretReply = z.discriminatedUnion('outcome', [
   z.object({
@@ -77,6 +85,7 @@ export const SecretReply = z.discriminatedUnion('outcome', [
     moved: z.array(SecretName).optional(),
     unreadable: z.array(SecretName).optional(),
     key_id: z.string().optional(),
+    superseded: z.literal(true).optional(),
   }),
   z.object({ outcome: z.literal('refused'), error: ErrorCode, detail: z.string() }),
 ]);

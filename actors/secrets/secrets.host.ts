@@ -76,7 +76,18 @@ async function readRecord(
 export async function putSecret(opts: SecretsHostOptions, command: SecretPut): Promise<SecretReply> {
   const decided = decidePut(command, opts.keyring, opts.now?.() ?? new Date());
   if (isRefusal(decided)) return refused(decided);
-  const revision = await opts.bucket.put(command.name, encoder.encode(JSON.stringify(decided)));
+  const data = encoder.encode(JSON.stringify(decided));
+  let revision: number;
+  try {
+    revision =
+      command.if_revision === undefined
+        ? await opts.bucket.put(command.name, data)
+        : await opts.bucket.update(command.name, data, command.if_revision);
+  } catch (error) {
+    // Written (or removed) by someone else since the caller's write: theirs stands.
+    if (!(error instanceof KvConflictError)) throw error;
+    return { outcome: 'ok', revision: error.currentRevision, superseded: true };
+  }
   const { sealed: _sealed, v: _v, ...secret } = decided;
   opts.logger.info(
     {
@@ -94,7 +105,14 @@ export async function putSecret(opts: SecretsHostOptions, command: SecretPut): P
 export async function deleteSecret(opts: SecretsHostOptions, command: SecretDelete): Promise<SecretReply> {
   const held = await opts.bucket.get(command.name);
   if (!held) return { outcome: 'ok', revision: 0, removed: false };
-  await opts.bucket.delete(command.name);
+  const expected = command.if_revision;
+  try {
+    await opts.bucket.delete(command.name, expected === undefined ? undefined : { expectedRevision: expected });
+  } catch (error) {
+    // Written by someone else since the caller's write: theirs stands.
+    if (!(error instanceof KvConflictError)) throw error;
+    return { outcome: 'ok', revision: error.currentRevision, removed: false, superseded: true };
+  }
   const history = await opts.bucket.history(command.name);
   const revision = history[history.length - 1]?.revision ?? held.revision;
   opts.logger.info(

@@ -224,3 +224,45 @@ t.test('rekey names records sealed under a key this node lacks and leaves them a
   t.match(reply, { outcome: 'ok', moved: [], unreadable: ['LOST'] });
   t.match(dec.decode((await bucket.get('LOST'))!.value), /enc:v1:k1:/);
 });
+
+t.test('a put or delete with if_revision writes only over that revision; a later write stands', async (t) => {
+  const keyring = ring('k1', ['k1', 1]);
+  const s = await store(t, keyring);
+  const opened = (name: string) =>
+    open(keyring, secretRecord(s.view.state, name)!.sealed, secretAad(name)).toString();
+  const mine = await s.put('CAS_TOKEN', 'mine');
+  const at = mine.outcome === 'ok' ? mine.revision : 0;
+  const back = {
+    name: 'CAS_TOKEN',
+    value_b64: Buffer.from('before').toString('base64'),
+    source: 'setup',
+    actor,
+  };
+  t.match(await s.send('put', { ...back, if_revision: at }), {
+    outcome: 'ok',
+    secret: { name: 'CAS_TOKEN' },
+  });
+  t.equal(opened('CAS_TOKEN'), 'before', 'over its own revision it writes');
+
+  const again = await s.put('CAS_TOKEN', 'mine-again');
+  const ours = again.outcome === 'ok' ? again.revision : 0;
+  await s.put('CAS_TOKEN', 'theirs');
+  t.match(await s.send('put', { ...back, if_revision: ours }), { outcome: 'ok', superseded: true });
+  t.match(await s.send('delete', { name: 'CAS_TOKEN', actor, if_revision: ours }), {
+    outcome: 'ok',
+    removed: false,
+    superseded: true,
+  });
+  t.equal(opened('CAS_TOKEN'), 'theirs', 'a later write is kept by both');
+
+  const last = await s.put('CAS_TOKEN', 'last');
+  t.match(
+    await s.send('delete', {
+      name: 'CAS_TOKEN',
+      actor,
+      if_revision: last.outcome === 'ok' ? last.revision : 0,
+    }),
+    { outcome: 'ok', removed: true },
+  );
+  t.equal(secretRecord(s.view.state, 'CAS_TOKEN'), null, 'over its own revision it removes');
+});
