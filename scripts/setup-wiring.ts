@@ -26,6 +26,7 @@ import {
   type LookupAnswer,
   type SecretDelete,
   type SecretPut,
+  type SecretReply,
   type SetupFinding,
   type TierA,
 } from '../schema/index.js';
@@ -66,13 +67,19 @@ export async function startSetup(opts: {
   /** Sends one secrets command; a refusal becomes its catalogued error; resolves once this node's view has it. */
   async function command(
     ...[cmd, body]: [typeof Commands.secrets.put, SecretPut] | [typeof Commands.secrets.delete, SecretDelete]
-  ): Promise<boolean> {
+  ): Promise<Extract<SecretReply, { outcome: 'ok' }>> {
     const reply = await sendCommand(bus, cmd, body);
     if (reply.outcome === 'refused') throw new ApiError(reply.error, { detail: reply.detail });
     if (reply.removed !== false)
       await secrets.view.until((s) => (s.entries.get(body.name)?.revision ?? 0) >= reply.revision, 5_000);
-    return reply.removed ?? true;
+    return reply;
   }
+  const sealed = (name: string, value: string, actor: string): SecretPut => ({
+    name,
+    value_b64: Buffer.from(value, 'utf8').toString('base64'),
+    source: 'setup',
+    actor: { id: actor, kind: 'operator' },
+  });
 
   const shared: SetupConfigDeps = {
     state: () => configuration.view.state,
@@ -93,17 +100,20 @@ export async function startSetup(opts: {
             : null;
       return Promise.resolve(answer);
     },
-    seal: async (name, value, actor) => {
-      const put: SecretPut = {
-        name,
-        value_b64: Buffer.from(value, 'utf8').toString('base64'),
-        source: 'setup',
-        actor: { id: actor, kind: 'operator' },
-      };
-      await command(Commands.secrets.put, put);
+    seal: async (name, value, actor) => (await command(Commands.secrets.put, sealed(name, value, actor))).revision,
+    unseal: async (name, actor) =>
+      (await command(Commands.secrets.delete, { name, actor: { id: actor, kind: 'operator' } })).removed ?? true,
+    putBack: async (name, before, actor, revision) => {
+      const reply =
+        before === null
+          ? await command(Commands.secrets.delete, {
+              name,
+              actor: { id: actor, kind: 'operator' },
+              if_revision: revision,
+            })
+          : await command(Commands.secrets.put, { ...sealed(name, before, actor), if_revision: revision });
+      return reply.superseded !== true;
     },
-    unseal: (name, actor) =>
-      command(Commands.secrets.delete, { name, actor: { id: actor, kind: 'operator' } }),
     publicBaseReference: PUBLIC_BASE_URL_VARIABLE,
     ...(env['SVC_CODEHOST_A_WEB_URL'] ? { codehostAWebUrl: env['SVC_CODEHOST_A_WEB_URL'] } : {}),
   };

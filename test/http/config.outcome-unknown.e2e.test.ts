@@ -5,38 +5,17 @@
  * made to fail, before or after the record lands, as a lost server does.
  */
 import t from 'tap';
-import { EngineUnavailableError, Subjects, type Bus } from '../../bus/index.js';
 import { openMemoryBus } from '../../bus/memory/index.js';
 import { company, startConfigNode } from './fixtures/config-node.js';
+import { flakyRevisionStore } from './fixtures/hooked-bus.js';
 
 type Json = Record<string, unknown>;
-
-/** The memory bus, with the revision record's publish failing as `mode` says while `failing` is on. */
-function flakyBus(inner: Bus, mode: 'before' | 'after'): { bus: Bus; fail(on: boolean): void } {
-  let failing = false;
-  const bus = new Proxy(inner, {
-    get(target, prop) {
-      if (prop === 'publish') {
-        const publish: Bus['publish'] = async (subject, data, opts) => {
-          if (!failing || subject !== Subjects.configRevisionStored)
-            return target.publish(subject, data, opts);
-          if (mode === 'after') await target.publish(subject, data, opts);
-          throw new EngineUnavailableError(`publish to ${subject}: no answer from the NATS server in time`);
-        };
-        return publish;
-      }
-      const value: unknown = Reflect.get(target, prop);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-  return { bus, fail: (on) => (failing = on) };
-}
 
 for (const mode of ['before', 'after'] as const) {
   t.test(`a write whose store fails ${mode} the record lands answers 503 outcome_unknown`, async (t) => {
     const inner = await openMemoryBus({});
     t.teardown(() => inner.close());
-    const flaky = flakyBus(inner, mode);
+    const flaky = flakyRevisionStore(inner, mode);
     const node = await startConfigNode(t, { bus: flaky.bus });
     const first = await node.call('PUT', '/config', { body: company(), headers: { 'x-summary': 'one' } });
     t.equal(first.status, 201);

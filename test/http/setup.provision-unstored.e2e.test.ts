@@ -1,6 +1,6 @@
 import t from 'tap';
 import { fakeCodehostB } from './fixtures/fake-vendors.js';
-import { company, KEYRING, startSetupNode } from './fixtures/setup-node.js';
+import { KEYRING, mintingCodehostB, startSetupNode } from './fixtures/setup-node.js';
 
 type Json = Record<string, unknown>;
 const CB_TOKEN = 'cb-owner-token-0123456789';
@@ -12,18 +12,7 @@ t.test(
   async (t) => {
     const vendor = await fakeCodehostB(t, CB_TOKEN);
     const node = await startSetupNode(t, { tierA: KEYRING, env: { CB_TOKEN } });
-    const doc = (name: string): Json =>
-      company({
-        name,
-        integrations: {
-          codehost_b: {
-            url: vendor.url,
-            token: '${CB_TOKEN}',
-            signing_secret: 'cb-signing-secret',
-            provisioning: { group: 'acme', token_scopes: ['api'] },
-          },
-        },
-      });
+    const doc = (name: string): Json => mintingCodehostB(vendor.url, name);
     await node.putDocument(doc('Acme'));
     // A value under the chief seat's name that no seat references: the provision replaces it, then puts it back.
     t.equal((await node.call('PUT', `/secrets/${CHIEF}`, { body: 'earlier-chief-value' })).status, 200);
@@ -79,18 +68,7 @@ t.test(
     const vendor = await fakeCodehostB(t, CB_TOKEN);
     // The setup routes hold a keyring (so tokens are minted); the node answering the store holds none.
     const node = await startSetupNode(t, { tierA: KEYRING, storeTierA: '', env: { CB_TOKEN } });
-    const first = await node.putDocument(
-      company({
-        integrations: {
-          codehost_b: {
-            url: vendor.url,
-            token: '${CB_TOKEN}',
-            signing_secret: 'cb-signing-secret',
-            provisioning: { group: 'acme', token_scopes: ['api'] },
-          },
-        },
-      }),
-    );
+    const first = await node.putDocument(mintingCodehostB(vendor.url));
     const res = await node.call('POST', '/setup/integrations/codehost-b/provision');
     const text = await res.text();
     t.equal(res.status, 503, text);

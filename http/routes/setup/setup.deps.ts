@@ -29,8 +29,18 @@ export interface SetupConfigDeps {
   readonly bus: Bus;
   /** `${NAME}` resolution: the secret store first, then the environment; null when unanswered. */
   readonly lookup: (name: string) => Promise<LookupAnswer | null>;
-  /** Seals `value` under `name` in the secret store; throws an ApiError when the store refuses. */
-  readonly seal: (name: string, value: string, actor: string) => Promise<void>;
+  /** Seals `value` under `name` in the secret store; the store revision it landed at. Throws an ApiError when the store refuses. */
+  readonly seal: (name: string, value: string, actor: string) => Promise<number>;
+  /**
+   * Puts `name` back to `before` (null: removes it), a compare-and-set on `revision` (the caller's own
+   * seal): false when a later write under the name stands, which is then kept.
+   */
+  readonly putBack: (
+    name: string,
+    before: string | null,
+    actor: string,
+    revision: number,
+  ) => Promise<boolean>;
   /** Removes `name` from the secret store; true when it was there. */
   readonly unseal: (name: string, actor: string) => Promise<boolean>;
   /** The variable the public base URL is read from (`SVC_PUBLIC_BASE_URL`). */

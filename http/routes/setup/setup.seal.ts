@@ -3,15 +3,17 @@
  * that a write losing the race seals nothing: setup.writes.ts). A seal that fails then (the node answering
  * the store has no keyring, the store is unreachable) must not leave a revision referencing a secret that
  * was never stored: the revision is rolled back (a new one restoring the document read, compare-and-set on
- * ours), the values this write already sealed are put back as they were, and the seal's coded refusal is
- * the answer. Only when the rollback cannot land (another revision followed ours) does the revision stand,
+ * ours), the values this write already sealed are put back as they were (setup.put-back.ts: unless another
+ * writer stored one since; one that cannot be put back is named in `unrestored_secrets`), and the seal's
+ * coded refusal is the answer. Only when the rollback cannot land (another revision followed ours) does the revision stand,
  * and the answer says which credentials are not sealed.
  */
 import type { Seal } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import type { ApiRequest } from '../../types.js';
 import { writeDocument, type Stored } from './setup.config-write.js';
-import type { SetupConfigDeps, SetupRouteDeps } from './setup.deps.js';
+import type { SetupRouteDeps } from './setup.deps.js';
+import { putBackAll, sealUndoably, UNRESTORED_HINT, type Sealed } from './setup.put-back.js';
 
 export interface SealOutcome {
   readonly sealed: readonly Seal[];
@@ -26,12 +28,6 @@ interface Write {
   readonly document: unknown;
   /** The revision this write stored; null when it changed only the store. */
   readonly stored: Stored | null;
-}
-
-/** The store's value of `name` before this write: restored when the write is undone; null when absent. */
-export async function storedValue(deps: SetupConfigDeps, name: string): Promise<string | null> {
-  const answer = await deps.lookup(name);
-  return answer !== null && answer.source === 'store' ? answer.value : null;
 }
 
 /** A new revision restoring the document read, only while ours is still active; its id, null when it did not land. */
@@ -65,38 +61,31 @@ async function rollBack(
   }
 }
 
-/** Puts back what this write sealed before the failure (best effort: the store may be failing still). */
-async function restore(
-  deps: SetupRouteDeps,
-  req: ApiRequest,
+/** The seal's refusal, saying that nothing stayed changed, or which credentials could not be put back. */
+function undoneRefusal(
+  error: unknown,
   write: Write,
-  done: ReadonlyArray<{ seal: Seal; before: string | null }>,
-): Promise<void> {
-  for (const { seal, before } of done) {
-    try {
-      if (before === null) await deps.unseal(seal.name, write.actor);
-      else await deps.seal(seal.name, before, write.actor);
-    } catch (error) {
-      // Names only: never a value.
-      req.log.warn(
-        { event: 'setup_inputs_restore_failed', kind: write.kind, name: seal.name, err: error },
-        'a credential sealed by a setup write that was undone could not be put back',
-      );
-    }
-  }
-}
-
-/** The seal's refusal, saying that nothing stayed changed. */
-function undoneRefusal(error: unknown, write: Write, rolledBackBy: string | null): unknown {
+  rolledBackBy: string | null,
+  unrestored: readonly string[],
+): unknown {
   if (!(error instanceof ApiError)) return error;
-  const undone =
+  const rolledBack =
     write.stored === null
-      ? 'nothing was changed'
-      : `nothing was changed: revision ${write.stored.revision_id} was rolled back by revision ${rolledBackBy ?? ''}`;
+      ? ''
+      : `: revision ${write.stored.revision_id} was rolled back by revision ${rolledBackBy ?? ''}`;
+  const undone =
+    unrestored.length === 0
+      ? `nothing was changed${rolledBack}`
+      : `nothing else was changed${rolledBack}, but ${unrestored.join(', ')} could not be put back as ` +
+        'before this write (unrestored_secrets)';
   return new ApiError(error.code, {
     detail: `A credential could not be sealed (${error.detail.replace(/\.$/, '')}); ${undone}.`,
-    hint: error.hint,
-    extra: { ...error.extra, ...(write.stored ? { rolled_back_revision_id: write.stored.revision_id } : {}) },
+    hint: unrestored.length === 0 ? error.hint : `${error.hint} ${UNRESTORED_HINT}`,
+    extra: {
+      ...error.extra,
+      ...(write.stored ? { rolled_back_revision_id: write.stored.revision_id } : {}),
+      ...(unrestored.length > 0 ? { unrestored_secrets: unrestored } : {}),
+    },
     headers: error.headers,
     cause: error,
   });
@@ -109,18 +98,16 @@ export async function sealAfterStore(
   write: Write,
   seals: readonly Seal[],
 ): Promise<SealOutcome> {
-  const done: Array<{ seal: Seal; before: string | null }> = [];
+  const done: Sealed[] = [];
   for (const [i, seal] of seals.entries()) {
-    const before = await storedValue(deps, seal.name);
     try {
-      await deps.seal(seal.name, seal.value, write.actor);
-      done.push({ seal, before });
+      done.push(await sealUndoably(deps, seal.name, seal.value, write.actor));
       continue;
     } catch (error) {
       const rolledBackBy = write.stored === null ? null : await rollBack(deps, req, write, write.stored);
       if (write.stored === null || rolledBackBy !== null) {
-        await restore(deps, req, write, done);
-        throw undoneRefusal(error, write, rolledBackBy);
+        const undo = { kind: write.kind, actor: write.actor, event: 'setup_inputs_restore_failed' };
+        throw undoneRefusal(error, write, rolledBackBy, await putBackAll(deps, req.log, undo, done));
       }
       // The revision stands (another followed it): it must not be answered as a failure.
       const unsealed = seals.slice(i);
@@ -134,7 +121,7 @@ export async function sealAfterStore(
         },
         'a setup revision was stored but some of its credentials could not be sealed',
       );
-      return { sealed: done.map((d) => d.seal), unsealed };
+      return { sealed: seals.slice(0, i), unsealed };
     }
   }
   return { sealed: seals, unsealed: [] };
