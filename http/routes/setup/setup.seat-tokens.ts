@@ -57,7 +57,30 @@ function notKept(error: ApiError, store: Store, unrestored: readonly string[]): 
   });
 }
 
+/**
+ * The write's outcome is unknown (the writer did not acknowledge it): the revision may have landed and
+ * reference the tokens, so they stay sealed, and the answer says how to find out which it was.
+ */
+function mayNotBeStored(error: ApiError<'outcome_unknown'>, store: Store): ApiError {
+  const seats = store.minted.map((m) => m.seat).join(', ');
+  const tried = typeof error.extra['revision_id'] === 'string' ? error.extra['revision_id'] : '';
+  return new ApiError('outcome_unknown', {
+    detail:
+      `The revision ${tried} referencing the seat tokens minted for ${seats} was sent but its outcome is ` +
+      'unknown: it may or may not have been stored. The tokens stay sealed under their names in case it was.',
+    hint:
+      `GET /config/revisions/${tried} answers when it was stored (GET /config tells whether it is active, its ` +
+      `seats then reference their tokens). When it was not, revoke the ${store.spec.key} tokens minted for ` +
+      `${seats} at the vendor (the pass's steps name them), then provision again: it reads the active ` +
+      'revision afresh and mints only for seats that reference no token.',
+    extra: { ...error.extra, unstored_seat_tokens: store.minted.map((m) => m.seat) },
+    headers: error.headers,
+    cause: error,
+  });
+}
+
 const isRefusal = (error: unknown): error is ApiError => error instanceof ApiError;
+const isUnknown = (error: ApiError): error is ApiError<'outcome_unknown'> => error.code === 'outcome_unknown';
 
 export async function storeMinted(deps: SetupConfigDeps, log: Logger, store: Store): Promise<string | null> {
   const { spec, minted, actor } = store;
@@ -79,8 +102,21 @@ export async function storeMinted(deps: SetupConfigDeps, log: Logger, store: Sto
     });
     return stored?.revision_id ?? null;
   } catch (error) {
-    // Not coded (a timeout): the revision may still land, so what it references stays sealed.
+    // Not coded (a seal the store did not answer, a bug): passed on as it is.
     if (!isRefusal(error)) throw error;
+    if (isUnknown(error)) {
+      log.warn(
+        {
+          event: 'setup_seat_tokens_outcome_unknown',
+          kind: spec.key,
+          revision_id: error.extra['revision_id'],
+          seats: minted.map((m) => m.seat),
+          sealed: done.map((d) => d.name),
+        },
+        'the revision referencing seat tokens minted by a provision may or may not be stored',
+      );
+      throw mayNotBeStored(error, store);
+    }
     const undo = { kind: spec.key, actor, event: 'setup_seat_token_restore_failed' };
     const unrestored = await putBackAll(deps, log, undo, done);
     log.warn(

@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
+  ErrorCode,
   InputsRefused,
   NoDocument,
   planInputs,
@@ -18,7 +19,7 @@ import {
   type Requirement,
   type Seal,
 } from '../../../schema/index.js';
-import { ApiError } from '../../api-error.js';
+import { ApiError, errorReply } from '../../api-error.js';
 import { fitBody, jsonValue } from '../../json-body.js';
 import { assertCompanyWriter } from '../../guard.js';
 import type { ApiReply, ApiRequest } from '../../types.js';
@@ -190,7 +191,10 @@ async function command(
   const reply = await deps.command(verb, body);
   if (reply.outcome !== 'refused') return reply;
   const { status, error, detail, hint, extra } = reply.refusal;
-  return { status, body: { ...extra, error, detail, hint } };
+  // A catalogued code keeps its headers (`Retry-After: 5` on `outcome_unknown`), which the actor's reply drops.
+  const code = ErrorCode.safeParse(error);
+  const headers = code.success ? errorReply(code.data).headers : {};
+  return { status, headers, body: { ...extra, error, detail, hint } };
 }
 const isReply = (value: object): value is ApiReply => 'status' in value;
 
