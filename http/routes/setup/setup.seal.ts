@@ -8,6 +8,7 @@
  * coded refusal is the answer. Only when the rollback cannot land (another revision followed ours) does the revision stand,
  * and the answer says which credentials are not sealed.
  */
+import { BusError } from '../../../bus/index.js';
 import type { Seal } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import type { ApiRequest } from '../../types.js';
@@ -61,14 +62,30 @@ async function rollBack(
   }
 }
 
+/**
+ * The seal's failure as a coded refusal; a store that did not acknowledge it (its server lost) leaves that
+ * seal's outcome unknown. Null for anything else (a bug), which is passed on as it is.
+ */
+function sealRefusal(error: unknown, seal: Seal): ApiError | null {
+  if (error instanceof ApiError) return error as ApiError;
+  if (!(error instanceof BusError)) return null;
+  return new ApiError('outcome_unknown', {
+    detail: `${seal.name} was sent to the secret store but not acknowledged: it may or may not hold the new value`,
+    hint: `GET /secrets/${seal.name} shows when it was last written; send the inputs again once the store answers.`,
+    cause: error,
+  });
+}
+
 /** The seal's refusal, saying that nothing stayed changed, or which credentials could not be put back. */
 function undoneRefusal(
-  error: unknown,
+  failure: unknown,
+  seal: Seal,
   write: Write,
   rolledBackBy: string | null,
   unrestored: readonly string[],
 ): unknown {
-  if (!(error instanceof ApiError)) return error;
+  const error = sealRefusal(failure, seal);
+  if (error === null) return failure;
   const rolledBack =
     write.stored === null
       ? ''
@@ -107,7 +124,7 @@ export async function sealAfterStore(
       const rolledBackBy = write.stored === null ? null : await rollBack(deps, req, write, write.stored);
       if (write.stored === null || rolledBackBy !== null) {
         const undo = { kind: write.kind, actor: write.actor, event: 'setup_inputs_restore_failed' };
-        throw undoneRefusal(error, write, rolledBackBy, await putBackAll(deps, req.log, undo, done));
+        throw undoneRefusal(error, seal, write, rolledBackBy, await putBackAll(deps, req.log, undo, done));
       }
       // The revision stands (another followed it): it must not be answered as a failure.
       const unsealed = seals.slice(i);
