@@ -4,9 +4,8 @@
  * rendered as the spec's answer.
  */
 import { randomUUID } from 'node:crypto';
-import { BusError, sendCommand, type Bus } from '../../../bus/index.js';
+import type { Bus } from '../../../bus/index.js';
 import {
-  Commands,
   nestingProblem,
   type ConfigWriteReply,
   type ConfigWrite,
@@ -14,6 +13,7 @@ import {
 } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import type { ApiReply, ApiRequest, AuthSettings } from '../../types.js';
+import { sendConfigWrite } from '../config-write.command.js';
 import type { ConfigReadDeps } from './config.reads.js';
 import type { Preconditions } from './config.request.js';
 
@@ -75,17 +75,7 @@ export async function submit(deps: ConfigWriteDeps, req: ApiRequest, prepared: P
     ...(prepared.carried.length > 0 ? { carried: prepared.carried.map((path) => [...path]) } : {}),
     revision_id: randomUUID(),
   };
-  let reply: ConfigWriteReply;
-  try {
-    reply = await sendCommand(deps.bus, Commands.config.write, command, { timeoutMs: deps.writeTimeoutMs });
-  } catch (error) {
-    // The writer failed mid-write or did not answer: the revision may or may not be stored.
-    if (!(error instanceof BusError)) throw error;
-    throw new ApiError('outcome_unknown', {
-      ...(prepared.dryRun ? {} : { extra: { revision_id: command.revision_id } }),
-      cause: error,
-    });
-  }
+  const reply = await sendConfigWrite(deps, command);
   switch (reply.outcome) {
     case 'valid':
       return {

@@ -1,14 +1,8 @@
 /** Sends a setup change to the config writer (`Commands.config.write`) and renders its decision. */
 import { randomUUID } from 'node:crypto';
-import { BusError, sendCommand } from '../../../bus/index.js';
-import {
-  Commands,
-  knownKeysAt,
-  unknownKeyPaths,
-  type ConfigWrite,
-  type ConfigWriteReply,
-} from '../../../schema/index.js';
+import { knownKeysAt, unknownKeyPaths, type ConfigWrite } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
+import { sendConfigWrite } from '../config-write.command.js';
 import type { SetupConfigDeps } from './setup.deps.js';
 
 export interface SetupWrite {
@@ -38,19 +32,10 @@ export async function writeDocument(deps: SetupConfigDeps, write: SetupWrite): P
     // The document is the stored one with setup fields changed: a key this build does not know is a
     // newer build's, kept as it is (write rule 8).
     carried: unknownKeyPaths(write.document, knownKeysAt),
+    // The id it tries: an `outcome_unknown` answer names it.
     revision_id: randomUUID(),
   };
-  let reply: ConfigWriteReply;
-  try {
-    reply = await sendCommand(deps.bus, Commands.config.write, command, { timeoutMs: deps.writeTimeoutMs });
-  } catch (error) {
-    // The writer failed mid-write or did not answer: the revision may or may not be stored (as config PUT).
-    if (!(error instanceof BusError)) throw error;
-    throw new ApiError('outcome_unknown', {
-      ...(write.dryRun ? {} : { extra: { revision_id: command.revision_id } }),
-      cause: error,
-    });
-  }
+  const reply = await sendConfigWrite(deps, command);
   if (reply.outcome === 'valid') return null;
   if (reply.outcome === 'stored') {
     // Read-your-writes: the next setup read on this node shows the new revision.
