@@ -100,9 +100,11 @@ export async function startSetup(opts: {
             : null;
       return Promise.resolve(answer);
     },
-    seal: async (name, value, actor) => (await command(Commands.secrets.put, sealed(name, value, actor))).revision,
+    seal: async (name, value, actor) =>
+      (await command(Commands.secrets.put, sealed(name, value, actor))).revision,
     unseal: async (name, actor) =>
-      (await command(Commands.secrets.delete, { name, actor: { id: actor, kind: 'operator' } })).removed ?? true,
+      (await command(Commands.secrets.delete, { name, actor: { id: actor, kind: 'operator' } })).removed ??
+      true,
     putBack: async (name, before, actor, revision) => {
       const reply =
         before === null

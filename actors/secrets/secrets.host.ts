@@ -107,7 +107,10 @@ export async function deleteSecret(opts: SecretsHostOptions, command: SecretDele
   if (!held) return { outcome: 'ok', revision: 0, removed: false };
   const expected = command.if_revision;
   try {
-    await opts.bucket.delete(command.name, expected === undefined ? undefined : { expectedRevision: expected });
+    await opts.bucket.delete(
+      command.name,
+      expected === undefined ? undefined : { expectedRevision: expected },
+    );
   } catch (error) {
     // Written by someone else since the caller's write: theirs stands.
     if (!(error instanceof KvConflictError)) throw error;

@@ -29,7 +29,7 @@ export interface SetupConfigDeps {
   readonly bus: Bus;
   /** `${NAME}` resolution: the secret store first, then the environment; null when unanswered. */
   readonly lookup: (name: string) => Promise<LookupAnswer | null>;
-  /** Seals `value` under `name` in the secret store; the store revision it landed at. Throws an ApiError when the store refuses. */
+  /** Seals `value` under `name` in the secret store: the revision it landed at; an ApiError when refused. */
   readonly seal: (name: string, value: string, actor: string) => Promise<number>;
   /**
    * Puts `name` back to `before` (null: removes it), a compare-and-set on `revision` (the caller's own

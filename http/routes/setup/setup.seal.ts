@@ -5,8 +5,8 @@
  * was never stored: the revision is rolled back (a new one restoring the document read, compare-and-set on
  * ours), the values this write already sealed are put back as they were (setup.put-back.ts: unless another
  * writer stored one since; one that cannot be put back is named in `unrestored_secrets`), and the seal's
- * coded refusal is the answer. Only when the rollback cannot land (another revision followed ours) does the revision stand,
- * and the answer says which credentials are not sealed.
+ * coded refusal is the answer. Only when the rollback cannot land (another revision followed ours) does the
+ * revision stand, and the answer says which credentials are not sealed.
  */
 import { BusError } from '../../../bus/index.js';
 import type { Seal } from '../../../schema/index.js';
