@@ -1,13 +1,13 @@
 /** What a seat host is started with, and what it offers the seats runtime and placement. */
 import type { Logger } from 'pino';
 import type { Bus, Kv } from '../../bus/index.js';
+import type { NeedsClosedCause, SeatNeed } from '../../schema/index.js';
 import type { Fence } from '../lease/index.js';
 import type { NeedRecorded, PersonalMemory } from '../toolservers/index.js';
 import type { LifecycleLimits } from './episode.lifecycle.js';
 import type { Paused, SeatEvent } from './seat.machine.js';
 import type { TurnLimits } from './seat.limits.js';
 import type { CompanyProfile, SeatProfile } from './seat.profile.js';
-import type { NeedsClosedCause, SeatNeed } from './seat.needs.js';
 import type { TurnDeps } from './turn.deps.js';
 
 /** What closes open needs: which ids (those not open are ignored), why, by whom, once per `key`. */

@@ -13,7 +13,7 @@ import {
   SeatSnapshot,
   type SeatLogEntry,
   type SeatNeed,
-} from './seat.needs.js';
+} from '../../schema/index.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

@@ -7,8 +7,9 @@
  * the clock, the machine decides whether a turn is still running to be ended.
  */
 import { assign, setup } from 'xstate';
+import { foldNeeds, type SeatNeed } from '../../schema/index.js';
 import { defaultLimits, type TurnLimits } from './seat.limits.js';
-import { foldNeeds, needsFor, type SeatNeed } from './seat.needs.js';
+import { needsFor } from './seat.needs.js';
 import { breach, expiredOf, isCurrent, run, timedOut, type BreachParams } from './seat.steps.js';
 import {
   completed,

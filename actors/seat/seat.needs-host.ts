@@ -6,15 +6,8 @@ import type { NeedRecorded } from '../toolservers/index.js';
 import type { SeatEvents } from './seat.events.js';
 import type { CloseNeeds } from './seat.host.types.js';
 import type { SeatLog } from './seat.log.js';
-import {
-  answeredBy,
-  needsEventOf,
-  roomForNeed,
-  turnNeeds,
-  type NeedsClosedCause,
-  type NeedsEvent,
-  type SeatNeed,
-} from './seat.needs.js';
+import { needsEventOf, type NeedsClosedCause, type NeedsEvent, type SeatNeed } from '../../schema/index.js';
+import { answeredBy, roomForNeed, turnNeeds } from './seat.needs.js';
 
 /** The event each way of closing needs publishes (ops/event-types.md). */
 const closedEventType: Record<NeedsClosedCause, string> = {

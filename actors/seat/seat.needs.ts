@@ -1,22 +1,10 @@
 /**
  * A seat's open needs (the questions `ask_human` recorded) as the seat actor's event-sourced state. The
  * log's records, the machine events they become and the one fold both the machine and the rebuild on
- * start apply are schema's (schema/seat-log.ts, shared with the read models' projection), re-exported here
- * for the seat's files; what follows is the actor's own reading of them. Pure: schema only.
+ * start apply are schema's (schema/seat-log.ts, shared with the read models' projection; import them from
+ * schema); what follows is the actor's own reading of them. Pure: schema only.
  */
 import { NEEDS_KEPT_PER_SEAT, type SeatNeed } from '../../schema/index.js';
-
-export {
-  foldNeeds,
-  NEEDS_KEPT_PER_SEAT,
-  NeedsClosedCause,
-  needsEventOf,
-  SeatLogRecord,
-  SeatNeed,
-  SeatSnapshot,
-  type NeedsEvent,
-  type SeatLogEntry,
-} from '../../schema/index.js';
 
 /** Kept here rather than shared (actors/text.ts): a machine's siblings import only siblings, xstate and schema. */
 const clip = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);

@@ -2,9 +2,8 @@
  * The seat machine's types and its pure turn helpers: what a wake, a turn and a phase outcome are,
  * the events the host sends, and how an outcome folds into the turn. Imports only schema.
  */
-import type { Payloads } from '../../schema/index.js';
+import type { NeedsEvent, Payloads, SeatNeed } from '../../schema/index.js';
 import type { TurnLimits } from './seat.limits.js';
-import type { NeedsEvent, SeatNeed } from './seat.needs.js';
 
 export type Paused = (typeof Payloads.Paused)['_output'];
 export type TurnCompletedPayload = (typeof Payloads.AgentTurnCompleted)['_output'];

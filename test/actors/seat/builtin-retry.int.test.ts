@@ -6,8 +6,7 @@
  */
 import t from 'tap';
 import { Streams, Subjects } from '../../../bus/index.js';
-import { NEEDS_KEPT_PER_SEAT } from '../../../actors/seat/seat.needs.js';
-import { agentId } from '../../../schema/index.js';
+import { agentId, NEEDS_KEPT_PER_SEAT } from '../../../schema/index.js';
 import { startCompany } from './harness.js';
 
 const ada = { seat: 'ada', agent_id: agentId('Acme', 'ada'), turn_id: 'turn-1' };

@@ -7,16 +7,14 @@
 import t from 'tap';
 import { getInitialSnapshot, transition, type SnapshotFrom } from 'xstate';
 import { seatMachine, type SeatEvent, type Wake } from '../../../actors/seat/seat.machine.js';
+import { answeredBy, roomForNeed, turnNeeds } from '../../../actors/seat/seat.needs.js';
 import {
-  answeredBy,
   foldNeeds,
   needsEventOf,
   NEEDS_KEPT_PER_SEAT,
-  roomForNeed,
-  turnNeeds,
   type SeatLogEntry,
   type SeatNeed,
-} from '../../../actors/seat/seat.needs.js';
+} from '../../../schema/index.js';
 
 type Snap = SnapshotFrom<typeof seatMachine>;
 interface Effect {
