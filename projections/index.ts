@@ -69,7 +69,8 @@ export { getTurn, listPhases, listTurns } from './history/history.turns.js';
 export type { HistoryPage } from './history/history.page.js';
 export { historyCap } from './agents/agents.state.js';
 export { ReadModels } from './readmodels/readmodels.js';
-export { decodeJson, readModelProjections } from './readmodels/readmodels.boot.js';
+export { readModelProjections } from './readmodels/readmodels.boot.js';
+export { decodeJson } from './runner/decode-json.js';
 export { type MemoryStoreReader } from './memory/memory.projection.js';
 export {
   applyIntegrationRecord,

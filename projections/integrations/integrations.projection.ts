@@ -5,8 +5,9 @@
  * integration actor rebuilds its state from). Every node folds the same stream, so every node answers
  * the same, and a restart replays what the last run folded.
  */
-import { Streams, type StoredMessage } from '../../bus/index.js';
+import { Streams } from '../../bus/index.js';
 import { IntegrationRecord, type PassRun, type PassStarted } from '../../schema/index.js';
+import { decodeJson } from '../runner/decode-json.js';
 import type { Projection } from '../runner/runner.js';
 
 export interface SurfaceCounts {
@@ -77,15 +78,6 @@ export function applyIntegrationRecord(state: IntegrationsState, value: unknown)
   return state;
 }
 
-const decoder = new TextDecoder();
-export function decodeIntegrationMessage(message: StoredMessage): unknown {
-  try {
-    return JSON.parse(decoder.decode(message.data)) as unknown;
-  } catch {
-    return null;
-  }
-}
-
 interface Saved {
   arrivals: Array<[string, SurfaceCounts]>;
   runs: Array<[string, PassRun[]]>;
@@ -97,7 +89,7 @@ export const integrationsProjection: Projection<IntegrationsState> = {
   version: 1,
   stream: Streams.Integrations,
   init: emptyIntegrationsState,
-  apply: (state, message) => void applyIntegrationRecord(state, decodeIntegrationMessage(message)),
+  apply: (state, message) => void applyIntegrationRecord(state, decodeJson(message.data)),
   checkpoint: {
     save: (state): Saved => ({
       arrivals: [...state.arrivals],

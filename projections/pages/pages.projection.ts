@@ -3,21 +3,12 @@
  * every node. It keeps no checkpoint: the search index is rebuilt by the same folds, so a boot, a
  * rebuild and the live tail all go through `applyPageRecord`, and replay equals live by construction.
  */
-import { Streams, type StoredMessage } from '../../bus/index.js';
+import { Streams } from '../../bus/index.js';
+import { decodeJson } from '../runner/decode-json.js';
 import type { Projection } from '../runner/runner.js';
 import { applyPageRecord } from './pages.fold.js';
 import { PagesIndex } from './pages.index.js';
 import { emptyPagesState, type PagesState } from './pages.state.js';
-
-const decoder = new TextDecoder();
-
-function decode(message: StoredMessage): unknown {
-  try {
-    return JSON.parse(decoder.decode(message.data)) as unknown;
-  } catch {
-    return null;
-  }
-}
 
 /** A fresh projection definition; each owns its search index (closed when it starts over). */
 export function pagesProjection(): Projection<PagesState> {
@@ -31,6 +22,6 @@ export function pagesProjection(): Projection<PagesState> {
       index = new PagesIndex();
       return emptyPagesState(index);
     },
-    apply: (state, message) => applyPageRecord(state, decode(message), message.seq),
+    apply: (state, message) => applyPageRecord(state, decodeJson(message.data), message.seq),
   };
 }

@@ -26,6 +26,7 @@ import { EventRecord, SpendRecord } from '../../schema/index.js';
 import { seedBound } from '../agents/agents.seed.js';
 import { emptyAgentsState, type AgentsState } from '../agents/agents.state.js';
 import { foldedEventTypes, type ReadModels } from './readmodels.js';
+import { decodeJson } from '../runner/decode-json.js';
 import type { Projection } from '../runner/runner.js';
 import { ledgerMaxAgeMs, loadLedger, saveLedger, type TokenLedger } from '../tokens/tokens.ledger.js';
 import type { SpendWindow } from '../tokens/spend-window.js';
@@ -37,17 +38,6 @@ import { seatNeedsProjection, type SeatNeedsState } from './readmodels.seat-need
 export const eventSeedMs = 30 * 86_400_000;
 /** The spend the ledger can ever answer about (90 company days plus a day of zone slack). */
 export const spendSeedMs = ledgerMaxAgeMs;
-
-const decoder = new TextDecoder();
-
-/** The message's JSON, or null. */
-export function decodeJson(data: Uint8Array): unknown {
-  try {
-    return JSON.parse(decoder.decode(data)) as unknown;
-  } catch {
-    return null;
-  }
-}
 
 /** Agent events whose boot replay is bounded to the newest turns per seat. */
 const bounded = (type: string): boolean =>

@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import { Streams, Subjects, type Bus } from '../../bus/index.js';
 import { SCHEDULE_FIRED } from '../../schema/index.js';
+import { decodeJson } from '../runner/decode-json.js';
 import { runProjection, type Projection, type RunningProjection } from '../runner/runner.js';
 import { applyScheduleEvent, emptySchedulesState, type SchedulesState } from './schedules.projection.js';
 
@@ -19,16 +20,6 @@ export interface ScheduleRunsView {
   stop(): Promise<void>;
 }
 
-const decoder = new TextDecoder();
-
-function decode(data: Uint8Array): unknown {
-  try {
-    return JSON.parse(decoder.decode(data));
-  } catch {
-    return null;
-  }
-}
-
 /** The `schedules` projection: the newest `limit` ledger rows. */
 export function schedulesProjection(limit?: number): Projection<SchedulesState> {
   return {
@@ -38,7 +29,7 @@ export function schedulesProjection(limit?: number): Projection<SchedulesState> 
     subjects: Subjects.event(SCHEDULE_FIRED),
     init: () => emptySchedulesState(limit),
     apply: (state, message) => {
-      applyScheduleEvent(state, decode(message.data), message.seq);
+      applyScheduleEvent(state, decodeJson(message.data), message.seq);
     },
   };
 }

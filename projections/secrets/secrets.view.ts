@@ -5,6 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { Kv } from '../../bus/index.js';
+import { decodeJson } from '../runner/decode-json.js';
 import { runProjection, type BucketProjection, type RunningProjection } from '../runner/runner.js';
 import { applySecretFact, emptySecretsState, type SecretsState } from './secrets.projection.js';
 
@@ -15,16 +16,6 @@ export interface SecretsView {
   until(predicate: (state: SecretsState) => boolean, timeoutMs: number): Promise<boolean>;
   readonly running: RunningProjection<SecretsState>;
   stop(): Promise<void>;
-}
-
-const decoder = new TextDecoder();
-
-function decode(data: Uint8Array): unknown {
-  try {
-    return JSON.parse(decoder.decode(data));
-  } catch {
-    return null;
-  }
 }
 
 /** The `secrets` projection of `bucket`: sealed records only (opening one needs the keyring). */
@@ -39,7 +30,7 @@ export function secretsProjection(bucket: Kv): BucketProjection<SecretsState> {
         key: entry.key,
         revision: entry.revision,
         operation: entry.operation,
-        value: entry.operation === 'put' ? decode(entry.value) : null,
+        value: entry.operation === 'put' ? decodeJson(entry.value) : null,
       });
     },
   };
