@@ -170,27 +170,12 @@ export function foldWork(state: WorkState, record: WorkRecord, seq: number): voi
     state.counters.set(record.project, Math.max(state.counters.get(record.project) ?? 0, record.number));
     state.activity.push(activity);
     state.lastChange.set(record.project, record.at);
-    state.ops.set(record.op_id, {
-      op_id: record.op_id,
-      kind: record.kind,
-      id: item.id,
-      key: item.key,
-      seq,
-      position,
-    });
+    keepOutcome(state, record, item.id, item.key, seq, position);
     return;
   }
   if (record.kind === 'person.changed') {
     foldPerson(state.people, record);
-    const key = personOutcomeKey(record);
-    state.ops.set(record.op_id, {
-      op_id: record.op_id,
-      kind: record.kind,
-      id: record.id,
-      key,
-      seq,
-      position,
-    });
+    keepOutcome(state, record, record.id, personOutcomeKey(record), seq, position);
     return;
   }
   if (record.kind === 'file.put' || record.kind === 'file.removed') {
@@ -229,14 +214,7 @@ export function foldWork(state: WorkState, record: WorkRecord, seq: number): voi
   item.history.push(activity);
   state.activity.push(activity);
   state.lastChange.set(item.project, record.at);
-  state.ops.set(record.op_id, {
-    op_id: record.op_id,
-    kind: record.kind,
-    id: item.id,
-    key: item.key,
-    seq,
-    position,
-  });
+  keepOutcome(state, record, item.id, item.key, seq, position);
 }
 
 function foldFile(
@@ -266,23 +244,28 @@ function foldFile(
     file.updated_by = record.actor;
   } else return;
   state.lastChange.set(record.project, record.at);
-  state.ops.set(record.op_id, {
-    op_id: record.op_id,
-    kind: record.kind,
-    id,
-    key: record.path,
-    seq,
-    position,
-  });
+  keepOutcome(state, record, id, record.path, seq, position);
 }
 
-/** The item a reference names (its key, else its id), or null. */
+/** Keeps what `record` came to under its `op_id`: a retry with the same id is answered with it, unchanged. */
+function keepOutcome(
+  state: WorkState,
+  record: WorkRecord,
+  id: string,
+  key: string,
+  seq: number,
+  position: string,
+): void {
+  state.ops.set(record.op_id, { op_id: record.op_id, kind: record.kind, id, key, seq, position });
+}
+
 /**
  * An item's version, its `ETag`: the number of changes it has had (its history rows, the create
  * included), so every node and every replay count the same.
  */
 export const itemVersion = (item: WorkItem): number => item.history.length;
 
+/** The item a reference names (its key, else its id), or null. */
 export function itemByRef(state: WorkState, ref: string): WorkItem | null {
   const id = state.keys.get(ref.toUpperCase()) ?? ref;
   return state.items.get(id) ?? null;
