@@ -82,6 +82,15 @@ const postureAfter = (context: NodeContext, event: Done): Posture => {
  */
 const announce = { type: 'announce', params: announcementFor } as const;
 
+/** A reconcile tick while unconfigured or serving: starts the apply that is due, if one is. */
+const reconcile = {
+  guard: 'applyDue',
+  actions: [
+    'startApply',
+    { type: 'apply', params: ({ context }: { context: NodeContext }) => requestOf(context) },
+  ],
+} as const;
+
 export const nodeMachine = setup({
   types: {
     context: {} as NodeContext,
@@ -174,10 +183,7 @@ export const nodeMachine = setup({
     },
     unconfigured: {
       on: {
-        'node.reconcile': {
-          guard: 'applyDue',
-          actions: ['startApply', { type: 'apply', params: ({ context }) => requestOf(context) }],
-        },
+        'node.reconcile': reconcile,
         'node.apply.done': [
           { guard: 'postponed', actions: 'postpone' },
           { guard: and(['succeeded', 'restoring']), target: 'serving', actions: 'conclude' },
@@ -189,10 +195,7 @@ export const nodeMachine = setup({
     },
     serving: {
       on: {
-        'node.reconcile': {
-          guard: 'applyDue',
-          actions: ['startApply', { type: 'apply', params: ({ context }) => requestOf(context) }],
-        },
+        'node.reconcile': reconcile,
         'node.apply.done': [
           { guard: 'postponed', actions: 'postpone' },
           { guard: and(['failed', not('restoring')]), actions: [announce, 'conclude'] },
