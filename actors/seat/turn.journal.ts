@@ -267,7 +267,8 @@ export interface JournalWriter {
   write(entry: JournalEntry): Promise<void>;
 }
 
-export function journalWriter(opts: {
+/** Which turn's journal a writer appends to, and how each record is fenced, stamped and headed. */
+export interface JournalWriterOptions {
   readonly bus: Bus;
   readonly handle: string;
   readonly turnId: string;
@@ -276,7 +277,9 @@ export function journalWriter(opts: {
   readonly now: () => Date;
   /** Carried by every record (the lease epoch the seat acts under). */
   readonly headers?: Record<string, string>;
-}): JournalWriter {
+}
+
+export function journalWriter(opts: JournalWriterOptions): JournalWriter {
   const subject = Subjects.turnJournal(opts.handle, opts.turnId);
   return {
     async write(entry) {

@@ -3,13 +3,13 @@
  * fresh turn) and a writer opened behind the lease fence; each phase then gets its view of the record.
  * (The needs a turn's `ask_human` calls record live in the seat's own log, seat.log.ts.)
  */
-import type { Bus } from '../../bus/index.js';
 import type { InboxMessage } from '../../schema/index.js';
 import type { DeadlineBreach, PhaseName, SeatEvent } from './seat.types.js';
 import {
   journalWriter,
   readJournal,
   type JournalWriter,
+  type JournalWriterOptions,
   type PhaseJournal,
   type TurnJournal,
 } from './turn.journal.js';
@@ -21,15 +21,8 @@ export interface OpenedTurn {
   phase(phase: PhaseName, iteration: number): PhaseJournal;
 }
 
-export async function openTurn(opts: {
-  readonly bus: Bus;
-  readonly handle: string;
-  readonly turnId: string;
-  readonly node: string;
-  readonly fence: () => void;
-  readonly now: () => Date;
-  readonly headers?: Record<string, string>;
-}): Promise<OpenedTurn> {
+/** Opens the turn's journal for writing after reading back what an earlier run of the turn recorded. */
+export async function openTurn(opts: JournalWriterOptions): Promise<OpenedTurn> {
   const prior = await readJournal(opts.bus, opts.handle, opts.turnId);
   const writer = journalWriter(opts);
   return {
