@@ -6,10 +6,8 @@ import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs } from './cli-args.js';
 import { requestNode } from './cli-http.js';
-import { UsageError } from './cli-usage.js';
+import { UsageError, type Out } from './cli-usage.js';
 import { describeRefusal } from './config-cli.js';
-
-type Out = { write(text: string): unknown };
 
 export const backupHelp = `Usage: svc backup [--dir DIR] [flags]
        svc backup list [flags]

@@ -3,7 +3,7 @@
  * -c/--config and -h/--help, the help answer, and the node address and token it talks with.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { UsageError } from './cli-usage.js';
+import { UsageError, type Out } from './cli-usage.js';
 
 /** The help's block for the shared flags. */
 export const nodeFlagsHelp = `Flags:
@@ -42,8 +42,6 @@ export function helpExit(
   (asked ? out : err).write(help);
   return asked ? 0 : 2;
 }
-
-type Out = { write(text: string): unknown };
 
 /** What a verb runs with: the node, the token for it, and where answers and notes go. */
 export interface NodeContext<O = Out> {

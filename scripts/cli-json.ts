@@ -5,9 +5,7 @@
 import type { NodeContext } from './cli-args.js';
 import { requestNode } from './cli-http.js';
 import { describeRefusal } from './config-cli.js';
-import { UsageError } from './cli-usage.js';
-
-type Out = { write(text: string): unknown };
+import { UsageError, type Out } from './cli-usage.js';
 
 /**
  * `asFlags`: query parameters the command takes as flags of the same name; a refusal that tells how to

@@ -13,7 +13,7 @@ import {
 } from './cli-args.js';
 import { requestNode } from './cli-http.js';
 import { renderDiff, resolveRevision, RevisionLookupError } from './config-diff-cli.js';
-import { UsageError } from './cli-usage.js';
+import { UsageError, type Out } from './cli-usage.js';
 
 /** A header value: non-ASCII text percent-encoded as UTF-8 (the node decodes it; raw bytes do not survive). */
 const headerText = (text: string): string => (/[^\x20-\x7e]/.test(text) ? encodeURIComponent(text) : text);
@@ -46,8 +46,6 @@ ${nodeFlagsHelp}
 Exit codes: 0 done; 1 refused (the answer's error code and problems are printed), or a REVISION that names
 no revision or several; 2 bad flags (a REVISION or --if-match that is not an id or a prefix of one).
 `;
-
-type Out = { write(text: string): unknown };
 
 export async function runConfig(
   args: string[],

@@ -13,7 +13,7 @@ import {
 } from './cli-args.js';
 import { openWs, UpgradeRefusedError } from './ws-client.js';
 import { nodeOrigin, requestNode, tokenHint, unreachable, unusableNode } from './cli-http.js';
-import { UsageError } from './cli-usage.js';
+import { UsageError, type Out } from './cli-usage.js';
 import { describeRefusal } from './config-cli.js';
 import { EventCategory } from '../schema/index.js';
 
@@ -31,8 +31,6 @@ ${nodeFlagsHelp}
 Exit codes: 0 done (tail: interrupted); 1 refused (the answer's error code is printed) or unreachable;
 2 bad flags; 3 tail: the node closed the stream (it stopped or went away).
 `;
-
-type Out = { write(text: string): unknown };
 
 async function get(
   ctx: NodeContext,

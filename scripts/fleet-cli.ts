@@ -14,7 +14,7 @@ import {
 } from './cli-args.js';
 import { requestNode } from './cli-http.js';
 import { describeRefusal } from './config-cli.js';
-import { UsageError } from './cli-usage.js';
+import { UsageError, type Out } from './cli-usage.js';
 
 export const fleetHelp = `Usage: svc fleet <verb> [flags]
 
@@ -33,8 +33,6 @@ Verbs (against a running node; token from $SVC_TOKEN):
 ${nodeFlagsHelp}
 Exit codes: 0 done; 1 refused (the answer's error code is printed); 2 bad flags.
 `;
-
-type Out = { write(text: string): unknown };
 
 /** The JSON answer of a GET, or null after the refusal was written to stderr. */
 async function read<T>(ctx: NodeContext<Out>, path: string): Promise<T | null> {

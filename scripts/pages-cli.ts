@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, refuseOtherVerbsFlags } from './cli-args.js';
 import { callJson, limitOf, queryOf } from './cli-json.js';
-import { UsageError } from './cli-usage.js';
+import { UsageError, type Out } from './cli-usage.js';
 
 export const pagesHelp = `Usage: svc pages <verb> [flags]
 
@@ -23,8 +23,6 @@ Verbs (against a running node with knowledge.backend native; token from $SVC_TOK
 ${nodeFlagsHelp}  --op-id X        a write's retry handle: sent again, it answers the first outcome
 Exit codes: 0 done; 1 refused (the answer's error code is printed); 2 bad flags.
 `;
-
-type Out = { write(text: string): unknown };
 
 export async function runPages(
   args: string[],

@@ -26,7 +26,7 @@ import {
   type CheckpointStore,
 } from '../projections/index.js';
 import type { TierA } from '../schema/index.js';
-import { UsageError } from './cli-usage.js';
+import { UsageError, type Out } from './cli-usage.js';
 
 export const projectionsHelp = `Usage: svc projections list|rebuild [NAME] [--config FILE]
 
@@ -47,8 +47,6 @@ Flags:
 
 Exit codes: 0 done; 1 the configuration is refused or a projection failed; 2 bad flags or an unknown NAME.
 `;
-
-type Out = { write(text: string): unknown };
 
 /** One projection as the command sees it: its identity, and how to run it once. */
 interface Entry {

@@ -1,12 +1,10 @@
 /** `svc replay`: a stream's messages as JSON lines, for audit. */
 import { parseArgs } from 'node:util';
 import { openBus, type Bus } from '../bus/index.js';
-import { UsageError } from './cli-usage.js';
+import { UsageError, type Out } from './cli-usage.js';
 import { createLogger } from './logger.js';
 import { replayStream } from './replay.js';
 import { loadConfigFile } from './tier-a-file.js';
-
-type Out = { write(text: string): unknown };
 
 const replayHelp = `Usage: svc replay [--config FILE] --stream NAME [--from-seq N | --since ISO] [--subject S] [--verify]
 

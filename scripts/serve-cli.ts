@@ -8,8 +8,7 @@ import type { Logger } from 'pino';
 import { whyNotListening } from './listen-why.js';
 import type { RunningNode } from './serve.js';
 import { packageVersion } from './version.js';
-
-type Out = { write(text: string): unknown };
+import type { Out } from './cli-usage.js';
 
 const serveHelp = `Usage: svc serve [--config FILE] [--company FILE]
 

@@ -4,7 +4,7 @@
  * invocation exits 2, a refused configuration exits 1 with every problem listed. A command's module
  * is loaded only when it runs: a client command need not load the node it talks to.
  */
-import { UsageError } from './cli-usage.js';
+import { UsageError, type Out } from './cli-usage.js';
 import { completionHelp, completionScript } from './completion.js';
 import { packageVersion } from './version.js';
 
@@ -58,8 +58,6 @@ const commands = new Set([
   'projections',
   'completion',
 ]);
-
-type Out = { write(text: string): unknown };
 
 /** Runs the CLI; resolves with the exit code (serve resolves only after its drain). */
 export async function main(

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, refuseOtherVerbsFlags } from './cli-args.js';
 import { callJson, limitOf, queryOf } from './cli-json.js';
-import { UsageError } from './cli-usage.js';
+import { UsageError, type Out } from './cli-usage.js';
 import { workStatuses } from '../schema/index.js';
 
 export const workHelp = `Usage: svc work <verb> [flags]
@@ -28,8 +28,6 @@ Verbs (against a running node with tracker.backend native; token from $SVC_TOKEN
 ${nodeFlagsHelp}  --op-id X        a write's retry handle: sent again, it answers the first outcome
 Exit codes: 0 done; 1 refused (the answer's error code is printed); 2 bad flags.
 `;
-
-type Out = { write(text: string): unknown };
 
 export async function runWork(
   args: string[],
