@@ -6,41 +6,17 @@
 import t from 'tap';
 import { readModelRoutes, readQuestions } from '../../http/index.js';
 import { ReadModels } from '../../projections/index.js';
-import { companyDoc, event, phaseStarted } from '../projections/fixtures/readmodels.js';
+import {
+  agentRowFields,
+  companyDoc,
+  event,
+  liveCallFields,
+  phaseStarted,
+} from '../projections/fixtures/readmodels.js';
 import { dashboard, startEventsNode } from './fixtures/events-node.js';
 import { call } from './fixtures/gateway-harness.js';
 
 const now = Date.parse('2026-11-23T12:00:00Z');
-const rowFields = [
-  'id',
-  'role',
-  'activity',
-  'stopped_reason',
-  'live_call',
-  'last_error',
-  'turn',
-  'last_turn',
-  'paused',
-  'tokens',
-  'budget',
-  'agent_id',
-];
-const liveCallFields = [
-  'turn_id',
-  'phase',
-  'iteration',
-  'model',
-  'response',
-  'tool_executions',
-  'rounds',
-  'in_progress',
-  'round_narration',
-  'partial_round',
-  'round_started_at',
-  'running_call',
-  'max_rounds',
-  'failed',
-];
 
 t.test('an agent row reads the same in /agents, /agents/{id}, the snapshot and the socket', async (t) => {
   const models = new ReadModels({ now: () => now, placed: () => true });
@@ -67,7 +43,7 @@ t.test('an agent row reads the same in /agents, /agents/{id}, the snapshot and t
     'cto'
   ] as Record<string, unknown>;
 
-  for (const field of rowFields) t.ok(field in listed, `the row has ${field}`);
+  for (const field of agentRowFields) t.ok(field in listed, `the row has ${field}`);
   t.same(one, listed, '/agents/{id} is the /agents row plus llm_history and coverage');
   t.ok(Array.isArray(history));
   t.match(coverage, { complete: true });

@@ -4,8 +4,10 @@ import { activityOf } from '../../../projections/agents/agents.rows.js';
 import { ReadModels } from '../../../projections/index.js';
 import type { SeatRuntime } from '../../../projections/agents/agents.state.js';
 import {
+  agentRowFields,
   companyDoc,
   event,
+  liveCallFields,
   phaseCompleted,
   phaseStarted,
   spend,
@@ -27,21 +29,7 @@ t.test('agent rows carry every listed field; human seats are not agents', async 
     ['ceo', 'cto', 'dev-one'],
   );
   const cto = rows.find((r) => r.id === 'cto')!;
-  for (const key of [
-    'id',
-    'role',
-    'activity',
-    'stopped_reason',
-    'live_call',
-    'last_error',
-    'turn',
-    'last_turn',
-    'paused',
-    'tokens',
-    'budget',
-    'agent_id',
-  ])
-    t.ok(key in cto, key);
+  for (const key of agentRowFields) t.ok(key in cto, key);
   t.equal(cto.role, 'CTO');
   t.match(cto.agent_id, /^[0-9a-f-]{36}$/);
   t.equal(cto.activity, 'idle');
@@ -89,23 +77,7 @@ t.test(
     t.equal(row.live_call?.response, 'thinking so far');
     t.equal(row.live_call?.round_num, 1);
     t.equal(row.live_call?.running_call?.name, 'grep');
-    for (const key of [
-      'turn_id',
-      'phase',
-      'iteration',
-      'model',
-      'response',
-      'tool_executions',
-      'rounds',
-      'in_progress',
-      'round_narration',
-      'partial_round',
-      'round_started_at',
-      'running_call',
-      'max_rounds',
-      'failed',
-    ])
-      t.ok(row.live_call && key in row.live_call, `live_call.${key}`);
+    for (const key of liveCallFields) t.ok(row.live_call && key in row.live_call, `live_call.${key}`);
     m.applyEvent(
       event(
         'agent_phase_completed',
