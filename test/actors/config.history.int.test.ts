@@ -7,39 +7,23 @@
  */
 import t, { type Test } from 'tap';
 import { pino } from 'pino';
-import {
-  activePointerKey,
-  configSubjects,
-  executeWrite,
-  readActive,
-  type Validation,
-} from '../../actors/index.js';
+import { activePointerKey, configSubjects, executeWrite, readActive } from '../../actors/index.js';
 import { ensureCatalogue, Streams, type Bus, type Kv, type PublishOptions } from '../../bus/index.js';
 import { openMemoryBus } from '../../bus/memory/index.js';
 import { openJetStreamBus } from '../../bus/jetstream/index.js';
 import { activationHistory, followConfig, listRevisions, type ConfigView } from '../../projections/index.js';
 import { ActivePointer, type ConfigWrite } from '../../schema/index.js';
 import { startNatsCluster } from '../harness/nats-server.js';
+import { aConfigWrite, validAsSent } from './fixtures/config-write.js';
 
 const logger = pino({ level: 'silent' });
 const dec = new TextDecoder();
-const valid = (command: ConfigWrite): Validation => ({
-  valid: true,
-  problems: [],
-  warnings: [],
-  derived: { seats: [] },
-  document: command.document,
-});
-const write = (name: string, basis: string | null): ConfigWrite => ({
-  document: { name },
-  basis_revision_id: basis,
-  precondition: basis ? { if_none_match_any: false, if_match: basis } : { if_none_match_any: true },
-  rules: 'write',
-  dry_run: false,
-  actor: { id: 'ops', kind: 'operator' },
-  source: 'api',
-  summary: name,
-});
+/** A write of the document named `name` with If-Match on `basis` (If-None-Match: * when there is none). */
+const write = (name: string, basis: string | null): ConfigWrite =>
+  aConfigWrite({ name }, basis, {
+    precondition: basis ? { if_none_match_any: false, if_match: basis } : { if_none_match_any: true },
+    summary: name,
+  });
 
 /**
  * Holds the paused node's activation announcements until another node announces a newer epoch, and
@@ -148,7 +132,7 @@ t.test(
     const won = new Map<number, string>();
     const run = async (node: Node, command: ConfigWrite): Promise<void> => {
       const reply = await executeWrite(
-        { bus: node.bus, coord: node.coord, logger, validate: valid },
+        { bus: node.bus, coord: node.coord, logger, validate: validAsSent },
         command,
       );
       if (reply.outcome === 'stored') won.set(reply.epoch, reply.revision_id);
@@ -217,12 +201,15 @@ t.test('an activation whose announcement was lost is announced by the next write
   const live = await startNode(t, bus);
   const a = await startNode(t, lossy);
   await t.rejects(
-    executeWrite({ bus: lossy, coord: a.coord, logger, validate: valid }, write('a', null)),
+    executeWrite({ bus: lossy, coord: a.coord, logger, validate: validAsSent }, write('a', null)),
     'the first writer does not know it won',
   );
   t.ok(await live.view.until((s) => s.active?.epoch === 1, 2_000), 'the store holds epoch 1');
   const firstId = live.view.state.active?.revision_id ?? null;
-  const reply = await executeWrite({ bus, coord: live.coord, logger, validate: valid }, write('b', firstId));
+  const reply = await executeWrite(
+    { bus, coord: live.coord, logger, validate: validAsSent },
+    write('b', firstId),
+  );
   t.match(reply, { outcome: 'stored', epoch: 2 });
   const fresh = await startNode(t, bus);
   t.same(

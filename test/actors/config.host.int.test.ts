@@ -8,34 +8,15 @@ import {
   startConfigWriter,
   startNodeHost,
   type SubsystemApplier,
-  type Validation,
 } from '../../actors/index.js';
 import { ensureCatalogue, sendCommand, Streams } from '../../bus/index.js';
 import { openMemoryBus } from '../../bus/memory/index.js';
 import { activeRevision, followConfig, readRevision } from '../../projections/index.js';
 import { Commands, EventRecord, type ConfigWrite, type RevisionApplied } from '../../schema/index.js';
+import { aConfigWrite, validAsSent } from './fixtures/config-write.js';
 
 const logger = pino({ level: 'silent' });
 const dec = new TextDecoder();
-const valid = (command: ConfigWrite): Validation => ({
-  valid: true,
-  problems: [],
-  warnings: [],
-  derived: { seats: [] },
-  document: command.document,
-});
-
-const write = (document: unknown, basis: string | null, over: Partial<ConfigWrite> = {}): ConfigWrite => ({
-  document,
-  basis_revision_id: basis,
-  precondition: { if_none_match_any: false },
-  rules: 'write',
-  dry_run: false,
-  actor: { id: 'ops', kind: 'operator' },
-  source: 'api',
-  summary: 'test',
-  ...over,
-});
 
 async function setup(t: Test) {
   const bus = await openMemoryBus({});
@@ -97,7 +78,10 @@ function applierOn(
 
 t.test('a write stores the revision, activates it at epoch 1 and the read model shows it', async (t) => {
   const { bus, coord, view } = await setup(t);
-  const reply = await executeWrite({ bus, coord, logger, validate: valid }, write({ name: 'Acme' }, null));
+  const reply = await executeWrite(
+    { bus, coord, logger, validate: validAsSent },
+    aConfigWrite({ name: 'Acme' }, null),
+  );
   t.match(reply, { outcome: 'stored', epoch: 1 });
   t.ok(await view.until((s) => s.active?.epoch === 1 && activeRevision(s) !== null, 2_000));
   t.same(activeRevision(view.state)?.payload, { name: 'Acme' });
@@ -107,11 +91,14 @@ t.test(
   'twenty concurrent writers on the same basis: exactly one activates, the rest are stored inactive',
   async (t) => {
     const { bus, coord, view } = await setup(t);
-    const first = await executeWrite({ bus, coord, logger, validate: valid }, write({ name: 'v0' }, null));
+    const first = await executeWrite(
+      { bus, coord, logger, validate: validAsSent },
+      aConfigWrite({ name: 'v0' }, null),
+    );
     const basis = first.outcome === 'stored' ? first.revision_id : '';
     await view.until((s) => s.active?.revision_id === basis, 2_000);
     const writers = Array.from({ length: 20 }, (_, i) =>
-      executeWrite({ bus, coord, logger, validate: valid }, write({ name: `v${i + 1}` }, basis)),
+      executeWrite({ bus, coord, logger, validate: validAsSent }, aConfigWrite({ name: `v${i + 1}` }, basis)),
     );
     const replies = await Promise.all(writers);
     const won = replies.filter((r) => r.outcome === 'stored');
@@ -129,18 +116,18 @@ t.test(
 
 t.test('the writer answers commands on the bus and refuses a stale basis', async (t) => {
   const { bus, coord } = await setup(t);
-  const sub = startConfigWriter({ bus, coord, logger, validate: valid });
+  const sub = startConfigWriter({ bus, coord, logger, validate: validAsSent });
   t.teardown(() => sub.stop());
   const ask = (command: ConfigWrite) =>
     sendCommand(bus, Commands.config.write, command, { timeoutMs: 5_000 });
-  const first = await ask(write({ name: 'a' }, null));
+  const first = await ask(aConfigWrite({ name: 'a' }, null));
   t.match(first, { outcome: 'stored', epoch: 1 });
-  t.match(await ask(write({ name: 'b' }, null)), {
+  t.match(await ask(aConfigWrite({ name: 'b' }, null)), {
     outcome: 'refused',
     error: 'revision_advanced',
     status: 409,
   });
-  t.match(await ask(write({ name: 'b' }, null, { precondition: { if_none_match_any: true } })), {
+  t.match(await ask(aConfigWrite({ name: 'b' }, null, { precondition: { if_none_match_any: true } })), {
     outcome: 'refused',
     error: 'already_configured',
   });
@@ -168,8 +155,8 @@ t.test(
       sub('providers'),
       sub('budgets'),
     ]);
-    const opts = { bus, coord, logger, validate: valid };
-    const r1 = await executeWrite(opts, write({ name: 'a' }, null));
+    const opts = { bus, coord, logger, validate: validAsSent };
+    const r1 = await executeWrite(opts, aConfigWrite({ name: 'a' }, null));
     await view.until((s) => s.active?.epoch === 1, 2_000);
     await applier.reconcile();
     t.same(calls, ['apply:org', 'apply:budgets', 'apply:providers', 'apply:scalars']);
@@ -177,7 +164,10 @@ t.test(
 
     calls.length = 0;
     const id1 = r1.outcome === 'stored' ? r1.revision_id : '';
-    const r2 = await executeWrite(opts, write({ name: 'a' }, id1, { source: 'api', summary: 'reload' }));
+    const r2 = await executeWrite(
+      opts,
+      aConfigWrite({ name: 'a' }, id1, { source: 'api', summary: 'reload' }),
+    );
     await view.until((s) => s.active?.epoch === 2, 2_000);
     await applier.reconcile();
     t.same(calls, [], 'an unchanged payload does no work');
@@ -185,7 +175,7 @@ t.test(
 
     failProviders = true;
     const id2 = r2.outcome === 'stored' ? r2.revision_id : '';
-    const r3 = await executeWrite(opts, write({ name: 'b' }, id2));
+    const r3 = await executeWrite(opts, aConfigWrite({ name: 'b' }, id2));
     await view.until((s) => s.active?.epoch === 3, 2_000);
     await applier.reconcile();
     t.same(
@@ -233,7 +223,7 @@ t.test(
     failProviders = false;
     calls.length = 0;
     const id3 = r3.outcome === 'stored' ? r3.revision_id : '';
-    await executeWrite(opts, write({ name: 'a' }, id3));
+    await executeWrite(opts, aConfigWrite({ name: 'a' }, id3));
     await view.until((s) => s.active?.epoch === 4, 2_000);
     await applier.reconcile();
     t.same(calls, ['apply:org', 'apply:budgets', 'apply:providers', 'apply:scalars']);
@@ -251,7 +241,7 @@ t.test('applied_subsystems names each subsystem once, however many appliers it h
     sub('org'),
     sub('providers'),
   ]);
-  await executeWrite({ bus, coord, logger, validate: valid }, write({ name: 'a' }, null));
+  await executeWrite({ bus, coord, logger, validate: validAsSent }, aConfigWrite({ name: 'a' }, null));
   await view.until((s) => s.active?.epoch === 1, 2_000);
   await applier.reconcile();
   t.match(applied[0], { status: 'applied' });
@@ -271,11 +261,11 @@ t.test(
     const { node, applier, applied } = applierOn(t, { bus, view }, [sub('org'), sub('tool_servers')], (n) =>
       secrets.get(n),
     );
-    const opts = { bus, coord, logger, validate: valid };
+    const opts = { bus, coord, logger, validate: validAsSent };
     const doc = { name: 'a', mcp_servers: [{ name: 'docs', command: 'x', env: { TOKEN: '${TOOL_TOKEN}' } }] };
     let basis = '';
     const store = async (epoch: number): Promise<void> => {
-      const reply = await executeWrite(opts, write(doc, basis || null, { source: 'api.reload' }));
+      const reply = await executeWrite(opts, aConfigWrite(doc, basis || null, { source: 'api.reload' }));
       basis = reply.outcome === 'stored' ? reply.revision_id : '';
       await view.until((s) => s.active?.epoch === epoch, 2_000);
       await applier.reconcile();

@@ -6,7 +6,7 @@
 import { pino } from 'pino';
 import t from 'tap';
 import { executeWrite } from '../../actors/index.js';
-import type { ConfigWrite } from '../../schema/index.js';
+import { aConfigWrite, validAsSent } from '../actors/fixtures/config-write.js';
 import { company, startConfigNode } from './fixtures/config-node.js';
 
 type Json = Record<string, unknown>;
@@ -32,28 +32,13 @@ t.test(
     const firstId = (await json(put))['revision_id'] as string;
 
     // A newer build's writer stores and activates a document this build's schema does not fully know.
-    const newer: ConfigWrite = {
-      document: newerDocument(),
-      basis_revision_id: firstId,
-      precondition: { if_none_match_any: false },
-      rules: 'write',
-      dry_run: false,
-      actor: { id: 'ops', kind: 'operator' },
-      source: 'api',
-      summary: 'written by a newer build',
-    };
+    const newer = aConfigWrite(newerDocument(), firstId, { summary: 'written by a newer build' });
     const stored = await executeWrite(
       {
         bus: node.bus,
         coord: node.configuration.coord,
         logger: pino({ level: 'silent' }),
-        validate: (command) => ({
-          valid: true,
-          problems: [],
-          warnings: [],
-          derived: { seats: [] },
-          document: command.document,
-        }),
+        validate: validAsSent,
       },
       newer,
     );
