@@ -1,5 +1,5 @@
 import t from 'tap';
-import { getInitialSnapshot, transition, type SnapshotFrom } from 'xstate';
+import { getInitialSnapshot } from 'xstate';
 import {
   seatMachine,
   type DeadlineBreach,
@@ -8,14 +8,8 @@ import {
 } from '../../actors/seat/seat.machine.js';
 import { armDeadline, deadlineBreach, deadlineOf, isExpired } from '../../actors/seat/turn.deadline.js';
 import { ScheduledTimeoutBreach, type ScheduleWake } from '../../schema/index.js';
+import { at, when, type Effect, type Snap } from './seat/machine.fixture.js';
 
-type Snap = SnapshotFrom<typeof seatMachine>;
-interface Effect {
-  type: string;
-  params: Record<string, unknown>;
-}
-
-const at = (s: number): string => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
 const scheduled: ScheduleWake = {
   scope_type: 'role',
   scope_id: 'ada',
@@ -39,16 +33,6 @@ const deadline = deadlineOf(scheduled)!;
 const breachAt = (s: number, queued: boolean): DeadlineBreach =>
   deadlineBreach(deadline, { targetHandle: 'ada', turnId: 'turn-1', at: new Date(at(s)), queued });
 
-function when(snap: Snap, ...events: SeatEvent[]): { snap: Snap; effects: Effect[] } {
-  const effects: Effect[] = [];
-  for (const event of events) {
-    const [next, actions] = transition(seatMachine, snap, event);
-    snap = next;
-    for (const a of actions)
-      if (!a.type.startsWith('xstate.')) effects.push({ type: a.type, params: a.params ?? {} });
-  }
-  return { snap, effects };
-}
 const idle = (): Snap => getInitialSnapshot(seatMachine, { handle: 'ada' });
 const woke: SeatEvent = { type: 'seat.wake', wake, turn_id: 'turn-1', at: at(1) };
 const overdue = (turn_id = 'turn-1'): SeatEvent => ({

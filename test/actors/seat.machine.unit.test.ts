@@ -1,41 +1,14 @@
 import t from 'tap';
-import { getInitialSnapshot, transition, type SnapshotFrom } from 'xstate';
-import { seatMachine, type SeatEvent, type Wake } from '../../actors/seat/seat.machine.js';
+import { getInitialSnapshot } from 'xstate';
+import { seatMachine, type SeatEvent } from '../../actors/seat/seat.machine.js';
 import { defaultLimits, turnLimits } from '../../actors/seat/seat.limits.js';
-
-type Snap = SnapshotFrom<typeof seatMachine>;
-interface Effect {
-  type: string;
-  params: Record<string, unknown>;
-}
-
-const wake: Wake = {
-  id: 'w1',
-  kind: 'mention',
-  source: 'test',
-  summary: 'do it',
-  trace_id: 't',
-  payload: {},
-};
-const at = (s: number): string => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+import { at, wake, when, type Effect, type Snap } from './seat/machine.fixture.js';
 
 function given(paused = false): Snap {
   return getInitialSnapshot(seatMachine, {
     handle: 'ada',
     paused: paused ? { by: 'op', at: at(0), reason: 'x', stop_running: false } : null,
   });
-}
-
-function when(snap: Snap, ...events: SeatEvent[]): { snap: Snap; effects: Effect[] } {
-  const effects: Effect[] = [];
-  for (const event of events) {
-    const [next, actions] = transition(seatMachine, snap, event);
-    snap = next;
-    for (const a of actions) {
-      if (!a.type.startsWith('xstate.')) effects.push({ type: a.type, params: a.params ?? {} });
-    }
-  }
-  return { snap, effects };
 }
 
 const woke: SeatEvent = { type: 'seat.wake', wake, turn_id: 'turn-1', at: at(0) };

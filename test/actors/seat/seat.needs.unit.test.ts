@@ -5,8 +5,8 @@
  * log's fold holds the same.
  */
 import t from 'tap';
-import { getInitialSnapshot, transition, type SnapshotFrom } from 'xstate';
-import { seatMachine, type SeatEvent, type Wake } from '../../../actors/seat/seat.machine.js';
+import { getInitialSnapshot } from 'xstate';
+import { seatMachine, type SeatEvent } from '../../../actors/seat/seat.machine.js';
 import { answeredBy, roomForNeed, turnNeeds } from '../../../actors/seat/seat.needs.js';
 import {
   foldNeeds,
@@ -15,22 +15,8 @@ import {
   type SeatLogEntry,
   type SeatNeed,
 } from '../../../schema/index.js';
+import { at, wake, when, type Effect, type Snap } from './machine.fixture.js';
 
-type Snap = SnapshotFrom<typeof seatMachine>;
-interface Effect {
-  type: string;
-  params: Record<string, unknown>;
-}
-
-const at = (s: number): string => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
-const wake: Wake = {
-  id: 'w1',
-  kind: 'mention',
-  source: 'test',
-  summary: 'do it',
-  trace_id: 't',
-  payload: {},
-};
 const need = (id: string, over: Partial<SeatNeed> = {}): SeatNeed => ({
   id,
   to: 'hu',
@@ -54,17 +40,6 @@ const closed = (ids: string[]): SeatEvent => ({ type: 'seat.needs.closed', ids }
 
 function given(needs: readonly SeatNeed[] = []): Snap {
   return getInitialSnapshot(seatMachine, { handle: 'ada', needs });
-}
-
-function when(snap: Snap, ...events: SeatEvent[]): { snap: Snap; effects: Effect[] } {
-  const effects: Effect[] = [];
-  for (const event of events) {
-    const [next, actions] = transition(seatMachine, snap, event);
-    snap = next;
-    for (const a of actions)
-      if (!a.type.startsWith('xstate.')) effects.push({ type: a.type, params: a.params ?? {} });
-  }
-  return { snap, effects };
 }
 
 const ids = (needs: readonly SeatNeed[]): string[] => needs.map((n) => n.id);
