@@ -3,25 +3,10 @@ import t, { type Test } from 'tap';
 import { acquireDuty, readDuty, renewDuty, SCHEDULER_DUTY, TIMINGS_KEY } from '../../actors/index.js';
 import type { Bus, Kv, Subscription } from '../../bus/index.js';
 import { Company, resolveSchedules, ScheduleTimings, type EffectiveSchedule } from '../../schema/index.js';
+import { aSchedule } from '../fixtures/schedules/schedule.js';
 import { scheduledCompany } from '../fixtures/schedules/company.js';
 import { ManualClock } from '../harness/manual-clock.js';
 import { brief, ledger, schedulerBus, wakes } from './fixtures/scheduler-bus.js';
-
-const schedule = (over: Partial<EffectiveSchedule> = {}): EffectiveSchedule => ({
-  scope_type: 'unit',
-  scope_id: 'Engineering',
-  name: 'hourly',
-  cron: '0 * * * *',
-  timezone: 'UTC',
-  task: 'Check in',
-  target: 'each',
-  enabled: true,
-  catchup: false,
-  timeout_seconds: 3600,
-  runners: ['alice', 'bob'],
-  problem: null,
-  ...over,
-});
 
 /** `schedule target time` of every (schedule, fire time, target) recorded more than once. */
 const duplicates = (rows: string[]): string[] => {
@@ -33,7 +18,7 @@ t.test('a due firing wakes each runner on its inbox and records one ledger row p
   const { bus, start } = await schedulerBus(t);
   const clock = new ManualClock('2026-01-01T04:10:00Z');
   const host = start('node-a', clock);
-  await host.plan([schedule({ timeout_seconds: 300 })]);
+  await host.plan([aSchedule({ timeout_seconds: 300 })]);
   t.equal(host.holding(), true);
   await clock.advanceTo('2026-01-01T05:00:00Z');
 
@@ -80,7 +65,7 @@ t.test('two scheduler hosts on one bus: one holds the duty and each firing happe
   const clock = new ManualClock('2026-01-01T04:10:00Z');
   const a = start('node-a', clock);
   const b = start('node-b', clock);
-  const schedules = [schedule(), schedule({ name: 'quarter', cron: '*/15 * * * *', runners: ['carl'] })];
+  const schedules = [aSchedule(), aSchedule({ name: 'quarter', cron: '*/15 * * * *', runners: ['carl'] })];
   await a.plan(schedules);
   await b.plan(schedules);
   t.same([a.holding(), b.holding()], [true, false]);
@@ -111,7 +96,7 @@ t.test('two hosts that both believe they hold the duty still fire once (claims)'
   const clockB = new ManualClock('2026-01-01T11:59:55Z');
   const a = start('node-a', clockA);
   const b = start('node-b', clockB);
-  const schedules = [schedule({ catchup: true })];
+  const schedules = [aSchedule({ catchup: true })];
   await a.plan(schedules);
   await b.plan(schedules);
   t.same([a.holding(), b.holding()], [true, false]);
@@ -153,8 +138,8 @@ async function restart(
 }
 
 const catchupPair = [
-  schedule({ name: 'sweep', catchup: true, runners: ['alice'] }),
-  schedule({ name: 'plain', catchup: false, runners: ['alice'] }),
+  aSchedule({ name: 'sweep', catchup: true, runners: ['alice'] }),
+  aSchedule({ name: 'plain', catchup: false, runners: ['alice'] }),
 ];
 
 t.test(
@@ -226,7 +211,7 @@ function answersUntilKilled(bus: Bus): { bus: Bus; kill: () => Promise<void> } {
 }
 
 const everyMinuteAt30 = (name: string, catchup: boolean): EffectiveSchedule =>
-  schedule({ name, cron: '30 * * * * *', catchup, runners: ['ada'] });
+  aSchedule({ name, cron: '30 * * * * *', catchup, runners: ['ada'] });
 
 t.test(
   'a schedule written just after its fire time, then a crash before the next renewal: the restart owes nothing from before it was written',
@@ -297,7 +282,7 @@ t.test('a failed wake is recorded with outcome failed', async (t) => {
   const { bus, start } = await schedulerBus(t, { inbox: false });
   const clock = new ManualClock('2026-01-01T04:10:00Z');
   const host = start('node-a', clock);
-  await host.plan([schedule({ runners: ['alice'] })]);
+  await host.plan([aSchedule({ runners: ['alice'] })]);
   await clock.advanceTo('2026-01-01T05:00:00Z');
   t.same(brief(await ledger(bus)), ['hourly alice 05:00 failed']);
 });

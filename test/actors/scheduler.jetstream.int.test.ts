@@ -14,7 +14,7 @@ import {
   Subjects,
   type Bus,
 } from '../../bus/index.js';
-import type { EffectiveSchedule } from '../../schema/index.js';
+import { aSchedule } from '../fixtures/schedules/schedule.js';
 import { ManualClock } from '../harness/manual-clock.js';
 import { startNatsServer } from '../harness/nats-server.js';
 import { brief, ledger, silent } from './fixtures/scheduler-bus.js';
@@ -29,20 +29,7 @@ async function node(t: Test) {
   return { bus, coord, claims };
 }
 
-const hourly: EffectiveSchedule = {
-  scope_type: 'role',
-  scope_id: 'alice',
-  name: 'hourly',
-  cron: '0 * * * *',
-  timezone: 'UTC',
-  task: 'Check in',
-  target: 'each',
-  enabled: true,
-  catchup: true,
-  timeout_seconds: 3600,
-  runners: ['alice'],
-  problem: null,
-};
+const hourly = aSchedule({ scope_type: 'role', scope_id: 'alice', catchup: true, runners: ['alice'] });
 
 t.test('racing candidates for a free duty: exactly one wins', async (t) => {
   const a = await node(t);

@@ -2,24 +2,9 @@ import t from 'tap';
 import { initialTransition, transition, type SnapshotFrom } from 'xstate';
 import { schedulerMachine, type Firing, type SchedulerEvent } from '../../actors/index.js';
 import type { EffectiveSchedule } from '../../schema/index.js';
+import { aSchedule } from '../fixtures/schedules/schedule.js';
 
 type Snapshot = SnapshotFrom<typeof schedulerMachine>;
-
-const schedule = (over: Partial<EffectiveSchedule> = {}): EffectiveSchedule => ({
-  scope_type: 'unit',
-  scope_id: 'Engineering',
-  name: 'hourly',
-  cron: '0 * * * *',
-  timezone: 'UTC',
-  task: 'Check in',
-  target: 'each',
-  enabled: true,
-  catchup: false,
-  timeout_seconds: 3600,
-  runners: ['alice', 'bob'],
-  problem: null,
-  ...over,
-});
 
 interface Step {
   snapshot: Snapshot;
@@ -68,23 +53,23 @@ const rows = (firings: Firing[]) =>
   firings.map((f) => [f.schedule.name, f.target_handle, f.scheduled_at, f.outcome]);
 
 t.test('in standby the schedules are kept but nothing fires and no timer is armed', async (t) => {
-  const step = given().when(planned([schedule()]));
+  const step = given().when(planned([aSchedule()]));
   t.equal(step.snapshot.value, 'standby');
   t.equal(step.snapshot.context.schedules.length, 1);
   t.same(step.firings, []);
   t.equal(step.arm, undefined);
-  t.same(given(planned([schedule()])).when(tick('2026-01-01T05:00:00.000Z')).firings, []);
+  t.same(given(planned([aSchedule()])).when(tick('2026-01-01T05:00:00.000Z')).firings, []);
 });
 
 t.test('taking the duty with no history fires nothing and arms the next fire time', async (t) => {
-  const step = given(planned([schedule()])).when(acquired('2026-01-01T04:10:00.000Z'));
+  const step = given(planned([aSchedule()])).when(acquired('2026-01-01T04:10:00.000Z'));
   t.equal(step.snapshot.value, 'holding');
   t.same(step.firings, []);
   t.equal(step.arm, '2026-01-01T05:00:00.000Z');
 });
 
 t.test('a due tick fires once per runner and arms the following fire time', async (t) => {
-  const step = given(planned([schedule()]), acquired('2026-01-01T04:10:00.000Z')).when(
+  const step = given(planned([aSchedule()]), acquired('2026-01-01T04:10:00.000Z')).when(
     tick('2026-01-01T05:00:00.000Z'),
   );
   t.same(rows(step.firings), [
@@ -95,7 +80,7 @@ t.test('a due tick fires once per runner and arms the following fire time', asyn
 });
 
 t.test('an early tick fires nothing and keeps the timer', async (t) => {
-  const step = given(planned([schedule()]), acquired('2026-01-01T04:10:00.000Z')).when(
+  const step = given(planned([aSchedule()]), acquired('2026-01-01T04:10:00.000Z')).when(
     tick('2026-01-01T04:59:59.999Z'),
   );
   t.same(step.firings, []);
@@ -103,7 +88,7 @@ t.test('an early tick fires nothing and keeps the timer', async (t) => {
 });
 
 t.test('a late tick fires the latest passed fire time once, not every one it missed', async (t) => {
-  const step = given(planned([schedule()]), acquired('2026-01-01T04:10:00.000Z')).when(
+  const step = given(planned([aSchedule()]), acquired('2026-01-01T04:10:00.000Z')).when(
     tick('2026-01-01T07:20:00.000Z'),
   );
   t.same(
@@ -116,7 +101,7 @@ t.test('a late tick fires the latest passed fire time once, not every one it mis
 t.test(
   'on taking the duty, a missed firing inside its window is fired when the schedule catches up',
   async (t) => {
-    const step = given(planned([schedule({ catchup: true })])).when(
+    const step = given(planned([aSchedule({ catchup: true })])).when(
       acquired('2026-01-01T05:20:00.000Z', '2026-01-01T04:30:00.000Z'),
     );
     t.same(rows(step.firings), [
@@ -129,7 +114,7 @@ t.test(
 
 t.test('only the most recent missed firing counts; outside its window it is skipped', async (t) => {
   // Down from 01:30 to 05:40: 02:00..05:00 were missed; 05:00 is 40 min old, past half an hour.
-  const step = given(planned([schedule({ catchup: true })])).when(
+  const step = given(planned([aSchedule({ catchup: true })])).when(
     acquired('2026-01-01T05:40:00.000Z', '2026-01-01T01:30:00.000Z'),
   );
   t.same(rows(step.firings), [
@@ -139,7 +124,7 @@ t.test('only the most recent missed firing counts; outside its window it is skip
 });
 
 t.test('a missed firing of a schedule without catchup is skipped, even inside the window', async (t) => {
-  const step = given(planned([schedule({ catchup: false })])).when(
+  const step = given(planned([aSchedule({ catchup: false })])).when(
     acquired('2026-01-01T05:01:00.000Z', '2026-01-01T04:30:00.000Z'),
   );
   t.same(
@@ -149,7 +134,7 @@ t.test('a missed firing of a schedule without catchup is skipped, even inside th
 });
 
 t.test('a firing that falls exactly on the moment the duty is taken fires on time', async (t) => {
-  const step = given(planned([schedule({ catchup: false })])).when(
+  const step = given(planned([aSchedule({ catchup: false })])).when(
     acquired('2026-01-01T05:00:00.000Z', '2026-01-01T04:59:50.000Z'),
   );
   t.same(
@@ -164,9 +149,9 @@ t.test(
   async (t) => {
     // Written at 30.42, just after its 30.000 firing; the holder last renewed at 28.08 and died.
     const every = '30 * * * * *';
-    const late = schedule({ name: 'late', cron: every, catchup: true, runners: ['ada'] });
-    const plain = schedule({ name: 'plain', cron: every, catchup: false, runners: ['ada'] });
-    const steady = schedule({ name: 'steady', cron: every, catchup: true, runners: ['ada'] });
+    const late = aSchedule({ name: 'late', cron: every, catchup: true, runners: ['ada'] });
+    const plain = aSchedule({ name: 'plain', cron: every, catchup: false, runners: ['ada'] });
+    const steady = aSchedule({ name: 'steady', cron: every, catchup: true, runners: ['ada'] });
     const step = given(
       planned([late, plain, steady], '2026-01-01T17:24:31.500Z', {
         '["unit","Engineering","late"]': '2026-01-01T17:24:30.420Z',
@@ -187,7 +172,7 @@ t.test(
   'a schedule re-timed after the previous holder last renewed owes only from its re-timing',
   async (t) => {
     // Re-timed to :45 at 04:50 while the holder had last renewed at 04:30; the duty is taken at 05:50.
-    const retimed = schedule({ cron: '45 * * * *', catchup: true, runners: ['ada'] });
+    const retimed = aSchedule({ cron: '45 * * * *', catchup: true, runners: ['ada'] });
     const from = (at: string | null) => ({ '["unit","Engineering","hourly"]': at });
     const after = given(planned([retimed], '2026-01-01T04:50:00.000Z', from('2026-01-01T04:50:00.000Z')));
     t.same(
@@ -214,9 +199,9 @@ t.test(
 
 t.test('disabled, unschedulable and runner-less schedules never fire nor arm', async (t) => {
   const idle = [
-    schedule({ name: 'off', enabled: false, catchup: true }),
-    schedule({ name: 'broken', problem: 'unknown timezone', catchup: true }),
-    schedule({ name: 'nobody', runners: [], catchup: true }),
+    aSchedule({ name: 'off', enabled: false, catchup: true }),
+    aSchedule({ name: 'broken', problem: 'unknown timezone', catchup: true }),
+    aSchedule({ name: 'nobody', runners: [], catchup: true }),
   ];
   const step = given(planned(idle)).when(acquired('2026-01-01T05:10:00.000Z', '2026-01-01T04:30:00.000Z'));
   t.same(step.firings, []);
@@ -226,8 +211,8 @@ t.test('disabled, unschedulable and runner-less schedules never fire nor arm', a
 t.test(
   'a re-plan while holding starts new schedules from now and keeps pending unchanged ones',
   async (t) => {
-    const holding = given(planned([schedule()]), acquired('2026-01-01T04:10:00.000Z'));
-    const next = [schedule(), schedule({ name: 'quarter', cron: '*/15 * * * *' })];
+    const holding = given(planned([aSchedule()]), acquired('2026-01-01T04:10:00.000Z'));
+    const next = [aSchedule(), aSchedule({ name: 'quarter', cron: '*/15 * * * *' })];
     const step = holding.when(planned(next, '2026-01-01T04:50:00.000Z'));
     t.same(step.snapshot.context.due, {
       '["unit","Engineering","hourly"]': '2026-01-01T05:00:00.000Z',
@@ -239,19 +224,19 @@ t.test(
 );
 
 t.test('a re-plan that changes the cron or disables a schedule re-times or drops it', async (t) => {
-  const holding = given(planned([schedule()]), acquired('2026-01-01T04:10:00.000Z'));
-  const retimed = holding.when(planned([schedule({ cron: '30 * * * *' })], '2026-01-01T04:20:00.000Z'));
+  const holding = given(planned([aSchedule()]), acquired('2026-01-01T04:10:00.000Z'));
+  const retimed = holding.when(planned([aSchedule({ cron: '30 * * * *' })], '2026-01-01T04:20:00.000Z'));
   t.same(Object.values(retimed.snapshot.context.due), ['2026-01-01T04:30:00.000Z']);
-  const dropped = holding.when(planned([schedule({ enabled: false })], '2026-01-01T04:20:00.000Z'));
+  const dropped = holding.when(planned([aSchedule({ enabled: false })], '2026-01-01T04:20:00.000Z'));
   t.same(dropped.snapshot.context.due, {});
   t.equal(dropped.arm, null);
 });
 
 t.test('a re-plan changes who runs the next firing', async (t) => {
   const holding = given(
-    planned([schedule()]),
+    planned([aSchedule()]),
     acquired('2026-01-01T04:10:00.000Z'),
-    planned([schedule({ runners: ['carol'] })]),
+    planned([aSchedule({ runners: ['carol'] })]),
   );
   t.same(
     rows(holding.when(tick('2026-01-01T05:00:00.000Z')).firings).map((r) => r[1]),
@@ -260,18 +245,18 @@ t.test('a re-plan changes who runs the next firing', async (t) => {
 });
 
 t.test('losing the duty disarms the timer and later ticks fire nothing', async (t) => {
-  const holding = given(planned([schedule()]), acquired('2026-01-01T04:10:00.000Z'));
+  const holding = given(planned([aSchedule()]), acquired('2026-01-01T04:10:00.000Z'));
   const lost = holding.when({ type: 'scheduler.duty.lost' });
   t.equal(lost.snapshot.value, 'standby');
   t.equal(lost.arm, null);
-  const after = given(planned([schedule()]), acquired('2026-01-01T04:10:00.000Z'), {
+  const after = given(planned([aSchedule()]), acquired('2026-01-01T04:10:00.000Z'), {
     type: 'scheduler.duty.lost',
   });
   t.same(after.when(tick('2026-01-01T05:00:00.000Z')).firings, []);
 });
 
 t.test('across the autumn DST overlap a daily 01:30 fires once, even for a late tick', async (t) => {
-  const daily = schedule({ cron: '30 1 * * *', timezone: 'America/New_York' });
+  const daily = aSchedule({ cron: '30 1 * * *', timezone: 'America/New_York' });
   const holding = given(planned([daily]), acquired('2026-10-31T12:00:00.000Z'));
   t.same(
     Object.values(holding.snapshot.context.due),
