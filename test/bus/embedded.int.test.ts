@@ -13,17 +13,9 @@ import { openJetStreamBus, startEmbeddedNats } from '../../bus/jetstream/index.j
 import { openBus } from '../../bus/open.js';
 import { freePort } from '../harness/nats-server.js';
 import { orphanNats, running } from '../harness/orphan-nats.js';
+import { isAlive } from '../harness/proc.js';
 
 const enc = new TextEncoder();
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** A pino logger whose records a test can wait for. */
 function watchedLogger() {
@@ -67,7 +59,7 @@ t.test('starts a nats-server storing under the store directory and stops its pid
   const storeDir = t.testdir();
   const server = await startEmbeddedNats({ storeDir });
   t.teardown(() => server.stop());
-  t.ok(alive(server.pid), 'the server runs');
+  t.ok(isAlive(server.pid), 'the server runs');
   t.match(server.url, /^nats:\/\/127\.0\.0\.1:\d+$/);
   const bus = await openJetStreamBus({ url: server.url });
   await bus.ensureStream({ name: 'S', subjects: ['s.>'] });
@@ -79,7 +71,7 @@ t.test('starts a nats-server storing under the store directory and stops its pid
   );
   const pid = server.pid;
   await server.stop();
-  t.notOk(alive(pid), 'the pid is gone after stop');
+  t.notOk(isAlive(pid), 'the pid is gone after stop');
 });
 
 t.test('openBus jetstream-embedded: data survives a close and reopen; close stops the server', async (t) => {
@@ -93,7 +85,7 @@ t.test('openBus jetstream-embedded: data survives a close and reopen; close stop
   const rev = await kv.create('k', enc.encode('v'));
   const pid = Number(readFileSync(pidFile, 'utf8'));
   await bus.close();
-  t.notOk(alive(pid), 'closing the bus stopped the server');
+  t.notOk(isAlive(pid), 'closing the bus stopped the server');
 
   bus = await openBus({ type: 'jetstream-embedded', storeDir });
   t.teardown(() => bus.close());

@@ -1,4 +1,4 @@
-/** What runs on this host, read from /proc: tests check that what a run started has ended. */
+/** What runs on this host, read from /proc and by signal 0: tests check that what a run started has ended. */
 import { readdirSync, readFileSync } from 'node:fs';
 
 /** Host pids whose command line is exactly `argv`. */
@@ -14,4 +14,14 @@ export function pidsRunning(argv: readonly string[]): number[] {
       }
     })
     .map(Number);
+}
+
+/** Whether a process `pid` exists (a zombie not yet reaped counts): signal 0 delivers nothing, only checks. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }

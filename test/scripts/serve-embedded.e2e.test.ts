@@ -4,15 +4,7 @@ import { freePort } from '../harness/child.js';
 import { orphanNats, running, untilGone } from '../harness/orphan-nats.js';
 import { startNode, TOKEN } from '../harness/serve-node.js';
 import { bootNode, startChild, storeDir } from '../harness/serve-store.js';
-
-const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+import { isAlive } from '../harness/proc.js';
 
 t.test(
   'jetstream-embedded: the node starts nats-server with its store under store_dir and stops it on shutdown',

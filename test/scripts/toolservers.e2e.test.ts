@@ -2,18 +2,10 @@ import t from 'tap';
 import type { McpServersAnswer } from '../../schema/index.js';
 import { echoServerPath } from '../fixtures/mcp/servers.js';
 import { startNode, TOKEN } from '../harness/serve-node.js';
+import { isAlive } from '../harness/proc.js';
 
 const secret = 'shared-secret-value-42';
 const seatSecret = 'seat-secret-value-43';
-
-const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 t.test(
   'svc serve runs the tool servers of the applied document, reports them on /mcp-servers and stops them on drain',

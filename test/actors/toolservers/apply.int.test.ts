@@ -2,6 +2,7 @@ import t from 'tap';
 import { toolServersApplier } from '../../../actors/index.js';
 import { echoServerPath } from '../../fixtures/mcp/servers.js';
 import { startManager } from './harness.js';
+import { isAlive } from '../../harness/proc.js';
 import { Company } from '../../../schema/index.js';
 
 const echo = (name: string, extra: Record<string, unknown> = {}) => ({
@@ -11,15 +12,6 @@ const echo = (name: string, extra: Record<string, unknown> = {}) => ({
   env: { ECHO_NAME: name },
   ...extra,
 });
-
-const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 interface Doc {
   mcp_servers: Array<Record<string, unknown>>;

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { echoServerPath } from '../../fixtures/mcp/servers.js';
 import { startManager } from './harness.js';
+import { isAlive } from '../../harness/proc.js';
 
 const echo = (name: string, extra: Record<string, unknown> = {}) => ({
   name,
@@ -9,15 +10,6 @@ const echo = (name: string, extra: Record<string, unknown> = {}) => ({
   env: { ECHO_NAME: name },
   ...extra,
 });
-
-const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 const text = (result: { content: Array<{ text: string }> }): string =>
   result.content.map((p) => p.text).join('');
