@@ -1,35 +1,14 @@
 import t from 'tap';
 import { toolServersApplier } from '../../../actors/index.js';
-import { echoServerPath } from '../../fixtures/mcp/servers.js';
+import { echoServer } from '../../fixtures/mcp/servers.js';
+import { base, doc } from './company.fixture.js';
 import { startManager } from './harness.js';
-import { Company } from '../../../schema/index.js';
-
-const echo = (name: string, extra: Record<string, unknown> = {}) => ({
-  name,
-  command: process.execPath,
-  args: [echoServerPath],
-  env: { ECHO_NAME: name },
-  ...extra,
-});
-
-interface Doc {
-  mcp_servers: Array<Record<string, unknown>>;
-  roles: Array<Record<string, unknown>>;
-  units: Array<Record<string, unknown>>;
-}
-
-const base = (): Doc => ({
-  mcp_servers: [echo('files', { tool_prefix: 'f_' }), echo('gh', { shared: false })],
-  roles: [{ name: 'Ada', mcp_env: { gh: { GH_TOKEN: 'ada-1' } } }],
-  units: [{ name: 'eng', type: 'team', mcp_env: { gh: { GH_TOKEN: 'eng-1' } }, roles: [{ name: 'Bob' }] }],
-});
-const doc = (d: Doc): Company => Company.parse({ name: 'Acme', ...d });
 
 t.test('seat kind flips and rollback', async (t) => {
   const { manager } = startManager(t);
   const applier = toolServersApplier(manager);
   const current = base();
-  current.mcp_servers = [echo('gh', { shared: false })];
+  current.mcp_servers = [echoServer('gh', { shared: false })];
 
   await t.test(
     'a seat flipped to human loses its per-seat servers; flipped back gets them again',

@@ -1,30 +1,9 @@
 import t from 'tap';
 import { toolServersApplier } from '../../../actors/index.js';
-import { echoServerPath } from '../../fixtures/mcp/servers.js';
+import { echoServer } from '../../fixtures/mcp/servers.js';
+import { base, doc } from './company.fixture.js';
 import { startManager } from './harness.js';
 import { isAlive } from '../../harness/proc.js';
-import { Company } from '../../../schema/index.js';
-
-const echo = (name: string, extra: Record<string, unknown> = {}) => ({
-  name,
-  command: process.execPath,
-  args: [echoServerPath],
-  env: { ECHO_NAME: name },
-  ...extra,
-});
-
-interface Doc {
-  mcp_servers: Array<Record<string, unknown>>;
-  roles: Array<Record<string, unknown>>;
-  units: Array<Record<string, unknown>>;
-}
-
-const base = (): Doc => ({
-  mcp_servers: [echo('files', { tool_prefix: 'f_' }), echo('gh', { shared: false })],
-  roles: [{ name: 'Ada', mcp_env: { gh: { GH_TOKEN: 'ada-1' } } }],
-  units: [{ name: 'eng', type: 'team', mcp_env: { gh: { GH_TOKEN: 'eng-1' } }, roles: [{ name: 'Bob' }] }],
-});
-const doc = (d: Doc): Company => Company.parse({ name: 'Acme', ...d });
 
 t.test('apply starts, stops and restarts only what changed', async (t) => {
   const { manager } = startManager(t);
@@ -90,7 +69,10 @@ t.test('apply starts, stops and restarts only what changed', async (t) => {
 
   await t.test('a new tool_prefix renames tools without a restart', async (t) => {
     const was = pids();
-    current.mcp_servers = [echo('files', { tool_prefix: 'docs_' }), echo('gh', { shared: false })];
+    current.mcp_servers = [
+      echoServer('files', { tool_prefix: 'docs_' }),
+      echoServer('gh', { shared: false }),
+    ];
     const outcome = await manager.apply(doc(current));
     t.same(outcome.renamed, ['files']);
     t.same(outcome.restarted, []);
@@ -106,8 +88,8 @@ t.test('apply starts, stops and restarts only what changed', async (t) => {
     async (t) => {
       const was = pids();
       current.mcp_servers = [
-        echo('files', { tool_prefix: 'docs_', env: { ECHO_NAME: 'files-v2' } }),
-        echo('notes', { tool_prefix: 'n_' }),
+        echoServer('files', { tool_prefix: 'docs_', env: { ECHO_NAME: 'files-v2' } }),
+        echoServer('notes', { tool_prefix: 'n_' }),
       ];
       const outcome = await manager.apply(doc(current));
       t.same(outcome.restarted, ['files']);
@@ -130,8 +112,8 @@ t.test('entries that cannot run are skipped with a warning, the rest still start
     mcp_servers: [
       { name: 'both', command: 'x', url: 'http://127.0.0.1:1/mcp' },
       { name: 'neither' },
-      echo('ok'),
-      echo('ok'),
+      echoServer('ok'),
+      echoServer('ok'),
     ],
   });
   t.same(

@@ -6,15 +6,8 @@ import {
   type ToolContext,
 } from '../../../actors/index.js';
 import { ToolEntry } from '../../../schema/index.js';
-import { echoServerPath } from '../../fixtures/mcp/servers.js';
+import { echoServer } from '../../fixtures/mcp/servers.js';
 import { startManager } from './harness.js';
-
-const echo = (name: string, extra: Record<string, unknown> = {}) => ({
-  name,
-  command: process.execPath,
-  args: [echoServerPath],
-  ...extra,
-});
 
 const memory: PersonalMemory = { remember: async () => undefined, recall: async () => [] };
 const ctx = (seat: string): ToolContext => ({ seat, agent_id: `id-${seat}` });
@@ -34,9 +27,9 @@ t.test(
       name: 'Acme',
       mcp_servers: [
         // Serves `memory_recall` too: the builtin keeps the name.
-        echo('first', { env: { ECHO_NAME: 'first', ECHO_EXTRA_TOOLS: 'memory_recall,shared_name' } }),
-        echo('second', { env: { ECHO_NAME: 'second', ECHO_EXTRA_TOOLS: 'shared_name' } }),
-        echo('mine', { shared: false, tool_prefix: 'my_', env: { ECHO_NAME: 'mine' } }),
+        echoServer('first', { env: { ECHO_NAME: 'first', ECHO_EXTRA_TOOLS: 'memory_recall,shared_name' } }),
+        echoServer('second', { env: { ECHO_NAME: 'second', ECHO_EXTRA_TOOLS: 'shared_name' } }),
+        echoServer('mine', { shared: false, tool_prefix: 'my_', env: { ECHO_NAME: 'mine' } }),
       ],
       roles: [{ name: 'Ada', mcp_env: { mine: { ECHO_EXTRA_TOOLS: 'ada_only' } } }, { name: 'Bob' }],
     });

@@ -1,15 +1,7 @@
 import t from 'tap';
-import { echoServerPath } from '../../fixtures/mcp/servers.js';
+import { echoServer } from '../../fixtures/mcp/servers.js';
 import { startManager } from './harness.js';
 import { isAlive } from '../../harness/proc.js';
-
-const echo = (name: string, extra: Record<string, unknown> = {}) => ({
-  name,
-  command: process.execPath,
-  args: [echoServerPath],
-  env: { ECHO_NAME: name },
-  ...extra,
-});
 
 const text = (result: { content: Array<{ text: string }> }): string =>
   result.content.map((p) => p.text).join('');
@@ -18,7 +10,7 @@ t.test('a shared stdio server lists its tools with the prefix and answers a rout
   const { manager } = startManager(t);
   const outcome = await manager.apply({
     name: 'Acme',
-    mcp_servers: [echo('files', { tool_prefix: 'files_' })],
+    mcp_servers: [echoServer('files', { tool_prefix: 'files_' })],
     roles: [{ name: 'Ada' }],
   });
   t.same(outcome.started, ['files']);
@@ -66,7 +58,7 @@ t.test(
     await manager.apply({
       name: 'Acme',
       mcp_servers: [
-        echo('gh', {
+        echoServer('gh', {
           shared: false,
           env: { ECHO_NAME: 'gh', TOKEN_A: 'entry-a', TOKEN_B: 'entry-b', TOKEN_C: 'entry-c' },
         }),
@@ -131,7 +123,7 @@ t.test('${VAR} references resolve through the resolver, the seat env first', asy
   });
   await manager.apply({
     name: 'Acme',
-    mcp_servers: [echo('gh', { shared: false, env: { ECHO_NAME: 'gh', PLAIN: 'x-${ARG_VALUE}-y' } })],
+    mcp_servers: [echoServer('gh', { shared: false, env: { ECHO_NAME: 'gh', PLAIN: 'x-${ARG_VALUE}-y' } })],
     roles: [{ name: 'Ada', mcp_env: { gh: { SEAT_TOKEN: '${STORE_TOKEN}', MISSING: '${NOT_SET}' } } }],
   });
   t.equal(text(await manager.callTool('ada', 'env', { name: 'SEAT_TOKEN' })), 'from-store');
@@ -148,7 +140,7 @@ t.test('the node environment does not leak into a child beyond the basic variabl
   process.env['SVC_TEST_NODE_SECRET'] = 'node-only-value';
   t.teardown(() => delete process.env['SVC_TEST_NODE_SECRET']);
   const { manager } = startManager(t);
-  await manager.apply({ name: 'Acme', mcp_servers: [echo('files')] });
+  await manager.apply({ name: 'Acme', mcp_servers: [echoServer('files')] });
   t.equal(text(await manager.callTool('x', 'env', { name: 'SVC_TEST_NODE_SECRET' })), '<unset>');
   t.not(text(await manager.callTool('x', 'env', { name: 'PATH' })), '<unset>');
 });
@@ -159,7 +151,7 @@ t.test(
     const { manager, logs } = startManager(t);
     await manager.apply({
       name: 'Acme',
-      mcp_servers: [echo('files', { env: { ECHO_NAME: 'files', ECHO_HANG_TOOLS: 'stall' } })],
+      mcp_servers: [echoServer('files', { env: { ECHO_NAME: 'files', ECHO_HANG_TOOLS: 'stall' } })],
       roles: [{ name: 'Ada' }],
     });
     const stderr = (pattern: RegExp) => (l: { msg: string; [k: string]: unknown }) =>
@@ -208,7 +200,7 @@ t.test('a tool result over the 10 MiB stdio limit is reported as such, not as a 
   const { manager, logs } = startManager(t, { backoffBaseMs: 60_000, backoffCapMs: 60_000 });
   await manager.apply({
     name: 'Acme',
-    mcp_servers: [echo('huge', { env: { ECHO_NAME: 'huge', ECHO_BIG_MB: '11' } })],
+    mcp_servers: [echoServer('huge', { env: { ECHO_NAME: 'huge', ECHO_BIG_MB: '11' } })],
     roles: [{ name: 'Ada' }],
   });
   const result = await manager.callTool('ada', 'big', {});
@@ -224,7 +216,7 @@ t.test('a served tool whose full name is no function name is left out, with a wa
   await manager.apply({
     name: 'Acme',
     mcp_servers: [
-      echo('files', {
+      echoServer('files', {
         tool_prefix: 'f_',
         env: { ECHO_NAME: 'files', ECHO_EXTRA_TOOLS: `files.read all,${'n'.repeat(63)}` },
       }),
@@ -246,7 +238,7 @@ t.test('a tool list the MCP schema refuses is one clear line in last_failure', a
   const { manager } = startManager(t, { backoffBaseMs: 60_000, backoffCapMs: 60_000 });
   await manager.apply({
     name: 'Acme',
-    mcp_servers: [echo('bad', { env: { ECHO_NAME: 'bad', ECHO_BAD_TOOLS: '1' } })],
+    mcp_servers: [echoServer('bad', { env: { ECHO_NAME: 'bad', ECHO_BAD_TOOLS: '1' } })],
   });
   const error = manager.status()[0]!.last_failure!.error;
   t.notMatch(error, '\n', 'one line');
