@@ -6,6 +6,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import t from 'tap';
+import { applyNativeWork, nativeBackends, nativeWorkCompany } from '../harness/native-work.js';
 import { startNode, TOKEN } from '../harness/serve-node.js';
 import { until } from '../harness/until.js';
 
@@ -15,30 +16,8 @@ const get = async (url: string): Promise<Json> =>
   (await (await fetch(url, { headers: auth })).json()) as Json;
 
 t.test('an MCP client lists the work tools and creates an item as the bound person', async (t) => {
-  const node = await startNode(t, 'tracker: {backend: native}\nknowledge: {backend: native}');
-  const company = {
-    name: 'Acme',
-    timezone: 'UTC',
-    units: [
-      {
-        name: 'Engineering',
-        type: 'team',
-        integrations: { work: { project: 'ENG' }, wiki: { space: 'ENG' } },
-        roles: [{ name: 'Ada', handle: 'ada', kind: 'human', contact: { operator_id: 'ops' } }],
-      },
-    ],
-  };
-  const put = await fetch(`${node.url}/config`, {
-    method: 'PUT',
-    headers: { ...auth, 'content-type': 'application/json', 'x-summary': 'operator work' },
-    body: JSON.stringify(company),
-  });
-  t.equal(put.status, 201, await put.clone().text());
-  // The node applies the revision after answering: wait until it serves the project.
-  await until(
-    () => get(`${node.url}/work/projects`),
-    (p) => (p['projects'] as Json[] | undefined)?.length === 1,
-  );
+  const node = await startNode(t, nativeBackends);
+  await applyNativeWork(t, [node.url], nativeWorkCompany(), 'operator work');
 
   const client = new Client({ name: 'operator-work-test', version: '1' });
   await client.connect(

@@ -4,24 +4,11 @@
  * repeats. One `svc serve` node with both native backends, over its real listener.
  */
 import t from 'tap';
+import { applyNativeWork, nativeBackends, nativeWorkCompany } from '../harness/native-work.js';
 import { startNode, TOKEN } from '../harness/serve-node.js';
-import { until } from '../harness/until.js';
 
 type Json = Record<string, unknown>;
 const auth = { authorization: `Bearer ${TOKEN}` };
-
-const company = {
-  name: 'Acme',
-  timezone: 'UTC',
-  units: [
-    {
-      name: 'Engineering',
-      type: 'team',
-      integrations: { work: { project: 'ENG' }, wiki: { space: 'ENG' } },
-      roles: [{ name: 'Ada', handle: 'ada', kind: 'human', contact: { operator_id: 'ops' } }],
-    },
-  ],
-};
 
 /** [family, method, path with one parameter twice, the family's code]. */
 const repeated: ReadonlyArray<readonly [string, 'GET' | 'POST', string, string]> = [
@@ -46,18 +33,8 @@ const repeated: ReadonlyArray<readonly [string, 'GET' | 'POST', string, string]>
 ];
 
 t.test('a repeated single-valued parameter is 400 with its family code on every route family', async (t) => {
-  const node = await startNode(t, 'tracker: {backend: native}\nknowledge: {backend: native}');
-  const put = await fetch(`${node.url}/config`, {
-    method: 'PUT',
-    headers: { ...auth, 'content-type': 'application/json', 'x-summary': 'repeated params' },
-    body: JSON.stringify(company),
-  });
-  t.equal(put.status, 201, await put.clone().text());
-  const rev = ((await put.json()) as Json)['revision_id'] as string;
-  await until(
-    async () => (await (await fetch(`${node.url}/work/projects`, { headers: auth })).json()) as Json,
-    (p) => (p['projects'] as Json[] | undefined)?.length === 1,
-  );
+  const node = await startNode(t, nativeBackends);
+  const rev = await applyNativeWork(t, [node.url], nativeWorkCompany(), 'repeated params');
 
   for (const [family, method, path, code] of repeated) {
     const res = await fetch(`${node.url}${path.replace('{rev}', rev)}`, { method, headers: auth });

@@ -7,7 +7,9 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import t from 'tap';
 import { svcBin } from '../harness/child.js';
+import { applyNativeWork, nativeBackends, nativeWorkCompany } from '../harness/native-work.js';
 import { startNode, TOKEN } from '../harness/serve-node.js';
+import { until } from '../harness/until.js';
 
 type Json = Record<string, unknown>;
 
@@ -27,38 +29,16 @@ async function svc(args: string[], stdin = '') {
 }
 
 t.test('svc work and svc pages read and write a running node', async (t) => {
-  const node = await startNode(t, 'tracker: {backend: native}\nknowledge: {backend: native}');
-  const company = {
-    name: 'Acme',
-    timezone: 'UTC',
-    units: [
-      {
-        name: 'Engineering',
-        type: 'team',
-        integrations: { work: { project: 'ENG' }, wiki: { space: 'ENG' } },
-        roles: [
-          { name: 'Ada', handle: 'ada', kind: 'human', contact: { operator_id: 'ops' } },
-          { name: 'Bea', handle: 'bea', kind: 'human', contact: { codehost_a_login: 'bea' } },
-        ],
-      },
-    ],
-  };
-  const put = await fetch(`${node.url}/config`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'x-summary': 'cli' },
-    body: JSON.stringify(company),
-  });
-  t.equal(put.status, 201, await put.clone().text());
+  const node = await startNode(t, nativeBackends);
+  const bea = { name: 'Bea', handle: 'bea', kind: 'human', contact: { codehost_a_login: 'bea' } };
+  await applyNativeWork(t, [node.url], nativeWorkCompany(bea), 'cli');
   const url = ['--url', node.url];
-  // The node applies the revision on its own after answering: wait until it serves the project and space.
+  // The space comes with the same apply as the project, but is its own read model: wait for it too.
   const auth = { authorization: `Bearer ${TOKEN}` };
-  for (let tries = 0; ; tries++) {
-    const projects = (await (await fetch(`${node.url}/work/projects`, { headers: auth })).json()) as Json;
-    const spaces = await (await fetch(`${node.url}/containers`, { headers: auth })).text();
-    if ((projects['projects'] as Json[] | undefined)?.length === 1 && spaces.includes('"ENG"')) break;
-    if (tries > 300) throw new Error('the node never served project ENG and space ENG');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await until(
+    async () => (await fetch(`${node.url}/containers`, { headers: auth })).text(),
+    (spaces) => spaces.includes('"ENG"'),
+  );
 
   const created = await svc([
     'work',

@@ -8,6 +8,7 @@
 import t from 'tap';
 import { startFleetNode } from '../harness/fleet-node.js';
 import { startNatsServer } from '../harness/nats-server.js';
+import { applyNativeWork, nativeBackends, nativeWorkCompany } from '../harness/native-work.js';
 import { TOKEN } from '../harness/serve-node.js';
 import { until } from '../harness/until.js';
 
@@ -19,33 +20,9 @@ const get = async (url: string): Promise<Json> =>
 
 t.test('two nodes creating items in one project at once never hand out one key twice', async (t) => {
   const nats = await startNatsServer({ t });
-  const extra = 'tracker: {backend: native}\nknowledge: {backend: native}';
-  const a = await startFleetNode(t, 'node-a', nats.url, { extra });
-  const b = await startFleetNode(t, 'node-b', nats.url, { extra });
-  const company = {
-    name: 'Acme',
-    timezone: 'UTC',
-    units: [
-      {
-        name: 'Engineering',
-        type: 'team',
-        integrations: { work: { project: 'ENG' }, wiki: { space: 'ENG' } },
-        roles: [{ name: 'Ada', handle: 'ada', kind: 'human', contact: { operator_id: 'ops' } }],
-      },
-    ],
-  };
-  const put = await fetch(`${a.url}/config`, {
-    method: 'PUT',
-    headers: { ...auth, 'content-type': 'application/json', 'x-summary': 'work' },
-    body: JSON.stringify(company),
-  });
-  t.equal(put.status, 201, await put.clone().text());
-  for (const node of [a, b])
-    await until(
-      () => get(`${node.url}/work/projects`),
-      (p) => (p['projects'] as Json[] | undefined)?.length === 1,
-      60_000,
-    );
+  const a = await startFleetNode(t, 'node-a', nats.url, { extra: nativeBackends });
+  const b = await startFleetNode(t, 'node-b', nats.url, { extra: nativeBackends });
+  await applyNativeWork(t, [a.url, b.url], nativeWorkCompany(), 'work', 60_000);
 
   const perNode = 15;
   const create = async (url: string, i: number): Promise<Json> => {
