@@ -5,14 +5,14 @@
  * `/ready` 503 `admission_withheld` and raise the `duplicate_node_id` alarm, the duplicate holds no seat;
  * once it is killed, node-b is admitted again and a wake for every seat is processed.
  */
-import { randomUUID } from 'node:crypto';
 import t from 'tap';
-import { ensureCatalogue, openBus, Streams, Subjects } from '../../bus/index.js';
-import { EventRecord, type FleetAnswer, type InboxMessage } from '../../schema/index.js';
+import { ensureCatalogue, openBus, Streams } from '../../bus/index.js';
+import { EventRecord, type FleetAnswer } from '../../schema/index.js';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
 import { startFleetNode, until, type FleetNode } from '../harness/fleet-node.js';
 import { startNatsServer } from '../harness/nats-server.js';
 import { TOKEN } from '../harness/serve-node.js';
+import { mentionWake, queueWake } from '../harness/wake.js';
 
 const leaseSeconds = 3;
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -117,18 +117,9 @@ t.test(
 
     const traces = new Map<string, string>();
     for (const handle of handles) {
-      const trace = randomUUID().replaceAll('-', '');
-      traces.set(trace, handle);
-      const message: InboxMessage = {
-        id: randomUUID(),
-        kind: 'mention',
-        source: 'test',
-        received_at: new Date().toISOString(),
-        trace_id: trace,
-        summary: 'Anything to do?',
-        payload: {},
-      };
-      await bus.publish(Subjects.agentInbox(handle), new TextEncoder().encode(JSON.stringify(message)));
+      const message = mentionWake('Anything to do?');
+      traces.set(message.trace_id, handle);
+      await queueWake(bus, handle, message);
     }
     const completed = async (): Promise<string[]> => {
       const out: string[] = [];

@@ -4,15 +4,15 @@
  * both nodes' `/health` every 100 ms which seats they hold; no sample may show one seat on both.
  * Faults as they happen: a partition, SIGSTOP past the lease then SIGCONT, kill -9 mid-turn.
  */
-import { randomUUID } from 'node:crypto';
 import t, { type Test } from 'tap';
-import { ensureCatalogue, openBus, Streams, Subjects, type Bus } from '../../bus/index.js';
-import { EventRecord, type InboxMessage } from '../../schema/index.js';
+import { ensureCatalogue, openBus, Streams, type Bus } from '../../bus/index.js';
+import { EventRecord } from '../../schema/index.js';
 import { startLlmServer, type LlmServer } from '../fixtures/llm/llm-server.js';
 import { startFleetNode, type FleetNode as BaseNode } from '../harness/fleet-node.js';
 import { startNatsCluster, type NatsClusterHandle } from '../harness/nats-server.js';
 import { TOKEN } from '../harness/serve-node.js';
 import { startTcpProxy, type TcpProxy } from '../harness/tcp-proxy.js';
+import { mentionWake, queueWake } from '../harness/wake.js';
 
 const leaseSeconds = 3;
 const skip = {
@@ -140,18 +140,9 @@ async function startFleet(t: Test, seats: string[]): Promise<Fleet> {
     a,
     b,
     async wake(handle) {
-      const trace = randomUUID().replaceAll('-', '');
-      const message: InboxMessage = {
-        id: randomUUID(),
-        kind: 'mention',
-        source: 'test',
-        received_at: new Date().toISOString(),
-        trace_id: trace,
-        summary: 'Anything to do?',
-        payload: {},
-      };
-      await bus.publish(Subjects.agentInbox(handle), new TextEncoder().encode(JSON.stringify(message)));
-      return trace;
+      const message = mentionWake('Anything to do?');
+      await queueWake(bus, handle, message);
+      return message.trace_id;
     },
     async events() {
       const out: EventRecord[] = [];

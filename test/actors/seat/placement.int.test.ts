@@ -2,7 +2,6 @@
  * Seat placement across nodes: two seats runtimes on one shared memory bus stand for two `seats`
  * nodes. Each agent seat is a lease in `svc_coord`; a wake runs only where its seat's lease is held.
  */
-import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import t, { type Test } from 'tap';
@@ -21,16 +20,16 @@ import {
   openMemoryBus,
   sendCommand,
   Streams,
-  Subjects,
   type Bus,
   type Catalogue,
   type Kv,
 } from '../../../bus/index.js';
-import { Commands, Company, EventRecord, type InboxMessage } from '../../../schema/index.js';
+import { Commands, Company, EventRecord } from '../../../schema/index.js';
 import { startToolServers } from '../../../scripts/toolservers-wiring.js';
 import { startLlmServer, type LlmServer } from '../../fixtures/llm/llm-server.js';
 import type { Step } from '../../fixtures/llm/script.js';
 import { company } from './harness.js';
+import { mentionWake, queueWake } from '../../harness/wake.js';
 
 const logger = pino({ level: process.env['TEST_LOG'] ? 'debug' : 'silent' });
 const decode = (data: Uint8Array): unknown => JSON.parse(new TextDecoder().decode(data));
@@ -131,18 +130,9 @@ async function startFleet(t: Test, first: Step[] = []): Promise<Fleet> {
       };
     },
     async wake(handle) {
-      const trace = randomUUID().replaceAll('-', '');
-      const message: InboxMessage = {
-        id: randomUUID(),
-        kind: 'mention',
-        source: 'test',
-        received_at: new Date().toISOString(),
-        trace_id: trace,
-        summary: 'Anything to do?',
-        payload: {},
-      };
-      await bus.publish(Subjects.agentInbox(handle), new TextEncoder().encode(JSON.stringify(message)));
-      return trace;
+      const message = mentionWake('Anything to do?');
+      await queueWake(bus, handle, message);
+      return message.trace_id;
     },
     waitFor: (match) =>
       new Promise((resolve) => {
