@@ -5,12 +5,9 @@
  * and finds it by search. No CSP violation and no console error. A screenshot of each room is written (to
  * docs/screenshots/ when SVC_UPDATE_SCREENSHOTS=1, else to a temp dir).
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import t, { type Test } from 'tap';
-import { root } from '../harness/child.js';
-import { needsChromium, openPage, startBrowser, type WatchedPage } from '../harness/browser.js';
+import t from 'tap';
+import { needsChromium, openPage, screenshotDir, startBrowser, visitRoom } from '../harness/browser.js';
 import { exampleCompany, startCompanyNode, TOKEN } from './fixtures/company-node.js';
 
 /** The example company with a project and a wiki space on Engineering, and an org-wide handbook. */
@@ -24,17 +21,6 @@ function nativeCompany(): string {
   )}\nknowledge: {wiki_spaces: [HANDBOOK]}\n`;
 }
 
-function screenshotDir(t: Test): string {
-  if (process.env['SVC_UPDATE_SCREENSHOTS'] === '1') {
-    const dir = join(root, 'docs', 'screenshots');
-    mkdirSync(dir, { recursive: true });
-    return dir;
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'svc-shots-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
 type Json = Record<string, unknown>;
 
 async function write(base: string, method: string, path: string, body: unknown): Promise<Json> {
@@ -46,14 +32,6 @@ async function write(base: string, method: string, path: string, body: unknown):
   const json = (await res.json()) as Json;
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
   return json;
-}
-
-/** Opens a room by its URL and waits until nothing in it is still loading. */
-async function visit(w: WatchedPage, url: string, label: string): Promise<void> {
-  await w.page.goto(url);
-  await w.page.waitForSelector(`main[aria-label="${label}"]`);
-  await w.page.waitForSelector('[data-link="live"]');
-  await w.page.locator('main [aria-busy="true"]').first().waitFor({ state: 'detached' });
 }
 
 const shared =
@@ -85,7 +63,7 @@ t.test(
     await write(node.url, 'POST', `/work/${key}/comments`, { body: 'Mount was loose; tightened it.' });
 
     const w = await openPage(browser);
-    await visit(w, `${node.url}/dashboard#/board`, 'Board');
+    await visitRoom(w, `${node.url}/dashboard#/board`, 'Board');
     await w.page.getByRole('link', { name: 'ENG', exact: true }).click();
     await w.page.waitForSelector('section[aria-label="Board ENG"]');
     const active = w.page.locator('section[aria-label="Active"]');
@@ -157,7 +135,7 @@ t.test('the pages room shows a page with its body and the search finds it', need
   });
 
   const w = await openPage(browser, { colorScheme: 'dark' });
-  await visit(w, `${node.url}/dashboard#/pages`, 'Pages');
+  await visitRoom(w, `${node.url}/dashboard#/pages`, 'Pages');
   await w.page.getByRole('link', { name: 'ENG', exact: true }).click();
   await w.page
     .locator('section[aria-label="Pages in ENG"]')
@@ -202,12 +180,12 @@ t.test(
     const { browser, node } = shared!;
     const w = await openPage(browser);
     t.equal((await fetch(`${node.url}/work/projects/NOPE`)).status, 404, 'the route: no project NOPE');
-    await visit(w, `${node.url}/dashboard#/board/NOPE`, 'Board');
+    await visitRoom(w, `${node.url}/dashboard#/board/NOPE`, 'Board');
     await w.page.locator('main >> text=No project NOPE').waitFor();
     t.equal(await w.page.locator('section[aria-label="Board NOPE"]').count(), 0, 'no empty board for it');
     const route = (await (await fetch(`${node.url}/pages?container=NOPE`)).json()) as { error: string };
     t.equal(route.error, 'no_container', 'the route refuses an unknown container');
-    await visit(w, `${node.url}/dashboard#/pages?container=NOPE`, 'Pages');
+    await visitRoom(w, `${node.url}/dashboard#/pages?container=NOPE`, 'Pages');
     const refusal = w.page.locator('main [data-refusal]');
     await refusal.waitFor();
     t.equal(await refusal.getAttribute('data-refusal'), 'no_container', 'the room shows the route’s refusal');
@@ -227,7 +205,7 @@ t.test('a quote right after a paragraph line is a quote', needsChromium, async (
     body: 'As the runbook says:\n> Park the robot first.',
   });
   const w = await openPage(browser);
-  await visit(w, `${node.url}/dashboard#/pages/${page['page_id'] as string}`, 'Pages');
+  await visitRoom(w, `${node.url}/dashboard#/pages/${page['page_id'] as string}`, 'Pages');
   const body = w.page.locator('article[aria-label="Page body"]');
   await body.getByText('As the runbook says:').waitFor();
   t.equal(await body.locator('blockquote').textContent(), 'Park the robot first.');

@@ -4,12 +4,16 @@
  * the org chart shows the company; the board and pages rooms say when the backend is not native. A screenshot of each room is written (to docs/screenshots/ when
  * SVC_UPDATE_SCREENSHOTS=1, else to a temp dir).
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import t, { type Test } from 'tap';
-import { root } from '../harness/child.js';
-import { needsChromium, openPage, startBrowser, type WatchedPage } from '../harness/browser.js';
+import t from 'tap';
+import {
+  needsChromium,
+  openPage,
+  screenshotDir,
+  startBrowser,
+  visitRoom,
+  type WatchedPage,
+} from '../harness/browser.js';
 import { startCompanyNode, TOKEN } from './fixtures/company-node.js';
 
 const rooms = [
@@ -25,25 +29,9 @@ const rooms = [
   ['fleet', 'Fleet'],
 ] as const;
 
-function screenshotDir(t: Test): string {
-  if (process.env['SVC_UPDATE_SCREENSHOTS'] === '1') {
-    const dir = join(root, 'docs', 'screenshots');
-    mkdirSync(dir, { recursive: true });
-    return dir;
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'svc-shots-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
 /** Opens a room by its URL and waits until nothing in it is still loading. */
-async function visit(w: WatchedPage, base: string, room: string, label: string): Promise<void> {
-  await w.page.goto(`${base}/dashboard#/${room}`);
-  await w.page.waitForSelector(`main[aria-label="${label}"]`);
-  await w.page.waitForSelector('[data-link="live"]');
-  // (Playwright's locators: a string predicate would be an eval, which the dashboard's policy refuses.)
-  await w.page.locator('main [aria-busy="true"]').first().waitFor({ state: 'detached' });
-}
+const visit = (w: WatchedPage, base: string, room: string, label: string): Promise<void> =>
+  visitRoom(w, `${base}/dashboard#/${room}`, label);
 
 // One browser and one node for the file: neither test writes.
 const shared =

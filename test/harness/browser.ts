@@ -4,9 +4,12 @@
  * Content-Security-Policy violations (from the page's own `securitypolicyviolation` events, which the
  * browser fires for every refused load, inline block or eval).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Test } from 'tap';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { root } from './child.js';
 
 export const CHROMIUM = process.env['SVC_CHROMIUM'] ?? '/usr/bin/chromium';
 
@@ -65,4 +68,25 @@ export async function openPage(
     errors,
     violations: () => page.evaluate<string[]>('window.__cspViolations || []'),
   };
+}
+
+/** Opens `url` (a dashboard room) and waits for its `main` landmark `label`, the live link, and nothing left loading. */
+export async function visitRoom(w: WatchedPage, url: string, label: string): Promise<void> {
+  await w.page.goto(url);
+  await w.page.waitForSelector(`main[aria-label="${label}"]`);
+  await w.page.waitForSelector('[data-link="live"]');
+  // (Playwright's locators: a string predicate would be an eval, which the dashboard's policy refuses.)
+  await w.page.locator('main [aria-busy="true"]').first().waitFor({ state: 'detached' });
+}
+
+/** Where a test's screenshots go: docs/screenshots/ when SVC_UPDATE_SCREENSHOTS=1, else a temp dir removed after. */
+export function screenshotDir(t: Test): string {
+  if (process.env['SVC_UPDATE_SCREENSHOTS'] === '1') {
+    const dir = join(root, 'docs', 'screenshots');
+    mkdirSync(dir, { recursive: true });
+    return dir;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'svc-shots-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }
