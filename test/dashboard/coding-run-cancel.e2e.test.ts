@@ -13,6 +13,7 @@ import { startLlmServer } from '../fixtures/llm/llm-server.js';
 import { sandboxTurnScript } from '../fixtures/llm/sandbox-turn.js';
 import { needsChromium, openPage, startBrowser } from '../harness/browser.js';
 import { startCompanyNode, TOKEN } from './fixtures/company-node.js';
+import { localProviders } from '../fixtures/llm/providers.js';
 
 const SECRET = 'codehost-a-dashboard-secret-0123';
 const script = sandboxTurnScript('Fix the login page', 'The coding run was cancelled.');
@@ -29,10 +30,7 @@ t.test('an operator cancels a held coding run from the overview', needsChromium,
   const company = JSON.stringify({
     name: 'Acme',
     timezone: 'UTC',
-    providers: {
-      llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: llm.baseUrl } },
-      llm_order: ['local'],
-    },
+    providers: localProviders(llm.baseUrl),
     integrations: { codehost_a: { webhook_secret: SECRET } },
     roles: [{ name: 'Bob', sandbox: { env: { FAKE_HOLD: '1' }, default_coding_agent: fakeAgentCommand } }],
   });

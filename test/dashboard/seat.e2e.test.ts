@@ -7,6 +7,7 @@ import { sendIssueAssigned } from '../fixtures/codehost-a-delivery.js';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
 import { needsChromium, openPage, startBrowser, type WatchedPage } from '../harness/browser.js';
 import { startCompanyNode, TOKEN } from './fixtures/company-node.js';
+import { localProviders } from '../fixtures/llm/providers.js';
 
 const SECRET = 'codehost-a-dashboard-secret-0123';
 const browser = needsChromium.skip === false ? await startBrowser(t) : null;
@@ -40,10 +41,7 @@ t.test(
       name: 'Acme',
       mission: 'Ship useful things',
       timezone: 'UTC',
-      providers: {
-        llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: llm.baseUrl } },
-        llm_order: ['local'],
-      },
+      providers: localProviders(llm.baseUrl),
       integrations: { codehost_a: { webhook_secret: SECRET } },
       roles: [
         {

@@ -12,6 +12,7 @@ import type { Step } from '../fixtures/llm/script.js';
 import { needsChromium, openPage, startBrowser } from '../harness/browser.js';
 import { root } from '../harness/child.js';
 import { startCompanyNode } from './fixtures/company-node.js';
+import { localProviders } from '../fixtures/llm/providers.js';
 
 const SECRET = 'codehost-a-dashboard-secret-0123';
 
@@ -48,10 +49,7 @@ t.test('a turn shows its progress live in the seat room', needsChromium, async (
     name: 'Acme',
     mission: 'Ship useful things',
     timezone: 'UTC',
-    providers: {
-      llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: llm.baseUrl } },
-      llm_order: ['local'],
-    },
+    providers: localProviders(llm.baseUrl),
     integrations: { codehost_a: { webhook_secret: SECRET } },
     roles: [
       { name: 'Ada', goal: 'Keep the lights on' },

@@ -15,6 +15,7 @@ import { sendIssueAssigned } from '../fixtures/codehost-a-delivery.js';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
 import type { Step } from '../fixtures/llm/script.js';
 import { dashboard, type Frame } from '../http/fixtures/events-node.js';
+import { localProviders } from '../fixtures/llm/providers.js';
 
 const TOKEN = 'company-e2e-token-0123456789';
 const SECRET = 'codehost-a-company-secret-0123';
@@ -89,10 +90,7 @@ t.test(
       name: 'Acme',
       mission: 'Ship useful things',
       timezone: 'UTC',
-      providers: {
-        llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: llm.baseUrl } },
-        llm_order: ['local'],
-      },
+      providers: localProviders(llm.baseUrl),
       mcp_servers: [
         {
           name: 'ledger',

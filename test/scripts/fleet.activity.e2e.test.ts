@@ -10,6 +10,7 @@ import { startFleetNode, until, type FleetNode } from '../harness/fleet-node.js'
 import { startNatsServer } from '../harness/nats-server.js';
 import { TOKEN } from '../harness/serve-node.js';
 import { mentionWake, queueWake } from '../harness/wake.js';
+import { localProviders } from '../fixtures/llm/providers.js';
 
 type Row = { id: string; activity: string; stopped_reason: string | null };
 const rowOf = async (node: FleetNode, id: string): Promise<Row | undefined> =>
@@ -37,10 +38,7 @@ t.test(
       headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'x-summary': 'fleet' },
       body: JSON.stringify({
         name: 'Acme',
-        providers: {
-          llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: llm.baseUrl } },
-          llm_order: ['local'],
-        },
+        providers: localProviders(llm.baseUrl),
         roles: [{ name: 'Ada' }],
       }),
     });

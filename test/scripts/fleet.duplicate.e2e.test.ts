@@ -13,6 +13,7 @@ import { startFleetNode, until, type FleetNode } from '../harness/fleet-node.js'
 import { startNatsServer } from '../harness/nats-server.js';
 import { TOKEN } from '../harness/serve-node.js';
 import { mentionWake, queueWake } from '../harness/wake.js';
+import { localProviders } from '../fixtures/llm/providers.js';
 
 const leaseSeconds = 3;
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -53,10 +54,7 @@ t.test(
     const company = {
       name: 'Acme',
       timezone: 'UTC',
-      providers: {
-        llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: llm.baseUrl } },
-        llm_order: ['local'],
-      },
+      providers: localProviders(llm.baseUrl),
       roles: seats.map((name) => ({ name })),
     };
     const put = await fetch(`${a.url}/config`, {

@@ -11,6 +11,7 @@ import { main } from '../../scripts/svc.js';
 import { startFleetNode, until, type FleetNode } from '../harness/fleet-node.js';
 import { startNatsServer } from '../harness/nats-server.js';
 import { TOKEN } from '../harness/serve-node.js';
+import { localProviders } from '../fixtures/llm/providers.js';
 
 const leaseSeconds = 3;
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -37,10 +38,7 @@ t.test('two nodes on one nats-server: /fleet, /health.nodes, removal and a node 
   const company = {
     name: 'Acme',
     timezone: 'UTC',
-    providers: {
-      llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: 'http://127.0.0.1:9/v1' } },
-      llm_order: ['local'],
-    },
+    providers: localProviders('http://127.0.0.1:9/v1'),
     roles: handles.map((name) => ({ name })),
   };
   const put = await fetch(`${a.url}/config`, {

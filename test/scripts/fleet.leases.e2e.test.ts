@@ -13,6 +13,7 @@ import { startNatsCluster, type NatsClusterHandle } from '../harness/nats-server
 import { TOKEN } from '../harness/serve-node.js';
 import { startTcpProxy, type TcpProxy } from '../harness/tcp-proxy.js';
 import { mentionWake, queueWake } from '../harness/wake.js';
+import { localProviders } from '../fixtures/llm/providers.js';
 
 const leaseSeconds = 3;
 const skip = {
@@ -115,10 +116,7 @@ async function startFleet(t: Test, seats: string[]): Promise<Fleet> {
   const company = {
     name: 'Acme',
     timezone: 'UTC',
-    providers: {
-      llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: llm.baseUrl } },
-      llm_order: ['local'],
-    },
+    providers: localProviders(llm.baseUrl),
     roles: seats.map((name) => ({ name })),
   };
   const put = await fetch(`${a.url}/config`, {

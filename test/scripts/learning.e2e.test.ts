@@ -12,6 +12,7 @@ import { startNatsServer } from '../harness/nats-server.js';
 import { startNode, TOKEN } from '../harness/serve-node.js';
 import { mentionWake, notificationFrom, queueWake } from '../harness/wake.js';
 import { dashboard, type Frame } from '../http/fixtures/events-node.js';
+import { localProviders } from '../fixtures/llm/providers.js';
 
 const usage = { prompt_tokens: 10, completion_tokens: 5 };
 
@@ -61,10 +62,7 @@ t.test(
       },
       body: JSON.stringify({
         name: 'Acme',
-        providers: {
-          llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: llm.baseUrl } },
-          llm_order: ['local'],
-        },
+        providers: localProviders(llm.baseUrl),
         learning: {
           counterparty: { enabled: true },
           reflect: { enabled: true, summarize_episodes: true },

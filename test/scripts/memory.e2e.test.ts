@@ -9,6 +9,7 @@ import { startNatsServer } from '../harness/nats-server.js';
 import { startNode, TOKEN } from '../harness/serve-node.js';
 import { mentionWake, queueWake } from '../harness/wake.js';
 import { dashboard, type Frame } from '../http/fixtures/events-node.js';
+import { localProviders } from '../fixtures/llm/providers.js';
 
 const usage = { prompt_tokens: 10, completion_tokens: 5 };
 
@@ -57,10 +58,7 @@ t.test(
       },
       body: JSON.stringify({
         name: 'Acme',
-        providers: {
-          llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: llm.baseUrl } },
-          llm_order: ['local'],
-        },
+        providers: localProviders(llm.baseUrl),
         roles: [{ name: 'Ada' }, { name: 'Hu', kind: 'human', contact: { operator_id: 'ops' } }],
       }),
     });

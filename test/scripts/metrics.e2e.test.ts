@@ -8,6 +8,7 @@ import t from 'tap';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
 import type { Step } from '../fixtures/llm/script.js';
 import { startNode, TOKEN } from '../harness/serve-node.js';
+import { localProviders } from '../fixtures/llm/providers.js';
 
 const SECRET = 'codehost-a-metrics-secret-0123';
 const script: Step[] = [
@@ -76,10 +77,7 @@ t.test(
     const company = {
       name: 'Acme',
       timezone: 'UTC',
-      providers: {
-        llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: llm.baseUrl } },
-        llm_order: ['local'],
-      },
+      providers: localProviders(llm.baseUrl),
       integrations: { codehost_a: { webhook_secret: SECRET } },
       roles: [{ name: 'Ada' }, { name: 'Cy' }],
     };

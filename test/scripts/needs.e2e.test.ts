@@ -13,6 +13,7 @@ import { agentId, EventRecord, Payloads, uuidv5, type InboxMessage } from '../..
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
 import type { Step } from '../fixtures/llm/script.js';
 import { bootNode, storeDir, type BootedNode, type StoreDir } from '../harness/serve-store.js';
+import { localProviders } from '../fixtures/llm/providers.js';
 
 const decode = (data: Uint8Array): unknown => JSON.parse(new TextDecoder().decode(data));
 const usage = { prompt_tokens: 10, completion_tokens: 5 };
@@ -95,10 +96,7 @@ t.test(
     const company = {
       name: 'Acme',
       timezone: 'UTC',
-      providers: {
-        llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: llm.baseUrl } },
-        llm_order: ['local'],
-      },
+      providers: localProviders(llm.baseUrl),
       roles: [{ name: 'Ada' }, { name: 'Hu', kind: 'human', contact: { operator_id: 'ops' } }],
     };
     const put = await first.call('PUT', '/config', {

@@ -17,6 +17,7 @@ import { agentId, EventRecord, Payloads, SpendRecord, uuidv5 } from '../../schem
 import { startLlmServer, type LlmServer } from '../fixtures/llm/llm-server.js';
 import type { Step } from '../fixtures/llm/script.js';
 import { bootNode, storeDir, type BootedNode, type StoreDir } from '../harness/serve-store.js';
+import { localProviders } from '../fixtures/llm/providers.js';
 
 const ticketServer = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'ticket-mcp-server.mjs');
 const decode = (data: Uint8Array): unknown => JSON.parse(new TextDecoder().decode(data));
@@ -72,10 +73,7 @@ async function boot(t: Test, s: Setup, tierA = '', first = false): Promise<Boote
     const company = {
       name: 'Acme',
       timezone: 'UTC',
-      providers: {
-        llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: s.llm.baseUrl } },
-        llm_order: ['local'],
-      },
+      providers: localProviders(s.llm.baseUrl),
       mcp_servers: [
         {
           name: 'tickets',

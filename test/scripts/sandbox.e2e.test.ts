@@ -14,6 +14,7 @@ import { startLlmServer } from '../fixtures/llm/llm-server.js';
 import { sandboxTurnScript } from '../fixtures/llm/sandbox-turn.js';
 import { fakeAgentCommand } from '../actors/sandbox/harness.js';
 import { bootNode, storeDir, type BootedNode, type StoreDir } from '../harness/serve-store.js';
+import { localProviders } from '../fixtures/llm/providers.js';
 
 const script = sandboxTurnScript('Add the endpoint', 'The coding run finished.');
 
@@ -50,10 +51,7 @@ async function putBob(
   const company = {
     name: 'Acme',
     timezone: 'UTC',
-    providers: {
-      llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: llmBaseUrl } },
-      llm_order: ['local'],
-    },
+    providers: localProviders(llmBaseUrl),
     roles: [{ name: 'Bob', sandbox: { env, default_coding_agent: agent } }],
   };
   const put = await node.call('PUT', '/config', {

@@ -12,6 +12,7 @@ import { startNatsServer } from '../harness/nats-server.js';
 import { startNode, TOKEN, type ServedNode } from '../harness/serve-node.js';
 import { until } from '../harness/until.js';
 import { mentionWake, queueWake } from '../harness/wake.js';
+import { localProviders } from '../fixtures/llm/providers.js';
 
 type Json = Record<string, unknown>;
 const usage = { prompt_tokens: 10, completion_tokens: 5 };
@@ -27,10 +28,7 @@ const review = { kind: 'text' as const, text: '{"verdict":"done","notes":"ok"}',
 function company(llmBase: string, kind: 'agent' | 'human'): Json {
   return {
     name: 'Acme',
-    providers: {
-      llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: llmBase } },
-      llm_order: ['local'],
-    },
+    providers: localProviders(llmBase),
     mcp_servers: [{ name: 'gh', shared: false, command: process.execPath, args: [echoServerPath] }],
     roles: [
       kind === 'agent'

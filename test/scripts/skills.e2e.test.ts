@@ -9,6 +9,7 @@ import { startLlmServer } from '../fixtures/llm/llm-server.js';
 import { startNatsServer } from '../harness/nats-server.js';
 import { startNode, TOKEN } from '../harness/serve-node.js';
 import { mentionWake, queueWake } from '../harness/wake.js';
+import { localProviders } from '../fixtures/llm/providers.js';
 
 const usage = { prompt_tokens: 10, completion_tokens: 5 };
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -36,10 +37,7 @@ t.test('a page of the skills container is a skill a served seat lists, reads and
     headers: { ...auth, 'content-type': 'application/json', 'x-summary': 'skills' },
     body: JSON.stringify({
       name: 'Acme',
-      providers: {
-        llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: llm.baseUrl } },
-        llm_order: ['local'],
-      },
+      providers: localProviders(llm.baseUrl),
       knowledge: { wiki_spaces: ['TS'] },
       skill_variables: { site_url: 'https://acme.example' },
       roles: [{ name: 'Ada' }],

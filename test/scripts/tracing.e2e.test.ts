@@ -13,6 +13,7 @@ import { agentId, uuidv5, type InboxMessage } from '../../schema/index.js';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
 import type { Step } from '../fixtures/llm/script.js';
 import { bootNode, storeDir, TOKEN, type StoreDir } from '../harness/serve-store.js';
+import { localProviders } from '../fixtures/llm/providers.js';
 
 type AnyValue = {
   stringValue?: string;
@@ -95,10 +96,7 @@ const script: Step[] = [
 const company = (baseUrl: string) => ({
   name: 'Acme',
   timezone: 'UTC',
-  providers: {
-    llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: baseUrl } },
-    llm_order: ['local'],
-  },
+  providers: localProviders(baseUrl),
   roles: [{ name: 'Ada' }, { name: 'Hu', kind: 'human', contact: { operator_id: 'ops' } }],
 });
 

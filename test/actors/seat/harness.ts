@@ -34,6 +34,7 @@ import type { Script } from '../../fixtures/llm/script.js';
 import { echoServerPath } from '../../fixtures/mcp/servers.js';
 import type { Captured } from '../toolservers/harness.js';
 import { mentionWake, queueWake } from '../../harness/wake.js';
+import { localProviders } from '../../fixtures/llm/providers.js';
 
 export function company(llmBaseUrl: string, extra: Record<string, unknown> = {}): Company {
   return Company.parse({
@@ -42,10 +43,7 @@ export function company(llmBaseUrl: string, extra: Record<string, unknown> = {})
     vision: 'Calm software',
     policies: ['Be kind'],
     timezone: 'UTC',
-    providers: {
-      llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: llmBaseUrl } },
-      llm_order: ['local'],
-    },
+    providers: localProviders(llmBaseUrl),
     mcp_servers: [
       {
         name: 'files',
