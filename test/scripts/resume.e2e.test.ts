@@ -7,9 +7,7 @@
  * again. Either way one completion, one set of figures, and
  * nothing that reads as an operator's stop. The wake is put on the store's inbox before the node starts.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { mentionWake, queueWake } from '../harness/wake.js';
 import { ensureCatalogue, openMemoryBus, Streams } from '../../bus/index.js';
@@ -18,8 +16,8 @@ import { startLlmServer, type LlmServer } from '../fixtures/llm/llm-server.js';
 import type { Step } from '../fixtures/llm/script.js';
 import { bootNode, storeDir, type BootedNode, type StoreDir } from '../harness/serve-store.js';
 import { localProviders } from '../fixtures/llm/providers.js';
+import { ledgerLines, ticketsServer } from './fixtures/tickets.js';
 
-const ticketServer = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'ticket-mcp-server.mjs');
 const decode = (data: Uint8Array): unknown => JSON.parse(new TextDecoder().decode(data));
 
 const plan: Step = {
@@ -74,15 +72,7 @@ async function boot(t: Test, s: Setup, tierA = '', first = false): Promise<Boote
       name: 'Acme',
       timezone: 'UTC',
       providers: localProviders(s.llm.baseUrl),
-      mcp_servers: [
-        {
-          name: 'tickets',
-          command: process.execPath,
-          args: [ticketServer],
-          env: { LEDGER_FILE: s.ledger },
-          tool_prefix: 'tickets_',
-        },
-      ],
+      mcp_servers: [ticketsServer(s.ledger)],
       roles: [{ name: 'Ada', goal: 'Keep the tracker tidy' }],
     };
     const put = await node.call('PUT', '/config', {
@@ -93,9 +83,6 @@ async function boot(t: Test, s: Setup, tierA = '', first = false): Promise<Boote
   }
   return node;
 }
-
-const ledgerLines = (ledger: string): number =>
-  existsSync(ledger) ? readFileSync(ledger, 'utf8').split('\n').filter(Boolean).length : 0;
 
 /** Reads the store once no node holds it: every event and spend record. */
 async function stored(s: Setup): Promise<{ events: EventRecord[]; spend: SpendRecord[] }> {
@@ -199,7 +186,7 @@ t.test(
     );
     first.run.kill('SIGKILL');
     await first.run.exited;
-    t.equal(ledgerLines(s.ledger), 1, 'the ticket was created before the kill');
+    t.equal(ledgerLines(s.ledger).length, 1, 'the ticket was created before the kill');
 
     const second = await boot(t, s);
     await second.run.waitForLog((l) => l.msg === 'turn resumed');
@@ -207,7 +194,7 @@ t.test(
     await readsAgree(t, second, s.turnId);
     t.equal(await second.stop(), 0, 'the restarted node drains and exits 0');
 
-    t.equal(ledgerLines(s.ledger), 1, 'the ticket was not created again');
+    t.equal(ledgerLines(s.ledger).length, 1, 'the ticket was not created again');
     t.equal(s.llm.requests.length, 4, 'plan and the tool-calling answer were not asked again');
     t.match(JSON.stringify(s.llm.requests[2]!.body), /outcome unknown — check before retrying/);
     await oneTruth(t, s);
@@ -227,7 +214,7 @@ t.test('SIGTERM while the model answers: the turn finishes within the drain grac
     'the turn completed before the node exited',
   );
   t.notOk(node.run.lines.some((l) => l.msg === 'turn cut for shutdown; handed over'));
-  t.equal(ledgerLines(s.ledger), 1);
+  t.equal(ledgerLines(s.ledger).length, 1);
   t.equal(s.llm.requests.length, 4);
   await oneTruth(t, s);
 });
@@ -251,7 +238,7 @@ t.test(
     await second.run.waitForLog((l) => l.msg === 'turn completed');
     t.equal(await second.stop(), 0);
     t.equal(s.llm.requests.length, 5, 'only the unanswered model call was asked again');
-    t.equal(ledgerLines(s.ledger), 1);
+    t.equal(ledgerLines(s.ledger).length, 1);
     await oneTruth(t, s);
   },
 );
@@ -262,7 +249,7 @@ t.test(
     const s = await setup(t, [plan, call({ title: 'T-4' }), { ...account, hold: 'never' }, account, review]);
     const first = await boot(t, s, '', true);
     await s.llm.waitForRequests(3);
-    t.equal(ledgerLines(s.ledger), 1, 'the ticket was created before the kill');
+    t.equal(ledgerLines(s.ledger).length, 1, 'the ticket was created before the kill');
     first.run.kill('SIGKILL');
     await first.run.exited;
 
@@ -272,7 +259,7 @@ t.test(
     await readsAgree(t, second, s.turnId);
     t.equal(await second.stop(), 0);
 
-    t.equal(ledgerLines(s.ledger), 1, 'the ticket was not created again');
+    t.equal(ledgerLines(s.ledger).length, 1, 'the ticket was not created again');
     t.equal(s.llm.requests.length, 5, 'plan and the tool-calling answer were not asked again');
     const messages = (n: number) =>
       JSON.stringify((s.llm.requests[n]!.body as { messages: unknown }).messages);

@@ -5,26 +5,17 @@
  * cut is retried only when the tool is declared idempotent, else the model reads "outcome unknown". A
  * stdio MCP server appends every call to a ledger file, so side effects are counted outside the node.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { Streams } from '../../../bus/index.js';
 import { Payloads, type EventRecord } from '../../../schema/index.js';
 import { startLlmServer } from '../../fixtures/llm/llm-server.js';
 import type { Step } from '../../fixtures/llm/script.js';
+import { ledgerLines, ticketsServer } from '../../scripts/fixtures/tickets.js';
 import { captureLogs, type Captured } from '../toolservers/harness.js';
 import { startCompany, type Harness } from './harness.js';
-
-const ticketServer = join(
-  dirname(fileURLToPath(import.meta.url)),
-  '..',
-  '..',
-  'scripts',
-  'fixtures',
-  'ticket-mcp-server.mjs',
-);
 
 function store(t: Test): { dir: string; ledger: string } {
   const dir = mkdtempSync(join(tmpdir(), 'svc-resume-'));
@@ -32,25 +23,7 @@ function store(t: Test): { dir: string; ledger: string } {
   return { dir: join(dir, 'data'), ledger: join(dir, 'ledger.jsonl') };
 }
 
-const tickets = (ledger: string) => ({
-  mcp_servers: [
-    {
-      name: 'tickets',
-      command: process.execPath,
-      args: [ticketServer],
-      env: { LEDGER_FILE: ledger },
-      tool_prefix: 'tickets_',
-    },
-  ],
-});
-
-const ledgerLines = (ledger: string): unknown[] =>
-  existsSync(ledger)
-    ? readFileSync(ledger, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as unknown)
-    : [];
+const tickets = (ledger: string) => ({ mcp_servers: [ticketsServer(ledger)] });
 
 const plan = (tool: string): Step => ({
   kind: 'text',

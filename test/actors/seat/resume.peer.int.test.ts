@@ -4,10 +4,9 @@
  * released; the peer takes the seat at once and resumes the turn from its journal — the tool's side effect
  * (a stdio MCP server's ledger line) happens once, and the turn completes once, on the peer.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import t from 'tap';
 import {
   createMemoryStore,
@@ -21,15 +20,8 @@ import { startToolServers } from '../../../scripts/toolservers-wiring.js';
 import { startLlmServer } from '../../fixtures/llm/llm-server.js';
 import { captureLogs } from '../toolservers/harness.js';
 import { company } from './harness.js';
+import { ledgerLines, ticketsServer } from '../../scripts/fixtures/tickets.js';
 
-const ticketServer = join(
-  dirname(fileURLToPath(import.meta.url)),
-  '..',
-  '..',
-  'scripts',
-  'fixtures',
-  'ticket-mcp-server.mjs',
-);
 const decode = (data: Uint8Array): unknown => JSON.parse(new TextDecoder().decode(data));
 
 t.test('a drained holder hands a turn cut mid tool call to its peer, which resumes it', async (t) => {
@@ -60,15 +52,7 @@ t.test('a drained holder hands a turn cut mid tool call to its peer, which resum
     ],
   });
   const doc = company(llm.baseUrl, {
-    mcp_servers: [
-      {
-        name: 'tickets',
-        command: process.execPath,
-        args: [ticketServer],
-        env: { LEDGER_FILE: ledger },
-        tool_prefix: 'tickets_',
-      },
-    ],
+    mcp_servers: [ticketsServer(ledger)],
   });
   const stops: (() => Promise<void>)[] = [];
   t.teardown(async () => {
@@ -144,7 +128,7 @@ t.test('a drained holder hands a turn cut mid tool call to its peer, which resum
   const turn = Payloads.AgentTurnCompleted.parse(completed.payload);
   t.equal(turn.failed, false);
   t.equal(turn.total_tokens, 100 + 20 + 120 + 10 + 150 + 5 + 90 + 8, 'every model call counted once');
-  const lines = existsSync(ledger) ? readFileSync(ledger, 'utf8').split('\n').filter(Boolean) : [];
+  const lines = ledgerLines(ledger);
   t.equal(lines.length, 1, 'the ticket was created once');
   t.equal(llm.requests.length, 4, 'no model round asked twice');
   t.match(JSON.stringify(llm.requests[2]!.body), /outcome unknown — check before retrying/);
