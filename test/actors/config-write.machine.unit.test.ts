@@ -8,23 +8,15 @@ import {
   type WriteInput,
 } from '../../actors/config/config-write.machine.js';
 import type { ConfigWrite, ConfigWriteReply, RevisionRecord } from '../../schema/index.js';
+import { aConfigWrite } from './fixtures/config-write.js';
 
 const A = '00000000-0000-4000-8000-00000000000a';
 const B = '00000000-0000-4000-8000-00000000000b';
 const NEW = '00000000-0000-4000-8000-0000000000ff';
 const now = '2026-11-22T12:00:00.000Z';
 
-const command = (over: Partial<ConfigWrite> = {}): ConfigWrite => ({
-  document: { name: 'Acme' },
-  basis_revision_id: A,
-  precondition: { if_none_match_any: false },
-  rules: 'write',
-  dry_run: false,
-  actor: { id: 'ops', kind: 'operator' },
-  source: 'api',
-  summary: 'rename',
-  ...over,
-});
+const command = (over: Partial<ConfigWrite> = {}): ConfigWrite =>
+  aConfigWrite({ name: 'Acme' }, A, { summary: 'rename', ...over });
 const activeA = {
   pointer: { revision_id: A, parent_revision_id: null, epoch: 4, activated_at: now },
   storeRevision: 17,

@@ -6,9 +6,10 @@ import { pino } from 'pino';
 import t from 'tap';
 import type { SubsystemApplier } from '../../actors/index.js';
 import { sendCommand } from '../../bus/index.js';
-import { Commands, type ConfigWrite } from '../../schema/index.js';
+import { Commands } from '../../schema/index.js';
 import { startConfiguration } from '../../scripts/config-wiring.js';
 import { bootedNode } from '../http/fixtures/booted-node.js';
+import { aConfigWrite } from '../actors/fixtures/config-write.js';
 
 t.test('a write is answered before the apply it caused begins', async (t) => {
   const logger = pino({ level: 'silent' });
@@ -28,17 +29,10 @@ t.test('a write is answered before the apply it caused begins', async (t) => {
   const configuration = await startConfiguration({ bus, coord: catalogue.coord, node, config, logger, subsystems: [org] }); // prettier-ignore
   t.teardown(() => configuration.stop());
 
-  const command: ConfigWrite = {
-    document: { name: 'Acme', roles: [{ name: 'Ada' }] },
-    basis_revision_id: null,
-    precondition: { if_none_match_any: false },
-    rules: 'write',
-    dry_run: false,
-    actor: { id: 'ops', kind: 'operator' },
-    source: 'api',
+  const command = aConfigWrite({ name: 'Acme', roles: [{ name: 'Ada' }] }, null, {
     summary: 'first',
     revision_id: '00000000-0000-4000-8000-000000000001',
-  };
+  });
   const reply = await sendCommand(bus, Commands.config.write, command, { timeoutMs: 10_000 });
   answered = true;
   t.match(reply, { outcome: 'stored' });
