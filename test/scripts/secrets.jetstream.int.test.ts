@@ -63,6 +63,11 @@ t.test(
       await b.secrets.view.until((s) => secretRecord(s, 'SHARED_TOKEN') !== null, 10_000),
       'b sees the put',
     );
+    // Either node may have served the put (one command subject): each read model follows the store.
+    t.ok(
+      await a.secrets.view.until((s) => secretRecord(s, 'SHARED_TOKEN') !== null, 10_000),
+      'a sees the put',
+    );
     t.equal(b.secrets.resolve('SHARED_TOKEN'), 'shared-value');
     t.equal(a.secrets.resolve('SHARED_TOKEN'), 'shared-value');
     t.match(await b.send('rekey', { actor }), { outcome: 'ok', moved: [] });
