@@ -1,4 +1,5 @@
 import t from 'tap';
+import { until } from '../harness/until.js';
 import { SchedulesAnswer } from '../../schema/index.js';
 import { startNode, TOKEN } from '../harness/serve-node.js';
 
@@ -90,7 +91,11 @@ t.test(
       'each field that cannot be scheduled, at its path',
     );
     t.notMatch(JSON.stringify(body.warnings), /61 \*|Mars/, 'the resolved value is not quoted');
-    const answer = SchedulesAnswer.parse(await (await fetch(`${url}/schedules`)).json());
+    // The node applies the revision after answering: read the schedules once it has.
+    const answer = await until(
+      async () => SchedulesAnswer.parse(await (await fetch(`${url}/schedules`)).json()),
+      (a) => a.schedules.length === 3,
+    );
     t.same(
       answer.schedules.map((s) => [s.name, s.next_run === '']),
       [

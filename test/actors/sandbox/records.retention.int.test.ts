@@ -192,12 +192,20 @@ t.test(
       },
       'recorded failed, saying its node was lost, as of 30 days after its node last stored it',
     );
+    const failedEvent = (subjects: string[]): boolean =>
+      subjects.some((s) => s.endsWith('sandbox_run_failed'));
     tt.ok(
-      (await subjectsIn(bus, Streams.Events)).some((s) => s.endsWith('sandbox_run_failed')),
+      failedEvent(await until(() => subjectsIn(bus, Streams.Events), failedEvent)),
       'its end is published as any failed run’s',
     );
+    // The wake follows the record and its event.
     tt.ok(
-      (await subjectsIn(bus, Streams.Inbox)).includes(Subjects.agentInbox('bob')),
+      (
+        await until(
+          () => subjectsIn(bus, Streams.Inbox),
+          (subjects) => subjects.includes(Subjects.agentInbox('bob')),
+        )
+      ).includes(Subjects.agentInbox('bob')),
       'its seat is woken with the outcome',
     );
     clock.ms = storedAt + 61 * DAY;
