@@ -17,38 +17,23 @@ import type { SandboxRunRecord } from '../../../schema/index.js';
 import { pidsRunning } from '../../harness/proc.js';
 import { until } from '../../harness/until.js';
 import { launchOf, superviseLocally } from './local-supervisor.js';
+import { aRun } from './runs.fixture.js';
 
 const logger = pino({ level: 'silent' });
 const DAY = 24 * 3_600_000;
 const T0 = Date.parse('2026-06-01T00:00:00.000Z');
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-const runOf = (id: string, status: SandboxRunRecord['status'], at: number): SandboxRunRecord => ({
-  turn_id: 'turn-1',
-  role: 'Bob',
-  agent_handle: 'bob',
-  agent_id: 'agent-bob',
-  coding_agent: 'fake',
-  sandbox_id: id,
-  task: 'work',
-  status,
-  started_at: iso(at),
-  question: null,
-  audience: null,
-  work_item: null,
-  owner: 'bob',
-  paused_at: null,
-  // Another node's: nothing here watches them.
-  node: 'node-9',
-  trace_id: 'a'.repeat(32),
-  span_id: 'b'.repeat(16),
-  token_sha256: id.padEnd(64, '0').replace(/[^0-9a-f]/g, '0'),
-  workdir: '/nowhere',
-  pid: null,
-  answer: null,
-  telemetry: { traces: 0, metrics: 0, logs: 0, spans: 0 },
-  updated_at: iso(at),
-});
+const runOf = (id: string, status: SandboxRunRecord['status'], at: number): SandboxRunRecord =>
+  aRun({
+    sandbox_id: id,
+    status,
+    started_at: iso(at),
+    updated_at: iso(at),
+    // Another node's: nothing here watches them.
+    node: 'node-9',
+    token_sha256: id.padEnd(64, '0').replace(/[^0-9a-f]/g, '0'),
+  });
 
 async function openBus(tt: Test): Promise<Bus> {
   const bus = await openMemoryBus();

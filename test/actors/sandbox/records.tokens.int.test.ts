@@ -10,42 +10,22 @@ import t, { type Test } from 'tap';
 import { openSandboxRecords, type SandboxRecords } from '../../../actors/sandbox/index.js';
 import { ensureCatalogue, openMemoryBus } from '../../../bus/index.js';
 import type { SandboxRunRecord } from '../../../schema/index.js';
+import { aRun } from './runs.fixture.js';
 
 const logger = pino({ level: 'silent' });
 const newToken = (): string => randomBytes(32).toString('base64url');
 /** Only the token's sha-256 is stored (ops/sandboxes.md). */
 const tokenDigest = (token: string): string => createHash('sha256').update(token).digest('hex');
 
-const runOf = (
-  id: string,
-  token: string,
-  status: SandboxRunRecord['status'] = 'running',
-): SandboxRunRecord => ({
-  turn_id: 'turn-1',
-  role: 'Bob',
-  agent_handle: 'bob',
-  agent_id: 'agent-bob',
-  coding_agent: 'fake',
-  sandbox_id: id,
-  task: 'work',
-  status,
-  started_at: '2026-01-01T00:00:00.000Z',
-  question: null,
-  audience: null,
-  work_item: null,
-  owner: 'bob',
-  paused_at: null,
-  node: 'node-0',
-  trace_id: 'a'.repeat(32),
-  span_id: 'b'.repeat(16),
-  token_sha256: tokenDigest(token),
-  workdir: '/nowhere',
-  pid: null,
-  answer: null,
-  telemetry: { traces: 0, metrics: 0, logs: 0, spans: 0 },
-  // Now: an ended run is kept 30 days after its last move, then dropped (ops/sandboxes.md "Retention").
-  updated_at: new Date().toISOString(),
-});
+const runOf = (id: string, token: string, status: SandboxRunRecord['status'] = 'running'): SandboxRunRecord =>
+  aRun({
+    sandbox_id: id,
+    status,
+    started_at: '2026-01-01T00:00:00.000Z',
+    token_sha256: tokenDigest(token),
+    // Now: an ended run is kept 30 days after its last move, then dropped (ops/sandboxes.md "Retention").
+    updated_at: new Date().toISOString(),
+  });
 
 /** Resolves once `records` (a following node's) has seen `match`. */
 const seen = (records: SandboxRecords, match: (run: SandboxRunRecord) => boolean): Promise<void> =>

@@ -11,10 +11,10 @@ import { pino } from 'pino';
 import t, { type Test } from 'tap';
 import { localBackend, openSandboxRecords } from '../../../actors/index.js';
 import { ensureCatalogue, openMemoryBus } from '../../../bus/index.js';
-import type { SandboxRunRecord } from '../../../schema/index.js';
 import { pidsRunning } from '../../harness/proc.js';
 import { until } from '../../harness/until.js';
 import { superviseLocally } from './local-supervisor.js';
+import { aRun } from './runs.fixture.js';
 
 const logger = pino({ level: 'silent' });
 
@@ -91,31 +91,13 @@ t.test('a restarted node records a run whose pid a stranger took as gone, and le
   tt.teardown(() => bus.close());
   const other = stranger(tt);
   const at = new Date().toISOString();
-  const run: SandboxRunRecord = {
-    turn_id: 'turn-1',
-    role: 'Bob',
-    agent_handle: 'bob',
-    agent_id: 'agent-bob',
-    coding_agent: 'fake',
+  const run = aRun({
     sandbox_id: 'sb-stale',
-    task: 'work',
-    status: 'running',
     started_at: at,
-    question: null,
-    audience: null,
-    work_item: null,
-    owner: 'bob',
-    paused_at: null,
-    node: 'node-0',
-    trace_id: 'a'.repeat(32),
-    span_id: 'b'.repeat(16),
-    token_sha256: 'c'.repeat(64),
+    updated_at: at,
     workdir: runDir(root, 'sb-stale'),
     pid: other.pid,
-    answer: null,
-    telemetry: { traces: 0, metrics: 0, logs: 0, spans: 0 },
-    updated_at: at,
-  };
+  });
   // What the node wrote before its restart.
   const before = await openSandboxRecords({ bus, node: 'node-0', logger });
   await before.put(run);
