@@ -86,6 +86,24 @@ function ownsGroup(pid: number, id: string): boolean {
   return false;
 }
 
+/**
+ * What the wrapper's exit code says of a run that ended without a result file: exit 0 is done with its
+ * log's tail; anything else failed. Null while no exit code is written.
+ */
+async function exitObservation(control: string): Promise<Observation | null> {
+  const exit = (await readFile(join(control, 'exit_code'), 'utf8').catch(() => null))?.trim() ?? null;
+  if (exit === null) return null;
+  if (exit === '0') {
+    const tail = (await readFile(join(control, 'agent.log'), 'utf8').catch(() => '')).slice(-2_000);
+    return {
+      question: null,
+      result: { status: 'done', summary: tail.trim(), total_tokens: 0, error: null },
+      gone: null,
+    };
+  }
+  return { question: null, result: null, gone: `the coding agent exited with code ${exit}` };
+}
+
 /** The run's id, from the layout `launch` made (`<root>/<sandbox id>/work`). */
 const runIdOf = (run: Launched): string => basename(dirname(run.workdir));
 
@@ -260,22 +278,19 @@ export function localBackend(opts: {
       const asked = SandboxQuestion.safeParse(await readJson(join(control, 'question.json')));
       const question = asked.success ? asked.data : null;
       if (result.success) return { question: null, result: result.data, gone: null };
-      const exit = (await readFile(join(control, 'exit_code'), 'utf8').catch(() => null))?.trim() ?? null;
-      if (exit !== null) {
-        // Ended without a result file: exit 0 is done with its log's tail; anything else failed.
-        if (exit === '0') {
-          const tail = (await readFile(join(control, 'agent.log'), 'utf8').catch(() => '')).slice(-2_000);
-          return {
-            question: null,
-            result: { status: 'done', summary: tail.trim(), total_tokens: 0, error: null },
-            gone: null,
-          };
-        }
-        return { question: null, result: null, gone: `the coding agent exited with code ${exit}` };
-      }
+      const exited = await exitObservation(control);
+      if (exited) return exited;
       // A pid reused by a stranger since a restart is not the run: the run is gone all the same.
       if (run.pid === null || !alive(run.pid) || !ownsGroup(run.pid, runIdOf(run)))
-        return { question: null, result: null, gone: 'the coding agent process is gone' };
+        // The wrapper writes the exit code before its group dies: one that ended between the read above
+        // and this check has written it by now (seen: a run of `true` recorded failed as gone).
+        return (
+          (await exitObservation(control)) ?? {
+            question: null,
+            result: null,
+            gone: 'the coding agent process is gone',
+          }
+        );
       return { question, result: null, gone: null };
     },
 
