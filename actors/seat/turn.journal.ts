@@ -158,7 +158,11 @@ export interface PhaseRecord {
 export interface TurnJournal {
   readonly started: Of<'turn_started'> | null;
   phase(phase: PhaseName, iteration: number): PhaseRecord | null;
-  /** The spend id of the newest round when nothing followed it (its spend may not have been written). */
+  /**
+   * The spend id of the newest round when nothing written after its spend followed it (its spend may not
+   * have been written). A result of an earlier round's retriable tool may land after the round (its write
+   * is retried while the round is recorded): such a record says nothing of the round's spend.
+   */
   readonly unsettledSpend: string | null;
   readonly cuts: readonly Of<'cut'>[];
   readonly records: number;
@@ -177,7 +181,8 @@ export function foldJournal(records: readonly JournalRecord[]): TurnJournal {
   let started: Of<'turn_started'> | null = null;
   const phases = new Map<string, MutablePhase>();
   const cuts: Of<'cut'>[] = [];
-  let last: JournalRecord | null = null;
+  let newestRound: Of<'round'> | null = null;
+  let roundSettled = false;
   const of = (phase: PhaseName, iteration: number): MutablePhase => {
     const key = phaseKey(phase, iteration);
     let p = phases.get(key);
@@ -188,7 +193,8 @@ export function foldJournal(records: readonly JournalRecord[]): TurnJournal {
     return p;
   };
   for (const r of records) {
-    last = r;
+    if (r.kind === 'round') [newestRound, roundSettled] = [r, false];
+    else if (newestRound && !earlierCall(r, newestRound)) roundSettled = true;
     switch (r.kind) {
       case 'turn_started':
         started ??= r;
@@ -223,10 +229,20 @@ export function foldJournal(records: readonly JournalRecord[]): TurnJournal {
   return {
     started,
     phase: (phase, iteration) => phases.get(phaseKey(phase, iteration)) ?? null,
-    unsettledSpend: last?.kind === 'round' ? last.spend.id : null,
+    unsettledSpend: newestRound && !roundSettled ? newestRound.spend.id : null,
     cuts,
     records: records.length,
   };
+}
+
+/** A tool record of a round before `round` in the same phase run: it may be written after `round`. */
+function earlierCall(r: JournalRecord, round: Of<'round'>): boolean {
+  return (
+    (r.kind === 'tool_started' || r.kind === 'tool_result') &&
+    r.phase === round.phase &&
+    r.iteration === round.iteration &&
+    r.round < round.round
+  );
 }
 
 /** The message id of a record: one per (turn, what it records), so a repeat is stored once. */
