@@ -5,11 +5,10 @@
  * before the head, and cuts the connection after it.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { connect, type Socket } from 'node:net';
 import t from 'tap';
 import type { Kv } from '../../bus/index.js';
 import { OPS, call } from './fixtures/gateway-harness.js';
+import { headEnd, parseHead, wire } from './fixtures/wire.js';
 import { startWorkHarness } from './fixtures/work-harness.js';
 
 const CHUNK = 256 * 1024;
@@ -20,60 +19,6 @@ const put = (url: string, body: Buffer) =>
     headers: { authorization: OPS, 'content-type': 'application/octet-stream' },
     body,
   });
-
-/** A raw connection keeping every byte received, to see heads, bodies and closes as the wire has them. */
-interface Wire {
-  readonly socket: Socket;
-  bytes(): Buffer;
-  /** Resolves once `predicate` holds for what was received (or rejects if the connection closes first). */
-  until(predicate: (got: Buffer) => boolean): Promise<Buffer>;
-  readonly closed: Promise<void>;
-}
-
-async function wire(port: number): Promise<Wire> {
-  const socket = connect(port, '127.0.0.1');
-  await once(socket, 'connect');
-  const parts: Buffer[] = [];
-  let got = Buffer.alloc(0);
-  const waiters: Array<() => void> = [];
-  socket.on('data', (chunk: Buffer) => {
-    parts.push(chunk);
-    got = Buffer.concat(parts);
-    parts.splice(0, parts.length, got);
-    for (const w of waiters.splice(0)) w();
-  });
-  socket.on('error', () => undefined);
-  const closed = new Promise<void>((resolve) =>
-    socket.on('close', () => {
-      resolve();
-      for (const w of waiters.splice(0)) w();
-    }),
-  );
-  return {
-    socket,
-    bytes: () => got,
-    closed,
-    async until(predicate) {
-      while (!predicate(got)) {
-        if (socket.destroyed) throw new Error(`connection closed after ${got.length} bytes`);
-        await new Promise<void>((resolve) => waiters.push(resolve));
-      }
-      return got;
-    },
-  };
-}
-
-const headEnd = (got: Buffer): number => got.indexOf('\r\n\r\n');
-
-/** Status and lower-cased headers of the first answer on the wire, and where its body starts. */
-function parseHead(got: Buffer): { status: number; headers: Map<string, string>; bodyAt: number } {
-  const end = headEnd(got);
-  const [line, ...rest] = got.subarray(0, end).toString('latin1').split('\r\n');
-  const headers = new Map(
-    rest.map((h) => [h.slice(0, h.indexOf(':')).toLowerCase(), h.slice(h.indexOf(':') + 1).trim()]),
-  );
-  return { status: Number(line!.split(' ')[1]), headers, bodyAt: end + 4 };
-}
 
 /** Counts the file store's reads (the blob store holds this very object). */
 function countReads(kv: Kv): { count: () => number } {
