@@ -176,6 +176,7 @@ export {
   watchFleet,
 } from './fleet/index.js';
 export {
+  startFileSweep,
   startRetentionAcks,
   startWorkHost,
   type RetentionAcks,

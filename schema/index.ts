@@ -303,6 +303,8 @@ export {
   workMoves,
   activityKinds,
   mentionsIn,
+  chunkContent,
+  fileChunkKey,
   fileRefusal,
   WorkRecord,
   workStatuses,

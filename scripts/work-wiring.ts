@@ -5,6 +5,7 @@
  */
 import type { Logger } from 'pino';
 import {
+  startFileSweep,
   startRetentionAcks,
   startWorkHost,
   type RateWindow,
@@ -67,7 +68,8 @@ export async function startWork(opts: {
   const logger = opts.logger.child({ component: 'work' });
   const view = await followWork({ bus: opts.bus, logger });
   // Project files' bytes, content-addressed: one record per chunk is all a key ever holds.
-  const blobs = kvBlobs(await opts.bus.kv({ name: FILES_BUCKET, history: 1 }));
+  const files = await opts.bus.kv({ name: FILES_BUCKET, history: 1 });
+  const blobs = kvBlobs(files);
   let facts: DocumentFacts = { revision: null, document: null, context: { projects: [], seats: new Map() } };
   // Walked once per revision: every write and read asks for the projects and seats.
   const current = (): DocumentFacts => {
@@ -100,6 +102,8 @@ export async function startWork(opts: {
   });
   // This node's acknowledgement of the work log it has applied (ops/work-tracker.md "Retention").
   const acks = startRetentionAcks({ bus: opts.bus, view, nodeId: opts.config.node.id, logger });
+  // Bytes no listed file's version references any more leave the store (ops/work-tracker.md "Files").
+  const sweep = startFileSweep({ bus: opts.bus, view, kv: files, logger });
   return {
     view,
     host,
@@ -128,6 +132,7 @@ export async function startWork(opts: {
       }),
     stop: async () => {
       acks.stop();
+      await sweep.stop();
       await host.stop();
       await view.stop();
     },

@@ -6,6 +6,8 @@
 import type { WorkState } from './state.js';
 
 const SEGMENT = /^[A-Za-z0-9._-]+$/;
+/** A file store key: the content's SHA-256 (hex) and the chunk's place. */
+const CHUNK_KEY = /^([0-9a-f]{64})\.(0|[1-9][0-9]*)$/;
 const FILE_PATH_MAX = 512;
 
 /** Why a file path is refused, or null: segments of letters, digits, `.`, `_`, `-`; no `.` or `..`. */
@@ -15,6 +17,14 @@ export function filePathProblem(path: string): string | null {
   if (segments.some((s) => !SEGMENT.test(s) || s === '.' || s === '..'))
     return 'segments of letters, digits, ., _ and - (no empty, . or .. segment)';
   return null;
+}
+
+/** The file store's key of chunk `index` of the content whose SHA-256 is `sha256`. */
+export const fileChunkKey = (sha256: string, index: number): string => `${sha256}.${index}`;
+
+/** The SHA-256 of the content a file store key is a chunk of, or null for a key that is no chunk. */
+export function chunkContent(key: string): string | null {
+  return CHUNK_KEY.exec(key)?.[1] ?? null;
 }
 
 export interface FileTarget {

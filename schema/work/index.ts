@@ -85,4 +85,4 @@ export type {
   RetentionState,
   RetentionTrim,
 } from './retention.state.js';
-export { fileRefusal } from './files.js';
+export { chunkContent, fileChunkKey, fileRefusal } from './files.js';

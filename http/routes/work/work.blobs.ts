@@ -4,6 +4,7 @@
  * versions; a version listed whose chunks cannot be read answers 503 `content_unavailable`.
  */
 import type { Kv } from '../../../bus/index.js';
+import { fileChunkKey } from '../../../schema/index.js';
 
 export interface FileBlobs {
   put(sha256: string, bytes: Buffer): Promise<void>;
@@ -27,12 +28,14 @@ export function kvBlobs(kv: Kv): FileBlobs {
   const chunks = (size: number): number => Math.max(1, Math.ceil(size / CHUNK_BYTES));
   return {
     async put(sha256, bytes) {
+      // Written even when the content is stored already: a fresh `created` keeps the sweep off bytes a PUT
+      // is about to list again (actors/work/work.files.sweep.ts).
       for (let i = 0; i < chunks(bytes.length); i++)
-        await kv.put(`${sha256}.${i}`, bytes.subarray(i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES));
+        await kv.put(fileChunkKey(sha256, i), bytes.subarray(i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES));
     },
     async *stream(sha256, size) {
       for (let i = 0; i < chunks(size); i++) {
-        const key = `${sha256}.${i}`;
+        const key = fileChunkKey(sha256, i);
         let value: Uint8Array;
         try {
           const entry = await kv.get(key);
