@@ -260,7 +260,18 @@ export interface Bus {
   subscribe(subject: string, onMessage: (msg: CoreMessage) => void): Subscription;
   /** Sends a request and waits for one reply; NoRespondersError / RequestTimeoutError. */
   request(subject: string, data: Uint8Array, opts: RequestOptions): Promise<CoreMessage>;
-  /** Answers requests on a subject; a thrown error is returned to the requester as RemoteError. */
+  /**
+   * A request whose reply may be larger than one bus message (1 MiB on a default nats-server): a replier
+   * sends such a reply in parts and they are joined here, whole or not at all (IncompleteReplyError when
+   * parts are still missing after `timeoutMs`, which bounds the whole exchange). A replier that sends one
+   * message (an earlier release) is read as it is. The memory engine has no message limit.
+   */
+  requestLarge(subject: string, data: Uint8Array, opts: RequestOptions): Promise<CoreMessage>;
+  /**
+   * Answers requests on a subject; a thrown error is returned to the requester as RemoteError. A reply
+   * larger than one bus message goes in parts to `requestLarge`, and to `request` as a RemoteError naming
+   * the limit.
+   */
   reply(subject: string, handler: ReplyHandler): Subscription;
 
   /** Opens (creating when absent) a KV bucket. */

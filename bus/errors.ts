@@ -55,6 +55,11 @@ export class RequestTimeoutError extends BusError {
   override name = 'RequestTimeoutError';
 }
 
+/** A reply sent in parts of which some never came within the request's time, or which disagree. */
+export class IncompleteReplyError extends BusError {
+  override name = 'IncompleteReplyError';
+}
+
 /** The replier threw; its message (never a stack) travels back. */
 export class RemoteError extends BusError {
   override name = 'RemoteError';

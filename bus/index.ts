@@ -20,6 +20,7 @@ export {
   NoStreamForSubjectError,
   NoRespondersError,
   RequestTimeoutError,
+  IncompleteReplyError,
   RemoteError,
   EngineUnavailableError,
   BusClosedError,

@@ -9,15 +9,17 @@
  * is not coming.
  */
 import {
+  createInbox,
   headers as natsHeaders,
   type Msg,
   type Subscription as NatsSubscription,
 } from '@nats-io/transport-node';
 import type { CoreMessage, Headers, ReplyHandler, RequestOptions, Subscription } from '../bus.js';
-import { NoRespondersError, RemoteError, RequestTimeoutError } from '../errors.js';
+import { BusError, NoRespondersError, RemoteError, RequestTimeoutError } from '../errors.js';
 import { assertSubject, subjectMatches } from '../subject-match.js';
 import { coreFromMsg, fromHeaders } from './codec.js';
 import { once, untilLinkDrops, type EngineHost } from './host.js';
+import { maxPayloadOf, PartJoiner, partsHeader, replyMessages } from './reply-parts.js';
 import { isNoResponders, isTimeout, LinkDroppedError, translate } from './translate.js';
 
 /** Marks a reply that carries a replier's error message instead of an answer. */
@@ -105,18 +107,56 @@ export class CoreOps {
         }),
       );
     } catch (error) {
-      if (error instanceof LinkDroppedError)
-        throw new RequestTimeoutError(`request on ${subject}: ${error.message} (it may have been handled)`);
-      if (isNoResponders(error)) throw new NoRespondersError(`no responders on ${subject}`, { cause: error });
-      if (isTimeout(error)) {
-        throw new RequestTimeoutError(`request on ${subject} timed out after ${opts.timeoutMs} ms`, {
-          cause: error,
-        });
-      }
-      throw translate(error, `request on ${subject}`);
+      throw requestFailure(error, subject, opts.timeoutMs);
     }
     if (reply.headers?.has(errorHeader)) throw new RemoteError(dec.decode(reply.data));
     return coreFromMsg(reply);
+  }
+
+  /** `request` whose reply may come in parts (reply-parts.ts), joined here whole or not at all. */
+  async requestLarge(subject: string, data: Uint8Array, opts: RequestOptions): Promise<CoreMessage> {
+    this.host.assertOpen();
+    assertSubject(subject, false);
+    const here = this.local.find((replier) => subjectMatches(replier.subject, subject));
+    if (here) return this.requestHere(here, subject, data, opts);
+    const joiner = new PartJoiner(subject);
+    let resolve!: (reply: CoreMessage) => void;
+    let reject!: (error: unknown) => void;
+    const whole = new Promise<CoreMessage>((ok, fail) => ((resolve = ok), (reject = fail)));
+    const inbox = createInbox();
+    // Subscribed before the request is published on the same connection, so the server has it first.
+    const sub = this.natsSubscribe(inbox, undefined, (msg) => {
+      try {
+        if (msg.data.length === 0 && msg.headers?.code === 503)
+          reject(new NoRespondersError(`no responders on ${subject}`));
+        else if (msg.headers?.has(errorHeader)) reject(new RemoteError(dec.decode(msg.data)));
+        else {
+          const reply = joiner.add(msg);
+          if (reply) resolve(reply);
+        }
+      } catch (error) {
+        reject(error);
+      }
+    });
+    const timer = setTimeout(
+      () =>
+        reject(
+          joiner.missing(opts.timeoutMs) ??
+            new RequestTimeoutError(`request on ${subject} timed out after ${opts.timeoutMs} ms`),
+        ),
+      opts.timeoutMs,
+    );
+    try {
+      const hdrs = fromHeaders({ ...opts.headers, [partsHeader]: String(maxPayloadOf(this.host.nc.info)) });
+      this.host.nc.publish(subject, data, { reply: inbox, ...(hdrs ? { headers: hdrs } : {}) });
+      return await untilLinkDrops(this.host, whole);
+    } catch (error) {
+      if (error instanceof BusError) throw error;
+      throw requestFailure(error, subject, opts.timeoutMs);
+    } finally {
+      clearTimeout(timer);
+      sub.unsubscribe();
+    }
   }
 
   /** A request answered by a replier of this process: its answer, its error as RemoteError, or a timeout. */
@@ -166,7 +206,14 @@ export class CoreOps {
     const answer = async (msg: Msg): Promise<void> => {
       try {
         const data = await handler(coreFromMsg(msg));
-        msg.respond(data);
+        const limit = maxPayloadOf(this.host.nc.info);
+        const messages = replyMessages(msg, data, limit);
+        if (!messages)
+          throw new Error(
+            `reply of ${data.length} bytes is larger than one bus message (${limit} bytes) and the asker reads one`,
+          );
+        for (const part of messages)
+          msg.respond(part.data, part.headers ? { headers: part.headers } : undefined);
       } catch (error) {
         const hdrs = natsHeaders();
         hdrs.set(errorHeader, '1');
@@ -189,4 +236,14 @@ export class CoreOps {
       }),
     });
   }
+}
+
+/** A request's failure as a bus error. */
+function requestFailure(error: unknown, subject: string, timeoutMs: number): Error {
+  if (error instanceof LinkDroppedError)
+    return new RequestTimeoutError(`request on ${subject}: ${error.message} (it may have been handled)`);
+  if (isNoResponders(error)) return new NoRespondersError(`no responders on ${subject}`, { cause: error });
+  if (isTimeout(error))
+    return new RequestTimeoutError(`request on ${subject} timed out after ${timeoutMs} ms`, { cause: error });
+  return translate(error, `request on ${subject}`);
 }

@@ -181,6 +181,10 @@ class JetStreamBus implements Bus, EngineHost {
     return this.core.request(subject, data, opts);
   }
 
+  requestLarge(subject: string, data: Uint8Array, opts: RequestOptions): Promise<CoreMessage> {
+    return this.core.requestLarge(subject, data, opts);
+  }
+
   reply(subject: string, handler: ReplyHandler): Subscription {
     return this.core.reply(subject, handler);
   }

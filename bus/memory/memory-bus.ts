@@ -270,6 +270,11 @@ class MemoryBus implements Bus {
     return this.core.request(subject, data, opts);
   }
 
+  /** Replies are never split here: an in-process message has no size limit. */
+  requestLarge(subject: string, data: Uint8Array, opts: RequestOptions): Promise<CoreMessage> {
+    return this.request(subject, data, opts);
+  }
+
   reply(subject: string, handler: ReplyHandler): Subscription {
     this.assertOpen();
     assertSubject(subject, true);
