@@ -3,7 +3,8 @@
  * fact is asked of every live node over bus request/reply, each within the fleet read budget, and the
  * answers are merged. `coverage{nodes[{id, answered, error}], complete}` names every node of the roster;
  * `complete` is true only when the roster was read and every node answered. A node speaking another
- * scatter-protocol version is named with that reason and none of its data is merged.
+ * scatter-protocol version is named with that reason and none of its data is merged. An answer larger than
+ * one bus message comes in parts (`Bus.requestLarge`) and is merged only whole.
  *
  * Each node answers its peers from its own (unscattered) questions on `svc.scatter.<node>`; the guard
  * was passed on the node that was asked, so a peer answers as the internal actor `scatter`.
@@ -88,7 +89,8 @@ export function scatterQuestions(
     const request = { v: version, what, params: [...params.entries()] };
     let reply: ScatterReply;
     try {
-      const msg = await opts.bus.request(scatterSubject(peer), encoder.encode(JSON.stringify(request)), {
+      // A node's answer may be larger than one bus message (an agent's history rows): it comes in parts.
+      const msg = await opts.bus.requestLarge(scatterSubject(peer), encoder.encode(JSON.stringify(request)), {
         timeoutMs: budget,
       });
       const body: unknown = JSON.parse(decoder.decode(msg.data));
