@@ -2,7 +2,8 @@
  * Scatter reads across processes: two `svc serve` children on one nats-server. A per-node fact (webhook
  * arrivals, tool servers) asked of one node answers for both, and `coverage` names every live node;
  * a node that died is named unanswered until its presence expires, and then no more. An agent's
- * `llm_history` a node's boot seed left out is answered from its peer; a silent peer leaves it incomplete.
+ * `llm_history` a node's boot seed left out is answered from its peer, also when that answer is larger than
+ * one bus message; a silent peer leaves it incomplete.
  */
 import t, { type Test } from 'tap';
 import { openBus, Subjects } from '../../bus/index.js';
@@ -111,38 +112,46 @@ type AgentAnswer = { llm_history: { turn_id: string }[]; coverage: Coverage };
 const turnsOf = (answer: Record<string, unknown>) =>
   (answer as unknown as AgentAnswer).llm_history.map((row) => row.turn_id);
 
+/**
+ * node-a with the seat ada and `turns` turns of it, one phase each, as the turn engine would record them
+ * (node-a folds them live); then node-b, whose boot seed keeps the newest three turns of each seat, once
+ * its fleet view holds node-a. Leases long enough that a stopped node stays on the roster while asked.
+ */
+async function adaOnTwoNodes(t: Test, turns: number, response?: (k: number) => string) {
+  const nats = await startNatsServer({ t });
+  const a = await startNode(t, 'node-a', nats.url, { leaseSeconds: 15 });
+  const put = await fetch(`${a.url}/config`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'x-summary': 'ada' },
+    body: JSON.stringify({ name: 'Acme', roles: [{ name: 'Ada', handle: 'ada' }] }),
+  });
+  t.equal(put.status, 201);
+  await a.run.waitForLog((line) => line.msg === 'config applied');
+
+  const bus = await openBus({ type: 'jetstream', url: nats.url });
+  t.teardown(() => bus.close());
+  const base = Date.now() - (turns + 5) * 60_000;
+  for (let k = 1; k <= turns; k++) {
+    const at = new Date(base + k * 60_000).toISOString();
+    const extra = response ? { response: response(k) } : {};
+    const done = event('agent_phase_completed', 'ada', phaseCompleted(`turn-${k}`, 'plan', at, extra), at);
+    await bus.publish(Subjects.event(done.type), new TextEncoder().encode(JSON.stringify(done)), {
+      msgId: done.id,
+    });
+  }
+  await until(a, '/agents/ada', (answer) => turnsOf(answer).length === turns);
+
+  const b = await startNode(t, 'node-b', nats.url, { leaseSeconds: 15 });
+  // Once node-b's fleet view holds node-a (a question scattered since before), ask for ada.
+  await until(b, '/integrations', (answer) => coverageOf(answer).nodes.length === 2);
+  return { a, b };
+}
+
 t.test(
   "an agent's llm_history is joined from every live node; a silent peer leaves it incomplete",
   async (t) => {
-    const nats = await startNatsServer({ t });
-    // Leases long enough that a stopped node stays on the roster while it is asked.
-    const a = await startNode(t, 'node-a', nats.url, { leaseSeconds: 15 });
-    const put = await fetch(`${a.url}/config`, {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'x-summary': 'ada' },
-      body: JSON.stringify({ name: 'Acme', roles: [{ name: 'Ada', handle: 'ada' }] }),
-    });
-    t.equal(put.status, 201);
-    await a.run.waitForLog((line) => line.msg === 'config applied');
-
-    // Five turns of ada, one phase each, as the turn engine would record them: node-a folds them live.
-    const bus = await openBus({ type: 'jetstream', url: nats.url });
-    t.teardown(() => bus.close());
-    const base = Date.now() - 10 * 60_000;
-    for (let k = 1; k <= 5; k++) {
-      const at = new Date(base + k * 60_000).toISOString();
-      const done = event('agent_phase_completed', 'ada', phaseCompleted(`turn-${k}`, 'plan', at), at);
-      await bus.publish(Subjects.event(done.type), new TextEncoder().encode(JSON.stringify(done)), {
-        msgId: done.id,
-      });
-    }
+    const { a, b } = await adaOnTwoNodes(t, 5);
     const everyTurn = ['turn-5', 'turn-4', 'turn-3', 'turn-2', 'turn-1'];
-    await until(a, '/agents/ada', (answer) => turnsOf(answer).length === 5);
-
-    // node-b starts now: its boot seed keeps the newest three turns of each seat.
-    const b = await startNode(t, 'node-b', nats.url, { leaseSeconds: 15 });
-    // Once node-b's fleet view holds node-a (a question scattered since before), ask for ada.
-    await until(b, '/integrations', (answer) => coverageOf(answer).nodes.length === 2);
     const both = await b.get('/agents/ada');
     t.same(turnsOf(both), everyTurn, "node-b answers the turns its seed left out, from node-a's");
     t.same(coverageOf(both), {
@@ -175,5 +184,32 @@ t.test(
       { id: 'node-a', answered: false, error: /no answer within/ },
     ]);
     a.run.kill('SIGCONT');
+  },
+);
+
+t.test(
+  "an agent's 50 history rows near their cap, over one bus message from a peer, are read whole",
+  async (t) => {
+    // 64 Ki characters a row, some of two bytes: node-a's answer is over three bus messages of 1 MiB.
+    const response = (k: number) => `turn-${k} é `.repeat(6_000).slice(0, 65_536);
+    const { b } = await adaOnTwoNodes(t, 50, response);
+    const answer = await b.get('/agents/ada');
+    const rows = (answer as unknown as { llm_history: { turn_id: string; response: string }[] }).llm_history;
+    t.same(
+      rows.map((row) => row.turn_id),
+      Array.from({ length: 50 }, (_, i) => `turn-${50 - i}`),
+      "node-b answers the 47 turns its seed left out, from node-a's answer",
+    );
+    t.ok(
+      rows.every((row) => row.response === response(Number(row.turn_id.slice(5)))),
+      'every row whole',
+    );
+    t.same(coverageOf(answer), {
+      nodes: [
+        { id: 'node-b', answered: true },
+        { id: 'node-a', answered: true },
+      ],
+      complete: true,
+    });
   },
 );
