@@ -85,7 +85,8 @@ export class PartJoiner {
       whole.set(part, at);
       at += part.length;
     }
-    return { ...coreFromMsg(msg), data: whole };
+    const { [partHeader]: _marker, ...headers } = coreFromMsg(msg).headers;
+    return { subject: msg.subject, headers, data: whole };
   }
 
   /** What is missing, for the error a request that ran out of time throws; null when nothing came. */

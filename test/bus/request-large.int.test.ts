@@ -38,6 +38,7 @@ async function wholeReplies(t: Test, asking: Bus, prefix: string): Promise<void>
   const reply = await asking.requestLarge(`${prefix}.big`, enc.encode('?'), { timeoutMs: 5_000 });
   t.equal(reply.data.length, large.length, 'every byte arrived');
   t.ok(Buffer.from(reply.data).equals(Buffer.from(large)), 'in its place');
+  t.same(reply.headers, {}, 'no part marker left on the joined reply');
   const small = await asking.requestLarge(`${prefix}.small.one`, enc.encode('?'), { timeoutMs: 2_000 });
   t.equal(dec.decode(small.data), `${prefix}.small.one`, 'a reply that fits is one message');
   await t.rejects(asking.requestLarge(`${prefix}.broken`, enc.encode('?'), { timeoutMs: 2_000 }), {
