@@ -67,6 +67,7 @@ async function unacknowledgedSeal(
   t.match(body, {
     error: 'outcome_unknown',
     rolled_back_revision_id: String,
+    unacknowledged_secret: WEBHOOK,
     detail: new RegExp(`${WEBHOOK} was sent to the secret store but not acknowledged.*rolled back`),
   });
   const active = (await (await node.call('GET', '/config')).json()) as Json;

@@ -2,13 +2,18 @@
  * A provision whose seat-token revision was sent but not acknowledged (the config store lost its server
  * before or after the record landed) answers a coded 503 `outcome_unknown` naming the revision it tried,
  * the run, and the seats whose tokens may not be stored, never an answer without them. The tokens stay
- * sealed: the revision may have landed and reference them. The bus is real (memory engine); only its
- * publish of the revision record fails, as a lost server does.
+ * sealed: the revision may have landed and reference them. A seat token's seal the secret store did not
+ * acknowledge is answered the same way, naming the run, the seats and the secret that may hold the token;
+ * no revision was sent then, so the tokens sealed before it are put back. The bus is real (memory
+ * engine); only its publish of the revision record, or the store's answer to one seal, fails, as a lost
+ * server does.
  */
 import t from 'tap';
+import { NoRespondersError, RequestTimeoutError } from '../../bus/index.js';
 import { openMemoryBus } from '../../bus/memory/index.js';
+import { Commands } from '../../schema/index.js';
 import { fakeCodehostB } from './fixtures/fake-vendors.js';
-import { flakyRevisionStore } from './fixtures/hooked-bus.js';
+import { flakyRevisionStore, hookedBus } from './fixtures/hooked-bus.js';
 import { KEYRING, mintingCodehostB, startSetupNode } from './fixtures/setup-node.js';
 
 type Json = Record<string, unknown>;
@@ -51,6 +56,69 @@ for (const mode of ['before', 'after'] as const) {
       flaky.fail(false);
       const tried = await node.call('GET', `/config/revisions/${String(body['revision_id'])}`);
       t.equal(tried.status, mode === 'after' ? 200 : 404, 'the id named is the one the write stored under');
+    },
+  );
+}
+
+const CHIEF = 'SVC_CODEHOST_B_CHIEF_AGENT_TOKEN';
+const BO = 'SVC_CODEHOST_B_BO_AGENT_TOKEN';
+
+for (const mode of ['before', 'after'] as const) {
+  t.test(
+    `a provision whose seat token's seal fails ${mode} it lands answers outcome_unknown naming the run, the seats and the secret`,
+    async (t) => {
+      const vendor = await fakeCodehostB(t, CB_TOKEN);
+      const inner = await openMemoryBus({});
+      t.teardown(() => inner.close());
+      // From `armed` on, the store's second put (bo-agent's token) is lost before or after it lands.
+      let puts = -1;
+      const bus = hookedBus(inner, {
+        async request(subject, forward) {
+          if (puts < 0 || subject !== Commands.secrets.put.subject || ++puts !== 2) return forward();
+          if (mode === 'before') throw new NoRespondersError(`no responders on ${subject}`);
+          await forward();
+          throw new RequestTimeoutError(`request to ${subject} timed out`);
+        },
+      });
+      const node = await startSetupNode(t, { tierA: KEYRING, env: { CB_TOKEN }, bus });
+      const first = await node.putDocument(mintingCodehostB(vendor.url));
+      // A value under the chief seat's name that no seat references: the provision replaces it, then puts it back.
+      t.equal((await node.call('PUT', `/secrets/${CHIEF}`, { body: 'earlier-chief-value' })).status, 200);
+
+      puts = 0;
+      const res = await node.call('POST', '/setup/integrations/codehost-b/provision');
+      const text = await res.text();
+      t.equal(res.status, 503, text);
+      t.equal(res.headers.get('retry-after'), '5');
+      const body = JSON.parse(text) as Json;
+      t.match(body, {
+        error: 'outcome_unknown',
+        run_id: String,
+        unstored_seat_tokens: ['chief-agent', 'bo-agent'],
+        unacknowledged_secret: BO,
+        detail: new RegExp(`${BO} was sent to the secret store but not acknowledged: it may or may not`),
+        hint: new RegExp(
+          `Revoke the codehost-b tokens minted for chief-agent, bo-agent .*GET /secrets/${BO}`,
+        ),
+      });
+      t.notOk('unrestored_secrets' in body, 'what was sealed is put back');
+      t.equal(vendor.tokens.length, 2, 'both were minted at the vendor');
+      for (const k of vendor.tokens) t.notMatch(text + node.rawLogs(), String(k['token']), 'no minted value');
+      t.notMatch(text + node.rawLogs(), /earlier-chief-value/, 'no stored value');
+      t.equal(node.secrets.resolve(CHIEF), 'earlier-chief-value', 'the replaced value is put back');
+      const minted = vendor.tokens.map((k) => String(k['token']));
+      if (mode === 'after') t.ok(minted.includes(String(node.secrets.resolve(BO))), 'the lost seal landed');
+      else t.equal(node.secrets.resolve(BO), undefined, 'the lost seal did not land');
+      const state = (await (await node.call('GET', '/setup/integrations')).json()) as Json;
+      t.equal(state['revision_id'], first, 'no revision was stored');
+      t.match(
+        node.rawLogs(),
+        new RegExp(
+          `"event":"setup_seat_tokens_not_stored".*"seats":\\["chief-agent","bo-agent"\\].*"unacknowledged":"${BO}"`,
+        ),
+      );
+      const run = await node.call('GET', `/setup/integrations/codehost-b/runs/${String(body['run_id'])}`);
+      t.equal(run.status, 200, 'the run named is recorded');
     },
   );
 }

@@ -6,6 +6,8 @@
  * logged and its name returned for the answer; names only, never a value.
  */
 import type { Logger } from 'pino';
+import { BusError } from '../../../bus/index.js';
+import { ApiError } from '../../api-error.js';
 import type { SetupConfigDeps } from './setup.deps.js';
 
 /** One seal of the write: what the store held before it (null: nothing) and the revision it landed at. */
@@ -30,6 +32,24 @@ export async function sealUndoably(
 ): Promise<Sealed> {
   const before = await storedValue(deps, name);
   return { name, before, revision: await deps.seal(name, value, actor) };
+}
+
+/**
+ * A seal the store did not acknowledge (its server lost: a bus error) as the coded refusal naming the
+ * secret that may or may not hold the new value, `then` saying what to do next; null for any other failure.
+ */
+export function unacknowledgedSeal(
+  error: unknown,
+  name: string,
+  then: string,
+): ApiError<'outcome_unknown'> | null {
+  if (!(error instanceof BusError)) return null;
+  return new ApiError('outcome_unknown', {
+    detail: `${name} was sent to the secret store but not acknowledged: it may or may not hold the new value`,
+    hint: `GET /secrets/${name} shows when it was last written; ${then}`,
+    extra: { unacknowledged_secret: name },
+    cause: error,
+  });
 }
 
 /** What the operator does about the names in `unrestored_secrets`. */

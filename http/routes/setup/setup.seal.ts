@@ -8,13 +8,18 @@
  * coded refusal is the answer. Only when the rollback cannot land (another revision followed ours) does the
  * revision stand, and the answer says which credentials are not sealed.
  */
-import { BusError } from '../../../bus/index.js';
 import type { Seal } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import type { ApiRequest } from '../../types.js';
 import { writeDocument, type Stored } from './setup.config-write.js';
 import type { SetupRouteDeps } from './setup.deps.js';
-import { putBackAll, sealUndoably, UNRESTORED_HINT, type Sealed } from './setup.put-back.js';
+import {
+  putBackAll,
+  sealUndoably,
+  unacknowledgedSeal,
+  UNRESTORED_HINT,
+  type Sealed,
+} from './setup.put-back.js';
 
 export interface SealOutcome {
   readonly sealed: readonly Seal[];
@@ -62,19 +67,11 @@ async function rollBack(
   }
 }
 
-/**
- * The seal's failure as a coded refusal; a store that did not acknowledge it (its server lost) leaves that
- * seal's outcome unknown. Null for anything else (a bug), which is passed on as it is.
- */
-function sealRefusal(error: unknown, seal: Seal): ApiError | null {
-  if (error instanceof ApiError) return error as ApiError;
-  if (!(error instanceof BusError)) return null;
-  return new ApiError('outcome_unknown', {
-    detail: `${seal.name} was sent to the secret store but not acknowledged: it may or may not hold the new value`,
-    hint: `GET /secrets/${seal.name} shows when it was last written; send the inputs again once the store answers.`,
-    cause: error,
-  });
-}
+/** The seal's failure as a coded refusal; null for a failure that is neither (a bug), passed on as it is. */
+const sealRefusal = (error: unknown, seal: Seal): ApiError | null =>
+  error instanceof ApiError
+    ? error
+    : unacknowledgedSeal(error, seal.name, 'send the inputs again once the store answers.');
 
 /** The seal's refusal, saying that nothing stayed changed, or which credentials could not be put back. */
 function undoneRefusal(

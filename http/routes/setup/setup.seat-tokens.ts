@@ -13,7 +13,13 @@ import { seatSecretName, withValue, type KindSpec } from '../../../schema/index.
 import { ApiError } from '../../api-error.js';
 import { writeDocument } from './setup.config-write.js';
 import type { SetupConfigDeps } from './setup.deps.js';
-import { putBackAll, sealUndoably, UNRESTORED_HINT, type Sealed } from './setup.put-back.js';
+import {
+  putBackAll,
+  sealUndoably,
+  unacknowledgedSeal,
+  UNRESTORED_HINT,
+  type Sealed,
+} from './setup.put-back.js';
 
 export interface MintedToken {
   readonly seat: string;
@@ -33,12 +39,21 @@ interface Store {
   readonly at: (seat: string) => Array<string | number> | null;
 }
 
-/** The failure's coded refusal, saying nothing was kept and which seats' vendor tokens to revoke. */
-function notKept(error: ApiError, store: Store, unrestored: readonly string[]): ApiError {
+/**
+ * The failure's coded refusal, saying nothing was kept and which seats' vendor tokens to revoke. A seal
+ * the store did not acknowledge (`unacknowledged`) is the exception: that name may hold its token still.
+ */
+function notKept(
+  error: ApiError,
+  store: Store,
+  unrestored: readonly string[],
+  unacknowledged: string | null,
+): ApiError {
   const seats = store.minted.map((m) => m.seat);
+  const none = unacknowledged === null ? 'none of them stays sealed' : 'no other stays sealed';
   const kept =
     unrestored.length === 0
-      ? 'none of them stays sealed'
+      ? none
       : `${unrestored.join(', ')} could not be removed or put back (unrestored_secrets)`;
   return new ApiError(error.code, {
     detail:
@@ -46,7 +61,8 @@ function notKept(error: ApiError, store: Store, unrestored: readonly string[]): 
       `${kept} and no active revision references them.`,
     hint:
       `Revoke the ${store.spec.key} tokens minted for ${seats.join(', ')} at the vendor (the pass's steps name ` +
-      `them), then provision again.${unrestored.length > 0 ? ` ${UNRESTORED_HINT}` : ''}`,
+      `them), then provision again.${unacknowledged !== null ? ` ${error.hint}` : ''}` +
+      `${unrestored.length > 0 ? ` ${UNRESTORED_HINT}` : ''}`,
     extra: {
       ...error.extra,
       unstored_seat_tokens: seats,
@@ -82,17 +98,24 @@ function mayNotBeStored(error: ApiError<'outcome_unknown'>, store: Store): ApiEr
 const isRefusal = (error: unknown): error is ApiError => error instanceof ApiError;
 const isUnknown = (error: ApiError): error is ApiError<'outcome_unknown'> => error.code === 'outcome_unknown';
 
+/** What the operator learns of a seal left unknown: no revision was sent, so nothing references the name. */
+const UNREFERENCED = 'no revision references it, and provisioning again seals a new token under the name.';
+
 export async function storeMinted(deps: SetupConfigDeps, log: Logger, store: Store): Promise<string | null> {
   const { spec, minted, actor } = store;
   const done: Sealed[] = [];
+  // The name being sealed: a failure while it is set comes from the store, not from the revision's write.
+  let sealing: string | null = null;
   try {
     let document = store.document;
     for (const { seat, value } of minted) {
       const name = seatSecretName(store.secretName, seat);
+      sealing = name;
       done.push(await sealUndoably(deps, name, value, actor));
       const at = store.at(seat);
       if (at !== null) document = withValue(document, at, `\${${name}}`);
     }
+    sealing = null;
     const stored = await writeDocument(deps, {
       document,
       basisRevisionId: store.basisRevisionId,
@@ -101,10 +124,12 @@ export async function storeMinted(deps: SetupConfigDeps, log: Logger, store: Sto
       dryRun: false,
     });
     return stored?.revision_id ?? null;
-  } catch (error) {
-    // Not coded (a seal the store did not answer, a bug): passed on as it is.
+  } catch (failure) {
+    const unacknowledged = sealing === null ? null : unacknowledgedSeal(failure, sealing, UNREFERENCED);
+    const error = unacknowledged ?? failure;
+    // Not coded (a bug): passed on as it is.
     if (!isRefusal(error)) throw error;
-    if (isUnknown(error)) {
+    if (isUnknown(error) && unacknowledged === null) {
       log.warn(
         {
           event: 'setup_seat_tokens_outcome_unknown',
@@ -117,6 +142,7 @@ export async function storeMinted(deps: SetupConfigDeps, log: Logger, store: Sto
       );
       throw mayNotBeStored(error, store);
     }
+    // No revision references what was sealed (none was sent, or it was refused): it is put back.
     const undo = { kind: spec.key, actor, event: 'setup_seat_token_restore_failed' };
     const unrestored = await putBackAll(deps, log, undo, done);
     log.warn(
@@ -127,9 +153,10 @@ export async function storeMinted(deps: SetupConfigDeps, log: Logger, store: Sto
         seats: minted.map((m) => m.seat),
         unsealed: done.map((d) => d.name),
         unrestored,
+        ...(unacknowledged !== null ? { unacknowledged: sealing } : {}),
       },
       'seat tokens minted by a provision were not stored: revoke them at the vendor',
     );
-    throw notKept(error, store, unrestored);
+    throw notKept(error, store, unrestored, unacknowledged === null ? null : sealing);
   }
 }
