@@ -6,7 +6,8 @@
  * ours), the values this write already sealed are put back as they were (setup.put-back.ts: unless another
  * writer stored one since; one that cannot be put back is named in `unrestored_secrets`), and the seal's
  * coded refusal is the answer. Only when the rollback cannot land (another revision followed ours) does the
- * revision stand, and the answer says which credentials are not sealed.
+ * revision stand, and the answer says which credentials are not sealed. A rollback sent without an answer
+ * leaves both open: the answer is `outcome_unknown` naming the rollback's revision, and nothing is put back.
  */
 import type { Seal } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
@@ -36,13 +37,16 @@ interface Write {
   readonly stored: Stored | null;
 }
 
-/** A new revision restoring the document read, only while ours is still active; its id, null when it did not land. */
+/** How a rollback went: its revision landed, or was sent without an answer (`unknown`); null: it did not land. */
+type RollBack = { readonly outcome: 'landed' | 'unknown'; readonly revisionId: string } | null;
+
+/** A new revision restoring the document read, only while ours is still active. */
 async function rollBack(
   deps: SetupRouteDeps,
   req: ApiRequest,
   write: Write,
   stored: Stored,
-): Promise<string | null> {
+): Promise<RollBack> {
   try {
     const undone = await writeDocument(deps, {
       document: write.document,
@@ -52,8 +56,11 @@ async function rollBack(
       summary: `setup ${write.kind}: rolled back, its credentials could not be sealed`,
       dryRun: false,
     });
-    return undone?.revision_id ?? null;
+    return undone === null ? null : { outcome: 'landed', revisionId: undone.revision_id };
   } catch (error) {
+    const tried = error instanceof ApiError ? error.extra['revision_id'] : undefined;
+    if (error instanceof ApiError && error.code === 'outcome_unknown' && typeof tried === 'string')
+      return { outcome: 'unknown', revisionId: tried };
     req.log.warn(
       {
         event: 'setup_inputs_rollback_failed',
@@ -65,6 +72,42 @@ async function rollBack(
     );
     return null;
   }
+}
+
+/** How a credential is named in an answer (`sealed[]`, `unsealed[]`): never its value. */
+export const namedSeal = (s: Seal) => ({ field: s.field, secret_name: s.name, generated: s.generated });
+
+/**
+ * The rollback was sent but not acknowledged: the write's revision may stand, referencing the credentials
+ * not sealed, or not. What was sealed stays (the revision may reference it); the answer names the
+ * rollback's revision to check and what to do either way.
+ */
+function rollbackUnknown(
+  error: ApiError,
+  stored: Stored,
+  rollback: string,
+  seals: { readonly sealed: readonly Seal[]; readonly unsealed: readonly Seal[] },
+): ApiError {
+  const names = (list: readonly Seal[]) => list.map((s) => s.name).join(', ');
+  const sealed = seals.sealed.length === 0 ? '' : ` what it sealed (${names(seals.sealed)})`;
+  return new ApiError('outcome_unknown', {
+    detail:
+      `A credential could not be sealed (${error.detail.replace(/\.$/, '')}); the rollback of revision ` +
+      `${stored.revision_id}, revision ${rollback}, was sent but not acknowledged: it may or may not have been ` +
+      `stored.${sealed === '' ? '' : `${sealed} stays sealed in case it was not.`}`,
+    hint:
+      `GET /config/revisions/${rollback} answers when it was stored (GET /config tells whether it is active). ` +
+      `When it was, the write is undone${sealed === '' ? '' : ` except${sealed}: check it with GET /secrets/{name}`}; ` +
+      `when it was not, revision ${stored.revision_id} stands without ${names(seals.unsealed)} (unsealed): ` +
+      'send the inputs again.',
+    extra: {
+      ...error.extra,
+      revision_id: rollback,
+      rolled_back_revision_id: stored.revision_id,
+      unsealed: seals.unsealed.map(namedSeal),
+    },
+    cause: error,
+  });
 }
 
 /** The seal's failure as a coded refusal; null for a failure that is neither (a bug), passed on as it is. */
@@ -87,9 +130,11 @@ function undoneRefusal(
     write.stored === null
       ? ''
       : `: revision ${write.stored.revision_id} was rolled back by revision ${rolledBackBy ?? ''}`;
+  // An unacknowledged seal may have changed its own name: that one is not promised unchanged.
+  const other = 'unacknowledged_secret' in error.extra ? 'else ' : '';
   const undone =
     unrestored.length === 0
-      ? `nothing was changed${rolledBack}`
+      ? `nothing ${other}was changed${rolledBack}`
       : `nothing else was changed${rolledBack}, but ${unrestored.join(', ')} could not be put back as ` +
         'before this write (unrestored_secrets)';
   return new ApiError(error.code, {
@@ -118,7 +163,29 @@ export async function sealAfterStore(
       done.push(await sealUndoably(deps, seal.name, seal.value, write.actor));
       continue;
     } catch (error) {
-      const rolledBackBy = write.stored === null ? null : await rollBack(deps, req, write, write.stored);
+      const rollback = write.stored === null ? null : await rollBack(deps, req, write, write.stored);
+      if (write.stored !== null && rollback?.outcome === 'unknown') {
+        const refusal = sealRefusal(error, seal);
+        if (refusal === null) throw error;
+        const sealed = seals.slice(0, i);
+        req.log.warn(
+          {
+            event: 'setup_inputs_rollback_unknown',
+            kind: write.kind,
+            revision_id: write.stored.revision_id,
+            rollback_revision_id: rollback.revisionId,
+            sealed: sealed.map((s) => s.name),
+            unsealed: seals.slice(i).map((s) => s.name),
+            err: error,
+          },
+          'the rollback of a setup write whose credentials were not sealed may or may not be stored',
+        );
+        throw rollbackUnknown(refusal, write.stored, rollback.revisionId, {
+          sealed,
+          unsealed: seals.slice(i),
+        });
+      }
+      const rolledBackBy = rollback?.revisionId ?? null;
       if (write.stored === null || rolledBackBy !== null) {
         const undo = { kind: write.kind, actor: write.actor, event: 'setup_inputs_restore_failed' };
         throw undoneRefusal(error, seal, write, rolledBackBy, await putBackAll(deps, req.log, undo, done));

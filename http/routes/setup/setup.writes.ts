@@ -17,7 +17,6 @@ import {
   type KindSpec,
   type PassMode,
   type Requirement,
-  type Seal,
 } from '../../../schema/index.js';
 import { ApiError, errorReply } from '../../api-error.js';
 import { fitBody, jsonValue } from '../../json-body.js';
@@ -27,7 +26,7 @@ import { agentSeats, readContext, type SetupContext } from './setup.context.js';
 import { checkIfMatch, writeDocument } from './setup.config-write.js';
 import type { SetupRouteDeps } from './setup.deps.js';
 import { specOf } from './setup.reads.js';
-import { sealAfterStore } from './setup.seal.js';
+import { namedSeal, sealAfterStore } from './setup.seal.js';
 
 /** A fresh shared secret from the CSPRNG; codehost-b takes the standard-webhooks `whsec_` form. */
 export function mint(spec: KindSpec, r: Requirement): string {
@@ -167,7 +166,6 @@ export async function postInputs(deps: SetupRouteDeps, req: ApiRequest): Promise
     },
     'setup inputs applied',
   );
-  const named = (s: Seal) => ({ field: s.field, secret_name: s.name, generated: s.generated });
   return {
     status: stored ? 201 : 200,
     body: {
@@ -176,8 +174,8 @@ export async function postInputs(deps: SetupRouteDeps, req: ApiRequest): Promise
       epoch: stored?.epoch ?? null,
       warnings,
       written: planned.written,
-      sealed: sealed.map(named),
-      ...(unsealed.length > 0 ? { unsealed: unsealed.map(named) } : {}),
+      sealed: sealed.map(namedSeal),
+      ...(unsealed.length > 0 ? { unsealed: unsealed.map(namedSeal) } : {}),
     },
   };
 }
