@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import { createPassHost, startIntegrationActors, type IntegrationActors } from '../actors/index.js';
-import { sendCommand, type Bus, keyringFrom, openDocument } from '../bus/index.js';
+import { BusError, sendCommand, type Bus, keyringFrom, openDocument } from '../bus/index.js';
 import {
   ApiError,
   findingsReader,
@@ -100,8 +100,17 @@ export async function startSetup(opts: {
             : null;
       return Promise.resolve(answer);
     },
-    seal: async (name, value, actor) =>
-      (await command(Commands.secrets.put, sealed(name, value, actor))).revision,
+    seal: async (name, value, actor) => {
+      try {
+        return (await command(Commands.secrets.put, sealed(name, value, actor))).revision;
+      } catch (error) {
+        // Unanswered, yet this node reads the value under the name: the seal landed, at that revision (so a
+        // put-back stays a compare-and-set on it). Unseen, it may still land: the caller names it unknown.
+        const entry = secrets.view.state.entries.get(name);
+        if (error instanceof BusError && entry?.record && store(name) === value) return entry.revision;
+        throw error;
+      }
+    },
     unseal: async (name, actor) =>
       (await command(Commands.secrets.delete, { name, actor: { id: actor, kind: 'operator' } })).removed ??
       true,

@@ -7,7 +7,7 @@
  * store's commands from the second seal on, as a lost server does.
  */
 import t, { type Test } from 'tap';
-import { NoRespondersError } from '../../bus/index.js';
+import { NoRespondersError, RequestTimeoutError } from '../../bus/index.js';
 import { openMemoryBus } from '../../bus/memory/index.js';
 import { Commands } from '../../schema/index.js';
 import { hookedBus } from './fixtures/hooked-bus.js';
@@ -99,3 +99,46 @@ t.test('a credential the store does not take back is named in the answer and the
     new RegExp(`"event":"setup_inputs_restore_failed","kind":"tracker-b","name":"${TOKEN}"`),
   );
 });
+
+t.test(
+  'a credential whose seal lands without an answer is put back like an acknowledged one when the write is undone',
+  async (t) => {
+    const inner = await openMemoryBus({});
+    t.teardown(() => inner.close());
+    let puts = -1;
+    const bus = hookedBus(inner, {
+      async request(subject, forward) {
+        if (puts < 0 || subject !== Commands.secrets.put.subject) return forward();
+        if (++puts === 2) throw new NoRespondersError(`no responders on ${subject}`);
+        if (puts !== 1) return forward();
+        await forward();
+        // This node reads the first seal landed; its answer is lost.
+        await node.secrets.view.until((s) => (s.entries.get(TOKEN)?.revision ?? 0) > earlier, 5_000);
+        throw new RequestTimeoutError(`request to ${subject} timed out`);
+      },
+    });
+    const node = await startSetupNode(t, { tierA: KEYRING, bus });
+    const first = await node.putDocument(company());
+    t.equal((await node.call('PUT', `/secrets/${TOKEN}`, { body: VALUES[0] })).status, 200);
+    const earlier = node.secrets.view.state.entries.get(TOKEN)?.revision ?? 0;
+    puts = 0;
+    const res = await node.call('POST', '/setup/integrations/tracker-b/inputs', {
+      body: {
+        if_match: first,
+        values: {
+          url: 'https://tb.example.test',
+          workspace: 'acme',
+          token: VALUES[1],
+          webhook_secret: VALUES[2],
+        },
+      },
+    });
+    const text = await res.text();
+    t.equal(res.status, 503, text);
+    t.match(JSON.parse(text), { error: 'outcome_unknown', unacknowledged_secret: WEBHOOK });
+    t.notOk('unrestored_secrets' in (JSON.parse(text) as Json));
+    t.equal(node.secrets.resolve(TOKEN), VALUES[0], 'the landed, unanswered seal is put back');
+    for (const value of VALUES)
+      t.notMatch(text + node.rawLogs(), value, 'no credential in the answer or a log');
+  },
+);

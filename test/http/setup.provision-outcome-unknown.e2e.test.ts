@@ -4,7 +4,8 @@
  * the run, and the seats whose tokens may not be stored, never an answer without them. The tokens stay
  * sealed: the revision may have landed and reference them. A seat token's seal the secret store did not
  * acknowledge is answered the same way, naming the run, the seats and the secret that may hold the token;
- * no revision was sent then, so the tokens sealed before it are put back. The bus is real (memory
+ * no revision was sent then, so the tokens sealed before it are put back. One unanswered but read landed
+ * counts as sealed. The bus is real (memory
  * engine); only its publish of the revision record, or the store's answer to one seal, fails, as a lost
  * server does.
  */
@@ -63,21 +64,21 @@ for (const mode of ['before', 'after'] as const) {
 const CHIEF = 'SVC_CODEHOST_B_CHIEF_AGENT_TOKEN';
 const BO = 'SVC_CODEHOST_B_BO_AGENT_TOKEN';
 
-for (const mode of ['before', 'after'] as const) {
+for (const mode of ['lost', 'late'] as const) {
   t.test(
-    `a provision whose seat token's seal fails ${mode} it lands answers outcome_unknown naming the run, the seats and the secret`,
+    `a provision whose seat token's seal is ${mode === 'lost' ? 'lost' : 'unacknowledged and lands late'} answers outcome_unknown naming the run, the seats and the secret`,
     async (t) => {
       const vendor = await fakeCodehostB(t, CB_TOKEN);
       const inner = await openMemoryBus({});
       t.teardown(() => inner.close());
-      // From `armed` on, the store's second put (bo-agent's token) is lost before or after it lands.
+      // From `puts = 0` on, the store's second put (bo-agent's token) is unanswered: lost, or landing later.
       let puts = -1;
+      let late: (() => Promise<unknown>) | null = null;
       const bus = hookedBus(inner, {
-        async request(subject, forward) {
+        request(subject, forward) {
           if (puts < 0 || subject !== Commands.secrets.put.subject || ++puts !== 2) return forward();
-          if (mode === 'before') throw new NoRespondersError(`no responders on ${subject}`);
-          await forward();
-          throw new RequestTimeoutError(`request to ${subject} timed out`);
+          if (mode === 'late') late = forward;
+          return Promise.reject(new NoRespondersError(`no responders on ${subject}`));
         },
       });
       const node = await startSetupNode(t, { tierA: KEYRING, env: { CB_TOKEN }, bus });
@@ -103,12 +104,9 @@ for (const mode of ['before', 'after'] as const) {
       });
       t.notOk('unrestored_secrets' in body, 'what was sealed is put back');
       t.equal(vendor.tokens.length, 2, 'both were minted at the vendor');
-      for (const k of vendor.tokens) t.notMatch(text + node.rawLogs(), String(k['token']), 'no minted value');
       t.notMatch(text + node.rawLogs(), /earlier-chief-value/, 'no stored value');
       t.equal(node.secrets.resolve(CHIEF), 'earlier-chief-value', 'the replaced value is put back');
-      const minted = vendor.tokens.map((k) => String(k['token']));
-      if (mode === 'after') t.ok(minted.includes(String(node.secrets.resolve(BO))), 'the lost seal landed');
-      else t.equal(node.secrets.resolve(BO), undefined, 'the lost seal did not land');
+      t.equal(node.secrets.resolve(BO), undefined, 'the unanswered seal had not landed');
       const state = (await (await node.call('GET', '/setup/integrations')).json()) as Json;
       t.equal(state['revision_id'], first, 'no revision was stored');
       t.match(
@@ -119,6 +117,49 @@ for (const mode of ['before', 'after'] as const) {
       );
       const run = await node.call('GET', `/setup/integrations/codehost-b/runs/${String(body['run_id'])}`);
       t.equal(run.status, 200, 'the run named is recorded');
+      if (late !== null) {
+        await (late as () => Promise<unknown>)();
+        await node.secrets.view.until((s) => s.entries.get(BO)?.record != null, 5_000);
+        const minted = vendor.tokens.map((k) => String(k['token']));
+        t.ok(
+          minted.includes(String(node.secrets.resolve(BO))),
+          'the late seal holds the token, unreferenced',
+        );
+      }
+      for (const k of vendor.tokens) t.notMatch(text + node.rawLogs(), String(k['token']), 'no minted value');
     },
   );
 }
+
+t.test(
+  "a provision whose seat token's seal lands without an answer counts it sealed and stores the revision",
+  async (t) => {
+    const vendor = await fakeCodehostB(t, CB_TOKEN);
+    const inner = await openMemoryBus({});
+    t.teardown(() => inner.close());
+    let puts = -1;
+    const bus = hookedBus(inner, {
+      async request(subject, forward) {
+        if (puts < 0 || subject !== Commands.secrets.put.subject || ++puts !== 2) return forward();
+        await forward();
+        // This node reads the seal landed; its answer is lost.
+        await node.secrets.view.until((s) => s.entries.get(BO)?.record != null, 5_000);
+        throw new RequestTimeoutError(`request to ${subject} timed out`);
+      },
+    });
+    const node = await startSetupNode(t, { tierA: KEYRING, env: { CB_TOKEN }, bus });
+    await node.putDocument(mintingCodehostB(vendor.url));
+
+    puts = 0;
+    const res = await node.call('POST', '/setup/integrations/codehost-b/provision');
+    const text = await res.text();
+    t.equal(res.status, 200, text);
+    t.match(JSON.parse(text), { status: 'succeeded', revision_id: String });
+    const minted = vendor.tokens.map((k) => String(k['token']));
+    for (const name of [CHIEF, BO])
+      t.ok(minted.includes(String(node.secrets.resolve(name))), `${name} sealed`);
+    const active = JSON.stringify(await (await node.call('GET', '/config')).json());
+    for (const name of [CHIEF, BO]) t.match(active, `\${${name}}`, `a seat references ${name}`);
+    for (const value of minted) t.notMatch(text + node.rawLogs(), value, 'no minted value');
+  },
+);

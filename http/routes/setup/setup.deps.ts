@@ -29,7 +29,10 @@ export interface SetupConfigDeps {
   readonly bus: Bus;
   /** `${NAME}` resolution: the secret store first, then the environment; null when unanswered. */
   readonly lookup: (name: string) => Promise<LookupAnswer | null>;
-  /** Seals `value` under `name` in the secret store: the revision it landed at; an ApiError when refused. */
+  /**
+   * Seals `value` under `name` in the secret store: the revision it landed at (an unanswered seal this node
+   * reads landed counts); an ApiError when refused; a bus error when its outcome is unknown.
+   */
   readonly seal: (name: string, value: string, actor: string) => Promise<number>;
   /**
    * Puts `name` back to `before` (null: removes it), a compare-and-set on `revision` (the caller's own
