@@ -11,12 +11,16 @@ import { NoRespondersError, RequestTimeoutError } from '../../bus/index.js';
 import { openMemoryBus } from '../../bus/memory/index.js';
 import { Commands } from '../../schema/index.js';
 import { hookedBus } from './fixtures/hooked-bus.js';
-import { company, KEYRING, startSetupNode, type SetupNode } from './fixtures/setup-node.js';
+import { company, KEYRING, sendTrackerB, startSetupNode, type SetupNode } from './fixtures/setup-node.js';
 
 type Json = Record<string, unknown>;
 const TOKEN = 'SVC_TRACKER_B_TOKEN';
 const WEBHOOK = 'SVC_TRACKER_B_WEBHOOK_SECRET';
-const VALUES = ['tb-earlier-token-0123456789', 'tb-new-token-0123456789', 'tb-new-webhook-0123456789'];
+const VALUES = [
+  'tb-earlier-token-0123456789',
+  'tb-new-token-0123456789',
+  'tb-new-webhook-0123456789',
+] as const;
 const secretsCommands = new Set([Commands.secrets.put.subject, Commands.secrets.delete.subject]);
 
 /**
@@ -48,17 +52,7 @@ async function unacknowledgedSeal(
   const first = await node.putDocument(company());
   t.equal((await node.call('PUT', `/secrets/${TOKEN}`, { body: VALUES[0] })).status, 200);
   puts = 0;
-  const res = await node.call('POST', '/setup/integrations/tracker-b/inputs', {
-    body: {
-      if_match: first,
-      values: {
-        url: 'https://tb.example.test',
-        workspace: 'acme',
-        token: VALUES[1],
-        webhook_secret: VALUES[2],
-      },
-    },
-  });
+  const res = await sendTrackerB(node, first, { token: VALUES[1], webhook_secret: VALUES[2] });
   const text = await res.text();
   t.equal(res.status, 503, text);
   for (const value of [...VALUES, 'tb-concurrent-token'])
@@ -122,17 +116,7 @@ t.test(
     t.equal((await node.call('PUT', `/secrets/${TOKEN}`, { body: VALUES[0] })).status, 200);
     const earlier = node.secrets.view.state.entries.get(TOKEN)?.revision ?? 0;
     puts = 0;
-    const res = await node.call('POST', '/setup/integrations/tracker-b/inputs', {
-      body: {
-        if_match: first,
-        values: {
-          url: 'https://tb.example.test',
-          workspace: 'acme',
-          token: VALUES[1],
-          webhook_secret: VALUES[2],
-        },
-      },
-    });
+    const res = await sendTrackerB(node, first, { token: VALUES[1], webhook_secret: VALUES[2] });
     const text = await res.text();
     t.equal(res.status, 503, text);
     t.match(JSON.parse(text), { error: 'outcome_unknown', unacknowledged_secret: WEBHOOK });

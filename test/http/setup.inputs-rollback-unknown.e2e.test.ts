@@ -12,12 +12,12 @@ import { NoRespondersError } from '../../bus/index.js';
 import { openMemoryBus } from '../../bus/memory/index.js';
 import { Commands } from '../../schema/index.js';
 import { flakyRevisionStore, hookedBus } from './fixtures/hooked-bus.js';
-import { company, KEYRING, startSetupNode } from './fixtures/setup-node.js';
+import { company, KEYRING, sendTrackerB, startSetupNode } from './fixtures/setup-node.js';
 
 type Json = Record<string, unknown>;
 const TOKEN = 'SVC_TRACKER_B_TOKEN';
 const WEBHOOK = 'SVC_TRACKER_B_WEBHOOK_SECRET';
-const VALUES = ['tb-new-token-0123456789', 'tb-new-webhook-0123456789'];
+const VALUES = ['tb-new-token-0123456789', 'tb-new-webhook-0123456789'] as const;
 
 for (const mode of ['before', 'after'] as const) {
   t.test(
@@ -39,17 +39,7 @@ for (const mode of ['before', 'after'] as const) {
       const first = await node.putDocument(company());
 
       puts = 0;
-      const res = await node.call('POST', '/setup/integrations/tracker-b/inputs', {
-        body: {
-          if_match: first,
-          values: {
-            url: 'https://tb.example.test',
-            workspace: 'acme',
-            token: VALUES[0],
-            webhook_secret: VALUES[1],
-          },
-        },
-      });
+      const res = await sendTrackerB(node, first, { token: VALUES[0], webhook_secret: VALUES[1] });
       const text = await res.text();
       t.equal(res.status, 503, text);
       t.equal(res.headers.get('retry-after'), '5');

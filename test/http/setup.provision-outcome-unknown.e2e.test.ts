@@ -5,20 +5,28 @@
  * sealed: the revision may have landed and reference them. A seat token's seal the secret store did not
  * acknowledge is answered the same way, naming the run, the seats and the secret that may hold the token;
  * no revision was sent then, so the tokens sealed before it are put back. One unanswered but read landed
- * counts as sealed. The bus is real (memory
- * engine); only its publish of the revision record, or the store's answer to one seal, fails, as a lost
- * server does.
+ * counts as sealed. The bus is real (memory engine); only its publish of the revision record, or the
+ * store's answer to one seal, fails, as a lost server does.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { NoRespondersError, RequestTimeoutError } from '../../bus/index.js';
 import { openMemoryBus } from '../../bus/memory/index.js';
 import { Commands } from '../../schema/index.js';
 import { fakeCodehostB } from './fixtures/fake-vendors.js';
 import { flakyRevisionStore, hookedBus } from './fixtures/hooked-bus.js';
-import { KEYRING, mintingCodehostB, startSetupNode } from './fixtures/setup-node.js';
+import { KEYRING, mintingCodehostB, startSetupNode, type SetupNode } from './fixtures/setup-node.js';
 
 type Json = Record<string, unknown>;
 const CB_TOKEN = 'cb-owner-token-0123456789';
+
+/** Provisions codehost-b, expecting the 503 (`Retry-After: 5`) its outcome being unknown answers. */
+async function provisionUnknown(t: Test, node: SetupNode): Promise<{ text: string; body: Json }> {
+  const res = await node.call('POST', '/setup/integrations/codehost-b/provision');
+  const text = await res.text();
+  t.equal(res.status, 503, text);
+  t.equal(res.headers.get('retry-after'), '5');
+  return { text, body: JSON.parse(text) as Json };
+}
 
 for (const mode of ['before', 'after'] as const) {
   t.test(
@@ -32,11 +40,7 @@ for (const mode of ['before', 'after'] as const) {
       await node.putDocument(mintingCodehostB(vendor.url));
 
       flaky.fail(true);
-      const res = await node.call('POST', '/setup/integrations/codehost-b/provision');
-      const text = await res.text();
-      t.equal(res.status, 503, text);
-      t.equal(res.headers.get('retry-after'), '5');
-      const body = JSON.parse(text) as Json;
+      const { text, body } = await provisionUnknown(t, node);
       t.match(body, {
         error: 'outcome_unknown',
         revision_id: /^[0-9a-f-]{36}$/,
@@ -87,11 +91,7 @@ for (const mode of ['lost', 'late'] as const) {
       t.equal((await node.call('PUT', `/secrets/${CHIEF}`, { body: 'earlier-chief-value' })).status, 200);
 
       puts = 0;
-      const res = await node.call('POST', '/setup/integrations/codehost-b/provision');
-      const text = await res.text();
-      t.equal(res.status, 503, text);
-      t.equal(res.headers.get('retry-after'), '5');
-      const body = JSON.parse(text) as Json;
+      const { text, body } = await provisionUnknown(t, node);
       t.match(body, {
         error: 'outcome_unknown',
         run_id: String,
