@@ -239,8 +239,9 @@ export interface Bus {
   /**
    * Removes every message with a sequence below `seq` (none at or above it); resolves with how many went.
    * Sequences are never reused: the stream's first sequence becomes `seq` (or `lastSeq + 1` when empty).
+   * With `subject` (wildcards allowed) only the messages on matching subjects go; the others stay.
    */
-  purgeBelow(stream: string, seq: number): Promise<number>;
+  purgeBelow(stream: string, seq: number, subject?: string): Promise<number>;
   /**
    * Removes a stream with its messages and its durable consumers' positions; resolves false when there was
    * no such stream. Stop its consumers and followers first.

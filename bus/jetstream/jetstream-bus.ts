@@ -128,8 +128,8 @@ class JetStreamBus implements Bus, EngineHost {
     return this.streams.publish(subject, data, opts);
   }
 
-  purgeBelow(stream: string, seq: number): Promise<number> {
-    return this.streams.purgeBelow(stream, seq);
+  purgeBelow(stream: string, seq: number, subject?: string): Promise<number> {
+    return this.streams.purgeBelow(stream, seq, subject);
   }
 
   deleteStream(stream: string): Promise<boolean> {

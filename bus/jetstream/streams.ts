@@ -171,14 +171,16 @@ export class StreamOps {
     }
   }
 
-  async purgeBelow(stream: string, seq: number): Promise<number> {
+  async purgeBelow(stream: string, seq: number, subject?: string): Promise<number> {
     this.host.assertOpen();
     assertName('stream', stream);
+    if (subject !== undefined) assertSubject(subject, true);
     await this.host.ready();
     if (!Number.isInteger(seq) || seq <= 1) return 0;
     try {
       // `seq` purges every message below it and keeps the rest (the server's own "up to, not including").
-      return (await this.host.jsm.streams.purge(stream, { seq })).purged;
+      const opts = subject === undefined ? { seq } : { seq, filter: subject };
+      return (await this.host.jsm.streams.purge(stream, opts)).purged;
     } catch (error) {
       throw translate(error, `stream ${stream}`);
     }

@@ -164,8 +164,9 @@ class MemoryBus implements Bus {
     return ack;
   }
 
-  purgeBelow(stream: string, seq: number): Promise<number> {
-    return this.commit(() => this.streams.purgeBelow(stream, seq));
+  purgeBelow(stream: string, seq: number, subject?: string): Promise<number> {
+    if (subject !== undefined) assertSubject(subject, true);
+    return this.commit(() => this.streams.purgeBelow(stream, seq, subject));
   }
 
   deleteStream(stream: string): Promise<boolean> {

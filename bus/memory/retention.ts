@@ -3,6 +3,7 @@
  * history), one removal (work-queue ack, KV purge) and an operator's trim. Each deletes the rows and
  * corrects the stream's cached state to match; call inside a transaction.
  */
+import { subjectMatches } from '../subject-match.js';
 import type { Row, Statements } from './statements.js';
 import type { StreamState } from './stream-state.js';
 
@@ -57,9 +58,23 @@ export function removeStreamMessage(sql: Statements, name: string, s: StreamStat
   forget(sql, name, s, [{ seq, subject }], changes);
 }
 
-/** Removes every message below `seq`; returns how many went. */
-export function purgeStreamBelow(sql: Statements, name: string, s: StreamState, seq: number): number {
+/** Removes every message below `seq` (with `subject`, those on matching subjects); returns how many went. */
+export function purgeStreamBelow(
+  sql: Statements,
+  name: string,
+  s: StreamState,
+  seq: number,
+  subject?: string,
+): number {
   if (s.count === 0 || seq <= s.firstSeq) return 0;
+  if (subject !== undefined) {
+    const below = sql.subjectsBelow.all(name, seq) as Array<{ seq: number; subject: string }>;
+    const removed = below.filter((r) => subjectMatches(subject, r.subject));
+    let gone = 0;
+    for (const r of removed) gone += sql.remove.run(name, r.seq).changes;
+    forget(sql, name, s, removed, gone);
+    return gone;
+  }
   const { changes } = sql.removeBelow.run(name, seq);
   // A subject whose newest message went has nothing left: its newest is its last.
   for (const [subject, last] of s.subjectLast) if (last < seq) s.subjectLast.delete(subject);

@@ -84,6 +84,7 @@ export function prepare(db: Db) {
     olderThan: db.prepare('SELECT seq, subject FROM messages WHERE stream = ? AND time_ms < ?'),
     remove: db.prepare('DELETE FROM messages WHERE stream = ? AND seq = ?'),
     removeBelow: db.prepare('DELETE FROM messages WHERE stream = ? AND seq < ?'),
+    subjectsBelow: db.prepare('SELECT seq, subject FROM messages WHERE stream = ? AND seq < ? ORDER BY seq'),
     dropMessages: db.prepare('DELETE FROM messages WHERE stream = ?'),
     dropDedup: db.prepare('DELETE FROM dedup_log WHERE stream = ?'),
     dropConsumers: db.prepare('DELETE FROM consumers WHERE stream = ?'),

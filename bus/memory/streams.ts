@@ -207,9 +207,9 @@ export class StreamStore {
     removeStreamMessage(this.sql, name, this.state(name), seq);
   }
 
-  /** Removes every message below `seq` (an operator's trim); call inside a transaction. */
-  purgeBelow(name: string, seq: number): number {
-    return purgeStreamBelow(this.sql, name, this.state(name), seq);
+  /** Removes every message below `seq`, or those on subjects matching `subject` (a trim); call inside a transaction. */
+  purgeBelow(name: string, seq: number, subject?: string): number {
+    return purgeStreamBelow(this.sql, name, this.state(name), seq, subject);
   }
 
   /** Removes a stream, its messages and its consumers' positions; call inside a transaction. */

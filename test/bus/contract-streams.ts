@@ -61,6 +61,33 @@ export function registerStreams(withBus: WithBus): void {
   );
 
   withBus(
+    'purgeBelow with a subject filter removes only the matching messages below the sequence',
+    async (fixture, id, t) => {
+      const { bus } = fixture;
+      const stream = `S${id}`;
+      await bus.ensureStream({ name: stream, subjects: [`c${id}.>`] });
+      for (const [i, subject] of ['a.count', 'pass', 'b.count', 'a.count', 'pass', 'a.count'].entries())
+        await bus.publish(`c${id}.${subject}`, enc.encode(`${i + 1}`));
+      t.equal(await bus.purgeBelow(stream, 5, `c${id}.*.count`), 3, 'the three counts below 5');
+      t.same(
+        (await collect(bus.replay(stream, { fromSeq: 1 }))).map((m) => text(m.data)),
+        ['2', '5', '6'],
+        'the other subject and what is at or above 5 are kept',
+      );
+      t.match(await bus.streamInfo(stream), { firstSeq: 2, lastSeq: 6, messages: 3 });
+      t.equal(
+        await bus.lastMessage(stream, `c${id}.b.count`),
+        null,
+        'a subject with nothing left has no last',
+      );
+      t.equal((await bus.lastMessage(stream, `c${id}.a.count`))?.seq, 6);
+      const reopened = fixture.reopen ? await fixture.reopen() : bus;
+      t.equal(await reopened.purgeBelow(stream, 7, `c${id}.*.count`), 1);
+      t.match(await reopened.streamInfo(stream), { firstSeq: 2, lastSeq: 6, messages: 2 });
+    },
+  );
+
+  withBus(
     'deleteStream removes a stream with its messages and consumer positions; a new one starts empty',
     async (fixture, id, t) => {
       const { bus } = fixture;
