@@ -44,6 +44,8 @@ export const Subjects = {
   integration: (kind: string, record: string): string =>
     `svc.integrations.${token('integration kind', kind)}.${token('integration record', record)}`,
   integrationsAll: 'svc.integrations.>',
+  /** Every vendor's webhook arrival records: what an arrivals rollup sums and then removes. */
+  integrationArrivals: 'svc.integrations.*.arrival',
   spend: (kind: string): string => `svc.spend.${dotted('spend kind', kind)}`,
   spendAll: 'svc.spend.>',
   work: (kind: string): string => `svc.work.${dotted('work record', kind)}`,

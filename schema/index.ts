@@ -95,6 +95,8 @@ export { handlePattern, seatIdentity } from './document/index.js';
 export { seatDirectory, type DirectorySeat, type SeatDirectory } from './seat-directory.js';
 export {
   Arrival,
+  ArrivalsRollup,
+  SurfaceCounts,
   appRoster,
   installUrl,
   IntegrationCommand,

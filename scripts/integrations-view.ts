@@ -1,9 +1,11 @@
 /**
  * The integrations read model on one node: the projection runner folding SVC_INTEGRATIONS (arrival
- * counts, passes, passes in flight), with read-your-writes for the routes (`caughtUp`) and a hook for
- * the integration actors, which rebuild their state from the same records.
+ * counts, passes, passes in flight), with read-your-writes for the routes (`caughtUp`), a hook for
+ * the integration actors, which rebuild their state from the same records, and, given a node id, the
+ * compaction of the arrival records it folds (actors/integration/arrivals.rollup.ts).
  */
 import type { Logger } from 'pino';
+import { startArrivalRollups, type ArrivalRollups } from '../actors/index.js';
 import { Streams, type Bus, type StoredMessage } from '../bus/index.js';
 import {
   arrivalsOf,
@@ -23,6 +25,8 @@ export interface IntegrationsView {
   /** Calls `listener` with every record folded after the boot replay; returns the unsubscribe. */
   onRecord(listener: (message: StoredMessage) => void): () => void;
   readonly running: RunningProjection<IntegrationsState>;
+  /** The arrival records' compaction on this node, when started. */
+  readonly rollups: ArrivalRollups | null;
   stop(): Promise<void>;
 }
 
@@ -31,6 +35,8 @@ export async function followIntegrations(opts: {
   /** The node's projection checkpoints (one store every projection shares; the caller closes it). */
   checkpoints?: CheckpointStore | undefined;
   logger?: Logger;
+  /** Compacts the arrival records as this node (tests shorten the threshold and start no timer). */
+  rollups?: { nodeId: string; threshold?: number; everyMs?: number; now?: () => Date };
 }): Promise<IntegrationsView> {
   const checkpoints = opts.checkpoints;
   const listeners = new Set<(message: StoredMessage) => void>();
@@ -43,8 +49,17 @@ export async function followIntegrations(opts: {
       for (const listener of listeners) listener(message);
     },
   });
+  const rollups = opts.rollups
+    ? startArrivalRollups({
+        bus: opts.bus,
+        fold: running,
+        ...opts.rollups,
+        ...(opts.logger ? { logger: opts.logger } : {}),
+      })
+    : null;
   return {
     running,
+    rollups,
     state: () => running.state(),
     arrivals: (surface) => arrivalsOf(running.state(), surface),
     async caughtUp(timeoutMs = 2_000) {
@@ -56,6 +71,7 @@ export async function followIntegrations(opts: {
       return () => listeners.delete(listener);
     },
     async stop() {
+      await rollups?.stop();
       await running.stop();
     },
   };

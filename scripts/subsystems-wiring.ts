@@ -201,6 +201,7 @@ export async function startSubsystems(opts: {
   const integrations = await followIntegrations({
     bus,
     checkpoints,
+    rollups: { nodeId: config.node.id },
     logger: logger.child({ component: 'projection.integrations' }),
   });
   // The integration actors (one per setup kind, serving svc.cmd.integration.*) and the setup routes.

@@ -1,5 +1,6 @@
 /** Integrations: provisioning passes against the vendors' APIs. */
 export { startIntegrationActors, type IntegrationActors } from './integration.actors.js';
+export { startArrivalRollups, type ArrivalRollups, type RollupOutcome } from './arrivals.rollup.js';
 export { createPassHost, type PassRequest } from './pass.host.js';
 export { receivedEvent, startIntegrationHost } from './integration.host.js';
 export { peopleFrom, type People } from './people.js';
@@ -7,8 +8,4 @@ export { openRouter } from './router.js';
 export { drainRetiredNotify } from './retired-notify.js';
 export { routeNotification } from './routing.js';
 export { convertManifest } from './vendors/codehost-a.client.js';
-export {
-  readTrackerBSkillPages,
-  readWikiSkillPages,
-  type VendorSkillPage,
-} from './vendors/index.js';
+export { readTrackerBSkillPages, readWikiSkillPages, type VendorSkillPage } from './vendors/index.js';

@@ -3,23 +3,15 @@
  * the arrival counts of every inbound surface (`GET /integrations`), the newest provisioning passes of
  * every kind (`/setup/integrations/{kind}/runs`), and the passes started and not yet finished (what an
  * integration actor rebuilds its state from). Every node folds the same stream, so every node answers
- * the same, and a restart replays what the last run folded.
+ * the same, and a restart replays what the last run folded. An arrivals rollup replaces the counts: it
+ * sums everything before it, so the arrival records below it may be gone (ops/webhooks.md "Compaction").
  */
 import { Streams } from '../../bus/index.js';
-import { IntegrationRecord, type PassRun, type PassStarted } from '../../schema/index.js';
+import { IntegrationRecord, type PassRun, type PassStarted, type SurfaceCounts } from '../../schema/index.js';
 import { decodeJson } from '../runner/decode-json.js';
 import type { Projection } from '../runner/runner.js';
 
-export interface SurfaceCounts {
-  accepted: number;
-  duplicates: number;
-  /** Bad or missing signatures, stale timestamps, malformed bodies. */
-  refused: number;
-  /** Deliveries answered 503 because the surface's secret is not configured. */
-  not_configured: number;
-  last_accepted_at: string | null;
-  last_refused_at: string | null;
-}
+export type { SurfaceCounts };
 
 /** Passes kept per kind (newest finished first). */
 export const RUNS_KEPT = 100;
@@ -31,10 +23,12 @@ export interface IntegrationsState {
   readonly runs: Map<string, PassRun[]>;
   /** Passes started and not finished, by run id. */
   readonly started: Map<string, PassStarted>;
+  /** Arrival records folded since the newest rollup (from the start without one): what a compaction removes. */
+  sinceRollup: number;
 }
 
 export function emptyIntegrationsState(): IntegrationsState {
-  return { arrivals: new Map(), runs: new Map(), started: new Map() };
+  return { arrivals: new Map(), runs: new Map(), started: new Map(), sinceRollup: 0 };
 }
 
 export const noArrivals = (): SurfaceCounts => ({
@@ -64,6 +58,12 @@ export function applyIntegrationRecord(state: IntegrationsState, value: unknown)
       c.last_refused_at = later(c.last_refused_at, record.at);
     } else c.not_configured += record.count;
     state.arrivals.set(record.surface, c);
+    state.sinceRollup += 1;
+  } else if (record.type === 'arrivals_rollup') {
+    state.arrivals.clear();
+    for (const [surface, counts] of Object.entries(record.surfaces))
+      state.arrivals.set(surface, { ...counts });
+    state.sinceRollup = 0;
   } else if (record.type === 'pass_started') {
     state.started.set(record.run_id, record);
   } else {
@@ -82,11 +82,13 @@ interface Saved {
   arrivals: Array<[string, SurfaceCounts]>;
   runs: Array<[string, PassRun[]]>;
   started: Array<[string, PassStarted]>;
+  since_rollup: number;
 }
 
 export const integrationsProjection: Projection<IntegrationsState> = {
   name: 'integrations',
-  version: 1,
+  // 2: rollups, and the arrival records since the newest one.
+  version: 2,
   stream: Streams.Integrations,
   init: emptyIntegrationsState,
   apply: (state, message) => void applyIntegrationRecord(state, decodeJson(message.data)),
@@ -95,12 +97,19 @@ export const integrationsProjection: Projection<IntegrationsState> = {
       arrivals: [...state.arrivals],
       runs: [...state.runs],
       started: [...state.started],
+      since_rollup: state.sinceRollup,
     }),
     load: (saved) => {
       if (saved === null || typeof saved !== 'object') return null;
       const s = saved as Partial<Saved>;
       if (!Array.isArray(s.arrivals) || !Array.isArray(s.runs) || !Array.isArray(s.started)) return null;
-      return { arrivals: new Map(s.arrivals), runs: new Map(s.runs), started: new Map(s.started) };
+      if (typeof s.since_rollup !== 'number') return null;
+      return {
+        arrivals: new Map(s.arrivals),
+        runs: new Map(s.runs),
+        started: new Map(s.started),
+        sinceRollup: s.since_rollup,
+      };
     },
   },
 };

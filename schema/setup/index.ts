@@ -28,6 +28,13 @@ export {
   type PassInput,
   type PassSource,
 } from './commands.js';
-export { Arrival, IntegrationRecord, PassFinished, PassStarted } from './records.js';
+export {
+  Arrival,
+  ArrivalsRollup,
+  IntegrationRecord,
+  PassFinished,
+  PassStarted,
+  SurfaceCounts,
+} from './records.js';
 export { seatSegments, segmentsOf, valueAt, withValue } from './doc-paths.js';
 export { InputsRefused, NoDocument, planInputs, seatSecretName, type Seal } from './inputs.js';

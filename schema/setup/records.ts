@@ -1,6 +1,7 @@
 /**
  * What an integration actor appends to its stream (`svc.integrations.<kind>.<record>`, SVC_INTEGRATIONS):
- * a provisioning pass starting and finishing, and each webhook arrival on one of its inbound surfaces.
+ * a provisioning pass starting and finishing, each webhook arrival on one of its inbound surfaces, and
+ * the rollups that sum the arrivals before them.
  * The integrations read model (arrival counts, runs) and every integration actor's state are folds of
  * these records, so any node answers them and a restart loses none.
  */
@@ -11,6 +12,7 @@ export const IntegrationRecordType = {
   PassStarted: 'pass_started',
   PassFinished: 'pass_finished',
   Arrival: 'arrival',
+  ArrivalsRollup: 'arrivals_rollup',
 } as const;
 export type IntegrationRecordType = (typeof IntegrationRecordType)[keyof typeof IntegrationRecordType];
 
@@ -51,5 +53,37 @@ export const Arrival = z.object({
 });
 export type Arrival = z.infer<typeof Arrival>;
 
-export const IntegrationRecord = z.discriminatedUnion('type', [PassStarted, PassFinished, Arrival]);
+/** One surface's arrival counts as `GET /integrations` shows them. */
+export const SurfaceCounts = z.object({
+  accepted: z.number().int().nonnegative(),
+  duplicates: z.number().int().nonnegative(),
+  /** Bad or missing signatures, stale timestamps, malformed bodies. */
+  refused: z.number().int().nonnegative(),
+  /** Deliveries answered 503 because the surface's secret is not configured. */
+  not_configured: z.number().int().nonnegative(),
+  last_accepted_at: z.string().nullable(),
+  last_refused_at: z.string().nullable(),
+});
+export type SurfaceCounts = z.infer<typeof SurfaceCounts>;
+
+/**
+ * Every surface's counts as folded through `through`, the stream's last sequence when it was appended (the
+ * append is conditional on it, so the rollup directly follows what it sums): the fold takes these counts in
+ * place of its own, and the arrival records below the rollup may then go (ops/webhooks.md "Compaction").
+ */
+export const ArrivalsRollup = z.object({
+  type: z.literal('arrivals_rollup'),
+  through: z.number().int().nonnegative(),
+  surfaces: z.record(z.string(), SurfaceCounts),
+  at: z.string(),
+  node: z.string(),
+});
+export type ArrivalsRollup = z.infer<typeof ArrivalsRollup>;
+
+export const IntegrationRecord = z.discriminatedUnion('type', [
+  PassStarted,
+  PassFinished,
+  Arrival,
+  ArrivalsRollup,
+]);
 export type IntegrationRecord = z.infer<typeof IntegrationRecord>;

@@ -135,5 +135,49 @@ t.test('a checkpoint round trip gives the same answers as the fold', async (t) =
   t.same(arrivalsOf(loaded!, 'tracker-a'), arrivalsOf(state, 'tracker-a'));
   t.same(listPassRuns(loaded!, 'tracker-b', { limit: 10 }), listPassRuns(state, 'tracker-b', { limit: 10 }));
   t.same([...loaded!.started.keys()], ['b']);
+  t.equal(loaded!.sinceRollup, 1, 'the arrival records since the newest rollup too');
   t.equal(codec.load({ arrivals: 'no' }), null, 'an unreadable checkpoint replays from zero');
+  t.equal(
+    codec.load({ arrivals: [], runs: [], started: [] }),
+    null,
+    'one without the count since the newest rollup replays from zero',
+  );
 });
+
+t.test(
+  'a rollup takes the place of the arrivals before it: the counts read the same with or without them',
+  async (t) => {
+    const before = [
+      arrival('tracker-a', 'accepted', '2026-01-01T00:00:02.000Z'),
+      arrival('tracker-a', 'refused', '2026-01-01T00:00:03.000Z', 4),
+      started('b'),
+      arrival('chat/ada', 'duplicate', '2026-01-01T00:00:04.000Z'),
+    ];
+    const whole = fold(...before);
+    t.equal(whole.sinceRollup, 3);
+    const rollup = {
+      type: 'arrivals_rollup',
+      through: 4,
+      surfaces: Object.fromEntries(whole.arrivals),
+      at: '2026-01-01T00:01:00.000Z',
+      node: 'n2',
+    };
+    const after = [arrival('tracker-a', 'accepted', '2026-01-01T00:00:05.000Z', 2)];
+    // A node that folded everything, and one that starts where the arrivals before the rollup are gone.
+    const all = fold(...before, rollup, ...after);
+    const compacted = fold(started('b'), rollup, ...after);
+    for (const state of [all, compacted]) {
+      t.same(arrivalsOf(state, 'tracker-a'), {
+        accepted: 3,
+        duplicates: 0,
+        refused: 4,
+        not_configured: 0,
+        last_accepted_at: '2026-01-01T00:00:05.000Z',
+        last_refused_at: '2026-01-01T00:00:03.000Z',
+      });
+      t.equal(arrivalsOf(state, 'chat/ada').duplicates, 1);
+      t.equal(state.sinceRollup, 1, 'one arrival record since the rollup');
+      t.same([...state.started.keys()], ['b'], "pass records are not a rollup's");
+    }
+  },
+);
