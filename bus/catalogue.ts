@@ -22,9 +22,10 @@ export const Streams = {
    */
   Turns: 'SVC_TURNS',
   /**
-   * The integration actors' records: provisioning passes started and finished, webhook arrivals. Kept
-   * forever, as the other event-sourced streams: arrival counts and pass history are folds of it, and
-   * a node that joins later must read the same counts as one that was there all along.
+   * The integration actors' records: provisioning passes started and finished, webhook arrivals and their
+   * rollups. No age limit: arrival counts and pass history are folds of it, and a node that joins later
+   * must read the same counts as one that was there all along. Arrival records are summed into a rollup and
+   * removed below it (actors/integration/arrivals.rollup.ts); pass records are kept.
    */
   Integrations: 'SVC_INTEGRATIONS',
   /**
