@@ -59,7 +59,6 @@ export {
   startIntegrationActors,
   startArrivalRollups,
   type ArrivalRollups,
-  type RollupOutcome,
   receivedEvent,
   startIntegrationHost,
   openRouter,

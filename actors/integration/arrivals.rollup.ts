@@ -38,7 +38,7 @@ export interface ArrivalRollupsOptions {
   readonly now?: () => Date;
 }
 
-export type RollupOutcome =
+type RollupOutcome =
   | {
       readonly outcome: 'compacted';
       readonly seq: number;

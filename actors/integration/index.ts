@@ -1,6 +1,6 @@
 /** Integrations: provisioning passes against the vendors' APIs. */
 export { startIntegrationActors, type IntegrationActors } from './integration.actors.js';
-export { startArrivalRollups, type ArrivalRollups, type RollupOutcome } from './arrivals.rollup.js';
+export { startArrivalRollups, type ArrivalRollups } from './arrivals.rollup.js';
 export { createPassHost, type PassRequest } from './pass.host.js';
 export { receivedEvent, startIntegrationHost } from './integration.host.js';
 export { peopleFrom, type People } from './people.js';
