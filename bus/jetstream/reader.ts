@@ -12,8 +12,10 @@ import {
   type ConsumerMessages,
   type JetStreamClient,
   type JsMsg,
+  type MsgRequest,
   type OrderedConsumerOptions,
 } from '@nats-io/jetstream';
+import { readThroughElection } from './election.js';
 import type { EngineHost } from './host.js';
 import { fromServer, heartbeatMs, Liveness } from './liveness.js';
 import { recover } from './recovery.js';
@@ -52,35 +54,79 @@ export async function orderedConsumer(
   }
 }
 
+/** A bounded read silent this long looks whether the messages it waits for are still stored. */
+const STALL_MS = 2_000;
+
+/**
+ * The sequence of the first stored message matching `filter` at or after `seq`, or null. STREAM.MSG.GET
+ * takes `next_by_subj` (nats-server 2.9+); the client's type lists only seq and last.
+ */
+async function nextStored(
+  host: EngineHost,
+  stream: string,
+  filter: string,
+  seq: number,
+): Promise<number | null> {
+  const query = { seq, next_by_subj: filter } as unknown as MsgRequest;
+  try {
+    return (await readThroughElection(host, (jsm) => jsm.streams.getMessage(stream, query)))?.seq ?? null;
+  } catch (error) {
+    throw translate(error, `read of stream ${stream}`);
+  }
+}
+
 /**
  * Yields the stream's messages from the start position through `toSeq` (inclusive), in order, then
- * ends; ends at once when nothing matches. Ends early when the caller stops iterating.
+ * ends; ends at once when nothing matches. Ends early when the caller stops iterating. A read that falls
+ * silent (a purge while it reads was seen to leave its consumer waiting past the messages that remain)
+ * ends when nothing it waits for is still stored, or goes on with a new consumer from the next one.
  */
 export async function* boundedRead(
   host: EngineHost,
   stream: string,
   opts: OrderedReadOptions & { readonly toSeq: number },
 ): AsyncGenerator<JsMsg> {
-  const consumer = await orderedConsumer(host, stream, opts);
   const fromSeq = opts.fromSeq ?? 1;
-  try {
-    const info = await consumer.info(true);
-    if (info.num_pending === 0) return;
-    const messages = await consumer.consume({ max_messages: 1_024 });
+  let read: OrderedReadOptions = opts;
+  let last = fromSeq - 1;
+  for (;;) {
+    const consumer = await orderedConsumer(host, stream, read);
+    let silent = false;
     try {
-      for await (const msg of messages) {
-        if (msg.seq > opts.toSeq) break;
-        if (msg.seq >= fromSeq) yield msg;
-        // `pending` counts matching messages stored after this one: zero means the end for now.
-        if (msg.seq >= opts.toSeq || msg.info.pending === 0) break;
+      const info = await consumer.info(true);
+      if (info.num_pending === 0) return;
+      const messages = await consumer.consume({ max_messages: 1_024 });
+      let heard = Date.now();
+      const watch = setInterval(() => {
+        if (Date.now() - heard < STALL_MS) return;
+        silent = true;
+        void messages.close();
+      }, STALL_MS).unref();
+      try {
+        for await (const msg of messages) {
+          heard = Date.now();
+          if (msg.seq > opts.toSeq) return;
+          if (msg.seq >= fromSeq) yield msg;
+          heard = Date.now();
+          last = Math.max(last, msg.seq);
+          // `pending` counts matching messages stored after this one: zero means the end for now.
+          if (msg.seq >= opts.toSeq || msg.info.pending === 0) return;
+        }
+      } finally {
+        clearInterval(watch);
+        await messages.close();
       }
+    } catch (error) {
+      throw translate(error, `read of stream ${stream}`);
     } finally {
-      await messages.close();
+      consumer.delete().catch(() => undefined);
     }
-  } catch (error) {
-    throw translate(error, `read of stream ${stream}`);
-  } finally {
-    consumer.delete().catch(() => undefined);
+    if (!silent || opts.lastPerSubject) return;
+    const next = await nextStored(host, stream, opts.filter ?? '>', last + 1);
+    if (next === null || next > opts.toSeq) return;
+    // Before its first message a read from an instant starts over as it began (its sequence is unknown).
+    if (last >= fromSeq || opts.since === undefined)
+      read = { ...(opts.filter !== undefined ? { filter: opts.filter } : {}), fromSeq: next };
   }
 }
 
