@@ -201,9 +201,7 @@ export async function startSubsystems(opts: {
   const integrations = await followIntegrations({
     bus,
     checkpoints,
-    // Not on JetStream: a boot's bounded read in flight across the rollup's subject-filtered purge can
-    // stall there (README "Known limits"), so its arrival records are kept as before.
-    ...(bus.engine === 'memory' ? { rollups: { nodeId: config.node.id } } : {}),
+    rollups: { nodeId: config.node.id },
     logger: logger.child({ component: 'projection.integrations' }),
   });
   // The integration actors (one per setup kind, serving svc.cmd.integration.*) and the setup routes.
