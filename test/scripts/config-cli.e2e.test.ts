@@ -11,6 +11,15 @@ async function config(url: string, args: string[], env: Record<string, string> =
   return { code, out: run.stdout(), err: run.stderr() };
 }
 
+/** Several independent `svc config` runs at once (each is mostly a Node start); their results in order. */
+const configEach = (url: string, runs: string[][]) => Promise.all(runs.map((args) => config(url, args)));
+
+/**
+ * One node for the tests that need no fresh history (each counts or names only the revisions it wrote);
+ * the first test counts epochs from a fresh node and starts its own.
+ */
+const shared = await startNode(t);
+
 t.test('svc config puts, gets, lists, diffs, reverts and reloads against a running node', async (t) => {
   const node = await startNode(t);
   const first = join(node.dir, 'company.yaml');
@@ -28,9 +37,15 @@ t.test('svc config puts, gets, lists, diffs, reverts and reloads against a runni
   );
   t.equal((await config(node.url, ['patch', patch, '--summary', 'mission'])).code, 0);
 
-  const yaml = await config(node.url, ['get', '--format', 'yaml']);
-  t.match(yaml.out, /mission: two/);
-  const revisions = JSON.parse((await config(node.url, ['revisions', '--limit', '5'])).out) as {
+  // Reads only: all at once.
+  const [yaml, listed, jsonDiff, textDiff] = await configEach(node.url, [
+    ['get', '--format', 'yaml'],
+    ['revisions', '--limit', '5'],
+    ['diff', firstId, '--format', 'json'],
+    ['diff', firstId],
+  ]);
+  t.match(yaml!.out, /mission: two/);
+  const revisions = JSON.parse(listed!.out) as {
     revisions: Array<{ summary: string; source: string }>;
   };
   t.same(
@@ -41,7 +56,7 @@ t.test('svc config puts, gets, lists, diffs, reverts and reloads against a runni
     ],
     'the CLI names itself: its writes are stored with source cli',
   );
-  const diff = JSON.parse((await config(node.url, ['diff', firstId, '--format', 'json'])).out) as {
+  const diff = JSON.parse(jsonDiff!.out) as {
     changes: unknown[];
   };
   const marker = { encrypted: true, key_id: null };
@@ -49,7 +64,7 @@ t.test('svc config puts, gets, lists, diffs, reverts and reloads against a runni
     { path: 'mission', kind: 'changed', from: 'two', to: 'one' },
     { path: 'integrations.codehost_a.webhook_secret', kind: 'changed', from: marker, to: marker },
   ]);
-  const text = (await config(node.url, ['diff', firstId])).out;
+  const text = textDiff!.out;
   t.match(
     text,
     /: 2 change\(s\)\n[^]*~ integrations\.codehost_a\.webhook_secret: /,
@@ -64,17 +79,27 @@ t.test('svc config puts, gets, lists, diffs, reverts and reloads against a runni
 t.test(
   'svc config revert and reload take --dry-run: the node checks the document and stores nothing',
   async (t) => {
-    const node = await startNode(t);
-    const file = join(node.dir, 'company.yaml');
+    const node = shared;
+    const file = join(node.dir, 'dry-run.yaml');
     writeFileSync(file, 'name: Acme\nroles:\n  - name: Ada\n');
     const put = await config(node.url, ['put', file, '--summary', 'first']);
     t.equal(put.code, 0, put.err);
     const id = (JSON.parse(put.out) as { revision_id: string }).revision_id;
-    for (const args of [
+    // Counted by the route the CLI's `revisions` reads (a request, not another CLI start).
+    const stored = async (): Promise<number> => {
+      const response = await fetch(`${node.url}/config/revisions?limit=100`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
+      return ((await response.json()) as { revisions: unknown[] }).revisions.length;
+    };
+    const before = await stored();
+    const dryRuns: string[][] = [
       ['revert', id, '--dry-run'],
       ['reload', '--dry-run'],
-    ]) {
-      const dry = await config(node.url, args);
+    ];
+    const answers = await configEach(node.url, dryRuns);
+    for (const [i, args] of dryRuns.entries()) {
+      const dry = answers[i]!;
       t.equal(dry.code, 0, dry.err);
       t.match(
         JSON.parse(dry.out),
@@ -82,16 +107,15 @@ t.test(
         `${args[0]} --dry-run answers the check`,
       );
     }
-    const listed = JSON.parse((await config(node.url, ['revisions'])).out) as { revisions: unknown[] };
-    t.equal(listed.revisions.length, 1, 'no revision was stored');
+    t.equal(await stored(), before, 'no revision was stored');
   },
 );
 
 t.test(
   'svc config revert and reload send --if-match: a stale one is refused, the current one writes',
   async (t) => {
-    const node = await startNode(t);
-    const file = join(node.dir, 'company.yaml');
+    const node = shared;
+    const file = join(node.dir, 'if-match.yaml');
     const put = async (text: string, summary: string): Promise<string> => {
       writeFileSync(file, text);
       const answer = await config(node.url, ['put', file, '--summary', summary]);
@@ -99,8 +123,13 @@ t.test(
     };
     const first = await put('name: Acme\nroles:\n  - name: Ada\n', 'one');
     const second = await put('name: Acme\nmission: two\nroles:\n  - name: Ada\n', 'two');
-    for (const args of [['revert', first], ['reload']]) {
-      const stale = await config(node.url, [...args, '--if-match', first]);
+    const staleRuns = [['revert', first], ['reload']];
+    const refusals = await configEach(
+      node.url,
+      staleRuns.map((args) => [...args, '--if-match', first]),
+    );
+    for (const [i, args] of staleRuns.entries()) {
+      const stale = refusals[i]!;
       t.equal(stale.code, 1, `${args[0]} with a stale --if-match is refused`);
       t.match(stale.err + stale.out, /revision_advanced/);
     }
@@ -115,19 +144,22 @@ t.test(
 );
 
 t.test('svc config prints refusals with their code and problems and exits 1', async (t) => {
-  const node = await startNode(t);
+  const node = shared;
   const bad = join(node.dir, 'bad.yaml');
   writeFileSync(bad, 'name: Acme\nroles:\n  - name: Ada\n    kind: robot\n');
-  const validate = await config(node.url, ['validate', bad]);
+  // None of them writes: all at once.
+  const [validate, noSummary, noToken, unreachable] = await Promise.all([
+    config(node.url, ['validate', bad]),
+    config(node.url, ['put', bad]),
+    config(node.url, ['get'], {}),
+    config('http://127.0.0.1:1', ['get']),
+  ]);
   t.equal(validate.code, 1);
   t.match(validate.err, /400 validation_error/);
   t.match(validate.err, /roles\[0\]\.kind \(line 4\)/);
-  const noSummary = await config(node.url, ['put', bad]);
   t.equal(noSummary.code, 2, 'a put without --summary is a usage error');
-  const noToken = await config(node.url, ['get'], {});
   t.equal(noToken.code, 1);
   t.match(noToken.err, /401 invalid_token/);
-  const unreachable = await config('http://127.0.0.1:1', ['get']);
   t.equal(unreachable.code, 1);
   t.match(unreachable.err, /cannot reach http:\/\/127\.0\.0\.1:1/);
 });
