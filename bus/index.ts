@@ -29,7 +29,7 @@ export {
   BackupError,
 } from './errors.js';
 export { assertSubject, subjectMatches } from './subject-match.js';
-export { eventTypeOf, seatOfLog, Subjects } from './subjects.js';
+export { eventTypeOf, seatLogPart, Subjects } from './subjects.js';
 export {
   Buckets,
   catalogueStreams,

@@ -63,8 +63,6 @@ export const Subjects = {
   /** The state one seat's log folds to up to a sequence, so a start reads the tail only. */
   seatSnapshot: (handle: string): string => `svc.seats.${token('seat handle', handle)}.snapshot`,
   seatLogs: 'svc.seats.>',
-  /** Every seat's log records, not their snapshots: what a reader of every seat's needs folds. */
-  seatLogRecords: 'svc.seats.*.log',
   /** One detached coding run's record (`svc.sandbox.<sandbox id>`): each carries the whole run. */
   sandboxRun: (id: string): string => `svc.sandbox.${token('sandbox id', id)}`,
   sandboxRuns: 'svc.sandbox.>',
@@ -79,9 +77,15 @@ export function eventTypeOf(subject: string): string | null {
   return subject.startsWith(eventPrefix) ? subject.slice(eventPrefix.length) : null;
 }
 
-const seatLogSubject = /^svc\.seats\.([^.]+)\.log$/;
+const seatLogSubject = /^svc\.seats\.([^.]+)\.(log|snapshot)$/;
 
-/** The seat handle a seat log record's subject names (`svc.seats.<handle>.log`), or null for another subject. */
-export function seatOfLog(subject: string): string | null {
-  return seatLogSubject.exec(subject)?.[1] ?? null;
+/**
+ * What a `SVC_SEATS` subject is: a seat's log record (`svc.seats.<handle>.log`) or its snapshot
+ * (`svc.seats.<handle>.snapshot`), with the seat's handle; null for another subject.
+ */
+export function seatLogPart(
+  subject: string,
+): { readonly handle: string; readonly part: 'log' | 'snapshot' } | null {
+  const match = seatLogSubject.exec(subject);
+  return match ? { handle: match[1] as string, part: match[2] as 'log' | 'snapshot' } : null;
 }

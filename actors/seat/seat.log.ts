@@ -2,8 +2,12 @@
  * A seat actor's log (stream `SVC_SEATS`): the records that change the seat's own state — today its open
  * needs, asked and then answered, withdrawn or cleared — appended before the machine hears of them, and
  * read back when a node takes the seat up, so a restart, a crash or a peer taking over starts from the
- * same state. A snapshot of the folded state every
- * `snapshotEvery` records bounds what a start reads: the newest snapshot, then the tail after it.
+ * same state. A snapshot of the folded state every `snapshotEvery` records bounds what a start reads: the
+ * newest snapshot, then the tail after it. It also bounds what the stream keeps: once a snapshot is
+ * stored, the records the snapshot before it covered, and the snapshots older than that one, are removed
+ * (one snapshot's records of lag, so a retried append's dedup id and a reader a little behind still find
+ * what they expect). Appends run one at a time, so a snapshot always follows the record it folds through
+ * before the next record is stored: a reader of the stream finds no record of the seat between the two.
  */
 import { Streams, Subjects, type Bus } from '../../bus/index.js';
 import {
@@ -46,6 +50,32 @@ function parse<T>(schema: { parse(v: unknown): T }, data: Uint8Array): T {
   return schema.parse(JSON.parse(decoder.decode(data)));
 }
 
+/**
+ * The newest readable snapshot. An unreadable newest one falls back to the one before it, which the
+ * compaction keeps with every record after it; with none readable the start folds every kept record.
+ */
+async function newestSnapshot(
+  opts: SeatLogOptions,
+  subject: string,
+): Promise<{ readonly value: SeatSnapshot; readonly seq: number } | null> {
+  const read = (msg: { readonly seq: number; readonly data: Uint8Array }) => {
+    try {
+      return { value: parse(SeatSnapshot, msg.data), seq: msg.seq };
+    } catch (error) {
+      opts.onTrouble?.(`snapshot ${msg.seq}`, error);
+      return null;
+    }
+  };
+  const newest = await opts.bus.lastMessage(Streams.Seats, subject);
+  if (!newest) return null;
+  const value = read(newest);
+  if (value) return value;
+  let found: { readonly value: SeatSnapshot; readonly seq: number } | null = null;
+  for await (const msg of opts.bus.replay(Streams.Seats, { subject, toSeq: newest.seq - 1 }))
+    found = read(msg) ?? found;
+  return found;
+}
+
 /** Reads the seat's log (the newest snapshot, then every record after it) and opens it for appending. */
 export async function openSeatLog(opts: SeatLogOptions): Promise<SeatLog> {
   const logSubject = Subjects.seatLog(opts.handle);
@@ -53,16 +83,13 @@ export async function openSeatLog(opts: SeatLogOptions): Promise<SeatLog> {
   const every = opts.snapshotEvery ?? SNAPSHOT_EVERY;
   let needs: readonly SeatNeed[] = [];
   let fromSeq = 1;
-  const stored = await opts.bus.lastMessage(Streams.Seats, snapshotSubject);
-  if (stored) {
-    try {
-      const snapshot = parse(SeatSnapshot, stored.data);
-      needs = snapshot.needs;
-      fromSeq = snapshot.seq + 1;
-    } catch (error) {
-      // The records are all kept: a start without a snapshot folds them from the first.
-      opts.onTrouble?.('snapshot', error);
-    }
+  /** The newest stored snapshot: what the next one's removal keeps back to. */
+  let previous: { readonly through: number; readonly at: number } | null = null;
+  const snapshot = await newestSnapshot(opts, snapshotSubject);
+  if (snapshot) {
+    needs = snapshot.value.needs;
+    fromSeq = snapshot.value.seq + 1;
+    previous = { through: snapshot.value.seq, at: snapshot.seq };
   }
   let sinceSnapshot = 0;
   for await (const msg of opts.bus.replay(Streams.Seats, { subject: logSubject, fromSeq })) {
@@ -82,28 +109,51 @@ export async function openSeatLog(opts: SeatLogOptions): Promise<SeatLog> {
       ...(opts.headers ? { headers: opts.headers } : {}),
     });
   };
+  /** Removes what the snapshot before `latest` covered; a failure is retried by the next snapshot. */
+  const compact = async (latest: { readonly through: number; readonly at: number }): Promise<void> => {
+    const older = previous;
+    previous = latest;
+    if (older === null) return;
+    try {
+      await opts.bus.purgeBelow(Streams.Seats, older.through + 1, logSubject);
+      await opts.bus.purgeBelow(Streams.Seats, older.at, snapshotSubject);
+    } catch (error) {
+      opts.onTrouble?.('compaction not done', error);
+    }
+  };
+
+  const appendOne = async (entry: SeatLogEntry): Promise<void> => {
+    // A repeat (a builtin retried after a cut asks with the same need id) is stored once.
+    const msgId =
+      entry.kind === 'need_recorded'
+        ? `need:${opts.handle}:${entry.need.id}`
+        : entry.kind === 'needs_closed'
+          ? `closed:${opts.handle}:${entry.key}`
+          : `taken:${opts.handle}:${entry.turn_id}`;
+    const ack = await publish(logSubject, { ...entry, ...stamp() }, msgId);
+    needs = foldNeeds(needs, needsEventOf(entry));
+    if (ack.duplicate) return;
+    sinceSnapshot += 1;
+    if (sinceSnapshot < every) return;
+    let snapshot;
+    try {
+      snapshot = await publish(snapshotSubject, { ...stamp(), seq: ack.seq, needs });
+      sinceSnapshot = 0;
+    } catch (error) {
+      // The record is stored; a start reads a longer tail until the next append snapshots.
+      opts.onTrouble?.('snapshot not written', error);
+      return;
+    }
+    await compact({ through: ack.seq, at: snapshot.seq });
+  };
+
+  let appending: Promise<unknown> = Promise.resolve();
   return {
     needs: () => needs,
-    async append(entry) {
-      // A repeat (a builtin retried after a cut asks with the same need id) is stored once.
-      const msgId =
-        entry.kind === 'need_recorded'
-          ? `need:${opts.handle}:${entry.need.id}`
-          : entry.kind === 'needs_closed'
-            ? `closed:${opts.handle}:${entry.key}`
-            : `taken:${opts.handle}:${entry.turn_id}`;
-      const ack = await publish(logSubject, { ...entry, ...stamp() }, msgId);
-      needs = foldNeeds(needs, needsEventOf(entry));
-      if (ack.duplicate) return;
-      sinceSnapshot += 1;
-      if (sinceSnapshot < every) return;
-      try {
-        await publish(snapshotSubject, { ...stamp(), seq: ack.seq, needs });
-        sinceSnapshot = 0;
-      } catch (error) {
-        // The record is stored; a start reads a longer tail until the next append snapshots.
-        opts.onTrouble?.('snapshot not written', error);
-      }
+    append(entry) {
+      const next = appending.then(() => appendOne(entry));
+      appending = next.catch(() => undefined);
+      return next;
     },
   };
 }

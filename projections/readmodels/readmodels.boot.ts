@@ -15,8 +15,9 @@
  *    stored it, handed through from the message, so a replay, a restart and every fleet node place it
  *    alike. Each checkpoints the records it holds with the instant each was placed at; a load folds them
  *    again on this node's clock, so the window's ageing comes out as a replay from zero would make it.
- *  - `readmodels.seat_needs` folds every seat's log records (`SVC_SEATS`, kept without age) into each seat's
- *    open questions, checkpointed (readmodels.seat-needs.ts): a question outlives the event history.
+ *  - `readmodels.seat_needs` folds every seat's log records and snapshots (`SVC_SEATS`, kept without age)
+ *    into each seat's open questions, checkpointed (readmodels.seat-needs.ts): a question outlives the event
+ *    history.
  * The stream-only `agent_turn_progress` is not stored, so no runner can replay it: the wiring subscribes
  * to it beside the runners and folds it into the same state.
  */

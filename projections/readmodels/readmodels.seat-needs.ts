@@ -1,19 +1,24 @@
 /**
  * `readmodels.seat_needs`: every seat's open needs as the seats' logs (stream `SVC_SEATS`) keep them, for the
  * agent rows: the log keeps its records without age, so a question stays known after the event that
- * announced it has left the 30-day history. It folds the log records only (`svc.seats.*.log`; a seat's
- * snapshots serve that seat's own start) and checkpoints its small state — the open needs of each seat that
- * has any, at most `NEEDS_KEPT_PER_SEAT` each — so a boot reads the checkpoint and the records after it,
- * not every question a seat ever asked.
+ * announced it has left the 30-day history. It folds the log records and the seats' snapshots: a seat's
+ * log removes the records an older snapshot covers (actors/seat/seat.log.ts), so a reader starting from
+ * zero, or one that fell behind a removal, takes the seat's state from the snapshot, whose fold through its
+ * `seq` is the seat's own. A snapshot through a record this fold has already passed adds nothing. It
+ * checkpoints its small state — the open needs of each seat that has any, at most `NEEDS_KEPT_PER_SEAT`
+ * each, and the last log sequence folded for every seat — so a boot reads the checkpoint and the records
+ * after it, not every question a seat ever asked.
  */
 import { z } from 'zod';
-import { seatOfLog, Streams, Subjects } from '../../bus/index.js';
-import { foldNeeds, needsEventOf, SeatLogRecord, SeatNeed } from '../../schema/index.js';
+import { seatLogPart, Streams, Subjects } from '../../bus/index.js';
+import { foldNeeds, needsEventOf, SeatLogRecord, SeatNeed, SeatSnapshot } from '../../schema/index.js';
 import type { Projection } from '../runner/runner.js';
 
 export interface SeatNeedsState {
   /** Each seat's open needs; a seat with none has no entry. */
   readonly seats: Map<string, readonly SeatNeed[]>;
+  /** Each seat's last log sequence folded (a record's, or the one a snapshot folds through). */
+  readonly through: Map<string, number>;
   /** False while a boot or rebuild replays: what it folds is told once, at its end. */
   live: boolean;
 }
@@ -21,50 +26,74 @@ export interface SeatNeedsState {
 export interface SeatNeedsOptions {
   /** A seat's open needs: each seat that has any once the boot has read, then every change. */
   readonly onNeeds: (handle: string, needs: readonly SeatNeed[]) => void;
-  /** An unreadable record (skipped: the seat's own start skips it too, so its state misses what it said). */
+  /** An unreadable record or snapshot (skipped: the seat's own start skips it too). */
   readonly onTrouble?: (seq: number, error: unknown) => void;
 }
 
-const Saved = z.object({ seats: z.array(z.object({ handle: z.string(), needs: z.array(SeatNeed) })) });
+const Saved = z.object({
+  seats: z.array(z.object({ handle: z.string(), needs: z.array(SeatNeed) })),
+  through: z.array(z.object({ handle: z.string(), seq: z.number().int() })),
+});
 
 const decoder = new TextDecoder();
 
 export function seatNeedsProjection(opts: SeatNeedsOptions): Projection<SeatNeedsState> {
+  const set = (
+    state: SeatNeedsState,
+    handle: string,
+    before: readonly SeatNeed[],
+    after: readonly SeatNeed[],
+  ) => {
+    if (after === before) return;
+    if (after.length > 0) state.seats.set(handle, after);
+    else state.seats.delete(handle);
+    if (state.live) opts.onNeeds(handle, after);
+  };
   return {
     name: 'readmodels.seat_needs',
-    version: 1,
+    // 2: snapshots folded and `through` kept, since logs remove the records their snapshots cover.
+    version: 2,
     stream: Streams.Seats,
-    subjects: Subjects.seatLogRecords,
-    init: () => ({ seats: new Map(), live: false }),
+    subjects: Subjects.seatLogs,
+    init: () => ({ seats: new Map(), through: new Map(), live: false }),
     apply: (state, message) => {
-      const handle = seatOfLog(message.subject);
-      if (handle === null) return;
-      let record: SeatLogRecord;
+      const at = seatLogPart(message.subject);
+      if (at === null) return;
+      const { handle } = at;
+      const before = state.seats.get(handle) ?? [];
       try {
-        record = SeatLogRecord.parse(JSON.parse(decoder.decode(message.data)));
+        const body: unknown = JSON.parse(decoder.decode(message.data));
+        if (at.part === 'log') {
+          state.through.set(handle, message.seq);
+          set(state, handle, before, foldNeeds(before, needsEventOf(SeatLogRecord.parse(body))));
+          return;
+        }
+        const snapshot = SeatSnapshot.parse(body);
+        if ((state.through.get(handle) ?? 0) >= snapshot.seq) return;
+        state.through.set(handle, snapshot.seq);
+        const same =
+          snapshot.needs.length === before.length && snapshot.needs.every((n, i) => n.id === before[i]?.id);
+        set(state, handle, before, same ? before : snapshot.needs);
       } catch (error) {
         opts.onTrouble?.(message.seq, error);
-        return;
       }
-      const before = state.seats.get(handle) ?? [];
-      const after = foldNeeds(before, needsEventOf(record));
-      if (after === before) return;
-      if (after.length > 0) state.seats.set(handle, after);
-      else state.seats.delete(handle);
-      if (state.live) opts.onNeeds(handle, after);
     },
     replayed: (state) => {
       state.live = true;
       for (const [handle, needs] of state.seats) opts.onNeeds(handle, needs);
     },
     checkpoint: {
-      save: (state) => ({ seats: [...state.seats].map(([handle, needs]) => ({ handle, needs })) }),
+      save: (state) => ({
+        seats: [...state.seats].map(([handle, needs]) => ({ handle, needs })),
+        through: [...state.through].map(([handle, seq]) => ({ handle, seq })),
+      }),
       load: (saved) => {
         const parsed = Saved.safeParse(saved);
         if (!parsed.success) return null;
         const seats = new Map<string, readonly SeatNeed[]>();
         for (const { handle, needs } of parsed.data.seats) if (needs.length > 0) seats.set(handle, needs);
-        return { seats, live: false };
+        const through = new Map(parsed.data.through.map(({ handle, seq }) => [handle, seq]));
+        return { seats, through, live: false };
       },
     },
   };
