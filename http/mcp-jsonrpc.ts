@@ -3,7 +3,8 @@
  * parses a method's params after it took the request, so a caller's malformed params left as -32603
  * (internal error) or not at all (a whole body refused -32700 for one bad `params`), a valid JSON body
  * that is no JSON-RPC as -32700 (parse error), and our own invalid result as -32602. Here each body is
- * screened before the SDK reads it: not JSON-RPC is -32600, the params of a method the server answers
+ * screened before the SDK reads it: not JSON-RPC is -32600 (in a batch, that message alone: the others
+ * are answered, its error beside theirs), the params of a method the server answers
  * that do not fit are -32602 naming the field, an unknown method -32601; what the server then answers
  * -32602 or -32603 is its own failure, sent as a bare -32603 (the detail, which may quote internals or a
  * secret, is not sent; it is logged without the message).
@@ -82,30 +83,50 @@ const jsonReply = (status: number, body: unknown): ApiReply => ({
   body: Buffer.from(JSON.stringify(body)),
 });
 
+type Screen =
+  | { readonly reply: ApiReply }
+  /** `refused`: a batch's messages that are not JSON-RPC, each answered -32600 beside the server's answers. */
+  | { readonly body: unknown; readonly refused: readonly unknown[] };
+
 /** The body the SDK is to read, or the answer when none of it reaches the server. */
-function screenBody(
-  sdk: McpServerSdk,
-  raw: unknown,
-  refusals: Map<Id, RpcError>,
-): { readonly body: unknown } | { readonly reply: ApiReply } {
+function screenBody(sdk: McpServerSdk, raw: unknown, refusals: Map<Id, RpcError>): Screen {
   const batch = Array.isArray(raw);
   const list: unknown[] = batch ? raw : [raw];
-  const invalid = (why: string): { reply: ApiReply } => ({
-    reply: jsonReply(400, {
-      jsonrpc: '2.0',
-      id: null,
-      error: { code: sdk.ErrorCode.InvalidRequest, message: `Invalid Request: ${why}` },
-    }),
+  const invalid = (id: Id | null, why: string) => ({
+    jsonrpc: '2.0',
+    id,
+    error: { code: sdk.ErrorCode.InvalidRequest, message: `Invalid Request: ${why}` },
   });
-  if (list.length === 0) return invalid('an empty batch');
+  if (list.length === 0) return { reply: jsonReply(400, invalid(null, 'an empty batch')) };
   const kept: unknown[] = [];
+  const refused: unknown[] = [];
   for (const [i, m] of list.entries()) {
     const one = screenOne(sdk, m, refusals);
-    if (one.kind === 'invalid') return invalid(batch ? `message ${i + 1}: ${one.why}` : one.why);
     if (one.kind === 'pass') kept.push(one.message);
+    if (one.kind !== 'invalid') continue;
+    if (!batch) return { reply: jsonReply(400, invalid(null, one.why)) };
+    // JSON-RPC 2.0: a batch's invalid message gets its own error; the others are still answered.
+    const id = isObject(m) && isId(m['id']) ? m['id'] : null;
+    refused.push(invalid(id, `message ${i + 1}: ${one.why}`));
   }
-  if (kept.length === 0) return { reply: { status: 202, headers: {}, body: Buffer.alloc(0) } };
-  return { body: batch ? kept : kept[0] };
+  if (kept.length === 0)
+    return { reply: refused.length > 0 ? jsonReply(400, refused) : { status: 202, headers: {}, body: Buffer.alloc(0) } }; // prettier-ignore
+  return { body: batch ? kept : kept[0], refused };
+}
+
+/** The server's answer to a batch with the errors of the batch's messages it never saw added. */
+function withRefused(
+  reply: { readonly status: number; readonly headers: Record<string, string>; readonly body: Buffer },
+  refused: readonly unknown[],
+): ApiReply {
+  if (refused.length === 0) return reply;
+  // Anything but a JSON answer (or none) is about the whole request: it stands alone.
+  if (reply.status === 202) return jsonReply(200, refused);
+  if (reply.status !== 200 || !(reply.headers['content-type'] ?? '').includes('application/json'))
+    return reply;
+  const answered: unknown = JSON.parse(reply.body.toString('utf8'));
+  const list: readonly unknown[] = Array.isArray(answered) ? answered : [answered];
+  return jsonReply(200, [...list, ...refused]);
 }
 
 /** Answers the refused requests; sends what the server answers -32602 or -32603 as a bare -32603. */
@@ -148,10 +169,12 @@ export async function answerMcp(sdk: McpServerSdk, server: Server, req: ApiReque
       parsedBody = undefined; // the SDK answers it -32700 (parse error)
     }
   }
+  let refused: readonly unknown[] = [];
   if (parsedBody !== undefined) {
     const screened = screenBody(sdk, parsedBody, refusals);
     if ('reply' in screened) return screened.reply;
     parsedBody = screened.body;
+    refused = screened.refused;
   }
   const transport = new sdk.WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
@@ -172,7 +195,8 @@ export async function answerMcp(sdk: McpServerSdk, server: Server, req: ApiReque
     response.headers.forEach((value, name) => {
       out[name] = value;
     });
-    return { status: response.status, headers: out, body: Buffer.from(await response.arrayBuffer()) };
+    const body = Buffer.from(await response.arrayBuffer());
+    return withRefused({ status: response.status, headers: out, body }, refused);
   } finally {
     await transport.close();
     await server.close();
