@@ -95,6 +95,7 @@ export { handlePattern, seatIdentity } from './document/index.js';
 export { seatDirectory, type DirectorySeat, type SeatDirectory } from './seat-directory.js';
 export {
   Arrival,
+  ArrivalOutcome,
   ArrivalsRollup,
   SurfaceCounts,
   appRoster,

@@ -1,26 +1,34 @@
 /**
- * Compaction of the webhook arrival records (ops/webhooks.md "Compaction"): once the fold has taken more
- * than `threshold` arrival records since the newest rollup, a node appends a rollup (every surface's
- * counts as folded through the stream's last sequence, appended only if that is still the last one) and
- * removes the arrival records below it. Pass records stay. Any node may compact: the conditional append
- * lets one of two racing nodes win, and the loser, caught up, finds nothing left to sum.
+ * Compaction of the webhook arrival records (ops/webhooks.md "Compaction"): once the fold has taken at least
+ * `threshold` arrival records since the newest rollup, a node appends a rollup (every surface's counts as
+ * folded through `through`, the last sequence it folded) and removes the arrival records up to `through`.
+ * Pass records stay. Nothing conditions the append, so newer records may land before it and a busy stream
+ * does not hold it back: the fold adds back the arrivals above `through`. Any node may compact; of two racing
+ * rollups the fold takes the one through the later sequence (both sum correctly) and ignores the other.
  */
 import type { Logger } from 'pino';
-import { Streams, Subjects, WrongLastSequenceError, type Bus } from '../../bus/index.js';
+import { Streams, Subjects, type Bus } from '../../bus/index.js';
 import type { ArrivalsRollup, SurfaceCounts } from '../../schema/index.js';
 
 /** Arrival records since the newest rollup that make a compaction due. */
 export const ROLLUP_THRESHOLD = 1_000;
 /** How often a node looks whether a compaction is due. */
 export const ROLLUP_EVERY_MS = 60_000;
-/** Conditional appends lost to other writers before a compaction gives up until its next turn. */
-const MAX_ATTEMPTS = 20;
+/** Reads of the fold that passed over removed records before a compaction gives up until its next turn. */
+const MAX_ATTEMPTS = 3;
 const CATCH_UP_MS = 10_000;
 const encoder = new TextEncoder();
 
 /** The integrations fold as the compaction reads it (the read model's running projection). */
 export interface ArrivalsFold {
-  state(): { readonly arrivals: ReadonlyMap<string, SurfaceCounts>; readonly sinceRollup: number };
+  state(): {
+    readonly arrivals: ReadonlyMap<string, SurfaceCounts>;
+    /** The arrival records folded since the newest rollup's `through`. */
+    readonly sinceRollup: readonly unknown[];
+    readonly rollupThrough: number;
+    /** The highest sequence the fold passed over without reading it (removed), or 0. */
+    readonly skippedThrough: number;
+  };
   /** The last sequence folded into `state()`. */
   seq(): number;
   until(seq: number, timeoutMs: number): Promise<boolean>;
@@ -46,7 +54,7 @@ type RollupOutcome =
       readonly removed: number;
     }
   | { readonly outcome: 'not_due'; readonly since_rollup: number }
-  /** The fold did not reach the stream's end, or every conditional append lost to another writer. */
+  /** The fold did not reach the stream's end, or kept passing over records no rollup it read sums. */
   | { readonly outcome: 'deferred'; readonly reason: string };
 
 export interface ArrivalRollups {
@@ -60,14 +68,20 @@ export function startArrivalRollups(opts: ArrivalRollupsOptions): ArrivalRollups
   const threshold = opts.threshold ?? ROLLUP_THRESHOLD;
   const now = opts.now ?? (() => new Date());
 
-  const attempt = async (): Promise<RollupOutcome | null> => {
+  /** The outcome, or why this read of the fold may not be summed (the next read may). */
+  const attempt = async (): Promise<RollupOutcome | string> => {
     const info = await bus.streamInfo(Streams.Integrations);
     if (!(await fold.until(info.lastSeq, CATCH_UP_MS)))
       return { outcome: 'deferred', reason: `the fold did not reach sequence ${info.lastSeq}` };
     // State and sequence read together, with no fold between: the rollup sums exactly through `through`.
     const state = fold.state();
     const through = fold.seq();
-    if (state.sinceRollup < threshold) return { outcome: 'not_due', since_rollup: state.sinceRollup };
+    const since = state.sinceRollup.length;
+    if (since < threshold) return { outcome: 'not_due', since_rollup: since };
+    // Records removed by another node's compaction that the fold has not read the rollup of yet: its counts
+    // lack them, and a rollup of them would lose them for good. That rollup is in the stream by now.
+    if (state.skippedThrough > state.rollupThrough)
+      return `the fold passed over records through ${state.skippedThrough} that no rollup it read sums`;
     const record: ArrivalsRollup = {
       type: 'arrivals_rollup',
       through,
@@ -75,20 +89,12 @@ export function startArrivalRollups(opts: ArrivalRollupsOptions): ArrivalRollups
       at: now().toISOString(),
       node: opts.nodeId,
     };
-    let seq: number;
-    try {
-      const ack = await bus.publish(
-        Subjects.integration('arrivals', 'rollup'),
-        encoder.encode(JSON.stringify(record)),
-        { expectedLastSeq: through },
-      );
-      seq = ack.seq;
-    } catch (error) {
-      if (error instanceof WrongLastSequenceError) return null;
-      throw error;
-    }
-    // Cut short here, the next compaction removes these too: it purges below its own, later rollup.
-    const removed = await bus.purgeBelow(Streams.Integrations, seq, Subjects.integrationArrivals);
+    const { seq } = await bus.publish(
+      Subjects.integration('arrivals', 'rollup'),
+      encoder.encode(JSON.stringify(record)),
+    );
+    // Cut short here, the next compaction removes these too: it purges through its own, later `through`.
+    const removed = await bus.purgeBelow(Streams.Integrations, through + 1, Subjects.integrationArrivals);
     opts.logger?.info(
       { event: 'arrivals_compacted', seq, through, removed, surfaces: state.arrivals.size },
       'arrivals_compacted',
@@ -97,11 +103,13 @@ export function startArrivalRollups(opts: ArrivalRollupsOptions): ArrivalRollups
   };
 
   const once = async (): Promise<RollupOutcome> => {
+    let reason = '';
     for (let i = 0; i < MAX_ATTEMPTS; i++) {
       const outcome = await attempt();
-      if (outcome) return outcome;
+      if (typeof outcome !== 'string') return outcome;
+      reason = outcome;
     }
-    return { outcome: 'deferred', reason: `${MAX_ATTEMPTS} appends lost to other writers` };
+    return { outcome: 'deferred', reason };
   };
 
   let running: Promise<RollupOutcome> | null = null;

@@ -3,13 +3,23 @@
  * the arrival counts of every inbound surface (`GET /integrations`), the newest provisioning passes of
  * every kind (`/setup/integrations/{kind}/runs`), and the passes started and not yet finished (what an
  * integration actor rebuilds its state from). Every node folds the same stream, so every node answers
- * the same, and a restart replays what the last run folded. An arrivals rollup replaces the counts: it
- * sums everything before it, so the arrival records below it may be gone (ops/webhooks.md "Compaction").
+ * the same, and a restart replays what the last run folded. An arrivals rollup replaces the counts it sums,
+ * so the arrival records it sums may be gone (arrival-counts.ts, ops/webhooks.md "Compaction").
  */
 import { Streams } from '../../bus/index.js';
 import { IntegrationRecord, type PassRun, type PassStarted, type SurfaceCounts } from '../../schema/index.js';
 import { decodeJson } from '../runner/decode-json.js';
 import type { Projection } from '../runner/runner.js';
+import {
+  applyArrival,
+  applyRollup,
+  emptyArrivalCounts,
+  foldedSeq,
+  loadArrivalCounts,
+  noArrivals,
+  saveArrivalCounts,
+  type ArrivalCounts,
+} from './arrival-counts.js';
 
 export type { SurfaceCounts };
 
@@ -17,54 +27,30 @@ export type { SurfaceCounts };
 export const RUNS_KEPT = 100;
 
 /** Owned by one runner and updated in place. */
-export interface IntegrationsState {
-  readonly arrivals: Map<string, SurfaceCounts>;
+export interface IntegrationsState extends ArrivalCounts {
   /** Per kind, newest finished first, at most `RUNS_KEPT`. */
   readonly runs: Map<string, PassRun[]>;
   /** Passes started and not finished, by run id. */
   readonly started: Map<string, PassStarted>;
-  /** Arrival records folded since the newest rollup (from the start without one): what a compaction removes. */
-  sinceRollup: number;
 }
 
 export function emptyIntegrationsState(): IntegrationsState {
-  return { arrivals: new Map(), runs: new Map(), started: new Map(), sinceRollup: 0 };
+  return { ...emptyArrivalCounts(), runs: new Map(), started: new Map() };
 }
 
-export const noArrivals = (): SurfaceCounts => ({
-  accepted: 0,
-  duplicates: 0,
-  refused: 0,
-  not_configured: 0,
-  last_accepted_at: null,
-  last_refused_at: null,
-});
-
-const later = (a: string | null, b: string): string => (a === null || b > a ? b : a);
-
-/** Folds one decoded record; anything that is not a well-formed record is skipped. */
-export function applyIntegrationRecord(state: IntegrationsState, value: unknown): IntegrationsState {
+/** Folds the record at `seq`; anything that is not a well-formed record is skipped. */
+export function applyIntegrationRecord(
+  state: IntegrationsState,
+  value: unknown,
+  seq: number,
+): IntegrationsState {
+  foldedSeq(state, seq);
   const parsed = IntegrationRecord.safeParse(value);
   if (!parsed.success) return state;
   const record = parsed.data;
-  if (record.type === 'arrival') {
-    const c = state.arrivals.get(record.surface) ?? noArrivals();
-    if (record.outcome === 'accepted') {
-      c.accepted += record.count;
-      c.last_accepted_at = later(c.last_accepted_at, record.at);
-    } else if (record.outcome === 'duplicate') c.duplicates += record.count;
-    else if (record.outcome === 'refused') {
-      c.refused += record.count;
-      c.last_refused_at = later(c.last_refused_at, record.at);
-    } else c.not_configured += record.count;
-    state.arrivals.set(record.surface, c);
-    state.sinceRollup += 1;
-  } else if (record.type === 'arrivals_rollup') {
-    state.arrivals.clear();
-    for (const [surface, counts] of Object.entries(record.surfaces))
-      state.arrivals.set(surface, { ...counts });
-    state.sinceRollup = 0;
-  } else if (record.type === 'pass_started') {
+  if (record.type === 'arrival') applyArrival(state, record, seq);
+  else if (record.type === 'arrivals_rollup') applyRollup(state, record, seq);
+  else if (record.type === 'pass_started') {
     state.started.set(record.run_id, record);
   } else {
     const run = record.run;
@@ -82,34 +68,30 @@ interface Saved {
   arrivals: Array<[string, SurfaceCounts]>;
   runs: Array<[string, PassRun[]]>;
   started: Array<[string, PassStarted]>;
-  since_rollup: number;
+  counts: ReturnType<typeof saveArrivalCounts>;
 }
 
 export const integrationsProjection: Projection<IntegrationsState> = {
   name: 'integrations',
-  // 2: rollups, and the arrival records since the newest one.
-  version: 2,
+  // 2: rollups, and the arrival records since the newest one. 3: rollups through a sequence below their own,
+  // and the arrival records above it kept to add back.
+  version: 3,
   stream: Streams.Integrations,
   init: emptyIntegrationsState,
-  apply: (state, message) => void applyIntegrationRecord(state, decodeJson(message.data)),
+  apply: (state, message) => void applyIntegrationRecord(state, decodeJson(message.data), message.seq),
   checkpoint: {
     save: (state): Saved => ({
       arrivals: [...state.arrivals],
       runs: [...state.runs],
       started: [...state.started],
-      since_rollup: state.sinceRollup,
+      counts: saveArrivalCounts(state),
     }),
     load: (saved) => {
       if (saved === null || typeof saved !== 'object') return null;
       const s = saved as Partial<Saved>;
       if (!Array.isArray(s.arrivals) || !Array.isArray(s.runs) || !Array.isArray(s.started)) return null;
-      if (typeof s.since_rollup !== 'number') return null;
-      return {
-        arrivals: new Map(s.arrivals),
-        runs: new Map(s.runs),
-        started: new Map(s.started),
-        sinceRollup: s.since_rollup,
-      };
+      const counts = loadArrivalCounts(s.counts, new Map(s.arrivals));
+      return counts && { ...counts, runs: new Map(s.runs), started: new Map(s.started) };
     },
   },
 };

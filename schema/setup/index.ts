@@ -30,6 +30,7 @@ export {
 } from './commands.js';
 export {
   Arrival,
+  ArrivalOutcome,
   ArrivalsRollup,
   IntegrationRecord,
   PassFinished,

@@ -67,13 +67,15 @@ export const SurfaceCounts = z.object({
 export type SurfaceCounts = z.infer<typeof SurfaceCounts>;
 
 /**
- * Every surface's counts as folded through `through`, the stream's last sequence when it was appended (the
- * append is conditional on it, so the rollup directly follows what it sums): the fold takes these counts in
- * place of its own, and the arrival records below the rollup may then go (ops/webhooks.md "Compaction").
+ * Every surface's counts as folded through `through`, the last sequence the appending node had folded; newer
+ * records may land before it (ops/webhooks.md "Compaction"). The fold takes these counts in place of its own
+ * and adds back the arrival records above `through`; the arrival records up to `through` may then go. A
+ * rollup without `through` (appended only as the record right after what it summed) sums through the
+ * sequence below its own.
  */
 export const ArrivalsRollup = z.object({
   type: z.literal('arrivals_rollup'),
-  through: z.number().int().nonnegative(),
+  through: z.number().int().nonnegative().optional(),
   surfaces: z.record(z.string(), SurfaceCounts),
   at: z.string(),
   node: z.string(),

@@ -40,8 +40,18 @@ const started = (id: string, kind = 'tracker-b') => ({
   actor: 'op',
   started_at: '2026-01-01T00:00:00.000Z',
 });
+/** Folds `records` at sequences 1, 2, ... */
 const fold = (...records: unknown[]): IntegrationsState =>
-  records.reduce<IntegrationsState>((s, r) => applyIntegrationRecord(s, r), emptyIntegrationsState());
+  records.reduce<IntegrationsState>(
+    (s, r, i) => applyIntegrationRecord(s, r, i + 1),
+    emptyIntegrationsState(),
+  );
+/** Folds records at the sequences given, as a node reads a stream some records are gone from. */
+const foldAt = (...records: Array<[number, unknown]>): IntegrationsState =>
+  records.reduce<IntegrationsState>(
+    (s, [seq, r]) => applyIntegrationRecord(s, r, seq),
+    emptyIntegrationsState(),
+  );
 
 t.test('arrivals add up per surface and outcome, and the newest instants win', async (t) => {
   const state = fold(
@@ -86,8 +96,12 @@ t.test('records that are not well formed are skipped, never thrown', async (t) =
 t.test('a start waits for its finish; finished passes list newest first per kind', async (t) => {
   const state = fold(started('a'), started('b'), { type: 'pass_finished', run: run('a') });
   t.same([...state.started.keys()], ['b'], 'b is still in flight');
-  const more = applyIntegrationRecord(state, { type: 'pass_finished', run: run('b', 'tracker-b', 'failed') });
-  applyIntegrationRecord(more, { type: 'pass_finished', run: run('c', 'wiki') });
+  const more = applyIntegrationRecord(
+    state,
+    { type: 'pass_finished', run: run('b', 'tracker-b', 'failed') },
+    4,
+  );
+  applyIntegrationRecord(more, { type: 'pass_finished', run: run('c', 'wiki') }, 5);
   t.same(
     listPassRuns(more, 'tracker-b', { limit: 10 }).runs.map((r) => r.id),
     ['b', 'a'],
@@ -135,12 +149,13 @@ t.test('a checkpoint round trip gives the same answers as the fold', async (t) =
   t.same(arrivalsOf(loaded!, 'tracker-a'), arrivalsOf(state, 'tracker-a'));
   t.same(listPassRuns(loaded!, 'tracker-b', { limit: 10 }), listPassRuns(state, 'tracker-b', { limit: 10 }));
   t.same([...loaded!.started.keys()], ['b']);
-  t.equal(loaded!.sinceRollup, 1, 'the arrival records since the newest rollup too');
+  t.same(loaded!.sinceRollup, state.sinceRollup, 'the arrival records since the newest rollup too');
+  t.equal(loaded!.sinceRollup.length, 1);
   t.equal(codec.load({ arrivals: 'no' }), null, 'an unreadable checkpoint replays from zero');
   t.equal(
-    codec.load({ arrivals: [], runs: [], started: [] }),
+    codec.load({ arrivals: [], runs: [], started: [], since_rollup: 0 }),
     null,
-    'one without the count since the newest rollup replays from zero',
+    'one of the count since the newest rollup (version 2) replays from zero',
   );
 });
 
@@ -154,7 +169,7 @@ t.test(
       arrival('chat/ada', 'duplicate', '2026-01-01T00:00:04.000Z'),
     ];
     const whole = fold(...before);
-    t.equal(whole.sinceRollup, 3);
+    t.equal(whole.sinceRollup.length, 3);
     const rollup = {
       type: 'arrivals_rollup',
       through: 4,
@@ -165,7 +180,7 @@ t.test(
     const after = [arrival('tracker-a', 'accepted', '2026-01-01T00:00:05.000Z', 2)];
     // A node that folded everything, and one that starts where the arrivals before the rollup are gone.
     const all = fold(...before, rollup, ...after);
-    const compacted = fold(started('b'), rollup, ...after);
+    const compacted = foldAt([3, started('b')], [5, rollup], [6, after[0]]);
     for (const state of [all, compacted]) {
       t.same(arrivalsOf(state, 'tracker-a'), {
         accepted: 3,
@@ -176,7 +191,7 @@ t.test(
         last_refused_at: '2026-01-01T00:00:03.000Z',
       });
       t.equal(arrivalsOf(state, 'chat/ada').duplicates, 1);
-      t.equal(state.sinceRollup, 1, 'one arrival record since the rollup');
+      t.equal(state.sinceRollup.length, 1, 'one arrival record since the rollup');
       t.same([...state.started.keys()], ['b'], "pass records are not a rollup's");
     }
   },
