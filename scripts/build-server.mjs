@@ -7,6 +7,7 @@ import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { schemaBarrelImports } from './schema-barrel-imports.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
@@ -27,4 +28,5 @@ await build({
   // Chunks beside the entry: code that finds files from its own location sees one layout.
   chunkNames: '[name]-[hash]',
   logLevel: 'warning',
+  plugins: [schemaBarrelImports(root)],
 });
