@@ -12,7 +12,7 @@ import {
   type NodeContext,
 } from './cli-args.js';
 import { requestNode } from './cli-http.js';
-import { renderDiff, resolveRevision, RevisionLookupError } from './config-diff-cli.js';
+import { diffRenderer, resolveRevision, RevisionLookupError } from './config-diff-cli.js';
 import { UsageError, type Out } from './cli-usage.js';
 
 /** A header value: non-ASCII text percent-encoded as UTF-8 (the node decodes it; raw bytes do not survive). */
@@ -188,7 +188,7 @@ async function runVerb(
       const from = values.against ? await resolveRevision(ctx, values.against) : 'active';
       if (to === null || from === null) return 1;
       const path = `/config/revisions/${encodeURIComponent(to)}/diff?against=${encodeURIComponent(from)}`;
-      return call(ctx, 'GET', path, undefined, {}, (text) => renderDiff(text, format));
+      return call(ctx, 'GET', path, undefined, {}, await diffRenderer(format));
     }
     case 'revisions': {
       const query = new URLSearchParams();

@@ -3,7 +3,6 @@
  * the answer of `GET /config/revisions/{id}/diff` is printed grouped by entity (`roles[2]`, `providers`, …)
  * with `+` added, `-` removed, `~` changed, or as the route's JSON, or YAML.
  */
-import { stringify } from 'yaml';
 import type { NodeContext } from './cli-args.js';
 import { requestNode } from './cli-http.js';
 import { UsageError } from './cli-usage.js';
@@ -92,9 +91,10 @@ export function renderDiffText(answer: DiffAnswer): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Prints a diff answer's text in `format`. */
-export function renderDiff(text: string, format: 'text' | 'yaml' | 'json'): string {
-  if (format === 'json') return text.endsWith('\n') ? text : `${text}\n`;
-  const answer = JSON.parse(text) as DiffAnswer;
-  return format === 'yaml' ? stringify(answer) : renderDiffText(answer);
+/** What prints a diff answer's text in `format`; the YAML writer is loaded only for YAML (a client's start-up). */
+export async function diffRenderer(format: 'text' | 'yaml' | 'json'): Promise<(text: string) => string> {
+  if (format === 'json') return (text) => (text.endsWith('\n') ? text : `${text}\n`);
+  if (format === 'text') return (text) => renderDiffText(JSON.parse(text) as DiffAnswer);
+  const { stringify } = await import('yaml');
+  return (text) => stringify(JSON.parse(text) as DiffAnswer);
 }

@@ -8,7 +8,7 @@
  * with their publisher and payload fields; `test/schema/event-categories.unit.test.ts` keeps code, map and
  * list in step.
  */
-import { EventCategory } from './record.js';
+import { EventCategory } from './category-set.js';
 
 const { A2a, Decision, Learning, Lifecycle, Notification, System, Task, Webhook } = EventCategory;
 

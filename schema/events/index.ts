@@ -1,4 +1,5 @@
-export { EventCategory, EventRecord, isFailed } from './record.js';
+export { EventCategory } from './category-set.js';
+export { EventRecord, isFailed } from './record.js';
 export { SpendPhase, SpendRecord } from './spend.js';
 export {
   admissionOf,

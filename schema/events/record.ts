@@ -4,19 +4,8 @@
  * when an event is fetched by id or by trace (listings never carry it).
  */
 import { z } from 'zod';
+import { EventCategory } from './category-set.js';
 
-/** The closed set of eight categories; the type -> category map lives in `categories.ts`. */
-export const EventCategory = {
-  A2a: 'a2a',
-  Decision: 'decision',
-  Learning: 'learning',
-  Lifecycle: 'lifecycle',
-  Notification: 'notification',
-  System: 'system',
-  Task: 'task',
-  Webhook: 'webhook',
-} as const;
-export type EventCategory = (typeof EventCategory)[keyof typeof EventCategory];
 const categories = Object.values(EventCategory) as [EventCategory, ...EventCategory[]];
 
 export const EventRecord = z.object({
