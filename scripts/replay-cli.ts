@@ -1,10 +1,7 @@
 /** `svc replay`: a stream's messages as JSON lines, for audit. */
 import { parseArgs } from 'node:util';
-import { openBus, type Bus } from '../bus/index.js';
+import type { Bus } from '../bus/index.js';
 import { UsageError, type Out } from './cli-usage.js';
-import { createLogger } from './logger.js';
-import { replayStream } from './replay.js';
-import { loadConfigFile } from './tier-a-file.js';
 
 const replayHelp = `Usage: svc replay [--config FILE] --stream NAME [--from-seq N | --since ISO] [--subject S] [--verify]
 
@@ -51,6 +48,13 @@ export async function runReplay(args: string[], env: NodeJS.ProcessEnv, out: Out
   if (since !== undefined && Number.isNaN(since.getTime())) {
     throw new UsageError(`--since must be an ISO 8601 instant, got ${values.since}`);
   }
+  // Loaded once the flags hold: the help and a usage error need no bus, logger or Tier A schema.
+  const [{ openBus }, { createLogger }, { replayStream }, { loadConfigFile }] = await Promise.all([
+    import('../bus/index.js'),
+    import('./logger.js'),
+    import('./replay.js'),
+    import('./tier-a-file.js'),
+  ]);
   const config = loadConfigFile(values.config, env, err, { offline: true });
   if (!config) return 1;
   const queue = config.providers.queue;

@@ -56,7 +56,10 @@ function flatten(text, importer, schemaIndex, declared) {
         unknown.push(part);
         continue;
       }
-      perFile.set(at.file, [...(perFile.get(at.file) ?? []), at.name === local ? local : `${at.name} as ${local}`]);
+      perFile.set(at.file, [
+        ...(perFile.get(at.file) ?? []),
+        at.name === local ? local : `${at.name} as ${local}`,
+      ]);
     }
     const imports = [...perFile].map(([file, names]) => {
       const path = relative(dirname(importer), file).split(sep).join('/').replace(/\.ts$/, '.js');
@@ -81,7 +84,8 @@ export function schemaBarrelImports(root) {
         declared = declaredIn(schemaIndex);
       });
       build.onLoad({ filter: /\.ts$/ }, (args) => {
-        if (args.path.startsWith(schemaDir) || args.path.includes(`${sep}node_modules${sep}`)) return undefined;
+        if (args.path.startsWith(schemaDir) || args.path.includes(`${sep}node_modules${sep}`))
+          return undefined;
         const text = readFileSync(args.path, 'utf8');
         if (!text.includes('schema/index.js')) return undefined;
         return { contents: flatten(text, args.path, schemaIndex, declared), loader: 'ts' };

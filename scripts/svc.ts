@@ -107,22 +107,8 @@ export async function main(
         return await (await import('./backup-cli.js')).runBackup(rest, env, out, err);
       case 'restore':
         return await (await import('./backup-cli.js')).runRestore(rest, env, out, err);
-      case 'projections': {
-        const [{ runProjections }, { loadConfigFile }, { createLogger }] = await Promise.all([
-          import('./projections-cli.js'),
-          import('./tier-a-file.js'),
-          import('./logger.js'),
-        ]);
-        return await runProjections(
-          rest,
-          env,
-          out,
-          err,
-          (file) => loadConfigFile(file, env, err, { offline: true }),
-          (config) =>
-            createLogger({ debug: config.debug, node: config.node.id, destination: process.stderr, env }),
-        );
-      }
+      case 'projections':
+        return await (await import('./projections-cli.js')).runProjections(rest, env, out, err);
       case 'completion': {
         if (rest[0] === '-h' || rest[0] === '--help') {
           out.write(completionHelp);
