@@ -23,28 +23,33 @@ import {
 const encoder = new TextEncoder();
 const rollups = (nodeId: string) => ({ nodeId, threshold: 1, everyMs: 0 });
 
-/** Another node delivering without pause until stopped; `next()` resolves once its next delivery landed. */
+/** Another node delivering without pause until stopped; `next()` resolves once a delivery begun after it landed. */
 function sustained(tally: Tally, arrivals: Arrivals) {
   let stopped = false;
-  let waiting: Array<() => void> = [];
-  const delivered = (): void => {
-    const now = waiting;
-    waiting = [];
-    for (const resolve of now) resolve();
+  let started = 0;
+  let waiting: Array<{ readonly after: number; readonly resolve: () => void }> = [];
+  // Only a delivery begun after the wait counts: one that was ending as the wait began may have landed its
+  // records before the compaction summed them.
+  const delivered = (n: number): void => {
+    const ready = waiting.filter((w) => w.after < n);
+    waiting = waiting.filter((w) => w.after >= n);
+    for (const { resolve } of ready) resolve();
   };
   const loop = (async () => {
     try {
       while (!stopped) {
+        const n = ++started;
         await tally.deliver(arrivals);
-        delivered();
+        delivered(n);
       }
     } finally {
       stopped = true;
-      delivered();
+      delivered(Infinity);
     }
   })();
   return {
-    next: () => new Promise<void>((resolve) => (stopped ? resolve() : waiting.push(resolve))),
+    next: () =>
+      new Promise<void>((resolve) => (stopped ? resolve() : waiting.push({ after: started, resolve }))),
     async stop() {
       stopped = true;
       await loop;
