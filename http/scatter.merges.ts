@@ -6,7 +6,7 @@
  * the fleet's records read at different moments, are the freshest any node has; per-node facts (tool
  * servers) are listed per node.
  */
-import { historyCap } from '../projections/index.js';
+import { historyCap, noArrivals, type SurfaceCounts } from '../projections/index.js';
 import type { Merge, NodeAnswer } from './scatter.js';
 import {
   compareInstants,
@@ -143,14 +143,6 @@ export const mergeAgent: Merge = (answers) => {
 /** The asker's own answer (every node would give the same); coverage still names every node. */
 export const mergeOwn: Merge = (answers) => answers[0]!.answer;
 
-interface Counts {
-  accepted: number;
-  duplicates: number;
-  refused: number;
-  not_configured: number;
-  last_accepted_at: string | null;
-  last_refused_at: string | null;
-}
 const later = (a: string | null, b: unknown): string | null =>
   typeof b === 'string' && (a === null || b > a) ? b : a;
 
@@ -163,21 +155,14 @@ const later = (a: string | null, b: unknown): string | null =>
 export const mergeIntegrations: Merge = (answers) => {
   const mine = answers[0]!.answer;
   if (!isRecord(mine) || !Array.isArray(mine['surfaces'])) return mine;
-  const totals = new Map<string, Counts>();
+  const totals = new Map<string, SurfaceCounts>();
   for (const { answer } of answers) {
     if (!isRecord(answer) || !Array.isArray(answer['surfaces'])) continue;
     for (const surface of answer['surfaces'] as unknown[]) {
       if (!isRecord(surface) || typeof surface['surface'] !== 'string' || !isRecord(surface['arrivals']))
         continue;
       const a = surface['arrivals'];
-      const t = totals.get(surface['surface']) ?? {
-        accepted: 0,
-        duplicates: 0,
-        refused: 0,
-        not_configured: 0,
-        last_accepted_at: null,
-        last_refused_at: null,
-      };
+      const t = totals.get(surface['surface']) ?? noArrivals();
       t.accepted = Math.max(t.accepted, Number(a['accepted'] ?? 0));
       t.duplicates = Math.max(t.duplicates, Number(a['duplicates'] ?? 0));
       t.refused = Math.max(t.refused, Number(a['refused'] ?? 0));

@@ -83,6 +83,7 @@ export {
   type IntegrationsState,
   type SurfaceCounts,
 } from './integrations/integrations.projection.js';
+export { noArrivals } from './integrations/arrival-counts.js';
 export { followWork, workProjection, type WorkView } from './work/work.projection.js';
 export { activityPage, inboxPage, InboxReason } from './work/work.activity.js';
 export { builtinViews, myWork, personState } from './work/work.personal.js';
