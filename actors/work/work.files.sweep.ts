@@ -9,8 +9,10 @@
  * A chunk is removed only when all of these hold:
  * 1. the state it is judged by has applied the work log up to its head as read at the sweep's start, so a
  *    lagging node does not take a newer version's bytes for garbage;
- * 2. this node's sweep already found its content unreferenced at least the grace ago, so a read still
- *    streaming a version replaced since has the grace to finish;
+ * 2. its content has been unreferenced at least the grace, so a read still streaming a version replaced
+ *    since has the grace to finish: either this node's sweep found it so the grace ago, or no file changed
+ *    (no version put, no file removed) in the grace, so nothing became unreferenced in it (the bound that
+ *    outlives a restart, which forgets what the sweeps found);
  * 3. its record is older than the grace: a PUT stores every chunk again before it appends its version
  *    (content reused included), so bytes about to be listed are never taken.
  */
@@ -72,7 +74,11 @@ export function startFileSweep(opts: FileSweepOptions): FileSweep {
     const untrusted = opts.view.unavailable?.() ?? null;
     if (untrusted !== null) return skipped(untrusted);
     const referenced = new Set<string>();
-    for (const file of opts.view.state().files.values()) if (!file.removed) referenced.add(file.sha256);
+    let newestChange = 0;
+    for (const file of opts.view.state().files.values()) {
+      if (!file.removed) referenced.add(file.sha256);
+      newestChange = Math.max(newestChange, Date.parse(file.updated_at) || 0);
+    }
 
     // 2. each unreferenced chunk judged by when it was found so and when it was written
     const at = now().getTime();
@@ -84,7 +90,7 @@ export function startFileSweep(opts: FileSweepOptions): FileSweep {
       if (content === null || referenced.has(content)) continue;
       const found = unreferencedSince.get(content) ?? since.get(content) ?? at;
       since.set(content, found);
-      if (at - found < graceMs) {
+      if (at - found < graceMs && at - newestChange < graceMs) {
         waiting++;
         continue;
       }
