@@ -10,7 +10,8 @@
  * it prints the design floor: the same wrk load against a bare listener (http/bench/bare-webhook.ts) that
  * only verifies each delivery and makes the two durable writes every node makes for it (the raw delivery,
  * then its `webhook_received` event) on the same engine — the rate no tuning of routing, guard or logging
- * can pass on this machine.
+ * can pass on this machine; and the same receiver making only the first write, and none, to show what of the
+ * floor is HTTP and what is the writes.
  *
  * Run (from the repository root, after `npm run build`): node --import=tsx scripts/bench/webhooks.ts [--json]
  * Options (environment): BENCH_DELIVERIES (20000), BENCH_CONNECTIONS (50), BENCH_DUPLICATE_RATIO (0.1),
@@ -102,13 +103,15 @@ async function rawPublishRate(order: number[]): Promise<number> {
 /**
  * The design floor: wrk against the bare receiver, each verified delivery stored as the node stores it
  * (raw delivery with its headers and dedup key, then its `webhook_received` event) before the answer.
+ * `writes` below 2 stops short of that (the raw delivery only, or nothing), to show where the floor goes.
  */
-async function floorRate(order: number[]): Promise<Load> {
+async function floorRate(order: number[], writes: 0 | 1 | 2 = 2): Promise<Load> {
   const { bus, cleanup } = await openBench();
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-floor-'));
   const store = async (body: Buffer, deliveryId: string): Promise<boolean> => {
     const id = deliveryKey(Vendor.TrackerB, null, deliveryId);
     const receivedAt = new Date().toISOString();
+    if (writes === 0) return false;
     const ack = await bus.publish(Subjects.webhookDelivery(Vendor.TrackerB), body, {
       msgId: id,
       headers: {
@@ -125,6 +128,7 @@ async function floorRate(order: number[]): Promise<Load> {
       },
     });
     if (ack.duplicate) return true;
+    if (writes === 1) return false;
     const notification: InboundNotification = {
       id, vendor: Vendor.TrackerB, pipeline: Vendor.TrackerB, event: 'issue', delivery_id: deliveryId,
       received_at: receivedAt, seat: null, trigger: null, summary: 'Item updated',
@@ -163,6 +167,8 @@ async function main(): Promise<void> {
   const raw = await rawPublishRate(order);
   const floor = await floorRate(order);
   const floorRatePerS = total / floor.seconds;
+  const oneWritePerS = total / (await floorRate(order, 1)).seconds;
+  const noWritePerS = total / (await floorRate(order, 0)).seconds;
   const rate = total / seconds;
   const { accepted, duplicates } = load;
   const result = {
@@ -183,6 +189,8 @@ async function main(): Promise<void> {
     floor_per_s: Math.round(floorRatePerS),
     floor_to_raw: Number((floorRatePerS / raw).toFixed(2)),
     floor_exactly_once: floor.accepted === unique && floor.duplicates === total - unique,
+    floor_one_write_to_raw: Number((oneWritePerS / raw).toFixed(2)),
+    floor_no_write_to_raw: Number((noWritePerS / raw).toFixed(2)),
   };
   console.log(JSON.stringify(result));
   if (!result.exactly_once)
@@ -197,6 +205,8 @@ async function main(): Promise<void> {
       'deliveries/s',
       raw,
     ),
+    row('webhooks', 'bare receiver, the raw delivery written only (vs raw bus publish)', oneWritePerS, 'deliveries/s', raw), // prettier-ignore
+    row('webhooks', 'bare receiver answering with no write (vs raw bus publish)', noWritePerS, 'deliveries/s', raw), // prettier-ignore
     row(
       'webhooks',
       'routed until the last accepted (vs accepted rate)',
