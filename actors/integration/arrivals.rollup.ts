@@ -9,6 +9,7 @@
 import type { Logger } from 'pino';
 import { Streams, Subjects, type Bus } from '../../bus/index.js';
 import type { ArrivalsRollup, SurfaceCounts } from '../../schema/index.js';
+import { startPeriodic } from '../periodic.js';
 
 /** Arrival records since the newest rollup that make a compaction due. */
 export const ROLLUP_THRESHOLD = 1_000;
@@ -112,32 +113,10 @@ export function startArrivalRollups(opts: ArrivalRollupsOptions): ArrivalRollups
     return { outcome: 'deferred', reason };
   };
 
-  let running: Promise<RollupOutcome> | null = null;
-  const compact = (): Promise<RollupOutcome> => {
-    running ??= once().finally(() => {
-      running = null;
-    });
-    return running;
-  };
-
-  const everyMs = opts.everyMs ?? ROLLUP_EVERY_MS;
-  const timer =
-    everyMs > 0
-      ? setInterval(() => {
-          compact().catch((error: unknown) =>
-            opts.logger?.warn(
-              { err: error, event: 'arrivals_compaction_failed' },
-              'arrivals_compaction_failed',
-            ),
-          );
-        }, everyMs).unref()
-      : null;
-
-  return {
-    compact,
-    async stop() {
-      if (timer) clearInterval(timer);
-      await running?.catch(() => undefined);
-    },
-  };
+  const job = startPeriodic(once, {
+    everyMs: opts.everyMs ?? ROLLUP_EVERY_MS,
+    onError: (error) =>
+      opts.logger?.warn({ err: error, event: 'arrivals_compaction_failed' }, 'arrivals_compaction_failed'),
+  });
+  return { compact: job.run, stop: job.stop };
 }

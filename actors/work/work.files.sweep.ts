@@ -19,6 +19,7 @@
 import type { Logger } from 'pino';
 import { KvConflictError, Streams, type Bus, type Kv } from '../../bus/index.js';
 import { chunkContent } from '../../schema/index.js';
+import { startPeriodic } from '../periodic.js';
 import type { WorkStateView } from './work.types.js';
 
 /** How often a node sweeps the file store: twice in a grace, so unreferenced bytes go one to two graces later. */
@@ -59,7 +60,6 @@ export function startFileSweep(opts: FileSweepOptions): FileSweep {
   const graceMs = opts.graceMs ?? FILE_SWEEP_GRACE_MS;
   // Content hash -> when a sweep of this node first found it unreferenced (forgotten once referenced).
   let unreferencedSince = new Map<string, number>();
-  let sweeping: Promise<FileSweepResult | null> | null = null;
 
   const skipped = (reason: string): null => {
     opts.logger.warn({ event: 'work_files_sweep_skipped', reason }, 'file sweep skipped');
@@ -119,23 +119,13 @@ export function startFileSweep(opts: FileSweepOptions): FileSweep {
     return result;
   };
 
-  const sweep = (): Promise<FileSweepResult | null> => {
-    sweeping ??= once()
-      .catch((err: unknown) => {
+  const job = startPeriodic(
+    () =>
+      once().catch((err: unknown) => {
         opts.logger.warn({ err, event: 'work_files_sweep_failed' }, 'file sweep failed');
         return null;
-      })
-      .finally(() => (sweeping = null));
-    return sweeping;
-  };
-
-  const timer = setInterval(() => void sweep(), opts.everyMs ?? FILE_SWEEP_EVERY_MS);
-  timer.unref();
-  return {
-    sweep,
-    stop: async () => {
-      clearInterval(timer);
-      await sweeping;
-    },
-  };
+      }),
+    { everyMs: opts.everyMs ?? FILE_SWEEP_EVERY_MS },
+  );
+  return { sweep: job.run, stop: job.stop };
 }

@@ -9,6 +9,7 @@
 import type { Logger } from 'pino';
 import { Streams, type Bus } from '../../bus/index.js';
 import { overCapacity, type RetentionCommand, type RetentionReply } from '../../schema/index.js';
+import { startPeriodic } from '../periodic.js';
 import type { WorkStateView } from './work.types.js';
 
 /** How often a node looks whether the log is over a capacity it trims on its own. */
@@ -40,7 +41,6 @@ export interface AutoTrim {
 
 export function startAutoTrim(opts: AutoTrimOptions): AutoTrim {
   const now = opts.now ?? (() => new Date());
-  let looking: Promise<void> | null = null;
   let lastRefusal: string | null = null;
 
   const once = async (): Promise<void> => {
@@ -68,22 +68,12 @@ export function startAutoTrim(opts: AutoTrimOptions): AutoTrim {
     );
   };
 
-  const look = (): Promise<void> => {
-    looking ??= once()
-      .catch((err: unknown) =>
+  const job = startPeriodic(
+    () =>
+      once().catch((err: unknown) =>
         opts.logger.warn({ err, event: 'work_auto_trim_failed' }, 'automatic trim failed'),
-      )
-      .finally(() => (looking = null));
-    return looking;
-  };
-
-  const timer = setInterval(() => void look(), opts.everyMs ?? AUTO_TRIM_EVERY_MS);
-  timer.unref();
-  return {
-    look,
-    stop: async () => {
-      clearInterval(timer);
-      await looking;
-    },
-  };
+      ),
+    { everyMs: opts.everyMs ?? AUTO_TRIM_EVERY_MS },
+  );
+  return { look: job.run, stop: job.stop };
 }
