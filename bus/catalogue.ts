@@ -41,6 +41,12 @@ export const Streams = {
   Sandbox: 'SVC_SANDBOX',
 } as const;
 
+/**
+ * Streams whose records are removed by subject (a purge with a filter) while nodes read them. A read of
+ * one of them, or of a whole stream, checks every gap in what it is given (bus/jetstream/reader.ts).
+ */
+export const subjectCompacted: ReadonlySet<string> = new Set([Streams.Integrations, Streams.Seats]);
+
 export const Buckets = {
   Coord: 'svc_coord',
   Secrets: 'svc_secrets',

@@ -5,6 +5,12 @@
  * heartbeats just stop. So the server heartbeats every second, and a read silent for three heartbeats
  * while the client is connected (or a new one silent for two, liveness.ts) is recreated from the sequence
  * after the last one delivered.
+ *
+ * A purge with a subject filter moves every consumer behind it to the first message left on that subject
+ * (nats-server 2.9; 2.10 moves only consumers inside the filter), past messages it never removed: a read
+ * lagging behind another node's compaction would skip records that are still stored. A read with
+ * `verifyGaps` looks, at each gap in the sequences it is given, whether a message it should have had is
+ * still stored before the one it got, and if so goes on with a new consumer from there.
  */
 import {
   DeliverPolicy,
@@ -30,6 +36,8 @@ export interface OrderedReadOptions {
   readonly since?: Date;
   /** Deliver only the newest message of each subject. */
   readonly lastPerSubject?: boolean;
+  /** Verify each gap in the sequences delivered (a stream that takes subject-filtered purges). */
+  readonly verifyGaps?: boolean;
 }
 
 /** Pull requests expire and are renewed this often (the server's heartbeats ride on them). */
@@ -87,11 +95,17 @@ export async function* boundedRead(
   opts: OrderedReadOptions & { readonly toSeq: number },
 ): AsyncGenerator<JsMsg> {
   const fromSeq = opts.fromSeq ?? 1;
+  const filter = opts.filter ?? '>';
   let read: OrderedReadOptions = opts;
   let last = fromSeq - 1;
+  /** Where a new consumer goes on from, when this one passed over a message still stored. */
+  let resumeAt: number | null = null;
+  let delivered = false;
+  const gapCheck = gapChecker(host, stream, opts);
   for (;;) {
     const consumer = await orderedConsumer(host, stream, read);
     let silent = false;
+    resumeAt = null;
     try {
       const info = await consumer.info(true);
       if (info.num_pending === 0) return;
@@ -106,9 +120,12 @@ export async function* boundedRead(
         for await (const msg of messages) {
           heard = Date.now();
           if (msg.seq > opts.toSeq) return;
+          resumeAt = await gapCheck(delivered || opts.since === undefined ? last : null, msg.seq);
+          if (resumeAt !== null) break;
           if (msg.seq >= fromSeq) yield msg;
           heard = Date.now();
           last = Math.max(last, msg.seq);
+          delivered = true;
           // `pending` counts matching messages stored after this one: zero means the end for now.
           if (msg.seq >= opts.toSeq || msg.info.pending === 0) return;
         }
@@ -121,13 +138,35 @@ export async function* boundedRead(
     } finally {
       consumer.delete().catch(() => undefined);
     }
+    if (resumeAt !== null) {
+      read = { ...(opts.filter !== undefined ? { filter: opts.filter } : {}), fromSeq: resumeAt };
+      continue;
+    }
     if (!silent || opts.lastPerSubject) return;
-    const next = await nextStored(host, stream, opts.filter ?? '>', last + 1);
+    const next = await nextStored(host, stream, filter, last + 1);
     if (next === null || next > opts.toSeq) return;
     // Before its first message a read from an instant starts over as it began (its sequence is unknown).
     if (last >= fromSeq || opts.since === undefined)
       read = { ...(opts.filter !== undefined ? { filter: opts.filter } : {}), fromSeq: next };
   }
+}
+
+/**
+ * For a read with `verifyGaps`: given the sequence the read is known to be past (null when unknown: a read
+ * from an instant before its first message) and the next message's, the sequence of a message the consumer
+ * passed over that is still stored, or null.
+ */
+function gapChecker(
+  host: EngineHost,
+  stream: string,
+  opts: OrderedReadOptions,
+): (after: number | null, seq: number) => Promise<number | null> {
+  const filter = opts.filter ?? '>';
+  return async (after, seq) => {
+    if (!opts.verifyGaps || opts.lastPerSubject || after === null || seq <= after + 1) return null;
+    const next = await nextStored(host, stream, filter, after + 1);
+    return next !== null && next < seq ? next : null;
+  };
 }
 
 /** A consumer of a follow with its pulls; `ticket` tells its messages from those of one given up. */
@@ -164,6 +203,11 @@ export async function followOrdered(
   let current: Opened | null = null;
   let recovering: Promise<void> | null = null;
   const liveness = new Liveness(host);
+  const gapCheck = gapChecker(host, stream, opts);
+  /** A consumer's messages from a gap being verified on, held back in order until it is. */
+  let holding: { readonly ticket: object; readonly msgs: JsMsg[] } | null = null;
+  /** Checked: no stored message up to here was passed over (above `last`, a gap verified). */
+  let verifiedTo = 0;
 
   const position = (): OrderedReadOptions =>
     last > 0 ? { ...(opts.filter !== undefined ? { filter: opts.filter } : {}), fromSeq: last + 1 } : opts;
@@ -179,17 +223,65 @@ export async function followOrdered(
       callback: (msg) => {
         if (current?.ticket !== ticket) return;
         liveness.heard(true);
-        // A consumer recreated by the client itself may start before the last one delivered.
-        if (msg.seq <= last || (opts.fromSeq !== undefined && msg.seq < opts.fromSeq)) return;
-        last = msg.seq;
-        try {
-          onMessage(msg);
-        } catch (error) {
-          log.error({ err: error, seq: msg.seq }, 'bus: follower failed');
-        }
+        if (holding?.ticket === ticket) holding.msgs.push(msg);
+        else take(msg, ticket);
       },
     });
     return { consumer, messages, ticket };
+  };
+
+  const deliver = (msg: JsMsg): void => {
+    last = msg.seq;
+    try {
+      onMessage(msg);
+    } catch (error) {
+      log.error({ err: error, seq: msg.seq }, 'bus: follower failed');
+    }
+  };
+
+  const take = (msg: JsMsg, ticket: object): void => {
+    // A consumer recreated by the client itself may start before the last one delivered.
+    if (msg.seq <= last || (opts.fromSeq !== undefined && msg.seq < opts.fromSeq)) return;
+    const after = knownPast();
+    if (!opts.verifyGaps || after === null || msg.seq <= after + 1) return deliver(msg);
+    holding = { ticket, msgs: [msg] };
+    void verify(after, msg.seq, holding);
+  };
+
+  /** The sequence the read is known to have everything through, or null (from an instant, before a message). */
+  const knownPast = (): number | null => {
+    const base = last > 0 ? last : opts.since === undefined ? (opts.fromSeq ?? 1) - 1 : null;
+    return base === null ? null : Math.max(base, verifiedTo);
+  };
+
+  /**
+   * An idle heartbeat names the last sequence the consumer passed: beyond what was delivered, it is a gap
+   * with no message after it (a purge that left nothing on its subject moves the consumer to the stream's end).
+   */
+  const quiet = (passed: number, ticket: object): void => {
+    const after = knownPast();
+    if (!opts.verifyGaps || holding?.ticket === ticket || after === null || passed <= after) return;
+    holding = { ticket, msgs: [] };
+    void verify(after, passed + 1, holding);
+  };
+
+  /** Goes on with the held messages once the gap below `seq` is known to hide nothing stored. */
+  const verify = async (after: number, seq: number, hold: NonNullable<typeof holding>): Promise<void> => {
+    let missed: number | null;
+    try {
+      missed = await gapCheck(after, seq);
+    } catch (error) {
+      log.warn({ err: error, after_seq: after }, 'bus: could not verify a gap in an ordered read');
+      missed = after + 1;
+    }
+    if (holding === hold) holding = null;
+    if (current?.ticket !== hold.ticket) return;
+    if (missed !== null) return lose(`passed over stored message ${missed}`);
+    verifiedTo = Math.max(verifiedTo, seq - 1);
+    for (const msg of hold.msgs) {
+      if (holding?.ticket === hold.ticket) holding.msgs.push(msg);
+      else take(msg, hold.ticket);
+    }
   };
 
   // Not awaited: closing a consumer whose server died can hang as long as the client's own retries.
@@ -204,6 +296,8 @@ export async function followOrdered(
     void (async () => {
       for await (const status of opened.messages.status()) {
         liveness.heard(fromServer(status));
+        if (status.type === 'heartbeat' && current === opened)
+          quiet(status.lastStreamSequence, opened.ticket);
         if (lostStatuses.has(status.type) && current === opened) lose(status.type);
       }
     })().catch(() => undefined);

@@ -19,6 +19,7 @@ import type {
   StreamSpec,
   Subscription,
 } from '../bus.js';
+import { subjectCompacted } from '../catalogue.js';
 import { InvalidNameError, StreamNotFoundError } from '../errors.js';
 import { assertName, assertSubject } from '../subject-match.js';
 import { fromHeaders, nanos, storedFromGet, storedFromJs } from './codec.js';
@@ -250,6 +251,7 @@ export class StreamOps {
     if (info.messages === 0 || fromSeq > toSeq) return;
     const read = boundedRead(this.host, stream, {
       ...(opts.subject !== undefined ? { filter: opts.subject } : {}),
+      verifyGaps: verifyGaps(stream, opts.subject),
       ...(opts.since ? { since: opts.since } : {}),
       fromSeq,
       toSeq,
@@ -274,9 +276,17 @@ export class StreamOps {
         ...(opts.subject !== undefined ? { filter: opts.subject } : {}),
         ...(opts.since ? { since: opts.since } : {}),
         fromSeq,
+        verifyGaps: verifyGaps(stream, opts.subject),
       },
       (msg) => onMessage(storedFromJs(stream, msg)),
     );
     return this.host.track({ stop: once(() => read.stop()) });
   }
 }
+
+/**
+ * A read checks the gaps in what it is given when they are few (the whole stream: only removals make them)
+ * or when a purge by subject could make a consumer pass over what it should read (reader.ts).
+ */
+const verifyGaps = (stream: string, subject: string | undefined): boolean =>
+  subject === undefined || subject === '>' || subjectCompacted.has(stream);

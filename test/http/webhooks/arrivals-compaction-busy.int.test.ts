@@ -76,18 +76,8 @@ async function heldNode(node: () => Promise<Bus>, id: string) {
       let release = (): void => undefined;
       const gate = new Promise<void>((resolve) => (release = resolve));
       const arrived = new Promise<null>((resolve) => (hold = { arrived: () => resolve(null), gate }));
-      let done = view.rollups!.compact();
-      let early = await Promise.race([arrived, done]);
-      // A fold that passed over removed records defers until it has read the rollup that removed them (a
-      // live follow that resumed past a purge under load): the next compaction, caught up, goes on.
-      for (
-        let retry = 0;
-        early?.outcome === 'deferred' && /passed over/.test(early.reason) && retry < 5;
-        retry++
-      ) {
-        done = view.rollups!.compact();
-        early = await Promise.race([arrived, done]);
-      }
+      const done = view.rollups!.compact();
+      const early = await Promise.race([arrived, done]);
       if (early) throw new Error(`${id} did not reach its append: ${JSON.stringify(early)}`);
       return () => {
         release();
