@@ -6,7 +6,10 @@
 import type { BrokerMembership, PeerRemoval } from '../schema/index.js';
 import type { BackupContents } from '../schema/index.js';
 
-/** Header map carried by stream messages and requests. Keys are case-sensitive. */
+/**
+ * Header map carried by stream messages and requests. Keys are case-sensitive and both engines deliver them
+ * as sent; a reader of a header another writer may spell differently compares names without case.
+ */
 export type Headers = Readonly<Record<string, string>>;
 
 /** Retention of a stream: `limits` keeps by age/count; `workqueue` removes a message once acked. */

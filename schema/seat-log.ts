@@ -64,7 +64,10 @@ export type SeatLogEntry = SeatLogRecord extends infer R
     : never
   : never;
 
-/** The state folded up to a log sequence (`svc.seats.<handle>.snapshot`): the rebuild starts after it. */
+/**
+ * The state folded up to a log sequence (`svc.seats.<handle>.snapshot`): the rebuild starts after it. The
+ * epoch it stands on is its `svc-lease-epoch` header, written like every record's (absent: unknown, 0).
+ */
 export const SeatSnapshot = z.object({ ...stamp, seq: z.number().int(), needs: z.array(SeatNeed) });
 export type SeatSnapshot = z.infer<typeof SeatSnapshot>;
 

@@ -1,3 +1,5 @@
+import { LEASE_EPOCH_HEADER } from '../../schema/index.js';
+
 /**
  * The fence a lease holder checks before each effect it makes as the holder (a model call, a tool
  * call, a write): synchronous, so a process resumed from a pause refuses before anything reaches the
@@ -27,11 +29,9 @@ export function fenceOf(duty: string, epoch: number, current: () => number | nul
 }
 
 /**
- * The header every record written as a lease holder carries: the epoch it acts under (the fencing token),
- * so a reader can tell a superseded holder's late record from the current holder's.
+ * The headers every record written as a lease holder carries: the epoch it acts under (the fencing token),
+ * so a reader can tell a superseded holder's late record from the current holder's (schema/lease-epoch.ts).
  */
-const LEASE_EPOCH_HEADER = 'svc-lease-epoch';
-
 export function leaseHeaders(epoch: number | undefined): Record<string, string> | undefined {
   return epoch === undefined ? undefined : { [LEASE_EPOCH_HEADER]: String(epoch) };
 }

@@ -8,11 +8,16 @@
  * (one snapshot's records of lag, so a retried append's dedup id and a reader a little behind still find
  * what they expect). Appends run one at a time, so a snapshot always follows the record it folds through
  * before the next record is stored: a reader of the stream finds no record of the seat between the two.
+ * Records and snapshots carry the lease epoch of the holder that wrote them (header `svc-lease-epoch`);
+ * once one of epoch E is read, a later one below E — a superseded holder's write that reached the bus
+ * late — is ignored, and one without the header is folded (schema/lease-epoch.ts).
  */
 import { Streams, Subjects, type Bus } from '../../bus/index.js';
 import {
   foldNeeds,
+  leaseEpochOf,
   needsEventOf,
+  nextEpochMark,
   SeatLogRecord,
   SeatSnapshot,
   type SeatLogEntry,
@@ -42,7 +47,10 @@ export interface SeatLogOptions {
   /** Carried by every record (the lease epoch the seat acts under). */
   readonly headers?: Record<string, string>;
   readonly snapshotEvery?: number;
-  /** An unreadable record or snapshot (skipped: the state misses what it said), or a snapshot not written. */
+  /**
+   * An unreadable record or snapshot (skipped: the state misses what it said), a superseded holder's late
+   * one (ignored), or a snapshot not written.
+   */
   readonly onTrouble?: (what: string, error: unknown) => void;
 }
 
@@ -50,30 +58,45 @@ function parse<T>(schema: { parse(v: unknown): T }, data: Uint8Array): T {
   return schema.parse(JSON.parse(decoder.decode(data)));
 }
 
+interface Snapshot {
+  readonly value: SeatSnapshot;
+  /** Where it is stored. */
+  readonly seq: number;
+  /** The lease epoch it was written under (its header; 0 when it has none). */
+  readonly epoch: number;
+}
+
 /**
- * The newest readable snapshot. An unreadable newest one falls back to the one before it, which the
- * compaction keeps with every record after it; with none readable the start folds every kept record.
+ * The snapshot a start stands on: the newest readable one, read in stream order with the rule of every
+ * record of the seat — one of an epoch below a snapshot's read before it is a superseded holder's late
+ * write and is passed over. An unreadable newest one falls back to the one before it, which the compaction
+ * keeps with every record after it; with none readable the start folds every kept record. The compaction
+ * keeps two snapshots (more only while a removal fails), so reading them all stays small.
  */
-async function newestSnapshot(
-  opts: SeatLogOptions,
-  subject: string,
-): Promise<{ readonly value: SeatSnapshot; readonly seq: number } | null> {
-  const read = (msg: { readonly seq: number; readonly data: Uint8Array }) => {
+async function standingSnapshot(opts: SeatLogOptions, subject: string): Promise<Snapshot | null> {
+  let found: Snapshot | null = null;
+  let mark = 0;
+  for await (const msg of opts.bus.replay(Streams.Seats, { subject })) {
+    const next = nextEpochMark(mark, msg.headers);
+    if (next === null) {
+      opts.onTrouble?.(`snapshot ${msg.seq}`, lateRecord(mark, msg.headers));
+      continue;
+    }
     try {
-      return { value: parse(SeatSnapshot, msg.data), seq: msg.seq };
+      found = { value: parse(SeatSnapshot, msg.data), seq: msg.seq, epoch: next };
+      mark = next;
     } catch (error) {
       opts.onTrouble?.(`snapshot ${msg.seq}`, error);
-      return null;
     }
-  };
-  const newest = await opts.bus.lastMessage(Streams.Seats, subject);
-  if (!newest) return null;
-  const value = read(newest);
-  if (value) return value;
-  let found: { readonly value: SeatSnapshot; readonly seq: number } | null = null;
-  for await (const msg of opts.bus.replay(Streams.Seats, { subject, toSeq: newest.seq - 1 }))
-    found = read(msg) ?? found;
+  }
   return found;
+}
+
+/** Why a record was passed over: told, so an operator sees a superseded holder's write came in late. */
+function lateRecord(mark: number, headers: Readonly<Record<string, string>>): Error {
+  return new Error(
+    `written under lease epoch ${leaseEpochOf(headers)} after epoch ${mark} was read: ignored`,
+  );
 }
 
 /** Reads the seat's log (the newest snapshot, then every record after it) and opens it for appending. */
@@ -85,17 +108,26 @@ export async function openSeatLog(opts: SeatLogOptions): Promise<SeatLog> {
   let fromSeq = 1;
   /** The newest stored snapshot: what the next one's removal keeps back to. */
   let previous: { readonly through: number; readonly at: number } | null = null;
-  const snapshot = await newestSnapshot(opts, snapshotSubject);
+  /** The highest lease epoch read: a record below it is a superseded holder's late write, not folded. */
+  let mark = 0;
+  const snapshot = await standingSnapshot(opts, snapshotSubject);
   if (snapshot) {
     needs = snapshot.value.needs;
     fromSeq = snapshot.value.seq + 1;
     previous = { through: snapshot.value.seq, at: snapshot.seq };
+    mark = snapshot.epoch;
   }
   let sinceSnapshot = 0;
   for await (const msg of opts.bus.replay(Streams.Seats, { subject: logSubject, fromSeq })) {
     sinceSnapshot += 1;
+    const next = nextEpochMark(mark, msg.headers);
+    if (next === null) {
+      opts.onTrouble?.(`record ${msg.seq}`, lateRecord(mark, msg.headers));
+      continue;
+    }
     try {
       needs = foldNeeds(needs, needsEventOf(parse(SeatLogRecord, msg.data)));
+      mark = next;
     } catch (error) {
       opts.onTrouble?.(`record ${msg.seq}`, error);
     }

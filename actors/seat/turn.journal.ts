@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { Streams, Subjects, type Bus } from '../../bus/index.js';
-import { Payloads, SeatNeed, SpendRecord } from '../../schema/index.js';
+import { nextEpochMark, Payloads, SeatNeed, SpendRecord } from '../../schema/index.js';
 import type { PhaseName } from './seat.types.js';
 
 const encoder = new TextEncoder();
@@ -262,12 +262,21 @@ function msgIdOf(turnId: string, r: JournalEntry): string {
   }
 }
 
-/** Reads a turn's journal; null when the turn has none (a fresh wake): one cheap lookup first. */
+/**
+ * Reads a turn's journal; null when the turn has none (a fresh wake): one cheap lookup first. A record of
+ * a lease epoch below the highest read before it is a superseded holder's late write (schema/lease-epoch.ts):
+ * it is ignored, so the resumed turn stands on what the current holder recorded, and the step it said is
+ * done again. The spend it paid for is kept elsewhere (the spend records are never dropped).
+ */
 export async function readJournal(bus: Bus, handle: string, turnId: string): Promise<TurnJournal | null> {
   const subject = Subjects.turnJournal(handle, turnId);
   if ((await bus.lastMessage(Streams.Turns, subject)) === null) return null;
   const records: JournalRecord[] = [];
+  let mark = 0;
   for await (const msg of bus.replay(Streams.Turns, { subject })) {
+    const next = nextEpochMark(mark, msg.headers);
+    if (next === null) continue;
+    mark = next;
     try {
       const parsed = JournalRecord.safeParse(JSON.parse(decoder.decode(msg.data)));
       if (parsed.success) records.push(parsed.data);

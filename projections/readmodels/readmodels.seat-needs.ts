@@ -4,14 +4,23 @@
  * announced it has left the 30-day history. It folds the log records and the seats' snapshots: a seat's
  * log removes the records an older snapshot covers (actors/seat/seat.log.ts), so a reader starting from
  * zero, or one that fell behind a removal, takes the seat's state from the snapshot, whose fold through its
- * `seq` is the seat's own. A snapshot through a record this fold has already passed adds nothing. It
- * checkpoints its small state — the open needs of each seat that has any, at most `NEEDS_KEPT_PER_SEAT`
- * each, and the last log sequence folded for every seat — so a boot reads the checkpoint and the records
+ * `seq` is the seat's own. A snapshot through a record this fold has already passed adds nothing. Per seat,
+ * a record or snapshot of a lease epoch below the highest this fold has read is a superseded holder's late
+ * write and is ignored, as the seat's own start ignores it (schema/lease-epoch.ts). It checkpoints its
+ * small state — the open needs of each seat that has any, at most `NEEDS_KEPT_PER_SEAT`
+ * each, the last log sequence folded and the highest lease epoch read for every seat — so a boot reads the checkpoint and the records
  * after it, not every question a seat ever asked.
  */
 import { z } from 'zod';
 import { seatLogPart, Streams, Subjects } from '../../bus/index.js';
-import { foldNeeds, needsEventOf, SeatLogRecord, SeatNeed, SeatSnapshot } from '../../schema/index.js';
+import {
+  foldNeeds,
+  needsEventOf,
+  nextEpochMark,
+  SeatLogRecord,
+  SeatNeed,
+  SeatSnapshot,
+} from '../../schema/index.js';
 import type { Projection } from '../runner/runner.js';
 
 export interface SeatNeedsState {
@@ -19,6 +28,8 @@ export interface SeatNeedsState {
   readonly seats: Map<string, readonly SeatNeed[]>;
   /** Each seat's last log sequence folded (a record's, or the one a snapshot folds through). */
   readonly through: Map<string, number>;
+  /** Each seat's highest lease epoch read (seats whose records carry one). */
+  readonly epochs: Map<string, number>;
   /** False while a boot or rebuild replays: what it folds is told once, at its end. */
   live: boolean;
 }
@@ -26,13 +37,14 @@ export interface SeatNeedsState {
 export interface SeatNeedsOptions {
   /** A seat's open needs: each seat that has any once the boot has read, then every change. */
   readonly onNeeds: (handle: string, needs: readonly SeatNeed[]) => void;
-  /** An unreadable record or snapshot (skipped: the seat's own start skips it too). */
+  /** An unreadable record or snapshot, or a superseded holder's late one (skipped, as the seat's own start does). */
   readonly onTrouble?: (seq: number, error: unknown) => void;
 }
 
 const Saved = z.object({
   seats: z.array(z.object({ handle: z.string(), needs: z.array(SeatNeed) })),
   through: z.array(z.object({ handle: z.string(), seq: z.number().int() })),
+  epochs: z.array(z.object({ handle: z.string(), epoch: z.number().int() })),
 });
 
 const decoder = new TextDecoder();
@@ -52,23 +64,34 @@ export function seatNeedsProjection(opts: SeatNeedsOptions): Projection<SeatNeed
   return {
     name: 'readmodels.seat_needs',
     // 2: snapshots folded and `through` kept, since logs remove the records their snapshots cover.
-    version: 2,
+    // 3: a superseded lease holder's late records ignored, each seat's highest epoch kept.
+    version: 3,
     stream: Streams.Seats,
     subjects: Subjects.seatLogs,
-    init: () => ({ seats: new Map(), through: new Map(), live: false }),
+    init: () => ({ seats: new Map(), through: new Map(), epochs: new Map(), live: false }),
     apply: (state, message) => {
       const at = seatLogPart(message.subject);
       if (at === null) return;
       const { handle } = at;
       const before = state.seats.get(handle) ?? [];
+      const mark = state.epochs.get(handle) ?? 0;
+      const epoch = nextEpochMark(mark, message.headers);
+      if (epoch === null) {
+        opts.onTrouble?.(message.seq, new Error(`written under a lease epoch below ${mark}: ignored`));
+        return;
+      }
       try {
         const body: unknown = JSON.parse(decoder.decode(message.data));
         if (at.part === 'log') {
+          const after = foldNeeds(before, needsEventOf(SeatLogRecord.parse(body)));
           state.through.set(handle, message.seq);
-          set(state, handle, before, foldNeeds(before, needsEventOf(SeatLogRecord.parse(body))));
+          if (epoch > 0) state.epochs.set(handle, epoch);
+          set(state, handle, before, after);
           return;
         }
         const snapshot = SeatSnapshot.parse(body);
+        // Read, so its epoch counts even when it adds nothing (as at the seat's own start).
+        if (epoch > 0) state.epochs.set(handle, epoch);
         if ((state.through.get(handle) ?? 0) >= snapshot.seq) return;
         state.through.set(handle, snapshot.seq);
         const same =
@@ -86,6 +109,7 @@ export function seatNeedsProjection(opts: SeatNeedsOptions): Projection<SeatNeed
       save: (state) => ({
         seats: [...state.seats].map(([handle, needs]) => ({ handle, needs })),
         through: [...state.through].map(([handle, seq]) => ({ handle, seq })),
+        epochs: [...state.epochs].map(([handle, epoch]) => ({ handle, epoch })),
       }),
       load: (saved) => {
         const parsed = Saved.safeParse(saved);
@@ -93,7 +117,8 @@ export function seatNeedsProjection(opts: SeatNeedsOptions): Projection<SeatNeed
         const seats = new Map<string, readonly SeatNeed[]>();
         for (const { handle, needs } of parsed.data.seats) if (needs.length > 0) seats.set(handle, needs);
         const through = new Map(parsed.data.through.map(({ handle, seq }) => [handle, seq]));
-        return { seats, through, live: false };
+        const epochs = new Map(parsed.data.epochs.map(({ handle, epoch }) => [handle, epoch]));
+        return { seats, through, epochs, live: false };
       },
     },
   };

@@ -1,0 +1,157 @@
+/**
+ * A seat's records written by a superseded lease holder that reach the bus late (handed to the socket
+ * before a pause longer than the fence's margin) are ignored by every reader of the seat's log once a record
+ * of a higher epoch was read — the seat's next start, from the records or from a snapshot, and
+ * `readmodels.seat_needs` from zero and live — while records without the header (a single-process node,
+ * an earlier release) are folded as before. On both engines, whose replays carry the header as sent.
+ */
+import t, { type Test } from 'tap';
+import { ensureCatalogue, openBus, openMemoryBus, Subjects, type Bus } from '../../../bus/index.js';
+import { leaseHeaders } from '../../../actors/lease/index.js';
+import { openSeatLog, type SeatLog } from '../../../actors/seat/seat.log.js';
+import { openCheckpoints, runProjection } from '../../../projections/index.js';
+import { seatNeedsProjection } from '../../../projections/readmodels/readmodels.seat-needs.js';
+import type { SeatNeed } from '../../../schema/index.js';
+import { startNatsServer } from '../../harness/nats-server.js';
+
+const stamp = { at: '2026-12-05T10:00:00.000Z', node: 'node-a' };
+const now = () => new Date(stamp.at);
+const encode = (o: unknown) => new TextEncoder().encode(JSON.stringify(o));
+
+const need = (id: string): SeatNeed => ({
+  id,
+  to: 'dana',
+  question: `Question ${id}?`,
+  context: null,
+  urgency: 'normal',
+  asked_at: '2026-12-05T09:00:00.000Z',
+  turn_id: null,
+});
+
+async function busFor(t: Test, engine: 'memory' | 'jetstream'): Promise<Bus> {
+  const bus =
+    engine === 'memory'
+      ? await openMemoryBus()
+      : await openBus({ type: 'jetstream', url: (await startNatsServer({ t })).url });
+  t.teardown(() => bus.close());
+  await ensureCatalogue(bus);
+  return bus;
+}
+
+/** The seat's log as the holder of `epoch` opens it (`headers` as seats.runtime.ts gives them). */
+const open = (bus: Bus, epoch: number, snapshotEvery = 50, troubles: string[] = []): Promise<SeatLog> =>
+  openSeatLog({
+    bus,
+    handle: 'cto',
+    node: 'node-a',
+    fence: () => undefined,
+    now,
+    snapshotEvery,
+    onTrouble: (what) => troubles.push(what),
+    ...(leaseHeaders(epoch) ? { headers: leaseHeaders(epoch) } : {}),
+  });
+
+/** A record stored as a paused holder's write lands: straight on the bus, with the headers it was sent with. */
+const write = async (bus: Bus, subject: string, body: unknown, headers?: Record<string, string>) =>
+  (await bus.publish(subject, encode(body), headers ? { headers } : {})).seq;
+
+/**
+ * The epoch 1 holder's late writes: a question and the close of q1, one with the header's canonical
+ * spelling (a reader compares names without case); then a record without the header.
+ */
+async function lateWrites(bus: Bus): Promise<number> {
+  const log = Subjects.seatLog('cto');
+  await write(bus, log, { kind: 'need_recorded', ...stamp, need: need('late') }, { 'Svc-Lease-Epoch': '1' });
+  await write(
+    bus,
+    log,
+    {
+      kind: 'needs_closed',
+      ...stamp,
+      cause: 'answered',
+      ids: ['q1'],
+      by: 'dana',
+      key: 'k-late',
+      turn_id: null,
+    },
+    { 'svc-lease-epoch': '1' },
+  );
+  return write(bus, log, { kind: 'need_recorded', ...stamp, need: need('unheaded') });
+}
+
+const ids = (log: SeatLog) => log.needs().map((n) => n.id);
+
+/** `readmodels.seat_needs` from zero over the stream: the needs it tells for the seat. */
+async function fromZero(bus: Bus): Promise<string[] | undefined> {
+  const checkpoints = openCheckpoints(':memory:');
+  const told = new Map<string, string[]>();
+  const projection = seatNeedsProjection({
+    onNeeds: (h, needs) =>
+      told.set(
+        h,
+        needs.map((n) => n.id),
+      ),
+  });
+  const run = await runProjection({ bus, projection, checkpoints });
+  await run.stop();
+  checkpoints.close();
+  return told.get('cto');
+}
+
+for (const engine of ['memory', 'jetstream'] as const) {
+  t.test(
+    `${engine}: a superseded holder's late records are ignored by the seat's start and the read model`,
+    async (t) => {
+      const bus = await busFor(t, engine);
+      const checkpoints = openCheckpoints(':memory:');
+      t.teardown(() => checkpoints.close());
+      const told: Array<[string, string[]]> = [];
+      const projection = seatNeedsProjection({
+        onNeeds: (h, needs) => told.push([h, needs.map((n) => n.id)]),
+      });
+      const live = await runProjection({ bus, projection, checkpoints });
+      t.teardown(() => live.stop());
+
+      const holder = await open(bus, 2);
+      await holder.append({ kind: 'need_recorded', need: need('q1') });
+      await holder.append({ kind: 'need_recorded', need: need('q2') });
+      const last = await lateWrites(bus);
+
+      const expected = ['q1', 'q2', 'unheaded'];
+      t.same(
+        ids(await open(bus, 3)),
+        expected,
+        "the seat's next start folds the unheaded record, not the late ones",
+      );
+      t.ok(await live.until(last, 10_000));
+      t.same(told.at(-1), ['cto', expected], 'the live read model ignores them too');
+      t.notOk(
+        told.some(([, needs]) => needs.includes('late')),
+        'and never told the late question',
+      );
+      t.same(await fromZero(bus), expected, 'the read model from zero too');
+
+      // A later holder's records are folded: the mark only ever rises.
+      await write(bus, Subjects.seatLog('cto'), { kind: 'need_recorded', ...stamp, need: need('q3') }, leaseHeaders(3)); // prettier-ignore
+      t.same(ids(await open(bus, 3)), [...expected, 'q3']);
+    },
+  );
+
+  t.test(
+    `${engine}: a start standing on a snapshot knows its epoch and passes over a late snapshot`,
+    async (t) => {
+      const bus = await busFor(t, engine);
+      const holder = await open(bus, 2, 2);
+      await holder.append({ kind: 'need_recorded', need: need('q1') });
+      await holder.append({ kind: 'need_recorded', need: need('q2') }); // the snapshot through q2, at epoch 2
+      // The old holder's snapshot through an earlier record, stored after the new holder's one.
+      await write(bus, Subjects.seatSnapshot('cto'), { ...stamp, seq: 1, needs: [] }, leaseHeaders(1));
+      await lateWrites(bus);
+
+      const troubles: string[] = [];
+      t.same(ids(await open(bus, 3, 2, troubles)), ['q1', 'q2', 'unheaded']);
+      t.equal(troubles.length, 3, `the late snapshot and records are told (${troubles.join(', ')})`);
+      t.same(await fromZero(bus), ['q1', 'q2', 'unheaded'], 'the read model from zero folds the same');
+    },
+  );
+}
