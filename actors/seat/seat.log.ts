@@ -15,6 +15,7 @@
 import { Streams, Subjects, type Bus } from '../../bus/index.js';
 import {
   foldNeeds,
+  holderMsgId,
   leaseEpochOf,
   needsEventOf,
   nextEpochMark,
@@ -162,7 +163,7 @@ export async function openSeatLog(opts: SeatLogOptions): Promise<SeatLog> {
         : entry.kind === 'needs_closed'
           ? `closed:${opts.handle}:${entry.key}`
           : `taken:${opts.handle}:${entry.turn_id}`;
-    const ack = await publish(logSubject, { ...entry, ...stamp() }, msgId);
+    const ack = await publish(logSubject, { ...entry, ...stamp() }, holderMsgId(msgId, opts.headers));
     needs = foldNeeds(needs, needsEventOf(entry));
     if (ack.duplicate) return;
     sinceSnapshot += 1;
