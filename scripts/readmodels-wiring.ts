@@ -10,12 +10,7 @@
  *   3. the shared 5-second tick (rule 5) that ages the spend window and pushes what changed.
  */
 import type { Logger } from 'pino';
-import {
-  readLearned,
-  seatProfiles,
-  watchPauses,
-  type SubsystemApplier,
-} from '../actors/index.js';
+import { readLearned, seatProfiles, watchPauses, type SubsystemApplier } from '../actors/index.js';
 import { Subjects, type Bus, type Kv, type Subscription } from '../bus/index.js';
 import { readModelRoutes, readQuestions, type Question, type RouteDef } from '../http/index.js';
 import {
@@ -121,7 +116,8 @@ export function createReadModels(opts: {
   async function boot(bus: Bus, checkpoints: CheckpointStore | undefined): Promise<void> {
     // One read per stream for every read model that follows it (SVC_EVENTS, SVC_SPEND), not one each.
     // A question asked longer ago than the event history is known from the seat's own log
-    // (`readmodels.seat_needs`); an unreadable record there is skipped, as the seat's own start skips it.
+    // (`readmodels.seat_needs`); an unreadable or late record there is skipped, as the seat's own start
+    // skips it.
     const projections = readModelProjections(models, Date.now, (seq, err) =>
       logger.warn({ err, seq }, 'read models: seat log record skipped'),
     ).all;

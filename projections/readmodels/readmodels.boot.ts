@@ -82,7 +82,8 @@ const SavedWindow = z.object({
 
 /**
  * The projections that fill `models` (their state is the models' own: `init` and loads install it; the seat
- * needs' is told to the models seat by seat). `onSeatLogTrouble`: a seat log record skipped as unreadable.
+ * needs' is told to the models seat by seat). `onSeatLogTrouble`: a seat log record skipped as unreadable or
+ * as a superseded lease holder's late write.
  */
 export function readModelProjections(
   models: ReadModels,
