@@ -257,6 +257,15 @@ export interface Bus {
    * consumer does not exist. An upper bound where a filter skips messages it never delivers.
    */
   consumerPending(stream: string, durable: string): Promise<number | null>;
+  /**
+   * A durable consumer's ack floor in stream sequences: every message at or below it was acknowledged
+   * (or is one the consumer never delivers: filtered out, dropped, removed), so the first message it may
+   * still owe its handler is past it; null when the consumer does not exist. A durable created with
+   * `deliverPolicy: 'new'` starts at the stream's last sequence then. Messages above the floor may be
+   * acknowledged already, and the floor may stop at messages its filter skips until its next
+   * acknowledgement: a reader that needs the first message still owed reads on from the floor.
+   */
+  consumerAckFloor(stream: string, durable: string): Promise<number | null>;
 
   /** Core, not stored: fire-and-forget to live subscribers. */
   emit(subject: string, data: Uint8Array, headers?: Headers): void;

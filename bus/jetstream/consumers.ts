@@ -11,6 +11,7 @@ import {
   DeliverPolicy,
   type Consumer,
   type ConsumerConfig,
+  type ConsumerInfo,
   type ConsumerMessages,
   type JetStreamClient,
   type JsMsg,
@@ -50,13 +51,27 @@ export class ConsumerOps {
 
   /** Waiting plus handed out and not acknowledged, as the server counts them; null for no such consumer. */
   async pending(stream: string, durable: string): Promise<number | null> {
+    const info = await this.info(stream, durable);
+    return info === null ? null : info.num_pending + info.num_ack_pending;
+  }
+
+  /** The ack floor in stream sequences (Bus.consumerAckFloor); null for no such consumer. */
+  async ackFloor(stream: string, durable: string): Promise<number | null> {
+    const info = await this.info(stream, durable);
+    if (info === null) return null;
+    // nats-server 2.9 reports 0 until the first acknowledgement, a durable made with DeliverNew on a
+    // stream with messages included; with nothing handed out unacknowledged, all it passed is done.
+    const passed = info.num_ack_pending === 0 ? info.delivered.stream_seq : 0;
+    return Math.max(info.ack_floor.stream_seq, passed);
+  }
+
+  private async info(stream: string, durable: string): Promise<ConsumerInfo | null> {
     this.host.assertOpen();
     assertName('stream', stream);
     assertName('durable', durable);
     await this.host.ready();
     try {
-      const info = await this.host.jsm.consumers.info(stream, durable);
-      return info.num_pending + info.num_ack_pending;
+      return await this.host.jsm.consumers.info(stream, durable);
     } catch (error) {
       const code = apiCode(error);
       if (code === ApiCode.ConsumerNotFound || code === ApiCode.StreamNotFound) return null;

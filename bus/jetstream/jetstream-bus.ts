@@ -169,6 +169,10 @@ class JetStreamBus implements Bus, EngineHost {
     return this.consumers.pending(stream, durable);
   }
 
+  consumerAckFloor(stream: string, durable: string): Promise<number | null> {
+    return this.consumers.ackFloor(stream, durable);
+  }
+
   emit(subject: string, data: Uint8Array, headers?: Headers): void {
     this.core.emit(subject, data, headers);
   }

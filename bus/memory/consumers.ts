@@ -96,6 +96,11 @@ export class DurableConsumer {
     return Math.max(0, this.host.streams.info(this.stream).lastSeq - this.floor - this.acked.size);
   }
 
+  /** Every message at or below it is acknowledged or never delivered (Bus.consumerAckFloor). */
+  ackFloor(): number {
+    return this.floor;
+  }
+
   /** New messages were committed to the stream. */
   wake(): void {
     this.wakeUp?.();
@@ -281,14 +286,20 @@ export function refuseSecond(
   }
 }
 
-/** A consumer not live in this process: its saved position against the stream's last sequence. */
-export function savedPending(db: Db, stream: string, durable: string, lastSeq: number): number | null {
+/** A consumer not live in this process: its saved ack floor, or null when there is no such consumer. */
+export function savedAckFloor(db: Db, stream: string, durable: string): number | null {
   const saved = db
     .prepare('SELECT ack_floor FROM consumers WHERE stream = ? AND name = ?')
     .get(stream, durable) as { ack_floor: number } | undefined;
-  if (!saved) return null;
+  return saved ? saved.ack_floor : null;
+}
+
+/** A consumer not live in this process: its saved position against the stream's last sequence. */
+export function savedPending(db: Db, stream: string, durable: string, lastSeq: number): number | null {
+  const floor = savedAckFloor(db, stream, durable);
+  if (floor === null) return null;
   const { acked } = db
     .prepare('SELECT COUNT(*) AS acked FROM consumer_acks WHERE stream = ? AND name = ? AND seq > ?')
-    .get(stream, durable, saved.ack_floor) as { acked: number };
-  return Math.max(0, lastSeq - saved.ack_floor - acked);
+    .get(stream, durable, floor) as { acked: number };
+  return Math.max(0, lastSeq - floor - acked);
 }

@@ -30,7 +30,7 @@ import { BusClosedError } from '../errors.js';
 import { localMembership } from '../membership.js';
 import { assertSubject } from '../subject-match.js';
 import { backupMemoryStore } from './backup.js';
-import { DurableConsumer, refuseSecond, savedPending } from './consumers.js';
+import { DurableConsumer, refuseSecond, savedAckFloor, savedPending } from './consumers.js';
 import { GroupCommit } from './group-commit.js';
 import { CoreRouter } from './core.js';
 import { openKv } from './kv.js';
@@ -223,6 +223,14 @@ class MemoryBus implements Bus {
       if (live) return live.pending();
       const info = this.streams.info(stream);
       return savedPending(this.store.db, stream, durable, info.lastSeq);
+    });
+  }
+
+  consumerAckFloor(stream: string, durable: string): Promise<number | null> {
+    return settle(() => {
+      this.assertOpen();
+      const live = this.consumers.get(`${stream}/${durable}`);
+      return live ? live.ackFloor() : savedAckFloor(this.store.db, stream, durable);
     });
   }
 

@@ -122,6 +122,43 @@ export function registerConsumers(withBus: WithBus): void {
     );
   });
 
+  withBus(
+    'consumerAckFloor stays below the first message a durable has not acknowledged',
+    async ({ bus }, id, t) => {
+      const [stream, durable] = [`S${id}`, `d${id}`];
+      await bus.ensureStream({ name: stream, subjects: [`c${id}.>`] });
+      t.equal(await bus.consumerAckFloor(stream, durable), null, 'no such consumer');
+      await bus.publish(`c${id}.a`, enc.encode('history'));
+      await bus.publish(`c${id}.a`, enc.encode('history'));
+      let stuck = true;
+      const handled = new Set<number>();
+      const sub = await bus.consume(
+        stream,
+        { durable, filterSubject: `c${id}.a`, deliverPolicy: 'new' },
+        async (m) => {
+          if (text(m.data) === 'stuck' && stuck) throw new RedeliverError('not yet', 50);
+          handled.add(m.seq);
+        },
+      );
+      const floor = () => bus.consumerAckFloor(stream, durable);
+      t.equal(await floor(), 2, 'a durable made with deliverPolicy new starts at the last sequence');
+      for (const body of ['ok', 'stuck', 'ok']) await bus.publish(`c${id}.a`, enc.encode(body)); // 3, 4, 5
+      t.ok(await eventually(async () => handled.has(3) && handled.has(5), 10_000), 'the others are handled');
+      t.ok(
+        await eventually(async () => (await floor()) === 3, 10_000),
+        'the floor waits below the stuck one',
+      );
+      t.equal(await floor(), 3, 'it stays there while the message keeps failing');
+      stuck = false;
+      t.ok(await eventually(async () => (await floor()) === 5, 10_000), 'past it once it is acknowledged');
+      await bus.publish(`c${id}.b`, enc.encode('filtered out')); // 6
+      await bus.publish(`c${id}.a`, enc.encode('ok')); // 7
+      t.ok(await eventually(async () => (await floor()) === 7, 10_000), 'past what the filter skips');
+      await sub.stop();
+      t.equal(await floor(), 7, 'a stopped durable keeps its floor');
+    },
+  );
+
   withBus('maxDeliver gives up on a message after that many deliveries', async ({ bus }, id, t) => {
     await bus.ensureStream({ name: `S${id}`, subjects: [`c${id}.>`] });
     await bus.publish(`c${id}.a`, enc.encode('bad'));
