@@ -35,8 +35,8 @@ export interface WorkEffectsOptions {
   readonly wakes?: RateWindow;
 }
 
-/** Shared by every node: one delivery per record across the fleet. */
-const EFFECTS_DURABLE = 'work_effects';
+/** Shared by every node: one delivery per record across the fleet; a trim stays below what it owes. */
+export const EFFECTS_DURABLE = 'work_effects';
 const CATCH_UP_MS = 10_000;
 /** A failed delivery is tried again after this, doubling per attempt up to the cap. */
 const RETRY_MS = 500;

@@ -27,7 +27,15 @@ import {
 } from '../../schema/index.js';
 import { refusedBeforeDeciding } from './work.admit.js';
 import { decideRetention } from './work.retention.decide.js';
-import { planTrim, trimLimit, trimRecord, type TrimCandidate } from './work.retention.trim.js';
+import { EFFECTS_DURABLE } from './work.effects.host.js';
+import {
+  firstOwed,
+  heldByEffects,
+  planTrim,
+  trimLimit,
+  trimRecord,
+  type TrimCandidate,
+} from './work.retention.trim.js';
 import type { WorkStateView } from './work.types.js';
 
 const MAX_ATTEMPTS = 50;
@@ -98,13 +106,31 @@ export function startRetentionHost(opts: RetentionHostOptions): RetentionHost {
     const state = view.state();
     const limit = trimLimit(state.retention, info.firstSeq, state.seq);
     if (typeof limit !== 'number') return { outcome: 'refused', ...limit.refused };
+    // Read before the records: the floor only moves up, so what is owed can only be later than found.
+    const ackFloor = await bus.consumerAckFloor(Streams.Work, EFFECTS_DURABLE);
     const candidates: TrimCandidate[] = [];
     for await (const m of bus.replay(Streams.Work, { fromSeq: info.firstSeq, toSeq: limit - 1 }))
-      candidates.push({ seq: m.seq, bytes: m.data.byteLength, time: m.time.getTime() });
+      candidates.push({ seq: m.seq, subject: m.subject, bytes: m.data.byteLength, time: m.time.getTime() });
     const at = now();
     const headroom = cmd.gesture.kind === 'trim' ? cmd.gesture.headroom : undefined;
-    const plan = planTrim(state.retention, limit, candidates, at, headroom);
+    let plan = planTrim(state.retention, limit, candidates, at, headroom);
     if ('refused' in plan) return { outcome: 'refused', ...plan.refused };
+    const held = heldByEffects(plan, info.firstSeq, firstOwed(candidates, ackFloor));
+    if (held !== null && typeof held !== 'number') return { outcome: 'refused', ...held.refused };
+    if (held !== null) {
+      plan = planTrim(
+        state.retention,
+        held,
+        candidates.filter((c) => c.seq < held),
+        at,
+        headroom,
+      );
+      if ('refused' in plan) return { outcome: 'refused', ...plan.refused };
+      opts.logger.info(
+        { event: 'work_trim_held_by_effects', op_id: cmd.op_id, below: held, ack_floor: ackFloor },
+        'work trim held below a record whose task events and wakes are not delivered yet',
+      );
+    }
     // The state now is at least at H >= limit - 1: every record kept follows it.
     const manifest = await snapshots.write(view.state(), cmd.actor, at);
     const kept = plan.firstKept ?? (await bus.getMessage(Streams.Work, plan.below))?.time.getTime() ?? null;

@@ -1,7 +1,8 @@
 /**
  * Trimming the work log (ops/work-tracker.md "Retention", `POST /work/retention/trim`): this node catches
  * up, writes a snapshot of its state at its head H to the bus, records the trim on the work stream, then
- * removes the records below `min(floor, H + 1)` — only as far as the capacity asks when one is set. The
+ * removes the records below `min(floor, H + 1)` — only as far as the capacity asks when one is set, and
+ * never from the first project record whose effects are not delivered yet (`heldByEffects`). The
  * record comes before the removal: a removal cut short is finished by a retry of the same `op_id` (or by
  * the next trim), and a node that starts meanwhile still folds the whole log it finds.
  */
@@ -12,11 +13,13 @@ import {
   type RetentionRecord,
   type RetentionState,
 } from '../../schema/index.js';
+import { subjectMatches, Subjects } from '../../bus/index.js';
 import type { Refusal } from './work.types.js';
 
-/** One record that could go: its sequence, size and when it was stored (ms). */
+/** One record that could go: its sequence, subject, size and when it was stored (ms). */
 export interface TrimCandidate {
   readonly seq: number;
+  readonly subject: string;
   readonly bytes: number;
   readonly time: number;
 }
@@ -53,6 +56,43 @@ export function trimLimit(r: RetentionState, firstSeq: number, head: number): nu
         '(a holder acknowledged in an earlier generation holds the whole log)',
     );
   return limit;
+}
+
+/** The first project record the effects consumer has not acknowledged, and that consumer's ack floor. */
+export interface EffectsOwed {
+  readonly seq: number;
+  readonly ackFloor: number;
+}
+
+/**
+ * The first project record among `candidates` past the effects consumer's ack floor (null: no such
+ * consumer): the first one it may still owe task events and wakes. Records its filter skips are not owed.
+ */
+export function firstOwed(candidates: readonly TrimCandidate[], ackFloor: number | null): EffectsOwed | null {
+  if (ackFloor === null) return null;
+  const owed = candidates.find((c) => c.seq > ackFloor && subjectMatches(Subjects.workProjects, c.subject));
+  return owed ? { seq: owed.seq, ackFloor } : null;
+}
+
+/**
+ * Where the effects consumer (`work_effects`) holds a plan back: a purge past a record it still owes would
+ * move it past that record, whose task events and wakes would then never be delivered. The plan's new
+ * limit when it would remove `owed`, a refusal when `owed` is the log's first record, null when the plan
+ * stops before it (or nothing is owed).
+ */
+export function heldByEffects(
+  plan: TrimPlan,
+  first: number,
+  owed: EffectsOwed | null,
+): number | Refusal | null {
+  if (owed === null || owed.seq >= plan.below) return null;
+  if (owed.seq <= first)
+    return nothing(
+      `the effects consumer work_effects has acknowledged up to ${owed.ackFloor} and the log starts at ` +
+        `${first}: the task events and wakes of record ${owed.seq} are not delivered yet, and every record ` +
+        'from it on is held until they are',
+    );
+  return owed.seq;
 }
 
 /**

@@ -14,7 +14,7 @@ import { ensureCatalogue, Streams } from '../../bus/index.js';
 import { openMemoryBus } from '../../bus/memory/index.js';
 import { followWork } from '../../projections/index.js';
 import { overCapacity, projectsOf, seatKindsOf } from '../../schema/index.js';
-import { company } from '../http/fixtures/work-harness.js';
+import { company, effectsDelivered } from '../http/fixtures/work-harness.js';
 
 const context: WorkContext = { projects: projectsOf(company), seats: seatKindsOf(company) };
 const HOUR = 3_600_000;
@@ -71,6 +71,8 @@ t.test('with auto_trim a look trims a log over its capacity to within it, once a
   t.match(view.state().retention.capacity, { max_records: 4, auto_trim: true, max_bytes: null }, 'the limits are kept'); // prettier-ignore
   await acks.acknowledge();
   t.ok(await view.until((await bus.streamInfo(Streams.Work)).lastSeq, 10_000));
+  // The effects follow the writes: a trim would stay below a record whose effects are still owed.
+  await effectsDelivered(bus);
 
   await Promise.all(looks.map((l) => l.look()));
   const trim = view.state().retention.trim;

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { decideRetention, type RetentionContext } from '../../actors/work/work.retention.decide.js';
+import { firstOwed, heldByEffects } from '../../actors/work/work.retention.trim.js';
 import { foldHead, foldRetention, formatPosition, type RetentionState } from '../../schema/index.js';
 import { emptyRetentionState } from '../../schema/work/retention.state.js';
 
@@ -133,4 +134,35 @@ t.test('a gesture that changes nothing is refused with a problem saying what', a
   if (!('refused' in r)) return;
   t.equal(r.refused.error, 'validation_error');
   t.match(r.refused.problems, [{ path: '', message: /^changes nothing: node-0 is admitted/ }]);
+});
+
+t.test('a trim stays below the first project record the effects consumer has not acknowledged', async (t) => {
+  const candidate = (seq: number, subject: string) => ({ seq, subject, bytes: 10, time: 0 });
+  const candidates = [
+    candidate(3, 'svc.work.p.ENG'),
+    candidate(4, 'svc.work.retention.ack.node-0'),
+    candidate(5, 'svc.work.u.ada'),
+    candidate(6, 'svc.work.p.ENG'),
+    candidate(7, 'svc.work.p.OPS'),
+  ];
+  t.equal(firstOwed(candidates, null), null, 'no effects consumer: nothing is owed');
+  t.same(firstOwed(candidates, 3), { seq: 6, ackFloor: 3 }, 'records its filter skips are not owed');
+  t.same(firstOwed(candidates, 1), { seq: 3, ackFloor: 1 });
+  t.equal(firstOwed(candidates, 7), null, 'everything acknowledged');
+  const plan = { below: 8, removed: { records: 5, bytes: 50 }, firstKept: null };
+  t.equal(heldByEffects(plan, 3, null), null);
+  t.equal(heldByEffects(plan, 3, { seq: 6, ackFloor: 3 }), 6, 'held below the owed record');
+  t.equal(
+    heldByEffects({ ...plan, below: 6 }, 3, { seq: 6, ackFloor: 3 }),
+    null,
+    'a plan that stops before it',
+  );
+  const refused = heldByEffects(plan, 3, { seq: 3, ackFloor: 1 });
+  t.match(refused, {
+    refused: {
+      error: 'nothing_to_trim',
+      detail:
+        /^the effects consumer work_effects has acknowledged up to 1 and the log starts at 3: .*record 3/,
+    },
+  });
 });

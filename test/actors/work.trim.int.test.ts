@@ -12,7 +12,7 @@ import { Buckets, ensureCatalogue, openBus, Streams, type Bus } from '../../bus/
 import { openMemoryBus } from '../../bus/memory/index.js';
 import { followWork, type WorkView } from '../../projections/index.js';
 import { projectsOf, seatKindsOf, type WorkState } from '../../schema/index.js';
-import { company } from '../http/fixtures/work-harness.js';
+import { company, effectsDelivered } from '../http/fixtures/work-harness.js';
 import { startNatsServer } from '../harness/nats-server.js';
 
 const logger = pino({ level: 'silent' });
@@ -66,6 +66,8 @@ async function scenario(t: Test, bus: Bus): Promise<void> {
   await write('up-3', { kind: 'update', item: 'ENG-3', changes: { title: 'Three, renamed' } });
   await acks.acknowledge();
   t.ok(await view.until(await lastSeq(), 10_000));
+  // The effects follow the writes: a trim would stay below a record whose effects are still owed.
+  await effectsDelivered(bus);
   const before = readable(view.state());
   const headBefore = await lastSeq();
 
