@@ -84,9 +84,9 @@ export const workErrors = {
   },
   nothing_to_trim: {
     status: 409,
-    when: '`POST /work/retention/trim` when no record may go: no admitted holder, the floor at or below the first record kept, or a capacity the log is within',
+    when: "`POST /work/retention/trim` when no record may go: no admitted holder, the floor at or below the first record kept, a capacity the log is within, or the first record's task events and wakes not delivered yet by the `work_effects` consumer",
     detail: 'No record of the work log may be removed now.',
-    hint: 'Read `GET /work/retention` (`floor`, `held_by`, `over_capacity`): a holder that lags holds the log back until it catches up or is evicted.',
+    hint: "Read `GET /work/retention` (`floor`, `held_by`, `over_capacity`) and the detail: a holder that lags holds the log back until it catches up or is evicted, the effects consumer until the record's effects are delivered.",
     retryable: false,
   },
   work_unavailable: {
