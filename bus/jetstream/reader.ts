@@ -116,19 +116,33 @@ export async function* boundedRead(
         silent = true;
         void messages.close();
       }, STALL_MS).unref();
+      /** Messages received whose gaps are checked together before they are yielded. */
+      const batch: JsMsg[] = [];
+      /** Yields what of `batch` the check let through; true when the read goes on with this consumer. */
+      const checked = async function* (beyond: number | null): AsyncGenerator<JsMsg, boolean> {
+        const after = delivered || opts.since === undefined ? last : null;
+        const { take, missed } = await checkBatch(gapCheck, after, batch, beyond);
+        for (const msg of batch.splice(0).slice(0, take)) {
+          if (msg.seq >= fromSeq) yield msg;
+          last = Math.max(last, msg.seq);
+          delivered = true;
+        }
+        heard = Date.now();
+        resumeAt = missed;
+        return missed === null;
+      };
       try {
         for await (const msg of messages) {
           heard = Date.now();
-          if (msg.seq > opts.toSeq) return;
-          resumeAt = await gapCheck(delivered || opts.since === undefined ? last : null, msg.seq);
-          if (resumeAt !== null) break;
-          if (msg.seq >= fromSeq) yield msg;
-          heard = Date.now();
-          last = Math.max(last, msg.seq);
-          delivered = true;
+          const beyond = msg.seq > opts.toSeq;
+          if (!beyond) batch.push(msg);
           // `pending` counts matching messages stored after this one: zero means the end for now.
-          if (msg.seq >= opts.toSeq || msg.info.pending === 0) return;
+          const end = beyond || msg.seq >= opts.toSeq || msg.info.pending === 0;
+          if (!end && batch.length < CHECK_BATCH) continue;
+          if (!(yield* checked(beyond ? opts.toSeq + 1 : null)) || end) break;
         }
+        // Cut short by silence: what came before it is still read.
+        if (batch.length > 0 && resumeAt === null) yield* checked(null);
       } finally {
         clearInterval(watch);
         await messages.close();
@@ -149,6 +163,27 @@ export async function* boundedRead(
     if (last >= fromSeq || opts.since === undefined)
       read = { ...(opts.filter !== undefined ? { filter: opts.filter } : {}), fromSeq: next };
   }
+}
+
+/** Messages a bounded read checks together: the lookups for their gaps go out at once. */
+const CHECK_BATCH = 64;
+
+/**
+ * How many of `batch` (consecutive messages of one consumer, after `after`) to take, and the first message
+ * passed over that is still stored, when there is one (the batch is taken up to the gap before it). With
+ * `beyond`, the gap from the last message up to it is checked too (the consumer delivered past the end).
+ */
+async function checkBatch(
+  check: (after: number | null, seq: number) => Promise<number | null>,
+  after: number | null,
+  batch: readonly JsMsg[],
+  beyond: number | null,
+): Promise<{ readonly take: number; readonly missed: number | null }> {
+  const seqs = batch.map((m) => m.seq);
+  if (beyond !== null) seqs.push(beyond);
+  const missed = await Promise.all(seqs.map((seq, i) => check(i === 0 ? after : seqs[i - 1]!, seq)));
+  const at = missed.findIndex((m) => m !== null);
+  return at < 0 ? { take: batch.length, missed: null } : { take: at, missed: missed[at]! };
 }
 
 /**

@@ -108,3 +108,23 @@ t.test('a replay behind a purge of another subject still yields the kept message
   t.ok(seqs.includes(sumSeq), 'the sum the purge kept is yielded');
   t.equal(seqs[seqs.length - 1], sumSeq + 100, 'through the end of the stream as it began');
 });
+
+t.test('a replay moved past its end by a purge still yields the kept message before that end', async (t) => {
+  const { writer, gate, reader } = await setUp(t);
+  const sumSeq = await countsAroundASum(writer, 2_000, 0);
+  const seqs: number[] = [];
+  for await (const m of reader.replay('S')) {
+    seqs.push(m.seq);
+    if (seqs.length !== 1_024) continue;
+    // A count appended after the replay began is the first one the purge leaves: past the replay's end.
+    await writer.publish('count.a', enc.encode('later'));
+    t.equal(
+      await writer.purgeBelow('S', sumSeq, 'count.>'),
+      sumSeq - 1,
+      'the counts below the sum are purged',
+    );
+    gate.release();
+  }
+  t.ok(inOrder(seqs), 'in stream order, each once');
+  t.equal(seqs[seqs.length - 1], sumSeq, 'the sum the purge kept is yielded, and nothing past the end');
+});
