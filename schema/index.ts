@@ -193,7 +193,7 @@ export {
   type ResolveOptions,
 } from './schedules/index.js';
 export { DutyLease } from './duty.js';
-export { holderMsgId, LEASE_EPOCH_HEADER, leaseEpochOf, nextEpochMark } from './lease-epoch.js';
+export { LEASE_EPOCH_HEADER, leaseEpochOf, nextEpochMark } from './lease-epoch.js';
 export {
   BrokerDisagreement,
   BrokerMembership,

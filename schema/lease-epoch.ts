@@ -32,14 +32,3 @@ export function nextEpochMark(mark: number, headers: Readonly<Record<string, str
   if (epoch === null) return mark;
   return epoch < mark ? null : epoch;
 }
-
-/**
- * A record's dedup id as the holder of the epoch in `headers` writes it. A superseded holder's late record
- * is stored under its own epoch's id, so it cannot make the current holder's write of the same step (a
- * retried ask, a redone phase) a duplicate that is never stored, leaving readers, which ignore the late
- * one, with neither. A holder's own retries share its epoch and stay one record.
- */
-export function holderMsgId(msgId: string, headers: Readonly<Record<string, string>> | undefined): string {
-  const epoch = headers ? leaseEpochOf(headers) : null;
-  return epoch === null ? msgId : `${msgId}@${epoch}`;
-}

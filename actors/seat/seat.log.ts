@@ -15,7 +15,6 @@
 import { Streams, Subjects, type Bus } from '../../bus/index.js';
 import {
   foldNeeds,
-  holderMsgId,
   leaseEpochOf,
   needsEventOf,
   nextEpochMark,
@@ -163,7 +162,7 @@ export async function openSeatLog(opts: SeatLogOptions): Promise<SeatLog> {
         : entry.kind === 'needs_closed'
           ? `closed:${opts.handle}:${entry.key}`
           : `taken:${opts.handle}:${entry.turn_id}`;
-    const ack = await publish(logSubject, { ...entry, ...stamp() }, holderMsgId(msgId, opts.headers));
+    const ack = await publish(logSubject, { ...entry, ...stamp() }, msgId);
     needs = foldNeeds(needs, needsEventOf(entry));
     if (ack.duplicate) return;
     sinceSnapshot += 1;

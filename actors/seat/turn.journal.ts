@@ -4,12 +4,11 @@
  * each tool call before it runs and its result after, each phase's outcome, and a cut for shutdown.
  * A wake whose turn has a journal resumes from it: completed phases, model answers and tool results are
  * replayed, not asked again (ops/turn-engine.md "Resuming a cut turn"). Each record's message id is
- * derived from (turn, phase, iteration, round, call) and the writer's lease epoch, so a record written twice
- * by one holder is stored once.
+ * derived from (turn, phase, iteration, round, call), so a record written twice is stored once.
  */
 import { z } from 'zod';
 import { Streams, Subjects, type Bus } from '../../bus/index.js';
-import { holderMsgId, nextEpochMark, Payloads, SeatNeed, SpendRecord } from '../../schema/index.js';
+import { nextEpochMark, Payloads, SeatNeed, SpendRecord } from '../../schema/index.js';
 import type { PhaseName } from './seat.types.js';
 
 const encoder = new TextEncoder();
@@ -312,7 +311,7 @@ export function journalWriter(opts: JournalWriterOptions): JournalWriter {
       opts.fence();
       const record = { ...entry, at: opts.now().toISOString(), node: opts.node };
       await opts.bus.publish(subject, encoder.encode(JSON.stringify(record)), {
-        msgId: holderMsgId(msgIdOf(opts.turnId, entry), opts.headers),
+        msgId: msgIdOf(opts.turnId, entry),
         ...(opts.headers ? { headers: opts.headers } : {}),
       });
     },

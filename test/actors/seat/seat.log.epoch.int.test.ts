@@ -155,17 +155,3 @@ for (const engine of ['memory', 'jetstream'] as const) {
     },
   );
 }
-
-t.test("a late record does not make the current holder's write of the same need a duplicate", async (t) => {
-  const bus = await openMemoryBus();
-  t.teardown(() => bus.close());
-  await ensureCatalogue(bus);
-  const old = await open(bus, 1);
-  const holder = await open(bus, 2);
-  await holder.append({ kind: 'need_recorded', need: need('q1') });
-  // The old holder's ask of q9, handed to the socket before its pause, lands after the takeover...
-  await old.append({ kind: 'need_recorded', need: need('q9') });
-  // ...and the new holder, resuming the turn, asks it again with the same need id.
-  await holder.append({ kind: 'need_recorded', need: need('q9') });
-  t.same(ids(await open(bus, 2)), ['q1', 'q9'], "the current holder's record is stored and read");
-});

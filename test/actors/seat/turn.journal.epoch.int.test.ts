@@ -78,21 +78,3 @@ for (const engine of ['memory', 'jetstream'] as const) {
     t.equal(prior?.records, 3);
   });
 }
-
-t.test("a late record does not make the current holder's record of the same step a duplicate", async (t) => {
-  const bus = await busFor(t, 'memory');
-  await holder(bus, 2, 'node-new').write({ kind: 'turn_started', wake_id: 'w1', limits });
-  const outcome = (plan: string): JournalEntry => ({
-    kind: 'phase_completed',
-    phase: 'plan',
-    iteration: 0,
-    outcome: { phase: 'plan', decision: 'plan', plan },
-    tokens: 10,
-    tools: [],
-  });
-  // The old holder's plan, handed to the socket before its pause, lands late; the new holder then plans.
-  await holder(bus, 1, 'node-old').write(outcome('old'));
-  await holder(bus, 2, 'node-new').write(outcome('new'));
-  const opened = await openTurn({ bus, handle: 'ada', turnId: 'turn-1', node: 'node-next', fence: () => undefined, now }); // prettier-ignore
-  t.match(opened.prior?.phase('plan', 0)?.completed, { outcome: { plan: 'new' } });
-});
