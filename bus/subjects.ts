@@ -62,6 +62,11 @@ export const Subjects = {
   seatLog: (handle: string): string => `svc.seats.${token('seat handle', handle)}.log`,
   /** The state one seat's log folds to up to a sequence, so a start reads the tail only. */
   seatSnapshot: (handle: string): string => `svc.seats.${token('seat handle', handle)}.snapshot`,
+  /**
+   * A lease holder's epoch mark on one seat's log, written before it reads the log: a record of a lower
+   * epoch stored after it is a superseded holder's late write (actors/seat/seat.log.ts).
+   */
+  seatHeld: (handle: string): string => `svc.seats.${token('seat handle', handle)}.held`,
   seatLogs: 'svc.seats.>',
   /** One detached coding run's record (`svc.sandbox.<sandbox id>`): each carries the whole run. */
   sandboxRun: (id: string): string => `svc.sandbox.${token('sandbox id', id)}`,
@@ -77,15 +82,17 @@ export function eventTypeOf(subject: string): string | null {
   return subject.startsWith(eventPrefix) ? subject.slice(eventPrefix.length) : null;
 }
 
-const seatLogSubject = /^svc\.seats\.([^.]+)\.(log|snapshot)$/;
+const seatLogSubject = /^svc\.seats\.([^.]+)\.(log|snapshot|held)$/;
+
+/** What a part of a seat's log is: a record, a snapshot, or a lease holder's epoch mark. */
+export type SeatLogPart = 'log' | 'snapshot' | 'held';
 
 /**
- * What a `SVC_SEATS` subject is: a seat's log record (`svc.seats.<handle>.log`) or its snapshot
- * (`svc.seats.<handle>.snapshot`), with the seat's handle; null for another subject.
+ * What a `SVC_SEATS` subject is: a seat's log record (`svc.seats.<handle>.log`), its snapshot
+ * (`svc.seats.<handle>.snapshot`) or a holder's epoch mark (`svc.seats.<handle>.held`), with the seat's
+ * handle; null for another subject (a release before the marks reads a mark's subject as null).
  */
-export function seatLogPart(
-  subject: string,
-): { readonly handle: string; readonly part: 'log' | 'snapshot' } | null {
+export function seatLogPart(subject: string): { readonly handle: string; readonly part: SeatLogPart } | null {
   const match = seatLogSubject.exec(subject);
-  return match ? { handle: match[1] as string, part: match[2] as 'log' | 'snapshot' } : null;
+  return match ? { handle: match[1] as string, part: match[2] as SeatLogPart } : null;
 }

@@ -10,7 +10,11 @@
  * before the next record is stored: a reader of the stream finds no record of the seat between the two.
  * Records and snapshots carry the lease epoch of the holder that wrote them (header `svc-lease-epoch`);
  * once one of epoch E is read, a later one below E — a superseded holder's write that reached the bus
- * late — is ignored, and one without the header is folded (schema/lease-epoch.ts).
+ * late — is ignored, and one without the header is folded (schema/lease-epoch.ts). A holder opening the
+ * log under an epoch first stores an epoch mark (`svc.seats.<handle>.held`) and only then reads: a late
+ * record stored after the mark is below it, so the holder, which read before it landed, and every later
+ * reader, which reads the mark before it, both pass it over. Marks go with the records the compaction
+ * removes.
  */
 import { Streams, Subjects, type Bus } from '../../bus/index.js';
 import {
@@ -66,20 +70,55 @@ interface Snapshot {
   readonly epoch: number;
 }
 
+/** A lease holder's epoch mark: where it is stored and the epoch it was written under. */
+interface Mark {
+  readonly seq: number;
+  readonly epoch: number;
+}
+
+/**
+ * The epoch marks kept on the seat's log, in stream order. Few: a holder writes one when it takes the seat,
+ * and the compaction removes them with the records.
+ */
+async function readMarks(opts: SeatLogOptions, subject: string): Promise<readonly Mark[]> {
+  const marks: Mark[] = [];
+  for await (const msg of opts.bus.replay(Streams.Seats, { subject })) {
+    const epoch = leaseEpochOf(msg.headers);
+    if (epoch !== null) marks.push({ seq: msg.seq, epoch });
+  }
+  return marks;
+}
+
+/**
+ * The epoch a record at `seq` is judged by: the highest read before it (`mark`) or marked before it. The
+ * marks are read apart from the records; this puts each back where the stream holds it.
+ */
+function markAt(marks: readonly Mark[], mark: number, seq: number): number {
+  let at = mark;
+  for (const m of marks) if (m.seq < seq && m.epoch > at) at = m.epoch;
+  return at;
+}
+
 /**
  * The snapshot a start stands on: the newest readable one, read in stream order with the rule of every
- * record of the seat — one of an epoch below a snapshot's read before it is a superseded holder's late
- * write and is passed over. An unreadable newest one falls back to the one before it, which the compaction
- * keeps with every record after it; with none readable the start folds every kept record. The compaction
- * keeps two snapshots (more only while a removal fails), so reading them all stays small.
+ * record of the seat — one of an epoch below a snapshot read before it, or below a mark stored before it, is
+ * a superseded holder's late write and is passed over. An unreadable newest one falls back to the one
+ * before it, which the compaction keeps with every record after it; with none readable the start folds
+ * every kept record. The compaction keeps two snapshots (more only while a removal fails), so reading them
+ * all stays small.
  */
-async function standingSnapshot(opts: SeatLogOptions, subject: string): Promise<Snapshot | null> {
+async function standingSnapshot(
+  opts: SeatLogOptions,
+  subject: string,
+  marks: readonly Mark[],
+): Promise<Snapshot | null> {
   let found: Snapshot | null = null;
   let mark = 0;
   for await (const msg of opts.bus.replay(Streams.Seats, { subject })) {
-    const next = nextEpochMark(mark, msg.headers);
+    const judged = markAt(marks, mark, msg.seq);
+    const next = nextEpochMark(judged, msg.headers);
     if (next === null) {
-      opts.onTrouble?.(`snapshot ${msg.seq}`, lateRecord(mark, msg.headers));
+      opts.onTrouble?.(`snapshot ${msg.seq}`, lateRecord(judged, msg.headers));
       continue;
     }
     try {
@@ -99,18 +138,36 @@ function lateRecord(mark: number, headers: Readonly<Record<string, string>>): Er
   );
 }
 
-/** Reads the seat's log (the newest snapshot, then every record after it) and opens it for appending. */
+/**
+ * Marks the holder's epoch on the log (when it has one), then reads the log — the newest snapshot, then
+ * every record after it — and opens it for appending.
+ */
 export async function openSeatLog(opts: SeatLogOptions): Promise<SeatLog> {
   const logSubject = Subjects.seatLog(opts.handle);
   const snapshotSubject = Subjects.seatSnapshot(opts.handle);
+  const heldSubject = Subjects.seatHeld(opts.handle);
   const every = opts.snapshotEvery ?? SNAPSHOT_EVERY;
+  const stamp = () => ({ at: opts.now().toISOString(), node: opts.node });
+  const publish = (subject: string, body: unknown, msgId?: string) => {
+    opts.fence();
+    return opts.bus.publish(subject, encoder.encode(JSON.stringify(body)), {
+      ...(msgId ? { msgId } : {}),
+      ...(opts.headers ? { headers: opts.headers } : {}),
+    });
+  };
+  // Before reading: a superseded holder's record that lands after this read is stored after the mark, below
+  // it for every reader. A retried open of the same epoch stores the mark once.
+  const epoch = opts.headers ? leaseEpochOf(opts.headers) : null;
+  if (epoch !== null) await publish(heldSubject, stamp(), `held:${opts.handle}@${epoch}`);
+  const marks = await readMarks(opts, heldSubject);
+
   let needs: readonly SeatNeed[] = [];
   let fromSeq = 1;
   /** The newest stored snapshot: what the next one's removal keeps back to. */
   let previous: { readonly through: number; readonly at: number } | null = null;
   /** The highest lease epoch read: a record below it is a superseded holder's late write, not folded. */
   let mark = 0;
-  const snapshot = await standingSnapshot(opts, snapshotSubject);
+  const snapshot = await standingSnapshot(opts, snapshotSubject, marks);
   if (snapshot) {
     needs = snapshot.value.needs;
     fromSeq = snapshot.value.seq + 1;
@@ -120,9 +177,10 @@ export async function openSeatLog(opts: SeatLogOptions): Promise<SeatLog> {
   let sinceSnapshot = 0;
   for await (const msg of opts.bus.replay(Streams.Seats, { subject: logSubject, fromSeq })) {
     sinceSnapshot += 1;
-    const next = nextEpochMark(mark, msg.headers);
+    const judged = markAt(marks, mark, msg.seq);
+    const next = nextEpochMark(judged, msg.headers);
     if (next === null) {
-      opts.onTrouble?.(`record ${msg.seq}`, lateRecord(mark, msg.headers));
+      opts.onTrouble?.(`record ${msg.seq}`, lateRecord(judged, msg.headers));
       continue;
     }
     try {
@@ -133,15 +191,11 @@ export async function openSeatLog(opts: SeatLogOptions): Promise<SeatLog> {
     }
   }
 
-  const stamp = () => ({ at: opts.now().toISOString(), node: opts.node });
-  const publish = (subject: string, body: unknown, msgId?: string) => {
-    opts.fence();
-    return opts.bus.publish(subject, encoder.encode(JSON.stringify(body)), {
-      ...(msgId ? { msgId } : {}),
-      ...(opts.headers ? { headers: opts.headers } : {}),
-    });
-  };
-  /** Removes what the snapshot before `latest` covered; a failure is retried by the next snapshot. */
+  /**
+   * Removes what the snapshot before `latest` covered; a failure is retried by the next snapshot. The marks
+   * below the first record kept go too, last (a mark outliving its records is harmless, the reverse is not):
+   * a reader of what is kept reads the older snapshot, of the holder's epoch, in their place.
+   */
   const compact = async (latest: { readonly through: number; readonly at: number }): Promise<void> => {
     const older = previous;
     previous = latest;
@@ -149,6 +203,8 @@ export async function openSeatLog(opts: SeatLogOptions): Promise<SeatLog> {
     try {
       await opts.bus.purgeBelow(Streams.Seats, older.through + 1, logSubject);
       await opts.bus.purgeBelow(Streams.Seats, older.at, snapshotSubject);
+      // A log opened without marks has none to remove (a mark stored since is a newer holder's).
+      if (marks.length > 0) await opts.bus.purgeBelow(Streams.Seats, older.through + 1, heldSubject);
     } catch (error) {
       opts.onTrouble?.('compaction not done', error);
     }

@@ -6,7 +6,10 @@
  * zero, or one that fell behind a removal, takes the seat's state from the snapshot, whose fold through its
  * `seq` is the seat's own. A snapshot through a record this fold has already passed adds nothing. Per seat,
  * a record or snapshot of a lease epoch below the highest this fold has read is a superseded holder's late
- * write and is ignored, as the seat's own start ignores it (schema/lease-epoch.ts). It checkpoints its
+ * write and is ignored, as the seat's own start ignores it (schema/lease-epoch.ts); a holder's epoch mark
+ * (`svc.seats.<handle>.held`, written before it reads the log) raises the seat's epoch and folds nothing,
+ * so a late record stored after it is ignored here as by the holder, which read before it landed. (A node of
+ * a release before the marks reads their subject as no part of a log and passes them over.) It checkpoints its
  * small state — the open needs of each seat that has any, at most `NEEDS_KEPT_PER_SEAT`
  * each, the last log sequence folded and the highest lease epoch read for every seat — so a boot reads the checkpoint and the records
  * after it, not every question a seat ever asked.
@@ -78,6 +81,10 @@ export function seatNeedsProjection(opts: SeatNeedsOptions): Projection<SeatNeed
       const epoch = nextEpochMark(mark, message.headers);
       if (epoch === null) {
         opts.onTrouble?.(message.seq, new Error(`written under a lease epoch below ${mark}: ignored`));
+        return;
+      }
+      if (at.part === 'held') {
+        if (epoch > 0) state.epochs.set(handle, epoch);
         return;
       }
       try {

@@ -3,10 +3,13 @@
  * before a pause longer than the fence's margin) are ignored by every reader of the seat's log once a record
  * of a higher epoch was read — the seat's next start, from the records or from a snapshot, and
  * `readmodels.seat_needs` from zero and live — while records without the header (a single-process node,
- * an earlier release) are folded as before. On both engines, whose replays carry the header as sent.
+ * an earlier release) are folded as before. A holder marks its epoch on the log before it reads it, so a
+ * late record landing after that read — before the holder's first write there — is ignored by every reader
+ * as the holder, which never read it, did not have it; one landing before the mark is read by all; and the
+ * compaction removes the marks with the records. On both engines, whose replays carry the header as sent.
  */
 import t, { type Test } from 'tap';
-import { ensureCatalogue, openBus, openMemoryBus, Subjects, type Bus } from '../../../bus/index.js';
+import { ensureCatalogue, openBus, openMemoryBus, Streams, Subjects, type Bus } from '../../../bus/index.js';
 import { leaseHeaders } from '../../../actors/lease/index.js';
 import { openSeatLog, type SeatLog } from '../../../actors/seat/seat.log.js';
 import { openCheckpoints, runProjection } from '../../../projections/index.js';
@@ -154,4 +157,87 @@ for (const engine of ['memory', 'jetstream'] as const) {
       t.same(await fromZero(bus), ['q1', 'q2', 'unheaded'], 'the read model from zero folds the same');
     },
   );
+}
+
+/** The stream sequences kept on one subject of `SVC_SEATS`. */
+async function stored(bus: Bus, subject: string): Promise<number[]> {
+  const seqs: number[] = [];
+  for await (const msg of bus.replay(Streams.Seats, { subject })) seqs.push(msg.seq);
+  return seqs;
+}
+
+for (const engine of ['memory', 'jetstream'] as const) {
+  t.test(
+    `${engine}: a late record landing after the new holder opened the log, before its first write there, is ignored by every reader; one landing before is read by all`,
+    async (t) => {
+      const bus = await busFor(t, engine);
+      const checkpoints = openCheckpoints(':memory:');
+      t.teardown(() => checkpoints.close());
+      const told: Array<[string, string[]]> = [];
+      const projection = seatNeedsProjection({
+        onNeeds: (h, needs) => told.push([h, needs.map((n) => n.id)]),
+      });
+      const live = await runProjection({ bus, projection, checkpoints });
+      t.teardown(() => live.stop());
+      const log = Subjects.seatLog('cto');
+
+      const old = await open(bus, 1);
+      await old.append({ kind: 'need_recorded', need: need('q1') });
+      // The old holder's write that lands before the next holder opens the log: read by everyone.
+      await write(bus, log, { kind: 'need_recorded', ...stamp, need: need('early') }, leaseHeaders(1));
+      const holder = await open(bus, 2);
+      t.same(ids(holder), ['q1', 'early'], 'the new holder reads the record that landed before it opened');
+      // Its writes landing after the new holder read the log and before it wrote there: a question, the
+      // close of q1, and a snapshot of the log without q1.
+      await write(bus, log, { kind: 'need_recorded', ...stamp, need: need('late') }, leaseHeaders(1));
+      const close = { kind: 'needs_closed', ...stamp, cause: 'answered', ids: ['q1'], by: 'dana', key: 'k-late', turn_id: null }; // prettier-ignore
+      const closed = await write(bus, log, close, leaseHeaders(1));
+      await write(bus, Subjects.seatSnapshot('cto'), { ...stamp, seq: closed, needs: [need('early'), need('late')] }, leaseHeaders(1)); // prettier-ignore
+      await holder.append({ kind: 'need_recorded', need: need('q2') });
+
+      const expected = ['q1', 'early', 'q2'];
+      t.same(ids(holder), expected, 'the holder never had the late records');
+      const troubles: string[] = [];
+      t.same(ids(await open(bus, 3, 50, troubles)), expected, "the seat's next start agrees with it");
+      t.equal(troubles.length, 3, `the late snapshot and records are told (${troubles.join(', ')})`);
+      const [last] = (await stored(bus, log)).slice(-1);
+      t.ok(await live.until(last ?? 0, 10_000));
+      t.same(told.at(-1), ['cto', expected], 'so does the live read model');
+      t.notOk(
+        told.some(([, needs]) => needs.includes('late')),
+        'which never told the late question',
+      );
+      t.same(await fromZero(bus), expected, 'and the read model from zero');
+      t.equal((await stored(bus, Subjects.seatHeld('cto'))).length, 3, 'one mark per opening epoch');
+    },
+  );
+
+  t.test(`${engine}: the compaction removes the marks below the records it keeps`, async (t) => {
+    const bus = await busFor(t, engine);
+    const held = Subjects.seatHeld('cto');
+    for (const epoch of [1, 2, 3]) {
+      const log = await open(bus, epoch, 2);
+      await log.append({ kind: 'need_recorded', need: need(`q${epoch}`) });
+    }
+    await open(bus, 3, 2); // a retried open of epoch 3 stores its mark once
+    t.equal((await stored(bus, held)).length, 3, 'a mark per epoch');
+
+    const holder = await open(bus, 4, 2);
+    for (const id of ['q4', 'q5', 'q6', 'q7', 'q8']) await holder.append({ kind: 'need_recorded', need: need(id) }); // prettier-ignore
+    const snapshots: number[] = [];
+    for await (const msg of bus.replay(Streams.Seats, { subject: Subjects.seatSnapshot('cto') }))
+      snapshots.push((JSON.parse(new TextDecoder().decode(msg.data)) as { seq: number }).seq);
+    t.equal(snapshots.length, 2, 'two snapshots kept');
+    const marks = await stored(bus, held);
+    t.ok(
+      marks.every((seq) => seq > (snapshots[0] ?? 0)),
+      `only marks after the older snapshot's records are kept (${marks.join(', ')})`,
+    );
+    t.same(marks, [], "every mark was below the holder's first kept record");
+
+    const expected = ['q1', 'q2', 'q3', 'q4', 'q5', 'q6', 'q7', 'q8'];
+    t.same(ids(holder), expected);
+    t.same(ids(await open(bus, 5, 2)), expected, 'the next start reads the same needs');
+    t.same(await fromZero(bus), expected, 'the read model from zero too');
+  });
 }
