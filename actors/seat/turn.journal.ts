@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { Streams, Subjects, type Bus } from '../../bus/index.js';
-import { nextEpochMark, Payloads, SeatNeed, SpendRecord } from '../../schema/index.js';
+import { leaseEpochOf, nextEpochMark, Payloads, SeatNeed, SpendRecord } from '../../schema/index.js';
 import type { PhaseName } from './seat.types.js';
 
 const encoder = new TextEncoder();
@@ -266,11 +266,19 @@ function msgIdOf(turnId: string, r: JournalEntry): string {
  * Reads a turn's journal; null when the turn has none (a fresh wake): one cheap lookup first. A record of
  * a lease epoch below the highest read before it is a superseded holder's late write (schema/lease-epoch.ts):
  * it is ignored, so the resumed turn stands on what the current holder recorded, and the step it said is
- * done again. The spend it paid for is kept elsewhere (the spend records are never dropped).
+ * done again. The spend it paid for is kept elsewhere (the spend records are never dropped). `held`, when
+ * given, runs once the journal is known to exist and before it is read: the resuming holder's epoch mark
+ * (`JournalWriter.mark`), so a late record that lands after this read is below a mark for every reader.
  */
-export async function readJournal(bus: Bus, handle: string, turnId: string): Promise<TurnJournal | null> {
+export async function readJournal(
+  bus: Bus,
+  handle: string,
+  turnId: string,
+  held?: () => Promise<void>,
+): Promise<TurnJournal | null> {
   const subject = Subjects.turnJournal(handle, turnId);
   if ((await bus.lastMessage(Streams.Turns, subject)) === null) return null;
+  await held?.();
   const records: JournalRecord[] = [];
   let mark = 0;
   for await (const msg of bus.replay(Streams.Turns, { subject })) {
@@ -278,6 +286,7 @@ export async function readJournal(bus: Bus, handle: string, turnId: string): Pro
     if (next === null) continue;
     mark = next;
     try {
+      // An epoch mark is no record (kind `held`): skipped here, as by earlier releases, its header read.
       const parsed = JournalRecord.safeParse(JSON.parse(decoder.decode(msg.data)));
       if (parsed.success) records.push(parsed.data);
     } catch {
@@ -290,6 +299,12 @@ export async function readJournal(bus: Bus, handle: string, turnId: string): Pro
 /** Appends records to one turn's journal, each after `fence()` (a superseded holder writes nothing). */
 export interface JournalWriter {
   write(entry: JournalEntry): Promise<void>;
+  /**
+   * Stores the holder's epoch mark (nothing without an epoch): a body of kind `held` that is no
+   * `JournalRecord`, so `foldJournal` and a reader of any release skip it while its header raises the
+   * epoch every later record is judged by. Once per epoch: a retried resume stores it once.
+   */
+  mark(): Promise<void>;
 }
 
 /** Which turn's journal a writer appends to, and how each record is fenced, stamped and headed. */
@@ -306,14 +321,19 @@ export interface JournalWriterOptions {
 
 export function journalWriter(opts: JournalWriterOptions): JournalWriter {
   const subject = Subjects.turnJournal(opts.handle, opts.turnId);
+  const publish = async (body: { readonly kind: string }, msgId: string): Promise<void> => {
+    opts.fence();
+    const record = { ...body, at: opts.now().toISOString(), node: opts.node };
+    await opts.bus.publish(subject, encoder.encode(JSON.stringify(record)), {
+      msgId,
+      ...(opts.headers ? { headers: opts.headers } : {}),
+    });
+  };
   return {
-    async write(entry) {
-      opts.fence();
-      const record = { ...entry, at: opts.now().toISOString(), node: opts.node };
-      await opts.bus.publish(subject, encoder.encode(JSON.stringify(record)), {
-        msgId: msgIdOf(opts.turnId, entry),
-        ...(opts.headers ? { headers: opts.headers } : {}),
-      });
+    write: (entry) => publish(entry, msgIdOf(opts.turnId, entry)),
+    async mark() {
+      const epoch = opts.headers ? leaseEpochOf(opts.headers) : null;
+      if (epoch !== null) await publish({ kind: 'held' }, `${opts.turnId}:held@${epoch}`);
     },
   };
 }

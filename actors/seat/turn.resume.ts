@@ -21,10 +21,13 @@ export interface OpenedTurn {
   phase(phase: PhaseName, iteration: number): PhaseJournal;
 }
 
-/** Opens the turn's journal for writing after reading back what an earlier run of the turn recorded. */
+/**
+ * Opens the turn's journal for writing after reading back what an earlier run of the turn recorded; a
+ * journal that exists is marked with the holder's epoch before it is read (`JournalWriter.mark`).
+ */
 export async function openTurn(opts: JournalWriterOptions): Promise<OpenedTurn> {
-  const prior = await readJournal(opts.bus, opts.handle, opts.turnId);
   const writer = journalWriter(opts);
+  const prior = await readJournal(opts.bus, opts.handle, opts.turnId, () => writer.mark());
   return {
     prior,
     writer,
