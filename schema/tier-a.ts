@@ -114,6 +114,19 @@ export const TierAFile = z.strictObject({
     })
     .default({ seat_lease_seconds: 30, turn_grace_seconds: 10 }),
   stream: z.strictObject({ store_dir: z.string().min(1).optional() }).default({}),
+  /** The compaction of the webhook arrival records (ops/webhooks.md "Compaction"); the same on every node. */
+  webhooks: z
+    .strictObject({
+      compaction: z
+        .strictObject({
+          /** Arrival records folded since the newest rollup that make a compaction due. */
+          threshold: whole(10, 1_000_000).default(1_000),
+          /** How often a node looks whether a compaction is due. */
+          every_seconds: whole(1, 3_600).default(60),
+        })
+        .default({ threshold: 1_000, every_seconds: 60 }),
+    })
+    .default({ compaction: { threshold: 1_000, every_seconds: 60 } }),
   tracker: Backend.default({}),
   knowledge: Backend.default({}),
   sandbox: Sandbox.default({ isolation: SandboxIsolation.Process, network: SandboxNetwork.Host }),

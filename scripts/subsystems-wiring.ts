@@ -201,7 +201,11 @@ export async function startSubsystems(opts: {
   const integrations = await followIntegrations({
     bus,
     checkpoints,
-    rollups: { nodeId: config.node.id },
+    rollups: {
+      nodeId: config.node.id,
+      threshold: config.webhooks.compaction.threshold,
+      everyMs: config.webhooks.compaction.every_seconds * 1000,
+    },
     logger: logger.child({ component: 'projection.integrations' }),
   });
   // The integration actors (one per setup kind, serving svc.cmd.integration.*) and the setup routes.

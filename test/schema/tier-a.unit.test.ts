@@ -210,6 +210,32 @@ t.test('node.seat_lease_seconds sets the seat lease; below 3 s it is refused', a
     );
 });
 
+t.test('webhooks.compaction defaults to 1,000 records every 60 s; out of bounds it is refused', async (t) => {
+  const none = parse('');
+  t.same(none.ok && none.config.webhooks, { compaction: { threshold: 1000, every_seconds: 60 } });
+  const part = parse('webhooks: {compaction: {threshold: 20}}');
+  t.same(
+    part.ok && part.config.webhooks.compaction,
+    { threshold: 20, every_seconds: 60 },
+    'unset keys default',
+  );
+  const ok = parse('webhooks: {compaction: {threshold: "${N}", every_seconds: 1}}', { N: '10' });
+  t.same(ok.ok && ok.config.webhooks.compaction, { threshold: 10, every_seconds: 1 }, 'the lowest bounds');
+  const top = parse('webhooks: {compaction: {threshold: 1000000, every_seconds: 3600}}');
+  t.ok(top.ok, 'the highest bounds');
+  for (const [text, path] of [
+    ['{threshold: 9}', 'threshold'],
+    ['{threshold: 1000001}', 'threshold'],
+    ['{threshold: 20.5}', 'threshold'],
+    ['{every_seconds: 0}', 'every_seconds'],
+    ['{every_seconds: 3601}', 'every_seconds'],
+    ['{every: 5}', 'every'],
+  ] as const) {
+    const refused = parse(`webhooks: {compaction: ${text}}`);
+    t.same(!refused.ok && refused.problems.map((p) => p.path), [`webhooks.compaction.${path}`], text);
+  }
+});
+
 t.test('node.labels are kept as given for /fleet; a label name outside its grammar is refused', async (t) => {
   const ok = parseTierA('node: {labels: {zone: eu-1, rack: "r7"}}', { env: {}, cwd: '/' });
   t.same(ok.ok && ok.config.node.labels, { zone: 'eu-1', rack: 'r7' });
