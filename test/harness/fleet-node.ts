@@ -1,7 +1,8 @@
 /**
  * One `svc serve` child of a fleet: the JetStream engine at `natsUrl`, a free port, operator token `TOKEN`,
  * node id `id`; `node` adds keys to the Tier A `node` map (a short `seat_lease_seconds` by default, so leases
- * and presence move within a test). Resolves once it serves; killed by pid at the test's end.
+ * and presence move within a test); `store` gives it a `stream.store_dir` (projection checkpoints). Resolves
+ * once it serves; killed by pid at the test's end. `restartFleetNode` serves the same file again.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,13 +15,15 @@ export interface FleetNode {
   readonly id: string;
   readonly url: string;
   readonly run: SvcChild;
+  /** The Tier A file it serves (its store, when it has one, is beside it). */
+  readonly configFile: string;
 }
 
 export async function startFleetNode(
   t: Test,
   id: string,
   natsUrl: string,
-  opts: { leaseSeconds?: number; node?: string; queue?: string; extra?: string } = {},
+  opts: { leaseSeconds?: number; node?: string; queue?: string; extra?: string; store?: boolean } = {},
 ): Promise<FleetNode> {
   const dir = mkdtempSync(join(tmpdir(), `svc-fleet-${id}-`));
   t.teardown(() => rmSync(dir, { recursive: true, force: true, maxRetries: 5 }));
@@ -32,13 +35,23 @@ export async function startFleetNode(
       `providers: {queue: {type: jetstream, url: "${natsUrl}"${opts.queue ? `, ${opts.queue}` : ''}}}`,
       `api: {host: 127.0.0.1, port: ${port}, auth: {tokens: [{id: ops, token: "\${SVC_TOKEN}"}]}}`,
       `node: {id: ${id}, seat_lease_seconds: ${opts.leaseSeconds ?? 3}${opts.node ? `, ${opts.node}` : ''}}`,
+      opts.store ? `stream: {store_dir: "${join(dir, 'data')}"}` : '',
       opts.extra ?? '',
     ].join('\n'),
   );
+  return { id, url: `http://127.0.0.1:${port}`, configFile, run: await serve(t, configFile) };
+}
+
+/** `node` served again from its own file and store (after it was killed); same id and address. */
+export async function restartFleetNode(t: Test, node: FleetNode): Promise<FleetNode> {
+  return { ...node, run: await serve(t, node.configFile) };
+}
+
+async function serve(t: Test, configFile: string): Promise<SvcChild> {
   const run = runSvc(['serve', '--config', configFile], { SVC_TOKEN: TOKEN });
   t.teardown(() => run.kill('SIGKILL'));
   await run.waitForLog((line) => line.msg === 'node serving');
-  return { id, url: `http://127.0.0.1:${port}`, run };
+  return run;
 }
 
 /** A fleet converges on its own timers (renewal a third of the lease): its tests poll. */
