@@ -6,7 +6,7 @@
  * gate lets the server deliver the first batch and no more, so the consumer is behind at a known place.
  */
 import t, { type Test } from 'tap';
-import { openBus, type Bus, type StoredMessage } from '../../bus/index.js';
+import { openBus, type Bus } from '../../bus/index.js';
 import { startNatsServer } from '../harness/nats-server.js';
 import { startPullGate } from '../harness/pull-gate.js';
 
@@ -33,26 +33,31 @@ async function setUp(t: Test) {
 
 const inOrder = (seqs: number[]): boolean => seqs.every((s, i) => i === 0 || s > seqs[i - 1]!);
 
+/** A follow of S from its start: the sequences it delivered, and when its first batch and `lastSeq` are in. */
+async function following(t: Test, reader: Bus, lastSeq: number) {
+  const seen: number[] = [];
+  let firstBatch!: () => void;
+  const firstBatchIn = new Promise<void>((resolve) => (firstBatch = resolve));
+  let last!: () => void;
+  const lastIn = new Promise<void>((resolve) => (last = resolve));
+  const sub = await reader.follow('S', { fromSeq: 1 }, (m) => {
+    seen.push(m.seq);
+    if (seen.length === 512) firstBatch();
+    if (m.seq === lastSeq) last();
+  });
+  t.teardown(() => sub.stop());
+  return { seen, firstBatchIn, lastIn };
+}
+
 t.test('a follow behind a purge of another subject still delivers the kept message', async (t) => {
   const { writer, gate, reader } = await setUp(t);
   const sumSeq = await countsAroundASum(writer, 1_000, 100);
-  const seen: StoredMessage[] = [];
-  let firstBatch!: () => void;
-  const firstBatchIn = new Promise<void>((resolve) => (firstBatch = resolve));
-  let all!: () => void;
-  const allIn = new Promise<void>((resolve) => (all = resolve));
-  const sub = await reader.follow('S', { fromSeq: 1 }, (m) => {
-    seen.push(m);
-    if (seen.length === 512) firstBatch();
-    if (m.seq === sumSeq + 100) all();
-  });
-  t.teardown(() => sub.stop());
+  const { seen: seqs, firstBatchIn, lastIn } = await following(t, reader, sumSeq + 100);
   await firstBatchIn;
-  t.equal(seen.length, 512, 'the server delivered the first batch and no more');
+  t.equal(seqs.length, 512, 'the server delivered the first batch and no more');
   t.equal(await writer.purgeBelow('S', sumSeq, 'count.>'), sumSeq - 1, 'the counts below the sum are purged');
   gate.release();
-  await allIn;
-  const seqs = seen.map((m) => m.seq);
+  await lastIn;
   t.ok(inOrder(seqs), 'in stream order, each once');
   t.ok(seqs.includes(sumSeq), 'the sum the purge kept is delivered');
   t.same(
@@ -69,21 +74,11 @@ t.test(
     // Nothing is left on the purged subject, so the server moves the consumer to the end of the stream, and no
     // later message shows the gap: the follow learns where the consumer stands from its idle heartbeat.
     const sumSeq = await countsAroundASum(writer, 1_000, 0);
-    const seen: number[] = [];
-    let firstBatch!: () => void;
-    const firstBatchIn = new Promise<void>((resolve) => (firstBatch = resolve));
-    let sum!: () => void;
-    const sumIn = new Promise<void>((resolve) => (sum = resolve));
-    const sub = await reader.follow('S', { fromSeq: 1 }, (m) => {
-      seen.push(m.seq);
-      if (seen.length === 512) firstBatch();
-      if (m.seq === sumSeq) sum();
-    });
-    t.teardown(() => sub.stop());
+    const { seen, firstBatchIn, lastIn } = await following(t, reader, sumSeq);
     await firstBatchIn;
     t.equal(await writer.purgeBelow('S', sumSeq, 'count.>'), sumSeq - 1, 'every count is purged');
     gate.release();
-    await sumIn;
+    await lastIn;
     t.ok(inOrder(seen), 'in stream order, each once');
     t.equal(seen[seen.length - 1], sumSeq, 'the sum the purge kept is delivered, with nothing after it');
   },

@@ -8,21 +8,11 @@ import { ensureCatalogue, openBus, openMemoryBus, Streams, Subjects, type Bus } 
 import { openSeatLog, type SeatLog } from '../../../actors/seat/seat.log.js';
 import { openCheckpoints, runProjection } from '../../../projections/index.js';
 import { seatNeedsProjection } from '../../../projections/readmodels/readmodels.seat-needs.js';
-import type { SeatNeed } from '../../../schema/index.js';
 import { startNatsServer } from '../../harness/nats-server.js';
+import { need } from './seat-log.fixture.js';
 
 const EVERY = 3;
 const now = () => new Date('2026-12-05T10:00:00.000Z');
-
-const need = (id: string): SeatNeed => ({
-  id,
-  to: 'dana',
-  question: `Question ${id}?`,
-  context: null,
-  urgency: 'normal',
-  asked_at: '2026-12-05T09:00:00.000Z',
-  turn_id: null,
-});
 
 const open = (bus: Bus, troubles: string[] = []): Promise<SeatLog> =>
   openSeatLog({

@@ -8,38 +8,17 @@
  * as the holder, which never read it, did not have it; one landing before the mark is read by all; and the
  * compaction removes the marks with the records. On both engines, whose replays carry the header as sent.
  */
-import t, { type Test } from 'tap';
-import { ensureCatalogue, openBus, openMemoryBus, Streams, Subjects, type Bus } from '../../../bus/index.js';
+import t from 'tap';
+import { Streams, Subjects, type Bus } from '../../../bus/index.js';
 import { leaseHeaders } from '../../../actors/lease/index.js';
 import { openSeatLog, type SeatLog } from '../../../actors/seat/seat.log.js';
 import { openCheckpoints, runProjection } from '../../../projections/index.js';
 import { seatNeedsProjection } from '../../../projections/readmodels/readmodels.seat-needs.js';
-import type { SeatNeed } from '../../../schema/index.js';
-import { startNatsServer } from '../../harness/nats-server.js';
+import { busFor, engines, need } from './seat-log.fixture.js';
 
 const stamp = { at: '2026-12-05T10:00:00.000Z', node: 'node-a' };
 const now = () => new Date(stamp.at);
 const encode = (o: unknown) => new TextEncoder().encode(JSON.stringify(o));
-
-const need = (id: string): SeatNeed => ({
-  id,
-  to: 'dana',
-  question: `Question ${id}?`,
-  context: null,
-  urgency: 'normal',
-  asked_at: '2026-12-05T09:00:00.000Z',
-  turn_id: null,
-});
-
-async function busFor(t: Test, engine: 'memory' | 'jetstream'): Promise<Bus> {
-  const bus =
-    engine === 'memory'
-      ? await openMemoryBus()
-      : await openBus({ type: 'jetstream', url: (await startNatsServer({ t })).url });
-  t.teardown(() => bus.close());
-  await ensureCatalogue(bus);
-  return bus;
-}
 
 /** The seat's log as the holder of `epoch` opens it (`headers` as seats.runtime.ts gives them). */
 const open = (bus: Bus, epoch: number, snapshotEvery = 50, troubles: string[] = []): Promise<SeatLog> =>
@@ -101,7 +80,7 @@ async function fromZero(bus: Bus): Promise<string[] | undefined> {
   return told.get('cto');
 }
 
-for (const engine of ['memory', 'jetstream'] as const) {
+for (const engine of engines) {
   t.test(
     `${engine}: a superseded holder's late records are ignored by the seat's start and the read model`,
     async (t) => {
@@ -166,7 +145,7 @@ async function stored(bus: Bus, subject: string): Promise<number[]> {
   return seqs;
 }
 
-for (const engine of ['memory', 'jetstream'] as const) {
+for (const engine of engines) {
   t.test(
     `${engine}: a late record landing after the new holder opened the log, before its first write there, is ignored by every reader; one landing before is read by all`,
     async (t) => {

@@ -6,12 +6,12 @@
  * the holder's first write there — is ignored by every later reader as the holder, which never read it, did
  * not have it; one landing before the mark is read by all. On both engines.
  */
-import t, { type Test } from 'tap';
-import { ensureCatalogue, openBus, openMemoryBus, Streams, Subjects, type Bus } from '../../../bus/index.js';
+import t from 'tap';
+import { Streams, Subjects, type Bus } from '../../../bus/index.js';
 import { leaseHeaders } from '../../../actors/lease/index.js';
 import { openTurn } from '../../../actors/seat/turn.resume.js';
 import { journalWriter, type JournalEntry } from '../../../actors/seat/turn.journal.js';
-import { startNatsServer } from '../../harness/nats-server.js';
+import { busFor, engines } from './seat-log.fixture.js';
 
 const stamp = { at: '2026-12-05T10:00:00.000Z', node: 'node-old' };
 const now = () => new Date(stamp.at);
@@ -26,16 +26,6 @@ const limits = {
   max_iterations: 2,
 };
 
-async function busFor(t: Test, engine: 'memory' | 'jetstream'): Promise<Bus> {
-  const bus =
-    engine === 'memory'
-      ? await openMemoryBus()
-      : await openBus({ type: 'jetstream', url: (await startNatsServer({ t })).url });
-  t.teardown(() => bus.close());
-  await ensureCatalogue(bus);
-  return bus;
-}
-
 const holder = (bus: Bus, epoch: number, node: string) =>
   journalWriter({ bus, handle: 'ada', turnId: 'turn-1', node, fence: () => undefined, now, headers: leaseHeaders(epoch) }); // prettier-ignore
 
@@ -47,7 +37,7 @@ const land = (bus: Bus, entry: JournalEntry, headers?: Record<string, string>) =
     headers ? { headers } : {},
   );
 
-for (const engine of ['memory', 'jetstream'] as const) {
+for (const engine of engines) {
   t.test(`${engine}: a resumed turn ignores a superseded holder's late journal record`, async (t) => {
     const bus = await busFor(t, engine);
     // The old holder (epoch 1) started the turn; the new one (epoch 2) took it over and started the plan.
@@ -121,7 +111,7 @@ const round: JournalEntry = {
 const resume = (bus: Bus, epoch: number) =>
   openTurn({ bus, handle: 'ada', turnId: 'turn-1', node: `node-${epoch}`, fence: () => undefined, now, headers: leaseHeaders(epoch) }); // prettier-ignore
 
-for (const engine of ['memory', 'jetstream'] as const) {
+for (const engine of engines) {
   t.test(
     `${engine}: a late record landing after a resuming holder read the journal, before its first write there, is ignored by every later reader; one landing before is read by all`,
     async (t) => {
