@@ -178,6 +178,7 @@ export {
   watchFleet,
 } from './fleet/index.js';
 export {
+  EFFECTS_DURABLE,
   startFileSweep,
   startRetentionAcks,
   startWorkHost,

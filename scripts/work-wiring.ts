@@ -5,6 +5,7 @@
  */
 import type { Logger } from 'pino';
 import {
+  EFFECTS_DURABLE,
   startFileSweep,
   startRetentionAcks,
   startWorkHost,
@@ -13,7 +14,7 @@ import {
   type WorkContext,
   type WorkHost,
 } from '../actors/index.js';
-import { sendCommand, type Bus, openDocument } from '../bus/index.js';
+import { sendCommand, Streams, type Bus, openDocument } from '../bus/index.js';
 import { FILES_BUCKET, kvBlobs, workRoutes, type AuthSettings, type RouteDef } from '../http/index.js';
 import { activeRevision, followWork, type WorkView } from '../projections/index.js';
 import {
@@ -128,6 +129,7 @@ export async function startWork(opts: {
         write: (write) => sendCommand(opts.bus, Commands.work.write, write),
         retention: (cmd) => sendCommand(opts.bus, Commands.work.retention, cmd),
         roster: opts.roster,
+        effectsAcknowledged: () => opts.bus.consumerAckFloor(Streams.Work, EFFECTS_DURABLE),
         blobs,
       }),
     stop: async () => {

@@ -4,3 +4,4 @@ export type { WorkHost } from './work.host.js';
 export { startRetentionAcks } from './work.retention.host.js';
 export type { RetentionAcks } from './work.retention.host.js';
 export { startFileSweep } from './work.files.sweep.js';
+export { EFFECTS_DURABLE } from './work.effects.host.js';

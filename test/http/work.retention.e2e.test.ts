@@ -26,6 +26,11 @@ t.test('each node acknowledges what it applied; the status names the floor and w
   t.match(after.log, { records: await w.lastSeq() });
   t.ok(((after.log as Json).bytes as number) > 0);
   t.match(after.trim, { available: true, last: null });
+  t.same(
+    after.effects,
+    { consumer: 'work_effects', acknowledged_through: created.json?.position },
+    "the effects consumer's acknowledgement: the item's task events and wakes are delivered",
+  );
   t.equal(await w.lastSeq(), seqBefore + 1, 'one heartbeat');
   t.notOk(await w.acks.acknowledge(), 'nothing new: no heartbeat (heartbeats never need acknowledging)');
   t.equal(await w.lastSeq(), seqBefore + 1);

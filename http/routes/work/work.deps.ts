@@ -26,5 +26,11 @@ export interface WorkRouteDeps {
   retention(cmd: RetentionCommand): Promise<RetentionReply>;
   /** Live node ids of the fleet (null while not readable): the retention status marks holders live. */
   roster(): Promise<readonly string[] | null>;
+  /**
+   * The stream sequence through which the effects consumer (`work_effects`) has acknowledged every record it
+   * delivers (its ack floor), null when it does not exist; absent: not shown. A trim stays below the first
+   * project record past it.
+   */
+  readonly effectsAcknowledged?: () => Promise<number | null>;
   readonly now?: () => Date;
 }

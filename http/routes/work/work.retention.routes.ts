@@ -114,6 +114,8 @@ async function status(deps: WorkRouteDeps): Promise<ApiReply> {
   const holders = [...r.holders.values()].sort((a, b) => a.name.localeCompare(b.name));
   const admitted = holders.filter((h) => h.evicted === null);
   const atFloor = (h: RetentionHolder) => (h.generation === r.generation ? h.seq : 0) === floor;
+  // A status that cannot read the consumer still answers: the position is then unknown (null).
+  const acknowledged = await deps.effectsAcknowledged?.().catch(() => null);
   return {
     status: 200,
     body: {
@@ -134,6 +136,13 @@ async function status(deps: WorkRouteDeps): Promise<ApiReply> {
       holders: holders.map((h) => holderRow(r, h, live)),
       maintenance: windowView(r.window),
       trim: trimView(r),
+      effects: {
+        consumer: 'work_effects',
+        acknowledged_through:
+          acknowledged === undefined || acknowledged === null
+            ? null
+            : formatPosition(acknowledged, r.generation),
+      },
     },
   };
 }
