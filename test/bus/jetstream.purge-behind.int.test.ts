@@ -8,7 +8,7 @@
 import t, { type Test } from 'tap';
 import { openBus, type Bus } from '../../bus/index.js';
 import { startNatsServer } from '../harness/nats-server.js';
-import { startPullGate } from '../harness/pull-gate.js';
+import { startPullGate, type PullGate } from '../harness/pull-gate.js';
 
 const enc = new TextEncoder();
 
@@ -49,6 +49,33 @@ async function following(t: Test, reader: Bus, lastSeq: number) {
   return { seen, firstBatchIn, lastIn };
 }
 
+/**
+ * A replay of S that, once its first batch is in (the server holding the consumer at the next message),
+ * runs `before`, purges the counts below `sumSeq` and lets the consumer go on: the sequences it yielded.
+ */
+async function replayPurgingAfterFirstBatch(
+  t: Test,
+  writer: Bus,
+  gate: PullGate,
+  reader: Bus,
+  sumSeq: number,
+  before: () => Promise<unknown> = () => Promise.resolve(),
+): Promise<number[]> {
+  const seqs: number[] = [];
+  for await (const m of reader.replay('S')) {
+    seqs.push(m.seq);
+    if (seqs.length !== 1_024) continue;
+    await before();
+    t.equal(
+      await writer.purgeBelow('S', sumSeq, 'count.>'),
+      sumSeq - 1,
+      'the counts below the sum are purged',
+    );
+    gate.release();
+  }
+  return seqs;
+}
+
 t.test('a follow behind a purge of another subject still delivers the kept message', async (t) => {
   const { writer, gate, reader } = await setUp(t);
   const sumSeq = await countsAroundASum(writer, 1_000, 100);
@@ -87,18 +114,7 @@ t.test(
 t.test('a replay behind a purge of another subject still yields the kept message', async (t) => {
   const { writer, gate, reader } = await setUp(t);
   const sumSeq = await countsAroundASum(writer, 2_000, 100);
-  const seqs: number[] = [];
-  for await (const m of reader.replay('S')) {
-    seqs.push(m.seq);
-    if (seqs.length !== 1_024) continue;
-    // The replay's first batch is in; the server holds the consumer at the next message.
-    t.equal(
-      await writer.purgeBelow('S', sumSeq, 'count.>'),
-      sumSeq - 1,
-      'the counts below the sum are purged',
-    );
-    gate.release();
-  }
+  const seqs = await replayPurgingAfterFirstBatch(t, writer, gate, reader, sumSeq);
   t.ok(inOrder(seqs), 'in stream order, each once');
   t.ok(seqs.includes(sumSeq), 'the sum the purge kept is yielded');
   t.equal(seqs[seqs.length - 1], sumSeq + 100, 'through the end of the stream as it began');
@@ -107,19 +123,9 @@ t.test('a replay behind a purge of another subject still yields the kept message
 t.test('a replay moved past its end by a purge still yields the kept message before that end', async (t) => {
   const { writer, gate, reader } = await setUp(t);
   const sumSeq = await countsAroundASum(writer, 2_000, 0);
-  const seqs: number[] = [];
-  for await (const m of reader.replay('S')) {
-    seqs.push(m.seq);
-    if (seqs.length !== 1_024) continue;
-    // A count appended after the replay began is the first one the purge leaves: past the replay's end.
-    await writer.publish('count.a', enc.encode('later'));
-    t.equal(
-      await writer.purgeBelow('S', sumSeq, 'count.>'),
-      sumSeq - 1,
-      'the counts below the sum are purged',
-    );
-    gate.release();
-  }
+  // A count appended after the replay began is the first one the purge leaves: past the replay's end.
+  const later = () => writer.publish('count.a', enc.encode('later'));
+  const seqs = await replayPurgingAfterFirstBatch(t, writer, gate, reader, sumSeq, later);
   t.ok(inOrder(seqs), 'in stream order, each once');
   t.equal(seqs[seqs.length - 1], sumSeq, 'the sum the purge kept is yielded, and nothing past the end');
 });

@@ -8,7 +8,7 @@
  * as the holder, which never read it, did not have it; one landing before the mark is read by all; and the
  * compaction removes the marks with the records. On both engines, whose replays carry the header as sent.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { Streams, Subjects, type Bus } from '../../../bus/index.js';
 import { leaseHeaders } from '../../../actors/lease/index.js';
 import { openSeatLog, type SeatLog } from '../../../actors/seat/seat.log.js';
@@ -80,19 +80,25 @@ async function fromZero(bus: Bus): Promise<string[] | undefined> {
   return told.get('cto');
 }
 
+/** `readmodels.seat_needs` running live on `bus`: what it told, seat by seat, and the running projection. */
+async function liveNeeds(t: Test, bus: Bus) {
+  const checkpoints = openCheckpoints(':memory:');
+  t.teardown(() => checkpoints.close());
+  const told: Array<[string, string[]]> = [];
+  const projection = seatNeedsProjection({
+    onNeeds: (h, needs) => told.push([h, needs.map((n) => n.id)]),
+  });
+  const live = await runProjection({ bus, projection, checkpoints });
+  t.teardown(() => live.stop());
+  return { told, live };
+}
+
 for (const engine of engines) {
   t.test(
     `${engine}: a superseded holder's late records are ignored by the seat's start and the read model`,
     async (t) => {
       const bus = await busFor(t, engine);
-      const checkpoints = openCheckpoints(':memory:');
-      t.teardown(() => checkpoints.close());
-      const told: Array<[string, string[]]> = [];
-      const projection = seatNeedsProjection({
-        onNeeds: (h, needs) => told.push([h, needs.map((n) => n.id)]),
-      });
-      const live = await runProjection({ bus, projection, checkpoints });
-      t.teardown(() => live.stop());
+      const { told, live } = await liveNeeds(t, bus);
 
       const holder = await open(bus, 2);
       await holder.append({ kind: 'need_recorded', need: need('q1') });
@@ -150,14 +156,7 @@ for (const engine of engines) {
     `${engine}: a late record landing after the new holder opened the log, before its first write there, is ignored by every reader; one landing before is read by all`,
     async (t) => {
       const bus = await busFor(t, engine);
-      const checkpoints = openCheckpoints(':memory:');
-      t.teardown(() => checkpoints.close());
-      const told: Array<[string, string[]]> = [];
-      const projection = seatNeedsProjection({
-        onNeeds: (h, needs) => told.push([h, needs.map((n) => n.id)]),
-      });
-      const live = await runProjection({ bus, projection, checkpoints });
-      t.teardown(() => live.stop());
+      const { told, live } = await liveNeeds(t, bus);
       const log = Subjects.seatLog('cto');
 
       const old = await open(bus, 1);
