@@ -62,8 +62,12 @@ export async function orderedConsumer(
   }
 }
 
-/** A bounded read silent this long looks whether the messages it waits for are still stored. */
-const STALL_MS = 2_000;
+/**
+ * A bounded read silent this long (not counting time its caller holds a message) looks whether the
+ * messages it waits for are still stored. A healthy consumer on loopback or a LAN delivers well within it;
+ * one moved past them by a purge delivers nothing more, and the read should not wait long to see it.
+ */
+const STALL_MS = 500;
 
 /**
  * The sequence of the first stored message matching `filter` at or after `seq`, or null. STREAM.MSG.GET
@@ -111,11 +115,13 @@ export async function* boundedRead(
       if (info.num_pending === 0) return;
       const messages = await consumer.consume({ max_messages: 1_024 });
       let heard = Date.now();
+      /** While the caller holds a message the consumer is not silent: it waits for the caller. */
+      let holding = false;
       const watch = setInterval(() => {
-        if (Date.now() - heard < STALL_MS) return;
+        if (holding || Date.now() - heard < STALL_MS) return;
         silent = true;
         void messages.close();
-      }, STALL_MS).unref();
+      }, STALL_MS / 2).unref();
       /** Messages received whose gaps are checked together before they are yielded. */
       const batch: JsMsg[] = [];
       /** Yields what of `batch` the check let through; true when the read goes on with this consumer. */
@@ -123,7 +129,15 @@ export async function* boundedRead(
         const after = delivered || opts.since === undefined ? last : null;
         const { take, missed } = await checkBatch(gapCheck, after, batch, beyond);
         for (const msg of batch.splice(0).slice(0, take)) {
-          if (msg.seq >= fromSeq) yield msg;
+          if (msg.seq >= fromSeq) {
+            holding = true;
+            try {
+              yield msg;
+            } finally {
+              holding = false;
+              heard = Date.now();
+            }
+          }
           last = Math.max(last, msg.seq);
           delivered = true;
         }
