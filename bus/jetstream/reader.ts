@@ -18,12 +18,11 @@ import {
   type ConsumerMessages,
   type JetStreamClient,
   type JsMsg,
-  type MsgRequest,
   type OrderedConsumerOptions,
 } from '@nats-io/jetstream';
-import { readThroughElection } from './election.js';
 import type { EngineHost } from './host.js';
 import { fromServer, heartbeatMs, Liveness } from './liveness.js';
+import { CHECK_BATCH, checkBatch, gapChecker, nextStored } from './reader.gaps.js';
 import { recover } from './recovery.js';
 import { translate } from './translate.js';
 
@@ -68,24 +67,6 @@ export async function orderedConsumer(
  * one moved past them by a purge delivers nothing more, and the read should not wait long to see it.
  */
 const STALL_MS = 500;
-
-/**
- * The sequence of the first stored message matching `filter` at or after `seq`, or null. STREAM.MSG.GET
- * takes `next_by_subj` (nats-server 2.9+); the client's type lists only seq and last.
- */
-async function nextStored(
-  host: EngineHost,
-  stream: string,
-  filter: string,
-  seq: number,
-): Promise<number | null> {
-  const query = { seq, next_by_subj: filter } as unknown as MsgRequest;
-  try {
-    return (await readThroughElection(host, (jsm) => jsm.streams.getMessage(stream, query)))?.seq ?? null;
-  } catch (error) {
-    throw translate(error, `read of stream ${stream}`);
-  }
-}
 
 /**
  * Yields the stream's messages from the start position through `toSeq` (inclusive), in order, then
@@ -177,45 +158,6 @@ export async function* boundedRead(
     if (last >= fromSeq || opts.since === undefined)
       read = { ...(opts.filter !== undefined ? { filter: opts.filter } : {}), fromSeq: next };
   }
-}
-
-/** Messages a bounded read checks together: the lookups for their gaps go out at once. */
-const CHECK_BATCH = 64;
-
-/**
- * How many of `batch` (consecutive messages of one consumer, after `after`) to take, and the first message
- * passed over that is still stored, when there is one (the batch is taken up to the gap before it). With
- * `beyond`, the gap from the last message up to it is checked too (the consumer delivered past the end).
- */
-async function checkBatch(
-  check: (after: number | null, seq: number) => Promise<number | null>,
-  after: number | null,
-  batch: readonly JsMsg[],
-  beyond: number | null,
-): Promise<{ readonly take: number; readonly missed: number | null }> {
-  const seqs = batch.map((m) => m.seq);
-  if (beyond !== null) seqs.push(beyond);
-  const missed = await Promise.all(seqs.map((seq, i) => check(i === 0 ? after : seqs[i - 1]!, seq)));
-  const at = missed.findIndex((m) => m !== null);
-  return at < 0 ? { take: batch.length, missed: null } : { take: at, missed: missed[at]! };
-}
-
-/**
- * For a read with `verifyGaps`: given the sequence the read is known to be past (null when unknown: a read
- * from an instant before its first message) and the next message's, the sequence of a message the consumer
- * passed over that is still stored, or null.
- */
-function gapChecker(
-  host: EngineHost,
-  stream: string,
-  opts: OrderedReadOptions,
-): (after: number | null, seq: number) => Promise<number | null> {
-  const filter = opts.filter ?? '>';
-  return async (after, seq) => {
-    if (!opts.verifyGaps || opts.lastPerSubject || after === null || seq <= after + 1) return null;
-    const next = await nextStored(host, stream, filter, after + 1);
-    return next !== null && next < seq ? next : null;
-  };
 }
 
 /** A consumer of a follow with its pulls; `ticket` tells its messages from those of one given up. */
