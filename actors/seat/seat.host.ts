@@ -96,7 +96,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
     };
     turns.set(turn.turn_id, started);
     const company = opts.company();
-    const journal = journals.get(turn.turn_id)?.phase(req.phase, turn.iteration);
+    const opened = journals.get(turn.turn_id);
     try {
       const result = await runPhase(
         // Fenced: every model call, tool call and spend record proves the lease first.
@@ -108,7 +108,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
           charter: company.charter,
           caps: { org: company.token_budget, seat: started.profile.token_budget },
           signal: abort.signal,
-          ...(journal ? { journal } : {}),
+          ...(opened ? { journal: opened.phase(req.phase, turn.iteration), calls: opened.calls } : {}),
           parent: spans.of(turn),
           known: started.known,
         },

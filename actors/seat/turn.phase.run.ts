@@ -20,6 +20,7 @@ import {
   WritesBehind,
   type RoundScope,
 } from './turn.round.js';
+import { TurnCalls } from './turn.calls.js';
 import { isCut } from './turn.cut.js';
 import type { PhaseJournal, PhaseRecord, RoundAnswer } from './turn.journal.js';
 import { phaseLive, type PhaseLive } from './turn.live.js';
@@ -67,6 +68,7 @@ export class PhaseRun implements PhaseSoFar {
   private readonly chain: string[];
   private readonly live: PhaseLive;
   private readonly scope: RoundScope;
+  private readonly calls: TurnCalls;
   /** True while a resumed phase replays what an earlier run recorded. */
   private replaying: boolean;
   private toolRounds = 0;
@@ -120,6 +122,7 @@ export class PhaseRun implements PhaseSoFar {
       span,
       results: new WritesBehind(),
     };
+    this.calls = input.calls ?? new TurnCalls();
     this.replaying = this.prior !== null;
     this.closing = this.tools.length === 0;
   }
@@ -225,7 +228,10 @@ export class PhaseRun implements PhaseSoFar {
     });
     for (const [index, call] of answer.tool_calls.entries()) {
       if (!this.prior?.calls.get(`${round}.${index}`)?.result) this.goLive();
-      const run = await phaseTool(this.scope, this.prior, { round, index }, call, this.byName.get(call.name));
+      // Counted replayed or live, in order: a resumed turn's calls are where its first run had them.
+      const before = this.calls.take(call.name);
+      const at = { round, index, before };
+      const run = await phaseTool(this.scope, this.prior, at, call, this.byName.get(call.name));
       if (run === null) return this.fail('aborted', stopped(signal));
       this.executions.push(run.execution);
       this.live.settled({});

@@ -59,6 +59,7 @@ async function phaseIn(
   const prior = journal.prior;
   // Finished or failed before the cut: its record stands, nothing runs or is published again.
   if (prior?.completed) {
+    input.calls?.finished(prior);
     const { outcome, tokens, picked, tools, skills } = prior.completed;
     return { outcome, tokens, tools, skills: skills ?? [], ...(picked ? { picked } : {}) };
   }

@@ -2,6 +2,7 @@
 import type { TraceSpan } from '../../schema/index.js';
 import type { FailReason, PhaseName, PhaseOutcome, Turn } from './seat.machine.js';
 import type { Charter, SeatProfile } from './seat.profile.js';
+import type { TurnCalls } from './turn.calls.js';
 import type { PhaseJournal } from './turn.journal.js';
 
 /** A phase that ended without its outcome; `reason` says how the turn ends. */
@@ -45,6 +46,8 @@ export interface PhaseInput {
   readonly parent?: TraceSpan;
   /** What the seat knows that bears on the turn (turn.context.ts); default nothing. */
   readonly known?: string | null;
+  /** The turn's tool calls so far, shared by its phases (default: this phase's alone). */
+  readonly calls?: TurnCalls;
 }
 
 export interface PhaseResult {

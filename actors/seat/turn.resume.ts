@@ -5,6 +5,7 @@
  */
 import type { InboxMessage } from '../../schema/index.js';
 import type { DeadlineBreach, PhaseName, SeatEvent } from './seat.types.js';
+import { TurnCalls } from './turn.calls.js';
 import {
   journalWriter,
   readJournal,
@@ -18,6 +19,8 @@ export interface OpenedTurn {
   /** What an earlier run recorded; null when the turn starts fresh. */
   readonly prior: TurnJournal | null;
   readonly writer: JournalWriter;
+  /** The turn's tool calls as its phases run or replay them (a per-turn cap counts them). */
+  readonly calls: TurnCalls;
   phase(phase: PhaseName, iteration: number): PhaseJournal;
 }
 
@@ -31,6 +34,7 @@ export async function openTurn(opts: JournalWriterOptions): Promise<OpenedTurn> 
   return {
     prior,
     writer,
+    calls: new TurnCalls(),
     phase: (phase, iteration) => ({
       prior: prior?.phase(phase, iteration) ?? null,
       unsettledSpend: prior?.unsettledSpend ?? null,

@@ -233,7 +233,7 @@ export async function settleSpend(scope: RoundScope, spend: SpendRecord): Promis
 export async function phaseTool(
   scope: RoundScope,
   prior: PhaseRecord | null,
-  at: { readonly round: number; readonly index: number },
+  at: { readonly round: number; readonly index: number; readonly before: number },
   call: RoundAnswer['tool_calls'][number],
   entry: ToolEntry | undefined,
 ): Promise<(ToolRun & { readonly cancelled: boolean; readonly replayed: boolean }) | null> {
@@ -261,6 +261,7 @@ export async function phaseTool(
       turn_id: turn.turn_id,
       trace_id: turn.wake.trace_id,
       signal,
+      calls_before: at.before,
     };
     scope.live.toolCall(call.name, originOf(entry));
     const span = (deps.tracer ?? noopTracer).startSpan(`execute_tool ${call.name}`, {

@@ -65,6 +65,8 @@ export interface ToolCallContext {
   /** The tool call's span, when spans are exported: a sandbox run's spans nest under it. */
   readonly parent_span_id?: string | null;
   readonly signal: AbortSignal;
+  /** The calls of this tool its turn made before this one (`ToolContext.calls_before`). */
+  readonly calls_before: number;
 }
 
 /** Where a call ran: its tool's source, or `unknown` for a name the phase does not offer (nothing ran). */
@@ -119,6 +121,7 @@ export async function runToolCall(
         trace: { trace_id: ctx.trace_id, parent_span_id: ctx.parent_span_id ?? null },
         signal: ctx.signal,
         call_id: ctx.call_id,
+        calls_before: ctx.calls_before,
       },
       { name: call.name, arguments: call.arguments },
     ),

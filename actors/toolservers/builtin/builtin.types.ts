@@ -23,6 +23,11 @@ export interface ToolContext {
    */
   readonly call_id?: string;
   /**
+   * How many calls of this tool its turn made before this one, a resumed turn's journaled ones included;
+   * absent outside a turn. A per-turn cap is read against it.
+   */
+  readonly calls_before?: number;
+  /**
    * An operator's own `op_id` (`/operator/act`): a write takes it as sent, so one op_id names one gesture
    * across every tool and a reuse for another change is refused, as on the HTTP routes.
    */
