@@ -4,7 +4,8 @@
  * and reload, never silent (ops/config.md "Settings without effect"). Refusing them would strand such
  * documents; the warning names what is missing instead. `notification_rate_limit` is applied (the router),
  * the `notification_coalesce_*` pair too (the seats' inbox batching), `skill_variables` fill the tool skills'
- * placeholders (ops/skills.md), and `knowledge.wiki_spaces` belongs to the knowledge base.
+ * placeholders (ops/skills.md), `learning.personal_memory.max_refreshes_per_turn` caps a turn's `memory_recall`
+ * calls, and `knowledge.wiki_spaces` belongs to the knowledge base.
  */
 import type { Segment } from './problems.js';
 import { unbuiltTransports } from './transports.js';
@@ -29,12 +30,6 @@ const unbuilt: ReadonlyArray<{ segments: Segment[]; written: (v: unknown) => boo
     written: filled,
     message:
       'not applied: this release computes no embeddings (the knowledge base searches by words), so no setting here is read',
-  },
-  {
-    segments: ['learning', 'personal_memory', 'max_refreshes_per_turn'],
-    written: (v) => v !== undefined && v !== null,
-    message:
-      'not applied: a turn reads personal memory through memory_recall, which has no per-turn cap in this release',
   },
 ];
 

@@ -15,7 +15,7 @@ const notApplied = (body: Json): string[] =>
     .map((w) => w['path'] as string);
 
 t.test(
-  'embeddings and the personal memory refresh cap are answered not_applied on a dry run and a write',
+  'embeddings are answered not_applied on a dry run and a write; the personal memory refresh cap, applied, is not',
   async (t) => {
     const node = await startConfigNode(t);
     const doc = {
@@ -28,7 +28,7 @@ t.test(
     };
     const dry = await node.call('PUT', '/config?dry_run=true', { body: doc });
     t.equal(dry.status, 200);
-    const expected = ['learning.personal_memory.max_refreshes_per_turn', 'providers.embeddings'];
+    const expected = ['providers.embeddings'];
     t.same(notApplied(await json(dry)).sort(), expected);
     const written = await node.call('PUT', '/config', { body: doc, headers: { 'x-summary': 'fields' } });
     t.equal(written.status, 201);

@@ -37,6 +37,12 @@ export interface LearningGate {
    * absent take their defaults); null when the seat does not learn. Read from the first document applied.
    */
   episodeLifecycle(seat: string): NonNullable<NonNullable<Company['learning']>['episode_lifecycle']> | null;
+  /**
+   * The most `memory_recall` calls one turn may make (`learning.personal_memory.max_refreshes_per_turn`);
+   * null when unset: no cap. Every seat's, learning on or off, as recall reads either way. Read from the
+   * first document applied, like the org flag.
+   */
+  recallsPerTurn(): number | null;
 }
 
 /** The gate a config apply feeds (`apply` with each applied document); `warn` hears a change left for restart. */
@@ -87,6 +93,9 @@ export function createLearningGate(warn?: (message: string) => void): LearningGa
     },
     episodeLifecycle(seat) {
       return enabled(seat) ? (learning?.episode_lifecycle ?? {}) : null;
+    },
+    recallsPerTurn() {
+      return learning?.personal_memory?.max_refreshes_per_turn ?? null;
     },
   };
 }

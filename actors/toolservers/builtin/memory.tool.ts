@@ -68,7 +68,10 @@ const RecallArgs = z.strictObject({
 export function memoryTools(deps: {
   readonly memory: PersonalMemory;
   readonly events: EventSink;
-  /** When it says no for a seat, `memory_remember` refuses and writes nothing (recall still reads). */
+  /**
+   * When it says no for a seat, `memory_remember` refuses and writes nothing (recall still reads); its
+   * `recallsPerTurn` caps the `memory_recall` calls of one turn.
+   */
   readonly learning?: LearningGate;
   readonly now?: () => Date;
 }): BuiltinTool[] {
@@ -147,6 +150,14 @@ export function memoryTools(deps: {
     delivers: null,
     args: RecallArgs,
     async run(ctx, args) {
+      // The turn counts its calls (a resumed one its journaled calls too); a call outside a turn has no cap.
+      const cap = deps.learning?.recallsPerTurn() ?? null;
+      if (cap !== null && ctx.calls_before !== undefined && ctx.calls_before >= cap)
+        return textResult(
+          `Not recalled: the limit of ${cap} memory_recall calls per turn was reached this turn ` +
+            '(learning.personal_memory.max_refreshes_per_turn); go on with what earlier recalls returned.',
+          true,
+        );
       const at = now();
       const rows = await deps.memory.recall(ctx.agent_id, {
         query: args.query ?? null,

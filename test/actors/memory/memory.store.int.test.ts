@@ -203,3 +203,26 @@ t.test('learning is on unless turned off, and the org flag changes only at resta
   t.match(warnings[2], /the learning settings changed; they take effect at the next restart/);
   t.equal(gate.reflection('ada'), null, 'reflection waits for the restart');
 });
+
+t.test(
+  'the per-turn recall cap is read from the first document applied and kept until restart',
+  async (t) => {
+    const warnings: string[] = [];
+    const gate = createLearningGate((m) => warnings.push(m));
+    t.equal(gate.recallsPerTurn(), null, 'nothing applied yet: no cap');
+    const capped = (cap: number) =>
+      Company.parse({
+        name: 'Acme',
+        learning: { personal_memory: { max_refreshes_per_turn: cap } },
+        roles: [{ name: 'Ada', learning_enabled: false }],
+      });
+    gate.apply(capped(2));
+    t.equal(gate.recallsPerTurn(), 2, 'applied at start, whether or not the seat learns');
+    gate.apply(capped(5));
+    t.equal(gate.recallsPerTurn(), 2, 'a change waits for the restart');
+    t.match(warnings, [/the learning settings changed; they take effect at the next restart/]);
+    const restarted = createLearningGate();
+    restarted.apply(Company.parse({ name: 'Acme', roles: [{ name: 'Ada' }] }));
+    t.equal(restarted.recallsPerTurn(), null, 'a document without it: no cap');
+  },
+);
