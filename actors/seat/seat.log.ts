@@ -17,6 +17,7 @@
  * removes.
  */
 import { Streams, Subjects, type Bus } from '../../bus/index.js';
+import { publishStep, type EpochMark, type StepHolder } from './step.publish.js';
 import {
   foldNeeds,
   leaseEpochOf,
@@ -70,18 +71,12 @@ interface Snapshot {
   readonly epoch: number;
 }
 
-/** A lease holder's epoch mark: where it is stored and the epoch it was written under. */
-interface Mark {
-  readonly seq: number;
-  readonly epoch: number;
-}
-
 /**
  * The epoch marks kept on the seat's log, in stream order. Few: a holder writes one when it takes the seat,
  * and the compaction removes them with the records.
  */
-async function readMarks(opts: SeatLogOptions, subject: string): Promise<readonly Mark[]> {
-  const marks: Mark[] = [];
+async function readMarks(opts: SeatLogOptions, subject: string): Promise<readonly EpochMark[]> {
+  const marks: EpochMark[] = [];
   for await (const msg of opts.bus.replay(Streams.Seats, { subject })) {
     const epoch = leaseEpochOf(msg.headers);
     if (epoch !== null) marks.push({ seq: msg.seq, epoch });
@@ -93,7 +88,7 @@ async function readMarks(opts: SeatLogOptions, subject: string): Promise<readonl
  * The epoch a record at `seq` is judged by: the highest read before it (`mark`) or marked before it. The
  * marks are read apart from the records; this puts each back where the stream holds it.
  */
-function markAt(marks: readonly Mark[], mark: number, seq: number): number {
+function markAt(marks: readonly EpochMark[], mark: number, seq: number): number {
   let at = mark;
   for (const m of marks) if (m.seq < seq && m.epoch > at) at = m.epoch;
   return at;
@@ -110,7 +105,7 @@ function markAt(marks: readonly Mark[], mark: number, seq: number): number {
 async function standingSnapshot(
   opts: SeatLogOptions,
   subject: string,
-  marks: readonly Mark[],
+  marks: readonly EpochMark[],
 ): Promise<Snapshot | null> {
   let found: Snapshot | null = null;
   let mark = 0;
@@ -160,6 +155,8 @@ export async function openSeatLog(opts: SeatLogOptions): Promise<SeatLog> {
   const epoch = opts.headers ? leaseEpochOf(opts.headers) : null;
   if (epoch !== null) await publish(heldSubject, stamp(), `held:${opts.handle}@${epoch}`);
   const marks = await readMarks(opts, heldSubject);
+  // Its own mark is among them: a step answered `duplicate` by a late record stored after it is written again.
+  const holder: StepHolder | null = epoch === null ? null : { epoch, marks };
 
   let needs: readonly SeatNeed[] = [];
   let fromSeq = 1;
@@ -201,6 +198,7 @@ export async function openSeatLog(opts: SeatLogOptions): Promise<SeatLog> {
     previous = latest;
     if (older === null) return;
     try {
+      if (await superseded()) return;
       await opts.bus.purgeBelow(Streams.Seats, older.through + 1, logSubject);
       await opts.bus.purgeBelow(Streams.Seats, older.at, snapshotSubject);
       // A log opened without marks has none to remove (a mark stored since is a newer holder's).
@@ -208,6 +206,25 @@ export async function openSeatLog(opts: SeatLogOptions): Promise<SeatLog> {
     } catch (error) {
       opts.onTrouble?.('compaction not done', error);
     }
+  };
+
+  /**
+   * Whether this holder lost the seat, so that it must not purge (a purge checks no fence on the bus): its
+   * fence refuses, or a mark of a higher epoch is stored. Checked once, before the purges, and that is
+   * enough: a mark stored after the check lands after this holder's newest snapshot, so above every bound the
+   * purges use (each is at most the older snapshot's sequence), and a newer holder writes every record of its
+   * own after its mark.
+   */
+  const superseded = async (): Promise<boolean> => {
+    opts.fence();
+    if (epoch === null) return false;
+    const newer = (await readMarks(opts, heldSubject)).find((m) => m.epoch > epoch);
+    if (newer === undefined) return false;
+    opts.onTrouble?.(
+      'compaction not done',
+      new Error(`lease epoch ${newer.epoch} marked at ${newer.seq} is above this holder's ${epoch}`),
+    );
+    return true;
   };
 
   const appendOne = async (entry: SeatLogEntry): Promise<void> => {
@@ -218,7 +235,10 @@ export async function openSeatLog(opts: SeatLogOptions): Promise<SeatLog> {
         : entry.kind === 'needs_closed'
           ? `closed:${opts.handle}:${entry.key}`
           : `taken:${opts.handle}:${entry.turn_id}`;
-    const ack = await publish(logSubject, { ...entry, ...stamp() }, msgId);
+    const body = { ...entry, ...stamp() };
+    const ack = await publishStep(opts.bus, Streams.Seats, holder, msgId, (id) =>
+      publish(logSubject, body, id),
+    );
     needs = foldNeeds(needs, needsEventOf(entry));
     if (ack.duplicate) return;
     sinceSnapshot += 1;

@@ -11,27 +11,13 @@
 import t, { type Test } from 'tap';
 import { Streams, Subjects, type Bus } from '../../../bus/index.js';
 import { leaseHeaders } from '../../../actors/lease/index.js';
-import { openSeatLog, type SeatLog } from '../../../actors/seat/seat.log.js';
+import type { SeatLog } from '../../../actors/seat/seat.log.js';
 import { openCheckpoints, runProjection } from '../../../projections/index.js';
 import { seatNeedsProjection } from '../../../projections/readmodels/readmodels.seat-needs.js';
-import { busFor, engines, need } from './seat-log.fixture.js';
+import { busFor, engines, fromZero, need, openAs as open } from './seat-log.fixture.js';
 
 const stamp = { at: '2026-12-05T10:00:00.000Z', node: 'node-a' };
-const now = () => new Date(stamp.at);
 const encode = (o: unknown) => new TextEncoder().encode(JSON.stringify(o));
-
-/** The seat's log as the holder of `epoch` opens it (`headers` as seats.runtime.ts gives them). */
-const open = (bus: Bus, epoch: number, snapshotEvery = 50, troubles: string[] = []): Promise<SeatLog> =>
-  openSeatLog({
-    bus,
-    handle: 'cto',
-    node: 'node-a',
-    fence: () => undefined,
-    now,
-    snapshotEvery,
-    onTrouble: (what) => troubles.push(what),
-    ...(leaseHeaders(epoch) ? { headers: leaseHeaders(epoch) } : {}),
-  });
 
 /** A record stored as a paused holder's write lands: straight on the bus, with the headers it was sent with. */
 const write = async (bus: Bus, subject: string, body: unknown, headers?: Record<string, string>) =>
@@ -62,23 +48,6 @@ async function lateWrites(bus: Bus): Promise<number> {
 }
 
 const ids = (log: SeatLog) => log.needs().map((n) => n.id);
-
-/** `readmodels.seat_needs` from zero over the stream: the needs it tells for the seat. */
-async function fromZero(bus: Bus): Promise<string[] | undefined> {
-  const checkpoints = openCheckpoints(':memory:');
-  const told = new Map<string, string[]>();
-  const projection = seatNeedsProjection({
-    onNeeds: (h, needs) =>
-      told.set(
-        h,
-        needs.map((n) => n.id),
-      ),
-  });
-  const run = await runProjection({ bus, projection, checkpoints });
-  await run.stop();
-  checkpoints.close();
-  return told.get('cto');
-}
 
 /** `readmodels.seat_needs` running live on `bus`: what it told, seat by seat, and the running projection. */
 async function liveNeeds(t: Test, bus: Bus) {
