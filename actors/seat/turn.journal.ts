@@ -7,9 +7,10 @@
  * derived from (turn, phase, iteration, round, call), so a record written twice is stored once.
  */
 import { z } from 'zod';
-import { Streams, Subjects, type Bus } from '../../bus/index.js';
+import { Streams, Subjects, type Bus, type PubAck } from '../../bus/index.js';
 import { leaseEpochOf, nextEpochMark, Payloads, SeatNeed, SpendRecord } from '../../schema/index.js';
 import type { PhaseName } from './seat.types.js';
+import { publishStep, type StepHolder } from './step.publish.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -263,28 +264,35 @@ function msgIdOf(turnId: string, r: JournalEntry): string {
 }
 
 /**
- * Reads a turn's journal; null when the turn has none (a fresh wake): one cheap lookup first. A record of
- * a lease epoch below the highest read before it is a superseded holder's late write (schema/lease-epoch.ts):
- * it is ignored, so the resumed turn stands on what the current holder recorded, and the step it said is
- * done again. The spend it paid for is kept elsewhere (the spend records are never dropped). `held`, when
- * given, runs once the journal is known to exist and before it is read: the resuming holder's epoch mark
- * (`JournalWriter.mark`), so a late record that lands after this read is below a mark for every reader.
+ * Reads a turn's journal; null when the turn has none to resume from (a fresh wake: no record, only epoch
+ * marks, or only records ignored by their epoch). A record of a lease epoch below the highest read before
+ * it is a superseded holder's late write (schema/lease-epoch.ts): it is ignored, so the resumed turn stands
+ * on what the current holder recorded, and the step it said is done again. The spend it paid for is kept
+ * elsewhere (the spend records are never dropped). `held`, when given, runs first: the holder's epoch mark
+ * (`JournalWriter.mark`), fresh turn or not, so a late record that lands after this read — a superseded
+ * holder's `turn_started` of the same turn included — is below a mark for every reader. Without a mark, one
+ * cheap lookup answers a fresh turn; with a mark this call stored, so does finding it the subject's oldest
+ * message (only a lower epoch's late record can follow it yet).
  */
 export async function readJournal(
   bus: Bus,
   handle: string,
   turnId: string,
-  held?: () => Promise<void>,
+  held?: () => Promise<PubAck | null>,
 ): Promise<TurnJournal | null> {
   const subject = Subjects.turnJournal(handle, turnId);
-  if ((await bus.lastMessage(Streams.Turns, subject)) === null) return null;
-  await held?.();
+  const mark = (await held?.()) ?? null;
+  if (mark === null) {
+    if ((await bus.lastMessage(Streams.Turns, subject)) === null) return null;
+  } else if (!mark.duplicate && (await bus.nextMessage(Streams.Turns, subject, 1))?.seq === mark.seq) {
+    return null;
+  }
   const records: JournalRecord[] = [];
-  let mark = 0;
+  let at = 0;
   for await (const msg of bus.replay(Streams.Turns, { subject })) {
-    const next = nextEpochMark(mark, msg.headers);
+    const next = nextEpochMark(at, msg.headers);
     if (next === null) continue;
-    mark = next;
+    at = next;
     try {
       // An epoch mark is no record (kind `held`): skipped here, as by earlier releases, its header read.
       const parsed = JournalRecord.safeParse(JSON.parse(decoder.decode(msg.data)));
@@ -293,18 +301,20 @@ export async function readJournal(
       // An unreadable record is skipped: the turn then redoes what it said, as a fresh run would.
     }
   }
-  return foldJournal(records);
+  return records.length === 0 ? null : foldJournal(records);
 }
 
 /** Appends records to one turn's journal, each after `fence()` (a superseded holder writes nothing). */
 export interface JournalWriter {
   write(entry: JournalEntry): Promise<void>;
   /**
-   * Stores the holder's epoch mark (nothing without an epoch): a body of kind `held` that is no
+   * Stores the holder's epoch mark (nothing, and null, without an epoch): a body of kind `held` that is no
    * `JournalRecord`, so `foldJournal` and a reader of any release skip it while its header raises the
-   * epoch every later record is judged by. Once per epoch: a retried resume stores it once.
+   * epoch every later record is judged by. Once per epoch: a retried open stores it once. Once marked, a
+   * write answered `duplicate` by a lower epoch's record stored after the mark is written again
+   * (step.publish.ts).
    */
-  mark(): Promise<void>;
+  mark(): Promise<PubAck | null>;
 }
 
 /** Which turn's journal a writer appends to, and how each record is fenced, stamped and headed. */
@@ -321,19 +331,28 @@ export interface JournalWriterOptions {
 
 export function journalWriter(opts: JournalWriterOptions): JournalWriter {
   const subject = Subjects.turnJournal(opts.handle, opts.turnId);
-  const publish = async (body: { readonly kind: string }, msgId: string): Promise<void> => {
+  const epoch = opts.headers ? leaseEpochOf(opts.headers) : null;
+  /** Set by `mark`: the rule for a write answered `duplicate`. */
+  let holder: StepHolder | null = null;
+  const publish = (body: { readonly kind: string }, msgId: string): Promise<PubAck> => {
     opts.fence();
     const record = { ...body, at: opts.now().toISOString(), node: opts.node };
-    await opts.bus.publish(subject, encoder.encode(JSON.stringify(record)), {
+    return opts.bus.publish(subject, encoder.encode(JSON.stringify(record)), {
       msgId,
       ...(opts.headers ? { headers: opts.headers } : {}),
     });
   };
   return {
-    write: (entry) => publish(entry, msgIdOf(opts.turnId, entry)),
+    async write(entry) {
+      await publishStep(opts.bus, Streams.Turns, holder, msgIdOf(opts.turnId, entry), (id) =>
+        publish(entry, id),
+      );
+    },
     async mark() {
-      const epoch = opts.headers ? leaseEpochOf(opts.headers) : null;
-      if (epoch !== null) await publish({ kind: 'held' }, `${opts.turnId}:held@${epoch}`);
+      if (epoch === null) return null;
+      const ack = await publish({ kind: 'held' }, `${opts.turnId}:held@${epoch}`);
+      holder = { epoch, marks: [{ seq: ack.seq, epoch }] };
+      return ack;
     },
   };
 }

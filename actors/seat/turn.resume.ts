@@ -25,8 +25,9 @@ export interface OpenedTurn {
 }
 
 /**
- * Opens the turn's journal for writing after reading back what an earlier run of the turn recorded; a
- * journal that exists is marked with the holder's epoch before it is read (`JournalWriter.mark`).
+ * Opens the turn's journal for writing after reading back what an earlier run of the turn recorded. The
+ * journal is marked with the holder's epoch before it is read (`JournalWriter.mark`), a fresh turn's too:
+ * its first `turn_started` is then judged by the reading rule like every other record.
  */
 export async function openTurn(opts: JournalWriterOptions): Promise<OpenedTurn> {
   const writer = journalWriter(opts);

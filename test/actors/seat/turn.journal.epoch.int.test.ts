@@ -147,9 +147,86 @@ for (const engine of engines) {
   );
 }
 
-t.test('a fresh turn writes no mark: its journal does not exist', async (t) => {
-  const bus = await busFor(t, 'memory');
-  const opened = await resume(bus, 2);
-  t.equal(opened.prior, null);
-  t.equal(await bus.lastMessage(Streams.Turns, Subjects.turnJournal('ada', 'turn-1')), null);
-});
+/** The journal's records (marks included) in stream order: kind and the node that wrote each. */
+async function stored(bus: Bus): Promise<Array<{ kind: string; node: string }>> {
+  const kept: Array<{ kind: string; node: string }> = [];
+  for await (const msg of bus.replay(Streams.Turns, { subject: Subjects.turnJournal('ada', 'turn-1') }))
+    kept.push(JSON.parse(new TextDecoder().decode(msg.data)) as { kind: string; node: string });
+  return kept;
+}
+
+for (const engine of engines) {
+  t.test(
+    `${engine}: a fresh turn is marked before it is read; a journal of marks alone reads as fresh`,
+    async (t) => {
+      const bus = await busFor(t, engine);
+      t.equal((await resume(bus, 2)).prior, null, 'a fresh turn has nothing to resume');
+      t.same(await stored(bus), [{ kind: 'held', at: stamp.at, node: 'node-2' }], 'its mark is stored');
+      t.equal((await resume(bus, 2)).prior, null, 'a retried open of the epoch: still fresh, one mark');
+      t.equal((await resume(bus, 3)).prior, null, "a later holder's too");
+      t.equal((await stored(bus)).length, 2);
+    },
+  );
+
+  t.test(
+    `${engine}: a superseded holder's start of the same turn landing after a fresh turn's mark is ignored, and the new holder's start is read`,
+    async (t) => {
+      const bus = await busFor(t, engine);
+      // The new holder (epoch 2) takes the wake the old one (epoch 1) started: it finds no journal.
+      const fresh = await resume(bus, 2);
+      t.equal(fresh.prior, null);
+      // The old holder's start, handed to the socket before its pause, lands now, under the same id.
+      await holder(bus, 1, 'node-old').write({ kind: 'turn_started', wake_id: 'w1', limits: { ...limits, plan_rounds: 1 }, absorbed: [{ id: 'w0', seq: 3 }] }); // prettier-ignore
+      await fresh.writer.write({ kind: 'turn_started', wake_id: 'w1', limits });
+      await fresh.writer.write({ kind: 'phase_started', phase: 'plan', iteration: 0, started_at: stamp.at, max_rounds: 4 }); // prettier-ignore
+
+      const later = (await resume(bus, 3)).prior;
+      t.equal(later?.started?.node, 'node-2', "a later resume stands on the new holder's start");
+      t.same(later?.started?.limits, limits, 'with its limits');
+      t.equal(later?.started?.absorbed, undefined, 'and its batch, not the late one');
+      t.equal(later?.records, 2, 'the late start is not read');
+    },
+  );
+
+  t.test(
+    `${engine}: a step whose id a superseded holder's late record took after the resuming holder's mark is written again, and read`,
+    async (t) => {
+      const bus = await busFor(t, engine);
+      await holder(bus, 1, 'node-old').write({ kind: 'turn_started', wake_id: 'w1', limits });
+      await holder(bus, 1, 'node-old').write({ kind: 'phase_started', phase: 'plan', iteration: 0, started_at: stamp.at, max_rounds: 4 }); // prettier-ignore
+      const taken = await resume(bus, 2);
+      // The old holder's plan outcome lands after the new holder's mark, under the id of the new holder's own.
+      await holder(bus, 1, 'node-old').write({ kind: 'phase_completed', phase: 'plan', iteration: 0, outcome: { phase: 'plan', decision: 'skip', plan: '' }, tokens: 10, tools: [] }); // prettier-ignore
+      const outcome: JournalEntry = { kind: 'phase_completed', phase: 'plan', iteration: 0, outcome: { phase: 'plan', decision: 'direct', plan: '' }, tokens: 20, tools: [] }; // prettier-ignore
+      await taken.writer.write(outcome);
+
+      const later = (await resume(bus, 3)).prior?.phase('plan', 0)?.completed;
+      t.equal(later?.node, 'node-2', "a later resume reads the new holder's outcome");
+      t.equal(later?.tokens, 20);
+      await taken.writer.write(outcome);
+      t.equal(
+        (await stored(bus)).filter((r) => r.kind === 'phase_completed').length,
+        2,
+        'the late one and the one written again; a repeat of it is stored once',
+      );
+    },
+  );
+
+  t.test(
+    `${engine}: a step the resuming holder does again over a record every reader keeps is stored once, and a journal without epochs is read`,
+    async (t) => {
+      const bus = await busFor(t, engine);
+      // An earlier release's records: no epoch header.
+      await land(bus, { kind: 'turn_started', wake_id: 'w1', limits });
+      await land(bus, { kind: 'phase_started', phase: 'plan', iteration: 0, started_at: stamp.at, max_rounds: 4 }); // prettier-ignore
+      // The old holder's result of a retriable tool, written behind its round, lands before the next mark.
+      const result: JournalEntry = { kind: 'tool_result', phase: 'plan', iteration: 0, round: 0, index: 0, output: 'ok', is_error: false, delivered: true, execution: { name: 'memory_recall', call_id: 'c0', result: 'ok', error: null, started_at: stamp.at, duration_ms: 1, origin: 'builtin', server: null } }; // prettier-ignore
+      await holder(bus, 1, 'node-old').write(result);
+      const taken = await resume(bus, 2);
+      t.equal(taken.prior?.started?.wake_id, 'w1', 'the records without an epoch are read');
+      t.ok(taken.prior?.phase('plan', 0)?.calls.get('0.0')?.result, 'and the result before the mark');
+      await taken.writer.write(result);
+      t.equal((await stored(bus)).filter((r) => r.kind === 'tool_result').length, 1, 'stored once');
+    },
+  );
+}
