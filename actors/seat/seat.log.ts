@@ -14,7 +14,8 @@
  * log under an epoch first stores an epoch mark (`svc.seats.<handle>.held`) and only then reads: a late
  * record stored after the mark is below it, so the holder, which read before it landed, and every later
  * reader, which reads the mark before it, both pass it over. Marks go with the records the compaction
- * removes.
+ * removes; a holder whose epoch a newer mark passed removes nothing. An append answered `duplicate` by such a
+ * late record of the same step is written again under the holder's epoch (step.publish.ts).
  */
 import { Streams, Subjects, type Bus } from '../../bus/index.js';
 import { publishStep, type EpochMark, type StepHolder } from './step.publish.js';
