@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { Streams, Subjects, type Bus, type PubAck } from '../../bus/index.js';
 import { leaseEpochOf, nextEpochMark, Payloads, SeatNeed, SpendRecord } from '../../schema/index.js';
 import type { PhaseName } from './seat.types.js';
-import { publishStep, type StepHolder } from './step.publish.js';
+import { publishStep, type EpochMark, type StepHolder } from './step.publish.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -279,6 +279,7 @@ export async function readJournal(
   handle: string,
   turnId: string,
   held?: () => Promise<PubAck | null>,
+  raised?: (mark: EpochMark) => void,
 ): Promise<TurnJournal | null> {
   const subject = Subjects.turnJournal(handle, turnId);
   const mark = (await held?.()) ?? null;
@@ -292,6 +293,7 @@ export async function readJournal(
   for await (const msg of bus.replay(Streams.Turns, { subject })) {
     const next = nextEpochMark(at, msg.headers);
     if (next === null) continue;
+    if (next > at) raised?.({ seq: msg.seq, epoch: next });
     at = next;
     try {
       // An epoch mark is no record (kind `held`): skipped here, as by earlier releases, its header read.
@@ -315,6 +317,11 @@ export interface JournalWriter {
    * (step.publish.ts).
    */
   mark(): Promise<PubAck | null>;
+  /**
+   * A record the read found raising the epoch (an earlier holder's mark, say): a lower epoch's record
+   * stored after it is ignored by readers too, so a write it made a duplicate is written again.
+   */
+  saw(mark: EpochMark): void;
 }
 
 /** Which turn's journal a writer appends to, and how each record is fenced, stamped and headed. */
@@ -351,8 +358,11 @@ export function journalWriter(opts: JournalWriterOptions): JournalWriter {
     async mark() {
       if (epoch === null) return null;
       const ack = await publish({ kind: 'held' }, `${opts.turnId}:held@${epoch}`);
-      holder = { epoch, marks: [{ seq: ack.seq, epoch }] };
+      holder = { epoch, marks: [...(holder?.marks ?? []), { seq: ack.seq, epoch }] };
       return ack;
+    },
+    saw(mark) {
+      if (epoch !== null) holder = { epoch, marks: [...(holder?.marks ?? []), mark] };
     },
   };
 }

@@ -31,7 +31,13 @@ export interface OpenedTurn {
  */
 export async function openTurn(opts: JournalWriterOptions): Promise<OpenedTurn> {
   const writer = journalWriter(opts);
-  const prior = await readJournal(opts.bus, opts.handle, opts.turnId, () => writer.mark());
+  const prior = await readJournal(
+    opts.bus,
+    opts.handle,
+    opts.turnId,
+    () => writer.mark(),
+    (mark) => writer.saw(mark),
+  );
   return {
     prior,
     writer,

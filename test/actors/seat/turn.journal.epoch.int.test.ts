@@ -213,6 +213,26 @@ for (const engine of engines) {
   );
 
   t.test(
+    `${engine}: a step whose id a late record took after an earlier holder's mark, before the resuming holder's, is written again, and read`,
+    async (t) => {
+      const bus = await busFor(t, engine);
+      await holder(bus, 1, 'node-old').write({ kind: 'turn_started', wake_id: 'w1', limits });
+      await holder(bus, 1, 'node-old').write({ kind: 'phase_started', phase: 'plan', iteration: 0, started_at: stamp.at, max_rounds: 4 }); // prettier-ignore
+      // Epoch 2 resumes and marks, then loses the seat before it writes the plan's outcome.
+      await resume(bus, 2);
+      // The first holder's outcome lands after that mark: every reader ignores it.
+      await holder(bus, 1, 'node-old').write({ kind: 'phase_completed', phase: 'plan', iteration: 0, outcome: { phase: 'plan', decision: 'skip', plan: '' }, tokens: 10, tools: [] }); // prettier-ignore
+      const taken = await resume(bus, 3);
+      t.equal(taken.prior?.phase('plan', 0)?.completed, null, 'the holder of epoch 3 has no outcome');
+      await taken.writer.write({ kind: 'phase_completed', phase: 'plan', iteration: 0, outcome: { phase: 'plan', decision: 'direct', plan: '' }, tokens: 20, tools: [] }); // prettier-ignore
+
+      const later = (await resume(bus, 4)).prior?.phase('plan', 0)?.completed;
+      t.equal(later?.node, 'node-3', "a later resume reads the outcome of epoch 3's holder");
+      t.equal(later?.tokens, 20);
+    },
+  );
+
+  t.test(
     `${engine}: a step the resuming holder does again over a record every reader keeps is stored once, and a journal without epochs is read`,
     async (t) => {
       const bus = await busFor(t, engine);
