@@ -1,0 +1,137 @@
+// /config preconditions: If-Match and If-None-Match on writes and reloads, alone and racing.
+import t from 'tap';
+import { company, firstRevision, json, startConfigNode, type Json } from './fixtures/config-node.js';
+
+t.test(
+  'preconditions: stale If-Match 409, If-None-Match * 412, both 400, If-Match with nothing active 412',
+  async (t) => {
+    const node = await startConfigNode(t);
+    const noneActive = await node.call('PUT', '/config', {
+      body: company(),
+      headers: { 'x-summary': 's', 'if-match': '*' },
+    });
+    t.equal(noneActive.status, 412);
+    t.equal((await json(noneActive))['error'], 'no_active_revision');
+    const created = await node.call('PUT', '/config', {
+      body: company(),
+      headers: { 'x-summary': 's', 'if-none-match': '*' },
+    });
+    t.equal(created.status, 201, 'If-None-Match * creates when nothing is configured');
+    const id = (await json(created))['revision_id'] as string;
+    const again = await node.call('PUT', '/config', {
+      body: company(),
+      headers: { 'x-summary': 's', 'if-none-match': '*' },
+    });
+    t.equal(again.status, 412);
+    t.equal((await json(again))['error'], 'already_configured');
+    const both = await node.call('PUT', '/config', {
+      body: company(),
+      headers: { 'x-summary': 's', 'if-none-match': '*', 'if-match': `"${id}"` },
+    });
+    t.equal(both.status, 400);
+    t.equal((await json(both))['error'], 'conflicting_preconditions');
+    const ok = await node.call('PUT', '/config', {
+      body: company('B'),
+      headers: { 'x-summary': 's', 'if-match': id },
+    });
+    t.equal(ok.status, 201, 'a bare unquoted id is accepted');
+    const stale = await node.call('PUT', '/config', {
+      body: company('C'),
+      headers: { 'x-summary': 's', 'if-match': `"${id}"` },
+    });
+    t.equal(stale.status, 409);
+    const staleBody = await json(stale);
+    t.equal(staleBody['error'], 'revision_advanced');
+    const storedId = staleBody['stored_revision_id'] as string;
+    t.match(storedId, /^[0-9a-f-]{36}$/, 'a stale If-Match names the revision it stored inactive');
+    const kept = await json(await node.call('GET', `/config/revisions/${storedId}`));
+    t.match(
+      kept,
+      { revision_id: storedId, is_active: false, parent_revision_id: id },
+      'derived from what If-Match named',
+    );
+    const active = await node.call('GET', '/config');
+    t.equal(
+      active.headers.get('etag'),
+      `"${(await json(ok))['revision_id'] as string}"`,
+      'the active revision stays',
+    );
+  },
+);
+
+t.test(
+  'twenty concurrent PUTs with the same If-Match: one 201, nineteen 409 naming their stored revision',
+  async (t) => {
+    const node = await startConfigNode(t);
+    const id = await firstRevision(node);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        node.call('PUT', '/config', {
+          body: company(`Race ${i}`),
+          headers: { 'x-summary': `w${i}`, 'if-match': `"${id}"` },
+        }),
+      ),
+    );
+    const statuses = answers.map((a) => a.status);
+    t.equal(statuses.filter((s) => s === 201).length, 1);
+    t.equal(statuses.filter((s) => s === 409).length, 19);
+    const bodies = await Promise.all(answers.map(json));
+    for (const body of bodies.filter((b) => b['error'] === 'revision_advanced' && b['stored_revision_id'])) {
+      const stored = await node.call('GET', `/config/revisions/${String(body['stored_revision_id'])}`);
+      t.equal(stored.status, 200, 'a losing revision is stored and readable');
+    }
+    const list = await json(await node.call('GET', '/config/revisions?limit=500'));
+    t.equal(
+      (list['revisions'] as Json[]).filter((r) => r['is_active']).length,
+      1,
+      'at most one active revision',
+    );
+  },
+);
+
+t.test('reload with If-Match on a node with no active revision answers 412', async (t) => {
+  const node = await startConfigNode(t);
+  const reload = await node.call('POST', '/config/reload', { headers: { 'if-match': '"r-1"' } });
+  t.equal(reload.status, 412);
+  t.equal((await json(reload))['error'], 'no_active_revision');
+  t.equal((await node.call('POST', '/config/reload')).status, 409, 'without If-Match: 409');
+});
+
+t.test(
+  'an If-Match naming two revisions is 409 revision_advanced carrying stored_revision_id (null: nothing stored)',
+  async (t) => {
+    const node = await startConfigNode(t);
+    const id = await firstRevision(node);
+    const res = await node.call('PUT', '/config', {
+      body: company('B'),
+      headers: { 'x-summary': 's', 'if-match': `"${id}", "other"` },
+    });
+    t.equal(res.status, 409);
+    const body = await json(res);
+    t.equal(body['error'], 'revision_advanced');
+    t.ok(Object.hasOwn(body, 'stored_revision_id'), 'the field is carried');
+    t.equal(body['stored_revision_id'], null);
+    t.equal((await json(await node.call('GET', '/config/revisions')))['total'], 1, 'nothing was stored');
+  },
+);
+
+t.test('a dry run with a stale If-Match is 409 revision_advanced with stored_revision_id null', async (t) => {
+  const node = await startConfigNode(t);
+  const id = await firstRevision(node);
+  const moved = await node.call('PUT', '/config', {
+    body: company('B'),
+    headers: { 'x-summary': 's', 'if-match': id },
+  });
+  t.equal(moved.status, 201);
+  for (const [method, path, body] of [
+    ['PUT', '/config?dry_run=true', company('C')],
+    ['PATCH', '/config?dry_run=true', { name: 'C' }],
+  ] as const) {
+    const res = await node.call(method, path, { body, headers: { 'if-match': `"${id}"` } });
+    t.equal(res.status, 409, method);
+    const answer = await json(res);
+    t.equal(answer['error'], 'revision_advanced', method);
+    t.ok(Object.hasOwn(answer, 'stored_revision_id'), `${method}: the field is carried`);
+    t.equal(answer['stored_revision_id'], null, `${method}: a dry run stores nothing`);
+  }
+});
