@@ -4,7 +4,7 @@
  * status, and per person the items that name them (assignee, asked, watcher, checklist entry,
  * creator, commenter, @mention). They are derived from the items alone, so a replay rebuilds them as the
  * live fold kept them. A read intersects by filtering the smallest candidate set with its full predicate,
- * so its answer is the one a scan of every item gives (test/projections/work/work.index.property.unit.test.ts).
+ * so its answer is the one a scan of every item gives (test/projections/work/work.index.*.property.unit.test.ts).
  */
 import type { Comment } from './comment.js';
 import { mentionsIn } from './mentions.js';
