@@ -1,6 +1,6 @@
 /**
  * One agent seat on this node: consumes its inbox durably (seat.inbox.ts), runs the seat machine and
- * executes the effects it names. The seat's own state — the questions it waits on — is event-sourced:
+ * executes the effects it names (a phase: seat.phases.ts; a completed turn's records: turn.complete.ts). The seat's own state — the questions it waits on — is event-sourced:
  * each change is appended to the seat's log (seat.log.ts) before the machine hears of it, and the machine
  * starts from the log's fold, so a restart or a peer taking the seat over starts where it was. A wake is acknowledged only after its turn's events are stored, and a wake id that
  * already completed is acknowledged without running again (the record lives in `svc_turns_done` for
@@ -20,22 +20,20 @@
 import { createActor, type Actor } from 'xstate';
 import { RedeliverError, type Subscription } from '../../bus/index.js';
 import { leaseHeaders, LeaseFencedError, noFence } from '../lease/index.js';
-import { seatMachine, type PhaseRequest } from './seat.machine.js';
-import type { SeatProfile } from './seat.profile.js';
-import { PhaseDeferred, PhaseFailure, runPhase } from './turn.phase.js';
-import { draftOf, noteOutcome, type EpisodeDraft } from './turn.episode.js';
+import { seatMachine } from './seat.machine.js';
+import type { EpisodeDraft } from './turn.episode.js';
 import { episodeRecorder } from './seat.episodes.js';
-import { turnContext } from './turn.context.js';
 import { readPaused, seatKeys } from './seat.records.js';
 import { CutReason, TurnCut } from './turn.cut.js';
 import type { OpenedTurn } from './turn.resume.js';
 import { fencedDeps, seatEvents } from './seat.events.js';
 import { consumeInbox, type InboxHost } from './seat.inbox.js';
 import { openSeatLog } from './seat.log.js';
-import { turnNeeds } from './seat.needs.js';
 import { needsWriter } from './seat.needs-host.js';
 import type { SeatHost, SeatHostOptions } from './seat.host.types.js';
 import { turnSpans } from './turn.spans.js';
+import { completedPayload, recordCompletion } from './turn.complete.js';
+import { phaseRunner, type StartedTurn } from './seat.phases.js';
 
 const encoder = new TextEncoder();
 
@@ -77,84 +75,27 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
   let stopped: Promise<void> | null = null;
   let pending: Pending | null = null;
   let abort = new AbortController();
-  /**
-   * Per turn: the profile and picked tools it started with (in-flight turns keep their settings), and what
-   * the seat knew then that bears on it (turn.context.ts).
-   */
-  const turns = new Map<string, { profile: SeatProfile; picked: readonly string[]; known: string | null }>();
+  /** Per turn: how it started (seat.phases.ts). */
+  const turns = new Map<string, StartedTurn>();
   /** Per turn: what its phases produced, for its episode. */
   const drafts = new Map<string, EpisodeDraft>();
   /** Per turn: its journal (what an earlier run recorded, and the writer). */
   const journals = new Map<string, OpenedTurn>();
 
-  async function phase(req: PhaseRequest): Promise<void> {
-    const { turn } = req;
-    const started = turns.get(turn.turn_id) ?? {
-      profile,
-      picked: [],
-      known: await turnContext(opts, profile, turn.wake, deps.now(), log),
-    };
-    turns.set(turn.turn_id, started);
-    const company = opts.company();
-    const opened = journals.get(turn.turn_id);
-    try {
-      const result = await runPhase(
-        // Fenced: every model call, tool call and spend record proves the lease first.
-        { ...deps, events: eventsFor(turn.wake.trace_id) },
-        {
-          turn,
-          phase: req.phase,
-          seat: started.profile,
-          charter: company.charter,
-          caps: { org: company.token_budget, seat: started.profile.token_budget },
-          signal: abort.signal,
-          ...(opened ? { journal: opened.phase(req.phase, turn.iteration), calls: opened.calls } : {}),
-          parent: spans.of(turn),
-          known: started.known,
-        },
-        started.picked,
-      );
-      // A turn cut at its deadline has ended already: its late phase leaves nothing behind.
-      if (turns.has(turn.turn_id)) {
-        if (result.picked) turns.set(turn.turn_id, { ...started, picked: result.picked });
-        drafts.set(
-          turn.turn_id,
-          noteOutcome(
-            drafts.get(turn.turn_id) ?? draftOf(turn.wake),
-            result.outcome,
-            result.tools,
-            result.skills,
-          ),
-        );
-      }
-      if (!stopping)
-        actor.send({
-          type: 'seat.phase.done',
-          turn_id: turn.turn_id,
-          tokens: result.tokens,
-          at: deps.now().toISOString(),
-          outcome: result.outcome,
-        });
-    } catch (error) {
-      if (stopping) return;
-      if (error instanceof PhaseDeferred) {
-        actor.send({ type: 'seat.turn.deferred', turn_id: turn.turn_id, retry_at: error.retryAt });
-        return;
-      }
-      const failure = error instanceof PhaseFailure ? error : new PhaseFailure('error', String(error), 0);
-      if (failure.reason !== 'aborted')
-        log.warn({ err: error, turn_id: turn.turn_id, phase: req.phase }, 'phase failed');
-      actor.send({
-        type: 'seat.phase.failed',
-        turn_id: turn.turn_id,
-        phase: req.phase,
-        tokens: failure.tokens,
-        at: deps.now().toISOString(),
-        reason: failure.reason,
-        error: failure.message,
-      });
-    }
-  }
+  const phase = phaseRunner({
+    opts,
+    log,
+    deps,
+    eventsFor,
+    spans,
+    turns,
+    drafts,
+    journals,
+    profile: () => profile,
+    signal: () => abort.signal,
+    stopping: () => stopping,
+    tell: (e) => actor.send(e),
+  });
 
   const episodes = episodeRecorder({
     opts,
@@ -164,6 +105,15 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
     profile: () => profile,
     events: { event, publishEvent },
   });
+
+  const completion = {
+    handle,
+    turnsDone: opts.turnsDone,
+    fence,
+    events: { event, publishEvent },
+    episodes,
+    leaseEpoch: opts.leaseEpoch,
+  };
 
   // The seat's own state (its open needs) as its log left it: rebuilt before the machine starts.
   const seatLog = await openSeatLog({
@@ -196,29 +146,10 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
               const draft = drafts.get(params.payload.turn_id);
               drafts.delete(params.payload.turn_id);
               journals.delete(params.payload.turn_id);
-              // The completion states the whole wait (every open need), and which of it this turn asked.
-              const open = turnNeeds(params.needs);
-              const raised = params.needs
-                .filter((n) => n.turn_id === params.payload.turn_id)
-                .map((n) => n.id);
-              const payload = open ? { ...params.payload, needs: { ...open, raised } } : params.payload;
+              const payload = completedPayload(params.payload, params.needs);
               const current = pending;
               try {
-                const record = event('agent_turn_completed', payload, payload.failed, params.trace_id);
-                // The record id is the turn's: a second completion of one wake is de-duplicated.
-                await publishEvent({ ...record, id: `turn-${params.payload.turn_id}` });
-                if (draft) await episodes.record(draft, payload);
-                fence();
-                await opts.turnsDone.put(
-                  seatKeys.turnDone(handle, params.payload.turn_id),
-                  encoder.encode(
-                    JSON.stringify({
-                      turn_id: params.payload.turn_id,
-                      at: params.payload.ended_at,
-                      ...(opts.leaseEpoch !== undefined ? { lease_epoch: opts.leaseEpoch } : {}),
-                    }),
-                  ),
-                );
+                await recordCompletion(completion, payload, params.trace_id, draft);
                 if (current?.turn_id === params.payload.turn_id) current.resolve();
               } catch (error) {
                 current?.reject(error instanceof Error ? error : new Error(String(error)));
