@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import t from 'tap';
 import { placementKeys, readLease, seatKeys } from '../../../actors/index.js';
-import type { Bus, Kv } from '../../../bus/index.js';
+import { KvConflictError, type Bus, type Kv } from '../../../bus/index.js';
 import { completedOf, nodeOf, startFleet, type Node } from './placement.fixture.js';
 
 /** A step the test lets go of when it chooses: `reached` resolves once the step waits on it. */
@@ -78,11 +78,26 @@ async function writesTo(coord: Kv, key: string, count: number): Promise<void> {
   await sub.stop();
 }
 
+/**
+ * Rewrites the seat's lease record with `change`, compare-and-set. The holder renews every 50 ms: a renewal
+ * between the read and the write is read again, as any other writer of the key would.
+ */
 const stealAt = async (coord: Kv, handle: string, change: Record<string, unknown>): Promise<void> => {
   const key = placementKeys.seat(handle);
-  const entry = (await coord.get(key))!;
-  const lease = JSON.parse(new TextDecoder().decode(entry.value)) as Record<string, unknown>;
-  await coord.update(key, new TextEncoder().encode(JSON.stringify({ ...lease, ...change })), entry.revision);
+  for (;;) {
+    const entry = (await coord.get(key))!;
+    const lease = JSON.parse(new TextDecoder().decode(entry.value)) as Record<string, unknown>;
+    try {
+      await coord.update(
+        key,
+        new TextEncoder().encode(JSON.stringify({ ...lease, ...change })),
+        entry.revision,
+      );
+      return;
+    } catch (error) {
+      if (!(error instanceof KvConflictError)) throw error;
+    }
+  }
 };
 const future = (): string => new Date(Date.now() + 600_000).toISOString();
 const past = (): string => new Date(Date.now() - 1_000).toISOString();
