@@ -15,6 +15,7 @@ import { openWs, UpgradeRefusedError } from './ws-client.js';
 import { nodeOrigin, requestNode, tokenHint, unreachable, unusableNode } from './cli-http.js';
 import { UsageError, type Out } from './cli-usage.js';
 import { describeRefusal } from './config-cli.js';
+import { pathSegment } from './cli-json.js';
 import { EventCategory } from '../schema/index.js';
 
 export const eventsHelp = `Usage: svc events <verb> [flags]
@@ -134,13 +135,6 @@ const shellWord = (value: string): string =>
 /** `--name value`, or `--name=value` when the value starts with a dash (the parser takes it for a flag). */
 const shellFlag = (name: string, value: string): string =>
   value.startsWith('-') ? `--${name}=${shellWord(value)}` : `--${name} ${shellWord(value)}`;
-
-/**
- * An id as one path segment. `.` and `..` are written `%2E` and `%2E%2E`: as written they are a path's
- * dot segments, which a client or proxy resolves (`get ..` asked for `/`); the node decodes them to the id.
- */
-const pathSegment = (id: string): string =>
-  id === '.' || id === '..' ? id.replaceAll('.', '%2E') : encodeURIComponent(id);
 
 /** What the flags can be told wrong by themselves, said in their own names (exit 2) before any request. */
 function checkFlags(values: {

@@ -13,6 +13,7 @@ import {
   type NodeContext,
 } from './cli-args.js';
 import { requestNode } from './cli-http.js';
+import { table } from './cli-table.js';
 import { describeRefusal } from './config-cli.js';
 import { UsageError, type Out } from './cli-usage.js';
 
@@ -44,18 +45,6 @@ async function read<T>(ctx: NodeContext<Out>, path: string): Promise<T | null> {
     return null;
   }
   return JSON.parse(text) as T;
-}
-
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows
-    .map((r) =>
-      r
-        .map((cell, i) => cell.padEnd(widths[i]!))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
 }
 
 const list = (items: readonly string[]): string => (items.length === 0 ? '-' : items.join(','));
