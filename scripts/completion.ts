@@ -12,6 +12,7 @@ const tree: Readonly<Record<string, readonly string[]>> = {
   work: ['list', 'show', 'create', 'comment', 'move', 'inbox', 'mine'],
   pages: ['list', 'show', 'search', 'create'],
   fleet: ['status', 'remove'],
+  agents: ['list', 'show', 'activity', 'pause', 'resume', 'clear-needs', '--json'],
   backup: ['list', '--dir'],
   restore: ['--from', '--config', '--help'],
   projections: ['list', 'rebuild', '--config', '--help'],
@@ -25,6 +26,7 @@ const clients: ReadonlySet<string> = new Set([
   'work',
   'pages',
   'fleet',
+  'agents',
   'backup',
 ]);
 const clientFlags = ['--url', '--config', '--help'];

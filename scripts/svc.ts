@@ -22,6 +22,7 @@ Commands:
   work      list, show, create, comment on and move tracker items; your inbox (svc work --help)
   pages     list, show, search and create knowledge-base pages (svc pages --help)
   fleet     the nodes of a fleet, the broker's membership, removing a departed node (svc fleet --help)
+  agents    the agent seats: list, show, activity; pause, resume, clear their questions (svc agents --help)
   backup    back up a running node's bus estate into a directory; 'backup list' shows them
   restore   load a backup into a fresh store, the node stopped (svc restore --help)
   projections  list the read models' projections and checkpoints; rebuild one or all by replay (svc projections --help)
@@ -33,7 +34,7 @@ Flags:
 
 Environment:
   SVC_TOKEN       operator token the client commands (config, secrets, events, work, pages, fleet,
-                  backup) send; one of the node's api.auth.tokens
+                  agents, backup) send; one of the node's api.auth.tokens
   SVC_URL         node address the client commands talk to (default: api.host:api.port of --config,
                   else http://127.0.0.1:8080)
   SVC_CONFIG      Tier A file used when --config is not given
@@ -53,6 +54,7 @@ const commands = new Set([
   'work',
   'pages',
   'fleet',
+  'agents',
   'backup',
   'restore',
   'projections',
@@ -103,6 +105,8 @@ export async function main(
         return await (await import('./pages-cli.js')).runPages(rest, env, out, err);
       case 'fleet':
         return await (await import('./fleet-cli.js')).runFleet(rest, env, out, err);
+      case 'agents':
+        return await (await import('./agents-cli.js')).runAgents(rest, env, out, err);
       case 'backup':
         return await (await import('./backup-cli.js')).runBackup(rest, env, out, err);
       case 'restore':

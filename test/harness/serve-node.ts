@@ -15,11 +15,16 @@ export interface ServedNode {
   readonly url: string;
 }
 
+/**
+ * `seed` writes into the store directory before the node first opens it: what only an older history would
+ * hold (a seat log's question), without a second start.
+ */
 export async function startNode(
   t: Test,
   extra = '',
   queue = 'memory',
   env: Record<string, string> = {},
+  seed?: (storeDir: string) => Promise<void>,
 ): Promise<ServedNode> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-serve-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true, maxRetries: 5 }));
@@ -34,6 +39,7 @@ export async function startNode(
       extra,
     ].join('\n'),
   );
+  await seed?.(join(dir, 'data'));
   const run = runSvc(['serve', '--config', configFile], { ...env, SVC_TOKEN: TOKEN });
   t.teardown(() => run.kill('SIGKILL'));
   await run.waitForLog((line) => line.msg === 'node serving');

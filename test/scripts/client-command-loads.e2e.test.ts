@@ -74,6 +74,7 @@ t.test('client commands load neither the node nor its packages to show their hel
     ['work', 'list', '--help'],
     ['pages', 'list', '--help'],
     ['fleet', '--help'],
+    ['agents', '--help'],
     ['secrets', 'list', '--help'],
     ['backup', '--help'],
     ['projections', '--help'],
@@ -95,6 +96,7 @@ t.test(
       ['config', 'get'],
       ['events', 'list'],
       ['work', 'list'],
+      ['agents', 'list'],
     ]) {
       await t.test(`svc ${args.join(' ')}`, async (t) => {
         const loaded = await loadedBy(args, { SVC_URL: url });

@@ -1,0 +1,127 @@
+/**
+ * `svc agents <verb>`: the agent seats of a running node from a terminal (ops/turn-engine.md "Pause and
+ * resume", ops/read-models.md "Agent rows"). Reads print as tables or, with --json, the answer as is; a pause,
+ * resume or clear prints what it changed. Every verb is one request; the token comes from SVC_TOKEN.
+ */
+import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, refuseOtherVerbsFlags } from './cli-args.js';
+import { answerText, pathSegment, queryOf } from './cli-json.js';
+import { UsageError, type Out } from './cli-usage.js';
+import { activityTable, agentDetail, agentsTable, clearChange, pauseChange } from './agents-view.js';
+import { AnswerShapeError } from './cli-shape.js';
+
+export const agentsHelp = `Usage: svc agents [<verb>] [flags]
+
+Verbs (against a running node; token from $SVC_TOKEN: pause, resume and clear-needs always need one, the
+reads when the node refuses anonymous reads):
+  list         [--json]     the agent seats (the default verb): activity or why stopped, pause, the question
+                            the seat waits on, tokens over 24 h, budget used/cap, last error
+  show         ID [--json]  one seat (ID: handle or role name): turn, pause, live call, last turn and
+                            error, tokens, budget, its latest LLM calls (--json: all the node keeps, 50)
+  activity     [--days N] [--json]
+                            per seat over N company days (1 to 30, default 7): turns, failed, first-pass
+                            rate over reviewed turns, duration quantiles (--json adds the day series)
+  pause        ID [--reason TEXT] [--stop-running] [--json]
+                            no new turn starts; --stop-running also cuts the running one (it resumes
+                            with the seat). A second pause changes nothing (resume, then pause again)
+  resume       ID [--reason TEXT] [--json]
+                            the seat takes turns again; a cut turn resumes from its journal
+  clear-needs  ID [--id QUESTION]... [--json]
+                            close the seat's open questions: the named ones, or every one
+A write prints what changed (or that nothing did); --json prints the node's answer instead.
+
+${nodeFlagsHelp}  --json           print the node's answer as JSON, as it came
+Exit codes: 0 done (also when nothing changed); 1 refused (the answer's error code is printed: an unknown
+seat is 404 not_found) or unreachable; 2 bad flags.
+`;
+
+/** ID arguments each verb takes. */
+const takes: Readonly<Record<string, number>> = {
+  list: 0,
+  show: 1,
+  activity: 0,
+  pause: 1,
+  resume: 1,
+  'clear-needs': 1,
+};
+
+export async function runAgents(args: string[], env: NodeJS.ProcessEnv, out: Out, err: Out): Promise<number> {
+  const { values, positionals } = parseNodeArgs(args, {
+    json: { type: 'boolean' },
+    days: { type: 'string' },
+    reason: { type: 'string' },
+    'stop-running': { type: 'boolean' },
+    id: { type: 'string', multiple: true },
+  });
+  // The seats are what an operator asks about most: `svc agents` alone lists them.
+  const [verb = 'list', ...rest] = positionals;
+  const exit = helpExit(agentsHelp, values.help, verb, out, err);
+  if (exit !== null) return exit;
+  const wanted = takes[verb];
+  if (wanted === undefined) throw new UsageError(`unknown agents verb: ${verb}`);
+  refuseOtherVerbsFlags('agents', verb, values, {
+    list: ['json'],
+    show: ['json'],
+    activity: ['days', 'json'],
+    pause: ['reason', 'stop-running', 'json'],
+    resume: ['reason', 'json'],
+    'clear-needs': ['id', 'json'],
+  });
+  if (rest.length < wanted) throw new UsageError(`svc agents ${verb} needs ID (a seat handle or role name)`);
+  if (rest.length > wanted) throw new UsageError(`unexpected arguments: ${rest.slice(wanted).join(' ')}`);
+  const days = daysOf(values.days);
+  if (values.id?.some((id) => id === '')) throw new UsageError('--id needs a question id');
+  const ctx = await nodeContext(values, env, out, err);
+  const seat = rest[0] === undefined ? '' : pathSegment(rest[0]);
+  // The routes' hints name the route a reader of the API would ask; here it is this command.
+  const rewrite = (said: string): string => said.replaceAll('GET /agents', 'svc agents');
+  const call = async (method: string, path: string, show: (text: string) => string, body?: unknown) => {
+    const text = await answerText('agents', ctx, method, path, body, rewrite);
+    if (text === null) return 1;
+    if (values.json) {
+      out.write(text.endsWith('\n') ? text : `${text}\n`);
+      return 0;
+    }
+    try {
+      out.write(show(text));
+    } catch (error) {
+      if (!(error instanceof AnswerShapeError)) throw error;
+      err.write(`svc agents: ${error.message}\n`);
+      return 1;
+    }
+    return 0;
+  };
+  switch (verb) {
+    case 'list':
+      return call('GET', '/agents', agentsTable);
+    case 'show':
+      return call('GET', `/agents/${seat}`, agentDetail);
+    case 'activity':
+      return call('GET', `/agents/activity${queryOf({ days })}`, activityTable);
+    case 'pause':
+      return call('POST', `/agents/${seat}/pause`, (text) => pauseChange(text, 'pause'), {
+        ...(values.reason === undefined ? {} : { reason: values.reason }),
+        ...(values['stop-running'] ? { stop_running: true } : {}),
+      });
+    case 'resume':
+      return call('POST', `/agents/${seat}/resume`, (text) => pauseChange(text, 'resume'), {
+        ...(values.reason === undefined ? {} : { reason: values.reason }),
+      });
+    default: {
+      const named = values.id ?? [];
+      return call('POST', `/agents/${seat}/needs/clear`, (text) => clearChange(text, named), {
+        ...(named.length === 0 ? {} : { ids: named }),
+      });
+    }
+  }
+}
+
+/**
+ * `--days N` as sent: the route clamps a value past 1..30 silently, so one outside is a bad flag here (exit 2)
+ * rather than a window other than the one asked for.
+ */
+function daysOf(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^[1-9]\d?$/.test(raw) || Number(raw) > 30)
+    throw new UsageError(`--days must be a whole number from 1 to 30, not ${raw}`);
+  return raw;
+}
