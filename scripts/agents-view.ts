@@ -104,6 +104,8 @@ export function duration(ms: number): string {
   return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
 }
 
+const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 const activityOf = (row: AgentRow): string =>
   row.activity === 'working' && row.turn
     ? `working: ${row.turn.phase}`
@@ -172,7 +174,7 @@ export function agentDetail(raw: string): string {
     const tool = c.running_call ? `; running ${c.running_call.name} since ${c.running_call.started_at}` : '';
     lines.push([
       'live call',
-      `${c.phase} #${c.iteration} on ${c.model}, ${rounds}, ${c.tool_executions.length} tool calls, ${state}${tool}`,
+      `${c.phase} #${c.iteration} on ${c.model}, ${rounds}, ${count(c.tool_executions.length, 'tool call')}, ${state}${tool}`,
     ]);
   }
   const last = a.last_turn;
@@ -191,7 +193,7 @@ export function agentDetail(raw: string): string {
   const t = a.tokens;
   lines.push([
     `tokens ${t.window_hours}h`,
-    `${t.total_tokens} (${t.input_tokens} in, ${t.output_tokens} out) over ${t.calls} calls`,
+    `${t.total_tokens} (${t.input_tokens} in, ${t.output_tokens} out) over ${count(t.calls, 'call')}`,
   ]);
   lines.push([
     'budget',
