@@ -1,14 +1,15 @@
 import t from 'tap';
 import { seedBound } from '../../../projections/agents/agents.projection.js';
-import { ReadModels } from '../../../projections/index.js';
-import { companyDoc, event, phaseCompleted, phaseStarted, turnCompleted } from '../fixtures/readmodels.js';
+import {
+  agentModels,
+  companyDoc,
+  event,
+  phaseCompleted,
+  phaseStarted,
+  turnCompleted,
+} from '../fixtures/readmodels.js';
 
-const now = Date.parse('2026-11-23T12:00:00Z');
-function models(opts: { placed?: (h: string) => boolean } = {}): ReadModels {
-  const m = new ReadModels({ now: () => now, ...opts });
-  m.setCompany(companyDoc, 'rev-1');
-  return m;
-}
+const models = agentModels;
 
 t.test('llm_history is newest first, deduplicated, every field kept, at most 50 rows', async (t) => {
   const m = models();

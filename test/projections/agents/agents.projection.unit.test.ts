@@ -1,23 +1,17 @@
 import t from 'tap';
 import { activityOf } from '../../../projections/agents/agents.rows.js';
-import { ReadModels } from '../../../projections/index.js';
 import type { SeatRuntime } from '../../../projections/agents/agents.state.js';
 import {
   agentRowFields,
-  companyDoc,
   event,
   liveCallFields,
   phaseCompleted,
   phaseStarted,
   turnCompleted,
+  agentModels,
 } from '../fixtures/readmodels.js';
 
-const now = Date.parse('2026-11-23T12:00:00Z');
-function models(opts: { placed?: (h: string) => boolean } = {}): ReadModels {
-  const m = new ReadModels({ now: () => now, ...opts });
-  m.setCompany(companyDoc, 'rev-1');
-  return m;
-}
+const models = agentModels;
 
 t.test('agent rows carry every listed field; human seats are not agents', async (t) => {
   const m = models();

@@ -7,14 +7,10 @@ import {
   phaseStarted,
   spend,
   turnCompleted,
+  agentModels,
 } from '../fixtures/readmodels.js';
 
-const now = Date.parse('2026-11-23T12:00:00Z');
-function models(opts: { placed?: (h: string) => boolean } = {}): ReadModels {
-  const m = new ReadModels({ now: () => now, ...opts });
-  m.setCompany(companyDoc, 'rev-1');
-  return m;
-}
+const models = agentModels;
 
 t.test(
   'stop causes from events: provider clears on a completed phase, budget and needs on a phase start',
