@@ -7,11 +7,15 @@ import t from 'tap';
 import { ensureCatalogue } from '../../bus/index.js';
 import { openMemoryBus } from '../../bus/memory/index.js';
 import { bootNode, storeDir } from '../harness/serve-store.js';
-import { company, startConfigNode, type ConfigNode } from './fixtures/config-node.js';
+import {
+  company,
+  type ConfigNode,
+  firstRevision,
+  json,
+  type Json,
+  startConfigNode,
+} from './fixtures/config-node.js';
 import { activateUnchecked, nested } from './fixtures/earlier-release.js';
-
-type Json = Record<string, unknown>;
-const json = async (res: Response): Promise<Json> => (await res.json()) as Json;
 
 /** The sample company with `extra` maps under `extensions.e`: nested 2 + `extra` levels. */
 const deepCompany = (extra: number): Json => ({ ...company(), extensions: { e: nested(extra) } });
@@ -23,14 +27,9 @@ async function activate(node: ConfigNode, payload: unknown): Promise<string> {
   return id;
 }
 
-async function first(node: ConfigNode): Promise<string> {
-  const res = await node.call('PUT', '/config', { body: company(), headers: { 'x-summary': 'first' } });
-  return (await json(res))['revision_id'] as string;
-}
-
 t.test('every read of a 1,700-level stored document answers 409 unreadable_revision', async (t) => {
   const node = await startConfigNode(t);
-  const valid = await first(node);
+  const valid = await firstRevision(node);
   const deep = await activate(node, deepCompany(1_700));
   const reads = [
     '/config',
@@ -51,7 +50,7 @@ t.test('every read of a 1,700-level stored document answers 409 unreadable_revis
 
 t.test('writes that would walk it refuse with a code; a full PUT replaces it', async (t) => {
   const node = await startConfigNode(t);
-  await first(node);
+  await firstRevision(node);
   const deep = await activate(node, deepCompany(1_700));
   const patch = await node.call('PATCH', '/config', {
     body: { extensions: null },
@@ -82,7 +81,7 @@ t.test('writes that would walk it refuse with a code; a full PUT replaces it', a
 
 t.test('a stored document of 256 levels still reads in JSON and YAML; 257 does not', async (t) => {
   const node = await startConfigNode(t);
-  const valid = await first(node);
+  const valid = await firstRevision(node);
   const at = await activate(node, deepCompany(254));
   t.equal((await node.call('GET', '/config')).status, 200);
   const yaml = await node.call('GET', '/config?format=yaml');
@@ -96,7 +95,7 @@ t.test('a stored document of 256 levels still reads in JSON and YAML; 257 does n
 
 t.test('a PATCH can drop the deep part of a document between 64 and 256 levels', async (t) => {
   const node = await startConfigNode(t);
-  await first(node);
+  await firstRevision(node);
   await activate(node, deepCompany(100));
   const keeps = await node.call('PATCH', '/config', {
     body: { mission: 'm' },

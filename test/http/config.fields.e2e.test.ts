@@ -4,10 +4,7 @@
  * it is not, never accepted in silence; a value the node could not honour is refused at its path.
  */
 import t from 'tap';
-import { company, startConfigNode } from './fixtures/config-node.js';
-
-type Json = Record<string, unknown>;
-const json = async (res: Response): Promise<Json> => (await res.json()) as Json;
+import { company, type Json, json, startConfigNode } from './fixtures/config-node.js';
 
 const notApplied = (body: Json): string[] =>
   ((body['warnings'] as Json[] | undefined) ?? [])

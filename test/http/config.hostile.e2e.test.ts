@@ -4,11 +4,8 @@
  * JSON body repeating a key, which `JSON.parse` would have stored with its first value dropped.
  */
 import t from 'tap';
-import { company, startConfigNode, type ConfigNode } from './fixtures/config-node.js';
+import { company, type ConfigNode, json, startConfigNode } from './fixtures/config-node.js';
 import { nested } from './fixtures/earlier-release.js';
-
-type Json = Record<string, unknown>;
-const json = async (res: Response): Promise<Json> => (await res.json()) as Json;
 
 const deepJson = (levels: number): string =>
   `{"name": "Acme", "extensions": {"e": ${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}}}`;

@@ -7,10 +7,7 @@ import { pino } from 'pino';
 import t from 'tap';
 import { executeWrite } from '../../actors/index.js';
 import { aConfigWrite, validAsSent } from '../actors/fixtures/config-write.js';
-import { company, startConfigNode } from './fixtures/config-node.js';
-
-type Json = Record<string, unknown>;
-const json = async (res: Response): Promise<Json> => (await res.json()) as Json;
+import { company, type Json, json, startConfigNode } from './fixtures/config-node.js';
 
 /** The small company with what a newer build added: a root block and a field on a seat. */
 function newerDocument(): Json {
