@@ -18,7 +18,7 @@
  * late record of the same step is written again under the holder's epoch (step.publish.ts).
  */
 import { Streams, Subjects, type Bus } from '../../bus/index.js';
-import { publishStep, type EpochMark, type StepHolder } from './step.publish.js';
+import { markBefore, publishStep, type EpochMark, type StepHolder } from './step.publish.js';
 import {
   foldNeeds,
   leaseEpochOf,
@@ -89,11 +89,8 @@ async function readMarks(opts: SeatLogOptions, subject: string): Promise<readonl
  * The epoch a record at `seq` is judged by: the highest read before it (`mark`) or marked before it. The
  * marks are read apart from the records; this puts each back where the stream holds it.
  */
-function markAt(marks: readonly EpochMark[], mark: number, seq: number): number {
-  let at = mark;
-  for (const m of marks) if (m.seq < seq && m.epoch > at) at = m.epoch;
-  return at;
-}
+const markAt = (marks: readonly EpochMark[], mark: number, seq: number): number =>
+  Math.max(mark, markBefore(marks, seq));
 
 /**
  * The snapshot a start stands on: the newest readable one, read in stream order with the rule of every

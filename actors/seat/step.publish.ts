@@ -46,7 +46,7 @@ export async function publishStep(
 }
 
 /** The highest epoch marked before `seq` (0 for none). */
-function markBefore(marks: readonly EpochMark[], seq: number): number {
+export function markBefore(marks: readonly EpochMark[], seq: number): number {
   let at = 0;
   for (const m of marks) if (m.seq < seq && m.epoch > at) at = m.epoch;
   return at;

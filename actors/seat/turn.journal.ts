@@ -268,7 +268,7 @@ function msgIdOf(turnId: string, r: JournalEntry): string {
  * marks, or only records ignored by their epoch). A record of a lease epoch below the highest read before
  * it is a superseded holder's late write (schema/lease-epoch.ts): it is ignored, so the resumed turn stands
  * on what the current holder recorded, and the step it said is done again. The spend it paid for is kept
- * elsewhere (the spend records are never dropped). `held`, when given, runs first: the holder's epoch mark
+ * elsewhere (the spend records are never dropped). `holder`, when given, marks first: its epoch mark
  * (`JournalWriter.mark`), fresh turn or not, so a late record that lands after this read — a superseded
  * holder's `turn_started` of the same turn included — is below a mark for every reader. Without a mark, one
  * cheap lookup answers a fresh turn; with a mark this call stored, so does finding it the subject's oldest
@@ -278,11 +278,10 @@ export async function readJournal(
   bus: Bus,
   handle: string,
   turnId: string,
-  held?: () => Promise<PubAck | null>,
-  raised?: (mark: EpochMark) => void,
+  holder?: Pick<JournalWriter, 'mark' | 'saw'>,
 ): Promise<TurnJournal | null> {
   const subject = Subjects.turnJournal(handle, turnId);
-  const mark = (await held?.()) ?? null;
+  const mark = (await holder?.mark()) ?? null;
   if (mark === null) {
     if ((await bus.lastMessage(Streams.Turns, subject)) === null) return null;
   } else if (!mark.duplicate && (await bus.nextMessage(Streams.Turns, subject, 1))?.seq === mark.seq) {
@@ -293,7 +292,7 @@ export async function readJournal(
   for await (const msg of bus.replay(Streams.Turns, { subject })) {
     const next = nextEpochMark(at, msg.headers);
     if (next === null) continue;
-    if (next > at) raised?.({ seq: msg.seq, epoch: next });
+    if (next > at) holder?.saw({ seq: msg.seq, epoch: next });
     at = next;
     try {
       // An epoch mark is no record (kind `held`): skipped here, as by earlier releases, its header read.

@@ -31,13 +31,7 @@ export interface OpenedTurn {
  */
 export async function openTurn(opts: JournalWriterOptions): Promise<OpenedTurn> {
   const writer = journalWriter(opts);
-  const prior = await readJournal(
-    opts.bus,
-    opts.handle,
-    opts.turnId,
-    () => writer.mark(),
-    (mark) => writer.saw(mark),
-  );
+  const prior = await readJournal(opts.bus, opts.handle, opts.turnId, writer);
   return {
     prior,
     writer,
