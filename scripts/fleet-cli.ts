@@ -13,6 +13,7 @@ import {
   type NodeContext,
 } from './cli-args.js';
 import { requestNode } from './cli-http.js';
+import { answerText } from './cli-json.js';
 import { table } from './cli-table.js';
 import { describeRefusal } from './config-cli.js';
 import { UsageError, type Out } from './cli-usage.js';
@@ -37,14 +38,8 @@ Exit codes: 0 done; 1 refused (the answer's error code is printed); 2 bad flags.
 
 /** The JSON answer of a GET, or null after the refusal was written to stderr. */
 async function read<T>(ctx: NodeContext<Out>, path: string): Promise<T | null> {
-  const response = await requestNode('fleet', ctx, 'GET', path);
-  if (response === null) return null;
-  const text = await response.text();
-  if (!response.ok) {
-    ctx.err.write(describeRefusal(response.status, text, 'fleet'));
-    return null;
-  }
-  return JSON.parse(text) as T;
+  const text = await answerText('fleet', ctx, 'GET', path);
+  return text === null ? null : (JSON.parse(text) as T);
 }
 
 const list = (items: readonly string[]): string => (items.length === 0 ? '-' : items.join(','));
