@@ -62,19 +62,19 @@ t.test('a stale if_match is 409 revision_advanced and nothing is sealed or store
   t.equal(storedSecret(node, 'SVC_CODEHOST_A_WEBHOOK_SECRET'), 'fresh-secret-1', 'nothing sealed');
 });
 
+/** A managed document: `ops` writes it, `ci` (CI_TOKEN) only reads. */
+const managedAuth = {
+  disabled: false,
+  allowAnonymousRead: true,
+  tokens: [
+    { id: 'ops', token: 'ops-token-0123456789abcdef' },
+    { id: 'ci', token: CI_TOKEN },
+  ],
+  companyWriters: ['ops'],
+};
+
 t.test('a managed document refuses non-writers with 403 before reading the body', async (t) => {
-  const node = await startSetupNode(t, {
-    tierA: KEYRING,
-    auth: {
-      disabled: false,
-      allowAnonymousRead: true,
-      tokens: [
-        { id: 'ops', token: 'ops-token-0123456789abcdef' },
-        { id: 'ci', token: CI_TOKEN },
-      ],
-      companyWriters: ['ops'],
-    },
-  });
+  const node = await startSetupNode(t, { tierA: KEYRING, auth: managedAuth });
   await node.putDocument(company());
   for (const [method, path, body] of [
     ['POST', '/setup/integrations/codehost-a/inputs', '{not json'],
@@ -123,18 +123,7 @@ t.test('before the first revision a document field is 409 no_active_revision', a
 t.test(
   'a non-writer on a managed document, or an unknown kind, is refused before a slow body arrives',
   async (t) => {
-    const node = await startSetupNode(t, {
-      tierA: KEYRING,
-      auth: {
-        disabled: false,
-        allowAnonymousRead: true,
-        tokens: [
-          { id: 'ops', token: 'ops-token-0123456789abcdef' },
-          { id: 'ci', token: CI_TOKEN },
-        ],
-        companyWriters: ['ops'],
-      },
-    });
+    const node = await startSetupNode(t, { tierA: KEYRING, auth: managedAuth });
     await node.putDocument(company());
     for (const [method, path, token, status, error] of [
       ['POST', '/setup/integrations/codehost-a/inputs', CI_TOKEN, 403, 'config_managed'],
