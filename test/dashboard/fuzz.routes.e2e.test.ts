@@ -45,8 +45,13 @@ t.test('generated dashboard addresses settle on a room without an error', needsC
   const w = await openPage(browser);
   await w.page.goto(`${node.url}/dashboard#/overview`);
   await w.page.getByLabel('Operator token').fill(TOKEN);
+  // The token reopens the socket; until the new one is open a question goes over HTTP, where the
+  // browser logs the 404 an unknown item gets as a console error. Its snapshot frame means it is open.
+  const reopened = w.page.waitForEvent('websocket');
   await w.page.getByRole('button', { name: 'Use token' }).click();
   await w.page.waitForSelector('text=operator token held for this tab');
+  await (await reopened).waitForEvent('framereceived');
+  await w.page.waitForSelector('[data-link="live"]');
   const settled = new Map<string, number>();
   await fc.assert(
     fc.asyncProperty(hash, async (address) => {
