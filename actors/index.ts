@@ -75,6 +75,7 @@ export {
   anthropicClient,
   createProviderRegistry,
   CredentialPool,
+  embeddingsClient,
   type KeyLease,
   LlmAbortedError,
   LlmAuthError,

@@ -52,8 +52,9 @@ export {
   SmsApiUrl,
   SmtpSchemes,
   usableUrl,
+  readEmbeddings,
 } from './company/index.js';
-export type { DerivedSeat, DerivedUnit } from './company/index.js';
+export type { DerivedSeat, DerivedUnit, EmbeddingsSettings } from './company/index.js';
 export {
   carryUnknownKeys,
   depthBeyond,

@@ -5,8 +5,10 @@
  * documents; the warning names what is missing instead. `notification_rate_limit` is applied (the router),
  * the `notification_coalesce_*` pair too (the seats' inbox batching), `skill_variables` fill the tool skills'
  * placeholders (ops/skills.md), `learning.personal_memory.max_refreshes_per_turn` caps a turn's `memory_recall`
- * calls, and `knowledge.wiki_spaces` belongs to the knowledge base.
+ * calls, and `knowledge.wiki_spaces` belongs to the knowledge base. `providers.embeddings` is read (personal
+ * memory ranks by it) unless its type is not built, its model is missing or `openai-compatible` has no endpoint.
  */
+import { readEmbeddings } from './embeddings.js';
 import type { Segment } from './problems.js';
 import { unbuiltTransports } from './transports.js';
 import { isRecord } from './walk.js';
@@ -25,12 +27,6 @@ const unbuilt: ReadonlyArray<{ segments: Segment[]; written: (v: unknown) => boo
     written: filled,
     message: 'not applied: this release registers no extensions, so no setting here is read; remove it',
   },
-  {
-    segments: ['providers', 'embeddings'],
-    written: filled,
-    message:
-      'not applied: this release computes no embeddings (the knowledge base searches by words), so no setting here is read',
-  },
 ];
 
 /** The value at `segments`, or undefined when a step on the way is not a map. */
@@ -40,12 +36,19 @@ function valueAt(doc: Record<string, unknown>, segments: Segment[]): unknown {
   return at;
 }
 
+function embeddingsWarnings(block: unknown): NotApplied[] {
+  const read = readEmbeddings(block);
+  return read.kind === 'unusable' ? [{ segments: ['providers', 'embeddings'], message: read.message }] : [];
+}
+
 /** The settings written in `doc` that have no effect in this release. */
 export function notAppliedSettings(doc: Record<string, unknown>): NotApplied[] {
   return [
     ...unbuilt
       .filter((u) => u.written(valueAt(doc, u.segments)))
       .map((u) => ({ segments: u.segments, message: u.message })),
+    // Embeddings the node cannot compute (embeddings.ts): personal memory recalls by words instead.
+    ...embeddingsWarnings(valueAt(doc, ['providers', 'embeddings'])),
     // ops/config.md "Notification batching": the batch size counts only while a window is set.
     ...(doc['notification_coalesce_max_batch'] !== undefined &&
     !(Number(doc['notification_coalesce_window_seconds'] ?? 0) > 0)

@@ -42,12 +42,20 @@ export const LlmProvider = z
   .describe('An LLM provider entry.');
 export type LlmProvider = z.infer<typeof LlmProvider>;
 
+/**
+ * `type` stays free text: a stored document with a type this release does not build must stay valid, so
+ * such a block is a `not_applied` warning (embeddings.ts), not a refusal.
+ */
 export const Embeddings = z.strictObject({
-  type: text.optional().describe('Embeddings provider type.'),
+  type: text.optional().describe('The wire: `openai` (default) or `openai-compatible` (needs base_url).'),
   model: text.optional().describe('Embeddings model name.'),
-  api_key: text.optional().describe('Its key (a secret, usually ${VAR}).'),
+  /** Beyond the spec's fields: a self-hosted server needs an endpoint. */
+  base_url: url
+    .optional()
+    .describe('Endpoint base URL (with its /v1); default https://api.openai.com/v1 for openai.'),
+  api_key: text.optional().describe('Its key (a secret, usually ${VAR}); empty: OPENAI_API_KEY for openai.'),
   /** Fixes the vector column width at migration time. */
-  dimensions: positive.optional().describe('Vector width; fixed when the store is first migrated.'),
+  dimensions: positive.optional().describe('Vector width asked of the model and required of its answer.'),
 });
 
 export const Providers = z.strictObject({

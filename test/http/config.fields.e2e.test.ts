@@ -12,14 +12,14 @@ const notApplied = (body: Json): string[] =>
     .map((w) => w['path'] as string);
 
 t.test(
-  'embeddings are answered not_applied on a dry run and a write; the personal memory refresh cap, applied, is not',
+  'embeddings of a type not built are answered not_applied on a dry run and a write; openai ones and the personal memory refresh cap, applied, are not',
   async (t) => {
     const node = await startConfigNode(t);
     const doc = {
       ...company(),
       providers: {
         ...(company()['providers'] as Json),
-        embeddings: { type: 'openai', model: 'text-embedding-3-small', dimensions: 1536 },
+        embeddings: { type: 'cohere', model: 'embed-v3', dimensions: 1024 },
       },
       learning: { personal_memory: { max_refreshes_per_turn: 2 } },
     };
@@ -32,6 +32,15 @@ t.test(
     t.same(notApplied(await json(written)).sort(), expected);
     const plain = await node.call('PUT', '/config?dry_run=true', { body: company() });
     t.same(notApplied(await json(plain)), [], 'a document without them warns nothing');
+    const openai = {
+      ...doc,
+      providers: {
+        ...doc.providers,
+        embeddings: { type: 'openai', model: 'text-embedding-3-small', dimensions: 1536 },
+      },
+    };
+    const applied = await node.call('PUT', '/config?dry_run=true', { body: openai });
+    t.same(notApplied(await json(applied)), [], 'openai embeddings are applied: no warning');
   },
 );
 

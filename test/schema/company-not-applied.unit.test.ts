@@ -226,3 +226,36 @@ t.test(
     );
   },
 );
+
+t.test(
+  'embeddings of a known type are applied; an unknown type, no model or an endpointless compatible one is warned',
+  async (t) => {
+    const embeddings = (block: Record<string, unknown>) => ({ providers: { embeddings: block } });
+    const valid = (doc: Record<string, unknown>) =>
+      validateCompany({ name: 'Acme', ...doc }, { mode: 'write' }).valid;
+    const openai = embeddings({ type: 'openai', model: 'text-embedding-3-small', api_key: '${EMB}', dimensions: 512 }); // prettier-ignore
+    t.same(notApplied(openai), [], 'openai with a model: applied');
+    t.same(notApplied(embeddings({ model: 'text-embedding-3-small' })), [], 'the type defaults to openai');
+    const compatible = embeddings({ type: 'openai-compatible', model: 'nomic', base_url: 'http://emb:8080/v1' }); // prettier-ignore
+    t.same(notApplied(compatible), [], 'openai-compatible with its endpoint: applied');
+    t.same(notApplied(embeddings({})), [], 'an empty block is nothing written');
+    for (const [block, why] of [
+      [{ type: 'cohere', model: 'embed-v3' }, /`openai` and `openai-compatible` embeddings wires only/],
+      [{ type: 'openai', dimensions: 256 }, /no `model` is set/],
+      [{ type: 'openai-compatible', model: 'nomic' }, /`openai-compatible` needs a `base_url`/],
+    ] as const) {
+      const doc = embeddings(block);
+      t.equal(valid(doc), true, `${JSON.stringify(block)} is stored`);
+      const warned = validateCompany({ name: 'Acme', ...doc }, { mode: 'write' }).warnings.filter(
+        (w) => w.kind === 'not_applied',
+      );
+      t.same(
+        warned.map((w) => w.path),
+        ['providers.embeddings'],
+      );
+      t.match(warned[0]?.message, why);
+      t.match(warned[0]?.message, /personal memory recalls by words/);
+    }
+    t.equal(valid(embeddings({ model: 'm', base_url: 'not a url' })), false, 'base_url is a URL');
+  },
+);

@@ -32,6 +32,8 @@ const phrases: Record<LlmErrorKind, string> = {
 export interface ProviderName {
   readonly name: string;
   readonly type: string;
+  /** What the message calls it; default `LLM provider` (the embeddings client says `embeddings provider`). */
+  readonly what?: string;
 }
 
 export class LlmError extends Error {
@@ -49,9 +51,12 @@ export class LlmError extends Error {
     const status = opts.status ?? null;
     const where = status === null ? '' : ` (HTTP ${status})`;
     const detail = opts.detail ? `: ${opts.detail}` : '';
-    super(`LLM provider "${provider.name}" (${provider.type}): ${phrases[kind]}${where}${detail}`, {
-      cause: opts.cause,
-    });
+    super(
+      `${provider.what ?? 'LLM provider'} "${provider.name}" (${provider.type}): ${phrases[kind]}${where}${detail}`,
+      {
+        cause: opts.cause,
+      },
+    );
     this.provider = provider.name;
     this.providerType = provider.type;
     this.kind = kind;

@@ -13,12 +13,14 @@ import {
   type CredentialPoolSnapshot,
   type EventRecord,
   type LlmProvider,
+  readEmbeddings,
   type Resolver,
 } from '../../../schema/index.js';
 import type { SubsystemApplier } from '../../config/index.js';
 import { anthropicClient } from './anthropic.client.js';
 import { streamFrom } from './call-stream.js';
 import type { ClientConfig, ProviderClient } from './client.js';
+import { embeddingsClient, type EmbeddingsClient } from './embeddings.client.js';
 import { CredentialPool, type PoolTiming } from './credential-pool.js';
 import type { HttpPost } from './http-post.js';
 import {
@@ -74,6 +76,11 @@ interface Entry {
 interface State {
   readonly config: ProviderConfig;
   readonly entries: ReadonlyMap<string, Entry>;
+  /**
+   * The embeddings client read from the first document (null: no usable block); undefined until a document
+   * came. Read at start only (spec apply order): later applies carry it over unchanged.
+   */
+  readonly embeddings: EmbeddingsClient | null | undefined;
 }
 
 export class ProviderRegistry implements SubsystemApplier {
@@ -208,6 +215,14 @@ export class ProviderRegistry implements SubsystemApplier {
     return earliest === null ? null : new Date(earliest).toISOString();
   }
 
+  /**
+   * The embeddings client of `providers.embeddings` as the first applied document gave it (ops/providers.md
+   * "Embeddings"); null when none is usable or no document was applied yet.
+   */
+  embeddings(): EmbeddingsClient | null {
+    return this.state.embeddings ?? null;
+  }
+
   /** `providers` subsystem of an apply: entries swapped in place. */
   apply(next: Company, previous: Company | null = null): Promise<void> {
     this.prior = this.state;
@@ -217,7 +232,7 @@ export class ProviderRegistry implements SubsystemApplier {
     if (previous && !isDeepStrictEqual(previous.providers?.embeddings, next.providers?.embeddings)) {
       this.opts.logger?.warn(
         { event: 'restart_required', path: 'providers.embeddings' },
-        'providers.embeddings changed; it is read at start only (this release computes no embeddings)',
+        'providers.embeddings changed; it is read at start only: personal memory keeps the embeddings it started with until a restart',
       );
     }
     return Promise.resolve();
@@ -249,7 +264,29 @@ export class ProviderRegistry implements SubsystemApplier {
       if (old) entry.pool.carryFrom(old.pool);
       entries.set(name, entry);
     }
-    return { config, entries };
+    const embeddings =
+      previous?.embeddings !== undefined
+        ? previous.embeddings
+        : document === null
+          ? undefined
+          : this.embeddingsOf(document);
+    return { config, entries, embeddings };
+  }
+
+  private embeddingsOf(document: Company): EmbeddingsClient | null {
+    const read = readEmbeddings(document.providers?.embeddings);
+    if (read.kind !== 'usable') return null;
+    // Names only: the key stays inside the client and is resolved per call.
+    this.opts.logger?.info(
+      { type: read.settings.type, model: read.settings.model, dimensions: read.settings.dimensions },
+      'embeddings read at start: personal memory ranks by meaning',
+    );
+    return embeddingsClient({
+      settings: read.settings,
+      resolve: this.opts.resolve,
+      ...(this.opts.post ? { post: this.opts.post } : {}),
+      ...(this.opts.now ? { now: this.opts.now } : {}),
+    });
   }
 
   private entry(name: string, spec: LlmProvider): Entry {
