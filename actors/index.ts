@@ -76,6 +76,7 @@ export {
   createProviderRegistry,
   CredentialPool,
   embeddingsClient,
+  type EmbeddingsClient,
   type KeyLease,
   LlmAbortedError,
   LlmAuthError,
@@ -131,7 +132,13 @@ export {
   type WorkAccess,
   workTools,
 } from './toolservers/index.js';
-export { createMemoryStore, createNeedsRelay, type MemoryStore, type NeedsRelay } from './memory/index.js';
+export {
+  createMemoryStore,
+  createNeedsRelay,
+  type MemoryEmbedder,
+  type MemoryStore,
+  type NeedsRelay,
+} from './memory/index.js';
 export { acquireLease, encodeLease, readLease } from './lease/index.js';
 export {
   acquireDuty,

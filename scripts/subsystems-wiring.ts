@@ -24,6 +24,7 @@ import { authSettingsOf } from './node-wiring.js';
 import { startConfiguration } from './config-wiring.js';
 import { startSecrets } from './secrets-wiring.js';
 import { startProviders } from './providers-wiring.js';
+import { memoryEmbedder } from './embeddings-wiring.js';
 import { startToolServers, type ToolServers } from './toolservers-wiring.js';
 import { startSchedules } from './schedules-wiring.js';
 import { startSeats } from './seats-wiring.js';
@@ -88,8 +89,21 @@ export async function startSubsystems(opts: {
     resolve: secrets.resolve,
     epoch: () => activeEpoch(),
   });
-  // The seats' personal memory: written by `memory_remember`, read by `memory_recall` and the memory view.
-  const memory = createMemoryStore({ kv: catalogue.memory });
+  // The seats' personal memory: written by `memory_remember`, read by `memory_recall` and the memory view;
+  // ranked by meaning when the first applied document's `providers.embeddings` is usable.
+  const memoryLog = logger.child({ component: 'memory' });
+  const memory = createMemoryStore({
+    kv: catalogue.memory,
+    embedder: memoryEmbedder({
+      providers,
+      bus,
+      nodeId: config.node.id,
+      chart: () => chart(),
+      epoch: () => activeEpoch(),
+      logger: memoryLog,
+    }),
+    logger: memoryLog,
+  });
   // Per-seat tool servers run where their seat runs: bound to the seats runtime below.
   let holdsSeat: (handle: string) => boolean = () => false;
   const toolServers = startToolServers({

@@ -1,13 +1,23 @@
 /**
  * The seats' personal memory store (`PersonalMemory`), kept in the KV bucket `svc_memory` so every node
  * and both bus engines see the same rows: one key `<agent id>.<memory id>` per row, written once.
- *   - recall without a query: newest first; with one: ranked by `scoreRow` (rows matching no term are
- *     left out), ties newest first. Expired short rows stay stored and come back only on request.
+ *   - recall without a query: newest first; with one: ranked by meaning when `providers.embeddings` is on
+ *     (memory.embeddings.ts), else (or when the embeddings call fails) by `scoreRow` (rows matching no term
+ *     are left out), ties newest first. Expired short rows stay stored and come back only on request.
+ *   - with embeddings on, `remember` keeps the content's vector in the row (none when the call fails).
  *   - at most `maxRows` rows per agent: a write past the cap evicts expired short rows first (soonest
  *     expired first), then other short rows, then reflection's lessons, then long ones, oldest first.
  */
+import type { Logger } from 'pino';
 import type { Kv } from '../../bus/index.js';
 import { MemoryKind, MemoryRow, type MemoryQuery, type PersonalMemory } from '../toolservers/index.js';
+import {
+  encodeVector,
+  failureLog,
+  rankByMeaning,
+  type MemoryEmbedder,
+  type Stored,
+} from './memory.embeddings.js';
 
 /** Rows kept per agent: a seat cannot grow the bucket past this. */
 export const MEMORY_ROWS_PER_AGENT = 500;
@@ -68,6 +78,10 @@ export function createMemoryStore(opts: {
   readonly kv: Kv;
   readonly maxRows?: number;
   readonly now?: () => Date;
+  /** `providers.embeddings` as read at start; null or absent: rows are ranked by words only. */
+  readonly embedder?: () => MemoryEmbedder | null;
+  /** Hears a failed embeddings call (WARNING, once per kind until one succeeds). */
+  readonly logger?: Logger;
 }): MemoryStore {
   const { kv } = opts;
   const maxRows = opts.maxRows ?? MEMORY_ROWS_PER_AGENT;
@@ -75,23 +89,44 @@ export function createMemoryStore(opts: {
   const keyOf = (agentId: string, id: string): string =>
     `${token(agentId, 'agent id')}.${token(id, 'memory id')}`;
 
-  async function rows(agentId: string): Promise<MemoryRow[]> {
+  const embedderNow = (): MemoryEmbedder | null => opts.embedder?.() ?? null;
+  const failures = failureLog(opts.logger);
+
+  async function stored(agentId: string): Promise<Stored[]> {
     const keys = await kv.keys(`${token(agentId, 'agent id')}.*`);
-    const out: MemoryRow[] = [];
+    const out: Stored[] = [];
     // Read in chunks: a full agent is a few hundred keys.
     for (let i = 0; i < keys.length; i += 64) {
-      const entries = await Promise.all(keys.slice(i, i + 64).map((key) => kv.get(key)));
-      for (const entry of entries) {
-        if (!entry) continue;
+      const part = keys.slice(i, i + 64);
+      const entries = await Promise.all(part.map((key) => kv.get(key)));
+      entries.forEach((entry, j) => {
+        if (!entry) return;
         try {
           const parsed = MemoryRow.safeParse(JSON.parse(decoder.decode(entry.value)));
-          if (parsed.success) out.push(parsed.data);
+          if (parsed.success)
+            out.push({ row: parsed.data, key: part[j] as string, revision: entry.revision });
         } catch {
           // An unreadable row is skipped; the others still answer.
         }
-      }
+      });
     }
     return out;
+  }
+
+  const rows = async (agentId: string): Promise<MemoryRow[]> => (await stored(agentId)).map((s) => s.row);
+
+  /** The row with its content's vector, or as it is when embeddings are off or the call fails. */
+  async function withVector(agentId: string, row: MemoryRow): Promise<MemoryRow> {
+    const embedder = embedderNow();
+    if (!embedder) return row;
+    try {
+      const [vector] = await embedder.embed([row.content], agentId);
+      failures.succeeded();
+      return vector ? { ...row, embedding: encodeVector(embedder.model, vector) } : row;
+    } catch (error) {
+      failures.failed(error, 'the note is kept without a vector (a later recall embeds it)');
+      return row;
+    }
   }
 
   async function enforceCap(agentId: string, keep: string): Promise<void> {
@@ -111,19 +146,37 @@ export function createMemoryStore(opts: {
   return {
     rows,
     async remember(agentId, row) {
-      const valid = MemoryRow.parse(row);
+      const valid = await withVector(agentId, MemoryRow.parse(row));
       await kv.put(keyOf(agentId, valid.id), encoder.encode(JSON.stringify(valid)));
       await enforceCap(agentId, valid.id);
     },
     async recall(agentId, query: MemoryQuery) {
       const nowMs = query.now.getTime();
-      const kept = (await rows(agentId)).filter(
-        (row) =>
+      const entries = (await stored(agentId)).filter(
+        ({ row }) =>
           (query.kind === null || row.kind === query.kind) &&
           (query.include_expired || !isExpired(row, nowMs)),
       );
+      const kept = entries.map(({ row: { embedding: _vector, ...row } }) => row);
       const text = query.query?.trim() ?? '';
       if (text === '') return kept.sort(newestFirst).slice(0, query.limit);
+      const embedder = embedderNow();
+      const byMeaning =
+        embedder && entries.length > 0
+          ? await rankByMeaning({
+              embedder,
+              agentId,
+              query: text,
+              rows: entries,
+              limit: query.limit,
+              failures,
+              // Only the row as read: one removed or rewritten meanwhile is left alone.
+              writeBack: async (at, row) => {
+                await kv.update(at.key, encoder.encode(JSON.stringify(row)), at.revision);
+              },
+            })
+          : null;
+      if (byMeaning) return byMeaning;
       return kept
         .map((row) => ({ row, score: scoreRow(row, text) }))
         .filter((r) => r.score > 0)

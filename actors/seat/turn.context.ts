@@ -1,7 +1,8 @@
 /**
  * What a seat knows that bears on a turn, read once as the turn starts and given to its plan and execute
  * prompts: its profile of the person who woke it (counterparty profiles) and the lessons reflection kept from
- * earlier tasks like this one (the long memory rows it wrote, ranked by the wake's words). A source that
+ * earlier tasks like this one (the long memory rows it wrote, ranked by meaning with embeddings on, else by the
+ * wake's words). A source that
  * cannot be read is left out: the turn runs without it.
  */
 import type { Logger } from 'pino';
@@ -18,6 +19,12 @@ export const LESSONS_IN_PROMPT = 3;
  * two words at least, so one common word ("the", "fix") does not bring a lesson to an unlike task.
  */
 const LESSON_MIN_SCORE = 4;
+/**
+ * With embeddings on, the cosine similarity that makes a lesson bear on the wake although it shares no two
+ * words with it. OpenAI's text-embedding-3 models put unrelated short texts near 0.1–0.25 and texts on one
+ * task near 0.4 and up; a lesson that matches by words is kept either way.
+ */
+export const LESSON_MIN_SIMILARITY = 0.4;
 
 export interface TurnContextSources {
   readonly counterparty?: SeatCounterparty;
@@ -38,10 +45,13 @@ async function lessonsFor(
     include_expired: false,
     now,
   });
+  // Rows ranked by meaning carry their similarity: the word filter alone would drop exactly the lessons
+  // embeddings found (same task, other words).
+  const bears = (row: (typeof rows)[number]): boolean =>
+    (row.similarity !== undefined && row.similarity >= LESSON_MIN_SIMILARITY) ||
+    scoreRow(row, wake.summary) >= LESSON_MIN_SCORE;
   const lessons = rows
-    .filter(
-      (row) => row.metadata['source'] === 'reflection' && scoreRow(row, wake.summary) >= LESSON_MIN_SCORE,
-    )
+    .filter((row) => row.metadata['source'] === 'reflection' && bears(row))
     .slice(0, LESSONS_IN_PROMPT);
   if (lessons.length === 0) return null;
   return ['Lessons you kept from earlier tasks like this one:', ...lessons.map((l) => `- ${l.content}`)].join(

@@ -14,6 +14,7 @@ export {
   type NeedRecorded,
   type NeedsRecorder,
   type PersonalMemory,
+  type RecalledRow,
   type ShelvedSkill,
   type SkillShelf,
   type ToolContext,

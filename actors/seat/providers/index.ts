@@ -3,7 +3,7 @@ export { anthropicClient } from './anthropic.client.js';
 export { streamFrom } from './call-stream.js';
 export { type ProviderClient } from './client.js';
 export { CredentialPool, type KeyLease } from './credential-pool.js';
-export { embeddingsClient } from './embeddings.client.js';
+export { embeddingsClient, type EmbeddingsClient } from './embeddings.client.js';
 export { retryAfterMs } from './http.js';
 export { nodePost } from './http-post.js';
 export {

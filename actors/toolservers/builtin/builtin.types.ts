@@ -68,8 +68,18 @@ export const MemoryRow = z.object({
   /** Short rows only; null for long ones. */
   ttl_until: z.string().nullable(),
   created_at: z.string(),
+  /**
+   * The content's vector when `providers.embeddings` was on (ops/providers.md "Embeddings"): little-endian
+   * float32s in base64, with the model and width that made it. Optional: rows written without one still read.
+   */
+  embedding: z
+    .object({ model: z.string(), dimensions: z.number().int().positive(), vector: z.string() })
+    .optional(),
 });
 export type MemoryRow = z.infer<typeof MemoryRow>;
+
+/** A recalled row: `similarity` (cosine, -1..1) is set when the store ranked by meaning, absent by words. */
+export type RecalledRow = Omit<MemoryRow, 'embedding'> & { readonly similarity?: number };
 
 export interface MemoryQuery {
   /** Free text; null lists the most recent rows. How rows are ranked is the store's choice. */
@@ -84,7 +94,8 @@ export interface MemoryQuery {
 /** The seat's personal memory store (the turn engine's, keyed by agent id). */
 export interface PersonalMemory {
   remember(agentId: string, row: MemoryRow): Promise<void>;
-  recall(agentId: string, query: MemoryQuery): Promise<MemoryRow[]>;
+  /** Rows without their stored vectors. */
+  recall(agentId: string, query: MemoryQuery): Promise<RecalledRow[]>;
 }
 
 /** A colleague as any seat may see them: no contact identity, email, credential or runtime setting. */
