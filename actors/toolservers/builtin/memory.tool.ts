@@ -148,6 +148,8 @@ export function memoryTools(deps: {
       openWorldHint: false,
     },
     delivers: null,
+    // A cap of 0 leaves a turn no recall: the tool is not offered rather than offered to be refused.
+    offered: () => deps.learning?.recallsPerTurn() !== 0,
     args: RecallArgs,
     async run(ctx, args) {
       // The turn counts its calls (a resumed one its journaled calls too); a call outside a turn has no cap.

@@ -134,15 +134,22 @@ t.test('without max_refreshes_per_turn memory_recall has no per-turn cap', async
   }
 });
 
-t.test('max_refreshes_per_turn 0 leaves a turn no recall', async (t) => {
+t.test('max_refreshes_per_turn 0 offers no memory_recall, and a call anyway recalls nothing', async (t) => {
   const h = await startCompany(t, { script: [plan, recalls('r1'), account, accept], extra: capped(0) });
   await seedNote(h);
   await h.wake('ada', 'wake-1', 'When does the release leave?');
   const turn = await completedTurn(h);
   t.equal(turn.failed, false);
+  const offered = (i: number): string[] =>
+    ((h.llm.requests[i]?.body?.['tools'] ?? []) as Array<{ function?: { name?: string } }>).map(
+      (tool) => tool.function?.name ?? '',
+    );
+  t.notOk(offered(0).includes('memory_recall'), 'planning is not offered memory_recall');
+  t.ok(offered(0).includes('memory_remember'), 'while the other memory tool stays');
+  t.notOk(offered(1).includes('memory_recall'), 'nor is executing, though the plan named it');
   const rows = await recallsOf(h, turn.turn_id);
-  t.notOk(rows.get('r1')?.ok);
-  t.match(rows.get('r1')?.text, limitError(0));
+  t.notOk(rows.get('r1')?.ok, 'a call the model makes anyway is refused');
+  t.notMatch(rows.get('r1')?.text, note, 'and returns no note');
 });
 
 function storeDir(t: Test): string {
