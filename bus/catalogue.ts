@@ -57,6 +57,11 @@ export const Buckets = {
   /** Seats' personal memory rows: one key per `<agent id>.<memory id>`, written by `memory_remember`. */
   Memory: 'svc_memory',
   /**
+   * The knowledge base's page vectors for search by meaning: one key per page id, the vector of the page's
+   * title and body at one revision (projections/pages/pages.vectors.ts), the latest only.
+   */
+  PageVectors: 'svc_page_vectors',
+  /**
    * One key per completed turn (`<handle>.<turn id>`): a redelivered wake whose turn is here is
    * acknowledged without running again. Expires after TURNS_DONE_TTL_MS.
    */
@@ -132,6 +137,8 @@ export interface Catalogue {
   readonly coord: Kv;
   readonly secrets: Kv;
   readonly memory: Kv;
+  /** `svc_page_vectors`: page id -> its vector at a revision, shared by the fleet. */
+  readonly pageVectors: Kv;
   /** `svc_turns_done`: the exactly-once records of completed wakes, expiring after their window. */
   readonly turnsDone: Kv;
   readonly eventHistorySeconds: number;
@@ -180,6 +187,8 @@ export async function ensureCatalogue(bus: Bus, opts: CatalogueOptions = {}): Pr
   const secrets = await bus.kv({ name: Buckets.Secrets, history: 16 });
   // Rows are written once under a fresh id and never contended: a short history is enough.
   const memory = await bus.kv({ name: Buckets.Memory, history: 4 });
+  // A page's vector is replaced whole at each revision: only the latest matters.
+  const pageVectors = await bus.kv({ name: Buckets.PageVectors, history: 1 });
   // Each key is written once (a plain put, never contended): one record of history.
   const turnsDone = await bus.kv({
     name: Buckets.TurnsDone,
@@ -191,6 +200,7 @@ export async function ensureCatalogue(bus: Bus, opts: CatalogueOptions = {}): Pr
     coord,
     secrets,
     memory,
+    pageVectors,
     turnsDone,
     eventHistorySeconds: opts.eventHistorySeconds ?? EVENT_HISTORY_SECONDS,
     spendHistorySeconds: opts.spendHistorySeconds ?? SPEND_HISTORY_SECONDS,

@@ -109,9 +109,13 @@ export {
   pagesProjection,
   queryTerms,
   searchFingerprint,
+  pageVectors,
   type ActiveChart,
+  type PagesEmbedder,
+  type PagesMeaning,
   type PagesService,
   type PagesState,
   type PageWriteResult,
+  type SearchPosition,
 } from './pages/index.js';
 export { applySpend, emptyLedger, pruneLedger } from './tokens/tokens.ledger.js';

@@ -431,3 +431,4 @@ export {
   unsealCursor,
 } from './list-cursor.js';
 export type { ListPosition } from './list-cursor.js';
+export { cosine, failureLog, vectorFromBase64, vectorToBase64, type WarnLogger } from './vectors.js';

@@ -18,6 +18,8 @@ export const ListOrder = {
   Inbox: 'inbox',
   PagesTitle: 'pages.title',
   PagesRelevance: 'pages.relevance',
+  /** The meaning part of a knowledge base search (after its word hits), by similarity. */
+  PagesMeaning: 'pages.meaning',
 } as const;
 export type ListOrder = (typeof ListOrder)[keyof typeof ListOrder];
 

@@ -16,6 +16,7 @@ import {
   pagesProjection,
   runProjection,
   type ActiveChart,
+  type PagesMeaning,
   type PagesService,
   type PagesState,
   type RunningProjection,
@@ -88,6 +89,8 @@ export async function startKnowledge(opts: {
   readonly auth: AuthSettings;
   readonly resolve: Resolver;
   readonly logger: Logger;
+  /** Search by meaning when `providers.embeddings` is on (ops/knowledge-base.md "Search"). */
+  readonly meaning?: PagesMeaning;
 }): Promise<Knowledge> {
   const callers = requestCallers(opts);
   const projection = await runProjection({
@@ -95,7 +98,12 @@ export async function startKnowledge(opts: {
     projection: pagesProjection(),
     logger: opts.logger.child({ component: 'projection.pages' }),
   });
-  const service = createPagesService({ bus: opts.bus, projection, chart: opts.chart });
+  const service = createPagesService({
+    bus: opts.bus,
+    projection,
+    chart: opts.chart,
+    ...(opts.meaning ? { meaning: opts.meaning } : {}),
+  });
   const host: Subscription = startPagesHost({
     bus: opts.bus,
     ledger: pagesLedger(projection),

@@ -142,7 +142,10 @@ export async function startSkills(opts: {
 
   // A delivery about a page of the skills space (or an item of the project) brings a read soon.
   const decoder = new TextDecoder();
-  const nudgeOn = (msg: { readonly data: Uint8Array; readonly headers: Readonly<Record<string, string>> }): void => {
+  const nudgeOn = (msg: {
+    readonly data: Uint8Array;
+    readonly headers: Readonly<Record<string, string>>;
+  }): void => {
     // The integration host names the pipeline in a header: a delivery no nudge can come of is not decoded
     // (every delivery passes here). Without the header, the body decides.
     const pipeline = msg.headers[RawHeader.Pipeline];

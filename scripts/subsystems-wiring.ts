@@ -19,12 +19,12 @@ import {
 } from '../actors/index.js';
 import { Buckets, type Bus, type Catalogue } from '../bus/index.js';
 import { NodeRole, type TierA, type Tracer } from '../schema/index.js';
-import { openCheckpoints, type ActiveChart } from '../projections/index.js';
+import { openCheckpoints, pageVectors, type ActiveChart } from '../projections/index.js';
 import { authSettingsOf } from './node-wiring.js';
 import { startConfiguration } from './config-wiring.js';
 import { startSecrets } from './secrets-wiring.js';
 import { startProviders } from './providers-wiring.js';
-import { memoryEmbedder } from './embeddings-wiring.js';
+import { memoryEmbedder, pagesEmbedder } from './embeddings-wiring.js';
 import { startToolServers, type ToolServers } from './toolservers-wiring.js';
 import { startSchedules } from './schedules-wiring.js';
 import { startSeats } from './seats-wiring.js';
@@ -58,9 +58,31 @@ export async function startSubsystems(opts: {
   // The native knowledge base (ops/knowledge-base.md): before the tools, so seats get its tools; its
   // containers come from the active document, read once the configuration runs.
   let chart: ActiveChart = () => null;
+  // Embeddings calls name the seat they served from the active document, read again when its epoch moves.
+  let activeEpoch = (): number => 0;
+  const embeddingsBinding = {
+    providers,
+    bus,
+    nodeId: config.node.id,
+    chart: () => chart(),
+    epoch: () => activeEpoch(),
+  };
+  const knowledgeLog = logger.child({ component: 'pages' });
   const knowledge =
     config.knowledge.backend === 'native'
-      ? await startKnowledge({ bus, chart: () => chart(), auth, resolve: secrets.resolve, logger })
+      ? await startKnowledge({
+          bus,
+          chart: () => chart(),
+          auth,
+          resolve: secrets.resolve,
+          logger,
+          // Search by meaning while the first applied document's `providers.embeddings` is usable.
+          meaning: {
+            vectors: pageVectors(catalogue.pageVectors),
+            embedder: pagesEmbedder({ ...embeddingsBinding, logger: knowledgeLog }),
+            logger: knowledgeLog,
+          },
+        })
       : null;
   const serviceTools = [...(knowledge?.tools ?? [])];
   // Bound below once the tracker runs: it reads the configuration the tool servers start before.
@@ -77,7 +99,6 @@ export async function startSubsystems(opts: {
     resolve: secrets.resolve,
   });
   // Tool skills (ops/skills.md): synced once the configuration runs; the builtins read the bucket.
-  let activeEpoch = (): number => 0;
   const skills = await startSkills({
     bus,
     logger,
@@ -94,14 +115,7 @@ export async function startSubsystems(opts: {
   const memoryLog = logger.child({ component: 'memory' });
   const memory = createMemoryStore({
     kv: catalogue.memory,
-    embedder: memoryEmbedder({
-      providers,
-      bus,
-      nodeId: config.node.id,
-      chart: () => chart(),
-      epoch: () => activeEpoch(),
-      logger: memoryLog,
-    }),
+    embedder: memoryEmbedder({ ...embeddingsBinding, logger: memoryLog }),
     logger: memoryLog,
   });
   // Per-seat tool servers run where their seat runs: bound to the seats runtime below.

@@ -5,7 +5,7 @@
  * Any failure of the embeddings call leaves the caller to rank by words: embeddings improve recall, they
  * never stop it.
  */
-import type { Logger } from 'pino';
+import { cosine, vectorFromBase64, vectorToBase64, type failureLog } from '../../schema/index.js';
 import type { MemoryRow, RecalledRow } from '../toolservers/index.js';
 
 /** What the memory store needs of `providers.embeddings` (the node binds the provider's client). */
@@ -20,9 +20,7 @@ export interface MemoryEmbedder {
 export type RowEmbedding = NonNullable<MemoryRow['embedding']>;
 
 export function encodeVector(model: string, vector: Float32Array): RowEmbedding {
-  const bytes = Buffer.alloc(vector.length * 4);
-  vector.forEach((value, i) => bytes.writeFloatLE(value, i * 4));
-  return { model, dimensions: vector.length, vector: bytes.toString('base64') };
+  return { model, dimensions: vector.length, vector: vectorToBase64(vector) };
 }
 
 /** The row's vector when it was made by `embedder`'s model at its width; null otherwise (or unreadable). */
@@ -30,58 +28,7 @@ export function vectorOf(row: MemoryRow, embedder: MemoryEmbedder): Float32Array
   const stored = row.embedding;
   if (!stored || stored.model !== embedder.model) return null;
   if (embedder.dimensions !== null && stored.dimensions !== embedder.dimensions) return null;
-  const bytes = Buffer.from(stored.vector, 'base64');
-  if (bytes.length !== stored.dimensions * 4) return null;
-  const vector = new Float32Array(stored.dimensions);
-  for (let i = 0; i < vector.length; i += 1) vector[i] = bytes.readFloatLE(i * 4);
-  return vector;
-}
-
-/** Cosine similarity; -1 (ranked last) for vectors of different widths or a zero vector. */
-export function cosine(a: Float32Array, b: Float32Array): number {
-  if (a.length !== b.length) return -1;
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i += 1) {
-    const x = a[i] as number;
-    const y = b[i] as number;
-    dot += x * y;
-    na += x * x;
-    nb += y * y;
-  }
-  return na === 0 || nb === 0 ? -1 : dot / Math.sqrt(na * nb);
-}
-
-/**
- * Logs a failed embeddings call at WARNING once per kind of failure until a call succeeds again, so a provider
- * that is down is one line, not one per note. Only the error's kind, status and our own message are logged
- * (provider errors never carry the body or the key).
- */
-export function failureLog(logger: Logger | undefined): {
-  failed(error: unknown, what: string): void;
-  succeeded(): void;
-} {
-  const said = new Set<string>();
-  return {
-    failed(error, what) {
-      const typed = error as { kind?: unknown; status?: unknown; message?: unknown };
-      const kind = typeof typed.kind === 'string' ? typed.kind : 'error';
-      if (said.has(kind)) return;
-      said.add(kind);
-      logger?.warn(
-        {
-          event: 'embeddings_failed',
-          kind,
-          status: typeof typed.status === 'number' ? typed.status : null,
-          // Typed provider errors say the kind and status only; anything else is named, not quoted.
-          reason: typeof typed.kind === 'string' && typeof typed.message === 'string' ? typed.message : null,
-        },
-        `embeddings call failed; ${what} (said once until a call succeeds)`,
-      );
-    },
-    succeeded: () => said.clear(),
-  };
+  return vectorFromBase64(stored.vector, stored.dimensions);
 }
 
 export interface Stored {

@@ -11,9 +11,9 @@
 import type { Logger } from 'pino';
 import type { Kv } from '../../bus/index.js';
 import { MemoryKind, MemoryRow, type MemoryQuery, type PersonalMemory } from '../toolservers/index.js';
+import { failureLog } from '../../schema/index.js';
 import {
   encodeVector,
-  failureLog,
   rankByMeaning,
   type MemoryEmbedder,
   type Stored,

@@ -9,6 +9,7 @@ export {
   PAGE_LIST_MAX,
   pageDetail,
   searchFingerprint,
+  type SearchPosition,
 } from './pages.queries.js';
 export {
   createPagesService,
@@ -18,4 +19,6 @@ export {
   type PageWriteResult,
 } from './pages.service.js';
 export { type PagesState } from './pages.state.js';
+export { type PagesMeaning } from './pages.search.js';
+export { pageVectors, type PagesEmbedder } from './pages.vectors.js';
 export { knowledgeTools } from './pages.tools.js';

@@ -18,6 +18,10 @@ export function queryTerms(q: string): string[] {
   return [...q.matchAll(/[\p{L}\p{N}_]+/gu)].map((m) => m[0]).slice(0, 32);
 }
 
+/** An FTS5 query asking for every term, each quoted. */
+const matchOf = (terms: readonly string[]): string =>
+  terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(' ');
+
 /** BM25 with the title weighing ten times the body (page_id and container are not text). */
 const BM25 = 'bm25(pages_fts, 0.0, 0.0, 10.0, 1.0)';
 
@@ -54,7 +58,7 @@ export class PagesIndex {
     opts: { container?: string; limit: number; after?: { score: number; id: string } },
   ): { hits: SearchHit[]; more: boolean } {
     if (terms.length === 0) return { hits: [], more: false };
-    const match = terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(' ');
+    const match = matchOf(terms);
     const scope = opts.container === undefined ? {} : { container: opts.container };
     const inContainer = opts.container === undefined ? '' : 'AND container = @container';
     let keyset = '';
@@ -84,6 +88,19 @@ export class PagesIndex {
       snippet: r.snippet,
     }));
     return { hits, more: rows.length > opts.limit };
+  }
+
+  /** Every page matching every term (`container` narrows), in no order. */
+  matching(terms: readonly string[], container?: string): Set<string> {
+    if (terms.length === 0) return new Set();
+    const rows = this.db
+      .prepare(
+        `SELECT page_id FROM pages_fts WHERE pages_fts MATCH @match ${container === undefined ? '' : 'AND container = @container'}`,
+      )
+      .all({ match: matchOf(terms), ...(container === undefined ? {} : { container }) }) as Array<{
+      page_id: string;
+    }>;
+    return new Set(rows.map((r) => r.page_id));
   }
 
   close(): void {

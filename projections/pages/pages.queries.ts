@@ -159,6 +159,11 @@ export function searchFingerprint(q: string): string {
   return createHash('sha256').update(JSON.stringify(words)).digest('base64url').slice(0, 16);
 }
 
+/** Where a search page ended: in its word hits (BM25 score), or with `part: 'meaning'` in its meaning hits. */
+export interface SearchPosition extends ListPosition<number> {
+  readonly part?: 'meaning';
+}
+
 export interface PageListQuery {
   readonly container?: string;
   /** A page id, or `root` for the container's top level. */
@@ -166,19 +171,32 @@ export interface PageListQuery {
   readonly q?: string;
   readonly limit: number;
   /** The last row of the previous page (its `next_cursor`): title order without `q`, relevance with. */
-  readonly after?: ListPosition<TitleKey> | ListPosition<number>;
+  readonly after?: ListPosition<TitleKey> | SearchPosition;
+}
+
+/** A search row: how it matched (every word, or by meaning), its score and a snippet. */
+export interface SearchRow extends PageRow {
+  /** BM25 (higher is better) for `words`; cosine similarity for `meaning`. */
+  readonly score: number;
+  readonly snippet: string;
+  readonly match: 'words' | 'meaning';
 }
 
 export interface PageList {
-  readonly pages: Array<PageRow & { score?: number; snippet?: string }>;
+  readonly pages: Array<PageRow | SearchRow>;
   readonly total: number | null;
   readonly next_cursor: string | null;
 }
 
-const underParent = (page: Page, parent: string | undefined): boolean =>
+export const underParent = (page: Page, parent: string | undefined): boolean =>
   parent === undefined || (parent === 'root' ? page.parent_id === null : page.parent_id === parent);
 
-function searchPages(state: PagesState, q: string, query: PageListQuery): PageList {
+/** The word hits of a search page: rows best first, and where the next page starts (null: no more hits). */
+export function wordHits(
+  state: PagesState,
+  q: string,
+  query: PageListQuery,
+): { rows: SearchRow[]; next: ListPosition<number> | null } {
   // The index narrows by container itself; a parent narrows the ranked hits, so more are scanned.
   const narrowed = query.parent !== undefined;
   const after = typeof query.after?.key === 'number' ? { score: query.after.key, id: query.after.id } : null;
@@ -195,25 +213,33 @@ function searchPages(state: PagesState, q: string, query: PageListQuery): PageLi
   // Past the scanned hits there may be more under the parent: the next page goes on from the last scanned.
   const last = hits.length > query.limit ? shown.at(-1)?.hit : found.more ? found.hits.at(-1) : undefined;
   return {
-    pages: shown.map((x) => ({ ...pageRow(state, x.page), score: x.hit.score, snippet: x.hit.snippet })),
-    total: null,
-    next_cursor:
-      last === undefined
-        ? null
-        : encodeCursor(ListOrder.PagesRelevance, {
-            key: last.score,
-            id: last.page_id,
-            fingerprint: searchFingerprint(q),
-          }),
+    rows: shown.map((x) => ({
+      ...pageRow(state, x.page),
+      score: x.hit.score,
+      snippet: x.hit.snippet,
+      match: 'words' as const,
+    })),
+    next:
+      last === undefined ? null : { key: last.score, id: last.page_id, fingerprint: searchFingerprint(q) },
   };
 }
 
 /**
- * Listing in title order, or search hits best first (BM25) when `q` is given. A page starts strictly
- * after the cursor's row, so pages written, renamed or deleted meanwhile shift no other.
+ * Listing in title order, or search hits best first (BM25) when `q` is given: the words part alone (the
+ * meaning part is pages.search.ts). A page starts strictly after the cursor's row, so pages written,
+ * renamed or deleted meanwhile shift no other.
  */
 export function listPages(state: PagesState, query: PageListQuery): PageList {
-  if (query.q !== undefined) return searchPages(state, query.q, query);
+  if (query.q !== undefined) {
+    // A cursor of the meaning part has nothing more by words.
+    if ('part' in (query.after ?? {})) return { pages: [], total: null, next_cursor: null };
+    const words = wordHits(state, query.q, query);
+    return {
+      pages: words.rows,
+      total: null,
+      next_cursor: words.next && encodeCursor(ListOrder.PagesRelevance, words.next),
+    };
+  }
   const after = Array.isArray(query.after?.key) ? { key: query.after.key, id: query.after.id } : null;
   const all = [...state.pages.values()]
     .filter((p) => query.container === undefined || p.container === query.container)

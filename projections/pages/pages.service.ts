@@ -13,7 +13,16 @@ import {
   type ServiceCaller,
 } from '../../schema/index.js';
 import type { RunningProjection } from '../runner/runner.js';
-import { findContainer, pageDetail, resolvePage, writeTarget, type PageDetail } from './pages.queries.js';
+import {
+  findContainer,
+  pageDetail,
+  resolvePage,
+  writeTarget,
+  type PageDetail,
+  type PageList,
+  type PageListQuery,
+} from './pages.queries.js';
+import { pagesSearch, type PagesMeaning } from './pages.search.js';
 import type { Page, PagesState } from './pages.state.js';
 
 /** The active company document and the epoch it was activated at (null before the first revision). */
@@ -45,6 +54,11 @@ export interface PagesService {
    */
   target(ref: string, opId: string): string | null;
   write(by: ServiceCaller, opId: string, change: PageChangeInput): Promise<PageWriteResult>;
+  /**
+   * A page of the listing, or of a search (`q`): by words, then by meaning when `providers.embeddings` is
+   * on; `caller` is who searched (for the embeddings' spend), null for no seat.
+   */
+  list(query: PageListQuery, caller: ServiceCaller | null): Promise<PageList>;
 }
 
 /** How long a write waits for this node's projection to fold what the writer decided. */
@@ -54,7 +68,10 @@ export function createPagesService(opts: {
   readonly bus: Bus;
   readonly projection: RunningProjection<PagesState>;
   readonly chart: ActiveChart;
+  /** Search by meaning (`providers.embeddings`); absent: by words only. */
+  readonly meaning?: PagesMeaning;
 }): PagesService {
+  const search = pagesSearch(opts.meaning);
   const state = (): PagesState => opts.projection.state();
   const containers = (): Container[] => containersOf(opts.chart()?.document ?? null);
   const keys = (): string[] => containers().map((c) => c.key);
@@ -65,6 +82,7 @@ export function createPagesService(opts: {
     chartEpoch: () => opts.chart()?.epoch ?? 0,
     resolve,
     target: (ref, opId) => writeTarget(state(), ref, opId, keys()),
+    list: (query, caller) => search(state(), query, caller),
     async write(by, opId, asked) {
       // A container key in any case names its container, as the reads match it: the create (and so its
       // retry, compared by container) carries the key as declared.

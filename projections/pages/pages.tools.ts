@@ -15,7 +15,7 @@ import {
   type ServiceTool,
   type ServiceToolResult,
 } from '../../schema/index.js';
-import { containerRows, listPages, pageDetail } from './pages.queries.js';
+import { containerRows, pageDetail } from './pages.queries.js';
 import type { PagesService, PageWriteResult } from './pages.service.js';
 
 const ok = (value: unknown): ServiceToolResult => ({ ok: true, value });
@@ -42,7 +42,9 @@ const SearchArgs = z.strictObject({
     .string()
     .max(500)
     .optional()
-    .describe('Words to find (all must appear); omitted lists pages in title order.'),
+    .describe(
+      'What to find: pages holding every word come first; with embeddings on, pages close in meaning follow. Omitted lists pages in title order.',
+    ),
   container: ContainerKey.optional().describe('Only pages of this container.'),
   parent: z
     .string()
@@ -120,26 +122,30 @@ export function knowledgeTools(pages: PagesService): ServiceTool[] {
     {
       name: 'pages_search',
       description:
-        'Search the knowledge base: pages whose title or body hold every word of `q`, best match first (BM25); without `q`, pages in title order.',
+        'Search the knowledge base: pages whose title or body hold every word of `q`, best match first (BM25, `match: "words"`); when the service has embeddings on, then pages close in meaning to `q` that lack some word (`match: "meaning"`, most similar first). Without `q`, pages in title order.',
       annotations: readOnly('Search pages'),
       delivers: null,
       write: false,
       args: SearchArgs,
-      run(_caller, raw) {
+      async run(caller, raw) {
         const args = SearchArgs.parse(raw);
         let parent: string | undefined;
         if (args.parent !== undefined && args.parent !== 'root') {
           const found = pages.resolve(args.parent);
-          if (!found) return Promise.resolve(no('not_found', `no page ${args.parent}`));
+          if (!found) return no('not_found', `no page ${args.parent}`);
           parent = found.id;
         } else parent = args.parent;
-        const list = listPages(pages.state(), {
-          ...(args.q === undefined ? {} : { q: args.q }),
-          ...(args.container === undefined ? {} : { container: args.container }),
-          ...(parent === undefined ? {} : { parent }),
-          limit: args.limit,
-        });
-        return Promise.resolve(ok(list.pages));
+        // A seat's search is spent on its seat; an operator's on no seat.
+        const list = await pages.list(
+          {
+            ...(args.q === undefined ? {} : { q: args.q }),
+            ...(args.container === undefined ? {} : { container: args.container }),
+            ...(parent === undefined ? {} : { parent }),
+            limit: args.limit,
+          },
+          caller.kind === 'seat' ? caller : null,
+        );
+        return ok(list.pages);
       },
     },
     {

@@ -6,15 +6,15 @@ import { z } from 'zod';
 import {
   containerRows,
   findContainer,
-  listPages,
   PAGE_LIST_DEFAULT,
   PAGE_LIST_MAX,
   pageDetail,
   queryTerms,
   searchFingerprint,
   type PagesService,
+  type SearchPosition,
 } from '../../../projections/index.js';
-import { listIdentity, ListOrder } from '../../../schema/index.js';
+import { decodeCursor, listIdentity, ListOrder, unsealCursor } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import type { ApiReply, ApiRequest } from '../../types.js';
 import { cursorParam, cursorRefused, sealNext } from '../list-cursor.param.js';
@@ -44,7 +44,29 @@ export function notFound(ref: string): ApiError {
   });
 }
 
-export function listRoute(pages: PagesService, req: ApiRequest): ApiReply {
+/**
+ * A search's cursor: a word hit's (`pages.relevance`) or a meaning hit's (`pages.meaning`), bound to the
+ * list and to the search's words.
+ */
+function searchCursor(req: ApiRequest, list: string, q: string): SearchPosition | null {
+  const raw = singleParam(req, 'cursor', 'bad_params');
+  const sealed = raw === null || raw === '' ? null : unsealCursor(raw, list);
+  const meaning =
+    sealed !== null && typeof sealed === 'object'
+      ? decodeCursor(sealed.token, ListOrder.PagesMeaning, Score)
+      : null;
+  // Anything but a meaning hit's cursor is read as a word hit's, which refuses what is neither.
+  const after: SearchPosition | null =
+    meaning !== null && typeof meaning === 'object'
+      ? { ...meaning, part: 'meaning' }
+      : cursorParam(req, ListOrder.PagesRelevance, Score, list, 'cursor', 'next_cursor');
+  // A search cursor ranks by its own words: with other words it would start at an unrelated place.
+  if (after !== null && after.fingerprint !== searchFingerprint(q))
+    throw cursorRefused('was made for a search with other words', 'cursor', 'next_cursor');
+  return after;
+}
+
+export async function listRoute(pages: PagesService, req: ApiRequest): Promise<ApiReply> {
   const limit = intParam(req, 'limit', PAGE_LIST_DEFAULT, 1, PAGE_LIST_MAX);
   const q = singleParam(req, 'q', 'bad_params') ?? undefined;
   // Characters are code points: `length` would count one beyond the BMP as two.
@@ -73,17 +95,18 @@ export function listRoute(pages: PagesService, req: ApiRequest): ApiReply {
   const after =
     q === undefined
       ? cursorParam(req, ListOrder.PagesTitle, TitleKey, list, 'cursor', 'next_cursor')
-      : cursorParam(req, ListOrder.PagesRelevance, Score, list, 'cursor', 'next_cursor');
-  // A search cursor ranks by its own words: with other words it would start at an unrelated place.
-  if (q !== undefined && after !== null && after.fingerprint !== searchFingerprint(q))
-    throw cursorRefused('was made for a search with other words', 'cursor', 'next_cursor');
-  const found = listPages(pages.state(), {
-    limit,
-    ...(after === null ? {} : { after }),
-    ...(q === undefined ? {} : { q }),
-    ...(container === undefined ? {} : { container }),
-    ...(parent === undefined ? {} : { parent }),
-  });
+      : searchCursor(req, list, q);
+  // A request's search is spent on no seat (ops/providers.md "Embeddings").
+  const found = await pages.list(
+    {
+      limit,
+      ...(after === null ? {} : { after }),
+      ...(q === undefined ? {} : { q }),
+      ...(container === undefined ? {} : { container }),
+      ...(parent === undefined ? {} : { parent }),
+    },
+    null,
+  );
   return {
     status: 200,
     body: {

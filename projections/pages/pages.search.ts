@@ -1,0 +1,137 @@
+/**
+ * Search with `providers.embeddings` on (ops/knowledge-base.md "Search"): the word hits first, exactly as
+ * without (every word present, BM25), then the pages closest in meaning to the query that the words did
+ * not find, by cosine similarity of their vectors (pages.vectors.ts). A cursor names its part: a word hit
+ * (`pages.relevance`) or a meaning hit (`pages.meaning`), both bound to the query's words. Any failure of
+ * the embeddings call leaves the words part alone: the answer is then what it is without embeddings.
+ */
+import {
+  cosine,
+  encodeCursor,
+  failureLog,
+  ListOrder,
+  type ServiceCaller,
+  type WarnLogger,
+} from '../../schema/index.js';
+import { queryTerms } from './pages.index.js';
+import {
+  listPages,
+  pageRow,
+  searchFingerprint,
+  underParent,
+  wordHits,
+  type PageList,
+  type PageListQuery,
+  type SearchRow,
+} from './pages.queries.js';
+import type { Page, PagesState } from './pages.state.js';
+import type { PagesEmbedder, PageVectors } from './pages.vectors.js';
+
+/** Meaning hits of one search at most (after the word hits). */
+export const MEANING_HITS = 50;
+/** A page at or below this similarity is no meaning hit (orthogonal or opposite to the query). */
+export const MEANING_MIN_SIMILARITY = 0;
+/** Characters of a meaning hit's body shown as its snippet. */
+const SNIPPET_CHARS = 160;
+/** Above any cosine: the position before the first meaning hit (a cursor when the words end a page). */
+const MEANING_START = 2;
+
+export interface PagesMeaning {
+  readonly vectors: PageVectors;
+  /** The embedder while `providers.embeddings` is usable; null: search by words only. */
+  readonly embedder: () => PagesEmbedder | null;
+  readonly logger?: WarnLogger;
+}
+
+const snippetOf = (body: string): string => {
+  const text = body.replace(/\s+/gu, ' ').trim();
+  return text.length > SNIPPET_CHARS ? `${text.slice(0, SNIPPET_CHARS)}…` : text;
+};
+
+export function pagesSearch(meaning: PagesMeaning | undefined) {
+  const failures = failureLog(meaning?.logger);
+
+  /** The meaning hits best first (then by id), at most MEANING_HITS; null when the embeddings call failed. */
+  async function meaningHits(
+    state: PagesState,
+    q: string,
+    query: PageListQuery,
+    embedder: PagesEmbedder,
+    caller: ServiceCaller | null,
+  ): Promise<Array<{ page: Page; similarity: number }> | null> {
+    const byWords = state.index.matching(queryTerms(q), query.container);
+    const candidates = [...state.pages.values()].filter(
+      (p) =>
+        !byWords.has(p.id) &&
+        (query.container === undefined || p.container === query.container) &&
+        underParent(p, query.parent),
+    );
+    let found: Awaited<ReturnType<PageVectors['withQuery']>>;
+    try {
+      found = await meaning!.vectors.withQuery(q, candidates, embedder, caller);
+      failures.succeeded();
+    } catch (error) {
+      failures.failed(error, 'knowledge base search finds by words only');
+      return null;
+    }
+    meaning!.vectors.forget((id) => state.pages.has(id));
+    return candidates
+      .flatMap((page) => {
+        const vector = found.vectors.get(page.id);
+        const similarity = vector ? cosine(found.query, vector) : -1;
+        return similarity > MEANING_MIN_SIMILARITY ? [{ page, similarity }] : [];
+      })
+      .sort((a, b) => b.similarity - a.similarity || a.page.id.localeCompare(b.page.id))
+      .slice(0, MEANING_HITS);
+  }
+
+  /** A page of `GET /pages` / `pages_search`: title order without `q`, words then meaning with. */
+  return async function search(
+    state: PagesState,
+    query: PageListQuery,
+    caller: ServiceCaller | null,
+  ): Promise<PageList> {
+    const embedder = meaning?.embedder() ?? null;
+    const q = query.q;
+    if (q === undefined || embedder === null) return listPages(state, query);
+    const inMeaning = query.after !== undefined && 'part' in query.after;
+    const words = inMeaning ? { rows: [], next: null } : wordHits(state, q, query);
+    const wordsOnly = {
+      pages: words.rows,
+      total: null,
+      next_cursor: words.next && encodeCursor(ListOrder.PagesRelevance, words.next),
+    };
+    // More word hits to come: the meaning part waits for the page after the last of them.
+    if (words.next !== null) return wordsOnly;
+    const ranked = await meaningHits(state, q, query, embedder, caller);
+    if (ranked === null) return wordsOnly;
+    const after = inMeaning && typeof query.after?.key === 'number' ? query.after : null;
+    const rest =
+      after === null
+        ? ranked
+        : ranked.filter(
+            (h) => h.similarity < after.key || (h.similarity === after.key && h.page.id > after.id),
+          );
+    const room = query.limit - words.rows.length;
+    const shown = rest.slice(0, room);
+    const rows: SearchRow[] = shown.map((h) => ({
+      ...pageRow(state, h.page),
+      score: h.similarity,
+      snippet: snippetOf(h.page.body),
+      match: 'meaning',
+    }));
+    const last = shown.at(-1);
+    const fingerprint = searchFingerprint(q);
+    const next =
+      rest.length <= shown.length
+        ? null
+        : last === undefined
+          ? { key: MEANING_START, id: '', fingerprint }
+          : { key: last.similarity, id: last.page.id, fingerprint };
+    return {
+      pages: [...words.rows, ...rows],
+      total: null,
+      next_cursor: next && encodeCursor(ListOrder.PagesMeaning, next),
+    };
+  };
+}

@@ -1,0 +1,129 @@
+/**
+ * Page vectors for search by meaning (ops/knowledge-base.md "Search"): one per page at one revision, kept
+ * in the fleet's KV bucket `svc_page_vectors` (key = page id) and cached on each node, so a vector is
+ * embedded once for the fleet and survives restarts. A vector made by another model or width, or for an
+ * older revision, is stale and embedded again.
+ */
+import { z } from 'zod';
+import type { Kv } from '../../bus/index.js';
+import { vectorFromBase64, vectorToBase64, type ServiceCaller } from '../../schema/index.js';
+import type { Page } from './pages.state.js';
+
+/** What search needs of `providers.embeddings` (the node binds the provider's client). */
+export interface PagesEmbedder {
+  readonly model: string;
+  /** The width asked of the model; null: the model's own. */
+  readonly dimensions: number | null;
+  /** One vector per text, in order; `caller` is who searched (for spend). Throws on any failure. */
+  embed(texts: readonly string[], caller: ServiceCaller | null): Promise<Float32Array[]>;
+}
+
+/** Pages embedded during one search at most; the rest wait for the next search. */
+const PAGE_EMBED_CAP = 512;
+/** Characters of a page (title, blank line, body) its vector covers: embedding models take a few thousand tokens. */
+export const PAGE_TEXT_CHARS = 8_000;
+/** Bucket reads in flight at once while a node fills its cache. */
+const READS_AT_ONCE = 64;
+
+const Stored = z.object({
+  revision: z.number().int().positive(),
+  model: z.string(),
+  dimensions: z.number().int().positive(),
+  vector: z.string(),
+});
+
+interface Cached {
+  readonly revision: number;
+  readonly model: string;
+  readonly vector: Float32Array;
+}
+
+export const pageText = (page: Page): string => `${page.title}\n\n${page.body}`.slice(0, PAGE_TEXT_CHARS);
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export interface PageVectors {
+  /**
+   * The vectors of `pages` made by `embedder` at their current revision, keyed by page id, with the query's
+   * vector: the stale or missing ones (up to PAGE_EMBED_CAP) are embedded in the query's call and written
+   * to the bucket. Throws when the call fails.
+   */
+  withQuery(
+    query: string,
+    pages: readonly Page[],
+    embedder: PagesEmbedder,
+    caller: ServiceCaller | null,
+  ): Promise<{ query: Float32Array; vectors: Map<string, Float32Array> }>;
+  /** Drops the vectors of pages no longer live that this node holds (from its cache and the bucket). */
+  forget(live: (pageId: string) => boolean): void;
+}
+
+export function pageVectors(kv: Kv, opts: { readonly cap?: number } = {}): PageVectors {
+  const cap = opts.cap ?? PAGE_EMBED_CAP;
+  const cache = new Map<string, Cached>();
+  const current = (c: Cached | undefined, page: Page, embedder: PagesEmbedder): boolean =>
+    c !== undefined &&
+    c.revision === page.version &&
+    c.model === embedder.model &&
+    (embedder.dimensions === null || c.vector.length === embedder.dimensions);
+
+  async function read(page: Page): Promise<void> {
+    const entry = await kv.get(page.id).catch(() => null);
+    if (!entry) return;
+    let parsed: z.infer<typeof Stored>;
+    try {
+      parsed = Stored.parse(JSON.parse(decoder.decode(entry.value)));
+    } catch {
+      return;
+    }
+    const vector = vectorFromBase64(parsed.vector, parsed.dimensions);
+    if (vector) cache.set(page.id, { revision: parsed.revision, model: parsed.model, vector });
+  }
+
+  async function write(pageId: string, stored: Cached): Promise<void> {
+    const value = {
+      revision: stored.revision,
+      model: stored.model,
+      dimensions: stored.vector.length,
+      vector: vectorToBase64(stored.vector),
+    };
+    // Best effort: a vector not written is embedded again by a later search.
+    await kv.put(pageId, encoder.encode(JSON.stringify(value))).catch(() => undefined);
+  }
+
+  return {
+    async withQuery(query, pages, embedder, caller) {
+      // What this node lacks may be in the bucket (written by a peer, or before a restart).
+      const unknown = pages.filter((p) => !current(cache.get(p.id), p, embedder));
+      for (let i = 0; i < unknown.length; i += READS_AT_ONCE)
+        await Promise.all(unknown.slice(i, i + READS_AT_ONCE).map(read));
+      const missing = unknown.filter((p) => !current(cache.get(p.id), p, embedder)).slice(0, cap);
+      const [asked, ...filled] = await embedder.embed([query, ...missing.map(pageText)], caller);
+      if (!asked) throw new Error('no vector for the query');
+      const writes: Array<Promise<void>> = [];
+      missing.forEach((page, i) => {
+        const vector = filled[i];
+        if (!vector) return;
+        const made = { revision: page.version, model: embedder.model, vector };
+        cache.set(page.id, made);
+        writes.push(write(page.id, made));
+      });
+      await Promise.all(writes);
+      const vectors = new Map<string, Float32Array>();
+      for (const page of pages) {
+        const c = cache.get(page.id);
+        if (c && current(c, page, embedder)) vectors.set(page.id, c.vector);
+      }
+      return { query: asked, vectors };
+    },
+    forget(live) {
+      for (const id of cache.keys())
+        if (!live(id)) {
+          cache.delete(id);
+          // Best effort: a vector left behind is never read, as searches ask only for live pages.
+          void kv.delete(id).catch(() => undefined);
+        }
+    },
+  };
+}

@@ -1,0 +1,255 @@
+/**
+ * `GET /pages?q=` and `pages_search` with `providers.embeddings` on: word hits first, as without, then pages
+ * close in meaning, against a local server speaking the OpenAI embeddings wire (the registry's own client
+ * and the node's binding, page vectors in the bus bucket).
+ */
+import pino from 'pino';
+import t, { type Test } from 'tap';
+import { createProviderRegistry, serviceBuiltins } from '../../actors/index.js';
+import { ensureCatalogue, Streams, Subjects, type Bus } from '../../bus/index.js';
+import { pageVectors, type PagesMeaning } from '../../projections/index.js';
+import { Company, SpendRecord } from '../../schema/index.js';
+import { pagesEmbedder } from '../../scripts/embeddings-wiring.js';
+import { startEmbeddingsServer, type EmbeddingsServer } from '../fixtures/llm/embeddings-server.js';
+import { companyDocument, startPagesNode, type PagesNode } from './fixtures/pages-node.js';
+
+const KEY = 'sk-secret-pages-embed-51c2';
+type Json = Record<string, unknown>;
+
+async function embeddings(t: Test): Promise<EmbeddingsServer> {
+  const server = await startEmbeddingsServer();
+  t.teardown(() => server.close());
+  return server;
+}
+
+/** The node's search by meaning as `svc serve` binds it; `server` null: no `providers.embeddings` block. */
+function meaningOn(server: EmbeddingsServer | null, lines: string[] = [], cap?: number) {
+  return async (bus: Bus): Promise<PagesMeaning> => {
+    const document = Company.parse({
+      ...companyDocument(),
+      ...(server
+        ? {
+            providers: {
+              embeddings: {
+                type: 'openai-compatible',
+                model: 'fixture-embed',
+                base_url: server.baseUrl,
+                api_key: '${EMBED_KEY}',
+                dimensions: 256,
+              },
+            },
+          }
+        : {}),
+    });
+    const logger = pino({ level: 'debug' }, { write: (line: string) => lines.push(line) });
+    const registry = createProviderRegistry({
+      document: null,
+      resolve: (n) => ({ EMBED_KEY: KEY })[n],
+      logger,
+    });
+    await registry.apply(document, null);
+    const catalogue = await ensureCatalogue(bus);
+    return {
+      vectors: pageVectors(catalogue.pageVectors, cap === undefined ? {} : { cap }),
+      embedder: pagesEmbedder({
+        providers: registry,
+        bus,
+        nodeId: 'node-0',
+        chart: () => ({ document }),
+        epoch: () => 1,
+        logger,
+      }),
+      logger,
+    };
+  };
+}
+
+async function create(n: PagesNode, title: string, body: string): Promise<string> {
+  const r = await n.call('POST', '/pages', { body: { container: 'HANDBOOK', title, body } });
+  return r.json['page_id'] as string;
+}
+
+async function search(n: PagesNode, path: string, cursor: string | null = null) {
+  const r = await n.call('GET', cursor === null ? path : `${path}&cursor=${encodeURIComponent(cursor)}`);
+  const rows = r.json['pages'] as Json[];
+  return {
+    status: r.status,
+    rows,
+    titles: rows.map((p) => p['title'] as string),
+    matches: rows.map((p) => p['match'] as string),
+    next: r.json['next_cursor'] as string | null,
+  };
+}
+
+/** Three pages holding "invoice", two about billing without the word, one about nothing of it. */
+async function corpus(n: PagesNode): Promise<Record<string, string>> {
+  const ids: Record<string, string> = {};
+  ids['Invoice process'] = await create(n, 'Invoice process', 'every invoice goes out monthly');
+  ids['Invoice template'] = await create(n, 'Invoice template', 'the invoice layout');
+  ids['Late invoice'] = await create(n, 'Late invoice', 'chase an invoice after thirty days');
+  ids['Card payments'] = await create(n, 'Card payments', 'customers are charged by card');
+  ids['Billing contacts'] = await create(n, 'Billing contacts', 'who to ask about a bill');
+  ids['Lunch menu'] = await create(n, 'Lunch menu', 'soup and bread on fridays');
+  return ids;
+}
+
+const inputs = (server: EmbeddingsServer): string[][] => server.requests.map((r) => r.body.input as string[]);
+
+t.test('a page sharing no word with the query but close in meaning comes after the word hits', async (t) => {
+  const server = await embeddings(t);
+  const n = await startPagesNode(t, { meaning: meaningOn(server) });
+  await corpus(n);
+  const found = await search(n, '/pages?q=invoice');
+  t.equal(found.status, 200);
+  t.same(found.titles.slice(0, 3).sort(), ['Invoice process', 'Invoice template', 'Late invoice']);
+  t.same(found.matches, ['words', 'words', 'words', 'meaning', 'meaning']);
+  t.same(found.titles.slice(3).sort(), ['Billing contacts', 'Card payments']);
+  t.notOk(found.titles.includes('Lunch menu'), 'a page unrelated in meaning is no hit');
+  const meaning = found.rows[3]!;
+  t.ok(
+    (meaning['score'] as number) > 0 && (meaning['score'] as number) <= 1,
+    'a meaning hit scores its similarity',
+  );
+  t.match(
+    meaning['snippet'],
+    /^(customers are charged by card|who to ask about a bill)$/,
+    'its snippet is its body start',
+  );
+});
+
+t.test('word hits are unchanged and first: the same rows a node without embeddings answers', async (t) => {
+  const server = await embeddings(t);
+  const on = await startPagesNode(t, { meaning: meaningOn(server) });
+  const off = await startPagesNode(t);
+  await corpus(on);
+  await corpus(off);
+  const withMeaning = await search(on, '/pages?q=invoice%20monthly');
+  const byWords = await search(off, '/pages?q=invoice%20monthly');
+  t.same(byWords.titles, ['Invoice process']);
+  const words = withMeaning.rows.filter((r) => r['match'] === 'words');
+  const strip = (rows: Json[]) => rows.map(({ id: _id, updated_at: _u, ...rest }) => rest);
+  t.same(strip(words), strip(byWords.rows), 'word hits as without embeddings, score and snippet included');
+  t.same(withMeaning.rows.slice(0, words.length), words, 'and before every meaning hit');
+  t.ok(withMeaning.rows.length > words.length, 'meaning hits follow');
+});
+
+t.test('paging crosses from the word hits to the meaning hits without repeats or gaps', async (t) => {
+  const server = await embeddings(t);
+  const n = await startPagesNode(t, { meaning: meaningOn(server) });
+  await corpus(n);
+  const all = await search(n, '/pages?q=invoice&limit=50');
+  t.equal(all.next, null);
+  for (const limit of [1, 2, 3]) {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let i = 0; i < 10; i++) {
+      const part = await search(n, `/pages?q=invoice&limit=${limit}`, cursor);
+      t.equal(part.status, 200);
+      seen.push(...part.titles);
+      cursor = part.next;
+      if (cursor === null) break;
+    }
+    t.same(seen, all.titles, `limit ${limit}: every row once, in order`);
+  }
+  const first = await search(n, '/pages?q=invoice&limit=4');
+  const other = await n.call('GET', `/pages?q=billing&limit=4&cursor=${encodeURIComponent(first.next!)}`);
+  t.equal(other.status, 400, 'a meaning cursor is bound to its words too');
+});
+
+t.test('an edited page gets a new vector; a deleted page never shows', async (t) => {
+  const server = await embeddings(t);
+  const n = await startPagesNode(t, { meaning: meaningOn(server) });
+  const ids = await corpus(n);
+  await search(n, '/pages?q=invoice');
+  const before = server.requests.length;
+  const edited = await n.call('PATCH', `/pages/${ids['Card payments']!}`, {
+    body: { title: 'Office plants', body: 'the office plants need water' },
+  });
+  t.equal(edited.status, 200);
+  await n.call('DELETE', `/pages/${ids['Billing contacts']!}`);
+  const after = await search(n, '/pages?q=invoice');
+  t.same(after.matches, ['words', 'words', 'words'], 'neither the edited nor the deleted page matches now');
+  t.same(
+    inputs(server).slice(before),
+    [['invoice', 'Office plants\n\nthe office plants need water']],
+    'only the edited page was embedded again, at its new revision',
+  );
+  await n.call('PATCH', `/pages/${ids['Lunch menu']!}`, { body: { body: 'pay the bill by friday' } });
+  const again = await search(n, '/pages?q=invoice');
+  t.same(again.titles.slice(3), ['Lunch menu'], 'an edit can bring a page in too');
+});
+
+t.test('vectors in the bucket serve a second node and a restart: no page is embedded twice', async (t) => {
+  const server = await embeddings(t);
+  const n = await startPagesNode(t, { meaning: meaningOn(server) });
+  await corpus(n);
+  const first = await search(n, '/pages?q=invoice');
+  t.equal(inputs(server)[0]!.length, 4, 'the query and the three pages without the word');
+  const peer = await startPagesNode(t, { bus: n.bus, meaning: meaningOn(server) });
+  const second = await search(peer, '/pages?q=invoice');
+  t.same(second.titles, first.titles);
+  t.same(inputs(server).slice(1), [['invoice']], 'the peer embedded the query alone');
+  // A node started afresh on the same store: an empty cache, as after a restart.
+  const restarted = await startPagesNode(t, { bus: n.bus, meaning: meaningOn(server) });
+  t.same((await search(restarted, '/pages?q=invoice')).titles, first.titles);
+  t.same(inputs(server).slice(2), [['invoice']], 'after a restart too');
+});
+
+t.test('pages past the per-search cap wait for the next search', async (t) => {
+  const server = await embeddings(t);
+  const n = await startPagesNode(t, { meaning: meaningOn(server, [], 2) });
+  await corpus(n);
+  const first = await search(n, '/pages?q=invoice');
+  t.equal(inputs(server)[0]!.length, 3, 'the query and two pages');
+  t.ok(first.matches.filter((m) => m === 'meaning').length <= 2, 'a page not embedded yet is left out');
+  const second = await search(n, '/pages?q=invoice');
+  t.equal(inputs(server)[1]!.length, 2, 'the next search embeds the rest');
+  t.same(second.titles.slice(3).sort(), ['Billing contacts', 'Card payments']);
+});
+
+t.test('a failing provider gives the word hits alone, logged once without key or body', async (t) => {
+  const server = await embeddings(t);
+  const lines: string[] = [];
+  const n = await startPagesNode(t, { meaning: meaningOn(server, lines) });
+  await corpus(n);
+  server.fail(401);
+  const found = await search(n, '/pages?q=invoice');
+  t.same(found.matches, ['words', 'words', 'words']);
+  t.equal(found.next, null);
+  await search(n, '/pages?q=invoice');
+  const warned = lines.filter((l) => l.includes('embeddings_failed'));
+  t.equal(warned.length, 1, 'one line per kind of failure');
+  t.match(warned[0], /knowledge base search finds by words only/);
+  t.notMatch(lines.join('\n'), KEY);
+  t.notMatch(lines.join('\n'), /Incorrect API key/);
+  server.heal();
+  t.same((await search(n, '/pages?q=invoice')).matches.length, 5, 'meaning hits come back with the provider');
+});
+
+t.test('without providers.embeddings no embeddings request is made', async (t) => {
+  const server = await embeddings(t);
+  const n = await startPagesNode(t, { meaning: meaningOn(null) });
+  await corpus(n);
+  const found = await search(n, '/pages?q=invoice');
+  t.same(found.matches, ['words', 'words', 'words']);
+  t.equal(server.requests.length, 0);
+});
+
+t.test("a seat's pages_search ranks by meaning and is spent on that seat", async (t) => {
+  const server = await embeddings(t);
+  const n = await startPagesNode(t, { meaning: meaningOn(server) });
+  await corpus(n);
+  const tool = serviceBuiltins(n.knowledge.tools).find((x) => x.entry.name === 'pages_search')!;
+  const ctx = { seat: 'builder', agent_id: '00000000-0000-5000-8000-000000000001', call_id: 'turn-1:0:0:0' };
+  const answer = await tool.call(ctx, { q: 'invoice' });
+  t.equal(answer.is_error, false);
+  t.match(answer.content[0]!.text, /"match": "meaning"/);
+  const spent = await n.bus.lastMessage(Streams.Spend, Subjects.spend('auxiliary'));
+  const record = SpendRecord.parse(JSON.parse(new TextDecoder().decode(spent?.data)));
+  t.match(record, { worker: 'embeddings', handle: 'builder', model: 'fixture-embed' });
+  await n.call('PATCH', '/pages/HANDBOOK/Lunch%20menu', { body: { body: 'pay the bill' } });
+  await search(n, '/pages?q=invoice');
+  const requested = await n.bus.lastMessage(Streams.Spend, Subjects.spend('auxiliary'));
+  const unseated = SpendRecord.parse(JSON.parse(new TextDecoder().decode(requested?.data)));
+  t.match(unseated, { worker: 'embeddings', handle: '' }, 'a request search is spent on no seat');
+});
