@@ -16,7 +16,8 @@ Verbs (against a running node with knowledge.backend native; token from $SVC_TOK
                                     the answer's next_cursor
   show     REF                      one page with body, comments, children (REF: id or CONTAINER/Title)
   search   WORDS... [--container C] [--limit N]
-                                    pages matching the words, best first
+                                    pages holding every word, best first; with embeddings on,
+                                    then pages close in meaning (each row's match says which)
   create   --container C --title T [FILE|-] [--parent P] [--op-id X]
                                     create a page; its body is FILE's text, stdin's with -, else empty
 
