@@ -34,6 +34,8 @@ interface PageRow {
   children: number;
   comments: number;
   snippet?: string;
+  /** In a search: found by every word, or (with embeddings on, after those) by meaning. */
+  match?: 'words' | 'meaning';
 }
 interface PageDetail {
   id: string;
@@ -104,6 +106,12 @@ function PageList(props: { params: Record<string, string>; caption: string; beat
               cell: (p) => (
                 <>
                   <a href={href('pages', p.id)}>{p.title}</a>
+                  {p.match === 'meaning' ? (
+                    <>
+                      {' '}
+                      <Badge value="by meaning" title="close in meaning to the search, without every word" />
+                    </>
+                  ) : null}
                   {p.snippet ? <div class="muted snippet">{p.snippet}</div> : null}
                 </>
               ),
