@@ -56,7 +56,7 @@ export function pagesSearch(meaning: PagesMeaning | undefined) {
     state: PagesState,
     q: string,
     query: PageListQuery,
-    embedder: PagesEmbedder,
+    use: { readonly vectors: PageVectors; readonly embedder: PagesEmbedder },
     caller: ServiceCaller | null,
   ): Promise<Array<{ page: Page; similarity: number }> | null> {
     const byWords = state.index.matching(queryTerms(q), query.container);
@@ -68,13 +68,13 @@ export function pagesSearch(meaning: PagesMeaning | undefined) {
     );
     let found: Awaited<ReturnType<PageVectors['withQuery']>>;
     try {
-      found = await meaning!.vectors.withQuery(q, candidates, embedder, caller);
+      found = await use.vectors.withQuery(q, candidates, use.embedder, caller);
       failures.succeeded();
     } catch (error) {
       failures.failed(error, 'knowledge base search finds by words only');
       return null;
     }
-    meaning!.vectors.forget((id) => state.pages.has(id));
+    use.vectors.forget((id) => state.pages.has(id));
     return candidates
       .flatMap((page) => {
         const vector = found.vectors.get(page.id);
@@ -93,7 +93,7 @@ export function pagesSearch(meaning: PagesMeaning | undefined) {
   ): Promise<PageList> {
     const embedder = meaning?.embedder() ?? null;
     const q = query.q;
-    if (q === undefined || embedder === null) return listPages(state, query);
+    if (q === undefined || meaning === undefined || embedder === null) return listPages(state, query);
     const inMeaning = query.after !== undefined && 'part' in query.after;
     const words = inMeaning ? { rows: [], next: null } : wordHits(state, q, query);
     const wordsOnly = {
@@ -103,7 +103,7 @@ export function pagesSearch(meaning: PagesMeaning | undefined) {
     };
     // More word hits to come: the meaning part waits for the page after the last of them.
     if (words.next !== null) return wordsOnly;
-    const ranked = await meaningHits(state, q, query, embedder, caller);
+    const ranked = await meaningHits(state, q, query, { vectors: meaning.vectors, embedder }, caller);
     if (ranked === null) return wordsOnly;
     const after = inMeaning && typeof query.after?.key === 'number' ? query.after : null;
     const rest =
