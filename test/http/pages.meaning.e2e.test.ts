@@ -6,11 +6,13 @@
 import pino from 'pino';
 import t, { type Test } from 'tap';
 import { createProviderRegistry, serviceBuiltins } from '../../actors/index.js';
-import { ensureCatalogue, Streams, Subjects, type Bus } from '../../bus/index.js';
+import { ensureCatalogue, openBus, Streams, Subjects, type Bus } from '../../bus/index.js';
 import { pageVectors, type PagesMeaning } from '../../projections/index.js';
 import { Company, SpendRecord } from '../../schema/index.js';
 import { pagesEmbedder } from '../../scripts/embeddings-wiring.js';
 import { startEmbeddingsServer, type EmbeddingsServer } from '../fixtures/llm/embeddings-server.js';
+import { startNatsServer } from '../harness/nats-server.js';
+import { until } from '../harness/until.js';
 import { companyDocument, startPagesNode, type PagesNode } from './fixtures/pages-node.js';
 
 const KEY = 'sk-secret-pages-embed-51c2';
@@ -193,6 +195,34 @@ t.test('vectors in the bucket serve a second node and a restart: no page is embe
   const restarted = await startPagesNode(t, { bus: n.bus, meaning: meaningOn(server) });
   t.same((await search(restarted, '/pages?q=invoice')).titles, first.titles);
   t.same(inputs(server).slice(2), [['invoice']], 'after a restart too');
+});
+
+t.test('on JetStream two nodes share the vectors: the second embeds only its queries', async (t) => {
+  const server = await embeddings(t);
+  const nats = await startNatsServer({ t });
+  const connect = async (): Promise<Bus> => {
+    const bus = await openBus({ type: 'jetstream', url: nats.url });
+    t.teardown(() => bus.close());
+    return bus;
+  };
+  const a = await startPagesNode(t, { bus: await connect(), meaning: meaningOn(server) });
+  await corpus(a);
+  const first = await search(a, '/pages?q=invoice');
+  t.same(first.titles.slice(3).sort(), ['Billing contacts', 'Card payments']);
+  const b = await startPagesNode(t, { bus: await connect(), meaning: meaningOn(server) });
+  // Node b folds the pages from the stream on its own time.
+  const second = await until(
+    () => search(b, '/pages?q=invoice'),
+    (found) => found.titles.length === first.titles.length,
+  );
+  t.same(second.titles, first.titles);
+  t.same(
+    inputs(server)
+      .slice(1)
+      .filter((input) => input.length !== 1 || input[0] !== 'invoice'),
+    [],
+    'every later call embedded the query alone',
+  );
 });
 
 t.test('pages past the per-search cap wait for the next search', async (t) => {
