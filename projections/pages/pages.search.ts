@@ -81,7 +81,8 @@ export function pagesSearch(meaning: PagesMeaning | undefined) {
         const similarity = vector ? cosine(found.query, vector) : -1;
         return similarity > MEANING_MIN_SIMILARITY ? [{ page, similarity }] : [];
       })
-      .sort((a, b) => b.similarity - a.similarity || a.page.id.localeCompare(b.page.id))
+      // Ids compare as the cursor compares them (code units), so a page ends exactly where the next starts.
+      .sort((a, b) => b.similarity - a.similarity || (a.page.id < b.page.id ? -1 : 1))
       .slice(0, MEANING_HITS);
   }
 
