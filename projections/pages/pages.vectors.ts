@@ -24,6 +24,8 @@ const PAGE_EMBED_CAP = 512;
 export const PAGE_TEXT_CHARS = 8_000;
 /** Bucket reads in flight at once while a node fills its cache. */
 const READS_AT_ONCE = 64;
+/** Query vectors a node keeps (newest used), so paging through one search does not embed its query again. */
+const QUERIES_KEPT = 64;
 
 const Stored = z.object({
   revision: z.number().int().positive(),
@@ -47,7 +49,7 @@ export interface PageVectors {
   /**
    * The vectors of `pages` made by `embedder` at their current revision, keyed by page id, with the query's
    * vector: the stale or missing ones (up to PAGE_EMBED_CAP) are embedded in the query's call and written
-   * to the bucket. Throws when the call fails.
+   * to the bucket; a query this node embedded lately is not embedded again. Throws when the call fails.
    */
   withQuery(
     query: string,
@@ -62,6 +64,15 @@ export interface PageVectors {
 export function pageVectors(kv: Kv, opts: { readonly cap?: number } = {}): PageVectors {
   const cap = opts.cap ?? PAGE_EMBED_CAP;
   const cache = new Map<string, Cached>();
+  // Keyed by model, width and text; a Map keeps insertion order, so the first key is the least recently used.
+  const queries = new Map<string, Float32Array>();
+  const queryKey = (query: string, embedder: PagesEmbedder): string =>
+    JSON.stringify([embedder.model, embedder.dimensions, query]);
+  const keepQuery = (key: string, vector: Float32Array): void => {
+    queries.delete(key);
+    queries.set(key, vector);
+    if (queries.size > QUERIES_KEPT) queries.delete(queries.keys().next().value as string);
+  };
   const current = (c: Cached | undefined, page: Page, embedder: PagesEmbedder): boolean =>
     c !== undefined &&
     c.revision === page.version &&
@@ -99,8 +110,17 @@ export function pageVectors(kv: Kv, opts: { readonly cap?: number } = {}): PageV
       for (let i = 0; i < unknown.length; i += READS_AT_ONCE)
         await Promise.all(unknown.slice(i, i + READS_AT_ONCE).map(read));
       const missing = unknown.filter((p) => !current(cache.get(p.id), p, embedder)).slice(0, cap);
-      const [asked, ...filled] = await embedder.embed([query, ...missing.map(pageText)], caller);
+      const key = queryKey(query, embedder);
+      const known = queries.get(key);
+      // Nothing to embed when the query's vector is kept and every page's is current: no call at all.
+      const answered =
+        known !== undefined && missing.length === 0
+          ? []
+          : await embedder.embed(known ? missing.map(pageText) : [query, ...missing.map(pageText)], caller);
+      const asked = known ?? answered.shift();
       if (!asked) throw new Error('no vector for the query');
+      keepQuery(key, asked);
+      const filled = answered;
       const writes: Array<Promise<void>> = [];
       missing.forEach((page, i) => {
         const vector = filled[i];
