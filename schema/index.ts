@@ -52,6 +52,7 @@ export {
   SmsApiUrl,
   SmtpSchemes,
   usableUrl,
+  EMBEDDINGS_MAX_WIDTH,
   readEmbeddings,
 } from './company/index.js';
 export type { DerivedSeat, DerivedUnit, EmbeddingsSettings } from './company/index.js';

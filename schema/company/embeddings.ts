@@ -11,6 +11,12 @@ export const EmbeddingsType = {
 } as const;
 export type EmbeddingsType = (typeof EmbeddingsType)[keyof typeof EmbeddingsType];
 
+/**
+ * The widest vector kept: the widest models answer 3,072 numbers, and a row or page holding a vector must stay
+ * well under a bus message (1 MiB on a default nats-server) however wide a server answers.
+ */
+export const EMBEDDINGS_MAX_WIDTH = 8192;
+
 /** `openai` without `base_url` calls here. */
 export const OPENAI_EMBEDDINGS_BASE_URL = 'https://api.openai.com/v1';
 
@@ -32,7 +38,8 @@ export type EmbeddingsRead =
   /** Written but not usable: the `not_applied` warning's message. */
   | { readonly kind: 'unusable'; readonly message: string };
 
-const fallback = 'so nothing computes embeddings and personal memory recalls by words';
+const fallback =
+  'so nothing computes embeddings: personal memory recalls by words and knowledge base search finds by words only';
 
 /** Reads a `providers.embeddings` value (typed or raw: a dry run's document is checked before it parses). */
 export function readEmbeddings(block: unknown): EmbeddingsRead {
@@ -54,6 +61,11 @@ export function readEmbeddings(block: unknown): EmbeddingsRead {
   const key =
     typeof block['api_key'] === 'string' && block['api_key'].trim() !== '' ? block['api_key'] : null;
   const dimensions = typeof block['dimensions'] === 'number' ? block['dimensions'] : null;
+  if (dimensions !== null && dimensions > EMBEDDINGS_MAX_WIDTH)
+    return {
+      kind: 'unusable',
+      message: `not applied: \`dimensions\` is above ${EMBEDDINGS_MAX_WIDTH}, the widest vector this release keeps, ${fallback}`,
+    };
   return {
     kind: 'usable',
     settings: { type, model, baseUrl: written || OPENAI_EMBEDDINGS_BASE_URL, apiKey: key, dimensions },

@@ -243,6 +243,7 @@ t.test(
       [{ type: 'cohere', model: 'embed-v3' }, /`openai` and `openai-compatible` embeddings wires only/],
       [{ type: 'openai', dimensions: 256 }, /no `model` is set/],
       [{ type: 'openai-compatible', model: 'nomic' }, /`openai-compatible` needs a `base_url`/],
+      [{ type: 'openai', model: 'm', dimensions: 8193 }, /`dimensions` is above 8192/],
     ] as const) {
       const doc = embeddings(block);
       t.equal(valid(doc), true, `${JSON.stringify(block)} is stored`);
@@ -254,7 +255,10 @@ t.test(
         ['providers.embeddings'],
       );
       t.match(warned[0]?.message, why);
-      t.match(warned[0]?.message, /personal memory recalls by words/);
+      t.match(
+        warned[0]?.message,
+        /personal memory recalls by words and knowledge base search finds by words only/,
+      );
     }
     t.equal(valid(embeddings({ model: 'm', base_url: 'not a url' })), false, 'base_url is a URL');
   },

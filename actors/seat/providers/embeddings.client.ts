@@ -5,7 +5,12 @@
  * failure is a typed `LlmError` that names the kind and status, never the body or the key.
  */
 import { z } from 'zod';
-import { substituteRefs, type EmbeddingsSettings, type Resolver } from '../../../schema/index.js';
+import {
+  EMBEDDINGS_MAX_WIDTH,
+  substituteRefs,
+  type EmbeddingsSettings,
+  type Resolver,
+} from '../../../schema/index.js';
 import { envFallbacks } from './credential-pool.js';
 import { joinUrl, postJson, withDeadline, type CallContext } from './http.js';
 import { nodePost, type HttpPost } from './http-post.js';
@@ -122,6 +127,8 @@ export function embeddingsClient(opts: EmbeddingsClientOptions): EmbeddingsClien
       vectors[item.index] = Float32Array.from(item.embedding);
     }
     const width = settings.dimensions ?? vectors[0]?.length ?? 0;
+    if (width > EMBEDDINGS_MAX_WIDTH)
+      throw malformed(`vectors of ${width} numbers, above the ${EMBEDDINGS_MAX_WIDTH} this release keeps`);
     for (const vector of vectors) {
       if (vector.length !== width || width === 0)
         throw malformed(

@@ -86,6 +86,16 @@ t.test('a vector of another width than dimensions is refused', async (t) => {
   t.match((error as Error).message, /a vector of 8 numbers where dimensions is 16/);
 });
 
+t.test('a vector wider than any kept is refused, whatever the server answers', async (t) => {
+  const server = await embeddings(t);
+  server.answerWidth(8193);
+  const error = await embeddingsClient({ settings: settings(server, { dimensions: null }), resolve })
+    .embed(['a'])
+    .catch((e: unknown) => e);
+  t.type(error, LlmMalformedStreamError);
+  t.match((error as Error).message, /vectors of 8193 numbers, above the 8192 this release keeps/);
+});
+
 t.test('the registry reads the block at its first apply and keeps it until a restart', async (t) => {
   const server = await embeddings(t);
   const block = { type: 'openai', model: 'fixture-embed', base_url: server.baseUrl, dimensions: 16 };
