@@ -69,6 +69,7 @@ export {
   type VendorSkillPage,
 } from './integration/index.js';
 export { RateWindow } from './rate-window.js';
+export { startPeriodic } from './periodic.js';
 export { startSecretsHost } from './secrets/index.js';
 export { startPagesHost } from './pages/index.js';
 export {
@@ -144,7 +145,9 @@ export {
   acquireDuty,
   type Clock,
   type Firing,
+  type Held,
   readDuty,
+  releaseDuty,
   renewDuty,
   SCHEDULER_DUTY,
   type SchedulerEvent,

@@ -113,6 +113,7 @@ export {
   type ActiveChart,
   type PagesEmbedder,
   type PagesMeaning,
+  type PageVectors,
   type PagesService,
   type PagesState,
   type PageWriteResult,

@@ -6,7 +6,7 @@
 import { openDocument } from '../bus/index.js';
 import type { Logger } from 'pino';
 import { startPagesHost } from '../actors/index.js';
-import type { Bus, Subscription } from '../bus/index.js';
+import type { Bus, Kv, Subscription } from '../bus/index.js';
 import { knowledgeRoutes, type Actor, type AuthSettings, type RouteDef } from '../http/index.js';
 import {
   activeRevision,
@@ -23,6 +23,7 @@ import {
 } from '../projections/index.js';
 import { peopleOf, personFor, type Resolver, type ServiceCaller, type ServiceTool } from '../schema/index.js';
 import type { Configuration } from './config-wiring.js';
+import { startPageVectorsFill } from './page-vectors-fill.js';
 import type { Secrets } from './secrets-wiring.js';
 
 export interface Knowledge {
@@ -91,6 +92,8 @@ export async function startKnowledge(opts: {
   readonly logger: Logger;
   /** Search by meaning when `providers.embeddings` is on (ops/knowledge-base.md "Search"). */
   readonly meaning?: PagesMeaning;
+  /** With `meaning`: the background fill of page vectors, under a duty in `coord`. */
+  readonly fill?: { readonly coord: Kv; readonly nodeId: string };
 }): Promise<Knowledge> {
   const callers = requestCallers(opts);
   const projection = await runProjection({
@@ -110,12 +113,24 @@ export async function startKnowledge(opts: {
     containers: () => service.containers().map((c) => c.key),
     logger: opts.logger.child({ component: 'pages' }),
   });
+  const meaning = opts.meaning;
+  const fill =
+    meaning && opts.fill
+      ? startPageVectorsFill({
+          ...opts.fill,
+          vectors: meaning.vectors,
+          embedder: meaning.embedder,
+          pages: () => projection.state(),
+          logger: opts.logger.child({ component: 'pages' }),
+        })
+      : null;
   return {
     service,
     projection,
     routes: knowledgeRoutes({ pages: service, caller: callers.caller }),
     tools: knowledgeTools(service),
     async stop() {
+      await fill?.stop();
       await host.stop();
       await projection.stop();
       service.state().index.close();

@@ -76,12 +76,14 @@ export async function startSubsystems(opts: {
           auth,
           resolve: secrets.resolve,
           logger,
-          // Search by meaning while the first applied document's `providers.embeddings` is usable.
+          // Search by meaning while the first applied document's `providers.embeddings` is usable; the
+          // node holding the fill duty embeds the pages ahead of the searches.
           meaning: {
             vectors: pageVectors(catalogue.pageVectors),
             embedder: pagesEmbedder({ ...embeddingsBinding, logger: knowledgeLog }),
             logger: knowledgeLog,
           },
+          fill: { coord: catalogue.coord, nodeId: config.node.id },
         })
       : null;
   const serviceTools = [...(knowledge?.tools ?? [])];

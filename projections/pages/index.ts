@@ -20,5 +20,5 @@ export {
 } from './pages.service.js';
 export { type PagesState } from './pages.state.js';
 export { type PagesMeaning } from './pages.search.js';
-export { pageVectors, type PagesEmbedder } from './pages.vectors.js';
+export { pageVectors, type PagesEmbedder, type PageVectors } from './pages.vectors.js';
 export { knowledgeTools } from './pages.tools.js';

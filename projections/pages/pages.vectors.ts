@@ -57,6 +57,17 @@ export interface PageVectors {
     embedder: PagesEmbedder,
     caller: ServiceCaller | null,
   ): Promise<{ query: Float32Array; vectors: Map<string, Float32Array> }>;
+  /**
+   * Embeds up to `max` of `pages` whose current vector neither this node nor the bucket holds, and writes
+   * them to the bucket: the background fill, so searches find the vectors made. Answers how many it made;
+   * throws when the call fails.
+   */
+  fill(
+    pages: readonly Page[],
+    embedder: PagesEmbedder,
+    caller: ServiceCaller | null,
+    max: number,
+  ): Promise<number>;
   /** Drops the vectors of pages no longer live that this node holds (from its cache and the bucket). */
   forget(live: (pageId: string) => boolean): void;
 }
@@ -103,13 +114,30 @@ export function pageVectors(kv: Kv, opts: { readonly cap?: number } = {}): PageV
     await kv.put(pageId, encoder.encode(JSON.stringify(value))).catch(() => undefined);
   }
 
+  /** The pages whose current vector is neither cached nor in the bucket (written by a peer, or before a restart). */
+  async function lacking(pages: readonly Page[], embedder: PagesEmbedder): Promise<Page[]> {
+    const unknown = pages.filter((p) => !current(cache.get(p.id), p, embedder));
+    for (let i = 0; i < unknown.length; i += READS_AT_ONCE)
+      await Promise.all(unknown.slice(i, i + READS_AT_ONCE).map(read));
+    return unknown.filter((p) => !current(cache.get(p.id), p, embedder));
+  }
+
+  /** Caches the vectors made for `pages` (in order) and writes them to the bucket. */
+  async function keep(pages: readonly Page[], vectors: readonly Float32Array[], embedder: PagesEmbedder) {
+    const writes: Array<Promise<void>> = [];
+    pages.forEach((page, i) => {
+      const vector = vectors[i];
+      if (!vector) return;
+      const made = { revision: page.version, model: embedder.model, vector };
+      cache.set(page.id, made);
+      writes.push(write(page.id, made));
+    });
+    await Promise.all(writes);
+  }
+
   return {
     async withQuery(query, pages, embedder, caller) {
-      // What this node lacks may be in the bucket (written by a peer, or before a restart).
-      const unknown = pages.filter((p) => !current(cache.get(p.id), p, embedder));
-      for (let i = 0; i < unknown.length; i += READS_AT_ONCE)
-        await Promise.all(unknown.slice(i, i + READS_AT_ONCE).map(read));
-      const missing = unknown.filter((p) => !current(cache.get(p.id), p, embedder)).slice(0, cap);
+      const missing = (await lacking(pages, embedder)).slice(0, cap);
       const key = queryKey(query, embedder);
       const known = queries.get(key);
       // Nothing to embed when the query's vector is kept and every page's is current: no call at all.
@@ -120,22 +148,19 @@ export function pageVectors(kv: Kv, opts: { readonly cap?: number } = {}): PageV
       const asked = known ?? answered.shift();
       if (!asked) throw new Error('no vector for the query');
       keepQuery(key, asked);
-      const filled = answered;
-      const writes: Array<Promise<void>> = [];
-      missing.forEach((page, i) => {
-        const vector = filled[i];
-        if (!vector) return;
-        const made = { revision: page.version, model: embedder.model, vector };
-        cache.set(page.id, made);
-        writes.push(write(page.id, made));
-      });
-      await Promise.all(writes);
+      await keep(missing, answered, embedder);
       const vectors = new Map<string, Float32Array>();
       for (const page of pages) {
         const c = cache.get(page.id);
         if (c && current(c, page, embedder)) vectors.set(page.id, c.vector);
       }
       return { query: asked, vectors };
+    },
+    async fill(pages, embedder, caller, max) {
+      const missing = (await lacking(pages, embedder)).slice(0, max);
+      if (missing.length === 0) return 0;
+      await keep(missing, await embedder.embed(missing.map(pageText), caller), embedder);
+      return missing.length;
     },
     forget(live) {
       for (const id of cache.keys())

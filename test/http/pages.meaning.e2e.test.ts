@@ -3,99 +3,14 @@
  * close in meaning, against a local server speaking the OpenAI embeddings wire (the registry's own client
  * and the node's binding, page vectors in the bus bucket).
  */
-import pino from 'pino';
-import t, { type Test } from 'tap';
-import { createProviderRegistry, serviceBuiltins } from '../../actors/index.js';
-import { ensureCatalogue, openBus, Streams, Subjects, type Bus } from '../../bus/index.js';
-import { pageVectors, type PagesMeaning } from '../../projections/index.js';
-import { Company, SpendRecord } from '../../schema/index.js';
-import { pagesEmbedder } from '../../scripts/embeddings-wiring.js';
-import { startEmbeddingsServer, type EmbeddingsServer } from '../fixtures/llm/embeddings-server.js';
+import t from 'tap';
+import { serviceBuiltins } from '../../actors/index.js';
+import { openBus, Streams, Subjects, type Bus } from '../../bus/index.js';
+import { SpendRecord } from '../../schema/index.js';
 import { startNatsServer } from '../harness/nats-server.js';
 import { until } from '../harness/until.js';
-import { companyDocument, startPagesNode, type PagesNode } from './fixtures/pages-node.js';
-
-const KEY = 'sk-secret-pages-embed-51c2';
-type Json = Record<string, unknown>;
-
-async function embeddings(t: Test): Promise<EmbeddingsServer> {
-  const server = await startEmbeddingsServer();
-  t.teardown(() => server.close());
-  return server;
-}
-
-/** The node's search by meaning as `svc serve` binds it; `server` null: no `providers.embeddings` block. */
-function meaningOn(server: EmbeddingsServer | null, lines: string[] = [], cap?: number) {
-  return async (bus: Bus): Promise<PagesMeaning> => {
-    const document = Company.parse({
-      ...companyDocument(),
-      ...(server
-        ? {
-            providers: {
-              embeddings: {
-                type: 'openai-compatible',
-                model: 'fixture-embed',
-                base_url: server.baseUrl,
-                api_key: '${EMBED_KEY}',
-                dimensions: 256,
-              },
-            },
-          }
-        : {}),
-    });
-    const logger = pino({ level: 'debug' }, { write: (line: string) => lines.push(line) });
-    const registry = createProviderRegistry({
-      document: null,
-      resolve: (n) => ({ EMBED_KEY: KEY })[n],
-      logger,
-    });
-    await registry.apply(document, null);
-    const catalogue = await ensureCatalogue(bus);
-    return {
-      vectors: pageVectors(catalogue.pageVectors, cap === undefined ? {} : { cap }),
-      embedder: pagesEmbedder({
-        providers: registry,
-        bus,
-        nodeId: 'node-0',
-        chart: () => ({ document }),
-        epoch: () => 1,
-        logger,
-      }),
-      logger,
-    };
-  };
-}
-
-async function create(n: PagesNode, title: string, body: string): Promise<string> {
-  const r = await n.call('POST', '/pages', { body: { container: 'HANDBOOK', title, body } });
-  return r.json['page_id'] as string;
-}
-
-async function search(n: PagesNode, path: string, cursor: string | null = null) {
-  const r = await n.call('GET', cursor === null ? path : `${path}&cursor=${encodeURIComponent(cursor)}`);
-  const rows = r.json['pages'] as Json[];
-  return {
-    status: r.status,
-    rows,
-    titles: rows.map((p) => p['title'] as string),
-    matches: rows.map((p) => p['match'] as string),
-    next: r.json['next_cursor'] as string | null,
-  };
-}
-
-/** Three pages holding "invoice", two about billing without the word, one about nothing of it. */
-async function corpus(n: PagesNode): Promise<Record<string, string>> {
-  const ids: Record<string, string> = {};
-  ids['Invoice process'] = await create(n, 'Invoice process', 'every invoice goes out monthly');
-  ids['Invoice template'] = await create(n, 'Invoice template', 'the invoice layout');
-  ids['Late invoice'] = await create(n, 'Late invoice', 'chase an invoice after thirty days');
-  ids['Card payments'] = await create(n, 'Card payments', 'customers are charged by card');
-  ids['Billing contacts'] = await create(n, 'Billing contacts', 'who to ask about a bill');
-  ids['Lunch menu'] = await create(n, 'Lunch menu', 'soup and bread on fridays');
-  return ids;
-}
-
-const inputs = (server: EmbeddingsServer): string[][] => server.requests.map((r) => r.body.input as string[]);
+import { corpus, embeddings, inputs, KEY, meaningOn, search, type Json } from './fixtures/pages-meaning.js';
+import { startPagesNode } from './fixtures/pages-node.js';
 
 t.test('a page sharing no word with the query but close in meaning comes after the word hits', async (t) => {
   const server = await embeddings(t);

@@ -56,17 +56,18 @@ t.test('a served node searches the knowledge base by words, then by meaning, acr
       ['Card payments', 'meaning'],
     ],
   );
-  t.same(
-    server.requests.map((r) => r.body.input),
-    [
-      [
-        'invoice',
-        'Card payments\n\ncustomers are charged by card',
-        'Lunch menu\n\nsoup and bread on fridays',
-      ],
-    ],
-    'the query and the pages without the word, in one call',
+  // The search embeds what the node's background fill has not reached yet (it ticks every 15 s): each
+  // page is embedded once either way.
+  const embedded = (from: number): string[] =>
+    server.requests.slice(from).flatMap((r) => r.body.input as string[]);
+  const pagesEmbedded = embedded(0).filter((text) => text !== 'invoice');
+  t.ok(embedded(0).includes('invoice'), 'the query was embedded');
+  t.ok(
+    pagesEmbedded.includes('Card payments\n\ncustomers are charged by card'),
+    'and the page found by meaning',
   );
+  t.equal(new Set(pagesEmbedded).size, pagesEmbedded.length, 'no page twice');
+  const beforeRestart = server.requests.length;
 
   node.run.kill('SIGTERM');
   await node.run.exited;
@@ -84,8 +85,8 @@ t.test('a served node searches the knowledge base by words, then by meaning, acr
     ['Invoice process', 'Card payments'],
   );
   t.same(
-    server.requests.slice(1).map((r) => r.body.input),
-    [['invoice']],
+    [...new Set(embedded(beforeRestart))],
+    ['invoice'],
     'after the restart only the query is embedded: the page vectors were kept',
   );
 });
