@@ -8,7 +8,8 @@ import t, { type Test } from 'tap';
 import { ensureCatalogue } from '../../bus/index.js';
 import { PAGE_VECTORS_DUTY, startPageVectorsFill } from '../../scripts/page-vectors-fill.js';
 import type { EmbeddingsServer } from '../fixtures/llm/embeddings-server.js';
-import { corpus, create, embeddings, inputs, meaningOn, search } from './fixtures/pages-meaning.js';
+import { corpus, create, inputs, meaningOn, search } from './fixtures/pages-meaning.js';
+import { embeddingsServer as embeddings } from '../fixtures/llm/embeddings-binding.js';
 import { startPagesNode, type PagesNode } from './fixtures/pages-node.js';
 
 async function fillOf(t: Test, n: PagesNode, server: EmbeddingsServer, nodeId: string, lines: string[] = []) {

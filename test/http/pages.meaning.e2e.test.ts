@@ -9,7 +9,8 @@ import { openBus, Streams, Subjects, type Bus } from '../../bus/index.js';
 import { SpendRecord } from '../../schema/index.js';
 import { startNatsServer } from '../harness/nats-server.js';
 import { until } from '../harness/until.js';
-import { corpus, embeddings, inputs, KEY, meaningOn, search, type Json } from './fixtures/pages-meaning.js';
+import { embeddingsServer as embeddings } from '../fixtures/llm/embeddings-binding.js';
+import { corpus, inputs, KEY, meaningOn, search, type Json } from './fixtures/pages-meaning.js';
 import { startPagesNode } from './fixtures/pages-node.js';
 
 t.test('a page sharing no word with the query but close in meaning comes after the word hits', async (t) => {

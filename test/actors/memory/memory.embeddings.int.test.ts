@@ -2,13 +2,17 @@
  * Personal memory with `providers.embeddings` on: the store, the provider registry's client and the node's
  * binding (with spend) against a local server speaking the OpenAI embeddings wire.
  */
-import pino from 'pino';
 import t, { type Test } from 'tap';
-import { createMemoryStore, createProviderRegistry, type MemoryRow } from '../../../actors/index.js';
+import { createMemoryStore, type MemoryRow } from '../../../actors/index.js';
 import { ensureCatalogue, openMemoryBus, Streams, Subjects, type Bus } from '../../../bus/index.js';
 import { agentId, Company, SpendRecord } from '../../../schema/index.js';
 import { memoryEmbedder } from '../../../scripts/embeddings-wiring.js';
-import { startEmbeddingsServer, type EmbeddingsServer } from '../../fixtures/llm/embeddings-server.js';
+import {
+  embeddingsBinding,
+  embeddingsServer as embeddings,
+  fixtureBlock,
+} from '../../fixtures/llm/embeddings-binding.js';
+import type { EmbeddingsServer } from '../../fixtures/llm/embeddings-server.js';
 
 const KEY = 'sk-secret-embed-7f3a';
 const now = new Date('2026-05-01T12:00:00.000Z');
@@ -33,14 +37,7 @@ const documentWith = (server: EmbeddingsServer | null, block: Record<string, unk
     ...(server
       ? {
           providers: {
-            embeddings: {
-              type: 'openai-compatible',
-              model: 'fixture-embed',
-              base_url: server.baseUrl,
-              api_key: '${EMBED_KEY}',
-              dimensions: 64,
-              ...block,
-            },
+            embeddings: fixtureBlock(server, { dimensions: 64, ...block }),
           },
         }
       : {}),
@@ -53,33 +50,14 @@ async function memoryOn(t: Test, document: Company, shared?: Bus) {
   if (!shared) t.teardown(() => bus.close());
   const catalogue = await ensureCatalogue(bus);
   const lines: string[] = [];
-  const logger = pino({ level: 'debug' }, { write: (line: string) => lines.push(line) });
-  const registry = createProviderRegistry({
-    document: null,
-    resolve: (n) => ({ EMBED_KEY: KEY })[n],
-    logger,
-  });
-  await registry.apply(document, null);
+  const binding = await embeddingsBinding({ bus, document, secrets: { EMBED_KEY: KEY }, lines });
   const store = createMemoryStore({
     kv: catalogue.memory,
     now: () => now,
-    embedder: memoryEmbedder({
-      providers: registry,
-      bus,
-      nodeId: 'node-0',
-      chart: () => ({ document }),
-      epoch: () => 1,
-      logger,
-    }),
-    logger,
+    embedder: memoryEmbedder(binding),
+    logger: binding.logger,
   });
   return { bus, store, lines, byWords: createMemoryStore({ kv: catalogue.memory, now: () => now }) };
-}
-
-async function embeddings(t: Test): Promise<EmbeddingsServer> {
-  const server = await startEmbeddingsServer();
-  t.teardown(() => server.close());
-  return server;
 }
 
 t.test('recall ranks by meaning: a note sharing no word with the query comes first', async (t) => {
