@@ -215,14 +215,7 @@ export async function startCompany(
     await bus.close();
     if (!opts.llm) await llm.close();
   });
-  const apply = async (raw: unknown): Promise<void> => {
-    const next = Company.parse(raw);
-    await registry.apply(next);
-    await tools.subsystem.apply(next, null);
-    await runtime.turnEngine.apply(next, null);
-    await runtime.org.apply(next, null);
-    await runtime.inboxes.apply(next, null);
-  };
+  const apply = (raw: unknown): Promise<void> => applyCompany({ registry, tools, runtime }, raw);
   await apply(doc);
 
   const events = async (type?: string): Promise<EventRecord[]> => {
@@ -276,6 +269,23 @@ export async function startCompany(
 }
 
 /** The script of one clean turn: plan picks the echo tool, execute calls it then reports, review accepts. */
+/** A document applied the way a node's apply runs the seats' subsystems: providers, tools, then the seats. */
+export async function applyCompany(
+  parts: {
+    readonly registry: { apply(next: Company): Promise<void> };
+    readonly tools: Pick<ToolServers, 'subsystem'>;
+    readonly runtime: Pick<ReturnType<typeof startSeatsRuntime>, 'turnEngine' | 'org' | 'inboxes'>;
+  },
+  raw: unknown,
+): Promise<void> {
+  const next = Company.parse(raw);
+  await parts.registry.apply(next);
+  await parts.tools.subsystem.apply(next, null);
+  await parts.runtime.turnEngine.apply(next, null);
+  await parts.runtime.org.apply(next, null);
+  await parts.runtime.inboxes.apply(next, null);
+}
+
 export const cleanTurn = [
   {
     kind: 'text' as const,

@@ -18,11 +18,12 @@ import {
   type Catalogue,
   type Kv,
 } from '../../../bus/index.js';
-import { Company, EventRecord } from '../../../schema/index.js';
+import type { Company } from '../../../schema/index.js';
+import { EventRecord } from '../../../schema/index.js';
 import { startToolServers } from '../../../scripts/toolservers-wiring.js';
 import { startLlmServer, type LlmServer } from '../../fixtures/llm/llm-server.js';
 import type { Step } from '../../fixtures/llm/script.js';
-import { company } from './harness.js';
+import { applyCompany, company } from './harness.js';
 import { mentionWake, queueWake } from '../../harness/wake.js';
 
 const logger = pino({ level: process.env['TEST_LOG'] ? 'debug' : 'silent' });
@@ -106,14 +107,7 @@ export async function startFleet(t: Test, first: Step[] = []): Promise<Fleet> {
       });
       return {
         runtime,
-        async apply(raw) {
-          const next = Company.parse(raw);
-          await registry.apply(next);
-          await tools.subsystem.apply(next, null);
-          await runtime.turnEngine.apply(next, null);
-          await runtime.org.apply(next, null);
-          await runtime.inboxes.apply(next, null);
-        },
+        apply: (raw) => applyCompany({ registry, tools, runtime }, raw),
         runs: (handles) =>
           new Promise((resolve) => {
             const want = [...handles].sort().join();
