@@ -1,5 +1,5 @@
 /** The page: header, the room list and the room the hash names. */
-import { useEffect } from 'preact/hooks';
+import { useEffect, useLayoutEffect } from 'preact/hooks';
 import { useLive } from './live/context.js';
 import { href, navigate, useRoute } from './router.js';
 import { menu, rooms } from './rooms/index.js';
@@ -38,7 +38,7 @@ export function App() {
   useEffect(() => {
     document.title = `${room.label} · ${company}`;
   }, [room.id, company]);
-  useEffect(() => {
+  useLayoutEffect(() => {
     document.getElementById('main')?.focus({ preventScroll: true });
   }, [room.id]);
   const Room = room.view;

@@ -3,7 +3,7 @@
  * it or backs out. What came of it is the caller's to say (the row may be gone by then).
  */
 import type { Ref } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { Hint } from './parts.js';
 
 /** What an action came to, in the node's words when it refused. */
@@ -53,9 +53,10 @@ export function ConfirmAction(props: {
   const field = useRef<HTMLInputElement>(null);
   const yes = useRef<HTMLButtonElement>(null);
   // The focus follows the step: into it when it opens, back to its button when it is backed out of.
-  // After the act the caller moves it (to what it says came of it: the row may be gone).
+  // After the act the caller moves it (to what it says came of it: the row may be gone). A layout effect: the
+  // focus moves in the commit that swaps the controls, never left on a removed one for a frame.
   const [moved, setMoved] = useState<'in' | 'out' | null>(null);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (moved === null) return;
     setMoved(null);
     (moved === 'out' ? opener.current : (field.current ?? yes.current))?.focus();

@@ -1,5 +1,5 @@
 /** The top bar: the company and node, the link state, the token form and the theme switch. */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { useConnection, useLive } from '../live/context.js';
 import { authHeaders, writeToken } from '../live/token.js';
 import { Badge } from './parts.js';
@@ -48,12 +48,13 @@ function TokenForm() {
   const [refused, setRefused] = useState(false);
   // The form follows the connection's token, which changes outside this component's state.
   const [, rerender] = useState(0);
-  // Entering or forgetting the token swaps the form: the focus follows to what replaced the control used.
+  // Entering or forgetting the token swaps the form: the focus follows to what replaced the control used,
+  // in the same commit (a layout effect).
   const [moved, setMoved] = useState(false);
   const forget = useRef<HTMLButtonElement>(null);
   const field = useRef<HTMLInputElement>(null);
   const held = connection.hasToken;
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (!moved) return;
     setMoved(false);
     (held ? forget.current : field.current)?.focus();
