@@ -53,6 +53,7 @@ export {
   SmtpSchemes,
   usableUrl,
   EMBEDDINGS_MAX_WIDTH,
+  EMBEDDINGS_MIN_SIMILARITY,
   readEmbeddings,
 } from './company/index.js';
 export type { DerivedSeat, DerivedUnit, EmbeddingsSettings } from './company/index.js';

@@ -99,6 +99,7 @@ export function memoryEmbedder(opts: BindOptions): () => MemoryEmbedder | null {
   return boundEmbedder(opts, (client, embed) => ({
     model: client.model,
     dimensions: client.dimensions,
+    minSimilarity: client.minSimilarity,
     embed: (texts, agent) => embed(texts, agent),
   }));
 }
@@ -108,6 +109,7 @@ export function pagesEmbedder(opts: BindOptions): () => PagesEmbedder | null {
   return boundEmbedder(opts, (client, embed) => ({
     model: client.model,
     dimensions: client.dimensions,
+    minSimilarity: client.minSimilarity,
     embed: (texts, caller) => embed(texts, caller?.kind === 'seat' ? `@${caller.id}` : null),
   }));
 }

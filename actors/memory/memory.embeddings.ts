@@ -13,6 +13,8 @@ export interface MemoryEmbedder {
   readonly model: string;
   /** The width asked of the model; null: the model's own. */
   readonly dimensions: number | null;
+  /** A row at or above this cosine similarity to the query is `related` (a lesson bears on a turn). */
+  readonly minSimilarity: number;
   /** One vector per text, in order; `agentId` is whose memory it serves (for spend). Throws on any failure. */
   embed(texts: readonly string[], agentId: string): Promise<Float32Array[]>;
 }
@@ -78,5 +80,9 @@ export async function rankByMeaning(opts: {
     .map(({ stored, vector }) => ({ row: stored.row, similarity: vector ? cosine(asked, vector) : -1 }))
     .sort((a, b) => b.similarity - a.similarity || time(b.row) - time(a.row))
     .slice(0, opts.limit)
-    .map(({ row: { embedding: _e, ...row }, similarity }) => ({ ...row, similarity }));
+    .map(({ row: { embedding: _e, ...row }, similarity }) => ({
+      ...row,
+      similarity,
+      related: similarity >= embedder.minSimilarity,
+    }));
 }

@@ -19,12 +19,6 @@ export const LESSONS_IN_PROMPT = 3;
  * two words at least, so one common word ("the", "fix") does not bring a lesson to an unlike task.
  */
 const LESSON_MIN_SCORE = 4;
-/**
- * With embeddings on, the cosine similarity that makes a lesson bear on the wake although it shares no two
- * words with it. OpenAI's text-embedding-3 models put unrelated short texts near 0.1–0.25 and texts on one
- * task near 0.4 and up; a lesson that matches by words is kept either way.
- */
-export const LESSON_MIN_SIMILARITY = 0.4;
 
 export interface TurnContextSources {
   readonly counterparty?: SeatCounterparty;
@@ -45,10 +39,11 @@ async function lessonsFor(
     include_expired: false,
     now,
   });
-  // Rows ranked by meaning carry their similarity: the word filter alone would drop exactly the lessons
-  // embeddings found (same task, other words).
+  // Rows ranked by meaning say whether they are related (the embeddings block's `min_similarity`): the word
+  // filter alone would drop exactly the lessons embeddings found (same task, other words). A lesson that
+  // matches by words is kept either way.
   const bears = (row: (typeof rows)[number]): boolean =>
-    (row.similarity !== undefined && row.similarity >= LESSON_MIN_SIMILARITY) ||
+    row.related === true ||
     scoreRow(row, wake.summary) >= LESSON_MIN_SCORE;
   const lessons = rows
     .filter((row) => row.metadata['source'] === 'reflection' && bears(row))

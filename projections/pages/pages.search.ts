@@ -29,8 +29,6 @@ import type { PagesEmbedder, PageVectors } from './pages.vectors.js';
 
 /** Meaning hits of one search at most (after the word hits). */
 export const MEANING_HITS = 50;
-/** A page at or below this similarity is no meaning hit (orthogonal or opposite to the query). */
-export const MEANING_MIN_SIMILARITY = 0;
 /** Characters of a meaning hit's body shown as its snippet. */
 const SNIPPET_CHARS = 160;
 /** Above any cosine: the position before the first meaning hit (a cursor when the words end a page). */
@@ -51,7 +49,10 @@ const snippetOf = (body: string): string => {
 export function pagesSearch(meaning: PagesMeaning | undefined) {
   const failures = failureLog(meaning?.logger);
 
-  /** The meaning hits best first (then by id), at most MEANING_HITS; null when the embeddings call failed. */
+  /**
+   * The meaning hits best first (then by id), at most MEANING_HITS, none below the block's `min_similarity`;
+   * null when the embeddings call failed.
+   */
   async function meaningHits(
     state: PagesState,
     q: string,
@@ -79,7 +80,7 @@ export function pagesSearch(meaning: PagesMeaning | undefined) {
       .flatMap((page) => {
         const vector = found.vectors.get(page.id);
         const similarity = vector ? cosine(found.query, vector) : -1;
-        return similarity > MEANING_MIN_SIMILARITY ? [{ page, similarity }] : [];
+        return similarity >= use.embedder.minSimilarity ? [{ page, similarity }] : [];
       })
       // Ids compare as the cursor compares them (code units), so a page ends exactly where the next starts.
       .sort((a, b) => b.similarity - a.similarity || (a.page.id < b.page.id ? -1 : 1))

@@ -14,6 +14,8 @@ export interface PagesEmbedder {
   readonly model: string;
   /** The width asked of the model; null: the model's own. */
   readonly dimensions: number | null;
+  /** A page is a meaning hit at or above this cosine similarity. */
+  readonly minSimilarity: number;
   /** One vector per text, in order; `caller` is who searched (for spend). Throws on any failure. */
   embed(texts: readonly string[], caller: ServiceCaller | null): Promise<Float32Array[]>;
 }

@@ -17,6 +17,13 @@ export type EmbeddingsType = (typeof EmbeddingsType)[keyof typeof EmbeddingsType
  */
 export const EMBEDDINGS_MAX_WIDTH = 8192;
 
+/**
+ * Where "related in meaning" starts without `min_similarity`: OpenAI's text-embedding-3 models put unrelated
+ * short texts near 0.1–0.25 and texts on one subject near 0.3–0.6. Models that score everything higher (many
+ * self-hosted ones put unrelated texts near 0.5) need it raised.
+ */
+export const EMBEDDINGS_MIN_SIMILARITY = 0.3;
+
 /** `openai` without `base_url` calls here. */
 export const OPENAI_EMBEDDINGS_BASE_URL = 'https://api.openai.com/v1';
 
@@ -29,6 +36,8 @@ export interface EmbeddingsSettings {
   readonly apiKey: string | null;
   /** Asked of the provider and required of its answer; null: the model's own width. */
   readonly dimensions: number | null;
+  /** A page found by meaning, a lesson kept for a turn: at or above this cosine similarity. */
+  readonly minSimilarity: number;
 }
 
 export type EmbeddingsRead =
@@ -66,8 +75,17 @@ export function readEmbeddings(block: unknown): EmbeddingsRead {
       kind: 'unusable',
       message: `not applied: \`dimensions\` is above ${EMBEDDINGS_MAX_WIDTH}, the widest vector this release keeps, ${fallback}`,
     };
+  const minSimilarity =
+    typeof block['min_similarity'] === 'number' ? block['min_similarity'] : EMBEDDINGS_MIN_SIMILARITY;
   return {
     kind: 'usable',
-    settings: { type, model, baseUrl: written || OPENAI_EMBEDDINGS_BASE_URL, apiKey: key, dimensions },
+    settings: {
+      type,
+      model,
+      baseUrl: written || OPENAI_EMBEDDINGS_BASE_URL,
+      apiKey: key,
+      dimensions,
+      minSimilarity,
+    },
   };
 }

@@ -27,4 +27,7 @@ export type { CompanyValidation } from './validate.js';
 export { parseCompanyJson, repeatedKeyProblem } from './json-parse.js';
 export { MAX_YAML_ALIASES, parseCompanyYaml } from './yaml-parse.js';
 export { walkCompany } from './walk.js';
-export { EMBEDDINGS_MAX_WIDTH, readEmbeddings, type EmbeddingsSettings } from './embeddings.js';
+export {
+  EMBEDDINGS_MAX_WIDTH,
+  EMBEDDINGS_MIN_SIMILARITY,
+  readEmbeddings, type EmbeddingsSettings } from './embeddings.js';

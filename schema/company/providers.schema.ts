@@ -56,6 +56,15 @@ export const Embeddings = z.strictObject({
   api_key: text.optional().describe('Its key (a secret, usually ${VAR}); empty: OPENAI_API_KEY for openai.'),
   /** Fixes the vector column width at migration time. */
   dimensions: positive.optional().describe('Vector width asked of the model and required of its answer.'),
+  /** Beyond the spec's fields: where "related" starts depends on the model. */
+  min_similarity: z
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .describe(
+      'Least cosine similarity at which a text counts as related: a page found by meaning, a lesson brought to a turn (default 0.3).',
+    ),
 });
 
 export const Providers = z.strictObject({

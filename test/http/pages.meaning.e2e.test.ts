@@ -10,7 +10,7 @@ import { SpendRecord } from '../../schema/index.js';
 import { startNatsServer } from '../harness/nats-server.js';
 import { until } from '../harness/until.js';
 import { embeddingsServer as embeddings } from '../fixtures/llm/embeddings-binding.js';
-import { corpus, inputs, KEY, meaningOn, search, type Json } from './fixtures/pages-meaning.js';
+import { corpus, create, inputs, KEY, meaningOn, search, type Json } from './fixtures/pages-meaning.js';
 import { startPagesNode } from './fixtures/pages-node.js';
 
 t.test('a page sharing no word with the query but close in meaning comes after the word hits', async (t) => {
@@ -33,6 +33,29 @@ t.test('a page sharing no word with the query but close in meaning comes after t
     /^(customers are charged by card|who to ask about a bill)$/,
     'its snippet is its body start',
   );
+});
+
+t.test('a page less similar than min_similarity (default 0.3) is no meaning hit', async (t) => {
+  const server = await embeddings(t);
+  const n = await startPagesNode(t, { meaning: meaningOn(server) });
+  await corpus(n);
+  // One billing word among fourteen others: related, but faintly (a cosine near 0.27).
+  await create(
+    n,
+    'Office guide',
+    'keys desks chairs plants kettle coffee printer paper stamps and the odd bill',
+  );
+  const found = await search(n, '/pages?q=invoice');
+  t.same(found.titles.slice(3).sort(), ['Billing contacts', 'Card payments'], 'the faint page is left out');
+  t.ok(
+    found.rows.slice(3).every((row) => (row['score'] as number) >= 0.3),
+    'every meaning hit is at least as similar as the floor',
+  );
+
+  const strict = await startPagesNode(t, { meaning: meaningOn(server, { block: { min_similarity: 0.99 } }) });
+  await corpus(strict);
+  const wordsOnly = await search(strict, '/pages?q=invoice');
+  t.same(wordsOnly.matches, ['words', 'words', 'words'], 'a raised floor leaves the word hits alone');
 });
 
 t.test('word hits are unchanged and first: the same rows a node without embeddings answers', async (t) => {
@@ -144,7 +167,7 @@ t.test('on JetStream two nodes share the vectors: the second embeds only its que
 
 t.test('pages past the per-search cap wait for the next search', async (t) => {
   const server = await embeddings(t);
-  const n = await startPagesNode(t, { meaning: meaningOn(server, [], 2) });
+  const n = await startPagesNode(t, { meaning: meaningOn(server, { cap: 2 }) });
   await corpus(n);
   const first = await search(n, '/pages?q=invoice');
   t.equal(inputs(server)[0]!.length, 3, 'the query and two pages');
@@ -158,7 +181,7 @@ t.test('pages past the per-search cap wait for the next search', async (t) => {
 t.test('a failing provider gives the word hits alone, logged once without key or body', async (t) => {
   const server = await embeddings(t);
   const lines: string[] = [];
-  const n = await startPagesNode(t, { meaning: meaningOn(server, lines) });
+  const n = await startPagesNode(t, { meaning: meaningOn(server, { lines }) });
   await corpus(n);
   server.fail(401);
   const found = await search(n, '/pages?q=invoice');

@@ -261,5 +261,12 @@ t.test(
       );
     }
     t.equal(valid(embeddings({ model: 'm', base_url: 'not a url' })), false, 'base_url is a URL');
+    for (const similarity of [-0.1, 1.5, '0.3'])
+      t.equal(
+        valid(embeddings({ model: 'm', min_similarity: similarity })),
+        false,
+        `min_similarity ${similarity}`,
+      );
+    t.same(notApplied(embeddings({ model: 'm', min_similarity: 0 })), [], 'min_similarity 0 is applied');
   },
 );

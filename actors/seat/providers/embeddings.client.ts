@@ -41,6 +41,8 @@ export interface EmbeddingsClient {
   readonly model: string;
   /** Asked of the provider and required of its answer; null: the model's own width. */
   readonly dimensions: number | null;
+  /** Related in meaning at or above this cosine similarity (`min_similarity`). */
+  readonly minSimilarity: number;
   embed(inputs: readonly string[], signal?: AbortSignal): Promise<Embedded>;
 }
 
@@ -145,6 +147,7 @@ export function embeddingsClient(opts: EmbeddingsClientOptions): EmbeddingsClien
     type: settings.type,
     model: settings.model,
     dimensions: settings.dimensions,
+    minSimilarity: settings.minSimilarity,
     async embed(inputs, signal) {
       const vectors: Float32Array[] = [];
       let inputTokens = 0;

@@ -78,8 +78,14 @@ export const MemoryRow = z.object({
 });
 export type MemoryRow = z.infer<typeof MemoryRow>;
 
-/** A recalled row: `similarity` (cosine, -1..1) is set when the store ranked by meaning, absent by words. */
-export type RecalledRow = Omit<MemoryRow, 'embedding'> & { readonly similarity?: number };
+/**
+ * A recalled row: `similarity` (cosine, -1..1) is set when the store ranked by meaning, absent by words, and
+ * `related` with it: at or above the embeddings block's `min_similarity`.
+ */
+export type RecalledRow = Omit<MemoryRow, 'embedding'> & {
+  readonly similarity?: number;
+  readonly related?: boolean;
+};
 
 export interface MemoryQuery {
   /** Free text; null lists the most recent rows. How rows are ranked is the store's choice. */

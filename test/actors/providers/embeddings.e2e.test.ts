@@ -17,6 +17,7 @@ const settings = (server: EmbeddingsServer, over: Partial<EmbeddingsSettings> = 
   baseUrl: server.baseUrl,
   apiKey: '${KEY_A}',
   dimensions: 16,
+  minSimilarity: 0.3,
   ...over,
 });
 const resolve = (name: string): string | undefined => secrets[name];
@@ -104,7 +105,11 @@ t.test('the registry reads the block at its first apply and keeps it until a res
   t.equal(registry.embeddings(), null, 'nothing before a document');
   await registry.apply(first, null);
   const client = registry.embeddings();
-  t.match(client, { model: 'fixture-embed', dimensions: 16 });
+  t.match(
+    client,
+    { model: 'fixture-embed', dimensions: 16, minSimilarity: 0.3 },
+    'related from 0.3 unless set',
+  );
   const changed = Company.parse({ name: 'Acme', providers: { embeddings: { ...block, model: 'other' } } });
   await registry.apply(changed, first);
   t.equal(registry.embeddings(), client, 'a change waits for the restart');
@@ -114,6 +119,11 @@ t.test('the registry reads the block at its first apply and keeps it until a res
   });
   const restarted = harness(changed).registry;
   t.match(restarted.embeddings(), { model: 'other' }, 'a restart reads the new block');
+  const raised = Company.parse({
+    name: 'Acme',
+    providers: { embeddings: { ...block, min_similarity: 0.55 } },
+  });
+  t.match(harness(raised).registry.embeddings(), { minSimilarity: 0.55 }, 'min_similarity is read');
   const unusable = harness(
     Company.parse({ name: 'Acme', providers: { embeddings: { type: 'cohere', model: 'x' } } }),
   );

@@ -6,8 +6,9 @@
 import pino from 'pino';
 import t, { type Test } from 'tap';
 import { createMemoryStore, embeddingsClient, type MemoryRow } from '../../../actors/index.js';
-import { LESSON_MIN_SIMILARITY, turnContext } from '../../../actors/seat/turn.context.js';
+import { turnContext } from '../../../actors/seat/turn.context.js';
 import { ensureCatalogue, openMemoryBus } from '../../../bus/index.js';
+import { EMBEDDINGS_MIN_SIMILARITY } from '../../../schema/index.js';
 import { startEmbeddingsServer } from '../../fixtures/llm/embeddings-server.js';
 
 const agent = '6f1c2b1e-8d3a-5c1e-9a4b-2f0e1d3c4b5a';
@@ -29,13 +30,17 @@ const lesson = (id: string, content: string): MemoryRow => ({
   created_at: now.toISOString(),
 });
 
-async function lessonsWith(t: Test, embeddings: boolean): Promise<string> {
+async function lessonsWith(
+  t: Test,
+  embeddings: boolean,
+  minSimilarity = EMBEDDINGS_MIN_SIMILARITY,
+): Promise<string> {
   const server = await startEmbeddingsServer();
   t.teardown(() => server.close());
   const bus = await openMemoryBus({});
   t.teardown(() => bus.close());
   const client = embeddingsClient({
-    settings: { type: 'openai', model: 'm', baseUrl: server.baseUrl, apiKey: 'k', dimensions: 64 },
+    settings: { type: 'openai', model: 'm', baseUrl: server.baseUrl, apiKey: 'k', dimensions: 64, minSimilarity },
     resolve: () => undefined,
   });
   const memory = createMemoryStore({
@@ -66,7 +71,7 @@ t.test('with embeddings a lesson in other words is kept by its similarity', asyn
   t.match(
     context,
     '- Billing release notes',
-    `shares no word with the wake, similarity >= ${LESSON_MIN_SIMILARITY}`,
+    `shares no word with the wake, similarity >= ${EMBEDDINGS_MIN_SIMILARITY}`,
   );
   t.match(context, '- Invoice rollout checklist', 'two words of the wake still bring a lesson');
   t.notMatch(context, 'Rotate the logs', 'an unlike lesson is left out');
@@ -75,6 +80,13 @@ t.test('with embeddings a lesson in other words is kept by its similarity', asyn
 t.test('without embeddings only the lesson sharing the wake’s words is kept', async (t) => {
   const context = await lessonsWith(t, false);
   t.notMatch(context, 'Billing release notes');
+  t.match(context, '- Invoice rollout checklist');
+  t.notMatch(context, 'Rotate the logs');
+});
+
+t.test('a lesson less similar than min_similarity is left out, one sharing two words is kept', async (t) => {
+  const context = await lessonsWith(t, true, 0.99);
+  t.notMatch(context, 'Billing release notes', 'related in meaning, but under the raised floor');
   t.match(context, '- Invoice rollout checklist');
   t.notMatch(context, 'Rotate the logs');
 });
