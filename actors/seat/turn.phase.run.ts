@@ -229,10 +229,11 @@ export class PhaseRun implements PhaseSoFar {
     for (const [index, call] of answer.tool_calls.entries()) {
       if (!this.prior?.calls.get(`${round}.${index}`)?.result) this.goLive();
       // Counted replayed or live, in order: a resumed turn's calls are where its first run had them.
-      const before = this.calls.take(call.name);
+      const before = this.calls.before(call.name);
       const at = { round, index, before };
       const run = await phaseTool(this.scope, this.prior, at, call, this.byName.get(call.name));
       if (run === null) return this.fail('aborted', stopped(signal));
+      this.calls.settled(run.execution);
       this.executions.push(run.execution);
       this.live.settled({});
       this.timeline.push({ at: run.execution.started_at, kind: 'tool', detail: call.name });

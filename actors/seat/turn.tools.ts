@@ -4,10 +4,21 @@
  * told (`notifications/cancelled`); whatever the call yields after the cut is dropped, never recorded.
  */
 import type { Payloads, ToolEntry } from '../../schema/index.js';
+import { refusedArguments } from '../toolservers/index.js';
 import type { LlmToolCall } from './providers/index.js';
 import type { TurnDeps } from './turn.deps.js';
 
 type ToolExecution = (typeof Payloads.ToolExecution)['_output'];
+
+const notAnObject = 'the arguments were not a JSON object; call again with an object';
+
+/**
+ * A call refused for its arguments (not a JSON object, or not what the tool's schema takes): nothing ran, so a
+ * per-turn cap does not count it. Read from the row, so a resumed turn's journal reads the same.
+ */
+export const ranNothing = (execution: ToolExecution): boolean =>
+  typeof execution.error === 'string' &&
+  (execution.error === notAnObject || refusedArguments(execution.name, execution.error));
 
 export interface ToolRun {
   /** What the model reads back (the tool message). */
@@ -65,7 +76,7 @@ export interface ToolCallContext {
   /** The tool call's span, when spans are exported: a sandbox run's spans nest under it. */
   readonly parent_span_id?: string | null;
   readonly signal: AbortSignal;
-  /** The calls of this tool its turn made before this one (`ToolContext.calls_before`). */
+  /** The calls of this tool its turn made before this one, bar those refused for their arguments. */
   readonly calls_before: number;
 }
 
@@ -109,7 +120,7 @@ export async function runToolCall(
   });
   const origin = originOf(entry);
   if (!call.arguments_valid)
-    return answer('the arguments were not a JSON object; call again with an object', true, origin, null);
+    return answer(notAnObject, true, origin, null);
   if (!entry) return answer(`no tool named ${call.name} is offered in this phase`, true, origin, null);
 
   const routed = await untilAborted(

@@ -4,7 +4,7 @@ export { planInstances } from './toolservers.plan.js';
 export { backoffDelay, resolveInstance, scrub } from './toolservers.resolve.js';
 export { toolServersApplier } from './toolservers.applier.js';
 export { busEventSink, createToolRouter, type ToolRouter } from './tools.router.js';
-export { defineBuiltin, textResult } from './builtin/builtin.define.js';
+export { defineBuiltin, refusedArguments, textResult } from './builtin/builtin.define.js';
 export {
   MemoryKind,
   MemoryRow,

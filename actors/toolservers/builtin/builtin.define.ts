@@ -29,6 +29,12 @@ function inputSchema(schema: z.ZodType): Record<string, unknown> {
   return json;
 }
 
+const argumentsRefusal = (name: string): string => `invalid arguments for ${name}:`;
+
+/** Whether a builtin's error text is its refusal of the call's arguments: such a call ran nothing. */
+export const refusedArguments = (name: string, error: string): boolean =>
+  error.startsWith(argumentsRefusal(name));
+
 export function defineBuiltin<S extends z.ZodType>(def: BuiltinDefinition<S>): BuiltinTool {
   const entry: ToolEntry = {
     name: def.name,
@@ -45,7 +51,7 @@ export function defineBuiltin<S extends z.ZodType>(def: BuiltinDefinition<S>): B
     async call(ctx, args) {
       const parsed = def.args.safeParse(args);
       if (!parsed.success) {
-        return textResult(`invalid arguments for ${def.name}:\n${z.prettifyError(parsed.error)}`, true);
+        return textResult(`${argumentsRefusal(def.name)}\n${z.prettifyError(parsed.error)}`, true);
       }
       return def.run(ctx, parsed.data);
     },

@@ -23,8 +23,9 @@ export interface ToolContext {
    */
   readonly call_id?: string;
   /**
-   * How many calls of this tool its turn made before this one, a resumed turn's journaled ones included;
-   * absent outside a turn. A per-turn cap is read against it.
+   * How many calls of this tool its turn made before this one, a resumed turn's journaled ones included and
+   * those refused for their arguments left out (they ran nothing); absent outside a turn. A per-turn cap is
+   * read against it.
    */
   readonly calls_before?: number;
   /**
