@@ -160,6 +160,8 @@ export {
 export {
   auxiliarySpendRecord,
   createBudget,
+  type Budget,
+  type BudgetRefusal,
   draftOf,
   episodeId,
   episodeOf,

@@ -2,11 +2,15 @@
  * Binds `providers.embeddings` (the provider registry's client, read at start) to the seats' personal memory
  * and to the knowledge base's search, and records each call's tokens as auxiliary spend (worker `embeddings`)
  * on the seat it served: the seat whose memory, or the seat that searched (none for a person, an operator or
- * a request) (ops/providers.md "Embeddings").
+ * a request), after the token budgets that spend counts against (org, and that seat's) are checked: a call
+ * they refuse is not made, and memory and search fall back to words as on any failed call
+ * (ops/providers.md "Embeddings").
  */
 import type { Logger } from 'pino';
 import {
   recordAuxiliarySpend,
+  type Budget,
+  type BudgetRefusal,
   type EmbeddingsClient,
   type MemoryEmbedder,
   type ProviderRegistry,
@@ -24,18 +28,36 @@ interface SpendSeat {
   readonly role: string;
 }
 
-/** Agent id and handle -> seat of an active document (a seat not found counts in the org's totals only). */
-function seatsOf(document: unknown): ReadonlyMap<string, SpendSeat> {
+interface Chart {
+  /** Agent id and `@handle` -> the seat and its `token_budget` (0: none). */
+  readonly byKey: ReadonlyMap<string, { readonly seat: SpendSeat; readonly cap: number }>;
+  /** The org's `token_budget` (0: none). */
+  readonly orgCap: number;
+}
+
+/** The seats and budgets of an active document (a seat not found counts in the org's totals only). */
+function chartOf(document: unknown): Chart {
   const parsed = Company.safeParse(document);
-  const out = new Map<string, SpendSeat>();
-  if (!parsed.success) return out;
+  const byKey = new Map<string, { seat: SpendSeat; cap: number }>();
+  if (!parsed.success) return { byKey, orgCap: 0 };
   for (const { handle, seat } of walkCompany(parsed.data).seats) {
     const id = agentId(parsed.data.name, handle);
-    const spendSeat = { handle, agent_id: id, role: seat.name };
-    out.set(id, spendSeat);
-    out.set(`@${handle}`, spendSeat);
+    const entry = { seat: { handle, agent_id: id, role: seat.name }, cap: seat.token_budget ?? 0 };
+    byKey.set(id, entry);
+    byKey.set(`@${handle}`, entry);
   }
-  return out;
+  return { byKey, orgCap: parsed.data.token_budget ?? 0 };
+}
+
+/** A call a token budget refused: thrown like a provider's failure, so callers fall back to words. */
+class EmbeddingsBudgetRefused extends Error {
+  readonly kind = 'budget_exhausted';
+  constructor(refusal: BudgetRefusal) {
+    super(
+      `not called: the ${refusal.scope} token budget is exhausted (${refusal.used} of ${refusal.cap} tokens ` +
+        `from ${refusal.window_start})`,
+    );
+  }
 }
 
 interface BindOptions {
@@ -46,6 +68,8 @@ interface BindOptions {
   readonly chart: () => { readonly document: unknown } | null;
   readonly epoch: () => number;
   readonly logger: Logger;
+  /** The token budgets the turns check (the seats runtime's); null on a node without seats: not checked. */
+  readonly budget?: () => Budget | null;
 }
 
 /**
@@ -60,21 +84,26 @@ function boundEmbedder<E>(
   ) => E,
 ): () => E | null {
   let bound: { client: EmbeddingsClient; embedder: E } | null = null;
-  let seats: { epoch: number; byKey: ReadonlyMap<string, SpendSeat> } | null = null;
-  const seatOf = (key: string): SpendSeat | undefined => {
+  let chart: { epoch: number; read: Chart } | null = null;
+  const currentChart = (): Chart => {
     const epoch = opts.epoch();
-    if (seats?.epoch !== epoch) seats = { epoch, byKey: seatsOf(opts.chart()?.document) };
-    return seats.byKey.get(key);
+    if (chart?.epoch !== epoch) chart = { epoch, read: chartOf(opts.chart()?.document) };
+    return chart.read;
   };
   const embedWith =
     (client: EmbeddingsClient) =>
     async (texts: readonly string[], seatKey: string | null): Promise<Float32Array[]> => {
+      const { byKey, orgCap } = currentChart();
+      const served = seatKey === null ? undefined : byKey.get(seatKey);
+      const seat = served?.seat;
+      const budget = opts.budget?.() ?? null;
+      const refusal = await budget?.check(seat?.handle ?? '', { org: orgCap, seat: served?.cap ?? 0 });
+      if (refusal) throw new EmbeddingsBudgetRefused(refusal);
       const answer = await client.embed(texts);
       if (answer.inputTokens > 0) {
-        const seat = seatKey === null ? undefined : seatOf(seatKey);
         // Spend is bookkeeping: its failure does not take the vectors away.
         await recordAuxiliarySpend(
-          { bus: opts.bus, node: opts.nodeId },
+          { bus: opts.bus, node: opts.nodeId, ...(budget ? { budget } : {}) },
           {
             worker: EMBEDDINGS_WORKER,
             provider: EMBEDDINGS_WORKER,

@@ -14,6 +14,7 @@ import {
   startTransports,
   watchPlacement,
   workTools,
+  type Budget,
   type NodeHost,
   type WorkAccess,
 } from '../actors/index.js';
@@ -60,12 +61,15 @@ export async function startSubsystems(opts: {
   let chart: ActiveChart = () => null;
   // Embeddings calls name the seat they served from the active document, read again when its epoch moves.
   let activeEpoch = (): number => 0;
+  // The token budgets the seats check, once the seats runtime runs (none on a node without the seats role).
+  let seatsBudget = (): Budget | null => null;
   const embeddingsBinding = {
     providers,
     bus,
     nodeId: config.node.id,
     chart: () => chart(),
     epoch: () => activeEpoch(),
+    budget: () => seatsBudget(),
   };
   const knowledgeLog = logger.child({ component: 'pages' });
   const knowledge =
@@ -192,6 +196,7 @@ export async function startSubsystems(opts: {
     admitted,
   });
   holdsSeat = (handle) => seats.runtime?.holds(handle) ?? false;
+  seatsBudget = () => seats.runtime?.budget ?? null;
   // Outbound notification transports (ops/notifications.md): swapped with the restart-required items.
   const transports = startTransports({ bus, nodeId: config.node.id, logger, resolve: secrets.resolve });
   const configuration = await startConfiguration({

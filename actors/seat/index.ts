@@ -1,5 +1,5 @@
 /** Agent seats and the turn engine. */
-export { createBudget, monthOf } from './budget.js';
+export { createBudget, monthOf, type Budget, type BudgetRefusal } from './budget.js';
 export { type Wake } from './seat.machine.js';
 export { seatKeys, watchPauses } from './seat.records.js';
 export { seatProfiles } from './counterparty.host.js';

@@ -4,7 +4,8 @@
  * and the node's binding, page vectors in the bus bucket).
  */
 import t from 'tap';
-import { serviceBuiltins } from '../../actors/index.js';
+import pino from 'pino';
+import { createBudget, recordAuxiliarySpend, serviceBuiltins, type Budget } from '../../actors/index.js';
 import { openBus, Streams, Subjects, type Bus } from '../../bus/index.js';
 import { SpendRecord } from '../../schema/index.js';
 import { startNatsServer } from '../harness/nats-server.js';
@@ -195,6 +196,33 @@ t.test('a failing provider gives the word hits alone, logged once without key or
   t.notMatch(lines.join('\n'), /Incorrect API key/);
   server.heal();
   t.same((await search(n, '/pages?q=invoice')).matches.length, 5, 'meaning hits come back with the provider');
+});
+
+t.test('past the org token budget a search calls no provider and answers its word hits', async (t) => {
+  const server = await embeddings(t);
+  const lines: string[] = [];
+  const budgets: Budget[] = [];
+  const budget = (bus: Bus): Budget => {
+    budgets.push(createBudget({ bus, timezone: () => 'UTC', logger: pino({ level: 'silent' }) }));
+    return budgets.at(-1)!;
+  };
+  t.teardown(() => Promise.all(budgets.map((b) => b.stop())));
+  const n = await startPagesNode(t, { meaning: meaningOn(server, { lines, budget, company: { token_budget: 40 } }) }); // prettier-ignore
+  await corpus(n);
+  t.same((await search(n, '/pages?q=invoice')).matches.length, 5, 'under the cap: by meaning too');
+  // A seat's spend, counted by this node's budget as the seats runtime counts what it stores.
+  await recordAuxiliarySpend(
+    { bus: n.bus, node: 'node-1', budget: budgets[0]! },
+    { worker: 'reflection', provider: 'p', model: 'm', input_tokens: 40, output_tokens: 0 },
+  );
+  const calls = server.requests.length;
+  // A query not embedded before: its vector would need a call.
+  const found = await search(n, '/pages?q=bill');
+  t.same(found.matches, ['words'], 'the word hit alone');
+  t.equal(server.requests.length, calls, 'no embeddings call once the org has spent its budget');
+  const warned = lines.filter((l) => l.includes('budget_exhausted'));
+  t.equal(warned.length, 1);
+  t.match(JSON.parse(warned[0]!), { level: 40, reason: /the org token budget is exhausted/ });
 });
 
 t.test('without providers.embeddings no embeddings request is made', async (t) => {

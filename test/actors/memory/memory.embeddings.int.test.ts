@@ -3,7 +3,8 @@
  * binding (with spend) against a local server speaking the OpenAI embeddings wire.
  */
 import t, { type Test } from 'tap';
-import { createMemoryStore, type MemoryRow } from '../../../actors/index.js';
+import pino from 'pino';
+import { createBudget, createMemoryStore, type MemoryRow } from '../../../actors/index.js';
 import { ensureCatalogue, openMemoryBus, Streams, Subjects, type Bus } from '../../../bus/index.js';
 import { agentId, Company, SpendRecord } from '../../../schema/index.js';
 import { memoryEmbedder } from '../../../scripts/embeddings-wiring.js';
@@ -143,6 +144,44 @@ t.test('recall falls back to words when the server fails; one warning without th
     2,
     'a success lets the next failure be said',
   );
+});
+
+t.test('past its seat token budget no embeddings call is made: kept and recalled by words', async (t) => {
+  const server = await embeddings(t);
+  const bus = await openMemoryBus({});
+  t.teardown(() => bus.close());
+  const budget = createBudget({ bus, timezone: () => 'UTC', logger: pino({ level: 'silent' }) });
+  t.teardown(() => budget.stop());
+  const document = Company.parse({
+    name: 'Acme',
+    roles: [{ name: 'Ada Lovelace', handle: 'ada', kind: 'agent', token_budget: 8 }],
+    providers: { embeddings: fixtureBlock(server, { dimensions: 64 }) },
+  });
+  const lines: string[] = [];
+  const binding = await embeddingsBinding({ bus, document, secrets: { EMBED_KEY: KEY }, lines, budget });
+  const store = createMemoryStore({
+    kv: (await ensureCatalogue(bus)).memory,
+    now: () => now,
+    embedder: memoryEmbedder(binding),
+    logger: binding.logger,
+  });
+  // Five tokens each (the fixture counts words): the second call reaches the cap of 8.
+  await store.remember(agent, row('a', 'The release train leaves Fridays'));
+  await store.remember(agent, row('b', 'Lunch is at noon daily'));
+  t.equal(server.requests.length, 2, 'under the cap the calls are made');
+  await store.remember(agent, row('c', 'Friday release checklist', { created_at: at(1) }));
+  t.equal(server.requests.length, 2, 'past it no call is made');
+  t.notOk((await store.rows(agent)).find((r) => r.id === 'c')?.embedding, 'the note is kept without a vector');
+  const found = await store.recall(agent, { ...all, query: 'release fridays' });
+  t.equal(server.requests.length, 2, 'nor for a recall');
+  t.same(ids(found), ['a', 'c'], 'which ranks by words');
+  const warned = lines.filter((l) => l.includes('embeddings_failed'));
+  t.equal(warned.length, 1, 'said once');
+  t.match(JSON.parse(warned[0]!), {
+    level: 40,
+    kind: 'budget_exhausted',
+    reason: /^not called: the seat token budget is exhausted \(10 of 8 tokens from /,
+  });
 });
 
 t.test('a vector of another width than dimensions is refused: recall ranks by words', async (t) => {
