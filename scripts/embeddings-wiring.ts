@@ -68,8 +68,46 @@ interface BindOptions {
   readonly chart: () => { readonly document: unknown } | null;
   readonly epoch: () => number;
   readonly logger: Logger;
-  /** The token budgets the turns check (the seats runtime's); null on a node without seats: not checked. */
-  readonly budget?: () => Budget | null;
+  /** The token budgets: the seats runtime's, or on a node without seats its spend ledger's (ledgerBudget). */
+  readonly budget?: () => BudgetCheck | null;
+}
+
+export type BudgetCheck = Pick<Budget, 'check' | 'count'>;
+
+/** What a node's spend ledger (its read models' `/budgets`) says of this month's budgets. */
+interface LedgerReport {
+  readonly window: { readonly start: string; readonly end: string };
+  readonly org: Meter;
+  readonly seats: ReadonlyArray<Meter & { readonly handle: string }>;
+}
+interface Meter {
+  readonly cap: number;
+  readonly used: number;
+  readonly refused: boolean;
+}
+
+/**
+ * The budgets as the node's spend ledger counts them, for a node that runs no seats (and so has no budget
+ * count of its own): the same records, followed a moment behind. `count` has nothing to do: the ledger reads
+ * every stored record.
+ */
+export function ledgerBudget(report: () => LedgerReport): BudgetCheck {
+  const refusal = (scope: 'org' | 'seat', m: Meter, window: LedgerReport['window']): BudgetRefusal => ({
+    scope,
+    cap: m.cap,
+    used: m.used,
+    window_start: window.start,
+    window_end: window.end,
+  });
+  return {
+    check(handle, caps) {
+      const { org, seats, window } = report();
+      if (caps.org > 0 && org.refused) return Promise.resolve(refusal('org', org, window));
+      const seat = caps.seat > 0 ? seats.find((s) => s.handle === handle) : undefined;
+      return Promise.resolve(seat?.refused ? refusal('seat', seat, window) : null);
+    },
+    count: () => undefined,
+  };
 }
 
 /**

@@ -14,7 +14,6 @@ import {
   startTransports,
   watchPlacement,
   workTools,
-  type Budget,
   type NodeHost,
   type WorkAccess,
 } from '../actors/index.js';
@@ -25,7 +24,7 @@ import { authSettingsOf } from './node-wiring.js';
 import { startConfiguration } from './config-wiring.js';
 import { startSecrets } from './secrets-wiring.js';
 import { startProviders } from './providers-wiring.js';
-import { memoryEmbedder, pagesEmbedder } from './embeddings-wiring.js';
+import { ledgerBudget, memoryEmbedder, pagesEmbedder, type BudgetCheck } from './embeddings-wiring.js';
 import { startToolServers, type ToolServers } from './toolservers-wiring.js';
 import { startSchedules } from './schedules-wiring.js';
 import { startSeats } from './seats-wiring.js';
@@ -61,15 +60,16 @@ export async function startSubsystems(opts: {
   let chart: ActiveChart = () => null;
   // Embeddings calls name the seat they served from the active document, read again when its epoch moves.
   let activeEpoch = (): number => 0;
-  // The token budgets the seats check, once the seats runtime runs (none on a node without the seats role).
-  let seatsBudget = (): Budget | null => null;
+  // The token budgets an embeddings call is checked against: the seats runtime's count once it runs, or on
+  // a node without the seats role the spend ledger's.
+  let budgets = (): BudgetCheck | null => null;
   const embeddingsBinding = {
     providers,
     bus,
     nodeId: config.node.id,
     chart: () => chart(),
     epoch: () => activeEpoch(),
-    budget: () => seatsBudget(),
+    budget: () => budgets(),
   };
   const knowledgeLog = logger.child({ component: 'pages' });
   const knowledge =
@@ -196,7 +196,8 @@ export async function startSubsystems(opts: {
     admitted,
   });
   holdsSeat = (handle) => seats.runtime?.holds(handle) ?? false;
-  seatsBudget = () => seats.runtime?.budget ?? null;
+  const ledger = ledgerBudget(() => readModels.models.budgets());
+  budgets = () => seats.runtime?.budget ?? ledger;
   // Outbound notification transports (ops/notifications.md): swapped with the restart-required items.
   const transports = startTransports({ bus, nodeId: config.node.id, logger, resolve: secrets.resolve });
   const configuration = await startConfiguration({

@@ -91,38 +91,50 @@ t.test('a served node searches the knowledge base by words, then by meaning, acr
   );
 });
 
-t.test('past the org token budget a served node calls no embeddings provider: word hits only', async (t) => {
-  const server = await startEmbeddingsServer();
-  t.teardown(() => server.close());
-  const node = await startNode(t, nativeBackends);
-  const block = { type: 'openai-compatible', model: 'fixture-embed', base_url: server.baseUrl };
-  // The first call's tokens (the fixture counts words) exceed the cap of 3: every later call is refused.
-  await applyNativeWork(
-    t,
-    [node.url],
-    { ...nativeWorkCompany(), token_budget: 3, providers: { embeddings: block } },
-    'a small org budget',
-  );
-  for (const [title, body] of [
-    ['Invoice process', 'every invoice goes out monthly'],
-    ['Billing contacts', 'who to ask about a bill'],
-  ]) {
-    const made = await fetch(`${node.url}/pages`, {
-      method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ container: 'ENG', title, body }),
-    });
-    t.equal(made.status, 201);
-  }
-  const search = async (q: string): Promise<Json[]> =>
-    ((await (await fetch(`${node.url}/pages?q=${q}`, { headers: auth })).json()) as Json)['pages'] as Json[];
-  // A call is made (by this search, or by the background fill before it) and its spend counted at once.
-  await search('invoice');
-  await until(async () => server.requests.length, (made) => made > 0);
-  const calls = server.requests.length;
-  const found = await search('payments');
-  t.same(found, [], 'a query not embedded before: no meaning part, and no word of it is in a page');
-  t.equal(server.requests.length, calls, 'no call once the org has spent its budget');
-  const warned = await node.run.waitForLog((line) => line['kind'] === 'budget_exhausted');
-  t.match(warned, { level: 40, event: 'embeddings_failed', reason: /the org token budget is exhausted/ });
-});
+for (const [roles, extra] of [
+  ['a node running seats (its budget count)', ''],
+  ['a node without seats (its spend ledger)', 'node: {roles: [ingress, data]}'],
+] as const)
+  t.test(`past the org token budget ${roles} calls no embeddings provider: word hits only`, async (t) => {
+    const server = await startEmbeddingsServer();
+    t.teardown(() => server.close());
+    const node = await startNode(t, `${nativeBackends}\n${extra}`);
+    const block = { type: 'openai-compatible', model: 'fixture-embed', base_url: server.baseUrl };
+    // The first call's tokens (the fixture counts words) exceed the cap of 3: every later call is refused.
+    await applyNativeWork(
+      t,
+      [node.url],
+      { ...nativeWorkCompany(), token_budget: 3, providers: { embeddings: block } },
+      'a small org budget',
+    );
+    for (const [title, body] of [
+      ['Invoice process', 'every invoice goes out monthly'],
+      ['Billing contacts', 'who to ask about a bill'],
+    ]) {
+      const made = await fetch(`${node.url}/pages`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ container: 'ENG', title, body }),
+      });
+      t.equal(made.status, 201);
+    }
+    const search = async (q: string): Promise<Json[]> =>
+      ((await (await fetch(`${node.url}/pages?q=${q}`, { headers: auth })).json()) as Json)['pages'] as Json[];
+    await search('invoice');
+    await until(async () => server.requests.length, (made) => made > 0);
+    // Each ask a query not embedded before (its vector would need a call), none of whose words is in a page.
+    // The seats' count knows the spend at once; a spend ledger a moment later.
+    let asked = 0;
+    const found = await until(
+      async () => {
+        const calls = server.requests.length;
+        const rows = await search(`payments${(asked += 1)}`);
+        return { rows, called: server.requests.length > calls };
+      },
+      (answer) => !answer.called,
+    );
+    t.same(found.rows, [], 'no meaning part without a call');
+    const warned = await node.run.waitForLog((line) => line['kind'] === 'budget_exhausted');
+    t.match(warned, { level: 40, event: 'embeddings_failed', reason: /the org token budget is exhausted/ });
+    if (extra === '') t.equal(asked, 1, 'on a node running seats the first search after the spend is refused');
+  });
