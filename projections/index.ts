@@ -120,3 +120,4 @@ export {
   type SearchPosition,
 } from './pages/index.js';
 export { applySpend, emptyLedger, pruneLedger } from './tokens/tokens.ledger.js';
+export type { BudgetReport } from './tokens/budgets.js';

@@ -16,7 +16,7 @@ import {
   type ProviderRegistry,
 } from '../actors/index.js';
 import type { Bus } from '../bus/index.js';
-import type { PagesEmbedder } from '../projections/index.js';
+import type { BudgetReport, PagesEmbedder } from '../projections/index.js';
 import { agentId, Company, walkCompany } from '../schema/index.js';
 
 /** The `worker` of an embeddings call's spend record. */
@@ -74,25 +74,17 @@ interface BindOptions {
 
 export type BudgetCheck = Pick<Budget, 'check' | 'count'>;
 
-/** What a node's spend ledger (its read models' `/budgets`) says of this month's budgets. */
-interface LedgerReport {
-  readonly window: { readonly start: string; readonly end: string };
-  readonly org: Meter;
-  readonly seats: ReadonlyArray<Meter & { readonly handle: string }>;
-}
-interface Meter {
-  readonly cap: number;
-  readonly used: number;
-  readonly refused: boolean;
-}
-
 /**
  * The budgets as the node's spend ledger counts them, for a node that runs no seats (and so has no budget
  * count of its own): the same records, followed a moment behind. `count` has nothing to do: the ledger reads
- * every stored record.
+ * every stored record. `report` is the read models' `/budgets` answer.
  */
-export function ledgerBudget(report: () => LedgerReport): BudgetCheck {
-  const refusal = (scope: 'org' | 'seat', m: Meter, window: LedgerReport['window']): BudgetRefusal => ({
+export function ledgerBudget(report: () => BudgetReport): BudgetCheck {
+  const refusal = (
+    scope: 'org' | 'seat',
+    m: BudgetReport['org'],
+    window: BudgetReport['window'],
+  ): BudgetRefusal => ({
     scope,
     cap: m.cap,
     used: m.used,
@@ -101,6 +93,8 @@ export function ledgerBudget(report: () => LedgerReport): BudgetCheck {
   });
   return {
     check(handle, caps) {
+      // Summing the month's spend is work: none when nothing is capped.
+      if (caps.org <= 0 && caps.seat <= 0) return Promise.resolve(null);
       const { org, seats, window } = report();
       if (caps.org > 0 && org.refused) return Promise.resolve(refusal('org', org, window));
       const seat = caps.seat > 0 ? seats.find((s) => s.handle === handle) : undefined;

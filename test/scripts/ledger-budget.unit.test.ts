@@ -5,15 +5,28 @@
 import t from 'tap';
 import { ledgerBudget } from '../../scripts/embeddings-wiring.js';
 
-const window = { start: '2026-12-01T00:00:00.000Z', end: '2027-01-01T00:00:00.000Z' };
-const meter = (cap: number, used: number) => ({ cap, used, refused: cap > 0 && used >= cap });
+const window = {
+  kind: 'month' as const,
+  start: '2026-12-01T00:00:00.000Z',
+  end: '2027-01-01T00:00:00.000Z',
+  timezone: 'UTC',
+};
+const meter = (cap: number, used: number) => ({
+  cap,
+  used,
+  remaining: Math.max(0, cap - used),
+  ratio: used / cap,
+  refused: cap > 0 && used >= cap,
+});
+const seat = (handle: string, cap: number, used: number) => ({ handle, role: handle, agent_id: null, ...meter(cap, used) }); // prettier-ignore
 
 t.test('a spent org refuses every call; a spent seat refuses its own calls only', async (t) => {
   let org = meter(100, 20);
   const budget = ledgerBudget(() => ({
     window,
     org,
-    seats: [{ handle: 'ada', ...meter(10, 12) }, { handle: 'bo', ...meter(10, 3) }],
+    seats: [seat('ada', 10, 12), seat('bo', 10, 3)],
+    refused: [],
   }));
   t.match(await budget.check('ada', { org: 100, seat: 10 }), {
     scope: 'seat',
