@@ -433,4 +433,12 @@ export {
   unsealCursor,
 } from './list-cursor.js';
 export type { ListPosition } from './list-cursor.js';
-export { cosine, failureLog, vectorFromBase64, vectorToBase64, type WarnLogger } from './vectors.js';
+export {
+  cosine,
+  dot,
+  failureLog,
+  unitVector,
+  vectorFromBase64,
+  vectorToBase64,
+  type WarnLogger,
+} from './vectors.js';

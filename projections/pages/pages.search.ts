@@ -1,12 +1,12 @@
 /**
  * Search with `providers.embeddings` on (ops/knowledge-base.md "Search"): the word hits first, exactly as
  * without (every word present, BM25), then the pages closest in meaning to the query that the words did
- * not find, by cosine similarity of their vectors (pages.vectors.ts). A cursor names its part: a word hit
+ * not find, by cosine similarity of their vectors (pages.vectors.ts; the dot product of their unit vectors). A cursor names its part: a word hit
  * (`pages.relevance`) or a meaning hit (`pages.meaning`), both bound to the query's words. Any failure of
  * the embeddings call leaves the words part alone: the answer is then what it is without embeddings.
  */
 import {
-  cosine,
+  dot,
   encodeCursor,
   failureLog,
   ListOrder,
@@ -46,6 +46,28 @@ const snippetOf = (body: string): string => {
   return text.length > SNIPPET_CHARS ? `${text.slice(0, SNIPPET_CHARS)}…` : text;
 };
 
+interface MeaningHit {
+  readonly page: Page;
+  readonly similarity: number;
+}
+
+/** Best first; ids compare as the cursor compares them (code units), so a page ends exactly where the next starts. */
+const before = (a: MeaningHit, b: MeaningHit): boolean =>
+  a.similarity > b.similarity || (a.similarity === b.similarity && a.page.id < b.page.id);
+
+/**
+ * Puts `hit` in its place among `best` (kept in order, at most MEANING_HITS): a search over many pages keeps
+ * its few best instead of sorting every page related to the query.
+ */
+function keepBest(best: MeaningHit[], hit: MeaningHit): void {
+  const last = best.at(-1);
+  if (best.length === MEANING_HITS && last !== undefined && !before(hit, last)) return;
+  let at = best.length;
+  while (at > 0 && before(hit, best[at - 1] as MeaningHit)) at -= 1;
+  best.splice(at, 0, hit);
+  if (best.length > MEANING_HITS) best.pop();
+}
+
 export function pagesSearch(meaning: PagesMeaning | undefined) {
   const failures = failureLog(meaning?.logger);
 
@@ -59,7 +81,7 @@ export function pagesSearch(meaning: PagesMeaning | undefined) {
     query: PageListQuery,
     use: { readonly vectors: PageVectors; readonly embedder: PagesEmbedder },
     caller: ServiceCaller | null,
-  ): Promise<Array<{ page: Page; similarity: number }> | null> {
+  ): Promise<MeaningHit[] | null> {
     const byWords = state.index.matching(queryTerms(q), query.container);
     const candidates = [...state.pages.values()].filter(
       (p) =>
@@ -76,15 +98,15 @@ export function pagesSearch(meaning: PagesMeaning | undefined) {
       return null;
     }
     use.vectors.forget((id) => state.pages.has(id));
-    return candidates
-      .flatMap((page) => {
-        const vector = found.vectors.get(page.id);
-        const similarity = vector ? cosine(found.query, vector) : -1;
-        return similarity >= use.embedder.minSimilarity ? [{ page, similarity }] : [];
-      })
-      // Ids compare as the cursor compares them (code units), so a page ends exactly where the next starts.
-      .sort((a, b) => b.similarity - a.similarity || (a.page.id < b.page.id ? -1 : 1))
-      .slice(0, MEANING_HITS);
+    const best: MeaningHit[] = [];
+    if (found.query === null) return best;
+    for (const page of candidates) {
+      const unit = found.units.get(page.id);
+      if (unit === undefined) continue;
+      const similarity = dot(found.query, unit);
+      if (similarity >= use.embedder.minSimilarity) keepBest(best, { page, similarity });
+    }
+    return best;
   }
 
   /** A page of `GET /pages` / `pages_search`: title order without `q`, words then meaning with. */

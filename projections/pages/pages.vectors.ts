@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { Kv } from '../../bus/index.js';
-import { vectorFromBase64, vectorToBase64, type ServiceCaller } from '../../schema/index.js';
+import { unitVector, vectorFromBase64, vectorToBase64, type ServiceCaller } from '../../schema/index.js';
 import type { Page } from './pages.state.js';
 
 /** What search needs of `providers.embeddings` (the node binds the provider's client). */
@@ -40,6 +40,8 @@ interface Cached {
   readonly revision: number;
   readonly model: string;
   readonly vector: Float32Array;
+  /** The vector scaled to length 1 (null: a zero vector), made once, so each search compares by dot products. */
+  readonly unit: Float32Array | null;
 }
 
 export const pageText = (page: Page): string => `${page.title}\n\n${page.body}`.slice(0, PAGE_TEXT_CHARS);
@@ -50,15 +52,17 @@ const decoder = new TextDecoder();
 export interface PageVectors {
   /**
    * The vectors of `pages` made by `embedder` at their current revision, keyed by page id, with the query's
-   * vector: the stale or missing ones (up to PAGE_EMBED_CAP) are embedded in the query's call and written
-   * to the bucket; a query this node embedded lately is not embedded again. Throws when the call fails.
+   * vector, all scaled to length 1 (a cosine is then their dot product; a zero vector, which relates to
+   * nothing, is left out and the query's is null): the stale or missing ones (up to PAGE_EMBED_CAP) are
+   * embedded in the query's call and written to the bucket; a query this node embedded lately is not
+   * embedded again. Throws when the call fails.
    */
   withQuery(
     query: string,
     pages: readonly Page[],
     embedder: PagesEmbedder,
     caller: ServiceCaller | null,
-  ): Promise<{ query: Float32Array; vectors: Map<string, Float32Array> }>;
+  ): Promise<{ query: Float32Array | null; units: Map<string, Float32Array> }>;
   /**
    * Embeds up to `max` of `pages` whose current vector neither this node nor the bucket holds, and writes
    * them to the bucket: the background fill, so searches find the vectors made. Answers how many it made;
@@ -102,7 +106,13 @@ export function pageVectors(kv: Kv, opts: { readonly cap?: number } = {}): PageV
       return;
     }
     const vector = vectorFromBase64(parsed.vector, parsed.dimensions);
-    if (vector) cache.set(page.id, { revision: parsed.revision, model: parsed.model, vector });
+    if (vector)
+      cache.set(page.id, {
+        revision: parsed.revision,
+        model: parsed.model,
+        vector,
+        unit: unitVector(vector),
+      });
   }
 
   async function write(pageId: string, stored: Cached): Promise<void> {
@@ -130,7 +140,7 @@ export function pageVectors(kv: Kv, opts: { readonly cap?: number } = {}): PageV
     pages.forEach((page, i) => {
       const vector = vectors[i];
       if (!vector) return;
-      const made = { revision: page.version, model: embedder.model, vector };
+      const made = { revision: page.version, model: embedder.model, vector, unit: unitVector(vector) };
       cache.set(page.id, made);
       writes.push(write(page.id, made));
     });
@@ -151,12 +161,12 @@ export function pageVectors(kv: Kv, opts: { readonly cap?: number } = {}): PageV
       if (!asked) throw new Error('no vector for the query');
       keepQuery(key, asked);
       await keep(missing, answered, embedder);
-      const vectors = new Map<string, Float32Array>();
+      const units = new Map<string, Float32Array>();
       for (const page of pages) {
         const c = cache.get(page.id);
-        if (c && current(c, page, embedder)) vectors.set(page.id, c.vector);
+        if (c?.unit && current(c, page, embedder)) units.set(page.id, c.unit);
       }
-      return { query: asked, vectors };
+      return { query: unitVector(asked), units };
     },
     async fill(pages, embedder, caller, max) {
       const missing = (await lacking(pages, embedder)).slice(0, max);
