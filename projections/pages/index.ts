@@ -19,6 +19,6 @@ export {
   type PageWriteResult,
 } from './pages.service.js';
 export { type PagesState } from './pages.state.js';
-export { type PagesMeaning } from './pages.search.js';
+export { pagesSearch, type PagesMeaning } from './pages.search.js';
 export { pageVectors, type PagesEmbedder, type PageVectors } from './pages.vectors.js';
 export { knowledgeTools } from './pages.tools.js';

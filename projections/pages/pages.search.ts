@@ -101,7 +101,7 @@ export function pagesSearch(meaning: PagesMeaning | undefined) {
     const best: MeaningHit[] = [];
     if (found.query === null) return best;
     for (const page of candidates) {
-      const unit = found.units.get(page.id);
+      const unit = found.unitOf(page);
       if (unit === undefined) continue;
       const similarity = dot(found.query, unit);
       if (similarity >= use.embedder.minSimilarity) keepBest(best, { page, similarity });

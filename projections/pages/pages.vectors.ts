@@ -51,8 +51,8 @@ const decoder = new TextDecoder();
 
 export interface PageVectors {
   /**
-   * The vectors of `pages` made by `embedder` at their current revision, keyed by page id, with the query's
-   * vector, all scaled to length 1 (a cosine is then their dot product; a zero vector, which relates to
+   * The vectors of `pages` made by `embedder` at their current revision (`unitOf`; undefined for a page
+   * without one), with the query's vector, all scaled to length 1 (a cosine is then their dot product; a zero vector, which relates to
    * nothing, is left out and the query's is null): the stale or missing ones (up to PAGE_EMBED_CAP) are
    * embedded in the query's call and written to the bucket; a query this node embedded lately is not
    * embedded again. Throws when the call fails.
@@ -62,7 +62,7 @@ export interface PageVectors {
     pages: readonly Page[],
     embedder: PagesEmbedder,
     caller: ServiceCaller | null,
-  ): Promise<{ query: Float32Array | null; units: Map<string, Float32Array> }>;
+  ): Promise<{ query: Float32Array | null; unitOf: (page: Page) => Float32Array | undefined }>;
   /**
    * Embeds up to `max` of `pages` whose current vector neither this node nor the bucket holds, and writes
    * them to the bucket: the background fill, so searches find the vectors made. Answers how many it made;
@@ -161,12 +161,12 @@ export function pageVectors(kv: Kv, opts: { readonly cap?: number } = {}): PageV
       if (!asked) throw new Error('no vector for the query');
       keepQuery(key, asked);
       await keep(missing, answered, embedder);
-      const units = new Map<string, Float32Array>();
-      for (const page of pages) {
+      // Looked up as the search compares, not gathered first: one pass over the pages, no map per search.
+      const unitOf = (page: Page): Float32Array | undefined => {
         const c = cache.get(page.id);
-        if (c?.unit && current(c, page, embedder)) units.set(page.id, c.unit);
-      }
-      return { query: unitVector(asked), units };
+        return c?.unit && current(c, page, embedder) ? c.unit : undefined;
+      };
+      return { query: unitVector(asked), unitOf };
     },
     async fill(pages, embedder, caller, max) {
       const missing = (await lacking(pages, embedder)).slice(0, max);
