@@ -107,6 +107,7 @@ export {
   pageDetail,
   pagesLedger,
   pagesProjection,
+  pagesSearch,
   queryTerms,
   searchFingerprint,
   pageVectors,

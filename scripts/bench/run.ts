@@ -27,6 +27,7 @@ const benches: Record<string, Record<string, string>> = {
   webhooks: { BENCH_DELIVERIES: '20000' },
   projections: { BENCH_EVENTS: '100000', BENCH_ROUNDS: '3' },
   'spend-ledger': { BENCH_SPEND_CALLS: '300000' },
+  'pages-meaning': { BENCH_PAGES: '10000', BENCH_SEARCHES: '200' },
   limits: { BENCH_UPLOADS: '20' },
   'config-history': { BENCH_MANY: '100' },
   seats: { BENCH_SEATS: '50', BENCH_TURNS: '3', BENCH_SERIAL: '15', BENCH_IDLE: '500' },
