@@ -55,10 +55,23 @@ export function startPageVectorsFill(opts: {
     return held !== null;
   }
 
+  let warmed = false;
+  /** Every node, once: the vectors the bucket holds, read ahead of the first search (which would wait for them). */
+  async function warm(embedder: PagesEmbedder): Promise<void> {
+    warmed = true;
+    const started = performance.now();
+    const pages = [...opts.pages().pages.values()];
+    const held = await opts.vectors.warm(pages, embedder);
+    const ms = Math.round(performance.now() - started);
+    opts.logger.info({ event: 'page_vectors_read', pages: pages.length, held, ms }, 'page vectors read');
+  }
+
   const job = startPeriodic(
     async () => {
       const embedder = opts.embedder();
-      if (embedder === null || !(await holds())) return 0;
+      if (embedder === null) return 0;
+      if (!warmed) await warm(embedder);
+      if (!(await holds())) return 0;
       try {
         // Spent on no seat: the fill serves every search.
         const made = await opts.vectors.fill(
@@ -80,6 +93,9 @@ export function startPageVectorsFill(opts: {
       onError: (error) => opts.logger.error({ err: error }, 'page vector fill could not read its duty'),
     },
   );
+  // The first tick at once, not a period after start: the cache is warm and the duty taken early.
+  if ((opts.everyMs ?? FILL_EVERY_MS) > 0)
+    void job.run().catch((error: unknown) => opts.logger.error({ err: error }, 'page vector fill could not read its duty')); // prettier-ignore
   return {
     run: job.run,
     async stop() {

@@ -36,13 +36,23 @@ const Stored = z.object({
   vector: z.string(),
 });
 
+/**
+ * A page's vector as this node keeps it: scaled to length 1 (null: a zero vector), so each search compares
+ * by dot products; the vector as made lives in the bucket only, so a node holds one copy per page.
+ */
 interface Cached {
   readonly revision: number;
   readonly model: string;
-  readonly vector: Float32Array;
-  /** The vector scaled to length 1 (null: a zero vector), made once, so each search compares by dot products. */
+  readonly dimensions: number;
   readonly unit: Float32Array | null;
 }
+
+const cached = (revision: number, model: string, vector: Float32Array): Cached => ({
+  revision,
+  model,
+  dimensions: vector.length,
+  unit: unitVector(vector),
+});
 
 export const pageText = (page: Page): string => `${page.title}\n\n${page.body}`.slice(0, PAGE_TEXT_CHARS);
 
@@ -74,6 +84,11 @@ export interface PageVectors {
     caller: ServiceCaller | null,
     max: number,
   ): Promise<number>;
+  /**
+   * Reads from the bucket the current vectors of `pages` this node does not hold (at start, so the first
+   * search does not wait for thousands of reads); embeds nothing. Answers how many of `pages` it now holds.
+   */
+  warm(pages: readonly Page[], embedder: PagesEmbedder): Promise<number>;
   /** Drops the vectors of pages no longer live that this node holds (from its cache and the bucket). */
   forget(live: (pageId: string) => boolean): void;
 }
@@ -94,7 +109,7 @@ export function pageVectors(kv: Kv, opts: { readonly cap?: number } = {}): PageV
     c !== undefined &&
     c.revision === page.version &&
     c.model === embedder.model &&
-    (embedder.dimensions === null || c.vector.length === embedder.dimensions);
+    (embedder.dimensions === null || c.dimensions === embedder.dimensions);
 
   async function read(page: Page): Promise<void> {
     const entry = await kv.get(page.id).catch(() => null);
@@ -106,22 +121,11 @@ export function pageVectors(kv: Kv, opts: { readonly cap?: number } = {}): PageV
       return;
     }
     const vector = vectorFromBase64(parsed.vector, parsed.dimensions);
-    if (vector)
-      cache.set(page.id, {
-        revision: parsed.revision,
-        model: parsed.model,
-        vector,
-        unit: unitVector(vector),
-      });
+    if (vector) cache.set(page.id, cached(parsed.revision, parsed.model, vector));
   }
 
-  async function write(pageId: string, stored: Cached): Promise<void> {
-    const value = {
-      revision: stored.revision,
-      model: stored.model,
-      dimensions: stored.vector.length,
-      vector: vectorToBase64(stored.vector),
-    };
+  async function write(pageId: string, revision: number, model: string, vector: Float32Array): Promise<void> {
+    const value = { revision, model, dimensions: vector.length, vector: vectorToBase64(vector) };
     // Best effort: a vector not written is embedded again by a later search.
     await kv.put(pageId, encoder.encode(JSON.stringify(value))).catch(() => undefined);
   }
@@ -140,9 +144,8 @@ export function pageVectors(kv: Kv, opts: { readonly cap?: number } = {}): PageV
     pages.forEach((page, i) => {
       const vector = vectors[i];
       if (!vector) return;
-      const made = { revision: page.version, model: embedder.model, vector, unit: unitVector(vector) };
-      cache.set(page.id, made);
-      writes.push(write(page.id, made));
+      cache.set(page.id, cached(page.version, embedder.model, vector));
+      writes.push(write(page.id, page.version, embedder.model, vector));
     });
     await Promise.all(writes);
   }
@@ -167,6 +170,10 @@ export function pageVectors(kv: Kv, opts: { readonly cap?: number } = {}): PageV
         return c?.unit && current(c, page, embedder) ? c.unit : undefined;
       };
       return { query: unitVector(asked), unitOf };
+    },
+    async warm(pages, embedder) {
+      const lack = await lacking(pages, embedder);
+      return pages.length - lack.length;
     },
     async fill(pages, embedder, caller, max) {
       const missing = (await lacking(pages, embedder)).slice(0, max);

@@ -86,3 +86,28 @@ t.test('a failing provider leaves the pages for a later tick, logged once withou
   server.heal();
   t.equal(await fill.run(), 2, 'the pages are filled once the provider answers');
 });
+
+t.test(
+  'every node reads the vectors the bucket holds once, at its first tick, holding the duty or not',
+  async (t) => {
+    const server = await embeddings(t);
+    const n = await startPagesNode(t, { meaning: meaningOn(server) });
+    await corpus(n);
+    const a = await fillOf(t, n, server, 'node-a');
+    for (let made = await a.run(); made > 0; made = await a.run());
+    const lines: string[] = [];
+    // A node started after the fill (its cache empty, as after a restart), not holding the duty.
+    const b = await fillOf(t, n, server, 'node-b', lines);
+    const asked = server.requests.length;
+    t.equal(await b.run(), 0, 'it embeds nothing: the duty is held');
+    const read = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l['event'] === 'page_vectors_read'); // prettier-ignore
+    t.match(
+      read,
+      [{ pages: 6, held: 6, msg: 'page vectors read' }],
+      'the six vectors the holder made are read ahead',
+    );
+    t.equal(server.requests.length, asked, 'reading them calls no provider');
+    await b.run();
+    t.equal(lines.filter((l) => l.includes('page_vectors_read')).length, 1, 'once per node');
+  },
+);
