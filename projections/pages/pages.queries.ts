@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Container, ListPosition, ServiceCaller } from '../../schema/index.js';
 import { encodeCursor, ListOrder, PageLimits } from '../../schema/index.js';
+import { firstInOrder } from '../query/first.js';
 import { queryTerms } from './pages.index.js';
 import { titleSlot, type Page, type PagesState } from './pages.state.js';
 
@@ -146,8 +147,11 @@ export type PageDetail = ReturnType<typeof pageDetail>;
 type TitleKey = [container: string, title: string];
 const titleOrderKey = (page: Page): TitleKey => [page.container, page.title.toLowerCase()];
 
+/** `localeCompare` without arguments, made once: the string method sets up a comparison for each call. */
+const collator = new Intl.Collator();
+
 function compareTitleKeys(a: TitleKey, aId: string, b: TitleKey, bId: string): number {
-  return a[0].localeCompare(b[0]) || a[1].localeCompare(b[1]) || aId.localeCompare(bId);
+  return collator.compare(a[0], b[0]) || collator.compare(a[1], b[1]) || collator.compare(aId, bId);
 }
 
 const byTitle = (a: Page, b: Page): number =>
@@ -244,19 +248,20 @@ export function listPages(state: PagesState, query: PageListQuery): PageList {
   const all = [...state.pages.values()]
     .filter((p) => query.container === undefined || p.container === query.container)
     .filter((p) => underParent(p, query.parent));
-  // Only the pages past the cursor are sorted; every match counts in `total`.
-  const rest = (
+  // Only the pages past the cursor count for the page, and only the first of them (one more: is there a
+  // next page?) are kept in order; every match counts in `total`.
+  const rest =
     after === null
       ? all
-      : all.filter((p) => compareTitleKeys(titleOrderKey(p), p.id, after.key, after.id) > 0)
-  ).sort(byTitle);
-  const shown = rest.slice(0, query.limit);
+      : all.filter((p) => compareTitleKeys(titleOrderKey(p), p.id, after.key, after.id) > 0);
+  const first = firstInOrder(rest, query.limit + 1, (a, b) => byTitle(a, b) < 0);
+  const shown = first.slice(0, query.limit);
   const last = shown.at(-1);
   return {
     pages: shown.map((p) => pageRow(state, p)),
     total: all.length,
     next_cursor:
-      rest.length > shown.length && last !== undefined
+      first.length > shown.length && last !== undefined
         ? encodeCursor(ListOrder.PagesTitle, { key: titleOrderKey(last), id: last.id })
         : null,
   };

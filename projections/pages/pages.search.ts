@@ -13,6 +13,7 @@ import {
   type ServiceCaller,
   type WarnLogger,
 } from '../../schema/index.js';
+import { firstInOrder } from '../query/first.js';
 import { queryTerms } from './pages.index.js';
 import {
   listPages,
@@ -55,19 +56,6 @@ interface MeaningHit {
 const before = (a: MeaningHit, b: MeaningHit): boolean =>
   a.similarity > b.similarity || (a.similarity === b.similarity && a.page.id < b.page.id);
 
-/**
- * Puts `hit` in its place among `best` (kept in order, at most MEANING_HITS): a search over many pages keeps
- * its few best instead of sorting every page related to the query.
- */
-function keepBest(best: MeaningHit[], hit: MeaningHit): void {
-  const last = best.at(-1);
-  if (best.length === MEANING_HITS && last !== undefined && !before(hit, last)) return;
-  let at = best.length;
-  while (at > 0 && before(hit, best[at - 1] as MeaningHit)) at -= 1;
-  best.splice(at, 0, hit);
-  if (best.length > MEANING_HITS) best.pop();
-}
-
 export function pagesSearch(meaning: PagesMeaning | undefined) {
   const failures = failureLog(meaning?.logger);
 
@@ -98,15 +86,17 @@ export function pagesSearch(meaning: PagesMeaning | undefined) {
       return null;
     }
     use.vectors.forget((id) => state.pages.has(id));
-    const best: MeaningHit[] = [];
-    if (found.query === null) return best;
-    for (const page of candidates) {
-      const unit = found.unitOf(page);
-      if (unit === undefined) continue;
-      const similarity = dot(found.query, unit);
-      if (similarity >= use.embedder.minSimilarity) keepBest(best, { page, similarity });
+    const asked = found.query;
+    if (asked === null) return [];
+    function* related(): Generator<MeaningHit> {
+      for (const page of candidates) {
+        const unit = found.unitOf(page);
+        const similarity = unit === undefined ? -1 : dot(asked as Float32Array, unit);
+        if (similarity >= use.embedder.minSimilarity) yield { page, similarity };
+      }
     }
-    return best;
+    // The best few kept as the pages are compared, not every related page sorted.
+    return firstInOrder(related(), MEANING_HITS, before);
   }
 
   /** A page of `GET /pages` / `pages_search`: title order without `q`, words then meaning with. */
