@@ -23,14 +23,15 @@ const refuse = (error: string, detail: string, problems: Problem[] = []): Refusa
 
 /** True when an activity row (an inbox row) was stored at `seq`; rows are in log order. */
 function rowExists(state: WorkState, seq: number): boolean {
+  const rows = state.activity.rows();
   let lo = 0;
-  let hi = state.activity.length;
+  let hi = rows.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (state.activity[mid]!.seq < seq) lo = mid + 1;
+    if (rows[mid]!.seq < seq) lo = mid + 1;
     else hi = mid;
   }
-  return state.activity[lo]?.seq === seq;
+  return rows[lo]?.seq === seq;
 }
 
 const rowProblems = (state: WorkState, seqs: readonly number[]): Problem[] =>

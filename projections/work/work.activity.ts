@@ -54,17 +54,18 @@ const searchable = (item: WorkItem | undefined, row: ActivityRow): string =>
 export function activityPage(state: WorkState, query: ActivityQuery) {
   const needle = query.q?.toLowerCase() ?? null;
   const rows: ActivityRow[] = [];
+  const log = state.activity.rows();
   // Rows are in log order: find the first after the position by binary search.
   let lo = 0;
-  let hi = state.activity.length;
+  let hi = log.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (state.activity[mid]!.seq <= query.after) lo = mid + 1;
+    if (log[mid]!.seq <= query.after) lo = mid + 1;
     else hi = mid;
   }
   let scanned = lo;
-  for (; scanned < state.activity.length && rows.length < query.limit; scanned++) {
-    const row = state.activity[scanned]!;
+  for (; scanned < log.length && rows.length < query.limit; scanned++) {
+    const row = log[scanned]!;
     const item = state.items.get(row.item);
     if (query.task !== null && row.item !== query.task) continue;
     if (query.project !== null && row.project !== query.project) continue;
@@ -78,7 +79,7 @@ export function activityPage(state: WorkState, query: ActivityQuery) {
     if (needle !== null && !searchable(item, row).includes(needle)) continue;
     rows.push(row);
   }
-  const exhausted = scanned >= state.activity.length;
+  const exhausted = scanned >= log.length;
   const keys: Record<string, string> = {};
   for (const row of rows) keys[row.item] = state.everKeys.get(row.item) ?? row.item;
   const last = rows.at(-1);
@@ -86,7 +87,7 @@ export function activityPage(state: WorkState, query: ActivityQuery) {
     records: rows,
     keys,
     // In the log's current generation: a row's own position may be from before a reanchor.
-    next: exhausted ? null : nextCursor(state, last?.seq ?? state.activity[scanned - 1]?.seq),
+    next: exhausted ? null : nextCursor(state, last?.seq ?? log[scanned - 1]?.seq),
     exhausted,
     head: state.seq,
   };
@@ -133,7 +134,7 @@ function reasonOf(item: WorkItem, row: ActivityRow, handle: string): string | nu
 function inboxRows(state: WorkState, handle: string): readonly ActivityRow[] {
   const index = state.index;
   const mentioned = mentionedItems(index, handle);
-  if (mentioned === null) return state.activity.toReversed();
+  if (mentioned === null) return state.activity.rows().toReversed();
   const items = new Set(mentioned);
   for (const map of [index.assignees, index.askedOf, index.watchers])
     for (const item of map.get(handle) ?? []) items.add(item);

@@ -6,6 +6,7 @@
  * fold keeps identical (`foldWork`), so it is rebuilt from them and the rows stay shared.
  */
 import { z } from 'zod';
+import { ActivityLog } from './activity-log.js';
 import { Comment } from './comment.js';
 import { ItemFields } from './item.js';
 import { SavedView } from './person.js';
@@ -191,7 +192,7 @@ export function snapshotOf(state: WorkState): WorkSnapshot {
     })),
     counters: [...state.counters],
     ops: [...state.ops.values()],
-    activity: [...state.activity],
+    activity: [...state.activity.rows()],
     everKeys: [...state.everKeys],
     lastChange: [...state.lastChange],
     people: [...state.people.values()].map((p) => ({
@@ -240,7 +241,6 @@ export function stateOfSnapshot(snapshot: WorkSnapshot): WorkState {
   }
   for (const [k, v] of snapshot.counters) state.counters.set(k, v);
   for (const op of snapshot.ops) state.ops.set(op.op_id, op);
-  state.activity = activity;
   for (const [k, v] of snapshot.everKeys) state.everKeys.set(k, v);
   for (const [k, v] of snapshot.lastChange) state.lastChange.set(k, v);
   for (const p of snapshot.people) {
@@ -258,7 +258,7 @@ export function stateOfSnapshot(snapshot: WorkSnapshot): WorkState {
     holders: new Map(r.holders.map((h) => [h.name, h])),
     ops: new Map(r.ops.map((o) => [o.op_id, o])),
   };
-  return { ...state, retention, seq: snapshot.seq };
+  return { ...state, activity: new ActivityLog(activity), retention, seq: snapshot.seq };
 }
 
 /** The small record naming one stored snapshot: read first, its chunks checked against it. */

@@ -74,7 +74,25 @@ function drop<T>(map: Refs<T>, key: string, item: T): void {
   if (set.size === 0) map.delete(key);
 }
 
-function removeFrom<T>(list: T[], item: T): void {
+/**
+ * Takes `item` out of `list` (in creation order: ascending by ordinal), found by binary search on its
+ * ordinal: a replay purging many items must not scan the whole list for each.
+ */
+function removeFrom<T extends Indexed>(index: WorkIndex<T>, list: T[], item: T): void {
+  const ordinal = index.ordinal.get(item) ?? 0;
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((index.ordinal.get(list[mid]!) ?? 0) < ordinal) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let at = lo; at < list.length && (index.ordinal.get(list[at]!) ?? 0) === ordinal; at++)
+    if (list[at] === item) {
+      list.splice(at, 1);
+      return;
+    }
+  // Not where its ordinal puts it (a list out of order): looked for the slow way.
   const at = list.lastIndexOf(item);
   if (at >= 0) list.splice(at, 1);
 }
@@ -119,13 +137,13 @@ export function indexCommented<T extends Indexed>(index: WorkIndex<T>, item: T, 
 }
 
 export function indexPurged<T extends Indexed>(index: WorkIndex<T>, item: T): void {
-  index.ordinal.delete(item);
-  removeFrom(index.all, item);
+  removeFrom(index, index.all, item);
   const list = index.byProject.get(item.project);
   if (list) {
-    removeFrom(list, item);
+    removeFrom(index, list, item);
     if (list.length === 0) index.byProject.delete(item.project);
   }
+  index.ordinal.delete(item);
   drop(index.byStatus, item.status, item);
   drop(index.creators, item.created_by, item);
   indexFields(index, item, true);

@@ -3,6 +3,7 @@
  * writer decides against. The projection (projections/work) and the writer (actors/work) share it, so the
  * state a decision sees is the one the reads show.
  */
+import { ActivityLog } from './activity-log.js';
 import type { Comment } from './comment.js';
 import type { ItemFields } from './item.js';
 import { foldPerson, personOutcomeKey, type PersonState } from './person.js';
@@ -84,8 +85,8 @@ export interface WorkState {
   /** Last number handed out per project (never reused, purges included). */
   readonly counters: Map<string, number>;
   readonly ops: Map<string, WorkOutcome>;
-  /** Every change, oldest first (purged items' rows removed, the purge row kept). */
-  activity: ActivityRow[];
+  /** Every change, oldest first (purged items' rows removed, the purge row kept): read by `rows()`. */
+  readonly activity: ActivityLog;
   /** Item id -> key for every item ever created (activity rows of purged items still resolve). */
   readonly everKeys: Map<string, string>;
   /** Newest change per project (RFC 3339). */
@@ -105,7 +106,7 @@ export const emptyWorkState = (): WorkState => ({
   keys: new Map(),
   counters: new Map(),
   ops: new Map(),
-  activity: [],
+  activity: new ActivityLog(),
   everKeys: new Map(),
   lastChange: new Map(),
   people: new Map(),
@@ -207,7 +208,7 @@ export function foldWork(state: WorkState, record: WorkRecord, seq: number): voi
       state.items.delete(item.id);
       state.keys.delete(item.key);
       indexPurged(state.index, item);
-      state.activity = state.activity.filter((r) => r.item !== item.id);
+      state.activity.purge(item.id);
       break;
   }
   item.updated_at = record.at;

@@ -30,7 +30,7 @@ function readable(state: WorkState) {
         history: i.history,
       }))
       .sort((a, b) => a.key.localeCompare(b.key)),
-    activity: state.activity,
+    activity: state.activity.rows(),
     counters: [...state.counters],
     everKeys: [...state.everKeys],
   };

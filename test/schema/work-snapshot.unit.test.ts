@@ -70,7 +70,7 @@ t.test('a snapshot through JSON and the schema is the state it was taken of', as
   const json = JSON.parse(JSON.stringify(snapshotOf(state))) as unknown;
   const back = stateOfSnapshot(WorkSnapshot.parse(json));
   t.same(back, state);
-  t.equal(back.items.get('id-1')?.history[0], back.activity[0], 'history rows are the activity rows');
+  t.equal(back.items.get('id-1')?.history[0], back.activity.rows()[0], 'history rows are the activity rows');
   t.equal(back.everKeys.get('id-3'), 'ENG-3', 'a purged item still resolves');
   t.equal(back.counters.get('ENG'), 3);
   const next = created(4);

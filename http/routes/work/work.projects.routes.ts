@@ -115,7 +115,7 @@ function activity(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
     // Spec "Limits": a search needs a task, or a project with a since inside 90 days. The read starts at
     // the cursor when one is given (a later position than its since), so a search pages on without since.
     const start = cursor ?? since;
-    const startRow = start === null ? undefined : state.activity.find((r) => r.seq > start);
+    const startRow = start === null ? undefined : state.activity.rows().find((r) => r.seq > start);
     const nowMs = (deps.now?.() ?? new Date()).getTime();
     const recent =
       start !== null && (startRow === undefined || Date.parse(startRow.at) >= nowMs - SEARCH_WINDOW_MS);

@@ -14,7 +14,7 @@ function scanInbox(state: WorkState, who: string, limit: number, before: number 
   const ids: number[] = [];
   let unread = 0;
   let more = false;
-  for (const row of state.activity.toReversed()) {
+  for (const row of state.activity.rows().toReversed()) {
     const item = state.items.get(row.item);
     if (!item || row.actor === who) continue;
     const mentioned =
