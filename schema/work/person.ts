@@ -146,23 +146,48 @@ export const personOutcomeKey = (record: PersonChanged): string => {
   return record.id;
 };
 
+/**
+ * Per person, no snooze ends before this instant (ms; it may be earlier than the earliest, never later):
+ * a record before it has nothing to prune, so a fold does not parse every snooze at every record. A person
+ * not here (one from a snapshot) is scanned at their next record.
+ */
+const snoozesEnd = new WeakMap<PersonState, number>();
+
+/** Drops the snoozes that ended at or before `at`, as of the record's time. */
+function pruneSnoozes(person: PersonState, at: number): void {
+  if (at < (snoozesEnd.get(person) ?? -Infinity)) return;
+  let earliest = Infinity;
+  for (const [row, until] of person.snoozed) {
+    const ends = Date.parse(until);
+    if (ends <= at) person.snoozed.delete(row);
+    else if (ends < earliest) earliest = ends;
+  }
+  snoozesEnd.set(person, earliest);
+}
+
 /** Folds one person record into `people` (in place). Deterministic: expiry is judged at the record's time. */
 export function foldPerson(people: Map<string, PersonState>, record: PersonChanged): void {
   let person = people.get(record.id);
   if (!person) people.set(record.id, (person = emptyPerson(record.id, record.at)));
   person.updated_at = record.at;
-  const at = Date.parse(record.at);
-  for (const [row, until] of person.snoozed) if (Date.parse(until) <= at) person.snoozed.delete(row);
+  pruneSnoozes(person, Date.parse(record.at));
   const act = record.act;
   switch (act.act) {
-    case 'read':
+    case 'read': {
+      const through = person.read_through;
       if (act.through !== null && act.through > person.read_through) person.read_through = act.through;
       for (const s of act.seqs) if (s > person.read_through) person.read.add(s);
-      for (const s of person.read) if (s <= person.read_through) person.read.delete(s);
+      // Every row read one by one lies above the old mark: only a mark that moved passes any.
+      if (person.read_through > through)
+        for (const s of person.read) if (s <= person.read_through) person.read.delete(s);
       break;
-    case 'snooze':
+    }
+    case 'snooze': {
       for (const s of act.seqs) person.snoozed.set(s, act.until);
+      const ends = Date.parse(act.until);
+      if (ends < (snoozesEnd.get(person) ?? -Infinity)) snoozesEnd.set(person, ends);
       break;
+    }
     case 'unsnooze':
       for (const s of act.seqs) person.snoozed.delete(s);
       break;
