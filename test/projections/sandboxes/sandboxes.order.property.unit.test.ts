@@ -1,0 +1,94 @@
+/**
+ * The sandbox runs' list and live section read each `started_at` once before sorting: over random events
+ * (stamps tied, in other offsets, naming no instant, past the kept cap) they answer what a sort comparing
+ * the stamps themselves answers, and the cap drops the run a sort would put first.
+ */
+import fc from 'fast-check';
+import t from 'tap';
+import {
+  applySandboxEvent,
+  emptySandboxesState,
+  liveSandboxes,
+  sandboxRuns,
+} from '../../../projections/sandboxes/sandboxes.projection.js';
+import { Payloads, compareStamps, type EventRecord } from '../../../schema/index.js';
+
+const stamps = [
+  '2026-11-01T10:00:00Z',
+  '2026-11-01T10:00:00.000Z',
+  '2026-11-01T11:00:00+01:00',
+  '2026-11-01T10:00:00.5Z',
+  '2026-11-01T09:59:59.999Z',
+  '2026-11-02T00:00:00Z',
+  'not a time',
+  'soon',
+];
+const statuses = ['launching', 'running', 'awaiting_clarification', 'done', 'failed', 'cancelled'];
+
+const step = (ids: number) =>
+  fc.record({
+    id: fc.integer({ min: 0, max: ids }),
+    started: fc.constantFrom(...stamps),
+    status: fc.constantFrom(...statuses),
+  });
+
+function event(s: { id: number; started: string; status: string }, n: number): EventRecord {
+  return {
+    type: 'sandbox_run_updated',
+    agent_id: 'x',
+    timestamp: new Date(Date.UTC(2026, 10, 1) + n * 1000).toISOString(),
+    payload: {
+      turn_id: 'turn-1',
+      role: 'Dev',
+      agent_handle: 'dev',
+      agent_id: 'x',
+      coding_agent: 'coder',
+      sandbox_id: `sb-${s.id}`,
+      task: 'fix',
+      status: s.status,
+      started_at: s.started,
+      question: null,
+      audience: null,
+      work_item: null,
+      owner: null,
+      paused_at: null,
+    },
+  } as unknown as EventRecord;
+}
+
+const ids = (runs: ReadonlyArray<{ sandbox_id: string }>) => runs.map((r) => r.sandbox_id);
+
+/** Folds `steps`, and answers whether both reads match the model's. */
+function agrees(steps: ReadonlyArray<{ id: number; started: string; status: string }>): boolean {
+  const state = emptySandboxesState();
+  // The straightforward model: a map of runs, capped by dropping the first of a sort by start.
+  const model = new Map<string, Payloads.SandboxRun>();
+  steps.forEach((s, n) => {
+    const e = event(s, n);
+    applySandboxEvent(state, e);
+    const run = e.payload as Payloads.SandboxRun;
+    model.set(run.sandbox_id, run);
+    if (model.size > 1_000)
+      model.delete(
+        [...model.values()].sort((a, b) => compareStamps(a.started_at, b.started_at))[0]!.sandbox_id,
+      );
+  });
+  const sorted = [...model.values()].sort((a, b) => compareStamps(b.started_at, a.started_at));
+  const live = sorted.filter((r) => !Payloads.terminalSandboxStatuses.has(r.status));
+  return (
+    JSON.stringify(ids(sandboxRuns(state))) === JSON.stringify(ids(sorted)) &&
+    JSON.stringify(ids(liveSandboxes(state))) === JSON.stringify(ids(live))
+  );
+}
+
+t.test('runs newest started_at first, ties in arrival order, as a sort of the stamps answers', async (t) => {
+  fc.assert(fc.property(fc.array(step(12), { maxLength: 60 }), agrees), { numRuns: 300 });
+  t.pass('held');
+});
+
+t.test('past the cap the run of the earliest start (the first of them) is dropped', async (t) => {
+  fc.assert(fc.property(fc.array(step(5_000), { minLength: 1_100, maxLength: 1_300 }), agrees), {
+    numRuns: 4,
+  });
+  t.pass('held');
+});
