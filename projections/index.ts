@@ -94,7 +94,7 @@ export {
   projectRow,
   projectRows,
   projectSortKeys,
-  taskCounts,
+  projectCounts,
 } from './work/work.queries.js';
 export {
   containerRows,

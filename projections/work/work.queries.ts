@@ -219,7 +219,14 @@ export function listItems(state: WorkState, query: ItemQuery) {
 
 type Counts = Record<StatusGroup, number>;
 
-export function taskCounts(state: WorkState): Map<string, Counts> {
+/** One project's counts, from its own items (the index's list) rather than a pass over every item. */
+export function projectCounts(state: WorkState, key: string): Counts {
+  const counts = { todo: 0, active: 0, done: 0, closed: 0 };
+  for (const item of state.index.byProject.get(key) ?? noItems) counts[groupOf[item.status]] += 1;
+  return counts;
+}
+
+function taskCounts(state: WorkState): Map<string, Counts> {
   const counts = new Map<string, Counts>();
   for (const item of state.items.values()) {
     let c = counts.get(item.project);

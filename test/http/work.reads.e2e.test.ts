@@ -92,6 +92,7 @@ t.test('/work/projects: task_counts, census, filters, sort and refusals', async 
   const full = await call(`${w.base}/work/projects/ENG?for_type=bug`);
   t.equal(full.status, 200);
   t.same(full.json?.members, ['ada', 'bob', 'coder']);
+  t.same(full.json?.task_counts, eng.task_counts, "the project's counts are those the list shows");
   t.ok((full.json?.fields as Json[]).some((f) => f.name === 'severity'));
   t.equal((await call(`${w.base}/work/projects/ENG?for_type=epic`)).json?.error, 'bad_params');
   const none = await call(`${w.base}/work/projects/NOPE`);

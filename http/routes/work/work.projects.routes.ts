@@ -11,10 +11,10 @@ import {
 } from '../../../schema/index.js';
 import {
   activityPage,
+  projectCounts,
   projectRow,
   projectRows,
   projectSortKeys,
-  taskCounts,
 } from '../../../projections/index.js';
 import { ApiError } from '../../api-error.js';
 import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
@@ -62,7 +62,7 @@ function project(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
   return {
     status: 200,
     body: {
-      ...projectRow(state, found, taskCounts(state).get(found.key)),
+      ...projectRow(state, found, projectCounts(state, found.key)),
       members: found.members,
       statuses: workStatuses.map((s) => ({ slug: s, group: groupOf[s], moves: workMoves[s] })),
       types: taskTypes.filter((t) => !t.archived).map((t) => t.name),
