@@ -147,11 +147,8 @@ export type PageDetail = ReturnType<typeof pageDetail>;
 type TitleKey = [container: string, title: string];
 const titleOrderKey = (page: Page): TitleKey => [page.container, page.title.toLowerCase()];
 
-/** `localeCompare` without arguments, made once: the string method sets up a comparison for each call. */
-const collator = new Intl.Collator();
-
 function compareTitleKeys(a: TitleKey, aId: string, b: TitleKey, bId: string): number {
-  return collator.compare(a[0], b[0]) || collator.compare(a[1], b[1]) || collator.compare(aId, bId);
+  return a[0].localeCompare(b[0]) || a[1].localeCompare(b[1]) || aId.localeCompare(bId);
 }
 
 const byTitle = (a: Page, b: Page): number =>
