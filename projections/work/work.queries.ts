@@ -219,22 +219,17 @@ export function listItems(state: WorkState, query: ItemQuery) {
 
 type Counts = Record<StatusGroup, number>;
 
-/** One project's counts, from its own items (the index's list) rather than a pass over every item. */
-export function projectCounts(state: WorkState, key: string): Counts {
-  const counts = { todo: 0, active: 0, done: 0, closed: 0 };
-  for (const item of state.index.byProject.get(key) ?? noItems) counts[groupOf[item.status]] += 1;
-  return counts;
-}
-
-function taskCounts(state: WorkState): Map<string, Counts> {
-  const counts = new Map<string, Counts>();
-  for (const item of state.items.values()) {
-    let c = counts.get(item.project);
-    if (!c) counts.set(item.project, (c = { todo: 0, active: 0, done: 0, closed: 0 }));
-    c[groupOf[item.status]] += 1;
-  }
-  return counts;
-}
+/**
+ * One project's counts as the fold keeps them (state.index.ts `counts`), no pass over its items; a copy,
+ * as the kept ones change with the next record.
+ */
+export const projectCounts = (state: WorkState, key: string): Counts => ({
+  todo: 0,
+  active: 0,
+  done: 0,
+  closed: 0,
+  ...state.index.counts.get(key),
+});
 
 export const projectSortKeys = [
   'key',
@@ -257,7 +252,7 @@ export interface ProjectQuery {
   readonly limit: number;
 }
 
-export function projectRow(state: WorkState, project: WorkProject, counts: Counts | undefined) {
+export function projectRow(state: WorkState, project: WorkProject, counts: Counts) {
   return {
     key: project.key,
     name: project.name,
@@ -268,7 +263,7 @@ export function projectRow(state: WorkState, project: WorkProject, counts: Count
     target_date: project.target_date,
     last_change: state.lastChange.get(project.key) ?? null,
     last_number: state.counters.get(project.key) ?? 0,
-    task_counts: counts ?? { todo: 0, active: 0, done: 0, closed: 0 },
+    task_counts: counts,
   };
 }
 
@@ -282,7 +277,6 @@ const sortValue = (row: ProjectRow, key: string): string | number => {
 };
 
 export function projectRows(state: WorkState, projects: readonly WorkProject[], query: ProjectQuery) {
-  const counts = taskCounts(state);
   const needle = query.q?.toLowerCase() ?? null;
   const census = {
     active: projects.filter((p) => !p.archived).length,
@@ -296,7 +290,7 @@ export function projectRows(state: WorkState, projects: readonly WorkProject[], 
   });
   const descending = query.sort.startsWith('-');
   const key = descending ? query.sort.slice(1) : query.sort;
-  const rows = chosen.map((p) => projectRow(state, p, counts.get(p.key)));
+  const rows = chosen.map((p) => projectRow(state, p, projectCounts(state, p.key)));
   rows.sort((a, b) => {
     const x = sortValue(a, key);
     const y = sortValue(b, key);

@@ -9,7 +9,10 @@
 import type { Comment } from './comment.js';
 import { mentionsIn } from './mentions.js';
 import type { ItemFields } from './item.js';
-import type { WorkStatus } from './statuses.js';
+import { groupOf, type StatusGroup, type WorkStatus } from './statuses.js';
+
+/** A project's items per status group (`/work/projects`' `task_counts`). */
+type GroupCounts = Record<StatusGroup, number>;
 
 /** What the index reads of an item (state.ts `WorkItem`, the `T` of the index). */
 export interface Indexed {
@@ -34,6 +37,11 @@ export interface WorkIndex<T extends Indexed> {
   readonly all: T[];
   /** Items per project, oldest first. */
   readonly byProject: Map<string, T[]>;
+  /**
+   * Per project, its items per status group: kept as items are created, moved and purged, so the
+   * project list reads each project's counts without counting its items. A project with no items has none.
+   */
+  readonly counts: Map<string, GroupCounts>;
   /** Items per status (a group is the union of its statuses). */
   readonly byStatus: Refs<T>;
   readonly assignees: Refs<T>;
@@ -51,6 +59,7 @@ export const emptyWorkIndex = <T extends Indexed>(): WorkIndex<T> => ({
   ordinal: new Map(),
   all: [],
   byProject: new Map(),
+  counts: new Map(),
   byStatus: new Map(),
   assignees: new Map(),
   askedOf: new Map(),
@@ -114,6 +123,14 @@ export function indexFields<T extends Indexed>(index: WorkIndex<T>, item: T, rem
     for (const handle of keys[name]) op(index[name], handle, item);
 }
 
+/** Counts `item` (as it stands) in or out of its project's group counts. */
+function count<T extends Indexed>(index: WorkIndex<T>, item: T, by: 1 | -1): void {
+  let counts = index.counts.get(item.project);
+  if (!counts) index.counts.set(item.project, (counts = { todo: 0, active: 0, done: 0, closed: 0 }));
+  counts[groupOf[item.status]] += by;
+  if (counts.todo + counts.active + counts.done + counts.closed === 0) index.counts.delete(item.project);
+}
+
 /** Indexes an item created by the record at `seq` (items are indexed in creation order). */
 export function indexCreated<T extends Indexed>(index: WorkIndex<T>, item: T, seq: number): void {
   index.ordinal.set(item, seq);
@@ -122,13 +139,20 @@ export function indexCreated<T extends Indexed>(index: WorkIndex<T>, item: T, se
   if (!list) index.byProject.set(item.project, (list = []));
   list.push(item);
   add(index.byStatus, item.status, item);
+  count(index, item, 1);
   add(index.creators, item.created_by, item);
   indexFields(index, item);
 }
 
+/** Indexes `item` moving to `to` (called before the item's status changes). */
 export function indexMoved<T extends Indexed>(index: WorkIndex<T>, item: T, to: WorkStatus): void {
   drop(index.byStatus, item.status, item);
   add(index.byStatus, to, item);
+  const counts = index.counts.get(item.project);
+  if (counts) {
+    counts[groupOf[item.status]] -= 1;
+    counts[groupOf[to]] += 1;
+  }
 }
 
 export function indexCommented<T extends Indexed>(index: WorkIndex<T>, item: T, comment: Comment): void {
@@ -145,6 +169,7 @@ export function indexPurged<T extends Indexed>(index: WorkIndex<T>, item: T): vo
   }
   index.ordinal.delete(item);
   drop(index.byStatus, item.status, item);
+  count(index, item, -1);
   drop(index.creators, item.created_by, item);
   indexFields(index, item, true);
   for (const comment of item.comments) {
