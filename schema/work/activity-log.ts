@@ -3,18 +3,21 @@
  * item removed and its purge row kept. A purge only notes where the item's rows end; they leave the list
  * in one pass when it is next read, so a replay that folds many purges walks the log once, not once each.
  */
-import type { ActivityRow } from './state.js';
+/** What the log needs of a row (state.ts's `ActivityRow`): the item it is about. */
+interface Logged {
+  readonly item: string;
+}
 
-export class ActivityLog {
-  private list: ActivityRow[];
+export class ActivityLog<Row extends Logged> {
+  private list: Row[];
   /** Item id -> how many rows were appended when it was last purged: its rows below that go. */
   private readonly purged = new Map<string, number>();
 
-  constructor(rows: ActivityRow[] = []) {
+  constructor(rows: Row[] = []) {
     this.list = rows;
   }
 
-  push(row: ActivityRow): void {
+  push(row: Row): void {
     this.list.push(row);
   }
 
@@ -24,9 +27,9 @@ export class ActivityLog {
   }
 
   /** The rows, oldest first. */
-  rows(): readonly ActivityRow[] {
+  rows(): readonly Row[] {
     if (this.purged.size > 0) {
-      const kept: ActivityRow[] = [];
+      const kept: Row[] = [];
       for (let i = 0; i < this.list.length; i++) {
         const row = this.list[i]!;
         if (i >= (this.purged.get(row.item) ?? 0)) kept.push(row);

@@ -86,7 +86,7 @@ export interface WorkState {
   readonly counters: Map<string, number>;
   readonly ops: Map<string, WorkOutcome>;
   /** Every change, oldest first (purged items' rows removed, the purge row kept): read by `rows()`. */
-  readonly activity: ActivityLog;
+  readonly activity: ActivityLog<ActivityRow>;
   /** Item id -> key for every item ever created (activity rows of purged items still resolve). */
   readonly everKeys: Map<string, string>;
   /** Newest change per project (RFC 3339). */
@@ -106,7 +106,7 @@ export const emptyWorkState = (): WorkState => ({
   keys: new Map(),
   counters: new Map(),
   ops: new Map(),
-  activity: new ActivityLog(),
+  activity: new ActivityLog<ActivityRow>(),
   everKeys: new Map(),
   lastChange: new Map(),
   people: new Map(),
