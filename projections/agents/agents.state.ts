@@ -127,7 +127,8 @@ export interface AgentsState {
   readonly seats: Map<string, SeatRuntime>;
   /** Completed turns in arrival order, pruned by age (see agents.activity.ts). */
   readonly turns: TurnSummary[];
-  readonly turnIds: Set<string>;
+  /** The same turns by `turnKey` (a request looks a turn up instead of indexing the whole log). */
+  readonly turnsByKey: Map<string, TurnSummary>;
   /** Handles changed since the last `takeDirty` (for the snapshot's merge overlays). */
   readonly dirty: Set<string>;
 }
@@ -135,7 +136,7 @@ export interface AgentsState {
 export const historyCap = 50;
 
 export function emptyAgentsState(): AgentsState {
-  return { seats: new Map(), turns: [], turnIds: new Set(), dirty: new Set() };
+  return { seats: new Map(), turns: [], turnsByKey: new Map(), dirty: new Set() };
 }
 
 /** A seat no event has concerned yet. */

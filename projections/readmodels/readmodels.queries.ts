@@ -6,6 +6,7 @@
 import { ToolEntry, type Payloads, type Resolver } from '../../schema/index.js';
 import type { z } from 'zod';
 import { agentActivity } from '../agents/agents.activity.js';
+import { loggedTurn } from '../agents/agents.turn-log.js';
 import {
   agentRow,
   agentRows,
@@ -223,9 +224,8 @@ export abstract class ReadModelQueries {
   }
 
   tokenBreakdown(query: URLSearchParams) {
-    const turns = new Map(this.agents.turns.map((t) => [`${t.handle}\u0000${t.turn_id}`, t]));
     return tokenBreakdown(this.ledger, rollupParams(query), (handle, turnId) =>
-      turns.get(`${handle}\u0000${turnId}`),
+      loggedTurn(this.agents, handle, turnId),
     );
   }
 
