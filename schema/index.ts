@@ -215,6 +215,7 @@ export {
   canonicalInstant,
   categoryOf,
   compareInstants,
+  compareInstantMs,
   compareStamps,
   formatInstant,
   Coverage,

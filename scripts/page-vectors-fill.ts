@@ -55,8 +55,10 @@ export function startPageVectorsFill(opts: {
     return held !== null;
   }
 
+  const dutyUnread = (error: unknown): void =>
+    opts.logger.error({ err: error }, 'page vector fill could not read its duty');
   let warmed = false;
-  /** Every node, once: the vectors the bucket holds, read ahead of the first search (which would wait for them). */
+  /** Every node, once: the vectors the bucket holds, read ahead of the first search that would wait for them. */
   async function warm(embedder: PagesEmbedder): Promise<void> {
     warmed = true;
     const started = performance.now();
@@ -90,12 +92,11 @@ export function startPageVectorsFill(opts: {
     },
     {
       everyMs: opts.everyMs ?? FILL_EVERY_MS,
-      onError: (error) => opts.logger.error({ err: error }, 'page vector fill could not read its duty'),
+      onError: dutyUnread,
     },
   );
   // The first tick at once, not a period after start: the cache is warm and the duty taken early.
-  if ((opts.everyMs ?? FILL_EVERY_MS) > 0)
-    void job.run().catch((error: unknown) => opts.logger.error({ err: error }, 'page vector fill could not read its duty')); // prettier-ignore
+  if ((opts.everyMs ?? FILL_EVERY_MS) > 0) void job.run().catch(dutyUnread);
   return {
     run: job.run,
     async stop() {

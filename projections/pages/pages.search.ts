@@ -1,9 +1,10 @@
 /**
  * Search with `providers.embeddings` on (ops/knowledge-base.md "Search"): the word hits first, exactly as
  * without (every word present, BM25), then the pages closest in meaning to the query that the words did
- * not find, by cosine similarity of their vectors (pages.vectors.ts; the dot product of their unit vectors). A cursor names its part: a word hit
- * (`pages.relevance`) or a meaning hit (`pages.meaning`), both bound to the query's words. Any failure of
- * the embeddings call leaves the words part alone: the answer is then what it is without embeddings.
+ * not find, by cosine similarity of their vectors (pages.vectors.ts: the dot product of their unit vectors).
+ * A cursor names its part: a word hit (`pages.relevance`) or a meaning hit (`pages.meaning`), both bound to
+ * the query's words. Any failure of the embeddings call leaves the words part alone: the answer is then what
+ * it is without embeddings.
  */
 import {
   dot,
@@ -52,7 +53,10 @@ interface MeaningHit {
   readonly similarity: number;
 }
 
-/** Best first; ids compare as the cursor compares them (code units), so a page ends exactly where the next starts. */
+/**
+ * Best first; ids compare as the cursor compares them (code units), so a page ends exactly where the next
+ * starts.
+ */
 const before = (a: MeaningHit, b: MeaningHit): boolean =>
   a.similarity > b.similarity || (a.similarity === b.similarity && a.page.id < b.page.id);
 
@@ -88,15 +92,15 @@ export function pagesSearch(meaning: PagesMeaning | undefined) {
     use.vectors.forget((id) => state.pages.has(id));
     const asked = found.query;
     if (asked === null) return [];
-    function* related(): Generator<MeaningHit> {
+    function* related(query: Float32Array): Generator<MeaningHit> {
       for (const page of candidates) {
         const unit = found.unitOf(page);
-        const similarity = unit === undefined ? -1 : dot(asked as Float32Array, unit);
+        const similarity = unit === undefined ? -1 : dot(query, unit);
         if (similarity >= use.embedder.minSimilarity) yield { page, similarity };
       }
     }
     // The best few kept as the pages are compared, not every related page sorted.
-    return firstInOrder(related(), MEANING_HITS, before);
+    return firstInOrder(related(asked), MEANING_HITS, before);
   }
 
   /** A page of `GET /pages` / `pages_search`: title order without `q`, words then meaning with. */

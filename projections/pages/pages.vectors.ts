@@ -62,10 +62,10 @@ const decoder = new TextDecoder();
 export interface PageVectors {
   /**
    * The vectors of `pages` made by `embedder` at their current revision (`unitOf`; undefined for a page
-   * without one), with the query's vector, all scaled to length 1 (a cosine is then their dot product; a zero vector, which relates to
-   * nothing, is left out and the query's is null): the stale or missing ones (up to PAGE_EMBED_CAP) are
-   * embedded in the query's call and written to the bucket; a query this node embedded lately is not
-   * embedded again. Throws when the call fails.
+   * without one), with the query's vector, all scaled to length 1 so a cosine is their dot product (a zero
+   * vector relates to nothing: a page's is left out, the query's is null). The stale or missing ones (up to
+   * PAGE_EMBED_CAP) are embedded in the query's call and written to the bucket; a query this node embedded
+   * lately is not embedded again. Throws when the call fails.
    */
   withQuery(
     query: string,

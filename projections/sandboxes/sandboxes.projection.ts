@@ -6,7 +6,7 @@
  */
 import { Payloads, type EventRecord } from '../../schema/index.js';
 import type { z } from 'zod';
-import { instantMs, isNotOlder } from '../time/instants.js';
+import { compareInstantMs, instantMs, isNotOlder } from '../time/instants.js';
 
 type SandboxRun = z.infer<typeof Payloads.SandboxRun>;
 
@@ -32,16 +32,12 @@ export function applySandboxEvent(state: SandboxesState, e: EventRecord): Sandbo
     let oldest: { id: string; ms: number | null } | null = null;
     for (const { run } of state.runs.values()) {
       const ms = instantMs(run.started_at);
-      if (oldest === null || compareMs(ms, oldest.ms) < 0) oldest = { id: run.sandbox_id, ms };
+      if (oldest === null || compareInstantMs(ms, oldest.ms) < 0) oldest = { id: run.sandbox_id, ms };
     }
     if (oldest) state.runs.delete(oldest.id);
   }
   return state;
 }
-
-/** Instants as `compareInstants` orders their stamps: a stamp naming no instant first. */
-const compareMs = (x: number | null, y: number | null): number =>
-  x === null || y === null ? (x === y ? 0 : x === null ? -1 : 1) : x - y;
 
 /**
  * Runs newest `started_at` first (ties in the map's order), each stamp read once before sorting: a
@@ -49,7 +45,7 @@ const compareMs = (x: number | null, y: number | null): number =>
  */
 function newestFirst(runs: SandboxRun[]): SandboxRun[] {
   const keyed = runs.map((run) => ({ run, ms: instantMs(run.started_at) }));
-  keyed.sort((a, b) => compareMs(b.ms, a.ms));
+  keyed.sort((a, b) => compareInstantMs(b.ms, a.ms));
   return keyed.map((k) => k.run);
 }
 

@@ -4,6 +4,7 @@
  */
 export {
   canonicalInstant,
+  compareInstantMs,
   compareStamps as compareInstants,
   instantMs,
   isNotOlder,

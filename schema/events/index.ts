@@ -12,6 +12,7 @@ export {
 export {
   canonicalInstant,
   compareInstants,
+  compareInstantMs,
   compareStamps,
   formatInstant,
   instantMs,
