@@ -6,12 +6,13 @@
  * prints deliveries/s and p99 latency next to the raw bus publish rate (the memory engine in this process,
  * same payloads with their message ids, same concurrency) measured in the same run. Acceptance is not the
  * whole path: it also waits until the last accepted delivery is routed (its `webhook_received` event is
- * readable through `/events/trace/{id}`) and prints the routed rate against the accepted rate. Beside them
- * it prints the design floor: the same wrk load against a bare listener (http/bench/bare-webhook.ts) that
- * only verifies each delivery and makes the two durable writes every node makes for it (the raw delivery,
- * then its `webhook_received` event) on the same engine — the rate no tuning of routing, guard or logging
- * can pass on this machine; and the same receiver making only the first write, and none, to show what of the
- * floor is HTTP and what is the writes.
+ * readable through `/events/trace/{id}`) and prints the routed rate against the accepted rate (deliveries
+ * answered 202; repeats are never routed, so they count in neither). Beside them it prints the design
+ * floor: the same wrk load against a bare listener (http/bench/bare-webhook.ts) that only verifies each
+ * delivery and makes the two durable writes every node makes for it (the raw delivery, then its
+ * `webhook_received` event) on the same engine — the rate no tuning of routing, guard or logging can pass on
+ * this machine; and the same receiver making only the first write, and none, to show what of the floor is
+ * HTTP and what is the writes.
  *
  * Run (from the repository root, after `npm run build`): node --import=tsx scripts/bench/webhooks.ts [--json]
  * Options (environment): BENCH_DELIVERIES (20000), BENCH_CONNECTIONS (50), BENCH_DUPLICATE_RATIO (0.1),
@@ -171,6 +172,8 @@ async function main(): Promise<void> {
   const noWritePerS = total / (await floorRate(order, 0)).seconds;
   const rate = total / seconds;
   const { accepted, duplicates } = load;
+  // Repeats are answered but never routed: routing is compared with the deliveries answered 202 a second.
+  const acceptedRate = accepted / seconds;
   const result = {
     deliveries: total,
     unique,
@@ -185,7 +188,8 @@ async function main(): Promise<void> {
     ratio_to_raw: Number((rate / raw).toFixed(2)),
     routed_s: Number((routedSeconds / 1000).toFixed(2)),
     routed_per_s: Math.round(unique / (routedSeconds / 1000)),
-    routed_to_accepted: Number((unique / (routedSeconds / 1000) / rate).toFixed(2)),
+    accepted_per_s: Math.round(acceptedRate),
+    routed_to_accepted: Number((unique / (routedSeconds / 1000) / acceptedRate).toFixed(2)),
     floor_per_s: Math.round(floorRatePerS),
     floor_to_raw: Number((floorRatePerS / raw).toFixed(2)),
     floor_exactly_once: floor.accepted === unique && floor.duplicates === total - unique,
@@ -212,7 +216,7 @@ async function main(): Promise<void> {
       'routed until the last accepted (vs accepted rate)',
       result.routed_per_s,
       'deliveries/s',
-      rate,
+      acceptedRate,
       '≥ 0.8',
     ),
   ]);
