@@ -101,9 +101,7 @@ export class ReadModels extends ReadModelQueries {
 
   foldSandboxEvent(e: EventRecord): void {
     if (!foldedEventTypes.sandboxes(e.type)) return;
-    const before = JSON.stringify(liveSandboxes(this.sandboxes));
-    applySandboxEvent(this.sandboxes, e);
-    if (JSON.stringify(liveSandboxes(this.sandboxes)) !== before) this.hubs.sandboxes.emitCurrent();
+    if (applySandboxEvent(this.sandboxes, e)) this.hubs.sandboxes.emitCurrent();
   }
 
   /**

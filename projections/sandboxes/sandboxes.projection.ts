@@ -19,24 +19,37 @@ export const emptySandboxesState = (): SandboxesState => ({ runs: new Map() });
 /** Runs kept in memory (the durable record holds the rest). */
 const runsKept = 1_000;
 
-export function applySandboxEvent(state: SandboxesState, e: EventRecord): SandboxesState {
-  if (!(Payloads.SandboxEventTypes as readonly string[]).includes(e.type)) return state;
+const isLive = (run: SandboxRun): boolean => !Payloads.terminalSandboxStatuses.has(run.status);
+
+/** Folds one event; true when the live `sandboxes` section changed (a live run came, went or changed). */
+export function applySandboxEvent(state: SandboxesState, e: EventRecord): boolean {
+  if (!(Payloads.SandboxEventTypes as readonly string[]).includes(e.type)) return false;
   const p = Payloads.SandboxRun.safeParse(e.payload);
-  if (!p.success) return state;
+  if (!p.success) return false;
   const ms = instantMs(e.timestamp);
   const current = state.runs.get(p.data.sandbox_id);
-  if (!isNotOlder(ms, current?.ms)) return state;
+  if (!isNotOlder(ms, current?.ms)) return false;
   state.runs.set(p.data.sandbox_id, { run: p.data, ms });
+  // A run keeps its place in the map when it changes, so the section moves only when its content does.
+  let changed =
+    current === undefined
+      ? isLive(p.data)
+      : (isLive(current.run) || isLive(p.data)) && JSON.stringify(current.run) !== JSON.stringify(p.data);
   if (state.runs.size > runsKept) {
     // The first run of the earliest start: one pass, each stamp read once.
-    let oldest: { id: string; ms: number | null } | null = null;
+    let oldest: { run: SandboxRun; ms: number | null } | null = null;
     for (const { run } of state.runs.values()) {
       const ms = instantMs(run.started_at);
-      if (oldest === null || compareInstantMs(ms, oldest.ms) < 0) oldest = { id: run.sandbox_id, ms };
+      if (oldest === null || compareInstantMs(ms, oldest.ms) < 0) oldest = { run, ms };
     }
-    if (oldest) state.runs.delete(oldest.id);
+    if (oldest) {
+      state.runs.delete(oldest.run.sandbox_id);
+      // The run just folded may be the one to go: then the section lost what it had of it, if anything.
+      if (oldest.run === p.data) changed = current !== undefined && isLive(current.run);
+      else if (isLive(oldest.run)) changed = true;
+    }
   }
-  return state;
+  return changed;
 }
 
 /**
@@ -57,8 +70,7 @@ export function sandboxRuns(state: SandboxesState): SandboxRun[] {
 /** The `sandboxes` section: runs not ended (those filtered first: a sort keeps its order when some leave). */
 export function liveSandboxes(state: SandboxesState): SandboxRun[] {
   const live: SandboxRun[] = [];
-  for (const { run } of state.runs.values())
-    if (!Payloads.terminalSandboxStatuses.has(run.status)) live.push(run);
+  for (const { run } of state.runs.values()) if (isLive(run)) live.push(run);
   return newestFirst(live);
 }
 

@@ -1,7 +1,8 @@
 /**
  * The sandbox runs' list and live section read each `started_at` once before sorting: over random events
  * (stamps tied, in other offsets, naming no instant, past the kept cap) they answer what a sort comparing
- * the stamps themselves answers, and the cap drops the run a sort would put first.
+ * the stamps themselves answers, and the cap drops the run a sort would put first. Each fold says whether
+ * the live section changed exactly when its content did (what decides a push to the live stream).
  */
 import fc from 'fast-check';
 import t from 'tap';
@@ -61,11 +62,14 @@ const ids = (runs: ReadonlyArray<{ sandbox_id: string }>) => runs.map((r) => r.s
 /** Folds `steps`, and answers whether both reads match the model's. */
 function agrees(steps: ReadonlyArray<{ id: number; started: string; status: string }>): boolean {
   const state = emptySandboxesState();
+  let changes = true;
   // The straightforward model: a map of runs, capped by dropping the first of a sort by start.
   const model = new Map<string, Payloads.SandboxRun>();
   steps.forEach((s, n) => {
     const e = event(s, n);
-    applySandboxEvent(state, e);
+    const before = JSON.stringify(liveSandboxes(state));
+    const changed = applySandboxEvent(state, e);
+    if (changed !== (JSON.stringify(liveSandboxes(state)) !== before)) changes = false;
     const run = e.payload as Payloads.SandboxRun;
     model.set(run.sandbox_id, run);
     if (model.size > 1_000)
@@ -76,15 +80,19 @@ function agrees(steps: ReadonlyArray<{ id: number; started: string; status: stri
   const sorted = [...model.values()].sort((a, b) => compareStamps(b.started_at, a.started_at));
   const live = sorted.filter((r) => !Payloads.terminalSandboxStatuses.has(r.status));
   return (
+    changes &&
     JSON.stringify(ids(sandboxRuns(state))) === JSON.stringify(ids(sorted)) &&
     JSON.stringify(ids(liveSandboxes(state))) === JSON.stringify(ids(live))
   );
 }
 
-t.test('runs newest started_at first, ties in arrival order, as a sort of the stamps answers', async (t) => {
-  fc.assert(fc.property(fc.array(step(12), { maxLength: 60 }), agrees), { numRuns: 300 });
-  t.pass('held');
-});
+t.test(
+  'runs newest started_at first, ties in arrival order, as a sort of the stamps answers; a fold says when the live section changed',
+  async (t) => {
+    fc.assert(fc.property(fc.array(step(12), { maxLength: 60 }), agrees), { numRuns: 300 });
+    t.pass('held');
+  },
+);
 
 t.test('past the cap the run of the earliest start (the first of them) is dropped', async (t) => {
   fc.assert(fc.property(fc.array(step(5_000), { minLength: 1_100, maxLength: 1_300 }), agrees), {
@@ -92,3 +100,20 @@ t.test('past the cap the run of the earliest start (the first of them) is droppe
   });
   t.pass('held');
 });
+
+t.test(
+  'a run folded past the cap that is itself the earliest start goes at once and changes nothing',
+  async (t) => {
+    const state = emptySandboxesState();
+    for (let i = 0; i < 1_000; i++)
+      applySandboxEvent(state, event({ id: i, started: '2026-11-02T00:00:00Z', status: 'running' }, i));
+    const before = JSON.stringify(liveSandboxes(state));
+    const early = { id: 5_000, started: '2026-11-01T10:00:00Z', status: 'running' };
+    t.equal(applySandboxEvent(state, event(early, 1_000)), false, 'no change is reported');
+    t.equal(JSON.stringify(liveSandboxes(state)), before, 'the live section is as it was');
+    t.notOk(ids(sandboxRuns(state)).includes('sb-5000'), 'the early run was not kept');
+    const late = { id: 5_001, started: '2026-11-03T00:00:00Z', status: 'running' };
+    t.equal(applySandboxEvent(state, event(late, 1_001)), true, 'a later live run pushes the earliest out');
+    t.equal(ids(liveSandboxes(state))[0], 'sb-5001');
+  },
+);
