@@ -52,7 +52,7 @@ export const errorCatalogue = {
     status: 400,
     when: '`dry_run` other than `true`/`false`; an `/events` parameter outside its set, or half a cursor; a fleet removal whose `confirm` does not repeat the id, or `force` other than `true`/`false`; a single-valued parameter of a `/secrets` or `/setup` route given more than once',
     detail: 'A query parameter has a value outside its set.',
-    hint: 'Use `dry_run=true` or `dry_run=false`; on `/events` pass both `before_time` and `before_id` (from `next`) or neither.',
+    hint: 'Give the parameter named in `detail` one of the values the route takes, once.',
     retryable: false,
   },
   identity_mismatch: {

@@ -173,7 +173,10 @@ t.test('dry_run takes true or false only and stores nothing', async (t) => {
   const node = await startConfigNode(t);
   const bad = await node.call('PUT', '/config?dry_run=yes', { body: company() });
   t.equal(bad.status, 400);
-  t.equal((await json(bad))['error'], 'invalid_query');
+  const refusal = await json(bad);
+  t.equal(refusal['error'], 'invalid_query');
+  t.match(refusal['hint'], /dry_run=true/, 'the hint says what dry_run takes');
+  t.notMatch(refusal['hint'], /events|before_id/, 'and nothing about another route');
   const dry = await node.call('PUT', '/config?dry_run=true', { body: company() });
   t.equal(dry.status, 200);
   t.match(await json(dry), { valid: true, base_revision_id: '', warnings: Array, derived: { seats: Array } });

@@ -13,6 +13,7 @@ export function readDryRun(req: RequestHead): boolean {
   if (values.length === 1 && (values[0] === 'true' || values[0] === 'false')) return values[0] === 'true';
   throw new ApiError('invalid_query', {
     detail: `dry_run must be true or false, got ${JSON.stringify(values.join(','))}`,
+    hint: 'Use dry_run=true to check the write without storing it, dry_run=false or nothing to store it.',
   });
 }
 
