@@ -7,6 +7,7 @@
  * so its answer is the one a scan of every item gives (test/projections/work/work.index.*.property.unit.test.ts).
  */
 import type { Comment } from './comment.js';
+import { CreationLists } from './creation-lists.js';
 import { mentionsIn } from './mentions.js';
 import type { ItemFields } from './item.js';
 import { groupOf, type StatusGroup, type WorkStatus } from './statuses.js';
@@ -37,6 +38,8 @@ export interface WorkIndex<T extends Indexed> {
   readonly all: T[];
   /** Items per project, oldest first. */
   readonly byProject: Map<string, T[]>;
+  /** What `all` and `byProject` read: a purge leaves them in O(1) (creation-lists.ts). */
+  readonly lists: CreationLists<T>;
   /**
    * Per project, its items per status group: kept as items are created, moved and purged, so the
    * project list reads each project's counts without counting its items. A project with no items has none.
@@ -55,20 +58,28 @@ export interface WorkIndex<T extends Indexed> {
   readonly mentions: Refs<T>;
 }
 
-export const emptyWorkIndex = <T extends Indexed>(): WorkIndex<T> => ({
-  ordinal: new Map(),
-  all: [],
-  byProject: new Map(),
-  counts: new Map(),
-  byStatus: new Map(),
-  assignees: new Map(),
-  askedOf: new Map(),
-  watchers: new Map(),
-  checklist: new Map(),
-  creators: new Map(),
-  commenters: new Map(),
-  mentions: new Map(),
-});
+export function emptyWorkIndex<T extends Indexed>(): WorkIndex<T> {
+  const lists = new CreationLists<T>();
+  return {
+    ordinal: new Map(),
+    get all() {
+      return lists.all();
+    },
+    get byProject() {
+      return lists.byProject();
+    },
+    lists,
+    counts: new Map(),
+    byStatus: new Map(),
+    assignees: new Map(),
+    askedOf: new Map(),
+    watchers: new Map(),
+    checklist: new Map(),
+    creators: new Map(),
+    commenters: new Map(),
+    mentions: new Map(),
+  };
+}
 
 function add<T>(map: Refs<T>, key: string, item: T): void {
   let set = map.get(key);
@@ -81,29 +92,6 @@ function drop<T>(map: Refs<T>, key: string, item: T): void {
   if (!set) return;
   set.delete(item);
   if (set.size === 0) map.delete(key);
-}
-
-/**
- * Takes `item` out of `list` (in creation order: ascending by ordinal), found by binary search on its
- * ordinal: a replay purging many items must not scan the whole list for each.
- */
-function removeFrom<T extends Indexed>(index: WorkIndex<T>, list: T[], item: T): void {
-  const ordinal = index.ordinal.get(item) ?? 0;
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((index.ordinal.get(list[mid]!) ?? 0) < ordinal) lo = mid + 1;
-    else hi = mid;
-  }
-  for (let at = lo; at < list.length && (index.ordinal.get(list[at]!) ?? 0) === ordinal; at++)
-    if (list[at] === item) {
-      list.splice(at, 1);
-      return;
-    }
-  // Not where its ordinal puts it (a list out of order): looked for the slow way.
-  const at = list.lastIndexOf(item);
-  if (at >= 0) list.splice(at, 1);
 }
 
 function fieldKeys(fields: ItemFields) {
@@ -134,10 +122,7 @@ function count<T extends Indexed>(index: WorkIndex<T>, item: T, by: 1 | -1): voi
 /** Indexes an item created by the record at `seq` (items are indexed in creation order). */
 export function indexCreated<T extends Indexed>(index: WorkIndex<T>, item: T, seq: number): void {
   index.ordinal.set(item, seq);
-  index.all.push(item);
-  let list = index.byProject.get(item.project);
-  if (!list) index.byProject.set(item.project, (list = []));
-  list.push(item);
+  index.lists.push(item);
   add(index.byStatus, item.status, item);
   count(index, item, 1);
   add(index.creators, item.created_by, item);
@@ -161,12 +146,7 @@ export function indexCommented<T extends Indexed>(index: WorkIndex<T>, item: T, 
 }
 
 export function indexPurged<T extends Indexed>(index: WorkIndex<T>, item: T): void {
-  removeFrom(index, index.all, item);
-  const list = index.byProject.get(item.project);
-  if (list) {
-    removeFrom(index, list, item);
-    if (list.length === 0) index.byProject.delete(item.project);
-  }
+  index.lists.remove(item);
   index.ordinal.delete(item);
   drop(index.byStatus, item.status, item);
   count(index, item, -1);

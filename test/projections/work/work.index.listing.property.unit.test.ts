@@ -81,8 +81,11 @@ const indexIds = (state: WorkState): string => {
       : v instanceof Set || Array.isArray(v)
         ? [...(v as Iterable<unknown>)].map(id).sort()
         : id(v);
+  // `lists` is the store `all` and `byProject` read (schema/work/creation-lists.ts): compared through them.
   return JSON.stringify(
-    Object.entries(state.index).map(([name, value]: [string, unknown]) => [name, ids(value)]),
+    Object.entries(state.index)
+      .filter(([name]) => name !== 'lists')
+      .map(([name, value]: [string, unknown]) => [name, ids(value)]),
   );
 };
 
