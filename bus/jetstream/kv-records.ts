@@ -7,7 +7,15 @@
  */
 import type { MsgRequest, StoredMsg } from '@nats-io/jetstream';
 import type { KvEntry } from '../bus.js';
-import { continueWalk, emptyState, judge, type KeyState, type KvRecord, type Walk } from './kv-rule.js';
+import {
+  continueWalk,
+  emptyState,
+  judge,
+  settledBy,
+  type KeyState,
+  type KvRecord,
+  type Walk,
+} from './kv-rule.js';
 import { readThroughElection } from './election.js';
 import type { EngineHost } from './host.js';
 import { translate } from './translate.js';
@@ -67,6 +75,17 @@ function fromStored(prefix: string, msg: StoredMsg): KvRecord {
     data: msg.data,
     headers: msg.header,
   });
+}
+
+/** The keys with records stored on subjects matching `filter` (deleted and losing ones included). */
+export async function storedKeys(host: EngineHost, layout: BucketLayout, filter: string): Promise<string[]> {
+  await host.ready();
+  try {
+    const info = await host.jsm.streams.info(layout.stream, { subjects_filter: filter });
+    return Object.keys(info.state.subjects ?? {}).map((s) => s.slice(layout.prefix.length));
+  } catch (error) {
+    throw translate(error, `kv ${layout.bucket}`);
+  }
 }
 
 export class KeyStates {
@@ -138,15 +157,8 @@ export class KeyStates {
     }
     if (cached && cached.last === last.seq) return cached;
     // The newest record is unconditional: it alone decides, whatever came before.
-    if (last.parent === null) {
-      const state: KeyState = {
-        last: last.seq,
-        valid: last.seq,
-        validTime: last.time,
-        current: last.operation === 'put' ? last : null,
-      };
-      return this.remember(key, { state, verdicts: new Map() }).state;
-    }
+    if (last.parent === null)
+      return this.remember(key, { state: settledBy(last), verdicts: new Map() }).state;
     const base = cached && cached.last < last.seq ? cached : null;
     return (await this.advance(key, base)).state;
   }

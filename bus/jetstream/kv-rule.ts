@@ -69,6 +69,16 @@ export function revisionAt(state: KeyState, ttlMs: number | undefined, at: numbe
   return live(state, ttlMs, at)?.seq ?? 0;
 }
 
+/** The state an unconditional record leaves: it alone decides, whatever came before it. */
+export function settledBy(record: KvRecord): KeyState {
+  return {
+    last: record.seq,
+    valid: record.seq,
+    validTime: record.time,
+    current: record.operation === 'put' ? record : null,
+  };
+}
+
 /** Applies one record to a known state. */
 export function apply(
   state: KeyState,

@@ -7,6 +7,7 @@
 import type { KvEntry, Subscription } from '../bus.js';
 import { assertSubject } from '../subject-match.js';
 import { once, type EngineHost } from './host.js';
+import { initialStates } from './kv-initial.js';
 import { toEntry, toRecord, type BucketLayout, type KeyStates } from './kv-records.js';
 import { apply, emptyState, live, type KeyState, type KvRecord } from './kv-rule.js';
 import { followOrdered } from './reader.js';
@@ -99,15 +100,13 @@ export async function watchBucket(
     await pumping;
   });
 
-  // 2. the current value of every matching key, oldest revision first
+  // 2. the current value of every matching key, oldest revision first (read in bulk: kv-initial.ts)
   try {
     if (opts.initial !== false) {
-      const info = await host.jsm.streams.info(layout.stream, { subjects_filter: subjectFilter });
-      const keys = Object.keys(info.state.subjects ?? {}).map((s) => s.slice(layout.prefix.length));
+      const settled = await initialStates(host, layout, states, subjectFilter, lastSeq);
       const now = Date.now();
       const currents: KvRecord[] = [];
-      for (const key of keys) {
-        const state = await states.current(key);
+      for (const [key, state] of settled) {
         known.set(key, state);
         const current = live(state, layout.ttlMs, now);
         if (current) currents.push(current);
@@ -118,7 +117,11 @@ export async function watchBucket(
     await stop();
     throw translate(error, `kv ${layout.bucket}`);
   }
-  ready = true;
-  pump();
+  // Live changes start once the caller has seen the watch resolve: what it was given before that is
+  // the initial values alone, each key once (a change racing the read comes after, not among them).
+  setImmediate(() => {
+    ready = true;
+    pump();
+  });
   return host.track({ stop });
 }

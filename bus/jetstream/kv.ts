@@ -12,7 +12,14 @@ import { BusError, InvalidNameError, KvConflictError, WrongLastSequenceError } f
 import { assertName, assertSubject } from '../subject-match.js';
 import { nanos } from './codec.js';
 import type { EngineHost } from './host.js';
-import { KeyStates, operationHeader, parentHeader, toEntry, type BucketLayout } from './kv-records.js';
+import {
+  KeyStates,
+  operationHeader,
+  parentHeader,
+  storedKeys,
+  toEntry,
+  type BucketLayout,
+} from './kv-records.js';
 import { judge, live, parentAt, revisionAt, type KeyState, type Walk } from './kv-rule.js';
 import { watchBucket } from './kv-watch.js';
 import { publishBudgetMs, publishThroughElection, retryMs } from './election.js';
@@ -143,17 +150,7 @@ class JetStreamKv implements Kv {
   async keys(filter?: string): Promise<string[]> {
     this.host.assertOpen();
     if (filter !== undefined) assertSubject(filter, true);
-    let subjects: Record<string, number>;
-    await this.host.ready();
-    try {
-      const info = await this.host.jsm.streams.info(this.layout.stream, {
-        subjects_filter: `${this.layout.prefix}${filter ?? '>'}`,
-      });
-      subjects = info.state.subjects ?? {};
-    } catch (error) {
-      throw translate(error, `kv ${this.name}`);
-    }
-    const keys = Object.keys(subjects).map((s) => s.slice(this.layout.prefix.length));
+    const keys = await storedKeys(this.host, this.layout, `${this.layout.prefix}${filter ?? '>'}`);
     const now = Date.now();
     const present: string[] = [];
     // Judged in parallel chunks: one round trip per key when its state is cached.

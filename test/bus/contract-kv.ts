@@ -142,6 +142,88 @@ export function registerKv(withBus: WithBus, engine: string): void {
     t.same(await kv.keys('a.>'), ['a.one', 'a.two']);
   });
 
+  withBus(
+    'kv watch of a few thousand keys: each live key once before it resolves, then every change racing the read, in order',
+    async ({ bus }, id, t) => {
+      const kv = await bus.kv({ name: `kv${id}` });
+      const keys = Array.from({ length: 3_000 }, (_, i) => `k.${i}`);
+      for (let i = 0; i < keys.length; i += 100) {
+        await Promise.all(keys.slice(i, i + 100).map((key) => kv.put(key, enc.encode('0'))));
+      }
+      await kv.put('gone', enc.encode('x'));
+      await kv.delete('gone');
+      // Writers change the first 300 keys (some deleted and written again) before, during and after the read.
+      const raced = keys.slice(0, 300);
+      let resolved = false;
+      let roundsAfter = 0;
+      const race = (async () => {
+        for (let round = 1; round <= 40 && roundsAfter < 2; round += 1) {
+          if (resolved) roundsAfter += 1;
+          await Promise.all(
+            raced.map((key, i) =>
+              i % 10 === 0 && round % 2 === 0 ? kv.delete(key) : kv.put(key, enc.encode(String(round))),
+            ),
+          );
+        }
+      })();
+      const seen = new Map<string, Array<{ revision: number; operation: string }>>();
+      const initial: KvEntry[] = [];
+      let watchResolved = false;
+      const sub = await kv.watch((e) => {
+        if (!watchResolved) initial.push(e);
+        seen.set(e.key, [...(seen.get(e.key) ?? []), { revision: e.revision, operation: e.operation }]);
+      });
+      watchResolved = true;
+      resolved = true;
+      await race;
+      // A last change after the read, so each raced key's newest record is one the watch must report live.
+      await Promise.all(raced.map((key) => kv.put(key, enc.encode('last'))));
+
+      t.ok(
+        initial.every(
+          (e, i) => e.operation === 'put' && (i === 0 || (initial[i - 1] as KvEntry).revision < e.revision),
+        ),
+        'initial values are puts, oldest revision first',
+      );
+      const initialKeys = initial.map((e) => e.key);
+      t.equal(new Set(initialKeys).size, initialKeys.length, 'no key twice before the watch resolves');
+      const untouched = keys.slice(raced.length);
+      t.ok(
+        untouched.every((key) => seen.get(key)?.length === 1 && initialKeys.includes(key)),
+        'every key written only before the watch is reported once, before it resolves',
+      );
+      const neverDeleted = raced.filter((_, i) => i % 10 !== 0);
+      t.ok(
+        neverDeleted.every((key) => initialKeys.includes(key)),
+        'a key changed during the read is reported too',
+      );
+      t.notOk(initialKeys.includes('gone'), 'a deleted key is not an initial value');
+
+      const histories = new Map<string, Array<{ revision: number; operation: string }>>();
+      for (const key of raced) {
+        histories.set(
+          key,
+          (await kv.history(key)).map((e) => ({ revision: e.revision, operation: e.operation })),
+        );
+      }
+      const caughtUp = () =>
+        raced.every((key) => seen.get(key)?.at(-1)?.revision === histories.get(key)?.at(-1)?.revision);
+      t.ok(await eventually(async () => caughtUp(), 10_000), "the watch reaches every key's last record");
+      await sub.stop();
+      const wrong = raced.filter((key) => {
+        const history = histories.get(key) ?? [];
+        const got = seen.get(key) ?? [];
+        const from = history.length - got.length;
+        // What the watch reported is the key's records from its state at the initial point on: no gap, no
+        // repeat; a key not reported initially was deleted at that point.
+        const suffix = from >= 0 && JSON.stringify(history.slice(from)) === JSON.stringify(got);
+        const start = initialKeys.includes(key) || from === 0 || history[from - 1]?.operation === 'delete';
+        return !suffix || !start;
+      });
+      t.same(wrong, [], 'every raced key: its state at the read, then each later change once, in order');
+    },
+  );
+
   withBus('a closed bus refuses further calls', async (fx, id, t) => {
     const bus = fx.bus;
     await bus.ensureStream({ name: `S${id}`, subjects: [`c${id}.>`] });

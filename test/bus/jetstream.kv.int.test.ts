@@ -74,6 +74,40 @@ t.test('a stored loser is ignored by get, history, keys and watch, and cannot be
   t.ok(loser > winner);
 });
 
+t.test('a new watcher of many claimed keys reports each winner once and never a loser', async (t) => {
+  const bus = await openJetStreamBus({ url: server.url });
+  t.teardown(() => bus.close());
+  const kv = await bus.kv({ name: 'claims' });
+  const winners = new Map<string, number>();
+  // More keys whose newest record is a claim than a watch reads one by one: their histories are read in bulk.
+  const keys = Array.from({ length: 200 }, (_, i) => `c.${i}`);
+  await Promise.all(
+    keys.map(async (key, i) => {
+      const base = await kv.create(key, enc.encode('base'));
+      if (i % 2 === 0) {
+        winners.set(key, base);
+        await storeClaim(bus, 'claims', key, 0, 'late create');
+        return;
+      }
+      winners.set(key, await kv.update(key, enc.encode('winner'), base));
+      if (i % 3 === 0) await storeClaim(bus, 'claims', key, base, 'loser');
+    }),
+  );
+  await kv.put('plain', enc.encode('p'));
+  winners.set('plain', (await kv.get('plain'))?.revision ?? 0);
+
+  const fresh = await openJetStreamBus({ url: server.url });
+  t.teardown(() => fresh.close());
+  const seen: string[] = [];
+  const watch = await (await fresh.kv({ name: 'claims' })).watch((e) => seen.push(`${e.key}@${e.revision}`));
+  await watch.stop();
+  t.same(
+    [...seen].sort(),
+    [...winners].map(([key, rev]) => `${key}@${rev}`).sort(),
+    'initial values are the winners',
+  );
+});
+
 t.test('a reader that never saw a key judges its trimmed history as the writer does', async (t) => {
   const bus = await openJetStreamBus({ url: server.url });
   t.teardown(() => bus.close());
