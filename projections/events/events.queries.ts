@@ -89,7 +89,8 @@ export interface ListQuery extends IndexFilter {
 export function parseListQuery(params: URLSearchParams): ListQuery {
   const limitText = one(params, 'limit');
   let limit = EVENTS_PAGE_DEFAULT;
-  if (limitText !== undefined) {
+  // An empty `limit=` (a form left blank) reads as absent, as on every other listing.
+  if (limitText !== undefined && limitText !== '') {
     if (!/^\d+$/.test(limitText) || Number(limitText) < 1)
       throw new QueryError(
         'invalid_query',

@@ -66,6 +66,7 @@ t.test('a page is at most 400 rows; bad parameters answer invalid_query', async 
   refused('type=TaskCreated&type=TaskAssigned');
   refused('agent_id=ada&seat=bob');
   t.equal(listQuery('').limit, 100);
+  t.equal(listQuery('limit=').limit, 100, 'a blank limit reads as absent, as on the other listings');
   // `seat` is the seat filter's other name: a blank `agent_id` beside it does not widen the read.
   t.equal(listQuery('agent_id=&seat=ada').agentId, 'ada');
   t.equal(listQuery('agent_id=ada&seat=ada').agentId, 'ada');
