@@ -204,7 +204,10 @@ export interface Kv {
   keys(filter?: string): Promise<string[]>;
   /** Valid records of one key, oldest first, deletes included. Losers of races are excluded. */
   history(key: string): Promise<KvEntry[]>;
-  /** Calls `onEntry` for every change in order; `initial` values first. */
+  /**
+   * Calls `onEntry` for every change in order. With `initial` (the default) every matching key's current
+   * value comes first, once each, all before the returned promise resolves; live changes follow.
+   */
   watch(onEntry: (entry: KvEntry) => void, opts?: KvWatchOptions): Promise<Subscription>;
 }
 

@@ -342,20 +342,13 @@ async function runBucket<S>(opts: RunnerOptions<S>, p: BucketProjection<S>): Pro
     state = p.init();
     seq = 0;
     live = false;
-    watch = await p.bucket.watch(fold, { initial: true, ...(p.key !== undefined ? { key: p.key } : {}) });
-    // The watch may still be delivering its initial values: the current ones are folded in directly too
-    // (the fold keeps the newest revision per key, so doing both is harmless).
+    // Every current value is folded before the watch resolves (the bus's watch contract): no read per key.
     let replayed = 0;
-    try {
-      for (const key of await p.bucket.keys(p.key)) {
-        const entry = await p.bucket.get(key);
-        if (entry) fold(entry);
-        replayed += 1;
-      }
-    } catch (error) {
-      await stopWatch(); // nothing is handed back to stop it
-      throw error;
-    }
+    const onEntry = (entry: KvEntry): void => {
+      if (!live) replayed += 1;
+      fold(entry);
+    };
+    watch = await p.bucket.watch(onEntry, { initial: true, ...(p.key !== undefined ? { key: p.key } : {}) });
     live = true;
     opts.logger?.info({ projection: p.name, version: p.version, replayed, seq }, 'projection ready');
     return { from: 'zero', checkpointSeq: 0, replayed };
