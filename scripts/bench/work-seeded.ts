@@ -3,7 +3,8 @@
  * writer appends, on each project's subject) written straight into a memory-engine store, then a
  * `svc serve` started on that store. Reports the boot to ready, the node's RSS, and the p99 of the common
  * reads (`GET /work` newest, filtered, by text; `/work/my-work` and `/work/inbox` of a person with many
- * items), each against the read function over the same records folded in this process.
+ * items), each against the read function over the same records folded in this process; then, in process,
+ * the fold of purges of the oldest 80% of the items.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -96,6 +97,37 @@ async function timed(times: number, run: () => unknown): Promise<{ p50: number; 
   }
   samples.sort((a, b) => a - b);
   return { p50: quantile(samples, 0.5), p99: quantile(samples, 0.99) };
+}
+
+/**
+ * Folds purge records for the oldest `purges` items into `state` (retention purging most of the log) and
+ * prints how long the fold and the first listing read after it took: a diagnostic, in process.
+ */
+function purgeFigure(state: WorkState, purges: number): void {
+  const oldest = [...state.items.values()].slice(0, purges);
+  const at = new Date().toISOString();
+  let seq = state.seq;
+  const t0 = performance.now();
+  for (const item of oldest)
+    foldWork(
+      state,
+      {
+        kind: 'item.purged',
+        op_id: `purge-${item.id}`,
+        at,
+        actor: 'bench',
+        turn_id: null,
+        id: item.id,
+        reason: 'retention',
+      },
+      ++seq,
+    );
+  const folded = performance.now() - t0;
+  const { total } = listItems(state, listAll);
+  const read = performance.now() - t0 - folded;
+  console.log(
+    `folding ${oldest.length} purges of the oldest items in process: ${(folded / 1000).toFixed(2)} s, then the first listing read ${read.toFixed(1)} ms (${total} items left)`,
+  );
 }
 
 /** The listing query with no filter (each read below narrows it). */
@@ -192,6 +224,7 @@ export async function seededFigures(count: number, queries: number, rows: BenchR
     } finally {
       await node.stop();
     }
+    purgeFigure(state, Math.floor(count * 0.8));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

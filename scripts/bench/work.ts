@@ -6,7 +6,8 @@
  *   2. `GET /work` latency (p99 of BENCH_WORK_QUERIES queries, default 200) on that node, newest page and a
  *      filtered page, against the listing function over the same number of items in this process;
  *   3. at scale (work-seeded.ts): BENCH_WORK_ITEMS create records (default 100,000) written into a store, a
- *      `svc serve` booted on it, and the p99 of the common reads over HTTP against the read functions.
+ *      `svc serve` booted on it, and the p99 of the common reads over HTTP against the read functions; then
+ *      the fold of purges of the oldest 80% of them, in process (a diagnostic).
  *
  * Run (from the repository root, after `npm run build`): node --import=tsx scripts/bench/work.ts [--json]
  */
