@@ -13,6 +13,7 @@
 import { z } from 'zod';
 import { SpendRecord } from '../../schema/index.js';
 import { instantMs } from '../time/instants.js';
+import { RollupIndex } from './rollup-index.js';
 
 const DAY_MS = 86_400_000;
 /** Longest window any read asks for (90 company days) plus a day of zone slack. */
@@ -53,10 +54,20 @@ export interface TokenLedger {
   /** False until the first record arrived or the boot seed finished: the org budget meter is null till then. */
   reported: boolean;
   now: () => number;
+  /** The rollup's sums of hours, days and turns of the whole records (kept beside them, not saved). */
+  readonly rollup: RollupIndex;
 }
 
 export function emptyLedger(now: () => number = Date.now): TokenLedger {
-  return { entries: [], ids: new Set(), slots: [], latestMs: null, reported: false, now };
+  return {
+    entries: [],
+    ids: new Set(),
+    slots: [],
+    latestMs: null,
+    reported: false,
+    now,
+    rollup: new RollupIndex(),
+  };
 }
 
 /** First index of `list` (ascending by `ms`) whose `ms` is at least `ms`. */
@@ -143,7 +154,9 @@ export function applySpend(ledger: TokenLedger, message: unknown, arrivedMs?: nu
   const entries = ledger.entries;
   let i = entries.length;
   while (i > 0 && (entries[i - 1]?.ms ?? 0) > ms) i -= 1;
-  entries.splice(i, 0, { record: shared(parsed.data), ms });
+  const entry = { record: shared(parsed.data), ms };
+  entries.splice(i, 0, entry);
+  ledger.rollup.added(entry);
   ledger.ids.add(parsed.data.id);
   return ledger;
 }
@@ -153,6 +166,7 @@ export function pruneLedger(ledger: TokenLedger): void {
   const now = ledger.now();
   for (const e of ledger.entries.splice(0, lowerBound(ledger.entries, now - ledgerWholeMs))) {
     ledger.ids.delete(e.record.id);
+    ledger.rollup.removed(e);
     if (e.ms >= now - ledgerMaxAgeMs) addToSlot(ledger, e.record, e.ms);
   }
   ledger.slots.splice(0, lowerBound(ledger.slots, now - ledgerMaxAgeMs));

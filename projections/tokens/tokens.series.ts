@@ -6,7 +6,7 @@
  */
 import type { SpendRecord } from '../../schema/index.js';
 import { clampInt, textParam } from '../query/params.js';
-import { matchesSeat } from './tokens.rollup.js';
+import { matchesSeat } from './rollup-fold.js';
 import { addRow, zeroRow, type TokenRow } from './token-rows.js';
 import { ledgerEntries, ledgerSlots, type TokenLedger } from './tokens.ledger.js';
 import {
