@@ -198,10 +198,20 @@ export function parseTierA(text: string, opts: LoadOptions): TierAResult {
           ];
     });
     const named = new Set(shape.map((p) => p.path));
-    return { ok: false, problems: [...shape, ...placedRelated.filter((p) => !named.has(p.path))] };
+    return {
+      ok: false,
+      problems: inFileOrder([...shape, ...placedRelated.filter((p) => !named.has(p.path))]),
+    };
   }
-  if (related.length > 0) return { ok: false, problems: placedRelated };
+  if (related.length > 0) return { ok: false, problems: inFileOrder(placedRelated) };
   return { ok: true, config: finish(parsed.data, opts) };
+}
+
+/** Problems as an editor meets them: by line and column, those without a place (a missing key) last. */
+function inFileOrder(problems: Problem[]): Problem[] {
+  const at = (p: Problem): number =>
+    p.line === undefined ? Number.MAX_SAFE_INTEGER : p.line * 100_000 + (p.column ?? 0);
+  return problems.sort((a, b) => at(a) - at(b));
 }
 
 /**

@@ -81,3 +81,26 @@ t.test('the terminal form names line and column', async (t) => {
   const text = formatProblems(problemsOf('api: {port: 70000}\n'));
   t.match(text, /^  1:7  api\.port: /);
 });
+
+t.test('a refused Tier A file lists its problems in file order, shape and rule problems mixed', async (t) => {
+  const problems = problemsOf(
+    [
+      'providers:',
+      '  queue: {type: kafka}',
+      'api:',
+      '  port: -5',
+      '  auth:',
+      '    tokens: [{id: a}]',
+      'node:',
+      '  roles: [wizard]',
+      'debug: maybe',
+    ].join('\n'),
+  );
+  const lines = problems.map((p) => p.line ?? Infinity);
+  t.ok(problems.length >= 4, `${problems.length} problems`);
+  t.same(
+    lines,
+    [...lines].sort((a, b) => a - b),
+    lines.join(','),
+  );
+});
