@@ -45,9 +45,10 @@ export const DEFAULT_LIFECYCLE: LifecycleLimits = {
 
 /**
  * Whatever the limits say, a ledger holds at most this many of each, in at most this many bytes (it is one
- * KV value, under a JetStream message's 1 MiB); the view keeps 200 episodes a seat too.
+ * KV value, under a JetStream message's 1 MiB); the view keeps 200 episodes a seat too. The raw ceiling is
+ * schema's, which warns a document that asks for more.
  */
-export const RAW_HELD_MAX = 200;
+const RAW_HELD_MAX = Payloads.RAW_EPISODES_HELD_MAX;
 export const COMPACTED_HELD_MAX = 100;
 export const LEDGER_BYTES_MAX = 768 * 1024;
 /** A compacted episode is recorded again before the event history (30 days) lets its record go. */

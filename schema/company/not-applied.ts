@@ -8,6 +8,7 @@
  * calls, and `knowledge.wiki_spaces` belongs to the knowledge base. `providers.embeddings` is read (personal
  * memory ranks by it) unless its type is not built, its model is missing or `openai-compatible` has no endpoint.
  */
+import { RAW_EPISODES_HELD_MAX } from '../events/payloads/memory.js';
 import { readEmbeddings } from './embeddings.js';
 import type { Segment } from './problems.js';
 import { unbuiltTransports } from './transports.js';
@@ -41,7 +42,21 @@ function embeddingsWarnings(block: unknown): NotApplied[] {
   return read.kind === 'unusable' ? [{ segments: ['providers', 'embeddings'], message: read.message }] : [];
 }
 
-/** The settings written in `doc` that have no effect in this release. */
+/** A raw episode cap above what a seat's ledger holds (or none, 0) keeps that many all the same. */
+function episodeCapWarnings(doc: Record<string, unknown>): NotApplied[] {
+  const segments: Segment[] = ['learning', 'episode_lifecycle', 'max_raw_episodes_per_agent'];
+  const cap = valueAt(doc, segments);
+  if (typeof cap !== 'number' || (cap > 0 && cap <= RAW_EPISODES_HELD_MAX)) return [];
+  const asked = cap === 0 ? 'no cap' : String(cap);
+  return [
+    {
+      segments,
+      message: `partly applied: a seat's episode ledger holds at most ${RAW_EPISODES_HELD_MAX} raw episodes, so ${asked} keeps ${RAW_EPISODES_HELD_MAX} (the oldest go past them)`,
+    },
+  ];
+}
+
+/** The settings written in `doc` that have no effect in this release, or less than they ask. */
 export function notAppliedSettings(doc: Record<string, unknown>): NotApplied[] {
   return [
     ...unbuilt
@@ -60,6 +75,7 @@ export function notAppliedSettings(doc: Record<string, unknown>): NotApplied[] {
           },
         ]
       : []),
+    ...episodeCapWarnings(doc),
     // A transport of a type not built here (transports.ts): stored, never sent.
     ...unbuiltTransports(doc['notification_transports']).map((name) => ({
       segments: ['notification_transports', name],

@@ -270,3 +270,17 @@ t.test(
     t.same(notApplied(embeddings({ model: 'm', min_similarity: 0 })), [], 'min_similarity 0 is applied');
   },
 );
+
+t.test('a raw episode cap above what a seat holds, or none, warns that 200 are kept', async (t) => {
+  const cap = (n: number) => ({ learning: { episode_lifecycle: { max_raw_episodes_per_agent: n } } });
+  const path = 'learning.episode_lifecycle.max_raw_episodes_per_agent';
+  t.same(notApplied(cap(500)), [path]);
+  t.same(notApplied(cap(0)), [path], 'no cap of its own still keeps 200');
+  t.same(notApplied(cap(200)), []);
+  t.same(notApplied(cap(50)), []);
+  const warning = validateCompany({ name: 'Acme', ...cap(500) }, { mode: 'write' }).warnings.find(
+    (w) => w.path === path,
+  );
+  t.match(warning?.message, /at most 200 raw episodes, so 500 keeps 200/);
+  t.equal(validateCompany({ name: 'Acme', ...cap(500) }, { mode: 'write' }).valid, true, 'still valid');
+});

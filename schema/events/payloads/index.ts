@@ -27,6 +27,7 @@ export {
   EpisodesPruned,
   MemoryForgotten,
   MemoryRemembered,
+  RAW_EPISODES_HELD_MAX,
   SkillPromoted,
   SkillSynthesized,
 } from './memory.js';

@@ -22,6 +22,12 @@ export const EpisodeRecorded = z.object({
 });
 export type EpisodeRecorded = z.infer<typeof EpisodeRecorded>;
 
+/**
+ * Raw episodes a seat's ledger holds whatever `max_raw_episodes_per_agent` says (the ledger is one KV value,
+ * under a JetStream message's 1 MiB); a document asking for more is warned at its write.
+ */
+export const RAW_EPISODES_HELD_MAX = 200;
+
 /** Why episodes left a seat's memory (ops/turn-engine.md "Episode lifecycle"). */
 export const EpisodePruneReason = {
   /** Past `max_raw_episodes_per_agent`, oldest first. */
