@@ -102,8 +102,6 @@ export {
   findContainer,
   knowledgeTools,
   listPages,
-  PAGE_LIST_DEFAULT,
-  PAGE_LIST_MAX,
   pageDetail,
   pagesLedger,
   pagesProjection,

@@ -424,6 +424,8 @@ export {
 } from './skills.js';
 export { closestName } from './did-you-mean.js';
 export { withoutUserinfo } from './url-userinfo.js';
+export { queryRanges } from './query-ranges.js';
+export type { IntRange } from './query-ranges.js';
 export {
   decodeCursor,
   encodeCursor,

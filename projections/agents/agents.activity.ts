@@ -3,6 +3,7 @@
  * turn log follows the 30-day event history): turn counts, first-pass rate over reviewed turns,
  * duration quantiles, and a day series (one entry per company day, oldest first).
  */
+import { queryRanges } from '../../schema/index.js';
 import type { AgentsState, TurnSummary } from './agents.state.js';
 import type { CompanyModel } from '../org/company.model.js';
 import { clampInt } from '../query/params.js';
@@ -40,7 +41,8 @@ export function agentActivity(
   query: URLSearchParams,
   nowMs: number,
 ) {
-  const days = clampInt(query.get('days'), 7, 1, 30);
+  const { fallback, min, max } = queryRanges.activityDays;
+  const days = clampInt(query.get('days'), fallback, min, max);
   const tz = company.timezone;
   const today = localDate(nowMs, tz);
   const dayStarts = Array.from({ length: days + 1 }, (_, i) => addDays(today, i - days + 1));

@@ -9,6 +9,7 @@ import {
   formatInstant,
   isStoredType,
   parseCursorInstant,
+  queryRanges,
   toFullEvent,
   type Coverage,
   type EventAnswer,
@@ -23,8 +24,7 @@ import type { IndexFilter } from './events.index.js';
 import { windowRows, type EventsState } from './events.projection.js';
 import { QueryError } from '../query/query-error.js';
 
-export const EVENTS_PAGE_MAX = 400;
-export const EVENTS_PAGE_DEFAULT = 100;
+const { fallback: EVENTS_PAGE_DEFAULT, max: EVENTS_PAGE_MAX } = queryRanges.eventsLimit;
 export const TRACE_MAX = 500;
 
 /** What the answers read: the projection's state, the stream by sequence, the clock. */
@@ -88,7 +88,7 @@ export interface ListQuery extends IndexFilter {
 /** Reads `/events` parameters; refuses what is outside their sets with `invalid_query`. */
 export function parseListQuery(params: URLSearchParams): ListQuery {
   const limitText = one(params, 'limit');
-  let limit = EVENTS_PAGE_DEFAULT;
+  let limit: number = EVENTS_PAGE_DEFAULT;
   // An empty `limit=` (a form left blank) reads as absent, as on every other listing.
   if (limitText !== undefined && limitText !== '') {
     if (!/^\d+$/.test(limitText) || Number(limitText) < 1)

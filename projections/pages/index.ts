@@ -5,8 +5,6 @@ export {
   containerRows,
   findContainer,
   listPages,
-  PAGE_LIST_DEFAULT,
-  PAGE_LIST_MAX,
   pageDetail,
   searchFingerprint,
   type SearchPosition,

@@ -21,8 +21,6 @@ export interface PageRow {
   readonly comments: number;
 }
 
-export const PAGE_LIST_DEFAULT = 50;
-export const PAGE_LIST_MAX = 200;
 /** Hits ranked before a `parent` filter narrows them. */
 const PAGE_SEARCH_SCAN = 2_000;
 

@@ -22,6 +22,7 @@ import {
   MAX_DOCUMENT_DEPTH,
   MAX_RENDER_DEPTH,
   opaqueMarker,
+  queryRanges,
   redact,
   type EntityKind,
   type RevisionRecord,
@@ -148,8 +149,8 @@ function getConfig(deps: ConfigReadDeps, req: ApiRequest): ApiReply {
 
 function getRevisions(deps: ConfigReadDeps, req: ApiRequest): ApiReply {
   const state = deps.state();
-  const limit = intParam(req, 'limit', 50, 1, 500);
-  const offset = intParam(req, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
+  const limit = intParam(req, 'limit', queryRanges.revisionsLimit);
+  const offset = intParam(req, 'offset', queryRanges.revisionsOffset);
   return {
     status: 200,
     body: { revisions: listRevisions(state, { limit, offset }), total: state.order.length, limit, offset },

@@ -6,15 +6,13 @@ import { z } from 'zod';
 import {
   containerRows,
   findContainer,
-  PAGE_LIST_DEFAULT,
-  PAGE_LIST_MAX,
   pageDetail,
   queryTerms,
   searchFingerprint,
   type PagesService,
   type SearchPosition,
 } from '../../../projections/index.js';
-import { decodeCursor, listIdentity, ListOrder, unsealCursor } from '../../../schema/index.js';
+import { decodeCursor, listIdentity, ListOrder, queryRanges, unsealCursor } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import type { ApiReply, ApiRequest } from '../../types.js';
 import { cursorParam, cursorRefused, sealNext } from '../list-cursor.param.js';
@@ -67,7 +65,7 @@ function searchCursor(req: ApiRequest, list: string, q: string): SearchPosition 
 }
 
 export async function listRoute(pages: PagesService, req: ApiRequest): Promise<ApiReply> {
-  const limit = intParam(req, 'limit', PAGE_LIST_DEFAULT, 1, PAGE_LIST_MAX);
+  const limit = intParam(req, 'limit', queryRanges.pagesLimit);
   const q = singleParam(req, 'q', 'bad_params') ?? undefined;
   // Characters are code points: `length` would count one beyond the BMP as two.
   if (q !== undefined && ([...q].length > Q_MAX_CHARS || queryTerms(q).length === 0))

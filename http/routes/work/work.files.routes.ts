@@ -6,7 +6,7 @@
  * bytes chunk by chunk from the store: a chunk found missing once the answer started cuts the connection.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { fileRefusal, type WorkFile } from '../../../schema/index.js';
+import { fileRefusal, queryRanges, type WorkFile } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import { StreamedBody } from '../../reply.js';
 import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
@@ -25,8 +25,6 @@ import {
 } from './work.params.js';
 import { intParam } from '../int-query.param.js';
 
-const FILES_DEFAULT = 200;
-const FILES_MAX = 1000;
 const READ_BACK_MS = 10_000;
 const CONTENT_TYPE_MAX = 255;
 
@@ -67,7 +65,7 @@ function listing(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
   const project = knownProject(deps, textParam(req, 'project'));
   const folder = textParam(req, 'folder')?.replace(/\/+$/, '') ?? null;
   const removed = boolParam(req, 'removed') ?? false;
-  const limit = intParam(req, 'limit', FILES_DEFAULT, 1, FILES_MAX);
+  const limit = intParam(req, 'limit', queryRanges.workFilesLimit);
   const after = textParam(req, 'after');
   const rows = [...deps.state().files.values()]
     .filter(

@@ -13,6 +13,7 @@ import {
   MoveItemBody,
   PurgeBody,
   priorities,
+  queryRanges,
   SeqKey,
   statusGroups,
   UpdateItemBody,
@@ -41,10 +42,6 @@ import {
 import { intParam } from '../int-query.param.js';
 import { singleParam } from '../single.param.js';
 
-const PAGE_DEFAULT = 20;
-const PAGE_MAX = 50;
-const LIST_DEFAULT = 50;
-const LIST_MAX = 200;
 const READ_BACK_MS = 10_000;
 
 function listing(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
@@ -87,7 +84,7 @@ function listing(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
     ...filters,
     statuses,
     groups,
-    limit: intParam(req, 'limit', LIST_DEFAULT, 1, LIST_MAX),
+    limit: intParam(req, 'limit', queryRanges.workListLimit),
     after,
   });
   return { status: 200, body: { ...body, next: sealNext(body.next, list) } };
@@ -104,7 +101,7 @@ function newestPage<T>(
   order: ListOrder,
   item: string,
 ) {
-  const limit = intParam(req, 'limit', PAGE_DEFAULT, 1, PAGE_MAX);
+  const limit = intParam(req, 'limit', queryRanges.workPageLimit);
   // One item's thread (or turns) is the list: a cursor of another item's is refused.
   const list = listIdentity(order, { item });
   const after = cursorParam(req, order, SeqKey, list);

@@ -11,7 +11,7 @@ import {
   personState,
   savedViews,
 } from '../../../projections/index.js';
-import { listIdentity, ListOrder, parsePosition, SeqKey } from '../../../schema/index.js';
+import { listIdentity, ListOrder, parsePosition, queryRanges, SeqKey } from '../../../schema/index.js';
 import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
 import { cursorParam, cursorRefused, sealNext } from '../list-cursor.param.js';
 import type { WorkRouteDeps } from './work.deps.js';
@@ -26,7 +26,6 @@ import {
 } from './work.params.js';
 import { intParam } from '../int-query.param.js';
 
-const INBOX_MAX = 50;
 const reasons = Object.values(InboxReason) as string[];
 
 const now = (deps: WorkRouteDeps): Date => deps.now?.() ?? new Date();
@@ -53,7 +52,7 @@ function inbox(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
     throw cursorRefused('names no row of this list');
   const body = inboxPage(state, {
     ...filters,
-    limit: intParam(req, 'limit', INBOX_MAX, 1, INBOX_MAX),
+    limit: intParam(req, 'limit', queryRanges.workInboxLimit),
     before: before?.key ?? null,
     now: now(deps),
   });

@@ -6,6 +6,7 @@ import {
   taskTypes,
   workStatuses,
   groupOf,
+  queryRanges,
   workMoves,
   type WorkState,
 } from '../../../schema/index.js';
@@ -31,8 +32,6 @@ import {
 } from './work.params.js';
 import { intParam } from '../int-query.param.js';
 
-const PROJECTS_MAX = 200;
-const ACTIVITY_MAX = 200;
 const SEARCH_WINDOW_MS = 90 * 24 * 3600 * 1000;
 const sortValues = projectSortKeys.flatMap((k) => [k, `-${k}`]);
 
@@ -42,7 +41,7 @@ function projects(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
     unit: textParam(req, 'unit'),
     archived: enumParam(req, 'archived', ['false', 'only', 'true'] as const, 'false'),
     sort: enumParam(req, 'sort', sortValues, 'key'),
-    limit: intParam(req, 'limit', PROJECTS_MAX, 1, PROJECTS_MAX),
+    limit: intParam(req, 'limit', queryRanges.workProjectsLimit),
   });
   return { status: 200, body };
 }
@@ -139,7 +138,7 @@ function activity(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
     from,
     to,
     q,
-    limit: intParam(req, 'limit', ACTIVITY_MAX, 1, ACTIVITY_MAX),
+    limit: intParam(req, 'limit', queryRanges.workActivityLimit),
   });
   return { status: 200, body };
 }
