@@ -8,6 +8,10 @@ import { answerText, pathSegment, queryOf } from './cli-json.js';
 import { UsageError, type Out } from './cli-usage.js';
 import { activityTable, agentDetail, agentsTable, clearChange, pauseChange } from './agents-view.js';
 import { AnswerShapeError } from './cli-shape.js';
+import { intFlag } from './cli-flags.js';
+import { queryRanges } from '../schema/index.js';
+
+const { activityDays } = queryRanges;
 
 export const agentsHelp = `Usage: svc agents [<verb>] [flags]
 
@@ -18,7 +22,7 @@ reads when the node refuses anonymous reads):
   show         ID [--json]  one seat (ID: handle or role name): turn, pause, live call, last turn and
                             error, tokens, budget, its latest LLM calls (--json: all the node keeps, 50)
   activity     [--days N] [--json]
-                            per seat over N company days (1 to 30, default 7): turns, failed, first-pass
+                            per seat over N company days (${activityDays.min} to ${activityDays.max}, default ${activityDays.fallback}): turns, failed, first-pass
                             rate over reviewed turns, duration quantiles (--json adds the day series)
   pause        ID [--reason TEXT] [--stop-running] [--json]
                             no new turn starts; --stop-running also cuts the running one (it resumes
@@ -68,7 +72,8 @@ export async function runAgents(args: string[], env: NodeJS.ProcessEnv, out: Out
   });
   if (rest.length < wanted) throw new UsageError(`svc agents ${verb} needs ID (a seat handle or role name)`);
   if (rest.length > wanted) throw new UsageError(`unexpected arguments: ${rest.slice(wanted).join(' ')}`);
-  const days = daysOf(values.days);
+  // The route clamps a value outside the range: refused here instead of answering another window.
+  const days = intFlag('--days', values.days, activityDays);
   if (values.id?.some((id) => id === '')) throw new UsageError('--id needs a question id');
   const ctx = await nodeContext(values, env, out, err);
   const seat = rest[0] === undefined ? '' : pathSegment(rest[0]);
@@ -113,15 +118,4 @@ export async function runAgents(args: string[], env: NodeJS.ProcessEnv, out: Out
       });
     }
   }
-}
-
-/**
- * `--days N` as sent: the route clamps a value past 1..30 silently, so one outside is a bad flag here (exit 2)
- * rather than a window other than the one asked for.
- */
-function daysOf(raw: string | undefined): string | undefined {
-  if (raw === undefined) return undefined;
-  if (!/^[1-9]\d?$/.test(raw) || Number(raw) > 30)
-    throw new UsageError(`--days must be a whole number from 1 to 30, not ${raw}`);
-  return raw;
 }

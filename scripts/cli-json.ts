@@ -5,7 +5,7 @@
 import type { NodeContext } from './cli-args.js';
 import { requestNode } from './cli-http.js';
 import { describeRefusal } from './config-cli.js';
-import { UsageError, type Out } from './cli-usage.js';
+import type { Out } from './cli-usage.js';
 
 /**
  * `asFlags`: query parameters the command takes as flags of the same name; a refusal that tells how to
@@ -70,15 +70,4 @@ export function queryOf(values: Record<string, string | undefined>): string {
   for (const [k, v] of Object.entries(values)) if (v !== undefined) q.set(k, v);
   const text = q.toString();
   return text === '' ? '' : `?${text}`;
-}
-
-/**
- * `--limit N` as sent: a positive integer of at most `max` (the route's own maximum, checked here so a
- * bad flag exits 2 as the help says, instead of a refusal from the node), else a usage error.
- */
-export function limitOf(raw: string | undefined, max: number): string | undefined {
-  if (raw === undefined) return undefined;
-  if (!/^[1-9]\d{0,3}$/.test(raw) || Number(raw) > max)
-    throw new UsageError(`--limit must be an integer from 1 to ${max}, not ${raw}`);
-  return raw;
 }

@@ -14,6 +14,10 @@ import {
 import { requestNode } from './cli-http.js';
 import { diffRenderer, resolveRevision, RevisionLookupError } from './config-diff-cli.js';
 import { UsageError, type Out } from './cli-usage.js';
+import { intFlag, oneOfFlag } from './cli-flags.js';
+import { queryRanges } from '../schema/index.js';
+
+const { revisionsLimit, revisionsOffset } = queryRanges;
 
 /** A header value: non-ASCII text percent-encoded as UTF-8 (the node decodes it; raw bytes do not survive). */
 const headerText = (text: string): string => (/[^\x20-\x7e]/.test(text) ? encodeURIComponent(text) : text);
@@ -31,7 +35,8 @@ Verbs (against a running node; token from $SVC_TOKEN):
   diff       REVISION [--against REVISION|active] [--format text|yaml|json]
                                                      changes between two revisions, redacted, grouped per
                                                      entity (text, the default) or the route's answer
-  revisions  [--limit N] [--offset N]                revision history, newest first
+  revisions  [--limit N] [--offset N]                revision history, newest first (--limit ${revisionsLimit.min} to ${revisionsLimit.max},
+                                                     default ${revisionsLimit.fallback}; --offset from ${revisionsOffset.min})
   revert     REVISION [--summary S] [--if-match ID] [--dry-run]
                                                      a new revision equal to REVISION (summary default:
                                                      "revert to REVISION")
@@ -81,6 +86,9 @@ const parseConfigArgs = (args: string[]) =>
     offset: { type: 'string' },
   });
 
+const getFormats = ['json', 'yaml'] as const;
+const diffFormats = ['text', 'yaml', 'json'] as const;
+
 /** Each verb's own flags, as its help line lists them. */
 const configVerbFlags = {
   get: ['format'],
@@ -109,10 +117,10 @@ async function runVerb(
   const takesNone = ['get', 'revisions', 'reload', 'schema'].includes(verb);
   const unexpected = takesNone && target !== undefined ? [target, ...extra] : extra;
   if (unexpected.length > 0) throw new UsageError(`unexpected arguments: ${unexpected.join(' ')}`);
-  for (const flag of ['limit', 'offset'] as const) {
-    const raw = values[flag];
-    if (raw !== undefined && !/^\d+$/.test(raw)) throw new UsageError(`--${flag} must be a whole number`);
-  }
+  // What the CLI can judge alone is checked here (cli-flags.ts): exit 2, nothing sent.
+  const limit = intFlag('--limit', values.limit, revisionsLimit);
+  const offset = intFlag('--offset', values.offset, revisionsOffset);
+  const format = oneOfFlag('--format', values.format, verb === 'diff' ? diffFormats : getFormats);
   if (verb === 'schema') {
     out.write(`${JSON.stringify(await schema(), null, 2)}\n`);
     return 0;
@@ -140,10 +148,7 @@ async function runVerb(
   const dry = values['dry-run'] ? '?dry_run=true' : '';
   switch (verb) {
     case 'get':
-      if (values.format && values.format !== 'json' && values.format !== 'yaml') {
-        throw new UsageError('--format is json or yaml');
-      }
-      return call(ctx, 'GET', `/config${values.format === 'yaml' ? '?format=yaml' : ''}`);
+      return call(ctx, 'GET', `/config${format === 'yaml' ? '?format=yaml' : ''}`);
     case 'put': {
       const file = need('FILE');
       const body = readInput(file);
@@ -181,19 +186,16 @@ async function runVerb(
       });
     }
     case 'diff': {
-      const format = values.format ?? 'text';
-      if (format !== 'text' && format !== 'yaml' && format !== 'json')
-        throw new UsageError('--format is text, yaml or json');
       const to = await resolveRevision(ctx, need('REVISION'));
       const from = values.against ? await resolveRevision(ctx, values.against) : 'active';
       if (to === null || from === null) return 1;
       const path = `/config/revisions/${encodeURIComponent(to)}/diff?against=${encodeURIComponent(from)}`;
-      return call(ctx, 'GET', path, undefined, {}, await diffRenderer(format));
+      return call(ctx, 'GET', path, undefined, {}, await diffRenderer(format ?? 'text'));
     }
     case 'revisions': {
       const query = new URLSearchParams();
-      if (values.limit) query.set('limit', values.limit);
-      if (values.offset) query.set('offset', values.offset);
+      if (limit !== undefined) query.set('limit', limit);
+      if (offset !== undefined) query.set('offset', offset);
       const qs = query.toString();
       return call(ctx, 'GET', `/config/revisions${qs ? `?${qs}` : ''}`);
     }

@@ -6,6 +6,10 @@
 import type { NodeContext } from './cli-args.js';
 import { requestNode } from './cli-http.js';
 import { UsageError } from './cli-usage.js';
+import { queryRanges } from '../schema/index.js';
+
+/** A listing page as large as the route takes: most histories resolve in one request. */
+const listingPage = queryRanges.revisionsLimit.max;
 
 const fullId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -15,7 +19,7 @@ export class RevisionLookupError extends Error {
 }
 
 /**
- * The full id a prefix names, by reading the revision list (500 at a time); `active` and full ids pass
+ * The full id a prefix names, by reading the revision list (its largest page at a time); `active` and full ids pass
  * through. Null when the node could not be reached or refused the listing (already reported on `err`).
  */
 export async function resolveRevision(ctx: NodeContext, id: string): Promise<string | null> {
@@ -25,8 +29,13 @@ export async function resolveRevision(ctx: NodeContext, id: string): Promise<str
   if (!/^[0-9a-f-]{4,}$/i.test(id))
     throw new UsageError(`${id} is not a revision id or a prefix of one (4 hex digits at least)`);
   const matches: string[] = [];
-  for (let offset = 0; ; offset += 500) {
-    const res = await requestNode('config', ctx, 'GET', `/config/revisions?limit=500&offset=${offset}`);
+  for (let offset = 0; ; offset += listingPage) {
+    const res = await requestNode(
+      'config',
+      ctx,
+      'GET',
+      `/config/revisions?limit=${listingPage}&offset=${offset}`,
+    );
     if (res === null) return null;
     if (!res.ok) {
       ctx.err.write(`svc config: listing revisions to resolve ${id} answered ${res.status}\n`);

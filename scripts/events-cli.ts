@@ -16,13 +16,17 @@ import { nodeOrigin, requestNode, tokenHint, unreachable, unusableNode } from '.
 import { UsageError, type Out } from './cli-usage.js';
 import { describeRefusal } from './config-cli.js';
 import { pathSegment } from './cli-json.js';
-import { EventCategory } from '../schema/index.js';
+import { intFlag, oneOfFlag } from './cli-flags.js';
+import { EventCategory, queryRanges } from '../schema/index.js';
+
+const { eventsLimit } = queryRanges;
 
 export const eventsHelp = `Usage: svc events <verb> [flags]
 
 Verbs (against a running node; token from $SVC_TOKEN when reads need one):
   list   [--limit N] [--category C] [--seat HANDLE] [--feed-only] [--before-time T --before-id ID] [--all]
-         event rows newest first; --all follows the cursor to the end of history
+         event rows newest first, --limit per page (${eventsLimit.min} to ${eventsLimit.max}, default ${eventsLimit.fallback});
+         --all follows the cursor to the end of history
   get    EVENT_ID          one event with its payload
   trace  TRACE_ID          the events of one trace, oldest first (at most 500; the total on stderr)
   tail   [--category C] [--seat HANDLE]
@@ -74,7 +78,7 @@ export async function runEvents(args: string[], env: NodeJS.ProcessEnv, out: Out
     trace: [],
     tail: ['category', 'seat'],
   });
-  checkFlags(values);
+  const limit = checkFlags(values);
   const ctx = await nodeContext(values, env, out, err);
   const need = (what: string): string => {
     if (!target) throw new UsageError(`svc events ${verb} needs ${what}`);
@@ -83,7 +87,7 @@ export async function runEvents(args: string[], env: NodeJS.ProcessEnv, out: Out
   switch (verb) {
     case 'list': {
       const query = new URLSearchParams();
-      if (values.limit) query.set('limit', values.limit);
+      if (limit !== undefined) query.set('limit', limit);
       if (values.category) query.set('category', values.category);
       if (values.seat) query.set('agent_id', values.seat);
       if (values['feed-only']) query.set('feed_only', 'true');
@@ -136,19 +140,20 @@ const shellWord = (value: string): string =>
 const shellFlag = (name: string, value: string): string =>
   value.startsWith('-') ? `--${name}=${shellWord(value)}` : `--${name} ${shellWord(value)}`;
 
-/** What the flags can be told wrong by themselves, said in their own names (exit 2) before any request. */
+/**
+ * What the flags can be told wrong by themselves, said in their own names (exit 2) before any request; the
+ * `--limit` to send. Above its range the node would clamp: refused here rather than pages other than asked.
+ */
 function checkFlags(values: {
   readonly limit?: string;
   readonly category?: string;
   readonly 'before-time'?: string;
   readonly 'before-id'?: string;
-}): void {
-  if (values.category !== undefined && !categories.includes(values.category))
-    throw new UsageError(`--category must be one of ${categories.join(', ')}`);
-  if (values.limit !== undefined && !/^[1-9]\d*$/.test(values.limit))
-    throw new UsageError('--limit must be a whole number from 1 (at most 400 rows come back)');
+}): string | undefined {
+  oneOfFlag('--category', values.category, categories);
   if ((values['before-time'] === undefined) !== (values['before-id'] === undefined))
     throw new UsageError('--before-time and --before-id go together (the "more:" line prints both)');
+  return intFlag('--limit', values.limit, eventsLimit);
 }
 
 /** Prints every `event` frame (filtered here) until the socket closes or the process is interrupted. */

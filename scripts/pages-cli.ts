@@ -5,8 +5,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, refuseOtherVerbsFlags } from './cli-args.js';
-import { callJson, limitOf, queryOf } from './cli-json.js';
+import { callJson, queryOf } from './cli-json.js';
+import { intFlag } from './cli-flags.js';
 import { UsageError, type Out } from './cli-usage.js';
+import { queryRanges } from '../schema/index.js';
+
+const { pagesLimit } = queryRanges;
 
 export const pagesHelp = `Usage: svc pages <verb> [flags]
 
@@ -20,6 +24,7 @@ Verbs (against a running node with knowledge.backend native; token from $SVC_TOK
                                     then pages close in meaning (each row's match says which)
   create   --container C --title T [FILE|-] [--parent P] [--op-id X]
                                     create a page; its body is FILE's text, stdin's with -, else empty
+--limit is ${pagesLimit.min} to ${pagesLimit.max} (default ${pagesLimit.fallback}), as the route allows; outside it is a bad flag.
 
 ${nodeFlagsHelp}  --op-id X        a write's retry handle: sent again, it answers the first outcome
 Exit codes: 0 done; 1 refused (the answer's error code is printed); 2 bad flags.
@@ -55,7 +60,7 @@ export async function runPages(
   if (rest.length > most) throw new UsageError(`unexpected arguments: ${rest.slice(most).join(' ')}`);
   if ((verb === 'show' || verb === 'search') && rest.length === 0)
     throw new UsageError(`svc pages ${verb} needs ${verb === 'show' ? 'REF' : 'WORDS'}`);
-  const limit = limitOf(values.limit, 200);
+  const limit = intFlag('--limit', values.limit, pagesLimit);
   const ctx = await nodeContext(values, env, out, err);
   const call = (method: string, path: string, body?: unknown) => callJson('pages', ctx, method, path, body);
   switch (verb) {

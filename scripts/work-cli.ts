@@ -4,9 +4,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, refuseOtherVerbsFlags } from './cli-args.js';
-import { callJson, limitOf, queryOf } from './cli-json.js';
+import { callJson, queryOf } from './cli-json.js';
+import { intFlag, oneOfFlag } from './cli-flags.js';
 import { UsageError, type Out } from './cli-usage.js';
-import { workStatuses } from '../schema/index.js';
+import { priorities, queryRanges, workStatuses } from '../schema/index.js';
+
+const { workListLimit, workInboxLimit } = queryRanges;
 
 export const workHelp = `Usage: svc work <verb> [flags]
 
@@ -16,14 +19,15 @@ Verbs (against a running node with tracker.backend native; token from $SVC_TOKEN
                                     one --assignee (a repeat is a bad flag)
   show     ID                       one item with its thread and history (ID: key or id)
   create   --project P --title T [--description D] [--assignee H]... [--priority P] [--type T]
-           [--status S] [--op-id X] create an item; prints it with its key
+           [--status S] [--op-id X] create an item; prints it with its key (priority: ${priorities.join(', ')})
   comment  ID [TEXT|-] [--op-id X]  comment on an item; the text from stdin when - or absent
   move     ID STATUS [--op-id X]    move an item to a status (backlog, todo, in_progress, in_review,
                                     done, cancelled)
   inbox    [--unread] [--limit N] [--handle H]
                                     changes by others to your items (the token's person, or H)
   mine     [--handle H]             your my-work lists (or H's)
---limit is at most 200 (inbox: 50), as the routes allow; past it is a bad flag.
+--limit is ${workListLimit.min} to ${workListLimit.max} (inbox: ${workInboxLimit.min} to ${workInboxLimit.max}), as the routes allow;
+outside it, or a status or priority the tracker lacks, is a bad flag (exit 2, nothing sent).
 
 ${nodeFlagsHelp}  --op-id X        a write's retry handle: sent again, it answers the first outcome
 Exit codes: 0 done; 1 refused (the answer's error code is printed); 2 bad flags.
@@ -79,15 +83,16 @@ export async function runWork(
   if (rest.length > range[1]) throw new UsageError(`unexpected arguments: ${rest.slice(range[1]).join(' ')}`);
   const id = rest[0] === undefined ? '' : encodeURIComponent(rest[0]);
   const opId = values['op-id'] === undefined ? {} : { op_id: values['op-id'] };
-  // The routes' maximums (GET /work 200, /work/inbox 50): a flag past them is a usage error, exit 2.
-  const limit = limitOf(values.limit, verb === 'inbox' ? 50 : 200);
-  // The node would refuse it too, but a typo is a bad argument like any other: exit 2, nothing sent.
+  // What the CLI can judge alone is checked here (cli-flags.ts): exit 2, nothing sent.
+  const limit = intFlag('--limit', values.limit, verb === 'inbox' ? workInboxLimit : workListLimit);
   // Exact match: the route's enum takes the slugs as written.
-  if (verb === 'move') knownStatus('STATUS', rest[1]!);
-  if (verb === 'create' && values.status !== undefined) knownStatus('--status', values.status);
+  if (verb === 'move') oneOfFlag('STATUS', rest[1], workStatuses);
+  oneOfFlag('--status', verb === 'create' ? values.status : undefined, workStatuses);
+  oneOfFlag('--priority', values.priority, priorities);
   // GET /work reads a comma list (blanks skipped, as the route splits it): each one must be a status.
   if (verb === 'list' && values.status !== undefined)
-    for (const s of values.status.split(',').map((v) => v.trim())) if (s !== '') knownStatus('--status', s);
+    for (const s of values.status.split(',').map((v) => v.trim()))
+      if (s !== '') oneOfFlag('--status', s, workStatuses);
   const ctx = await nodeContext(values, env, out, err);
   const call = (method: string, path: string, body?: unknown) =>
     callJson('work', ctx, method, path, body, ['handle']);
@@ -142,11 +147,6 @@ export async function runWork(
     default:
       return call('GET', `/work/my-work${queryOf({ handle: values.handle })}`);
   }
-}
-
-function knownStatus(what: string, status: string): void {
-  if (!(workStatuses as readonly string[]).includes(status))
-    throw new UsageError(`${what} must be one of ${workStatuses.join(', ')} (got ${JSON.stringify(status)})`);
 }
 
 function readStdin(stdin: () => Buffer): string {

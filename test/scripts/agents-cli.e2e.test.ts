@@ -223,8 +223,8 @@ t.test('bad invocations exit 2 before any request; an unreachable node is named'
     [['fly'], 'svc: unknown agents verb: fly'],
     [['show', 'ada', '--reason', 'x'], 'svc: --reason belongs to svc agents pause, resume, not show'],
     [['list', '--stop-running'], 'svc: --stop-running belongs to svc agents pause, not list'],
-    [['activity', '--days', '31'], 'svc: --days must be a whole number from 1 to 30, not 31'],
-    [['activity', '--days', '0'], 'svc: --days must be a whole number from 1 to 30, not 0'],
+    [['activity', '--days', '31'], 'svc: --days must be a whole number from 1 to 30 (got "31")'],
+    [['activity', '--days', '0'], 'svc: --days must be a whole number from 1 to 30 (got "0")'],
     [['clear-needs', 'ada', '--id', ''], 'svc: --id needs a question id'],
   ];
   for (const [args, said] of cases) {

@@ -1,9 +1,13 @@
 /**
  * Client commands refuse what they can tell is wrong before any request: a `--config` file that cannot say
  * where the node is (missing, refused, binding no API port) is a usage error naming the file, never a
- * silent fall back to the default address; an empty patch file is no patch.
+ * silent fall back to the default address; an empty patch file is no patch; a flag outside the range or set
+ * of the query parameter it sends (spec Limits) is a usage error naming it, and one inside reaches the node.
  */
+import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -95,6 +99,58 @@ t.test('config verbs that take no argument refuse one, and paging flags are numb
   const limit = await svc(['config', 'revisions', '--limit', 'abc', ...url]);
   t.equal(limit.code, 2);
   t.match(limit.err, /--limit must be a whole number/);
+});
+
+t.test('a flag outside its range or set exits 2 naming it; inside, it reaches the node', async (t) => {
+  // A node that refuses everything it is asked and records what: a request sent exits 1, not 2.
+  const asked: string[] = [];
+  const node = createServer((req, res) => {
+    asked.push(`${req.method} ${req.url}`);
+    res.writeHead(400, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: 'bad_params', detail: 'refused by the stub node' }));
+  });
+  node.listen(0, '127.0.0.1');
+  await once(node, 'listening');
+  t.teardown(() => node.close());
+  const url = ['--url', `http://127.0.0.1:${(node.address() as AddressInfo).port}`];
+  const revision = '0189c3a2-7b1e-7c44-9d2a-3f0e5b6a7c8d';
+  const statuses = 'backlog, todo, in_progress, in_review, done, cancelled';
+  const whole = (flag: string, min: number, max: number) =>
+    `${flag} must be a whole number from ${min} to ${max}`;
+  // [the invocation, its value as ?; values refused; what the refusal names; a value sent, and as asked]
+  const flags: Array<[string[], string[], string, string, string]> = [
+    [['work', 'list', '--limit=?'], ['0', '201', '1e2', ''], whole('--limit', 1, 200), '200', 'GET /work?limit=200'],
+    [['work', 'inbox', '--limit=?'], ['0', '51'], whole('--limit', 1, 50), '50', 'GET /work/inbox?limit=50'],
+    [['work', 'list', '--status=?'], ['bogus', 'Done'], `--status must be one of ${statuses}`, 'todo', 'GET /work?status=todo'],
+    [['work', 'create', '--project', 'ENG', '--title', 'T', '--status=?'], ['Done'], `--status must be one of ${statuses}`, 'done', 'POST /work'],
+    [['work', 'create', '--project', 'ENG', '--title', 'T', '--priority=?'], ['p1', 'High'], '--priority must be one of urgent, high, medium, low, none', 'high', 'POST /work'],
+    [['work', 'move', 'ENG-1', '?'], ['in-progress'], `STATUS must be one of ${statuses}`, 'in_progress', 'POST /work/ENG-1/move'],
+    [['pages', 'list', '--limit=?'], ['0', '201'], whole('--limit', 1, 200), '200', 'GET /pages?limit=200'],
+    [['pages', 'search', 'word', '--limit=?'], ['201'], whole('--limit', 1, 200), '1', 'GET /pages?q=word&limit=1'],
+    [['config', 'revisions', '--limit=?'], ['0', '501', '-1'], whole('--limit', 1, 500), '500', 'GET /config/revisions?limit=500'],
+    [['config', 'revisions', '--offset=?'], ['x', '9007199254740992'], whole('--offset', 0, 9007199254740991), '0', 'GET /config/revisions?offset=0'],
+    [['config', 'get', '--format=?'], ['xml', 'JSON'], '--format must be one of json, yaml', 'yaml', 'GET /config?format=yaml'],
+    [['config', 'diff', revision, '--format=?'], ['html'], '--format must be one of text, yaml, json', 'json', `GET /config/revisions/${revision}/diff?against=active`],
+    [['events', 'list', '--limit=?'], ['0', '401'], whole('--limit', 1, 400), '400', 'GET /events?limit=400'],
+    [['events', 'list', '--category=?'], ['nonsense', 'Task'], '--category must be one of a2a, decision,', 'task', 'GET /events?category=task'],
+    [['agents', 'activity', '--days=?'], ['0', '31'], whole('--days', 1, 30), '30', 'GET /agents/activity?days=30'],
+  ]; // prettier-ignore
+  for (const [args, refused, said, sent, request] of flags) {
+    // `--flag=value`: a value that starts with a dash is the flag's, not another flag.
+    const withValue = (value: string) => args.map((arg) => arg.replace('?', value));
+    for (const value of refused) {
+      const invocation = withValue(value).join(' ');
+      const run = await svc([...withValue(value), ...url]);
+      t.equal(run.code, 2, `${invocation}: a usage error`);
+      t.ok(run.err.includes(`${said}`), `${invocation}: names what it takes`);
+      t.ok(run.err.includes(`(got ${JSON.stringify(value)})`), `${invocation}: and what it got`);
+      t.same(asked, [], `${invocation}: nothing asked of the node`);
+    }
+    const invocation = withValue(sent).join(' ');
+    const run = await svc([...withValue(sent), ...url]);
+    t.equal(run.code, 1, `${invocation}: sent, and the node's refusal printed`);
+    t.same(asked.splice(0), [request], `${invocation}: reaches the node`);
+  }
 });
 
 t.test('fleet remove refuses a --confirm that does not repeat the id, before asking the node', async (t) => {

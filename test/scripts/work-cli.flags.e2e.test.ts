@@ -49,7 +49,7 @@ t.test('a --limit past the route maximum exits 2; a handle refusal names --handl
   ]) {
     const bad = await svc([...args, ...url]);
     t.equal(bad.code, 2, args.join(' '));
-    t.match(bad.err, /--limit must be an integer from 1 to \d+/, args.join(' '));
+    t.match(bad.err, /--limit must be a whole number from 1 to \d+/, args.join(' '));
   }
   t.same(asked, [], 'no bad flag reached the node');
 
