@@ -68,7 +68,13 @@ export function tempDir(t: Test): string {
 
 export function startManager(
   t: Test,
-  opts: { resolve?: Resolver; logs?: Captured; backoffBaseMs?: number; backoffCapMs?: number } = {},
+  opts: {
+    resolve?: Resolver;
+    logs?: Captured;
+    backoffBaseMs?: number;
+    backoffCapMs?: number;
+    callTimeoutMs?: number;
+  } = {},
 ): { manager: ToolServerManager; logs: Captured } {
   const logs = opts.logs ?? captureLogs();
   const manager = createToolServerManager({
@@ -78,7 +84,7 @@ export function startManager(
       backoffBaseMs: opts.backoffBaseMs ?? 100,
       backoffCapMs: opts.backoffCapMs ?? 400,
       startTimeoutMs: 15_000,
-      callTimeoutMs: 15_000,
+      callTimeoutMs: opts.callTimeoutMs ?? 15_000,
       healthCheckMs: 300,
     },
   });

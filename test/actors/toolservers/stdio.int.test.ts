@@ -197,7 +197,12 @@ t.test(
 );
 
 t.test('a tool result over the 10 MiB stdio limit is reported as such, not as a clean exit', async (t) => {
-  const { manager, logs } = startManager(t, { backoffBaseMs: 60_000, backoffCapMs: 60_000 });
+  // 11 MiB made, piped and buffered by the SDK can pass the usual 15 s call deadline on a loaded machine.
+  const { manager, logs } = startManager(t, {
+    backoffBaseMs: 60_000,
+    backoffCapMs: 60_000,
+    callTimeoutMs: 120_000,
+  });
   await manager.apply({
     name: 'Acme',
     mcp_servers: [echoServer('huge', { env: { ECHO_NAME: 'huge', ECHO_BIG_MB: '11' } })],
