@@ -55,7 +55,15 @@ export async function withDeadline<T>(
   }
 }
 
-/** POSTs JSON and returns the response when it is a 2xx; otherwise throws the status's typed error. */
+/** A body already serialized as JSON text: sent as it is. */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * POSTs JSON (a value, or `JsonText`) and returns the response when it is a 2xx; otherwise throws the
+ * status's typed error.
+ */
 export async function postJson(
   ctx: CallContext,
   signal: AbortSignal,
@@ -65,7 +73,7 @@ export async function postJson(
 ): Promise<HttpAnswer> {
   const answer = await ctx.post(url, {
     headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
-    body: JSON.stringify(body),
+    body: body instanceof JsonText ? body.text : JSON.stringify(body),
     signal,
   });
   if (answer.status >= 200 && answer.status < 300) return answer;

@@ -14,10 +14,17 @@ import {
   type ProviderClient,
   type ToolCallDraft,
 } from './client.js';
-import { joinUrl, postJson, type CallContext } from './http.js';
+import { joinUrl, JsonText, postJson, type CallContext } from './http.js';
 import type { HttpAnswer } from './http-post.js';
 import { LlmMalformedStreamError, LlmServerError } from './llm.errors.js';
-import { StopReason, type LlmDelta, type LlmRequest, type LlmResult } from './llm.types.js';
+import {
+  StopReason,
+  type LlmDelta,
+  type LlmMessage,
+  type LlmRequest,
+  type LlmResult,
+  type LlmTool,
+} from './llm.types.js';
 import { parseSse } from './sse.js';
 
 const openaiBase = 'https://api.openai.com/v1';
@@ -83,49 +90,70 @@ const stopReasons: Record<string, LlmResult['stop_reason']> = {
   content_filter: StopReason.ContentFilter,
 };
 
-export function openaiBody(config: ClientConfig, request: LlmRequest): Record<string, unknown> {
-  const messages: unknown[] = [];
-  if (request.system) messages.push({ role: 'system', content: request.system });
-  for (const m of request.messages) {
-    if (m.role === 'assistant') {
-      const calls = m.tool_calls ?? [];
-      messages.push({
-        role: 'assistant',
-        content: m.content === '' && calls.length > 0 ? null : m.content,
-        ...(calls.length > 0
-          ? {
-              tool_calls: calls.map((c) => ({
-                id: c.id,
-                type: 'function',
-                function: { name: c.name, arguments: JSON.stringify(c.arguments) },
-              })),
-            }
-          : {}),
-      });
-    } else if (m.role === 'tool') {
-      messages.push({ role: 'tool', tool_call_id: m.tool_call_id, content: m.content });
-    } else {
-      messages.push({ role: m.role, content: m.content });
-    }
+/** One message as the chat completions wire has it. */
+function wireMessage(m: LlmMessage): Record<string, unknown> {
+  if (m.role === 'assistant') {
+    const calls = m.tool_calls ?? [];
+    return {
+      role: 'assistant',
+      content: m.content === '' && calls.length > 0 ? null : m.content,
+      ...(calls.length > 0
+        ? {
+            tool_calls: calls.map((c) => ({
+              id: c.id,
+              type: 'function',
+              function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+            })),
+          }
+        : {}),
+    };
   }
+  if (m.role === 'tool') return { role: 'tool', tool_call_id: m.tool_call_id, content: m.content };
+  return { role: m.role, content: m.content };
+}
+
+/**
+ * Wire JSON kept per message and per tool (both immutable): a phase sends every earlier message and its
+ * tools again each round, so only the newest messages are serialized; the rest are joined as they were.
+ */
+const messageTexts = new WeakMap<LlmMessage, string>();
+const toolTexts = new WeakMap<LlmTool, string>();
+
+function cachedJson<K extends object>(cache: WeakMap<K, string>, key: K, wire: (key: K) => unknown): string {
+  let text = cache.get(key);
+  if (text === undefined) {
+    text = JSON.stringify(wire(key));
+    cache.set(key, text);
+  }
+  return text;
+}
+
+const wireTool = (t: LlmTool): Record<string, unknown> => ({
+  type: 'function',
+  function: { name: t.name, description: t.description, parameters: t.input_schema },
+});
+
+/** The request body as JSON text: the same text as `JSON.stringify` of the wire object, in its key order. */
+export function openaiBody(config: ClientConfig, request: LlmRequest): JsonText {
+  const messages: string[] = [];
+  if (request.system) messages.push(JSON.stringify({ role: 'system', content: request.system }));
+  for (const m of request.messages) messages.push(cachedJson(messageTexts, m, wireMessage));
   const maxTokens = request.max_tokens ?? defaultMaxTokens;
-  return {
-    model: config.model,
-    messages,
+  // `messages` follows `model`; the rest is serialized as one object whose opening brace is dropped.
+  const rest = JSON.stringify({
     stream: true,
     stream_options: { include_usage: true },
     // OpenAI's newer models accept only max_completion_tokens; compatible servers know max_tokens.
     ...(config.type === 'openai' ? { max_completion_tokens: maxTokens } : { max_tokens: maxTokens }),
     ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
-    ...(request.tools && request.tools.length > 0
-      ? {
-          tools: request.tools.map((t) => ({
-            type: 'function',
-            function: { name: t.name, description: t.description, parameters: t.input_schema },
-          })),
-        }
-      : {}),
-  };
+  });
+  const tools =
+    request.tools && request.tools.length > 0
+      ? `,"tools":[${request.tools.map((t) => cachedJson(toolTexts, t, wireTool)).join(',')}]`
+      : '';
+  return new JsonText(
+    `{"model":${JSON.stringify(config.model)},"messages":[${messages.join(',')}],${rest.slice(1, -1)}${tools}}`,
+  );
 }
 
 export function openaiClient(config: ClientConfig): ProviderClient {
