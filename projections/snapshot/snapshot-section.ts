@@ -29,7 +29,9 @@ export class SectionHub implements SnapshotSection {
     }
   }
 
+  /** Pushes the section as it stands; built only when someone listens (the tick pushes with no one there). */
   emitCurrent(): void {
+    if (this.subscribers.size === 0) return;
     this.emit(this.read(), 'replace');
   }
 }
