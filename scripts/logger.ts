@@ -151,7 +151,7 @@ export function createLogger(opts: {
   const destination = opts.destination ?? stdout!.destination;
   const tty = ((opts.destination ?? process.stdout) as { isTTY?: boolean }).isTTY === true;
   const settings = logSettings(opts.env ?? process.env, opts.debug, tty);
-  return pino(
+  const logger = pino(
     {
       level: settings.level,
       base: { node: opts.node },
@@ -189,4 +189,28 @@ export function createLogger(opts: {
     },
     destination,
   );
+  primitivesUnredacted(logger);
+  return logger;
+}
+
+type Stringifier = (value: unknown, safe?: unknown) => string | undefined;
+
+/**
+ * The `*.…` redact paths make pino pass every field of every line (strings and numbers too) through its
+ * redactor, which clones and walks the value before serialising it: half a request line's cost. A string,
+ * number or boolean has no field to censor, and the redactor gives exactly its JSON text, so those go
+ * straight to JSON; objects (and anything else) still go through the redactor.
+ */
+function primitivesUnredacted(logger: Logger): void {
+  const stringifiers = (logger as unknown as Record<symbol, Record<symbol, Stringifier | undefined>>)[
+    pino.symbols.stringifiersSym
+  ];
+  const wildcard = stringifiers?.[pino.symbols.wildcardFirstSym];
+  if (stringifiers === undefined || wildcard === undefined) return;
+  stringifiers[pino.symbols.wildcardFirstSym] = (value, safe) => {
+    const type = typeof value;
+    return type === 'string' || type === 'number' || type === 'boolean'
+      ? JSON.stringify(value)
+      : wildcard(value, safe);
+  };
 }

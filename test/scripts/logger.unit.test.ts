@@ -146,3 +146,30 @@ t.test('a credential in a logged object is redacted whatever the case of its hea
   t.notMatch(piped.text(), /SECRET/);
   t.match(JSON.parse(piped.text()), { headers: { Authorization: '[redacted]' }, msg: 'upstream refused' });
 });
+
+t.test(
+  'plain fields are written as their JSON while credentials in objects beside them stay redacted',
+  async (t) => {
+    const piped = sink(false);
+    const logger = createLogger({ debug: false, node: 'n1', destination: piped.stream, env: {} });
+    const fields = { s: 'a "quoted"\\ line\nbreak \ud800', n: -0, f: 1.5, big: 1e21, nan: NaN, yes: true };
+    logger
+      .child({ route: '/x', token: 'SECRET-0' })
+      .info(
+        { ...fields, nested: { token: 'SECRET-1', keep: 'k' }, list: [{ token: 'kept-in-arrays' }] },
+        'msg \ud800',
+      );
+    logger.flush();
+    const line = piped.text();
+    t.notMatch(line, /SECRET/);
+    // Each field exactly as JSON.stringify writes it (a lone surrogate escaped, -0 as 0, NaN as null).
+    for (const [key, value] of Object.entries(fields))
+      t.ok(line.includes(`,"${key}":${JSON.stringify(Number.isNaN(value) ? null : value)}`), key);
+    t.ok(line.includes('"msg":"msg \\ud800"'));
+    t.match(JSON.parse(line), {
+      route: '/x',
+      token: '[redacted]',
+      nested: { token: '[redacted]', keep: 'k' },
+    });
+  },
+);
