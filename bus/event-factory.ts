@@ -23,12 +23,14 @@ export interface NewEvent {
   /** Continue a trace: the parent's trace id and span id. */
   readonly trace?: { readonly trace_id: string; readonly parent_span_id: string | null };
   readonly now?: Date;
+  /** A derived id (a record a redelivery must not store twice) instead of a random one. */
+  readonly id?: string;
 }
 
 /** Builds a complete record with a fresh id, span and (unless continued) trace. */
 export function newEvent(e: NewEvent): EventRecord {
   return {
-    id: randomUUID(),
+    id: e.id ?? randomUUID(),
     type: e.type,
     source: e.source,
     timestamp: (e.now ?? new Date()).toISOString(),

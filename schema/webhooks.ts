@@ -55,6 +55,19 @@ export const RawDeliveryMeta = z.object({
 });
 export type RawDeliveryMeta = z.infer<typeof RawDeliveryMeta>;
 
+const vendorNames: ReadonlySet<string> = new Set(vendors);
+
+const stringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+
+/** A plain object of strings whose keys copy as they are (no `__proto__`, which a copy would not keep). */
+const stringRecord = (v: unknown): v is Record<string, string> => {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  for (const key in v) {
+    if (key === '__proto__' || typeof (v as Record<string, unknown>)[key] !== 'string') return false;
+  }
+  return true;
+};
+
 /** Reads the metadata back from a stored message's headers; throws a ZodError when it is not one. */
 export function rawDeliveryMeta(headers: Readonly<Record<string, string>>): RawDeliveryMeta {
   const json = (value: string | undefined, fallback: unknown): unknown => {
@@ -65,7 +78,7 @@ export function rawDeliveryMeta(headers: Readonly<Record<string, string>>): RawD
       return fallback;
     }
   };
-  return RawDeliveryMeta.parse({
+  const meta = {
     vendor: headers[RawHeader.Vendor],
     pipeline: headers[RawHeader.Pipeline],
     delivery_id: headers[RawHeader.DeliveryId],
@@ -76,7 +89,26 @@ export function rawDeliveryMeta(headers: Readonly<Record<string, string>>): RawD
     signature_headers: json(headers[RawHeader.SignatureHeaders], []),
     vendor_headers: json(headers[RawHeader.VendorHeaders], {}),
     content_type: headers[RawHeader.ContentType] ?? '',
-  });
+  };
+  // Every routed delivery is read here: what the schema accepts is checked by hand first (the same rules,
+  // giving the same object), and zod reads only the rest, to refuse it with its own error.
+  const { vendor, pipeline, delivery_id, signature_headers, vendor_headers } = meta;
+  if (
+    typeof vendor === 'string' &&
+    vendorNames.has(vendor) &&
+    typeof pipeline === 'string' &&
+    pipeline !== Vendor.Relay &&
+    vendorNames.has(pipeline) &&
+    typeof delivery_id === 'string' &&
+    delivery_id !== '' &&
+    [meta.received_at, meta.event, meta.seat, meta.scheme, meta.content_type].every(
+      (v) => typeof v === 'string',
+    ) &&
+    stringArray(signature_headers) &&
+    stringRecord(vendor_headers)
+  )
+    return meta as RawDeliveryMeta;
+  return RawDeliveryMeta.parse(meta);
 }
 
 /** A person or bot as a vendor names them; every field optional because vendors differ. */

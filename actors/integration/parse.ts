@@ -10,11 +10,21 @@ export type Parsed = Pick<InboundNotification, 'trigger' | 'summary' | 'subject'
   readonly selfIds?: readonly string[];
 };
 
-const actor = (
-  o: Partial<Record<keyof VendorActor, string | boolean | null | undefined>>,
-): VendorActor | null => {
-  const a = compact(o) as VendorActor;
-  return Object.keys(a).filter((k) => k !== 'bot').length > 0 ? a : null;
+/**
+ * A vendor actor with its fields in the schema's order (id, login, name, email, bot), as `VendorActor.parse`
+ * would give them: the notification is not parsed again, and its JSON stays the same bytes.
+ */
+const actor = (o: {
+  readonly id?: string | null;
+  readonly login?: string | null;
+  readonly name?: string | null;
+  readonly email?: string | null;
+  readonly bot?: boolean;
+}): VendorActor | null => {
+  const a = compact({ id: o.id, login: o.login, name: o.name, email: o.email, bot: o.bot }) as VendorActor;
+  return a.id !== undefined || a.login !== undefined || a.name !== undefined || a.email !== undefined
+    ? a
+    : null;
 };
 const subject = (
   kind: string,

@@ -17,13 +17,22 @@ export const AGENT_NAMESPACE = 'b73bc90a-2632-522f-9906-4b0fac314ac4';
 
 const uuidText = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** The bytes of the namespaces in use (a handful of constants): one id per delivery needs no re-parse. */
+const namespaces = new Map<string, Buffer>();
+
+function namespaceBytes(namespace: string): Buffer {
+  let bytes = namespaces.get(namespace);
+  if (bytes === undefined) {
+    if (!uuidText.test(namespace)) throw new TypeError('namespace is not a UUID');
+    bytes = Buffer.from(namespace.replace(/-/g, ''), 'hex');
+    if (namespaces.size < 64) namespaces.set(namespace, bytes);
+  }
+  return bytes;
+}
+
 /** A name-based UUID (version 5) of `name` (UTF-8) in `namespace`. */
 export function uuidv5(namespace: string, name: string): string {
-  if (!uuidText.test(namespace)) throw new TypeError('namespace is not a UUID');
-  const hash = createHash('sha1')
-    .update(Buffer.from(namespace.replace(/-/g, ''), 'hex'))
-    .update(Buffer.from(name, 'utf8'))
-    .digest();
+  const hash = createHash('sha1').update(namespaceBytes(namespace)).update(name, 'utf8').digest();
   const bytes = hash.subarray(0, 16);
   bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x50;
   bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;

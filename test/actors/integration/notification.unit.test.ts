@@ -1,0 +1,89 @@
+import t from 'tap';
+import { notificationOf } from '../../../actors/integration/integration.host.js';
+import { peopleFrom } from '../../../actors/integration/index.js';
+import { InboundNotification, RawHeader, rawDeliveryMeta, type Pipeline } from '../../../schema/index.js';
+
+const people = peopleFrom(null);
+
+/** A stored raw delivery as the gateway writes it. */
+function raw(pipeline: Pipeline, body: unknown, over: Record<string, string> = {}) {
+  return {
+    stream: 'SVC_WEBHOOKS',
+    seq: 7,
+    data: new TextEncoder().encode(JSON.stringify(body)),
+    headers: {
+      [RawHeader.Vendor]: pipeline,
+      [RawHeader.Pipeline]: pipeline,
+      [RawHeader.DeliveryId]: 'd-1',
+      [RawHeader.ReceivedAt]: '2026-01-01T00:00:00.000Z',
+      [RawHeader.Event]: 'ev',
+      [RawHeader.Seat]: pipeline === 'chat' ? 'ada' : '',
+      [RawHeader.Scheme]: 'hmac-sha256',
+      [RawHeader.SignatureHeaders]: '["x-sig"]',
+      [RawHeader.VendorHeaders]: '{"x-event":"ev"}',
+      [RawHeader.ContentType]: 'application/json',
+      ...over,
+    },
+  };
+}
+
+// Actors with every field, written in another order than the schema's, and lists of people.
+const who = { email: 'e@x', displayName: 'D', name: 'n', accountId: 'a', key: 'k', login: 'l', id: 7, username: 'u', display_name: 'dn', type: 'Bot' }; // prettier-ignore
+const bodies: Record<Pipeline, unknown> = {
+  'tracker-a': { webhookEvent: 'jira:issue_updated', user: who, issue: { id: '1', key: 'ENG-1', fields: { summary: 'S', description: 'hi @cy [~accountid:abc]', assignee: who, reporter: who } } }, // prettier-ignore
+  chat: { authorizations: [{ user_id: 'UADA' }], event: { type: 'message', user: 'UBOB', bot_id: 'B', text: 'hi <@UADA> @cy', channel: 'C1', ts: '1.2' } }, // prettier-ignore
+  'codehost-a': { action: 'opened', sender: who, pull_request: { id: 5, number: 3, title: 'T', body: '@cy look', assignees: [who], requested_reviewers: [who] }, repository: { full_name: 'a/b' } }, // prettier-ignore
+  'codehost-b': { object_kind: 'merge_request', user: who, object_attributes: { id: 1, iid: 2, title: 'T', description: '@cy', action: 'open', url: 'u' }, assignees: [who], reviewers: [who], project: { path_with_namespace: 'a/b' } }, // prettier-ignore
+  'tracker-b': { event: 'issue', action: 'updated', data: { id: 'i', name: 'N', description_stripped: '@cy', assignees: ['x', who] }, activity: { actor: who } }, // prettier-ignore
+  wiki: { userAccountId: 'u1', user: { username: 'un', email: 'e' }, page: { id: 'p', title: 'T', spaceKey: 'S', creatorAccountId: 'c' }, comment: { body: '@cy ri:account-id="r"' } }, // prettier-ignore
+  monitor: { status: 'firing', commonLabels: { alertname: 'A', seat: 'cy' }, message: 'm @cy' },
+};
+
+t.test('a notification is what the schema makes of it, to the same JSON bytes', async (t) => {
+  for (const [pipeline, body] of Object.entries(bodies) as Array<[Pipeline, unknown]>) {
+    const { notification } = notificationOf(people, raw(pipeline, body));
+    if (notification === null) {
+      t.fail(`${pipeline}: dropped`);
+      continue;
+    }
+    t.ok(notification.trigger !== null || pipeline === 'monitor', `${pipeline}: a trigger`);
+    t.equal(
+      JSON.stringify(notification),
+      JSON.stringify(InboundNotification.parse(notification)),
+      `${pipeline}: parsing it changes nothing`,
+    );
+  }
+});
+
+t.test('stored delivery metadata is read as the schema reads it, and refused as it refuses', async (t) => {
+  const good = raw('tracker-b', {}).headers;
+  t.equal(
+    JSON.stringify(rawDeliveryMeta(good)),
+    JSON.stringify({
+      vendor: 'tracker-b',
+      pipeline: 'tracker-b',
+      delivery_id: 'd-1',
+      received_at: '2026-01-01T00:00:00.000Z',
+      event: 'ev',
+      seat: '',
+      scheme: 'hmac-sha256',
+      signature_headers: ['x-sig'],
+      vendor_headers: { 'x-event': 'ev' },
+      content_type: 'application/json',
+    }),
+  );
+  const refused: Array<Record<string, string>> = [
+    { [RawHeader.Vendor]: 'nobody' },
+    { [RawHeader.Pipeline]: 'relay' },
+    { [RawHeader.DeliveryId]: '' },
+    { [RawHeader.SignatureHeaders]: '[1]' },
+    { [RawHeader.SignatureHeaders]: '"x"' },
+    { [RawHeader.VendorHeaders]: '{"a":1}' },
+    { [RawHeader.VendorHeaders]: '["a"]' },
+    { [RawHeader.VendorHeaders]: 'null' },
+  ];
+  for (const over of refused)
+    t.throws(() => rawDeliveryMeta({ ...good, ...over }), { name: 'ZodError' }, JSON.stringify(over));
+  // Unreadable JSON falls back to empty lists, as before.
+  t.same(rawDeliveryMeta({ ...good, [RawHeader.VendorHeaders]: '{' }).vendor_headers, {});
+});
