@@ -7,6 +7,7 @@
  * Refusals: dispatch.refusals.ts; probes: dispatch.probes.ts; 2–4: dispatch.route.ts; 6–8: dispatch.handle.ts.
  */
 import type { HttpRequest, HttpResponse } from '@trufflesuite/uws-js-unofficial';
+import type { Logger } from 'pino';
 import { ApiError } from './api-error.js';
 import { hasBody, conflictingLengths } from './body.js';
 import { seenOf } from './conventions.js';
@@ -82,6 +83,27 @@ function dispatch(
   handOff(core, l, res, req, ctx, line, routed);
 }
 
+/** Per gateway logger, the child loggers requests bound so far, by route and operator. */
+const requestLoggers = new WeakMap<Logger, Map<string, Logger>>();
+const REQUEST_LOGGERS_MAX = 1_000;
+
+/**
+ * The logger of a request: its route and operator bound. Routes and operators are few, and a child made
+ * per request was a binding serialised and merged per request (the level never changes after start).
+ */
+function requestLogger(log: Logger, route: string, operator: string | null): Logger {
+  let children = requestLoggers.get(log);
+  if (children === undefined) requestLoggers.set(log, (children = new Map<string, Logger>()));
+  const key = operator === null ? route : `${route}\u0000${operator}`;
+  let child = children.get(key);
+  if (child === undefined) {
+    child = log.child({ route, operator });
+    if (children.size >= REQUEST_LOGGERS_MAX) children.clear();
+    children.set(key, child);
+  }
+  return child;
+}
+
 /** Step 6: the request copied out of uWS, the route's checks before the body, then the handler started. */
 function handOff(
   core: GatewayCore,
@@ -110,7 +132,7 @@ function handOff(
     remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString(),
     route: served.pattern,
   };
-  const log = core.log.child({ route: served.pattern, operator: line.operator });
+  const log = requestLogger(core.log, served.pattern, line.operator);
   // 6a. The route's own checks that need no body (spec: a secret name is checked before the body; a
   // webhook without its secret or its signature header is refused unread).
   if (served.def.beforeBody) {

@@ -121,9 +121,10 @@ export async function startEvents(opts: EventsOptions): Promise<EventsSubsystem>
       projection: eventsProjection,
       ...(checkpoints ? { checkpoints } : {}),
       logger: logger.child({ component: 'projection.events' }),
-      // A new feed row goes out as an `event` frame; non-feed and duplicate events push nothing.
+      // A new feed row goes out as an `event` frame; non-feed and duplicate events push nothing. With no
+      // dashboard connected the row is not decoded at all: the window keeps comparing it by its bytes.
       onLive: (state) => {
-        if (state.lastAdded) hub.push('event', withTopic(state.lastAdded.row), 'merge');
+        if (state.lastAdded && hub.count() > 0) hub.push('event', withTopic(state.lastAdded.row), 'merge');
       },
     });
   } catch (error) {
