@@ -60,7 +60,8 @@ export function subjectMatches(filter: string, subject: string): boolean {
     if (wildcard !== 42) {
       // Not '*': the same token.
       if (sEnd - s !== length) return false;
-      for (let k = 0; k < length; k++) if (filter.charCodeAt(f + k) !== subject.charCodeAt(s + k)) return false;
+      for (let k = 0; k < length; k++)
+        if (filter.charCodeAt(f + k) !== subject.charCodeAt(s + k)) return false;
     }
     if (fEnd === filter.length) return sEnd === subject.length;
     s = sEnd === subject.length ? -1 : sEnd + 1;

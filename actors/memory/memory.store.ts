@@ -12,12 +12,7 @@ import type { Logger } from 'pino';
 import type { Kv } from '../../bus/index.js';
 import { MemoryKind, MemoryRow, type MemoryQuery, type PersonalMemory } from '../toolservers/index.js';
 import { failureLog } from '../../schema/index.js';
-import {
-  encodeVector,
-  rankByMeaning,
-  type MemoryEmbedder,
-  type Stored,
-} from './memory.embeddings.js';
+import { encodeVector, rankByMeaning, type MemoryEmbedder, type Stored } from './memory.embeddings.js';
 
 /** Rows kept per agent: a seat cannot grow the bucket past this. */
 export const MEMORY_ROWS_PER_AGENT = 500;

@@ -43,8 +43,7 @@ async function lessonsFor(
   // filter alone would drop exactly the lessons embeddings found (same task, other words). A lesson that
   // matches by words is kept either way.
   const bears = (row: (typeof rows)[number]): boolean =>
-    row.related === true ||
-    scoreRow(row, wake.summary) >= LESSON_MIN_SCORE;
+    row.related === true || scoreRow(row, wake.summary) >= LESSON_MIN_SCORE;
   const lessons = rows
     .filter((row) => row.metadata['source'] === 'reflection' && bears(row))
     .slice(0, LESSONS_IN_PROMPT);

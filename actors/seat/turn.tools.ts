@@ -119,8 +119,7 @@ export async function runToolCall(
     execution: row(output, isError, origin, server),
   });
   const origin = originOf(entry);
-  if (!call.arguments_valid)
-    return answer(notAnObject, true, origin, null);
+  if (!call.arguments_valid) return answer(notAnObject, true, origin, null);
   if (!entry) return answer(`no tool named ${call.name} is offered in this phase`, true, origin, null);
 
   const routed = await untilAborted(

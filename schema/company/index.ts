@@ -30,4 +30,6 @@ export { walkCompany } from './walk.js';
 export {
   EMBEDDINGS_MAX_WIDTH,
   EMBEDDINGS_MIN_SIMILARITY,
-  readEmbeddings, type EmbeddingsSettings } from './embeddings.js';
+  readEmbeddings,
+  type EmbeddingsSettings,
+} from './embeddings.js';

@@ -161,7 +161,10 @@ t.test('the next sequence survives a restart after a batch whose messages were a
   const acks = await Promise.all(
     Array.from({ length: 5 }, (_, i) => bus.publish('q.a', new TextEncoder().encode(String(i)))),
   );
-  t.same(acks.map((a) => a.seq), [1, 2, 3, 4, 5]);
+  t.same(
+    acks.map((a) => a.seq),
+    [1, 2, 3, 4, 5],
+  );
   const seen: number[] = [];
   const sub = await bus.consume('Q', { durable: 'w', concurrency: 5 }, async (m) => void seen.push(m.seq));
   while (seen.length < 5) await new Promise((resolve) => setTimeout(resolve, 10));

@@ -14,7 +14,11 @@ t.test('the README names every Debian package scripts/test.sh installs', async (
   const packages = [...script.matchAll(/^\s*apt_install\s+(.+)$/gm)].flatMap((m) =>
     m[1]!.split(/\s+/).filter((word) => !word.startsWith('-')),
   );
-  t.same([...packages].sort(), ['bubblewrap', 'chromium', 'g++', 'make', 'nats-server', 'python3'], 'the packages the script installs');
+  t.same(
+    [...packages].sort(),
+    ['bubblewrap', 'chromium', 'g++', 'make', 'nats-server', 'python3'],
+    'the packages the script installs',
+  );
   const readme = read('README.md');
   const section = /^## The two commands\n([\s\S]*?)^## /m.exec(readme)?.[1] ?? '';
   for (const name of packages) t.match(section, `\`${name}\``, `the README's set-up names ${name}`);

@@ -10,14 +10,17 @@ const vector = (width: number) =>
 
 t.test('the dot product of two unit vectors is their cosine', async (t) => {
   fc.assert(
-    fc.property(fc.integer({ min: 1, max: 40 }).chain((w) => fc.tuple(vector(w), vector(w))), ([a, b]) => {
-      const x = Float32Array.from(a);
-      const y = Float32Array.from(b);
-      const ux = unitVector(x);
-      const uy = unitVector(y);
-      if (ux === null || uy === null) return cosine(x, y) === -1;
-      return Math.abs(dot(ux, uy) - cosine(x, y)) < 1e-5;
-    }),
+    fc.property(
+      fc.integer({ min: 1, max: 40 }).chain((w) => fc.tuple(vector(w), vector(w))),
+      ([a, b]) => {
+        const x = Float32Array.from(a);
+        const y = Float32Array.from(b);
+        const ux = unitVector(x);
+        const uy = unitVector(y);
+        if (ux === null || uy === null) return cosine(x, y) === -1;
+        return Math.abs(dot(ux, uy) - cosine(x, y)) < 1e-5;
+      },
+    ),
     { numRuns: 500 },
   );
   t.pass('500 pairs of widths 1 to 40 agree within 1e-5');

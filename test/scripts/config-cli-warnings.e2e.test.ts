@@ -36,7 +36,10 @@ t.test('svc config prints the warnings of an accepted document on stderr, one li
     t.match(run.stderr(), /  ! units\[0\]\.lead \(line 5\): names no seat; did you mean `Bo Agent`\?\n/);
   }
   const clean = join(node.dir, 'clean.yaml');
-  writeFileSync(clean, 'name: Acme\nroles:\n  - name: Ada\nproviders: {llm: {main: {type: openai, model: m}}}\n');
+  writeFileSync(
+    clean,
+    'name: Acme\nroles:\n  - name: Ada\nproviders: {llm: {main: {type: openai, model: m}}}\n',
+  );
   const quiet = runSvc(['config', 'put', clean, '--summary', 'clean', '--url', node.url], {
     SVC_TOKEN: TOKEN,
   });

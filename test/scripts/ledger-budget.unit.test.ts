@@ -37,7 +37,11 @@ t.test('a spent org refuses every call; a spent seat refuses its own calls only'
   });
   t.equal(await budget.check('bo', { org: 100, seat: 10 }), null, 'a seat under its cap');
   t.equal(await budget.check('', { org: 100, seat: 0 }), null, 'a person’s search, the org under its cap');
-  t.equal(await budget.check('ada', { org: 100, seat: 0 }), null, 'no seat cap asked: the seat is not checked');
+  t.equal(
+    await budget.check('ada', { org: 100, seat: 0 }),
+    null,
+    'no seat cap asked: the seat is not checked',
+  );
   org = meter(100, 140);
   t.match(await budget.check('bo', { org: 100, seat: 10 }), { scope: 'org', cap: 100, used: 140 });
   t.match(await budget.check('', { org: 100, seat: 0 }), { scope: 'org' }, 'the org first, for anyone');

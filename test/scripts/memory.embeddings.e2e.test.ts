@@ -99,7 +99,10 @@ t.test(
     t.ok(recalled, 'the recall result reached the model');
     const rows = JSON.parse(recalled!) as Array<{ content: string; embedding?: unknown }>;
     t.equal(rows[0]?.content, INVOICES, '"billing" finds the invoices note first, though no word is shared');
-    t.notOk(rows.some((r) => 'embedding' in r), 'the model is never shown a vector');
+    t.notOk(
+      rows.some((r) => 'embedding' in r),
+      'the model is never shown a vector',
+    );
 
     const asked = emb.requests.filter((r) => r.path === '/v1/embeddings');
     t.ok(asked.length >= 3, 'each note and the query were embedded by the configured server');

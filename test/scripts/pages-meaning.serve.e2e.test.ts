@@ -119,9 +119,14 @@ for (const [roles, extra] of [
       t.equal(made.status, 201);
     }
     const search = async (q: string): Promise<Json[]> =>
-      ((await (await fetch(`${node.url}/pages?q=${q}`, { headers: auth })).json()) as Json)['pages'] as Json[];
+      ((await (await fetch(`${node.url}/pages?q=${q}`, { headers: auth })).json()) as Json)[
+        'pages'
+      ] as Json[];
     await search('invoice');
-    await until(async () => server.requests.length, (made) => made > 0);
+    await until(
+      async () => server.requests.length,
+      (made) => made > 0,
+    );
     // Each ask a query not embedded before (its vector would need a call), none of whose words is in a page.
     // The seats' count knows the spend at once; a spend ledger a moment later.
     let asked = 0;
@@ -136,5 +141,6 @@ for (const [roles, extra] of [
     t.same(found.rows, [], 'no meaning part without a call');
     const warned = await node.run.waitForLog((line) => line['kind'] === 'budget_exhausted');
     t.match(warned, { level: 40, event: 'embeddings_failed', reason: /the org token budget is exhausted/ });
-    if (extra === '') t.equal(asked, 1, 'on a node running seats the first search after the spend is refused');
+    if (extra === '')
+      t.equal(asked, 1, 'on a node running seats the first search after the spend is refused');
   });

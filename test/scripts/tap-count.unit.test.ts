@@ -48,36 +48,39 @@ t.test('each failure is named by file and test just above the count, and the exi
   t.equal(run.status, 1);
 });
 
-t.test('above the names, each failed assertion is shown with its diagnostics, and no passing one', async (t) => {
-  const run = count(
-    [
-      '# Subtest: test/d.test.ts',
-      '    # Subtest: the focus follows the step',
-      '        ok 1 - opened',
+t.test(
+  'above the names, each failed assertion is shown with its diagnostics, and no passing one',
+  async (t) => {
+    const run = count(
+      [
+        '# Subtest: test/d.test.ts',
+        '    # Subtest: the focus follows the step',
+        '        ok 1 - opened',
+        '        not ok 2 - the focus is back',
+        '          ---',
+        '          found: BODY',
+        '          wanted: Cancel run',
+        '          ...',
+        '        1..2',
+        '    not ok 1 - the focus follows the step # time=3ms',
+        '    ok 2 - fine',
+        `    not ok 3 - ${'x'.repeat(400)}`,
+        'not ok 1 - test/d.test.ts # time=9ms',
+      ].join('\n'),
+    );
+    const lines = run.stdout.split('\n');
+    t.same(lines.slice(0, 8), [
+      'why: test/d.test.ts',
       '        not ok 2 - the focus is back',
       '          ---',
       '          found: BODY',
       '          wanted: Cancel run',
       '          ...',
-      '        1..2',
       '    not ok 1 - the focus follows the step # time=3ms',
-      '    ok 2 - fine',
-      `    not ok 3 - ${'x'.repeat(400)}`,
-      'not ok 1 - test/d.test.ts # time=9ms',
-    ].join('\n'),
-  );
-  const lines = run.stdout.split('\n');
-  t.same(lines.slice(0, 8), [
-    'why: test/d.test.ts',
-    '        not ok 2 - the focus is back',
-    '          ---',
-    '          found: BODY',
-    '          wanted: Cancel run',
-    '          ...',
-    '    not ok 1 - the focus follows the step # time=3ms',
-    `    not ok 3 - ${'x'.repeat(285)}…`,
-  ]);
-  t.notMatch(run.stdout, /opened|ok 2 - fine/, 'a passing assertion is not repeated');
-  t.match(lines.at(-2), /^tests: 1 passed, 2 failed/, 'the count stays the last line');
-  t.equal(run.status, 1);
-});
+      `    not ok 3 - ${'x'.repeat(285)}…`,
+    ]);
+    t.notMatch(run.stdout, /opened|ok 2 - fine/, 'a passing assertion is not repeated');
+    t.match(lines.at(-2), /^tests: 1 passed, 2 failed/, 'the count stays the last line');
+    t.equal(run.status, 1);
+  },
+);

@@ -32,7 +32,6 @@ function Question(props: { run: SandboxRun }) {
   );
 }
 
-
 /** Every listed run is live (launching, running, asking, resumed): each can be cancelled. */
 const columns = (
   withSeat: boolean,

@@ -29,7 +29,6 @@ interface Fleet {
   seats: Record<string, { node: string; epoch: number; expires_at: string }>;
 }
 
-
 export function FleetRoom() {
   const connection = useConnection();
   const live = useLive();

@@ -171,7 +171,10 @@ t.test('past its seat token budget no embeddings call is made: kept and recalled
   t.equal(server.requests.length, 2, 'under the cap the calls are made');
   await store.remember(agent, row('c', 'Friday release checklist', { created_at: at(1) }));
   t.equal(server.requests.length, 2, 'past it no call is made');
-  t.notOk((await store.rows(agent)).find((r) => r.id === 'c')?.embedding, 'the note is kept without a vector');
+  t.notOk(
+    (await store.rows(agent)).find((r) => r.id === 'c')?.embedding,
+    'the note is kept without a vector',
+  );
   const found = await store.recall(agent, { ...all, query: 'release fridays' });
   t.equal(server.requests.length, 2, 'nor for a recall');
   t.same(ids(found), ['a', 'c'], 'which ranks by words');

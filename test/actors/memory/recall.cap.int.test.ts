@@ -118,27 +118,38 @@ t.test(
   },
 );
 
-t.test('a memory_recall refused for its arguments ran nothing and does not count toward the cap', async (t) => {
-  const bad = (id: string, args: unknown): Step => ({
-    kind: 'tool_calls',
-    calls: [{ id, name: 'memory_recall', arguments: args }],
-    usage,
-  });
-  const h = await startCompany(t, {
-    script: [bad('b1', { limit: 'many' }), plan, recalls('r1'), recalls('r2'), recalls('r3'), account, accept],
-    extra: capped(2),
-  });
-  await seedNote(h);
-  await h.wake('ada', 'wake-1', 'When does the release leave?');
-  const turn = await completedTurn(h);
-  t.equal(turn.failed, false);
-  const rows = await recallsOf(h, turn.turn_id);
-  t.same([...rows.keys()], ['b1', 'r1', 'r2', 'r3']);
-  t.match(rows.get('b1')?.text, /^invalid arguments for memory_recall:/, 'the bad call is refused');
-  t.ok(rows.get('r1')?.ok, 'the first recall that runs is the first counted');
-  t.ok(rows.get('r2')?.ok, 'the second one runs too: the refusal took none of the two');
-  t.match(rows.get('r3')?.text, limitError(2), 'the third one is past the cap');
-});
+t.test(
+  'a memory_recall refused for its arguments ran nothing and does not count toward the cap',
+  async (t) => {
+    const bad = (id: string, args: unknown): Step => ({
+      kind: 'tool_calls',
+      calls: [{ id, name: 'memory_recall', arguments: args }],
+      usage,
+    });
+    const h = await startCompany(t, {
+      script: [
+        bad('b1', { limit: 'many' }),
+        plan,
+        recalls('r1'),
+        recalls('r2'),
+        recalls('r3'),
+        account,
+        accept,
+      ],
+      extra: capped(2),
+    });
+    await seedNote(h);
+    await h.wake('ada', 'wake-1', 'When does the release leave?');
+    const turn = await completedTurn(h);
+    t.equal(turn.failed, false);
+    const rows = await recallsOf(h, turn.turn_id);
+    t.same([...rows.keys()], ['b1', 'r1', 'r2', 'r3']);
+    t.match(rows.get('b1')?.text, /^invalid arguments for memory_recall:/, 'the bad call is refused');
+    t.ok(rows.get('r1')?.ok, 'the first recall that runs is the first counted');
+    t.ok(rows.get('r2')?.ok, 'the second one runs too: the refusal took none of the two');
+    t.match(rows.get('r3')?.text, limitError(2), 'the third one is past the cap');
+  },
+);
 
 t.test('without max_refreshes_per_turn memory_recall has no per-turn cap', async (t) => {
   const h = await startCompany(t, {

@@ -40,7 +40,14 @@ async function lessonsWith(
   const bus = await openMemoryBus({});
   t.teardown(() => bus.close());
   const client = embeddingsClient({
-    settings: { type: 'openai', model: 'm', baseUrl: server.baseUrl, apiKey: 'k', dimensions: 64, minSimilarity },
+    settings: {
+      type: 'openai',
+      model: 'm',
+      baseUrl: server.baseUrl,
+      apiKey: 'k',
+      dimensions: 64,
+      minSimilarity,
+    },
     resolve: () => undefined,
   });
   const memory = createMemoryStore({
