@@ -16,7 +16,10 @@ t.test('every company setting the node warns not_applied about is named in Known
   const doc = {
     extensions: { anything: { on: true } },
     providers: { embeddings: { default: { model: 'm' } } },
-    learning: { personal_memory: { max_refreshes_per_turn: 3 } },
+    learning: {
+      personal_memory: { max_refreshes_per_turn: 3 },
+      episode_lifecycle: { max_raw_episodes_per_agent: 500 },
+    },
     notification_coalesce_max_batch: 5,
     notification_transports: { pigeon: { type: 'carrier_pigeon', events: ['human_asked'] } },
   };
@@ -25,6 +28,7 @@ t.test('every company setting the node warns not_applied about is named in Known
     warned.sort(),
     [
       'extensions',
+      'learning.episode_lifecycle.max_raw_episodes_per_agent',
       'notification_coalesce_max_batch',
       'notification_transports.pigeon',
       'providers.embeddings',
