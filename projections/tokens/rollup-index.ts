@@ -59,12 +59,12 @@ interface FilterSums {
 }
 
 /** First index from `from` of `list` (ascending by `ms`) whose `ms` is at least `ms`. */
-function lowerBound(list: readonly PlacedEntry[], ms: number, from = 0): number {
+export function lowerBound(list: ReadonlyArray<{ readonly ms: number }>, ms: number, from = 0): number {
   let lo = from;
   let hi = list.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if ((list[mid] as PlacedEntry).ms < ms) lo = mid + 1;
+    if ((list[mid] as { readonly ms: number }).ms < ms) lo = mid + 1;
     else hi = mid;
   }
   return lo;

@@ -13,7 +13,7 @@
 import { z } from 'zod';
 import { SpendRecord } from '../../schema/index.js';
 import { instantMs } from '../time/instants.js';
-import { RollupIndex } from './rollup-index.js';
+import { lowerBound, RollupIndex } from './rollup-index.js';
 
 const DAY_MS = 86_400_000;
 /** Longest window any read asks for (90 company days) plus a day of zone slack. */
@@ -68,18 +68,6 @@ export function emptyLedger(now: () => number = Date.now): TokenLedger {
     now,
     rollup: new RollupIndex(),
   };
-}
-
-/** First index of `list` (ascending by `ms`) whose `ms` is at least `ms`. */
-function lowerBound(list: ReadonlyArray<{ readonly ms: number }>, ms: number): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((list[mid]?.ms ?? 0) < ms) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /**
