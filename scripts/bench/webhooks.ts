@@ -12,14 +12,17 @@
  * delivery and makes the two durable writes every node makes for it (the raw delivery, then its
  * `webhook_received` event) on the same engine — the rate no tuning of routing, guard or logging can pass on
  * this machine; and the same receiver making only the first write, and none, to show what of the floor is
- * HTTP and what is the writes.
+ * HTTP and what is the writes. Rates move with the machine's load (other processes take the 2 cores
+ * unevenly); the CPU each side spends per delivery moves far less, so it prints the node's (its process,
+ * from /proc, over sending and routing) beside the floor's (this process while it serves the bare
+ * receiver with both writes).
  *
  * Run (from the repository root, after `npm run build`): node --import=tsx scripts/bench/webhooks.ts [--json]
  * Options (environment): BENCH_DELIVERIES (20000), BENCH_CONNECTIONS (50), BENCH_DUPLICATE_RATIO (0.1),
  * BENCH_STORE=memory for a pure in-memory bus on both sides (default: SQLite under a temporary store_dir).
  */
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { spawn } from 'node:child_process';
@@ -81,6 +84,12 @@ async function openBench(): Promise<{ bus: Bus; cleanup: () => Promise<void> }> 
   return { bus, cleanup: async () => { await bus.close(); if (dir) rmSync(dir, { recursive: true, force: true }); } }; // prettier-ignore
 }
 
+/** CPU time (user + system) a process has used, in ms, from /proc (10 ms ticks). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
 /** The raw rate: the same payloads published straight to a stream with msgIds, 50 in flight. */
 async function rawPublishRate(order: number[]): Promise<number> {
   const { bus, cleanup } = await openBench();
@@ -106,7 +115,7 @@ async function rawPublishRate(order: number[]): Promise<number> {
  * (raw delivery with its headers and dedup key, then its `webhook_received` event) before the answer.
  * `writes` below 2 stops short of that (the raw delivery only, or nothing), to show where the floor goes.
  */
-async function floorRate(order: number[], writes: 0 | 1 | 2 = 2): Promise<Load> {
+async function floorRate(order: number[], writes: 0 | 1 | 2 = 2): Promise<Load & { cpuUs: number }> {
   const { bus, cleanup } = await openBench();
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-floor-'));
   const store = async (body: Buffer, deliveryId: string): Promise<boolean> => {
@@ -141,7 +150,10 @@ async function floorRate(order: number[], writes: 0 | 1 | 2 = 2): Promise<Load> 
   };
   const server = await startBareWebhookServer('127.0.0.1', 0, secret, store);
   try {
-    return await sendWithWrk({ url: `http://127.0.0.1:${server.port}`, dir }, order);
+    const cpu = process.cpuUsage();
+    const load = await sendWithWrk({ url: `http://127.0.0.1:${server.port}`, dir }, order);
+    const { user, system } = process.cpuUsage(cpu);
+    return { ...load, cpuUs: (user + system) / order.length };
   } finally {
     server.close();
     await cleanup();
@@ -156,11 +168,14 @@ async function main(): Promise<void> {
   const node = await startServe({ store: process.env.BENCH_STORE !== 'memory' });
   let load: Load;
   let routedSeconds: number;
+  let nodeCpuUs: number;
   try {
     await putCompany(node, document);
+    const cpu = cpuMs(node.pid);
     const sent = performance.now();
     load = await sendWithWrk(node, order);
     routedSeconds = (await lastRouted(node, order)) - sent;
+    nodeCpuUs = ((cpuMs(node.pid) - cpu) * 1000) / order.length;
   } finally {
     await node.stop();
   }
@@ -190,7 +205,9 @@ async function main(): Promise<void> {
     routed_per_s: Math.round(unique / (routedSeconds / 1000)),
     accepted_per_s: Math.round(acceptedRate),
     routed_to_accepted: Number((unique / (routedSeconds / 1000) / acceptedRate).toFixed(2)),
+    node_cpu_us_per_delivery: Math.round(nodeCpuUs),
     floor_per_s: Math.round(floorRatePerS),
+    floor_cpu_us_per_delivery: Math.round(floor.cpuUs),
     floor_to_raw: Number((floorRatePerS / raw).toFixed(2)),
     floor_exactly_once: floor.accepted === unique && floor.duplicates === total - unique,
     floor_one_write_to_raw: Number((oneWritePerS / raw).toFixed(2)),
@@ -209,6 +226,7 @@ async function main(): Promise<void> {
       'deliveries/s',
       raw,
     ),
+    row('webhooks', 'node CPU per delivery, sent to routed (vs design floor)', nodeCpuUs, 'µs', floor.cpuUs), // prettier-ignore
     row('webhooks', 'bare receiver, the raw delivery written only (vs raw bus publish)', oneWritePerS, 'deliveries/s', raw), // prettier-ignore
     row('webhooks', 'bare receiver answering with no write (vs raw bus publish)', noWritePerS, 'deliveries/s', raw), // prettier-ignore
     row(
