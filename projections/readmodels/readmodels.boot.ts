@@ -64,17 +64,29 @@ export interface ReadModelProjections {
   readonly all: ReadonlyArray<Projection<unknown>>;
 }
 
-/** The record of an event `folds` takes, or null; any other type is skipped by its subject, undecoded. */
-const eventRecord = (message: StoredMessage, folds: (type: string) => boolean): EventRecord | null => {
-  const type = eventTypeOf(message.subject);
-  if (type !== null && !folds(type)) return null;
-  const parsed = EventRecord.safeParse(decodeJson(message.data));
-  return parsed.success ? parsed.data : null;
-};
-const spendRecord = (message: StoredMessage): SpendRecord | null => {
-  const parsed = SpendRecord.safeParse(decodeJson(message.data));
-  return parsed.success ? parsed.data : null;
-};
+/**
+ * Decodes and checks each message once for all the read models fed it: the projections of a stream are fed
+ * the same message object one after another (shared-replay.ts, shared-tail.ts), so the last one decoded is
+ * kept. An event read model skips a type it does not fold by its subject, undecoded.
+ */
+function decodedOnce<T>(check: (json: unknown) => T | null): (message: StoredMessage) => T | null {
+  let last: StoredMessage | null = null;
+  let record: T | null = null;
+  return (message) => {
+    if (message !== last) {
+      record = check(decodeJson(message.data));
+      last = message;
+    }
+    return record;
+  };
+}
+const checked =
+  <T>(schema: z.ZodType<T>) =>
+  (json: unknown): T | null => {
+    const parsed = schema.safeParse(json);
+    return parsed.success ? parsed.data : null;
+  };
+
 /** A spend window checkpoint: its records, each with the instant it ages from (null when undated). */
 const SavedWindow = z.object({
   records: z.array(z.object({ record: z.unknown(), agesFrom: z.number().int().nullable() })),
@@ -91,6 +103,12 @@ export function readModelProjections(
   onSeatLogTrouble?: (seq: number, error: unknown) => void,
 ): ReadModelProjections {
   const sinceEvents = () => new Date(now() - eventSeedMs);
+  const decodeEvent = decodedOnce(checked(EventRecord));
+  const eventRecord = (message: StoredMessage, folds: (type: string) => boolean): EventRecord | null => {
+    const type = eventTypeOf(message.subject);
+    return type !== null && !folds(type) ? null : decodeEvent(message);
+  };
+  const spendRecord = decodedOnce(checked(SpendRecord));
   const sinceSpend = () => new Date(now() - spendSeedMs);
   const agents: Projection<AgentsReplay> = {
     name: 'readmodels.agents',

@@ -120,32 +120,31 @@ function addToSlot(ledger: TokenLedger, r: SpendRecord, ms: number): void {
 }
 
 /**
- * Folds one decoded spend message placed at min(stamp, `arrivedMs`), `arrivedMs` being the time its stream
- * stored it (the fold's clock when not given: a record counted as it is stored); malformed or duplicate
- * records are skipped.
+ * Folds one checked spend record placed at min(stamp, `arrivedMs`), `arrivedMs` being the time its stream
+ * stored it (the fold's clock when not given: a record counted as it is stored); a duplicate or undated
+ * record is skipped. The record is checked where it entered (the stream's decode, a checkpoint's load).
  */
-export function applySpend(ledger: TokenLedger, message: unknown, arrivedMs?: number): TokenLedger {
-  const parsed = SpendRecord.safeParse(message);
-  if (!parsed.success || ledger.ids.has(parsed.data.id)) return ledger;
+export function applySpend(ledger: TokenLedger, record: SpendRecord, arrivedMs?: number): TokenLedger {
+  if (ledger.ids.has(record.id)) return ledger;
   ledger.reported = true;
   const now = ledger.now();
-  const stamped = instantMs(parsed.data.timestamp);
+  const stamped = instantMs(record.timestamp);
   if (stamped === null) return ledger;
   const ms = Math.min(stamped, arrivedMs ?? now);
   if (ms < now - ledgerMaxAgeMs) return ledger;
   ledger.latestMs = Math.max(ledger.latestMs ?? ms, ms);
   // A record already past the whole window (a replay of old history) goes straight to its sum.
   if (ms < now - ledgerWholeMs) {
-    addToSlot(ledger, parsed.data, ms);
+    addToSlot(ledger, record, ms);
     return ledger;
   }
   const entries = ledger.entries;
   let i = entries.length;
   while (i > 0 && (entries[i - 1]?.ms ?? 0) > ms) i -= 1;
-  const entry = { record: shared(parsed.data), ms };
+  const entry = { record: shared(record), ms };
   entries.splice(i, 0, entry);
   ledger.rollup.added(entry);
-  ledger.ids.add(parsed.data.id);
+  ledger.ids.add(record.id);
   return ledger;
 }
 
@@ -213,7 +212,11 @@ export function loadLedger(ledger: TokenLedger, saved: unknown): boolean {
   const floor = ledger.now() - ledgerMaxAgeMs;
   for (const slot of parsed.data.slots) if (slot.ms >= floor) ledger.slots.push({ ...slot });
   ledger.slots.sort((a, b) => a.ms - b.ms);
-  for (const entry of parsed.data.entries) applySpend(ledger, entry.record, entry.ms);
+  for (const entry of parsed.data.entries) {
+    // A record this build no longer reads is skipped, not the whole checkpoint.
+    const record = SpendRecord.safeParse(entry.record);
+    if (record.success) applySpend(ledger, record.data, entry.ms);
+  }
   const last = ledger.slots[ledger.slots.length - 1];
   if (last !== undefined) ledger.latestMs = Math.max(ledger.latestMs ?? last.ms, last.ms);
   return true;

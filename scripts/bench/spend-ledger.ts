@@ -61,7 +61,7 @@ const whole = heldPerCall(() => {
 });
 const ledger = heldPerCall(() => {
   const l = emptyLedger(() => now);
-  for (let i = 0; i < calls; i += 1) applySpend(l, message(i));
+  for (let i = 0; i < calls; i += 1) applySpend(l, SpendRecord.parse(message(i)));
   pruneLedger(l);
   return l;
 });
