@@ -170,6 +170,7 @@ export {
   openSeatLog,
   type Placement,
   placementKeys,
+  builtSpend,
   recordAuxiliarySpend,
   seatKeys,
   seatProfiles,

@@ -5,6 +5,7 @@
  * and projection lag is read at scrape time from the positions the runner keeps per bus.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { builtSpend } from '../actors/index.js';
 import type { Bus, PubAck, PublishOptions } from '../bus/index.js';
 import type { AnsweredRequest, MetricsSource, RequestObserver } from '../http/index.js';
 import { projectionPositions } from '../projections/index.js';
@@ -113,12 +114,16 @@ export function createNodeMetrics(opts: { nodeId: string }): NodeMetrics {
     },
   });
 
+  /** A spend record published as bytes of its own making (not through `spendBytes`), checked. */
+  const spendOf = (data: Uint8Array): SpendRecord | null => {
+    const record = SpendRecord.safeParse(JSON.parse(decoder.decode(data)));
+    return record.success ? record.data : null;
+  };
   /** Counts what a stored publish carried: a completed turn, a model call's tokens. */
   const counted = (subject: string, data: Uint8Array): void => {
     if (subject.startsWith('svc.spend.')) {
-      const record = SpendRecord.safeParse(JSON.parse(decoder.decode(data)));
-      if (!record.success) return;
-      const r = record.data;
+      const r = builtSpend(data) ?? spendOf(data);
+      if (r === null) return;
       modelCalls.inc({ seat: r.handle, provider: r.provider, model: r.model });
       const seat = { seat: r.handle, model: r.model };
       tokens.inc({ ...seat, kind: 'input' }, r.input_tokens);

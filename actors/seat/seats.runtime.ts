@@ -12,6 +12,7 @@ import { Subjects, type Subscription } from '../../bus/index.js';
 import type { Company } from '../../schema/index.js';
 import type { SubsystemApplier } from '../config/index.js';
 import { createBudget } from './budget.js';
+import { spendBytes } from './spend.js';
 import { turnLimits, type TurnLimits } from './seat.limits.js';
 import { companyOf, type CompanyProfile } from './seat.profile.js';
 import { startSeatHost } from './seat.host.js';
@@ -22,8 +23,6 @@ import type { Placement } from './placement.types.js';
 import { answerSeatCommands } from './placement.commands.js';
 import type { TurnDeps } from './turn.deps.js';
 import type { SeatsRuntime, SeatsRuntimeOptions } from './seats.runtime.types.js';
-
-const encoder = new TextEncoder();
 
 export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
   const log = opts.logger.child({ component: 'seats' });
@@ -44,7 +43,7 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
   // A spend record carries the lease epoch its seat is held under here (the fencing token).
   const spend: TurnDeps['spend'] = (record) => {
     const headers = leaseHeaders(placement?.epoch(record.handle) ?? undefined);
-    return opts.bus.publish(Subjects.spend('llm'), encoder.encode(JSON.stringify(record)), {
+    return opts.bus.publish(Subjects.spend('llm'), spendBytes(record), {
       msgId: record.id,
       ...(headers ? { headers } : {}),
     });

@@ -14,10 +14,27 @@ import { EventCategory, SpendPhase, type SpendRecord } from '../../schema/index.
 import type { Budget } from './budget.js';
 
 const encoder = new TextEncoder();
+/** The records behind the bytes `spendBytes` made, while those bytes live. */
+const built = new WeakMap<Uint8Array, SpendRecord>();
+
+/**
+ * A spend record's message body. A wrapper of the bus that reads what was published (the metrics) takes
+ * the record back with `builtSpend` instead of decoding and checking what this process built and typed.
+ */
+export function spendBytes(record: SpendRecord): Uint8Array {
+  const data = encoder.encode(JSON.stringify(record));
+  built.set(data, record);
+  return data;
+}
+
+/** The record `spendBytes` made `data` of; undefined for bytes from anywhere else. */
+export function builtSpend(data: Uint8Array): SpendRecord | undefined {
+  return built.get(data);
+}
 
 /** Publishes one spend record on `svc.spend.<kind>` with its id as message id (a repeat is not stored twice). */
 function publishSpend(bus: Bus, kind: 'llm' | 'auxiliary', record: SpendRecord): Promise<PubAck> {
-  return bus.publish(Subjects.spend(kind), encoder.encode(JSON.stringify(record)), { msgId: record.id });
+  return bus.publish(Subjects.spend(kind), spendBytes(record), { msgId: record.id });
 }
 
 /** The seat an auxiliary call worked for: its spend then moves the seat's totals and budget meter. */
