@@ -4,12 +4,13 @@
  * the bus is wrapped here so every publish is timed (and the spend and turn records it carries are counted),
  * and projection lag is read at scrape time from the positions the runner keeps per bus.
  */
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { builtSpend } from '../actors/index.js';
 import type { Bus, PubAck, PublishOptions } from '../bus/index.js';
 import type { AnsweredRequest, MetricsSource, RequestObserver } from '../http/index.js';
 import { projectionPositions } from '../projections/index.js';
 import { EventRecord, SpendRecord } from '../schema/index.js';
+import { CounterCells, HistogramCells } from './metric-cells.js';
 import { RequestMetrics } from './request-metrics.js';
 
 export interface NodeMetrics extends MetricsSource {
@@ -24,7 +25,11 @@ const latencyBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
 const decoder = new TextDecoder();
 
 /** `svc.events.agent_turn_completed` → `svc.events`: two tokens keep the label set small and bounded. */
-export const subjectFamily = (subject: string): string => subject.split('.', 2).join('.');
+export const subjectFamily = (subject: string): string => {
+  const first = subject.indexOf('.');
+  const second = first < 0 ? -1 : subject.indexOf('.', first + 1);
+  return second < 0 ? subject : subject.slice(0, second);
+};
 
 /** How long a scrape waits for the streams' last sequences; one that has not answered reports no lag. */
 const LAG_READ_MS = 2_000;
@@ -67,31 +72,37 @@ export function createNodeMetrics(opts: { nodeId: string }): NodeMetrics {
     labelNames: ['route', 'status'] as const,
     registers: [registry],
   });
-  const publishSeconds = new Histogram({
-    name: 'svc_bus_publish_seconds',
-    help: 'Time from a stream publish to its acknowledgement, by subject family and outcome.',
-    labelNames: ['subject', 'outcome'] as const,
-    buckets: latencyBuckets,
-    registers: [registry],
-  });
+  const shared = { node: opts.nodeId };
+  // Touched by every stream publish (several a tool round): plain cells too.
+  const publishSeconds = new HistogramCells(
+    {
+      name: 'svc_bus_publish_seconds',
+      help: 'Time from a stream publish to its acknowledgement, by subject family and outcome.',
+      labelNames: ['subject', 'outcome'],
+      shared,
+    },
+    latencyBuckets,
+  );
   const turns = new Counter({
     name: 'svc_turns_total',
     help: 'Turns this node completed, by seat and outcome (completed or failed).',
     labelNames: ['seat', 'outcome'] as const,
     registers: [registry],
   });
-  const modelCalls = new Counter({
+  // Touched by every spend record (one a model call).
+  const modelCalls = new CounterCells({
     name: 'svc_model_calls_total',
     help: 'Model calls this node recorded, by seat, provider and model.',
-    labelNames: ['seat', 'provider', 'model'] as const,
-    registers: [registry],
+    labelNames: ['seat', 'provider', 'model'],
+    shared,
   });
-  const tokens = new Counter({
+  const tokens = new CounterCells({
     name: 'svc_tokens_total',
     help: 'Tokens this node recorded, by seat, model and kind (input, output, cache_read, cache_write).',
-    labelNames: ['seat', 'model', 'kind'] as const,
-    registers: [registry],
+    labelNames: ['seat', 'model', 'kind'],
+    shared,
   });
+  const cells = [publishSeconds, modelCalls, tokens];
   let instrumented: Bus | null = null;
   new Gauge({
     name: 'svc_projection_lag_messages',
@@ -124,12 +135,11 @@ export function createNodeMetrics(opts: { nodeId: string }): NodeMetrics {
     if (subject.startsWith('svc.spend.')) {
       const r = builtSpend(data) ?? spendOf(data);
       if (r === null) return;
-      modelCalls.inc({ seat: r.handle, provider: r.provider, model: r.model });
-      const seat = { seat: r.handle, model: r.model };
-      tokens.inc({ ...seat, kind: 'input' }, r.input_tokens);
-      tokens.inc({ ...seat, kind: 'output' }, r.output_tokens);
-      tokens.inc({ ...seat, kind: 'cache_read' }, r.cache_read_tokens);
-      tokens.inc({ ...seat, kind: 'cache_write' }, r.cache_write_tokens);
+      modelCalls.inc([r.handle, r.provider, r.model]);
+      tokens.inc([r.handle, r.model, 'input'], r.input_tokens);
+      tokens.inc([r.handle, r.model, 'output'], r.output_tokens);
+      tokens.inc([r.handle, r.model, 'cache_read'], r.cache_read_tokens);
+      tokens.inc([r.handle, r.model, 'cache_write'], r.cache_write_tokens);
     } else if (subject === 'svc.events.agent_turn_completed') {
       const event = EventRecord.safeParse(JSON.parse(decoder.decode(data)));
       if (!event.success) return;
@@ -156,7 +166,7 @@ export function createNodeMetrics(opts: { nodeId: string }): NodeMetrics {
         const family = subjectFamily(subject);
         try {
           const ack = await bus.publish(subject, data, opts);
-          publishSeconds.observe({ subject: family, outcome: 'ok' }, (performance.now() - started) / 1000);
+          publishSeconds.observe([family, 'ok'], (performance.now() - started) / 1000);
           if (!ack.duplicate) {
             try {
               counted(subject, data);
@@ -166,7 +176,7 @@ export function createNodeMetrics(opts: { nodeId: string }): NodeMetrics {
           }
           return ack;
         } catch (error) {
-          publishSeconds.observe({ subject: family, outcome: 'error' }, (performance.now() - started) / 1000);
+          publishSeconds.observe([family, 'error'], (performance.now() - started) / 1000);
           throw error;
         }
       };
@@ -182,7 +192,7 @@ export function createNodeMetrics(opts: { nodeId: string }): NodeMetrics {
     async render() {
       return {
         contentType: registry.contentType,
-        text: `${await registry.metrics()}\n${requests.render()}`,
+        text: [await registry.metrics(), requests.render(), ...cells.map((c) => c.render())].join('\n'),
       };
     },
   };

@@ -5,6 +5,7 @@
  * and hash a label object on every call, which was a fifth of what a `/health` answer cost the node.
  * A method outside the standard ones is counted as `other`: a client choosing methods chooses no series.
  */
+import { labelText, valueText } from './metric-cells.js';
 
 const standardMethods = new Set([
   'GET',
@@ -26,19 +27,6 @@ interface Cell {
   /** Per bucket (not cumulative): answers at most that bound and above the one before. */
   readonly buckets: number[];
 }
-
-/** A label value as the text format writes it: backslash, double quote and line feed escaped. */
-const escapeLabel = (value: string): string =>
-  value.replaceAll('\\', '\\\\').replaceAll('"', '\\"').replaceAll('\n', '\\n');
-
-const labelText = (labels: Readonly<Record<string, string>>): string =>
-  Object.entries(labels)
-    .map(([name, value]) => `${name}="${escapeLabel(value)}"`)
-    .join(',');
-
-/** A sample value as prom-client writes one. */
-const valueText = (n: number): string =>
-  Number.isNaN(n) ? 'Nan' : n === Infinity ? '+Inf' : n === -Infinity ? '-Inf' : String(n);
 
 export class RequestMetrics {
   private readonly cells = new Map<string, Cell>();
