@@ -284,7 +284,6 @@ export {
   groupOf,
   inCreationOrder,
   isCalendarDate,
-  isOpId,
   itemByRef,
   itemVersion,
   ItemFields,
@@ -295,7 +294,6 @@ export {
   parsePosition,
   priorities,
   priorityRank,
-  PROJECT_KEY,
   projectsOf,
   PURGE_REASON_MAX_BYTES,
   PurgeBody,
@@ -425,6 +423,14 @@ export {
 export { closestName } from './did-you-mean.js';
 export { withoutUserinfo } from './url-userinfo.js';
 export { queryRanges } from './query-ranges.js';
+export {
+  isOpId,
+  OP_ID_MAX_BYTES,
+  PERSON_HANDLE,
+  PROJECT_KEY,
+  SEAT_REASON_MAX,
+  SECRET_SOURCE,
+} from './text-grammars.js';
 export type { IntRange } from './query-ranges.js';
 export {
   decodeCursor,

@@ -4,10 +4,11 @@
  */
 import { z } from 'zod';
 import { Paused } from './events/payloads/agent-state.js';
+import { SEAT_REASON_MAX } from './text-grammars.js';
 
 /** The route's JSON body. */
 export const PauseBody = z.strictObject({
-  reason: z.string().max(600).default(''),
+  reason: z.string().max(SEAT_REASON_MAX).default(''),
   stop_running: z.boolean().default(false),
 });
 
@@ -20,7 +21,7 @@ export const SeatPause = z.object({
 });
 export type SeatPause = z.infer<typeof SeatPause>;
 
-export const ResumeBody = z.strictObject({ reason: z.string().max(600).optional() });
+export const ResumeBody = z.strictObject({ reason: z.string().max(SEAT_REASON_MAX).optional() });
 
 export const SeatResume = z.object({
   seat: z.string().min(1),

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ErrorCode } from './errors.js';
+import { SECRET_SOURCE } from './text-grammars.js';
 
 /** Environment-variable grammar: letters, digits and underscores, not starting with a digit. */
 export const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -22,9 +23,7 @@ export const isSecretName = (name: string): boolean =>
   name.length <= SECRET_NAME_MAX && SECRET_NAME.test(name);
 
 /** Where a value came from: `api` (default), `cli`, `setup`, ... */
-export const SecretSource = z
-  .string()
-  .regex(/^[a-z][a-z0-9._:-]{0,63}$/, 'lower-case letters, digits, . _ : - (max 64)');
+export const SecretSource = z.string().regex(SECRET_SOURCE, 'lower-case letters, digits, . _ : - (max 64)');
 
 /** Associated data binding a sealed value to its name: moved to another name, it fails to open. */
 export const secretAad = (name: string): string => `svc:secret:${name}`;

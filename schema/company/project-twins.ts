@@ -5,7 +5,7 @@
  * never silent. Not a refusal: a chart moving a project from one unit to another passes through a state
  * where both name it, and the stored revisions that already do must still reload.
  */
-import { PROJECT_KEY } from '../work/item.js';
+import { PROJECT_KEY } from '../text-grammars.js';
 import { pathOf, type Segment } from './problems.js';
 import { isRecord, type Walk } from './walk.js';
 

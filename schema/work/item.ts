@@ -4,18 +4,9 @@
  */
 import { z } from 'zod';
 import { priorities, workStatuses } from './statuses.js';
-
-/** Spec "Limits": a retry handle is at most 128 bytes of visible ASCII. */
-export const OP_ID_MAX_BYTES = 128;
-const visibleAscii = /^[\x21-\x7e]+$/;
-
-/** True when `value` may be an `op_id` (answers 400 `op_id_invalid` otherwise). */
-export const isOpId = (value: string): boolean =>
-  value.length > 0 && value.length <= OP_ID_MAX_BYTES && visibleAscii.test(value);
+import { isOpId, PROJECT_KEY } from '../text-grammars.js';
 
 export const OpId = z.string().refine(isOpId, 'at most 128 bytes of visible ASCII');
-
-export const PROJECT_KEY = /^[A-Z][A-Z0-9]{1,9}$/;
 
 const handle = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'a seat handle');
 const itemRef = z.string().min(1).max(80);

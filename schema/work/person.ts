@@ -5,7 +5,7 @@
  * `WorkState.people`, so every node answers the same and a replay lands on the state the live fold held.
  */
 import { z } from 'zod';
-import { PROJECT_KEY } from './item.js';
+import { PROJECT_KEY } from '../text-grammars.js';
 import { priorities, statusGroups, workStatuses } from './statuses.js';
 
 const handle = z

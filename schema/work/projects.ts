@@ -5,7 +5,7 @@
  */
 import { walkDocument } from '../company/walk.js';
 import { isRecord } from '../json.js';
-import { PROJECT_KEY } from './item.js';
+import { PROJECT_KEY } from '../text-grammars.js';
 
 export interface WorkProject {
   readonly key: string;

@@ -7,6 +7,7 @@ import {
   isCalendarDate,
   isOpId,
   parsePosition,
+  PERSON_HANDLE,
   personFor,
   WORK_STREAM,
   type ErrorCode,
@@ -139,8 +140,6 @@ function noPersonDetail(req: ApiRequest): string {
   return 'this token is bound to no seat: name the person with ?handle=, or bind the token to your seat (contact.operator_id)';
 }
 
-const HANDLE = /^[a-z0-9][a-z0-9-]{0,63}$/;
-
 /**
  * A person named in a path, `?handle=`/`?viewer=` or a body: a seat handle, in any case (`Ada` is `ada`,
  * as a mention is read). Outside the handle grammar it names no one and is 400 `bad_params` here, rather
@@ -148,7 +147,7 @@ const HANDLE = /^[a-z0-9][a-z0-9-]{0,63}$/;
  */
 function handleParam(raw: string): string {
   const handle = raw.toLowerCase();
-  if (!HANDLE.test(handle))
+  if (!PERSON_HANDLE.test(handle))
     throw badParams(`handle ${quoted(raw)} is not a seat handle ([a-z0-9][a-z0-9-]*, at most 64 characters)`);
   return handle;
 }

@@ -1,0 +1,25 @@
+/**
+ * The text grammars of values a route refuses by their shape alone, held once: the node checks a value by its
+ * grammar here, and `svc` checks the flag that sends it against the same grammar before asking (exit 2,
+ * nothing sent), so the two cannot drift apart. Plain values: a client command loads this file without zod.
+ */
+
+/** Spec "Limits": a retry handle (`op_id`) is at most 128 bytes of visible ASCII. */
+export const OP_ID_MAX_BYTES = 128;
+const visibleAscii = /^[\x21-\x7e]+$/;
+
+/** True when `value` may be an `op_id` (answers 400 `op_id_invalid` otherwise). */
+export const isOpId = (value: string): boolean =>
+  value.length > 0 && value.length <= OP_ID_MAX_BYTES && visibleAscii.test(value);
+
+/** A work project's key: an upper-case letter, then 1 to 9 upper-case letters or digits. */
+export const PROJECT_KEY = /^[A-Z][A-Z0-9]{1,9}$/;
+
+/** A person named to the work routes (`?handle=`, an assignee), after lower-casing: a seat handle. */
+export const PERSON_HANDLE = /^[a-z0-9][a-z0-9-]{0,63}$/;
+
+/** Where a stored secret's value came from (`?source=`): `api` (default), `cli`, `setup`, ... */
+export const SECRET_SOURCE = /^[a-z][a-z0-9._:-]{0,63}$/;
+
+/** A pause's or resume's `reason`, in characters. */
+export const SEAT_REASON_MAX = 600;
