@@ -8,8 +8,8 @@ import { answerText, pathSegment, queryOf } from './cli-json.js';
 import { UsageError, type Out } from './cli-usage.js';
 import { activityTable, agentDetail, agentsTable, clearChange, pauseChange } from './agents-view.js';
 import { AnswerShapeError } from './cli-shape.js';
-import { intFlag } from './cli-flags.js';
-import { queryRanges } from '../schema/index.js';
+import { intFlag, shapeFlag } from './cli-flags.js';
+import { queryRanges, SEAT_REASON_MAX } from '../schema/index.js';
 
 const { activityDays } = queryRanges;
 
@@ -75,6 +75,12 @@ export async function runAgents(args: string[], env: NodeJS.ProcessEnv, out: Out
   // The route clamps a value outside the range: refused here instead of answering another window.
   const days = intFlag('--days', values.days, activityDays);
   if (values.id?.some((id) => id === '')) throw new UsageError('--id needs a question id');
+  shapeFlag(
+    '--reason',
+    values.reason,
+    (reason) => reason.length <= SEAT_REASON_MAX,
+    `at most ${SEAT_REASON_MAX} characters`,
+  );
   const ctx = await nodeContext(values, env, out, err);
   const seat = rest[0] === undefined ? '' : pathSegment(rest[0]);
   // The routes' hints name the route a reader of the API would ask; here it is this command.

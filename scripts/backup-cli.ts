@@ -17,8 +17,8 @@ and prints the finished record as JSON; 'list' prints GET /backups (the newest p
 request, failures included). DIR must be empty or absent; a relative DIR is made absolute against this
 directory, and without --dir the backup goes to ./svc-backup-<UTC time>. Token from $SVC_TOKEN.
 
-  --dir DIR        where the node writes the backup
-${nodeFlagsHelp}
+${nodeFlagsHelp}  --dir DIR        where the node writes the backup (not with list)
+
 Exit codes: 0 done; 1 refused or failed (the answer's error code is printed); 2 bad flags.
 `;
 
@@ -49,6 +49,9 @@ export async function runBackup(args: string[], env: NodeJS.ProcessEnv, out: Out
   if (extra.length > 0 || (verb !== undefined && verb !== 'list')) {
     throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   }
+  // Empty, it would resolve to this directory: say so rather than ask the node to fill it.
+  if (verb !== 'list' && values.dir === '')
+    throw new UsageError('--dir needs a directory (empty or absent) for the backup');
   const ctx = await nodeContext(values, env, out, err);
   if (verb === 'list') {
     if (values.dir !== undefined) throw new UsageError('svc backup list takes no --dir');

@@ -1,10 +1,11 @@
 /**
  * The one rule of the `svc` client commands for a value they can judge alone (a number's range, a fixed
- * set): it is checked before anything is sent, and a value outside is a usage error (exit 2) naming the flag
- * and what it takes. Only what needs the node's state (a seat, a project, a cursor) is left to the node. The
- * numeric ranges are the node's own (`queryRanges` in schema/), so the two cannot disagree.
+ * set, a text grammar): it is checked before anything is sent, and a value outside is a usage error (exit 2)
+ * naming the flag and what it takes. Only what needs the node's state (a seat, a project, a cursor) is left to
+ * the node. The numeric ranges and the grammars are the node's own (`queryRanges` and `text-grammars` in
+ * schema/), so the two cannot disagree.
  */
-import type { IntRange } from '../schema/index.js';
+import { isOpId, OP_ID_MAX_BYTES, PERSON_HANDLE, type IntRange } from '../schema/index.js';
 import { UsageError } from './cli-usage.js';
 
 /**
@@ -33,3 +34,37 @@ export function oneOfFlag<T extends string>(
     throw new UsageError(`${label} must be one of ${allowed.join(', ')} (got ${JSON.stringify(raw)})`);
   return raw as T;
 }
+
+/**
+ * `label V` as sent when `fits` it; else a usage error saying what it takes in the node's own words (`takes`,
+ * as the route's refusal words its parameter), so the user meets the same rule before anything is sent.
+ */
+export function shapeFlag(
+  label: string,
+  raw: string | undefined,
+  fits: (value: string) => boolean,
+  takes: string,
+): string | undefined {
+  if (raw === undefined) return undefined;
+  // A long value is counted, not echoed: the message stays one line.
+  const got = raw.length > 80 ? `${raw.length} characters` : JSON.stringify(raw);
+  if (!fits(raw)) throw new UsageError(`${label} must be ${takes} (got ${got})`);
+  return raw;
+}
+
+/** `--op-id X` of a write: the route's grammar (`op_id_invalid` otherwise). */
+export const opIdFlag = (raw: string | undefined): string | undefined =>
+  shapeFlag('--op-id', raw, isOpId, `1 to ${OP_ID_MAX_BYTES} bytes of visible ASCII`);
+
+/** A person named by a flag (`--handle`, `--assignee`): a seat handle in any case, as the work routes read it. */
+export const handleFlag = (label: string, raw: string | undefined): string | undefined =>
+  shapeFlag(
+    label,
+    raw,
+    (value) => PERSON_HANDLE.test(value.toLowerCase()),
+    'a seat handle ([a-z0-9][a-z0-9-]*, at most 64 characters)',
+  );
+
+/** A flag whose empty value would be dropped and read as absent (`--seat "$UNSET"` listing every seat). */
+export const nonEmptyFlag = (label: string, raw: string | undefined, takes: string): string | undefined =>
+  shapeFlag(label, raw, (value) => value !== '', takes);

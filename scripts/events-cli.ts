@@ -16,8 +16,8 @@ import { nodeOrigin, requestNode, tokenHint, unreachable, unusableNode } from '.
 import { UsageError, type Out } from './cli-usage.js';
 import { describeRefusal } from './config-cli.js';
 import { pathSegment } from './cli-json.js';
-import { intFlag, oneOfFlag } from './cli-flags.js';
-import { EventCategory, queryRanges } from '../schema/index.js';
+import { intFlag, nonEmptyFlag, oneOfFlag, shapeFlag } from './cli-flags.js';
+import { EventCategory, parseCursorInstant, queryRanges } from '../schema/index.js';
 
 const { eventsLimit } = queryRanges;
 
@@ -71,7 +71,10 @@ export async function runEvents(args: string[], env: NodeJS.ProcessEnv, out: Out
   const [verb, target, ...extra] = positionals;
   const exit = helpExit(eventsHelp, values.help, verb, out, err);
   if (exit !== null) return exit;
-  if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
+  // `list` and `tail` take no argument: `svc events list ava` must not read as a filter it ignored.
+  const stray = verb === 'list' || verb === 'tail' ? [target, ...extra] : extra;
+  if (stray.some((word) => word !== undefined))
+    throw new UsageError(`unexpected arguments: ${stray.filter((w) => w !== undefined).join(' ')}`);
   refuseOtherVerbsFlags('events', verb!, values, {
     list: ['limit', 'category', 'seat', 'feed-only', 'before-time', 'before-id', 'all'],
     get: [],
@@ -147,12 +150,23 @@ const shellFlag = (name: string, value: string): string =>
 function checkFlags(values: {
   readonly limit?: string;
   readonly category?: string;
+  readonly seat?: string;
   readonly 'before-time'?: string;
   readonly 'before-id'?: string;
 }): string | undefined {
   oneOfFlag('--category', values.category, categories);
+  // Empty, the node reads it as absent: every seat's rows, not the one meant (`--seat "$UNSET"`).
+  nonEmptyFlag('--seat', values.seat, 'a seat handle');
   if ((values['before-time'] === undefined) !== (values['before-id'] === undefined))
     throw new UsageError('--before-time and --before-id go together (the "more:" line prints both)');
+  // The cursor's instant as the node reads it (its 400 says "before_time is not an RFC 3339 timestamp").
+  shapeFlag(
+    '--before-time',
+    values['before-time'],
+    (text) => parseCursorInstant(text) !== null,
+    'an RFC 3339 timestamp, as the "more:" line prints it',
+  );
+  nonEmptyFlag('--before-id', values['before-id'], 'an event id, as the "more:" line prints it');
   return intFlag('--limit', values.limit, eventsLimit);
 }
 

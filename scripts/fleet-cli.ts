@@ -17,6 +17,8 @@ import { answerText } from './cli-json.js';
 import { table } from './cli-table.js';
 import { describeRefusal } from './config-cli.js';
 import { UsageError, type Out } from './cli-usage.js';
+import { shapeFlag } from './cli-flags.js';
+import { NODE_ID } from '../schema/index.js';
 
 export const fleetHelp = `Usage: svc fleet <verb> [flags]
 
@@ -134,6 +136,14 @@ export async function runFleet(args: string[], env: NodeJS.ProcessEnv, out: Out,
       if ((peer === undefined) === (target === undefined))
         throw new UsageError('svc fleet remove needs NODE, or --peer PEER (not both)');
       const id = (peer ?? target)!;
+      // No node can bear an id outside the grammar (the route says so with 400 bad_params).
+      shapeFlag(
+        'NODE',
+        target,
+        (node) => NODE_ID.test(node),
+        'a node id: letters, digits, _ and - (at most 64)',
+      );
+      if (peer === '') throw new UsageError('--peer needs a broker server: its name or raft peer id');
       if (values.confirm === undefined)
         throw new UsageError(`svc fleet remove needs --confirm ${id} (the id again)`);
       if (values.confirm !== id)

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, refuseOtherVerbsFlags } from './cli-args.js';
 import { callJson, queryOf } from './cli-json.js';
-import { intFlag } from './cli-flags.js';
+import { intFlag, opIdFlag } from './cli-flags.js';
 import { UsageError, type Out } from './cli-usage.js';
 import { queryRanges } from '../schema/index.js';
 
@@ -61,6 +61,7 @@ export async function runPages(
   if ((verb === 'show' || verb === 'search') && rest.length === 0)
     throw new UsageError(`svc pages ${verb} needs ${verb === 'show' ? 'REF' : 'WORDS'}`);
   const limit = intFlag('--limit', values.limit, pagesLimit);
+  opIdFlag(values['op-id']);
   const ctx = await nodeContext(values, env, out, err);
   const call = (method: string, path: string, body?: unknown) => callJson('pages', ctx, method, path, body);
   switch (verb) {

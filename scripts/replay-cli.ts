@@ -2,6 +2,8 @@
 import { parseArgs } from 'node:util';
 import type { Bus } from '../bus/index.js';
 import { UsageError, type Out } from './cli-usage.js';
+import { intFlag } from './cli-flags.js';
+import { parseInstant } from '../schema/index.js';
 
 const replayHelp = `Usage: svc replay [--config FILE] --stream NAME [--from-seq N | --since ISO] [--subject S] [--verify]
 
@@ -12,10 +14,14 @@ Flags:
   -c, --config FILE   Tier A bootstrap file (YAML); default: $SVC_CONFIG
   --stream NAME       stream to read (e.g. SVC_EVENTS, SVC_CONFIG)
   --from-seq N        start at sequence N (inclusive)
-  --since ISO         start at the first message stored at or after this instant
+  --since ISO         start at the first message stored at or after this instant (RFC 3339, such as
+                      2026-05-01T00:00:00Z)
   --subject S         only messages whose subject matches S (wildcards * and >)
   --verify            check that sequences strictly increase and report the count and any gaps
   -h, --help          show this help
+
+Exit codes: 0 done; 1 the configuration is refused, the stream cannot be read, or --verify found gaps;
+2 bad flags.
 `;
 
 export async function runReplay(args: string[], env: NodeJS.ProcessEnv, out: Out, err: Out): Promise<number> {
@@ -40,14 +46,20 @@ export async function runReplay(args: string[], env: NodeJS.ProcessEnv, out: Out
   if (values['from-seq'] !== undefined && values.since !== undefined) {
     throw new UsageError('--from-seq and --since exclude each other');
   }
-  const fromSeq = values['from-seq'] === undefined ? undefined : Number(values['from-seq']);
-  if (fromSeq !== undefined && (!Number.isSafeInteger(fromSeq) || fromSeq < 1)) {
-    throw new UsageError(`--from-seq must be a positive integer, got ${values['from-seq']}`);
-  }
-  const since = values.since === undefined ? undefined : new Date(values.since);
-  if (since !== undefined && Number.isNaN(since.getTime())) {
-    throw new UsageError(`--since must be an ISO 8601 instant, got ${values.since}`);
-  }
+  // Digits only, as every other count flag (`Number` would take `0x10`, `1e2` and ` 5`).
+  const seqText = intFlag('--from-seq', values['from-seq'], {
+    fallback: 1,
+    min: 1,
+    max: Number.MAX_SAFE_INTEGER,
+  });
+  const fromSeq = seqText === undefined ? undefined : Number(seqText);
+  // An instant as the node writes them (RFC 3339); `Date` would also take `1`, `2026` or `June 5`.
+  const instant = values.since === undefined ? undefined : parseInstant(values.since);
+  if (instant === null)
+    throw new UsageError(
+      `--since must be an RFC 3339 timestamp such as 2026-05-01T00:00:00Z (got ${JSON.stringify(values.since)})`,
+    );
+  const since = instant === undefined ? undefined : new Date(instant.ms);
   // Loaded once the flags hold: the help and a usage error need no bus, logger or Tier A schema.
   const [{ openBus }, { createLogger }, { replayStream }, { loadConfigFile }] = await Promise.all([
     import('../bus/index.js'),

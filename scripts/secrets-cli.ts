@@ -9,6 +9,8 @@ import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, type NodeContext }
 import { requestNode } from './cli-http.js';
 import { describeRefusal } from './config-cli.js';
 import { UsageError } from './cli-usage.js';
+import { nonEmptyFlag, shapeFlag } from './cli-flags.js';
+import { SECRET_SOURCE } from '../schema/index.js';
 
 export const secretsHelp = `Usage: svc secrets <verb> [flags]
 
@@ -74,6 +76,15 @@ export async function runSecrets(
         : `unexpected arguments: ${given.slice(takes).join(' ')}`,
     );
   }
+  // The route's grammar for `?source=`, in its words; empty, it would be dropped and stored as `cli`.
+  shapeFlag(
+    '--source',
+    values.source,
+    (source) => SECRET_SOURCE.test(source),
+    'lower-case letters, digits, . _ : - (at most 64), starting with a letter',
+  );
+  // Empty, it would be dropped: a rekey under whatever key is active, not the one named.
+  nonEmptyFlag('--key-id', values['key-id'], 'a key id of secrets.keys');
   const ctx = await nodeContext(values, env, out, err);
   const nameFits = name !== undefined && isSecretNameText(name);
   const needName = (): string => {
@@ -93,7 +104,7 @@ export async function runSecrets(
     case 'put': {
       const path = `/secrets/${needName()}`;
       const value = readValue(file ?? '-', stdin);
-      const query = values.source ? `?source=${encodeURIComponent(values.source)}` : '?source=cli';
+      const query = `?source=${encodeURIComponent(values.source ?? 'cli')}`;
       return call(ctx, 'PUT', `${path}${query}`, value, { 'content-type': 'application/octet-stream' });
     }
     case 'reveal':
@@ -104,7 +115,7 @@ export async function runSecrets(
       return call(
         ctx,
         'POST',
-        `/secrets/rekey${values['key-id'] ? `?key_id=${encodeURIComponent(values['key-id'])}` : ''}`,
+        `/secrets/rekey${values['key-id'] !== undefined ? `?key_id=${encodeURIComponent(values['key-id'])}` : ''}`,
       );
     default:
       throw new UsageError(`unknown secrets verb: ${verb}`);

@@ -5,9 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, refuseOtherVerbsFlags } from './cli-args.js';
 import { callJson, queryOf } from './cli-json.js';
-import { intFlag, oneOfFlag } from './cli-flags.js';
+import { handleFlag, intFlag, oneOfFlag, opIdFlag, shapeFlag } from './cli-flags.js';
 import { UsageError, type Out } from './cli-usage.js';
-import { priorities, queryRanges, workStatuses } from '../schema/index.js';
+import { priorities, PROJECT_KEY, queryRanges, workStatuses } from '../schema/index.js';
 
 const { workListLimit, workInboxLimit } = queryRanges;
 
@@ -93,6 +93,19 @@ export async function runWork(
   if (verb === 'list' && values.status !== undefined)
     for (const s of values.status.split(',').map((v) => v.trim()))
       if (s !== '') oneOfFlag('--status', s, workStatuses);
+  opIdFlag(values['op-id']);
+  handleFlag('--handle', values.handle);
+  if (verb === 'create') {
+    // As the route reads them: a key in any case, a title trimmed, each assignee a handle in any case.
+    shapeFlag(
+      '--project',
+      values.project,
+      (key) => PROJECT_KEY.test(key.toUpperCase()),
+      'a project key (a letter, then 1 to 9 letters or digits)',
+    );
+    shapeFlag('--title', values.title, (title) => title.trim() !== '', 'a title, not blank');
+    for (const handle of values.assignee ?? []) handleFlag('--assignee', handle);
+  }
   const ctx = await nodeContext(values, env, out, err);
   const call = (method: string, path: string, body?: unknown) =>
     callJson('work', ctx, method, path, body, ['handle']);
@@ -121,7 +134,10 @@ export async function runWork(
         project: values.project,
         title: values.title,
         ...(values.description === undefined ? {} : { description: values.description }),
-        ...(values.assignee === undefined ? {} : { assignees: values.assignee }),
+        // A person is named in any case (`Ada` is `ada`), as `--handle` is; the body takes the handle itself.
+        ...(values.assignee === undefined
+          ? {}
+          : { assignees: values.assignee.map((handle) => handle.toLowerCase()) }),
         ...(values.priority === undefined ? {} : { priority: values.priority }),
         ...(values.type === undefined ? {} : { type: values.type }),
         ...(values.status === undefined ? {} : { status: values.status }),
