@@ -18,7 +18,9 @@ Verbs (against a running node; token from $SVC_TOKEN):
   list                              names with key_id, updated_at, updated_by, source (never values)
   put      NAME [FILE|-] [--source S]
                                     store the exact bytes of FILE, or of stdin when FILE is - or absent
-                                    (a trailing newline is kept: use printf, or a file)
+                                    (a trailing newline is kept: use printf, or a file); --source
+                                    names the writer (default cli): lower-case letters, digits,
+                                    . _ : - (at most 64), starting with a letter
   reveal   NAME                     write the value to stdout (exact bytes, no newline added)
   rm       NAME                     remove; prints {"removed": true|false}
   rekey    [--key-id K]             re-seal records not under the active key; prints the names moved
