@@ -132,14 +132,36 @@ export async function main(
       (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
     ) {
       const help = command !== undefined && commands.has(command) ? `svc ${command} --help` : 'svc --help';
+      const message =
+        error instanceof UsageError ? error.message : parseArgsMessage((error as Error).message);
       // A message that names its command already (`svc config put needs FILE`) is not prefixed twice.
-      const said = error.message.startsWith('svc ') ? error.message : `svc: ${error.message}`;
+      const said = message.startsWith('svc ') ? message : `svc: ${message}`;
       err.write(`${said}\nRun '${help}' for usage.\n`);
       return 2;
     }
     err.write(`svc: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
+}
+
+/**
+ * node:util's parseArgs refusal in one line and the CLI's words: its own can run to three lines (a value
+ * that starts with a dash) or leave a quote open (an unknown option). Another wording passes as it is.
+ */
+function parseArgsMessage(message: string): string {
+  // `Option '-c, --config <value>' argument missing` names the long flag too: that one is said.
+  const flag = /^(?:Option|Unknown option) '(?:-\w, )?(-{1,2}[^' ]+)/.exec(message)?.[1];
+  if (flag !== undefined) {
+    if (message.startsWith('Unknown option'))
+      return `unknown flag ${flag} (an argument that starts with a dash goes after --)`;
+    if (/argument missing/.test(message)) return `${flag} needs a value`;
+    if (/ambiguous/.test(message))
+      return `${flag} needs a value (one that starts with a dash is written ${flag}=-X)`;
+    if (/does not take an argument/.test(message)) return `${flag} takes no value`;
+  }
+  const positional = /^Unexpected argument '([^']*)'/.exec(message)?.[1];
+  if (positional !== undefined) return `unexpected arguments: ${positional}`;
+  return message.split('\n')[0]!;
 }
 
 /**
