@@ -8,7 +8,11 @@ import { isOpId, PROJECT_KEY } from '../text-grammars.js';
 
 export const OpId = z.string().refine(isOpId, 'at most 128 bytes of visible ASCII');
 
-const handle = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'a seat handle');
+// A person is named by a seat handle in any case (`Ada` is `ada`), on writes as on reads; records hold it lower-case.
+const handle = z
+  .string()
+  .overwrite((name) => name.toLowerCase())
+  .regex(/^[a-z0-9][a-z0-9-]*$/, 'a seat handle');
 const itemRef = z.string().min(1).max(80);
 
 export const LinkKind = z.enum(['blocks', 'blocked_by', 'relates', 'duplicates', 'parent', 'child']);

@@ -118,6 +118,27 @@ t.test('bad items are refused with problems; unknown project is 404 no_project',
   t.equal(anonymous.status, 401, 'a write needs a token');
 });
 
+t.test('a person is named in any case in a write body and kept lower-case', async (t) => {
+  const w = await startWorkHarness(t);
+  const created = await post(`${w.base}/work`, {
+    project: 'ENG',
+    title: 'Named in capitals',
+    assignees: ['Ada'],
+    watchers: ['CODER'],
+    checklist: [{ id: 'c1', text: 'Check', assignee: 'Ada' }],
+  });
+  t.equal(created.status, 201, JSON.stringify(created.json));
+  const read = await call(`${w.base}/work/ENG-1`);
+  t.same(read.json?.assignees, ['ada']);
+  t.same(read.json?.watchers, ['coder']);
+  t.equal((read.json?.checklist as Json[])[0]?.assignee, 'ada');
+  const patched = await post(`${w.base}/work/ENG-1`, { assignees: ['CODER'] }, OPS, 'PATCH');
+  t.equal(patched.status, 200, JSON.stringify(patched.json));
+  t.same((await call(`${w.base}/work/ENG-1`)).json?.assignees, ['coder']);
+  const nobody = await post(`${w.base}/work`, { project: 'ENG', title: 'x', assignees: ['Nobody'] });
+  t.equal(nobody.status, 400, 'a name in any case that is no seat is still refused');
+});
+
 t.test('moves follow the workflow; completing publishes TaskCompleted', async (t) => {
   const w = await startWorkHarness(t);
   await post(`${w.base}/work`, { project: 'ENG', title: 'Flow' });
