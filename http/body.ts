@@ -26,19 +26,22 @@ export function hasBody(contentLength: string, transferEncoding: string): boolea
 }
 
 /**
- * True when the request repeats Content-Length with a different value. uWS frames the body by the first
- * one; identical repeats frame it the same way and are accepted (RFC 9110 8.6). A list in one field line
- * (`5, 5`) never gets here: uWS closes that connection itself.
+ * Why the request's Content-Length leaves its body's end unknown, or null when it does not. uWS frames the
+ * body by the first value; a repeat with a different value means the sender (or a proxy) may frame it
+ * otherwise, while identical repeats frame it the same way and are accepted (RFC 9110 8.6). A value that is
+ * not digits is no length: uWS closes most such connections itself (and a list in one field line, `5, 5`),
+ * but passes a negative one (`-1`) through.
  */
-export function conflictingLengths(req: HttpRequest): boolean {
+export function lengthFault(req: HttpRequest): 'conflicting' | 'not_a_length' | null {
   let first: string | null = null;
-  let conflict = false;
+  let fault: 'conflicting' | 'not_a_length' | null = null;
   req.forEach((name, value) => {
-    if (name !== 'content-length') return;
-    if (first === null) first = value;
-    else if (value !== first) conflict = true;
+    if (name !== 'content-length' || fault !== null) return;
+    if (!/^\d+$/.test(value)) fault = 'not_a_length';
+    else if (first === null) first = value;
+    else if (value !== first) fault = 'conflicting';
   });
-  return conflict;
+  return fault;
 }
 
 /**

@@ -18,9 +18,10 @@ import {
 } from './dispatch.core.js';
 
 /**
- * 400 and close, answered on the next turn: uWS keeps parsing what follows the first length as a request
- * of its own and would serve it before a synchronous answer is flushed, while a response still pending
- * when such a request arrives makes uWS drop the connection instead. So the sender sees the 400, or (a
+ * 400 and close for a Content-Length that leaves the body's end unknown (two values that differ, or a
+ * negative one uWS let through), answered on the next turn: uWS keeps parsing what follows the first
+ * length as a request of its own and would serve it before a synchronous answer is flushed, while a
+ * response still pending when such a request arrives makes uWS drop the connection instead. So the sender sees the 400, or (a
  * request hidden behind the first length) the connection closed; the hidden request is never served.
  */
 export function refuseFraming(
@@ -29,15 +30,17 @@ export function refuseFraming(
   res: HttpResponse,
   base: WriteContext,
   line: RequestLine,
+  fault: 'conflicting' | 'not_a_length',
 ): void {
   const exchange = new Exchange(res, l);
-  core.log.warn(
-    { ...line, path: safePath(line.path), event: 'conflicting_content_length' },
-    'conflicting_content_length',
-  );
+  const event = fault === 'conflicting' ? 'conflicting_content_length' : 'invalid_content_length';
+  core.log.warn({ ...line, path: safePath(line.path), event }, event);
   const reply = errorReply('unreadable_body', {
-    detail: 'The request carries Content-Length values that differ, so where its body ends is unknown.',
-    hint: 'Send one Content-Length (identical repeats are accepted); the connection is closed.',
+    detail:
+      fault === 'conflicting'
+        ? 'The request carries Content-Length values that differ, so where its body ends is unknown.'
+        : 'The request carries a Content-Length that is not a number of bytes, so where its body ends is unknown.',
+    hint: 'Send one Content-Length of digits (identical repeats are accepted); the connection is closed.',
   });
   setImmediate(() => {
     if (exchange.send({ ...base, close: true }, reply)) logRequest(core, 'info', line, reply.status);

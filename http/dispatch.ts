@@ -1,15 +1,16 @@
 /**
  * One request through the gateway, in order:
- * 0. framing (conflicting Content-Length)  1. probes (api listener only)  2. listener split (public paths,
- * decided before the guard)  3. guard  4. 404 / 405  5. drain and unconfigured refusals  6. the route's
- * checks before the body, then the body within limits and the listener's budget  7. handler  8. answer.
+ * 0. framing (Content-Length conflicting or not digits)  1. probes (api listener only)  2. listener split
+ * (public paths, decided before the guard)  3. guard  4. 404 / 405  5. drain and unconfigured refusals
+ * 6. the route's checks before the body, then the body within limits and the listener's budget  7. handler
+ * 8. answer.
  * Steps 0–6 start synchronously: the uWS request object dies when this callback returns.
  * Refusals: dispatch.refusals.ts; probes: dispatch.probes.ts; 2–4: dispatch.route.ts; 6–8: dispatch.handle.ts.
  */
 import type { HttpRequest, HttpResponse } from '@trufflesuite/uws-js-unofficial';
 import type { Logger } from 'pino';
 import { ApiError } from './api-error.js';
-import { hasBody, conflictingLengths } from './body.js';
+import { hasBody, lengthFault } from './body.js';
 import { seenOf } from './conventions.js';
 import { CSP_NONE, cspFor } from './headers.js';
 import { Exchange, prepare, writeAnswer, type WriteContext } from './respond.js';
@@ -61,10 +62,10 @@ function dispatch(
   const draining = core.isDraining();
   const base: WriteContext = { head: method === 'HEAD', path, csp: CSP_NONE, close: draining };
 
-  // 0. Framing. uWS frames the body by the first Content-Length; a second, different value means the
-  // sender (or a proxy) may frame it otherwise, so nothing on this connection can be trusted (RFC 9112 6.3).
-  if (req.getHeader('content-length') !== '' && conflictingLengths(req))
-    return refuseFraming(core, l, res, base, line);
+  // 0. Framing. A Content-Length that leaves the body's end unknown (two values that differ, or one that is
+  // no length) means nothing on this connection can be trusted (RFC 9112 6.3).
+  const fault = req.getHeader('content-length') !== '' ? lengthFault(req) : null;
+  if (fault !== null) return refuseFraming(core, l, res, base, line, fault);
 
   // 1. Probes: never guarded, never public, answered whatever the node's state.
   if (answerProbe(core, l, res, base, line)) return;

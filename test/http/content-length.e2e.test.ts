@@ -105,3 +105,29 @@ t.test('identical repeated Content-Length values are accepted as one', async (t)
   t.equal(second.status, 200);
   t.same(JSON.parse(second.body), { got: 'xy' });
 });
+
+t.test('a negative Content-Length is refused as framing, never reaching the body reader', async (t) => {
+  const h = await startHarness({ routes });
+  t.teardown(() => h.gw.close());
+  const before = seen.length;
+  // uWS passes `-N` through (other values not made of digits it closes itself); read as a length it was a
+  // negative allocation, a handler failure logged at error level for each such request. The sender sees
+  // the connection closed, as for any length the transport refuses (README "Known limits").
+  for (const length of ['-1', '-5']) {
+    const { statuses } = await exchange(
+      h.gw.port,
+      `POST /things HTTP/1.1\r\nhost: x\r\ncontent-length: ${length}\r\n\r\n{}`,
+    );
+    t.ok(
+      statuses.every((s) => s === 400),
+      `${length}: no answer but the framing refusal`,
+    );
+  }
+  t.equal(seen.length, before, 'the handler never ran');
+  t.same(
+    h.logs.filter((l) => l['event'] === 'handler_failed').map((l) => l['err']),
+    [],
+    'no handler failure',
+  );
+  t.equal(h.logs.filter((l) => l['event'] === 'invalid_content_length').length, 2, 'each refusal logged');
+});
