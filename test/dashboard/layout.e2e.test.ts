@@ -1,8 +1,8 @@
 /**
- * Page structure in a real browser: every room has one <h1>, nothing scrolls sideways at 360 px, a trace
- * opened from a row far down the feed comes into view with the focus, the config diff of two revisions that
- * differ only in a secret value lists that change without its values, and an unconfigured node's header
- * names the product.
+ * Page structure in a real browser: every room has one <h1>, nothing scrolls sideways at 360 px (nor for
+ * one long word a document, the feed or the address holds), a trace opened from a row far down the feed
+ * comes into view with the focus, the config diff of two revisions that differ only in a secret value lists
+ * that change without its values, and an unconfigured node's header names the product.
  */
 import t from 'tap';
 import { needsChromium, openPage, startBrowser, type WatchedPage } from '../harness/browser.js';
@@ -114,6 +114,29 @@ t.test(
     t.equal(await w.page.locator('text=The two documents are the same').count(), 0);
     t.notMatch(await w.page.content(), /aaaaaaaaaa|bbbbbbbbbb/, 'neither value reaches the page');
     t.same(w.errors, []);
+  },
+);
+
+t.test(
+  'one long word from the document, the feed or the address wraps: nothing scrolls sideways at 360 or 1280 px',
+  needsChromium,
+  async (t) => {
+    const { browser, node } = shared!;
+    const url = `https://example.com/${'abcdefghij'.repeat(18)}`;
+    await patchCompany(node.url, { mission: `See ${url}.` }, `links ${url}`);
+    const w = await openPage(browser);
+    const overflow = (): Promise<number> =>
+      w.page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+    for (const width of [360, 1280]) {
+      await w.page.setViewportSize({ width, height: 740 });
+      for (const hash of ['org', 'feed', `feed?trace=${'f'.repeat(300)}`, `seat/${'z'.repeat(300)}`]) {
+        await w.page.goto(`${node.url}/dashboard#/${hash}`);
+        await w.page.waitForSelector('[data-link="live"]');
+        await w.page.locator('main [aria-busy="true"]').first().waitFor({ state: 'detached' });
+        t.equal(await overflow(), 0, `${width} px, ${hash.slice(0, 20)}`);
+      }
+    }
+    t.match(await w.page.textContent('main'), /zzzzzzzzzz/, 'the long handle is shown, wrapped');
   },
 );
 
