@@ -272,6 +272,12 @@ export interface Bus {
 
   /** Core, not stored: fire-and-forget to live subscribers. */
   emit(subject: string, data: Uint8Array, headers?: Headers): void;
+  /**
+   * Whether an `emit` on `subject` may reach a subscriber now, so a publisher can skip building a message
+   * nobody would receive. False only where the engine knows none would: the memory engine (one process)
+   * when none of its subscriptions matches. Always true on JetStream, whose subscribers may be elsewhere.
+   */
+  listened(subject: string): boolean;
   /** Core subscription; also sees messages published to streams. */
   subscribe(subject: string, onMessage: (msg: CoreMessage) => void): Subscription;
   /** Sends a request and waits for one reply; NoRespondersError / RequestTimeoutError. */

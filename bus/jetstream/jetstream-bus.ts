@@ -30,6 +30,7 @@ import type { BackupContents, BackupFile } from '../../schema/index.js';
 import type { BrokerMembership, PeerRemoval } from '../../schema/index.js';
 import type { UndoRestore } from '../backup-files.js';
 import { BusClosedError, EngineUnavailableError } from '../errors.js';
+import { assertSubject } from '../subject-match.js';
 import { backupJetStream } from './backup.js';
 import { restoreJetStreamExport } from './backup-restore.js';
 import { connectNats, redactUrl, type NatsLink } from './connection.js';
@@ -175,6 +176,12 @@ class JetStreamBus implements Bus, EngineHost {
 
   emit(subject: string, data: Uint8Array, headers?: Headers): void {
     this.core.emit(subject, data, headers);
+  }
+
+  /** Any process on the server may subscribe: an emit may always be heard. */
+  listened(subject: string): boolean {
+    assertSubject(subject, false);
+    return true;
   }
 
   subscribe(subject: string, onMessage: (msg: CoreMessage) => void): Subscription {

@@ -32,8 +32,9 @@ export class CoreRouter {
 
   constructor(private readonly logger: Logger) {}
 
-  deliver(subject: string, data: Uint8Array, headers: Headers): void {
-    if (this.subscribers.size === 0) return;
+  /** The subscribers a message on `subject` reaches now. */
+  reaches(subject: string): readonly Subscriber[] {
+    if (this.subscribers.size === 0) return [];
     let reached = this.reached.get(subject);
     if (reached === undefined) {
       reached = [...this.subscribers].filter((sub) => subjectMatches(sub.filter, subject));
@@ -41,6 +42,11 @@ export class CoreRouter {
       if (this.reached.size >= 10_000) this.reached.clear();
       this.reached.set(subject, reached);
     }
+    return reached;
+  }
+
+  deliver(subject: string, data: Uint8Array, headers: Headers): void {
+    const reached = this.reaches(subject);
     if (reached.length === 0) return;
     const message: CoreMessage = { subject, headers, data };
     for (const sub of reached) {

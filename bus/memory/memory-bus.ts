@@ -267,6 +267,12 @@ class MemoryBus implements Bus {
     this.core.deliver(subject, data, headers ?? emptyHeaders);
   }
 
+  listened(subject: string): boolean {
+    this.assertOpen();
+    assertSubject(subject, false);
+    return this.core.reaches(subject).length > 0;
+  }
+
   subscribe(subject: string, onMessage: (msg: CoreMessage) => void): Subscription {
     this.assertOpen();
     assertSubject(subject, true);

@@ -11,7 +11,7 @@ import {
 } from '../../bus/index.js';
 import { enc, text, collect, eventually, inbox, type WithBus } from './contract-helpers.js';
 
-export function registerStreams(withBus: WithBus): void {
+export function registerStreams(withBus: WithBus, engine: string): void {
   withBus(
     'publish acknowledges with increasing sequences and streamInfo counts them',
     async ({ bus }, id, t) => {
@@ -277,6 +277,26 @@ export function registerStreams(withBus: WithBus): void {
       await b.stop();
       await stored.stop();
       t.throws(() => bus.emit(`x${id}.*`, enc.encode('1')), InvalidNameError);
+    },
+  );
+
+  withBus(
+    'listened: a subject a live subscription matches may be heard; the memory engine knows one nobody hears',
+    async ({ bus }, id, t) => {
+      const heard = inbox<string>();
+      const sub = bus.subscribe(`l${id}.*`, (m) => heard.push(text(m.data)));
+      t.ok(bus.listened(`l${id}.x`), 'a matching subscription is listening');
+      bus.emit(`l${id}.x`, enc.encode('1'));
+      t.equal(await heard.next(), '1');
+      await sub.stop();
+      const deeper = bus.subscribe(`l${id}.x.>`, () => undefined);
+      // One process holds every subscriber of the memory engine; on JetStream others may listen anywhere.
+      const alone = engine.startsWith('memory');
+      t.equal(bus.listened(`l${id}.x`), !alone, `${engine}: a subject no subscription matches`);
+      t.ok(bus.listened(`l${id}.x.y`), 'a wildcard subscription matching it is listening');
+      await deeper.stop();
+      t.equal(bus.listened(`l${id}.x.y`), !alone, `${engine}: once it stopped`);
+      t.throws(() => bus.listened(`l${id}.*`), InvalidNameError, 'a wildcard is no subject to emit on');
     },
   );
 

@@ -25,7 +25,7 @@ export function busContract(t: Test, engine: string, open: () => Promise<BusFixt
     });
   };
   t.comment(`bus contract: ${engine}`);
-  registerStreams(withBus);
+  registerStreams(withBus, engine);
   registerConsumers(withBus);
   registerKv(withBus, engine);
   registerBroker(withBus);
