@@ -62,6 +62,7 @@ export {
   receivedEvent,
   startIntegrationHost,
   openRouter,
+  ParsedBodies,
   drainRetiredNotify,
   type IntegrationActors,
   readTrackerBSkillPages,

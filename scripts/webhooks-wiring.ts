@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import {
   drainRetiredNotify,
   openRouter,
+  ParsedBodies,
   type RateWindow,
   peopleFrom,
   startIntegrationHost,
@@ -172,8 +173,11 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
     },
     logger: opts.logger.child({ component: 'webhooks' }),
   });
+  // Routing on this node takes the bodies its receivers parsed (a node without routing keeps none).
+  const parsed = opts.consumers !== false ? new ParsedBodies() : undefined;
   const deps = {
     ...(appFlow ? { appInstallation: appFlow.installation.bind(appFlow) } : {}),
+    ...(parsed ? { parsed } : {}),
     bus: opts.bus,
     settings: () => current().settings,
     configured: opts.configured,
@@ -205,6 +209,7 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
         people,
         router,
         nodeId: opts.config.node.id,
+        ...(parsed ? { parsed } : {}),
         logger: opts.logger.child({ component: 'integration' }),
       }),
     );

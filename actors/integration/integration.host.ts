@@ -33,6 +33,7 @@ import {
 import { parseDelivery } from './parse.js';
 import { isOwnAction, resolveSeat, type People } from './people.js';
 import { chatMentions, chatMessageEvent, isChatMessage } from './chat.event.js';
+import type { ParsedBodies } from './parsed-bodies.js';
 import type { Router } from './router.js';
 
 /** Deliveries handled at once by one node (see ConsumerSpec.concurrency). */
@@ -54,6 +55,8 @@ export interface IntegrationHostOptions {
   readonly durable?: string;
   /** Names this node in the `source` of the events it records. */
   readonly nodeId?: string;
+  /** Bodies this node's receivers parsed already (the same object their `parsed` handoff is given). */
+  readonly parsed?: ParsedBodies;
 }
 
 /** The `webhook_received` record of one notification, at the time the gateway received it. */
@@ -79,13 +82,16 @@ export function receivedEvent(n: InboundNotification, source: string): EventReco
   });
 }
 
-function bodyJson(meta: RawDeliveryMeta, data: Uint8Array): unknown {
+/** The body's JSON; `handed` is the receiver's parse of these bytes as JSON, when it was kept for routing. */
+function bodyJson(meta: RawDeliveryMeta, data: Uint8Array, handed: unknown): unknown {
+  const form = meta.content_type.startsWith('application/x-www-form-urlencoded');
+  if (handed !== undefined && !form) return handed;
   const text = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
   try {
-    if (meta.content_type.startsWith('application/x-www-form-urlencoded')) {
-      const form = new URLSearchParams(text);
-      const payload = form.get('payload');
-      return payload !== null ? (JSON.parse(payload) as unknown) : Object.fromEntries(form);
+    if (form) {
+      const fields = new URLSearchParams(text);
+      const payload = fields.get('payload');
+      return payload !== null ? (JSON.parse(payload) as unknown) : Object.fromEntries(fields);
     }
     return JSON.parse(text) as unknown;
   } catch {
@@ -97,15 +103,17 @@ function bodyJson(meta: RawDeliveryMeta, data: Uint8Array): unknown {
 export function notificationOf(
   people: People,
   msg: Pick<StoredMessage, 'stream' | 'seq' | 'headers' | 'data'>,
+  bodies?: ParsedBodies,
 ): { notification: InboundNotification | null; meta: RawDeliveryMeta } {
   const meta = rawDeliveryMeta(msg.headers);
-  const json = bodyJson(meta, msg.data);
+  const id = deliveryKey(meta.pipeline, meta.seat || null, meta.delivery_id);
+  const json = bodyJson(meta, msg.data, bodies?.take(id, msg.data));
   const parsed = parseDelivery(meta.pipeline, json, meta.event);
   if (isOwnAction(people, meta.pipeline, parsed.trigger, parsed.selfIds)) return { notification: null, meta };
   // Not parsed again: every part is built here, from checked metadata and the parsers' typed output, in
   // the schema's key order (a test holds it to `InboundNotification.parse` of itself).
   const notification: InboundNotification = {
-    id: deliveryKey(meta.pipeline, meta.seat || null, meta.delivery_id),
+    id,
     vendor: meta.vendor,
     pipeline: meta.pipeline,
     event: meta.event,
@@ -134,7 +142,7 @@ export async function startIntegrationHost(opts: IntegrationHostOptions): Promis
   const handle = async (msg: StoredMessage): Promise<void> => {
     let result;
     try {
-      result = notificationOf(opts.people(), msg);
+      result = notificationOf(opts.people(), msg, opts.parsed);
     } catch (error) {
       // Not a delivery this build can read: keep it in the audit store, never loop on it.
       logger.error(
@@ -170,7 +178,9 @@ export async function startIntegrationHost(opts: IntegrationHostOptions): Promis
       await publishEvent(bus, chatMessageEvent(notification, source, mentioned));
     }
     await opts.router.route(notification);
-    // For observers (a core message: at most once); the wakes above are what routing guarantees.
+    // For observers (a core message: at most once); the wakes above are what routing guarantees. Not
+    // built when the bus knows nobody listens (most nodes have no observer).
+    if (!bus.listened(Subjects.notificationsInbound)) return;
     bus.emit(Subjects.notificationsInbound, encoder.encode(JSON.stringify(notification)), {
       // Listeners that care for a few pipelines skip the others without decoding them.
       [RawHeader.Pipeline]: notification.pipeline,

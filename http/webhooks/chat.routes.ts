@@ -108,6 +108,7 @@ async function chat(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> {
     seat: handle,
     scheme: 'chat-v0',
     signatureHeaders: [ChatHeaders.signature, ChatHeaders.timestamp],
+    parsed: json,
   });
 }
 

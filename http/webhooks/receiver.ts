@@ -35,6 +35,14 @@ export interface ReceiverDeps {
    * (0 again when the app is uninstalled). Absent where the node has no code-host app setup surface.
    */
   appInstallation?(handle: string, change: AppInstallation): Promise<void>;
+  /** Routing on this node, when it runs here: takes the parsed bodies so it does not parse them again. */
+  readonly parsed?: ParsedHandoff;
+}
+
+/** Where accepted bodies' parses go to routing (actors/integration/parsed-bodies.ts). */
+export interface ParsedHandoff {
+  keep(key: string, body: Uint8Array, json: unknown): void;
+  forget(key: string, body: Uint8Array): void;
 }
 
 export interface AppInstallation {
@@ -55,6 +63,11 @@ export interface Accepted {
   readonly seat: string | null;
   readonly scheme: string;
   readonly signatureHeaders: readonly string[];
+  /**
+   * The body as routing reads it (its JSON, or a chat form's `payload`), when the receiver parsed it already:
+   * handed to routing on this node so the delivery is parsed once.
+   */
+  readonly parsed?: unknown;
 }
 
 /** Headers never stored: they carry credentials (values of signature headers are dropped too). */
@@ -133,21 +146,30 @@ export async function accept(deps: ReceiverDeps, req: ApiRequest, given: Accepte
   for (const [name, value] of Object.entries(req.headers))
     if (keptHeader(name) && !credentialHeaders.has(name) && !signature.has(name)) vendorHeaders[name] = value;
   const receivedAt = new Date(deps.now?.() ?? Date.now()).toISOString();
-  const ack = await deps.bus.publish(Subjects.webhookDelivery(a.pipeline), req.body, {
-    msgId: deliveryKey(a.pipeline, a.seat, a.deliveryId),
-    headers: {
-      [RawHeader.Vendor]: a.vendor,
-      [RawHeader.Pipeline]: a.pipeline,
-      [RawHeader.DeliveryId]: a.deliveryId,
-      [RawHeader.ReceivedAt]: receivedAt,
-      [RawHeader.Event]: a.event,
-      [RawHeader.Seat]: a.seat ?? '',
-      [RawHeader.Scheme]: a.scheme,
-      [RawHeader.SignatureHeaders]: JSON.stringify(a.signatureHeaders),
-      [RawHeader.VendorHeaders]: JSON.stringify(vendorHeaders),
-      [RawHeader.ContentType]: req.headers['content-type'] ?? '',
-    },
-  });
+  const key = deliveryKey(a.pipeline, a.seat, a.deliveryId);
+  // Before the append: routing may take the delivery before this resumes.
+  const handoff = a.parsed === undefined ? undefined : deps.parsed;
+  handoff?.keep(key, req.body, a.parsed);
+  let ack;
+  try {
+    ack = await deps.bus.publish(Subjects.webhookDelivery(a.pipeline), req.body, {
+      msgId: key,
+      headers: {
+        [RawHeader.Vendor]: a.vendor,
+        [RawHeader.Pipeline]: a.pipeline,
+        [RawHeader.DeliveryId]: a.deliveryId,
+        [RawHeader.ReceivedAt]: receivedAt,
+        [RawHeader.Event]: a.event,
+        [RawHeader.Seat]: a.seat ?? '',
+        [RawHeader.Scheme]: a.scheme,
+        [RawHeader.SignatureHeaders]: JSON.stringify(a.signatureHeaders),
+        [RawHeader.VendorHeaders]: JSON.stringify(vendorHeaders),
+        [RawHeader.ContentType]: req.headers['content-type'] ?? '',
+      },
+    });
+  } finally {
+    if (ack === undefined || ack.duplicate) handoff?.forget(key, req.body);
+  }
   await deps.arrivals.record(a.surface, ack.duplicate ? 'duplicate' : 'accepted');
   if (!ack.duplicate) await deps.backlog?.wait();
   return {

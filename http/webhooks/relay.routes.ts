@@ -72,6 +72,7 @@ async function relay(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> {
       pipeline: Vendor.TrackerA,
       deliveryId: digestKey(req.body),
       signatureHeaders,
+      parsed: json,
     });
   if (wikiEvents.has(event))
     return accept(deps, req, {
@@ -79,6 +80,7 @@ async function relay(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> {
       pipeline: Vendor.Wiki,
       deliveryId: wikiDedupKey(json, req.body, event),
       signatureHeaders,
+      parsed: json,
     });
   req.log.info({ event: 'relay_event_ignored', vendor_event: event.slice(0, 100) }, 'relay_event_ignored');
   return { status: 200, body: { accepted: false, ignored: true } };

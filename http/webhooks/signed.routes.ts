@@ -48,6 +48,7 @@ function trackerA(deps: ReceiverDeps, req: ApiRequest, secret: string, surface: 
     seat: null,
     scheme: 'hmac-sha256',
     signatureHeaders: [TrackerAHeaders.signature],
+    parsed: json,
   });
 }
 
@@ -92,6 +93,7 @@ async function codehostA(
     seat: handle,
     scheme: 'hmac-sha256',
     signatureHeaders: [CodehostAHeaders.signature],
+    parsed: json,
   });
   if (handle !== null && event === 'installation') await noteInstallation(deps, req, handle, json);
   return reply;
@@ -144,6 +146,7 @@ function codehostB(deps: ReceiverDeps, req: ApiRequest, secret: string, surface:
     seat: null,
     scheme: 'standard-webhooks-v1',
     signatureHeaders: [CodehostBHeaders.signature, CodehostBHeaders.id, CodehostBHeaders.timestamp],
+    parsed: json,
   });
 }
 
@@ -165,6 +168,7 @@ function trackerB(deps: ReceiverDeps, req: ApiRequest, secret: string, surface: 
     seat: null,
     scheme: 'hmac-sha256-hex',
     signatureHeaders: [TrackerBHeaders.signature],
+    parsed: json,
   });
 }
 
@@ -190,6 +194,7 @@ function wikiSelfHosted(
     seat: null,
     scheme: 'hmac-sha256',
     signatureHeaders: [WikiHeaders.signature],
+    parsed: json,
   });
 }
 
@@ -233,6 +238,7 @@ function wikiCloud(deps: ReceiverDeps, req: ApiRequest, token: string, surface: 
     seat: null,
     scheme: 'service-token',
     signatureHeaders: [WikiHeaders.token],
+    parsed: json,
   });
 }
 
@@ -260,6 +266,7 @@ function monitor(deps: ReceiverDeps, req: ApiRequest, token: string, surface: st
     seat: null,
     scheme: 'service-token',
     signatureHeaders: [MonitorHeaders.token],
+    parsed: json,
   });
 }
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { notificationOf } from '../../../actors/integration/integration.host.js';
-import { peopleFrom } from '../../../actors/integration/index.js';
+import { ParsedBodies, peopleFrom } from '../../../actors/integration/index.js';
 import { InboundNotification, RawHeader, rawDeliveryMeta, type Pipeline } from '../../../schema/index.js';
 
 const people = peopleFrom(null);
@@ -87,3 +87,31 @@ t.test('stored delivery metadata is read as the schema reads it, and refused as 
   // Unreadable JSON falls back to empty lists, as before.
   t.same(rawDeliveryMeta({ ...good, [RawHeader.VendorHeaders]: '{' }).vendor_headers, {});
 });
+
+t.test(
+  'a body the receiver parsed is routed from its parse only when the stored bytes are those bytes',
+  async (t) => {
+    const body = bodies['tracker-b'];
+    const stored = raw('tracker-b', body);
+    const key = 'tracker-b:d-1';
+    const alone = JSON.stringify(notificationOf(people, stored).notification);
+    const kept = new ParsedBodies();
+    const handed = JSON.parse(JSON.stringify(body)) as unknown;
+    kept.keep(key, Buffer.from(stored.data), handed);
+    const routed = notificationOf(people, stored, kept).notification;
+    t.equal(routed?.payload, handed, 'the kept parse is the payload, not a second parse');
+    t.equal(JSON.stringify(routed), alone, 'the same notification as parsing the stored body');
+    t.equal(kept.take(key, stored.data), undefined, 'taken once');
+    // Kept for other bytes under the same key (a different body reusing a delivery id): parsed afresh.
+    kept.keep(key, new TextEncoder().encode('{"event":"other"}'), { event: 'other' });
+    const other = notificationOf(people, stored, kept).notification;
+    t.equal(JSON.stringify(other), alone);
+    t.not(other?.payload, handed);
+    // A form body is read as a form, whatever a JSON parse of it made.
+    const form = raw('chat', {}, { [RawHeader.ContentType]: 'application/x-www-form-urlencoded' });
+    const formData = new TextEncoder().encode(`payload=${encodeURIComponent(JSON.stringify(bodies.chat))}`);
+    const formed = { ...form, data: formData };
+    kept.keep('chat:ada:d-1', Buffer.from(formData), { not: 'the form' });
+    t.same(notificationOf(people, formed, kept).notification?.payload, bodies.chat);
+  },
+);
