@@ -19,7 +19,9 @@
  *
  * Run (from the repository root, after `npm run build`): node --import=tsx scripts/bench/webhooks.ts [--json]
  * Options (environment): BENCH_DELIVERIES (20000), BENCH_CONNECTIONS (50), BENCH_DUPLICATE_RATIO (0.1),
- * BENCH_STORE=memory for a pure in-memory bus on both sides (default: SQLite under a temporary store_dir).
+ * BENCH_STORE=memory for a pure in-memory bus on both sides (default: SQLite under a temporary store_dir),
+ * BENCH_BODY_BYTES to pad each delivery's description to about that size (default: about 170 bytes in all;
+ * vendors' real payloads run to kilobytes, where parsing a body counts for more).
  */
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -44,6 +46,7 @@ import { ensureWrk, wrkThreads } from './wrk.js';
 const total = Number(process.env.BENCH_DELIVERIES ?? 20_000);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const dupRatio = Number(process.env.BENCH_DUPLICATE_RATIO ?? 0.1);
+const padding = 'x'.repeat(Math.max(0, Number(process.env.BENCH_BODY_BYTES ?? 0) - 170));
 const secret = 'bench-tracker-b-secret-0123456789';
 const document = {
   name: 'Bench',
@@ -64,7 +67,7 @@ function plan(): number[] {
 }
 
 function delivery(i: number): { body: string; headers: Record<string, string> } {
-  const body = JSON.stringify({ event: 'issue', action: 'updated', data: { id: `item-${i}`, name: `Item ${i}`, description_stripped: 'bench' }, activity: { actor: { id: 'u-1' } } }); // prettier-ignore
+  const body = JSON.stringify({ event: 'issue', action: 'updated', data: { id: `item-${i}`, name: `Item ${i}`, description_stripped: `bench${padding}` }, activity: { actor: { id: 'u-1' } } }); // prettier-ignore
   return {
     body,
     headers: {
