@@ -43,11 +43,17 @@ t.test(
       timezone: 'UTC',
       providers: localProviders(llm.baseUrl),
       integrations: { codehost_a: { webhook_secret: SECRET } },
-      roles: [
+      units: [
         {
-          name: 'Cy',
-          goal: 'Triage issues',
-          schedules: [{ name: 'nightly-sweep', cron: '0 3 * * *', task: 'Sweep.', enabled: false }],
+          name: 'Platform',
+          type: 'team',
+          roles: [
+            {
+              name: 'Cy',
+              goal: 'Triage issues',
+              schedules: [{ name: 'nightly-sweep', cron: '0 3 * * *', task: 'Sweep.', enabled: false }],
+            },
+          ],
         },
       ],
     });
@@ -82,6 +88,12 @@ t.test(
     await pause.click();
     await w.page.waitForSelector('text=Paused by');
     await w.page.waitForSelector('[role="status"]:text("Paused.")');
+    await w.page.waitForSelector('text=stopped: paused');
+    t.match(
+      await w.page.locator('p', { hasText: 'stopped: paused' }).textContent(),
+      /stopped: paused · unit Platform/,
+      'why the seat stopped and its unit read apart',
+    );
     t.equal(await focused(w), 'Pause seat', 'the focus stays on the pause button');
     await w.page.getByRole('button', { name: 'Resume seat' }).click();
     await w.page.waitForSelector('[role="status"]:text("Resumed.")');

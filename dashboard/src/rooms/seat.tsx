@@ -278,7 +278,12 @@ export function SeatRoom(props: { route: Route }) {
             <p>
               <Badge value={seat.kind === 'human' ? 'human' : (row?.activity ?? 'idle')} />{' '}
               {row?.stopped_reason ? <span class="muted">stopped: {row.stopped_reason}</span> : null}{' '}
-              {seat.unit ? <span class="muted">unit {seat.unit}</span> : null}
+              {/* A separator, so `stopped: paused` and the unit do not read as one phrase. */}
+              {seat.unit ? (
+                <span class="muted">
+                  {row?.stopped_reason ? '· ' : ''}unit {seat.unit}
+                </span>
+              ) : null}
             </p>
             {seat.goal ? <p>{seat.goal}</p> : null}
             {row?.paused ? (
