@@ -126,8 +126,9 @@ function watchSeats(bus: Bus): Seats {
 async function rawCalls(llm: ZeroLlm, bodies: readonly string[], lanes: number): Promise<number> {
   let next = 0;
   const started = performance.now();
-  const signal = new AbortController().signal;
   const lane = async (): Promise<void> => {
+    // One signal a lane, as a turn has its own (a hundred requests on one signal trip Node's listener warning).
+    const signal = new AbortController().signal;
     while (next < bodies.length) {
       const body = bodies[next++] as string;
       const answer = await nodePost(llm.url, {
