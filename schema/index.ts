@@ -425,7 +425,10 @@ export { withoutUserinfo } from './url-userinfo.js';
 export { queryRanges } from './query-ranges.js';
 export {
   isOpId,
+  isTitle,
+  ITEM_TITLE_MAX,
   OP_ID_MAX_BYTES,
+  PAGE_TITLE_MAX,
   PERSON_HANDLE,
   PROJECT_KEY,
   SEAT_REASON_MAX,

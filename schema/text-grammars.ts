@@ -23,3 +23,23 @@ export const SECRET_SOURCE = /^[a-z][a-z0-9._:-]{0,63}$/;
 
 /** A pause's or resume's `reason`, in characters. */
 export const SEAT_REASON_MAX = 600;
+
+/**
+ * A control character (C0, DEL, C1), or a UTF-16 surrogate without its pair (with `u` a pair is one code
+ * point). Checked before trimming, so a tab or a NEL at either end is refused rather than cut off.
+ */
+const controlOrLoneSurrogate = /[\u0000-\u001f\u007f-\u009f\ud800-\udfff]/u;
+
+/** True when `s` holds a control character or a lone surrogate (a title refuses both, anywhere). */
+export const hasControlOrLoneSurrogate = (s: string): boolean => controlOrLoneSurrogate.test(s);
+
+/** A work item's title, in characters once trimmed. */
+export const ITEM_TITLE_MAX = 300;
+/** A knowledge-base page's title, in characters once trimmed. */
+export const PAGE_TITLE_MAX = 255;
+
+/** True when `title` is one line a write may send: no control character or lone surrogate, 1 to `max` characters once trimmed. */
+export const isTitle = (title: string, max: number): boolean => {
+  const trimmed = title.trim();
+  return !hasControlOrLoneSurrogate(title) && trimmed.length >= 1 && trimmed.length <= max;
+};

@@ -5,7 +5,7 @@
  * the node. The numeric ranges and the grammars are the node's own (`queryRanges` and `text-grammars` in
  * schema/), so the two cannot disagree.
  */
-import { isOpId, OP_ID_MAX_BYTES, PERSON_HANDLE, type IntRange } from '../schema/index.js';
+import { isOpId, isTitle, OP_ID_MAX_BYTES, PERSON_HANDLE, type IntRange } from '../schema/index.js';
 import { UsageError } from './cli-usage.js';
 
 /**
@@ -68,3 +68,12 @@ export const handleFlag = (label: string, raw: string | undefined): string | und
 /** A flag whose empty value would be dropped and read as absent (`--seat "$UNSET"` listing every seat). */
 export const nonEmptyFlag = (label: string, raw: string | undefined, takes: string): string | undefined =>
   shapeFlag(label, raw, (value) => value !== '', takes);
+
+/** `--title T` of a create: one line, 1 to `max` characters once trimmed, as the route reads it. */
+export const titleFlag = (raw: string | undefined, max: number): string | undefined =>
+  shapeFlag(
+    '--title',
+    raw,
+    (title) => isTitle(title, max),
+    `one line of 1 to ${max} characters once trimmed (no control characters or lone surrogates)`,
+  );

@@ -6,9 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, refuseOtherVerbsFlags } from './cli-args.js';
 import { callJson, queryOf } from './cli-json.js';
-import { intFlag, opIdFlag } from './cli-flags.js';
+import { intFlag, opIdFlag, titleFlag } from './cli-flags.js';
 import { UsageError, type Out } from './cli-usage.js';
-import { queryRanges } from '../schema/index.js';
+import { PAGE_TITLE_MAX, queryRanges } from '../schema/index.js';
 
 const { pagesLimit } = queryRanges;
 
@@ -63,6 +63,7 @@ export async function runPages(
     throw new UsageError(`svc pages ${verb} needs ${verb === 'show' ? 'REF' : 'WORDS'}`);
   const limit = intFlag('--limit', values.limit, pagesLimit);
   opIdFlag(values['op-id']);
+  titleFlag(values.title, PAGE_TITLE_MAX);
   const ctx = await nodeContext(values, env, out, err);
   const call = (method: string, path: string, body?: unknown) => callJson('pages', ctx, method, path, body);
   switch (verb) {

@@ -5,9 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, refuseOtherVerbsFlags } from './cli-args.js';
 import { callJson, queryOf } from './cli-json.js';
-import { handleFlag, intFlag, oneOfFlag, opIdFlag, shapeFlag } from './cli-flags.js';
+import { handleFlag, intFlag, oneOfFlag, opIdFlag, shapeFlag, titleFlag } from './cli-flags.js';
 import { UsageError, type Out } from './cli-usage.js';
-import { priorities, PROJECT_KEY, queryRanges, workStatuses } from '../schema/index.js';
+import { ITEM_TITLE_MAX, priorities, PROJECT_KEY, queryRanges, workStatuses } from '../schema/index.js';
 
 const { workListLimit, workInboxLimit } = queryRanges;
 
@@ -104,7 +104,7 @@ export async function runWork(
       (key) => PROJECT_KEY.test(key.toUpperCase()),
       'a project key (a letter, then 1 to 9 letters or digits)',
     );
-    shapeFlag('--title', values.title, (title) => title.trim() !== '', 'a title, not blank');
+    titleFlag(values.title, ITEM_TITLE_MAX);
     for (const handle of values.assignee ?? []) handleFlag('--assignee', handle);
   }
   const ctx = await nodeContext(values, env, out, err);

@@ -6,11 +6,12 @@
  */
 import { z } from 'zod';
 import { ServiceCaller } from '../service-tools.js';
-import { hasControlOrLoneSurrogate, OpId } from '../work/item.js';
+import { hasControlOrLoneSurrogate, PAGE_TITLE_MAX } from '../text-grammars.js';
+import { OpId } from '../work/item.js';
 
 /** Limits of the knowledge base (ops/knowledge-base.md "Limits"). */
 export const PageLimits = {
-  titleChars: 255,
+  titleChars: PAGE_TITLE_MAX,
   bodyBytes: 512 * 1024,
   commentBytes: 64 * 1024,
   /** Revision entries a page read shows (newest first); the count is always whole. */

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { priorities, workStatuses } from './statuses.js';
-import { isOpId, PROJECT_KEY } from '../text-grammars.js';
+import { hasControlOrLoneSurrogate, isOpId, ITEM_TITLE_MAX, PROJECT_KEY } from '../text-grammars.js';
 
 export const OpId = z.string().refine(isOpId, 'at most 128 bytes of visible ASCII');
 
@@ -36,17 +36,6 @@ export function isCalendarDate(value: string): boolean {
   const date = new Date(Date.UTC(year, month - 1, day));
   return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
-
-/**
- * A control character (C0, DEL, C1), or a UTF-16 surrogate without its pair (with `u` a pair is one code
- * point). Checked before trimming, so a tab or a NEL at either end is refused rather than cut off.
- */
-const controlOrLoneSurrogate = /[\u0000-\u001f\u007f-\u009f\ud800-\udfff]/u;
-
-/** True when `s` holds a control character or a lone surrogate (a title refuses both, anywhere). */
-export const hasControlOrLoneSurrogate = (s: string): boolean => controlOrLoneSurrogate.test(s);
-
-const ITEM_TITLE_MAX = 300;
 
 const FieldValue = z.union([z.string().max(500), z.number(), z.boolean(), z.null()]);
 

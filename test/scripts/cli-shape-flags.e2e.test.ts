@@ -65,8 +65,23 @@ const cases: readonly Case[] = [
   },
   {
     args: ['work', 'create', '--project', 'ENG', '--title', '  '],
-    says: /--title must be a title, not blank/,
+    says: /--title must be one line of 1 to 300 characters once trimmed/,
     node: { method: 'POST', path: '/work', body: { project: 'ENG', title: '  ' } },
+  },
+  {
+    args: ['work', 'create', '--project', 'ENG', '--title', 'two\tparts'],
+    says: /--title must be one line of 1 to 300 characters once trimmed \(no control characters/,
+    node: { method: 'POST', path: '/work', body: { project: 'ENG', title: 'two\tparts' } },
+  },
+  {
+    args: ['work', 'create', '--project', 'ENG', '--title', 't'.repeat(301)],
+    says: /--title must be one line of 1 to 300 characters once trimmed .*\(got 301 characters\)/,
+    node: { method: 'POST', path: '/work', body: { project: 'ENG', title: 't'.repeat(301) } },
+  },
+  {
+    args: ['pages', 'create', '--container', 'ENG', '--title', 'p'.repeat(256)],
+    says: /--title must be one line of 1 to 255 characters once trimmed .*\(got 256 characters\)/,
+    node: { method: 'POST', path: '/pages', body: { container: 'ENG', title: 'p'.repeat(256), body: '' } },
   },
   {
     args: ['work', 'create', '--project', 'ENG', '--title', 'T', '--assignee', 'Ada Lovelace'],
@@ -194,6 +209,8 @@ t.test(
       ],
       ['work', 'inbox', '--handle', 'ADA'],
       ['pages', 'create', '--container', 'ENG', '--title', 'T', '--op-id', '!'.repeat(128)],
+      ['work', 'create', '--project', 'ENG', '--title', ` ${'t'.repeat(300)} `],
+      ['pages', 'create', '--container', 'ENG', '--title', 'p'.repeat(255)],
     ];
     for (const args of edges) {
       const run = await svc([...args, ...url]);
