@@ -25,7 +25,8 @@ Verbs (against a running node with knowledge.backend native; token from $SVC_TOK
   create   --container C --title T [FILE|-] [--parent P] [--op-id X]
                                     create a page; its body is FILE's text, stdin's with -, else empty
 --limit is ${pagesLimit.min} to ${pagesLimit.max} (default ${pagesLimit.fallback}), as the route allows; outside it, or an --op-id
-outside the route's grammar (1 to 128 bytes of visible ASCII), is a bad flag (exit 2, nothing sent).
+(1 to 128 bytes of visible ASCII) or --title (one line, 1 to 255 characters) outside the route's grammar,
+is a bad flag (exit 2, nothing sent).
 
 ${nodeFlagsHelp}  --op-id X        a write's retry handle: sent again, it answers the first outcome
 Exit codes: 0 done; 1 refused (the answer's error code is printed); 2 bad flags.

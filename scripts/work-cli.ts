@@ -27,8 +27,9 @@ Verbs (against a running node with tracker.backend native; token from $SVC_TOKEN
                                     changes by others to your items (the token's person, or H)
   mine     [--handle H]             your my-work lists (or H's)
 --limit is ${workListLimit.min} to ${workListLimit.max} (inbox: ${workInboxLimit.min} to ${workInboxLimit.max}), as the routes allow;
-outside it, a status or priority the tracker lacks, or an --op-id, --handle, --assignee (any case) or
---project outside the route's grammar, is a bad flag (exit 2, nothing sent).
+outside it, a status or priority the tracker lacks, or an --op-id, --handle, --assignee (any case),
+--project or --title (one line, 1 to 300 characters) outside the route's grammar, is a bad flag (exit 2,
+nothing sent).
 
 ${nodeFlagsHelp}  --op-id X        a write's retry handle: sent again, it answers the first outcome
 Exit codes: 0 done; 1 refused (the answer's error code is printed); 2 bad flags.
