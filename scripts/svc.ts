@@ -29,7 +29,7 @@ Commands:
   completion   print a shell completion script: svc completion bash|zsh
 
 Flags:
-  -h, --help      show help (also: svc <command> --help)
+  -h, --help      show help (also: svc <command> --help, or svc help <command>)
   -v, --version   print the version
 
 Environment:
@@ -75,6 +75,13 @@ export async function main(
       case '-h':
       case '--help':
       case 'help':
+        // `svc help work` is `svc work --help`; a word that names no command is not dropped silently.
+        if (rest.length > 0) {
+          const [topic, ...more] = rest;
+          if (!commands.has(topic!)) throw new UsageError(`unknown command: ${topic}`);
+          if (more.length > 0) throw new UsageError(`unexpected arguments: ${more.join(' ')}`);
+          return await main([topic!, '--help'], env, out, err);
+        }
         // Shown because no command was given, the help is a usage error's message.
         (command === undefined ? err : out).write(mainHelp);
         return command === undefined ? 2 : 0;

@@ -18,6 +18,21 @@ t.test('svc --help names every command and flag', async (t) => {
     t.match(run.stdout(), word);
 });
 
+t.test("svc help COMMAND is that command's help; a word that names none exits 2", async (t) => {
+  const help = runSvc(['help', 'replay']);
+  t.equal(await help.exited, 0);
+  t.match(help.stdout(), '--from-seq', "replay's own help");
+  const short = runSvc(['-h', 'work']);
+  t.equal(await short.exited, 0);
+  t.match(short.stdout(), 'svc work', "work's own help");
+  const unknown = runSvc(['--help', 'launch']);
+  t.equal(await unknown.exited, 2);
+  t.match(unknown.stderr(), /unknown command: launch/);
+  const extra = runSvc(['help', 'work', 'create']);
+  t.equal(await extra.exited, 2);
+  t.match(extra.stderr(), /unexpected arguments: create/);
+});
+
 t.test('svc serve --help describes --config and the drain', async (t) => {
   const run = runSvc(['serve', '--help']);
   t.equal(await run.exited, 0);
