@@ -138,3 +138,23 @@ t.test('/operator/mcp answers each JSON-RPC error with its code', async (t) => {
     });
   await jsonRpcCases(t, post, { name: 'pages_search', args: { q: 'x' } });
 });
+
+t.test(
+  'an op_id outside the grammar is refused over MCP as op_id_invalid, as over /operator/act',
+  async (t) => {
+    const n = await startPagesNode(t);
+    const client = await connect(n.base, OPS);
+    t.teardown(() => client.close());
+    for (const opId of ['a b', 'x'.repeat(129), 'é']) {
+      const refused = await client.callTool({
+        name: 'pages_write',
+        arguments: { container: 'HANDBOOK', title: 'Retry', op_id: opId },
+      });
+      t.equal(refused.isError, true);
+      const [first] = refused.content as Array<{ text: string }>;
+      t.match(first?.text, /^op_id_invalid: /, `op_id of ${opId.length} characters`);
+    }
+    const listed = await n.call('GET', '/pages?container=HANDBOOK');
+    t.notMatch(JSON.stringify(listed.json), /Retry/, 'nothing was written');
+  },
+);

@@ -6,7 +6,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { serviceToolInputSchema, type ServiceCaller, type ServiceTool } from '../../../schema/index.js';
+import {
+  isOpId,
+  serviceToolInputSchema,
+  type ServiceCaller,
+  type ServiceTool,
+} from '../../../schema/index.js';
 import { answerMcp } from '../../mcp-jsonrpc.js';
 import { mcpServerSdk, type McpServerSdk } from '../../mcp-sdk.js';
 import type { ApiReply, ApiRequest } from '../../types.js';
@@ -32,6 +37,10 @@ function mcpServer(sdk: McpServerSdk, tools: readonly ServiceTool[], person: Ser
       isError,
     });
     if (!tool) return text(`unknown_tool: no tool ${request.params.name}`, true);
+    // The retry handle's own refusal, as `/operator/act` answers it (spec: 400 `op_id_invalid`).
+    const opId = request.params.arguments?.['op_id'];
+    if (opId !== undefined && (typeof opId !== 'string' || !isOpId(opId)))
+      return text('op_id_invalid: the `op_id` argument is outside the grammar', true);
     const parsed = tool.args.safeParse(request.params.arguments ?? {});
     if (!parsed.success)
       return text(
