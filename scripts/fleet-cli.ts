@@ -116,10 +116,13 @@ export async function runFleet(args: string[], env: NodeJS.ProcessEnv, out: Out,
     status: ['broker', 'json'],
     remove: ['confirm', 'force', 'peer'],
   });
+  // Everything this command can judge alone is judged before the node's address is read.
+  if (verb !== 'status' && verb !== 'remove') throw new UsageError(`unknown fleet verb: ${verb}`);
+  if (verb === 'status' && target !== undefined) throw new UsageError(`unexpected argument: ${target}`);
+  const removing = verb === 'remove' ? removeTarget(target, values) : null;
   const ctx = await nodeContext(values, env, out, err);
   switch (verb) {
     case 'status': {
-      if (target !== undefined) throw new UsageError(`unexpected argument: ${target}`);
       const fleet = await read<FleetAnswer>(ctx, '/fleet');
       if (fleet === null) return 1;
       const broker = values.broker ? await read<BrokerMembership>(ctx, '/fleet/broker') : undefined;
@@ -132,25 +135,10 @@ export async function runFleet(args: string[], env: NodeJS.ProcessEnv, out: Out,
       return 0;
     }
     case 'remove': {
-      const peer = values.peer;
-      if ((peer === undefined) === (target === undefined))
-        throw new UsageError('svc fleet remove needs NODE, or --peer PEER (not both)');
-      const id = (peer ?? target)!;
-      // No node can bear an id outside the grammar (the route says so with 400 bad_params).
-      shapeFlag(
-        'NODE',
-        target,
-        (node) => NODE_ID.test(node),
-        'a node id: letters, digits, _ and - (at most 64)',
-      );
-      if (peer === '') throw new UsageError('--peer needs a broker server: its name or raft peer id');
-      if (values.confirm === undefined)
-        throw new UsageError(`svc fleet remove needs --confirm ${id} (the id again)`);
-      if (values.confirm !== id)
-        throw new UsageError(`--confirm ${values.confirm} does not repeat the id ${id}`);
-      const query = new URLSearchParams({ confirm: values.confirm });
+      const { id, peer } = removing!;
+      const query = new URLSearchParams({ confirm: id });
       if (values.force) query.set('force', 'true');
-      const path = peer === undefined ? 'remove' : 'remove-peer';
+      const path = peer ? 'remove-peer' : 'remove';
       const response = await requestNode(
         'fleet',
         ctx,
@@ -169,7 +157,23 @@ export async function runFleet(args: string[], env: NodeJS.ProcessEnv, out: Out,
       out.write(text.endsWith('\n') ? text : `${text}\n`);
       return 0;
     }
-    default:
-      throw new UsageError(`unknown fleet verb: ${verb}`);
   }
+}
+
+/** `remove NODE` or `remove --peer PEER`, with `--confirm` repeating the id: the id, or a usage error. */
+function removeTarget(
+  target: string | undefined,
+  values: { readonly peer?: string; readonly confirm?: string },
+): { id: string; peer: boolean } {
+  const peer = values.peer;
+  if ((peer === undefined) === (target === undefined))
+    throw new UsageError('svc fleet remove needs NODE, or --peer PEER (not both)');
+  const id = (peer ?? target)!;
+  // No node can bear an id outside the grammar (the route says so with 400 bad_params).
+  shapeFlag('NODE', target, (node) => NODE_ID.test(node), 'a node id: letters, digits, _ and - (at most 64)');
+  if (peer === '') throw new UsageError('--peer needs a broker server: its name or raft peer id');
+  if (values.confirm === undefined)
+    throw new UsageError(`svc fleet remove needs --confirm ${id} (the id again)`);
+  if (values.confirm !== id) throw new UsageError(`--confirm ${values.confirm} does not repeat the id ${id}`);
+  return { id, peer: peer !== undefined };
 }

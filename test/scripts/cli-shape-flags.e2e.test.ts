@@ -164,6 +164,19 @@ t.test(
   },
 );
 
+t.test('a fleet verb or target wrong on its face is said before the node address is read', async (t) => {
+  const missing = ['--config', '/nonexistent/svc.yaml'];
+  const verb = await svc(['fleet', 'launch', ...missing]);
+  t.equal(verb.code, 2);
+  t.match(verb.err, /unknown fleet verb: launch/);
+  const status = await svc(['fleet', 'status', 'extra', ...missing]);
+  t.equal(status.code, 2);
+  t.match(status.err, /unexpected argument: extra/);
+  const confirm = await svc(['fleet', 'remove', 'node-1', '--confirm', 'node-2', ...missing]);
+  t.equal(confirm.code, 2);
+  t.match(confirm.err, /--confirm node-2 does not repeat the id node-1/);
+});
+
 t.test(
   'the node refuses what the CLI refuses, and takes the edge of each grammar the CLI lets by',
   async (t) => {
