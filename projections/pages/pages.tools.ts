@@ -31,7 +31,8 @@ const writes = (title: string) => ({
   title,
   readOnlyHint: false,
   destructiveHint: false,
-  idempotentHint: true,
+  // A write without its own op_id gets a fresh one: called twice, it writes twice.
+  idempotentHint: false,
   openWorldHint: false,
 });
 

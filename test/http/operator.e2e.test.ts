@@ -32,6 +32,14 @@ t.test('an MCP client lists the tools and creates a page as the bound person', a
   const write = tools.find((tool) => tool.name === 'pages_write')!;
   t.equal(write.inputSchema.type, 'object');
   t.equal(write.annotations?.readOnlyHint, false);
+  // Without an op_id each call gets a fresh one, so a repeat writes again.
+  for (const name of ['pages_write', 'pages_comment'])
+    t.equal(
+      tools.find((tool) => tool.name === name)?.annotations?.idempotentHint,
+      false,
+      `${name} is no idempotent call`,
+    );
+  t.equal(tools.find((tool) => tool.name === 'pages_read')?.annotations?.idempotentHint, true);
   const result = await client.callTool({
     name: 'pages_write',
     arguments: { container: 'ENG', title: 'From the assistant', body: 'hello' },
