@@ -353,3 +353,27 @@ t.test('a builtin called after the turn was cut does not run and answers cancell
   t.equal(h.rows.length, 0, 'nothing was remembered');
   t.equal(h.events.length, 0);
 });
+
+t.test('a call needs a name and an arguments object; absent arguments are none', async (t) => {
+  const h = harness();
+  const refused = 'a tool call needs a name and an arguments object';
+  for (const raw of [
+    null,
+    'org_lookup',
+    { name: '', arguments: {} },
+    { name: 'org_lookup', arguments: [] },
+    { name: 'org_lookup', arguments: new Date(0) },
+    { name: 'org_lookup', arguments: 'query' },
+  ]) {
+    const result = await h.router.call(ctx, raw);
+    t.match(result, { is_error: true, source: null }, JSON.stringify(raw) ?? 'undefined');
+    t.equal(text(result), refused);
+  }
+  const none = await h.router.call(ctx, { name: 'org_lookup' });
+  t.match(text(none), /^invalid arguments for org_lookup/, 'no arguments reach the tool as {}');
+  const bare = Object.create(null) as Record<string, unknown>;
+  bare['query'] = '@grace';
+  const found = await h.router.call(ctx, { name: 'org_lookup', arguments: bare });
+  t.equal(found.is_error, false, 'an object without a prototype is an arguments object');
+  t.match(JSON.parse(text(found)), [{ handle: 'grace' }]);
+});
