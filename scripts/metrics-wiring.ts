@@ -180,11 +180,19 @@ export function createNodeMetrics(opts: { nodeId: string }): NodeMetrics {
           throw error;
         }
       };
+      // Bound once per method (the bus is called a few times a round): the bound copy is kept with the
+      // method it was made of, so a method replaced on the bus is bound afresh.
+      const bound = new Map<PropertyKey, { of: unknown; fn: unknown }>();
       instrumented = new Proxy(bus, {
         get(target, prop) {
           if (prop === 'publish') return publish;
           const value: unknown = Reflect.get(target, prop, target);
-          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+          if (typeof value !== 'function') return value;
+          const kept = bound.get(prop);
+          if (kept !== undefined && kept.of === value) return kept.fn;
+          const fn = (value as (...a: unknown[]) => unknown).bind(target);
+          bound.set(prop, { of: value, fn });
+          return fn;
         },
       });
       return instrumented;
