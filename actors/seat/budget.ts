@@ -9,6 +9,7 @@
 import type { Logger } from 'pino';
 import { Streams, type Bus, type StoredMessage, type Subscription } from '../../bus/index.js';
 import { SpendRecord } from '../../schema/index.js';
+import { builtSpendText } from './spend.js';
 
 export interface BudgetRefusal {
   readonly scope: 'org' | 'seat';
@@ -143,9 +144,14 @@ export function createBudget(opts: {
     if (record.handle) c.bySeat.set(record.handle, (c.bySeat.get(record.handle) ?? 0) + record.total_tokens);
   };
   const fold = (c: Counted, msg: StoredMessage): void => {
+    const text = decoder.decode(msg.data);
+    // This node's own record (most often counted already, when it was stored): the one it built and
+    // typed, not a decoded and checked copy.
+    const own = builtSpendText(text);
+    if (own !== undefined) return add(c, own, msg.time.getTime());
     let parsed;
     try {
-      parsed = SpendRecord.safeParse(JSON.parse(decoder.decode(msg.data)));
+      parsed = SpendRecord.safeParse(JSON.parse(text));
     } catch {
       return; // not JSON: not a spend record this build reads
     }

@@ -4,6 +4,7 @@ import { createBudget, monthOf } from '../../../actors/index.js';
 import { ensureCatalogue, openBus, openMemoryBus, Subjects, type Bus } from '../../../bus/index.js';
 import type { SpendRecord } from '../../../schema/index.js';
 import { startNatsServer } from '../../harness/nats-server.js';
+import { spendBytes } from '../../../actors/seat/spend.js';
 
 t.test('the budget window is the calendar month in the company timezone', async (t) => {
   const at = Date.parse('2026-03-01T03:00:00Z'); // 22:00 on 28 February in New York
@@ -122,6 +123,23 @@ t.test('a record this node stored counts at once, and its copy read back does no
   while ((await budget.check('ada', { org: 101, seat: 0 })) === null) await tick();
   t.match(await budget.check('ada', { org: 101, seat: 0 }), { used: 101 }, 'Ada once, Bob once');
 });
+
+t.test(
+  'a record this node built, read back before it was counted, counts once from its own copy',
+  async (t) => {
+    const bus = await memoryBus(t);
+    const budget = createBudget({ bus, timezone: () => 'UTC', now: () => march });
+    t.teardown(() => budget.stop());
+    t.equal(await budget.check('ada', { org: 0, seat: 40 }), null);
+    const record = spend('ada', 40, inMarch);
+    // Stored as the turn engine stores it (its bytes from `spendBytes`), its count not yet taken.
+    await bus.publish(Subjects.spend('llm'), spendBytes(record), { msgId: record.id });
+    while ((await budget.check('ada', { org: 0, seat: 40 })) === null) await tick();
+    budget.count(record);
+    t.equal(await budget.check('ada', { org: 0, seat: 41 }), null, 'once, not again at its count');
+    t.match(await budget.check('ada', { org: 0, seat: 40 }), { scope: 'seat', used: 40 });
+  },
+);
 
 t.test('records another node stores after the first check are followed', async (t) => {
   const bus = await memoryBus(t);
