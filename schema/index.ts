@@ -81,7 +81,14 @@ export {
   withoutUnknownKeys,
 } from './document/index.js';
 export type { EntityKind, KnownKeysAt } from './document/index.js';
-export { EventCategory, EventRecord, isFailed, SpendPhase, SpendRecord } from './events/index.js';
+export {
+  EventCategory,
+  EventRecord,
+  EventRecordOpenPayload,
+  isFailed,
+  SpendPhase,
+  SpendRecord,
+} from './events/index.js';
 export { InboxKind, InboxMessage } from './inbox.js';
 export {
   deliveryKey,

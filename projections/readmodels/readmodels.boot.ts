@@ -23,7 +23,7 @@
  */
 import { z } from 'zod';
 import { eventTypeOf, Streams, type StoredMessage } from '../../bus/index.js';
-import { EventRecord, SpendRecord } from '../../schema/index.js';
+import { EventRecordOpenPayload, SpendRecord, type EventRecord } from '../../schema/index.js';
 import { seedBound } from '../agents/agents.seed.js';
 import { emptyAgentsState, type AgentsState } from '../agents/agents.state.js';
 import { foldedEventTypes, type ReadModels } from './readmodels.js';
@@ -103,7 +103,8 @@ export function readModelProjections(
   onSeatLogTrouble?: (seq: number, error: unknown) => void,
 ): ReadModelProjections {
   const sinceEvents = () => new Date(now() - eventSeedMs);
-  const decodeEvent = decodedOnce(checked(EventRecord));
+  // Each read model checks the payload of every type it folds with that type's schema: walked once there.
+  const decodeEvent = decodedOnce(checked(EventRecordOpenPayload));
   const eventRecord = (message: StoredMessage, folds: (type: string) => boolean): EventRecord | null => {
     const type = eventTypeOf(message.subject);
     return type !== null && !folds(type) ? null : decodeEvent(message);

@@ -8,7 +8,7 @@
  *   const models = new ReadModels({ tools: () => manager.catalogue() });
  *   models.setCompany(openedDocument, revisionId); models.applyEvent(record); models.tick();
  */
-import { EventRecord, SpendRecord, type Company } from '../../schema/index.js';
+import { EventRecordOpenPayload, SpendRecord, type Company, type EventRecord } from '../../schema/index.js';
 import { agentEventTypes, applyAgentEvent, pruneTurnLog } from '../agents/agents.projection.js';
 import type { OpenQuestion, Paused } from '../agents/agents.state.js';
 import { agentRow, agentRows, agentSeat, type AgentRow, type RowContext } from '../agents/agents.rows.js';
@@ -75,7 +75,8 @@ export class ReadModels extends ReadModelQueries {
 
   /** Folds one decoded event record; pushes the overlay of the seat it changed. */
   applyEvent(message: unknown): void {
-    const parsed = EventRecord.safeParse(message);
+    // The folds check each payload with its type's schema.
+    const parsed = EventRecordOpenPayload.safeParse(message);
     if (parsed.success) this.foldEvent(parsed.data);
   }
 

@@ -1,5 +1,5 @@
 export { EventCategory } from './category-set.js';
-export { EventRecord, isFailed } from './record.js';
+export { EventRecord, EventRecordOpenPayload, isFailed } from './record.js';
 export { SpendPhase, SpendRecord } from './spend.js';
 export {
   admissionOf,

@@ -31,6 +31,23 @@ export const EventRecord = z.object({
 });
 export type EventRecord = z.infer<typeof EventRecord>;
 
+/** A plain object, as `z.record` takes one: not an array, a class instance or null. */
+const isPlainObject = (value: unknown): value is Record<string, unknown> => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+};
+
+/**
+ * `EventRecord` with its payload taken as the object it is, unwalked: for readers that check the payload of
+ * every type they fold with that type's schema (the read models), so a payload (a phase record holds every
+ * round) is walked once, not first key by key as a record of unknowns and again by its schema. Accepts what
+ * `EventRecord` accepts.
+ */
+export const EventRecordOpenPayload = EventRecord.extend({
+  payload: z.custom<Record<string, unknown>>(isPlainObject, 'expected an object'),
+});
+
 /** Types that are failures whatever their own flag says (spec "Event record"). */
 export const FailureTypes: ReadonlySet<string> = new Set([
   'sandbox_run_failed',
