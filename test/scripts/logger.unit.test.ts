@@ -152,7 +152,15 @@ t.test(
   async (t) => {
     const piped = sink(false);
     const logger = createLogger({ debug: false, node: 'n1', destination: piped.stream, env: {} });
-    const fields = { s: 'a "quoted"\\ line\nbreak \ud800', n: -0, f: 1.5, big: 1e21, nan: NaN, yes: true };
+    const fields = {
+      s: 'a "quoted"\\ line\nbreak \ud800',
+      n: -0,
+      f: 1.5,
+      big: 1e21,
+      nan: NaN,
+      yes: true,
+      none: null,
+    };
     logger
       .child({ route: '/x', token: 'SECRET-0' })
       .info(
