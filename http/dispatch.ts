@@ -130,7 +130,6 @@ function handOff(
     query: new URLSearchParams(req.getQuery()),
     headers,
     actor,
-    remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString(),
     route: served.pattern,
   };
   const log = requestLogger(core.log, served.pattern, line.operator);

@@ -3,7 +3,7 @@
  * Tokens are compared as SHA-256 digests (fixed length, so `timingSafeEqual` never throws) against every
  * configured token without stopping at the first match.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import * as nodeCrypto from 'node:crypto';
 import type { Logger } from 'pino';
 import { ApiError, errorReply } from './api-error.js';
 import type { Access, Actor, ApiReply, AuthSettings } from './types.js';
@@ -75,7 +75,12 @@ export function soleAuthorization(req: {
   return count > 1 ? null : value;
 }
 
-const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
+// The one-shot `hash` (Node 20.12 and later) costs a third less than a Hash object per request; engines allow 20.9.
+const oneShot = (nodeCrypto as Partial<typeof nodeCrypto>).hash;
+const digest = (value: string): Buffer =>
+  oneShot
+    ? oneShot('sha256', value, 'buffer')
+    : nodeCrypto.createHash('sha256').update(value, 'utf8').digest();
 
 export class Guard {
   private readonly tokens: ReadonlyArray<{ id: string; digest: Buffer }>;
@@ -108,7 +113,7 @@ export class Guard {
     let matched: string | null = null;
     for (const t of this.tokens) {
       // No early exit: every configured token is compared.
-      if (timingSafeEqual(d, t.digest) && matched === null) matched = t.id;
+      if (nodeCrypto.timingSafeEqual(d, t.digest) && matched === null) matched = t.id;
     }
     return matched;
   }

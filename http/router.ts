@@ -86,9 +86,21 @@ function matchSegments(route: CompiledRoute, parts: readonly string[]): Record<s
   return params;
 }
 
+/** A pattern's first segment when it is literal; null when any first segment may match (`:id`, `/*`). */
+const literalFirst = (r: CompiledRoute): string | null => {
+  const first = r.segments[0];
+  return first === undefined || first.startsWith(':') ? null : first;
+};
+
 export class RouteTable {
   private readonly exact = new Map<string, CompiledRoute[]>();
   private readonly dynamic: CompiledRoute[] = [];
+  /**
+   * The dynamic routes a path's first segment can reach, in specificity order: a route whose literal first
+   * segment differs never matches, so a request tries a handful of patterns rather than all of them.
+   */
+  private readonly byFirst = new Map<string, readonly CompiledRoute[]>();
+  private readonly anyFirst: readonly CompiledRoute[];
 
   constructor(routes: readonly CompiledRoute[]) {
     for (const r of routes) {
@@ -103,6 +115,15 @@ export class RouteTable {
       }
     }
     this.dynamic.sort(specificity);
+    this.anyFirst = this.dynamic.filter((r) => literalFirst(r) === null);
+    for (const r of this.dynamic) {
+      const first = literalFirst(r);
+      if (first !== null && !this.byFirst.has(first))
+        this.byFirst.set(
+          first,
+          this.dynamic.filter((o) => literalFirst(o) === first || literalFirst(o) === null),
+        );
+    }
   }
 
   get size(): number {
@@ -128,7 +149,7 @@ export class RouteTable {
     }
     if (this.dynamic.length > 0) {
       const parts = path.split('/').slice(1);
-      for (const r of this.dynamic) {
+      for (const r of this.byFirst.get(parts[0]!) ?? this.anyFirst) {
         const params = matchSegments(r, parts);
         if (params === null || r.def.serves?.(params) === false) continue;
         if (serves(r)) return { found: true, route: r, params };

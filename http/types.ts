@@ -99,7 +99,6 @@ export interface ApiRequest {
   readonly actor: Actor | null;
   /** Bound with `route` and `operator`. */
   readonly log: Logger;
-  readonly remoteAddress: string;
   /** The route pattern that matched. */
   readonly route: string;
 }

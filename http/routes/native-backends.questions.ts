@@ -48,7 +48,6 @@ function fromRoute(routes: readonly RouteDef[], read: Read): Question['answer'] 
       body: Buffer.alloc(0),
       actor: ctx.actor,
       log: ctx.log,
-      remoteAddress: '',
       route: read.pattern,
     });
     return reply.body;
