@@ -178,6 +178,7 @@ export {
   type SeatsRuntime,
   startPlacement,
   startSeatsRuntime,
+  type LocalProgress,
   type Wake,
   watchPauses,
   watchPlacement,

@@ -5,17 +5,30 @@
  * stream-only type is emitted (core, never stored); anything else is refused before it reaches the stream.
  */
 import { admissionOf, categoryOf, type EventRecord } from '../schema/index.js';
-import type { Bus, PubAck } from './bus.js';
+import type { Bus, Headers, PubAck } from './bus.js';
 import { BusError } from './errors.js';
 import { Subjects } from './subjects.js';
+
+/**
+ * On a live frame: the node that sent it when that node folds its own frames into its read models as it
+ * sends them (typed, unchecked), so its subscription skips them.
+ */
+export const LiveOriginHeader = 'svc-origin-node';
 
 /** The type has no category (not admitted), or the record names another category than the map. */
 export class UnmappedEventTypeError extends BusError {
   override name = 'UnmappedEventTypeError';
 }
 
-/** Publishes (or, for a stream-only type, emits) one event; resolves with the ack, or null when emitted. */
-export async function publishEvent(bus: Bus, record: EventRecord): Promise<PubAck | null> {
+/**
+ * Publishes (or, for a stream-only type, emits) one event; resolves with the ack, or null when emitted.
+ * `emitHeaders` go with an emitted one (a stored one carries none from here).
+ */
+export async function publishEvent(
+  bus: Bus,
+  record: EventRecord,
+  emitHeaders?: Headers,
+): Promise<PubAck | null> {
   const admission = admissionOf(record.type);
   if (admission === 'refused')
     throw new UnmappedEventTypeError(
@@ -23,7 +36,7 @@ export async function publishEvent(bus: Bus, record: EventRecord): Promise<PubAc
     );
   const data = new TextEncoder().encode(JSON.stringify(record));
   if (admission === 'emit') {
-    bus.emit(Subjects.liveEvent(record.type), data);
+    bus.emit(Subjects.liveEvent(record.type), data, emitHeaders);
     return null;
   }
   const category = categoryOf(record.type);

@@ -6,12 +6,19 @@
  *      (`projections/readmodels.boot.ts`): events of the 30-day history (agent events bound to the newest
  *      three turns per seat), spend records of the last 92 days and the seats' open questions from their
  *      logs (both checkpointed when a store is given); then
- *      the live tails, plus the stream-only `agent_turn_progress` subject;
+ *      the live tails, plus the stream-only `agent_turn_progress` subject (this node's own seats' frames
+ *      are folded as they are made, through `localProgress`, and skipped there);
  *   3. the shared 5-second tick (rule 5) that ages the spend window and pushes what changed.
  */
 import type { Logger } from 'pino';
-import { readLearned, seatProfiles, watchPauses, type SubsystemApplier } from '../actors/index.js';
-import { Subjects, type Bus, type Kv, type Subscription } from '../bus/index.js';
+import {
+  readLearned,
+  seatProfiles,
+  watchPauses,
+  type LocalProgress,
+  type SubsystemApplier,
+} from '../actors/index.js';
+import { LiveOriginHeader, Subjects, type Bus, type Kv, type Subscription } from '../bus/index.js';
 import { readModelRoutes, readQuestions, type Question, type RouteDef } from '../http/index.js';
 import {
   activeRevision,
@@ -47,6 +54,8 @@ export interface ReadModelsWiring {
    */
   start(opts: { bus: Bus; view: ConfigView; checkpoints?: CheckpointStore | undefined }): Promise<void>;
   stop(): Promise<void>;
+  /** Give it to this node's seats: their live-view frames fold here as they are made. */
+  readonly localProgress: LocalProgress;
 }
 
 const profilesIn =
@@ -135,15 +144,21 @@ export function createReadModels(opts: {
       logger.error({ err, projections: projections.map((p) => p.name) }, 'read models: seed failed');
     }
     subs.push(
-      bus.subscribe(Subjects.liveEvent('agent_turn_progress'), (msg) =>
-        models.applyEvent(decodeJson(msg.data)),
-      ),
+      bus.subscribe(Subjects.liveEvent('agent_turn_progress'), (msg) => {
+        // This node's own frame: folded already, typed, as it went out.
+        if (msg.headers[LiveOriginHeader] === opts.nodeId) return;
+        models.applyEvent(decodeJson(msg.data));
+      }),
     );
   }
 
   return {
     models,
     applier,
+    localProgress: {
+      node: opts.nodeId,
+      fold: (record, payload) => models.foldProgress(record, payload),
+    },
     questions: readQuestions(models),
     routes: (questions) => readModelRoutes(questions),
     sections: () => models.sections(),

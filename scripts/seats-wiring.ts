@@ -12,6 +12,7 @@ import {
   type ProviderRegistry,
   type SeatsRuntime,
   type SubsystemApplier,
+  type LocalProgress,
 } from '../actors/index.js';
 import type { Bus, Kv } from '../bus/index.js';
 import type { Resolver, Tracer } from '../schema/index.js';
@@ -57,6 +58,8 @@ export function startSeats(opts: {
   readonly admitted?: () => boolean;
   /** `${VAR}` lookup for the company timezone (secret store, then environment). */
   readonly resolve?: Resolver;
+  /** This node's read models, handed the seats' live-view frames as they go out. */
+  readonly localProgress?: LocalProgress;
 }): Seats {
   const runtime = opts.runsSeats
     ? startSeatsRuntime({
@@ -108,6 +111,7 @@ export function startSeats(opts: {
           await opts.tools.manager.refresh();
         },
         ...(opts.lease ? { lease: opts.lease } : {}),
+        ...(opts.localProgress ? { localProgress: opts.localProgress } : {}),
         ...(opts.tracer ? { tracer: opts.tracer } : {}),
         ...(opts.admitted ? { admitted: opts.admitted } : {}),
       })

@@ -194,6 +194,7 @@ export async function startSubsystems(opts: {
     lease: { ttlMs: config.node.seat_lease_seconds * 1000 },
     tracer: opts.tracer,
     admitted,
+    localProgress: readModels.localProgress,
   });
   holdsSeat = (handle) => seats.runtime?.holds(handle) ?? false;
   const ledger = ledgerBudget(() => readModels.models.budgets());

@@ -4,6 +4,7 @@ export { type Wake } from './seat.machine.js';
 export { seatKeys, watchPauses } from './seat.records.js';
 export { seatProfiles } from './counterparty.host.js';
 export { startSeatsRuntime } from './seats.runtime.js';
+export type { LocalProgress } from './seat.events.js';
 export type { SeatsRuntime } from './seats.runtime.types.js';
 export { startPlacement } from './placement.js';
 export type { Placement } from './placement.types.js';

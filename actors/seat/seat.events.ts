@@ -3,9 +3,15 @@
  * (`svc.events.<type>`, de-duplicated by record id), the stream-only `agent_turn_progress`, and the
  * turn's dependencies with the fence in front of every model call, tool call and spend record.
  */
-import { publishEvent as busPublishEvent, Subjects, type Bus, newEvent } from '../../bus/index.js';
+import {
+  LiveOriginHeader,
+  publishEvent as busPublishEvent,
+  Subjects,
+  type Bus,
+  newEvent,
+} from '../../bus/index.js';
 import type { Fence } from '../lease/index.js';
-import { categoryOf, EventCategory, type EventRecord } from '../../schema/index.js';
+import { categoryOf, EventCategory, type EventRecord, type Payloads } from '../../schema/index.js';
 import type { TurnDeps, TurnEvents } from './turn.deps.js';
 
 const encoder = new TextEncoder();
@@ -37,6 +43,16 @@ export function fencedDeps(deps: Omit<TurnDeps, 'events'>, fence: Fence): Omit<T
   };
 }
 
+/**
+ * The node's own read models take its seats' live-view frames as they are made, typed, rather than
+ * checking each again (event, then payload) when its copy comes back over the bus: a frame holds the
+ * phase's every round so far. Frames so folded carry `LiveOriginHeader: node` for the subscription to skip.
+ */
+export interface LocalProgress {
+  readonly node: string;
+  fold(record: EventRecord, payload: Payloads.AgentTurnProgress): void;
+}
+
 export interface SeatEvents {
   /** A record about the seat (not yet published). */
   readonly event: (
@@ -60,8 +76,11 @@ export function seatEvents(opts: {
   readonly now: () => Date;
   /** Carried by every record (the lease epoch the seat acts under). */
   readonly headers?: Record<string, string>;
+  /** This node's read models, handed each live-view frame as it goes out (see `LocalProgress`). */
+  readonly localProgress?: LocalProgress;
 }): SeatEvents {
-  const { handle, fence } = opts;
+  const { handle, fence, localProgress } = opts;
+  const frameHeaders = localProgress ? { [LiveOriginHeader]: localProgress.node } : undefined;
   const publishEvent = async (record: EventRecord): Promise<void> => {
     fence();
     await opts.bus.publish(Subjects.event(record.type), encoder.encode(JSON.stringify(record)), {
@@ -99,9 +118,15 @@ export function seatEvents(opts: {
       } catch {
         return;
       }
+      const record = event('agent_turn_progress', payload, false, trace);
       // Stream-only, so emitted. A frame is best-effort (the next is the whole view again) and goes out from a
       // timer: one the bus can no longer take is dropped there, not thrown.
-      busPublishEvent(opts.bus, event('agent_turn_progress', payload, false, trace)).catch(() => undefined);
+      busPublishEvent(opts.bus, record, frameHeaders).catch(() => undefined);
+      try {
+        localProgress?.fold(record, payload);
+      } catch {
+        // As a frame lost on the bus: the next one is the whole view again.
+      }
     },
   });
   return { event, publishEvent, eventsFor };

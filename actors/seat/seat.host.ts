@@ -67,6 +67,7 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
     fence,
     now: deps.now,
     ...(headers ? { headers } : {}),
+    ...(opts.localProgress ? { localProgress: opts.localProgress } : {}),
   });
   let profile = opts.profile;
   let stopping = false;

@@ -8,6 +8,7 @@ import type { LifecycleLimits } from './episode.lifecycle.js';
 import type { Paused, SeatEvent } from './seat.machine.js';
 import type { TurnLimits } from './seat.limits.js';
 import type { CompanyProfile, SeatProfile } from './seat.profile.js';
+import type { LocalProgress } from './seat.events.js';
 import type { TurnDeps } from './turn.deps.js';
 
 /** What closes open needs: which ids (those not open are ignored), why, by whom, once per `key`. */
@@ -50,6 +51,8 @@ export interface SeatHostOptions {
   readonly fence?: Fence;
   /** The lease epoch the seat acts under, carried by every record it writes (`svc-lease-epoch`). */
   readonly leaseEpoch?: number;
+  /** This node's read models, handed the seat's live-view frames as they go out; default none. */
+  readonly localProgress?: LocalProgress;
 }
 
 export interface SeatHost {

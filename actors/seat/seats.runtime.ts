@@ -138,6 +138,7 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
       ...(opts.lease?.ttlMs !== undefined ? { inboxAckWaitMs: opts.lease.ttlMs } : {}),
       fence: fenceOf(`seat.${handle}`, epoch, () => lease?.epoch(handle) ?? null),
       leaseEpoch: epoch,
+      ...(opts.localProgress ? { localProgress: opts.localProgress } : {}),
     });
     // Fenced (or taken again under a new epoch) while the host started: the fence found no host to
     // stop, so this one stops here; the next follow spawns the current epoch's, if any.

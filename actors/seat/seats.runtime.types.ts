@@ -12,6 +12,7 @@ import type {
   SeatReflection,
   SeatSynthesis,
 } from './seat.host.types.js';
+import type { LocalProgress } from './seat.events.js';
 import type { TurnDeps } from './turn.deps.js';
 
 export interface SeatsRuntimeOptions {
@@ -59,6 +60,8 @@ export interface SeatsRuntimeOptions {
   readonly tracer?: Tracer;
   /** Live-view pacing (`TurnDeps.progressEveryMs`); default 50 ms. */
   readonly progressEveryMs?: number;
+  /** This node's read models, handed the seats' live-view frames as they go out; default none. */
+  readonly localProgress?: LocalProgress;
 }
 
 export interface SeatsRuntime {

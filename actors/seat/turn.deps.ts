@@ -2,7 +2,7 @@
  * What a turn needs from the node, as narrow interfaces: the provider registry, the tool router, the
  * budget counter, and the bus publications (stored events, stream-only progress, spend records).
  */
-import type { RoutedToolResult, SpendRecord, ToolEntry, Tracer } from '../../schema/index.js';
+import type { Payloads, RoutedToolResult, SpendRecord, ToolEntry, Tracer } from '../../schema/index.js';
 import type { ToolContext } from '../toolservers/index.js';
 import type { CallerInfo, LlmRequest, LlmStream } from './providers/index.js';
 import type { Budget } from './budget.js';
@@ -14,7 +14,7 @@ export interface TurnEvents {
    */
   publish(type: string, payload: Record<string, unknown>, failed?: boolean, id?: string): Promise<void>;
   /** `agent_turn_progress`: stream-only (`bus.emit`), never stored. */
-  progress(payload: Record<string, unknown>): void;
+  progress(payload: Payloads.AgentTurnProgress): void;
 }
 
 export interface TurnDeps {

@@ -29,6 +29,61 @@ export const agentEventTypes = [
   'sandbox_run_cancelled',
 ] as const;
 
+/** A checked live-view frame: the live call it shows, unless it is older news than what is shown. */
+function foldProgress(
+  seat: SeatRuntime,
+  ms: number | null,
+  e: EventRecord,
+  d: Payloads.AgentTurnProgress,
+): boolean {
+  if (!isNotOlder(ms, seat.liveMs)) return false;
+  const call = seat.live_call;
+  const same =
+    call !== null && call.turn_id === d.turn_id && call.phase === d.phase && call.iteration === d.iteration;
+  // Progress never revives a finished call: it is older news than the completion that ended it. A call a
+  // pause cut is not finished: the resumed turn carries it on.
+  const cut = seat.cut;
+  const resumed =
+    cut !== null && cut.turn_id === d.turn_id && cut.phase === d.phase && cut.iteration === d.iteration;
+  if (same && !call.in_progress && !resumed) return false;
+  seat.cut = null;
+  const base: LiveCall = same
+    ? { ...call, in_progress: true }
+    : {
+        turn_id: d.turn_id,
+        phase: d.phase,
+        iteration: d.iteration,
+        model: d.model ?? '',
+        response: '',
+        tool_executions: [],
+        rounds: [],
+        in_progress: true,
+        round_narration: null,
+        partial_round: null,
+        round_started_at: null,
+        running_call: null,
+        max_rounds: null,
+        round_num: null,
+        started_at: e.timestamp,
+        failed: false,
+      };
+  seat.live_call = {
+    ...base,
+    model: d.model ?? base.model,
+    response: shownText(d.response),
+    tool_executions: d.tool_calls,
+    rounds: d.rounds ?? base.rounds,
+    round_narration: d.round_narration ?? base.round_narration,
+    partial_round: d.partial_round === undefined ? base.partial_round : d.partial_round,
+    round_started_at: d.round_started_at === undefined ? base.round_started_at : d.round_started_at,
+    running_call: d.running_call === undefined ? base.running_call : d.running_call,
+    max_rounds: d.max_rounds,
+    round_num: d.round_num,
+  };
+  seat.liveMs = ms;
+  return true;
+}
+
 type Handler = (seat: SeatRuntime, ms: number | null, event: EventRecord, state: AgentsState) => boolean;
 
 const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
@@ -77,53 +132,7 @@ const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
 
   agent_turn_progress: (seat, ms, e) => {
     const p = Payloads.AgentTurnProgress.safeParse(e.payload);
-    if (!p.success || !isNotOlder(ms, seat.liveMs)) return false;
-    const d = p.data;
-    const call = seat.live_call;
-    const same =
-      call !== null && call.turn_id === d.turn_id && call.phase === d.phase && call.iteration === d.iteration;
-    // Progress never revives a finished call: it is older news than the completion that ended it. A call a
-    // pause cut is not finished: the resumed turn carries it on.
-    const cut = seat.cut;
-    const resumed =
-      cut !== null && cut.turn_id === d.turn_id && cut.phase === d.phase && cut.iteration === d.iteration;
-    if (same && !call.in_progress && !resumed) return false;
-    seat.cut = null;
-    const base: LiveCall = same
-      ? { ...call, in_progress: true }
-      : {
-          turn_id: d.turn_id,
-          phase: d.phase,
-          iteration: d.iteration,
-          model: d.model ?? '',
-          response: '',
-          tool_executions: [],
-          rounds: [],
-          in_progress: true,
-          round_narration: null,
-          partial_round: null,
-          round_started_at: null,
-          running_call: null,
-          max_rounds: null,
-          round_num: null,
-          started_at: e.timestamp,
-          failed: false,
-        };
-    seat.live_call = {
-      ...base,
-      model: d.model ?? base.model,
-      response: shownText(d.response),
-      tool_executions: d.tool_calls,
-      rounds: d.rounds ?? base.rounds,
-      round_narration: d.round_narration ?? base.round_narration,
-      partial_round: d.partial_round === undefined ? base.partial_round : d.partial_round,
-      round_started_at: d.round_started_at === undefined ? base.round_started_at : d.round_started_at,
-      running_call: d.running_call === undefined ? base.running_call : d.running_call,
-      max_rounds: d.max_rounds,
-      round_num: d.round_num,
-    };
-    seat.liveMs = ms;
-    return true;
+    return p.success && foldProgress(seat, ms, e, p.data);
   },
 
   agent_phase_completed: (seat, ms, e) => {
@@ -304,6 +313,21 @@ const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
   sandbox_run_failed: (seat, _ms, e) => sandboxRow(seat, e),
   sandbox_run_cancelled: (seat, _ms, e) => sandboxRow(seat, e),
 };
+
+/**
+ * A live-view frame of this node's own seats, folded as it is made: typed already, so neither the event
+ * nor its payload is checked again (the frame's copy on the bus is skipped).
+ */
+export function applyAgentProgress(
+  state: AgentsState,
+  e: EventRecord,
+  payload: Payloads.AgentTurnProgress,
+): AgentsState {
+  const handle = handleOf(e);
+  if (handle === null) return state;
+  if (foldProgress(runtimeOf(state, handle), instantMs(e.timestamp), e, payload)) state.dirty.add(handle);
+  return state;
+}
 
 export function applyAgentEvent(state: AgentsState, e: EventRecord): AgentsState {
   const handler = (handlers as Record<string, Handler | undefined>)[e.type];

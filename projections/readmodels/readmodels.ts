@@ -8,8 +8,19 @@
  *   const models = new ReadModels({ tools: () => manager.catalogue() });
  *   models.setCompany(openedDocument, revisionId); models.applyEvent(record); models.tick();
  */
-import { EventRecordOpenPayload, SpendRecord, type Company, type EventRecord } from '../../schema/index.js';
-import { agentEventTypes, applyAgentEvent, pruneTurnLog } from '../agents/agents.projection.js';
+import {
+  EventRecordOpenPayload,
+  SpendRecord,
+  type Company,
+  type EventRecord,
+  type Payloads,
+} from '../../schema/index.js';
+import {
+  agentEventTypes,
+  applyAgentEvent,
+  applyAgentProgress,
+  pruneTurnLog,
+} from '../agents/agents.projection.js';
 import type { OpenQuestion, Paused } from '../agents/agents.state.js';
 import { agentRow, agentRows, agentSeat, type AgentRow, type RowContext } from '../agents/agents.rows.js';
 import { orgBudgetMeter } from '../tokens/budgets.js';
@@ -88,6 +99,12 @@ export class ReadModels extends ReadModelQueries {
     this.foldAgentEvent(e);
     this.foldMemoryEvent(e);
     this.foldSandboxEvent(e);
+  }
+
+  /** A live-view frame of this node's own seats, typed as made (not checked again); pushes its seat's overlay. */
+  foldProgress(e: EventRecord, payload: Payloads.AgentTurnProgress): void {
+    applyAgentProgress(this.agents, e, payload);
+    this.pushDirtyAgents();
   }
 
   foldAgentEvent(e: EventRecord): void {

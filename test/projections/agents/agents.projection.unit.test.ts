@@ -329,3 +329,46 @@ t.test('activity precedence: working, needs, paused, unplaced, budget, provider,
   );
   t.same(activityOf(undefined, true, false), { activity: 'idle', stopped_reason: null });
 });
+
+t.test(
+  "a node's own frame folded typed shows what its copy from the bus shows, and is gated alike",
+  async (t) => {
+    const frame = {
+      turn_id: 'turn-1',
+      phase: 'plan',
+      iteration: 0,
+      round_num: 0,
+      max_rounds: 8,
+      response: 'so far',
+      tool_calls: [],
+      rounds: [],
+    };
+    const started = event('agent_phase_started', 'cto', phaseStarted('turn-1'), '2026-11-23T10:00:00Z');
+    const progress = event('agent_turn_progress', 'cto', frame, '2026-11-23T10:00:01Z');
+    const viaBus = models();
+    const local = models();
+    for (const m of [viaBus, local]) m.applyEvent(started);
+    viaBus.applyEvent(progress);
+    local.foldProgress(progress, frame);
+    t.same(local.agent('cto')?.live_call, viaBus.agent('cto')?.live_call);
+    t.equal(local.agent('cto')?.live_call?.response, 'so far');
+    // Older news than the completion that ended the call: not shown, either way.
+    const done = event(
+      'agent_phase_completed',
+      'cto',
+      phaseCompleted('turn-1', 'plan', '2026-11-23T10:00:02Z'),
+      '2026-11-23T10:00:02Z',
+    );
+    const late = event(
+      'agent_turn_progress',
+      'cto',
+      { ...frame, response: 'late' },
+      '2026-11-23T10:00:01.500Z',
+    );
+    for (const m of [viaBus, local]) m.applyEvent(done);
+    viaBus.applyEvent(late);
+    local.foldProgress(late, { ...frame, response: 'late' });
+    t.equal(local.agent('cto')?.live_call?.in_progress, false);
+    t.same(local.agent('cto')?.live_call, viaBus.agent('cto')?.live_call);
+  },
+);
