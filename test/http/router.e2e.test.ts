@@ -132,6 +132,26 @@ t.test('params are decoded, literal segments win over parameters, a wildcard tak
   t.equal((await call(`${h.base}/static/`)).status, 404, 'a wildcard needs something to take');
 });
 
+t.test(
+  'a pattern whose first segment is a parameter serves every first segment, below literal first segments',
+  async (t) => {
+    const h = await startHarness({
+      routes: [
+        echo('GET', '/:space/items'),
+        echo('GET', '/agents/:id'),
+        echo('GET', '/*', { kind: 'dashboard' }),
+      ],
+    });
+    t.teardown(() => h.gw.close());
+    const get = (path: string) => call(`${h.base}${path}`, { headers: { authorization: OPS } });
+    t.equal((await get('/agents/items')).json?.route, '/agents/:id', 'a literal first segment outranks');
+    t.same((await get('/agents/items')).json?.params, { id: 'items' });
+    t.same((await get('/work/items')).json?.params, { space: 'work' }, 'a first segment no literal names');
+    t.equal((await get('/agents/x/y')).json?.route, '/*', 'the wildcard behind both');
+    t.equal((await get('/elsewhere')).json?.route, '/*');
+  },
+);
+
 t.test('a handler answers JSON, text or bytes with the matching content type', async (t) => {
   const h = await startHarness({
     routes: [
