@@ -99,6 +99,16 @@ export class HistogramCells extends Cells<{ count: number; sum: number; readonly
     }
   }
 
+  /**
+   * A counter family over the same label sets, from each cell's count (a request counter and its duration
+   * histogram count the same answers), in the text format, closed by a line feed.
+   */
+  renderCounts(name: string, help: string): string {
+    const lines = [`# HELP ${name} ${help}`, `# TYPE ${name} counter`];
+    for (const c of this.all()) lines.push(`${name}{${c.labels}} ${c.count}`);
+    return `${lines.join('\n')}\n`;
+  }
+
   /** The family in the text format, closed by a line feed. */
   render(): string {
     const { name } = this.family;
