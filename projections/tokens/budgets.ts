@@ -43,11 +43,26 @@ export function meter(cap: number, used: number): Meter {
   };
 }
 
+type MonthWindow = { startMs: number; endMs: number; window: BudgetWindow };
+
+/**
+ * The last window made per zone: a month holds every read in it, and making one takes about seven
+ * Intl formatToParts calls (most of what a budget read or `/agents` cost).
+ */
+const lastWindows = new Map<string, MonthWindow>();
+const ZONES_KEPT = 16;
+
 /** The calendar month holding `nowMs` in `timeZone`. */
-export function monthWindow(
-  nowMs: number,
-  timeZone: string,
-): { startMs: number; endMs: number; window: BudgetWindow } {
+export function monthWindow(nowMs: number, timeZone: string): MonthWindow {
+  const last = lastWindows.get(timeZone);
+  if (last !== undefined && last.startMs <= nowMs && nowMs < last.endMs) return last;
+  const made = makeMonthWindow(nowMs, timeZone);
+  if (lastWindows.size >= ZONES_KEPT && last === undefined) lastWindows.clear();
+  lastWindows.set(timeZone, made);
+  return made;
+}
+
+function makeMonthWindow(nowMs: number, timeZone: string): MonthWindow {
   const today = localDate(nowMs, timeZone);
   const first = { year: today.year, month: today.month, day: 1 };
   const next =
