@@ -9,7 +9,7 @@
 import type { Logger } from 'pino';
 import { Streams, type Bus, type StoredMessage, type Subscription } from '../../bus/index.js';
 import { SpendRecord } from '../../schema/index.js';
-import { builtSpendText } from './spend.js';
+import { builtSpendText } from './spend-bytes.js';
 
 export interface BudgetRefusal {
   readonly scope: 'org' | 'seat';

@@ -10,5 +10,6 @@ export { startPlacement } from './placement.js';
 export type { Placement } from './placement.types.js';
 export { placementKeys, watchPlacement } from './placement.view.js';
 export { draftOf, episodeId, episodeOf, noteOutcome } from './turn.episode.js';
-export { auxiliarySpendRecord, builtSpend, recordAuxiliarySpend } from './spend.js';
+export { auxiliarySpendRecord, recordAuxiliarySpend } from './spend.js';
+export { builtSpend } from './spend-bytes.js';
 export { openSeatLog } from './seat.log.js';

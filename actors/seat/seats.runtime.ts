@@ -12,7 +12,7 @@ import { Subjects, type Subscription } from '../../bus/index.js';
 import type { Company } from '../../schema/index.js';
 import type { SubsystemApplier } from '../config/index.js';
 import { createBudget } from './budget.js';
-import { spendBytes } from './spend.js';
+import { spendBytes } from './spend-bytes.js';
 import { turnLimits, type TurnLimits } from './seat.limits.js';
 import { companyOf, type CompanyProfile } from './seat.profile.js';
 import { startSeatHost } from './seat.host.js';

@@ -4,7 +4,7 @@ import { createBudget, monthOf } from '../../../actors/index.js';
 import { ensureCatalogue, openBus, openMemoryBus, Subjects, type Bus } from '../../../bus/index.js';
 import type { SpendRecord } from '../../../schema/index.js';
 import { startNatsServer } from '../../harness/nats-server.js';
-import { spendBytes } from '../../../actors/seat/spend.js';
+import { spendBytes } from '../../../actors/seat/spend-bytes.js';
 
 t.test('the budget window is the calendar month in the company timezone', async (t) => {
   const at = Date.parse('2026-03-01T03:00:00Z'); // 22:00 on 28 February in New York
