@@ -29,6 +29,32 @@ export const agentEventTypes = [
   'sandbox_run_cancelled',
 ] as const;
 
+/** A live call just begun: nothing answered yet, no round under way. */
+function newLiveCall(
+  d: Pick<LiveCall, 'turn_id' | 'phase' | 'iteration'>,
+  model: string,
+  startedAt: string,
+): LiveCall {
+  return {
+    turn_id: d.turn_id,
+    phase: d.phase,
+    iteration: d.iteration,
+    model,
+    response: '',
+    tool_executions: [],
+    rounds: [],
+    in_progress: true,
+    round_narration: null,
+    partial_round: null,
+    round_started_at: null,
+    running_call: null,
+    max_rounds: null,
+    round_num: null,
+    started_at: startedAt,
+    failed: false,
+  };
+}
+
 /** A checked live-view frame: the live call it shows, unless it is older news than what is shown. */
 function foldProgress(
   seat: SeatRuntime,
@@ -47,26 +73,7 @@ function foldProgress(
     cut !== null && cut.turn_id === d.turn_id && cut.phase === d.phase && cut.iteration === d.iteration;
   if (same && !call.in_progress && !resumed) return false;
   seat.cut = null;
-  const base: LiveCall = same
-    ? { ...call, in_progress: true }
-    : {
-        turn_id: d.turn_id,
-        phase: d.phase,
-        iteration: d.iteration,
-        model: d.model ?? '',
-        response: '',
-        tool_executions: [],
-        rounds: [],
-        in_progress: true,
-        round_narration: null,
-        partial_round: null,
-        round_started_at: null,
-        running_call: null,
-        max_rounds: null,
-        round_num: null,
-        started_at: e.timestamp,
-        failed: false,
-      };
+  const base: LiveCall = same ? { ...call, in_progress: true } : newLiveCall(d, d.model ?? '', e.timestamp);
   seat.live_call = {
     ...base,
     model: d.model ?? base.model,
@@ -92,22 +99,10 @@ const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
     if (!p.success || !isNotOlder(ms, seat.liveMs)) return false;
     const d = p.data;
     seat.live_call = {
-      turn_id: d.turn_id,
-      phase: d.phase,
-      iteration: d.iteration,
-      model: d.model,
-      response: '',
-      tool_executions: [],
-      rounds: [],
-      in_progress: true,
-      round_narration: null,
-      partial_round: null,
+      ...newLiveCall(d, d.model, d.started_at),
       round_started_at: d.started_at,
-      running_call: null,
       max_rounds: d.max_rounds ?? null,
       round_num: -1,
-      started_at: d.started_at,
-      failed: false,
     };
     seat.liveMs = ms;
     if (isNotOlder(ms, seat.turnMs)) {
