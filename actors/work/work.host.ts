@@ -182,6 +182,8 @@ export async function startWorkHost(opts: WorkHostOptions): Promise<WorkHost> {
       if (!outcome) throw new Error(`work record of op_id ${request.op_id} appended but not folded`);
       // Another gesture with this op_id landed first (the append was its duplicate).
       if (!sameGesture(request.change, outcome)) return opIdReused(request.op_id, outcome);
+      // The same gesture sent at once from elsewhere landed first: this one is its retry.
+      if (ack.duplicate || outcome.seq !== ack.seq) return ok(outcome, true);
       logger.info(
         { event: 'work_written', kind: outcome.kind, item: outcome.key, seq: outcome.seq },
         'work_written',

@@ -177,8 +177,9 @@ export function startRetentionHost(opts: RetentionHostOptions): RetentionHost {
         if ('refused' in decided) return { outcome: 'refused', ...decided.refused };
       }
       if ('outcome' in decided) return decided;
+      let ack: Awaited<ReturnType<Bus['publish']>>;
       try {
-        const ack = await bus.publish(subject, encoder.encode(JSON.stringify(decided.record)), {
+        ack = await bus.publish(subject, encoder.encode(JSON.stringify(decided.record)), {
           expectedLastSubjectSeq: last,
           msgId: `work:retention:${cmd.op_id}`,
         });
@@ -189,6 +190,8 @@ export function startRetentionHost(opts: RetentionHostOptions): RetentionHost {
       }
       const outcome = view.state().retention.ops.get(cmd.op_id);
       if (!outcome) throw new Error(`retention record of op_id ${cmd.op_id} appended but not folded`);
+      // The same op_id sent at once from elsewhere landed first: this one is its retry.
+      if (ack.duplicate || outcome.seq !== ack.seq) return repeated(outcome);
       if (outcome.kind === 'retention.trimmed') await finishTrim();
       try {
         await announce(cmd, decided.event, outcome.position);

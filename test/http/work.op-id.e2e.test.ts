@@ -46,6 +46,31 @@ t.test('an op_id used by a write on another item is refused 409 op_id_reused', a
   t.equal(elsewhere.json?.error, 'op_id_reused', 'the same kind on another item');
 });
 
+t.test(
+  'of one create sent at once several times with one op_id, one applies and the rest answer repeated',
+  async (t) => {
+    const w = await startWorkHarness(t);
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        send(`${w.base}/work`, { project: 'OPS', title: `copy ${i}`, op_id: 'race-op' }),
+      ),
+    );
+    t.same(
+      answers.map((a) => a.json?.key),
+      answers.map(() => 'OPS-1'),
+      'one item made',
+    );
+    t.same(answers.map((a) => `${a.status} ${String(a.json?.outcome)}`).sort(), [
+      '200 repeated',
+      '200 repeated',
+      '200 repeated',
+      '200 repeated',
+      '200 repeated',
+      '201 applied',
+    ]);
+  },
+);
+
 t.test('body and query naming two op_ids are refused 400 op_id_invalid', async (t) => {
   const w = await startWorkHarness(t);
   const two = await send(`${w.base}/work?op_id=q1`, { project: 'ENG', title: 'x', op_id: 'b1' });

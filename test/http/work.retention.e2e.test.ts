@@ -78,6 +78,27 @@ t.test('an operator acknowledges for a backup; a retry by op_id answers the firs
   t.equal(badHolder.json?.error, 'invalid_body');
 });
 
+t.test(
+  'one gesture sent at once several times with one op_id applies once; the rest answer repeated',
+  async (t) => {
+    const w = await startRetentionHarness(t);
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        post(`${w.base}/work/retention/capacity`, { max_records: 1000, op_id: 'cap-race' }),
+      ),
+    );
+    t.same(answers.map((a) => `${a.status} ${String(a.json?.outcome)}`).sort(), [
+      '200 applied',
+      '200 repeated',
+      '200 repeated',
+      '200 repeated',
+      '200 repeated',
+      '200 repeated',
+    ]);
+    t.equal((await w.events('work_retention_capacity_set')).length, 1, 'one event');
+  },
+);
+
 t.test('evict refuses a live, current node and an unknown one; readmit puts it back', async (t) => {
   const w = await startRetentionHarness(t);
   await w.ack();
