@@ -6,6 +6,7 @@
 import {
   builtinViewId,
   itemByRef,
+  parseInstant,
   PERSON_LIMITS,
   type PersonAct,
   type WorkRecord,
@@ -73,10 +74,11 @@ export function decidePerson(
       return accept({ act: 'read', seqs: [...new Set(act.seqs)], through: act.through });
     }
     case 'snooze': {
-      const until = Date.parse(act.until);
+      // Strict RFC 3339: `Date.parse` would roll `2027-02-30` over to March 2 and read a stamp without
+      // an offset in the node's own time zone.
+      const until = parseInstant(act.until)?.ms ?? NaN;
       const problems = rowProblems(state, act.seqs);
-      if (!/^\d{4}-\d{2}-\d{2}T/.test(act.until) || Number.isNaN(until))
-        problems.push({ path: 'until', message: 'an RFC 3339 instant' });
+      if (Number.isNaN(until)) problems.push({ path: 'until', message: 'an RFC 3339 instant' });
       else if (until <= fresh.now.getTime())
         problems.push({ path: 'until', message: 'must be in the future' });
       else if (until - fresh.now.getTime() > SNOOZE_MAX_MS)

@@ -137,6 +137,8 @@ t.test('a snooze hides a row until its end; unsnooze brings it back; the filters
   for (const [body, why] of [
     [{ ids: [rows[0]], until: '2026-11-26T11:00:00Z' }, 'an end in the past'],
     [{ ids: [rows[0]], until: 'tomorrow' }, 'not an instant'],
+    [{ ids: [rows[0]], until: '2027-02-30T00:00:00Z' }, 'a day the month lacks, not March 2'],
+    [{ ids: [rows[0]], until: '2026-11-27T00:00:00' }, 'no offset: not read in the node time zone'],
     [{ ids: [rows[0]], until: '2028-01-01T00:00:00Z' }, 'more than 366 days ahead'],
     [{ ids: [], until: '2026-11-27T00:00:00Z' }, 'no rows'],
     [{ ids: ['SVC_WORK@1:999'], until: '2026-11-27T00:00:00Z' }, 'no such row'],

@@ -226,7 +226,7 @@ t.test('a file Content-Type longer than any media type is 400 bad_params and sto
 t.test('activity from/to must name a day that exists; handles filter in any case', async (t) => {
   const w = await startWorkHarness(t);
   await send(`${w.base}/work`, { project: 'ENG', title: 'Assigned', assignees: ['ada'] });
-  for (const q of ['from=2026-02-30T00:00:00Z', 'to=2027-04-31T12:00:00Z']) {
+  for (const q of ['from=2026-02-30T00:00:00Z', 'to=2027-04-31T12:00:00Z', 'from=2026-02-28T00:00:00']) {
     const r = await call(`${w.base}/work/activity?${q}`);
     t.equal(r.status, 400, q);
     t.equal(r.json?.error, 'bad_params');

@@ -4,8 +4,8 @@
  */
 import {
   errorCatalogue,
-  isCalendarDate,
   isOpId,
+  parseInstant,
   parsePosition,
   PERSON_HANDLE,
   personFor,
@@ -47,11 +47,11 @@ export function positionParam(req: ApiRequest, name: string, generation: number)
 export function instantParam(req: ApiRequest, name: string): number | null {
   const raw = workParam(req, name);
   if (raw === null || raw === '') return null;
-  const ms = Date.parse(raw);
-  // `Date.parse` rolls a day the month lacks over (`2026-02-30` is March 2): the day must exist.
-  if (!/^\d{4}-\d{2}-\d{2}T/.test(raw) || Number.isNaN(ms) || !isCalendarDate(raw.slice(0, 10)))
-    throw badParams(`${name} must be an RFC 3339 instant`);
-  return ms;
+  // Strict RFC 3339: `Date.parse` would roll `2026-02-30` over to March 2 and read a stamp without an
+  // offset in the node's own time zone.
+  const instant = parseInstant(raw);
+  if (instant === null) throw badParams(`${name} must be an RFC 3339 instant`);
+  return instant.ms;
 }
 
 export function boolParam(req: ApiRequest, name: string): boolean | null {
