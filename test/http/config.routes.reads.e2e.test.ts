@@ -48,6 +48,24 @@ t.test(
   },
 );
 
+t.test(
+  'GET /config/references and an entity read answer 304 on If-None-Match naming the active revision',
+  async (t) => {
+    const node = await startConfigNode(t);
+    const id = await firstRevision(node);
+    for (const path of ['/config/references', '/config/roles/bo-agent']) {
+      const first = await node.call('GET', path);
+      t.equal(first.headers.get('etag'), `"${id}"`, `${path}: ETag is the active revision`);
+      const cached = await node.call('GET', path, { headers: { 'if-none-match': `"${id}"` } });
+      t.equal(cached.status, 304, `${path}: unchanged`);
+      t.equal(cached.headers.get('etag'), `"${id}"`);
+      t.equal(cached.headers.get('cache-control'), 'no-store');
+      const other = await node.call('GET', path, { headers: { 'if-none-match': '"another"' } });
+      t.equal(other.status, 200, `${path}: another tag reads in full`);
+    }
+  },
+);
+
 t.test('a redacted read sent back by a full PUT round-trips: the stored secrets are kept', async (t) => {
   const node = await startConfigNode(t);
   await firstRevision(node);

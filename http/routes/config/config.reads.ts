@@ -175,8 +175,11 @@ async function getDiff(deps: ConfigReadDeps, req: ApiRequest): Promise<ApiReply>
   return { status: 200, body: diffRevisions(deps, from, to) };
 }
 
-function getReferences(deps: ConfigReadDeps): ApiReply {
+function getReferences(deps: ConfigReadDeps, req: ApiRequest): ApiReply {
   const record = requireActive(deps.state());
+  // The references are the active document's: unchanged while it is (write rule 5).
+  if (notModified(req, record.revision_id))
+    return { status: 304, headers: { ETag: etagOf(record.revision_id) } };
   const document = tryOpen(deps, record);
   if (document !== unopenable) assertRenderable(record, document);
   const references =
@@ -226,7 +229,7 @@ export function configReadRoutes(deps: ConfigReadDeps): RouteDef[] {
     { method: 'GET', pattern: '/config/revisions', handler: (req) => getRevisions(deps, req) },
     { method: 'GET', pattern: '/config/revisions/:id', handler: (req) => getRevision(deps, req) },
     { method: 'GET', pattern: '/config/revisions/:id/diff', handler: (req) => getDiff(deps, req) },
-    { method: 'GET', pattern: '/config/references', handler: () => getReferences(deps) },
+    { method: 'GET', pattern: '/config/references', handler: (req) => getReferences(deps, req) },
     {
       method: 'GET',
       pattern: '/config/:kind/:id',
