@@ -25,9 +25,9 @@ export function needsClosed(seat: SeatRuntime, ms: number | null, e: EventRecord
   const p = Payloads.NeedsClosed.safeParse(e.payload);
   if (!p.success) return false;
   if (p.data.remaining) return setNeeds(seat, ms, p.data.remaining, e.timestamp);
-  if (seat.needs === null || !isNotOlder(ms, seat.needsMs)) return false;
+  const open = seat.needs !== null;
   clearCause(seat, 'needs', ms);
-  return true;
+  return open && seat.needs === null;
 }
 
 /** The wait on `needs`; it keeps its `since` while one of the questions it waited on is still open. */
@@ -57,11 +57,14 @@ export function setCause(seat: SeatRuntime, key: CauseKey, ms: number | null, ca
   return true;
 }
 
+/**
+ * Stamped even when no cause stands: a boot replay folds closing records before the seed-bounded events
+ * that set the cause, and an older set must not outlive the newer clear (rule 3).
+ */
 export function clearCause(seat: SeatRuntime, key: CauseKey, ms: number | null): void {
-  if (seat[key] !== null && isNotOlder(ms, seat[causeStamp[key]])) {
-    seat[key] = null;
-    seat[causeStamp[key]] = ms;
-  }
+  if (!isNotOlder(ms, seat[causeStamp[key]])) return;
+  seat[key] = null;
+  seat[causeStamp[key]] = ms;
 }
 
 export function setError(

@@ -169,3 +169,41 @@ t.test(
     t.match(skipTurn?.payload, { needs: { ids: [needId], raised: [] } }, 'the skip turn restated the wait');
   },
 );
+
+t.test('an operator’s clear outlives a restart: the rebuilt row waits on nobody', async (t: Test) => {
+  const store = storeDir(t);
+  const llm = await startLlmServer({
+    wire: 'openai',
+    script: [script[0]!, script[1]!, { kind: 'text', text: 'Asked Hu.', usage }, script[4]!],
+  });
+  t.teardown(() => llm.close());
+  const turnId = await wakeWaiting(store);
+  const first = await bootNode(t, store, '');
+  const company = {
+    name: 'Acme',
+    timezone: 'UTC',
+    providers: localProviders(llm.baseUrl),
+    roles: [{ name: 'Ada' }, { name: 'Hu', kind: 'human', contact: { operator_id: 'ops' } }],
+  };
+  const put = await first.call('PUT', '/config', {
+    body: JSON.stringify(company),
+    headers: { 'content-type': 'application/json', 'x-summary': 'needs test' },
+  });
+  t.equal(put.status, 201);
+  const asking = await agentRow(first, (r) => r.last_turn?.turn_id === turnId);
+  t.equal(asking.activity, 'needs');
+  const clear = await first.call('POST', '/agents/ada/needs/clear', {
+    body: '{}',
+    headers: { 'content-type': 'application/json' },
+  });
+  t.equal(clear.status, 200);
+  t.match(await clear.json(), { id: 'ada', cleared: [String], open: [] });
+  t.equal((await agentRow(first, (r) => r.activity === 'idle')).activity, 'idle');
+  t.equal(await first.stop(), 0);
+
+  // The replay folds the clearing record before the older completion that raised the question.
+  const second = await bootNode(t, store, '');
+  const rebuilt = await agentRow(second, (r) => r.last_turn?.turn_id === turnId);
+  t.equal(rebuilt.activity, 'idle', 'the cleared question does not come back');
+  t.equal(await second.stop(), 0);
+});

@@ -108,3 +108,17 @@ t.test('a malformed closing record is ignored', async (t) => {
   m.applyEvent(event('needs_cleared', 'cto', { need_ids: 'q1' }, at(2)));
   t.equal(m.agent('cto')!.activity, 'needs');
 });
+
+t.test(
+  'a closing record folded before the older completion that raised the wait leaves no wait',
+  async (t) => {
+    // A boot replay folds the closing records as they come and the seed-bounded completions after them.
+    for (const type of ['needs_cleared', 'human_answered', 'question_withdrawn']) {
+      const m = models();
+      m.applyEvent(closed(type, ['q1'], 2, null));
+      m.applyEvent(completed('turn-1', 1, asked(['q1'])));
+      t.equal(m.agent('cto')!.activity, 'idle', `${type}: the older completion does not reopen the wait`);
+      t.equal(m.needs(), null, type);
+    }
+  },
+);
