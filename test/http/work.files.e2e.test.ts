@@ -93,6 +93,10 @@ t.test('listing: project required, unknown 404 no_project, folder, after and lim
   t.equal(rest.json?.next, null);
   t.equal((await call(`${w.base}/work/files?project=ENG&limit=1001`)).json?.error, 'bad_params');
   t.equal((await call(`${w.base}/work/files?project=ENG&limit=1000`)).status, 200);
+  const long = await call(`${w.base}/work/files/ENG/${'p'.repeat(5000)}`);
+  t.equal(long.status, 404);
+  t.equal(long.json?.error, 'not_found');
+  t.ok(String(long.json?.detail).length < 200, 'the detail quotes the path cut, not 5,000 characters');
 });
 
 t.test('a listed file whose bytes cannot be read answers 503 content_unavailable', async (t) => {

@@ -75,6 +75,15 @@ t.test('bad bodies and bad op_ids are refused before anything is recorded', asyn
   }
   const long = await post(`${w.base}/work/retention/evict/node-0`, { reason: 'x'.repeat(601) });
   t.equal(long.json?.error, 'invalid_body', 'a reason over 600 bytes');
+  for (const gesture of ['evict', 'readmit']) {
+    const r = await post(`${w.base}/work/retention/${gesture}/${'n'.repeat(5000)}`, {});
+    t.equal(r.status, 404, `${gesture} of a name longer than any holder's`);
+    t.equal(r.json?.error, 'not_found');
+    t.ok(
+      String(r.json?.detail).length < 200,
+      `${gesture}: the detail quotes the name cut, not 5,000 characters`,
+    );
+  }
   t.equal(await w.lastSeq(), seq, 'nothing recorded');
 });
 

@@ -168,7 +168,7 @@ export function workFileRoutes(deps: WorkRouteDeps, blobs: FileBlobs): RouteDef[
         const { project, path } = target(req);
         const file = deps.state().files.get(`${project}/${path}`);
         if (!file || file.removed)
-          throw new ApiError('not_found', { detail: `no file ${path} in ${project}` });
+          throw new ApiError('not_found', { detail: `no file ${quoted(path)} in ${project}` });
         return {
           status: 200,
           headers: { 'Content-Type': file.content_type, ETag: etag(file) },

@@ -217,6 +217,16 @@ export function itemRef(ref: string): string {
   return ref;
 }
 
+/** A retention holder's `{node}` in a path: one longer than any holder name names none (404 `not_found`). */
+export function holderRef(ref: string): string {
+  if (ref.length > REF_MAX)
+    throw new ApiError('not_found', {
+      detail: `no retention holder ${quoted(ref)}`,
+      hint: 'GET /work/retention lists the nodes and holders.',
+    });
+  return ref;
+}
+
 /** A saved or pinned view's `{id}` in a path: one longer than any view id names none (404 `not_found`). */
 export function viewRef(ref: string): string {
   if (ref.length > REF_MAX)

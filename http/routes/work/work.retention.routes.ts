@@ -32,7 +32,7 @@ import { ApiError, bodyProblems } from '../../api-error.js';
 import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
 import type { WorkRouteDeps } from './work.deps.js';
 import { jsonBody } from '../../json-body.js';
-import { actorOf, opIdOf, refusal } from './work.params.js';
+import { actorOf, holderRef, opIdOf, refusal } from './work.params.js';
 
 const READ_BACK_MS = 10_000;
 
@@ -231,7 +231,7 @@ export function workRetentionRoutes(deps: WorkRouteDeps): RouteDef[] {
       return answer();
     },
   });
-  const node = (req: ApiRequest) => req.params['node']!;
+  const node = (req: ApiRequest) => holderRef(req.params['node']!);
   return [
     read('/work/retention', () => status(deps)),
     read('/work/retention/maintenance', () => {
