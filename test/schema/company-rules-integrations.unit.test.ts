@@ -57,3 +57,23 @@ t.test('an unknown codehost-b access level is a dangling reference warning', asy
     },
   ]);
 });
+
+t.test('an integration url carrying a login is refused without quoting it', async (t) => {
+  // Their clients call with fetch, which refuses such a URL on every call; reads would show the password.
+  const doc = baseCompany();
+  doc['integrations'] = {
+    tracker_a: { url: 'https://bot:hunter2@tracker.example', token: '${T}' },
+    codehost_b: { url: 'https://bot@cb.example' },
+    tracker_b: { url: 'https://tb.example', workspace: 'acme' },
+  };
+  const result = write(doc);
+  t.same(summary(result).sort(), [
+    'integrations.codehost_b.url invalid',
+    'integrations.tracker_a.url invalid',
+  ]);
+  t.notMatch(JSON.stringify(result.problems), /hunter2/, 'the password is never quoted');
+  doc['integrations'] = { wiki: { url: 'https://u:p@wiki.example' }, codehost_a: { webhook_secret: '${S}' } };
+  t.same(summary(write(doc)), ['integrations.wiki.url invalid']);
+  doc['integrations'] = { wiki: { url: '${WIKI_URL}' } };
+  t.ok(write(doc).valid, 'a reference is judged once resolved');
+});

@@ -43,6 +43,20 @@ t.test('tool servers: header names are HTTP tokens, values hold no line break', 
   ]);
 });
 
+t.test(
+  'tool servers: a remote url carries no login (fetch refuses it; headers carry credentials)',
+  async (t) => {
+    const doc = baseCompany();
+    doc['mcp_servers'] = [
+      { name: 'a', url: 'https://user:s3cret@mcp.example/a' },
+      { name: 'b', url: 'https://mcp.example/b?x=1' },
+    ];
+    const result = write(doc);
+    t.same(summary(result), ['mcp_servers[0].url invalid']);
+    t.notMatch(JSON.stringify(result.problems), /s3cret/, 'the password is never quoted');
+  },
+);
+
 t.test('tool servers: a tool_prefix is at most 32 characters usable in a function name', async (t) => {
   const doc = baseCompany();
   doc['mcp_servers'] = [
