@@ -61,7 +61,9 @@ export function parseInstant(text: string): Instant | null {
     check.getUTCMonth() !== Number(mo) - 1 ||
     Number(h) > 23 ||
     Number(mi) > 59 ||
-    Number(s) > 60
+    Number(s) > 60 ||
+    Number(oh) > 23 ||
+    Number(om) > 59
   )
     return null;
   const offsetMin = z ? 0 : (sign === '-' ? -1 : 1) * (Number(oh) * 60 + Number(om));

@@ -26,6 +26,10 @@ t.test('strings that are not RFC 3339 instants are refused', async (t) => {
     '2026-02-30T00:00:00Z',
     '2026-11-22T25:00:00Z',
     '2026-11-22T10:00:00',
+    // RFC 3339's offset is an hour 00-23 and a minute 00-59, as the time of day is.
+    '2026-11-22T10:00:00+24:00',
+    '2026-11-22T10:00:00+99:99',
+    '2026-11-22T10:00:00-05:60',
   ]) {
     t.equal(parseInstant(bad), null, JSON.stringify(bad));
   }

@@ -57,6 +57,7 @@ t.test('a page is at most 400 rows; bad parameters answer invalid_query', async 
   refused('before_time=2026-11-22T10:00:00Z');
   refused('before_id=abc');
   refused('before_time=yesterday&before_id=abc');
+  refused('before_time=2026-11-22T10:00:00%2B99:99&before_id=abc');
   refused('limit=0');
   refused('limit=ten');
   refused('category=nonsense');
