@@ -39,6 +39,18 @@ export function isCalendarDate(value: string): boolean {
 
 const FieldValue = z.union([z.string().max(500), z.number(), z.boolean(), z.null()]);
 
+/**
+ * Custom field values by name. A record drops a `__proto__` key JSON.parse made its own before any key
+ * check runs, so it is looked for in the input: refused as any unknown field is, never silently dropped.
+ */
+const CustomFieldValues = z
+  .unknown()
+  .superRefine((value, ctx) => {
+    if (typeof value === 'object' && value !== null && Object.hasOwn(value, '__proto__'))
+      ctx.addIssue({ code: 'custom', path: ['__proto__'], message: 'no custom field is named __proto__' });
+  })
+  .pipe(z.record(z.string(), FieldValue));
+
 /** Everything a create may set and an update may change. */
 export const ItemFields = z.object({
   title: z.string().trim().min(1).max(ITEM_TITLE_MAX),
@@ -50,7 +62,7 @@ export const ItemFields = z.object({
   labels: z.array(z.string().min(1).max(60)).max(30),
   links: z.array(Link).max(100),
   checklist: z.array(ChecklistEntry).max(100),
-  fields: z.record(z.string(), FieldValue),
+  fields: CustomFieldValues,
   /** Someone asked of (`asked_of_me`): a question waiting on them. */
   asked_of: z.array(handle).max(20),
   due_date: z

@@ -108,6 +108,14 @@ t.test('bad items are refused with problems; unknown project is 404 no_project',
   ]);
   const noTitle = await post(`${w.base}/work`, { project: 'ENG' });
   t.equal(noTitle.json?.error, 'invalid_body');
+  // JSON.parse makes `__proto__` an own key; it is no custom field, so it is refused, not dropped.
+  const proto = await call(`${w.base}/work`, {
+    method: 'POST',
+    headers: { authorization: OPS, 'content-type': 'application/json' },
+    body: '{"project":"ENG","title":"x","fields":{"__proto__":1}}',
+  });
+  t.equal(proto.status, 400, 'a custom field named __proto__');
+  t.equal((await call(`${w.base}/work?limit=1`)).json?.total, 0, 'nothing created');
   const notJson = await call(`${w.base}/work`, {
     method: 'POST',
     headers: { authorization: OPS },
