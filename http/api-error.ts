@@ -89,14 +89,21 @@ export function bodyProblems(
     readonly path: ReadonlyArray<PropertyKey>;
     readonly code: string;
     readonly message: string;
+    readonly keys?: readonly string[];
   }>,
 ): BodyProblem[] {
-  return issues.map((i) => ({
-    path: i.path.map(String).join('.'),
-    segments: i.path.map((s) => (typeof s === 'number' ? s : String(s))),
-    kind: i.code === 'unrecognized_keys' ? 'unknown_field' : 'shape',
-    message: i.message,
-  }));
+  const problem = (path: ReadonlyArray<PropertyKey>, kind: BodyProblem['kind'], message: string) => ({
+    path: path.map(String).join('.'),
+    segments: path.map((s) => (typeof s === 'number' ? s : String(s))),
+    kind,
+    message,
+  });
+  // Each unknown key at its own path, as a document's problems name theirs.
+  return issues.flatMap((i) =>
+    i.code === 'unrecognized_keys' && i.keys !== undefined && i.keys.length > 0
+      ? i.keys.map((key) => problem([...i.path, key], 'unknown_field', `unknown field \`${key}\``))
+      : [problem(i.path, i.code === 'unrecognized_keys' ? 'unknown_field' : 'shape', i.message)],
+  );
 }
 
 /** The one problem of a body that is wrong as a whole (not JSON, not an object). */

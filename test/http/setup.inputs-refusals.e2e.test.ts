@@ -29,8 +29,16 @@ t.test('a field both given and generated is 400, and so is a field that cannot b
   t.equal(notMintable.status, 400);
   const unknown = await postInputs(node, 'tracker-b', { values: { colour: 'blue' } });
   t.match(await json(unknown), { error: 'invalid_body', problems: [{ kind: 'unknown_field' }] });
-  const extraKey = await postInputs(node, 'tracker-b', { values: {}, extra: 1 });
+  const extraKey = await postInputs(node, 'tracker-b', { values: {}, extra: 1, more: 2 });
   t.equal(extraKey.status, 400);
+  t.same(
+    ((await json(extraKey))['problems'] as Json[]).map((p) => [p['path'], p['segments'], p['kind']]),
+    [
+      ['extra', ['extra'], 'unknown_field'],
+      ['more', ['more'], 'unknown_field'],
+    ],
+    'each unknown key is a problem at its own path',
+  );
   const notJson = await node.call('POST', '/setup/integrations/tracker-b/inputs', { body: '{nope' });
   t.match(await json(notJson), { error: 'invalid_body' });
   for (const empty of [{}, { values: {} }, { values: {}, generate: [] }]) {
