@@ -195,6 +195,8 @@ export async function listEvents(src: EventsSource, query: ListQuery): Promise<E
 
 /** `/events/{event_id}`: the event with its payload; `not_found` outside history. */
 export async function getEvent(src: EventsSource, id: string): Promise<EventAnswer> {
+  if (id === '')
+    throw new QueryError('invalid_query', 'event needs event_id', 'Take event_id from a row of `events`.');
   const index = src.state().index;
   const floor = floorOf(src);
   // The index finds an id by its hash (no scan): the newest entry whose record really has this id.
@@ -213,6 +215,9 @@ export async function getEvent(src: EventsSource, id: string): Promise<EventAnsw
 
 /** `/events/trace/{trace_id}`: oldest first, at most 500, with the total in history. */
 export async function traceEvents(src: EventsSource, traceId: string): Promise<TraceAnswer> {
+  // An empty id would list the events stamped with no trace as if they were one.
+  if (traceId === '')
+    throw new QueryError('invalid_query', 'trace needs trace_id', 'Take trace_id from a row of `events`.');
   const index = src.state().index;
   const floor = floorOf(src);
   const positions = index.trace(traceId).filter((i) => index.instantAt(i).ms >= floor);

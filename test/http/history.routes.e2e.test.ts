@@ -51,6 +51,11 @@ t.test('the history questions answer on /query/{what} over a real listener', asy
     'event_series?bucket=week',
     'phases?turn_id=turn-a&limit=2',
     'turn',
+    // The event and trace questions name what they read: without it they are refused, not answered empty.
+    'event',
+    'event?event_id=',
+    'trace',
+    'trace?trace_id=',
   ]) {
     const bad = await call(`${h.base}/query/${q}`);
     t.equal(bad.status, 400, q);

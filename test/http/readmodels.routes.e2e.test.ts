@@ -124,6 +124,19 @@ t.test('read routes answer from the read models through a real listener', async 
   t.equal(org.status, 200);
   for (const secret of planted) t.notOk(org.text.includes(secret), `org carries no ${secret}`);
 
+  // A question about one seat (or one episode) asked without naming it is a bad parameter, not an absent seat.
+  for (const [q, needs] of [
+    ['agent', 'id'],
+    ['agent?id=', 'id'],
+    ['memory', 'id'],
+    ['episode?episode=ep1', 'id'],
+    ['episode?id=cto', 'episode'],
+  ] as const) {
+    const unnamed = await call(`${h.base}/query/${q}`);
+    t.equal(unnamed.status, 400, q);
+    t.match(unnamed.json, { error: 'bad_params', detail: new RegExp(`needs ${needs}`) }, q);
+  }
+
   const viaQuery = await call(`${h.base}/query/agent?id=cto`);
   t.equal(viaQuery.json!['id'], 'cto', 'the same answer under /query');
   t.equal((await call(`${h.base}/query/org`)).text, org.text);

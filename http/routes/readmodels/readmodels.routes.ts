@@ -35,22 +35,46 @@ function unknownAgent(id: string): never {
   });
 }
 
+/** A parameter naming what the question reads; absent or blank is a bad parameter, not an unknown seat. */
+function named(params: URLSearchParams, name: string, what: string): string {
+  const value = params.get(name) ?? '';
+  if (value === '')
+    throw new ApiError('bad_params', {
+      detail: `${what} needs ${name}`,
+      hint: 'Use a seat handle from GET /agents, and an episode id from its memory view.',
+    });
+  return value;
+}
+
 /** Answers by question name; REST params (path) are passed as query parameters of the same name. */
 export function readAnswers(source: ReadSource): Map<string, Answer> {
-  const id = (params: URLSearchParams): string => params.get('id') ?? '';
   return new Map<string, Answer>([
     ['agents', () => source.agentList()],
-    ['agent', (p) => source.agent(id(p)) ?? unknownAgent(id(p))],
+    [
+      'agent',
+      (p) => {
+        const id = named(p, 'id', 'agent');
+        return source.agent(id) ?? unknownAgent(id);
+      },
+    ],
     ['agent_activity', (p) => source.activity(p)],
-    ['memory', async (p) => (await source.memoryOf(id(p))) ?? unknownAgent(id(p))],
+    [
+      'memory',
+      async (p) => {
+        const id = named(p, 'id', 'memory');
+        return (await source.memoryOf(id)) ?? unknownAgent(id);
+      },
+    ],
     [
       'episode',
       (p) => {
-        const found = source.episode(id(p), p.get('episode') ?? '');
-        if (found === undefined) unknownAgent(id(p));
+        const id = named(p, 'id', 'episode');
+        const episode = named(p, 'episode', 'episode');
+        const found = source.episode(id, episode);
+        if (found === undefined) unknownAgent(id);
         if (found === null)
           throw new ApiError('not_found', {
-            detail: `seat "${id(p)}" has no episode "${p.get('episode') ?? ''}"`,
+            detail: `seat "${id}" has no episode "${episode}"`,
             hint: 'List episodes with GET /agents/{id}/memory.',
           });
         return found;
