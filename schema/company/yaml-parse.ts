@@ -9,7 +9,8 @@
  *  3. every alias must name an anchor defined before it and must not sit inside its own anchor
  *     (a cycle no walker can finish);
  *  4. conversion caps alias expansion (`maxAliasCount`), then the value is measured again, since an
- *     alias can graft a deep anchor under a deep key.
+ *     alias can graft a deep anchor under a deep key;
+ *  5. every value must have a JSON form (the document is stored as JSON).
  */
 import {
   CST,
@@ -25,7 +26,8 @@ import {
 import { MAX_DOCUMENT_DEPTH } from '../document/depth.js';
 import type { DocumentParse } from './json-parse.js';
 import { nestingProblem, tooDeepMessage } from './nesting.js';
-import { ProblemKind, type CompanyProblem } from './problems.js';
+import { pathOf, ProblemKind, type CompanyProblem, type Segment } from './problems.js';
+import { yamlLines } from './yaml-lines.js';
 
 /** Aliases one document may hold, and the nodes they may expand to (the `yaml` package's own cap). */
 export const MAX_YAML_ALIASES = 100;
@@ -79,8 +81,57 @@ export function parseCompanyYaml(text: string): DocumentParse {
   }
   const tooDeep = nestingProblem(value, text);
   if (tooDeep !== null) return refuse([tooDeep]);
+  // 5. JSON values only: the document is stored and served as JSON
+  const foreign = [...foreignValues(value, [])];
+  if (foreign.length > 0) {
+    const lineAt = yamlLines(text);
+    return refuse(
+      foreign.map(({ segments, what }) => {
+        const line = lineAt(segments);
+        return {
+          path: pathOf(segments),
+          segments,
+          kind: ProblemKind.Shape,
+          message: `YAML: ${what} has no JSON form; write it as a string, a number, a list or a map`,
+          ...(line !== undefined && { line }),
+        };
+      }),
+    );
+  }
   return { ok: true, value };
 }
+
+/**
+ * Values the YAML 1.1 tags (`!!binary`, `!!set`, `!!omap`, `!!pairs`, `!!timestamp`) and `.inf`/`.nan`
+ * make, which JSON cannot hold: stored, they would turn silently into `{}`, a map of bytes, or null.
+ */
+function* foreignValues(value: unknown, at: Segment[]): Generator<{ segments: Segment[]; what: string }> {
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) yield { segments: at, what: 'an infinite or not-a-number value' };
+  } else if (typeof value === 'bigint') {
+    yield { segments: at, what: 'a big integer' };
+  } else if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) yield* foreignValues(item, [...at, i]);
+  } else if (value !== null && typeof value === 'object') {
+    const proto = Object.getPrototypeOf(value) as unknown;
+    if (proto !== Object.prototype && proto !== null) {
+      yield { segments: at, what: foreignName(value) };
+      return;
+    }
+    for (const [key, item] of Object.entries(value)) yield* foreignValues(item, [...at, key]);
+  }
+}
+
+const foreignName = (value: object): string =>
+  value instanceof Uint8Array
+    ? 'a binary value (!!binary)'
+    : value instanceof Set
+      ? 'a set (!!set)'
+      : value instanceof Map
+        ? 'an ordered map (!!omap)'
+        : value instanceof Date
+          ? 'a timestamp (!!timestamp)'
+          : 'a tagged value';
 
 /**
  * Feeds the lexer's tokens to the parser one at a time (the `yaml` package's documented way to drive

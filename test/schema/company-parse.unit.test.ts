@@ -133,3 +133,38 @@ t.test(
     });
   },
 );
+
+t.test('a YAML value with no JSON form is refused at its path and line, never stored mangled', async (t) => {
+  // Stored as JSON, a !!binary became {"0": 104, ...}, a !!set or a !!timestamp {} and .inf null.
+  const text = [
+    'name: Acme',
+    'extensions:',
+    '  x:',
+    '    b: !!binary aGVsbG8=',
+    '    s: !!set {a, b}',
+    '    o: !!omap [{a: 1}]',
+    '    t: !!timestamp 2020-01-01',
+    '    n: [1, .inf, -.inf, .nan]',
+    '',
+  ].join('\n');
+  const parsed = parseCompanyYaml(text);
+  t.equal(parsed.ok, false);
+  const problems = parsed.ok ? [] : parsed.problems;
+  t.same(
+    problems.map((p) => [p.path, p.kind, p.line]),
+    [
+      ['extensions.x.b', 'shape', 4],
+      ['extensions.x.s', 'shape', 5],
+      ['extensions.x.o', 'shape', 6],
+      ['extensions.x.t', 'shape', 7],
+      ['extensions.x.n[1]', 'shape', 8],
+      ['extensions.x.n[2]', 'shape', 8],
+      ['extensions.x.n[3]', 'shape', 8],
+    ],
+  );
+  t.notMatch(JSON.stringify(problems), /aGVsbG8|2020/, 'no value quoted');
+  t.match(parseCompanyYaml('name: !!str 5\ntoken_budget: !!int "7"\nmission: 2020-01-01\n'), {
+    ok: true,
+    value: { name: '5', token_budget: 7, mission: '2020-01-01' },
+  });
+});
