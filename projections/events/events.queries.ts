@@ -99,8 +99,9 @@ export function parseListQuery(params: URLSearchParams): ListQuery {
       );
     limit = Math.min(EVENTS_PAGE_MAX, Number(limitText));
   }
-  const beforeTime = one(params, 'before_time');
-  const beforeId = one(params, 'before_id');
+  // A blank half reads as absent, as `turns` and `phases` read theirs: an empty id is no cursor half.
+  const beforeTime = one(params, 'before_time')?.trim() || undefined;
+  const beforeId = one(params, 'before_id')?.trim() || undefined;
   let cursor: ListQuery['cursor'] = null;
   if ((beforeTime === undefined) !== (beforeId === undefined))
     throw new QueryError(

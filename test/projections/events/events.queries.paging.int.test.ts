@@ -58,6 +58,9 @@ t.test('a page is at most 400 rows; bad parameters answer invalid_query', async 
   refused('before_id=abc');
   refused('before_time=yesterday&before_id=abc');
   refused('before_time=2026-11-22T10:00:00%2B99:99&before_id=abc');
+  // A blank half is an absent one, as `turns` and `phases` read their cursor: never a cursor of its own.
+  refused('before_time=2026-11-22T10:00:00Z&before_id=');
+  refused('before_time=%20&before_id=abc');
   refused('limit=0');
   refused('limit=ten');
   refused('category=nonsense');
@@ -68,6 +71,7 @@ t.test('a page is at most 400 rows; bad parameters answer invalid_query', async 
   refused('agent_id=ada&seat=bob');
   t.equal(listQuery('').limit, 100);
   t.equal(listQuery('limit=').limit, 100, 'a blank limit reads as absent, as on the other listings');
+  t.equal(listQuery('before_time=&before_id=').cursor, null, 'a blank cursor is the newest page');
   // `seat` is the seat filter's other name: a blank `agent_id` beside it does not widen the read.
   t.equal(listQuery('agent_id=&seat=ada').agentId, 'ada');
   t.equal(listQuery('agent_id=ada&seat=ada').agentId, 'ada');
