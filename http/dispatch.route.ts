@@ -54,10 +54,10 @@ export function routeRequest(
   const route = match.found ? match.route : null;
   line.route = route?.pattern ?? null;
   const access = accessFor(method, path, route ? (route.def.access ?? defaultAccess(route)) : undefined);
-  const queryToken = path === '/ws/stream' ? new URLSearchParams(req.getQuery()).get('token') : null;
+  const queryTokens = path === '/ws/stream' ? new URLSearchParams(req.getQuery()).getAll('token') : [];
   // Every Authorization header is read (only where a credential counts): a second one is refused, not ignored.
   const authorization = access === 'open' ? '' : soleAuthorization(req);
-  const verdict = core.guard.check(access, line.route, authorization, queryToken);
+  const verdict = core.guard.check(access, line.route, authorization, queryTokens);
   if (!verdict.ok) return refuse(refusal(verdict.reason));
   line.operator = verdict.actor?.id ?? null;
 

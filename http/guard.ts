@@ -55,7 +55,7 @@ export function accessFor(method: string, path: string, declared?: Access): Acce
 
 export const anonymousActor: Actor = Object.freeze({ id: 'anonymous', kind: 'anonymous' });
 
-type Refused = 'missing' | 'wrong' | 'repeated';
+type Refused = 'missing' | 'wrong' | 'repeated' | 'repeated_query';
 export type GuardOutcome = { ok: true; actor: Actor | null } | { ok: false; reason: Refused };
 
 /**
@@ -141,14 +141,14 @@ export class Guard {
 
   /**
    * Decide a request. `authorization` is the header ('' when absent, null when sent more than once:
-   * `soleAuthorization`); `queryToken` is `?token=` and is only passed for `/ws/stream`, the one route
-   * where a query-string token counts.
+   * `soleAuthorization`); `queryTokens` are the values of `?token=`, only passed for `/ws/stream`, the one
+   * route where a query-string token counts (two are refused as two headers are, never one picked).
    */
   check(
     access: Access,
     route: string | null,
     authorization: string | null,
-    queryToken: string | null,
+    queryTokens: readonly string[] = [],
   ): GuardOutcome {
     if (access === 'open') return { ok: true, actor: this.settings.disabled ? anonymousActor : null };
     if (this.settings.disabled) return { ok: true, actor: anonymousActor };
@@ -160,8 +160,11 @@ export class Guard {
     if (authorization !== '') {
       const m = /^bearer[ \t]+(.*)$/i.exec(authorization);
       candidate = m ? m[1]!.trim() : '';
-    } else if (queryToken !== null) {
-      candidate = queryToken;
+    } else if (queryTokens.length > 1) {
+      this.refused(route, 'repeated_query');
+      return { ok: false, reason: 'repeated_query' };
+    } else if (queryTokens.length === 1) {
+      candidate = queryTokens[0]!;
     }
     if (candidate !== null) {
       const id = candidate === '' ? null : this.verify(candidate);
@@ -182,6 +185,7 @@ const refusalDetail: Record<Refused, string> = {
   missing: 'This request needs an operator token.',
   wrong: 'The credential is not accepted.',
   repeated: 'The request carries more than one Authorization header; send one.',
+  repeated_query: 'The request carries more than one `token` query parameter; send one.',
 };
 
 /**
@@ -196,6 +200,7 @@ const refusalError = {
   missing: null,
   wrong: 'invalid_token',
   repeated: 'invalid_request',
+  repeated_query: 'invalid_request',
 } as const satisfies Record<Refused, 'invalid_token' | 'invalid_request' | null>;
 
 /** The 401 of a refused credential. */

@@ -128,13 +128,13 @@ export function mountStream(
       const carried = protocolToken(offered);
       const speaks = offered.split(',').some((p) => p.trim() === STREAM_PROTOCOL);
       const protocol = speaks ? STREAM_PROTOCOL : '';
-      const queryToken = carried ?? query.get('token');
+      const queryTokens = carried !== null ? [carried] : query.getAll('token');
       const extensions = req.getHeader('sec-websocket-extensions');
       const verdict = guard.check(
         accessFor('GET', STREAM_PATH, 'read'),
         STREAM_PATH,
         authorization,
-        queryToken,
+        queryTokens,
       );
       if (!verdict.ok) {
         writeAnswer(
@@ -146,7 +146,11 @@ export function mountStream(
         return;
       }
       const bearer = /^bearer[ \t]+(.*)$/i.exec(authorization ?? '')?.[1]?.trim() ?? null;
-      const data: SocketData = { actor: verdict.actor, token: bearer ?? queryToken, client: null };
+      const data: SocketData = {
+        actor: verdict.actor,
+        token: bearer ?? queryTokens[0] ?? null,
+        client: null,
+      };
       res.upgrade(data, key, protocol, extensions, context);
       handshakeAnswered(log, observer, startedAt, 101, { operator: verdict.actor?.id ?? null });
     },

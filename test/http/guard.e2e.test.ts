@@ -92,6 +92,10 @@ t.test('with anonymous reads off, reads need a token; /ws/stream alone takes ?to
   t.equal(ws.status, 200);
   t.same(ws.json?.actor, { id: 'ops', kind: 'operator' });
   t.equal((await call(`${h.base}/ws/stream?token=wrong`)).status, 401);
+  // A second `token` is a second credential: refused as a second Authorization header is, not ignored.
+  const twice = await call(`${h.base}/ws/stream?token=${token}&token=wrong`);
+  t.equal(twice.status, 401);
+  t.equal(twice.headers.get('www-authenticate'), 'Bearer realm="svc", error="invalid_request"');
 });
 
 t.test('probes, webhooks, telemetry, tool bridge and the dashboard are never guarded', async (t) => {

@@ -164,6 +164,27 @@ t.test('an upgrade carrying Authorization twice is refused 401, even with reads 
 });
 
 t.test(
+  'an upgrade carrying ?token= twice is refused 401, a wrong one beside a right one included',
+  async (t) => {
+    const { ws } = await startEventsNode(t);
+    const ops = encodeURIComponent(openAuth.tokens[0]!.token);
+    for (const query of [
+      `token=${ops}&token=wrong`,
+      `token=wrong&token=${ops}`,
+      `token=${ops}&token=${ops}`,
+    ]) {
+      const u = await rawWebSocket(portOf(ws), `/ws/stream?${query}`);
+      u.destroy();
+      t.equal(u.status, 401, query.replaceAll(ops, 'ops'));
+      t.match(JSON.parse(u.body), { error: 'invalid_token', detail: /more than one `token`/ });
+    }
+    const once = await rawWebSocket(portOf(ws), `/ws/stream?token=${ops}`);
+    once.destroy();
+    t.equal(once.status, 101, 'one is accepted');
+  },
+);
+
+t.test(
   'every handshake is counted like a routed request and logged with its route and operator',
   async (t) => {
     const answered: AnsweredRequest[] = [];
