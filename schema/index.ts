@@ -94,6 +94,7 @@ export {
   deliveryKey,
   deliveryTrace,
   InboundNotification,
+  isChatForm,
   RawDeliveryMeta,
   rawDeliveryMeta,
   RawHeader,

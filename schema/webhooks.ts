@@ -39,6 +39,16 @@ export const RawHeader = {
   ContentType: 'svc-content-type',
 } as const;
 
+/**
+ * A chat delivery sent as a form (interactions carry their JSON in `payload`): only chat sends forms, so
+ * every other body is JSON whatever its label. Media types are case-insensitive (RFC 9110 8.3.1). The
+ * receiver and routing both ask this, so they read a delivery the same way.
+ */
+export function isChatForm(pipeline: string, contentType: string): boolean {
+  const media = (contentType.split(';', 1)[0] ?? '').trim().toLowerCase();
+  return pipeline === Vendor.Chat && media === 'application/x-www-form-urlencoded';
+}
+
 /** What the audit stream records about one accepted delivery (the body is the message data). */
 export const RawDeliveryMeta = z.object({
   vendor: VendorName,

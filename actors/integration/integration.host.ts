@@ -23,6 +23,7 @@ import {
   deliveryKey,
   deliveryTrace,
   EventCategory,
+  isChatForm,
   RawHeader,
   rawDeliveryMeta,
   uuidv5,
@@ -84,7 +85,7 @@ export function receivedEvent(n: InboundNotification, source: string): EventReco
 
 /** The body's JSON; `handed` is the receiver's parse of these bytes as JSON, when it was kept for routing. */
 function bodyJson(meta: RawDeliveryMeta, data: Uint8Array, handed: unknown): unknown {
-  const form = meta.content_type.startsWith('application/x-www-form-urlencoded');
+  const form = isChatForm(meta.pipeline, meta.content_type);
   if (handed !== undefined && !form) return handed;
   const text = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
   try {

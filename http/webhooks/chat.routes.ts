@@ -8,7 +8,7 @@
  * would have the vendor retry forever.
  */
 import type { Logger } from 'pino';
-import { Vendor } from '../../schema/index.js';
+import { isChatForm, Vendor } from '../../schema/index.js';
 import { ApiError } from '../api-error.js';
 import type { ApiReply, ApiRequest, RequestHead, RouteDef } from '../types.js';
 import { ChatHeaders, verifyChat } from './chat.verify.js';
@@ -70,7 +70,7 @@ function beforeChat(deps: ReceiverDeps, req: RequestHead, log: Logger): ApiReply
 export function chatPayload(body: Buffer, contentType: string): unknown {
   const text = body.toString('utf8');
   try {
-    if (contentType.startsWith('application/x-www-form-urlencoded')) {
+    if (isChatForm(Vendor.Chat, contentType)) {
       const form = new URLSearchParams(text);
       const payload = form.get('payload');
       return payload !== null ? (JSON.parse(payload) as unknown) : Object.fromEntries(form);

@@ -5,7 +5,7 @@
  */
 import t, { type Test } from 'tap';
 import { Streams } from '../../../bus/index.js';
-import type { InboxMessage } from '../../../schema/index.js';
+import { deliveryKey, rawDeliveryMeta, type InboxMessage } from '../../../schema/index.js';
 import { rawClient } from '../fixtures/gateway-harness.js';
 import { jwksServer } from './fixtures/jwks-server.js';
 import { relayIssuer } from './fixtures/signers.js';
@@ -22,6 +22,24 @@ const forBody =
     JSON.stringify((m.payload['notification'] as { payload?: unknown } | undefined)?.payload) ===
     JSON.stringify(JSON.parse(body));
 const issuer = relayIssuer('k1');
+
+/** The delivery keys of what the audit store holds. */
+async function storedKeys(node: WebhookNode): Promise<string[]> {
+  const all = [...(await node.messages(Streams.Webhooks)), ...(await node.messages(Streams.WebhooksWiki))];
+  return all.map((m) => {
+    const meta = rawDeliveryMeta(m.headers ?? {});
+    return deliveryKey(meta.pipeline, meta.seat || null, meta.delivery_id);
+  });
+}
+
+/** Waits for routing to decide a delivery: its `notification_routed` or `notification_dropped` line. */
+function routingOf(node: WebhookNode, key: string): Promise<Record<string, unknown>> {
+  return node.waitHostLog(
+    (l) =>
+      (l['event'] === 'notification_routed' || l['event'] === 'notification_dropped') &&
+      l['notification'] === key,
+  );
+}
 
 async function stored(node: WebhookNode): Promise<number> {
   return (await node.messages(Streams.Webhooks)).length + (await node.messages(Streams.WebhooksWiki)).length;
@@ -113,6 +131,31 @@ async function vendorTests(t: Test, v: VendorCase, node: WebhookNode): Promise<v
     t.equal(res.json?.error, 'invalid_body');
     t.match(res.json?.problems, [{ path: '', kind: 'shape' }], 'the problem is carried');
     t.notOk(res.text.includes('not json'));
+  });
+
+  // Routing must read a delivery as the receiver that accepted it did: only chat sends forms, and a media
+  // type is case-insensitive (RFC 9110 8.3.1).
+  const formCase =
+    v.name === 'chat'
+      ? {
+          label: 'a form whose media type is in capitals is read as a form and routed',
+          body: `payload=${encodeURIComponent(v.body(7))}`,
+          contentType: 'Application/X-WWW-Form-URLEncoded; charset=utf-8',
+        }
+      : {
+          label: 'a JSON delivery labelled as a form is routed from its JSON',
+          body: v.body(7),
+          contentType: 'application/x-www-form-urlencoded',
+        };
+  await t.test(formCase.label, async (t) => {
+    const before = new Set(await storedKeys(node));
+    const res = await send(formCase.body, { headers: { 'content-type': formCase.contentType } });
+    t.equal(res.status, 200, res.text);
+    const [key] = (await storedKeys(node)).filter((k) => !before.has(k));
+    if (key === undefined) return void t.fail('stored');
+    const decided = await routingOf(node, key);
+    t.equal(decided['event'], 'notification_routed', `routed (${String(decided['reason'])})`);
+    t.same(decided['recipients'], [v.routesTo]);
   });
 
   if (v.own !== undefined)
