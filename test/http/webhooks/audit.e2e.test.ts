@@ -77,6 +77,29 @@ t.test('a delivery id is remembered across a restart of the store; wiki keys for
   t.equal(WIKI_DEDUP_MS, 5 * 60 * 1000);
 });
 
+t.test('a wiki key is a duplicate for five minutes through the receiver, other ids for longer', async (t) => {
+  let clock = Date.now();
+  const node = await startWebhookNode({ bus: await openMemoryBus({ clock: () => clock }) });
+  t.teardown(() => node.close());
+  const wiki = JSON.stringify({
+    webhookEvent: 'page_updated',
+    timestamp: 1,
+    page: { id: 42, spaceKey: 'ENG' },
+  });
+  const tb = '{"event":"issue"}';
+  const send = async () => [
+    (await node.post('/webhooks/wiki', wiki, sign_.wiki(SECRETS.wiki, wiki))).json,
+    (await node.post('/webhooks/tracker-b', tb, sign_.trackerB(SECRETS.trackerB, tb, 'tb-ttl'))).json,
+  ];
+  const fresh = { accepted: true, duplicate: false };
+  const seen = { accepted: true, duplicate: true };
+  t.same(await send(), [fresh, fresh], 'first delivery of each');
+  clock += WIKI_DEDUP_MS - 1000;
+  t.same(await send(), [seen, seen], 'inside five minutes: both duplicates');
+  clock += 2000;
+  t.same(await send(), [fresh, seen], 'past five minutes: the wiki key is new again, a delivery id is not');
+});
+
 t.test(
   'a chat URL-verification challenge is answered unconditionally, other events wait for a revision',
   async (t) => {
