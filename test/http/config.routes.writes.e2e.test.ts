@@ -169,6 +169,27 @@ t.test('the revision source says who wrote it: api, the svc CLI, or a reload', a
   t.equal(await sourceOf((await json(reload))['revision_id'] as string), 'api.reload');
 });
 
+t.test('reload and revert take no body: one sent is refused 400 invalid_body, nothing stored', async (t) => {
+  const node = await startConfigNode(t);
+  const id = await firstRevision(node);
+  const count = async (): Promise<unknown> =>
+    (await json(await node.call('GET', '/config/revisions')))['total'];
+  for (const path of ['/config/reload', `/config/revisions/${id}/revert`]) {
+    for (const body of [{ _summary: 'push secrets' }, 'name: Other\n']) {
+      const res = await node.call('POST', path, { body, headers: { 'x-summary': 's' } });
+      t.equal(res.status, 400, `${path} with a body`);
+      t.match(await json(res), {
+        error: 'invalid_body',
+        detail: /takes no body/,
+        problems: [{ path: '', kind: 'shape' }],
+      });
+    }
+  }
+  t.equal(await count(), 1, 'nothing was stored');
+  const empty = await node.call('POST', '/config/reload', { body: '' });
+  t.equal(empty.status, 201, 'an empty body is no body');
+});
+
 t.test('dry_run takes true or false only and stores nothing', async (t) => {
   const node = await startConfigNode(t);
   const bad = await node.call('PUT', '/config?dry_run=yes', { body: company() });

@@ -254,8 +254,22 @@ async function submitEntity(deps: ConfigWriteDeps, req: ApiRequest, prepared: Pr
   }
 }
 
+/**
+ * Reload and revert store a document the node already holds: a body sent with them would be ignored, and
+ * a caller who sent one (a summary, an edited document) would believe it was taken.
+ */
+function refuseBody(req: ApiRequest): void {
+  if (req.body.toString('utf8').trim() === '') return;
+  throw new ApiError('invalid_body', {
+    detail: `${req.method} ${req.path} takes no body; it stores a document this node already holds`,
+    hint: 'Send the summary in X-Summary; to store another document use PUT or PATCH /config.',
+    extra: { problems: [{ path: '', segments: [], kind: 'shape', message: 'this route takes no body' }] },
+  });
+}
+
 async function revert(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply> {
   assertCompanyWriter(deps.auth, req.actor);
+  refuseBody(req);
   const dryRun = readDryRun(req);
   const preconditions = readPreconditions(req);
   const state = deps.state();
@@ -277,6 +291,7 @@ async function revert(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply>
 }
 
 async function reload(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply> {
+  refuseBody(req);
   // A dry run is honoured here as on revert: a caller asking for one must never get a stored revision.
   const dryRun = readDryRun(req);
   const preconditions = readPreconditions(req);
