@@ -96,6 +96,62 @@ t.test(
   },
 );
 
+/** Enough that a page drawing every frame falls behind its socket and the node starts queueing for it. */
+const FLOOD = 2000;
+
+t.test(
+  'a flood of events keeps an open feed current and whole: the page keeps up with its socket',
+  needsChromium,
+  async (t) => {
+    const nats = await startNatsServer({ t });
+    const node = await startFleetNode(t, 'flood-1', nats.url);
+    await putCompany(node.url, company);
+    const bus = await openBus({ type: 'jetstream', url: nats.url });
+    t.teardown(() => bus.close());
+    await ensureCatalogue(bus);
+    const w = await openPage(browser!);
+    // Counted in the page, as its own socket hands them over (Playwright's frame events would slow it).
+    await w.page.addInitScript(`
+      window.__events = 0;
+      const Native = window.WebSocket;
+      window.WebSocket = class extends Native {
+        constructor(...args) {
+          super(...args);
+          this.addEventListener('message', (m) => { if (m.data.startsWith('{"kind":"event"')) window.__events++; });
+        }
+      };
+    `);
+    await w.page.goto(`${node.url}/dashboard#/feed`);
+    await w.page.waitForSelector('[data-link="live"]');
+    // A full first page, as an operator's feed is: every row is drawn again on each render.
+    for (let i = 0; i < 50; i++) await publishEvent(bus, newEvent(task(`earlier ${i}`)));
+    await w.page.locator('ol.feed li').nth(49).waitFor();
+    const before = await w.page.evaluate<number>('window.__events');
+    // Long summaries: the node's queue for a slow socket is bounded in bytes as well as in frames.
+    const words = 'the nightly sweep found a flaky pipeline and opened an issue for it; '.repeat(10);
+    // Published fifty at a time, as fast as the engine takes them.
+    for (let i = 0; i < FLOOD; i += 50)
+      await Promise.all(
+        Array.from({ length: 50 }, (_, j) => publishEvent(bus, newEvent(task(`flood ${i + j}: ${words}`)))),
+      );
+    // Live means current: a page that drew every frame fell about a second behind per hundred events.
+    await w.page
+      .locator('ol.feed li')
+      .filter({ hasText: `flood ${FLOOD - 1}:` })
+      .first()
+      .waitFor({ timeout: 8_000 });
+    t.pass('the newest event of the flood shows within seconds of it');
+    const arrived = (): Promise<number> => w.page.evaluate<number>(`window.__events - ${before}`);
+    t.equal(
+      await until(arrived, (n) => n >= FLOOD).catch(arrived),
+      FLOOD,
+      'every event frame reached the page',
+    );
+    t.equal(await w.page.locator('main [role="alert"]').count(), 0, 'no question went unanswered');
+    t.same(w.errors, []);
+  },
+);
+
 const withSchedule = {
   ...company,
   units: [

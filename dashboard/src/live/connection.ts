@@ -19,6 +19,12 @@ const POLL_MS = 5_000;
 const QUERY_TIMEOUT_MS = 15_000;
 const BACKOFF_MIN_MS = 500;
 const BACKOFF_MAX_MS = 15_000;
+/**
+ * The rooms hear of a change at most once per this many ms: a burst of event frames is folded as it arrives
+ * but rendered a few times, not once per frame. A page that rendered every frame read its socket too slowly
+ * in a burst of a thousand events, and the node dropped the oldest frames queued for it, answers included.
+ */
+const NOTIFY_MS = 50;
 
 function cleanParams(params: Params): Record<string, string | number | boolean> {
   const out: Record<string, string | number | boolean> = {};
@@ -52,6 +58,7 @@ export class Connection {
   private nextId = 1;
   private stopped = false;
   private readonly listeners = new Set<(state: LiveState) => void>();
+  private notifyTimer: number | null = null;
 
   constructor(private token: string | null) {}
 
@@ -68,10 +75,21 @@ export class Connection {
     return () => this.listeners.delete(listener);
   }
 
-  private set(next: LiveState): void {
+  /** A change of the page's own making (a token, the link) is told at once; a frame's, within NOTIFY_MS. */
+  private set(next: LiveState, batch = false): void {
     if (next === this.state) return;
     this.state = next;
-    for (const listener of this.listeners) listener(next);
+    if (batch) {
+      this.notifyTimer ??= window.setTimeout(() => this.notify(), NOTIFY_MS);
+      return;
+    }
+    this.notify();
+  }
+
+  private notify(): void {
+    if (this.notifyTimer !== null) clearTimeout(this.notifyTimer);
+    this.notifyTimer = null;
+    for (const listener of this.listeners) listener(this.state);
   }
 
   start(): void {
@@ -189,7 +207,7 @@ export class Connection {
       return;
     }
     const next = applyFrame(this.state, frame);
-    this.set(next.link === 'live' ? next : { ...next, link: 'live' });
+    this.set(next.link === 'live' ? next : { ...next, link: 'live' }, true);
   }
 
   private startPolling(): void {

@@ -28,6 +28,24 @@ const clock: Intl.DateTimeFormatOptions = {
   timeZoneName: 'short',
 };
 
+/** One formatter per zone: making one costs far more than using it, and a feed page draws a hundred times. */
+const clocks = new Map<string, Intl.DateTimeFormat>();
+
+function clockIn(timeZone: string | undefined): Intl.DateTimeFormat {
+  const key = timeZone ?? '';
+  let format = clocks.get(key);
+  if (format === undefined) {
+    try {
+      format = new Intl.DateTimeFormat('en-GB', { ...clock, timeZone });
+    } catch {
+      // A zone this browser does not know: the browser's own, still named.
+      format = clockIn(undefined);
+    }
+    clocks.set(key, format);
+  }
+  return format;
+}
+
 /**
  * An instant as `2026-12-31 23:00:00 UTC`: always with its zone, so a time is never read in the wrong one.
  * In `timeZone` (a schedule's, a budget window's) when given, else the browser's.
@@ -36,13 +54,7 @@ export function time(iso: string | null | undefined, timeZone?: string): string 
   if (!iso) return '—';
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  let parts: Intl.DateTimeFormatPart[];
-  try {
-    parts = new Intl.DateTimeFormat('en-GB', { ...clock, timeZone }).formatToParts(d);
-  } catch {
-    // A zone this browser does not know: the browser's own, still named.
-    parts = new Intl.DateTimeFormat('en-GB', clock).formatToParts(d);
-  }
+  const parts = clockIn(timeZone).formatToParts(d);
   const p = Object.fromEntries(parts.map((part) => [part.type, part.value]));
   return `${p['year']}-${p['month']}-${p['day']} ${p['hour']}:${p['minute']}:${p['second']} ${p['timeZoneName']}`;
 }
