@@ -96,16 +96,23 @@ type Handler = (seat: SeatRuntime, ms: number | null, event: EventRecord, state:
 const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
   agent_phase_started: (seat, ms, e) => {
     const p = Payloads.AgentPhaseStarted.safeParse(e.payload);
-    if (!p.success || !isNotOlder(ms, seat.liveMs)) return false;
+    if (!p.success) return false;
     const d = p.data;
-    seat.live_call = {
-      ...newLiveCall(d, d.model, d.started_at),
-      round_started_at: d.started_at,
-      max_rounds: d.max_rounds ?? null,
-      round_num: -1,
-    };
-    seat.liveMs = ms;
-    if (isNotOlder(ms, seat.turnMs)) {
+    // The live call and the turn are gated apart: a node folds its own seats' frames as they are made, so the
+    // phase's first frame may be folded before this record, and is newer news of the call, not of the turn.
+    const live = isNotOlder(ms, seat.liveMs);
+    const turn = isNotOlder(ms, seat.turnMs);
+    if (!live && !turn) return false;
+    if (live) {
+      seat.live_call = {
+        ...newLiveCall(d, d.model, d.started_at),
+        round_started_at: d.started_at,
+        max_rounds: d.max_rounds ?? null,
+        round_num: -1,
+      };
+      seat.liveMs = ms;
+    }
+    if (turn) {
       const sameTurn = seat.turn?.turn_id === d.turn_id;
       seat.turn = {
         turn_id: d.turn_id,

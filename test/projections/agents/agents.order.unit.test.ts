@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import t from 'tap';
 import { ReadModels } from '../../../projections/index.js';
 import { addDays, isoWeekLabel, startOfLocalDay } from '../../../projections/time/zoned-time.js';
-import { companyDoc, event, phaseCompleted } from '../fixtures/readmodels.js';
+import { companyDoc, event, phaseCompleted, phaseStarted } from '../fixtures/readmodels.js';
 
 /** One instant in one of several encodings. */
 function encode(ms: number, how: number): string {
@@ -91,6 +91,39 @@ t.test('llm_history order is the same for every arrival order', async (t) => {
     'holds for every arrival order',
   );
 });
+
+t.test(
+  "a phase's first frame folded before its agent_phase_started: the seat still reads working in that phase",
+  async (t) => {
+    // A node folds its own seats' frames as they are made, the stored records when the tail brings them.
+    const m = new ReadModels();
+    m.setCompany(companyDoc, 'r');
+    const frame = event(
+      'agent_turn_progress',
+      'cto',
+      {
+        turn_id: 'turn-1',
+        phase: 'plan',
+        iteration: 0,
+        round_num: -1,
+        max_rounds: 8,
+        response: '',
+        tool_calls: [],
+        running_call: { name: 'gpt-main', started_at: '2026-11-23T10:00:01Z', origin: 'model', server: null },
+      },
+      '2026-11-23T10:00:01Z',
+    );
+    m.applyEvent(frame);
+    m.applyEvent(event('agent_phase_started', 'cto', phaseStarted('turn-1'), '2026-11-23T10:00:00Z'));
+    const row = m.agent('cto')!;
+    t.match(row, { activity: 'working', turn: { turn_id: 'turn-1', phase: 'plan' } });
+    t.match(
+      row.live_call,
+      { in_progress: true, running_call: { name: 'gpt-main' } },
+      'the newer frame stays',
+    );
+  },
+);
 
 t.test(
   'company days follow DST: a New York day is 23 h on the spring change, 25 h on the autumn one',
