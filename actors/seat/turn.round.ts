@@ -151,6 +151,10 @@ async function modelCall(
   } catch (error) {
     if (error instanceof LlmAbortedError || signal.aborted) return failure('aborted', stopped(signal), error);
     if (error instanceof LlmUnavailableError) {
+      // The phase ends here (deferred to retry_at, or failed): its last frame, still showing this call
+      // running, goes out before the record that ends the call, never stamped after it (a read model
+      // takes the newer of the two).
+      scope.live.close();
       const last = error.attempts.at(-1);
       await deps.events.publish(
         'llm_unavailable',

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { ReadModels } from '../../../projections/index.js';
-import { agentId, Payloads, uuidv5 } from '../../../schema/index.js';
+import { Subjects } from '../../../bus/index.js';
+import { agentId, EventRecord, Payloads, uuidv5 } from '../../../schema/index.js';
 import { startLlmServer, type LlmServer } from '../../fixtures/llm/llm-server.js';
 import type { Step } from '../../fixtures/llm/script.js';
 import { captureLogs } from '../toolservers/harness.js';
@@ -254,6 +255,55 @@ t.test(
     );
     t.equal((await h.spend()).length, 4);
     t.match(await agentRow(h, 'ada'), { activity: 'idle', stopped_reason: null });
+  },
+);
+
+t.test(
+  "a turn waiting for retry_at reads no running call, though its call's last frame was still held by the pacing",
+  async (t) => {
+    // Execute calls a tool, then its next model call meets a 429: that call's frame is held by the pacing.
+    const llm = await startLlmServer({
+      wire: 'openai',
+      script: [
+        cleanTurn[0]!,
+        cleanTurn[1]!,
+        { kind: 'status', status: 429, headers: { 'retry-after': '600' } },
+      ],
+    });
+    t.teardown(() => llm.close());
+    const logs = captureLogs();
+    // Every stamp strictly after the one before: which record came first is never a tie.
+    let last = 0;
+    const now = (): Date => new Date((last = Math.max(Date.now(), last + 1)));
+    const h = await startCompany(t, {
+      script: [],
+      llm,
+      logs,
+      now,
+      progressEveryMs: 60_000,
+      extra: { providers: { llm: { local: entry(llm, { api_keys: ['key-a'] }) }, llm_order: ['local'] } },
+    });
+    const frames: EventRecord[] = [];
+    const sub = h.bus.subscribe(Subjects.liveEvent('agent_turn_progress'), (msg) =>
+      frames.push(EventRecord.parse(JSON.parse(new TextDecoder().decode(msg.data)))),
+    );
+    t.teardown(() => sub.stop());
+    await h.wake('ada');
+    await logs.waitForNth((l) => l.msg === 'turn waits for its provider; resumes at retry_at', 1);
+    const [unavailable] = await h.events('llm_unavailable');
+    const late = frames.filter((f) => f.timestamp > unavailable!.timestamp);
+    t.same(late, [], 'no frame of the waiting call is stamped after its llm_unavailable');
+    // The node folds its own frames as they are made and the stored records when the tail brings them.
+    const models = new ReadModels();
+    models.setCompany(company(h.llm.baseUrl), 'rev-1');
+    for (const f of frames) models.applyEvent(f);
+    for (const e of await h.events()) models.applyEvent(e);
+    t.match(models.agent('ada'), {
+      activity: 'stopped',
+      stopped_reason: 'provider',
+      turn: { phase: 'execute' },
+      live_call: { phase: 'execute', in_progress: false, running_call: null },
+    });
   },
 );
 
