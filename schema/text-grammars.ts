@@ -33,6 +33,12 @@ const controlOrLoneSurrogate = /[\u0000-\u001f\u007f-\u009f\ud800-\udfff]/u;
 /** True when `s` holds a control character or a lone surrogate (a title refuses both, anywhere). */
 export const hasControlOrLoneSurrogate = (s: string): boolean => controlOrLoneSurrogate.test(s);
 
+/** A NUL or a lone surrogate: what a body (a comment, a description, a page) refuses; tabs and line breaks stay. */
+const nulOrLoneSurrogate = /[\u0000\ud800-\udfff]/u;
+
+/** True when `s` holds a NUL or a lone surrogate (a body refuses both, anywhere). */
+export const hasNulOrLoneSurrogate = (s: string): boolean => nulOrLoneSurrogate.test(s);
+
 /** A work item's title, in characters once trimmed. */
 export const ITEM_TITLE_MAX = 300;
 /** A knowledge-base page's title, in characters once trimmed. */

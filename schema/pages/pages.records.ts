@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { ServiceCaller } from '../service-tools.js';
-import { hasControlOrLoneSurrogate, PAGE_TITLE_MAX } from '../text-grammars.js';
+import { hasControlOrLoneSurrogate, hasNulOrLoneSurrogate, PAGE_TITLE_MAX } from '../text-grammars.js';
 import { OpId } from '../work/item.js';
 
 /** Limits of the knowledge base (ops/knowledge-base.md "Limits"). */
@@ -40,14 +40,22 @@ const StoredPageTitle = z
   .min(1)
   .max(PageLimits.titleChars)
   .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'no control characters');
-export const PageBody = z
+/** A body as a record holds it: the size alone, so a record stored before the text rule still folds. */
+const StoredPageBody = z
   .string()
   .refine(bytes(PageLimits.bodyBytes), `at most ${PageLimits.bodyBytes} bytes`);
-export const PageCommentBody = z
+const StoredPageCommentBody = z
   .string()
   .trim()
   .min(1)
   .refine(bytes(PageLimits.commentBytes), `at most ${PageLimits.commentBytes} bytes`);
+/**
+ * A page body or a comment as a write sends it: tabs and line breaks kept, but no NUL and no lone
+ * surrogate anywhere (the work tracker's bodies follow the same rule).
+ */
+const noNul = (s: string) => !hasNulOrLoneSurrogate(s);
+export const PageBody = StoredPageBody.refine(noNul, 'no NUL or lone surrogates');
+export const PageCommentBody = StoredPageCommentBody.refine(noNul, 'no NUL or lone surrogates');
 
 /** A container key (a unit's wiki space or an org-wide space): no `/`, which separates `CONTAINER/Title`. */
 export const ContainerKey = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.~-]{0,63}$/);
@@ -64,7 +72,7 @@ export const PageCreateRecord = z.object({
   page_id: z.string().min(1),
   container: ContainerKey,
   title: StoredPageTitle,
-  body: PageBody,
+  body: StoredPageBody,
   parent_id: z.string().nullable(),
 });
 
@@ -73,7 +81,7 @@ export const PageUpdateRecord = z.object({
   type: z.literal('page.update'),
   page_id: z.string().min(1),
   title: StoredPageTitle.optional(),
-  body: PageBody.optional(),
+  body: StoredPageBody.optional(),
   /** Present: move under this page (null: to the container's top). */
   parent_id: z.string().nullable().optional(),
   /** Present: applies only while the page is at this version (else `page_conflict`). */
@@ -93,7 +101,7 @@ export const PageCommentRecord = z.object({
   type: z.literal('page.comment'),
   page_id: z.string().min(1),
   comment_id: z.string().min(1),
-  body: PageCommentBody,
+  body: StoredPageCommentBody,
 });
 
 export const PageRecord = z.discriminatedUnion('type', [

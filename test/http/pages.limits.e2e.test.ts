@@ -95,6 +95,30 @@ t.test('a title with a control character or a lone surrogate is refused 400 inva
   t.equal((kept.json['page'] as Json)['title'], 'Rocket 🚀');
 });
 
+t.test('a body or comment with NUL or a lone surrogate is 400; tabs and line breaks are kept', async (t) => {
+  const id = await makePage('Bodied');
+  const base = await stored(n);
+  for (const text of ['nul \u0000 inside', 'lone \ud800 high', 'low \udc00']) {
+    const made = await n.call('POST', '/pages', { body: { container: 'ENG', title: 'New', body: text } });
+    t.equal(made.status, 400, `create ${JSON.stringify(text)}`);
+    t.equal(made.json['error'], 'invalid_body');
+    t.same(problemPaths(made.json), ['body']);
+    const edited = await n.call('PATCH', `/pages/${id}`, { body: { body: text } });
+    t.equal(edited.status, 400, `update ${JSON.stringify(text)}`);
+    t.same(problemPaths(edited.json), ['body']);
+    const comment = await n.call('POST', `/pages/${id}/comments`, { body: { body: text } });
+    t.equal(comment.status, 400, `comment ${JSON.stringify(text)}`);
+    t.equal(comment.json['error'], 'invalid_body');
+    t.same(problemPaths(comment.json), ['body']);
+  }
+  t.equal((await stored(n)) - base, 0, 'the refused writes wrote nothing');
+  const kept = '# Heading\n\n\tcode\r\nend 🚀';
+  t.equal((await n.call('PATCH', `/pages/${id}`, { body: { body: kept } })).status, 200);
+  t.equal((await n.call('GET', `/pages/${id}`)).json['body'], kept, 'tabs, line breaks and a pair kept');
+  const said = await n.call('POST', `/pages/${id}/comments`, { body: { body: 'one\n\ttwo' } });
+  t.equal(said.status, 201);
+});
+
 t.test('a search q of 500 characters is taken and 501 are refused 400 bad_params', async (t) => {
   await makePage('Needle');
   const base = await stored(n);

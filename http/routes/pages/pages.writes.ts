@@ -66,10 +66,11 @@ function targetOf(pages: PagesService, ref: string, opId: string): string {
   throw notFound(ref);
 }
 
+/** `status` is the answer to a first outcome; a repeat made nothing, so it is 200, as on the work writes. */
 function written(result: PageWriteResult, opId: string, status: number): ApiReply {
   if (!result.ok) throw refusedWrite(result);
   return {
-    status,
+    status: result.repeated ? 200 : status,
     body: {
       op_id: opId,
       repeated: result.repeated,
