@@ -1,10 +1,11 @@
 /**
  * The event history routes and the snapshot, thin adapters over the registered questions (`events`,
- * `event`, `trace`) and the section registry, plus the 426 of `/ws/stream` asked without `Upgrade`.
+ * `event`, `trace`) and the section registry, plus the 426 of `/ws/stream` asked without a WebSocket handshake.
  */
 import type { SectionRegistry } from '../../projections/index.js';
 import { codelessReply } from '../api-error.js';
 import type { ApiRequest, RouteDef } from '../types.js';
+import { handshakeFault } from '../ws/stream-handshake.js';
 import { ask, type QuestionRegistry } from './query.routes.js';
 
 export interface EventRouteDeps {
@@ -48,14 +49,20 @@ export function eventRoutes(deps: EventRouteDeps): RouteDef[] {
       handler: () => ({ status: 200, body: sections.snapshot() }),
     },
     {
-      // Reached only without `Upgrade` (upgrades are taken before the route table) and past the guard.
+      // Reached past the guard by a GET uWS did not take as an upgrade (no 24-character key): the 426 says
+      // what the handshake lacked.
       method: 'GET',
       pattern: '/ws/stream',
-      handler: () =>
+      handler: (req) =>
+        handshakeFault({
+          upgrade: req.headers['upgrade'] ?? '',
+          key: req.headers['sec-websocket-key'] ?? '',
+          version: req.headers['sec-websocket-version'] ?? '',
+        }) ??
         codelessReply(
           426,
-          'This path is a WebSocket: the request carried no Upgrade header.',
-          'Connect with a WebSocket client (Upgrade: websocket).',
+          'This path is a WebSocket, but this listener serves no live stream.',
+          'Connect to the node that serves the dashboard (api.port).',
           { Upgrade: 'websocket' },
         ),
     },

@@ -4,8 +4,9 @@
  * which also takes the token as a subprotocol (`svc.token.<base64url>` beside `svc.stream`): a browser can
  * set no header on a socket, and a URL ends up in its console and logs. The answer names `svc.stream` when
  * it was offered and no subprotocol otherwise (RFC 6455 4.2.2: only one the client offered, never the token).
- * then the hub owns the socket. A GET without `Upgrade` is not handled here: it falls through to the route
- * table, whose `/ws/stream` route answers 426 (or the guard's 401).
+ * then the hub owns the socket. An upgrade lacking the rest of a version-13 handshake is answered 426 after
+ * the guard. A GET uWS does not take as an upgrade (no 24-character key) falls through to the route table,
+ * whose `/ws/stream` route answers the same 426 (or the guard's 401).
  * A socket is not bound by CORS: a page of another site could open it from a visitor's browser and read the
  * snapshot, so an upgrade whose `Origin` is not the host it was sent to is refused (403 `cross_origin`).
  */
@@ -18,6 +19,7 @@ import type { Actor } from '../types.js';
 import type { RequestObserver } from '../gateway.types.js';
 import type { Logger } from 'pino';
 import type { StreamClient } from './stream-client.js';
+import { handshakeFault } from './stream-handshake.js';
 import type { StreamHub } from './stream-hub.js';
 
 export const STREAM_PATH = '/ws/stream';
@@ -143,6 +145,17 @@ export function mountStream(
           prepare(refusal(verdict.reason)),
         );
         handshakeAnswered(log, observer, startedAt, 401, { operator: null });
+        return;
+      }
+      // uWS took this as an upgrade for its key's length alone; the rest of RFC 6455 4.2.1 is checked here.
+      const fault = handshakeFault({
+        upgrade: req.getHeader('upgrade'),
+        key,
+        version: req.getHeader('sec-websocket-version'),
+      });
+      if (fault !== null) {
+        writeAnswer(res, { head: false, path: STREAM_PATH, csp: CSP_NONE, close: true }, prepare(fault));
+        handshakeAnswered(log, observer, startedAt, 426, { operator: verdict.actor?.id ?? null });
         return;
       }
       const bearer = /^bearer[ \t]+(.*)$/i.exec(authorization ?? '')?.[1]?.trim() ?? null;

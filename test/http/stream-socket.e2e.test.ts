@@ -2,6 +2,7 @@
  * `/ws/stream` at the byte level: who may open it (Origin, repeated credentials), what it answers in the
  * handshake (subprotocols, RFC 6455 4.2.2), and how it closes (oversized frames, token guessing).
  */
+import { request, type IncomingHttpHeaders } from 'node:http';
 import t from 'tap';
 import { startEventsNode, type Frame } from './fixtures/events-node.js';
 import { headerValues, rawWebSocket, type RawUpgrade } from '../harness/ws-raw.js';
@@ -9,6 +10,34 @@ import { openAuth } from './fixtures/gateway-harness.js';
 import type { AnsweredRequest } from '../../http/index.js';
 
 const portOf = (ws: string): number => Number(new URL(ws).port);
+
+/**
+ * A handshake of exactly `headers` (besides Host), by a plain HTTP client: its status (101 when upgraded,
+ * the socket then dropped), answer headers and body.
+ */
+async function handshake(
+  port: number,
+  headers: Record<string, string>,
+  path = '/ws/stream',
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, headers });
+    req.on('error', reject);
+    req.on('upgrade', (res, socket) => {
+      socket.destroy();
+      resolve({ status: 101, headers: res.headers, body: '' });
+    });
+    req.on('response', (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => void (body += chunk.toString('utf8')));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.end();
+  });
+}
+
+const KEY = 'dGhlIHNhbXBsZSBub25jZQ==';
+const websocket = { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13' };
 
 /** Reads text messages until one `match` accepts. */
 async function until(u: RawUpgrade, match: (f: Frame) => boolean): Promise<Frame> {
@@ -210,5 +239,86 @@ t.test(
       'each told to the metrics observer',
     );
     t.notOk(h.rawLogs().includes('wrong-candidate-0123'), 'never the candidate');
+  },
+);
+
+t.test(
+  'a 426 says what the handshake lacked: an Upgrade, the websocket protocol, or a WebSocket key',
+  async (t) => {
+    const { ws } = await startEventsNode(t);
+    const port = portOf(ws);
+    const h2c = {
+      connection: 'Upgrade, HTTP2-Settings',
+      upgrade: 'h2c',
+      'http2-settings': 'AAMAAABkAARAAAAAAAIAAAAA',
+    };
+    const cases: Array<[string, Record<string, string>, RegExp]> = [
+      ['no Upgrade', {}, /carried no Upgrade header/],
+      ['Upgrade: h2c', h2c, /asked to upgrade to "h2c"/],
+      [
+        'Upgrade: h2c with a WebSocket key',
+        { ...h2c, 'sec-websocket-key': KEY, 'sec-websocket-version': '13' },
+        /asked to upgrade to "h2c"/,
+      ],
+      ['no Sec-WebSocket-Key', websocket, /Sec-WebSocket-Key/],
+      [
+        'a Sec-WebSocket-Key of the wrong length',
+        { ...websocket, 'sec-websocket-key': 'c2hvcnQ=' },
+        /Sec-WebSocket-Key/,
+      ],
+      // 24 characters: uWS takes it as an upgrade, the upgrade handler finds it no base64 of 16 bytes.
+      [
+        'a Sec-WebSocket-Key of 24 characters, not base64',
+        { ...websocket, 'sec-websocket-key': '!'.repeat(24) },
+        /Sec-WebSocket-Key is not 16 bytes/,
+      ],
+    ];
+    for (const [what, headers, detail] of cases) {
+      const r = await handshake(port, headers);
+      t.equal(r.status, 426, what);
+      t.equal(r.headers['upgrade'], 'websocket', `${what}: names the protocol to use`);
+      const body = JSON.parse(r.body) as { detail: string; hint: string };
+      t.match(body.detail, detail, `${what}: says what was wrong`);
+      if (what !== 'no Upgrade') t.notMatch(body.detail, /no Upgrade header/, `${what}: not "no Upgrade"`);
+    }
+    t.equal(
+      (await handshake(port, { ...websocket, 'sec-websocket-key': KEY })).status,
+      101,
+      'a whole handshake opens',
+    );
+  },
+);
+
+t.test(
+  'a WebSocket version other than 13 is answered 426 with Sec-WebSocket-Version: 13 (RFC 6455 4.2.2)',
+  async (t) => {
+    const answered: AnsweredRequest[] = [];
+    const { ws } = await startEventsNode(t, { observer: { answered: (r) => void answered.push(r) } });
+    const port = portOf(ws);
+    for (const version of ['8', '14', null]) {
+      const headers: Record<string, string> = { ...websocket, 'sec-websocket-key': KEY };
+      if (version === null) delete headers['sec-websocket-version'];
+      else headers['sec-websocket-version'] = version;
+      const r = await handshake(port, headers);
+      t.equal(r.status, 426, `version ${version ?? 'absent'}: not upgraded`);
+      t.equal(r.headers['sec-websocket-version'], '13', 'names the version spoken');
+      t.match(JSON.parse(r.body), { detail: /Sec-WebSocket-Version/ });
+    }
+    t.same(
+      answered.map((r) => [r.route, r.status]),
+      [
+        ['/ws/stream', 426],
+        ['/ws/stream', 426],
+        ['/ws/stream', 426],
+      ],
+      'counted like every answer',
+    );
+    const { ws: closed } = await startEventsNode(t, { auth: { ...openAuth, allowAnonymousRead: false } });
+    const guarded = await handshake(portOf(closed), {
+      ...websocket,
+      'sec-websocket-key': KEY,
+      'sec-websocket-version': '8',
+    });
+    t.equal(guarded.status, 401, 'the guard answers first, as it does for a GET without Upgrade');
   },
 );
