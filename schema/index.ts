@@ -296,8 +296,10 @@ export {
   itemVersion,
   ItemFields,
   ItemTitle,
+  ITEM_REF_MAX,
   mentionedItems,
   MoveItemBody,
+  noWorkItem,
   OpId,
   parsePosition,
   priorities,
@@ -305,6 +307,7 @@ export {
   projectsOf,
   PURGE_REASON_MAX_BYTES,
   PurgeBody,
+  quotedRef,
   seatKindsOf,
   StatusGroup,
   statusGroups,
@@ -432,6 +435,7 @@ export { closestName } from './did-you-mean.js';
 export { withoutUserinfo } from './url-userinfo.js';
 export { queryRanges } from './query-ranges.js';
 export {
+  hasControlOrLoneSurrogate,
   isOpId,
   isTitle,
   ITEM_TITLE_MAX,

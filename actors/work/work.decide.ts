@@ -7,9 +7,11 @@
 import {
   canMove,
   customFieldProblem,
+  hasControlOrLoneSurrogate,
   isCalendarDate,
   itemByRef,
   itemVersion,
+  noWorkItem,
   PURGE_REASON_MAX_BYTES,
   taskTypeNamed,
   workMoves,
@@ -133,7 +135,7 @@ export function decideWork(
   if (change.kind === 'file_put' || change.kind === 'file_delete')
     return decideFile(state, ctx, write, change, fresh.now);
   const item = itemByRef(state, change.item);
-  if (!item) return refuse('not_found', `no work item "${change.item}"`);
+  if (!item) return refuse('not_found', noWorkItem(change.item));
   // Decided in log order, so of two changes made against one version only the first is taken.
   const version = itemVersion(item);
   if (change.if_match !== undefined && change.if_match !== version)
@@ -205,10 +207,16 @@ function unchanged(changes: Partial<ItemFields>): string {
 /** The reason as it stands on the notice line: one line, whitespace runs as one space. */
 export const noticeLine = (reason: string): string => reason.replace(/\s+/g, ' ').trim();
 
-/** Why a purge reason is refused (spec "Limits": 600 bytes on the notice line), or null. */
+/**
+ * Why a purge reason is refused (spec "Limits": 600 bytes on the notice line), or null. Whitespace (tabs,
+ * line breaks) folds into the line; any other control character (a NUL, a NEL) or a lone surrogate would
+ * stand on it as is, so it is refused as a title's is.
+ */
 export function purgeReasonProblem(reason: string): string | null {
   const line = noticeLine(reason);
   if (line === '') return 'required';
+  if (hasControlOrLoneSurrogate(line))
+    return 'one line of text: no control characters (besides whitespace) or lone surrogates';
   const bytes = Buffer.byteLength(line, 'utf8');
   return bytes > PURGE_REASON_MAX_BYTES
     ? `${bytes} bytes on the notice line; at most ${PURGE_REASON_MAX_BYTES}`

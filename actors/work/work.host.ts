@@ -22,6 +22,7 @@ import {
   defaultFields,
   formatPosition,
   itemByRef,
+  noWorkItem,
   PROJECT_KEY,
   type RetentionCommand,
   type RetentionReply,
@@ -111,12 +112,16 @@ export async function startWorkHost(opts: WorkHostOptions): Promise<WorkHost> {
         };
       return Subjects.work(`u.${change.handle}`);
     }
-    const project =
-      change.kind === 'create' || change.kind === 'file_put' || change.kind === 'file_delete'
-        ? change.project
-        : (itemByRef(state, change.item)?.project ?? null);
-    if (project === null)
-      return { outcome: 'refused', error: 'not_found', detail: 'no such work item', problems: [] };
+    let project: string;
+    if (change.kind === 'create' || change.kind === 'file_put' || change.kind === 'file_delete')
+      project = change.project;
+    else {
+      const item = itemByRef(state, change.item);
+      // Worded as a read's 404 is (the reference cut at 80 characters).
+      if (!item)
+        return { outcome: 'refused', error: 'not_found', detail: noWorkItem(change.item), problems: [] };
+      project = item.project;
+    }
     if (!PROJECT_KEY.test(project))
       return { outcome: 'refused', error: 'no_project', detail: `no project "${project}"`, problems: [] };
     return Subjects.work(`p.${project}`);

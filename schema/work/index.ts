@@ -6,10 +6,13 @@ export {
   isCalendarDate,
   ItemFields,
   ItemTitle,
+  ITEM_REF_MAX,
   MoveItemBody,
+  noWorkItem,
   OpId,
   PURGE_REASON_MAX_BYTES,
   PurgeBody,
+  quotedRef,
   UpdateItemBody,
 } from './item.js';
 export {

@@ -4,7 +4,13 @@
  */
 import { z } from 'zod';
 import { priorities, workStatuses } from './statuses.js';
-import { hasControlOrLoneSurrogate, isOpId, ITEM_TITLE_MAX, PROJECT_KEY } from '../text-grammars.js';
+import {
+  hasControlOrLoneSurrogate,
+  hasNulOrLoneSurrogate,
+  isOpId,
+  ITEM_TITLE_MAX,
+  PROJECT_KEY,
+} from '../text-grammars.js';
 
 export const OpId = z.string().refine(isOpId, 'at most 128 bytes of visible ASCII');
 
@@ -13,7 +19,27 @@ const handle = z
   .string()
   .overwrite((name) => name.toLowerCase())
   .regex(/^[a-z0-9][a-z0-9-]*$/, 'a seat handle');
-const itemRef = z.string().min(1).max(80);
+/** The longest item (or view) reference a write carries: a key, a UUID or a `KEY:layout` fit well within. */
+export const ITEM_REF_MAX = 80;
+const itemRef = z.string().min(1).max(ITEM_REF_MAX);
+
+/** A reference as a detail quotes it: a long one is cut, so a refusal does not echo kilobytes back. */
+export const quotedRef = (ref: string): string =>
+  JSON.stringify(ref.length > ITEM_REF_MAX ? `${ref.slice(0, ITEM_REF_MAX)}…` : ref);
+
+/** Why a read or a write of an item `ref` names is 404 `not_found`: one wording on every route. */
+export const noWorkItem = (ref: string): string => `no work item ${quotedRef(ref)}`;
+
+/**
+ * What a write may send, as the records need not hold it (so a log written before still folds whole):
+ * a name or a line of text (a label, a checklist entry, a view's name) has no control character or lone
+ * surrogate, as a title; a body (a description, a comment, a text field) keeps tabs and line breaks but
+ * has no NUL and no lone surrogate.
+ */
+export const lineText = () =>
+  z.string().refine((s) => !hasControlOrLoneSurrogate(s), 'no control characters or lone surrogates');
+export const bodyText = () =>
+  z.string().refine((s) => !hasNulOrLoneSurrogate(s), 'no NUL or lone surrogates');
 
 export const LinkKind = z.enum(['blocks', 'blocked_by', 'relates', 'duplicates', 'parent', 'child']);
 export const Link = z.object({ kind: LinkKind, item: itemRef });
@@ -72,6 +98,20 @@ export const ItemFields = z.object({
 });
 export type ItemFields = z.infer<typeof ItemFields>;
 
+/** `ItemFields` as a write sends them (`lineText`, `bodyText`); the title is `ItemTitle`, below. */
+const ItemWriteFields = ItemFields.extend({
+  description: bodyText().max(65_536),
+  labels: z.array(lineText().min(1).max(60)).max(30),
+  checklist: z
+    .array(ChecklistEntry.extend({ id: lineText().min(1).max(40), text: lineText().min(1).max(500) }))
+    .max(100),
+  fields: CustomFieldValues.superRefine((values, ctx) => {
+    for (const [name, value] of Object.entries(values))
+      if (typeof value === 'string' && hasNulOrLoneSurrogate(value))
+        ctx.addIssue({ code: 'custom', path: [name], message: 'no NUL or lone surrogates' });
+  }),
+});
+
 /**
  * A title as a write sends it: one line of text, as a page title (no control character, C0, DEL or C1,
  * and no lone surrogate, anywhere: checked before the ends are trimmed). Only writes are held to it: the
@@ -99,7 +139,7 @@ export const defaultFields = (): Omit<ItemFields, 'title'> => ({
 });
 
 /** `POST /work`: the project and at least a title; `op_id` may also come as `?op_id=`. */
-export const CreateItemBody = ItemFields.partial()
+export const CreateItemBody = ItemWriteFields.partial()
   .extend({
     // Keys are upper-case by their grammar, so any case names the project (as item keys do).
     project: z
@@ -114,7 +154,7 @@ export const CreateItemBody = ItemFields.partial()
 export type CreateItemBody = z.infer<typeof CreateItemBody>;
 
 /** `PATCH /work/{id}`: the fields to replace (lists are replaced whole). */
-export const UpdateItemBody = ItemFields.partial()
+export const UpdateItemBody = ItemWriteFields.partial()
   .extend({ title: ItemTitle.optional(), op_id: z.string().optional() })
   .strict();
 export type UpdateItemBody = z.infer<typeof UpdateItemBody>;
@@ -124,7 +164,7 @@ export const MoveItemBody = z.object({ to: z.enum(workStatuses), op_id: z.string
 
 /** `POST /work/{id}/comments`. */
 export const CommentBody = z
-  .object({ body: z.string().trim().min(1).max(65_536), op_id: z.string().optional() })
+  .object({ body: bodyText().trim().min(1).max(65_536), op_id: z.string().optional() })
   .strict();
 
 /** Spec "Limits": a purge reason is at most 600 bytes on the notice line. */

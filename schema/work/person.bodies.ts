@@ -4,11 +4,18 @@
  * may also come as `?op_id=`. Inbox rows are named by their `id`, the row's log position.
  */
 import { z } from 'zod';
+import { lineText } from './item.js';
 import { ViewFilter } from './person.js';
 
 const common = { handle: z.string().min(1).max(64).optional(), op_id: z.string().optional() };
 const rowIds = z.array(z.string().min(1).max(64)).max(200);
-const name = z.string().trim().min(1).max(80);
+// A name and a filter's words are one line (item.ts `lineText`), as a title; records keep what they hold.
+const name = lineText().trim().min(1).max(80);
+const filter = ViewFilter.extend({
+  type: lineText().min(1).max(64).nullable().default(null),
+  label: lineText().min(1).max(64).nullable().default(null),
+  q: lineText().min(1).max(200).nullable().default(null),
+});
 const layout = z.enum(['list', 'board']);
 
 /** `POST /work/inbox/read`: rows by id, every row at or before `all_before`, or both. */
@@ -36,14 +43,14 @@ export const SaveViewBody = z
   .object({
     name,
     layout: layout.default('list'),
-    filter: ViewFilter.default(ViewFilter.parse({})),
+    filter: filter.default(filter.parse({})),
     ...common,
   })
   .strict();
 
 /** `PATCH /work/views/saved/{id}`. */
 export const UpdateViewBody = z
-  .object({ name: name.optional(), layout: layout.optional(), filter: ViewFilter.optional(), ...common })
+  .object({ name: name.optional(), layout: layout.optional(), filter: filter.optional(), ...common })
   .strict();
 
 /** `POST /work/views/pinned`. */

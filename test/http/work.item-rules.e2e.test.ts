@@ -172,3 +172,47 @@ t.test('a change of type keeps no custom field the new type does not allow', asy
   t.equal(both.status, 200, 'dropping the field with the change of type is taken');
   t.match((await call(`${w.base}/work/ENG-1`)).json, { type: 'task', fields: {} });
 });
+
+t.test(
+  'labels and checklist text refuse control characters; bodies refuse NUL and lone surrogates only',
+  async (t) => {
+    const w = await startWorkHarness(t);
+    await send(`${w.base}/work`, { project: 'ENG', title: 'Clean' });
+    const before = (await w.bus.streamInfo(Streams.Work)).lastSeq;
+    const refused: Array<[Json, string]> = [
+      [{ labels: ['ok', 'a\u0000b'] }, 'labels.1'],
+      [{ labels: ['tab\tlabel'] }, 'labels.0'],
+      [{ labels: ['nel\u0085'] }, 'labels.0'],
+      [{ labels: ['lone \ud800'] }, 'labels.0'],
+      [{ checklist: [{ id: 'c1', text: 'two\nlines' }] }, 'checklist.0.text'],
+      [{ checklist: [{ id: 'c\u0000', text: 'id' }] }, 'checklist.0.id'],
+      [{ description: 'nul \u0000 inside' }, 'description'],
+      [{ description: 'lone \udc00 low' }, 'description'],
+      [{ fields: { component: 'a\u0000b' } }, 'fields.component'],
+    ];
+    for (const [body, path] of refused) {
+      const created = await send(`${w.base}/work`, { project: 'ENG', title: 'New', ...body });
+      t.equal(created.status, 400, `create ${JSON.stringify(body)}`);
+      t.equal(created.json?.error, 'invalid_body');
+      t.same(paths(created), [path]);
+      const patched = await send(`${w.base}/work/ENG-1`, body, 'PATCH');
+      t.equal(patched.status, 400, `update ${JSON.stringify(body)}`);
+      t.same(paths(patched), [path]);
+    }
+    for (const body of ['nul\u0000', 'lone \ud800 high']) {
+      const r = await send(`${w.base}/work/ENG-1/comments`, { body });
+      t.equal(r.status, 400, `comment ${JSON.stringify(body)}`);
+      t.equal(r.json?.error, 'invalid_body');
+      t.same(paths(r), ['body']);
+    }
+    t.equal((await w.bus.streamInfo(Streams.Work)).lastSeq, before, 'nothing written');
+    const kept = 'line one\n\tindented 🚀';
+    const described = await send(`${w.base}/work/ENG-1`, { description: kept, labels: ['ui 🚀'] }, 'PATCH');
+    t.equal(described.status, 200, JSON.stringify(described.json));
+    t.match((await call(`${w.base}/work/ENG-1`)).json, { description: kept, labels: ['ui 🚀'] });
+    const comment = await send(`${w.base}/work/ENG-1/comments`, { body: `first\n\tsecond` });
+    t.equal(comment.status, 201, 'a comment keeps its tabs and line breaks');
+    const thread = (await call(`${w.base}/work/comments?item=ENG-1`)).json?.comments as Json[];
+    t.equal(thread[0]?.body, 'first\n\tsecond');
+  },
+);

@@ -8,6 +8,8 @@ import { Streams } from '../../bus/index.js';
 import { OPS, call, openAuth } from './fixtures/gateway-harness.js';
 import { startWorkHarness, type WorkHarness } from './fixtures/work-harness.js';
 
+type Json = Record<string, unknown>;
+
 const send = (url: string, body: unknown, method = 'POST', headers: Record<string, string> = {}) =>
   call(url, {
     method,
@@ -278,4 +280,80 @@ t.test('a log position past a safe integer is refused 400, not carried to the wr
     t.equal(r.json?.error, 'bad_params');
   }
   t.equal(await lastSeq(w), before, 'nothing recorded');
+});
+
+t.test(
+  'a purge reason with a control character or a lone surrogate is refused, nothing destroyed',
+  async (t) => {
+    const w = await startWorkHarness(t);
+    await send(`${w.base}/work`, { project: 'ENG', title: 'Keep me' });
+    const before = await lastSeq(w);
+    for (const reason of ['a\u0000b\u0085c', 'bell\u0007', 'csi \u009b', 'lone \ud800']) {
+      const r = await send(`${w.base}/work/ENG-1/purge`, { confirm: 'ENG-1', project: 'ENG', reason });
+      t.equal(r.status, 400, JSON.stringify(reason));
+      t.equal(r.json?.error, 'validation_error');
+      t.match(r.json?.problems, [{ path: 'reason' }]);
+    }
+    t.equal(await lastSeq(w), before, 'nothing recorded');
+    t.equal((await call(`${w.base}/work/ENG-1`)).status, 200, 'the item stays');
+    const folded = await send(`${w.base}/work/ENG-1/purge`, {
+      confirm: 'ENG-1',
+      project: 'ENG',
+      reason: 'pasted\n\ta secret',
+    });
+    t.equal(folded.status, 200, 'tabs and line breaks are whitespace, folded into one line');
+    const rows = (await call(`${w.base}/work/activity?task=ENG-1`)).json?.records as Json[];
+    t.match(rows, [{ kind: 'item.purged' }]);
+  },
+);
+
+t.test('a purge given both a JSON body and query values is refused 400, not half read', async (t) => {
+  const w = await startWorkHarness(t);
+  await send(`${w.base}/work`, { project: 'ENG', title: 'Keep me' });
+  const before = await lastSeq(w);
+  const body = { confirm: 'ENG-1', project: 'ENG', reason: 'from the body' };
+  for (const query of ['reason=from%20the%20query', 'confirm=ENG-1', 'project=ENG&reason=r']) {
+    const r = await send(`${w.base}/work/ENG-1/purge?${query}`, body);
+    t.equal(r.status, 400, query);
+    t.equal(r.json?.error, 'bad_params');
+    t.match(r.json?.detail, /body or as query parameters, not both/);
+  }
+  t.equal(await lastSeq(w), before, 'nothing recorded');
+  const viaQuery = await call(`${w.base}/work/ENG-1/purge?confirm=ENG-1&project=ENG&reason=q&op_id=p-q`, {
+    method: 'POST',
+    headers: { authorization: OPS },
+  });
+  t.equal(viaQuery.status, 200, 'the query alone still carries a purge');
+  t.equal(viaQuery.json?.op_id, 'p-q');
+  await send(`${w.base}/work`, { project: 'ENG', title: 'Second' });
+  const opIdBoth = await send(`${w.base}/work/ENG-2/purge?op_id=p-b`, { ...body, confirm: 'ENG-2' });
+  t.equal(opIdBoth.status, 200, 'op_id may still come as ?op_id= with a body');
+  t.equal(opIdBoth.json?.op_id, 'p-b');
+});
+
+t.test('a work item not found answers one wording on reads and writes, the id cut at 80', async (t) => {
+  const w = await startWorkHarness(t);
+  await send(`${w.base}/work`, { project: 'ENG', title: 'Real' });
+  const expected = 'no work item "ENG-9"';
+  const answers = [
+    await call(`${w.base}/work/ENG-9`),
+    await call(`${w.base}/work/comments?item=ENG-9`),
+    await send(`${w.base}/work/ENG-9`, { title: 'x' }, 'PATCH'),
+    await send(`${w.base}/work/ENG-9/move`, { to: 'todo' }),
+    await send(`${w.base}/work/ENG-9/comments`, { body: 'x' }),
+    await send(`${w.base}/work/ENG-9/purge`, { confirm: 'ENG-9', project: 'ENG', reason: 'r' }),
+  ];
+  for (const r of answers) {
+    t.equal(r.status, 404);
+    t.equal(r.json?.error, 'not_found');
+    t.equal(r.json?.detail, expected);
+  }
+  const long = 'E'.repeat(80);
+  const cut = `no work item "${long}…"`;
+  t.equal((await call(`${w.base}/work/${long}x`)).json?.detail, cut);
+  t.equal((await send(`${w.base}/work/${long}x`, { title: 'x' }, 'PATCH')).json?.detail, cut);
+  t.equal(
+    (await send(`${w.base}/work/${long}`, { title: 'x' }, 'PATCH')).json?.detail,
+    `no work item "${long}"`,
+  );
 });

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { CI, openAuth } from './fixtures/gateway-harness.js';
+import { CI, OPS, call, openAuth } from './fixtures/gateway-harness.js';
 import { get, post, startRetentionHarness, type Json } from './fixtures/retention-harness.js';
 
 const gestures: Array<[string, Json]> = [
@@ -184,4 +184,32 @@ t.test('maintenance window: opened, a node excluded, abandoned; no trim while it
   t.match(retried.json, { outcome: 'repeated', window: { id: 'win-1', state: 'abandoned' } });
   for (const type of ['work_maintenance_opened', 'work_maintenance_excluded', 'work_maintenance_abandoned'])
     t.equal((await w.events(type)).length, 1, type);
+});
+
+t.test('/work/retention and its sibling names answer 405 with the methods their routes offer', async (t) => {
+  const w = await startRetentionHarness(t);
+  const seq = await w.lastSeq();
+  const asked = (method: string, path: string) =>
+    call(`${w.base}${path}`, {
+      method,
+      headers: { authorization: OPS, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'x' }),
+    });
+  // `Allow` without the HEAD a GET may also answer: what matters is that no PATCH or DELETE is named.
+  const served = (r: { headers: Headers }) =>
+    (r.headers.get('allow') ?? '').split(', ').filter((m) => m !== 'HEAD');
+  for (const method of ['PATCH', 'DELETE', 'PUT']) {
+    const r = await asked(method, '/work/retention');
+    t.equal(r.status, 405, `${method} /work/retention`);
+    t.equal(r.json?.error, 'method_not_allowed');
+    t.same(served(r), ['GET'], 'only the status read is served there');
+  }
+  // Every other literal name under /work is a route of its own, never an item called that.
+  for (const path of ['/work/comments', '/work/projects', '/work/views', '/work/inbox', '/work/activity']) {
+    const r = await asked('PATCH', path);
+    t.equal(r.status, 405, `PATCH ${path}`);
+    t.same(served(r), ['GET'], path);
+  }
+  t.equal((await asked('POST', '/work/retention/purge')).json?.error, 'no_route');
+  t.equal(await w.lastSeq(), seq, 'nothing recorded');
 });

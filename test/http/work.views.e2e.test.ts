@@ -3,6 +3,7 @@
  * retries, and replay equal to live for the person state.
  */
 import t from 'tap';
+import { Streams } from '../../bus/index.js';
 import { followWork } from '../../projections/index.js';
 import type { WorkState } from '../../schema/index.js';
 import { CI, OPS, call } from './fixtures/gateway-harness.js';
@@ -239,3 +240,36 @@ t.test(
     t.equal(own.json?.viewer, 'ada', 'a bound token is its person');
   },
 );
+
+t.test('a saved view name or filter text with a control character or lone surrogate is 400', async (t) => {
+  const w = await startWorkHarness(t);
+  const made = await send(`${w.base}/work/views/saved`, { name: 'Fine', filter: {} });
+  t.equal(made.status, 201);
+  const id = String((made.json?.view as Json).id);
+  const before = (await w.bus.streamInfo(Streams.Work)).lastSeq;
+  const refused: Array<[Json, string]> = [
+    [{ name: 'a\u0000b', filter: {} }, 'name'],
+    [{ name: 'tab\there' }, 'name'],
+    [{ name: 'nel\u0085' }, 'name'],
+    [{ name: 'lone \ud800' }, 'name'],
+    [{ name: 'Labelled', filter: { label: 'a\u0000' } }, 'filter.label'],
+    [{ name: 'Query', filter: { q: 'two\nlines' } }, 'filter.q'],
+    [{ name: 'Typed', filter: { type: 'bug\u0007' } }, 'filter.type'],
+  ];
+  for (const [body, path] of refused) {
+    const saved = await send(`${w.base}/work/views/saved`, body);
+    t.equal(saved.status, 400, `save ${JSON.stringify(body)}`);
+    t.equal(saved.json?.error, 'invalid_body');
+    t.same(
+      (saved.json?.problems as Json[]).map((p) => p.path),
+      [path],
+    );
+    const updated = await send(`${w.base}/work/views/saved/${id}`, body, OPS, 'PATCH');
+    t.equal(updated.status, 400, `update ${JSON.stringify(body)}`);
+    t.same(
+      (updated.json?.problems as Json[]).map((p) => p.path),
+      [path],
+    );
+  }
+  t.equal((await w.bus.streamInfo(Streams.Work)).lastSeq, before, 'nothing written');
+});

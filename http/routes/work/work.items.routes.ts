@@ -273,13 +273,20 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
       pattern: '/work/:id/purge',
       handler: async (req) => {
         operatorOnly(req, 'purges');
-        // Accepted in the body or as query parameters; validated whole before anything is destroyed.
+        // Accepted in the body or as query parameters, from one source: a query value beside a body is
+        // refused rather than ignored (`op_id` alone may be in both, as on every write). Validated whole
+        // before anything is destroyed.
         const fromQuery = Object.fromEntries(
           ['confirm', 'project', 'reason', 'op_id'].flatMap((k) => {
             const v = k === 'op_id' ? singleParam(req, k, 'op_id_invalid') : workParam(req, k);
             return v === null ? [] : [[k, v]];
           }),
         );
+        const mixed = Object.keys(fromQuery).filter((k) => k !== 'op_id');
+        if (req.body.length > 0 && mixed.length > 0)
+          throw badParams(
+            `send confirm, project and reason in the JSON body or as query parameters, not both: ${mixed.map((k) => `?${k}=`).join(', ')} given with a body`,
+          );
         const given =
           req.body.length > 0
             ? jsonBody(req, PurgeBody)

@@ -5,10 +5,13 @@
 import {
   errorCatalogue,
   isOpId,
+  ITEM_REF_MAX,
+  noWorkItem,
   parseInstant,
   parsePosition,
   PERSON_HANDLE,
   personFor,
+  quotedRef,
   WORK_STREAM,
   type ErrorCode,
   type Person,
@@ -190,15 +193,14 @@ export function refusal<R extends WorkWriteReply | RetentionReply>(reply: R): Ex
   });
 }
 
-/** The longest item or view reference a write carries (a key, a UUID or a `KEY:layout` fit well within). */
-const REF_MAX = 80;
+const REF_MAX = ITEM_REF_MAX;
 
 /** A reference as a detail quotes it: a long one is cut, so a refusal does not echo kilobytes back. */
-export const quoted = (ref: string): string =>
-  JSON.stringify(ref.length > REF_MAX ? `${ref.slice(0, REF_MAX)}…` : ref);
+export const quoted = quotedRef;
 
+// Worded as the writer words its own 404 (`noWorkItem`), so a read and a write of one id say the same.
 const noItem = (ref: string) =>
-  new ApiError('not_found', { detail: `no work item ${quoted(ref)}`, hint: 'List items with GET /work.' });
+  new ApiError('not_found', { detail: noWorkItem(ref), hint: 'List items with GET /work.' });
 
 /** The item `{id}` names (its key or its id), or 404 `not_found`. */
 export function itemParam(state: WorkState, ref: string) {

@@ -6,6 +6,7 @@ import {
   taskTypes,
   workStatuses,
   groupOf,
+  noWorkItem,
   queryRanges,
   workMoves,
   type WorkState,
@@ -104,8 +105,7 @@ function activity(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
   const cursor = positionParam(req, 'cursor', state.retention.generation);
   const taskRef = textParam(req, 'task');
   const task = taskRef === null ? null : taskOf(state, taskRef);
-  if (taskRef !== null && task === null)
-    throw new ApiError('not_found', { detail: `no work item ${quoted(taskRef)}` });
+  if (taskRef !== null && task === null) throw new ApiError('not_found', { detail: noWorkItem(taskRef) });
   const container = textParam(req, 'container')?.toUpperCase() ?? null;
   const from = instantParam(req, 'from');
   const to = instantParam(req, 'to');

@@ -14,14 +14,35 @@ import { workProjectRoutes } from './work.projects.routes.js';
 import { workRetentionRoutes } from './work.retention.routes.js';
 
 export function workRoutes(deps: WorkRouteDeps & { readonly blobs: FileBlobs }): RouteDef[] {
-  return [
+  return namesNoItem([
     ...workItemRoutes(deps),
     ...workProjectRoutes(deps),
     ...workPersonalRoutes(deps),
     ...workPersonRoutes(deps),
     ...workFileRoutes(deps, deps.blobs),
     ...workRetentionRoutes(deps),
-  ].map((route) => guardAvailable(deps, route));
+  ]).map((route) => guardAvailable(deps, route));
+}
+
+/**
+ * A literal name under `/work` (`retention`, `comments`, `views`, ...) is a route of its own, never an
+ * item called that (no key or id is one): `/work/{id}...` does not serve it, so `PATCH /work/retention`
+ * answers 405 with the methods `/work/retention` offers rather than 404 for an item, and the `Allow` of a
+ * `DELETE` there names only those.
+ */
+function namesNoItem(routes: RouteDef[]): RouteDef[] {
+  const names = new Set(
+    routes
+      .map((r) => r.pattern.split('/')[2])
+      .filter((s): s is string => s !== undefined && !s.startsWith(':')),
+  );
+  return routes.map((route) => {
+    if (!route.pattern.startsWith('/work/:id')) return route;
+    return {
+      ...route,
+      serves: (params) => !names.has(params['id'] ?? '') && (route.serves?.(params) ?? true),
+    };
+  });
 }
 
 /**
