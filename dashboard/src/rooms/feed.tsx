@@ -29,6 +29,8 @@ function EventList(props: { rows: EventRow[]; onTrace: (id: string) => void }) {
             {ago(e.timestamp)}
           </time>
           <Badge value={e.category} />
+          {/* Said in words as well as in red: colour alone reaches neither a screen reader nor every eye. */}
+          {e.failed ? <Badge value="failed" /> : null}
           <code class="type">{e.type}</code>
           <span class="summary">{e.summary}</span>
           {e.agent_id ? <span class="muted">{e.agent_id}</span> : null}
@@ -61,7 +63,16 @@ function Trace(props: { traceId: string; onClose: () => void }) {
     card.current?.focus({ preventScroll: true });
   }, [props.traceId]);
   return (
-    <div ref={card} tabIndex={-1} class="trace-card">
+    <div
+      ref={card}
+      tabIndex={-1}
+      class="trace-card"
+      onKeyDown={(e) => {
+        if (e.key !== 'Escape') return;
+        e.preventDefault();
+        props.onClose();
+      }}
+    >
       <Card title={`Trace ${props.traceId}`} wide>
         <button type="button" onClick={props.onClose}>
           Close trace
@@ -101,13 +112,29 @@ export function Feed(props: { route: Route }) {
   const trace = q.get('trace');
   const [cursor, setCursor] = useState<Page['next']>(null);
   const [history, setHistory] = useState<Array<NonNullable<Page['next']>>>([]);
-  const setFilter = (name: string, value: string): void => {
+  const withQuery = (name: string, value: string): URLSearchParams => {
     const next = new URLSearchParams(q);
     if (value === '') next.delete(name);
     else next.set(name, value);
+    return next;
+  };
+  const setFilter = (name: string, value: string): void => {
     setCursor(null);
     setHistory([]);
-    navigate('feed', [], next);
+    navigate('feed', [], withQuery(name, value));
+  };
+  // A trace opens over the page being read, which stays; closing it hands the focus back to the row's
+  // button that opened it (or to the room, when it was opened by its address or that row has gone).
+  const opener = useRef<HTMLElement | null>(null);
+  const openTrace = (id: string): void => {
+    opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    navigate('feed', [], withQuery('trace', id));
+  };
+  const closeTrace = (): void => {
+    const back = opener.current?.isConnected ? opener.current : document.getElementById('main');
+    opener.current = null;
+    navigate('feed', [], withQuery('trace', ''));
+    back?.focus();
   };
   // The first page follows the stream; older pages stay as they were read.
   const page = useQuestion<Page>(
@@ -160,7 +187,7 @@ export function Feed(props: { route: Route }) {
           </select>
         </label>
       </form>
-      {trace ? <Trace traceId={trace} onClose={() => setFilter('trace', '')} /> : null}
+      {trace ? <Trace traceId={trace} onClose={closeTrace} /> : null}
       <Answer asked={page} what="events">
         {(p) => (
           <>
@@ -169,7 +196,7 @@ export function Feed(props: { route: Route }) {
                 <option key={name} value={name} />
               ))}
             </datalist>
-            <EventList rows={p.rows} onTrace={(id) => setFilter('trace', id)} />
+            <EventList rows={p.rows} onTrace={openTrace} />
             <div class="pager">
               {/* aria-disabled, not disabled: a button disabled under the focus drops it to the page. */}
               <button

@@ -89,6 +89,11 @@ export function Overview() {
           {(snapshot?.events ?? []).slice(0, 8).map((e) => (
             <li key={e.id}>
               <time dateTime={e.timestamp}>{ago(e.timestamp)}</time> <Badge value={e.category} />{' '}
+              {e.failed ? (
+                <>
+                  <Badge value="failed" />{' '}
+                </>
+              ) : null}
               <span class={e.failed ? 'failed' : ''}>{e.summary || e.type}</span>
             </li>
           ))}

@@ -34,6 +34,7 @@ const tones: Record<string, string> = {
   unconfigured: 'warn',
   unresolved: 'warn',
   shed: 'bad',
+  failed: 'bad',
   stuck: 'bad',
   isolated: 'bad',
   shutting_down: 'warn',
