@@ -44,7 +44,11 @@ import {
   type Resolver,
   type RevisionRecord,
   type TierA,
+  type ValidationMode,
 } from '../schema/index.js';
+
+/** The active revision a write is judged against (schema/company/ratchet.ts). */
+type RatchetBasis = NonNullable<Parameters<typeof validateCompany>[1]['active']>;
 
 export interface Configuration {
   readonly view: ConfigView;
@@ -103,6 +107,24 @@ export async function startConfiguration(opts: {
     logger: logger.child({ component: 'config.revisions' }),
     storedHead: (data) => splitRecord(data)?.head ?? null,
   });
+  // The active revision a write is judged against (ratcheting, ops/config.md): its document and its own
+  // problems, found once per revision and mode. None when nothing is active or this node cannot open it.
+  let basisMemo: { key: string; basis: RatchetBasis } | null = null;
+  const ratchetBasis = (mode: ValidationMode): RatchetBasis | null => {
+    const record = activeRevision(view.state);
+    if (!record) return null;
+    const key = `${record.revision_id}\u0000${mode}`;
+    if (basisMemo?.key === key) return basisMemo.basis;
+    let document: unknown;
+    try {
+      document = openPayload(record);
+    } catch {
+      return null;
+    }
+    const basis = { document, problems: validateCompany(document, { mode }).problems };
+    basisMemo = { key, basis };
+    return basis;
+  };
   const writer: ConfigWriter = startConfigWriter({
     bus,
     coord,
@@ -114,8 +136,10 @@ export async function startConfiguration(opts: {
       : {}),
     logger: logger.child({ component: 'config.writer' }),
     validate: (command) => {
+      const active = ratchetBasis(command.rules);
       const result = validateCompany(command.document, {
         mode: command.rules,
+        ...(active ? { active } : {}),
         ...(command.yaml_text !== undefined ? { yamlText: command.yaml_text } : {}),
         ...(command.carried ? { carried: command.carried } : {}),
       });

@@ -24,11 +24,17 @@
  * A9. A vendor id (`cloud_id`, codehost-b's `group`, tracker-b's `workspace` and `username_prefix`, `relay_app_id`) written
  *     without a `${VAR}` and outside its vendor's shape (vendor-ids.ts): spliced into a vendor URL, it
  *     would reach another path than meant, or none. A stored one still loads; its pass fails and says why.
+ * A10. An integration site URL or a remote tool-server URL carrying a login (`https://user:password@host`):
+ *     their clients call with fetch, which refuses such a URL on every call, and the credential belongs in
+ *     the block's own field. Reads show it with the password redacted. An admission rule, not a shape
+ *     check, so a revision an earlier release stored with one still boots, applies and reloads.
+ * A11. `notification_coalesce_window_seconds` above an hour: every notification wake would wait that long
+ *     before its seat sees it, which is a delay, not a batch.
  */
 import { cronProblem } from '../schedules/time.js';
 import { leadSeat } from './derived.js';
-import { hasRef, isCron } from './fields.js';
-import { ProblemKind } from './problems.js';
+import { carriesLogin, hasRef, isCron } from './fields.js';
+import { ProblemKind, type Segment } from './problems.js';
 import { asList, asString, type RuleContext } from './rule-context.js';
 import { scheduleScopes } from './rules-seats.js';
 import { isSecretPath, stringLeaves } from './secret-paths.js';
@@ -38,6 +44,21 @@ import { isRecord } from './walk.js';
 /** The value at `segments` of a document, undefined where the path breaks off. */
 const valueAtPath = (doc: unknown, segments: readonly string[]): unknown =>
   segments.reduce<unknown>((at, key) => (isRecord(at) ? at[key] : undefined), doc);
+
+/** The URLs admission rule A10 reads, with their values: integration sites and remote tool servers. */
+const fetchedUrls = (doc: Record<string, unknown>): Array<[Segment[], unknown]> => [
+  ...['tracker_a', 'wiki', 'codehost_b', 'tracker_b'].map((block): [Segment[], unknown] => {
+    const segments = ['integrations', block, 'url'];
+    return [segments, valueAtPath(doc, segments)];
+  }),
+  ...asList(doc['mcp_servers']).map((server, i): [Segment[], unknown] => [
+    ['mcp_servers', i, 'url'],
+    isRecord(server) ? server['url'] : undefined,
+  ]),
+];
+
+/** The longest notification batching window (A11), in seconds. */
+export const MAX_COALESCE_WINDOW_SECONDS = 3600;
 
 /** Turn-engine fields where 0 would read as unset (actors/seat/seat.limits.ts). */
 const roundLimits = [
@@ -156,6 +177,26 @@ export function admissionRules(ctx: RuleContext): void {
         wrong.kind === 'shape' ? ProblemKind.Shape : ProblemKind.OutOfRange,
         wrong.message,
       );
+  }
+
+  // A10
+  for (const [segments, value] of fetchedUrls(ctx.doc)) {
+    if (typeof value !== 'string' || hasRef(value) || !carriesLogin(value)) continue;
+    ctx.admission(
+      segments,
+      ProblemKind.Invalid,
+      'an http(s) URL without a login (user:password@); the credential goes in its own field',
+    );
+  }
+
+  // A11
+  const window = ctx.doc['notification_coalesce_window_seconds'];
+  if (typeof window === 'number' && window > MAX_COALESCE_WINDOW_SECONDS) {
+    ctx.admission(
+      ['notification_coalesce_window_seconds'],
+      ProblemKind.OutOfRange,
+      `at most ${MAX_COALESCE_WINDOW_SECONDS} (an hour): each notification wake waits out the window before its seat sees it`,
+    );
   }
 
   // A5

@@ -57,7 +57,9 @@ export const Company = z
       ),
     notification_coalesce_window_seconds: nonNegative
       .optional()
-      .describe('Seconds over which inbound notifications for one seat are batched into one wake.'),
+      .describe(
+        'Seconds (at most 3600) over which inbound notifications for one seat are batched into one wake.',
+      ),
     notification_coalesce_max_batch: z
       .number()
       .int()

@@ -63,7 +63,8 @@ export const url = z
   .string()
   .refine((v) => hasRef(v) || isHttpUrl(v), { message: 'not an http(s) URL', ...invalid });
 
-const carriesLogin = (value: string): boolean => {
+/** True when `value` parses as a URL naming a user or a password (`https://user:password@host`). */
+export const carriesLogin = (value: string): boolean => {
   try {
     const parsed = new URL(value);
     return parsed.username !== '' || parsed.password !== '';
@@ -71,16 +72,6 @@ const carriesLogin = (value: string): boolean => {
     return false;
   }
 };
-
-/**
- * A URL called with fetch (integration sites, remote tool servers): fetch refuses one carrying a login
- * (`user:password@`) on every call, and reads would show its password, so it is refused here. The
- * message never quotes the value.
- */
-export const fetchUrl = url.refine((v) => hasRef(v) || !carriesLogin(v), {
-  message: 'an http(s) URL without a login (user:password@); the credential goes in its own field',
-  ...invalid,
-});
 
 export function isTimezone(value: string): boolean {
   try {

@@ -4,11 +4,11 @@
  * app flow records `app_id`, `app_slug`, the installation id and a pointer to the sealed key there.
  */
 import { z } from 'zod';
-import { email, fetchUrl, positive, strings, text } from './fields.js';
+import { email, positive, strings, text, url } from './fields.js';
 
 /** tracker-a and wiki: `url` (self-hosted) or `cloud_id` (cloud), not both (a rule). */
 const SiteBlock = {
-  url: fetchUrl.optional().describe('Base URL of a self-hosted site; give this or cloud_id.'),
+  url: url.optional().describe('Base URL of a self-hosted site; give this or cloud_id.'),
   cloud_id: text.optional().describe('Cloud site id; give this or url.'),
   token: text.optional().describe('API token (a secret, usually ${VAR}).'),
   email: email.optional().describe('Account email the token belongs to (cloud).'),
@@ -41,7 +41,7 @@ const enabled = z.boolean().optional().describe('false: configured but switched 
 
 export const CodehostB = z.strictObject({
   enabled,
-  url: fetchUrl.optional().describe('Base URL of the instance.'),
+  url: url.optional().describe('Base URL of the instance.'),
   signing_secret: text.optional().describe('Secret its webhook deliveries carry.'),
   token: text.optional().describe('API token used to provision (a secret, usually ${VAR}).'),
   provisioning: z
@@ -66,7 +66,7 @@ export const CodehostB = z.strictObject({
 
 export const TrackerB = z.strictObject({
   enabled,
-  url: fetchUrl.optional().describe('Base URL of the instance.'),
+  url: url.optional().describe('Base URL of the instance.'),
   workspace: text.optional().describe('Workspace slug.'),
   webhook_secret: text.optional().describe('Secret that signs its webhook deliveries.'),
   token: text.optional().describe('API token used to provision (a secret, usually ${VAR}).'),

@@ -2,7 +2,6 @@
 import { z } from 'zod';
 import {
   entityKey,
-  fetchUrl,
   headerMap,
   invalid,
   nonEmpty,
@@ -94,7 +93,7 @@ export const McpServer = z.strictObject({
     })
     .optional()
     .describe('Prefix added to its tool names (at most 32 of A-Z a-z 0-9 _ -).'),
-  url: fetchUrl.optional().describe('Endpoint of a remote (streamable HTTP) server; give this or command.'),
+  url: url.optional().describe('Endpoint of a remote (streamable HTTP) server; give this or command.'),
   headers: headerMap.optional().describe('HTTP headers sent to url (values are secrets).'),
 });
 export type McpServer = z.infer<typeof McpServer>;

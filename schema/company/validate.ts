@@ -7,7 +7,9 @@
  *     sees every problem at once;
  *  3. admission rules: problems in `write` mode, `admission` warnings in `runnable` mode;
  *  4. attribution (seat handle, unit name) and YAML lines;
- *  5. `derived` for any document that parsed into a map; `document` (normalised) when valid.
+ *  5. ratcheting: with the active revision given, a problem it already holds at the same path with the
+ *     same value is an `admission` warning (ratchet.ts);
+ *  6. `derived` for any document that parsed into a map; `document` (normalised) when valid.
  */
 import { admissionRules } from './admission.js';
 import { Company } from './company.schema.js';
@@ -17,6 +19,7 @@ import { nestingProblem } from './nesting.js';
 import { seatsWithoutProvider } from './no-provider.js';
 import { notAppliedSettings } from './not-applied.js';
 import { projectTwins } from './project-twins.js';
+import { heldMessage, ratchet, type RatchetBasis } from './ratchet.js';
 import { normaliseCompany } from './normalise.js';
 import {
   findingsOf,
@@ -49,6 +52,11 @@ export interface ValidateOptions {
    * unknown fields, since this build cannot judge them; they are stored as they are.
    */
   readonly carried?: ReadonlyArray<ReadonlyArray<Segment>>;
+  /**
+   * The active revision the write replaces, with its own problems under the same mode: what it already
+   * holds does not refuse the write (ratchet.ts). Never applied to the nesting limit (step 0).
+   */
+  readonly active?: RatchetBasis;
 }
 
 export interface CompanyValidation {
@@ -124,12 +132,17 @@ export function validateCompany(input: unknown, opts: ValidateOptions): CompanyV
     kind: f.kind,
     message: f.message,
   });
-  const problems = dedupe([
-    ...shapeFindings,
-    ...found.problems,
-    ...(admissionRefused ? found.admission : []),
-  ]).map(asProblem);
+  const all = dedupe([...shapeFindings, ...found.problems, ...(admissionRefused ? found.admission : [])]).map(
+    asProblem,
+  );
+  // 5. ratcheting
+  const { kept: problems, held } = opts.active ? ratchet(all, input, opts.active) : { kept: all, held: [] };
   const warnings: CompanyWarning[] = [
+    ...held.map(({ kind: _kind, message, ...at }) => ({
+      ...at,
+      kind: WarningKind.Admission,
+      message: heldMessage(message),
+    })),
     ...found.dangling.map(({ segments, ...rest }) => ({
       ...place(segments),
       kind: WarningKind.DanglingReference,
@@ -156,7 +169,7 @@ export function validateCompany(input: unknown, opts: ValidateOptions): CompanyV
       ...rest,
     })),
   ];
-  // 5. meaning
+  // 6. meaning
   const valid = problems.length === 0;
   return {
     valid,

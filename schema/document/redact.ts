@@ -2,12 +2,14 @@
  * Redaction (write rule 7): secret leaves read as `{encrypted: true, key_id: null}`; a value made of
  * `${VAR}` references only (after an auth scheme such as `Bearer`, see onlyReferences) stays visible.
  * `restoreMasks` swaps markers in an incoming document back to the stored values, so a redacted read
- * sent back by a full PUT keeps its secrets.
+ * sent back by a full PUT keeps its secrets. A URL elsewhere reads with its password masked and is
+ * restored the same way (url-password.ts).
  */
 import { onlyReferences } from '../env-refs.js';
 import { pairItems } from './collections.js';
 import { clone, isRecord, type JsonObject, type Segment } from './json.js';
 import { formatPath } from './paths.js';
+import { holdsMaskedUrl, maskUrlPasswords, URL_PASSWORD_MASK } from './url-password.js';
 
 export type IsSecret = (segments: ReadonlyArray<Segment>) => boolean;
 
@@ -32,7 +34,8 @@ export function redact(doc: unknown, isSecret: IsSecret): unknown {
       for (const [key, child] of Object.entries(value)) out[key] = walk(child, [...segments, key]);
       return out;
     }
-    if (value === null || value === undefined || !isSecret(segments)) return value;
+    if (value === null || value === undefined) return value;
+    if (!isSecret(segments)) return typeof value === 'string' ? maskUrlPasswords(value) : value;
     if (typeof value === 'string' && (value === '' || onlyReferences(value))) return value;
     return marker();
   };
@@ -61,6 +64,17 @@ export function restoreMasks(
         message: 'no stored value to keep for this secret; send the value or a ${VAR} reference',
       });
       return undefined;
+    }
+    if (typeof value === 'string' && holdsMaskedUrl(value)) {
+      // A URL read with its password masked: the stored URL it was read from, else nothing to keep.
+      if (typeof before === 'string' && before !== value && maskUrlPasswords(before) === value) return before;
+      if (before === value) return value;
+      problems.push({
+        path: formatPath(segments),
+        segments,
+        message: `no stored URL to take the password masked as ${URL_PASSWORD_MASK} from; send the URL with its password or a \${VAR} reference`,
+      });
+      return value;
     }
     if (Array.isArray(value)) {
       const pairs = pairItems(segments, value, before);

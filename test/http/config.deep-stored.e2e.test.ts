@@ -1,11 +1,18 @@
 /**
- * Issue #19: a document nested past the limit that an earlier release stored and activated. Every
- * read of it answers a coded refusal (never a 5xx), every write that would walk it too, and a full
- * PUT replaces it. Documents between the write limit (64) and the render limit (256) still read.
+ * Documents an earlier release stored and activated that today's writer refuses.
+ *
+ * Issue #19: a document nested past the limit. Every read of it answers a coded refusal (never a 5xx),
+ * every write that would walk it too, and a full PUT replaces it. Documents between the write limit (64)
+ * and the render limit (256) still read.
+ *
+ * A document holding a value a rule added since refuses (a URL carrying a login): the node still applies
+ * and serves it, reads redact the password, and a write is refused only for a problem it brings, not for
+ * one the active revision already holds (ratcheting, ops/config.md).
  */
 import t from 'tap';
 import { ensureCatalogue } from '../../bus/index.js';
 import { openMemoryBus } from '../../bus/memory/index.js';
+import { activeRevision, readRevision } from '../../projections/index.js';
 import { bootNode, storeDir } from '../harness/serve-store.js';
 import {
   company,
@@ -141,3 +148,142 @@ t.test('across a restart the stored deep document still answers 409, until a PUT
   t.equal((await after.call('GET', '/config?format=yaml')).status, 200);
   t.equal(await after.stop(), 0);
 });
+
+/** The sample company with a wiki site URL and a remote tool server, each carrying a login. */
+function loginCompany(): Json {
+  const doc = company();
+  return {
+    ...doc,
+    integrations: { wiki: { url: 'https://bot:hunter2@wiki.example', token: '${WIKI_TOKEN}' } },
+    mcp_servers: [
+      ...(doc['mcp_servers'] as Json[]),
+      { name: 'remote', url: 'https://u:s3cret@mcp.example/a' },
+    ],
+  };
+}
+
+const leaks = /hunter2|s3cret/;
+
+t.test(
+  'a stored URL carrying a login applies, reads with its password redacted, and blocks no other write',
+  async (t) => {
+    const node = await startConfigNode(t);
+    const first = await firstRevision(node);
+    const stored = await activate(node, loginCompany());
+    await node.configuration.applyActive();
+    t.match(node.node.view(), { posture: 'serve', appliedEpoch: 2 }, 'the node runs it');
+
+    const read = await json(await node.call('GET', '/config'));
+    t.equal(((read['integrations'] as Json)['wiki'] as Json)['url'], 'https://bot:***@wiki.example');
+    for (const path of [
+      '/config',
+      '/config?format=yaml',
+      `/config/revisions/${stored}`,
+      `/config/revisions/${stored}/diff?against=${first}`,
+      '/config/mcp-servers/remote',
+    ]) {
+      const res = await node.call('GET', path);
+      t.equal(res.status, 200, path);
+      const text = await res.text();
+      t.notMatch(text, leaks, `${path} shows no password`);
+      t.match(text, /bot:\*\*\*@wiki\.example|u:\*\*\*@mcp\.example/, `${path} shows the URL`);
+    }
+
+    const entity = await node.call('PUT', '/config/roles/chief-agent', {
+      body: { name: 'Chief Agent', goal: 'Run it well.' },
+      headers: { 'x-summary': 'another entity' },
+    });
+    t.equal(entity.status, 201, 'an edit of another entity is not refused for what it did not bring');
+    const warnings = (await json(entity))['warnings'] as Json[];
+    t.match(
+      warnings
+        .filter((w) => w['kind'] === 'admission')
+        .map((w) => w['path'])
+        .sort(),
+      ['integrations.wiki.url', 'mcp_servers[1].url'],
+    );
+    t.notMatch(JSON.stringify(warnings), leaks);
+
+    // The redacted read sent back whole keeps the stored passwords.
+    const put = await node.call('PUT', '/config', { body: read, headers: { 'x-summary': 'round trip' } });
+    t.equal(put.status, 201);
+    const kept = activeRevision(node.configuration.view.state)!.payload as Json;
+    t.equal(((kept['integrations'] as Json)['wiki'] as Json)['url'], 'https://bot:hunter2@wiki.example');
+    t.equal((kept['mcp_servers'] as Json[])[1]?.['url'], 'https://u:s3cret@mcp.example/a');
+
+    const reload = await node.call('POST', '/config/reload');
+    t.equal(reload.status, 201, 'a reload stores it again');
+    t.match((await json(reload))['warnings'], [{ kind: 'admission' }]);
+
+    // A login the write brings is refused, at its own path.
+    const fresh = await node.call('PUT', '/config/mcp-servers/other', {
+      body: { name: 'other', url: 'https://a:b@other.example' },
+      headers: { 'x-summary': 'new', 'if-none-match': '*' },
+    });
+    t.equal(fresh.status, 400);
+    t.match(await json(fresh), {
+      error: 'validation_error',
+      problems: [{ path: 'mcp_servers[2].url', kind: 'invalid' }],
+    });
+    // Changing the stored URL is a new problem too.
+    const changed = loginCompany();
+    (changed['integrations'] as Json)['wiki'] = {
+      url: 'https://bot:other@wiki.example',
+      token: '${WIKI_TOKEN}',
+    };
+    const edit = await node.call('PUT', '/config', { body: changed, headers: { 'x-summary': 'edit' } });
+    t.equal(edit.status, 400);
+    t.match(await json(edit), { problems: [{ path: 'integrations.wiki.url' }] });
+
+    // Revert: from a clean revision back to the stored one loads it, with the warning.
+    t.equal(
+      (await node.call('PUT', '/config', { body: company('Clean'), headers: { 'x-summary': 'clean' } }))
+        .status,
+      201,
+    );
+    const revert = await node.call('POST', `/config/revisions/${stored}/revert`);
+    t.equal(revert.status, 201);
+    const reverting = await json(revert);
+    t.match(reverting['warnings'], [{ kind: 'admission' }]);
+    const revertedId = reverting['revision_id'] as string;
+    const reverted = (await readRevision(node.configuration.view.state, revertedId))!.payload as Json;
+    t.equal(((reverted['integrations'] as Json)['wiki'] as Json)['url'], 'https://bot:hunter2@wiki.example');
+  },
+);
+
+t.test(
+  'across a restart a stored URL carrying a login boots, applies and reads redacted, its password in no log',
+  async (t) => {
+    const store = storeDir(t);
+    const before = await bootNode(t, store, '');
+    const put = await before.call('PUT', '/config', {
+      body: JSON.stringify(company()),
+      headers: { 'content-type': 'application/json', 'x-summary': 'first' },
+    });
+    t.equal(put.status, 201);
+    t.equal(await before.stop(), 0);
+    const doc = loginCompany();
+    (doc['integrations'] as Json)['wiki'] = { url: 'http://bot:hunter2@127.0.0.1:9', token: '${WIKI_TOKEN}' };
+    (doc['mcp_servers'] as Json[])[1] = { name: 'remote', url: 'http://u:s3cret@127.0.0.1:9/a' };
+    const bus = await openMemoryBus({ storeDir: store.storeDir });
+    const catalogue = await ensureCatalogue(bus);
+    await activateUnchecked(bus, catalogue.coord, doc);
+    await bus.close();
+    const after = await bootNode(t, store, '');
+    await after.run.waitForLog((l) => l.msg === 'config applied');
+    const health = await json(await after.call('GET', '/health'));
+    t.match(health, { configured: true, applied_epoch: 2 }, 'the node applied it');
+    const read = await after.call('GET', '/config');
+    t.equal(read.status, 200);
+    const text = await read.text();
+    t.match(text, /bot:\*\*\*@127\.0\.0\.1:9/);
+    t.notMatch(text, leaks);
+    const entity = await after.call('PUT', '/config/roles/chief-agent', {
+      body: JSON.stringify({ name: 'Chief Agent', goal: 'Run it well.' }),
+      headers: { 'content-type': 'application/json', 'x-summary': 'another entity' },
+    });
+    t.equal(entity.status, 201);
+    t.equal(await after.stop(), 0);
+    t.notMatch(after.run.stdout() + after.run.stderr(), leaks, 'no log line carries the password');
+  },
+);

@@ -110,6 +110,30 @@ t.test("A9: a vendor id outside its vendor's shape", async (t) => {
   }
 });
 
+t.test(
+  'A10: an integration or remote tool-server URL carrying a login (a stored one still loads)',
+  async (t) => {
+    const doc = baseCompany();
+    doc['integrations'] = { wiki: { url: 'https://bot:hunter2@wiki.example' } };
+    admission(t, doc, 'integrations.wiki.url invalid');
+    t.notMatch(JSON.stringify(write(doc).problems), /hunter2/, 'the password is never quoted');
+    doc['integrations'] = {};
+    doc['mcp_servers'] = [{ name: 'remote', url: 'https://u:pw@mcp.example/a' }];
+    admission(t, doc, 'mcp_servers[0].url invalid');
+  },
+);
+
+t.test('A11: a notification batching window longer than an hour', async (t) => {
+  const doc = baseCompany();
+  for (const seconds of [3601, 1e20]) {
+    doc['notification_coalesce_window_seconds'] = seconds;
+    admission(t, doc, 'notification_coalesce_window_seconds out_of_range');
+    t.match(write(doc).problems[0]?.message, /at most 3600/);
+  }
+  doc['notification_coalesce_window_seconds'] = 3600;
+  t.ok(write(doc).valid, 'an hour is the most');
+});
+
 t.test('hard rules refuse in runnable mode too', async (t) => {
   const doc = baseCompany();
   doc['integrations'] = { wiki: { url: 'https://w.example' }, tracker_b: { url: 'https://t.example' } };

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { isSecretPath } from '../../schema/company/index.js';
-import { redact } from '../../schema/document/index.js';
+import { redact, restoreMasks } from '../../schema/document/index.js';
 import { onlyReferences } from '../../schema/env-refs.js';
 
 const masked = { encrypted: true, key_id: null };
@@ -54,5 +54,38 @@ t.test(
         },
       ],
     });
+  },
+);
+
+t.test(
+  'a URL anywhere reads with its password (or a user written alone) masked, a reference visible',
+  async (t) => {
+    const doc = {
+      providers: {
+        llm: { local: { type: 'openai-compatible', model: 'm', base_url: 'https://u:pw@llm.example/v1' } },
+      },
+      integrations: { wiki: { url: 'https://ghp_tok3n@wiki.example' } },
+      mission: 'see https://docs.example/a and write to ops@acme.example',
+      skill_variables: {
+        a: 'https://u:${PW}@h.example',
+        b: 'https://${TOKEN}@h.example',
+        c: 'https://h.example',
+      },
+    };
+    const shown = redact(doc, isSecretPath) as typeof doc;
+    t.equal(shown.providers.llm.local.base_url, 'https://u:***@llm.example/v1');
+    t.equal(shown.integrations.wiki.url, 'https://***@wiki.example');
+    t.same(shown.skill_variables, doc.skill_variables, 'references and plain URLs stay as written');
+    t.equal(shown.mission, doc.mission, 'an address that is no login stays');
+    t.notMatch(JSON.stringify(shown), /pw@|tok3n/);
+
+    const back = restoreMasks(shown, doc, isSecretPath);
+    t.same(back, { document: doc, problems: [] }, 'a masked URL sent back is the stored one');
+    const moved = structuredClone(shown);
+    moved.providers.llm.local.base_url = 'https://u:***@other.example/v1';
+    t.match(restoreMasks(moved, doc, isSecretPath).problems, [
+      { path: 'providers.llm.local.base_url', message: /no stored URL/ },
+    ]);
+    t.notMatch(JSON.stringify(restoreMasks(moved, doc, isSecretPath).problems), /pw/);
   },
 );
