@@ -104,6 +104,20 @@ t.test('read routes answer from the read models through a real listener', async 
     account: 'full account',
   });
   t.equal((await call(`${h.base}/agents/cto/memory/episodes/zzz`)).status, 404);
+  // A long id is cut in the detail to 80 characters, as the work routes cut theirs.
+  const long = 'x'.repeat(5000);
+  for (const path of [
+    `/agents/${long}`,
+    `/agents/${long}/memory`,
+    `/agents/${long}/memory/episodes/ep1`,
+    `/agents/cto/memory/episodes/${long}`,
+  ]) {
+    // prettier-ignore
+    const refused = await call(`${h.base}${path}`);
+    t.equal(refused.status, 404, path.slice(0, 40));
+    const detail = String(refused.json!['detail']);
+    t.ok(detail.includes(`"${'x'.repeat(80)}…"`) && detail.length < 200, `cut: ${detail.slice(0, 120)}`);
+  }
 
   const breakdown = await call(`${h.base}/tokens/breakdown?since_days=500`);
   t.match(breakdown.json, { since_days: 30, totals: { calls: 1 } });

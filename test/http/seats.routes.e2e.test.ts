@@ -127,6 +127,17 @@ t.test('needs/clear closes the seat’s open questions, records it, and answers 
   const unknown = await call(`${h.base}/agents/nobody/needs/clear`, json({}));
   t.equal(unknown.status, 404);
   t.equal(unknown.json?.['error'], 'not_found');
+  // A long id is cut in the detail to 80 characters, as the work routes cut theirs.
+  const long = 'x'.repeat(5000);
+  for (const path of ['pause', 'resume', 'needs/clear']) {
+    const refused = await call(`${h.base}/agents/${long}/${path}`, json({}));
+    t.equal(refused.status, 404, path);
+    const detail = String(refused.json?.['detail']);
+    t.ok(
+      detail.includes(`"${'x'.repeat(80)}…"`) && detail.length < 200,
+      `${path} cut: ${detail.slice(0, 120)}`,
+    );
+  }
 });
 
 t.test(

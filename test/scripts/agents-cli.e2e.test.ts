@@ -193,7 +193,7 @@ t.test('svc agents reads and steers the agent seats of a running node', async (t
       t.equal(paused.code, 1, seat);
       t.equal(
         paused.err,
-        `404 not_found: no agent seat ${seat} runs in the fleet\nhint: Only a running agent seat can be paused (a human seat never runs); svc agents lists them.\n`,
+        `404 not_found: no agent seat "${seat}" runs in the fleet\nhint: Only a running agent seat can be paused (a human seat never runs); svc agents lists them.\n`,
       );
     }
   });

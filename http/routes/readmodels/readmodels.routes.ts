@@ -8,6 +8,7 @@ import type { ReadModels } from '../../../projections/index.js';
 import { ApiError } from '../../api-error.js';
 import type { RouteDef } from '../../types.js';
 import { ask, type Question, type QuestionRegistry } from '../query.routes.js';
+import { quoted } from '../work/work.params.js';
 
 /** What the routes read: the hub's answers (an interface so a test can hand in the real hub). */
 export type ReadSource = Pick<
@@ -30,7 +31,8 @@ type Answer = (params: URLSearchParams) => unknown;
 
 function unknownAgent(id: string): never {
   throw new ApiError('not_found', {
-    detail: `no agent seat "${id}"`,
+    // A long id is cut, as the work routes cut theirs: a refusal does not echo kilobytes back.
+    detail: `no agent seat ${quoted(id)}`,
     hint: 'Use a seat handle or role name from GET /agents (human seats have no agent view).',
   });
 }
@@ -74,7 +76,7 @@ export function readAnswers(source: ReadSource): Map<string, Answer> {
         if (found === undefined) unknownAgent(id);
         if (found === null)
           throw new ApiError('not_found', {
-            detail: `seat "${id}" has no episode "${episode}"`,
+            detail: `seat ${quoted(id)} has no episode ${quoted(episode)}`,
             hint: 'List episodes with GET /agents/{id}/memory.',
           });
         return found;

@@ -20,6 +20,7 @@ import {
 } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import { jsonBody } from '../../json-body.js';
+import { quoted } from '../work/work.params.js';
 import type { RouteDef } from '../../types.js';
 
 export interface SeatRouteDeps {
@@ -65,7 +66,8 @@ async function ask<Input extends { seat: string }, Reply extends SeatCommandRepl
   if (!reply.ok && reply.error === 'not_found' && inDocument) throw unavailable(seat);
   if (!reply.ok)
     throw new ApiError(reply.error, {
-      detail: reply.detail,
+      // Worded here for an unknown seat: the id is cut, as the work routes cut theirs (no kilobytes echoed).
+      detail: reply.error === 'not_found' ? `no agent seat ${quoted(seat)} runs in the fleet` : reply.detail,
       ...(reply.error === 'not_found' && {
         hint: `Only a running agent seat ${what} (a human seat never runs); GET /agents lists them.`,
       }),
