@@ -170,3 +170,46 @@ t.test('a revision diff lists at most 500 changes and counts them all in changes
   t.equal((diff['changes'] as Json[]).length, 500);
   t.equal(diff['changes_total'], 600);
 });
+
+t.test(
+  'one revision read: its ETag changes when it stops being active, and If-None-Match answers 304',
+  async (t) => {
+    const node = await startConfigNode(t);
+    const first = await firstRevision(node);
+    const read = (tag?: string) =>
+      node.call(
+        'GET',
+        `/config/revisions/${first}`,
+        tag === undefined ? {} : { headers: { 'if-none-match': tag } },
+      );
+    const active = await read();
+    t.equal(active.status, 200);
+    const activeTag = active.headers.get('etag')!;
+    t.equal(activeTag, `"${first}"`, 'while active, the tag is the one GET /config sends');
+    const same = await read(activeTag);
+    t.equal(same.status, 304, 'unchanged: 304');
+    t.equal(same.headers.get('etag'), activeTag);
+
+    await node.call('PUT', '/config', { body: company('Next'), headers: { 'x-summary': 'next' } });
+    const superseded = await read(activeTag);
+    t.equal(superseded.status, 200, 'the answer changed (is_active), so the old tag does not match');
+    t.match(await json(superseded), { is_active: false, activated_at: String });
+    const supersededTag = superseded.headers.get('etag')!;
+    t.not(supersededTag, activeTag);
+    t.equal((await read(supersededTag)).status, 304);
+    t.equal((await read(`W/${supersededTag}, "other"`)).status, 304, 'a weak tag in a list matches too');
+
+    // A write naming the superseded revision's tag is stale, exactly as naming its id.
+    const stale = await node.call('PUT', '/config', {
+      body: company('Late'),
+      headers: { 'x-summary': 'late', 'if-match': supersededTag },
+    });
+    t.equal(stale.status, 409);
+    const refusal = await json(stale);
+    t.match(refusal, { error: 'revision_advanced', stored_revision_id: String });
+    const kept = await json(
+      await node.call('GET', `/config/revisions/${refusal['stored_revision_id'] as string}`),
+    );
+    t.equal(kept['parent_revision_id'], first, 'stored with the revision it named as parent');
+  },
+);

@@ -29,7 +29,7 @@ import {
 } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import type { ApiReply, ApiRequest, RequestHead, RouteDef } from '../../types.js';
-import { etagOf, notModified } from './config.request.js';
+import { etagOf, notModified, revisionTagId } from './config.request.js';
 import { intParam } from '../int-query.param.js';
 import { singleParam } from '../single.param.js';
 
@@ -160,10 +160,13 @@ function getRevisions(deps: ConfigReadDeps, req: ApiRequest): ApiReply {
 async function getRevision(deps: ConfigReadDeps, req: ApiRequest): Promise<ApiReply> {
   const state = deps.state();
   const record = await revisionById(state, req.params['id'] ?? '');
+  const meta = metaOf(state, record);
+  const tagId = revisionTagId(meta);
+  if (notModified(req, tagId)) return { status: 304, headers: { ETag: etagOf(tagId) } };
   return {
     status: 200,
-    headers: { ETag: etagOf(record.revision_id) },
-    body: { ...metaOf(state, record), payload: readable(deps, record) },
+    headers: { ETag: etagOf(tagId) },
+    body: { ...meta, payload: readable(deps, record) },
   };
 }
 

@@ -51,7 +51,7 @@ export function readPreconditions(req: RequestHead): Preconditions {
       extra: { stored_revision_id: null },
     });
   }
-  return { ifMatch: tags[0], ifNoneMatchAny };
+  return { ifMatch: revisionOfTag(tags[0]!), ifNoneMatchAny };
 }
 
 /** `If-None-Match` on a read: true when it names `etag` (or `*`). */
@@ -62,6 +62,27 @@ export function notModified(req: ApiRequest, etagId: string): boolean {
 }
 
 export const etagOf = (revisionId: string): string => `"${revisionId}"`;
+
+/**
+ * What the ETag of `GET /config/revisions/{id}` names: the id while the revision is active (the tag `GET
+ * /config` sends), else the id with its activation (`<id>.stored`, `<id>.superseded-<ms>`), so the tag
+ * moves whenever `is_active` or `activated_at` does.
+ */
+export function revisionTagId(meta: {
+  readonly revision_id: string;
+  readonly is_active: boolean;
+  readonly activated_at: string | null;
+}): string {
+  if (meta.is_active) return meta.revision_id;
+  const at = meta.activated_at === null ? NaN : Date.parse(meta.activated_at);
+  return `${meta.revision_id}.${Number.isNaN(at) ? 'stored' : `superseded-${at}`}`;
+}
+
+const revisionTag =
+  /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.(?:stored|superseded-\d+)$/i;
+
+/** An If-Match naming a revision read's tag names that revision. */
+const revisionOfTag = (tag: string): string => revisionTag.exec(tag)?.[1] ?? tag;
 
 export interface ParsedBody {
   readonly document: unknown;
