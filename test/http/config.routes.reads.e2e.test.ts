@@ -84,6 +84,38 @@ t.test('a redacted read sent back by a full PUT round-trips: the stored secrets 
 });
 
 t.test(
+  'an LLM base_url carrying a login is stored, read with its password masked, and kept by a round trip',
+  async (t) => {
+    const node = await startConfigNode(t);
+    const doc = company();
+    const llm = (doc['providers'] as Json)['llm'] as Record<string, Json>;
+    llm['local'] = {
+      type: 'openai-compatible',
+      model: 'm-1',
+      base_url: 'https://proxy:pw-9f2e@llm.example/v1',
+    };
+    await firstRevision(node, doc);
+    for (const path of ['/config', '/config?format=yaml', '/config/llm-providers/local', '/query/config']) {
+      const text = await (await node.call('GET', path)).text();
+      t.notMatch(text, /pw-9f2e/, `${path} shows no password`);
+      t.match(text, /proxy:\*\*\*@llm\.example\/v1/, `${path} shows the URL`);
+    }
+    const entity = await json(await node.call('GET', '/config/llm-providers/local'));
+    const put = await node.call('PUT', '/config/llm-providers/local', {
+      body: { ...entity, timeout_seconds: 30 },
+      headers: { 'x-summary': 'timeout' },
+    });
+    t.equal(put.status, 201);
+    const stored = node.configuration.view.state;
+    const payload = (await readRevision(stored, stored.active!.revision_id))!.payload as Json;
+    t.equal(
+      (((payload['providers'] as Json)['llm'] as Record<string, Json>)['local'] as Json)['base_url'],
+      'https://proxy:pw-9f2e@llm.example/v1',
+    );
+  },
+);
+
+t.test(
   'config_audit answers revision metadata newest first; limit clamped 1..500, non-number the default',
   async (t) => {
     const node = await startConfigNode(t);
