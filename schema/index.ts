@@ -91,10 +91,11 @@ export {
 } from './events/index.js';
 export { InboxKind, InboxMessage } from './inbox.js';
 export {
+  deliveryJson,
   deliveryKey,
   deliveryTrace,
   InboundNotification,
-  isChatForm,
+  isForm,
   RawDeliveryMeta,
   rawDeliveryMeta,
   RawHeader,

@@ -39,14 +39,35 @@ export const RawHeader = {
   ContentType: 'svc-content-type',
 } as const;
 
+/** The vendors that may send a form, their JSON in its `payload` field: chat (interactions) and codehost-a. */
+const formVendors: ReadonlySet<string> = new Set([Vendor.Chat, Vendor.CodehostA]);
+
 /**
- * A chat delivery sent as a form (interactions carry their JSON in `payload`): only chat sends forms, so
- * every other body is JSON whatever its label. Media types are case-insensitive (RFC 9110 8.3.1). The
- * receiver and routing both ask this, so they read a delivery the same way.
+ * A delivery sent as a form: only chat and codehost-a send forms, so every other body is JSON whatever its
+ * label. Media types are case-insensitive (RFC 9110 8.3.1).
  */
-export function isChatForm(pipeline: string, contentType: string): boolean {
+export function isForm(pipeline: string, contentType: string): boolean {
   const media = (contentType.split(';', 1)[0] ?? '').trim().toLowerCase();
-  return pipeline === Vendor.Chat && media === 'application/x-www-form-urlencoded';
+  return formVendors.has(pipeline) && media === 'application/x-www-form-urlencoded';
+}
+
+/**
+ * The JSON of a delivery body as its pipeline reads it, or undefined when it has none: a form's `payload`
+ * field (a chat form without one, a slash command, reads as its fields), else the body itself. The receiver
+ * and routing both read a delivery through this, so they read it the same way.
+ */
+export function deliveryJson(pipeline: string, contentType: string, text: string): unknown {
+  try {
+    if (isForm(pipeline, contentType)) {
+      const fields = new URLSearchParams(text);
+      const payload = fields.get('payload');
+      if (payload !== null) return JSON.parse(payload) as unknown;
+      return pipeline === Vendor.Chat ? Object.fromEntries(fields) : undefined;
+    }
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 /** What the audit stream records about one accepted delivery (the body is the message data). */

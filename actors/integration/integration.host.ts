@@ -20,10 +20,11 @@ import {
   newEvent,
 } from '../../bus/index.js';
 import {
+  deliveryJson,
   deliveryKey,
   deliveryTrace,
   EventCategory,
-  isChatForm,
+  isForm,
   RawHeader,
   rawDeliveryMeta,
   uuidv5,
@@ -85,19 +86,9 @@ export function receivedEvent(n: InboundNotification, source: string): EventReco
 
 /** The body's JSON; `handed` is the receiver's parse of these bytes as JSON, when it was kept for routing. */
 function bodyJson(meta: RawDeliveryMeta, data: Uint8Array, handed: unknown): unknown {
-  const form = isChatForm(meta.pipeline, meta.content_type);
-  if (handed !== undefined && !form) return handed;
+  if (handed !== undefined && !isForm(meta.pipeline, meta.content_type)) return handed;
   const text = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
-  try {
-    if (form) {
-      const fields = new URLSearchParams(text);
-      const payload = fields.get('payload');
-      return payload !== null ? (JSON.parse(payload) as unknown) : Object.fromEntries(fields);
-    }
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
+  return deliveryJson(meta.pipeline, meta.content_type, text);
 }
 
 /** One raw delivery -> its notification, or null when it is an agent's own action. Exported for tests. */

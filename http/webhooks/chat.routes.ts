@@ -8,7 +8,7 @@
  * would have the vendor retry forever.
  */
 import type { Logger } from 'pino';
-import { isChatForm, Vendor } from '../../schema/index.js';
+import { deliveryJson, Vendor } from '../../schema/index.js';
 import { ApiError } from '../api-error.js';
 import type { ApiReply, ApiRequest, RequestHead, RouteDef } from '../types.js';
 import { ChatHeaders, verifyChat } from './chat.verify.js';
@@ -68,17 +68,7 @@ function beforeChat(deps: ReceiverDeps, req: RequestHead, log: Logger): ApiReply
 
 /** The body as the vendor sends it: JSON events, or a form (interactions carry JSON in `payload`). */
 export function chatPayload(body: Buffer, contentType: string): unknown {
-  const text = body.toString('utf8');
-  try {
-    if (isChatForm(Vendor.Chat, contentType)) {
-      const form = new URLSearchParams(text);
-      const payload = form.get('payload');
-      return payload !== null ? (JSON.parse(payload) as unknown) : Object.fromEntries(form);
-    }
-    return body.length === 0 ? undefined : (JSON.parse(text) as unknown);
-  } catch {
-    return undefined;
-  }
+  return deliveryJson(Vendor.Chat, contentType, body.toString('utf8'));
 }
 
 async function chat(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> {

@@ -116,7 +116,7 @@ export function malformed(deps: ReceiverDeps, req: Logged, surface: string): nev
   req.log.warn({ event: 'webhook_refused', surface, reason: 'malformed_body' }, 'webhook_refused');
   throw new ApiError('invalid_body', {
     detail: 'The delivery body is not the JSON this receiver expects.',
-    hint: 'Send the vendor payload unchanged with `Content-Type: application/json`.',
+    hint: 'Send the vendor payload unchanged: JSON with `Content-Type: application/json`, or (chat, codehost-a) a form whose `payload` field holds it.',
     extra: { problems: wholeBodyProblem('expected the vendor’s JSON payload') },
   });
 }

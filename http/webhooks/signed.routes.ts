@@ -1,10 +1,10 @@
 /**
  * The HMAC- and token-verified receivers: tracker-a, codehost-a (shared and per seat), codehost-b,
  * tracker-b, wiki (self-hosted and cloud) and monitor. Each: 1. secret or 503 and credential header or
- * 401, from the headers (the gate, before the body is read), 2. verify or 401, 3. JSON or 400, 4. dedup
- * key, 5. durable append, then 2xx.
+ * 401, from the headers (the gate, before the body is read), 2. verify or 401, 3. JSON (codehost-a: or a
+ * form's `payload`) or 400, 4. dedup key, 5. durable append, then 2xx.
  */
-import { Vendor } from '../../schema/index.js';
+import { deliveryJson, Vendor, type Pipeline } from '../../schema/index.js';
 import { queryValue } from '../routes/single.param.js';
 import type { ApiReply, ApiRequest, RequestHead, RouteDef } from '../types.js';
 import { CodehostAHeaders, verifyCodehostA } from './codehost-a.verify.js';
@@ -12,7 +12,7 @@ import { CodehostBHeaders, verifyCodehostB } from './codehost-b.verify.js';
 import { digestKey, headerId, pathOf, scalar, wikiDedupKey, wikiEventType } from './delivery-ids.js';
 import { MonitorHeaders, monitorTokenUsable, verifyMonitor } from './monitor.verify.js';
 import { credential, failClosed, inHeader, type Gate } from './gate.js';
-import { accept, malformed, notConfigured, parseJson, refused, type ReceiverDeps } from './receiver.js';
+import { accept, malformed, notConfigured, refused, type ReceiverDeps } from './receiver.js';
 import { seatSecret } from './settings.js';
 import { TrackerAHeaders, verifyTrackerA } from './tracker-a.verify.js';
 import { TrackerBHeaders, verifyTrackerB } from './tracker-b.verify.js';
@@ -21,9 +21,16 @@ import { verifyServiceToken, verifyWikiSigned, WikiHeaders } from './wiki.verify
 
 const now = (deps: ReceiverDeps): number => deps.now?.() ?? Date.now();
 
-function checked(deps: ReceiverDeps, req: ApiRequest, surface: string, verdict: Verdict): unknown {
+/** Verified, then read as its pipeline reads it (routing reads it through the same `deliveryJson`). */
+function checked(
+  deps: ReceiverDeps,
+  req: ApiRequest,
+  surface: string,
+  verdict: Verdict,
+  pipeline: Pipeline,
+): unknown {
   if (!verdict.ok) refused(deps, req, surface, verdict.reason);
-  const json = parseJson(req.body);
+  const json = deliveryJson(pipeline, req.headers['content-type'] ?? '', req.body.toString('utf8'));
   if (json === undefined) malformed(deps, req, surface);
   return json;
 }
@@ -38,7 +45,7 @@ const trackerAGate: Gate = {
 };
 
 function trackerA(deps: ReceiverDeps, req: ApiRequest, secret: string, surface: string): Promise<ApiReply> {
-  const json = checked(deps, req, surface, verifyTrackerA(secret, req.headers, req.body));
+  const json = checked(deps, req, surface, verifyTrackerA(secret, req.headers, req.body), Vendor.TrackerA);
   return accept(deps, req, {
     vendor: Vendor.TrackerA,
     pipeline: Vendor.TrackerA,
@@ -82,7 +89,7 @@ async function codehostA(
   surface: string,
 ): Promise<ApiReply> {
   const handle = req.params['handle'] ?? null;
-  const json = checked(deps, req, surface, verifyCodehostA(secret, req.headers, req.body));
+  const json = checked(deps, req, surface, verifyCodehostA(secret, req.headers, req.body), Vendor.CodehostA);
   const event = headerId(req.headers[CodehostAHeaders.event]) ?? '';
   const reply = await accept(deps, req, {
     vendor: Vendor.CodehostA,
@@ -136,7 +143,13 @@ const codehostBGate: Gate = {
 };
 
 function codehostB(deps: ReceiverDeps, req: ApiRequest, secret: string, surface: string): Promise<ApiReply> {
-  const json = checked(deps, req, surface, verifyCodehostB(secret, req.headers, req.body, now(deps)));
+  const json = checked(
+    deps,
+    req,
+    surface,
+    verifyCodehostB(secret, req.headers, req.body, now(deps)),
+    Vendor.CodehostB,
+  );
   return accept(deps, req, {
     vendor: Vendor.CodehostB,
     pipeline: Vendor.CodehostB,
@@ -158,7 +171,7 @@ const trackerBGate: Gate = {
 };
 
 function trackerB(deps: ReceiverDeps, req: ApiRequest, secret: string, surface: string): Promise<ApiReply> {
-  const json = checked(deps, req, surface, verifyTrackerB(secret, req.headers, req.body));
+  const json = checked(deps, req, surface, verifyTrackerB(secret, req.headers, req.body), Vendor.TrackerB);
   return accept(deps, req, {
     vendor: Vendor.TrackerB,
     pipeline: Vendor.TrackerB,
@@ -184,7 +197,7 @@ function wikiSelfHosted(
   secret: string,
   surface: string,
 ): Promise<ApiReply> {
-  const json = checked(deps, req, surface, verifyWikiSigned(secret, req.headers, req.body));
+  const json = checked(deps, req, surface, verifyWikiSigned(secret, req.headers, req.body), Vendor.Wiki);
   return accept(deps, req, {
     vendor: Vendor.Wiki,
     pipeline: Vendor.Wiki,
@@ -228,7 +241,7 @@ function wikiCloud(deps: ReceiverDeps, req: ApiRequest, token: string, surface: 
     'repeated' in query
       ? { ok: false, reason: 'bad_token' }
       : verifyServiceToken(token, req.headers[WikiHeaders.token], query.value);
-  const json = checked(deps, req, surface, verdict);
+  const json = checked(deps, req, surface, verdict, Vendor.Wiki);
   return accept(deps, req, {
     vendor: Vendor.Wiki,
     pipeline: Vendor.Wiki,
@@ -255,7 +268,7 @@ const monitorGate: Gate = {
 };
 
 function monitor(deps: ReceiverDeps, req: ApiRequest, token: string, surface: string): Promise<ApiReply> {
-  const json = checked(deps, req, surface, verifyMonitor(token, req.headers));
+  const json = checked(deps, req, surface, verifyMonitor(token, req.headers), Vendor.Monitor);
   return accept(deps, req, {
     vendor: Vendor.Monitor,
     pipeline: Vendor.Monitor,

@@ -133,20 +133,20 @@ async function vendorTests(t: Test, v: VendorCase, node: WebhookNode): Promise<v
     t.notOk(res.text.includes('not json'));
   });
 
-  // Routing must read a delivery as the receiver that accepted it did: only chat sends forms, and a media
-  // type is case-insensitive (RFC 9110 8.3.1).
-  const formCase =
-    v.name === 'chat'
-      ? {
-          label: 'a form whose media type is in capitals is read as a form and routed',
-          body: `payload=${encodeURIComponent(v.body(7))}`,
-          contentType: 'Application/X-WWW-Form-URLEncoded; charset=utf-8',
-        }
-      : {
-          label: 'a JSON delivery labelled as a form is routed from its JSON',
-          body: v.body(7),
-          contentType: 'application/x-www-form-urlencoded',
-        };
+  // Routing must read a delivery as the receiver that accepted it did: only chat and codehost-a send forms
+  // (their JSON in `payload`), and a media type is case-insensitive (RFC 9110 8.3.1).
+  const sendsForms = v.name === 'chat' || v.name.startsWith('codehost-a');
+  const formCase = sendsForms
+    ? {
+        label: 'a form whose media type is in capitals is read from its `payload` and routed',
+        body: `payload=${encodeURIComponent(v.body(7))}`,
+        contentType: 'Application/X-WWW-Form-URLEncoded; charset=utf-8',
+      }
+    : {
+        label: 'a JSON delivery labelled as a form is routed from its JSON',
+        body: v.body(7),
+        contentType: 'application/x-www-form-urlencoded',
+      };
   await t.test(formCase.label, async (t) => {
     const before = new Set(await storedKeys(node));
     const res = await send(formCase.body, { headers: { 'content-type': formCase.contentType } });
@@ -157,6 +157,22 @@ async function vendorTests(t: Test, v: VendorCase, node: WebhookNode): Promise<v
     t.equal(decided['event'], 'notification_routed', `routed (${String(decided['reason'])})`);
     t.same(decided['recipients'], [v.routesTo]);
   });
+
+  if (v.name.startsWith('codehost-a'))
+    await t.test(
+      'a signed form without a JSON `payload` is 400 invalid_body and nothing is stored',
+      async (t) => {
+        const before = await stored(node);
+        const form = { 'content-type': 'application/x-www-form-urlencoded' };
+        for (const body of ['action=opened', 'payload=%7Bnot%20json', v.body(8)]) {
+          const res = await send(body, { headers: form });
+          t.equal(res.status, 400, body.slice(0, 20));
+          t.equal(res.json?.error, 'invalid_body');
+          t.notOk(res.text.includes('not json'), 'never quoted');
+        }
+        t.equal(await stored(node), before);
+      },
+    );
 
   if (v.own !== undefined)
     await t.test("an agent's own event is acknowledged and dropped", async (t) => {
