@@ -4,11 +4,12 @@
  * read (the node draining or not yet configured).
  */
 import type { HttpResponse } from '@trufflesuite/uws-js-unofficial';
-import { codelessReply, errorReply } from './api-error.js';
+import { errorReply } from './api-error.js';
 import { isWrite } from './guard.js';
 import { Exchange, type WriteContext } from './respond.js';
 import type { CompiledRoute } from './router.js';
 import type { ApiReply } from './types.js';
+import { unconfiguredNode } from './webhooks/receiver.js';
 import {
   logRequest,
   safePath,
@@ -79,12 +80,7 @@ export function refusalBeforeBody(
   const bridge = served.pattern.startsWith('/mcp/');
   if (draining && !bridge && (isWrite(method) || delivery)) return errorReply('draining');
   if (served.kind === 'webhook' && served.def.servesUnconfigured !== true && !core.probes.configured()) {
-    return codelessReply(
-      503,
-      'This node has no active configuration yet, so it cannot verify or route deliveries.',
-      'Push the first revision; the sender will retry.',
-      { 'Retry-After': '30' },
-    );
+    return unconfiguredNode();
   }
   return null;
 }

@@ -298,6 +298,8 @@ export {
   ItemFields,
   ItemTitle,
   ITEM_REF_MAX,
+  bodyText,
+  lineText,
   mentionedItems,
   MoveItemBody,
   noWorkItem,

@@ -14,14 +14,18 @@ import type { ApiReply, ApiRequest, RequestHead, RouteDef } from '../types.js';
 import { ChatHeaders, verifyChat } from './chat.verify.js';
 import { digestKey, headerId, isRecord, pathOf, scalar } from './delivery-ids.js';
 import { credential, type Credential } from './gate.js';
-import { accept, malformed, notConfigured, refused, retryLater, type ReceiverDeps } from './receiver.js';
+import {
+  accept,
+  malformed,
+  notConfigured,
+  refused,
+  unconfiguredNode,
+  type ReceiverDeps,
+} from './receiver.js';
 import { seatSecret } from './settings.js';
 
 /** The largest unverifiable body read in case it is a challenge (a real one is about 150 bytes). */
 export const CHALLENGE_MAX_BYTES = 4096;
-
-const unconfiguredNode =
-  'This node has no active configuration yet, so it cannot verify or route deliveries.';
 
 /**
  * A known agent seat's signing secret, or what is unset: chat not enabled (`integrations.chat`, the
@@ -57,7 +61,7 @@ function beforeChat(deps: ReceiverDeps, req: RequestHead, log: Logger): ApiReply
   if (!chunked && Number.isSafeInteger(length) && length <= CHALLENGE_MAX_BYTES) return undefined;
   const handle = req.params['handle'] ?? '';
   const surface = `chat/${handle}`;
-  if (!deps.configured()) return retryLater(unconfiguredNode);
+  if (!deps.configured()) return unconfiguredNode();
   requireAgentSeat(deps, handle, log);
   const secret = chatSecret(deps, handle);
   if (!secret.ok) return notConfigured(deps, { log }, surface, secret.what);
@@ -78,7 +82,7 @@ async function chat(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> {
   // 0. The challenge, before anything else (this route serves an unconfigured node for it).
   if (isRecord(json) && json['type'] === 'url_verification' && typeof json['challenge'] === 'string')
     return { status: 200, body: { challenge: json['challenge'] } };
-  if (!deps.configured()) return retryLater(unconfiguredNode);
+  if (!deps.configured()) return unconfiguredNode();
   requireAgentSeat(deps, handle, req.log);
   const secret = chatSecret(deps, handle);
   if (!secret.ok) return notConfigured(deps, req, surface, secret.what);

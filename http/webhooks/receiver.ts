@@ -84,12 +84,16 @@ const keptHeader = (name: string): boolean =>
     name.startsWith('webhook-')) &&
   !credentialName.test(name);
 
-export function retryLater(detail: string): ApiReply {
-  return codelessReply(
-    503,
-    detail,
-    'Configure the secret for this receiver (see ops/webhooks.md); the sender retries on its own.',
-    { 'Retry-After': '30' },
+/** 503, no code (spec), `Retry-After`: the sender retries on its own. */
+export function retryLater(detail: string, hint: string): ApiReply {
+  return codelessReply(503, detail, hint, { 'Retry-After': '30' });
+}
+
+/** The answer of every receiver on a node without an active revision (the gateway's and chat's alike). */
+export function unconfiguredNode(): ApiReply {
+  return retryLater(
+    'This node has no active configuration yet, so it cannot verify or route deliveries.',
+    'Push the first revision; the sender will retry.',
   );
 }
 
@@ -99,7 +103,10 @@ type Logged = { readonly log: Logger };
 export function notConfigured(deps: ReceiverDeps, req: Logged, surface: string, what: string): ApiReply {
   deps.arrivals.count(surface, 'not_configured');
   req.log.warn({ event: 'webhook_not_configured', surface }, 'webhook_not_configured');
-  return retryLater(`This receiver is not configured: ${what}.`);
+  return retryLater(
+    `This receiver is not configured: ${what}.`,
+    'Configure the secret for this receiver (see ops/webhooks.md); the sender retries on its own.',
+  );
 }
 
 export function refused(deps: ReceiverDeps, req: Logged, surface: string, reason: Refusal): never {

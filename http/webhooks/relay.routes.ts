@@ -58,7 +58,11 @@ async function relay(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> {
   } catch (error) {
     if (!(error instanceof KeySetUnavailable)) throw error;
     req.log.warn({ event: 'relay_keys_unavailable', reason: error.message }, 'relay_keys_unavailable');
-    return retryLater('The relay key set cannot be read right now, so the token cannot be verified.');
+    // Nothing here is misconfigured: the vendor's key set did not come (its answer is never quoted).
+    return retryLater(
+      "The relay vendor's key set could not be fetched, so the delivery's token cannot be verified yet.",
+      'The sender will retry; the key set is fetched again at most every 30 s. If this lasts, check that SVC_RELAY_JWKS_URL is the vendor key set.',
+    );
   }
   if (!verdict.ok) refused(deps, req, surface, verdict.reason);
   const json = parseJson(req.body);

@@ -7,6 +7,8 @@ export {
   ItemFields,
   ItemTitle,
   ITEM_REF_MAX,
+  bodyText,
+  lineText,
   MoveItemBody,
   noWorkItem,
   OpId,

@@ -6,9 +6,11 @@
  */
 import { z } from 'zod';
 import {
+  bodyText,
   groupOf,
   itemByRef,
   ItemTitle,
+  lineText,
   priorities,
   workStatuses,
   type ToolResult,
@@ -45,7 +47,7 @@ const GetArgs = z.strictObject({ item });
 const CreateArgs = z.strictObject({
   project: z.string().describe('Project key (ENG).'),
   title: ItemTitle,
-  description: z.string().max(65_536).optional(),
+  description: bodyText().max(65_536).optional(),
   type: z.string().optional().describe('task, bug, feature, chore or question.'),
   priority: z.enum(priorities).optional(),
   assignees: handles.optional(),
@@ -53,13 +55,13 @@ const CreateArgs = z.strictObject({
 const UpdateArgs = z.strictObject({
   item,
   title: ItemTitle.optional(),
-  description: z.string().max(65_536).optional(),
+  description: bodyText().max(65_536).optional(),
   priority: z.enum(priorities).optional(),
   assignees: handles.optional().describe('The whole new list of assignees.'),
   watchers: handles.optional(),
-  labels: z.array(z.string().min(1).max(60)).max(30).optional(),
+  labels: z.array(lineText().min(1).max(60)).max(30).optional(),
 });
-const CommentArgs = z.strictObject({ item, body: z.string().trim().min(1).max(65_536) });
+const CommentArgs = z.strictObject({ item, body: bodyText().trim().min(1).max(65_536) });
 const MoveArgs = z.strictObject({
   item,
   to: z.enum(workStatuses).describe('backlog, todo, in_progress, in_review, done or cancelled.'),

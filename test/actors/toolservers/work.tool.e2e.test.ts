@@ -58,6 +58,22 @@ t.test('a seat lists, reads, creates, comments on and moves items with its built
     'the turn is recorded on the item',
   );
 
+  // The HTTP writes' text rules: a body keeps tabs and line breaks but no NUL or lone surrogate; a label no control character.
+  const seqBefore = (await w.bus.streamInfo(Streams.Work)).lastSeq;
+  for (const [name, args] of [
+    ['work_comment', { item: 'ENG-1', body: 'a\u0000b' }],
+    ['work_comment', { item: 'ENG-1', body: 'half \ud800 pair' }],
+    ['work_update', { item: 'ENG-1', description: 'nul\u0000' }],
+    ['work_update', { item: 'ENG-1', labels: ['tab\there'] }],
+    ['work_create', { project: 'ENG', title: 'Body', description: 'x\u0000' }],
+  ] as const) {
+    const refusedText = await run(name, args, `${name}-${JSON.stringify(args)}`);
+    t.equal(refusedText.error, true, `${name} ${JSON.stringify(args)} is refused`);
+  }
+  t.equal((await w.bus.streamInfo(Streams.Work)).lastSeq, seqBefore, 'nothing refused was recorded');
+  const kept = await run('work_comment', { item: 'ENG-1', body: 'line one\n\tline two' }, 'kept');
+  t.equal(kept.error, false, 'tabs and line breaks stay in a body');
+
   const none = workTools({ work: () => null });
   const refused = await none[0]!.call(ctx('x'), {});
   t.equal(refused.is_error, true, 'no tracker: the tool says so');

@@ -117,6 +117,9 @@ t.test(
     t.equal(event.headers.get('retry-after'), '30');
     const other = await node.post('/webhooks/tracker-b', '{}', sign_.trackerB(SECRETS.trackerB, '{}'));
     t.equal(other.status, 503, 'an unconfigured node answers 503 to deliveries');
+    // One answer for the unconfigured node, whichever receiver is asked: no secret is missing yet.
+    t.same(event.json, other.json, 'chat words it as every other receiver does');
+    t.match(event.json?.['hint'], /first revision/);
   },
 );
 

@@ -3,6 +3,9 @@
  * cannot verify triggers one fetch of the set, at most once per 30 s window, and the retry is verified
  * against the fresh set. Real listener, real key-set server; the window's clock is driven by the test.
  */
+import { once } from 'node:events';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { relayKeySet } from '../../../http/index.js';
 import { jwksServer } from './fixtures/jwks-server.js';
@@ -116,5 +119,44 @@ t.test(
     relay.advance(windowMs);
     t.equal(await relay.deliver(rotated), 503);
     t.equal(relay.attempts(), 3, 'one attempt per window');
+  },
+);
+
+t.test(
+  "a key set the vendor cannot serve answers 503 saying so, with Retry-After, never quoting the vendor's body",
+  async (t) => {
+    // The vendor's key-set location: one answers 500 with a body of its own, one never answers.
+    const held: ServerResponse[] = [];
+    const vendor = createServer((req, res) => {
+      if (req.url === '/silent') return void held.push(res);
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end('vendor-internal-trace-7f3a');
+    });
+    vendor.listen(0, '127.0.0.1');
+    await once(vendor, 'listening');
+    t.teardown(() => {
+      for (const res of held) res.destroy();
+      vendor.closeAllConnections();
+      return new Promise<void>((resolve) => vendor.close(() => resolve()));
+    });
+    const base = `http://127.0.0.1:${(vendor.address() as AddressInfo).port}`;
+    const issuer = relayIssuer('k1');
+    const relay = vendorCases(issuer).find((v) => v.name === 'relay')!;
+    for (const path of ['/broken', '/silent']) {
+      const node = await startWebhookNode({
+        relayJwksUrl: `${base}${path}`,
+        relayKeySet: (url) => relayKeySet(url, { minRefreshMs: 0, timeoutMs: 200 }),
+      });
+      t.teardown(() => node.close());
+      const body = relay.body(1);
+      const res = await node.post(relay.path, body, relay.sign(body, { id: 'ks-1' }));
+      t.equal(res.status, 503, path);
+      t.equal(res.headers.get('retry-after'), '30', `${path}: Retry-After`);
+      t.notOk(res.json?.['error'], `${path}: codeless (spec)`);
+      t.match(res.json?.['detail'], /key set could not be fetched/, `${path}: the detail names the key set`);
+      t.match(res.json?.['hint'], /sender will retry/, `${path}: the hint says the sender retries`);
+      t.notMatch(res.text, /Configure the secret/, `${path}: nothing to configure`);
+      t.notOk(res.text.includes('vendor-internal-trace'), `${path}: the vendor's body is never quoted`);
+    }
   },
 );
