@@ -141,14 +141,18 @@ export class Guard {
 
   /**
    * Decide a request. `authorization` is the header ('' when absent, null when sent more than once:
-   * `soleAuthorization`); `queryTokens` are the values of `?token=`, only passed for `/ws/stream`, the one
-   * route where a query-string token counts (two are refused as two headers are, never one picked).
+   * `soleAuthorization`); `queryTokens` are the values of `?token=` and `protocolToken` the token a
+   * subprotocol carries, only passed for `/ws/stream`, the one route where those count (two `?token=` are
+   * refused as two headers are, never one picked). Every token present must be accepted (spec
+   * "Authentication" 4: a present wrong token is refused, whichever channel carries it); the identity is
+   * the header's, else the subprotocol's, else the query's.
    */
   check(
     access: Access,
     route: string | null,
     authorization: string | null,
     queryTokens: readonly string[] = [],
+    protocolToken: string | null = null,
   ): GuardOutcome {
     if (access === 'open') return { ok: true, actor: this.settings.disabled ? anonymousActor : null };
     if (this.settings.disabled) return { ok: true, actor: anonymousActor };
@@ -156,19 +160,21 @@ export class Guard {
       this.refused(route, 'repeated');
       return { ok: false, reason: 'repeated' };
     }
-    let candidate: string | null = null;
-    if (authorization !== '') {
-      const m = /^bearer[ \t]+(.*)$/i.exec(authorization);
-      candidate = m ? m[1]!.trim() : '';
-    } else if (queryTokens.length > 1) {
+    if (queryTokens.length > 1) {
       this.refused(route, 'repeated_query');
       return { ok: false, reason: 'repeated_query' };
-    } else if (queryTokens.length === 1) {
-      candidate = queryTokens[0]!;
     }
-    if (candidate !== null) {
-      const id = candidate === '' ? null : this.verify(candidate);
-      if (id === null) {
+    const candidates: string[] = [];
+    if (authorization !== '') {
+      const m = /^bearer[ \t]+(.*)$/i.exec(authorization);
+      candidates.push(m ? m[1]!.trim() : '');
+    }
+    if (protocolToken !== null) candidates.push(protocolToken);
+    candidates.push(...queryTokens);
+    if (candidates.length > 0) {
+      const ids = candidates.map((c) => (c === '' ? null : this.verify(c)));
+      const id = ids[0];
+      if (id === null || id === undefined || ids.includes(null)) {
         this.refused(route, 'wrong');
         return { ok: false, reason: 'wrong' };
       }

@@ -2,9 +2,9 @@
  * `WS /ws/stream` on uWebSockets.js: the upgrade runs the guard (spec "Authentication" 2 and 4: a token in
  * `Authorization` or `?token=`; needed only when anonymous reads are off, refused when present and wrong),
  * which also takes the token as a subprotocol (`svc.token.<base64url>` beside `svc.stream`): a browser can
- * set no header on a socket, and a URL ends up in its console and logs. The answer names `svc.stream` when
- * it was offered and no subprotocol otherwise (RFC 6455 4.2.2: only one the client offered, never the token).
- * then the hub owns the socket. An upgrade lacking the rest of a version-13 handshake is answered 426 after
+ * set no header on a socket, and a URL ends up in its console and logs. Every token present must be right,
+ * on whichever channel. The answer names `svc.stream` when it was offered and no subprotocol otherwise
+ * (RFC 6455 4.2.2: only one the client offered, never the token); then the hub owns the socket. An upgrade lacking the rest of a version-13 handshake is answered 426 after
  * the guard. A GET uWS does not take as an upgrade (no 24-character key) falls through to the route table,
  * whose `/ws/stream` route answers the same 426 (or the guard's 401).
  * A socket is not bound by CORS: a page of another site could open it from a visitor's browser and read the
@@ -130,13 +130,14 @@ export function mountStream(
       const carried = protocolToken(offered);
       const speaks = offered.split(',').some((p) => p.trim() === STREAM_PROTOCOL);
       const protocol = speaks ? STREAM_PROTOCOL : '';
-      const queryTokens = carried !== null ? [carried] : query.getAll('token');
+      const queryTokens = query.getAll('token');
       const extensions = req.getHeader('sec-websocket-extensions');
       const verdict = guard.check(
         accessFor('GET', STREAM_PATH, 'read'),
         STREAM_PATH,
         authorization,
         queryTokens,
+        carried,
       );
       if (!verdict.ok) {
         writeAnswer(
@@ -161,7 +162,7 @@ export function mountStream(
       const bearer = /^bearer[ \t]+(.*)$/i.exec(authorization ?? '')?.[1]?.trim() ?? null;
       const data: SocketData = {
         actor: verdict.actor,
-        token: bearer ?? queryTokens[0] ?? null,
+        token: bearer ?? carried ?? queryTokens[0] ?? null,
         client: null,
       };
       res.upgrade(data, key, protocol, extensions, context);

@@ -6,7 +6,7 @@ import { request, type IncomingHttpHeaders } from 'node:http';
 import t from 'tap';
 import { startEventsNode, type Frame } from './fixtures/events-node.js';
 import { headerValues, rawWebSocket, type RawUpgrade } from '../harness/ws-raw.js';
-import { openAuth } from './fixtures/gateway-harness.js';
+import { call, OPS, openAuth } from './fixtures/gateway-harness.js';
 import type { AnsweredRequest } from '../../http/index.js';
 
 const portOf = (ws: string): number => Number(new URL(ws).port);
@@ -320,5 +320,36 @@ t.test(
       'sec-websocket-version': '8',
     });
     t.equal(guarded.status, 401, 'the guard answers first, as it does for a GET without Upgrade');
+  },
+);
+
+t.test(
+  'a wrong token beside a right one is refused 401 whichever channel carries it, even with reads open',
+  async (t) => {
+    const { ws, h } = await startEventsNode(t);
+    const port = portOf(ws);
+    const token = openAuth.tokens[0]!.token;
+    const protocol = (value: string): [string, string] => [
+      'Sec-WebSocket-Protocol',
+      `svc.stream, svc.token.${Buffer.from(value).toString('base64url')}`,
+    ];
+    const cases: Array<[string, string, Array<[string, string]>]> = [
+      ['Authorization right, ?token= wrong', '?token=wrong', [['Authorization', OPS]]],
+      ['Authorization wrong, ?token= right', `?token=${token}`, [['Authorization', 'Bearer wrong']]],
+      ['subprotocol right, ?token= wrong', '?token=wrong', [protocol(token)]],
+      ['Authorization right, subprotocol wrong', '', [['Authorization', OPS], protocol('wrong')]],
+    ];
+    for (const [what, query, headers] of cases) {
+      const u = await rawWebSocket(port, `/ws/stream${query}`, headers);
+      u.destroy();
+      t.equal(u.status, 401, what);
+      t.match(JSON.parse(u.body), { error: 'invalid_token' }, what);
+      t.same(headerValues(u, 'www-authenticate'), ['Bearer realm="svc", error="invalid_token"'], what);
+    }
+    const both = await rawWebSocket(port, `/ws/stream?token=${token}`, [['Authorization', OPS]]);
+    both.destroy();
+    t.equal(both.status, 101, 'the same right token on both channels opens');
+    const plain = await call(`${h.base}/ws/stream?token=wrong`, { headers: { authorization: OPS } });
+    t.equal(plain.status, 401, 'without Upgrade too: 401, not 426');
   },
 );
