@@ -7,9 +7,15 @@ import type { SpendRecord } from '../../schema/index.js';
 import { instantMs } from '../time/instants.js';
 import { addRow, addTo, zeroRow, type TokenRow } from './token-rows.js';
 
-/** A seat filter matches the role (display name) or the handle. */
-export const matchesSeat = (filter: string | null) => (r: Pick<SpendRecord, 'role' | 'handle'>) =>
-  filter === null || r.role === filter || r.handle === filter;
+/**
+ * A seat filter matches the role (display name) exactly, or the handle in any case: handles are lower-case,
+ * and people type them as they like (`Ada`, `ada`).
+ */
+export const matchesSeat = (filter: string | null) => {
+  const handle = filter?.toLowerCase() ?? null;
+  return (r: Pick<SpendRecord, 'role' | 'handle'>): boolean =>
+    filter === null || r.role === filter || r.handle === handle;
+};
 
 /** The sums of an agent or a turn, and its last record (in placed order). */
 export interface SeatFold {

@@ -211,7 +211,8 @@ export class RollupIndex {
         if ((turn.entries[turn.entries.length - 1] as PlacedEntry).ms < fromMs) continue;
         const handle = turn.handle;
         // A filter the handle does not match takes the records of that role: all or none unless the role changed.
-        const all = filter === null || handle === filter || (!turn.mixed && turn.role === filter);
+        const all =
+          filter === null || handle === filter.toLowerCase() || (!turn.mixed && turn.role === filter);
         if (!all && !turn.mixed) continue;
         let g: TurnFold | null;
         if (all && (turn.entries[0] as PlacedEntry).ms >= fromMs) g = turn.whole ??= foldTurn(turn, 0, null);

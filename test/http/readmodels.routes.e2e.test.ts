@@ -112,7 +112,6 @@ t.test('read routes answer from the read models through a real listener', async 
     `/agents/${long}/memory/episodes/ep1`,
     `/agents/cto/memory/episodes/${long}`,
   ]) {
-    // prettier-ignore
     const refused = await call(`${h.base}${path}`);
     t.equal(refused.status, 404, path.slice(0, 40));
     const detail = String(refused.json!['detail']);

@@ -40,7 +40,8 @@ const own = fc.record({
 });
 const params = fc.record({
   since_days: fc.integer({ min: 1, max: 30 }),
-  agent_role: fc.constantFrom(null, ...handles.filter((h) => h !== '')),
+  // A handle, or a role name (the handle upper-cased here), or a handle typed in another case.
+  agent_role: fc.constantFrom(null, 'nobody', ...handles.filter((h) => h !== '').flatMap((h) => [h, h.toUpperCase(), h[0]!.toUpperCase() + h.slice(1)])), // prettier-ignore
   recent_turns: fc.integer({ min: 0, max: 6 }),
 });
 
@@ -122,7 +123,8 @@ t.test(
           };
           const got = tokenBreakdown(ledger, p, turnTimes);
           const records = ledgerRange(ledger, now - p.since_days * 24 * hour).filter(
-            (r) => p.agent_role === null || r.handle === p.agent_role || r.role === p.agent_role,
+            (r) =>
+              p.agent_role === null || r.handle === p.agent_role.toLowerCase() || r.role === p.agent_role,
           );
           const want = expected(records, p, turnTimes);
           const { totals, by_agent, by_turn, aggregated_through } = got;

@@ -180,7 +180,8 @@ t.test(
         const check = (p: RollupParams): boolean => {
           asked += 1;
           const records = ledgerRange(ledger, clock.now - p.since_days * day).filter(
-            (r) => p.agent_role === null || r.handle === p.agent_role || r.role === p.agent_role,
+            (r) =>
+              p.agent_role === null || r.handle === p.agent_role.toLowerCase() || r.role === p.agent_role,
           );
           const got = JSON.stringify(tokenBreakdown(ledger, p, turnTimes));
           return got === JSON.stringify(expected(records, p, turnTimes));

@@ -143,6 +143,20 @@ t.test(
     t.equal(calls('since_days=abc'), 3, 'not a number reads as the default');
     t.equal(calls('since_days=30&agent_role=CEO'), 1, 'by role name');
     t.equal(calls('since_days=30&agent_role=cto'), 4, 'by handle');
+    t.equal(calls('since_days=30&agent_role=CTO'), 4, 'by role name');
+    t.equal(calls('since_days=30&agent_role=Ceo'), 1, 'by handle typed in any case (handles are lower-case)');
+    t.equal(calls('since_days=30&agent_role=ceo'), 1, 'by handle');
+    t.equal(calls('since_days=30&agent_role=cEo'), 1);
+    const turns = (q: string) => m.tokenBreakdown(new URLSearchParams(q)).by_turn.map((r) => r.turn_id);
+    t.same(turns('since_days=30&agent_role=CEO'), ['c'], 'by_turn filters alike');
+    t.same(turns('since_days=30&agent_role=Ceo'), ['c']);
+    const series = (q: string) => m.tokenSeries(new URLSearchParams(q));
+    const total = (q: string) => {
+      const answer = series(q);
+      return 'invalid' in answer ? -1 : answer.buckets.reduce((n, b) => n + b.total_tokens, 0);
+    };
+    t.equal(total('agent_role=Ceo'), 1, '/tokens/series takes a handle in any case too');
+    t.equal(total('agent_role=CEO'), 1);
     t.equal(m.tokenBreakdown(new URLSearchParams('since_days=30&recent_turns=2')).by_turn.length, 2);
     t.equal(m.tokenBreakdown(new URLSearchParams('since_days=30')).by_turn.length, 5);
     t.equal(models().tokenBreakdown(new URLSearchParams()).aggregated_through, '', 'empty when none');
