@@ -33,6 +33,16 @@ const MAX_REFUSED_TOKENS = 5;
 /** The spec's health pulse: how often every dashboard is sent the health section. */
 export const healthPulseMs = 5_000;
 
+const QueryId = ClientFrame.options[1].shape.id;
+/**
+ * A refused frame's id, echoed only when a query may carry it (a string of at most 128 characters, a finite
+ * number): a frame of up to 64 KiB is otherwise echoed whole, and its id is no correlation a client made.
+ */
+const echoableId = (id: unknown): string | number | null => {
+  const parsed = QueryId.safeParse(id);
+  return parsed.success ? parsed.data : null;
+};
+
 export interface StreamHubOptions {
   readonly sections: SectionRegistry;
   readonly questions: QuestionRegistry;
@@ -174,7 +184,7 @@ export class StreamHub {
     if (!parsed.success) {
       const id = typeof raw === 'object' && raw !== null && 'id' in raw ? raw.id : null;
       this.fail(client, {
-        id: typeof id === 'string' || typeof id === 'number' ? id : null,
+        id: echoableId(id),
         what: null,
         error: 'bad_frame',
         detail: 'a client frame is {"kind":"ping"} or {"kind":"query","id","what","params"?,"token"?}',

@@ -353,3 +353,21 @@ t.test(
     t.equal(plain.status, 401, 'without Upgrade too: 401, not 426');
   },
 );
+
+t.test('a bad frame echoes its id only when the id is one a query may carry', async (t) => {
+  const { ws } = await startEventsNode(t);
+  const u = await rawWebSocket(portOf(ws), '/ws/stream');
+  t.teardown(() => u.destroy());
+  await until(u, (f) => f.kind === 'snapshot');
+  const bad = async (id: unknown): Promise<Frame['data']> => {
+    u.sendText(JSON.stringify({ kind: 'query', id, what: '' }));
+    return (await until(u, (f) => f.kind === 'error')).data;
+  };
+  const long = 'x'.repeat(200);
+  const refused = await bad(long);
+  t.match(refused, { id: null, error: 'bad_frame' }, 'an id over 128 characters is not echoed');
+  t.notOk(JSON.stringify(refused).includes('x'.repeat(129)), 'nothing of it comes back');
+  t.match(await bad('x'.repeat(128)), { id: 'x'.repeat(128), error: 'bad_frame' }, '128 characters: echoed');
+  t.match(await bad(7), { id: 7, error: 'bad_frame' }, 'a number: echoed');
+  t.match(await bad({ nested: true }), { id: null, error: 'bad_frame' }, 'an object: not echoed');
+});
