@@ -4,7 +4,9 @@
  * 401, from the headers (the gate, before the body is read), 2. verify or 401, 3. JSON (codehost-a: or a
  * form's `payload`) or 400, 4. dedup key, 5. durable append, then 2xx.
  */
+import type { Logger } from 'pino';
 import { deliveryJson, Vendor, type Pipeline } from '../../schema/index.js';
+import { ApiError } from '../api-error.js';
 import { queryValue } from '../routes/single.param.js';
 import type { ApiReply, ApiRequest, RequestHead, RouteDef } from '../types.js';
 import { CodehostAHeaders, verifyCodehostA } from './codehost-a.verify.js';
@@ -234,8 +236,30 @@ const wikiCloudGate: Gate = {
   },
 };
 
-function wikiCloud(deps: ReceiverDeps, req: ApiRequest, token: string, surface: string): Promise<ApiReply> {
+/**
+ * The `{event}` of a wiki cloud delivery: the wiki names its events as short tokens (`page_created`,
+ * `comment_updated`, `blog_trashed`; the relay's `avi:confluence:created:page` form too), so a name outside
+ * 1-64 letters, digits, `_`, `.`, `:` and `-` is a path this receiver does not serve: 404 `no_route`, before
+ * the credential or the body (a 503 or 401 would have the sender retry a URL that can never be accepted).
+ */
+const WIKI_EVENT = /^[A-Za-z][A-Za-z0-9_.:-]{0,63}$/;
+/** How much of a refused name an answer or a log line quotes. */
+const QUOTED_MAX = 80;
+
+function wikiEvent(req: RequestHead, log: Logger): string {
   const event = req.params['event'] ?? '';
+  if (WIKI_EVENT.test(event)) return event;
+  const chars = Array.from(event);
+  const quoted = chars.length > QUOTED_MAX ? `${chars.slice(0, QUOTED_MAX).join('')}…` : event;
+  log.warn({ event: 'webhook_unknown_event', surface: 'wiki/cloud', name: quoted }, 'webhook_unknown_event');
+  throw new ApiError('no_route', {
+    detail: `No route serves POST /webhooks/wiki/{event} for the event name ${JSON.stringify(quoted)} (${chars.length} characters).`,
+    hint: 'A wiki event name is 1 to 64 letters, digits, `_`, `.`, `:` or `-`, starting with a letter (e.g. /webhooks/wiki/page_created).',
+  });
+}
+
+function wikiCloud(deps: ReceiverDeps, req: ApiRequest, token: string, surface: string): Promise<ApiReply> {
+  const event = wikiEvent(req, req.log);
   const query = wikiQueryToken(req);
   const verdict: Verdict =
     'repeated' in query
@@ -284,18 +308,30 @@ function monitor(deps: ReceiverDeps, req: ApiRequest, token: string, surface: st
 }
 
 export function signedRoutes(deps: ReceiverDeps): RouteDef[] {
-  const post = (pattern: string, gate: Gate, handler: Handler): RouteDef => ({
-    method: 'POST',
-    pattern,
-    kind: 'webhook',
-    beforeBody: failClosed(deps, gate),
-    handler: async (req) => {
-      const surface = gate.surface(req, deps);
-      const secret = gate.credential(deps, req);
-      if (!secret.ok) return notConfigured(deps, req, surface, secret.what);
-      return handler(deps, req, secret.value, surface);
-    },
-  });
+  /** `served` refuses a path the route's grammar does not serve, before the gate. */
+  const post = (
+    pattern: string,
+    gate: Gate,
+    handler: Handler,
+    served?: (req: RequestHead, log: Logger) => unknown,
+  ): RouteDef => {
+    const gated = failClosed(deps, gate);
+    return {
+      method: 'POST',
+      pattern,
+      kind: 'webhook',
+      beforeBody: (req, log) => {
+        served?.(req, log);
+        return gated(req, log);
+      },
+      handler: async (req) => {
+        const surface = gate.surface(req, deps);
+        const secret = gate.credential(deps, req);
+        if (!secret.ok) return notConfigured(deps, req, surface, secret.what);
+        return handler(deps, req, secret.value, surface);
+      },
+    };
+  };
   return [
     post('/webhooks/tracker-a', trackerAGate, trackerA),
     post('/webhooks/codehost-a', codehostAGate, codehostA),
@@ -303,7 +339,7 @@ export function signedRoutes(deps: ReceiverDeps): RouteDef[] {
     post('/webhooks/codehost-b', codehostBGate, codehostB),
     post('/webhooks/tracker-b', trackerBGate, trackerB),
     post('/webhooks/wiki', wikiGate, wikiSelfHosted),
-    post('/webhooks/wiki/:event', wikiCloudGate, wikiCloud),
+    post('/webhooks/wiki/:event', wikiCloudGate, wikiCloud, wikiEvent),
     post('/webhooks/monitor', monitorGate, monitor),
   ];
 }

@@ -123,6 +123,32 @@ t.test(
   },
 );
 
+t.test('an event name outside the wiki grammar is 404 no_route, the name cut to 80 characters', async (t) => {
+  const node = await startWebhookNode();
+  t.teardown(() => node.close());
+  const body = JSON.stringify({ timestamp: 1, page: { id: 1, spaceKey: 'ENG' } });
+  const token = { 'x-service-token': SECRETS.wikiToken };
+  const long = 'page_created'.padEnd(3000, 'x');
+  for (const name of [long, 'page%0Aevil', 'page%20created', '%F0%9F%98%80', 'p'.repeat(65)]) {
+    const res = await node.post(`/webhooks/wiki/${name}`, body, token);
+    t.equal(res.status, 404, name.slice(0, 20));
+    t.equal(res.json?.['error'], 'no_route');
+    t.ok(res.text.length < 1000, 'the detail does not carry the whole name');
+  }
+  const res = await node.post(`/webhooks/wiki/${long}`, body, token);
+  t.match(res.json?.['detail'], long.slice(0, 80));
+  t.notMatch(res.json?.['detail'], long.slice(0, 81));
+  for (const name of ['page_created', 'comment_updated', 'blog.trashed', 'avi:confluence:created:page']) {
+    const ok = await node.post(
+      `/webhooks/wiki/${name}`,
+      body.replace('"timestamp":1', `"timestamp":"${name}"`),
+      token,
+    );
+    t.equal(ok.status, 200, name);
+  }
+  t.equal((await node.messages(Streams.WebhooksWiki)).length, 4, 'only the names in the grammar are kept');
+});
+
 t.test(
   'the relay key set is cached, and fetched again when asked to refresh, no faster than its floor',
   async (t) => {
@@ -156,8 +182,12 @@ t.test(
 t.test('vendor text with line breaks never reaches a stored header as is', async (t) => {
   const node = await startWebhookNode();
   t.teardown(() => node.close());
-  const body = JSON.stringify({ timestamp: 'a\r\nb', page: { id: '1\n2', spaceKey: 'ENG' } });
-  const res = await node.post('/webhooks/wiki/page%0Aevil', body, { 'x-service-token': SECRETS.wikiToken });
+  const body = JSON.stringify({
+    event: 'page\nevil',
+    timestamp: 'a\r\nb',
+    page: { id: '1\n2', spaceKey: 'ENG' },
+  });
+  const res = await node.post('/webhooks/wiki/page_created', body, { 'x-service-token': SECRETS.wikiToken });
   t.equal(res.status, 200);
   const [stored] = await node.messages(Streams.WebhooksWiki);
   for (const value of Object.values(stored?.headers ?? {})) t.notMatch(value, /[\r\n]/);
