@@ -8,12 +8,16 @@
 // Usage: node scripts/test-run.mjs [test files...]   (default: every test/**/*.test.ts)
 import { build } from 'esbuild';
 import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { readFile, readdir, rm } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const bundles = join(root, '.tap', 'bundles');
+// Each run bundles into its own directory, so two runs at once (two terminals, an editor's runner) never
+// delete or overwrite each other's bundles; a run's directory goes when it ends, a killed run's at the next start.
+const runs = join(root, '.tap', 'bundles');
+const bundles = join(runs, `run-${process.pid}`);
 const jobs = Number(process.env.SVC_TEST_JOBS ?? 3);
 // A file's limit, as .taprc's `timeout`: generous for two shared cores; a hang still ends.
 const timeoutMs = 300_000;
@@ -45,8 +49,30 @@ const ownLocation = {
 
 const bundleOf = (file) => join(bundles, file.replace(/\.ts$/, '.mjs'));
 
+/** Removes the directories of runs whose process is gone (killed before it could remove its own). */
+async function removeStaleRuns() {
+  const entries = await readdir(runs, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries) {
+    const pid = /^run-(\d+)$/.exec(entry.name)?.[1];
+    // Bundles of the layout before per-run directories, or of a run no longer alive.
+    if (pid === undefined ? entry.isDirectory() && entry.name === 'test' : !alive(Number(pid)))
+      await rm(join(runs, entry.name), { recursive: true, force: true });
+  }
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}
+
 async function bundle(files) {
+  await removeStaleRuns();
   await rm(bundles, { recursive: true, force: true });
+  process.once('exit', () => rmSync(bundles, { recursive: true, force: true }));
   await build({
     entryPoints: files.map((f) => join(root, f)),
     outdir: bundles,
