@@ -44,7 +44,7 @@ export function compileRoute(def: RouteDef): CompiledRoute {
 const headable = (r: CompiledRoute): boolean =>
   r.method === 'GET' && r.def.head !== false && r.kind !== 'landing' && r.kind !== 'webhook';
 
-/** `Allow` lists methods in one order whichever routes declare them (the spec's `Allow: GET, PUT`, HEAD beside its GET). */
+/** `Allow` lists methods in one order whichever routes declare them (the spec's `Allow: GET, PUT`). */
 const methodOrder: readonly string[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** Literal segments outrank parameters, which outrank a wildcard; compared left to right. */
@@ -138,12 +138,9 @@ export class RouteTable {
     const exact = this.exact.get(path);
     const allow = new Set<string>();
     const serves = (r: CompiledRoute): boolean => r.method === method || (method === 'HEAD' && headable(r));
-    // `Allow` names every method the path answers (RFC 9110 10.2.1): a GET that serves HEAD brings it along,
-    // so an OPTIONS or a 405 agrees with what a HEAD gets.
-    const note = (r: CompiledRoute): void => {
-      allow.add(r.method);
-      if (headable(r)) allow.add('HEAD');
-    };
+    // `Allow` names the methods routes declare: the spec's own example is `Allow: GET, PUT` for a path
+    // whose GET also answers HEAD.
+    const note = (r: CompiledRoute): void => void allow.add(r.method);
     if (exact) {
       for (const r of exact) {
         if (serves(r)) return { found: true, route: r, params: {} };
