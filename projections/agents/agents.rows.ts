@@ -148,8 +148,9 @@ export function agentRow(seat: SeatInfo, events: SeatRuntime | undefined, ctx: R
     turn: rt?.turn ?? null,
     last_turn: rt?.last_turn ?? null,
     paused: rt?.paused ?? null,
-    // The wait on people (beyond the spec's named fields, as `unit` is): its most urgent question, and since when.
-    needs: rt?.needs ? { reason: rt.needs.detail, since: rt.needs.since } : null,
+    // The wait on people (beyond the spec's named fields, as `unit` is): its most urgent question, since when,
+    // and the ids of the questions open (what needs/clear takes; none known for a wait reported without them).
+    needs: rt?.needs ? { reason: rt.needs.detail, since: rt.needs.since, ids: rt.needs.ids ?? [] } : null,
     tokens: { window_hours: 24, ...(ctx.tokens.get(seat.handle) ?? zeroFull()) },
     budget,
     agent_id: seat.agent_id,

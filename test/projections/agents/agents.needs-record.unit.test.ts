@@ -20,8 +20,8 @@ t.test(
     t.match(m.agent('cto'), { activity: 'needs', stopped_reason: null });
     t.same(
       m.agent('cto')?.needs,
-      { reason: 'Which branch?', since: old.asked_at },
-      'the row names the question it waits on, and since when',
+      { reason: 'Which branch?', since: old.asked_at, ids: [old.id] },
+      'the row names the question it waits on, since when, and its id',
     );
     t.equal(pushed.at(-1)?.['cto']?.['activity'], 'needs', 'the overlay carries it');
     t.equal(m.agentList().find((r) => r.id === 'cto')?.activity, 'needs', '/agents too');
@@ -52,7 +52,11 @@ t.test('events that speak of the wait say what the row reads', async (t) => {
   t.equal(m.agent('cto')?.activity, 'idle', 'a closing in the history is not undone by a log still read');
   m.needsRecord('cto', [old, { ...question('q-new', '2026-11-23T11:30:00Z'), question: 'Ship today?' }]);
   t.equal(m.agent('cto')?.activity, 'needs', 'a question asked after the events’ last word fills in');
-  t.same(m.agent('cto')?.needs, { reason: 'Ship today?', since: '2026-11-23T11:30:00Z' }, 'and is named');
+  t.same(
+    m.agent('cto')?.needs,
+    { reason: 'Ship today?', since: '2026-11-23T11:30:00Z', ids: ['q-new'] },
+    'and is named',
+  );
 });
 
 t.test('open questions of a human seat or an unknown handle change no row', async (t) => {

@@ -67,9 +67,15 @@ t.test('a phase start alone never clears a wait that names its questions', async
 t.test('withdrawn and cleared close questions one record at a time', async (t) => {
   const m = models();
   m.applyEvent(completed('turn-1', 1, asked(['q1', 'q2'], 'Ship? (and 1 more question)')));
+  t.same(m.agent('cto')!.needs?.ids, ['q1', 'q2']);
   m.applyEvent(closed('question_withdrawn', ['q1'], 2, asked(['q2'], 'Budget?')));
   t.equal(m.agent('cto')!.activity, 'needs', 'one question still open');
   t.same(m.needs(), { since: at(1), detail: 'Budget?', ids: ['q2'] });
+  t.same(
+    m.agent('cto')!.needs,
+    { reason: 'Budget?', since: at(1), ids: ['q2'] },
+    'the row names the questions still open: the ids needs/clear takes',
+  );
   m.applyEvent(closed('needs_cleared', ['q2'], 3, null));
   t.equal(m.agent('cto')!.activity, 'idle');
   // A record for questions no longer open changes nothing.
@@ -122,3 +128,11 @@ t.test(
     }
   },
 );
+
+t.test('a wait an earlier release reported without ids reads no ids on the row', async (t) => {
+  const m = models();
+  m.applyEvent(
+    completed('turn-1', 1, { reason: 'Which branch?', audience: 'dana' } as ReturnType<typeof asked>),
+  );
+  t.same(m.agent('cto')!.needs, { reason: 'Which branch?', since: at(1), ids: [] });
+});
