@@ -99,11 +99,23 @@ export function uniqueKeys(line: string): string {
 }
 
 /** The line as it goes out: pretty for a terminal, otherwise as built, re-read once if its call repeated a key. */
-function lineToWrite(line: string, format: LogFormat): string {
+function lineToWrite(written: string, format: LogFormat): string {
+  const line = withoutUrlLogins(written);
   if (format === LogFormat.Pretty) return prettyLine(line);
   if (!repeatsKey) return line;
   repeatsKey = false;
   return uniqueKeys(line);
+}
+
+/** The login part of a URL (`https://user:password@host`), up to the `@` that ends it. */
+const urlLogin = /([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^\s/?#@"\\]+@/g;
+
+/**
+ * A URL's login is a credential, wherever it turns up in a line: fetch's own error message quotes the whole
+ * URL it refused, a stored integration URL written with a login among them. Masked as config reads mask it.
+ */
+function withoutUrlLogins(line: string): string {
+  return line.includes('@') ? line.replace(urlLogin, '$1***@') : line;
 }
 
 /**

@@ -181,3 +181,23 @@ t.test(
     });
   },
 );
+
+t.test('a URL login is masked wherever a line carries it, fetch’s own error message included', async (t) => {
+  for (const tty of [false, true]) {
+    const at = sink(tty);
+    const logger = createLogger({ debug: false, node: 'n1', destination: at.stream, env: {} });
+    const refused = await fetch('https://bot:s3cret-pw@tracker.example/rest').catch(
+      (error: unknown) => error,
+    );
+    logger.warn(
+      { err: refused, url: 'https://tok3n@wiki.example/x', mail: 'ops@example.com' },
+      'call failed',
+    );
+    logger.info({ link: 'https://example.com/people/@ada?next=https://a.example/b' }, 'kept');
+    const text = at.text();
+    t.notMatch(text, /s3cret-pw|tok3n/, `no login reaches the ${tty ? 'terminal' : 'pipe'}`);
+    t.match(text, /https:\/\/\*\*\*@tracker\.example/, 'the URL stays readable, its login masked');
+    t.match(text, /ops@example\.com/, 'an address that is no URL login is kept');
+    t.match(text, /people\/@ada\?next=https:\/\/a\.example\/b/, 'an @ past the host is no login');
+  }
+});
