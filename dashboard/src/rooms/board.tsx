@@ -7,8 +7,8 @@ import { useEffect, useState } from 'preact/hooks';
 import type { JSX } from 'preact';
 import { useLive, useQuestion } from '../live/context.js';
 import { href, type Route } from '../router.js';
-import { ago } from '../ui/format.js';
 import { Answer, Badge, Card, Hint, Table } from '../ui/parts.js';
+import { Ago } from '../ui/ago.js';
 
 export interface WorkRow {
   id: string;
@@ -198,7 +198,7 @@ export function BoardRoom(props: { route: Route }) {
                   cell: (p: ProjectRow) => p.task_counts[group] ?? 0,
                   numeric: true,
                 })),
-                { label: 'last change', cell: (p) => ago(p.last_change) },
+                { label: 'last change', cell: (p) => <Ago at={p.last_change} /> },
               ]}
             />
           )}

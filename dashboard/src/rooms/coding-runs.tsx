@@ -8,8 +8,9 @@ import { useConnection } from '../live/context.js';
 import type { SandboxRun } from '../live/types.js';
 import { href } from '../router.js';
 import { ConfirmAction, OutcomeStatus, type Outcome } from '../ui/confirm.js';
-import { ago, time } from '../ui/format.js';
+import { time } from '../ui/format.js';
 import { Badge, Table, type Column } from '../ui/parts.js';
+import { Ago } from '../ui/ago.js';
 
 /** The question a paused run put, and to whom; a run asking nothing says so. */
 function Question(props: { run: SandboxRun }) {
@@ -24,7 +25,9 @@ function Question(props: { run: SandboxRun }) {
         {paused ? (
           <>
             {' '}
-            <span title={time(paused)}>{ago(paused)}</span>
+            <span title={time(paused)}>
+              <Ago at={paused} />
+            </span>
           </>
         ) : null}
       </span>
@@ -52,7 +55,7 @@ const columns = (
     label: 'since',
     cell: (r) => (
       <time dateTime={r.started_at} title={time(r.started_at)}>
-        {ago(r.started_at)}
+        <Ago at={r.started_at} />
       </time>
     ),
   },

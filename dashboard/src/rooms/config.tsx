@@ -4,8 +4,9 @@
  */
 import { useState } from 'preact/hooks';
 import { useConnection, useLive, useQuestion } from '../live/context.js';
-import { ago, json, time } from '../ui/format.js';
+import { json, time } from '../ui/format.js';
 import { Answer, Badge, Card, Table } from '../ui/parts.js';
+import { Ago } from '../ui/ago.js';
 
 interface RevisionMeta {
   revision_id: string;
@@ -169,7 +170,14 @@ export function ConfigRoom() {
               empty="No revision stored yet."
               columns={[
                 { label: 'revision', cell: (r) => <code title={r.revision_id}>{short(r.revision_id)}</code> },
-                { label: 'when', cell: (r) => <span title={time(r.created_at)}>{ago(r.created_at)}</span> },
+                {
+                  label: 'when',
+                  cell: (r) => (
+                    <span title={time(r.created_at)}>
+                      <Ago at={r.created_at} />
+                    </span>
+                  ),
+                },
                 { label: 'by', cell: (r) => r.created_by },
                 { label: 'source', cell: (r) => r.source },
                 {

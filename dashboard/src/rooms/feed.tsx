@@ -7,9 +7,10 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { useLive, useQuestion } from '../live/context.js';
 import type { EventRow } from '../live/types.js';
 import { navigate, type Route } from '../router.js';
-import { ago, json, time } from '../ui/format.js';
+import { json, time } from '../ui/format.js';
 import { Answer, Badge, Card } from '../ui/parts.js';
 import { allSeats } from './selectors.js';
+import { Ago } from '../ui/ago.js';
 
 const categories = ['a2a', 'decision', 'learning', 'lifecycle', 'notification', 'system', 'task', 'webhook'];
 
@@ -26,7 +27,7 @@ function EventList(props: { rows: EventRow[]; onTrace: (id: string) => void }) {
       {props.rows.map((e) => (
         <li key={e.id} class={e.failed ? 'failed' : undefined}>
           <time dateTime={e.timestamp} title={time(e.timestamp)}>
-            {ago(e.timestamp)}
+            <Ago at={e.timestamp} />
           </time>
           <Badge value={e.category} />
           {/* Said in words as well as in red: colour alone reaches neither a screen reader nor every eye. */}

@@ -7,6 +7,7 @@ import { useConnection, useLive, useQuestion } from '../live/context.js';
 import { ConfirmAction, OutcomeStatus, type Outcome } from '../ui/confirm.js';
 import { ago, time } from '../ui/format.js';
 import { Badge, Card, Hint, Stat, Table, Unread } from '../ui/parts.js';
+import { Ago } from '../ui/ago.js';
 
 interface FleetNode {
   id: string;
@@ -100,7 +101,7 @@ export function FleetRoom() {
                 { label: 'seats', cell: (n) => n.seats.length, numeric: true },
                 { label: 'duties', cell: (n) => n.duties.join(', ') || '—' },
                 { label: 'store', cell: (n) => n.store?.engine ?? '—' },
-                { label: 'renewed', cell: (n) => ago(n.renewed_at) },
+                { label: 'renewed', cell: (n) => <Ago at={n.renewed_at} /> },
               ]}
             />
             <OutcomeStatus said={said} outcome={outcome} />
@@ -115,7 +116,7 @@ export function FleetRoom() {
                   label: 'presence ran out',
                   cell: (r) => (
                     <time dateTime={r.expired_at} title={time(r.expired_at)}>
-                      {ago(r.expired_at)}
+                      <Ago at={r.expired_at} />
                     </time>
                   ),
                 },
@@ -141,7 +142,7 @@ export function FleetRoom() {
                 { label: 'seat', cell: (r) => r.seat },
                 { label: 'node', cell: (r) => r.node },
                 { label: 'epoch', cell: (r) => r.epoch, numeric: true },
-                { label: 'expires', cell: (r) => ago(r.expires_at) },
+                { label: 'expires', cell: (r) => <Ago at={r.expires_at} /> },
               ]}
             />
           </>

@@ -1,8 +1,8 @@
 /** Integrations: inbound surfaces, whether their secret is present, arrivals, and setup requirements. */
 import { useEffect, useState } from 'preact/hooks';
 import { useConnection, useLive, useQuestion } from '../live/context.js';
-import { ago } from '../ui/format.js';
 import { Answer, Badge, Card, Hint, Table } from '../ui/parts.js';
+import { Ago } from '../ui/ago.js';
 
 interface Surface {
   surface: string;
@@ -117,7 +117,7 @@ export function Integrations() {
                 { label: 'secret', cell: (r) => <Badge value={r.secret_present ? 'present' : 'missing'} /> },
                 { label: 'accepted', cell: (r) => r.arrivals.accepted, numeric: true },
                 { label: 'refused', cell: (r) => r.arrivals.refused, numeric: true },
-                { label: 'last', cell: (r) => ago(r.arrivals.last_accepted_at) },
+                { label: 'last', cell: (r) => <Ago at={r.arrivals.last_accepted_at} /> },
               ]}
             />
           )}

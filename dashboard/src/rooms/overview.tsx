@@ -1,10 +1,11 @@
 /** Overview: health, posture, applied epoch, nodes, alarms, the org budget meter and the last 24 h of spend. */
 import { useLive } from '../live/context.js';
 import { href } from '../router.js';
-import { ago, count, time } from '../ui/format.js';
+import { count, time } from '../ui/format.js';
 import { Badge, Card, MeterBar, Stat, Unread } from '../ui/parts.js';
 import { CodingRuns } from './coding-runs.js';
 import { liveAgents } from './selectors.js';
+import { Ago } from '../ui/ago.js';
 
 export function Overview() {
   const live = useLive();
@@ -37,7 +38,11 @@ export function Overview() {
             <Stat label="version" value={health.version} />
             <Stat
               label="started"
-              value={<span title={time(health.started_at)}>{ago(health.started_at)}</span>}
+              value={
+                <span title={time(health.started_at)}>
+                  <Ago at={health.started_at} />
+                </span>
+              }
             />
           </div>
         ) : (
@@ -88,7 +93,10 @@ export function Overview() {
         <ul class="events-mini">
           {(snapshot?.events ?? []).slice(0, 8).map((e) => (
             <li key={e.id}>
-              <time dateTime={e.timestamp}>{ago(e.timestamp)}</time> <Badge value={e.category} />{' '}
+              <time dateTime={e.timestamp}>
+                <Ago at={e.timestamp} />
+              </time>{' '}
+              <Badge value={e.category} />{' '}
               {e.failed ? (
                 <>
                   <Badge value="failed" />{' '}

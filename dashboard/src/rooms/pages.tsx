@@ -6,10 +6,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useQuestion } from '../live/context.js';
 import { href, navigate, type Route } from '../router.js';
-import { ago, time } from '../ui/format.js';
+import { time } from '../ui/format.js';
 import { Markdown } from '../ui/markdown.js';
 import { Answer, Badge, Card, Table } from '../ui/parts.js';
 import { useNative } from './board.js';
+import { Ago } from '../ui/ago.js';
 
 interface Caller {
   kind: string;
@@ -119,7 +120,14 @@ function PageList(props: { params: Record<string, string>; caption: string; beat
             { label: 'container', cell: (p) => p.container },
             { label: 'children', cell: (p) => p.children, numeric: true },
             { label: 'comments', cell: (p) => p.comments, numeric: true },
-            { label: 'updated', cell: (p) => <span title={time(p.updated_at)}>{ago(p.updated_at)}</span> },
+            {
+              label: 'updated',
+              cell: (p) => (
+                <span title={time(p.updated_at)}>
+                  <Ago at={p.updated_at} />
+                </span>
+              ),
+            },
             { label: 'by', cell: (p) => who(p.updated_by) },
           ]}
         />
@@ -147,8 +155,11 @@ function OnePage(props: { id: string; beat: number }) {
           </nav>
           <Card title={p.title} wide>
             <p class="muted">
-              Version {p.version}, updated <span title={time(p.updated_at)}>{ago(p.updated_at)}</span> by{' '}
-              {who(p.updated_by)}
+              Version {p.version}, updated{' '}
+              <span title={time(p.updated_at)}>
+                <Ago at={p.updated_at} />
+              </span>{' '}
+              by {who(p.updated_by)}
             </p>
             <article class="page-body" aria-label="Page body">
               {p.body.trim() === '' ? <p class="muted">This page is empty.</p> : <Markdown text={p.body} />}
@@ -175,7 +186,10 @@ function OnePage(props: { id: string; beat: number }) {
                 {p.comments.map((c) => (
                   <li key={c.id}>
                     <div class="muted">
-                      {who(c.by)} · <time dateTime={c.at}>{ago(c.at)}</time>
+                      {who(c.by)} ·{' '}
+                      <time dateTime={c.at}>
+                        <Ago at={c.at} />
+                      </time>
                     </div>
                     <Markdown text={c.body} />
                   </li>

@@ -1,9 +1,10 @@
 /** Schedules: every schedule with its next run, and the ledger of recent runs. */
 import { useLive } from '../live/context.js';
-import { ago, time } from '../ui/format.js';
+import { time } from '../ui/format.js';
 import type { Schedule } from '../live/types.js';
 import { Badge, Card, Table, Unread } from '../ui/parts.js';
 import { scheduleRunsOf, schedulesOf } from './selectors.js';
+import { Ago } from '../ui/ago.js';
 
 /** Soonest first; a disabled schedule or one with no next run (the node sends `""`) last. */
 const soonest = (s: Schedule): number => {
@@ -48,7 +49,7 @@ export function Schedules() {
                   <Badge value="disabled" />
                 ) : r.next_run ? (
                   <>
-                    {ago(r.next_run)} <span class="muted">{time(r.next_run, r.timezone)}</span>
+                    <Ago at={r.next_run} /> <span class="muted">{time(r.next_run, r.timezone)}</span>
                   </>
                 ) : (
                   '—'

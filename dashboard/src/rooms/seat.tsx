@@ -3,10 +3,11 @@ import { useState } from 'preact/hooks';
 import { useConnection, useLive, useQuestion } from '../live/context.js';
 import type { AgentRow, HistoryRow, LiveCall, ToolExecution } from '../live/types.js';
 import { href, type Route } from '../router.js';
-import { ago, count, duration, json, time } from '../ui/format.js';
+import { count, duration, json, time } from '../ui/format.js';
 import { Answer, Badge, Card, Hint, MeterBar, Table, Unread } from '../ui/parts.js';
 import { CodingRuns } from './coding-runs.js';
 import { allSeats, schedulesOf } from './selectors.js';
+import { Ago } from '../ui/ago.js';
 
 const roundsOf = (call: LiveCall): number =>
   Array.isArray(call.rounds) ? call.rounds.length : typeof call.rounds === 'number' ? call.rounds : 0;
@@ -72,7 +73,14 @@ function History(props: { rows: HistoryRow[] }) {
       rowKey={(r) => `${r.turn_id}-${r.phase}-${r.iteration}-${r.timestamp ?? ''}`}
       empty="No phases recorded yet."
       columns={[
-        { label: 'when', cell: (r) => <span title={time(r.timestamp)}>{ago(r.timestamp)}</span> },
+        {
+          label: 'when',
+          cell: (r) => (
+            <span title={time(r.timestamp)}>
+              <Ago at={r.timestamp} />
+            </span>
+          ),
+        },
         { label: 'phase', cell: (r) => <Badge value={r.failed ? 'failed' : r.phase} title={r.phase} /> },
         { label: 'rounds', cell: (r) => roundsOf(r), numeric: true },
         { label: 'tokens', cell: (r) => count(r.total_tokens), numeric: true },
@@ -122,7 +130,7 @@ function MemoryView(props: { handle: string; again: unknown }) {
                 <li key={e.id}>
                   {e.task_summary ?? e.id}{' '}
                   <span class="muted">
-                    {e.review_outcome ?? ''} {ago(e.ended_at)}
+                    {e.review_outcome ?? ''} <Ago at={e.ended_at} />
                   </span>
                 </li>
               ))}
@@ -174,8 +182,14 @@ function LastErrorNotice(props: { error: unknown }) {
   return (
     <div class="notice error last-error">
       <p>
-        Last error{err.at ? <span title={time(err.at)}> {ago(err.at)}</span> : null}:{' '}
-        {err.message ?? 'no message'}
+        Last error
+        {err.at ? (
+          <span title={time(err.at)}>
+            {' '}
+            <Ago at={err.at} />
+          </span>
+        ) : null}
+        : {err.message ?? 'no message'}
       </p>
       {facts.length > 0 ? <p class="muted">{facts.join(' · ')}</p> : null}
     </div>
@@ -288,14 +302,17 @@ export function SeatRoom(props: { route: Route }) {
             {seat.goal ? <p>{seat.goal}</p> : null}
             {row?.paused ? (
               <p class="notice">
-                Paused by {row.paused.by} {ago(row.paused.at)}
+                Paused by {row.paused.by} <Ago at={row.paused.at} />
                 {row.paused.reason ? `: ${row.paused.reason}` : ''}
               </p>
             ) : null}
             {row?.needs ? (
               <p class="notice">
-                Waiting on people <span title={time(row.needs.since)}>since {ago(row.needs.since)}</span>:{' '}
-                {row.needs.reason}
+                Waiting on people{' '}
+                <span title={time(row.needs.since)}>
+                  since <Ago at={row.needs.since} />
+                </span>
+                : {row.needs.reason}
               </p>
             ) : null}
             <LastErrorNotice error={detail.data?.last_error ?? row?.last_error} />
@@ -330,7 +347,9 @@ export function SeatRoom(props: { route: Route }) {
                         {s.enabled === false ? (
                           <Badge value="disabled" />
                         ) : (
-                          <span title={time(s.next_run, s.timezone)}>next {ago(s.next_run)}</span>
+                          <span title={time(s.next_run, s.timezone)}>
+                            next <Ago at={s.next_run} />
+                          </span>
                         )}
                       </li>
                     ))}

@@ -1,7 +1,8 @@
 /** Tools: the catalogue seats may call, and the tool servers' state on every node (guarded). */
 import { useConnection, useLive, useQuestion } from '../live/context.js';
-import { ago, time } from '../ui/format.js';
+import { time } from '../ui/format.js';
 import { Answer, Badge, Card, Table, Unread } from '../ui/parts.js';
+import { Ago } from '../ui/ago.js';
 
 interface ServerState {
   server: string;
@@ -26,11 +27,16 @@ function Failure(props: { server: ServerState }) {
         <span class="failure">
           {failure.error}{' '}
           <span class="muted" title={time(failure.at)}>
-            {ago(failure.at)}
+            <Ago at={failure.at} />
           </span>
         </span>
       ) : null}
-      {next ? <span class="muted"> · next try {ago(next)}</span> : null}
+      {next ? (
+        <span class="muted">
+          {' '}
+          · next try <Ago at={next} />
+        </span>
+      ) : null}
     </>
   );
 }
@@ -80,7 +86,7 @@ export function Tools() {
                   { label: 'state', cell: (r) => <Badge value={r.state} /> },
                   { label: 'tools', cell: (r) => r.tools_served, numeric: true },
                   { label: 'restarts', cell: (r) => r.restarts, numeric: true },
-                  { label: 'since', cell: (r) => ago(r.started_at) },
+                  { label: 'since', cell: (r) => <Ago at={r.started_at} /> },
                   { label: 'last failure', cell: (r) => <Failure server={r} /> },
                 ]}
               />

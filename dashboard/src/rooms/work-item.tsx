@@ -1,10 +1,11 @@
 /** One work item (`#/work/{KEY}`, the `work_item` question): its fields, description, thread and history. */
 import { useQuestion } from '../live/context.js';
 import { href, type Route } from '../router.js';
-import { ago, json, time } from '../ui/format.js';
+import { json, time } from '../ui/format.js';
 import { Markdown } from '../ui/markdown.js';
 import { Answer, Badge, Card, Stat } from '../ui/parts.js';
 import { useNative, useWorkTick, type WorkRow } from './board.js';
+import { Ago } from '../ui/ago.js';
 
 interface WorkDetail extends WorkRow {
   description: string;
@@ -84,7 +85,11 @@ export function WorkItemRoom(props: { route: Route }) {
               <Stat label="due" value={item.due_date ?? '—'} />
               <Stat
                 label="created"
-                value={<span title={time(item.created_at)}>{ago(item.created_at)}</span>}
+                value={
+                  <span title={time(item.created_at)}>
+                    <Ago at={item.created_at} />
+                  </span>
+                }
               />
               <Stat label="by" value={item.created_by} />
             </div>
@@ -103,7 +108,10 @@ export function WorkItemRoom(props: { route: Route }) {
                 {item.thread.map((c) => (
                   <li key={c.id}>
                     <div class="muted">
-                      {c.author} · <time dateTime={c.at}>{ago(c.at)}</time>
+                      {c.author} ·{' '}
+                      <time dateTime={c.at}>
+                        <Ago at={c.at} />
+                      </time>
                     </div>
                     <Markdown text={c.body} />
                   </li>
@@ -116,7 +124,7 @@ export function WorkItemRoom(props: { route: Route }) {
               {item.history.map((h) => (
                 <li key={h.seq}>
                   <time dateTime={h.at} title={time(h.at)}>
-                    {ago(h.at)}
+                    <Ago at={h.at} />
                   </time>{' '}
                   <code>{h.kind}</code> by {h.actor} <span class="muted">{changes(h.fields)}</span>
                 </li>
