@@ -5,7 +5,8 @@
  * cannot be verified (no configuration, no secret, no signature header) is read only while it is small
  * enough to be a challenge; a larger one is refused (503 or 401) before its body is read. A handle that
  * is no agent seat of the active revision is 404 `not_found`: no secret can ever verify it, and a 503
- * would have the vendor retry forever.
+ * would have the vendor retry forever. A handle no seat could have (outside the seat grammar) is 404
+ * `no_route` before the body, a challenge included.
  */
 import type { Logger } from 'pino';
 import { deliveryJson, Vendor } from '../../schema/index.js';
@@ -14,6 +15,7 @@ import type { ApiReply, ApiRequest, RequestHead, RouteDef } from '../types.js';
 import { ChatHeaders, verifyChat } from './chat.verify.js';
 import { digestKey, headerId, isRecord, pathOf, scalar } from './delivery-ids.js';
 import { credential, type Credential } from './gate.js';
+import { seatHandleServed } from './path-grammar.js';
 import {
   accept,
   malformed,
@@ -54,8 +56,14 @@ function requireAgentSeat(deps: ReceiverDeps, handle: string, log: Logger): void
   });
 }
 
-/** Before the body: an unverifiable delivery too large (or too unknown in length) to be a challenge. */
+const chatHandle = seatHandleServed('POST /webhooks/chat/{handle}', 'chat');
+
+/**
+ * Before the body: a handle no seat could have, then an unverifiable delivery too large (or too unknown
+ * in length) to be a challenge.
+ */
 function beforeChat(deps: ReceiverDeps, req: RequestHead, log: Logger): ApiReply | void {
+  chatHandle(req, log);
   const length = Number(req.headers['content-length'] ?? '0');
   const chunked = (req.headers['transfer-encoding'] ?? '') !== '';
   if (!chunked && Number.isSafeInteger(length) && length <= CHALLENGE_MAX_BYTES) return undefined;

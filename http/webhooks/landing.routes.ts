@@ -2,24 +2,26 @@
  * Browser-facing routes: the chat install landing page, the per-seat codehost-a app flow's return
  * page, and the guarded begin route that hands out the app manifest with a signed `state`.
  *
- * `GET /webhooks/codehost-a-app`: `?error=` renders the vendor's description (escaped, 400); otherwise 503
+ * `GET /webhooks/codehost-a-app`: `?error=` renders the vendor's description (400); otherwise 503
  * when this node has no setup surface (no keyring, no code-host API configured); `?installed=` confirms
  * and writes nothing (200; 400 when it names no agent seat of the active document); `?code=&state=`
  * converts the manifest, seals the private key and webhook secret, then records the app on the seat
  * (200), or 400 on a bad state or a refused code. A parameter either page reads given more than once is
- * its 400 page: the first is not assumed to be the one meant.
+ * its 400 page: the first is not assumed to be the one meant. Whatever a page shows of a query parameter
+ * is escaped, and cut to 80 characters except the chat code (shown whole up to 512, to be pasted); a
+ * handle (`state`, `installed`) is shown only when the seat grammar allows it.
  *
  * `POST /setup/codehost-a-app/{handle}` answers the `create_app` step (`action_url` empty, the manifest and
  * where to post it in `post_url`); without a setup surface, or without the public address the manifest's
  * hook and return addresses are built on, 503 `setup_unavailable`.
  */
-import { handlePattern } from '../../schema/index.js';
 import { ApiError } from '../api-error.js';
 import { assertCompanyWriter } from '../guard.js';
 import { queryValue } from '../routes/single.param.js';
 import type { ApiReply, ApiRequest, AuthSettings, RouteDef } from '../types.js';
 import { stateSigner, type StateSigner } from './app-state.js';
 import { escapeHtml, landingHashes, page } from './landing-page.js';
+import { isSeatHandle, quoted } from './path-grammar.js';
 import type { AppInstallation } from './receiver.js';
 import type { WebhookSettings } from './settings.js';
 
@@ -84,13 +86,13 @@ function chatOauth(req: ApiRequest): ApiReply {
   const error = query['error'] ?? null;
   if (error !== null)
     return page(400, 'Chat app not installed', [
-      `<span class="err">The chat workspace answered: ${escapeHtml(error.slice(0, 300))}</span>`,
+      `<span class="err">The chat workspace answered: ${escapeHtml(quoted(error))}</span>`,
     ]);
   const code = query['code'] ?? null;
   const state = query['state'] ?? '';
   if (code === null || code === '' || code.length > 512)
     return page(400, 'Chat app install', ['This page expects a <b>code</b> from the chat install flow.']);
-  const handle = handlePattern.test(state) && state.length <= 64 ? state : null;
+  const handle = isSeatHandle(state) ? state : null;
   return page(200, 'Chat app installed', [
     handle !== null ? `Seat: <b>${escapeHtml(handle)}</b>` : 'No seat handle came back in <b>state</b>.',
     `Temporary code:<code>${escapeHtml(code)}</code>`,
@@ -111,7 +113,7 @@ async function codehostApp(
   if (error !== null) {
     const description = query['error_description'] ?? error;
     return page(400, 'The app was not created', [
-      `<span class="err">${escapeHtml(description.slice(0, 500))}</span>`,
+      `<span class="err">${escapeHtml(quoted(description))}</span>`,
     ]);
   }
   // Before the install confirmation too: a node with no setup surface confirms nothing (spec: 503).
@@ -119,8 +121,7 @@ async function codehostApp(
     return page(503, 'Setup unavailable', ['This node has no setup surface for code-host apps.']);
   const installed = query['installed'] ?? null;
   if (installed !== null) {
-    const named = handlePattern.test(installed) && installed.length <= 64;
-    const seat = named ? deps.settings().directory.seats.get(installed) : undefined;
+    const seat = isSeatHandle(installed) ? deps.settings().directory.seats.get(installed) : undefined;
     if (seat?.kind !== 'agent')
       return page(400, 'Unknown seat', [
         'The install confirmation names no agent seat of the active configuration.',

@@ -1,17 +1,18 @@
 /**
  * The HMAC- and token-verified receivers: tracker-a, codehost-a (shared and per seat), codehost-b,
- * tracker-b, wiki (self-hosted and cloud) and monitor. Each: 1. secret or 503 and credential header or
+ * tracker-b, wiki (self-hosted and cloud) and monitor. Each: 0. a seat handle or wiki event name outside
+ * its grammar is 404 `no_route`, 1. secret or 503 and credential header or
  * 401, from the headers (the gate, before the body is read), 2. verify or 401, 3. JSON (codehost-a: or a
  * form's `payload`) or 400, 4. dedup key, 5. durable append, then 2xx.
  */
 import type { Logger } from 'pino';
 import { deliveryJson, Vendor, type Pipeline } from '../../schema/index.js';
-import { ApiError } from '../api-error.js';
 import { queryValue } from '../routes/single.param.js';
 import type { ApiReply, ApiRequest, RequestHead, RouteDef } from '../types.js';
 import { CodehostAHeaders, verifyCodehostA } from './codehost-a.verify.js';
 import { CodehostBHeaders, verifyCodehostB } from './codehost-b.verify.js';
 import { digestKey, headerId, pathOf, scalar, wikiDedupKey, wikiEventType } from './delivery-ids.js';
+import { seatHandleServed, unserved, type Unserved } from './path-grammar.js';
 import { MonitorHeaders, monitorTokenUsable, verifyMonitor } from './monitor.verify.js';
 import { credential, failClosed, inHeader, type Gate } from './gate.js';
 import { accept, malformed, notConfigured, refused, type ReceiverDeps } from './receiver.js';
@@ -239,23 +240,21 @@ const wikiCloudGate: Gate = {
 /**
  * The `{event}` of a wiki cloud delivery: the wiki names its events as short tokens (`page_created`,
  * `comment_updated`, `blog_trashed`; the relay's `avi:confluence:created:page` form too), so a name outside
- * 1-64 letters, digits, `_`, `.`, `:` and `-` is a path this receiver does not serve: 404 `no_route`, before
- * the credential or the body (a 503 or 401 would have the sender retry a URL that can never be accepted).
+ * 1-64 letters, digits, `_`, `.`, `:` and `-` is a path this receiver does not serve.
  */
 const WIKI_EVENT = /^[A-Za-z][A-Za-z0-9_.:-]{0,63}$/;
-/** How much of a refused name an answer or a log line quotes. */
-const QUOTED_MAX = 80;
+const wikiUnserved: Unserved = {
+  route: 'POST /webhooks/wiki/{event}',
+  event: 'webhook_unknown_event',
+  surface: 'wiki/cloud',
+  noun: 'event name',
+  field: 'name',
+  hint: 'A wiki event name is 1 to 64 letters, digits, `_`, `.`, `:` or `-`, starting with a letter (e.g. /webhooks/wiki/page_created).',
+};
 
 function wikiEvent(req: RequestHead, log: Logger): string {
   const event = req.params['event'] ?? '';
-  if (WIKI_EVENT.test(event)) return event;
-  const chars = Array.from(event);
-  const quoted = chars.length > QUOTED_MAX ? `${chars.slice(0, QUOTED_MAX).join('')}…` : event;
-  log.warn({ event: 'webhook_unknown_event', surface: 'wiki/cloud', name: quoted }, 'webhook_unknown_event');
-  throw new ApiError('no_route', {
-    detail: `No route serves POST /webhooks/wiki/{event} for the event name ${JSON.stringify(quoted)} (${chars.length} characters).`,
-    hint: 'A wiki event name is 1 to 64 letters, digits, `_`, `.`, `:` or `-`, starting with a letter (e.g. /webhooks/wiki/page_created).',
-  });
+  return WIKI_EVENT.test(event) ? event : unserved(log, wikiUnserved, event);
 }
 
 function wikiCloud(deps: ReceiverDeps, req: ApiRequest, token: string, surface: string): Promise<ApiReply> {
@@ -335,7 +334,12 @@ export function signedRoutes(deps: ReceiverDeps): RouteDef[] {
   return [
     post('/webhooks/tracker-a', trackerAGate, trackerA),
     post('/webhooks/codehost-a', codehostAGate, codehostA),
-    post('/webhooks/codehost-a/:handle', codehostAGate, codehostA),
+    post(
+      '/webhooks/codehost-a/:handle',
+      codehostAGate,
+      codehostA,
+      seatHandleServed('POST /webhooks/codehost-a/{handle}', UNKNOWN_SEAT_SURFACE),
+    ),
     post('/webhooks/codehost-b', codehostBGate, codehostB),
     post('/webhooks/tracker-b', trackerBGate, trackerB),
     post('/webhooks/wiki', wikiGate, wikiSelfHosted),

@@ -149,6 +149,41 @@ t.test('an event name outside the wiki grammar is 404 no_route, the name cut to 
   t.equal((await node.messages(Streams.WebhooksWiki)).length, 4, 'only the names in the grammar are kept');
 });
 
+t.test('a per-seat handle no seat could have is 404 no_route, the handle cut to 80 characters', async (t) => {
+  const node = await startWebhookNode();
+  t.teardown(() => node.close());
+  const body = JSON.stringify({ action: 'opened', issue: { number: 1 } });
+  const long = 'a'.repeat(3000);
+  const malformed = [long, 'Ada', 'ada%0Aevil', 'ada_b', '-ada', '%F0%9F%98%80', 'a'.repeat(65)];
+  for (const route of ['codehost-a', 'chat']) {
+    for (const handle of malformed) {
+      const res = await node.post(`/webhooks/${route}/${handle}`, body, { 'x-codehost-a-event': 'issues' });
+      t.equal(res.status, 404, `${route}/${handle.slice(0, 20)}`);
+      t.equal(res.json?.['error'], 'no_route');
+      t.ok(res.text.length < 1000, 'the detail does not carry the whole handle');
+    }
+    const res = await node.post(`/webhooks/${route}/${long}`, body);
+    t.match(res.json, { detail: long.slice(0, 80), hint: /seat handle/ });
+    t.notMatch(res.json?.['detail'], long.slice(0, 81));
+  }
+  const challenge = JSON.stringify({ type: 'url_verification', challenge: 'c-1' });
+  t.equal((await node.post(`/webhooks/chat/${long}`, challenge)).status, 404, 'no challenge answered there');
+  const logged = node.h.logs.filter((l) => l['event'] === 'webhook_unknown_seat');
+  t.equal(logged.length, 2 * (malformed.length + 1) + 1, 'each logged as webhook_unknown_seat');
+  t.ok(
+    logged.every((l) => String(l['handle']).length <= 81),
+    'the log quotes the handle cut',
+  );
+  const counted = node.h.logs.filter((l) => /webhook_(refused|not_configured)/.test(String(l['event'])));
+  t.equal(counted.length, 0, 'refused before the credential: nothing counted under codehost-a/*');
+  // A well-formed handle of no seat keeps its answer: no secret (503, counted under codehost-a/*) and
+  // chat's 404 not_found; the seat's own handle is served.
+  t.equal((await node.post('/webhooks/codehost-a/nobody', body)).status, 503);
+  t.match((await node.post('/webhooks/chat/nobody', body)).json, { error: 'not_found' });
+  const signed = sign_.codehostA(SECRETS.codehostAAda, body, 'gh-ada-1');
+  t.equal((await node.post('/webhooks/codehost-a/ada', body, signed)).status, 200);
+});
+
 t.test(
   'the relay key set is cached, and fetched again when asked to refresh, no faster than its floor',
   async (t) => {

@@ -96,6 +96,20 @@ t.test('a delivery without its credential header answers 401 before the body is 
   );
 });
 
+t.test('a per-seat path of a handle no seat could have answers 404 before the body is read', async (t) => {
+  const node = await startWebhookNode();
+  t.teardown(() => node.close());
+  for (const path of ['/webhooks/codehost-a/', '/webhooks/chat/']) {
+    const handle = 'a'.repeat(3000);
+    const signed = { 'x-codehost-a-signature-256': `sha256=${'0'.repeat(64)}`, 'x-chat-signature': 'v0=00' };
+    const { answer, closed } = await partialUpload(node, `${path}${handle}`, signed);
+    t.equal(answer.status, 404, `${path}: 404 with 1 KiB of 20 MiB sent`);
+    t.equal((JSON.parse(answer.body) as { error?: string }).error, 'no_route', `${path}: code`);
+    t.ok(closed, `${path}: connection closed`);
+  }
+  t.equal(await stored(node), 0, 'nothing kept');
+});
+
 t.test('a delivery that carries a credential is still read whole and verified', async (t) => {
   const node = await startWebhookNode();
   t.teardown(() => node.close());

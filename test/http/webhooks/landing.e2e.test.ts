@@ -53,6 +53,26 @@ t.test('landing pages', async (t) => {
     t.notMatch(html, /<img/);
   });
 
+  await t.test('a query parameter is shown cut to 80 characters and escaped, on both pages', async (t) => {
+    const long = `<script>"'${'x'.repeat(3000)}`;
+    const q = encodeURIComponent(long);
+    const pages = [
+      `/webhooks/chat-oauth?error=${q}`,
+      `/webhooks/chat-oauth?code=abc&state=${q}`,
+      `/webhooks/chat-oauth?code=abc&state=${'a'.repeat(3000)}`,
+      `/webhooks/codehost-a-app?error=${q}`,
+      `/webhooks/codehost-a-app?error=access_denied&error_description=${q}`,
+      `/webhooks/codehost-a-app?installed=${q}`,
+    ];
+    for (const path of pages) {
+      const html = await (await get(path)).text();
+      t.notMatch(html, /<script|"'/, `${path.slice(0, 40)}: escaped`);
+      t.notMatch(html, /x{75}|a{81}/, `${path.slice(0, 40)}: cut to 80 characters`);
+    }
+    const shown = await (await get(`/webhooks/codehost-a-app?error=e&error_description=${q}`)).text();
+    t.match(shown, '&#60;script&#62;&#34;&#39;' + 'x'.repeat(70), 'the first 80 characters are shown');
+  });
+
   await t.test('an install confirmation with no setup surface on this node is 503', async (t) => {
     for (const handle of ['ada', 'nobody']) {
       const res = await get(`/webhooks/codehost-a-app?installed=${handle}&installation_id=5`);
