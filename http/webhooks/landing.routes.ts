@@ -171,7 +171,7 @@ function begin(deps: LandingDeps, signer: StateSigner | null, req: ApiRequest): 
   const seat = deps.settings().directory.seats.get(handle);
   if (!seat || seat.kind !== 'agent')
     throw new ApiError('not_found', {
-      detail: `No agent seat ${handle} in the active configuration.`,
+      detail: `No agent seat ${quoted(handle)} in the active configuration.`,
       hint: 'A code-host app belongs to one agent seat: use its handle (GET /agents lists them).',
     });
   const base = (deps.publicBaseUrl?.() ?? '').replace(/\/+$/, '');

@@ -120,34 +120,40 @@ t.test('an install confirmation names an agent seat of the active document, else
   }
 });
 
-t.test('the begin route refuses to hand out a manifest without a public address', async (t) => {
-  const appFlow: AppFlow = {
-    stateSeed: randomBytes(32),
-    manifestPostUrl: 'https://codehost.example/settings/apps/new',
-    complete: () => Promise.resolve({ ok: false, status: 400, reason: 'not in this test' }),
-    installation: () => Promise.resolve(),
-  };
-  const begin = async (publicBaseUrl: string | null) => {
-    const node = await startWebhookNode({ appFlow, publicBaseUrl });
-    t.teardown(() => node.close());
-    const res = await fetch(`${node.h.base}/setup/codehost-a-app/ada`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${openAuth.tokens[0]!.token}` },
+t.test(
+  'the begin route refuses a manifest without a public address; an unknown seat is quoted cut',
+  async (t) => {
+    const appFlow: AppFlow = {
+      stateSeed: randomBytes(32),
+      manifestPostUrl: 'https://codehost.example/settings/apps/new',
+      complete: () => Promise.resolve({ ok: false, status: 400, reason: 'not in this test' }),
+      installation: () => Promise.resolve(),
+    };
+    const begin = async (publicBaseUrl: string | null, handle = 'ada') => {
+      const node = await startWebhookNode({ appFlow, publicBaseUrl });
+      t.teardown(() => node.close());
+      const res = await fetch(`${node.h.base}/setup/codehost-a-app/${handle}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${openAuth.tokens[0]!.token}` },
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    // The code host calls the app's webhook and return addresses itself: a relative path reaches nobody.
+    const unset = await begin(null);
+    t.equal(unset.status, 503);
+    t.match(unset.body, { error: 'setup_unavailable', hint: /SVC_PUBLIC_BASE_URL/ });
+    t.notOk('manifest' in unset.body, 'no manifest with relative addresses');
+    const long = await begin('https://svc.example/', 'a'.repeat(3000));
+    t.equal(long.status, 404);
+    t.notMatch(JSON.stringify(long.body), 'a'.repeat(81), 'an unknown handle is quoted cut to 80 characters');
+    const set = await begin('https://svc.example/');
+    t.equal(set.status, 200);
+    t.match(set.body, {
+      manifest: {
+        hook_attributes: { url: 'https://svc.example/webhooks/codehost-a/ada' },
+        redirect_url: 'https://svc.example/webhooks/codehost-a-app',
+        setup_url: 'https://svc.example/webhooks/codehost-a-app?installed=ada',
+      },
     });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  };
-  // The code host calls the app's webhook and return addresses itself: a relative path reaches nobody.
-  const unset = await begin(null);
-  t.equal(unset.status, 503);
-  t.match(unset.body, { error: 'setup_unavailable', hint: /SVC_PUBLIC_BASE_URL/ });
-  t.notOk('manifest' in unset.body, 'no manifest with relative addresses');
-  const set = await begin('https://svc.example/');
-  t.equal(set.status, 200);
-  t.match(set.body, {
-    manifest: {
-      hook_attributes: { url: 'https://svc.example/webhooks/codehost-a/ada' },
-      redirect_url: 'https://svc.example/webhooks/codehost-a-app',
-      setup_url: 'https://svc.example/webhooks/codehost-a-app?installed=ada',
-    },
-  });
-});
+  },
+);
