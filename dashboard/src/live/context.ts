@@ -22,11 +22,38 @@ export function useLive(): LiveState {
   return state;
 }
 
+interface Refusal {
+  readonly code: string;
+  readonly kind: string;
+  readonly message: string;
+  readonly hint?: string;
+}
+
 export interface Asked<T> {
   readonly data: T | null;
-  readonly error: { code: string; kind: string; message: string; hint?: string } | null;
+  readonly error: Refusal | null;
   readonly loading: boolean;
+  /** `data` is an earlier answer, kept on screen because the latest ask went unanswered (`error` says why). */
+  readonly stale: boolean;
 }
+
+/**
+ * A question the node did not answer in time is asked again this many times, after 1, 2, 4 s: an answer
+ * the node dropped (a slow socket's queue is bounded) is not worth an empty room until the next frame.
+ */
+const RETRIES = 3;
+const RETRY_MIN_MS = 1_000;
+
+/** Unanswered rather than refused: the last answer stays on screen, marked stale. */
+const unanswered = new Set(['timeout', 'disconnected']);
+
+function refusalOf(e: unknown): Refusal {
+  const err = e as Error & { code?: string; kind?: string; hint?: string };
+  const code = err.code ?? 'failed';
+  return { code, kind: err.kind ?? code, message: err.message, ...(err.hint ? { hint: err.hint } : {}) };
+}
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => window.setTimeout(resolve, ms));
 
 /** The live state's epoch alone: a component re-renders when a snapshot arrives, not on every frame. */
 function useEpoch(connection: Connection): number {
@@ -94,13 +121,19 @@ class Asker {
  * Asks a question, at once when `what` or `params` change and on every snapshot (a reconnect, a token
  * entered or forgotten), so an answer lost with the link or refused for want of a token comes back by
  * itself. When `again` changes (pass a tick from the live state to follow the stream) it asks again
- * through the throttle above. The previous answer stays on screen while the next one is on its way.
+ * through the throttle above. The previous answer stays on screen while the next one is on its way, and
+ * when it goes unanswered (marked stale) while the question is asked again.
  */
 export function useQuestion<T>(what: string | null, params: Params = {}, again: unknown = 0): Asked<T> {
   const connection = useConnection();
   const epoch = useEpoch(connection);
   const key = JSON.stringify(params);
-  const [asked, setAsked] = useState<Asked<T>>({ data: null, error: null, loading: what !== null });
+  const [asked, setAsked] = useState<Asked<T>>({
+    data: null,
+    error: null,
+    loading: what !== null,
+    stale: false,
+  });
   const asker = useRef<Asker | null>(null);
   // `again` as of this render, and as of the last ask it was compared with.
   const againNow = useRef(again);
@@ -111,23 +144,23 @@ export function useQuestion<T>(what: string | null, params: Params = {}, again: 
     let live = true;
     const current = new Asker(async () => {
       setAsked((prev) => ({ ...prev, loading: true }));
-      try {
-        const data = await connection.ask(what, params);
-        if (live) setAsked({ data: data as T, error: null, loading: false });
-      } catch (e) {
-        const err = e as Error & { code?: string; kind?: string; hint?: string };
-        const code = err.code ?? 'failed';
-        if (live)
-          setAsked({
-            data: null,
-            error: {
-              code,
-              kind: err.kind ?? code,
-              message: err.message,
-              ...(err.hint ? { hint: err.hint } : {}),
-            },
-            loading: false,
-          });
+      for (let attempt = 0; live; attempt++) {
+        try {
+          const data = await connection.ask(what, params);
+          if (live) setAsked({ data: data as T, error: null, loading: false, stale: false });
+          return;
+        } catch (e) {
+          const error = refusalOf(e);
+          const again = error.code === 'timeout' && attempt < RETRIES;
+          if (live)
+            setAsked((prev) =>
+              unanswered.has(error.code) && prev.data !== null
+                ? { data: prev.data, error, loading: again, stale: true }
+                : { data: null, error, loading: again, stale: false },
+            );
+          if (!again) return;
+          await pause(RETRY_MIN_MS * 2 ** attempt);
+        }
       }
     });
     asker.current = current;

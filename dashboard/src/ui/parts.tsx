@@ -75,6 +75,23 @@ export function Answer<T>(props: {
   what?: string;
 }) {
   const { asked } = props;
+  const what = props.what ?? 'The question';
+  if (asked.error && asked.stale && asked.data !== null)
+    return (
+      <>
+        <p class="notice stale" role="status">
+          Showing an earlier answer: {what} was not answered ({asked.error.code})
+          {asked.loading ? '; asking again.' : '.'}
+        </p>
+        {props.children(asked.data)}
+      </>
+    );
+  if (asked.error?.code === 'timeout' && asked.loading)
+    return (
+      <p class="muted" aria-busy="true">
+        {what} was not answered in time; asking again…
+      </p>
+    );
   if (asked.error) {
     if (asked.error.kind === 'unauthorized' || asked.error.code === 'invalid_token')
       return <p class="notice">This needs an operator token: enter one at the top of the page.</p>;
@@ -89,7 +106,7 @@ export function Answer<T>(props: {
       );
     return (
       <p class="notice error" role="alert">
-        {props.what ?? 'The question'} was not answered: {asked.error.code}
+        {what} was not answered: {asked.error.code}
         {asked.error.message && asked.error.message !== asked.error.code ? ` (${asked.error.message})` : ''}
         <Hint hint={asked.error.hint} />
       </p>
