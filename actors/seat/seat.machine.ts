@@ -239,12 +239,14 @@ export const seatMachine = setup({
         'seat.deadline': {
           guard: 'overdue',
           target: 'ending',
+          // Aborted first: the phase's live view closes on the abort, so its last frame is stamped before
+          // the breach: no frame of the cut call is stamped after the record of its end.
           actions: [
-            ...timedOut,
             {
               type: 'abortTurn',
               params: ({ event }) => ({ turn_id: event.turn_id, reason: event.expired.error }),
             },
+            ...timedOut,
           ],
         },
         'seat.pause': [

@@ -5,8 +5,10 @@
  * written. Every frame is the whole view, so a reader that missed one is current on the next. Frames are
  * sent at most every `everyMs` (changes in between make one frame, the newest view): a phase of many quick
  * tool rounds would otherwise send, and every node fold, a growing view four times a round. The text
- * streaming in counts as a change at most every `partialEveryMs`. `close()` sends what is not yet sent,
- * before the phase's outcome is published, and ends the view.
+ * streaming in counts as a change at most every `partialEveryMs`. `close()` sends what is not yet sent and
+ * ends the view; a record that ends the call is published after it (`endingCall`), and a stop of the turn
+ * (pause, deadline, shutdown, lost lease) closes it the moment it fires, before the stop's own record: a
+ * frame sent after such a record would be stamped newer and bring the call back on a read model.
  */
 import type { Payloads } from '../../schema/index.js';
 import type { TurnDeps } from './turn.deps.js';
@@ -52,6 +54,8 @@ export function phaseLive(
     readonly executions: readonly ToolExecution[];
   },
   timing: LiveTiming = {},
+  /** The turn's stop: once it fires the call is over, and no frame of it is sent after. */
+  signal?: AbortSignal,
 ): PhaseLive {
   const everyMs = timing.everyMs ?? PROGRESS_EVERY_MS;
   const partialEveryMs = timing.partialEveryMs ?? PARTIAL_EVERY_MS;
@@ -105,6 +109,16 @@ export function phaseLive(
       cancel = () => clearImmediate(immediate);
     }
   };
+  const close = (): void => {
+    if (closed) return;
+    cancel?.();
+    flush();
+    closed = true;
+    signal?.removeEventListener('abort', close);
+  };
+  // Synchronous with the abort: the stop's record is stamped after whatever the view still held.
+  if (signal?.aborted) close();
+  else signal?.addEventListener('abort', close, { once: true });
   return {
     modelCall(round, callModel, provider) {
       const at = deps.now();
@@ -143,10 +157,16 @@ export function phaseLive(
     maxRounds(n) {
       maxRounds = n;
     },
-    close() {
-      cancel?.();
-      flush();
-      closed = true;
-    },
+    close,
   };
+}
+
+/**
+ * Publishes a record that ends the phase's call (its outcome, a deferral, a refusal) after the view's last
+ * frame: that frame still shows the call running, and stamped after the record it would bring the call
+ * back (a read model takes the newer of the two).
+ */
+export async function endingCall<T>(live: PhaseLive, publish: () => Promise<T>): Promise<T> {
+  live.close();
+  return publish();
 }

@@ -23,7 +23,7 @@ import {
 import { TurnCalls } from './turn.calls.js';
 import { isCut } from './turn.cut.js';
 import type { PhaseJournal, PhaseRecord, RoundAnswer } from './turn.journal.js';
-import { phaseLive, type PhaseLive } from './turn.live.js';
+import { endingCall, phaseLive, type PhaseLive } from './turn.live.js';
 import { PhaseDeferred, PhaseFailure, type PhaseInput, type PhaseResult } from './turn.phase.types.js';
 import {
   phaseRecord,
@@ -109,6 +109,7 @@ export class PhaseRun implements PhaseSoFar {
       this.key,
       { model: this.model, max_rounds: this.maxRounds, rounds: this.rounds, executions: this.executions },
       deps.progressEveryMs !== undefined ? { everyMs: deps.progressEveryMs } : {},
+      input.signal,
     );
     this.scope = {
       deps,
@@ -280,9 +281,14 @@ export class PhaseRun implements PhaseSoFar {
   /** The phase's record published and journaled; its result returned. */
   private async complete(): Promise<PhaseResult> {
     await settleWrites(this.scope);
-    this.live.close();
-    const record = phaseRecord(this, this.deps.now(), false, null);
-    await this.deps.events.publish('agent_phase_completed', record, false, this.eventId('phase'));
+    await endingCall(this.live, () =>
+      this.deps.events.publish(
+        'agent_phase_completed',
+        phaseRecord(this, this.deps.now(), false, null),
+        false,
+        this.eventId('phase'),
+      ),
+    );
     const result = phaseResult(this);
     const { picked: chosen, ...done } = result;
     await this.journal.write({
@@ -306,9 +312,14 @@ export class PhaseRun implements PhaseSoFar {
     // Keys cooling until a known instant: the turn waits for it rather than failing.
     if (reason === 'provider' && cause instanceof LlmUnavailableError && cause.retryAt !== null)
       throw new PhaseDeferred(cause.retryAt, message, { cause });
-    this.live.close();
-    const record = phaseRecord(this, this.deps.now(), true, message);
-    await this.deps.events.publish('agent_phase_completed', record, true, this.eventId('phase'));
+    await endingCall(this.live, () =>
+      this.deps.events.publish(
+        'agent_phase_completed',
+        phaseRecord(this, this.deps.now(), true, message),
+        true,
+        this.eventId('phase'),
+      ),
+    );
     await this.journal.write({
       kind: 'phase_failed',
       ...this.where,

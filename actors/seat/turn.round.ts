@@ -13,7 +13,7 @@ import type { FailReason, PhaseName, Turn } from './seat.machine.js';
 import type { SeatProfile } from './seat.profile.js';
 import type { TurnDeps } from './turn.deps.js';
 import type { PhaseJournal, PhaseRecord, RoundAnswer } from './turn.journal.js';
-import type { PhaseLive } from './turn.live.js';
+import { endingCall, type PhaseLive } from './turn.live.js';
 import { originOf, retriable, runToolCall, stopped, unknownOutcome, type ToolRun } from './turn.tools.js';
 
 /**
@@ -93,7 +93,10 @@ export async function askModel(
   if (signal.aborted) return failure('aborted', stopped(signal));
   const refusal = await deps.budget.check(seat.handle, scope.caps);
   if (refusal) {
-    await deps.events.publish('budget_exhausted', { ...refusal, turn_id: turn.turn_id }, true);
+    // The refusal fails the phase: the view's last frame goes before it.
+    await endingCall(scope.live, () =>
+      deps.events.publish('budget_exhausted', { ...refusal, turn_id: turn.turn_id }, true),
+    );
     return failure('budget', `${refusal.scope} token budget exhausted (${refusal.used}/${refusal.cap})`);
   }
   // 2. the model call
@@ -151,23 +154,22 @@ async function modelCall(
   } catch (error) {
     if (error instanceof LlmAbortedError || signal.aborted) return failure('aborted', stopped(signal), error);
     if (error instanceof LlmUnavailableError) {
-      // The phase ends here (deferred to retry_at, or failed): its last frame, still showing this call
-      // running, goes out before the record that ends the call, never stamped after it (a read model
-      // takes the newer of the two).
-      scope.live.close();
+      // The phase ends here (deferred to retry_at, or failed).
       const last = error.attempts.at(-1);
-      await deps.events.publish(
-        'llm_unavailable',
-        {
-          provider: last?.provider ?? request.chain[0] ?? '',
-          reason: last?.reason ?? 'not_configured',
-          turn_id: turn.turn_id,
-          phase,
-          retry_at: error.retryAt,
-          chain: [...request.chain],
-          attempts: error.attempts,
-        },
-        true,
+      await endingCall(scope.live, () =>
+        deps.events.publish(
+          'llm_unavailable',
+          {
+            provider: last?.provider ?? request.chain[0] ?? '',
+            reason: last?.reason ?? 'not_configured',
+            turn_id: turn.turn_id,
+            phase,
+            retry_at: error.retryAt,
+            chain: [...request.chain],
+            attempts: error.attempts,
+          },
+          true,
+        ),
       );
       return failure('provider', error.message, error);
     }

@@ -53,8 +53,9 @@ t.test('a scheduled turn that reaches its deadline fails with scheduled_timeout 
   };
   const { snap, effects } = when(idle(), woke, planned, overdue());
   t.ok(snap.matches('idle'), 'the turn ended without waiting for the running phase');
-  t.same(types(effects), ['runPhase', 'runPhase', 'guardBreach', 'abortTurn', 'completeTurn']);
-  const breach = ScheduledTimeoutBreach.parse(effects[2]!.params);
+  // The abort goes first: the running phase's live view closes on it, before the breach is stamped.
+  t.same(types(effects), ['runPhase', 'runPhase', 'abortTurn', 'guardBreach', 'completeTurn']);
+  const breach = ScheduledTimeoutBreach.parse(effects[3]!.params);
   t.match(breach, {
     kind: 'scheduled_timeout',
     turn_id: 'turn-1',
@@ -64,7 +65,7 @@ t.test('a scheduled turn that reaches its deadline fails with scheduled_timeout 
     deadline: at(30),
     at: at(31),
   });
-  t.match(effects[3]!.params, { turn_id: 'turn-1', reason: /^scheduled_timeout: / });
+  t.match(effects[2]!.params, { turn_id: 'turn-1', reason: /^scheduled_timeout: / });
   t.match(effects[4]!.params, {
     payload: {
       failed: true,
@@ -135,7 +136,7 @@ t.test('a paused seat whose running turn reaches its deadline stays paused', asy
   const paused = { by: 'op', at: at(2), reason: 'look', stop_running: false };
   const { snap, effects } = when(idle(), woke, { type: 'seat.pause', paused }, overdue());
   t.ok(snap.matches({ stopped: 'paused' }));
-  t.same(types(effects), ['runPhase', 'announcePaused', 'guardBreach', 'abortTurn', 'completeTurn']);
+  t.same(types(effects), ['runPhase', 'announcePaused', 'abortTurn', 'guardBreach', 'completeTurn']);
 });
 
 t.test('only a ScheduleWake payload with a deadline bounds a turn', async (t) => {

@@ -12,13 +12,20 @@ import {
   TURNS_DONE_TTL_MS,
   type Bus,
 } from '../../../bus/index.js';
-import { agentId, Commands, Payloads, uuidv5, type SeatPause } from '../../../schema/index.js';
+import { ReadModels } from '../../../projections/index.js';
+import { agentId, Commands, EventRecord, Payloads, uuidv5, type SeatPause } from '../../../schema/index.js';
 import { startLlmServer } from '../../fixtures/llm/llm-server.js';
 import { captureLogs } from '../toolservers/harness.js';
 import { cleanTurn, company, startCompany } from './harness.js';
 import { recordedDone } from './wakes.js';
 
 const encoder = new TextEncoder();
+
+/** A clock whose every reading is strictly after the one before: no two records share an instant. */
+function strictClock(): () => Date {
+  let last = 0;
+  return () => new Date((last = Math.max(Date.now(), last + 1)));
+}
 
 async function command(bus: Bus, verb: 'pause' | 'resume', body: Partial<SeatPause> & { seat: string }) {
   return sendCommand(
@@ -298,5 +305,46 @@ t.test(
       [],
       'the cut was written before the lease went',
     );
+  },
+);
+
+t.test(
+  "a pause with stop_running reads no running call, though the cut call's last frame was still held by the pacing",
+  async (t) => {
+    // Execute calls a tool, then its next model call is never answered: that call's frame is held by the pacing.
+    const h = await startCompany(t, {
+      script: [cleanTurn[0]!, cleanTurn[1]!, { ...cleanTurn[2]!, hold: 'never' }],
+      // Every stamp strictly after the one before: which record came first is never a tie.
+      now: strictClock(),
+      progressEveryMs: 60_000,
+    });
+    const frames: EventRecord[] = [];
+    let heldSent: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (heldSent = resolve));
+    const sub = h.bus.subscribe(Subjects.liveEvent('agent_turn_progress'), (msg) => {
+      const frame = EventRecord.parse(JSON.parse(new TextDecoder().decode(msg.data)));
+      frames.push(frame);
+      if (frame.payload['phase'] === 'execute' && frame.payload['round_num'] === 0) heldSent();
+    });
+    t.teardown(() => sub.stop());
+    await h.wake('ada', 'cut');
+    await h.llm.waitForRequests(3);
+    await command(h.bus, 'pause', { seat: 'ada', stop_running: true });
+    const paused = await h.waitFor((e) => e.type === 'agent_paused');
+    // The held frame goes out when the view closes, before the record or (the defect) after it.
+    await held;
+    const late = frames.filter((f) => f.timestamp > paused.timestamp);
+    t.same(late, [], 'no frame of the cut call is stamped after its agent_paused');
+    // The node folds its own frames as they are made and the stored records when the tail brings them.
+    const models = new ReadModels();
+    models.setCompany(company(h.llm.baseUrl), 'rev-1');
+    for (const f of frames) models.applyEvent(f);
+    for (const e of await h.events()) models.applyEvent(e);
+    t.match(models.agent('ada'), {
+      activity: 'stopped',
+      stopped_reason: 'paused',
+      turn: { phase: 'execute' },
+      live_call: { phase: 'execute', in_progress: false, running_call: null },
+    });
   },
 );

@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { Subjects } from '../../../bus/index.js';
 import { ReadModels } from '../../../projections/index.js';
-import { Payloads, ScheduledTimeoutBreach } from '../../../schema/index.js';
+import { EventRecord, Payloads, ScheduledTimeoutBreach } from '../../../schema/index.js';
 import { startLlmServer } from '../../fixtures/llm/llm-server.js';
 import { cleanTurn, company, startCompany } from './harness.js';
 import { recordedDone, scheduledWake } from './wakes.js';
@@ -76,6 +77,52 @@ t.test(
       stopped_reason: null,
       last_turn: { turn_id: turn.turn_id, failed: true },
       last_error: { message: /^scheduled_timeout: /, turn_id: turn.turn_id },
+    });
+  },
+);
+
+t.test(
+  "a scheduled turn cut at its deadline sends its call's last frame, held by the pacing, before the breach and the records that end it",
+  async (t) => {
+    // Execute calls a tool, then its next model call never answers: that call's frame is held by the pacing.
+    let last = 0;
+    const h = await startCompany(t, {
+      script: [cleanTurn[0]!, cleanTurn[1]!, { ...cleanTurn[2]!, hold: 'never' }],
+      // Every stamp strictly after the one before: which record came first is never a tie.
+      now: () => new Date((last = Math.max(Date.now(), last + 1))),
+      progressEveryMs: 60_000,
+    });
+    const frames: EventRecord[] = [];
+    const sub = h.bus.subscribe(Subjects.liveEvent('agent_turn_progress'), (msg) =>
+      frames.push(EventRecord.parse(JSON.parse(new TextDecoder().decode(msg.data)))),
+    );
+    t.teardown(() => sub.stop());
+    await scheduledWake(h, 'ada', { firedAt: new Date(), timeoutSeconds: 2 });
+    await h.llm.waitForRequests(3);
+    // The phase's record goes out after its view is closed, so the held frame is out by then.
+    await h.waitFor((e) => e.type === 'agent_phase_completed' && e.failed);
+    const turn = await h.waitFor((e) => e.type === 'agent_turn_completed');
+    const [breach] = await h.events('turn.guard_breach');
+    t.ok(
+      frames.some((f) => f.payload['phase'] === 'execute' && f.payload['round_num'] === 0),
+      'the frame held by the pacing was sent',
+    );
+    const first = [breach!, turn].map((e) => e.timestamp).sort()[0]!;
+    t.same(
+      frames.filter((f) => f.timestamp >= first),
+      [],
+      'no frame of the cut call is stamped at or after the breach or the turn completion',
+    );
+    // Another node folds the stored records, then the frames the live subject brought late.
+    const models = new ReadModels();
+    models.setCompany(company(h.llm.baseUrl), 'rev-1');
+    for (const e of await h.events()) models.applyEvent(e);
+    for (const f of frames) models.applyEvent(f);
+    t.match(models.agent('ada'), {
+      activity: 'idle',
+      turn: null,
+      last_turn: { turn_id: turn.payload['turn_id'], failed: true },
+      live_call: { phase: 'execute', in_progress: false, failed: true },
     });
   },
 );

@@ -51,7 +51,7 @@ t.test(
 );
 
 /** A live view whose frames are collected; `next()` resolves with the next frame sent. */
-function paced(everyMs: number) {
+function paced(everyMs: number, signal?: AbortSignal) {
   const sent: Record<string, unknown>[] = [];
   let waiting: ((frame: Record<string, unknown>) => void) | null = null;
   const rounds: { round: number }[] = [];
@@ -71,6 +71,7 @@ function paced(everyMs: number) {
     // The loop appends rows to these as the phase runs; each frame reads them as they stand.
     { model: 'm', max_rounds: 4, rounds: rounds as never[], executions: [] },
     { everyMs },
+    signal,
   );
   const next = () => new Promise<Record<string, unknown>>((resolve) => (waiting = resolve));
   return { live, sent, next, rounds };
@@ -123,4 +124,34 @@ t.test('a change after the interval has passed is sent on the next turn of the e
   live.settled({ response: 'Done' });
   t.match(await second, { running_call: null, response: 'Done' });
   live.close();
+});
+
+t.test(
+  "the turn's stop closes the view as it fires: the held frame goes at once, and nothing of the cut call after",
+  async (t) => {
+    const stop = new AbortController();
+    const { live, sent, next } = paced(60_000, stop.signal);
+    const first = next();
+    live.modelCall(-1, 'm', 'local');
+    await first;
+    live.settled({ response: 'Calling', narration: 'Calling' });
+    live.modelCall(0, 'm', 'local');
+    t.equal(sent.length, 1, 'within the interval: held');
+    stop.abort(new Error('paused'));
+    t.equal(sent.length, 2, 'sent within the abort, before whatever records the stop');
+    t.match(sent[1], { round_num: 0, running_call: { name: 'm', origin: 'model' } });
+    // The cut call unwinding: the model call fails, the phase settles its view.
+    live.settled({});
+    live.close();
+    t.equal(sent.length, 2, 'nothing after the stop');
+  },
+);
+
+t.test('a view made for a turn already stopped sends nothing', async (t) => {
+  const stop = new AbortController();
+  stop.abort(new Error('paused'));
+  const { live, sent } = paced(0, stop.signal);
+  live.modelCall(-1, 'm', 'local');
+  live.close();
+  t.equal(sent.length, 0);
 });
