@@ -9,7 +9,15 @@ import { handleOf } from './agents.seed.js';
 import { logTurn } from './agents.turn-log.js';
 import { instantMs, isNotOlder } from '../time/instants.js';
 import { addHistory, sandboxRow, shownText } from './agents.history.js';
-import { clearCause, cutLiveCall, needsClosed, setCause, setError, setNeeds } from './agents.causes.js';
+import {
+  clearCause,
+  cutLiveCall,
+  endedAt,
+  needsClosed,
+  setCause,
+  setError,
+  setNeeds,
+} from './agents.causes.js';
 
 export const agentEventTypes = [
   'agent_phase_started',
@@ -62,7 +70,7 @@ function foldProgress(
   e: EventRecord,
   d: Payloads.AgentTurnProgress,
 ): boolean {
-  if (!isNotOlder(ms, seat.liveMs)) return false;
+  if (!isNotOlder(ms, seat.liveMs) || endedAt(seat, ms, d)) return false;
   const call = seat.live_call;
   const same =
     call !== null && call.turn_id === d.turn_id && call.phase === d.phase && call.iteration === d.iteration;
@@ -88,6 +96,7 @@ function foldProgress(
     round_num: d.round_num,
   };
   seat.liveMs = ms;
+  seat.liveEnded = null;
   return true;
 }
 
@@ -111,6 +120,7 @@ const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
         round_num: -1,
       };
       seat.liveMs = ms;
+      seat.liveEnded = null;
     }
     if (turn) {
       const sameTurn = seat.turn?.turn_id === d.turn_id;
@@ -170,6 +180,7 @@ const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
       failed: row.failed,
     };
     seat.liveMs = ms;
+    seat.liveEnded = { turn_id: row.turn_id, phase: row.phase, iteration: row.iteration };
     if (row.failed) {
       setError(seat, ms, {
         at: e.timestamp,
@@ -206,6 +217,7 @@ const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
     if (isNotOlder(ms, seat.liveMs) && !(seat.live_call?.failed ?? false)) {
       seat.live_call = null;
       seat.liveMs = ms;
+      seat.liveEnded = { turn_id: d.turn_id, phase: null, iteration: 0 };
     }
     if (d.failed && d.error) {
       // The turn's cause replaces its phase's, keeping the phase it failed in (rule 4).

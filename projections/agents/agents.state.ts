@@ -106,6 +106,11 @@ export interface SeatRuntime {
   liveMs: number | null;
   /** The call a pause with `stop_running` cut short: progress on it after the resume brings it back. */
   cut: { readonly turn_id: string; readonly phase: string; readonly iteration: number } | null;
+  /**
+   * The call (phase null: the whole turn) whose ending or cutting record set `liveMs`, if one did: a frame of
+   * it at that very instant is no newer than its ending (frames and records travel apart on a fleet).
+   */
+  liveEnded: { readonly turn_id: string; readonly phase: string | null; readonly iteration: number } | null;
   turn: TurnNow | null;
   last_turn: LastTurn | null;
   turnMs: number | null;
@@ -145,6 +150,7 @@ export function emptyRuntime(): SeatRuntime {
     live_call: null,
     liveMs: null,
     cut: null,
+    liveEnded: null,
     turn: null,
     last_turn: null,
     turnMs: null,

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import t from 'tap';
 import { ReadModels } from '../../../projections/index.js';
 import { addDays, isoWeekLabel, startOfLocalDay } from '../../../projections/time/zoned-time.js';
-import { companyDoc, event, phaseCompleted, phaseStarted } from '../fixtures/readmodels.js';
+import { companyDoc, event, phaseCompleted, phaseStarted, turnCompleted } from '../fixtures/readmodels.js';
 
 /** One instant in one of several encodings. */
 function encode(ms: number, how: number): string {
@@ -124,6 +124,62 @@ t.test(
     );
   },
 );
+
+/** A live-view frame of turn-1's execute call, model call running, stamped `at`. */
+const executeFrame = (at: string) =>
+  event(
+    'agent_turn_progress',
+    'cto',
+    {
+      turn_id: 'turn-1',
+      phase: 'execute',
+      iteration: 0,
+      round_num: 0,
+      max_rounds: 8,
+      response: '',
+      tool_calls: [],
+      running_call: { name: 'gpt-main', started_at: at, origin: 'model', server: null },
+    },
+    at,
+  );
+
+t.test(
+  'a frame of the call stamped at the instant of the record that ends or cuts it, folded after it, loses the tie',
+  async (t) => {
+    // On another node frames and records travel on different subjects: the frame may be folded last.
+    const at = (s: number) => `2026-11-23T10:00:0${s}Z`;
+    const endings: Array<[string, string, Record<string, unknown>]> = [
+      ['a stop_running pause', 'agent_paused', { paused: { by: 'ops', at: at(4), reason: 'r', stop_running: true } }],
+      ['a wait for retry_at', 'llm_unavailable', { provider: 'main', reason: 'keys_cooling', turn_id: 'turn-1', phase: 'execute', retry_at: '2026-11-23T11:00:00Z' }],
+      ['the phase record', 'agent_phase_completed', phaseCompleted('turn-1', 'execute', at(4))],
+      ['the turn record', 'agent_turn_completed', turnCompleted('turn-1', at(4), { failed: true })],
+    ]; // prettier-ignore
+    for (const [name, type, payload] of endings) {
+      const m = new ReadModels();
+      m.setCompany(companyDoc, 'r');
+      m.applyEvent(event('agent_phase_started', 'cto', phaseStarted('turn-1', 'execute', 0, at(1)), at(1)));
+      m.applyEvent(executeFrame(at(2)));
+      m.applyEvent(event(type, 'cto', payload, at(4)));
+      m.applyEvent(executeFrame(at(4)));
+      const call = m.agent('cto')!.live_call;
+      t.notOk(call?.in_progress ?? false, `${name}: the call does not read in progress`);
+      t.equal(call?.running_call ?? null, null, `${name}: no running call`);
+    }
+  },
+);
+
+t.test('a frame newer than a pause that cut its call is the resumed turn carrying it on', async (t) => {
+  const at = (s: number) => `2026-11-23T10:00:0${s}Z`;
+  const m = new ReadModels();
+  m.setCompany(companyDoc, 'r');
+  m.applyEvent(event('agent_phase_started', 'cto', phaseStarted('turn-1', 'execute', 0, at(1)), at(1)));
+  m.applyEvent(executeFrame(at(2)));
+  const paused = { by: 'ops', at: at(3), reason: 'r', stop_running: true };
+  m.applyEvent(event('agent_paused', 'cto', { paused }, at(3)));
+  m.applyEvent(event('agent_resumed', 'cto', { by: 'ops', at: at(4) }, at(4)));
+  m.applyEvent(executeFrame(at(5)));
+  t.match(m.agent('cto')!.live_call, { in_progress: true, running_call: { name: 'gpt-main' } });
+});
 
 t.test(
   'company days follow DST: a New York day is 23 h on the spring change, 25 h on the autumn one',
