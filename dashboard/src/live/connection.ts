@@ -26,6 +26,12 @@ const BACKOFF_MAX_MS = 15_000;
  */
 const NOTIFY_MS = 50;
 
+const DOWN = 'The node does not answer; retrying.';
+/** Said when the node told the page it is stopping (a drain), not mistaken for a node gone missing. */
+const DRAINING = 'The node is shutting down (draining); retrying until it is back.';
+/** The close code the node's hub ends every socket with when it drains ("going away"). */
+const GOING_AWAY = 1001;
+
 function cleanParams(params: Params): Record<string, string | number | boolean> {
   const out: Record<string, string | number | boolean> = {};
   for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') out[k] = v;
@@ -59,6 +65,8 @@ export class Connection {
   private stopped = false;
   private readonly listeners = new Set<(state: LiveState) => void>();
   private notifyTimer: number | null = null;
+  /** The node said it is stopping (its health, its socket's close, a 503 `draining`), until it answers again. */
+  private draining = false;
 
   constructor(private token: string | null) {}
 
@@ -138,12 +146,15 @@ export class Connection {
     socket.onopen = () => {
       opened = true;
       this.attempts = 0;
+      this.draining = false;
       this.stopPolling();
       this.schedulePing();
     };
     socket.onmessage = (message: MessageEvent<string>) => this.receive(message.data);
-    socket.onclose = () => {
+    socket.onclose = (closed: CloseEvent) => {
       if (this.socket !== socket) return;
+      if (closed.code === GOING_AWAY || this.state.snapshot?.health?.status === 'shutting_down')
+        this.draining = true;
       this.socket = null;
       if (this.pingTimer !== null) clearTimeout(this.pingTimer);
       for (const [id, p] of this.pending) {
@@ -153,7 +164,11 @@ export class Connection {
       }
       if (this.stopped) return;
       // Refused or dropped: show what polling can fetch until the socket is back.
-      this.set({ ...this.state, link: opened ? 'connecting' : this.state.link });
+      this.set({
+        ...this.state,
+        link: opened ? 'connecting' : this.state.link,
+        problem: this.draining ? DRAINING : this.state.problem,
+      });
       this.startPolling();
       this.scheduleReconnect();
     };
@@ -244,11 +259,16 @@ export class Connection {
         });
         return;
       }
+      if (res.status === 503) {
+        const body = (await res.json().catch(() => null)) as { error?: unknown } | null;
+        if (body?.error === 'draining') this.draining = true;
+      }
       if (!res.ok) throw new Error(`status ${res.status}`);
+      this.draining = false;
       const frame: Frame = { kind: 'snapshot', data: await res.json(), ts: new Date().toISOString() };
       this.set({ ...applyFrame(this.state, frame), link: 'polling' });
     } catch {
-      this.set({ ...this.state, link: 'offline', problem: 'The node does not answer; retrying.' });
+      this.set({ ...this.state, link: 'offline', problem: this.draining ? DRAINING : DOWN });
     }
   }
 
