@@ -240,15 +240,20 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
   const inboxes: SubsystemApplier = { name: 'seat_inboxes', apply: openAll, rollback: openAll };
 
   // Pause and resume: answered here for a seat this node runs, else forwarded to its holder.
+  // A handle (in any case: handles are lower-case, `ADA` is `ada`) or a seat name; an exact handle or name
+  // comes before a handle in another case.
+  const handleOf = (id: string): string | null => {
+    if (company.seats.has(id)) return id;
+    const byName = [...company.seats.values()].find((s) => s.name === id)?.handle;
+    if (byName !== undefined) return byName;
+    const lower = id.toLowerCase();
+    return company.seats.has(lower) ? lower : null;
+  };
   const findSeat = (id: string): SeatHost | null => {
     const direct = hosts.get(id);
     if (direct) return direct;
-    const byName = [...company.seats.values()].find((s) => s.name === id);
-    return byName ? (hosts.get(byName.handle) ?? null) : null;
-  };
-  const handleOf = (id: string): string | null => {
-    if (company.seats.has(id)) return id;
-    return [...company.seats.values()].find((s) => s.name === id)?.handle ?? null;
+    const handle = handleOf(id);
+    return handle === null ? null : (hosts.get(handle) ?? null);
   };
   // `ask_human` and `withdraw_question` run inside a turn of a seat this node holds: its host records them.
   opts.needs?.bind({

@@ -171,9 +171,18 @@ export function llmHistory(state: AgentsState, handle: string): HistoryRow[] {
   return (state.seats.get(handle)?.history ?? []).map((h) => h.row);
 }
 
-/** An agent seat by handle or role name; null for an unknown id and for a human seat. */
+/**
+ * An agent seat by handle (in any case: handles are lower-case, `ADA` is `ada`) or role name; null for an
+ * unknown id and for a human seat. An exact handle or role name comes before a handle in another case.
+ */
 export function agentSeat(company: CompanyModel, id: string): SeatInfo | null {
   // Among agent seats only: a human seat whose handle is an agent's name must not hide that agent.
   const agents = company.seats.filter((s) => s.kind === 'agent');
-  return agents.find((s) => s.handle === id) ?? agents.find((s) => s.role === id) ?? null;
+  const lower = id.toLowerCase();
+  return (
+    agents.find((s) => s.handle === id) ??
+    agents.find((s) => s.role === id) ??
+    agents.find((s) => s.handle === lower) ??
+    null
+  );
 }

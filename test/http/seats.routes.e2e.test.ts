@@ -1,5 +1,5 @@
 import t from 'tap';
-import { seatRoutes } from '../../http/index.js';
+import { readModelRoutes, readQuestions, seatRoutes } from '../../http/index.js';
 import { Payloads } from '../../schema/index.js';
 import { ReadModels } from '../../projections/index.js';
 import { cleanTurn, company as companyDoc, startCompany } from '../actors/seat/harness.js';
@@ -170,6 +170,45 @@ t.test(
       const unknown = await call(`${h.base}/agents/${seat}/pause`, json({}));
       t.equal(unknown.status, 404, `${seat}: not an agent seat of the document`);
       t.equal(unknown.json?.['error'], 'not_found');
+    }
+  },
+);
+
+t.test(
+  'the agents routes find a seat by its handle in any case and answer with the canonical handle',
+  async (t) => {
+    const company = await startCompany(t, { script: cleanTurn });
+    const models = new ReadModels();
+    models.setCompany(companyDoc(company.llm.baseUrl), 'rev-1');
+    const routes = [
+      ...readModelRoutes(readQuestions(models)),
+      ...seatRoutes({ bus: company.bus, agentSeat: (id) => models.isAgentSeat(id) }),
+    ];
+    const h = await startHarness({ routes });
+    t.teardown(() => h.gw.close());
+
+    for (const id of ['ADA', 'aDa']) {
+      const row = await call(`${h.base}/agents/${id}`);
+      t.equal(row.status, 200, `GET /agents/${id}`);
+      t.match(row.json, { id: 'ada', role: 'Ada' });
+    }
+    const memory = await call(`${h.base}/agents/ADA/memory`);
+    t.equal(memory.status, 200);
+    t.match(memory.json, { handle: 'ada' });
+
+    const paused = await call(`${h.base}/agents/ADA/pause`, json({ reason: 'audit' }));
+    t.equal(paused.status, 200);
+    t.match(paused.json, { id: 'ada', paused: { reason: 'audit' }, changed: true });
+    t.equal(company.runtime.host('ada')?.state(), 'stopped.paused');
+    const cleared = await call(`${h.base}/agents/Ada/needs/clear`, json({}));
+    t.same(cleared.json, { id: 'ada', cleared: [], open: [] });
+    const resumed = await call(`${h.base}/agents/AdA/resume`, json({}));
+    t.match(resumed.json, { id: 'ada', paused: null, changed: true });
+
+    // A human seat is not found in any case; neither is a seat no case names.
+    for (const id of ['HU', 'NOBODY']) {
+      t.equal((await call(`${h.base}/agents/${id}`)).status, 404, `GET /agents/${id}`);
+      t.equal((await call(`${h.base}/agents/${id}/pause`, json({}))).status, 404, `pause ${id}`);
     }
   },
 );
