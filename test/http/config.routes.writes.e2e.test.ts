@@ -169,26 +169,44 @@ t.test('the revision source says who wrote it: api, the svc CLI, or a reload', a
   t.equal(await sourceOf((await json(reload))['revision_id'] as string), 'api.reload');
 });
 
-t.test('reload and revert take no body: one sent is refused 400 invalid_body, nothing stored', async (t) => {
-  const node = await startConfigNode(t);
-  const id = await firstRevision(node);
-  const count = async (): Promise<unknown> =>
-    (await json(await node.call('GET', '/config/revisions')))['total'];
-  for (const path of ['/config/reload', `/config/revisions/${id}/revert`]) {
-    for (const body of [{ _summary: 'push secrets' }, 'name: Other\n']) {
-      const res = await node.call('POST', path, { body, headers: { 'x-summary': 's' } });
-      t.equal(res.status, 400, `${path} with a body`);
-      t.match(await json(res), {
-        error: 'invalid_body',
-        detail: /takes no body/,
-        problems: [{ path: '', kind: 'shape' }],
-      });
+t.test(
+  'reload and revert take at most a summary in their body: a document is refused 400 invalid_body, nothing stored',
+  async (t) => {
+    const node = await startConfigNode(t);
+    const id = await firstRevision(node);
+    const count = async (): Promise<unknown> =>
+      (await json(await node.call('GET', '/config/revisions')))['total'];
+    for (const path of ['/config/reload', `/config/revisions/${id}/revert`]) {
+      for (const body of [
+        'name: Other\n',
+        { name: 'Other' },
+        { _summary: 'x', name: 'Other' },
+        { _summary: 3 },
+        [],
+      ]) {
+        const res = await node.call('POST', path, { body, headers: { 'x-summary': 's' } });
+        t.equal(res.status, 400, `${path} with ${JSON.stringify(body)}`);
+        t.match(await json(res), {
+          error: 'invalid_body',
+          detail: /takes no document/,
+          problems: [{ path: '', kind: 'shape' }],
+        });
+      }
     }
-  }
-  t.equal(await count(), 1, 'nothing was stored');
-  const empty = await node.call('POST', '/config/reload', { body: '' });
-  t.equal(empty.status, 201, 'an empty body is no body');
-});
+    t.equal(await count(), 1, 'nothing was stored');
+    const empty = await node.call('POST', '/config/reload', { body: '' });
+    t.equal(empty.status, 201, 'an empty body is no body');
+    const none = await node.call('POST', '/config/reload', { body: {} });
+    t.equal(none.status, 201, '{} is no body');
+    const summed = await node.call('POST', `/config/revisions/${id}/revert`, {
+      body: { _summary: 'back to the first' },
+    });
+    t.equal(summed.status, 201, 'a summary alone is taken');
+    const summedId = (await json(summed))['revision_id'] as string;
+    const meta = await json(await node.call('GET', `/config/revisions/${summedId}`));
+    t.equal(meta['summary'], 'back to the first', 'as the revision summary');
+  },
+);
 
 t.test('dry_run takes true or false only and stores nothing', async (t) => {
   const node = await startConfigNode(t);

@@ -255,27 +255,45 @@ async function submitEntity(deps: ConfigWriteDeps, req: ApiRequest, prepared: Pr
 }
 
 /**
- * Reload and revert store a document the node already holds: a body sent with them would be ignored, and
- * a caller who sent one (a summary, an edited document) would believe it was taken.
+ * Reload and revert store a document the node already holds, so their body may carry only the summary
+ * (`{"_summary": "..."}`, as PUT takes it; `{}` or nothing is no summary). Anything else would be ignored,
+ * and a caller who sent it (an edited document) would believe it was taken: refused.
  */
-function refuseBody(req: ApiRequest): void {
-  if (req.body.toString('utf8').trim() === '') return;
+function bodySummaryOnly(req: ApiRequest): string | undefined {
+  const text = req.body.toString('utf8').trim();
+  if (text === '') return undefined;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+    const keys = Object.keys(body);
+    const summary = (body as Record<string, unknown>)['_summary'];
+    if (keys.length === 0) return undefined;
+    if (keys.length === 1 && typeof summary === 'string') return summary;
+  }
   throw new ApiError('invalid_body', {
-    detail: `${req.method} ${req.path} takes no body; it stores a document this node already holds`,
-    hint: 'Send the summary in X-Summary; to store another document use PUT or PATCH /config.',
-    extra: { problems: [{ path: '', segments: [], kind: 'shape', message: 'this route takes no body' }] },
+    detail: `${req.method} ${req.path} takes no document; it stores one this node already holds`,
+    hint: 'Send only the summary, in X-Summary or as {"_summary": "..."}; to store another document use PUT or PATCH /config.',
+    extra: {
+      problems: [
+        { path: '', segments: [], kind: 'shape', message: 'this route takes at most {"_summary": "..."}' },
+      ],
+    },
   });
 }
 
 async function revert(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply> {
   assertCompanyWriter(deps.auth, req.actor);
-  refuseBody(req);
+  const bodySummary = bodySummaryOnly(req);
   const dryRun = readDryRun(req);
   const preconditions = readPreconditions(req);
   const state = deps.state();
   const target = await revisionById(state, req.params['id'] ?? '');
   const document = openStored(deps, target);
-  const summary = readSummary(req, undefined, false) || `revert to ${target.revision_id}`;
+  const summary = readSummary(req, bodySummary, false) || `revert to ${target.revision_id}`;
   const basis = state.active ? requireActive(state) : null;
   return submit(deps, req, {
     document,
@@ -291,7 +309,7 @@ async function revert(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply>
 }
 
 async function reload(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply> {
-  refuseBody(req);
+  const bodySummary = bodySummaryOnly(req);
   // A dry run is honoured here as on revert: a caller asking for one must never get a stored revision.
   const dryRun = readDryRun(req);
   const preconditions = readPreconditions(req);
@@ -302,7 +320,7 @@ async function reload(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply>
     });
   const basis = requireActive(state);
   const summary =
-    readSummary(req, undefined, false) || 'reload: re-store the active revision to push changed secrets';
+    readSummary(req, bodySummary, false) || 'reload: re-store the active revision to push changed secrets';
   const document = openStored(deps, basis);
   return submit(deps, req, {
     document,
