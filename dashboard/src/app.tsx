@@ -1,6 +1,6 @@
 /** The page: header, the room list and the room the hash names. */
 import { useEffect, useLayoutEffect } from 'preact/hooks';
-import { useLive } from './live/context.js';
+import { useLiveSlice } from './live/context.js';
 import { href, navigate, useRoute } from './router.js';
 import { menu, rooms } from './rooms/index.js';
 import { Header } from './ui/header.js';
@@ -30,11 +30,18 @@ function useRoomKeys(): void {
 
 export function App() {
   const route = useRoute();
-  const live = useLive();
+  // The page around the room draws the notices and the title, not the frames the room follows.
+  const live = useLiveSlice((s) => ({
+    // An empty name (an unconfigured node) reads as the product's.
+    company: s.snapshot?.org?.name || 'svc',
+    tokenDropped: s.tokenDropped,
+    problem: s.problem,
+    // Health is pushed on a 5 s tick; the company (`org`) on the apply itself. Either one says it.
+    unconfigured: !!s.snapshot?.health && !s.snapshot.health.configured && !s.snapshot.org?.revision_id,
+  }));
   useRoomKeys();
   const room = rooms.find((r) => r.id === route.room) ?? rooms[0]!;
-  // An empty name (an unconfigured node) reads as the product's.
-  const company = live.snapshot?.org?.name || 'svc';
+  const company = live.company;
   useEffect(() => {
     document.title = `${room.label} · ${company}`;
   }, [room.id, company]);
@@ -86,8 +93,7 @@ export function App() {
               {live.problem}
             </p>
           ) : null}
-          {/* Health is pushed on a 5 s tick; the company (`org`) on the apply itself. Either one says it. */}
-          {live.snapshot?.health && !live.snapshot.health.configured && !live.snapshot.org?.revision_id ? (
+          {live.unconfigured ? (
             <p class="notice">
               This node has no company yet. Push one with{' '}
               <code>svc config put ops/company.example.yaml --create --summary "first"</code>.

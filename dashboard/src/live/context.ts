@@ -12,14 +12,39 @@ export function useConnection(): Connection {
   return connection;
 }
 
-export function useLive(): LiveState {
+/** Whether two slices show the same: the same value, or plain objects whose every key holds the same value. */
+function sameSlice(a: unknown, b: unknown): boolean {
+  if (Object.is(a, b)) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const keys = Object.keys(x);
+  return keys.length === Object.keys(y).length && keys.every((k) => k in y && Object.is(x[k], y[k]));
+}
+
+/**
+ * The part of the live state a component shows (`select` picks sections, which a frame replaces only when
+ * it carries them, or plain values; an object of them is compared key by key). The component redraws when
+ * that part changes, not on every frame: the node's 5 s health pulse redraws what shows health, an event
+ * what shows events, and nothing else.
+ */
+export function useLiveSlice<T>(select: (state: LiveState) => T): T {
   const connection = useConnection();
-  const [state, setState] = useState(connection.current);
+  const value = select(connection.current);
+  const [, redraw] = useState(0);
+  // The latest render's selector (it may read props) and what it drew.
+  const drawn = useRef({ select, value });
+  drawn.current = { select, value };
   useEffect(() => {
-    setState(connection.current);
-    return connection.subscribe(setState);
+    const follow = (state: LiveState): void => {
+      if (!sameSlice(drawn.current.value, drawn.current.select(state))) redraw((n) => n + 1);
+    };
+    // A frame told between the render and this effect.
+    follow(connection.current);
+    return connection.subscribe(follow);
   }, [connection]);
-  return state;
+  return value;
 }
 
 interface Refusal {
@@ -54,16 +79,6 @@ function refusalOf(e: unknown): Refusal {
 }
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => window.setTimeout(resolve, ms));
-
-/** The live state's epoch alone: a component re-renders when a snapshot arrives, not on every frame. */
-function useEpoch(connection: Connection): number {
-  const [epoch, setEpoch] = useState(connection.current.epoch);
-  useEffect(() => {
-    setEpoch(connection.current.epoch);
-    return connection.subscribe((state) => setEpoch(state.epoch));
-  }, [connection]);
-  return epoch;
-}
 
 /**
  * A frame that moves a room (an event, a configuration push) asks its question again at most once per this
@@ -126,7 +141,7 @@ class Asker {
  */
 export function useQuestion<T>(what: string | null, params: Params = {}, again: unknown = 0): Asked<T> {
   const connection = useConnection();
-  const epoch = useEpoch(connection);
+  const epoch = useLiveSlice((s) => s.epoch);
   const key = JSON.stringify(params);
   const [asked, setAsked] = useState<Asked<T>>({
     data: null,

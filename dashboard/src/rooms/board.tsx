@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { JSX } from 'preact';
-import { useLive, useQuestion } from '../live/context.js';
+import { useLiveSlice, useQuestion } from '../live/context.js';
 import { href, type Route } from '../router.js';
 import { Answer, Badge, Card, Hint, Table } from '../ui/parts.js';
 import { Ago } from '../ui/ago.js';
@@ -46,13 +46,12 @@ const ITEMS_MAX = 200;
 
 /** Moves when a task event arrives on the stream, and on a slow beat for changes that raise none. */
 export function useWorkTick(): string {
-  const live = useLive();
+  const newest = useLiveSlice((s) => s.snapshot?.events.find((e) => taskEvents.has(e.type))?.id ?? '');
   const [beat, setBeat] = useState(0);
   useEffect(() => {
     const timer = window.setInterval(() => setBeat((b) => b + 1), REASK_MS);
     return () => window.clearInterval(timer);
   }, []);
-  const newest = live.snapshot?.events.find((e) => taskEvents.has(e.type))?.id ?? '';
   return `${newest}:${beat}`;
 }
 

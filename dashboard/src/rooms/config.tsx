@@ -3,7 +3,7 @@
  * redacted YAML (`config`) and the entity views (`config_entities`). All four questions are guarded.
  */
 import { useState } from 'preact/hooks';
-import { useConnection, useLive, useQuestion } from '../live/context.js';
+import { useConnection, useLiveSlice, useQuestion } from '../live/context.js';
 import { json, time } from '../ui/format.js';
 import { Answer, Badge, Card, Table } from '../ui/parts.js';
 import { Ago } from '../ui/ago.js';
@@ -150,8 +150,7 @@ function EntityViews(props: { tick: number }) {
 
 export function ConfigRoom() {
   const connection = useConnection();
-  const live = useLive();
-  const tick = live.configTick;
+  const tick = useLiveSlice((s) => s.configTick);
   const audit = useQuestion<RevisionMeta[]>(connection.hasToken ? 'config_audit' : null, { limit: 50 }, tick);
   const active = useQuestion<ActiveConfig>(connection.hasToken ? 'config' : null, {}, tick);
   if (!connection.hasToken)

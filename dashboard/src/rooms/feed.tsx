@@ -4,7 +4,7 @@
  * payloads on demand).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { useLive, useQuestion } from '../live/context.js';
+import { useLiveSlice, useQuestion } from '../live/context.js';
 import type { EventRow } from '../live/types.js';
 import { navigate, type Route } from '../router.js';
 import { json, time } from '../ui/format.js';
@@ -105,7 +105,6 @@ function Trace(props: { traceId: string; onClose: () => void }) {
 }
 
 export function Feed(props: { route: Route }) {
-  const live = useLive();
   const q = props.route.query;
   const category = q.get('category') ?? '';
   const seat = q.get('seat') ?? '';
@@ -113,6 +112,11 @@ export function Feed(props: { route: Route }) {
   const trace = q.get('trace');
   const [cursor, setCursor] = useState<Page['next']>(null);
   const [history, setHistory] = useState<Array<NonNullable<Page['next']>>>([]);
+  // The first page follows the stream's events; an older page, only the seats it filters on.
+  const live = useLiveSlice((s) => ({
+    eventTick: cursor === null ? s.eventTick : 0,
+    org: s.snapshot?.org,
+  }));
   const withQuery = (name: string, value: string): URLSearchParams => {
     const next = new URLSearchParams(q);
     if (value === '') next.delete(name);
@@ -149,9 +153,9 @@ export function Feed(props: { route: Route }) {
       before_time: cursor?.before_time,
       before_id: cursor?.before_id,
     },
-    cursor === null ? live.eventTick : 0,
+    live.eventTick,
   );
-  const seats = allSeats(live.snapshot?.org);
+  const seats = allSeats(live.org);
   return (
     <div class="stack">
       <form class="filters" aria-label="Feed filters" onSubmit={(e) => e.preventDefault()}>

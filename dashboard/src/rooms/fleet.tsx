@@ -3,7 +3,7 @@
  * an expired node can be removed (`POST /fleet/broker/remove/{node}`) behind a confirm step.
  */
 import { useRef, useState } from 'preact/hooks';
-import { useConnection, useLive, useQuestion } from '../live/context.js';
+import { useConnection, useLiveSlice, useQuestion } from '../live/context.js';
 import { ConfirmAction, OutcomeStatus, type Outcome } from '../ui/confirm.js';
 import { ago, time } from '../ui/format.js';
 import { Badge, Card, Hint, Stat, Table, Unread } from '../ui/parts.js';
@@ -32,8 +32,12 @@ interface Fleet {
 
 export function FleetRoom() {
   const connection = useConnection();
-  const live = useLive();
-  const health = live.snapshot?.health;
+  const live = useLiveSlice((s) => ({
+    unread: s.snapshot === null,
+    health: s.snapshot?.health,
+    configTick: s.configTick,
+  }));
+  const health = live.health;
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const [removals, setRemovals] = useState(0);
   const said = useRef<HTMLParagraphElement>(null);
@@ -67,7 +71,7 @@ export function FleetRoom() {
     said.current?.focus();
   };
   // The fleet question is guarded anyway; without a snapshot this node's own figures are unknown, not zero.
-  if (live.snapshot === null) return <Unread live={live} />;
+  if (live.unread) return <Unread />;
   return (
     <div class="stack">
       <Card title="This node">

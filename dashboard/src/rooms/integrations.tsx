@@ -1,6 +1,6 @@
 /** Integrations: inbound surfaces, whether their secret is present, arrivals, and setup requirements. */
 import { useEffect, useState } from 'preact/hooks';
-import { useConnection, useLive, useQuestion } from '../live/context.js';
+import { useConnection, useLiveSlice, useQuestion } from '../live/context.js';
 import { Answer, Badge, Card, Hint, Table } from '../ui/parts.js';
 import { Ago } from '../ui/ago.js';
 
@@ -49,11 +49,11 @@ const ARRIVALS_MS = 10_000;
 
 function Setup() {
   const connection = useConnection();
-  const live = useLive();
+  const configTick = useLiveSlice((s) => s.configTick);
   const asked = useQuestion<{ integrations: SetupState[] }>(
     connection.hasToken ? 'setup_integrations' : null,
     {},
-    live.configTick,
+    configTick,
   );
   const setup = asked.data;
   const error = asked.error?.message ?? null;
@@ -93,14 +93,14 @@ function Setup() {
 }
 
 export function Integrations() {
-  const live = useLive();
+  const configTick = useLiveSlice((s) => s.configTick);
   const [beat, setBeat] = useState(0);
   useEffect(() => {
     const timer = window.setInterval(() => setBeat((b) => b + 1), ARRIVALS_MS);
     return () => window.clearInterval(timer);
   }, []);
   // Not on every event: a burst of deliveries would be a burst of questions. The beat and configuration.
-  const asked = useQuestion<{ surfaces: Surface[] }>('integrations', {}, `${live.configTick}:${beat}`);
+  const asked = useQuestion<{ surfaces: Surface[] }>('integrations', {}, `${configTick}:${beat}`);
   return (
     <div class="stack">
       <Card title="Inbound surfaces" wide>

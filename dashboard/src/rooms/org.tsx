@@ -4,7 +4,7 @@
  * view of hundreds of seats costs their units, not every seat.
  */
 import { useState } from 'preact/hooks';
-import { useLive } from '../live/context.js';
+import { useLiveSlice } from '../live/context.js';
 import type { AgentRow, OrgSeat, OrgUnit } from '../live/types.js';
 import { href } from '../router.js';
 import { clip } from '../ui/format.js';
@@ -106,13 +106,16 @@ function UnitNode(props: { unit: OrgUnit; agents: Record<string, AgentRow>; coll
 }
 
 export function OrgChart() {
-  const live = useLive();
-  const { snapshot } = live;
-  if (snapshot === null) return <Unread live={live} />;
-  const org = snapshot.org;
+  const live = useLiveSlice((s) => ({
+    unread: s.snapshot === null,
+    org: s.snapshot?.org,
+    agents: s.snapshot?.agents,
+  }));
+  if (live.unread) return <Unread />;
+  const org = live.org;
   if (!org || (!org.roles?.length && !org.units?.length))
     return <p class="muted">No company is configured on this node yet.</p>;
-  const agents = snapshot.agents;
+  const agents = live.agents ?? {};
   const collapsed = allSeats(org).length > EXPANDED_UP_TO;
   return (
     <div class="stack">

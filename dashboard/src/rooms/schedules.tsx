@@ -1,5 +1,5 @@
 /** Schedules: every schedule with its next run, and the ledger of recent runs. */
-import { useLive } from '../live/context.js';
+import { useLiveSlice } from '../live/context.js';
 import { time } from '../ui/format.js';
 import type { Schedule } from '../live/types.js';
 import { Badge, Card, Table, Unread } from '../ui/parts.js';
@@ -18,10 +18,10 @@ const soonest = (s: Schedule): number => {
  * asks no question, so a burst of events costs it nothing.
  */
 export function Schedules() {
-  const live = useLive();
-  if (live.snapshot === null) return <Unread live={live} />;
-  const schedules = schedulesOf(live.snapshot);
-  const runs = scheduleRunsOf(live.snapshot);
+  const section = useLiveSlice((s) => (s.snapshot === null ? null : s.snapshot.schedules));
+  if (section === null) return <Unread />;
+  const schedules = schedulesOf(section);
+  const runs = scheduleRunsOf(section);
   return (
     <div class="stack">
       <Card title="Schedules" wide>

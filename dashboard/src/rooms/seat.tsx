@@ -1,6 +1,6 @@
 /** One seat: the live turn as it streams, `llm_history`, memory, schedules, and pause/resume. */
 import { useState } from 'preact/hooks';
-import { useConnection, useLive, useQuestion } from '../live/context.js';
+import { useConnection, useLiveSlice, useQuestion } from '../live/context.js';
 import type { AgentRow, HistoryRow, LiveCall, ToolExecution } from '../live/types.js';
 import { href, type Route } from '../router.js';
 import { count, duration, json, time } from '../ui/format.js';
@@ -247,12 +247,17 @@ function PauseControls(props: { row: AgentRow }) {
 }
 
 export function SeatRoom(props: { route: Route }) {
-  const live = useLive();
-  const seats = allSeats(live.snapshot?.org);
-  const unread = live.snapshot === null;
+  const { org, unread } = useLiveSlice((s) => ({ org: s.snapshot?.org, unread: s.snapshot === null }));
+  const seats = allSeats(org);
   const handle = props.route.rest[0] ?? seats.find((s) => s.kind === 'agent')?.handle ?? '';
   const seat = seats.find((s) => s.handle === handle);
-  const row = live.snapshot?.agents[handle];
+  // This seat's row, not every seat's: another seat's frame draws nothing here.
+  const live = useLiveSlice((s) => ({
+    row: s.snapshot?.agents[handle],
+    schedules: s.snapshot?.schedules,
+    sandboxes: s.snapshot?.sandboxes,
+  }));
+  const row = live.row;
   // The agent question carries llm_history; ask again when the seat's turn ends or moves on.
   const turnKey = `${row?.live_call?.turn_id ?? ''}:${row?.live_call?.phase ?? ''}:${row?.activity ?? ''}`;
   const detail = useQuestion<AgentRow>(
@@ -261,7 +266,7 @@ export function SeatRoom(props: { route: Route }) {
     { id: handle },
     turnKey,
   );
-  const schedules = schedulesOf(live.snapshot).filter(
+  const schedules = schedulesOf(live.schedules).filter(
     (s) => s.runners?.includes(handle) || s.scope_id === handle,
   );
   return (
@@ -283,7 +288,7 @@ export function SeatRoom(props: { route: Route }) {
         </select>
       </label>
       {unread ? (
-        <Unread live={live} />
+        <Unread />
       ) : !seat ? (
         <p class="muted">{handle ? `No seat ${handle} in this company.` : 'No seats yet.'}</p>
       ) : (
@@ -327,7 +332,7 @@ export function SeatRoom(props: { route: Route }) {
                 <LiveTurn call={row?.live_call ?? null} />
               </Card>
               <Card title="Coding runs" wide>
-                <CodingRuns runs={live.snapshot?.sandboxes ?? []} seat={handle} />
+                <CodingRuns runs={live.sandboxes ?? []} seat={handle} />
               </Card>
               <Card title="Budget">
                 <MeterBar label="Seat tokens" meter={row?.budget?.seat} />

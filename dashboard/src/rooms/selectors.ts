@@ -14,19 +14,22 @@ export function allSeats(org: Org | null | undefined): OrgSeat[] {
 }
 
 /** Agent rows of seats the org still lists (an apply's `org` frame may come before its `seats`, which prunes). */
-export function liveAgents(snapshot: Snapshot | null): AgentRow[] {
-  if (!snapshot) return [];
-  const seats = new Set(allSeats(snapshot.org).map((s) => s.handle));
-  return Object.values(snapshot.agents).filter((row) => seats.size === 0 || seats.has(row.id));
+export function liveAgents(
+  agents: Readonly<Record<string, AgentRow>>,
+  org: Org | null | undefined,
+): AgentRow[] {
+  const seats = new Set(allSeats(org).map((s) => s.handle));
+  return Object.values(agents).filter((row) => seats.size === 0 || seats.has(row.id));
 }
 
-export function schedulesOf(snapshot: Snapshot | null): Schedule[] {
-  const section = snapshot?.schedules;
+/** The snapshot's `schedules` section, as the rooms select it. */
+type SchedulesSection = Snapshot['schedules'] | undefined;
+
+export function schedulesOf(section: SchedulesSection): Schedule[] {
   if (!section) return [];
   return Array.isArray(section) ? section : (section.schedules ?? []);
 }
 
-export function scheduleRunsOf(snapshot: Snapshot | null): ScheduleRun[] {
-  const section = snapshot?.schedules;
+export function scheduleRunsOf(section: SchedulesSection): ScheduleRun[] {
   return !section || Array.isArray(section) ? [] : (section.recent_runs ?? []);
 }

@@ -1,6 +1,6 @@
 /** Spend: the token series chart, the breakdown by seat, phase and model, and the budgets. */
 import { useState } from 'preact/hooks';
-import { useLive, useQuestion } from '../live/context.js';
+import { useLiveSlice, useQuestion } from '../live/context.js';
 import type { Meter, TokenTotals } from '../live/types.js';
 import { count, percent } from '../ui/format.js';
 import { Answer, BarChart, Card, MeterBar, Table } from '../ui/parts.js';
@@ -28,11 +28,14 @@ const tokenColumns = [
 ];
 
 export function Spend() {
-  const live = useLive();
+  // Spend moves on the tokens push (once per tick), not on every event.
+  const live = useLiveSlice((s) => ({
+    tick: s.snapshot?.tokens?.totals?.total_tokens ?? 0,
+    configTick: s.configTick,
+  }));
   const [band, setBand] = useState('phase');
   const [days, setDays] = useState(7);
-  // Spend moves on the tokens push (once per tick), not on every event.
-  const tick = live.snapshot?.tokens?.totals?.total_tokens ?? 0;
+  const tick = live.tick;
   const series = useQuestion<Series>('tokens_series', { bucket: 'day', band }, tick);
   const breakdown = useQuestion<Breakdown>('tokens_breakdown', { since_days: days }, tick);
   // Caps live in the configuration: budgets follow it as well as the spend.

@@ -1,5 +1,5 @@
 /** Tools: the catalogue seats may call, and the tool servers' state on every node (guarded). */
-import { useConnection, useLive, useQuestion } from '../live/context.js';
+import { useConnection, useLiveSlice, useQuestion } from '../live/context.js';
 import { time } from '../ui/format.js';
 import { Answer, Badge, Card, Table, Unread } from '../ui/parts.js';
 import { Ago } from '../ui/ago.js';
@@ -42,7 +42,10 @@ function Failure(props: { server: ServerState }) {
 }
 
 export function Tools() {
-  const live = useLive();
+  const live = useLiveSlice((s) => ({
+    configTick: s.configTick,
+    tools: s.snapshot === null ? null : s.snapshot.tools,
+  }));
   const connection = useConnection();
   const servers = useQuestion<{ nodes: Array<{ node: string; servers: ServerState[] }> }>(
     connection.hasToken ? 'mcp_servers' : null,
@@ -50,8 +53,8 @@ export function Tools() {
     live.configTick,
   );
   // Without a snapshot (reads refused, or not yet read) there is no catalogue to count.
-  if (live.snapshot === null) return <Unread live={live} />;
-  const tools = live.snapshot.tools;
+  if (live.tools === null) return <Unread />;
+  const tools = live.tools;
   return (
     <div class="stack">
       <Card title={`Catalogue (${tools.length})`} wide>

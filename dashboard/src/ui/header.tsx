@@ -1,6 +1,6 @@
 /** The top bar: the company and node, the link state, the token form and the theme switch. */
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { useConnection, useLive } from '../live/context.js';
+import { useConnection, useLiveSlice } from '../live/context.js';
 import { authHeaders, writeToken } from '../live/token.js';
 import { Badge } from './parts.js';
 
@@ -124,20 +124,24 @@ function TokenForm() {
 }
 
 export function Header() {
-  const live = useLive();
+  // What the bar shows of health (its node and status), not the whole pulse: an unchanged pulse draws nothing.
+  const live = useLiveSlice((s) => ({
+    company: s.snapshot?.org?.name || 'svc',
+    node: s.snapshot?.health?.node,
+    status: s.snapshot?.health?.status,
+    link: s.link,
+  }));
   const [theme, setTheme] = useState<Theme>(initialTheme);
-  const health = live.snapshot?.health;
-  const org = live.snapshot?.org;
   return (
     <header class="top">
       <div class="brand">
         <img src="/favicon.ico" alt="" width={24} height={24} />
-        <span class="company">{org?.name || 'svc'}</span>
-        {health ? <span class="muted">node {health.node}</span> : null}
+        <span class="company">{live.company}</span>
+        {live.node !== undefined ? <span class="muted">node {live.node}</span> : null}
         <span class={`link link-${live.link}`} role="status" aria-live="polite" data-link={live.link}>
           {linkText[live.link]}
         </span>
-        {health ? <Badge value={health.status} title="health status" /> : null}
+        {live.status !== undefined ? <Badge value={live.status} title="health status" /> : null}
       </div>
       <div class="controls">
         <TokenForm />

@@ -1,7 +1,6 @@
 /** Small building blocks shared by the rooms. Styling is by class only: the CSP allows no inline style. */
 import type { ComponentChildren } from 'preact';
-import type { Asked } from '../live/context.js';
-import type { LiveState } from '../live/store.js';
+import { useLiveSlice, type Asked } from '../live/context.js';
 import type { Meter } from '../live/types.js';
 import { count, percent } from './format.js';
 
@@ -227,8 +226,9 @@ export function BarChart(props: {
  * What a room built on the snapshot says before it has one: that a token is needed (reads are off and
  * none is held), else that it waits for the node. Never that the company is empty.
  */
-export function Unread(props: { live: LiveState }) {
-  if (props.live.readsRefused)
+export function Unread() {
+  const readsRefused = useLiveSlice((s) => s.readsRefused);
+  if (readsRefused)
     return <p class="notice">This needs an operator token: enter one at the top of the page.</p>;
   return (
     <p class="muted" aria-busy="true">
