@@ -6,7 +6,7 @@
  */
 import t from 'tap';
 import { needsChromium, openPage, startBrowser } from '../harness/browser.js';
-import { startCompanyNode } from './fixtures/company-node.js';
+import { startCompanyNode, TOKEN } from './fixtures/company-node.js';
 
 t.test(
   'relative times tick on a quiet page, and nothing else is drawn for them',
@@ -52,6 +52,42 @@ t.test(
     await latest.filter({ hasText: /^1[01]m ago$/ }).waitFor();
     t.pass('the latest event reads ten minutes old');
     t.same(await w.page.evaluate<string[]>('window.__others'), [], 'nothing but the time was drawn again');
+    t.same(w.errors, []);
+  },
+);
+
+t.test(
+  "the fleet room's caption says how long ago the fleet was read, moving on a quiet page",
+  needsChromium,
+  async (t) => {
+    const browser = await startBrowser(t);
+    const node = await startCompanyNode(t, { bare: true });
+    const w = await openPage(browser);
+    let quiet = false;
+    await w.page.routeWebSocket(/\/ws\/stream$/, (ws) => {
+      const server = ws.connectToServer();
+      server.onMessage((message) => {
+        if (quiet && typeof message === 'string' && !/^\{"kind":"(result|error|pong)"/.test(message)) return;
+        ws.send(message);
+      });
+    });
+    await w.page.addInitScript(`sessionStorage.setItem('svc.token', '${TOKEN}')`);
+    await w.page.clock.install();
+    await w.page.goto(`${node.url}/dashboard#/fleet`);
+    await w.page.waitForSelector('[data-link="live"]');
+    const caption = w.page.locator('section[aria-label="Nodes"] caption').first();
+    await caption.filter({ hasText: /^Read (\d+s ago|in \d+s) by \S+$/ }).waitFor();
+    quiet = true;
+    await w.page.clock.pauseAt(Date.now() + 1_000);
+    await w.page.clock.runFor('10:00');
+    // Nothing arrived and nothing was asked again: only the caption's own clock moved it.
+    await caption.filter({ hasText: /^Read 1[01]m ago by \S+$/ }).waitFor();
+    t.pass('the caption reads ten minutes old');
+    t.match(
+      await caption.locator('time').getAttribute('title'),
+      /^\d{4}-\d{2}-\d{2} /,
+      'its time is named in full on hover',
+    );
     t.same(w.errors, []);
   },
 );

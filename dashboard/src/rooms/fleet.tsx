@@ -5,7 +5,7 @@
 import { useRef, useState } from 'preact/hooks';
 import { useConnection, useLiveSlice, useQuestion } from '../live/context.js';
 import { ConfirmAction, OutcomeStatus, type Outcome } from '../ui/confirm.js';
-import { ago, time } from '../ui/format.js';
+import { time } from '../ui/format.js';
 import { Badge, Card, Hint, Stat, Table, Unread } from '../ui/parts.js';
 import { Ago } from '../ui/ago.js';
 
@@ -95,7 +95,16 @@ export function FleetRoom() {
         ) : (
           <>
             <Table
-              caption={`Read ${ago(fleet.read_at)} by ${fleet.node}${fleet.complete ? '' : ' (incomplete)'}`}
+              caption={
+                <>
+                  Read{' '}
+                  <time dateTime={fleet.read_at} title={time(fleet.read_at)}>
+                    <Ago at={fleet.read_at} />
+                  </time>{' '}
+                  by {fleet.node}
+                  {fleet.complete ? '' : ' (incomplete)'}
+                </>
+              }
               rows={fleet.nodes}
               rowKey={(n) => n.id}
               columns={[

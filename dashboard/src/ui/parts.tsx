@@ -127,7 +127,7 @@ export interface Column<T> {
 }
 
 export function Table<T>(props: {
-  caption: string;
+  caption: ComponentChildren;
   rows: readonly T[];
   columns: ReadonlyArray<Column<T>>;
   empty?: string;
