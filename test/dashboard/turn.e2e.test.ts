@@ -69,7 +69,9 @@ t.test('a turn shows its progress live in the seat room', needsChromium, async (
   // The model's last execute answer is held: the turn is in flight, its tool call already made.
   await llm.waitForRequests(3);
   const live = w.page.locator('.live-turn');
-  await live.locator('text=memory_remember').waitFor();
+  // The tool run in the execute phase's list: the plan's last frame (its answer names the tool too) may
+  // still be what the room shows when this starts waiting.
+  await live.locator('ol.tools-run code', { hasText: 'memory_remember' }).waitFor();
   t.match(await live.textContent(), /execute/, 'the phase in flight');
   t.match(await live.textContent(), /round \d/, 'its round');
   t.match(await w.page.textContent('main'), /working/, 'the seat reads working');
