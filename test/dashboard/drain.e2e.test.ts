@@ -33,3 +33,52 @@ t.test(
     );
   },
 );
+
+t.test(
+  'a drained node that never comes back reads as a node that does not answer once a minute has passed',
+  needsChromium,
+  async (t) => {
+    const browser = await startBrowser(t);
+    const node = await startCompanyNode(t);
+    const w = await openPage(browser);
+    await w.page.clock.install();
+    await w.page.goto(`${node.url}/dashboard#/overview`);
+    await w.page.waitForSelector('[data-link="live"]');
+    node.run.kill('SIGTERM');
+    const notice = w.page.locator('main p.notice[role="alert"]');
+    await notice.filter({ hasText: 'The node is shutting down (draining)' }).waitFor();
+    await node.run.exited;
+    // The page's time stops; each step runs it to the next poll of /stream/snapshot and waits for that poll
+    // to fail (the node is gone), so the page has read the failure before the notice is read.
+    await w.page.clock.pauseAt(Date.now() + 1_000);
+    const failedPoll = async (): Promise<void> => {
+      const failed = w.page.waitForEvent('requestfailed', (r) => r.url().endsWith('/stream/snapshot'));
+      await w.page.clock.runFor(5_000);
+      await failed;
+    };
+    for (let i = 0; i < 6; i++) await failedPoll();
+    t.match(
+      await notice.textContent(),
+      /The node is shutting down \(draining\)/,
+      'half a minute of failed reconnects still reads as the drain',
+    );
+    // Then a poll at a time, at most ten more (80 s in all), until the drain is no longer said.
+    const down = notice.filter({ hasText: 'The node does not answer; retrying.' });
+    for (let i = 0; i < 10 && (await down.count()) === 0; i++) await failedPoll();
+    await down.waitFor();
+    t.notMatch(
+      await notice.textContent(),
+      /draining/,
+      'past a minute unanswered, the drain is no longer said',
+    );
+    t.equal(
+      await w.page.locator('[data-link]').getAttribute('data-link'),
+      'offline',
+      'and the link reads offline',
+    );
+    t.same(
+      w.errors.filter((e) => !expected.test(e)),
+      [],
+    );
+  },
+);

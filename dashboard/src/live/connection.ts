@@ -31,6 +31,11 @@ const DOWN = 'The node does not answer; retrying.';
 const DRAINING = 'The node is shutting down (draining); retrying until it is back.';
 /** The close code the node's hub ends every socket with when it drains ("going away"). */
 const GOING_AWAY = 1001;
+/**
+ * A drain is said for this long after the node last said it was draining: a node that drained and never
+ * came back (stopped for good, its host gone) then reads as any node that does not answer.
+ */
+const DRAIN_SAID_MS = 60_000;
 
 function cleanParams(params: Params): Record<string, string | number | boolean> {
   const out: Record<string, string | number | boolean> = {};
@@ -65,8 +70,11 @@ export class Connection {
   private stopped = false;
   private readonly listeners = new Set<(state: LiveState) => void>();
   private notifyTimer: number | null = null;
-  /** The node said it is stopping (its health, its socket's close, a 503 `draining`), until it answers again. */
-  private draining = false;
+  /**
+   * When the node last said it is stopping (its health as its socket closed, the close itself, a 503
+   * `draining`); null once it answers again, or once it has not answered for DRAIN_SAID_MS since.
+   */
+  private drainSaidAt: number | null = null;
 
   constructor(private token: string | null) {}
 
@@ -98,6 +106,12 @@ export class Connection {
     if (this.notifyTimer !== null) clearTimeout(this.notifyTimer);
     this.notifyTimer = null;
     for (const listener of this.listeners) listener(this.state);
+  }
+
+  /** Whether the node said it is stopping, recently enough to be believed. */
+  private draining(): boolean {
+    if (this.drainSaidAt !== null && Date.now() - this.drainSaidAt >= DRAIN_SAID_MS) this.drainSaidAt = null;
+    return this.drainSaidAt !== null;
   }
 
   start(): void {
@@ -146,15 +160,16 @@ export class Connection {
     socket.onopen = () => {
       opened = true;
       this.attempts = 0;
-      this.draining = false;
+      this.drainSaidAt = null;
       this.stopPolling();
       this.schedulePing();
     };
     socket.onmessage = (message: MessageEvent<string>) => this.receive(message.data);
     socket.onclose = (closed: CloseEvent) => {
       if (this.socket !== socket) return;
-      if (closed.code === GOING_AWAY || this.state.snapshot?.health?.status === 'shutting_down')
-        this.draining = true;
+      // Only the close of a socket that was open says so: a failed reconnect still holds the last health.
+      if (opened && (closed.code === GOING_AWAY || this.state.snapshot?.health?.status === 'shutting_down'))
+        this.drainSaidAt = Date.now();
       this.socket = null;
       if (this.pingTimer !== null) clearTimeout(this.pingTimer);
       for (const [id, p] of this.pending) {
@@ -167,7 +182,7 @@ export class Connection {
       this.set({
         ...this.state,
         link: opened ? 'connecting' : this.state.link,
-        problem: this.draining ? DRAINING : this.state.problem,
+        problem: this.draining() ? DRAINING : this.state.problem === DRAINING ? DOWN : this.state.problem,
       });
       this.startPolling();
       this.scheduleReconnect();
@@ -261,14 +276,14 @@ export class Connection {
       }
       if (res.status === 503) {
         const body = (await res.json().catch(() => null)) as { error?: unknown } | null;
-        if (body?.error === 'draining') this.draining = true;
+        if (body?.error === 'draining') this.drainSaidAt = Date.now();
       }
       if (!res.ok) throw new Error(`status ${res.status}`);
-      this.draining = false;
+      this.drainSaidAt = null;
       const frame: Frame = { kind: 'snapshot', data: await res.json(), ts: new Date().toISOString() };
       this.set({ ...applyFrame(this.state, frame), link: 'polling' });
     } catch {
-      this.set({ ...this.state, link: 'offline', problem: this.draining ? DRAINING : DOWN });
+      this.set({ ...this.state, link: 'offline', problem: this.draining() ? DRAINING : DOWN });
     }
   }
 
