@@ -4,7 +4,7 @@
  * (internal error) or not at all (a whole body refused -32700 for one bad `params`), a valid JSON body
  * that is no JSON-RPC as -32700 (parse error), and our own invalid result as -32602. Here each body is
  * screened before the SDK reads it: not JSON-RPC is -32600 (in a batch, that message alone: the others
- * are answered, its error beside theirs), the params of a method the server answers
+ * are answered, its error beside theirs; a request repeating an id of its batch alike), the params of a method the server answers
  * that do not fit are -32602 naming the field, an unknown method -32601; what the server then answers
  * -32602 or -32603 is its own failure, sent as a bare -32603 (the detail, which may quote internals or a
  * secret, is not sent; it is logged without the message).
@@ -100,28 +100,37 @@ function screenBody(sdk: McpServerSdk, raw: unknown, refusals: Map<Id, RpcError>
   if (list.length === 0) return { reply: jsonReply(400, invalid(null, 'an empty batch')) };
   const kept: unknown[] = [];
   const refused: unknown[] = [];
+  // A request's answer is known by its id alone, so a second request under one id would go unanswered.
+  const requestIds = new Map<Id, number>();
   for (const [i, m] of list.entries()) {
-    const one = screenOne(sdk, m, refusals);
+    const id = isObject(m) && 'method' in m && isId(m['id']) ? m['id'] : undefined;
+    const first = id === undefined ? undefined : requestIds.get(id);
+    if (id !== undefined && first === undefined) requestIds.set(id, i + 1);
+    const one: Screened =
+      first === undefined
+        ? screenOne(sdk, m, refusals)
+        : { kind: 'invalid', why: `id ${JSON.stringify(id)} repeats message ${first}` };
     if (one.kind === 'pass') kept.push(one.message);
     if (one.kind !== 'invalid') continue;
     if (!batch) return { reply: jsonReply(400, invalid(null, one.why)) };
     // JSON-RPC 2.0: a batch's invalid message gets its own error; the others are still answered.
-    const id = isObject(m) && isId(m['id']) ? m['id'] : null;
-    refused.push(invalid(id, `message ${i + 1}: ${one.why}`));
+    refused.push(invalid(isObject(m) && isId(m['id']) ? m['id'] : null, `message ${i + 1}: ${one.why}`));
   }
   if (kept.length === 0)
     return { reply: refused.length > 0 ? jsonReply(400, refused) : { status: 202, headers: {}, body: Buffer.alloc(0) } }; // prettier-ignore
   return { body: batch ? kept : kept[0], refused };
 }
 
-/** The server's answer to a batch with the errors of the batch's messages it never saw added. */
-function withRefused(
+/**
+ * The server's answer to a batch, as an array (the SDK answers a batch with one answer as that answer
+ * alone), with the errors of the batch's messages it never saw added.
+ */
+function asBatch(
   reply: { readonly status: number; readonly headers: Record<string, string>; readonly body: Buffer },
   refused: readonly unknown[],
 ): ApiReply {
-  if (refused.length === 0) return reply;
   // Anything but a JSON answer (or none) is about the whole request: it stands alone.
-  if (reply.status === 202) return jsonReply(200, refused);
+  if (reply.status === 202) return refused.length === 0 ? reply : jsonReply(200, refused);
   if (reply.status !== 200 || !(reply.headers['content-type'] ?? '').includes('application/json'))
     return reply;
   const answered: unknown = JSON.parse(reply.body.toString('utf8'));
@@ -170,6 +179,7 @@ export async function answerMcp(sdk: McpServerSdk, server: Server, req: ApiReque
     }
   }
   let refused: readonly unknown[] = [];
+  const batch = Array.isArray(parsedBody);
   if (parsedBody !== undefined) {
     const screened = screenBody(sdk, parsedBody, refusals);
     if ('reply' in screened) return screened.reply;
@@ -196,7 +206,8 @@ export async function answerMcp(sdk: McpServerSdk, server: Server, req: ApiReque
       out[name] = value;
     });
     const body = Buffer.from(await response.arrayBuffer());
-    return withRefused({ status: response.status, headers: out, body }, refused);
+    const reply = { status: response.status, headers: out, body };
+    return batch ? asBatch(reply, refused) : reply;
   } finally {
     await transport.close();
     await server.close();
