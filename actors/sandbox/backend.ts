@@ -54,4 +54,9 @@ export interface SandboxBackend {
    * runs): resolves once it is told to end; what outlasts the grace is killed without the caller waiting.
    */
   stop(run: Launched): Promise<void>;
+  /**
+   * Ends whatever of run `sandboxId` still runs though no launch holds it: a launch cut by the node's death
+   * (kill -9) leaves its setup step, or an agent started just before the run's record was stored.
+   */
+  stopLeft(sandboxId: string): Promise<void>;
 }

@@ -87,6 +87,23 @@ function ownsGroup(pid: number, id: string): boolean {
 }
 
 /**
+ * The process groups (other than this node's own) holding a process started with run `id`'s variable: a
+ * setup step or an agent no record leads to. Reads every process's environment, so only for the rare
+ * launch a node's death cut; none without /proc.
+ */
+function groupsOf(id: string): Set<number> {
+  const groups = new Set<number>();
+  if (!procfs) return groups;
+  const own = groupOf(String(process.pid));
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || !carriesRun(Number(entry), id)) continue;
+    const group = groupOf(entry);
+    if (group !== null && group !== own) groups.add(group);
+  }
+  return groups;
+}
+
+/**
  * What the wrapper's exit code says of a run that ended without a result file: exit 0 is done with its
  * log's tail; anything else failed. Null while no exit code is written.
  */
@@ -300,6 +317,11 @@ export function localBackend(opts: {
       await writeFile(tmp, JSON.stringify({ answer, answered_at: at }));
       await rename(tmp, join(control, 'answer.json'));
       await rm(join(control, 'question.json'), { force: true });
+    },
+
+    stopLeft(sandboxId: string): Promise<void> {
+      for (const group of groupsOf(sandboxId)) stopRun(group, sandboxId);
+      return Promise.resolve();
     },
 
     stop(run: Launched): Promise<void> {

@@ -113,8 +113,11 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
       const at = now().toISOString();
       if (run.workdir === null) {
         // Recorded as launching, but the launch never finished (the node stopped mid-way).
-        if (!launching.has(id))
+        if (!launching.has(id)) {
+          // What the cut launch left running (its setup step, say, after a kill -9) ends with it.
+          await backend.stopLeft(id);
           await apply(run, { type: 'run.failed', error: 'the launch was cut by a restart', at });
+        }
         return;
       }
       const seen = await backend.observe({ workdir: run.workdir, pid: run.pid });

@@ -2,6 +2,7 @@
  * The supervisor over the real local backend: however a run ends — the agent's own result while it keeps
  * running, or its wrapper killed under it — the run is recorded ended and nothing of it is left running.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import type { SandboxRunRecord } from '../../../schema/index.js';
 import { until } from '../../harness/until.js';
 import { pidsRunning } from '../../harness/proc.js';
 import { launchOf, superviseLocally } from './local-supervisor.js';
+import { aRun } from './runs.fixture.js';
 
 /** A `sleep` nobody else runs: its pids are the run's leftovers. */
 const marker = (): string[] => ['sleep', String(6_000 + Math.floor(Math.random() * 3_000))];
@@ -152,6 +154,55 @@ t.test('a node stopping while a run’s setup runs stops the step and records th
   await leftoverGone(argv);
   tt.pass('the setup step was stopped');
 });
+
+/** A process group of `sh` and its background `argv`, started with run `id`'s variable as a setup step is. */
+function stepOf(tt: Test, id: string, argv: readonly string[]): void {
+  const step = spawn('sh', ['-c', `${argv.join(' ')} & wait`], {
+    detached: true,
+    stdio: 'ignore',
+    env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', SVC_SANDBOX_ID: id },
+  });
+  step.unref();
+  tt.teardown(() => pidsRunning(argv).forEach((pid) => process.kill(pid, 'SIGKILL')));
+}
+
+t.test(
+  'a node restarted after dying in a run’s setup records the launch cut and stops the step it left',
+  async (tt) => {
+    const root = mkdtempSync(join(tmpdir(), 'svc-supervisor-'));
+    tt.teardown(() => rmSync(root, { recursive: true, force: true, maxRetries: 5 }));
+    const bus = await openMemoryBus();
+    await ensureCatalogue(bus);
+    tt.teardown(() => bus.close());
+    const logger = pino({ level: 'silent' });
+    // What a node killed (-9) in a setup step leaves: the run recorded launching, the step running on.
+    const before = await openSandboxRecords({ bus, node: 'node-0', logger });
+    await before.put(aRun({ sandbox_id: 'sb-cut', status: 'launching', workdir: null }));
+    await before.stop();
+    const left = marker();
+    stepOf(tt, 'sb-cut', left);
+    const other = marker();
+    stepOf(tt, 'sb-other', other);
+    await until(
+      () => Promise.resolve([...pidsRunning(left), ...pidsRunning(other)]),
+      (pids) => pids.length === 2,
+      { timeoutMs: 10_000, everyMs: 25 },
+    );
+    const records = await openSandboxRecords({ bus, node: 'node-0', logger });
+    tt.teardown(() => records.stop());
+    const supervisor = superviseLocally({ bus, records, root, logger });
+    tt.teardown(() => supervisor.stop());
+    const ended = await until(
+      () => Promise.resolve(records.get('sb-cut')),
+      (r) => r?.status === 'failed',
+      { timeoutMs: 15_000, everyMs: 25 },
+    );
+    tt.equal(ended?.error, 'the launch was cut by a restart');
+    await leftoverGone(left);
+    tt.pass('the cut launch’s setup step was stopped');
+    tt.equal(pidsRunning(other).length, 1, 'a process of no such run is left alone');
+  },
+);
 
 t.test('runs that ended leave nothing queued for them on the node that ran them', async (tt) => {
   const { supervisor } = await startSupervisor(tt);
