@@ -173,7 +173,9 @@ export async function answerMcp(sdk: McpServerSdk, server: Server, req: ApiReque
   const hasBody = req.method === 'POST' && req.body.length > 0;
   if (hasBody) {
     try {
-      parsedBody = JSON.parse(req.body.toString('utf8'));
+      // Decoded as the transport's own `Request.json()` would (a leading byte order mark dropped), so
+      // every body it would read as JSON is screened here first.
+      parsedBody = JSON.parse(new TextDecoder().decode(req.body));
     } catch {
       parsedBody = undefined; // the SDK answers it -32700 (parse error)
     }
