@@ -36,7 +36,10 @@ t.test("a timed run's failure reaches onError; stop waits for the run under way"
     },
     { everyMs: 1, onError: (error) => failed.push(error) },
   );
+  // The job's timer keeps no process alive (unref'd): this one does, until the first timed run began.
+  const alive = setInterval(() => undefined, 60_000);
   await firstRun;
+  clearInterval(alive);
   await job.stop();
   t.ok(ended, 'stop resolved only after the run under way ended');
   t.match(failed, [{ message: 'boom' }], 'the timed failure was told');
