@@ -166,3 +166,19 @@ t.test(
     t.notMatch(JSON.stringify(listed.json), /Retry/, 'nothing was written');
   },
 );
+
+t.test('an unknown tool name is quoted cut short, over MCP and over /operator/act', async (t) => {
+  const n = await startPagesNode(t);
+  const name = 'x'.repeat(4000);
+  const client = await connect(n.base, OPS);
+  t.teardown(() => client.close());
+  const called = await client.callTool({ name, arguments: {} });
+  t.equal(called.isError, true);
+  const [first] = called.content as Array<{ text: string }>;
+  t.match(first?.text, /^unknown_tool: /);
+  t.ok((first?.text.length ?? 0) < 300, `the refusal is ${first?.text.length} characters long`);
+  const acted = await n.call('POST', `/operator/act/${name}`, { body: {} });
+  t.equal(acted.status, 404);
+  t.equal(acted.json['error'], 'unknown_tool');
+  t.ok(String(acted.json['detail']).length < 300, 'the detail does not echo the whole name');
+});

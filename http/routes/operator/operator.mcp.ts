@@ -36,7 +36,7 @@ function mcpServer(sdk: McpServerSdk, tools: readonly ServiceTool[], person: Ser
       content: [{ type: 'text' as const, text: value }],
       isError,
     });
-    if (!tool) return text(`unknown_tool: no tool ${request.params.name}`, true);
+    if (!tool) return text(`unknown_tool: no tool ${request.params.name.slice(0, 100)}`, true);
     // The retry handle's own refusal, as `/operator/act` answers it (spec: 400 `op_id_invalid`).
     const opId = request.params.arguments?.['op_id'];
     if (opId !== undefined && (typeof opId !== 'string' || !isOpId(opId)))

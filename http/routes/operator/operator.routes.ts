@@ -36,7 +36,7 @@ async function act(deps: OperatorDeps, req: ApiRequest): Promise<ApiReply> {
   const tool = actTools(deps).find((t) => t.name === name);
   if (!tool)
     throw new ApiError('unknown_tool', {
-      detail: `No write tool ${name}: this surface acts with ${
+      detail: `No write tool ${name.slice(0, 100)}: this surface acts with ${
         actTools(deps)
           .map((t) => t.name)
           .join(', ') || 'none'
