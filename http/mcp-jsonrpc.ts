@@ -117,7 +117,7 @@ function screenBody(sdk: McpServerSdk, raw: unknown, refusals: Map<Id, RpcError>
     refused.push(invalid(isObject(m) && isId(m['id']) ? m['id'] : null, `message ${i + 1}: ${one.why}`));
   }
   if (kept.length === 0)
-    return { reply: refused.length > 0 ? jsonReply(400, refused) : { status: 202, headers: {}, body: Buffer.alloc(0) } }; // prettier-ignore
+    return { reply: refused.length > 0 ? jsonReply(400, refused) : { status: 202, headers: {} } };
   return { body: batch ? kept : kept[0], refused };
 }
 
@@ -159,6 +159,16 @@ function guard(sdk: McpServerSdk, transport: Transport, refusals: Map<Id, RpcErr
     const error = { code: sdk.ErrorCode.InternalError, message: 'Internal error' };
     return send({ jsonrpc: '2.0', id: message.id, error }, options);
   };
+}
+
+/**
+ * An answer with no body (the 202 of a notification) leaves its body out: a Buffer body, even an empty
+ * one, is written with `Content-Type: application/octet-stream` (http/respond.ts), naming a type for nothing.
+ */
+function withoutEmptyBody(reply: ApiReply): ApiReply {
+  if (!Buffer.isBuffer(reply.body) || reply.body.length > 0) return reply;
+  const { body: _empty, ...rest } = reply;
+  return rest;
 }
 
 type Transport = InstanceType<McpServerSdk['WebStandardStreamableHTTPServerTransport']>;
@@ -209,7 +219,8 @@ export async function answerMcp(sdk: McpServerSdk, server: Server, req: ApiReque
     });
     const body = Buffer.from(await response.arrayBuffer());
     const reply = { status: response.status, headers: out, body };
-    return batch ? asBatch(reply, refused) : reply;
+    const answer = batch ? asBatch(reply, refused) : reply;
+    return withoutEmptyBody(answer);
   } finally {
     await transport.close();
     await server.close();
