@@ -30,10 +30,13 @@
  *     check, so a revision an earlier release stored with one still boots, applies and reloads.
  * A11. `notification_coalesce_window_seconds` above an hour: every notification wake would wait that long
  *     before its seat sees it, which is a delay, not a batch.
+ * A12. A schedule `name` longer than a handle (64) or outside the tool-server name grammar (letters, digits,
+ *     _ . -, a letter or digit first): the name is the schedule's identity in firing claims, wake message
+ *     ids, ledger rows and feed summaries, so it is short and plain like the other names that identify.
  */
 import { cronProblem } from '../schedules/time.js';
 import { leadSeat } from './derived.js';
-import { carriesLogin, hasRef, isCron } from './fields.js';
+import { carriesLogin, hasRef, isCron, keyPattern, MAX_SCHEDULE_NAME } from './fields.js';
 import { ProblemKind, type Segment } from './problems.js';
 import { asList, asString, type RuleContext } from './rule-context.js';
 import { scheduleScopes } from './rules-seats.js';
@@ -59,6 +62,18 @@ const fetchedUrls = (doc: Record<string, unknown>): Array<[Segment[], unknown]> 
 
 /** The longest notification batching window (A11), in seconds. */
 export const MAX_COALESCE_WINDOW_SECONDS = 3600;
+
+/** Why a schedule name breaks A12, or null; never quotes the name. */
+function scheduleNameProblem(name: string): { kind: ProblemKind; message: string } | null {
+  if (name.length > MAX_SCHEDULE_NAME)
+    return { kind: ProblemKind.OutOfRange, message: `at most ${MAX_SCHEDULE_NAME} characters` };
+  if (name !== '' && !keyPattern.test(name))
+    return {
+      kind: ProblemKind.Shape,
+      message: 'must start with a letter or digit and hold only letters, digits, _ . -',
+    };
+  return null;
+}
 
 /** Turn-engine fields where 0 would read as unset (actors/seat/seat.limits.ts). */
 const roundLimits = [
@@ -128,6 +143,11 @@ export function admissionRules(ctx: RuleContext): void {
 
   for (const scope of scheduleScopes(ctx)) {
     scope.list.forEach((schedule, i) => {
+      // A12 (an empty name is the shape check's)
+      const name = isRecord(schedule) ? schedule['name'] : undefined;
+      const wrongName = typeof name === 'string' ? scheduleNameProblem(name) : null;
+      if (wrongName !== null)
+        ctx.admission([...scope.segments, i, 'name'], wrongName.kind, wrongName.message);
       // A6 (the shape check has refused what is not cron-like; a `${VAR}` is checked when applied)
       const cron = isRecord(schedule) ? schedule['cron'] : undefined;
       if (typeof cron === 'string' && !hasRef(cron) && isCron(cron)) {

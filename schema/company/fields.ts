@@ -29,6 +29,8 @@ export const settingsMap = z.record(z.string(), z.record(z.string(), z.unknown()
 
 /** Names that appear in entity routes and tool prefixes: provider keys, tool-server names. */
 export const keyPattern = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+/** The longest schedule name a new write may carry (admission rule A12): a seat handle's bound. */
+export const MAX_SCHEDULE_NAME = 64;
 export const entityKey = z
   .string()
   .regex(keyPattern, 'must start with a letter or digit and hold only letters, digits, _ . -');

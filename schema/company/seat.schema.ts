@@ -16,7 +16,7 @@ import {
   strings,
   text,
 } from './fields.js';
-import { scheduleCron, scheduleTimezone } from './editor-hints.js';
+import { scheduleCron, scheduleName, scheduleTimezone } from './editor-hints.js';
 import { SeatIntegrations } from './integrations.schema.js';
 
 export const SeatKind = { Agent: 'agent', Human: 'human' } as const;
@@ -40,7 +40,9 @@ export const handle = z
  */
 export const Schedule = z
   .strictObject({
-    name: nonEmpty.describe('Name of the schedule, unique where it is written.'),
+    name: scheduleName.describe(
+      'Name of the schedule, unique where it is written: at most 64 letters, digits, _ . - (a letter or digit first).',
+    ),
     cron: scheduleCron.describe(
       'When it fires: minute hour day-of-month month day-of-week (seconds first when six fields), or a macro such as @daily.',
     ),

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { baseCompany, runnable, write } from '../fixtures/company/documents.js';
+import { validateCompany } from '../../schema/company/index.js';
 
 const withSchedule = (schedule: Record<string, unknown>, timezone?: string) => {
   const doc = baseCompany();
@@ -70,3 +71,51 @@ t.test('an unknown timezone is refused where it is written, naming it', async (t
   t.match(company.problems, [{ path: 'timezone', kind: 'invalid', message: /"Mars\/Olympus"/ }]);
   t.same(write(withSchedule({ cron: '@daily', timezone: 'America/New_York' }, 'Europe/Berlin')).problems, []);
 });
+
+t.test(
+  'a schedule name past 64 characters or outside letters, digits, _ . - refuses a new write, at its path, unquoted',
+  async (t) => {
+    for (const [name, kind] of [
+      ['x'.repeat(65), 'out_of_range'],
+      ['x'.repeat(100_000), 'out_of_range'],
+      ['Morning standup', 'shape'],
+      ['-sweep', 'shape'],
+      ['a\nb', 'shape'],
+      ['${SCHEDULE}', 'shape'],
+    ] as const) {
+      const result = write(withSchedule({ cron: '@daily', name }));
+      const label = `${JSON.stringify(name.slice(0, 20))} (${name.length} characters)`;
+      t.notOk(result.valid, label);
+      t.match(result.problems, [{ path: 'roles[0].schedules[0].name', kind }], label);
+      t.equal(result.problems.length, 1, `${label}: one problem`);
+      t.ok((result.problems[0]?.message.length ?? 0) < 200, `${label}: the name is not quoted`);
+    }
+    const unit = withSchedule({ cron: '@daily' });
+    unit['units'][0]['children'][0]['schedules'][0]['name'] = 'y'.repeat(3000);
+    t.match(write(unit).problems, [{ path: 'units[0].children[0].schedules[0].name', kind: 'out_of_range' }]);
+    for (const name of ['x'.repeat(64), 'nightly-sweep', 'Sweep_2.b', '9am']) {
+      t.same(write(withSchedule({ cron: '@daily', name })).problems, [], name);
+    }
+  },
+);
+
+t.test(
+  'a stored revision with a long schedule name still loads, and a write that keeps it goes through',
+  async (t) => {
+    const stored = withSchedule({ cron: '@daily', name: 'x'.repeat(3000) });
+    const reload = runnable(stored);
+    t.ok(reload.valid, 'a reload runs it');
+    t.match(reload.warnings, [{ path: 'roles[0].schedules[0].name', kind: 'admission' }]);
+    t.equal(reload.document?.roles?.[0]?.schedules?.[0]?.name.length, 3000, 'kept as written');
+
+    const active = { document: stored, problems: write(stored).problems };
+    const edit = withSchedule({ cron: '@daily', name: 'x'.repeat(3000) });
+    edit['roles'][0]['goal'] = 'Another goal';
+    const kept = validateCompany(edit, { mode: 'write', active });
+    t.ok(kept.valid, 'an edit elsewhere is not refused for the name the active revision holds');
+    t.match(kept.warnings, [{ path: 'roles[0].schedules[0].name', kind: 'admission' }]);
+
+    const renamed = withSchedule({ cron: '@daily', name: 'y'.repeat(3000) });
+    t.notOk(validateCompany(renamed, { mode: 'write', active }).valid, 'a new long name is refused');
+  },
+);
