@@ -125,6 +125,7 @@ export async function startSandboxes(opts: {
         otlpUrl: receiverUrl,
         mcpUrl: receiverUrl,
         secretsOf: (seat) => opts.tools.sandbox.settingsFor(seat)?.secrets ?? [],
+        hasSandbox: (seat) => opts.tools.sandbox.hasSandbox(seat),
         ...(opts.pollMs !== undefined ? { pollMs: opts.pollMs } : {}),
         ...(opts.telemetryEveryMs !== undefined ? { telemetryEveryMs: opts.telemetryEveryMs } : {}),
         ...(opts.roster ? { roster: opts.roster } : {}),
@@ -163,6 +164,14 @@ export async function startSandboxes(opts: {
     const run = records.byToken(token);
     return run ? tokenRun(run) : null;
   };
+  /**
+   * The bridge acts as the seat: once the applied document gives the seat no sandbox (removed, or its
+   * `sandbox` taken away) the run's token is refused as an ended run's is, before its node has cancelled it.
+   */
+  const bridgedRunOf = (token: string): TokenRun | null => {
+    const run = runOf(token);
+    return run && opts.tools.sandbox.settingsFor(run.agent_handle) !== null ? run : null;
+  };
   return {
     records,
     supervisor,
@@ -172,7 +181,7 @@ export async function startSandboxes(opts: {
       if (receiverUrl === null) return cancel;
       const bridge = mcpBridgeRoutes(
         {
-          runOf,
+          runOf: bridgedRunOf,
           tools: (run) => opts.tools.router.toolsFor(run.agent_handle).filter((t) => !notBridged.has(t.name)),
           async call(run, name, args, signal) {
             if (notBridged.has(name))

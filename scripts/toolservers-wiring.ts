@@ -109,7 +109,10 @@ export function startToolServers(opts: ToolServersOptions): ToolServers {
   const needs = opts.needs ?? createNeedsRelay();
   const events = busEventSink(opts.bus);
   const resolve = opts.resolve ?? ((name: string) => process.env[name]);
-  const sandbox = createSandboxDesk((seat) => seatSandbox(applied, seat, resolve));
+  const sandbox = createSandboxDesk(
+    (seat) => seatSandbox(applied, seat, resolve),
+    () => applied !== null,
+  );
   const builtins = [
     ...memoryTools({
       memory: opts.memory ?? {

@@ -17,6 +17,8 @@ import type { SeatSandbox } from './sandbox.settings.js';
 export interface SandboxDesk {
   /** The seat's sandbox, or null when it has none (then `run_sandbox` is not offered). */
   settingsFor(seat: string): SeatSandbox | null;
+  /** Whether the applied document gives `seat` a sandbox; null while no document is applied. */
+  hasSandbox(seat: string): boolean | null;
   launch(run: LaunchRun): Promise<SandboxRunRecord>;
   /** Answers through the node that watches the run. */
   answer(sandboxId: string, seat: string, answer: string): Promise<SandboxAnswerReply>;
@@ -30,7 +32,11 @@ export interface SandboxDeskRelay extends SandboxDesk {
   bind(parts: { bus: Bus; records: SandboxRecords; supervisor: SandboxSupervisor }): void;
 }
 
-export function createSandboxDesk(settingsFor: (seat: string) => SeatSandbox | null): SandboxDeskRelay {
+export function createSandboxDesk(
+  settingsFor: (seat: string) => SeatSandbox | null,
+  /** Whether a company document is applied (until then no seat is judged to have lost its sandbox). */
+  applied: () => boolean = () => true,
+): SandboxDeskRelay {
   type Parts = { bus: Bus; records: SandboxRecords; supervisor: SandboxSupervisor };
   let bound: Parts | null = null;
   let bindNow: (parts: Parts) => void = () => undefined;
@@ -44,6 +50,7 @@ export function createSandboxDesk(settingsFor: (seat: string) => SeatSandbox | n
       bindNow(parts);
     },
     settingsFor,
+    hasSandbox: (seat) => (applied() ? settingsFor(seat) !== null : null),
     launch: async (run) => (await ready).supervisor.launch(run),
     async answer(sandboxId, seat, answer) {
       const { bus, records } = await ready;

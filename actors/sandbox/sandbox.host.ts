@@ -24,6 +24,7 @@ import { isLive, publicRun, tokenDigest } from './sandbox.records.js';
 import { scrubRun } from './sandbox.settings.js';
 import { addTelemetry, telemetryTally } from './sandbox.telemetry.js';
 import { sandboxEventNamespace, wakeSeat } from './sandbox.wake.js';
+import { startWithdrawals } from './sandbox.withdraw.js';
 
 /** How old a live run's newest record may grow before it is stored again. */
 const REFRESH_MS = 24 * 3_600_000;
@@ -208,6 +209,10 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
   const cancels: Subscription = serveCommand(bus, Commands.sandbox.cancelAt(opts.node), (body) =>
     supervisor.cancel(body.sandbox_id, body.by, body.reason),
   );
+  // A seat an applied document gives no sandbox acts no more: its runs here end (sandbox.withdraw.ts).
+  const withdrawals = opts.hasSandbox
+    ? startWithdrawals({ ...opts, hasSandbox: opts.hasSandbox, cancel: (...a) => supervisor.cancel(...a) })
+    : null;
 
   const supervisor: SandboxSupervisor = {
     launch(req) {
@@ -393,6 +398,7 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
         if (!abort.signal.aborted) abort.abort({ kind: 'stop' } satisfies LaunchAbort);
       await answers.stop();
       await cancels.stop();
+      await withdrawals?.stop();
       for (const id of tally.pending()) void flush(id).catch(() => undefined);
       await Promise.all([...chains.values()]);
     },

@@ -58,5 +58,10 @@ export interface SupervisorOptions {
    * taken as lost only when its node is not on it (sandbox.lost.ts). Default: unknown, so none is.
    */
   readonly roster?: () => Promise<readonly string[] | null>;
+  /**
+   * Whether the company document this node applied gives `seat` a sandbox (null while it holds none). With
+   * it, each document this node applies ends its live runs of seats it gives none (sandbox.withdraw.ts).
+   */
+  readonly hasSandbox?: (seat: string) => boolean | null;
   readonly now?: () => Date;
 }
