@@ -59,7 +59,14 @@ t.test('an operator cancels a live run: killed, recorded cancelled, the waiting 
   t.equal(h.sandboxes.records.get(run.sandbox_id)?.status, 'running', 'the run goes on');
   const unknown = await cancel('no-such-run');
   t.equal(unknown.status, 404);
-  t.match(await unknown.json(), { error: 'not_found' });
+  t.match(await unknown.json(), { error: 'not_found', detail: 'No coding run "no-such-run".' });
+  const long = await cancel('x'.repeat(5_000));
+  t.equal(long.status, 404);
+  t.equal(
+    ((await long.json()) as { detail: string }).detail,
+    `No coding run "${'x'.repeat(80)}…".`,
+    'a long id is quoted cut to 80 characters',
+  );
 
   const first = await cancel(run.sandbox_id, { reason: 'wrong task' });
   t.equal(first.status, 200);

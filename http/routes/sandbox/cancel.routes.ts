@@ -8,6 +8,7 @@ import { NoRespondersError, RequestTimeoutError, sendCommand, type Bus } from '.
 import { Commands, SandboxCancelBody, type SandboxCancelReply } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import { jsonBody } from '../../json-body.js';
+import { quoted } from '../work/work.params.js';
 import type { RouteDef } from '../../types.js';
 
 export interface SandboxCancelDeps {
@@ -32,7 +33,8 @@ export function sandboxCancelRoutes(deps: SandboxCancelDeps): RouteDef[] {
         const node = deps.nodeOf(id);
         const unknown = (detail: string) =>
           new ApiError('not_found', { detail, hint: 'GET /sandbox-runs lists the coding runs.' });
-        if (node === null) throw unknown(`No coding run ${id}.`);
+        // An id is quoted cut, as on every route: a refusal does not echo kilobytes back.
+        if (node === null) throw unknown(`No coding run ${quoted(id)}.`);
         let reply: SandboxCancelReply;
         try {
           reply = await sendCommand(deps.bus, Commands.sandbox.cancelAt(node), {
