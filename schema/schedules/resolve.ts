@@ -15,7 +15,7 @@ import type { Schedule } from '../company/seat.schema.js';
 import { walkCompany, type CompanyUnit, type CompanyWalk } from '../company/walk.js';
 import { substituteRefs, type Resolver } from '../env-refs.js';
 import { DEFAULT_SCHEDULE_TIMEOUT_SECONDS, ScopeType, type EffectiveSchedule } from './schedule.js';
-import { cronProblem } from './time.js';
+import { cronProblem, zoneSpelling } from './time.js';
 
 /** The company timezone when the document names none. */
 export const DEFAULT_TIMEZONE = 'UTC';
@@ -25,11 +25,14 @@ export interface ResolveOptions {
   readonly resolve?: Resolver;
 }
 
-/** The company timezone: `timezone` of the document (references resolved), else UTC. */
+/**
+ * The company timezone: `timezone` of the document (references resolved) in its IANA spelling
+ * (`zoneSpelling`: the document keeps what was written), else UTC.
+ */
 export function companyTimezone(company: Company, opts: ResolveOptions = {}): string {
   const raw = company.timezone;
   if (raw === undefined || raw.trim() === '') return DEFAULT_TIMEZONE;
-  return (opts.resolve ? substituteRefs(raw, opts.resolve) : raw).trim() || DEFAULT_TIMEZONE;
+  return zoneSpelling((opts.resolve ? substituteRefs(raw, opts.resolve) : raw).trim() || DEFAULT_TIMEZONE);
 }
 
 /** Every schedule of the document, seats first then units, each in document order. */
@@ -78,7 +81,8 @@ function effective(
   opts: ResolveOptions,
 ): EffectiveSchedule {
   const sub = (text: string): string => (opts.resolve ? substituteRefs(text, opts.resolve) : text).trim();
-  const timezone = schedule.timezone !== undefined ? sub(schedule.timezone) || companyTz : companyTz;
+  const own = schedule.timezone !== undefined ? sub(schedule.timezone) : '';
+  const timezone = own === '' ? companyTz : zoneSpelling(own);
   const cron = sub(schedule.cron);
   return {
     scope_type: scopeType,

@@ -40,6 +40,28 @@ export function isKnownTimezone(tz: string): boolean {
   return answer;
 }
 
+/** Answers of `zoneSpelling`, bounded as `knownZones` is. */
+const spellings = new Map<string, string>();
+
+/**
+ * The IANA spelling of a zone name written in another case (`america/new_york` → `America/New_York`), for
+ * display and firing; any other name as given. Intl matches zone names without regard to case, so this
+ * changes no firing. Only a case difference is taken from the runtime: its canonical id of an alias is
+ * sometimes the older name (ICU reads `Asia/Kolkata` as `Asia/Calcutta`), so an alias keeps the name written.
+ */
+export function zoneSpelling(tz: string): string {
+  const known = spellings.get(tz);
+  if (known !== undefined) return known;
+  let answer = tz;
+  if (isKnownTimezone(tz)) {
+    const canonical = new Intl.DateTimeFormat('en-US', { timeZone: tz }).resolvedOptions().timeZone;
+    if (canonical.toLowerCase() === tz.toLowerCase()) answer = canonical;
+  }
+  if (spellings.size >= 1_000) spellings.clear();
+  spellings.set(tz, answer);
+  return answer;
+}
+
 /** Macros the cron grammar accepts (schema/company/fields.ts) that cron-parser does not know, by their equivalent. */
 const MACRO_ALIASES: Readonly<Record<string, string>> = { '@midnight': '@daily' };
 

@@ -1,6 +1,7 @@
 import t from 'tap';
 import {
   Company,
+  companyTimezone,
   DEFAULT_SCHEDULE_TIMEOUT_SECONDS,
   resolveSchedules,
   scheduledDeadline,
@@ -173,5 +174,41 @@ t.test(
     const messages = validateCompany(doc, { mode: ValidationMode.Write }).problems.map((p) => p.message);
     t.ok(messages.some((m) => /human seats cannot define schedules/.test(m)));
     t.ok(messages.some((m) => /hank is a human seat/.test(m)));
+  },
+);
+
+t.test(
+  'a timezone written in another case reads and fires in its IANA spelling; the document keeps what was written',
+  async (t) => {
+    const doc = scheduledCompany();
+    doc['timezone'] = 'europe/berlin';
+    const units = doc['units'] as Array<{ schedules: Array<Record<string, unknown>> }>;
+    units[0]!.schedules[1]!['timezone'] = 'america/new_york';
+    const written = validateCompany(doc, { mode: ValidationMode.Write });
+    t.same(written.problems, []);
+    t.equal(written.document?.timezone, 'europe/berlin', 'the stored document is not rewritten');
+    const company = Company.parse(doc);
+    t.equal(companyTimezone(company), 'Europe/Berlin', 'the company timezone');
+    const list = resolveSchedules(company);
+    t.equal(byName(list, 'standup').timezone, 'Europe/Berlin', 'a schedule on the company timezone');
+    t.equal(byName(list, 'weekly-review').timezone, 'America/New_York', 'a schedule’s own');
+    const now = new Date('2026-01-05T07:30:00Z');
+    t.equal(scheduleView(byName(list, 'standup'), now).next_run, '2026-01-05T08:00:00.000Z');
+    t.equal(scheduleView(byName(list, 'weekly-review'), now).next_run, '2026-01-09T21:00:00.000Z');
+
+    doc['timezone'] = '${COMPANY_TZ}';
+    const fromVar = resolveSchedules(Company.parse(doc), { resolve: () => 'asia/tokyo' });
+    t.equal(byName(fromVar, 'standup').timezone, 'Asia/Tokyo', 'a resolved reference alike');
+    for (const [zone, shown] of [
+      ['utc', 'UTC'],
+      ['etc/gmt+5', 'Etc/GMT+5'],
+      // Aliases keep the name written: the runtime's canonical id would show Asia/Kolkata as Asia/Calcutta.
+      ['Asia/Kolkata', 'Asia/Kolkata'],
+      ['US/Pacific', 'US/Pacific'],
+      ['Europe/Kyiv', 'Europe/Kyiv'],
+    ] as const) {
+      doc['timezone'] = zone;
+      t.equal(companyTimezone(Company.parse(doc)), shown, zone);
+    }
   },
 );
