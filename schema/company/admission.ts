@@ -30,13 +30,14 @@
  *     check, so a revision an earlier release stored with one still boots, applies and reloads.
  * A11. `notification_coalesce_window_seconds` above an hour: every notification wake would wait that long
  *     before its seat sees it, which is a delay, not a batch.
- * A12. A schedule `name` longer than a handle (64) or outside the tool-server name grammar (letters, digits,
- *     _ . -, a letter or digit first): the name is the schedule's identity in firing claims, wake message
- *     ids, ledger rows and feed summaries, so it is short and plain like the other names that identify.
+ * A12. A schedule `name` longer than a handle (64), or holding a control character or a lone surrogate: the
+ *     name is the schedule's identity in ledger rows, feed lines and the dashboard, read by people, so it is
+ *     a short line of text (any other character is fine: firing claims and wake ids hash it).
  */
 import { cronProblem } from '../schedules/time.js';
 import { leadSeat } from './derived.js';
-import { carriesLogin, hasRef, isCron, keyPattern, MAX_SCHEDULE_NAME } from './fields.js';
+import { hasControlOrLoneSurrogate } from '../text-grammars.js';
+import { carriesLogin, hasRef, isCron, MAX_SCHEDULE_NAME } from './fields.js';
 import { ProblemKind, type Segment } from './problems.js';
 import { asList, asString, type RuleContext } from './rule-context.js';
 import { scheduleScopes } from './rules-seats.js';
@@ -67,11 +68,8 @@ export const MAX_COALESCE_WINDOW_SECONDS = 3600;
 function scheduleNameProblem(name: string): { kind: ProblemKind; message: string } | null {
   if (name.length > MAX_SCHEDULE_NAME)
     return { kind: ProblemKind.OutOfRange, message: `at most ${MAX_SCHEDULE_NAME} characters` };
-  if (name !== '' && !keyPattern.test(name))
-    return {
-      kind: ProblemKind.Shape,
-      message: 'must start with a letter or digit and hold only letters, digits, _ . -',
-    };
+  if (hasControlOrLoneSurrogate(name))
+    return { kind: ProblemKind.Shape, message: 'one line of text: no control characters or lone surrogates' };
   return null;
 }
 

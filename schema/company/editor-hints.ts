@@ -1,11 +1,11 @@
 /**
  * What an editor can check of a cron expression, a timezone and a schedule name before the node does: a
- * JSON Schema `pattern` for cron, the runtime's IANA names as an `enum` for timezones, a bound and grammar
- * for schedule names, attached as metadata so `svc config schema` carries them. They only hint: the node's
+ * JSON Schema `pattern` for cron, the runtime's IANA names as an `enum` for timezones, a length bound for
+ * schedule names, attached as metadata so `svc config schema` carries them. They only hint: the node's
  * own check (cron-parser, Intl, admission rule A12) decides. A cron or timezone may be a `${VAR}` reference
  * instead, so each also admits a value holding one.
  */
-import { cron, keyPattern, MAX_SCHEDULE_NAME, nonEmpty, timezone } from './fields.js';
+import { cron, MAX_SCHEDULE_NAME, nonEmpty, timezone } from './fields.js';
 
 const ref = String.raw`.*\$\{[A-Za-z_][A-Za-z0-9_]*\}.*`;
 
@@ -52,10 +52,10 @@ export function timezoneNames(): string[] {
 }
 
 /**
- * A schedule's name, with the bound and grammar admission rule A12 holds a new write to: hints only, so a
- * stored revision with a longer name still passes the shape check.
+ * A schedule's name, with the bound admission rule A12 holds a new write to: a hint only, so a stored
+ * revision with a longer name still passes the shape check.
  */
-export const scheduleName = nonEmpty.meta({ maxLength: MAX_SCHEDULE_NAME, pattern: keyPattern.source });
+export const scheduleName = nonEmpty.meta({ maxLength: MAX_SCHEDULE_NAME });
 
 export const scheduleCron = cron.meta({
   pattern: cronPattern,

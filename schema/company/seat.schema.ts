@@ -41,7 +41,7 @@ export const handle = z
 export const Schedule = z
   .strictObject({
     name: scheduleName.describe(
-      'Name of the schedule, unique where it is written: at most 64 letters, digits, _ . - (a letter or digit first).',
+      'Name of the schedule, unique where it is written: one line of at most 64 characters.',
     ),
     cron: scheduleCron.describe(
       'When it fires: minute hour day-of-month month day-of-week (seconds first when six fields), or a macro such as @daily.',

@@ -95,10 +95,11 @@ t.test('timezones are offered by name, and a reference is admitted', async (t) =
   t.ok(Array.isArray(scheduleTz['anyOf']), 'a schedule timezone carries the same names');
 });
 
-t.test('a schedule name carries the bound and grammar a new write is held to', async (t) => {
-  const name = (scheduleOf()['properties'] as Json)['name'] as Json;
-  t.equal(name['maxLength'], 64);
-  const pattern = new RegExp(String(name['pattern']));
-  for (const ok of ['nightly-sweep', 'Sweep_2.b']) t.match(ok, pattern, ok);
-  for (const bad of ['Morning standup', '-x', '${NAME}']) t.notMatch(bad, pattern, bad);
-});
+t.test(
+  'a schedule name carries the bound a new write is held to, and no grammar: any line of text',
+  async (t) => {
+    const name = (scheduleOf()['properties'] as Json)['name'] as Json;
+    t.equal(name['maxLength'], 64);
+    t.equal(name['pattern'], undefined, 'spaces and any script are names');
+  },
+);
