@@ -33,8 +33,11 @@
  * A12. A schedule `name` longer than a handle (64), or holding a control character or a lone surrogate: the
  *     name is the schedule's identity in ledger rows, feed lines and the dashboard, read by people, so it is
  *     a short line of text (any other character is fine: firing claims and wake ids hash it).
+ * A13. A company, unit or seat `name` longer than 100 characters, or a tool-server `name` or provider key
+ *     longer than 64 (admission-names.ts): names people read and entity routes address. Length only.
  */
 import { cronProblem } from '../schedules/time.js';
+import { nameRules } from './admission-names.js';
 import { leadSeat } from './derived.js';
 import { hasControlOrLoneSurrogate } from '../text-grammars.js';
 import { carriesLogin, hasRef, isCron, MAX_SCHEDULE_NAME } from './fields.js';
@@ -138,6 +141,8 @@ export function admissionRules(ctx: RuleContext): void {
     }
   }
   for (const unit of ctx.walk.units) mcpEnvRule(unit.raw, unit.segments);
+  // A13
+  nameRules(ctx);
 
   for (const scope of scheduleScopes(ctx)) {
     scope.list.forEach((schedule, i) => {
