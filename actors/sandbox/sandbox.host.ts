@@ -7,7 +7,6 @@
  * A live run whose node left the fleet a month ago is recorded failed by any seats node, and stopped by its
  * node should that come back (sandbox.lost.ts).
  */
-import { randomBytes } from 'node:crypto';
 import { publishEvent, serveCommand, type Subscription, newEvent } from '../../bus/index.js';
 import {
   Commands,
@@ -20,7 +19,8 @@ import {
 import type { SandboxSupervisor, SupervisorOptions } from './sandbox.host.types.js';
 import { stepRun, type RunEvent } from './sandbox.machine.js';
 import { endLostRuns, stopLostRuns } from './sandbox.lost.js';
-import { isLive, publicRun, tokenDigest } from './sandbox.records.js';
+import { launchStart } from './sandbox.launch.js';
+import { isLive, publicRun } from './sandbox.records.js';
 import { scrubRun } from './sandbox.settings.js';
 import { addTelemetry, telemetryTally } from './sandbox.telemetry.js';
 import { sandboxEventNamespace, wakeSeat } from './sandbox.wake.js';
@@ -219,51 +219,14 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
       return serial(req.sandbox_id, async () => {
         const known = records.get(req.sandbox_id);
         if (known) return known;
-        const token = randomBytes(32).toString('base64url');
-        const parent = req.parent_span_id ?? '';
-        const spanId = /^[0-9a-f]{16}$/.test(parent) ? parent : randomBytes(8).toString('hex');
         const at = now().toISOString();
+        const { record, env } = launchStart(req, opts.node, opts, at);
         launching.add(req.sandbox_id);
         const abort = new AbortController();
         aborts.set(req.sandbox_id, abort);
         try {
-          let run = await apply(null, {
-            type: 'run.launch',
-            run: {
-              turn_id: req.turn_id,
-              role: req.role,
-              agent_handle: req.seat,
-              agent_id: req.agent_id,
-              coding_agent: req.coding_agent,
-              sandbox_id: req.sandbox_id,
-              task: req.task,
-              status: 'launching',
-              started_at: at,
-              question: null,
-              audience: null,
-              work_item: req.work_item,
-              owner: req.seat,
-              paused_at: null,
-              node: opts.node,
-              trace_id: /^[0-9a-f]{32}$/.test(req.trace_id) ? req.trace_id : randomBytes(16).toString('hex'),
-              span_id: spanId,
-              token_sha256: tokenDigest(token),
-              workdir: null,
-              pid: null,
-              answer: null,
-              telemetry: { traces: 0, metrics: 0, logs: 0, spans: 0 },
-              updated_at: at,
-            },
-          });
+          let run = await apply(null, { type: 'run.launch', run: record });
           if (run === null) throw new Error('the run could not be recorded');
-          const env: Record<string, string> = {
-            TRACEPARENT: `00-${run.trace_id}-${spanId}-01`,
-          };
-          if (opts.otlpUrl !== null) {
-            env['OTEL_EXPORTER_OTLP_ENDPOINT'] = `${opts.otlpUrl}/otlp/${token}`;
-            env['OTEL_EXPORTER_OTLP_PROTOCOL'] = 'http/json';
-          }
-          if (opts.mcpUrl !== null) env['SVC_MCP_URL'] = `${opts.mcpUrl}/mcp/${token}`;
           try {
             const launched = await backend.launch({
               sandbox_id: req.sandbox_id,
