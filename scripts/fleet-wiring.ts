@@ -21,7 +21,7 @@ export interface FleetSubsystem {
   routes(): RouteDef[];
   /** The `fleet` question (the dashboard's fleet room asks it over its socket). */
   readonly questions: ReadonlyMap<string, Question>;
-  /** Live node ids as this node's fleet view holds them; null until the view is read (scatter reads). */
+  /** Live node ids as this node's fleet view holds them; null while it cannot vouch for the view (scatter reads). */
   roster(): Promise<string[] | null>;
   /** Removes this node's presence (a graceful stop) and stops the watches. */
   stop(): Promise<void>;
@@ -68,8 +68,14 @@ export async function startFleet(opts: {
   return {
     facts: () => presence.facts(),
     questions: fleetQuestions({ fleet }),
+    // Unread while this node cannot vouch for its view (its own renewal failing, or the watch behind):
+    // a stale view would drop live peers from a read and call it complete.
     roster: () =>
-      Promise.resolve(view.ready() ? view.live(Date.now()).map((presence) => presence.node) : null),
+      Promise.resolve(
+        view.ready() && presence.facts().nodes !== null
+          ? view.live(Date.now()).map((presence) => presence.node)
+          : null,
+      ),
     routes: () =>
       fleetRoutes({
         fleet,

@@ -18,7 +18,7 @@ import { presenceKeys, type FleetView, type PresenceEntry } from './fleet.view.j
 export type PresenceDescription = Omit<NodePresence, 'node' | 'instance' | 'renewed_at' | 'expires_at'>;
 
 export interface PresenceFacts {
-  /** Live presence leases in the fleet; null while the table cannot be read or written. */
+  /** Live presence leases in the fleet; null while the table cannot be read or written, or lags. */
   readonly nodes: number | null;
   /** Whether this node's own presence record exists (live). */
   readonly presence: boolean;
@@ -132,9 +132,12 @@ export async function startPresence(opts: PresenceOptions): Promise<Presence> {
       // A renewal still retrying (a cut link) has not failed yet, but the record it renews has expired:
       // the count then says nothing, not "no node at all".
       const overdue = written === null || nowMs - written.at >= opts.ttlMs;
+      // Our own record, as the watch last delivered it, expired: the watch is behind (a process resumed
+      // after a pause, a stalled consumer), and so may every record it holds be, a peer's renewal unseen.
+      const behind = own !== undefined && own.record.instance === instance && !ownLive;
       return {
         nodes:
-          opts.view.ready() && writeOk && !overdue
+          opts.view.ready() && writeOk && !overdue && !behind
             ? opts.view.live(nowMs).length + (pending && !ownLive ? 1 : 0)
             : null,
         // Start awaits the first write: a record that is not there now (write failed, removed) is absent.

@@ -3,7 +3,8 @@
  * lease (presence uses the same ttl). `/fleet` lists both with their seats and the scheduler duty,
  * `/health.nodes` counts them, a removal of a live node is refused without force, and a node killed
  * with SIGKILL leaves `/fleet` and `/health.nodes` once its presence expires, after which it can be
- * removed. `svc fleet status` reads the same answer.
+ * removed. `svc fleet status` reads the same answer. A node resumed after a SIGSTOP past its presence
+ * calls nothing whole (`/fleet`, `/health.nodes`, a scatter read's coverage) that lacks its live peer.
  */
 import t, { type Test } from 'tap';
 import type { BrokerMembership, FleetAnswer } from '../../schema/index.js';
@@ -152,3 +153,60 @@ t.test('two nodes on one nats-server: /fleet, /health.nodes, removal and a node 
   });
   t.same((await get<FleetAnswer>(a, '/fleet')).expired, [], 'no longer listed at all');
 });
+
+type Coverage = { nodes: { id: string; answered: boolean }[]; complete: boolean };
+
+t.test(
+  'a node resumed after a pause past its presence vouches for no table its watch has not caught up with',
+  async (t) => {
+    const nats = await startNatsServer({ t });
+    const a = await startNode(t, 'node-a', nats.url);
+    const b = await startNode(t, 'node-b', nats.url);
+    await until(
+      () => get<FleetAnswer>(a, '/fleet'),
+      (f) => f.complete && ids(f).join() === 'node-a,node-b',
+    );
+
+    // node-a stops; node-b renews all along. Once node-b reads node-a expired for a whole ttl, every
+    // record node-a's watch last delivered has expired too (node-b's own among them).
+    a.run.kill('SIGSTOP');
+    t.teardown(() => a.run.kill('SIGCONT'));
+    await until(
+      () => get<FleetAnswer>(b, '/fleet'),
+      (f) => {
+        const gone = f.expired.find((e) => e.node === 'node-a');
+        return (
+          gone !== undefined && Date.parse(f.read_at) > Date.parse(gone.expired_at) + leaseSeconds * 1000
+        );
+      },
+      { everyMs: 250 },
+    );
+    a.run.kill('SIGCONT');
+
+    // From the first answer on: a table, a count or a coverage node-a calls whole holds node-b.
+    const wrong: string[] = [];
+    const samples = await until(
+      async () => {
+        const [fleet, health, events] = await Promise.all([
+          get<FleetAnswer>(a, '/fleet'),
+          get<{ nodes?: number }>(a, '/health', {}),
+          get<{ coverage: Coverage }>(a, '/events?limit=1'),
+        ]);
+        if (fleet.complete && !ids(fleet).includes('node-b'))
+          wrong.push(`/fleet complete without node-b: ${JSON.stringify(fleet.expired)}`);
+        if (health.nodes !== undefined && health.nodes !== 2) wrong.push(`/health nodes ${health.nodes}`);
+        if (events.coverage.complete && !events.coverage.nodes.some((n) => n.id === 'node-b'))
+          wrong.push(`/events coverage complete without node-b`);
+        return { fleet, health, events };
+      },
+      (s) => s.fleet.complete && s.health.nodes === 2 && s.events.coverage.complete,
+      { everyMs: 20 },
+    );
+    t.same(wrong, [], 'no answer vouched for a stale table');
+    t.same(ids(samples.fleet), ['node-a', 'node-b'], 'then both are listed again');
+    t.same(
+      samples.events.coverage.nodes.map((n) => n.id),
+      ['node-a', 'node-b'],
+    );
+  },
+);
