@@ -31,8 +31,8 @@ Verbs (against a running node; token from $SVC_TOKEN):
           forget a node that left (its presence and seats member record); refused while it holds a
           live lease unless --force (a live seat lease still runs out on its own)
   remove  --peer PEER --confirm PEER [--force]
-          drop a broker server from the JetStream cluster by raft peer id or name; refused while the
-          broker reports it online unless --force
+          drop a broker server from the JetStream cluster by raft peer id or name; refused unless
+          the broker reports it offline (a killed server reads behind its leader) or --force
 
 ${nodeFlagsHelp}
 Exit codes: 0 done; 1 refused (the answer's error code is printed); 2 bad flags.

@@ -4,13 +4,14 @@
  * `/health.nodes` counts them, a removal of a live node is refused without force, and a node killed
  * with SIGKILL leaves `/fleet` and `/health.nodes` once its presence expires, after which it can be
  * removed. `svc fleet status` reads the same answer. A node resumed after a SIGSTOP past its presence
- * calls nothing whole (`/fleet`, `/health.nodes`, a scatter read's coverage) that lacks its live peer.
+ * calls nothing whole (`/fleet`, `/health.nodes`, a scatter read's coverage) that lacks its live peer. A
+ * broker server killed -9 (a 3-server cluster) is refused removal without force as behind, not online.
  */
 import t, { type Test } from 'tap';
 import type { BrokerMembership, FleetAnswer } from '../../schema/index.js';
 import { main } from '../../scripts/svc.js';
 import { startFleetNode, until, type FleetNode } from '../harness/fleet-node.js';
-import { startNatsServer } from '../harness/nats-server.js';
+import { startNatsCluster, startNatsServer } from '../harness/nats-server.js';
 import { TOKEN } from '../harness/serve-node.js';
 import { localProviders } from '../fixtures/llm/providers.js';
 
@@ -208,5 +209,35 @@ t.test(
       samples.events.coverage.nodes.map((n) => n.id),
       ['node-a', 'node-b'],
     );
+  },
+);
+
+t.test(
+  'a broker server killed -9 is reported behind, never online, when its removal is refused without force',
+  async (t) => {
+    const cluster = await startNatsCluster(3, { t });
+    const a = await startFleetNode(t, 'node-a', cluster.urls[0]!, { leaseSeconds, queue: 'replicas: 3' });
+    await until(
+      () => get<BrokerMembership>(a, '/fleet/broker'),
+      (m) => m.reported.servers.length === 3 && m.disagreements.length === 0,
+    );
+    process.kill(cluster.servers[2]!.pid, 'SIGKILL');
+    // nats-server reports a server that was killed (not stopped) behind its leader, not offline.
+    await until(
+      () => get<BrokerMembership>(a, '/fleet/broker'),
+      (m) => m.disagreements.some((d) => d.kind === 'lagging' && d.server === 'n3'),
+      { everyMs: 500 },
+    );
+    const refused = await fetch(`${a.url}/fleet/broker/remove-peer/n3?confirm=n3`, {
+      method: 'POST',
+      headers: auth,
+    });
+    t.equal(refused.status, 409);
+    const body = (await refused.json()) as { error: string; detail: string; hint: string };
+    t.equal(body.error, 'member_live');
+    t.notMatch(body.detail, /online/, 'a silent server is not called online');
+    t.match(body.detail, /n3 is reported behind its leader, silent for \d+ s, not offline/);
+    t.match(body.hint, /force=true/);
+    t.notMatch(body.hint, /then reports it offline/, 'no promise that a killed server will read offline');
   },
 );

@@ -61,6 +61,14 @@ function serverNamed(membership: BrokerMembership, peer: string) {
 function refuseUnlessOffline(membership: BrokerMembership, server: BrokerServer | null, peer: string): void {
   if (server?.offline) return;
   if (server === null && membership.reported.meta !== null) return;
+  // A server killed rather than stopped is reported behind its leader, silent, and never offline: saying
+  // "online", or that stopping it will make it read offline, would send the operator waiting.
+  if (server?.current === false)
+    throw new ApiError('member_live', {
+      detail: `${server.name} is reported behind its leader, silent for ${Math.round((server.active_ms ?? 0) / 1000)} s, not offline`,
+      hint: 'A server that was killed or cut off stays reported so; once you know it is gone for good, repeat with ?force=true.',
+      extra: { server },
+    });
   throw new ApiError('member_live', {
     detail:
       server !== null
