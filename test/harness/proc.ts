@@ -25,3 +25,8 @@ export function isAlive(pid: number): boolean {
     return false;
   }
 }
+
+/** Whether any process of group `pgid` exists (a run's agent and whatever it started share its group). */
+export function groupAlive(pgid: number): boolean {
+  return isAlive(-pgid);
+}

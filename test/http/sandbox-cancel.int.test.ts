@@ -8,18 +8,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { launchBobHolding, startSandboxCompany } from '../actors/sandbox/harness.js';
+import { groupAlive } from '../harness/proc.js';
 import { until } from '../harness/until.js';
 
 const OPS = 'ops-token-0123456789';
-
-const groupAlive = (pid: number): boolean => {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 t.test('an operator cancels a live run: killed, recorded cancelled, the waiting turn released', async (t) => {
   const h = await startSandboxCompany(t, { script: [], env: { FAKE_HOLD: '1' } });

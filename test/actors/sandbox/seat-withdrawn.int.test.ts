@@ -12,18 +12,10 @@ import t, { type Test } from 'tap';
 import { Subjects } from '../../../bus/index.js';
 import type { RevisionApplied } from '../../../schema/index.js';
 import { startSandboxes } from '../../../scripts/sandbox-wiring.js';
+import { groupAlive } from '../../harness/proc.js';
 import { until } from '../../harness/until.js';
 import { company } from '../seat/harness.js';
 import { launchBobHolding, startSandboxCompany, type SandboxHarness } from './harness.js';
-
-const groupAlive = (pid: number): boolean => {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** Calls the `files_echo` seat tool through the run's bridge; the HTTP status and JSON answer. */
 async function echoThrough(mcpUrl: string): Promise<{ status: number; body: unknown }> {

@@ -12,11 +12,10 @@ import {
   TURNS_DONE_TTL_MS,
   type Bus,
 } from '../../../bus/index.js';
-import { ReadModels } from '../../../projections/index.js';
 import { agentId, Commands, EventRecord, Payloads, uuidv5, type SeatPause } from '../../../schema/index.js';
 import { startLlmServer } from '../../fixtures/llm/llm-server.js';
 import { captureLogs } from '../toolservers/harness.js';
-import { cleanTurn, company, startCompany } from './harness.js';
+import { cleanTurn, company, readModelsFor, startCompany } from './harness.js';
 import { recordedDone } from './wakes.js';
 
 const encoder = new TextEncoder();
@@ -336,8 +335,7 @@ t.test(
     const late = frames.filter((f) => f.timestamp > paused.timestamp);
     t.same(late, [], 'no frame of the cut call is stamped after its agent_paused');
     // The node folds its own frames as they are made and the stored records when the tail brings them.
-    const models = new ReadModels();
-    models.setCompany(company(h.llm.baseUrl), 'rev-1');
+    const models = readModelsFor(h);
     for (const f of frames) models.applyEvent(f);
     for (const e of await h.events()) models.applyEvent(e);
     t.match(models.agent('ada'), {

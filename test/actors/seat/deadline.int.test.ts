@@ -3,10 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { Subjects } from '../../../bus/index.js';
-import { ReadModels } from '../../../projections/index.js';
 import { EventRecord, Payloads, ScheduledTimeoutBreach } from '../../../schema/index.js';
 import { startLlmServer } from '../../fixtures/llm/llm-server.js';
-import { cleanTurn, company, startCompany } from './harness.js';
+import { cleanTurn, readModelsFor, startCompany } from './harness.js';
 import { recordedDone, scheduledWake } from './wakes.js';
 
 t.test(
@@ -68,8 +67,7 @@ t.test(
     );
     t.equal(h.llm.requests.length, 2, 'the cut plan call and the next turn, nothing retried');
 
-    const models = new ReadModels();
-    models.setCompany(company(h.llm.baseUrl), 'rev-1');
+    const models = readModelsFor(h);
     for (const e of (await h.events()).filter((e) => e.payload['turn_id'] === turn.turn_id))
       models.applyEvent(e);
     t.match(models.agent('ada'), {
@@ -114,8 +112,7 @@ t.test(
       'no frame of the cut call is stamped at or after the breach or the turn completion',
     );
     // Another node folds the stored records, then the frames the live subject brought late.
-    const models = new ReadModels();
-    models.setCompany(company(h.llm.baseUrl), 'rev-1');
+    const models = readModelsFor(h);
     for (const e of await h.events()) models.applyEvent(e);
     for (const f of frames) models.applyEvent(f);
     t.match(models.agent('ada'), {

@@ -26,6 +26,7 @@ import {
   type Catalogue,
   type CatalogueOptions,
 } from '../../../bus/index.js';
+import { ReadModels } from '../../../projections/index.js';
 import { Company, EventRecord, SpendRecord } from '../../../schema/index.js';
 import { startProviders } from '../../../scripts/providers-wiring.js';
 import { startToolServers, type ToolServers } from '../../../scripts/toolservers-wiring.js';
@@ -304,3 +305,10 @@ export const cleanTurn = [
     usage: { prompt_tokens: 90, completion_tokens: 8 },
   },
 ];
+
+/** Read models holding the harness's company, ready to fold its records (as a node's would, or another's). */
+export function readModelsFor(h: Pick<Harness, 'llm'>): ReadModels {
+  const models = new ReadModels();
+  models.setCompany(company(h.llm.baseUrl), 'rev-1');
+  return models;
+}

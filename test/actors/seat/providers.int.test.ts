@@ -1,11 +1,10 @@
 import t from 'tap';
-import { ReadModels } from '../../../projections/index.js';
 import { Subjects } from '../../../bus/index.js';
 import { agentId, EventRecord, Payloads, uuidv5 } from '../../../schema/index.js';
 import { startLlmServer, type LlmServer } from '../../fixtures/llm/llm-server.js';
 import type { Step } from '../../fixtures/llm/script.js';
 import { captureLogs } from '../toolservers/harness.js';
-import { cleanTurn, company, startCompany, type Harness } from './harness.js';
+import { cleanTurn, readModelsFor, startCompany, type Harness } from './harness.js';
 import { recordedDone } from './wakes.js';
 
 const entry = (llm: LlmServer, extra: Record<string, unknown> = {}) => ({
@@ -18,8 +17,7 @@ const skip: Step = { kind: 'text', text: '{"decision":"skip"}' };
 
 /** The `/agents` row of a seat, folded from everything stored so far. */
 async function agentRow(h: Harness, handle: string) {
-  const models = new ReadModels();
-  models.setCompany(company(h.llm.baseUrl), 'rev-1');
+  const models = readModelsFor(h);
   for (const e of await h.events()) models.applyEvent(e);
   for (const s of await h.spend()) models.applySpend(s);
   return models.agent(handle);
@@ -294,8 +292,7 @@ t.test(
     const late = frames.filter((f) => f.timestamp > unavailable!.timestamp);
     t.same(late, [], 'no frame of the waiting call is stamped after its llm_unavailable');
     // The node folds its own frames as they are made and the stored records when the tail brings them.
-    const models = new ReadModels();
-    models.setCompany(company(h.llm.baseUrl), 'rev-1');
+    const models = readModelsFor(h);
     for (const f of frames) models.applyEvent(f);
     for (const e of await h.events()) models.applyEvent(e);
     t.match(models.agent('ada'), {

@@ -1,13 +1,11 @@
 import t from 'tap';
-import { ReadModels } from '../../../projections/index.js';
-import { cleanTurn, company, startCompany } from './harness.js';
+import { cleanTurn, readModelsFor, startCompany } from './harness.js';
 
 t.test('the agents read model folds what a turn publishes into the row and llm_history', async (t) => {
   const h = await startCompany(t, { script: cleanTurn });
   await h.wake('ada');
   await h.waitFor((e) => e.type === 'agent_turn_completed');
-  const models = new ReadModels();
-  models.setCompany(company(h.llm.baseUrl), 'rev-1');
+  const models = readModelsFor(h);
   for (const e of await h.events()) models.applyEvent(e);
   for (const s of await h.spend()) models.applySpend(s);
   const ada = models.agent('ada');
