@@ -438,6 +438,7 @@ export { closestName } from './did-you-mean.js';
 export { withoutUserinfo } from './url-userinfo.js';
 export { queryRanges } from './query-ranges.js';
 export {
+  cutForQuote,
   hasControlOrLoneSurrogate,
   isOpId,
   isTitle,

@@ -4,6 +4,16 @@
  * nothing sent), so the two cannot drift apart. Plain values: a client command loads this file without zod.
  */
 
+/** How much of a sender's value an answer, a page or a log line quotes back (an id, a name, a path segment). */
+export const QUOTED_MAX = 80;
+
+/** `text` cut to its first QUOTED_MAX characters (code points: a pair is never split), marked `…`. */
+export function cutForQuote(text: string): string {
+  if (text.length <= QUOTED_MAX) return text;
+  const chars = Array.from(text);
+  return chars.length > QUOTED_MAX ? `${chars.slice(0, QUOTED_MAX).join('')}…` : text;
+}
+
 /** Spec "Limits": a retry handle (`op_id`) is at most 128 bytes of visible ASCII. */
 export const OP_ID_MAX_BYTES = 128;
 const visibleAscii = /^[\x21-\x7e]+$/;

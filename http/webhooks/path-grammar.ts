@@ -5,18 +5,12 @@
  * retry a URL that can never be accepted.
  */
 import type { Logger } from 'pino';
-import { Seat } from '../../schema/index.js';
+import { cutForQuote, Seat } from '../../schema/index.js';
 import { ApiError } from '../api-error.js';
 import type { RequestHead } from '../types.js';
 
-/** How much of a sender's value an answer, a page or a log line quotes. */
-const QUOTED_MAX = 80;
-
-/** `text` cut to its first QUOTED_MAX characters (code points, so a pair is never split), marked `…`. */
-export function quoted(text: string): string {
-  const chars = Array.from(text);
-  return chars.length > QUOTED_MAX ? `${chars.slice(0, QUOTED_MAX).join('')}…` : text;
-}
+/** A sender's value as an answer, a page or a log line quotes it: cut, as every route cuts what it echoes. */
+export const quoted = cutForQuote;
 
 /** The company document's own rule for a seat handle: a value it refuses is a handle no seat can have. */
 const seatHandle = Seat.shape.handle;

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { priorities, workStatuses } from './statuses.js';
 import {
+  cutForQuote,
   hasControlOrLoneSurrogate,
   hasNulOrLoneSurrogate,
   isOpId,
@@ -24,8 +25,7 @@ export const ITEM_REF_MAX = 80;
 const itemRef = z.string().min(1).max(ITEM_REF_MAX);
 
 /** A reference as a detail quotes it: a long one is cut, so a refusal does not echo kilobytes back. */
-export const quotedRef = (ref: string): string =>
-  JSON.stringify(ref.length > ITEM_REF_MAX ? `${ref.slice(0, ITEM_REF_MAX)}…` : ref);
+export const quotedRef = (ref: string): string => JSON.stringify(cutForQuote(ref));
 
 /** Why a read or a write of an item `ref` names is 404 `not_found`: one wording on every route. */
 export const noWorkItem = (ref: string): string => `no work item ${quotedRef(ref)}`;
