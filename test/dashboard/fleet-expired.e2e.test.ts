@@ -26,7 +26,7 @@ t.test(
     await w.page.waitForSelector('[data-link="live"]');
     const nodes = w.page.locator('section[aria-label="Nodes"]');
     const expired = nodes.locator('table', { hasText: 'Expired nodes' });
-    // The room re-reads the fleet on its own (every 15 s at most) once the presence has run out.
+    // The room re-reads the fleet on its own (on its 2 s beat) once the presence has run out.
     await expired.waitFor({ timeout: 60_000 });
     t.same(
       await expired.locator('tbody td').first().textContent(),

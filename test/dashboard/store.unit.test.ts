@@ -113,3 +113,34 @@ t.test('a dropped token stays said across the snapshots that follow', async (t) 
   t.equal(next.problem, null, 'a snapshot clears the link problem');
   t.equal(next.tokenDropped, true, 'but not the dropped token');
 });
+
+t.test('frames that announce a fleet change bump the fleet tick; the others do not', async (t) => {
+  const health = (over: Record<string, unknown> = {}) =>
+    frame('health', { status: 'ok', posture: 'normal', applied_epoch: 1, nodes: 2, seats: ['ada'], ...over });
+  const base = applyFrame(snapshot(), health());
+  const moved = (f: Frame): boolean => applyFrame(base, f).fleetTick > base.fleetTick;
+  t.notOk(moved(health()), 'the same pulse again');
+  t.ok(moved(health({ nodes: 3 })), 'a node joined');
+  t.ok(moved(health({ nodes: 1 })), 'a node left');
+  t.ok(moved(health({ seats: [] })), 'a seat left this node');
+  t.ok(moved(health({ applied_epoch: 2 })), 'this node applied an epoch');
+  t.ok(moved(health({ posture: 'shed' })), 'this node left rotation');
+  t.notOk(moved(frame('agents', { ada: agent('ada', 'working') })), 'a seat at work');
+  t.ok(
+    moved(frame('agents', { ada: { ...agent('ada', 'stopped'), stopped_reason: 'unplaced' } })),
+    'a seat no node holds',
+  );
+  t.ok(moved(frame('agents', { cy: agent('cy', 'idle') })), 'a seat placed for the first time');
+  t.ok(moved(frame('event', { ...row('e9'), type: 'ConfigRevisionApplied' })), "a node's apply");
+  t.ok(moved(frame('event', { ...row('e9'), type: 'alarm_raised' })), "a node's alarm");
+  t.notOk(moved(frame('event', row('e9'))), 'a task event');
+  t.notOk(moved(frame('event', { ...row('e1'), type: 'ConfigRevisionApplied' })), 'an event already held');
+  const unplaced = applyFrame(
+    base,
+    frame('agents', { ada: { ...agent('ada', 'stopped'), stopped_reason: 'unplaced' } }),
+  );
+  t.ok(
+    applyFrame(unplaced, frame('agents', { ada: agent('ada', 'idle') })).fleetTick > unplaced.fleetTick,
+    'a seat placed again',
+  );
+});

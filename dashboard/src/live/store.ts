@@ -14,6 +14,11 @@ export interface LiveState {
   /** Bumped by every new event: questions about history re-ask on it. */
   readonly eventTick: number;
   /**
+   * Bumped by every frame that announces a fleet change (see `movesFleet`): the fleet room re-asks on it
+   * at once instead of waiting for its beat.
+   */
+  readonly fleetTick: number;
+  /**
    * Bumped by every snapshot (a socket opened or reopened, a token entered or forgotten, a poll): every
    * question asks again on it, so answers refused or lost while the link was down come back by themselves.
    */
@@ -31,6 +36,7 @@ export const initialState: LiveState = {
   link: 'connecting',
   configTick: 0,
   eventTick: 0,
+  fleetTick: 0,
   epoch: 0,
   readsRefused: false,
   problem: null,
@@ -61,6 +67,41 @@ function asSnapshot(data: unknown): Snapshot {
   };
 }
 
+/**
+ * Event types that say a node changed: an apply (each node's own epoch, and a node that just joined applies
+ * at start) and an alarm (a node shed, its bus cut, its configuration lagging).
+ */
+const fleetEvents = new Set(['ConfigRevisionApplied', 'alarm_raised', 'alarm_cleared']);
+
+const placedOf = (row: AgentRow | undefined): boolean | undefined =>
+  row === undefined ? undefined : row.stopped_reason !== 'unplaced';
+
+/**
+ * Whether a frame announces a fleet change the fleet room shows: a health pulse whose node count, held seats,
+ * epoch or posture moved; an agent row whose seat was placed or lost its holder; a node's apply or alarm.
+ * A seat lease moving between two peers or the scheduler duty failing over raises no frame at all.
+ */
+function movesFleet(snapshot: Snapshot, frame: Frame): boolean {
+  if (frame.kind === 'health') {
+    const was = snapshot.health;
+    const now = frame.data as Snapshot['health'];
+    if (was === null || now === null || typeof now !== 'object') return was !== now;
+    return (
+      was.nodes !== now.nodes ||
+      was.applied_epoch !== now.applied_epoch ||
+      was.posture !== now.posture ||
+      was.status !== now.status ||
+      (was.seats ?? []).join('\n') !== (now.seats ?? []).join('\n')
+    );
+  }
+  if (frame.kind === 'agents')
+    return Object.entries((frame.data ?? {}) as Record<string, AgentRow>).some(
+      ([handle, row]) => placedOf(snapshot.agents[handle]) !== placedOf(row),
+    );
+  if (frame.kind === 'event') return fleetEvents.has((frame.data as EventRow | null)?.type ?? '');
+  return false;
+}
+
 /** Replace-style sections: the frame's data is the whole section. */
 const sections = new Set(['health', 'org', 'tools', 'sandboxes', 'tokens', 'budget', 'schedules', 'seats']);
 const configSections = new Set(['org', 'tools', 'seats']);
@@ -78,6 +119,11 @@ export function applyFrame(state: LiveState, frame: Frame): LiveState {
       problem: null,
     };
   const snapshot = state.snapshot ?? emptySnapshot;
+  const next = applySection(state, snapshot, frame);
+  return next !== state && movesFleet(snapshot, frame) ? { ...next, fleetTick: state.fleetTick + 1 } : next;
+}
+
+function applySection(state: LiveState, snapshot: Snapshot, frame: Frame): LiveState {
   if (frame.kind === 'event') {
     const row = frame.data as EventRow;
     if (snapshot.events.some((e) => e.id === row.id)) return state;

@@ -2,7 +2,7 @@
  * Fleet: nodes, their roles, epochs, seats and duties, and the seat leases (the `fleet` question, guarded);
  * an expired node can be removed (`POST /fleet/broker/remove/{node}`) behind a confirm step.
  */
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { useConnection, useLiveSlice, useQuestion } from '../live/context.js';
 import { ConfirmAction, OutcomeStatus, type Outcome } from '../ui/confirm.js';
 import { time } from '../ui/format.js';
@@ -30,21 +30,45 @@ interface Fleet {
   seats: Record<string, { node: string; epoch: number; expires_at: string }>;
 }
 
+/**
+ * A seat lease moving between two peers, or the scheduler duty failing over, raises no frame: while the room
+ * is open (and the tab shown) it reads the fleet again on this beat. The answer is built from the node's own
+ * watch of the coordination store, so a read costs no bus or store round trip.
+ */
+const FLEET_BEAT_MS = 2_000;
+
+/** Counts FLEET_BEAT_MS beats while the page is visible; a tab shown again counts one at once. */
+function useVisibleBeat(): number {
+  const [beat, setBeat] = useState(0);
+  useEffect(() => {
+    const step = (): void => {
+      if (document.visibilityState === 'visible') setBeat((b) => b + 1);
+    };
+    const timer = window.setInterval(step, FLEET_BEAT_MS);
+    document.addEventListener('visibilitychange', step);
+    return () => {
+      window.clearInterval(timer);
+      document.removeEventListener('visibilitychange', step);
+    };
+  }, []);
+  return beat;
+}
+
 export function FleetRoom() {
   const connection = useConnection();
   const live = useLiveSlice((s) => ({
     unread: s.snapshot === null,
     health: s.snapshot?.health,
     configTick: s.configTick,
+    fleetTick: s.fleetTick,
   }));
   const health = live.health;
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const [removals, setRemovals] = useState(0);
   const said = useRef<HTMLParagraphElement>(null);
-  // Leases renew on their own clock: re-read on every health tick, and after a removal.
-  const tick = health
-    ? `${health.applied_epoch}:${health.nodes ?? 0}:${live.configTick}:${Math.floor(Date.now() / 15000)}:${removals}`
-    : '';
+  const beat = useVisibleBeat();
+  // At once on a frame that announces a fleet change (and after a removal); on the beat for the rest.
+  const tick = `${live.fleetTick}:${live.configTick}:${removals}:${beat}`;
   const asked = useQuestion<Fleet>(connection.hasToken ? 'fleet' : null, {}, tick);
   const fleet = asked.data;
   const error = asked.error
