@@ -214,7 +214,11 @@ export async function getEvent(src: EventsSource, id: string): Promise<EventAnsw
   );
 }
 
-/** `/events/trace/{trace_id}`: oldest first, at most 500, with the total in history. */
+/**
+ * `/events/trace/{trace_id}`: oldest first, at most 500, with the total in history. The index finds a trace
+ * by a 64-bit hash, so every hit is read back and only records of this trace are listed or counted (a
+ * colliding trace's records would otherwise fill the 500 and inflate `total`); hits are read 500 at a time.
+ */
 export async function traceEvents(src: EventsSource, traceId: string): Promise<TraceAnswer> {
   // An empty id would list the events stamped with no trace as if they were one.
   if (traceId === '')
@@ -222,16 +226,18 @@ export async function traceEvents(src: EventsSource, traceId: string): Promise<T
   const index = src.state().index;
   const floor = floorOf(src);
   const positions = index.trace(traceId).filter((i) => index.instantAt(i).ms >= floor);
-  const records = await Promise.all(positions.slice(0, TRACE_MAX).map((i) => src.fetch(index.seqAt(i))));
   const seen = new Set<string>();
   const events: EventRecord[] = [];
-  for (const record of records) {
-    // The index finds a trace by hash: a record of another trace (a collision) is not part of it.
-    if (record === null || record.trace_id !== traceId || seen.has(record.id)) continue;
-    seen.add(record.id);
-    events.push(withTopic(toFullEvent(record)));
+  for (let from = 0; from < positions.length; from += TRACE_MAX) {
+    const chunk = positions.slice(from, from + TRACE_MAX);
+    const records = await Promise.all(chunk.map((i) => src.fetch(index.seqAt(i))));
+    for (const record of records) {
+      if (record === null || record.trace_id !== traceId || seen.has(record.id)) continue;
+      seen.add(record.id);
+      if (events.length < TRACE_MAX) events.push(withTopic(toFullEvent(record)));
+    }
   }
-  return { trace_id: traceId, events, total: positions.length, coverage: coverage(src.node) };
+  return { trace_id: traceId, events, total: seen.size, coverage: coverage(src.node) };
 }
 
 /** The snapshot's `events`: the in-memory feed rows inside history, newest first. */
