@@ -27,6 +27,9 @@ export function editDistance(a: string, b: string): number {
   return rows[a.length]![b.length]!;
 }
 
+/** The longest word a suggestion is drawn for: longer than any name (company, unit, seat: 100). */
+const SUGGESTED_MAX = 100;
+
 /**
  * The candidate nearest `word` (first in order on a tie), or null when none is within a third of the
  * word's length (at least one edit), so `surprise` suggests nothing while `scedules` suggests `schedules`.
@@ -34,11 +37,14 @@ export function editDistance(a: string, b: string): number {
  * @example closestName('scedules', ['name', 'schedules']) // 'schedules'
  */
 export function closestName(word: string, candidates: Iterable<string>): string | null {
+  // The distance is quadratic in the two lengths: a 100,000-character word against a long name took minutes.
+  if (word.length > SUGGESTED_MAX) return null;
   const limit = Math.max(1, Math.floor(word.length / 3));
   let best: string | null = null;
   let bestDistance = Infinity;
   for (const candidate of candidates) {
-    if (candidate === word) continue;
+    // Each character of length between them is one edit at least.
+    if (candidate === word || Math.abs(candidate.length - word.length) > limit) continue;
     const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
     if (distance <= limit && distance < bestDistance) {
       best = candidate;

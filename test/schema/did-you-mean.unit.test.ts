@@ -43,3 +43,21 @@ t.test('an unknown Tier A key names the key it most likely meant, at any depth',
     'strem: unknown key; did you mean `stream`?',
   ]);
 });
+
+t.test('a word or a name longer than any name is compared with nothing, and answers at once', async (t) => {
+  const started = performance.now();
+  t.equal(closestName('a'.repeat(100_000), ['a'.repeat(99_999)]), null, 'a 100,000-character word');
+  t.equal(
+    closestName('a'.repeat(100), ['a'.repeat(3_000), 'a'.repeat(99)]),
+    'a'.repeat(99),
+    'a long candidate is passed over',
+  );
+  t.equal(closestName('abcd', ['abcdefghij']), null, 'a candidate further in length than the allowed edits');
+  const doc = baseCompany();
+  doc['units'][0]['name'] = 'u'.repeat(3_000);
+  doc['roles'][0]['unit'] = 'v'.repeat(100_000);
+  doc['roles'][0]['manages'] = ['w'.repeat(100_000)];
+  t.ok(write(doc).warnings.length > 0, 'the dangling references are warned about');
+  // The pair alone took about 100 s to compare before: an edit distance is quadratic in its lengths.
+  t.ok(performance.now() - started < 5_000, 'within a few seconds');
+});
