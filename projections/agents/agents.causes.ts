@@ -6,6 +6,7 @@
 import { Payloads, type EventRecord } from '../../schema/index.js';
 import type { SeatRuntime, StopCause } from './agents.state.js';
 import { isNotOlder } from '../time/instants.js';
+import { endLive } from './agents.ties.js';
 
 /**
  * The call in flight stops (a pause with stop_running, a turn deferred to its provider's retry_at): the live
@@ -17,22 +18,7 @@ export function cutLiveCall(seat: SeatRuntime, ms: number | null, turnId: string
   if (turnId !== null && call.turn_id !== turnId) return;
   seat.live_call = { ...call, in_progress: false, running_call: null };
   seat.cut = { turn_id: call.turn_id, phase: call.phase, iteration: call.iteration };
-  seat.liveEnded = seat.cut;
-  seat.liveMs = ms;
-}
-
-/**
- * A frame of the call (or turn) whose ending record is stamped at the frame's own instant: the ending wins
- * the tie. The seat sends a call's last frame before that record, so a frame at the same instant is no newer.
- */
-export function endedAt(
-  seat: SeatRuntime,
-  ms: number | null,
-  frame: { readonly turn_id: string; readonly phase: string; readonly iteration: number },
-): boolean {
-  const ended = seat.liveEnded;
-  if (ended === null || ms === null || ms !== seat.liveMs || ended.turn_id !== frame.turn_id) return false;
-  return ended.phase === null || (ended.phase === frame.phase && ended.iteration === frame.iteration);
+  endLive(seat, ms, seat.cut);
 }
 
 /** Questions closed: the row waits on what the record says remains, or on nothing. */

@@ -4,20 +4,19 @@
  * replayed older event never overwrites newer state; history rows are deduplicated by (turn, phase, pass).
  */
 import { Payloads, type EventRecord } from '../../schema/index.js';
-import { runtimeOf, type AgentsState, type LiveCall, type SeatRuntime } from './agents.state.js';
+import {
+  runtimeOf,
+  type AgentsState,
+  type HistoryRow,
+  type LiveCall,
+  type SeatRuntime,
+} from './agents.state.js';
 import { handleOf } from './agents.seed.js';
 import { logTurn } from './agents.turn-log.js';
 import { instantMs, isNotOlder } from '../time/instants.js';
 import { addHistory, sandboxRow, shownText } from './agents.history.js';
-import {
-  clearCause,
-  cutLiveCall,
-  endedAt,
-  needsClosed,
-  setCause,
-  setError,
-  setNeeds,
-} from './agents.causes.js';
+import { endedAt, endLive, liveAt, newerCallShown, sameCall } from './agents.ties.js';
+import { clearCause, cutLiveCall, needsClosed, setCause, setError, setNeeds } from './agents.causes.js';
 
 export const agentEventTypes = [
   'agent_phase_started',
@@ -95,9 +94,34 @@ function foldProgress(
     max_rounds: d.max_rounds,
     round_num: d.round_num,
   };
-  seat.liveMs = ms;
-  seat.liveEnded = null;
+  liveAt(seat, ms);
   return true;
+}
+
+/** The phase's call ended: the live row shows its outcome, no longer in progress. */
+function endCall(seat: SeatRuntime, ms: number | null, row: HistoryRow): void {
+  const prior = sameCall(seat.live_call, row) ? seat.live_call : null;
+  seat.cut = null;
+  seat.live_call = {
+    turn_id: row.turn_id,
+    phase: row.phase,
+    iteration: row.iteration,
+    model: row.model,
+    // Rule 4: a failed phase keeps what was on screen; the record's own text wins when it has one.
+    response: row.response !== '' || !prior ? shownText(row.response) : prior.response,
+    tool_executions: row.tool_executions.length > 0 || !prior ? row.tool_executions : prior.tool_executions,
+    rounds: row.rounds.length > 0 || !prior ? row.rounds : prior.rounds,
+    in_progress: false,
+    round_narration: row.round_narration ?? prior?.round_narration ?? null,
+    partial_round: row.partial_round ?? prior?.partial_round ?? null,
+    round_started_at: prior?.round_started_at ?? null,
+    running_call: row.failed ? (prior?.running_call ?? null) : null,
+    max_rounds: row.max_rounds ?? prior?.max_rounds ?? null,
+    round_num: prior?.round_num ?? null,
+    started_at: row.started_at,
+    failed: row.failed,
+  };
+  endLive(seat, ms, row);
 }
 
 type Handler = (seat: SeatRuntime, ms: number | null, event: EventRecord, state: AgentsState) => boolean;
@@ -109,18 +133,22 @@ const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
     const d = p.data;
     // The live call and the turn are gated apart: a node folds its own seats' frames as they are made, so the
     // phase's first frame may be folded before this record, and is newer news of the call, not of the turn.
-    const live = isNotOlder(ms, seat.liveMs);
+    const live = isNotOlder(ms, seat.liveMs) && !endedAt(seat, ms, d);
     const turn = isNotOlder(ms, seat.turnMs);
     if (!live && !turn) return false;
     if (live) {
-      seat.live_call = {
-        ...newLiveCall(d, d.model, d.started_at),
-        round_started_at: d.started_at,
-        max_rounds: d.max_rounds ?? null,
-        round_num: -1,
-      };
-      seat.liveMs = ms;
-      seat.liveEnded = null;
+      const shown = seat.live_call;
+      // A frame of this call at this very instant came after the start: it stays, dated by the start.
+      seat.live_call =
+        ms === seat.liveMs && shown?.in_progress === true && sameCall(shown, d)
+          ? { ...shown, started_at: d.started_at }
+          : {
+              ...newLiveCall(d, d.model, d.started_at),
+              round_started_at: d.started_at,
+              max_rounds: d.max_rounds ?? null,
+              round_num: -1,
+            };
+      liveAt(seat, ms);
     }
     if (turn) {
       const sameTurn = seat.turn?.turn_id === d.turn_id;
@@ -153,34 +181,8 @@ const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
     const { system_prompt: _s, input_tokens: _i, output_tokens: _o, timeline: _t, error, ...row } = p.data;
     addHistory(seat, row);
     if (!isNotOlder(ms, seat.liveMs)) return true;
-    seat.cut = null;
-    const prior = seat.live_call;
-    const same =
-      prior !== null &&
-      prior.turn_id === row.turn_id &&
-      prior.phase === row.phase &&
-      prior.iteration === row.iteration;
-    seat.live_call = {
-      turn_id: row.turn_id,
-      phase: row.phase,
-      iteration: row.iteration,
-      model: row.model,
-      // Rule 4: a failed phase keeps what was on screen; the record's own text wins when it has one.
-      response: row.response !== '' || !same ? shownText(row.response) : prior.response,
-      tool_executions: row.tool_executions.length > 0 || !same ? row.tool_executions : prior.tool_executions,
-      rounds: row.rounds.length > 0 || !same ? row.rounds : prior.rounds,
-      in_progress: false,
-      round_narration: row.round_narration ?? (same ? prior.round_narration : null),
-      partial_round: row.partial_round ?? (same ? prior.partial_round : null),
-      round_started_at: same ? prior.round_started_at : null,
-      running_call: row.failed && same ? prior.running_call : null,
-      max_rounds: row.max_rounds ?? (same ? prior.max_rounds : null),
-      round_num: same ? prior.round_num : null,
-      started_at: row.started_at,
-      failed: row.failed,
-    };
-    seat.liveMs = ms;
-    seat.liveEnded = { turn_id: row.turn_id, phase: row.phase, iteration: row.iteration };
+    if (newerCallShown(seat, ms, row)) endLive(seat, ms, row);
+    else endCall(seat, ms, row);
     if (row.failed) {
       setError(seat, ms, {
         at: e.timestamp,
@@ -213,11 +215,12 @@ const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
       review: d.review ?? null,
     };
     seat.turnMs = ms;
-    // Between turns there is no live call, except a failed one, which stays on screen (rule 4).
-    if (isNotOlder(ms, seat.liveMs) && !(seat.live_call?.failed ?? false)) {
-      seat.live_call = null;
-      seat.liveMs = ms;
-      seat.liveEnded = { turn_id: d.turn_id, phase: null, iteration: 0 };
+    // Between turns there is no live call, except a failed one, which stays on screen (rule 4), and the next
+    // turn's, when it already shows at this instant (agents.ties.ts).
+    if (isNotOlder(ms, seat.liveMs)) {
+      const ended = { turn_id: d.turn_id, phase: null, iteration: 0 };
+      if (!(seat.live_call?.failed ?? false) && !newerCallShown(seat, ms, ended)) seat.live_call = null;
+      endLive(seat, ms, ended);
     }
     if (d.failed && d.error) {
       // The turn's cause replaces its phase's, keeping the phase it failed in (rule 4).

@@ -107,10 +107,14 @@ export interface SeatRuntime {
   /** The call a pause with `stop_running` cut short: progress on it after the resume brings it back. */
   cut: { readonly turn_id: string; readonly phase: string; readonly iteration: number } | null;
   /**
-   * The call (phase null: the whole turn) whose ending or cutting record set `liveMs`, if one did: a frame of
-   * it at that very instant is no newer than its ending (frames and records travel apart on a fleet).
+   * The calls (phase null: whole turns) whose ending or cutting record was folded at instant `liveMs`: a frame
+   * or start of one at that very instant is no newer than its ending (agents.ties.ts).
    */
-  liveEnded: { readonly turn_id: string; readonly phase: string | null; readonly iteration: number } | null;
+  liveEnded: ReadonlyArray<{
+    readonly turn_id: string;
+    readonly phase: string | null;
+    readonly iteration: number;
+  }>;
   turn: TurnNow | null;
   last_turn: LastTurn | null;
   turnMs: number | null;
@@ -150,7 +154,7 @@ export function emptyRuntime(): SeatRuntime {
     live_call: null,
     liveMs: null,
     cut: null,
-    liveEnded: null,
+    liveEnded: [],
     turn: null,
     last_turn: null,
     turnMs: null,
