@@ -55,7 +55,7 @@ export function accessFor(method: string, path: string, declared?: Access): Acce
 
 export const anonymousActor: Actor = Object.freeze({ id: 'anonymous', kind: 'anonymous' });
 
-type Refused = 'missing' | 'wrong' | 'repeated' | 'repeated_query';
+type Refused = 'missing' | 'wrong' | 'repeated' | 'repeated_query' | 'ambiguous';
 export type GuardOutcome = { ok: true; actor: Actor | null } | { ok: false; reason: Refused };
 
 /**
@@ -144,8 +144,8 @@ export class Guard {
    * `soleAuthorization`); `queryTokens` are the values of `?token=` and `protocolToken` the token a
    * subprotocol carries, only passed for `/ws/stream`, the one route where those count (two `?token=` are
    * refused as two headers are, never one picked). Every token present must be accepted (spec
-   * "Authentication" 4: a present wrong token is refused, whichever channel carries it); the identity is
-   * the header's, else the subprotocol's, else the query's.
+   * "Authentication" 4: a present wrong token is refused, whichever channel carries it), and all must name
+   * one operator: right tokens of two are refused as two `?token=` are, never one picked for the socket.
    */
   check(
     access: Access,
@@ -178,6 +178,10 @@ export class Guard {
         this.refused(route, 'wrong');
         return { ok: false, reason: 'wrong' };
       }
+      if (ids.some((other) => other !== id)) {
+        this.refused(route, 'ambiguous');
+        return { ok: false, reason: 'ambiguous' };
+      }
       this.log.debug({ event: 'auth_accepted', route, operator: id }, 'credential accepted');
       return { ok: true, actor: { id, kind: 'operator' } };
     }
@@ -192,6 +196,7 @@ const refusalDetail: Record<Refused, string> = {
   wrong: 'The credential is not accepted.',
   repeated: 'The request carries more than one Authorization header; send one.',
   repeated_query: 'The request carries more than one `token` query parameter; send one.',
+  ambiguous: "The request carries tokens of more than one operator; send one operator's token.",
 };
 
 /**
@@ -207,6 +212,7 @@ const refusalError = {
   wrong: 'invalid_token',
   repeated: 'invalid_request',
   repeated_query: 'invalid_request',
+  ambiguous: 'invalid_request',
 } as const satisfies Record<Refused, 'invalid_token' | 'invalid_request' | null>;
 
 /** The 401 of a refused credential. */

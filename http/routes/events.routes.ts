@@ -56,6 +56,7 @@ export function eventRoutes(deps: EventRouteDeps): RouteDef[] {
       handler: (req) =>
         handshakeFault({
           upgrade: req.headers['upgrade'] ?? '',
+          connection: req.headers['connection'] ?? '',
           key: req.headers['sec-websocket-key'] ?? '',
           version: req.headers['sec-websocket-version'] ?? '',
         }) ??

@@ -16,6 +16,7 @@ const QUOTED_MAX = 80;
 export interface HandshakeHeaders {
   /** '' when absent, as uWS and the gateway's header record both give it. */
   readonly upgrade: string;
+  readonly connection: string;
   readonly key: string;
   readonly version: string;
 }
@@ -27,7 +28,7 @@ const required = (detail: string, headers: Record<string, string> = {}): ApiRepl
   codelessReply(
     426,
     `This path is a WebSocket: ${detail}`,
-    'Connect with a WebSocket client (Upgrade: websocket, Sec-WebSocket-Version: 13).',
+    'Connect with a WebSocket client (Connection: Upgrade, Upgrade: websocket, Sec-WebSocket-Version: 13).',
     { Upgrade: 'websocket', ...headers },
   );
 
@@ -37,6 +38,11 @@ export function handshakeFault(h: HandshakeHeaders): ApiReply | null {
   if (upgrade === '') return required('the request carried no Upgrade header.');
   if (!upgrade.split(',').some((p) => p.trim().toLowerCase() === 'websocket'))
     return required(`the request asked to upgrade to ${quoted(upgrade)}, not websocket.`);
+  // RFC 6455 4.2.1 item 4: `Connection` lists the token `Upgrade` (case-insensitive), often beside others.
+  const connection = h.connection.trim();
+  if (connection === '') return required('the request carried no Connection header (Connection: Upgrade).');
+  if (!connection.split(',').some((p) => p.trim().toLowerCase() === 'upgrade'))
+    return required(`the request carried Connection ${quoted(connection)}, without the token Upgrade.`);
   if (h.key === '') return required('the request carried no Sec-WebSocket-Key header.');
   if (!KEY.test(h.key.trim()))
     return required('the Sec-WebSocket-Key is not 16 bytes in base64 (24 characters ending in ==).');

@@ -63,6 +63,15 @@ function sameOrigin(origin: string, hosts: readonly string[]): boolean {
   }
 }
 
+/** A header sent once or more, its values joined as RFC 9110 5.3 allows (`getHeader` reads only the first). */
+function everyValue(req: { forEach(cb: (key: string, value: string) => void): void }, name: string): string {
+  const values: string[] = [];
+  req.forEach((key, value) => {
+    if (key === name) values.push(value);
+  });
+  return values.join(', ');
+}
+
 interface SocketData {
   readonly actor: Actor | null;
   readonly token: string | null;
@@ -151,6 +160,7 @@ export function mountStream(
       // uWS took this as an upgrade for its key's length alone; the rest of RFC 6455 4.2.1 is checked here.
       const fault = handshakeFault({
         upgrade: req.getHeader('upgrade'),
+        connection: everyValue(req, 'connection'),
         key,
         version: req.getHeader('sec-websocket-version'),
       });
