@@ -129,3 +129,36 @@ t.test('one body passes alone whatever the budget (the route limit still applies
   t.equal(res.status, 200);
   t.same(await res.json(), { bytes: 2 * CAP });
 });
+
+t.test(
+  'a sender that half-closes mid-body gets no answer (the transport closes on FIN) and gives its bytes back',
+  async (t) => {
+    // Declared length (held whole from the headers) and chunked (held as it arrives): 900 KiB or 300 KiB
+    // still held would refuse the next 900 KiB body, the cap being 1 MiB.
+    const cases: Array<[string, string, number]> = [
+      ['declared length', `content-length: ${900 * KiB}\r\n\r\n${'a'.repeat(KiB)}`, KiB],
+      [
+        'chunked',
+        `transfer-encoding: chunked\r\n\r\n${(300 * KiB).toString(16)}\r\n${'c'.repeat(300 * KiB)}\r\n`,
+        300 * KiB,
+      ],
+    ];
+    for (const [what, rest, received] of cases) {
+      const { h } = await start(t);
+      const conn = await openConnection(h.gw.port);
+      const got: Buffer[] = [];
+      conn.socket.on('data', (chunk: Buffer) => got.push(chunk));
+      const closed = once(conn.socket, 'close');
+      conn.write(`POST /take HTTP/1.1\r\nhost: x\r\n${rest}`);
+      while (h.gw.inFlight() === 0) await new Promise((resolve) => setImmediate(resolve));
+      conn.socket.end(); // shutdown(SHUT_WR): the rest of the body never comes, the socket still reads
+      await closed;
+      t.equal(Buffer.concat(got).length, 0, `${what}: no answer, uWebSockets.js closes on the FIN`);
+      const line = await h.waitForLog((l) => l['event'] === 'client_disconnected');
+      t.match(line, { phase: 'body', route: '/take', received }, `${what}: logged while reading the body`);
+      const next = await fetch(`${h.base}/take`, { method: 'POST', body: 'x'.repeat(900 * KiB) });
+      t.equal(next.status, 200, `${what}: the half-closed body no longer holds the listener budget`);
+      t.equal(h.gw.inFlight(), 0, `${what}: nothing left in flight`);
+    }
+  },
+);
