@@ -36,6 +36,8 @@ export async function startSchedules(opts: {
   resolve?: Resolver;
   /** False while another process writes this node id (admission withheld): the duty is not taken. */
   admitted?: () => boolean;
+  /** The duty lease's ttl: `node.seat_lease_seconds`, so the duty fails over on the seats' clock. */
+  leaseTtlMs?: number;
 }): Promise<Schedules> {
   const { bus, logger } = opts;
   const claims = await bus.kv({ name: Buckets.ScheduleClaims, ttlMs: SCHEDULE_CLAIMS_TTL_MS });
@@ -47,6 +49,7 @@ export async function startSchedules(opts: {
     nodeId: opts.nodeId,
     logger: logger.child({ component: 'scheduler' }),
     ...(opts.admitted ? { admitted: opts.admitted } : {}),
+    ...(opts.leaseTtlMs !== undefined ? { leaseTtlMs: opts.leaseTtlMs } : {}),
   });
   const answer = (): SchedulesAnswer => schedulesAnswer(host.schedules(), runs.state, new Date());
   const pushes = new Set<(data: unknown, mode: 'replace' | 'merge') => void>();

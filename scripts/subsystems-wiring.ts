@@ -156,6 +156,7 @@ export async function startSubsystems(opts: {
     nodeId: config.node.id,
     logger,
     admitted,
+    leaseTtlMs: config.node.seat_lease_seconds * 1000,
   });
   // The fleet's seat leases: a seat no node holds reads stopped / unplaced.
   const placement = await watchPlacement(catalogue.coord);

@@ -1,6 +1,8 @@
 /**
  * Executes one decided firing: 1. claim (schedule, fire time, target) with a KV `create`, so the
- * firing happens once even when two nodes both believe they hold the duty; 2. wake the target on
+ * firing happens once even when two nodes both believe they hold the duty — checked against the
+ * holder's fence right before (a claim won is then this node's to complete: nobody else can send
+ * the firing, so a pause after it delays the wake, never doubles or drops it); 2. wake the target on
  * its inbox (never a human seat: runners are agent handles only); 3. record the ledger row as a
  * `schedule_fired` event.
  */
@@ -18,6 +20,7 @@ import {
   type LedgerRow,
   type ScheduleWake,
 } from '../../schema/index.js';
+import { LeaseFencedError } from '../lease/index.js';
 import type { Firing } from './scheduler.plan.js';
 
 /** Namespace of inbox message ids derived from a firing's identity (so a re-send de-duplicates). */
@@ -30,6 +33,10 @@ export interface FireDeps {
   readonly nodeId: string;
   readonly now: () => Date;
   readonly logger: Logger;
+  /** The duty epoch this firing is made under (kept in the claim). */
+  readonly epoch?: number;
+  /** Whether the duty is still provably held here (the fence); false refuses before the claim. */
+  readonly mayClaim?: () => boolean;
 }
 
 const encoder = new TextEncoder();
@@ -54,12 +61,13 @@ export async function runFiring(deps: FireDeps, firing: Firing): Promise<LedgerR
     target: firing.target_handle,
     scheduled_at: firing.scheduled_at,
   });
-  // 1. claim
+  // 1. claim, fenced: the check and the send are one synchronous step.
+  const claim = encoder.encode(
+    JSON.stringify({ node: deps.nodeId, identity: firingIdentity(firing), epoch: deps.epoch ?? null }),
+  );
+  if (deps.mayClaim?.() === false) throw new LeaseFencedError('duty.scheduler', deps.epoch ?? null);
   try {
-    await deps.claims.create(
-      claimKey(firing),
-      encoder.encode(JSON.stringify({ node: deps.nodeId, identity: firingIdentity(firing) })),
-    );
+    await deps.claims.create(claimKey(firing), claim);
   } catch (error) {
     if (error instanceof KvConflictError) {
       log.debug('firing already claimed elsewhere');

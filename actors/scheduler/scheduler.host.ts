@@ -3,6 +3,13 @@
  * the applied schedules, the duty and the clock, and executes what it decides — one timer, and
  * firings (claim, wake, ledger row). Every step runs on one queue, so effects keep their order and a
  * test can wait for `settled()` instead of sleeping.
+ *
+ * Fencing (DESIGN.md "A lease holder fences itself", as the seats do): peers may take the duty once
+ * its lease expired by their clock, so this node gives it up by its own monotonic clock at the last
+ * proof of its hold (a take or renewal the store confirmed, dated when it was sent) plus the ttl minus
+ * a margin — on a timer of its own, never behind a renewal hanging on a dead connection — and checks
+ * the same synchronously before each tick and each claim, so a process resumed from a pause fires
+ * nothing before its timers ran. A claim won is the firing's own fence: nobody else can send it.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -16,7 +23,7 @@ import {
   type ScheduleTimings,
 } from '../../schema/index.js';
 import type { SubsystemApplier } from '../config/index.js';
-import { answerHolder, holderGoneOver } from '../lease/index.js';
+import { answerHolder, holderGoneOver, LeaseFencedError } from '../lease/index.js';
 import { systemClock, type Clock } from './clock.js';
 import { acquireDuty, releaseDuty, renewDuty, type Held } from './duty.js';
 import { runFiring } from './fire.js';
@@ -35,10 +42,17 @@ export interface SchedulerOptions {
   readonly nodeId: string;
   readonly logger: Logger;
   readonly clock?: Clock;
-  /** How long a lease lasts without renewal. Default 30 s. */
+  /** How long a lease lasts without renewal (`node.seat_lease_seconds`). Default 30 s. */
   readonly leaseTtlMs?: number;
   /** How often the holder renews. Default a third of the lease. */
   readonly renewEveryMs?: number;
+  /** How long before its peers may take the duty the holder gives it up. Default a sixth of the lease. */
+  readonly fenceMarginMs?: number;
+  /**
+   * The monotonic clock the fence reads (ms). Default `performance.now()`, or the injected `clock`'s
+   * own time when one is given (a test clock is its only time).
+   */
+  readonly monotonic?: () => number;
   /** Called with each ledger row this node recorded. */
   readonly onRow?: (row: LedgerRow) => void;
   /**
@@ -66,7 +80,11 @@ export interface SchedulerHost {
 export function startScheduler(opts: SchedulerOptions): SchedulerHost {
   const clock = opts.clock ?? systemClock;
   const ttl = opts.leaseTtlMs ?? 30_000;
-  const renewEvery = opts.renewEveryMs ?? Math.floor(ttl / 3);
+  const renewEvery = opts.renewEveryMs ?? Math.max(1, Math.floor(ttl / 3));
+  const margin = opts.fenceMarginMs ?? Math.floor(ttl / 6);
+  if (margin >= ttl - renewEvery)
+    throw new RangeError(`fence margin ${margin} ms leaves no renewal before the ${ttl} ms lease binds`);
+  const monotonic = opts.monotonic ?? (opts.clock ? () => clock.now().getTime() : () => performance.now());
   const me = { duty: SCHEDULER_DUTY, node: opts.nodeId, instance: randomUUID() };
   const log = opts.logger;
   const admitted = opts.admitted ?? (() => true);
@@ -74,9 +92,15 @@ export function startScheduler(opts: SchedulerOptions): SchedulerHost {
   const answering = answerHolder(opts.bus, me.instance);
   const holderGone = holderGoneOver(opts.bus);
   let held: Held | null = null;
+  /** The monotonic instant the last confirmed take or renewal of `held` was sent. */
+  let provenAt = -Infinity;
+  const fenceAt = (): number => provenAt + ttl - margin;
+  /** Whether this node may still act as the holder: it holds the duty and can prove it now. */
+  const valid = (): boolean => held !== null && monotonic() < fenceAt();
   let stopped = false;
   let cancelFire: () => void = () => undefined;
   let cancelLease: () => void = () => undefined;
+  let cancelFence: () => void = () => undefined;
 
   // One queue for every step; a failed step is logged and the queue goes on.
   let chain: Promise<void> = Promise.resolve();
@@ -97,13 +121,32 @@ export function startScheduler(opts: SchedulerOptions): SchedulerHost {
 
   const fireAll = async (firings: Firing[]): Promise<void> => {
     for (const firing of firings) {
+      // Checked again right before each claim (synchronously, in runFiring): a pause may fall between.
+      if (!valid()) {
+        if (held !== null) fence('its lease could not be renewed in time');
+        return;
+      }
+      const epoch = held!.lease.epoch;
       try {
         const row = await runFiring(
-          { bus: opts.bus, claims: opts.claims, nodeId: opts.nodeId, now: () => clock.now(), logger: log },
+          {
+            bus: opts.bus,
+            claims: opts.claims,
+            nodeId: opts.nodeId,
+            now: () => clock.now(),
+            logger: log,
+            epoch,
+            mayClaim: () => valid() && held?.lease.epoch === epoch,
+          },
           firing,
         );
         if (row) opts.onRow?.(row);
       } catch (error) {
+        if (error instanceof LeaseFencedError) {
+          // A pause between this loop's check and the claim: the firings left are the next holder's.
+          fence('its lease could not be renewed in time');
+          return;
+        }
         log.error(
           { err: error, schedule: firing.schedule.name, target: firing.target_handle },
           'firing failed',
@@ -129,8 +172,50 @@ export function startScheduler(opts: SchedulerOptions): SchedulerHost {
   ).start();
 
   const tickNow = async (): Promise<void> => {
-    await enqueue(() => actor.send({ type: 'scheduler.tick', at: clock.now().toISOString() }));
+    await enqueue(() => {
+      // A holder resumed from a pause gives the duty up before its tick decides any firing.
+      if (held !== null && !valid()) return fence('its lease could not be renewed in time');
+      actor.send({ type: 'scheduler.tick', at: clock.now().toISOString() });
+    });
     await settled();
+  };
+
+  /** Gives the duty up here: fires nothing more, and seeks it again (a peer may hold it by now). */
+  const fence = (why: string): void => {
+    if (held === null) return;
+    log.warn(
+      {
+        epoch: held.lease.epoch,
+        unproven_ms: Math.round(monotonic() - provenAt),
+        ttl_ms: ttl,
+        margin_ms: margin,
+      },
+      `scheduler duty fenced: ${why}; it fires nothing more here`,
+    );
+    held = null;
+    cancelFence();
+    actor.send({ type: 'scheduler.duty.lost' });
+    leaseAt(clock.now(), attempt);
+  };
+  /** One timer at the fence of the duty held; it never waits behind the queue (a hung renewal). */
+  const armFence = (): void => {
+    cancelFence();
+    cancelFence = () => undefined;
+    if (held === null || stopped) return;
+    const wait = Math.max(0, Math.ceil(fenceAt() - monotonic()));
+    cancelFence = clock.at(new Date(clock.now().getTime() + wait), () => {
+      if (held === null || stopped) return;
+      if (monotonic() < fenceAt()) return armFence();
+      fence('its lease could not be renewed in time');
+    });
+  };
+  /** Holding `next`, proven at the monotonic instant `sentAt`: the renewal due a third of a lease later. */
+  const prove = (next: Held, sentAt: number): void => {
+    held = next;
+    provenAt = sentAt;
+    armFence();
+    const wait = Math.max(0, provenAt + renewEvery - monotonic());
+    leaseAt(new Date(clock.now().getTime() + wait), renew);
   };
 
   // The lease: one timer, either the holder's next renewal or a candidate's next attempt.
@@ -150,6 +235,7 @@ export function startScheduler(opts: SchedulerOptions): SchedulerHost {
       leaseAt(new Date(now.getTime() + renewEvery), attempt);
       return;
     }
+    const sentAt = monotonic();
     const result = await acquireDuty(opts.coord, me, now, ttl, { holderGone }).catch((error: unknown) => {
       log.error({ err: error }, 'scheduler duty could not be read');
       return { won: false as const, retryAt: new Date(now.getTime() + renewEvery) };
@@ -158,29 +244,39 @@ export function startScheduler(opts: SchedulerOptions): SchedulerHost {
       leaseAt(result.retryAt, attempt);
       return;
     }
-    held = result.held;
-    log.info({ epoch: held.lease.epoch, since: result.since?.toISOString() ?? null }, 'scheduler duty taken');
+    log.info(
+      { epoch: result.held.lease.epoch, since: result.since?.toISOString() ?? null },
+      'scheduler duty taken',
+    );
+    prove(result.held, sentAt);
     actor.send({
       type: 'scheduler.duty.acquired',
       at: now.toISOString(),
       since: result.since?.toISOString() ?? null,
     });
-    leaseAt(new Date(now.getTime() + renewEvery), renew);
   };
   const renew = async (): Promise<void> => {
     if (stopped || held === null) return;
+    // Past its fence (a pause, a renewal that hung) the duty is given up, not renewed: a peer may hold it.
+    if (!valid()) return fence('its lease could not be renewed in time');
+    const mine = held;
     const now = clock.now();
-    const next = await renewDuty(opts.coord, held, now, ttl).catch((error: unknown) => {
+    const sentAt = monotonic();
+    const next = await renewDuty(opts.coord, mine, now, ttl).catch((error: unknown) => {
       log.error({ err: error }, 'scheduler duty renewal failed');
-      return null;
+      return undefined;
     });
-    if (next !== null) {
-      held = next;
-      leaseAt(new Date(now.getTime() + renewEvery), renew);
+    // Fenced (or stopped) while the renewal was out: what it says no longer matters here.
+    if (held !== mine) return;
+    if (next === undefined) {
+      // Not refused, not confirmed: try again at the next period; the fence stops the duty in time.
+      leaseAt(new Date(clock.now().getTime() + renewEvery), renew);
       return;
     }
-    log.warn({ epoch: held.lease.epoch }, 'scheduler duty lost');
+    if (next !== null) return prove(next, sentAt);
+    log.warn({ epoch: mine.lease.epoch }, 'scheduler duty lost');
     held = null;
+    cancelFence();
     actor.send({ type: 'scheduler.duty.lost' });
     await attempt();
   };
@@ -215,13 +311,14 @@ export function startScheduler(opts: SchedulerOptions): SchedulerHost {
       rollback: (previous) => plan(resolveSchedules(previous, resolveOpts)),
     }),
     schedules: () => actor.getSnapshot().context.schedules,
-    holding: () => held !== null,
+    holding: valid,
     settled,
     async stop() {
       if (stopped) return;
       stopped = true;
       cancelFire();
       cancelLease();
+      cancelFence();
       await settled();
       await answering.stop();
       const last = held;
