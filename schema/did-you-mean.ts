@@ -4,6 +4,8 @@
  * case-insensitively; a suggestion must be close enough that it is likely what was meant.
  */
 
+import { cutForQuote } from './text-grammars.js';
+
 /** Edits (insert, delete, substitute, swap neighbours) between two strings. */
 export function editDistance(a: string, b: string): number {
   const rows: number[][] = [];
@@ -60,5 +62,5 @@ export function closestName(word: string, candidates: Iterable<string>): string 
  */
 export function unknownFieldMessage(key: string, known: ReadonlySet<string> | 'any'): string {
   const near = known === 'any' ? null : closestName(key, known);
-  return `unknown field \`${key}\`${near === null ? '' : `; did you mean \`${near}\`?`}`;
+  return `unknown field \`${cutForQuote(key)}\`${near === null ? '' : `; did you mean \`${near}\`?`}`;
 }

@@ -5,6 +5,7 @@
  */
 import { agentId } from './agent-id.js';
 import { pathOf } from './problems.js';
+import { cutForQuote } from '../text-grammars.js';
 import type { Company } from './company.schema.js';
 import { walkDocument, type SeatNode, type Walk } from './walk.js';
 
@@ -68,6 +69,33 @@ export function deriveCompany(walk: Walk, companyName: unknown): Derived {
       .map((u) => u.name as string),
   }));
   return { seats, units };
+}
+
+const cutOrNull = (name: string | null): string | null => (name === null ? null : cutForQuote(name));
+
+/**
+ * `derived` as a write's answer quotes it: every name cut by cutForQuote (a unit's name comes back once
+ * for the unit, once per child as `parent` and once per seat in it), ids and paths whole. The applied
+ * document's `derived` (derivedOf) is data and keeps names whole.
+ */
+export function quotedDerived(derived: Derived): Derived {
+  return {
+    seats: derived.seats.map((seat) => ({
+      ...seat,
+      handle: cutOrNull(seat.handle),
+      name: cutOrNull(seat.name),
+      unit: cutOrNull(seat.unit),
+      lead_of: seat.lead_of.map(cutForQuote),
+    })),
+    units: derived.units.map((unit) => ({
+      ...unit,
+      name: cutOrNull(unit.name),
+      type: cutOrNull(unit.type),
+      lead: cutOrNull(unit.lead),
+      lead_handle: cutOrNull(unit.lead_handle),
+      parent: cutOrNull(unit.parent),
+    })),
+  };
 }
 
 /** `derived` of a validated document. */

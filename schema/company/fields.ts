@@ -4,6 +4,7 @@
  * values only; a value holding a reference is checked after substitution, at run time.
  */
 import { z } from 'zod';
+import { cutForQuote } from '../text-grammars.js';
 import { ProblemKind } from './problems.js';
 
 /** A `${NAME}` reference anywhere in the text (the grammar of env-refs.ts). */
@@ -85,7 +86,8 @@ export function isTimezone(value: string): boolean {
 }
 
 export const timezone = z.string().refine((v) => hasRef(v) || isTimezone(v), {
-  error: (issue) => `unknown timezone ${JSON.stringify(issue.input)}: not an IANA name such as Europe/Berlin`,
+  error: (issue) =>
+    `unknown timezone ${JSON.stringify(typeof issue.input === 'string' ? cutForQuote(issue.input) : issue.input)}: not an IANA name such as Europe/Berlin`,
   ...invalid,
 });
 

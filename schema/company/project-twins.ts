@@ -5,7 +5,7 @@
  * never silent. Not a refusal: a chart moving a project from one unit to another passes through a state
  * where both name it, and the stored revisions that already do must still reload.
  */
-import { PROJECT_KEY } from '../text-grammars.js';
+import { cutForQuote, PROJECT_KEY } from '../text-grammars.js';
 import { pathOf, type Segment } from './problems.js';
 import { isRecord, type Walk } from './walk.js';
 
@@ -28,7 +28,7 @@ export function projectTwins(walk: Walk): ProjectTwin[] {
     const key = isRecord(work) ? work['project'] : undefined;
     // A key outside the grammar is already refused, and a message quotes only what fits the grammar.
     if (typeof key !== 'string' || !PROJECT_KEY.test(key)) continue;
-    const name = unit.name ?? `the unit at ${pathOf(unit.segments)}`;
+    const name = unit.name === null ? `the unit at ${pathOf(unit.segments)}` : cutForQuote(unit.name);
     const owner = owners.get(key);
     if (owner === undefined) {
       owners.set(key, name);

@@ -6,6 +6,7 @@
  * may name the existing seat or unit the reference most likely meant (a did-you-mean).
  */
 import { closestName } from '../did-you-mean.js';
+import { cutForQuote } from '../text-grammars.js';
 import { deriveHandle } from '../document/identity.js';
 import { leadSeat } from './derived.js';
 import { pathOf, ProblemKind, ReferenceKind } from './problems.js';
@@ -19,7 +20,7 @@ export function nearestInChart(walk: Walk, word: string, what: { seats: boolean;
     ...(what.units ? walk.units.map((u) => u.name) : []),
   ].filter((n): n is string => n !== null);
   const near = closestName(word, names);
-  return near === null ? '' : `; did you mean \`${near}\`?`;
+  return near === null ? '' : `; did you mean \`${cutForQuote(near)}\`?`;
 }
 
 const maxHandle = 64;
@@ -49,12 +50,13 @@ export function handleRules(ctx: RuleContext): void {
       }
     }
     if (seat.handle === null || (!derived && typeof written !== 'string')) continue;
+    const quoted = cutForQuote(seat.handle);
     if (reservedHandles.has(seat.handle)) {
       // Admission, not a problem: a stored document that has one still loads, with a warning.
       ctx.admission(
         [...seat.segments, derived ? 'name' : 'handle'],
         ProblemKind.Conflict,
-        `handle ${seat.handle} is reserved: GET /agents/${seat.handle} reads the ${seat.handle} rollup, not a seat; set another handle`,
+        `handle ${quoted} is reserved: GET /agents/${quoted} reads the ${quoted} rollup, not a seat; set another handle`,
       );
     }
     const first = holders.get(seat.handle);
@@ -66,7 +68,7 @@ export function handleRules(ctx: RuleContext): void {
     ctx.problem(
       [...seat.segments, derived ? 'name' : 'handle'],
       ProblemKind.Conflict,
-      `handle ${seat.handle} is already held by the seat at ${pathOf(first.segments)}${how}`,
+      `handle ${quoted} is already held by the seat at ${pathOf(first.segments)}${how}`,
     );
   }
 }

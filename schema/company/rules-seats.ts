@@ -1,4 +1,5 @@
 /** Seat rules: what each kind may carry, human contact identities, providers, schedules. */
+import { cutForQuote } from '../text-grammars.js';
 import { leadSeat } from './derived.js';
 import { hasRef } from './fields.js';
 import { ProblemKind, type Segment } from './problems.js';
@@ -60,7 +61,7 @@ export function contactRules(ctx: RuleContext): void {
         ctx.problem(
           [...seat.segments, 'contact', field],
           ProblemKind.Conflict,
-          `the same ${field} is already declared by seat ${holder}`,
+          `the same ${field} is already declared by seat ${cutForQuote(holder)}`,
         );
       }
     }
@@ -126,7 +127,7 @@ export function scheduleRules(ctx: RuleContext): void {
         ctx.problem(
           [...scope.segments, i, 'target'],
           ProblemKind.Conflict,
-          `an enabled lead target runs on the lead, and ${lead.handle ?? 'the lead'} is a human seat`,
+          `an enabled lead target runs on the lead, and ${lead.handle === null ? 'the lead' : cutForQuote(lead.handle)} is a human seat`,
         );
       }
     });

@@ -10,6 +10,7 @@
  */
 import { z } from 'zod';
 import { closestName } from '../did-you-mean.js';
+import { cutForQuote } from '../text-grammars.js';
 import { EventTypeCategories } from '../events/categories.js';
 import { ProblemKind, ReferenceKind, type Segment } from './problems.js';
 import type { RuleContext } from './rule-context.js';
@@ -236,7 +237,7 @@ function selectionRules(ctx: RuleContext, name: string, t: OutboundTransport): v
       ref: ReferenceKind.EventType,
       from: name,
       to: type,
-      message: `names no event type svc records, so nothing is sent for it${near === null ? '' : `; did you mean \`${near}\`?`}`,
+      message: `names no event type svc records, so nothing is sent for it${near === null ? '' : `; did you mean \`${cutForQuote(near)}\`?`}`,
     });
   });
   const handles = ctx.walk.seats.map((seat) => seat.handle).filter((h): h is string => h !== null);
@@ -249,7 +250,7 @@ function selectionRules(ctx: RuleContext, name: string, t: OutboundTransport): v
       ref: ReferenceKind.TransportSeat,
       from: name,
       to: handle,
-      message: `names no seat handle, so no event of it is sent${near === null ? '' : `; did you mean \`${near}\`?`}`,
+      message: `names no seat handle, so no event of it is sent${near === null ? '' : `; did you mean \`${cutForQuote(near)}\`?`}`,
     });
   });
 }

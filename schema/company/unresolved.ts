@@ -6,6 +6,7 @@
 import { listReferences } from '../document/references.js';
 import { substituteRefs, type Resolver } from '../env-refs.js';
 import { cronProblem } from '../schedules/time.js';
+import { cutForQuote } from '../text-grammars.js';
 import { isTimezone, NOT_CRON } from './fields.js';
 import { WarningKind, type CompanyWarning, type Segment } from './problems.js';
 import { isRecord } from './walk.js';
@@ -19,8 +20,9 @@ export function unresolvedReferences(
 ): CompanyWarning[] {
   const missing = listReferences(document).filter(({ name }) => (resolve(name) ?? '') === '');
   const lineOf = yamlText === undefined || missing.length === 0 ? () => undefined : yamlLines(yamlText);
-  return missing.map(({ name, path, segments }) => {
+  return missing.map(({ name: written, path, segments }) => {
     const line = lineOf(segments);
+    const name = cutForQuote(written);
     return {
       kind: WarningKind.UnresolvedReference,
       path,

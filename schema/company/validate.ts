@@ -13,7 +13,7 @@
  */
 import { admissionRules } from './admission.js';
 import { Company } from './company.schema.js';
-import { deriveCompany, type Derived } from './derived.js';
+import { deriveCompany, quotedDerived, type Derived } from './derived.js';
 import { knownKeysAt } from './known-keys.js';
 import { nestingProblem } from './nesting.js';
 import { seatsWithoutProvider } from './no-provider.js';
@@ -38,6 +38,7 @@ import { transportRules } from './transports.js';
 import { contactRules, scheduleRules, seatKindRules, seatProviderRules } from './rules-seats.js';
 import { isRecord, locate, walkDocument } from './walk.js';
 import { yamlLines } from './yaml-lines.js';
+import { cutForQuote } from '../text-grammars.js';
 
 export const ValidationMode = { Write: 'write', Runnable: 'runnable' } as const;
 export type ValidationMode = (typeof ValidationMode)[keyof typeof ValidationMode];
@@ -63,7 +64,10 @@ export interface CompanyValidation {
   readonly valid: boolean;
   readonly problems: CompanyProblem[];
   readonly warnings: CompanyWarning[];
-  /** Null when the input is not a map, or nests past the limit (nothing walks it then). */
+  /**
+   * Null when the input is not a map, or nests past the limit (nothing walks it then). Names are cut as an
+   * answer quotes them (quotedDerived); problems and warnings quote theirs cut too.
+   */
   readonly derived: Derived | null;
   /** The normalised document (see normalise.ts); null unless valid. */
   readonly document: Company | null;
@@ -146,7 +150,7 @@ export function validateCompany(input: unknown, opts: ValidateOptions): CompanyV
     ...found.dangling.map(({ segments, ...rest }) => ({
       ...place(segments),
       kind: WarningKind.DanglingReference,
-      ...rest,
+      ...quotedEnds(rest),
     })),
     ...(admissionRefused ? [] : found.admission).map((f) => ({
       ...place(f.segments),
@@ -166,7 +170,7 @@ export function validateCompany(input: unknown, opts: ValidateOptions): CompanyV
     ...projectTwins(walk).map(({ segments, ...rest }) => ({
       ...place(segments),
       kind: WarningKind.DuplicateProject,
-      ...rest,
+      ...quotedEnds(rest),
     })),
   ];
   // 6. meaning
@@ -175,8 +179,17 @@ export function validateCompany(input: unknown, opts: ValidateOptions): CompanyV
     valid,
     problems,
     warnings,
-    derived: deriveCompany(walk, input['name']),
+    derived: quotedDerived(deriveCompany(walk, input['name'])),
     document: valid ? (normaliseCompany(input) as Company) : null,
+  };
+}
+
+/** A warning's `from` and `to` (what refers and what it names, as written), cut as an answer quotes them. */
+function quotedEnds<T extends { readonly from?: string; readonly to: string }>(warning: T): T {
+  return {
+    ...warning,
+    ...(warning.from !== undefined && { from: cutForQuote(warning.from) }),
+    to: cutForQuote(warning.to),
   };
 }
 

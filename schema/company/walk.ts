@@ -8,6 +8,7 @@ import type { Company } from './company.schema.js';
 import { pathOf, type Segment } from './problems.js';
 import type { Seat } from './seat.schema.js';
 import type { Unit } from './unit.schema.js';
+import { cutForQuote } from '../text-grammars.js';
 
 export { isRecord, type JsonObject as Json } from '../json.js';
 import { isRecord, type JsonObject as Json } from '../json.js';
@@ -118,17 +119,23 @@ export function walkDocument(doc: Json): Walk {
   };
 }
 
-/** The seat and unit a location sits in (for a seat, the unit it is placed in). */
+/**
+ * The seat and unit a location sits in (for a seat, the unit it is placed in), as an answer quotes them:
+ * cut by cutForQuote, since every problem under a unit would otherwise carry its whole name again.
+ */
 export function locate(walk: Walk, segments: readonly Segment[]): { seat?: string; unit?: string } {
   for (let n = segments.length; n > 0; n--) {
     const key = pathOf(segments.slice(0, n));
     const seat = walk.seatByPath.get(key);
     if (seat) {
       const unit = seat.placement?.name ?? undefined;
-      return { ...(seat.handle !== null && { seat: seat.handle }), ...(unit !== undefined && { unit }) };
+      return {
+        ...(seat.handle !== null && { seat: cutForQuote(seat.handle) }),
+        ...(unit !== undefined && { unit: cutForQuote(unit) }),
+      };
     }
     const unit = walk.unitByPath.get(key);
-    if (unit) return unit.name !== null ? { unit: unit.name } : {};
+    if (unit) return unit.name !== null ? { unit: cutForQuote(unit.name) } : {};
   }
   return {};
 }

@@ -12,7 +12,14 @@
  */
 import { stringify } from 'yaml';
 import { metaOf, type ConfigState } from '../../../projections/index.js';
-import { formatPath, isSecretPath, listEntities, redact, type EntityKind } from '../../../schema/index.js';
+import {
+  cutForQuote,
+  formatPath,
+  isSecretPath,
+  listEntities,
+  redact,
+  type EntityKind,
+} from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import type { Question } from '../query.routes.js';
 import {
@@ -34,8 +41,8 @@ async function revisionOrActive(state: ConfigState, id: string | null) {
 function entityKindParam(raw: string | null): readonly EntityKind[] {
   if (raw === null || raw === '') return entityKinds;
   if ((entityKinds as readonly string[]).includes(raw)) return [raw as EntityKind];
-  throw new ApiError('invalid_query', {
-    detail: `kind must be one of ${entityKinds.join(', ')}, got ${JSON.stringify(raw)}`,
+  throw new ApiError('bad_params', {
+    detail: `kind must be one of ${entityKinds.join(', ')}, got ${JSON.stringify(cutForQuote(raw))}`,
     hint: 'Leave kind out for every entity kind.',
   });
 }

@@ -13,6 +13,7 @@ import {
   type ConfigState,
 } from '../../../projections/index.js';
 import {
+  cutForQuote,
   depthBeyond,
   diffDocuments,
   findEntity,
@@ -116,12 +117,12 @@ export async function revisionById(state: ConfigState, id: string): Promise<Revi
     record = key === null ? null : await readRevision(state, key);
   } catch (error) {
     throw new ApiError('content_unavailable', {
-      detail: `revision ${id} is listed but its document cannot be read from the configuration stream now`,
+      detail: `revision ${cutForQuote(id)} is listed but its document cannot be read from the configuration stream now`,
       hint: 'Retry in a few seconds; if it persists, check the bus this node reads (providers.queue).',
       cause: error,
     });
   }
-  if (!record) throw new ApiError('not_found', { detail: `no revision ${id}` });
+  if (!record) throw new ApiError('not_found', { detail: `no revision ${cutForQuote(id)}` });
   return record;
 }
 
@@ -132,7 +133,7 @@ function getConfig(deps: ConfigReadDeps, req: ApiRequest): ApiReply {
   const format = singleParam(req, 'format') ?? 'json';
   if (format !== 'json' && format !== 'yaml') {
     throw new ApiError('invalid_query', {
-      detail: `format must be json or yaml, got ${JSON.stringify(format)}`,
+      detail: `format must be json or yaml, got ${JSON.stringify(cutForQuote(format))}`,
       hint: 'Use ?format=yaml or leave it out.',
     });
   }
@@ -219,7 +220,9 @@ function getEntity(deps: ConfigReadDeps, req: ApiRequest): ApiReply {
   if (document !== unopenable) assertRenderable(record, document);
   const found = document === unopenable ? null : findEntity(document, kind, id);
   if (!found)
-    throw new ApiError('no_such_entity', { detail: `the active revision carries no ${kind} entry ${id}` });
+    throw new ApiError('no_such_entity', {
+      detail: `the active revision carries no ${kind} entry ${cutForQuote(id)}`,
+    });
   const etag = etagOf(record.revision_id);
   if (notModified(req, record.revision_id)) return { status: 304, headers: { ETag: etag } };
   const body = redact(found.value, (segments) => isSecretPath([...found.segments, ...segments]));

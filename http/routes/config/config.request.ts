@@ -2,7 +2,7 @@
  * Reading a configuration write: the `dry_run` flag, preconditions, the summary, and the document in
  * JSON or YAML. Each refusal is the spec's code; problems carry their line where the parser knows it.
  */
-import { parseCompanyJson, parseCompanyYaml, pathOf } from '../../../schema/index.js';
+import { cutForQuote, parseCompanyJson, parseCompanyYaml, pathOf } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import type { ApiRequest, RequestHead } from '../../types.js';
 
@@ -12,7 +12,7 @@ export function readDryRun(req: RequestHead): boolean {
   if (values.length === 0) return false;
   if (values.length === 1 && (values[0] === 'true' || values[0] === 'false')) return values[0] === 'true';
   throw new ApiError('invalid_query', {
-    detail: `dry_run must be true or false, got ${JSON.stringify(values.join(','))}`,
+    detail: `dry_run must be true or false, got ${JSON.stringify(cutForQuote(values.join(',')))}`,
     hint: 'Use dry_run=true to check the write without storing it, dry_run=false or nothing to store it.',
   });
 }

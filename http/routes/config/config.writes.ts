@@ -5,6 +5,7 @@
  */
 import type { ConfigState } from '../../../projections/index.js';
 import {
+  cutForQuote,
   carryUnknownKeys,
   depthBeyond,
   entityIdentityMatches,
@@ -149,7 +150,7 @@ async function patchConfig(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiR
   const mediaType = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (!patchTypes.has(mediaType)) {
     throw new ApiError('unsupported_patch_media_type', {
-      detail: `PATCH /config takes a JSON merge patch, not ${mediaType}`,
+      detail: `PATCH /config takes a JSON merge patch, not ${cutForQuote(mediaType)}`,
       headers: { 'Accept-Patch': 'application/merge-patch+json' },
     });
   }
@@ -205,9 +206,11 @@ function entityHead(deps: ConfigWriteDeps, req: RequestHead) {
     });
   }
   if (preconditions.ifNoneMatchAny && existing)
-    throw new ApiError('entity_exists', { detail: `${kind} ${id} already exists` });
+    throw new ApiError('entity_exists', { detail: `${kind} ${cutForQuote(id)} already exists` });
   if (!preconditions.ifNoneMatchAny && !existing) {
-    throw new ApiError('no_such_entity', { detail: `the active revision carries no ${kind} entry ${id}` });
+    throw new ApiError('no_such_entity', {
+      detail: `the active revision carries no ${kind} entry ${cutForQuote(id)}`,
+    });
   }
   return { kind, preconditions, id, basis, stored };
 }
@@ -218,7 +221,9 @@ async function putEntity(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiRep
   const body = parseDocumentBody(req, 'invalid_body');
   const summary = readSummary(req, body.bodySummary, !dryRun);
   if (!entityIdentityMatches(kind, id, body.document)) {
-    throw new ApiError('identity_mismatch', { detail: `the body names another ${kind} entry than ${id}` });
+    throw new ApiError('identity_mismatch', {
+      detail: `the body names another ${kind} entry than ${cutForQuote(id)}`,
+    });
   }
   const spliced = spliceEntity(stored, kind, id, body.document);
   const { document, carried } = reconcileWithStored(deps, spliced, basis, 'invalid_body');
