@@ -9,6 +9,7 @@ import type { AgentRow, OrgSeat, OrgUnit } from '../live/types.js';
 import { href } from '../router.js';
 import { clip } from '../ui/format.js';
 import { Badge, Card, Unread } from '../ui/parts.js';
+import { LongText } from '../ui/long-text.js';
 import { allSeats } from './selectors.js';
 
 /** Up to this many seats every unit opens expanded; above it, collapsed. */
@@ -36,7 +37,11 @@ function SeatItem(props: { seat: OrgSeat; row: AgentRow | undefined; lead: boole
         </div>
       ) : null}
       {row?.live_call ? <span class="muted"> {row.live_call.phase}</span> : null}
-      {seat.goal ? <div class="goal muted">{seat.goal}</div> : null}
+      {seat.goal ? (
+        <div class="goal muted">
+          <LongText text={seat.goal} what="the goal" limit={300} />
+        </div>
+      ) : null}
     </li>
   );
 }
@@ -120,14 +125,25 @@ export function OrgChart() {
   return (
     <div class="stack">
       <Card title={org.name ?? 'Company'} wide>
-        {org.mission ? <p>{org.mission}</p> : null}
-        {org.vision ? <p class="muted">{org.vision}</p> : null}
+        {org.mission ? (
+          <p>
+            <LongText text={org.mission} what="the mission" />
+          </p>
+        ) : null}
+        {org.vision ? (
+          <p class="muted">
+            <LongText text={org.vision} what="the vision" />
+          </p>
+        ) : null}
         {org.policies?.length ? (
           <details>
             <summary>Policies ({org.policies.length})</summary>
             <ul>
-              {org.policies.map((p) => (
-                <li key={p}>{p}</li>
+              {/* Two policies may read the same: keyed by place, not by text. */}
+              {org.policies.map((p, i) => (
+                <li key={i}>
+                  <LongText text={p} what={`policy ${i + 1}`} />
+                </li>
               ))}
             </ul>
           </details>

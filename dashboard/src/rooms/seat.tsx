@@ -5,6 +5,7 @@ import type { AgentRow, HistoryRow, LiveCall, ToolExecution } from '../live/type
 import { href, type Route } from '../router.js';
 import { count, duration, json, time } from '../ui/format.js';
 import { Answer, Badge, Card, Hint, MeterBar, Table, Unread } from '../ui/parts.js';
+import { LongText } from '../ui/long-text.js';
 import { CodingRuns } from './coding-runs.js';
 import { allSeats, schedulesOf } from './selectors.js';
 import { Ago } from '../ui/ago.js';
@@ -304,7 +305,11 @@ export function SeatRoom(props: { route: Route }) {
                 </span>
               ) : null}
             </p>
-            {seat.goal ? <p>{seat.goal}</p> : null}
+            {seat.goal ? (
+              <p>
+                <LongText text={seat.goal} what="the goal" />
+              </p>
+            ) : null}
             {row?.paused ? (
               <p class="notice">
                 Paused by {row.paused.by} <Ago at={row.paused.at} />
