@@ -6,7 +6,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { pino } from 'pino';
 import t from 'tap';
 import { Subjects } from '../../../bus/index.js';
 import { startGateway } from '../../../http/index.js';
@@ -16,10 +15,11 @@ import { startToolServers } from '../../../scripts/toolservers-wiring.js';
 import { freePort } from '../../harness/child.js';
 import { until } from '../../harness/until.js';
 import { company } from '../seat/harness.js';
+import { captureLogs } from '../toolservers/harness.js';
 import { launchBobHolding, sandboxCompany, startSandboxCompany } from './harness.js';
 
 const env = { FAKE_HOLD: '1' };
-const toolEnv = { ECHO_HANG_TOOLS: 'files_stall' };
+const toolEnv = { ECHO_HANG_TOOLS: 'stall' };
 
 /** Calls a seat tool through the bridge at `url`; the HTTP status and JSON answer. */
 async function callThrough(url: string, name: string): Promise<{ status: number; body: unknown }> {
@@ -47,7 +47,8 @@ t.test(
       .split('/mcp/')[1]!;
 
     // node-1: an ingress node on the same bus, with the document before the revision (its apply failed).
-    const logger = pino({ level: 'silent' });
+    const logs = captureLogs();
+    const logger = logs.logger;
     const tools = startToolServers({ bus: h.bus, nodeId: 'node-1', logger, memory: h.memory });
     const before = company(h.llm.baseUrl, sandboxCompany(env, [], toolEnv)(h.llm.baseUrl));
     await tools.subsystem.apply(before, null);
@@ -89,6 +90,9 @@ t.test(
 
     // A call under way through node-1 when the revision lands.
     const stalled = callThrough(url, 'files_stall');
+    await logs.waitFor(
+      (l) => l.msg === 'tool server stderr' && /^call \d+ waits$/m.test(String(l['stderr'])),
+    );
 
     // node-0 applies a document without Bob's sandbox and announces it; node-1 never applied it.
     const doc = company(h.llm.baseUrl) as unknown as {
