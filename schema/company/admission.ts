@@ -35,6 +35,9 @@
  *     a short line of text (any other character is fine: firing claims and wake ids hash it).
  * A13. A company, unit or seat `name` longer than 100 characters, or a tool-server `name` or provider key
  *     longer than 64 (admission-names.ts): names people read and entity routes address. Length only.
+ * A14. A notification transport's or an extension's name (a map key, as a provider key) longer than 64, a
+ *     native project's display name (`integrations.work.name`, the unit's name when unset) longer than 100,
+ *     or any of them holding a control character or a lone surrogate (admission-names.ts).
  */
 import { cronProblem } from '../schedules/time.js';
 import { nameRules } from './admission-names.js';
@@ -141,7 +144,7 @@ export function admissionRules(ctx: RuleContext): void {
     }
   }
   for (const unit of ctx.walk.units) mcpEnvRule(unit.raw, unit.segments);
-  // A13
+  // A13, A14
   nameRules(ctx);
 
   for (const scope of scheduleScopes(ctx)) {

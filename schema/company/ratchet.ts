@@ -7,6 +7,7 @@
  * new path, or a changed value at the old one) is refused as before.
  */
 import { jsonEqual } from '../document/json.js';
+import { keyRules, type KeyRule } from './admission-names.js';
 import type { CompanyProblem, Segment } from './problems.js';
 import { isRecord } from './walk.js';
 
@@ -28,6 +29,24 @@ function valueAt(doc: unknown, segments: readonly Segment[]): unknown {
   return at;
 }
 
+const keyRuleOf = new Map<string, KeyRule>(
+  keyRules.map((rule) => [`${rule.path}\u0000${rule.message}`, rule]),
+);
+
+/**
+ * Whether the write's value at a problem's path is the active revision's. For a rule on a map's keys: whether
+ * every key breaking it was in the active map (its other entries may change, come and go).
+ */
+function sameValue(problem: CompanyProblem, document: unknown, basis: RatchetBasis): boolean {
+  const now = valueAt(document, problem.segments);
+  const before = valueAt(basis.document, problem.segments);
+  const rule = keyRuleOf.get(`${problem.path}\u0000${problem.message}`);
+  if (rule === undefined || !isRecord(now) || !isRecord(before)) return jsonEqual(now, before);
+  return Object.keys(now)
+    .filter(rule.offends)
+    .every((key) => Object.hasOwn(before, key));
+}
+
 /** Splits `problems` into those the write brings (kept) and those the active revision already holds. */
 export function ratchet(
   problems: readonly CompanyProblem[],
@@ -38,9 +57,7 @@ export function ratchet(
   const kept: CompanyProblem[] = [];
   const held: CompanyProblem[] = [];
   for (const problem of problems) {
-    const same =
-      before.has(keyOf(problem)) &&
-      jsonEqual(valueAt(document, problem.segments), valueAt(basis.document, problem.segments));
+    const same = before.has(keyOf(problem)) && sameValue(problem, document, basis);
     (same ? held : kept).push(problem);
   }
   return { kept, held };
