@@ -146,3 +146,46 @@ export function localMembership(): BrokerMembership {
     streams: [],
   });
 }
+
+/** The last report whose streams could be listed: its servers, the server it came through, when it was read. */
+export interface LastReport {
+  readonly at: Date;
+  readonly server: string;
+  readonly servers: readonly BrokerServer[];
+}
+
+/**
+ * A reading whose streams could not be listed names the last report's servers, each aged, instead of
+ * none (an operator looks right when a server died); the one this node's link to dropped is marked.
+ * `linked`: whether this node's client holds a connection now. A fresh reading passes through.
+ */
+export function carryOver(
+  fresh: BrokerMembership,
+  last: LastReport | null,
+  now: Date,
+  linked: boolean,
+): BrokerMembership {
+  if (fresh.reported.unavailable === undefined || last === null || last.servers.length === 0) return fresh;
+  const age = Math.max(0, now.getTime() - last.at.getTime());
+  const lostLink = !linked
+    ? `this node has no link to ${last.server} now (reconnecting)`
+    : last.server !== fresh.server
+      ? `this node's link to ${last.server} dropped; it is connected to ${fresh.server} now`
+      : null;
+  const servers = last.servers.map((server) => ({
+    ...server,
+    last_reported_at: last.at.toISOString(),
+    report_age_ms: age,
+    ...(lostLink !== null && (linked ? server.name === last.server : server.name === fresh.server)
+      ? { link_lost: lostLink }
+      : {}),
+  }));
+  return {
+    ...fresh,
+    reported: {
+      ...fresh.reported,
+      servers,
+      unavailable: `${fresh.reported.unavailable}; the servers as last reported ${Math.round(age / 1000)} s ago`,
+    },
+  };
+}

@@ -106,6 +106,14 @@ export const BrokerServer = BrokerPeer.extend({
   /** Streams (and buckets) whose copy it leads, and copies it holds in all. */
   leads: z.number().int().nonnegative(),
   copies: z.number().int().nonnegative(),
+  /**
+   * Present when the streams could not be listed now and the server is the last report's: when this
+   * node read that report, and how old it is (ms). Absent on a fresh report.
+   */
+  last_reported_at: instant.optional(),
+  report_age_ms: z.number().int().nonnegative().optional(),
+  /** Why this node holds the server lost: its link to it dropped (reconnecting, or on another server now). */
+  link_lost: z.string().optional(),
 });
 export type BrokerServer = z.infer<typeof BrokerServer>;
 
@@ -148,7 +156,10 @@ export const BrokerMembership = z.object({
     /** Every server named by the meta group or by a stream's copies, by name. */
     servers: z.array(BrokerServer),
     streams: z.array(BrokerStream),
-    /** Why the streams could not be listed (the broker is unreachable); the lists are then empty. */
+    /**
+     * Why the streams could not be listed (the broker is unreachable, or its meta group electing): `streams`
+     * is then empty and `servers` the last report's, aged (empty when none was read yet).
+     */
     unavailable: z.string().optional(),
   }),
   disagreements: z.array(BrokerDisagreement),

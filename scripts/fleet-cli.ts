@@ -79,7 +79,9 @@ function printBroker(out: Out, broker: BrokerMembership): void {
     rows.push([
       s.name,
       s.peer_id ?? '-',
-      s.offline ? 'offline' : s.current === false ? 'behind' : 'online',
+      `${s.offline ? 'offline' : s.current === false ? 'behind' : 'online'}` +
+        `${s.report_age_ms !== undefined ? ` (${Math.round(s.report_age_ms / 1000)} s ago)` : ''}` +
+        `${s.link_lost !== undefined ? ', link lost' : ''}`,
       String(s.leads),
       String(s.copies),
     ]);

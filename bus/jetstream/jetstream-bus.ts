@@ -38,7 +38,7 @@ import { ConsumerOps } from './consumers.js';
 import { CoreOps } from './core.js';
 import type { EngineHost } from './host.js';
 import { openJetStreamKv } from './kv.js';
-import { readMembership, removePeer } from './membership.js';
+import { readMembership, removePeer, type MembershipMemory } from './membership.js';
 import { checkClusterSize } from './replicas.js';
 import { StreamOps } from './streams.js';
 import { translate } from './translate.js';
@@ -69,6 +69,8 @@ class JetStreamBus implements Bus, EngineHost {
   readonly js: JetStreamClient;
   private closed = false;
   private readonly live = new Set<Subscription>();
+  /** The last broker report whose streams were listed (`GET /fleet/broker` names its servers while none can be). */
+  private readonly membership: MembershipMemory = { last: null };
   private readonly streams: StreamOps;
   private readonly core: CoreOps;
   private readonly consumers: ConsumerOps;
@@ -205,7 +207,7 @@ class JetStreamBus implements Bus, EngineHost {
   }
 
   brokerMembership(): Promise<BrokerMembership> {
-    return readMembership(this, this.engine);
+    return readMembership(this, this.engine, this.membership);
   }
 
   removeBrokerPeer(peer: string): Promise<PeerRemoval> {

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { BrokerMembership, BrokerPeer, BrokerStream, PeerRemoval } from '../../schema/index.js';
-import { assembleMembership } from '../membership.js';
+import { assembleMembership, carryOver, type LastReport } from '../membership.js';
 import type { EngineHost } from './host.js';
 import { isNoResponders, isTimeout } from './translate.js';
 
@@ -98,8 +98,30 @@ async function readMeta(host: EngineHost): Promise<BrokerMembership['reported'][
   };
 }
 
-/** Reads what it can; a part the broker does not answer is named, never fatal. */
+/** What a bus remembers between membership reads: the last report whose streams could be listed. */
+export interface MembershipMemory {
+  last: LastReport | null;
+}
+
+/**
+ * Reads what it can; a part the broker does not answer is named, never fatal. When the streams cannot
+ * be listed, the servers of the last report `memory` holds are named, aged (`carryOver`).
+ */
 export async function readMembership(
+  host: EngineHost,
+  engine: 'jetstream' | 'jetstream-embedded',
+  memory: MembershipMemory = { last: null },
+): Promise<BrokerMembership> {
+  const fresh = await readNow(host, engine);
+  const now = new Date();
+  if (fresh.reported.unavailable === undefined) {
+    memory.last = { at: now, server: fresh.server, servers: fresh.reported.servers };
+    return fresh;
+  }
+  return carryOver(fresh, memory.last, now, host.linked());
+}
+
+async function readNow(
   host: EngineHost,
   engine: 'jetstream' | 'jetstream-embedded',
 ): Promise<BrokerMembership> {

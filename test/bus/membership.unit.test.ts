@@ -1,5 +1,10 @@
 import t from 'tap';
-import { assembleMembership, localMembership, type MembershipReading } from '../../bus/membership.js';
+import {
+  assembleMembership,
+  carryOver,
+  localMembership,
+  type MembershipReading,
+} from '../../bus/membership.js';
 import type { BrokerPeer, BrokerStream } from '../../schema/index.js';
 
 const peer = (name: string, extra: Partial<BrokerPeer> = {}): BrokerPeer => ({
@@ -126,4 +131,58 @@ t.test('the memory engine is one local member that agrees with itself', async (t
     ['local'],
   );
   t.same(m.disagreements, []);
+});
+
+t.test("streams that cannot be listed: the last report's servers, aged, the lost link marked", async (t) => {
+  const healthy = assembleMembership(reading({ streams: [stream('S', 'n1', [peer('n2'), peer('n3')])] }));
+  const last = { at: new Date('2026-01-01T00:00:00Z'), server: 'n1', servers: healthy.reported.servers };
+  const now = new Date('2026-01-01T00:00:06Z');
+  const failed = assembleMembership(
+    reading({ server: 'n3', streams: [], unavailable: 'the streams could not be listed (x)' }),
+  );
+  t.same(failed.reported.servers, [], 'nothing read now');
+
+  const moved = carryOver(failed, last, now, true);
+  t.same(
+    moved.reported.servers.map((s) => s.name),
+    ['n1', 'n2', 'n3'],
+  );
+  t.ok(
+    moved.reported.servers.every(
+      (s) => s.last_reported_at === '2026-01-01T00:00:00.000Z' && s.report_age_ms === 6000,
+    ),
+  );
+  t.same(
+    moved.reported.servers.map((s) => s.link_lost ?? null),
+    ["this node's link to n1 dropped; it is connected to n3 now", null, null],
+  );
+  t.equal(
+    moved.reported.unavailable,
+    'the streams could not be listed (x); the servers as last reported 6 s ago',
+  );
+  t.same(moved.reported.streams, [], 'no stream is claimed from an old report');
+
+  const sameServer = carryOver(
+    assembleMembership(reading({ streams: [], unavailable: 'u' })),
+    last,
+    now,
+    true,
+  );
+  t.notOk(
+    sameServer.reported.servers.some((s) => s.link_lost),
+    'still linked to the same server: only aged',
+  );
+  const unlinked = carryOver(
+    assembleMembership(reading({ streams: [], unavailable: 'u' })),
+    last,
+    now,
+    false,
+  );
+  t.match(
+    unlinked.reported.servers.find((s) => s.name === 'n1'),
+    { link_lost: /no link to n1/ },
+  );
+
+  t.equal(carryOver(healthy, last, now, true), healthy, 'a fresh reading passes through');
+  t.equal(carryOver(failed, null, now, true), failed, 'no earlier report: nothing to name');
 });

@@ -59,6 +59,13 @@ function serverNamed(membership: BrokerMembership, peer: string) {
  * the cluster while it runs.
  */
 function refuseUnlessOffline(membership: BrokerMembership, server: BrokerServer | null, peer: string): void {
+  // The last report's rows (the streams cannot be listed now) speak for then, not for now.
+  if (server?.report_age_ms !== undefined)
+    throw new ApiError('member_live', {
+      detail: `the broker cannot be read now (${membership.reported.unavailable ?? 'no report'}); ${server.name} was last reported ${Math.round(server.report_age_ms / 1000)} s ago`,
+      hint: 'Ask again once the broker answers (`GET /fleet/broker` without `unavailable`), or repeat with ?force=true once you know it is gone.',
+      extra: { server },
+    });
   if (server?.offline) return;
   if (server === null && membership.reported.meta !== null) return;
   // A server killed rather than stopped is reported behind its leader, silent, and never offline: saying
