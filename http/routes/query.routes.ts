@@ -30,8 +30,6 @@ export interface Question {
    * refuses repeats itself, knowing its own lists.
    */
   readonly repeatable?: readonly string[] | 'own';
-  /** What a bad parameter of it answers, a repeat included (default `invalid_query`). */
-  readonly badParam?: 'bad_params';
 }
 
 /** One row of `GET /query`: `params` is null for a question nobody described. */
@@ -67,7 +65,9 @@ export function listQuestions(questions: QuestionRegistry): QuestionListing[] {
 
 /**
  * Asks one question as the HTTP surface does: unknown → 404 `unknown_query`, guarded without a token → 401,
- * a parameter given twice that it reads one value of → 400 (its `badParam` code).
+ * a parameter given twice that it reads one value of → 400 `bad_params`, the code every question answers a
+ * bad parameter with (spec error table: "bad parameter on `/work/projects/{key}` and similar"; `invalid_query`
+ * is `dry_run`'s, a write's), so a caller meets one code whichever subsystem answers.
  */
 export async function ask(
   questions: QuestionRegistry,
@@ -84,8 +84,7 @@ export async function ask(
     });
   if (question.guarded && ctx.actor === null)
     throw new ApiError('invalid_token', { detail: `the question ${what} needs an operator token` });
-  if (question.repeatable !== 'own')
-    refuseRepeats(params, question.badParam ?? 'invalid_query', question.repeatable ?? []);
+  if (question.repeatable !== 'own') refuseRepeats(params, 'bad_params', question.repeatable ?? []);
   try {
     return await question.answer(params, ctx);
   } catch (err) {

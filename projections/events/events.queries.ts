@@ -61,7 +61,7 @@ const floorOf = (src: EventsSource): number => (src.now?.() ?? Date.now()) - src
 function one(params: URLSearchParams, name: string): string | undefined {
   const all = params.getAll(name);
   if (all.length > 1)
-    throw new QueryError('invalid_query', `${name} is given more than once`, `Give ${name} once.`);
+    throw new QueryError('bad_params', `${name} is given more than once`, `Give ${name} once.`);
   return all[0];
 }
 
@@ -73,7 +73,7 @@ function seatFilter(params: URLSearchParams): string | undefined {
   const named = [one(params, 'agent_id'), one(params, 'seat')].filter((v) => v !== undefined && v !== '');
   if (named.length === 2 && named[0] !== named[1])
     throw new QueryError(
-      'invalid_query',
+      'bad_params',
       'agent_id and seat name the same filter: give one of them',
       'Drop `seat` or `agent_id`; they are one filter under two names.',
     );
@@ -85,7 +85,7 @@ export interface ListQuery extends IndexFilter {
   readonly cursor: { readonly instant: Instant; readonly id: string } | null;
 }
 
-/** Reads `/events` parameters; refuses what is outside their sets with `invalid_query`. */
+/** Reads `/events` parameters; refuses what is outside their sets with `bad_params`. */
 export function parseListQuery(params: URLSearchParams): ListQuery {
   const limitText = one(params, 'limit');
   let limit: number = EVENTS_PAGE_DEFAULT;
@@ -93,7 +93,7 @@ export function parseListQuery(params: URLSearchParams): ListQuery {
   if (limitText !== undefined && limitText !== '') {
     if (!/^\d+$/.test(limitText) || Number(limitText) < 1)
       throw new QueryError(
-        'invalid_query',
+        'bad_params',
         `limit must be a whole number from 1 to ${EVENTS_PAGE_MAX}`,
         `Leave limit out for ${EVENTS_PAGE_DEFAULT} rows; a larger number is read as ${EVENTS_PAGE_MAX}.`,
       );
@@ -105,7 +105,7 @@ export function parseListQuery(params: URLSearchParams): ListQuery {
   let cursor: ListQuery['cursor'] = null;
   if ((beforeTime === undefined) !== (beforeId === undefined))
     throw new QueryError(
-      'invalid_query',
+      'bad_params',
       'the cursor has two halves: give before_time and before_id together (both from `next`)',
       'Pass both halves of `next` from the previous page, or neither for the newest page.',
     );
@@ -113,7 +113,7 @@ export function parseListQuery(params: URLSearchParams): ListQuery {
     const instant = parseCursorInstant(beforeTime);
     if (instant === null)
       throw new QueryError(
-        'invalid_query',
+        'bad_params',
         'before_time is not an RFC 3339 timestamp',
         'Copy before_time and before_id from the previous page’s `next`.',
       );
@@ -122,14 +122,14 @@ export function parseListQuery(params: URLSearchParams): ListQuery {
   const category = one(params, 'category');
   if (category !== undefined && !categories.has(category))
     throw new QueryError(
-      'invalid_query',
+      'bad_params',
       `category must be one of ${[...categories].join(', ')}`,
       'Leave category out to list every category.',
     );
   const feedOnly = one(params, 'feed_only');
   if (feedOnly !== undefined && feedOnly !== 'true' && feedOnly !== 'false')
     throw new QueryError(
-      'invalid_query',
+      'bad_params',
       'feed_only must be true or false',
       'Use feed_only=true for the feed’s rows only, or leave it out.',
     );
@@ -138,7 +138,7 @@ export function parseListQuery(params: URLSearchParams): ListQuery {
   const type = one(params, 'type');
   if (type !== undefined && type !== '' && !isStoredType(type))
     throw new QueryError(
-      'invalid_query',
+      'bad_params',
       `type ${JSON.stringify(type.slice(0, 80))} is not a stored event type`,
       'Give an event type exactly as a row shows it (e.g. TaskCreated), or leave type out.',
     );
@@ -197,7 +197,7 @@ export async function listEvents(src: EventsSource, query: ListQuery): Promise<E
 /** `/events/{event_id}`: the event with its payload; `not_found` outside history. */
 export async function getEvent(src: EventsSource, id: string): Promise<EventAnswer> {
   if (id === '')
-    throw new QueryError('invalid_query', 'event needs event_id', 'Take event_id from a row of `events`.');
+    throw new QueryError('bad_params', 'event needs event_id', 'Take event_id from a row of `events`.');
   const index = src.state().index;
   const floor = floorOf(src);
   // The index finds an id by its hash (no scan): the newest entry whose record really has this id.
@@ -222,7 +222,7 @@ export async function getEvent(src: EventsSource, id: string): Promise<EventAnsw
 export async function traceEvents(src: EventsSource, traceId: string): Promise<TraceAnswer> {
   // An empty id would list the events stamped with no trace as if they were one.
   if (traceId === '')
-    throw new QueryError('invalid_query', 'trace needs trace_id', 'Take trace_id from a row of `events`.');
+    throw new QueryError('bad_params', 'trace needs trace_id', 'Take trace_id from a row of `events`.');
   const index = src.state().index;
   const floor = floorOf(src);
   const positions = index.trace(traceId).filter((i) => index.instantAt(i).ms >= floor);

@@ -1,7 +1,7 @@
 /**
  * Parameter readers of the history questions (`event_series`, `turns`, `turn`, `phases`): a question names
  * the parameters it reads, and anything else, a parameter given twice, or a value outside its set answers
- * 400 `invalid_query` with what was wrong and what would be right (a typo never silently widens a read).
+ * 400 `bad_params` with what was wrong and what would be right (a typo never silently widens a read).
  */
 import { EventCategory, parseCursorInstant, type Instant } from '../../schema/index.js';
 import { QueryError } from '../query/query-error.js';
@@ -16,7 +16,7 @@ export function onlyKnown(params: URLSearchParams, what: string, known: readonly
   for (const name of new Set(params.keys())) {
     if (known.includes(name)) continue;
     throw new QueryError(
-      'invalid_query',
+      'bad_params',
       `${what} does not read the parameter ${name}`,
       `${what} reads ${known.join(', ')}.`,
     );
@@ -27,7 +27,7 @@ export function onlyKnown(params: URLSearchParams, what: string, known: readonly
 export function one(params: URLSearchParams, name: string): string | undefined {
   const all = params.getAll(name);
   if (all.length > 1)
-    throw new QueryError('invalid_query', `${name} is given more than once`, `Give ${name} once.`);
+    throw new QueryError('bad_params', `${name} is given more than once`, `Give ${name} once.`);
   const v = all[0]?.trim();
   return v === undefined || v === '' ? undefined : v;
 }
@@ -38,7 +38,7 @@ export function wholeParam(params: URLSearchParams, name: string, fallback: numb
   if (text === undefined) return fallback;
   if (!/^\d+$/.test(text) || Number(text) < 1)
     throw new QueryError(
-      'invalid_query',
+      'bad_params',
       `${name} must be a whole number from 1 to ${max}`,
       `Pass ${name} as digits, 1 or more; values above ${max} read as ${max}.`,
     );
@@ -51,7 +51,7 @@ export function seatParam(params: URLSearchParams): string | undefined {
   const b = one(params, 'seat');
   if (a !== undefined && b !== undefined && a !== b)
     throw new QueryError(
-      'invalid_query',
+      'bad_params',
       'agent_id and seat name the same filter: give one of them',
       'Drop `seat` or `agent_id`; they are one filter under two names.',
     );
@@ -62,7 +62,7 @@ export function categoryParam(params: URLSearchParams): EventCategory | undefine
   const c = one(params, 'category');
   if (c !== undefined && !categories.has(c))
     throw new QueryError(
-      'invalid_query',
+      'bad_params',
       `category must be one of ${[...categories].join(', ')}`,
       'Pick one category from the list, or leave category out for every category.',
     );
@@ -73,7 +73,7 @@ export function boolParam(params: URLSearchParams, name: string): boolean {
   const v = one(params, name);
   if (v !== undefined && v !== 'true' && v !== 'false')
     throw new QueryError(
-      'invalid_query',
+      'bad_params',
       `${name} must be true or false`,
       `Pass ${name}=true or ${name}=false, or leave it out (false).`,
     );
@@ -91,7 +91,7 @@ export function cursorParam(params: URLSearchParams): Cursor | null {
   const beforeId = one(params, 'before_id');
   if ((beforeTime === undefined) !== (beforeId === undefined))
     throw new QueryError(
-      'invalid_query',
+      'bad_params',
       'the cursor has two halves: give before_time and before_id together (both from `next`)',
       'Pass both halves of `next` from the previous page, or neither for the newest page.',
     );
@@ -99,7 +99,7 @@ export function cursorParam(params: URLSearchParams): Cursor | null {
   const instant = parseCursorInstant(beforeTime);
   if (instant === null)
     throw new QueryError(
-      'invalid_query',
+      'bad_params',
       'before_time is not an RFC 3339 timestamp',
       'Pass before_time and before_id as the previous page’s `next` gives them.',
     );

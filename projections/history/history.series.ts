@@ -57,7 +57,7 @@ export function parseSeriesQuery(params: URLSearchParams, historySeconds: number
   const b = one(params, 'bucket') ?? SeriesBucket.Hour;
   if (b !== SeriesBucket.Hour && b !== SeriesBucket.Day)
     throw new QueryError(
-      'invalid_query',
+      'bad_params',
       'bucket must be hour or day',
       'Pass bucket=hour or bucket=day, or leave it out (hour).',
     );

@@ -66,7 +66,7 @@ function pageParams(params: URLSearchParams) {
 function turnIdParam(params: URLSearchParams, what: string): string {
   const id = one(params, 'turn_id');
   if (id === undefined)
-    throw new QueryError('invalid_query', `${what} needs turn_id`, 'Take turn_id from a row of `turns`.');
+    throw new QueryError('bad_params', `${what} needs turn_id`, 'Take turn_id from a row of `turns`.');
   return id;
 }
 

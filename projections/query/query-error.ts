@@ -5,10 +5,8 @@
  */
 import type { ErrorCode } from '../../schema/index.js';
 
-export type QueryErrorCodeName = Extract<
-  ErrorCode,
-  'invalid_query' | 'not_found' | 'bad_params' | 'unknown_query'
->;
+/** A bad parameter is `bad_params` on every question (spec error table; `invalid_query` is `dry_run`'s). */
+export type QueryErrorCodeName = Extract<ErrorCode, 'not_found' | 'bad_params' | 'unknown_query'>;
 
 export class QueryError extends Error {
   override name = 'QueryError';

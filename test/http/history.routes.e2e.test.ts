@@ -59,7 +59,7 @@ t.test('the history questions answer on /query/{what} over a real listener', asy
   ]) {
     const bad = await call(`${h.base}/query/${q}`);
     t.equal(bad.status, 400, q);
-    t.equal(bad.json?.['error'], 'invalid_query', q);
+    t.equal(bad.json?.['error'], 'bad_params', q);
     t.notMatch(String(bad.json?.['hint']), /dry_run/, `${q}: the hint is about the refused parameter`);
   }
   for (const [q, hint] of [
@@ -69,7 +69,7 @@ t.test('the history questions answer on /query/{what} over a real listener', asy
     ['turns?before_time=x&before_id=y', /next/],
   ] as const) {
     const bad = await call(`${h.base}/query/${q}`);
-    t.match(bad.json, { error: 'invalid_query', hint }, q);
+    t.match(bad.json, { error: 'bad_params', hint }, q);
   }
 });
 

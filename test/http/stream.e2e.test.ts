@@ -357,7 +357,7 @@ t.test('REST adapters answer like the questions they adapt', async (t) => {
   });
   const half = await call(`${h.base}/events?before_time=2026-01-01T00:00:00Z`);
   t.equal(half.status, 400);
-  t.equal(half.json?.['error'], 'invalid_query');
+  t.equal(half.json?.['error'], 'bad_params');
   const one = await call(`${h.base}/events/${e.id}`);
   t.same(one.json?.['payload'], e.payload);
   const missing = await call(`${h.base}/events/nope`);

@@ -85,7 +85,7 @@ t.test('config, config_diff and config_entities answer the dashboard, guarded an
   t.notMatch(JSON.stringify(all.body), /sk-live-very-secret-value/, 'entity views are redacted');
   const bad = await ask(node.url, 'config_entities', '?kind=secrets');
   t.equal(bad.status, 400);
-  t.equal(bad.body['error'], 'invalid_query');
+  t.equal(bad.body['error'], 'bad_params');
 
   // The same questions on the socket: refused without a token, answered with one.
   const ws = node.url.replace('http:', 'ws:');

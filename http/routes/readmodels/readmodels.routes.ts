@@ -101,11 +101,7 @@ export function readAnswers(source: ReadSource): Map<string, Answer> {
 /** The same answers as `/query/{what}` questions (reads: guarded only when anonymous reads are off). */
 export function readQuestions(source: ReadSource): Map<string, Question> {
   return new Map(
-    // `bad_params`, as `tokens_series` answers a bad value: one code for the family's query.
-    [...readAnswers(source)].map(([name, answer]) => [
-      name,
-      { guarded: false, badParam: 'bad_params', answer } satisfies Question,
-    ]),
+    [...readAnswers(source)].map(([name, answer]) => [name, { guarded: false, answer } satisfies Question]),
   );
 }
 

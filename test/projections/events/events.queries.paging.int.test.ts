@@ -31,7 +31,7 @@ t.test('keyset paging over 2,000 events with tied timestamps loses and repeats n
   t.equal(rows.length, 2000);
 });
 
-t.test('a page is at most 400 rows; bad parameters answer invalid_query', async (t) => {
+t.test('a page is at most 400 rows; bad parameters answer bad_params', async (t) => {
   const bus = await eventBus(t);
   await publishAll(
     bus,
@@ -49,7 +49,7 @@ t.test('a page is at most 400 rows; bad parameters answer invalid_query', async 
       listQuery(s);
       t.fail(`${s} was accepted`);
     } catch (e) {
-      t.ok(e instanceof QueryError && e.code === 'invalid_query', s);
+      t.ok(e instanceof QueryError && e.code === 'bad_params', s);
       // The hint speaks of the parameter refused, not of another route's.
       t.ok(e instanceof QueryError && e.hint !== undefined && !e.hint.includes('dry_run'), `${s}: own hint`);
     }

@@ -134,7 +134,7 @@ t.test('turns pages completed turns newest first, losing and repeating none acro
   t.ok(failed.every((r) => r.error === 'it broke'));
 });
 
-t.test('turns and phases refuse what they do not read with invalid_query', async (t) => {
+t.test('turns and phases refuse what they do not read with bad_params', async (t) => {
   const src = await sourceWith(t, history.slice(0, 10));
   for (const [q, why] of [
     ['before_time=2026-01-01T00:00:00Z', 'half a cursor'],
@@ -146,25 +146,20 @@ t.test('turns and phases refuse what they do not read with invalid_query', async
     ['sinse=1', 'an unknown parameter'],
     ['agent_id=ada&seat=grace', 'two different seats'],
   ] as const) {
-    await refusal(t, () => listTurns(src, p(q)), 'invalid_query', `turns: ${why}`);
-    await refusal(t, () => listPhases(src, p(q)), 'invalid_query', `phases: ${why}`);
+    await refusal(t, () => listTurns(src, p(q)), 'bad_params', `turns: ${why}`);
+    await refusal(t, () => listPhases(src, p(q)), 'bad_params', `phases: ${why}`);
   }
   t.equal(
     (await listTurns(src, p('limit=100000'))).rows.length,
     3,
     'a limit above 400 is clamped, not refused',
   );
-  await refusal(t, () => getTurn(src, p('')), 'invalid_query', 'turn needs turn_id');
-  await refusal(
-    t,
-    () => getTurn(src, p('turn_id=t-000&limit=3')),
-    'invalid_query',
-    'turn reads turn_id only',
-  );
+  await refusal(t, () => getTurn(src, p('')), 'bad_params', 'turn needs turn_id');
+  await refusal(t, () => getTurn(src, p('turn_id=t-000&limit=3')), 'bad_params', 'turn reads turn_id only');
   await refusal(
     t,
     () => listPhases(src, p('turn_id=t-000&limit=3')),
-    'invalid_query',
+    'bad_params',
     'phases of a turn is no page',
   );
 });
@@ -313,5 +308,5 @@ t.test('event_series counts the index per hour or day, oldest first, empty bucke
     'feed_only=yes',
     'sinse_hours=3',
   ])
-    await refusal(t, () => ask(q), 'invalid_query', q);
+    await refusal(t, () => ask(q), 'bad_params', q);
 });
