@@ -1,0 +1,147 @@
+/**
+ * A coding run whose node dies (kill -9) between its launch and the record that it started is never left
+ * running unaccounted: on real `svc serve` children over one store, a seat's turn launches a run whose setup
+ * step holds, the node is killed while the run is recorded `launching` (the step running on, outside the
+ * dead node), and the restarted node records the launch cut and stops the step it left.
+ */
+import t, { type Test } from 'tap';
+import { mentionWake, queueWake } from '../harness/wake.js';
+import { ensureCatalogue, openMemoryBus } from '../../bus/index.js';
+import { startLlmServer } from '../fixtures/llm/llm-server.js';
+import { sandboxTurnScript } from '../fixtures/llm/sandbox-turn.js';
+import { fakeAgentCommand } from '../actors/sandbox/harness.js';
+import { bootNode, storeDir, type BootedNode } from '../harness/serve-store.js';
+import { localProviders } from '../fixtures/llm/providers.js';
+import { pidsRunning } from '../harness/proc.js';
+import { until } from '../harness/until.js';
+
+interface Run {
+  sandbox_id: string;
+  status: string;
+  error: string | null;
+}
+
+/** Asks `/sandbox-runs` until `match` holds for its runs (each answer a fresh read). */
+function runsUntil(node: BootedNode, match: (runs: Run[]) => boolean): Promise<Run[]> {
+  return until(
+    async () => ((await (await node.call('GET', '/sandbox-runs')).json()) as { runs: Run[] }).runs,
+    match,
+    { timeoutMs: 30_000, everyMs: 50 },
+  );
+}
+
+/** Puts the company whose seat Bob has a sandbox (`sandbox` over the fake agent); the answer's status. */
+async function putBob(
+  node: BootedNode,
+  llmBaseUrl: string,
+  sandbox: Record<string, unknown>,
+): Promise<number> {
+  const company = {
+    name: 'Acme',
+    timezone: 'UTC',
+    providers: localProviders(llmBaseUrl),
+    roles: [{ name: 'Bob', sandbox: { env: {}, default_coding_agent: fakeAgentCommand, ...sandbox } }],
+  };
+  const put = await node.call('PUT', '/config', {
+    body: JSON.stringify(company),
+    headers: { 'content-type': 'application/json', 'x-summary': 'sandbox kill test' },
+  });
+  return put.status;
+}
+
+/** A store whose seat Bob has a queued wake, and the model that answers its turn with one coding run. */
+async function storeWithWake(t: Test) {
+  const store = storeDir(t);
+  const llm = await startLlmServer({
+    wire: 'openai',
+    script: sandboxTurnScript('Add the endpoint', 'The coding run ended.'),
+  });
+  t.teardown(() => llm.close());
+  const bus = await openMemoryBus({ storeDir: store.storeDir });
+  await ensureCatalogue(bus);
+  await queueWake(bus, 'bob', mentionWake('Please add the endpoint'));
+  await bus.close();
+  return { store, llm };
+}
+
+/** A `sleep` no other process runs with the same arguments, killed at teardown whatever happened. */
+function marker(t: Test): string[] {
+  const argv = ['sleep', String(6_000 + Math.floor(Math.random() * 3_000))];
+  t.teardown(() => pidsRunning(argv).forEach((pid) => process.kill(pid, 'SIGKILL')));
+  return argv;
+}
+
+t.test(
+  'kill -9 in a coding run’s setup: the restarted node records the launch cut and stops the step it left running',
+  async (t: Test) => {
+    const { store, llm } = await storeWithWake(t);
+    // The setup step: a shell waiting on the marker.
+    const step = marker(t);
+    const first = await bootNode(t, store, '');
+    t.equal(await putBob(first, llm.baseUrl, { setup: [`${step.join(' ')} & wait`] }), 201);
+    await until(
+      () => Promise.resolve(pidsRunning(step)),
+      (pids) => pids.length === 1,
+      { timeoutMs: 30_000, everyMs: 25 },
+    );
+    const [launching] = await runsUntil(first, (runs) => runs.length === 1);
+    t.equal(launching!.status, 'launching', 'the run is recorded launching, not started');
+
+    first.run.kill('SIGKILL');
+    await first.run.exited;
+    t.equal(pidsRunning(step).length, 1, 'the setup step outlives its node');
+
+    const second = await bootNode(t, store, '');
+    const [cut] = await runsUntil(second, (runs) => runs[0]?.status === 'failed');
+    t.match(cut, { sandbox_id: launching!.sandbox_id, error: 'the launch was cut by a restart' });
+    await until(
+      () => Promise.resolve(pidsRunning(step)),
+      (pids) => pids.length === 0,
+      { timeoutMs: 15_000, everyMs: 25 },
+    );
+    t.pass('the step the cut launch left is stopped');
+    t.equal(await second.stop(), 0);
+  },
+);
+
+t.test(
+  'kill -9 as the coding agent starts: after the restart the agent is either watched as running or recorded cut and stopped',
+  async (t: Test) => {
+    const { store, llm } = await storeWithWake(t);
+    const agent = marker(t);
+    const first = await bootNode(t, store, '');
+    // The agent kills its node as it starts: the record that it started may or may not have landed.
+    const command = `kill -9 ${first.run.child.pid}; exec ${agent.join(' ')}`;
+    t.equal(await putBob(first, llm.baseUrl, { default_coding_agent: command }), 201);
+    await first.run.exited;
+    await until(
+      () => Promise.resolve(pidsRunning(agent)),
+      (pids) => pids.length === 1,
+      { timeoutMs: 10_000, everyMs: 25 },
+    );
+
+    const second = await bootNode(t, store, '');
+    const [run] = await runsUntil(
+      second,
+      (runs) => runs[0]?.status === 'running' || runs[0]?.status === 'failed',
+    );
+    if (run!.status === 'failed') {
+      t.comment('the started record had not landed');
+      t.equal(run!.error, 'the launch was cut by a restart');
+    } else {
+      t.comment('the started record had landed');
+      const cancel = await second.call('POST', `/sandbox-runs/${run!.sandbox_id}/cancel`, {
+        body: '{}',
+        headers: { 'content-type': 'application/json' },
+      });
+      t.equal(cancel.status, 200, 'the watched run is stopped on request');
+    }
+    await until(
+      () => Promise.resolve(pidsRunning(agent)),
+      (pids) => pids.length === 0,
+      { timeoutMs: 15_000, everyMs: 25 },
+    );
+    t.pass('nothing of the run is left running unaccounted');
+    t.equal(await second.stop(), 0);
+  },
+);
