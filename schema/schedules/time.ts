@@ -9,6 +9,7 @@
  */
 import { CronExpressionParser, type CronExpression } from 'cron-parser';
 import { isCron, NOT_CRON } from '../company/fields.js';
+import { ZONE_ALIASES } from './zone-aliases.js';
 
 /** The catchup window is half the period, clamped to 2 min .. 2 h (issue #8). */
 export const CATCHUP_MIN_MS = 2 * 60_000;
@@ -43,11 +44,22 @@ export function isKnownTimezone(tz: string): boolean {
 /** Answers of `zoneSpelling`, bounded as `knownZones` is. */
 const spellings = new Map<string, string>();
 
+/** Lower-cased alias -> its IANA spelling, for the aliases this runtime accepts; built on first use. */
+let aliasSpellings: ReadonlyMap<string, string> | null = null;
+
+const aliasSpelling = (tz: string): string | undefined => {
+  aliasSpellings ??= new Map(
+    ZONE_ALIASES.filter((alias) => isKnownTimezone(alias)).map((alias) => [alias.toLowerCase(), alias]),
+  );
+  return aliasSpellings.get(tz.toLowerCase());
+};
+
 /**
- * The IANA spelling of a zone name written in another case (`america/new_york` → `America/New_York`), for
- * display and firing; any other name as given. Intl matches zone names without regard to case, so this
- * changes no firing. Only a case difference is taken from the runtime: its canonical id of an alias is
- * sometimes the older name (ICU reads `Asia/Kolkata` as `Asia/Calcutta`), so an alias keeps the name written.
+ * The IANA spelling of a zone name written in another case (`america/new_york` → `America/New_York`,
+ * `us/pacific` → `US/Pacific`), for display and firing; any other name as given. Intl matches zone names
+ * without regard to case, so this changes no firing. A canonical zone's spelling is the runtime's resolved id;
+ * an alias resolves to its canonical zone (sometimes the older name: ICU reads `Asia/Kolkata` as
+ * `Asia/Calcutta`), so an alias keeps its own name, spelled from the tz database's list (zone-aliases.ts).
  */
 export function zoneSpelling(tz: string): string {
   const known = spellings.get(tz);
@@ -55,7 +67,7 @@ export function zoneSpelling(tz: string): string {
   let answer = tz;
   if (isKnownTimezone(tz)) {
     const canonical = new Intl.DateTimeFormat('en-US', { timeZone: tz }).resolvedOptions().timeZone;
-    if (canonical.toLowerCase() === tz.toLowerCase()) answer = canonical;
+    answer = canonical.toLowerCase() === tz.toLowerCase() ? canonical : (aliasSpelling(tz) ?? tz);
   }
   if (spellings.size >= 1_000) spellings.clear();
   spellings.set(tz, answer);

@@ -212,3 +212,43 @@ t.test(
     }
   },
 );
+
+t.test(
+  'an alias written in another case reads in its own IANA spelling, not its canonical zone',
+  async (t) => {
+    const doc = scheduledCompany();
+    for (const [zone, shown] of [
+      ['us/pacific', 'US/Pacific'],
+      ['US/PACIFIC', 'US/Pacific'],
+      ['asia/kolkata', 'Asia/Kolkata'],
+      ['europe/kyiv', 'Europe/Kyiv'],
+      ['est5edt', 'EST5EDT'],
+      ['gb-eire', 'GB-Eire'],
+      ['nz-chat', 'NZ-CHAT'],
+      ['america/argentina/comodrivadavia', 'America/Argentina/ComodRivadavia'],
+      ['etc/universal', 'Etc/Universal'],
+      ['zulu', 'Zulu'],
+      // A canonical zone still reads in its own spelling, an alias written right as written.
+      ['america/los_angeles', 'America/Los_Angeles'],
+      ['US/Pacific', 'US/Pacific'],
+    ] as const) {
+      doc['timezone'] = zone;
+      const company = Company.parse(doc);
+      t.equal(companyTimezone(company), shown, zone);
+      t.equal(byName(resolveSchedules(company), 'standup').timezone, shown, `${zone}: a schedule on it`);
+    }
+    const units = doc['units'] as Array<{ schedules: Array<Record<string, unknown>> }>;
+    units[0]!.schedules[1]!['timezone'] = 'us/eastern';
+    t.equal(
+      byName(resolveSchedules(Company.parse(doc)), 'weekly-review').timezone,
+      'US/Eastern',
+      'a schedule’s own',
+    );
+    const now = new Date('2026-01-05T07:30:00Z');
+    t.equal(
+      scheduleView(byName(resolveSchedules(Company.parse(doc)), 'weekly-review'), now).next_run,
+      '2026-01-09T21:00:00.000Z',
+      'fires as America/New_York',
+    );
+  },
+);
