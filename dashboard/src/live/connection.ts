@@ -316,11 +316,17 @@ export class Connection {
 
   /** A route that is no question (a seat's commands), with the token when one is held. */
   async fetchJson(path: string, init: RequestInit = {}): Promise<unknown> {
-    const res = await fetch(path, {
-      ...init,
-      headers: { Accept: 'application/json', ...authHeaders(this.token), ...(init.headers ?? {}) },
-      cache: 'no-store',
-    });
+    let res: Response;
+    try {
+      res = await fetch(path, {
+        ...init,
+        headers: { Accept: 'application/json', ...authHeaders(this.token), ...(init.headers ?? {}) },
+        cache: 'no-store',
+      });
+    } catch {
+      // No answer at all (the node is down): unanswered, as a socket that closed, not the browser's words.
+      throw new QueryRefused('disconnected', 'the node does not answer');
+    }
     const body = (await res.json().catch(() => null)) as {
       error?: string;
       detail?: string;

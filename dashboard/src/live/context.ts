@@ -69,8 +69,11 @@ export interface Asked<T> {
 const RETRIES = 3;
 const RETRY_MIN_MS = 1_000;
 
-/** Unanswered rather than refused: the last answer stays on screen, marked stale. */
-const unanswered = new Set(['timeout', 'disconnected']);
+/**
+ * Unanswered rather than refused (no answer in time, the link or the node down, a node draining): the last
+ * answer stays on screen, marked stale.
+ */
+const unanswered = new Set(['timeout', 'disconnected', 'draining']);
 
 function refusalOf(e: unknown): Refusal {
   const err = e as Error & { code?: string; kind?: string; hint?: string };

@@ -71,11 +71,13 @@ export function FleetRoom() {
   const tick = `${live.fleetTick}:${live.configTick}:${removals}:${beat}`;
   const asked = useQuestion<Fleet>(connection.hasToken ? 'fleet' : null, {}, tick);
   const fleet = asked.data;
-  const error = asked.error
-    ? asked.error.code === 'unknown_query'
-      ? 'This node serves no fleet view.'
-      : asked.error.message
-    : null;
+  // An earlier answer kept while the latest went unanswered is shown, marked so, not replaced by the error.
+  const error =
+    asked.error && !asked.stale
+      ? asked.error.code === 'unknown_query'
+        ? 'This node serves no fleet view.'
+        : asked.error.message
+      : null;
   const remove = async (node: string): Promise<void> => {
     const id = encodeURIComponent(node);
     try {
@@ -118,6 +120,12 @@ export function FleetRoom() {
           <p class="muted">Loading…</p>
         ) : (
           <>
+            {asked.stale && asked.error ? (
+              <p class="notice stale" role="status">
+                Showing an earlier answer: the fleet was not answered ({asked.error.code})
+                {asked.loading ? '; asking again.' : '.'}
+              </p>
+            ) : null}
             <Table
               caption={
                 <>
