@@ -159,6 +159,7 @@ export class PhaseRun implements PhaseSoFar {
         ...key,
         model: this.model,
         started_at: this.started.toISOString(),
+        turn_started_at: turn.started_at,
         max_rounds: this.maxRounds,
         round_ceiling: this.ceiling,
         work_item: workItemOf(turn.wake),

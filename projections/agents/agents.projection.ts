@@ -154,7 +154,7 @@ const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
       const sameTurn = seat.turn?.turn_id === d.turn_id;
       seat.turn = {
         turn_id: d.turn_id,
-        started_at: sameTurn && seat.turn ? seat.turn.started_at : d.started_at,
+        started_at: sameTurn && seat.turn ? seat.turn.started_at : (d.turn_started_at ?? d.started_at),
         phase: d.phase,
         iteration: d.iteration,
         trigger: d.trigger ?? (sameTurn ? (seat.turn?.trigger ?? null) : null),

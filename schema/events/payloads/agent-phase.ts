@@ -27,6 +27,8 @@ export const AgentPhaseStarted = z.object({
   work_item: z.string().nullable().optional(),
   /** What woke the turn (`notification`, `schedule`, `mention`, ...), on the first phase only. */
   trigger: z.string().optional(),
+  /** When the turn itself began (before its first phase): the agents row's `turn.started_at`. */
+  turn_started_at: Instant.optional(),
 });
 export type AgentPhaseStarted = z.infer<typeof AgentPhaseStarted>;
 

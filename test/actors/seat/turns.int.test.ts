@@ -33,6 +33,8 @@ t.test(
     for (const e of started)
       t.ok(Payloads.AgentPhaseStarted.safeParse(e.payload).success, 'the read models accept it');
     t.equal(started[0]!.payload['trigger'], 'mention');
+    for (const e of started)
+      t.equal(e.payload['turn_started_at'], turn.started_at, "every phase names its turn's own start");
     t.equal(started[0]!.payload['model'], 'local-1', 'the expected model is named before the call');
     const execute = Payloads.AgentPhaseCompleted.parse(phases[1]!.payload);
     t.equal(execute.tool_executions.length, 1);

@@ -372,3 +372,34 @@ t.test(
     t.same(local.agent('cto')?.live_call, viaBus.agent('cto')?.live_call);
   },
 );
+
+t.test(
+  "the running turn's started_at is when the turn began, the same instant its last_turn reads once it ends",
+  async (t) => {
+    const m = models();
+    const began = '2026-11-23T10:00:00.000Z';
+    const planAt = '2026-11-23T10:00:00.040Z';
+    m.applyEvent(
+      event(
+        'agent_phase_started',
+        'cto',
+        { ...phaseStarted('turn-1', 'plan', 0, planAt), turn_started_at: began },
+        planAt,
+      ),
+    );
+    t.equal(m.agent('cto')!.turn?.started_at, began, 'not the first phase start');
+    const endAt = '2026-11-23T10:00:02.000Z';
+    m.applyEvent(event('agent_phase_completed', 'cto', phaseCompleted('turn-1', 'plan', endAt), endAt));
+    m.applyEvent(
+      event('agent_turn_completed', 'cto', { ...turnCompleted('turn-1', endAt), started_at: began }, endAt),
+    );
+    t.equal(m.agent('cto')!.last_turn?.started_at, began);
+  },
+);
+
+t.test('a phase start recorded without turn_started_at dates the turn by the phase, as before', async (t) => {
+  const m = models();
+  const planAt = '2026-11-23T10:00:00.040Z';
+  m.applyEvent(event('agent_phase_started', 'cto', phaseStarted('turn-1', 'plan', 0, planAt), planAt));
+  t.equal(m.agent('cto')!.turn?.started_at, planAt);
+});
