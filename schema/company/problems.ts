@@ -141,6 +141,19 @@ function bound(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig, small: 
   }
 }
 
+/** True when the key at the end of `segments` is not written in its map (a list entry is never absent). */
+function isAbsent(input: unknown, segments: readonly Segment[]): boolean {
+  const parent = valueAt(input, segments.slice(0, -1));
+  const last = segments[segments.length - 1];
+  return (
+    segments.length > 0 &&
+    parent !== null &&
+    typeof parent === 'object' &&
+    !Array.isArray(parent) &&
+    !Object.prototype.hasOwnProperty.call(parent, last as string)
+  );
+}
+
 /**
  * One zod issue as findings (an unrecognized-keys issue is one finding per key). `knownAt` names the
  * keys a location may hold, for the did-you-mean of an unknown field.
@@ -159,28 +172,19 @@ export function findingsOf(
         message: unknownFieldMessage(key, knownAt(segments)),
       }));
     case 'invalid_type': {
-      const parent = valueAt(input, segments.slice(0, -1));
-      const last = segments[segments.length - 1];
-      const absent =
-        segments.length > 0 &&
-        parent !== null &&
-        typeof parent === 'object' &&
-        !Array.isArray(parent) &&
-        !Object.prototype.hasOwnProperty.call(parent, last as string);
-      if (absent) return [{ segments, kind: ProblemKind.Missing, message: 'required' }];
+      if (isAbsent(input, segments)) return [{ segments, kind: ProblemKind.Missing, message: 'required' }];
       const got = describeType(valueAt(input, segments));
       return [
         { segments, kind: ProblemKind.Shape, message: `expected ${article(issue.expected)}, got ${got}` },
       ];
     }
-    case 'invalid_value':
-      return [
-        {
-          segments,
-          kind: ProblemKind.UnknownValue,
-          message: `expected one of ${issue.values.map((v) => String(v)).join(', ')}`,
-        },
-      ];
+    case 'invalid_value': {
+      const choices = issue.values.map((v) => String(v)).join(', ');
+      // zod reports a required choice left out as a value outside the choices; the spec's kind is `missing`.
+      return isAbsent(input, segments)
+        ? [{ segments, kind: ProblemKind.Missing, message: `required: one of ${choices}` }]
+        : [{ segments, kind: ProblemKind.UnknownValue, message: `expected one of ${choices}` }];
+    }
     case 'too_small':
       return [{ segments, kind: ProblemKind.OutOfRange, message: bound(issue, true) }];
     case 'too_big':

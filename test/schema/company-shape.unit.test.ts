@@ -91,6 +91,22 @@ t.test('each zod failure maps to its spec kind', async (t) => {
   t.same(type?.segments, ['providers', 'llm', 'main', 'type']);
 });
 
+t.test('a required choice left out is missing, not an unknown value', async (t) => {
+  const doc = baseCompany();
+  delete doc['providers']['llm']['main']['type'];
+  delete doc['units'][0]['type'];
+  const result = write(doc);
+  t.same(summary(result).sort(), ['providers.llm.main.type missing', 'units[0].type missing']);
+  const type = result.problems.find((p) => p.path === 'units[0].type');
+  t.match(type?.message, /^required.*department, team/, 'it names the choices');
+  doc['units'][0]['type'] = null;
+  t.same(
+    summary(write(doc)).sort(),
+    ['providers.llm.main.type missing', 'units[0].type unknown_value'],
+    'a choice written as null is a value',
+  );
+});
+
 t.test('messages never carry a credential value, fragment or length', async (t) => {
   const secret = 'sk_Live+9f8e7d6c/5b4a39281706';
   const doc = baseCompany();
