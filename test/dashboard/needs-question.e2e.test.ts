@@ -56,3 +56,41 @@ t.test('a waiting seat shows its question in the org chart and its room', needsC
   t.same(await w.violations(), []);
   t.same(w.errors, []);
 });
+
+t.test(
+  'a 100,000-character question is shown cut in the seat room, whole on demand',
+  needsChromium,
+  async (t) => {
+    const long = 'Which one? '.repeat(10_000).slice(0, 100_000);
+    const node = await startCompanyNode(t);
+    node.run.kill('SIGTERM');
+    await node.run.exited;
+    const bus = await openMemoryBus({ storeDir: join(dirname(node.configFile), 'data') });
+    await ensureCatalogue(bus);
+    const asked_at = new Date(Date.now() - 60_000).toISOString();
+    const need = {
+      id: 'need-2',
+      to: 'maria-keller',
+      question: long,
+      context: null,
+      urgency: 'high',
+      asked_at,
+      turn_id: 'turn-2',
+    };
+    const record = { kind: 'need_recorded', at: asked_at, node: 'node-0', need };
+    await bus.publish(Subjects.seatLog('sam-rivera'), new TextEncoder().encode(JSON.stringify(record)));
+    await bus.close();
+    await node.restart();
+
+    const browser = await startBrowser(t);
+    const w = await openPage(browser);
+    await w.page.goto(`${node.url}/dashboard#/seat/sam-rivera`);
+    await w.page.waitForSelector('[data-link="live"]');
+    const waiting = w.page.locator('main .notice', { hasText: 'Waiting on people' });
+    await waiting.waitFor();
+    t.ok((await waiting.textContent())!.length < 1_000, 'the question is cut');
+    await waiting.getByRole('button', { name: 'Show all 100,000 characters of the question' }).click();
+    t.equal(await waiting.locator('.long-text.open').textContent(), long, 'and whole on demand');
+    t.same(w.errors, []);
+  },
+);

@@ -313,7 +313,11 @@ export function SeatRoom(props: { route: Route }) {
             {row?.paused ? (
               <p class="notice">
                 Paused by {row.paused.by} <Ago at={row.paused.at} />
-                {row.paused.reason ? `: ${row.paused.reason}` : ''}
+                {row.paused.reason ? (
+                  <>
+                    : <LongText text={row.paused.reason} what="the reason" />
+                  </>
+                ) : null}
               </p>
             ) : null}
             {row?.needs ? (
@@ -322,7 +326,7 @@ export function SeatRoom(props: { route: Route }) {
                 <span title={time(row.needs.since)}>
                   since <Ago at={row.needs.since} />
                 </span>
-                : {row.needs.reason}
+                : <LongText text={row.needs.reason} what="the question" />
               </p>
             ) : null}
             <LastErrorNotice error={detail.data?.last_error ?? row?.last_error} />
