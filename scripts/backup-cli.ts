@@ -42,6 +42,9 @@ Exit codes: 0 restored; 1 refused or failed, nothing kept (damaged or unloadable
 release's backup, store not fresh, engine mismatch, the active revision's key missing); 2 bad flags.
 `;
 
+/** A backup copies every stream before it answers (ops/backups.md): minutes on a large estate. */
+const backupPatienceMs = 300_000;
+
 export async function runBackup(args: string[], env: NodeJS.ProcessEnv, out: Out, err: Out): Promise<number> {
   const { values, positionals } = parseNodeArgs(args, { dir: { type: 'string' } });
   if (values.help) return helpExit(backupHelp, true, undefined, out, err) ?? 0;
@@ -62,7 +65,21 @@ export async function runBackup(args: string[], env: NodeJS.ProcessEnv, out: Out
     .replace(/[-:]/g, '')
     .replace(/\.\d+Z$/, 'Z');
   const dir = resolve(values.dir ?? `svc-backup-${stamp}`);
-  return answer(await requestNode('backup', ctx, 'POST', `/backup?dir=${encodeURIComponent(dir)}`), out, err);
+  return answer(
+    await requestNode(
+      'backup',
+      ctx,
+      'POST',
+      `/backup?dir=${encodeURIComponent(dir)}`,
+      undefined,
+      {},
+      {
+        patienceMs: backupPatienceMs,
+      },
+    ),
+    out,
+    err,
+  );
 }
 
 async function answer(response: Response | null, out: Out, err: Out): Promise<number> {

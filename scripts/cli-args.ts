@@ -10,6 +10,8 @@ export const nodeFlagsHelp = `Flags:
   --url URL        node address; default $SVC_URL, else api.host:api.port of --config, else http://127.0.0.1:8080
   -c, --config F   Tier A file to find the node's address in (default $SVC_CONFIG); only api.host and
                    api.port are read, so the node's own secrets need not be set
+  --timeout SECS   how long to wait for the node's answer; default $SVC_TIMEOUT, else 10 for a read and 60
+                   for a write (a backup waits 300)
   -h, --help       show this help
 `;
 
@@ -17,6 +19,7 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 
 const nodeFlags = {
   url: { type: 'string' },
+  timeout: { type: 'string' },
   config: { type: 'string', short: 'c' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies Options;
@@ -47,19 +50,38 @@ export function helpExit(
 export interface NodeContext<O = Out> {
   readonly url: string;
   readonly token: string | undefined;
+  /** `--timeout` / `$SVC_TIMEOUT` in ms; undefined: each request's own default (cli-http.ts). */
+  readonly timeoutMs: number | undefined;
   readonly out: O;
   readonly err: O;
 }
 
 /** The node from --url / --config, and the token from $SVC_TOKEN (never a flag: flags land in shell history). */
 export async function nodeContext<O>(
-  values: { readonly url?: string | undefined; readonly config?: string | undefined },
+  values: {
+    readonly url?: string | undefined;
+    readonly config?: string | undefined;
+    readonly timeout?: string | undefined;
+  },
   env: NodeJS.ProcessEnv,
   out: O,
   err: O,
 ): Promise<NodeContext<O>> {
+  const timeoutMs = patience(values.timeout, env['SVC_TIMEOUT']);
   const url = await nodeUrl(values.url, values.config, env);
-  return { url, token: env['SVC_TOKEN'] || undefined, out, err };
+  return { url, token: env['SVC_TOKEN'] || undefined, timeoutMs, out, err };
+}
+
+/** `--timeout` (else `$SVC_TIMEOUT`) in ms: a positive number of seconds, at most a day. */
+function patience(flag: string | undefined, env: string | undefined): number | undefined {
+  const [given, name] = flag !== undefined ? [flag, '--timeout'] : [env || undefined, 'SVC_TIMEOUT'];
+  if (given === undefined) return undefined;
+  const seconds = /^\d+(\.\d+)?$/.test(given.trim()) ? Number(given) : NaN;
+  if (!(seconds > 0 && seconds <= 86_400))
+    throw new UsageError(
+      `${name} is a number of seconds above 0 (at most 86400), such as 30; not ${JSON.stringify(given.slice(0, 40))}`,
+    );
+  return Math.round(seconds * 1000);
 }
 
 /** The node a CLI verb talks to: --url, $SVC_URL, the Tier A file's api address, else the default. */

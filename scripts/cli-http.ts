@@ -13,7 +13,18 @@ export interface NodeTarget {
   readonly url: string;
   readonly token: string | undefined;
   readonly err: { write(text: string): unknown };
+  /** How long to wait for the node's answer (`--timeout`, `$SVC_TIMEOUT`); absent: by the request (below). */
+  readonly timeoutMs?: number | undefined;
 }
+
+/**
+ * How long a request waits for the node when the user set no `--timeout`: a read 10 s (a node that is up
+ * answers one in well under a second; a stopped or paused one never does), a write 60 s (a config write
+ * waits for its activation, which a broker failover can hold up to about 10 s). A command that legitimately
+ * waits longer (a backup) passes its own patience.
+ */
+export const readPatienceMs = 10_000;
+export const writePatienceMs = 60_000;
 
 /** The node's answer, or null after writing `svc <command>: cannot reach <url> (<cause>)` to `err`. */
 export async function requestNode(
@@ -23,24 +34,54 @@ export async function requestNode(
   path: string,
   body?: string | Buffer,
   headers: Record<string, string> = {},
+  opts: { readonly patienceMs?: number } = {},
 ): Promise<Response | null> {
   const origin = nodeOrigin(target.url);
   if (origin === null) {
     target.err.write(unusableNode(command));
     return null;
   }
+  const read = method === 'GET' || method === 'HEAD';
+  const patienceMs = target.timeoutMs ?? opts.patienceMs ?? (read ? readPatienceMs : writePatienceMs);
   try {
-    const response = await send(new URL(target.url), path, method, body, {
-      'user-agent': cliUserAgent(),
-      ...(target.token ? { authorization: `Bearer ${target.token}` } : {}),
-      ...headers,
-    });
+    const response = await send(
+      new URL(target.url),
+      path,
+      method,
+      body,
+      {
+        'user-agent': cliUserAgent(),
+        ...(target.token ? { authorization: `Bearer ${target.token}` } : {}),
+        ...headers,
+      },
+      patienceMs,
+    );
     if (response.status === 401) target.err.write(tokenHint(command, target.token !== undefined));
     return response;
   } catch (error) {
-    target.err.write(unreachable(command, origin, error));
+    target.err.write(
+      error instanceof NoAnswerError
+        ? silent(command, origin, error.waitedMs, read)
+        : unreachable(command, origin, error),
+    );
     return null;
   }
+}
+
+/** The node accepted the request and said nothing for the whole patience. */
+class NoAnswerError extends Error {
+  constructor(readonly waitedMs: number) {
+    super(`no answer in ${waitedMs / 1000} s`);
+  }
+}
+
+/** `svc <command>: <origin> did not answer in N s`, what that may mean, and how to wait longer. */
+function silent(command: string, origin: string, waitedMs: number, read: boolean): string {
+  const longer = 'pass --timeout SECONDS or set SVC_TIMEOUT to wait longer';
+  return withoutUserinfo(
+    `svc ${command}: ${origin} did not answer in ${waitedMs / 1000} s (stopped, paused or overloaded?)` +
+      (read ? `: ${longer}\n` : `; it may still have been done: read before repeating, and ${longer}\n`),
+  );
 }
 
 /**
@@ -79,8 +120,6 @@ export function unreachable(command: string, origin: string, error: unknown): st
 export const unusableNode = (command: string): string =>
   `svc ${command}: --url / $SVC_URL is not an http(s) URL such as http://127.0.0.1:8080 (write a password's # ? / as %23 %3F %2F)\n`;
 
-const answerPatienceMs = 300_000;
-
 /** Statuses whose answer has no body (a `Response` refuses one). */
 const bodiless = new Set([204, 205, 304]);
 
@@ -96,6 +135,7 @@ function send(
   method: string,
   body: string | Buffer | undefined,
   headers: Record<string, string>,
+  patienceMs: number,
 ): Promise<Response> {
   return new Promise((resolve, reject) => {
     const request = node.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -116,8 +156,8 @@ function send(
       else stream = Readable.toWeb(res) as ReadableStream<Uint8Array>;
       resolve(new Response(stream, { status, statusText: res.statusMessage ?? '', headers: answerHeaders }));
     });
-    // As fetch did: a node silent for 5 minutes (no head, or a stalled body) is given up on.
-    req.setTimeout(answerPatienceMs, () => req.destroy(new Error('no answer in 300 s')));
+    // A node silent for the whole patience (no head, or a stalled body) is given up on.
+    req.setTimeout(patienceMs, () => req.destroy(new NoAnswerError(patienceMs)));
     req.once('error', reject);
     req.end(body);
   });

@@ -29,7 +29,7 @@ const clients: ReadonlySet<string> = new Set([
   'agents',
   'backup',
 ]);
-const clientFlags = ['--url', '--config', '--help'];
+const clientFlags = ['--url', '--config', '--timeout', '--help'];
 const wordsOf = (cmd: string, words: readonly string[]): string[] =>
   clients.has(cmd) ? [...words, ...clientFlags.filter((f) => !words.includes(f))] : [...words];
 

@@ -37,6 +37,8 @@ Environment:
                   agents, backup) send; one of the node's api.auth.tokens
   SVC_URL         node address the client commands talk to (default: api.host:api.port of --config,
                   else http://127.0.0.1:8080)
+  SVC_TIMEOUT     seconds the client commands wait for the node's answer (default 10 for a read, 60 for
+                  a write, 300 for a backup; --timeout SECS on one command)
   SVC_CONFIG      Tier A file used when --config is not given
   SVC_NODE_ID     node id when the file sets no node.id (default node-0)
   SVC_LOG_FORMAT  json or pretty (default: pretty at a terminal, json otherwise)
