@@ -137,7 +137,9 @@ export function fleetRoutes(deps: FleetRouteDeps): RouteDef[] {
         const { force } = removalQuery(req, peer, 'peer');
         const membership = await deps.broker();
         const server = serverNamed(membership, peer);
-        if (!force) refuseUnlessOffline(membership, server, peer);
+        // The memory engine's one member runs inside this node: stopping it first cannot help, so the
+        // engine's own refusal is the answer, forced or not.
+        if (!force && membership.engine !== 'memory') refuseUnlessOffline(membership, server, peer);
         const result = await deps.removePeer(peer);
         if (!result.removed && result.reason === 'unknown_peer')
           throw new ApiError('not_found', {
