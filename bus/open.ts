@@ -18,6 +18,11 @@ export interface OpenBusOptions {
    */
   readonly replicas?: number;
   readonly logger?: Logger;
+  /**
+   * Open only a store `storeDir` already holds (an audit reads one; it must never leave an empty store
+   * behind a mistyped path). Refused with EngineUnavailableError naming the path when there is none.
+   */
+  readonly existingStore?: boolean;
 }
 
 /**
@@ -35,6 +40,7 @@ export async function openBus(opts: OpenBusOptions): Promise<Bus> {
     case 'memory':
       return openMemoryBus({
         ...(opts.storeDir ? { storeDir: opts.storeDir } : {}),
+        ...(opts.existingStore ? { existingStore: true } : {}),
         ...(opts.logger ? { logger: opts.logger } : {}),
       });
     case 'jetstream':
@@ -55,6 +61,7 @@ export async function openBus(opts: OpenBusOptions): Promise<Bus> {
       }
       const server = await startEmbeddedNats({
         storeDir: opts.storeDir,
+        ...(opts.existingStore ? { existingStore: true } : {}),
         ...(opts.logger ? { logger: opts.logger.child({ component: 'nats-server' }) } : {}),
       });
       try {

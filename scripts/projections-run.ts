@@ -131,6 +131,8 @@ export async function runProjectionVerb(
     authToken: queue.auth_token,
     replicas: queue.replicas,
     storeDir: config.stream.store_dir,
+    // A stopped node's store: a mistyped path must not leave an empty one (and fresh checkpoints) behind.
+    existingStore: true,
     logger: log.child({ component: 'bus' }),
   });
   const checkpoints = config.stream.store_dir ? openCheckpoints(config.stream.store_dir) : undefined;

@@ -76,6 +76,8 @@ export async function runReplay(args: string[], env: NodeJS.ProcessEnv, out: Out
     authToken: queue.auth_token,
     replicas: queue.replicas,
     storeDir: config.stream.store_dir,
+    // An audit reads a store; a mistyped path must not leave an empty one behind.
+    existingStore: true,
     logger: createLogger({ debug: config.debug, node: config.node.id, destination: process.stderr }),
   });
   try {

@@ -5,7 +5,7 @@
  * the node (parent-death signal); one a killed node left behind is stopped at the next start.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { delimiter, join, resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
@@ -20,6 +20,8 @@ export interface EmbeddedNatsOptions {
   readonly binary?: string;
   /** How long `stop()`, or the start stopping a stale server, waits after SIGTERM before SIGKILL. Default 10 s. */
   readonly stopDeadlineMs?: number;
+  /** Refuse a `storeDir` with no server data instead of starting an empty server there. */
+  readonly existingStore?: boolean;
 }
 
 export interface EmbeddedNats {
@@ -151,6 +153,9 @@ export async function startEmbeddedNats(opts: EmbeddedNatsOptions): Promise<Embe
   const binary = findNatsServer(opts.binary);
   // Absolute, so the store is recognised in a stale server's command line whatever the working directory.
   const dataDir = resolve(opts.storeDir, 'jetstream');
+  if (opts.existingStore && !existsSync(dataDir)) {
+    throw new EngineUnavailableError(`no store at ${opts.storeDir} (it holds no jetstream directory)`);
+  }
   try {
     mkdirSync(dataDir, { recursive: true });
   } catch (error) {

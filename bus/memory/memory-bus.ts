@@ -43,6 +43,8 @@ export interface MemoryBusOptions {
   /** Directory of the SQLite store; unset = pure memory (nothing survives the process). */
   readonly storeDir?: string;
   readonly logger?: Logger;
+  /** Refuse a `storeDir` that holds no store instead of creating one (see OpenBusOptions). */
+  readonly existingStore?: boolean;
   /**
    * Wall clock in ms for stored time: message times, max age, KV TTL. Tests move it to age records
    * without waiting; redelivery timers stay on real time. Default `Date.now`.
@@ -378,5 +380,9 @@ export async function openMemoryBus(opts: MemoryBusOptions = {}): Promise<Bus> {
   const logger = opts.logger ?? pino({ level: 'silent' });
   // Deferred a tick so a refused store arrives as a rejection, never as a synchronous throw.
   await Promise.resolve();
-  return new MemoryBus(openStore(opts.storeDir), logger, opts.clock ?? Date.now);
+  return new MemoryBus(
+    openStore(opts.storeDir, { existing: opts.existingStore === true }),
+    logger,
+    opts.clock ?? Date.now,
+  );
 }

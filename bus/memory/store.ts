@@ -4,7 +4,7 @@
  * process out: two writers would interleave sequences.
  */
 import Database from 'better-sqlite3';
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { EngineUnavailableError } from '../errors.js';
 
@@ -74,12 +74,17 @@ export interface OpenedStore {
   release(): void;
 }
 
-/** Opens (creating) the store; every failure names the file and the cause. */
-export function openStore(storeDir: string | undefined): OpenedStore {
+/**
+ * Opens (creating, unless `existing`) the store; every failure names the file and the cause.
+ */
+export function openStore(storeDir: string | undefined, opts: { existing?: boolean } = {}): OpenedStore {
   if (storeDir === undefined) {
     const db = new Database(':memory:');
     db.exec(schema);
     return { db, file: null, release: () => db.close() };
+  }
+  if (opts.existing && !existsSync(join(storeDir, 'bus.sqlite'))) {
+    throw new EngineUnavailableError(`memory bus: no store at ${storeDir} (it holds no bus.sqlite)`);
   }
   try {
     mkdirSync(storeDir, { recursive: true });

@@ -3,7 +3,7 @@
  * checkpoint held for it; a rebuild replays from zero and writes a fresh checkpoint, replacing one of
  * another version; an unknown name or verb is a usage error.
  */
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
@@ -151,4 +151,24 @@ t.test('an unknown projection or verb is a usage error', async (t) => {
   const help = await svc('--help');
   t.equal(help.code, 0);
   t.match(help.out, /rebuild \[NAME\]/);
+});
+
+t.test('a store path that holds no store is refused by name and left as it was', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-projections-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const missing = join(dir, 'no-such-store');
+  const file = join(dir, 'config.yaml');
+  writeFileSync(file, `api: {host: 127.0.0.1, port: ${await freePort()}}\nstream: {store_dir: ${missing}}\n`);
+  for (const args of [
+    ['projections', 'list', '--config', file],
+    ['projections', 'rebuild', '--config', file],
+    ['replay', '--stream', 'SVC_EVENTS', '--config', file],
+  ]) {
+    const out = capture();
+    const err = capture();
+    const code = await main(args, { SVC_LOG_LEVEL: 'silent' }, out, err);
+    t.equal(code, 1, args.join(' '));
+    t.match(err.text(), `no store at ${missing}`, 'named');
+    t.notOk(existsSync(missing), 'no empty store created');
+  }
 });
