@@ -6,12 +6,27 @@
  */
 import type { Actor } from '../types.js';
 
+/**
+ * A text frame as handed to a socket: the hub's are UTF-8 bytes, encoded once and the same bytes sent to
+ * every socket (a string would be converted to UTF-8 again by the transport for each one).
+ */
+export type WireText = string | Uint8Array;
+
 /** What the hub needs of a socket (uWebSockets.js in production, anything in tests). */
 export interface SocketSink {
   /** 1 sent, 0 sent but buffered, 2 dropped by the transport. */
-  send(text: string): number;
+  send(text: WireText): number;
   bufferedAmount(): number;
   end(code: number, reason: string): void;
+  /** Runs `batch` with the socket's writes held and sent together (one write to the kernel, not one each). */
+  cork?(batch: () => void): void;
+}
+
+/** A frame the hub hands every socket: its bytes and how a stalled queue treats it. */
+export interface Envelope {
+  readonly text: WireText;
+  readonly kind: string;
+  readonly replace: boolean;
 }
 
 export interface ClientLimits {
@@ -27,7 +42,7 @@ export const defaultClientLimits: ClientLimits = Object.freeze({
 });
 
 interface Queued {
-  readonly text: string;
+  readonly text: WireText;
   /** UTF-8 bytes on the wire (the bound is in bytes; `text.length` counts UTF-16 units). */
   readonly bytes: number;
   readonly kind: string;
@@ -64,7 +79,7 @@ export class StreamClient {
   }
 
   /** Sends now when the socket keeps up, else queues (dropping the oldest past the bounds). */
-  deliver(text: string, kind: string, replace: boolean): void {
+  deliver(text: WireText, kind: string, replace: boolean): void {
     if (this.closed) return;
     if (this.queued === 0 && this.sink.bufferedAmount() < this.limits.highWater) {
       this.write(text);
@@ -72,7 +87,7 @@ export class StreamClient {
     }
     if (replace) this.supersede(kind);
     // Measured only here, on the slow path: a frame written at once is never counted.
-    const bytes = Buffer.byteLength(text);
+    const bytes = typeof text === 'string' ? Buffer.byteLength(text) : text.byteLength;
     this.queue.push({ text, bytes, kind, replace });
     this.bytes += bytes;
     while (
@@ -87,6 +102,18 @@ export class StreamClient {
     this.compact();
   }
 
+  /** Several frames at once, in order, written together when the socket can hold its writes. */
+  deliverAll(envelopes: readonly Envelope[]): void {
+    // One frame is one write anyway: corking it would only cost a call into the transport and back.
+    if (envelopes.length === 1 || !this.sink.cork) {
+      for (const e of envelopes) this.deliver(e.text, e.kind, e.replace);
+      return;
+    }
+    this.sink.cork(() => {
+      for (const e of envelopes) this.deliver(e.text, e.kind, e.replace);
+    });
+  }
+
   /** The socket drained: send what waits while the buffer stays below the high-water mark. */
   flush(): void {
     while (!this.closed && this.queued > 0 && this.sink.bufferedAmount() < this.limits.highWater) {
@@ -98,7 +125,7 @@ export class StreamClient {
     this.compact();
   }
 
-  private write(text: string): void {
+  private write(text: WireText): void {
     if (this.sink.send(text) !== 2) this.sent += 1;
     else this.dropped += 1;
   }

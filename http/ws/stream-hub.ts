@@ -9,7 +9,13 @@ import { ClientFrame, type QueryErrorCode, type QueryFailure } from '../../schem
 import { ApiError } from '../api-error.js';
 import { ask, type QuestionRegistry } from '../routes/query.routes.js';
 import type { Actor } from '../types.js';
-import { defaultClientLimits, StreamClient, type ClientLimits, type SocketSink } from './stream-client.js';
+import {
+  defaultClientLimits,
+  StreamClient,
+  type ClientLimits,
+  type Envelope,
+  type SocketSink,
+} from './stream-client.js';
 
 /** Section pushes whose data replaces the whole section; the others (agent overlays) merge. */
 const replaceKinds = new Set([
@@ -90,6 +96,8 @@ export class StreamHub {
   private tick: NodeJS.Timeout | null = null;
   private readonly stopPushes: () => void;
   private verify: (token: string) => Actor | null;
+  /** Frames pushed in this turn of the event loop, not yet handed to the sockets. */
+  private pending: Envelope[] = [];
 
   constructor(private readonly opts: StreamHubOptions) {
     this.limits = { ...defaultClientLimits, ...opts.limits };
@@ -106,8 +114,9 @@ export class StreamHub {
     return (this.opts.now?.() ?? new Date()).toISOString();
   }
 
-  private encode(kind: string, data: unknown): string {
-    return JSON.stringify({ kind, data, ts: this.ts() });
+  /** A frame's UTF-8 bytes, made once whatever the number of sockets it goes to. */
+  private encode(kind: string, data: unknown): Buffer {
+    return Buffer.from(JSON.stringify({ kind, data, ts: this.ts() }));
   }
 
   /** Starts the shared health tick (one timer for every socket). */
@@ -125,6 +134,7 @@ export class StreamHub {
   }
 
   stats(): HubStats {
+    this.flush();
     let dropped = 0;
     for (const c of this.clients) dropped += c.dropped;
     return { clients: this.clients.size, dropped };
@@ -132,6 +142,7 @@ export class StreamHub {
 
   /** Per-socket queue facts (never in the public health envelope). */
   clientStats(): Array<{ id: number; queued: number; queuedBytes: number; dropped: number; sent: number }> {
+    this.flush();
     return [...this.clients].map((c) => ({
       id: c.id,
       queued: c.queued,
@@ -143,6 +154,8 @@ export class StreamHub {
 
   /** A socket opened: it is sent the snapshot first. */
   attach(sink: SocketSink, actor: Actor | null, token: string | null): StreamClient {
+    // What was pushed before this socket opened is not its to receive (the snapshot holds it).
+    this.flush();
     const client = new StreamClient(this.nextId++, sink, token, actor, this.limits);
     this.clients.add(client);
     client.deliver(this.encode('snapshot', this.opts.sections.snapshot()), 'snapshot', false);
@@ -150,6 +163,7 @@ export class StreamHub {
   }
 
   detach(client: StreamClient): void {
+    // No flush: the socket is closed by now; what is pending goes to the others at the end of the turn.
     if (client.dropped > 0)
       this.opts.logger.info(
         { event: 'stream_client_closed', client: client.id, dropped: client.dropped },
@@ -159,12 +173,23 @@ export class StreamHub {
     client.release();
   }
 
-  /** One frame to every socket, encoded once. */
+  /**
+   * One frame to every socket, encoded once. The frames pushed in one turn of the event loop (a burst of
+   * events, the sections re-sent on an apply) go out together at its end, each socket's in one corked
+   * write: one write to the kernel per socket, not one per frame and socket.
+   */
   push(kind: string, data: unknown, mode: PushMode = replaceKinds.has(kind) ? 'replace' : 'merge'): void {
     if (this.clients.size === 0) return;
-    const text = this.encode(kind, data);
-    const replace = mode === 'replace';
-    for (const client of this.clients) client.deliver(text, kind, replace);
+    this.pending.push({ text: this.encode(kind, data), kind, replace: mode === 'replace' });
+    if (this.pending.length === 1) queueMicrotask(() => this.flush());
+  }
+
+  /** Hands the pending frames to every socket; first thing wherever the order or the set of sockets matters. */
+  private flush(): void {
+    if (this.pending.length === 0) return;
+    const envelopes = this.pending;
+    this.pending = [];
+    for (const client of this.clients) client.deliverAll(envelopes);
   }
 
   /** Re-sends sections whole (config-derived ones on every apply). */
@@ -192,6 +217,8 @@ export class StreamHub {
       return;
     }
     const frame = parsed.data;
+    // An answer follows every frame pushed before it, as it would unbatched.
+    this.flush();
     if (frame.kind === 'ping') {
       client.deliver(this.encode('pong', null), 'pong', false);
       return;
@@ -223,7 +250,7 @@ export class StreamHub {
     const log = this.opts.logger.child({ query: frame.what, client: client.id });
     ask(this.opts.questions, frame.what, params, { actor, log }).then(
       (data) =>
-        client.deliver(this.encode('result', { id: frame.id, what: frame.what, data }), 'result', false),
+        this.answer(client, this.encode('result', { id: frame.id, what: frame.what, data }), 'result'),
       (err: unknown) => {
         const error = codeOf(err);
         // A coded refusal is an answer, not a failure of the node: only a throw is an error line.
@@ -248,11 +275,18 @@ export class StreamHub {
   }
 
   private fail(client: StreamClient, failure: QueryFailure): void {
+    this.flush();
     client.deliver(this.encode('error', failure), 'error', false);
+  }
+
+  private answer(client: StreamClient, text: Buffer, kind: string): void {
+    this.flush();
+    client.deliver(text, kind, false);
   }
 
   /** Closes every socket (drain) and stops the tick. */
   close(): void {
+    this.flush();
     if (this.tick) clearInterval(this.tick);
     this.tick = null;
     this.stopPushes();

@@ -185,6 +185,7 @@ export function mountStream(
           send: (text) => ws.send(text, false, false),
           bufferedAmount: () => ws.getBufferedAmount(),
           end: (code, reason) => ws.end(code, reason),
+          cork: (batch) => void ws.cork(batch),
         },
         data.actor,
         data.token,

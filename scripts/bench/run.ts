@@ -33,6 +33,7 @@ const benches: Record<string, Record<string, string>> = {
   seats: { BENCH_SEATS: '50', BENCH_TURNS: '3', BENCH_SERIAL: '15', BENCH_IDLE: '500' },
   fleet: { BENCH_READS: '150', BENCH_WRITE_SECONDS: '4' },
   dashboard: {},
+  'stream-fanout': { BENCH_ROUNDS: '30' },
 };
 
 /** The newest modification time under `path` (files only), skipping build output and dependencies. */
