@@ -14,7 +14,7 @@ t.test("a refused feed filter shows the node's detail and hint", needsChromium, 
     detail: string;
     hint: string;
   };
-  t.equal(refusal.error, 'invalid_query');
+  t.equal(refusal.error, 'bad_params');
   t.ok(refusal.hint, 'the node gives a hint');
 
   const w = await openPage(browser);
@@ -32,7 +32,7 @@ t.test("a refused feed filter shows the node's detail and hint", needsChromium, 
   await polled.page.routeWebSocket(/\/ws\/stream/, (ws) => ws.close());
   await polled.page.goto(`${node.url}/dashboard#/feed?type=Nope`);
   await polled.page.waitForSelector('[data-link="polling"]');
-  const polledAlert = polled.page.locator('main [role="alert"]', { hasText: 'invalid_query' });
+  const polledAlert = polled.page.locator('main [role="alert"]', { hasText: 'bad_params' });
   await polledAlert.waitFor();
   const polledText = await polledAlert.textContent();
   t.match(polledText, refusal.detail, 'the detail over HTTP');
