@@ -4,6 +4,7 @@
  * read (the node draining or not yet configured).
  */
 import type { HttpResponse } from '@trufflesuite/uws-js-unofficial';
+import { cutForQuote } from '../schema/index.js';
 import { errorReply } from './api-error.js';
 import { isWrite } from './guard.js';
 import { Exchange, type WriteContext } from './respond.js';
@@ -50,7 +51,8 @@ export function refuseFraming(
 
 export function noRoute(method: string, path: string, hint?: string): ApiReply {
   return errorReply('no_route', {
-    detail: `No route serves ${method} ${path}.`,
+    // The path is the caller's text, of any length: quoted cut, as every quoted value is.
+    detail: `No route serves ${method} ${cutForQuote(path)}.`,
     ...(hint ? { hint } : {}),
   });
 }
@@ -62,7 +64,7 @@ export function noRoute(method: string, path: string, hint?: string): ApiReply {
 export function otherMethod(method: string, path: string, allow: readonly string[]): ApiReply {
   if (method === 'OPTIONS') return { status: 204, headers: { Allow: allow.join(', ') } };
   return errorReply('method_not_allowed', {
-    detail: `${method} ${path} is not served; it is served under ${allow.join(', ')}.`,
+    detail: `${method} ${cutForQuote(path)} is not served; it is served under ${allow.join(', ')}.`,
     headers: { Allow: allow.join(', ') },
   });
 }

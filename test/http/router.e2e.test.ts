@@ -12,6 +12,23 @@ t.test('an unserved path answers 404 no_route naming method and path', async (t)
   t.type(r.json?.hint, 'string');
 });
 
+t.test('a long unserved path is quoted cut in the no_route and method_not_allowed details', async (t) => {
+  const h = await startHarness({ routes: [echo('GET', '/config/:kind/:id')] });
+  t.teardown(() => h.gw.close());
+  const long = 'x'.repeat(4000);
+  const missing = await call(`${h.base}/nowhere/${long}`);
+  t.equal(missing.json?.error, 'no_route');
+  t.ok(String(missing.json?.detail).length < 200, 'the detail quotes a cut path');
+  t.match(missing.json?.detail, /GET \/nowhere\/x+…/);
+  const other = await call(`${h.base}/config/roles/${long}`, {
+    method: 'DELETE',
+    headers: { authorization: OPS },
+  });
+  t.equal(other.json?.error, 'method_not_allowed');
+  t.ok(String(other.json?.detail).length < 250, 'the detail quotes a cut path');
+  t.match(other.json?.detail, /DELETE \/config\/roles\/x+…/);
+});
+
 t.test('a path served under other methods answers 405 with Allow', async (t) => {
   const h = await startHarness({
     routes: [echo('GET', '/config/:kind/:id'), echo('PUT', '/config/roles/:handle')],
