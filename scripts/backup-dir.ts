@@ -76,7 +76,8 @@ export async function claimBackupDir(
     await handle.writeFile(id);
     await handle.close();
   } catch (error) {
-    if (created) await rm(dir, { recursive: true, force: true });
+    // A claim that lost the race leaves the directory to the winner, even when this request created it.
+    if (created && codeOf(error) !== 'EEXIST') await rm(dir, { recursive: true, force: true });
     throw refuse(
       codeOf(error) === 'EEXIST'
         ? `${dir} is being written by another backup.`
