@@ -76,6 +76,21 @@ function offsetMs(ms: number, formatter: Intl.DateTimeFormat): number {
   return local - Math.floor(ms / 1000) * 1000;
 }
 
+/**
+ * The instant local time `localMs` (read as UTC) happens at in the formatter's zone. The offset is read at
+ * the guess, not at `localMs`: when the clocks change within the offset's width of it (Sydney's DST began at
+ * 02:00 on 1 October 2023), the offset at `localMs` is the other side's, and the month would open an hour off.
+ */
+function instantOfLocal(localMs: number, formatter: Intl.DateTimeFormat): number {
+  let guess = localMs - offsetMs(localMs, formatter);
+  for (let i = 0; i < 2; i += 1) {
+    const next = localMs - offsetMs(guess, formatter);
+    if (next === guess) break;
+    guess = next;
+  }
+  return guess;
+}
+
 type Month = { readonly key: string; readonly start: string; readonly end: string };
 /** The month last asked for: every model call asks, and it changes once a month. */
 let last: { zone: string; startMs: number; endMs: number; month: Month } | null = null;
@@ -89,8 +104,8 @@ export function monthOf(ms: number, timeZone: string): Month {
   const m = local.getUTCMonth();
   const startLocal = Date.UTC(y, m, 1);
   const endLocal = Date.UTC(y, m + 1, 1);
-  const start = startLocal - offsetMs(startLocal, formatter);
-  const end = endLocal - offsetMs(endLocal, formatter);
+  const start = instantOfLocal(startLocal, formatter);
+  const end = instantOfLocal(endLocal, formatter);
   const month = {
     key: `${y}-${String(m + 1).padStart(2, '0')}`,
     start: new Date(start).toISOString(),
