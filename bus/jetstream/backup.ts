@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { ConsumerInfo, StreamConfig } from '@nats-io/jetstream';
 import { z } from 'zod';
 import type { BackupContents, BackupFile, BackupStream } from '../../schema/index.js';
-import type { Bus } from '../bus.js';
+import type { Bus, StoredMessage } from '../bus.js';
 import { codeOf, describeFile } from '../backup-files.js';
 import { BackupError } from '../errors.js';
 import type { EngineHost } from './host.js';
@@ -78,6 +78,33 @@ export async function backupJetStream(host: EngineHost, bus: Bus, dir: string): 
   return { files, streams };
 }
 
+/**
+ * The newest message of every subject the read to `until` did not see: each was superseded after `until`
+ * before the read reached it. Kept at its own (later) sequence, so the key holds the value it had just after
+ * the backup point rather than none; oldest first.
+ */
+async function supersededDuringRead(
+  host: EngineHost,
+  bus: Bus,
+  name: string,
+  seen: ReadonlySet<string>,
+  until: number,
+): Promise<StoredMessage[]> {
+  let subjects: string[];
+  try {
+    const info = await host.jsm.streams.info(name, { subjects_filter: '>' });
+    subjects = Object.keys(info.state.subjects ?? {}).filter((s) => !seen.has(s));
+  } catch (error) {
+    throw translate(error, `stream ${name} for a backup`);
+  }
+  const later: StoredMessage[] = [];
+  for (const subject of subjects) {
+    const m = await bus.lastMessage(name, subject);
+    if (m !== null && m.seq > until) later.push(m);
+  }
+  return later.sort((a, b) => a.seq - b.seq);
+}
+
 async function exportStream(host: EngineHost, bus: Bus, dir: string, name: string): Promise<ExportedStream> {
   let config: StreamConfig;
   let until: number;
@@ -96,18 +123,31 @@ async function exportStream(host: EngineHost, bus: Bus, dir: string, name: strin
   const out = createWriteStream(join(dir, 'streams', `${name}.jsonl`), { flags: 'wx' });
   let messages = 0;
   let firstSeq = 0;
+  const write = async (m: StoredMessage): Promise<void> => {
+    const line: ExportedMessage = {
+      seq: m.seq,
+      subject: m.subject,
+      time: m.time.toISOString(),
+      headers: { ...m.headers },
+      data: Buffer.from(m.data).toString('base64'),
+    };
+    if (!out.write(`${JSON.stringify(line)}\n`)) await once(out, 'drain');
+    if (firstSeq === 0) firstSeq = m.seq;
+    messages += 1;
+  };
+  // A stream keeping N messages per subject (a KV bucket) drops a subject's message when a newer one lands:
+  // one written while the read had not reached it yet would leave that key out of the copy altogether.
+  const perSubject = (config.max_msgs_per_subject ?? 0) > 0;
+  const seen = new Set<string>();
   try {
     for await (const m of bus.replay(name, { toSeq: until })) {
-      const line: ExportedMessage = {
-        seq: m.seq,
-        subject: m.subject,
-        time: m.time.toISOString(),
-        headers: { ...m.headers },
-        data: Buffer.from(m.data).toString('base64'),
-      };
-      if (!out.write(`${JSON.stringify(line)}\n`)) await once(out, 'drain');
-      if (firstSeq === 0) firstSeq = m.seq;
-      messages += 1;
+      if (perSubject) seen.add(m.subject);
+      await write(m);
+    }
+    if (perSubject) {
+      const later = await supersededDuringRead(host, bus, name, seen, until);
+      for (const m of later) await write(m);
+      until = later.at(-1)?.seq ?? until;
     }
   } catch (error) {
     out.destroy();
