@@ -125,7 +125,46 @@ export async function deleteSecret(opts: SecretsHostOptions, command: SecretDele
   return { outcome: 'ok', revision, removed: true };
 }
 
-/** Re-seals every record not under the active key; a record changed meanwhile is left to its writer. */
+/** Compare-and-set attempts per record before a rekey leaves it to its next run. */
+const REKEY_ATTEMPTS = 5;
+
+type RekeyOutcome =
+  { readonly kind: 'moved'; readonly revision: number } | { readonly kind: 'kept' | 'unreadable' };
+
+/**
+ * Re-seals one record. A write that lands between the read and the compare-and-set is read again: its
+ * writer may be a node still on the old key (mid-rotation), whose record would otherwise stay under a
+ * key about to be dropped.
+ */
+async function rekeyOne(opts: SecretsHostOptions, keyring: Keyring, name: string): Promise<RekeyOutcome> {
+  for (let attempt = 0; attempt < REKEY_ATTEMPTS; attempt++) {
+    const held = await readRecord(opts.bucket, name);
+    if (!held?.record) return { kind: 'kept' };
+    const step = rekeyStep(held.record, keyring);
+    if (step.kind === 'keep') return { kind: 'kept' };
+    if (step.kind === 'unreadable') {
+      opts.logger.warn(
+        { event: 'secret_rekey_unreadable', name, key_id: held.record.key_id, why: step.why },
+        'secret cannot be re-sealed',
+      );
+      return { kind: 'unreadable' };
+    }
+    try {
+      const revision = await opts.bucket.update(
+        name,
+        encoder.encode(JSON.stringify(step.record)),
+        held.revision,
+      );
+      return { kind: 'moved', revision };
+    } catch (error) {
+      if (!(error instanceof KvConflictError)) throw error;
+    }
+  }
+  opts.logger.warn({ event: 'secret_rekey_contended', name }, 'secret kept changing during the rekey');
+  return { kind: 'kept' };
+}
+
+/** Re-seals every record not under the active key. */
 export async function rekeySecrets(opts: SecretsHostOptions, command: SecretRekey): Promise<SecretReply> {
   const refusal = checkRekey(command.key_id, opts.keyring);
   if (refusal) return refused(refusal);
@@ -134,25 +173,11 @@ export async function rekeySecrets(opts: SecretsHostOptions, command: SecretReke
   const unreadable: string[] = [];
   let revision = 0;
   for (const name of (await opts.bucket.keys()).sort()) {
-    const held = await readRecord(opts.bucket, name);
-    if (!held?.record) continue;
-    const step = rekeyStep(held.record, keyring);
-    if (step.kind === 'keep') continue;
-    if (step.kind === 'unreadable') {
-      unreadable.push(name);
-      opts.logger.warn(
-        { event: 'secret_rekey_unreadable', name, key_id: held.record.key_id, why: step.why },
-        'secret cannot be re-sealed',
-      );
-      continue;
-    }
-    try {
-      revision = await opts.bucket.update(name, encoder.encode(JSON.stringify(step.record)), held.revision);
+    const outcome = await rekeyOne(opts, keyring, name);
+    if (outcome.kind === 'moved') {
       moved.push(name);
-    } catch (error) {
-      // Written meanwhile: the new value was sealed by its writer under the active key.
-      if (!(error instanceof KvConflictError)) throw error;
-    }
+      revision = outcome.revision;
+    } else if (outcome.kind === 'unreadable') unreadable.push(name);
   }
   opts.logger.info(
     { event: 'secrets_rekeyed', actor: command.actor.id, key_id: keyring.activeKeyId, moved, unreadable },

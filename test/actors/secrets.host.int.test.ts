@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
 import { startSecretsHost } from '../../actors/index.js';
+import { decidePut } from '../../actors/secrets/secrets.decide.js';
 import { ensureCatalogue, keyringFrom, open, type Keyring } from '../../bus/index.js';
 import { openMemoryBus } from '../../bus/memory/index.js';
 import { followSecrets, secretRecord, secretsThenEnv, storeResolver } from '../../projections/index.js';
@@ -266,3 +267,56 @@ t.test('a put or delete with if_revision writes only over that revision; a later
   );
   t.equal(secretRecord(s.view.state, 'CAS_TOKEN'), null, 'over its own revision it removes');
 });
+
+t.test(
+  'a rekey racing a write under an older key re-seals the newer record too (a node not yet restarted writes under the old key)',
+  async (t) => {
+    const bus = await openMemoryBus({});
+    t.teardown(() => bus.close());
+    const { secrets: bucket } = await ensureCatalogue(bus);
+    const old = ring('k1', ['k1', 1]);
+    // What a node still on the old key stores for a put (secrets.decide.ts).
+    const oldRecord = (value: string) =>
+      enc.encode(
+        JSON.stringify(
+          decidePut(
+            { name: 'RACED', value_b64: Buffer.from(value).toString('base64'), source: 'api', actor },
+            old,
+            new Date(),
+          ),
+        ),
+      );
+    await bucket.put('RACED', oldRecord('first'));
+    // Between the rekey's read of RACED and its compare-and-set, the old-key node writes a new value.
+    let raced = false;
+    const racing = Object.create(bucket) as typeof bucket;
+    racing.update = async (key, value, expected) => {
+      if (key === 'RACED' && !raced) {
+        raced = true;
+        await bucket.put('RACED', oldRecord('second'));
+      }
+      return bucket.update(key, value, expected);
+    };
+    const host = startSecretsHost({ bus, bucket: racing, keyring: ring('k2', ['k1', 1], ['k2', 2]), logger });
+    t.teardown(() => host.stop());
+    const reply = SecretReply.parse(
+      JSON.parse(
+        dec.decode(
+          (
+            await bus.request(Commands.secrets.rekey.subject, enc.encode(JSON.stringify({ actor })), {
+              timeoutMs: 5000,
+            })
+          ).data,
+        ),
+      ),
+    );
+    t.ok(raced, 'the write landed between read and compare-and-set');
+    t.match(reply, { outcome: 'ok', moved: ['RACED'], unreadable: [] });
+    const record = JSON.parse(dec.decode((await bucket.get('RACED'))!.value)) as {
+      key_id: string;
+      sealed: string;
+    };
+    t.equal(record.key_id, 'k2', 'the newer record is under the active key');
+    t.equal(open(ring('k2', ['k2', 2]), record.sealed, secretAad('RACED')).toString(), 'second');
+  },
+);
