@@ -66,7 +66,16 @@ export function phaseRunner(host: {
           phase: req.phase,
           seat: started.profile,
           charter: company.charter,
-          caps: { org: company.token_budget, seat: started.profile.token_budget },
+          // Read at each model call's check: a cap lowered while the turn runs stops it at its next call
+          // (the rest of the turn keeps the profile it started with).
+          caps: {
+            get org() {
+              return opts.company().token_budget;
+            },
+            get seat() {
+              return host.profile().token_budget;
+            },
+          },
           signal: host.signal(),
           ...(opened ? { journal: opened.phase(req.phase, turn.iteration), calls: opened.calls } : {}),
           parent: host.spans.of(turn),
