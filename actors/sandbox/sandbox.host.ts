@@ -202,6 +202,16 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
   };
   loop();
   stopLostRuns(records, opts.node, backend);
+  // A run of this node another node ended on the records (lost while the node was away, the record landing
+  // after the start above) stops here the moment the record arrives: its records say it is over.
+  const offEnded = records.onChange((run, origin) => {
+    if (origin !== 'followed' || run.node !== opts.node || isLive(run) || run.workdir === null) return;
+    const { workdir, pid } = run;
+    logger.info({ sandbox_id: run.sandbox_id, status: run.status }, 'sandbox run ended elsewhere; stopped');
+    void serial(run.sandbox_id, () => backend.stop({ workdir, pid })).catch((err: unknown) =>
+      logger.warn({ err, sandbox_id: run.sandbox_id }, 'sandbox run ended elsewhere not stopped'),
+    );
+  });
 
   const answers: Subscription = serveCommand(bus, Commands.sandbox.answerAt(opts.node), (body) =>
     supervisor.answer(body.sandbox_id, body.seat, body.answer),
@@ -355,6 +365,7 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
 
     async stop() {
       stopped = true;
+      offEnded();
       if (timer) clearTimeout(timer);
       // A setup step can run for minutes: the stop cuts it rather than wait.
       for (const abort of aborts.values())

@@ -22,6 +22,10 @@ const PRUNE_EVERY_MS = 3_600_000;
 
 export const tokenDigest = (token: string): string => createHash('sha256').update(token).digest('hex');
 
+/** Where a change came from: this node's own `put`, or a record followed from the stream. */
+type ChangeOrigin = 'put' | 'followed';
+type ChangeListener = (run: SandboxRunRecord, origin: ChangeOrigin) => void;
+
 export interface SandboxRecords {
   get(id: string): SandboxRunRecord | undefined;
   all(): SandboxRunRecord[];
@@ -39,7 +43,7 @@ export interface SandboxRecords {
    */
   prune(): Promise<void>;
   /** Called after every change of any run (own writes and followed ones). */
-  onChange(listener: (run: SandboxRunRecord) => void): () => void;
+  onChange(listener: ChangeListener): () => void;
   stop(): Promise<void>;
 }
 
@@ -67,9 +71,9 @@ export async function openSandboxRecords(opts: {
     // An ended run's token is refused from then on: it leaves the index.
     if (isLive(run)) liveByDigest.set(run.token_sha256, run.sandbox_id);
   };
-  const listeners = new Set<(run: SandboxRunRecord) => void>();
-  const changed = (run: SandboxRunRecord): void => {
-    for (const listener of listeners) listener(run);
+  const listeners = new Set<ChangeListener>();
+  const changed = (run: SandboxRunRecord, origin: ChangeOrigin): void => {
+    for (const listener of listeners) listener(run, origin);
   };
   const decode = (data: Uint8Array): SandboxRunRecord | null => {
     try {
@@ -79,6 +83,8 @@ export async function openSandboxRecords(opts: {
       return null;
     }
   };
+  /** The records this node's puts are publishing right now, as sent. */
+  const publishing = new Set<string>();
   let last = 0;
   for await (const msg of opts.bus.replay(Streams.Sandbox)) {
     last = msg.seq;
@@ -86,14 +92,20 @@ export async function openSandboxRecords(opts: {
     if (run) keep(run, msg.seq, msg.time.getTime());
     else opts.logger.warn({ seq: msg.seq }, 'sandbox record skipped: not a run record');
   }
-  // Runs this node launched are written here first; only other nodes' records are taken from the follow.
+  // Runs this node launched are written here first (`put`): of them the follow takes only a record newer
+  // than the node's own newest, one another node wrote (a run it recorded lost); the echo of a put is not.
   const sub: Subscription = await opts.bus.follow(Streams.Sandbox, { fromSeq: last + 1 }, (msg) => {
     // Followed in order: everything up to here has been seen (a put's own sequence does not say that).
     last = msg.seq;
     const run = decode(msg.data);
-    if (!run || run.node === opts.node) return;
+    if (!run) return;
+    if (run.node === opts.node) {
+      if (msg.seq <= (stored.get(run.sandbox_id)?.seq ?? 0)) return;
+      // A put's echo may come before its acknowledgement: still this node's own write.
+      if (publishing.has(decoder.decode(msg.data))) return;
+    }
     keep(run, msg.seq, msg.time.getTime());
-    changed(run);
+    changed(run, 'followed');
   });
   const prune = async (): Promise<void> => {
     const floor = now().getTime() - keepEndedMs;
@@ -127,12 +139,13 @@ export async function openSandboxRecords(opts: {
       return same && isLive(run) ? run : null;
     },
     async put(run) {
-      const ack = await opts.bus.publish(
-        Subjects.sandboxRun(run.sandbox_id),
-        encoder.encode(JSON.stringify(run)),
-      );
+      const text = JSON.stringify(run);
+      publishing.add(text);
+      const ack = await opts.bus
+        .publish(Subjects.sandboxRun(run.sandbox_id), encoder.encode(text))
+        .finally(() => publishing.delete(text));
       keep(run, ack.seq, now().getTime());
-      changed(run);
+      changed(run, 'put');
     },
     storedAt: (id) => stored.get(id)?.at,
     prune,
