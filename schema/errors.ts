@@ -306,9 +306,9 @@ export const errorCatalogue = {
   },
   setup_unavailable: {
     status: 503,
-    when: "`POST /setup/codehost-a-app/{handle}` on a node with no setup surface for code-host apps (no keyring, or the code host's API and web locations unset), or without `SVC_PUBLIC_BASE_URL` (the manifest's hook and return addresses)",
+    when: "`POST /setup/codehost-a-app/{handle}` on a node with a keyring but no setup surface for code-host apps (the code host's API and web locations unset), or without `SVC_PUBLIC_BASE_URL` (the manifest's hook and return addresses)",
     detail: 'This node has no setup surface for code-host apps.',
-    hint: 'Configure a keyring (`secrets.keys`) and set SVC_CODEHOST_A_API_URL and SVC_CODEHOST_A_WEB_URL, then restart.',
+    hint: 'Set SVC_CODEHOST_A_API_URL and SVC_CODEHOST_A_WEB_URL, then restart.',
     retryable: false,
   },
   backup_dir_invalid: {

@@ -236,6 +236,7 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
         settings: deps.settings,
         auth,
         publicBaseUrl: () => value('SVC_PUBLIC_BASE_URL'),
+        keyring: keyring !== null,
         ...(appFlow ? { appFlow } : {}),
       }),
     ],

@@ -12,7 +12,7 @@
  * handle (`state`, `installed`) is shown only when the seat grammar allows it.
  *
  * `POST /setup/codehost-a-app/{handle}` answers the `create_app` step (`action_url` empty, the manifest and
- * where to post it in `post_url`); without a setup surface, or without the public address the manifest's
+ * where to post it in `post_url`); 503 `no_keyring` on a node without a keyring; without a setup surface, or without the public address the manifest's
  * hook and return addresses are built on, 503 `setup_unavailable`.
  */
 import { ApiError } from '../api-error.js';
@@ -52,6 +52,8 @@ export interface LandingDeps {
   configured(): boolean;
   settings(): WebhookSettings;
   readonly appFlow?: AppFlow;
+  /** False when this node has no keyring: the begin route then answers 503 `no_keyring`. */
+  readonly keyring?: boolean;
   readonly auth?: AuthSettings;
   publicBaseUrl?(): string | null;
 }
@@ -166,6 +168,12 @@ async function codehostApp(
 
 function begin(deps: LandingDeps, signer: StateSigner | null, req: ApiRequest): ApiReply {
   if (deps.auth) assertCompanyWriter(deps.auth, req.actor);
+  // The flow seals the app's key and secret (spec: a sealing route without a keyring is `no_keyring`).
+  if (deps.keyring === false)
+    throw new ApiError('no_keyring', {
+      detail:
+        "The app's private key and webhook secret are sealed into the secret store, which needs secrets.keys.",
+    });
   if (deps.appFlow === undefined || signer === null) throw new ApiError('setup_unavailable');
   const handle = req.params['handle'] ?? '';
   const seat = deps.settings().directory.seats.get(handle);
