@@ -21,6 +21,7 @@ import { cancelledResult, cancelReason, errorResult, errorText, toToolResult } f
 import { backoffDelay, remoteUrl, scrub, type ResolvedInstance } from './toolservers.resolve.js';
 import { usableTools } from './toolservers.names.js';
 import { defaultBursts, StderrBursts } from './toolservers.stderr.js';
+import { StdoutNoise } from './toolservers.startup.js';
 import type { SupervisionSettings } from './toolservers.supervision.js';
 
 /** How a stdio child ended: its exit code, or the signal that killed it. */
@@ -76,6 +77,7 @@ export class ToolServerInstance {
   private refused: { readonly attempt: number; readonly message: string } | null = null;
   private readonly log: Logger;
   private readonly stderr: StderrBursts;
+  private readonly noise = new StdoutNoise();
 
   constructor(
     resolved: ResolvedInstance,
@@ -164,7 +166,7 @@ export class ToolServerInstance {
     client.onerror = (error) => {
       const oversize = oversizeText(error);
       if (oversize !== null && attempt === this.attempt) this.refused = { attempt, message: oversize };
-      else if (oversize === null)
+      else if (oversize === null && !this.noise.note(attempt, error))
         this.log.debug({ error: this.scrub(errorText(error)) }, 'tool server transport error');
     };
     this.transport = transport;
@@ -194,7 +196,8 @@ export class ToolServerInstance {
       if (this.resolved.launch.kind === 'http') this.watchHealth(client, attempt);
       this.onToolsChanged();
     } catch (error) {
-      this.failed(attempt, error);
+      const said = this.noise.startFailure(attempt, error, this.settings.startTimeoutMs);
+      this.failed(attempt, said === null ? error : new Error(said));
     }
   }
 

@@ -74,6 +74,7 @@ export function startManager(
     backoffBaseMs?: number;
     backoffCapMs?: number;
     callTimeoutMs?: number;
+    startTimeoutMs?: number;
   } = {},
 ): { manager: ToolServerManager; logs: Captured } {
   const logs = opts.logs ?? captureLogs();
@@ -83,7 +84,7 @@ export function startManager(
     supervision: {
       backoffBaseMs: opts.backoffBaseMs ?? 100,
       backoffCapMs: opts.backoffCapMs ?? 400,
-      startTimeoutMs: 15_000,
+      startTimeoutMs: opts.startTimeoutMs ?? 15_000,
       callTimeoutMs: opts.callTimeoutMs ?? 15_000,
       healthCheckMs: 300,
     },
