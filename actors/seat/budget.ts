@@ -8,7 +8,7 @@
  */
 import type { Logger } from 'pino';
 import { Streams, type Bus, type StoredMessage, type Subscription } from '../../bus/index.js';
-import { SpendRecord } from '../../schema/index.js';
+import { instantMs, SpendRecord } from '../../schema/index.js';
 import { builtSpendText } from './spend-bytes.js';
 
 export interface BudgetRefusal {
@@ -150,8 +150,10 @@ export function createBudget(opts: {
     if (c.ids.has(record.id)) return;
     // Placed as the ledger of `/budgets` places it: at its stamp, or at its arrival when stamped ahead —
     // the stored time, not this node's clock, so a restart or another node counts it in the same month.
-    const stamped = Date.parse(record.timestamp);
-    if (Number.isNaN(stamped)) return;
+    // Read as every read model reads an instant: `Date.parse` took spellings the ledger skips and skipped
+    // ones it counts (epoch digits, a comma fraction), so a cap could refuse on spend /budgets did not show.
+    const stamped = instantMs(record.timestamp);
+    if (stamped === null) return;
     const ms = Math.min(stamped, arrivedMs);
     if (ms < c.startMs || ms >= c.endMs) return;
     c.ids.add(record.id);
