@@ -107,18 +107,51 @@ export function cronProblem(cron: string, tz: string): string | null {
  * gap it yields the firing the gap shifts, started after the gap it does not; started between the
  * two occurrences of a repeated wall time it yields the second. So every answer here comes from one
  * canonical sequence: forward iteration from a point a couple of firings back (stepping back only
- * finds that point). Ask at any instant, the fire times are the same.
+ * finds that point) where the zone's offset has not changed for `SETTLED_MS`. Two firings back can
+ * still lie inside a repeated hour (`0,30 1 * * *` asked at 01:45 EST), which would walk the second
+ * occurrences; stepping on until the offset is settled starts the walk before the change. Ask at any
+ * instant, the fire times are the same.
  */
 function canonical(cron: string, tz: string, at: Date): CronExpression {
   const it = expression(cron, tz, at);
   let anchor = at;
-  for (let steps = 0; steps < 2; steps++) {
+  for (let steps = 0; steps < ANCHOR_STEPS; steps++) {
+    if (steps >= 2 && settled(tz, anchor)) break;
     const back = step(it, 'prev');
-    if (back === null) break;
+    if (back === null) {
+      // cron-parser cannot step back over some DST changes (a gap at midnight, America/Santiago): start
+      // before the change by time instead.
+      anchor = new Date(Math.min(anchor.getTime(), at.getTime() - SETTLED_MS - DAY_MS));
+      break;
+    }
     anchor = back;
   }
   it.reset(new Date(anchor.getTime() - 1));
   return it;
+}
+
+/** Longer than any DST shift in the tz database (Antarctica/Troll moves two hours). */
+const SETTLED_MS = 3 * 3_600_000;
+/** Steps back past a DST change: a firing every minute for three hours (a denser one stays approximate). */
+const ANCHOR_STEPS = 200;
+const DAY_MS = 86_400_000;
+
+/** Offset formatters by zone, bounded as `knownZones` is. */
+const offsetFormats = new Map<string, Intl.DateTimeFormat>();
+
+function offsetAt(tz: string, at: number): string {
+  let format = offsetFormats.get(tz);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat('en-US', { timeZone: tz, timeZoneName: 'longOffset' });
+    if (offsetFormats.size >= 1_000) offsetFormats.clear();
+    offsetFormats.set(tz, format);
+  }
+  return format.formatToParts(at).find((part) => part.type === 'timeZoneName')?.value ?? '';
+}
+
+/** Whether the zone's offset at `at` has held for `SETTLED_MS` before it (no DST change just behind). */
+function settled(tz: string, at: Date): boolean {
+  return offsetAt(tz, at.getTime()) === offsetAt(tz, at.getTime() - SETTLED_MS);
 }
 
 /** One iteration step; null when the expression has no more dates that way. */

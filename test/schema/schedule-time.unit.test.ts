@@ -207,3 +207,52 @@ t.test(
     );
   },
 );
+
+t.test(
+  'after an autumn overlap the latest and next fire times of a schedule firing several times in the repeated hour are the first occurrences, asked at any instant',
+  async (t) => {
+    // New York repeats 01:00..02:00 on 2026-11-01 (06:00Z); Berlin and Sydney repeat 02:00..03:00 on theirs.
+    const cases: Array<[string, string, string]> = [
+      ['*/30 1 * * *', 'America/New_York', '2026-11-01T06:00:00Z'],
+      ['0,30 1,2 * * *', 'America/New_York', '2026-11-01T06:00:00Z'],
+      ['*/15 1-3 * * *', 'America/New_York', '2026-11-01T06:00:00Z'],
+      ['*/30 2 * * *', 'Europe/Berlin', '2026-10-25T01:00:00Z'],
+      ['*/15 1-3 * * *', 'Europe/Berlin', '2026-10-25T01:00:00Z'],
+      ['0,30 1,2 * * *', 'Australia/Sydney', '2026-04-04T16:00:00Z'],
+      ['0 */2 * * *', 'America/Santiago', '2026-04-05T03:00:00Z'],
+      ['0 */2 * * *', 'America/Santiago', '2026-09-06T04:00:00Z'],
+    ];
+    for (const [cron, tz, change] of cases) {
+      // The one sequence: each fire time the next after the one before, from two days back.
+      const times: number[] = [];
+      let from = new Date(Date.parse(change) - 48 * HOUR);
+      while (from.getTime() < Date.parse(change) + 48 * HOUR) {
+        const next = nextFireTime(cron, tz, from);
+        if (next === null) break;
+        times.push(next.getTime());
+        from = next;
+      }
+      const wrong: string[] = [];
+      for (let ms = Date.parse(change) - 6 * HOUR; ms < Date.parse(change) + 6 * HOUR; ms += 20 * MIN) {
+        const latest = times.filter((x) => x <= ms).pop() ?? null;
+        const next = times.find((x) => x > ms) ?? null;
+        const asked = new Date(ms);
+        if ((latestFireTime(cron, tz, asked)?.getTime() ?? null) !== latest)
+          wrong.push(`latest at ${asked.toISOString()}`);
+        if ((nextFireTime(cron, tz, asked)?.getTime() ?? null) !== next)
+          wrong.push(`next at ${asked.toISOString()}`);
+      }
+      t.same(wrong, [], `${cron} in ${tz} around ${change}`);
+    }
+    // What a node taking the duty at 01:45 EST reads: the 01:30 EDT firing was missed.
+    t.equal(
+      missedFiring(
+        '*/30 1 * * *',
+        'America/New_York',
+        at('2026-11-01T04:00:00Z'),
+        at('2026-11-01T06:45:00Z'),
+      )?.scheduledAt.toISOString(),
+      '2026-11-01T05:30:00.000Z',
+    );
+  },
+);
