@@ -137,6 +137,7 @@ export {
   setupKinds,
   StepOutcome,
   valueAt,
+  withheldReference,
   withValue,
 } from './setup/index.js';
 export type {

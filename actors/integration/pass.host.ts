@@ -28,6 +28,8 @@ export interface PassRequest {
   readonly agentSeats: readonly string[];
   /** Agent seats that already carry their own token for this kind (none is minted for them). */
   readonly seatsWithToken: readonly string[];
+  /** Resolved values the run names by their `${VAR}` instead (PassInput). */
+  readonly withheld?: ReadonlyArray<{ readonly name: string; readonly value: string }>;
   /** Given only when minted seat credentials can be sealed: receives each one (never logged, never in the run). */
   readonly keep?: (seat: string, value: string) => void;
 }
@@ -47,6 +49,17 @@ const passes: Readonly<Record<string, VendorPass>> = {
   'tracker-a': sitePass('tracker-a', '/rest/api/2/myself'),
   wiki: sitePass('wiki', '/rest/api/user/current'),
 };
+
+/** Replaces each withheld value, as written and as a path segment encodes it, with `${NAME}`; longest first. */
+function scrubber(withheld: ReadonlyArray<{ readonly name: string; readonly value: string }>) {
+  const forms = withheld
+    .flatMap(({ name, value }) =>
+      [value, encodeURIComponent(value)].map((text) => ({ text, ref: `\${${name}}` })),
+    )
+    .filter(({ text }) => text !== '')
+    .sort((a, b) => b.text.length - a.text.length);
+  return (text: string): string => forms.reduce((out, { text: v, ref }) => out.split(v).join(ref), text);
+}
 
 export function createPassHost(opts: PassHostOptions) {
   return {
@@ -79,6 +92,10 @@ export function createPassHost(opts: PassHostOptions) {
           );
         steps.push({ name: 'stopped', outcome: 'failed', detail: reason });
       }
+      // A vendor path spliced from a withheld value (a stored workspace, group, ...) names its reference.
+      const scrub = scrubber(request.withheld ?? []);
+      reason = reason === null ? null : scrub(reason);
+      for (const [i, s] of steps.entries()) steps[i] = { ...s, detail: scrub(s.detail) };
       const run: PassRun = {
         id: request.id ?? randomUUID(),
         kind: request.kind,

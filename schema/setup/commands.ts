@@ -66,6 +66,11 @@ export interface PassInput {
   readonly agentSeats: readonly string[];
   /** Agent seats that already carry their own token for this kind (none is minted for them). */
   readonly seatsWithToken: readonly string[];
+  /**
+   * Resolved values of the settings' references a setup answer withholds, each with the `${VAR}` that
+   * names it instead in the run's reason and step details (and its log line).
+   */
+  readonly withheld?: ReadonlyArray<{ readonly name: string; readonly value: string }>;
 }
 
 /** Where an integration actor's host reads the configuration from, and stores what a provision minted. */

@@ -15,6 +15,7 @@ export {
   integrationState,
   namesToLookUp,
   setupFindings,
+  withheldReference,
   type IntegrationState,
   type LookupAnswer,
   type SetupFinding,

@@ -164,12 +164,21 @@ function blockUrl(spec: KindSpec, input: StateInput): string | null {
  */
 function shown(raw: string, value: string, input: StateInput): string | null {
   if (value === '') return null;
-  const secret = (name: string): boolean =>
+  if (listRefs(raw).some((name) => withheldReference(name, input))) return null;
+  return input.credential?.(value) === true ? null : value;
+}
+
+/**
+ * Whether what `${name}` resolves to is withheld from every setup answer (resolved values, vendor links,
+ * a pass's run): a stored secret, a variable the document uses at a credential leaf, or one whose name
+ * says credential.
+ */
+export function withheldReference(name: string, input: Pick<StateInput, 'document' | 'lookups'>): boolean {
+  return (
     input.lookups.get(name)?.source === 'store' ||
     namesSecret(name) ||
-    credentialNames(input.document).has(name);
-  if (listRefs(raw).some(secret)) return null;
-  return input.credential?.(value) === true ? null : value;
+    credentialNames(input.document).has(name)
+  );
 }
 
 /** The `${NAME}`s the document writes at its secret leaves (write rule 7), remembered per document. */

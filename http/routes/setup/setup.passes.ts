@@ -11,6 +11,7 @@ import {
   segmentsOf,
   substituteDeep,
   valueAt,
+  withheldReference,
   kindSpec,
   type KindSpec,
   type PassInput,
@@ -21,17 +22,27 @@ import { agentSeats, lookups, readContext, stateOf, type SetupContext } from './
 import type { SetupConfigDeps } from './setup.deps.js';
 import { storeMinted } from './setup.seat-tokens.js';
 
-/** The kind's settings with every `${VAR}` resolved, for the pass only. */
-export async function settingsOf(
+type Withheld = NonNullable<PassInput['withheld']>;
+
+/**
+ * The kind's settings with every `${VAR}` resolved, for the pass only, and the resolved values a setup
+ * answer withholds (the run names their references instead).
+ */
+async function settingsOf(
   deps: SetupConfigDeps,
   spec: KindSpec,
   ctx: SetupContext,
-): Promise<Record<string, unknown>> {
+): Promise<{ settings: Record<string, unknown>; withheld: Withheld }> {
   if (spec.block_path === null) {
-    const out: Record<string, unknown> = {};
-    for (const r of spec.requirements)
-      if (r.secret_name !== null) out[r.field] = (await deps.lookup(r.secret_name))?.value ?? '';
-    return out;
+    const settings: Record<string, unknown> = {};
+    const withheld: Array<Withheld[number]> = [];
+    for (const r of spec.requirements) {
+      if (r.secret_name === null) continue;
+      const value = (await deps.lookup(r.secret_name))?.value ?? '';
+      settings[r.field] = value;
+      if (value !== '') withheld.push({ name: r.secret_name, value });
+    }
+    return { settings, withheld };
   }
   const raw = valueAt(ctx.document, segmentsOf(spec.block_path));
   const block = raw !== null && typeof raw === 'object' ? raw : { value: raw ?? null };
@@ -39,7 +50,16 @@ export async function settingsOf(
     deps,
     listReferences(block).map((ref) => ref.name),
   );
-  return substituteDeep(block, (name) => found.get(name)?.value) as Record<string, unknown>;
+  const withheld = [...found]
+    .filter(
+      ([name, answer]) =>
+        answer?.value && withheldReference(name, { document: ctx.document, lookups: found }),
+    )
+    .map(([name, answer]) => ({ name, value: answer?.value ?? '' }));
+  return {
+    settings: substituteDeep(block, (name) => found.get(name)?.value) as Record<string, unknown>,
+    withheld,
+  };
 }
 
 /** Where a seat's own token for `spec` sits in the document, or null when the seat or the kind has none. */
@@ -57,8 +77,10 @@ export function isConfigured(spec: KindSpec, ctx: SetupContext, settings: Record
 
 async function passInput(deps: SetupConfigDeps, spec: KindSpec, ctx: SetupContext): Promise<PassInput> {
   const seats = agentSeats(ctx);
+  const { settings, withheld } = await settingsOf(deps, spec, ctx);
   return {
-    settings: await settingsOf(deps, spec, ctx),
+    settings,
+    withheld,
     publicUrl: ctx.publicBase.resolved === null ? null : `${ctx.publicBase.resolved}${spec.inbound_path}`,
     agentSeats: seats,
     seatsWithToken: seats.filter((h) => {
