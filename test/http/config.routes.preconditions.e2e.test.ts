@@ -97,21 +97,67 @@ t.test('reload with If-Match on a node with no active revision answers 412', asy
   t.equal((await node.call('POST', '/config/reload')).status, 409, 'without If-Match: 409');
 });
 
+t.test('an If-Match listing several tags proceeds when any one names the active revision', async (t) => {
+  const node = await startConfigNode(t);
+  const id = await firstRevision(node);
+  const res = await node.call('PUT', '/config', {
+    body: company('B'),
+    headers: { 'x-summary': 's', 'if-match': `"other", "${id}"` },
+  });
+  t.equal(res.status, 201, 'RFC 9110 13.1.1: any listed tag may match');
+  const patched = await node.call('PATCH', '/config', {
+    body: { name: 'C' },
+    headers: { 'x-summary': 's', 'if-match': `W/"x", "${(await json(res))['revision_id'] as string}"` },
+  });
+  t.equal(patched.status, 201, 'on a PATCH too');
+});
+
 t.test(
-  'an If-Match naming two revisions is 409 revision_advanced carrying stored_revision_id (null: nothing stored)',
+  'an If-Match naming none of the active revision (several tags, or only weak ones) is 409 revision_advanced with stored_revision_id null',
   async (t) => {
     const node = await startConfigNode(t);
     const id = await firstRevision(node);
-    const res = await node.call('PUT', '/config', {
-      body: company('B'),
-      headers: { 'x-summary': 's', 'if-match': `"${id}", "other"` },
-    });
-    t.equal(res.status, 409);
-    const body = await json(res);
-    t.equal(body['error'], 'revision_advanced');
-    t.ok(Object.hasOwn(body, 'stored_revision_id'), 'the field is carried');
-    t.equal(body['stored_revision_id'], null);
+    for (const ifMatch of ['"a", "b"', `W/"${id}"`, `W/"${id}", W/"other"`]) {
+      const res = await node.call('PUT', '/config', {
+        body: company('B'),
+        headers: { 'x-summary': 's', 'if-match': ifMatch },
+      });
+      t.equal(res.status, 409, ifMatch);
+      const body = await json(res);
+      t.equal(body['error'], 'revision_advanced', ifMatch);
+      t.ok(Object.hasOwn(body, 'stored_revision_id'), `${ifMatch}: the field is carried`);
+      t.equal(body['stored_revision_id'], null, ifMatch);
+    }
     t.equal((await json(await node.call('GET', '/config/revisions')))['total'], 1, 'nothing was stored');
+  },
+);
+
+t.test(
+  'If-None-Match naming the active revision on a write is 412 already_configured; naming another proceeds',
+  async (t) => {
+    const node = await startConfigNode(t);
+    const id = await firstRevision(node);
+    const refused = [
+      ['PUT', '/config', company('B')],
+      ['PATCH', '/config', { name: 'B' }],
+      ['POST', '/config/reload', undefined],
+    ] as const;
+    for (const [method, path, body] of refused) {
+      for (const tag of [`"${id}"`, `W/"${id}"`, `"other", "${id}"`]) {
+        const res = await node.call(method, path, {
+          ...(body === undefined ? {} : { body }),
+          headers: { 'x-summary': 's', 'if-none-match': tag },
+        });
+        t.equal(res.status, 412, `${method} ${tag}`);
+        t.equal((await json(res))['error'], 'already_configured', `${method} ${tag}`);
+      }
+    }
+    t.equal((await json(await node.call('GET', '/config/revisions')))['total'], 1, 'nothing was stored');
+    const other = await node.call('PUT', '/config', {
+      body: company('B'),
+      headers: { 'x-summary': 's', 'if-none-match': '"other"' },
+    });
+    t.equal(other.status, 201, 'a tag of no current revision lets the write proceed');
   },
 );
 

@@ -24,6 +24,25 @@ t.test('disconnect with a stale If-Match is 409 and keeps the block', async (t) 
   t.match(await json(await node.call('GET', '/setup/integrations/codehost-a')), { configured: false });
 });
 
+t.test(
+  'disconnect compares If-Match strongly: a weak tag of the active revision is 409, a list naming it proceeds',
+  async (t) => {
+    const node = await startSetupNode(t);
+    const id = await node.putDocument(company({ integrations: { codehost_a: { webhook_secret: '${X}' } } }));
+    const weak = await node.call('DELETE', '/setup/integrations/codehost-a', {
+      headers: { 'if-match': `W/"${id}"` },
+    });
+    t.equal(weak.status, 409, 'RFC 9110 13.1.1: a weak tag never matches');
+    t.equal((await json(weak))['error'], 'revision_advanced');
+    t.match(await json(await node.call('GET', '/setup/integrations/codehost-a')), { configured: true });
+    const listed = await node.call('DELETE', '/setup/integrations/codehost-a', {
+      headers: { 'if-match': `"other", "${id}"` },
+    });
+    t.equal(listed.status, 200, 'any listed tag may name the active revision');
+    t.match(await json(await node.call('GET', '/setup/integrations/codehost-a')), { configured: false });
+  },
+);
+
 t.test('disconnecting the relay removes the app id; chat removes its marker', async (t) => {
   const node = await startSetupNode(t);
   await node.putDocument(

@@ -4,6 +4,7 @@
  */
 import { cutForQuote, parseCompanyJson, parseCompanyYaml, pathOf } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
+import { parseTagList, strongTags, weakMatch } from '../../entity-tags.js';
 import type { ApiRequest, RequestHead } from '../../types.js';
 
 /** `dry_run`: `true` or `false` only (write rule 2). */
@@ -23,42 +24,56 @@ export interface Preconditions {
   readonly ifNoneMatchAny: boolean;
 }
 
-/** One entity tag: `"id"`, bare `id`, `W/"id"` or `*`. A list names several; a write takes one. */
-function parseTag(raw: string): string {
-  const trimmed = raw.trim().replace(/^W\//, '');
-  return trimmed.startsWith('"') && trimmed.endsWith('"') && trimmed.length >= 2
-    ? trimmed.slice(1, -1)
-    : trimmed;
-}
+/** A tag as a revision id: a revision read's tag (`<id>.stored`) names that revision; ids compare lower-cased. */
+const idOfTag = (tag: string): string => revisionOfTag(tag).toLowerCase();
 
-export function readPreconditions(req: RequestHead): Preconditions {
+const staleList = (detail: string): ApiError =>
+  new ApiError('revision_advanced', {
+    detail,
+    hint: 'Send the ETag of the revision you read, as given.',
+    // The spec's 409 always names the revision stored: refused before any write, none was.
+    extra: { stored_revision_id: null },
+  });
+
+/**
+ * A write's preconditions against the active revision `activeId` (RFC 9110 13.1, write rule 5). `If-Match`
+ * proceeds when any strong tag listed names the active revision (a weak tag never matches); one strong tag
+ * naming another is the writer's stale write (stored inactive, 409); a list naming none is refused before
+ * any write. `If-None-Match` naming the active revision (weakly, or `*`) is 412 `already_configured`.
+ */
+export function readPreconditions(req: RequestHead, activeId: string | null): Preconditions {
   const ifMatch = req.headers['if-match'];
   const ifNoneMatch = req.headers['if-none-match'];
-  const ifNoneMatchAny = ifNoneMatch !== undefined && ifNoneMatch.trim() === '*';
+  const none = ifNoneMatch === undefined ? null : parseTagList(ifNoneMatch);
+  const ifNoneMatchAny = none?.any === true;
   if (ifMatch !== undefined && ifNoneMatchAny) {
     throw new ApiError('conflicting_preconditions');
   }
-  if (ifMatch === undefined) return { ifNoneMatchAny };
-  const tags = ifMatch
-    .split(',')
-    .map(parseTag)
-    .filter((tag) => tag !== '');
-  if (tags.length !== 1) {
-    throw new ApiError('revision_advanced', {
-      detail: 'If-Match must name exactly one revision (or *)',
-      hint: 'Send the ETag of the revision you read, as given.',
-      // The spec's 409 always names the revision stored: refused before any write, none was.
-      extra: { stored_revision_id: null },
+  if (none && !none.any && weakMatch(none, activeId, (tag, id) => idOfTag(tag) === id.toLowerCase())) {
+    throw new ApiError('already_configured', {
+      detail: `If-None-Match names the active revision ${activeId}`,
+      hint: 'Read `GET /config` again, or drop If-None-Match to write over the active revision.',
     });
   }
-  return { ifMatch: revisionOfTag(tags[0]!), ifNoneMatchAny };
+  if (ifMatch === undefined) return { ifNoneMatchAny };
+  const list = parseTagList(ifMatch);
+  if (list?.any) return { ifMatch: '*', ifNoneMatchAny };
+  const named = list ? strongTags(list).map(idOfTag) : [];
+  const active = activeId?.toLowerCase();
+  if (active !== undefined && named.includes(active)) return { ifMatch: activeId!, ifNoneMatchAny };
+  // Nothing active: the writer answers 412 `no_active_revision` to any If-Match.
+  if (active === undefined) return { ifMatch: named[0] ?? ifMatch.trim(), ifNoneMatchAny };
+  if (list && list.tags.length === 1 && named.length === 1) return { ifMatch: named[0]!, ifNoneMatchAny };
+  if (list && list.tags.length > 0 && named.length === 0)
+    throw staleList(`If-Match lists only weak tags, which never match (strong comparison, RFC 9110 13.1.1)`);
+  throw staleList(`If-Match names no tag of the active revision ${activeId}`);
 }
 
-/** `If-None-Match` on a read: true when it names `etag` (or `*`). */
+/** `If-None-Match` on a read: true when it names `etag` (or `*`), compared weakly. */
 export function notModified(req: ApiRequest, etagId: string): boolean {
   const header = req.headers['if-none-match'];
-  if (header === undefined) return false;
-  return header.split(',').some((tag) => tag.trim() === '*' || parseTag(tag) === etagId);
+  const list = header === undefined ? null : parseTagList(header);
+  return list !== null && weakMatch(list, etagId);
 }
 
 export const etagOf = (revisionId: string): string => `"${revisionId}"`;

@@ -3,7 +3,7 @@
  * and prepares the whole document — merged, spliced or copied, masks restored, unknown keys carried —
  * then the config writer on the bus decides: validate, store, compare-and-set, activate.
  */
-import type { ConfigState } from '../../../projections/index.js';
+import { activeRevision, type ConfigState } from '../../../projections/index.js';
 import {
   cutForQuote,
   carryUnknownKeys,
@@ -43,6 +43,8 @@ import {
 import { submit, type ConfigWriteDeps, type Prepared } from './config.submit.js';
 
 export type { ConfigWriteDeps } from './config.submit.js';
+
+const activeIdOf = (state: ConfigState): string | null => activeRevision(state)?.revision_id ?? null;
 
 const creatable: ReadonlySet<EntityKind> = new Set<EntityKind>(['llm-providers', 'mcp-servers']);
 
@@ -126,7 +128,7 @@ async function putBasis(state: ConfigState, ifMatch: string | undefined): Promis
 async function putConfig(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply> {
   assertCompanyWriter(deps.auth, req.actor);
   const dryRun = readDryRun(req);
-  const preconditions = readPreconditions(req);
+  const preconditions = readPreconditions(req, activeIdOf(deps.state()));
   const body = parseDocumentBody(req, 'invalid_body');
   const summary = readSummary(req, body.bodySummary, !dryRun);
   const basis = await putBasis(deps.state(), preconditions.ifMatch);
@@ -156,7 +158,7 @@ async function patchConfig(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiR
   }
   assertCompanyWriter(deps.auth, req.actor);
   const dryRun = readDryRun(req);
-  const preconditions = readPreconditions(req);
+  const preconditions = readPreconditions(req, activeIdOf(deps.state()));
   const basis = activeForWrite(deps.state(), preconditions);
   const body = parseDocumentBody(req, 'invalid_patch');
   const summary = readSummary(req, body.bodySummary, !dryRun);
@@ -195,7 +197,7 @@ async function patchConfig(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiR
 function entityHead(deps: ConfigWriteDeps, req: RequestHead) {
   const kind = entityKind(req);
   assertCompanyWriter(deps.auth, req.actor);
-  const preconditions = readPreconditions(req);
+  const preconditions = readPreconditions(req, activeIdOf(deps.state()));
   const id = req.params['id'] ?? '';
   const basis = activeForWrite(deps.state(), preconditions);
   const stored = openEditable(deps, basis);
@@ -294,7 +296,7 @@ async function revert(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply>
   assertCompanyWriter(deps.auth, req.actor);
   const bodySummary = bodySummaryOnly(req);
   const dryRun = readDryRun(req);
-  const preconditions = readPreconditions(req);
+  const preconditions = readPreconditions(req, activeIdOf(deps.state()));
   const state = deps.state();
   const target = await revisionById(state, req.params['id'] ?? '');
   const document = openStored(deps, target);
@@ -317,7 +319,7 @@ async function reload(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply>
   const bodySummary = bodySummaryOnly(req);
   // A dry run is honoured here as on revert: a caller asking for one must never get a stored revision.
   const dryRun = readDryRun(req);
-  const preconditions = readPreconditions(req);
+  const preconditions = readPreconditions(req, activeIdOf(deps.state()));
   const state = deps.state();
   if (!state.active)
     throw new ApiError('no_active_revision', {

@@ -1,7 +1,8 @@
 /** Sends a setup change to the config writer (`Commands.config.write`) and renders its decision. */
 import { randomUUID } from 'node:crypto';
-import { knownKeysAt, unknownKeyPaths, type ConfigWrite } from '../../../schema/index.js';
+import { cutForQuote, knownKeysAt, unknownKeyPaths, type ConfigWrite } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
+import { parseTagList, strongMatch } from '../../entity-tags.js';
 import { sendConfigWrite } from '../config-write.command.js';
 import type { SetupConfigDeps } from './setup.deps.js';
 
@@ -57,21 +58,20 @@ export async function writeDocument(deps: SetupConfigDeps, write: SetupWrite): P
   throw new ApiError(code, { detail: reply.detail, extra });
 }
 
-/** `if_match` as an ETag or a bare id; checked here too so nothing is sealed for a stale read. */
+/**
+ * `if_match` as an ETag or a bare id, or a list of them (any strong one naming the active revision will
+ * do; a weak one never matches); checked here too so nothing is sealed for a stale read.
+ */
 export function checkIfMatch(ifMatch: string | undefined, activeId: string | null): string | undefined {
   if (ifMatch === undefined) return undefined;
-  const tag = ifMatch
-    .trim()
-    .replace(/^W\//, '')
-    .replace(/^"(.*)"$/, '$1');
   if (activeId === null) throw new ApiError('no_active_revision', { variant: 'on_if_match' });
-  if (tag !== '*' && tag.toLowerCase() !== activeId) {
-    throw new ApiError('revision_advanced', {
-      detail: `if_match ${tag} is not the active revision ${activeId}; nothing was stored or sealed`,
-      hint: 'Read the integration again and send the revision_id it shows.',
-      // Refused before anything was written: no losing revision exists to name, and the winner is not ours.
-      extra: { stored_revision_id: null, active_revision_id: activeId },
-    });
-  }
-  return tag;
+  const list = parseTagList(ifMatch);
+  if (list?.any) return '*';
+  if (list && strongMatch(list, activeId, (tag, id) => tag.toLowerCase() === id)) return activeId;
+  throw new ApiError('revision_advanced', {
+    detail: `if_match ${cutForQuote(ifMatch.trim())} does not name the active revision ${activeId}; nothing was stored or sealed`,
+    hint: 'Read the integration again and send the revision_id it shows.',
+    // Refused before anything was written: no losing revision exists to name, and the winner is not ours.
+    extra: { stored_revision_id: null, active_revision_id: activeId },
+  });
 }
