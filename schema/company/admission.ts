@@ -17,6 +17,8 @@
  * A6. A schedule whose literal `cron` has the shape of one but that cron-parser refuses (`61 8 * * 1`,
  *     `MONDAY-FRI`) or that never occurs (`0 0 31 2 *`): it would never fire. A stored revision that
  *     carries one still loads (its schedule shows `next_run: ""`), so an upgrade never strands it.
+ *     Also a step wider than its field (`*\/60` minutes): cron reads it as the field's first value alone,
+ *     so it fires at another cadence than written; a stored one keeps firing as cron reads it.
  * A7. A `turn_engine` round limit or step written as 0: the turn engine reads it as unset and runs its
  *     default (ops/turn-engine.md "Limits"), so the 0 written would silently mean 16, 32, 40 or 8.
  * A8. An agent seat's `sandbox` without a `default_coding_agent` (or a blank one): the seat gets no
@@ -39,7 +41,7 @@
  *     native project's display name (`integrations.work.name`, the unit's name when unset) longer than 100,
  *     or any of them holding a control character or a lone surrogate (admission-names.ts).
  */
-import { cronProblem } from '../schedules/time.js';
+import { cronProblem, cronStepProblem } from '../schedules/time.js';
 import { nameRules } from './admission-names.js';
 import { leadSeat } from './derived.js';
 import { hasControlOrLoneSurrogate } from '../text-grammars.js';
@@ -158,7 +160,7 @@ export function admissionRules(ctx: RuleContext): void {
       const cron = isRecord(schedule) ? schedule['cron'] : undefined;
       if (typeof cron === 'string' && !hasRef(cron) && isCron(cron)) {
         // The timezone cannot make an expression parse or fail; an unknown one is its own problem.
-        const why = cronProblem(cron, 'UTC');
+        const why = cronProblem(cron, 'UTC') ?? cronStepProblem(cron);
         if (why !== null) ctx.admission([...scope.segments, i, 'cron'], ProblemKind.Invalid, why);
       }
       // A2

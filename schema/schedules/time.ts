@@ -102,6 +102,35 @@ export function cronProblem(cron: string, tz: string): string | null {
   }
 }
 
+/** The fields of a 5-field expression with their ranges; a 6-field one has `second` (0-59) first. */
+const CRON_FIELDS: ReadonlyArray<readonly [string, number, number]> = [
+  ['minute', 0, 59],
+  ['hour', 0, 23],
+  ['day of month', 1, 31],
+  ['month', 1, 12],
+  ['day of week', 0, 7],
+];
+
+/**
+ * Null unless a step is wider than its field's range (`*\/60` minutes, `*\/13` months), which cron-parser
+ * accepts and reads as the range's first value alone: `*\/60 * * * *` fires hourly, `0 0 * *\/13 *` every day
+ * of January, never what was meant. A write refuses it (admission rule A6), as cronie does.
+ */
+export function cronStepProblem(cron: string): string | null {
+  const fields = cron.trim().split(/\s+/);
+  if (fields.length !== 5 && fields.length !== 6) return null; // a macro
+  const named = fields.length === 6 ? [['second', 0, 59] as const, ...CRON_FIELDS] : CRON_FIELDS;
+  for (const [i, field] of fields.entries()) {
+    const [name, low, high] = named[i]!;
+    for (const part of field.split(',')) {
+      const step = /\/(\d+)$/.exec(part)?.[1];
+      if (step !== undefined && Number(step) > high)
+        return `cron "${cron}" steps by ${step} in the ${name} field (${low}-${high}), wider than the field: it would fire once per larger unit, not every ${step}`;
+    }
+  }
+  return null;
+}
+
 /**
  * cron-parser's iteration depends on where it starts around a DST change: started before a spring
  * gap it yields the firing the gap shifts, started after the gap it does not; started between the

@@ -126,3 +126,41 @@ t.test(
     t.notOk(validateCompany(renamed, { mode: 'write', active }).valid, 'a new long name is refused');
   },
 );
+
+t.test(
+  "a write refuses a step wider than its field's range, which cron reads as one value per larger unit, and a stored one keeps firing",
+  async (t) => {
+    for (const [cron, field] of [
+      ['*/60 * * * *', /minute.*0-59/],
+      ['*/61 * * * *', /minute/],
+      ['0 */24 * * *', /hour.*0-23/],
+      ['0 0 */32 * *', /day of month.*1-31/],
+      ['0 0 * */13 *', /month.*1-12/],
+      ['0 0 * * */8', /day of week.*0-7/],
+      ['*/60 * * * * *', /second.*0-59/],
+      ['0 */60 * * * *', /minute/],
+      ['5-40/60 * * * *', /minute/],
+    ] as const) {
+      const result = write(withSchedule({ cron }));
+      t.match(
+        result.problems,
+        [{ path: 'roles[0].schedules[0].cron', kind: 'invalid', message: field }],
+        cron,
+      );
+      t.equal(result.problems.length, 1, `${cron}: one problem`);
+    }
+    for (const cron of [
+      '*/59 * * * *',
+      '0 */23 * * *',
+      '0 0 */31 * *',
+      '0 0 1 */12 *',
+      '0 0 * * */7',
+      '*/45 * * * *',
+    ]) {
+      t.same(write(withSchedule({ cron })).problems, [], `${cron} is accepted`);
+    }
+    const stored = runnable(withSchedule({ cron: '*/60 * * * *' }));
+    t.ok(stored.valid, 'a reload runs it');
+    t.match(stored.warnings, [{ path: 'roles[0].schedules[0].cron', kind: 'admission' }]);
+  },
+);
