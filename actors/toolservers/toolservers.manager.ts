@@ -86,12 +86,16 @@ function entryOf(name: string, server: string, tool: Tool): ToolEntry {
   };
 }
 
-async function inBatches<T>(
-  items: readonly T[],
-  size: number,
-  run: (item: T) => Promise<void>,
-): Promise<void> {
-  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(run));
+/**
+ * Runs `run` over the items, at most `size` at once, the next starting as soon as any ends: a server
+ * hanging until its start timeout holds one slot, not a whole batch of healthy ones behind it.
+ */
+async function inPool<T>(items: readonly T[], size: number, run: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await run(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(size, items.length) }, worker));
 }
 
 export function createToolServerManager(opts: ToolServerManagerOptions): ToolServerManager {
@@ -194,7 +198,7 @@ export function createToolServerManager(opts: ToolServerManagerOptions): ToolSer
         fresh.push(instance);
       }
     }
-    await inBatches(fresh, concurrency, (instance) => (stopped ? Promise.resolve() : instance.start()));
+    await inPool(fresh, concurrency, (instance) => (stopped ? Promise.resolve() : instance.start()));
     if (Object.values(outcome).some((keys: string[]) => keys.length > 0)) {
       log.info({ ...outcome }, 'tool servers applied');
       changed();

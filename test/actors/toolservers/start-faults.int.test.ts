@@ -58,3 +58,39 @@ t.test('a server serving 10,000 tools starts, lists them all and answers a call 
   const call = await manager.callTool('ada', 't9999', {});
   t.equal(call.is_error, false);
 });
+
+t.test(
+  'servers that hang at start hold only their own start slots: the others start meanwhile',
+  async (t) => {
+    const { manager, logs } = startManager(t, { startTimeoutMs: 120_000 });
+    const mute = (name: string) => ({
+      name,
+      command: process.execPath,
+      args: ['-e', 'setInterval(() => {}, 1000)'],
+    });
+    let applied = false;
+    const apply = manager
+      .apply({
+        name: 'Acme',
+        // Four start at a time: two hang, and the three others share the two slots left.
+        mcp_servers: [
+          mute('mute-a'),
+          mute('mute-b'),
+          echoServer('one'),
+          echoServer('two'),
+          echoServer('three'),
+        ],
+      })
+      .then(() => (applied = true));
+    await logs.waitForNth((l) => l.msg === 'tool server started', 3, 60_000);
+    const started = manager
+      .status()
+      .filter((s) => s.state === 'started')
+      .map((s) => s.server)
+      .sort();
+    t.same(started, ['one', 'three', 'two'], 'the third healthy server did not wait for the hanging two');
+    t.equal(applied, false, 'the hanging two still hold their starts');
+    await manager.stop();
+    await apply;
+  },
+);
