@@ -118,6 +118,16 @@ function idProblem(r: Requirement, sent: unknown, value: string): InputProblem |
   return wrong === null ? null : problem(r.field, wrong.kind, wrong.message);
 }
 
+/** A URL carrying a query or fragment: the vendor paths a pass appends would land inside it. */
+function baseUrlWithSuffix(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.search !== '' || url.hash !== '' || /[?#]/.test(value);
+  } catch {
+    return false; // not a URL at all: the document's own validation names it
+  }
+}
+
 /** Checks values against what the kind accepts (400 `validation_error`); `sent` is the body before trimming. */
 function checkValues(spec: KindSpec, inputs: SetupInputs, sent: SetupInputs, seats: readonly string[]): void {
   const problems: InputProblem[] = [];
@@ -126,6 +136,10 @@ function checkValues(spec: KindSpec, inputs: SetupInputs, sent: SetupInputs, sea
     const wrongId = typeof value === 'string' ? idProblem(r, sent.values[r.field], value) : null;
     if (wrongId !== null) problems.push(wrongId);
     if (typeof value !== 'string' || value === '') continue;
+    if (r.kind === 'url' && !hasRef(value) && baseUrlWithSuffix(value.trim()))
+      problems.push(
+        problem(r.field, 'shape', 'a base URL without a query (?) or fragment (#): vendor paths follow it'),
+      );
     if (r.kind === 'handle' && !seats.includes(value))
       problems.push(problem(r.field, 'unknown_value', 'names no agent seat of the company'));
     if (r.kind === 'choice' && r.choices && !r.choices.includes(value.trim().toLowerCase()))

@@ -27,6 +27,11 @@ t.test('an odd vendor id is 400 validation_error naming the field, and nothing i
     ['codehost-b', 'group', 'g'.repeat(256), 'out_of_range'],
     ['tracker-b', 'workspace', 'acme/other', 'shape'],
     ['tracker-a', 'relay_app_id', 'relay 7\n', 'shape'],
+    // A base URL is where vendor paths are appended: a query or fragment would swallow them (and a
+    // credential in a query string would read back on every setup answer).
+    ['codehost-b', 'url', 'https://cb.example.test/?private_token=tok-0123456789', 'shape'],
+    ['tracker-b', 'url', 'https://tb.example.test/#frag', 'shape'],
+    ['tracker-a', 'url', 'https://ta.example.test?x', 'shape'],
   ];
   for (const [kind, field, value, problemKind] of odd) {
     const res = await inputs(node, kind, { [field]: value });
