@@ -15,7 +15,7 @@ import {
   type OutboundTransport,
 } from '../../schema/index.js';
 
-/** Attempts per event before it is given up (`notification_failed`): about 8 minutes of retrying. */
+/** Attempts per event before it is given up (`notification_failed`): about 4 minutes of waits, plus the attempts. */
 export const MAX_ATTEMPTS = 10;
 /** An event older than this when its turn comes is not sent (a transport re-added after a long absence). */
 export const STALE_AFTER_MS = 3_600_000;

@@ -88,6 +88,11 @@ t.test('a 2xx is sent, 5xx, 408, 429 and no answer are tried again, any other 4x
   t.same([2, 3, 4, 7, 8, 20].map(backoffMs), [1000, 2000, 4000, 32_000, 60_000, 60_000]);
 });
 
+t.test('a redirect is not followed: a 3xx gives the event up with that status', async (t) => {
+  // Following it would carry the signed body (and a chat hook's text) to wherever the answer points.
+  t.same([301, 302, 307, 308].map(verdictOf), ['refused', 'refused', 'refused', 'refused']);
+});
+
 t.test('an SMTP 2yz is sent, 4yz and no reply are tried again, 5yz is refused', async (t) => {
   t.same([250, 221, 421, 450, 451, null, 535, 550, 554].map(smtpVerdictOf), ['sent', 'sent', 'retry', 'retry', 'retry', 'retry', 'refused', 'refused', 'refused']); // prettier-ignore
 });
