@@ -3,7 +3,7 @@
  * events) gets an alarm's raise as a trigger and its clear as the resolve of the same incident; a mailbox (a
  * real SMTP server, with a login) gets one message per event keyed by its id, and a recipient the server
  * refuses for good gives the event up with the SMTP reply code, and an attempt that throws is tried again
- * like one without an answer. No key or password reaches a log line.
+ * like one without an answer; a refused login is given up with its reply code. No key or password reaches a log line.
  */
 import type { AddressInfo, Server } from 'node:net';
 import { once } from 'node:events';
@@ -199,3 +199,37 @@ t.test('an attempt that throws is one without an answer: tried again, not left f
   t.same(sent, [`<${id}@example.com>`, `<${id}@example.com>`], 'the same event, once more');
   t.same(await events(bus, 'notification_failed'), [], 'not given up');
 });
+
+t.test(
+  'a login the server refuses gives the event up with its reply code, and quotes no password',
+  async (t) => {
+    const { bus, transports, lines, secrets } = await setup(t);
+    const m = await mailbox(t, 'another-password');
+    await transports.applier.apply(
+      company({
+        ops: {
+          type: 'email',
+          url: m.url,
+          username: 'svc',
+          password: '${SMTP_PASSWORD}',
+          from: 'svc@example.com',
+          to: ['ops@example.com'],
+          events: ['budget_exhausted'],
+        },
+      }),
+      null,
+    );
+    const id = await emit(bus, 'budget_exhausted', 'ada');
+    let failed: Awaited<ReturnType<typeof events>> = [];
+    await until(
+      () => failed.length > 0 || (void events(bus, 'notification_failed').then((e) => (failed = e)), false),
+    );
+    t.match(failed[0], {
+      payload: { transport: 'ops', event_id: id, status: 535, reason: 'refused', attempts: 1 },
+    });
+    t.equal(m.received.length, 0, 'nothing was delivered');
+    const password = secrets['SMTP_PASSWORD']!;
+    t.notMatch(JSON.stringify(failed), password, 'the failure event quotes no password');
+    t.notMatch(lines.join(''), password, 'no log line does');
+  },
+);
