@@ -34,6 +34,7 @@ const benches: Record<string, Record<string, string>> = {
   fleet: { BENCH_READS: '150', BENCH_WRITE_SECONDS: '4' },
   dashboard: {},
   'stream-fanout': { BENCH_ROUNDS: '30' },
+  'request-log': { BENCH_ROUNDS: '15' },
 };
 
 /** The newest modification time under `path` (files only), skipping build output and dependencies. */

@@ -43,3 +43,24 @@ t.test(
     t.equal(seen.filter((m) => m === 'burst').length, 60, 'every burst line came before it');
   },
 );
+
+t.test('lines of any length and UTF-8 width reach stdout whole and in order', async (t) => {
+  const child = spawn(
+    process.execPath,
+    ['--import=tsx', join(root, 'test', 'scripts', 'fixtures', 'log-mixed.ts')],
+    { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  t.teardown(() => child.kill('SIGKILL'));
+  const lines: Array<{ i: number; text: string; msg: string }> = [];
+  createInterface({ input: child.stdout }).on('line', (text) =>
+    lines.push(JSON.parse(text) as { i: number; text: string; msg: string }),
+  );
+  await new Promise((resolve) => child.once('close', resolve));
+  t.equal(lines.length, 3000, 'every line, none split or joined');
+  t.ok(
+    lines.every((l, i) => l.i === i),
+    'in the order they were logged',
+  );
+  t.equal(lines[1500]?.text.length, 100_000, 'a line longer than a batch buffer, whole');
+  t.equal(lines[2]?.text, 'é€😀'.repeat(2), 'multi-byte text unchanged');
+});
