@@ -41,6 +41,16 @@ t.test('a delete with a stale If-Match is refused 409 page_conflict and the page
   t.equal((await n.call('GET', `/pages/${id}`)).status, 404);
 });
 
+t.test('a delete whose If-Match lists the current version among others deletes the page', async (t) => {
+  const n = await startPagesNode(t);
+  const made = await n.call('POST', '/pages', { body: { container: 'ENG', title: 'Listed' } });
+  const id = made.json['page_id'] as string;
+  const weak = await n.call('DELETE', `/pages/${id}`, { headers: { 'if-match': 'W/"1", "4"' } });
+  t.equal(weak.status, 409, 'a weak tag never matches, even listed beside a strong one');
+  const listed = await n.call('DELETE', `/pages/${id}`, { headers: { 'if-match': '"4", "1"' } });
+  t.equal(listed.status, 200, 'RFC 9110 13.1.1: any listed tag may match');
+});
+
 t.test('an edit and a delete recorded from the same version: the first recorded wins', async (t) => {
   const n = await startPagesNode(t);
   const made = await n.call('POST', '/pages', { body: { container: 'ENG', title: 'Raced' } });

@@ -72,3 +72,20 @@ t.test('two edits made against one version: exactly one is taken', async (t) => 
   t.same(answers.map((r) => r.status).sort(), [200, 409, 409]);
   t.equal((await call(`${w.base}/work/ENG-1`)).json?.version, 2);
 });
+
+t.test(
+  'an item If-Match listing several versions proceeds when any one is the current version',
+  async (t) => {
+    const w = await startWorkHarness(t);
+    await send(`${w.base}/work`, { project: 'ENG', title: 'Listed' });
+    const listed = await send(`${w.base}/work/ENG-1`, { title: 'Taken' }, '"7", "1"', 'PATCH');
+    t.equal(listed.status, 200, 'RFC 9110 13.1.1: any listed tag may match');
+    t.equal(listed.headers.get('etag'), '"2"');
+    const weakBeside = await send(`${w.base}/work/ENG-1`, { title: 'Lost' }, 'W/"2", "5"', 'PATCH');
+    t.equal(weakBeside.status, 409, 'a weak tag never matches, even listed beside a strong one');
+    t.equal(weakBeside.json?.error, 'revision_advanced');
+    const none = await send(`${w.base}/work/ENG-1`, { title: 'Lost' }, '"5", "6"', 'PATCH');
+    t.equal(none.status, 409, 'a list naming no current version is stale');
+    t.equal((await call(`${w.base}/work/ENG-1`)).json?.title, 'Taken');
+  },
+);

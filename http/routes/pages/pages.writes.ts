@@ -86,10 +86,11 @@ function written(result: PageWriteResult, opId: string, status: number): ApiRepl
  * `If-Match: "N"` (or a bare N) as a base version; anything else 400 `bad_params` — a weak `W/"N"` too, as
  * on the files routes: If-Match compares strongly (RFC 9110 13.1.1), so a weak tag never matches.
  */
-function ifMatchVersion(req: ApiRequest): number | undefined {
+function ifMatchVersion(req: ApiRequest, current: number | null): number | undefined {
   const header = req.headers['if-match'];
   if (header === undefined) return undefined;
-  const version = versionTag(header);
+  // A list may name the current version anywhere (RFC 9110 13.1.1); the writer still compares.
+  const version = versionTag(header, current);
   if (version === null || version < 1)
     throw new ApiError('bad_params', {
       detail:
@@ -129,7 +130,7 @@ export async function updateRoute(deps: WriteDeps, req: ApiRequest, ref: string)
       },
     });
   const pageId = targetOf(deps.pages, ref, opId);
-  const headerVersion = ifMatchVersion(req);
+  const headerVersion = ifMatchVersion(req, deps.pages.resolve(pageId)?.version ?? null);
   if (headerVersion !== undefined && body.base_version !== undefined && headerVersion !== body.base_version)
     throw new ApiError('bad_params', { detail: '`If-Match` and `base_version` name different versions.' });
   const base = body.base_version ?? headerVersion;
@@ -162,7 +163,7 @@ export async function deleteRoute(deps: WriteDeps, req: ApiRequest, ref: string)
   const opId = opIdOf(req, raw);
   fitBody(raw, DeleteBody);
   const pageId = targetOf(deps.pages, ref, opId);
-  const base = ifMatchVersion(req);
+  const base = ifMatchVersion(req, deps.pages.resolve(pageId)?.version ?? null);
   const result = await deps.pages.write(deps.caller(req.actor), opId, {
     type: 'delete',
     page_id: pageId,

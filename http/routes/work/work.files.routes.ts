@@ -87,11 +87,11 @@ function listing(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
   };
 }
 
-/** `If-Match: "3"` (or `3`) as 3; absent as null; anything else refused. */
-function ifMatch(req: ApiRequest): number | null {
+/** `If-Match: "3"` (or `3`, or a list naming the `current` version) as 3; absent as null; anything else refused. */
+function ifMatch(req: ApiRequest, current: number | null): number | null {
   const raw = req.headers['if-match'];
   if (raw === undefined || raw === '') return null;
-  const version = versionTag(raw);
+  const version = versionTag(raw, current);
   if (version === null) throw badParams('If-Match must be a version this route gave as ETag ("3")');
   return version;
 }
@@ -106,12 +106,12 @@ export function workFileRoutes(deps: WorkRouteDeps, blobs: FileBlobs): RouteDef[
     operatorOnly(req, 'file writes');
     const { project, path } = target(req);
     const op_id = opIdOf(req, undefined, randomUUID);
-    const version = ifMatch(req);
+    const state = deps.state();
+    const version = ifMatch(req, state.files.get(`${project}/${path}`)?.version ?? null);
     const contentType = req.headers['content-type'] || 'application/octet-stream';
     // The type is kept in the log and answered on every read: a media type fits well within 255.
     if (contentType.length > CONTENT_TYPE_MAX)
       throw badParams(`Content-Type must be at most ${CONTENT_TYPE_MAX} characters`);
-    const state = deps.state();
     // A write this node's state already refuses (path, If-Match) is refused before its bytes are stored,
     // so a refused PUT leaves nothing behind; a retry of a used op_id goes to the writer for its outcome.
     if (!state.ops.has(op_id)) {

@@ -20,6 +20,7 @@ import {
   workStatuses,
   itemVersion,
   type WorkChange,
+  type WorkState,
 } from '../../../schema/index.js';
 import { itemDetail, listItems } from '../../../projections/index.js';
 import { versionTag } from '../if-match.param.js';
@@ -191,12 +192,17 @@ async function send(
  * the item is at N (409 `revision_advanced` otherwise, as a stale `If-Match` is everywhere). Absent: any
  * version. Anything else (`*`, a weak tag, a header no version could be) is 400 `bad_params`.
  */
-function ifMatch(req: ApiRequest): { if_match?: number } {
+function ifMatch(req: ApiRequest, state: WorkState): { if_match?: number } {
   const raw = req.headers['if-match'];
   if (raw === undefined || raw === '') return {};
-  const version = versionTag(raw);
+  // A list may name the current version anywhere (RFC 9110 13.1.1): the writer still compares in log order.
+  const ref = req.params['id'] ?? '';
+  const item = state.items.get(state.keys.get(ref.toUpperCase()) ?? ref);
+  const version = versionTag(raw, item ? itemVersion(item) : null);
   if (version === null || version < 1)
-    throw badParams('If-Match must be the item version its ETag gave ("3"), not a weak tag or *');
+    throw badParams(
+      'If-Match must list the item version its ETag gave ("3"), a strong tag, not only weak tags or *',
+    );
   return { if_match: version };
 }
 
@@ -237,7 +243,7 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
           kind: 'update',
           item: itemRef(req.params['id']!),
           changes,
-          ...ifMatch(req),
+          ...ifMatch(req, deps.state()),
         });
       },
     },
@@ -250,7 +256,7 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
           kind: 'move',
           item: itemRef(req.params['id']!),
           to,
-          ...ifMatch(req),
+          ...ifMatch(req, deps.state()),
         });
       },
     },
@@ -263,7 +269,7 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
           deps,
           req,
           op_id,
-          { kind: 'comment', item: itemRef(req.params['id']!), body, ...ifMatch(req) },
+          { kind: 'comment', item: itemRef(req.params['id']!), body, ...ifMatch(req, deps.state()) },
           201,
         );
       },
@@ -294,7 +300,7 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
         const opId = opIdOf(req, given.op_id, randomUUID);
         const { op_id: _ignored, ...purge } = given;
         const item = itemRef(req.params['id']!);
-        return send(deps, req, opId, { kind: 'purge', item, ...purge, ...ifMatch(req) });
+        return send(deps, req, opId, { kind: 'purge', item, ...purge, ...ifMatch(req, deps.state()) });
       },
     },
   ];
