@@ -70,6 +70,7 @@ export {
   listReferences,
   MAX_DOCUMENT_DEPTH,
   MAX_RENDER_DEPTH,
+  maskQueryCredentials,
   mergePatch,
   opaqueMarker,
   parsePath,

@@ -5,6 +5,7 @@
  * Tier A's `debug`. Credentials are redacted, and a record carries each key once.
  */
 import { pino, type Logger } from 'pino';
+import { maskQueryCredentials } from '../schema/index.js';
 import { prettyLine } from './log-pretty.js';
 
 export const LogFormat = { Json: 'json', Pretty: 'pretty' } as const;
@@ -101,7 +102,7 @@ export function uniqueKeys(line: string): string {
 
 /** The line as it goes out: pretty for a terminal, otherwise as built, re-read once if its call repeated a key. */
 function lineToWrite(written: string, format: LogFormat): string {
-  const line = withoutUrlLogins(written);
+  const line = maskQueryCredentials(withoutUrlLogins(written));
   if (format === LogFormat.Pretty) return prettyLine(line);
   if (!repeatsKey) return line;
   repeatsKey = false;
@@ -113,7 +114,8 @@ const urlLogin = /([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^\s/?#@"\\]+@/g;
 
 /**
  * A URL's login is a credential, wherever it turns up in a line: fetch's own error message quotes the whole
- * URL it refused, a stored integration URL written with a login among them. Masked as config reads mask it.
+ * URL it refused, a stored integration URL written with a login among them. Masked as config reads mask it;
+ * so is a credential in a URL's query (`?private_token=…`, maskQueryCredentials).
  */
 function withoutUrlLogins(line: string): string {
   return line.includes('@') ? line.replace(urlLogin, '$1***@') : line;

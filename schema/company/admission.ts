@@ -29,7 +29,10 @@
  * A10. An integration site URL or a remote tool-server URL carrying a login (`https://user:password@host`):
  *     their clients call with fetch, which refuses such a URL on every call, and the credential belongs in
  *     the block's own field. Reads show it with the password redacted. An admission rule, not a shape
- *     check, so a revision an earlier release stored with one still boots, applies and reloads.
+ *     check, so a revision an earlier release stored with one still boots, applies and reloads. Likewise a
+ *     credential in the query of one of these URLs or of a provider `base_url` (`?private_token=`,
+ *     `?api_key=`, `?sig=`, url-query-credential.ts) written literally: reads mask it as a password; its
+ *     value goes in a `${VAR}` reference or in the block's credential field.
  * A11. `notification_coalesce_window_seconds` above an hour: every notification wake would wait that long
  *     before its seat sees it, which is a delay, not a batch.
  * A12. A schedule `name` longer than a handle (64), or holding a control character or a lone surrogate: the
@@ -44,30 +47,55 @@
 import { cronProblem, cronStepProblem } from '../schedules/time.js';
 import { nameRules } from './admission-names.js';
 import { leadSeat } from './derived.js';
-import { hasControlOrLoneSurrogate } from '../text-grammars.js';
+import { cutForQuote, hasControlOrLoneSurrogate } from '../text-grammars.js';
 import { carriesLogin, hasRef, isCron, MAX_SCHEDULE_NAME } from './fields.js';
 import { ProblemKind, type Segment } from './problems.js';
 import { asList, asString, type RuleContext } from './rule-context.js';
 import { scheduleScopes } from './rules-seats.js';
 import { isSecretPath, stringLeaves } from './secret-paths.js';
 import { vendorIdPaths, vendorIdProblem } from './vendor-ids.js';
+import { queryCredentialNames } from '../document/url-query-credential.js';
 import { isRecord } from './walk.js';
 
 /** The value at `segments` of a document, undefined where the path breaks off. */
 const valueAtPath = (doc: unknown, segments: readonly string[]): unknown =>
   segments.reduce<unknown>((at, key) => (isRecord(at) ? at[key] : undefined), doc);
 
+/** A URL admission rule A10 reads: where, its value, and the field its credential belongs in. */
+type FetchedUrl = [Segment[], unknown, string];
+
 /** The URLs admission rule A10 reads, with their values: integration sites and remote tool servers. */
-const fetchedUrls = (doc: Record<string, unknown>): Array<[Segment[], unknown]> => [
-  ...['tracker_a', 'wiki', 'codehost_b', 'tracker_b'].map((block): [Segment[], unknown] => {
+const fetchedUrls = (doc: Record<string, unknown>): FetchedUrl[] => [
+  ...['tracker_a', 'wiki', 'codehost_b', 'tracker_b'].map((block): FetchedUrl => {
     const segments = ['integrations', block, 'url'];
-    return [segments, valueAtPath(doc, segments)];
+    return [segments, valueAtPath(doc, segments), 'the block’s own token field'];
   }),
-  ...asList(doc['mcp_servers']).map((server, i): [Segment[], unknown] => [
+  ...asList(doc['mcp_servers']).map((server, i): FetchedUrl => [
     ['mcp_servers', i, 'url'],
     isRecord(server) ? server['url'] : undefined,
+    'the server’s headers',
   ]),
 ];
+
+/**
+ * Provider base URLs, which A10 reads for a query credential only: the client appends its path to the
+ * base (a query there breaks every call anyway), and the key has its own field.
+ */
+const baseUrls = (doc: Record<string, unknown>): FetchedUrl[] => {
+  const llm = valueAtPath(doc, ['providers', 'llm']);
+  return [
+    ...Object.entries(isRecord(llm) ? llm : {}).map(([key, entry]): FetchedUrl => [
+      ['providers', 'llm', key, 'base_url'],
+      isRecord(entry) ? entry['base_url'] : undefined,
+      'the provider’s api_keys',
+    ]),
+    [
+      ['providers', 'embeddings', 'base_url'],
+      valueAtPath(doc, ['providers', 'embeddings', 'base_url']),
+      'the embeddings api_key',
+    ],
+  ];
+};
 
 /** The longest notification batching window (A11), in seconds. */
 export const MAX_COALESCE_WINDOW_SECONDS = 3600;
@@ -214,6 +242,15 @@ export function admissionRules(ctx: RuleContext): void {
       segments,
       ProblemKind.Invalid,
       'an http(s) URL without a login (user:password@); the credential goes in its own field',
+    );
+  }
+  for (const [segments, value, field] of [...fetchedUrls(ctx.doc), ...baseUrls(ctx.doc)]) {
+    const names = typeof value === 'string' ? queryCredentialNames(value) : [];
+    if (names.length === 0) continue;
+    ctx.admission(
+      segments,
+      ProblemKind.Invalid,
+      `a credential in the URL's query (${names.map((n) => `${cutForQuote(n)}=`).join(', ')}) reads back to anyone who reads the URL; write its value as a \${VAR} reference, or put it in ${field}`,
     );
   }
 

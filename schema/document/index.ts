@@ -14,3 +14,4 @@ export { mergePatch, patchUnknownKeys, type KnownKeysAt } from './merge-patch.js
 export { formatPath, parsePath } from './paths.js';
 export { listReferences } from './references.js';
 export { isSealedDocument, opaqueMarker, redact, restoreMasks } from './redact.js';
+export { maskQueryCredentials } from './url-query-credential.js';

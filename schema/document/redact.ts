@@ -2,8 +2,8 @@
  * Redaction (write rule 7): secret leaves read as `{encrypted: true, key_id: null}`; a value made of
  * `${VAR}` references only (after an auth scheme such as `Bearer`, see onlyReferences) stays visible.
  * `restoreMasks` swaps markers in an incoming document back to the stored values, so a redacted read
- * sent back by a full PUT keeps its secrets. A URL elsewhere reads with its password masked and is
- * restored the same way (url-password.ts).
+ * sent back by a full PUT keeps its secrets. A URL elsewhere reads with its password, and a credential in
+ * its query, masked and is restored the same way (url-password.ts).
  */
 import { onlyReferences } from '../env-refs.js';
 import { pairItems } from './collections.js';
@@ -72,7 +72,7 @@ export function restoreMasks(
       problems.push({
         path: formatPath(segments),
         segments,
-        message: `no stored URL to take the password masked as ${URL_PASSWORD_MASK} from; send the URL with its password or a \${VAR} reference`,
+        message: `no stored URL to take the credential masked as ${URL_PASSWORD_MASK} from; send the URL with its credential or a \${VAR} reference`,
       });
       return value;
     }

@@ -123,6 +123,38 @@ t.test(
   },
 );
 
+t.test(
+  'A10: a fetched URL carrying a credential in its query (a stored one still loads; a ${VAR} is fine)',
+  async (t) => {
+    const doc = baseCompany();
+    doc['integrations'] = { codehost_b: { url: 'https://git.example/api?private_token=glpat-c4n4ry' } };
+    admission(t, doc, 'integrations.codehost_b.url invalid');
+    const message = write(doc).problems[0]?.message ?? '';
+    t.match(message, /private_token/, 'the parameter is named');
+    t.match(message, /\$\{VAR\}/, 'the hint names a reference');
+    t.match(message, /token field/, 'the hint names the block’s own field');
+    t.notMatch(message, /c4n4ry/, 'the value is never quoted');
+    doc['integrations'] = {};
+    for (const url of [
+      'https://mcp.example/a?ACCESS_TOKEN=c4n4ry',
+      'https://mcp.example/a?x=1&api_key=c4n4ry',
+      'https://mcp.example/a?sig=c4n4ry',
+    ]) {
+      doc['mcp_servers'] = [{ name: 'remote', url }];
+      admission(t, doc, 'mcp_servers[0].url invalid');
+    }
+    doc['mcp_servers'] = [{ name: 'remote', url: 'https://mcp.example/a?token=${MCP_TOKEN}&page=2' }];
+    t.ok(write(doc).valid, 'a reference in the query is how to write it');
+    doc['mcp_servers'] = [];
+    doc['providers']['llm']['local'] = {
+      type: 'openai-compatible',
+      model: 'm',
+      base_url: 'https://llm.example/v1?key=c4n4ry',
+    };
+    admission(t, doc, 'providers.llm.local.base_url invalid');
+  },
+);
+
 t.test('A11: a notification batching window longer than an hour', async (t) => {
   const doc = baseCompany();
   for (const seconds of [3601, 1e20]) {

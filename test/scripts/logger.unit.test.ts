@@ -182,6 +182,27 @@ t.test(
   },
 );
 
+t.test('a credential in a URL query is masked wherever a line carries it, a reference kept', async (t) => {
+  for (const tty of [false, true]) {
+    const at = sink(tty);
+    const logger = createLogger({ debug: false, node: 'n1', destination: at.stream, env: {} });
+    logger.warn(
+      {
+        url: 'https://git.example/api/v4/groups?private_token=glpat-c4n4ry1&per_page=100',
+        err: new Error('GET https://wiki.example/rest?ACCESS_TOKEN=c4n4ry2 answered 401'),
+        blob: 'https://blob.example/f?sv=2024&sig=c4n4ry3',
+      },
+      'call to https://mcp.example/mcp?api_key=c4n4ry4 failed',
+    );
+    logger.info({ link: 'https://h.example/?token=${MCP_TOKEN}&page=2' }, 'kept');
+    const text = at.text();
+    t.notMatch(text, /c4n4ry/, `no query credential reaches the ${tty ? 'terminal' : 'pipe'}`);
+    t.match(text, /groups\?private_token=\*\*\*&per_page=100/, 'the URL stays readable');
+    t.match(text, /api_key=\*\*\* failed/, 'the message is masked too');
+    t.match(text, /token=\$\{MCP_TOKEN\}&page=2/, 'a reference and other parameters stay');
+  }
+});
+
 t.test('a URL login is masked wherever a line carries it, fetch’s own error message included', async (t) => {
   for (const tty of [false, true]) {
     const at = sink(tty);
