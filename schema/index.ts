@@ -1,5 +1,6 @@
 export { isRecord, type JsonObject } from './json.js';
 export { chainResolvers, listRefs, substituteDeep, substituteRefs, type Resolver } from './env-refs.js';
+export { withReferencesShown } from './shown-references.js';
 export { formatProblems, issuesLine, type Problem } from './problems.js';
 export { NodeRole, parseTierA } from './tier-a.js';
 export { NODE_ID, SandboxIsolation, SandboxNetwork } from './tier-a.shared.js';

@@ -20,7 +20,7 @@ import {
 } from '../actors/index.js';
 import { Buckets, Subjects, type Bus, type Kv, type Subscription } from '../bus/index.js';
 import type { ActiveChart, PagesService } from '../projections/index.js';
-import { isRecord, RawHeader, substituteDeep, type Resolver } from '../schema/index.js';
+import { isRecord, RawHeader, substituteDeep, withReferencesShown, type Resolver } from '../schema/index.js';
 
 export interface Skills {
   readonly shelf: SkillShelf;
@@ -47,6 +47,24 @@ function block(document: unknown, name: string): Record<string, unknown> | null 
   const integrations = isRecord(document) ? document['integrations'] : undefined;
   const found = isRecord(integrations) ? integrations[name] : undefined;
   return isRecord(found) && found['enabled'] !== false ? found : null;
+}
+
+/**
+ * A vendor read of `written` (an integration block as the document holds it): a failure's message names what
+ * was called with the resolved settings (a workspace, a cloud id, a URL's path), so each value a `${VAR}`
+ * resolved to is put back as the reference before the sync logs it (skills_sync_failed).
+ */
+async function readShowingReferences<T>(
+  written: Record<string, unknown>,
+  resolve: Resolver,
+  read: (settings: Record<string, unknown>) => Promise<T>,
+): Promise<T> {
+  try {
+    return await read(substituteDeep(written, resolve) as Record<string, unknown>);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw new Error(withReferencesShown(message, written, resolve));
+  }
 }
 
 function variablesOf(document: unknown): Record<string, string> {
@@ -102,22 +120,22 @@ export async function startSkills(opts: {
       list.push({
         source: 'wiki',
         key: space,
-        read: async () => {
-          const settings = substituteDeep(wiki, opts.resolve) as Record<string, unknown>;
-          return (await readWikiSkillPages(settings, space, VENDOR_TIMEOUT_MS, cloudApiUrl)).map(asText);
-        },
+        read: () =>
+          readShowingReferences(wiki, opts.resolve, async (settings) =>
+            (await readWikiSkillPages(settings, space, VENDOR_TIMEOUT_MS, cloudApiUrl)).map(asText),
+          ),
       });
     const trackerB = block(document(), 'tracker_b');
     if (project !== null && trackerB !== null)
       list.push({
         source: 'tracker-b',
         key: project,
-        read: async () => {
-          const settings = substituteDeep(trackerB, opts.resolve) as Record<string, unknown>;
-          const read = await readTrackerBSkillPages(settings, project, VENDOR_TIMEOUT_MS);
-          trackerBProjectId = read.projectId;
-          return read.pages.map(asText);
-        },
+        read: () =>
+          readShowingReferences(trackerB, opts.resolve, async (settings) => {
+            const read = await readTrackerBSkillPages(settings, project, VENDOR_TIMEOUT_MS);
+            trackerBProjectId = read.projectId;
+            return read.pages.map(asText);
+          }),
       });
     return list;
   };
