@@ -12,7 +12,7 @@ import { sandboxTurnScript } from '../fixtures/llm/sandbox-turn.js';
 import { fakeAgentCommand } from '../actors/sandbox/harness.js';
 import { bootNode, storeDir, type BootedNode } from '../harness/serve-store.js';
 import { localProviders } from '../fixtures/llm/providers.js';
-import { pidsRunning } from '../harness/proc.js';
+import { killGroupsOf, pidsRunning } from '../harness/proc.js';
 import { until } from '../harness/until.js';
 
 interface Run {
@@ -67,7 +67,7 @@ async function storeWithWake(t: Test) {
 /** A `sleep` no other process runs with the same arguments, killed at teardown whatever happened. */
 function marker(t: Test): string[] {
   const argv = ['sleep', String(6_000 + Math.floor(Math.random() * 3_000))];
-  t.teardown(() => pidsRunning(argv).forEach((pid) => process.kill(pid, 'SIGKILL')));
+  t.teardown(() => killGroupsOf(argv));
   return argv;
 }
 

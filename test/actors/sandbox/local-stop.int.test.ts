@@ -14,7 +14,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { localBackend } from '../../../actors/index.js';
-import { pidsRunning } from '../../harness/proc.js';
+import { killGroupsOf, pidsRunning } from '../../harness/proc.js';
 import { until } from '../../harness/until.js';
 
 const fixture = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'stop-and-leave.ts');
@@ -22,7 +22,7 @@ const fixture = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'stop-
 /** A `sleep` nobody else runs: its pids are the run's agent. */
 function marker(tt: Test): string[] {
   const argv = ['sleep', String(9_000 + Math.floor(Math.random() * 3_000))];
-  tt.teardown(() => pidsRunning(argv).forEach((pid) => process.kill(pid, 'SIGKILL')));
+  tt.teardown(() => killGroupsOf(argv));
   return argv;
 }
 

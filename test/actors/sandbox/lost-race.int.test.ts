@@ -11,7 +11,7 @@ import { pino } from 'pino';
 import t from 'tap';
 import { openSandboxRecords } from '../../../actors/index.js';
 import { ensureCatalogue, openMemoryBus } from '../../../bus/index.js';
-import { pidsRunning } from '../../harness/proc.js';
+import { killGroupsOf, pidsRunning } from '../../harness/proc.js';
 import { until } from '../../harness/until.js';
 import { launchOf, superviseLocally } from './local-supervisor.js';
 
@@ -25,7 +25,7 @@ t.test('a run recorded lost after its node came back is stopped on that node at 
   const root = mkdtempSync(join(tmpdir(), 'svc-lost-race-'));
   tt.teardown(() => rmSync(root, { recursive: true, force: true, maxRetries: 5 }));
   const argv = ['sleep', String(15_000 + Math.floor(Math.random() * 3_000))];
-  tt.teardown(() => pidsRunning(argv).forEach((pid) => process.kill(pid, 'SIGKILL')));
+  tt.teardown(() => killGroupsOf(argv));
 
   const before = await openSandboxRecords({ bus, node: 'node-0', logger });
   const away = superviseLocally({ bus, records: before, root, logger });

@@ -14,7 +14,7 @@ import { openSandboxRecords } from '../../../actors/index.js';
 import { endLostRuns, type LostRun } from '../../../actors/sandbox/sandbox.lost.js';
 import { ensureCatalogue, openMemoryBus, Streams, Subjects, type Bus } from '../../../bus/index.js';
 import type { SandboxRunRecord } from '../../../schema/index.js';
-import { pidsRunning } from '../../harness/proc.js';
+import { killGroupsOf, pidsRunning } from '../../harness/proc.js';
 import { until } from '../../harness/until.js';
 import { launchOf, superviseLocally } from './local-supervisor.js';
 import { aRun } from './runs.fixture.js';
@@ -97,7 +97,7 @@ t.test('a live run that sits still for a month is stored again daily and survive
   const supervisor = superviseLocally({ bus, records, root, logger, now });
   tt.teardown(() => supervisor.stop());
   const argv = ['sleep', String(15_000 + Math.floor(Math.random() * 3_000))];
-  tt.teardown(() => pidsRunning(argv).forEach((pid) => process.kill(pid, 'SIGKILL')));
+  tt.teardown(() => killGroupsOf(argv));
   await supervisor.launch(launchOf('sb-still', argv.join(' ')));
   const first = (await bus.streamInfo(Streams.Sandbox)).lastSeq;
   for (let day = 1; day <= 31; day++) {
@@ -227,7 +227,7 @@ t.test('a node back after its run ended as lost stops what is left of the run', 
   const root = mkdtempSync(join(tmpdir(), 'svc-retention-'));
   tt.teardown(() => rmSync(root, { recursive: true, force: true, maxRetries: 5 }));
   const argv = ['sleep', String(15_000 + Math.floor(Math.random() * 3_000))];
-  tt.teardown(() => pidsRunning(argv).forEach((pid) => process.kill(pid, 'SIGKILL')));
+  tt.teardown(() => killGroupsOf(argv));
   const before = await openSandboxRecords({ bus, node: 'node-0', logger });
   const away = superviseLocally({ bus, records: before, root, logger });
   await away.launch(launchOf('sb-back', argv.join(' ')));

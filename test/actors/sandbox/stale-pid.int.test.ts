@@ -11,7 +11,7 @@ import { pino } from 'pino';
 import t, { type Test } from 'tap';
 import { localBackend, openSandboxRecords } from '../../../actors/index.js';
 import { ensureCatalogue, openMemoryBus } from '../../../bus/index.js';
-import { pidsRunning } from '../../harness/proc.js';
+import { killGroupsOf, pidsRunning } from '../../harness/proc.js';
 import { until } from '../../harness/until.js';
 import { superviseLocally } from './local-supervisor.js';
 import { aRun } from './runs.fixture.js';
@@ -61,7 +61,7 @@ t.test('the backend neither stops nor counts as running a stranger that holds a 
   tt.equal(seen.gone, 'the coding agent process is gone', 'the run is gone');
   // A run of its own stopped after it: once that one has ended, a signal sent first has landed too.
   const argv = ['sleep', String(12_000 + Math.floor(Math.random() * 3_000))];
-  tt.teardown(() => pidsRunning(argv).forEach((pid) => process.kill(pid, 'SIGKILL')));
+  tt.teardown(() => killGroupsOf(argv));
   const own = await backend.launch({
     sandbox_id: 'sb-own',
     task: 'hold',

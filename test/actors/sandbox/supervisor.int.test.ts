@@ -12,7 +12,7 @@ import { openSandboxRecords, type SandboxSupervisor } from '../../../actors/inde
 import { ensureCatalogue, openMemoryBus } from '../../../bus/index.js';
 import type { SandboxRunRecord } from '../../../schema/index.js';
 import { until } from '../../harness/until.js';
-import { pidsRunning } from '../../harness/proc.js';
+import { killGroupsOf, pidsRunning } from '../../harness/proc.js';
 import { launchOf, superviseLocally } from './local-supervisor.js';
 import { aRun } from './runs.fixture.js';
 
@@ -51,7 +51,7 @@ const leftoverGone = (argv: readonly string[]) =>
 t.test('a run that reports its result but keeps running is recorded done and stopped', async (tt) => {
   const { supervisor, get } = await startSupervisor(tt);
   const argv = marker();
-  tt.teardown(() => pidsRunning(argv).forEach((pid) => process.kill(pid, 'SIGKILL')));
+  tt.teardown(() => killGroupsOf(argv));
   const result = '{"status":"done","summary":"reported","total_tokens":0,"error":null}';
   await launch(
     supervisor,
@@ -68,7 +68,7 @@ t.test('a run that reports its result but keeps running is recorded done and sto
 t.test('a run whose wrapper is killed under it fails as gone and its agent is stopped', async (tt) => {
   const { supervisor } = await startSupervisor(tt);
   const argv = marker();
-  tt.teardown(() => pidsRunning(argv).forEach((pid) => process.kill(pid, 'SIGKILL')));
+  tt.teardown(() => killGroupsOf(argv));
   const run = await launch(supervisor, 'sb-gone', argv.join(' '));
   await until(
     () => Promise.resolve(pidsRunning(argv)),
@@ -89,7 +89,7 @@ t.test('a run cancelled while its setup runs ends cancelled at once, its setup s
   const { supervisor, get } = await startSupervisor(tt);
   // `; true`: the step's shell forks the sleep rather than becoming it, so the step is a tree.
   // Before the supervisor's teardown, which waits for the launch (and so for the step) to end.
-  tt.teardown(() => pidsRunning(argv).forEach((pid) => process.kill(pid, 'SIGKILL')));
+  tt.teardown(() => killGroupsOf(argv));
   const launched = supervisor.launch({
     ...launchOf('sb-setup', 'true'),
     settings: { setup: [`${argv.join(' ')}; true`], env: {}, command: 'true' },
@@ -118,7 +118,7 @@ t.test('a run cancelled while its setup runs ends cancelled at once, its setup s
 t.test('what a setup step leaves running in the background ends with the step', async (tt) => {
   const { supervisor } = await startSupervisor(tt);
   const argv = marker();
-  tt.teardown(() => pidsRunning(argv).forEach((pid) => process.kill(pid, 'SIGKILL')));
+  tt.teardown(() => killGroupsOf(argv));
   const run = await supervisor.launch({
     ...launchOf('sb-background', 'true'),
     settings: { setup: [`${argv.join(' ')} > /dev/null 2>&1 &`], env: {}, command: 'true' },
@@ -134,7 +134,7 @@ t.test('a node stopping while a run’s setup runs stops the step and records th
   const argv = marker();
   const { supervisor, get } = await startSupervisor(tt);
   // Before the supervisor's teardown, which waits for the launch (and so for the step) to end.
-  tt.teardown(() => pidsRunning(argv).forEach((pid) => process.kill(pid, 'SIGKILL')));
+  tt.teardown(() => killGroupsOf(argv));
   const launched = supervisor.launch({
     ...launchOf('sb-stop', 'true'),
     settings: { setup: [`${argv.join(' ')}; true`], env: {}, command: 'true' },
@@ -163,7 +163,7 @@ function stepOf(tt: Test, id: string, argv: readonly string[]): void {
     env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', SVC_SANDBOX_ID: id },
   });
   step.unref();
-  tt.teardown(() => pidsRunning(argv).forEach((pid) => process.kill(pid, 'SIGKILL')));
+  tt.teardown(() => killGroupsOf(argv));
 }
 
 t.test(
