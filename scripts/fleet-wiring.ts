@@ -13,7 +13,9 @@ import {
 } from '../actors/index.js';
 import type { Bus, Kv } from '../bus/index.js';
 import { fleetQuestions, fleetRoutes, type Question, type RouteDef } from '../http/index.js';
+import type { SnapshotSection } from '../projections/index.js';
 import { NodeRole, type TierA } from '../schema/index.js';
+import { fleetPush } from './fleet-push.js';
 
 export interface FleetSubsystem {
   /** The probe facts (`nodes`, `presence`, `admissionWithheld`), from memory. */
@@ -21,6 +23,8 @@ export interface FleetSubsystem {
   routes(): RouteDef[];
   /** The `fleet` question (the dashboard's fleet room asks it over its socket). */
   readonly questions: ReadonlyMap<string, Question>;
+  /** The socket's `fleet` push: a marker sent when this node's fleet view changes (scripts/fleet-push.ts). */
+  readonly section: SnapshotSection;
   /** Live node ids as this node's fleet view holds them; null while it cannot vouch for the view (scatter reads). */
   roster(): Promise<string[] | null>;
   /** Removes this node's presence (a graceful stop) and stops the watches. */
@@ -65,8 +69,10 @@ export async function startFleet(opts: {
       view,
       complete: view.ready() && presence.facts().nodes !== null,
     });
+  const push = fleetPush({ view, answer: fleet });
   return {
     facts: () => presence.facts(),
+    section: push,
     questions: fleetQuestions({ fleet }),
     // Unread while this node cannot vouch for its view (its own renewal failing, or the watch behind):
     // a stale view would drop live peers from a read and call it complete.
@@ -84,6 +90,7 @@ export async function startFleet(opts: {
         removePeer: (peer) => opts.bus.removeBrokerPeer(peer),
       }),
     stop: async () => {
+      push.stop();
       await presence.stop();
       await view.stop();
     },

@@ -218,6 +218,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       }),
     );
     events.sections.register(schedules.section);
+    events.sections.register(fleet.section);
     // 5. read models: seeded before the listener binds; their sections and questions join the registry
     await readModels.start({ bus, view: configuration.view, checkpoints: events.checkpoints });
     for (const section of readModels.sections()) events.sections.register(section);

@@ -37,6 +37,8 @@ export interface FleetView {
   seenRevision(node: string): number;
   /** Called for every presence change, in order; returns the unsubscribe. */
   onPresence(listener: (entry: PresenceEntry) => void): () => void;
+  /** Called after every entry any of the watches delivers (presence, duty or seat lease); returns the unsubscribe. */
+  onChange(listener: () => void): () => void;
   /** Duty leases as stored: duty name → lease. */
   duties(): ReadonlyMap<string, DutyLease>;
   /** Seat leases as stored (the placement table): handle → lease. */
@@ -61,7 +63,11 @@ export async function watchFleet(coord: Kv): Promise<FleetView> {
   const duties = new Map<string, DutyLease>();
   const seats = new Map<string, DutyLease>();
   const listeners = new Set<(entry: PresenceEntry) => void>();
+  const changeListeners = new Set<() => void>();
   let ready = false;
+  const changed = (): void => {
+    for (const listener of changeListeners) listener();
+  };
 
   const onPresenceEntry = (entry: KvEntry): void => {
     if (!entry.key.startsWith(presencePrefix)) return;
@@ -71,6 +77,7 @@ export async function watchFleet(coord: Kv): Promise<FleetView> {
     else presences.delete(node);
     seen.set(node, Math.max(seen.get(node) ?? 0, entry.revision));
     for (const listener of listeners) listener({ node, record, revision: entry.revision });
+    changed();
   };
   const onDutyEntry = (entry: KvEntry): void => {
     if (!entry.key.startsWith(dutyPrefix)) return;
@@ -78,6 +85,7 @@ export async function watchFleet(coord: Kv): Promise<FleetView> {
     const duty = entry.key.slice(dutyPrefix.length);
     if (lease) duties.set(duty, lease);
     else duties.delete(duty);
+    changed();
   };
   const onSeatEntry = (entry: KvEntry): void => {
     const handle = seatOf(entry.key);
@@ -85,6 +93,7 @@ export async function watchFleet(coord: Kv): Promise<FleetView> {
     const lease = entry.operation === 'delete' ? null : decodeLease(entry.value);
     if (lease) seats.set(handle, lease);
     else seats.delete(handle);
+    changed();
   };
   const subs: Subscription[] = [
     await coord.watch(onPresenceEntry, { key: presenceKeys.all }),
@@ -105,11 +114,16 @@ export async function watchFleet(coord: Kv): Promise<FleetView> {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    onChange: (listener) => {
+      changeListeners.add(listener);
+      return () => changeListeners.delete(listener);
+    },
     duties: () => duties,
     seats: () => seats,
     stop: async () => {
       ready = false;
       listeners.clear();
+      changeListeners.clear();
       for (const sub of subs) await sub.stop();
     },
   };

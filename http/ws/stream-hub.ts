@@ -28,6 +28,8 @@ const replaceKinds = new Set([
   'budget',
   'schedules',
   'events',
+  // A marker (data null): a stalled socket needs only the newest.
+  'fleet',
 ]);
 
 /**
