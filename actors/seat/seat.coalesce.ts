@@ -1,8 +1,9 @@
 /**
  * Inbox batching (`notification_coalesce_window_seconds`, `notification_coalesce_max_batch`). With a
  * window set, a notification or mention wake waits until the window since it was received has passed,
- * then its turn takes the notification wakes waiting behind it on the seat's inbox (oldest first, up to
- * the batch size, from the same sender) — one turn for a burst instead of one per delivery. Schedules
+ * then its turn takes the notification wakes waiting behind it on the seat's inbox that were received
+ * within that window (oldest first, up to the batch size, from the same sender) — one turn for a burst
+ * instead of one per delivery. Schedules
  * never wait or join a batch: they carry their own deadlines.
  *
  * The wakes a turn absorbs are named in its journal (`turn_started.absorbed`), so a resumed turn takes the
@@ -66,6 +67,16 @@ export function mergeWakes(first: InboxMessage, rest: readonly InboxMessage[]): 
       })),
     },
   };
+}
+
+/**
+ * Whether `wake` was received within the window opened by `first`: a notification received later starts a
+ * wake (and a window) of its own, even when it already waits in the inbox because the seat was busy.
+ */
+export function inWindow(first: InboxMessage, wake: InboxMessage, windowMs: number): boolean {
+  const opened = Date.parse(first.received_at);
+  const at = Date.parse(wake.received_at);
+  return !Number.isNaN(opened) && !Number.isNaN(at) && at - opened <= windowMs;
 }
 
 /** How long a wake received at `receivedAt` still waits for others, in ms (0 when its window passed). */

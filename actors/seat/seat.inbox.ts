@@ -143,7 +143,7 @@ async function gatherBatch(
   host.fence();
   if (host.actor.getSnapshot().matches({ stopped: 'paused' }))
     throw new RedeliverError('seat paused', host.pausedRetryMs ?? 2000);
-  return waitingWakes({ bus: host.bus, handle: host.handle, done }, wake, seq, maxBatch - 1);
+  return waitingWakes({ bus: host.bus, handle: host.handle, done }, wake, seq, maxBatch - 1, windowMs);
 }
 
 /** How often a wake waiting out its window checks that the seat still takes wakes. */

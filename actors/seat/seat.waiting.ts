@@ -4,7 +4,7 @@
  */
 import { Streams, Subjects, type Bus } from '../../bus/index.js';
 import { InboxMessage } from '../../schema/index.js';
-import { batchable, type Absorbed } from './seat.coalesce.js';
+import { batchable, inWindow, type Absorbed } from './seat.coalesce.js';
 
 /** How far past the first wake the inbox is read for others (other seats' wakes share the stream). */
 const scanMax = 1_000;
@@ -32,12 +32,16 @@ export interface WaitingRead {
   done(wakeId: string): Promise<boolean>;
 }
 
-/** The notification wakes waiting behind `first` (at `afterSeq`) that may join it, oldest first. */
+/**
+ * The notification wakes waiting behind `first` (at `afterSeq`) that may join it, oldest first: those
+ * received within `windowMs` of it.
+ */
 export async function waitingWakes(
   read: WaitingRead,
   first: InboxMessage,
   afterSeq: number,
   limit: number,
+  windowMs: number,
 ): Promise<Waiting[]> {
   const subject = Subjects.agentInbox(read.handle);
   const found: Waiting[] = [];
@@ -49,6 +53,7 @@ export async function waitingWakes(
     const wake = parseWake(msg.data);
     // Another sender's message waits for its own turn: the answer it gives is to that sender.
     if (wake === null || !batchable(wake) || (wake.from ?? null) !== (first.from ?? null)) continue;
+    if (!inWindow(first, wake, windowMs)) continue;
     if (await read.done(wake.id)) continue;
     found.push({ wake, seq: msg.seq });
   }

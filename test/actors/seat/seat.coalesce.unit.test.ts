@@ -3,6 +3,7 @@ import {
   batchable,
   coalescingOf,
   defaultMaxBatch,
+  inWindow,
   mergeWakes,
   windowLeft,
 } from '../../../actors/seat/seat.coalesce.js';
@@ -62,4 +63,15 @@ t.test('the window is counted from when the wake was received', async (t) => {
     'a clock behind waits the window at most',
   );
   t.equal(windowLeft('not a time', new Date(), 1000), 0, 'an unreadable time waits nothing');
+});
+
+t.test('a wake joins only when it was received within the first one’s window', async (t) => {
+  const first = wake('a');
+  const at = (ms: number) =>
+    wake('b', { received_at: new Date(Date.parse(first.received_at) + ms).toISOString() });
+  t.ok(inWindow(first, at(0), 2000), 'received with it');
+  t.ok(inWindow(first, at(2000), 2000), 'at the window’s end');
+  t.notOk(inWindow(first, at(2001), 2000), 'after the window: a wake of its own');
+  t.ok(inWindow(first, at(-500), 2000), 'stamped before it (another node’s clock)');
+  t.notOk(inWindow(first, wake('c', { received_at: 'soon' }), 2000), 'an unreadable stamp never joins');
 });
