@@ -125,6 +125,11 @@ function withoutUrlLogins(line: string): string {
 const BATCH_BYTES = 4096;
 /** The buffer lines are encoded into, batch after batch, before a new one is taken. */
 const SLAB_BYTES = 64 * 1024;
+/**
+ * Bytes held for a standard output that does not read (a stalled pipe, a stopped collector) before lines are
+ * dropped: memory stays bounded whoever reads the logs; the count dropped goes out once it reads again.
+ */
+const HELD_BYTES = 16 * 1024 * 1024;
 
 /**
  * Standard output written asynchronously and in batches: lines gather until 4 KiB or 50 ms, then go out in one
@@ -134,7 +139,7 @@ const SLAB_BYTES = 64 * 1024;
  * line (and sonic-boom joining them) was a fifth of a request line's cost, and as text sonic-boom measures the
  * whole batch gathered so far on every line (flattening it first), a cost that grows with the batch.
  */
-function stdoutDestination(): pino.DestinationStream {
+function stdoutDestination(droppedNotice: (dropped: number) => string): pino.DestinationStream {
   const out = pino.destination({ dest: 1, sync: false, minLength: BATCH_BYTES, contentMode: 'buffer' });
   // Lines are encoded into a slab one after the other; a batch is handed over as a view of its bytes (no
   // copy) and the slab is never written there again; a full slab is left to sonic-boom and a new one begun.
@@ -148,6 +153,7 @@ function stdoutDestination(): pino.DestinationStream {
   out.on('write', (written: number) => {
     pending -= written;
   });
+  let dropped = 0;
   const handOver = (): void => {
     if (used === start) return;
     const bytes = slab.subarray(start, used);
@@ -156,16 +162,30 @@ function stdoutDestination(): pino.DestinationStream {
     // The stream takes bytes in this content mode; its type says text.
     out.write(bytes as unknown as string);
   };
-  const write = (line: string): boolean => {
-    // A UTF-16 unit is at most 3 bytes in UTF-8: room for the worst case, or a new slab (larger for a long line).
-    const most = line.length * 3;
-    if (used + most > slab.length) {
-      handOver();
-      slab = Buffer.allocUnsafe(Math.max(SLAB_BYTES, most));
-      start = used = 0;
+  const encode = (line: string): void => {
+    // A UTF-16 unit is at most 3 bytes in UTF-8: room for the worst case, else the exact size is measured (a
+    // slab per long line would keep 64 KiB alive for each 20 KiB line handed over), else a new slab.
+    if (used + line.length * 3 > slab.length) {
+      const bytes = Buffer.byteLength(line);
+      if (used + bytes > slab.length) {
+        handOver();
+        slab = Buffer.allocUnsafe(Math.max(SLAB_BYTES, bytes));
+        start = used = 0;
+      }
     }
     used += slab.write(line, used, 'utf8');
     if (used - start >= BATCH_BYTES) handOver();
+  };
+  const write = (line: string): boolean => {
+    if (pending + (used - start) + line.length > HELD_BYTES) {
+      dropped += 1;
+      return true;
+    }
+    if (dropped > 0) {
+      encode(droppedNotice(dropped));
+      dropped = 0;
+    }
+    encode(line);
     return true;
   };
   const timer = setInterval(() => {
@@ -181,6 +201,7 @@ function stdoutDestination(): pino.DestinationStream {
   process.once('exit', () => {
     clearInterval(timer);
     try {
+      if (dropped > 0) encode(droppedNotice(dropped));
       handOver();
       out.flushSync();
     } catch {
@@ -202,9 +223,16 @@ export function createLogger(opts: {
   destination?: NodeJS.WritableStream;
   env?: Readonly<Record<string, string | undefined>>;
 }): Logger {
-  const destination = opts.destination ?? stdoutDestination();
   const tty = ((opts.destination ?? process.stdout) as { isTTY?: boolean }).isTTY === true;
   const settings = logSettings(opts.env ?? process.env, opts.debug, tty);
+  const destination =
+    opts.destination ??
+    stdoutDestination((dropped) =>
+      lineToWrite(
+        `${JSON.stringify({ level: 40, time: Date.now(), node: opts.node, event: 'log_lines_dropped', dropped, msg: 'log lines dropped: standard output was not read' })}\n`,
+        settings.format,
+      ),
+    );
   const logger = pino(
     {
       level: settings.level,

@@ -64,3 +64,40 @@ t.test('lines of any length and UTF-8 width reach stdout whole and in order', as
   t.equal(lines[1500]?.text.length, 100_000, 'a line longer than a batch buffer, whole');
   t.equal(lines[2]?.text, 'é€😀'.repeat(2), 'multi-byte text unchanged');
 });
+
+t.test(
+  'a standard output nobody reads holds at most 16 MiB of lines; the rest are dropped and counted in one line',
+  async (t) => {
+    const child = spawn(
+      process.execPath,
+      ['--expose-gc', '--import=tsx', join(root, 'test', 'scripts', 'fixtures', 'log-flood.ts')],
+      { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    t.teardown(() => child.kill('SIGKILL'));
+    child.stdout.pause();
+    let stderr = '';
+    const held = await new Promise<number>((resolve, reject) => {
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        const said = /held=(\d+)/.exec(stderr);
+        if (said) resolve(Number(said[1]));
+      });
+      child.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+    });
+    t.ok(held < 40 * 1024 * 1024, `80 MiB logged, ${held} bytes of buffers held`);
+    let flood = 0;
+    let droppedSaid = 0;
+    let last = false;
+    const closed = new Promise<void>((resolve) => child.stdout.once('end', resolve));
+    createInterface({ input: child.stdout }).on('line', (text) => {
+      const line = JSON.parse(text) as { msg: string; event?: string; dropped?: number };
+      if (line.msg === 'flood') flood += 1;
+      if (line.event === 'log_lines_dropped') droppedSaid += line.dropped ?? 0;
+      if (line.msg === 'last line') last = true;
+    });
+    await closed;
+    t.ok(droppedSaid > 0, 'the drop is said');
+    t.equal(flood + droppedSaid, 4_000, 'every line either written or counted as dropped');
+    t.ok(last, 'a line logged once there was room again is written');
+  },
+);
