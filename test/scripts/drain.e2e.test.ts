@@ -82,9 +82,10 @@ t.test(
       'the turn completed before the node exited',
     );
     t.notOk(node.run.lines.some((l) => l.msg === 'turn cut for shutdown; handed over'));
+    // Against the 60 s grace, with room for a slow machine: a drain that waited the grace out takes it all.
     t.ok(
-      Date.now() - releasedAt < 8_000,
-      `the drain ended soon after the turn (${Date.now() - releasedAt} ms)`,
+      Date.now() - releasedAt < 30_000,
+      `the drain ended with the turn, not the grace (${Date.now() - releasedAt} ms)`,
     );
   },
 );
