@@ -77,11 +77,12 @@ export function zoneSpelling(tz: string): string {
 /** Macros the cron grammar accepts (schema/company/fields.ts) that cron-parser does not know, by their equivalent. */
 const MACRO_ALIASES: Readonly<Record<string, string>> = { '@midnight': '@daily' };
 
-function expression(cron: string, tz: string, from: Date): CronExpression {
+/** `until` ends the iteration (it throws past it), so a look for a fire time before it stops there. */
+function expression(cron: string, tz: string, from: Date, until?: Date): CronExpression {
   if (!isKnownTimezone(tz)) throw new ScheduleTimeError(`unknown timezone "${tz}"`);
   const text = cron.trim();
   try {
-    return CronExpressionParser.parse(MACRO_ALIASES[text] ?? text, { tz, currentDate: from });
+    return CronExpressionParser.parse(MACRO_ALIASES[text] ?? text, { tz, currentDate: from, endDate: until });
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     throw new ScheduleTimeError(`cron "${cron}" cannot be scheduled: ${why}`, { cause: error });
@@ -132,38 +133,30 @@ export function cronStepProblem(cron: string): string | null {
 }
 
 /**
- * cron-parser's iteration depends on where it starts around a DST change: started before a spring
- * gap it yields the firing the gap shifts, started after the gap it does not; started between the
- * two occurrences of a repeated wall time it yields the second. So every answer here comes from one
- * canonical sequence: forward iteration from a point a couple of firings back (stepping back only
- * finds that point) where the zone's offset has not changed for `SETTLED_MS`. Two firings back can
- * still lie inside a repeated hour (`0,30 1 * * *` asked at 01:45 EST), which would walk the second
- * occurrences; stepping on until the offset is settled starts the walk before the change. Ask at any
- * instant, the fire times are the same.
+ * cron-parser's iteration depends on where it starts around a DST change: started after a spring gap it
+ * does not yield the firing the gap shifts; started between the two occurrences of a repeated wall time
+ * it yields the second. And it cannot always step backwards over a change (a gap at midnight,
+ * America/Santiago: each failing `prev()` runs into its loop limit, half a second). So every answer here
+ * comes from one canonical sequence, walked forwards only: from a calm instant, one with no offset change
+ * within `SETTLED_MS` either side, where cron-parser is exact and whose walk then carries its own DST
+ * state through the next change. Ask at any instant, the fire times are the same.
  */
-function canonical(cron: string, tz: string, at: Date): CronExpression {
-  const it = expression(cron, tz, at);
-  let anchor = at;
-  for (let steps = 0; steps < ANCHOR_STEPS; steps++) {
-    if (steps >= 2 && settled(tz, anchor)) break;
-    const back = step(it, 'prev');
-    if (back === null) {
-      // cron-parser cannot step back over some DST changes (a gap at midnight, America/Santiago): start
-      // before the change by time instead.
-      anchor = new Date(Math.min(anchor.getTime(), at.getTime() - SETTLED_MS - DAY_MS));
-      break;
-    }
-    anchor = back;
-  }
-  it.reset(new Date(anchor.getTime() - 1));
-  return it;
+function calm(tz: string, ms: number): boolean {
+  const offset = offsetAt(tz, ms);
+  return offset === offsetAt(tz, ms - SETTLED_MS) && offset === offsetAt(tz, ms + SETTLED_MS);
+}
+
+/** The latest calm instant at or before `ms`: changes lie months apart, so two steps back pass one. */
+function calmBefore(tz: string, ms: number): number {
+  let start = ms;
+  for (let steps = 0; steps < CALM_STEPS && !calm(tz, start); steps++) start -= SETTLED_MS;
+  return start;
 }
 
 /** Longer than any DST shift in the tz database (Antarctica/Troll moves two hours). */
 const SETTLED_MS = 3 * 3_600_000;
-/** Steps back past a DST change: a firing every minute for three hours (a denser one stays approximate). */
-const ANCHOR_STEPS = 200;
-const DAY_MS = 86_400_000;
+/** Steps back to a calm instant; a zone with changes closer together than this (none today) stays approximate. */
+const CALM_STEPS = 4;
 
 /** Offset formatters by zone, bounded as `knownZones` is. */
 const offsetFormats = new Map<string, Intl.DateTimeFormat>();
@@ -178,15 +171,10 @@ function offsetAt(tz: string, at: number): string {
   return format.formatToParts(at).find((part) => part.type === 'timeZoneName')?.value ?? '';
 }
 
-/** Whether the zone's offset at `at` has held for `SETTLED_MS` before it (no DST change just behind). */
-function settled(tz: string, at: Date): boolean {
-  return offsetAt(tz, at.getTime()) === offsetAt(tz, at.getTime() - SETTLED_MS);
-}
-
-/** One iteration step; null when the expression has no more dates that way. */
-function step(it: CronExpression, way: 'next' | 'prev'): Date | null {
+/** One step forwards; null when the expression has no more dates. Never `prev()`: see `calm`. */
+function step(it: CronExpression): Date | null {
   try {
-    return (way === 'next' ? it.next() : it.prev()).toDate();
+    return it.next().toDate();
   } catch {
     return null;
   }
@@ -215,11 +203,19 @@ export function nextFireTimes(cron: string, tz: string, after: Date, count: numb
 }
 
 function walkForward(cron: string, tz: string, after: Date, count: number): Date[] {
-  const it = canonical(cron, tz, after);
+  const it = expression(cron, tz, after);
+  it.reset(new Date(calmBefore(tz, after.getTime()) - 1));
   const out: Date[] = [];
+  let passed = 0;
   for (let steps = 0; out.length < count && steps < MAX_STEPS + count; steps++) {
-    const next = step(it, 'next');
+    const next = step(it);
     if (next === null) break;
+    if (next.getTime() <= after.getTime()) {
+      // Hundreds of fire times between the calm start and `after` (a firing every few seconds): go on from
+      // `after` itself, approximate within 3 h of a change.
+      if (++passed === MAX_STEPS / 2) it.reset(after);
+      continue;
+    }
     const last = out[out.length - 1];
     if (next.getTime() > (last ?? after).getTime()) out.push(next);
   }
@@ -242,15 +238,48 @@ export function nextFireTime(cron: string, tz: string, after: Date): Date | null
 
 /** The latest fire time at or before `at`, or null when there is none. */
 export function latestFireTime(cron: string, tz: string, at: Date): Date | null {
-  const it = canonical(cron, tz, new Date(at.getTime() + 1));
+  const it = expression(cron, tz, at, at);
+  const atMs = at.getTime();
+  const firesBy = (start: number): boolean => {
+    it.reset(new Date(start - 1));
+    const first = step(it);
+    return first !== null && first.getTime() <= atMs;
+  };
+  // Widen the look back until a fire time lies in it (`hi` is a start from which none does)...
+  let lo: number | null = null;
+  let hi = atMs + 1;
+  for (let back = 0; back <= LOOK_BACK_MAX_MS; back = Math.max(MIN_MS, back * 2)) {
+    const start = calmBefore(tz, atMs - back);
+    if (firesBy(start)) {
+      lo = start;
+      break;
+    }
+    hi = Math.min(hi, start);
+  }
+  if (lo === null) return null;
+  // ...then narrow it, so the walk from its start passes a fire time or two (near a change, a few hours' worth).
+  while (hi - lo > 1_000) {
+    const mid = calmBefore(tz, Math.floor((lo + hi) / 2));
+    if (mid <= lo) break;
+    if (firesBy(mid)) lo = mid;
+    else hi = mid;
+  }
+  it.reset(new Date(lo - 1));
   let latest: Date | null = null;
-  for (let steps = 0; steps < MAX_STEPS; steps++) {
-    const next = step(it, 'next');
-    if (next === null || next.getTime() > at.getTime()) break;
+  for (let steps = 0; steps < MAX_STEPS + 100; steps++) {
+    // Over a thousand fire times in the hours around a change (a firing every few seconds): go on from the
+    // last minute, approximate within 3 h of the change.
+    if (steps === MAX_STEPS) it.reset(new Date(Math.max(latest?.getTime() ?? lo, atMs - MIN_MS)));
+    const next = step(it);
+    if (next === null || next.getTime() > atMs) break;
     if (latest === null || next.getTime() > latest.getTime()) latest = next;
   }
   return latest;
 }
+
+/** How far back a latest fire time is looked for: past the eight years between some February 29ths. */
+const LOOK_BACK_MAX_MS = 16 * 366 * 86_400_000;
+const MIN_MS = 60_000;
 
 /**
  * The period a firing owns: from `fireTime` to the next fire time after it. Null when nothing
