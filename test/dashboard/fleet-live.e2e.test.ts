@@ -2,7 +2,8 @@
  * The fleet room follows the fleet by itself: a node joining, a node leaving, its seat moving to the peer and
  * the scheduler duty failing over show in the room without a `health` frame. Two `svc serve` children on one
  * nats-server with a 3 s lease; every page's socket is routed so that no `health` frame reaches it (the room
- * must not wait on the node's 5 s pulse to see a fleet change).
+ * must not wait on the node's 5 s pulse to see a fleet change): with no timer of its own, the room sees a lease
+ * move and a duty fail over by the node's `fleet` push alone.
  */
 import t, { type Test } from 'tap';
 import type { Browser } from 'playwright-core';

@@ -120,6 +120,11 @@ t.test('frames that announce a fleet change bump the fleet tick; the others do n
   const base = applyFrame(snapshot(), health());
   const moved = (f: Frame): boolean => applyFrame(base, f).fleetTick > base.fleetTick;
   t.notOk(moved(health()), 'the same pulse again');
+  t.ok(
+    moved(frame('fleet', null)),
+    "the node's fleet push (a lease moved between peers, a duty failed over)",
+  );
+  t.equal(applyFrame(base, frame('fleet', null)).snapshot, base.snapshot, 'the push changes no section');
   t.ok(moved(health({ nodes: 3 })), 'a node joined');
   t.ok(moved(health({ nodes: 1 })), 'a node left');
   t.ok(moved(health({ seats: [] })), 'a seat left this node');

@@ -14,8 +14,9 @@ export interface LiveState {
   /** Bumped by every new event: questions about history re-ask on it. */
   readonly eventTick: number;
   /**
-   * Bumped by every frame that announces a fleet change (see `movesFleet`): the fleet room re-asks on it
-   * at once instead of waiting for its beat.
+   * Bumped by the node's `fleet` push (its fleet view changed: a node joined or left, a lease or duty changed
+   * holder or epoch, an applied epoch moved) and by the other frames that announce a fleet change (see
+   * `movesFleet`): the fleet room re-asks on it.
    */
   readonly fleetTick: number;
   /**
@@ -79,7 +80,7 @@ const placedOf = (row: AgentRow | undefined): boolean | undefined =>
 /**
  * Whether a frame announces a fleet change the fleet room shows: a health pulse whose node count, held seats,
  * epoch or posture moved; an agent row whose seat was placed or lost its holder; a node's apply or alarm.
- * A seat lease moving between two peers or the scheduler duty failing over raises no frame at all.
+ * A seat lease moving between two peers or the scheduler duty failing over is told by the `fleet` push alone.
  */
 function movesFleet(snapshot: Snapshot, frame: Frame): boolean {
   if (frame.kind === 'health') {
@@ -118,6 +119,8 @@ export function applyFrame(state: LiveState, frame: Frame): LiveState {
       readsRefused: false,
       problem: null,
     };
+  // A marker (data null): the fleet itself is guarded, read with the token by the room that shows it.
+  if (frame.kind === 'fleet') return { ...state, fleetTick: state.fleetTick + 1 };
   const snapshot = state.snapshot ?? emptySnapshot;
   const next = applySection(state, snapshot, frame);
   return next !== state && movesFleet(snapshot, frame) ? { ...next, fleetTick: state.fleetTick + 1 } : next;

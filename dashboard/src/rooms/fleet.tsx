@@ -31,27 +31,13 @@ interface Fleet {
 }
 
 /**
- * A seat lease moving between two peers, or the scheduler duty failing over, raises no frame: while the room
- * is open (and the tab shown) it reads the fleet again on this beat. The answer is built from the node's own
- * watch of the coordination store, so a read costs no bus or store round trip.
+ * Counts the `health` frames (the node's 5 s pulse): the renewal and expiry instants the room shows age on
+ * their own clock, and no push tells of a renewal, so the room reads them again on the pulse.
  */
-const FLEET_BEAT_MS = 2_000;
-
-/** Counts FLEET_BEAT_MS beats while the page is visible; a tab shown again counts one at once. */
-function useVisibleBeat(): number {
-  const [beat, setBeat] = useState(0);
-  useEffect(() => {
-    const step = (): void => {
-      if (document.visibilityState === 'visible') setBeat((b) => b + 1);
-    };
-    const timer = window.setInterval(step, FLEET_BEAT_MS);
-    document.addEventListener('visibilitychange', step);
-    return () => {
-      window.clearInterval(timer);
-      document.removeEventListener('visibilitychange', step);
-    };
-  }, []);
-  return beat;
+function usePulse(health: unknown): number {
+  const [pulse, setPulse] = useState(0);
+  useEffect(() => setPulse((p) => p + 1), [health]);
+  return pulse;
 }
 
 export function FleetRoom() {
@@ -66,9 +52,10 @@ export function FleetRoom() {
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const [removals, setRemovals] = useState(0);
   const said = useRef<HTMLParagraphElement>(null);
-  const beat = useVisibleBeat();
-  // At once on a frame that announces a fleet change (and after a removal); on the beat for the rest.
-  const tick = `${live.fleetTick}:${live.configTick}:${removals}:${beat}`;
+  const pulse = usePulse(health);
+  // At once on the node's `fleet` push (and the other frames that announce a fleet change, and after a
+  // removal); on the health pulse for the renewal instants.
+  const tick = `${live.fleetTick}:${live.configTick}:${removals}:${pulse}`;
   const asked = useQuestion<Fleet>(connection.hasToken ? 'fleet' : null, {}, tick);
   const fleet = asked.data;
   // An earlier answer kept while the latest went unanswered is shown, marked so, not replaced by the error.
