@@ -204,7 +204,7 @@ t.test('an activation whose announcement was lost is announced by the next write
     executeWrite({ bus: lossy, coord: a.coord, logger, validate: validAsSent }, write('a', null)),
     'the first writer does not know it won',
   );
-  t.ok(await live.view.until((s) => s.active?.epoch === 1, 2_000), 'the store holds epoch 1');
+  t.ok(await live.view.until((s) => s.active?.epoch === 1, 30_000), 'the store holds epoch 1');
   const firstId = live.view.state.active?.revision_id ?? null;
   const reply = await executeWrite(
     { bus, coord: live.coord, logger, validate: validAsSent },

@@ -83,7 +83,7 @@ t.test('a write stores the revision, activates it at epoch 1 and the read model 
     aConfigWrite({ name: 'Acme' }, null),
   );
   t.match(reply, { outcome: 'stored', epoch: 1 });
-  t.ok(await view.until((s) => s.active?.epoch === 1 && activeRevision(s) !== null, 2_000));
+  t.ok(await view.until((s) => s.active?.epoch === 1 && activeRevision(s) !== null, 30_000));
   t.same(activeRevision(view.state)?.payload, { name: 'Acme' });
 });
 
@@ -96,7 +96,7 @@ t.test(
       aConfigWrite({ name: 'v0' }, null),
     );
     const basis = first.outcome === 'stored' ? first.revision_id : '';
-    await view.until((s) => s.active?.revision_id === basis, 2_000);
+    await view.until((s) => s.active?.revision_id === basis, 30_000);
     const writers = Array.from({ length: 20 }, (_, i) =>
       executeWrite({ bus, coord, logger, validate: validAsSent }, aConfigWrite({ name: `v${i + 1}` }, basis)),
     );
@@ -105,7 +105,7 @@ t.test(
     const lost = replies.filter((r) => r.outcome === 'refused' && r.error === 'revision_advanced');
     t.equal(won.length, 1, 'one winner');
     t.equal(lost.length, 19, 'nineteen 409s');
-    await view.until((s) => s.order.length === 21, 2_000);
+    await view.until((s) => s.order.length === 21, 30_000);
     for (const r of lost) {
       const id = r.outcome === 'refused' ? r.stored_revision_id : undefined;
       t.ok(id && view.state.revisions.has(id), 'a losing revision is stored and readable');
@@ -157,7 +157,7 @@ t.test(
     ]);
     const opts = { bus, coord, logger, validate: validAsSent };
     const r1 = await executeWrite(opts, aConfigWrite({ name: 'a' }, null));
-    await view.until((s) => s.active?.epoch === 1, 2_000);
+    await view.until((s) => s.active?.epoch === 1, 30_000);
     await applier.reconcile();
     t.same(calls, ['apply:org', 'apply:budgets', 'apply:providers', 'apply:scalars']);
     t.match(node.view(), { phase: 'serving', posture: 'serve', appliedEpoch: 1 });
@@ -168,7 +168,7 @@ t.test(
       opts,
       aConfigWrite({ name: 'a' }, id1, { source: 'api', summary: 'reload' }),
     );
-    await view.until((s) => s.active?.epoch === 2, 2_000);
+    await view.until((s) => s.active?.epoch === 2, 30_000);
     await applier.reconcile();
     t.same(calls, [], 'an unchanged payload does no work');
     t.equal(node.view().appliedEpoch, 2);
@@ -176,7 +176,7 @@ t.test(
     failProviders = true;
     const id2 = r2.outcome === 'stored' ? r2.revision_id : '';
     const r3 = await executeWrite(opts, aConfigWrite({ name: 'b' }, id2));
-    await view.until((s) => s.active?.epoch === 3, 2_000);
+    await view.until((s) => s.active?.epoch === 3, 30_000);
     await applier.reconcile();
     t.same(
       calls,
@@ -224,7 +224,7 @@ t.test(
     calls.length = 0;
     const id3 = r3.outcome === 'stored' ? r3.revision_id : '';
     await executeWrite(opts, aConfigWrite({ name: 'a' }, id3));
-    await view.until((s) => s.active?.epoch === 4, 2_000);
+    await view.until((s) => s.active?.epoch === 4, 30_000);
     await applier.reconcile();
     t.same(calls, ['apply:org', 'apply:budgets', 'apply:providers', 'apply:scalars']);
     t.match(applied.at(-1), { status: 'applied', epoch: 4 });
@@ -242,7 +242,7 @@ t.test('applied_subsystems names each subsystem once, however many appliers it h
     sub('providers'),
   ]);
   await executeWrite({ bus, coord, logger, validate: validAsSent }, aConfigWrite({ name: 'a' }, null));
-  await view.until((s) => s.active?.epoch === 1, 2_000);
+  await view.until((s) => s.active?.epoch === 1, 30_000);
   await applier.reconcile();
   t.match(applied[0], { status: 'applied' });
   t.same(applied[0]!.applied_subsystems, ['org', 'providers']);
@@ -267,7 +267,7 @@ t.test(
     const store = async (epoch: number): Promise<void> => {
       const reply = await executeWrite(opts, aConfigWrite(doc, basis || null, { source: 'api.reload' }));
       basis = reply.outcome === 'stored' ? reply.revision_id : '';
-      await view.until((s) => s.active?.epoch === epoch, 2_000);
+      await view.until((s) => s.active?.epoch === epoch, 30_000);
       await applier.reconcile();
     };
     await store(1);

@@ -33,7 +33,7 @@ async function store(t: Test, keyring: Keyring | null) {
         (s) =>
           (s.entries.get(String((body as { name?: string }).name))?.revision ?? 0) >= reply.revision ||
           reply.revision === 0,
-        2000,
+        30_000,
       );
     return reply;
   };
@@ -81,7 +81,7 @@ t.test('a ciphertext moved to another name, or tampered with, does not open', as
   // The resolver answers nothing for such a record, and the environment takes over.
   const moved = { ...secretRecord(s.view.state, 'A_SECRET')!, name: 'B_SECRET' };
   await s.bucket.put('B_SECRET', enc.encode(JSON.stringify(moved)));
-  await s.view.until((st) => secretRecord(st, 'B_SECRET') !== null, 2000);
+  await s.view.until((st) => secretRecord(st, 'B_SECRET') !== null, 30_000);
   const unreadable: string[] = [];
   const resolve = secretsThenEnv(
     storeResolver(
@@ -119,7 +119,7 @@ t.test('delete answers whether something was removed, and the read model follows
   const s = await store(t, ring('k1', ['k1', 1]));
   await s.put('GONE', 'x');
   t.match(await s.send('delete', { name: 'GONE', actor }), { outcome: 'ok', removed: true });
-  await s.view.until((st) => secretRecord(st, 'GONE') === null, 2000);
+  await s.view.until((st) => secretRecord(st, 'GONE') === null, 30_000);
   t.equal(secretRecord(s.view.state, 'GONE'), null);
   t.match(await s.send('delete', { name: 'GONE', actor }), { outcome: 'ok', removed: false });
 });

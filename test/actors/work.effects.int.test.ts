@@ -93,7 +93,7 @@ async function scenario(t: Test, bus: Bus): Promise<void> {
   // A node ran the tracker before (its effects consumer exists), then the writer died after an append.
   await (await start(bus)).stop();
   await appendThenDie(bus, created('crash-1', { title: 'Survives', assignees: ['coder', 'bob'] }));
-  t.ok(await view.until((await bus.streamInfo(Streams.Work)).lastSeq, 5_000), 'the record is folded');
+  t.ok(await view.until((await bus.streamInfo(Streams.Work)).lastSeq, 30_000), 'the record is folded');
   t.same(await stored(bus, Streams.Events), [], 'no event was published by the dead writer');
   t.same(await stored(bus, Streams.Inbox), [], 'no seat was woken by the dead writer');
 

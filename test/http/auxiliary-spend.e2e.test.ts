@@ -130,8 +130,8 @@ t.test('an auxiliary call moves the rollup, the live window and the budgets, onc
     task.id,
     'auxiliary_spend is never an event frame',
   );
-  t.ok(await spent.until(2, 5000), 'two spend records stored');
-  t.ok(await events.projection.until(3, 5000), 'two auxiliary_spend events and the task stored');
+  t.ok(await spent.until(2, 30_000), 'two spend records stored');
+  t.ok(await events.projection.until(3, 30_000), 'two auxiliary_spend events and the task stored');
   t.equal((await bus.streamInfo(Streams.Spend)).messages, 2, 'the repeat was not stored again');
 
   const breakdown = await json<ReturnType<ReadModels['tokenBreakdown']>>(`${h.base}/tokens/breakdown`);

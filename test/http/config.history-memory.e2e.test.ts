@@ -82,7 +82,7 @@ t.test(
     });
     t.equal(revert.status, 201);
     const reverted = ((await revert.json()) as { revision_id: string; epoch: number }).revision_id;
-    t.ok(await node.configuration.view.until((s) => s.active?.revision_id === reverted, 5_000));
+    t.ok(await node.configuration.view.until((s) => s.active?.revision_id === reverted, 30_000));
     t.equal((await read(node, '/config'))['mission'], mission(5), 'the active document is revision 5 again');
     assertBounded(t, state, 'after the revert');
 

@@ -19,7 +19,7 @@ t.test(
     t.equal(first.status, 201);
     const id = ((await first.json()) as { revision_id: string }).revision_id;
     t.ok(
-      await b.configuration.view.until((s) => s.active?.revision_id === id, 5_000),
+      await b.configuration.view.until((s) => s.active?.revision_id === id, 30_000),
       'the other node sees the activation',
     );
 
@@ -42,7 +42,7 @@ t.test(
     t.equal(winner.epoch, 2);
     for (const node of [a, b]) {
       t.ok(
-        await node.configuration.view.until((s) => s.active?.revision_id === winner.revision_id, 5_000),
+        await node.configuration.view.until((s) => s.active?.revision_id === winner.revision_id, 30_000),
         'both nodes agree on the winner',
       );
     }
@@ -50,7 +50,7 @@ t.test(
       typeof body['stored_revision_id'] === 'string' ? [body['stored_revision_id']] : [],
     );
     t.ok(
-      await b.configuration.view.until((s) => stored.every((rev) => s.revisions.has(rev)), 5_000),
+      await b.configuration.view.until((s) => stored.every((rev) => s.revisions.has(rev)), 30_000),
       'every losing revision is stored and readable on both nodes',
     );
   },

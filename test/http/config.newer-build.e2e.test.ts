@@ -40,7 +40,7 @@ t.test(
       newer,
     );
     if (stored.outcome !== 'stored') throw new Error(`the newer build's write was ${stored.outcome}`);
-    t.ok(await node.configuration.view.until((s) => s.active?.epoch === stored.epoch, 5_000));
+    t.ok(await node.configuration.view.until((s) => s.active?.epoch === stored.epoch, 30_000));
     await node.configuration.applyActive();
     t.match(
       node.node.view(),

@@ -119,7 +119,7 @@ t.test(
       payload: { __encrypted__: 'enc:v1:k-gone:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
     };
     await node.bus.publish(Subjects.configRevisionStored, new TextEncoder().encode(JSON.stringify(record)));
-    t.ok(await node.configuration.view.until((s) => s.revisions.has(sealedId), 2_000));
+    t.ok(await node.configuration.view.until((s) => s.revisions.has(sealedId), 30_000));
     const read = await json(await node.call('GET', `/config/revisions/${sealedId}`));
     t.same(read['payload'], { encrypted: true, key_id: 'k-gone' });
     const revert = await node.call('POST', `/config/revisions/${sealedId}/revert`, {

@@ -86,7 +86,7 @@ t.test(
     const reload = await after.call('POST', '/config/reload');
     t.equal(reload.status, 201);
     const id = ((await reload.json()) as Json)['revision_id'] as string;
-    t.ok(await after.configuration.view.until((s) => s.revisions.has(id), 2_000));
+    t.ok(await after.configuration.view.until((s) => s.revisions.has(id), 30_000));
     t.match(
       (await readRevision(after.configuration.view.state, id))!.payload,
       { __encrypted__: /^enc:v1:k2:/ },
@@ -150,7 +150,7 @@ t.test(
     const reload = await rotating.call('POST', '/config/reload');
     t.equal(reload.status, 201);
     const id = ((await reload.json()) as Json)['revision_id'] as string;
-    t.ok(await rotating.configuration.view.until((s) => s.revisions.has(id), 2_000));
+    t.ok(await rotating.configuration.view.until((s) => s.revisions.has(id), 30_000));
     await rotating.configuration.stop();
     const after = await startConfigNode(t, { tierA: keyring('k2', ['k2', 2]), bus });
     for (const res of [

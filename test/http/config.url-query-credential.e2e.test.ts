@@ -21,7 +21,7 @@ import { activateUnchecked } from './fixtures/earlier-release.js';
 
 async function activate(node: ConfigNode, payload: unknown): Promise<string> {
   const id = await activateUnchecked(node.bus, node.configuration.coord, payload);
-  const shown = await node.configuration.view.until((s) => s.active?.revision_id === id, 5_000);
+  const shown = await node.configuration.view.until((s) => s.active?.revision_id === id, 30_000);
   if (!shown) throw new Error('the read model never showed the activation');
   return id;
 }

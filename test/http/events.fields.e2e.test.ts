@@ -37,7 +37,7 @@ t.test(
     const flagged = ev('TaskCreated', true);
     const all = [...failures, plain, flagged];
     for (const e of all) await publishEvent(bus, e);
-    await events.projection.until(all.length, 5000);
+    await events.projection.until(all.length, 30_000);
     const failed = new Map(all.map((e) => [e.id, e !== plain]));
 
     const listed = (await call(`${h.base}/events?limit=400`)).json!['rows'] as Array<Record<string, unknown>>;

@@ -16,7 +16,7 @@ t.test('the history questions answer on /query/{what} over a real listener', asy
     event('TaskCreated', at.toISOString()),
   ];
   for (const r of records) await publishEvent(bus, r);
-  await events.projection.until(records.length, 5000);
+  await events.projection.until(records.length, 30_000);
 
   const series = await call(`${h.base}/query/event_series?since_hours=2`);
   t.equal(series.status, 200);
@@ -82,7 +82,7 @@ t.test('the socket query channel reaches the same history answers', async (t) =>
     at: new Date(Date.now() - 1000),
   });
   for (const r of records) await publishEvent(bus, r);
-  await events.projection.until(records.length, 5000);
+  await events.projection.until(records.length, 30_000);
   const d = await dashboard(`${ws}/ws/stream`);
   t.teardown(() => d.client.close());
   await d.next((f) => f.kind === 'snapshot');

@@ -43,7 +43,7 @@ t.test('GET /schedules lists the applied schedules with next_run and the ledger 
   t.same(first.recent_runs, []);
 
   await clock.advanceTo('2026-01-05T08:15:00Z');
-  t.ok(await runs.until((state) => state.runs.length >= 6, 5_000), 'the rows reached the read model');
+  t.ok(await runs.until((state) => state.runs.length >= 6, 30_000), 'the rows reached the read model');
   const after = SchedulesAnswer.parse((await call(`${h.base}/schedules`)).json);
   t.same(
     after.recent_runs.map(

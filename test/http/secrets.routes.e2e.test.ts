@@ -196,7 +196,7 @@ t.test(
       source: 'api',
     };
     await node.bucket.put('LEGACY', new TextEncoder().encode(JSON.stringify(record)));
-    await node.secrets.view.until((s) => s.entries.has('LEGACY'), 2000);
+    await node.secrets.view.until((s) => s.entries.has('LEGACY'), 30_000);
     const refused = await node.call('POST', '/secrets/rekey?key_id=k1');
     t.equal(refused.status, 409);
     t.match(await json(refused), { error: 'key_not_active', active_key_id: 'k2' });
@@ -234,7 +234,7 @@ t.test('a record sealed under a key this node lacks reads as its record but does
     source: 'api',
   };
   await node.bucket.put('FOREIGN', new TextEncoder().encode(JSON.stringify(record)));
-  await node.secrets.view.until((s) => s.entries.has('FOREIGN'), 2000);
+  await node.secrets.view.until((s) => s.entries.has('FOREIGN'), 30_000);
   t.match(await json(await node.call('GET', '/secrets/FOREIGN')), { key_id: 'k9' });
   const reveal = await node.call('GET', '/secrets/FOREIGN?reveal=true');
   t.equal(reveal.status, 409);

@@ -107,7 +107,7 @@ t.test(
         if (puts !== 1) return forward();
         await forward();
         // This node reads the first seal landed; its answer is lost.
-        await node.secrets.view.until((s) => (s.entries.get(TOKEN)?.revision ?? 0) > earlier, 5_000);
+        await node.secrets.view.until((s) => (s.entries.get(TOKEN)?.revision ?? 0) > earlier, 30_000);
         throw new RequestTimeoutError(`request to ${subject} timed out`);
       },
     });

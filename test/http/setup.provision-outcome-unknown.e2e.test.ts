@@ -119,7 +119,7 @@ for (const mode of ['lost', 'late'] as const) {
       t.equal(run.status, 200, 'the run named is recorded');
       if (late !== null) {
         await (late as () => Promise<unknown>)();
-        await node.secrets.view.until((s) => s.entries.get(BO)?.record != null, 5_000);
+        await node.secrets.view.until((s) => s.entries.get(BO)?.record != null, 30_000);
         const minted = vendor.tokens.map((k) => String(k['token']));
         t.ok(
           minted.includes(String(node.secrets.resolve(BO))),
@@ -143,7 +143,7 @@ t.test(
         if (puts < 0 || subject !== Commands.secrets.put.subject || ++puts !== 2) return forward();
         await forward();
         // This node reads the seal landed; its answer is lost.
-        await node.secrets.view.until((s) => s.entries.get(BO)?.record != null, 5_000);
+        await node.secrets.view.until((s) => s.entries.get(BO)?.record != null, 30_000);
         throw new RequestTimeoutError(`request to ${subject} timed out`);
       },
     });

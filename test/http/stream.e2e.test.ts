@@ -59,7 +59,7 @@ t.test('the snapshot has every section; sections not provided answer their empty
   const { h, bus, events } = await startEventsNode(t);
   const e = ev('TaskCreated', 'task');
   await publishEvent(bus, e);
-  await events.projection.until(1, 5000);
+  await events.projection.until(1, 30_000);
   const snap = await call(`${h.base}/stream/snapshot`);
   t.equal(snap.status, 200);
   const body = snap.json!;
@@ -116,7 +116,7 @@ t.test('a reconnecting dashboard gets the snapshot again, with what it missed', 
   await d1.client.closed;
   const missed = ev('TaskCompleted', 'task');
   await publishEvent(bus, missed);
-  await events.projection.until(1, 5000);
+  await events.projection.until(1, 30_000);
   const d2 = await dashboard(`${ws}/ws/stream`);
   t.teardown(() => d2.client.close());
   const snap = await d2.next(() => true);
@@ -201,7 +201,7 @@ t.test('the query channel answers registered questions and refuses with a closed
   const { ws, bus, events } = await startEventsNode(t, { questions });
   const e = ev('TaskCreated', 'task');
   await publishEvent(bus, e);
-  await events.projection.until(1, 5000);
+  await events.projection.until(1, 30_000);
   const d = await dashboard(`${ws}/ws/stream`);
   t.teardown(() => d.client.close());
   await d.next((f) => f.kind === 'snapshot');
@@ -347,7 +347,7 @@ t.test('REST adapters answer like the questions they adapt', async (t) => {
   const { h, bus, events } = await startEventsNode(t);
   const e = ev('TaskCreated', 'task');
   await publishEvent(bus, e);
-  await events.projection.until(1, 5000);
+  await events.projection.until(1, 30_000);
   const list = await call(`${h.base}/events?limit=10&feed_only=true`);
   t.equal(list.status, 200);
   t.match(list.json, {

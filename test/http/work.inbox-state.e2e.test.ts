@@ -175,7 +175,7 @@ t.test(
     t.equal((await send(`${w.base}/work/inbox/read`, { ids: bobRows, handle: 'nobody' }, CI)).status, 400);
 
     const second = await startWorkHarness(t, { bus: w.bus });
-    await second.view.until(w.view.state().seq, 5_000);
+    await second.view.until(w.view.state().seq, 30_000);
     for (const path of ['/work/people/bob', '/work/inbox?handle=bob&snoozed=include'])
       t.same((await get(`${second.base}${path}`, CI)).json, (await get(`${w.base}${path}`, CI)).json, path);
     t.equal(((await get(`${second.base}/work/people/bob`, CI)).json as Json).held, true);

@@ -256,3 +256,21 @@ t.test(
     );
   },
 );
+
+t.test(
+  'a sixth field written as a year is refused saying six fields read seconds first, not a year',
+  async (t) => {
+    for (const cron of ['0 0 1 1 * 2027', '0 0 9 1 1 2027', '0 0 1 1 * 2027-2028']) {
+      const problem = cronProblem(cron, 'UTC');
+      t.match(problem, /a sixth field is not a year/, cron);
+      t.match(problem, /second, minute, hour, day of month, month, day of week/, cron);
+      t.notMatch(problem, /Constraint error/, cron);
+    }
+    t.equal(cronProblem('0 0 9 * * 1-5', 'UTC'), null, 'a sixth field that is a day of week still schedules');
+    t.match(
+      cronProblem('0 0 1 1 * 8', 'UTC'),
+      /cannot be scheduled/,
+      'a day of week out of range is no year',
+    );
+  },
+);

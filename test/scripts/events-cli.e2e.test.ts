@@ -44,7 +44,7 @@ t.test('svc events list, get and trace read a running node', async (t) => {
   const trace = 'c'.repeat(32);
   const sent = [ev('TaskCreated', trace), ev('TaskAssigned', trace), ev('TaskCompleted')];
   for (const e of sent) await publishEvent(bus, e);
-  await events.projection.until(3, 5000);
+  await events.projection.until(3, 30_000);
   const run = async (...args: string[]) => {
     const out = capture();
     const err = capture();
@@ -84,7 +84,7 @@ t.test('svc events get finds ids that are dot segments; the more: line pastes in
   const { h, bus, events } = await startEventsNode(t);
   const tricky = ['.', '..', 'a/b?c#d', "-it's a $b"];
   for (const id of tricky) await publishEvent(bus, { ...ev('TaskCreated'), id });
-  await events.projection.until(tricky.length, 5000);
+  await events.projection.until(tricky.length, 30_000);
   const run = async (...args: string[]) => {
     const out = capture();
     const err = capture();

@@ -73,7 +73,7 @@ t.test(
 
     await bus.publish(configSubjects.revisionStored, json(record(second, first, 'two')));
     t.ok(
-      await view.until((s) => s.active?.revision_id === second && activeRevision(s) !== null, 5_000),
+      await view.until((s) => s.active?.revision_id === second && activeRevision(s) !== null, 30_000),
       'once its record arrives, the pointer takes effect',
     );
     t.equal(view.state.active?.epoch, 2);

@@ -99,7 +99,7 @@ t.test(
     );
     const stale = event('TaskCreated', new Date(now - 7200_000).toISOString());
     await publishAll(bus, [stale]);
-    await running.until((await bus.streamInfo('SVC_EVENTS')).lastSeq, 5000);
+    await running.until((await bus.streamInfo('SVC_EVENTS')).lastSeq, 30_000);
     const feed = feedRows(src);
     t.equal(feed.length, 400);
     t.notOk(
