@@ -60,7 +60,7 @@ t.test('a node cut from its streams reports isolated, an alarm and not ready, th
     const res = await fetch(`${url}/ready`);
     return { status: res.status, body: (await res.json()) as Json };
   };
-  const calm = await until(health, (h) => h['status'] === 'ok' && h['alarms'] !== undefined, 10_000);
+  const calm = await until(health, (h) => h['status'] === 'ok' && h['alarms'] !== undefined, 30_000);
   t.equal(calm['status'], 'ok');
   t.same(calm['alarms'], { count: 0 }, 'alarms evaluated, none raised');
 
@@ -68,18 +68,18 @@ t.test('a node cut from its streams reports isolated, an alarm and not ready, th
   proxy.blackhole();
   proxy.cut();
   const cutAt = Date.now();
-  const down = await until(health, (h) => h['status'] === 'isolated', 10_000);
+  const down = await until(health, (h) => h['status'] === 'isolated', 30_000);
   t.equal(down['status'], 'isolated', `health reads isolated after ${Date.now() - cutAt} ms, not ok`);
   t.same(down['alarms'], { count: 1, worst: 'critical' }, 'with a critical alarm');
   t.equal(down['configured'], true, 'still configured');
   const notReady = await ready();
   t.equal(notReady.status, 503);
   t.match(notReady.body, { ready: false, reason: 'broker_unlinked' });
-  await run.waitForLog((l) => l.msg.startsWith('alarm raised') && l['alarm'] === 'bus_unreachable', 5_000);
+  await run.waitForLog((l) => l.msg.startsWith('alarm raised') && l['alarm'] === 'bus_unreachable', 30_000);
 
   // 2. the link is back: the client reconnects, the alarm clears, ready again
   proxy.restore();
-  const up = await until(health, (h) => h['status'] === 'ok' && (h['alarms'] as Json)['count'] === 0, 20_000);
+  const up = await until(health, (h) => h['status'] === 'ok' && (h['alarms'] as Json)['count'] === 0, 45_000);
   t.equal(up['status'], 'ok', 'ok again once reconnected');
   t.same(up['alarms'], { count: 0 });
   t.same((await ready()).body, { ready: true });
@@ -94,7 +94,7 @@ t.test('a node cut from its streams reports isolated, an alarm and not ready, th
         out.push(EventRecord.parse(JSON.parse(new TextDecoder().decode(msg.data))));
     return out.sort((a, b) => a.timestamp.localeCompare(b.timestamp) || a.type.localeCompare(b.type));
   };
-  const events = await until(alarmEvents, (e) => e.length >= 2, 10_000);
+  const events = await until(alarmEvents, (e) => e.length >= 2, 30_000);
   t.same(
     events.map((e) => [e.type, (e.payload as Json)['alarm']]),
     [
