@@ -98,9 +98,20 @@ export function cronProblem(cron: string, tz: string): string | null {
     expression(cron, tz, new Date(0)).next();
     return null;
   } catch (error) {
-    if (error instanceof ScheduleTimeError) return error.message;
+    if (error instanceof ScheduleTimeError) return yearProblem(cron) ?? error.message;
     return `cron "${cron}" never fires`;
   }
+}
+
+/**
+ * A sixth field written as a year (`0 0 1 1 * 2027`, as some cron dialects have it) is read here as the day
+ * of week, seconds coming first, and cron-parser's own answer ("expected range 0-7") does not say so.
+ */
+function yearProblem(cron: string): string | null {
+  const fields = cron.trim().split(/\s+/);
+  const last = fields[5];
+  if (fields.length !== 6 || last === undefined || !/\d{4}/.test(last)) return null;
+  return `cron "${cron}" cannot be scheduled: a sixth field is not a year: six fields read as second, minute, hour, day of month, month, day of week, so "${last}" is a day of week (0-7); write the five fields without a year`;
 }
 
 /** The fields of a 5-field expression with their ranges; a 6-field one has `second` (0-59) first. */
