@@ -15,7 +15,7 @@ import { defineCommand } from '../../schema/index.js';
 
 const request = z.object({ n: z.number(), note: z.string().default('none') });
 const reply = z.object({ doubled: z.number(), note: z.string() });
-const Double = defineCommand({ area: 'test', verb: 'double', request, reply, timeoutMs: 2_000 });
+const Double = defineCommand({ area: 'test', verb: 'double', request, reply, timeoutMs: 10_000 });
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -50,13 +50,13 @@ t.test(
     });
     t.teardown(() => sub.stop());
     const wrongShape = bus.request(Double.subject, enc.encode(JSON.stringify({ n: 'hunter2' })), {
-      timeoutMs: 2_000,
+      timeoutMs: 10_000,
     });
     await t.rejects(wrongShape, RemoteError);
     const message = await wrongShape.catch((e: Error) => e.message);
     t.match(message, /test\.double: the request does not match its schema \(n: /);
     t.notMatch(message, /hunter2/, 'the offending value never travels back');
-    await t.rejects(bus.request(Double.subject, enc.encode('{not json'), { timeoutMs: 2_000 }), {
+    await t.rejects(bus.request(Double.subject, enc.encode('{not json'), { timeoutMs: 10_000 }), {
       name: 'RemoteError',
       message: /not JSON/,
     });
@@ -75,7 +75,9 @@ t.test('a command whose reply can refuse answers an invalid request in band', as
   });
   t.teardown(() => sub.stop());
   const answer = async (bytes: string): Promise<unknown> =>
-    JSON.parse(dec.decode((await bus.request(Double.subject, enc.encode(bytes), { timeoutMs: 2_000 })).data));
+    JSON.parse(
+      dec.decode((await bus.request(Double.subject, enc.encode(bytes), { timeoutMs: 10_000 })).data),
+    );
   t.same(await answer('{"n":"x"}'), { doubled: -1, note: 'malformed: n' });
   t.same(await answer('nope'), { doubled: -1, note: 'unreadable: ' });
 });

@@ -67,11 +67,11 @@ export type WithBus = (name: string, body: (fx: BusFixture, id: string, t: Test)
  * is live at the server only once that client's subscription has arrived there: a request sent before it
  * meets no responders. Repliers of one client register in order, so once the last one answers, all do.
  */
-export async function untilAnswered(asking: Bus, subject: string, timeoutMs = 5_000): Promise<void> {
+export async function untilAnswered(asking: Bus, subject: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      await asking.request(subject, new Uint8Array(), { timeoutMs: 1_000 });
+      await asking.request(subject, new Uint8Array(), { timeoutMs: 10_000 });
       return;
     } catch (error) {
       if (!(error instanceof NoRespondersError) || Date.now() > deadline) throw error;

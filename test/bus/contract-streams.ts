@@ -349,11 +349,11 @@ export function registerStreams(withBus: WithBus, engine: string): void {
         throw new Error('replier says no');
       });
       t.equal(
-        text((await bus.request(`r${id}.echo`, enc.encode('hi'), { timeoutMs: 2_000 })).data),
+        text((await bus.request(`r${id}.echo`, enc.encode('hi'), { timeoutMs: 10_000 })).data),
         'echo:hi',
       );
       await t.rejects(bus.request(`r${id}.slow`, enc.encode('?'), { timeoutMs: 200 }), RequestTimeoutError);
-      await t.rejects(bus.request(`r${id}.broken`, enc.encode('?'), { timeoutMs: 2_000 }), {
+      await t.rejects(bus.request(`r${id}.broken`, enc.encode('?'), { timeoutMs: 10_000 }), {
         name: 'RemoteError',
         message: /replier says no/,
       });
@@ -372,7 +372,8 @@ export function registerStreams(withBus: WithBus, engine: string): void {
     };
     const one = bus.reply(`r${id}.q`, answer);
     const two = bus.reply(`r${id}.q`, answer);
-    for (let i = 0; i < 6; i += 1) await bus.request(`r${id}.q`, enc.encode(String(i)), { timeoutMs: 2_000 });
+    for (let i = 0; i < 6; i += 1)
+      await bus.request(`r${id}.q`, enc.encode(String(i)), { timeoutMs: 10_000 });
     t.equal(calls, 6);
     await one.stop();
     await two.stop();

@@ -53,7 +53,7 @@ t.test('a request a replier of this process answers never leaves the process', a
 
   await replier.stop();
   await t.rejects(
-    bus.request('cmd.here.one', enc.encode('hi'), { timeoutMs: 2_000 }),
+    bus.request('cmd.here.one', enc.encode('hi'), { timeoutMs: 10_000 }),
     NoRespondersError,
     'a stopped replier is no longer asked',
   );
@@ -81,12 +81,12 @@ t.test('a request only another process answers goes over the wire', async (t) =>
   const probe = answering.reply('cmd.probe', async () => new Uint8Array());
   t.teardown(() => probe.stop());
   await untilAnswered(asking, 'cmd.probe');
-  const answer = await asking.request('cmd.echo', enc.encode('hi'), { timeoutMs: 2_000 });
+  const answer = await asking.request('cmd.echo', enc.encode('hi'), { timeoutMs: 10_000 });
   t.equal(dec.decode(answer.data), 'echo:hi', 'the other process answers');
-  await t.rejects(asking.request('cmd.broken', enc.encode('?'), { timeoutMs: 2_000 }), {
+  await t.rejects(asking.request('cmd.broken', enc.encode('?'), { timeoutMs: 10_000 }), {
     name: 'RemoteError',
     message: 'refused',
   });
   await t.rejects(asking.request('cmd.slow', enc.encode('?'), { timeoutMs: 200 }), RequestTimeoutError);
-  await t.rejects(asking.request('cmd.none', enc.encode('?'), { timeoutMs: 2_000 }), NoRespondersError);
+  await t.rejects(asking.request('cmd.none', enc.encode('?'), { timeoutMs: 10_000 }), NoRespondersError);
 });

@@ -39,14 +39,14 @@ async function wholeReplies(t: Test, asking: Bus, prefix: string): Promise<void>
   t.equal(reply.data.length, large.length, 'every byte arrived');
   t.ok(Buffer.from(reply.data).equals(Buffer.from(large)), 'in its place');
   t.same(reply.headers, {}, 'no part marker left on the joined reply');
-  const small = await asking.requestLarge(`${prefix}.small.one`, enc.encode('?'), { timeoutMs: 2_000 });
+  const small = await asking.requestLarge(`${prefix}.small.one`, enc.encode('?'), { timeoutMs: 10_000 });
   t.equal(dec.decode(small.data), `${prefix}.small.one`, 'a reply that fits is one message');
-  await t.rejects(asking.requestLarge(`${prefix}.broken`, enc.encode('?'), { timeoutMs: 2_000 }), {
+  await t.rejects(asking.requestLarge(`${prefix}.broken`, enc.encode('?'), { timeoutMs: 10_000 }), {
     name: 'RemoteError',
     message: 'refused',
   });
   await t.rejects(
-    asking.requestLarge(`${prefix}.none`, enc.encode('?'), { timeoutMs: 2_000 }),
+    asking.requestLarge(`${prefix}.none`, enc.encode('?'), { timeoutMs: 10_000 }),
     NoRespondersError,
   );
 }
@@ -71,7 +71,7 @@ t.test('on JetStream a reply past max_payload travels in parts and is joined who
 
   await wholeReplies(t, asking, 'js');
   await t.rejects(
-    asking.request('js.big', enc.encode('?'), { timeoutMs: 2_000 }),
+    asking.request('js.big', enc.encode('?'), { timeoutMs: 10_000 }),
     { name: 'RemoteError', message: /larger than one bus message \(1048576 bytes\)/ },
     'a requester that reads one message is told the limit, not left waiting',
   );
@@ -86,7 +86,7 @@ t.test('on JetStream a replier sending one message, as an earlier release does, 
   // It knows nothing of parts: it answers every request with one message, whatever the request says.
   earlier.subscribe('old.ask', { callback: (_, msg) => void msg.respond(enc.encode('one message')) });
   await earlier.flush();
-  const reply = await asking.requestLarge('old.ask', enc.encode('?'), { timeoutMs: 2_000 });
+  const reply = await asking.requestLarge('old.ask', enc.encode('?'), { timeoutMs: 10_000 });
   t.equal(dec.decode(reply.data), 'one message');
 });
 
@@ -122,7 +122,7 @@ t.test('on JetStream parts that never arrive fail the request, never a shorter r
     'the missing part is named once the time is out',
   );
   await t.rejects(
-    asking.requestLarge('lossy.disagree', enc.encode('?'), { timeoutMs: 2_000 }),
+    asking.requestLarge('lossy.disagree', enc.encode('?'), { timeoutMs: 10_000 }),
     IncompleteReplyError,
     'parts that disagree fail at once',
   );
