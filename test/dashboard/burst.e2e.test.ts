@@ -7,7 +7,7 @@
  */
 import t from 'tap';
 import { ensureCatalogue, newEvent, openBus, publishEvent } from '../../bus/index.js';
-import { needsChromium, openPage, startBrowser, type WatchedPage } from '../harness/browser.js';
+import { needsChromium, openPage, pauseAhead, startBrowser, type WatchedPage } from '../harness/browser.js';
 import { startFleetNode } from '../harness/fleet-node.js';
 import { startNatsServer } from '../harness/nats-server.js';
 import { TOKEN } from '../harness/serve-node.js';
@@ -140,7 +140,7 @@ t.test(
         childList: true, subtree: true, characterData: true,
       });
     `);
-    await w.page.clock.pauseAt(Date.now() + 1_000);
+    await pauseAhead(w.page, 1_000);
     const before = await received();
     for (let i = 0; i < BURST_HELD; i += 50)
       await Promise.all(

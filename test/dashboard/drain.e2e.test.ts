@@ -4,7 +4,7 @@
  * as a node that does not answer.
  */
 import t from 'tap';
-import { needsChromium, openPage, startBrowser } from '../harness/browser.js';
+import { needsChromium, openPage, pauseAhead, startBrowser } from '../harness/browser.js';
 import { startCompanyNode } from './fixtures/company-node.js';
 
 /** What a browser logs, unasked, while its node is away. */
@@ -50,7 +50,7 @@ t.test(
     await node.run.exited;
     // The page's time stops; each step runs it to the next poll of /stream/snapshot and waits for that poll
     // to fail (the node is gone), so the page has read the failure before the notice is read.
-    await w.page.clock.pauseAt(Date.now() + 1_000);
+    await pauseAhead(w.page, 1_000);
     const failedPoll = async (): Promise<void> => {
       const failed = w.page.waitForEvent('requestfailed', (r) => r.url().endsWith('/stream/snapshot'));
       await w.page.clock.runFor(5_000);

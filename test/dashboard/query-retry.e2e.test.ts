@@ -4,7 +4,7 @@
  * route on the page's socket; the page's clock is Playwright's, so the 15 s timeout passes without waiting.
  */
 import t from 'tap';
-import { needsChromium, openPage, startBrowser, type WatchedPage } from '../harness/browser.js';
+import { needsChromium, openPage, pauseAhead, startBrowser, type WatchedPage } from '../harness/browser.js';
 import { until } from '../harness/until.js';
 import { startCompanyNode } from './fixtures/company-node.js';
 
@@ -87,7 +87,7 @@ t.test(
       () => Promise.resolve(route.dropped.size),
       (n) => n === 1,
     );
-    await w.page.clock.pauseAt(Date.now() + 500);
+    await pauseAhead(w.page, 500);
     await w.page.clock.runFor(15_000);
     const stale = w.page.locator('main p.stale[role="status"]');
     await stale.waitFor();
@@ -125,7 +125,7 @@ t.test(
       () => Promise.resolve(route.dropped.size),
       (n) => n === 1,
     );
-    await w.page.clock.pauseAt(Date.now() + 500);
+    await pauseAhead(w.page, 500);
     await w.page.clock.runFor(15_000);
     await w.page.getByText('events was not answered in time; asking again…').waitFor();
     t.equal(await w.page.locator('main [role="alert"]').count(), 0, 'no error while it asks again');

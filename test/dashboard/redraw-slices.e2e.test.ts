@@ -8,7 +8,7 @@
  */
 import t from 'tap';
 import type { WebSocketRoute } from 'playwright-core';
-import { needsChromium, openPage, startBrowser } from '../harness/browser.js';
+import { needsChromium, openPage, pauseAhead, startBrowser } from '../harness/browser.js';
 import { startCompanyNode } from './fixtures/company-node.js';
 
 /** Mutations since the last call, by region: the header, each card of the room by its name, or `room`. */
@@ -56,7 +56,7 @@ t.test(
     await w.page.waitForSelector('[data-link="live"]');
     const nodeCard = w.page.locator('section[aria-label="Node"]');
     await nodeCard.locator('.stat', { hasText: 'started' }).filter({ hasText: /ago$/ }).waitFor();
-    await w.page.clock.pauseAt(Date.now() + 1_000);
+    await pauseAhead(w.page, 1_000);
     quiet = true;
     t.ok(health, 'the snapshot carried the health section');
     const send = (kind: string, data: unknown): void =>

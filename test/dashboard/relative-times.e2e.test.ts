@@ -5,7 +5,7 @@
  * are held back by a route on the page's socket, so nothing but the times' own clock can move them.
  */
 import t from 'tap';
-import { needsChromium, openPage, startBrowser } from '../harness/browser.js';
+import { needsChromium, openPage, pauseAhead, startBrowser } from '../harness/browser.js';
 import { startCompanyNode, TOKEN } from './fixtures/company-node.js';
 
 t.test(
@@ -45,7 +45,7 @@ t.test(
       }
     }).observe(card, { childList: true, subtree: true, characterData: true });
   `);
-    await w.page.clock.pauseAt(Date.now() + 1_000);
+    await pauseAhead(w.page, 1_000);
     await w.page.clock.runFor('10:00');
     await started.filter({ hasText: /\bstarted\s*1[01]m ago$/ }).waitFor();
     t.pass('the node started ten minutes ago, as the overview now says');
@@ -78,7 +78,7 @@ t.test(
     const caption = w.page.locator('section[aria-label="Nodes"] caption').first();
     await caption.filter({ hasText: /^Read (\d+s ago|in \d+s) by \S+$/ }).waitFor();
     quiet = true;
-    await w.page.clock.pauseAt(Date.now() + 1_000);
+    await pauseAhead(w.page, 1_000);
     await w.page.clock.runFor('10:00');
     // Nothing arrived and nothing was asked again: only the caption's own clock moved it.
     await caption.filter({ hasText: /^Read 1[01]m ago by \S+$/ }).waitFor();

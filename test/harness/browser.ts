@@ -90,3 +90,20 @@ export function screenshotDir(t: Test): string {
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
+
+/**
+ * Pauses the page's installed clock `aheadMs` past this moment. Until paused the clock follows real time,
+ * so on a loaded machine the call may reach the page after that instant and Playwright refuses to go back
+ * ("Cannot fast-forward to the past"); it has paused the clock by then, so asking again from a fresh now
+ * succeeds.
+ */
+export async function pauseAhead(page: Page, aheadMs: number): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await page.clock.pauseAt(Date.now() + aheadMs);
+      return;
+    } catch (error) {
+      if (attempt >= 3 || !/fast-forward to the past/.test(String(error))) throw error;
+    }
+  }
+}
