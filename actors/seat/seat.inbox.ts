@@ -67,8 +67,6 @@ export async function takeWake(host: InboxHost, raw: Uint8Array, seq: number): P
     log.debug({ wake_id: wake.id }, 'seat paused; wake left for later');
     throw new RedeliverError('seat paused', retry);
   }
-  // A scheduled wake bounds its turn; one taken after its deadline fails at once, without a model call.
-  const deadline = turnDeadline(wake.payload, { handle, turnId: turn_id, now: host.now });
   // A turn an earlier run started resumes from its journal: its start, its limits, its records.
   const opened = await openTurn({
     bus: host.bus,
@@ -80,6 +78,13 @@ export async function takeWake(host: InboxHost, raw: Uint8Array, seq: number): P
     ...(host.headers ? { headers: host.headers } : {}),
   });
   const resumed = opened.prior?.started ?? null;
+  // A scheduled wake bounds its turn; one taken after its deadline fails at once, without a model call.
+  const deadline = turnDeadline(wake.payload, {
+    handle,
+    turnId: turn_id,
+    now: host.now,
+    ...(resumed ? { resumed: true } : {}),
+  });
   // A resumed turn takes the wakes its journal names; a fresh one waits out the window for others.
   const batch = resumed
     ? await absorbedAgain(host.bus, resumed.absorbed ?? [])

@@ -39,10 +39,16 @@ export function deadlineBreach(
     readonly turnId: string;
     readonly at: Date;
     readonly queued: boolean;
+    /** Taken again after a stop or a crash cut it: it had started, so it did not fail before starting. */
+    readonly resumed?: boolean;
   },
 ): DeadlineBreach {
   const breach = scheduledTimeoutBreach(d.wake, opts) as ScheduledTimeoutBreach;
-  const where = opts.queued ? 'before the turn could start' : 'while the turn ran';
+  const where = !opts.queued
+    ? 'while the turn ran'
+    : opts.resumed
+      ? 'while the turn was cut, before it could resume'
+      : 'before the turn could start';
   return {
     breach,
     error: `scheduled_timeout: schedule ${d.wake.schedule_name} allows ${breach.timeout_seconds} s; its deadline ${d.wake.deadline} passed ${where}`,
@@ -83,12 +89,24 @@ export interface TurnDeadline {
 /** Reads the deadline of a wake's payload (none: `arm` does nothing). `now` stamps the breach. */
 export function turnDeadline(
   payload: unknown,
-  opts: { readonly handle: string; readonly turnId: string; readonly now: () => Date },
+  opts: {
+    readonly handle: string;
+    readonly turnId: string;
+    readonly now: () => Date;
+    /** The turn resumes from its journal (a stop or a crash cut it). */
+    readonly resumed?: boolean;
+  },
 ): TurnDeadline {
   const d = deadlineOf(payload);
   if (!d) return { arm: () => () => undefined };
   const breach = (at: Date, queued: boolean): DeadlineBreach =>
-    deadlineBreach(d, { targetHandle: opts.handle, turnId: opts.turnId, at, queued });
+    deadlineBreach(d, {
+      targetHandle: opts.handle,
+      turnId: opts.turnId,
+      at,
+      queued,
+      ...(opts.resumed ? { resumed: true } : {}),
+    });
   const now = opts.now();
   if (isExpired(d, now)) return { expired: breach(now, true), arm: () => () => undefined };
   return {

@@ -172,3 +172,15 @@ t.test('an armed deadline fires once it is reached; a disarmed one never fires',
   // A deadline already behind the clock fires on the next turn of the event loop.
   await new Promise<void>((resolve) => armDeadline(soon(-1000), () => new Date(), resolve));
 });
+
+t.test('a resumed turn past its deadline is not said to have failed before it started', async (t) => {
+  const resumed = deadlineBreach(deadline, {
+    targetHandle: 'ada',
+    turnId: 'turn-1',
+    at: new Date(at(40)),
+    queued: true,
+    resumed: true,
+  });
+  t.match(resumed.error, /passed while the turn was cut, before it could resume$/);
+  t.match(breachAt(40, true).error, /passed before the turn could start$/);
+});
