@@ -1,7 +1,7 @@
 /**
  * A room that asks while its node is down keeps what it showed, marked as an earlier answer, instead of
- * replacing it with the browser's "Failed to fetch": the fleet room reads the fleet on its own beat, so it
- * asks while the node is away, over HTTP, and gets no answer at all.
+ * replacing it with the browser's "Failed to fetch": the fleet room asks again when its link goes offline, over
+ * HTTP, and gets no answer at all.
  */
 import t from 'tap';
 import { needsChromium, openPage, startBrowser } from '../harness/browser.js';

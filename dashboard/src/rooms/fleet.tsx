@@ -47,6 +47,7 @@ export function FleetRoom() {
     health: s.snapshot?.health,
     configTick: s.configTick,
     fleetTick: s.fleetTick,
+    offline: s.link === 'offline',
   }));
   const health = live.health;
   const [outcome, setOutcome] = useState<Outcome | null>(null);
@@ -54,8 +55,9 @@ export function FleetRoom() {
   const said = useRef<HTMLParagraphElement>(null);
   const pulse = usePulse(health);
   // At once on the node's `fleet` push (and the other frames that announce a fleet change, and after a
-  // removal); on the health pulse for the renewal instants.
-  const tick = `${live.fleetTick}:${live.configTick}:${removals}:${pulse}`;
+  // removal); on the health pulse for the renewal instants; and when the node stops answering, so what is
+  // shown is marked as an earlier answer rather than read as current.
+  const tick = `${live.fleetTick}:${live.configTick}:${removals}:${pulse}:${live.offline}`;
   const asked = useQuestion<Fleet>(connection.hasToken ? 'fleet' : null, {}, tick);
   const fleet = asked.data;
   // An earlier answer kept while the latest went unanswered is shown, marked so, not replaced by the error.
