@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { openMemoryBus } from '../../bus/index.js';
 import { runSvc } from '../harness/child.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
@@ -87,6 +88,8 @@ t.test('a token resolving empty is refused, naming the variable', async (t) => {
 t.test('commands run with the node stopped take a token resolving empty: they serve none', async (t) => {
   const store = mkdtempSync(join(tmpdir(), 'svc-cli-offline-'));
   t.teardown(() => rmSync(store, { recursive: true, force: true }));
+  // A stopped node's store: the offline commands read one and never create it.
+  await (await openMemoryBus({ storeDir: store })).close();
   const file = configFile(
     'offline.yaml',
     `api: {auth: {tokens: [{id: ops, token: "\${SVC_TOKEN}"}]}}\nstream: {store_dir: ${store}}\n`,
