@@ -6,7 +6,7 @@
  * one go and takes the CPU time of that synchronous push loop (encode once, queue check, hand to the transport per socket),
  * then waits until every socket has every frame, so no round starts behind the previous one.
  * Baseline, measured in the same run and alternated round by round: the same frames, already encoded as text,
- * sent by a bare uWebSockets.js fan-out (http/bench/bare-fanout.ts) to as many sockets of a second forked
+ * sent by a bare fan-out on the HTTP library alone (http/bench/bare-fanout.ts) to as many sockets of a second forked
  * process: the transport alone, a string send per socket, with no queue or backpressure check.
  * Prints the median CPU time per frame for each and the ratio (hub / bare) over BENCH_ROUNDS rounds
  * (default 40). `--json`: the last stdout line is one JSON array of rows.
