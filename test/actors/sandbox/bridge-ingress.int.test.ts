@@ -8,7 +8,6 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { Subjects } from '../../../bus/index.js';
-import { startGateway } from '../../../http/index.js';
 import type { RevisionApplied } from '../../../schema/index.js';
 import { startSandboxes } from '../../../scripts/sandbox-wiring.js';
 import { startToolServers } from '../../../scripts/toolservers-wiring.js';
@@ -16,7 +15,7 @@ import { freePort } from '../../harness/child.js';
 import { until } from '../../harness/until.js';
 import { company } from '../seat/harness.js';
 import { captureLogs } from '../toolservers/harness.js';
-import { launchBobHolding, sandboxCompany, startSandboxCompany } from './harness.js';
+import { launchBobHolding, sandboxCompany, startSandboxCompany, startSandboxGateway } from './harness.js';
 
 const env = { FAKE_HOLD: '1' };
 const toolEnv = { ECHO_HANG_TOOLS: 'stall' };
@@ -63,23 +62,7 @@ t.test(
       reconcile: () => undefined,
       env: { SVC_SANDBOX_OTEL_RECEIVER_URL: `http://127.0.0.1:${port}` },
     });
-    const gateway = await startGateway({
-      host: '127.0.0.1',
-      port,
-      ingress: true,
-      auth: {
-        disabled: false,
-        allowAnonymousRead: false,
-        tokens: [{ id: 'ops', token: 'ops-token-0123456789' }],
-      },
-      probes: {
-        health: () => ({}),
-        ready: () => ({ ready: true }),
-        draining: () => false,
-        configured: () => true,
-      },
-      routes: ingress.routes('test'),
-    });
+    const gateway = await startSandboxGateway(port, ingress.routes('test'));
     t.teardown(async () => {
       await gateway.close();
       await ingress.stop();

@@ -135,23 +135,7 @@ export async function startSandboxCompany(
     pollMs: 50,
     telemetryEveryMs: 100,
   });
-  const gateway = await startGateway({
-    host: '127.0.0.1',
-    port,
-    ingress: true,
-    auth: {
-      disabled: false,
-      allowAnonymousRead: false,
-      tokens: [{ id: 'ops', token: 'ops-token-0123456789' }],
-    },
-    probes: {
-      health: () => ({}),
-      ready: () => ({ ready: true }),
-      draining: () => false,
-      configured: () => true,
-    },
-    routes: sandboxes.routes('test'),
-  });
+  const gateway = await startSandboxGateway(port, sandboxes.routes('test'));
   t.teardown(async () => {
     await gateway.close();
     await sandboxes.stop();
@@ -198,5 +182,29 @@ export function launchBobHolding(h: SandboxHarness, sandboxId: string, trace: st
     work_item: null,
     coding_agent: 'fake',
     settings: desk.settingsFor('bob')!.settings,
+  });
+}
+
+/** A gateway on `port` serving a sandbox host's routes, guarded by the `ops` token. */
+export function startSandboxGateway(
+  port: number,
+  routes: Parameters<typeof startGateway>[0]['routes'],
+): ReturnType<typeof startGateway> {
+  return startGateway({
+    host: '127.0.0.1',
+    port,
+    ingress: true,
+    auth: {
+      disabled: false,
+      allowAnonymousRead: false,
+      tokens: [{ id: 'ops', token: 'ops-token-0123456789' }],
+    },
+    probes: {
+      health: () => ({}),
+      ready: () => ({ ready: true }),
+      draining: () => false,
+      configured: () => true,
+    },
+    routes,
   });
 }
