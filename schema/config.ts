@@ -92,6 +92,12 @@ export const WritePrecondition = z.object({
   if_match: z.string().min(1).optional(),
   /** `If-None-Match: *` (create only). */
   if_none_match_any: z.boolean().default(false),
+  /**
+   * The revision ids an `If-None-Match` lists (quotes and weakness removed, a revision read's tag as its
+   * id): the writer refuses the write when one is the active revision, deciding on the pointer its
+   * compare-and-set replaces (a write activated in between makes it lose, and is judged by the same rule).
+   */
+  if_none_match: z.array(uuid).max(256).optional(),
 });
 
 /** `Commands.config.write`: store (and try to activate) a full document the gateway prepared. */

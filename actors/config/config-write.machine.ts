@@ -58,6 +58,9 @@ export function checkPreconditions(input: WriteInput): ConfigWriteReply | null {
   if (precondition.if_none_match_any && active) {
     return refuse('already_configured', 412, `revision ${active.revision_id} is already active`);
   }
+  if (active && noneMatchNames(input.command, active.revision_id)) {
+    return refuse('already_configured', 412, `If-None-Match names the active revision ${active.revision_id}`);
+  }
   if (precondition.if_match !== undefined && !active) {
     return refuse('no_active_revision', 412, 'If-Match names a revision but none is active');
   }
@@ -67,6 +70,38 @@ export function checkPreconditions(input: WriteInput): ConfigWriteReply | null {
     return refuse('revision_advanced', 409, stale);
   }
   return null;
+}
+
+/** Whether the write's `If-None-Match` lists `revisionId` (ids compare ignoring case, as the gateway's). */
+function noneMatchNames(command: ConfigWrite, revisionId: string): boolean {
+  const id = revisionId.toLowerCase();
+  return command.precondition.if_none_match?.some((tag) => tag.toLowerCase() === id) ?? false;
+}
+
+/**
+ * A lost compare-and-set: another write activated `winner` first. A create-only write (`If-None-Match: *`)
+ * or one whose `If-None-Match` names the winner failed its precondition, decided on the pointer the
+ * compare-and-set read: 412 `already_configured`; any other is 409. Either way the revision stays stored
+ * inactive and is named.
+ */
+function lostRace(input: WriteInput, winner: string | null): ConfigWriteReply {
+  const extra = { stored_revision_id: input.revisionId };
+  if (
+    winner !== null &&
+    (input.command.precondition.if_none_match_any || noneMatchNames(input.command, winner))
+  )
+    return refuse(
+      'already_configured',
+      412,
+      `revision ${winner} was activated first, which this write's If-None-Match refuses; it is stored inactive`,
+      extra,
+    );
+  return refuse(
+    'revision_advanced',
+    409,
+    'another write activated a revision first; this one is stored inactive',
+    extra,
+  );
 }
 
 /**
@@ -217,14 +252,10 @@ export const configWriteMachine = setup({
           {
             target: 'storedInactive',
             actions: assign({
-              reply: ({ context }) =>
-                refuse(
-                  'revision_advanced',
-                  409,
-                  'another write activated a revision first; this one is stored inactive',
-                  {
-                    stored_revision_id: context.input.revisionId,
-                  },
+              reply: ({ context, event }) =>
+                lostRace(
+                  context.input,
+                  'output' in event && !event.output.won ? event.output.activeRevisionId : null,
                 ),
             }),
           },

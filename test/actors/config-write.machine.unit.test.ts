@@ -200,3 +200,44 @@ t.test(
     );
   },
 );
+
+t.test(
+  'If-None-Match naming the active revision is decided by the writer against the pointer it compares-and-sets',
+  async (t) => {
+    for (const tags of [[A], [A.toUpperCase()], [B, A]]) {
+      const { reply, effects } = await run({
+        command: command({ precondition: { if_none_match_any: false, if_none_match: tags } }),
+      });
+      t.match(reply, { outcome: 'refused', error: 'already_configured', status: 412 }, tags.join(','));
+      t.same(effects, { stored: [], activations: [] }, `${tags.join(',')}: nothing stored`);
+    }
+    const other = await run({
+      command: command({ precondition: { if_none_match_any: false, if_none_match: [B, NEW] } }),
+    });
+    t.match(other.reply, { outcome: 'stored' }, 'a tag of no active revision proceeds');
+  },
+);
+
+t.test(
+  'a create-only write that loses the compare-and-set is 412 already_configured, naming the revision kept inactive',
+  async (t) => {
+    const { reply, effects } = await run(
+      {
+        command: command({ basis_revision_id: null, precondition: { if_none_match_any: true } }),
+        active: null,
+      },
+      { activate: { won: false, activeRevisionId: B } },
+    );
+    t.match(reply, { outcome: 'refused', error: 'already_configured', status: 412, stored_revision_id: NEW });
+    t.equal(effects.stored.length, 1);
+    const tagged = await run(
+      { command: command({ precondition: { if_none_match_any: false, if_none_match: [B] } }) },
+      { activate: { won: false, activeRevisionId: B } },
+    );
+    t.match(
+      tagged.reply,
+      { error: 'already_configured', status: 412 },
+      'a tag naming the revision that won is refused the same way',
+    );
+  },
+);

@@ -181,3 +181,36 @@ t.test('a dry run with a stale If-Match is 409 revision_advanced with stored_rev
     t.equal(answer['stored_revision_id'], null, `${method}: a dry run stores nothing`);
   }
 });
+
+t.test(
+  'concurrent create-only PUTs (If-None-Match *) on an unconfigured node: one 201, every other 412 already_configured',
+  async (t) => {
+    const node = await startConfigNode(t);
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        node.call('PUT', '/config', {
+          body: company(`Race ${i}`),
+          headers: { 'x-summary': `w${i}`, 'if-none-match': '*' },
+        }),
+      ),
+    );
+    const bodies = await Promise.all(answers.map(json));
+    const statuses = answers.map((a) => a.status);
+    t.equal(statuses.filter((s) => s === 201).length, 1, 'exactly one creates');
+    t.same(
+      bodies.filter((_, i) => statuses[i] !== 201).map((b) => b['error']),
+      Array.from({ length: 7 }, () => 'already_configured'),
+      'the others are refused as create-only writes that met a configuration',
+    );
+    t.same(
+      statuses.filter((s) => s !== 201),
+      Array.from({ length: 7 }, () => 412),
+    );
+    const winner = bodies[statuses.indexOf(201)]!['revision_id'];
+    t.equal(
+      (await node.call('GET', '/config')).headers.get('etag'),
+      `"${String(winner)}"`,
+      'the winner is active',
+    );
+  },
+);

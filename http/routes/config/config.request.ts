@@ -4,7 +4,7 @@
  */
 import { cutForQuote, parseCompanyJson, parseCompanyYaml, pathOf } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
-import { parseTagList, strongTags, weakMatch } from '../../entity-tags.js';
+import { parseTagList, strongTags, weakMatch, type EntityTag } from '../../entity-tags.js';
 import type { ApiRequest, RequestHead } from '../../types.js';
 
 /** `dry_run`: `true` or `false` only (write rule 2). */
@@ -22,6 +22,8 @@ export interface Preconditions {
   /** Revision id (quotes removed) or `*`. */
   readonly ifMatch?: string;
   readonly ifNoneMatchAny: boolean;
+  /** The revision ids an `If-None-Match` list names, for the writer to compare with the active one. */
+  readonly ifNoneMatch?: readonly string[];
 }
 
 /** A tag as a revision id: a revision read's tag (`<id>.stored`) names that revision; ids compare lower-cased. */
@@ -39,7 +41,9 @@ const staleList = (detail: string): ApiError =>
  * A write's preconditions against the active revision `activeId` (RFC 9110 13.1, write rule 5). `If-Match`
  * proceeds when any strong tag listed names the active revision (a weak tag never matches); one strong tag
  * naming another is the writer's stale write (stored inactive, 409); a list naming none is refused before
- * any write. `If-None-Match` naming the active revision (weakly, or `*`) is 412 `already_configured`.
+ * any write. `If-None-Match` (`*`, or its tags read as revision ids, weakness ignored) goes to the writer,
+ * which answers 412 `already_configured` when it names the active revision: decided there, on the pointer
+ * its compare-and-set replaces, two racing writers cannot both pass it.
  */
 export function readPreconditions(req: RequestHead, activeId: string | null): Preconditions {
   const ifMatch = req.headers['if-match'];
@@ -49,21 +53,17 @@ export function readPreconditions(req: RequestHead, activeId: string | null): Pr
   if (ifMatch !== undefined && ifNoneMatchAny) {
     throw new ApiError('conflicting_preconditions');
   }
-  if (none && !none.any && weakMatch(none, activeId, (tag, id) => idOfTag(tag) === id.toLowerCase())) {
-    throw new ApiError('already_configured', {
-      detail: `If-None-Match names the active revision ${activeId}`,
-      hint: 'Read `GET /config` again, or drop If-None-Match to write over the active revision.',
-    });
-  }
-  if (ifMatch === undefined) return { ifNoneMatchAny };
+  const none_ = none && !none.any && none.tags.length > 0 ? { ifNoneMatch: noneIds(none.tags) } : {};
+  if (ifMatch === undefined) return { ifNoneMatchAny, ...none_ };
   const list = parseTagList(ifMatch);
-  if (list?.any) return { ifMatch: '*', ifNoneMatchAny };
+  if (list?.any) return { ifMatch: '*', ifNoneMatchAny, ...none_ };
   const named = list ? strongTags(list).map(idOfTag) : [];
   const active = activeId?.toLowerCase();
-  if (active !== undefined && named.includes(active)) return { ifMatch: activeId!, ifNoneMatchAny };
+  if (active !== undefined && named.includes(active)) return { ifMatch: activeId!, ifNoneMatchAny, ...none_ };
   // Nothing active: the writer answers 412 `no_active_revision` to any If-Match.
-  if (active === undefined) return { ifMatch: named[0] ?? ifMatch.trim(), ifNoneMatchAny };
-  if (list && list.tags.length === 1 && named.length === 1) return { ifMatch: named[0]!, ifNoneMatchAny };
+  if (active === undefined) return { ifMatch: named[0] ?? ifMatch.trim(), ifNoneMatchAny, ...none_ };
+  if (list && list.tags.length === 1 && named.length === 1)
+    return { ifMatch: named[0]!, ifNoneMatchAny, ...none_ };
   if (list && list.tags.length > 0 && named.length === 0)
     throw staleList(`If-Match lists only weak tags, which never match (strong comparison, RFC 9110 13.1.1)`);
   throw staleList(`If-Match names no tag of the active revision ${activeId}`);
@@ -75,6 +75,17 @@ export function notModified(req: ApiRequest, etagId: string): boolean {
   const list = header === undefined ? null : parseTagList(header);
   return list !== null && weakMatch(list, etagId);
 }
+
+const REVISION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * The revision ids an `If-None-Match` list names (weak or strong alike: it compares weakly); a tag that is
+ * no revision id could never name the active revision, so it is not carried. A header is at most 8 KiB,
+ * so at most about 215 ids.
+ */
+const noneIds = (tags: readonly EntityTag[]): string[] => [
+  ...new Set(tags.map((t) => idOfTag(t.value)).filter((id) => REVISION_ID.test(id))),
+];
 
 export const etagOf = (revisionId: string): string => `"${revisionId}"`;
 

@@ -65,6 +65,9 @@ export async function submit(deps: ConfigWriteDeps, req: ApiRequest, prepared: P
     precondition: {
       ...(prepared.preconditions.ifMatch !== undefined ? { if_match: prepared.preconditions.ifMatch } : {}),
       if_none_match_any: prepared.preconditions.ifNoneMatchAny,
+      ...(prepared.preconditions.ifNoneMatch
+        ? { if_none_match: [...prepared.preconditions.ifNoneMatch] }
+        : {}),
     },
     rules: prepared.rules,
     dry_run: prepared.dryRun,
@@ -108,8 +111,12 @@ function refusal(reply: Extract<ConfigWriteReply, { outcome: 'refused' }>): ApiE
   const extra = {
     ...(reply.problems ? { problems: reply.problems } : {}),
     ...(reply.derived !== undefined ? { derived: reply.derived } : {}),
-    // Every revision_advanced names the revision it stored (null: a dry run stored none).
+    // Every revision_advanced names the revision it stored (null: a dry run stored none); a create-only
+    // write that lost the race names the one it stored inactive.
     ...(reply.error === 'revision_advanced' ? { stored_revision_id: reply.stored_revision_id ?? null } : {}),
+    ...(reply.error === 'already_configured' && reply.stored_revision_id
+      ? { stored_revision_id: reply.stored_revision_id }
+      : {}),
   };
   if (reply.error === 'no_active_revision') {
     return new ApiError('no_active_revision', {

@@ -235,6 +235,7 @@ async function putEntity(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiRep
     basis,
     preconditions: {
       ...(preconditions.ifMatch !== undefined ? { ifMatch: preconditions.ifMatch } : {}),
+      ...(preconditions.ifNoneMatch ? { ifNoneMatch: preconditions.ifNoneMatch } : {}),
       ifNoneMatchAny: false,
     },
     dryRun,
