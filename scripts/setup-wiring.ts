@@ -19,7 +19,13 @@ import {
   type SetupConfigDeps,
   type SetupRouteDeps,
 } from '../http/index.js';
-import { activeRevision, getPassRun, listPassRuns, storeResolver } from '../projections/index.js';
+import {
+  activeRevision,
+  getPassRun,
+  listPassRuns,
+  secretRecord,
+  storeResolver,
+} from '../projections/index.js';
 import {
   Commands,
   setupKinds,
@@ -99,6 +105,11 @@ export async function startSetup(opts: {
             ? { source: 'environment', value: env[name] }
             : null;
       return Promise.resolve(answer);
+    },
+    unreadableKey: (name) => {
+      // The store holds it and this node has a keyring, yet it does not open: sealed under a key not held here.
+      const record = secretRecord(secrets.view.state, name);
+      return record !== null && secrets.keyring !== null && store(name) === undefined ? record.key_id : null;
     },
     seal: async (name, value, actor) => {
       try {

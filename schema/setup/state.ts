@@ -22,12 +22,25 @@ export type Lookups = ReadonlyMap<string, LookupAnswer | null>;
 
 export type Resolution = 'document' | LookupSource;
 
+/** A `${NAME}` the secret store holds sealed under a key this node's keyring lacks (`/secrets` shows its `key_id`). */
+interface Unreadable {
+  readonly name: string;
+  readonly key_id: string;
+}
+
 export interface RequirementState extends Requirement {
   readonly value: unknown;
   readonly present: boolean;
   readonly resolved: Resolution | null;
   readonly resolved_value?: string | null;
-  readonly seats?: ReadonlyArray<{ handle: string; present: boolean; value: string | null }>;
+  readonly seats?: ReadonlyArray<{
+    handle: string;
+    present: boolean;
+    value: string | null;
+    unreadable?: readonly Unreadable[];
+  }>;
+  /** Present only when not empty: the names it references that are stored but do not open on this node. */
+  readonly unreadable?: readonly Unreadable[];
 }
 
 export interface IntegrationState {
@@ -52,6 +65,8 @@ export interface StateInput {
   readonly agentSeats: readonly string[];
   /** True when a text holds a credential (an API token's value): such a substitution is never shown. */
   readonly credential?: (text: string) => boolean;
+  /** Names the store holds sealed under a key this node lacks, with that key's id. */
+  readonly unreadable?: ReadonlyMap<string, string>;
 }
 
 /** Every `${NAME}` a state computation may look up: references in the document and declared secret names. */
@@ -88,12 +103,26 @@ function resolveText(text: string, lookups: Lookups): { value: string; source: R
   return { value, source };
 }
 
+/** The names `text` references that the store holds but this node cannot open. */
+function unreadableIn(text: unknown, input: StateInput): Unreadable[] {
+  if (typeof text !== 'string' || input.unreadable === undefined) return [];
+  return listRefs(text).flatMap((name) => {
+    const key_id = input.unreadable?.get(name);
+    return key_id === undefined ? [] : [{ name, key_id }];
+  });
+}
+
+/** `{unreadable}` when the list is not empty, so an answer carries the field only where it applies. */
+const marked = (list: readonly Unreadable[]): { unreadable?: readonly Unreadable[] } =>
+  list.length > 0 ? { unreadable: list } : {};
+
 function requirementState(r: Requirement, input: StateInput, blockUrl: string | null): RequirementState {
   const vendor_url =
     r.vendor_url === null ? null : blockUrl === null ? null : r.vendor_url.replace('{url}', blockUrl);
   const base = { ...r, vendor_url };
   if (r.per_seat) {
     let resolved: Resolution | null = null;
+    const all: Unreadable[] = [];
     const seats = input.agentSeats.map((handle) => {
       const v = seatValue(input.document, handle, r);
       const ref = typeof v === 'string' && isWholeRef(v) ? v : null;
@@ -101,19 +130,25 @@ function requirementState(r: Requirement, input: StateInput, blockUrl: string | 
       const present = answer !== null && answer.value !== '';
       // Where the first seat's value comes from, as for a single credential (a sealed one: `store`).
       if (present) resolved ??= answer.source;
-      return { handle, present, value: ref };
+      const unreadable = unreadableIn(v, input);
+      all.push(...unreadable);
+      return { handle, present, value: ref, ...marked(unreadable) };
     });
-    return { ...base, value: null, present: resolved !== null, resolved, seats };
+    return { ...base, value: null, present: resolved !== null, resolved, seats, ...marked(all) };
   }
   if (r.config_path === null) {
     // Lives in the secret store (or the environment) only.
     const answer = r.secret_name === null ? null : (input.lookups.get(r.secret_name) ?? null);
     const ok = answer !== null && answer.value !== '' && answer.value.length >= (r.min_length ?? 0);
+    const ref = r.secret_name === null ? null : `\${${r.secret_name}}`;
+    // Stored but not openable here: there all the same (not "not set"), and the answer says why it fails.
+    const unreadable = unreadableIn(ref, input);
     return {
       ...base,
-      value: r.secret_name === null ? null : `\${${r.secret_name}}`,
-      present: answer !== null && answer.value !== '',
+      value: ref,
+      present: (answer !== null && answer.value !== '') || unreadable.length > 0,
       resolved: ok ? answer.source : null,
+      ...marked(unreadable),
     };
   }
   const raw = valueAt(input.document, segmentsOf(r.config_path));
@@ -133,7 +168,13 @@ function requirementState(r: Requirement, input: StateInput, blockUrl: string | 
     const ref = typeof raw === 'string' && isWholeRef(raw) ? raw : null;
     if (typeof raw !== 'string' || raw === '') return { ...base, value: ref, present: false, resolved: null };
     const { value, source } = resolveText(raw, input.lookups);
-    return { ...base, value: ref, present: true, resolved: value === '' ? null : source };
+    return {
+      ...base,
+      value: ref,
+      present: true,
+      resolved: value === '' ? null : source,
+      ...marked(unreadableIn(raw, input)),
+    };
   }
   if (!nonEmpty(raw)) return { ...base, value: raw ?? null, present: false, resolved: null };
   if (typeof raw === 'string' && listRefs(raw).length > 0) {
@@ -144,6 +185,7 @@ function requirementState(r: Requirement, input: StateInput, blockUrl: string | 
       present: true,
       resolved: value === '' ? null : source,
       resolved_value: shown(raw, value, input),
+      ...marked(unreadableIn(raw, input)),
     };
   }
   return { ...base, value: raw, present: true, resolved: 'document' };

@@ -91,9 +91,17 @@ export async function stateOf(
   credential?: (text: string) => boolean,
 ): Promise<IntegrationState> {
   const seats = agentSeats(ctx);
+  const names = namesToLookUp(spec, ctx.document, seats);
+  // Stored under a key this node lacks: present, but it cannot resolve here (the answer says which key).
+  const unreadable = new Map<string, string>();
+  for (const name of names) {
+    const keyId = deps.unreadableKey?.(name) ?? null;
+    if (keyId !== null) unreadable.set(name, keyId);
+  }
   const state = integrationState(spec, {
     document: ctx.document,
-    lookups: await lookups(deps, namesToLookUp(spec, ctx.document, seats)),
+    lookups: await lookups(deps, names),
+    unreadable,
     publicBase: ctx.publicBase.resolved,
     agentSeats: seats,
     ...(credential ? { credential } : {}),

@@ -29,6 +29,8 @@ export interface SetupConfigDeps {
   readonly bus: Bus;
   /** `${NAME}` resolution: the secret store first, then the environment; null when unanswered. */
   readonly lookup: (name: string) => Promise<LookupAnswer | null>;
+  /** The key id `name` is sealed under when the store holds it but this node's keyring lacks that key; else null. */
+  readonly unreadableKey?: (name: string) => string | null;
   /**
    * Seals `value` under `name` in the secret store: the revision it landed at (an unanswered seal this node
    * reads landed counts); an ApiError when refused; a bus error when its outcome is unknown.
