@@ -5,6 +5,7 @@
  * lose precision as a number): such a header, however long, is refused with the rest, never carried into a
  * write.
  */
+import { ApiError } from '../api-error.js';
 import { parseTagList } from '../entity-tags.js';
 
 const VERSION = /^\d{1,15}$/;
@@ -27,4 +28,41 @@ export function versionTag(raw: string, current: number | null = null): number |
   }
   if (versions.length === 0) return null;
   return current !== null && versions.includes(current) ? current : versions[0]!;
+}
+
+/**
+ * `If-None-Match` on a write to a target at version `current` (null: none), which the writer will take only
+ * at version `pinned` when an `If-Match` named one (RFC 9110 13.1.2): `*` when the target exists, or a tag
+ * naming (weakly) the version the write would apply to, is refused 412 `entity_exists`. With no `If-Match`
+ * and a target that exists, the answer pins the write to `current`, the version just judged, so the writer
+ * (deciding in log order) never applies it to a version the header named; a change in between answers as a
+ * stale `If-Match` does. `pin: false` leaves the write unpinned, for a route whose writer already refuses
+ * any write to an existing target without `If-Match` (project files). A header that is no list of tags is
+ * 400 `bad_params`; a tag that is no version names none.
+ */
+export function noneMatchVersion(
+  raw: string | undefined,
+  current: number | null,
+  pinned: number | undefined,
+  pin = true,
+): number | undefined {
+  if (raw === undefined || raw === '') return pinned;
+  const list = raw.length > 256 ? null : parseTagList(raw);
+  if (list === null)
+    throw new ApiError('bad_params', {
+      detail: 'If-None-Match must be * or a list of versions this route gave as ETag ("3")',
+    });
+  const at = pinned ?? current;
+  if (
+    list.any
+      ? current !== null
+      : at !== null && list.tags.some((t) => VERSION.test(t.value) && Number(t.value) === at)
+  )
+    throw new ApiError('entity_exists', {
+      detail: list.any
+        ? `the target exists (version ${current}): If-None-Match * writes only where there is none`
+        : `the target would be written at version ${at}, which If-None-Match names`,
+      hint: 'Read it again (its version is its ETag), or drop If-None-Match to write over it.',
+    });
+  return pinned ?? (pin && current !== null ? current : undefined);
 }

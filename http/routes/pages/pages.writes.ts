@@ -15,7 +15,7 @@ import {
 } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import type { ApiReply, ApiRequest } from '../../types.js';
-import { versionTag } from '../if-match.param.js';
+import { noneMatchVersion, versionTag } from '../if-match.param.js';
 import { notFound } from './pages.reads.js';
 import { fitBody, jsonValue } from '../../json-body.js';
 import { opIdOf, refusedWrite, type KnowledgeCallers } from './pages.request.js';
@@ -99,6 +99,17 @@ function ifMatchVersion(req: ApiRequest, current: number | null): number | undef
   return version;
 }
 
+/**
+ * `If-None-Match` after the base version (`If-Match` or `base_version`): naming the version the write would
+ * apply to, or `*` (the page exists), is 412 `entity_exists`; otherwise the write is pinned to the version
+ * judged, so the fold (deciding in log order) never applies it to one the header named. A retry of a
+ * decided op_id answers its first outcome and is not judged again.
+ */
+function noneMatchBase(deps: WriteDeps, req: ApiRequest, opId: string, pageId: string, base?: number) {
+  if (deps.pages.state().outcomes.has(opId)) return base;
+  return noneMatchVersion(req.headers['if-none-match'], deps.pages.resolve(pageId)?.version ?? null, base);
+}
+
 export async function createRoute(deps: WriteDeps, req: ApiRequest): Promise<ApiReply> {
   const raw = jsonValue(req);
   const opId = opIdOf(req, raw);
@@ -133,7 +144,7 @@ export async function updateRoute(deps: WriteDeps, req: ApiRequest, ref: string)
   const headerVersion = ifMatchVersion(req, deps.pages.resolve(pageId)?.version ?? null);
   if (headerVersion !== undefined && body.base_version !== undefined && headerVersion !== body.base_version)
     throw new ApiError('bad_params', { detail: '`If-Match` and `base_version` name different versions.' });
-  const base = body.base_version ?? headerVersion;
+  const base = noneMatchBase(deps, req, opId, pageId, body.base_version ?? headerVersion);
   const parent = deps.pages.state().outcomes.has(opId) ? undefined : parentOf(deps.pages, body.parent);
   const result = await deps.pages.write(deps.caller(req.actor), opId, {
     type: 'update',
@@ -163,7 +174,13 @@ export async function deleteRoute(deps: WriteDeps, req: ApiRequest, ref: string)
   const opId = opIdOf(req, raw);
   fitBody(raw, DeleteBody);
   const pageId = targetOf(deps.pages, ref, opId);
-  const base = ifMatchVersion(req, deps.pages.resolve(pageId)?.version ?? null);
+  const base = noneMatchBase(
+    deps,
+    req,
+    opId,
+    pageId,
+    ifMatchVersion(req, deps.pages.resolve(pageId)?.version ?? null),
+  );
   const result = await deps.pages.write(deps.caller(req.actor), opId, {
     type: 'delete',
     page_id: pageId,

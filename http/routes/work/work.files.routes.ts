@@ -12,7 +12,7 @@ import { StreamedBody } from '../../reply.js';
 import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
 import type { FileBlobs } from './work.blobs.js';
 import type { WorkRouteDeps } from './work.deps.js';
-import { versionTag } from '../if-match.param.js';
+import { noneMatchVersion, versionTag } from '../if-match.param.js';
 import {
   actorOf,
   badParams,
@@ -87,13 +87,23 @@ function listing(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
   };
 }
 
-/** `If-Match: "3"` (or `3`, or a list naming the `current` version) as 3; absent as null; anything else refused. */
-function ifMatch(req: ApiRequest, current: number | null): number | null {
+/**
+ * `If-Match: "3"` (or `3`, or a list naming the `current` version) as 3; absent as null; anything else
+ * refused. Then `If-None-Match`: `*` on a file that exists, or a tag naming the version the write replaces,
+ * is 412 `entity_exists`. Not pinned: a write to an existing file needs `If-Match` anyway, and without one
+ * the writer takes it only while the path holds no file, so the decision holds in log order.
+ */
+function ifMatch(req: ApiRequest, current: number | null, decided: boolean): number | null {
   const raw = req.headers['if-match'];
-  if (raw === undefined || raw === '') return null;
-  const version = versionTag(raw, current);
-  if (version === null) throw badParams('If-Match must be a version this route gave as ETag ("3")');
-  return version;
+  let version: number | undefined;
+  if (raw !== undefined && raw !== '') {
+    const tagged = versionTag(raw, current);
+    if (tagged === null) throw badParams('If-Match must be a version this route gave as ETag ("3")');
+    version = tagged;
+  }
+  // A retry of a decided op_id answers its first outcome: its If-None-Match is not judged again.
+  if (decided) return version ?? null;
+  return noneMatchVersion(req.headers['if-none-match'], current, version, false) ?? null;
 }
 
 export function workFileRoutes(deps: WorkRouteDeps, blobs: FileBlobs): RouteDef[] {
@@ -107,7 +117,8 @@ export function workFileRoutes(deps: WorkRouteDeps, blobs: FileBlobs): RouteDef[
     const { project, path } = target(req);
     const op_id = opIdOf(req, undefined, randomUUID);
     const state = deps.state();
-    const version = ifMatch(req, state.files.get(`${project}/${path}`)?.version ?? null);
+    const held = state.files.get(`${project}/${path}`);
+    const version = ifMatch(req, held && !held.removed ? held.version : null, state.ops.has(op_id));
     const contentType = req.headers['content-type'] || 'application/octet-stream';
     // The type is kept in the log and answered on every read: a media type fits well within 255.
     if (contentType.length > CONTENT_TYPE_MAX)

@@ -23,7 +23,7 @@ import {
   type WorkState,
 } from '../../../schema/index.js';
 import { itemDetail, listItems } from '../../../projections/index.js';
-import { versionTag } from '../if-match.param.js';
+import { noneMatchVersion, versionTag } from '../if-match.param.js';
 import { jsonBody } from '../../json-body.js';
 import { cursorParam, cursorRefused, sealNext } from '../list-cursor.param.js';
 import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
@@ -190,20 +190,29 @@ async function send(
 /**
  * `If-Match: "N"` (or a bare N), the item version its `ETag` gave: the writer takes the change only while
  * the item is at N (409 `revision_advanced` otherwise, as a stale `If-Match` is everywhere). Absent: any
- * version. Anything else (`*`, a weak tag, a header no version could be) is 400 `bad_params`.
+ * version. Anything else (`*`, a weak tag, a header no version could be) is 400 `bad_params`. Then
+ * `If-None-Match` (if-match.param.ts).
  */
-function ifMatch(req: ApiRequest, state: WorkState): { if_match?: number } {
-  const raw = req.headers['if-match'];
-  if (raw === undefined || raw === '') return {};
-  // A list may name the current version anywhere (RFC 9110 13.1.1): the writer still compares in log order.
+function ifMatch(req: ApiRequest, state: WorkState, opId: string | undefined): { if_match?: number } {
   const ref = req.params['id'] ?? '';
   const item = state.items.get(state.keys.get(ref.toUpperCase()) ?? ref);
-  const version = versionTag(raw, item ? itemVersion(item) : null);
-  if (version === null || version < 1)
-    throw badParams(
-      'If-Match must list the item version its ETag gave ("3"), a strong tag, not only weak tags or *',
-    );
-  return { if_match: version };
+  const current = item ? itemVersion(item) : null;
+  const raw = req.headers['if-match'];
+  let version: number | undefined;
+  if (raw !== undefined && raw !== '') {
+    // A list may name the current version anywhere (RFC 9110 13.1.1): the writer still compares in log order.
+    const tagged = versionTag(raw, current);
+    if (tagged === null || tagged < 1)
+      throw badParams(
+        'If-Match must list the item version its ETag gave ("3"), a strong tag, not only weak tags or *',
+      );
+    version = tagged;
+  }
+  // If-None-Match (412 `entity_exists` when it names the item) pins the write to the version it judged;
+  // a retry of a decided op_id answers its first outcome, so it is not judged again.
+  const decided = state.ops.has(opIdOf(req, opId, () => ''));
+  const pinned = decided ? version : noneMatchVersion(req.headers['if-none-match'], current, version);
+  return pinned === undefined ? {} : { if_match: pinned };
 }
 
 export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
@@ -243,7 +252,7 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
           kind: 'update',
           item: itemRef(req.params['id']!),
           changes,
-          ...ifMatch(req, deps.state()),
+          ...ifMatch(req, deps.state(), op_id),
         });
       },
     },
@@ -256,7 +265,7 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
           kind: 'move',
           item: itemRef(req.params['id']!),
           to,
-          ...ifMatch(req, deps.state()),
+          ...ifMatch(req, deps.state(), op_id),
         });
       },
     },
@@ -269,7 +278,7 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
           deps,
           req,
           op_id,
-          { kind: 'comment', item: itemRef(req.params['id']!), body, ...ifMatch(req, deps.state()) },
+          { kind: 'comment', item: itemRef(req.params['id']!), body, ...ifMatch(req, deps.state(), op_id) },
           201,
         );
       },
@@ -300,7 +309,7 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
         const opId = opIdOf(req, given.op_id, randomUUID);
         const { op_id: _ignored, ...purge } = given;
         const item = itemRef(req.params['id']!);
-        return send(deps, req, opId, { kind: 'purge', item, ...purge, ...ifMatch(req, deps.state()) });
+        return send(deps, req, opId, { kind: 'purge', item, ...purge, ...ifMatch(req, deps.state(), opId) });
       },
     },
   ];
