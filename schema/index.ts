@@ -195,6 +195,7 @@ export {
   periodAfter,
   resolveSchedules,
   companyTimezone,
+  companyZone,
   SCHEDULE_FIRED,
   ScheduledTimeoutBreach,
   scheduledDeadline,
@@ -205,6 +206,8 @@ export {
   ScheduleTimings,
   scheduleView,
   ScheduleWake,
+  timingDigest,
+  timingOf,
   type ResolveOptions,
 } from './schedules/index.js';
 export { DutyLease } from './duty.js';

@@ -79,6 +79,8 @@ export function createReadModels(opts: {
   memoryStore?: MemoryStoreReader;
   /** `${VAR}` lookup for the company timezone (secret store, then environment). */
   resolve?: Resolver;
+  /** Whether the secret store answers a name (a timezone holding one is shown as written). */
+  secret?: (name: string) => boolean;
   /** The coordination store, where each seat keeps its pause for as long as it lasts. */
   coord?: Kv;
   /** `svc_counterparty`, where each seat keeps its counterparty profiles. */
@@ -95,6 +97,7 @@ export function createReadModels(opts: {
     ...(opts.placed ? { placed: opts.placed } : {}),
     ...(opts.memoryStore ? { memoryStore: opts.memoryStore } : {}),
     ...(opts.resolve ? { resolve: opts.resolve } : {}),
+    ...(opts.secret ? { secret: opts.secret } : {}),
     ...(opts.counterparty ? { profileStore: { profiles: profilesIn(opts.counterparty) } } : {}),
     ...(opts.skills ? { skillStore: { skills: skillsIn(opts.skills) } } : {}),
   });

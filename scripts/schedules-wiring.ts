@@ -34,6 +34,8 @@ export async function startSchedules(opts: {
   logger: Logger;
   /** `${VAR}` answers for cron and timezone; default the process environment. */
   resolve?: Resolver;
+  /** Whether a name's value is a secret (shown as its `${VAR}` only); default every name. */
+  secret?: (name: string) => boolean;
   /** False while another process writes this node id (admission withheld): the duty is not taken. */
   admitted?: () => boolean;
   /** The duty lease's ttl: `node.seat_lease_seconds`, so the duty fails over on the seats' clock. */
@@ -57,7 +59,10 @@ export async function startSchedules(opts: {
     for (const push of pushes) push(answer(), 'replace');
   };
   const stopRuns = runs.onChange(changed);
-  const inner = host.applier({ resolve: opts.resolve ?? ((name) => process.env[name]) });
+  const inner = host.applier({
+    resolve: opts.resolve ?? ((name) => process.env[name]),
+    ...(opts.secret ? { secret: opts.secret } : {}),
+  });
   const applier: SubsystemApplier = {
     name: inner.name,
     apply: async (next, previous) => {

@@ -16,6 +16,8 @@ export interface Secrets {
   readonly keyring: Keyring | null;
   /** `${VAR}` resolution for the company document: store first (with a keyring), then the environment. */
   readonly resolve: Resolver;
+  /** Whether the store answers `name` (its value is a secret, never shown); false: the environment's or none. */
+  readonly secret: (name: string) => boolean;
   /** The `/secrets` routes over this store. */
   routes(auth: AuthSettings): RouteDef[];
   stop(): Promise<void>;
@@ -56,6 +58,7 @@ export async function startSecrets(opts: {
     view,
     keyring,
     resolve: secretsThenEnv(store, opts.env ?? process.env),
+    secret: (name) => store(name) !== undefined,
     routes: (auth: AuthSettings) =>
       secretsRoutes({
         bus,

@@ -155,6 +155,8 @@ export async function startSubsystems(opts: {
     coord: catalogue.coord,
     nodeId: config.node.id,
     logger,
+    resolve: secrets.resolve,
+    secret: secrets.secret,
     admitted,
     leaseTtlMs: config.node.seat_lease_seconds * 1000,
   });
@@ -164,6 +166,7 @@ export async function startSubsystems(opts: {
   const readModels = createReadModels({
     nodeId: config.node.id,
     resolve: secrets.resolve,
+    secret: secrets.secret,
     logger: logger.child({ component: 'readmodels' }),
     tools: () => toolServers.catalogue(),
     // This node's own leases first: they are known before the watch delivers them.

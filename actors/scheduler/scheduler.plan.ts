@@ -9,6 +9,8 @@ import {
   nextFireTime,
   scheduleKey,
   ScheduleOutcome,
+  timingDigest,
+  timingOf,
   type EffectiveSchedule,
   type ScheduleTimings,
 } from '../../schema/index.js';
@@ -42,7 +44,8 @@ const fanOut = (schedule: EffectiveSchedule, at: Date, outcome: Firing['outcome'
 export function planDue(schedules: readonly EffectiveSchedule[], at: Date): DueMap {
   const due: Record<string, string> = {};
   for (const schedule of schedules.filter(isRunnable)) {
-    const next = nextFireTime(schedule.cron, schedule.timezone, at);
+    const { cron, timezone } = timingOf(schedule);
+    const next = nextFireTime(cron, timezone, at);
     if (next !== null) due[scheduleKey(schedule)] = next.toISOString();
   }
   return due;
@@ -67,7 +70,9 @@ export function replanDue(
     if (next === undefined) continue;
     const old = before.get(key);
     const pending = previousDue[key];
-    const sameTiming = old?.cron === schedule.cron && old.timezone === schedule.timezone;
+    const was = old === undefined ? undefined : timingOf(old);
+    const is = timingOf(schedule);
+    const sameTiming = was?.cron === is.cron && was.timezone === is.timezone;
     due[key] = sameTiming && pending !== undefined ? pending : next;
   }
   return due;
@@ -77,7 +82,9 @@ export function replanDue(
  * The timings to record after an apply at `at` (the same rule as `replanDue`): a runnable schedule
  * whose cron and timezone are unchanged keeps its planned-from, a new or re-timed one is planned from
  * `at`, one no longer runnable is dropped. With nothing recorded yet (a fleet that kept no timings)
- * every schedule is recorded as planned before (null).
+ * every schedule is recorded as planned before (null). A schedule holding a secret is recorded as written
+ * with the digest of its values (never the values); a record without a digest holds the values themselves
+ * (so do records from before digests).
  */
 export function retime(
   recorded: ScheduleTimings | null,
@@ -89,10 +96,19 @@ export function retime(
     const key = scheduleKey(schedule);
     const old = recorded?.schedules[key];
     const { cron, timezone } = schedule;
-    const kept = old?.cron === cron && old.timezone === timezone ? old.planned_from : undefined;
+    const digest = schedule.resolved === undefined ? undefined : timingDigest(schedule.resolved);
+    const values = timingOf(schedule);
+    const same =
+      old === undefined
+        ? false
+        : old.digest === undefined
+          ? old.cron === values.cron && old.timezone === values.timezone
+          : old.digest === digest && old.cron === cron && old.timezone === timezone;
+    const kept = same ? old!.planned_from : undefined;
     out[key] = {
       cron,
       timezone,
+      ...(digest !== undefined && { digest }),
       planned_from: kept !== undefined ? kept : recorded === null ? null : at.toISOString(),
     };
   }
@@ -126,7 +142,8 @@ export function catchupFirings(
   const out: Firing[] = [];
   for (const schedule of schedules.filter(isRunnable)) {
     const from = later(since, planned[scheduleKey(schedule)]);
-    const missed = missedFiring(schedule.cron, schedule.timezone, from, at);
+    const { cron, timezone } = timingOf(schedule);
+    const missed = missedFiring(cron, timezone, from, at);
     if (missed === null) continue;
     const onTime = missed.scheduledAt.getTime() === at.getTime();
     const fire = onTime || (schedule.catchup && missed.withinWindow);
@@ -153,7 +170,8 @@ export function dueFirings(
     const pending = due[key];
     if (pending === undefined || new Date(pending).getTime() > at.getTime()) continue;
     firings.push(...fanOut(schedule, latestDue(schedule, new Date(pending), at), ScheduleOutcome.Fired));
-    const following = nextFireTime(schedule.cron, schedule.timezone, at);
+    const { cron, timezone } = timingOf(schedule);
+    const following = nextFireTime(cron, timezone, at);
     if (following === null) delete next[key];
     else next[key] = following.toISOString();
   }
@@ -165,13 +183,14 @@ export function dueFirings(
  * ones `nextFireTime` gives (in a DST overlap, stepping back could name the repeated wall time).
  */
 function latestDue(schedule: EffectiveSchedule, pending: Date, at: Date): Date {
+  const { cron, timezone } = timingOf(schedule);
   let latest = pending;
   for (let step = 0; step < 1000; step++) {
-    const next = nextFireTime(schedule.cron, schedule.timezone, latest);
+    const next = nextFireTime(cron, timezone, latest);
     if (next === null || next.getTime() > at.getTime()) return latest;
     latest = next;
   }
-  return latestFireTime(schedule.cron, schedule.timezone, at) ?? latest;
+  return latestFireTime(cron, timezone, at) ?? latest;
 }
 
 /** The earliest pending fire time, or null when nothing is planned. */

@@ -57,7 +57,7 @@ export function agentActivity(
   };
   return {
     days,
-    timezone: tz,
+    timezone: company.shown_timezone,
     since: new Date(from).toISOString(),
     seats: seats.map((seat) => {
       const mine = inWindow.filter((t) => t.handle === seat.handle);

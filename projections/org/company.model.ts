@@ -4,7 +4,7 @@
  * agent seat's resolved LLM chain and tool sources. Built once per active revision.
  */
 import {
-  companyTimezone,
+  companyZone,
   derivedOf,
   walkCompany,
   type Company,
@@ -51,7 +51,10 @@ export interface CompanyModel {
   /** Null when no revision is active. */
   readonly document: Company | null;
   readonly name: string;
+  /** The zone to compute by; never shown (it may be a secret's value). */
   readonly timezone: string;
+  /** The zone as answers show it: `timezone`, or its written `${VAR}` when the secret store answers it. */
+  readonly shown_timezone: string;
   /** Org-wide cap; 0 = unlimited. */
   readonly token_budget: number;
   /** Every seat with a handle, in document order. */
@@ -65,6 +68,7 @@ export const emptyCompany: CompanyModel = {
   document: null,
   name: '',
   timezone: 'UTC',
+  shown_timezone: 'UTC',
   token_budget: 0,
   seats: [],
   units: [],
@@ -105,12 +109,14 @@ function unitInfo(u: DerivedUnit): UnitInfo | null {
 
 /**
  * Builds the model from the applied document (null: no active revision, an empty company). `resolve`
- * answers a `${VAR}` in `timezone` (spec: the timezone is shown resolved), as the schedules read it.
+ * answers a `${VAR}` in `timezone` (spec: the timezone is shown resolved), as the schedules read it; `secret`
+ * says which names the secret store answers: a timezone holding one is shown as written (ops/schedules.md).
  */
 export function companyModel(
   company: Company | null,
   revisionId: string | null,
   resolve?: Resolver,
+  secret?: (name: string) => boolean,
 ): CompanyModel {
   if (company === null) return { ...emptyCompany, revision_id: revisionId };
   const derived = derivedOf(company);
@@ -128,9 +134,19 @@ export function companyModel(
     revision_id: revisionId,
     document: company,
     name: company.name,
-    timezone: safeZone(companyTimezone(company, resolve ? { resolve } : {})),
+    ...zoneOf(company, resolve, secret),
     token_budget: company.token_budget ?? 0,
     seats,
     units: derived.units.map(unitInfo).filter((u): u is UnitInfo => u !== null),
   };
+}
+
+function zoneOf(
+  company: Company,
+  resolve: Resolver | undefined,
+  secret: ((name: string) => boolean) | undefined,
+): Pick<CompanyModel, 'timezone' | 'shown_timezone'> {
+  const zone = companyZone(company, { ...(resolve && { resolve }), ...(secret && { secret }) });
+  const timezone = safeZone(zone.value);
+  return { timezone, shown_timezone: zone.hidden ? zone.shown : timezone };
 }

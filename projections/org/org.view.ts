@@ -71,7 +71,7 @@ export function orgView(company: CompanyModel) {
     mission: doc?.mission ?? '',
     vision: doc?.vision ?? '',
     policies: doc?.policies ?? [],
-    timezone: company.timezone,
+    timezone: company.shown_timezone,
     token_budget: company.token_budget,
     revision_id: company.revision_id,
     roles: seatsIn(null),

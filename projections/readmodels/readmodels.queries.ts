@@ -65,6 +65,8 @@ export interface ReadModelsOptions {
   readonly skillStore?: { skills(agentId: string): Promise<readonly unknown[]> };
   /** Answers a `${VAR}` in the company `timezone` (secret store, then environment); unresolved without it. */
   readonly resolve?: Resolver;
+  /** Whether the secret store answers a name: a timezone holding one is shown as written. Default every name. */
+  readonly secret?: (name: string) => boolean;
 }
 
 export abstract class ReadModelQueries {
@@ -233,7 +235,10 @@ export abstract class ReadModelQueries {
   tokenSeries(query: URLSearchParams) {
     const params = seriesParams(query);
     if ('invalid' in params) return params;
-    return tokenSeries(this.ledger, params, this.company.timezone);
+    return {
+      ...tokenSeries(this.ledger, params, this.company.timezone),
+      timezone: this.company.shown_timezone,
+    };
   }
 
   budgets() {

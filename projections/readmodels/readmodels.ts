@@ -75,7 +75,7 @@ export class ReadModels extends ReadModelQueries {
 
   /** The active company document changed (every config apply): re-send seats, org, tools, agents. */
   setCompany(document: Company | null, revisionId: string | null): void {
-    this.company = companyModel(document, revisionId, this.opts.resolve);
+    this.company = companyModel(document, revisionId, this.opts.resolve, this.opts.secret);
     this.pushContext = null;
     const config = this.opts.pushConfigSections === false ? [] : (['seats', 'org', 'tools'] as const);
     for (const name of [...config, 'agents', 'budget'] as const) this.hubs[name].emitCurrent();

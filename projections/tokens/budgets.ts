@@ -84,7 +84,10 @@ function makeMonthWindow(nowMs: number, timeZone: string): MonthWindow {
 }
 
 export function budgetReport(ledger: TokenLedger, company: CompanyModel): BudgetReport {
-  const { startMs, endMs, window } = monthWindow(ledger.now(), company.timezone);
+  const month = monthWindow(ledger.now(), company.timezone);
+  const { startMs, endMs } = month;
+  // Computed in the zone, shown as the company shows it (a secret `${VAR}` as written).
+  const window = { ...month.window, timezone: company.shown_timezone };
   let orgUsed = 0;
   const bySeat = new Map<string, number>();
   for (const r of ledgerRange(ledger, startMs, endMs)) {

@@ -10,7 +10,7 @@ export {
   nextFireTimes,
   periodAfter,
 } from './time.js';
-export { companyTimezone, resolveSchedules, type ResolveOptions } from './resolve.js';
+export { companyTimezone, companyZone, resolveSchedules, type ResolveOptions } from './resolve.js';
 export {
   DEFAULT_SCHEDULE_TIMEOUT_SECONDS,
   EffectiveSchedule,
@@ -25,5 +25,7 @@ export {
   SchedulesAnswer,
   ScheduleTimings,
   ScheduleWake,
+  timingDigest,
+  timingOf,
 } from './schedule.js';
 export { isRunnable, scheduleView } from './view.js';

@@ -2,6 +2,7 @@
  * Schedules as the engine runs them and as `/schedules` shows them (spec "Schedule"), the ledger
  * row of one firing, the inbox wake a firing sends, and the `scheduled_timeout` guard breach.
  */
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
 const instant = z.string().datetime({ offset: true });
@@ -35,11 +36,28 @@ export const EffectiveSchedule = z.object({
   timeout_seconds: z.number().int().positive(),
   runners: z.array(z.string()),
   problem: z.string().nullable(),
+  /**
+   * The values `cron` and `timezone` fire by, when either holds a `${VAR}` whose value is a secret: `cron`
+   * and `timezone` then read as written, and these stay in memory, shown to no one (ops/schedules.md).
+   */
+  resolved: z.object({ cron: z.string(), timezone: z.string() }).optional(),
 });
 export type EffectiveSchedule = z.infer<typeof EffectiveSchedule>;
 
+/** The cron and timezone a schedule fires by: its resolved values, else those it shows. */
+export function timingOf(s: EffectiveSchedule): { cron: string; timezone: string } {
+  return s.resolved ?? { cron: s.cron, timezone: s.timezone };
+}
+
+/** A digest of the values a schedule fires by, recorded in their stead so a changed secret reads as re-timed. */
+export function timingDigest(timing: { cron: string; timezone: string }): string {
+  return createHash('sha256')
+    .update(JSON.stringify([timing.cron, timing.timezone]))
+    .digest('hex');
+}
+
 /** A row of `/schedules` `schedules[]`: every field of the spec's "Schedule". */
-export const ScheduleView = EffectiveSchedule.omit({ problem: true }).extend({
+export const ScheduleView = EffectiveSchedule.omit({ problem: true, resolved: true }).extend({
   /** ISO 8601 instant, computed per request; empty when disabled (or when it can never fire). */
   next_run: z.union([instant, z.literal('')]),
 });
@@ -152,12 +170,22 @@ export function scheduleKey(s: Pick<EffectiveSchedule, 'scope_type' | 'scope_id'
  * When each runnable schedule's current timing (`cron` + `timezone`) was first planned, kept in the coordination
  * store so that a later duty holder never owes a firing from before a schedule was written or re-timed (the
  * previous holder's last renewal may be older than that). Keyed by `scheduleKey`; `planned_from` null: planned
- * before the fleet kept timings, so no later than any holder's last renewal.
+ * before the fleet kept timings, so no later than any holder's last renewal. A secret value is never recorded:
+ * `digest` stands for it.
  */
 export const ScheduleTimings = z.object({
   schedules: z.record(
     z.string(),
-    z.object({ cron: z.string(), timezone: z.string(), planned_from: instant.nullable() }),
+    z.object({
+      cron: z.string(),
+      timezone: z.string(),
+      /**
+       * `timingDigest` of the values fired by when `cron`/`timezone` hold a secret `${VAR}` (recorded as
+       * written then). Absent: `cron` and `timezone` are the values themselves (so are records from before).
+       */
+      digest: z.string().optional(),
+      planned_from: instant.nullable(),
+    }),
   ),
 });
 export type ScheduleTimings = z.infer<typeof ScheduleTimings>;

@@ -92,8 +92,10 @@ t.test('next_run is the next firing in the effective timezone, empty when disabl
 t.test('references in cron and timezone are resolved; an unresolvable one cannot be scheduled', async (t) => {
   const doc = scheduledCompany();
   doc['timezone'] = '${COMPANY_TZ}';
+  // Answered by the environment (not a secret): shown resolved.
   const resolved = resolveSchedules(Company.parse(doc), {
     resolve: (name) => (name === 'COMPANY_TZ' ? 'Asia/Tokyo' : undefined),
+    secret: () => false,
   });
   t.equal(byName(resolved, 'standup').timezone, 'Asia/Tokyo');
   const unresolved = resolveSchedules(Company.parse(doc), { resolve: () => undefined });
@@ -197,7 +199,10 @@ t.test(
     t.equal(scheduleView(byName(list, 'weekly-review'), now).next_run, '2026-01-09T21:00:00.000Z');
 
     doc['timezone'] = '${COMPANY_TZ}';
-    const fromVar = resolveSchedules(Company.parse(doc), { resolve: () => 'asia/tokyo' });
+    const fromVar = resolveSchedules(Company.parse(doc), {
+      resolve: () => 'asia/tokyo',
+      secret: () => false,
+    });
     t.equal(byName(fromVar, 'standup').timezone, 'Asia/Tokyo', 'a resolved reference alike');
     for (const [zone, shown] of [
       ['utc', 'UTC'],
