@@ -1,11 +1,20 @@
 /**
  * The spend and integrations rooms follow what raises no stream event of their own: budget caps change
  * with the configuration, refused webhook deliveries are counted, and a required value whose reference
- * resolves to nothing is shown as such.
+ * resolves to nothing is shown as such, as is one the store holds under a key this node lacks.
  */
+import { dirname, join } from 'node:path';
 import t from 'tap';
+import { ensureCatalogue, keyringFrom, openBus, seal } from '../../bus/index.js';
+import { secretAad } from '../../schema/index.js';
 import { needsChromium, openPage, startBrowser, type WatchedPage } from '../harness/browser.js';
 import { patchCompany, startCompanyNode, TOKEN } from './fixtures/company-node.js';
+
+const KEYRING = `secrets: {active_key_id: k1, keys: [{id: k1, material: ${Buffer.alloc(32, 7).toString('base64')}}]}`;
+const foreign = keyringFrom({
+  active_key_id: 'k9',
+  keys: [{ id: 'k9', material: Buffer.alloc(32, 9).toString('base64') }],
+})!;
 
 const shared =
   needsChromium.skip === false ? { browser: await startBrowser(t), node: await startCompanyNode(t) } : null;
@@ -85,6 +94,48 @@ t.test(
     await item.waitFor();
     t.match(await item.textContent(), /unresolved/, `${hit.key}: ${hit.label} says it is unresolved`);
     t.notMatch(await item.textContent(), /present/, 'not present');
+    t.same(w.errors, []);
+  },
+);
+
+t.test(
+  'a required secret the store holds under a key this node lacks shows unreadable, naming the key',
+  needsChromium,
+  async (t) => {
+    const { browser } = shared!;
+    const node = await startCompanyNode(t, { extra: KEYRING });
+    // Written while the node is stopped (the memory engine's store is single-process), as a node with
+    // another keyring would have sealed it.
+    node.run.kill('SIGTERM');
+    await node.run.exited;
+    const bus = await openBus({
+      type: 'memory',
+      storeDir: join(dirname(node.configFile), 'data'),
+      existingStore: true,
+    });
+    const name = 'SVC_MONITOR_WEBHOOK_TOKEN';
+    const record = {
+      v: 1,
+      name,
+      sealed: seal(foreign, 'sealed-elsewhere-0123456789abcdef', secretAad(name)),
+      key_id: 'k9',
+      updated_at: new Date().toISOString(),
+      updated_by: 'ops',
+      source: 'api',
+    };
+    const catalogue = await ensureCatalogue(bus);
+    await catalogue.secrets.put(name, new TextEncoder().encode(JSON.stringify(record)));
+    await bus.close();
+    await node.restart();
+
+    const w = await openPage(browser);
+    await withToken(w, node.url, 'integrations');
+    const details = w.page.locator('details', { has: w.page.locator('summary:text("monitor")') });
+    await details.locator('summary').click();
+    const item = details.locator('li', { hasText: 'unreadable' }).first();
+    await item.waitFor();
+    t.match(await item.textContent(), /sealed under key k9, which this node's keyring lacks/);
+    t.notMatch(await item.textContent(), /missing|unresolved/, 'neither missing nor unresolved');
     t.same(w.errors, []);
   },
 );

@@ -22,6 +22,8 @@ interface Requirement {
   blocks?: string | null;
   /** Where the value comes from; null when a value is set but resolves to nothing (an unset `${VAR}`). */
   resolved?: string | null;
+  /** Names it references that the store holds sealed under a key this node's keyring lacks. */
+  unreadable?: Array<{ name: string; key_id: string }>;
 }
 interface SetupState {
   key: string;
@@ -31,10 +33,23 @@ interface SetupState {
   requirements: Requirement[];
 }
 
-/** A set value that resolves to nothing (an unset `${VAR}`) is neither present nor missing. */
+/**
+ * A set value that resolves to nothing (an unset `${VAR}`) is neither present nor missing; one the store
+ * holds under a key this node lacks is there but cannot be opened: the operator restores the key or enters it again.
+ */
 function RequirementBadge(props: { requirement: Requirement }) {
   const r = props.requirement;
   if (!r.present) return <Badge value="missing" />;
+  const unreadable = r.unreadable ?? [];
+  if (unreadable.length > 0)
+    return (
+      <>
+        <Badge value="unreadable" />{' '}
+        <span class="muted">
+          sealed under key {unreadable.map((u) => u.key_id).join(', ')}, which this node's keyring lacks
+        </span>
+      </>
+    );
   if (r.resolved === null)
     return (
       <>

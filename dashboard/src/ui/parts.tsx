@@ -32,6 +32,7 @@ const tones: Record<string, string> = {
   wait: 'warn',
   unconfigured: 'warn',
   unresolved: 'warn',
+  unreadable: 'bad',
   shed: 'bad',
   failed: 'bad',
   stuck: 'bad',
