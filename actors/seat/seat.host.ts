@@ -32,6 +32,7 @@ import { openSeatLog } from './seat.log.js';
 import { needsWriter } from './seat.needs-host.js';
 import type { SeatHost, SeatHostOptions } from './seat.host.types.js';
 import { turnSpans } from './turn.spans.js';
+import { closeCutPhases } from './turn.close.js';
 import { completedPayload, recordCompletion } from './turn.complete.js';
 import { phaseRunner, type StartedTurn } from './seat.phases.js';
 
@@ -139,9 +140,11 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
         abortTurn: (_, params) => abort.abort(params.reason),
         cutTurn: () => run(cutRunning(CutReason.Paused)),
         deferTurn: (_, params) => run(deferRunning(params.turn_id, params.retry_at)),
-        completeTurn: (_, params) =>
+        completeTurn: ({ context }, params) =>
           run(
             (async () => {
+              const opened = journals.get(params.payload.turn_id);
+              const seat = turns.get(params.payload.turn_id)?.profile ?? profile;
               turns.delete(params.payload.turn_id);
               spans.completed(params.payload);
               const draft = drafts.get(params.payload.turn_id);
@@ -150,6 +153,17 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
               const payload = completedPayload(params.payload, params.needs);
               const current = pending;
               try {
+                // The phases a cut left open that this run never took up are closed before the turn is.
+                if (opened && context.turn)
+                  await closeCutPhases(opened, {
+                    turn: context.turn,
+                    seat,
+                    charter: opts.company().charter,
+                    deps,
+                    error: payload.error ?? 'the turn ended',
+                    publish: (record, id) =>
+                      publishEvent({ ...event('agent_phase_completed', record, true, params.trace_id), id }),
+                  });
                 await recordCompletion(completion, payload, params.trace_id, draft);
                 if (current?.turn_id === params.payload.turn_id) current.resolve();
               } catch (error) {

@@ -49,6 +49,10 @@ export function phaseRunner(host: {
   const { opts, log, deps, turns, drafts, journals } = host;
   return async function phase(req: PhaseRequest): Promise<void> {
     const { turn } = req;
+    // Taken before the first wait: the phase is this run's from here, so a turn ending meanwhile leaves
+    // it to this run (which records its end) rather than closing it as one a cut left open.
+    const opened = journals.get(turn.turn_id);
+    const journal = opened?.phase(req.phase, turn.iteration);
     const profile = host.profile();
     const started = turns.get(turn.turn_id) ?? {
       profile,
@@ -57,7 +61,6 @@ export function phaseRunner(host: {
     };
     turns.set(turn.turn_id, started);
     const company = opts.company();
-    const opened = journals.get(turn.turn_id);
     try {
       const result = await runPhase(
         { ...deps, events: host.eventsFor(turn.wake.trace_id) },
@@ -77,7 +80,7 @@ export function phaseRunner(host: {
             },
           },
           signal: host.signal(),
-          ...(opened ? { journal: opened.phase(req.phase, turn.iteration), calls: opened.calls } : {}),
+          ...(opened && journal ? { journal, calls: opened.calls } : {}),
           parent: host.spans.of(turn),
           known: started.known,
         },

@@ -167,6 +167,15 @@ export interface TurnJournal {
   readonly unsettledSpend: string | null;
   readonly cuts: readonly Of<'cut'>[];
   readonly records: number;
+  /** The phases started and neither completed nor failed (cut while they ran), in the order they started. */
+  open(): readonly OpenPhase[];
+}
+
+/** A phase the journal shows started and never ended. */
+export interface OpenPhase {
+  readonly phase: PhaseName;
+  readonly iteration: number;
+  readonly record: PhaseRecord & { readonly started: Of<'phase_started'> };
 }
 
 type MutablePhase = {
@@ -233,6 +242,12 @@ export function foldJournal(records: readonly JournalRecord[]): TurnJournal {
     unsettledSpend: newestRound && !roundSettled ? newestRound.spend.id : null,
     cuts,
     records: records.length,
+    open: () =>
+      [...phases.values()].flatMap((p) =>
+        p.started && !p.completed && !p.failed
+          ? [{ phase: p.started.phase, iteration: p.started.iteration, record: { ...p, started: p.started } }]
+          : [],
+      ),
   };
 }
 

@@ -5,10 +5,11 @@
 import { SKILL_READ_TOOL, skillOfAnswer, type Payloads } from '../../schema/index.js';
 import type { PhaseName, Turn } from './seat.machine.js';
 import { workItemOf } from './seat.types.js';
+import type { RoundAnswer } from './turn.journal.js';
 import { parsePlan, parseReview } from './turn.prompts.js';
 import type { PhaseResult } from './turn.phase.types.js';
 
-type PhaseCompleted = (typeof Payloads.AgentPhaseCompleted)['_output'];
+export type PhaseCompleted = (typeof Payloads.AgentPhaseCompleted)['_output'];
 export type ToolExecution = (typeof Payloads.ToolExecution)['_output'];
 export type Round = (typeof Payloads.Round)['_output'];
 export interface TimelineMark {
@@ -42,6 +43,19 @@ export interface PhaseSoFar {
 }
 
 export const tokensOf = (p: PhaseSoFar): number => p.totals.input + p.totals.output;
+
+/** A model answer as its `rounds[]` row. */
+export const roundRow = (round: number, answer: RoundAnswer): Round => ({
+  round,
+  started_at: answer.started_at,
+  duration_ms: answer.duration_ms,
+  model: answer.model,
+  input_tokens: answer.usage.input_tokens,
+  output_tokens: answer.usage.output_tokens,
+  cache_read_tokens: answer.usage.cache_read_tokens,
+  cache_write_tokens: answer.usage.cache_write_tokens,
+  tool_calls: answer.tool_calls.map((c) => c.name),
+});
 
 /** The phase's `agent_phase_completed` payload as of `end`; `error` is the failure's message. */
 export function phaseRecord(p: PhaseSoFar, end: Date, failed: boolean, error: string | null): PhaseCompleted {

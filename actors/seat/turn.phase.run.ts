@@ -28,6 +28,7 @@ import { PhaseDeferred, PhaseFailure, type PhaseInput, type PhaseResult } from '
 import {
   phaseRecord,
   phaseResult,
+  roundRow,
   tokensOf,
   type PhaseSoFar,
   type Round,
@@ -206,17 +207,7 @@ export class PhaseRun implements PhaseSoFar {
     this.totals.output += u.output_tokens;
     this.totals.cacheRead += u.cache_read_tokens;
     this.totals.cacheWrite += u.cache_write_tokens;
-    this.rounds.push({
-      round,
-      started_at: answer.started_at,
-      duration_ms: answer.duration_ms,
-      model: answer.model,
-      input_tokens: u.input_tokens,
-      output_tokens: u.output_tokens,
-      cache_read_tokens: u.cache_read_tokens,
-      cache_write_tokens: u.cache_write_tokens,
-      tool_calls: answer.tool_calls.map((c) => c.name),
-    });
+    this.rounds.push(roundRow(round, answer));
     this.text = answer.text;
     this.live.settled({ model: this.model, response: this.text, narration: this.text });
   }

@@ -11,6 +11,7 @@ import {
   readJournal,
   type JournalWriter,
   type JournalWriterOptions,
+  type OpenPhase,
   type PhaseJournal,
   type TurnJournal,
 } from './turn.journal.js';
@@ -21,7 +22,13 @@ export interface OpenedTurn {
   readonly writer: JournalWriter;
   /** The turn's tool calls as its phases run or replay them (a per-turn cap counts them). */
   readonly calls: TurnCalls;
+  /** A phase's view of the journal; asking for it marks the phase as run (or replayed) by this run. */
   phase(phase: PhaseName, iteration: number): PhaseJournal;
+  /**
+   * The phases an earlier run started and never ended that this run has not asked for: a turn ending now
+   * closes them (turn.close.ts), since no run of theirs will.
+   */
+  unclosed(): readonly OpenPhase[];
 }
 
 /**
@@ -32,15 +39,21 @@ export interface OpenedTurn {
 export async function openTurn(opts: JournalWriterOptions): Promise<OpenedTurn> {
   const writer = journalWriter(opts);
   const prior = await readJournal(opts.bus, opts.handle, opts.turnId, writer);
+  const asked = new Set<string>();
+  const key = (phase: PhaseName, iteration: number): string => `${phase}.${iteration}`;
   return {
     prior,
     writer,
     calls: new TurnCalls(),
-    phase: (phase, iteration) => ({
-      prior: prior?.phase(phase, iteration) ?? null,
-      unsettledSpend: prior?.unsettledSpend ?? null,
-      write: (entry) => writer.write(entry),
-    }),
+    phase: (phase, iteration) => {
+      asked.add(key(phase, iteration));
+      return {
+        prior: prior?.phase(phase, iteration) ?? null,
+        unsettledSpend: prior?.unsettledSpend ?? null,
+        write: (entry) => writer.write(entry),
+      };
+    },
+    unclosed: () => (prior?.open() ?? []).filter((p) => !asked.has(key(p.phase, p.iteration))),
   };
 }
 

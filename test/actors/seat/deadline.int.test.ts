@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { seatKeys } from '../../../actors/index.js';
 import { Subjects } from '../../../bus/index.js';
 import { EventRecord, Payloads, ScheduledTimeoutBreach } from '../../../schema/index.js';
 import { startLlmServer } from '../../fixtures/llm/llm-server.js';
@@ -212,6 +213,73 @@ t.test(
     await recordedDone(second, 'ada', turn.turn_id);
     t.equal((await second.events('agent_turn_completed')).length, 1, 'completed once');
     t.equal((await second.events('turn.guard_breach')).length, 1);
+  },
+);
+
+t.test(
+  'a scheduled turn cut mid-phase and taken again past its deadline closes the cut phase, failed, once',
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-seat-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    // Plan completes; execute calls a tool, then its next model call is in flight when the seats stop.
+    const first = await startCompany(t, {
+      script: [cleanTurn[0]!, cleanTurn[1]!, { ...cleanTurn[2]!, hold: 'never' }],
+      storeDir: dir,
+    });
+    const firedAt = new Date();
+    const wakeId = await scheduledWake(first, 'ada', { firedAt, timeoutSeconds: 60 });
+    await first.llm.waitForRequests(3);
+    await first.stopSeats();
+    await first.bus.close();
+
+    const second = await startCompany(t, {
+      script: [],
+      storeDir: dir,
+      now: () => new Date(Date.now() + 120_000),
+    });
+    const turn = Payloads.AgentTurnCompleted.parse(
+      (await second.waitFor((e) => e.type === 'agent_turn_completed')).payload,
+    );
+    t.match(turn, { failed: true, error: /passed while the turn was cut, before it could resume$/ });
+    await recordedDone(second, 'ada', turn.turn_id);
+    const ofTurn = async (type: string): Promise<EventRecord[]> =>
+      (await second.events(type)).filter((e) => e.payload['turn_id'] === turn.turn_id);
+    t.same(
+      (await ofTurn('agent_phase_started')).map((e) => e.payload['phase']),
+      ['plan', 'execute'],
+    );
+    const closed = await ofTurn('agent_phase_completed');
+    t.same(
+      closed.map((e) => e.payload['phase']),
+      ['plan', 'execute'],
+      'every phase it started is closed',
+    );
+    const cut = closed[1]!;
+    t.equal(cut.id, `phase-${turn.turn_id}-execute.0`, 'under the id the phase itself would use');
+    t.equal(cut.failed, true);
+    t.equal(cut.trace_id, (await ofTurn('agent_turn_completed'))[0]!.trace_id, "on the turn's trace");
+    const record = Payloads.AgentPhaseCompleted.parse(cut.payload);
+    t.equal(record.error, turn.error, "the turn's error");
+    t.same(
+      record.rounds.map((r) => r.round),
+      [-1],
+      'the round the journal holds, none asked again',
+    );
+    t.equal(record.total_tokens, 120 + 10);
+    t.match(record.tool_executions, [{ name: 'files_echo', call_id: 'c1' }]);
+    t.same(
+      record.timeline.map((m) => m.kind),
+      ['started', 'tool', 'cut', 'failed'],
+      'the timeline says the phase was cut, then failed',
+    );
+
+    // The same wake delivered again (its done mark lost): the turn is resumed twice, the phase closed once.
+    await second.catalogue.turnsDone.delete(seatKeys.turnDone('ada', turn.turn_id));
+    const again = recordedDone(second, 'ada', turn.turn_id);
+    await scheduledWake(second, 'ada', { firedAt, timeoutSeconds: 60, id: wakeId });
+    await again;
+    t.equal((await ofTurn('agent_phase_completed')).length, 2, 'no phase closed twice');
+    t.equal((await ofTurn('agent_turn_completed')).length, 1);
   },
 );
 

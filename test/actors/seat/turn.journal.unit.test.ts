@@ -91,3 +91,49 @@ t.test('an earlier round tool result landing after the next round leaves that ro
   t.equal(foldJournal([round(0), round(1), toolResult(0)]).unsettledSpend, 'spend-1');
   t.equal(foldJournal([round(0), round(1), toolResult(0), toolResult(1)]).unsettledSpend, null);
 });
+
+t.test(
+  'the open phases are those started and neither completed nor failed, in the order they started',
+  async (t) => {
+    const phaseStarted = (phase: 'plan' | 'execute' | 'review', iteration: number): JournalRecord => ({
+      kind: 'phase_started',
+      ...at,
+      phase,
+      iteration,
+      started_at: at.at,
+      max_rounds: 4,
+    });
+    const plan: JournalRecord = {
+      kind: 'phase_completed',
+      ...at,
+      phase: 'plan',
+      iteration: 0,
+      outcome: { phase: 'plan', decision: 'plan', plan: 'p' },
+      tokens: 12,
+      tools: [],
+    };
+    const failed: JournalRecord = {
+      kind: 'phase_failed',
+      ...at,
+      phase: 'review',
+      iteration: 0,
+      reason: 'aborted',
+      error: 'e',
+      tokens: 0,
+    };
+    const journal = foldJournal([
+      phaseStarted('plan', 0),
+      plan,
+      phaseStarted('execute', 0),
+      round(0),
+      toolResult(0),
+    ]);
+    t.same(
+      journal.open().map((p) => [p.phase, p.iteration, [...p.record.rounds.keys()]]),
+      [['execute', 0, [0]]],
+      'the cut execute, with what it recorded',
+    );
+    t.same(foldJournal([phaseStarted('review', 0), failed]).open(), [], 'a failed phase is ended');
+    t.same(foldJournal([round(0)]).open(), [], 'a phase whose start is not on record is not one to close');
+  },
+);

@@ -9,7 +9,8 @@ import type { Harness } from './harness.js';
 export async function scheduledWake(
   h: Harness,
   handle: string,
-  opts: { firedAt: Date; timeoutSeconds: number },
+  /** `id`: the wake's id (a wake delivered again carries its first delivery's). */
+  opts: { firedAt: Date; timeoutSeconds: number; id?: string },
 ): Promise<string> {
   const wake: ScheduleWake = {
     scope_type: 'role',
@@ -23,7 +24,7 @@ export async function scheduledWake(
     deadline: scheduledDeadline(opts.firedAt, opts.timeoutSeconds)?.toISOString() ?? null,
   };
   const message: InboxMessage = {
-    id: randomUUID(),
+    id: opts.id ?? randomUUID(),
     kind: InboxKind.Schedule,
     source: 'node-0/scheduler',
     received_at: opts.firedAt.toISOString(),

@@ -1,0 +1,111 @@
+/**
+ * The phases a cut left open, closed when their turn ends without running them again — a scheduled turn
+ * taken again past its deadline, or one whose deadline came while its earlier phases replayed. Each gets
+ * its `agent_phase_completed`, failed with the turn's error and built from what the journal holds of it
+ * (its rounds, its tool results, a call in flight at the cut as "outcome unknown"), then a `phase_failed`
+ * journal record, so a turn resumed once more finds it ended. The record's id is the one the phase
+ * itself publishes under (`phase-<turn>-<phase>.<iteration>`): a repeat is stored once.
+ */
+import type { ToolEntry } from '../../schema/index.js';
+import { phaseRounds } from './seat.limits.js';
+import type { Charter, SeatProfile } from './seat.profile.js';
+import type { Turn } from './seat.types.js';
+import type { TurnDeps } from './turn.deps.js';
+import type { OpenPhase } from './turn.journal.js';
+import {
+  phaseRecord,
+  roundRow,
+  tokensOf,
+  type PhaseCompleted,
+  type PhaseSoFar,
+  type TimelineMark,
+  type ToolExecution,
+} from './turn.phase.record.js';
+import { systemPrompt } from './turn.prompts.js';
+import type { OpenedTurn } from './turn.resume.js';
+import { unknownOutcome } from './turn.tools.js';
+
+export interface Closing {
+  readonly turn: Turn;
+  /** The seat as the turn knew it (its profile when it started on this run, else the seat's now). */
+  readonly seat: SeatProfile;
+  readonly charter: Charter;
+  readonly deps: Pick<TurnDeps, 'llm' | 'tools' | 'now'>;
+  /** The turn's error: each closed phase fails with it. */
+  readonly error: string;
+  readonly publish: (payload: PhaseCompleted, id: string) => Promise<void>;
+}
+
+/** Closes every phase of `opened` an earlier run started and this run never took up. */
+export async function closeCutPhases(opened: OpenedTurn, c: Closing): Promise<void> {
+  for (const open of opened.unclosed()) {
+    const p = cutPhase(open, opened.prior?.cuts ?? [], c);
+    const { turn_id, phase, iteration } = p.key;
+    await c.publish(phaseRecord(p, c.deps.now(), true, c.error), `phase-${turn_id}-${phase}.${iteration}`);
+    await opened.writer.write({
+      kind: 'phase_failed',
+      phase,
+      iteration,
+      reason: 'aborted',
+      error: c.error,
+      tokens: tokensOf(p),
+    });
+  }
+}
+
+/** The phase as far as its journal holds it. */
+function cutPhase(
+  open: OpenPhase,
+  cuts: readonly { readonly at: string; readonly reason: string }[],
+  c: Closing,
+): PhaseSoFar {
+  const { record } = open;
+  const started = new Date(record.started.started_at);
+  const tools = new Map<string, ToolEntry>(c.deps.tools.toolsFor(c.seat.handle).map((t) => [t.name, t]));
+  const rounds = [...record.rounds.values()].sort((a, b) => a.round - b.round);
+  const executions: ToolExecution[] = [];
+  let delivered = false;
+  for (const r of rounds)
+    for (const [index, call] of r.answer.tool_calls.entries()) {
+      const { started: begun, result } = record.calls.get(`${r.round}.${index}`) ?? {};
+      if (result) delivered ||= result.delivered;
+      // Asked for and never answered on record: in flight at the cut, or not yet begun.
+      const at = () => new Date(begun?.at ?? r.at);
+      executions.push(result?.execution ?? unknownOutcome({ now: at }, call, tools.get(call.name)).execution);
+    }
+  const timeline: TimelineMark[] = [
+    ...executions.map((e) => ({ at: e.started_at, kind: 'tool', detail: e.name })),
+    ...cuts
+      .filter((cut) => cut.at >= started.toISOString())
+      .map((cut) => ({ at: cut.at, kind: 'cut', detail: cut.reason })),
+  ].sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
+  const last = rounds[rounds.length - 1]?.answer;
+  const sum = (of: (u: (typeof rounds)[number]['answer']['usage']) => number): number =>
+    rounds.reduce((n, r) => n + of(r.answer.usage), 0);
+  return {
+    key: { turn_id: c.turn.turn_id, phase: open.phase, iteration: open.iteration },
+    turn: c.turn,
+    started,
+    system: systemPrompt(c.charter, c.seat, open.phase),
+    model: last?.model ?? firstModel(c),
+    text: last?.text ?? '',
+    delivered,
+    rounds: rounds.map((r) => roundRow(r.round, r.answer)),
+    executions,
+    timeline: [{ at: started.toISOString(), kind: 'started' }, ...timeline],
+    totals: {
+      input: sum((u) => u.input_tokens),
+      output: sum((u) => u.output_tokens),
+      cacheRead: sum((u) => u.cache_read_tokens),
+      cacheWrite: sum((u) => u.cache_write_tokens),
+    },
+    maxRounds: record.started.max_rounds,
+    ceiling: phaseRounds(c.turn.limits, open.phase).ceiling,
+  };
+}
+
+/** The model of the seat's chain's first entry, as a phase that got no answer names it. */
+function firstModel(c: Closing): string {
+  const [first] = c.deps.llm.resolve(c.seat.llm ? { llm: c.seat.llm } : c.seat.handle);
+  return (first !== undefined ? c.deps.llm.snapshot?.()[first]?.model : undefined) ?? '';
+}
