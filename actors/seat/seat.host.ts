@@ -150,20 +150,25 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
               const draft = drafts.get(params.payload.turn_id);
               drafts.delete(params.payload.turn_id);
               journals.delete(params.payload.turn_id);
-              const payload = completedPayload(params.payload, params.needs);
+              const ran = completedPayload(params.payload, params.needs);
               const current = pending;
               try {
                 // The phases a cut left open that this run never took up are closed before the turn is.
-                if (opened && context.turn)
-                  await closeCutPhases(opened, {
-                    turn: context.turn,
-                    seat,
-                    charter: opts.company().charter,
-                    deps,
-                    error: payload.error ?? 'the turn ended',
-                    publish: (record, id) =>
-                      publishEvent({ ...event('agent_phase_completed', record, true, params.trace_id), id }),
-                  });
+                const payload =
+                  opened && context.turn
+                    ? await closeCutPhases(opened, ran, {
+                        turn: context.turn,
+                        seat,
+                        charter: opts.company().charter,
+                        deps,
+                        error: ran.error ?? 'the turn ended',
+                        publish: (record, id) =>
+                          publishEvent({
+                            ...event('agent_phase_completed', record, true, params.trace_id),
+                            id,
+                          }),
+                      })
+                    : ran;
                 await recordCompletion(completion, payload, params.trace_id, draft);
                 if (current?.turn_id === params.payload.turn_id) current.resolve();
               } catch (error) {

@@ -9,7 +9,7 @@
 import type { ToolEntry } from '../../schema/index.js';
 import { phaseRounds } from './seat.limits.js';
 import type { Charter, SeatProfile } from './seat.profile.js';
-import type { Turn } from './seat.types.js';
+import type { Turn, TurnCompletedPayload } from './seat.types.js';
 import type { TurnDeps } from './turn.deps.js';
 import type { OpenPhase } from './turn.journal.js';
 import {
@@ -36,21 +36,41 @@ export interface Closing {
   readonly publish: (payload: PhaseCompleted, id: string) => Promise<void>;
 }
 
-/** Closes every phase of `opened` an earlier run started and this run never took up. */
-export async function closeCutPhases(opened: OpenedTurn, c: Closing): Promise<void> {
+/**
+ * Closes every phase of `opened` an earlier run started and this run never took up; answers the turn's
+ * completion counting them: the phases an earlier run ended or this close ended, with their tokens, join
+ * the ones this run ran (so a turn taken again past its deadline does not read `phases: []`, 0 tokens).
+ */
+export async function closeCutPhases(
+  opened: OpenedTurn,
+  payload: TurnCompletedPayload,
+  c: Closing,
+): Promise<TurnCompletedPayload> {
+  const unasked = opened.unasked();
+  const closed = new Map<string, number>();
   for (const open of opened.unclosed()) {
     const p = cutPhase(open, opened.prior?.cuts ?? [], c);
     const { turn_id, phase, iteration } = p.key;
     await c.publish(phaseRecord(p, c.deps.now(), true, c.error), `phase-${turn_id}-${phase}.${iteration}`);
+    const tokens = tokensOf(p);
     await opened.writer.write({
       kind: 'phase_failed',
       phase,
       iteration,
       reason: 'aborted',
       error: c.error,
-      tokens: tokensOf(p),
+      tokens,
     });
+    closed.set(`${phase}.${iteration}`, tokens);
   }
+  if (unasked.length === 0) return payload;
+  const tokens = unasked.reduce((n, p) => n + (p.tokens ?? closed.get(`${p.phase}.${p.iteration}`) ?? 0), 0);
+  return {
+    ...payload,
+    // This run replays a journal from its start, so what it asked for is the journal's first phases.
+    phases: [...payload.phases, ...unasked.map((p) => p.phase)],
+    total_tokens: payload.total_tokens + tokens,
+  };
 }
 
 /** The phase as far as its journal holds it. */

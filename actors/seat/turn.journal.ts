@@ -6,138 +6,14 @@
  * replayed, not asked again (ops/turn-engine.md "Resuming a cut turn"). Each record's message id is
  * derived from (turn, phase, iteration, round, call), so a record written twice is stored once.
  */
-import { z } from 'zod';
 import { Streams, Subjects, type Bus, type PubAck } from '../../bus/index.js';
-import { leaseEpochOf, nextEpochMark, Payloads, SeatNeed, SpendRecord } from '../../schema/index.js';
+import { leaseEpochOf, nextEpochMark } from '../../schema/index.js';
 import type { PhaseName } from './seat.types.js';
 import { publishStep, type EpochMark, type StepHolder } from './step.publish.js';
+import { JournalRecord, type JournalEntry, type Of } from './turn.journal.records.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-
-const Phase = z.enum(['plan', 'execute', 'review']);
-const Limits = z.object({
-  plan_rounds: z.number(),
-  execute_rounds: z.number(),
-  plan_ceiling: z.number(),
-  execute_ceiling: z.number(),
-  extension_enabled: z.boolean(),
-  extension_step: z.number(),
-  max_iterations: z.number(),
-});
-/** A model answer as the phase loop reads it (the parts of `LlmResult` it uses). */
-export const RoundAnswer = z.object({
-  text: z.string(),
-  tool_calls: z.array(
-    z.object({
-      id: z.string(),
-      name: z.string(),
-      arguments: z.record(z.string(), z.unknown()),
-      raw_arguments: z.string(),
-      arguments_valid: z.boolean(),
-    }),
-  ),
-  usage: z.object({
-    input_tokens: z.number(),
-    output_tokens: z.number(),
-    cache_read_tokens: z.number(),
-    cache_write_tokens: z.number(),
-  }),
-  model: z.string(),
-  provider: z.string(),
-  started_at: z.string(),
-  duration_ms: z.number(),
-});
-export type RoundAnswer = z.infer<typeof RoundAnswer>;
-
-const PhaseOutcome = z.discriminatedUnion('phase', [
-  z.object({ phase: z.literal('plan'), decision: z.enum(['plan', 'direct', 'skip']), plan: z.string() }),
-  z.object({ phase: z.literal('execute'), response: z.string(), delivered: z.boolean() }),
-  z.object({ phase: z.literal('review'), verdict: z.enum(['done', 'self_iterate']), notes: z.string() }),
-]);
-
-const at = { at: z.string(), node: z.string() };
-const where = { phase: Phase, iteration: z.number().int() };
-
-export const JournalRecord = z.discriminatedUnion('kind', [
-  z.object({
-    kind: z.literal('turn_started'),
-    ...at,
-    wake_id: z.string(),
-    limits: Limits,
-    /** The waiting wakes the turn took with its own (inbox batching, seat.coalesce.ts). */
-    absorbed: z.array(z.object({ id: z.string(), seq: z.number().int() })).optional(),
-  }),
-  z.object({
-    kind: z.literal('phase_started'),
-    ...at,
-    ...where,
-    started_at: z.string(),
-    max_rounds: z.number(),
-  }),
-  z.object({
-    kind: z.literal('round'),
-    ...at,
-    ...where,
-    round: z.number().int(),
-    answer: RoundAnswer,
-    spend: SpendRecord,
-  }),
-  z.object({
-    kind: z.literal('tool_started'),
-    ...at,
-    ...where,
-    round: z.number().int(),
-    index: z.number().int(),
-    call_id: z.string(),
-    name: z.string(),
-  }),
-  z.object({
-    kind: z.literal('tool_result'),
-    ...at,
-    ...where,
-    round: z.number().int(),
-    index: z.number().int(),
-    output: z.string(),
-    is_error: z.boolean(),
-    delivered: z.boolean(),
-    execution: Payloads.ToolExecution,
-    /** Written by releases that kept needs in memory (the seat's log holds them now); read and ignored. */
-    needs: z.array(SeatNeed).optional(),
-  }),
-  z.object({
-    kind: z.literal('phase_completed'),
-    ...at,
-    ...where,
-    outcome: PhaseOutcome,
-    tokens: z.number(),
-    picked: z.array(z.string()).optional(),
-    tools: z.array(z.string()),
-    /** Absent in records of releases before tool skills. */
-    skills: z.array(z.string()).optional(),
-  }),
-  z.object({
-    kind: z.literal('phase_failed'),
-    ...at,
-    ...where,
-    reason: z.enum(['provider', 'budget', 'aborted', 'error']),
-    error: z.string(),
-    tokens: z.number(),
-  }),
-  /**
-   * The turn was cut, not failed: `shutdown` (the drain's grace ran out), `paused` (a stop_running pause),
-   * `llm_unavailable` (it waits for its provider's retry_at). The next run resumes it from here.
-   */
-  z.object({ kind: z.literal('cut'), ...at, reason: z.string() }),
-]);
-export type JournalRecord = z.infer<typeof JournalRecord>;
-type Of<K extends JournalRecord['kind']> = Extract<JournalRecord, { kind: K }>;
-/** A record as a phase writes it: the journal stamps `at` and `node`. */
-export type JournalEntry = JournalRecord extends infer R
-  ? R extends JournalRecord
-    ? Omit<R, 'at' | 'node'>
-    : never
-  : never;
 
 /** Where a tool call sits in its phase: the model's call ids may repeat across rounds, positions do not. */
 export const callKey = (round: number, index: number): string => `${round}.${index}`;
@@ -167,12 +43,15 @@ export interface TurnJournal {
   readonly unsettledSpend: string | null;
   readonly cuts: readonly Of<'cut'>[];
   readonly records: number;
+  /** Every phase on record as started, ended or not, in the order they started. */
+  phasesStarted(): readonly StartedPhase[];
   /** The phases started and neither completed nor failed (cut while they ran), in the order they started. */
   open(): readonly OpenPhase[];
 }
 
-/** A phase the journal shows started and never ended. */
-export interface OpenPhase {
+/** A phase the journal shows started; an open one never ended. */
+export type OpenPhase = StartedPhase;
+export interface StartedPhase {
   readonly phase: PhaseName;
   readonly iteration: number;
   readonly record: PhaseRecord & { readonly started: Of<'phase_started'> };
@@ -236,18 +115,20 @@ export function foldJournal(records: readonly JournalRecord[]): TurnJournal {
         break;
     }
   }
+  const startedPhases = (): StartedPhase[] =>
+    [...phases.values()].flatMap((p) =>
+      p.started
+        ? [{ phase: p.started.phase, iteration: p.started.iteration, record: { ...p, started: p.started } }]
+        : [],
+    );
   return {
     started,
     phase: (phase, iteration) => phases.get(phaseKey(phase, iteration)) ?? null,
     unsettledSpend: newestRound && !roundSettled ? newestRound.spend.id : null,
     cuts,
     records: records.length,
-    open: () =>
-      [...phases.values()].flatMap((p) =>
-        p.started && !p.completed && !p.failed
-          ? [{ phase: p.started.phase, iteration: p.started.iteration, record: { ...p, started: p.started } }]
-          : [],
-      ),
+    phasesStarted: startedPhases,
+    open: () => startedPhases().filter((p) => !p.record.completed && !p.record.failed),
   };
 }
 

@@ -5,7 +5,7 @@
 import { SKILL_READ_TOOL, skillOfAnswer, type Payloads } from '../../schema/index.js';
 import type { PhaseName, Turn } from './seat.machine.js';
 import { workItemOf } from './seat.types.js';
-import type { RoundAnswer } from './turn.journal.js';
+import type { RoundAnswer } from './turn.journal.records.js';
 import { parsePlan, parseReview } from './turn.prompts.js';
 import type { PhaseResult } from './turn.phase.types.js';
 

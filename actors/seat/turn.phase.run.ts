@@ -22,7 +22,8 @@ import {
 } from './turn.round.js';
 import { TurnCalls } from './turn.calls.js';
 import { isCut } from './turn.cut.js';
-import type { PhaseJournal, PhaseRecord, RoundAnswer } from './turn.journal.js';
+import type { PhaseJournal, PhaseRecord } from './turn.journal.js';
+import type { RoundAnswer } from './turn.journal.records.js';
 import { endingCall, phaseLive, type PhaseLive } from './turn.live.js';
 import { PhaseDeferred, PhaseFailure, type PhaseInput, type PhaseResult } from './turn.phase.types.js';
 import {

@@ -29,6 +29,17 @@ export interface OpenedTurn {
    * closes them (turn.close.ts), since no run of theirs will.
    */
   unclosed(): readonly OpenPhase[];
+  /**
+   * Every phase an earlier run started that this run has not asked for, in the order they started, with the
+   * tokens its end recorded (null while it is open): what a turn ending now counts without running them.
+   */
+  unasked(): readonly UnaskedPhase[];
+}
+
+export interface UnaskedPhase {
+  readonly phase: PhaseName;
+  readonly iteration: number;
+  readonly tokens: number | null;
 }
 
 /**
@@ -54,6 +65,14 @@ export async function openTurn(opts: JournalWriterOptions): Promise<OpenedTurn> 
       };
     },
     unclosed: () => (prior?.open() ?? []).filter((p) => !asked.has(key(p.phase, p.iteration))),
+    unasked: () =>
+      (prior?.phasesStarted() ?? [])
+        .filter((p) => !asked.has(key(p.phase, p.iteration)))
+        .map(({ phase, iteration, record }) => ({
+          phase,
+          iteration,
+          tokens: record.completed?.tokens ?? record.failed?.tokens ?? null,
+        })),
   };
 }
 

@@ -12,7 +12,8 @@ import { LlmAbortedError, LlmUnavailableError, type LlmMessage, type LlmResult }
 import type { FailReason, PhaseName, Turn } from './seat.machine.js';
 import type { SeatProfile } from './seat.profile.js';
 import type { TurnDeps } from './turn.deps.js';
-import type { PhaseJournal, PhaseRecord, RoundAnswer } from './turn.journal.js';
+import type { PhaseJournal, PhaseRecord } from './turn.journal.js';
+import type { RoundAnswer } from './turn.journal.records.js';
 import { endingCall, type PhaseLive } from './turn.live.js';
 import { originOf, retriable, runToolCall, stopped, unknownOutcome, type ToolRun } from './turn.tools.js';
 

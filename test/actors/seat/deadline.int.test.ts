@@ -267,6 +267,9 @@ t.test(
     );
     t.equal(record.total_tokens, 120 + 10);
     t.match(record.tool_executions, [{ name: 'files_echo', call_id: 'c1' }]);
+    const plan = Payloads.AgentPhaseCompleted.parse(closed[0]!.payload);
+    t.same(turn.phases, ['plan', 'execute'], 'the turn names the phases its first run started');
+    t.equal(turn.total_tokens, plan.total_tokens + 130, 'and counts their tokens');
     t.same(
       record.timeline.map((m) => m.kind),
       ['started', 'tool', 'cut', 'failed'],

@@ -10,7 +10,8 @@ import t from 'tap';
 import { Streams, Subjects, type Bus } from '../../../bus/index.js';
 import { leaseHeaders } from '../../../actors/lease/index.js';
 import { openTurn } from '../../../actors/seat/turn.resume.js';
-import { journalWriter, type JournalEntry } from '../../../actors/seat/turn.journal.js';
+import { journalWriter } from '../../../actors/seat/turn.journal.js';
+import type { JournalEntry } from '../../../actors/seat/turn.journal.records.js';
 import { busFor, engines } from './seat-log.fixture.js';
 
 const stamp = { at: '2026-12-05T10:00:00.000Z', node: 'node-old' };

@@ -1,5 +1,6 @@
 import t from 'tap';
-import { foldJournal, type JournalRecord } from '../../../actors/seat/turn.journal.js';
+import { foldJournal } from '../../../actors/seat/turn.journal.js';
+import type { JournalRecord } from '../../../actors/seat/turn.journal.records.js';
 
 const at = { at: '2026-12-04T10:00:00.000Z', node: 'node-0' };
 const where = { phase: 'execute', iteration: 0 } as const;
