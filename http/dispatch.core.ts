@@ -45,9 +45,12 @@ export interface RequestLine {
   operator: string | null;
 }
 
-/** Paths carrying a per-run token (`/mcp/{token}`, `/otlp/{token}/…`) are logged without it. */
+/**
+ * Paths carrying a per-run token (`/mcp/{token}`, `/otlp/{token}/…`) are logged without it; so are the paths
+ * a mistyped one takes (`/mcp//{token}`, `/MCP/{token}`), which reach the log as a 404's raw path.
+ */
 export function safePath(path: string): string {
-  return path.replace(/^\/(mcp|otlp)\/[^/]+/, '/$1/[token]');
+  return path.replace(/^\/+(mcp|otlp)\/+[^/]+/i, (_, prefix: string) => `/${prefix}/[token]`);
 }
 
 /** Tells the observer (metrics) of an answer written; `startedAt` is the request's arrival. */

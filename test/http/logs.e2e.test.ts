@@ -34,11 +34,14 @@ t.test('every request line carries route and operator; no credential ever reache
   await call(`${h.base}/mcp/${runToken}`, { method: 'POST', body: '{}' });
   await call(`${h.base}/otlp/${runToken}/v1/traces`, { method: 'POST', body: 'x' });
   await call(`${h.base}/mcp/${runToken}/nothing`, { method: 'POST', body: '{}' });
+  // Mistyped token paths are 404s, logged with their raw path: the token is masked there too.
+  await call(`${h.base}/mcp//${runToken}`, { method: 'POST', body: '{}' });
+  await call(`${h.base}/OTLP/${runToken}/v1/traces`, { method: 'POST', body: 'x' });
   await call(`${h.base}/config`, { method: 'DELETE', headers: { authorization: OPS } });
   await call(`${h.base}/health`);
 
   const requests = h.logs.filter((l) => l.msg === 'request' || l.event === 'handler_says');
-  t.ok(requests.length >= 11, `${requests.length} request lines`);
+  t.ok(requests.length >= 13, `${requests.length} request lines`);
   for (const line of requests) {
     t.ok(
       'route' in line && 'operator' in line,
