@@ -9,6 +9,7 @@ import { ClientFrame, type QueryErrorCode, type QueryFailure } from '../../schem
 import { ApiError } from '../api-error.js';
 import { ask, type QuestionRegistry } from '../routes/query.routes.js';
 import type { Actor } from '../types.js';
+import { STREAM_PATH } from './stream-socket.js';
 import {
   defaultClientLimits,
   StreamClient,
@@ -91,6 +92,11 @@ const codeOf = (err: unknown): QueryErrorCode => {
   }
 };
 
+/** A socket's lines name the route it was opened on and its operator, as a request's lines do. */
+function socketLine(client: StreamClient): { route: string; operator: string | null; client: number } {
+  return { route: STREAM_PATH, operator: client.actor?.id ?? null, client: client.id };
+}
+
 export class StreamHub {
   private readonly clients = new Set<StreamClient>();
   private nextId = 1;
@@ -168,7 +174,7 @@ export class StreamHub {
     // No flush: the socket is closed by now; what is pending goes to the others at the end of the turn.
     if (client.dropped > 0)
       this.opts.logger.info(
-        { event: 'stream_client_closed', client: client.id, dropped: client.dropped },
+        { event: 'stream_client_closed', ...socketLine(client), dropped: client.dropped },
         'stream client closed',
       );
     this.clients.delete(client);
@@ -238,7 +244,7 @@ export class StreamHub {
         client.refusedTokens += 1;
         if (client.refusedTokens >= MAX_REFUSED_TOKENS) {
           this.opts.logger.warn(
-            { event: 'stream_tokens_refused', client: client.id, refused: client.refusedTokens },
+            { event: 'stream_tokens_refused', ...socketLine(client), refused: client.refusedTokens },
             'stream client closed: too many refused tokens',
           );
           client.end(1008, 'too many refused tokens');
@@ -249,7 +255,13 @@ export class StreamHub {
     }
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries(frame.params ?? {})) params.set(k, String(v));
-    const log = this.opts.logger.child({ query: frame.what, client: client.id });
+    // The query's operator: the one its own token names, else the socket's.
+    const log = this.opts.logger.child({
+      route: STREAM_PATH,
+      operator: actor?.id ?? null,
+      query: frame.what,
+      client: client.id,
+    });
     ask(this.opts.questions, frame.what, params, { actor, log }).then(
       (data) =>
         this.answer(client, this.encode('result', { id: frame.id, what: frame.what, data }), 'result'),

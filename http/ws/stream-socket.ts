@@ -191,7 +191,12 @@ export function mountStream(
         data.token,
       );
       log.debug(
-        { event: 'stream_client_open', client: data.client.id, operator: data.actor?.id ?? null },
+        {
+          event: 'stream_client_open',
+          route: STREAM_PATH,
+          operator: data.actor?.id ?? null,
+          client: data.client.id,
+        },
         'stream client open',
       );
     },
