@@ -106,7 +106,10 @@ export async function startBackups(opts: BackupOptions): Promise<Backups> {
           finished_at: new Date().toISOString(),
           error: { code: refusal.code, detail: refusal.detail },
         });
-        logger.warn({ event: 'backup_refused', backup: id, detail: refusal.detail }, 'backup refused');
+        logger.warn(
+          { event: 'backup_refused', backup: id, actor: requestedBy, detail: refusal.detail },
+          'backup refused',
+        );
       }
       throw error;
     }

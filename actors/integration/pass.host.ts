@@ -109,7 +109,15 @@ export function createPassHost(opts: PassHostOptions) {
         steps,
       };
       opts.logger.info(
-        { event: 'setup_pass', kind: run.kind, mode: run.mode, run_id: run.id, status: run.status, reason },
+        {
+          event: 'setup_pass',
+          kind: run.kind,
+          mode: run.mode,
+          run_id: run.id,
+          actor: request.actor,
+          status: run.status,
+          reason,
+        },
         'provisioning pass finished',
       );
       return run;

@@ -67,6 +67,16 @@ t.test(
       "a socket's lines were among them",
     );
 
+    // A host's record of a command served for a request names who asked, as the request line does.
+    for (const event of ['config_write', 'secret_put', 'setup_pass', 'backup_refused']) {
+      const written = lines.filter((l) => (l['event'] ?? String(l['msg']).replace(' ', '_')) === event);
+      t.ok(written.length > 0, `${event} lines written`);
+      t.ok(
+        written.every((l) => l['actor'] === 'ops' || l['actor'] === 'alice'),
+        `${event} names its operator as actor`,
+      );
+    }
+
     const all = node.run.stdout();
     const leaks = [...Object.entries(canary), ...node.signatures.map((s, i) => [`signature ${i}`, s])]
       .flatMap(([label, value]) => [value!, encodeURIComponent(value!)].map((v) => [label, v] as const))
