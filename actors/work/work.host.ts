@@ -169,7 +169,7 @@ export async function startWorkHost(opts: WorkHostOptions): Promise<WorkHost> {
         // Appended, only not readable here yet (a draining node, a stalled read): the outcome is known, and
         // answering it keeps a caller from retrying into a second item under a fresh op_id.
         logger.warn(
-          { event: 'work_written_unseen', kind: record.kind, item: key, seq: ack.seq },
+          { event: 'work_written_unseen', kind: record.kind, item: key, seq: ack.seq, actor: request.actor },
           'work_written_unseen',
         );
         return {
@@ -190,7 +190,13 @@ export async function startWorkHost(opts: WorkHostOptions): Promise<WorkHost> {
       // The same gesture sent at once from elsewhere landed first: this one is its retry.
       if (ack.duplicate || outcome.seq !== ack.seq) return ok(outcome, true);
       logger.info(
-        { event: 'work_written', kind: outcome.kind, item: outcome.key, seq: outcome.seq },
+        {
+          event: 'work_written',
+          kind: outcome.kind,
+          item: outcome.key,
+          seq: outcome.seq,
+          actor: request.actor,
+        },
         'work_written',
       );
       return ok(outcome, false);
