@@ -98,6 +98,14 @@ export const WritePrecondition = z.object({
    * compare-and-set replaces (a write activated in between makes it lose, and is judged by the same rule).
    */
   if_none_match: z.array(uuid).max(256).optional(),
+  /**
+   * A create-only entity PUT (`If-None-Match: *` on `/config/<kind>/<id>`): a write that loses to another
+   * (stale basis or lost compare-and-set) is 412 `entity_exists` when the revision it lost to holds the
+   * entry, judged by the writer on that revision's document (two racing creates cannot both pass).
+   */
+  if_entity_absent: z
+    .object({ kind: z.enum(['roles', 'units', 'llm-providers', 'mcp-servers']), id: z.string().min(1) })
+    .optional(),
 });
 
 /** `Commands.config.write`: store (and try to activate) a full document the gateway prepared. */

@@ -135,6 +135,13 @@ export async function startConfiguration(opts: {
         }
       : {}),
     logger: logger.child({ component: 'config.writer' }),
+    // The revision a create-only entity write lost to was stored before it won: wait for the view to list it.
+    openRevision: async (revisionId) => {
+      await view.until((state) => state.revisions.has(revisionId), 5_000);
+      const record = await readRevision(view.state, revisionId);
+      if (!record) throw new Error(`revision ${revisionId} is not in this node's view`);
+      return openPayload(record);
+    },
     validate: (command) => {
       const active = ratchetBasis(command.rules);
       const result = validateCompany(command.document, {

@@ -3,8 +3,14 @@
  * → activated | stored_inactive, or refused. Effects (storing the record, the compare-and-set on the
  * active pointer) are named actors the host provides, so the decisions are testable without a bus.
  */
-import { assign, fromPromise, setup } from 'xstate';
-import type { ActivePointer, ConfigWrite, ConfigWriteReply, RevisionRecord } from '../../schema/index.js';
+import { assign, fromPromise, not, setup } from 'xstate';
+import {
+  findEntity,
+  type ActivePointer,
+  type ConfigWrite,
+  type ConfigWriteReply,
+  type RevisionRecord,
+} from '../../schema/index.js';
 
 /** The active pointer as read from the coordination store, with the store's revision for the CAS. */
 export interface ActiveRead {
@@ -43,6 +49,8 @@ interface WriteContext {
   readonly input: WriteInput;
   readonly validation: Validation | null;
   readonly reply: ConfigWriteReply | null;
+  /** The revision a create-only entity write lost to, whose document decides `entity_exists`. */
+  readonly lostTo: string | null;
 }
 
 const refuse = (error: string, status: number, detail: string, extra: Partial<ConfigWriteReply> = {}) =>
@@ -105,6 +113,26 @@ function lostRace(input: WriteInput, winner: string | null): ConfigWriteReply {
 }
 
 /**
+ * The revision a create-only entity write (`if_entity_absent`) lost to, when its document is to be read
+ * to judge the precondition again; null for any other write (its 409 stands).
+ */
+function entityJudgedOn(input: WriteInput, winner: string | null): string | null {
+  return input.command.precondition.if_entity_absent && winner !== null ? winner : null;
+}
+
+/** 412 `entity_exists` when `document` (the revision the write lost to) holds the entry; else null. */
+export function entityExists(input: WriteInput, lostTo: string, document: unknown): ConfigWriteReply | null {
+  const entity = input.command.precondition.if_entity_absent;
+  if (!entity || !findEntity(document, entity.kind, entity.id)) return null;
+  return refuse(
+    'entity_exists',
+    412,
+    `${entity.kind} ${entity.id} is in revision ${lostTo}, activated before this create-only write; it is stored inactive`,
+    { stored_revision_id: input.revisionId },
+  );
+}
+
+/**
  * Why the write no longer builds on the active revision (a stale If-Match, or a read overtaken by another
  * write); null when it does. A valid stale write is stored inactive and named, like a lost race (spec
  * errors: `revision_advanced` carries `stored_revision_id`).
@@ -142,6 +170,8 @@ export const configWriteMachine = setup({
     activate: fromPromise<ActivateOutput, ActivateInput>(() =>
       Promise.reject(new Error('activate not provided')),
     ),
+    /** A stored revision's document; without one, a create-only entity write that lost stays 409. */
+    openRevision: fromPromise<unknown, string>(() => Promise.reject(new Error('openRevision not provided'))),
   },
   guards: {
     preconditionsFail: ({ context }) => checkPreconditions(context.input) !== null,
@@ -149,10 +179,11 @@ export const configWriteMachine = setup({
     dryRun: ({ context }) => context.input.command.dry_run,
     stale: ({ context }) => staleBasis(context.input) !== null,
     won: ({ event }) => 'output' in event && (event.output as ActivateOutput).won,
+    judgeEntity: ({ context }) => context.lostTo !== null,
   },
 }).createMachine({
   id: 'configWrite',
-  context: ({ input }) => ({ input, validation: null, reply: null }),
+  context: ({ input }) => ({ input, validation: null, reply: null, lostTo: null }),
   initial: 'checking',
   states: {
     checking: {
@@ -210,12 +241,14 @@ export const configWriteMachine = setup({
         onDone: [
           {
             guard: 'stale',
-            target: 'storedInactive',
+            target: 'judgingLoss',
             actions: assign({
               reply: ({ context }) =>
                 refuse('revision_advanced', 409, staleBasis(context.input) ?? '', {
                   stored_revision_id: context.input.revisionId,
                 }),
+              lostTo: ({ context }) =>
+                entityJudgedOn(context.input, context.input.active?.pointer.revision_id ?? null),
             }),
           },
           { target: 'activating' },
@@ -250,10 +283,15 @@ export const configWriteMachine = setup({
             }),
           },
           {
-            target: 'storedInactive',
+            target: 'judgingLoss',
             actions: assign({
               reply: ({ context, event }) =>
                 lostRace(
+                  context.input,
+                  'output' in event && !event.output.won ? event.output.activeRevisionId : null,
+                ),
+              lostTo: ({ context, event }) =>
+                entityJudgedOn(
                   context.input,
                   'output' in event && !event.output.won ? event.output.activeRevisionId : null,
                 ),
@@ -261,6 +299,25 @@ export const configWriteMachine = setup({
           },
         ],
         onError: 'failed',
+      },
+    },
+    // A create-only entity write that lost: its If-None-Match is judged again on the revision it lost to.
+    judgingLoss: {
+      always: [{ guard: not('judgeEntity'), target: 'storedInactive' }, { target: 'readingLoss' }],
+    },
+    readingLoss: {
+      invoke: {
+        src: 'openRevision',
+        input: ({ context }) => context.lostTo ?? '',
+        onDone: {
+          target: 'storedInactive',
+          actions: assign({
+            reply: ({ context, event }) =>
+              entityExists(context.input, context.lostTo ?? '', event.output) ?? context.reply,
+          }),
+        },
+        // The revision it lost to cannot be read: the lost race (409) is still true, so it is answered.
+        onError: 'storedInactive',
       },
     },
     valid: { type: 'final' },

@@ -44,6 +44,11 @@ export interface ConfigWriterOptions {
   readonly storedPayload?: (document: unknown, revisionId: string) => unknown;
   readonly logger: Logger;
   readonly now?: () => Date;
+  /**
+   * A stored revision's document (opened), for judging a create-only entity write on the revision it lost
+   * to; absent, or failing, such a write answers its lost race (409).
+   */
+  readonly openRevision?: (revisionId: string) => Promise<unknown>;
 }
 
 const encoder = new TextEncoder();
@@ -119,6 +124,9 @@ export async function executeWrite(
         });
         return { won: true };
       }),
+      ...(opts.openRevision
+        ? { openRevision: fromPromise<unknown, string>(async ({ input }) => opts.openRevision!(input)) }
+        : {}),
     },
   });
   const actor = createActor(machine, {

@@ -37,7 +37,7 @@ interface Effects {
 /** given a write and the live pointer, when the machine runs, then its reply and effects. */
 async function run(
   input: Partial<WriteInput> & { command: ConfigWrite },
-  opts: { validation?: Validation; activate?: ActivateOutput } = {},
+  opts: { validation?: Validation; activate?: ActivateOutput; documents?: Record<string, unknown> } = {},
 ): Promise<{ reply: ConfigWriteReply; effects: Effects }> {
   const effects: Effects = { stored: [], activations: [] };
   const machine = configWriteMachine.provide({
@@ -49,6 +49,10 @@ async function run(
       activate: fromPromise<ActivateOutput, ActivateInput>(async ({ input }) => {
         effects.activations.push(input);
         return opts.activate ?? { won: true };
+      }),
+      openRevision: fromPromise<unknown, string>(async ({ input }) => {
+        if (!opts.documents || !(input in opts.documents)) throw new Error(`no revision ${input}`);
+        return opts.documents[input];
       }),
     },
   });
@@ -238,6 +242,55 @@ t.test(
       tagged.reply,
       { error: 'already_configured', status: 412 },
       'a tag naming the revision that won is refused the same way',
+    );
+  },
+);
+
+t.test(
+  'a create-only entity write that loses is 412 entity_exists when the revision it lost to holds the entry',
+  async (t) => {
+    const create = command({
+      precondition: { if_none_match_any: false, if_entity_absent: { kind: 'mcp-servers', id: 'racer' } },
+    });
+    const holding = { name: 'Acme', mcp_servers: [{ name: 'racer', command: 'npx' }] };
+    const lost = await run(
+      { command: create },
+      { activate: { won: false, activeRevisionId: B }, documents: { [B]: holding } },
+    );
+    t.match(
+      lost.reply,
+      { outcome: 'refused', error: 'entity_exists', status: 412, stored_revision_id: NEW },
+      'lost the compare-and-set to a revision holding the entry',
+    );
+    const stale = await run(
+      { command: create, active: { ...activeA, pointer: { ...activeA.pointer, revision_id: B } } },
+      { documents: { [B]: holding } },
+    );
+    t.match(stale.reply, { error: 'entity_exists', status: 412 }, 'read a revision another write replaced');
+    t.equal(stale.effects.activations.length, 0, 'a stale write is never activated');
+    const other = await run(
+      { command: create },
+      { activate: { won: false, activeRevisionId: B }, documents: { [B]: { name: 'Acme' } } },
+    );
+    t.match(
+      other.reply,
+      { error: 'revision_advanced', status: 409 },
+      'a winner without the entry: the lost race',
+    );
+    const unread = await run({ command: create }, { activate: { won: false, activeRevisionId: B } });
+    t.match(
+      unread.reply,
+      { error: 'revision_advanced', status: 409 },
+      'a winner it cannot read: the lost race',
+    );
+    const plain = await run(
+      { command: command() },
+      { activate: { won: false, activeRevisionId: B }, documents: { [B]: holding } },
+    );
+    t.match(
+      plain.reply,
+      { error: 'revision_advanced', status: 409 },
+      'a plain write is not judged on the entry',
     );
   },
 );

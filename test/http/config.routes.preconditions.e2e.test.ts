@@ -214,3 +214,35 @@ t.test(
     );
   },
 );
+
+t.test(
+  'concurrent create-only entity PUTs (If-None-Match *) of one id: one 201, every other 412 entity_exists',
+  async (t) => {
+    const node = await startConfigNode(t);
+    await firstRevision(node);
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        node.call('PUT', '/config/mcp-servers/racer', {
+          body: { name: 'racer', command: 'npx', args: [`racer-${i}`] },
+          headers: { 'x-summary': `w${i}`, 'if-none-match': '*' },
+        }),
+      ),
+    );
+    const bodies = await Promise.all(answers.map(json));
+    const statuses = answers.map((a) => a.status);
+    t.equal(statuses.filter((s) => s === 201).length, 1, 'exactly one creates');
+    t.same(
+      bodies
+        .filter((_, i) => statuses[i] !== 201)
+        .map((b) => [answers[bodies.indexOf(b)]!.status, b['error']]),
+      Array.from({ length: 7 }, () => [412, 'entity_exists']),
+      'the others find the entry the winner created',
+    );
+    const winner = bodies[statuses.indexOf(201)]!['revision_id'];
+    t.equal(
+      (await node.call('GET', '/config')).headers.get('etag'),
+      `"${String(winner)}"`,
+      'the winner is active',
+    );
+  },
+);

@@ -2,7 +2,13 @@
  * Reading a configuration write: the `dry_run` flag, preconditions, the summary, and the document in
  * JSON or YAML. Each refusal is the spec's code; problems carry their line where the parser knows it.
  */
-import { cutForQuote, parseCompanyJson, parseCompanyYaml, pathOf } from '../../../schema/index.js';
+import {
+  cutForQuote,
+  parseCompanyJson,
+  parseCompanyYaml,
+  pathOf,
+  type EntityKind,
+} from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import { parseTagList, strongTags, weakMatch, type EntityTag } from '../../entity-tags.js';
 import type { ApiRequest, RequestHead } from '../../types.js';
@@ -24,6 +30,8 @@ export interface Preconditions {
   readonly ifNoneMatchAny: boolean;
   /** The revision ids an `If-None-Match` list names, for the writer to compare with the active one. */
   readonly ifNoneMatch?: readonly string[];
+  /** A create-only entity PUT's entry, which the writer looks for in a revision that beat the write. */
+  readonly entityAbsent?: { readonly kind: EntityKind; readonly id: string };
 }
 
 /** A tag as a revision id: a revision read's tag (`<id>.stored`) names that revision; ids compare lower-cased. */

@@ -68,6 +68,9 @@ export async function submit(deps: ConfigWriteDeps, req: ApiRequest, prepared: P
       ...(prepared.preconditions.ifNoneMatch
         ? { if_none_match: [...prepared.preconditions.ifNoneMatch] }
         : {}),
+      ...(prepared.preconditions.entityAbsent
+        ? { if_entity_absent: { ...prepared.preconditions.entityAbsent } }
+        : {}),
     },
     rules: prepared.rules,
     dry_run: prepared.dryRun,
@@ -112,9 +115,9 @@ function refusal(reply: Extract<ConfigWriteReply, { outcome: 'refused' }>): ApiE
     ...(reply.problems ? { problems: reply.problems } : {}),
     ...(reply.derived !== undefined ? { derived: reply.derived } : {}),
     // Every revision_advanced names the revision it stored (null: a dry run stored none); a create-only
-    // write that lost the race names the one it stored inactive.
+    // write (document or entity) that lost the race names the one it stored inactive.
     ...(reply.error === 'revision_advanced' ? { stored_revision_id: reply.stored_revision_id ?? null } : {}),
-    ...(reply.error === 'already_configured' && reply.stored_revision_id
+    ...((reply.error === 'already_configured' || reply.error === 'entity_exists') && reply.stored_revision_id
       ? { stored_revision_id: reply.stored_revision_id }
       : {}),
   };
@@ -128,6 +131,7 @@ function refusal(reply: Extract<ConfigWriteReply, { outcome: 'refused' }>): ApiE
   const known = [
     'conflicting_preconditions',
     'already_configured',
+    'entity_exists',
     'revision_advanced',
     'validation_error',
   ] as const;

@@ -237,6 +237,8 @@ async function putEntity(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiRep
       ...(preconditions.ifMatch !== undefined ? { ifMatch: preconditions.ifMatch } : {}),
       ...(preconditions.ifNoneMatch ? { ifNoneMatch: preconditions.ifNoneMatch } : {}),
       ifNoneMatchAny: false,
+      // Create-only: judged again by the writer on whatever revision this write loses to.
+      ...(preconditions.ifNoneMatchAny ? { entityAbsent: { kind, id } } : {}),
     },
     dryRun,
     summary,
