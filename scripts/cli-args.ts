@@ -69,7 +69,23 @@ export async function nodeContext<O>(
 ): Promise<NodeContext<O>> {
   const timeoutMs = patience(values.timeout, env['SVC_TIMEOUT']);
   const url = await nodeUrl(values.url, values.config, env);
-  return { url, token: env['SVC_TOKEN'] || undefined, timeoutMs, out, err };
+  return { url, token: operatorToken(env['SVC_TOKEN']), timeoutMs, out, err };
+}
+
+/**
+ * `$SVC_TOKEN` as the node compares a bearer token: trimmed, so a token file's line break (`$(cat t.txt)`
+ * keeps a CRLF file's `\r`) is no part of it. One a header cannot carry is refused here, never echoed: sent,
+ * it would read as an unreachable node, or its line break would start another header.
+ */
+function operatorToken(raw: string | undefined): string | undefined {
+  const token = raw?.trim();
+  if (!token) return undefined;
+  // What an HTTP header value may hold (as node:http checks it): tab, visible ASCII and space, Latin-1.
+  if (!/^[\t\x20-\x7e\x80-\xff]*$/.test(token))
+    throw new UsageError(
+      'SVC_TOKEN holds a character no HTTP header can carry (a line break, a control character, or one beyond Latin-1): set it to the token alone',
+    );
+  return token;
 }
 
 /** `--timeout` (else `$SVC_TIMEOUT`) in ms: a positive number of seconds, at most a day. */
