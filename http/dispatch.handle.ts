@@ -5,6 +5,7 @@
 import { BusError } from '../bus/index.js';
 import { ApiError, errorReply } from './api-error.js';
 import { isWrite } from './guard.js';
+import { outcomeUnknownHint } from './outcome-unknown.js';
 import { conventional, seenOf } from './conventions.js';
 import { receiveBody, type Receiving } from './receive.js';
 import { StreamedBody } from './reply.js';
@@ -45,7 +46,8 @@ async function handle(core: GatewayCore, r: Receiving, facts: RequestFacts): Pro
     else if (err instanceof BusError && isWrite(facts.method)) {
       // The bus failed under a write (its server lost, a stream electing a leader): say so with a code.
       log.warn({ ...fields, event: 'outcome_unknown', err }, 'write outcome unknown');
-      reply = errorReply('outcome_unknown');
+      const hint = outcomeUnknownHint(facts.path);
+      reply = errorReply('outcome_unknown', hint === undefined ? {} : { hint });
     } else {
       log.error({ ...fields, event: 'handler_failed', err }, 'handler_failed');
       reply = failedReply;

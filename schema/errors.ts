@@ -285,7 +285,8 @@ export const errorCatalogue = {
     status: 503,
     when: 'a write whose bus call did not answer in time (the bus lost its server or a stream was electing a leader): it may or may not have taken effect; a config write carries `revision_id`, the revision it tried',
     detail: 'The write was sent but its outcome is unknown: it may or may not have taken effect.',
-    hint: 'Read the state back before retrying. A config write names the revision it tried in `revision_id`: `GET /config/revisions/{revision_id}` answers when it was stored, and a retry with the same `If-Match` is safe (a first attempt that won makes it 409 `revision_advanced`).',
+    // Each route family names how to read its own write back (http/outcome-unknown.ts); this is the rest's.
+    hint: 'Read what the write changes back before retrying: it may or may not have taken effect.',
     retryable: true,
     retryAfterSeconds: 5,
   },

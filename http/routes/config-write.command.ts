@@ -6,6 +6,7 @@
 import { BusError, sendCommand, type Bus } from '../../bus/index.js';
 import { Commands, type ConfigWrite, type ConfigWriteReply } from '../../schema/index.js';
 import { ApiError } from '../api-error.js';
+import { configOutcomeHint } from '../outcome-unknown.js';
 
 export async function sendConfigWrite(
   deps: { readonly bus: Bus; readonly writeTimeoutMs?: number | undefined },
@@ -17,6 +18,6 @@ export async function sendConfigWrite(
     if (!(error instanceof BusError)) throw error;
     const tried =
       command.dry_run || command.revision_id === undefined ? {} : { revision_id: command.revision_id };
-    throw new ApiError('outcome_unknown', { extra: tried, cause: error });
+    throw new ApiError('outcome_unknown', { extra: tried, hint: configOutcomeHint, cause: error });
   }
 }

@@ -43,3 +43,32 @@ t.test(
     t.equal(bug.json?.['error'], undefined, 'a bug is not dressed up as a bus failure');
   },
 );
+
+t.test(
+  'the outcome_unknown hint fits the write it answers: a work, page or secret write speaks of no revision',
+  async (t) => {
+    const h = await startHarness({
+      routes: [
+        failing('POST', '/work/:id/comments', busDown),
+        failing('PATCH', '/pages/*', busDown),
+        failing('PUT', '/secrets/:name', busDown),
+        failing('POST', '/agents/:id/pause', busDown),
+      ],
+    });
+    t.teardown(() => h.gw.close());
+    const cases: Array<[string, string, RegExp]> = [
+      ['POST', '/work/ENG-1/comments', /GET \/work\/\{id\}.*op_id/],
+      ['PATCH', '/pages/p1', /GET \/pages\/\{id\}.*op_id/],
+      ['PUT', '/secrets/API_KEY', /GET \/secrets\/\{name\}/],
+      ['POST', '/agents/bo/pause', /GET \/agents\/\{id\}/],
+    ];
+    for (const [method, path, names] of cases) {
+      const r = await call(`${h.base}${path}`, { method, headers: { authorization: OPS } });
+      t.equal(r.status, 503, `${method} ${path}`);
+      t.equal(r.json?.['error'], 'outcome_unknown', `${method} ${path}`);
+      const hint = String(r.json?.['hint']);
+      t.notMatch(hint, /revision|If-Match/i, `${method} ${path}: no config revision in the hint`);
+      t.match(hint, names, `${method} ${path}: the hint says how to read the write back`);
+    }
+  },
+);

@@ -20,6 +20,7 @@ import {
 } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import { jsonBody } from '../../json-body.js';
+import { seatOutcomeHint } from '../../outcome-unknown.js';
 import { quoted } from '../work/work.params.js';
 import type { RouteDef } from '../../types.js';
 
@@ -55,7 +56,7 @@ async function ask<Input extends { seat: string }, Reply extends SeatCommandRepl
     if (inDocument && error instanceof NoRespondersError) throw unavailable(seat);
     // The holder may have taken it and not answered: the outcome is not known.
     if (inDocument && error instanceof RequestTimeoutError)
-      throw new ApiError('outcome_unknown', { cause: error });
+      throw new ApiError('outcome_unknown', { hint: seatOutcomeHint, cause: error });
     if (error instanceof NoRespondersError || error instanceof RequestTimeoutError)
       throw new ApiError('not_found', {
         detail: 'No node runs agent seats right now.',
