@@ -41,6 +41,12 @@ export interface AlarmFacts {
     readonly finding: string;
     readonly integration: string;
     readonly missing: readonly string[];
+    /** Of those, the ones whose `${NAME}` is stored sealed under a key this node's keyring lacks. */
+    readonly unreadable?: ReadonlyArray<{
+      readonly label: string;
+      readonly name: string;
+      readonly key_id: string;
+    }>;
   }>;
 }
 
@@ -128,13 +134,24 @@ export function evaluate(facts: AlarmFacts): Map<string, Alarm> {
     );
   }
   for (const f of facts.setupFindings ?? [])
-    add(
-      AlarmKind.SetupIncomplete,
-      AlarmSeverity.Warning,
-      `${f.integration} lacks ${f.missing.join(', ')} (unset, or its \${VAR} resolves to nothing); see /setup/integrations/${f.integration}`,
-      f.finding,
-    );
+    add(AlarmKind.SetupIncomplete, AlarmSeverity.Warning, setupDetail(f), f.finding);
   return out;
+}
+
+/**
+ * What a setup finding lacks: a value that is there but sealed under a key this node's keyring lacks is
+ * named with that key (restore the key or enter the value again), not called unset.
+ */
+function setupDetail(f: NonNullable<AlarmFacts['setupFindings']>[number]): string {
+  const sealed = f.unreadable ?? [];
+  const unset = f.missing.filter((label) => !sealed.some((u) => u.label === label));
+  const parts = [
+    ...(unset.length > 0 ? [`${unset.join(', ')} (unset, or its \${VAR} resolves to nothing)`] : []),
+    ...sealed.map(
+      (u) => `${u.label}: \${${u.name}} is sealed under key ${u.key_id}, which this node's keyring lacks`,
+    ),
+  ];
+  return `${f.integration} lacks ${parts.join('; ')}; see /setup/integrations/${f.integration}`;
 }
 
 /** What changed between two evaluations: alarms to announce raised, and alarms to announce cleared. */

@@ -275,6 +275,11 @@ export interface SetupFinding {
   readonly integration: string;
   /** The labels of the requirements that keep it raised. */
   readonly missing: readonly string[];
+  /**
+   * Present only when not empty: the `${NAME}`s of those requirements that the store holds sealed under a
+   * key this node lacks (by requirement label), so the alarm names the key rather than an unset value.
+   */
+  readonly unreadable?: ReadonlyArray<{ readonly label: string } & Unreadable>;
 }
 
 /**
@@ -285,8 +290,12 @@ export interface SetupFinding {
 export function setupFindings(spec: KindSpec, state: IntegrationState): SetupFinding[] {
   if (!state.enabled) return [];
   const byFinding = new Map<string, string[]>();
+  const sealed = new Map<string, Map<string, { label: string } & Unreadable>>();
   const add = (r: RequirementState): void => {
     byFinding.set(r.blocks, [...new Set([...(byFinding.get(r.blocks) ?? []), r.label])]);
+    const held = sealed.get(r.blocks) ?? new Map<string, { label: string } & Unreadable>();
+    for (const u of r.unreadable ?? []) held.set(`${r.label}\u0000${u.name}`, { label: r.label, ...u });
+    sealed.set(r.blocks, held);
   };
   for (const r of state.requirements) if (r.required && r.resolved === null) add(r);
   const byField = new Map(state.requirements.map((r) => [r.field, r]));
@@ -294,5 +303,8 @@ export function setupFindings(spec: KindSpec, state: IntegrationState): SetupFin
     const members = group.map((f) => byField.get(f)).filter((r): r is RequirementState => r !== undefined);
     if (!members.some((r) => r.resolved !== null)) members.forEach(add);
   }
-  return [...byFinding].map(([finding, missing]) => ({ finding, integration: spec.key, missing }));
+  return [...byFinding].map(([finding, missing]) => {
+    const unreadable = [...(sealed.get(finding)?.values() ?? [])];
+    return { finding, integration: spec.key, missing, ...(unreadable.length > 0 ? { unreadable } : {}) };
+  });
 }

@@ -96,6 +96,34 @@ t.test('a setup finding raises an alarm under its blocks name, naming what is mi
   t.same(ids({ setupFindings: [] }), []);
 });
 
+t.test(
+  'a setup finding whose secret is sealed under a key this node lacks names that key, not an unset value',
+  async (t) => {
+    const [alarm] = [
+      ...evaluate({
+        ...calm,
+        setupFindings: [
+          {
+            finding: 'tracker_b.credentials_missing',
+            integration: 'tracker-b',
+            missing: ['API token', 'Workspace'],
+            unreadable: [{ label: 'API token', name: 'SVC_TB_TOKEN', key_id: 'k9' }],
+          },
+        ],
+      }).values(),
+    ];
+    const detail = alarm?.detail ?? '';
+    t.match(detail, /API token: \$\{SVC_TB_TOKEN\} is sealed under key k9, which this node's keyring lacks/);
+    t.match(
+      detail,
+      /lacks Workspace \(unset, or its \$\{VAR\} resolves to nothing\)/,
+      'the others as before',
+    );
+    t.notMatch(detail, /API token[^:]*\(unset/, 'the sealed one is not called unset');
+    t.match(detail, /see \/setup\/integrations\/tracker-b$/);
+  },
+);
+
 t.test('a change is announced once: raised when it starts, cleared when it ends', async (t) => {
   const down = evaluate({ ...calm, busLinked: false });
   const first = changes(new Map(), down);

@@ -179,3 +179,26 @@ t.test('inputs: refusals name the field and never the value', async (t) => {
   t.notMatch(JSON.stringify(short?.problems), 'short-token-value');
   t.notMatch(JSON.stringify(short?.problems), String('short-token-value'.length));
 });
+
+t.test('findings name a required secret sealed under a key this node lacks, with that key', async (t) => {
+  const lookups = new Map([['TOKEN', { source: 'store' as const, value: 'x' }]]);
+  const base = { lookups, publicBase: null, agentSeats: [], unreadable: new Map([['SEALED', 'k9']]) };
+  const document = { name: 'A', integrations: { tracker_b: { url: 'https://tb.example', workspace: 'w', token: '${SEALED}', webhook_secret: 's' } } }; // prettier-ignore
+  t.same(setupFindings(spec('tracker-b'), integrationState(spec('tracker-b'), { ...base, document })), [
+    {
+      finding: 'tracker_b.credentials_missing',
+      integration: 'tracker-b',
+      missing: ['API token'],
+      unreadable: [{ label: 'API token', name: 'SEALED', key_id: 'k9' }],
+    },
+  ]);
+  const unset = {
+    ...document,
+    integrations: { tracker_b: { ...document.integrations.tracker_b, token: '${GONE}' } },
+  };
+  t.notOk(
+    'unreadable' in
+      setupFindings(spec('tracker-b'), integrationState(spec('tracker-b'), { ...base, document: unset }))[0]!,
+    'a name the store does not hold carries no such mark',
+  );
+});
