@@ -10,3 +10,9 @@ export type Out = { write(text: string): unknown };
 export class UsageError extends Error {
   override name = 'UsageError';
 }
+
+/**
+ * An argument as a refusal names it: a flag without its `=VALUE`, which may be a credential typed where it
+ * does not belong (`svc --token=...`); the CLI takes none on its command line.
+ */
+export const named = (arg: string): string => (arg.startsWith('-') ? arg.split('=')[0]! : arg);

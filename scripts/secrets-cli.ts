@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, type NodeContext } from './cli-args.js';
 import { requestNode } from './cli-http.js';
 import { describeRefusal } from './config-cli.js';
-import { UsageError } from './cli-usage.js';
+import { UsageError, named } from './cli-usage.js';
 import { nonEmptyFlag, shapeFlag } from './cli-flags.js';
 import { SECRET_SOURCE } from '../schema/index.js';
 
@@ -42,7 +42,12 @@ export function runKeygen(args: string[], out: Out): number {
     out.write(keygenHelp);
     return 0;
   }
-  if (args.length > 0) throw new UsageError(`unexpected arguments: ${args.join(' ')}`);
+  if (args.length > 0) {
+    const first = args[0]!;
+    throw new UsageError(
+      first.startsWith('-') ? `unknown flag ${named(first)}` : `unexpected arguments: ${args.join(' ')}`,
+    );
+  }
   out.write(`${randomBytes(32).toString('base64')}\n`);
   return 0;
 }

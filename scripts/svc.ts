@@ -4,7 +4,7 @@
  * invocation exits 2, a refused configuration exits 1 with every problem listed. A command's module
  * is loaded only when it runs: a client command need not load the node it talks to.
  */
-import { UsageError, type Out } from './cli-usage.js';
+import { UsageError, named, type Out } from './cli-usage.js';
 import { completionHelp, completionScript } from './completion.js';
 import { packageVersion } from './version.js';
 
@@ -80,8 +80,8 @@ export async function main(
         // `svc help work` is `svc work --help`; a word that names no command is not dropped silently.
         if (rest.length > 0) {
           const [topic, ...more] = rest;
-          if (!commands.has(topic!)) throw new UsageError(`unknown command: ${topic}`);
-          if (more.length > 0) throw new UsageError(`unexpected arguments: ${more.join(' ')}`);
+          if (!commands.has(topic!)) throw new UsageError(unknownCommand(topic!));
+          if (more.length > 0) throw new UsageError(`unexpected arguments: ${more.map(named).join(' ')}`);
           return await main([topic!, '--help'], env, out, err);
         }
         // Shown because no command was given, the help is a usage error's message.
@@ -91,7 +91,7 @@ export async function main(
       case '--version':
       case 'version':
         // A word after it was meant for something else (`svc version serve`): say so rather than drop it.
-        if (rest.length > 0) throw new UsageError(`${command} takes no argument: ${rest[0]}`);
+        if (rest.length > 0) throw new UsageError(`${command} takes no argument: ${named(rest[0]!)}`);
         out.write(`${packageVersion()}\n`);
         return 0;
       case 'serve':
@@ -133,7 +133,7 @@ export async function main(
         return 0;
       }
       default:
-        throw new UsageError(`unknown command: ${command}`);
+        throw new UsageError(unknownCommand(command));
     }
   } catch (error) {
     if (
@@ -152,6 +152,11 @@ export async function main(
     return 1;
   }
 }
+
+const unknownCommand = (word: string): string =>
+  word.startsWith('-')
+    ? `unknown flag ${named(word)} (flags follow the command)`
+    : `unknown command: ${word}`;
 
 /**
  * node:util's parseArgs refusal in one line and the CLI's words: its own can run to three lines (a value

@@ -75,3 +75,23 @@ t.test('a SVC_TOKEN no header can carry is refused by name before anything is se
   t.same(node.seen, [], 'no request reached the node');
   t.equal(node.connections(), 0, 'no connection was opened');
 });
+
+t.test('a credential typed as --flag=VALUE is never echoed, whatever the flag lands on', async (t) => {
+  const invocations = [
+    ['--token=canary-cred'],
+    ['-t=canary-cred'],
+    ['help', '--token=canary-cred'],
+    ['--version', '--token=canary-cred'],
+    ['keygen', '--token=canary-cred'],
+    ['completion', '--token=canary-cred'],
+    ['work', 'list', '--token=canary-cred'],
+    ['secrets', 'put', 'FOO', '--value=canary-cred'],
+    ['serve', '--token=canary-cred'],
+  ];
+  for (const args of invocations) {
+    const run = await svc([...args, '--url', 'http://127.0.0.1:1']);
+    t.equal(run.code, 2, `${args.join(' ')}: a usage error`);
+    t.notMatch(run.err, /canary/, `${args.join(' ')}: the value is not echoed (${run.err.split('\n')[0]})`);
+    t.match(run.err, /--token|-t\b|--value|completion needs a shell/, `${args.join(' ')}: names the flag`);
+  }
+});
