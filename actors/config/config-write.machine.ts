@@ -121,7 +121,7 @@ function entityJudgedOn(input: WriteInput, winner: string | null): string | null
 }
 
 /** 412 `entity_exists` when `document` (the revision the write lost to) holds the entry; else null. */
-export function entityExists(input: WriteInput, lostTo: string, document: unknown): ConfigWriteReply | null {
+function entityExists(input: WriteInput, lostTo: string, document: unknown): ConfigWriteReply | null {
   const entity = input.command.precondition.if_entity_absent;
   if (!entity || !findEntity(document, entity.kind, entity.id)) return null;
   return refuse(
