@@ -305,7 +305,10 @@ export function describeWarnings(text: string): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** `409 revision_advanced: detail` then one line per problem; a codeless answer came from in front of the node. */
+/**
+ * `409 revision_advanced: detail` then one line per problem; a codeless answer is another server's (a proxy,
+ * or an address that is not the node's).
+ */
 /** `command`: the noun of the `svc` command speaking (config, secrets, fleet, work, pages). */
 export function describeRefusal(status: number, text: string, command = 'config'): string {
   let parsed: unknown;
@@ -315,7 +318,7 @@ export function describeRefusal(status: number, text: string, command = 'config'
     parsed = null;
   }
   if (parsed === null || typeof parsed !== 'object' || !('error' in parsed)) {
-    return `svc ${command}: HTTP ${status} without an error code (from something in front of the node; a write's outcome is unknown)\n`;
+    return `svc ${command}: HTTP ${status} without an error code, so not the node's own answer: check that --url / $SVC_URL is the node's api.host:api.port, or the proxy in front of it (a write's outcome is unknown)\n`;
   }
   const answer = parsed as Record<string, unknown>;
   const str = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));

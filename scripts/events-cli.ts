@@ -214,7 +214,7 @@ async function tail(
       ctx.err.write(
         error.status === 401
           ? tokenHint('events', ctx.token !== undefined)
-          : `svc events: the stream refused the connection (${error.status})\n`,
+          : describeRefusal(error.status, error.body, 'events'),
       );
       return 1;
     }

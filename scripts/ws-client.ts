@@ -120,7 +120,8 @@ export function openWs(
         const end = buffer.indexOf('\r\n\r\n');
         if (end < 0) return;
         const head = buffer.subarray(0, end).toString('latin1');
-        const status = Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1] ?? 0);
+        // An HTTP/1.0 server (something else at the address) answers with its own version.
+        const status = Number(/^HTTP\/1\.[01] (\d+)/.exec(head)?.[1] ?? 0);
         if (status !== 101) {
           socket.once('end', () => undefined);
           const rest = buffer.subarray(end + 4).toString();

@@ -7,7 +7,7 @@
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -182,4 +182,31 @@ t.test('a --config file is read for the node address only: the node’s secrets 
   t.equal(run.code, 1, run.err);
   t.match(run.err, /cannot reach http:\/\/127\.0\.0\.1:1 /, 'the address was read from the file');
   t.notMatch(run.err, /cannot be read from/);
+});
+
+t.test('events tail at an address that is no svc node says what to check, in one line', async (t) => {
+  // A web server that is not the node: HTTP/1.0 answers, no error code, an HTML body.
+  const other = createNetServer((socket) => {
+    socket.once('data', () =>
+      socket.end(
+        'HTTP/1.0 404 File not found\r\nContent-Type: text/html\r\n\r\n<html><body>Not Found</body></html>',
+      ),
+    );
+  });
+  other.listen(0, '127.0.0.1');
+  await once(other, 'listening');
+  t.teardown(() => other.close());
+  const run = await svc([
+    'events',
+    'tail',
+    '--url',
+    `http://127.0.0.1:${(other.address() as AddressInfo).port}`,
+  ]);
+  t.equal(run.code, 1);
+  t.match(
+    run.err,
+    /HTTP 404 without an error code, so not the node's own answer: check that --url \/ \$SVC_URL/,
+  );
+  t.notMatch(run.err, /html/i, 'the body is not dumped');
+  t.equal(run.err.trimEnd().split('\n').length, 1, run.err);
 });

@@ -5,7 +5,7 @@ t.test('a refusal without an error code names the command that met it, not alway
   for (const command of ['secrets', 'fleet', 'work', 'pages'])
     t.equal(
       describeRefusal(502, '<html>Bad Gateway</html>', command),
-      `svc ${command}: HTTP 502 without an error code (from something in front of the node; a write's outcome is unknown)\n`,
+      `svc ${command}: HTTP 502 without an error code, so not the node's own answer: check that --url / $SVC_URL is the node's api.host:api.port, or the proxy in front of it (a write's outcome is unknown)\n`,
     );
   t.match(describeRefusal(502, 'Bad Gateway'), /^svc config: HTTP 502/);
 });
