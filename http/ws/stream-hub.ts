@@ -9,7 +9,7 @@ import { ClientFrame, type QueryErrorCode, type QueryFailure } from '../../schem
 import { ApiError } from '../api-error.js';
 import { ask, type QuestionRegistry } from '../routes/query.routes.js';
 import type { Actor } from '../types.js';
-import { STREAM_PATH } from './stream-socket.js';
+import { STREAM_PATH } from './stream-path.js';
 import {
   defaultClientLimits,
   StreamClient,

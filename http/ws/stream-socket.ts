@@ -20,9 +20,9 @@ import type { RequestObserver } from '../gateway.types.js';
 import type { Logger } from 'pino';
 import type { StreamClient } from './stream-client.js';
 import { handshakeFault } from './stream-handshake.js';
+import { STREAM_PATH } from './stream-path.js';
 import type { StreamHub } from './stream-hub.js';
 
-export const STREAM_PATH = '/ws/stream';
 /** The one subprotocol the stream speaks, answered when offered. */
 const STREAM_PROTOCOL = 'svc.stream';
 const TOKEN_PROTOCOL = 'svc.token.';
