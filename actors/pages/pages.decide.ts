@@ -52,6 +52,7 @@ export function recordFor(
           page_id: change.page_id,
           comment_id: minted.id,
           body: change.body,
+          ...(change.base_version === undefined ? {} : { base_version: change.base_version }),
         },
       };
   }

@@ -148,6 +148,8 @@ function remove(state: PagesState, r: Extract<PageRecord, { type: 'page.delete' 
 function comment(state: PagesState, r: Extract<PageRecord, { type: 'page.comment' }>): Decided {
   const page = state.pages.get(r.page_id);
   if (!page) return refuse('not_found', `no page ${r.page_id}`);
+  if (r.base_version !== undefined && r.base_version !== page.version)
+    return refuse('page_conflict', `page is at version ${page.version}, not ${r.base_version}`);
   page.comments.push({ id: r.comment_id, body: r.body, at: r.at, by: r.by });
   return { ok: true, page_id: page.id, version: page.version, comment_id: r.comment_id };
 }

@@ -28,7 +28,12 @@ export const PageChange = z.discriminatedUnion('type', [
     page_id: z.string().min(1),
     base_version: z.number().int().positive().optional(),
   }),
-  z.object({ type: z.literal('comment'), page_id: z.string().min(1), body: PageCommentBody }),
+  z.object({
+    type: z.literal('comment'),
+    page_id: z.string().min(1),
+    body: PageCommentBody,
+    base_version: z.number().int().positive().optional(),
+  }),
 ]);
 export type PageChange = z.infer<typeof PageChange>;
 export type PageChangeInput = z.input<typeof PageChange>;

@@ -102,6 +102,8 @@ export const PageCommentRecord = z.object({
   page_id: z.string().min(1),
   comment_id: z.string().min(1),
   body: StoredPageCommentBody,
+  /** Present: taken only while the page is at this version (else `page_conflict`); a comment keeps it. */
+  base_version: z.number().int().positive().optional(),
 });
 
 export const PageRecord = z.discriminatedUnion('type', [

@@ -71,6 +71,8 @@ function written(result: PageWriteResult, opId: string, status: number): ApiRepl
   if (!result.ok) throw refusedWrite(result);
   return {
     status: result.repeated ? 200 : status,
+    // The version the page is left at, so the next write's If-Match needs no read (null once deleted).
+    ...(result.page ? { headers: { ETag: `"${result.page.version}"` } } : {}),
     body: {
       op_id: opId,
       repeated: result.repeated,
@@ -161,10 +163,20 @@ export async function commentRoute(deps: WriteDeps, req: ApiRequest, ref: string
   const raw = jsonValue(req);
   const opId = opIdOf(req, raw);
   const body = fitBody(raw, CommentRequest);
+  const pageId = targetOf(deps.pages, ref, opId);
+  // A precondition sent is never silently ignored: a comment is taken only at the version it names.
+  const base = noneMatchBase(
+    deps,
+    req,
+    opId,
+    pageId,
+    ifMatchVersion(req, deps.pages.resolve(pageId)?.version ?? null),
+  );
   const result = await deps.pages.write(deps.caller(req.actor), opId, {
     type: 'comment',
-    page_id: targetOf(deps.pages, ref, opId),
+    page_id: pageId,
     body: body.body,
+    ...(base === undefined ? {} : { base_version: base }),
   });
   return written(result, opId, 201);
 }
