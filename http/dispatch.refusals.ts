@@ -51,8 +51,9 @@ export function refuseFraming(
 
 export function noRoute(method: string, path: string, hint?: string): ApiReply {
   return errorReply('no_route', {
-    // The path is the caller's text, of any length: quoted cut, as every quoted value is.
-    detail: `No route serves ${method} ${cutForQuote(path)}.`,
+    // The path is the caller's text, of any length: quoted cut, as every quoted value is; a run's path
+    // token (/mcp/{token}, /otlp/{token}) is a credential, shown as [token] as the request log shows it.
+    detail: `No route serves ${method} ${cutForQuote(safePath(path))}.`,
     ...(hint ? { hint } : {}),
   });
 }
@@ -64,7 +65,7 @@ export function noRoute(method: string, path: string, hint?: string): ApiReply {
 export function otherMethod(method: string, path: string, allow: readonly string[]): ApiReply {
   if (method === 'OPTIONS') return { status: 204, headers: { Allow: allow.join(', ') } };
   return errorReply('method_not_allowed', {
-    detail: `${method} ${cutForQuote(path)} is not served; it is served under ${allow.join(', ')}.`,
+    detail: `${method} ${cutForQuote(safePath(path))} is not served; it is served under ${allow.join(', ')}.`,
     headers: { Allow: allow.join(', ') },
   });
 }

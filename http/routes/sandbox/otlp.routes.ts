@@ -9,6 +9,7 @@
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { z } from 'zod';
+import { cutForQuote } from '../../../schema/index.js';
 import { ApiError, wholeBodyProblem } from '../../api-error.js';
 import type { ApiReply } from '../../reply.js';
 import type { RouteDef } from '../../types.js';
@@ -111,7 +112,9 @@ export function otlpRoutes(deps: OtlpDeps): RouteDef[] {
       maxBodyBytes,
       beforeBody(req) {
         if (!(signals as readonly string[]).includes(req.params['signal'] ?? ''))
-          throw new ApiError('no_route', { detail: `POST ${req.path} is not served` });
+          throw new ApiError('no_route', {
+            detail: `POST /otlp/[token]/v1/${cutForQuote(req.params['signal'] ?? '')} is not served`,
+          });
         liveRunOf(deps, req.params['token']);
         if (mediaOf(req.headers['content-type']) === null)
           throw invalid('OTLP/HTTP is application/x-protobuf or application/json.');
