@@ -20,6 +20,7 @@ import { ToolServerState, type ToolResult, type ToolServerStatus } from '../../s
 import { cancelledResult, cancelReason, errorResult, errorText, toToolResult } from './toolservers.result.js';
 import { backoffDelay, remoteUrl, scrub, type ResolvedInstance } from './toolservers.resolve.js';
 import { usableTools } from './toolservers.names.js';
+import { LazyOutputSchemas } from './toolservers.outputs.js';
 import { defaultBursts, StderrBursts } from './toolservers.stderr.js';
 import { StdoutNoise } from './toolservers.startup.js';
 import type { SupervisionSettings } from './toolservers.supervision.js';
@@ -148,6 +149,7 @@ export class ToolServerInstance {
       { name: 'svc', version: '1' },
       {
         capabilities: {},
+        jsonSchemaValidator: new LazyOutputSchemas(),
         listChanged: {
           tools: {
             onChanged: (error, tools) => {
