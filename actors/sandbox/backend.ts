@@ -55,8 +55,9 @@ export interface SandboxBackend {
    */
   stop(run: Launched): Promise<void>;
   /**
-   * Ends whatever of run `sandboxId` still runs though no launch holds it: a launch cut by the node's death
-   * (kill -9) leaves its setup step, or an agent started just before the run's record was stored.
+   * Ends whatever of runs `sandboxIds` still runs though nothing holds it: a launch cut by the node's death
+   * (kill -9) leaves its setup step, or an agent started just before the run's record was stored; an ended
+   * run, what ignored a stop's SIGTERM when the node died before the SIGKILL owed after the grace.
    */
-  stopLeft(sandboxId: string): Promise<void>;
+  stopLeft(sandboxIds: readonly string[]): Promise<void>;
 }

@@ -86,19 +86,34 @@ function ownsGroup(pid: number, id: string): boolean {
   return false;
 }
 
+/** The run id process `pid` was started with (`SVC_SANDBOX_ID`), or null (none, or unreadable). */
+function runOfProcess(pid: number): string | null {
+  try {
+    const entry = readFileSync(`/proc/${pid}/environ`, 'latin1')
+      .split('\0')
+      .find((e) => e.startsWith('SVC_SANDBOX_ID='));
+    return entry === undefined ? null : entry.slice('SVC_SANDBOX_ID='.length);
+  } catch {
+    return null;
+  }
+}
+
 /**
- * The process groups (other than this node's own) holding a process started with run `id`'s variable: a
- * setup step or an agent no record leads to. Reads every process's environment, so only for the rare
- * launch a node's death cut; none without /proc.
+ * The process groups (other than this node's own) holding a process started with the variable of one of
+ * runs `ids`, each with that run: a setup step or an agent no record leads to, or what an ended run left.
+ * One pass reading every process's environment, so only at start or for the rare launch a node's death
+ * cut; none without /proc.
  */
-function groupsOf(id: string): Set<number> {
-  const groups = new Set<number>();
-  if (!procfs) return groups;
+function groupsOf(ids: ReadonlySet<string>): Map<number, string> {
+  const groups = new Map<number, string>();
+  if (!procfs || ids.size === 0) return groups;
   const own = groupOf(String(process.pid));
   for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || !carriesRun(Number(entry), id)) continue;
+    if (!/^\d+$/.test(entry)) continue;
+    const id = runOfProcess(Number(entry));
+    if (id === null || !ids.has(id)) continue;
     const group = groupOf(entry);
-    if (group !== null && group !== own) groups.add(group);
+    if (group !== null && group !== own) groups.set(group, id);
   }
   return groups;
 }
@@ -319,8 +334,8 @@ export function localBackend(opts: {
       await rm(join(control, 'question.json'), { force: true });
     },
 
-    stopLeft(sandboxId: string): Promise<void> {
-      for (const group of groupsOf(sandboxId)) stopRun(group, sandboxId);
+    stopLeft(sandboxIds: readonly string[]): Promise<void> {
+      for (const [group, id] of groupsOf(new Set(sandboxIds))) stopRun(group, id);
       return Promise.resolve();
     },
 

@@ -116,7 +116,7 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
         // Recorded as launching, but the launch never finished (the node stopped mid-way).
         if (!launching.has(id)) {
           // What the cut launch left running (its setup step, say, after a kill -9) ends with it.
-          await backend.stopLeft(id);
+          await backend.stopLeft([id]);
           await apply(run, { type: 'run.failed', error: 'the launch was cut by a restart', at });
         }
         return;
@@ -202,6 +202,12 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
   };
   loop();
   stopLostRuns(records, opts.node, backend);
+  // An ended run of this node leaves nothing running, even where the node died before its stop was done:
+  // the SIGKILL a stop owed after its grace to what ignored the SIGTERM (one pass over the processes).
+  const ended = records.all().filter((run) => run.node === opts.node && !isLive(run));
+  void backend
+    .stopLeft(ended.map((run) => run.sandbox_id))
+    .catch((err: unknown) => logger.warn({ err }, 'ended sandbox runs not stopped'));
   // A run of this node another node ended on the records (lost while the node was away, the record landing
   // after the start above) stops here the moment the record arrives: its records say it is over.
   const offEnded = records.onChange((run, origin) => {

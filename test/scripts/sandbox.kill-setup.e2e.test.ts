@@ -2,7 +2,8 @@
  * A coding run whose node dies (kill -9) between its launch and the record that it started is never left
  * running unaccounted: on real `svc serve` children over one store, a seat's turn launches a run whose setup
  * step holds, the node is killed while the run is recorded `launching` (the step running on, outside the
- * dead node), and the restarted node records the launch cut and stops the step it left.
+ * dead node), and the restarted node records the launch cut and stops the step it left. A run cancelled
+ * just before its node dies, whose agent ignores the SIGTERM, is stopped by the restarted node.
  */
 import t, { type Test } from 'tap';
 import { mentionWake, queueWake } from '../harness/wake.js';
@@ -142,6 +143,38 @@ t.test(
       { timeoutMs: 15_000, everyMs: 25 },
     );
     t.pass('nothing of the run is left running unaccounted');
+    t.equal(await second.stop(), 0);
+  },
+);
+
+t.test(
+  'kill -9 in a cancel’s grace: the restarted node stops what of the cancelled run ignored its SIGTERM',
+  async (t: Test) => {
+    const { store, llm } = await storeWithWake(t);
+    const agent = marker(t);
+    const first = await bootNode(t, store, '');
+    const command = `trap '' TERM; ${agent.join(' ')} & wait`;
+    t.equal(await putBob(first, llm.baseUrl, { default_coding_agent: command }), 201);
+    const [run] = await runsUntil(first, (runs) => runs[0]?.status === 'running');
+    const cancel = await first.call('POST', `/sandbox-runs/${run!.sandbox_id}/cancel`, {
+      body: '{}',
+      headers: { 'content-type': 'application/json' },
+    });
+    t.equal(cancel.status, 200);
+    // The node dies before the grace ends: the SIGKILL it owed the run's group is never sent.
+    first.run.kill('SIGKILL');
+    await first.run.exited;
+    t.equal(pidsRunning(agent).length, 1, 'the agent ignored the SIGTERM and outlived its node');
+
+    const second = await bootNode(t, store, '');
+    const [ended] = await runsUntil(second, (runs) => runs.length === 1);
+    t.equal(ended!.status, 'cancelled', 'the run stays cancelled');
+    await until(
+      () => Promise.resolve(pidsRunning(agent)),
+      (pids) => pids.length === 0,
+      { timeoutMs: 15_000, everyMs: 25 },
+    );
+    t.pass('the cancelled run leaves nothing running');
     t.equal(await second.stop(), 0);
   },
 );
