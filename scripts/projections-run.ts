@@ -78,40 +78,62 @@ function workEntry(bus: Bus, logger: Logger): Entry {
   };
 }
 
+/** What a projection needs to run: the bus, the catalogue's buckets, a logger. */
+interface Context {
+  readonly bus: Bus;
+  readonly kv: { readonly coord: Kv; readonly secrets: Kv };
+  readonly logger: Logger;
+}
+
+/** A projection by name, opened on the store only once it is chosen: a NAME is judged before the store is. */
+interface Planned {
+  readonly name: string;
+  open(ctx: Context): Entry;
+}
+
+const plain = <S>(projection: AnyProjection<S>): Planned => ({
+  name: projection.name,
+  open: (ctx) => entry(ctx.bus, projection, ctx.logger),
+});
+
 /** Every projection a node runs, in boot order; the native backends' when its Tier A names them. */
 function nodeProjections(
-  bus: Bus,
-  kv: { coord: Kv; secrets: Kv },
-  logger: Logger,
   native: { readonly work: boolean; readonly pages: boolean } = { work: false, pages: false },
-): Entry[] {
+): Planned[] {
   const models = readModelProjections(new ReadModels());
   return [
-    entry(
-      bus,
-      configProjection(
-        {
+    {
+      // Its name is the projection's own (`configProjection` needs the bus to be made).
+      name: 'config',
+      open: ({ bus, kv, logger }) =>
+        entry(
           bus,
-          coord: kv.coord,
-          stream: Streams.Config,
-          subjects: {
-            revisionStored: Subjects.configRevisionStored,
-            revisionActivated: Subjects.configRevisionActivated,
-          },
-          activeKey: activePointerKey,
+          configProjection(
+            {
+              bus,
+              coord: kv.coord,
+              stream: Streams.Config,
+              subjects: {
+                revisionStored: Subjects.configRevisionStored,
+                revisionActivated: Subjects.configRevisionActivated,
+              },
+              activeKey: activePointerKey,
+              logger,
+            },
+            { activated: () => undefined, settled: () => undefined },
+          ),
           logger,
-        },
-        { activated: () => undefined, settled: () => undefined },
-      ),
-      logger,
-    ),
-    entry(bus, secretsProjection(kv.secrets), logger),
-    entry(bus, eventsProjection, logger),
-    ...models.all.map((projection) => entry(bus, projection, logger)),
-    entry(bus, schedulesProjection(), logger),
-    entry(bus, integrationsProjection, logger),
-    ...(native.work ? [workEntry(bus, logger)] : []),
-    ...(native.pages ? [entry(bus, pagesProjection(), logger)] : []),
+        ),
+    },
+    { name: 'secrets', open: ({ bus, kv, logger }) => entry(bus, secretsProjection(kv.secrets), logger) },
+    plain(eventsProjection),
+    ...models.all.map((projection) => plain(projection)),
+    plain(schedulesProjection()),
+    plain(integrationsProjection),
+    ...(native.work
+      ? [{ name: workProjection.name, open: ({ bus, logger }: Context) => workEntry(bus, logger) }]
+      : []),
+    ...(native.pages ? [plain(pagesProjection())] : []),
   ];
 }
 
@@ -124,6 +146,14 @@ export async function runProjectionVerb(
   out: Out,
   err: Out,
 ): Promise<number> {
+  const all = nodeProjections({
+    work: config.tracker.backend === 'native',
+    pages: config.knowledge.backend === 'native',
+  });
+  const planned = name === undefined ? all : all.filter((p) => p.name === name);
+  if (planned.length === 0) {
+    throw new UsageError(`no projection named ${name}: one of ${all.map((p) => p.name).join(', ')}`);
+  }
   const queue = config.providers.queue;
   const bus = await openBus({
     type: queue.type,
@@ -138,14 +168,7 @@ export async function runProjectionVerb(
   const checkpoints = config.stream.store_dir ? openCheckpoints(config.stream.store_dir) : undefined;
   try {
     const kv = await ensureCatalogue(bus);
-    const all = nodeProjections(bus, kv, log, {
-      work: config.tracker.backend === 'native',
-      pages: config.knowledge.backend === 'native',
-    });
-    const chosen = name === undefined ? all : all.filter((p) => p.name === name);
-    if (chosen.length === 0) {
-      throw new UsageError(`no projection named ${name}: one of ${all.map((p) => p.name).join(', ')}`);
-    }
+    const chosen = planned.map((p) => p.open({ bus, kv, logger: log }));
     if (verb === 'list') {
       for (const p of chosen) {
         const held = checkpoints?.load(p.name) ?? null;

@@ -172,3 +172,17 @@ t.test('a store path that holds no store is refused by name and left as it was',
     t.notOk(existsSync(missing), 'no empty store created');
   }
 });
+
+t.test('a NAME no projection has is a usage error (exit 2) even while a node holds the store', async (t) => {
+  const { file, data } = await store(t);
+  // This process holds the store, as a running node does.
+  const node = await openMemoryBus({ storeDir: data });
+  t.teardown(() => node.close());
+  const unknown = await svc('rebuild', 'nope', '--config', file);
+  t.equal(unknown.code, 2, unknown.err);
+  t.match(unknown.err, /no projection named nope: one of config, secrets, events/);
+  t.notMatch(unknown.err, /in use/, 'the name is judged before the store is opened');
+  const known = await svc('rebuild', 'events', '--config', file);
+  t.equal(known.code, 1, 'a known name still meets the store in use');
+  t.match(known.err, /in use by process/);
+});
