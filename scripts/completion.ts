@@ -2,6 +2,8 @@
  * `svc completion bash|zsh`: a completion script for the shell, printed to stdout (README "Installing the
  * command"). It completes commands, each command's verbs and the common flags; files complete as usual.
  */
+import { named } from './cli-usage.js';
+
 const tree: Readonly<Record<string, readonly string[]>> = {
   serve: ['--config', '--company', '--help'],
   replay: ['--config', '--stream', '--from-seq', '--since', '--subject', '--verify', '--help'],
@@ -74,6 +76,16 @@ ${cases}
 }
 compdef _svc svc
 `;
+}
+
+/**
+ * Why `svc completion WORD` prints no script (a usage error): no shell given, a flag (named without its
+ * `=VALUE`, which may be a credential), or a shell with no script here.
+ */
+export function completionRefusal(word: string | undefined): string {
+  if (word === undefined) return 'completion needs a shell: bash or zsh';
+  if (word.startsWith('-')) return `unknown flag ${named(word)}; completion needs a shell: bash or zsh`;
+  return `completion for ${word} is not supported; the supported shells are bash and zsh`;
 }
 
 /** The script for `shell`, or null for a shell this does not know. */

@@ -5,7 +5,7 @@
  * is loaded only when it runs: a client command need not load the node it talks to.
  */
 import { UsageError, named, type Out } from './cli-usage.js';
-import { completionHelp, completionScript } from './completion.js';
+import { completionHelp, completionRefusal, completionScript } from './completion.js';
 import { packageVersion } from './version.js';
 
 const mainHelp = `svc — runs one company of AI agents and humans
@@ -128,7 +128,7 @@ export async function main(
           return 0;
         }
         const script = completionScript(rest[0]);
-        if (script === null) throw new UsageError('completion needs a shell: bash or zsh');
+        if (script === null) throw new UsageError(completionRefusal(rest[0]));
         out.write(script);
         return 0;
       }
