@@ -60,8 +60,9 @@ export interface RouteDef {
    */
   readonly head?: boolean;
   /**
-   * Whether the path's parameters name something this route serves (a closed set of kinds): a path it does
-   * not serve is unserved under every method — 404 `no_route`, never in another method's `Allow`.
+   * Whether the path's parameters name something this route serves (a closed set of kinds, a last
+   * segment): a path it does not serve is not served under its method — 405 with the other routes'
+   * `Allow` when some serve the path, else 404 `no_route` — and its method is not in that `Allow`.
    */
   serves?(params: Readonly<Record<string, string>>): boolean;
   /**

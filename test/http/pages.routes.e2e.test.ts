@@ -204,7 +204,9 @@ t.test('bad parameters and bodies are refused with spec-shaped errors', async (t
   const anonymous = await n.call('POST', '/pages', { body: { container: 'ENG', title: 'x' }, auth: null });
   t.equal(anonymous.status, 401, 'writes need a token');
   const stray = await n.call('POST', '/pages/ENG/x', { body: {} });
-  t.equal(stray.json['error'], 'no_route');
+  t.equal(stray.status, 405, 'a POST under /pages/ serves only /pages/{id}/comments');
+  t.equal(stray.json['error'], 'method_not_allowed');
+  t.equal(stray.headers.get('allow'), 'GET, PATCH, DELETE');
 });
 
 t.test('listing pages through a cursor; search ranks and narrows by container', async (t) => {

@@ -1,11 +1,10 @@
 /**
  * The knowledge routes of a node whose `knowledge.backend` is native (spec "Work tracker and knowledge
  * routes", `/containers`): reads open like every read, writes guarded like every write. `{id}` may be
- * `CONTAINER/Title`, which holds a `/`, so the page routes take the rest of the path; a POST to
- * `/pages/{id}/comments` is told apart by its last segment.
+ * `CONTAINER/Title`, which holds a `/`, so the page routes take the rest of the path; a POST serves only
+ * `/pages/{id}/comments`, told apart by its last segment (elsewhere it is left out of `Allow`).
  */
 import type { PagesService } from '../../../projections/index.js';
-import { ApiError } from '../../api-error.js';
 import type { RouteDef } from '../../types.js';
 import { containersRoute, listRoute, pageRoute } from './pages.reads.js';
 import { checkQueryOpId, type KnowledgeCallers } from './pages.request.js';
@@ -32,16 +31,10 @@ export function knowledgeRoutes(deps: KnowledgeRouteDeps): RouteDef[] {
     {
       method: 'POST',
       pattern: '/pages/*',
+      // Only `/pages/{id}/comments` takes a POST: any other page path is 405 with an `Allow` without POST.
+      serves: (params) => COMMENTS.test(rest(params)),
       beforeBody: checkQueryOpId,
-      handler: (req) => {
-        const m = COMMENTS.exec(rest(req.params));
-        if (!m)
-          throw new ApiError('no_route', {
-            detail: 'A POST under /pages/ is only `/pages/{id}/comments`.',
-            hint: 'Create pages with `POST /pages`; update them with `PATCH /pages/{id}`.',
-          });
-        return commentRoute(deps, req, m[1]!);
-      },
+      handler: (req) => commentRoute(deps, req, COMMENTS.exec(rest(req.params))![1]!),
     },
     {
       method: 'PATCH',
