@@ -2,6 +2,8 @@
  * The node's tracing is off unless an OTLP endpoint is set (ops/tracing.md): then the process gets the
  * no-op tracer and the gateway keeps its own observer, so the request path pays nothing.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import t from 'tap';
 import type { RequestObserver } from '../../http/index.js';
@@ -109,3 +111,44 @@ t.test('a failed export is logged at WARNING by the node, not dropped silently',
   );
   t.match(failed()[0], { level: 40, msg: /OpenTelemetry/, error: /ECONNREFUSED 127\.0\.0\.1:1\b/ });
 });
+
+t.test(
+  'a collector that never answers costs the drain its flush bound, not an unfinished step',
+  async (t) => {
+    const lines: Array<Record<string, unknown>> = [];
+    const captured = pino(
+      { level: 'info' },
+      { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) },
+    );
+    // Takes the export and never answers (a collector behind a dropping firewall).
+    const server = createServer(() => undefined);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    t.teardown(() => {
+      server.closeAllConnections();
+      server.close();
+    });
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const before = process.env['OTEL_EXPORTER_OTLP_ENDPOINT'];
+    process.env['OTEL_EXPORTER_OTLP_ENDPOINT'] = url;
+    t.teardown(() => {
+      if (before === undefined) delete process.env['OTEL_EXPORTER_OTLP_ENDPOINT'];
+      else process.env['OTEL_EXPORTER_OTLP_ENDPOINT'] = before;
+    });
+    const tracing = await startTracing({
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: url },
+      logger: captured,
+      version: '0.0.0',
+      nodeId: 'n1',
+    });
+    tracing.tracer.startSpan('buffered').end();
+    const started = performance.now();
+    await tracing.shutdown();
+    // The drain gives each step 5 s; the exporter alone would wait its 10 s timeout.
+    t.ok(performance.now() - started < 4_000, 'the flush gives up within its bound');
+    t.match(
+      lines.find((l) => String(l['msg']).startsWith('spans not flushed at drain')),
+      { level: 40 },
+      'the spans it dropped are logged at WARNING',
+    );
+  },
+);
