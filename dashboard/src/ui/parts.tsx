@@ -219,6 +219,41 @@ export function BarChart(props: {
               </span>
             ))}
       </figcaption>
+      {/* The bars' figures for a keyboard and a screen reader: a bar's title shows only under a mouse. */}
+      <details class="chart-table">
+        <summary>{props.label} as a table</summary>
+        <div class="table-wrap">
+          <table>
+            <caption>{props.label}</caption>
+            <thead>
+              <tr>
+                <th scope="col">day</th>
+                {props.bands.map((band) => (
+                  <th scope="col" class="num" key={band}>
+                    {band}
+                  </th>
+                ))}
+                <th scope="col" class="num">
+                  total
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.buckets.map((bucket) => (
+                <tr key={bucket.label}>
+                  <th scope="row">{bucket.label}</th>
+                  {props.bands.map((band) => (
+                    <td class="num" key={band}>
+                      {count(bucket.bands[band] ?? 0)}
+                    </td>
+                  ))}
+                  <td class="num">{count(Object.values(bucket.bands).reduce((a, v) => a + v, 0))}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </details>
     </figure>
   );
 }
