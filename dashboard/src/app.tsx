@@ -42,9 +42,11 @@ export function App() {
   useRoomKeys();
   const room = rooms.find((r) => r.id === route.room) ?? rooms[0]!;
   const company = live.company;
+  // Two seats (or items) open in two tabs are told apart by their titles.
+  const subject = room.titled === true ? (route.rest[0] ?? '') : '';
   useEffect(() => {
-    document.title = `${room.label} · ${company}`;
-  }, [room.id, company]);
+    document.title = `${room.label}${subject === '' ? '' : ` ${subject}`} · ${company}`;
+  }, [room.id, subject, company]);
   useLayoutEffect(() => {
     document.getElementById('main')?.focus({ preventScroll: true });
   }, [room.id]);

@@ -2,7 +2,7 @@
  * The dashboard for an operator who reads it without a mouse or through a screen reader: text, muted
  * text, links and status badges keep WCAG AA contrast (4.5:1) against what is behind them in both themes,
  * and what the spend chart draws (tokens per day and band) is also a table the keyboard reaches, not only
- * a mouse-over title on each bar.
+ * a mouse-over title on each bar; a seat's page title names the seat.
  */
 import t from 'tap';
 import { needsChromium, openPage, startBrowser, visitRoom, type WatchedPage } from '../harness/browser.js';
@@ -107,4 +107,18 @@ t.test("the spend chart's tokens per day are a table the keyboard reaches", need
   t.match(days[0] ?? '', /^\d{4}-\d{2}-\d{2}$/);
   t.same(w.errors, []);
   t.same(await w.violations(), []);
+});
+
+t.test("a seat's page title names the seat, and follows the picker", needsChromium, async (t) => {
+  const { browser } = shared!;
+  const w = await openPage(browser);
+  await visit(w, 'seat/iris-chen', 'Seat');
+  t.equal(await w.page.title(), 'Seat iris-chen · Northwind Robotics');
+  // A screen reader's list of tabs and windows tells two seats apart.
+  await w.page.locator('.picker select').focus();
+  await w.page.keyboard.press('ArrowDown');
+  await w.page.locator('section[aria-label="Maria Keller"]').waitFor();
+  t.equal(await w.page.title(), 'Seat maria-keller · Northwind Robotics');
+  await visit(w, 'org', 'Org chart');
+  t.equal(await w.page.title(), 'Org chart · Northwind Robotics', 'a room without a subject keeps its name');
 });

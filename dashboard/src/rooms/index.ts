@@ -23,12 +23,14 @@ export interface Room {
   readonly key?: string;
   /** Not in the menu: reached by links, shown as the room named here (`#/work/ENG-1` under Board). */
   readonly under?: string;
+  /** Its first path segment names what it shows (a handle, a key): the page title says it. */
+  readonly titled?: boolean;
 }
 
 export const rooms: readonly Room[] = [
   { id: 'overview', label: 'Overview', view: Overview },
   { id: 'org', label: 'Org chart', view: OrgChart },
-  { id: 'seat', label: 'Seat', view: SeatRoom },
+  { id: 'seat', label: 'Seat', view: SeatRoom, titled: true },
   { id: 'feed', label: 'Feed', view: Feed },
   { id: 'spend', label: 'Spend', view: Spend },
   { id: 'schedules', label: 'Schedules', view: Schedules },
@@ -38,7 +40,7 @@ export const rooms: readonly Room[] = [
   { id: 'fleet', label: 'Fleet', view: FleetRoom },
   { id: 'board', label: 'Board', view: BoardRoom, key: 'b' },
   { id: 'pages', label: 'Pages', view: PagesRoom, key: 'p' },
-  { id: 'work', label: 'Work item', view: WorkItemRoom, under: 'board' },
+  { id: 'work', label: 'Work item', view: WorkItemRoom, under: 'board', titled: true },
 ];
 
 /** The rooms the menu lists, each with the key that opens it. */
