@@ -12,12 +12,12 @@ import {
   bootstrapHide,
   bubblewrapIsolation,
   isLive,
+  listedRun,
   localBackend,
   openSandboxRecords,
   otlpForwarder,
   probeIsolation,
   processIsolation,
-  publicRun,
   startSandboxSupervisor,
   type Isolation,
   type SandboxRecords,
@@ -132,7 +132,7 @@ export async function startSandboxes(opts: {
       })
     : null;
   if (supervisor) opts.tools.sandbox.bind({ bus: opts.bus, records, supervisor });
-  const reconcile = (): void => opts.reconcile(records.all().map(publicRun));
+  const reconcile = (): void => opts.reconcile(records.all().map(listedRun));
   reconcile();
   const timer = setInterval(reconcile, opts.reconcileMs ?? SANDBOX_RECONCILE_MS);
   const forwarder = otlpForwarder({ env, logger });

@@ -8,7 +8,7 @@ export {
   processIsolation,
   type Isolation,
 } from './isolation.js';
-export { isLive, openSandboxRecords, publicRun, type SandboxRecords } from './sandbox.records.js';
+export { isLive, listedRun, openSandboxRecords, type SandboxRecords } from './sandbox.records.js';
 export { startSandboxSupervisor } from './sandbox.host.js';
 export type { SandboxSupervisor } from './sandbox.host.types.js';
 export { createSandboxDesk, type SandboxDesk, type SandboxDeskRelay } from './sandbox.desk.js';

@@ -162,4 +162,11 @@ export async function openSandboxRecords(opts: {
 
 /** The run as the feed and `/sandbox-runs` show it: no token digest, directory or process. */
 export const publicRun = (run: SandboxRunRecord): Payloads.SandboxRun => Payloads.SandboxRun.parse(run);
+/** The run as `/sandbox-runs` lists it: the public part and what its telemetry receiver accepted. */
+export const listedRun = (
+  run: SandboxRunRecord,
+): Payloads.SandboxRun & { telemetry: SandboxRunRecord['telemetry'] } => ({
+  ...publicRun(run),
+  telemetry: { ...run.telemetry },
+});
 export const isLive = (run: SandboxRunRecord): boolean => !Payloads.terminalSandboxStatuses.has(run.status);

@@ -2,17 +2,23 @@
  * Detached coding runs (spec "Sandbox run", rule 6): each `sandbox_run_*` event carries the whole run,
  * so the newest one (by instant) per `sandbox_id` is the run. The live `sandboxes` section holds runs not
  * yet ended; `/sandbox-runs` lists every run known, newest `started_at` first. `reconcile` replaces the
- * set from the durable run record and says whether it changed.
+ * set from the durable run record and says whether it changed. Each run also shows its `telemetry` (what
+ * its receiver accepted), which only the record carries: an event keeps the counts last reconciled.
  */
-import { Payloads, type EventRecord } from '../../schema/index.js';
+import { Payloads, SandboxTelemetry, type EventRecord } from '../../schema/index.js';
 import type { z } from 'zod';
 import { compareInstantMs, instantMs, isNotOlder } from '../time/instants.js';
 
 type SandboxRun = z.infer<typeof Payloads.SandboxRun>;
+/** A run as listed: null counts when the record has not been read yet (a run first seen past its start). */
+type ListedRun = SandboxRun & { telemetry: SandboxTelemetry | null };
 
 export interface SandboxesState {
-  readonly runs: Map<string, { run: SandboxRun; ms: number | null }>;
+  readonly runs: Map<string, { run: SandboxRun; ms: number | null; telemetry: SandboxTelemetry | null }>;
 }
+
+/** A run is recorded with zero counts at launch: one first seen at its start has accepted nothing yet. */
+const noTelemetry = (): SandboxTelemetry => ({ traces: 0, metrics: 0, logs: 0, spans: 0 });
 
 export const emptySandboxesState = (): SandboxesState => ({ runs: new Map() });
 
@@ -29,7 +35,8 @@ export function applySandboxEvent(state: SandboxesState, e: EventRecord): boolea
   const ms = instantMs(e.timestamp);
   const current = state.runs.get(p.data.sandbox_id);
   if (!isNotOlder(ms, current?.ms)) return false;
-  state.runs.set(p.data.sandbox_id, { run: p.data, ms });
+  const telemetry = current?.telemetry ?? (e.type === 'sandbox_run_started' ? noTelemetry() : null);
+  state.runs.set(p.data.sandbox_id, { run: p.data, ms, telemetry });
   // A run keeps its place in the map when it changes, so the section moves only when its content does.
   let changed =
     current === undefined
@@ -56,31 +63,40 @@ export function applySandboxEvent(state: SandboxesState, e: EventRecord): boolea
  * Runs newest `started_at` first (ties in the map's order), each stamp read once before sorting: a
  * comparison that read both stamps took 20–40 ms a list at 1,000 runs.
  */
-function newestFirst(runs: SandboxRun[]): SandboxRun[] {
+function newestFirst(runs: ListedRun[]): ListedRun[] {
   const keyed = runs.map((run) => ({ run, ms: instantMs(run.started_at) }));
   keyed.sort((a, b) => compareInstantMs(b.ms, a.ms));
   return keyed.map((k) => k.run);
 }
 
+const listed = (r: { run: SandboxRun; telemetry: SandboxTelemetry | null }): ListedRun => ({
+  ...r.run,
+  telemetry: r.telemetry,
+});
+
 /** `/sandbox-runs`: every known run, newest first. */
-export function sandboxRuns(state: SandboxesState): SandboxRun[] {
-  return newestFirst([...state.runs.values()].map((r) => r.run));
+export function sandboxRuns(state: SandboxesState): ListedRun[] {
+  return newestFirst([...state.runs.values()].map(listed));
 }
 
 /** The `sandboxes` section: runs not ended (those filtered first: a sort keeps its order when some leave). */
-export function liveSandboxes(state: SandboxesState): SandboxRun[] {
-  const live: SandboxRun[] = [];
-  for (const { run } of state.runs.values()) if (isLive(run)) live.push(run);
+export function liveSandboxes(state: SandboxesState): ListedRun[] {
+  const live: ListedRun[] = [];
+  for (const r of state.runs.values()) if (isLive(r.run)) live.push(listed(r));
   return newestFirst(live);
 }
 
 /** Replaces the set with the durable run record; true when the live set changed. */
 export function reconcileSandboxes(state: SandboxesState, runs: readonly unknown[]): boolean {
   const before = JSON.stringify(liveSandboxes(state));
+  const known = new Map([...state.runs].map(([id, r]) => [id, r.telemetry]));
   state.runs.clear();
   for (const raw of runs) {
     const p = Payloads.SandboxRun.safeParse(raw);
-    if (p.success) state.runs.set(p.data.sandbox_id, { run: p.data, ms: null });
+    if (!p.success) continue;
+    const counts = SandboxTelemetry.safeParse((raw as { telemetry?: unknown }).telemetry);
+    const telemetry = counts.success ? counts.data : (known.get(p.data.sandbox_id) ?? null);
+    state.runs.set(p.data.sandbox_id, { run: p.data, ms: null, telemetry });
   }
   return JSON.stringify(liveSandboxes(state)) !== before;
 }

@@ -1,6 +1,7 @@
 /**
  * Coding runs are shown where an operator looks: the overview lists every run not yet ended (seat, coding
- * agent, task, status, since when, an open question and its audience, the work item) and the seat's room
+ * agent, task, status, since when, an open question and its audience, the work item, the spans and exports
+ * its telemetry receiver accepted) and the seat's room
  * its own; a run that moves on (asks, ends) moves on the page; with none, the overview says so in words.
  * The runs are real run records on the node's store (SVC_SANDBOX), which the node replays at start.
  */
@@ -35,7 +36,7 @@ const record = (status: string, extra: Record<string, unknown> = {}) => ({
   workdir: null,
   pid: null,
   answer: null,
-  telemetry: { traces: 0, metrics: 0, logs: 0, spans: 0 },
+  telemetry: { traces: 2, metrics: 1, logs: 3, spans: 7 },
   updated_at: new Date().toISOString(),
   ...extra,
 });
@@ -71,8 +72,26 @@ t.test('the overview and the seat room show the live coding runs as they move', 
   t.equal(await row.count(), 1);
   t.same(
     await row.locator('td').allTextContents(),
-    ['Theo Park', 'claude-code', 'Add the health endpoint', 'running', '2h ago', '—', 'ENG-7', 'Cancel run'],
-    'seat, coding agent, task, status, since when, no question, the work item, the cancel',
+    [
+      'Theo Park',
+      'claude-code',
+      'Add the health endpoint',
+      'running',
+      '2h ago',
+      '—',
+      'ENG-7',
+      '7 spans · exports: 2 trace, 1 metric, 3 log',
+      'Cancel run',
+    ],
+    'seat, coding agent, task, status, since when, no question, the work item, what its telemetry receiver accepted, the cancel',
+  );
+  const listed = (await (await fetch(`${node.url}/sandbox-runs`)).json()) as {
+    runs: Array<{ sandbox_id: string; telemetry: unknown }>;
+  };
+  t.same(
+    listed.runs.map((r) => [r.sandbox_id, r.telemetry]),
+    [['sb-endpoint', { traces: 2, metrics: 1, logs: 3, spans: 7 }]],
+    '/sandbox-runs shows what the run telemetry receiver accepted, from its record',
   );
   t.equal(await row.getByRole('link', { name: 'Theo Park' }).getAttribute('href'), '#/seat/theo-park');
   t.equal(await row.getByRole('link', { name: 'ENG-7' }).getAttribute('href'), '#/work/ENG-7');

@@ -215,6 +215,8 @@ export interface SandboxRun {
   work_item: string | null;
   owner: string | null;
   paused_at: string | null;
+  /** What its telemetry receiver accepted: exports per signal, and spans; null until its record is read. */
+  telemetry?: { traces: number; metrics: number; logs: number; spans: number } | null;
 }
 
 export interface Snapshot {

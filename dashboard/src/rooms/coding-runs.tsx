@@ -1,6 +1,6 @@
 /**
  * The live coding runs (the snapshot's `sandboxes`): which seat, which coding agent, what, since when, what it
- * asks; and, with an operator token, a cancel (`POST /sandbox-runs/{id}/cancel`) behind a confirm step.
+ * asks, what its telemetry receiver accepted; and, with an operator token, a cancel (`POST /sandbox-runs/{id}/cancel`) behind a confirm step.
  */
 import type { ComponentChildren } from 'preact';
 import { useRef, useState } from 'preact/hooks';
@@ -35,6 +35,13 @@ function Question(props: { run: SandboxRun }) {
   );
 }
 
+/** What the run's telemetry receiver accepted: spans, and exports per signal (not the records in them). */
+function telemetryText(run: SandboxRun): string {
+  const c = run.telemetry;
+  if (!c) return '—';
+  return `${c.spans} spans · exports: ${c.traces} trace, ${c.metrics} metric, ${c.logs} log`;
+}
+
 /** Every listed run is live (launching, running, asking, resumed): each can be cancelled. */
 const columns = (
   withSeat: boolean,
@@ -64,6 +71,7 @@ const columns = (
     label: 'work item',
     cell: (r) => (r.work_item ? <a href={href('work', r.work_item)}>{r.work_item}</a> : '—'),
   },
+  { label: 'telemetry', cell: telemetryText },
   { label: 'action', cell: cancel },
 ];
 
