@@ -75,6 +75,24 @@ interface Route {
   readonly tool: Tool;
 }
 
+/** One served tool under its full name (prefix and tool name). */
+interface Served {
+  readonly name: string;
+  readonly route: Route;
+}
+
+/**
+ * Every served tool, in instance order, and by full name the instances serving it (in that order): kept
+ * between calls, since building it walks every tool (10,000 tools: a few ms), and dropped on every change.
+ */
+interface ServedIndex {
+  readonly list: readonly Served[];
+  readonly byName: ReadonlyMap<string, readonly Served[]>;
+}
+
+const visibleTo = (seat: string, instance: ToolServerInstance): boolean =>
+  instance.spec.seat === null || instance.spec.seat === seat;
+
 function entryOf(name: string, server: string, tool: Tool): ToolEntry {
   return {
     name,
@@ -109,7 +127,13 @@ export function createToolServerManager(opts: ToolServerManagerOptions): ToolSer
   let last: Company | null = null;
   const runsSeat = opts.runsSeat ?? (() => true);
 
+  let index: ServedIndex | null = null;
+  /** Called on every change of what is served: the running set, a spec, or an instance's tools. */
+  const invalidate = (): void => {
+    index = null;
+  };
   const changed = (): void => {
+    invalidate();
     for (const listener of listeners) {
       try {
         listener();
@@ -135,17 +159,40 @@ export function createToolServerManager(opts: ToolServerManagerOptions): ToolSer
     return undefined;
   }
 
-  function routes(seat: string | null): Map<string, Route> {
-    const out = new Map<string, Route>();
+  function served(): ServedIndex {
+    if (index !== null) return index;
+    const list: Served[] = [];
+    const byName = new Map<string, Served[]>();
     for (const instance of ordered()) {
-      if (seat !== null && instance.spec.seat !== null && instance.spec.seat !== seat) continue;
       for (const tool of instance.tools()) {
-        const name = `${instance.spec.prefix}${tool.name}`;
-        const taken = out.get(name);
-        if (taken === undefined) out.set(name, { instance, tool });
-        else if (taken.instance.spec.server !== instance.spec.server && seat !== null)
-          log.debug({ tool: name, server: instance.spec.server }, 'tool name already served; hidden');
+        const one: Served = { name: `${instance.spec.prefix}${tool.name}`, route: { instance, tool } };
+        list.push(one);
+        const same = byName.get(one.name);
+        if (same === undefined) byName.set(one.name, [one]);
+        else same.push(one);
       }
+    }
+    return (index = { list, byName });
+  }
+
+  /** The route of `name` for `seat`: the first instance in order visible to the seat that serves it. */
+  const routeOf = (seat: string, name: string): Route | undefined =>
+    served()
+      .byName.get(name)
+      ?.find((one) => visibleTo(seat, one.route.instance))?.route;
+
+  /** The seat's tools in instance order, each name once: the first server in order wins it. */
+  function routes(seat: string): Served[] {
+    const out: Served[] = [];
+    for (const one of served().list) {
+      if (!visibleTo(seat, one.route.instance)) continue;
+      const winner = routeOf(seat, one.name);
+      if (winner === one.route) out.push(one);
+      else if (winner !== undefined && winner.instance.spec.server !== one.route.instance.spec.server)
+        log.debug(
+          { tool: one.name, server: one.route.instance.spec.server },
+          'tool name already served; hidden',
+        );
     }
     return out;
   }
@@ -167,17 +214,21 @@ export function createToolServerManager(opts: ToolServerManagerOptions): ToolSer
       const target = wanted.get(key);
       if (target === undefined) {
         running.delete(key);
+        invalidate();
         outcome.stopped.push(key);
         stopping.push(instance.stop());
       } else if (target.fingerprint !== instance.fingerprint) {
         running.delete(key);
+        invalidate();
         outcome.restarted.push(key);
         stopping.push(instance.stop());
       } else if (target.spec.prefix !== instance.spec.prefix || target.spec.order !== instance.spec.order) {
         instance.respec(target);
+        invalidate();
         outcome.renamed.push(key);
       } else {
         instance.respec(target);
+        invalidate();
       }
     }
     await Promise.all(stopping);
@@ -195,6 +246,7 @@ export function createToolServerManager(opts: ToolServerManagerOptions): ToolSer
       for (const target of toStart) {
         const instance = new ToolServerInstance(target, supervision, log, changed);
         running.set(target.spec.key, instance);
+        invalidate();
         fresh.push(instance);
       }
     }
@@ -218,7 +270,8 @@ export function createToolServerManager(opts: ToolServerManagerOptions): ToolSer
       chain = run.catch(() => undefined);
       return run;
     },
-    toolsFor: (seat) => [...routes(seat)].map(([name, r]) => entryOf(name, r.instance.spec.server, r.tool)),
+    toolsFor: (seat) =>
+      routes(seat).map((one) => entryOf(one.name, one.route.instance.spec.server, one.route.tool)),
     catalogue() {
       const seen = new Set<string>();
       const out: ToolEntry[] = [];
@@ -234,7 +287,7 @@ export function createToolServerManager(opts: ToolServerManagerOptions): ToolSer
       return out;
     },
     async callTool(seat, name, args, signal) {
-      const route = routes(seat).get(name) ?? waitingRoute(seat, name);
+      const route = routeOf(seat, name) ?? waitingRoute(seat, name);
       if (route === undefined) {
         return {
           ...errorResult(`no tool named ${name} is served to ${seat}`),
@@ -258,6 +311,7 @@ export function createToolServerManager(opts: ToolServerManagerOptions): ToolSer
       const stopAll = async (): Promise<void> => {
         const all = [...running.values()];
         running.clear();
+        invalidate();
         await Promise.all(all.map((instance) => instance.stop()));
       };
       await stopAll();
