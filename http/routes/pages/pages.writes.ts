@@ -112,6 +112,10 @@ function noneMatchBase(deps: WriteDeps, req: ApiRequest, opId: string, pageId: s
   return noneMatchVersion(req.headers['if-none-match'], deps.pages.resolve(pageId)?.version ?? null, base);
 }
 
+/** The version a write without a body `base_version` is taken at: its `If-Match`, then `If-None-Match`. */
+const headerBase = (deps: WriteDeps, req: ApiRequest, opId: string, pageId: string): number | undefined =>
+  noneMatchBase(deps, req, opId, pageId, ifMatchVersion(req, deps.pages.resolve(pageId)?.version ?? null));
+
 export async function createRoute(deps: WriteDeps, req: ApiRequest): Promise<ApiReply> {
   const raw = jsonValue(req);
   const opId = opIdOf(req, raw);
@@ -165,13 +169,7 @@ export async function commentRoute(deps: WriteDeps, req: ApiRequest, ref: string
   const body = fitBody(raw, CommentRequest);
   const pageId = targetOf(deps.pages, ref, opId);
   // A precondition sent is never silently ignored: a comment is taken only at the version it names.
-  const base = noneMatchBase(
-    deps,
-    req,
-    opId,
-    pageId,
-    ifMatchVersion(req, deps.pages.resolve(pageId)?.version ?? null),
-  );
+  const base = headerBase(deps, req, opId, pageId);
   const result = await deps.pages.write(deps.caller(req.actor), opId, {
     type: 'comment',
     page_id: pageId,
@@ -186,13 +184,7 @@ export async function deleteRoute(deps: WriteDeps, req: ApiRequest, ref: string)
   const opId = opIdOf(req, raw);
   fitBody(raw, DeleteBody);
   const pageId = targetOf(deps.pages, ref, opId);
-  const base = noneMatchBase(
-    deps,
-    req,
-    opId,
-    pageId,
-    ifMatchVersion(req, deps.pages.resolve(pageId)?.version ?? null),
-  );
+  const base = headerBase(deps, req, opId, pageId);
   const result = await deps.pages.write(deps.caller(req.actor), opId, {
     type: 'delete',
     page_id: pageId,
