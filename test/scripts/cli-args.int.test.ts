@@ -11,19 +11,7 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { main } from '../../scripts/svc.js';
-
-function capture() {
-  let text = '';
-  return { write: (chunk: string) => (text += chunk), text: () => text };
-}
-
-async function svc(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const out = capture();
-  const err = capture();
-  const code = await main(args, { SVC_LOG_LEVEL: 'silent', ...env }, out, err);
-  return { code, out: out.text(), err: err.text() };
-}
+import { svc } from '../harness/svc-main.js';
 
 t.test('a --config file that cannot name the node is refused before any request', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-cli-args-'));

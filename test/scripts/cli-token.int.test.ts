@@ -9,19 +9,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
-import { main } from '../../scripts/svc.js';
-
-function capture() {
-  let text = '';
-  return { write: (chunk: string) => (text += chunk), text: () => text };
-}
-
-async function svc(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const out = capture();
-  const err = capture();
-  const code = await main(args, { SVC_LOG_LEVEL: 'silent', ...env }, out, err);
-  return { code, out: out.text(), err: err.text() };
-}
+import { svc } from '../harness/svc-main.js';
 
 /** A node that answers every request 200 `{}` and records each request's authorization header, and every connection. */
 async function stubNode(t: Test) {
