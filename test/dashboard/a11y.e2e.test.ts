@@ -117,6 +117,7 @@ t.test("a seat's page title names the seat, and follows the picker", needsChromi
   // A screen reader's list of tabs and windows tells two seats apart.
   await w.page.locator('.picker select').focus();
   await w.page.keyboard.press('ArrowDown');
+  await w.page.keyboard.press('Enter');
   await w.page.locator('section[aria-label="Maria Keller"]').waitFor();
   t.equal(await w.page.title(), 'Seat maria-keller · Northwind Robotics');
   await visit(w, 'org', 'Org chart');

@@ -2,11 +2,12 @@
 import { useState } from 'preact/hooks';
 import { useConnection, useLiveSlice, useQuestion } from '../live/context.js';
 import type { AgentRow, HistoryRow, LiveCall, ToolExecution } from '../live/types.js';
-import { href, type Route } from '../router.js';
+import type { Route } from '../router.js';
 import { count, duration, json, time } from '../ui/format.js';
 import { Answer, Badge, Card, Hint, MeterBar, Table, Unread } from '../ui/parts.js';
 import { LongText } from '../ui/long-text.js';
 import { CodingRuns } from './coding-runs.js';
+import { SeatPicker } from './seat-picker.js';
 import { allSeats, schedulesOf } from './selectors.js';
 import { Ago } from '../ui/ago.js';
 
@@ -272,22 +273,7 @@ export function SeatRoom(props: { route: Route }) {
   );
   return (
     <div class="stack">
-      <label class="picker">
-        Seat
-        <select value={handle} onChange={(e) => (location.hash = href('seat', e.currentTarget.value))}>
-          {/* A handle the company lacks is shown as chosen, so choosing any seat, the first too, opens it. */}
-          {handle !== '' && !seat && !unread ? (
-            <option value={handle} disabled>
-              {handle} (not in this company)
-            </option>
-          ) : null}
-          {seats.map((s) => (
-            <option key={s.handle} value={s.handle}>
-              {s.name} ({s.kind})
-            </option>
-          ))}
-        </select>
-      </label>
+      <SeatPicker handle={handle} seats={seats} known={seat !== undefined} unread={unread} />
       {unread ? (
         <Unread />
       ) : !seat ? (
