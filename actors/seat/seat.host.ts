@@ -146,7 +146,6 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
               const opened = journals.get(params.payload.turn_id);
               const seat = turns.get(params.payload.turn_id)?.profile ?? profile;
               turns.delete(params.payload.turn_id);
-              spans.completed(params.payload);
               const draft = drafts.get(params.payload.turn_id);
               drafts.delete(params.payload.turn_id);
               journals.delete(params.payload.turn_id);
@@ -169,9 +168,11 @@ export async function startSeatHost(opts: SeatHostOptions): Promise<SeatHost> {
                           }),
                       })
                     : ran;
+                spans.completed(payload, context.turn);
                 await recordCompletion(completion, payload, params.trace_id, draft);
                 if (current?.turn_id === params.payload.turn_id) current.resolve();
               } catch (error) {
+                spans.completed(ran, context.turn);
                 current?.reject(error instanceof Error ? error : new Error(String(error)));
               }
               if (current === pending) pending = null;

@@ -9,7 +9,8 @@ import type { Turn, TurnCompletedPayload } from './seat.types.js';
 export interface TurnSpans {
   /** The turn's span, started on first use. */
   of(turn: Turn): TraceSpan;
-  completed(payload: TurnCompletedPayload): void;
+  /** Ends the turn's span; a run that completes the turn without running a phase (resumed past its deadline) opens one. */
+  completed(payload: TurnCompletedPayload, turn: Turn | null): void;
   /** The turn left this node unfinished: `why` says how. */
   leftOff(turnId: string, why: string): void;
 }
@@ -41,7 +42,8 @@ export function turnSpans(tracer: Tracer | undefined, handle: string): TurnSpans
       open.set(turn.turn_id, span);
       return span;
     },
-    completed(payload) {
+    completed(payload, turn) {
+      if (t.enabled && turn?.turn_id === payload.turn_id) this.of(turn);
       const span = take(payload.turn_id);
       if (!span) return;
       span.setAttributes({ 'svc.tokens': payload.total_tokens, 'svc.failed': payload.failed });

@@ -8,6 +8,7 @@ import { EventRecord, Payloads, ScheduledTimeoutBreach } from '../../../schema/i
 import { startLlmServer } from '../../fixtures/llm/llm-server.js';
 import { cleanTurn, readModelsFor, startCompany } from './harness.js';
 import { recordedDone, scheduledWake } from './wakes.js';
+import { recordingTracer } from '../../harness/recording-tracer.js';
 
 t.test(
   'a scheduled turn that outlives its timeout_seconds is cut: guard breach, failed turn, wake acknowledged',
@@ -232,10 +233,12 @@ t.test(
     await first.stopSeats();
     await first.bus.close();
 
+    const spans = recordingTracer();
     const second = await startCompany(t, {
       script: [],
       storeDir: dir,
       now: () => new Date(Date.now() + 120_000),
+      tracer: spans.tracer,
     });
     const turn = Payloads.AgentTurnCompleted.parse(
       (await second.waitFor((e) => e.type === 'agent_turn_completed')).payload,
@@ -270,6 +273,11 @@ t.test(
     const plan = Payloads.AgentPhaseCompleted.parse(closed[0]!.payload);
     t.same(turn.phases, ['plan', 'execute'], 'the turn names the phases its first run started');
     t.equal(turn.total_tokens, plan.total_tokens + 130, 'and counts their tokens');
+    t.same(
+      spans.ended('turn').map((a) => a['svc.tokens']),
+      [turn.total_tokens],
+      "the turn's span records the tokens its completion counts",
+    );
     t.same(
       record.timeline.map((m) => m.kind),
       ['started', 'tool', 'cut', 'failed'],

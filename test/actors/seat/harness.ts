@@ -27,7 +27,7 @@ import {
   type CatalogueOptions,
 } from '../../../bus/index.js';
 import { ReadModels } from '../../../projections/index.js';
-import { Company, EventRecord, SpendRecord } from '../../../schema/index.js';
+import { Company, EventRecord, SpendRecord, type Tracer } from '../../../schema/index.js';
 import { startProviders } from '../../../scripts/providers-wiring.js';
 import { startToolServers, type ToolServers } from '../../../scripts/toolservers-wiring.js';
 import { startLlmServer, type LlmServer } from '../../fixtures/llm/llm-server.js';
@@ -128,6 +128,8 @@ export async function startCompany(
     reflection?: boolean;
     /** Learning seats keep an episode ledger in `svc_episodes` and run the episode lifecycle. */
     episodes?: boolean;
+    /** The seats' tracer (turn and phase spans); default none. */
+    tracer?: Tracer;
   },
 ): Promise<Harness> {
   const logger = opts.logs?.logger ?? pino({ level: process.env['TEST_LOG'] ? 'debug' : 'silent' });
@@ -203,6 +205,7 @@ export async function startCompany(
       : {}),
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.progressEveryMs !== undefined ? { progressEveryMs: opts.progressEveryMs } : {}),
+    ...(opts.tracer ? { tracer: opts.tracer } : {}),
   });
   let stopped = false;
   const stopSeats = async (): Promise<void> => {
