@@ -23,6 +23,9 @@ export async function verifyRelay(
   const jws = parseJws(match[1] ?? '');
   if (jws === null) return refuse('malformed_signature');
   if (jws.header['alg'] !== 'RS256') return refuse('unsupported_scheme');
+  // RFC 7515 4.1.11: a token naming extensions the recipient must understand is invalid, and this one
+  // understands none.
+  if (jws.header['crit'] !== undefined) return refuse('unsupported_scheme');
   const kid = jws.header['kid'];
   if (typeof kid !== 'string' || kid === '' || kid.length > 256) return refuse('unknown_key');
   const cached = await keys.key(kid);

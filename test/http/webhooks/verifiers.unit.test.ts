@@ -190,6 +190,24 @@ t.test(
 );
 
 t.test(
+  'a relay token naming critical header extensions is refused: the node understands none (RFC 7515 4.1.11)',
+  async (t) => {
+    const issuer = relayIssuer('k1');
+    const keys = keySet(issuer.jwks);
+    const now = Date.now();
+    const exp = Math.floor(now / 1000) + 60;
+    for (const crit of [['exp'], ['x-vendor'], [], 'x-vendor']) {
+      const token = issuer.token({ aud: 'app-1', exp }, { crit, 'x-vendor': 1 });
+      t.match(
+        await verifyRelay('app-1', keys, { authorization: `Bearer ${token}` }, now),
+        { ok: false, reason: 'unsupported_scheme' },
+        `crit ${JSON.stringify(crit)}`,
+      );
+    }
+  },
+);
+
+t.test(
   'shared tokens compare whole values: a prefix, a longer value and an empty one are refused',
   async (t) => {
     const token = 'monitor-token-0123456789abcdef';
