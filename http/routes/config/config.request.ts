@@ -194,11 +194,29 @@ function protoKeyAt(value: unknown, at: Array<string | number>): Array<string | 
   return null;
 }
 
-/** The write's summary: `X-Summary` wins over `_summary`; required unless the write is a dry run. */
+/**
+ * The longest summary, in UTF-8 bytes. The spec's "short change note": every node keeps each revision's
+ * metadata, summary included, for as long as `SVC_CONFIG` keeps the revision, and lists it on every history
+ * read, so an unbounded one (a body may be 8 MiB) would grow memory and answers with history.
+ */
+const SUMMARY_MAX_BYTES = 1024;
+
+/**
+ * The write's summary: `X-Summary` wins over `_summary`; required unless the write is a dry run, and at
+ * most {@link SUMMARY_MAX_BYTES} on every write (a dry run runs the same checks).
+ */
 export function readSummary(req: ApiRequest, bodySummary: string | undefined, required: boolean): string {
   const header = summaryHeader(req.headers['x-summary']);
   const summary = (header !== undefined && header.trim() !== '' ? header : bodySummary)?.trim() ?? '';
   if (summary === '' && required) throw new ApiError('summary_required');
+  const bytes = Buffer.byteLength(summary, 'utf8');
+  if (bytes > SUMMARY_MAX_BYTES) {
+    throw new ApiError('summary_required', {
+      detail: `The summary is ${bytes} bytes; at most ${SUMMARY_MAX_BYTES} (UTF-8) are kept with a revision.`,
+      hint: 'Send a short change note (its first line, say); keep longer notes with the change itself.',
+      extra: { max_bytes: SUMMARY_MAX_BYTES },
+    });
+  }
   return summary;
 }
 
