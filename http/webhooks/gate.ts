@@ -25,6 +25,20 @@ export interface Gate {
 export const credential = (value: string | null, what: string): Credential =>
   value === null ? { ok: false, what } : { ok: true, value };
 
+/** How the 503 names a block with an `enabled` switch that is absent or off. */
+export const SWITCHED_OFF = 'is unset or switched off (enabled: false)';
+
+/**
+ * A block's credential, or words for the 503: the block itself when it is absent or switched off, else the
+ * secret it lacks (a switched-off block keeps its secret: naming that would send the operator after one set).
+ */
+export const blockCredential = (
+  block: { readonly configured: boolean; readonly secret: string | null },
+  name: string,
+  secret = `${name}.webhook_secret`,
+  off = 'is unset',
+): Credential => credential(block.secret, block.configured ? `${secret} is unset` : `${name} ${off}`);
+
 const blank = (value: string | undefined): boolean => value === undefined || value.trim() === '';
 
 /** The credential travels in header `name` (a signature by default). */

@@ -14,7 +14,7 @@ import { CodehostBHeaders, verifyCodehostB } from './codehost-b.verify.js';
 import { digestKey, headerId, pathOf, scalar, wikiDedupKey, wikiEventType } from './delivery-ids.js';
 import { seatHandleServed, unserved, type Unserved } from './path-grammar.js';
 import { MonitorHeaders, monitorTokenUsable, verifyMonitor } from './monitor.verify.js';
-import { credential, failClosed, inHeader, type Gate } from './gate.js';
+import { blockCredential, credential, failClosed, inHeader, SWITCHED_OFF, type Gate } from './gate.js';
 import { accept, malformed, notConfigured, refused, type ReceiverDeps } from './receiver.js';
 import { seatSecret } from './settings.js';
 import { TrackerAHeaders, verifyTrackerA } from './tracker-a.verify.js';
@@ -42,8 +42,7 @@ type Handler = (deps: ReceiverDeps, req: ApiRequest, secret: string, surface: st
 
 const trackerAGate: Gate = {
   surface: () => 'tracker-a',
-  credential: (deps) =>
-    credential(deps.settings().trackerA.secret, 'integrations.tracker_a.webhook_secret is unset'),
+  credential: (deps) => blockCredential(deps.settings().trackerA, 'integrations.tracker_a'),
   absent: inHeader(TrackerAHeaders.signature),
 };
 
@@ -76,7 +75,7 @@ const codehostAGate: Gate = {
   credential(deps, req) {
     const handle = req.params['handle'];
     return handle === undefined
-      ? credential(deps.settings().codehostA.secret, 'integrations.codehost_a.webhook_secret is unset')
+      ? blockCredential(deps.settings().codehostA, 'integrations.codehost_a')
       : credential(
           seatSecret(deps.settings(), handle, 'codehost_a', 'webhook_secret'),
           `seat ${handle} has no codehost-a app webhook secret`,
@@ -141,7 +140,12 @@ async function noteInstallation(deps: ReceiverDeps, req: ApiRequest, handle: str
 const codehostBGate: Gate = {
   surface: () => 'codehost-b',
   credential: (deps) =>
-    credential(deps.settings().codehostB.secret, 'integrations.codehost_b.signing_secret is unset'),
+    blockCredential(
+      deps.settings().codehostB,
+      'integrations.codehost_b',
+      'integrations.codehost_b.signing_secret',
+      SWITCHED_OFF,
+    ),
   absent: inHeader(CodehostBHeaders.signature),
 };
 
@@ -169,7 +173,7 @@ function codehostB(deps: ReceiverDeps, req: ApiRequest, secret: string, surface:
 const trackerBGate: Gate = {
   surface: () => 'tracker-b',
   credential: (deps) =>
-    credential(deps.settings().trackerB.secret, 'integrations.tracker_b.webhook_secret is unset'),
+    blockCredential(deps.settings().trackerB, 'integrations.tracker_b', undefined, SWITCHED_OFF),
   absent: inHeader(TrackerBHeaders.signature),
 };
 
@@ -190,7 +194,7 @@ function trackerB(deps: ReceiverDeps, req: ApiRequest, secret: string, surface: 
 
 const wikiGate: Gate = {
   surface: () => 'wiki',
-  credential: (deps) => credential(deps.settings().wiki.secret, 'integrations.wiki.webhook_secret is unset'),
+  credential: (deps) => blockCredential(deps.settings().wiki, 'integrations.wiki'),
   absent: inHeader(WikiHeaders.signature),
 };
 
@@ -226,7 +230,11 @@ function wikiQueryToken(req: RequestHead): { readonly repeated: true } | { reado
 const wikiCloudGate: Gate = {
   surface: () => 'wiki/cloud',
   credential: (deps) =>
-    credential(deps.settings().wiki.token, 'the wiki cloud token (SVC_WIKI_WEBHOOK_TOKEN) is unset'),
+    blockCredential(
+      { configured: deps.settings().wiki.configured, secret: deps.settings().wiki.token },
+      'integrations.wiki',
+      'the wiki cloud token (SVC_WIKI_WEBHOOK_TOKEN)',
+    ),
   // The token may come as `?token=` instead of the header.
   absent: (req: RequestHead): Refusal | null => {
     const query = wikiQueryToken(req);
