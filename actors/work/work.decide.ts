@@ -181,7 +181,8 @@ export function decideWork(
     }
     case 'purge': {
       const problems: Problem[] = [];
-      if (change.confirm !== item.key)
+      // Keys are upper-case by their grammar: a confirmation in any case names the item, as a path does.
+      if (change.confirm.toUpperCase() !== item.key)
         problems.push({ path: 'confirm', message: `must repeat the key ${item.key}` });
       if (change.project.toUpperCase() !== item.project)
         problems.push({ path: 'project', message: `${item.key} is in ${item.project}` });

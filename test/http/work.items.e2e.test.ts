@@ -303,3 +303,15 @@ t.test('purge: confirm, project and reason checked before anything is destroyed'
   const next = await post(`${w.base}/work`, { project: 'ENG', title: 'After' });
   t.equal(next.json?.key, 'ENG-2', 'a purged key is never handed out again');
 });
+
+t.test('purge: confirm names the item key in any case, as every /work key does', async (t) => {
+  const w = await startWorkHarness(t);
+  await post(`${w.base}/work`, { project: 'ENG', title: 'Typed in lower case' });
+  const other = await post(`${w.base}/work/ENG-1/purge`, { confirm: 'eng-2', project: 'eng', reason: 'r' });
+  t.equal(other.status, 400, 'another key in lower case is still another item');
+  t.match(other.json?.problems, [{ path: 'confirm', message: /ENG-1/ }]);
+  const lower = await post(`${w.base}/work/eng-1/purge`, { confirm: 'eng-1', project: 'eng', reason: 'r' });
+  t.equal(lower.status, 200, JSON.stringify(lower.json));
+  t.equal(lower.json?.key, 'ENG-1');
+  t.equal((await call(`${w.base}/work/ENG-1`)).status, 404, 'purged');
+});
