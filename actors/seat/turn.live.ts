@@ -16,6 +16,7 @@ import type { TurnDeps } from './turn.deps.js';
 type ToolExecution = (typeof Payloads.ToolExecution)['_output'];
 type Round = (typeof Payloads.Round)['_output'];
 type RunningCall = (typeof Payloads.RunningCall)['_output'];
+type InFlight = NonNullable<(typeof Payloads.AgentPhaseCompleted)['_output']['in_flight']>;
 
 /** How often the text of a round being written is sent while it streams. */
 export const PARTIAL_EVERY_MS = 250;
@@ -35,6 +36,8 @@ export interface PhaseLive {
   maxRounds(n: number): void;
   /** Sends the change not yet sent, if any, and sends nothing after: the phase is over. */
   close(): void;
+  /** The call in flight as the view shows it now (a failed phase's record keeps it: frames are not stored). */
+  inFlight(): InFlight;
 }
 
 export interface LiveTiming {
@@ -158,6 +161,7 @@ export function phaseLive(
       maxRounds = n;
     },
     close,
+    inFlight: () => ({ round_num: roundNum, round_started_at: roundStartedAt, running_call: running }),
   };
 }
 

@@ -308,7 +308,7 @@ export class PhaseRun implements PhaseSoFar {
     await endingCall(this.live, () =>
       this.deps.events.publish(
         'agent_phase_completed',
-        phaseRecord(this, this.deps.now(), true, message),
+        { ...phaseRecord(this, this.deps.now(), true, message), in_flight: this.live.inFlight() },
         true,
         this.eventId('phase'),
       ),

@@ -18,6 +18,8 @@ import { addHistory, sandboxRow, shownText } from './agents.history.js';
 import { endedAt, endLive, liveAt, newerCallShown, sameCall } from './agents.ties.js';
 import { clearCause, cutLiveCall, needsClosed, setCause, setError, setNeeds } from './agents.causes.js';
 
+type InFlight = NonNullable<Payloads.AgentPhaseCompleted['in_flight']>;
+
 export const agentEventTypes = [
   'agent_phase_started',
   'agent_turn_progress',
@@ -99,8 +101,10 @@ function foldProgress(
 }
 
 /** The phase's call ended: the live row shows its outcome, no longer in progress. */
-function endCall(seat: SeatRuntime, ms: number | null, row: HistoryRow): void {
+function endCall(seat: SeatRuntime, ms: number | null, row: HistoryRow, inFlight?: InFlight): void {
   const prior = sameCall(seat.live_call, row) ? seat.live_call : null;
+  // A failed phase's record says what the call in flight was, so a replay (no frames) shows what was live.
+  const died = row.failed ? inFlight : undefined;
   seat.cut = null;
   seat.live_call = {
     turn_id: row.turn_id,
@@ -114,10 +118,10 @@ function endCall(seat: SeatRuntime, ms: number | null, row: HistoryRow): void {
     in_progress: false,
     round_narration: row.round_narration ?? prior?.round_narration ?? null,
     partial_round: row.partial_round ?? prior?.partial_round ?? null,
-    round_started_at: prior?.round_started_at ?? null,
-    running_call: row.failed ? (prior?.running_call ?? null) : null,
+    round_started_at: died ? died.round_started_at : (prior?.round_started_at ?? null),
+    running_call: died ? died.running_call : row.failed ? (prior?.running_call ?? null) : null,
     max_rounds: row.max_rounds ?? prior?.max_rounds ?? null,
-    round_num: prior?.round_num ?? null,
+    round_num: died ? died.round_num : (prior?.round_num ?? null),
     started_at: row.started_at,
     failed: row.failed,
   };
@@ -178,11 +182,19 @@ const handlers: Record<(typeof agentEventTypes)[number], Handler> = {
   agent_phase_completed: (seat, ms, e) => {
     const p = Payloads.AgentPhaseCompleted.safeParse(e.payload);
     if (!p.success) return false;
-    const { system_prompt: _s, input_tokens: _i, output_tokens: _o, timeline: _t, error, ...row } = p.data;
+    const {
+      system_prompt: _s,
+      input_tokens: _i,
+      output_tokens: _o,
+      timeline: _t,
+      error,
+      in_flight,
+      ...row
+    } = p.data;
     addHistory(seat, row);
     if (!isNotOlder(ms, seat.liveMs)) return true;
     if (newerCallShown(seat, ms, row)) endLive(seat, ms, row);
-    else endCall(seat, ms, row);
+    else endCall(seat, ms, row, in_flight);
     if (row.failed) {
       setError(seat, ms, {
         at: e.timestamp,

@@ -85,7 +85,7 @@ export function phaseRow(record: EventRecord): PhaseRow | null {
   if (record.type !== 'agent_phase_completed') return null;
   const p = Payloads.AgentPhaseCompleted.safeParse(record.payload);
   if (!p.success) return null;
-  const { system_prompt: _s, timeline: _t, error, ...row } = p.data;
+  const { system_prompt: _s, timeline: _t, in_flight: _f, error, ...row } = p.data;
   return { id: record.id, agent_id: record.agent_id ?? null, ...row, error: error ?? null };
 }
 

@@ -64,16 +64,6 @@ export type PhaseRecord = z.infer<typeof PhaseRecord>;
 
 export const TimelineEntry = z.object({ at: Instant, kind: z.string(), detail: z.string().optional() });
 
-export const AgentPhaseCompleted = PhaseRecord.extend({
-  system_prompt: z.string(),
-  input_tokens: count,
-  output_tokens: count,
-  timeline: z.array(TimelineEntry),
-  /** Why the phase died (when `failed`); becomes the seat's `last_error`. */
-  error: z.string().nullable().optional(),
-});
-export type AgentPhaseCompleted = z.infer<typeof AgentPhaseCompleted>;
-
 /** A call to a tool running right now. */
 export const RunningCall = z.object({
   name: z.string(),
@@ -81,6 +71,28 @@ export const RunningCall = z.object({
   origin: z.string(),
   server: z.string().nullable(),
 });
+
+/**
+ * The live view of the call a failed phase died in, as its last progress frame showed it. Progress is never
+ * stored, so a read model replaying the history after a restart takes it from here (rule 4).
+ */
+export const InFlight = z.object({
+  round_num: z.number().int().min(-1),
+  round_started_at: Instant.nullable(),
+  running_call: RunningCall.nullable(),
+});
+
+export const AgentPhaseCompleted = PhaseRecord.extend({
+  system_prompt: z.string(),
+  input_tokens: count,
+  output_tokens: count,
+  timeline: z.array(TimelineEntry),
+  /** Why the phase died (when `failed`); becomes the seat's `last_error`. */
+  error: z.string().nullable().optional(),
+  /** Only on a failed phase that died live (not one closed from the turn journal). */
+  in_flight: InFlight.optional(),
+});
+export type AgentPhaseCompleted = z.infer<typeof AgentPhaseCompleted>;
 
 /**
  * Stream-only progress of the phase in flight (never stored). `round_num` -1 is the opening round (the
