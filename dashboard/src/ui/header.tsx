@@ -1,5 +1,5 @@
 /** The top bar: the company and node, the link state, the token form and the theme switch. */
-import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { useConnection, useLiveSlice } from '../live/context.js';
 import { authHeaders, writeToken } from '../live/token.js';
 import { Badge } from './parts.js';
@@ -123,6 +123,23 @@ function TokenForm() {
   );
 }
 
+/**
+ * Words for a polite live region, changed only when the node's health status changes from one known value
+ * to another: silent at load, and the 5 s pulse, which redraws nothing when its status is the same, adds
+ * nothing to read. The badge itself is not live (its one word would be read without saying what it is).
+ */
+function useHealthChange(status: string | undefined): string {
+  const last = useRef(status);
+  const [words, setWords] = useState('');
+  useEffect(() => {
+    const was = last.current;
+    if (status === undefined) return;
+    last.current = status;
+    if (was !== undefined && was !== status) setWords(`Node health ${status}, was ${was}`);
+  }, [status]);
+  return words;
+}
+
 export function Header() {
   // What the bar shows of health (its node and status), not the whole pulse: an unchanged pulse draws nothing.
   const live = useLiveSlice((s) => ({
@@ -132,6 +149,7 @@ export function Header() {
     link: s.link,
   }));
   const [theme, setTheme] = useState<Theme>(initialTheme);
+  const healthChange = useHealthChange(live.status);
   return (
     <header class="top">
       <div class="brand">
@@ -142,6 +160,10 @@ export function Header() {
           {linkText[live.link]}
         </span>
         {live.status !== undefined ? <Badge value={live.status} title="health status" /> : null}
+        {/* Always in the page: a live region added with its words is often not announced. */}
+        <span class="visually-hidden" role="status" data-announce="health">
+          {healthChange}
+        </span>
       </div>
       <div class="controls">
         <TokenForm />
