@@ -99,6 +99,19 @@ t.test(
   },
 );
 
+t.test(
+  'evict of a live node: the member_live hint offers nothing the route does not take (no ?force)',
+  async (t) => {
+    const w = await startRetentionHarness(t);
+    await w.ack();
+    const live = await post(`${w.base}/work/retention/evict/node-0?force=true`, { reason: 'test' });
+    t.equal(live.status, 409, 'no force overrides it');
+    t.equal(live.json?.error, 'member_live');
+    t.notMatch(live.json?.hint, /force/, 'the hint does not send the caller to a parameter evict lacks');
+    t.match(live.json?.hint, /GET \/work\/retention/, 'it says where to watch the node lag or leave');
+  },
+);
+
 t.test('evict refuses a live, current node and an unknown one; readmit puts it back', async (t) => {
   const w = await startRetentionHarness(t);
   await w.ack();

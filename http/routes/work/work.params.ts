@@ -4,9 +4,9 @@
  */
 import {
   errorCatalogue,
-  isOpId,
   ITEM_REF_MAX,
   noWorkItem,
+  opIdProblem,
   parseInstant,
   parsePosition,
   PERSON_HANDLE,
@@ -104,10 +104,8 @@ export function opIdOf(req: ApiRequest, fromBody: string | undefined, fresh: () 
     });
   const given = fromBody ?? fromQuery ?? undefined;
   if (given === undefined) return fresh();
-  if (!isOpId(given))
-    throw new ApiError('op_id_invalid', {
-      detail: `op_id must be 1 to 128 bytes of visible ASCII (this one is ${Buffer.byteLength(given)} bytes)`,
-    });
+  const problem = opIdProblem(given);
+  if (problem !== null) throw new ApiError('op_id_invalid', { detail: problem });
   return given;
 }
 
@@ -188,6 +186,10 @@ export function refusal<R extends WorkWriteReply | RetentionReply>(reply: R): Ex
     // The catalogue's hint speaks of config revisions; here a file version or the log's generation moved.
     ...(code === 'revision_advanced' && {
       hint: 'Read it again (an item or a file answers its version in `ETag`, the log its `generation`) and repeat the write against what you read.',
+    }),
+    // The catalogue's hint is the fleet removal's, whose `?force=true` an eviction does not take.
+    ...(code === 'member_live' && {
+      hint: 'Stop the node, or wait until it lags; `GET /work/retention` shows each holder `live` and `current`. Then evict it again.',
     }),
     ...(problems.length > 0 ? { extra: { problems } } : {}),
   });
