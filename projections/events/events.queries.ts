@@ -23,6 +23,7 @@ import { Subjects } from '../../bus/index.js';
 import type { IndexFilter } from './events.index.js';
 import { windowRows, type EventsState } from './events.projection.js';
 import { QueryError } from '../query/query-error.js';
+import { seatParam } from '../query/params.js';
 
 const { fallback: EVENTS_PAGE_DEFAULT, max: EVENTS_PAGE_MAX } = queryRanges.eventsLimit;
 export const TRACE_MAX = 500;
@@ -63,21 +64,6 @@ function one(params: URLSearchParams, name: string): string | undefined {
   if (all.length > 1)
     throw new QueryError('bad_params', `${name} is given more than once`, `Give ${name} once.`);
   return all[0];
-}
-
-/**
- * The seat filter, `agent_id` or its other name `seat` (blank reads as absent): two different seats are
- * refused rather than one silently dropped, which would widen or change the read.
- */
-function seatFilter(params: URLSearchParams): string | undefined {
-  const named = [one(params, 'agent_id'), one(params, 'seat')].filter((v) => v !== undefined && v !== '');
-  if (named.length === 2 && named[0] !== named[1])
-    throw new QueryError(
-      'bad_params',
-      'agent_id and seat name the same filter: give one of them',
-      'Drop `seat` or `agent_id`; they are one filter under two names.',
-    );
-  return named[0];
 }
 
 export interface ListQuery extends IndexFilter {
@@ -133,7 +119,7 @@ export function parseListQuery(params: URLSearchParams): ListQuery {
       'feed_only must be true or false',
       'Use feed_only=true for the feed’s rows only, or leave it out.',
     );
-  const seat = seatFilter(params);
+  const seat = seatParam(params);
   // The spec names no type filter; `type` is this node's (ops/dashboard.md). Stored types are a closed set.
   const type = one(params, 'type');
   if (type !== undefined && type !== '' && !isStoredType(type))

@@ -45,19 +45,6 @@ export function wholeParam(params: URLSearchParams, name: string, fallback: numb
   return Math.min(max, Number(text));
 }
 
-/** The seat filter: `agent_id` or its alias `seat` (one of them). */
-export function seatParam(params: URLSearchParams): string | undefined {
-  const a = one(params, 'agent_id');
-  const b = one(params, 'seat');
-  if (a !== undefined && b !== undefined && a !== b)
-    throw new QueryError(
-      'bad_params',
-      'agent_id and seat name the same filter: give one of them',
-      'Drop `seat` or `agent_id`; they are one filter under two names.',
-    );
-  return a ?? b;
-}
-
 export function categoryParam(params: URLSearchParams): EventCategory | undefined {
   const c = one(params, 'category');
   if (c !== undefined && !categories.has(c))

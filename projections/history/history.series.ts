@@ -6,15 +6,8 @@
 import { EventCategory, type Coverage } from '../../schema/index.js';
 import { categoryCodes, type IndexFilter } from '../events/events.index.js';
 import type { EventsSource } from '../events/events.queries.js';
-import {
-  boolParam,
-  categoryParam,
-  onlyKnown,
-  one,
-  seatParam,
-  SEAT_PARAMS,
-  wholeParam,
-} from './history.params.js';
+import { boolParam, categoryParam, onlyKnown, one, SEAT_PARAMS, wholeParam } from './history.params.js';
+import { seatParam } from '../query/params.js';
 import { QueryError } from '../query/query-error.js';
 
 export const SeriesBucket = { Hour: 'hour', Day: 'day' } as const;

@@ -15,10 +15,10 @@ import {
   one,
   onlyKnown,
   PAGE_PARAMS,
-  seatParam,
   SEAT_PARAMS,
   wholeParam,
 } from './history.params.js';
+import { seatParam } from '../query/params.js';
 import {
   phaseRow,
   phaseSummary,

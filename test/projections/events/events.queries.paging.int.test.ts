@@ -75,6 +75,9 @@ t.test('a page is at most 400 rows; bad parameters answer bad_params', async (t)
   // `seat` is the seat filter's other name: a blank `agent_id` beside it does not widen the read.
   t.equal(listQuery('agent_id=&seat=ada').agentId, 'ada');
   t.equal(listQuery('agent_id=ada&seat=ada').agentId, 'ada');
+  // Handles are lowercase: a seat written with capitals is that seat, not an empty read.
+  t.equal(listQuery('seat=Ada').agentId, 'ada');
+  t.equal(listQuery('agent_id=ADA&seat=ada').agentId, 'ada');
 });
 
 t.test('type lists one event type across pages, from replay and from the live stream alike', async (t) => {

@@ -129,6 +129,16 @@ t.test('turns pages completed turns newest first, losing and repeating none acro
     'the seat filter keeps its seat only',
   );
   t.same((await listTurns(src, p('agent_id=nobody'))).rows, []);
+  t.equal(
+    (await allPages((q) => listTurns(src, q), 'seat=Ada', 50)).rows.length,
+    150,
+    'handles are lowercase: the filter written with capitals reads the same seat',
+  );
+  t.equal(
+    (await listTurns(src, p('agent_id=&seat=ada'))).rows.length,
+    50,
+    'a blank name beside it is absent',
+  );
   const failed = (await allPages((q) => listTurns(src, q), '', 400)).rows.filter((r) => r.failed);
   t.equal(failed.length, 30);
   t.ok(failed.every((r) => r.error === 'it broke'));
