@@ -34,7 +34,13 @@ const LIST_MAX = 50;
 /** How long a write waits for this node's view to show it before answering with what the bus told. */
 const READ_BACK_MS = 10_000;
 const item = z.string().trim().min(1).max(80).describe('The item: its key (ENG-12) or its id.');
-const handles = z.array(z.string().regex(/^[a-z0-9][a-z0-9-]*$/)).max(20);
+// A seat is named in any case (`Ada` is `ada`) and kept lower-case, as on the REST writes; the pattern
+// the inputSchema advertises admits any case, so a client checking arguments does not refuse `Ada` first.
+const seat = z
+  .string()
+  .regex(/^[a-zA-Z0-9][a-zA-Z0-9-]*$/, 'a seat handle')
+  .overwrite((name) => name.toLowerCase());
+const handles = z.array(seat).max(20);
 
 const ListArgs = z.strictObject({
   project: z.string().optional().describe('Project key (ENG).'),
@@ -139,7 +145,8 @@ export function workTools(deps: {
       run(ctx, args) {
         const work = reach();
         if ('error' in work) return Promise.resolve(work.error);
-        const assignee = args.assignee === 'me' ? ctx.seat : (args.assignee ?? null);
+        const named = args.assignee?.toLowerCase() ?? null;
+        const assignee = named === 'me' ? ctx.seat : named;
         const needle = args.q?.toLowerCase() ?? null;
         // Keys are upper-case by their grammar: any case names the project, as on the REST routes.
         const project = args.project?.toUpperCase();

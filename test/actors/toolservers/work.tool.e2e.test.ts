@@ -78,3 +78,37 @@ t.test('a seat lists, reads, creates, comments on and moves items with its built
   const refused = await none[0]!.call(ctx('x'), {});
   t.equal(refused.is_error, true, 'no tracker: the tool says so');
 });
+
+t.test(
+  'a seat named in any case by the tools is that seat, kept lower-case, as on the REST writes',
+  async (t) => {
+    const w = await startWorkHarness(t);
+    const access: WorkAccess = {
+      state: () => w.view.state(),
+      write: (x) => sendCommand(w.bus, Commands.work.write, x),
+      until: (seq, ms) => w.view.until(seq, ms),
+    };
+    const tools = new Map(workTools({ work: () => access }).map((tool) => [tool.entry.name, tool]));
+    const run = async (name: string, args: Json) => {
+      const result = await tools
+        .get(name)!
+        .call({ seat: 'coder', agent_id: 'a', turn_id: 't', call_id: name }, args);
+      return {
+        error: result.is_error,
+        text: result.content.map((c) => ('text' in c ? c.text : '')).join(''),
+      };
+    };
+    const created = await run('work_create', { project: 'ENG', title: 'Cased', assignees: ['Coder'] });
+    t.equal(created.error, false, created.text);
+    t.match(JSON.parse(created.text), { item: { assignees: ['coder'] } });
+    const updated = await run('work_update', {
+      item: 'ENG-1',
+      assignees: ['Ada', 'coder'],
+      watchers: ['BOB'],
+    });
+    t.equal(updated.error, false, updated.text);
+    t.same((await call(`${w.base}/work/ENG-1`)).json?.watchers, ['bob']);
+    const listed = await run('work_list', { assignee: 'ADA' });
+    t.match(JSON.parse(listed.text), [{ key: 'ENG-1' }], 'the list filter names the seat in any case too');
+  },
+);
