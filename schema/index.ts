@@ -450,6 +450,7 @@ export {
   isTitle,
   ITEM_TITLE_MAX,
   OP_ID_MAX_BYTES,
+  opIdProblem,
   PAGE_TITLE_MAX,
   PERSON_HANDLE,
   PROJECT_KEY,

@@ -22,6 +22,21 @@ const visibleAscii = /^[\x21-\x7e]+$/;
 export const isOpId = (value: string): boolean =>
   value.length > 0 && value.length <= OP_ID_MAX_BYTES && visibleAscii.test(value);
 
+/** Which rule `value` breaks as an `op_id`, said for a refusal's detail; null when it is one. */
+export function opIdProblem(value: string): string | null {
+  if (value.length === 0) return 'op_id is empty; it must be 1 to 128 bytes of visible ASCII';
+  const chars = Array.from(value);
+  const at = chars.findIndex((c) => !visibleAscii.test(c));
+  if (at >= 0) {
+    const ch = chars[at]!;
+    const byte = new TextEncoder().encode(chars.slice(0, at).join('')).length + 1;
+    const name =
+      ch === ' ' ? 'a space' : `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+    return `op_id holds ${name} at byte ${byte}; only visible ASCII (! to ~) is allowed`;
+  }
+  return value.length > OP_ID_MAX_BYTES ? `op_id is ${value.length} bytes; at most ${OP_ID_MAX_BYTES}` : null;
+}
+
 /** A work project's key: an upper-case letter, then 1 to 9 upper-case letters or digits. */
 export const PROJECT_KEY = /^[A-Z][A-Z0-9]{1,9}$/;
 

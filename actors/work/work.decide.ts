@@ -186,9 +186,17 @@ export function decideWork(
         problems.push({ path: 'confirm', message: `must repeat the key ${item.key}` });
       if (change.project.toUpperCase() !== item.project)
         problems.push({ path: 'project', message: `${item.key} is in ${item.project}` });
-      if (purgeReasonProblem(change.reason))
-        problems.push({ path: 'reason', message: purgeReasonProblem(change.reason)! });
-      if (problems.length > 0) return refuse('validation_error', 'the purge is not confirmed', problems);
+      const confirmed = problems.length === 0;
+      const reasonProblem = purgeReasonProblem(change.reason);
+      if (reasonProblem) problems.push({ path: 'reason', message: reasonProblem });
+      // A confirmed purge refused for its reason alone says so: "not confirmed" would send the caller
+      // to re-check a key and project that were right.
+      if (problems.length > 0)
+        return refuse(
+          'validation_error',
+          confirmed ? `the purge reason is refused: ${reasonProblem}` : 'the purge is not confirmed',
+          problems,
+        );
       return {
         project: item.project,
         record: { kind: 'item.purged', ...base, reason: noticeLine(change.reason) },

@@ -3,7 +3,7 @@
  * the caller a write is recorded as, and a write's refusal as its catalogued error.
  */
 import { randomUUID } from 'node:crypto';
-import { isOpId, type ServiceCaller } from '../../../schema/index.js';
+import { isOpId, opIdProblem, type ServiceCaller } from '../../../schema/index.js';
 import type { PageWriteResult } from '../../../projections/index.js';
 import { ApiError } from '../../api-error.js';
 import type { Actor, ApiRequest, RequestHead } from '../../types.js';
@@ -14,15 +14,15 @@ export interface KnowledgeCallers {
   caller(actor: Actor | null): ServiceCaller;
 }
 
-const opIdRefusal = (detail: string) =>
+const opIdRefusal = (detail: string, value?: unknown) =>
   new ApiError('op_id_invalid', {
-    detail: `${detail} The op_id must be at most 128 bytes of visible ASCII.`,
+    detail: `${detail} ${typeof value === 'string' ? (opIdProblem(value) ?? '') : 'it must be a string'}.`,
   });
 
 /** `?op_id=` checked before the body is read (a write is refused before anything happens). */
 export function checkQueryOpId(req: RequestHead): void {
   const value = singleParam(req, 'op_id', 'op_id_invalid');
-  if (value !== null && !isOpId(value)) throw opIdRefusal('`?op_id=` is outside the grammar.');
+  if (value !== null && !isOpId(value)) throw opIdRefusal('`?op_id=` is outside the grammar:', value);
 }
 
 /**
@@ -33,8 +33,9 @@ export function opIdOf(req: ApiRequest, raw: unknown): string {
   const fromQuery = singleParam(req, 'op_id', 'op_id_invalid');
   const inBody = typeof raw === 'object' && raw !== null && 'op_id' in raw ? raw.op_id : undefined;
   if (inBody !== undefined && (typeof inBody !== 'string' || !isOpId(inBody)))
-    throw opIdRefusal("The body's `op_id` is outside the grammar.");
-  if (fromQuery !== null && !isOpId(fromQuery)) throw opIdRefusal('`?op_id=` is outside the grammar.');
+    throw opIdRefusal("The body's `op_id` is outside the grammar:", inBody);
+  if (fromQuery !== null && !isOpId(fromQuery))
+    throw opIdRefusal('`?op_id=` is outside the grammar:', fromQuery);
   if (inBody !== undefined && fromQuery !== null && inBody !== fromQuery)
     throw opIdRefusal('The body and the query name two different op_ids.');
   return inBody ?? fromQuery ?? randomUUID();
