@@ -117,6 +117,27 @@ t.test(
 );
 
 t.test(
+  'a token no request header can carry (a pasted curly quote) is refused by the form, never held as a node that does not answer',
+  needsChromium,
+  async (t) => {
+    const { browser, node } = shared!;
+    const w = await openPage(browser);
+    await visit(w, node.url, 'overview', 'Overview');
+    await w.page.getByLabel('Operator token').fill(`\u201c${TOKEN}\u201d`);
+    await w.page.getByRole('button', { name: 'Use token' }).click();
+    const refusal = w.page.getByRole('alert').filter({ hasText: /token/ });
+    await refusal.waitFor();
+    t.match(await refusal.textContent(), /characters/, 'the form says what is wrong with it');
+    t.equal(await w.page.getByLabel('Operator token').getAttribute('aria-invalid'), 'true');
+    t.equal(await w.page.evaluate<string | null>(`sessionStorage.getItem('svc.token')`), null, 'not kept');
+    t.equal(await w.page.locator('text=operator token held for this tab').count(), 0);
+    t.equal(await w.page.locator('[data-link]').getAttribute('data-link'), 'live', 'the link stays live');
+    t.same(await w.violations(), []);
+    t.same(w.errors, []);
+  },
+);
+
+t.test(
   'the org chart shows the example company: units, leads, seats and humans',
   needsChromium,
   async (t) => {

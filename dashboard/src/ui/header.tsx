@@ -32,8 +32,23 @@ const linkText = {
   offline: 'offline',
 } as const;
 
-/** Whether the node takes `token` (a present, wrong token is refused on every route); null when it cannot tell. */
-async function accepted(token: string): Promise<boolean | null> {
+/** A token no `Authorization` header can carry (a character past Latin-1, a control character): never sendable. */
+function unsendable(token: string): boolean {
+  try {
+    new Headers(authHeaders(token));
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Whether the node takes `token` (a present, wrong token is refused on every route); null when it cannot
+ * tell. An unsendable token is refused here: fetch would throw as for an unreachable node, and the token
+ * would be held while every guarded read fails as if the node were down.
+ */
+async function accepted(token: string): Promise<boolean | 'unsendable' | null> {
+  if (unsendable(token)) return 'unsendable';
   try {
     const res = await fetch('/viewer', { headers: authHeaders(token), cache: 'no-store' });
     return res.status !== 401;
@@ -45,7 +60,7 @@ async function accepted(token: string): Promise<boolean | null> {
 function TokenForm() {
   const connection = useConnection();
   const [draft, setDraft] = useState('');
-  const [refused, setRefused] = useState(false);
+  const [refused, setRefused] = useState<false | 'refused' | 'unsendable'>(false);
   // The form follows the connection's token, which changes outside this component's state.
   const [, rerender] = useState(0);
   // Entering or forgetting the token swaps the form: the focus follows to what replaced the control used,
@@ -86,7 +101,7 @@ function TokenForm() {
         const token = draft.trim();
         if (token === '') return;
         void accepted(token).then((ok) => {
-          if (ok === false) return setRefused(true);
+          if (ok === false || ok === 'unsendable') return setRefused(ok === false ? 'refused' : ok);
           // Unreachable node: held all the same; the connection drops it if the node refuses it later.
           writeToken(token);
           connection.useToken(token);
@@ -109,14 +124,16 @@ function TokenForm() {
             setRefused(false);
           }}
           placeholder="read-only without one"
-          aria-invalid={refused}
+          aria-invalid={refused !== false}
           aria-describedby={refused ? 'token-refused' : undefined}
         />
       </label>
       <button type="submit">Use token</button>
       {refused ? (
         <span id="token-refused" class="error" role="alert">
-          This token is not accepted by the node.
+          {refused === 'unsendable'
+            ? 'This token has characters no request can carry (a curly quote?); paste it as plain text.'
+            : 'This token is not accepted by the node.'}
         </span>
       ) : null}
     </form>
