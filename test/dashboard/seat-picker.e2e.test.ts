@@ -68,6 +68,14 @@ t.test(
     await w.page.keyboard.press('Tab');
     t.match(w.page.url(), new RegExp(`#/seat/${options[at + 2]}$`), 'leaving the picker opens nothing');
     t.equal(await picker.inputValue(), options[at + 2], 'the picker shows the open seat again');
+
+    // The open list (Alt+Down) takes the arrows; its Enter picks and opens the seat.
+    await picker.focus();
+    await w.page.keyboard.press('Alt+ArrowDown');
+    await w.page.keyboard.press('ArrowDown');
+    await w.page.keyboard.press('Enter');
+    await w.page.waitForURL(new RegExp(`#/seat/${options[at + 3]}$`), { timeout: 5_000 });
+    t.pass("the open list's pick opens the seat");
     t.same(await w.violations(), []);
     t.same(w.errors, []);
   },

@@ -2,8 +2,8 @@
  * The seat room's picker: a native select (a combobox to assistive technology) whose arrow keys and
  * type-ahead move the choice without opening it; Enter opens the chosen seat, as does a pick from the open
  * list with the mouse or the keyboard. Chromium fires `change` on every arrow press on a closed select, so a
- * change that follows a key press on the select itself only moves the choice; the list's own pick arrives
- * with no key press on the select (the open list takes the keys).
+ * change in the same task as a key press on the select itself only moves the choice; the open list's pick
+ * arrives in a later task, with no key press on the select (the open list takes the keys).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { OrgSeat } from '../live/types.js';
@@ -31,9 +31,11 @@ export function SeatPicker(props: { handle: string; seats: OrgSeat[]; known: boo
               open(choice);
               return;
             }
+            // The change a key makes fires in this same task; a key that opens the list (Alt+Down, Space)
+            // leaves the pick to a later one, and the open list's keys reach neither keydown nor keyup here.
             keyed.current = true;
+            setTimeout(() => (keyed.current = false), 0);
           }}
-          onKeyUp={() => (keyed.current = false)}
           onChange={(e) => {
             const to = e.currentTarget.value;
             setChoice(to);
