@@ -16,6 +16,8 @@ export interface Secrets {
   readonly keyring: Keyring | null;
   /** `${VAR}` resolution for the company document: store first (with a keyring), then the environment. */
   readonly resolve: Resolver;
+  /** Changes whenever a stored secret does: what `resolve` answers may have changed. */
+  readonly stamp: () => number;
   /** Whether the store answers `name` (its value is a secret, never shown); false: the environment's or none. */
   readonly secret: (name: string) => boolean;
   /** The `/secrets` routes over this store. */
@@ -58,6 +60,7 @@ export async function startSecrets(opts: {
     view,
     keyring,
     resolve: secretsThenEnv(store, opts.env ?? process.env),
+    stamp: () => view.state.stamp,
     secret: (name) => store(name) !== undefined,
     routes: (auth: AuthSettings) =>
       secretsRoutes({

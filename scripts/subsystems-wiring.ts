@@ -271,6 +271,7 @@ export async function startSubsystems(opts: {
     config,
     logger,
     resolve: secrets.resolve,
+    secretsStamp: secrets.stamp,
     configured: () => node.configured(),
     coverage: () => readModels.models.coverage(),
     wakes,

@@ -71,6 +71,8 @@ export interface WebhooksOptions {
   readonly coverage: () => Coverage;
   /** `${VAR}` resolution: the secret store first, then the environment (default: environment only). */
   readonly resolve?: Resolver;
+  /** Changes whenever the secret store does, so a stored secret is used from the next delivery on. */
+  readonly secretsStamp?: () => number;
   /** Environment for the code-host app flow's locations (default: the process environment). */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** The integrations read model: `/integrations` reads its arrival counts. */
@@ -104,16 +106,19 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
     relayKeySetUrl: value('SVC_RELAY_JWKS_URL'),
   });
 
-  // Rebuilt when the active revision changes, and at most once a second otherwise, so a secret put
-  // into the store (a `${VAR}` the document references) takes effect without a new revision.
+  // Rebuilt when the active revision or the secret store changes (a write answers once this node sees it,
+  // so the next delivery uses it), and at most once a second otherwise: the environment has no stamp.
+  const stampOf = opts.secretsStamp ?? (() => 0);
   let cached: {
     id: string | null;
+    stamp: number;
     at: number;
     settings: WebhookSettings;
     people: People;
     rateLimit: number;
   } = {
     id: null,
+    stamp: stampOf(),
     at: 0,
     settings: unconfiguredSettings(extras()),
     people: peopleFrom(null),
@@ -122,12 +127,14 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
   const current = (): typeof cached => {
     // Read on every delivery: the id decides, the record is built only when it changed or the second passed.
     const id = activeRevisionId(opts.view.state);
+    const stamp = stampOf();
     const now = performance.now();
-    if (id === cached.id && now - cached.at < 1000) return cached;
+    if (id === cached.id && stamp === cached.stamp && now - cached.at < 1000) return cached;
     const active = activeRevision(opts.view.state);
     if (active === null)
       return (cached = {
         id,
+        stamp,
         at: now,
         settings: unconfiguredSettings(extras()),
         people: peopleFrom(null),
@@ -142,6 +149,7 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
       const document = substituteDeep(opened, resolve) as Company;
       cached = {
         id,
+        stamp,
         at: now,
         settings: webhookSettingsFrom(id ?? '', document, extras()),
         people: peopleFrom(document),

@@ -8,11 +8,17 @@ import { StoredSecret, type SecretMeta } from '../../schema/index.js';
 export interface SecretsState {
   /** Per name: the newest bucket revision seen and its record (null once deleted). */
   readonly entries: Map<string, { revision: number; record: StoredSecret | null }>;
+  /** Changes with every fact folded, across rebuilds too: readers that cache what they resolved compare it. */
+  stamp: number;
 }
 
 export function emptySecretsState(): SecretsState {
-  return { entries: new Map() };
+  return { entries: new Map(), stamp: nextStamp() };
 }
+
+// One counter for the process, so a rebuilt state never reads the stamp a reader cached from the old one.
+let stamps = 0;
+const nextStamp = (): number => (stamps += 1);
 
 /** One change of the bucket, already decoded. */
 export interface SecretFact {
@@ -29,6 +35,7 @@ export function applySecretFact(state: SecretsState, fact: SecretFact): SecretsS
   const parsed = fact.operation === 'put' ? StoredSecret.safeParse(fact.value) : null;
   const record = parsed?.success && parsed.data.name === fact.key ? parsed.data : null;
   state.entries.set(fact.key, { revision: fact.revision, record });
+  state.stamp = nextStamp();
   return state;
 }
 
