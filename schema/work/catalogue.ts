@@ -12,6 +12,8 @@ export const CustomField = z.object({
   description: z.string(),
   /** `enum` fields only. */
   options: z.array(z.string()).optional(),
+  /** `number` fields only: the least value taken (an effort in hours is never negative). */
+  min: z.number().optional(),
   /** Types the field applies to; empty: every type. */
   types: z.array(z.string()),
   archived: z.boolean(),
@@ -31,7 +33,14 @@ export const taskTypes: readonly TaskType[] = [
 ];
 
 export const customFields: readonly CustomField[] = [
-  { name: 'estimate', type: 'number', description: 'Effort in hours.', types: [], archived: false },
+  {
+    name: 'estimate',
+    type: 'number',
+    description: 'Effort in hours.',
+    min: 0,
+    types: [],
+    archived: false,
+  },
   {
     name: 'severity',
     type: 'enum',
@@ -71,7 +80,8 @@ export function customFieldProblem(type: string, name: string, value: unknown): 
   if (value === null) return null;
   switch (field.type) {
     case 'number':
-      return typeof value === 'number' && Number.isFinite(value) ? null : 'a number';
+      if (typeof value !== 'number' || !Number.isFinite(value)) return 'a number';
+      return field.min !== undefined && value < field.min ? `a number of at least ${field.min}` : null;
     case 'boolean':
       return typeof value === 'boolean' ? null : 'true or false';
     case 'date':

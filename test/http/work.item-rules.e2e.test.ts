@@ -216,3 +216,26 @@ t.test(
     t.equal(thread[0]?.body, 'first\n\tsecond');
   },
 );
+
+t.test('an estimate is a number of hours, 0 or more: a negative one is refused at its path', async (t) => {
+  const w = await startWorkHarness(t);
+  await send(`${w.base}/work`, { project: 'ENG', title: 'Sized' });
+  const before = (await w.bus.streamInfo(Streams.Work)).lastSeq;
+  const created = await send(`${w.base}/work`, { project: 'ENG', title: 'x', fields: { estimate: -5 } });
+  t.equal(created.status, 400);
+  t.equal(created.json?.error, 'validation_error');
+  t.same(paths(created), ['fields.estimate']);
+  const patched = await send(`${w.base}/work/ENG-1`, { fields: { estimate: -0.5 } }, 'PATCH');
+  t.equal(patched.status, 400);
+  t.equal(patched.json?.error, 'validation_error');
+  t.same(paths(patched), ['fields.estimate']);
+  t.equal((await w.bus.streamInfo(Streams.Work)).lastSeq, before, 'nothing written');
+  const zero = await send(`${w.base}/work/ENG-1`, { fields: { estimate: 0 } }, 'PATCH');
+  t.equal(zero.status, 200, 'no effort at all is an estimate');
+  const catalogue = (await call(`${w.base}/work/catalogue`)).json?.fields as Json[];
+  t.match(
+    catalogue.find((f) => f.name === 'estimate'),
+    { type: 'number', min: 0 },
+    'the catalogue says so',
+  );
+});
