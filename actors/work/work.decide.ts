@@ -82,6 +82,20 @@ function fieldProblems(
   return problems;
 }
 
+/**
+ * The fields as the record keeps them: a link names its target by key, however the write named it (any
+ * case, or its id), so reads, history and the "changes nothing" check see one name. A target that names
+ * nothing is left as sent for fieldProblems to refuse.
+ */
+function canonical<F extends Partial<ItemFields>>(state: WorkState, fields: F): F {
+  if (fields.links === undefined) return fields;
+  const links = fields.links.map((link) => ({
+    ...link,
+    item: itemByRef(state, link.item)?.key ?? link.item,
+  }));
+  return { ...fields, links };
+}
+
 function create(
   state: WorkState,
   ctx: WorkContext,
@@ -99,8 +113,9 @@ function create(
     return refuse('validation_error', `project ${project.key} is archived`, [
       { path: 'project', message: 'archived' },
     ]);
-  const fields: ItemFields = { ...defaults, ...change.fields };
-  const problems = fieldProblems(state, ctx, change.fields, fields.type);
+  const given = canonical(state, change.fields);
+  const fields: ItemFields = { ...defaults, ...given };
+  const problems = fieldProblems(state, ctx, given, fields.type);
   if (problems.length > 0) return refuse('validation_error', 'the item does not fit', problems);
   const number = (state.counters.get(project.key) ?? 0) + 1;
   const key = `${project.key}-${number}`;
@@ -149,7 +164,7 @@ export function decideWork(
   };
   switch (change.kind) {
     case 'update': {
-      const entries = Object.entries(change.changes).filter(
+      const entries = Object.entries(canonical(state, change.changes)).filter(
         ([name, value]) =>
           JSON.stringify((item.fields as Record<string, unknown>)[name]) !== JSON.stringify(value),
       );

@@ -55,7 +55,8 @@ export function itemDetail(state: WorkState, item: WorkItem) {
       const target = itemByRef(state, link.item);
       return {
         kind: link.kind,
-        item: link.item,
+        // Records written before links were stored by key may hold the reference as it was typed.
+        item: target?.key ?? link.item,
         id: target?.id ?? null,
         key: target?.key ?? null,
         status: target?.status ?? null,

@@ -239,3 +239,40 @@ t.test('an estimate is a number of hours, 0 or more: a negative one is refused a
     'the catalogue says so',
   );
 });
+
+t.test('a link names its target by the canonical key, however the write named it', async (t) => {
+  const w = await startWorkHarness(t);
+  const first = await send(`${w.base}/work`, { project: 'ENG', title: 'Target' });
+  const id = String((first.json?.item as Json).id);
+  const linked = await send(`${w.base}/work`, {
+    project: 'ENG',
+    title: 'Linked',
+    links: [
+      { kind: 'blocks', item: 'eng-1' },
+      { kind: 'relates', item: id },
+    ],
+  });
+  t.equal(linked.status, 201, JSON.stringify(linked.json));
+  const links = (await call(`${w.base}/work/ENG-2`)).json?.links as Json[];
+  t.same(
+    links.map((l) => [l.kind, l.item, l.key]),
+    [
+      ['blocks', 'ENG-1', 'ENG-1'],
+      ['relates', 'ENG-1', 'ENG-1'],
+    ],
+  );
+  const history = (await call(`${w.base}/work/ENG-2`)).json?.history as Json[];
+  t.match(history[0]?.fields, { links: { to: [{ item: 'ENG-1' }, { item: 'ENG-1' }] } }, 'recorded so');
+  const same = await send(
+    `${w.base}/work/ENG-2`,
+    {
+      links: [
+        { kind: 'blocks', item: 'Eng-1' },
+        { kind: 'relates', item: 'ENG-1' },
+      ],
+    },
+    'PATCH',
+  );
+  t.equal(same.status, 400, 'the same links named another way change nothing');
+  t.match(same.json?.problems, [{ path: '', message: /^changes nothing/ }]);
+});
