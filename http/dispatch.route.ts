@@ -63,7 +63,7 @@ export function routeRequest(
 
   // 4. Unserved path, or another method.
   if (!match.found) {
-    if (match.allow.length === 0) return refuse(noRoute(method, path));
+    if (match.allow.length === 0) return refuse(noRoute(method, path, match.hint));
     return refuse(otherMethod(method, path, match.allow));
   }
   return { route: match.route, params: match.params, actor: verdict.actor };

@@ -14,7 +14,12 @@ export interface CompiledRoute {
 
 export type Match =
   | { readonly found: true; readonly route: CompiledRoute; readonly params: Record<string, string> }
-  | { readonly found: false; readonly allow: readonly string[] };
+  | {
+      readonly found: false;
+      readonly allow: readonly string[];
+      /** What a route whose pattern matched but whose `serves` refused the path says it serves instead. */
+      readonly hint?: string;
+    };
 
 const publicPrefixes = ['/webhooks/', '/otlp/', '/mcp/'];
 
@@ -147,11 +152,16 @@ export class RouteTable {
         note(r);
       }
     }
+    let hint: string | undefined;
     if (this.dynamic.length > 0) {
       const parts = path.split('/').slice(1);
       for (const r of this.byFirst.get(parts[0]!) ?? this.anyFirst) {
         const params = matchSegments(r, parts);
-        if (params === null || r.def.serves?.(params) === false) continue;
+        if (params === null) continue;
+        if (r.def.serves?.(params) === false) {
+          hint ??= r.def.unservedHint;
+          continue;
+        }
         if (serves(r)) return { found: true, route: r, params };
         note(r);
       }
@@ -159,6 +169,7 @@ export class RouteTable {
     return {
       found: false,
       allow: [...allow].sort((a, b) => methodOrder.indexOf(a) - methodOrder.indexOf(b)),
+      ...(hint !== undefined && allow.size === 0 ? { hint } : {}),
     };
   }
 }

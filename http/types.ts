@@ -65,6 +65,8 @@ export interface RouteDef {
    * `Allow` when some serve the path, else 404 `no_route` — and its method is not in that `Allow`.
    */
   serves?(params: Readonly<Record<string, string>>): boolean;
+  /** The 404's hint when `serves` refused a path no other route serves (e.g. the kinds it does serve). */
+  readonly unservedHint?: string;
   /**
    * Whether this route's 401s carry the gateway's Bearer challenge (ops/http.md). Default: yes, except on
    * webhook receivers, whose senders sign by their vendor's scheme (an HMAC header), which is no HTTP

@@ -46,8 +46,8 @@ t.test(
     const kinds = (params: Readonly<Record<string, string>>): boolean => params['kind'] === 'roles';
     const h = await startHarness({
       routes: [
-        echo('GET', '/config/:kind/:id', { serves: kinds }),
-        echo('PUT', '/config/:kind/:id', { serves: kinds }),
+        echo('GET', '/config/:kind/:id', { serves: kinds, unservedHint: 'Entity kinds are roles.' }),
+        echo('PUT', '/config/:kind/:id', { serves: kinds, unservedHint: 'Entity kinds are roles.' }),
         echo('GET', '/config/revisions/:id'),
       ],
     });
@@ -56,6 +56,7 @@ t.test(
       const r = await call(`${h.base}/config/bogus/x`, { method, headers: { authorization: OPS } });
       t.equal(r.status, 404, method);
       t.equal(r.json?.error, 'no_route', method);
+      t.equal(r.json?.hint, 'Entity kinds are roles.', `${method}: the hint names what is served there`);
     }
     const revision = await call(`${h.base}/config/revisions/x`, {
       method: 'PUT',

@@ -201,12 +201,15 @@ export const entityKinds: readonly EntityKind[] = ['roles', 'units', 'llm-provid
 export const isEntityPath = (params: Readonly<Record<string, string>>): boolean =>
   (entityKinds as readonly string[]).includes(params['kind'] ?? '');
 
+/** The 404 hint of a `/config/{kind}/{id}` path naming no entity kind. */
+export const entityKindsHint = `Entity kinds are ${entityKinds.join(', ')}.`;
+
 export function entityKind(req: RequestHead): EntityKind {
   const kind = req.params['kind'] ?? '';
   if (!(entityKinds as readonly string[]).includes(kind)) {
     throw new ApiError('no_route', {
       detail: `${req.method} ${req.path} is not served`,
-      hint: `Entity kinds are ${entityKinds.join(', ')}.`,
+      hint: entityKindsHint,
     });
   }
   return kind as EntityKind;
@@ -240,6 +243,7 @@ export function configReadRoutes(deps: ConfigReadDeps): RouteDef[] {
       method: 'GET',
       pattern: '/config/:kind/:id',
       serves: isEntityPath,
+      unservedHint: entityKindsHint,
       handler: (req) => getEntity(deps, req),
     },
   ];

@@ -27,6 +27,7 @@ import type { ApiReply, ApiRequest, RequestHead, RouteDef } from '../../types.js
 import {
   assertRenderable,
   entityKind,
+  entityKindsHint,
   isEntityPath,
   openStored,
   requireActive,
@@ -354,6 +355,7 @@ export function configWriteRoutes(deps: ConfigWriteDeps): RouteDef[] {
       method: 'PUT',
       pattern: '/config/:kind/:id',
       serves: isEntityPath,
+      unservedHint: entityKindsHint,
       handler: (req) => putEntity(deps, req),
       beforeBody: (req) => void entityHead(deps, req),
     },
