@@ -1,7 +1,8 @@
 /**
  * `/tokens/series`: spend on a time axis. One bucket per company day (`bucket=day`, default 14 buckets,
- * 1..90) or per ISO week starting Monday (`bucket=week`, default 12, 1..13 — a week window stays within
- * the 90 company days usage reads allow), in the company timezone, oldest first, empty buckets included.
+ * 1..90) or per ISO week starting Monday (`bucket=week`, default 12, 1..13 — the oldest of 13 weeks starts 84
+ * days before this week's Monday, so up to 91 company days are read, inside the 92 the ledger keeps), in the
+ * company timezone, oldest first, empty buckets included.
  * Each bucket splits its total into bands: by phase (default), by model, or by seat (`band=agent`).
  */
 import type { SpendRecord } from '../../schema/index.js';
