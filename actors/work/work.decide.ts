@@ -62,6 +62,19 @@ function fieldProblems(
       if (all.indexOf(h) !== i)
         problems.push({ path: `${list}.${i}`, kind: 'conflict', message: `"${h}" is named twice` });
     });
+  // Labels and links are sets, as the seat lists are: a repeat is refused where it stands, not kept twice.
+  fields.labels?.forEach((label, i, all) => {
+    if (all.indexOf(label) !== i)
+      problems.push({ path: `labels.${i}`, kind: 'conflict', message: `"${label}" is named twice` });
+  });
+  fields.links?.forEach((link, i, all) => {
+    if (all.findIndex((l) => l.kind === link.kind && l.item === link.item) !== i)
+      problems.push({
+        path: `links.${i}`,
+        kind: 'conflict',
+        message: `a ${link.kind} link to ${link.item} is named twice`,
+      });
+  });
   if (fields.due_date != null && !isCalendarDate(fields.due_date))
     problems.push({ path: 'due_date', message: `"${fields.due_date}" is not a calendar date` });
   fields.checklist?.forEach((entry, i) => seat(`checklist.${i}.assignee`, entry.assignee));

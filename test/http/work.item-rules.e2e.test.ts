@@ -1,7 +1,7 @@
 /**
  * Rules an item write is held to beyond its shape (ops/work-tracker.md "Writes"): real calendar dates,
- * a seat named once per list, a title of one line, no link to the item itself, and a change that
- * changes nothing refused with a problem saying so.
+ * a seat, label or link named once per list, a title of one line, no link to the item itself, links kept
+ * by key, an estimate of 0 or more, and a change that changes nothing refused with a problem saying so.
  */
 import t from 'tap';
 import { Streams } from '../../bus/index.js';
@@ -275,4 +275,30 @@ t.test('a link names its target by the canonical key, however the write named it
   );
   t.equal(same.status, 400, 'the same links named another way change nothing');
   t.match(same.json?.problems, [{ path: '', message: /^changes nothing/ }]);
+});
+
+t.test('a label or a link named twice is refused, a problem per repeat, as a seat is', async (t) => {
+  const w = await startWorkHarness(t);
+  await send(`${w.base}/work`, { project: 'ENG', title: 'Target' });
+  await send(`${w.base}/work`, { project: 'ENG', title: 'Tagged', labels: ['ui'] });
+  const before = (await w.bus.streamInfo(Streams.Work)).lastSeq;
+  const body = {
+    labels: ['ui', 'api', 'ui', 'ui'],
+    links: [
+      { kind: 'blocks', item: 'ENG-1' },
+      { kind: 'relates', item: 'ENG-1' },
+      { kind: 'blocks', item: 'eng-1' },
+    ],
+  };
+  const created = await send(`${w.base}/work`, { project: 'ENG', title: 'Twice', ...body });
+  t.equal(created.status, 400);
+  t.equal(created.json?.error, 'validation_error');
+  t.same(paths(created), ['labels.2', 'labels.3', 'links.2']);
+  const patched = await send(`${w.base}/work/ENG-2`, body, 'PATCH');
+  t.equal(patched.status, 400);
+  t.same(paths(patched), ['labels.2', 'labels.3', 'links.2']);
+  t.match(patched.json?.problems, [{ kind: 'conflict', message: /"ui" is named twice/ }]);
+  t.equal((await w.bus.streamInfo(Streams.Work)).lastSeq, before, 'nothing written');
+  const once = await send(`${w.base}/work/ENG-2`, { labels: ['ui', 'UI'] }, 'PATCH');
+  t.equal(once.status, 200, 'labels differ by case: they are kept as written');
 });
