@@ -293,6 +293,9 @@ export function projectRows(state: WorkState, projects: readonly WorkProject[], 
   const key = descending ? query.sort.slice(1) : query.sort;
   const rows = chosen.map((p) => projectRow(state, p, projectCounts(state, p.key)));
   rows.sort((a, b) => {
+    // A project with no target date has no place on the timeline: after every dated one, either way.
+    if (key === 'target' && (a.target_date === null) !== (b.target_date === null))
+      return a.target_date === null ? 1 : -1;
     const x = sortValue(a, key);
     const y = sortValue(b, key);
     const order = x < y ? -1 : x > y ? 1 : a.key.localeCompare(b.key);
