@@ -40,12 +40,18 @@ function step(schema: z.ZodType, segment: Segment): z.ZodType[] {
         const member = shape[segment];
         return member ? objects(member) : [];
       }
-      return [];
+      // A loose object (the sandbox) keeps other keys as its catchall types them.
+      const catchall = def['catchall'] as z.ZodType | undefined;
+      return catchall !== undefined && defOf(catchall).type !== 'never' ? objects(catchall) : [];
     }
     case 'record':
       return typeof segment === 'string' ? objects(def['valueType'] as z.ZodType) : [];
     case 'array':
       return typeof segment === 'number' ? objects(def['element'] as z.ZodType) : [];
+    case 'unknown':
+    case 'any':
+      // Free JSON (a settings value) stays free at every depth below it.
+      return [schema];
     default:
       return [];
   }
@@ -56,7 +62,8 @@ const none: ReadonlySet<string> = new Set();
 /**
  * Keys known at `segments` (empty when the location holds no map or is outside the schema), or
  * `'any'` where every key is accepted (free maps such as `extensions`, `mcp_env`, env and headers,
- * and objects whose field-level schema the spec leaves open, such as `sandbox`).
+ * and objects whose field-level schema the spec leaves open, such as `sandbox`), at any depth below
+ * a value the schema leaves as free JSON (an extension's settings, a sandbox key it does not type).
  *
  * @example knownKeysAt(['providers']) // Set {'llm', 'llm_order', 'embeddings'}
  */
@@ -74,7 +81,7 @@ export function keysOfSchemaAt(
   const keys = new Set<string>();
   for (const schema of frontier) {
     const def = defOf(schema);
-    if (def.type === 'record') return 'any';
+    if (def.type === 'record' || def.type === 'unknown' || def.type === 'any') return 'any';
     if (def.type !== 'object') continue;
     const catchall = def['catchall'] as z.ZodType | undefined;
     if (catchall !== undefined && defOf(catchall).type !== 'never') return 'any';

@@ -91,6 +91,10 @@ t.test('knownKeysAt reads the schema: fixed objects list their keys, free maps a
     ['roles', 0, 'mcp_env', 'docs'],
     ['roles', 0, 'sandbox'],
     ['mcp_servers', 0, 'headers'],
+    ['extensions', 'release-notes', 'channel'],
+    ['extensions', 'release-notes', 'channel', 'rules', 0],
+    ['roles', 0, 'sandbox', 'image'],
+    ['units', 0, 'roles', 1, 'sandbox', 'image', 'registry'],
   ]) {
     t.equal(knownKeysAt(path), 'any', path.join('.'));
   }
