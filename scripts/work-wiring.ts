@@ -126,6 +126,7 @@ export async function startWork(opts: {
             auth.tokens.map((t) => t.id),
             opts.secrets.resolve,
           ),
+        seats: () => current().context.seats,
         write: (write) => sendCommand(opts.bus, Commands.work.write, write),
         retention: (cmd) => sendCommand(opts.bus, Commands.work.retention, cmd),
         roster: opts.roster,

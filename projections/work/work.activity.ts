@@ -21,7 +21,8 @@ export interface ActivityQuery {
   readonly task: string | null;
   readonly project: string | null;
   readonly kinds: readonly string[];
-  readonly actor: string | null;
+  /** Rows by any of these actors (a seat handle, a token id); null: anyone. */
+  readonly actors: readonly string[] | null;
   readonly assignee: string | null;
   readonly notified: string | null;
   readonly from: number | null;
@@ -70,7 +71,7 @@ export function activityPage(state: WorkState, query: ActivityQuery) {
     if (query.task !== null && row.item !== query.task) continue;
     if (query.project !== null && row.project !== query.project) continue;
     if (query.kinds.length > 0 && !query.kinds.includes(row.kind)) continue;
-    if (query.actor !== null && row.actor !== query.actor) continue;
+    if (query.actors !== null && !query.actors.includes(row.actor)) continue;
     if (query.assignee !== null && !item?.fields.assignees.includes(query.assignee)) continue;
     if (query.notified !== null && !concerned(item, row).has(query.notified)) continue;
     const at = Date.parse(row.at);

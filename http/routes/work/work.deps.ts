@@ -20,6 +20,8 @@ export interface WorkRouteDeps {
   projects(): readonly WorkProject[];
   /** Human seats with their bindings (who a token acts as). */
   people(): readonly Person[];
+  /** Every seat of the active document by handle (the activity `actor` filter names one in any case). */
+  seats(): ReadonlyMap<string, 'agent' | 'human'>;
   /** Sends one change to the work writer (`svc.cmd.work.write`). */
   write(write: WorkWrite): Promise<WorkWriteReply>;
   /** Sends one retention gesture to the work host (`svc.cmd.work.retention`). */

@@ -131,7 +131,7 @@ function activity(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
     task,
     project: container,
     kinds,
-    actor: textParam(req, 'actor'),
+    actors: actorsNamed(deps, textParam(req, 'actor')),
     // Handles are lower-case by their grammar, so any case names the seat (as in a mention).
     assignee: textParam(req, 'assignee')?.toLowerCase() ?? null,
     notified: textParam(req, 'notified')?.toLowerCase() ?? null,
@@ -141,6 +141,17 @@ function activity(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
     limit: intParam(req, 'limit', queryRanges.workActivityLimit),
   });
   return { status: 200, body };
+}
+
+/**
+ * Whose rows `actor=` reads: the name as spelled (a token id, case-sensitive: `CI` and `ci` are two
+ * tokens), and the seat it names in any case when its lower case is a seat handle of the active document
+ * (handles are lower-case by their grammar, so `Ada` is the seat ada).
+ */
+function actorsNamed(deps: WorkRouteDeps, actor: string | null): string[] | null {
+  if (actor === null) return null;
+  const handle = actor.toLowerCase();
+  return handle !== actor && deps.seats().has(handle) ? [actor, handle] : [actor];
 }
 
 export function workProjectRoutes(deps: WorkRouteDeps): RouteDef[] {
