@@ -10,6 +10,7 @@ import {
   planInputs,
   SetupInputs,
   segmentsOf,
+  valueAt,
   withValue,
   type IntegrationCommand,
   type IntegrationReply,
@@ -23,7 +24,7 @@ import { fitBody, jsonValue } from '../../json-body.js';
 import { assertCompanyWriter } from '../../guard.js';
 import type { ApiReply, ApiRequest } from '../../types.js';
 import { agentSeats, readContext, type SetupContext } from './setup.context.js';
-import { checkIfMatch, writeDocument } from './setup.config-write.js';
+import { checkIfMatch, writeDocument, type Stored } from './setup.config-write.js';
 import type { SetupRouteDeps } from './setup.deps.js';
 import { specOf } from './setup.reads.js';
 import { namedSeal, sealAfterStore } from './setup.seal.js';
@@ -246,6 +247,44 @@ async function unsealStoreOnly(
   return { removed, left };
 }
 
+const REMOVE_ATTEMPTS = 3;
+
+/**
+ * Removes the kind's block as a new revision. The third party has already been told by then, so a
+ * revision another writer stored during that pass does not refuse the disconnect (its refusal would say
+ * nothing was done): the block is removed from the revision active now, keeping that writer's change.
+ * `If-Match` was the precondition for starting, checked before the pass.
+ */
+async function removeBlock(
+  deps: SetupRouteDeps,
+  req: ApiRequest,
+  spec: KindSpec,
+  at: ReturnType<typeof segmentsOf>,
+  first: SetupContext,
+  ifMatch: string | undefined,
+): Promise<Stored | null> {
+  let ctx = first;
+  for (let attempt = 1; ; attempt++) {
+    if (ctx.document === null || ctx.record === null) return null;
+    // Another writer removed it meanwhile: nothing left to store.
+    if (attempt > 1 && valueAt(ctx.document, at) === undefined) return null;
+    try {
+      return await writeDocument(deps, {
+        document: withValue(ctx.document, at, undefined),
+        basisRevisionId: ctx.record.revision_id,
+        actor: actorOf(req),
+        summary: `setup ${spec.key}: disconnect`,
+        dryRun: false,
+        ...(ifMatch && attempt === 1 ? { ifMatch } : {}),
+      });
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== 'revision_advanced' || attempt >= REMOVE_ATTEMPTS)
+        throw error;
+      ctx = await readContext(deps);
+    }
+  }
+}
+
 export async function disconnect(deps: SetupRouteDeps, req: ApiRequest): Promise<ApiReply> {
   // 1. managed document: refuse before anything is read or stored
   assertCompanyWriter(deps.auth, req.actor);
@@ -269,18 +308,8 @@ export async function disconnect(deps: SetupRouteDeps, req: ApiRequest): Promise
   const run = reply.run;
   await deps.runs.sync();
   // 3. then the block, as a new revision, and only then the kind's store-only secrets: a write that is
-  //    refused (a stale If-Match, a lost race) leaves the kind whole, its secrets included
-  let stored = null;
-  if (at !== null && ctx.document !== null && ctx.record !== null) {
-    stored = await writeDocument(deps, {
-      document: withValue(ctx.document, at, undefined),
-      basisRevisionId: ctx.record.revision_id,
-      actor: actorOf(req),
-      summary: `setup ${spec.key}: disconnect`,
-      dryRun: false,
-      ...(ifMatch ? { ifMatch } : {}),
-    });
-  }
+  //    refused (a refused document) leaves the kind whole, its secrets included
+  const stored = at === null ? null : await removeBlock(deps, req, spec, at, ctx, ifMatch);
   const secrets = await unsealStoreOnly(deps, req, spec, stored !== null);
   return {
     status: 200,
