@@ -65,6 +65,8 @@ function trimmed(inputs: SetupInputs): SetupInputs {
   return { ...inputs, values };
 }
 
+const WHOLE_REFERENCE = /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/;
+
 /** Checks the shape of the request against the kind's declarations (400 `invalid_body`). */
 function checkShape(spec: KindSpec, inputs: SetupInputs): void {
   const fields = new Map(spec.requirements.map((r) => [r.field, r]));
@@ -78,6 +80,15 @@ function checkShape(spec: KindSpec, inputs: SetupInputs): void {
       problems.push(problem(field, 'shape', 'expected a string'));
     else if (r.kind === 'secret' && value === '')
       problems.push(problem(field, 'shape', 'a credential cannot be empty (remove it with DELETE instead)'));
+    // The reads show a credential as its reference: sent back, it would be sealed as that text over the value.
+    else if (r.kind === 'secret' && typeof value === 'string' && WHOLE_REFERENCE.test(value))
+      problems.push(
+        problem(
+          field,
+          'shape',
+          'a ${VAR} reference is not a credential: send the value, or write the reference with /config',
+        ),
+      );
   }
   for (const field of inputs.generate) {
     const r = fields.get(field);
