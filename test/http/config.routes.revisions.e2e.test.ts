@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 // /config/revisions: listing and paging, diffs, revert and reload, and revisions this node cannot read.
 import { Subjects } from '../../bus/index.js';
 import { pino } from 'pino';
@@ -169,6 +170,13 @@ t.test('a revision diff lists at most 500 changes and counts them all in changes
   const diff = await json(await node.call('GET', `/config/revisions/${to}/diff?against=${from}`));
   t.equal((diff['changes'] as Json[]).length, 500);
   t.equal(diff['changes_total'], 600);
+  const unknown = await node.call('GET', `/config/revisions/${to}/diff?against=${randomUUID()}`);
+  t.equal(unknown.status, 404);
+  t.match(
+    await json(unknown),
+    { error: 'not_found', hint: /\?against=/ },
+    'the hint points at the query, not the path',
+  );
 });
 
 t.test(

@@ -110,7 +110,8 @@ export function requireActive(state: ConfigState): RevisionRecord {
  * A stored revision with its document; an old one is read back from the configuration stream, so a
  * stream that cannot answer now is a 503 the client may retry, never a 5xx without a code.
  */
-export async function revisionById(state: ConfigState, id: string): Promise<RevisionRecord> {
+/** `hint`: what the 404 says to check, when the id came from elsewhere than the path (the catalogue's). */
+export async function revisionById(state: ConfigState, id: string, hint?: string): Promise<RevisionRecord> {
   const key = uuidPattern.test(id) ? id.toLowerCase() : null;
   let record: RevisionRecord | null = null;
   try {
@@ -122,7 +123,8 @@ export async function revisionById(state: ConfigState, id: string): Promise<Revi
       cause: error,
     });
   }
-  if (!record) throw new ApiError('not_found', { detail: `no revision ${cutForQuote(id)}` });
+  if (!record)
+    throw new ApiError('not_found', { detail: `no revision ${cutForQuote(id)}`, ...(hint ? { hint } : {}) });
   return record;
 }
 
@@ -175,7 +177,14 @@ async function getDiff(deps: ConfigReadDeps, req: ApiRequest): Promise<ApiReply>
   const state = deps.state();
   const to = await revisionById(state, req.params['id'] ?? '');
   const against = singleParam(req, 'against') ?? 'active';
-  const from = against === 'active' ? requireActive(state) : await revisionById(state, against);
+  const from =
+    against === 'active'
+      ? requireActive(state)
+      : await revisionById(
+          state,
+          against,
+          'Check ?against=: a revision id from GET /config/revisions, or active (the default).',
+        );
   return { status: 200, body: diffRevisions(deps, from, to) };
 }
 
