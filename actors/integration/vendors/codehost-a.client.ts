@@ -28,6 +28,9 @@ export async function convertManifest(
       method: 'POST',
       headers: { accept: 'application/json', 'user-agent': 'svc' },
       signal: AbortSignal.timeout(timeoutMs),
+      // The answer is the app's key and webhook secret: taken from the configured API only, never from
+      // wherever a redirect points (no vendor call follows one).
+      redirect: 'manual',
     });
   } catch {
     return { ok: false, status: 503, reason: 'The code host could not be reached; try again in a minute.' };
