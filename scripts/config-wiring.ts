@@ -157,7 +157,7 @@ export async function startConfiguration(opts: {
           ...result.warnings,
           ...(opts.resolve && result.valid
             ? [
-                ...unresolvedReferences(command.document, opts.resolve, command.yaml_text),
+                ...unresolvedReferences(command.document, opts.resolve, command.yaml_text, keyring !== null),
                 ...unschedulableReferences(command.document, opts.resolve),
               ]
             : []),

@@ -12,11 +12,16 @@ import { WarningKind, type CompanyWarning, type Segment } from './problems.js';
 import { isRecord } from './walk.js';
 import { yamlLines } from './yaml-lines.js';
 
-/** `yamlText`, when the document came as YAML, gives each warning its line, as validation's findings have. */
+/**
+ * `yamlText`, when the document came as YAML, gives each warning its line, as validation's findings have.
+ * `secretStore`: the answering node holds a keyring; without one its secret store refuses every put (503
+ * no_keyring), so the advice names only the environment and what a store needs.
+ */
 export function unresolvedReferences(
   document: unknown,
   resolve: Resolver,
   yamlText?: string,
+  secretStore = true,
 ): CompanyWarning[] {
   const missing = listReferences(document).filter(({ name }) => (resolve(name) ?? '') === '');
   const lineOf = yamlText === undefined || missing.length === 0 ? () => undefined : yamlLines(yamlText);
@@ -29,7 +34,9 @@ export function unresolvedReferences(
       segments,
       ...(line !== undefined && { line }),
       to: name,
-      message: `\${${name}} resolves to nothing here (secret store, then environment); put it with svc secrets put ${name} or set it in the node's environment`,
+      message: secretStore
+        ? `\${${name}} resolves to nothing here (secret store, then environment); put it with svc secrets put ${name} or set it in the node's environment`
+        : `\${${name}} resolves to nothing here (environment; this node has no keyring, so no secret store); set it in the node's environment, or give the node a keyring (secrets.keys in its Tier A file) to store it as a secret`,
     };
   });
 }
