@@ -6,9 +6,9 @@
  * page's socket once the page is drawn, and the test sends its own.
  */
 import t from 'tap';
-import type { WebSocketRoute } from 'playwright-core';
 import { needsChromium, openPage, startBrowser } from '../harness/browser.js';
 import { startCompanyNode } from './fixtures/company-node.js';
+import { holdableStream } from './fixtures/held-stream.js';
 
 const watch = `
   window.__announced = 0;
@@ -24,34 +24,20 @@ t.test(
     const browser = await startBrowser(t);
     const node = await startCompanyNode(t);
     const w = await openPage(browser);
-    let quiet = false;
-    let health: Record<string, unknown> | null = null;
-    let socket: WebSocketRoute | null = null;
-    await w.page.routeWebSocket(/\/ws\/stream$/, (ws) => {
-      socket = ws;
-      const server = ws.connectToServer();
-      server.onMessage((message) => {
-        if (typeof message === 'string' && message.startsWith('{"kind":"snapshot"'))
-          health = (JSON.parse(message) as { data: { health: Record<string, unknown> } }).data.health;
-        if (quiet && typeof message === 'string' && !/^\{"kind":"(result|error|pong)"/.test(message)) return;
-        ws.send(message);
-      });
-    });
+    const stream = await holdableStream(w.page);
     await w.page.goto(`${node.url}/dashboard#/overview`);
     await w.page.waitForSelector('[data-link="live"]');
     const badge = w.page.locator('header .badge[title="health status"]');
     await badge.filter({ hasText: /^ok$/ }).waitFor();
-    quiet = true;
+    stream.hold();
+    const health = stream.snapshotHealth();
     t.ok(health, 'the snapshot carried the health section');
     const region = w.page.locator('header [data-announce="health"]');
     t.equal(await region.getAttribute('role'), 'status', 'the region is a status');
     t.equal(await region.textContent(), '', 'nothing is announced at load');
     await w.page.evaluate(watch);
     const announced = (): Promise<number> => w.page.evaluate<number>('window.__announced');
-    const send = (over: Record<string, unknown>): void =>
-      socket!.send(
-        JSON.stringify({ kind: 'health', data: { ...health!, ...over }, ts: new Date().toISOString() }),
-      );
+    const send = (over: Record<string, unknown>): void => stream.send('health', { ...health, ...over });
 
     send({ status: 'shed', posture: 'shed' });
     await badge.filter({ hasText: /^shed$/ }).waitFor();

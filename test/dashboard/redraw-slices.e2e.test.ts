@@ -7,9 +7,9 @@
  * under each region of the page are counted.
  */
 import t from 'tap';
-import type { WebSocketRoute } from 'playwright-core';
 import { needsChromium, openPage, pauseAhead, startBrowser } from '../harness/browser.js';
 import { startCompanyNode } from './fixtures/company-node.js';
+import { holdableStream } from './fixtures/held-stream.js';
 
 /** Mutations since the last call, by region: the header, each card of the room by its name, or `room`. */
 const takeMutations = `(() => {
@@ -37,30 +37,17 @@ t.test(
     const browser = await startBrowser(t);
     const node = await startCompanyNode(t);
     const w = await openPage(browser);
-    let quiet = false;
-    let health: Record<string, unknown> | null = null;
-    let socket: WebSocketRoute | null = null;
-    await w.page.routeWebSocket(/\/ws\/stream$/, (ws) => {
-      socket = ws;
-      const server = ws.connectToServer();
-      server.onMessage((message) => {
-        if (typeof message === 'string' && message.startsWith('{"kind":"snapshot"'))
-          health = (JSON.parse(message) as { data: { health: Record<string, unknown> } }).data.health;
-        // Answers and pongs still pass: the page is quiet, not cut off.
-        if (quiet && typeof message === 'string' && !/^\{"kind":"(result|error|pong)"/.test(message)) return;
-        ws.send(message);
-      });
-    });
+    const stream = await holdableStream(w.page);
     await w.page.clock.install();
     await w.page.goto(`${node.url}/dashboard#/overview`);
     await w.page.waitForSelector('[data-link="live"]');
     const nodeCard = w.page.locator('section[aria-label="Node"]');
     await nodeCard.locator('.stat', { hasText: 'started' }).filter({ hasText: /ago$/ }).waitFor();
     await pauseAhead(w.page, 1_000);
-    quiet = true;
+    stream.hold();
+    const health = stream.snapshotHealth();
     t.ok(health, 'the snapshot carried the health section');
-    const send = (kind: string, data: unknown): void =>
-      socket!.send(JSON.stringify({ kind, data, ts: new Date().toISOString() }));
+    const send = stream.send;
     const now = (): Promise<number> => w.page.evaluate<number>('Date.now()');
     const event = async (id: string, summary: string): Promise<void> =>
       send('event', {
@@ -87,7 +74,7 @@ t.test(
     await w.page.clock.runFor(3_000);
     await w.page.evaluate(watch);
 
-    send('health', { ...health!, clients: 7 });
+    send('health', { ...health, clients: 7 });
     await w.page.clock.runFor(100);
     await nodeCard.locator('.stat', { hasText: 'dashboards' }).filter({ hasText: /7$/ }).waitFor();
     const onHealth = await w.page.evaluate<Record<string, number>>(takeMutations);
