@@ -1,5 +1,5 @@
 /**
- * The socket's `fleet` push (ops/events.md "The live stream"): a marker, data null, sent when this node's
+ * The socket's `fleet` push (ops/events.md "Snapshot and WebSocket"): a marker, data null, sent when this node's
  * fleet view changes in a way `GET /fleet` shows — a node joins or leaves (its presence written, deleted or
  * run out), a seat lease or a duty changes holder or epoch (or is taken or let go), a node's applied epoch,
  * roles, labels, version or address change, or the view stops (or starts again) vouching for itself.
