@@ -17,7 +17,14 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { ToolServerState, type ToolResult, type ToolServerStatus } from '../../schema/index.js';
-import { cancelledResult, cancelReason, errorResult, errorText, toToolResult } from './toolservers.result.js';
+import {
+  cancelledResult,
+  cancelReason,
+  errorResult,
+  errorText,
+  oneLine,
+  toToolResult,
+} from './toolservers.result.js';
 import { backoffDelay, remoteUrl, scrub, type ResolvedInstance } from './toolservers.resolve.js';
 import { usableTools } from './toolservers.names.js';
 import { LazyOutputSchemas } from './toolservers.outputs.js';
@@ -76,6 +83,8 @@ export class ToolServerInstance {
   private exit: Exit | null = null;
   /** Why the SDK closed the connection of `attempt` itself (a message too large), when it did. */
   private refused: { readonly attempt: number; readonly message: string } | null = null;
+  /** What a remote answered when `attempt`'s transport broke (an HTTP error): the SDK then closes. */
+  private broke: { readonly attempt: number; readonly error: unknown } | null = null;
   private readonly log: Logger;
   private readonly stderr: StderrBursts;
   private readonly noise = new StdoutNoise();
@@ -164,8 +173,16 @@ export class ToolServerInstance {
         },
       },
     );
-    client.onclose = () => this.failed(attempt, new Error('the tool server closed the connection'));
+    // A failed start closes the client before connect() rejects: the close says what the remote answered.
+    client.onclose = () =>
+      this.failed(
+        attempt,
+        this.broke?.attempt === attempt
+          ? this.broke.error
+          : new Error('the tool server closed the connection'),
+      );
     client.onerror = (error) => {
+      if (isTransportFailure(error)) this.broke = { attempt, error };
       const oversize = oversizeText(error);
       if (oversize !== null && attempt === this.attempt) this.refused = { attempt, message: oversize };
       else if (oversize === null && !this.noise.note(attempt, error))
@@ -259,7 +276,7 @@ export class ToolServerInstance {
     const exit = this.exit?.attempt === attempt ? this.exit : null;
     // A refusal by the SDK explains the exit that followed it (the child exits 0 once its stdin closes).
     const refused = this.refused?.attempt === attempt ? this.refused.message : null;
-    const message = refused ?? (exit ? exitText(exit) : this.scrub(errorText(error)));
+    const message = refused ?? (exit ? exitText(exit) : oneLine(this.scrub(errorText(error))));
     const cause = exit ? this.stderr.lastLine() : null;
     this.stderr.flush();
     const at = new Date().toISOString();
@@ -330,7 +347,7 @@ export class ToolServerInstance {
         return cancelledResult(`${name} on ${this.spec.server}`, signal);
       }
       const refused = this.refused?.attempt === attempt ? this.refused.message : null;
-      const message = refused ?? this.scrub(errorText(error));
+      const message = refused ?? oneLine(this.scrub(errorText(error)));
       // A stdio crash is seen by the close handler; a JSON-RPC error or a bad result is an answer.
       // Only an unreachable remote counts as a failure of the server here.
       if (isTransportFailure(error)) this.failed(attempt, error);

@@ -2,6 +2,7 @@
  * An MCP `tools/call` result as the model sees it: text parts only (images, audio and resources are
  * named, not inlined), `is_error` carried over, structured content as JSON when nothing else came.
  */
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { z } from 'zod';
 import type { TextPart, ToolResult } from '../../schema/index.js';
 
@@ -89,6 +90,8 @@ const SchemaIssues = z.object({
  * is said as its first issue and how many more there are.
  */
 export function errorText(error: unknown): string {
+  const remote = remoteText(error);
+  if (remote !== undefined) return remote;
   const parsed = error instanceof Error ? SchemaIssues.safeParse(error) : null;
   if (parsed?.success) {
     const [first, ...rest] = parsed.data.issues;
@@ -97,4 +100,45 @@ export function errorText(error: unknown): string {
     return `the tool server's answer does not match the MCP schema: ${at.replace(/^\./, '') || '(answer)'}: ${first!.message}${more}`;
   }
   return error instanceof Error ? error.message : String(error);
+}
+
+/** What the SDK's streamable HTTP transport puts before what the server answered. */
+const HTTP_PREFIX =
+  /^Streamable HTTP error: (?:Error POSTing to endpoint: |Failed to open SSE stream: |Failed to terminate session: )?/;
+
+/**
+ * A remote's failure in words: the HTTP status it answered with the first line of what it said (an error
+ * page is often kilobytes of HTML; the SDK quotes it whole), a redirect the SDK did not follow (to another
+ * origin, where the entry's headers must not go), or why it could not be reached (fetch's cause).
+ * Undefined for any other error. Not cut here: the caller scrubs secrets first, then cuts (`oneLine`).
+ */
+function remoteText(error: unknown): string | undefined {
+  if (error instanceof StreamableHTTPError) {
+    const said = error.message.replace(HTTP_PREFIX, '');
+    const first = (said.split(/\r?\n/).find((line) => line.trim() !== '') ?? '').trim();
+    const detail = first
+      .replace(" (redirectPolicy: 'same-origin')", '')
+      .replace(/^(Redirect to \S+ not followed)$/, '$1 (another origin; set url to the address it names)');
+    // The SDK's own refusals (an answer of an unexpected content type) carry no status: code -1.
+    if (typeof error.code !== 'number' || error.code < 100)
+      return `the tool server's answer was unusable: ${detail}`;
+    return `the tool server answered HTTP ${error.code}${detail === '' ? '' : `: ${detail}`}`;
+  }
+  if (error instanceof TypeError && error.message === 'fetch failed') {
+    const cause: unknown = error.cause;
+    const code: unknown = cause instanceof Error ? (cause as { code?: unknown }).code : undefined;
+    // A refused connection to several addresses is an AggregateError with no message, only a code.
+    const why = cause instanceof Error ? cause.message || (typeof code === 'string' ? code : '') : '';
+    return `the tool server could not be reached${why === '' ? '' : `: ${why}`}`;
+  }
+  return undefined;
+}
+
+/** Longest failure text kept (`last_failure.error`, a call's error answer), in characters. */
+const MAX_FAILURE_TEXT = 500;
+
+/** A failure text as one line of at most 500 characters; applied after secrets are scrubbed. */
+export function oneLine(text: string): string {
+  const flat = text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+  return flat.length <= MAX_FAILURE_TEXT ? flat : `${flat.slice(0, MAX_FAILURE_TEXT - 1)}…`;
 }
