@@ -65,17 +65,27 @@ const replyCode = (text: unknown): number | null => {
   return match ? Number(match[1]) : null;
 };
 
+/** Whether a host is this machine's loopback (`localhost`, 127.0.0.0/8, `::1`). */
+function isLoopback(host: string): boolean {
+  const h = host.toLowerCase();
+  return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
+}
+
 /** The server of an `smtp(s)://` URL and its login (the URL's own, unless the transport names one). */
 function serverOf(t: EmailTransport) {
   const url = new URL(t.url);
   const secure = url.protocol === 'smtps:';
   const user = t.username ?? (url.username ? decodeURIComponent(url.username) : null);
   const pass = t.password ?? (url.password ? decodeURIComponent(url.password) : null);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
   return {
-    host: url.hostname.replace(/^\[|\]$/g, ''),
+    host,
     port: url.port ? Number(url.port) : secure ? 465 : 587,
     secure,
     ...(user !== null ? { auth: { user, pass: pass ?? '' } } : {}),
+    // A login crosses a network only inside TLS: a server that offers no STARTTLS (or one stripped on the
+    // way) gets no password; its answer to STARTTLS gives the event up. Loopback never leaves the machine.
+    requireTLS: user !== null && !secure && !isLoopback(host),
     connectionTimeout: t.timeoutMs,
     greetingTimeout: t.timeoutMs,
     socketTimeout: t.timeoutMs,
