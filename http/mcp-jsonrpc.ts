@@ -192,11 +192,19 @@ export async function answerMcp(sdk: McpServerSdk, server: Server, req: ApiReque
   }
   let refused: readonly unknown[] = [];
   const batch = Array.isArray(parsedBody);
+  /** An answer decided from the message alone: given only once the transport's header checks pass. */
+  let early: ApiReply | null = null;
   if (parsedBody !== undefined) {
     const screened = screenBody(sdk, parsedBody, refusals);
-    if ('reply' in screened) return screened.reply;
-    parsedBody = screened.body;
-    refused = screened.refused;
+    if ('reply' in screened) {
+      early = screened.reply;
+      // The transport checks `Accept` and `Content-Type` (406, 415) before it reads a message: it is handed
+      // a notification nothing acts on, and its 202 means those checks passed.
+      parsedBody = { jsonrpc: '2.0', method: 'notifications/initialized' };
+    } else {
+      parsedBody = screened.body;
+      refused = screened.refused;
+    }
   }
   const transport = new sdk.WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
@@ -219,6 +227,7 @@ export async function answerMcp(sdk: McpServerSdk, server: Server, req: ApiReque
     });
     const body = Buffer.from(await response.arrayBuffer());
     const reply = { status: response.status, headers: out, body };
+    if (early !== null) return response.status === 202 ? early : reply;
     const answer = batch ? asBatch(reply, refused) : reply;
     return withoutEmptyBody(answer);
   } finally {

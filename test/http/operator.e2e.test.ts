@@ -182,3 +182,39 @@ t.test('an unknown tool name is quoted cut short, over MCP and over /operator/ac
   t.equal(acted.json['error'], 'unknown_tool');
   t.ok(String(acted.json['detail']).length < 300, 'the detail does not echo the whole name');
 });
+
+t.test(
+  "/operator/mcp: MCP's header refusals come first — 406 when the client does not accept both types, 415 when the body is not declared JSON — whatever the message holds",
+  async (t) => {
+    const n = await startPagesNode(t);
+    const post = (headers: Record<string, string>, body: string) =>
+      fetch(`${n.base}/operator/mcp`, { method: 'POST', headers: { authorization: OPS, ...headers }, body });
+    const bodies: Array<[string, string]> = [
+      ['a request', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' })],
+      ['JSON but no JSON-RPC', '{}'],
+      ['an empty batch', '[]'],
+      ['a batch of one invalid message', '[{}]'],
+      ['a request with bad params', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call' })],
+    ];
+    for (const [label, body] of bodies) {
+      const notAcceptable = await post(
+        { 'content-type': 'application/json', accept: 'application/json' },
+        body,
+      );
+      t.equal(notAcceptable.status, 406, `${label}, Accept without text/event-stream: 406`);
+      t.match(await notAcceptable.json(), {
+        jsonrpc: '2.0',
+        error: { code: -32000, message: /^Not Acceptable/ },
+      });
+      const unsupported = await post(
+        { 'content-type': 'text/plain', accept: 'application/json, text/event-stream' },
+        body,
+      );
+      t.equal(unsupported.status, 415, `${label}, Content-Type text/plain: 415`);
+      t.match(await unsupported.json(), {
+        jsonrpc: '2.0',
+        error: { code: -32000, message: /^Unsupported Media Type/ },
+      });
+    }
+  },
+);
