@@ -3,7 +3,7 @@
  * webhook, a chat channel's incoming hook, a pager, a mailbox, phones by SMS) is a durable consumer of `SVC_EVENTS` shared by
  * the fleet (one node sends each event), which sends the events it takes, in order (one in flight across the
  * fleet), keyed by the event id (`webhook-id`, the pager's `dedup_key`, the `Message-ID`). A failed attempt waits (1 s,
- * doubling, at most a minute) with the event held, so the events behind it wait too; a 4xx other than
+ * doubling, or longer when the answer's `Retry-After` asks, at most a minute) with the event held, so the events behind it wait too; a 4xx other than
  * 408/429 (an SMTP 5yz), or ten failed attempts, gives the event up with a `notification_failed` event; a node that stops
  * meanwhile leaves it to the next (which starts its attempts again). An event older than an hour when its
  * turn comes is not sent. An apply swaps what changed: a transport keeps its consumer's position across
@@ -39,6 +39,7 @@ import {
   backoffMs,
   MAX_ATTEMPTS,
   resolveTransport,
+  retryAfterMs,
   smtpVerdictOf,
   STALE_AFTER_MS,
   takes,
@@ -68,6 +69,10 @@ export interface Transports {
 }
 
 const decoder = new TextDecoder();
+/** What an attempt's answers asked of the next one (`Retry-After`), in ms. */
+interface RetryAsked {
+  ms: number | null;
+}
 const noAnswer = { status: null, verdict: 'retry' } as const;
 
 /** A durable consumer name for a transport name (any text): readable part plus a hash of the whole. */
@@ -147,8 +152,9 @@ export function startTransports(opts: TransportsOptions): Transports {
       // Attempts are made here, the message held, so the events behind a failing one wait in order.
       const reached = new Set<string>(); // recipients of an `sms` that took it: not sent it again
       for (let attempt = 1; ; attempt += 1) {
+        const asked: RetryAsked = { ms: null };
         // An attempt that throws got no answer: its error is never logged (it may quote the URL).
-        const { status, verdict } = await send(t, event, reached).catch(() => noAnswer);
+        const { status, verdict } = await send(t, event, reached, asked).catch(() => noAnswer);
         if (verdict === 'sent') return;
         if (verdict === 'refused') return giveUp(t, event, attempt, status, 'refused');
         if (attempt >= MAX_ATTEMPTS) return giveUp(t, event, attempt, status, 'gave_up');
@@ -157,7 +163,8 @@ export function startTransports(opts: TransportsOptions): Transports {
           'notification_retry',
         );
         try {
-          await sleep(backoffMs(attempt + 1), undefined, { signal });
+          // A rate-limited hook's Retry-After stretches the wait (within a minute), never shortens it.
+          await sleep(Math.max(backoffMs(attempt + 1), asked.ms ?? 0), undefined, { signal });
         } catch {
           // Stopped or swapped while waiting: the event stays for the transport's next consumer.
           throw new RedeliverError(`transport ${t.name} stopped`);
@@ -173,28 +180,36 @@ export function startTransports(opts: TransportsOptions): Transports {
     t: ResolvedTransport,
     event: EventRecord,
     reached: Set<string>,
+    asked: RetryAsked,
   ): Promise<{ status: number | null; verdict: Verdict }> => {
     if (t.type === 'email') {
       const status = await sendMail(t, mailOf(t, event));
       return { status, verdict: smtpVerdictOf(status) };
     }
-    if (t.type === 'sms') return smsSend(postOnce, t, event, reached);
-    const status = await postOnce(t.url, requestOf(t, event, now()), t.timeoutMs);
+    if (t.type === 'sms') return smsSend(postWith(asked), t, event, reached);
+    const status = await postWith(asked)(t.url, requestOf(t, event, now()), t.timeoutMs);
     return { status, verdict: verdictOf(status) };
   };
 
-  /** One POST: the answer's status, or null when none came (refused, reset, timed out). */
-  const postOnce: PostOnce = async (url, request, timeoutMs) => {
-    try {
-      // Not cut by a stop: an attempt under way finishes (within its timeout), so a delivered event is
-      // acknowledged rather than sent again by the next holder.
-      const answer = await post(url, { ...request, signal: AbortSignal.timeout(timeoutMs) });
-      answer.discard();
-      return answer.status;
-    } catch {
-      return null; // no answer: tried again
-    }
-  };
+  /**
+   * One POST: the answer's status, or null when none came (refused, reset, timed out). The longest
+   * `Retry-After` of the attempt's answers is kept in `asked`.
+   */
+  const postWith =
+    (asked: RetryAsked): PostOnce =>
+    async (url, request, timeoutMs) => {
+      try {
+        // Not cut by a stop: an attempt under way finishes (within its timeout), so a delivered event is
+        // acknowledged rather than sent again by the next holder.
+        const answer = await post(url, { ...request, signal: AbortSignal.timeout(timeoutMs) });
+        answer.discard();
+        const ms = retryAfterMs(answer.header('retry-after'), now());
+        if (ms !== null) asked.ms = Math.max(asked.ms ?? 0, ms);
+        return answer.status;
+      } catch {
+        return null; // no answer: tried again
+      }
+    };
 
   const start = async (t: ResolvedTransport, key: string): Promise<void> => {
     const stop = new AbortController();

@@ -132,7 +132,26 @@ export function smtpVerdictOf(code: number | null): Verdict {
   return 'retry';
 }
 
+/** The longest wait between two attempts, whatever the backoff or the server asks. */
+const MAX_WAIT_MS = 60_000;
+
 /** The wait before attempt `next` (2, 3, ...): 1 s, doubling, at most a minute. */
 export function backoffMs(next: number): number {
-  return Math.min(60_000, 1000 * 2 ** Math.max(0, next - 2));
+  return Math.min(MAX_WAIT_MS, 1000 * 2 ** Math.max(0, next - 2));
+}
+
+/**
+ * How long a `Retry-After` (delta seconds or an HTTP date) asks to wait, within a minute; null when it is
+ * absent or says nothing usable. A rate-limited chat hook, pager API or SMS API answers 429 with it.
+ */
+export function retryAfterMs(value: string | null, now: number): number | null {
+  if (value === null) return null;
+  const text = value.trim();
+  // Only an HTTP date names a month; Date.parse would read `-5` or `1.5` as some year.
+  const ms = /^\d+$/.test(text)
+    ? Number(text) * 1000
+    : /[A-Za-z]{3}/.test(text)
+      ? Date.parse(text) - now
+      : NaN;
+  return Number.isFinite(ms) ? Math.min(MAX_WAIT_MS, Math.max(0, ms)) : null;
 }

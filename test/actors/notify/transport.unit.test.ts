@@ -17,6 +17,7 @@ import {
 import {
   backoffMs,
   resolveTransport,
+  retryAfterMs,
   smtpVerdictOf,
   takes,
   unusable,
@@ -86,6 +87,18 @@ t.test('headers carry the event id and, with a secret, a signature over the body
 t.test('a 2xx is sent, 5xx, 408, 429 and no answer are tried again, any other 4xx is refused', async (t) => {
   t.same([200, 204, 500, 503, 408, 429, null, 400, 401, 404, 410].map(verdictOf), ['sent', 'sent', 'retry', 'retry', 'retry', 'retry', 'retry', 'refused', 'refused', 'refused', 'refused']); // prettier-ignore
   t.same([2, 3, 4, 7, 8, 20].map(backoffMs), [1000, 2000, 4000, 32_000, 60_000, 60_000]);
+});
+
+t.test('a Retry-After is read as seconds or a date, within a minute', async (t) => {
+  const now = Date.parse('2026-12-01T10:00:00Z');
+  t.equal(retryAfterMs('30', now), 30_000);
+  t.equal(retryAfterMs(' 0 ', now), 0);
+  t.equal(retryAfterMs('3600', now), 60_000, 'never longer than the longest backoff');
+  t.equal(retryAfterMs('Tue, 01 Dec 2026 10:00:20 GMT', now), 20_000);
+  t.equal(retryAfterMs('Tue, 01 Dec 2026 09:00:00 GMT', now), 0, 'a date passed asks no wait');
+  t.equal(retryAfterMs(null, now), null);
+  t.equal(retryAfterMs('soon', now), null);
+  t.equal(retryAfterMs('-5', now), null);
 });
 
 t.test('a redirect is not followed: a 3xx gives the event up with that status', async (t) => {
