@@ -28,11 +28,13 @@ const transportSecrets: ReadonlySet<string> = new Set([
 
 /**
  * An env or header name that signals a credential (case-insensitive; `Authorization` included): words
- * anywhere, and `PAT` (personal access token) and `DSN` (a connection string with its password) as whole
- * `_`/`-` separated parts, so `PATH` or `COMPATIBLE` stay visible.
+ * anywhere, and `PAT` (personal access token), `DSN` (a connection string with its password), `PASS`
+ * (`DB_PASS`) and `SESSION` (a session id is a bearer credential) as whole `_`/`-` separated parts, so
+ * `PATH`, `COMPATIBLE` or `BYPASS_CACHE` stay visible; `PWD` only after another part (`DB_PWD`), since `PWD`
+ * alone is the shell's working directory.
  */
 const signalsSecret =
-  /TOKEN|SECRET|KEY|PASSWORD|PASSWD|AUTH|CREDENTIAL|PRIVATE|COOKIE|BEARER|(?:^|[_-])(?:PAT|DSN)(?:$|[_-])/i;
+  /TOKEN|SECRET|KEY|PASSWORD|PASSWD|PASSPHRASE|AUTH|CREDENTIAL|PRIVATE|COOKIE|BEARER|(?:^|[_-])(?:PAT|DSN|PASS|SESSION)(?:$|[_-])|[_-]PWD(?:$|[_-])/i;
 
 export function namesSecret(name: string): boolean {
   return signalsSecret.test(name);

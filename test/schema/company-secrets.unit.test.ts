@@ -126,3 +126,24 @@ t.test('the JSON Schema is generated from zod and covers recursion and closed ob
   t.ok(defs['Unit']?.properties['children'], 'units nest through a named definition');
   t.not(companyJsonSchema(), schema, 'each call returns a fresh copy');
 });
+
+t.test(
+  'tool-server env and header names spelling a password or a session read as secrets, words merely containing PASS do not',
+  async (t) => {
+    for (const name of [
+      'DB_PASS',
+      'SMTP_PASS',
+      'pass',
+      'PASSPHRASE',
+      'GPG_PASSPHRASE',
+      'DB_PWD',
+      'X-Session',
+      'X-Session-Id',
+      'SESSION_ID',
+    ])
+      t.ok(isSecretPath(['mcp_servers', 0, 'env', name]), name);
+    t.ok(isSecretPath(['mcp_servers', 0, 'headers', 'X-Session']), 'as a header too');
+    for (const name of ['BYPASS_CACHE', 'PASSTHROUGH', 'COMPASS_URL', 'PWD', 'PASSES'])
+      t.notOk(isSecretPath(['mcp_servers', 0, 'env', name]), name);
+  },
+);
