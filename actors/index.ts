@@ -147,6 +147,7 @@ export {
   type Clock,
   type Firing,
   type Held,
+  claimKey,
   readDuty,
   releaseDuty,
   renewDuty,

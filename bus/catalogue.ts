@@ -90,12 +90,20 @@ export const Buckets = {
 export const SCHEDULE_CLAIMS_TTL_MS = 24 * 3600 * 1000;
 
 /**
+ * SVC_INBOX's duplicate window. A scheduler completing a firing its claimant left unfinished sends the
+ * claimant's wake again (same id) up to 2 h (the widest catchup window) after the claim; the window
+ * covers that with an hour to spare for clocks and slow stores, so a wake the claimant did store is
+ * not stored twice. Wake ids are per cause, so no producer means a repeat as a new wake.
+ */
+export const INBOX_DEDUP_MS = 3 * 3600 * 1000;
+
+/**
  * How long a completed turn keeps its wake from running again. The record matters only while that wake
  * can still be delivered, and a completed wake is acked right after its record is written; it comes back
  * only if (1) the ack was lost: redelivered after the seat consumer's 15 min ack wait; (2) the process
  * died between record and ack: redelivered when a node next opens the seat's inbox (a restart, or a peer
  * taking the seat once its 30 s lease lapses); (3) a producer repeated the wake after its own crash past
- * SVC_INBOX's 2 min duplicate window (the router's notifications are redelivered after 30 s). While the
+ * SVC_INBOX's 3 h duplicate window (INBOX_DEDUP_MS; the router's notifications are redelivered after 30 s). While the
  * fleet runs that is minutes; a week also covers a fleet left down for days. SVC_INBOX keeps wakes with
  * no age limit and no delivery cap, so no finite age covers a completed-but-unacked wake that waits
  * longer: that one would run a second time (README "Known limits").
@@ -152,7 +160,12 @@ export function catalogueStreams(opts: CatalogueOptions = {}): StreamSpec[] {
     { name: Streams.Config, subjects: [Subjects.config] },
     { name: Streams.Events, subjects: [Subjects.events], maxAgeMs: events * 1000 },
     { name: Streams.Spend, subjects: [Subjects.spendAll], maxAgeMs: spend * 1000 },
-    { name: Streams.Inbox, subjects: [Subjects.agentInboxes], retention: Retention.WorkQueue },
+    {
+      name: Streams.Inbox,
+      subjects: [Subjects.agentInboxes],
+      retention: Retention.WorkQueue,
+      duplicateWindowMs: INBOX_DEDUP_MS,
+    },
     { name: Streams.Work, subjects: [Subjects.workAll] },
     { name: Streams.Pages, subjects: [Subjects.pagesAll] },
     {

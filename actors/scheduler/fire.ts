@@ -1,16 +1,22 @@
 /**
  * Executes one decided firing: 1. claim (schedule, fire time, target) with a KV `create`, so the
  * firing happens once even when two nodes both believe they hold the duty — checked against the
- * holder's fence right before (a claim won is then this node's to complete: nobody else can send
- * the firing, so a pause after it delays the wake, never doubles or drops it); 2. wake the target on
- * its inbox (never a human seat: runners are agent handles only); 3. record the ledger row as a
- * `schedule_fired` event.
+ * holder's fence right before; the claim holds the wake and the row it is about to send; 2. wake the
+ * target on its inbox (never a human seat: runners are agent handles only); 3. record the ledger row as
+ * a `schedule_fired` event; 4. mark the claim done.
+ *
+ * A claim found not done (its claimant died between 1 and 4, or is still at it) is completed by the
+ * holder that plans the firing again: it sends the claim's own wake and row under the same ids, so the
+ * inbox and the events stream store each once whoever sends first (ops/schedules.md "Claims").
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { KvConflictError, Subjects, type Bus, type Kv, newEvent } from '../../bus/index.js';
 import {
+  CATCHUP_MAX_MS,
+  ClaimState,
   EventCategory,
+  FiringClaim,
   InboxKind,
   SCHEDULE_FIRED,
   scheduledDeadline,
@@ -25,6 +31,15 @@ import type { Firing } from './scheduler.plan.js';
 
 /** Namespace of inbox message ids derived from a firing's identity (so a re-send de-duplicates). */
 const WAKE_NAMESPACE = 'a5a4c0f2-58c1-5d0e-9a43-5f0c2b6e1d7a';
+/** Namespace of ledger row event ids derived from a firing's identity (two senders store one row). */
+const ROW_NAMESPACE = '3f0d8c5b-6a1e-5b7c-9d2f-8e4a1c6b0f53';
+
+/**
+ * How long after its claim an unfinished firing is still completed: the widest catchup window. Later,
+ * a wake the claimant may have stored could leave the inbox's duplicate window (INBOX_DEDUP_MS, an
+ * hour wider), and a catchup would no longer fire it anyway.
+ */
+const COMPLETE_WITHIN_MS = CATCHUP_MAX_MS;
 
 export interface FireDeps {
   readonly bus: Bus;
@@ -40,6 +55,7 @@ export interface FireDeps {
 }
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /** The identity a claim and a wake id are derived from. */
 export function firingIdentity(f: Firing): string {
@@ -52,37 +68,17 @@ export function claimKey(f: Firing): string {
   return `fire.${createHash('sha256').update(firingIdentity(f)).digest('hex').slice(0, 40)}`;
 }
 
-/** Runs one firing; resolves with its ledger row, or null when another node already claimed it. */
-export async function runFiring(deps: FireDeps, firing: Firing): Promise<LedgerRow | null> {
-  const s = firing.schedule;
-  const log = deps.logger.child({
-    schedule: s.name,
-    scope: `${s.scope_type}:${s.scope_id}`,
-    target: firing.target_handle,
-    scheduled_at: firing.scheduled_at,
-  });
-  // 1. claim, fenced: the check and the send are one synchronous step.
-  const claim = encoder.encode(
-    JSON.stringify({ node: deps.nodeId, identity: firingIdentity(firing), epoch: deps.epoch ?? null }),
-  );
-  if (deps.mayClaim?.() === false) throw new LeaseFencedError('duty.scheduler', deps.epoch ?? null);
-  try {
-    await deps.claims.create(claimKey(firing), claim);
-  } catch (error) {
-    if (error instanceof KvConflictError) {
-      log.debug('firing already claimed elsewhere');
-      return null;
-    }
-    throw error;
-  }
-  const firedAt = deps.now();
-  const trace = createHash('sha256').update(firingIdentity(firing)).digest('hex').slice(0, 32);
+const traceOf = (identity: string): string =>
+  createHash('sha256').update(identity).digest('hex').slice(0, 32);
 
-  // 2. wake
-  let outcome: LedgerRow['outcome'] = firing.outcome;
+/** The claim this node writes for `firing` at `firedAt`: what it is about to send. */
+function intendedClaim(deps: FireDeps, firing: Firing, firedAt: Date): FiringClaim {
+  const s = firing.schedule;
+  const identity = firingIdentity(firing);
+  let wake: InboxMessage | null = null;
   if (firing.outcome === ScheduleOutcome.Fired) {
     const deadline = scheduledDeadline(firedAt, s.timeout_seconds);
-    const wake: ScheduleWake = {
+    const payload: ScheduleWake = {
       scope_type: s.scope_type,
       scope_id: s.scope_id,
       schedule_name: s.name,
@@ -93,52 +89,152 @@ export async function runFiring(deps: FireDeps, firing: Firing): Promise<LedgerR
       timeout_seconds: s.timeout_seconds,
       deadline: deadline?.toISOString() ?? null,
     };
-    const message: InboxMessage = {
-      id: uuidv5(WAKE_NAMESPACE, firingIdentity(firing)),
+    wake = {
+      id: uuidv5(WAKE_NAMESPACE, identity),
       kind: InboxKind.Schedule,
       source: `${deps.nodeId}/scheduler`,
       received_at: firedAt.toISOString(),
-      trace_id: trace,
+      trace_id: traceOf(identity),
       summary: `schedule ${s.name}: ${s.task}`.slice(0, 200),
-      payload: wake,
+      payload,
     };
+  }
+  return {
+    v: 2,
+    state: ClaimState.Claimed,
+    node: deps.nodeId,
+    identity,
+    epoch: deps.epoch ?? null,
+    claimed_at: firedAt.toISOString(),
+    wake,
+    row: {
+      scope_type: s.scope_type,
+      scope_id: s.scope_id,
+      schedule_name: s.name,
+      target_handle: firing.target_handle,
+      scheduled_at: firing.scheduled_at,
+      fired_at: firedAt.toISOString(),
+      outcome: firing.outcome,
+    },
+  };
+}
+
+const encodeClaim = (claim: FiringClaim): Uint8Array => encoder.encode(JSON.stringify(claim));
+
+/** Runs one firing; resolves with its ledger row, or null when it was (or is being) fired elsewhere. */
+export async function runFiring(deps: FireDeps, firing: Firing): Promise<LedgerRow | null> {
+  const log = deps.logger.child({
+    schedule: firing.schedule.name,
+    scope: `${firing.schedule.scope_type}:${firing.schedule.scope_id}`,
+    target: firing.target_handle,
+    scheduled_at: firing.scheduled_at,
+  });
+  const key = claimKey(firing);
+  const claim = intendedClaim(deps, firing, deps.now());
+  // 1. claim, fenced: the check and the send are one synchronous step.
+  if (deps.mayClaim?.() === false) throw new LeaseFencedError('duty.scheduler', deps.epoch ?? null);
+  let revision: number;
+  try {
+    revision = await deps.claims.create(key, encodeClaim(claim));
+  } catch (error) {
+    if (error instanceof KvConflictError) return completeClaimed(deps, key, log);
+    throw error;
+  }
+  const row = await send(deps, claim, log);
+  await markDone(deps.claims, key, claim, row, revision, log);
+  log.info({ outcome: row.outcome }, 'schedule fired');
+  return row;
+}
+
+/**
+ * The firing was claimed already: nothing to do when the claim is done (or was written by an earlier
+ * release, which completed before it returned); otherwise its claimant may have died before sending,
+ * and this holder — past the same fence as a claim — sends what the claim says.
+ */
+async function completeClaimed(deps: FireDeps, key: string, log: Logger): Promise<LedgerRow | null> {
+  const entry = await deps.claims.get(key);
+  const parsed = entry === null ? null : FiringClaim.safeParse(parseJson(entry.value));
+  if (entry === null || parsed === null || !parsed.success || parsed.data.state === ClaimState.Done) {
+    log.debug('firing already claimed elsewhere');
+    return null;
+  }
+  const claim = parsed.data;
+  const age = deps.now().getTime() - new Date(claim.claimed_at).getTime();
+  if (age >= COMPLETE_WITHIN_MS) {
+    log.warn(
+      { claimed_by: claim.node, claimed_at: claim.claimed_at },
+      'firing claimed and never completed is too old to complete: its wake may have been stored, and past the inbox duplicate window a second would be too',
+    );
+    return null;
+  }
+  if (deps.mayClaim?.() === false) throw new LeaseFencedError('duty.scheduler', deps.epoch ?? null);
+  log.warn(
+    { claimed_by: claim.node, claimed_at: claim.claimed_at, epoch: claim.epoch },
+    'completing a firing its claimant did not finish',
+  );
+  const row = await send(deps, claim, log);
+  await markDone(deps.claims, key, claim, row, entry.revision, log);
+  return row;
+}
+
+const parseJson = (bytes: Uint8Array): unknown => {
+  try {
+    return JSON.parse(decoder.decode(bytes)) as unknown;
+  } catch {
+    return null;
+  }
+};
+
+/** 2. and 3.: the claim's wake and row, under ids derived from the firing alone. */
+async function send(deps: FireDeps, claim: FiringClaim, log: Logger): Promise<LedgerRow> {
+  let outcome: LedgerRow['outcome'] = claim.row.outcome;
+  if (claim.wake !== null) {
     try {
       await deps.bus.publish(
-        Subjects.agentInbox(firing.target_handle),
-        encoder.encode(JSON.stringify(message)),
-        { msgId: message.id },
+        Subjects.agentInbox(claim.row.target_handle),
+        encoder.encode(JSON.stringify(claim.wake)),
+        { msgId: claim.wake.id },
       );
     } catch (error) {
       outcome = ScheduleOutcome.Failed;
       log.error({ err: error }, 'schedule wake could not be delivered');
     }
   }
-
-  // 3. ledger row
-  const row: LedgerRow = {
-    scope_type: s.scope_type,
-    scope_id: s.scope_id,
-    schedule_name: s.name,
-    target_handle: firing.target_handle,
-    scheduled_at: firing.scheduled_at,
-    fired_at: firedAt.toISOString(),
-    outcome,
-  };
+  const row: LedgerRow = { ...claim.row, outcome };
   const record = newEvent({
+    id: uuidv5(ROW_NAMESPACE, claim.identity),
     type: SCHEDULE_FIRED,
     category: EventCategory.System,
     source: `${deps.nodeId}/scheduler`,
-    summary: `schedule ${s.name} ${outcome} for ${firing.target_handle} (scheduled ${firing.scheduled_at})`,
+    summary: `schedule ${row.schedule_name} ${outcome} for ${row.target_handle} (scheduled ${row.scheduled_at})`,
     actor: 'scheduler',
-    agent_id: firing.target_handle,
+    agent_id: row.target_handle,
     payload: row,
     failed: outcome === ScheduleOutcome.Failed,
-    trace: { trace_id: trace, parent_span_id: null },
-    now: firedAt,
+    trace: { trace_id: traceOf(claim.identity), parent_span_id: null },
+    now: new Date(row.fired_at),
   });
   await deps.bus.publish(Subjects.event(SCHEDULE_FIRED), encoder.encode(JSON.stringify(record)), {
     msgId: record.id,
   });
-  log.info({ outcome }, 'schedule fired');
   return row;
+}
+
+/** 4.: against the revision read, so of a claimant and a completer only the first marks it. */
+async function markDone(
+  claims: Kv,
+  key: string,
+  claim: FiringClaim,
+  row: LedgerRow,
+  revision: number,
+  log: Logger,
+): Promise<void> {
+  const done: FiringClaim = { ...claim, state: ClaimState.Done, row };
+  try {
+    await claims.update(key, encodeClaim(done), revision);
+  } catch (error) {
+    // Marked by the other sender meanwhile; or not marked at all: a later holder sends the same ids again.
+    if (!(error instanceof KvConflictError))
+      log.warn({ err: error }, 'firing claim could not be marked done');
+  }
 }

@@ -3,6 +3,7 @@ export { type Firing } from './scheduler.plan.js';
 export { type Clock } from './clock.js';
 export { acquireDuty, dutyKey, readDuty, releaseDuty, renewDuty, type Held } from './duty.js';
 export { TIMINGS_KEY } from './timings.js';
+export { claimKey } from './fire.js';
 export {
   SCHEDULER_DUTY,
   startScheduler,

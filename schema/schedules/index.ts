@@ -28,4 +28,5 @@ export {
   timingDigest,
   timingOf,
 } from './schedule.js';
+export { ClaimState, FiringClaim } from './claim.js';
 export { isRunnable, scheduleView } from './view.js';
