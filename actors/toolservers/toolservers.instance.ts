@@ -9,10 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import {
-  StreamableHTTPClientTransport,
-  StreamableHTTPError,
-} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
@@ -31,37 +28,7 @@ import { LazyOutputSchemas } from './toolservers.outputs.js';
 import { defaultBursts, StderrBursts } from './toolservers.stderr.js';
 import { StdoutNoise } from './toolservers.startup.js';
 import type { SupervisionSettings } from './toolservers.supervision.js';
-
-/** How a stdio child ended: its exit code, or the signal that killed it. */
-interface Exit {
-  readonly attempt: number;
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-}
-
-const exitText = (exit: Exit): string =>
-  exit.signal !== null
-    ? `the tool server was killed by ${exit.signal}`
-    : `the tool server exited with code ${exit.code}`;
-const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-/**
- * The SDK's stdio transport refuses a message over its read buffer (10 MiB, `STDIO_DEFAULT_MAX_BUFFER_SIZE`)
- * and closes the connection: the child then exits 0, which alone would read as a clean exit.
- */
-const oversizeText = (error: unknown): string | null =>
-  /ReadBuffer exceeded maximum size of (\d+) bytes/.test(errorText(error))
-    ? 'the tool server sent a message over the 10 MiB limit of a stdio message (a tool result or tool list too large); the connection was closed'
-    : null;
-/** A remote that cannot be reached or answers HTTP errors (a JSON-RPC error answer is not one). */
-const isTransportFailure = (error: unknown): boolean =>
-  error instanceof StreamableHTTPError || (error instanceof TypeError && /fetch/i.test(error.message));
+import { exitText, isAlive, isTransportFailure, oversizeText, type Exit } from './toolservers.exit.js';
 
 export class ToolServerInstance {
   private resolved: ResolvedInstance;
