@@ -6,6 +6,7 @@
 import * as nodeCrypto from 'node:crypto';
 import type { Logger } from 'pino';
 import { ApiError, errorReply } from './api-error.js';
+import type { ErrorBody } from '../schema/index.js';
 import type { Access, Actor, ApiReply, AuthSettings } from './types.js';
 
 const alwaysGuardedExact = new Set([
@@ -215,8 +216,8 @@ const refusalError = {
   ambiguous: 'invalid_request',
 } as const satisfies Record<Refused, 'invalid_token' | 'invalid_request' | null>;
 
-/** The 401 of a refused credential. */
-export function refusal(reason: Refused): ApiReply {
+/** The 401 of a refused credential (its body typed: the socket's query channel answers with its fields). */
+export function refusal(reason: Refused): ApiReply & { readonly body: ErrorBody } {
   return errorReply('invalid_token', {
     detail: refusalDetail[reason],
     headers: { 'WWW-Authenticate': bearerChallenge(refusalError[reason]) },

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { PushMode, SectionRegistry } from '../../projections/index.js';
 import { ClientFrame, type QueryErrorCode, type QueryFailure } from '../../schema/index.js';
 import { ApiError } from '../api-error.js';
+import { refusal } from '../guard.js';
 import { ask, type QuestionRegistry } from '../routes/query.routes.js';
 import type { Actor } from '../types.js';
 import { STREAM_PATH } from './stream-path.js';
@@ -235,11 +236,16 @@ export class StreamHub {
     if (frame.token !== undefined) {
       const named = this.verify(frame.token);
       if (named === null) {
+        // The route's own refusal of a wrong bearer (code, status, detail, hint), as over HTTP.
+        const refused = refusal('wrong');
         this.fail(client, {
           id: frame.id,
           what: frame.what,
           error: 'unauthorized',
-          detail: 'the token is not accepted',
+          code: refused.body.error,
+          status: refused.status,
+          detail: refused.body.detail,
+          hint: refused.body.hint,
         });
         client.refusedTokens += 1;
         if (client.refusedTokens >= MAX_REFUSED_TOKENS) {
