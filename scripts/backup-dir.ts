@@ -4,7 +4,7 @@
  * It is claimed with a marker file created exclusively, so two backups never write into one directory.
  */
 import { constants } from 'node:fs';
-import { mkdir, open, readdir, realpath, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, realpath, rm, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ApiError } from '../http/index.js';
 
@@ -97,6 +97,23 @@ export async function claimBackupDir(
       }
     },
   };
+}
+
+/**
+ * Removes what backup `id`, cut by a stop or a crash, left in `dir`: only when the claim marker there names
+ * `id` (the directory was empty when claimed, so everything in it is that backup's). Without the marker
+ * nothing is touched. Answers whether anything was removed.
+ */
+export async function clearAbandoned(dir: string, id: string): Promise<boolean> {
+  if (!isAbsolute(dir)) return false;
+  const claim = await readFile(join(dir, claimFile), 'utf8').catch(() => null);
+  if (claim !== id) return false;
+  // The marker goes last: a removal cut half-way is still recognised at the next start.
+  for (const entry of await readdir(dir)) {
+    if (entry !== claimFile) await rm(join(dir, entry), { recursive: true, force: true });
+  }
+  await rm(join(dir, claimFile), { force: true });
+  return true;
 }
 
 function inside(path: string, root: string): boolean {

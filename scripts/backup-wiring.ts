@@ -17,7 +17,7 @@ import {
   type BackupManifest,
   type BackupsAnswer,
 } from '../schema/index.js';
-import { claimBackupDir, type ClaimedDir } from './backup-dir.js';
+import { claimBackupDir, clearAbandoned, type ClaimedDir } from './backup-dir.js';
 
 export interface Backups {
   routes(): RouteDef[];
@@ -69,13 +69,24 @@ export async function startBackups(opts: BackupOptions): Promise<Backups> {
   // A record this node left running was cut by a stop or a crash: it will never finish.
   for (const record of await readRecords(kv)) {
     if (record.owner !== nodeId || record.status !== BackupStatus.Running) continue;
+    // Its partial files (and claim marker) would leave the directory refused as "being written" forever.
+    const cleared = await clearAbandoned(record.dir, record.id).catch((error: unknown) => {
+      logger.warn({ err: error, backup: record.id, dir: record.dir }, 'partial backup files not removed');
+      return false;
+    });
     await putRecord(kv, {
       ...record,
       status: BackupStatus.Failed,
       finished_at: new Date().toISOString(),
-      error: { code: 'backup_failed', detail: 'the node stopped before the backup finished' },
+      error: {
+        code: 'backup_failed',
+        detail: `the node stopped before the backup finished${cleared ? '; the files it had written were removed' : ''}`,
+      },
     });
-    logger.warn({ event: 'backup_abandoned', backup: record.id, dir: record.dir }, 'backup cut by a stop');
+    logger.warn(
+      { event: 'backup_abandoned', backup: record.id, dir: record.dir, cleared },
+      'backup cut by a stop',
+    );
   }
 
   const run = async (rawDir: string | null, requestedBy: string): Promise<BackupRecord> => {

@@ -3,7 +3,7 @@
  * claimed answers 503 `backup_failed` and leaves nothing behind; a run cut by a stop (its record still
  * `running`) is marked failed by the owner's next start and listed so.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -88,3 +88,58 @@ t.test("a backup cut by a stop is marked failed at its owner's next start", asyn
   t.match(done, { status: 'done', owner: 'n1', bytes: Number });
   t.match((await backups.list()).points, [{ id: done.id }]);
 });
+
+t.test(
+  "a backup cut by a stop: its owner's next start removes the files it left, so the directory takes a retry",
+  async (t) => {
+    const dir = temp(t);
+    const store = join(dir, 'store');
+    let bus = await openBus({ type: 'memory', storeDir: store });
+    const id = '6c5e3f40-7182-4d9c-aebf-2a3b4c5d6e7f';
+    const other = '7d6f4051-8293-4ead-bfc0-3b4c5d6e7f80';
+    const cutDir = join(dir, 'cut');
+    const otherDir = join(dir, 'other');
+    // What a node killed mid-copy leaves: its claim marker (naming its backup) and a partial data file.
+    for (const [d, claim] of [
+      [cutDir, id],
+      [otherDir, other],
+    ] as const) {
+      mkdirSync(d);
+      writeFileSync(join(d, '.svc-backup-claim'), claim);
+      writeFileSync(join(d, 'bus.sqlite'), 'partial');
+    }
+    const kv = await openBackupRecords(bus);
+    await putRecord(kv, {
+      id,
+      requested_at: '2026-01-01T00:00:00.000Z',
+      finished_at: null,
+      requested_by: 'ops',
+      owner: 'n1',
+      engine: 'memory',
+      dir: cutDir,
+      status: 'running',
+      error: null,
+      bytes: null,
+      streams: null,
+    });
+    await bus.close();
+
+    bus = await openBus({ type: 'memory', storeDir: store });
+    t.teardown(() => bus.close());
+    const backups = await startBackups({ bus, nodeId: 'n1', version: 'test', storeDir: store, logger });
+    t.same(readdirSync(cutDir), [], 'the partial copy and its claim are gone');
+    t.same(
+      readdirSync(otherDir).sort(),
+      ['.svc-backup-claim', 'bus.sqlite'],
+      "another backup's files are kept",
+    );
+    t.match(
+      (await backups.list()).backups.find((r) => r.id === id),
+      {
+        status: 'failed',
+        error: { code: 'backup_failed', detail: /stopped before the backup finished.*removed/ },
+      },
+    );
+    t.match(await backups.run(cutDir, 'ops'), { status: 'done', dir: cutDir }, 'a retry into it succeeds');
+  },
+);
