@@ -15,7 +15,8 @@ import {
   type ServiceTool,
   type ServiceToolResult,
 } from '../../schema/index.js';
-import { containerRows, pageDetail } from './pages.queries.js';
+import { queryTerms } from './pages.index.js';
+import { containerRows, findContainer, pageDetail } from './pages.queries.js';
 import type { PagesService, PageWriteResult } from './pages.service.js';
 
 const ok = (value: unknown): ServiceToolResult => ({ ok: true, value });
@@ -110,6 +111,14 @@ export function knowledgeTools(pages: PagesService): ServiceTool[] {
     const found = pages.resolve(ref);
     return found ? { id: found.id } : no('not_found', `no page ${ref} to place it under`);
   };
+  /** A container key as `GET /pages` reads it: any case; one neither declared nor holding pages is refused. */
+  const containerOf = (wanted: string): { key: string } | ServiceToolResult => {
+    const keys = containerRows(pages.state(), pages.containers()).map((c) => c.key);
+    const key = findContainer(keys, wanted);
+    return key === null
+      ? no('no_container', `no container ${wanted}: the org chart declares ${keys.join(', ') || 'none'}`)
+      : { key };
+  };
   return [
     {
       name: 'pages_containers',
@@ -130,6 +139,11 @@ export function knowledgeTools(pages: PagesService): ServiceTool[] {
       args: SearchArgs,
       async run(caller, raw) {
         const args = SearchArgs.parse(raw);
+        // As on `GET /pages`: a q with no word is a mistake to report, not a search that finds nothing.
+        if (args.q !== undefined && queryTerms(args.q).length === 0)
+          return no('bad_params', '`q` needs at least one word (letters or digits), or leave it out');
+        const container = args.container === undefined ? undefined : containerOf(args.container);
+        if (container !== undefined && 'ok' in container) return container;
         let parent: string | undefined;
         if (args.parent !== undefined && args.parent !== 'root') {
           const found = pages.resolve(args.parent);
@@ -140,7 +154,7 @@ export function knowledgeTools(pages: PagesService): ServiceTool[] {
         const list = await pages.list(
           {
             ...(args.q === undefined ? {} : { q: args.q }),
-            ...(args.container === undefined ? {} : { container: args.container }),
+            ...(container === undefined ? {} : { container: container.key }),
             ...(parent === undefined ? {} : { parent }),
             limit: args.limit,
           },
@@ -193,6 +207,12 @@ export function knowledgeTools(pages: PagesService): ServiceTool[] {
             }),
           );
         }
+        // As on `PATCH /pages/{id}`: an update naming nothing to change, or a container (a page stays in
+        // its own), is refused before anything is written rather than answered as if it had done something.
+        if (args.container !== undefined)
+          return no('bad_params', '`container` is only for a create: a page stays in its container');
+        if (args.title === undefined && args.body === undefined && args.parent === undefined)
+          return no('bad_params', 'the update changes nothing: give `title`, `body` or `parent`');
         const page = target(args.page, opId);
         if ('ok' in page) return page;
         return written(
