@@ -154,3 +154,13 @@ t.test(
     t.equal(retried.json['page_id'], created.json['page_id']);
   },
 );
+
+t.test('an op_id in the body and another in the query is refused saying just that', async (t) => {
+  const n = await startPagesNode(t);
+  const r = await n.call('POST', '/pages?op_id=one', {
+    body: { container: 'ENG', title: 'a', op_id: 'two' },
+  });
+  t.equal(r.json['error'], 'op_id_invalid');
+  // Both op_ids are in the grammar: the detail names the disagreement, not a shape either one lacks.
+  t.equal(r.json['detail'], 'The body and the query name two different op_ids.');
+});

@@ -37,7 +37,8 @@ export function opIdOf(req: ApiRequest, raw: unknown): string {
   if (fromQuery !== null && !isOpId(fromQuery))
     throw opIdRefusal('`?op_id=` is outside the grammar:', fromQuery);
   if (inBody !== undefined && fromQuery !== null && inBody !== fromQuery)
-    throw opIdRefusal('The body and the query name two different op_ids.');
+    // Both are in the grammar here: the refusal is their disagreement alone.
+    throw new ApiError('op_id_invalid', { detail: 'The body and the query name two different op_ids.' });
   return inBody ?? fromQuery ?? randomUUID();
 }
 
