@@ -1,5 +1,5 @@
 /**
- * `svc backup` asks a running node for a backup (`POST /backup?dir=`) and prints its record; `svc backups`
+ * `svc backup` asks a running node for a backup (`POST /backup?dir=`) and prints its record; `svc backup list`
  * lists them. `svc restore` loads a backup into a fresh store with the node stopped (ops/backups.md).
  */
 import { parseArgs } from 'node:util';
