@@ -206,8 +206,20 @@ export class StreamHub {
     for (const name of names) this.push(name, this.opts.sections.current(name), 'replace');
   }
 
-  /** A text frame from a client: `ping`, or a `query` answered on the same socket. */
-  receive(client: StreamClient, text: string): void {
+  /**
+   * A frame from a client: `ping`, or a `query` answered on the same socket. `text` is null for a binary
+   * frame, which is not read (the frames are JSON text): it is refused saying so, not as a malformed one.
+   */
+  receive(client: StreamClient, text: string | null): void {
+    if (text === null) {
+      this.fail(client, {
+        id: null,
+        what: null,
+        error: 'bad_frame',
+        detail: 'a binary frame is not read: send each frame as JSON text',
+      });
+      return;
+    }
     let raw: unknown;
     try {
       raw = JSON.parse(text);

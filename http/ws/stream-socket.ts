@@ -207,7 +207,7 @@ export function mountStream(
         ws.end(1009, 'message over 64 KiB');
         return;
       }
-      hub.receive(client, isBinary ? '' : decoder.decode(message));
+      hub.receive(client, isBinary ? null : decoder.decode(message));
     },
     drain: (ws) => ws.getUserData().client?.flush(),
     close: (ws) => {
