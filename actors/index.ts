@@ -93,6 +93,7 @@ export {
   type LlmStream,
   LlmTimeoutError,
   LlmUnavailableError,
+  maxAnswerBytes,
   nodePost,
   openaiClient,
   parseSse,

@@ -6,6 +6,7 @@ import {
   LlmAbortedError,
   LlmAuthError,
   LlmError,
+  LlmMalformedStreamError,
   LlmNetworkError,
   LlmRateLimitedError,
   LlmRefusedError,
@@ -76,10 +77,48 @@ export async function postJson(
     body: body instanceof JsonText ? body.text : JSON.stringify(body),
     signal,
   });
-  if (answer.status >= 200 && answer.status < 300) return answer;
+  if (answer.status >= 200 && answer.status < 300) return capped(ctx, answer);
   // The body is dropped unread: it may quote the request or the key.
   answer.discard();
   throw statusError(ctx, answer);
+}
+
+/**
+ * The most bytes an answer may have. A model's longest answers (128k output tokens) stream in about 40 MB of
+ * events, and 256 vectors of 8192 numbers are about as much JSON; a server streaming without end would
+ * otherwise hold memory until the whole-call deadline (300 s by default).
+ */
+export const maxAnswerBytes = 64 * 1024 * 1024;
+
+/** `answer` whose body fails as malformed once it passes `maxAnswerBytes`. */
+function capped(ctx: CallContext, answer: HttpAnswer): HttpAnswer {
+  async function* body(): AsyncGenerator<Uint8Array> {
+    let seen = 0;
+    for await (const chunk of answer.body) {
+      seen += chunk.byteLength;
+      if (seen > maxAnswerBytes) {
+        // Destroyed, not drained: the rest may never end.
+        answer.discard();
+        throw new LlmMalformedStreamError(
+          ctx.provider,
+          `the answer is larger than ${maxAnswerBytes / 1024 / 1024} MiB`,
+        );
+      }
+      yield chunk;
+    }
+  }
+  const stream = body();
+  return {
+    status: answer.status,
+    header: (name) => answer.header(name),
+    body: stream,
+    async text() {
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of stream) chunks.push(chunk);
+      return Buffer.concat(chunks).toString('utf8');
+    },
+    discard: () => answer.discard(),
+  };
 }
 
 export function statusError(ctx: CallContext, answer: Pick<HttpAnswer, 'status' | 'header'>): LlmError {

@@ -4,7 +4,7 @@ export { streamFrom } from './call-stream.js';
 export { type ProviderClient } from './client.js';
 export { CredentialPool, type KeyLease } from './credential-pool.js';
 export { embeddingsClient, type EmbeddingsClient } from './embeddings.client.js';
-export { retryAfterMs } from './http.js';
+export { maxAnswerBytes, retryAfterMs } from './http.js';
 export { nodePost } from './http-post.js';
 export {
   LlmAbortedError,

@@ -16,7 +16,6 @@ const CR = 13;
 /** Splits a byte stream into events. An event left without its closing blank line at EOF is dropped. */
 export async function* parseSse(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseEvent> {
   const decoder = new TextDecoder('utf-8');
-  let buffer = '';
   let event = '';
   let data: string[] = [];
 
@@ -39,31 +38,35 @@ export async function* parseSse(body: AsyncIterable<Uint8Array>): AsyncGenerator
     // `id` and `retry` do not matter to a single request's stream.
     return null;
   };
-  /** The events of the complete lines in `buffer`; what follows the last line end stays in it. */
-  const lines = (): SseEvent[] => {
+  // The line not yet ended, in pieces: a long line arriving in many chunks is neither rescanned nor copied
+  // whole on every chunk.
+  let partial: string[] = [];
+  // The last text ended in CR: an LF opening the next is the second half of that CRLF.
+  let afterCr = false;
+  /** The events of the lines `text` ends; what follows its last line end waits in `partial`. */
+  const lines = (text: string): SseEvent[] => {
     const out: SseEvent[] = [];
-    let start = 0;
-    for (let i = 0; i < buffer.length; i += 1) {
-      const c = buffer.charCodeAt(i);
+    let start = afterCr && text.charCodeAt(0) === LF ? 1 : 0;
+    afterCr = false;
+    for (let i = start; i < text.length; i += 1) {
+      const c = text.charCodeAt(i);
       if (c !== LF && c !== CR) continue;
-      // A CR at the very end may be the first half of a CRLF split across chunks.
-      if (c === CR && i === buffer.length - 1) break;
-      const e = take(buffer.slice(start, i));
+      partial.push(text.slice(start, i));
+      const e = take(partial.length === 1 ? (partial[0] as string) : partial.join(''));
+      partial = [];
       if (e !== null) out.push(e);
-      if (c === CR && buffer.charCodeAt(i + 1) === LF) i += 1;
+      if (c === CR) {
+        if (i === text.length - 1) afterCr = true;
+        else if (text.charCodeAt(i + 1) === LF) i += 1;
+      }
       start = i + 1;
     }
-    buffer = start === buffer.length ? '' : buffer.slice(start);
+    if (start < text.length) partial.push(text.slice(start));
     return out;
   };
 
   for await (const chunk of body) {
-    buffer += decoder.decode(chunk, { stream: true });
-    for (const e of lines()) yield e;
+    for (const e of lines(decoder.decode(chunk, { stream: true }))) yield e;
   }
-  buffer += decoder.decode();
-  if (buffer.endsWith('\r')) {
-    const e = take(buffer.slice(0, -1));
-    if (e !== null) yield e;
-  }
+  for (const e of lines(decoder.decode())) yield e;
 }
