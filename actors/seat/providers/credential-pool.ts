@@ -85,6 +85,8 @@ interface KeyState {
   failures: number;
   authStreak: number;
   lastUsed: number;
+  /** The take (`uses`) after which the latest refusal came: leases taken before it cannot clear it. */
+  refusedAfter: number;
 }
 
 export class CredentialPool {
@@ -114,6 +116,7 @@ export class CredentialPool {
       failures: 0,
       authStreak: 0,
       lastUsed: 0,
+      refusedAfter: 0,
     });
     const written = opts.apiKeys ?? [];
     const fallback = envFallbacks[opts.type];
@@ -226,7 +229,11 @@ export class CredentialPool {
       key.inFlight = Math.max(0, key.inFlight - 1);
       effect();
     };
+    // Which take this lease is: a call started before a refusal and succeeding after it says nothing of the
+    // key now (a rate limit hit while it ran), so it does not lift the cooldown.
+    const taken = this.uses;
     const cool = (ms: number, reason: string): void => {
+      key.refusedAfter = this.uses;
       key.coolingUntil = this.now() + Math.min(Math.max(0, ms), this.timing.maxCooldownMs);
       key.reason = reason;
       key.failures += 1;
@@ -236,6 +243,7 @@ export class CredentialPool {
       value,
       succeeded: () =>
         end(() => {
+          if (taken <= key.refusedAfter) return;
           key.coolingUntil = null;
           key.reason = null;
           key.failures = 0;

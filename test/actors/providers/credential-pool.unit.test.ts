@@ -191,3 +191,23 @@ t.test('usableAgainAt: the first key to stop cooling, only when every resolvable
   t.equal(p.usableAgainAt(), null, 'the cooldown ended');
   t.equal(pool(['${UNSET}']).usableAgainAt(), null, 'no key resolves: waiting does not help');
 });
+
+t.test(
+  'a success clears the cooldown only when its call started after the refusal: an older call in flight does not',
+  async (t) => {
+    const c = clock();
+    const p = pool(['${KEY_A}'], 'openai', c);
+    const older = take(p);
+    const refused = take(p);
+    refused.rateLimited(20_000);
+    older.succeeded();
+    const snap = p.snapshot().keys[0]!;
+    t.equal(snap.cooling_until, new Date(c.now() + 20_000).toISOString(), 'still cooling');
+    t.equal(snap.reason, 'rate_limited');
+    t.same(p.acquire(), { ok: false, reason: 'keys_cooling' });
+    c.advance(20_001);
+    const after = take(p);
+    after.succeeded();
+    t.equal(p.snapshot().keys[0]!.failures, 0, 'a call started after the cooldown clears the count');
+  },
+);
