@@ -197,6 +197,8 @@ export function knowledgeTools(pages: PagesService): ServiceTool[] {
               'bad_params',
               'creating a page needs `container` and `title` (or give `page` to update)',
             );
+          if (args.base_version !== undefined)
+            return no('bad_params', '`base_version` is only for an update: give `page` with it');
           return written(
             await pages.write(caller, opId, {
               type: 'create',

@@ -68,3 +68,16 @@ t.test('pages_write on a page with a container is refused: a page does not chang
   const page = await n.call('GET', '/pages/ENG/Runbook');
   t.equal(page.json['version'], 1, 'nothing written');
 });
+
+t.test(
+  'pages_write creating a page with a base_version is refused, as POST /pages refuses the field',
+  async (t) => {
+    const { n, use } = await seatTools(t);
+    const route = await n.call('POST', '/pages', { body: { container: 'ENG', title: 'A', base_version: 3 } });
+    t.equal(route.json['error'], 'invalid_body', 'the route has no such field on a create');
+    const made = await use('pages_write', { container: 'ENG', title: 'Runbook', base_version: 3 });
+    t.equal(made.is_error, true, 'not a create that drops the precondition');
+    t.match(made.content[0]!.text, /^Refused \(bad_params\): /);
+    t.equal((await n.call('GET', '/pages/ENG/Runbook')).status, 404, 'nothing written');
+  },
+);
