@@ -8,7 +8,8 @@
 import { ApiError } from '../api-error.js';
 import { parseTagList } from '../entity-tags.js';
 
-const VERSION = /^\d{1,15}$/;
+// As this service writes a version: no leading zero, so `"02"` names no version (If-Match compares strongly).
+const VERSION = /^(0|[1-9]\d{0,14})$/;
 
 /**
  * The version a present `If-Match` names for a write against `current` (the version this node holds, null

@@ -43,7 +43,8 @@ t.test('item writes honour If-Match against the version the ETag gave', async (t
     t.equal(r.json?.error, 'revision_advanced');
     t.match(r.json?.detail, /ENG-1 is at version 2, not 1/);
   }
-  for (const tag of ['*', 'W/"2"', `"${'9'.repeat(20)}"`, '"0"']) {
+  // "02" is not the tag "2": If-Match compares the characters (RFC 9110 8.8.3.2), not the number.
+  for (const tag of ['*', 'W/"2"', `"${'9'.repeat(20)}"`, '"0"', '"02"']) {
     const r = await send(`${w.base}/work/ENG-1`, { title: 'Lost' }, tag, 'PATCH');
     t.equal(r.status, 400, `If-Match ${tag}`);
     t.equal(r.json?.error, 'bad_params');
