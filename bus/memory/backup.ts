@@ -5,8 +5,7 @@
  * along, since they live in the same database.
  */
 import Database from 'better-sqlite3';
-import { copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
-import { constants } from 'node:fs';
+import { copyFile, mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BackupContents, BackupFile, BackupStream } from '../../schema/index.js';
 import { codeOf, describeFile, failRestore, verifyFile, type UndoRestore } from '../backup-files.js';
@@ -87,15 +86,31 @@ export async function restoreMemoryStore(
     for (const name of await readdir(storeDir))
       await rm(join(storeDir, name), { recursive: true, force: true });
   };
-  const present = await readdir(storeDir);
+  const partial = join(storeDir, `.${MEMORY_BACKUP_FILE}.restoring`);
+  // The partial file, created exclusively, claims the store: of two restores into one store at once, one
+  // writes and the other is refused without removing anything (its undo would wipe the winner's copy).
+  try {
+    await (await open(partial, 'wx')).close();
+  } catch (error) {
+    if (codeOf(error) === 'EEXIST') {
+      throw new BackupError(
+        `the store directory ${storeDir} is being restored by another restore (or one cut short left ${partial}: remove it when no restore is running)`,
+      );
+    }
+    const failed = new BackupError(`writing into ${storeDir} failed (${codeOf(error)})`, { cause: error });
+    return failRestore(failed, async () => {
+      if (created !== undefined) await rm(created, { recursive: true, force: true });
+    });
+  }
+  const present = (await readdir(storeDir)).filter((name) => join(storeDir, name) !== partial);
   if (present.length > 0) {
+    await rm(partial, { force: true });
     throw new BackupError(
       `the store directory ${storeDir} is not empty (${present.slice(0, 3).join(', ')}): restore into a fresh directory`,
     );
   }
-  const partial = join(storeDir, `.${MEMORY_BACKUP_FILE}.restoring`);
   try {
-    await copyFile(join(from, MEMORY_BACKUP_FILE), partial, constants.COPYFILE_EXCL);
+    await copyFile(join(from, MEMORY_BACKUP_FILE), partial);
     await rename(partial, join(storeDir, MEMORY_BACKUP_FILE));
   } catch (error) {
     const failed = new BackupError(
