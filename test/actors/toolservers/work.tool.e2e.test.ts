@@ -7,14 +7,19 @@ import { startWorkHarness } from '../../http/fixtures/work-harness.js';
 
 type Json = Record<string, unknown>;
 
-t.test('a seat lists, reads, creates, comments on and moves items with its builtin tools', async (t) => {
-  const w = await startWorkHarness(t);
+/** The seat's builtin work tools over the harness's tracker, by name. */
+function seatTools(w: Awaited<ReturnType<typeof startWorkHarness>>) {
   const access: WorkAccess = {
     state: () => w.view.state(),
     write: (x) => sendCommand(w.bus, Commands.work.write, x),
     until: (seq, ms) => w.view.until(seq, ms),
   };
-  const tools = new Map(workTools({ work: () => access }).map((tool) => [tool.entry.name, tool]));
+  return new Map(workTools({ work: () => access }).map((tool) => [tool.entry.name, tool]));
+}
+
+t.test('a seat lists, reads, creates, comments on and moves items with its builtin tools', async (t) => {
+  const w = await startWorkHarness(t);
+  const tools = seatTools(w);
   t.same(
     [...tools.keys()],
     ['work_list', 'work_get', 'work_create', 'work_update', 'work_comment', 'work_move'],
@@ -83,12 +88,7 @@ t.test(
   'a seat named in any case by the tools is that seat, kept lower-case, as on the REST writes',
   async (t) => {
     const w = await startWorkHarness(t);
-    const access: WorkAccess = {
-      state: () => w.view.state(),
-      write: (x) => sendCommand(w.bus, Commands.work.write, x),
-      until: (seq, ms) => w.view.until(seq, ms),
-    };
-    const tools = new Map(workTools({ work: () => access }).map((tool) => [tool.entry.name, tool]));
+    const tools = seatTools(w);
     const run = async (name: string, args: Json) => {
       const result = await tools
         .get(name)!

@@ -3,7 +3,7 @@
  * (records written before writes stored the canonical key).
  */
 import t from 'tap';
-import { emptyWorkState, foldWork, type WorkRecord } from '../../../schema/index.js';
+import { defaultFields, emptyWorkState, foldWork, type WorkRecord } from '../../../schema/index.js';
 import { itemDetail } from '../../../projections/index.js';
 
 const created = (id: string, number: number, links: Array<{ kind: 'blocks'; item: string }>) =>
@@ -18,20 +18,7 @@ const created = (id: string, number: number, links: Array<{ kind: 'blocks'; item
     key: `ENG-${number}`,
     number,
     status: 'backlog',
-    fields: {
-      title: `item ${number}`,
-      description: '',
-      type: 'task',
-      priority: 'none',
-      assignees: [],
-      watchers: [],
-      labels: [],
-      links,
-      checklist: [],
-      fields: {},
-      asked_of: [],
-      due_date: null,
-    },
+    fields: { ...defaultFields(), title: `item ${number}`, links },
   }) as WorkRecord;
 
 t.test('a link stored as typed reads back by the canonical key', async (t) => {
