@@ -19,7 +19,7 @@ const PULL = '$JS.API.CONSUMER.MSG.NEXT.';
 const CRLF = Buffer.from('\r\n');
 
 /** The length of the client protocol operation at the head of `buf` (PUB/HPUB with payload), or null. */
-function opLength(buf: Buffer): { readonly length: number; readonly subject: string | null } | null {
+export function opLength(buf: Buffer): { readonly length: number; readonly subject: string | null } | null {
   const eol = buf.indexOf(CRLF);
   if (eol < 0) return null;
   const line = buf.subarray(0, eol).toString('latin1');
