@@ -54,6 +54,21 @@ export async function readPaused(coord: Kv, handle: string): Promise<Paused | nu
 }
 
 /**
+ * Removes the pause records of seats `kept` says no longer exist (removed from the company, or now human),
+ * so a seat added back under the same handle starts unpaused. Answers the handles cleared.
+ */
+export async function clearPausesOutside(coord: Kv, kept: (handle: string) => boolean): Promise<string[]> {
+  const cleared: string[] = [];
+  for (const key of await coord.keys(seatKeys.paused('*'))) {
+    const handle = /^seat\.([^.]+)\.paused$/.exec(key)?.[1];
+    if (handle === undefined || kept(handle)) continue;
+    await coord.delete(key);
+    cleared.push(handle);
+  }
+  return cleared;
+}
+
+/**
  * Every seat's pause record as it stands, then each change (null: resumed). A pause lasts as long as it is
  * kept here; the `agent_paused` event that announced it leaves the 30-day history long before.
  */

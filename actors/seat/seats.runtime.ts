@@ -16,6 +16,7 @@ import { spendBytes } from './spend-bytes.js';
 import { turnLimits, type TurnLimits } from './seat.limits.js';
 import { companyOf, type CompanyProfile } from './seat.profile.js';
 import { startSeatHost } from './seat.host.js';
+import { clearPausesOutside } from './seat.records.js';
 import type { SeatHost } from './seat.host.types.js';
 import { fenceOf, leaseHeaders } from '../lease/index.js';
 import { startPlacement } from './placement.js';
@@ -237,7 +238,26 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
       opened = true;
       for (const host of hosts.values()) await host.open();
     });
-  const inboxes: SubsystemApplier = { name: 'seat_inboxes', apply: openAll, rollback: openAll };
+  // A removed seat's pause goes with it (a seat added back under its handle starts unpaused). Swept after
+  // the last subsystem applied, not as the seat goes: a rolled-back apply keeps it, and a seat removed
+  // while no node ran it is cleared at the next apply.
+  const clearRemovedPauses = (): Promise<void> =>
+    serial(async () => {
+      try {
+        const cleared = await clearPausesOutside(opts.coord, (handle) => company.seats.has(handle));
+        if (cleared.length > 0) log.info({ seats: cleared }, 'pause of removed seats cleared');
+      } catch (error) {
+        log.warn({ err: error }, 'clearing the pause of removed seats failed; tried again at the next apply');
+      }
+    });
+  const inboxes: SubsystemApplier = {
+    name: 'seat_inboxes',
+    apply: async () => {
+      await openAll();
+      await clearRemovedPauses();
+    },
+    rollback: openAll,
+  };
 
   // Pause and resume: answered here for a seat this node runs, else forwarded to its holder.
   // A handle (in any case: handles are lower-case, `ADA` is `ada`) or a seat name; an exact handle or name

@@ -185,6 +185,39 @@ t.test('pausing a human or unknown seat is not_found', async (t) => {
   t.match(await command(h.bus, 'resume', { seat: 'nobody' }), { ok: false, error: 'not_found' });
 });
 
+t.test(
+  'a seat removed from the company loses its pause: added back under the same handle, it is not paused',
+  async (t) => {
+    const h = await startCompany(t, { script: [] });
+    t.match(await command(h.bus, 'pause', { seat: 'cy', reason: 'hold' }), { ok: true, changed: true });
+    // Recorded (in svc_coord, then the event) after the answer.
+    await h.waitFor((e) => e.type === 'agent_paused');
+    t.equal(h.runtime.host('cy')?.state(), 'stopped.paused');
+    const doc = company(h.llm.baseUrl);
+    await h.apply({ ...doc, roles: (doc.roles ?? []).filter((r) => r.name !== 'Cy') });
+    t.notOk(h.runtime.host('cy'), 'removed');
+    t.equal(await h.catalogue.coord.get(seatKeys.paused('cy')), null, 'its pause record went with it');
+    await h.apply(doc);
+    t.equal(h.runtime.host('cy')?.state(), 'idle', 'the seat added back starts unpaused');
+    t.equal(h.runtime.host('ada')?.state(), 'idle');
+  },
+);
+
+t.test(
+  'a pause recorded for a seat the document no longer has (removed while the node was down) is cleared at the next apply',
+  async (t) => {
+    const h = await startCompany(t, { script: [] });
+    const stale = { by: 'ops', at: new Date().toISOString(), reason: 'old', stop_running: false };
+    await h.catalogue.coord.put(seatKeys.paused('gone'), encoder.encode(JSON.stringify(stale)));
+    await command(h.bus, 'pause', { seat: 'bob' });
+    await h.waitFor((e) => e.type === 'agent_paused');
+    await h.apply(company(h.llm.baseUrl));
+    t.equal(await h.catalogue.coord.get(seatKeys.paused('gone')), null, 'the orphaned pause went');
+    t.not(await h.catalogue.coord.get(seatKeys.paused('bob')), null, "a kept seat's pause stays");
+    t.equal(h.runtime.host('bob')?.state(), 'stopped.paused');
+  },
+);
+
 t.test('a restart mid-turn redelivers the wake and completes it once', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-seat-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
