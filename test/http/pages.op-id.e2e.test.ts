@@ -162,5 +162,8 @@ t.test('an op_id in the body and another in the query is refused saying just tha
   });
   t.equal(r.json['error'], 'op_id_invalid');
   // Both op_ids are in the grammar: the detail names the disagreement, not a shape either one lacks.
-  t.equal(r.json['detail'], 'The body and the query name two different op_ids.');
+  t.equal(
+    r.json['detail'],
+    'The body and the query name two different op_ids; send one, or the same in both.',
+  );
 });

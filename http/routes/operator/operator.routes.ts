@@ -5,9 +5,10 @@
  * when no native backend runs (the wiring then registers none of these).
  */
 import { randomUUID } from 'node:crypto';
-import { ErrorCode, isOpId, type ServiceToolResult } from '../../../schema/index.js';
+import { ErrorCode, type ServiceToolResult } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import { fitBody, jsonValue } from '../../json-body.js';
+import { bodyOpId } from '../op-id.param.js';
 import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
 import { actTools, operatorPerson, type OperatorDeps } from './operator.caller.js';
 import { mcpRoute } from './operator.mcp.js';
@@ -43,14 +44,12 @@ async function act(deps: OperatorDeps, req: ApiRequest): Promise<ApiReply> {
       }.`,
     });
   const raw = jsonValue(req);
-  const opId = (raw as { op_id?: unknown } | null)?.op_id;
-  if (opId !== undefined && (typeof opId !== 'string' || !isOpId(opId)))
-    throw new ApiError('op_id_invalid', { detail: "The body's `op_id` is outside the grammar." });
+  const opId = bodyOpId(raw);
   const args = fitBody(raw, tool.args, {
     detail: `The arguments do not fit ${tool.name} (see \`problems\`).`,
   });
   const result = await tool.run(person, args, {
-    opId: typeof opId === 'string' ? opId : randomUUID(),
+    opId: opId ?? randomUUID(),
   });
   if (!result.ok) refused(result);
   return { status: 200, body: { tool: tool.name, acted_as: person, result: result.value } };

@@ -7,7 +7,8 @@
 import type { PagesService } from '../../../projections/index.js';
 import type { RouteDef } from '../../types.js';
 import { containersRoute, listRoute, pageRoute } from './pages.reads.js';
-import { checkQueryOpId, type KnowledgeCallers } from './pages.request.js';
+import { checkQueryOpId } from '../op-id.param.js';
+import type { KnowledgeCallers } from './pages.request.js';
 import { commentRoute, createRoute, deleteRoute, updateRoute } from './pages.writes.js';
 
 export interface KnowledgeRouteDeps extends KnowledgeCallers {

@@ -3,6 +3,7 @@
  * `POST /pages/{id}/comments`, `DELETE /pages/{id}`. Each carries an op_id (a retry with the same one
  * answers the first outcome and writes nothing) and is recorded as the caller.
  */
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { PagesService, PageWriteResult } from '../../../projections/index.js';
 import {
@@ -18,7 +19,8 @@ import type { ApiReply, ApiRequest } from '../../types.js';
 import { noneMatchVersion, versionTag } from '../if-match.param.js';
 import { notFound } from './pages.reads.js';
 import { fitBody, jsonValue } from '../../json-body.js';
-import { opIdOf, refusedWrite, type KnowledgeCallers } from './pages.request.js';
+import { bodyOpId, opIdOf } from '../op-id.param.js';
+import { refusedWrite, type KnowledgeCallers } from './pages.request.js';
 
 const ParentRef = z.string().min(1).max(600).nullable();
 
@@ -118,7 +120,7 @@ const headerBase = (deps: WriteDeps, req: ApiRequest, opId: string, pageId: stri
 
 export async function createRoute(deps: WriteDeps, req: ApiRequest): Promise<ApiReply> {
   const raw = jsonValue(req);
-  const opId = opIdOf(req, raw);
+  const opId = opIdOf(req, bodyOpId(raw), randomUUID);
   const body = fitBody(raw, CreateBody);
   const result = await deps.pages.write(deps.caller(req.actor), opId, {
     type: 'create',
@@ -134,7 +136,7 @@ export async function createRoute(deps: WriteDeps, req: ApiRequest): Promise<Api
 
 export async function updateRoute(deps: WriteDeps, req: ApiRequest, ref: string): Promise<ApiReply> {
   const raw = jsonValue(req);
-  const opId = opIdOf(req, raw);
+  const opId = opIdOf(req, bodyOpId(raw), randomUUID);
   const body = fitBody(raw, UpdateBody);
   // A PATCH naming nothing to change is a mistake to report (as on the work items), not a 200.
   if (body.title === undefined && body.body === undefined && body.parent === undefined)
@@ -165,7 +167,7 @@ export async function updateRoute(deps: WriteDeps, req: ApiRequest, ref: string)
 
 export async function commentRoute(deps: WriteDeps, req: ApiRequest, ref: string): Promise<ApiReply> {
   const raw = jsonValue(req);
-  const opId = opIdOf(req, raw);
+  const opId = opIdOf(req, bodyOpId(raw), randomUUID);
   const body = fitBody(raw, CommentRequest);
   const pageId = targetOf(deps.pages, ref, opId);
   // A precondition sent is never silently ignored: a comment is taken only at the version it names.
@@ -181,7 +183,7 @@ export async function commentRoute(deps: WriteDeps, req: ApiRequest, ref: string
 
 export async function deleteRoute(deps: WriteDeps, req: ApiRequest, ref: string): Promise<ApiReply> {
   const raw = jsonValue(req);
-  const opId = opIdOf(req, raw);
+  const opId = opIdOf(req, bodyOpId(raw), randomUUID);
   fitBody(raw, DeleteBody);
   const pageId = targetOf(deps.pages, ref, opId);
   const base = headerBase(deps, req, opId, pageId);

@@ -13,16 +13,8 @@ import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
 import type { FileBlobs } from './work.blobs.js';
 import type { WorkRouteDeps } from './work.deps.js';
 import { noneMatchVersion, versionTag } from '../if-match.param.js';
-import {
-  actorOf,
-  badParams,
-  boolParam,
-  opIdOf,
-  operatorOnly,
-  quoted,
-  refusal,
-  textParam,
-} from './work.params.js';
+import { actorOf, badParams, boolParam, operatorOnly, quoted, refusal, textParam } from './work.params.js';
+import { opIdOf } from '../op-id.param.js';
 import { intParam } from '../int-query.param.js';
 
 const READ_BACK_MS = 10_000;

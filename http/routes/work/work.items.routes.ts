@@ -24,7 +24,7 @@ import {
 } from '../../../schema/index.js';
 import { itemDetail, listItems } from '../../../projections/index.js';
 import { noneMatchVersion, versionTag } from '../if-match.param.js';
-import { jsonBody } from '../../json-body.js';
+import { opIdOf, writeBody } from '../op-id.param.js';
 import { cursorParam, cursorRefused, sealNext } from '../list-cursor.param.js';
 import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
 import type { WorkRouteDeps } from './work.deps.js';
@@ -34,7 +34,6 @@ import {
   itemParam,
   itemRef,
   listParam,
-  opIdOf,
   operatorOnly,
   refusal,
   textParam,
@@ -233,7 +232,7 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
       method: 'POST',
       pattern: '/work',
       handler: async (req) => {
-        const { project, status, op_id, ...fields } = jsonBody(req, CreateItemBody);
+        const { project, status, op_id, ...fields } = writeBody(req, CreateItemBody);
         return send(
           deps,
           req,
@@ -247,7 +246,7 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
       method: 'PATCH',
       pattern: '/work/:id',
       handler: async (req) => {
-        const { op_id, ...changes } = jsonBody(req, UpdateItemBody);
+        const { op_id, ...changes } = writeBody(req, UpdateItemBody);
         return send(deps, req, op_id, {
           kind: 'update',
           item: itemRef(req.params['id']!),
@@ -260,7 +259,7 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
       method: 'POST',
       pattern: '/work/:id/move',
       handler: async (req) => {
-        const { op_id, to } = jsonBody(req, MoveItemBody);
+        const { op_id, to } = writeBody(req, MoveItemBody);
         return send(deps, req, op_id, {
           kind: 'move',
           item: itemRef(req.params['id']!),
@@ -273,7 +272,7 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
       method: 'POST',
       pattern: '/work/:id/comments',
       handler: async (req) => {
-        const { op_id, body } = jsonBody(req, CommentBody);
+        const { op_id, body } = writeBody(req, CommentBody);
         return send(
           deps,
           req,
@@ -304,8 +303,8 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
           );
         const given =
           req.body.length > 0
-            ? jsonBody(req, PurgeBody)
-            : jsonBody({ ...req, body: Buffer.from(JSON.stringify(fromQuery)) }, PurgeBody);
+            ? writeBody(req, PurgeBody)
+            : writeBody({ ...req, body: Buffer.from(JSON.stringify(fromQuery)) }, PurgeBody);
         const opId = opIdOf(req, given.op_id, randomUUID);
         const { op_id: _ignored, ...purge } = given;
         const item = itemRef(req.params['id']!);

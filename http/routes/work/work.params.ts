@@ -6,7 +6,6 @@ import {
   errorCatalogue,
   ITEM_REF_MAX,
   noWorkItem,
-  opIdProblem,
   parseInstant,
   parsePosition,
   PERSON_HANDLE,
@@ -90,24 +89,6 @@ export const textParam = (req: ApiRequest, name: string): string | null => {
   const raw = workParam(req, name);
   return raw === null || raw === '' ? null : raw;
 };
-
-/**
- * The change's retry handle: the body's `op_id`, else `?op_id=`, else a fresh one (no retry possible).
- * Both given and different is refused, as the page writes do: either could be the one meant.
- */
-export function opIdOf(req: ApiRequest, fromBody: string | undefined, fresh: () => string): string {
-  // Two `?op_id=` are two op_ids, refused as a body and query that differ are.
-  const fromQuery = singleParam(req, 'op_id', 'op_id_invalid');
-  if (fromBody !== undefined && fromQuery !== null && fromBody !== fromQuery)
-    throw new ApiError('op_id_invalid', {
-      detail: 'the body and the query name two different op_ids; send one, or the same in both',
-    });
-  const given = fromBody ?? fromQuery ?? undefined;
-  if (given === undefined) return fresh();
-  const problem = opIdProblem(given);
-  if (problem !== null) throw new ApiError('op_id_invalid', { detail: problem });
-  return given;
-}
 
 /** The person the caller's token is bound to, or null. */
 export function callerPerson(req: ApiRequest, people: readonly Person[]): Person | null {

@@ -19,10 +19,10 @@ import {
 } from '../../../schema/index.js';
 import { personState, savedViews } from '../../../projections/index.js';
 import { ApiError, bodyProblems } from '../../api-error.js';
-import { jsonBody } from '../../json-body.js';
+import { opIdOf, writeBody } from '../op-id.param.js';
 import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
 import type { WorkRouteDeps } from './work.deps.js';
-import { actorOf, opIdOf, personalHandle, refusal, textParam, viewRef } from './work.params.js';
+import { actorOf, personalHandle, refusal, textParam, viewRef } from './work.params.js';
 
 const READ_BACK_MS = 10_000;
 
@@ -89,7 +89,7 @@ export function workPersonRoutes(deps: WorkRouteDeps): RouteDef[] {
       method: 'POST',
       pattern: '/work/inbox/read',
       handler: async (req) => {
-        const b = jsonBody(req, InboxReadBody);
+        const b = writeBody(req, InboxReadBody);
         const through = b.all_before === undefined ? null : rowSeqs([b.all_before], gen(), 'all_before')[0]!;
         const act: PersonAct = { act: 'read', seqs: rowSeqs(b.ids ?? [], gen()), through };
         return send(deps, req, who(deps, req, b.handle), b.op_id, act);
@@ -99,7 +99,7 @@ export function workPersonRoutes(deps: WorkRouteDeps): RouteDef[] {
       method: 'POST',
       pattern: '/work/inbox/snooze',
       handler: async (req) => {
-        const b = jsonBody(req, InboxSnoozeBody);
+        const b = writeBody(req, InboxSnoozeBody);
         const act: PersonAct = { act: 'snooze', seqs: rowSeqs(b.ids, gen()), until: b.until };
         return send(deps, req, who(deps, req, b.handle), b.op_id, act);
       },
@@ -108,7 +108,7 @@ export function workPersonRoutes(deps: WorkRouteDeps): RouteDef[] {
       method: 'POST',
       pattern: '/work/inbox/unsnooze',
       handler: async (req) => {
-        const b = jsonBody(req, InboxUnsnoozeBody);
+        const b = writeBody(req, InboxUnsnoozeBody);
         return send(deps, req, who(deps, req, b.handle), b.op_id, {
           act: 'unsnooze',
           seqs: rowSeqs(b.ids, gen()),
@@ -120,7 +120,7 @@ export function workPersonRoutes(deps: WorkRouteDeps): RouteDef[] {
       pattern: '/work/people/:handle/priorities',
       handler: async (req) => {
         const handle = personalHandle(req, deps.people(), req.params['handle']!);
-        const b = jsonBody(req, PrioritiesBody);
+        const b = writeBody(req, PrioritiesBody);
         return send(deps, req, handle, b.op_id, { act: 'priorities', items: b.items });
       },
     },
@@ -128,7 +128,7 @@ export function workPersonRoutes(deps: WorkRouteDeps): RouteDef[] {
       method: 'POST',
       pattern: '/work/views/saved',
       handler: async (req) => {
-        const { handle, op_id, ...view } = jsonBody(req, SaveViewBody);
+        const { handle, op_id, ...view } = writeBody(req, SaveViewBody);
         return send(deps, req, who(deps, req, handle), op_id, { act: 'view_save', ...view }, 201);
       },
     },
@@ -136,7 +136,7 @@ export function workPersonRoutes(deps: WorkRouteDeps): RouteDef[] {
       method: 'PATCH',
       pattern: '/work/views/saved/:id',
       handler: async (req) => {
-        const { handle, op_id, ...changes } = jsonBody(req, UpdateViewBody);
+        const { handle, op_id, ...changes } = writeBody(req, UpdateViewBody);
         const act: PersonAct = { act: 'view_update', view: viewRef(req.params['id']!), ...changes };
         return send(deps, req, who(deps, req, handle), op_id, act);
       },
@@ -154,7 +154,7 @@ export function workPersonRoutes(deps: WorkRouteDeps): RouteDef[] {
       method: 'POST',
       pattern: '/work/views/pinned',
       handler: async (req) => {
-        const b = jsonBody(req, PinViewBody);
+        const b = writeBody(req, PinViewBody);
         return send(deps, req, who(deps, req, b.handle), b.op_id, { act: 'pin', view: viewRef(b.view) });
       },
     },

@@ -31,8 +31,8 @@ import {
 import { ApiError, bodyProblems } from '../../api-error.js';
 import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
 import type { WorkRouteDeps } from './work.deps.js';
-import { jsonBody } from '../../json-body.js';
-import { actorOf, holderRef, opIdOf, refusal } from './work.params.js';
+import { opIdOf, writeBody } from '../op-id.param.js';
+import { actorOf, holderRef, refusal } from './work.params.js';
 
 const READ_BACK_MS = 10_000;
 
@@ -190,7 +190,7 @@ function gestureRoute<T extends { op_id?: string | undefined }>(
     pattern,
     handler: async (req) => {
       operatorOnly(req);
-      const body = jsonBody(req, schema);
+      const body = writeBody(req, schema);
       const opId = opIdOf(req, body.op_id, randomUUID);
       const { gesture, view } = make(body, req, opId);
       return send(deps, req, opId, gesture, view);
