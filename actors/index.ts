@@ -103,6 +103,7 @@ export {
   retryAfterMs,
   type SseEvent,
   streamFrom,
+  type UnfinishedCall,
 } from './seat/providers/index.js';
 export {
   backoffDelay,

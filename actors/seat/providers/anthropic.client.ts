@@ -8,6 +8,7 @@ import { z } from 'zod';
 import {
   defaultMaxTokens,
   finishToolCall,
+  StreamSeen,
   timedCall,
   tokens,
   type Answer,
@@ -15,7 +16,7 @@ import {
   type ProviderClient,
   type ToolCallDraft,
 } from './client.js';
-import { joinUrl, postJson, type CallContext } from './http.js';
+import { joinUrl, JsonText, postJson, type CallContext } from './http.js';
 import type { HttpAnswer } from './http-post.js';
 import { LlmMalformedStreamError, LlmRateLimitedError, LlmServerError } from './llm.errors.js';
 import { StopReason, type LlmDelta, type LlmRequest, type LlmResult } from './llm.types.js';
@@ -139,9 +140,11 @@ export function anthropicClient(config: ClientConfig): ProviderClient {
         'anthropic-version': anthropicVersion,
         ...(apiKey ? { 'x-api-key': apiKey } : {}),
       };
-      return timedCall(config, request, async (ctx, signal) => {
-        const response = await postJson(ctx, signal, url, headers, anthropicBody(config, request));
-        return readStream(ctx, response, onDelta);
+      const body = new JsonText(JSON.stringify(anthropicBody(config, request)));
+      const seen = new StreamSeen(body.text.length);
+      return timedCall(config, request, seen, async (ctx, signal) => {
+        const response = await postJson(ctx, signal, url, headers, body);
+        return readStream(ctx, response, onDelta, seen);
       });
     },
   };
@@ -151,9 +154,9 @@ async function readStream(
   ctx: CallContext,
   response: HttpAnswer,
   onDelta: (delta: LlmDelta) => void,
+  seen: StreamSeen,
 ): Promise<Answer> {
   let text = '';
-  let model = '';
   let stop: string | null = null;
   let stopped = false;
   const usage: UsageWire = {};
@@ -180,10 +183,17 @@ async function readStream(
       throw new LlmMalformedStreamError(ctx.provider, 'an event does not have its documented shape');
     }
     const event = parsed.data;
+    seen.events += 1;
     switch (event.type) {
       case 'message_start':
-        model = event.message.model ?? '';
+        seen.model = event.message.model ?? '';
         mergeUsage(event.message.usage);
+        // The prompt's count is final here; the output's (1 so far) only in message_delta.
+        if (event.message.usage) {
+          seen.input = promptTokens(usage);
+          seen.cacheRead = tokens(usage.cache_read_input_tokens);
+          seen.cacheWrite = tokens(usage.cache_creation_input_tokens);
+        }
         break;
       case 'content_block_start':
         if (event.content_block.type === 'tool_use') {
@@ -192,6 +202,7 @@ async function readStream(
             throw new LlmMalformedStreamError(ctx.provider, 'a tool_use block has no id or name');
           const draft = { id, name, args: '', index: calls.length };
           drafts.set(event.index, draft);
+          seen.outputChars += name.length;
           calls.push(draft);
           onDelta({ type: 'tool_call_start', index: draft.index, id, name });
         }
@@ -199,12 +210,14 @@ async function readStream(
       case 'content_block_delta':
         if (event.delta.type === 'text_delta' && event.delta.text) {
           text += event.delta.text;
+          seen.outputChars += event.delta.text.length;
           onDelta({ type: 'text', text: event.delta.text });
         } else if (event.delta.type === 'input_json_delta' && event.delta.partial_json) {
           const draft = drafts.get(event.index);
           if (!draft)
             throw new LlmMalformedStreamError(ctx.provider, 'input_json_delta outside a tool_use block');
           draft.args += event.delta.partial_json;
+          seen.outputChars += event.delta.partial_json.length;
           onDelta({ type: 'tool_call_delta', index: draft.index, arguments: event.delta.partial_json });
         }
         break;
@@ -216,6 +229,7 @@ async function readStream(
       case 'message_delta':
         if (event.delta.stop_reason) stop = event.delta.stop_reason;
         mergeUsage(event.usage);
+        if (event.usage?.output_tokens != null) seen.output = tokens(event.usage.output_tokens);
         break;
       case 'message_stop':
         stopped = true;
@@ -242,12 +256,17 @@ async function readStream(
     stop_reason: stop ? (stopReasons[stop] ?? StopReason.Other) : StopReason.Other,
     raw_stop_reason: stop,
     usage: {
-      // Anthropic counts cached prompt tokens apart from input_tokens; ours include them.
-      input_tokens: tokens(usage.input_tokens) + cacheWrite + cacheRead,
+      input_tokens: promptTokens(usage),
       output_tokens: tokens(usage.output_tokens),
       cache_read_tokens: cacheRead,
       cache_write_tokens: cacheWrite,
     },
-    model,
+    model: seen.model,
   };
 }
+
+/** Anthropic counts cached prompt tokens apart from input_tokens; ours include them. */
+const promptTokens = (usage: UsageWire): number =>
+  tokens(usage.input_tokens) +
+  tokens(usage.cache_creation_input_tokens) +
+  tokens(usage.cache_read_input_tokens);

@@ -4,7 +4,8 @@
  */
 import { withDeadline, type CallContext } from './http.js';
 import { nodePost, type HttpPost } from './http-post.js';
-import type { LlmDelta, LlmRequest, LlmResult, LlmToolCall } from './llm.types.js';
+import { LlmError } from './llm.errors.js';
+import type { LlmDelta, LlmRequest, LlmResult, LlmToolCall, LlmUsage, UnfinishedCall } from './llm.types.js';
 
 export interface ClientConfig {
   /** The entry key in `providers.llm`. */
@@ -34,12 +35,52 @@ export const defaultMaxTokens = 4096;
 export type Answer = Omit<LlmResult, 'provider' | 'started_at' | 'duration_ms'>;
 
 /**
+ * What a stream showed as it was read, so a call cut before its usage frame still counts what it cost
+ * (ops/providers.md "Usage"). Counts the provider reported win; the rest are estimated.
+ */
+export class StreamSeen {
+  /** Events read off the answer; none means the answer never began, and nothing is counted. */
+  events = 0;
+  model = '';
+  /** Characters of text, tool names and arguments streamed. */
+  outputChars = 0;
+  /** Counts the provider reported (null: not yet). `input` includes cached prompt tokens. */
+  input: number | null = null;
+  output: number | null = null;
+  cacheRead = 0;
+  cacheWrite = 0;
+  /** `promptChars`: the request body's length, what an input estimate is made from. */
+  constructor(readonly promptChars: number) {}
+
+  /** The usage as far as known, and whether any count in it is an estimate. */
+  usage(): { usage: LlmUsage; estimated: boolean } {
+    return {
+      usage: {
+        input_tokens: this.input ?? estimateTokens(this.promptChars),
+        output_tokens: this.output ?? estimateTokens(this.outputChars),
+        cache_read_tokens: this.cacheRead,
+        cache_write_tokens: this.cacheWrite,
+      },
+      estimated: this.input === null || this.output === null,
+    };
+  }
+}
+
+/**
+ * Tokens of `chars` characters of text or JSON, at the usual four characters a token for English and code
+ * (an estimate for budgets, flagged wherever it is recorded; never a provider's count).
+ */
+const estimateTokens = (chars: number): number => Math.ceil(Math.max(0, chars) / 4);
+
+/**
  * Runs `exchange` (the request and its answer) under the entry's whole-call deadline, then completes the
  * result: the model the server named (else the configured one), the entry's name, the start and the duration.
+ * A failure after the answer began carries, as `unfinished`, what `seen` says the call cost.
  */
 export async function timedCall(
   config: ClientConfig,
   request: LlmRequest,
+  seen: StreamSeen,
   exchange: (ctx: CallContext, signal: AbortSignal) => Promise<Answer>,
 ): Promise<LlmResult> {
   const now = config.now ?? Date.now;
@@ -51,7 +92,13 @@ export async function timedCall(
     now,
   };
   const startedMs = now();
-  const answer = await withDeadline(ctx, (signal) => exchange(ctx, signal));
+  let answer: Answer;
+  try {
+    answer = await withDeadline(ctx, (signal) => exchange(ctx, signal));
+  } catch (error) {
+    if (error instanceof LlmError && seen.events > 0) error.unfinished = unfinishedOf(config, seen);
+    throw error;
+  }
   return {
     ...answer,
     model: answer.model || config.model,
@@ -59,6 +106,11 @@ export async function timedCall(
     started_at: new Date(startedMs).toISOString(),
     duration_ms: Math.max(0, now() - startedMs),
   };
+}
+
+function unfinishedOf(config: ClientConfig, seen: StreamSeen): UnfinishedCall {
+  const { usage, estimated } = seen.usage();
+  return { provider: config.name, model: seen.model || config.model, usage, usage_estimated: estimated };
 }
 
 /** Accumulates one tool call's streamed pieces. */

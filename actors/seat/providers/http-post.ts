@@ -66,8 +66,16 @@ async function* bodyOf(res: IncomingMessage): AsyncGenerator<Uint8Array> {
   }
 }
 
-export const nodePost: HttpPost = (url, init) =>
-  new Promise<HttpAnswer>((resolve, reject) => {
+export const nodePost: HttpPost = (url, init) => post(url, init, true);
+
+/**
+ * One POST. A server may close a kept-alive connection just as a request is sent on it; a reset of a reused
+ * connection before any byte of an answer shows the request was not processed, so it is sent once more, on
+ * a fresh connection, as HTTP clients do (RFC 9112 9.3.1), instead of failing the call. `retry` false: the
+ * one retry, which is not retried again.
+ */
+function post(url: string, init: HttpPostInit, retry: boolean): Promise<HttpAnswer> {
+  return new Promise<HttpAnswer>((resolve, reject) => {
     const target = new URL(url);
     const secure = target.protocol === 'https:';
     if (!secure && target.protocol !== 'http:') {
@@ -80,11 +88,21 @@ export const nodePost: HttpPost = (url, init) =>
       {
         method: 'POST',
         headers: { ...init.headers, 'content-length': String(Buffer.byteLength(init.body)) },
-        agent: secure ? agents.https : agents.http,
+        // The retry takes a connection of its own: the pool may hold more the server closed.
+        agent: retry ? (secure ? agents.https : agents.http) : false,
         signal: init.signal,
       },
       (res) => resolve(answerOf(res)),
     );
-    req.on('error', reject);
+    // Bytes the socket had read when this request took it: more by the failure means an answer began.
+    let readBefore = 0;
+    req.on('socket', (socket) => (readBefore = socket.bytesRead));
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      const unanswered =
+        req.reusedSocket && error.code === 'ECONNRESET' && req.socket?.bytesRead === readBefore;
+      if (retry && unanswered && !init.signal.aborted) post(url, init, false).then(resolve, reject);
+      else reject(error);
+    });
     req.end(init.body);
   });
+}

@@ -9,6 +9,7 @@ export { nodePost } from './http-post.js';
 export {
   LlmAbortedError,
   LlmAuthError,
+  LlmError,
   LlmMalformedStreamError,
   LlmNetworkError,
   LlmRateLimitedError,
@@ -24,6 +25,7 @@ export {
   type LlmResult,
   type LlmStream,
   type LlmToolCall,
+  type UnfinishedCall,
 } from './llm.types.js';
 export { openaiClient } from './openai.client.js';
 export {

@@ -3,6 +3,7 @@
  * the kind of failure, and nothing else: a provider's response body may echo the prompt or a key,
  * so it is never quoted, and no parser error (which quotes its input) is kept as a cause.
  */
+import type { UnfinishedCall } from './llm.types.js';
 
 export const LlmErrorKind = {
   Timeout: 'timeout',
@@ -42,6 +43,8 @@ export class LlmError extends Error {
   readonly providerType: string;
   readonly kind: LlmErrorKind;
   readonly status: number | null;
+  /** Set when the failure came after the answer began: what the call cost as far as it is known. */
+  unfinished: UnfinishedCall | null = null;
 
   constructor(
     provider: ProviderName,

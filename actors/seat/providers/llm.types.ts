@@ -79,12 +79,30 @@ export interface LlmResult {
   /** The provider's own stop reason (`stop`, `tool_calls`, `end_turn`, ...). */
   readonly raw_stop_reason: string | null;
   readonly usage: LlmUsage;
+  /**
+   * True when the stream was cut before its usage frame and `usage` is our estimate (ops/providers.md
+   * "Usage"); absent when the provider counted.
+   */
+  readonly usage_estimated?: boolean;
   /** The model that answered, as the provider named it (falls back to the configured model). */
   readonly model: string;
   /** Provider entry key that answered. */
   readonly provider: string;
   readonly started_at: string;
   readonly duration_ms: number;
+}
+
+/**
+ * A call whose answer began (the provider sent at least one event) and then failed: the tokens it cost as far
+ * as the wire let us know them, so they are counted although no result came (ops/providers.md "Usage").
+ */
+export interface UnfinishedCall {
+  /** Provider entry key. */
+  readonly provider: string;
+  readonly model: string;
+  readonly usage: LlmUsage;
+  /** True when a count is ours (characters at four a token), not the provider's. */
+  readonly usage_estimated: boolean;
 }
 
 /** What a streamed call yields while it runs. `index` orders tool calls within the answer. */

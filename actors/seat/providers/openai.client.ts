@@ -7,6 +7,7 @@ import { z } from 'zod';
 import {
   defaultMaxTokens,
   finishToolCall,
+  StreamSeen,
   timedCall,
   tokens,
   type Answer,
@@ -162,12 +163,14 @@ export function openaiClient(config: ClientConfig): ProviderClient {
     config,
     async call(request, apiKey, onDelta) {
       const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
-      return timedCall(config, request, async (ctx, signal) => {
-        const response = await postJson(ctx, signal, url, headers, openaiBody(config, request));
+      const body = openaiBody(config, request);
+      const seen = new StreamSeen(body.text.length);
+      return timedCall(config, request, seen, async (ctx, signal) => {
+        const response = await postJson(ctx, signal, url, headers, body);
         if ((response.header('content-type') ?? '').includes('application/json')) {
           return readCompletion(ctx, await response.text(), onDelta);
         }
-        return readStream(ctx, response, onDelta);
+        return readStream(ctx, response, onDelta, seen);
       });
     },
   };
@@ -187,9 +190,9 @@ async function readStream(
   ctx: CallContext,
   response: HttpAnswer,
   onDelta: (delta: LlmDelta) => void,
+  seen: StreamSeen,
 ): Promise<Answer> {
   let text = '';
-  let model = '';
   let finish: string | null = null;
   let usage: z.infer<typeof Usage> | null = null;
   let done = false;
@@ -212,13 +215,21 @@ async function readStream(
     if (!parsed.success)
       throw new LlmMalformedStreamError(ctx.provider, 'an event does not have the chunk shape');
     const chunk = parsed.data;
+    seen.events += 1;
     if (chunk.error !== undefined) throw new LlmServerError(ctx.provider, null, 'error event in the stream');
-    if (chunk.model) model = chunk.model;
-    if (chunk.usage) usage = chunk.usage;
+    if (chunk.model) seen.model = chunk.model;
+    if (chunk.usage) {
+      usage = chunk.usage;
+      const counted = usageOf(usage);
+      seen.input = counted.input_tokens;
+      seen.output = counted.output_tokens;
+      seen.cacheRead = counted.cache_read_tokens;
+    }
     const choice = chunk.choices?.[0];
     if (!choice) continue;
     if (choice.delta?.content) {
       text += choice.delta.content;
+      seen.outputChars += choice.delta.content.length;
       onDelta({ type: 'text', text: choice.delta.content });
     }
     for (const fragment of choice.delta?.tool_calls ?? []) {
@@ -231,11 +242,13 @@ async function readStream(
         }
         draft = { id: fragment.id, name: fragment.function.name, args: '', index: drafts.size };
         drafts.set(key, draft);
+        seen.outputChars += draft.name.length;
         onDelta({ type: 'tool_call_start', index: draft.index, id: draft.id, name: draft.name });
       }
       const piece = fragment.function?.arguments;
       if (piece) {
         draft.args += piece;
+        seen.outputChars += piece.length;
         onDelta({ type: 'tool_call_delta', index: draft.index, arguments: piece });
       }
     }
@@ -249,13 +262,17 @@ async function readStream(
   }
   const calls = [...drafts.values()].sort((a, b) => a.index - b.index);
   for (const draft of calls) onDelta({ type: 'tool_call_end', index: draft.index });
+  // Cut after the finish, before the usage frame (which follows it) and [DONE]: the answer stands, its
+  // usage is estimated. A stream that ends with [DONE] and no usage is a server that does not count.
+  const cut = usage === null && !done;
   return {
     text,
     tool_calls: calls.map(finishToolCall),
     stop_reason: stopReasons[finish] ?? StopReason.Other,
     raw_stop_reason: finish,
-    usage: usageOf(usage),
-    model,
+    usage: cut ? seen.usage().usage : usageOf(usage),
+    ...(cut ? { usage_estimated: true } : {}),
+    model: seen.model,
   };
 }
 

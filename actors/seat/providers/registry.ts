@@ -31,7 +31,7 @@ import {
   LlmUnavailableError,
   type ChainAttempt,
 } from './llm.errors.js';
-import type { LlmRequest, LlmResult, LlmStream } from './llm.types.js';
+import type { LlmRequest, LlmResult, LlmStream, UnfinishedCall } from './llm.types.js';
 import { openaiClient } from './openai.client.js';
 import { readProviderConfig, type ProviderConfig } from './provider-config.js';
 
@@ -64,6 +64,11 @@ export interface CallerInfo {
   /** The seat's handle. */
   readonly seat?: string;
   readonly trace?: { readonly trace_id: string; readonly parent_span_id: string | null };
+  /**
+   * Told of every provider whose answer began and then failed (the call falling back or ending there), with
+   * what it cost as far as the wire said, so the caller counts spend no result carries.
+   */
+  readonly onUnfinished?: (call: UnfinishedCall) => void;
 }
 
 interface Entry {
@@ -108,7 +113,7 @@ export class ProviderRegistry implements SubsystemApplier {
       for (const [i, name] of chain.entries()) {
         const entry = entries.get(name);
         const outcome = entry
-          ? await this.tryEntry(entry, request, emit)
+          ? await this.tryEntry(entry, request, emit, caller)
           : { failed: { provider: name, reason: 'not_configured', status: null } };
         if ('result' in outcome) return outcome.result;
         attempts.push(outcome.failed);
@@ -160,6 +165,7 @@ export class ProviderRegistry implements SubsystemApplier {
     entry: Entry,
     request: LlmRequest,
     emit: Parameters<Parameters<typeof streamFrom>[0]>[0],
+    caller: CallerInfo,
   ): Promise<{ result: LlmResult } | { failed: ChainAttempt }> {
     let last: ChainAttempt | null = null;
     for (let attempt = 0; attempt < entry.pool.size; attempt += 1) {
@@ -188,6 +194,7 @@ export class ProviderRegistry implements SubsystemApplier {
         if (error instanceof LlmRateLimitedError) lease.rateLimited(error.retryAfterMs);
         else if (error instanceof LlmAuthError) lease.authRefused();
         else lease.released();
+        if (error instanceof LlmError && error.unfinished) caller.onUnfinished?.(error.unfinished);
         if (!(error instanceof LlmError) || error instanceof LlmAbortedError || streamed) throw error;
         this.opts.logger?.warn(
           { provider: entry.name, key: lease.ref, kind: error.kind, status: error.status },
