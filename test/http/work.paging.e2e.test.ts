@@ -176,3 +176,31 @@ t.test('GET /work/inbox: a row arriving between page reads repeats none', async 
   const second = await page(w, withCursor(path, first.next), 'items', 'key');
   t.same(second.names, ['ENG-2', 'ENG-1']);
 });
+
+t.test('GET /work/turns: 20 turns a page unless asked, at most 50', async (t) => {
+  const w = await startWorkHarness(t);
+  await create(w, 1);
+  for (let i = 1; i <= 52; i++) {
+    const reply = await sendCommand(w.bus, Commands.work.write, {
+      op_id: `op-t${i}`,
+      actor: 'coder',
+      turn_id: `t${i}`,
+      change: { kind: 'comment', item: 'ENG-1', body: `from t${i}` },
+    });
+    if (reply.outcome === 'ok') await w.view.until(reply.seq, 10_000);
+  }
+  const first = await page(w, '/work/turns?id=ENG-1', 'turns', 'turn_id');
+  t.equal(first.names.length, 20, 'default 20');
+  t.equal(first.names[0], 't52', 'newest first');
+  t.not(first.next, null, 'more remain');
+  const most = await page(w, '/work/turns?id=ENG-1&limit=50', 'turns', 'turn_id');
+  t.equal(most.names.length, 50, '50 is the max');
+  const rest = await page(w, withCursor('/work/turns?id=ENG-1&limit=50', most.next), 'turns', 'turn_id');
+  t.same(rest.names, ['t2', 't1']);
+  for (const bad of ['limit=51', 'limit=0', 'limit=1000']) {
+    const refused = await call(`${w.base}/work/turns?id=ENG-1&${bad}`, { headers: { authorization: OPS } });
+    t.equal(refused.status, 400, bad);
+    t.equal(refused.json?.error, 'bad_params', bad);
+    t.match(refused.json?.detail, /limit/, `${bad}: the detail names the parameter`);
+  }
+});
