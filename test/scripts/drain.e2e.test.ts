@@ -103,6 +103,36 @@ t.test('through the grace api.port answers probes (503 draining) and refuses wri
   const write = await send(node, 'POST', '/work', { project: 'ENG', title: 'Too late' });
   t.equal(write.status, 503, 'a write is refused');
   t.match(write.json, { error: 'draining' });
+  // The Errors row: `Retry-After: 30` and a body of `{error, detail, hint}`, on every write family.
+  for (const [method, path] of [
+    ['POST', '/work'],
+    ['PUT', '/config'],
+    ['POST', '/config/reload'],
+  ] as const) {
+    const res = await fetch(`${node.url}${path}`, {
+      method,
+      headers: { ...auth, 'content-type': 'application/json', 'x-summary': 'drain test' },
+      body: '{}',
+    });
+    t.equal(res.status, 503, `${method} ${path}`);
+    t.equal(res.headers.get('retry-after'), '30', `${method} ${path}: Retry-After`);
+    const body = (await res.json()) as Json;
+    t.same(Object.keys(body).sort(), ['detail', 'error', 'hint'], `${method} ${path}: the body's keys`);
+    t.equal(body['error'], 'draining');
+    t.type(body['detail'], 'string');
+    t.type(body['hint'], 'string');
+  }
+  // An unauthenticated write is 401 whether or not the node drains: no credential, or a wrong one.
+  for (const headers of [{}, { authorization: 'Bearer not-the-token-0123456789' }]) {
+    const res = await fetch(`${node.url}/work`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ project: 'ENG', title: 'Anonymous' }),
+    });
+    t.equal(res.status, 401, 'an unauthenticated write is 401 while draining');
+    t.equal(res.headers.get('retry-after'), null, 'and asks no one to come back');
+    t.match(await res.json(), { error: 'invalid_token', detail: String, hint: String });
+  }
   llm.release('call');
   t.equal(await node.run.exited, 0);
   const at = (match: (l: Json) => boolean): number => node.run.lines.findIndex(match);
