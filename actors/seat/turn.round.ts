@@ -8,7 +8,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { noopTracer, type SpendRecord, type ToolEntry, type TraceSpan } from '../../schema/index.js';
-import { LlmAbortedError, LlmUnavailableError, type LlmMessage, type LlmResult } from './providers/index.js';
+import {
+  LlmAbortedError,
+  LlmError,
+  LlmUnavailableError,
+  type LlmMessage,
+  type LlmResult,
+  type LlmUsage,
+  type UnfinishedCall,
+} from './providers/index.js';
 import type { FailReason, PhaseName, Turn } from './seat.machine.js';
 import type { SeatProfile } from './seat.profile.js';
 import type { TurnDeps } from './turn.deps.js';
@@ -133,6 +141,8 @@ async function modelCall(
 ): Promise<Asked> {
   const { deps, turn, phase, seat, signal } = scope;
   let answer: LlmResult;
+  // Answers that began and failed: the provider charges for them although no result came.
+  const unfinished: UnfinishedCall[] = [];
   try {
     const stream = deps.llm.call(
       request.chain,
@@ -142,7 +152,11 @@ async function modelCall(
         ...(request.tools.length ? { tools: [...request.tools] } : {}),
         signal,
       },
-      { seat: seat.handle, trace: { trace_id: turn.wake.trace_id, parent_span_id: null } },
+      {
+        seat: seat.handle,
+        trace: { trace_id: turn.wake.trace_id, parent_span_id: null },
+        onUnfinished: (call) => unfinished.push(call),
+      },
     );
     // The text as it streams in is the live view's round being written (a failure throws here too).
     let partial = '';
@@ -153,6 +167,10 @@ async function modelCall(
     }
     answer = await stream.result();
   } catch (error) {
+    await countSpend(
+      scope,
+      unfinished.map((call) => spendOf(scope, call)),
+    );
     if (error instanceof LlmAbortedError || signal.aborted) return failure('aborted', stopped(signal), error);
     if (error instanceof LlmUnavailableError) {
       // The phase ends here (deferred to retry_at, or failed).
@@ -174,6 +192,12 @@ async function modelCall(
       );
       return failure('provider', error.message, error);
     }
+    // A provider's own error reaches here only after its output streamed (no fallback can follow): a
+    // provider failure on record as one, waiting would not cure it.
+    if (error instanceof LlmError) {
+      await endingCall(scope.live, () => publishCutAnswer(scope, request.chain, error));
+      return failure('provider', error.message, error);
+    }
     return failure('error', error instanceof Error ? error.message : String(error), error);
   }
   const u = answer.usage;
@@ -192,7 +216,24 @@ async function modelCall(
     started_at: roundStart.toISOString(),
     duration_ms: answer.duration_ms,
   };
-  const spend: SpendRecord = {
+  const spend = spendOf(scope, { ...answer, usage_estimated: answer.usage_estimated ?? false });
+  // 3. the journal and the spend record together, so they share the bus's group commits, behind the
+  // results of the tools this answer follows; the stored spend counts in the budget at once
+  await Promise.all([
+    scope.results.settle(),
+    scope.journal.write({ kind: 'round', phase, iteration: turn.iteration, round, answer: result, spend }),
+    countSpend(scope, [spend, ...unfinished.map((call) => spendOf(scope, call))]),
+  ]);
+  return { result };
+}
+
+/** The spend record of one model call of the phase; `estimated` when its counts are ours. */
+function spendOf(
+  { deps, turn, phase, seat }: RoundScope,
+  call: { provider: string; model: string; usage: LlmUsage; usage_estimated: boolean },
+): SpendRecord {
+  const u = call.usage;
+  return {
     id: randomUUID(),
     timestamp: deps.now().toISOString(),
     node: deps.node,
@@ -202,23 +243,46 @@ async function modelCall(
     turn_id: turn.turn_id,
     phase,
     worker: null,
-    provider: answer.provider,
-    model: answer.model,
+    provider: call.provider,
+    model: call.model,
     input_tokens: u.input_tokens,
     output_tokens: u.output_tokens,
     cache_read_tokens: u.cache_read_tokens,
     cache_write_tokens: u.cache_write_tokens,
     total_tokens: u.input_tokens + u.output_tokens,
+    ...(call.usage_estimated ? { estimated: true as const } : {}),
   };
-  // 3. the journal and the spend record together, so they share the bus's group commits, behind the
-  // results of the tools this answer follows; the stored spend counts in the budget at once
-  await Promise.all([
-    scope.results.settle(),
-    scope.journal.write({ kind: 'round', phase, iteration: turn.iteration, round, answer: result, spend }),
-    deps.spend(spend),
-  ]);
-  deps.budget.count(spend);
-  return { result };
+}
+
+/** Stores spend records and counts them in the budget at once. */
+async function countSpend({ deps }: RoundScope, records: readonly SpendRecord[]): Promise<void> {
+  await Promise.all(records.map((record) => deps.spend(record)));
+  for (const record of records) deps.budget.count(record);
+}
+
+/**
+ * `llm_unavailable` for an answer that failed after its output streamed, in the shape of a failed chain
+ * (ops/turn-engine.md "Provider failures"), with what the answer cost as far as known.
+ */
+function publishCutAnswer(scope: RoundScope, chain: readonly string[], error: LlmError): Promise<void> {
+  const spent = error.unfinished;
+  const attempt = { provider: error.provider, reason: error.kind, status: error.status };
+  return scope.deps.events.publish(
+    'llm_unavailable',
+    {
+      ...attempt,
+      turn_id: scope.turn.turn_id,
+      phase: scope.phase,
+      retry_at: null,
+      chain: [...chain],
+      attempts: [attempt],
+      after_output: true,
+      ...(spent
+        ? { model: spent.model, usage: { ...spent.usage }, usage_estimated: spent.usage_estimated }
+        : {}),
+    },
+    true,
+  );
 }
 
 /**

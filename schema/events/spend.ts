@@ -35,6 +35,11 @@ export const SpendRecord = z.object({
   cache_read_tokens: z.number().int().nonnegative(),
   cache_write_tokens: z.number().int().nonnegative(),
   total_tokens: z.number().int().nonnegative(),
+  /**
+   * True when the counts are an estimate: the provider's stream was cut before it reported them
+   * (ops/providers.md "Usage"). Absent: the provider's own counts.
+   */
+  estimated: z.literal(true).optional(),
   cost_usd: z.number().nonnegative().optional(),
 });
 export type SpendRecord = z.infer<typeof SpendRecord>;

@@ -25,6 +25,7 @@ export {
   type LlmResult,
   type LlmStream,
   type LlmToolCall,
+  type LlmUsage,
   type UnfinishedCall,
 } from './llm.types.js';
 export { openaiClient } from './openai.client.js';

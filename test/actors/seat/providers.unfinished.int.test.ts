@@ -1,0 +1,77 @@
+/**
+ * A provider's answer that fails after it began, as a seat's turn meets it: the failure on record as a
+ * provider failure, the tokens it cost in spend (flagged when estimated), the seat free for its next wake
+ * (ops/turn-engine.md "Provider failures", ops/providers.md "Usage").
+ */
+import t from 'tap';
+import { Payloads } from '../../../schema/index.js';
+import { startLlmServer } from '../../fixtures/llm/llm-server.js';
+import type { Step } from '../../fixtures/llm/script.js';
+import { readModelsFor, startCompany, type Harness } from './harness.js';
+import { recordedDone } from './wakes.js';
+
+const skip: Step = { kind: 'text', text: '{"decision":"skip"}' };
+
+async function completedTurn(h: Harness, n: number) {
+  let seen = 0;
+  await h.waitFor((e) => e.type === 'agent_turn_completed' && ++seen >= n);
+  return Payloads.AgentTurnCompleted.parse((await h.events('agent_turn_completed'))[n - 1]!.payload);
+}
+
+t.test(
+  'an answer cut mid-stream records llm_unavailable, counts its tokens as estimated spend, fails the turn and leaves the seat to take its next wake',
+  async (t) => {
+    // 22 characters streamed: 6 tokens at four characters a token.
+    const llm = await startLlmServer({
+      wire: 'openai',
+      script: [{ kind: 'truncate', text: 'I will plan this turn.' }, skip],
+    });
+    t.teardown(() => llm.close());
+    const h = await startCompany(t, { script: [], llm });
+    await h.wake('cy', 'first');
+    const turn = await completedTurn(h, 1);
+    t.equal(turn.failed, true);
+    t.same(turn.phases, ['plan']);
+
+    const unavailable = (await h.events('llm_unavailable')).map((e) =>
+      Payloads.LlmUnavailable.parse(e.payload),
+    );
+    t.equal(unavailable.length, 1);
+    t.match(unavailable[0], {
+      provider: 'local',
+      reason: /^(network|malformed_stream)$/,
+      turn_id: turn.turn_id,
+      phase: 'plan',
+      retry_at: null,
+      chain: ['local'],
+      attempts: [{ provider: 'local', reason: /^(network|malformed_stream)$/ }],
+      after_output: true,
+      usage: { output_tokens: 6 },
+      usage_estimated: true,
+    });
+
+    const spend = (await h.spend()).filter((s) => s.turn_id === turn.turn_id);
+    t.equal(spend.length, 1, 'the cut call is counted');
+    t.match(spend[0], {
+      handle: 'cy',
+      phase: 'plan',
+      provider: 'local',
+      model: 'local-1',
+      output_tokens: 6,
+      estimated: true,
+    });
+    t.ok(spend[0]!.input_tokens > 0, 'the prompt sent is counted');
+    t.equal(spend[0]!.total_tokens, spend[0]!.input_tokens + spend[0]!.output_tokens);
+
+    t.equal(h.runtime.host('cy')?.state(), 'idle', 'the seat is not stuck');
+    await recordedDone(h, 'cy', turn.turn_id);
+    const models = readModelsFor(h);
+    for (const e of await h.events()) models.applyEvent(e);
+    for (const s of await h.spend()) models.applySpend(s);
+    t.match(models.agent('cy'), { activity: 'stopped', stopped_reason: 'provider' });
+
+    await h.wake('cy', 'second');
+    const next = await completedTurn(h, 2);
+    t.equal(next.failed, false, 'the next wake runs');
+  },
+);
