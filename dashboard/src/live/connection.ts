@@ -75,6 +75,11 @@ export class Connection {
    * `draining`); null once it answers again, or once it has not answered for DRAIN_SAID_MS since.
    */
   private drainSaidAt: number | null = null;
+  /**
+   * The node refuses reads without a token and none is held: nothing is asked (no poll, no socket) until
+   * one is entered, as every ask would be refused alike.
+   */
+  private awaitingToken = false;
 
   constructor(private token: string | null) {}
 
@@ -130,6 +135,7 @@ export class Connection {
   useToken(token: string | null): void {
     this.token = token;
     this.attempts = 0;
+    this.awaitingToken = false;
     if (token !== null && this.state.tokenDropped) this.set({ ...this.state, tokenDropped: false });
     if (this.socket !== null) {
       // Its close schedules the reconnect.
@@ -177,7 +183,7 @@ export class Connection {
         p.reject(new QueryRefused('disconnected', 'the connection to the node closed'));
         this.pending.delete(id);
       }
-      if (this.stopped) return;
+      if (this.stopped || this.awaitingToken) return;
       // Refused or dropped: show what polling can fetch until the socket is back.
       this.set({
         ...this.state,
@@ -190,6 +196,7 @@ export class Connection {
   }
 
   private scheduleReconnect(): void {
+    if (this.awaitingToken) return;
     const ceiling = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** this.attempts);
     this.attempts += 1;
     const delay = ceiling / 2 + Math.random() * (ceiling / 2);
@@ -241,7 +248,7 @@ export class Connection {
   }
 
   private startPolling(): void {
-    if (this.pollTimer !== null || this.stopped) return;
+    if (this.pollTimer !== null || this.stopped || this.awaitingToken) return;
     const poll = async (): Promise<void> => {
       await this.pollOnce();
       if (this.pollTimer !== null) this.pollTimer = window.setTimeout(() => void poll(), POLL_MS);
@@ -259,13 +266,19 @@ export class Connection {
       const res = await fetch('/stream/snapshot', { headers: authHeaders(this.token), cache: 'no-store' });
       if (this.socket?.readyState === WebSocket.OPEN) return;
       if (res.status === 401 && this.token !== null) {
-        // The held token is refused (mistyped, rotated): drop it and read as far as reads are open.
+        // The held token is refused (mistyped, rotated): drop it and read as far as reads are open, asking
+        // now rather than at the next poll.
         writeToken(null);
         this.useToken(null);
         this.set({ ...this.state, tokenDropped: true });
-        return;
+        return this.pollOnce();
       }
       if (res.status === 401) {
+        // Until a token is entered (`useToken`), every poll and socket would be refused alike.
+        this.awaitingToken = true;
+        this.stopPolling();
+        if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+        this.retryTimer = null;
         this.set({
           ...this.state,
           link: 'offline',
