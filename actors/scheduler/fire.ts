@@ -6,24 +6,26 @@
  * a `schedule_fired` event; 4. mark the claim done.
  *
  * A claim found not done (its claimant died between 1 and 4, or is still at it) is completed by the
- * holder that plans the firing again: it sends the claim's own wake and row under the same ids, so the
- * inbox and the events stream store each once whoever sends first (ops/schedules.md "Claims").
+ * holder that plans the firing again, or by the next one to take the duty (`completeUnfinished`): it
+ * sends the claim's own wake and row under the same ids, so the inbox and the events stream store each
+ * once whoever sends first, and sends nothing when the claimant's row is stored (ops/schedules.md "Claims").
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import { KvConflictError, Subjects, type Bus, type Kv, newEvent } from '../../bus/index.js';
+import { KvConflictError, Streams, Subjects, type Bus, type Kv, newEvent } from '../../bus/index.js';
 import {
   CATCHUP_MAX_MS,
   ClaimState,
   EventCategory,
+  EventRecord,
   FiringClaim,
   InboxKind,
+  LedgerRow,
   SCHEDULE_FIRED,
   scheduledDeadline,
   ScheduleOutcome,
   uuidv5,
   type InboxMessage,
-  type LedgerRow,
   type ScheduleWake,
 } from '../../schema/index.js';
 import { LeaseFencedError } from '../lease/index.js';
@@ -153,12 +155,28 @@ export async function runFiring(deps: FireDeps, firing: Firing): Promise<LedgerR
  */
 async function completeClaimed(deps: FireDeps, key: string, log: Logger): Promise<LedgerRow | null> {
   const entry = await deps.claims.get(key);
-  const parsed = entry === null ? null : FiringClaim.safeParse(parseJson(entry.value));
-  if (entry === null || parsed === null || !parsed.success || parsed.data.state === ClaimState.Done) {
+  const claim = entry === null ? null : unfinished(entry.value);
+  if (entry === null || claim === null) {
     log.debug('firing already claimed elsewhere');
     return null;
   }
-  const claim = parsed.data;
+  return completeClaim(deps, key, claim, entry.revision, log);
+}
+
+/** The claim `value` holds when it is a claim of this release still `claimed`; else null. */
+function unfinished(value: Uint8Array): FiringClaim | null {
+  const parsed = FiringClaim.safeParse(parseJson(value));
+  return parsed.success && parsed.data.state === ClaimState.Claimed ? parsed.data : null;
+}
+
+/** Sends an unfinished claim's wake and row (unless the claimant recorded its row) and marks it done. */
+async function completeClaim(
+  deps: FireDeps,
+  key: string,
+  claim: FiringClaim,
+  revision: number,
+  log: Logger,
+): Promise<LedgerRow | null> {
   const age = deps.now().getTime() - new Date(claim.claimed_at).getTime();
   if (age >= COMPLETE_WITHIN_MS) {
     log.warn(
@@ -168,13 +186,66 @@ async function completeClaimed(deps: FireDeps, key: string, log: Logger): Promis
     return null;
   }
   if (deps.mayClaim?.() === false) throw new LeaseFencedError('duty.scheduler', deps.epoch ?? null);
+  // The claimant stored its row (so its wake before it) and died marking the claim done: past the events
+  // stream's 2 min duplicate window the same row id would be stored again.
+  const recorded = await recordedRow(deps.bus, claim);
+  if (recorded !== null) {
+    log.info({ claimed_by: claim.node }, 'marking done a firing its claimant sent');
+    await markDone(deps.claims, key, claim, recorded, revision, log);
+    return null;
+  }
   log.warn(
     { claimed_by: claim.node, claimed_at: claim.claimed_at, epoch: claim.epoch },
     'completing a firing its claimant did not finish',
   );
   const row = await send(deps, claim, log);
-  await markDone(deps.claims, key, claim, row, entry.revision, log);
+  await markDone(deps.claims, key, claim, row, revision, log);
   return row;
+}
+
+/** How far before its claim a firing's row is looked for: the claimant's clock may run ahead of the store's. */
+const ROW_SKEW_MS = 10 * 60_000;
+
+/** The row the claimant stored for `claim`, if any (its `schedule_fired` rows since shortly before the claim). */
+async function recordedRow(bus: Bus, claim: FiringClaim): Promise<LedgerRow | null> {
+  const id = uuidv5(ROW_NAMESPACE, claim.identity);
+  const since = new Date(new Date(claim.claimed_at).getTime() - ROW_SKEW_MS);
+  for await (const msg of bus.replay(Streams.Events, { subject: Subjects.event(SCHEDULE_FIRED), since })) {
+    const record = EventRecord.safeParse(parseJson(msg.data));
+    if (record.success && record.data.id === id) {
+      const row = LedgerRow.safeParse(record.data.payload);
+      if (row.success) return row.data;
+    }
+  }
+  return null;
+}
+
+/**
+ * At a takeover: completes every claim still unfinished — a claimant that died, however many firings
+ * ago (the catchup plans only each schedule's latest) — oldest first, up to COMPLETE_WITHIN_MS old.
+ * Reads the whole bucket (24 h of claims) once per takeover.
+ */
+export async function completeUnfinished(deps: FireDeps): Promise<LedgerRow[]> {
+  const open: { key: string; claim: FiringClaim; revision: number }[] = [];
+  let initial = true;
+  const watch = await deps.claims.watch((entry) => {
+    const claim = initial && entry.operation === 'put' ? unfinished(entry.value) : null;
+    if (claim !== null) open.push({ key: entry.key, claim, revision: entry.revision });
+  });
+  initial = false;
+  await watch.stop();
+  open.sort((x, y) => Date.parse(x.claim.claimed_at) - Date.parse(y.claim.claimed_at));
+  const rows: LedgerRow[] = [];
+  for (const { key, claim, revision } of open) {
+    const log = deps.logger.child({
+      schedule: claim.row.schedule_name,
+      target: claim.row.target_handle,
+      scheduled_at: claim.row.scheduled_at,
+    });
+    const row = await completeClaim(deps, key, claim, revision, log);
+    if (row !== null) rows.push(row);
+  }
+  return rows;
 }
 
 const parseJson = (bytes: Uint8Array): unknown => {

@@ -26,7 +26,7 @@ import type { SubsystemApplier } from '../config/index.js';
 import { answerHolder, holderGoneOver, LeaseFencedError } from '../lease/index.js';
 import { systemClock, type Clock } from './clock.js';
 import { acquireDuty, releaseDuty, renewDuty, type Held } from './duty.js';
-import { runFiring } from './fire.js';
+import { completeUnfinished, runFiring, type FireDeps } from './fire.js';
 import { schedulerMachine } from './scheduler.machine.js';
 import { plannedFrom, type Firing } from './scheduler.plan.js';
 import { recordTimings } from './timings.js';
@@ -119,6 +119,17 @@ export function startScheduler(opts: SchedulerOptions): SchedulerHost {
     } while (seen !== chain);
   };
 
+  /** What a firing made under `epoch` needs: fenced by that epoch still being held and provable. */
+  const fireDeps = (epoch: number): FireDeps => ({
+    bus: opts.bus,
+    claims: opts.claims,
+    nodeId: opts.nodeId,
+    now: () => clock.now(),
+    logger: log,
+    epoch,
+    mayClaim: () => valid() && held?.lease.epoch === epoch,
+  });
+
   const fireAll = async (firings: Firing[]): Promise<void> => {
     for (const firing of firings) {
       // Checked again right before each claim (synchronously, in runFiring): a pause may fall between.
@@ -126,20 +137,8 @@ export function startScheduler(opts: SchedulerOptions): SchedulerHost {
         if (held !== null) fence('its lease could not be renewed in time');
         return;
       }
-      const epoch = held!.lease.epoch;
       try {
-        const row = await runFiring(
-          {
-            bus: opts.bus,
-            claims: opts.claims,
-            nodeId: opts.nodeId,
-            now: () => clock.now(),
-            logger: log,
-            epoch,
-            mayClaim: () => valid() && held?.lease.epoch === epoch,
-          },
-          firing,
-        );
+        const row = await runFiring(fireDeps(held!.lease.epoch), firing);
         if (row) opts.onRow?.(row);
       } catch (error) {
         if (error instanceof LeaseFencedError) {
@@ -152,6 +151,17 @@ export function startScheduler(opts: SchedulerOptions): SchedulerHost {
           'firing failed',
         );
       }
+    }
+  };
+
+  /** After the catchup of a takeover: the claims other holders left unfinished (ops/schedules.md "Claims"). */
+  const completeOpen = async (): Promise<void> => {
+    if (!valid()) return;
+    try {
+      for (const row of await completeUnfinished(fireDeps(held!.lease.epoch))) opts.onRow?.(row);
+    } catch (error) {
+      if (error instanceof LeaseFencedError) return fence('its lease could not be renewed in time');
+      log.error({ err: error }, 'unfinished firings could not be completed');
     }
   };
 
@@ -254,6 +264,8 @@ export function startScheduler(opts: SchedulerOptions): SchedulerHost {
       at: now.toISOString(),
       since: result.since?.toISOString() ?? null,
     });
+    // Queued behind the catchup's firings, which complete the claims they meet on their own.
+    void enqueue(completeOpen);
   };
   const renew = async (): Promise<void> => {
     if (stopped || held === null) return;

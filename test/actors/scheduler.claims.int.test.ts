@@ -7,39 +7,15 @@
  */
 import t, { type Test } from 'tap';
 import { claimKey, startScheduler, type SchedulerHost } from '../../actors/index.js';
-import { Subjects, type Bus, type PublishOptions } from '../../bus/index.js';
+import { Subjects } from '../../bus/index.js';
 import { FiringClaim } from '../../schema/index.js';
 import { aSchedule } from '../fixtures/schedules/schedule.js';
 import { ManualClock } from '../harness/manual-clock.js';
 import { brief, ledger, schedulerBus, silent, wakes, type SchedulerBus } from './fixtures/scheduler-bus.js';
+import { stallingBus } from './fixtures/stalling.js';
 
 const dec = new TextDecoder();
 const enc = new TextEncoder();
-
-/** The bus as one node reaches it: the first publish on a matching subject waits until `release()`. */
-function stalling(bus: Bus, match: (subject: string) => boolean) {
-  let reached: () => void = () => undefined;
-  const atStall = new Promise<void>((resolve) => (reached = resolve));
-  let release: () => void = () => undefined;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let stalled = false;
-  const publish = async (subject: string, data: Uint8Array, opts?: PublishOptions) => {
-    if (!stalled && match(subject)) {
-      stalled = true;
-      reached();
-      await released;
-    }
-    return bus.publish(subject, data, opts);
-  };
-  const view = new Proxy(bus, {
-    get(target, prop) {
-      if (prop === 'publish') return publish;
-      const value: unknown = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-  return { bus: view, atStall, release };
-}
 
 const toInbox = (subject: string): boolean => subject.startsWith('svc.agent.');
 const toLedger = (subject: string): boolean => subject === Subjects.event('schedule_fired');
@@ -55,7 +31,7 @@ async function claimantStalls(
   catchup = false,
 ) {
   const schedules = [aSchedule({ catchup })];
-  const gate = stalling(fx.bus, match);
+  const gate = stallingBus(fx.bus, match);
   const clockA = new ManualClock('2026-01-01T11:59:05Z');
   const a: SchedulerHost = startScheduler({
     bus: gate.bus,
