@@ -446,6 +446,7 @@ export { closestName } from './did-you-mean.js';
 export { withoutUserinfo } from './url-userinfo.js';
 export { queryRanges } from './query-ranges.js';
 export {
+  canonicalId,
   cutForQuote,
   hasControlOrLoneSurrogate,
   isOpId,

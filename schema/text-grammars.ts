@@ -14,6 +14,15 @@ export function cutForQuote(text: string): string {
   return chars.length > QUOTED_MAX ? `${chars.slice(0, QUOTED_MAX).join('')}…` : text;
 }
 
+/** A UUID in any case (RFC 9562: the hex digits carry no case); ids are minted in lower case. */
+const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * An id as given, made the id as minted: a UUID in upper or mixed case is lowered, so it names what the
+ * lower-case one does; anything else (a key, a `CONTAINER/Title`) is left as it is.
+ */
+export const canonicalId = (ref: string): string => (uuidShape.test(ref) ? ref.toLowerCase() : ref);
+
 /** Spec "Limits": a retry handle (`op_id`) is at most 128 bytes of visible ASCII. */
 export const OP_ID_MAX_BYTES = 128;
 const visibleAscii = /^[\x21-\x7e]+$/;

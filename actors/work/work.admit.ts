@@ -1,5 +1,11 @@
 /** What every work command (an item or file write, a retention gesture) refuses before it decides anything. */
-import { isOpId, type WorkChange, type WorkOutcome, type WorkRefused } from '../../schema/index.js';
+import {
+  canonicalId,
+  isOpId,
+  type WorkChange,
+  type WorkOutcome,
+  type WorkRefused,
+} from '../../schema/index.js';
 import type { WorkStateView } from './work.types.js';
 
 /** The refusal, or null when the command may be decided. */
@@ -47,8 +53,8 @@ export function sameGesture(change: WorkChange, first: WorkOutcome): boolean {
     case 'person':
       return first.id === change.handle;
     default:
-      // Named by key (any case) or id; a purged item is gone from the state, so compare the outcome.
-      return change.item === first.id || change.item.toUpperCase() === first.key;
+      // Key or id, either in any case; a purged item is gone from the state, so compare the outcome.
+      return canonicalId(change.item) === first.id || change.item.toUpperCase() === first.key;
   }
 }
 

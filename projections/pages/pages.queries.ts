@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Container, ListPosition, ServiceCaller } from '../../schema/index.js';
-import { encodeCursor, ListOrder, PageLimits } from '../../schema/index.js';
+import { canonicalId, encodeCursor, ListOrder, PageLimits } from '../../schema/index.js';
 import { firstInOrder } from '../query/first.js';
 import { queryTerms } from './pages.index.js';
 import { titleSlot, type Page, type PagesState } from './pages.state.js';
@@ -60,9 +60,9 @@ export function findContainer(keys: readonly string[], wanted: string): string |
   return keys.find((k) => k.toLowerCase() === lower) ?? null;
 }
 
-/** A page by id, or by `CONTAINER/Title` (title compared ignoring case and whitespace runs). */
+/** A page by id (in any case), or by `CONTAINER/Title` (title compared ignoring case and whitespace runs). */
 export function resolvePage(state: PagesState, ref: string, containers: readonly string[]): Page | null {
-  const byId = state.pages.get(ref);
+  const byId = state.pages.get(canonicalId(ref));
   if (byId) return byId;
   const slash = ref.indexOf('/');
   if (slash <= 0) return null;
@@ -85,7 +85,7 @@ export function writeTarget(
   containers: readonly string[],
 ): string | null {
   const first = state.targets.get(opId);
-  if (first && (ref === first.page_id || (first.slot !== null && sameSlot(ref, first.slot))))
+  if (first && (canonicalId(ref) === first.page_id || (first.slot !== null && sameSlot(ref, first.slot))))
     return first.page_id;
   return resolvePage(state, ref, containers)?.id ?? null;
 }

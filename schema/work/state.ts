@@ -3,6 +3,7 @@
  * writer decides against. The projection (projections/work) and the writer (actors/work) share it, so the
  * state a decision sees is the one the reads show.
  */
+import { canonicalId } from '../text-grammars.js';
 import { ActivityLog } from './activity-log.js';
 import type { Comment } from './comment.js';
 import type { ItemFields } from './item.js';
@@ -266,8 +267,8 @@ function keepOutcome(
  */
 export const itemVersion = (item: WorkItem): number => item.history.length;
 
-/** The item a reference names (its key, else its id), or null. */
+/** The item a reference names (its key in any case, else its id in any case), or null. */
 export function itemByRef(state: WorkState, ref: string): WorkItem | null {
-  const id = state.keys.get(ref.toUpperCase()) ?? ref;
+  const id = state.keys.get(ref.toUpperCase()) ?? canonicalId(ref);
   return state.items.get(id) ?? null;
 }

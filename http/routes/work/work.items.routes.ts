@@ -18,6 +18,7 @@ import {
   statusGroups,
   UpdateItemBody,
   workStatuses,
+  itemByRef,
   itemVersion,
   type WorkChange,
   type WorkState,
@@ -194,7 +195,7 @@ async function send(
  */
 function ifMatch(req: ApiRequest, state: WorkState, opId: string | undefined): { if_match?: number } {
   const ref = req.params['id'] ?? '';
-  const item = state.items.get(state.keys.get(ref.toUpperCase()) ?? ref);
+  const item = itemByRef(state, ref);
   const current = item ? itemVersion(item) : null;
   const raw = req.headers['if-match'];
   let version: number | undefined;

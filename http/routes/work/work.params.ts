@@ -3,7 +3,9 @@
  * parsed, JSON bodies validated, and who the caller is (the person a token is bound to, else the token).
  */
 import {
+  canonicalId,
   errorCatalogue,
+  itemByRef,
   ITEM_REF_MAX,
   noWorkItem,
   parseInstant,
@@ -187,8 +189,7 @@ const noItem = (ref: string) =>
 
 /** The item `{id}` names (its key or its id), or 404 `not_found`. */
 export function itemParam(state: WorkState, ref: string) {
-  const id = state.keys.get(ref.toUpperCase()) ?? ref;
-  const item = state.items.get(id);
+  const item = itemByRef(state, ref);
   if (!item) throw noItem(ref);
   return item;
 }
@@ -221,5 +222,5 @@ export function viewRef(ref: string): string {
     });
   // A built-in view's project key in any case names the project (`eng:board` is `ENG:board`).
   const builtin = /^([a-z][a-z0-9]{1,9}):(board|list|mine)$/i.exec(ref);
-  return builtin ? `${builtin[1]!.toUpperCase()}:${builtin[2]!}` : ref;
+  return builtin ? `${builtin[1]!.toUpperCase()}:${builtin[2]!}` : canonicalId(ref);
 }

@@ -1,6 +1,7 @@
 /** `/work/projects`, `/work/projects/{key}`, `/work/catalogue` and `/work/activity`. */
 import {
   activityKinds,
+  canonicalId,
   customFields,
   taskTypeNamed,
   taskTypes,
@@ -87,14 +88,15 @@ function catalogue(req: ApiRequest): ApiReply {
 }
 
 /**
- * The item `task=` names: a live item's key (any case) or id, or a purged one's id or key — activity keeps
+ * The item `task=` names: a live item's key or id (either in any case), or a purged one's id or key — activity keeps
  * a purged item's purge row, so its key still finds it (numbers are never reused, so the key is its own).
  */
 function taskOf(state: WorkState, ref: string): string | null {
   const key = ref.toUpperCase();
   const live = state.keys.get(key);
   if (live !== undefined) return live;
-  if (state.everKeys.has(ref)) return ref;
+  const asId = canonicalId(ref);
+  if (state.everKeys.has(asId)) return asId;
   for (const [id, k] of state.everKeys) if (k === key) return id;
   return null;
 }
