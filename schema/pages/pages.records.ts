@@ -22,14 +22,19 @@ const bytes = (max: number) => (s: string) => Buffer.byteLength(s, 'utf8') <= ma
 
 /**
  * A title as a write sends it (a request body, a tool call, the write command): no control character
- * (C0, DEL, C1) and no lone surrogate anywhere, checked before the ends are trimmed.
+ * (C0, DEL, C1) and no lone surrogate anywhere, checked before the ends are trimmed. Trimmed, not `.` or
+ * `..`: a dot segment, which a URL parser removes (`%2E` too), so no path could name it as `CONTAINER/Title`.
  */
 export const PageTitle = z
   .string()
   .refine((s) => !hasControlOrLoneSurrogate(s), 'no control characters or lone surrogates')
   .trim()
   .min(1)
-  .max(PageLimits.titleChars);
+  .max(PageLimits.titleChars)
+  .refine(
+    (s) => s !== '.' && s !== '..',
+    'not . or .. (a dot segment: no URL can name the page as CONTAINER/Title)',
+  );
 /**
  * A title as a record holds it: the rule writes were held to when the log began, kept so that a record
  * stored then (a C1 character, a lone surrogate) still folds. New records pass `PageTitle` first.
