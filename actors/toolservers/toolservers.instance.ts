@@ -25,6 +25,7 @@ import {
 import { backoffDelay, remoteUrl, scrub, type ResolvedInstance } from './toolservers.resolve.js';
 import { usableTools } from './toolservers.names.js';
 import { LazyOutputSchemas } from './toolservers.outputs.js';
+import { cappedFetch, remoteMessageLimit } from './toolservers.remote-cap.js';
 import { defaultBursts, StderrBursts } from './toolservers.stderr.js';
 import { StdoutNoise } from './toolservers.startup.js';
 import type { SupervisionSettings } from './toolservers.supervision.js';
@@ -207,6 +208,10 @@ export class ToolServerInstance {
       const url = remoteUrl(launch);
       return new StreamableHTTPClientTransport(url, {
         requestInit: { headers: { ...launch.headers } },
+        // An answer is read up to the stdio limit and then cut (the call answers a tool error naming it).
+        fetch: cappedFetch(remoteMessageLimit, this.spec.server, (what) =>
+          this.log.warn({ ...what }, 'tool server answer over the limit; cut'),
+        ),
       });
     }
     const transport = new StdioClientTransport({
