@@ -45,6 +45,17 @@ export function crossCheck(file: unknown, raw: unknown, offline: boolean, envNod
       message: 'required when providers.queue.type is jetstream-embedded',
     });
   }
+  if (type !== QueueType.JetStream) {
+    // Only jetstream reads them: a url written with the type left at its default means a fleet was meant,
+    // and each node would run alone on its own memory bus. Never the value (a token is a secret).
+    for (const key of ['url', 'auth_token'] as const) {
+      if (valueAt(file, ['providers', 'queue', key]) === undefined) continue;
+      problems.push({
+        path: `providers.queue.${key}`,
+        message: `read only when providers.queue.type is jetstream, and the type is ${type}; set type: jetstream or remove it`,
+      });
+    }
+  }
   const replicas = numberText(valueAt(file, ['providers', 'queue', 'replicas']));
   if (
     typeof replicas === 'number' &&

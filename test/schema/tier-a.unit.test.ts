@@ -197,6 +197,31 @@ t.test('replicas other than 1 are refused for the memory and embedded engines, n
   t.ok(explicitOne.ok, 'replicas 1 is accepted for every engine');
 });
 
+t.test(
+  'a NATS url or auth_token without type jetstream is refused: the node would run on its own memory bus',
+  async (t) => {
+    for (const type of ['', 'type: memory, ', 'type: jetstream-embedded, ']) {
+      const result = parse(
+        `providers: {queue: {${type}url: "nats://n1:4222", auth_token: "\${T}"}}\nstream: {store_dir: /d}`,
+        { T: 'tk' },
+      );
+      t.notOk(result.ok, `${type || 'no type'} with url and auth_token`);
+      if (result.ok) continue;
+      t.same(
+        result.problems.map((p) => p.path),
+        ['providers.queue.url', 'providers.queue.auth_token'],
+        type || 'no type',
+      );
+      t.match(result.problems[0]!.message, /read only when providers\.queue\.type is jetstream/);
+      t.notMatch(JSON.stringify(result.problems), /tk/, 'the token value is never quoted');
+    }
+    const tokenAlone = parse('providers: {queue: {auth_token: x}}');
+    t.same(!tokenAlone.ok && tokenAlone.problems.map((p) => p.path), ['providers.queue.auth_token']);
+    const jetstream = parse('providers: {queue: {type: jetstream, url: "nats://n1:4222", auth_token: x}}');
+    t.ok(jetstream.ok, 'jetstream reads both');
+  },
+);
+
 t.test('node.seat_lease_seconds sets the seat lease; below 3 s it is refused', async (t) => {
   const ok = parseTierA('node: {seat_lease_seconds: 12}', { env: {}, cwd: '/' });
   t.ok(ok.ok);

@@ -51,6 +51,28 @@ t.test('a refused Tier A file: keyring material missing or malformed, never its 
   t.notMatch(short.stdout() + short.stderr(), secret, 'the value is in neither stream');
 });
 
+t.test(
+  'a NATS url and token under the default memory engine: refused naming both keys and the file, never the token',
+  async (t) => {
+    const dir = t.testdir({
+      'config.yaml': [
+        'providers: {queue: {url: "nats://10.0.0.5:4222", auth_token: "${SVC_NATS_TOKEN}"}}',
+        'api: {port: 0}',
+      ].join('\n'),
+    });
+    const file = join(dir, 'config.yaml');
+    const token = 'nats-token-never-shown-0123';
+    const run = runSvc(['serve', '--config', file], { SVC_NATS_TOKEN: token });
+    await refusal(
+      t,
+      run,
+      /refused:\n\s+1:\d+\s+providers\.queue\.url: read only when providers\.queue\.type is jetstream, and the type is memory.*\n\s+1:\d+\s+providers\.queue\.auth_token: /,
+    );
+    t.match(run.stderr(), `configuration ${file} refused`, 'the file is named');
+    t.notMatch(run.stdout() + run.stderr(), token, 'the token is in neither stream');
+  },
+);
+
 t.test('a port in use', async (t) => {
   const holder = createServer();
   await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
