@@ -20,3 +20,4 @@ export { type PagesState } from './pages.state.js';
 export { pagesSearch, type PagesMeaning } from './pages.search.js';
 export { pageVectors, type PagesEmbedder, type PageVectors } from './pages.vectors.js';
 export { knowledgeTools } from './pages.tools.js';
+export { pagesListIdentity, readPagesCursor, sealPagesCursor } from './pages.cursor.js';

@@ -15,6 +15,7 @@ import {
   type ServiceTool,
   type ServiceToolResult,
 } from '../../schema/index.js';
+import { pagesListIdentity, readPagesCursor, sealPagesCursor } from './pages.cursor.js';
 import { queryTerms } from './pages.index.js';
 import { containerRows, findContainer, pageDetail } from './pages.queries.js';
 import type { PagesService, PageWriteResult } from './pages.service.js';
@@ -54,6 +55,13 @@ const SearchArgs = z.strictObject({
     .optional()
     .describe('Only children of this page (id or `CONTAINER/Title`), or `root`.'),
   limit: z.number().int().min(1).max(50).default(10),
+  cursor: z
+    .string()
+    .max(2_000)
+    .optional()
+    .describe(
+      "The previous answer's `next_cursor`, with the same q, container and parent: the next page. Omitted: the first.",
+    ),
 });
 const ReadArgs = z.strictObject({ page: PageRef });
 const WriteArgs = z.strictObject({
@@ -132,7 +140,7 @@ export function knowledgeTools(pages: PagesService): ServiceTool[] {
     {
       name: 'pages_search',
       description:
-        'Search the knowledge base: pages whose title or body hold every word of `q`, best match first (BM25, `match: "words"`); when the service has embeddings on, then pages close in meaning to `q` that lack some word (`match: "meaning"`, most similar first). Without `q`, pages in title order.',
+        'Search the knowledge base: pages whose title or body hold every word of `q`, best match first (BM25, `match: "words"`); when the service has embeddings on, then pages close in meaning to `q` that lack some word (`match: "meaning"`, most similar first). Without `q`, pages in title order. Answers `{pages, total, next_cursor, order}`; pass `next_cursor` back as `cursor` for the next page.',
       annotations: readOnly('Search pages'),
       delivers: null,
       write: false,
@@ -150,17 +158,30 @@ export function knowledgeTools(pages: PagesService): ServiceTool[] {
           if (!found) return no('not_found', `no page ${args.parent}`);
           parent = found.id;
         } else parent = args.parent;
+        // The route's list and cursor: a `next_cursor` of either reads on in the other.
+        const list = pagesListIdentity({ container: container?.key, parent, q: args.q });
+        const cursor = readPagesCursor(args.cursor ?? null, list, args.q);
+        if ('refused' in cursor)
+          return no(
+            'bad_params',
+            `\`cursor\` ${cursor.refused}; send the previous answer's \`next_cursor\` with the same q, container and parent, or leave it out for the first page`,
+          );
         // A seat's search is spent on its seat; an operator's on no seat.
-        const list = await pages.list(
+        const found = await pages.list(
           {
             ...(args.q === undefined ? {} : { q: args.q }),
             ...(container === undefined ? {} : { container: container.key }),
             ...(parent === undefined ? {} : { parent }),
+            ...(cursor.after === null ? {} : { after: cursor.after }),
             limit: args.limit,
           },
           caller.kind === 'seat' ? caller : null,
         );
-        return ok(list.pages);
+        return ok({
+          ...found,
+          next_cursor: sealPagesCursor(found.next_cursor, list),
+          order: args.q === undefined ? 'title' : 'relevance',
+        });
       },
     },
     {

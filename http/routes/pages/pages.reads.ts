@@ -2,26 +2,24 @@
  * `GET /pages`, `GET /pages/{id}` and `GET /containers` (ops/knowledge-base.md "Reads"): answered from
  * this node's projection; `{id}` is a page id or `CONTAINER/Title`.
  */
-import { z } from 'zod';
 import {
   containerRows,
   findContainer,
   pageDetail,
+  pagesListIdentity,
   queryTerms,
-  searchFingerprint,
+  readPagesCursor,
+  sealPagesCursor,
   type PagesService,
-  type SearchPosition,
 } from '../../../projections/index.js';
-import { decodeCursor, listIdentity, ListOrder, queryRanges, unsealCursor } from '../../../schema/index.js';
+import { queryRanges } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import type { ApiReply, ApiRequest } from '../../types.js';
-import { cursorParam, cursorRefused, sealNext } from '../list-cursor.param.js';
+import { cursorRefused } from '../list-cursor.param.js';
 import { intParam } from '../int-query.param.js';
 import { singleParam } from '../single.param.js';
 
 const Q_MAX_CHARS = 500;
-const TitleKey = z.tuple([z.string(), z.string()]);
-const Score = z.number();
 
 /** A container filter: declared, or still holding pages; else 404 `no_container`. */
 export function containerParam(pages: PagesService, wanted: string): string {
@@ -40,28 +38,6 @@ export function notFound(ref: string): ApiError {
     detail: `No page ${ref.length > 300 ? `${ref.slice(0, 300)}…` : ref}.`,
     hint: 'Name a page by its id or as `CONTAINER/Title`; `GET /pages` lists them.',
   });
-}
-
-/**
- * A search's cursor: a word hit's (`pages.relevance`) or a meaning hit's (`pages.meaning`), bound to the
- * list and to the search's words.
- */
-function searchCursor(req: ApiRequest, list: string, q: string): SearchPosition | null {
-  const raw = singleParam(req, 'cursor', 'bad_params');
-  const sealed = raw === null || raw === '' ? null : unsealCursor(raw, list);
-  const meaning =
-    sealed !== null && typeof sealed === 'object'
-      ? decodeCursor(sealed.token, ListOrder.PagesMeaning, Score)
-      : null;
-  // Anything but a meaning hit's cursor is read as a word hit's, which refuses what is neither.
-  const after: SearchPosition | null =
-    meaning !== null && typeof meaning === 'object'
-      ? { ...meaning, part: 'meaning' }
-      : cursorParam(req, ListOrder.PagesRelevance, Score, list, 'cursor', 'next_cursor');
-  // A search cursor ranks by its own words: with other words it would start at an unrelated place.
-  if (after !== null && after.fingerprint !== searchFingerprint(q))
-    throw cursorRefused('was made for a search with other words', 'cursor', 'next_cursor');
-  return after;
 }
 
 export async function listRoute(pages: PagesService, req: ApiRequest): Promise<ApiReply> {
@@ -85,15 +61,10 @@ export async function listRoute(pages: PagesService, req: ApiRequest): Promise<A
   }
   // The filters as resolved (a container's case, a parent's title or id) and the search words define
   // the list a cursor pages.
-  const list = listIdentity('/pages', {
-    container,
-    parent,
-    words: q === undefined ? undefined : searchFingerprint(q),
-  });
-  const after =
-    q === undefined
-      ? cursorParam(req, ListOrder.PagesTitle, TitleKey, list, 'cursor', 'next_cursor')
-      : searchCursor(req, list, q);
+  const list = pagesListIdentity({ container, parent, q });
+  const cursor = readPagesCursor(singleParam(req, 'cursor', 'bad_params'), list, q);
+  if ('refused' in cursor) throw cursorRefused(cursor.refused, 'cursor', 'next_cursor');
+  const after = cursor.after;
   // A request's search is spent on no seat (ops/providers.md "Embeddings").
   const found = await pages.list(
     {
@@ -109,7 +80,7 @@ export async function listRoute(pages: PagesService, req: ApiRequest): Promise<A
     status: 200,
     body: {
       ...found,
-      next_cursor: sealNext(found.next_cursor, list),
+      next_cursor: sealPagesCursor(found.next_cursor, list),
       order: q === undefined ? 'title' : 'relevance',
     },
   };
