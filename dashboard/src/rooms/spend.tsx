@@ -27,6 +27,13 @@ const tokenColumns = [
   { label: 'calls', cell: (r: TokenTotals) => count(r.calls), numeric: true },
 ];
 
+/** Refused seats first, then the nearest their cap, then the most used: the rows a cut table keeps. */
+function pressingFirst<T extends Meter>(seats: readonly T[]): T[] {
+  return [...seats].sort(
+    (a, b) => Number(b.refused) - Number(a.refused) || (b.ratio ?? 0) - (a.ratio ?? 0) || b.used - a.used,
+  );
+}
+
 export function Spend() {
   // Spend moves on the tokens push (once per tick), not on every event.
   const live = useLiveSlice((s) => ({
@@ -76,6 +83,7 @@ export function Spend() {
                 caption="By seat"
                 rows={b.by_agent}
                 rowKey={(r) => r.handle}
+                many="seats"
                 empty="No seat spent tokens in this window."
                 columns={[{ label: 'seat', cell: (r) => r.role || r.handle }, ...tokenColumns]}
               />
@@ -104,8 +112,9 @@ export function Spend() {
               <MeterBar label="Org" meter={b.org} />
               <Table
                 caption="Seat caps"
-                rows={b.seats}
+                rows={pressingFirst(b.seats)}
                 rowKey={(r) => r.handle}
+                many="seat caps"
                 empty="No agent seat in this company yet."
                 columns={[
                   { label: 'seat', cell: (r) => r.role || r.handle },

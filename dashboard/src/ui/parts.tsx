@@ -1,5 +1,6 @@
 /** Small building blocks shared by the rooms. Styling is by class only: the CSP allows no inline style. */
 import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
 import { useLiveSlice, type Asked } from '../live/context.js';
 import type { Meter } from '../live/types.js';
 import { count, percent } from './format.js';
@@ -127,16 +128,30 @@ export interface Column<T> {
   readonly numeric?: boolean;
 }
 
+/** Rows a long table shows until asked for all: a screenful, not one row per seat of a large company. */
+const FIRST_ROWS = 20;
+
 export function Table<T>(props: {
   caption: ComponentChildren;
   rows: readonly T[];
   columns: ReadonlyArray<Column<T>>;
   empty?: string;
   rowKey: (row: T) => string;
+  /** What the rows are, plural ("seat caps"): names the button that shows them all past the first screenful. */
+  many?: string;
 }) {
+  const [all, setAll] = useState(false);
   if (props.rows.length === 0) return <p class="muted">{props.empty ?? 'Nothing yet.'}</p>;
+  const cut = props.many !== undefined && props.rows.length > FIRST_ROWS;
+  const rows = cut && !all ? props.rows.slice(0, FIRST_ROWS) : props.rows;
   return (
     <div class="table-wrap">
+      {/* Before the table, so it keeps its place (and the focus) whichever way it is pressed. */}
+      {cut ? (
+        <button type="button" class="link-button" aria-expanded={all} onClick={() => setAll(!all)}>
+          {all ? `Show fewer ${props.many}` : `Show all ${props.rows.length} ${props.many}`}
+        </button>
+      ) : null}
       <table>
         <caption>{props.caption}</caption>
         <thead>
@@ -149,7 +164,7 @@ export function Table<T>(props: {
           </tr>
         </thead>
         <tbody>
-          {props.rows.map((row) => (
+          {rows.map((row) => (
             <tr key={props.rowKey(row)}>
               {props.columns.map((c) => (
                 <td class={c.numeric ? 'num' : undefined} key={c.label}>
