@@ -19,6 +19,8 @@ export interface NodeMetrics extends MetricsSource {
   readonly requests: RequestObserver;
   /** `bus` with every publish timed and the records it carries counted; hand this one to every subsystem. */
   instrument(bus: Bus): Bus;
+  /** Counts spans the tracing SDK dropped because its export queue was full. */
+  spansDropped(count: number): void;
 }
 
 const latencyBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -102,6 +104,11 @@ export function createNodeMetrics(opts: { nodeId: string }): NodeMetrics {
     labelNames: ['seat', 'model', 'kind'],
     shared,
   });
+  const droppedSpans = new Counter({
+    name: 'svc_tracing_spans_dropped_total',
+    help: 'Spans the tracing SDK dropped because its export queue was full (the collector slow or away).',
+    registers: [registry],
+  });
   const cells = [publishSeconds, modelCalls, tokens];
   let instrumented: Bus | null = null;
   new Gauge({
@@ -159,6 +166,9 @@ export function createNodeMetrics(opts: { nodeId: string }): NodeMetrics {
         if (r.status >= 200 && r.status < 300) webhookArrivals.inc({ route });
         else webhookRefusals.inc({ route, status: String(r.status) });
       },
+    },
+    spansDropped(count: number): void {
+      droppedSpans.inc(count);
     },
     instrument(bus: Bus): Bus {
       const publish = async (subject: string, data: Uint8Array, opts?: PublishOptions): Promise<PubAck> => {

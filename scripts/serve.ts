@@ -124,6 +124,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
     logger: logger.child({ component: 'tracing' }),
     version: opts.version,
     nodeId: config.node.id,
+    onSpansDropped: (count) => metrics.spansDropped(count),
   });
   const rawBus = await openBus({
     type: queue.type,

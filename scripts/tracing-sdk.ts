@@ -5,11 +5,13 @@
  */
 import {
   context,
+  createNoopMeter,
   diag,
   DiagLogLevel,
   SpanKind,
   SpanStatusCode,
   trace,
+  type MeterProvider,
   type Span as OtelSpan,
   type Tracer as OtelTracer,
 } from '@opentelemetry/api';
@@ -32,7 +34,11 @@ import {
   type IdGenerator,
   type Sampler,
 } from '@opentelemetry/sdk-trace';
-import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_SERVICE_NAME,
+  ATTR_SERVICE_VERSION,
+} from '@opentelemetry/semantic-conventions';
 import type { Logger } from 'pino';
 import type { SpanStart, Tracer, TraceSpan } from '../schema/index.js';
 
@@ -186,6 +192,27 @@ async function flushBounded(provider: TracerProvider, log: Logger): Promise<void
   }
 }
 
+/**
+ * The batch processor reports each span it drops from its full queue (2048 spans waiting behind an export)
+ * only to a meter it is given, as `otel.sdk.processor.span.processed` with `error.type: queue_full`; its log
+ * line comes late and is one of the diagnostics cut to one a minute. A meter of its own hears those counts.
+ */
+function droppedSpansMeter(onDropped: (count: number) => void): MeterProvider {
+  const meter = createNoopMeter();
+  const counter = meter.createCounter.bind(meter);
+  meter.createCounter = (name, options) => {
+    const made = counter(name, options);
+    if (name !== 'otel.sdk.processor.span.processed') return made;
+    return {
+      add(value, attributes, ctx) {
+        if (attributes?.[ATTR_ERROR_TYPE] === 'queue_full') onDropped(value);
+        made.add(value, attributes, ctx);
+      },
+    };
+  };
+  return { getMeter: () => meter };
+}
+
 /** The SDK tracer exporting over OTLP with `protocol` (http/protobuf when empty). */
 export function sdkTracing(opts: {
   readonly env: Env;
@@ -193,6 +220,8 @@ export function sdkTracing(opts: {
   readonly version: string;
   readonly nodeId: string;
   readonly protocol: string;
+  /** Told of the spans dropped from the full export queue (the node's metrics count them). */
+  readonly onSpansDropped?: (count: number) => void;
 }): { readonly tracer: Tracer; shutdown(): Promise<void> } {
   const { env, logger: log, protocol } = opts;
   // First: the exporter reports an endpoint it cannot parse while it is made.
@@ -218,6 +247,7 @@ export function sdkTracing(opts: {
       new BatchSpanProcessor({
         exporter,
         ...(Number.isFinite(delay) && delay > 0 ? { scheduledDelayMillis: delay } : {}),
+        ...(opts.onSpansDropped ? { selfObsMeterProvider: droppedSpansMeter(opts.onSpansDropped) } : {}),
       }),
     ],
   });

@@ -41,6 +41,8 @@ export async function startTracing(opts: {
   readonly logger: Logger;
   readonly version: string;
   readonly nodeId: string;
+  /** Told of the spans the SDK drops from its full export queue. */
+  readonly onSpansDropped?: (count: number) => void;
 }): Promise<ServiceTracing> {
   const { env, logger: log } = opts;
   const off: ServiceTracing = { tracer: noopTracer, shutdown: () => Promise.resolve() };

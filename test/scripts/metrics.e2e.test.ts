@@ -1,9 +1,12 @@
 /**
  * `GET /metrics` on a real `svc serve` (ops/metrics.md): guarded like `/fleet`, the Prometheus text format,
  * and counters that move with what the node does — requests by route and status, webhook arrivals and
- * refusals, a turn and its tokens by seat and model, bus publishes, projection lag.
+ * refusals, a turn and its tokens by seat and model, bus publishes, projection lag, spans the tracing SDK
+ * dropped.
  */
 import { createHmac } from 'node:crypto';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
 import type { Step } from '../fixtures/llm/script.js';
@@ -157,5 +160,43 @@ t.test(
       after.every((s) => s.labels['node'] !== undefined),
       'every sample names its node',
     );
+  },
+);
+
+t.test(
+  'spans the tracing SDK drops from its full export queue are counted: svc_tracing_spans_dropped_total',
+  async (t) => {
+    // A collector that takes every export and never answers: the first batch holds the exporter, the
+    // queue behind it fills (2048 spans) and every span past it is dropped.
+    const held: ServerResponse[] = [];
+    const collector = createServer((_req, res) => held.push(res));
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    t.teardown(
+      () =>
+        new Promise<void>((resolve) => {
+          collector.closeAllConnections();
+          collector.close(() => resolve());
+        }),
+    );
+    const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
+    const node = await startNode(t, '', 'memory', { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint });
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const scrape = async (): Promise<Sample[]> =>
+      parseExposition(await (await fetch(`${node.url}/metrics`, { headers: auth })).text());
+    t.equal(total(await scrape(), 'svc_tracing_spans_dropped_total'), 0, 'exposed from the start, at 0');
+    // Each answered request is a span: 3,000 of them pass the 512 of the held batch and the 2,048 queued.
+    const requests = 3_000;
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < requests) {
+        next += 1;
+        await (await fetch(`${node.url}/health`)).arrayBuffer();
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+    t.ok(held.length >= 1, 'the collector holds an export');
+    const dropped = total(await scrape(), 'svc_tracing_spans_dropped_total');
+    t.ok(dropped >= requests - 512 - 2048, `the dropped spans are counted (${dropped})`);
+    t.ok(dropped <= requests + 2, 'no more than were made');
   },
 );
