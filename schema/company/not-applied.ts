@@ -6,13 +6,14 @@
  * the `notification_coalesce_*` pair too (the seats' inbox batching), `skill_variables` fill the tool skills'
  * placeholders (ops/skills.md), `learning.personal_memory.max_refreshes_per_turn` caps a turn's `memory_recall`
  * calls, and `knowledge.wiki_spaces` belongs to the knowledge base. `providers.embeddings` is read (personal
- * memory ranks by it) unless its type is not built, its model is missing or `openai-compatible` has no endpoint.
+ * memory ranks by it) unless its type is not built, its model is missing or `openai-compatible` has no endpoint;
+ * a seat's `sandbox` is read but for keys beyond its three.
  */
 import { RAW_EPISODES_HELD_MAX } from '../events/payloads/memory.js';
 import { readEmbeddings } from './embeddings.js';
 import type { Segment } from './problems.js';
 import { unbuiltTransports } from './transports.js';
-import { isRecord } from './walk.js';
+import { isRecord, walkDocument } from './walk.js';
 
 export interface NotApplied {
   readonly segments: Segment[];
@@ -56,6 +57,27 @@ function episodeCapWarnings(doc: Record<string, unknown>): NotApplied[] {
   ];
 }
 
+/** What a seat's sandbox run reads (actors/sandbox/sandbox.settings.ts). */
+const sandboxKeysRead: ReadonlySet<string> = new Set(['setup', 'env', 'default_coding_agent']);
+
+/**
+ * A sandbox key nothing reads: the schema keeps the block open (a newer build may read more), and types
+ * `api_key` for redaction, so a typo (`setpu`) or a key given there rather than in `env` was stored in silence.
+ */
+function sandboxWarnings(doc: Record<string, unknown>): NotApplied[] {
+  return walkDocument(doc).seats.flatMap((seat) => {
+    const sandbox = seat.raw['sandbox'];
+    if (!isRecord(sandbox)) return [];
+    return Object.keys(sandbox)
+      .filter((key) => !sandboxKeysRead.has(key))
+      .map((key) => ({
+        segments: [...seat.segments, 'sandbox', key],
+        message:
+          'not applied: a sandbox run reads setup, env and default_coding_agent only; give the coding agent a key through env, or remove this',
+      }));
+  });
+}
+
 /** The settings written in `doc` that have no effect in this release, or less than they ask. */
 export function notAppliedSettings(doc: Record<string, unknown>): NotApplied[] {
   return [
@@ -76,6 +98,7 @@ export function notAppliedSettings(doc: Record<string, unknown>): NotApplied[] {
         ]
       : []),
     ...episodeCapWarnings(doc),
+    ...sandboxWarnings(doc),
     // A transport of a type not built here (transports.ts): stored, never sent.
     ...unbuiltTransports(doc['notification_transports']).map((name) => ({
       segments: ['notification_transports', name],

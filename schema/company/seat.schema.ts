@@ -82,7 +82,11 @@ export const Sandbox = z.looseObject({
     .describe('Commands run when the sandbox is prepared (one string or a list).'),
   env: stringMap.optional().describe('Environment of the sandbox.'),
   default_coding_agent: text.optional().describe('The coding agent a run uses unless it names one.'),
-  api_key: text.optional().describe('Credential of the coding agent (a secret).'),
+  api_key: text
+    .optional()
+    .describe(
+      'Read by no sandbox run (a not_applied warning): give the coding agent its key in env. A secret.',
+    ),
 });
 
 const uuidLike = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;

@@ -141,3 +141,25 @@ t.test(
     t.same(notApplied(await json(await node.call('PUT', '/config?dry_run=true', { body: paired }))), []);
   },
 );
+
+t.test(
+  'a seat sandbox key other than setup, env and default_coding_agent is answered not_applied at its path: nothing reads it',
+  async (t) => {
+    const node = await startConfigNode(t);
+    const d = company() as Json & { roles: Json[]; units: Json[] };
+    d.roles[0]!['sandbox'] = { default_coding_agent: 'claude -p', api_key: '${CODER_KEY}', setpu: 'npm ci' };
+    const bo = ((d.units[0]!['children'] as Json[])[0]!['roles'] as Json[])[0]!;
+    bo['sandbox'] = { default_coding_agent: 'claude -p', setup: ['npm ci'], env: { CI: '1' } };
+    const expected = ['roles[0].sandbox.api_key', 'roles[0].sandbox.setpu'];
+    const dry = await node.call('PUT', '/config?dry_run=true', { body: d });
+    t.equal(dry.status, 200, 'accepted: a newer build may read them');
+    const dryBody = await json(dry);
+    t.same(notApplied(dryBody).sort(), expected);
+    const warning = ((dryBody['warnings'] as Json[]) ?? []).find((w) => w['path'] === expected[1]);
+    t.match(warning, { seat: 'chief-agent', message: /setup, env and default_coding_agent/ });
+    t.notMatch(JSON.stringify(dryBody['warnings']), 'npm ci', 'the value is never quoted');
+    const written = await node.call('PUT', '/config', { body: d, headers: { 'x-summary': 'sandbox' } });
+    t.equal(written.status, 201);
+    t.same(notApplied(await json(written)).sort(), expected, 'the write warns the same');
+  },
+);

@@ -22,6 +22,7 @@ t.test('every company setting the node warns not_applied about is named in Known
     },
     notification_coalesce_max_batch: 5,
     notification_transports: { pigeon: { type: 'carrier_pigeon', events: ['human_asked'] } },
+    roles: [{ name: 'Coder', sandbox: { default_coding_agent: 'claude -p', api_key: '${KEY}' } }],
   };
   const warned = notAppliedSettings(doc).map((w) => w.segments.join('.'));
   t.same(
@@ -32,12 +33,17 @@ t.test('every company setting the node warns not_applied about is named in Known
       'notification_coalesce_max_batch',
       'notification_transports.pigeon',
       'providers.embeddings',
+      'roles.0.sandbox.api_key',
     ],
     'the settings the check knows',
   );
   const bullet = limits.split('\n- ').find((b) => b.includes('`not_applied`')) ?? '';
   for (const path of warned) {
-    const named = path.startsWith('notification_transports.') ? 'notification_transports' : path;
+    const named = path.startsWith('notification_transports.')
+      ? 'notification_transports'
+      : path.includes('.sandbox.')
+        ? 'sandbox'
+        : path;
     t.match(bullet, `\`${named}\``, `${named} is named beside the not_applied warning`);
   }
   t.match(bullet, 'notification_coalesce_window_seconds', 'the batch size is said to need a window');
