@@ -110,7 +110,6 @@ export {
   queryTerms,
   readPagesCursor,
   sealPagesCursor,
-  searchFingerprint,
   pageVectors,
   type ActiveChart,
   type PagesEmbedder,
@@ -119,7 +118,6 @@ export {
   type PagesService,
   type PagesState,
   type PageWriteResult,
-  type SearchPosition,
 } from './pages/index.js';
 export { applySpend, emptyLedger, pruneLedger } from './tokens/tokens.ledger.js';
 export type { BudgetReport } from './tokens/budgets.js';

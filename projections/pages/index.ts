@@ -1,14 +1,7 @@
 /** The knowledge base's read model, its queries, the service routes and tools use, and its tools. */
 export { queryTerms } from './pages.index.js';
 export { pagesProjection } from './pages.projection.js';
-export {
-  containerRows,
-  findContainer,
-  listPages,
-  pageDetail,
-  searchFingerprint,
-  type SearchPosition,
-} from './pages.queries.js';
+export { containerRows, findContainer, listPages, pageDetail } from './pages.queries.js';
 export {
   createPagesService,
   pagesLedger,
