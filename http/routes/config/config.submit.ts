@@ -74,7 +74,8 @@ export async function submit(deps: ConfigWriteDeps, req: ApiRequest, prepared: P
     },
     rules: prepared.rules,
     dry_run: prepared.dryRun,
-    actor: { id: req.actor?.id ?? 'anonymous', kind: 'operator' },
+    // With the guard off the actor is anonymous (spec "Authentication" 5): its revisions say so.
+    actor: { id: req.actor?.id ?? 'anonymous', kind: req.actor?.kind ?? 'anonymous' },
     source: prepared.source,
     summary: prepared.summary,
     ...(prepared.yamlText !== undefined ? { yaml_text: prepared.yamlText } : {}),
