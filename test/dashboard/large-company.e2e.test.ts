@@ -61,6 +61,14 @@ t.test('every room of a 301-seat company opens with a handful of requests', need
     await settled(w);
     // The shell, its script, style and icon, the socket's questions (one per card that asks), no more.
     t.ok(seen.length <= 10, `${room}: ${seen.length} requests (${seen.join(', ')})`);
+    const asked = seen.flatMap(
+      (r) => /^ws:([a-z_]+):|^\/query\/([a-z_]+)$/.exec(r)?.slice(1).filter(Boolean) ?? [],
+    );
+    t.same(
+      asked,
+      [...new Set(asked)],
+      `${room}: each question asked once, not over HTTP and again on the socket`,
+    );
     t.same(w.errors, [], `${room}: no error`);
     await w.page.context().close();
   }

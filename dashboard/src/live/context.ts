@@ -145,6 +145,10 @@ class Asker {
 export function useQuestion<T>(what: string | null, params: Params = {}, again: unknown = 0): Asked<T> {
   const connection = useConnection();
   const epoch = useLiveSlice((s) => s.epoch);
+  // Not before the link's first answer: a question asked while the socket opens goes over HTTP, and the
+  // snapshot that follows asks it again on the socket. A link that ends without a snapshot (the node down or
+  // refusing reads) leaves `connecting`, and the question is asked then, to say why it is unanswered.
+  const waiting = useLiveSlice((s) => s.epoch === 0 && s.link === 'connecting');
   const key = JSON.stringify(params);
   const [asked, setAsked] = useState<Asked<T>>({
     data: null,
@@ -158,7 +162,7 @@ export function useQuestion<T>(what: string | null, params: Params = {}, again: 
   againNow.current = again;
   const againSeen = useRef(again);
   useEffect(() => {
-    if (what === null) return undefined;
+    if (what === null || waiting) return undefined;
     let live = true;
     const current = new Asker(async () => {
       setAsked((prev) => ({ ...prev, loading: true }));
@@ -189,7 +193,7 @@ export function useQuestion<T>(what: string | null, params: Params = {}, again: 
       live = false;
       current.close();
     };
-  }, [connection, what, key, epoch]);
+  }, [connection, what, key, epoch, waiting]);
   useEffect(() => {
     if (Object.is(againSeen.current, again)) return;
     againSeen.current = again;
