@@ -56,6 +56,7 @@ export {
   EMBEDDINGS_MAX_WIDTH,
   EMBEDDINGS_MIN_SIMILARITY,
   readEmbeddings,
+  TURN_ROUND_DEFAULTS,
 } from './company/index.js';
 export type { DerivedSeat, DerivedUnit, EmbeddingsSettings } from './company/index.js';
 export {

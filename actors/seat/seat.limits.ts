@@ -2,7 +2,7 @@
  * The turn engine's limits, read from the company document's `turn_engine` (spec "Tier B"), with the
  * defaults ops/turn-engine.md names where the document is silent. Pure: imports nothing with effects.
  */
-import type { Company } from '../../schema/index.js';
+import { TURN_ROUND_DEFAULTS, type Company } from '../../schema/index.js';
 
 export interface TurnLimits {
   /** Base tool rounds of the plan phase, already clamped to its ceiling. */
@@ -18,12 +18,8 @@ export interface TurnLimits {
 }
 
 export const defaultLimits: TurnLimits = {
-  plan_rounds: 16,
-  execute_rounds: 20,
-  plan_ceiling: 32,
-  execute_ceiling: 40,
+  ...TURN_ROUND_DEFAULTS,
   extension_enabled: false,
-  extension_step: 8,
   max_iterations: 3,
 };
 

@@ -12,6 +12,7 @@
 import { RAW_EPISODES_HELD_MAX } from '../events/payloads/memory.js';
 import { readEmbeddings } from './embeddings.js';
 import type { Segment } from './problems.js';
+import { TURN_ROUND_DEFAULTS } from './settings.schema.js';
 import { unbuiltTransports } from './transports.js';
 import { isRecord, walkDocument } from './walk.js';
 
@@ -57,6 +58,40 @@ function episodeCapWarnings(doc: Record<string, unknown>): NotApplied[] {
   ];
 }
 
+/**
+ * `max_tool_rounds` is the base of both phases, clamped to each phase's ceiling (actors/seat/seat.limits.ts),
+ * so one above a ceiling gives that phase less than it asks; an extension step does nothing unless extensions
+ * are on.
+ */
+function turnEngineWarnings(block: unknown): NotApplied[] {
+  if (!isRecord(block)) return [];
+  const warnings: NotApplied[] = [];
+  const base = block['max_tool_rounds'];
+  if (typeof base === 'number') {
+    const ceiling = (key: string, fallback: number): number => {
+      const value = block[key];
+      return typeof value === 'number' && value > 0 ? value : fallback;
+    };
+    const clamped = [
+      ['plan', ceiling('plan_max_tool_rounds_ceiling', TURN_ROUND_DEFAULTS.plan_ceiling)],
+      ['execute', ceiling('execute_max_tool_rounds_ceiling', TURN_ROUND_DEFAULTS.execute_ceiling)],
+    ] as const;
+    const over = clamped.filter(([, at]) => base > at);
+    if (over.length > 0)
+      warnings.push({
+        segments: ['turn_engine', 'max_tool_rounds'],
+        message: `partly applied: it is clamped to each phase's ceiling, so the ${over.map(([phase, at]) => `${phase} phase gets ${at}`).join(' and the ')}; raise the ceiling or lower this`,
+      });
+  }
+  if (block['extension_round_step'] !== undefined && block['extension_enabled'] !== true)
+    warnings.push({
+      segments: ['turn_engine', 'extension_round_step'],
+      message:
+        'not applied: extension_enabled is not true, so no phase is extended; enable it or remove this',
+    });
+  return warnings;
+}
+
 /** What a seat's sandbox run reads (actors/sandbox/sandbox.settings.ts). */
 const sandboxKeysRead: ReadonlySet<string> = new Set(['setup', 'env', 'default_coding_agent']);
 
@@ -99,6 +134,7 @@ export function notAppliedSettings(doc: Record<string, unknown>): NotApplied[] {
       : []),
     ...episodeCapWarnings(doc),
     ...sandboxWarnings(doc),
+    ...turnEngineWarnings(doc['turn_engine']),
     // A transport of a type not built here (transports.ts): stored, never sent.
     ...unbuiltTransports(doc['notification_transports']).map((name) => ({
       segments: ['notification_transports', name],

@@ -6,6 +6,18 @@ const flag = (what: string) => z.boolean().optional().describe(what);
 const toggle = (what: string) => z.strictObject({ enabled: flag(what) }).optional();
 const limit = (what: string) => count.optional().describe(what);
 
+/**
+ * The round limits where `turn_engine` is silent (ops/turn-engine.md): read by the turn engine and by the
+ * `not_applied` check, which says when a written `max_tool_rounds` is clamped to one of these ceilings.
+ */
+export const TURN_ROUND_DEFAULTS = {
+  plan_rounds: 16,
+  execute_rounds: 20,
+  plan_ceiling: 32,
+  execute_ceiling: 40,
+  extension_step: 8,
+} as const;
+
 export const TurnEngine = z.strictObject({
   extension_enabled: flag(
     'Whether a phase may extend its tool rounds past max_tool_rounds, up to its ceiling.',

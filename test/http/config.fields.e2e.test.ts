@@ -163,3 +163,43 @@ t.test(
     t.same(notApplied(await json(written)).sort(), expected, 'the write warns the same');
   },
 );
+
+t.test(
+  'max_tool_rounds above a phase ceiling, and an extension step with extensions off, are answered not_applied: the phase gets less than asked',
+  async (t) => {
+    const node = await startConfigNode(t);
+    const warned = async (turnEngine: Json): Promise<Json[]> => {
+      const res = await node.call('PUT', '/config?dry_run=true', {
+        body: { ...company(), turn_engine: turnEngine },
+      });
+      t.equal(res.status, 200, JSON.stringify(turnEngine));
+      return ((await json(res))['warnings'] as Json[]).filter((w) => w['kind'] === 'not_applied');
+    };
+    // The defaults' ceilings are plan 32, execute 40 (ops/turn-engine.md).
+    const above = await warned({ max_tool_rounds: 36 });
+    t.same(
+      above.map((w) => w['path']),
+      ['turn_engine.max_tool_rounds'],
+    );
+    t.match(above[0]!['message'], /partly applied: .*plan phase gets 32/);
+    t.notMatch(above[0]!['message'], /execute/, 'execute’s ceiling of 40 holds 36');
+    const lowered = await warned({ max_tool_rounds: 12, execute_max_tool_rounds_ceiling: 10 });
+    t.match(lowered[0], { path: 'turn_engine.max_tool_rounds', message: /execute phase gets 10/ });
+    const step = await warned({ extension_round_step: 4 });
+    t.same(
+      step.map((w) => w['path']),
+      ['turn_engine.extension_round_step'],
+    );
+    t.match(step[0]!['message'], /extension_enabled/);
+    t.same(
+      await warned({
+        max_tool_rounds: 30,
+        extension_enabled: true,
+        extension_round_step: 4,
+        plan_max_tool_rounds_ceiling: 30,
+      }),
+      [],
+      'within both ceilings, extensions on: nothing to warn',
+    );
+  },
+);

@@ -22,6 +22,7 @@ t.test('every company setting the node warns not_applied about is named in Known
     },
     notification_coalesce_max_batch: 5,
     notification_transports: { pigeon: { type: 'carrier_pigeon', events: ['human_asked'] } },
+    turn_engine: { max_tool_rounds: 50, extension_round_step: 4 },
     roles: [{ name: 'Coder', sandbox: { default_coding_agent: 'claude -p', api_key: '${KEY}' } }],
   };
   const warned = notAppliedSettings(doc).map((w) => w.segments.join('.'));
@@ -34,6 +35,8 @@ t.test('every company setting the node warns not_applied about is named in Known
       'notification_transports.pigeon',
       'providers.embeddings',
       'roles.0.sandbox.api_key',
+      'turn_engine.extension_round_step',
+      'turn_engine.max_tool_rounds',
     ],
     'the settings the check knows',
   );
