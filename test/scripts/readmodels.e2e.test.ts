@@ -128,6 +128,17 @@ t.test('a reload moves /org, the snapshot and the org frame to the new revision'
   t.equal(reload.status, 201);
   const revision = ((await reload.json()) as { revision_id: string }).revision_id;
   t.match(await d.next((f) => f.kind === 'org'), { data: { revision_id: revision } });
+  // Every apply re-sends the config-derived sections whole, an identical document's too (spec "Events" 7).
+  const since = d.frames.findIndex((f) => f.kind === 'snapshot') + 1;
+  const resent = async (kind: string) => {
+    for (;;) {
+      const found = d.frames.slice(since).find((f) => f.kind === kind && Array.isArray(f.data));
+      if (found) return found;
+      await d.next(() => true);
+    }
+  };
+  t.match(await resent('seats'), { data: [{ handle: 'ada' }, { handle: 'bob', kind: 'human' }] });
+  t.match(await resent('tools'), { kind: 'tools' }, 'tools re-sent');
   t.equal((await json(`${node.url}/org`))['revision_id'], revision);
   t.match(await json(`${node.url}/stream/snapshot`), { org: { revision_id: revision } });
   d.client.close();
