@@ -123,7 +123,10 @@ t.test('through the grace api.port answers probes (503 draining) and refuses wri
     t.type(body['hint'], 'string');
   }
   // An unauthenticated write is 401 whether or not the node drains: no credential, or a wrong one.
-  for (const headers of [{}, { authorization: 'Bearer not-the-token-0123456789' }]) {
+  for (const headers of [{}, { authorization: 'Bearer not-the-token-0123456789' }] as Record<
+    string,
+    string
+  >[]) {
     const res = await fetch(`${node.url}/work`, {
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json' },
