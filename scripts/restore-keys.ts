@@ -11,6 +11,7 @@ import {
   keyringFrom,
   openDocument,
   SealError,
+  sealedKeyId,
   Streams,
   type Bus,
 } from '../bus/index.js';
@@ -19,7 +20,7 @@ import { followNodeConfig } from './config-follow.js';
 import { StoredSecret, type BackupStream, type TierA } from '../schema/index.js';
 
 export interface KeyCheck {
-  /** Why the active revision does not open with this keyring; null when it opens (or none is active). */
+  /** Why the active revision does not open with this keyring, and the fix; null when it opens (or none is active). */
   readonly revision: string | null;
   /** Stored secrets sealed under keys this keyring lacks, by key id (names sorted). */
   readonly secrets: ReadonlyMap<string, readonly string[]>;
@@ -46,7 +47,7 @@ export async function checkRestoredKeys(
           openDocument(keyring, active.payload, active.revision_id);
         } catch (error) {
           if (!(error instanceof SealError)) throw error;
-          revision = `the active revision ${active.revision_id} is ${error.message}`;
+          revision = unopened(active.revision_id, active.payload, keyring, error, config.file);
         }
       }
     } finally {
@@ -70,6 +71,28 @@ export async function checkRestoredKeys(
     }
   }
   return { revision, secrets };
+}
+
+/**
+ * A key id the keyring lacks is added back; one it holds with other material (a regenerated key, a `${VAR}`
+ * now naming another key) gets the backed-up node's material back: "add the keys" would not say which.
+ */
+function unopened(
+  revisionId: string,
+  payload: unknown,
+  keyring: ReturnType<typeof keyringFrom>,
+  error: SealError,
+  file: string | null,
+): string {
+  const keys = `secrets.keys (${file ?? 'the Tier A file'})`;
+  const sealed =
+    typeof payload === 'object' && payload !== null
+      ? (payload as Record<string, unknown>)['__encrypted__']
+      : null;
+  const keyId = typeof sealed === 'string' ? sealedKeyId(sealed) : null;
+  if (keyId !== null && keyring?.keys.has(keyId))
+    return `the active revision ${revisionId} is sealed under key ${keyId}, and the material secrets.keys gives ${keyId} does not open it: set ${keyId}'s material in ${keys} back to the backed-up node's and restore again`;
+  return `the active revision ${revisionId} is ${error.message}: add the keys the backed-up node had to ${keys} and restore again`;
 }
 
 /** One line per key id: `key k1 (2 secrets: A, B)`. */

@@ -72,9 +72,7 @@ export async function restoreNode(config: TierA, fromDir: string, logger: Logger
   await restoreBackup(target, { from, engine: manifest.engine, files: manifest.files }, async (bus) => {
     const keys = await checkRestoredKeys(bus, manifest.streams, config, logger);
     if (keys.revision !== null) {
-      throw new RestoreRefused(
-        `${keys.revision}: add the keys the backed-up node had to secrets.keys (${config.file ?? 'the Tier A file'}) and restore again`,
-      );
+      throw new RestoreRefused(keys.revision);
     }
     missing = keys.secrets;
     const kv = await openBackupRecords(bus);

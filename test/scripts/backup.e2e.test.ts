@@ -229,6 +229,21 @@ t.test(
     t.ok(noStackTrace(refused.stderr));
     t.notOk(existsSync(keyless.storeDir), 'nothing written: the store directory stays absent');
 
+    // The same key id with other material (a regenerated key): the fix is that id's old material, not a key to add.
+    const rekeyed = memoryStore(t);
+    writeFileSync(
+      rekeyed.configFile,
+      `${readFileSync(rekeyed.configFile, 'utf8')}${keyringYaml('k1', ['k1', 2])}\n`,
+    );
+    const wrongMaterial = await runRestore(t, sealedConfig, rekeyed.configFile);
+    t.equal(wrongMaterial.code, 1);
+    t.match(
+      wrongMaterial.stderr,
+      /svc: the active revision [0-9a-f-]+ is sealed under key k1, and the material secrets\.keys gives k1 does not open it: set k1's material in secrets\.keys \(.*\) back to the backed-up node's and restore again\n/,
+    );
+    t.ok(noStackTrace(wrongMaterial.stderr));
+    t.notOk(existsSync(rekeyed.storeDir), 'nothing written: the store directory stays absent');
+
     const warned = await runRestore(t, secretsOnly, keyless.configFile);
     t.equal(warned.code, 0, warned.stderr);
     t.match(warned.stderr, /svc restore: WARNING: .*key k1 \(1 secret\(s\): API_KEY\)/);
