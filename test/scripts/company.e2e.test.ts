@@ -291,6 +291,10 @@ t.test(
 
     // The trace: the delivery's webhook_received, then every event of the turn it woke.
     const feed = (await get('/events?limit=400')).body.rows as Json[];
+    t.notOk(
+      feed.some((r) => r['type'] === 'agent_turn_progress'),
+      'progress is never stored: the history holds none of the rounds pushed live',
+    );
     const receivedRows = feed.filter((r) => r['type'] === 'webhook_received');
     t.equal(receivedRows.length, 1, 'the delivery is in the feed once');
     const traceId = receivedRows[0]!['trace_id'] as string;
