@@ -3,6 +3,7 @@ import t from 'tap';
 import { toRow } from '../../schema/index.js';
 import { openWs } from '../../scripts/ws-client.js';
 import { dashboard, startEventsNode } from './fixtures/events-node.js';
+import { until } from '../harness/until.js';
 
 t.test(
   'a client that never reads keeps a bounded queue while 50,000 events are pushed; others receive every one',
@@ -116,5 +117,68 @@ t.test(
       written.map((w) => Buffer.byteLength(w)),
       [300, 300, 180],
     );
+  },
+);
+
+t.test(
+  'a stalled client loses its oldest queued events, never the newest nor the socket, and reads on in order',
+  async (t) => {
+    const { ws, events } = await startEventsNode(t);
+    const hub = events.hub;
+    const ids: number[] = [];
+    const kinds: string[] = [];
+    const total = 20_000;
+    const slow = await openWs(`${ws}/ws/stream`, (text) => {
+      const f = JSON.parse(text) as { kind: string; data: { id?: string } | null };
+      kinds.push(f.kind);
+      if (f.kind !== 'event') return;
+      ids.push(Number(f.data?.id?.slice(2)));
+    });
+    t.teardown(() => slow.socket.destroy());
+    // Read the snapshot, then stop reading: the kernel buffers fill, then the hub's queue.
+    await until(
+      async () => kinds.length,
+      (n) => n > 0,
+    );
+    slow.socket.pause();
+    const row = toRow(
+      newEvent({
+        type: 'agent_phase_completed',
+        category: 'lifecycle',
+        source: 'seat/ada',
+        summary: `ada finished a phase ${'with a long summary line '.repeat(60)}`,
+        actor: 'ada',
+        agent_id: 'ada',
+      }),
+    );
+    const stats = () => hub.clientStats()[0]!;
+    for (let sent = 0; sent < total; sent += 500) {
+      for (let i = sent; i < sent + 500; i++) hub.push('event', { ...row, id: `e-${i}` }, 'merge');
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const { dropped, queued } = stats();
+    t.ok(dropped > 0 && queued > 0, `the stalled client queued (${queued}) and dropped (${dropped})`);
+
+    // The pong is queued behind what waits (taking the oldest one's place): once it arrives, all kept has.
+    slow.socket.resume();
+    slow.send(JSON.stringify({ kind: 'ping' }));
+    await until(async () => kinds.includes('pong'), Boolean);
+    const lost = stats().dropped;
+    t.equal(ids.at(-1), total - 1, 'the newest event was kept and arrives once the client reads again');
+    t.ok(
+      ids.every((n, i) => i === 0 || n > ids[i - 1]!),
+      'what arrives is in push order, none twice',
+    );
+    t.equal(ids.length + lost, total, 'every event arrived or was counted dropped');
+    t.equal(ids[0], 0, 'what the socket took before it stalled was not taken back');
+    const gapAt = ids.findLastIndex((n, i) => i > 0 && n !== ids[i - 1]! + 1);
+    t.ok(gapAt > 0, 'a run was lost between what the socket took and what waited');
+    t.ok(ids.length - gapAt >= queued - 1, 'what waited in the queue arrived whole, up to the newest');
+    slow.send(JSON.stringify({ kind: 'ping' }));
+    await until(
+      async () => kinds.filter((k) => k === 'pong').length,
+      (n) => n === 2,
+    );
+    t.equal(stats().dropped, lost, 'the socket stayed open and drops nothing once the client reads');
   },
 );

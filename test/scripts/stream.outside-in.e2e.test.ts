@@ -77,6 +77,15 @@ t.test('a real node: snapshot first on every connection, pong, queries answered 
       { error: 'bad_frame' },
       `${attempt}: the socket carries no write`,
     );
+    // A query naming a write (a secret's value, a config put) finds no source: questions only read.
+    for (const what of ['secrets_put', 'config_put', 'secret_reveal']) {
+      u.sendText(JSON.stringify({ kind: 'query', id: what, what, params: { name: 'A_NAME', value: 'v' } }));
+      t.match(
+        (await next(u, (f) => !pushed(f))).data,
+        { id: what, what, error: 'unknown_query', code: 'unknown_query', status: 404 },
+        `${attempt}: ${what} is no question`,
+      );
+    }
     u.destroy();
   }
 });
