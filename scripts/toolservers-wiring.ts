@@ -105,6 +105,8 @@ export function startToolServers(opts: ToolServersOptions): ToolServers {
       applied = previous;
       learning.apply(previous);
     },
+    // Said once the whole apply ended: a later subsystem's failure may still roll the change back.
+    settled: () => learning.settled(),
   };
   const needs = opts.needs ?? createNeedsRelay();
   const events = busEventSink(opts.bus);

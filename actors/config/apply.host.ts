@@ -32,6 +32,11 @@ export interface SubsystemApplier {
   rollback?(previous: Company | null, failed: Company): Promise<void>;
   /** The same document activated under a new revision (a reload): only what names the revision follows. */
   adopt?(current: Company): void;
+  /**
+   * The apply ended with `current` in force: the document applied, or the prior one after a rollback. What
+   * waits for a restart is said here, not mid-apply, where a later failure may still undo the change.
+   */
+  settled?(current: Company | null): void;
 }
 
 /** What the applier reads: the active pointer and stored revisions (the config read model). */
@@ -180,6 +185,7 @@ export function createApplier(opts: ApplierOptions): Applier {
           { subsystem: subsystem.name, err: error, rolled_back: rolledBack },
           'config apply failed; prior revision kept',
         );
+        if (rolledBack) settle(held);
         return outcome(
           rolledBack ? 'rolled_back' : 'rollback_failed',
           done.map((s) => s.name),
@@ -194,10 +200,15 @@ export function createApplier(opts: ApplierOptions): Applier {
       { subsystems: [...new Set(done.map((s) => s.name))] },
       request.restore ? 'config restored' : 'config applied',
     );
+    settle(payload);
     return outcome(
       'applied',
       done.map((s) => s.name),
     );
+  }
+
+  function settle(current: Company | null): void {
+    for (const subsystem of ordered) subsystem.settled?.(current);
   }
 
   /** Undo in reverse order; false when a rollback fails too (the machine then reads the node stuck). */

@@ -45,30 +45,39 @@ export interface LearningGate {
   recallsPerTurn(): number | null;
 }
 
-/** The gate a config apply feeds (`apply` with each applied document); `warn` hears a change left for restart. */
+/**
+ * The gate a config apply feeds: `apply` with each document a subsystem applies (a rollback's too), then
+ * `settled` once the apply ended; `warn` hears, then, a change left for the restart.
+ */
 export function createLearningGate(warn?: (message: string) => void): LearningGate & {
   apply(document: Company | null): void;
+  settled(): void;
 } {
   let document: Company | null = null;
   let org: boolean | null = null;
   let learning: Company['learning'] | null = null;
+  /** The settings last warned about (the running ones until a change is): said once per change. */
+  let told: Company['learning'] | null = null;
   const enabled = (seat: string): boolean => {
     if (document === null || org !== true) return false;
     return walkCompany(document).seatByHandle.get(seat)?.seat.learning_enabled !== false;
   };
   return {
     apply(next) {
-      const previous = document;
       document = next;
+      if (document === null || org !== null) return;
+      org = document.learning?.enabled !== false;
+      learning = document.learning ?? null;
+      told = learning;
+    },
+    settled() {
       if (document === null) return;
-      const wanted = document.learning?.enabled !== false;
-      if (org === null) {
-        org = wanted;
-        learning = document.learning;
-        return;
-      }
-      // Said once per change, not on every later apply while it waits for the restart.
-      if (isDeepStrictEqual(document.learning ?? null, previous?.learning ?? null)) return;
+      const applied = document.learning ?? null;
+      if (isDeepStrictEqual(applied, told)) return;
+      told = applied;
+      // Back to the running settings (a change undone): nothing waits for the restart.
+      if (isDeepStrictEqual(applied, learning)) return;
+      const wanted = applied?.enabled !== false;
       if (wanted !== org)
         warn?.(`learning.enabled changed to ${String(wanted)}; it takes effect at the next restart`);
       else warn?.('the learning settings changed; they take effect at the next restart');

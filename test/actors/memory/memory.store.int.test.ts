@@ -178,29 +178,37 @@ t.test('memory_remember refuses with a readable error and writes nothing when le
 t.test('learning is on unless turned off, and the org flag changes only at restart', async (t) => {
   const warnings: string[] = [];
   const gate = createLearningGate((m) => warnings.push(m));
+  // As an apply feeds it: the document, then the apply's end.
+  const applied = (doc: Company): void => {
+    gate.apply(doc);
+    gate.settled();
+  };
   t.equal(gate.enabled('ada'), false, 'nothing applied yet: no learning');
-  gate.apply(
+  applied(
     Company.parse({ name: 'Acme', roles: [{ name: 'Ada' }, { name: 'Bob', learning_enabled: false }] }),
   );
   t.equal(gate.enabled('ada'), true);
   t.equal(gate.enabled('bob'), false);
+  t.same(warnings, [], 'the first document is what runs');
   gate.apply(Company.parse({ name: 'Acme', learning: { enabled: false }, roles: [{ name: 'Ada' }] }));
+  t.same(warnings, [], 'nothing is said before the apply ended');
+  gate.settled();
   t.equal(gate.enabled('ada'), true, 'the first applied org flag holds until restart');
   t.match(warnings, [/takes effect at the next restart/]);
-  gate.apply(
+  applied(
     Company.parse({
       name: 'Acme',
       units: [{ name: 'Eng', type: 'team', roles: [{ name: 'Ada', learning_enabled: false }] }],
     }),
   );
   t.equal(gate.enabled('ada'), false, 'a seat in a unit turns its own learning off at once');
-  t.equal(warnings.length, 2, 'going back to the first settings is a change too');
-  gate.apply(Company.parse({ name: 'Acme', roles: [{ name: 'Ada' }] }));
-  t.equal(warnings.length, 2, 'an apply that leaves learning as it was says nothing');
-  gate.apply(
+  t.equal(warnings.length, 1, 'back to the running settings: nothing waits for the restart');
+  applied(Company.parse({ name: 'Acme', roles: [{ name: 'Ada' }] }));
+  t.equal(warnings.length, 1, 'an apply that leaves learning as it was says nothing');
+  applied(
     Company.parse({ name: 'Acme', learning: { reflect: { enabled: true } }, roles: [{ name: 'Ada' }] }),
   );
-  t.match(warnings[2], /the learning settings changed; they take effect at the next restart/);
+  t.match(warnings[1], /the learning settings changed; they take effect at the next restart/);
   t.equal(gate.reflection('ada'), null, 'reflection waits for the restart');
 });
 
@@ -217,8 +225,10 @@ t.test(
         roles: [{ name: 'Ada', learning_enabled: false }],
       });
     gate.apply(capped(2));
+    gate.settled();
     t.equal(gate.recallsPerTurn(), 2, 'applied at start, whether or not the seat learns');
     gate.apply(capped(5));
+    gate.settled();
     t.equal(gate.recallsPerTurn(), 2, 'a change waits for the restart');
     t.match(warnings, [/the learning settings changed; they take effect at the next restart/]);
     const restarted = createLearningGate();
