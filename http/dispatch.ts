@@ -11,6 +11,7 @@ import type { HttpRequest, HttpResponse } from '@trufflesuite/uws-js-unofficial'
 import type { Logger } from 'pino';
 import { ApiError } from './api-error.js';
 import { hasBody, lengthFault } from './body.js';
+import { undeclaredParam } from './declared-params.js';
 import { seenOf } from './conventions.js';
 import { CSP_NONE, cspFor } from './headers.js';
 import { Exchange, prepare, writeAnswer, type WriteContext } from './respond.js';
@@ -133,12 +134,14 @@ function handOff(
     route: served.pattern,
   };
   const log = requestLogger(core.log, served.pattern, line.operator);
-  // 6a. The route's own checks that need no body (spec: a secret name is checked before the body; a
+  // 6a. The route's own checks that need no body: first a query parameter it does not declare (the request
+  // is not what the caller meant), then its `beforeBody` (spec: a secret name is checked before the body; a
   // webhook without its secret or its signature header is refused unread).
-  if (served.def.beforeBody) {
+  const undeclared = undeclaredParam(served.def, request.query);
+  if (undeclared !== null || served.def.beforeBody) {
     let early: ApiReply | void;
     try {
-      early = served.def.beforeBody(request, log);
+      early = undeclared?.toReply() ?? served.def.beforeBody?.(request, log);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       early = err.toReply();

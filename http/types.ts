@@ -81,6 +81,11 @@ export interface RouteDef {
    * keyring, a webhook without its secret or its signature header.
    */
   beforeBody?(req: RequestHead, log: Logger): ApiReply | void;
+  /**
+   * The query parameters the route reads, declared in one place: any other is 400 `bad_params` naming it
+   * (and the one meant, for a near miss), checked before `beforeBody` and the body. Absent: not checked.
+   */
+  readonly query?: readonly string[];
   handler(req: ApiRequest): Promise<ApiReply> | ApiReply;
 }
 

@@ -64,3 +64,25 @@ export function unknownFieldMessage(key: string, known: ReadonlySet<string> | 'a
   const near = known === 'any' ? null : closestName(key, known);
   return `unknown field \`${cutForQuote(key)}\`${near === null ? '' : `; did you mean \`${near}\`?`}`;
 }
+
+/**
+ * The first of `given` that `what` (a route, a question) does not read, or null when it reads them all.
+ * A near miss names the parameter meant (`asignee`: `assignee`), so a typo never silently widens a read.
+ *
+ * @example unreadParam(['asignee'], 'GET /work', ['assignee']) // detail: '… asignee; did you mean assignee?'
+ */
+export function unreadParam(
+  given: Iterable<string>,
+  what: string,
+  known: readonly string[],
+): { readonly detail: string; readonly hint: string } | null {
+  for (const name of given) {
+    if (known.includes(name)) continue;
+    const near = closestName(name, known);
+    return {
+      detail: `${what} does not read the parameter ${name === '' ? '(an empty name)' : cutForQuote(name)}${near === null ? '' : `; did you mean ${near}?`}`,
+      hint: known.length === 0 ? `${what} reads no query parameter.` : `${what} reads ${known.join(', ')}.`,
+    };
+  }
+  return null;
+}

@@ -443,9 +443,9 @@ export {
   SkillSource,
   ToolSkill,
 } from './skills.js';
-export { closestName } from './did-you-mean.js';
+export { closestName, unreadParam } from './did-you-mean.js';
 export { withoutUserinfo } from './url-userinfo.js';
-export { queryRanges } from './query-ranges.js';
+export { queryRanges, SEARCH_TEXT_MAX } from './query-ranges.js';
 export {
   canonicalId,
   cutForQuote,

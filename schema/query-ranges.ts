@@ -36,3 +36,6 @@ export const queryRanges = {
   /** `GET /pages` `limit`, listing and search alike. */
   pagesLimit: { fallback: 50, min: 1, max: 200 },
 } as const satisfies Record<string, IntRange>;
+
+/** The longest search text (`q`) of `GET /pages` and the `/work` reads, in characters (code points). */
+export const SEARCH_TEXT_MAX = 500;

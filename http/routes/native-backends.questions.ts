@@ -2,12 +2,13 @@
  * The native tracker's and knowledge base's reads as `/query/{what}` questions, so the dashboard asks
  * them over the socket's query channel. Each question runs the very route handler `GET` would, with the
  * question's parameters as the query (and the path's parameter taken from one of them), so answers and
- * refusals are the routes' own. They are reads, open as the routes are (guarded only when anonymous reads
- * are off). With the backend not native, each answers the refusal the routes give (404 `unknown_query`
+ * refusals are the routes' own (a parameter the route does not declare too). They are reads, open as
+ * the routes are (guarded only when anonymous reads are off). With the backend not native, each answers the refusal the routes give (404 `unknown_query`
  * saying which setting serves them). `native_backends` says which backends this node runs natively, so a
  * room asks it first and never meets that refusal (a 404 a browser logs when it came over HTTP).
  */
 import { ApiError } from '../api-error.js';
+import { unreadParamError } from '../declared-params.js';
 import type { RouteDef } from '../types.js';
 import type { Question, QueryContext } from './query.routes.js';
 import { oneValue } from './single.param.js';
@@ -33,7 +34,12 @@ const knowledgeReads: readonly Read[] = [
 function fromRoute(routes: readonly RouteDef[], read: Read): Question['answer'] {
   const route = routes.find((r) => r.method === 'GET' && r.pattern === read.pattern);
   if (!route) throw new Error(`no GET ${read.pattern} route to ask`);
+  // The route's declared parameters, and the one naming its path's parameter: any other is refused as
+  // the route refuses it, named as the question.
+  const known = route.query && [...(read.path ? [read.path.param] : []), ...route.query];
   return async (params: URLSearchParams, ctx: QueryContext) => {
+    const unread = known && unreadParamError(params, read.name, known);
+    if (unread) throw unread;
     const value = read.path ? (oneValue(params, read.path.param, 'bad_params') ?? '') : null;
     if (read.path && value === '')
       throw new ApiError('bad_params', { detail: `${read.name} needs \`${read.path.param}\`` });

@@ -3,7 +3,7 @@
  * the parameters it reads, and anything else, a parameter given twice, or a value outside its set answers
  * 400 `bad_params` with what was wrong and what would be right (a typo never silently widens a read).
  */
-import { EventCategory, parseCursorInstant, type Instant } from '../../schema/index.js';
+import { EventCategory, parseCursorInstant, unreadParam, type Instant } from '../../schema/index.js';
 import { QueryError } from '../query/query-error.js';
 
 export const HISTORY_PAGE_DEFAULT = 50;
@@ -11,16 +11,10 @@ export const HISTORY_PAGE_MAX = 400;
 
 const categories = new Set<string>(Object.values(EventCategory));
 
-/** Refuses a parameter the question does not read. */
+/** Refuses a parameter the question does not read, naming it (and the one meant, for a near miss). */
 export function onlyKnown(params: URLSearchParams, what: string, known: readonly string[]): void {
-  for (const name of new Set(params.keys())) {
-    if (known.includes(name)) continue;
-    throw new QueryError(
-      'bad_params',
-      `${what} does not read the parameter ${name}`,
-      `${what} reads ${known.join(', ')}.`,
-    );
-  }
+  const unread = unreadParam(params.keys(), what, known);
+  if (unread) throw new QueryError('bad_params', unread.detail, unread.hint);
 }
 
 /** One value of a parameter given at most once; absent or blank reads as undefined. */

@@ -2,8 +2,8 @@
  * Outside-in pass over the work tracker and knowledge routes (spec "Work tracker and knowledge routes"):
  * wrong types, empty strings, huge values, unknown fields and repeated query parameters each answer a coded
  * 4xx with an `error` code (never a 5xx, never a 2xx that took the garbage). An empty parameter value is
- * read as the parameter absent, and a parameter a route does not read is passed over, on these routes as
- * on the rest of the API; neither is tried here.
+ * read as the parameter absent (not tried here); a parameter a route does not read is refused, as
+ * work-pages.query-params.e2e.test.ts shows.
  */
 import t from 'tap';
 import { OPS, call } from './fixtures/gateway-harness.js';

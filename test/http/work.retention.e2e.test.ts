@@ -104,8 +104,11 @@ t.test(
   async (t) => {
     const w = await startRetentionHarness(t);
     await w.ack();
-    const live = await post(`${w.base}/work/retention/evict/node-0?force=true`, { reason: 'test' });
-    t.equal(live.status, 409, 'no force overrides it');
+    const forced = await post(`${w.base}/work/retention/evict/node-0?force=true`, { reason: 'test' });
+    t.equal(forced.json?.error, 'bad_params', '?force is refused, not passed over');
+    t.match(forced.json?.detail, /does not read the parameter force/);
+    const live = await post(`${w.base}/work/retention/evict/node-0`, { reason: 'test' });
+    t.equal(live.status, 409, 'a live node is not evicted');
     t.equal(live.json?.error, 'member_live');
     t.notMatch(live.json?.hint, /force/, 'the hint does not send the caller to a parameter evict lacks');
     t.match(live.json?.hint, /GET \/work\/retention/, 'it says where to watch the node lag or leave');

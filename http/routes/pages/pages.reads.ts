@@ -12,14 +12,12 @@ import {
   sealPagesCursor,
   type PagesService,
 } from '../../../projections/index.js';
-import { queryRanges } from '../../../schema/index.js';
+import { queryRanges, SEARCH_TEXT_MAX } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import type { ApiReply, ApiRequest } from '../../types.js';
 import { cursorRefused } from '../list-cursor.param.js';
 import { intParam } from '../int-query.param.js';
 import { singleParam } from '../single.param.js';
-
-const Q_MAX_CHARS = 500;
 
 /** A container filter: declared, or still holding pages; else 404 `no_container`. */
 export function containerParam(pages: PagesService, wanted: string): string {
@@ -44,9 +42,9 @@ export async function listRoute(pages: PagesService, req: ApiRequest): Promise<A
   const limit = intParam(req, 'limit', queryRanges.pagesLimit);
   const q = singleParam(req, 'q', 'bad_params') ?? undefined;
   // Characters are code points: `length` would count one beyond the BMP as two.
-  if (q !== undefined && ([...q].length > Q_MAX_CHARS || queryTerms(q).length === 0))
+  if (q !== undefined && ([...q].length > SEARCH_TEXT_MAX || queryTerms(q).length === 0))
     throw new ApiError('bad_params', {
-      detail: `\`q\` needs at least one word and at most ${Q_MAX_CHARS} characters.`,
+      detail: `\`q\` needs at least one word and at most ${SEARCH_TEXT_MAX} characters.`,
       hint: 'Search with words from a title or body, or leave `q` out to list in title order.',
     });
   const wanted = singleParam(req, 'container', 'bad_params');

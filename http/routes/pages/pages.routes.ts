@@ -20,12 +20,23 @@ const COMMENTS = /^(.+)\/comments$/;
 export function knowledgeRoutes(deps: KnowledgeRouteDeps): RouteDef[] {
   const rest = (params: Readonly<Record<string, string>>): string => params['*'] ?? '';
   return [
-    { method: 'GET', pattern: '/containers', handler: () => containersRoute(deps.pages) },
-    { method: 'GET', pattern: '/pages', handler: (req) => listRoute(deps.pages, req) },
-    { method: 'GET', pattern: '/pages/*', handler: (req) => pageRoute(deps.pages, rest(req.params)) },
+    { method: 'GET', pattern: '/containers', query: [], handler: () => containersRoute(deps.pages) },
+    {
+      method: 'GET',
+      pattern: '/pages',
+      query: ['container', 'parent', 'q', 'limit', 'cursor'],
+      handler: (req) => listRoute(deps.pages, req),
+    },
+    {
+      method: 'GET',
+      pattern: '/pages/*',
+      query: [],
+      handler: (req) => pageRoute(deps.pages, rest(req.params)),
+    },
     {
       method: 'POST',
       pattern: '/pages',
+      query: ['op_id'],
       beforeBody: checkQueryOpId,
       handler: (req) => createRoute(deps, req),
     },
@@ -34,18 +45,21 @@ export function knowledgeRoutes(deps: KnowledgeRouteDeps): RouteDef[] {
       pattern: '/pages/*',
       // Only `/pages/{id}/comments` takes a POST: any other page path is 405 with an `Allow` without POST.
       serves: (params) => COMMENTS.test(rest(params)),
+      query: ['op_id'],
       beforeBody: checkQueryOpId,
       handler: (req) => commentRoute(deps, req, COMMENTS.exec(rest(req.params))![1]!),
     },
     {
       method: 'PATCH',
       pattern: '/pages/*',
+      query: ['op_id'],
       beforeBody: checkQueryOpId,
       handler: (req) => updateRoute(deps, req, rest(req.params)),
     },
     {
       method: 'DELETE',
       pattern: '/pages/*',
+      query: ['op_id'],
       beforeBody: checkQueryOpId,
       handler: (req) => deleteRoute(deps, req, rest(req.params)),
     },

@@ -163,10 +163,16 @@ export function workFileRoutes(deps: WorkRouteDeps, blobs: FileBlobs): RouteDef[
   };
 
   return [
-    { method: 'GET', pattern: '/work/files', handler: (req) => listing(deps, req) },
+    {
+      method: 'GET',
+      pattern: '/work/files',
+      query: ['project', 'folder', 'removed', 'limit', 'after'],
+      handler: (req) => listing(deps, req),
+    },
     {
       method: 'GET',
       pattern: '/work/files/:project/*',
+      query: [],
       handler: (req) => {
         const { project, path } = target(req);
         const file = deps.state().files.get(`${project}/${path}`);
@@ -179,7 +185,17 @@ export function workFileRoutes(deps: WorkRouteDeps, blobs: FileBlobs): RouteDef[
         };
       },
     },
-    { method: 'PUT', pattern: '/work/files/:project/*', handler: (req) => change(req, 'file_put') },
-    { method: 'DELETE', pattern: '/work/files/:project/*', handler: (req) => change(req, 'file_delete') },
+    {
+      method: 'PUT',
+      pattern: '/work/files/:project/*',
+      query: ['op_id'],
+      handler: (req) => change(req, 'file_put'),
+    },
+    {
+      method: 'DELETE',
+      pattern: '/work/files/:project/*',
+      query: ['op_id'],
+      handler: (req) => change(req, 'file_delete'),
+    },
   ];
 }

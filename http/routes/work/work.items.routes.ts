@@ -37,6 +37,7 @@ import {
   listParam,
   operatorOnly,
   refusal,
+  searchParam,
   textParam,
   workParam,
 } from './work.params.js';
@@ -44,6 +45,10 @@ import { intParam } from '../int-query.param.js';
 import { singleParam } from '../single.param.js';
 
 const READ_BACK_MS = 10_000;
+/** `GET /work`'s filters: they define the list a cursor pages. */
+const LIST_FILTERS = ['project', 'status', 'group', 'assignee', 'type', 'priority', 'label', 'q'] as const;
+/** A purge's fields, taken from the body or from the query. */
+const PURGE_FIELDS = ['confirm', 'project', 'reason', 'op_id'] as const;
 
 function listing(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
   const statuses = listParam(req, 'status');
@@ -63,7 +68,7 @@ function listing(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
     type: textParam(req, 'type'),
     priority,
     label: textParam(req, 'label'),
-    q: textParam(req, 'q'),
+    q: searchParam(req),
   };
   // The filters define the list (a status list in any order is the same list); the limit does not.
   const list = listIdentity('/work', {
@@ -217,12 +222,28 @@ function ifMatch(req: ApiRequest, state: WorkState, opId: string | undefined): {
 
 export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
   return [
-    { method: 'GET', pattern: '/work', handler: (req) => listing(deps, req) },
-    { method: 'GET', pattern: '/work/comments', handler: (req) => comments(deps, req) },
-    { method: 'GET', pattern: '/work/turns', handler: (req) => turns(deps, req) },
+    {
+      method: 'GET',
+      pattern: '/work',
+      query: [...LIST_FILTERS, 'limit', 'cursor'],
+      handler: (req) => listing(deps, req),
+    },
+    {
+      method: 'GET',
+      pattern: '/work/comments',
+      query: ['item', 'limit', 'cursor'],
+      handler: (req) => comments(deps, req),
+    },
+    {
+      method: 'GET',
+      pattern: '/work/turns',
+      query: ['id', 'limit', 'cursor'],
+      handler: (req) => turns(deps, req),
+    },
     {
       method: 'GET',
       pattern: '/work/:id',
+      query: [],
       handler: (req) => {
         const state = deps.state();
         const item = itemParam(state, req.params['id']!);
@@ -232,6 +253,7 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
     {
       method: 'POST',
       pattern: '/work',
+      query: ['op_id'],
       handler: async (req) => {
         const { project, status, op_id, ...fields } = writeBody(req, CreateItemBody);
         return send(
@@ -246,6 +268,7 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
     {
       method: 'PATCH',
       pattern: '/work/:id',
+      query: ['op_id'],
       handler: async (req) => {
         const { op_id, ...changes } = writeBody(req, UpdateItemBody);
         return send(deps, req, op_id, {
@@ -259,6 +282,7 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
     {
       method: 'POST',
       pattern: '/work/:id/move',
+      query: ['op_id'],
       handler: async (req) => {
         const { op_id, to } = writeBody(req, MoveItemBody);
         return send(deps, req, op_id, {
@@ -272,6 +296,7 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
     {
       method: 'POST',
       pattern: '/work/:id/comments',
+      query: ['op_id'],
       handler: async (req) => {
         const { op_id, body } = writeBody(req, CommentBody);
         return send(
@@ -286,13 +311,14 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
     {
       method: 'POST',
       pattern: '/work/:id/purge',
+      query: PURGE_FIELDS,
       handler: async (req) => {
         operatorOnly(req, 'purges');
         // Accepted in the body or as query parameters, from one source: a query value beside a body is
         // refused rather than ignored (`op_id` alone may be in both, as on every write). Validated whole
         // before anything is destroyed.
         const fromQuery = Object.fromEntries(
-          ['confirm', 'project', 'reason', 'op_id'].flatMap((k) => {
+          PURGE_FIELDS.flatMap((k) => {
             const v = k === 'op_id' ? singleParam(req, k, 'op_id_invalid') : workParam(req, k);
             return v === null ? [] : [[k, v]];
           }),

@@ -13,6 +13,7 @@ import {
   PERSON_HANDLE,
   personFor,
   quotedRef,
+  SEARCH_TEXT_MAX,
   WORK_STREAM,
   type ErrorCode,
   type Person,
@@ -91,6 +92,20 @@ export const textParam = (req: ApiRequest, name: string): string | null => {
   const raw = workParam(req, name);
   return raw === null || raw === '' ? null : raw;
 };
+
+/**
+ * A search text (`q`): at most 500 characters (code points), as `/pages?q=` takes, so a read never
+ * matches kilobytes of text against every item; longer is 400 `bad_params`.
+ */
+export function searchParam(req: ApiRequest, name = 'q'): string | null {
+  const q = textParam(req, name);
+  if (q !== null && [...q].length > SEARCH_TEXT_MAX)
+    throw new ApiError('bad_params', {
+      detail: `\`${name}\` needs at most ${SEARCH_TEXT_MAX} characters.`,
+      hint: `Search with fewer words, or leave \`${name}\` out to read without a search.`,
+    });
+  return q;
+}
 
 /** The person the caller's token is bound to, or null. */
 export function callerPerson(req: ApiRequest, people: readonly Person[]): Person | null {

@@ -82,12 +82,16 @@ async function send(
 const who = (deps: WorkRouteDeps, req: ApiRequest, handle: string | undefined): string =>
   personalHandle(req, deps.people(), handle ?? textParam(req, 'handle'));
 
+/** A person's write takes the person as `?handle=` (or in its body) and its retry handle as `?op_id=`. */
+const PERSON_WRITE = ['handle', 'op_id'];
+
 export function workPersonRoutes(deps: WorkRouteDeps): RouteDef[] {
   const gen = (): number => deps.state().retention.generation;
   return [
     {
       method: 'POST',
       pattern: '/work/inbox/read',
+      query: PERSON_WRITE,
       handler: async (req) => {
         const b = writeBody(req, InboxReadBody);
         const through = b.all_before === undefined ? null : rowSeqs([b.all_before], gen(), 'all_before')[0]!;
@@ -98,6 +102,7 @@ export function workPersonRoutes(deps: WorkRouteDeps): RouteDef[] {
     {
       method: 'POST',
       pattern: '/work/inbox/snooze',
+      query: PERSON_WRITE,
       handler: async (req) => {
         const b = writeBody(req, InboxSnoozeBody);
         const act: PersonAct = { act: 'snooze', seqs: rowSeqs(b.ids, gen()), until: b.until };
@@ -107,6 +112,7 @@ export function workPersonRoutes(deps: WorkRouteDeps): RouteDef[] {
     {
       method: 'POST',
       pattern: '/work/inbox/unsnooze',
+      query: PERSON_WRITE,
       handler: async (req) => {
         const b = writeBody(req, InboxUnsnoozeBody);
         return send(deps, req, who(deps, req, b.handle), b.op_id, {
@@ -118,6 +124,7 @@ export function workPersonRoutes(deps: WorkRouteDeps): RouteDef[] {
     {
       method: 'PUT',
       pattern: '/work/people/:handle/priorities',
+      query: ['op_id'],
       handler: async (req) => {
         const handle = personalHandle(req, deps.people(), req.params['handle']!);
         const b = writeBody(req, PrioritiesBody);
@@ -127,6 +134,7 @@ export function workPersonRoutes(deps: WorkRouteDeps): RouteDef[] {
     {
       method: 'POST',
       pattern: '/work/views/saved',
+      query: PERSON_WRITE,
       handler: async (req) => {
         const { handle, op_id, ...view } = writeBody(req, SaveViewBody);
         return send(deps, req, who(deps, req, handle), op_id, { act: 'view_save', ...view }, 201);
@@ -135,6 +143,7 @@ export function workPersonRoutes(deps: WorkRouteDeps): RouteDef[] {
     {
       method: 'PATCH',
       pattern: '/work/views/saved/:id',
+      query: PERSON_WRITE,
       handler: async (req) => {
         const { handle, op_id, ...changes } = writeBody(req, UpdateViewBody);
         const act: PersonAct = { act: 'view_update', view: viewRef(req.params['id']!), ...changes };
@@ -144,6 +153,7 @@ export function workPersonRoutes(deps: WorkRouteDeps): RouteDef[] {
     {
       method: 'DELETE',
       pattern: '/work/views/saved/:id',
+      query: PERSON_WRITE,
       handler: async (req) =>
         send(deps, req, who(deps, req, undefined), undefined, {
           act: 'view_delete',
@@ -153,6 +163,7 @@ export function workPersonRoutes(deps: WorkRouteDeps): RouteDef[] {
     {
       method: 'POST',
       pattern: '/work/views/pinned',
+      query: PERSON_WRITE,
       handler: async (req) => {
         const b = writeBody(req, PinViewBody);
         return send(deps, req, who(deps, req, b.handle), b.op_id, { act: 'pin', view: viewRef(b.view) });
@@ -161,6 +172,7 @@ export function workPersonRoutes(deps: WorkRouteDeps): RouteDef[] {
     {
       method: 'DELETE',
       pattern: '/work/views/pinned/:view',
+      query: PERSON_WRITE,
       handler: async (req) =>
         send(deps, req, who(deps, req, undefined), undefined, {
           act: 'unpin',

@@ -73,15 +73,22 @@ export function workPersonalRoutes(deps: WorkRouteDeps): RouteDef[] {
     {
       method: 'GET',
       pattern: '/work/my-work',
+      query: ['handle'],
       handler: (req) => {
         const handle = personalHandle(req, deps.people(), textParam(req, 'handle'));
         return { status: 200, body: myWork(deps.state(), handle, now(deps)) };
       },
     },
-    { method: 'GET', pattern: '/work/inbox', handler: (req) => inbox(deps, req) },
+    {
+      method: 'GET',
+      pattern: '/work/inbox',
+      query: ['handle', 'reasons', 'unread', 'primary_only', 'snoozed', 'since', 'cursor', 'limit'],
+      handler: (req) => inbox(deps, req),
+    },
     {
       method: 'GET',
       pattern: '/work/people/:handle',
+      query: [],
       handler: (req) => {
         const handle = personalHandle(req, deps.people(), req.params['handle']!);
         return { status: 200, body: personState(deps.state(), handle, deps.projects(), now(deps)) };
@@ -90,6 +97,7 @@ export function workPersonalRoutes(deps: WorkRouteDeps): RouteDef[] {
     {
       method: 'GET',
       pattern: '/work/views',
+      query: ['viewer', 'handle', 'container'],
       handler: (req) => {
         // As every personal route: no person named or bound is 400, not a view of no one.
         const viewer = personalHandle(req, deps.people(), viewerParam(req));
@@ -106,6 +114,7 @@ export function workPersonalRoutes(deps: WorkRouteDeps): RouteDef[] {
     {
       method: 'GET',
       pattern: '/work/views/saved',
+      query: ['viewer', 'handle', 'counts'],
       handler: (req) => {
         const viewer = personalHandle(req, deps.people(), viewerParam(req));
         const counts = boolParam(req, 'counts') ?? false;

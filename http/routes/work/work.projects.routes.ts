@@ -30,6 +30,7 @@ import {
   listParam,
   positionParam,
   quoted,
+  searchParam,
   textParam,
 } from './work.params.js';
 import { intParam } from '../int-query.param.js';
@@ -39,7 +40,7 @@ const sortValues = projectSortKeys.flatMap((k) => [k, `-${k}`]);
 
 function projects(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
   const body = projectRows(deps.state(), deps.projects(), {
-    q: textParam(req, 'q'),
+    q: searchParam(req),
     unit: textParam(req, 'unit'),
     archived: enumParam(req, 'archived', ['false', 'only', 'true'] as const, 'false'),
     sort: enumParam(req, 'sort', sortValues, 'key'),
@@ -111,7 +112,7 @@ function activity(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
   const container = textParam(req, 'container')?.toUpperCase() ?? null;
   const from = instantParam(req, 'from');
   const to = instantParam(req, 'to');
-  const q = textParam(req, 'q');
+  const q = searchParam(req);
   if (q !== null && task === null) {
     // Spec "Limits": a search needs a task, or a project with a since inside 90 days. The read starts at
     // the cursor when one is given (a later position than its since), so a search pages on without since.
@@ -158,9 +159,37 @@ function actorsNamed(deps: WorkRouteDeps, actor: string | null): string[] | null
 
 export function workProjectRoutes(deps: WorkRouteDeps): RouteDef[] {
   return [
-    { method: 'GET', pattern: '/work/projects', handler: (req) => projects(deps, req) },
-    { method: 'GET', pattern: '/work/projects/:key', handler: (req) => project(deps, req) },
-    { method: 'GET', pattern: '/work/catalogue', handler: (req) => catalogue(req) },
-    { method: 'GET', pattern: '/work/activity', handler: (req) => activity(deps, req) },
+    {
+      method: 'GET',
+      pattern: '/work/projects',
+      query: ['q', 'unit', 'archived', 'sort', 'limit'],
+      handler: (req) => projects(deps, req),
+    },
+    {
+      method: 'GET',
+      pattern: '/work/projects/:key',
+      query: ['for_type'],
+      handler: (req) => project(deps, req),
+    },
+    { method: 'GET', pattern: '/work/catalogue', query: ['archived'], handler: (req) => catalogue(req) },
+    {
+      method: 'GET',
+      pattern: '/work/activity',
+      query: [
+        'since',
+        'cursor',
+        'task',
+        'container',
+        'from',
+        'to',
+        'q',
+        'kinds',
+        'actor',
+        'assignee',
+        'notified',
+        'limit',
+      ],
+      handler: (req) => activity(deps, req),
+    },
   ];
 }

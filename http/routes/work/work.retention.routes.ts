@@ -188,6 +188,7 @@ function gestureRoute<T extends { op_id?: string | undefined }>(
   return {
     method: 'POST',
     pattern,
+    query: ['op_id'],
     handler: async (req) => {
       operatorOnly(req);
       const body = writeBody(req, schema);
@@ -226,6 +227,7 @@ export function workRetentionRoutes(deps: WorkRouteDeps): RouteDef[] {
   const read = (pattern: string, answer: () => Promise<ApiReply> | ApiReply): RouteDef => ({
     method: 'GET',
     pattern,
+    query: [],
     handler: (req) => {
       operatorOnly(req);
       return answer();
