@@ -5,6 +5,7 @@
  */
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, refuseOtherVerbsFlags } from './cli-args.js';
 import { answerText, pathSegment, queryOf } from './cli-json.js';
+import { unknownVerb } from './cli-suggest.js';
 import { UsageError, type Out } from './cli-usage.js';
 import { activityTable, agentDetail, agentsTable, clearChange, pauseChange } from './agents-view.js';
 import { AnswerShapeError } from './cli-shape.js';
@@ -60,8 +61,9 @@ export async function runAgents(args: string[], env: NodeJS.ProcessEnv, out: Out
   const [verb = 'list', ...rest] = positionals;
   const exit = helpExit(agentsHelp, values.help, verb, out, err);
   if (exit !== null) return exit;
-  const wanted = takes[verb];
-  if (wanted === undefined) throw new UsageError(`unknown agents verb: ${verb}`);
+  // Own keys only: `constructor` is no verb (it fell through to clear-needs).
+  const wanted = Object.hasOwn(takes, verb) ? takes[verb] : undefined;
+  if (wanted === undefined) throw unknownVerb('agents', verb, Object.keys(takes));
   refuseOtherVerbsFlags('agents', verb, values, {
     list: ['json'],
     show: ['json'],

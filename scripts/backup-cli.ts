@@ -2,10 +2,10 @@
  * `svc backup` asks a running node for a backup (`POST /backup?dir=`) and prints its record; `svc backup list`
  * lists them. `svc restore` loads a backup into a fresh store with the node stopped (ops/backups.md).
  */
-import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs } from './cli-args.js';
 import { requestNode } from './cli-http.js';
+import { parseFlags } from './cli-suggest.js';
 import { UsageError, type Out } from './cli-usage.js';
 import { describeRefusal } from './config-cli.js';
 
@@ -106,7 +106,7 @@ export async function runRestore(
   out: Out,
   err: Out,
 ): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseFlags({
     args,
     allowPositionals: true,
     strict: true,

@@ -2,7 +2,8 @@
  * What every `svc <noun> <verb>` client of a running node parses alike: its own flags beside --url,
  * -c/--config and -h/--help, the help answer, and the node address and token it talks with.
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
+import { parseFlags } from './cli-suggest.js';
 import { UsageError, type Out } from './cli-usage.js';
 
 /** The help's block for the shared flags. */
@@ -26,7 +27,7 @@ const nodeFlags = {
 
 /** Parses strictly (an unknown flag throws `ERR_PARSE_ARGS_*`): the shared flags, `own`, and positionals. */
 export function parseNodeArgs<const T extends Options>(args: string[], own: T) {
-  return parseArgs({ args, allowPositionals: true, strict: true, options: { ...nodeFlags, ...own } });
+  return parseFlags({ args, allowPositionals: true, strict: true, options: { ...nodeFlags, ...own } });
 }
 
 /**
@@ -136,7 +137,7 @@ export function refuseOtherVerbsFlags(
   values: Readonly<Record<string, unknown>>,
   takes: Readonly<Record<string, readonly string[]>>,
 ): void {
-  const own = takes[verb];
+  const own = Object.hasOwn(takes, verb) ? takes[verb] : undefined;
   if (own === undefined) return;
   for (const [flag, value] of Object.entries(values)) {
     if (value === undefined || flag in nodeFlags || own.includes(flag)) continue;

@@ -13,6 +13,7 @@ import {
 } from './cli-args.js';
 import { requestNode } from './cli-http.js';
 import { diffRenderer, resolveRevision, RevisionLookupError } from './config-diff-cli.js';
+import { unknownVerb } from './cli-suggest.js';
 import { UsageError, type Out } from './cli-usage.js';
 import { intFlag, oneOfFlag } from './cli-flags.js';
 import { queryRanges } from '../schema/index.js';
@@ -63,6 +64,8 @@ export async function runConfig(
   const [verb, target, ...extra] = positionals;
   const exit = helpExit(configHelp, values.help, verb, out, err);
   if (exit !== null) return exit;
+  if (!Object.hasOwn(configVerbFlags, verb!))
+    throw unknownVerb('config', verb!, Object.keys(configVerbFlags));
   try {
     return await runVerb(verb!, target, extra, values, env, out, err, schema);
   } catch (error) {
@@ -218,7 +221,7 @@ async function runVerb(
       });
     }
     default:
-      throw new UsageError(`unknown config verb: ${verb}`);
+      throw unknownVerb('config', verb, Object.keys(configVerbFlags));
   }
 }
 

@@ -13,6 +13,7 @@ import {
 } from './cli-args.js';
 import { openWs, UpgradeRefusedError } from './ws-client.js';
 import { nodeOrigin, requestNode, tokenHint, unreachable, unusableNode } from './cli-http.js';
+import { unknownVerb } from './cli-suggest.js';
 import { UsageError, type Out } from './cli-usage.js';
 import { describeRefusal } from './config-cli.js';
 import { pathSegment } from './cli-json.js';
@@ -20,6 +21,8 @@ import { intFlag, nonEmptyFlag, oneOfFlag, shapeFlag } from './cli-flags.js';
 import { EventCategory, parseCursorInstant, queryRanges } from '../schema/index.js';
 
 const { eventsLimit } = queryRanges;
+
+const eventsVerbs = ['list', 'get', 'trace', 'tail'];
 
 export const eventsHelp = `Usage: svc events <verb> [flags]
 
@@ -71,6 +74,7 @@ export async function runEvents(args: string[], env: NodeJS.ProcessEnv, out: Out
   const [verb, target, ...extra] = positionals;
   const exit = helpExit(eventsHelp, values.help, verb, out, err);
   if (exit !== null) return exit;
+  if (!eventsVerbs.includes(verb!)) throw unknownVerb('events', verb!, eventsVerbs);
   // `list` and `tail` take no argument: `svc events list ava` must not read as a filter it ignored.
   const stray = verb === 'list' || verb === 'tail' ? [target, ...extra] : extra;
   if (stray.some((word) => word !== undefined))
@@ -129,7 +133,7 @@ export async function runEvents(args: string[], env: NodeJS.ProcessEnv, out: Out
     case 'tail':
       return tail(ctx, values.category, values.seat);
     default:
-      throw new UsageError(`unknown events verb: ${verb}`);
+      throw unknownVerb('events', verb!, eventsVerbs);
   }
 }
 

@@ -16,6 +16,7 @@ import { requestNode } from './cli-http.js';
 import { answerText } from './cli-json.js';
 import { table } from './cli-table.js';
 import { describeRefusal } from './config-cli.js';
+import { unknownVerb } from './cli-suggest.js';
 import { UsageError, type Out } from './cli-usage.js';
 import { shapeFlag } from './cli-flags.js';
 import { NODE_ID } from '../schema/index.js';
@@ -119,7 +120,7 @@ export async function runFleet(args: string[], env: NodeJS.ProcessEnv, out: Out,
     remove: ['confirm', 'force', 'peer'],
   });
   // Everything this command can judge alone is judged before the node's address is read.
-  if (verb !== 'status' && verb !== 'remove') throw new UsageError(`unknown fleet verb: ${verb}`);
+  if (verb !== 'status' && verb !== 'remove') throw unknownVerb('fleet', verb!, ['status', 'remove']);
   if (verb === 'status' && target !== undefined) throw new UsageError(`unexpected argument: ${target}`);
   const removing = verb === 'remove' ? removeTarget(target, values) : null;
   const ctx = await nodeContext(values, env, out, err);

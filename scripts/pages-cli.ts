@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, refuseOtherVerbsFlags } from './cli-args.js';
 import { callJson, queryOf } from './cli-json.js';
 import { intFlag, opIdFlag, titleFlag } from './cli-flags.js';
+import { unknownVerb } from './cli-suggest.js';
 import { UsageError, type Out } from './cli-usage.js';
 import { PAGE_TITLE_MAX, queryRanges } from '../schema/index.js';
 
@@ -50,8 +51,8 @@ export async function runPages(
   const [verb, ...rest] = positionals;
   const exit = helpExit(pagesHelp, values.help, verb, out, err);
   if (exit !== null) return exit;
-  if (!['list', 'show', 'search', 'create'].includes(verb!))
-    throw new UsageError(`unknown pages verb: ${verb}`);
+  const verbs = ['list', 'show', 'search', 'create'];
+  if (!verbs.includes(verb!)) throw unknownVerb('pages', verb!, verbs);
   refuseOtherVerbsFlags('pages', verb!, values, {
     list: ['container', 'parent', 'limit', 'cursor'],
     show: [],

@@ -5,7 +5,7 @@
  * writes a fresh one. A node resumes from its checkpoints at boot, so run it with the node stopped (on the
  * memory engine the store is single-process anyway), then start the node.
  */
-import { parseArgs } from 'node:util';
+import { parseFlags, unknownVerb } from './cli-suggest.js';
 import { UsageError, type Out } from './cli-usage.js';
 export const projectionsHelp = `Usage: svc projections list|rebuild [NAME] [--config FILE]
 
@@ -33,7 +33,7 @@ export async function runProjections(
   out: Out,
   err: Out,
 ): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseFlags({
     args,
     options: { config: { type: 'string', short: 'c' }, help: { type: 'boolean', short: 'h' } },
     allowPositionals: true,
@@ -44,11 +44,8 @@ export async function runProjections(
     out.write(projectionsHelp);
     return 0;
   }
-  if (verb !== 'list' && verb !== 'rebuild') {
-    throw new UsageError(
-      verb === undefined ? 'a verb is required: list or rebuild' : `unknown verb: ${verb}`,
-    );
-  }
+  if (verb === undefined) throw new UsageError('a verb is required: list or rebuild');
+  if (verb !== 'list' && verb !== 'rebuild') throw unknownVerb('projections', verb, ['list', 'rebuild']);
   if (extra.length > 0 || (verb === 'list' && name !== undefined)) {
     throw new UsageError(`unexpected arguments: ${[...(verb === 'list' ? [name] : []), ...extra].join(' ')}`);
   }

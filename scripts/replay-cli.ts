@@ -1,6 +1,6 @@
 /** `svc replay`: a stream's messages as JSON lines, for audit. */
-import { parseArgs } from 'node:util';
 import type { Bus } from '../bus/index.js';
+import { parseFlags } from './cli-suggest.js';
 import { UsageError, type Out } from './cli-usage.js';
 import { intFlag } from './cli-flags.js';
 import { parseInstant } from '../schema/index.js';
@@ -25,7 +25,7 @@ Exit codes: 0 done; 1 the configuration is refused, the stream cannot be read, o
 `;
 
 export async function runReplay(args: string[], env: NodeJS.ProcessEnv, out: Out, err: Out): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseFlags({
     args,
     options: {
       config: { type: 'string', short: 'c' },

@@ -8,9 +8,12 @@ import { readFileSync } from 'node:fs';
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, type NodeContext } from './cli-args.js';
 import { requestNode } from './cli-http.js';
 import { describeRefusal } from './config-cli.js';
+import { didYouMean, unknownVerb } from './cli-suggest.js';
 import { UsageError, named } from './cli-usage.js';
 import { nonEmptyFlag, shapeFlag } from './cli-flags.js';
 import { SECRET_SOURCE } from '../schema/index.js';
+
+const secretsVerbs = ['list', 'put', 'reveal', 'rm', 'rekey'];
 
 export const secretsHelp = `Usage: svc secrets <verb> [flags]
 
@@ -45,7 +48,9 @@ export function runKeygen(args: string[], out: Out): number {
   if (args.length > 0) {
     const first = args[0]!;
     throw new UsageError(
-      first.startsWith('-') ? `unknown flag ${named(first)}` : `unexpected arguments: ${args.join(' ')}`,
+      first.startsWith('-')
+        ? `unknown flag ${named(first)}${didYouMean(named(first), ['--help'])}`
+        : `unexpected arguments: ${args.join(' ')}`,
     );
   }
   out.write(`${randomBytes(32).toString('base64')}\n`);
@@ -66,6 +71,7 @@ export async function runSecrets(
   const [verb, name, file, ...extra] = positionals;
   const exit = helpExit(secretsHelp, values.help, verb, out, err);
   if (exit !== null) return exit;
+  if (!secretsVerbs.includes(verb!)) throw unknownVerb('secrets', verb!, secretsVerbs);
   // A flag of another verb is refused, not ignored: `list --key-id k` must not look like it filtered.
   for (const [flag, owner] of [
     ['source', 'put'],
@@ -125,7 +131,7 @@ export async function runSecrets(
         `/secrets/rekey${values['key-id'] !== undefined ? `?key_id=${encodeURIComponent(values['key-id'])}` : ''}`,
       );
     default:
-      throw new UsageError(`unknown secrets verb: ${verb}`);
+      throw unknownVerb('secrets', verb!, secretsVerbs);
   }
 }
 

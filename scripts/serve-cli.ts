@@ -3,11 +3,11 @@
  * handlers are in place; the schema, the logger and the node load after (see `runServe`).
  */
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import { whyNotListening } from './listen-why.js';
 import type { RunningNode } from './serve.js';
 import { packageVersion } from './version.js';
+import { parseFlags } from './cli-suggest.js';
 import type { Out } from './cli-usage.js';
 
 const serveHelp = `Usage: svc serve [--config FILE] [--company FILE]
@@ -64,7 +64,7 @@ export async function runServe(args: string[], env: NodeJS.ProcessEnv, out: Out,
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
-  const { values } = parseArgs({
+  const { values } = parseFlags({
     args,
     options: {
       config: { type: 'string', short: 'c' },

@@ -4,6 +4,7 @@
  * invocation exits 2, a refused configuration exits 1 with every problem listed. A command's module
  * is loaded only when it runs: a client command need not load the node it talks to.
  */
+import { didYouMean } from './cli-suggest.js';
 import { UsageError, named, type Out } from './cli-usage.js';
 import { completionHelp, completionRefusal, completionScript } from './completion.js';
 import { packageVersion } from './version.js';
@@ -156,7 +157,7 @@ export async function main(
 const unknownCommand = (word: string): string =>
   word.startsWith('-')
     ? `unknown flag ${named(word)} (flags follow the command)`
-    : `unknown command: ${word}`;
+    : `unknown command: ${word}${didYouMean(word, commands)}`;
 
 /**
  * node:util's parseArgs refusal in one line and the CLI's words: its own can run to three lines (a value

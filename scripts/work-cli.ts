@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, refuseOtherVerbsFlags } from './cli-args.js';
 import { callJson, queryOf } from './cli-json.js';
 import { handleFlag, intFlag, oneOfFlag, opIdFlag, shapeFlag, titleFlag } from './cli-flags.js';
+import { unknownVerb } from './cli-suggest.js';
 import { UsageError, type Out } from './cli-usage.js';
 import { ITEM_TITLE_MAX, priorities, PROJECT_KEY, queryRanges, workStatuses } from '../schema/index.js';
 
@@ -69,8 +70,9 @@ export async function runWork(
     inbox: [0, 0],
     mine: [0, 0],
   };
-  const range = takes[verb!];
-  if (!range) throw new UsageError(`unknown work verb: ${verb}`);
+  // Own keys only: `constructor` is no verb.
+  const range = Object.hasOwn(takes, verb!) ? takes[verb!] : undefined;
+  if (!range) throw unknownVerb('work', verb!, Object.keys(takes));
   refuseOtherVerbsFlags('work', verb!, values, {
     list: ['project', 'status', 'assignee', 'q', 'limit', 'cursor'],
     show: [],

@@ -147,7 +147,7 @@ t.test('an unknown projection or verb is a usage error', async (t) => {
   t.match(unknown.err, /no projection named nope: one of config, secrets, events/);
   const verb = await svc('replay', '--config', file);
   t.equal(verb.code, 2);
-  t.match(verb.err, /unknown verb: replay/);
+  t.match(verb.err, /unknown projections verb: replay/);
   const help = await svc('--help');
   t.equal(help.code, 0);
   t.match(help.out, /rebuild \[NAME\]/);
