@@ -7,20 +7,19 @@
  *
  * A claim found not done (its claimant died between 1 and 4, or is still at it) is completed by the
  * holder that plans the firing again, or by the next one to take the duty (`completeUnfinished`): it
- * sends the claim's own wake and row under the same ids, so the inbox and the events stream store each
- * once whoever sends first, and sends nothing when the claimant's row is stored (ops/schedules.md "Claims").
+ * sends the claim's own wake and row under the same ids, so the inbox stores the wake once whoever sends
+ * first, and the row is stored once however late either comes (ledger-row.ts; ops/schedules.md "Claims").
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import { KvConflictError, Streams, Subjects, type Bus, type Kv, newEvent } from '../../bus/index.js';
+import { KvConflictError, Subjects, type Bus, type Kv, newEvent } from '../../bus/index.js';
 import {
   CATCHUP_MAX_MS,
   ClaimState,
   EventCategory,
-  EventRecord,
   FiringClaim,
   InboxKind,
-  LedgerRow,
+  type LedgerRow,
   SCHEDULE_FIRED,
   scheduledDeadline,
   ScheduleOutcome,
@@ -29,6 +28,7 @@ import {
   type ScheduleWake,
 } from '../../schema/index.js';
 import { LeaseFencedError } from '../lease/index.js';
+import { findRow, ledgerMark, storeRowOnce, type RowSearch } from './ledger-row.js';
 import type { Firing } from './scheduler.plan.js';
 
 /** Namespace of inbox message ids derived from a firing's identity (so a re-send de-duplicates). */
@@ -133,6 +133,8 @@ export async function runFiring(deps: FireDeps, firing: Firing): Promise<LedgerR
   });
   const key = claimKey(firing);
   const claim = intendedClaim(deps, firing, deps.now());
+  // Before the claim: no row of this firing can be stored earlier, so none is looked for.
+  const mark = await ledgerMark(deps.bus);
   // 1. claim, fenced: the check and the send are one synchronous step.
   if (deps.mayClaim?.() === false) throw new LeaseFencedError('duty.scheduler', deps.epoch ?? null);
   let revision: number;
@@ -142,10 +144,15 @@ export async function runFiring(deps: FireDeps, firing: Firing): Promise<LedgerR
     if (error instanceof KvConflictError) return completeClaimed(deps, key, log);
     throw error;
   }
-  const row = await send(deps, claim, log);
-  await markDone(deps.claims, key, claim, row, revision, log);
-  log.info({ outcome: row.outcome }, 'schedule fired');
-  return row;
+  const sent = await send(deps, claim, mark, log);
+  await markDone(deps.claims, key, claim, sent.row, revision, log);
+  if (!sent.stored) {
+    // Paused past its lease, this node came back after a peer completed the firing.
+    log.warn({ outcome: sent.row.outcome }, 'firing completed by another node while this one was paused');
+    return null;
+  }
+  log.info({ outcome: sent.row.outcome }, 'schedule fired');
+  return sent.row;
 }
 
 /**
@@ -186,39 +193,25 @@ async function completeClaim(
     return null;
   }
   if (deps.mayClaim?.() === false) throw new LeaseFencedError('duty.scheduler', deps.epoch ?? null);
-  // The claimant stored its row (so its wake before it) and died marking the claim done: past the events
-  // stream's 2 min duplicate window the same row id would be stored again.
-  const recorded = await recordedRow(deps.bus, claim);
-  if (recorded !== null) {
+  // The claimant stored its row (so its wake before it) and died marking the claim done: nothing to send.
+  const since = new Date(new Date(claim.claimed_at).getTime() - ROW_SKEW_MS);
+  const search = await findRow(deps.bus, uuidv5(ROW_NAMESPACE, claim.identity), { since });
+  if (search.row !== null) {
     log.info({ claimed_by: claim.node }, 'marking done a firing its claimant sent');
-    await markDone(deps.claims, key, claim, recorded, revision, log);
+    await markDone(deps.claims, key, claim, search.row, revision, log);
     return null;
   }
   log.warn(
     { claimed_by: claim.node, claimed_at: claim.claimed_at, epoch: claim.epoch },
     'completing a firing its claimant did not finish',
   );
-  const row = await send(deps, claim, log);
-  await markDone(deps.claims, key, claim, row, revision, log);
-  return row;
+  const sent = await send(deps, claim, search, log);
+  await markDone(deps.claims, key, claim, sent.row, revision, log);
+  return sent.stored ? sent.row : null;
 }
 
 /** How far before its claim a firing's row is looked for: the claimant's clock may run ahead of the store's. */
 const ROW_SKEW_MS = 10 * 60_000;
-
-/** The row the claimant stored for `claim`, if any (its `schedule_fired` rows since shortly before the claim). */
-async function recordedRow(bus: Bus, claim: FiringClaim): Promise<LedgerRow | null> {
-  const id = uuidv5(ROW_NAMESPACE, claim.identity);
-  const since = new Date(new Date(claim.claimed_at).getTime() - ROW_SKEW_MS);
-  for await (const msg of bus.replay(Streams.Events, { subject: Subjects.event(SCHEDULE_FIRED), since })) {
-    const record = EventRecord.safeParse(parseJson(msg.data));
-    if (record.success && record.data.id === id) {
-      const row = LedgerRow.safeParse(record.data.payload);
-      if (row.success) return row.data;
-    }
-  }
-  return null;
-}
 
 /**
  * At a takeover: completes every claim still unfinished — a claimant that died, however many firings
@@ -256,8 +249,16 @@ const parseJson = (bytes: Uint8Array): unknown => {
   }
 };
 
-/** 2. and 3.: the claim's wake and row, under ids derived from the firing alone. */
-async function send(deps: FireDeps, claim: FiringClaim, log: Logger): Promise<LedgerRow> {
+/**
+ * 2. and 3.: the claim's wake and row, under ids derived from the firing alone; the row only if none came
+ * on the ledger after `search` (else the row stored, `stored: false`).
+ */
+async function send(
+  deps: FireDeps,
+  claim: FiringClaim,
+  search: RowSearch,
+  log: Logger,
+): Promise<{ readonly stored: boolean; readonly row: LedgerRow }> {
   let outcome: LedgerRow['outcome'] = claim.row.outcome;
   if (claim.wake !== null) {
     try {
@@ -285,10 +286,7 @@ async function send(deps: FireDeps, claim: FiringClaim, log: Logger): Promise<Le
     trace: { trace_id: traceOf(claim.identity), parent_span_id: null },
     now: new Date(row.fired_at),
   });
-  await deps.bus.publish(Subjects.event(SCHEDULE_FIRED), encoder.encode(JSON.stringify(record)), {
-    msgId: record.id,
-  });
-  return row;
+  return storeRowOnce(deps.bus, record, search);
 }
 
 /** 4.: against the revision read, so of a claimant and a completer only the first marks it. */
