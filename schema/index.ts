@@ -114,6 +114,9 @@ export {
   ArrivalsRollup,
   SurfaceCounts,
   appRoster,
+  callerOf,
+  CallerKind,
+  commandCaller,
   installUrl,
   IntegrationCommand,
   IntegrationReply,
@@ -144,6 +147,7 @@ export {
   withValue,
 } from './setup/index.js';
 export type {
+  Caller,
   IntegrationFacts,
   PassInput,
   PassSource,

@@ -13,6 +13,7 @@ import {
   setupPassSource,
   setupQuestions,
   setupRoutes,
+  type Actor,
   type AuthSettings,
   type Question,
   type RouteDef,
@@ -80,11 +81,12 @@ export async function startSetup(opts: {
       await secrets.view.until((s) => (s.entries.get(body.name)?.revision ?? 0) >= reply.revision, 5_000);
     return reply;
   }
-  const sealed = (name: string, value: string, actor: string): SecretPut => ({
+  // The caller as the guard saw them, as PUT /secrets records it.
+  const sealed = (name: string, value: string, actor: Actor): SecretPut => ({
     name,
     value_b64: Buffer.from(value, 'utf8').toString('base64'),
     source: 'setup',
-    actor: { id: actor, kind: 'operator' },
+    actor,
   });
 
   const shared: SetupConfigDeps = {
@@ -122,17 +124,11 @@ export async function startSetup(opts: {
         throw error;
       }
     },
-    unseal: async (name, actor) =>
-      (await command(Commands.secrets.delete, { name, actor: { id: actor, kind: 'operator' } })).removed ??
-      true,
+    unseal: async (name, actor) => (await command(Commands.secrets.delete, { name, actor })).removed ?? true,
     putBack: async (name, before, actor, revision) => {
       const reply =
         before === null
-          ? await command(Commands.secrets.delete, {
-              name,
-              actor: { id: actor, kind: 'operator' },
-              if_revision: revision,
-            })
+          ? await command(Commands.secrets.delete, { name, actor, if_revision: revision })
           : await command(Commands.secrets.put, { ...sealed(name, before, actor), if_revision: revision });
       return reply.superseded !== true;
     },

@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { createActor, type Actor } from 'xstate';
 import { serveCommand, Subjects, type Bus, type StoredMessage, type Subscription } from '../../bus/index.js';
 import {
+  callerOf,
   Commands,
   IntegrationRecord,
   IntegrationVerb,
@@ -222,7 +223,7 @@ export async function startIntegrationActors(opts: IntegrationActorsOptions): Pr
     const revision =
       after.some((e) => e.type === 'store_seat_tokens') && minted.length > 0
         ? await opts.source
-            .storeSeatTokens(spec.key, minted, command.actor, revisionId)
+            .storeSeatTokens(spec.key, minted, callerOf(command), revisionId)
             .catch((error: unknown) => {
               // The refusal names the run whose steps name the tokens minted at the vendor.
               if (!(error instanceof PassRefused)) throw error;

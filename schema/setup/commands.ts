@@ -9,13 +9,33 @@ import { PassRun } from './requirement.js';
 export const IntegrationVerb = { Provision: 'provision', Check: 'check', Disconnect: 'disconnect' } as const;
 export type IntegrationVerb = (typeof IntegrationVerb)[keyof typeof IntegrationVerb];
 
+/** What the guard saw a caller as: a token's operator, or `anonymous` with the guard disabled (spec "Authentication" 5). */
+export const CallerKind = z.enum(['operator', 'anonymous']);
+
+/** Who a setup write is recorded as (`created_by`, `created_by_kind`; a secret's `updated_by`). */
+export interface Caller {
+  readonly id: string;
+  readonly kind: z.infer<typeof CallerKind>;
+}
+
 export const IntegrationCommand = z.strictObject({
   /** A setup kind (`tracker-b`, `monitor`, ...). */
   kind: z.string().min(1),
   /** Who asked (an operator id, or `anonymous`). */
   actor: z.string().min(1),
+  /** The asker's kind; absent for `operator`, so an operator's command is the one an older build reads. */
+  actor_kind: CallerKind.optional(),
 });
 export type IntegrationCommand = z.infer<typeof IntegrationCommand>;
+
+/** The command's fields naming `caller` (`actor_kind` only when not `operator`: see above). */
+export const commandCaller = (caller: Caller): Pick<IntegrationCommand, 'actor' | 'actor_kind'> =>
+  caller.kind === 'operator' ? { actor: caller.id } : { actor: caller.id, actor_kind: caller.kind };
+
+export const callerOf = (command: IntegrationCommand): Caller => ({
+  id: command.actor,
+  kind: command.actor_kind ?? 'operator',
+});
 
 /** A refusal as the gateway renders it (status, code, words), carried back from the actor unchanged. */
 export const PassRefusal = z.object({
@@ -85,7 +105,7 @@ export interface PassSource {
   storeSeatTokens(
     kind: string,
     minted: ReadonlyArray<{ seat: string; value: string }>,
-    actor: string,
+    actor: Caller,
     basisRevisionId: string | null,
   ): Promise<string | null>;
 }

@@ -21,10 +21,14 @@ export {
   type SetupFinding,
 } from './state.js';
 export {
+  CallerKind,
+  callerOf,
+  commandCaller,
   IntegrationCommand,
   IntegrationReply,
   IntegrationVerb,
   PassRefused,
+  type Caller,
   type IntegrationFacts,
   type PassInput,
   type PassSource,

@@ -151,3 +151,51 @@ t.test('a document sealed under a key refuses the boot of a node with no keyring
     'never served',
   );
 });
+
+/** `created_by` and `created_by_kind` of revision `id`. */
+const recordedBy = async (node: Node, token: string | null, id: string): Promise<Json> => {
+  const meta = (await (await node.call('GET', `/config/revisions/${id}`, token)).json()) as Json;
+  return { created_by: meta['created_by'], created_by_kind: meta['created_by_kind'] };
+};
+
+for (const [guard, auth, token, by] of [
+  ['disabled', '{disabled: true}', null, { created_by: 'anonymous', created_by_kind: 'anonymous' }],
+  ['on', twoTokens, OPS, { created_by: 'ops', created_by_kind: 'operator' }],
+] as const) {
+  t.test(
+    `setup inputs and a disconnect record the caller as the guard saw it (guard ${guard})`,
+    async (t) => {
+      const node = await serve(t, storeDir(t), auth, keyringYaml('k1', ['k1', 1]));
+      t.equal((await node.call('PUT', '/config', token, company())).status, 201);
+      const inputs = await node.call('POST', '/setup/integrations/tracker-a/inputs', token, {
+        values: { relay_app_id: 'app-1' },
+      });
+      t.equal(inputs.status, 201);
+      t.same(await recordedBy(node, token, await revisionOf(inputs)), by, 'the inputs revision');
+      const gone = await node.call('DELETE', '/setup/integrations/relay', token);
+      t.equal(gone.status, 200);
+      t.same(await recordedBy(node, token, await revisionOf(gone)), by, 'the disconnect revision');
+      // A credential sealed by setup names its writer as PUT /secrets does.
+      const sealed = await node.call('POST', '/setup/integrations/codehost-a/inputs', token, {
+        generate: ['webhook_secret'],
+      });
+      t.equal(sealed.status, 201);
+      t.same(await recordedBy(node, token, await revisionOf(sealed)), by, 'the sealing revision');
+      const put = await fetch(`${node.url}/secrets/PLAIN_ONE`, {
+        method: 'PUT',
+        headers: token === null ? {} : { authorization: `Bearer ${token}` },
+        body: 'value-0123456789',
+      });
+      t.equal(put.status, 200);
+      const listed = (await (await node.call('GET', '/secrets', token)).json()) as Json;
+      const rows = (Array.isArray(listed) ? listed : (listed['secrets'] as Json[])) as Json[];
+      const byName = Object.fromEntries(rows.map((r) => [r['name'], r['updated_by']]));
+      t.same(
+        { setup: byName['SVC_CODEHOST_A_WEBHOOK_SECRET'], put: byName['PLAIN_ONE'] },
+        { setup: by.created_by, put: by.created_by },
+      );
+      node.run.kill('SIGTERM');
+      t.equal(await node.run.exited, 0);
+    },
+  );
+}

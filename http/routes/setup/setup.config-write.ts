@@ -4,6 +4,7 @@ import { cutForQuote, knownKeysAt, unknownKeyPaths, type ConfigWrite } from '../
 import { ApiError } from '../../api-error.js';
 import { parseTagList, strongMatch } from '../../entity-tags.js';
 import { sendConfigWrite } from '../config-write.command.js';
+import type { Actor } from '../../types.js';
 import type { SetupConfigDeps } from './setup.deps.js';
 
 export interface SetupWrite {
@@ -11,7 +12,8 @@ export interface SetupWrite {
   readonly basisRevisionId: string;
   readonly ifMatch?: string;
   readonly dryRun: boolean;
-  readonly actor: string;
+  /** The caller as the guard saw them: the revision's `created_by` and `created_by_kind`. */
+  readonly actor: Actor;
   readonly summary: string;
 }
 
@@ -27,7 +29,7 @@ export async function writeDocument(deps: SetupConfigDeps, write: SetupWrite): P
     },
     rules: 'write',
     dry_run: write.dryRun,
-    actor: { id: write.actor, kind: 'operator' },
+    actor: write.actor,
     source: 'api.setup',
     summary: write.summary,
     // The document is the stored one with setup fields changed: a key this build does not know is a

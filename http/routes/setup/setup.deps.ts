@@ -9,7 +9,7 @@ import type {
   PassRun,
   RevisionRecord,
 } from '../../../schema/index.js';
-import type { AuthSettings } from '../../types.js';
+import type { Actor, AuthSettings } from '../../types.js';
 
 /** The passes every node has recorded (the integrations read model). */
 export interface PassRuns {
@@ -35,19 +35,14 @@ export interface SetupConfigDeps {
    * Seals `value` under `name` in the secret store: the revision it landed at (an unanswered seal this node
    * reads landed counts); an ApiError when refused; a bus error when its outcome is unknown.
    */
-  readonly seal: (name: string, value: string, actor: string) => Promise<number>;
+  readonly seal: (name: string, value: string, actor: Actor) => Promise<number>;
   /**
    * Puts `name` back to `before` (null: removes it), a compare-and-set on `revision` (the caller's own
    * seal): false when a later write under the name stands, which is then kept.
    */
-  readonly putBack: (
-    name: string,
-    before: string | null,
-    actor: string,
-    revision: number,
-  ) => Promise<boolean>;
+  readonly putBack: (name: string, before: string | null, actor: Actor, revision: number) => Promise<boolean>;
   /** Removes `name` from the secret store; true when it was there. */
-  readonly unseal: (name: string, actor: string) => Promise<boolean>;
+  readonly unseal: (name: string, actor: Actor) => Promise<boolean>;
   /** The variable the public base URL is read from (`SVC_PUBLIC_BASE_URL`). */
   readonly publicBaseReference: string;
   /** The code host's web location (`SVC_CODEHOST_A_WEB_URL`): install links in the codehost-a roster. */

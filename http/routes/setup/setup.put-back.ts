@@ -8,6 +8,7 @@
 import type { Logger } from 'pino';
 import { BusError } from '../../../bus/index.js';
 import { ApiError } from '../../api-error.js';
+import type { Actor } from '../../types.js';
 import type { SetupConfigDeps } from './setup.deps.js';
 
 /** One seal of the write: what the store held before it (null: nothing) and the revision it landed at. */
@@ -28,7 +29,7 @@ export async function sealUndoably(
   deps: SetupConfigDeps,
   name: string,
   value: string,
-  actor: string,
+  actor: Actor,
 ): Promise<Sealed> {
   const before = await storedValue(deps, name);
   return { name, before, revision: await deps.seal(name, value, actor) };
@@ -61,7 +62,7 @@ export const UNRESTORED_HINT =
 export async function putBackAll(
   deps: SetupConfigDeps,
   log: Logger,
-  undo: { readonly kind: string; readonly actor: string; readonly event: string },
+  undo: { readonly kind: string; readonly actor: Actor; readonly event: string },
   done: readonly Sealed[],
 ): Promise<string[]> {
   const unrestored: string[] = [];

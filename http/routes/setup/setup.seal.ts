@@ -11,7 +11,7 @@
  */
 import type { Seal } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
-import type { ApiRequest } from '../../types.js';
+import type { Actor, ApiRequest } from '../../types.js';
 import { writeDocument, type Stored } from './setup.config-write.js';
 import type { SetupRouteDeps } from './setup.deps.js';
 import {
@@ -30,7 +30,7 @@ export interface SealOutcome {
 
 interface Write {
   readonly kind: string;
-  readonly actor: string;
+  readonly actor: Actor;
   /** The document the write read, restored by a rollback; null when nothing was read. */
   readonly document: unknown;
   /** The revision this write stored; null when it changed only the store. */

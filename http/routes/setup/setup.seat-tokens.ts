@@ -11,6 +11,7 @@
 import type { Logger } from 'pino';
 import { seatSecretName, withValue, type KindSpec } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
+import type { Actor } from '../../types.js';
 import { writeDocument } from './setup.config-write.js';
 import type { SetupConfigDeps } from './setup.deps.js';
 import {
@@ -33,7 +34,7 @@ interface Store {
   /** The active document, the tokens referenced into it. */
   readonly document: Record<string, unknown>;
   readonly minted: readonly MintedToken[];
-  readonly actor: string;
+  readonly actor: Actor;
   readonly basisRevisionId: string;
   /** Where a seat's token goes in the document, null when the seat has none. */
   readonly at: (seat: string) => Array<string | number> | null;

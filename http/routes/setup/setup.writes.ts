@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
+  commandCaller,
   ErrorCode,
   InputsRefused,
   NoDocument,
@@ -22,7 +23,7 @@ import {
 import { ApiError, errorReply } from '../../api-error.js';
 import { fitBody, jsonValue } from '../../json-body.js';
 import { assertCompanyWriter } from '../../guard.js';
-import type { ApiReply, ApiRequest } from '../../types.js';
+import type { Actor, ApiReply, ApiRequest } from '../../types.js';
 import { agentSeats, readContext, type SetupContext } from './setup.context.js';
 import { checkIfMatch, writeDocument, type Stored } from './setup.config-write.js';
 import type { SetupRouteDeps } from './setup.deps.js';
@@ -37,7 +38,8 @@ export function mint(spec: KindSpec, r: Requirement): string {
     : bytes.toString('base64url');
 }
 
-const actorOf = (req: ApiRequest): string => req.actor?.id ?? 'anonymous';
+// With the guard off the actor is anonymous (spec "Authentication" 5): what it writes says so, as `/config`'s do.
+const actorOf = (req: ApiRequest): Actor => req.actor ?? { id: 'anonymous', kind: 'anonymous' };
 
 /** The `${VAR}` an `unresolved_reference` warning names, else null. */
 function unresolvedName(warning: unknown): string | null {
@@ -204,7 +206,7 @@ export async function runPass(deps: SetupRouteDeps, req: ApiRequest, mode: PassM
   // The kind's actor decides and runs the pass (and stores the seat tokens a provision minted).
   const reply = await command(deps, mode === 'provision' ? 'provision' : 'check', {
     kind: spec.key,
-    actor: actorOf(req),
+    ...commandCaller(actorOf(req)),
   });
   if (isReply(reply)) return reply;
   if (reply.outcome !== 'ran') return { status: 200, body: { kind: spec.key, revision_id: null } };
@@ -294,7 +296,7 @@ export async function disconnect(deps: SetupRouteDeps, req: ApiRequest): Promise
   const at = spec.block_path === null ? null : segmentsOf(spec.block_path);
   // 2. the kind's actor removes at the third party first (a kind with nothing configured runs no
   //    pass); a failure is recorded and reported, and the block goes anyway
-  const reply = await command(deps, 'disconnect', { kind: spec.key, actor: actorOf(req) });
+  const reply = await command(deps, 'disconnect', { kind: spec.key, ...commandCaller(actorOf(req)) });
   if (isReply(reply)) return reply;
   if (reply.outcome === 'not_configured') {
     // A store-only secret without its block (a wiki cloud token set alone, a monitor token too short to
