@@ -15,7 +15,9 @@ import { Commands, installUrl, knownKeysAt, seatIdentity, unknownKeyPaths } from
 import type { ConfigWrite, SecretPut, TierA } from '../schema/index.js';
 import { isRecord, type JsonObject as Json } from '../schema/index.js';
 
-const actor = { id: 'codehost-a-app', kind: 'node' } as const;
+/** The flow itself: the writer of an installation delivery's change, or of a return whose state names nobody. */
+const flowActor = { id: 'codehost-a-app', kind: 'node' } as const;
+type Writer = ConfigWrite['actor'];
 
 /** `CODEHOST_A_APP_<HANDLE>_<WHAT>` in the secret-name grammar. */
 export const appSecretName = (handle: string, what: 'PRIVATE_KEY' | 'WEBHOOK_SECRET'): string =>
@@ -83,7 +85,7 @@ export function codehostAppFlow(opts: {
   // Every node with the same keyring derives the same state key, so any node accepts the return.
   const stateSeed = createHmac('sha256', material).update('svc:codehost-a-app:state').digest();
 
-  const seal = async (name: string, value: string): Promise<boolean> => {
+  const seal = async (name: string, value: string, actor: Writer): Promise<boolean> => {
     const put: SecretPut = { name, value_b64: Buffer.from(value).toString('base64'), source: 'setup', actor };
     const reply = await sendCommand(opts.bus, Commands.secrets.put, put, { timeoutMs: 10_000 });
     return reply.outcome === 'ok';
@@ -94,6 +96,7 @@ export function codehostAppFlow(opts: {
     handle: string,
     change: (current: Json) => Json | null,
     summary: string,
+    actor: Writer,
   ): Promise<Recorded> => {
     // One retry: another writer may win the compare-and-set between our read and our write.
     for (let attempt = 0; attempt < 2; attempt++) {
@@ -135,14 +138,15 @@ export function codehostAppFlow(opts: {
   return {
     stateSeed,
     manifestPostUrl: `${web.replace(/\/+$/, '')}/settings/apps/new`,
-    async complete(handle, code) {
+    async complete(handle, code, by) {
+      const actor = by ?? flowActor;
       const converted = await convertManifest(api, code);
       if (!converted.ok) return converted;
       const { id, slug, pem, webhook_secret: secret } = converted.app;
       const keyName = appSecretName(handle, 'PRIVATE_KEY');
       const secretName = appSecretName(handle, 'WEBHOOK_SECRET');
       // 1. seal first: the document only ever points at values that exist.
-      if (!(await seal(keyName, pem)) || !(await seal(secretName, secret ?? '')))
+      if (!(await seal(keyName, pem, actor)) || !(await seal(secretName, secret ?? '', actor)))
         return { ok: false, status: 503, reason: 'The secret store refused the app credentials.' };
       // 2. then record the app on the seat.
       const app = {
@@ -152,7 +156,8 @@ export function codehostAppFlow(opts: {
         private_key: `\${${keyName}}`,
         webhook_secret: `\${${secretName}}`,
       };
-      const done = await record(handle, () => app, `codehost-a app ${slug} recorded for seat ${handle}`);
+      const summary = `codehost-a app ${slug} recorded for seat ${handle}`;
+      const done = await record(handle, () => app, summary, actor);
       if (!done.ok) return done;
       return {
         ok: true,
@@ -167,6 +172,7 @@ export function codehostAppFlow(opts: {
         handle,
         (current) => installationChange(current, change),
         `codehost-a app of seat ${handle} ${change.action === 'created' ? `installed (installation ${change.installation_id})` : 'uninstalled'}`,
+        flowActor,
       );
       if (!done.ok) throw new Error(done.reason);
     },

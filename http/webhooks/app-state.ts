@@ -1,25 +1,46 @@
 /**
- * Signed `state` for the browser flows: `base64url(JSON{h, exp, n}).base64url(ed25519 detached sig)`.
+ * Signed `state` for the browser flows: `base64url(JSON{h, exp, n, by?}).base64url(ed25519 detached sig)`.
  * The signing key comes from a 32-byte seed every node of a fleet derives alike, so any node can check
- * a state another node issued; a state lives 30 minutes.
+ * a state another node issued; a state lives 30 minutes. `by` is who began the flow, so the unauthenticated
+ * return records its writes as theirs; a state an older build issued has none.
  */
 import { randomBytes } from 'node:crypto';
 import nacl from 'tweetnacl';
+import { z } from 'zod';
+import { CallerKind, type Caller } from '../../schema/index.js';
 
 export const STATE_TTL_MS = 30 * 60 * 1000;
 
-export interface StateSigner {
-  issue(handle: string, nowMs?: number): string;
-  /** The seat handle the state was issued for, or null when it is forged, altered, or expired. */
-  check(state: string, nowMs?: number): string | null;
+/** What a good state carries: the seat handle, and who began the flow (null: not said). */
+export interface Checked {
+  readonly handle: string;
+  readonly by: Caller | null;
 }
+
+export interface StateSigner {
+  issue(handle: string, by: Caller | null, nowMs?: number): string;
+  /** What the state was issued for, or null when it is forged, altered, or expired. */
+  check(state: string, nowMs?: number): Checked | null;
+}
+
+const StateBody = z.object({
+  h: z.string(),
+  exp: z.number(),
+  by: z.object({ id: z.string().min(1), kind: CallerKind }).optional(),
+});
 
 export function stateSigner(seed: Uint8Array): StateSigner {
   const keys = nacl.sign.keyPair.fromSeed(seed);
   return {
-    issue(handle, nowMs = Date.now()) {
+    issue(handle, by, nowMs = Date.now()) {
+      const n = randomBytes(9).toString('base64url');
       const body = Buffer.from(
-        JSON.stringify({ h: handle, exp: nowMs + STATE_TTL_MS, n: randomBytes(9).toString('base64url') }),
+        JSON.stringify({
+          h: handle,
+          exp: nowMs + STATE_TTL_MS,
+          n,
+          ...(by ? { by: { id: by.id, kind: by.kind } } : {}),
+        }),
       );
       const sig = nacl.sign.detached(body, keys.secretKey);
       return `${body.toString('base64url')}.${Buffer.from(sig).toString('base64url')}`;
@@ -32,9 +53,9 @@ export function stateSigner(seed: Uint8Array): StateSigner {
       if (sig.length !== nacl.sign.signatureLength) return null;
       if (!nacl.sign.detached.verify(body, sig, keys.publicKey)) return null;
       try {
-        const v = JSON.parse(body.toString('utf8')) as { h?: unknown; exp?: unknown };
-        if (typeof v.h !== 'string' || typeof v.exp !== 'number' || v.exp < nowMs) return null;
-        return v.h;
+        const v = StateBody.safeParse(JSON.parse(body.toString('utf8')));
+        if (!v.success || v.data.exp < nowMs) return null;
+        return { handle: v.data.h, by: v.data.by ?? null };
       } catch {
         return null;
       }

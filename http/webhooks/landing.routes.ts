@@ -18,7 +18,7 @@
 import { ApiError } from '../api-error.js';
 import { assertCompanyWriter } from '../guard.js';
 import { queryValue } from '../routes/single.param.js';
-import type { ApiReply, ApiRequest, AuthSettings, RouteDef } from '../types.js';
+import type { Actor, ApiReply, ApiRequest, AuthSettings, RouteDef } from '../types.js';
 import { stateSigner, type StateSigner } from './app-state.js';
 import { escapeHtml, landingHashes, page } from './landing-page.js';
 import { isSeatHandle, quoted } from './path-grammar.js';
@@ -42,8 +42,11 @@ export interface AppFlow {
   readonly stateSeed: Uint8Array;
   /** The code host's page a browser posts a manifest to (`.../settings/apps/new`). */
   readonly manifestPostUrl: string;
-  /** Converts `code`, seals the key and secret first, then records the app on the seat. */
-  complete(handle: string, code: string): Promise<AppCompletion>;
+  /**
+   * Converts `code`, seals the key and secret first, then records the app on the seat, as written by `by`
+   * (who began the flow; null: a state that does not say, recorded as the flow itself).
+   */
+  complete(handle: string, code: string, by: Actor | null): Promise<AppCompletion>;
   /** Records (or clears) the installation id a verified installation delivery names. */
   installation(handle: string, change: AppInstallation): Promise<void>;
 }
@@ -138,15 +141,16 @@ async function codehostApp(
     return page(400, 'Bad request', [
       'This page expects a <b>code</b> and a <b>state</b> from the code host.',
     ]);
-  const handle = signer.check(state);
-  if (handle === null)
+  const checked = signer.check(state);
+  if (checked === null)
     return page(400, 'Link expired or altered', ["Start again from the seat's setup page."]);
+  const { handle } = checked;
   const seat = deps.settings().directory.seats.get(handle);
   if (!seat || seat.kind !== 'agent')
     return page(400, 'Unknown seat', [
       `No agent seat <b>${escapeHtml(handle)}</b> in the active configuration.`,
     ]);
-  const done = await deps.appFlow.complete(handle, code);
+  const done = await deps.appFlow.complete(handle, code, checked.by);
   if (!done.ok) {
     req.log.warn(
       { event: 'codehost_app_refused', seat: handle, reason: done.reason },
@@ -189,7 +193,8 @@ function begin(deps: LandingDeps, signer: StateSigner | null, req: ApiRequest): 
       detail: 'The public address is unset, so the app would have no webhook or return address.',
       hint: 'Set SVC_PUBLIC_BASE_URL (the address the code host reaches this service at), then begin again.',
     });
-  const state = signer.issue(handle);
+  // Who begins the flow is who its unauthenticated return records as the writer (ops/setup.md).
+  const state = signer.issue(handle, req.actor);
   return {
     status: 200,
     body: {

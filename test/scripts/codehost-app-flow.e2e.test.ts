@@ -6,6 +6,8 @@
  * All along, the code-host tool's roster (`GET /setup/integrations/codehost-a`) carries the seat's `tier`,
  * `step` and `action_url` (spec "Per-seat code-host app setup"): `create_app` with an empty link,
  * `install_app` with the install page once the app exists, no step once an installation is known.
+ * The return is unauthenticated: what it writes is recorded as written by the operator who began the flow
+ * (the signed state names them); an installation delivery's change is the flow's own (`codehost-a-app`).
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -135,6 +137,17 @@ t.test(
     t.match(text, /"app_id":42/);
     t.match(text, /"installation_id":0/);
     t.notOk(text.includes('BEGIN RSA'), 'the key itself is never in the document');
+    type Meta = { created_by: string; created_by_kind: string; summary: string };
+    const newest = async (): Promise<Meta> => {
+      const res = await fetch(`${base}/config/revisions?limit=1`, { headers: auth(OPS) });
+      return ((await res.json()) as { revisions: Meta[] }).revisions[0]!;
+    };
+    t.match(
+      await newest(),
+      { created_by: 'ops', created_by_kind: 'operator', summary: /ada-bot recorded for seat ada/ },
+      'recorded as written by the operator who began the flow',
+    );
+    t.match(await secret.json(), { updated_by: 'ops' }, 'and sealed by them');
     const installUrl = 'https://codehost-a.example/apps/ada-bot/installations/new';
     t.match(await roster(), [{ handle: 'ada', tier: 'org', step: 'install_app', action_url: installUrl, app_slug: 'ada-bot', installation_id: 0 }]); // prettier-ignore
 
@@ -181,6 +194,11 @@ t.test(
       (await roster()).map((e) => [e.tier, e.step, e.action_url, e.installation_id]),
       [['seat', null, '', 77]],
       'installed: tier seat, no pending step',
+    );
+    t.match(
+      await newest(),
+      { created_by: 'codehost-a-app', created_by_kind: 'node', summary: /installed \(installation 77\)/ },
+      "a delivery's change is the flow's own",
     );
     t.equal((await signed({ action: 'deleted', installation: { id: 77, app_id: 42 } }, 'i2')).status, 200);
     t.match(await roster(), [{ tier: 'org', step: 'install_app', action_url: installUrl, installation_id: 0 }], 'uninstalled: back to install_app'); // prettier-ignore
