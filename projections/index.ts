@@ -88,14 +88,7 @@ export { followWork, workProjection, type WorkView } from './work/work.projectio
 export { activityPage, inboxPage, InboxReason } from './work/work.activity.js';
 export { builtinViews, myWork, personState } from './work/work.personal.js';
 export { savedViews } from './work/work.person.js';
-export {
-  itemDetail,
-  listItems,
-  projectRow,
-  projectRows,
-  projectSortKeys,
-  projectCounts,
-} from './work/work.queries.js';
+export { itemDetail, projectRow, projectRows, projectSortKeys, projectCounts } from './work/work.queries.js';
 export {
   containerRows,
   createPagesService,

@@ -307,12 +307,15 @@ export {
   inCreationOrder,
   isCalendarDate,
   itemByRef,
+  itemListIdentity,
+  itemRow,
   itemVersion,
   ItemFields,
   ItemTitle,
   ITEM_REF_MAX,
   bodyText,
   lineText,
+  listItems,
   mentionedItems,
   MoveItemBody,
   noWorkItem,
@@ -324,6 +327,8 @@ export {
   PURGE_REASON_MAX_BYTES,
   PurgeBody,
   quotedRef,
+  readItemListCursor,
+  sealItemListCursor,
   seatKindsOf,
   StatusGroup,
   statusGroups,
@@ -467,6 +472,7 @@ export {
 } from './text-grammars.js';
 export type { IntRange } from './query-ranges.js';
 export {
+  cursorProblemText,
   decodeCursor,
   encodeCursor,
   listIdentity,

@@ -50,6 +50,14 @@ export function encodeCursor<K extends CursorKey>(order: ListOrder, last: ListPo
 
 export type CursorProblem = 'unreadable' | 'other_order';
 
+/** How a cursor does not fit a list, as a refusal says it after the parameter's name. */
+export const cursorProblemText = (problem: CursorProblem | 'other_list'): string =>
+  problem === 'other_order'
+    ? 'was made for another list or order'
+    : problem === 'other_list'
+      ? 'was made for another list (other filters, item or person) or was altered'
+      : 'is not a cursor this list gave';
+
 /**
  * A token read back as a position of `order`, its key checked by `key`; a problem when it is not a
  * token this service made (base64url is lenient, so the text must encode back to itself) or was made

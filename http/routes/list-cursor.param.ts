@@ -6,6 +6,7 @@
  */
 import type { z } from 'zod';
 import {
+  cursorProblemText,
   decodeCursor,
   sealCursor,
   unsealCursor,
@@ -38,15 +39,7 @@ export function cursorParam<K extends number | string | string[]>(
   const sealed = unsealCursor(raw, list);
   const position = typeof sealed === 'object' ? decodeCursor(sealed.token, order, key) : sealed;
   if (typeof position === 'object') return position;
-  throw cursorRefused(
-    position === 'other_order'
-      ? 'was made for another list or order'
-      : position === 'other_list'
-        ? 'was made for another list (other filters, item or person) or was altered'
-        : 'is not a cursor this list gave',
-    name,
-    answerField,
-  );
+  throw cursorRefused(cursorProblemText(position), name, answerField);
 }
 
 /** The answer's `next`: the projection's token sealed to this list. */

@@ -4,7 +4,14 @@
  * parent's id) and its search words. One list, one token: a cursor either gave pages the other.
  */
 import { z } from 'zod';
-import { decodeCursor, listIdentity, ListOrder, sealCursor, unsealCursor } from '../../schema/index.js';
+import {
+  cursorProblemText,
+  decodeCursor,
+  listIdentity,
+  ListOrder,
+  sealCursor,
+  unsealCursor,
+} from '../../schema/index.js';
 import { searchFingerprint, type PageListQuery, type SearchPosition } from './pages.queries.js';
 
 const TitleKey = z.tuple([z.string(), z.string()]);
@@ -28,13 +35,6 @@ export const sealPagesCursor = (token: string | null, list: string): string | nu
 
 export type PagesCursor = { readonly after: PageListQuery['after'] | null } | { readonly refused: string };
 
-const why = (problem: 'unreadable' | 'other_order' | 'other_list'): string =>
-  problem === 'other_order'
-    ? 'was made for another list or order'
-    : problem === 'other_list'
-      ? 'was made for another list (other filters, item or person) or was altered'
-      : 'is not a cursor this list gave';
-
 /**
  * Where `raw` (a previous answer's `next_cursor`; null or empty for the first page) has the list `list`
  * resume: in title order without `q`; with `q`, a word hit's or a meaning hit's place among that search's
@@ -43,10 +43,10 @@ const why = (problem: 'unreadable' | 'other_order' | 'other_list'): string =>
 export function readPagesCursor(raw: string | null, list: string, q: string | undefined): PagesCursor {
   if (raw === null || raw === '') return { after: null };
   const sealed = unsealCursor(raw, list);
-  if (typeof sealed !== 'object') return { refused: why(sealed) };
+  if (typeof sealed !== 'object') return { refused: cursorProblemText(sealed) };
   if (q === undefined) {
     const position = decodeCursor(sealed.token, ListOrder.PagesTitle, TitleKey);
-    return typeof position === 'object' ? { after: position } : { refused: why(position) };
+    return typeof position === 'object' ? { after: position } : { refused: cursorProblemText(position) };
   }
   const meaning = decodeCursor(sealed.token, ListOrder.PagesMeaning, Score);
   // Anything but a meaning hit's cursor is read as a word hit's, which refuses what is neither.
@@ -54,7 +54,7 @@ export function readPagesCursor(raw: string | null, list: string, q: string | un
     typeof meaning === 'object'
       ? { ...meaning, part: 'meaning' }
       : decodeCursor(sealed.token, ListOrder.PagesRelevance, Score);
-  if (typeof position !== 'object') return { refused: why(position) };
+  if (typeof position !== 'object') return { refused: cursorProblemText(position) };
   // A search cursor ranks by its own words: with other words it would start at an unrelated place.
   if (position.fingerprint !== searchFingerprint(q))
     return { refused: 'was made for a search with other words' };

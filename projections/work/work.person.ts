@@ -10,10 +10,10 @@ import {
   type PersonState,
   type RetentionState,
   type SavedView,
+  listItems,
   type WorkItem,
   type WorkState,
 } from '../../schema/index.js';
-import { listItems } from './work.queries.js';
 
 /** Whether the row at `seq` is unread and snoozed for `person` at `now` (epoch ms). */
 export function inboxFlags(person: PersonState | undefined, seq: number, now: number) {

@@ -8,13 +8,14 @@ import {
   groupOf,
   inCreationOrder,
   itemByRef,
+  itemRow,
   type WorkItem,
   type WorkProject,
   type WorkState,
 } from '../../schema/index.js';
 import { inboxPage } from './work.activity.js';
 import { inboxState, pinnedViews, setPriorities } from './work.person.js';
-import { byPriority, itemRow } from './work.queries.js';
+import { byPriority } from './work.queries.js';
 
 type WorkIndexRefs = WorkState['index']['assignees'];
 

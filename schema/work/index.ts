@@ -33,6 +33,8 @@ export { projectsOf, seatKindsOf } from './projects.js';
 export type { WorkProject } from './projects.js';
 export { activityKinds, WorkRecord } from './records.js';
 export { emptyWorkState, foldWork, itemByRef, itemVersion } from './state.js';
+export { itemRow, listItems } from './item.list.js';
+export { itemListIdentity, readItemListCursor, sealItemListCursor } from './item.list.cursor.js';
 export {
   SnapshotManifest,
   snapshotOf,

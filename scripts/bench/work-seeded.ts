@@ -10,11 +10,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureCatalogue, openMemoryBus, Subjects } from '../../bus/index.js';
-import { inboxPage, listItems, myWork } from '../../projections/index.js';
+import { inboxPage, myWork } from '../../projections/index.js';
 import {
   defaultFields,
   emptyWorkState,
   foldWork,
+  listItems,
   priorities,
   workStatuses,
   type WorkRecord,

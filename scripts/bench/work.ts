@@ -15,8 +15,15 @@ import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { startWorkHost } from '../../actors/index.js';
 import { ensureCatalogue, openMemoryBus } from '../../bus/index.js';
-import { followWork, listItems } from '../../projections/index.js';
-import { defaultFields, emptyWorkState, foldWork, projectsOf, seatKindsOf } from '../../schema/index.js';
+import { followWork } from '../../projections/index.js';
+import {
+  defaultFields,
+  emptyWorkState,
+  foldWork,
+  listItems,
+  projectsOf,
+  seatKindsOf,
+} from '../../schema/index.js';
 import { auth, putCompany, quantile, startServe, type ServedNode } from './node.js';
 import { listAll as base, seededFigures } from './work-seeded.js';
 import { report, row, type BenchRow } from './table.js';

@@ -19,11 +19,15 @@ import {
   UpdateItemBody,
   workStatuses,
   itemByRef,
+  itemListIdentity,
   itemVersion,
+  listItems,
+  readItemListCursor,
+  sealItemListCursor,
   type WorkChange,
   type WorkState,
 } from '../../../schema/index.js';
-import { itemDetail, listItems } from '../../../projections/index.js';
+import { itemDetail } from '../../../projections/index.js';
 import { noneMatchVersion, versionTag } from '../if-match.param.js';
 import { opIdOf, writeBody } from '../op-id.param.js';
 import { cursorParam, cursorRefused, sealNext } from '../list-cursor.param.js';
@@ -70,30 +74,20 @@ function listing(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
     label: textParam(req, 'label'),
     q: searchParam(req),
   };
-  // The filters define the list (a status list in any order is the same list); the limit does not.
-  const list = listIdentity('/work', {
-    ...filters,
-    q: filters.q?.toLowerCase(),
-    status: [...new Set(statuses)].sort(),
-    group: [...new Set(groups)].sort(),
-  });
+  // The filters define the list (a status list in any order is the same list), the limit does not; the
+  // `work_list` tool reads the same list, so a `next` of either reads on in the other.
+  const list = itemListIdentity({ ...filters, statuses, groups });
   const state = deps.state();
-  const after = cursorParam(req, ListOrder.WorkNewest, SeqKey, list);
-  if (after !== null) {
-    // The cursor's item, if it is still there, was created by the record the cursor names; a purged one
-    // (between two pages) is known by its id and pages on from its place.
-    const item = state.items.get(after.id);
-    if (item ? state.index.ordinal.get(item) !== after.key : !state.everKeys.has(after.id))
-      throw cursorRefused('names no item of this list');
-  }
+  const cursor = readItemListCursor(state, singleParam(req, 'cursor', 'bad_params'), list);
+  if ('refused' in cursor) throw cursorRefused(cursor.refused);
   const body = listItems(state, {
     ...filters,
     statuses,
     groups,
     limit: intParam(req, 'limit', queryRanges.workListLimit),
-    after,
+    after: cursor.after,
   });
-  return { status: 200, body: { ...body, next: sealNext(body.next, list) } };
+  return { status: 200, body: { ...body, next: sealItemListCursor(body.next, list) } };
 }
 
 /**

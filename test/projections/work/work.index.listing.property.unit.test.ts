@@ -5,10 +5,10 @@
  */
 import fc from 'fast-check';
 import t from 'tap';
-import { listItems } from '../../../projections/index.js';
 import {
   decodeCursor,
   groupOf,
+  listItems,
   ListOrder,
   priorities,
   SeqKey,

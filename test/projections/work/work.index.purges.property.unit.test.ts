@@ -7,13 +7,14 @@
  */
 import fc from 'fast-check';
 import t from 'tap';
-import { listItems, projectCounts } from '../../../projections/index.js';
+import { projectCounts } from '../../../projections/index.js';
 import {
   decodeCursor,
   defaultFields,
   emptyWorkState,
   foldWork,
   groupOf,
+  listItems,
   ListOrder,
   SeqKey,
   snapshotOf,
