@@ -90,3 +90,39 @@ t.test(
     t.equal(gone.json?.error, 'not_found');
   },
 );
+
+t.test('over /operator/mcp work_list pages as GET /work does, its cursor the route', async (t) => {
+  const { w, client } = await surface(t);
+  const { tools } = await client.listTools();
+  const list = tools.find((tool) => tool.name === 'work_list');
+  t.match(list?.inputSchema.properties, { cursor: { type: 'string' } }, 'cursor is advertised');
+  t.match(list?.description, /pass it back as `cursor`/, 'the description says how to page');
+  for (const title of ['One', 'Two', 'Three'])
+    t.notOk((await client.callTool({ name: 'work_create', arguments: { project: 'ENG', title } })).isError);
+  const first = await client.callTool({ name: 'work_list', arguments: { project: 'ENG', limit: 2 } });
+  t.notOk(first.isError, JSON.stringify(first.content));
+  const page = (first.structuredContent as { result: { items: Json[]; total: number; next: string } }).result;
+  t.match(page, { items: [{ key: 'ENG-3' }, { key: 'ENG-2' }], total: 3 });
+  const onward = await call(`${w.base}/work?project=ENG&limit=2&cursor=${encodeURIComponent(page.next)}`);
+  t.same(
+    (onward.json?.['items'] as Json[]).map((i) => i['key']),
+    ['ENG-1'],
+    "the tool's cursor reads on in the route",
+  );
+  const routeNext = (await call(`${w.base}/work?project=ENG&limit=1`)).json?.['next'] as string;
+  const fromRoute = await client.callTool({
+    name: 'work_list',
+    arguments: { project: 'ENG', limit: 1, cursor: routeNext },
+  });
+  t.match(
+    fromRoute.structuredContent,
+    { result: { items: [{ key: 'ENG-2' }] } },
+    'and the route’s in the tool',
+  );
+  const foreign = await client.callTool({
+    name: 'work_list',
+    arguments: { project: 'OPS', cursor: routeNext },
+  });
+  t.equal(foreign.isError, true);
+  t.match((foreign.content as Array<{ text: string }>)[0]?.text, /^bad_params: `cursor`/);
+});

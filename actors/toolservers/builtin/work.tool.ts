@@ -9,9 +9,13 @@ import {
   bodyText,
   groupOf,
   itemByRef,
+  itemListIdentity,
   ItemTitle,
   lineText,
+  listItems,
   priorities,
+  readItemListCursor,
+  sealItemListCursor,
   workStatuses,
   type ToolResult,
   type WorkChange,
@@ -48,6 +52,11 @@ const ListArgs = z.strictObject({
   assignee: z.string().optional().describe('A seat handle; `me` for yourself.'),
   q: z.string().max(200).optional().describe('Words from the key, title or description.'),
   limit: z.number().int().min(1).max(LIST_MAX).default(20),
+  cursor: z
+    .string()
+    .max(2_000)
+    .optional()
+    .describe("The previous answer's `next`, with the same filters: the next page. Omitted: the first."),
 });
 const GetArgs = z.strictObject({ item });
 const CreateArgs = z.strictObject({
@@ -138,38 +147,53 @@ export function workTools(deps: {
     defineBuiltin({
       name: 'work_list',
       description:
-        'List work items of the company tracker, newest first, filtered by project, status, assignee or words.',
+        'List work items of the company tracker, newest first, filtered by project, status, assignee or words. Answers `{items, total, next}` (`total` counts every match); when `next` is not null, pass it back as `cursor` with the same filters for the next page.',
       annotations: annotations('List work items', true),
       delivers: null,
       args: ListArgs,
       run(ctx, args) {
         const work = reach();
         if ('error' in work) return Promise.resolve(work.error);
-        const named = args.assignee?.toLowerCase() ?? null;
-        const assignee = named === 'me' ? ctx.seat : named;
-        const needle = args.q?.toLowerCase() ?? null;
-        // Keys are upper-case by their grammar: any case names the project, as on the REST routes.
-        const project = args.project?.toUpperCase();
-        const rows = [...work.state().items.values()]
-          .reverse()
-          .filter(
-            (i) =>
-              (project === undefined || i.project === project) &&
-              (args.status === undefined || i.status === args.status) &&
-              (assignee === null || i.fields.assignees.includes(assignee)) &&
-              (needle === null ||
-                `${i.key} ${i.fields.title} ${i.fields.description}`.toLowerCase().includes(needle)),
-          )
-          .slice(0, args.limit)
-          .map((i) => ({
-            key: i.key,
-            title: i.fields.title,
-            status: i.status,
-            priority: i.fields.priority,
-            assignees: i.fields.assignees,
-          }));
+        const named = orNull(args.assignee)?.toLowerCase() ?? null;
+        // The filters as `GET /work` reads them (an empty one is none; keys are upper-case by their grammar,
+        // so any case names the project), so the two read one list and a `next` of either reads on in the other.
+        const filters = {
+          project: orNull(args.project)?.toUpperCase() ?? null,
+          statuses: args.status === undefined ? [] : [args.status],
+          groups: [],
+          assignee: named === 'me' ? ctx.seat : named,
+          type: null,
+          priority: null,
+          label: null,
+          q: orNull(args.q),
+        };
+        const state = work.state();
+        const list = itemListIdentity(filters);
+        const cursor = readItemListCursor(state, args.cursor ?? null, list);
+        if ('refused' in cursor)
+          return Promise.resolve(
+            refusedResult(
+              'bad_params',
+              `\`cursor\` ${cursor.refused}; send the previous answer's \`next\` with the same filters, or leave it out for the first page.`,
+            ),
+          );
+        const found = listItems(state, { ...filters, limit: args.limit, after: cursor.after });
+        // The route's paging; rows kept short for a model's context (`work_get` reads one in full).
+        const items = found.items.map((i) => ({
+          key: i.key,
+          title: i.title,
+          status: i.status,
+          priority: i.priority,
+          assignees: i.assignees,
+        }));
         return Promise.resolve(
-          textResult(rows.length === 0 ? 'No item matches.' : JSON.stringify(rows, null, 2)),
+          textResult(
+            JSON.stringify(
+              { items, total: found.total, next: sealItemListCursor(found.next, list) },
+              null,
+              2,
+            ),
+          ),
         );
       },
     }),
@@ -237,6 +261,10 @@ export function workTools(deps: {
     }),
   ];
 }
+
+/** An argument left empty as absent, as the routes read an empty parameter. */
+const orNull = (value: string | undefined): string | null =>
+  value === undefined || value === '' ? null : value;
 
 /** The object without its undefined members (an absent argument changes nothing). */
 function compact<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {

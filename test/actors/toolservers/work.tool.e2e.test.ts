@@ -48,9 +48,17 @@ t.test('a seat lists, reads, creates, comments on and moves items with its built
   t.equal((await run('work_update', { item: 'ENG-1', priority: 'high' })).error, false);
 
   const listed = await run('work_list', { assignee: 'me' });
-  t.match(JSON.parse(listed.text), [{ key: 'ENG-1', status: 'in_progress', priority: 'high' }]);
+  t.match(JSON.parse(listed.text), {
+    items: [{ key: 'ENG-1', status: 'in_progress', priority: 'high' }],
+    total: 1,
+    next: null,
+  });
   const lower = await run('work_list', { project: 'eng' });
-  t.match(JSON.parse(lower.text), [{ key: 'ENG-1' }], 'a project key in any case names the project');
+  t.match(
+    JSON.parse(lower.text),
+    { items: [{ key: 'ENG-1' }] },
+    'a project key in any case names the project',
+  );
   const got = await run('work_get', { item: 'ENG-1' });
   t.match(JSON.parse(got.text), { comments: [{ author: 'coder', body: 'Started.' }] });
   t.equal((await run('work_get', { item: 'ENG-9' })).error, true);
@@ -109,6 +117,10 @@ t.test(
     t.equal(updated.error, false, updated.text);
     t.same((await call(`${w.base}/work/ENG-1`)).json?.watchers, ['bob']);
     const listed = await run('work_list', { assignee: 'ADA' });
-    t.match(JSON.parse(listed.text), [{ key: 'ENG-1' }], 'the list filter names the seat in any case too');
+    t.match(
+      JSON.parse(listed.text),
+      { items: [{ key: 'ENG-1' }] },
+      'the list filter names the seat in any case too',
+    );
   },
 );
