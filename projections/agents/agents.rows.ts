@@ -6,7 +6,7 @@
  */
 import type { OpenQuestion, Paused, SeatRuntime, StopCause } from './agents.state.js';
 import { emptyRuntime, type AgentsState, type HistoryRow } from './agents.state.js';
-import type { BudgetReport, Meter } from '../tokens/budgets.js';
+import { meter, type BudgetReport, type Meter } from '../tokens/budgets.js';
 import type { CompanyModel, SeatInfo } from '../org/company.model.js';
 import { zeroFull, type TokenRowFull } from '../tokens/token-rows.js';
 import { instantMs } from '../time/instants.js';
@@ -88,9 +88,7 @@ function current(rt: SeatRuntime | undefined, handle: string, ctx: RowContext): 
 
 function budgetMeter(seat: SeatInfo, budgets: BudgetReport): BudgetMeterView {
   const own = budgets.seats.find((s) => s.handle === seat.handle);
-  const seatMeter: Meter = own
-    ? { cap: own.cap, used: own.used, remaining: own.remaining, ratio: own.ratio, refused: own.refused }
-    : { cap: 0, used: 0, remaining: null, ratio: null, refused: false };
+  const seatMeter: Meter = own ? meter(own.cap, own.used, own.estimated_tokens) : meter(0, 0);
   return {
     window_start: budgets.window.start,
     window_end: budgets.window.end,

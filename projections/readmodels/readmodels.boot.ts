@@ -157,7 +157,8 @@ export function readModelProjections(
     name: 'readmodels.tokens',
     // 2: records older than 32 days are kept as quarter-hour sums (`slots`). 3: whole records are saved with
     // the instant they were placed at (a version 2 checkpoint is discarded and the ledger rebuilt by replay).
-    version: 3,
+    // 4: the sums keep their estimated tokens (a version 3 sum does not say which of its records were).
+    version: 4,
     stream: Streams.Spend,
     since: sinceSpend,
     init: () => models.useLedger(models.emptyLedger()),

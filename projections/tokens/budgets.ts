@@ -4,6 +4,7 @@
  * when its cap is set and its use has reached it; a seat is also refused when the org is.
  */
 import type { CompanyModel } from '../org/company.model.js';
+import { estimatedOf } from './token-rows.js';
 import { ledgerRange, type TokenLedger } from './tokens.ledger.js';
 import { addDays, localDate, startOfLocalDay } from '../time/zoned-time.js';
 
@@ -16,6 +17,8 @@ export interface Meter {
   /** used / cap, null when unlimited. */
   ratio: number | null;
   refused: boolean;
+  /** Of `used`, the tokens of estimated spend records (ops/providers.md "Usage"); 0 when none. */
+  estimated_tokens: number;
 }
 
 export interface BudgetWindow {
@@ -33,13 +36,14 @@ export interface BudgetReport {
   refused: string[];
 }
 
-export function meter(cap: number, used: number): Meter {
+export function meter(cap: number, used: number, estimated = 0): Meter {
   return {
     cap,
     used,
     remaining: cap > 0 ? Math.max(0, cap - used) : null,
     ratio: cap > 0 ? used / cap : null,
     refused: cap > 0 && used >= cap,
+    estimated_tokens: estimated,
   };
 }
 
@@ -88,20 +92,24 @@ export function budgetReport(ledger: TokenLedger, company: CompanyModel): Budget
   const { startMs, endMs } = month;
   // Computed in the zone, shown as the company shows it (a secret `${VAR}` as written).
   const window = { ...month.window, timezone: company.shown_timezone };
-  let orgUsed = 0;
-  const bySeat = new Map<string, number>();
+  const orgSum = { used: 0, estimated: 0 };
+  const bySeat = new Map<string, { used: number; estimated: number }>();
   for (const r of ledgerRange(ledger, startMs, endMs)) {
-    orgUsed += r.total_tokens;
-    bySeat.set(r.handle, (bySeat.get(r.handle) ?? 0) + r.total_tokens);
+    let seat = bySeat.get(r.handle);
+    if (!seat) bySeat.set(r.handle, (seat = { used: 0, estimated: 0 }));
+    for (const sum of [orgSum, seat]) {
+      sum.used += r.total_tokens;
+      sum.estimated += estimatedOf(r);
+    }
   }
-  const org = meter(company.token_budget, orgUsed);
+  const org = meter(company.token_budget, orgSum.used, orgSum.estimated);
   const seats = company.seats
     .filter((s) => s.kind === 'agent')
     .map((s) => ({
       handle: s.handle,
       role: s.role,
       agent_id: s.agent_id,
-      ...meter(s.token_budget, bySeat.get(s.handle) ?? 0),
+      ...meter(s.token_budget, bySeat.get(s.handle)?.used ?? 0, bySeat.get(s.handle)?.estimated ?? 0),
     }));
   const refused = [
     ...(org.refused ? ['org'] : []),

@@ -6,6 +6,11 @@ export interface TokenRow {
   output_tokens: number;
   total_tokens: number;
   calls: number;
+  /**
+   * Of `total_tokens`, those of records whose counts are estimated (`estimated: true`: the provider's
+   * stream was cut before it reported them, ops/providers.md "Usage"); 0 when none.
+   */
+  estimated_tokens: number;
 }
 
 export interface TokenRowFull extends TokenRow {
@@ -13,7 +18,17 @@ export interface TokenRowFull extends TokenRow {
   cache_write_tokens: number;
 }
 
-export const zeroRow = (): TokenRow => ({ input_tokens: 0, output_tokens: 0, total_tokens: 0, calls: 0 });
+export const zeroRow = (): TokenRow => ({
+  input_tokens: 0,
+  output_tokens: 0,
+  total_tokens: 0,
+  calls: 0,
+  estimated_tokens: 0,
+});
+
+/** The part of a record's `total_tokens` that is estimated: all of it or none. */
+export const estimatedOf = (r: Pick<SpendRecord, 'total_tokens' | 'estimated'>): number =>
+  r.estimated === true ? r.total_tokens : 0;
 export const zeroFull = (): TokenRowFull => ({ ...zeroRow(), cache_read_tokens: 0, cache_write_tokens: 0 });
 
 export function addTo(row: TokenRow, r: SpendRecord): void {
@@ -21,6 +36,7 @@ export function addTo(row: TokenRow, r: SpendRecord): void {
   row.output_tokens += r.output_tokens;
   row.total_tokens += r.total_tokens;
   row.calls += 1;
+  row.estimated_tokens += estimatedOf(r);
 }
 
 /** Adds a row of sums (an older quarter hour's, or one record's as one call). */
@@ -29,6 +45,7 @@ export function addRow(row: TokenRow, other: TokenRow): void {
   row.output_tokens += other.output_tokens;
   row.total_tokens += other.total_tokens;
   row.calls += other.calls;
+  row.estimated_tokens += other.estimated_tokens;
 }
 
 export function addFull(row: TokenRowFull, r: SpendRecord): void {

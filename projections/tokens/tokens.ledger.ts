@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { SpendRecord } from '../../schema/index.js';
 import { instantMs } from '../time/instants.js';
 import { lowerBound, RollupIndex } from './rollup-index.js';
+import { estimatedOf } from './token-rows.js';
 
 const DAY_MS = 86_400_000;
 /** Longest window any read asks for (90 company days) plus a day of zone slack. */
@@ -40,6 +41,8 @@ export interface SpendSlot {
   output_tokens: number;
   total_tokens: number;
   calls: number;
+  /** Of `total_tokens`, those of estimated records. */
+  estimated_tokens: number;
 }
 
 export interface TokenLedger {
@@ -111,12 +114,14 @@ function addToSlot(ledger: TokenLedger, r: SpendRecord, ms: number): void {
       s.output_tokens += r.output_tokens;
       s.total_tokens += r.total_tokens;
       s.calls += 1;
+      s.estimated_tokens += estimatedOf(r);
       return;
     }
   }
   const { phase, input_tokens, output_tokens, total_tokens } = r;
   const [handle, role, model] = [share(r.handle), share(r.role), share(r.model)];
-  ledger.slots.splice(i, 0, { ms: slotMs, handle, role, phase, model, input_tokens, output_tokens, total_tokens, calls: 1 }); // prettier-ignore
+  const estimated_tokens = estimatedOf(r);
+  ledger.slots.splice(i, 0, { ms: slotMs, handle, role, phase, model, input_tokens, output_tokens, total_tokens, calls: 1, estimated_tokens }); // prettier-ignore
 }
 
 /**
@@ -192,6 +197,7 @@ const SavedSlot = z.object({
   output_tokens: count,
   total_tokens: count,
   calls: count,
+  estimated_tokens: count,
 });
 /** A saved whole record with the instant it was placed at (its stamp, or its arrival when stamped ahead). */
 const SavedEntry = z.object({ record: z.unknown(), ms: z.number().int() });

@@ -8,7 +8,7 @@
 import type { SpendRecord } from '../../schema/index.js';
 import { clampInt, textParam } from '../query/params.js';
 import { matchesSeat } from './rollup-fold.js';
-import { addRow, zeroRow, type TokenRow } from './token-rows.js';
+import { addRow, estimatedOf, zeroRow, type TokenRow } from './token-rows.js';
 import { ledgerEntries, ledgerSlots, type TokenLedger } from './tokens.ledger.js';
 import {
   addDays,
@@ -72,6 +72,7 @@ const spentOf = (r: SpendRecord): Spent => ({
   output_tokens: r.output_tokens,
   total_tokens: r.total_tokens,
   calls: 1,
+  estimated_tokens: estimatedOf(r),
 });
 
 export interface SeriesBucketRow extends TokenRow {

@@ -17,6 +17,7 @@ const meter = (cap: number, used: number) => ({
   remaining: Math.max(0, cap - used),
   ratio: used / cap,
   refused: cap > 0 && used >= cap,
+  estimated_tokens: 0,
 });
 const seat = (handle: string, cap: number, used: number) => ({ handle, role: handle, agent_id: null, ...meter(cap, used) }); // prettier-ignore
 

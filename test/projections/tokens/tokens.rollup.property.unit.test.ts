@@ -32,6 +32,7 @@ const record = fc.record({
   model: fc.constantFrom('a', 'b'),
   total_tokens: fc.integer({ min: 0, max: 3 }),
   timestamp: fc.constantFrom(...stamps),
+  estimated: fc.constantFrom(undefined, true as const),
 });
 const own = fc.record({
   handle: fc.constantFrom(...handles),
@@ -59,6 +60,7 @@ function expected(records: readonly SpendRecord[], p: RollupParams, turnTimes: T
     output_tokens: list.reduce((n, r) => n + r.output_tokens, 0),
     total_tokens: list.reduce((n, r) => n + r.total_tokens, 0),
     calls: list.length,
+    estimated_tokens: list.reduce((n, r) => n + (r.estimated === true ? r.total_tokens : 0), 0),
   });
   const byPhase = (list: SpendRecord[]) => {
     const map: Record<string, unknown> = {};

@@ -27,12 +27,13 @@ const start = Date.parse('2026-11-01T00:00:00Z');
 const handles = ['', 'cto', 'ceo', 'dev'];
 const phases = ['plan', 'execute', 'review', 'subagent', 'auxiliary', 'judge'] as const;
 
-type Row = { input_tokens: number; output_tokens: number; total_tokens: number; calls: number };
+type Row = { input_tokens: number; output_tokens: number; total_tokens: number; calls: number; estimated_tokens: number }; // prettier-ignore
 const sums = (list: readonly SpendRecord[]): Row => ({
   input_tokens: list.reduce((n, r) => n + r.input_tokens, 0),
   output_tokens: list.reduce((n, r) => n + r.output_tokens, 0),
   total_tokens: list.reduce((n, r) => n + r.total_tokens, 0),
   calls: list.length,
+  estimated_tokens: list.reduce((n, r) => n + (r.estimated === true ? r.total_tokens : 0), 0),
 });
 const ms = (r: SpendRecord): number => instantMs(r.timestamp) ?? 0;
 const byKey = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -122,6 +123,8 @@ const arrival = fc.record({
   worker: fc.constantFrom(null, 'persist_decider', 'skill_synthesizer'),
   input: fc.integer({ min: 0, max: 5 }),
   output: fc.integer({ min: 0, max: 3 }),
+  // Counts a provider's cut stream left to be estimated.
+  estimated: fc.boolean(),
   // Few distinct instants, many on hour and day edges, so stamps and windows' edges tie; most within a
   // few days, so an hour or a day holds several records.
   stampAgo: fc
@@ -208,6 +211,7 @@ t.test(
               output_tokens: s.output,
               total_tokens: s.input + s.output,
               timestamp: stampText(clock.now - s.stampAgo, s.offset),
+              ...(s.estimated ? { estimated: true as const } : {}),
             });
             applySpend(ledger, record, clock.now - s.storedAgo);
           }

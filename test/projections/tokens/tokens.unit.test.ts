@@ -76,7 +76,13 @@ t.test(
     );
     const r = m.tokenBreakdown(new URLSearchParams());
     t.equal(r.since_days, 7);
-    t.same(r.totals, { input_tokens: 50, output_tokens: 25, total_tokens: 102, calls: 5 });
+    t.same(r.totals, {
+      input_tokens: 50,
+      output_tokens: 25,
+      total_tokens: 102,
+      calls: 5,
+      estimated_tokens: 0,
+    });
     t.same(
       r.by_phase.map((x) => [x.phase, x.total_tokens]),
       [
