@@ -77,6 +77,8 @@ export interface Meter {
   remaining: number | null;
   ratio: number | null;
   refused: boolean;
+  /** Of `used`, the tokens of spend whose counts are estimated (absent from a node of an earlier release). */
+  estimated_tokens?: number;
 }
 
 export type Activity = 'working' | 'needs' | 'stopped' | 'idle';
@@ -185,6 +187,8 @@ export interface TokenTotals {
   output_tokens: number;
   total_tokens: number;
   calls: number;
+  /** Of `total_tokens`, those of spend whose counts are estimated (absent from a node of an earlier release). */
+  estimated_tokens?: number;
 }
 
 export interface TokensSection {

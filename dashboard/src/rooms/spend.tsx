@@ -27,6 +27,23 @@ const tokenColumns = [
   { label: 'calls', cell: (r: TokenTotals) => count(r.calls), numeric: true },
 ];
 
+/**
+ * How much of a figure is estimated (a provider's stream cut before it reported its usage); nothing when
+ * none is, or the node does not say.
+ */
+function Estimated(props: { tokens: number | undefined }) {
+  if (!props.tokens) return null;
+  return (
+    <span
+      class="muted"
+      title="A provider's stream was cut before it reported its usage: those counts are estimated."
+    >
+      {' '}
+      (of which ~{count(props.tokens)} estimated)
+    </span>
+  );
+}
+
 /** Refused seats first, then the nearest their cap, then the most used: the rows a cut table keeps. */
 function pressingFirst<T extends Meter>(seats: readonly T[]): T[] {
   return [...seats].sort(
@@ -78,6 +95,7 @@ export function Spend() {
             <>
               <p>
                 {count(b.totals.total_tokens)} tokens in {count(b.totals.calls)} calls
+                <Estimated tokens={b.totals.estimated_tokens} />
               </p>
               <Table
                 caption="By seat"
@@ -110,6 +128,12 @@ export function Spend() {
           {(b) => (
             <>
               <MeterBar label="Org" meter={b.org} />
+              {b.org.estimated_tokens ? (
+                <p>
+                  {count(b.org.used)} tokens used this month
+                  <Estimated tokens={b.org.estimated_tokens} />
+                </p>
+              ) : null}
               <Table
                 caption="Seat caps"
                 rows={pressingFirst(b.seats)}
