@@ -3,6 +3,7 @@
  * -c/--config and -h/--help, the help answer, and the node address and token it talks with.
  */
 import type { ParseArgsConfig } from 'node:util';
+import { nodeOrigin, unusableNodeText } from './cli-http.js';
 import { parseFlags } from './cli-suggest.js';
 import { UsageError, type Out } from './cli-usage.js';
 
@@ -70,6 +71,8 @@ export async function nodeContext<O>(
 ): Promise<NodeContext<O>> {
   const timeoutMs = patience(values.timeout, env['SVC_TIMEOUT']);
   const url = await nodeUrl(values.url, values.config, env);
+  // A bad address is a bad flag value (as a non-number --limit), refused before anything is sent.
+  if (nodeOrigin(url) === null) throw new UsageError(unusableNodeText);
   return { url, token: operatorToken(env['SVC_TOKEN']), timeoutMs, out, err };
 }
 

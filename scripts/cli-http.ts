@@ -117,8 +117,9 @@ export function unreachable(command: string, origin: string, error: unknown): st
 }
 
 /** Said instead of sending to an address `nodeOrigin` refuses (the address itself may be the secret). */
-export const unusableNode = (command: string): string =>
-  `svc ${command}: --url / $SVC_URL is not an http(s) URL such as http://127.0.0.1:8080 (write a password's # ? / as %23 %3F %2F)\n`;
+export const unusableNodeText =
+  "--url / $SVC_URL is not an http(s) URL such as http://127.0.0.1:8080 (write a password's # ? / as %23 %3F %2F)";
+export const unusableNode = (command: string): string => `svc ${command}: ${unusableNodeText}\n`;
 
 /** Statuses whose answer has no body (a `Response` refuses one). */
 const bodiless = new Set([204, 205, 304]);

@@ -45,17 +45,24 @@ t.test('svc --help lists SVC_TOKEN and SVC_URL; a usage error points at the comm
 });
 
 t.test(
-  'a node address that is not http(s) is refused before any request, one that answers nothing says what to check',
+  'a node address that is not http(s) is a usage error (exit 2) before any request, one that answers nothing says what to check',
   async (t) => {
-    for (const url of ['ftp://127.0.0.1:1', 'nats://127.0.0.1:1', '127.0.0.1:1']) {
-      const run = await svc(['config', 'get', '--url', url]);
-      t.equal(run.code, 1, url);
+    for (const [url, args] of [
+      ['ftp://127.0.0.1:1', ['config', 'get']],
+      ['nats://127.0.0.1:1', ['config', 'get']],
+      ['127.0.0.1:1', ['config', 'get']],
+      ['ftp://127.0.0.1:1', ['events', 'tail']],
+    ] as const) {
+      const run = await svc([...args, '--url', url]);
+      t.equal(run.code, 2, `${url}: a bad flag value, as a non-number --limit`);
       t.equal(
         run.err,
-        "svc config: --url / $SVC_URL is not an http(s) URL such as http://127.0.0.1:8080 (write a password's # ? / as %23 %3F %2F)\n",
+        `svc: --url / $SVC_URL is not an http(s) URL such as http://127.0.0.1:8080 (write a password's # ? / as %23 %3F %2F)\nRun 'svc ${args[0]} --help' for usage.\n`,
         `${url}: the project's words, not the HTTP library's`,
       );
     }
+    const limit = await svc(['events', 'list', '--limit', 'x', '--url', 'http://127.0.0.1:1']);
+    t.equal(limit.code, 2, 'the bad flag value it matches');
     for (const args of [
       ['config', 'get'],
       ['events', 'tail'],
