@@ -86,13 +86,19 @@ interface State {
    * came. Read at start only (spec apply order): later applies carry it over unchanged.
    */
   readonly embeddings: EmbeddingsClient | null | undefined;
+  /** The `providers.embeddings` block that client was read from (absent: none); undefined with it. */
+  readonly running: { readonly block: EmbeddingsBlock } | undefined;
 }
+
+type EmbeddingsBlock = NonNullable<Company['providers']>['embeddings'];
 
 export class ProviderRegistry implements SubsystemApplier {
   readonly name = 'providers' as const;
   private state: State;
   /** The state before the last apply, restored by `rollback`. */
   private prior: State | null = null;
+  /** The block last warned about (the running one until a change is): said once per change. */
+  private told: { readonly block: EmbeddingsBlock } | undefined;
 
   constructor(private readonly opts: RegistryOptions) {
     this.state = this.build(opts.document, null);
@@ -231,18 +237,29 @@ export class ProviderRegistry implements SubsystemApplier {
   }
 
   /** `providers` subsystem of an apply: entries swapped in place. */
-  apply(next: Company, previous: Company | null = null): Promise<void> {
+  apply(next: Company): Promise<void> {
     this.prior = this.state;
     this.state = this.build(next, this.state);
     this.opts.logger?.info({ providers: [...this.state.entries.keys()] }, 'LLM providers applied');
-    // The spec's apply order: an embeddings change is not swapped in place, only warned about.
-    if (previous && !isDeepStrictEqual(previous.providers?.embeddings, next.providers?.embeddings)) {
-      this.opts.logger?.warn(
-        { event: 'restart_required', path: 'providers.embeddings' },
-        'providers.embeddings changed; it is read at start only: personal memory keeps the embeddings it started with until a restart',
-      );
-    }
     return Promise.resolve();
+  }
+
+  /**
+   * The apply ended with `current` in force. The spec's apply order: an embeddings change is not swapped in
+   * place, only warned about; said here, as a later subsystem's failure may still roll it back, and only
+   * when the block differs from the one running (one put back leaves nothing for the restart).
+   */
+  settled(current: Company | null): void {
+    const running = this.state.running;
+    if (current === null || running === undefined) return;
+    const applied = current.providers?.embeddings;
+    if (isDeepStrictEqual(applied, (this.told ?? running).block)) return;
+    this.told = { block: applied };
+    if (isDeepStrictEqual(applied, running.block)) return;
+    this.opts.logger?.warn(
+      { event: 'restart_required', path: 'providers.embeddings' },
+      'providers.embeddings changed; it is read at start only: personal memory keeps the embeddings it started with until a restart',
+    );
   }
 
   rollback(): Promise<void> {
@@ -271,13 +288,11 @@ export class ProviderRegistry implements SubsystemApplier {
       if (old) entry.pool.carryFrom(old.pool);
       entries.set(name, entry);
     }
-    const embeddings =
-      previous?.embeddings !== undefined
-        ? previous.embeddings
-        : document === null
-          ? undefined
-          : this.embeddingsOf(document);
-    return { config, entries, embeddings };
+    if (previous?.running !== undefined)
+      return { config, entries, embeddings: previous.embeddings, running: previous.running };
+    if (document === null) return { config, entries, embeddings: undefined, running: undefined };
+    const running = { block: document.providers?.embeddings };
+    return { config, entries, embeddings: this.embeddingsOf(document), running };
   }
 
   private embeddingsOf(document: Company): EmbeddingsClient | null {

@@ -103,7 +103,7 @@ t.test('the registry reads the block at its first apply and keeps it until a res
   const first = Company.parse({ name: 'Acme', providers: { embeddings: block } });
   const { registry, lines } = harness(null);
   t.equal(registry.embeddings(), null, 'nothing before a document');
-  await registry.apply(first, null);
+  await registry.apply(first);
   const client = registry.embeddings();
   t.match(
     client,
@@ -111,7 +111,8 @@ t.test('the registry reads the block at its first apply and keeps it until a res
     'related from 0.3 unless set',
   );
   const changed = Company.parse({ name: 'Acme', providers: { embeddings: { ...block, model: 'other' } } });
-  await registry.apply(changed, first);
+  await registry.apply(changed);
+  registry.settled(changed);
   t.equal(registry.embeddings(), client, 'a change waits for the restart');
   t.match(JSON.parse(lines.find((l) => l.includes('restart_required')) ?? '{}'), {
     level: 40,

@@ -87,23 +87,35 @@ t.test(
   },
 );
 
-t.test('an embeddings change is applied as a restart-required warning only', async (t) => {
-  const llm = { a: { type: 'openai', model: 'm' } };
-  const embeddings = { type: 'openai', model: 'text-embed-1', api_key: '${KEY_A}', dimensions: 256 };
-  const first = Company.parse({ name: 'Acme', providers: { llm, embeddings } });
-  const { registry, lines } = harness(null);
-  await registry.apply(first, null);
-  const warnings = () => lines.filter((l) => l.includes('providers.embeddings'));
-  t.same(warnings(), [], 'the first apply has nothing to compare with');
-  await registry.apply(Company.parse({ ...first, name: 'Renamed' }), first);
-  t.same(warnings(), [], 'unchanged embeddings: no warning');
-  const changed = Company.parse({
-    name: 'Acme',
-    providers: { llm, embeddings: { ...embeddings, model: 'text-embed-2' } },
-  });
-  await registry.apply(changed, first);
-  t.equal(warnings().length, 1);
-  t.match(JSON.parse(warnings()[0]!), { level: 40, event: 'restart_required', msg: /read at start only/ });
-  t.notOk(warnings()[0]!.includes('sk-secret'), 'no credential in the line');
-  t.same(registry.resolve('anyone'), ['a'], 'the LLM entries are applied as usual');
-});
+t.test(
+  'an embeddings change is applied as a restart-required warning only, once the apply ended',
+  async (t) => {
+    const llm = { a: { type: 'openai', model: 'm' } };
+    const embeddings = { type: 'openai', model: 'text-embed-1', api_key: '${KEY_A}', dimensions: 256 };
+    const first = Company.parse({ name: 'Acme', providers: { llm, embeddings } });
+    const { registry, lines } = harness(null);
+    // As the applier drives it: the document, then the apply's end with what is in force.
+    const applied = async (doc: Company): Promise<void> => {
+      await registry.apply(doc);
+      registry.settled(doc);
+    };
+    await applied(first);
+    const warnings = () => lines.filter((l) => l.includes('providers.embeddings'));
+    t.same(warnings(), [], 'the first document is what runs');
+    await applied(Company.parse({ ...first, name: 'Renamed' }));
+    t.same(warnings(), [], 'unchanged embeddings: no warning');
+    const changed = Company.parse({
+      name: 'Acme',
+      providers: { llm, embeddings: { ...embeddings, model: 'text-embed-2' } },
+    });
+    await registry.apply(changed);
+    t.same(warnings(), [], 'nothing is said before the apply ended');
+    registry.settled(changed);
+    t.equal(warnings().length, 1);
+    t.match(JSON.parse(warnings()[0]!), { level: 40, event: 'restart_required', msg: /read at start only/ });
+    t.notOk(warnings()[0]!.includes('sk-secret'), 'no credential in the line');
+    t.same(registry.resolve('anyone'), ['a'], 'the LLM entries are applied as usual');
+    await applied(Company.parse({ ...changed, name: 'Renamed' }));
+    t.equal(warnings().length, 1, 'said once per change, not on each later apply');
+  },
+);
