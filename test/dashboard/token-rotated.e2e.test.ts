@@ -2,7 +2,8 @@
  * Where reads need a token, a page without an accepted one asks for it and then waits: it does not keep
  * polling `/stream/snapshot` and reopening the socket, each refused, until one is entered. A token the node
  * stops accepting mid-session (rotated across a restart) is dropped, the page says so and asks again, and
- * the new token brings the room back without a reload.
+ * the new token brings the room back without a reload. While it waits, the header's link badge (a polite
+ * status region) says a token is needed, not that the node is offline: the node is up and answered 401.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import t from 'tap';
@@ -53,6 +54,11 @@ t.test(
       hasText: 'This node needs an operator token to read.',
     });
     await needs.waitFor();
+    const link = w.page.locator('header [data-link]');
+    await w.page.waitForSelector('header [data-link="token-needed"]');
+    t.equal(await link.innerText(), 'token needed', 'the link badge says a token is needed, not offline');
+    t.equal(await link.getAttribute('role'), 'status', 'and says it as the other link states, politely');
+    t.equal(await link.getAttribute('aria-live'), 'polite');
     t.same(await requestsInAMinute(w), [], 'a page without a token makes no request until one is entered');
 
     const field = w.page.getByLabel('Operator token');
@@ -67,12 +73,15 @@ t.test(
     await w.page.getByText('The operator token was not accepted, so it was dropped.').waitFor();
     await needs.waitFor();
     t.ok(await field.isVisible(), 'the token field is back');
+    await w.page.waitForSelector('header [data-link="token-needed"]');
+    t.equal(await link.innerText(), 'token needed', 'the badge says a token is needed again');
     t.same(await requestsInAMinute(w), [], 'the page then waits for a token: no refused poll or socket');
 
     await field.fill(ROTATED);
     await field.press('Enter');
     await w.page.waitForSelector('[data-link="live"]');
     await needs.waitFor({ state: 'detached' });
+    t.equal(await link.innerText(), 'live', 'the badge is back to its link state');
     t.equal(await w.page.getByText('The operator token was not accepted').count(), 0, 'the notice goes');
     await w.page.locator('main [aria-busy="true"]').first().waitFor({ state: 'detached' });
     t.match(await w.page.innerText('main'), /LLM history\s+No phases recorded yet\./, 'the room reads again');

@@ -137,6 +137,8 @@ export class Connection {
     this.attempts = 0;
     this.awaitingToken = false;
     if (token !== null && this.state.tokenDropped) this.set({ ...this.state, tokenDropped: false });
+    // Asked again with it: the link is being tried, no longer known to need a token.
+    if (this.state.link === 'token-needed') this.set({ ...this.state, link: 'connecting' });
     if (this.socket !== null) {
       // Its close schedules the reconnect.
       this.socket.close(1000, 'token changed');
@@ -281,7 +283,7 @@ export class Connection {
         this.retryTimer = null;
         this.set({
           ...this.state,
-          link: 'offline',
+          link: 'token-needed',
           readsRefused: true,
           problem: 'This node needs an operator token to read.',
         });

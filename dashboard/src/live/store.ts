@@ -4,7 +4,8 @@ import type { AgentRow, EventRow, Frame, Snapshot } from './types.js';
 /** Newest feed rows kept for the live views; older ones are paged from the `events` question. */
 export const FEED_KEEP = 500;
 
-export type Link = 'connecting' | 'live' | 'polling' | 'offline';
+/** `token-needed`: the node answers but refuses reads without a token, and none is held (not `offline`). */
+export type Link = 'connecting' | 'live' | 'polling' | 'offline' | 'token-needed';
 
 export interface LiveState {
   readonly snapshot: Snapshot | null;

@@ -30,6 +30,8 @@ const linkText = {
   live: 'live',
   polling: 'polling',
   offline: 'offline',
+  // The words the rooms use for it ("a token is needed"): the node is up, it answered 401.
+  'token-needed': 'token needed',
 } as const;
 
 /** A token no `Authorization` header can carry (a character past Latin-1, a control character): never sendable. */
