@@ -34,6 +34,12 @@ export interface RestoreResult {
 export async function restoreNode(config: TierA, fromDir: string, logger: Logger): Promise<RestoreResult> {
   const from = resolve(fromDir);
   const manifestFile = join(from, BACKUP_MANIFEST);
+  // A file (an archive of a backup, say) would read as "<file>/manifest.json cannot be read".
+  const kind = await stat(from).catch(() => null);
+  if (kind !== null && !kind.isDirectory())
+    throw new RestoreRefused(
+      `${from} is not a directory: a backup is the directory holding ${BACKUP_MANIFEST}`,
+    );
   let raw: string;
   try {
     raw = await readFile(manifestFile, 'utf8');

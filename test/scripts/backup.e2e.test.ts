@@ -116,6 +116,29 @@ t.test('a manifest that is not one svc wrote is refused in a line that names the
   }
 });
 
+t.test(
+  'a --from that is a file, not a directory, is refused as not a directory (a backup is one)',
+  async (t) => {
+    const store = storeDir(t);
+    writeFileSync(
+      store.configFile,
+      `providers: {queue: {type: memory}}\nstream: {store_dir: ${store.storeDir}}\napi: {port: 0}\n`,
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'svc-file-backup-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'backup.tar');
+    writeFileSync(file, 'not a directory\n');
+    const restore = runSvc(['restore', '--from', file, '--config', store.configFile]);
+    t.teardown(() => restore.kill('SIGKILL'));
+    t.equal(await restore.exited, 1, 'as a directory without a manifest');
+    t.equal(
+      restore.stderr(),
+      `svc: ${file} is not a directory: a backup is the directory holding manifest.json\n`,
+    );
+    t.notOk(existsSync(store.storeDir), 'nothing written');
+  },
+);
+
 /** A store directory and the Tier A file of a memory node on it; the directory is not created. */
 function memoryStore(t: Parameters<typeof storeDir>[0]): ReturnType<typeof storeDir> {
   const store = storeDir(t);
