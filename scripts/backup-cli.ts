@@ -132,13 +132,18 @@ export async function runRestore(
   const config = loadConfigFile(values.config, env, err, { offline: true });
   if (!config) return 1;
   const logger = createLogger({ debug: config.debug, node: config.node.id, destination: process.stderr });
-  const [{ manifest, missingKeys }, { describeMissingKeys }] = await Promise.all([
+  const [{ manifest, missingKeys, wrongMaterial }, { describeMissingKeys }] = await Promise.all([
     restoreNode(config, values.from, logger),
     import('./restore-keys.js'),
   ]);
   if (missingKeys.size > 0) {
     err.write(
       `svc restore: WARNING: stored secrets are sealed under keys secrets.keys lacks: ${describeMissingKeys(missingKeys)}; they are kept, and open once the key is added (until then their references resolve from the environment)\n`,
+    );
+  }
+  if (wrongMaterial.size > 0) {
+    err.write(
+      `svc restore: WARNING: stored secrets are sealed under key ids whose material in secrets.keys (${config.file ?? 'the Tier A file'}) does not open them: ${describeMissingKeys(wrongMaterial)}; they are kept, and open once that id's material is set back to the backed-up node's (until then their references resolve from the environment)\n`,
     );
   }
   out.write(

@@ -1,14 +1,15 @@
 /**
  * What a restored store needs of the restoring Tier A keyring (ops/backups.md, "What is not in a backup"):
  * the active revision must open, or the node refuses to start on it; stored secrets sealed under a key the
- * keyring lacks are kept but do not open (their references fall back to the environment). Only key ids and
- * secret names are ever said, never a value.
+ * keyring lacks, or holds with other material, are kept but do not open (their references fall back to the
+ * environment). Only key ids and secret names are ever said, never a value.
  */
 import type { Logger } from 'pino';
 import {
   Buckets,
   COORD_HISTORY,
   keyringFrom,
+  open,
   openDocument,
   SealError,
   sealedKeyId,
@@ -17,13 +18,15 @@ import {
 } from '../bus/index.js';
 import { activeRevision } from '../projections/index.js';
 import { followNodeConfig } from './config-follow.js';
-import { StoredSecret, type BackupStream, type TierA } from '../schema/index.js';
+import { secretAad, StoredSecret, type BackupStream, type TierA } from '../schema/index.js';
 
 export interface KeyCheck {
   /** Why the active revision does not open with this keyring, and the fix; null when it opens (or none is active). */
   readonly revision: string | null;
   /** Stored secrets sealed under keys this keyring lacks, by key id (names sorted). */
   readonly secrets: ReadonlyMap<string, readonly string[]>;
+  /** Stored secrets under key ids it holds whose material does not open one of them (a regenerated key). */
+  readonly wrongMaterial: ReadonlyMap<string, readonly string[]>;
 }
 
 /** Reads the restored `bus` (whose streams are `streams`) against the keyring of `config`. */
@@ -55,6 +58,8 @@ export async function checkRestoredKeys(
     }
   }
   const secrets = new Map<string, string[]>();
+  const inHeldKeys = new Map<string, string[]>();
+  const opens = new Map<string, boolean>();
   if (held.has(`KV_${Buckets.Secrets}`)) {
     const bucket = await bus.kv({ name: Buckets.Secrets, history: 16 });
     for (const key of await bucket.keys()) {
@@ -66,11 +71,27 @@ export async function checkRestoredKeys(
       } catch {
         continue; // not a record this build reads: the node skips it the same way
       }
-      if (!parsed.success || keyring?.keys.has(parsed.data.key_id)) continue;
-      secrets.set(parsed.data.key_id, [...(secrets.get(parsed.data.key_id) ?? []), parsed.data.name].sort());
+      if (!parsed.success) continue;
+      const into = keyring?.keys.has(parsed.data.key_id) ? inHeldKeys : secrets;
+      into.set(parsed.data.key_id, [...(into.get(parsed.data.key_id) ?? []), parsed.data.name].sort());
+      if (into === inHeldKeys && !opens.has(parsed.data.key_id))
+        opens.set(parsed.data.key_id, opensWith(keyring, parsed.data));
     }
   }
-  return { revision, secrets };
+  // One test-open per held key id: its material opens all its secrets or (a regenerated key) none of them.
+  const wrongMaterial = new Map([...inHeldKeys].filter(([keyId]) => opens.get(keyId) === false));
+  return { revision, secrets, wrongMaterial };
+}
+
+/** Whether `keyring` opens `record` (its value is dropped at once: only the answer is kept). */
+function opensWith(keyring: ReturnType<typeof keyringFrom>, record: StoredSecret): boolean {
+  try {
+    open(keyring, record.sealed, secretAad(record.name)).fill(0);
+    return true;
+  } catch (error) {
+    if (error instanceof SealError) return false;
+    throw error;
+  }
 }
 
 /**

@@ -29,6 +29,8 @@ export interface RestoreResult {
   readonly manifest: BackupManifest;
   /** Stored secrets sealed under keys the restoring keyring lacks (kept; they open once the key is added). */
   readonly missingKeys: KeyCheck['secrets'];
+  /** Stored secrets under held key ids whose material does not open them (kept; they open once it is set back). */
+  readonly wrongMaterial: KeyCheck['wrongMaterial'];
 }
 
 export async function restoreNode(config: TierA, fromDir: string, logger: Logger): Promise<RestoreResult> {
@@ -75,12 +77,14 @@ export async function restoreNode(config: TierA, fromDir: string, logger: Logger
   // cannot open is refused (the node would not start on it); 3. the backup's own record: done, as the
   // manifest proves. A failure in any removes what was written, so a retry finds the store fresh.
   let missing: KeyCheck['secrets'] = new Map();
+  let wrongMaterial: KeyCheck['wrongMaterial'] = new Map();
   await restoreBackup(target, { from, engine: manifest.engine, files: manifest.files }, async (bus) => {
     const keys = await checkRestoredKeys(bus, manifest.streams, config, logger);
     if (keys.revision !== null) {
       throw new RestoreRefused(keys.revision);
     }
     missing = keys.secrets;
+    wrongMaterial = keys.wrongMaterial;
     const kv = await openBackupRecords(bus);
     const entry = await kv.get(manifest.id);
     const prior = entry ? BackupRecord.safeParse(JSON.parse(new TextDecoder().decode(entry.value))) : null;
@@ -100,7 +104,7 @@ export async function restoreNode(config: TierA, fromDir: string, logger: Logger
     });
   });
   logger.info({ event: 'restore_done', backup: manifest.id, from }, 'restore done');
-  return { manifest, missingKeys: missing };
+  return { manifest, missingKeys: missing, wrongMaterial };
 }
 
 /** A later backup format (`svc-backup/2`, ...) is a newer build's: said as such, not as a schema mismatch. */

@@ -267,6 +267,16 @@ t.test(
     t.ok(noStackTrace(wrongMaterial.stderr));
     t.notOk(existsSync(rekeyed.storeDir), 'nothing written: the store directory stays absent');
 
+    // Stored secrets under that id with other material: kept, as under a missing key, but warned naming the id.
+    const rekeyedSecrets = await runRestore(t, secretsOnly, rekeyed.configFile);
+    t.equal(rekeyedSecrets.code, 0, rekeyedSecrets.stderr);
+    t.match(
+      rekeyedSecrets.stderr,
+      /svc restore: WARNING: stored secrets are sealed under key ids whose material in secrets\.keys \(.*\) does not open them: key k1 \(1 secret\(s\): API_KEY\); they are kept, and open once that id's material is set back to the backed-up node's/,
+    );
+    t.notMatch(rekeyedSecrets.stderr, /keys secrets\.keys lacks/, 'not said to be missing');
+    t.notMatch(rekeyedSecrets.stderr + rekeyedSecrets.stdout, /sk-VALUE/, 'names and key ids only');
+
     const warned = await runRestore(t, secretsOnly, keyless.configFile);
     t.equal(warned.code, 0, warned.stderr);
     t.match(warned.stderr, /svc restore: WARNING: .*key k1 \(1 secret\(s\): API_KEY\)/);
