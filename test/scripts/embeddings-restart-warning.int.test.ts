@@ -5,93 +5,17 @@
  * going back to the running block neither.
  */
 import t from 'tap';
-import {
-  activePointerKey,
-  configSubjects,
-  createApplier,
-  executeWrite,
-  startNodeHost,
-  type SubsystemApplier,
-} from '../../actors/index.js';
-import { ensureCatalogue, Streams } from '../../bus/index.js';
-import { openMemoryBus } from '../../bus/memory/index.js';
-import { followConfig, readRevision } from '../../projections/index.js';
-import type { RevisionApplied } from '../../schema/index.js';
 import { startProviders } from '../../scripts/providers-wiring.js';
-import { aConfigWrite, validAsSent } from '../actors/fixtures/config-write.js';
-import { captureLogs } from '../actors/toolservers/harness.js';
-
-const dec = new TextDecoder();
+import { applyHarness } from './fixtures/apply-harness.js';
 
 t.test(
   'the embeddings restart warning is logged only when the block applied differs from the running one once the apply ended',
   async (t) => {
-    const logs = captureLogs();
-    const { logger } = logs;
-    const bus = await openMemoryBus({});
-    t.teardown(() => bus.close());
-    const { coord } = await ensureCatalogue(bus);
-    const view = await followConfig({
-      bus,
-      coord,
-      stream: Streams.Config,
-      subjects: configSubjects,
-      activeKey: activePointerKey,
-      logger,
+    let providers: ReturnType<typeof startProviders> | undefined;
+    const { logs, activate, failLast } = await applyHarness(t, ({ bus, logger }) => {
+      providers = startProviders({ bus, nodeId: 'node-0', logger, resolve: () => undefined });
+      return providers;
     });
-    t.teardown(() => view.stop());
-    const providers = startProviders({ bus, nodeId: 'node-0', logger, resolve: () => undefined });
-    // A subsystem after providers in the apply order: when it fails, the providers' part is rolled back.
-    let failLater = false;
-    const later: SubsystemApplier = {
-      name: 'seat_inboxes',
-      apply: () => (failLater ? Promise.reject(new Error('inbox refused')) : Promise.resolve()),
-    };
-    const node = startNodeHost(
-      {
-        node: 'node-0',
-        version: 'test',
-        startedAt: new Date().toISOString(),
-        queue: 'memory',
-        roles: ['ingress'],
-        ingress: true,
-        eventHistorySeconds: 1,
-        spendHistorySeconds: 1,
-      },
-      logger,
-    );
-    node.send({ type: 'node.booted' });
-    const applied: RevisionApplied[] = [];
-    const sub = bus.subscribe(configSubjects.revisionApplied, (m) =>
-      applied.push(JSON.parse(dec.decode(m.data)) as RevisionApplied),
-    );
-    t.teardown(() => sub.stop());
-    const applier = createApplier({
-      bus,
-      nodeId: 'node-0',
-      subsystems: [providers, later],
-      node,
-      logger,
-      source: {
-        active: () => view.state.active,
-        revision: (id) => readRevision(view.state, id),
-        untilStored: (id, ms) => view.until((s) => s.revisions.has(id), ms),
-      },
-    });
-    let basis: string | null = null;
-    let epoch = 0;
-    const activate = async (document: unknown): Promise<RevisionApplied | undefined> => {
-      const reply = await executeWrite(
-        { bus, coord, logger, validate: validAsSent },
-        aConfigWrite(document, basis),
-      );
-      basis = reply.outcome === 'stored' ? reply.revision_id : null;
-      epoch += 1;
-      const at = epoch;
-      await view.until((s) => s.active?.epoch === at, 30_000);
-      await applier.reconcile();
-      return applied.at(-1);
-    };
     const warnings = (): string[] =>
       logs.lines
         .filter((l) => l['event'] === 'restart_required' && l['path'] === 'providers.embeddings')
@@ -108,11 +32,11 @@ t.test(
     t.match(await activate(doc('e1')), { status: 'applied' });
     t.same(warnings(), [], 'the first document is what runs: nothing waits');
 
-    failLater = true;
+    failLast(true);
     t.match(await activate(doc('e2')), { status: 'failed', applied_subsystems: ['providers'] });
     t.same(warnings(), [], 'a rolled-back revision leaves the running block applied: no warning');
 
-    failLater = false;
+    failLast(false);
     t.match(await activate(doc('e2')), { status: 'applied' });
     t.same(
       warnings(),
@@ -123,16 +47,16 @@ t.test(
     );
     t.match(await activate(doc('e2')), { status: 'unchanged' });
 
-    failLater = true;
+    failLast(true);
     t.match(await activate(doc('e1')), { status: 'failed' });
     t.equal(warnings().length, 1, 'rolled back to the applied change: said already');
 
-    failLater = false;
+    failLast(false);
     t.match(await activate(doc('e1')), { status: 'applied' });
     t.equal(warnings().length, 1, 'back to the running block: nothing waits for the restart');
 
     t.match(await activate(doc('e3')), { status: 'applied' });
     t.equal(warnings().length, 2, 'another change: said again');
-    t.match(providers.embeddings(), { model: 'e1' }, 'the running block is still the first');
+    t.match(providers?.embeddings(), { model: 'e1' }, 'the running block is still the first');
   },
 );
