@@ -51,6 +51,7 @@ export { LiveOriginHeader, publishEvent, UnmappedEventTypeError } from './publis
 export { newEvent } from './event-factory.js';
 export {
   gcmOpen,
+  heldDocumentKeyId,
   keyringFrom,
   open,
   openDocument,

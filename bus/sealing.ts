@@ -111,3 +111,14 @@ export function openDocument(keyring: Keyring | null, payload: unknown, revision
   if (typeof sealed !== 'string' || Object.keys(payload).length !== 1) return payload;
   return JSON.parse(open(keyring, sealed, revisionAad(revisionId)).toString('utf8')) as unknown;
 }
+
+/**
+ * The key id a sealed revision payload names when `keyring` holds it: such a payload that does not open
+ * was sealed under other material of that id (a regenerated key), not under a key the keyring lacks.
+ */
+export function heldDocumentKeyId(keyring: Keyring | null, payload: unknown): string | null {
+  if (payload === null || typeof payload !== 'object') return null;
+  const sealed = (payload as Record<string, unknown>)['__encrypted__'];
+  const keyId = typeof sealed === 'string' ? sealedKeyId(sealed) : null;
+  return keyId !== null && keyring?.keys.has(keyId) ? keyId : null;
+}

@@ -19,7 +19,7 @@ import {
   keyringFrom,
   openDocument,
   sealDocument,
-  sealedKeyId,
+  heldDocumentKeyId,
   SealError,
 } from '../bus/index.js';
 import {
@@ -255,13 +255,8 @@ function tierAProblems(config: TierA, _document: unknown): Array<Record<string, 
  */
 function unopenable(error: unknown, record: RevisionRecord, keyring: ReturnType<typeof keyringFrom>): string {
   const why = error instanceof SealError ? error.message : String(error);
-  const payload = record.payload;
-  const sealed =
-    typeof payload === 'object' && payload !== null
-      ? (payload as Record<string, unknown>)['__encrypted__']
-      : null;
-  const keyId = typeof sealed === 'string' ? sealedKeyId(sealed) : null;
-  if (keyId !== null && keyring?.keys.has(keyId))
+  const keyId = heldDocumentKeyId(keyring, record.payload);
+  if (keyId !== null)
     return `it is sealed under key ${keyId}, and the material secrets.keys gives ${keyId} does not open it; set ${keyId}'s material back to the key it had when the revision was stored`;
   return `${why}; add that key to secrets.keys`;
 }

@@ -12,7 +12,7 @@ import {
   open,
   openDocument,
   SealError,
-  sealedKeyId,
+  heldDocumentKeyId,
   Streams,
   type Bus,
 } from '../bus/index.js';
@@ -106,12 +106,8 @@ function unopened(
   file: string | null,
 ): string {
   const keys = `secrets.keys (${file ?? 'the Tier A file'})`;
-  const sealed =
-    typeof payload === 'object' && payload !== null
-      ? (payload as Record<string, unknown>)['__encrypted__']
-      : null;
-  const keyId = typeof sealed === 'string' ? sealedKeyId(sealed) : null;
-  if (keyId !== null && keyring?.keys.has(keyId))
+  const keyId = heldDocumentKeyId(keyring, payload);
+  if (keyId !== null)
     return `the active revision ${revisionId} is sealed under key ${keyId}, and the material secrets.keys gives ${keyId} does not open it: set ${keyId}'s material in ${keys} back to the backed-up node's and restore again`;
   return `the active revision ${revisionId} is ${error.message}: add the keys the backed-up node had to ${keys} and restore again`;
 }
