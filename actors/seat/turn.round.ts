@@ -275,7 +275,7 @@ function publishCutAnswer(scope: RoundScope, chain: readonly string[], error: Ll
       phase: scope.phase,
       retry_at: null,
       chain: [...chain],
-      attempts: [attempt],
+      attempts: error.attempts ? [...error.attempts] : [attempt],
       after_output: true,
       ...(spent
         ? { model: spent.model, usage: { ...spent.usage }, usage_estimated: spent.usage_estimated }

@@ -45,6 +45,12 @@ export class LlmError extends Error {
   readonly status: number | null;
   /** Set when the failure came after the answer began: what the call cost as far as it is known. */
   unfinished: UnfinishedCall | null = null;
+  /**
+   * Set by the provider registry when this failure ended a chain's call (its output had streamed, so no
+   * fallback followed): every provider the chain tried, in order, each with its outcome, this one last —
+   * as `LlmUnavailableError.attempts` lists them for a chain that failed before any output.
+   */
+  attempts: readonly ChainAttempt[] | null = null;
 
   constructor(
     provider: ProviderName,

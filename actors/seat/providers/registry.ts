@@ -119,7 +119,13 @@ export class ProviderRegistry implements SubsystemApplier {
       for (const [i, name] of chain.entries()) {
         const entry = entries.get(name);
         const outcome = entry
-          ? await this.tryEntry(entry, request, emit, caller)
+          ? await this.tryEntry(entry, request, emit, caller).catch((error: unknown) => {
+              // A failure after output ends the chain here: it names every provider tried, as a chain
+              // that failed before any output does.
+              if (error instanceof LlmError && !(error instanceof LlmAbortedError))
+                error.attempts = [...attempts, { provider: name, reason: error.kind, status: error.status }];
+              throw error;
+            })
           : { failed: { provider: name, reason: 'not_configured', status: null } };
         if ('result' in outcome) return outcome.result;
         attempts.push(outcome.failed);

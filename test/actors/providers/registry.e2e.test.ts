@@ -284,6 +284,33 @@ t.test('a failure after output has streamed ends the call without falling back',
   t.same(h.events, []);
 });
 
+t.test(
+  'a failure after output names every provider the chain tried, with its outcome, the failing one last',
+  async (t) => {
+    const a = await server(t, { wire: 'openai', script: [{ kind: 'status', status: 503 }] });
+    const b = await server(t, { wire: 'anthropic', script: [{ kind: 'error_event', text: 'half of it' }] });
+    const c = await server(t, { wire: 'openai', script: [{ kind: 'text', text: 'never asked' }] });
+    const h = harness(
+      doc({
+        a: { type: 'openai', model: 'g', base_url: a.baseUrl, api_keys: ['${KEY_A}'] },
+        gone: { type: 'openai', model: 'g', base_url: a.baseUrl, api_keys: ['${NOT_SET}'] },
+        b: { type: 'anthropic', model: 'c', base_url: b.baseUrl, api_keys: ['${KEY_B}'] },
+        c: { type: 'openai', model: 'g', base_url: c.baseUrl, api_keys: ['${KEY_C}'] },
+      }),
+    );
+    const out = await drain(h.registry.call(['a', 'gone', 'b', 'c'], ask('q')));
+    t.type(out.error, LlmServerError);
+    const error = out.error as LlmServerError;
+    t.same(error.attempts, [
+      { provider: 'a', reason: 'server_error', status: 503 },
+      { provider: 'gone', reason: 'no_key', status: null, unresolved: ['NOT_SET'] },
+      { provider: 'b', reason: 'server_error', status: error.status },
+    ]);
+    t.equal(error.provider, 'b', "the error is the failing provider's own");
+    t.equal(c.requests.length, 0, 'no fallback after output');
+  },
+);
+
 t.test('an abort by the caller neither falls back nor records an event', async (t) => {
   const a = await server(t, { wire: 'openai', script: [{ kind: 'hang' }] });
   const b = await server(t, { wire: 'openai', script: [{ kind: 'text', text: 'never asked' }] });

@@ -75,3 +75,53 @@ t.test(
     t.equal(next.failed, false, 'the next wake runs');
   },
 );
+
+t.test(
+  'an answer cut mid-stream after a fallback records llm_unavailable naming every provider the chain tried, each with its outcome',
+  async (t) => {
+    const primary = await startLlmServer({ wire: 'openai', script: () => ({ kind: 'status', status: 500 }) });
+    const backup = await startLlmServer({
+      wire: 'openai',
+      script: [{ kind: 'truncate', text: 'I will plan this turn.' }],
+    });
+    t.teardown(() => Promise.all([primary.close(), backup.close()]));
+    const entry = (llm: typeof primary, model: string) => ({
+      type: 'openai-compatible',
+      model,
+      base_url: llm.baseUrl,
+    });
+    const h = await startCompany(t, {
+      script: [],
+      llm: primary,
+      extra: {
+        providers: {
+          llm: { local: entry(primary, 'local-1'), backup: entry(backup, 'backup-1') },
+          llm_order: ['local', 'backup'],
+        },
+      },
+    });
+    await h.wake('cy', 'first');
+    const turn = await completedTurn(h, 1);
+    t.equal(turn.failed, true);
+
+    const unavailable = (await h.events('llm_unavailable')).map((e) =>
+      Payloads.LlmUnavailable.parse(e.payload),
+    );
+    t.equal(unavailable.length, 1);
+    t.match(unavailable[0], {
+      provider: 'backup',
+      reason: /^(network|malformed_stream)$/,
+      chain: ['local', 'backup'],
+      after_output: true,
+      model: 'backup-1',
+    });
+    t.same(
+      unavailable[0]!.attempts?.map((a) => [a.provider, a.reason, a.status]),
+      [
+        ['local', 'server_error', 500],
+        ['backup', unavailable[0]!.reason, null],
+      ],
+      'the provider fallen back from, then the one that failed mid-answer',
+    );
+  },
+);
