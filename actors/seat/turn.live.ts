@@ -71,6 +71,13 @@ export function phaseLive(
   let partialRound: string | null = null;
   let running: RunningCall | null = null;
   let partialSentAt = 0;
+  // Text held by the interval is sent when it passes, though no more comes (a model that writes a line and
+  // then thinks, or streams a tool call's arguments): the throttle keeps its trailing edge.
+  let partialTimer: ReturnType<typeof setTimeout> | null = null;
+  const dropPartialTimer = (): void => {
+    if (partialTimer !== null) clearTimeout(partialTimer);
+    partialTimer = null;
+  };
   const frame = (): void =>
     deps.events.progress({
       ...key,
@@ -114,6 +121,7 @@ export function phaseLive(
   };
   const close = (): void => {
     if (closed) return;
+    dropPartialTimer();
     cancel?.();
     flush();
     closed = true;
@@ -130,13 +138,23 @@ export function phaseLive(
       if (callModel) model = callModel;
       partialRound = null;
       partialSentAt = at.getTime();
+      dropPartialTimer();
       running = { name: model, started_at: roundStartedAt, origin: 'model', server: provider };
       send();
     },
     partial(text) {
       partialRound = text;
       const now = deps.now().getTime();
-      if (now - partialSentAt < partialEveryMs) return;
+      const wait = partialSentAt + partialEveryMs - now;
+      if (wait > 0) {
+        partialTimer ??= setTimeout(() => {
+          partialTimer = null;
+          partialSentAt = deps.now().getTime();
+          send();
+        }, wait);
+        return;
+      }
+      dropPartialTimer();
       partialSentAt = now;
       send();
     },
@@ -154,6 +172,7 @@ export function phaseLive(
       if (update.response !== undefined) response = update.response;
       if (update.narration !== undefined) narration = update.narration === '' ? narration : update.narration;
       partialRound = null;
+      dropPartialTimer();
       running = null;
       send();
     },

@@ -155,3 +155,41 @@ t.test('a view made for a turn already stopped sends nothing', async (t) => {
   live.close();
   t.equal(sent.length, 0);
 });
+
+t.test(
+  'text that arrived within the interval is sent once the interval has passed, though no more text comes',
+  async (t) => {
+    const sent: Record<string, unknown>[] = [];
+    let waiting: ((frame: Record<string, unknown>) => void) | null = null;
+    const live = phaseLive(
+      {
+        events: {
+          publish: () => Promise.resolve(),
+          progress: (p) => {
+            sent.push(p);
+            waiting?.(p);
+            waiting = null;
+          },
+        },
+        now: () => new Date(),
+      },
+      { turn_id: 't', phase: 'execute', iteration: 0 },
+      { model: 'm', max_rounds: 4, rounds: [], executions: [] },
+      { partialEveryMs: 40, everyMs: 0 },
+    );
+    live.modelCall(-1, 'm', 'local');
+    t.equal(sent.length, 1);
+    // A model that writes a line and then thinks (or streams a tool call's arguments) sends no more text.
+    const later = new Promise<Record<string, unknown>>((resolve) => (waiting = resolve));
+    live.partial('Let me check the CI logs.');
+    t.equal(sent.length, 1, 'too soon after the call started: held');
+    t.match(await later, { partial_round: 'Let me check the CI logs.', running_call: { name: 'm' } });
+    live.partial('Let me check the CI logs. Then');
+    live.settled({ response: 'done' });
+    const count = sent.length;
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    t.equal(sent.length, count, 'text held when the round settled is not sent after it');
+    t.match(sent.at(-1), { partial_round: null, response: 'done' });
+    live.close();
+  },
+);
