@@ -30,6 +30,7 @@ export function Schedules() {
           rows={[...schedules].sort((a, b) => soonest(a) - soonest(b))}
           rowKey={(r) => `${r.scope_type}/${r.scope_id}/${r.name}`}
           empty="No schedules in this company."
+          many="schedules"
           columns={[
             { label: 'schedule', cell: (r) => r.name },
             { label: 'scope', cell: (r) => `${r.scope_type} ${r.scope_id}` },

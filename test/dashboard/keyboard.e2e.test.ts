@@ -1,0 +1,64 @@
+/**
+ * The dashboard for an operator on the keyboard alone: a company of 300 schedules opens its room on a
+ * screenful, with the rest one key press away.
+ */
+import t from 'tap';
+import { needsChromium, openPage, startBrowser, visitRoom, type WatchedPage } from '../harness/browser.js';
+import { startCompanyNode } from './fixtures/company-node.js';
+
+const SCHEDULES = 300;
+const company = JSON.stringify({
+  name: 'Clockwork',
+  timezone: 'UTC',
+  providers: {
+    llm: { local: { type: 'openai-compatible', model: 'local-1', base_url: 'http://127.0.0.1:9/v1' } },
+    llm_order: ['local'],
+  },
+  roles: [
+    {
+      name: 'Chief',
+      handle: 'chief',
+      goal: 'Lead.',
+      schedules: Array.from({ length: SCHEDULES }, (_, i) => ({
+        name: `job-${i + 1}`,
+        cron: `${i % 60} ${i % 24} * * *`,
+        task: `Do job ${i + 1}.`,
+      })),
+    },
+  ],
+});
+
+const browser = needsChromium.skip === false ? await startBrowser(t) : null;
+
+/** The focused element, as a tag and its words (`body` when the focus fell to the page). */
+const focused = (w: WatchedPage): Promise<string> =>
+  w.page.evaluate<string>(
+    `(() => { const e = document.activeElement; return e === document.body || !e ? 'body' : e.tagName.toLowerCase() + ' ' + (e.getAttribute('aria-label') || e.labels?.[0]?.textContent || e.textContent || '').trim(); })()`,
+  );
+
+t.test(
+  'a company of 300 schedules opens its room on a screenful, and every schedule on demand',
+  needsChromium,
+  async (t) => {
+    const node = await startCompanyNode(t, { company });
+    const w = await openPage(browser!);
+    await visitRoom(w, `${node.url}/dashboard#/schedules`, 'Schedules');
+    const rows = w.page.locator('section[aria-label="Schedules"] table tbody tr');
+    const shown = await rows.count();
+    t.ok(shown > 0 && shown <= 25, `${shown} of ${SCHEDULES} schedules shown at first`);
+    const height = await w.page.evaluate<number>('document.documentElement.scrollHeight');
+    t.ok(height < 4_000, `the room is ${height} px tall`);
+
+    const more = w.page.getByRole('button', { name: `Show all ${SCHEDULES} schedules` });
+    await more.focus();
+    await w.page.keyboard.press('Enter');
+    await rows.nth(SCHEDULES - 1).waitFor();
+    t.equal(await rows.count(), SCHEDULES, 'every schedule on demand');
+    t.equal(await focused(w), 'button Show fewer schedules', 'the focus stays on the button');
+    await w.page.keyboard.press('Space');
+    await rows.nth(shown).waitFor({ state: 'detached' });
+    t.equal(await rows.count(), shown, 'and back to a screenful');
+    t.same(w.errors, []);
+    t.same(await w.violations(), []);
+  },
+);
