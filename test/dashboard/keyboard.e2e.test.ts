@@ -1,10 +1,12 @@
 /**
- * The dashboard for an operator on the keyboard alone: a company of 300 schedules opens its room on a
- * screenful, with the rest one key press away.
+ * The dashboard for an operator on the keyboard alone: a control the page swaps out under the focus (a held
+ * token the node stops accepting) hands the focus to what replaced it, not to the page; and a company of 300
+ * schedules opens its room on a screenful, with the rest one key press away.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import t from 'tap';
 import { needsChromium, openPage, startBrowser, visitRoom, type WatchedPage } from '../harness/browser.js';
-import { startCompanyNode } from './fixtures/company-node.js';
+import { startCompanyNode, TOKEN } from './fixtures/company-node.js';
 
 const SCHEDULES = 300;
 const company = JSON.stringify({
@@ -35,6 +37,33 @@ const focused = (w: WatchedPage): Promise<string> =>
   w.page.evaluate<string>(
     `(() => { const e = document.activeElement; return e === document.body || !e ? 'body' : e.tagName.toLowerCase() + ' ' + (e.getAttribute('aria-label') || e.labels?.[0]?.textContent || e.textContent || '').trim(); })()`,
   );
+
+t.test(
+  'a token dropped while its Forget button has the focus hands the focus to the token field, not the page',
+  needsChromium,
+  async (t) => {
+    const node = await startCompanyNode(t);
+    const w = await openPage(browser!);
+    await visitRoom(w, `${node.url}/dashboard#/overview`, 'Overview');
+    const field = w.page.getByLabel('Operator token');
+    await field.fill(TOKEN);
+    await field.press('Enter');
+    await w.page.getByRole('button', { name: 'Forget token' }).waitFor();
+    t.equal(await focused(w), 'button Forget token', 'entering the token moves the focus to Forget token');
+
+    writeFileSync(
+      node.configFile,
+      readFileSync(node.configFile, 'utf8').replace('${SVC_TOKEN}', 'rotated-0123456789abcdef'),
+    );
+    await node.restart();
+    await w.page.getByText('The operator token was not accepted, so it was dropped.').waitFor();
+    t.equal(await focused(w), 'input Operator token', 'the focus is on the field that asks for a new one');
+    t.same(
+      w.errors.filter((e) => !/WebSocket connection to .* failed|Failed to load resource/.test(e)),
+      [],
+    );
+  },
+);
 
 t.test(
   'a company of 300 schedules opens its room on a screenful, and every schedule on demand',

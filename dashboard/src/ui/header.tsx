@@ -1,4 +1,5 @@
 /** The top bar: the company and node, the link state, the token form and the theme switch. */
+import type { Ref } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { useConnection, useLiveSlice } from '../live/context.js';
 import { authHeaders, writeToken } from '../live/token.js';
@@ -71,15 +72,26 @@ function TokenForm() {
   const forget = useRef<HTMLButtonElement>(null);
   const field = useRef<HTMLInputElement>(null);
   const held = connection.hasToken;
+  // A token the connection drops swaps the form too: when the focus was in it, it follows to the field, not
+  // the page. Read as this render begins, before the commit removes the focused control (`shown` is the one
+  // drawn last).
+  const shown = useRef<HTMLElement>(null);
+  const wasHeld = useRef(held);
+  const swappedUnderFocus = useRef(false);
+  if (wasHeld.current !== held) {
+    swappedUnderFocus.current = shown.current?.contains(document.activeElement) ?? false;
+    wasHeld.current = held;
+  }
   useLayoutEffect(() => {
-    if (!moved) return;
-    setMoved(false);
+    if (!moved && !swappedUnderFocus.current) return;
+    swappedUnderFocus.current = false;
+    if (moved) setMoved(false);
     (held ? forget.current : field.current)?.focus();
   }, [moved, held]);
   // The connection decides: a held token the node later refuses is dropped there.
   if (held)
     return (
-      <div class="token">
+      <div class="token" ref={shown as Ref<HTMLDivElement>}>
         <span class="muted">operator token held for this tab</span>
         <button
           type="button"
@@ -98,6 +110,7 @@ function TokenForm() {
   return (
     <form
       class="token"
+      ref={shown as Ref<HTMLFormElement>}
       onSubmit={(e) => {
         e.preventDefault();
         const token = draft.trim();
