@@ -3,7 +3,8 @@
  * key set. Without `relay_app_id` or the key set location (503), or without `Authorization` (401), the
  * delivery is refused before its body is read; otherwise the gateway has read (drained) the whole body
  * before this runs, so a slow verification never leaves the sender mid-upload. `avi:jira:*` joins the tracker-a pipeline, `avi:confluence:*` the wiki
- * one (with the wiki dedup key); other events are acknowledged and dropped.
+ * one (with the wiki dedup key), each only while its block is in the document (else 503, as that vendor's own
+ * receiver answers); other events are acknowledged and dropped.
  */
 import { Vendor } from '../../schema/index.js';
 import type { ApiReply, ApiRequest, RouteDef } from '../types.js';
@@ -35,6 +36,12 @@ const wikiEvents = new Set([
 
 const unsetAppId = 'integrations.relay_app_id is unset';
 const unsetKeySet = 'the relay key set location is unset';
+/**
+ * The relay carries the cloud events of two vendors; one whose block is absent (never set up, or
+ * disconnected) wakes nobody: its events answer 503 as that vendor's own receiver does, and are kept nowhere.
+ */
+const pipelineOff = (block: 'tracker_a' | 'wiki', events: string): string =>
+  `integrations.${block} is unset, so the relay's ${events} events are not taken`;
 
 const relayGate: Gate = {
   surface: () => 'relay',
@@ -70,7 +77,10 @@ async function relay(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> {
   const event = scalar(pathOf(json, 'eventType')) ?? '';
   const common = { vendor: Vendor.Relay, surface, event, seat: null, scheme: 'jwt-rs256' } as const;
   const signatureHeaders = [RelayHeaders.authorization];
-  if (event.startsWith('avi:jira:'))
+  const settings = deps.settings();
+  if (event.startsWith('avi:jira:')) {
+    if (!settings.trackerA.configured)
+      return notConfigured(deps, req, surface, pipelineOff('tracker_a', 'avi:jira:*'));
     return accept(deps, req, {
       ...common,
       pipeline: Vendor.TrackerA,
@@ -78,7 +88,10 @@ async function relay(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> {
       signatureHeaders,
       parsed: json,
     });
-  if (wikiEvents.has(event))
+  }
+  if (wikiEvents.has(event)) {
+    if (!settings.wiki.configured)
+      return notConfigured(deps, req, surface, pipelineOff('wiki', 'avi:confluence:*'));
     return accept(deps, req, {
       ...common,
       pipeline: Vendor.Wiki,
@@ -86,6 +99,7 @@ async function relay(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> {
       signatureHeaders,
       parsed: json,
     });
+  }
   req.log.info({ event: 'relay_event_ignored', vendor_event: event.slice(0, 100) }, 'relay_event_ignored');
   return { status: 200, body: { accepted: false, ignored: true } };
 }

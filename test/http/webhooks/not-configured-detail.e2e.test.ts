@@ -4,10 +4,12 @@
  * looking for a credential that is already there.
  */
 import t from 'tap';
+import { Streams } from '../../../bus/index.js';
 import { webhookSettingsFrom } from '../../../http/index.js';
 import { Company } from '../../../schema/index.js';
 import { companyDocument, SECRETS } from './fixtures/company.js';
-import { sign_ } from './fixtures/signers.js';
+import { jwksServer } from './fixtures/jwks-server.js';
+import { relayIssuer, sign_ } from './fixtures/signers.js';
 import { startWebhookNode } from './fixtures/webhook-node.js';
 
 t.test('a switched-off or absent integration answers 503 naming the block, not its secret', async (t) => {
@@ -97,3 +99,48 @@ t.test('a block that is on but lacks its secret still names the secret', async (
   t.equal(w.status, 503);
   t.match(w.json?.['detail'], /SVC_WIKI_WEBHOOK_TOKEN\) is unset/);
 });
+
+t.test(
+  'a relay event of an absent tracker-a or wiki block answers 503 naming the block, keeps nothing, wakes nobody',
+  async (t) => {
+    const issuer = relayIssuer('k1');
+    const jwks = await jwksServer(() => issuer.jwks);
+    t.teardown(() => jwks.close());
+    const node = await startWebhookNode({ relayJwksUrl: jwks.url });
+    t.teardown(() => node.close());
+    const full = node.settings;
+    // The relay stays configured (its app id and key set); the vendors whose cloud events it carries are not.
+    node.settings = webhookSettingsFrom(
+      'rev-relay-only',
+      Company.parse({ ...companyDocument(), integrations: { relay_app_id: 'relay-app-1' } }),
+      { monitorToken: null, wikiToken: null, relayKeySetUrl: jwks.url },
+    );
+    const s = Math.floor(Date.now() / 1000);
+    const headers = { authorization: `Bearer ${issuer.token({ aud: 'relay-app-1', iat: s, exp: s + 60 })}` };
+    const jira = JSON.stringify({
+      eventType: 'avi:jira:updated:issue',
+      issue: { id: '1', key: 'R-1', fields: { assignee: { emailAddress: 'cy@example.com' } } },
+    });
+    const page = JSON.stringify({ eventType: 'avi:confluence:created:page', timestamp: 1, page: { id: 7 } });
+    for (const [body, block] of [
+      [jira, /integrations\.tracker_a is unset/],
+      [page, /integrations\.wiki is unset/],
+    ] as const) {
+      const res = await node.post('/webhooks/relay', body, headers);
+      t.equal(res.status, 503, res.text);
+      t.equal(res.headers.get('retry-after'), '30');
+      t.notOk(res.json?.['error'], 'codeless, as every receiver switched off');
+      t.match(String(res.json?.['detail']), block);
+    }
+    const kept = [...(await node.messages(Streams.Webhooks)), ...(await node.messages(Streams.WebhooksWiki))];
+    t.equal(kept.length, 0, 'nothing is kept');
+    t.equal(node.allInbox().length, 0, 'nobody is woken');
+
+    // With the blocks back the same delivery is taken: it was the block, not the token.
+    node.settings = full;
+    const res = await node.post('/webhooks/relay', jira, headers);
+    t.same(res.json, { accepted: true, duplicate: false });
+    const { handle } = await node.inbox(() => true);
+    t.equal(handle, 'cy');
+  },
+);
