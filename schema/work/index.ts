@@ -35,6 +35,7 @@ export { activityKinds, WorkRecord } from './records.js';
 export { emptyWorkState, foldWork, itemByRef, itemVersion } from './state.js';
 export { itemRow, listItems } from './item.list.js';
 export { itemListIdentity, readItemListCursor, sealItemListCursor } from './item.list.cursor.js';
+export { ItemListFilterArgs, itemListFilterNames, readItemFilters } from './item.list.filters.js';
 export {
   SnapshotManifest,
   snapshotOf,

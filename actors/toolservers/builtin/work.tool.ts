@@ -10,10 +10,12 @@ import {
   groupOf,
   itemByRef,
   itemListIdentity,
+  ItemListFilterArgs,
   ItemTitle,
   lineText,
   listItems,
   priorities,
+  readItemFilters,
   readItemListCursor,
   sealItemListCursor,
   workStatuses,
@@ -46,18 +48,16 @@ const seat = z
   .overwrite((name) => name.toLowerCase());
 const handles = z.array(seat).max(20);
 
-const ListArgs = z.strictObject({
-  project: z.string().optional().describe('Project key (ENG).'),
-  status: z.enum(workStatuses).optional(),
-  assignee: z.string().optional().describe('A seat handle; `me` for yourself.'),
-  q: z.string().max(200).optional().describe('Words from the key, title or description.'),
+// The filters `GET /work` takes, as one definition (schema/work/item.list.filters.ts); the page is the
+// tool's own, smaller than the route's, as a model reads every row of it.
+const ListArgs = ItemListFilterArgs.extend({
   limit: z.number().int().min(1).max(LIST_MAX).default(20),
   cursor: z
     .string()
     .max(2_000)
     .optional()
     .describe("The previous answer's `next`, with the same filters: the next page. Omitted: the first."),
-});
+}).strict();
 const GetArgs = z.strictObject({ item });
 const CreateArgs = z.strictObject({
   project: z.string().describe('Project key (ENG).'),
@@ -147,26 +147,33 @@ export function workTools(deps: {
     defineBuiltin({
       name: 'work_list',
       description:
-        'List work items of the company tracker, newest first, filtered by project, status, assignee or words. Answers `{items, total, next}` (`total` counts every match); when `next` is not null, pass it back as `cursor` with the same filters for the next page.',
+        'List work items of the company tracker, newest first, filtered by project, status, status group, assignee, type, priority, label or words, as GET /work filters. Answers `{items, total, next}`: each row has the key, title, type, status, group, priority, assignees, labels, due date, comment count and when it was created and last changed; `total` counts every match. When `next` is not null, pass it back as `cursor` with the same filters for the next page.',
       annotations: annotations('List work items', true),
       delivers: null,
       args: ListArgs,
       run(ctx, args) {
         const work = reach();
         if ('error' in work) return Promise.resolve(work.error);
-        const named = orNull(args.assignee)?.toLowerCase() ?? null;
-        // The filters as `GET /work` reads them (an empty one is none; keys are upper-case by their grammar,
-        // so any case names the project), so the two read one list and a `next` of either reads on in the other.
-        const filters = {
-          project: orNull(args.project)?.toUpperCase() ?? null,
-          statuses: args.status === undefined ? [] : [args.status],
-          groups: [],
-          assignee: named === 'me' ? ctx.seat : named,
-          type: null,
-          priority: null,
-          label: null,
-          q: orNull(args.q),
-        };
+        // The filters as `GET /work` reads them (an empty one is none, a key or handle in any case, the same
+        // closed sets and search cap), so the two read one list and a `next` of either reads on in the other.
+        const read = readItemFilters({
+          project: args.project ?? null,
+          status: listArg(args.status),
+          group: listArg(args.group),
+          assignee: args.assignee ?? null,
+          type: args.type ?? null,
+          priority: args.priority ?? null,
+          label: args.label ?? null,
+          q: args.q ?? null,
+        });
+        if ('refused' in read)
+          return Promise.resolve(
+            refusedResult(
+              'bad_params',
+              read.hint === undefined ? read.refused : `${read.refused} ${read.hint}`,
+            ),
+          );
+        const filters = { ...read, assignee: read.assignee === 'me' ? ctx.seat : read.assignee };
         const state = work.state();
         const list = itemListIdentity(filters);
         const cursor = readItemListCursor(state, args.cursor ?? null, list);
@@ -178,14 +185,9 @@ export function workTools(deps: {
             ),
           );
         const found = listItems(state, { ...filters, limit: args.limit, after: cursor.after });
-        // The route's paging; rows kept short for a model's context (`work_get` reads one in full).
-        const items = found.items.map((i) => ({
-          key: i.key,
-          title: i.title,
-          status: i.status,
-          priority: i.priority,
-          assignees: i.assignees,
-        }));
+        // The route's paging and rows: an item's type, labels, due date, group and last change with its
+        // key, so a row is acted on without another read (`work_get` reads one in full, with its thread).
+        const items = found.items;
         return Promise.resolve(
           textResult(
             JSON.stringify(
@@ -262,9 +264,9 @@ export function workTools(deps: {
   ];
 }
 
-/** An argument left empty as absent, as the routes read an empty parameter. */
-const orNull = (value: string | undefined): string | null =>
-  value === undefined || value === '' ? null : value;
+/** A one-or-more filter argument as the route's list parameter reads it. */
+const listArg = (value: string | readonly string[] | undefined): readonly string[] =>
+  value === undefined ? [] : typeof value === 'string' ? [value] : value;
 
 /** The object without its undefined members (an absent argument changes nothing). */
 function compact<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {

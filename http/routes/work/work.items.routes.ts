@@ -12,22 +12,22 @@ import {
   ListOrder,
   MoveItemBody,
   PurgeBody,
-  priorities,
   queryRanges,
   SeqKey,
-  statusGroups,
   UpdateItemBody,
-  workStatuses,
   itemByRef,
   itemListIdentity,
+  itemListFilterNames,
   itemVersion,
   listItems,
+  readItemFilters,
   readItemListCursor,
   sealItemListCursor,
   type WorkChange,
   type WorkState,
 } from '../../../schema/index.js';
 import { itemDetail } from '../../../projections/index.js';
+import { ApiError } from '../../api-error.js';
 import { noneMatchVersion, versionTag } from '../if-match.param.js';
 import { opIdOf, writeBody } from '../op-id.param.js';
 import { cursorParam, cursorRefused, sealNext } from '../list-cursor.param.js';
@@ -41,7 +41,6 @@ import {
   listParam,
   operatorOnly,
   refusal,
-  searchParam,
   textParam,
   workParam,
 } from './work.params.js';
@@ -50,40 +49,35 @@ import { singleParam } from '../single.param.js';
 
 const READ_BACK_MS = 10_000;
 /** `GET /work`'s filters: they define the list a cursor pages. */
-const LIST_FILTERS = ['project', 'status', 'group', 'assignee', 'type', 'priority', 'label', 'q'] as const;
+const LIST_FILTERS = itemListFilterNames;
 /** A purge's fields, taken from the body or from the query. */
 const PURGE_FIELDS = ['confirm', 'project', 'reason', 'op_id'] as const;
 
 function listing(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
-  const statuses = listParam(req, 'status');
-  const groups = listParam(req, 'group');
-  for (const s of statuses)
-    if (!(workStatuses as readonly string[]).includes(s)) throw badParams(`unknown status "${s}"`);
-  for (const g of groups)
-    if (!(statusGroups as readonly string[]).includes(g)) throw badParams(`unknown group "${g}"`);
-  // A closed set like the statuses: a typo is refused, not answered as "nothing matches".
-  const priority = textParam(req, 'priority');
-  if (priority !== null && !(priorities as readonly string[]).includes(priority))
-    throw badParams(`unknown priority "${priority}" (one of ${priorities.join(', ')})`);
-  const filters = {
-    project: textParam(req, 'project')?.toUpperCase() ?? null,
-    // Handles are lower-case by their grammar, so any case names the seat (as in a mention).
-    assignee: textParam(req, 'assignee')?.toLowerCase() ?? null,
-    type: textParam(req, 'type'),
-    priority,
-    label: textParam(req, 'label'),
-    q: searchParam(req),
-  };
-  // The filters define the list (a status list in any order is the same list), the limit does not; the
-  // `work_list` tool reads the same list, so a `next` of either reads on in the other.
-  const list = itemListIdentity({ ...filters, statuses, groups });
+  // Read as the `work_list` tool reads its arguments (schema/work/item.list.filters.ts), so the two take
+  // the same filters, refuse alike and read one list; a `next` of either reads on in the other.
+  const filters = readItemFilters({
+    project: workParam(req, 'project'),
+    status: listParam(req, 'status'),
+    group: listParam(req, 'group'),
+    assignee: workParam(req, 'assignee'),
+    type: workParam(req, 'type'),
+    priority: workParam(req, 'priority'),
+    label: workParam(req, 'label'),
+    q: workParam(req, 'q'),
+  });
+  if ('refused' in filters)
+    throw new ApiError('bad_params', {
+      detail: filters.refused,
+      ...(filters.hint === undefined ? {} : { hint: filters.hint }),
+    });
+  // The filters define the list (a status list in any order is the same list), the limit does not.
+  const list = itemListIdentity(filters);
   const state = deps.state();
   const cursor = readItemListCursor(state, singleParam(req, 'cursor', 'bad_params'), list);
   if ('refused' in cursor) throw cursorRefused(cursor.refused);
   const body = listItems(state, {
     ...filters,
-    statuses,
-    groups,
     limit: intParam(req, 'limit', queryRanges.workListLimit),
     after: cursor.after,
   });
