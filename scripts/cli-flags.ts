@@ -5,7 +5,14 @@
  * the node. The numeric ranges and the grammars are the node's own (`queryRanges` and `text-grammars` in
  * schema/), so the two cannot disagree.
  */
-import { isOpId, isTitle, OP_ID_MAX_BYTES, PERSON_HANDLE, type IntRange } from '../schema/index.js';
+import {
+  isOpId,
+  isTitle,
+  OP_ID_MAX_BYTES,
+  PERSON_HANDLE,
+  SEARCH_TEXT_MAX,
+  type IntRange,
+} from '../schema/index.js';
 import { UsageError } from './cli-usage.js';
 
 /**
@@ -64,6 +71,10 @@ export const handleFlag = (label: string, raw: string | undefined): string | und
     (value) => PERSON_HANDLE.test(value.toLowerCase()),
     'a seat handle ([a-z0-9][a-z0-9-]*, at most 64 characters)',
   );
+
+/** `--q WORDS` of a read: at most the routes' search cap, counted as code points as the routes count. */
+export const searchFlag = (label: string, raw: string | undefined): string | undefined =>
+  shapeFlag(label, raw, (q) => [...q].length <= SEARCH_TEXT_MAX, `at most ${SEARCH_TEXT_MAX} characters`);
 
 /** A flag whose empty value would be dropped and read as absent (`--seat "$UNSET"` listing every seat). */
 export const nonEmptyFlag = (label: string, raw: string | undefined, takes: string): string | undefined =>

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, refuseOtherVerbsFlags } from './cli-args.js';
 import { callJson, queryOf } from './cli-json.js';
-import { handleFlag, intFlag, oneOfFlag, opIdFlag, shapeFlag, titleFlag } from './cli-flags.js';
+import { handleFlag, intFlag, oneOfFlag, opIdFlag, searchFlag, shapeFlag, titleFlag } from './cli-flags.js';
 import { unknownVerb } from './cli-suggest.js';
 import { UsageError, type Out } from './cli-usage.js';
 import { ITEM_TITLE_MAX, priorities, PROJECT_KEY, queryRanges, workStatuses } from '../schema/index.js';
@@ -28,9 +28,9 @@ Verbs (against a running node with tracker.backend native; token from $SVC_TOKEN
                                     changes by others to your items (the token's person, or H)
   mine     [--handle H]             your my-work lists (or H's)
 --limit is ${workListLimit.min} to ${workListLimit.max} (inbox: ${workInboxLimit.min} to ${workInboxLimit.max}), as the routes allow;
-outside it, a status or priority the tracker lacks, or an --op-id, --handle, --assignee (any case),
---project or --title (one line, 1 to 300 characters) outside the route's grammar, is a bad flag (exit 2,
-nothing sent).
+outside it, a status or priority the tracker lacks, a --q past 500 characters, or an --op-id, --handle,
+--assignee (any case), --project or --title (one line, 1 to 300 characters) outside the route's grammar,
+is a bad flag (exit 2, nothing sent).
 
 ${nodeFlagsHelp}  --op-id X        a write's retry handle: sent again, it answers the first outcome
 Exit codes: 0 done; 1 refused (the answer's error code is printed); 2 bad flags.
@@ -99,6 +99,7 @@ export async function runWork(
       if (s !== '') oneOfFlag('--status', s, workStatuses);
   opIdFlag(values['op-id']);
   handleFlag('--handle', values.handle);
+  searchFlag('--q', values.q);
   if (verb === 'create') {
     // As the route reads them: a key in any case, a title trimmed, each assignee a handle in any case.
     shapeFlag(

@@ -123,3 +123,29 @@ t.test(
     t.same(asked, ['POST /work', 'GET /work?status=todo%2C+done%2C']);
   },
 );
+
+t.test(
+  'svc work list --q past 500 characters exits 2 and asks nothing, as GET /work refuses it',
+  async (t) => {
+    const asked: string[] = [];
+    const server = createServer((req, res) => {
+      asked.push(`${req.method} ${req.url}`);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ items: [], total: 0, next: null, last_numbers: {} }));
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    t.teardown(() => server.close());
+    const url = ['--url', `http://127.0.0.1:${(server.address() as AddressInfo).port}`];
+
+    const bad = await svc(['work', 'list', '--q', `${'a'.repeat(500)}b`, ...url]);
+    t.equal(bad.code, 2, '501 characters is a bad flag');
+    t.match(bad.err, /--q must be at most 500 characters \(got 501 characters\)/);
+    t.same(asked, [], 'and reaches nothing');
+
+    // Counted as the route counts: code points, so 500 emoji (1000 UTF-16 units) are sent.
+    const longest = '🙂'.repeat(500);
+    t.equal((await svc(['work', 'list', '--q', longest, ...url])).code, 0, '500 code points are sent');
+    t.same(asked, [`GET /work?q=${encodeURIComponent(longest)}`]);
+  },
+);
