@@ -59,11 +59,16 @@ function coverage(node: string): Coverage {
 
 const floorOf = (src: EventsSource): number => (src.now?.() ?? Date.now()) - src.historySeconds * 1000;
 
+/**
+ * One value of a parameter given at most once; absent or blank reads as undefined, a value is trimmed (as the
+ * history questions read theirs: `event_series` takes these filters, and a form left blank lists everything).
+ */
 function one(params: URLSearchParams, name: string): string | undefined {
   const all = params.getAll(name);
   if (all.length > 1)
     throw new QueryError('bad_params', `${name} is given more than once`, `Give ${name} once.`);
-  return all[0];
+  const v = all[0]?.trim();
+  return v === undefined || v === '' ? undefined : v;
 }
 
 export interface ListQuery extends IndexFilter {
@@ -76,7 +81,7 @@ export function parseListQuery(params: URLSearchParams): ListQuery {
   const limitText = one(params, 'limit');
   let limit: number = EVENTS_PAGE_DEFAULT;
   // An empty `limit=` (a form left blank) reads as absent, as on every other listing.
-  if (limitText !== undefined && limitText !== '') {
+  if (limitText !== undefined) {
     if (!/^\d+$/.test(limitText) || Number(limitText) < 1)
       throw new QueryError(
         'bad_params',
@@ -86,8 +91,8 @@ export function parseListQuery(params: URLSearchParams): ListQuery {
     limit = Math.min(EVENTS_PAGE_MAX, Number(limitText));
   }
   // A blank half reads as absent, as `turns` and `phases` read theirs: an empty id is no cursor half.
-  const beforeTime = one(params, 'before_time')?.trim() || undefined;
-  const beforeId = one(params, 'before_id')?.trim() || undefined;
+  const beforeTime = one(params, 'before_time');
+  const beforeId = one(params, 'before_id');
   let cursor: ListQuery['cursor'] = null;
   if ((beforeTime === undefined) !== (beforeId === undefined))
     throw new QueryError(
@@ -122,7 +127,7 @@ export function parseListQuery(params: URLSearchParams): ListQuery {
   const seat = seatParam(params);
   // The spec names no type filter; `type` is this node's (ops/dashboard.md). Stored types are a closed set.
   const type = one(params, 'type');
-  if (type !== undefined && type !== '' && !isStoredType(type))
+  if (type !== undefined && !isStoredType(type))
     throw new QueryError(
       'bad_params',
       `type ${JSON.stringify(type.slice(0, 80))} is not a stored event type`,
@@ -133,7 +138,7 @@ export function parseListQuery(params: URLSearchParams): ListQuery {
     cursor,
     ...(category !== undefined ? { category: category as EventCategory } : {}),
     ...(seat !== undefined ? { agentId: seat } : {}),
-    ...(type !== undefined && type !== '' ? { type } : {}),
+    ...(type !== undefined ? { type } : {}),
     feedOnly: feedOnly === 'true',
   };
 }

@@ -58,3 +58,28 @@ t.test('GET /events/trace/{id} answers at most 500 events, oldest first, and the
     'the oldest 500, oldest first',
   );
 });
+
+t.test(
+  'a blank or padded filter on GET /events reads as event_series reads it: blank is none, padding is trimmed',
+  async (t) => {
+    const { h, bus, events } = await startEventsNode(t);
+    const all = Array.from({ length: 5 }, (_, i) => event('TaskCreated', stamp(i * 10, 0)));
+    await publishAll(bus, all);
+    await events.projection.until(all.length, 30_000);
+    for (const query of [
+      'category=',
+      'feed_only=',
+      'limit=%20',
+      'category=%20task%20',
+      'feed_only=%20false',
+    ]) {
+      const page = await call(`${h.base}/events?${query}`);
+      t.equal(page.status, 200, `/events?${query}: ${JSON.stringify(page.json)}`);
+      t.equal((page.json?.['rows'] as Rows | undefined)?.length, 5, `/events?${query}: every row`);
+      const series = await call(`${h.base}/query/event_series?${query.startsWith('limit') ? '' : query}`);
+      t.equal(series.status, 200, `event_series?${query}`);
+    }
+    const refused = await call(`${h.base}/events?category=nope`);
+    t.equal(refused.json?.['error'], 'bad_params', 'a category outside the eight is still refused');
+  },
+);
