@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import t from 'tap';
 import { needsChromium, openPage, startBrowser, visitRoom, type WatchedPage } from '../harness/browser.js';
-import { startCompanyNode, TOKEN } from './fixtures/company-node.js';
+import { patchCompany, startCompanyNode, TOKEN } from './fixtures/company-node.js';
 
 const SCHEDULES = 300;
 const company = JSON.stringify({
@@ -35,7 +35,7 @@ const browser = needsChromium.skip === false ? await startBrowser(t) : null;
 /** The focused element, as a tag and its words (`body` when the focus fell to the page). */
 const focused = (w: WatchedPage): Promise<string> =>
   w.page.evaluate<string>(
-    `(() => { const e = document.activeElement; return e === document.body || !e ? 'body' : e.tagName.toLowerCase() + ' ' + (e.getAttribute('aria-label') || e.labels?.[0]?.textContent || e.textContent || '').trim(); })()`,
+    `(() => { const e = document.activeElement; return e === document.body || !e ? 'body' : e.tagName.toLowerCase() + ' ' + (e.getAttribute('aria-label') || e.labels?.[0]?.firstChild?.textContent || e.textContent || '').trim(); })()`,
   );
 
 t.test(
@@ -89,5 +89,36 @@ t.test(
     t.equal(await rows.count(), shown, 'and back to a screenful');
     t.same(w.errors, []);
     t.same(await w.violations(), []);
+  },
+);
+
+t.test(
+  "a revision applied while the config diff's From picker has the focus leaves the focus there, on the newest pair",
+  needsChromium,
+  async (t) => {
+    const node = await startCompanyNode(t);
+    await patchCompany(node.url, { name: 'Northwind Robotics GmbH' }, 'rename');
+    const w = await openPage(browser!);
+    await w.page.addInitScript(`sessionStorage.setItem('svc.token', '${TOKEN}')`);
+    await visitRoom(w, `${node.url}/dashboard#/config`, 'Config');
+    await w.page.waitForSelector('.revision-summary:text("rename")');
+    const diff = w.page.locator('section[aria-label="Diff"]');
+    const from = diff.getByLabel('From');
+    await from.focus();
+    t.equal(await focused(w), 'select From', 'the From picker has the focus');
+
+    await patchCompany(node.url, { name: 'Northwind Robotics AG' }, 'rename again');
+    await w.page.waitForSelector('.revision-summary:text("rename again")');
+    await diff
+      .getByLabel('To')
+      .locator('option:checked', { hasText: 'rename again' })
+      .waitFor({ state: 'attached' });
+    t.equal(await focused(w), 'select From', 'the focus stays on the From picker');
+    t.match(
+      await from.locator('option:checked').textContent(),
+      /rename \(active\)|rename $/,
+      'which now reads the revision before the newest',
+    );
+    t.same(w.errors, []);
   },
 );

@@ -64,8 +64,18 @@ function ChangeView(props: { change: Diff['changes'][number] }) {
 }
 
 function DiffView(props: { revisions: RevisionMeta[]; tick: number }) {
-  const [to, setTo] = useState(props.revisions[0]?.revision_id ?? '');
-  const [from, setFrom] = useState(props.revisions[1]?.revision_id ?? props.revisions[0]?.revision_id ?? '');
+  const newest = props.revisions[0]?.revision_id ?? '';
+  const before = props.revisions[1]?.revision_id ?? newest;
+  const [to, setTo] = useState(newest);
+  const [from, setFrom] = useState(before);
+  // A new revision resets the pair to it and the one before, in place: the pickers stay, and so does the
+  // focus on one (drawn anew, they dropped it to the page).
+  const [paired, setPaired] = useState(newest);
+  if (paired !== newest) {
+    setPaired(newest);
+    setTo(newest);
+    setFrom(before);
+  }
   const diff = useQuestion<Diff>(to && from ? 'config_diff' : null, { from, to }, props.tick);
   const option = (r: RevisionMeta) => (
     <option key={r.revision_id} value={r.revision_id}>
@@ -197,7 +207,7 @@ export function ConfigRoom() {
             rows.length < 1 ? (
               <p class="muted">Nothing to compare.</p>
             ) : (
-              <DiffView key={rows[0]?.revision_id} revisions={rows} tick={tick} />
+              <DiffView revisions={rows} tick={tick} />
             )
           }
         </Answer>
