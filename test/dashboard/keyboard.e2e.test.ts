@@ -122,3 +122,26 @@ t.test(
     t.same(w.errors, []);
   },
 );
+
+t.test(
+  'a seat running 300 schedules lists a screenful in its room, and every one on demand',
+  needsChromium,
+  async (t) => {
+    const node = await startCompanyNode(t, { company });
+    const w = await openPage(browser!);
+    await visitRoom(w, `${node.url}/dashboard#/seat/chief`, 'Seat');
+    const card = w.page.locator('section[aria-label="Schedules"]');
+    const items = card.locator('li');
+    await items.first().waitFor();
+    const shown = await items.count();
+    t.ok(shown > 0 && shown <= 25, `${shown} of ${SCHEDULES} schedules listed at first`);
+    const more = card.getByRole('button', { name: `Show all ${SCHEDULES} schedules` });
+    await more.focus();
+    await w.page.keyboard.press('Enter');
+    await items.nth(SCHEDULES - 1).waitFor();
+    t.equal(await focused(w), 'button Show fewer schedules', 'the focus stays on the button');
+    await w.page.keyboard.press('Enter');
+    await items.nth(shown).waitFor({ state: 'detached' });
+    t.same(w.errors, []);
+  },
+);

@@ -1,7 +1,7 @@
 /** One seat: the live turn as it streams, `llm_history`, memory, schedules, and pause/resume. */
 import { useState } from 'preact/hooks';
 import { useConnection, useLiveSlice, useQuestion } from '../live/context.js';
-import type { AgentRow, HistoryRow, LiveCall, ToolExecution } from '../live/types.js';
+import type { AgentRow, HistoryRow, LiveCall, Schedule, ToolExecution } from '../live/types.js';
 import type { Route } from '../router.js';
 import { count, duration, json, time } from '../ui/format.js';
 import { Answer, Badge, Card, Hint, MeterBar, Table, Unread } from '../ui/parts.js';
@@ -248,6 +248,41 @@ function PauseControls(props: { row: AgentRow }) {
   );
 }
 
+/** A seat's schedules: a screenful, the rest on demand (a seat may run hundreds). */
+function SeatSchedules(props: { schedules: readonly Schedule[] }) {
+  const [all, setAll] = useState(false);
+  const { schedules } = props;
+  if (schedules.length === 0) return <p class="muted">None.</p>;
+  const cut = schedules.length > FIRST_SCHEDULES;
+  return (
+    <>
+      {/* Before the list, so it keeps its place (and the focus) whichever way it is pressed. */}
+      {cut ? (
+        <button type="button" class="link-button" aria-expanded={all} onClick={() => setAll(!all)}>
+          {all ? 'Show fewer schedules' : `Show all ${schedules.length} schedules`}
+        </button>
+      ) : null}
+      <ul>
+        {(cut && !all ? schedules.slice(0, FIRST_SCHEDULES) : schedules).map((s) => (
+          <li key={`${s.scope_id}/${s.name}`}>
+            {s.name} <code>{s.cron}</code>
+            {s.timezone ? <span class="muted"> {s.timezone}</span> : null}{' '}
+            {s.enabled === false ? (
+              <Badge value="disabled" />
+            ) : (
+              <span title={time(s.next_run, s.timezone)}>
+                next <Ago at={s.next_run} />
+              </span>
+            )}
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+const FIRST_SCHEDULES = 20;
+
 export function SeatRoom(props: { route: Route }) {
   const { org, unread } = useLiveSlice((s) => ({ org: s.snapshot?.org, unread: s.snapshot === null }));
   const seats = allSeats(org);
@@ -336,25 +371,7 @@ export function SeatRoom(props: { route: Route }) {
                 </p>
               </Card>
               <Card title="Schedules">
-                {schedules.length === 0 ? (
-                  <p class="muted">None.</p>
-                ) : (
-                  <ul>
-                    {schedules.map((s) => (
-                      <li key={`${s.scope_id}/${s.name}`}>
-                        {s.name} <code>{s.cron}</code>
-                        {s.timezone ? <span class="muted"> {s.timezone}</span> : null}{' '}
-                        {s.enabled === false ? (
-                          <Badge value="disabled" />
-                        ) : (
-                          <span title={time(s.next_run, s.timezone)}>
-                            next <Ago at={s.next_run} />
-                          </span>
-                        )}
-                      </li>
-                    ))}
-                  </ul>
-                )}
+                <SeatSchedules schedules={schedules} />
               </Card>
               <Card title="LLM history" wide>
                 <Answer asked={detail} what="llm_history">
