@@ -6,7 +6,7 @@
  * write.
  */
 import { ApiError } from '../api-error.js';
-import { parseTagList } from '../entity-tags.js';
+import { parseTagList, weakMatch } from '../entity-tags.js';
 
 // As this service writes a version: no leading zero, so `"02"` names no version (If-Match compares strongly).
 const VERSION = /^(0|[1-9]\d{0,14})$/;
@@ -66,4 +66,15 @@ export function noneMatchVersion(
       hint: 'Read it again (its version is its ETag), or drop If-None-Match to write over it.',
     });
   return pinned ?? (pin && current !== null ? current : undefined);
+}
+
+/**
+ * `If-None-Match` on a read of a target at version `current` (RFC 9110 13.1.2): true when it is `*` or names
+ * `current` (compared weakly, so `W/"3"` too), so the read answers 304 with the `ETag` and no body, as the
+ * `/config` reads do. A header that is no list of tags names nothing held: the read answers in full.
+ */
+export function holdsVersion(raw: string | undefined, current: number): boolean {
+  if (raw === undefined) return false;
+  const list = parseTagList(raw);
+  return list !== null && weakMatch(list, String(current));
 }

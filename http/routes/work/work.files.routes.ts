@@ -12,7 +12,7 @@ import { StreamedBody } from '../../reply.js';
 import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
 import type { FileBlobs } from './work.blobs.js';
 import type { WorkRouteDeps } from './work.deps.js';
-import { noneMatchVersion, versionTag } from '../if-match.param.js';
+import { holdsVersion, noneMatchVersion, versionTag } from '../if-match.param.js';
 import { actorOf, badParams, boolParam, operatorOnly, quoted, refusal, textParam } from './work.params.js';
 import { opIdOf } from '../op-id.param.js';
 import { intParam } from '../int-query.param.js';
@@ -173,11 +173,14 @@ export function workFileRoutes(deps: WorkRouteDeps, blobs: FileBlobs): RouteDef[
       method: 'GET',
       pattern: '/work/files/:project/*',
       query: [],
-      handler: (req) => {
+      handler: (req): ApiReply => {
         const { project, path } = target(req);
         const file = deps.state().files.get(`${project}/${path}`);
         if (!file || file.removed)
           throw new ApiError('not_found', { detail: `no file ${quoted(path)} in ${project}` });
+        // The client holds this version's bytes (its ETag names them exactly): none are read or sent.
+        if (holdsVersion(req.headers['if-none-match'], file.version))
+          return { status: 304, headers: { ETag: etag(file) } };
         return {
           status: 200,
           headers: { 'Content-Type': file.content_type, ETag: etag(file) },
