@@ -35,6 +35,7 @@ const benches: Record<string, Record<string, string>> = {
   dashboard: {},
   'stream-fanout': { BENCH_ROUNDS: '30' },
   'request-log': { BENCH_ROUNDS: '15' },
+  toolservers: { BENCH_ROUNDS: '3', BENCH_BOOTS: '2' },
 };
 
 /** The newest modification time under `path` (files only), skipping build output and dependencies. */
