@@ -40,11 +40,21 @@ export function createToolRouter(opts: {
   readonly logger: Logger;
 }): ToolRouter {
   const builtins = new Map(opts.builtins.map((tool) => [tool.entry.name, tool]));
-  const visible = (entries: ToolEntry[], seat: string | null): ToolEntry[] => [
+  /** A served list without the builtins' names, kept for as long as the manager keeps that list. */
+  const withoutBuiltins = new WeakMap<readonly ToolEntry[], readonly ToolEntry[]>();
+  const served = (entries: readonly ToolEntry[]): readonly ToolEntry[] => {
+    let kept = withoutBuiltins.get(entries);
+    if (kept === undefined) {
+      kept = entries.filter((entry) => !builtins.has(entry.name));
+      withoutBuiltins.set(entries, kept);
+    }
+    return kept;
+  };
+  const visible = (entries: readonly ToolEntry[], seat: string | null): ToolEntry[] => [
     ...opts.builtins
       .filter((tool) => seat === null || !tool.offered || tool.offered(seat))
       .map((tool) => tool.entry),
-    ...entries.filter((entry) => !builtins.has(entry.name)),
+    ...served(entries),
   ];
   return {
     catalogue: () => visible(opts.servers.catalogue(), null),

@@ -36,6 +36,12 @@ export class ToolServerInstance {
   private client: Client | null = null;
   private transport: Transport | null = null;
   private served: Tool[] = [];
+  /** The served tools offered under the current prefix, kept until either changes (status reads it twice). */
+  private usable: {
+    readonly prefix: string;
+    readonly served: Tool[];
+    readonly kept: readonly Tool[];
+  } | null = null;
   private state: ToolServerState = ToolServerState.Stopped;
   private stopped = false;
   private attempt = 0;
@@ -87,7 +93,11 @@ export class ToolServerInstance {
   }
 
   tools(): readonly Tool[] {
-    return this.state === ToolServerState.Started ? usableTools(this.spec.prefix, this.served).kept : [];
+    if (this.state !== ToolServerState.Started) return [];
+    const { prefix } = this.spec;
+    if (this.usable?.prefix !== prefix || this.usable.served !== this.served)
+      this.usable = { prefix, served: this.served, kept: usableTools(prefix, this.served).kept };
+    return this.usable.kept;
   }
 
   /** Keeps the served list, saying which tools cannot be offered under their full names. */

@@ -52,10 +52,13 @@ export interface ToolServerManager {
   apply(next: Company | null): Promise<ApplyOutcome>;
   /** Applies the last document again (after `runsSeat` changed its answer). */
   refresh(): Promise<ApplyOutcome>;
-  /** The MCP tools one seat may call: shared instances and its own, first server in document order wins a name. */
-  toolsFor(seat: string): ToolEntry[];
-  /** Every tool any instance serves, once per name and server. */
-  catalogue(): ToolEntry[];
+  /**
+   * The MCP tools one seat may call: shared instances and its own, first server in document order wins a
+   * name. The same list (and entries) until the served tools change: read it, never change it.
+   */
+  toolsFor(seat: string): readonly ToolEntry[];
+  /** Every tool any instance serves, once per name and server (the same list until the served tools change). */
+  catalogue(): readonly ToolEntry[];
   /** `signal`: the caller's abort; a call still running when it fires is cancelled on the server. */
   callTool(
     seat: string,
@@ -75,33 +78,42 @@ interface Route {
   readonly tool: Tool;
 }
 
-/** One served tool under its full name (prefix and tool name). */
+/** One served tool under its full name (prefix and tool name), with its entry once one was read. */
 interface Served {
   readonly name: string;
   readonly route: Route;
+  entry?: ToolEntry;
 }
 
 /**
- * Every served tool, in instance order, and by full name the instances serving it (in that order): kept
- * between calls, since building it walks every tool (10,000 tools: a few ms), and dropped on every change.
+ * Every served tool, in instance order, and by full name the instances serving it (in that order), and the
+ * lists read from them: kept between calls, since building them walks every tool (10,000 tools: tens of ms
+ * a list), and dropped on every change. Seats without instances of their own share one list.
  */
 interface ServedIndex {
   readonly list: readonly Served[];
   readonly byName: ReadonlyMap<string, readonly Served[]>;
+  /** Seats that have instances of their own (a `shared: false` server). */
+  readonly ownInstances: ReadonlySet<string>;
+  /** By seat (`null`: every seat without instances of its own), its tools as read. */
+  readonly seats: Map<string | null, readonly ToolEntry[]>;
+  catalogue: readonly ToolEntry[] | null;
 }
 
 const visibleTo = (seat: string, instance: ToolServerInstance): boolean =>
   instance.spec.seat === null || instance.spec.seat === seat;
 
-function entryOf(name: string, server: string, tool: Tool): ToolEntry {
-  return {
-    name,
+function entryOf(one: Served): ToolEntry {
+  if (one.entry !== undefined) return one.entry;
+  const { tool, instance } = one.route;
+  return (one.entry = {
+    name: one.name,
     description: tool.description ?? '',
-    source: mcpSource(server),
+    source: mcpSource(instance.spec.server),
     annotations: { ...(tool.annotations ?? {}) },
     delivers: null,
     input_schema: { ...tool.inputSchema },
-  };
+  });
 }
 
 /**
@@ -163,7 +175,9 @@ export function createToolServerManager(opts: ToolServerManagerOptions): ToolSer
     if (index !== null) return index;
     const list: Served[] = [];
     const byName = new Map<string, Served[]>();
+    const ownInstances = new Set<string>();
     for (const instance of ordered()) {
+      if (instance.spec.seat !== null) ownInstances.add(instance.spec.seat);
       for (const tool of instance.tools()) {
         const one: Served = { name: `${instance.spec.prefix}${tool.name}`, route: { instance, tool } };
         list.push(one);
@@ -172,7 +186,7 @@ export function createToolServerManager(opts: ToolServerManagerOptions): ToolSer
         else same.push(one);
       }
     }
-    return (index = { list, byName });
+    return (index = { list, byName, ownInstances, seats: new Map(), catalogue: null });
   }
 
   /** The route of `name` for `seat`: the first instance in order visible to the seat that serves it. */
@@ -181,20 +195,43 @@ export function createToolServerManager(opts: ToolServerManagerOptions): ToolSer
       .byName.get(name)
       ?.find((one) => visibleTo(seat, one.route.instance))?.route;
 
-  /** The seat's tools in instance order, each name once: the first server in order wins it. */
-  function routes(seat: string): Served[] {
-    const out: Served[] = [];
-    for (const one of served().list) {
+  /**
+   * The seat's tools in instance order, each name once: the first server in order wins it. Built once per
+   * change of the served tools (a hidden name is logged then), shared by the seats without own instances.
+   */
+  function toolsFor(seat: string): readonly ToolEntry[] {
+    const current = served();
+    const key = current.ownInstances.has(seat) ? seat : null;
+    const known = current.seats.get(key);
+    if (known !== undefined) return known;
+    const out: ToolEntry[] = [];
+    for (const one of current.list) {
       if (!visibleTo(seat, one.route.instance)) continue;
       const winner = routeOf(seat, one.name);
-      if (winner === one.route) out.push(one);
+      if (winner === one.route) out.push(entryOf(one));
       else if (winner !== undefined && winner.instance.spec.server !== one.route.instance.spec.server)
         log.debug(
           { tool: one.name, server: one.route.instance.spec.server },
           'tool name already served; hidden',
         );
     }
+    current.seats.set(key, out);
     return out;
+  }
+
+  /** Every served tool once per server and full name (a per-seat server's tools once), in instance order. */
+  function catalogue(): readonly ToolEntry[] {
+    const current = served();
+    if (current.catalogue !== null) return current.catalogue;
+    const seen = new Set<string>();
+    const out: ToolEntry[] = [];
+    for (const one of current.list) {
+      const id = `${one.route.instance.spec.server}\u0000${one.name}`;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      out.push(entryOf(one));
+    }
+    return (current.catalogue = out);
   }
 
   async function applyNow(next: Company | null): Promise<ApplyOutcome> {
@@ -270,22 +307,8 @@ export function createToolServerManager(opts: ToolServerManagerOptions): ToolSer
       chain = run.catch(() => undefined);
       return run;
     },
-    toolsFor: (seat) =>
-      routes(seat).map((one) => entryOf(one.name, one.route.instance.spec.server, one.route.tool)),
-    catalogue() {
-      const seen = new Set<string>();
-      const out: ToolEntry[] = [];
-      for (const instance of ordered()) {
-        for (const tool of instance.tools()) {
-          const name = `${instance.spec.prefix}${tool.name}`;
-          const id = `${instance.spec.server}\u0000${name}`;
-          if (seen.has(id)) continue;
-          seen.add(id);
-          out.push(entryOf(name, instance.spec.server, tool));
-        }
-      }
-      return out;
-    },
+    toolsFor,
+    catalogue,
     async callTool(seat, name, args, signal) {
       const route = routeOf(seat, name) ?? waitingRoute(seat, name);
       if (route === undefined) {

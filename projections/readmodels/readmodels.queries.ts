@@ -46,7 +46,7 @@ export interface Coverage {
 }
 
 export interface ReadModelsOptions {
-  /** The tool catalogue. */
+  /** The tool catalogue. An entry handed out is never changed after (its check is kept by the entry). */
   readonly tools?: () => readonly unknown[];
   /** From the fleet's lease table: false when no node holds the seat. Default: every seat is placed. */
   readonly placed?: (handle: string) => boolean;
@@ -249,13 +249,29 @@ export abstract class ReadModelQueries {
     return orgView(this.company);
   }
 
+  /**
+   * Each catalogue entry as checked (null: left out), by the entry: the catalogue hands out the same entries
+   * until its tools change, so 10,000 tools are checked once, not at every push of the section.
+   */
+  private readonly checkedTools = new WeakMap<object, ToolEntry | null>();
+
   /** The catalogue, each entry checked against `ToolEntry` (a malformed one is left out). */
   tools(): ToolEntry[] {
     const source = this.opts.tools?.() ?? [];
-    return source.flatMap((t) => {
+    const out: ToolEntry[] = [];
+    for (const t of source) {
+      const known = typeof t === 'object' && t !== null ? this.checkedTools.get(t) : undefined;
+      if (known === null) continue;
+      if (known !== undefined) {
+        out.push(known);
+        continue;
+      }
       const parsed = ToolEntry.safeParse(t);
-      return parsed.success ? [parsed.data] : [];
-    });
+      const checked = parsed.success ? parsed.data : null;
+      if (typeof t === 'object' && t !== null) this.checkedTools.set(t, checked);
+      if (checked !== null) out.push(checked);
+    }
+    return out;
   }
 
   sandboxRuns() {

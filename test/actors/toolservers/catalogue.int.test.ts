@@ -74,3 +74,27 @@ t.test(
     });
   },
 );
+
+t.test(
+  'a seat without instances of its own is offered the shared servers’ tools alone, whichever seat read first',
+  async (t) => {
+    const { manager } = startManager(t);
+    await manager.apply({
+      name: 'Acme',
+      mcp_servers: [
+        echoServer('first', { env: { ECHO_NAME: 'first' } }),
+        echoServer('mine', { shared: false, tool_prefix: 'my_', env: { ECHO_NAME: 'mine' } }),
+      ],
+      // Carol is a human seat: no per-seat instance runs for her.
+      roles: [{ name: 'Ada' }, { name: 'Carol', kind: 'human', contact: { chat_user_id: 'U-CAROL' } }],
+    });
+    const names = (seat: string) => manager.toolsFor(seat).map((entry) => entry.name);
+    const carolFirst = names('carol');
+    const ada = names('ada');
+    t.ok(ada.includes('my_echo'), 'a seat is offered its own instance’s tools');
+    t.same(carolFirst, ['echo', 'env', 'fail', 'crash'], 'a seat without instances: the shared tools');
+    t.same(names('carol'), carolFirst, 'read again after another seat’s list');
+    t.same(names('nobody'), carolFirst, 'a seat the document does not name reads the same');
+    t.same(names('ada'), ada, 'the seat with its own instance still reads its own list');
+  },
+);
