@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, refuseOtherVerbsFlags } from './cli-args.js';
 import { callJson, queryOf } from './cli-json.js';
-import { intFlag, opIdFlag, titleFlag } from './cli-flags.js';
+import { intFlag, opIdFlag, searchFlag, titleFlag } from './cli-flags.js';
 import { unknownVerb } from './cli-suggest.js';
 import { UsageError, type Out } from './cli-usage.js';
 import { PAGE_TITLE_MAX, queryRanges } from '../schema/index.js';
@@ -25,9 +25,9 @@ Verbs (against a running node with knowledge.backend native; token from $SVC_TOK
                                     then pages close in meaning (each row's match says which)
   create   --container C --title T [FILE|-] [--parent P] [--op-id X]
                                     create a page; its body is FILE's text, stdin's with -, else empty
---limit is ${pagesLimit.min} to ${pagesLimit.max} (default ${pagesLimit.fallback}), as the route allows; outside it, or an --op-id
-(1 to 128 bytes of visible ASCII) or --title (one line, 1 to 255 characters) outside the route's grammar,
-is a bad flag (exit 2, nothing sent).
+--limit is ${pagesLimit.min} to ${pagesLimit.max} (default ${pagesLimit.fallback}), as the route allows; outside it, search WORDS past
+500 characters, or an --op-id (1 to 128 bytes of visible ASCII) or --title (one line, 1 to 255 characters)
+outside the route's grammar, is a bad flag (exit 2, nothing sent).
 
 ${nodeFlagsHelp}  --op-id X        a write's retry handle: sent again, it answers the first outcome
 Exit codes: 0 done; 1 refused (the answer's error code is printed); 2 bad flags.
@@ -66,6 +66,7 @@ export async function runPages(
   const limit = intFlag('--limit', values.limit, pagesLimit);
   opIdFlag(values['op-id']);
   titleFlag(values.title, PAGE_TITLE_MAX);
+  if (verb === 'search') searchFlag('WORDS', rest.join(' '));
   const ctx = await nodeContext(values, env, out, err);
   const call = (method: string, path: string, body?: unknown) => callJson('pages', ctx, method, path, body);
   switch (verb) {

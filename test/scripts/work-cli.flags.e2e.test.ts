@@ -149,3 +149,29 @@ t.test(
     t.same(asked, [`GET /work?q=${encodeURIComponent(longest)}`]);
   },
 );
+
+t.test(
+  'svc pages search with words past 500 characters exits 2 and asks nothing, as GET /pages refuses them',
+  async (t) => {
+    const asked: string[] = [];
+    const server = createServer((req, res) => {
+      asked.push(`${req.method} ${req.url}`);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ pages: [], total: 0, next_cursor: null, order: 'relevance' }));
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    t.teardown(() => server.close());
+    const url = ['--url', `http://127.0.0.1:${(server.address() as AddressInfo).port}`];
+
+    // Two words of 250 and 250 joined by a space: 501 characters, as the route would count them.
+    const bad = await svc(['pages', 'search', 'a'.repeat(250), 'b'.repeat(250), ...url]);
+    t.equal(bad.code, 2, '501 characters is a bad argument');
+    t.match(bad.err, /WORDS must be at most 500 characters \(got 501 characters\)/);
+    t.same(asked, [], 'and reaches nothing');
+
+    const longest = '🙂'.repeat(500);
+    t.equal((await svc(['pages', 'search', longest, ...url])).code, 0, '500 code points are sent');
+    t.same(asked, [`GET /pages?q=${encodeURIComponent(longest)}`]);
+  },
+);
