@@ -307,3 +307,48 @@ t.test(
     t.equal(wrongType.headers.get('accept-patch'), 'application/merge-patch+json');
   },
 );
+
+t.test(
+  'a /config route refuses a query parameter it does not read, so a misspelt dry_run stores nothing',
+  async (t) => {
+    const node = await startConfigNode(t);
+    const id = await firstRevision(node);
+    const patch = { body: { mission: 'typo' }, headers: { 'x-summary': 's' } };
+    const writes: Array<[string, string, unknown]> = [
+      ['PUT', '/config?dryRun=true', { body: company('T'), headers: { 'x-summary': 's' } }],
+      ['PATCH', '/config?dry-run=true', patch],
+      ['PUT', '/config/llm-providers/main?dryrun=true', { body: { type: 'openai', model: 'x' }, headers: { 'x-summary': 's' } }], // prettier-ignore
+      ['POST', `/config/revisions/${id}/revert?dry_rn=true`, {}],
+      ['POST', '/config/reload?dryRun=true', {}],
+    ];
+    for (const [method, path, opts] of writes) {
+      const res = await node.call(method, path, opts as Parameters<typeof node.call>[2]);
+      t.equal(res.status, 400, `${method} ${path}`);
+      t.match(await json(res), { error: 'bad_params', detail: /dry_run/ }, 'naming the parameter meant');
+    }
+    const history = await json(await node.call('GET', '/config/revisions'));
+    t.equal(history['total'], 1, 'nothing stored');
+    const reads = [
+      '/config?fromat=yaml',
+      '/config/revisions?limt=5',
+      `/config/revisions/${id}?format=yaml`,
+      `/config/revisions/${id}/diff?agains=active`,
+      '/config/references?x=1',
+      '/config/roles/bo-agent?format=yaml',
+    ];
+    for (const path of reads) {
+      const res = await node.call('GET', path);
+      t.equal(res.status, 400, `GET ${path}`);
+      t.equal(res.headers.get('cache-control'), 'no-store');
+      t.equal((await json(res))['error'], 'bad_params');
+    }
+    const meant = [
+      '/config?format=yaml',
+      '/config/revisions?limit=5&offset=0',
+      `/config/revisions/${id}/diff?against=active`,
+      '/config/references',
+      '/config/roles/bo-agent',
+    ];
+    for (const path of meant) t.equal((await node.call('GET', path)).status, 200, `GET ${path}`);
+  },
+);

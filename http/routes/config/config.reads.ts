@@ -241,16 +241,36 @@ function getEntity(deps: ConfigReadDeps, req: ApiRequest): ApiReply {
   return { status: 200, headers: { ETag: etag }, body };
 }
 
+/**
+ * Each route declares the query parameters it reads: any other is 400 `bad_params` naming the one meant, so
+ * `?fromat=yaml` is not answered as JSON, nor a misspelt `dry_run` on a write stored (config.writes.ts).
+ */
 export function configReadRoutes(deps: ConfigReadDeps): RouteDef[] {
   return [
-    { method: 'GET', pattern: '/config', handler: (req) => getConfig(deps, req) },
-    { method: 'GET', pattern: '/config/revisions', handler: (req) => getRevisions(deps, req) },
-    { method: 'GET', pattern: '/config/revisions/:id', handler: (req) => getRevision(deps, req) },
-    { method: 'GET', pattern: '/config/revisions/:id/diff', handler: (req) => getDiff(deps, req) },
-    { method: 'GET', pattern: '/config/references', handler: (req) => getReferences(deps, req) },
+    { method: 'GET', pattern: '/config', query: ['format'], handler: (req) => getConfig(deps, req) },
+    {
+      method: 'GET',
+      pattern: '/config/revisions',
+      query: ['limit', 'offset'],
+      handler: (req) => getRevisions(deps, req),
+    },
+    {
+      method: 'GET',
+      pattern: '/config/revisions/:id',
+      query: [],
+      handler: (req) => getRevision(deps, req),
+    },
+    {
+      method: 'GET',
+      pattern: '/config/revisions/:id/diff',
+      query: ['against'],
+      handler: (req) => getDiff(deps, req),
+    },
+    { method: 'GET', pattern: '/config/references', query: [], handler: (req) => getReferences(deps, req) },
     {
       method: 'GET',
       pattern: '/config/:kind/:id',
+      query: [],
       serves: isEntityPath,
       unservedHint: entityKindsHint,
       handler: (req) => getEntity(deps, req),

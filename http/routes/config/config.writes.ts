@@ -345,15 +345,31 @@ async function reload(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply>
   });
 }
 
+/** The one parameter every write reads; any other is refused before anything is read or stored. */
+const dry = ['dry_run'];
+
 export function configWriteRoutes(deps: ConfigWriteDeps): RouteDef[] {
   const writer = (req: RequestHead): void => assertCompanyWriter(deps.auth, req.actor);
   return [
     // A managed document refuses other credentials before anything is read (rule 10).
-    { method: 'PUT', pattern: '/config', handler: (req) => putConfig(deps, req), beforeBody: writer },
-    { method: 'PATCH', pattern: '/config', handler: (req) => patchConfig(deps, req), beforeBody: writer },
+    {
+      method: 'PUT',
+      pattern: '/config',
+      query: dry,
+      handler: (req) => putConfig(deps, req),
+      beforeBody: writer,
+    },
+    {
+      method: 'PATCH',
+      pattern: '/config',
+      query: dry,
+      handler: (req) => patchConfig(deps, req),
+      beforeBody: writer,
+    },
     {
       method: 'PUT',
       pattern: '/config/:kind/:id',
+      query: dry,
       serves: isEntityPath,
       unservedHint: entityKindsHint,
       handler: (req) => putEntity(deps, req),
@@ -362,9 +378,10 @@ export function configWriteRoutes(deps: ConfigWriteDeps): RouteDef[] {
     {
       method: 'POST',
       pattern: '/config/revisions/:id/revert',
+      query: dry,
       handler: (req) => revert(deps, req),
       beforeBody: writer,
     },
-    { method: 'POST', pattern: '/config/reload', handler: (req) => reload(deps, req) },
+    { method: 'POST', pattern: '/config/reload', query: dry, handler: (req) => reload(deps, req) },
   ];
 }
