@@ -37,6 +37,11 @@ const subject = (
   space: s.space ?? null,
   url: s.url ?? null,
 });
+/** What happened, then its title after a colon when it has one (no dangling `issues opened #1:`). */
+const titled = (head: string, title: string | null): string => {
+  const text = title?.trim() ?? '';
+  return text === '' ? head.trim() : `${head}: ${text}`.trim();
+};
 const people = (list: unknown[], f: (p: unknown) => VendorActor | null): VendorActor[] =>
   list.map(f).filter((p): p is VendorActor => p !== null);
 
@@ -62,7 +67,7 @@ function trackerA(j: unknown, event: string): Parsed {
   const key = str(j, 'issue', 'key');
   return {
     trigger: u(at(j, 'user')) ?? u(at(j, 'comment', 'author')) ?? (str(j, 'atlassianId') ? actor({ id: str(j, 'atlassianId') }) : null),
-    summary: `${event || 'tracker-a event'}${key ? ` on ${key}` : ''}: ${str(j, 'issue', 'fields', 'summary') ?? ''}`.trim(),
+    summary: titled(`${event || 'tracker-a event'}${key ? ` on ${key}` : ''}`, str(j, 'issue', 'fields', 'summary')),
     subject: subject('issue', { id: str(j, 'issue', 'id'), key, title: str(j, 'issue', 'fields', 'summary'), url: str(j, 'issue', 'self') }),
     mentions: uniq([...jiraMentions, ...atMentions(body)]),
     named: people([at(j, 'issue', 'fields', 'assignee'), at(j, 'issue', 'fields', 'reporter')], u),
@@ -102,7 +107,7 @@ function codehostA(j: unknown, event: string): Parsed {
   const repo = str(j, 'repository', 'full_name');
   return {
     trigger: u(at(j, 'sender')),
-    summary: `${event || 'codehost-a event'}${str(j, 'action') ? ` ${str(j, 'action')}` : ''}${repo ? ` in ${repo}` : ''}${number ? ` #${number}` : ''}: ${str(item, 'title') ?? ''}`.trim(),
+    summary: titled(`${event || 'codehost-a event'}${str(j, 'action') ? ` ${str(j, 'action')}` : ''}${repo ? ` in ${repo}` : ''}${number ? ` #${number}` : ''}`, str(item, 'title')),
     subject: subject(at(j, 'pull_request') !== undefined ? 'pull_request' : 'issue', { id: str(item, 'id'), key: number, title: str(item, 'title'), space: repo, url: str(item, 'html_url') }),
     mentions: uniq(atMentions(body)),
     named: people([...arr(item, 'assignees'), ...arr(item, 'requested_reviewers'), at(j, 'requested_reviewer'), at(j, 'assignee')], u),
@@ -116,7 +121,7 @@ function codehostB(j: unknown, event: string): Parsed {
   const body = str(attrs, 'note') ?? str(attrs, 'description');
   return {
     trigger: u(at(j, 'user')),
-    summary: `${event || 'codehost-b event'}${str(attrs, 'action') ? ` ${str(attrs, 'action')}` : ''}: ${str(attrs, 'title') ?? ''}`.trim(),
+    summary: titled(`${event || 'codehost-b event'}${str(attrs, 'action') ? ` ${str(attrs, 'action')}` : ''}`, str(attrs, 'title')),
     subject: subject(event || 'event', { id: str(attrs, 'id'), key: str(attrs, 'iid'), title: str(attrs, 'title'), space: str(j, 'project', 'path_with_namespace'), url: str(attrs, 'url') }),
     mentions: uniq(atMentions(body)),
     named: people([...arr(j, 'assignees'), ...arr(j, 'reviewers')], u),
@@ -135,7 +140,7 @@ function trackerB(j: unknown, event: string): Parsed {
   const body = str(data, 'comment_stripped') ?? str(data, 'description_stripped');
   return {
     trigger: u(at(j, 'activity', 'actor')),
-    summary: `${event || 'tracker-b event'}${str(j, 'action') ? ` ${str(j, 'action')}` : ''}: ${str(data, 'name') ?? ''}`.trim(),
+    summary: titled(`${event || 'tracker-b event'}${str(j, 'action') ? ` ${str(j, 'action')}` : ''}`, str(data, 'name')),
     subject: subject(event || 'item', { id: str(data, 'id'), key: str(data, 'sequence_id'), title: str(data, 'name'), space: str(data, 'project') }),
     mentions: uniq(atMentions(body)),
     named: arr(data, 'assignees').map((a) => (typeof a === 'string' ? actor({ id: a }) : u(a))).filter((p): p is VendorActor => p !== null),
@@ -167,7 +172,7 @@ function wiki(j: unknown, event: string): Parsed {
     str(page, 'creatorAccountId') ?? str(page, 'creatorName') ?? str(page, 'creator', 'accountId');
   return {
     trigger: actor({ id: triggerId, login: str(j, 'user', 'username') ?? str(j, 'userName') ?? str(j, 'updateTrigger', 'username'), email: str(j, 'user', 'email') }),
-    summary: `${event || 'wiki event'}: ${str(page, 'title') ?? ''}`.trim(),
+    summary: titled(event || 'wiki event', str(page, 'title')),
     subject: subject(at(j, 'comment') !== undefined ? 'comment' : 'page', { id: str(page, 'id'), title: str(page, 'title'), space, url: str(page, 'self') ?? str(page, '_links', 'webui') }),
     mentions: uniq([...riUsers, ...atMentions(body)]),
     named: creator ? [{ id: creator, login: creator }] : [],

@@ -115,3 +115,26 @@ t.test(
     t.same(notificationOf(people, formed, kept).notification?.payload, bodies.chat);
   },
 );
+
+t.test('a delivery without a title is summed up without a dangling colon', async (t) => {
+  const untitled: Array<[Pipeline, unknown, string]> = [
+    ['tracker-a', { webhookEvent: 'jira:issue_updated', issue: { key: 'ENG-1', fields: {} } }, 'ev on ENG-1'],
+    [
+      'codehost-a',
+      { action: 'opened', issue: { number: 1 }, repository: { full_name: 'a/b' } },
+      'ev opened in a/b #1',
+    ],
+    ['codehost-b', { object_kind: 'issue', object_attributes: { action: 'open' } }, 'ev open'],
+    ['tracker-b', { event: 'issue', action: 'updated', data: { id: 'i' } }, 'ev updated'],
+    ['wiki', { page: { id: 'p' } }, 'ev'],
+  ];
+  for (const [pipeline, body, summary] of untitled) {
+    t.equal(notificationOf(people, raw(pipeline, body)).notification?.summary, summary, pipeline);
+  }
+  t.equal(
+    notificationOf(people, raw('tracker-b', { event: 'issue', action: 'updated', data: { name: 'N' } }))
+      .notification?.summary,
+    'ev updated: N',
+    'a title still follows its colon',
+  );
+});
