@@ -5,7 +5,8 @@
  *     and more aliases than allowed stop it at once (a megabyte of `[` would otherwise cost seconds
  *     of parsing, then overflow the recursive composer);
  *  2. the document is composed; syntax errors carry their code and line only (a YAML message can
- *     echo source text, and the source may hold credentials);
+ *     echo source text, and the source may hold credentials), and so does a tag the parser does not
+ *     know, which it would otherwise drop and keep the bare value;
  *  3. every alias must name an anchor defined before it and must not sit inside its own anchor
  *     (a cycle no walker can finish);
  *  4. conversion caps alias expansion (`maxAliasCount`), then the value is measured again, since an
@@ -61,6 +62,21 @@ export function parseCompanyYaml(text: string): DocumentParse {
           ProblemKind.Invalid,
           `YAML: ${error.code.toLowerCase().replace(/_/g, ' ')}`,
           lineOf(error.pos[0]),
+        ),
+      ),
+    );
+  }
+  // 2b. tags: the parser reads a tag it does not know as its bare value (`token: !Pa55` as '', `!!int x` as
+  // 'x'), so an unquoted secret starting with `!` would be stored as something else; the tag may be the
+  // secret, so only its line is named
+  const unknownTags = doc.warnings.filter((warning) => warning.code === 'TAG_RESOLVE_FAILED');
+  if (unknownTags.length > 0) {
+    return refuse(
+      unknownTags.map((warning) =>
+        whole(
+          ProblemKind.Invalid,
+          'YAML: a tag (`!name`) this document cannot hold; quote a value that starts with `!`',
+          lineOf(warning.pos[0]),
         ),
       ),
     );
