@@ -9,6 +9,8 @@ import { isPublicPath, type CompiledRoute } from './router.js';
 import type { Actor, ApiReply } from './types.js';
 import { answerNow, type GatewayCore, type ListenerState, type RequestLine } from './dispatch.core.js';
 import { noRoute, otherMethod } from './dispatch.refusals.js';
+import { STREAM_PATH } from './ws/stream-path.js';
+import { offeredProtocols } from './ws/stream-protocols.js';
 
 /** A request a route serves and the guard let through. */
 export interface Routed {
@@ -54,10 +56,13 @@ export function routeRequest(
   const route = match.found ? match.route : null;
   line.route = route?.pattern ?? null;
   const access = accessFor(method, path, route ? (route.def.access ?? defaultAccess(route)) : undefined);
-  const queryTokens = path === '/ws/stream' ? new URLSearchParams(req.getQuery()).getAll('token') : [];
+  // The stream's own channels, read as its upgrade reads them, so a GET without one answers a credential alike.
+  const stream = path === STREAM_PATH;
+  const queryTokens = stream ? new URLSearchParams(req.getQuery()).getAll('token') : [];
+  const protocolTokens = stream ? offeredProtocols(req).tokens : [];
   // Every Authorization header is read (only where a credential counts): a second one is refused, not ignored.
   const authorization = access === 'open' ? '' : soleAuthorization(req);
-  const verdict = core.guard.check(access, line.route, authorization, queryTokens);
+  const verdict = core.guard.check(access, line.route, authorization, queryTokens, protocolTokens);
   if (!verdict.ok) return refuse(refusal(verdict.reason));
   line.operator = verdict.actor?.id ?? null;
 

@@ -56,7 +56,7 @@ export function accessFor(method: string, path: string, declared?: Access): Acce
 
 export const anonymousActor: Actor = Object.freeze({ id: 'anonymous', kind: 'anonymous' });
 
-type Refused = 'missing' | 'wrong' | 'repeated' | 'repeated_query' | 'ambiguous';
+type Refused = 'missing' | 'wrong' | 'repeated' | 'repeated_query' | 'repeated_protocol' | 'ambiguous';
 export type GuardOutcome = { ok: true; actor: Actor | null } | { ok: false; reason: Refused };
 
 /**
@@ -142,9 +142,9 @@ export class Guard {
 
   /**
    * Decide a request. `authorization` is the header ('' when absent, null when sent more than once:
-   * `soleAuthorization`); `queryTokens` are the values of `?token=` and `protocolToken` the token a
-   * subprotocol carries, only passed for `/ws/stream`, the one route where those count (two `?token=` are
-   * refused as two headers are, never one picked). Every token present must be accepted (spec
+   * `soleAuthorization`); `queryTokens` are the values of `?token=` and `protocolTokens` the tokens its
+   * subprotocols carry, only passed for `/ws/stream`, the one route where those count (two `?token=`, or two
+   * subprotocol tokens, are refused as two headers are, never one picked). Every token present must be accepted (spec
    * "Authentication" 4: a present wrong token is refused, whichever channel carries it), and all must name
    * one operator: right tokens of two are refused as two `?token=` are, never one picked for the socket.
    */
@@ -153,7 +153,7 @@ export class Guard {
     route: string | null,
     authorization: string | null,
     queryTokens: readonly string[] = [],
-    protocolToken: string | null = null,
+    protocolTokens: readonly string[] = [],
   ): GuardOutcome {
     if (access === 'open') return { ok: true, actor: this.settings.disabled ? anonymousActor : null };
     if (this.settings.disabled) return { ok: true, actor: anonymousActor };
@@ -165,12 +165,16 @@ export class Guard {
       this.refused(route, 'repeated_query');
       return { ok: false, reason: 'repeated_query' };
     }
+    if (protocolTokens.length > 1) {
+      this.refused(route, 'repeated_protocol');
+      return { ok: false, reason: 'repeated_protocol' };
+    }
     const candidates: string[] = [];
     if (authorization !== '') {
       const m = /^bearer[ \t]+(.*)$/i.exec(authorization);
       candidates.push(m ? m[1]!.trim() : '');
     }
-    if (protocolToken !== null) candidates.push(protocolToken);
+    candidates.push(...protocolTokens);
     candidates.push(...queryTokens);
     if (candidates.length > 0) {
       const ids = candidates.map((c) => (c === '' ? null : this.verify(c)));
@@ -197,6 +201,7 @@ const refusalDetail: Record<Refused, string> = {
   wrong: 'The credential is not accepted.',
   repeated: 'The request carries more than one Authorization header; send one.',
   repeated_query: 'The request carries more than one `token` query parameter; send one.',
+  repeated_protocol: 'The request offers more than one `svc.token.` subprotocol; send one.',
   ambiguous: "The request carries tokens of more than one operator; send one operator's token.",
 };
 
@@ -213,6 +218,7 @@ const refusalError = {
   wrong: 'invalid_token',
   repeated: 'invalid_request',
   repeated_query: 'invalid_request',
+  repeated_protocol: 'invalid_request',
   ambiguous: 'invalid_request',
 } as const satisfies Record<Refused, 'invalid_token' | 'invalid_request' | null>;
 

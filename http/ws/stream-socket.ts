@@ -21,11 +21,9 @@ import type { Logger } from 'pino';
 import type { StreamClient } from './stream-client.js';
 import { handshakeFault } from './stream-handshake.js';
 import { STREAM_PATH } from './stream-path.js';
+import { everyValue, offeredProtocols, STREAM_PROTOCOL } from './stream-protocols.js';
 import type { StreamHub } from './stream-hub.js';
 
-/** The one subprotocol the stream speaks, answered when offered. */
-const STREAM_PROTOCOL = 'svc.stream';
-const TOKEN_PROTOCOL = 'svc.token.';
 /** The largest client message the stream reads; a larger one closes the socket with 1009. */
 const MAX_MESSAGE_BYTES = 64 * 1024;
 /**
@@ -34,16 +32,6 @@ const MAX_MESSAGE_BYTES = 64 * 1024;
  * saying why; only a message over this still meets the transport's cut.
  */
 const TRANSPORT_MAX_BYTES = 1024 * 1024;
-
-/** The token a `Sec-WebSocket-Protocol` list carries (`svc.token.<base64url of the UTF-8 token>`), or null. */
-function protocolToken(header: string): string | null {
-  for (const offered of header.split(',')) {
-    const value = offered.trim();
-    if (value.startsWith(TOKEN_PROTOCOL))
-      return Buffer.from(value.slice(TOKEN_PROTOCOL.length), 'base64url').toString('utf8');
-  }
-  return null;
-}
 
 /**
  * Whether an upgrade's `Origin` names the host (and port) the request was sent to, default ports folded by
@@ -61,15 +49,6 @@ function sameOrigin(origin: string, hosts: readonly string[]): boolean {
   } catch {
     return false;
   }
-}
-
-/** A header sent once or more, its values joined as RFC 9110 5.3 allows (`getHeader` reads only the first). */
-function everyValue(req: { forEach(cb: (key: string, value: string) => void): void }, name: string): string {
-  const values: string[] = [];
-  req.forEach((key, value) => {
-    if (key === name) values.push(value);
-  });
-  return values.join(', ');
 }
 
 interface SocketData {
@@ -135,10 +114,8 @@ export function mountStream(
       const query = new URLSearchParams(req.getQuery());
       const authorization = soleAuthorization(req);
       const key = req.getHeader('sec-websocket-key');
-      const offered = req.getHeader('sec-websocket-protocol');
-      const carried = protocolToken(offered);
-      const speaks = offered.split(',').some((p) => p.trim() === STREAM_PROTOCOL);
-      const protocol = speaks ? STREAM_PROTOCOL : '';
+      const offered = offeredProtocols(req);
+      const protocol = offered.speaksStream ? STREAM_PROTOCOL : '';
       const queryTokens = query.getAll('token');
       const extensions = req.getHeader('sec-websocket-extensions');
       const verdict = guard.check(
@@ -146,7 +123,7 @@ export function mountStream(
         STREAM_PATH,
         authorization,
         queryTokens,
-        carried,
+        offered.tokens,
       );
       if (!verdict.ok) {
         writeAnswer(
@@ -172,7 +149,7 @@ export function mountStream(
       const bearer = /^bearer[ \t]+(.*)$/i.exec(authorization ?? '')?.[1]?.trim() ?? null;
       const data: SocketData = {
         actor: verdict.actor,
-        token: bearer ?? carried ?? queryTokens[0] ?? null,
+        token: bearer ?? offered.tokens[0] ?? queryTokens[0] ?? null,
         client: null,
       };
       res.upgrade(data, key, protocol, extensions, context);

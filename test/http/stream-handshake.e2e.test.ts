@@ -95,3 +95,85 @@ t.test(
     t.equal(guarded.status, 401, 'the guard answers first when reads need a token');
   },
 );
+
+t.test(
+  'a subprotocol token offered twice is refused 401 whatever the values, as `?token=` given twice is, ' +
+    'in one Sec-WebSocket-Protocol list or across two of the header',
+  async (t) => {
+    const { ws, h } = await startEventsNode(t);
+    const port = portOf(ws);
+    const token = (value: string): string => `svc.token.${Buffer.from(value).toString('base64url')}`;
+    const cases: Array<[string, Array<[string, string]>]> = [
+      [
+        'the same right token twice',
+        [['Sec-WebSocket-Protocol', `svc.stream, ${token(OPS_TOKEN)}, ${token(OPS_TOKEN)}`]],
+      ],
+      [
+        'right, then wrong',
+        [['Sec-WebSocket-Protocol', `svc.stream, ${token(OPS_TOKEN)}, ${token('wrong')}`]],
+      ],
+      [
+        'right, then another operator',
+        [['Sec-WebSocket-Protocol', `svc.stream, ${token(OPS_TOKEN)}, ${token(CI_TOKEN)}`]],
+      ],
+      [
+        'right, then wrong in a second header',
+        [
+          ['Sec-WebSocket-Protocol', `svc.stream, ${token(OPS_TOKEN)}`],
+          ['Sec-WebSocket-Protocol', token('wrong')],
+        ],
+      ],
+    ];
+    for (const [what, headers] of cases) {
+      const u = await rawWebSocket(port, '/ws/stream', headers);
+      u.destroy();
+      t.equal(u.status, 401, what);
+      t.match(JSON.parse(u.body), { error: 'invalid_token', detail: /more than one `svc\.token\.`/ }, what);
+      t.same(headerValues(u, 'www-authenticate'), ['Bearer realm="svc", error="invalid_request"'], what);
+    }
+    const plain = await call(`${h.base}/ws/stream`, {
+      headers: { 'sec-websocket-protocol': `svc.stream, ${token(OPS_TOKEN)}, ${token('wrong')}` },
+    });
+    t.equal(plain.status, 401, 'without Upgrade too: 401, not 426');
+    t.notOk(h.rawLogs().includes(CI_TOKEN), 'never a token in the logs');
+  },
+);
+
+t.test(
+  'Sec-WebSocket-Protocol sent as two headers is read as one list (RFC 6455 11.3.4): ' +
+    'the token in the second opens the socket and svc.stream in the first is answered',
+  async (t) => {
+    const { ws } = await startEventsNode(t, { auth: { ...openAuth, allowAnonymousRead: false } });
+    const u = await rawWebSocket(portOf(ws), '/ws/stream', [
+      ['Sec-WebSocket-Protocol', 'svc.stream'],
+      ['Sec-WebSocket-Protocol', `svc.token.${Buffer.from(OPS_TOKEN).toString('base64url')}`],
+    ]);
+    t.teardown(() => u.destroy());
+    t.equal(u.status, 101);
+    t.same(headerValues(u, 'sec-websocket-protocol'), ['svc.stream']);
+  },
+);
+
+t.test(
+  'without Upgrade, a subprotocol token is read as on the upgrade (spec error table: 401 for a refused ' +
+    'credential, 426 for an accepted one)',
+  async (t) => {
+    const token = (value: string): string =>
+      `svc.stream, svc.token.${Buffer.from(value).toString('base64url')}`;
+    const { h: closed } = await startEventsNode(t, { auth: { ...openAuth, allowAnonymousRead: false } });
+    const right = await call(`${closed.base}/ws/stream`, {
+      headers: { 'sec-websocket-protocol': token(OPS_TOKEN) },
+    });
+    t.equal(right.status, 426, 'reads need a token: the subprotocol token is accepted, so 426');
+    const { h: open } = await startEventsNode(t);
+    const wrong = await call(`${open.base}/ws/stream`, {
+      headers: { 'sec-websocket-protocol': token('wrong') },
+    });
+    t.equal(wrong.status, 401, 'reads open: a wrong subprotocol token is refused, not 426');
+    t.match(wrong.json, { error: 'invalid_token' });
+    const beside = await call(`${open.base}/ws/stream?token=${OPS_TOKEN}`, {
+      headers: { 'sec-websocket-protocol': token('wrong') },
+    });
+    t.equal(beside.status, 401, 'a wrong subprotocol token beside a right ?token= is refused');
+  },
+);
