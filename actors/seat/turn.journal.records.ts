@@ -72,6 +72,20 @@ export const JournalRecord = z.discriminatedUnion('kind', [
     round: z.number().int(),
     answer: RoundAnswer,
     spend: SpendRecord,
+    /** The answers of this call that began and failed before it (the chain fell back from them). */
+    unfinished: z.array(SpendRecord).optional(),
+  }),
+  /**
+   * A model call of round `round` whose answer began and failed (mid-stream, or every provider that began
+   * one as the chain fell back): what each cost, written before it is stored, so a run killed between the
+   * failure and the store has it sent by the next (absent in journals of earlier releases).
+   */
+  z.object({
+    kind: z.literal('unfinished'),
+    ...at,
+    ...where,
+    round: z.number().int(),
+    spend: z.array(SpendRecord).min(1),
   }),
   z.object({
     kind: z.literal('tool_started'),

@@ -1,13 +1,14 @@
 /**
  * A turn's journal (stream `SVC_TURNS`, subject `svc.turns.<handle>.<turn id>`): the turn's progress,
- * appended as it happens — the turn and each phase started, each model answer with its spend record,
- * each tool call before it runs and its result after, each phase's outcome, and a cut for shutdown.
+ * appended as it happens — the turn and each phase started, each model answer with its spend record (and
+ * the spend of each answer that began and failed, before that is stored), each tool call before it runs
+ * and its result after, each phase's outcome, and a cut for shutdown.
  * A wake whose turn has a journal resumes from it: completed phases, model answers and tool results are
  * replayed, not asked again (ops/turn-engine.md "Resuming a cut turn"). Each record's message id is
  * derived from (turn, phase, iteration, round, call), so a record written twice is stored once.
  */
 import { Streams, Subjects, type Bus, type PubAck } from '../../bus/index.js';
-import { leaseEpochOf, nextEpochMark } from '../../schema/index.js';
+import { leaseEpochOf, nextEpochMark, type SpendRecord } from '../../schema/index.js';
 import type { PhaseName } from './seat.types.js';
 import { publishStep, type EpochMark, type StepHolder } from './step.publish.js';
 import { JournalRecord, type JournalEntry, type Of } from './turn.journal.records.js';
@@ -41,6 +42,12 @@ export interface TurnJournal {
    * is retried while the round is recorded): such a record says nothing of the round's spend.
    */
   readonly unsettledSpend: string | null;
+  /**
+   * The newest record when it is an `unfinished` one (answers that failed, their spend journaled before it
+   * was stored) and nothing written after it followed (by the rule of `unsettledSpend`): its spend may not
+   * have been stored.
+   */
+  readonly unsettledUnfinished: Of<'unfinished'> | null;
   readonly cuts: readonly Of<'cut'>[];
   readonly records: number;
   /** Every phase on record as started, ended or not, in the order they started. */
@@ -70,8 +77,9 @@ export function foldJournal(records: readonly JournalRecord[]): TurnJournal {
   let started: Of<'turn_started'> | null = null;
   const phases = new Map<string, MutablePhase>();
   const cuts: Of<'cut'>[] = [];
-  let newestRound: Of<'round'> | null = null;
-  let roundSettled = false;
+  /** The newest record that carries spend (a round, or answers that failed), and whether one followed it. */
+  let newest: Of<'round'> | Of<'unfinished'> | null = null;
+  let settled = false;
   const of = (phase: PhaseName, iteration: number): MutablePhase => {
     const key = phaseKey(phase, iteration);
     let p = phases.get(key);
@@ -82,8 +90,8 @@ export function foldJournal(records: readonly JournalRecord[]): TurnJournal {
     return p;
   };
   for (const r of records) {
-    if (r.kind === 'round') [newestRound, roundSettled] = [r, false];
-    else if (newestRound && !earlierCall(r, newestRound)) roundSettled = true;
+    if (r.kind === 'round' || r.kind === 'unfinished') [newest, settled] = [r, false];
+    else if (newest && !earlierCall(r, newest)) settled = true;
     switch (r.kind) {
       case 'turn_started':
         started ??= r;
@@ -104,6 +112,8 @@ export function foldJournal(records: readonly JournalRecord[]): TurnJournal {
         calls.set(key, call);
         break;
       }
+      case 'unfinished':
+        break;
       case 'phase_completed':
         of(r.phase, r.iteration).completed ??= r;
         break;
@@ -124,7 +134,8 @@ export function foldJournal(records: readonly JournalRecord[]): TurnJournal {
   return {
     started,
     phase: (phase, iteration) => phases.get(phaseKey(phase, iteration)) ?? null,
-    unsettledSpend: newestRound && !roundSettled ? newestRound.spend.id : null,
+    unsettledSpend: newest?.kind === 'round' && !settled ? newest.spend.id : null,
+    unsettledUnfinished: newest?.kind === 'unfinished' && !settled ? newest : null,
     cuts,
     records: records.length,
     phasesStarted: startedPhases,
@@ -133,7 +144,7 @@ export function foldJournal(records: readonly JournalRecord[]): TurnJournal {
 }
 
 /** A tool record of a round before `round` in the same phase run: it may be written after `round`. */
-function earlierCall(r: JournalRecord, round: Of<'round'>): boolean {
+function earlierCall(r: JournalRecord, round: Of<'round'> | Of<'unfinished'>): boolean {
   return (
     (r.kind === 'tool_started' || r.kind === 'tool_result') &&
     r.phase === round.phase &&
@@ -151,6 +162,9 @@ function msgIdOf(turnId: string, r: JournalEntry): string {
       return `${turnId}:cut:${r.reason}:${Date.now()}`;
     case 'round':
       return `${turnId}:${r.phase}.${r.iteration}:round:${r.round}`;
+    // A round asked again after a restart may fail again: each failure's record is its own.
+    case 'unfinished':
+      return `${turnId}:${r.phase}.${r.iteration}:unfinished:${r.round}:${r.spend[0]?.id ?? ''}`;
     case 'tool_started':
     case 'tool_result':
       return `${turnId}:${r.phase}.${r.iteration}:${r.kind}:${callKey(r.round, r.index)}`;
@@ -268,6 +282,8 @@ export interface PhaseJournal {
   readonly prior: PhaseRecord | null;
   /** The spend id of a recorded round whose spend may be missing (see `TurnJournal.unsettledSpend`). */
   readonly unsettledSpend: string | null;
+  /** Spend of this phase's answers that failed, on record but maybe not stored (see `unsettledUnfinished`). */
+  readonly unsettledUnfinished: readonly SpendRecord[];
   write(entry: JournalEntry): Promise<void>;
 }
 
@@ -275,5 +291,6 @@ export interface PhaseJournal {
 export const noJournal: PhaseJournal = {
   prior: null,
   unsettledSpend: null,
+  unsettledUnfinished: [],
   write: () => Promise.resolve(),
 };

@@ -16,6 +16,7 @@ import {
   askModel,
   phaseTool,
   settleSpend,
+  settleUnfinished,
   settleWrites,
   WritesBehind,
   type RoundScope,
@@ -135,6 +136,8 @@ export class PhaseRun implements PhaseSoFar {
     // Every exit ends the view: no frame of a phase that is over (thrown out of, too) is sent after it.
     try {
       await this.announce();
+      // Answers that failed as an earlier run ended, their spend on record and maybe not stored.
+      await settleUnfinished(this.scope);
       for (let round = -1; ; round += 1) {
         // 1. the model's answer: recorded by an earlier run, else asked now
         const answer = await this.answer(round);
@@ -183,7 +186,7 @@ export class PhaseRun implements PhaseSoFar {
     let answer: RoundAnswer;
     if (recorded) {
       answer = recorded.answer;
-      await settleSpend(this.scope, recorded.spend);
+      await settleSpend(this.scope, recorded);
     } else {
       this.goLive();
       const asked = await askModel(this.scope, round, {

@@ -58,9 +58,12 @@ export async function openTurn(opts: JournalWriterOptions): Promise<OpenedTurn> 
     calls: new TurnCalls(),
     phase: (phase, iteration) => {
       asked.add(key(phase, iteration));
+      const unfinished = prior?.unsettledUnfinished;
       return {
         prior: prior?.phase(phase, iteration) ?? null,
         unsettledSpend: prior?.unsettledSpend ?? null,
+        unsettledUnfinished:
+          unfinished?.phase === phase && unfinished.iteration === iteration ? unfinished.spend : [],
         write: (entry) => writer.write(entry),
       };
     },

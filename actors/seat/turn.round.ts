@@ -1,6 +1,7 @@
 /**
  * The two live steps of a phase round, journaled: the model call (abort and budget first, then the call,
- * then its answer and spend record written together, the spend counted in the budget at once) and
+ * then its answer and spend record written together, the spend counted in the budget at once; the spend of
+ * an answer that failed after it began journaled before it is stored) and
  * one tool call (its result journaled after it runs; its start before, unless it may simply run again). A
  * tool call an earlier run started but did not finish is not repeated blindly: a retriable tool runs
  * again, any other is answered "outcome unknown". So a retriable tool's result is written behind: the
@@ -167,8 +168,9 @@ async function modelCall(
     }
     answer = await stream.result();
   } catch (error) {
-    await countSpend(
+    await journalFailedAnswers(
       scope,
+      round,
       unfinished.map((call) => spendOf(scope, call)),
     );
     if (error instanceof LlmAbortedError || signal.aborted) return failure('aborted', stopped(signal), error);
@@ -217,12 +219,21 @@ async function modelCall(
     duration_ms: answer.duration_ms,
   };
   const spend = spendOf(scope, { ...answer, usage_estimated: answer.usage_estimated ?? false });
-  // 3. the journal and the spend record together, so they share the bus's group commits, behind the
+  const failed = unfinished.map((call) => spendOf(scope, call));
+  // 3. the journal and the spend records together, so they share the bus's group commits, behind the
   // results of the tools this answer follows; the stored spend counts in the budget at once
   await Promise.all([
     scope.results.settle(),
-    scope.journal.write({ kind: 'round', phase, iteration: turn.iteration, round, answer: result, spend }),
-    countSpend(scope, [spend, ...unfinished.map((call) => spendOf(scope, call))]),
+    scope.journal.write({
+      kind: 'round',
+      phase,
+      iteration: turn.iteration,
+      round,
+      answer: result,
+      spend,
+      ...(failed.length > 0 ? { unfinished: failed } : {}),
+    }),
+    countSpend(scope, [spend, ...failed]),
   ]);
   return { result };
 }
@@ -261,6 +272,28 @@ async function countSpend({ deps }: RoundScope, records: readonly SpendRecord[])
 }
 
 /**
+ * The spend of answers that began and failed, with no round to carry it: journaled, then stored (and
+ * counted). A run killed between the two leaves it on record for the next to store (`settleUnfinished`);
+ * one killed before the journal write made no record the failure outlives, and its spend is lost with it.
+ */
+async function journalFailedAnswers(
+  scope: RoundScope,
+  round: number,
+  records: readonly SpendRecord[],
+): Promise<void> {
+  if (records.length === 0) return;
+  const { phase, turn } = scope;
+  await scope.journal.write({
+    kind: 'unfinished',
+    phase,
+    iteration: turn.iteration,
+    round,
+    spend: [...records],
+  });
+  await countSpend(scope, records);
+}
+
+/**
  * `llm_unavailable` for an answer that failed after its output streamed, in the shape of a failed chain
  * (ops/turn-engine.md "Provider failures"), with what the answer cost as far as known.
  */
@@ -289,10 +322,20 @@ function publishCutAnswer(scope: RoundScope, chain: readonly string[], error: Ll
  * A recorded round's spend, sent again when the journal ends with it (the run may have died before its
  * spend record was stored): its id makes a repeat a duplicate, counted once in the budget.
  */
-export async function settleSpend(scope: RoundScope, spend: SpendRecord): Promise<void> {
+export async function settleSpend(
+  scope: RoundScope,
+  { spend, unfinished = [] }: { readonly spend: SpendRecord; readonly unfinished?: readonly SpendRecord[] },
+): Promise<void> {
   if (spend.id !== scope.journal.unsettledSpend) return;
-  await scope.deps.spend(spend);
-  scope.deps.budget.count(spend);
+  await countSpend(scope, [spend, ...unfinished]);
+}
+
+/**
+ * The spend of the phase's answers that failed, sent again when the journal ends with it (the run may have
+ * died between journaling and storing it): each id makes a repeat a duplicate, counted once in the budget.
+ */
+export async function settleUnfinished(scope: RoundScope): Promise<void> {
+  await countSpend(scope, scope.journal.unsettledUnfinished);
 }
 
 /**

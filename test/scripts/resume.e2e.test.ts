@@ -4,13 +4,15 @@
  * runs, then a restart: the turn resumes from its journal, the tool's side effect happens once. SIGTERM
  * while the model answers: the turn finishes within the drain's grace, or — the grace run out — is cut
  * for shutdown and finished by the next start. kill -9 while the model answers: only that call is asked
- * again. Either way one completion, one set of figures, and
+ * again. kill -9 between an answer that failed mid-stream and the store of its spend: the next start stores
+ * the journaled spend once. Either way one completion, one set of figures, and
  * nothing that reads as an operator's stop. The wake is put on the store's inbox before the node starts.
  */
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { mentionWake, queueWake } from '../harness/wake.js';
-import { ensureCatalogue, openMemoryBus, Streams } from '../../bus/index.js';
+import { ensureCatalogue, openMemoryBus, Streams, Subjects } from '../../bus/index.js';
+import { defaultLimits } from '../../actors/seat/seat.limits.js';
 import { agentId, EventRecord, Payloads, SpendRecord, uuidv5 } from '../../schema/index.js';
 import { startLlmServer, type LlmServer } from '../fixtures/llm/llm-server.js';
 import type { Step } from '../fixtures/llm/script.js';
@@ -48,6 +50,7 @@ interface Setup {
   readonly store: StoreDir;
   readonly ledger: string;
   readonly llm: LlmServer;
+  readonly wakeId: string;
 }
 
 async function setup(t: Test, script: Step[]): Promise<Setup> {
@@ -61,7 +64,7 @@ async function setup(t: Test, script: Step[]): Promise<Setup> {
   await queueWake(bus, 'ada', wake);
   await bus.close();
   const turnId = uuidv5(agentId('Acme', 'ada'), wake.id);
-  return { turnId, store, ledger: join(store.dir, 'ledger.jsonl'), llm };
+  return { turnId, store, ledger: join(store.dir, 'ledger.jsonl'), llm, wakeId: wake.id };
 }
 
 /** Boots a node on the store; the first boot stores the company (later ones apply it from the store). */
@@ -271,3 +274,104 @@ t.test(
     await oneTruth(t, s);
   },
 );
+
+/**
+ * What a node killed -9 between an answer that failed mid-stream and the store of its spend leaves: the
+ * turn's journal up to the failed answer's `unfinished` record (the cut plan answer, 6 output tokens
+ * estimated), and — with `stored` — the spend record too, when the kill came after its store. The kill cannot
+ * be timed between two bus writes from outside, so the state is written as that node wrote it; the next
+ * start finds it as it would after the kill.
+ */
+async function killedMidFailure(s: Setup, wakeId: string, stored: boolean): Promise<SpendRecord> {
+  const at = new Date().toISOString();
+  const spend: SpendRecord = {
+    id: 'cut-answer-spend',
+    timestamp: at,
+    node: 'node-0',
+    handle: 'ada',
+    agent_id: agentId('Acme', 'ada'),
+    role: 'Ada',
+    turn_id: s.turnId,
+    phase: 'plan',
+    worker: null,
+    provider: 'local',
+    model: 'local-1',
+    input_tokens: 70,
+    output_tokens: 6,
+    cache_read_tokens: 0,
+    cache_write_tokens: 0,
+    total_tokens: 76,
+    estimated: true,
+  };
+  const bus = await openMemoryBus({ storeDir: s.store.storeDir });
+  try {
+    const subject = Subjects.turnJournal('ada', s.turnId);
+    const write = (msgId: string, record: Record<string, unknown>) =>
+      bus.publish(subject, new TextEncoder().encode(JSON.stringify({ ...record, at, node: 'node-0' })), {
+        msgId,
+      });
+    const where = { phase: 'plan', iteration: 0 };
+    await write(`${s.turnId}:turn`, { kind: 'turn_started', wake_id: wakeId, limits: defaultLimits });
+    await write(`${s.turnId}:plan.0:phase_started`, {
+      kind: 'phase_started',
+      ...where,
+      started_at: at,
+      max_rounds: defaultLimits.plan_rounds,
+    });
+    await write(`${s.turnId}:plan.0:unfinished:-1:${spend.id}`, {
+      kind: 'unfinished',
+      ...where,
+      round: -1,
+      spend: [spend],
+    });
+    if (stored)
+      await bus.publish(Subjects.spend('llm'), new TextEncoder().encode(JSON.stringify(spend)), {
+        msgId: spend.id,
+      });
+  } finally {
+    await bus.close();
+  }
+  return spend;
+}
+
+for (const spent of [false, true])
+  t.test(
+    spent
+      ? 'kill -9 after a mid-stream failure stored its spend, before the phase failed on record: the restart does not count it twice'
+      : 'kill -9 between an answer that failed mid-stream and the store of its spend: the restart stores the journaled spend once',
+    async (t) => {
+      const s = await setup(t, [plan, call({ title: spent ? 'T-6' : 'T-5' }), account, review]);
+      const cut = await killedMidFailure(s, s.wakeId, spent);
+      const node = await boot(t, s, '', true);
+      await node.run.waitForLog((l) => l.msg === 'turn resumed');
+      await node.run.waitForLog((l) => l.msg === 'turn completed');
+      const breakdown = await (async () => {
+        // The read models follow the stored records: asked until the completion has reached them.
+        for (let tries = 0; ; tries += 1) {
+          const answer = (await (await node.call('GET', '/tokens/breakdown')).json()) as {
+            by_turn: { turn_id: string; total_tokens: number; estimated_tokens?: number }[];
+          };
+          const row = answer.by_turn.find((r) => r.turn_id === s.turnId);
+          if ((row && row.total_tokens >= turnTokens) || tries >= 200) return row;
+        }
+      })();
+      t.equal(
+        breakdown?.total_tokens,
+        turnTokens + cut.total_tokens,
+        '/tokens/breakdown: the cut answer once',
+      );
+      t.equal(breakdown?.estimated_tokens, cut.total_tokens, 'and estimated');
+      t.equal(await node.stop(), 0);
+
+      const { spend } = await stored(s);
+      const cutRecords = spend.filter((r) => r.id === cut.id);
+      t.equal(cutRecords.length, 1, 'the cut answer spend is stored once');
+      t.match(cutRecords[0], { estimated: true, total_tokens: 76, phase: 'plan' });
+      t.equal(
+        spend.filter((r) => r.turn_id === s.turnId).reduce((n, r) => n + r.total_tokens, 0),
+        turnTokens + cut.total_tokens,
+        'the turn spend: every answered call and the cut one, each once',
+      );
+      t.equal(s.llm.requests.length, 4, 'the failed call is asked again, nothing else twice');
+    },
+  );

@@ -4,6 +4,7 @@
  * (ops/turn-engine.md "Provider failures", ops/providers.md "Usage").
  */
 import t from 'tap';
+import { Streams, Subjects } from '../../../bus/index.js';
 import { Payloads } from '../../../schema/index.js';
 import { startLlmServer } from '../../fixtures/llm/llm-server.js';
 import type { Step } from '../../fixtures/llm/script.js';
@@ -61,6 +62,19 @@ t.test(
       estimated: true,
     });
     t.ok(spend[0]!.input_tokens > 0, 'the prompt sent is counted');
+    // Its spend is journaled before it is stored, the phase's failure after: a restart between the two finds it.
+    const journal: { kind: string; round?: number; spend?: { id: string }[] }[] = [];
+    for await (const msg of h.bus.replay(Streams.Turns, {
+      subject: Subjects.turnJournal('cy', turn.turn_id),
+    }))
+      journal.push(JSON.parse(new TextDecoder().decode(msg.data)) as (typeof journal)[number]);
+    const records = journal.filter((r) => r.kind !== 'held'); // the epoch mark is no record
+    t.same(
+      records.map((r) => r.kind),
+      ['turn_started', 'phase_started', 'unfinished', 'phase_failed'],
+      'the cut answer on record before the phase failed',
+    );
+    t.match(records[2], { round: -1, spend: [{ id: spend[0]!.id }] }, 'with the spend record stored');
     t.equal(spend[0]!.total_tokens, spend[0]!.input_tokens + spend[0]!.output_tokens);
 
     t.equal(h.runtime.host('cy')?.state(), 'idle', 'the seat is not stuck');
@@ -122,6 +136,51 @@ t.test(
         ['backup', unavailable[0]!.reason, null],
       ],
       'the provider fallen back from, then the one that failed mid-answer',
+    );
+  },
+);
+
+t.test(
+  'an answer that began and failed before the chain fell back is journaled with the round the next provider answered',
+  async (t) => {
+    // The primary's answer begins (its opening frame), then its error event: no text, so the chain falls back.
+    const primary = await startLlmServer({ wire: 'openai', script: () => ({ kind: 'error_event' }) });
+    const backup = await startLlmServer({ wire: 'openai', script: [skip] });
+    t.teardown(() => Promise.all([primary.close(), backup.close()]));
+    const entry = (llm: typeof primary, model: string) => ({
+      type: 'openai-compatible',
+      model,
+      base_url: llm.baseUrl,
+    });
+    const h = await startCompany(t, {
+      script: [],
+      llm: primary,
+      extra: {
+        providers: {
+          llm: { local: entry(primary, 'local-1'), backup: entry(backup, 'backup-1') },
+          llm_order: ['local', 'backup'],
+        },
+      },
+    });
+    await h.wake('cy', 'first');
+    const turn = await completedTurn(h, 1);
+    t.equal(turn.failed, false);
+    const spend = (await h.spend()).filter((s) => s.turn_id === turn.turn_id);
+    const failed = spend.filter((s) => s.provider === 'local');
+    t.equal(failed.length, 1, 'the answer fallen back from is counted');
+    t.equal(spend.filter((s) => s.provider === 'backup').length, 1);
+
+    const journal: { kind: string; spend?: { id: string }; unfinished?: { id: string }[] }[] = [];
+    for await (const msg of h.bus.replay(Streams.Turns, {
+      subject: Subjects.turnJournal('cy', turn.turn_id),
+    }))
+      journal.push(JSON.parse(new TextDecoder().decode(msg.data)) as (typeof journal)[number]);
+    const rounds = journal.filter((r) => r.kind === 'round');
+    t.equal(rounds.length, 1);
+    t.same(
+      rounds[0]!.unfinished?.map((s) => s.id),
+      failed.map((s) => s.id),
+      'its spend rides with the round, sent again with it when the round is unsettled on resume',
     );
   },
 );

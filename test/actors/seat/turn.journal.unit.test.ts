@@ -93,6 +93,50 @@ t.test('an earlier round tool result landing after the next round leaves that ro
   t.equal(foldJournal([round(0), round(1), toolResult(0), toolResult(1)]).unsettledSpend, null);
 });
 
+/** The record of an answer of round `n` that failed after it began: what it cost, journaled before it is stored. */
+function unfinished(n: number): Extract<JournalRecord, { kind: 'unfinished' }> {
+  const { spend } = round(n);
+  return {
+    kind: 'unfinished',
+    ...at,
+    ...where,
+    round: n,
+    spend: [{ ...spend, id: `cut-${n}`, estimated: true }],
+  };
+}
+
+const phaseFailed: JournalRecord = {
+  kind: 'phase_failed',
+  ...at,
+  ...where,
+  reason: 'provider',
+  error: 'cut mid-answer',
+  tokens: 12,
+};
+
+t.test('a journal ending with an answer that failed after it began leaves its spend unsettled', async (t) => {
+  const journal = foldJournal([round(0), toolResult(0), unfinished(1)]);
+  t.same(
+    journal.unsettledUnfinished?.spend.map((s) => [s.id, s.estimated]),
+    [['cut-1', true]],
+    'its spend is sent again on resume',
+  );
+  t.equal(journal.unsettledSpend, null, 'the round before it is settled: its spend was stored first');
+  t.equal(foldJournal([round(0), toolResult(0)]).unsettledUnfinished, null, 'none on record');
+});
+
+t.test('a record written after a failed answer settles its spend', async (t) => {
+  t.equal(foldJournal([unfinished(0), phaseFailed]).unsettledUnfinished, null, 'the phase failed on record');
+  t.equal(foldJournal([unfinished(0), round(0)]).unsettledUnfinished, null, 'the round asked again');
+  t.equal(foldJournal([unfinished(0), round(0)]).unsettledSpend, 'spend-0', 'whose own spend is newest');
+  // A retriable tool's result write of the round before may land after the failed answer.
+  t.same(
+    foldJournal([round(0), unfinished(1), toolResult(0)]).unsettledUnfinished?.spend.map((s) => s.id),
+    ['cut-1'],
+    'an earlier round tool result does not settle it',
+  );
+});
+
 t.test(
   'the open phases are those started and neither completed nor failed, in the order they started',
   async (t) => {
