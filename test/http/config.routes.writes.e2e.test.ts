@@ -395,3 +395,30 @@ t.test(
     t.equal(known.status, 200, 'a tag of the core schema still reads');
   },
 );
+
+t.test('a body opening with a byte order mark reads as without it, JSON as YAML', async (t) => {
+  const node = await startConfigNode(t);
+  // RFC 8259 8.1 lets a parser ignore it; Windows tools write one (PowerShell's UTF-8 encodings).
+  const bom = '\uFEFF';
+  const put = await node.call('PUT', '/config', {
+    body: `${bom}${JSON.stringify(company())}`,
+    headers: { 'x-summary': 'first', 'content-type': 'application/json' },
+  });
+  t.equal(put.status, 201, 'a JSON document');
+  const patch = await node.call('PATCH', '/config', {
+    body: `${bom}{"mission":"m"}`,
+    headers: { 'x-summary': 'p', 'content-type': 'application/merge-patch+json' },
+  });
+  t.equal(patch.status, 201, 'a merge patch');
+  const entity = await node.call('PUT', '/config/roles/bo-agent', {
+    body: `${bom}{"name":"Bo Agent","goal":"g"}`,
+    headers: { 'x-summary': 'e', 'content-type': 'application/json' },
+  });
+  t.equal(entity.status, 201, 'an entity');
+  const yaml = await node.call('PUT', '/config?dry_run=true', {
+    body: `${bom}name: Acme\r\nmission: m\r\n`,
+    headers: { 'content-type': 'application/yaml' },
+  });
+  t.equal(yaml.status, 200, 'a YAML document with CRLF lines');
+  t.equal((await json(await node.call('GET', '/config')))['mission'], 'm');
+});

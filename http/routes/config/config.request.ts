@@ -133,7 +133,8 @@ const isYaml = (contentType: string): boolean => /^(application|text)\/(x-)?yaml
  * is the refusal for an unparseable one.
  */
 export function parseDocumentBody(req: ApiRequest, code: 'invalid_body' | 'invalid_patch'): ParsedBody {
-  const text = req.body.toString('utf8');
+  // A leading byte order mark is read as absent, in JSON as YAML does (RFC 8259 8.1 allows it).
+  const text = req.body.toString('utf8').replace(/^\uFEFF/, '');
   const yaml = isYaml(req.headers['content-type'] ?? '');
   const parsed = yaml ? parseCompanyYaml(text) : parseCompanyJson(text);
   if (!parsed.ok) {
