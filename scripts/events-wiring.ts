@@ -17,6 +17,7 @@ import {
 } from '../http/index.js';
 import {
   decodeRecord,
+  eventIdParam,
   eventSeries,
   eventsProjection,
   feedRows,
@@ -144,7 +145,7 @@ export async function startEvents(opts: EventsOptions): Promise<EventsSubsystem>
   questions.set('events', { guarded: false, answer: (params) => listEvents(source, parseListQuery(params)) });
   questions.set('event', {
     guarded: false,
-    answer: (params) => getEvent(source, params.get('event_id') ?? params.get('id') ?? ''),
+    answer: (params) => getEvent(source, eventIdParam(params)),
   });
   questions.set('trace', {
     guarded: false,

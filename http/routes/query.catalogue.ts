@@ -29,7 +29,7 @@ export const questionParams: Readonly<Record<string, ParamDescriptions>> = {
     type: 'only this event type (exact, e.g. TaskCreated); not in the spec: this node’s',
     feed_only: 'true: only the feed’s rows',
   },
-  event: { event_id: 'the event id', id: 'alias of event_id' },
+  event: { event_id: 'the event id', id: 'alias of event_id (the same id, or leave one out)' },
   trace: { trace_id: 'every event of this trace' },
   event_series: {
     bucket: 'hour (default) or day',

@@ -20,24 +20,47 @@ export function textParam(raw: string | null | undefined): string | null {
 }
 
 /**
+ * One parameter under two names (`agent_id` or `seat`, `event_id` or `id`): each at most once, blank reads
+ * as absent, each value read by `read`. Two that differ once read are refused rather than one silently
+ * dropped, which would widen or change the read.
+ */
+function aliasedParam(
+  params: URLSearchParams,
+  names: readonly [string, string],
+  noun: string,
+  read: (raw: string) => string,
+): string | undefined {
+  const named: string[] = [];
+  for (const name of names) {
+    const all = params.getAll(name);
+    if (all.length > 1)
+      throw new QueryError('bad_params', `${name} is given more than once`, `Give ${name} once.`);
+    const raw = all[0];
+    if (raw !== undefined && raw.trim() !== '') named.push(read(raw));
+  }
+  const [first, other] = names;
+  if (named.length === 2 && named[0] !== named[1])
+    throw new QueryError(
+      'bad_params',
+      `${first} and ${other} name the same ${noun}: give one of them`,
+      `Drop \`${other}\` or \`${first}\`; they are one ${noun} under two names.`,
+    );
+  return named[0];
+}
+
+/**
  * The seat filter of the event reads, `agent_id` or its other name `seat`: blank reads as absent, and the
  * handle is compared lowercased (handles are `[a-z0-9-]`, so `seat=Ada` means `ada`, not an empty read). Two
  * different seats are refused rather than one silently dropped, which would widen or change the read.
  */
 export function seatParam(params: URLSearchParams): string | undefined {
-  const named: string[] = [];
-  for (const name of ['agent_id', 'seat']) {
-    const all = params.getAll(name);
-    if (all.length > 1)
-      throw new QueryError('bad_params', `${name} is given more than once`, `Give ${name} once.`);
-    const value = all[0]?.trim().toLowerCase();
-    if (value) named.push(value);
-  }
-  if (named.length === 2 && named[0] !== named[1])
-    throw new QueryError(
-      'bad_params',
-      'agent_id and seat name the same filter: give one of them',
-      'Drop `seat` or `agent_id`; they are one filter under two names.',
-    );
-  return named[0];
+  return aliasedParam(params, ['agent_id', 'seat'], 'filter', (raw) => raw.trim().toLowerCase());
+}
+
+/**
+ * The `event` question's id, `event_id` or its other name `id` (the route puts its path's id in
+ * `event_id`): blank reads as absent, an id is taken exactly; two different ids are refused as two seats are.
+ */
+export function eventIdParam(params: URLSearchParams): string {
+  return aliasedParam(params, ['event_id', 'id'], 'parameter', (raw) => raw) ?? '';
 }
