@@ -4,7 +4,7 @@
  * is reported at once with its path, line and column.
  */
 import { isAbsolute, resolve } from 'node:path';
-import { LineCounter, parseDocument, type YAMLError } from 'yaml';
+import { LineCounter, parseDocument, type YAMLError, type YAMLWarning } from 'yaml';
 import { z } from 'zod';
 import { keysOfSchemaAt } from './company/known-keys.js';
 import { yamlPositions } from './company/yaml-lines.js';
@@ -165,6 +165,8 @@ export function parseTierA(text: string, opts: LoadOptions): TierAResult {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { prettyErrors: false, lineCounter });
   if (doc.errors.length > 0) return { ok: false, problems: syntaxProblems(doc.errors, lineCounter) };
+  const tags = unknownTagProblems(doc.warnings, lineCounter);
+  if (tags.length > 0) return { ok: false, problems: tags };
   const raw: unknown = doc.toJS() ?? {};
   const resolveRef = (name: string): string | undefined => opts.env[name];
   const substituted = substituteDeep(raw, resolveRef);
@@ -231,6 +233,21 @@ function syntaxProblems(errors: readonly YAMLError[], lines: LineCounter): Probl
     problems.push({ path: '', message: `YAML: ${reason}`, line, column: col });
   }
   return problems;
+}
+
+/**
+ * The parser reads a value behind a tag it does not know as what follows the tag (`token: !Pa55` as '',
+ * `!Pa55 word` as `word`), so an unquoted token starting with `!` would start the node with another one.
+ * Refused at its line; the tag is never quoted, since it may be the credential.
+ */
+function unknownTagProblems(warnings: readonly YAMLWarning[], lines: LineCounter): Problem[] {
+  return warnings
+    .filter((warning) => warning.code === 'TAG_RESOLVE_FAILED')
+    .map((warning) => {
+      const { line, col } = lines.linePos(warning.pos[0]);
+      const message = 'YAML: a tag (`!name`) this file cannot hold; quote a value that starts with `!`';
+      return { path: '', message, line, column: col };
+    });
 }
 
 /** `api.auth.tokens[0].token` → `['api', 'auth', 'tokens', 0, 'token']` (paths the checks below write). */

@@ -318,3 +318,19 @@ t.test('key material that fails names the variable it came from', async (t) => {
     { path: 'secrets.keys[0].material', message: /\$\{SVC_KEY_K1\}, unset or empty/ },
   ]);
 });
+
+t.test('a value behind a tag YAML does not know is refused at its line, naming no tag', async (t) => {
+  // Unquoted, `!Pa55word` is a tag: the parser would keep only what follows it ('' here, `word` below).
+  const result = parse('node:\n  labels:\n    zone: !Pa55word\n    rack: !Pa55 word\n');
+  t.notOk(result.ok);
+  if (result.ok) return;
+  t.same(
+    result.problems.map((p) => p.line),
+    [3, 4],
+  );
+  for (const problem of result.problems) {
+    t.match(problem.message, /^YAML: .*quote a value that starts with `!`/);
+    t.notMatch(problem.message, /Pa55/, 'the tag may be the secret');
+  }
+  t.match(parse('node: {labels: {zone: "!Pa55word", kind: !!str rack}}'), { ok: true }, 'quoted or known');
+});
