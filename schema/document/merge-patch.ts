@@ -33,6 +33,9 @@ export function patchUnknownKeys(
   const walk = (value: unknown, segments: Segment[]): void => {
     if (!isRecord(value)) return;
     const known = knownKeysAt(segments);
+    // A place that holds no keys (a string such as a secret): validation of the merged document names its
+    // shape. Its keys are not quoted back: one may be a credential written in the wrong place.
+    if (known !== 'any' && known.size === 0) return;
     for (const [key, child] of Object.entries(value)) {
       const at = [...segments, key];
       if (known !== 'any' && !known.has(key)) {

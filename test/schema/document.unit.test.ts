@@ -10,6 +10,7 @@ import {
   findEntity,
   formatPath,
   isSealedDocument,
+  knownKeysAt,
   listReferences,
   mergePatch,
   opaqueMarker,
@@ -78,6 +79,20 @@ t.test('unknown keys in a patch are found, set to null included', async (t) => {
     'each carries the did-you-mean validation gives',
   );
 });
+
+t.test(
+  'a map patched onto a field that holds no keys is left to validation, its keys never quoted',
+  async (t) => {
+    // A credential written as a map's key in the wrong place must not come back in the refusal.
+    const patch = { integrations: { tracker_b: { webhook_secret: { 'sk-live-0123456789': 1 } } } };
+    t.same(patchUnknownKeys(patch, knownKeysAt), []);
+    t.same(
+      patchUnknownKeys({ integrations: { tracker_b: { secret: 1 } } }, knownKeysAt).map((u) => u.path),
+      ['integrations.tracker_b.secret'],
+      'a key a map of the document cannot hold is still refused',
+    );
+  },
+);
 
 t.test('paths format and parse back, quoting keys that are not identifiers', async (t) => {
   t.equal(formatPath(['roles', 2, 'mcp_env', 'github', 'TOKEN']), 'roles[2].mcp_env.github.TOKEN');
