@@ -78,11 +78,10 @@ interface Route {
   readonly tool: Tool;
 }
 
-/** One served tool under its full name (prefix and tool name), with its entry once one was read. */
+/** One served tool under its full name (prefix and tool name). */
 interface Served {
   readonly name: string;
   readonly route: Route;
-  entry?: ToolEntry;
 }
 
 /**
@@ -102,19 +101,6 @@ interface ServedIndex {
 
 const visibleTo = (seat: string, instance: ToolServerInstance): boolean =>
   instance.spec.seat === null || instance.spec.seat === seat;
-
-function entryOf(one: Served): ToolEntry {
-  if (one.entry !== undefined) return one.entry;
-  const { tool, instance } = one.route;
-  return (one.entry = {
-    name: one.name,
-    description: tool.description ?? '',
-    source: mcpSource(instance.spec.server),
-    annotations: { ...(tool.annotations ?? {}) },
-    delivers: null,
-    input_schema: { ...tool.inputSchema },
-  });
-}
 
 /**
  * Runs `run` over the items, at most `size` at once, the next starting as soon as any ends: a server
@@ -140,6 +126,27 @@ export function createToolServerManager(opts: ToolServerManagerOptions): ToolSer
   const runsSeat = opts.runsSeat ?? (() => true);
 
   let index: ServedIndex | null = null;
+  /**
+   * Each served tool's entry, by the tool as its server listed it: the same entry across rebuilds of the
+   * index for as long as the tool is served under the same name, so a reader that keeps what it derived
+   * from an entry (the read models' check) does not redo it for 10,000 tools at every change of another.
+   */
+  const entries = new WeakMap<Tool, ToolEntry>();
+  const entryOf = (one: Served): ToolEntry => {
+    const { tool, instance } = one.route;
+    const known = entries.get(tool);
+    if (known?.name === one.name) return known;
+    const entry: ToolEntry = {
+      name: one.name,
+      description: tool.description ?? '',
+      source: mcpSource(instance.spec.server),
+      annotations: { ...(tool.annotations ?? {}) },
+      delivers: null,
+      input_schema: { ...tool.inputSchema },
+    };
+    entries.set(tool, entry);
+    return entry;
+  };
   /** Called on every change of what is served: the running set, a spec, or an instance's tools. */
   const invalidate = (): void => {
     index = null;
