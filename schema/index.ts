@@ -179,6 +179,7 @@ export {
   TextPart,
   ToolCall,
   ToolEntry,
+  toolEntryOf,
   ToolResult,
   ToolServerState,
   ToolServerStatus,

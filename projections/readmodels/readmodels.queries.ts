@@ -3,7 +3,7 @@
  * installs (`readmodels.boot.ts`), and the answers to the read questions over it. `ReadModels` adds the
  * folds and the snapshot pushes.
  */
-import { ToolEntry, type Payloads, type Resolver } from '../../schema/index.js';
+import { toolEntryOf, type Payloads, type Resolver, type ToolEntry } from '../../schema/index.js';
 import type { z } from 'zod';
 import { agentActivity } from '../agents/agents.activity.js';
 import { loggedTurn } from '../agents/agents.turn-log.js';
@@ -266,8 +266,7 @@ export abstract class ReadModelQueries {
         out.push(known);
         continue;
       }
-      const parsed = ToolEntry.safeParse(t);
-      const checked = parsed.success ? parsed.data : null;
+      const checked = toolEntryOf(t);
       if (typeof t === 'object' && t !== null) this.checkedTools.set(t, checked);
       if (checked !== null) out.push(checked);
     }
