@@ -43,7 +43,7 @@ export {
   type RunningProjection,
 } from './runner/runner.js';
 export { QueryError } from './query/query-error.js';
-export { eventIdParam } from './query/params.js';
+export { eventIdParam, type SeatHandleOf } from './query/params.js';
 export { SectionRegistry, type PushMode, type SnapshotSection } from './snapshot/sections.js';
 export { categoryCodes, EventIndex } from './events/events.index.js';
 export { EventKind } from './events/events.kinds.js';

@@ -37,6 +37,7 @@ import {
   type EventsSource,
   type EventsState,
   type RunningProjection,
+  type SeatHandleOf,
 } from '../projections/index.js';
 import { Coverage } from '../schema/index.js';
 
@@ -85,6 +86,24 @@ export interface EventsOptions {
   readonly health: () => unknown;
   readonly logger: Logger;
   readonly healthIntervalMs?: number;
+  /**
+   * The company's seats as the node holds them now (the read models' roster), read at each question: the
+   * seat filter takes a seat's agent id (UUID) as its handle. Without it only handles are read.
+   */
+  readonly seats?: () => ReadonlyArray<{ readonly handle: string; readonly agent_id: string | null }>;
+}
+
+/**
+ * A seat's handle for its agent id in the roster; a seat whose handle is the text itself is that seat (a
+ * handle is read before an agent id). Agent ids are lower-case UUIDs; compared lowercased all the same.
+ */
+function rosterHandleOf(seats: EventsOptions['seats']): SeatHandleOf | undefined {
+  if (seats === undefined) return undefined;
+  return (agentId) => {
+    const roster = seats();
+    if (roster.some((s) => s.handle === agentId)) return agentId;
+    return roster.find((s) => s.agent_id?.toLowerCase() === agentId)?.handle;
+  };
 }
 
 /** The history questions answered from the events index (ops/events.md "History questions"). */
@@ -94,7 +113,8 @@ export function historyQuestions(source: EventsSource): Map<string, Question> {
       'event_series',
       {
         guarded: false,
-        answer: (params) => eventSeries(source, parseSeriesQuery(params, source.historySeconds)),
+        answer: (params) =>
+          eventSeries(source, parseSeriesQuery(params, source.historySeconds, source.seatHandle)),
       },
     ],
     ['turns', { guarded: false, answer: (params) => listTurns(source, params) }],
@@ -141,8 +161,12 @@ export async function startEvents(opts: EventsOptions): Promise<EventsSubsystem>
     },
     node: opts.node,
     historySeconds: opts.historySeconds,
+    seatHandle: rosterHandleOf(opts.seats),
   };
-  questions.set('events', { guarded: false, answer: (params) => listEvents(source, parseListQuery(params)) });
+  questions.set('events', {
+    guarded: false,
+    answer: (params) => listEvents(source, parseListQuery(params, source.seatHandle)),
+  });
   questions.set('event', {
     guarded: false,
     answer: (params) => getEvent(source, eventIdParam(params)),

@@ -202,6 +202,8 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
       checkpoints,
       health: () => node.health(liveFacts()),
       logger,
+      // The seat filter of the event reads takes an `/agents` row's agent_id: resolved here, at each question.
+      seats: () => readModels.models.companyModel.seats,
     });
     events.addQuestions(configuration.questions);
     events.addQuestions(toolServers.questions);

@@ -14,7 +14,7 @@ const page = {
   before_id: 'keyset cursor, with before_time',
 } as const;
 const seat = {
-  agent_id: 'only this seat (handle)',
+  agent_id: 'only this seat (handle, or the agent_id UUID an /agents row names)',
   seat: 'alias of agent_id',
 } as const;
 const id = { id: 'the seat’s handle' } as const;

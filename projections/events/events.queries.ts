@@ -23,7 +23,7 @@ import { Subjects } from '../../bus/index.js';
 import type { IndexFilter } from './events.index.js';
 import { windowRows, type EventsState } from './events.projection.js';
 import { QueryError } from '../query/query-error.js';
-import { seatParam } from '../query/params.js';
+import { seatParam, type SeatHandleOf } from '../query/params.js';
 
 const { fallback: EVENTS_PAGE_DEFAULT, max: EVENTS_PAGE_MAX } = queryRanges.eventsLimit;
 export const TRACE_MAX = 500;
@@ -36,6 +36,11 @@ export interface EventsSource {
   readonly node: string;
   readonly historySeconds: number;
   now?(): number;
+  /**
+   * A seat's handle for its agent id, from the company roster the node holds (not the projection's fold):
+   * the seat filter takes the UUID an `/agents` row names as that seat's handle, the one event rows carry.
+   */
+  readonly seatHandle?: SeatHandleOf;
 }
 
 const categories = new Set<string>(Object.values(EventCategory));
@@ -76,8 +81,11 @@ export interface ListQuery extends IndexFilter {
   readonly cursor: { readonly instant: Instant; readonly id: string } | null;
 }
 
-/** Reads `/events` parameters; refuses what is outside their sets with `bad_params`. */
-export function parseListQuery(params: URLSearchParams): ListQuery {
+/**
+ * Reads `/events` parameters; refuses what is outside their sets with `bad_params`. `seatHandle` reads a
+ * seat's agent id in the seat filter as its handle.
+ */
+export function parseListQuery(params: URLSearchParams, seatHandle?: SeatHandleOf): ListQuery {
   const limitText = one(params, 'limit');
   let limit: number = EVENTS_PAGE_DEFAULT;
   // An empty `limit=` (a form left blank) reads as absent, as on every other listing.
@@ -124,7 +132,7 @@ export function parseListQuery(params: URLSearchParams): ListQuery {
       'feed_only must be true or false',
       'Use feed_only=true for the feed’s rows only, or leave it out.',
     );
-  const seat = seatParam(params);
+  const seat = seatParam(params, seatHandle);
   // The spec names no type filter; `type` is this node's (ops/dashboard.md). Stored types are a closed set.
   const type = one(params, 'type');
   if (type !== undefined && !isStoredType(type))

@@ -7,7 +7,7 @@ import { EventCategory, type Coverage } from '../../schema/index.js';
 import { categoryCodes, type IndexFilter } from '../events/events.index.js';
 import type { EventsSource } from '../events/events.queries.js';
 import { boolParam, categoryParam, onlyKnown, one, SEAT_PARAMS, wholeParam } from './history.params.js';
-import { seatParam } from '../query/params.js';
+import { seatParam, type SeatHandleOf } from '../query/params.js';
 import { QueryError } from '../query/query-error.js';
 
 export const SeriesBucket = { Hour: 'hour', Day: 'day' } as const;
@@ -44,8 +44,15 @@ export interface SeriesAnswer {
 
 const SERIES_PARAMS = ['bucket', 'since_hours', 'category', 'feed_only', ...SEAT_PARAMS];
 
-/** Reads `event_series` parameters; `since_hours` above the history is clamped to it. */
-export function parseSeriesQuery(params: URLSearchParams, historySeconds: number): SeriesQuery {
+/**
+ * Reads `event_series` parameters; `since_hours` above the history is clamped to it. The seat filter is
+ * `/events`' (a seat's agent id read as its handle through `seatHandle`).
+ */
+export function parseSeriesQuery(
+  params: URLSearchParams,
+  historySeconds: number,
+  seatHandle?: SeatHandleOf,
+): SeriesQuery {
   onlyKnown(params, 'event_series', SERIES_PARAMS);
   const b = one(params, 'bucket') ?? SeriesBucket.Hour;
   if (b !== SeriesBucket.Hour && b !== SeriesBucket.Day)
@@ -57,7 +64,7 @@ export function parseSeriesQuery(params: URLSearchParams, historySeconds: number
   const maxHours = Math.max(1, Math.ceil(historySeconds / 3600));
   const sinceHours = wholeParam(params, 'since_hours', Math.min(defaultHours[b], maxHours), maxHours);
   const category = categoryParam(params);
-  const seat = seatParam(params);
+  const seat = seatParam(params, seatHandle);
   return {
     bucket: b,
     sinceHours,

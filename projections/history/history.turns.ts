@@ -54,8 +54,8 @@ export interface TurnAnswer {
 
 export type PhasesAnswer = HistoryPage<PhaseRow> & { readonly turn_id?: string };
 
-function pageParams(params: URLSearchParams) {
-  const seat = seatParam(params);
+function pageParams(src: EventsSource, params: URLSearchParams) {
+  const seat = seatParam(params, src.seatHandle);
   return {
     limit: wholeParam(params, 'limit', HISTORY_PAGE_DEFAULT, HISTORY_PAGE_MAX),
     cursor: cursorParam(params),
@@ -73,7 +73,7 @@ function turnIdParam(params: URLSearchParams, what: string): string {
 /** `turns`: completed turns, newest first (by the time their record was stamped). */
 export function listTurns(src: EventsSource, params: URLSearchParams): Promise<HistoryPage<TurnRow>> {
   onlyKnown(params, 'turns', [...PAGE_PARAMS, ...SEAT_PARAMS]);
-  const { limit, cursor, ...seat } = pageParams(params);
+  const { limit, cursor, ...seat } = pageParams(src, params);
   return historyPage(src, { kind: EventKind.TurnCompleted, ...seat }, cursor, limit, turnRow);
 }
 
@@ -155,6 +155,6 @@ export async function listPhases(src: EventsSource, params: URLSearchParams): Pr
     return { turn_id: turnId, rows, exhausted: true, next: null, coverage: coverageOf(src) };
   }
   onlyKnown(params, 'phases', ['turn_id', ...PAGE_PARAMS, ...SEAT_PARAMS]);
-  const { limit, cursor, ...seat } = pageParams(params);
+  const { limit, cursor, ...seat } = pageParams(src, params);
   return historyPage(src, { kind: EventKind.PhaseCompleted, ...seat }, cursor, limit, phaseRow);
 }

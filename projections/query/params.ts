@@ -49,12 +49,25 @@ function aliasedParam(
 }
 
 /**
- * The seat filter of the event reads, `agent_id` or its other name `seat`: blank reads as absent, and the
- * handle is compared lowercased (handles are `[a-z0-9-]`, so `seat=Ada` means `ada`, not an empty read). Two
- * different seats are refused rather than one silently dropped, which would widen or change the read.
+ * A seat's handle for its durable agent id (a lower-case UUID, as `/agents` rows carry it in `agent_id`),
+ * read from the company roster the node holds; undefined when no seat has that id.
  */
-export function seatParam(params: URLSearchParams): string | undefined {
-  return aliasedParam(params, ['agent_id', 'seat'], 'filter', (raw) => raw.trim().toLowerCase());
+export type SeatHandleOf = (agentId: string) => string | undefined;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * The seat filter of the event reads, `agent_id` or its other name `seat`: blank reads as absent, and the
+ * handle is compared lowercased (handles are `[a-z0-9-]`, so `seat=Ada` means `ada`, not an empty read).
+ * Event rows name a seat by its handle; a seat's agent id (UUID, any case) is read as that seat's handle
+ * through `handleOf`, and one naming no seat stays as given, matching nothing (as an unknown handle). Two
+ * different seats are refused, however each is named.
+ */
+export function seatParam(params: URLSearchParams, handleOf?: SeatHandleOf): string | undefined {
+  return aliasedParam(params, ['agent_id', 'seat'], 'filter', (raw) => {
+    const value = raw.trim().toLowerCase();
+    return (UUID.test(value) ? handleOf?.(value) : undefined) ?? value;
+  });
 }
 
 /**
