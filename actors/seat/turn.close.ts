@@ -3,10 +3,11 @@
  * taken again past its deadline, or one whose deadline came while its earlier phases replayed. Each gets
  * its `agent_phase_completed`, failed with the turn's error and built from what the journal holds of it
  * (its rounds, its tool results, a call in flight at the cut as "outcome unknown"), then a `phase_failed`
- * journal record, so a turn resumed once more finds it ended. The record's id is the one the phase
+ * journal record, so a turn resumed once more finds it ended. Spend the journal holds of it and may not
+ * have stored (a round or an `unfinished` record the run died after) is stored first, under its ids. The record's id is the one the phase
  * itself publishes under (`phase-<turn>-<phase>.<iteration>`): a repeat is stored once.
  */
-import type { ToolEntry } from '../../schema/index.js';
+import type { SpendRecord, ToolEntry } from '../../schema/index.js';
 import { phaseRounds } from './seat.limits.js';
 import type { Charter, SeatProfile } from './seat.profile.js';
 import type { Turn, TurnCompletedPayload } from './seat.types.js';
@@ -30,7 +31,7 @@ export interface Closing {
   /** The seat as the turn knew it (its profile when it started on this run, else the seat's now). */
   readonly seat: SeatProfile;
   readonly charter: Charter;
-  readonly deps: Pick<TurnDeps, 'llm' | 'tools' | 'now'>;
+  readonly deps: Pick<TurnDeps, 'llm' | 'tools' | 'now' | 'spend' | 'budget'>;
   /** The turn's error: each closed phase fails with it. */
   readonly error: string;
   readonly publish: (payload: PhaseCompleted, id: string) => Promise<void>;
@@ -51,6 +52,9 @@ export async function closeCutPhases(
   for (const open of opened.unclosed()) {
     const p = cutPhase(open, opened.prior?.cuts ?? [], c);
     const { turn_id, phase, iteration } = p.key;
+    // Spend the phase's journal holds and may not have stored (its run died first): stored before the phase
+    // is on record as ended, which would settle it.
+    await storeUnsettled(opened.prior?.unsettled(phase, iteration) ?? [], c);
     await c.publish(phaseRecord(p, c.deps.now(), true, c.error), `phase-${turn_id}-${phase}.${iteration}`);
     const tokens = tokensOf(p);
     await opened.writer.write({
@@ -71,6 +75,15 @@ export async function closeCutPhases(
     phases: [...payload.phases, ...unasked.map((p) => p.phase)],
     total_tokens: payload.total_tokens + tokens,
   };
+}
+
+/**
+ * Stores spend records on record in the journal and counted in the budget, under their own ids: a copy the
+ * earlier run stored is a duplicate, and the budget and read models count an id once.
+ */
+async function storeUnsettled(records: readonly SpendRecord[], c: Closing): Promise<void> {
+  await Promise.all(records.map((record) => c.deps.spend(record)));
+  for (const record of records) c.deps.budget.count(record);
 }
 
 /** The phase as far as its journal holds it. */

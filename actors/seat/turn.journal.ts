@@ -48,6 +48,12 @@ export interface TurnJournal {
    * have been stored.
    */
   readonly unsettledUnfinished: Of<'unfinished'> | null;
+  /**
+   * The spend records of one phase run that may not have been stored: the unsettled round's (with the
+   * answers it fell back from) or the unsettled `unfinished` record's, when it is that phase's; else none.
+   * What closes the phase without running it again stores them (turn.close.ts).
+   */
+  unsettled(phase: PhaseName, iteration: number): readonly SpendRecord[];
   readonly cuts: readonly Of<'cut'>[];
   readonly records: number;
   /** Every phase on record as started, ended or not, in the order they started. */
@@ -136,6 +142,10 @@ export function foldJournal(records: readonly JournalRecord[]): TurnJournal {
     phase: (phase, iteration) => phases.get(phaseKey(phase, iteration)) ?? null,
     unsettledSpend: newest?.kind === 'round' && !settled ? newest.spend.id : null,
     unsettledUnfinished: newest?.kind === 'unfinished' && !settled ? newest : null,
+    unsettled: (phase, iteration) => {
+      if (!newest || settled || newest.phase !== phase || newest.iteration !== iteration) return [];
+      return newest.kind === 'round' ? [newest.spend, ...(newest.unfinished ?? [])] : newest.spend;
+    },
     cuts,
     records: records.length,
     phasesStarted: startedPhases,

@@ -138,6 +138,27 @@ t.test('a record written after a failed answer settles its spend', async (t) => 
 });
 
 t.test(
+  "a phase's unsettled spend is that of the journal's unsettled round or failed answer when it is the phase's",
+  async (t) => {
+    const ids = (records: JournalRecord[], phase: 'plan' | 'execute', iteration = 0): string[] =>
+      foldJournal(records)
+        .unsettled(phase, iteration)
+        .map((s) => s.id);
+    t.same(ids([round(0), toolResult(0), round(1)], 'execute'), ['spend-1'], 'the round');
+    t.same(
+      ids([{ ...round(0), unfinished: [{ ...round(0).spend, id: 'fell-0' }] }], 'execute'),
+      ['spend-0', 'fell-0'],
+      'the round and the answers it fell back from',
+    );
+    t.same(ids([round(0), toolResult(0), unfinished(1)], 'execute'), ['cut-1'], 'the failed answer');
+    t.same(ids([round(1)], 'plan'), [], "another phase's");
+    t.same(ids([round(1)], 'execute', 1), [], "another iteration's");
+    t.same(ids([round(0), toolResult(0)], 'execute'), [], 'settled');
+    t.same(ids([unfinished(0), phaseFailed], 'execute'), [], 'settled by the phase failing');
+  },
+);
+
+t.test(
   'the open phases are those started and neither completed nor failed, in the order they started',
   async (t) => {
     const phaseStarted = (phase: 'plan' | 'execute' | 'review', iteration: number): JournalRecord => ({
