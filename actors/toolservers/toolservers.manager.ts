@@ -78,10 +78,11 @@ interface Route {
   readonly tool: Tool;
 }
 
-/** One served tool under its full name (prefix and tool name). */
+/** One served tool under its full name (prefix and tool name), and its catalogue entry. */
 interface Served {
   readonly name: string;
   readonly route: Route;
+  readonly entry: ToolEntry;
 }
 
 /**
@@ -127,25 +128,35 @@ export function createToolServerManager(opts: ToolServerManagerOptions): ToolSer
 
   let index: ServedIndex | null = null;
   /**
-   * Each served tool's entry, by the tool as its server listed it: the same entry across rebuilds of the
-   * index for as long as the tool is served under the same name, so a reader that keeps what it derived
-   * from an entry (the read models' check) does not redo it for 10,000 tools at every change of another.
+   * Each instance's served tools with their entries, kept for as long as it serves the same list under the
+   * same prefix: the index is rebuilt at every change of any instance (an apply's closing change too), and
+   * the same entries then let a reader that keeps what it derived from one (the read models' check) skip
+   * 10,000 tools that did not change.
    */
-  const entries = new WeakMap<Tool, ToolEntry>();
-  const entryOf = (one: Served): ToolEntry => {
-    const { tool, instance } = one.route;
-    const known = entries.get(tool);
-    if (known?.name === one.name) return known;
-    const entry: ToolEntry = {
-      name: one.name,
-      description: tool.description ?? '',
-      source: mcpSource(instance.spec.server),
-      annotations: { ...(tool.annotations ?? {}) },
-      delivers: null,
-      input_schema: { ...tool.inputSchema },
-    };
-    entries.set(tool, entry);
-    return entry;
+  const segments = new WeakMap<
+    ToolServerInstance,
+    { readonly tools: readonly Tool[]; readonly prefix: string; readonly served: readonly Served[] }
+  >();
+  const segmentOf = (instance: ToolServerInstance): readonly Served[] => {
+    const tools = instance.tools();
+    const { prefix, server } = instance.spec;
+    const known = segments.get(instance);
+    if (known?.tools === tools && known.prefix === prefix) return known.served;
+    const source = mcpSource(server);
+    const served = tools.map((tool): Served => {
+      const name = `${prefix}${tool.name}`;
+      const entry: ToolEntry = {
+        name,
+        description: tool.description ?? '',
+        source,
+        annotations: { ...(tool.annotations ?? {}) },
+        delivers: null,
+        input_schema: { ...tool.inputSchema },
+      };
+      return { name, route: { instance, tool }, entry };
+    });
+    segments.set(instance, { tools, prefix, served });
+    return served;
   };
   /** Called on every change of what is served: the running set, a spec, or an instance's tools. */
   const invalidate = (): void => {
@@ -185,8 +196,7 @@ export function createToolServerManager(opts: ToolServerManagerOptions): ToolSer
     const ownInstances = new Set<string>();
     for (const instance of ordered()) {
       if (instance.spec.seat !== null) ownInstances.add(instance.spec.seat);
-      for (const tool of instance.tools()) {
-        const one: Served = { name: `${instance.spec.prefix}${tool.name}`, route: { instance, tool } };
+      for (const one of segmentOf(instance)) {
         list.push(one);
         const same = byName.get(one.name);
         if (same === undefined) byName.set(one.name, [one]);
@@ -215,7 +225,7 @@ export function createToolServerManager(opts: ToolServerManagerOptions): ToolSer
     for (const one of current.list) {
       if (!visibleTo(seat, one.route.instance)) continue;
       const winner = routeOf(seat, one.name);
-      if (winner === one.route) out.push(entryOf(one));
+      if (winner === one.route) out.push(one.entry);
       else if (winner !== undefined && winner.instance.spec.server !== one.route.instance.spec.server)
         log.debug(
           { tool: one.name, server: one.route.instance.spec.server },
@@ -236,7 +246,7 @@ export function createToolServerManager(opts: ToolServerManagerOptions): ToolSer
       const id = `${one.route.instance.spec.server}\u0000${one.name}`;
       if (seen.has(id)) continue;
       seen.add(id);
-      out.push(entryOf(one));
+      out.push(one.entry);
     }
     return (current.catalogue = out);
   }
