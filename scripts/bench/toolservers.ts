@@ -8,14 +8,15 @@
  *     against that floor, then one seat's list (`toolsFor`) and the catalogue, against the same with 1 tool;
  *   - the built `svc serve`: `PUT /config` to its `config applied` line, each round restarting the server
  *     (a changed env value), and a node start on the stored document to `config applied`, each against the
- *     same with the server offering 1 tool (so the ratio's excess is what the 10,000 tools cost).
+ *     same with the server offering 1 tool (so the ratio's excess is what the 10,000 tools cost), and the
+ *     node's CPU time over each (from /proc: steadier than wall-clock time on a machine doing other work).
  *
  * Run (from the repository root, after `npm run build`): node --import=tsx scripts/bench/toolservers.ts [--json]
  * Options (environment): BENCH_TOOLS (default 10000), BENCH_ROUNDS (default 5; medians are printed; boots run
  * BENCH_BOOTS, default 3).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -30,6 +31,17 @@ const tools = Number(process.env['BENCH_TOOLS'] ?? 10_000);
 const rounds = Number(process.env['BENCH_ROUNDS'] ?? 5);
 const boots = Number(process.env['BENCH_BOOTS'] ?? 3);
 const serverPath = fileURLToPath(new URL('./mcp-many-tools.mjs', import.meta.url));
+
+/**
+ * A process's CPU time so far (user and system, its children not counted) in ms, from /proc: on a machine
+ * busy with other work the wall-clock figures wander, this one much less.
+ */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime are fields 14 and 15 of the line, in clock ticks of 10 ms.
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
 
 const median = (values: readonly number[]): number =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
@@ -122,21 +134,28 @@ async function getTools(node: ServedNode): Promise<number> {
   return performance.now() - t0;
 }
 
-/** `PUT /config` to applied, `rounds` times alternating 1 tool and `count`; then boots on each document. */
-async function nodeFigures(count: number): Promise<{
+interface NodeFigures {
+  /** Wall-clock ms, and the node's CPU ms over the same span. */
   readonly put: number;
+  readonly putCpu: number;
   readonly putOne: number;
+  readonly putOneCpu: number;
   readonly boot: number;
+  readonly bootCpu: number;
   readonly bootOne: number;
+  readonly bootOneCpu: number;
   readonly read: number;
-}> {
+}
+
+/** `PUT /config` to applied, `rounds` times with 1 tool, then with `count`; then boots on each document. */
+async function nodeFigures(count: number): Promise<NodeFigures> {
   const dirs = [
     mkdtempSync(join(tmpdir(), 'svc-bench-tools-')),
     mkdtempSync(join(tmpdir(), 'svc-bench-tool-')),
   ];
   const [many, one] = dirs as [string, string];
-  const puts: number[] = [];
-  const putsOne: number[] = [];
+  const puts: Array<readonly [number, number]> = [];
+  const putsOne: Array<readonly [number, number]> = [];
   const reads: number[] = [];
   try {
     for (const [dir, n, into] of [
@@ -148,22 +167,23 @@ async function nodeFigures(count: number): Promise<{
         // The first apply loads the MCP client: a round of its own, not counted.
         for (let round = 0; round <= rounds; round += 1) {
           const t0 = performance.now();
+          const c0 = cpuMs(node.pid);
           await putCompany(node, company(n, round), `round ${round}`);
-          if (round > 0) into.push(performance.now() - t0);
+          if (round > 0) into.push([performance.now() - t0, cpuMs(node.pid) - c0]);
         }
         if (n === count) for (let i = 0; i < rounds; i += 1) reads.push(await getTools(node));
       } finally {
         await node.stop();
       }
     }
-    const bootTimes = async (dir: string): Promise<number[]> => {
-      const out: number[] = [];
+    const bootTimes = async (dir: string): Promise<Array<readonly [number, number]>> => {
+      const out: Array<readonly [number, number]> = [];
       for (let i = 0; i < boots; i += 1) {
         const t0 = Date.now();
         const node = await startServe({ dir });
         try {
           const applied = await node.waitForLog((l) => l.msg === 'config applied');
-          out.push(Number(applied['time']) - t0);
+          out.push([Number(applied['time']) - t0, cpuMs(node.pid)]);
         } finally {
           await node.stop();
         }
@@ -172,11 +192,17 @@ async function nodeFigures(count: number): Promise<{
     };
     const bootOne = await bootTimes(one);
     const boot = await bootTimes(many);
+    const wall = (pairs: ReadonlyArray<readonly [number, number]>): number => median(pairs.map(([w]) => w));
+    const cpu = (pairs: ReadonlyArray<readonly [number, number]>): number => median(pairs.map(([, c]) => c));
     return {
-      put: median(puts),
-      putOne: median(putsOne),
-      boot: median(boot),
-      bootOne: median(bootOne),
+      put: wall(puts),
+      putCpu: cpu(puts),
+      putOne: wall(putsOne),
+      putOneCpu: cpu(putsOne),
+      boot: wall(boot),
+      bootCpu: cpu(boot),
+      bootOne: wall(bootOne),
+      bootOneCpu: cpu(bootOne),
       read: median(reads),
     };
   } finally {
@@ -216,8 +242,14 @@ async function main(): Promise<void> {
   console.log(`catalogue:                    ${ms(catalogue)} (1 tool: ${ms(catalogueOne)})`);
 
   const node = await nodeFigures(tools);
-  console.log(`svc serve, PUT /config to config applied: ${ms(node.put)} (1 tool: ${ms(node.putOne)})`);
-  console.log(`svc serve, start to config applied:       ${ms(node.boot)} (1 tool: ${ms(node.bootOne)})`);
+  console.log(
+    `svc serve, PUT /config to config applied: ${ms(node.put)}, node CPU ${ms(node.putCpu)} ` +
+      `(1 tool: ${ms(node.putOne)}, CPU ${ms(node.putOneCpu)})`,
+  );
+  console.log(
+    `svc serve, start to config applied:       ${ms(node.boot)}, node CPU ${ms(node.bootCpu)} ` +
+      `(1 tool: ${ms(node.bootOne)}, CPU ${ms(node.bootOneCpu)})`,
+  );
   console.log(`svc serve, GET /tools:                    ${ms(node.read)}`);
   const label = `${tools} tools`;
   report([
@@ -232,7 +264,9 @@ async function main(): Promise<void> {
       node.putOne,
       '< 1000 ms',
     ),
+    row('toolservers', `node CPU of that PUT, ${label} (vs 1 tool)`, node.putCpu, 'ms', node.putOneCpu),
     row('toolservers', `start to config applied, ${label} (vs 1 tool)`, node.boot, 'ms', node.bootOne),
+    row('toolservers', `node CPU of that start, ${label} (vs 1 tool)`, node.bootCpu, 'ms', node.bootOneCpu),
     row('toolservers', `GET /tools, ${label}`, node.read, 'ms', null),
   ]);
 }
