@@ -3,6 +3,12 @@
  * is below `highWater`; past it they wait in a bounded queue (at most `maxQueue` envelopes and `maxQueueBytes`
  * bytes) and the oldest is dropped when a stalled client lets it fill (`dropped` counts them). A queued
  * replace-style frame (a whole section, health) is superseded by a newer one of the same kind.
+ *
+ * A socket that lost frames is made whole once it reads again: when its queue has drained with its send
+ * buffer under `highWater`, `onGap` is called (the hub sends it a fresh snapshot carrying the count lost).
+ * An answer to one of its questions is never dropped without a word: shed from the queue, it is replaced by
+ * its coded error (`stub`), which is kept and sent before anything newer; at most `maxAnswers` answers wait
+ * on one socket, and one more closes it (1008), which settles every question on the client's side.
  */
 import type { Actor } from '../types.js';
 
@@ -33,12 +39,15 @@ export interface ClientLimits {
   readonly maxQueue: number;
   readonly maxQueueBytes: number;
   readonly highWater: number;
+  /** Answers (whole or shed to their error) that may wait unsent on one socket; one more closes it. */
+  readonly maxAnswers: number;
 }
 
 export const defaultClientLimits: ClientLimits = Object.freeze({
   maxQueue: 512,
   maxQueueBytes: 8 * 1024 * 1024,
   highWater: 256 * 1024,
+  maxAnswers: 128,
 });
 
 interface Queued {
@@ -47,14 +56,25 @@ interface Queued {
   readonly bytes: number;
   readonly kind: string;
   readonly replace: boolean;
+  /** An answer's coded error, sent in its place when the answer is shed. */
+  readonly stub?: () => WireText;
 }
+
+/** What a socket does once its queue drained after losing frames (the hub sends a snapshot). */
+export type GapListener = (client: StreamClient) => void;
 
 export class StreamClient {
   private queue: Queued[] = [];
   private head = 0;
   private bytes = 0;
-  /** Envelopes dropped because the client did not read. */
+  /** Errors standing in for shed answers: older than anything queued, never dropped. */
+  private kept: WireText[] = [];
+  /** Envelopes dropped because the client did not read (answers shed to their error included). */
   dropped = 0;
+  /** Envelopes dropped since the client's state was last whole (a snapshot was built for it). */
+  private unsynced = 0;
+  /** Answers queued or kept, not yet written. */
+  answersWaiting = 0;
   /** Frames written to the socket. */
   sent = 0;
   /** Tokens its query frames carried that named no one. */
@@ -68,10 +88,18 @@ export class StreamClient {
     /** Who opened the socket (null: anonymous reads); a query frame's own token may name another. */
     readonly actor: Actor | null,
     private readonly limits: ClientLimits,
+    private readonly onGap: GapListener = () => undefined,
   ) {}
 
   get queued(): number {
     return this.queue.length - this.head;
+  }
+
+  /** Takes the count of envelopes lost since the state was last whole: a snapshot is being built now. */
+  takeUnsynced(): number {
+    const lost = this.unsynced;
+    this.unsynced = 0;
+    return lost;
   }
 
   get queuedBytes(): number {
@@ -81,14 +109,38 @@ export class StreamClient {
   /** Sends now when the socket keeps up, else queues (dropping the oldest past the bounds). */
   deliver(text: WireText, kind: string, replace: boolean): void {
     if (this.closed) return;
-    if (this.queued === 0 && this.sink.bufferedAmount() < this.limits.highWater) {
+    if (this.queued === 0 && this.kept.length === 0 && this.sink.bufferedAmount() < this.limits.highWater) {
       this.write(text);
       return;
     }
+    this.enqueue(text, kind, replace, undefined);
+  }
+
+  /**
+   * An answer to one of the client's questions: sent or queued as any frame, but never dropped without a
+   * word (shed, `stub` is sent in its place). Past `maxAnswers` waiting the socket is closed (1008); false
+   * then.
+   */
+  deliverAnswer(text: WireText, kind: string, stub: () => WireText): boolean {
+    if (this.closed) return false;
+    if (this.queued === 0 && this.kept.length === 0 && this.sink.bufferedAmount() < this.limits.highWater) {
+      this.write(text);
+      return true;
+    }
+    if (this.answersWaiting >= this.limits.maxAnswers) {
+      this.end(1008, 'too many unanswered queries');
+      return false;
+    }
+    this.answersWaiting += 1;
+    this.enqueue(text, kind, false, stub);
+    return true;
+  }
+
+  private enqueue(text: WireText, kind: string, replace: boolean, stub: (() => WireText) | undefined): void {
     if (replace) this.supersede(kind);
     // Measured only here, on the slow path: a frame written at once is never counted.
     const bytes = typeof text === 'string' ? Buffer.byteLength(text) : text.byteLength;
-    this.queue.push({ text, bytes, kind, replace });
+    this.queue.push(stub ? { text, bytes, kind, replace, stub } : { text, bytes, kind, replace });
     this.bytes += bytes;
     while (
       this.queued > this.limits.maxQueue ||
@@ -98,6 +150,9 @@ export class StreamClient {
       this.head += 1;
       this.bytes -= oldest.bytes;
       this.dropped += 1;
+      // The oldest waiting: its error goes before everything still queued, as the answer would have.
+      if (oldest.stub) this.kept.push(oldest.stub());
+      else this.unsynced += 1;
     }
     this.compact();
   }
@@ -116,18 +171,29 @@ export class StreamClient {
 
   /** The socket drained: send what waits while the buffer stays below the high-water mark. */
   flush(): void {
-    while (!this.closed && this.queued > 0 && this.sink.bufferedAmount() < this.limits.highWater) {
+    const open = (): boolean => !this.closed && this.sink.bufferedAmount() < this.limits.highWater;
+    while (this.kept.length > 0 && open()) {
+      this.answersWaiting -= 1;
+      this.write(this.kept.shift() as WireText);
+    }
+    while (this.kept.length === 0 && this.queued > 0 && open()) {
       const next = this.queue[this.head] as Queued;
       this.head += 1;
       this.bytes -= next.bytes;
+      if (next.stub) this.answersWaiting -= 1;
       this.write(next.text);
     }
     this.compact();
+    // Drained after a loss: the hub makes the client whole (a snapshot it may have to queue in turn).
+    if (this.unsynced > 0 && this.queued === 0 && this.kept.length === 0 && open()) this.onGap(this);
   }
 
   private write(text: WireText): void {
     if (this.sink.send(text) !== 2) this.sent += 1;
-    else this.dropped += 1;
+    else {
+      this.dropped += 1;
+      this.unsynced += 1;
+    }
   }
 
   private supersede(kind: string): void {
@@ -156,6 +222,8 @@ export class StreamClient {
   release(): void {
     this.closed = true;
     this.queue = [];
+    this.kept = [];
+    this.answersWaiting = 0;
     this.head = 0;
     this.bytes = 0;
   }

@@ -128,6 +128,29 @@ export class StreamHub {
     return Buffer.from(JSON.stringify({ kind, data, ts: this.ts() }));
   }
 
+  /**
+   * A socket drained after losing frames: it is sent the snapshot a socket opens with, carrying `dropped`
+   * (the envelopes lost since its state was last whole), so the client replaces what it holds. The frames
+   * pushed in this turn go first, as they would to a socket opening now: the snapshot already holds them.
+   * Replace-style in the queue: should it have to wait, a newer resync supersedes it.
+   */
+  private readonly resync = (client: StreamClient): void => {
+    this.flush();
+    const dropped = client.takeUnsynced();
+    if (dropped === 0 || client.closed) return;
+    const text = JSON.stringify({
+      kind: 'snapshot',
+      data: this.opts.sections.snapshot(),
+      ts: this.ts(),
+      dropped,
+    });
+    client.deliver(Buffer.from(text), 'snapshot', true);
+    this.opts.logger.debug(
+      { event: 'stream_client_resync', ...socketLine(client), dropped },
+      'stream client resync',
+    );
+  };
+
   /** Starts the shared health tick (one timer for every socket). */
   start(): void {
     this.tick ??= setInterval(
@@ -165,7 +188,7 @@ export class StreamHub {
   attach(sink: SocketSink, actor: Actor | null, token: string | null): StreamClient {
     // What was pushed before this socket opened is not its to receive (the snapshot holds it).
     this.flush();
-    const client = new StreamClient(this.nextId++, sink, token, actor, this.limits);
+    const client = new StreamClient(this.nextId++, sink, token, actor, this.limits, this.resync);
     this.clients.add(client);
     client.deliver(this.encode('snapshot', this.opts.sections.snapshot()), 'snapshot', false);
     return client;
@@ -282,7 +305,9 @@ export class StreamHub {
     });
     ask(this.opts.questions, frame.what, params, { actor, log }).then(
       (data) =>
-        this.answer(client, this.encode('result', { id: frame.id, what: frame.what, data }), 'result'),
+        this.answer(client, this.encode('result', { id: frame.id, what: frame.what, data }), 'result', () =>
+          this.shed(frame.id, frame.what),
+        ),
       (err: unknown) => {
         const error = codeOf(err);
         // A coded refusal is an answer, not a failure of the node: only a throw is an error line.
@@ -306,14 +331,34 @@ export class StreamHub {
     );
   }
 
+  /** A refusal is an answer too: small, so it stands in for itself should the queue shed it. */
   private fail(client: StreamClient, failure: QueryFailure): void {
-    this.flush();
-    client.deliver(this.encode('error', failure), 'error', false);
+    const text = this.encode('error', failure);
+    this.answer(client, text, 'error', () => text);
   }
 
-  private answer(client: StreamClient, text: Buffer, kind: string): void {
+  /** What a client is sent in place of an answer its queue shed: the question is settled, to ask again. */
+  private shed(id: string | number, what: string): Buffer {
+    const failure: QueryFailure = {
+      id,
+      what,
+      error: 'query_failed',
+      code: 'answer_dropped',
+      status: 503,
+      detail: 'the answer waited while this socket read too slowly and was dropped from its queue',
+      hint: 'ask again; the stream sends a fresh snapshot once the socket has caught up',
+    };
+    return this.encode('error', failure);
+  }
+
+  private answer(client: StreamClient, text: Buffer, kind: string, stub: () => Buffer): void {
     this.flush();
-    client.deliver(text, kind, false);
+    if (client.deliverAnswer(text, kind, stub)) return;
+    if (client.closed) return;
+    this.opts.logger.warn(
+      { event: 'stream_answers_waiting', ...socketLine(client), waiting: client.answersWaiting },
+      'stream client closed: too many unanswered queries',
+    );
   }
 
   /** Closes every socket (drain) and stops the tick. */

@@ -78,7 +78,12 @@ t.test(
   async (t) => {
     const { StreamClient } = await import('../../http/index.js');
     const { sink, written, drain } = stalledSink();
-    const c = new StreamClient(1, sink, null, null, { maxQueue: 4, maxQueueBytes: 1 << 20, highWater: 1000 });
+    const c = new StreamClient(1, sink, null, null, {
+      maxQueue: 4,
+      maxQueueBytes: 1 << 20,
+      highWater: 1000,
+      maxAnswers: 128,
+    });
     c.deliver('seats-1', 'seats', true);
     c.deliver('agents-1', 'agents', false);
     c.deliver('seats-2', 'seats', true);
@@ -100,7 +105,12 @@ t.test(
   async (t) => {
     const { StreamClient } = await import('../../http/index.js');
     const { sink, written, drain } = stalledSink();
-    const c = new StreamClient(1, sink, null, null, { maxQueue: 512, maxQueueBytes: 1000, highWater: 1000 });
+    const c = new StreamClient(1, sink, null, null, {
+      maxQueue: 512,
+      maxQueueBytes: 1000,
+      highWater: 1000,
+      maxAnswers: 128,
+    });
     const euros = (n: number): string => '€'.repeat(n); // 3 bytes each on the wire, 1 UTF-16 unit
     for (let i = 0; i < 10; i++) c.deliver(euros(100), 'event', false);
     t.equal(c.queued, 3, 'three 300-byte frames fit in 1000 bytes; the oldest others were dropped');
