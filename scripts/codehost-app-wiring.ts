@@ -58,10 +58,25 @@ function withApp(document: unknown, handle: string, change: (current: Json) => J
   return found === 'changed' ? doc : found;
 }
 
+/** The app id a seat's codehost-a block holds, as a string; `''` when none. */
+function appIdOf(block: Json): string {
+  const raw = block['app_id'];
+  return typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw : '';
+}
+
+/** The app id the seat `handle` holds in `document`; `''` when none (or no such seat). */
+function appIn(document: unknown, handle: string): string {
+  let app = '';
+  withApp(document, handle, (current) => {
+    app = appIdOf(current);
+    return null;
+  });
+  return app;
+}
+
 /** What an installation delivery changes on the seat's block; null when it is not this app's or already so. */
 function installationChange(current: Json, change: AppInstallation): Json | null {
-  const raw = current['app_id'];
-  const appId = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw : '';
+  const appId = appIdOf(current);
   if (appId === '') return null;
   if (change.app_id !== null && change.app_id !== appId) return null;
   const known = typeof current['installation_id'] === 'number' ? current['installation_id'] : 0;
@@ -91,18 +106,36 @@ export function codehostAppFlow(opts: {
     return reply.outcome === 'ok';
   };
 
-  type Recorded = { ok: true; revision_id: string | null } | Extract<AppCompletion, { ok: false }>;
+  type Refused = Extract<AppCompletion, { ok: false }>;
+  type Recorded = { ok: true; revision_id: string | null } | Refused;
+  const spent: Refused = {
+    ok: false,
+    status: 400,
+    reason:
+      "This link was already used, or the seat's app changed since it was issued. Start again from the seat's setup page.",
+  };
+  const activeDocument = (): { revision_id: string; document: unknown } | null => {
+    const active = activeRevision(opts.view.state);
+    if (!active) return null;
+    return {
+      revision_id: active.revision_id,
+      document: openDocument(keyring, active.payload, active.revision_id),
+    };
+  };
+  /** `against`: the app id the seat must still hold (a state's), checked on every document written. */
   const record = async (
     handle: string,
     change: (current: Json) => Json | null,
     summary: string,
     actor: Writer,
+    against?: string,
   ): Promise<Recorded> => {
     // One retry: another writer may win the compare-and-set between our read and our write.
     for (let attempt = 0; attempt < 2; attempt++) {
-      const active = activeRevision(opts.view.state);
+      const active = activeDocument();
       if (!active) return { ok: false, status: 503, reason: 'No configuration is active.' };
-      const document = withApp(openDocument(keyring, active.payload, active.revision_id), handle, change);
+      if (against !== undefined && appIn(active.document, handle) !== against) return spent;
+      const document = withApp(active.document, handle, change);
       if (document === 'missing')
         return { ok: false, status: 400, reason: `Seat ${handle} is not in the active configuration.` };
       if (document === 'unchanged') return { ok: true, revision_id: null };
@@ -138,8 +171,15 @@ export function codehostAppFlow(opts: {
   return {
     stateSeed,
     manifestPostUrl: `${web.replace(/\/+$/, '')}/settings/apps/new`,
-    async complete(handle, code, by) {
+    appOf(handle) {
+      const active = activeDocument();
+      return active ? appIn(active.document, handle) : '';
+    },
+    async complete(handle, code, by, against) {
       const actor = by ?? flowActor;
+      // A spent or stale state: its code is never sent, nothing is sealed over the seat's app.
+      const active = activeDocument();
+      if (active && appIn(active.document, handle) !== against) return spent;
       const converted = await convertManifest(api, code);
       if (!converted.ok) return converted;
       const { id, slug, pem, webhook_secret: secret } = converted.app;
@@ -157,7 +197,7 @@ export function codehostAppFlow(opts: {
         webhook_secret: `\${${secretName}}`,
       };
       const summary = `codehost-a app ${slug} recorded for seat ${handle}`;
-      const done = await record(handle, () => app, summary, actor);
+      const done = await record(handle, () => app, summary, actor, against);
       if (!done.ok) return done;
       return {
         ok: true,

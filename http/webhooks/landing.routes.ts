@@ -6,7 +6,8 @@
  * when this node has no setup surface (no keyring, no code-host API configured); `?installed=` confirms
  * and writes nothing (200; 400 when it names no agent seat of the active document); `?code=&state=`
  * converts the manifest, seals the private key and webhook secret, then records the app on the seat
- * (200), or 400 on a bad state or a refused code. A parameter either page reads given more than once is
+ * (200), or 400 on a bad state, a spent one (the seat's app is no longer the one it was issued against: a
+ * replay after its return recorded an app) or a refused code. A parameter either page reads given more than once is
  * its 400 page: the first is not assumed to be the one meant. Whatever a page shows of a query parameter
  * is escaped, and cut to 80 characters except the chat code (shown whole up to 512, to be pasted); a
  * handle (`state`, `installed`) is shown only when the seat grammar allows it.
@@ -42,11 +43,15 @@ export interface AppFlow {
   readonly stateSeed: Uint8Array;
   /** The code host's page a browser posts a manifest to (`.../settings/apps/new`). */
   readonly manifestPostUrl: string;
+  /** The app id the seat's codehost-a block holds now (`''`: none), which a state is issued against. */
+  appOf(handle: string): string;
   /**
    * Converts `code`, seals the key and secret first, then records the app on the seat, as written by `by`
-   * (who began the flow; null: a state that does not say, recorded as the flow itself).
+   * (who began the flow; null: a state that does not say, recorded as the flow itself). Refused (400, the
+   * code never sent) unless the seat still holds `against`, the app its state was issued against: the
+   * return that records an app spends the state.
    */
-  complete(handle: string, code: string, by: Actor | null): Promise<AppCompletion>;
+  complete(handle: string, code: string, by: Actor | null, against: string): Promise<AppCompletion>;
   /** Records (or clears) the installation id a verified installation delivery names. */
   installation(handle: string, change: AppInstallation): Promise<void>;
 }
@@ -108,6 +113,7 @@ function chatOauth(req: ApiRequest): ApiReply {
 async function codehostApp(
   deps: LandingDeps,
   signer: StateSigner | null,
+  returning: Set<string>,
   req: ApiRequest,
 ): Promise<ApiReply> {
   const names = ['error', 'error_description', 'installed', 'code', 'state'];
@@ -150,7 +156,19 @@ async function codehostApp(
     return page(400, 'Unknown seat', [
       `No agent seat <b>${escapeHtml(handle)}</b> in the active configuration.`,
     ]);
-  const done = await deps.appFlow.complete(handle, code, checked.by);
+  // One return per seat at a time on this node: two at once would both seal under the seat's names
+  // before either is recorded, leaving the store holding the key of the app the document does not name.
+  if (returning.has(handle))
+    return page(400, 'The app could not be recorded', [
+      `Another return for seat <b>${escapeHtml(handle)}</b> is being recorded; start again from the seat's setup page if it fails.`,
+    ]);
+  returning.add(handle);
+  let done: AppCompletion;
+  try {
+    done = await deps.appFlow.complete(handle, code, checked.by, checked.app);
+  } finally {
+    returning.delete(handle);
+  }
   if (!done.ok) {
     req.log.warn(
       { event: 'codehost_app_refused', seat: handle, reason: done.reason },
@@ -194,7 +212,8 @@ function begin(deps: LandingDeps, signer: StateSigner | null, req: ApiRequest): 
       hint: 'Set SVC_PUBLIC_BASE_URL (the address the code host reaches this service at), then begin again.',
     });
   // Who begins the flow is who its unauthenticated return records as the writer (ops/setup.md).
-  const state = signer.issue(handle, req.actor);
+  // Issued against the seat's app now: the return that records an app spends it (a replay is refused).
+  const state = signer.issue(handle, req.actor, deps.appFlow.appOf(handle));
   return {
     status: 200,
     body: {
@@ -226,10 +245,12 @@ function begin(deps: LandingDeps, signer: StateSigner | null, req: ApiRequest): 
 
 export function landingRoutes(deps: LandingDeps): RouteDef[] {
   const signer = deps.appFlow ? stateSigner(deps.appFlow.stateSeed) : null;
+  /** Seats whose app-flow return this node is recording. */
+  const returning = new Set<string>();
   const landing = { kind: 'landing', cspHashes: landingHashes } as const;
   return [
     { method: 'GET', pattern: '/webhooks/chat-oauth', ...landing, handler: chatOauth },
-    { method: 'GET', pattern: '/webhooks/codehost-a-app', ...landing, handler: (req) => codehostApp(deps, signer, req) },
+    { method: 'GET', pattern: '/webhooks/codehost-a-app', ...landing, handler: (req) => codehostApp(deps, signer, returning, req) },
     // Write rule 10: a non-writer on a managed document is refused before anything is read.
     { method: 'POST', pattern: '/setup/codehost-a-app/:handle', access: 'guarded', beforeBody: (req) => void (deps.auth && assertCompanyWriter(deps.auth, req.actor)), handler: (req) => begin(deps, signer, req) },
   ]; // prettier-ignore

@@ -104,6 +104,7 @@ t.test('an install confirmation names an agent seat of the active document, else
   const appFlow: AppFlow = {
     stateSeed: randomBytes(32),
     manifestPostUrl: 'https://codehost.example/settings/apps/new',
+    appOf: () => '',
     complete: () => Promise.resolve({ ok: false, status: 400, reason: 'not in this test' }),
     installation: () => Promise.resolve(),
   };
@@ -126,6 +127,7 @@ t.test(
     const appFlow: AppFlow = {
       stateSeed: randomBytes(32),
       manifestPostUrl: 'https://codehost.example/settings/apps/new',
+      appOf: () => '',
       complete: () => Promise.resolve({ ok: false, status: 400, reason: 'not in this test' }),
       installation: () => Promise.resolve(),
     };

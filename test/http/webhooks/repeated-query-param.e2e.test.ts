@@ -15,6 +15,7 @@ t.test('a landing page parameter given twice is the page’s 400, and nothing is
   const appFlow: AppFlow = {
     stateSeed: randomBytes(32),
     manifestPostUrl: 'https://codehost.example/settings/apps/new',
+    appOf: () => '',
     complete: (handle) => {
       completed.push(handle);
       return Promise.resolve({ ok: false, status: 400, reason: 'not in this test' });
