@@ -138,8 +138,10 @@ export function parseDocumentBody(req: ApiRequest, code: 'invalid_body' | 'inval
   const yaml = isYaml(req.headers['content-type'] ?? '');
   const parsed = yaml ? parseCompanyYaml(text) : parseCompanyJson(text);
   if (!parsed.ok) {
+    const hint = yaml ? undefined : sentAsYamlHint(req, text, code);
     throw new ApiError(code, {
       detail: `The body is not a readable ${yaml ? 'YAML' : 'JSON'} document.`,
+      ...(hint !== undefined ? { hint } : {}),
       extra: { problems: parsed.problems },
     });
   }
@@ -175,6 +177,35 @@ export function parseDocumentBody(req: ApiRequest, code: 'invalid_body' | 'inval
     ...(yamlText !== undefined ? { yamlText } : {}),
     ...(bodySummary !== undefined ? { bodySummary } : {}),
   };
+}
+
+/**
+ * The hint for a body read as JSON that is not: a YAML mapping (`curl --data-binary @company.yaml` sends
+ * no YAML type) is named with the header that makes it readable; a form body (`curl -d @file`, which also
+ * strips the file's line breaks) with curl's flag that keeps them; a YAML merge patch, which PATCH does
+ * not take, with its conversion. Undefined: the catalogue's hint.
+ */
+function sentAsYamlHint(
+  req: ApiRequest,
+  text: string,
+  code: 'invalid_body' | 'invalid_patch',
+): string | undefined {
+  const mediaType = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  // Declared JSON is JSON with a mistake (`{"name": }` is a YAML mapping too): the problems say where.
+  if (/^application\/([a-z.+-]*\+)?json$/.test(mediaType)) return undefined;
+  const asYaml = parseCompanyYaml(text);
+  if (
+    asYaml.ok &&
+    asYaml.value !== null &&
+    typeof asYaml.value === 'object' &&
+    !Array.isArray(asYaml.value)
+  ) {
+    if (code === 'invalid_patch')
+      return 'The body reads as YAML, and a merge patch is JSON: send it as JSON (`svc config patch FILE.yaml` converts it), or PUT the whole document with `Content-Type: application/yaml`.';
+    return "The body reads as YAML: send it with `Content-Type: application/yaml` (curl: `--data-binary @FILE -H 'Content-Type: application/yaml'`), or as JSON.";
+  }
+  if (mediaType !== 'application/x-www-form-urlencoded') return undefined;
+  return "`curl -d @FILE` sends a form and removes the file's line breaks: send the file as it is with `--data-binary @FILE` and its type, `-H 'Content-Type: application/yaml'` or `-H 'Content-Type: application/json'`.";
 }
 
 /** The path of the first own `__proto__` key in a parsed body (JSON.parse and YAML make it a plain key). */

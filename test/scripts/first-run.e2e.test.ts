@@ -1,0 +1,67 @@
+/**
+ * The first run as a new operator meets it, following the README: a YAML document sent as a plain body
+ * (`curl --data-binary @company.yaml`, or `curl -d` whose form type it keeps) is answered with the header
+ * that makes it readable.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { root } from '../harness/child.js';
+import { startNode, TOKEN } from '../harness/serve-node.js';
+
+const example = readFileSync(join(root, 'ops', 'company.example.yaml'), 'utf8');
+
+t.test(
+  'a YAML document sent without its Content-Type is refused with a hint naming Content-Type: application/yaml',
+  async (t) => {
+    const node = await startNode(t);
+    const send = async (body: string, headers: Record<string, string>) => {
+      const res = await fetch(`${node.url}/config?dry_run=true`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${TOKEN}`, ...headers },
+        body: Buffer.from(body), // bytes: fetch adds no Content-Type of its own
+      });
+      return { status: res.status, body: (await res.json()) as { error: string; hint: string } };
+    };
+    // curl --data-binary @file.yaml and curl -d @file.yaml both say application/x-www-form-urlencoded.
+    const sent: Array<Record<string, string>> = [{}, { 'content-type': 'application/x-www-form-urlencoded' }];
+    for (const headers of sent) {
+      const yaml = await send(example, headers);
+      t.equal(yaml.status, 400);
+      t.equal(yaml.body.error, 'invalid_body');
+      t.match(
+        yaml.body.hint,
+        /`Content-Type: application\/yaml`/,
+        `${JSON.stringify(headers)}: the header named`,
+      );
+    }
+    // curl -d strips a file's line breaks: what arrives is one line, no document in either language.
+    const flattened = await send(example.replace(/\r?\n/g, ''), {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
+    t.equal(flattened.status, 400);
+    t.match(flattened.body.hint, /--data-binary/, 'curl -d named as what flattened the file');
+    t.match(flattened.body.hint, /application\/yaml/);
+    // Declared JSON with a mistake keeps the catalogue hint: its problems say where.
+    const broken = await send('{"name": }', { 'content-type': 'application/json' });
+    t.equal(broken.status, 400);
+    t.notMatch(broken.body.hint, /application\/yaml/, 'JSON declared as JSON gets no YAML hint');
+    // And the hint is right: the same body with the header is read.
+    const read = await send(example, { 'content-type': 'application/yaml' });
+    t.equal(read.status, 200);
+    const stored = await fetch(`${node.url}/config`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/yaml', 'x-summary': 'first' },
+      body: example,
+    });
+    t.equal(stored.status, 201, 'a company is active, so a patch is read');
+    // PATCH takes no YAML: its hint names the conversion instead.
+    const patch = await fetch(`${node.url}/config?dry_run=true`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${TOKEN}` },
+      body: Buffer.from('name: Acme\n'), // bytes: fetch sends no Content-Type
+    });
+    t.equal(patch.status, 400);
+    t.match(((await patch.json()) as { hint: string }).hint, /merge patch is JSON.*svc config patch/);
+  },
+);
