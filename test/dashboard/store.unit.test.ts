@@ -149,3 +149,36 @@ t.test('frames that announce a fleet change bump the fleet tick; the others do n
     'a seat placed again',
   );
 });
+
+t.test(
+  'a resync snapshot replaces the feed and seat rows as on connect and moves each tick once, not the epoch',
+  async (t) => {
+    const state = applyFrame(snapshot(), frame('agents', { ada: agent('ada', 'working') }));
+    const resync: Frame = {
+      ...frame('snapshot', {
+        health: { status: 'ok' },
+        agents: { ada: agent('ada', 'idle'), cy: agent('cy', 'working') },
+        events: [row('e7'), row('e2')],
+        org: { name: 'Acme' },
+        tools: [],
+      }),
+      dropped: 40,
+    };
+    const after = applyFrame(state, resync);
+    t.same(
+      after.snapshot?.events.map((e) => e.id),
+      ['e7', 'e2'],
+      'the feed is the snapshot, the gap filled',
+    );
+    t.same(Object.keys(after.snapshot?.agents ?? {}), ['ada', 'cy'], 'the seat rows are the snapshot');
+    t.equal(after.snapshot?.agents['ada']?.activity, 'idle', 'a stale merged row is replaced');
+    t.equal(
+      after.epoch,
+      state.epoch,
+      'no question is asked again for the resync alone: every answer still comes',
+    );
+    t.equal(after.eventTick, state.eventTick + 1, 'questions following the events ask once');
+    t.equal(after.configTick, state.configTick + 1, 'and those following the configuration');
+    t.equal(after.fleetTick, state.fleetTick + 1, 'and the fleet room, whose marker may be lost');
+  },
+);

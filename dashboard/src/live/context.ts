@@ -63,8 +63,9 @@ export interface Asked<T> {
 }
 
 /**
- * A question the node did not answer in time is asked again this many times, after 1, 2, 4 s: an answer
- * the node dropped (a slow socket's queue is bounded) is not worth an empty room until the next frame.
+ * A question the node did not answer in time, or whose answer it shed from a slow socket's bounded queue
+ * (answered `answer_dropped`), is asked again this many times, after 1, 2, 4 s: not worth an empty room
+ * until the next frame.
  */
 const RETRIES = 3;
 const RETRY_MIN_MS = 1_000;
@@ -73,7 +74,9 @@ const RETRY_MIN_MS = 1_000;
  * Unanswered rather than refused (no answer in time, the link or the node down, a node draining): the last
  * answer stays on screen, marked stale.
  */
-const unanswered = new Set(['timeout', 'disconnected', 'draining']);
+const unanswered = new Set(['timeout', 'disconnected', 'draining', 'answer_dropped']);
+/** Asked again after a pause: no answer in time, or one the node shed from a slow socket's queue. */
+const retried = new Set(['timeout', 'answer_dropped']);
 
 function refusalOf(e: unknown): Refusal {
   const err = e as Error & { code?: string; kind?: string; hint?: string };
@@ -173,7 +176,7 @@ export function useQuestion<T>(what: string | null, params: Params = {}, again: 
           return;
         } catch (e) {
           const error = refusalOf(e);
-          const again = error.code === 'timeout' && attempt < RETRIES;
+          const again = retried.has(error.code) && attempt < RETRIES;
           if (live)
             setAsked((prev) =>
               unanswered.has(error.code) && prev.data !== null

@@ -109,6 +109,18 @@ const sections = new Set(['health', 'org', 'tools', 'sandboxes', 'tokens', 'budg
 const configSections = new Set(['org', 'tools', 'seats']);
 
 export function applyFrame(state: LiveState, frame: Frame): LiveState {
+  if (frame.kind === 'snapshot' && typeof frame.dropped === 'number')
+    // A resync: the socket stayed open but lost frames (events, overlays, a fleet marker), so the state is
+    // replaced as on connect and the questions that follow the stream ask once more. Not the epoch: the
+    // node answers every question asked on the socket (a shed answer by its error), so none is asked twice.
+    return {
+      ...state,
+      snapshot: asSnapshot(frame.data),
+      configTick: state.configTick + 1,
+      eventTick: state.eventTick + 1,
+      fleetTick: state.fleetTick + 1,
+      problem: null,
+    };
   if (frame.kind === 'snapshot')
     // Events may have happened while the link was down: history questions ask again too.
     return {

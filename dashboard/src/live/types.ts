@@ -8,6 +8,8 @@ export interface Frame {
   readonly kind: string;
   readonly data: unknown;
   readonly ts: string;
+  /** On a `snapshot` sent to a socket that lost frames (a resync): how many it lost. */
+  readonly dropped?: number;
 }
 
 export interface Health {
