@@ -2,7 +2,8 @@
  * The secret store over HTTP (spec "Secrets and setup routes", the `/secrets` rows). Reads come from
  * the read model and never carry a value, except an explicit reveal; writes are commands to the
  * secrets host on the bus, answered once this node's read model shows them (read-your-writes).
- * Guarded always (the guard knows `/secrets/*`); `Cache-Control: no-store` comes from the gateway.
+ * Guarded always (the guard knows `/secrets/*`); `Cache-Control: no-store` comes from the gateway. Each route
+ * declares the query parameters it reads: any other is 400 `bad_params`, so `?dry_run=true` stores nothing.
  * On a managed document only its writers may set or remove a secret: `${VAR}` references resolve from
  * the store first, so a value written there rebinds a person or swaps a credential the document names.
  */
@@ -182,12 +183,14 @@ export function secretsRoutes(deps: SecretsRouteDeps): RouteDef[] {
     {
       method: 'GET',
       pattern: '/secrets',
+      query: [],
       handler: () => ({ status: 200, body: { secrets: listSecrets(deps.state()) } }),
     },
-    { method: 'GET', pattern: '/secrets/:name', handler: (req) => getOne(deps, req) },
+    { method: 'GET', pattern: '/secrets/:name', query: ['reveal'], handler: (req) => getOne(deps, req) },
     {
       method: 'PUT',
       pattern: '/secrets/:name',
+      query: ['source'],
       maxBodyBytes: SECRET_VALUE_MAX_BYTES,
       beforeBody: (req) => beforePut(deps, req),
       handler: (req) => put(deps, req),
@@ -195,6 +198,7 @@ export function secretsRoutes(deps: SecretsRouteDeps): RouteDef[] {
     {
       method: 'DELETE',
       pattern: '/secrets/:name',
+      query: [],
       beforeBody: (req) => {
         assertWriter(deps, req);
         requireName(req);
@@ -204,6 +208,7 @@ export function secretsRoutes(deps: SecretsRouteDeps): RouteDef[] {
     {
       method: 'POST',
       pattern: '/secrets/rekey',
+      query: ['key_id'],
       beforeBody: (req) => beforeRekey(deps, req),
       handler: (req) => rekey(deps, req),
     },

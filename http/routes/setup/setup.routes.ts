@@ -1,4 +1,7 @@
-/** Every `/setup` route (guarded, reads too), and the `setup_integrations` question. */
+/**
+ * Every `/setup` route (guarded, reads too), and the `setup_integrations` question. Each route declares the
+ * query parameters it reads: any other is 400 `bad_params`, so `DELETE ...?dry_run=true` disconnects nothing.
+ */
 import { assertCompanyWriter } from '../../guard.js';
 import type { RequestHead, RouteDef } from '../../types.js';
 import type { Question } from '../query.routes.js';
@@ -26,17 +29,19 @@ export function setupRoutes(deps: SetupRouteDeps): RouteDef[] {
   };
   const kindOnly = (req: RequestHead): void => void specOf(req);
   return [
-    { method: 'GET', pattern: base, handler: () => listIntegrations(deps) },
-    { method: 'GET', pattern: `${base}/:kind`, handler: (req) => oneIntegration(deps, req) },
+    { method: 'GET', pattern: base, query: [], handler: () => listIntegrations(deps) },
+    { method: 'GET', pattern: `${base}/:kind`, query: [], handler: (req) => oneIntegration(deps, req) },
     {
       method: 'DELETE',
       pattern: `${base}/:kind`,
+      query: [],
       beforeBody: writer,
       handler: (req) => disconnect(deps, req),
     },
     {
       method: 'POST',
       pattern: `${base}/:kind/inputs`,
+      query: [],
       maxBodyBytes: INPUTS_MAX_BYTES,
       beforeBody: writer,
       handler: (req) => postInputs(deps, req),
@@ -44,16 +49,23 @@ export function setupRoutes(deps: SetupRouteDeps): RouteDef[] {
     {
       method: 'POST',
       pattern: `${base}/:kind/provision`,
+      query: [],
       beforeBody: writer,
       handler: (req) => runPass(deps, req, 'provision'),
     },
     {
       method: 'POST',
       pattern: `${base}/:kind/check`,
+      query: [],
       beforeBody: kindOnly,
       handler: (req) => runPass(deps, req, 'check'),
     },
-    { method: 'GET', pattern: `${base}/:kind/runs`, handler: (req) => listRuns(deps, req) },
-    { method: 'GET', pattern: `${base}/:kind/runs/:id`, handler: (req) => oneRun(deps, req) },
+    {
+      method: 'GET',
+      pattern: `${base}/:kind/runs`,
+      query: ['before'],
+      handler: (req) => listRuns(deps, req),
+    },
+    { method: 'GET', pattern: `${base}/:kind/runs/:id`, query: [], handler: (req) => oneRun(deps, req) },
   ];
 }
