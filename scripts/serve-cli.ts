@@ -4,8 +4,9 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { whyNotListening } from './listen-why.js';
+import { listenProblem, whyNotListening } from './listen-why.js';
 import type { RunningNode } from './serve.js';
+import type { TierA } from '../schema/index.js';
 import { packageVersion } from './version.js';
 import { parseFlags } from './cli-suggest.js';
 import type { Out } from './cli-usage.js';
@@ -120,6 +121,17 @@ export async function runServe(args: string[], env: NodeJS.ProcessEnv, out: Out,
   const unisolated = await refusedIsolation(config);
   if (unisolated !== null)
     return refuse(log, `svc serve: sandbox.isolation is bubblewrap, but ${unisolated}`);
+  // A port that cannot be bound is refused before the store is opened: nothing replayed, no presence
+  // written, no seat taken by a node about to exit. The bind itself still answers a port taken since.
+  for (const [port, key] of listenedPorts(config)) {
+    const problem = await listenProblem(config.api.host, port, key);
+    if (problem !== null) {
+      return refuse(log, `svc serve: cannot listen on ${config.api.host}:${port}: ${problem}`, {
+        host: config.api.host,
+        port,
+      });
+    }
+  }
   let running: RunningNode;
   try {
     running = await serve(config, { logger: log, version: packageVersion() });
@@ -167,6 +179,17 @@ export async function runServe(args: string[], env: NodeJS.ProcessEnv, out: Out,
   });
   log.flush();
   return drained ? 0 : 1;
+}
+
+/** The ports the gateway will bind, with the key that sets each: api.port, and api.public.port on ingress. */
+function listenedPorts(config: TierA): Array<[number, string]> {
+  if (config.api.port === 0) return [];
+  const pub = config.api.public?.port ?? 0;
+  const ingress = config.node.roles.includes('ingress');
+  return [
+    [config.api.port, 'api.port'],
+    ...(pub > 0 && ingress ? [[pub, 'api.public.port'] as [number, string]] : []),
+  ];
 }
 
 /**

@@ -1,12 +1,13 @@
 /**
  * The first run as a new operator meets it, following the README: a YAML document sent as a plain body
  * (`curl --data-binary @company.yaml`, or `curl -d` whose form type it keeps) is answered with the header
- * that makes it readable.
+ * that makes it readable; a start that cannot bind its port is refused before the store is touched.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import t from 'tap';
-import { root } from '../harness/child.js';
+import { root, runSvc } from '../harness/child.js';
 import { startNode, TOKEN } from '../harness/serve-node.js';
 
 const example = readFileSync(join(root, 'ops', 'company.example.yaml'), 'utf8');
@@ -65,3 +66,38 @@ t.test(
     t.match(((await patch.json()) as { hint: string }).hint, /merge patch is JSON.*svc config patch/);
   },
 );
+
+t.test(
+  'a port in use is refused before the store is opened: exit 1, the fix named, no store made, nothing replayed',
+  async (t) => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    t.teardown(() => holder.close());
+    const port = (holder.address() as { port: number }).port;
+    const dir = t.testdir({
+      'config.yaml': `api: {host: 127.0.0.1, port: ${port}}\nstream: {store_dir: ./data}\n`,
+    });
+    const run = runSvc(['serve', '--config', join(dir, 'config.yaml')], {}, dir);
+    t.equal(await run.exited, 1);
+    t.match(run.stderr(), new RegExp(`port ${port} on 127\\.0\\.0\\.1 is in use.*set another api\\.port`));
+    t.notOk(existsSync(join(dir, 'data')), 'the store directory was never made');
+    t.same(
+      run.lines.map((line) => line.msg).filter((msg) => !/cannot listen/.test(msg)),
+      [],
+      'no line of a node that started: only the refusal',
+    );
+  },
+);
+
+t.test('an api.host that names no address is refused naming api.host and the fix', async (t) => {
+  const dir = t.testdir({
+    'config.yaml': 'api: {host: no-such-host.invalid, port: 18080}\nstream: {store_dir: ./data}\n',
+  });
+  const run = runSvc(['serve', '--config', join(dir, 'config.yaml')], {}, dir);
+  t.equal(await run.exited, 1);
+  t.match(
+    run.stderr(),
+    /api\.host no-such-host\.invalid names no address .*set api\.host to an address of this machine, 127\.0\.0\.1 or 0\.0\.0\.0/,
+  );
+  t.notOk(existsSync(join(dir, 'data')), 'the store directory was never made');
+});
