@@ -27,13 +27,14 @@ const eventsVerbs = ['list', 'get', 'trace', 'tail'];
 export const eventsHelp = `Usage: svc events <verb> [flags]
 
 Verbs (against a running node; token from $SVC_TOKEN when reads need one):
-  list   [--limit N] [--category C] [--seat HANDLE] [--feed-only] [--before-time T --before-id ID] [--all]
+  list   [--limit N] [--category C] [--seat SEAT] [--feed-only] [--before-time T --before-id ID] [--all]
          event rows newest first, --limit per page (${eventsLimit.min} to ${eventsLimit.max}, default ${eventsLimit.fallback});
          --all follows the cursor to the end of history
   get    EVENT_ID          one event with its payload
   trace  TRACE_ID          the events of one trace, oldest first (at most 500; the total on stderr)
-  tail   [--category C] [--seat HANDLE]
+  tail   [--category C] [--seat SEAT]
          live feed events from WS /ws/stream until interrupted
+SEAT is a seat's handle (any case) or its agent_id UUID, as /agents rows give it.
 
 ${nodeFlagsHelp}
 Exit codes: 0 done (tail: interrupted); 1 refused (the answer's error code is printed) or unreachable;
@@ -130,8 +131,10 @@ export async function runEvents(args: string[], env: NodeJS.ProcessEnv, out: Out
       err.write(`total: ${String(answer.body['total'])}\n`);
       return 0;
     }
-    case 'tail':
-      return tail(ctx, values.category, values.seat);
+    case 'tail': {
+      const seat = values.seat === undefined ? undefined : await seatHandle(ctx, values.seat);
+      return seat === null ? 1 : tail(ctx, values.category, seat);
+    }
     default:
       throw unknownVerb('events', verb!, eventsVerbs);
   }
@@ -173,6 +176,31 @@ function checkFlags(values: {
   nonEmptyFlag('--before-id', values['before-id'], 'an event id, as the "more:" line prints it');
   return intFlag('--limit', values.limit, eventsLimit);
 }
+
+/**
+ * The handle event frames name a seat by, for `--seat` as the reads take it (a handle in any case, or the
+ * seat's agent_id UUID from `/agents`): tail filters frames itself, so it asks the node which seat is meant.
+ * A name `/agents` does not know (a human seat, a seat not yet configured) is matched as a handle; a UUID
+ * it does not know names no seat and is refused, as a tail that could never print would be. Null: refused.
+ */
+async function seatHandle(ctx: NodeContext, seat: string): Promise<string | null> {
+  // `/agents/{id}` takes a UUID in lower case, as `/agents` prints it.
+  const asked = UUID.test(seat) ? seat.toLowerCase() : seat;
+  const response = await requestNode('events', ctx, 'GET', `/agents/${pathSegment(asked)}`);
+  if (response === null) return null;
+  const text = await response.text();
+  if (response.ok) {
+    const handle = (JSON.parse(text) as { id?: unknown }).id;
+    if (typeof handle === 'string') return handle;
+  }
+  if (response.status !== 404 || UUID.test(seat)) {
+    ctx.err.write(describeRefusal(response.status, text, 'events'));
+    return null;
+  }
+  return seat.toLowerCase();
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Prints every `event` frame (filtered here) until the socket closes or the process is interrupted. */
 async function tail(

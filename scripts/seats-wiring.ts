@@ -25,8 +25,8 @@ export interface Seats {
   /** Give last: opens the inboxes once providers and tool servers are applied. */
   readonly last: SubsystemApplier[];
   readonly runtime: SeatsRuntime | null;
-  /** `agentSeat`: whether an id names an agent seat of the active document (503 rather than 404 while it moves). */
-  routes(agentSeat: (id: string) => boolean): RouteDef[];
+  /** `agentHandle`: the handle of the agent seat of the active document an id names (503 rather than 404 while it moves). */
+  routes(agentHandle: (id: string) => string | null): RouteDef[];
   /** Drain's first step: no new wake; running turns get `graceMs` to finish, then are cut (handed over). */
   drain(graceMs: number): Promise<void>;
   stop(): Promise<void>;
@@ -120,7 +120,7 @@ export function startSeats(opts: {
     subsystems: runtime ? [runtime.org, runtime.turnEngine] : [],
     last: runtime ? [runtime.inboxes] : [],
     runtime,
-    routes: (agentSeat) => seatRoutes({ bus: opts.bus, agentSeat }),
+    routes: (agentHandle) => seatRoutes({ bus: opts.bus, agentHandle }),
     drain: async (graceMs) => {
       await runtime?.drain(graceMs);
     },

@@ -279,7 +279,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
               ...secrets.routes(auth),
               ...toolServers.routes(events.questions),
               ...schedules.routes(),
-              ...seats.routes((id) => readModels.models.isAgentSeat(id)),
+              ...seats.routes((id) => readModels.models.agentHandle(id)),
               ...fleet.routes(),
               ...metricsRoutes(metrics),
               ...accessRoutesFor({

@@ -170,8 +170,9 @@ export function llmHistory(state: AgentsState, handle: string): HistoryRow[] {
 }
 
 /**
- * An agent seat by handle (in any case: handles are lower-case, `ADA` is `ada`) or role name; null for an
- * unknown id and for a human seat. An exact handle or role name comes before a handle in another case.
+ * An agent seat by handle (in any case: handles are lower-case, `ADA` is `ada`), role name or agent_id UUID
+ * (any case); null for an unknown id and for a human seat. An exact handle or role name comes before a handle
+ * in another case, and a handle before a UUID.
  */
 export function agentSeat(company: CompanyModel, id: string): SeatInfo | null {
   // Among agent seats only: a human seat whose handle is an agent's name must not hide that agent.
@@ -181,6 +182,8 @@ export function agentSeat(company: CompanyModel, id: string): SeatInfo | null {
     agents.find((s) => s.handle === id) ??
     agents.find((s) => s.role === id) ??
     agents.find((s) => s.handle === lower) ??
+    // The seat's agent_id UUID as its /agents row gives it, in any case (the event reads take it too).
+    agents.find((s) => s.agent_id === lower) ??
     null
   );
 }

@@ -174,9 +174,9 @@ export abstract class ReadModelQueries {
     return agentRows(this.agents, this.rowContext());
   }
 
-  /** Whether an agent seat of the active document has that handle or role name. */
-  isAgentSeat(id: string): boolean {
-    return agentSeat(this.company, id) !== null;
+  /** The handle of the agent seat of the active document that `id` names (handle, role name or UUID). */
+  agentHandle(id: string): string | null {
+    return agentSeat(this.company, id)?.handle ?? null;
   }
 
   /** `/agents/{id}`: null when no agent seat has that handle or role name. */

@@ -147,7 +147,7 @@ t.test(
     // The gateway node's view of the active document: Ada and Cy are agent seats, Hu a human one.
     const models = new ReadModels();
     models.setCompany(companyDoc(company.llm.baseUrl), 'rev-1');
-    const routes = seatRoutes({ bus: company.bus, agentSeat: (id) => models.isAgentSeat(id) });
+    const routes = seatRoutes({ bus: company.bus, agentHandle: (id) => models.agentHandle(id) });
     const h = await startHarness({ routes });
     t.teardown(() => h.gw.close());
 
@@ -182,7 +182,7 @@ t.test(
     models.setCompany(companyDoc(company.llm.baseUrl), 'rev-1');
     const routes = [
       ...readModelRoutes(readQuestions(models)),
-      ...seatRoutes({ bus: company.bus, agentSeat: (id) => models.isAgentSeat(id) }),
+      ...seatRoutes({ bus: company.bus, agentHandle: (id) => models.agentHandle(id) }),
     ];
     const h = await startHarness({ routes });
     t.teardown(() => h.gw.close());

@@ -7,6 +7,7 @@
 import t from 'tap';
 import { startNode, TOKEN } from '../harness/serve-node.js';
 import { dashboard } from '../http/fixtures/events-node.js';
+import { main } from '../../scripts/svc.js';
 
 type Json = Record<string, unknown>;
 type Row = Record<string, string>;
@@ -107,11 +108,99 @@ t.test(
       0,
     );
 
+    // The seat routes take the UUID too: the row, and a pause sent to the seat by its handle.
+    const row = await get(`/agents/${ada.toUpperCase()}`);
+    t.equal(row.status, 200, 'GET /agents/{agent_id}');
+    t.equal(row.body['id'], 'ada');
+    const paused = await fetch(`${node.url}/agents/${ada}/pause`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    t.equal(paused.status, 200, 'POST /agents/{agent_id}/pause');
+    t.match(await paused.json(), { id: 'ada', paused: { by: 'ops' } });
+
     // Two different seats are still refused, whichever way each is named.
     for (const query of [`agent_id=${ada}&seat=bob`, `agent_id=${ada}&seat=${bob}`]) {
       const refused = await get(`/events?${query}`);
       t.equal(refused.status, 400, query);
       t.match(refused.body, { error: 'bad_params', detail: /agent_id and seat/ }, query);
     }
+  },
+);
+
+/** Text written to a CLI stream, and a wait until it holds something. */
+function capture(): { text(): string; write(s: string): boolean; until(what: string): Promise<void> } {
+  let buf = '';
+  const waiters: Array<() => void> = [];
+  return {
+    text: () => buf,
+    write: (s: string) => {
+      buf += s;
+      for (const w of waiters.splice(0)) w();
+      return true;
+    },
+    async until(what) {
+      while (!buf.includes(what)) await new Promise<void>((resolve) => waiters.push(resolve));
+    },
+  };
+}
+
+t.test(
+  'svc events tail --seat takes the seat as the reads do: a handle in any case or its UUID',
+  async (t) => {
+    const node = await startNode(t);
+    const put = await fetch(`${node.url}/config`, {
+      method: 'PUT',
+      headers: { ...auth, 'content-type': 'application/json', 'x-summary': 'seats' },
+      body: JSON.stringify({ name: 'Acme', roles: [{ name: 'Ada' }, { name: 'Bob' }] }),
+    });
+    t.equal(put.status, 201);
+    await node.run.waitForLog((l) => l.msg === 'config applied');
+    const agents = (await (await fetch(`${node.url}/agents`, { headers: auth })).json()) as Array<{
+      id: string;
+      agent_id: string;
+    }>;
+    const bob = agents.find((a) => a.id === 'bob')?.agent_id ?? '';
+    const env = { SVC_TOKEN: TOKEN };
+
+    const stranger = capture();
+    const unknown = '00000000-0000-5000-8000-000000000000';
+    const refused = await main(
+      ['events', 'tail', '--seat', unknown, '--url', node.url],
+      env,
+      capture(),
+      stranger,
+    );
+    t.equal(refused, 1, 'a UUID naming no seat is refused rather than tailing forever');
+    t.match(stranger.text(), /^404 /);
+
+    const tails = [bob.toUpperCase(), 'BOB'].map((seat) => {
+      const out = capture();
+      const err = capture();
+      const code = main(['events', 'tail', '--seat', seat, '--url', node.url], env, out, err);
+      return { seat, out, err, code };
+    });
+    for (const tail of tails) {
+      // A tail that ends before following the stream says why, rather than leaving the test to time out.
+      const ended = await Promise.race([tail.err.until('tailing').then(() => null), tail.code]);
+      t.equal(ended, null, `${tail.seat}: follows the stream (${tail.err.text().trim()})`);
+    }
+    // Ada's pause first, then Bob's: once Bob's is printed, Ada's would have been.
+    for (const handle of ['ada', 'bob']) {
+      const paused = await fetch(`${node.url}/agents/${handle}/pause`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ reason: 'maintenance' }),
+      });
+      t.equal(paused.status, 200);
+    }
+    for (const tail of tails) {
+      await tail.out.until('"agent_id":"bob"');
+      t.match(tail.out.text(), /"type":"agent_paused"/, `${tail.seat}: Bob's pause is printed`);
+      t.notMatch(tail.out.text(), /"agent_id":"ada"/, `${tail.seat}: Ada's is not`);
+    }
+    node.run.kill('SIGTERM');
+    for (const tail of tails) t.equal(await tail.code, 3, `${tail.seat}: the node going away ends it`);
   },
 );

@@ -28,10 +28,11 @@ export interface SeatRouteDeps {
   readonly bus: Bus;
   readonly commandTimeoutMs?: number;
   /**
-   * Whether `id` (a handle or a seat name) is an agent seat of the active document: a seat no node answers
-   * for is then a passing state (503), not an unknown one (404). Absent: every such seat is 404.
+   * The handle of the agent seat of the active document that `id` (a handle, a seat name or the seat's
+   * agent_id UUID) names, or null: a seat no node answers for is then a passing state (503), not an unknown
+   * one (404), and the command names it by handle (a seat host knows no UUID). Absent: every such seat is 404.
    */
-  readonly agentSeat?: (id: string) => boolean;
+  readonly agentHandle?: (id: string) => string | null;
 }
 
 /** Refuses for an agent seat of the document that no node answers for right now: it is moving or waiting. */
@@ -48,10 +49,11 @@ async function ask<Input extends { seat: string }, Reply extends SeatCommandRepl
   what: string,
 ): Promise<Extract<Reply, { ok: true }>> {
   let reply: Reply;
-  const seat = body.seat;
-  const inDocument = deps.agentSeat?.(seat) ?? false;
+  const handle = deps.agentHandle?.(body.seat) ?? null;
+  const inDocument = handle !== null;
+  const seat = handle ?? body.seat;
   try {
-    reply = await sendCommand(deps.bus, cmd, body, { timeoutMs: deps.commandTimeoutMs });
+    reply = await sendCommand(deps.bus, cmd, { ...body, seat }, { timeoutMs: deps.commandTimeoutMs });
   } catch (error) {
     if (inDocument && error instanceof NoRespondersError) throw unavailable(seat);
     // The holder may have taken it and not answered: the outcome is not known.
