@@ -4,7 +4,19 @@
  * process out: two writers would interleave sequences.
  */
 import Database from 'better-sqlite3';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { EngineUnavailableError } from '../errors.js';
 
@@ -97,6 +109,12 @@ export function openStore(storeDir: string | undefined, opts: { existing?: boole
   const lockFile = join(storeDir, 'bus.lock');
   takeLock(lockFile);
   const file = join(storeDir, 'bus.sqlite');
+  try {
+    assertWritable(storeDir);
+  } catch (error) {
+    releaseLock(lockFile);
+    throw error;
+  }
   let db: Db | undefined;
   try {
     // No busy wait: only another process can hold the lock, and waiting would not help.
@@ -166,9 +184,52 @@ function takeLock(lockFile: string): void {
           'the memory engine is single-process (stop that process, or use the jetstream engine to share a bus)',
       );
     }
-    rmSync(lockFile, { force: true });
+    try {
+      rmSync(lockFile, { force: true });
+    } catch (error) {
+      throw new EngineUnavailableError(
+        `memory bus: cannot take over ${lockFile}, which a stopped process left (${codeOf(error)}): ${storeDirFix(codeOf(error))}`,
+        { cause: error },
+      );
+    }
   }
   throw new EngineUnavailableError(`memory bus: cannot lock ${lockFile}`);
+}
+
+/**
+ * Every file of the store this process must write (the bus's and the projections' databases with their
+ * journals): one it may not is another user's (a first start as root, a volume copied with its owner),
+ * which SQLite would report as a read-only or damaged database, and the fix is its owner, not a restore.
+ */
+function assertWritable(storeDir: string): void {
+  for (const name of readdirSync(storeDir)) {
+    if (!/\.sqlite(-wal|-shm)?$/.test(name)) continue;
+    const path = join(storeDir, name);
+    try {
+      accessSync(path, constants.R_OK | constants.W_OK);
+    } catch (error) {
+      const code = codeOf(error);
+      if (code !== 'EACCES' && code !== 'EPERM' && code !== 'EROFS') continue;
+      const owner = ownerOf(path);
+      throw new EngineUnavailableError(
+        `memory bus: cannot write the store file ${path} (${code})${owner}: ` +
+          (code === 'EROFS'
+            ? 'the file system is read-only; set stream.store_dir to a writable volume'
+            : `give the store to the user the node runs as (chown -R <that user> ${storeDir}), or run the node as its owner`),
+        { cause: error },
+      );
+    }
+  }
+}
+
+/** `, owned by uid 0` — whose the file is, when this process is another user. */
+function ownerOf(path: string): string {
+  try {
+    const { uid } = statSync(path);
+    return uid === process.getuid?.() ? '' : `, owned by uid ${uid}`;
+  } catch {
+    return '';
+  }
 }
 
 /** Removes the lock only while it still names this process. */

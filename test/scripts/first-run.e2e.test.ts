@@ -1,13 +1,16 @@
 /**
  * The first run as a new operator meets it, following the README: a YAML document sent as a plain body
  * (`curl --data-binary @company.yaml`, or `curl -d` whose form type it keeps) is answered with the header
- * that makes it readable; a start that cannot bind its port is refused before the store is touched.
+ * that makes it readable; a start that cannot bind its port is refused before the store is touched; a
+ * store another user made (a first start as root) is named with its fix, never as a damaged one.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import t from 'tap';
-import { root, runSvc } from '../harness/child.js';
+import { root, runSvc, svcBin } from '../harness/child.js';
 import { startNode, TOKEN } from '../harness/serve-node.js';
 
 const example = readFileSync(join(root, 'ops', 'company.example.yaml'), 'utf8');
@@ -101,3 +104,61 @@ t.test('an api.host that names no address is refused naming api.host and the fix
   );
   t.notOk(existsSync(join(dir, 'data')), 'the store directory was never made');
 });
+
+/**
+ * `svc serve` as a user who may not write what another made: as root, the child runs as nobody (root writes
+ * anything); otherwise the file modes alone refuse it.
+ */
+async function serveAsAnotherUser(dir: string): Promise<{ code: number | null; err: string }> {
+  const asRoot = process.getuid?.() === 0;
+  const child = spawn(process.execPath, [svcBin, 'serve', '--config', join(dir, 'config.yaml')], {
+    cwd: dir,
+    env: { PATH: process.env['PATH'] },
+    stdio: ['ignore', 'ignore', 'pipe'],
+    ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
+  });
+  let err = '';
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, err };
+}
+
+t.test(
+  'a store whose files this user may not write is refused naming the file, its owner and the fix, never as damaged',
+  async (t) => {
+    const dir = t.testdir({
+      'config.yaml': 'api: {port: 0}\nstream: {store_dir: ./data}\n',
+      data: { 'bus.sqlite': '' },
+    });
+    // The directory is anyone's (a lock can be made), the store file is not: a volume a root start left.
+    chmodSync(dir, 0o755);
+    chmodSync(join(dir, 'data'), 0o777);
+    chmodSync(join(dir, 'data', 'bus.sqlite'), 0o444);
+    chmodSync(join(dir, 'config.yaml'), 0o644);
+    const run = await serveAsAnotherUser(dir);
+    t.equal(run.code, 1);
+    t.match(run.err, /cannot write the store file \S*data\/bus\.sqlite \(EACCES\)/, 'the file named');
+    t.match(run.err, /chown -R/, 'the fix named');
+    t.notMatch(run.err, /move it aside|restore it from a backup|disk I\/O/, 'not said to be damaged');
+  },
+);
+
+t.test(
+  'a lock a stopped process left where this user may not remove it is refused naming stream.store_dir and the fix',
+  async (t) => {
+    const dir = t.testdir({
+      'config.yaml': 'api: {port: 0}\nstream: {store_dir: ./data}\n',
+      data: { 'bus.sqlite': '' },
+    });
+    // A pid no process holds: the lock is stale, and would be taken over where the directory allows it.
+    writeFileSync(join(dir, 'data', 'bus.lock'), '2147483646');
+    chmodSync(dir, 0o755);
+    chmodSync(join(dir, 'data'), 0o555);
+    chmodSync(join(dir, 'config.yaml'), 0o644);
+    const run = await serveAsAnotherUser(dir);
+    chmodSync(join(dir, 'data'), 0o755); // so the fixture can be removed by a user who is not root
+    t.equal(run.code, 1);
+    t.match(run.err, /bus\.lock.*EACCES.*make the directory writable by the user the node runs as/);
+    t.notMatch(run.err, /^svc: EACCES/m, "the project's words, not the file system's");
+  },
+);
