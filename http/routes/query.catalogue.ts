@@ -60,14 +60,14 @@ export const questionParams: Readonly<Record<string, ParamDescriptions>> = {
   episode: { ...id, episode: 'the episode id' },
   tokens_breakdown: {
     since_days: 'window in days (default 7, 1..30)',
-    agent_role: 'only this seat (display name or handle)',
+    agent_role: 'only this seat (display name, handle, or the agent_id UUID an /agents row names)',
     recent_turns: 'recent turns listed (default 50, 0..500)',
   },
   tokens_series: {
     bucket: 'day (default) or week',
     band: 'phase (default), model or agent',
     buckets: 'number of buckets (day: default 14, 1..90; week: default 12, 1..13)',
-    agent_role: 'only this seat (display name or handle)',
+    agent_role: 'only this seat (display name, handle, or the agent_id UUID an /agents row names)',
   },
   budgets: {},
   org: {},

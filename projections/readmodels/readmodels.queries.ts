@@ -225,18 +225,39 @@ export abstract class ReadModelQueries {
     return memoryEpisode(this.memory, seat.handle, episodeId);
   }
 
-  tokenBreakdown(query: URLSearchParams) {
-    return tokenBreakdown(this.ledger, rollupParams(query), (handle, turnId) =>
-      loggedTurn(this.agents, handle, turnId),
-    );
+  /**
+   * The seat filter of the tokens reads (`agent_role`, which spend records match by role name or handle): a
+   * seat's agent_id UUID, in any case, is read as that seat's handle, the seat found as `/agents/{id}` finds
+   * it (a handle or role name first); anything else, a UUID naming no seat included, is left as given.
+   */
+  private spendSeat(filter: string | null): string | null {
+    if (filter === null) return null;
+    const seat = agentSeat(this.company, filter);
+    return seat !== null && seat.agent_id === filter.toLowerCase() ? seat.handle : filter;
   }
 
-  /** `/tokens/series`; `{invalid}` for an unknown bucket or band. */
+  /** `/tokens/breakdown`; `agent_role` is echoed as given. */
+  tokenBreakdown(query: URLSearchParams) {
+    const params = rollupParams(query);
+    const answer = tokenBreakdown(
+      this.ledger,
+      { ...params, agent_role: this.spendSeat(params.agent_role) },
+      (handle, turnId) => loggedTurn(this.agents, handle, turnId),
+    );
+    return { ...answer, agent_role: params.agent_role ?? '' };
+  }
+
+  /** `/tokens/series`; `{invalid}` for an unknown bucket or band. `agent_role` is echoed as given. */
   tokenSeries(query: URLSearchParams) {
     const params = seriesParams(query);
     if ('invalid' in params) return params;
     return {
-      ...tokenSeries(this.ledger, params, this.company.timezone),
+      ...tokenSeries(
+        this.ledger,
+        { ...params, agent_role: this.spendSeat(params.agent_role) },
+        this.company.timezone,
+      ),
+      agent_role: params.agent_role ?? '',
       timezone: this.company.shown_timezone,
     };
   }

@@ -169,6 +169,36 @@ t.test(
   },
 );
 
+t.test("agent_role takes a seat's agent_id UUID in any case, as /agents/{id} does", async (t) => {
+  const m = models();
+  m.applySpend(spend({ turn_id: 'x', total_tokens: 4, timestamp: at(3_600_000) }));
+  m.applySpend(
+    spend({ handle: 'ceo', role: 'CEO', turn_id: 'c', total_tokens: 1, timestamp: at(3_600_000) }),
+  );
+  const uuid = m.agentList().find((r) => r.id === 'ceo')?.agent_id ?? '';
+  t.match(uuid, /^[0-9a-f-]{36}$/, 'the UUID an /agents row names');
+  const breakdown = (role: string) => m.tokenBreakdown(new URLSearchParams({ agent_role: role }));
+  for (const id of [uuid, uuid.toUpperCase()]) {
+    const r = breakdown(id);
+    t.equal(r.totals.total_tokens, 1, `${id}: the seat's spend alone`);
+    t.same(
+      r.by_turn.map((x) => x.turn_id),
+      ['c'],
+      'by_turn filters alike',
+    );
+    t.equal(r.agent_role, id, 'the parameter is echoed as given');
+    const s = m.tokenSeries(new URLSearchParams({ agent_role: id }));
+    if ('invalid' in s) throw new Error(s.invalid);
+    t.equal(
+      s.buckets.reduce((n, b) => n + b.total_tokens, 0),
+      1,
+      '/tokens/series takes it too',
+    );
+  }
+  const none = breakdown('00000000-0000-4000-8000-000000000000');
+  t.equal(none.totals.total_tokens, 0, 'a UUID naming no seat matches nothing, as an unknown handle');
+});
+
 t.test(
   'series buckets are company days in the company timezone, oldest first, split into bands',
   async (t) => {
