@@ -291,8 +291,21 @@ function finish(file: TierAFileOut, opts: LoadOptions): TierA {
 function fromReference(raw: unknown, substituted: unknown, path: ReadonlyArray<string | number>): string {
   const written = valueAt(raw, path);
   const refs = typeof written === 'string' ? listRefs(written) : [];
+  if (refs.length === 0 && typeof written === 'string') return unsubstituted(written);
   if (refs.length === 0) return '';
   const value = valueAt(substituted, path);
   const empty = typeof value === 'string' && value.trim() === '';
   return ` (from ${refs.map((r) => `\${${r}}`).join(', ')}${empty ? ', unset or empty' : ''})`;
+}
+
+/**
+ * A value written as a reference the file does not substitute (only the braced `${NAME}` is): a bare
+ * `$PORT` names the form to write, a shell form (`${PORT:-8080}`, an unclosed brace) what is not read.
+ * Said only beside a value of the wrong kind (a number, a flag), never a string that may be a credential.
+ */
+function unsubstituted(written: string): string {
+  const bare = /^\$([A-Za-z_][A-Za-z0-9_]*)$/.exec(written.trim());
+  if (bare) return ` (\`$${bare[1]}\` is not substituted: write \`\${${bare[1]}}\`)`;
+  if (written.includes('${')) return ' (only `${NAME}` is substituted: no default, no other shell form)';
+  return '';
 }

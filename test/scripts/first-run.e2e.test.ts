@@ -162,3 +162,25 @@ t.test(
     t.notMatch(run.err, /^svc: EACCES/m, "the project's words, not the file system's");
   },
 );
+
+t.test(
+  'a Tier A reference in a form the file does not substitute ($NAME, ${NAME:-default}) names the form it takes',
+  async (t) => {
+    const dir = t.testdir({
+      'bare.yaml': 'api: {port: $PORT}\n',
+      'default.yaml': 'api: {port: "${PORT:-8080}"}\n',
+    });
+    const bare = runSvc(['serve', '--config', join(dir, 'bare.yaml')], { PORT: '0' }, dir);
+    t.equal(await bare.exited, 1);
+    t.match(
+      bare.stderr(),
+      /1:7  api\.port: expected a number, got a string \(`\$PORT` is not substituted: write `\$\{PORT\}`\)/,
+    );
+    const withDefault = runSvc(['serve', '--config', join(dir, 'default.yaml')], { PORT: '0' }, dir);
+    t.equal(await withDefault.exited, 1);
+    t.match(
+      withDefault.stderr(),
+      /api\.port: expected a number, got a string \(only `\$\{NAME\}` is substituted: no default, no other shell form\)/,
+    );
+  },
+);
