@@ -55,15 +55,20 @@ export async function readPaused(coord: Kv, handle: string): Promise<Paused | nu
 
 /**
  * Removes the pause records of seats `kept` says no longer exist (removed from the company, or now human),
- * so a seat added back under the same handle starts unpaused. Answers the handles cleared.
+ * so a seat added back under the same handle starts unpaused. Answers the handles cleared, each with the
+ * pause its record held (null when unreadable).
  */
-export async function clearPausesOutside(coord: Kv, kept: (handle: string) => boolean): Promise<string[]> {
-  const cleared: string[] = [];
+export async function clearPausesOutside(
+  coord: Kv,
+  kept: (handle: string) => boolean,
+): Promise<Array<{ readonly handle: string; readonly paused: Paused | null }>> {
+  const cleared: Array<{ handle: string; paused: Paused | null }> = [];
   for (const key of await coord.keys(seatKeys.paused('*'))) {
     const handle = /^seat\.([^.]+)\.paused$/.exec(key)?.[1];
     if (handle === undefined || kept(handle)) continue;
+    const entry = await coord.get(key);
     await coord.delete(key);
-    cleared.push(handle);
+    cleared.push({ handle, paused: entry ? decodePaused(entry.value) : null });
   }
   return cleared;
 }

@@ -8,8 +8,8 @@
  * and resume commands.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { Subjects, type Subscription } from '../../bus/index.js';
-import type { Company } from '../../schema/index.js';
+import { newEvent, publishEvent, Subjects, type Subscription } from '../../bus/index.js';
+import { agentId, EventCategory, uuidv5, type Company } from '../../schema/index.js';
 import type { SubsystemApplier } from '../config/index.js';
 import { createBudget } from './budget.js';
 import { spendBytes } from './spend-bytes.js';
@@ -240,12 +240,30 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
     });
   // A removed seat's pause goes with it (a seat added back under its handle starts unpaused). Swept after
   // the last subsystem applied, not as the seat goes: a rolled-back apply keeps it, and a seat removed
-  // while no node ran it is cleared at the next apply.
+  // while no node ran it is cleared at the next apply. Each is recorded as `agent_resumed`, as a resume
+  // is: the seat's row reads its pause from the events, and would read a seat added back as paused. Its
+  // id is the pause's, so nodes sweeping the same record at once store one.
+  const resumedRemoved = (handle: string, at: string | null): Promise<unknown> =>
+    publishEvent(opts.bus, {
+      ...newEvent({
+        type: 'agent_resumed',
+        category: EventCategory.Lifecycle,
+        source: `${opts.nodeId}/seats`,
+        summary: `${handle}: agent_resumed (removed from the company)`,
+        actor: opts.nodeId,
+        agent_id: handle,
+        payload: { by: opts.nodeId, at: now().toISOString(), reason: 'removed from the company' },
+        now: now(),
+      }),
+      ...(at !== null && { id: uuidv5(agentId(company.charter.name, handle), `pause-cleared:${at}`) }),
+    });
   const clearRemovedPauses = (): Promise<void> =>
     serial(async () => {
       try {
         const cleared = await clearPausesOutside(opts.coord, (handle) => company.seats.has(handle));
-        if (cleared.length > 0) log.info({ seats: cleared }, 'pause of removed seats cleared');
+        for (const { handle, paused } of cleared) await resumedRemoved(handle, paused?.at ?? null);
+        if (cleared.length > 0)
+          log.info({ seats: cleared.map((c) => c.handle) }, 'pause of removed seats cleared');
       } catch (error) {
         log.warn({ err: error }, 'clearing the pause of removed seats failed; tried again at the next apply');
       }
