@@ -13,7 +13,7 @@
  * handle (`state`, `installed`) is shown only when the seat grammar allows it.
  *
  * `POST /setup/codehost-a-app/{handle}` answers the `create_app` step (`action_url` empty, the manifest and
- * where to post it in `post_url`); 503 `no_keyring` on a node without a keyring; without a setup surface, or without the public address the manifest's
+ * where to post it in `post_url`); it reads no query parameter, any is 400 `bad_params`; 503 `no_keyring` on a node without a keyring; without a setup surface, or without the public address the manifest's
  * hook and return addresses are built on, 503 `setup_unavailable`.
  */
 import { ApiError } from '../api-error.js';
@@ -252,6 +252,8 @@ export function landingRoutes(deps: LandingDeps): RouteDef[] {
     { method: 'GET', pattern: '/webhooks/chat-oauth', ...landing, handler: chatOauth },
     { method: 'GET', pattern: '/webhooks/codehost-a-app', ...landing, handler: (req) => codehostApp(deps, signer, returning, req) },
     // Write rule 10: a non-writer on a managed document is refused before anything is read.
-    { method: 'POST', pattern: '/setup/codehost-a-app/:handle', access: 'guarded', beforeBody: (req) => void (deps.auth && assertCompanyWriter(deps.auth, req.actor)), handler: (req) => begin(deps, signer, req) },
+    // It reads no query parameter, as every /setup route declares (any is 400 bad_params, no state issued);
+    // the return page above declares none on purpose: the vendor sends parameters of its own beside ours.
+    { method: 'POST', pattern: '/setup/codehost-a-app/:handle', access: 'guarded', query: [], beforeBody: (req) => void (deps.auth && assertCompanyWriter(deps.auth, req.actor)), handler: (req) => begin(deps, signer, req) },
   ]; // prettier-ignore
 }

@@ -159,3 +159,42 @@ t.test(
     });
   },
 );
+
+t.test(
+  'the begin route reads no query parameter: any is 400 bad_params naming it, and no state is issued',
+  async (t) => {
+    let issued = 0;
+    const appFlow: AppFlow = {
+      stateSeed: randomBytes(32),
+      manifestPostUrl: 'https://codehost.example/settings/apps/new',
+      appOf: () => {
+        issued += 1;
+        return '';
+      },
+      complete: () => Promise.resolve({ ok: false, status: 400, reason: 'not in this test' }),
+      installation: () => Promise.resolve(),
+    };
+    const node = await startWebhookNode({ appFlow });
+    t.teardown(() => node.close());
+    const begin = (query: string) =>
+      fetch(`${node.h.base}/setup/codehost-a-app/ada${query}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${openAuth.tokens[0]!.token}` },
+      });
+    for (const [query, name] of [
+      ['?dry_run=true', 'dry_run'],
+      ['?seat=bob', 'seat'],
+      ['?state=x.y', 'state'],
+    ] as const) {
+      const res = await begin(query);
+      t.equal(res.status, 400, query);
+      t.match(await res.json(), { error: 'bad_params', detail: new RegExp(`\\b${name}\\b`) }, 'naming it');
+    }
+    t.equal(issued, 0, 'no state issued');
+    t.equal((await begin('')).status, 200, 'without one the flow begins');
+    t.equal(issued, 1);
+    // The return page is the vendor's: it keeps reading past the parameters it is sent beside its own.
+    const back = await fetch(`${node.h.base}/webhooks/codehost-a-app?installed=ada&installation_id=5&x=1`);
+    t.equal(back.status, 200);
+  },
+);
