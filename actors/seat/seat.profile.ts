@@ -73,7 +73,16 @@ export function companyOf(company: Company | null, resolve?: Resolver): CompanyP
     }
     return colleagues[best]?.handle ?? null;
   };
-  // A seat's manager: whoever names it (or its unit) in `manages`, else its unit's lead.
+  /** The lead of the nearest unit from the seat's own outwards led by someone else (a unit's own lead reports up). */
+  const leadAbove = (handle: string): string | null => {
+    for (let u = walk?.seatByHandle.get(handle)?.unit ?? null; u !== null; u = u.parent) {
+      const lead = firstOther(handle, [leading.get(u.name)]);
+      if (lead !== null) return lead;
+    }
+    return null;
+  };
+  // A seat's manager: whoever names it (or its unit) in `manages`, else its unit's lead (for that lead, the
+  // lead of the nearest unit above led by another).
   const managerOf = (handle: string): string | null => {
     const me = byHandle.get(handle);
     if (!me) return null;
@@ -83,7 +92,7 @@ export function companyOf(company: Company | null, resolve?: Resolver): CompanyP
         managing.get(me.name),
         managing.get(handle),
         unit !== null ? managing.get(unit) : undefined,
-      ]) ?? (unit !== null ? firstOther(handle, [leading.get(unit)]) : null)
+      ]) ?? (unit !== null ? leadAbove(handle) : null)
     );
   };
   const seats = new Map<string, SeatProfile>();

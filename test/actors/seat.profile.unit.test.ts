@@ -57,3 +57,37 @@ t.test('a thousand seats in units of ten are profiled with their leads and repor
     's539',
   ]);
 });
+
+t.test(
+  "a child unit's own lead is managed by the lead of the unit above it, and is among its reports",
+  async (t) => {
+    const seats = companyOf(
+      Company.parse({
+        name: 'Acme',
+        units: [
+          {
+            name: 'Eng',
+            type: 'department',
+            lead: 'Ada',
+            roles: [{ name: 'Ada' }],
+            children: [
+              {
+                name: 'Web',
+                type: 'team',
+                lead: 'Dee',
+                roles: [{ name: 'Dee' }, { name: 'Eli' }],
+                children: [{ name: 'Mobile', type: 'team', lead: 'Mo', roles: [{ name: 'Mo' }] }],
+              },
+            ],
+          },
+        ],
+      }),
+    ).seats;
+    t.equal(seats.get('eli')?.manager, 'dee', 'a member: its unit lead');
+    t.equal(seats.get('dee')?.manager, 'ada', 'the team lead: the department lead');
+    t.equal(seats.get('mo')?.manager, 'dee', 'the nearest lead above, not the top');
+    t.equal(seats.get('ada')?.manager, null, 'the top lead has none');
+    t.same(seats.get('ada')?.reports, ['dee']);
+    t.same(seats.get('dee')?.reports, ['eli', 'mo']);
+  },
+);
