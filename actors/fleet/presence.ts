@@ -54,6 +54,7 @@ export async function startPresence(opts: PresenceOptions): Promise<Presence> {
   const key = presenceKeys.node(opts.nodeId);
   const instance = randomUUID();
   const renewEvery = Math.max(1, Math.floor(opts.ttlMs / 3));
+  const vouchForMs = opts.ttlMs - renewEvery - Math.min(lookEveryMs, renewEvery);
   let written: { description: string; at: number; revision: number } | null = null;
   let writeOk = false;
   let firstRevision = Number.POSITIVE_INFINITY;
@@ -132,9 +133,14 @@ export async function startPresence(opts: PresenceOptions): Promise<Presence> {
       // A renewal still retrying (a cut link) has not failed yet, but the record it renews has expired:
       // the count then says nothing, not "no node at all".
       const overdue = written === null || nowMs - written.at >= opts.ttlMs;
-      // Our own record, as the watch last delivered it, expired: the watch is behind (a process resumed
-      // after a pause, a stalled consumer), and so may every record it holds be, a peer's renewal unseen.
-      const behind = own !== undefined && own.record.instance === instance && !ownLive;
+      // The watch is known current up to our own renewal it last delivered. A live peer renews once a
+      // period (plus one look), so the last of its renewals before that one expires at least
+      // ttl - period - look after it: past that age, a peer can look expired only because the watch is
+      // behind (a cut link, a process resumed after a pause, a stalled consumer), its renewal unseen.
+      const behind =
+        own !== undefined &&
+        own.record.instance === instance &&
+        nowMs - new Date(own.record.renewed_at).getTime() >= vouchForMs;
       return {
         nodes:
           opts.view.ready() && writeOk && !overdue && !behind
