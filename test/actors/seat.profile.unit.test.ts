@@ -1,5 +1,6 @@
 import t from 'tap';
 import { companyOf } from '../../actors/seat/seat.profile.js';
+import { colleaguesOf } from '../../actors/toolservers/index.js';
 import { Company } from '../../schema/index.js';
 
 const document = Company.parse({
@@ -89,5 +90,34 @@ t.test(
     t.equal(seats.get('ada')?.manager, null, 'the top lead has none');
     t.same(seats.get('ada')?.reports, ['dee']);
     t.same(seats.get('dee')?.reports, ['eli', 'mo']);
+  },
+);
+
+t.test(
+  'a unit lead written as a handle names that seat alone, though another seat bears it as its name',
+  async (t) => {
+    const document = Company.parse({
+      name: 'Acme',
+      units: [
+        {
+          name: 'Eng',
+          type: 'team',
+          lead: 'bob',
+          roles: [{ name: 'bob', handle: 'boss' }, { name: 'Carl', handle: 'bob' }, { name: 'Dan' }],
+        },
+      ],
+    });
+    const seats = companyOf(document).seats;
+    t.equal(seats.get('dan')?.manager, 'bob', 'the lead the schedules and /org name');
+    t.equal(seats.get('boss')?.manager, 'bob');
+    t.same(
+      colleaguesOf(document).map((c) => [c.handle, c.lead_of]),
+      [
+        ['boss', []],
+        ['bob', ['Eng']],
+        ['dan', []],
+      ],
+      'org_lookup names one lead',
+    );
   },
 );

@@ -8,7 +8,17 @@ import type { Colleague, OrgDirectory } from './builtin.types.js';
 /** Seats placed in units first (document order), then root-level seats: the order lookups list them in. */
 export function colleaguesOf(company: Company): Colleague[] {
   const walk = walkCompany(company);
-  const leads = walk.units.filter((u) => u.lead !== null);
+  const byName = new Map<string, string[]>();
+  for (const s of walk.seats) byName.set(s.seat.name, [...(byName.get(s.seat.name) ?? []), s.handle]);
+  // A lead names a seat by handle first, else by a name exactly one seat bears (as schedules and /org read it).
+  const leadHandle = (ref: string): string | null => {
+    const named = walk.seatByHandle.has(ref) ? [ref] : (byName.get(ref) ?? []);
+    return named.length === 1 ? (named[0] ?? null) : null;
+  };
+  const leads = walk.units.flatMap((u) => {
+    const lead = u.lead === null ? null : leadHandle(u.lead);
+    return lead === null ? [] : [{ name: u.name, lead }];
+  });
   const ordered = [...walk.seats.filter((s) => s.nested), ...walk.seats.filter((s) => !s.nested)];
   return ordered.map(({ seat, handle, kind, unit }) => {
     const name = seat.name;
@@ -17,7 +27,7 @@ export function colleaguesOf(company: Company): Colleague[] {
       name,
       kind,
       unit: unit?.name ?? null,
-      lead_of: leads.filter((u) => u.lead === handle || u.lead === name).map((u) => u.name),
+      lead_of: leads.filter((u) => u.lead === handle).map((u) => u.name),
       goal: seat.goal || null,
       responsibilities: seat.responsibilities ?? [],
       manages: seat.manages ?? [],
