@@ -308,6 +308,13 @@ export function describeWarnings(text: string): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** ` (line 3)`, or ` (line 3, column 7)` for a problem that names its column (a JSON syntax error). */
+const whereIn = (problem: Record<string, unknown>): string => {
+  if (typeof problem['line'] !== 'number') return '';
+  const column = typeof problem['column'] === 'number' ? `, column ${problem['column']}` : '';
+  return ` (line ${problem['line']}${column})`;
+};
+
 /**
  * `409 revision_advanced: detail` then one line per problem; a codeless answer is another server's (a proxy,
  * or an address that is not the node's).
@@ -328,9 +335,8 @@ export function describeRefusal(status: number, text: string, command = 'config'
   const lines = [`${status} ${str(answer['error'])}${answer['detail'] ? `: ${str(answer['detail'])}` : ''}`];
   if (Array.isArray(answer['problems'])) {
     for (const problem of answer['problems'] as Array<Record<string, unknown>>) {
-      const line = typeof problem['line'] === 'number' ? ` (line ${problem['line']})` : '';
       lines.push(
-        `  ${problem['path'] ? str(problem['path']) : '(document)'}${line}: ${str(problem['message'])}`,
+        `  ${problem['path'] ? str(problem['path']) : '(document)'}${whereIn(problem)}: ${str(problem['message'])}`,
       );
     }
   }

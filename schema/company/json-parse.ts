@@ -1,10 +1,11 @@
 /**
  * JSON bodies of the company document: nesting is measured on the raw text before `JSON.parse`, and a
- * problem names a line, never the text (the engine's own message quotes the source, which may hold a
- * credential).
+ * problem names a line (and for a syntax error its column), never the text (the engine's own message
+ * quotes the source, which may hold a credential).
  */
 import { jsonTextDepthBeyond, MAX_DOCUMENT_DEPTH } from '../document/depth.js';
 import { firstRepeatedKey } from './json-keys.js';
+import { jsonSyntaxError, lineColumnAt } from './json-syntax.js';
 import { tooDeepMessage } from './nesting.js';
 import { pathOf, ProblemKind, type CompanyProblem } from './problems.js';
 
@@ -41,26 +42,29 @@ export function parseCompanyJson(text: string): DocumentParse {
   let value: unknown;
   try {
     value = JSON.parse(text) as unknown;
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : '';
-    const position = /at position (\d+)/.exec(reason);
-    const line = position ? lineAt(text, Number(position[1])) : undefined;
-    const ended = reason.includes('end of JSON input');
-    return {
-      ok: false,
-      problems: [
-        {
-          path: '',
-          segments: [],
-          kind: ProblemKind.Invalid,
-          message: ended ? 'JSON: the text ends inside the document' : 'JSON: not parseable',
-          ...(line !== undefined && { line }),
-        },
-      ],
-    };
+  } catch {
+    return { ok: false, problems: [syntaxProblem(text)] };
   }
   const repeated = repeatedKeyProblem(text);
   return repeated === null ? { ok: true, value } : { ok: false, problems: [repeated] };
+}
+
+/**
+ * The problem of text `JSON.parse` refused: the line and column of the first syntax error and what the
+ * grammar expected there (json-syntax.ts), never the engine's message, which quotes the source.
+ */
+function syntaxProblem(text: string): CompanyProblem {
+  const error = jsonSyntaxError(text);
+  const at = error === null ? null : lineColumnAt(text, error.offset);
+  const message =
+    error === null
+      ? 'JSON: not parseable'
+      : error.ended
+        ? text.trim() === ''
+          ? 'JSON: the text ends before any value (the body is empty)'
+          : 'JSON: the text ends inside the document'
+        : `JSON: not parseable: expected ${error.expected}`;
+  return { path: '', segments: [], kind: ProblemKind.Invalid, message, ...(at ?? {}) };
 }
 
 /**

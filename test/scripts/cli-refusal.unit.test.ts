@@ -21,3 +21,17 @@ t.test('a coded refusal reads status, code, detail and each problem by path and 
     '400 validation_error: the document is invalid\n  units[0].name (line 4): required\n  (document): no units\n',
   );
 });
+
+t.test('a problem with a column (a JSON syntax error) reads line and column', async (t) => {
+  const text = JSON.stringify({
+    error: 'invalid_body',
+    detail: 'The body is not a readable JSON document.',
+    problems: [
+      { path: '', line: 3, column: 7, message: 'JSON: not parseable: expected `,` or `}` after a member' },
+    ],
+  });
+  t.equal(
+    describeRefusal(400, text),
+    '400 invalid_body: The body is not a readable JSON document.\n  (document) (line 3, column 7): JSON: not parseable: expected `,` or `}` after a member\n',
+  );
+});
