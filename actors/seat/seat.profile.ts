@@ -89,7 +89,8 @@ export function companyOf(company: Company | null, resolve?: Resolver): CompanyP
     const unit = me.unit;
     return (
       firstOther(handle, [
-        managing.get(me.name),
+        // An entry names a seat by handle first: the seat's name counts only when it is no seat's handle.
+        me.name === handle || !byHandle.has(me.name) ? managing.get(me.name) : undefined,
         managing.get(handle),
         unit !== null ? managing.get(unit) : undefined,
       ]) ?? (unit !== null ? leadAbove(handle) : null)

@@ -121,3 +121,22 @@ t.test(
     );
   },
 );
+
+t.test(
+  'a manages entry naming a handle manages that seat, not the seat bearing it as its name',
+  async (t) => {
+    const seats = companyOf(
+      Company.parse({
+        name: 'Acme',
+        roles: [
+          { name: 'bob', handle: 'boss' },
+          { name: 'Carl', handle: 'bob' },
+          { name: 'Eve', manages: ['bob'] },
+        ],
+      }),
+    ).seats;
+    t.equal(seats.get('bob')?.manager, 'eve');
+    t.equal(seats.get('boss')?.manager, null);
+    t.same(seats.get('eve')?.reports, ['bob']);
+  },
+);
