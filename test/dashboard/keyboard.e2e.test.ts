@@ -1,7 +1,9 @@
 /**
  * The dashboard for an operator on the keyboard alone: a control the page swaps out under the focus (a held
- * token the node stops accepting) hands the focus to what replaced it, not to the page; and a company of 300
- * schedules opens its room on a screenful, with the rest one key press away.
+ * token the node stops accepting) hands the focus to what replaced it, not to the page, as does a live update
+ * that takes away the control under the focus (a feed row pushed off the first page, a list shrunk below the
+ * screenful its Show all button cuts it to); and a company of 300 schedules opens its room on a screenful,
+ * with the rest one key press away.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import t from 'tap';
@@ -9,7 +11,7 @@ import { needsChromium, openPage, startBrowser, visitRoom, type WatchedPage } fr
 import { patchCompany, startCompanyNode, TOKEN } from './fixtures/company-node.js';
 
 const SCHEDULES = 300;
-const company = JSON.stringify({
+const doc = (schedules: number) => ({
   name: 'Clockwork',
   timezone: 'UTC',
   providers: {
@@ -21,7 +23,7 @@ const company = JSON.stringify({
       name: 'Chief',
       handle: 'chief',
       goal: 'Lead.',
-      schedules: Array.from({ length: SCHEDULES }, (_, i) => ({
+      schedules: Array.from({ length: schedules }, (_, i) => ({
         name: `job-${i + 1}`,
         cron: `${i % 60} ${i % 24} * * *`,
         task: `Do job ${i + 1}.`,
@@ -29,6 +31,7 @@ const company = JSON.stringify({
     },
   ],
 });
+const company = JSON.stringify(doc(SCHEDULES));
 
 const browser = needsChromium.skip === false ? await startBrowser(t) : null;
 
@@ -142,6 +145,62 @@ t.test(
     t.equal(await focused(w), 'button Show fewer schedules', 'the focus stays on the button');
     await w.page.keyboard.press('Enter');
     await items.nth(shown).waitFor({ state: 'detached' });
+    t.same(w.errors, []);
+  },
+);
+
+t.test(
+  "a list a live update shrinks below a screenful while its Show all or Show fewer button has the focus hands the focus to the list's heading",
+  needsChromium,
+  async (t) => {
+    const node = await startCompanyNode(t, { company });
+    const w = await openPage(browser!);
+    const shrink = async (to: number) => {
+      const roles = doc(to).roles;
+      await patchCompany(node.url, { roles }, `${to} schedules`);
+    };
+
+    await visitRoom(w, `${node.url}/dashboard#/schedules`, 'Schedules');
+    const rows = w.page.locator('section[aria-label="Schedules"] table tbody tr');
+    await w.page.getByRole('button', { name: `Show all ${SCHEDULES} schedules` }).focus();
+    await shrink(5);
+    await rows.nth(5).waitFor({ state: 'detached' });
+    t.equal(await rows.count(), 5);
+    t.equal(await focused(w), 'h2 Schedules', 'Show all gone: the focus is on the heading of its list');
+
+    await shrink(SCHEDULES);
+    await visitRoom(w, `${node.url}/dashboard#/seat/chief`, 'Seat');
+    const card = w.page.locator('section[aria-label="Schedules"]');
+    await card.getByRole('button', { name: `Show all ${SCHEDULES} schedules` }).click();
+    await card.getByRole('button', { name: 'Show fewer schedules' }).focus();
+    await shrink(3);
+    await card.locator('li').nth(3).waitFor({ state: 'detached' });
+    t.equal(await focused(w), 'h2 Schedules', 'Show fewer gone: so it is in the seat room');
+    t.same(w.errors, []);
+    t.same(await w.violations(), []);
+  },
+);
+
+t.test(
+  'a live event that pushes the row whose trace button has the focus off the first page hands the focus to the pager',
+  needsChromium,
+  async (t) => {
+    const node = await startCompanyNode(t);
+    const w = await openPage(browser!);
+    await visitRoom(w, `${node.url}/dashboard#/feed?type=ConfigRevisionApplied`, 'Feed');
+    const rows = w.page.locator('ol.feed li');
+    const trace = rows.first().getByRole('button', { name: /^trace/ });
+    await trace.waitFor();
+    await trace.focus();
+    const name = (await trace.getAttribute('aria-label')) ?? '';
+    t.equal(await focused(w), `button ${name}`, 'the only row has the focus');
+    // Fifty newer events: the row is the 51st, on the older page.
+    for (let i = 0; i < 50; i++) await patchCompany(node.url, { mission: `Mission ${i}` }, `mission ${i}`);
+    await rows.first().filter({ hasText: '(epoch 51)' }).waitFor();
+    await w.page.getByRole('button', { name }).waitFor({ state: 'detached' });
+    t.equal(await focused(w), 'button Older', 'the focus is on Older, which leads to the row');
+    await w.page.keyboard.press('Enter');
+    await w.page.getByRole('button', { name }).waitFor();
     t.same(w.errors, []);
   },
 );

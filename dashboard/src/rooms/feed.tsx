@@ -3,11 +3,13 @@
  * history, keyset paging, live rows on the first page, and a trace view (every event of one trace, with
  * payloads on demand).
  */
+import type { RefObject } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useLiveSlice, useQuestion } from '../live/context.js';
 import type { EventRow } from '../live/types.js';
 import { navigate, type Route } from '../router.js';
 import { json, time } from '../ui/format.js';
+import { useFocusKept } from '../ui/keep-focus.js';
 import { Answer, Badge, Card } from '../ui/parts.js';
 import { allSeats } from './selectors.js';
 import { Ago } from '../ui/ago.js';
@@ -20,10 +22,14 @@ interface Page {
   next: { before_time: string; before_id: string } | null;
 }
 
-function EventList(props: { rows: EventRow[]; onTrace: (id: string) => void }) {
+function EventList(props: {
+  rows: EventRow[];
+  onTrace: (id: string) => void;
+  listRef: RefObject<HTMLOListElement | null>;
+}) {
   if (props.rows.length === 0) return <p class="muted">No events match.</p>;
   return (
-    <ol class="feed" aria-label="Events, newest first">
+    <ol ref={props.listRef} class="feed" aria-label="Events, newest first">
       {props.rows.map((e) => (
         <li key={e.id} class={e.failed ? 'failed' : undefined}>
           <time dateTime={e.timestamp} title={time(e.timestamp)}>
@@ -155,6 +161,11 @@ export function Feed(props: { route: Route }) {
     },
     live.eventTick,
   );
+  // Newer events push the first page's oldest rows to the next: a row's trace button that goes with them
+  // hands the focus to Older, which leads to it, rather than to the page.
+  const list = useRef<HTMLOListElement>(null);
+  const older = useRef<HTMLButtonElement>(null);
+  useFocusKept(list, () => older.current);
   const seats = allSeats(live.org);
   return (
     <div class="stack">
@@ -201,7 +212,7 @@ export function Feed(props: { route: Route }) {
                 <option key={name} value={name} />
               ))}
             </datalist>
-            <EventList rows={p.rows} onTrace={openTrace} />
+            <EventList rows={p.rows} onTrace={openTrace} listRef={list} />
             <div class="pager">
               {/* aria-disabled, not disabled: a button disabled under the focus drops it to the page. */}
               <button
@@ -217,6 +228,7 @@ export function Feed(props: { route: Route }) {
                 Newer
               </button>
               <button
+                ref={older}
                 type="button"
                 aria-disabled={p.next === null}
                 onClick={() => {

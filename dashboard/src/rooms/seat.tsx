@@ -1,10 +1,11 @@
 /** One seat: the live turn as it streams, `llm_history`, memory, schedules, and pause/resume. */
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { useConnection, useLiveSlice, useQuestion } from '../live/context.js';
 import type { AgentRow, HistoryRow, LiveCall, Schedule, ToolExecution } from '../live/types.js';
 import type { Route } from '../router.js';
 import { count, duration, json, time } from '../ui/format.js';
 import { Answer, Badge, Card, Hint, MeterBar, Table, Unread } from '../ui/parts.js';
+import { cardHeading, useFocusKept } from '../ui/keep-focus.js';
 import { LongText } from '../ui/long-text.js';
 import { CodingRuns } from './coding-runs.js';
 import { SeatPicker } from './seat-picker.js';
@@ -251,18 +252,34 @@ function PauseControls(props: { row: AgentRow }) {
 /** A seat's schedules: a screenful, the rest on demand (a seat may run hundreds). */
 function SeatSchedules(props: { schedules: readonly Schedule[] }) {
   const [all, setAll] = useState(false);
+  const toggle = useRef<HTMLButtonElement>(null);
+  const list = useRef<HTMLUListElement>(null);
+  const none = useRef<HTMLParagraphElement>(null);
+  // A live update that leaves a screenful or less takes the button away: its focus goes to the card's heading.
+  useFocusKept(toggle, () => cardHeading(list.current ?? none.current));
   const { schedules } = props;
-  if (schedules.length === 0) return <p class="muted">None.</p>;
+  if (schedules.length === 0)
+    return (
+      <p ref={none} class="muted">
+        None.
+      </p>
+    );
   const cut = schedules.length > FIRST_SCHEDULES;
   return (
     <>
       {/* Before the list, so it keeps its place (and the focus) whichever way it is pressed. */}
       {cut ? (
-        <button type="button" class="link-button" aria-expanded={all} onClick={() => setAll(!all)}>
+        <button
+          ref={toggle}
+          type="button"
+          class="link-button"
+          aria-expanded={all}
+          onClick={() => setAll(!all)}
+        >
           {all ? 'Show fewer schedules' : `Show all ${schedules.length} schedules`}
         </button>
       ) : null}
-      <ul>
+      <ul ref={list}>
         {(cut && !all ? schedules.slice(0, FIRST_SCHEDULES) : schedules).map((s) => (
           <li key={`${s.scope_id}/${s.name}`}>
             {s.name} <code>{s.cron}</code>

@@ -1,9 +1,10 @@
 /** Small building blocks shared by the rooms. Styling is by class only: the CSP allows no inline style. */
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { useLiveSlice, type Asked } from '../live/context.js';
 import type { Meter } from '../live/types.js';
 import { count, percent } from './format.js';
+import { cardHeading, useFocusKept } from './keep-focus.js';
 
 export function Card(props: { title: string; children: ComponentChildren; wide?: boolean }) {
   return (
@@ -141,14 +142,30 @@ export function Table<T>(props: {
   many?: string;
 }) {
   const [all, setAll] = useState(false);
-  if (props.rows.length === 0) return <p class="muted">{props.empty ?? 'Nothing yet.'}</p>;
+  const toggle = useRef<HTMLButtonElement>(null);
+  const wrap = useRef<HTMLDivElement>(null);
+  const empty = useRef<HTMLParagraphElement>(null);
+  // A live update that leaves a screenful or less takes the button away: its focus goes to the card's heading.
+  useFocusKept(toggle, () => cardHeading(wrap.current ?? empty.current));
+  if (props.rows.length === 0)
+    return (
+      <p ref={empty} class="muted">
+        {props.empty ?? 'Nothing yet.'}
+      </p>
+    );
   const cut = props.many !== undefined && props.rows.length > FIRST_ROWS;
   const rows = cut && !all ? props.rows.slice(0, FIRST_ROWS) : props.rows;
   return (
-    <div class="table-wrap">
+    <div ref={wrap} class="table-wrap">
       {/* Before the table, so it keeps its place (and the focus) whichever way it is pressed. */}
       {cut ? (
-        <button type="button" class="link-button" aria-expanded={all} onClick={() => setAll(!all)}>
+        <button
+          ref={toggle}
+          type="button"
+          class="link-button"
+          aria-expanded={all}
+          onClick={() => setAll(!all)}
+        >
           {all ? `Show fewer ${props.many}` : `Show all ${props.rows.length} ${props.many}`}
         </button>
       ) : null}
