@@ -3,6 +3,7 @@ export { chainResolvers, listRefs, substituteDeep, substituteRefs, type Resolver
 export { withReferencesShown } from './shown-references.js';
 export { formatProblems, issuesLine, type Problem } from './problems.js';
 export { NodeRole, parseTierA } from './tier-a.js';
+export { looksLikeTierAFile, tierAFileHint } from './tier-a-sent.js';
 export { NODE_ID, SandboxIsolation, SandboxNetwork } from './tier-a.shared.js';
 export type { LoadOptions, TierA, TierAResult } from './tier-a.js';
 export { HealthEnvelope, NodeOnlyHealth, NotReady, Posture } from './health.js';

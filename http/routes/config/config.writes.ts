@@ -12,11 +12,13 @@ import {
   findEntity,
   isSecretPath,
   knownKeysAt,
+  looksLikeTierAFile,
   MAX_RENDER_DEPTH,
   mergePatch,
   patchUnknownKeys,
   restoreMasks,
   spliceEntity,
+  tierAFileHint,
   unknownKeyPaths,
   type EntityKind,
   type RevisionRecord,
@@ -134,17 +136,31 @@ async function putConfig(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiRep
   const summary = readSummary(req, body.bodySummary, !dryRun);
   const basis = await putBasis(deps.state(), preconditions.ifMatch);
   const { document, carried } = reconcileWithStored(deps, body.document, basis, 'invalid_body');
-  return submit(deps, req, {
-    document,
-    carried,
-    basis,
-    preconditions,
-    dryRun,
-    summary,
-    source: writeSource(req),
-    rules: 'write',
-    ...(body.yamlText ? { yamlText: body.yamlText } : {}),
-  });
+  try {
+    return await submit(deps, req, {
+      document,
+      carried,
+      basis,
+      preconditions,
+      dryRun,
+      summary,
+      source: writeSource(req),
+      rules: 'write',
+      ...(body.yamlText ? { yamlText: body.yamlText } : {}),
+    });
+  } catch (error) {
+    throw sentTierAFile(error, body.document);
+  }
+}
+
+/**
+ * A refusal of a document that is the node's Tier A file gains the hint that says so (tier-a-sent.ts): its
+ * unknown fields alone do not say that the whole file is the wrong one.
+ */
+function sentTierAFile(error: unknown, document: unknown): unknown {
+  if (!(error instanceof ApiError) || error.code !== 'validation_error') return error;
+  if (!looksLikeTierAFile(document)) return error;
+  return new ApiError('validation_error', { detail: error.detail, hint: tierAFileHint, extra: error.extra });
 }
 
 const patchTypes = new Set(['', 'application/merge-patch+json', 'application/json']);
