@@ -97,7 +97,8 @@ export function foldJournal(records: readonly JournalRecord[]): TurnJournal {
   };
   for (const r of records) {
     if (r.kind === 'round' || r.kind === 'unfinished') [newest, settled] = [r, false];
-    else if (newest && !earlierCall(r, newest)) settled = true;
+    // A cut is written by the seat host beside the running phase, not after the phase stored its spend.
+    else if (newest && r.kind !== 'cut' && !earlierCall(r, newest)) settled = true;
     switch (r.kind) {
       case 'turn_started':
         started ??= r;

@@ -203,3 +203,22 @@ t.test(
     t.same(foldJournal([round(0)]).open(), [], 'a phase whose start is not on record is not one to close');
   },
 );
+
+t.test('a cut written after a round or a failed answer does not settle its spend', async (t) => {
+  // The seat host writes the cut beside the running phase, not after the phase stored its spend: a kill
+  // between the cut and that store would lose the spend if the cut counted as what followed it.
+  const cut: JournalRecord = { kind: 'cut', ...at, reason: 'shutdown' };
+  t.equal(foldJournal([round(0), toolResult(0), round(1), cut]).unsettledSpend, 'spend-1');
+  t.same(
+    foldJournal([round(0), toolResult(0), round(1), cut])
+      .unsettled('execute', 0)
+      .map((s) => s.id),
+    ['spend-1'],
+  );
+  t.equal(foldJournal([round(0), toolResult(0), unfinished(1), cut]).unsettledUnfinished?.round, 1);
+  t.equal(
+    foldJournal([round(0), cut, toolResult(0)]).unsettledSpend,
+    null,
+    'what the phase wrote settles it',
+  );
+});
