@@ -51,8 +51,9 @@ export async function seedCompany(opts: {
     revision_id: randomUUID(),
   });
   if (reply.outcome === 'stored') {
+    const warnings = reply.warnings.map(warningAt);
     log.info(
-      { revision_id: reply.revision_id, warnings: reply.warnings.length },
+      { revision_id: reply.revision_id, warning_count: warnings.length, warnings },
       'company activated from the --company file',
     );
     return { outcome: 'seeded', revisionId: reply.revision_id };
@@ -67,4 +68,17 @@ export async function seedCompany(opts: {
     'the --company file was refused; the node serves unconfigured',
   );
   return { outcome: 'refused' };
+}
+
+/**
+ * A warning of the activated file as the log names it: its code (`kind`), path and line, as `svc config
+ * put` lists them, never its message or the names it quotes (`to`, `from`): a log is kept and shipped
+ * where an answer is not. `svc config validate FILE` says the rest.
+ */
+function warningAt(warning: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return {
+    kind: warning['kind'],
+    path: warning['path'],
+    ...(typeof warning['line'] === 'number' ? { line: warning['line'] } : {}),
+  };
 }

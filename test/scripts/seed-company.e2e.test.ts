@@ -99,3 +99,38 @@ t.test('a --company file that is no readable document stops before the node star
   t.equal(await run.exited, 1);
   t.match(run.stderr(), /--company .*broken\.yaml: not a readable document:\n {2}\d+/);
 });
+
+t.test(
+  'a first start logs the warnings of the --company file by path and code, never their values',
+  async (t) => {
+    const { configFile, dir } = await setUp(t);
+    const company = join(dir, 'warned.yaml');
+    // A lead naming no seat (dangling, a name as written) and a reference the node cannot resolve.
+    writeFileSync(
+      company,
+      [
+        'name: Acme',
+        'units:',
+        '  - name: Ops',
+        '    type: team',
+        '    lead: nobody-secret-name',
+        'mission: "${SEED_TEST_UNSET_KEY}"',
+      ].join('\n'),
+    );
+    const run = runSvc(['serve', '--config', configFile, '--company', company], { SVC_TOKEN: TOKEN });
+    t.teardown(() => run.kill('SIGKILL'));
+    const seeded = await run.waitForLog((line) => line.msg === 'company activated from the --company file');
+    const warnings = seeded['warnings'] as Array<Record<string, unknown>>;
+    t.ok(Array.isArray(warnings) && warnings.length > 0, 'the warnings are listed');
+    t.equal(seeded['warning_count'], warnings.length);
+    t.ok(
+      warnings.some(
+        (w) => w['path'] === 'units[0].lead' && w['kind'] === 'dangling_reference' && w['line'] === 5,
+      ),
+      'each by its path, code and line',
+    );
+    for (const warning of warnings)
+      t.same(Object.keys(warning).sort(), ['kind', 'line', 'path'].filter((k) => k in warning).sort());
+    t.notMatch(JSON.stringify(seeded), /nobody-secret-name|SEED_TEST_UNSET_KEY/, 'no value named');
+  },
+);
