@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { sendCommand, type Bus } from '../bus/index.js';
-import { Commands, parseCompanyYaml } from '../schema/index.js';
+import { Commands, looksLikeTierAFile, parseCompanyYaml, tierAFileHint } from '../schema/index.js';
 
 export interface SeedOutcome {
   readonly outcome: 'seeded' | 'already_configured' | 'refused';
@@ -63,8 +63,10 @@ export async function seedCompany(opts: {
     return { outcome: 'already_configured' };
   }
   const problems = reply.outcome === 'refused' ? (reply.problems ?? []) : [];
+  // The node's own start file given as the company: its unknown fields alone do not say the file is wrong.
+  const hint = looksLikeTierAFile(parsed.value) ? { hint: tierAFileHint } : {};
   log.error(
-    { error: reply.outcome === 'refused' ? reply.error : reply.outcome, problems },
+    { error: reply.outcome === 'refused' ? reply.error : reply.outcome, problems, ...hint },
     'the --company file was refused; the node serves unconfigured',
   );
   return { outcome: 'refused' };

@@ -82,6 +82,18 @@ t.test(
   },
 );
 
+t.test('a --company file that is the Tier A file is refused with the hint that says so', async (t) => {
+  const { configFile, url } = await setUp(t);
+  // The start file given twice, as --config and as --company: its unknown fields alone do not say why.
+  const run = runSvc(['serve', '--config', configFile, '--company', configFile], { SVC_TOKEN: TOKEN });
+  t.teardown(() => run.kill('SIGKILL'));
+  const refused = await run.waitForLog(
+    (line) => line.msg === 'the --company file was refused; the node serves unconfigured',
+  );
+  t.match(refused, { error: 'validation_error', hint: /looks like the Tier A file/ });
+  t.match(await (await fetch(`${url}/health`)).json(), { configured: false });
+});
+
 t.test('a --company path that cannot be read stops before the node starts', async (t) => {
   const { configFile } = await setUp(t);
   const run = runSvc(['serve', '--config', configFile, '--company', '/nonexistent/company.yaml'], {
