@@ -10,7 +10,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { SandboxQuestion, SandboxResult } from '../../schema/index.js';
 import type { LaunchRequest, Launched, Observation, SandboxBackend } from './backend.js';
@@ -119,6 +119,30 @@ function groupsOf(ids: ReadonlySet<string>): Map<number, string> {
 }
 
 /**
+ * The last `chars` characters of the file at `path` ('' when it cannot be read), from its last bytes alone:
+ * a log of gigabytes is never loaded whole (nor fails to fit a string). A character cut by the start of the
+ * read is left out.
+ */
+async function logTail(path: string, chars: number): Promise<string> {
+  let file: FileHandle | null = null;
+  try {
+    file = await open(path, 'r');
+    const { size } = await file.stat();
+    const length = Math.min(size, chars * 4);
+    const bytes = Buffer.alloc(length);
+    const { bytesRead } = await file.read(bytes, 0, length, size - length);
+    let start = 0;
+    // Skip the continuation bytes of a character whose first bytes lie before the read.
+    while (start < bytesRead && length < size && (bytes[start]! & 0xc0) === 0x80) start += 1;
+    return bytes.subarray(start, bytesRead).toString('utf8').slice(-chars);
+  } catch {
+    return '';
+  } finally {
+    await file?.close();
+  }
+}
+
+/**
  * What the wrapper's exit code says of a run that ended without a result file: exit 0 is done with its
  * log's tail; anything else failed. Null while no exit code is written.
  */
@@ -126,7 +150,7 @@ async function exitObservation(control: string): Promise<Observation | null> {
   const exit = (await readFile(join(control, 'exit_code'), 'utf8').catch(() => null))?.trim() ?? null;
   if (exit === null) return null;
   if (exit === '0') {
-    const tail = (await readFile(join(control, 'agent.log'), 'utf8').catch(() => '')).slice(-2_000);
+    const tail = await logTail(join(control, 'agent.log'), 2_000);
     return {
       question: null,
       result: { status: 'done', summary: tail.trim(), total_tokens: 0, error: null },
