@@ -33,7 +33,8 @@ const describeIssue = (issue: { path: PropertyKey[]; message: string }): string 
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
-const isId = (v: unknown): v is Id => typeof v === 'string' || Number.isInteger(v);
+/** An integer beyond 2^53 is no id: it could not be echoed as sent, and the SDK reads the body as unparsable. */
+const isId = (v: unknown): v is Id => typeof v === 'string' || Number.isSafeInteger(v);
 const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 
 type Screened =
@@ -56,12 +57,14 @@ function screenOne(sdk: McpServerSdk, m: unknown, refusals: Map<Id, RpcError>): 
   if (!isId(id)) return { kind: 'invalid', why: 'id is not a string or an integer' };
   const extra = Object.keys(m).find((k) => !REQUEST_KEYS.has(k));
   if (extra !== undefined) return { kind: 'invalid', why: `unknown member ${extra}` };
-  const schema = {
+  const schemas = {
     initialize: sdk.InitializeRequestSchema,
     ping: sdk.PingRequestSchema,
     'tools/list': sdk.ListToolsRequestSchema,
     'tools/call': sdk.CallToolRequestSchema,
-  }[method];
+  };
+  // Own keys only: `constructor`, `__proto__` or `toString` would find a member of every object.
+  const schema = Object.hasOwn(schemas, method) ? schemas[method as keyof typeof schemas] : undefined;
   let error: RpcError | null = null;
   if (schema !== undefined) {
     const parsed = schema.safeParse({ method, params: m['params'] });
