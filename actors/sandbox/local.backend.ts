@@ -21,11 +21,23 @@ const setupTimeoutMs = 10 * 60_000;
 
 const controlOf = (run: Launched): string => join(run.workdir, '..', 'control');
 
+/**
+ * The most of a control file (`result.json`, `question.json`) the node reads: far past what their schemas
+ * keep (a 20,000-character summary, an 8,000-character question), so only a run writing junk meets it. The
+ * run writes these files, so one can be of any size; a larger one is not read, as if absent.
+ */
+const CONTROL_FILE_MAX_BYTES = 256 * 1024;
+
 async function readJson(path: string): Promise<unknown> {
+  let file: FileHandle | undefined;
   try {
-    return JSON.parse(await readFile(path, 'utf8')) as unknown;
+    file = await open(path, 'r');
+    if ((await file.stat()).size > CONTROL_FILE_MAX_BYTES) return undefined;
+    return JSON.parse(await file.readFile('utf8')) as unknown;
   } catch {
     return undefined;
+  } finally {
+    await file?.close();
   }
 }
 

@@ -36,3 +36,34 @@ t.test('exit 0 with a log larger than a string can hold: the summary is still th
   t.match(end.result?.summary, /é the last line$/, 'the summary ends with what the agent printed last');
   t.ok((end.result?.summary.length ?? 0) <= 2_000, 'the summary is at most 2,000 characters');
 });
+
+t.test('a result or question file past 256 KiB is never read: the run ends by its exit', async (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'svc-control-cap-'));
+  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  const backend = localBackend({ root, isolation: processIsolation });
+  // A well-formed result padded past the cap: read, it would end the run `done` with this summary.
+  const run = await backend.launch({
+    sandbox_id: 'sb-huge-result',
+    task: 'write a huge result',
+    settings: {
+      setup: [],
+      env: {},
+      command: [
+        `node -e 'const fs=require("fs"),d=process.env.SVC_SANDBOX_CONTROL;`,
+        `const pad="x".repeat(300*1024);`,
+        `fs.writeFileSync(d+"/question.json",JSON.stringify({question:"padded?",audience:null,pad}));`,
+        `fs.writeFileSync(d+"/result.json",JSON.stringify({status:"done",summary:"from the file",total_tokens:0,pad}))'`,
+        `; echo 'the log line'; exit 3`,
+      ].join(''),
+    },
+    env: {},
+  });
+  const end = await until<Observation>(
+    () => backend.observe(run),
+    (seen) => seen.result !== null || seen.gone !== null,
+    { timeoutMs: 20_000, everyMs: 25 },
+  );
+  t.equal(end.result, null, 'not ended by the file');
+  t.equal(end.gone, 'the coding agent exited with code 3', 'but by its exit code');
+  t.equal(end.question, null, 'the oversized question is not asked');
+});
