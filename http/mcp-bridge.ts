@@ -39,8 +39,9 @@ function serverFor(sdk: McpServerSdk, surface: McpSurface): Server {
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const offered = surface.tools().some((t) => t.name === request.params.name);
-    if (!offered)
-      return { content: [{ type: 'text', text: `no tool named ${request.params.name}` }], isError: true };
+    // The caller's text, of any length: quoted cut, as every quoted value is.
+    const named = request.params.name.slice(0, 100);
+    if (!offered) return { content: [{ type: 'text', text: `no tool named ${named}` }], isError: true };
     const result = await surface.call(request.params.name, request.params.arguments ?? {}, extra.signal);
     return { content: result.content, isError: result.is_error };
   });

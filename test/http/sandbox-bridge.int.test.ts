@@ -102,6 +102,13 @@ t.test('a tool call whose arguments are not an object is answered invalid params
       { id: 4, result: { isError: false } },
     ],
   );
+  // A name the seat is not offered is the caller's text of any length: quoted cut at 100 characters.
+  const long = 'x'.repeat(100_000);
+  const notOffered = (await call(toolCall(6, { name: long, arguments: {} }))) as {
+    result: { isError: boolean; content: Array<{ text: string }> };
+  };
+  t.equal(notOffered.result.isError, true, 'a tool the seat is not offered is refused');
+  t.equal(notOffered.result.content[0]!.text, `no tool named ${'x'.repeat(100)}`, 'its long name quoted cut');
   const fine = await call(toolCall(5, { name: 'files_echo', arguments: { text: 'hi' } }));
   t.match(fine, { id: 5, result: { isError: false } }, 'a call that fits goes through');
   t.notOk(JSON.stringify(fine).includes('-32603'));
