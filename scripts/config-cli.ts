@@ -17,6 +17,7 @@ import { unknownVerb } from './cli-suggest.js';
 import { UsageError, type Out } from './cli-usage.js';
 import { intFlag, oneOfFlag } from './cli-flags.js';
 import { queryRanges } from '../schema/index.js';
+import { readFailure } from './read-failure.js';
 
 const { revisionsLimit, revisionsOffset } = queryRanges;
 
@@ -229,8 +230,7 @@ function readInput(file: string): string {
   try {
     return readFileSync(file === '-' ? 0 : file, 'utf8');
   } catch (error) {
-    const code = error instanceof Error && 'code' in error ? String(error.code) : 'unreadable';
-    throw new UsageError(`cannot read ${file} (${code})`);
+    throw new UsageError(`cannot read ${file} ${readFailure(error)}`);
   }
 }
 

@@ -10,6 +10,7 @@ import { intFlag, opIdFlag, searchFlag, titleFlag } from './cli-flags.js';
 import { unknownVerb } from './cli-suggest.js';
 import { UsageError, type Out } from './cli-usage.js';
 import { PAGE_TITLE_MAX, queryRanges } from '../schema/index.js';
+import { readFailure } from './read-failure.js';
 
 const { pagesLimit } = queryRanges;
 
@@ -99,7 +100,6 @@ function readBody(file: string, stdin: () => Buffer): string {
   try {
     return (file === '-' ? stdin() : readFileSync(file)).toString('utf8');
   } catch (error) {
-    const code = error instanceof Error && 'code' in error ? String(error.code) : 'unreadable';
-    throw new UsageError(`cannot read ${file === '-' ? 'stdin' : file} (${code})`);
+    throw new UsageError(`cannot read ${file === '-' ? 'stdin' : file} ${readFailure(error)}`);
   }
 }

@@ -10,6 +10,7 @@ import type { TierA } from '../schema/index.js';
 import { packageVersion } from './version.js';
 import { parseFlags } from './cli-suggest.js';
 import type { Out } from './cli-usage.js';
+import { readFailure } from './read-failure.js';
 
 const serveHelp = `Usage: svc serve [--config FILE] [--company FILE]
 
@@ -38,8 +39,7 @@ async function readCompanyFile(file: string, err: Out): Promise<{ file: string; 
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    const reason = error instanceof Error && 'code' in error ? String(error.code) : 'unreadable';
-    err.write(`svc: --company ${file}: cannot read it (${reason})\n`);
+    err.write(`svc: --company ${file}: cannot read it ${readFailure(error)}\n`);
     return false;
   }
   const { formatProblems, parseCompanyYaml } = await import('../schema/index.js');

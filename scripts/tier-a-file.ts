@@ -12,6 +12,7 @@ import {
   type TierAResult,
 } from '../schema/index.js';
 import { UsageError } from './cli-usage.js';
+import { readFailure } from './read-failure.js';
 
 /** Reads and validates a Tier A file; never throws for bad input. */
 export function loadTierA(file: string, opts: LoadOptions): TierAResult {
@@ -19,8 +20,7 @@ export function loadTierA(file: string, opts: LoadOptions): TierAResult {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    const reason = error instanceof Error && 'code' in error ? String(error.code) : 'unreadable';
-    return { ok: false, problems: [{ path: '', message: `cannot read ${file} (${reason})` }] };
+    return { ok: false, problems: [{ path: '', message: `cannot read ${file} ${readFailure(error)}` }] };
   }
   const result = parseTierA(text, opts);
   return result.ok ? { ok: true, config: { ...result.config, file: resolve(opts.cwd, file) } } : result;
@@ -67,8 +67,7 @@ export function readApiAddress(
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    const reason = error instanceof Error && 'code' in error ? String(error.code) : 'unreadable';
-    return { ok: false, problem: `cannot read ${file} (${reason})` };
+    return { ok: false, problem: `cannot read ${file} ${readFailure(error)}` };
   }
   let raw: unknown;
   try {

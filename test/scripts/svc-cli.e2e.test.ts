@@ -102,10 +102,13 @@ t.test('commands run with the node stopped take a token resolving empty: they se
   t.notMatch(restore.stderr(), /resolves empty/, 'refused for the backup, not for the token');
 });
 
-t.test('a missing file is refused with its path', async (t) => {
+t.test('a missing or unreadable file is refused with its path and the reason in words', async (t) => {
   const run = runSvc(['serve'], { SVC_CONFIG: join(dir, 'nope.yaml') });
   t.equal(await run.exited, 1);
-  t.match(run.stderr(), /cannot read .*nope\.yaml \(ENOENT\)/);
+  t.match(run.stderr(), /cannot read .*nope\.yaml \(ENOENT\): no such file/);
+  const directory = runSvc(['serve'], { SVC_CONFIG: dir });
+  t.equal(await directory.exited, 1);
+  t.match(directory.stderr(), /\(EISDIR\): a directory, not a file/);
 });
 
 t.test('svc --version prints the package version', async (t) => {
