@@ -1,31 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import t from 'tap';
+import { capture } from '../harness/capture.js';
 import { publishEvent, newEvent } from '../../bus/index.js';
 import { main } from '../../scripts/svc.js';
 import { startEventsNode } from '../http/fixtures/events-node.js';
-
-interface Captured {
-  text(): string;
-  write(s: string): boolean;
-  /** Resolves once the captured text includes `what`. */
-  until(what: string): Promise<void>;
-}
-
-function capture(): Captured {
-  let buf = '';
-  const waiters: Array<() => void> = [];
-  return {
-    text: () => buf,
-    write: (s: string) => {
-      buf += s;
-      for (const w of waiters.splice(0)) w();
-      return true;
-    },
-    async until(what) {
-      while (!buf.includes(what)) await new Promise<void>((resolve) => waiters.push(resolve));
-    },
-  };
-}
 
 let clock = Date.now() - 60_000;
 const ev = (type: string, trace?: string) =>

@@ -5,6 +5,7 @@
  * listener, a company of two agent seats and a human one.
  */
 import t from 'tap';
+import { capture } from '../harness/capture.js';
 import { startNode, TOKEN } from '../harness/serve-node.js';
 import { dashboard } from '../http/fixtures/events-node.js';
 import { main } from '../../scripts/svc.js';
@@ -128,23 +129,6 @@ t.test(
     }
   },
 );
-
-/** Text written to a CLI stream, and a wait until it holds something. */
-function capture(): { text(): string; write(s: string): boolean; until(what: string): Promise<void> } {
-  let buf = '';
-  const waiters: Array<() => void> = [];
-  return {
-    text: () => buf,
-    write: (s: string) => {
-      buf += s;
-      for (const w of waiters.splice(0)) w();
-      return true;
-    },
-    async until(what) {
-      while (!buf.includes(what)) await new Promise<void>((resolve) => waiters.push(resolve));
-    },
-  };
-}
 
 t.test(
   'svc events tail --seat takes the seat as the reads do: a handle in any case or its UUID',
