@@ -15,6 +15,8 @@ interface Dropper {
   dropNext(): void;
   /** Ids of the questions whose answers were dropped. */
   readonly dropped: Set<number>;
+  /** The row counts of the `events` answers handed to the page, in order. */
+  readonly answered: number[];
   /** Hands the page a frame as if from the node. */
   send(frame: unknown): void;
 }
@@ -22,6 +24,8 @@ interface Dropper {
 async function dropAnswers(w: WatchedPage): Promise<Dropper> {
   let dropping = false;
   const dropped = new Set<number>();
+  const asked = new Set<number>();
+  const answered: number[] = [];
   const sockets: Array<{ send(message: string): void }> = [];
   await w.page.routeWebSocket(/\/ws\/stream$/, (ws) => {
     const server = ws.connectToServer();
@@ -31,6 +35,7 @@ async function dropAnswers(w: WatchedPage): Promise<Dropper> {
         typeof message === 'string'
           ? (JSON.parse(message) as { kind?: string; what?: string; id?: number })
           : {};
+      if (sent.kind === 'query' && sent.what === 'events' && typeof sent.id === 'number') asked.add(sent.id);
       if (dropping && sent.kind === 'query' && sent.what === 'events' && typeof sent.id === 'number') {
         dropping = false;
         dropped.add(sent.id);
@@ -39,8 +44,10 @@ async function dropAnswers(w: WatchedPage): Promise<Dropper> {
     });
     server.onMessage((message) => {
       if (typeof message === 'string' && /^\{"kind":"(result|error)"/.test(message)) {
-        const answer = JSON.parse(message) as { data?: { id?: number } };
+        const answer = JSON.parse(message) as { data?: { id?: number; data?: { rows?: unknown[] } } };
         if (typeof answer.data?.id === 'number' && dropped.has(answer.data.id)) return;
+        if (typeof answer.data?.id === 'number' && asked.has(answer.data.id))
+          answered.push(answer.data.data?.rows?.length ?? 0);
       }
       ws.send(message);
     });
@@ -50,6 +57,7 @@ async function dropAnswers(w: WatchedPage): Promise<Dropper> {
       dropping = true;
     },
     dropped,
+    answered,
     send: (frame) => sockets.at(-1)?.send(JSON.stringify(frame)),
   };
 }
@@ -65,7 +73,15 @@ t.test(
     await w.page.goto(`${node.url}/dashboard#/feed`);
     await w.page.waitForSelector('[data-link="live"]');
     const rows = w.page.locator('ol.feed li');
-    await rows.first().waitFor();
+    // The page has drawn an answer of the feed's question, not only the first rows that came.
+    const first = await until(
+      () => Promise.resolve(route.answered[0]),
+      (n) => n !== undefined && n > 0,
+    );
+    await until(
+      () => rows.count(),
+      (n) => n === first,
+    );
     const shown = await rows.count();
 
     // A new event moves the feed to ask again; that answer is lost.
