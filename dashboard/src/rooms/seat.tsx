@@ -4,7 +4,7 @@ import { useConnection, useLiveSlice, useQuestion } from '../live/context.js';
 import type { AgentRow, HistoryRow, LiveCall, Schedule, ToolExecution } from '../live/types.js';
 import type { Route } from '../router.js';
 import { count, duration, json, time } from '../ui/format.js';
-import { Answer, Badge, Card, Hint, MeterBar, Table, Unread } from '../ui/parts.js';
+import { Answer, Badge, Card, FIRST_ROWS, Hint, MeterBar, ShowAll, Table, Unread } from '../ui/parts.js';
 import { cardHeading, useFocusKept } from '../ui/keep-focus.js';
 import { LongText } from '../ui/long-text.js';
 import { CodingRuns } from './coding-runs.js';
@@ -264,23 +264,20 @@ function SeatSchedules(props: { schedules: readonly Schedule[] }) {
         None.
       </p>
     );
-  const cut = schedules.length > FIRST_SCHEDULES;
+  const cut = schedules.length > FIRST_ROWS;
   return (
     <>
-      {/* Before the list, so it keeps its place (and the focus) whichever way it is pressed. */}
       {cut ? (
-        <button
-          ref={toggle}
-          type="button"
-          class="link-button"
-          aria-expanded={all}
-          onClick={() => setAll(!all)}
-        >
-          {all ? 'Show fewer schedules' : `Show all ${schedules.length} schedules`}
-        </button>
+        <ShowAll
+          count={schedules.length}
+          many="schedules"
+          all={all}
+          onToggle={() => setAll(!all)}
+          buttonRef={toggle}
+        />
       ) : null}
       <ul ref={list}>
-        {(cut && !all ? schedules.slice(0, FIRST_SCHEDULES) : schedules).map((s) => (
+        {(cut && !all ? schedules.slice(0, FIRST_ROWS) : schedules).map((s) => (
           <li key={`${s.scope_id}/${s.name}`}>
             {s.name} <code>{s.cron}</code>
             {s.timezone ? <span class="muted"> {s.timezone}</span> : null}{' '}
@@ -297,8 +294,6 @@ function SeatSchedules(props: { schedules: readonly Schedule[] }) {
     </>
   );
 }
-
-const FIRST_SCHEDULES = 20;
 
 export function SeatRoom(props: { route: Route }) {
   const { org, unread } = useLiveSlice((s) => ({ org: s.snapshot?.org, unread: s.snapshot === null }));

@@ -1,5 +1,5 @@
 /** Small building blocks shared by the rooms. Styling is by class only: the CSP allows no inline style. */
-import type { ComponentChildren } from 'preact';
+import type { ComponentChildren, RefObject } from 'preact';
 import { useRef, useState } from 'preact/hooks';
 import { useLiveSlice, type Asked } from '../live/context.js';
 import type { Meter } from '../live/types.js';
@@ -130,7 +130,33 @@ export interface Column<T> {
 }
 
 /** Rows a long table shows until asked for all: a screenful, not one row per seat of a large company. */
-const FIRST_ROWS = 20;
+/** How many rows of a long list show before its Show all button. */
+export const FIRST_ROWS = 20;
+
+/**
+ * The button before a long list that shows all of it, or the first screenful again. Before the list, so it
+ * keeps its place (and the focus) whichever way it is pressed.
+ */
+export function ShowAll(props: {
+  count: number;
+  /** What the rows are, plural ("seat caps"). */
+  many: string;
+  all: boolean;
+  onToggle: () => void;
+  buttonRef: RefObject<HTMLButtonElement | null>;
+}) {
+  return (
+    <button
+      ref={props.buttonRef}
+      type="button"
+      class="link-button"
+      aria-expanded={props.all}
+      onClick={props.onToggle}
+    >
+      {props.all ? `Show fewer ${props.many}` : `Show all ${props.count} ${props.many}`}
+    </button>
+  );
+}
 
 export function Table<T>(props: {
   caption: ComponentChildren;
@@ -157,17 +183,14 @@ export function Table<T>(props: {
   const rows = cut && !all ? props.rows.slice(0, FIRST_ROWS) : props.rows;
   return (
     <div ref={wrap} class="table-wrap">
-      {/* Before the table, so it keeps its place (and the focus) whichever way it is pressed. */}
       {cut ? (
-        <button
-          ref={toggle}
-          type="button"
-          class="link-button"
-          aria-expanded={all}
-          onClick={() => setAll(!all)}
-        >
-          {all ? `Show fewer ${props.many}` : `Show all ${props.rows.length} ${props.many}`}
-        </button>
+        <ShowAll
+          count={props.rows.length}
+          many={props.many!}
+          all={all}
+          onToggle={() => setAll(!all)}
+          buttonRef={toggle}
+        />
       ) : null}
       <table>
         <caption>{props.caption}</caption>
