@@ -3,7 +3,7 @@
  * in-process listener): a webhook body of exactly 25 MiB is delivered and one byte more is refused 413
  * `body_too_large`, declared or chunked; a secret of 64 KiB is stored and one byte more, chunked, is
  * refused 400 `unreadable_body`; the monitor token counts from 26 characters; an op_id of 128 bytes is a
- * retry handle. Each refusal is a problem body with a hint, and leaves nothing behind.
+ * retry handle; a body still arriving after 30 s is refused 400 `unreadable_body`. Each refusal is a problem body with a hint, and leaves nothing behind.
  */
 import { once } from 'node:events';
 import t, { type Test } from 'tap';
@@ -167,4 +167,30 @@ t.test('an op_id of 128 visible ASCII bytes is a retry handle; 129 is refused', 
   t.match(await over.json(), { error: 'op_id_invalid', detail: /129 bytes; at most 128/, hint: /\S/ });
   const items = (await (await send('GET', '/work?project=ENG')).json()) as Json;
   t.equal((items['items'] as unknown[]).length, 1, 'one item: the retry and the refusal made none');
+});
+
+t.test('a body still arriving after 30 s is refused 400 unreadable_body and nothing is stored', async (t) => {
+  const node = await startNode(t);
+  const conn = await openConnection(node.port);
+  const closed = once(conn.socket, 'close');
+  const started = Date.now();
+  conn.write(
+    `PUT /config HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${TOKEN}\r\ncontent-type: application/json\r\n` +
+      `x-summary: slow\r\ncontent-length: ${8 * MiB}\r\n\r\n{"name":"Acme"`,
+  );
+  // Paced well above the library's own cut for a trickle (about 16 KB/s), so the 30 s deadline is what ends it.
+  const pace = setInterval(() => conn.socket.writable && conn.write(' '.repeat(20 * KiB)), 400);
+  t.teardown(() => clearInterval(pace));
+  const answer = await conn.response();
+  const elapsed = Date.now() - started;
+  clearInterval(pace);
+  await closed;
+  t.equal(answer.status, 400);
+  t.match(JSON.parse(answer.body), { error: 'unreadable_body', detail: /30000 ms/, hint: /\S/ });
+  t.ok(elapsed >= 30_000 && elapsed < 40_000, `answered at the deadline (${elapsed} ms)`);
+  const line = await node.run.waitForLog((l) => l['event'] === 'body_unreadable');
+  t.match(line, { reason: 'timeout', route: '/config' });
+  const config = await fetch(`${node.url}/config`, { headers: auth });
+  t.equal(config.status, 404, 'no revision was stored');
+  t.match(await config.json(), { error: 'no_active_revision' });
 });
