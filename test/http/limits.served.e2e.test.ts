@@ -3,7 +3,8 @@
  * in-process listener): a webhook body of exactly 25 MiB is delivered and one byte more is refused 413
  * `body_too_large`, declared or chunked; a secret of 64 KiB is stored and one byte more, chunked, is
  * refused 400 `unreadable_body`; the monitor token counts from 26 characters; an op_id of 128 bytes is a
- * retry handle; a body still arriving after 30 s is refused 400 `unreadable_body`. Each refusal is a problem body with a hint, and leaves nothing behind.
+ * retry handle; a body still arriving after 30 s is refused 400 `unreadable_body`. Each refusal is a
+ * problem body with a hint, and leaves nothing behind.
  */
 import { once } from 'node:events';
 import t, { type Test } from 'tap';
