@@ -37,6 +37,8 @@ export interface WorkAccess {
 }
 
 const LIST_MAX = 50;
+/** The latest comments `work_get` shows. */
+const COMMENTS_SHOWN = 20;
 /** How long a write waits for this node's view to show it before answering with what the bus told. */
 const READ_BACK_MS = 10_000;
 const item = z.string().trim().min(1).max(80).describe('The item: its key (ENG-12) or its id.');
@@ -105,10 +107,17 @@ const summary = (state: WorkState, ref: string) => {
     priority: f.priority,
     type: f.type,
     assignees: f.assignees,
+    // The lists an update replaces whole: a seat adding a label or a watcher reads them here first.
+    watchers: f.watchers,
+    labels: f.labels,
+    asked_of: f.asked_of,
+    due_date: f.due_date,
     description: f.description,
     checklist: f.checklist,
     links: f.links,
-    comments: found.comments.slice(-20),
+    comments: found.comments.slice(-COMMENTS_SHOWN),
+    // Only the latest are shown: the count says when the thread is longer.
+    comments_total: found.comments.length,
   };
 };
 
@@ -202,7 +211,7 @@ export function workTools(deps: {
     defineBuiltin({
       name: 'work_get',
       description:
-        'Read one work item: description, status, assignees, checklist, links and the latest comments.',
+        'Read one work item: description, status, assignees, watchers, labels, checklist, links, the latest 20 comments and `comments_total`, the count of all.',
       annotations: annotations('Read a work item', true),
       delivers: null,
       args: GetArgs,
