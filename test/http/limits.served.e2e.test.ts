@@ -110,14 +110,24 @@ t.test('a secret of 64 KiB is stored; one byte more, chunked, is refused and not
   const back = await fetch(`${node.url}/secrets/AT_LIMIT?reveal=true`, { headers: auth });
   t.same(Buffer.from(await back.arrayBuffer()), limit, 'stored whole');
 
+  const chunkedHead = (name: string): string =>
+    `PUT /secrets/${name} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${TOKEN}\r\n` +
+    `transfer-encoding: chunked\r\nconnection: close\r\n\r\n`;
   const half = 'a'.repeat(32 * KiB);
   const over = await rawAnswer(
     node,
-    `PUT /secrets/OVER_LIMIT HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${TOKEN}\r\ntransfer-encoding: chunked\r\n\r\n`,
+    chunkedHead('OVER_LIMIT'),
     ...[half, half, 'a'].map((c) => `${c.length.toString(16)}\r\n${c}\r\n`),
   );
   t.match(over, { status: 400, error: 'unreadable_body', max_bytes: 64 * KiB, hint: /\S/ });
   t.equal((await fetch(`${node.url}/secrets/OVER_LIMIT`, { headers: auth })).status, 404, 'nothing stored');
+  const exact = await rawAnswer(
+    node,
+    chunkedHead('CHUNKED_AT_LIMIT'),
+    ...[half, half].map((c) => `${c.length.toString(16)}\r\n${c}\r\n`),
+    '0\r\n\r\n',
+  );
+  t.match(exact, { status: 200, name: 'CHUNKED_AT_LIMIT' }, '64 KiB chunked is a value');
 });
 
 t.test(
