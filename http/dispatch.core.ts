@@ -45,12 +45,37 @@ export interface RequestLine {
   operator: string | null;
 }
 
+/** Segments after which a path carries a per-run token: `/mcp/{token}`, `/otlp/{token}/…`. */
+const tokenPrefix = /^(mcp|otlp)$/i;
+
+const decodedSegment = (segment: string): string => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+};
+
 /**
- * Paths carrying a per-run token (`/mcp/{token}`, `/otlp/{token}/…`) are logged without it; so are the paths
- * a mistyped one takes (`/mcp//{token}`, `/MCP/{token}`), which reach the log as a 404's raw path.
+ * A path as a line may log it: without the per-run token of `/mcp/{token}` and `/otlp/{token}/…`, nor the
+ * one a mistyped URL carries to a 404 or 401 (`/mcp//{token}`, `/MCP/{token}`, `/mcp%2F{token}`, a receiver
+ * URL whose path prefix nothing strips: `/svc/otlp/{token}/…`). `route`, when known, is the served pattern:
+ * only the token routes carry one, so another served path is logged whole.
  */
-export function safePath(path: string): string {
-  return path.replace(/^\/+(mcp|otlp)\/+[^/]+/i, (_, prefix: string) => `/${prefix}/[token]`);
+export function safePath(path: string, route: string | null = null): string {
+  if (route !== null && !/^\/(mcp|otlp)\//.test(route)) return path;
+  const parts = path.split(/\/|%2f/i);
+  let masked = false;
+  for (let i = 0; i < parts.length; i++) {
+    if (!tokenPrefix.test(decodedSegment(parts[i]!))) continue;
+    let next = i + 1;
+    while (next < parts.length && parts[next] === '') next++;
+    if (next >= parts.length) break;
+    parts[next] = '[token]';
+    masked = true;
+    i = next;
+  }
+  return masked ? parts.join('/') : path;
 }
 
 /** Tells the observer (metrics) of an answer written; `startedAt` is the request's arrival. */
@@ -73,7 +98,7 @@ export function logRequest(
 ): void {
   if (core.observer !== null) observe(core, line.method, line.route, status, performance.now());
   if (core.log.isLevelEnabled(level))
-    core.log[level]({ ...line, path: safePath(line.path), status }, 'request');
+    core.log[level]({ ...line, path: safePath(line.path, line.route), status }, 'request');
 }
 
 /** Answers synchronously, inside the uWS callback (already corked). */
