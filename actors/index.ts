@@ -192,6 +192,7 @@ export {
   type Presence,
   type PresenceDescription,
   type PresenceFacts,
+  refuseRunningDuplicate,
   removeNode,
   startPresence,
   watchFleet,

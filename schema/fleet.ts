@@ -38,6 +38,9 @@ export const NodePresence = z.object({
   sandbox: SandboxPosture.default(null),
   /** Where its API listens; null when `api.port` is 0. */
   api: z.object({ host: z.string(), port: z.number().int().positive() }).nullable(),
+  /** The machine and process writing it (a duplicate node id is told by them); absent in an earlier release. */
+  host: z.string().nullable().default(null),
+  pid: z.number().int().positive().nullable().default(null),
   renewed_at: instant,
   expires_at: instant,
 });
@@ -47,6 +50,17 @@ export type NodePresence = z.infer<typeof NodePresence>;
 export const FleetLease = z.object({
   node: z.string(),
   epoch: z.number().int().positive(),
+  expires_at: instant,
+});
+
+/** Another process writing a node's id (a duplicate node id), as its own record last showed it. */
+const FleetDuplicate = z.object({
+  instance: z.string(),
+  host: z.string().nullable(),
+  pid: z.number().int().positive().nullable(),
+  api: z.object({ host: z.string(), port: z.number().int().positive() }).nullable(),
+  started_at: instant,
+  renewed_at: instant,
   expires_at: instant,
 });
 
@@ -67,6 +81,12 @@ export const FleetNode = z.object({
   seats: z.array(z.string()),
   /** Singleton duties whose live lease this node holds. */
   duties: z.array(z.string()),
+  /** The process the row shows (the earliest started of those writing the id) and where it runs. */
+  instance: z.string().optional(),
+  host: z.string().nullable().optional(),
+  pid: z.number().int().positive().nullable().optional(),
+  /** Present only while other live processes write this node id: each of them (ops/fleet.md). */
+  duplicates: z.array(FleetDuplicate).optional(),
 });
 export type FleetNode = z.infer<typeof FleetNode>;
 

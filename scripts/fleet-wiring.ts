@@ -58,6 +58,7 @@ export async function startFleet(opts: {
     view,
     nodeId: config.node.id,
     logger: opts.logger,
+    bus: opts.bus,
     // Presence binds as long as a seat lease: a dead node leaves `/fleet` when its seats move.
     ttlMs: config.node.seat_lease_seconds * 1000,
     describe,

@@ -11,7 +11,7 @@
  * and drains in the spec's order when told to stop.
  */
 import type { Logger } from 'pino';
-import type { NodeHost } from '../actors/index.js';
+import { refuseRunningDuplicate, type NodeHost } from '../actors/index.js';
 import { ensureCatalogue, openBus, type Bus } from '../bus/index.js';
 import { bootNode } from './node-wiring.js';
 import {
@@ -140,6 +140,8 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
   let tools = null as ToolServers | null;
   try {
     const catalogue = await ensureCatalogue(bus);
+    // A running process of this node id refuses this one before it boots, applies or writes anything.
+    await refuseRunningDuplicate({ bus, coord: catalogue.coord, nodeId: config.node.id });
 
     // 2. node actor, from its own apply history
     const { node, startedAt } = await bootNode({ bus, config, catalogue, version: opts.version, logger });

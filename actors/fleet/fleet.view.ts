@@ -33,6 +33,11 @@ export interface FleetView {
   presences(): ReadonlyMap<string, { readonly record: NodePresence; readonly revision: number }>;
   /** Presence records not expired at `nowMs`. */
   live(nowMs: number): NodePresence[];
+  /**
+   * The live processes writing a node's id, earliest started first: more than one only for a duplicate
+   * node id. A process whose last record predates another's first (it crashed and was restarted) is not one.
+   */
+  processes(node: string, nowMs: number): NodePresence[];
   /** The latest revision the view saw for a node's presence key (0 when none). */
   seenRevision(node: string): number;
   /** Called for every presence change, in order; returns the unsubscribe. */
@@ -59,6 +64,8 @@ function decodePresence(value: Uint8Array): NodePresence | null {
 
 export async function watchFleet(coord: Kv): Promise<FleetView> {
   const presences = new Map<string, { record: NodePresence; revision: number }>();
+  // Per node id, every instance seen writing it: its newest record and its first and last revisions.
+  const writers = new Map<string, Map<string, { record: NodePresence; first: number; last: number }>>();
   const seen = new Map<string, number>();
   const duties = new Map<string, DutyLease>();
   const seats = new Map<string, DutyLease>();
@@ -73,6 +80,17 @@ export async function watchFleet(coord: Kv): Promise<FleetView> {
     if (!entry.key.startsWith(presencePrefix)) return;
     const node = entry.key.slice(presencePrefix.length);
     const record = entry.operation === 'delete' ? null : decodePresence(entry.value);
+    const ofNode =
+      writers.get(node) ?? new Map<string, { record: NodePresence; first: number; last: number }>();
+    writers.set(node, ofNode);
+    if (record) {
+      const known = ofNode.get(record.instance);
+      ofNode.set(record.instance, { record, first: known?.first ?? entry.revision, last: entry.revision });
+    } else {
+      // A removed record: its writer stopped (or was removed); another writer shows again when it renews.
+      const removed = presences.get(node)?.record.instance;
+      if (removed !== undefined) ofNode.delete(removed);
+    }
     if (record) presences.set(node, { record, revision: entry.revision });
     else presences.delete(node);
     seen.set(node, Math.max(seen.get(node) ?? 0, entry.revision));
@@ -109,6 +127,23 @@ export async function watchFleet(coord: Kv): Promise<FleetView> {
       [...presences.values()]
         .map((p) => p.record)
         .filter((record) => new Date(record.expires_at).getTime() > nowMs),
+    processes: (node, nowMs) => {
+      const ofNode = [...(writers.get(node)?.values() ?? [])];
+      for (const w of ofNode) {
+        if (new Date(w.record.expires_at).getTime() <= nowMs) writers.get(node)?.delete(w.record.instance);
+      }
+      return ofNode
+        .filter((w) => new Date(w.record.expires_at).getTime() > nowMs)
+        .filter((w) => !ofNode.some((other) => other !== w && other.first > w.last))
+        .map((w) => w.record)
+        .sort((a, b) =>
+          a.started_at !== b.started_at
+            ? Date.parse(a.started_at) - Date.parse(b.started_at)
+            : a.instance < b.instance
+              ? -1
+              : 1,
+        );
+    },
     seenRevision: (node) => seen.get(node) ?? 0,
     onPresence: (listener) => {
       listeners.add(listener);
@@ -158,7 +193,12 @@ export function fleetAnswer(input: {
   const nodes = input.view
     .live(nowMs)
     .sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0))
-    .map((record) => ({
+    .map((stored) => {
+      // Two processes writing one id take turns at its key: the row keeps to the earliest started.
+      const [record = stored, ...others] = input.view.processes(stored.node, nowMs);
+      return { record, others };
+    })
+    .map(({ record, others }) => ({
       id: record.node,
       roles: record.roles,
       labels: record.labels,
@@ -172,6 +212,22 @@ export function fleetAnswer(input: {
       expires_at: record.expires_at,
       seats: heldBy(record.node, seats),
       duties: heldBy(record.node, duties),
+      instance: record.instance,
+      host: record.host,
+      pid: record.pid,
+      ...(others.length > 0
+        ? {
+            duplicates: others.map((other) => ({
+              instance: other.instance,
+              host: other.host,
+              pid: other.pid,
+              api: other.api,
+              started_at: other.started_at,
+              renewed_at: other.renewed_at,
+              expires_at: other.expires_at,
+            })),
+          }
+        : {}),
     }));
   const expired = [...input.view.presences().values()]
     .map((p) => p.record)

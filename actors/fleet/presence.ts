@@ -9,13 +9,19 @@
  * from the bus (spec "Limits": the probe coordination budget).
  */
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { Kv } from '../../bus/index.js';
+import type { Bus, Kv, Subscription } from '../../bus/index.js';
 import type { NodePresence } from '../../schema/index.js';
+import { answerHolder } from '../lease/index.js';
+import { describeProcess } from './duplicate.js';
 import { presenceKeys, type FleetView, type PresenceEntry } from './fleet.view.js';
 
 /** What the record shows of this node besides its identity and times. */
-export type PresenceDescription = Omit<NodePresence, 'node' | 'instance' | 'renewed_at' | 'expires_at'>;
+export type PresenceDescription = Omit<
+  NodePresence,
+  'node' | 'instance' | 'host' | 'pid' | 'renewed_at' | 'expires_at'
+>;
 
 export interface PresenceFacts {
   /** Live presence leases in the fleet; null while the table cannot be read or written, or lags. */
@@ -34,6 +40,8 @@ export interface PresenceOptions {
   /** How long a record binds without renewal (the seat lease ttl). */
   readonly ttlMs: number;
   readonly describe: () => PresenceDescription;
+  /** When given, this process answers on its instance's holder subject: a second start of the id is refused. */
+  readonly bus?: Pick<Bus, 'reply'>;
   readonly now?: () => Date;
 }
 
@@ -68,12 +76,19 @@ export async function startPresence(opts: PresenceOptions): Promise<Presence> {
     const until = new Date(entry.record.expires_at).getTime();
     if (now().getTime() >= duplicateUntil)
       log.error(
-        { node: opts.nodeId, other_instance: entry.record.instance },
-        'another process writes this node id: admission withheld until it stops',
+        {
+          node: opts.nodeId,
+          other_instance: entry.record.instance,
+          other_host: entry.record.host,
+          other_pid: entry.record.pid,
+          other_api: entry.record.api,
+        },
+        `another process writes this node id: admission withheld until it stops (${describeProcess(entry.record)})`,
       );
     duplicateUntil = Math.max(duplicateUntil, until);
   };
   const unsubscribe = opts.view.onPresence(onEntry);
+  const answering: Subscription | null = opts.bus ? answerHolder(opts.bus, instance) : null;
 
   const write = async (): Promise<void> => {
     const at = now();
@@ -82,6 +97,8 @@ export async function startPresence(opts: PresenceOptions): Promise<Presence> {
       node: opts.nodeId,
       instance,
       ...description,
+      host: hostname(),
+      pid: process.pid,
       renewed_at: at.toISOString(),
       expires_at: new Date(at.getTime() + opts.ttlMs).toISOString(),
     };
@@ -156,6 +173,7 @@ export async function startPresence(opts: PresenceOptions): Promise<Presence> {
       stopped = true;
       clearInterval(timer);
       unsubscribe();
+      await answering?.stop();
       await chain;
       if (!(stopOpts?.release ?? true) || written === null) return;
       await opts.coord

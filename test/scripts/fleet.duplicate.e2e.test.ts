@@ -1,14 +1,20 @@
 /**
  * A duplicate node id on real processes (ops/fleet.md "A duplicate node id"): node-a and node-b on one
- * nats-server with a 3 s seat lease, then a second process started with node-b's id on another port.
- * The leases of node-b's seats keep their epoch (no ping-pong between the two), both processes read
- * `/ready` 503 `admission_withheld` and raise the `duplicate_node_id` alarm, the duplicate holds no seat;
- * once it is killed, node-b is admitted again and a wake for every seat is processed.
+ * nats-server with a 3 s seat lease, then node-b's Tier A file copied to a second process (another port).
+ * It refuses to start (exit 1), naming the id and the running process (pid, host, API address, start),
+ * and writes nothing; node-b's seat leases keep their epoch, it stays ready without an alarm, `/fleet`
+ * names its process, and a wake for every seat is processed. Two processes that start at the same
+ * instant, or one started while the other is paused, both withhold admission instead
+ * (test/actors/fleet/presence.int.test.ts).
  */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import t from 'tap';
 import { ensureCatalogue, openBus, Streams } from '../../bus/index.js';
 import { EventRecord, type FleetAnswer } from '../../schema/index.js';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
+import { freePort, runSvc } from '../harness/child.js';
 import { startFleetNode, until, type FleetNode } from '../harness/fleet-node.js';
 import { startNatsServer } from '../harness/nats-server.js';
 import { TOKEN } from '../harness/serve-node.js';
@@ -39,7 +45,7 @@ interface Health {
 }
 
 t.test(
-  'a duplicate node id: leases stay put, /ready says why on both, and after it is killed every seat runs its wakes',
+  'a second process started with a running node id refuses to start, naming the running one; the node keeps its seats',
   async (t) => {
     const nats = await startNatsServer({ t });
     const llm = await startLlmServer({ wire: 'openai', script: () => skip });
@@ -75,43 +81,40 @@ t.test(
     const epochs = (f: FleetAnswer) => ofB.map((h) => `${h}@${f.seats[h]?.node}:${f.seats[h]?.epoch}`);
     const before = epochs(balanced);
 
-    // The same Tier A node id in a second process, on its own port.
-    const dup = await startFleetNode(t, 'node-b', nats.url, { leaseSeconds });
-    const dupAt = Date.now();
-    for (const node of [b, dup]) {
-      const ready = await until(
-        () => get<Ready>(node, '/ready'),
-        (r) => r.reason === 'admission_withheld',
-      );
-      t.match(ready.detail, /another process writes this node id/, `${node.url} /ready says why`);
-      const health = await until(
-        () => get<Health>(node, '/health'),
-        (h) => (h.alarms?.count ?? 0) > 0,
-      );
-      t.equal(health.alarms?.worst, 'critical', `${node.url} /health shows the alarm`);
-    }
-    // Sampled over three lease periods since the duplicate started: node-b's leases never move.
-    const moved: string[] = [];
-    while (Date.now() - dupAt < 3 * leaseSeconds * 1000) {
-      const now = epochs(await get<FleetAnswer>(a, '/fleet', auth));
-      if (now.join() !== before.join()) moved.push(now.join());
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    t.same(moved, [], `node-b's seat leases kept their holder and epoch: ${before.join(' ')}`);
-    t.same((await get<Health>(dup, '/health')).seats, [], 'the duplicate holds no seat');
-    t.same((await get<Health>(b, '/health')).seats.sort(), ofB, 'node-b keeps its seats');
+    // The same Tier A file copied to a second process (only its port changed): refused before it writes.
+    const bPort = new URL(b.url).port;
+    const dir = mkdtempSync(join(tmpdir(), 'svc-fleet-dup-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const copied = join(dir, 'config.yaml');
+    writeFileSync(
+      copied,
+      readFileSync(b.configFile, 'utf8').replace(`port: ${bPort}`, `port: ${await freePort()}`),
+    );
+    const dup = runSvc(['serve', '--config', copied], { SVC_TOKEN: TOKEN });
+    t.teardown(() => dup.kill('SIGKILL'));
+    t.equal(await dup.exited, 1, 'the second process exits 1');
+    const bStarted = (await get<FleetAnswer>(a, '/fleet', auth)).nodes.find((n) => n.id === 'node-b')!;
+    const said = `node id node-b is already running (pid ${b.run.child.pid}, on host ${hostname()}, API 127.0.0.1:${bPort}, started ${bStarted.started_at})`;
+    t.match(dup.stderr(), said, 'stderr names the id and the running process');
+    const fatal = dup.lines.find((l) => l.event === 'serve_refused');
+    t.equal(fatal?.level, 60, 'its log has one fatal line');
+    t.ok(fatal?.msg.includes(said), `which says the same: ${fatal?.msg}`);
+    t.notOk(
+      dup.lines.some((l) => l.msg === 'presence written'),
+      'the refused process wrote no presence',
+    );
 
-    dup.run.kill('SIGKILL');
-    await dup.run.exited;
-    // Its presence expires within a lease: node-b is admitted again and its alarm clears.
-    await until(
-      () => get<Ready>(b, '/ready'),
-      (r) => r.ready,
+    const after = await get<FleetAnswer>(a, '/fleet', auth);
+    t.same(epochs(after), before, `node-b's seat leases kept their holder and epoch: ${before.join(' ')}`);
+    const row = after.nodes.find((n) => n.id === 'node-b')!;
+    t.match(
+      row,
+      { pid: b.run.child.pid, host: hostname(), api: { port: Number(bPort) } },
+      '/fleet names the running process',
     );
-    await until(
-      () => get<Health>(b, '/health'),
-      (h) => h.alarms?.count === 0,
-    );
+    t.notOk('duplicates' in row, 'and no duplicate');
+    t.match(await get<Ready>(b, '/ready'), { ready: true }, 'node-b stays ready');
+    t.equal((await get<Health>(b, '/health')).alarms?.count, 0, 'and raises no alarm');
 
     const traces = new Map<string, string>();
     for (const handle of handles) {

@@ -2,6 +2,7 @@
  * Node presence on a real memory bus: each started presence stands for one process of a node, each
  * with its own fleet view (as each node watches the coordination store itself).
  */
+import { hostname } from 'node:os';
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
 import {
@@ -222,6 +223,34 @@ t.test('a second process writing the same node id withholds admission on both', 
   );
 });
 
+t.test(
+  'two processes writing one node id: /fleet keeps one row and lists the other under duplicates',
+  async (t) => {
+    const coord = await coordinationStore(t);
+    const first = await start(t, coord, 'node-a');
+    const second = await start(t, coord, 'node-a');
+    const answer = () => fleetAnswer({ node: 'node-a', now: new Date(), view: first.view, complete: true });
+    const both = await until(answer, (f) => f.nodes[0]?.duplicates?.length === 1);
+    const [row] = both.nodes;
+    t.equal(both.nodes.length, 1, 'one row for the id');
+    t.match(row, { id: 'node-a', host: hostname(), pid: process.pid });
+    t.match(row?.duplicates, [{ host: hostname(), pid: process.pid, started_at: startedAt }]);
+    t.not(row?.duplicates?.[0]?.instance, row?.instance, 'the duplicate is the other process');
+    // Over two renewal periods each process rewrites the key: the row stays with one of them.
+    const rows = new Set<string>();
+    const sampleUntil = Date.now() + (2 * ttlMs) / 3 + 500;
+    while (Date.now() < sampleUntil) {
+      const now = answer().nodes[0];
+      if (now?.duplicates?.length === 1) rows.add(`${now.instance}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    t.same([...rows], [row?.instance], 'the row does not flip between the two');
+    await second.presence.stop();
+    await until(answer, (f) => f.nodes[0]?.duplicates === undefined);
+    t.pass('the stopped process leaves the duplicates');
+  },
+);
+
 t.test('a restarted node is not taken for a duplicate of its crashed process', async (t) => {
   const coord = await coordinationStore(t);
   const crashed = await start(t, coord, 'node-a');
@@ -243,6 +272,11 @@ t.test('a restarted node is not taken for a duplicate of its crashed process', a
   withheld ||= restarted.presence.facts().admissionWithheld;
   t.notOk(withheld, 'admission never withheld through two renewals');
   t.equal(restarted.presence.facts().nodes, 1);
+  const [row] = fleetAnswer({ node: 'node-a', now: new Date(), view: restarted.view, complete: true }).nodes;
+  t.notOk(
+    row && 'duplicates' in row,
+    '/fleet lists no duplicate: the crashed process wrote before the restart',
+  );
 });
 
 t.test('removing a node: refused while it holds a live lease, forced or after expiry it goes', async (t) => {
