@@ -16,6 +16,7 @@ import {
   taskTypeNamed,
   workMoves,
   type ItemFields,
+  type WorkItem,
   type WorkChange,
   type WorkRecord,
   type WorkState,
@@ -31,14 +32,16 @@ const refuse = (error: string, detail: string, problems: Problem[] = []): Refusa
 
 /**
  * Problems of the fields a create sets or an update changes (seats, types, links, dates, custom fields).
- * `self` is the item an update changes (null on a create): it may not link to itself.
+ * `self` is the item an update changes (null on a create): it may not link to itself, and a link it holds
+ * already is kept whatever its target has become (a purge leaves the link, read with a null key), so the
+ * list read back and sent again with one more is taken.
  */
 function fieldProblems(
   state: WorkState,
   ctx: WorkContext,
   fields: Partial<ItemFields>,
   type: string,
-  self: string | null = null,
+  self: WorkItem | null = null,
 ): Problem[] {
   const problems: Problem[] = [];
   const seat = (path: string, handle: string | null): void => {
@@ -81,11 +84,13 @@ function fieldProblems(
   const ids = fields.checklist?.map((e) => e.id) ?? [];
   if (new Set(ids).size !== ids.length)
     problems.push({ path: 'checklist', kind: 'conflict', message: 'checklist ids repeat' });
+  const held = self?.fields.links ?? [];
   fields.links?.forEach((link, i) => {
     const target = itemByRef(state, link.item);
-    if (!target)
-      problems.push({ path: `links.${i}.item`, kind: 'unknown_value', message: `no item "${link.item}"` });
-    else if (target.id === self)
+    if (!target) {
+      if (!held.some((l) => l.kind === link.kind && l.item === link.item))
+        problems.push({ path: `links.${i}.item`, kind: 'unknown_value', message: `no item "${link.item}"` });
+    } else if (target.id === self?.id)
       problems.push({ path: `links.${i}.item`, message: 'an item cannot link to itself' });
   });
   for (const [name, value] of Object.entries(fields.fields ?? {})) {
@@ -189,7 +194,7 @@ export function decideWork(
       // A new type judges the custom fields the item keeps too, as a create of that type would.
       const checked =
         changes.type === undefined ? changes : { ...changes, fields: changes.fields ?? item.fields.fields };
-      const problems = fieldProblems(state, ctx, checked, changes.type ?? item.fields.type, item.id);
+      const problems = fieldProblems(state, ctx, checked, changes.type ?? item.fields.type, item);
       if (problems.length > 0) return refuse('validation_error', 'the change does not fit', problems);
       return { project: item.project, record: { kind: 'item.updated', ...base, changes } };
     }
