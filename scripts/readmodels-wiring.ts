@@ -102,6 +102,8 @@ export function createReadModels(opts: {
     ...(opts.skills ? { skillStore: { skills: skillsIn(opts.skills) } } : {}),
   });
   let view: ConfigView | null = null;
+  let unlinkedSince: string | null = null;
+  let unwatchLink: () => void = () => undefined;
   const revisionId = (): string | null => (view ? (activeRevision(view.state)?.revision_id ?? null) : null);
   const subs: Subscription[] = [];
   let tick: NodeJS.Timeout | null = null;
@@ -163,10 +165,19 @@ export function createReadModels(opts: {
       fold: (record, payload) => models.foldProgress(record, payload),
     },
     questions: readQuestions(models),
-    routes: (questions) => readModelRoutes(questions),
+    routes: (questions) =>
+      readModelRoutes(questions, () =>
+        unlinkedSince === null ? null : `bus unreachable since ${unlinkedSince}`,
+      ),
     sections: () => models.sections(),
     async start(start) {
       view = start.view;
+      // While the link is down no record reaches the read models: their answers say since when.
+      if (!start.bus.linked()) unlinkedSince = new Date().toISOString();
+      unwatchLink = start.bus.onLinkChange((linked) => {
+        if (!linked) unlinkedSince ??= new Date().toISOString();
+        else unlinkedSince = null;
+      });
       // The boot's apply ran before the view was handed in (the configuration starts after the read models
       // are made), so it set the document with no revision: name the active one now (`/org`, snapshot `org`).
       const applied = models.companyModel.document;
@@ -191,6 +202,7 @@ export function createReadModels(opts: {
     },
     async stop() {
       if (tick) clearInterval(tick);
+      unwatchLink();
       for (const sub of subs.splice(0)) await sub.stop();
       for (const projection of running.splice(0)) await projection.stop();
     },

@@ -119,15 +119,24 @@ const routes: ReadonlyArray<readonly [string, string]> = [
   ['/sandbox-runs', 'sandbox_runs'],
 ];
 
-/** The routes over `questions`, which holds `readQuestions` (as the node's registry does, scattered or not). */
-export function readModelRoutes(questions: QuestionRegistry): RouteDef[] {
+/**
+ * The routes over `questions`, which holds `readQuestions` (as the node's registry does, scattered or not).
+ * `stale` says why the node's read models may be behind (its bus link is down), or null: sent as the
+ * `Svc-Stale` header, since `/agents` is a bare list with no room for a field (ops/fleet.md).
+ */
+export function readModelRoutes(
+  questions: QuestionRegistry,
+  stale: () => string | null = () => null,
+): RouteDef[] {
   return routes.map(([pattern, question]) => ({
     method: 'GET',
     pattern,
     handler: async (req) => {
       const params = new URLSearchParams(req.query);
       for (const [k, v] of Object.entries(req.params)) params.set(k, v);
-      return { status: 200, body: await ask(questions, question, params, req) };
+      const body = await ask(questions, question, params, req);
+      const why = stale();
+      return { status: 200, body, ...(why === null ? {} : { headers: { 'svc-stale': why } }) };
     },
   }));
 }
