@@ -40,3 +40,12 @@ export function conventional(reply: ApiReply, seen: Seen): ApiReply {
     return { ...reply, headers: { ...reply.headers, 'Retry-After': RETRY_AFTER_SECONDS } };
   return reply;
 }
+
+/** A routed request's refusal in its route's own shape (`RouteDef.refusalIn`); any other answer as it is. */
+export function inRouteShape(
+  route: CompiledRoute,
+  reply: ApiReply,
+  headers: Readonly<Record<string, string>>,
+): ApiReply {
+  return reply.status >= 400 && route.def.refusalIn ? route.def.refusalIn(reply, headers) : reply;
+}

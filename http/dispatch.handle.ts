@@ -6,7 +6,7 @@ import { BusError } from '../bus/index.js';
 import { ApiError, errorReply } from './api-error.js';
 import { isWrite } from './guard.js';
 import { outcomeUnknownHint } from './outcome-unknown.js';
-import { conventional, seenOf } from './conventions.js';
+import { conventional, inRouteShape, seenOf } from './conventions.js';
 import { receiveBody, type Receiving } from './receive.js';
 import { StreamedBody } from './reply.js';
 import type { WriteContext } from './respond.js';
@@ -52,6 +52,7 @@ async function handle(core: GatewayCore, r: Receiving, facts: RequestFacts): Pro
       log.error({ ...fields, event: 'handler_failed', err }, 'handler_failed');
       reply = failedReply;
     }
+    reply = inRouteShape(route, reply, facts.headers);
   }
   reply = conventional(reply, seenOf(facts, route));
   if (open !== null)

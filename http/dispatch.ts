@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { ApiError } from './api-error.js';
 import { hasBody, lengthFault } from './body.js';
 import { undeclaredParam } from './declared-params.js';
-import { seenOf } from './conventions.js';
+import { inRouteShape, seenOf } from './conventions.js';
 import { CSP_NONE, cspFor } from './headers.js';
 import { Exchange, prepare, writeAnswer, type WriteContext } from './respond.js';
 import type { ApiReply } from './types.js';
@@ -79,7 +79,10 @@ function dispatch(
 
   // 5. Refusals that need no body.
   const refused = refusalBeforeBody(core, served, method, draining);
-  if (refused !== null) return answerNow(core, res, ctx, refused, line);
+  if (refused !== null) {
+    const shaped = inRouteShape(served, refused, { 'content-type': req.getHeader('content-type') });
+    return answerNow(core, res, ctx, shaped, line);
+  }
 
   // 6. Copy what the handler needs, then read the body.
   handOff(core, l, res, req, ctx, line, routed);
@@ -152,7 +155,7 @@ function handOff(
         core,
         res,
         { ...ctx, close: ctx.close || unread },
-        early,
+        inRouteShape(served, early, headers),
         line,
         seenOf(request, served),
       );
@@ -166,6 +169,7 @@ function handOff(
   const receiving = { res, exchange, route: served, headers, ctx, log, fields, hold, answered };
   serve(core, receiving, request).catch((err: unknown) => {
     log.error({ event: 'handler_failed', err }, 'handler_failed');
-    if (exchange.send(ctx, failedReply)) answered(failedReply.status);
+    const failed = inRouteShape(served, failedReply, headers);
+    if (exchange.send(ctx, failed)) answered(failed.status);
   });
 }

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { errorReply } from './api-error.js';
 import type { BodyHold } from './body-budget.js';
 import { hasBody, readBody, type BodyResult } from './body.js';
+import { inRouteShape } from './conventions.js';
 import type { Exchange, WriteContext } from './respond.js';
 import type { CompiledRoute } from './router.js';
 import type { ApiReply, GatewayLimits } from './types.js';
@@ -97,6 +98,7 @@ function refuse(limits: GatewayLimits, r: Receiving, result: Failed, maxBytes: n
     );
     reply = unreadable(limits, route, result.reason, maxBytes);
   }
+  reply = inRouteShape(route, reply, r.headers);
   if (r.exchange.send({ ...r.ctx, close: true }, reply)) r.answered(reply.status);
   log.info({ ...fields, status: reply.status }, 'request');
 }

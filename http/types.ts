@@ -86,6 +86,13 @@ export interface RouteDef {
    * (and the one meant, for a near miss), checked before `beforeBody` and the body. Absent: not checked.
    */
   readonly query?: readonly string[];
+  /**
+   * This route's refusals in its protocol's own error shape (OTLP/HTTP's `google.rpc.Status`): every
+   * answer of 400 or more the gateway builds for it once routed (drain, body limits, a failure) or its
+   * `beforeBody` or handler throws, given with the request's headers (`content-type` alone for a drain's
+   * 503, decided before they are copied). Keep status and headers. Absent: the node's `{error, detail, hint}`.
+   */
+  refusalIn?(reply: ApiReply, headers: Readonly<Record<string, string>>): ApiReply;
   handler(req: ApiRequest): Promise<ApiReply> | ApiReply;
 }
 
