@@ -42,6 +42,9 @@ const pathOf = (pattern: string): string =>
     .map((s) => (s === '*' ? 'a/b.txt' : s.startsWith(':') ? (fillers[s] ?? 'someone') : s))
     .join('/');
 
+/** The coding runs' telemetry receiver: its refusals are OTLP/HTTP's (ops/sandboxes.md). */
+const otlpPattern = '/otlp/:token/v1/:signal';
+
 /** Pages a browser lands on answer HTML, refusals included (spec: the per-seat app flow, the chat install). */
 const landingPages = new Set(['/webhooks/chat-oauth', '/webhooks/codehost-a-app']);
 
@@ -112,7 +115,7 @@ t.test('every route answers by the gateway conventions, 401s with their challeng
     '/config',
     '/metrics',
     '/mcp/:token',
-    '/otlp/:token/v1/:signal',
+    otlpPattern,
     '/work/people/:handle',
     '/ws/stream (upgrade)',
   ])
@@ -127,6 +130,12 @@ t.test('every route answers by the gateway conventions, 401s with their challeng
     if (s.status === 503 || s.status === 429) t.ok(s.headers['retry-after'], `${what}: Retry-After`);
     if (s.status === 405) t.ok(s.headers['allow'], `${what}: Allow`);
     // A refusal is JSON `{error, detail, hint}`; the spec's codeless answers (426, webhook 503s) lack `error`.
+    // OTLP/HTTP's own refusal body: a google.rpc.Status, JSON for the JSON request sent here.
+    if (s.status >= 400 && s.pattern === otlpPattern) {
+      t.match(s.headers['content-type'], /^application\/json/, `${what}: a refusal is JSON`);
+      t.match(JSON.parse(s.body), { code: Number, message: String, details: [] }, `${what}: a Status`);
+      continue;
+    }
     if (s.status >= 400 && s.body !== '' && !landingPages.has(s.pattern)) {
       t.match(s.headers['content-type'], /^application\/json/, `${what}: a refusal is JSON`);
       const body = JSON.parse(s.body) as Record<string, unknown>;

@@ -1,11 +1,12 @@
 /**
  * The token routes (`/otlp/{token}/v1/{signal}`, `/mcp/{token}`) refuse every token but a running run's,
- * whatever the bearer, with spec-shaped answers; they take OTLP in protobuf and JSON.
+ * whatever the bearer, with spec-shaped answers (OTLP's refusals are `google.rpc.Status`, read on the wire
+ * by otlp.wire.int.test.ts); they take OTLP in protobuf and JSON.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import type { Step } from '../fixtures/llm/script.js';
 import { launchBobHolding, startSandboxCompany } from '../actors/sandbox/harness.js';
 import { captureLogs } from '../actors/toolservers/harness.js';
@@ -24,6 +25,12 @@ const mcpInit = JSON.stringify({
   params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } },
 });
 const mcpHeaders = { accept: 'application/json, text/event-stream' };
+
+/** An OTLP/HTTP refusal of a JSON request: its status, and a JSON `google.rpc.Status` with its gRPC code. */
+async function otlpRefused(t: Test, res: Response, status: number, code: number, what: string) {
+  t.equal(res.status, status, `${what}: ${status}`);
+  t.match(await res.json(), { code, message: String, details: [] }, `${what}: google.rpc.Status ${code}`);
+}
 
 /** A protobuf ExportTraceServiceRequest with one resource, one scope and `n` (empty) spans. */
 function protoTraces(n: number): Uint8Array {
@@ -59,16 +66,18 @@ t.test(
       if (code === 'invalid_body') t.match(body.problems, [{ path: '', kind: 'shape' }], `${what}: problems`);
     };
     const other = 'A'.repeat(43);
-    await refused(
+    await otlpRefused(
+      t,
       await post(`${h.base}/otlp/${other}/v1/traces`, '{}'),
       401,
-      'invalid_token',
+      16,
       'otlp, unknown token',
     );
-    await refused(
+    await otlpRefused(
+      t,
       await post(`${h.base}/otlp/short/v1/traces`, '{}'),
       401,
-      'invalid_token',
+      16,
       'otlp, malformed token',
     );
     await refused(
@@ -89,28 +98,16 @@ t.test(
       'no_route',
       'otlp, unknown signal',
     );
-    await refused(
-      await post(`${h.base}/otlp/${token}/v1/traces`, 'x', 'text/plain'),
-      400,
-      'invalid_body',
-      'otlp, other media type',
+    const media = await post(`${h.base}/otlp/${token}/v1/traces`, 'x', 'text/plain');
+    await otlpRefused(t, media, 415, 3, 'otlp, other media type');
+    await otlpRefused(t, await post(`${h.base}/otlp/${token}/v1/traces`, '{nope'), 400, 3, 'otlp, bad JSON');
+    const truncated = await post(
+      `${h.base}/otlp/${token}/v1/traces`,
+      Uint8Array.from([0x0a, 0x7f]),
+      'application/x-protobuf',
     );
-    await refused(
-      await post(`${h.base}/otlp/${token}/v1/traces`, '{nope'),
-      400,
-      'invalid_body',
-      'otlp, bad JSON',
-    );
-    await refused(
-      await post(
-        `${h.base}/otlp/${token}/v1/traces`,
-        Uint8Array.from([0x0a, 0x7f]),
-        'application/x-protobuf',
-      ),
-      400,
-      'invalid_body',
-      'otlp, truncated protobuf',
-    );
+    t.equal(truncated.status, 400, 'otlp, truncated protobuf: 400');
+    t.equal(truncated.headers.get('content-type'), 'application/x-protobuf', 'its Status in protobuf');
 
     // Accepted without any bearer (the guard requires one for reads on this gateway), protobuf and JSON.
     const proto = await post(`${endpoint}/v1/traces`, protoTraces(3), 'application/x-protobuf');
@@ -131,7 +128,7 @@ t.test(
     // The run ends: its token is refused from then on, on both routes, like an unknown one.
     writeFileSync(join(run.workdir!, '..', 'control', 'release'), '');
     await h.waitRun((r) => r.sandbox_id === 'sb-tokens' && r.status === 'done');
-    await refused(await post(`${endpoint}/v1/traces`, '{}'), 401, 'invalid_token', 'otlp, ended run');
+    await otlpRefused(t, await post(`${endpoint}/v1/traces`, '{}'), 401, 16, 'otlp, ended run');
     await refused(
       await post(mcpUrl, mcpInit, 'application/json', mcpHeaders),
       401,
@@ -196,7 +193,7 @@ t.test('a chatty run’s exports are counted on its record without storing a rec
 });
 
 t.test(
-  'gzip-encoded exports are taken as OTLP/HTTP allows; other encodings and bombs are refused',
+  'gzip-encoded exports are taken as OTLP/HTTP allows; other encodings (415) and bombs are refused',
   async (t) => {
     const h = await startSandboxCompany(t, { script: [], env: { FAKE_HOLD: '1' } });
     const run = await launchBobHolding(h, 'sb-gzip', 'b');
@@ -214,14 +211,9 @@ t.test(
     const counted = await h.waitRun((r) => r.sandbox_id === 'sb-gzip' && r.telemetry.traces === 2);
     t.equal(counted.telemetry.spans, 5, 'their spans counted');
 
-    const refused = async (res: Response, what: string) => {
-      t.equal(res.status, 400, `${what}: 400`);
-      t.match(await res.json(), { error: 'invalid_body' }, `${what}: invalid_body`);
-    };
-    await refused(
-      await post(`${endpoint}/v1/traces`, json, 'application/json', { 'content-encoding': 'br' }),
-      'another encoding',
-    );
+    const refused = (res: Response, what: string) => otlpRefused(t, res, 400, 3, what);
+    const br = await post(`${endpoint}/v1/traces`, json, 'application/json', { 'content-encoding': 'br' });
+    await otlpRefused(t, br, 415, 3, 'another encoding');
     await refused(
       await post(`${endpoint}/v1/traces`, json, 'application/json', { 'content-encoding': 'gzip' }),
       'not gzip at all',

@@ -1,6 +1,7 @@
 /**
- * Just enough of the protobuf wire format to count the spans of an OTLP `ExportTraceServiceRequest`
- * (resource_spans = 1 → scope_spans = 2 → spans = 2) and to tell a well-formed message from garbage.
+ * Just enough of the protobuf wire format to count the items of an OTLP export and tell a well-formed one
+ * from garbage — the three requests share their shape: resource_{spans,metrics,logs} = 1 →
+ * scope_{spans,metrics,logs} = 2 → {spans,metrics,log_records} = 2 — and to write a `google.rpc.Status`.
  * The export itself is forwarded as received; nothing is re-encoded.
  */
 
@@ -39,15 +40,24 @@ function fieldsOf(buf: Uint8Array, field: number): Uint8Array[] {
   return out;
 }
 
-/** Spans in a protobuf trace export; throws when the bytes are not such a message. */
-export function countProtoSpans(body: Uint8Array): number {
-  let spans = 0;
+/** Spans, metrics or log records in a protobuf export; throws when the bytes are not such a message. */
+export function countProtoItems(body: Uint8Array): number {
+  let items = 0;
   for (const resource of fieldsOf(body, 1))
-    for (const scope of fieldsOf(resource, 2)) spans += fieldsOf(scope, 2).length;
-  return spans;
+    for (const scope of fieldsOf(resource, 2)) items += fieldsOf(scope, 2).length;
+  return items;
 }
 
-/** Checks a metrics or logs export is a well-formed message (their contents are only forwarded). */
-export function checkProto(body: Uint8Array): void {
-  for (const resource of fieldsOf(body, 1)) fieldsOf(resource, 2);
+const varintBytes = (n: number): number[] => {
+  const out: number[] = [];
+  for (; n >= 0x80; n = Math.floor(n / 0x80)) out.push((n % 0x80) | 0x80);
+  out.push(n);
+  return out;
+};
+
+/** A `google.rpc.Status` with no details: code = 1 (varint), message = 2 (string). */
+export function encodeStatus(code: number, message: string): Buffer {
+  const text = Buffer.from(message, 'utf8');
+  const head = [0x08, ...varintBytes(code), 0x12, ...varintBytes(text.length)];
+  return Buffer.concat([Buffer.from(head), text]);
 }

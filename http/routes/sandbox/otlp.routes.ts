@@ -2,33 +2,43 @@
  * `POST /otlp/{token}/v1/{traces|metrics|logs}`: the telemetry receiver of sandboxed coding runs. Never
  * behind the bearer guard: the per-run token in the path is the credential, refused (401 `invalid_token`,
  * the same answer for a token never issued and one whose run has ended) before the body is read. Standard
- * OTLP/HTTP in protobuf or JSON, plain or gzip; the export is counted on its run and forwarded upstream
- * (inflated), the upstream's headers staying on this side. The run's spans join its trace: the agent was
- * given it as `TRACEPARENT`.
+ * OTLP/HTTP in protobuf or JSON, plain or gzip, answered as OTLP/HTTP answers (otlp.status.ts); the export
+ * is counted on its run and forwarded upstream (inflated), the upstream's headers staying on this side.
+ * The run's spans join its trace: the agent was given it as `TRACEPARENT`.
  */
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { z } from 'zod';
 import { cutForQuote } from '../../../schema/index.js';
-import { ApiError, wholeBodyProblem } from '../../api-error.js';
+import { ApiError, codelessReply, wholeBodyProblem } from '../../api-error.js';
 import type { ApiReply } from '../../reply.js';
 import type { RouteDef } from '../../types.js';
-import { checkProto, countProtoSpans } from './otlp.proto.js';
+import { countProtoItems } from './otlp.proto.js';
+import { mediaOf, otlpRefusal, otlpSuccess, type OtlpMedia } from './otlp.status.js';
 import { pathToken, type OtlpDeps, type OtlpSignal, type TokenRun } from './sandbox.deps.js';
 
 const signals: readonly OtlpSignal[] = ['traces', 'metrics', 'logs'];
 const maxBodyBytes = 16 * 1024 * 1024;
 
-const JsonTraces = z.looseObject({
-  resourceSpans: z
-    .array(
-      z.looseObject({
-        scopeSpans: z.array(z.looseObject({ spans: z.array(z.unknown()).default([]) })).default([]),
-      }),
-    )
-    .default([]),
-});
-const JsonExport = z.looseObject({});
+/** A level: an object whose `key`, when present, is an array of `inner`. */
+const level = <T extends z.ZodType>(key: string, inner: T) =>
+  z.looseObject({}).transform((o, ctx): z.output<T>[] => {
+    const parsed = z.array(inner).optional().safeParse(o[key]);
+    if (parsed.success) return parsed.data ?? [];
+    ctx.addIssue({ code: 'custom', path: [key], message: `${key} is not an array of objects` });
+    return z.NEVER;
+  });
+
+/** A JSON export (resource → scope → item, protobuf's fields 1 → 2 → 2) read to its items, counted. */
+const jsonExport = (resources: string, scopes: string, items: string) =>
+  level(resources, level(scopes, level(items, z.unknown()))).transform((rs) =>
+    rs.reduce((n, r) => n + r.reduce((m, s) => m + s.length, 0), 0),
+  );
+const jsonExports = {
+  traces: jsonExport('resourceSpans', 'scopeSpans', 'spans'),
+  metrics: jsonExport('resourceMetrics', 'scopeMetrics', 'metrics'),
+  logs: jsonExport('resourceLogs', 'scopeLogs', 'logRecords'),
+} satisfies Record<OtlpSignal, unknown>;
 
 /** The run of a path token, or the refusal (unknown and ended runs answer alike). */
 export function liveRunOf(deps: OtlpDeps | Pick<OtlpDeps, 'runOf'>, token: string | undefined): TokenRun {
@@ -40,13 +50,6 @@ export function liveRunOf(deps: OtlpDeps | Pick<OtlpDeps, 'runOf'>, token: strin
     });
   return run;
 }
-
-const mediaOf = (contentType: string | undefined): 'json' | 'proto' | null => {
-  const media = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-  if (media === 'application/json') return 'json';
-  if (media === 'application/x-protobuf' || media === 'application/protobuf') return 'proto';
-  return null;
-};
 
 const inflate = promisify(gunzip);
 
@@ -74,14 +77,13 @@ const invalid = (detail: string): ApiError =>
     extra: { problems: wholeBodyProblem(detail) },
   });
 
-function spansIn(signal: OtlpSignal, media: 'json' | 'proto', body: Buffer): number {
+/** The spans, metrics or log records of an export, each read to its items (their contents are forwarded). */
+function itemsIn(signal: OtlpSignal, media: OtlpMedia, body: Buffer): number {
   if (media === 'proto') {
     try {
-      if (signal === 'traces') return countProtoSpans(body);
-      checkProto(body);
-      return 0;
+      return countProtoItems(body);
     } catch {
-      throw invalid('The body is not an OTLP protobuf export.');
+      throw invalid(`The body is not an OTLP protobuf ${signal} export.`);
     }
   }
   let json: unknown;
@@ -90,17 +92,14 @@ function spansIn(signal: OtlpSignal, media: 'json' | 'proto', body: Buffer): num
   } catch {
     throw invalid('The body is not JSON.');
   }
-  if (signal !== 'traces') {
-    if (!JsonExport.safeParse(json).success) throw invalid('The body is not an OTLP JSON export.');
-    return 0;
-  }
-  const parsed = JsonTraces.safeParse(json);
-  if (!parsed.success) throw invalid('The body is not an OTLP JSON trace export.');
-  return parsed.data.resourceSpans.reduce(
-    (n, r) => n + r.scopeSpans.reduce((m, s) => m + s.spans.length, 0),
-    0,
-  );
+  const parsed = jsonExports[signal].safeParse(json);
+  if (!parsed.success) throw invalid(`The body is not an OTLP JSON ${signal} export.`);
+  return parsed.data;
 }
+
+/** OTLP/HTTP: a Content-Type it has not is 415; so is a content coding not taken (RFC 9110 15.5.16). */
+const unsupported = (detail: string, hint: string, headers?: Record<string, string>): ApiReply =>
+  codelessReply(415, detail, hint, headers);
 
 export function otlpRoutes(deps: OtlpDeps): RouteDef[] {
   return [
@@ -110,6 +109,7 @@ export function otlpRoutes(deps: OtlpDeps): RouteDef[] {
       serves: (params) => (signals as readonly string[]).includes(params['signal'] ?? ''),
       access: 'open',
       maxBodyBytes,
+      refusalIn: otlpRefusal,
       beforeBody(req) {
         if (!(signals as readonly string[]).includes(req.params['signal'] ?? ''))
           throw new ApiError('no_route', {
@@ -117,22 +117,27 @@ export function otlpRoutes(deps: OtlpDeps): RouteDef[] {
           });
         liveRunOf(deps, req.params['token']);
         if (mediaOf(req.headers['content-type']) === null)
-          throw invalid('OTLP/HTTP is application/x-protobuf or application/json.');
+          return unsupported(
+            'OTLP/HTTP is application/x-protobuf or application/json.',
+            'Export with the http/protobuf or http/json protocol.',
+          );
         if (encodingOf(req.headers['content-encoding']) === null)
-          throw invalid('OTLP/HTTP is sent as is or with Content-Encoding: gzip.');
+          return unsupported(
+            'OTLP/HTTP is sent as is or with Content-Encoding: gzip.',
+            'Export uncompressed or with gzip compression.',
+            { 'Accept-Encoding': 'gzip' },
+          );
+        return undefined;
       },
       async handler(req): Promise<ApiReply> {
         const run = liveRunOf(deps, req.params['token']);
         const signal = req.params['signal'] as OtlpSignal;
         const media = mediaOf(req.headers['content-type'])!;
         const body = await exportOf(req);
-        const spans = spansIn(signal, media, body);
-        deps.received(run, signal, spans);
+        const items = itemsIn(signal, media, body);
+        deps.received(run, signal, signal === 'traces' ? items : 0);
         deps.forward(signal, media === 'json' ? 'application/json' : 'application/x-protobuf', body);
-        // An empty Export*ServiceResponse: full success.
-        return media === 'json'
-          ? { status: 200, body: {} }
-          : { status: 200, headers: { 'content-type': 'application/x-protobuf' }, body: Buffer.alloc(0) };
+        return otlpSuccess(req.headers['content-type']);
       },
     },
   ];
