@@ -1,6 +1,7 @@
 /**
  * Fleet: nodes, their roles, epochs, seats and duties, and the seat leases (the `fleet` question, guarded);
- * an expired node can be removed (`POST /fleet/broker/remove/{node}`) behind a confirm step.
+ * an expired node can be removed (`POST /fleet/broker/remove/{node}`) behind a confirm step. A node id
+ * written by more than one live process (its row's `duplicates`) is marked and each process named.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useConnection, useLiveSlice, useQuestion } from '../live/context.js';
@@ -9,7 +10,14 @@ import { time } from '../ui/format.js';
 import { Badge, Card, Hint, Stat, Table, Unread } from '../ui/parts.js';
 import { Ago } from '../ui/ago.js';
 
-interface FleetNode {
+/** Where a process writing a node id runs (a presence record's own fields). */
+interface FleetProcess {
+  host?: string | null;
+  pid?: number | null;
+  api?: { host: string; port: number } | null;
+  started_at: string;
+}
+interface FleetNode extends FleetProcess {
   id: string;
   roles: string[];
   version: string;
@@ -19,6 +27,8 @@ interface FleetNode {
   seats: string[];
   duties: string[];
   store?: { engine: string; dir?: string };
+  /** Other live processes writing this id (a duplicate node id); absent otherwise. */
+  duplicates?: FleetProcess[];
 }
 interface Fleet {
   node: string;
@@ -28,6 +38,45 @@ interface Fleet {
   /** Presence records that ran out: nodes gone (stopped or dead) an operator may remove. */
   expired?: Array<{ node: string; expired_at: string }>;
   seats: Record<string, { node: string; epoch: number; expires_at: string }>;
+}
+
+/** The words `svc serve` uses for a process (ops/fleet.md): pid, host, API address, start. */
+function describeProcess(p: FleetProcess): string {
+  return [
+    p.pid == null ? null : `pid ${p.pid}`,
+    p.host == null ? null : `on host ${p.host}`,
+    p.api == null ? 'no API listener' : `API ${p.api.host}:${p.api.port}`,
+    `started ${time(p.started_at)}`,
+  ]
+    .filter((part) => part !== null)
+    .join(', ');
+}
+
+/**
+ * Each node id more than one live process writes: both withhold admission until one stops, which the row
+ * alone (one healthy-looking node) would not tell.
+ */
+function Duplicates(props: { nodes: FleetNode[] }) {
+  const dup = props.nodes.filter((n) => (n.duplicates?.length ?? 0) > 0);
+  if (dup.length === 0) return null;
+  return (
+    <>
+      {dup.map((n) => (
+        <div class="notice error" key={n.id} data-duplicate={n.id}>
+          <p>
+            <strong>Duplicate node id {n.id}</strong>: written by {1 + (n.duplicates?.length ?? 0)} processes.
+            None of them takes a seat or duty (admission is withheld) until only one runs: stop one of them,
+            or give it its own <code>node.id</code>.
+          </p>
+          <ul>
+            {[n, ...(n.duplicates ?? [])].map((p) => (
+              <li key={`${p.pid ?? ''}:${p.started_at}`}>{describeProcess(p)}</li>
+            ))}
+          </ul>
+        </div>
+      ))}
+    </>
+  );
 }
 
 /**
@@ -129,7 +178,17 @@ export function FleetRoom() {
               rows={fleet.nodes}
               rowKey={(n) => n.id}
               columns={[
-                { label: 'node', cell: (n) => n.id },
+                {
+                  label: 'node',
+                  cell: (n) =>
+                    n.duplicates?.length ? (
+                      <>
+                        {n.id} <Badge value="duplicate" title="more than one process writes this node id" />
+                      </>
+                    ) : (
+                      n.id
+                    ),
+                },
                 { label: 'roles', cell: (n) => n.roles.join(', ') },
                 { label: 'epoch', cell: (n) => n.applied_epoch, numeric: true },
                 { label: 'seats', cell: (n) => n.seats.length, numeric: true },
@@ -138,6 +197,7 @@ export function FleetRoom() {
                 { label: 'renewed', cell: (n) => <Ago at={n.renewed_at} /> },
               ]}
             />
+            <Duplicates nodes={fleet.nodes} />
             <OutcomeStatus said={said} outcome={outcome} />
             <Table
               caption="Expired nodes (presence ran out; remove them here or with svc fleet remove)"

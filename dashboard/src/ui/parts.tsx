@@ -37,6 +37,7 @@ const tones: Record<string, string> = {
   unreadable: 'bad',
   shed: 'bad',
   failed: 'bad',
+  duplicate: 'bad',
   stuck: 'bad',
   isolated: 'bad',
   shutting_down: 'warn',
