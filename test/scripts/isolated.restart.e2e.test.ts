@@ -1,0 +1,148 @@
+/**
+ * A node left `isolated` by a failed apply comes back `isolated` from a stop, read from its own apply
+ * announcements (spec "Node configuration state"): told to stop (SIGTERM) or killed (SIGKILL), it serves the
+ * revision it last applied again, keeps the failed one active in the store without trying it again, still
+ * answers `/ready` 200 on an ingress node, and the next activation moves it back to `serve`.
+ */
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import t, { type Test } from 'tap';
+import { durableOf } from '../../actors/notify/notify.host.js';
+import { Streams } from '../../bus/index.js';
+import { runSvc, type SvcChild } from '../harness/child.js';
+import { startNatsServer } from '../harness/nats-server.js';
+import { startNode, TOKEN, type ServedNode } from '../harness/serve-node.js';
+import { until } from '../harness/until.js';
+
+type Json = Record<string, unknown>;
+const auth = { authorization: `Bearer ${TOKEN}` };
+const providers = {
+  llm: { main: { type: 'openai-compatible', model: 'm', base_url: 'http://127.0.0.1:9' } },
+};
+
+async function call(
+  url: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Json }> {
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { ...auth, 'content-type': 'application/json', 'x-summary': `${method} ${path}` },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: (await res.json()) as Json };
+}
+
+const health = async (url: string): Promise<Json> => (await call(url, 'GET', '/health')).body;
+
+async function restart(
+  t: Test,
+  node: ServedNode,
+  run: SvcChild,
+  signal: 'SIGTERM' | 'SIGKILL',
+): Promise<SvcChild> {
+  run.kill(signal);
+  t.equal(await run.exited, signal === 'SIGTERM' ? 0 : null, `${signal}: the node stopped`);
+  const again = runSvc(['serve', '--config', node.configFile], { SVC_TOKEN: TOKEN });
+  t.teardown(() => again.kill('SIGKILL'));
+  await again.waitForLog((line) => line.msg === 'node serving');
+  return again;
+}
+
+t.test(
+  'an isolated node stopped or killed comes back isolated on the revision it last applied',
+  async (t) => {
+    const nats = await startNatsServer({ t });
+    const node = await startNode(t, '', `jetstream, url: "${nats.url}"`);
+    const first = await call(node.url, 'PUT', '/config', {
+      name: 'Acme',
+      providers,
+      roles: [{ name: 'Ada' }],
+    });
+    t.equal(first.status, 201);
+    await until(
+      () => health(node.url),
+      (h) => h['applied_epoch'] === 1 && h['status'] === 'ok',
+    );
+
+    // Another client holds the transport's durable as a push consumer: the node cannot pull it, so the
+    // restart-required items fail and the apply of epoch 2 rolls back.
+    const nc = await connect({ servers: nats.url });
+    t.teardown(() => nc.close());
+    const jsm = await jetstreamManager(nc);
+    await jsm.consumers.add(Streams.Events, {
+      durable_name: durableOf('ops'),
+      deliver_subject: 'squatter.ops',
+      ack_policy: 'explicit',
+    });
+    const failing = await call(node.url, 'PUT', '/config', {
+      name: 'Acme',
+      providers,
+      roles: [{ name: 'Ada' }, { name: 'Bo' }],
+      notification_transports: {
+        ops: {
+          type: 'webhook',
+          url: 'http://127.0.0.1:9/hooks/svc',
+          secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+          events: ['webhook_received'],
+        },
+      },
+    });
+    t.equal(failing.status, 201);
+    const before = await until(
+      () => health(node.url),
+      (h) => h['status'] === 'isolated',
+    );
+    t.match(before, { posture: 'isolated', configured: true, applied_epoch: 1, seats: ['ada'] });
+    const revisions = (await call(node.url, 'GET', '/config/revisions')).body;
+
+    let run = node.run;
+    for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+      run = await restart(t, node, run, signal);
+      const replayed = await run.waitForLog((l) => l.msg === 'node history replayed');
+      t.match(replayed, { applied_epoch: 1, failed_epoch: 2, posture: 'isolated' }, `${signal}: its history`);
+      await run.waitForLog((l) => l.msg === 'config restored');
+      const after = await until(
+        () => health(node.url),
+        (h) => h['applied_epoch'] === 1 && h['status'] !== 'unconfigured',
+        20_000,
+      );
+      t.match(
+        after,
+        { status: 'isolated', posture: 'isolated', configured: true, applied_epoch: 1, seats: ['ada'] },
+        `${signal}: isolated on the revision it last applied`,
+      );
+      const ready = await call(node.url, 'GET', '/ready');
+      t.same(ready, { status: 200, body: { ready: true } }, `${signal}: isolated still answers /ready 200`);
+      t.same(
+        (await call(node.url, 'GET', '/config/revisions')).body,
+        revisions,
+        `${signal}: the same revisions`,
+      );
+      t.match(
+        (await call(node.url, 'GET', '/config')).body,
+        { notification_transports: { ops: { type: 'webhook' } } },
+        `${signal}: the failed revision is still the active one`,
+      );
+    }
+    t.notOk(
+      run.lines.some((l) => l.msg.startsWith('config apply failed') || l.msg === 'config applied'),
+      'the failed epoch was not tried again, nor announced',
+    );
+
+    // The next activation moves the node back to serve.
+    const next = await call(node.url, 'PUT', '/config', {
+      name: 'Acme',
+      providers,
+      roles: [{ name: 'Ada' }, { name: 'Bo' }],
+    });
+    t.equal(next.status, 201);
+    const served = await until(
+      () => health(node.url),
+      (h) => h['applied_epoch'] === 3,
+      20_000,
+    );
+    t.match(served, { status: 'ok', posture: 'serve', seats: ['ada', 'bo'] });
+  },
+);

@@ -1,0 +1,92 @@
+/**
+ * A seat's stop outlives the node (spec "Seat kind and seat activity"): a seat stopped for `budget` (it
+ * spent past its cap) or for `provider` (its chain failed) reads the same in `/agents` after the node is
+ * told to stop (SIGTERM) or killed (SIGKILL) and served again on the same store; a seat that was idle stays
+ * idle. Nothing but the cause going clears a stop, and a restart is not the cause going.
+ */
+import t, { type Test } from 'tap';
+import { ensureCatalogue, openBus } from '../../bus/index.js';
+import { startLlmServer } from '../fixtures/llm/llm-server.js';
+import { runSvc, type SvcChild } from '../harness/child.js';
+import { startNatsServer } from '../harness/nats-server.js';
+import { startNode, TOKEN, type ServedNode } from '../harness/serve-node.js';
+import { until } from '../harness/until.js';
+import { mentionWake, queueWake } from '../harness/wake.js';
+
+type Row = { id: string; activity: string; stopped_reason: string | null };
+
+const rows = async (node: ServedNode): Promise<Row[]> =>
+  (await (await fetch(`${node.url}/agents`)).json()) as Row[];
+const table = async (node: ServedNode): Promise<string[][]> =>
+  (await rows(node)).map((r) => [r.id, r.activity, String(r.stopped_reason)]);
+const reading = (node: ServedNode, id: string, activity: string, reason: string | null) =>
+  until(
+    async () => (await rows(node)).find((r) => r.id === id),
+    (r) => r?.activity === activity && r.stopped_reason === reason,
+    20_000,
+  );
+
+const expected = [
+  ['ada', 'stopped', 'budget'],
+  ['bob', 'stopped', 'provider'],
+  ['cy', 'idle', 'null'],
+];
+
+/** Serves the stopped node's store again; resolves once it serves, its revision applied. */
+async function serveAgain(t: Test, node: ServedNode): Promise<SvcChild> {
+  const again = runSvc(['serve', '--config', node.configFile], { SVC_TOKEN: TOKEN });
+  t.teardown(() => again.kill('SIGKILL'));
+  await again.waitForLog((line) => line.msg === 'node serving');
+  await again.waitForLog((line) => line.msg === 'config applied');
+  return again;
+}
+
+t.test('seats stopped for budget or provider read stopped after a SIGTERM or a SIGKILL', async (t) => {
+  const nats = await startNatsServer({ t });
+  const big = { prompt_tokens: 4000, completion_tokens: 100 };
+  const spender = await startLlmServer({
+    wire: 'openai',
+    script: [{ kind: 'text', text: '{"decision":"skip"}', usage: big }],
+  });
+  t.teardown(() => spender.close());
+  const silent = await startLlmServer({
+    wire: 'openai',
+    script: [{ kind: 'text', text: '{"decision":"skip"}', hold: 'never' }],
+  });
+  t.teardown(() => silent.close());
+  const node = await startNode(t, '', `jetstream, url: "${nats.url}"`);
+  const bus = await openBus({ type: 'jetstream', url: nats.url });
+  t.teardown(() => bus.close());
+  await ensureCatalogue(bus);
+
+  const put = await fetch(`${node.url}/config`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'x-summary': 'seats' },
+    body: JSON.stringify({
+      name: 'Acme',
+      providers: {
+        llm: {
+          spender: { type: 'openai-compatible', model: 'm-1', base_url: spender.baseUrl },
+          silent: { type: 'openai-compatible', model: 'm-2', base_url: silent.baseUrl, timeout_seconds: 1 },
+        },
+        llm_order: ['spender'],
+      },
+      roles: [{ name: 'Ada', token_budget: 1000 }, { name: 'Bob', llm: 'silent' }, { name: 'Cy' }],
+    }),
+  });
+  t.equal(put.status, 201, await put.text());
+  await node.run.waitForLog((l) => l.msg === 'config applied');
+  await queueWake(bus, 'ada', mentionWake('Spend'));
+  await reading(node, 'ada', 'stopped', 'budget');
+  await queueWake(bus, 'bob', mentionWake('Ask the silent provider'));
+  await reading(node, 'bob', 'stopped', 'provider');
+  t.same(await table(node), expected, 'before the stop');
+
+  let run = node.run;
+  for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+    run.kill(signal);
+    await run.exited;
+    run = await serveAgain(t, node);
+    t.same(await table(node), expected, `after ${signal}: the same activity and reasons`);
+  }
+});

@@ -1,0 +1,281 @@
+/**
+ * The node comes back from a stop in the state it was in, read from its store (spec "States and
+ * transitions"), whether it was told to stop (SIGTERM) or killed outright (SIGKILL): an unconfigured node
+ * still unconfigured; a configured one with the same revision, a paused agent seat still paused and a seat
+ * flipped to human still human; one stopped mid-apply (`wait`) with the prior epoch, which it then applies,
+ * never taking the cut apply for a failed one. A drain is entered once: a second SIGTERM changes nothing, and a webhook
+ * delivery meanwhile is refused 503 `draining` like every other write.
+ */
+import { createHmac } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import t, { type Test } from 'tap';
+import { openConnection } from '../harness/raw-http.js';
+import { runSvc, type SvcChild } from '../harness/child.js';
+import { startNode, TOKEN, type ServedNode } from '../harness/serve-node.js';
+import { until } from '../harness/until.js';
+
+type Json = Record<string, unknown>;
+const auth = { authorization: `Bearer ${TOKEN}` };
+const SECRET = 'codehost-a-states-secret-0123';
+
+async function call(
+  url: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Json }> {
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { ...auth, 'content-type': 'application/json', 'x-summary': `${method} ${path}` },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: (await res.json()) as Json };
+}
+
+/** Serves the stopped node's store and Tier A file again; resolves once it serves. */
+async function serveAgain(t: Test, node: ServedNode): Promise<SvcChild> {
+  const again = runSvc(['serve', '--config', node.configFile], { SVC_TOKEN: TOKEN });
+  t.teardown(() => again.kill('SIGKILL'));
+  await again.waitForLog((line) => line.msg === 'node serving');
+  return again;
+}
+
+/** Stops `run` with `signal` and serves the same store again. */
+async function restart(
+  t: Test,
+  node: ServedNode,
+  run: SvcChild,
+  signal: 'SIGTERM' | 'SIGKILL',
+): Promise<SvcChild> {
+  run.kill(signal);
+  t.equal(await run.exited, signal === 'SIGTERM' ? 0 : null, `${signal}: the node stopped`);
+  return serveAgain(t, node);
+}
+
+function signedDelivery(id: string): { headers: Record<string, string>; body: string } {
+  const body = JSON.stringify({
+    action: 'opened',
+    sender: { login: 'someone' },
+    issue: { number: 1, title: 'x' },
+  });
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'x-codehost-a-event': 'issues',
+      'x-codehost-a-delivery': id,
+      'x-codehost-a-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
+    },
+  };
+}
+
+t.test('an unconfigured node stopped or killed comes back unconfigured', async (t) => {
+  const node = await startNode(t);
+  let run = node.run;
+  for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+    run = await restart(t, node, run, signal);
+    const health = await call(node.url, 'GET', '/health');
+    t.match(health.body, {
+      status: 'unconfigured',
+      configured: false,
+      posture: 'serve',
+      applied_epoch: 0,
+      seats: [],
+    });
+    const ready = await call(node.url, 'GET', '/ready');
+    t.equal(ready.status, 503, `${signal}: /ready 503`);
+    t.match(ready.body, { ready: false, configured: false, reason: 'unconfigured' });
+    t.match(await call(node.url, 'GET', '/config'), { status: 404, body: { error: 'no_active_revision' } });
+    t.match(await call(node.url, 'GET', '/config/revisions'), {
+      status: 200,
+      body: { revisions: [], total: 0 },
+    });
+    t.match(await call(node.url, 'GET', '/agents'), { status: 200, body: [] });
+    const delivery = signedDelivery(`d-${signal}`);
+    const hook = await fetch(`${node.url}/webhooks/codehost-a`, { method: 'POST', ...delivery });
+    t.equal(hook.status, 503, `${signal}: a delivery is still answered 503`);
+    // A write that needs an active revision is refused with its code, never taken for the first one.
+    const patch = await call(node.url, 'PATCH', '/config', { mission: 'x' });
+    t.match(patch, { status: 409, body: { error: 'no_active_revision', hint: /PUT \/config/ } });
+    t.match(await call(node.url, 'POST', '/config/reload'), {
+      status: 409,
+      body: { error: 'no_active_revision' },
+    });
+  }
+});
+
+t.test(
+  'a configured node stopped or killed comes back on its revision, a paused seat paused and a human seat human',
+  async (t) => {
+    const node = await startNode(t);
+    const agents = { name: 'Acme', roles: [{ name: 'Ada' }, { name: 'Hu' }] };
+    t.equal((await call(node.url, 'PUT', '/config', agents)).status, 201);
+    const flipped = await call(node.url, 'PUT', '/config', {
+      ...agents,
+      roles: [{ name: 'Ada' }, { name: 'Hu', kind: 'human', contact: { operator_id: 'ops' } }],
+    });
+    t.equal(flipped.status, 201, 'Hu flipped to a human seat');
+    await node.run.waitForLog((l) => l.msg === 'config applied' && l['epoch'] === 2);
+    const paused = await call(node.url, 'POST', '/agents/ada/pause', { reason: 'audit' });
+    t.match(paused, { status: 200, body: { changed: true } });
+    const pausedRow = await until(
+      async () => (await call(node.url, 'GET', '/agents/ada')).body,
+      (row) => row['stopped_reason'] === 'paused',
+    );
+    const revisions = (await call(node.url, 'GET', '/config/revisions')).body;
+
+    let run = node.run;
+    for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+      run = await restart(t, node, run, signal);
+      const health = await until(
+        async () => (await call(node.url, 'GET', '/health')).body,
+        (h) => h['applied_epoch'] === 2,
+        10_000,
+      );
+      t.match(health, { status: 'ok', configured: true, posture: 'serve', applied_epoch: 2, seats: ['ada'] });
+      t.equal((await call(node.url, 'GET', '/ready')).status, 200, `${signal}: ready`);
+      t.same(
+        (await call(node.url, 'GET', '/config/revisions')).body,
+        revisions,
+        `${signal}: the same revisions`,
+      );
+      const rows = (await call(node.url, 'GET', '/agents')).body as unknown as Json[];
+      t.same(
+        rows.map((r) => r['id']),
+        ['ada'],
+        `${signal}: the human seat has no agent row`,
+      );
+      t.match(
+        rows[0],
+        { activity: 'stopped', stopped_reason: 'paused', paused: pausedRow['paused'] },
+        `${signal}: Ada is still paused, by the same record`,
+      );
+      t.match(await call(node.url, 'GET', '/agents/hu'), { status: 404, body: { error: 'not_found' } });
+      // The human seat is not a state a pause can move: refused with its code and hint, nothing done.
+      const human = await call(node.url, 'POST', '/agents/hu/pause', {});
+      t.match(human, { status: 404, body: { error: 'not_found', hint: /a human seat never runs/ } });
+      // The same pause again is no transition.
+      const again = await call(node.url, 'POST', '/agents/ada/pause', { reason: 'other' });
+      t.match(again, { status: 200, body: { changed: false, paused: { reason: 'audit' } } });
+    }
+  },
+);
+
+t.test(
+  'a drain is entered once: a second SIGTERM changes nothing, a delivery meanwhile is 503 draining',
+  async (t) => {
+    const node = await startNode(t);
+    const company = {
+      name: 'Acme',
+      integrations: { codehost_a: { webhook_secret: SECRET } },
+      roles: [{ name: 'Ada' }],
+    };
+    t.equal((await call(node.url, 'PUT', '/config', company)).status, 201);
+    await node.run.waitForLog((l) => l.msg === 'config applied');
+    const delivery = signedDelivery('d-ok');
+    const accepted = await fetch(`${node.url}/webhooks/codehost-a`, { method: 'POST', ...delivery });
+    t.equal(accepted.status < 300, true, `a configured node takes a delivery (${accepted.status})`);
+
+    // An unfinished request holds the drain open while it is read.
+    const slow = await openConnection(node.port);
+    const probe = await openConnection(node.port);
+    const probe2 = await openConnection(node.port);
+    t.teardown(() => [slow, probe, probe2].forEach((c) => c.close()));
+    slow.write(
+      `PUT /config HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${TOKEN}\r\ncontent-type: application/json\r\ncontent-length: 40\r\n\r\n{"name":`,
+    );
+    await until(
+      async () => (await call(node.url, 'GET', '/health')).body,
+      (h) => Number(h['in_flight']) >= 1,
+    );
+    node.run.kill('SIGTERM');
+    await node.run.waitForLog((l) => l.msg === 'drain started');
+    node.run.kill('SIGTERM');
+    const late = signedDelivery('d-late');
+    const refused = await probe.request('POST', '/webhooks/codehost-a', {
+      headers: late.headers,
+      body: late.body,
+    });
+    t.equal(refused.status, 503, 'a delivery while draining is refused 503');
+    t.match(JSON.parse(refused.body), { error: 'draining', hint: String });
+    t.equal(refused.headers['retry-after'], '30');
+    const health = await probe2.request('GET', '/health');
+    t.match(JSON.parse(health.body), { status: 'shutting_down', shutting_down: true });
+    t.equal(
+      node.run.lines.filter((l) => l.msg === 'drain started').length,
+      1,
+      'the second signal started no second drain',
+    );
+    slow.close();
+    t.equal(await node.run.exited, 0, 'the drain ends cleanly');
+    t.equal(node.run.lines.filter((l) => l.msg === 'termination signal').length, 1, 'one signal taken');
+  },
+);
+
+/** A remote tool server that holds its handshake until released, then answers 404 (the apply goes on). */
+async function heldToolServer(t: Test): Promise<{ url: string; asked: Promise<void>; release(): void }> {
+  const held: ServerResponse[] = [];
+  let released = false;
+  let asked: () => void = () => undefined;
+  const first = new Promise<void>((resolve) => (asked = resolve));
+  const server = createServer((req, res) => {
+    req.resume();
+    if (released) res.writeHead(404).end();
+    else held.push(res);
+    asked();
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    asked: first,
+    release() {
+      released = true;
+      for (const res of held.splice(0)) res.writeHead(404).end();
+    },
+  };
+}
+
+for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+  t.test(
+    `a node stopped mid-apply (${signal}) comes back on the prior epoch and applies the active one`,
+    async (t) => {
+      const node = await startNode(t);
+      const base = { name: 'Acme', roles: [{ name: 'Ada' }] };
+      t.equal((await call(node.url, 'PUT', '/config', base)).status, 201);
+      await node.run.waitForLog((l) => l.msg === 'config applied' && l['epoch'] === 1);
+      const tool = await heldToolServer(t);
+      t.equal(
+        (await call(node.url, 'PUT', '/config', { ...base, mcp_servers: [{ name: 'slow', url: tool.url }] }))
+          .status,
+        201,
+      );
+      await tool.asked;
+      t.match((await call(node.url, 'GET', '/health')).body, {
+        status: 'ok',
+        posture: 'wait',
+        applied_epoch: 1,
+      });
+
+      node.run.kill(signal);
+      await node.run.exited;
+      tool.release();
+      const again = await serveAgain(t, node);
+      const history = await again.waitForLog((l) => l.msg === 'node history replayed');
+      t.match(history, { applied_epoch: 1, failed_epoch: null }, 'the cut apply is no failure');
+      const health = await until(
+        async () => (await call(node.url, 'GET', '/health')).body,
+        (h) => h['applied_epoch'] === 2 || h['status'] === 'isolated' || h['status'] === 'stuck',
+        20_000,
+      );
+      t.match(health, { status: 'ok', posture: 'serve', configured: true, applied_epoch: 2, seats: ['ada'] });
+      t.equal((await call(node.url, 'GET', '/ready')).status, 200);
+    },
+  );
+}
