@@ -47,11 +47,12 @@ t.test(
     `stream: {store_dir: ${join(dir, 'data')}}`,
     `secrets: {active_key_id: k1, keys: [{id: k1, material: ${randomBytes(32).toString('base64')}}]}`,
   ].join('\n')); // prettier-ignore
-    const run = runSvc(['serve', '--config', file], {
+    const env = {
       SVC_CODEHOST_A_API_URL: vendorUrl,
       SVC_CODEHOST_A_WEB_URL: 'https://codehost-a.example',
       SVC_PUBLIC_BASE_URL: 'https://svc.example',
-    });
+    };
+    const run = runSvc(['serve', '--config', file], env);
     t.teardown(() => run.kill('SIGKILL'));
     await run.waitForLog((l) => l.msg === 'node serving');
     const base = `http://127.0.0.1:${port}`;
@@ -205,6 +206,21 @@ t.test(
     t.notOk(
       run.lines.some((l) => JSON.stringify(l).includes(APP_SECRET)),
       'the secret is never logged',
+    );
+
+    // Killed outright in install_app, the node comes back there: the app and its step are read from the
+    // store, and the seat's receiver still verifies with the sealed secret.
+    run.kill('SIGKILL');
+    await run.exited;
+    const again = runSvc(['serve', '--config', file], env);
+    t.teardown(() => again.kill('SIGKILL'));
+    await again.waitForLog((l) => l.msg === 'node serving');
+    t.match(await roster(), [{ tier: 'org', step: 'install_app', action_url: installUrl, app_slug: 'ada-bot', installation_id: 0 }], 'a restart keeps install_app'); // prettier-ignore
+    t.equal((await signed({ action: 'created', installation: { id: 78, app_id: 42 } }, 'i3')).status, 200);
+    t.same(
+      (await roster()).map((e) => [e.tier, e.step, e.installation_id]),
+      [['seat', null, 78]],
+      'the installation after the restart is recorded: the seat leaves the steps',
     );
   },
 );
