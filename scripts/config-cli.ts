@@ -191,7 +191,9 @@ async function runVerb(
     }
     case 'diff': {
       const to = await resolveRevision(ctx, need('REVISION'));
-      const from = values.against ? await resolveRevision(ctx, values.against) : 'active';
+      const from = values.against
+        ? await resolveRevision(ctx, values.against, { activeAllowed: true })
+        : 'active';
       if (to === null || from === null) return 1;
       const path = `/config/revisions/${encodeURIComponent(to)}/diff?against=${encodeURIComponent(from)}`;
       return call(ctx, 'GET', path, undefined, {}, await diffRenderer(format ?? 'text'));

@@ -19,11 +19,21 @@ export class RevisionLookupError extends Error {
 }
 
 /**
- * The full id a prefix names, by reading the revision list (its largest page at a time); `active` and full ids pass
- * through. Null when the node could not be reached or refused the listing (already reported on `err`).
+ * The full id a prefix names, by reading the revision list (its largest page at a time); full ids pass through,
+ * and `active` where the route takes it (`--against`). Null when the node could not be reached or refused the
+ * listing (already reported on `err`).
  */
-export async function resolveRevision(ctx: NodeContext, id: string): Promise<string | null> {
-  if (id === 'active' || fullId.test(id)) return id;
+export async function resolveRevision(
+  ctx: NodeContext,
+  id: string,
+  opts: { readonly activeAllowed?: boolean } = {},
+): Promise<string | null> {
+  if ((id === 'active' && opts.activeAllowed === true) || fullId.test(id)) return id;
+  // Sent, `If-Match: "active"` matched no revision (the write was stored inactive) and `revert active` a 404.
+  if (id === 'active')
+    throw new UsageError(
+      'active is not a revision id or a prefix of one (only --against takes it): `svc config revisions --limit 1` prints the active id',
+    );
   // A malformed id is a bad flag or argument (exit 2), told before any request; a well-formed one that
   // names no revision, or several, is the node's answer (exit 1).
   if (!/^[0-9a-f-]{4,}$/i.test(id))

@@ -94,6 +94,30 @@ t.test('a malformed revision id is a bad flag or argument (exit 2), told before 
 });
 
 t.test(
+  '`active` is a revision only to --against: as REVISION or --if-match it is a bad argument',
+  async (t) => {
+    const file = join(t.testdir({ 'company.yaml': 'name: Acme\n' }), 'company.yaml');
+    // Port 1 answers nothing: a request would end in "cannot reach", exit 1. Sent, `--if-match active`
+    // stored an inactive revision (no revision has that id) and `revert active` answered 404.
+    const url = 'http://127.0.0.1:1';
+    for (const args of [
+      ['put', file, '--summary', 's', '--if-match', 'active'],
+      ['patch', file, '--summary', 's', '--if-match', '"active"'],
+      ['revert', 'active'],
+      ['diff', 'active'],
+    ]) {
+      const run = await svc(['config', ...args, '--url', url]);
+      t.equal(run.code, 2, `${args.join(' ')}: ${run.err}`);
+      t.match(run.err, /active is not a revision id or a prefix of one/);
+      t.match(run.err, /svc config revisions --limit 1/, 'says where the active id is read');
+      t.notMatch(run.err, /cannot reach/);
+    }
+    const against = await svc(['config', 'diff', '1234abcd', '--against', 'active', '--url', url]);
+    t.match(against.err, /cannot reach/, '--against active is sent');
+  },
+);
+
+t.test(
   'a YAML patch that does not parse: exit 1, problems by line in the node shape, its text never quoted',
   async (t) => {
     const dir = t.testdir({
