@@ -34,7 +34,8 @@ const refuse = (error: string, detail: string, problems: Problem[] = []): Refusa
  * Problems of the fields a create sets or an update changes (seats, types, links, dates, custom fields).
  * `self` is the item an update changes (null on a create): it may not link to itself, and a link it holds
  * already is kept whatever its target has become (a purge leaves the link, read with a null key), so the
- * list read back and sent again with one more is taken.
+ * list read back and sent again with one more is taken. So is a seat it already names in that list (or on
+ * that checklist entry) when a later revision removed the seat: only a seat newly named must exist.
  */
 function fieldProblems(
   state: WorkState,
@@ -44,8 +45,8 @@ function fieldProblems(
   self: WorkItem | null = null,
 ): Problem[] {
   const problems: Problem[] = [];
-  const seat = (path: string, handle: string | null): void => {
-    if (handle !== null && !ctx.seats.has(handle))
+  const seat = (path: string, handle: string | null, held: readonly (string | null)[] = []): void => {
+    if (handle !== null && !ctx.seats.has(handle) && !held.includes(handle))
       problems.push({ path, kind: 'unknown_value', message: `no seat "${handle}"` });
   };
   if (fields.type !== undefined) {
@@ -60,7 +61,7 @@ function fieldProblems(
   }
   for (const list of ['assignees', 'watchers', 'asked_of'] as const)
     fields[list]?.forEach((h, i, all) => {
-      seat(`${list}.${i}`, h);
+      seat(`${list}.${i}`, h, self?.fields[list]);
       // A seat named twice would be assigned (and told) twice.
       if (all.indexOf(h) !== i)
         problems.push({ path: `${list}.${i}`, kind: 'conflict', message: `"${h}" is named twice` });
@@ -80,7 +81,14 @@ function fieldProblems(
   });
   if (fields.due_date != null && !isCalendarDate(fields.due_date))
     problems.push({ path: 'due_date', message: `"${fields.due_date}" is not a calendar date` });
-  fields.checklist?.forEach((entry, i) => seat(`checklist.${i}.assignee`, entry.assignee));
+  const heldEntries = self?.fields.checklist ?? [];
+  fields.checklist?.forEach((entry, i) =>
+    seat(
+      `checklist.${i}.assignee`,
+      entry.assignee,
+      heldEntries.filter((e) => e.id === entry.id).map((e) => e.assignee),
+    ),
+  );
   const ids = fields.checklist?.map((e) => e.id) ?? [];
   if (new Set(ids).size !== ids.length)
     problems.push({ path: 'checklist', kind: 'conflict', message: 'checklist ids repeat' });
