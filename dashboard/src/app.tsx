@@ -4,6 +4,7 @@ import { useLiveSlice } from './live/context.js';
 import { href, navigate, useRoute } from './router.js';
 import { menu, rooms } from './rooms/index.js';
 import { Header } from './ui/header.js';
+import { BusUnreachable } from './ui/unlinked.js';
 
 function isTyping(target: EventTarget | null): boolean {
   return (
@@ -95,6 +96,7 @@ export function App() {
               {live.problem}
             </p>
           ) : null}
+          <BusUnreachable />
           {live.unconfigured ? (
             <p class="notice">
               This node has no company yet. Push one with{' '}

@@ -329,6 +329,20 @@ export class Connection {
     return this.fetchJson(`/query/${encodeURIComponent(what)}${suffix}`);
   }
 
+  /**
+   * Why this node's read models may be behind (a read route's `Svc-Stale`: `bus unreachable since …`), or
+   * null. The socket carries no such mark; `/org` is a read this tab may make whenever it holds a snapshot.
+   */
+  async staleness(): Promise<string | null> {
+    try {
+      const res = await fetch('/org', { headers: authHeaders(this.token), cache: 'no-store' });
+      await res.arrayBuffer();
+      return res.ok ? res.headers.get('svc-stale') : null;
+    } catch {
+      return null;
+    }
+  }
+
   /** A route that is no question (a seat's commands), with the token when one is held. */
   async fetchJson(path: string, init: RequestInit = {}): Promise<unknown> {
     let res: Response;
