@@ -5,6 +5,7 @@
  * already scrubbed of env and header values.
  */
 import type { RouteDef } from '../types.js';
+import { adaptedQuery } from './query.catalogue.js';
 import { ask, type QuestionRegistry } from './query.routes.js';
 
 /** `GET /mcp-servers`, asked of the registry's `mcp_servers` (scattered over the fleet when it is). */
@@ -14,6 +15,7 @@ export function mcpServersRoutes(questions: QuestionRegistry): RouteDef[] {
       method: 'GET',
       pattern: '/mcp-servers',
       access: 'guarded',
+      query: adaptedQuery('mcp_servers'),
       handler: async (req) => ({ status: 200, body: await ask(questions, 'mcp_servers', req.query, req) }),
     },
   ];

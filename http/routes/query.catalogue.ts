@@ -2,7 +2,9 @@
  * What each `/query/{what}` question reads, for `GET /query`. Questions are registered by many subsystems
  * (and wrapped again for fleet-wide reads), so their parameters are described here in one table rather than
  * carried through every wrapper; a question may still declare `params` itself, which wins.
- * A test lists a running node's questions and fails on any this table does not describe.
+ * A test lists a running node's questions and fails on any this table does not describe. `ask` refuses a
+ * parameter outside a question's entry, and a route adapting a question declares the same names
+ * (`adaptedQuery`), so the table is also what each of them reads.
  */
 
 /** Parameter name → what it does (defaults and ranges included). */
@@ -106,3 +108,14 @@ export const questionParams: Readonly<Record<string, ParamDescriptions>> = {
   },
   page: { id: 'a page id or CONTAINER/Title: body, comments, breadcrumb, children' },
 };
+
+/**
+ * The query a route adapting question `what` declares (`RouteDef.query`): the names the question reads but
+ * those its path fills (`/agents/:id` fills `id`). A question the table does not describe throws, at the
+ * route table's making: a route adapting it could not say what it reads.
+ */
+export function adaptedQuery(what: string, fromPath: readonly string[] = []): readonly string[] {
+  const described = Object.hasOwn(questionParams, what) ? questionParams[what] : undefined;
+  if (described === undefined) throw new Error(`question ${what} has no entry in query.catalogue.ts`);
+  return Object.keys(described).filter((name) => !fromPath.includes(name));
+}

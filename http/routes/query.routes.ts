@@ -8,6 +8,7 @@
 import type { Logger } from 'pino';
 import { QueryError } from '../../projections/index.js';
 import { ApiError } from '../api-error.js';
+import { unreadParamError } from '../declared-params.js';
 import type { Actor, ApiRequest, RouteDef } from '../types.js';
 import { questionParams } from './query.catalogue.js';
 import { refuseRepeats } from './single.param.js';
@@ -27,7 +28,7 @@ export interface Question {
   /**
    * Parameters it reads a list from (several values); any other given twice is refused before it answers,
    * since answers read one value with `get` and would keep the first. `'own'`: it runs a route that
-   * refuses repeats itself, knowing its own lists.
+   * refuses repeats and parameters it does not read itself, knowing its own lists.
    */
   readonly repeatable?: readonly string[] | 'own';
 }
@@ -48,6 +49,12 @@ export function asApiError(err: unknown): unknown {
   return err;
 }
 
+/** The parameters `what` reads: its own `params`, else the catalogue's; null when nobody described them. */
+function paramsOf(what: string, question: Question): readonly string[] | null {
+  if (question.params) return question.params;
+  return Object.hasOwn(questionParams, what) ? Object.keys(questionParams[what] ?? {}) : null;
+}
+
 /** Every question this node answers, by name, with the parameters each reads. */
 export function listQuestions(questions: QuestionRegistry): QuestionListing[] {
   return [...questions]
@@ -65,7 +72,8 @@ export function listQuestions(questions: QuestionRegistry): QuestionListing[] {
 
 /**
  * Asks one question as the HTTP surface does: unknown → 404 `unknown_query`, guarded without a token → 401,
- * a parameter given twice that it reads one value of → 400 `bad_params`, the code every question answers a
+ * a parameter it does not read (named, with the one meant for a near miss: `events?seet=` is no whole feed)
+ * or one given twice that it reads one value of → 400 `bad_params`, the code every question answers a
  * bad parameter with (spec error table: "bad parameter on `/work/projects/{key}` and similar"; `invalid_query`
  * is `dry_run`'s, a write's), so a caller meets one code whichever subsystem answers.
  */
@@ -84,7 +92,12 @@ export async function ask(
     });
   if (question.guarded && ctx.actor === null)
     throw new ApiError('invalid_token', { detail: `the question ${what} needs an operator token` });
-  if (question.repeatable !== 'own') refuseRepeats(params, 'bad_params', question.repeatable ?? []);
+  if (question.repeatable !== 'own') {
+    const known = paramsOf(what, question);
+    const unread = known && unreadParamError(params, what, known);
+    if (unread) throw unread;
+    refuseRepeats(params, 'bad_params', question.repeatable ?? []);
+  }
   try {
     return await question.answer(params, ctx);
   } catch (err) {
@@ -97,11 +110,13 @@ export function queryRoutes(questions: QuestionRegistry): RouteDef[] {
     {
       method: 'GET',
       pattern: '/query',
+      query: [],
       handler: () => ({ status: 200, body: { questions: listQuestions(questions) } }),
     },
     {
       method: 'GET',
       pattern: '/query/:what',
+      // Its parameters are the question's: `ask` refuses any other, naming the question.
       handler: async (req: ApiRequest) => ({
         status: 200,
         body: await ask(questions, req.params['what'] ?? '', req.query, req),

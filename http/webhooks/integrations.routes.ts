@@ -8,6 +8,7 @@
  */
 import type { SurfaceCounts } from '../../projections/index.js';
 import type { Coverage } from '../../schema/index.js';
+import { adaptedQuery } from '../routes/query.catalogue.js';
 import { ask, type Question } from '../routes/query.routes.js';
 import type { RouteDef } from '../types.js';
 import { monitorTokenUsable } from './monitor.verify.js';
@@ -94,6 +95,7 @@ export function integrationsRoutes(questions: ReadonlyMap<string, Question>): Ro
     {
       method: 'GET',
       pattern: '/integrations',
+      query: adaptedQuery('integrations'),
       handler: async (req) => ({ status: 200, body: await ask(questions, 'integrations', req.query, req) }),
     },
   ];

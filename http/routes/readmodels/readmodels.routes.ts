@@ -2,11 +2,12 @@
  * Read routes over the read models (spec "Read routes"): agents, memory, activity, tokens, budgets,
  * org, tools and sandbox runs. Each route asks the `/query/{what}` question of the same name from the
  * registry the socket asks too, so REST and the socket agree by construction, scattered questions
- * (`agent`, http/scatter.merges.ts) included.
+ * (`agent`, http/scatter.merges.ts) included, and each declares the question's parameters, refusing any other.
  */
 import type { ReadModels } from '../../../projections/index.js';
 import { ApiError } from '../../api-error.js';
 import type { RouteDef } from '../../types.js';
+import { adaptedQuery } from '../query.catalogue.js';
 import { ask, type Question, type QuestionRegistry } from '../query.routes.js';
 import { quoted } from '../work/work.params.js';
 
@@ -131,6 +132,11 @@ export function readModelRoutes(
   return routes.map(([pattern, question]) => ({
     method: 'GET',
     pattern,
+    // What the question reads but the path fills (`/agents/:id`): any other is 400 `bad_params`.
+    query: adaptedQuery(
+      question,
+      [...pattern.matchAll(/:(\w+)/g)].map((m) => m[1] ?? ''),
+    ),
     handler: async (req) => {
       const params = new URLSearchParams(req.query);
       for (const [k, v] of Object.entries(req.params)) params.set(k, v);
