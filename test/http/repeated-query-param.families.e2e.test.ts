@@ -25,8 +25,9 @@ const repeated: ReadonlyArray<readonly [string, 'GET' | 'POST', string, string]>
   ['events', 'GET', '/events?category=decision&category=system', 'bad_params'],
   ['event by id', 'GET', '/query/event?id=a&id=b', 'bad_params'],
   ['query', 'GET', '/query/config?revision=active&revision=other', 'bad_params'],
-  ['query schedules', 'GET', '/query/schedules?scope=a&scope=b', 'bad_params'],
-  ['sandbox runs', 'GET', '/sandbox-runs?id=a&id=b', 'bad_params'],
+  // A route or question reading no parameter refuses any as unread first (query-params.every-route).
+  ['query tokens', 'GET', '/query/tokens_breakdown?since_days=1&since_days=2', 'bad_params'],
+  ['token breakdown', 'GET', '/tokens/breakdown?recent_turns=1&recent_turns=2', 'bad_params'],
   ['seats activity', 'GET', '/agents/activity?days=1&days=30', 'bad_params'],
   ['token metrics', 'GET', '/tokens/series?bucket=day&bucket=hour', 'bad_params'],
   ['native work question', 'GET', '/query/work_items?project=ENG&project=OPS', 'bad_params'],

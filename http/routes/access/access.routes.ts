@@ -96,9 +96,16 @@ function credentialPool(deps: AccessRouteDeps): ApiReply {
 }
 
 export function accessRoutes(deps: AccessRouteDeps): RouteDef[] {
+  // None reads a query parameter: any is 400 `bad_params` (`/viewer?seat=` does not view as another seat).
   return [
-    { method: 'GET', pattern: '/access', access: 'guarded', handler: () => access(deps) },
-    { method: 'GET', pattern: '/viewer', handler: (req) => viewer(deps, req) },
-    { method: 'GET', pattern: '/credential-pool', access: 'guarded', handler: () => credentialPool(deps) },
+    { method: 'GET', pattern: '/access', access: 'guarded', query: [], handler: () => access(deps) },
+    { method: 'GET', pattern: '/viewer', query: [], handler: (req) => viewer(deps, req) },
+    {
+      method: 'GET',
+      pattern: '/credential-pool',
+      access: 'guarded',
+      query: [],
+      handler: () => credentialPool(deps),
+    },
   ];
 }

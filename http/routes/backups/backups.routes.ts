@@ -20,6 +20,8 @@ export function backupRoutes(deps: BackupRouteDeps): RouteDef[] {
       method: 'POST',
       pattern: '/backup',
       access: 'guarded',
+      // A misspelt `dir` would back up into the default directory the caller did not name.
+      query: ['dir'],
       handler: async (req) => {
         const dir = singleParam(req, 'dir', 'backup_dir_invalid');
         const record = await deps.run(dir, req.actor?.id ?? 'anonymous');
@@ -30,6 +32,7 @@ export function backupRoutes(deps: BackupRouteDeps): RouteDef[] {
       method: 'GET',
       pattern: '/backups',
       access: 'guarded',
+      query: [],
       handler: async () => ({ status: 200, body: await deps.list() }),
     },
   ];

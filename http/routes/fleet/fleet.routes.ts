@@ -93,15 +93,17 @@ export function fleetQuestions(deps: Pick<FleetRouteDeps, 'fleet'>): Map<string,
 
 export function fleetRoutes(deps: FleetRouteDeps): RouteDef[] {
   return [
-    { method: 'GET', pattern: '/fleet', handler: () => ({ status: 200, body: deps.fleet() }) },
+    { method: 'GET', pattern: '/fleet', query: [], handler: () => ({ status: 200, body: deps.fleet() }) },
     {
       method: 'GET',
       pattern: '/fleet/broker',
+      query: [],
       handler: async () => ({ status: 200, body: await deps.broker() }),
     },
     {
       method: 'POST',
       pattern: '/fleet/broker/remove/:node',
+      query: ['confirm', 'force'],
       handler: async (req) => {
         const node = req.params['node'] ?? '';
         // No node can bear an id outside the grammar, and the store refuses such a key: say so, not 503.
@@ -132,6 +134,7 @@ export function fleetRoutes(deps: FleetRouteDeps): RouteDef[] {
     {
       method: 'POST',
       pattern: '/fleet/broker/remove-peer/:peer',
+      query: ['confirm', 'force'],
       handler: async (req) => {
         const peer = req.params['peer'] ?? '';
         const { force } = removalQuery(req, peer, 'peer');

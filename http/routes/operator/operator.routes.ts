@@ -61,7 +61,14 @@ export function operatorRoutes(deps: OperatorDeps): RouteDef[] {
     // Stateless: no server-initiated stream, so no GET (405 with `Allow: POST, DELETE`, HEAD alike).
     { method: 'POST', pattern: '/operator/mcp', access: 'guarded', handler: mcp },
     { method: 'DELETE', pattern: '/operator/mcp', access: 'guarded', handler: mcp },
-    { method: 'POST', pattern: '/operator/act/:tool', access: 'guarded', handler: (req) => act(deps, req) },
+    {
+      method: 'POST',
+      pattern: '/operator/act/:tool',
+      access: 'guarded',
+      // The arguments and `op_id` come in the body; a query would be passed over as if taken.
+      query: [],
+      handler: (req) => act(deps, req),
+    },
   ];
 }
 

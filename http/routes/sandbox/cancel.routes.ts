@@ -23,6 +23,7 @@ export function sandboxCancelRoutes(deps: SandboxCancelDeps): RouteDef[] {
       method: 'POST',
       pattern: '/sandbox-runs/:id/cancel',
       access: 'guarded',
+      query: [],
       maxBodyBytes: 16 * 1024,
       async handler(req) {
         const body = jsonBody(req, SandboxCancelBody, {

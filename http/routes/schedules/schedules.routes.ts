@@ -11,5 +11,13 @@ export interface ScheduleRouteDeps {
 }
 
 export function scheduleRoutes(deps: ScheduleRouteDeps): RouteDef[] {
-  return [{ method: 'GET', pattern: '/schedules', handler: () => ({ status: 200, body: deps.answer() }) }];
+  // It reads no query parameter: any is 400 `bad_params` (as `/query/schedules` refuses it).
+  return [
+    {
+      method: 'GET',
+      pattern: '/schedules',
+      query: [],
+      handler: () => ({ status: 200, body: deps.answer() }),
+    },
+  ];
 }

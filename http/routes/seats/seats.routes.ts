@@ -93,6 +93,7 @@ export function seatRoutes(deps: SeatRouteDeps): RouteDef[] {
       method: 'POST',
       pattern: '/agents/:id/pause',
       access: 'guarded',
+      query: [],
       maxBodyBytes: 16 * 1024,
       async handler(req) {
         const body = jsonBody(req, PauseBody, {
@@ -110,6 +111,7 @@ export function seatRoutes(deps: SeatRouteDeps): RouteDef[] {
       method: 'POST',
       pattern: '/agents/:id/resume',
       access: 'guarded',
+      query: [],
       maxBodyBytes: 16 * 1024,
       async handler(req) {
         const body = jsonBody(req, ResumeBody, {
@@ -127,6 +129,7 @@ export function seatRoutes(deps: SeatRouteDeps): RouteDef[] {
       method: 'POST',
       pattern: '/agents/:id/needs/clear',
       access: 'guarded',
+      query: [],
       maxBodyBytes: 16 * 1024,
       async handler(req) {
         const body = jsonBody(req, NeedsClearBody, {
