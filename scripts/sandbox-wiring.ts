@@ -214,9 +214,7 @@ export async function startSandboxes(opts: {
           const record = records.get(run.sandbox_id);
           if (record && supervisor) supervisor.telemetry(record, signal, spans);
         },
-        forward(signal, contentType, body) {
-          void forwarder.forward(signal, contentType, body);
-        },
+        forward: (signal, contentType, body) => forwarder.forward(signal, contentType, body),
       });
       return [...cancel, ...otlp, ...bridge];
     },

@@ -3,7 +3,8 @@
  * behind the bearer guard: the per-run token in the path is the credential, refused (401 `invalid_token`,
  * the same answer for a token never issued and one whose run has ended) before the body is read. Standard
  * OTLP/HTTP in protobuf or JSON, plain or gzip, answered as OTLP/HTTP answers (otlp.status.ts); the export
- * is counted on its run and forwarded upstream (inflated), the upstream's headers staying on this side.
+ * is forwarded upstream (inflated), the upstream's headers staying on this side, and counted on its run —
+ * or, while the collector is behind or unreachable, refused 503 + Retry-After so the exporter retries it.
  * The run's spans join its trace: the agent was given it as `TRACEPARENT`.
  */
 import { promisify } from 'node:util';
@@ -101,6 +102,21 @@ function itemsIn(signal: OtlpSignal, media: OtlpMedia, body: Buffer): number {
 const unsupported = (detail: string, hint: string, headers?: Record<string, string>): ApiReply =>
   codelessReply(415, detail, hint, headers);
 
+/**
+ * OTLP/HTTP's "retry later": an export the forwarder would not send on is refused, never answered 200 and
+ * dropped, and not counted on the run (its retry will be).
+ */
+function collectorUnavailable(why: 'behind' | 'unreachable', retryAfterSeconds: number): ApiReply {
+  return codelessReply(
+    503,
+    why === 'behind'
+      ? 'The collector this node forwards telemetry to is behind; this export was not taken.'
+      : 'The collector this node forwards telemetry to did not answer its last export; this export was not taken.',
+    `Retry after ${retryAfterSeconds} seconds (an OTLP exporter does so itself).`,
+    { 'Retry-After': String(retryAfterSeconds) },
+  );
+}
+
 export function otlpRoutes(deps: OtlpDeps): RouteDef[] {
   return [
     {
@@ -135,8 +151,12 @@ export function otlpRoutes(deps: OtlpDeps): RouteDef[] {
         const media = mediaOf(req.headers['content-type'])!;
         const body = await exportOf(req);
         const items = itemsIn(signal, media, body);
+        const type = media === 'json' ? 'application/json' : 'application/x-protobuf';
+        const admission = deps.forward(signal, type, body);
+        // A handler's returned refusal is not shaped by the gateway (only its throws are): shaped here.
+        if (!admission.taken)
+          return otlpRefusal(collectorUnavailable(admission.why, admission.retryAfterSeconds), req.headers);
         deps.received(run, signal, signal === 'traces' ? items : 0);
-        deps.forward(signal, media === 'json' ? 'application/json' : 'application/x-protobuf', body);
         return otlpSuccess(req.headers['content-type']);
       },
     },

@@ -20,11 +20,19 @@ export interface SandboxTokenDeps {
   runOf(token: string): TokenRun | null;
 }
 
+/** The forwarder's decision on one export. */
+export type ForwardAdmission =
+  | { readonly taken: true }
+  | { readonly taken: false; readonly why: 'behind' | 'unreachable'; readonly retryAfterSeconds: number };
+
 export interface OtlpDeps extends SandboxTokenDeps {
   /** Counts the export on the run. */
   received(run: TokenRun, signal: OtlpSignal, spans: number): void;
-  /** Sends the export on upstream (per `OTEL_EXPORTER_OTLP_*`); never awaited by the agent. */
-  forward(signal: OtlpSignal, contentType: string, body: Buffer): void;
+  /**
+   * Takes the export to send on upstream (per `OTEL_EXPORTER_OTLP_*`; never awaited by the agent), or
+   * refuses it at once while the collector is behind or unreachable (answered 503 + Retry-After).
+   */
+  forward(signal: OtlpSignal, contentType: string, body: Buffer): ForwardAdmission;
 }
 
 export interface McpBridgeDeps extends SandboxTokenDeps {

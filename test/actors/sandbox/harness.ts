@@ -88,6 +88,8 @@ export async function startSandboxCompany(
     env: Record<string, string>;
     setup?: string[];
     collector?: string;
+    /** More of the forwarder's `OTEL_EXPORTER_OTLP_*` (say a longer timeout for a collector that holds). */
+    upstreamEnv?: Record<string, string>;
     storeDir?: string;
     /** False: no `SVC_SANDBOX_OTEL_RECEIVER_URL`; a string: that value (default: the gateway's own URL). */
     receiver?: boolean | string;
@@ -131,6 +133,7 @@ export async function startSandboxCompany(
             OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=upstream%20secret',
           }
         : {}),
+      ...opts.upstreamEnv,
     },
     pollMs: 50,
     telemetryEveryMs: 100,
