@@ -8,6 +8,7 @@ import { requestNode } from './cli-http.js';
 import { parseFlags } from './cli-suggest.js';
 import { UsageError, type Out } from './cli-usage.js';
 import { describeRefusal } from './config-cli.js';
+import { nodeJson } from './cli-shape.js';
 
 export const backupHelp = `Usage: svc backup [--dir DIR] [flags]
        svc backup list [flags]
@@ -85,18 +86,12 @@ export async function runBackup(args: string[], env: NodeJS.ProcessEnv, out: Out
 async function answer(response: Response | null, out: Out, err: Out): Promise<number> {
   if (!response) return 1;
   const text = await response.text();
-  let body: Record<string, unknown> = {};
-  try {
-    body = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    body = {};
-  }
   if (!response.ok) {
     // Worded as every client command words a refusal: status, code, detail, the hint.
     err.write(describeRefusal(response.status, text, 'backup'));
     return 1;
   }
-  out.write(`${JSON.stringify(body, null, 2)}\n`);
+  out.write(`${JSON.stringify(nodeJson(response.status, text), null, 2)}\n`);
   return 0;
 }
 

@@ -5,6 +5,7 @@
 import type { NodeContext } from './cli-args.js';
 import { requestNode } from './cli-http.js';
 import { describeRefusal } from './config-cli.js';
+import { nodeJson } from './cli-shape.js';
 import type { Out } from './cli-usage.js';
 
 /**
@@ -28,9 +29,9 @@ export async function callJson(
 }
 
 /**
- * The text of the node's 2xx answer to one JSON request, or null once the refusal (code, detail, problems,
- * hint; passed through `rewrite` so it can speak of the command's own words) or the unreachable node was
- * written to stderr.
+ * The text of the node's 2xx answer to one JSON request (`AnswerShapeError` when it is not JSON), or null
+ * once the refusal (code, detail, problems, hint; passed through `rewrite` so it can speak of the command's
+ * own words) or the unreachable node was written to stderr.
  */
 export async function answerText(
   command: string,
@@ -54,6 +55,7 @@ export async function answerText(
     ctx.err.write(rewrite(describeRefusal(response.status, text, command)));
     return null;
   }
+  nodeJson(response.status, text);
   return text;
 }
 

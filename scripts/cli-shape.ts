@@ -53,18 +53,45 @@ export const obj =
     return read as Read<F>;
   };
 
-/** The answer's text read as `shape`; `what` names it in the message (`an agent`, `a list of agent rows`). */
-export function readAnswer<T>(shape: Shape<T>, text: string, what: string): T {
-  let json: unknown;
+/**
+ * A 2xx answer's text as JSON, or `AnswerShapeError`: every answer a client command reads is JSON, so one that
+ * is not (a proxy's sign-in page, a body cut short) came from something else at that address.
+ */
+export function nodeJson(status: number, text: string): unknown {
   try {
-    json = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
-    throw new AnswerShapeError(`the node's answer is not JSON, not ${what}`);
+    throw new AnswerShapeError(
+      `HTTP ${status} answer is not JSON, so not the node's own answer: check that --url / $SVC_URL is the node's api.host:api.port, or the proxy in front of it (a write's outcome is unknown)`,
+    );
   }
+}
+
+/** Any JSON value at all (a field printed as it came). */
+export const anyJson: Shape<unknown> = (v) => v;
+
+/** An object kept whole, every field as it came (labels, an event printed as it came). */
+export const record: Shape<Record<string, unknown>> = (v, p) =>
+  typeof v === 'object' && v !== null && !Array.isArray(v)
+    ? (v as Record<string, unknown>)
+    : fail(p, 'an object');
+
+/**
+ * The answer's text read as `shape`; `what` names it in the message (`an agent`, `a list of agent rows`).
+ * `asIs`: the command has a `--json` that prints the answer unread, which the message then offers.
+ */
+export function readAnswer<T>(
+  shape: Shape<T>,
+  text: string,
+  what: string,
+  opts: { readonly status?: number; readonly asIs?: boolean } = {},
+): T {
+  const json = nodeJson(opts.status ?? 200, text);
   try {
     return shape(json, '');
   } catch (error) {
     if (!(error instanceof AnswerShapeError)) throw error;
-    throw new AnswerShapeError(`the node's answer is not ${what} (${error.message}); --json prints it as is`);
+    const asIs = opts.asIs === false ? '' : '; --json prints it as is';
+    throw new AnswerShapeError(`the node's answer is not ${what} (${error.message})${asIs}`);
   }
 }

@@ -12,6 +12,7 @@ import {
   type NodeContext,
 } from './cli-args.js';
 import { requestNode } from './cli-http.js';
+import { nodeJson } from './cli-shape.js';
 import { diffRenderer, resolveRevision, RevisionLookupError } from './config-diff-cli.js';
 import { unknownVerb } from './cli-suggest.js';
 import { UsageError, type Out } from './cli-usage.js';
@@ -152,7 +153,8 @@ async function runVerb(
   const dry = values['dry-run'] ? '?dry_run=true' : '';
   switch (verb) {
     case 'get':
-      return call(ctx, 'GET', `/config${format === 'yaml' ? '?format=yaml' : ''}`);
+      if (format === 'yaml') return call(ctx, 'GET', '/config?format=yaml', undefined, {}, withNewline);
+      return call(ctx, 'GET', '/config');
     case 'put': {
       const file = need('FILE');
       const body = readInput(file);
@@ -267,19 +269,23 @@ function unreadablePatch(file: string, problems: readonly PatchProblem[]): strin
   return `${lines.join('\n')}\n`;
 }
 
+const withNewline = (text: string): string => (text.endsWith('\n') ? text : `${text}\n`);
+
 async function call(
   ctx: NodeContext,
   method: string,
   path: string,
   body?: string,
   headers: Record<string, string> = {},
-  render: (text: string) => string = (text) => (text.endsWith('\n') ? text : `${text}\n`),
+  render?: (text: string) => string,
 ): Promise<number> {
   const response = await requestNode('config', ctx, method, path, body, headers);
   if (response === null) return 1;
   const text = await response.text();
   if (response.ok) {
-    ctx.out.write(render(text));
+    // Printed as it came, once it is JSON (the answer of every route here but GET /config?format=yaml).
+    const asJson = (json: string): string => (nodeJson(response.status, json), withNewline(json));
+    ctx.out.write((render ?? asJson)(text));
     ctx.err.write(describeWarnings(text));
     return 0;
   }

@@ -5,11 +5,14 @@
  */
 import type { NodeContext } from './cli-args.js';
 import { requestNode } from './cli-http.js';
+import { anyJson, list, nodeJson, num, obj, readAnswer, str } from './cli-shape.js';
 import { UsageError } from './cli-usage.js';
 import { queryRanges } from '../schema/index.js';
 
 /** A listing page as large as the route takes: most histories resolve in one request. */
 const listingPage = queryRanges.revisionsLimit.max;
+
+const RevisionsPage = obj({ revisions: list(obj({ revision_id: str })), total: num });
 
 const fullId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -51,7 +54,10 @@ export async function resolveRevision(
       ctx.err.write(`svc config: listing revisions to resolve ${id} answered ${res.status}\n`);
       return null;
     }
-    const page = (await res.json()) as { revisions: Array<{ revision_id: string }>; total: number };
+    const page = readAnswer(RevisionsPage, await res.text(), 'a page of revisions', {
+      status: res.status,
+      asIs: false,
+    });
     for (const r of page.revisions)
       if (r.revision_id.startsWith(id.toLowerCase())) matches.push(r.revision_id);
     if (page.revisions.length === 0 || offset + page.revisions.length >= page.total) break;
@@ -84,6 +90,14 @@ export function entityOf(path: string): string {
   return path.includes('.') || path.includes('[') ? m[1]! : '(company)';
 }
 
+/** The fields of a diff answer the text prints (a change's kind is read as the route words it). */
+const DiffShape = obj({
+  from: str,
+  to: str,
+  changes: list(obj({ path: str, kind: str, from: anyJson, to: anyJson })),
+  changes_total: num,
+});
+
 const shown = (value: unknown): string => {
   const text = JSON.stringify(value) ?? 'null';
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
@@ -112,8 +126,9 @@ export function renderDiffText(answer: DiffAnswer): string {
 
 /** What prints a diff answer's text in `format`; the YAML writer is loaded only for YAML (a client's start-up). */
 export async function diffRenderer(format: 'text' | 'yaml' | 'json'): Promise<(text: string) => string> {
-  if (format === 'json') return (text) => (text.endsWith('\n') ? text : `${text}\n`);
-  if (format === 'text') return (text) => renderDiffText(JSON.parse(text) as DiffAnswer);
+  if (format === 'json') return (text) => (nodeJson(200, text), text.endsWith('\n') ? text : `${text}\n`);
+  if (format === 'text')
+    return (text) => renderDiffText(readAnswer(DiffShape, text, 'a diff', { asIs: false }) as DiffAnswer);
   const { stringify } = await import('yaml');
-  return (text) => stringify(JSON.parse(text) as DiffAnswer);
+  return (text) => stringify(nodeJson(200, text));
 }

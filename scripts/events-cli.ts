@@ -17,6 +17,7 @@ import { unknownVerb } from './cli-suggest.js';
 import { UsageError, type Out } from './cli-usage.js';
 import { describeRefusal } from './config-cli.js';
 import { pathSegment } from './cli-json.js';
+import { anyJson, list, nullable, num, obj, readAnswer, record, str, type Shape } from './cli-shape.js';
 import { intFlag, nonEmptyFlag, oneOfFlag, shapeFlag } from './cli-flags.js';
 import { EventCategory, parseCursorInstant, queryRanges } from '../schema/index.js';
 
@@ -41,25 +42,29 @@ Exit codes: 0 done (tail: interrupted); 1 refused (the answer's error code is pr
 2 bad flags; 3 tail: the node closed the stream (it stopped or went away).
 `;
 
-async function get(
+/** The fields of a `GET /events` page the listing reads (rows are printed as they came). */
+const EventsPage = obj({
+  rows: list(anyJson),
+  next: nullable(obj({ before_time: str, before_id: str })),
+});
+const TraceAnswer = obj({ events: list(anyJson), total: num });
+
+/** The node's answer to a GET, read as `shape` (`what` names it), or `{ok: false}` once a refusal was said. */
+async function get<T>(
   ctx: NodeContext,
   path: string,
-): Promise<{ ok: true; body: Record<string, unknown> } | { ok: false }> {
+  shape: Shape<T>,
+  what: string,
+): Promise<{ ok: true; body: T } | { ok: false }> {
   const response = await requestNode('events', ctx, 'GET', path);
   if (response === null) return { ok: false };
   const text = await response.text();
-  let body: Record<string, unknown> = {};
-  try {
-    body = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    body = {};
-  }
   if (!response.ok) {
     // Worded as every client command words a refusal: status, code, detail, the hint.
     ctx.err.write(describeRefusal(response.status, text, 'events'));
     return { ok: false };
   }
-  return { ok: true, body };
+  return { ok: true, body: readAnswer(shape, text, what, { status: response.status, asIs: false }) };
 }
 
 export async function runEvents(args: string[], env: NodeJS.ProcessEnv, out: Out, err: Out): Promise<number> {
@@ -102,10 +107,10 @@ export async function runEvents(args: string[], env: NodeJS.ProcessEnv, out: Out
       if (values['before-time'] !== undefined) query.set('before_time', values['before-time']);
       if (values['before-id'] !== undefined) query.set('before_id', values['before-id']);
       for (;;) {
-        const page = await get(ctx, `/events?${query.toString()}`);
+        const page = await get(ctx, `/events?${query.toString()}`, EventsPage, 'a page of events');
         if (!page.ok) return 1;
-        for (const row of page.body['rows'] as unknown[]) out.write(`${JSON.stringify(row)}\n`);
-        const next = page.body['next'] as { before_time: string; before_id: string } | null;
+        for (const row of page.body.rows) out.write(`${JSON.stringify(row)}\n`);
+        const next = page.body.next;
         if (next === null) return 0;
         if (!values.all) {
           // Pasted into a shell as printed: each value quoted, and `=` before one that starts with a dash.
@@ -119,16 +124,16 @@ export async function runEvents(args: string[], env: NodeJS.ProcessEnv, out: Out
       }
     }
     case 'get': {
-      const answer = await get(ctx, `/events/${pathSegment(need('EVENT_ID'))}`);
+      const answer = await get(ctx, `/events/${pathSegment(need('EVENT_ID'))}`, record, 'an event');
       if (!answer.ok) return 1;
       out.write(`${JSON.stringify(answer.body, null, 2)}\n`);
       return 0;
     }
     case 'trace': {
-      const answer = await get(ctx, `/events/trace/${pathSegment(need('TRACE_ID'))}`);
+      const answer = await get(ctx, `/events/trace/${pathSegment(need('TRACE_ID'))}`, TraceAnswer, 'a trace');
       if (!answer.ok) return 1;
-      for (const e of answer.body['events'] as unknown[]) out.write(`${JSON.stringify(e)}\n`);
-      err.write(`total: ${String(answer.body['total'])}\n`);
+      for (const e of answer.body.events) out.write(`${JSON.stringify(e)}\n`);
+      err.write(`total: ${answer.body.total}\n`);
       return 0;
     }
     case 'tail': {
@@ -190,8 +195,7 @@ async function seatHandle(ctx: NodeContext, seat: string): Promise<string | null
   if (response === null) return null;
   const text = await response.text();
   if (response.ok) {
-    const handle = (JSON.parse(text) as { id?: unknown }).id;
-    if (typeof handle === 'string') return handle;
+    return readAnswer(obj({ id: str }), text, 'an agent', { status: response.status, asIs: false }).id;
   }
   if (response.status !== 404 || UUID.test(seat)) {
     ctx.err.write(describeRefusal(response.status, text, 'events'));

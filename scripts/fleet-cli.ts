@@ -14,6 +14,18 @@ import {
 } from './cli-args.js';
 import { requestNode } from './cli-http.js';
 import { answerText } from './cli-json.js';
+import {
+  bool,
+  list as listOf,
+  nodeJson,
+  nullish,
+  num,
+  obj,
+  readAnswer,
+  record,
+  str,
+  type Shape,
+} from './cli-shape.js';
 import { table } from './cli-table.js';
 import { describeRefusal } from './config-cli.js';
 import { unknownVerb } from './cli-suggest.js';
@@ -39,10 +51,53 @@ ${nodeFlagsHelp}
 Exit codes: 0 done; 1 refused (the answer's error code is printed); 2 bad flags.
 `;
 
-/** The JSON answer of a GET, or null after the refusal was written to stderr. */
-async function read<T>(ctx: NodeContext<Out>, path: string): Promise<T | null> {
+/** The fields of `GET /fleet` the table prints. */
+const FleetShape = obj({
+  node: str,
+  complete: bool,
+  nodes: listOf(
+    obj({
+      id: str,
+      roles: listOf(str),
+      labels: record,
+      seats: listOf(str),
+      duties: listOf(str),
+      store: obj({ engine: str, dir: nullish(str) }),
+      sandbox: nullish(obj({ isolation: str, network: str })),
+      api: nullish(obj({ host: str, port: num })),
+      version: str,
+    }),
+  ),
+  expired: listOf(obj({ node: str, expired_at: str })),
+});
+
+/** The fields of `GET /fleet/broker` the table prints. */
+const BrokerShape = obj({
+  engine: str,
+  server: str,
+  advertised: obj({ servers: listOf(str) }),
+  reported: obj({
+    servers: listOf(obj({ name: str, peer_id: nullish(str), leads: num, copies: num })),
+    meta: nullish(obj({ leader: nullish(str) })),
+  }),
+  disagreements: listOf(obj({ kind: str, detail: str })),
+});
+
+/**
+ * The JSON answer of a GET, or null after the refusal was written to stderr; checked for the fields the table
+ * prints unless it is printed as it came (`--json`).
+ */
+async function read<T>(
+  ctx: NodeContext<Out>,
+  path: string,
+  shape: Shape<unknown>,
+  what: string,
+  asIs: boolean,
+): Promise<T | null> {
   const text = await answerText('fleet', ctx, 'GET', path);
-  return text === null ? null : (JSON.parse(text) as T);
+  if (text === null) return null;
+  if (!asIs) readAnswer(shape, text, what);
+  return nodeJson(200, text) as T;
 }
 
 const list = (items: readonly string[]): string => (items.length === 0 ? '-' : items.join(','));
@@ -126,9 +181,12 @@ export async function runFleet(args: string[], env: NodeJS.ProcessEnv, out: Out,
   const ctx = await nodeContext(values, env, out, err);
   switch (verb) {
     case 'status': {
-      const fleet = await read<FleetAnswer>(ctx, '/fleet');
+      const asIs = values.json === true;
+      const fleet = await read<FleetAnswer>(ctx, '/fleet', FleetShape, 'the fleet', asIs);
       if (fleet === null) return 1;
-      const broker = values.broker ? await read<BrokerMembership>(ctx, '/fleet/broker') : undefined;
+      const broker = values.broker
+        ? await read<BrokerMembership>(ctx, '/fleet/broker', BrokerShape, "the broker's membership", asIs)
+        : undefined;
       if (broker === null) return 1;
       if (values.json) out.write(`${JSON.stringify(broker ? { fleet, broker } : { fleet }, null, 2)}\n`);
       else {
@@ -157,6 +215,7 @@ export async function runFleet(args: string[], env: NodeJS.ProcessEnv, out: Out,
           err.write(`  live ${lease.kind} ${lease.name} until ${lease.expires_at}\n`);
         return 1;
       }
+      nodeJson(response.status, text);
       out.write(text.endsWith('\n') ? text : `${text}\n`);
       return 0;
     }

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, type NodeContext } from './cli-args.js';
 import { requestNode } from './cli-http.js';
 import { describeRefusal } from './config-cli.js';
+import { nodeJson } from './cli-shape.js';
 import { didYouMean, unknownVerb } from './cli-suggest.js';
 import { UsageError, named } from './cli-usage.js';
 import { nonEmptyFlag, shapeFlag } from './cli-flags.js';
@@ -173,6 +174,7 @@ async function call(
   if (raw) ctx.out.write(bytes);
   else {
     const text = bytes.toString('utf8');
+    nodeJson(response.status, text);
     ctx.out.write(text.endsWith('\n') ? text : `${text}\n`);
   }
   return 0;

@@ -5,6 +5,7 @@
  * is loaded only when it runs: a client command need not load the node it talks to.
  */
 import { didYouMean } from './cli-suggest.js';
+import { AnswerShapeError } from './cli-shape.js';
 import { UsageError, named, type Out } from './cli-usage.js';
 import { completionHelp, completionRefusal, completionScript } from './completion.js';
 import { packageVersion } from './version.js';
@@ -148,6 +149,11 @@ export async function main(
       const said = message.startsWith('svc ') ? message : `svc: ${message}`;
       err.write(`${said}\nRun '${help}' for usage.\n`);
       return 2;
+    }
+    // An answer that is not the node's (or not of this release's shape), wherever a command read it.
+    if (error instanceof AnswerShapeError) {
+      err.write(`svc ${command}: ${error.message}\n`);
+      return 1;
     }
     err.write(`svc: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
