@@ -4,7 +4,7 @@ import { useLiveSlice } from './live/context.js';
 import { href, navigate, useRoute } from './router.js';
 import { menu, rooms } from './rooms/index.js';
 import { Header } from './ui/header.js';
-import { BusUnreachable } from './ui/unlinked.js';
+import { NodeNotices } from './ui/node-notices.js';
 
 function isTyping(target: EventTarget | null): boolean {
   return (
@@ -37,8 +37,6 @@ export function App() {
     company: s.snapshot?.org?.name || 'svc',
     tokenDropped: s.tokenDropped,
     problem: s.problem,
-    // Health is pushed on a 5 s tick; the company (`org`) on the apply itself. Either one says it.
-    unconfigured: !!s.snapshot?.health && !s.snapshot.health.configured && !s.snapshot.org?.revision_id,
   }));
   useRoomKeys();
   const room = rooms.find((r) => r.id === route.room) ?? rooms[0]!;
@@ -96,13 +94,7 @@ export function App() {
               {live.problem}
             </p>
           ) : null}
-          <BusUnreachable />
-          {live.unconfigured ? (
-            <p class="notice">
-              This node has no company yet. Push one with{' '}
-              <code>svc config put ops/company.example.yaml --create --summary "first"</code>.
-            </p>
-          ) : null}
+          <NodeNotices />
           <Room route={route} />
         </main>
       </div>

@@ -35,22 +35,18 @@ export function BusUnreachable() {
       current = false;
     };
   }, [live.unlinked, known ? null : live.pulse, live.readable]);
-  // Always in the page: a live region added with its words is often not announced.
+  if (!live.unlinked) return null;
   return (
-    <div role="status">
-      {live.unlinked ? (
-        <p class="notice stale" data-notice="bus-unreachable">
-          This node cannot reach its bus
-          {since !== null ? (
-            <>
-              {' '}
-              since <time dateTime={since}>{time(since)}</time>
-            </>
-          ) : null}
-          : seats, events and spend are shown as it last read them, and changes made elsewhere reach it once
-          the link is back.
-        </p>
+    <p class="notice stale" data-notice="bus-unreachable">
+      This node cannot reach its bus
+      {since !== null ? (
+        <>
+          {' '}
+          since <time dateTime={since}>{time(since)}</time>
+        </>
       ) : null}
-    </div>
+      : seats, events and spend are shown as it last read them, and changes made elsewhere reach it once the
+      link is back.
+    </p>
   );
 }
