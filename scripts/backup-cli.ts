@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs } from './cli-args.js';
 import { requestNode } from './cli-http.js';
-import { parseFlags } from './cli-suggest.js';
+import { didYouMean, parseFlags } from './cli-suggest.js';
 import { UsageError, type Out } from './cli-usage.js';
 import { describeRefusal } from './config-cli.js';
 import { nodeJson } from './cli-shape.js';
@@ -50,9 +50,14 @@ export async function runBackup(args: string[], env: NodeJS.ProcessEnv, out: Out
   const { values, positionals } = parseNodeArgs(args, { dir: { type: 'string' } });
   if (values.help) return helpExit(backupHelp, true, undefined, out, err) ?? 0;
   const [verb, ...extra] = positionals;
-  if (extra.length > 0 || (verb !== undefined && verb !== 'list')) {
-    throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
+  if (verb !== undefined && verb !== 'list') {
+    // Its one verb named as every command names its near miss; a word near none is most likely a DIR.
+    const near = didYouMean(verb, ['list']);
+    throw new UsageError(
+      `unknown backup verb: ${verb}${near === '' ? ' (its one verb is list; the directory is given as --dir DIR)' : near}`,
+    );
   }
+  if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
   // Empty, it would resolve to this directory: say so rather than ask the node to fill it.
   if (verb !== 'list' && values.dir === '')
     throw new UsageError('--dir needs a directory (empty or absent) for the backup');

@@ -2,6 +2,7 @@
  * `svc completion bash|zsh`: a completion script for the shell, printed to stdout (README "Installing the
  * command"). It completes commands, each command's verbs and the common flags; files complete as usual.
  */
+import { didYouMean } from './cli-suggest.js';
 import { named } from './cli-usage.js';
 
 const tree: Readonly<Record<string, readonly string[]>> = {
@@ -85,7 +86,7 @@ compdef _svc svc
 export function completionRefusal(word: string | undefined): string {
   if (word === undefined) return 'completion needs a shell: bash or zsh';
   if (word.startsWith('-')) return `unknown flag ${named(word)}; completion needs a shell: bash or zsh`;
-  return `completion for ${word} is not supported; the supported shells are bash and zsh`;
+  return `completion for ${word} is not supported; the supported shells are bash and zsh${didYouMean(word, ['bash', 'zsh'])}`;
 }
 
 /** The script for `shell`, or null for a shell this does not know. */

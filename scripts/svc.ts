@@ -160,10 +160,15 @@ export async function main(
   }
 }
 
-const unknownCommand = (word: string): string =>
-  word.startsWith('-')
-    ? `unknown flag ${named(word)} (flags follow the command)`
-    : `unknown command: ${word}${didYouMean(word, commands)}`;
+/** The flags `svc` itself takes; a near miss of one is named, any other flag belongs after a command. */
+const globalFlags = ['--help', '--version'];
+
+const unknownCommand = (word: string): string => {
+  if (!word.startsWith('-')) return `unknown command: ${word}${didYouMean(word, commands)}`;
+  const flag = named(word);
+  const near = didYouMean(flag, globalFlags);
+  return `unknown flag ${flag}${near === '' ? ' (flags follow the command)' : near}`;
+};
 
 /**
  * node:util's parseArgs refusal in one line and the CLI's words: its own can run to three lines (a value

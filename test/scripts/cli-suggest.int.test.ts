@@ -29,6 +29,17 @@ t.test('a mistyped command, verb or flag names the near one, exit 2', async (t) 
     [['keygen', '--hepl'], 'svc: unknown flag --hepl (did you mean --help?)', 'svc keygen'],
     // A value given with = is never echoed: it may be a credential typed in the wrong place.
     [['work', 'list', '--projet=s3cr3t'], 'svc: unknown flag --projet (did you mean --project?)', 'svc work'],
+    // The global flags and the verbs of a command with one verb are near-missed alike.
+    [['--versoin'], 'svc: unknown flag --versoin (did you mean --version?)', 'svc'],
+    [['--hlep'], 'svc: unknown flag --hlep (did you mean --help?)', 'svc'],
+    [['--verison=s3cr3t'], 'svc: unknown flag --verison (did you mean --version?)', 'svc'],
+    [['help', '--versoin'], 'svc: unknown flag --versoin (did you mean --version?)', 'svc'],
+    [['backup', 'lsit'], 'svc: unknown backup verb: lsit (did you mean list?)', 'svc backup'],
+    [
+      ['completion', 'bsah'],
+      'svc: completion for bsah is not supported; the supported shells are bash and zsh (did you mean bash?)',
+      'svc completion',
+    ],
   ] as const) {
     const run = await svc([...args]);
     t.equal(run.code, 2, args.join(' '));
@@ -48,6 +59,12 @@ t.test('a word near no command, verb or flag, or near several alike, gets no gue
       'svc: unknown flag --bogus (an argument that starts with a dash goes after --)',
     ],
     [['events', 'list', '-x'], 'svc: unknown flag -x (an argument that starts with a dash goes after --)'],
+    // A command's flag put before the command is near no global flag: where it goes is said instead.
+    [['--config', 'x.yaml', 'serve'], 'svc: unknown flag --config (flags follow the command)'],
+    [
+      ['backup', 'bogus'],
+      'svc: unknown backup verb: bogus (its one verb is list; the directory is given as --dir DIR)',
+    ],
   ] as const) {
     const run = await svc([...args]);
     t.equal(run.code, 2, args.join(' '));
