@@ -205,8 +205,17 @@ export const nodeMachine = setup({
       },
     },
     draining: {
-      // A second signal changes nothing: the drain already runs.
-      on: { 'node.drain': {}, 'node.stopped': 'stopped' },
+      // A second signal changes nothing: the drain already runs. No apply starts; the one in progress, which
+      // the drain waits for, is concluded and announced as when serving, so the history holds what it logged.
+      on: {
+        'node.drain': {},
+        'node.stopped': 'stopped',
+        'node.apply.done': [
+          { guard: 'postponed', actions: 'postpone' },
+          { guard: and(['failed', not('restoring')]), actions: [announce, 'conclude'] },
+          { guard: 'failed', actions: 'conclude' },
+        ],
+      },
     },
     stopped: { type: 'final' },
   },

@@ -226,3 +226,20 @@ t.test('a termination signal drains from any state, once, and drain ends stopped
   t.same(given(...draining).when(reconcile(9)).apply, [], 'no apply starts while draining');
   t.match(given(...draining).when({ type: 'node.stopped' }).view, { phase: 'stopped' });
 });
+
+t.test(
+  'an apply that ends while the node drains is concluded and announced: the history holds what the log says',
+  async (t) => {
+    const applying = [...servingAt(2), reconcile(3), { type: 'node.drain' } as NodeEvent];
+    const applied = given(...applying).when(done(3, 'applied', ['org']));
+    t.match(applied.view, { phase: 'draining', appliedEpoch: 3, posture: 'serve' });
+    t.same(applied.announce, [
+      { epoch: 3, revision_id: R(3), status: 'applied', applied_subsystems: ['org'] },
+    ]);
+    const failed = given(...applying).when(done(3, 'rolled_back', ['org'], 'tool_servers: boom'));
+    t.match(failed.view, { phase: 'draining', appliedEpoch: 2, posture: 'isolated' });
+    t.match(failed.announce, [{ epoch: 3, status: 'failed', posture: 'isolated' }]);
+    t.same(given(...applying).when(done(3, 'postponed')).announce, [], 'a postponed apply is no outcome');
+    t.same(given(...applying).when(done(4, 'applied')).announce, [], 'only the apply in progress answers');
+  },
+);
