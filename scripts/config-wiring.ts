@@ -60,6 +60,11 @@ export interface Configuration {
   readonly questions: ReadonlyMap<string, Question>;
   /** Applies whatever is active now (boot) — resolves when done. */
   applyActive(): Promise<void>;
+  /**
+   * The drain's wait for an apply in progress (ops/config.md, "an apply in progress at a stop"): no further apply starts; the one
+   * running gets `ms` to end and be recorded, else it is logged as cut. False when it was cut.
+   */
+  finishApply(ms: number): Promise<boolean>;
   stop(): Promise<void>;
 }
 
@@ -224,6 +229,7 @@ export async function startConfiguration(opts: {
       ...configQuestions({ state: () => view.state, openPayload }),
     ]),
     applyActive: () => applier.reconcile(),
+    finishApply: (ms) => applier.stop(ms),
     async stop() {
       stopListening();
       await writer.stop();

@@ -42,6 +42,8 @@ const reconcileIntervalMs = 15_000;
 /** One drain step's bound, and all the steps after the turns' together (a 60 s supervisor stop has room). */
 const drainStepMs = 5_000;
 const drainBudgetMs = 20_000;
+/** How long the drain waits for an apply in progress: beside the turns' grace, so it adds to no default stop. */
+const applyWaitMs = 5_000;
 /** Even past the budget a step gets this long: a quick close still finishes. */
 const drainStepFloorMs = 100;
 
@@ -349,6 +351,13 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         const steps = drainSteps(logger);
         const graceMs = config.node.turn_grace_seconds * 1000;
         const turnsSettled = steps.run('seats.drain', () => seats.drain(graceMs), graceMs + drainStepMs);
+        // Alongside: an apply in progress gets its own bound to end and be recorded before anything it
+        // applies to stops; past it the apply is logged as cut (no failed drain), and the next start applies it.
+        const applyEnded = steps.run(
+          'config apply',
+          () => configuration.finishApply(applyWaitMs),
+          applyWaitMs + drainStepMs,
+        );
         // Alongside: the public listener closes now, api.port once the turns settled (probes answer 503).
         // Bounded by the listeners' own cuts: 5 s each, and a second for the live stream's sockets.
         const listeners = steps.run(
@@ -358,6 +367,7 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         );
         await turnsSettled;
         await listeners;
+        await applyEnded;
         // Each step from here on talks to the bus and is bounded (ops/deploy.md): an unreachable bus
         // costs seconds, not the whole stop.
         await steps.run('alarms', () => alarms.stop());

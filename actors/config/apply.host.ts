@@ -69,6 +69,13 @@ export interface ApplierOptions {
 export interface Applier {
   /** Tells the node what is active and runs the applies it decides on; serialised. */
   reconcile(): Promise<void>;
+  /**
+   * The drain's step: starts no further apply and waits up to `ms` for the one in progress, which then ends
+   * recorded (announced) as usual. Past `ms` it is cut: logged so (`config_apply_cut`), and whatever it ends in
+   * later, while the node stops the subsystems under it, is neither logged as applied nor announced, so the
+   * next start applies it again. Resolves false when it cut one.
+   */
+  stop(ms: number): Promise<boolean>;
 }
 
 type Outcome = Omit<Extract<NodeEvent, { type: 'node.apply.done' }>, 'type'>;
@@ -93,6 +100,11 @@ export function createApplier(opts: ApplierOptions): Applier {
    */
   let heldExact = true;
   let chain = Promise.resolve();
+  /** Set by `stop`: no apply starts. */
+  let stopping = false;
+  /** The apply in progress when `stop` gave up waiting: its outcome is no longer this node's to record. */
+  let cut: ApplyRequest | null = null;
+  let inProgress: ApplyRequest | null = null;
 
   async function announce(announcement: Announcement): Promise<void> {
     const event: RevisionApplied = {
@@ -119,7 +131,7 @@ export function createApplier(opts: ApplierOptions): Applier {
   }
 
   /** The `apply` effect: the subsystems in order, rolled back on a failure. */
-  async function perform(request: ApplyRequest): Promise<Outcome> {
+  async function perform(request: ApplyRequest): Promise<Outcome | null> {
     const { epoch, revision_id } = request;
     const outcome = (result: NodeApplyOutcome, subsystems: string[] = [], error?: string): Outcome => ({
       epoch,
@@ -176,6 +188,8 @@ export function createApplier(opts: ApplierOptions): Applier {
         await subsystem.apply(payload, held);
         done.push(subsystem);
       } catch (error) {
+        // A subsystem the drain stopped under a cut apply throws: that is the cut, not a failed apply.
+        if (cut) return cutShort(log, 'failed');
         const message = error instanceof Error ? error.message : String(error);
         heldExact = false;
         // The failing subsystem is rolled back too: it may have done part of its work (stopped or
@@ -193,18 +207,24 @@ export function createApplier(opts: ApplierOptions): Applier {
         );
       }
     }
+    if (cut) return cutShort(log, 'ended');
     held = payload;
     heldResolved = resolved;
     heldExact = true;
-    log.info(
-      { subsystems: [...new Set(done.map((s) => s.name))] },
-      request.restore ? 'config restored' : 'config applied',
-    );
+    // A restore is announced nowhere, so it is said now; an apply once its record is written (reconcileOnce).
+    if (request.restore) log.info({ subsystems: [...new Set(done.map((s) => s.name))] }, 'config restored');
     settle(payload);
     return outcome(
       'applied',
       done.map((s) => s.name),
     );
+  }
+
+  /** The end of an apply the drain cut: said at debug level, since `config_apply_cut` said it already. */
+  function cutShort(log: Logger, how: 'ended' | 'failed'): null {
+    heldExact = false;
+    log.debug({ ended: how }, 'cut config apply ended during the shutdown; not recorded');
+    return null;
   }
 
   function settle(current: Company | null): void {
@@ -226,13 +246,32 @@ export function createApplier(opts: ApplierOptions): Applier {
 
   async function reconcileOnce(): Promise<void> {
     for (let round = 0; round < maxAppliesPerReconcile; round += 1) {
+      if (stopping) return;
       const pointer = opts.source.active();
       const active = pointer ? { epoch: pointer.epoch, revision_id: pointer.revision_id } : null;
       const apply = opts.node.send({ type: 'node.reconcile', active }).find((e) => e.type === 'apply');
       if (apply?.type !== 'apply') return;
-      const outcome = await perform(apply.request);
+      inProgress = apply.request;
+      const outcome = await perform(apply.request).finally(() => (inProgress = null));
+      // Cut by the drain: the machine keeps it in progress, and nothing is announced.
+      if (outcome === null || cut) return;
       for (const effect of opts.node.send({ type: 'node.apply.done', ...outcome })) {
-        if (effect.type === 'announce') await announce(effect.announcement);
+        if (effect.type !== 'announce') continue;
+        try {
+          await announce(effect.announcement);
+        } catch (error) {
+          // The subsystems run it, but the history does not hold it: never logged as plainly applied.
+          opts.logger.error(
+            { err: error, epoch: outcome.epoch, revision_id: outcome.revision_id, status: outcome.outcome },
+            'config apply ended but svc.config.revision_applied was not written; the next start applies it again',
+          );
+          throw error;
+        }
+        if (outcome.outcome === 'applied')
+          opts.logger.info(
+            { revision_id: outcome.revision_id, epoch: outcome.epoch, subsystems: outcome.subsystems },
+            'config applied',
+          );
       }
       // A postponed apply waits for the next activation or tick.
       if (outcome.outcome === 'postponed') return;
@@ -245,6 +284,20 @@ export function createApplier(opts: ApplierOptions): Applier {
         opts.logger.error({ err: error }, 'config apply loop error');
       });
       return chain;
+    },
+    async stop(ms) {
+      stopping = true;
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+      const settled = await Promise.race([chain.then(() => true), waited]);
+      clearTimeout(timer);
+      if (settled || inProgress === null) return true;
+      cut = inProgress;
+      opts.logger.warn(
+        { event: 'config_apply_cut', epoch: cut.epoch, revision_id: cut.revision_id, waited_ms: ms },
+        'config apply cut by the shutdown; not recorded, the next start applies it again',
+      );
+      return false;
     },
   };
 }

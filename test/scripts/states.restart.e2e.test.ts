@@ -3,7 +3,9 @@
  * transitions"), whether it was told to stop (SIGTERM) or killed outright (SIGKILL): an unconfigured node
  * still unconfigured; a configured one with the same revision, a paused agent seat still paused and a seat
  * flipped to human still human; one stopped mid-apply (`wait`) with the prior epoch, which it then applies,
- * never taking the cut apply for a failed one. A drain is entered once: a second SIGTERM changes nothing, and a webhook
+ * never taking the cut apply for a failed one. A SIGTERM waits for an apply in progress, bounded: one that ends
+ * in time is recorded before the node exits and comes back applied; one that does not is logged as cut by the
+ * shutdown, never as applied. A drain is entered once: a second SIGTERM changes nothing, and a webhook
  * delivery meanwhile is refused 503 `draining` like every other write.
  */
 import { createHmac } from 'node:crypto';
@@ -264,11 +266,26 @@ for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
       });
 
       node.run.kill(signal);
-      await node.run.exited;
+      const stopped = await node.run.exited;
+      if (signal === 'SIGTERM') {
+        // The drain waited its bound for the apply, then cut it: said so, never logged as applied.
+        t.equal(stopped, 0, 'a cut apply is no failed drain');
+        t.notOk(
+          node.run.lines.some((l) => l.msg === 'config applied' && l['epoch'] === 2),
+          'the cut apply is never logged as applied',
+        );
+        t.match(
+          node.run.lines.find((l) => l['event'] === 'config_apply_cut'),
+          { epoch: 2, revision_id: String },
+          'the log says the shutdown cut the apply',
+        );
+      }
       tool.release();
       const again = await serveAgain(t, node);
       const history = await again.waitForLog((l) => l.msg === 'node history replayed');
       t.match(history, { applied_epoch: 1, failed_epoch: null }, 'the cut apply is no failure');
+      const replayed = await again.waitForLog((l) => l.msg === 'revisions replayed');
+      t.same(replayed['applied_on'], {}, 'nothing recorded the cut apply');
       const health = await until(
         async () => (await call(node.url, 'GET', '/health')).body,
         (h) => h['applied_epoch'] === 2 || h['status'] === 'isolated' || h['status'] === 'stuck',
@@ -279,3 +296,51 @@ for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
     },
   );
 }
+
+t.test(
+  'a node told to stop mid-apply waits for the apply: it is logged applied only once recorded, and it comes back on that epoch',
+  async (t) => {
+    const node = await startNode(t);
+    const base = { name: 'Acme', roles: [{ name: 'Ada' }] };
+    t.equal((await call(node.url, 'PUT', '/config', base)).status, 201);
+    await node.run.waitForLog((l) => l.msg === 'config applied' && l['epoch'] === 1);
+    const tool = await heldToolServer(t);
+    const put = await call(node.url, 'PUT', '/config', {
+      ...base,
+      mcp_servers: [{ name: 'slow', url: tool.url }],
+    });
+    t.equal(put.status, 201);
+    await tool.asked;
+
+    node.run.kill('SIGTERM');
+    await node.run.waitForLog((l) => l.msg === 'drain started');
+    // The apply can end now, inside the drain's bound: the drain waits for it and records it.
+    tool.release();
+    t.equal(await node.run.exited, 0, 'the drain ends cleanly');
+    const at = (msg: string, epoch?: number): number =>
+      node.run.lines.findIndex((l) => l.msg === msg && (epoch === undefined || l['epoch'] === epoch));
+    t.ok(at('config applied', 2) > at('drain started'), 'the apply ended during the drain');
+    t.notOk(
+      node.run.lines.some((l) => l['event'] === 'config_apply_cut'),
+      'an apply that ended in time is not cut',
+    );
+
+    const again = await serveAgain(t, node);
+    const history = await again.waitForLog((l) => l.msg === 'node history replayed');
+    t.match(history, { applied_epoch: 2, failed_epoch: null }, 'the history holds the apply the log said');
+    const replayed = await again.waitForLog((l) => l.msg === 'revisions replayed');
+    t.same(replayed['applied_on'], { [String(history['node'])]: 'applied' }, 'its revision_applied record');
+    await until(
+      async () => (await call(node.url, 'GET', '/health')).body,
+      (h) => h['applied_epoch'] === 2,
+      20_000,
+    );
+    // One ConfigRevisionApplied for the drain's apply, one for the restarted node's own.
+    const rows = await until(
+      async () => (await call(node.url, 'GET', '/events?type=ConfigRevisionApplied')).body['rows'] as Json[],
+      (r) => r.filter((row) => /\(epoch 2\) applied/.test(String(row['summary']))).length >= 2,
+      10_000,
+    );
+    t.equal(rows.filter((row) => /\(epoch 2\) applied/.test(String(row['summary']))).length, 2);
+  },
+);
