@@ -7,7 +7,7 @@ import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs } from './cli-args.
 import { requestNode } from './cli-http.js';
 import { didYouMean, parseFlags } from './cli-suggest.js';
 import { UsageError, type Out } from './cli-usage.js';
-import { describeRefusal } from './config-cli.js';
+import { describeRefusal } from './cli-refusal.js';
 import { nodeJson } from './cli-shape.js';
 
 export const backupHelp = `Usage: svc backup [--dir DIR] [flags]

@@ -4,7 +4,7 @@
  */
 import type { NodeContext } from './cli-args.js';
 import { requestNode } from './cli-http.js';
-import { describeRefusal } from './config-cli.js';
+import { describeRefusal } from './cli-refusal.js';
 import { nodeJson } from './cli-shape.js';
 import type { Out } from './cli-usage.js';
 

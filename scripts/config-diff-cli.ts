@@ -5,6 +5,7 @@
  */
 import type { NodeContext } from './cli-args.js';
 import { requestNode } from './cli-http.js';
+import { describeRefusal } from './cli-refusal.js';
 import { anyJson, list, nodeJson, num, obj, readAnswer, str } from './cli-shape.js';
 import { UsageError } from './cli-usage.js';
 import { queryRanges } from '../schema/index.js';
@@ -51,7 +52,9 @@ export async function resolveRevision(
     );
     if (res === null) return null;
     if (!res.ok) {
-      ctx.err.write(`svc config: listing revisions to resolve ${id} answered ${res.status}\n`);
+      // Worded as every refusal is (code, detail, hint): the status alone left `draining` or a token's scope unsaid.
+      const refusal = describeRefusal(res.status, await res.text());
+      ctx.err.write(`svc config: listing revisions to resolve ${id} was refused:\n${refusal}`);
       return null;
     }
     const page = readAnswer(RevisionsPage, await res.text(), 'a page of revisions', {

@@ -15,7 +15,7 @@ import { openWs, UpgradeRefusedError } from './ws-client.js';
 import { nodeOrigin, requestNode, tokenHint, unreachable, unusableNode } from './cli-http.js';
 import { unknownVerb } from './cli-suggest.js';
 import { UsageError, type Out } from './cli-usage.js';
-import { describeRefusal } from './config-cli.js';
+import { describeRefusal } from './cli-refusal.js';
 import { pathSegment } from './cli-json.js';
 import { anyJson, list, nullable, num, obj, readAnswer, record, str, type Shape } from './cli-shape.js';
 import { intFlag, nonEmptyFlag, oneOfFlag, shapeFlag } from './cli-flags.js';

@@ -27,7 +27,7 @@ import {
   type Shape,
 } from './cli-shape.js';
 import { table } from './cli-table.js';
-import { describeRefusal } from './config-cli.js';
+import { describeRefusal } from './cli-refusal.js';
 import { unknownVerb } from './cli-suggest.js';
 import { UsageError, type Out } from './cli-usage.js';
 import { shapeFlag } from './cli-flags.js';

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, type NodeContext } from './cli-args.js';
 import { requestNode } from './cli-http.js';
-import { describeRefusal } from './config-cli.js';
+import { describeRefusal } from './cli-refusal.js';
 import { nodeJson } from './cli-shape.js';
 import { didYouMean, unknownVerb } from './cli-suggest.js';
 import { UsageError, named } from './cli-usage.js';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { describeRefusal } from '../../scripts/config-cli.js';
+import { describeRefusal } from '../../scripts/cli-refusal.js';
 
 t.test('a refusal without an error code names the command that met it, not always svc config', async (t) => {
   for (const command of ['secrets', 'fleet', 'work', 'pages'])

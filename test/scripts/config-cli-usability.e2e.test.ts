@@ -3,7 +3,10 @@
  * YAML, revision ids may be shortened to a unique prefix, `diff` prints changes grouped per entity (or YAML, or
  * the route's JSON), and `revert` needs no summary.
  */
+import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import t from 'tap';
 import { runSvc } from '../harness/child.js';
@@ -137,5 +140,41 @@ t.test(
     const cycle = await svc(['config', 'patch', join(dir, 'cycle.yaml'), '--summary', 's', '--url', url]);
     t.equal(cycle.code, 1, cycle.err);
     t.match(cycle.err, /\(document\) \(line 1\): an alias refers to a node that contains it/);
+  },
+);
+
+t.test(
+  "a refused listing of revisions while resolving a prefix prints the node's code, detail and hint, exit 1",
+  async (t) => {
+    const refusal = {
+      error: 'draining',
+      detail: 'the node is draining and takes no new requests',
+      hint: 'retry against another node of the fleet',
+    };
+    // A real listener answering as a draining node does (503, `{error, detail, hint}`).
+    const server = createServer((req, res) => {
+      req.resume();
+      res
+        .writeHead(503, { 'content-type': 'application/json', 'retry-after': '30' })
+        .end(JSON.stringify(refusal));
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    for (const args of [
+      ['diff', 'abcd'],
+      ['revert', 'abcd'],
+      ['diff', 'abcd1234', '--against', 'ef01'],
+    ]) {
+      const run = await svc(['config', ...args, '--url', url]);
+      t.equal(run.code, 1, `${args.join(' ')}: ${run.err}`);
+      t.equal(
+        run.err,
+        `svc config: listing revisions to resolve ${args[1]} was refused:\n503 draining: ${refusal.detail}\nhint: ${refusal.hint}\n`,
+        args.join(' '),
+      );
+      t.equal(run.out, '', `${args.join(' ')}: nothing on stdout`);
+    }
   },
 );
