@@ -5,15 +5,9 @@
  * the feed and the spend on screen. A `svc serve` child reaches its nats-server through a TCP proxy; the link
  * is cut, and the page (left open, no reload) says since when; once the link is back the notice goes.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
 import { needsChromium, openPage, startBrowser } from '../harness/browser.js';
-import { freePort, runSvc } from '../harness/child.js';
-import { startNatsServer } from '../harness/nats-server.js';
-import { TOKEN } from '../harness/serve-node.js';
-import { startTcpProxy } from '../harness/tcp-proxy.js';
+import { startProxiedNode } from '../harness/proxied-node.js';
 import { until } from '../harness/until.js';
 
 t.test(
@@ -21,33 +15,7 @@ t.test(
   needsChromium,
   async (t) => {
     const browser = await startBrowser(t);
-    const server = await startNatsServer({ t });
-    const proxy = await startTcpProxy({ host: '127.0.0.1', port: server.port }, { scheme: 'nats', t });
-    const dir = mkdtempSync(join(tmpdir(), 'svc-dash-unlinked-'));
-    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-    const port = await freePort();
-    const configFile = join(dir, 'config.yaml');
-    writeFileSync(
-      configFile,
-      [
-        `providers: {queue: {type: jetstream, url: "${proxy.url}"}}`,
-        `api: {host: 127.0.0.1, port: ${port}, auth: {tokens: [{id: ops, token: "\${SVC_TOKEN}"}]}}`,
-        'node: {id: node-a}',
-      ].join('\n'),
-    );
-    const run = runSvc(['serve', '--config', configFile], { SVC_TOKEN: TOKEN });
-    t.teardown(() => run.kill('SIGKILL'));
-    await run.waitForLog((line) => line.msg === 'node serving');
-    const url = `http://127.0.0.1:${port}`;
-    const put = await fetch(`${url}/config`, {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'x-summary': 'one' },
-      body: JSON.stringify({
-        name: 'Acme',
-        roles: [{ name: 'Ada', kind: 'human', contact: { chat_user_id: 'U1' } }],
-      }),
-    });
-    t.equal(put.status, 201, 'configured');
+    const { proxy, url } = await startProxiedNode(t, 'svc-dash-unlinked-');
 
     const w = await openPage(browser);
     await w.page.goto(`${url}/dashboard#/org`);

@@ -4,16 +4,10 @@
  * `/health` to `isolated` with a critical alarm and `/ready` to 503 `broker_unlinked`; restoring it brings
  * `ok`, no alarm and ready back, and the raise and the clear are both recorded as events.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
 import { openBus, Streams, Subjects } from '../../bus/index.js';
 import { EventRecord } from '../../schema/index.js';
-import { freePort, runSvc } from '../harness/child.js';
-import { startNatsServer } from '../harness/nats-server.js';
-import { TOKEN } from '../harness/serve-node.js';
-import { startTcpProxy } from '../harness/tcp-proxy.js';
+import { startProxiedNode } from '../harness/proxied-node.js';
 
 type Json = Record<string, unknown>;
 
@@ -28,33 +22,7 @@ async function until<T>(read: () => Promise<T>, test: (value: T) => boolean, tim
 }
 
 t.test('a node cut from its streams reports isolated, an alarm and not ready, then recovers', async (t) => {
-  const server = await startNatsServer({ t });
-  const proxy = await startTcpProxy({ host: '127.0.0.1', port: server.port }, { scheme: 'nats', t });
-  const dir = mkdtempSync(join(tmpdir(), 'svc-health-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const port = await freePort();
-  const configFile = join(dir, 'config.yaml');
-  writeFileSync(
-    configFile,
-    [
-      `providers: {queue: {type: jetstream, url: "${proxy.url}"}}`,
-      `api: {host: 127.0.0.1, port: ${port}, auth: {tokens: [{id: ops, token: "\${SVC_TOKEN}"}]}}`,
-      'node: {id: node-a}',
-    ].join('\n'),
-  );
-  const run = runSvc(['serve', '--config', configFile], { SVC_TOKEN: TOKEN });
-  t.teardown(() => run.kill('SIGKILL'));
-  await run.waitForLog((line) => line.msg === 'node serving');
-  const url = `http://127.0.0.1:${port}`;
-  const put = await fetch(`${url}/config`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'x-summary': 'one' },
-    body: JSON.stringify({
-      name: 'Acme',
-      roles: [{ name: 'Ada', kind: 'human', contact: { chat_user_id: 'U1' } }],
-    }),
-  });
-  t.equal(put.status, 201, 'configured');
+  const { server, proxy, run, url } = await startProxiedNode(t, 'svc-health-');
   const health = async (): Promise<Json> => (await (await fetch(`${url}/health`)).json()) as Json;
   const ready = async (): Promise<{ status: number; body: Json }> => {
     const res = await fetch(`${url}/ready`);

@@ -4,44 +4,12 @@
  * the client has declared it lost, `/agents` (and every read-model route) carries `Svc-Stale` naming since
  * when, while `/ready` answers 503 `broker_unlinked`; once the link is back the header is gone.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
-import { freePort, runSvc } from '../harness/child.js';
-import { startNatsServer } from '../harness/nats-server.js';
-import { TOKEN } from '../harness/serve-node.js';
-import { startTcpProxy } from '../harness/tcp-proxy.js';
+import { startProxiedNode } from '../harness/proxied-node.js';
 import { until } from '../harness/until.js';
 
 t.test('a node cut from its streams marks its /agents answer stale until the link is back', async (t) => {
-  const server = await startNatsServer({ t });
-  const proxy = await startTcpProxy({ host: '127.0.0.1', port: server.port }, { scheme: 'nats', t });
-  const dir = mkdtempSync(join(tmpdir(), 'svc-stale-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const port = await freePort();
-  const configFile = join(dir, 'config.yaml');
-  writeFileSync(
-    configFile,
-    [
-      `providers: {queue: {type: jetstream, url: "${proxy.url}"}}`,
-      `api: {host: 127.0.0.1, port: ${port}, auth: {tokens: [{id: ops, token: "\${SVC_TOKEN}"}]}}`,
-      'node: {id: node-a}',
-    ].join('\n'),
-  );
-  const run = runSvc(['serve', '--config', configFile], { SVC_TOKEN: TOKEN });
-  t.teardown(() => run.kill('SIGKILL'));
-  await run.waitForLog((line) => line.msg === 'node serving');
-  const url = `http://127.0.0.1:${port}`;
-  const put = await fetch(`${url}/config`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'x-summary': 'one' },
-    body: JSON.stringify({
-      name: 'Acme',
-      roles: [{ name: 'Ada', kind: 'human', contact: { chat_user_id: 'U1' } }],
-    }),
-  });
-  t.equal(put.status, 201, 'configured');
+  const { proxy, url } = await startProxiedNode(t, 'svc-stale-');
   const agents = async (path = '/agents') => {
     const res = await fetch(`${url}${path}`, { signal: AbortSignal.timeout(5_000) });
     await res.arrayBuffer();
