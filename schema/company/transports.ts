@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { closestName } from '../did-you-mean.js';
 import { cutForQuote } from '../text-grammars.js';
 import { EventTypeCategories } from '../events/categories.js';
-import { ProblemKind, ReferenceKind, type Segment } from './problems.js';
+import { findingsOf, ReferenceKind, type Segment } from './problems.js';
 import type { RuleContext } from './rule-context.js';
 import { isSecretPath } from './secret-paths.js';
 import { isRecord } from './walk.js';
@@ -169,8 +169,12 @@ export const OutboundTransport = z.discriminatedUnion('type', [
 ]);
 export type OutboundTransport = z.infer<typeof OutboundTransport>;
 
-const builtTypes: ReadonlySet<unknown> = new Set(['webhook', 'chat', 'pager', 'email', 'sms']);
-const isBuilt = (entry: unknown): boolean => isRecord(entry) && builtTypes.has(entry['type']);
+/** Each built type's fields, for an unknown key's did-you-mean. */
+const transportKeys: ReadonlyMap<unknown, ReadonlySet<string>> = new Map(
+  OutboundTransport.options.map((o) => [o.shape.type.value, new Set(Object.keys(o.shape))]),
+);
+const isBuilt = (entry: unknown): entry is Record<string, unknown> =>
+  isRecord(entry) && transportKeys.has(entry['type']);
 
 /** The entries this release delivers, by name; entries that do not parse are left out. */
 export function outboundTransports(value: unknown): Map<string, OutboundTransport> {
@@ -219,11 +223,14 @@ export function transportRules(ctx: RuleContext): void {
       selectionRules(ctx, name, parsed.data);
       continue;
     }
+    // Mapped as the document's own shape issues are: the field's path and the spec's kind, in house words.
+    const known = transportKeys.get(entry['type']) ?? 'any';
     for (const issue of parsed.error.issues) {
-      const segments = ['notification_transports', name, ...issue.path.filter((p) => typeof p !== 'symbol')];
-      if (emptyCredential(segments, issue.code, ctx.doc)) continue;
-      const kind = issue.code === 'unrecognized_keys' ? ProblemKind.UnknownField : ProblemKind.Invalid;
-      ctx.admission(segments, kind, issue.message);
+      for (const finding of findingsOf(issue, entry, () => known)) {
+        const segments = ['notification_transports', name, ...finding.segments];
+        if (emptyCredential(segments, issue.code, ctx.doc)) continue;
+        ctx.admission(segments, finding.kind, finding.message);
+      }
     }
   }
 }

@@ -74,8 +74,12 @@ t.test('a webhook transport that does not parse is refused on a write and warned
   t.equal(written.valid, false);
   t.same(
     written.problems.map((p) => p.path).sort(),
-    ['notification_transports.ops', 'notification_transports.ops.events', 'notification_transports.ops.url'],
-    'the URL, the empty event list and the unknown field',
+    [
+      'notification_transports.ops.colour',
+      'notification_transports.ops.events',
+      'notification_transports.ops.url',
+    ],
+    'the URL, the empty event list and the unknown field at its own key',
   );
   const reloaded = validateCompany(doc, { mode: 'runnable' });
   t.equal(reloaded.valid, true, 'a stored revision still loads');
@@ -116,8 +120,8 @@ t.test('a chat transport is applied; one with a field chat hooks do not take is 
   );
   t.equal(signed.valid, false, 'chat hooks are not signed: `secret` is an unknown field there');
   t.same(
-    signed.problems.map((p) => p.path),
-    ['notification_transports.channel'],
+    signed.problems.map((p) => [p.path, p.kind]),
+    [['notification_transports.channel.secret', 'unknown_field']],
   );
 });
 
