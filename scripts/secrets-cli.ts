@@ -1,11 +1,12 @@
 /**
  * `svc secrets <verb>`: the secret store from a terminal, against a running node, and `svc keygen`.
  * The token comes from SVC_TOKEN and a value from a file or stdin — never from an argument, which
- * would land in shell history and process listings.
+ * would land in shell history and process listings; typed at a terminal, it is read with echo off.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { helpExit, nodeContext, nodeFlagsHelp, parseNodeArgs, type NodeContext } from './cli-args.js';
+import { readHiddenLine } from './cli-hidden-input.js';
 import { requestNode } from './cli-http.js';
 import { describeRefusal } from './cli-refusal.js';
 import { nodeJson } from './cli-shape.js';
@@ -22,7 +23,8 @@ Verbs (against a running node; token from $SVC_TOKEN):
   list                              names with key_id, updated_at, updated_by, source (never values)
   put      NAME [FILE|-] [--source S]
                                     store the exact bytes of FILE, or of stdin when FILE is - or absent
-                                    (a trailing newline is kept: use printf, or a file); --source
+                                    (a trailing newline is kept: use printf, or a file); at a
+                                    terminal, prompts and reads one line with echo off; --source
                                     names the writer (default cli): lower-case letters, digits,
                                     . _ : - (at most 64), starting with a letter
   reveal   NAME                     write the value to stdout (exact bytes, no newline added)
@@ -40,6 +42,9 @@ Prints a fresh key for secrets.keys: base64 of 32 random bytes. Put it in the Ti
 `;
 
 type Out = { write(chunk: string | Uint8Array): unknown };
+
+/** Where a put's value comes from when no FILE is named: stdin's bytes, or null when the user gave up. */
+type ValueSource = (name: string) => Buffer | null | Promise<Buffer | null>;
 
 export function runKeygen(args: string[], out: Out): number {
   if (args.includes('-h') || args.includes('--help')) {
@@ -63,7 +68,7 @@ export async function runSecrets(
   env: NodeJS.ProcessEnv,
   out: Out,
   err: Out,
-  stdin: () => Buffer = () => readFileSync(0),
+  stdin: ValueSource = stdinValue(err),
 ): Promise<number> {
   const { values, positionals } = parseNodeArgs(args, {
     source: { type: 'string' },
@@ -117,7 +122,11 @@ export async function runSecrets(
       return call(ctx, 'GET', '/secrets');
     case 'put': {
       const path = `/secrets/${needName()}`;
-      const value = readValue(file ?? '-', stdin);
+      const value = await readValue(file ?? '-', name!, stdin);
+      if (value === null) {
+        err.write('svc secrets put: interrupted; nothing was stored\n');
+        return 130;
+      }
       const query = `?source=${encodeURIComponent(values.source ?? 'cli')}`;
       return call(ctx, 'PUT', `${path}${query}`, value, { 'content-type': 'application/octet-stream' });
     }
@@ -143,10 +152,29 @@ export async function runSecrets(
  */
 export const isSecretNameText = (name: string): boolean => /^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(name);
 
-function readValue(file: string, stdin: () => Buffer): Buffer {
+/**
+ * Piped, the whole of stdin is the value (exact bytes). At a terminal the value is one line typed with echo
+ * off, after a prompt on stderr: read as a pipe is, it showed on the screen as typed.
+ */
+const stdinValue =
+  (err: Out): ValueSource =>
+  async (name) => {
+    if (!process.stdin.isTTY) return readFileSync(0);
+    const line = await readHiddenLine(process.stdin, `Value for ${name} (input hidden): `, err);
+    if (!line.ok) return null;
+    // An Enter pressed too soon would store an empty value over a real one; one is stored from a pipe.
+    if (line.value === '')
+      throw new UsageError(
+        `svc secrets put: an empty value is not stored from a terminal (nothing was sent); to store one: printf '' | svc secrets put ${name}`,
+      );
+    return Buffer.from(line.value, 'utf8');
+  };
+
+async function readValue(file: string, name: string, stdin: ValueSource): Promise<Buffer | null> {
   try {
-    return file === '-' ? stdin() : readFileSync(file);
+    return file === '-' ? await stdin(name) : readFileSync(file);
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     const code = error instanceof Error && 'code' in error ? String(error.code) : 'unreadable';
     if (file === '-') throw new UsageError(`cannot read stdin (${code})`);
     // The argument is a FILE; one that is not a file may be a value typed in by mistake: never echo it.
