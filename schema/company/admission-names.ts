@@ -7,7 +7,7 @@
  * since with their nearest sibling's bound, and keeps them to one line: a notification transport's and an
  * extension's name (map keys, as a provider key: 64) and a native project's display name (the unit's name
  * when unset: 100). Admission rules, so a revision an earlier release stored with a longer name still boots,
- * applies and reloads.
+ * applies and reloads. A15 (a `skill_variables` name no `{{name}}` placeholder can spell) is a key rule too.
  */
 import { hasControlOrLoneSurrogate } from '../text-grammars.js';
 import { ProblemKind, type Segment } from './problems.js';
@@ -40,6 +40,8 @@ export interface KeyRule {
 }
 
 const tooLong = (key: string): boolean => key.length > MAX_ENTITY_KEY;
+/** A `{{name}}` placeholder's name, as the skills reader matches it (actors/skills/skills.text.ts). */
+const placeholderName = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export const keyRules: readonly KeyRule[] = [
   {
@@ -62,6 +64,14 @@ export const keyRules: readonly KeyRule[] = [
     },
     { path, kind: ProblemKind.Shape, message: `${what} is ${ONE_LINE}`, offends: hasControlOrLoneSurrogate },
   ]),
+  // A15: a variable no placeholder can name is never filled.
+  {
+    path: 'skill_variables',
+    kind: ProblemKind.Invalid,
+    message:
+      'a variable name is letters, digits and _, not starting with a digit, as a skill writes its {{name}} placeholder; any other is never filled',
+    offends: (key) => !placeholderName.test(key),
+  },
 ];
 
 /** The map at a dotted path of plain keys. */

@@ -43,6 +43,8 @@
  * A14. A notification transport's or an extension's name (a map key, as a provider key) longer than 64, a
  *     native project's display name (`integrations.work.name`, the unit's name when unset) longer than 100,
  *     or any of them holding a control character or a lone surrogate (admission-names.ts).
+ * A15. A `skill_variables` name outside a `{{name}}` placeholder's grammar (`wiki-base-url`): no skill can
+ *     name it, so it is never filled (admission-names.ts).
  */
 import { cronProblem, cronStepProblem } from '../schedules/time.js';
 import { nameRules } from './admission-names.js';

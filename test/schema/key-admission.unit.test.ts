@@ -1,6 +1,7 @@
 /**
  * Admission rule A14: a notification transport's name and an extension's name (map keys) are at most 64
- * characters, a native project's display name at most 100, and none holds a control character. Ratcheting:
+ * characters, a native project's display name at most 100, and none holds a control character; A15: a
+ * `skill_variables` name is one a `{{name}}` placeholder can spell. Ratcheting:
  * a stored revision holding one still loads, and a write that keeps it (editing another entry of the same map
  * included) goes through.
  */
@@ -131,3 +132,27 @@ t.test('editing, adding or removing another entry of a map that holds a long key
     'a new long key in the same map is refused',
   );
 });
+
+t.test(
+  'A15: a skill variable no {{name}} placeholder can spell is refused on a write, warned on a reload, and held while the active revision has it',
+  async (t) => {
+    const stored = baseCompany();
+    stored['skill_variables'] = { wiki_base_url: 'https://wiki.example', 'logs-url': 'https://logs.example' };
+    t.match(write(stored).problems, [{ path: 'skill_variables', kind: 'invalid', message: /\{\{name\}\}/ }]);
+    t.notMatch(JSON.stringify(write(stored).problems), 'logs-url', 'the key is not quoted');
+    const reload = runnable(stored);
+    t.ok(reload.valid, 'a reload runs it');
+    t.match(reload.warnings, [{ path: 'skill_variables', kind: 'admission' }]);
+
+    const active = { document: stored, problems: write(stored).problems };
+    const edit = structuredClone(stored);
+    edit['skill_variables']['wiki_base_url'] = 'https://wiki2.example';
+    t.same(
+      validateCompany(edit, { mode: 'write', active }).problems,
+      [],
+      'an edit of another entry goes through',
+    );
+    edit['skill_variables']['2fa'] = 'x';
+    t.match(validateCompany(edit, { mode: 'write', active }).problems, [{ path: 'skill_variables' }]);
+  },
+);
