@@ -55,6 +55,22 @@ async function lastSequences(bus: Bus, streams: readonly string[]): Promise<Read
   return new Map(last);
 }
 
+/** The seven figures prom-client reads off its event-loop delay histogram, emptied at each scrape. */
+const loopWindowSample = /^nodejs_eventloop_lag_(?:min|max|mean|stddev|p50|p90|p99)_seconds[{ ]/;
+
+/**
+ * A scrape right after another (two Prometheus servers, a retry) finds that histogram empty, and prom-client
+ * writes its mean and deviation as `Nan` (the format spells it `NaN`) and its minimum as 2^63 ns (292 years):
+ * a window that measured nothing leaves its seven samples out, the families still declared. Any other
+ * not-a-number is written `NaN`.
+ */
+function withoutEmptyLoopWindow(text: string): string {
+  const lines = text.split('\n');
+  const empty = lines.some((l) => l.startsWith('nodejs_eventloop_lag_mean_seconds') && l.endsWith(' Nan'));
+  const kept = empty ? lines.filter((l) => !loopWindowSample.test(l)) : lines;
+  return kept.map((l) => (l.endsWith(' Nan') && !l.startsWith('#') ? `${l.slice(0, -3)}NaN` : l)).join('\n');
+}
+
 export function createNodeMetrics(opts: { nodeId: string }): NodeMetrics {
   const registry = new Registry();
   registry.setDefaultLabels({ node: opts.nodeId });
@@ -210,7 +226,11 @@ export function createNodeMetrics(opts: { nodeId: string }): NodeMetrics {
     async render() {
       return {
         contentType: registry.contentType,
-        text: [await registry.metrics(), requests.render(), ...cells.map((c) => c.render())].join('\n'),
+        text: [
+          withoutEmptyLoopWindow(await registry.metrics()),
+          requests.render(),
+          ...cells.map((c) => c.render()),
+        ].join('\n'),
       };
     },
   };
