@@ -48,15 +48,19 @@ export interface RestoreProblem {
   readonly message: string;
 }
 
-/** Markers back to stored values, matching entities by identity; a marker with nothing to keep is a problem. */
+/**
+ * Markers back to stored values, matching entities by identity; a marker with nothing to keep is a problem.
+ * Only where a read masks (a secret leaf): a marker elsewhere is left for validation to refuse as that
+ * field's shape, as a PATCH's is, rather than taken for the stored value in silence.
+ */
 export function restoreMasks(
   incoming: unknown,
   stored: unknown,
-  _isSecret: IsSecret,
+  isSecret: IsSecret,
 ): { document: unknown; problems: RestoreProblem[] } {
   const problems: RestoreProblem[] = [];
   const walk = (value: unknown, before: unknown, segments: Segment[]): unknown => {
-    if (isMarker(value)) {
+    if (isMarker(value) && isSecret(segments)) {
       if (before !== undefined && before !== null && !isMarker(before)) return clone(before);
       problems.push({
         path: formatPath(segments),
