@@ -101,7 +101,11 @@ t.test('an empty Authorization is no credential; ?access_token= authenticates no
     { status: 401, error: 'invalid_token', challenge: 'Bearer realm="svc"' },
     'RFC 6750 2.3 is not taken',
   );
-  t.equal((await ask(node.url, `/org?${query}`)).status, 200, 'an open read answers as to anyone');
+  t.same(
+    await ask(node.url, `/org?${query}`),
+    { status: 400, error: 'bad_params', challenge: null },
+    'an open read refuses the parameter it does not read, unread (ops/http.md)',
+  );
   // The header token last: its DEBUG line is the only acceptance.
   t.equal((await ask(node.url, '/org', `Bearer ${TOKEN}`)).status, 200);
   await node.run.waitForLog((l) => l['event'] === 'auth_accepted');
