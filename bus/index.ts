@@ -46,7 +46,7 @@ export {
 } from './catalogue.js';
 export { openMemoryBus } from './memory/index.js';
 export { openBus, type OpenBusOptions } from './open.js';
-export { answerProbes, probe } from './probe.js';
+export { answerProbes, probe, probeOutcome } from './probe.js';
 export { LiveOriginHeader, publishEvent, UnmappedEventTypeError } from './publish-event.js';
 export { newEvent } from './event-factory.js';
 export {

@@ -14,6 +14,23 @@ export function answerProbes(bus: Pick<Bus, 'reply'>, subject: string): Subscrip
 }
 
 /**
+ * `answered` when someone answers on `subject` within `timeoutMs`, `gone` when the bus says nobody listens,
+ * `silent` when nobody answers in time (a paused or slow process).
+ */
+export async function probeOutcome(
+  bus: Pick<Bus, 'request'>,
+  subject: string,
+  timeoutMs: number,
+): Promise<'answered' | 'gone' | 'silent'> {
+  try {
+    await bus.request(subject, empty, { timeoutMs });
+    return 'answered';
+  } catch (error) {
+    return error instanceof NoRespondersError ? 'gone' : 'silent';
+  }
+}
+
+/**
  * `gone` when the bus says nobody listens on `subject`; `live` when someone answers, and also when nobody
  * answers within `timeoutMs` (a paused or slow process is not a gone one).
  */
@@ -22,10 +39,5 @@ export async function probe(
   subject: string,
   timeoutMs: number,
 ): Promise<'live' | 'gone'> {
-  try {
-    await bus.request(subject, empty, { timeoutMs });
-    return 'live';
-  } catch (error) {
-    return error instanceof NoRespondersError ? 'gone' : 'live';
-  }
+  return (await probeOutcome(bus, subject, timeoutMs)) === 'gone' ? 'gone' : 'live';
 }

@@ -6,7 +6,7 @@
  * runs. No answer in time (a paused process): start; should it resume, both see the duplicate and
  * withhold admission until one stops.
  */
-import { Subjects, type Bus, type Kv } from '../../bus/index.js';
+import { probeOutcome, Subjects, type Bus, type Kv } from '../../bus/index.js';
 import { NodePresence } from '../../schema/index.js';
 import { presenceKeys } from './fleet.view.js';
 
@@ -45,14 +45,9 @@ export async function refuseRunningDuplicate(opts: {
   }
   const nowMs = (opts.now ?? (() => new Date()))().getTime();
   if (new Date(record.expires_at).getTime() <= nowMs) return;
-  try {
-    await opts.bus.request(Subjects.leaseHolder(record.instance), new Uint8Array(), {
-      timeoutMs: askTimeoutMs,
-    });
-  } catch {
-    // No responder (a restart) or no answer in time (paused): not refused, see above.
+  // No responder (a restart) or no answer in time (paused): not refused, see above.
+  if ((await probeOutcome(opts.bus, Subjects.leaseHolder(record.instance), askTimeoutMs)) !== 'answered')
     return;
-  }
   throw new DuplicateNodeIdError(
     `node id ${opts.nodeId} is already running (${describeProcess(record)}); ` +
       'stop that process or give this one its own node.id',
