@@ -45,6 +45,8 @@
  *     or any of them holding a control character or a lone surrogate (admission-names.ts).
  * A15. A `skill_variables` name outside a `{{name}}` placeholder's grammar (`wiki-base-url`): no skill can
  *     name it, so it is never filled (admission-names.ts).
+ * A16. A `notification_rate_limit` that is not a whole number: it counts notifications a minute, and the
+ *     router's window reads 2.5 as 3 and 0.5 as 1. Not a shape check, so a stored one still loads.
  */
 import { cronProblem, cronStepProblem } from '../schedules/time.js';
 import { nameRules } from './admission-names.js';
@@ -263,6 +265,16 @@ export function admissionRules(ctx: RuleContext): void {
       ['notification_coalesce_window_seconds'],
       ProblemKind.OutOfRange,
       `at most ${MAX_COALESCE_WINDOW_SECONDS} (an hour): each notification wake waits out the window before its seat sees it`,
+    );
+  }
+
+  // A16
+  const rateLimit = ctx.doc['notification_rate_limit'];
+  if (typeof rateLimit === 'number' && !Number.isInteger(rateLimit)) {
+    ctx.admission(
+      ['notification_rate_limit'],
+      ProblemKind.Shape,
+      'a whole number of notifications a minute (0 or absent: no limit)',
     );
   }
 

@@ -166,6 +166,19 @@ t.test('A11: a notification batching window longer than an hour', async (t) => {
   t.ok(write(doc).valid, 'an hour is the most');
 });
 
+t.test('A16: a notification rate limit that is not a whole number of notifications', async (t) => {
+  const doc = baseCompany();
+  for (const limit of [2.5, 0.5]) {
+    doc['notification_rate_limit'] = limit;
+    admission(t, doc, 'notification_rate_limit shape');
+    t.match(write(doc).problems[0]?.message, /whole number/);
+  }
+  for (const limit of [0, 3]) {
+    doc['notification_rate_limit'] = limit;
+    t.ok(write(doc).valid, `${limit} is written`);
+  }
+});
+
 t.test('hard rules refuse in runnable mode too', async (t) => {
   const doc = baseCompany();
   doc['integrations'] = { wiki: { url: 'https://w.example' }, tracker_b: { url: 'https://t.example' } };
