@@ -17,8 +17,8 @@ import { otherMethod } from './dispatch.refusals.js';
 /**
  * The health envelope is built once per tick and its encoding reused for every probe within it: a probe
  * storm costs one envelope per tick, not one per request. What the gateway itself sees change (a drain
- * starting, a request coming into flight) or the node reports fresh (the seats it holds) builds it anew at once;
- * other facts are at most a tick old.
+ * starting, a request coming into flight) or the node reports fresh (the seats it holds, its bus link, phase
+ * and posture: what `/ready` also reads) builds it anew at once; other facts are at most a tick old.
  */
 const HEALTH_TICK_MS = 100;
 const healthAnswers = new WeakMap<GatewayCore, { at: number; key: string; prepared: Prepared }>();

@@ -22,7 +22,8 @@ export interface ProbeSource {
   draining(): boolean;
   /**
    * Facts a cached health answer must never outlive (the seats this node holds, which a lease ends on the
-   * node's own clock): the answer is built again whenever this changes. Cheap: asked on every probe.
+   * node's own clock; the bus link, phase and posture `/ready` reads live, so the two probes never disagree):
+   * the answer is built again whenever this changes. Cheap: asked on every probe.
    */
   fresh?(): string;
   /** False before the first revision is active: webhook deliveries answer 503. */

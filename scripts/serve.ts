@@ -270,8 +270,13 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
           ready: () => node.ready(liveFacts()),
           draining: () => node.draining(),
           configured: () => node.configured(),
-          // A seat this node stopped holding never shows in a cached answer (the peer may hold it already).
-          fresh: () => (seats.runtime?.seats() ?? []).join(','),
+          // A cached answer never outlives a seat this node stopped holding (a peer may hold it already), nor
+          // what `/health` status and `/ready` both read: the bus link, phase and posture (the probes agree).
+          fresh: () => {
+            const view = node.view();
+            const held = (seats.runtime?.seats() ?? []).join(',');
+            return `${held}|${bus.linked()}|${view.phase}|${view.configured}|${view.posture}`;
+          },
         },
         logger: logger.child({ component: 'http' }),
         observer: requestSpans(tracing.tracer, metrics.requests),
