@@ -38,10 +38,12 @@ function distance(a: string, b: string, cap: number): number {
 export function didYouMean(word: string, known: Iterable<string>): string {
   const cap = word.length <= 5 ? 1 : 2;
   let best: string[] = [];
-  let bestDistance = cap + 1;
+  let bestDistance = cap;
   for (const candidate of known) {
     if (candidate === word) continue;
     const d = distance(word.toLowerCase(), candidate.toLowerCase(), cap);
+    // Past the cap is no typo, even when it is the only candidate that far (`foo` is not `rebuild`).
+    if (d > cap) continue;
     if (d < bestDistance) [best, bestDistance] = [[candidate], d];
     else if (d === bestDistance) best.push(candidate);
   }

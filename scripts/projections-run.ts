@@ -22,6 +22,7 @@ import {
   type CheckpointStore,
 } from '../projections/index.js';
 import type { TierA } from '../schema/index.js';
+import { didYouMean } from './cli-suggest.js';
 import { UsageError, type Out } from './cli-usage.js';
 
 /** One projection as the command sees it: its identity, and how to run it once. */
@@ -152,7 +153,10 @@ export async function runProjectionVerb(
   });
   const planned = name === undefined ? all : all.filter((p) => p.name === name);
   if (planned.length === 0) {
-    throw new UsageError(`no projection named ${name}: one of ${all.map((p) => p.name).join(', ')}`);
+    const names = all.map((p) => p.name);
+    throw new UsageError(
+      `no projection named ${name}${didYouMean(name!, names)}: one of ${names.join(', ')}`,
+    );
   }
   const queue = config.providers.queue;
   const bus = await openBus({

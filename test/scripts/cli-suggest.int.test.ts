@@ -54,6 +54,13 @@ t.test('a word near no command, verb or flag, or near several alike, gets no gue
     [['config', 'fly'], 'svc: unknown config verb: fly'],
     // One edit from both `move` and `mine`: a guess would be a coin toss.
     [['work', 'mone'], 'svc: unknown work verb: mone'],
+    // Two edits or more from a short word is no typo: `foo` is not `rebuild`, nor `--jsn` `--config`,
+    // however few other words there are to choose from.
+    [['projections', 'foo'], 'svc: unknown projections verb: foo'],
+    [
+      ['projections', 'list', '--jsn'],
+      'svc: unknown flag --jsn (an argument that starts with a dash goes after --)',
+    ],
     [
       ['events', 'list', '--bogus'],
       'svc: unknown flag --bogus (an argument that starts with a dash goes after --)',

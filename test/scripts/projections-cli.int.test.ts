@@ -145,6 +145,9 @@ t.test('an unknown projection or verb is a usage error', async (t) => {
   const unknown = await svc('rebuild', 'nope', '--config', file);
   t.equal(unknown.code, 2);
   t.match(unknown.err, /no projection named nope: one of config, secrets, events/);
+  const near = await svc('rebuild', 'event', '--config', file);
+  t.equal(near.code, 2);
+  t.match(near.err, /no projection named event \(did you mean events\?\): one of config, secrets, events/);
   const verb = await svc('replay', '--config', file);
   t.equal(verb.code, 2);
   t.match(verb.err, /unknown projections verb: replay/);
