@@ -1,166 +1,21 @@
-/** One seat: the live turn as it streams, `llm_history`, memory, schedules, and pause/resume. */
+/**
+ * One seat: who it is and what holds it (a pause, a question, an error), with its live turn, budget and
+ * schedules; its turns (seat-turns.tsx) and memory (seat-memory.tsx) are drawn by their own files.
+ */
 import { useRef, useState } from 'preact/hooks';
 import { useConnection, useLiveSlice, useQuestion } from '../live/context.js';
-import type { AgentRow, HistoryRow, LiveCall, Schedule, ToolExecution } from '../live/types.js';
+import type { AgentRow, Schedule } from '../live/types.js';
 import type { Route } from '../router.js';
-import { count, duration, json, time } from '../ui/format.js';
-import { Answer, Badge, Card, FIRST_ROWS, Hint, MeterBar, ShowAll, Table, Unread } from '../ui/parts.js';
+import { count, json, time } from '../ui/format.js';
+import { Answer, Badge, Card, FIRST_ROWS, Hint, MeterBar, ShowAll, Unread } from '../ui/parts.js';
 import { cardHeading, useFocusKept } from '../ui/keep-focus.js';
 import { LongText } from '../ui/long-text.js';
 import { CodingRuns } from './coding-runs.js';
 import { SeatPicker } from './seat-picker.js';
+import { MemoryView } from './seat-memory.js';
+import { History, LiveTurn } from './seat-turns.js';
 import { allSeats, schedulesOf } from './selectors.js';
 import { Ago } from '../ui/ago.js';
-
-const roundsOf = (call: LiveCall): number =>
-  Array.isArray(call.rounds) ? call.rounds.length : typeof call.rounds === 'number' ? call.rounds : 0;
-
-function toolName(t: ToolExecution): string {
-  return t.name ?? t.tool ?? 'tool';
-}
-
-function LiveTurn(props: { call: LiveCall | null }) {
-  const call = props.call;
-  // Two polite live regions, neither per token: the status line (a turn, a phase or a round begins or ends),
-  // kept in the page between turns, and the response, busy while it streams so it is read once, whole, when
-  // its phase settles. The tool list is not live.
-  if (!call)
-    return (
-      <div class="live-turn">
-        <p role="status" class="muted">
-          No turn in flight.
-        </p>
-      </div>
-    );
-  return (
-    <div class="live-turn">
-      <p role="status">
-        <Badge value={call.phase} /> round {roundsOf(call) || 1}
-        {call.max_rounds ? ` of ${call.max_rounds}` : ''} · iteration {call.iteration}
-        {call.model ? ` · ${call.model}` : ''} {call.in_progress ? <Badge value="working" /> : null}
-        {call.failed ? <Badge value="failed" /> : null}
-      </p>
-      {call.round_narration ? <p class="muted">{call.round_narration}</p> : null}
-      <pre
-        class="response"
-        data-testid="live-response"
-        aria-live="polite"
-        aria-atomic="true"
-        aria-busy={call.in_progress === true}
-      >
-        {call.response ?? ''}
-      </pre>
-      {call.tool_executions?.length ? (
-        <ol class="tools-run">
-          {call.tool_executions.map((t, i) => (
-            <li key={i}>
-              <code>{toolName(t)}</code> {t.origin ? <span class="muted">{t.origin}</span> : null}{' '}
-              {t.duration_ms ? (
-                <span class="muted">{duration(t.duration_ms)}</span>
-              ) : (
-                <Badge value="working" />
-              )}
-            </li>
-          ))}
-        </ol>
-      ) : null}
-    </div>
-  );
-}
-
-function History(props: { rows: HistoryRow[] }) {
-  return (
-    <Table
-      caption="Phases, newest first"
-      rows={props.rows}
-      rowKey={(r) => `${r.turn_id}-${r.phase}-${r.iteration}-${r.timestamp ?? ''}`}
-      empty="No phases recorded yet."
-      columns={[
-        {
-          label: 'when',
-          cell: (r) => (
-            <span title={time(r.timestamp)}>
-              <Ago at={r.timestamp} />
-            </span>
-          ),
-        },
-        { label: 'phase', cell: (r) => <Badge value={r.failed ? 'failed' : r.phase} title={r.phase} /> },
-        { label: 'rounds', cell: (r) => roundsOf(r), numeric: true },
-        { label: 'tokens', cell: (r) => count(r.total_tokens), numeric: true },
-        { label: 'duration', cell: (r) => duration(r.duration_ms), numeric: true },
-        { label: 'model', cell: (r) => r.model ?? '—' },
-        { label: 'tools', cell: (r) => (r.tool_executions ?? []).map(toolName).join(', ') || '—' },
-      ]}
-    />
-  );
-}
-
-interface Memory {
-  personal_memories?: {
-    long?: Array<{ id: string; content: string }>;
-    short?: Array<{ id: string; content: string; expired?: boolean }>;
-  };
-  episodes?: Array<{ id: string; task_summary?: string; review_outcome?: string; ended_at?: string }>;
-  counterparty_profiles?: Array<{
-    subject_label?: string;
-    subject_name?: string;
-    interaction_count?: number;
-  }>;
-  synthesized_skills?: Array<{ id: string; name: string; description?: string }>;
-}
-
-function MemoryView(props: { handle: string; again: unknown }) {
-  const asked = useQuestion<Memory>('memory', { id: props.handle }, props.again);
-  return (
-    <Answer asked={asked} what="memory">
-      {(m) => {
-        const notes = [...(m.personal_memories?.long ?? []), ...(m.personal_memories?.short ?? [])];
-        return (
-          <div class="memory">
-            <h3>Notes</h3>
-            {notes.length === 0 ? (
-              <p class="muted">No notes yet: the seat keeps them with memory_remember.</p>
-            ) : (
-              <ul>
-                {notes.map((n) => (
-                  <li key={n.id}>{n.content}</li>
-                ))}
-              </ul>
-            )}
-            <h3>Episodes ({m.episodes?.length ?? 0})</h3>
-            <ul>
-              {(m.episodes ?? []).slice(0, 10).map((e) => (
-                <li key={e.id}>
-                  {e.task_summary ?? e.id}{' '}
-                  <span class="muted">
-                    {e.review_outcome ?? ''} <Ago at={e.ended_at} />
-                  </span>
-                </li>
-              ))}
-            </ul>
-            <h3>People ({m.counterparty_profiles?.length ?? 0})</h3>
-            <ul>
-              {(m.counterparty_profiles ?? []).map((p, i) => (
-                <li key={i}>
-                  {p.subject_name ?? p.subject_label}{' '}
-                  <span class="muted">{p.interaction_count ?? 0} interactions</span>
-                </li>
-              ))}
-            </ul>
-            <h3>Skills ({m.synthesized_skills?.length ?? 0})</h3>
-            <ul>
-              {(m.synthesized_skills ?? []).map((s) => (
-                <li key={s.id}>
-                  {s.name} <span class="muted">{s.description}</span>
-                </li>
-              ))}
-            </ul>
-          </div>
-        );
-      }}
-    </Answer>
-  );
-}
 
 interface LastError {
   at?: string;

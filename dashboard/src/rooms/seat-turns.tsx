@@ -1,0 +1,88 @@
+/** A seat's turns: the one in flight as it streams, and its recorded phases (`llm_history`). */
+import type { HistoryRow, LiveCall, ToolExecution } from '../live/types.js';
+import { count, duration, time } from '../ui/format.js';
+import { Badge, Table } from '../ui/parts.js';
+import { Ago } from '../ui/ago.js';
+
+const roundsOf = (call: LiveCall): number =>
+  Array.isArray(call.rounds) ? call.rounds.length : typeof call.rounds === 'number' ? call.rounds : 0;
+
+function toolName(t: ToolExecution): string {
+  return t.name ?? t.tool ?? 'tool';
+}
+
+export function LiveTurn(props: { call: LiveCall | null }) {
+  const call = props.call;
+  // Two polite live regions, neither per token: the status line (a turn, a phase or a round begins or ends),
+  // kept in the page between turns, and the response, busy while it streams so it is read once, whole, when
+  // its phase settles. The tool list is not live.
+  if (!call)
+    return (
+      <div class="live-turn">
+        <p role="status" class="muted">
+          No turn in flight.
+        </p>
+      </div>
+    );
+  return (
+    <div class="live-turn">
+      <p role="status">
+        <Badge value={call.phase} /> round {roundsOf(call) || 1}
+        {call.max_rounds ? ` of ${call.max_rounds}` : ''} · iteration {call.iteration}
+        {call.model ? ` · ${call.model}` : ''} {call.in_progress ? <Badge value="working" /> : null}
+        {call.failed ? <Badge value="failed" /> : null}
+      </p>
+      {call.round_narration ? <p class="muted">{call.round_narration}</p> : null}
+      <pre
+        class="response"
+        data-testid="live-response"
+        aria-live="polite"
+        aria-atomic="true"
+        aria-busy={call.in_progress === true}
+      >
+        {call.response ?? ''}
+      </pre>
+      {call.tool_executions?.length ? (
+        <ol class="tools-run">
+          {call.tool_executions.map((t, i) => (
+            <li key={i}>
+              <code>{toolName(t)}</code> {t.origin ? <span class="muted">{t.origin}</span> : null}{' '}
+              {t.duration_ms ? (
+                <span class="muted">{duration(t.duration_ms)}</span>
+              ) : (
+                <Badge value="working" />
+              )}
+            </li>
+          ))}
+        </ol>
+      ) : null}
+    </div>
+  );
+}
+
+export function History(props: { rows: HistoryRow[] }) {
+  return (
+    <Table
+      caption="Phases, newest first"
+      rows={props.rows}
+      rowKey={(r) => `${r.turn_id}-${r.phase}-${r.iteration}-${r.timestamp ?? ''}`}
+      empty="No phases recorded yet."
+      columns={[
+        {
+          label: 'when',
+          cell: (r) => (
+            <span title={time(r.timestamp)}>
+              <Ago at={r.timestamp} />
+            </span>
+          ),
+        },
+        { label: 'phase', cell: (r) => <Badge value={r.failed ? 'failed' : r.phase} title={r.phase} /> },
+        { label: 'rounds', cell: (r) => roundsOf(r), numeric: true },
+        { label: 'tokens', cell: (r) => count(r.total_tokens), numeric: true },
+        { label: 'duration', cell: (r) => duration(r.duration_ms), numeric: true },
+        { label: 'model', cell: (r) => r.model ?? '—' },
+        { label: 'tools', cell: (r) => (r.tool_executions ?? []).map(toolName).join(', ') || '—' },
+      ]}
+    />
+  );
+}
