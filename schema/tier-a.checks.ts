@@ -70,7 +70,15 @@ export function crossCheck(file: unknown, raw: unknown, offline: boolean, envNod
   }
   const apiPort = numberText(valueAt(file, ['api', 'port']) ?? 8080);
   const publicPort = numberText(valueAt(file, ['api', 'public', 'port']));
-  if (typeof publicPort === 'number' && publicPort !== 0 && publicPort === apiPort) {
+  if (publicPort === 0) {
+    // Written, so the public routes would move; 0 binds nothing, so they would be served nowhere. Neither
+    // reading (unset, or off) is safe to guess: the file says which.
+    problems.push({
+      path: 'api.public.port',
+      message:
+        '0 is not a port to serve the public routes on: give a port, or remove api.public to serve them on api.port',
+    });
+  } else if (typeof publicPort === 'number' && publicPort === apiPort) {
     problems.push({ path: 'api.public.port', message: 'must differ from api.port' });
   }
   const seen = new Set<string>();

@@ -154,6 +154,23 @@ t.test('api.public.port must differ from api.port', async (t) => {
   t.same(!result.ok && result.problems.map((p) => p.path), ['api.public.port']);
 });
 
+t.test(
+  'api.public.port 0 is refused: it is not read as unset, nor as a listener binding nothing',
+  async (t) => {
+    for (const text of ['api: {public: {port: 0}}', 'api: {port: 0, public: {port: "${PUBLIC_PORT}"}}']) {
+      const result = parse(text, { PUBLIC_PORT: '0' });
+      t.notOk(result.ok, text);
+      t.match(
+        !result.ok && result.problems,
+        [{ path: 'api.public.port', message: /remove api\.public/ }],
+        text,
+      );
+    }
+    const set = parse('api: {public: {port: 8443}}');
+    t.equal(set.ok && set.config.api.public?.port, 8443);
+  },
+);
+
 t.test('providers.queue.replicas defaults to 1 and takes 1 to 5 for jetstream', async (t) => {
   const none = parse('');
   t.equal(none.ok && none.config.providers.queue.replicas, 1, 'no providers at all');
