@@ -58,6 +58,8 @@ export const Subjects = {
   turnJournal: (handle: string, turnId: string): string =>
     `svc.turns.${token('seat handle', handle)}.${token('turn id', turnId)}`,
   turnJournals: 'svc.turns.>',
+  /** Every journal of one seat's turns. */
+  seatJournals: (handle: string): string => `svc.turns.${token('seat handle', handle)}.*`,
   /** One seat actor's own records (`svc.seats.<handle>.log`): its open needs, rebuilt on start. */
   seatLog: (handle: string): string => `svc.seats.${token('seat handle', handle)}.log`,
   /** The state one seat's log folds to up to a sequence, so a start reads the tail only. */

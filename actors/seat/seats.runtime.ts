@@ -17,6 +17,7 @@ import { turnLimits, type TurnLimits } from './seat.limits.js';
 import { companyOf, type CompanyProfile } from './seat.profile.js';
 import { startSeatHost } from './seat.host.js';
 import { clearPausesOutside } from './seat.records.js';
+import { unsettledSpendOf } from './seat.removed-spend.js';
 import type { SeatHost } from './seat.host.types.js';
 import { fenceOf, leaseHeaders } from '../lease/index.js';
 import { startPlacement } from './placement.js';
@@ -31,6 +32,8 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
   let company: CompanyProfile = companyOf(null);
   let limits: TurnLimits = turnLimits(undefined);
   const hosts = new Map<string, SeatHost>();
+  /** Seats the applies removed whose journals' unsettled spend is not yet stored. */
+  const removed = new Set<string>();
   /** The lease epoch each host acts under: a host of an earlier epoch is replaced, never kept. */
   const epochs = new WeakMap<SeatHost, number>();
   /** Set when placement stopped a host to hand its seat over (the held set changed under `follow`). */
@@ -179,6 +182,8 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
     const next = companyOf(document, opts.resolve);
     const prior = company;
     company = next;
+    for (const handle of prior.seats.keys()) if (!next.seats.has(handle)) removed.add(handle);
+    for (const handle of next.seats.keys()) removed.delete(handle);
     placement ??= await placementReady;
     // 1. seats gone from the company stop while their lease stands, so a cut turn is journaled (the
     //    drain's order), 2. placement takes (or releases) leases, 3. terminate and spawn, 4. swap changed
@@ -268,11 +273,33 @@ export function startSeatsRuntime(opts: SeatsRuntimeOptions): SeatsRuntime {
         log.warn({ err: error }, 'clearing the pause of removed seats failed; tried again at the next apply');
       }
     });
+  // A removed seat's cut turns are never taken up again: the spend their journals hold unstored is stored
+  // here, after the last subsystem applied (seat.removed-spend.ts). Every node does it; ids make it once.
+  const storeRemovedSpend = (): Promise<void> =>
+    serial(async () => {
+      for (const handle of [...removed]) {
+        if (company.seats.has(handle)) continue;
+        try {
+          const records = await unsettledSpendOf(opts.bus, handle);
+          await Promise.all(records.map((record) => spend(record)));
+          for (const record of records) budget.count(record);
+          removed.delete(handle);
+          if (records.length > 0)
+            log.info({ seat: handle, records: records.length }, 'unsettled spend of a removed seat stored');
+        } catch (error) {
+          log.warn(
+            { err: error, seat: handle },
+            'storing a removed seat its spend failed; tried again at the next apply',
+          );
+        }
+      }
+    });
   const inboxes: SubsystemApplier = {
     name: 'seat_inboxes',
     apply: async () => {
       await openAll();
       await clearRemovedPauses();
+      await storeRemovedSpend();
     },
     rollback: openAll,
   };

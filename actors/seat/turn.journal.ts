@@ -7,7 +7,7 @@
  * replayed, not asked again (ops/turn-engine.md "Resuming a cut turn"). Each record's message id is
  * derived from (turn, phase, iteration, round, call), so a record written twice is stored once.
  */
-import { Streams, Subjects, type Bus, type PubAck } from '../../bus/index.js';
+import { Streams, Subjects, type Bus, type PubAck, type StoredMessage } from '../../bus/index.js';
 import { leaseEpochOf, nextEpochMark, type SpendRecord } from '../../schema/index.js';
 import type { PhaseName } from './seat.types.js';
 import { publishStep, type EpochMark, type StepHolder } from './step.publish.js';
@@ -54,6 +54,8 @@ export interface TurnJournal {
    * What closes the phase without running it again stores them (turn.close.ts).
    */
   unsettled(phase: PhaseName, iteration: number): readonly SpendRecord[];
+  /** The spend records that may not have been stored, of whichever phase run: what a removed seat's sweep stores. */
+  readonly unsettledRecords: readonly SpendRecord[];
   readonly cuts: readonly Of<'cut'>[];
   readonly records: number;
   /** Every phase on record as started, ended or not, in the order they started. */
@@ -132,6 +134,12 @@ export function foldJournal(records: readonly JournalRecord[]): TurnJournal {
         break;
     }
   }
+  const unsettledRecords: readonly SpendRecord[] =
+    !newest || settled
+      ? []
+      : newest.kind === 'round'
+        ? [newest.spend, ...(newest.unfinished ?? [])]
+        : newest.spend;
   const startedPhases = (): StartedPhase[] =>
     [...phases.values()].flatMap((p) =>
       p.started
@@ -143,10 +151,9 @@ export function foldJournal(records: readonly JournalRecord[]): TurnJournal {
     phase: (phase, iteration) => phases.get(phaseKey(phase, iteration)) ?? null,
     unsettledSpend: newest?.kind === 'round' && !settled ? newest.spend.id : null,
     unsettledUnfinished: newest?.kind === 'unfinished' && !settled ? newest : null,
-    unsettled: (phase, iteration) => {
-      if (!newest || settled || newest.phase !== phase || newest.iteration !== iteration) return [];
-      return newest.kind === 'round' ? [newest.spend, ...(newest.unfinished ?? [])] : newest.spend;
-    },
+    unsettled: (phase, iteration) =>
+      newest?.phase === phase && newest.iteration === iteration ? unsettledRecords : [],
+    unsettledRecords,
     cuts,
     records: records.length,
     phasesStarted: startedPhases,
@@ -209,21 +216,35 @@ export async function readJournal(
     return null;
   }
   const records: JournalRecord[] = [];
-  let at = 0;
+  const read = journalReader((seen) => holder?.saw(seen));
   for await (const msg of bus.replay(Streams.Turns, { subject })) {
-    const next = nextEpochMark(at, msg.headers);
-    if (next === null) continue;
-    if (next > at) holder?.saw({ seq: msg.seq, epoch: next });
-    at = next;
-    try {
-      // An epoch mark is no record (kind `held`): skipped here, as by earlier releases, its header read.
-      const parsed = JournalRecord.safeParse(JSON.parse(decoder.decode(msg.data)));
-      if (parsed.success) records.push(parsed.data);
-    } catch {
-      // An unreadable record is skipped: the turn then redoes what it said, as a fresh run would.
-    }
+    const record = read(msg);
+    if (record) records.push(record);
   }
   return records.length === 0 ? null : foldJournal(records);
+}
+
+/**
+ * Reads one journal's messages in order: the record each holds, or null for one ignored — an epoch mark
+ * (no record, its header read), a superseded holder's late record, an unreadable one (the turn then redoes
+ * what it said, as a fresh run would). `saw` hears each higher epoch met.
+ */
+export function journalReader(
+  saw?: (seen: { seq: number; epoch: number }) => void,
+): (msg: Pick<StoredMessage, 'seq' | 'headers' | 'data'>) => JournalRecord | null {
+  let at = 0;
+  return (msg) => {
+    const next = nextEpochMark(at, msg.headers);
+    if (next === null) return null;
+    if (next > at) saw?.({ seq: msg.seq, epoch: next });
+    at = next;
+    try {
+      const parsed = JournalRecord.safeParse(JSON.parse(decoder.decode(msg.data)));
+      return parsed.success ? parsed.data : null;
+    } catch {
+      return null;
+    }
+  };
 }
 
 /** Appends records to one turn's journal, each after `fence()` (a superseded holder writes nothing). */
