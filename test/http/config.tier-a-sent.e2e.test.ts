@@ -60,3 +60,39 @@ t.test(
     }
   },
 );
+
+t.test(
+  'a PATCH of Tier A keys (restart-only, in the start file) is answered with the same hint as a PUT',
+  async (t) => {
+    const node = await startNode(t);
+    const send = async (method: string, body: unknown) => {
+      const res = await fetch(`${node.url}/config${method === 'PATCH' ? '?dry_run=true' : ''}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${TOKEN}`,
+          'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json',
+          'x-summary': 'tier a',
+        },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    t.equal((await send('PUT', { name: 'Acme' })).status, 201);
+    for (const patch of [
+      { api: { port: 9090 } },
+      { node: { roles: ['ingress'] }, providers: { queue: { type: 'jetstream' } } },
+    ]) {
+      const answer = await send('PATCH', patch);
+      const label = JSON.stringify(patch);
+      t.equal(answer.status, 400, label);
+      t.equal(answer.body['error'], 'invalid_patch', label);
+      const problems = answer.body['problems'] as Array<{ kind: string }>;
+      t.ok(problems.length > 0 && problems.every((p) => p.kind === 'unknown_field'), label);
+      t.match(answer.body['hint'], tierAHint, label);
+    }
+    // A patch of the company document with a mistyped key is a company patch.
+    const typo = await send('PATCH', { nmae: 'Acme Two' });
+    t.equal(typo.status, 400);
+    t.notMatch(typo.body['hint'], /Tier A/, 'no Tier A hint on a company patch');
+  },
+);

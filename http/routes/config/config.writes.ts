@@ -183,6 +183,8 @@ async function patchConfig(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiR
   if (unknown.length > 0) {
     throw new ApiError('invalid_patch', {
       detail: `The patch names ${unknown.length} unknown key(s).`,
+      // Tier A keys (restart-only, in the start file) are told apart as a PUT tells them (sentTierAFile).
+      ...(looksLikeTierAFile(body.document) ? { hint: tierAFileHint } : {}),
       extra: {
         problems: unknown.map((u) => ({
           path: u.path,
