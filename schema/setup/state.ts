@@ -89,6 +89,15 @@ function seatValue(document: unknown, handle: string, r: Requirement): unknown {
     : valueAt(document, [...at, ...segmentsOf(r.config_path)]);
 }
 
+/**
+ * A credential as the receivers use it (`http/webhooks/settings.ts`): without outer whitespace, which no
+ * vendor signs with, so a value of only whitespace, or too short once trimmed, does not resolve.
+ */
+const usable = (value: string, minLength = 0): boolean => {
+  const trimmed = value.trim();
+  return trimmed !== '' && trimmed.length >= minLength;
+};
+
 const nonEmpty = (v: unknown): boolean =>
   v !== undefined && v !== null && v !== '' && !(Array.isArray(v) && v.length === 0);
 
@@ -127,7 +136,7 @@ function requirementState(r: Requirement, input: StateInput, blockUrl: string | 
       const v = seatValue(input.document, handle, r);
       const ref = typeof v === 'string' && isWholeRef(v) ? v : null;
       const answer = typeof v === 'string' ? resolveText(v, input.lookups) : null;
-      const present = answer !== null && answer.value !== '';
+      const present = answer !== null && usable(answer.value);
       // Where the first seat's value comes from, as for a single credential (a sealed one: `store`).
       if (present) resolved ??= answer.source;
       const unreadable = unreadableIn(v, input);
@@ -139,7 +148,7 @@ function requirementState(r: Requirement, input: StateInput, blockUrl: string | 
   if (r.config_path === null) {
     // Lives in the secret store (or the environment) only.
     const answer = r.secret_name === null ? null : (input.lookups.get(r.secret_name) ?? null);
-    const ok = answer !== null && answer.value !== '' && answer.value.length >= (r.min_length ?? 0);
+    const ok = answer !== null && usable(answer.value, r.min_length);
     const ref = r.secret_name === null ? null : `\${${r.secret_name}}`;
     // Stored but not openable here: there all the same (not "not set"), and the answer says why it fails.
     const unreadable = unreadableIn(ref, input);
@@ -172,7 +181,7 @@ function requirementState(r: Requirement, input: StateInput, blockUrl: string | 
       ...base,
       value: ref,
       present: true,
-      resolved: value === '' ? null : source,
+      resolved: usable(value) ? source : null,
       ...marked(unreadableIn(raw, input)),
     };
   }
