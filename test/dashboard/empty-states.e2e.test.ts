@@ -1,6 +1,6 @@
 /**
  * Empty is said, not left blank: a node with no events yet, a company with no agent seat to budget, and a
- * seat with no notes each say so in words.
+ * seat with no notes, episodes, people or skills each say so in words.
  */
 import t from 'tap';
 import { needsChromium, openPage, startBrowser } from '../harness/browser.js';
@@ -38,6 +38,15 @@ t.test('a seat without notes says so under its memory', needsChromium, async (t)
     .getByText('No notes yet: the seat keeps them with memory_remember.')
     .waitFor();
   t.pass('no blank list under Notes');
+  // Episodes, people and skills are empty too: each says so, and no list without items is left in the page.
+  const memory = w.page.locator('section[aria-label="Memory"]');
+  for (const said of [
+    'No episodes yet: one is kept as each turn ends.',
+    'No people yet: the seat profiles those it deals with.',
+    'No skills yet: the seat synthesizes them from its turns.',
+  ])
+    t.equal(await memory.getByText(said).count(), 1, said);
+  t.equal(await memory.locator('ul:not(:has(li))').count(), 0, 'no empty list');
   t.same(await w.violations(), []);
   t.same(w.errors, []);
 });

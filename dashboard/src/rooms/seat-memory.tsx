@@ -1,4 +1,5 @@
 /** A seat's memory as `/agents/{id}/memory` reads it: notes, episodes, people and skills. */
+import type { ComponentChildren } from 'preact';
 import { useQuestion } from '../live/context.js';
 import { Answer } from '../ui/parts.js';
 import { Ago } from '../ui/ago.js';
@@ -15,6 +16,12 @@ interface Memory {
     interaction_count?: number;
   }>;
   synthesized_skills?: Array<{ id: string; name: string; description?: string }>;
+}
+
+/** A section's list, or in words that it is empty: a list without items is announced as one, and says nothing. */
+function Listed(props: { items: readonly unknown[] | undefined; none: string; children: ComponentChildren }) {
+  if (!props.items?.length) return <p class="muted">{props.none}</p>;
+  return <ul>{props.children}</ul>;
 }
 
 export function MemoryView(props: { handle: string; again: unknown }) {
@@ -36,7 +43,7 @@ export function MemoryView(props: { handle: string; again: unknown }) {
               </ul>
             )}
             <h3>Episodes ({m.episodes?.length ?? 0})</h3>
-            <ul>
+            <Listed items={m.episodes} none="No episodes yet: one is kept as each turn ends.">
               {(m.episodes ?? []).slice(0, 10).map((e) => (
                 <li key={e.id}>
                   {e.task_summary ?? e.id}{' '}
@@ -45,24 +52,30 @@ export function MemoryView(props: { handle: string; again: unknown }) {
                   </span>
                 </li>
               ))}
-            </ul>
+            </Listed>
             <h3>People ({m.counterparty_profiles?.length ?? 0})</h3>
-            <ul>
+            <Listed
+              items={m.counterparty_profiles}
+              none="No people yet: the seat profiles those it deals with."
+            >
               {(m.counterparty_profiles ?? []).map((p, i) => (
                 <li key={i}>
                   {p.subject_name ?? p.subject_label}{' '}
                   <span class="muted">{p.interaction_count ?? 0} interactions</span>
                 </li>
               ))}
-            </ul>
+            </Listed>
             <h3>Skills ({m.synthesized_skills?.length ?? 0})</h3>
-            <ul>
+            <Listed
+              items={m.synthesized_skills}
+              none="No skills yet: the seat synthesizes them from its turns."
+            >
               {(m.synthesized_skills ?? []).map((s) => (
                 <li key={s.id}>
                   {s.name} <span class="muted">{s.description}</span>
                 </li>
               ))}
-            </ul>
+            </Listed>
           </div>
         );
       }}
