@@ -7,6 +7,7 @@
  */
 import { ApiError } from '../api-error.js';
 import { parseTagList, weakMatch } from '../entity-tags.js';
+import type { ApiRequest } from '../types.js';
 
 // As this service writes a version: no leading zero, so `"02"` names no version (If-Match compares strongly).
 const VERSION = /^(0|[1-9]\d{0,14})$/;
@@ -77,4 +78,18 @@ export function holdsVersion(raw: string | undefined, current: number): boolean 
   if (raw === undefined) return false;
   const list = parseTagList(raw);
   return list !== null && weakMatch(list, String(current));
+}
+
+/**
+ * The preconditions of a create (`POST /work`, `POST /pages`), judged against what it would make, which has
+ * no version yet (RFC 9110 13.1): `If-Match`, a version or `*`, can match nothing, so it is 412 rather than
+ * a create that ignored it; `If-None-Match` holds (one that is no list of tags is 400, as on every write).
+ */
+export function createPreconditions(req: ApiRequest, made: string): void {
+  const ifMatch = req.headers['if-match'];
+  if (ifMatch !== undefined && ifMatch !== '')
+    throw new ApiError('precondition_failed', {
+      detail: `If-Match names a version, but this create makes a new ${made}, which has none yet`,
+    });
+  noneMatchVersion(req.headers['if-none-match'], null, undefined);
 }

@@ -66,10 +66,14 @@ t.test('the catalogue covers every code of the spec Errors table', async (t) => 
   const sandbox = ['run_ended'];
   // A work or page write whose op_id another gesture used first (the spec's work code list is open).
   const retries = ['op_id_reused'];
+  // `If-Match` on a work item or page create, which has no version to match (RFC 9110 13.1.1).
+  const creates = ['precondition_failed'];
   t.same(
     [...ErrorCode.options].sort(),
-    [...spec, ...added, ...fleet, ...retention, ...failover, ...knowledge, ...sandbox, ...retries].sort(),
-  );
+    [
+      ...spec, ...added, ...fleet, ...retention, ...failover, ...knowledge, ...sandbox, ...retries, ...creates,
+    ].sort(),
+  ); // prettier-ignore
 });
 
 t.test('no_active_revision answers 404 on reads, 409 on writes, 412 on If-Match', async (t) => {

@@ -16,7 +16,7 @@ import {
 } from '../../../schema/index.js';
 import { ApiError } from '../../api-error.js';
 import type { ApiReply, ApiRequest } from '../../types.js';
-import { noneMatchVersion, versionTag } from '../if-match.param.js';
+import { createPreconditions, noneMatchVersion, versionTag } from '../if-match.param.js';
 import { notFound } from './pages.reads.js';
 import { fitBody, jsonValue } from '../../json-body.js';
 import { bodyOpId, opIdOf } from '../op-id.param.js';
@@ -122,6 +122,7 @@ export async function createRoute(deps: WriteDeps, req: ApiRequest): Promise<Api
   const raw = jsonValue(req);
   const opId = opIdOf(req, bodyOpId(raw), randomUUID);
   const body = fitBody(raw, CreateBody);
+  createPreconditions(req, 'page');
   const result = await deps.pages.write(deps.caller(req.actor), opId, {
     type: 'create',
     container: body.container,

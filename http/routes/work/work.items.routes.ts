@@ -28,7 +28,7 @@ import {
 } from '../../../schema/index.js';
 import { itemDetail } from '../../../projections/index.js';
 import { ApiError } from '../../api-error.js';
-import { noneMatchVersion, versionTag } from '../if-match.param.js';
+import { createPreconditions, noneMatchVersion, versionTag } from '../if-match.param.js';
 import { opIdOf, writeBody } from '../op-id.param.js';
 import { cursorParam, cursorRefused, sealNext } from '../list-cursor.param.js';
 import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
@@ -244,6 +244,7 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
       query: ['op_id'],
       handler: async (req) => {
         const { project, status, op_id, ...fields } = writeBody(req, CreateItemBody);
+        createPreconditions(req, 'item');
         return send(
           deps,
           req,
