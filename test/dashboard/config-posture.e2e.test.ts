@@ -5,37 +5,19 @@
  * `ConfigRevisionApplied` event, `/config`, `/health`). A header badge alone said none of it. Real
  * `svc serve` children on a real nats-server; the page stays open (no reload) while the posture moves.
  */
-import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
 import t from 'tap';
-import { durableOf } from '../../actors/notify/notify.host.js';
-import { Streams } from '../../bus/index.js';
+import { call, health, type Json } from '../harness/api.js';
 import { needsChromium, openPage, startBrowser, type WatchedPage } from '../harness/browser.js';
 import { startFleetNode } from '../harness/fleet-node.js';
 import { startNatsServer } from '../harness/nats-server.js';
 import { startNode, TOKEN } from '../harness/serve-node.js';
+import { squattedTransport } from '../harness/squatted-transport.js';
 import { until } from '../harness/until.js';
 
-type Json = Record<string, unknown>;
 const providers = {
   llm: { main: { type: 'openai-compatible', model: 'm', base_url: 'http://127.0.0.1:9' } },
 };
 const KEYRING = `secrets: {active_key_id: k1, keys: [{id: k1, material: ${Buffer.alloc(32, 7).toString('base64')}}]}`;
-
-async function call(url: string, method: string, path: string, body?: unknown): Promise<Json> {
-  const res = await fetch(`${url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${TOKEN}`,
-      'content-type': 'application/json',
-      'x-summary': `${method} ${path}`,
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, ...((await res.json()) as Json) };
-}
-
-const health = async (url: string): Promise<Json> => (await fetch(`${url}/health`)).json() as Promise<Json>;
 
 async function withToken(w: WatchedPage, url: string, hash: string): Promise<void> {
   await w.page.goto(`${url}/dashboard#/${hash}`);
@@ -68,47 +50,32 @@ t.test(
       providers,
       roles: [{ name: 'Ada' }],
     });
-    t.equal(first['status'], 201);
+    t.equal(first.status, 201);
     await notice.waitFor({ state: 'detached' });
     t.pass('serving: no notice');
 
-    // Another client holds the transport's durable as a push consumer: the restart-required items fail
-    // and the apply of epoch 2 rolls back (as test/scripts/isolated.restart.e2e.test.ts).
-    const nc = await connect({ servers: nats.url });
-    t.teardown(() => nc.close());
-    const jsm = await jetstreamManager(nc);
-    await jsm.consumers.add(Streams.Events, {
-      durable_name: durableOf('ops'),
-      deliver_subject: 'squatter.ops',
-      ack_policy: 'explicit',
-    });
+    // Another client holds the transport's durable: the restart-required items fail and the apply of
+    // epoch 2 rolls back.
     const failing = await call(node.url, 'PUT', '/config', {
       name: 'Acme',
       providers,
       roles: [{ name: 'Ada' }, { name: 'Bo' }],
-      notification_transports: {
-        ops: {
-          type: 'webhook',
-          url: 'http://127.0.0.1:9/hooks/svc',
-          secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
-          events: ['webhook_received'],
-        },
-      },
+      notification_transports: await squattedTransport(t, nats.url),
     });
-    t.equal(failing['status'], 201);
-    const failedId = String(failing['revision_id']);
+    t.equal(failing.status, 201);
+    const failedId = String(failing.body['revision_id']);
     await until(
       () => health(node.url),
       (h) => h['posture'] === 'isolated',
     );
     // What the read routes say of the failure: its event (newest first, this node's).
-    const listed = (await call(node.url, 'GET', '/events?type=ConfigRevisionApplied&limit=5')) as {
+    const listed = (await call(node.url, 'GET', '/events?type=ConfigRevisionApplied&limit=5')).body as {
       rows?: Json[];
     };
     const row = (listed.rows ?? []).find((r) => r['failed'] === true)!;
     t.ok(row, 'the failure is on /events');
     const event = await call(node.url, 'GET', `/events/${String(row['id'])}`);
-    const payload = event['payload'] as Json;
+    const payload = event.body['payload'] as Json;
     t.equal(payload['revision_id'], failedId);
     const error = typeof payload['error'] === 'string' ? payload['error'] : '';
     t.ok(error.length > 0, `the node says why: ${error}`);
@@ -134,7 +101,7 @@ t.test(
       providers,
       roles: [{ name: 'Ada' }, { name: 'Bo' }],
     });
-    t.equal(next['status'], 201);
+    t.equal(next.status, 201);
     await notice.waitFor({ state: 'detached', timeout: 30_000 });
     t.match(await health(node.url), { posture: 'serve', applied_epoch: 3 });
     t.pass('the words go once the posture is serve again');
@@ -152,7 +119,7 @@ t.test(
     const sealing = await startFleetNode(t, 'node-sealing', nats.url, { extra: KEYRING });
     const plain = await startFleetNode(t, 'node-plain', nats.url);
     t.equal(
-      (await call(plain.url, 'PUT', '/config', { name: 'Acme', roles: [{ name: 'Ada' }] }))['status'],
+      (await call(plain.url, 'PUT', '/config', { name: 'Acme', roles: [{ name: 'Ada' }] })).status,
       201,
     );
     await until(
@@ -170,15 +137,15 @@ t.test(
       mission: 'sealed',
       roles: [{ name: 'Ada' }],
     });
-    t.equal(sealed['status'], 201);
-    const sealedId = String(sealed['revision_id']);
+    t.equal(sealed.status, 201);
+    const sealedId = String(sealed.body['revision_id']);
     await until(
       () => health(plain.url),
       (h) => h['status'] === 'stuck',
       20_000,
     );
     t.match(
-      await call(plain.url, 'GET', '/config'),
+      (await call(plain.url, 'GET', '/config')).body,
       { encrypted: true, key_id: 'k1' },
       '/config names the key',
     );

@@ -4,34 +4,13 @@
  * revision it replaced as its parent, advances the epoch by one, and is applied by the node.
  */
 import t from 'tap';
-import { startNode, TOKEN, type ServedNode } from '../harness/serve-node.js';
+import { call, type Json } from '../harness/api.js';
+import { startNode } from '../harness/serve-node.js';
 import { until } from '../harness/until.js';
-
-type Json = Record<string, unknown>;
-
-async function call(
-  node: ServedNode,
-  method: string,
-  path: string,
-  body?: Json,
-): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${node.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${TOKEN}`,
-      'x-summary': `${method} ${path}`,
-      ...(body
-        ? { 'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json' }
-        : {}),
-    },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: res.status, body: (await res.json()) as Json };
-}
 
 t.test('every activating write names its parent, advances the epoch by one and is applied', async (t) => {
   const node = await startNode(t);
-  const first = await call(node, 'PUT', '/config', {
+  const first = await call(node.url, 'PUT', '/config', {
     name: 'Acme',
     mission: 'one',
     roles: [{ name: 'Ada' }],
@@ -50,18 +29,18 @@ t.test('every activating write names its parent, advances the epoch by one and i
     ['POST', `/config/revisions/${firstId}/revert`, undefined],
   ];
   for (const [method, path, body] of gestures) {
-    const answer = await call(node, method, path, body);
+    const answer = await call(node.url, method, path, body);
     t.equal(answer.status, 201, `${method} ${path} activates`);
     t.equal(answer.body['epoch'], epoch + 1, `${method} ${path}: the epoch advances by one`);
     const id = String(answer.body['revision_id']);
-    const stored = await call(node, 'GET', `/config/revisions/${id}`);
+    const stored = await call(node.url, 'GET', `/config/revisions/${id}`);
     t.match(stored.body, { is_active: true, parent_revision_id: active }, `${method} ${path}: its parent`);
     t.match(
-      (await call(node, 'GET', `/config/revisions/${active}`)).body,
+      (await call(node.url, 'GET', `/config/revisions/${active}`)).body,
       { is_active: false },
       `${method} ${path}: the parent is deactivated`,
     );
-    const listed = (await call(node, 'GET', '/config/revisions')).body['revisions'] as Json[];
+    const listed = (await call(node.url, 'GET', '/config/revisions')).body['revisions'] as Json[];
     t.same(
       listed.filter((r) => r['is_active'] === true).map((r) => r['revision_id']),
       [id],
@@ -72,12 +51,12 @@ t.test('every activating write names its parent, advances the epoch by one and i
     // The node's health says it applied the epoch (the apply's log line comes just before).
     const want = epoch;
     const health = await until(
-      async () => (await call(node, 'GET', '/health')).body,
+      async () => (await call(node.url, 'GET', '/health')).body,
       (h) => h['applied_epoch'] === want,
       10_000,
     );
     t.match(health, { applied_epoch: epoch, status: 'ok' }, `${method} ${path}: applied`);
   }
-  const reverted = (await call(node, 'GET', '/config')).body;
+  const reverted = (await call(node.url, 'GET', '/config')).body;
   t.equal(reverted['mission'], 'one', 'the revert activated the older payload');
 });

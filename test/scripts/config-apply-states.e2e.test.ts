@@ -9,48 +9,32 @@
 import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
 import t, { type Test } from 'tap';
-import { durableOf } from '../../actors/notify/notify.host.js';
 import { ensureCatalogue, openBus, Streams, Subjects, type Bus } from '../../bus/index.js';
 import { RevisionApplied } from '../../schema/config.js';
+import { call, health as healthAt, type Answer, type Json } from '../harness/api.js';
 import { openConnection } from '../harness/raw-http.js';
 import { startNatsServer } from '../harness/nats-server.js';
 import { startNode, TOKEN, type ServedNode } from '../harness/serve-node.js';
+import { squattedTransport } from '../harness/squatted-transport.js';
 import { until } from '../harness/until.js';
 
-type Json = Record<string, unknown>;
 const dec = new TextDecoder();
-const auth = { authorization: `Bearer ${TOKEN}` };
 /** An LLM entry no seat calls in these tests (nothing wakes them): only its presence matters. */
 const providers = {
   llm: { main: { type: 'openai-compatible', model: 'm', base_url: 'http://127.0.0.1:9' } },
 };
 
+/** A write that must store a revision (201); resolves with its answer's body. */
 async function write(node: ServedNode, method: string, path: string, body?: Json): Promise<Json> {
-  const res = await fetch(`${node.url}${path}`, {
-    method,
-    headers: {
-      ...auth,
-      'x-summary': `${method} ${path}`,
-      ...(body
-        ? { 'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json' }
-        : {}),
-    },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  const answer = (await res.json()) as Json;
-  if (res.status !== 201)
-    throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(answer)}`);
-  return answer;
+  const answer = await call(node.url, method, path, body);
+  if (answer.status !== 201)
+    throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  return answer.body;
 }
 
-const read = async (node: ServedNode, path: string): Promise<{ status: number; body: Json }> => {
-  const res = await fetch(`${node.url}${path}`, { headers: auth });
-  return { status: res.status, body: (await res.json()) as Json };
-};
-const health = async (node: ServedNode): Promise<Json> => (await read(node, '/health')).body;
+const read = (node: ServedNode, path: string): Promise<Answer> => call(node.url, 'GET', path);
+const health = (node: ServedNode): Promise<Json> => healthAt(node.url);
 
 /** This node's `svc.config.revision_applied` announcement of `epoch`, once published. */
 async function appliedAt(bus: Bus, epoch: number): Promise<RevisionApplied> {
@@ -193,14 +177,7 @@ t.test(
     t.same((await health(node))['seats'], ['ada']);
 
     // Another client already holds the transport's durable as a push consumer: the node cannot pull it.
-    const nc = await connect({ servers: natsUrl });
-    t.teardown(() => nc.close());
-    const jsm = await jetstreamManager(nc);
-    await jsm.consumers.add(Streams.Events, {
-      durable_name: durableOf('ops'),
-      deliver_subject: 'squatter.ops',
-      ack_policy: 'explicit',
-    });
+    const transports = await squattedTransport(t, natsUrl);
 
     // Epoch 2 adds a seat (org), a provider entry (providers) and the transport (restart-required items).
     const failing = await write(node, 'PUT', '/config', {
@@ -212,14 +189,7 @@ t.test(
         },
       },
       roles: [{ name: 'Ada' }, { name: 'Bo' }],
-      notification_transports: {
-        ops: {
-          type: 'webhook',
-          url: 'http://127.0.0.1:9/hooks/svc',
-          secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
-          events: ['webhook_received'],
-        },
-      },
+      notification_transports: transports,
     });
     const announced = await appliedAt(bus, 2);
     t.match(announced, {

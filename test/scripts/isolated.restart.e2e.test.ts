@@ -4,37 +4,17 @@
  * revision it last applied again, keeps the failed one active in the store without trying it again, still
  * answers `/ready` 200 on an ingress node, and the next activation moves it back to `serve`.
  */
-import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
 import t, { type Test } from 'tap';
-import { durableOf } from '../../actors/notify/notify.host.js';
-import { Streams } from '../../bus/index.js';
+import { call, health } from '../harness/api.js';
 import { runSvc, type SvcChild } from '../harness/child.js';
 import { startNatsServer } from '../harness/nats-server.js';
 import { startNode, TOKEN, type ServedNode } from '../harness/serve-node.js';
+import { squattedTransport } from '../harness/squatted-transport.js';
 import { until } from '../harness/until.js';
 
-type Json = Record<string, unknown>;
-const auth = { authorization: `Bearer ${TOKEN}` };
 const providers = {
   llm: { main: { type: 'openai-compatible', model: 'm', base_url: 'http://127.0.0.1:9' } },
 };
-
-async function call(
-  url: string,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${url}${path}`, {
-    method,
-    headers: { ...auth, 'content-type': 'application/json', 'x-summary': `${method} ${path}` },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, body: (await res.json()) as Json };
-}
-
-const health = async (url: string): Promise<Json> => (await call(url, 'GET', '/health')).body;
 
 async function restart(
   t: Test,
@@ -68,26 +48,11 @@ t.test(
 
     // Another client holds the transport's durable as a push consumer: the node cannot pull it, so the
     // restart-required items fail and the apply of epoch 2 rolls back.
-    const nc = await connect({ servers: nats.url });
-    t.teardown(() => nc.close());
-    const jsm = await jetstreamManager(nc);
-    await jsm.consumers.add(Streams.Events, {
-      durable_name: durableOf('ops'),
-      deliver_subject: 'squatter.ops',
-      ack_policy: 'explicit',
-    });
     const failing = await call(node.url, 'PUT', '/config', {
       name: 'Acme',
       providers,
       roles: [{ name: 'Ada' }, { name: 'Bo' }],
-      notification_transports: {
-        ops: {
-          type: 'webhook',
-          url: 'http://127.0.0.1:9/hooks/svc',
-          secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
-          events: ['webhook_received'],
-        },
-      },
+      notification_transports: await squattedTransport(t, nats.url),
     });
     t.equal(failing.status, 201);
     const before = await until(

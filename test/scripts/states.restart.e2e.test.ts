@@ -13,28 +13,13 @@ import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
+import { call, type Json } from '../harness/api.js';
 import { openConnection } from '../harness/raw-http.js';
 import { runSvc, type SvcChild } from '../harness/child.js';
 import { startNode, TOKEN, type ServedNode } from '../harness/serve-node.js';
 import { until } from '../harness/until.js';
 
-type Json = Record<string, unknown>;
-const auth = { authorization: `Bearer ${TOKEN}` };
 const SECRET = 'codehost-a-states-secret-0123';
-
-async function call(
-  url: string,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${url}${path}`, {
-    method,
-    headers: { ...auth, 'content-type': 'application/json', 'x-summary': `${method} ${path}` },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, body: (await res.json()) as Json };
-}
 
 /** Serves the stopped node's store and Tier A file again; resolves once it serves. */
 async function serveAgain(t: Test, node: ServedNode): Promise<SvcChild> {
