@@ -5,9 +5,12 @@
 import { clone, isRecord, type JsonObject, type Segment } from './json.js';
 import { unknownFieldMessage } from '../did-you-mean.js';
 import { formatPath } from './paths.js';
+import { isMarker } from './redact.js';
 
 export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (!isRecord(patch)) return clone(patch);
+  // A redaction marker sent back stands for a stored secret as a whole value: merged, its `key_id: null`
+  // would delete its own key, leaving `{encrypted: true}` that nothing restores (redact.ts restoreMasks).
+  if (!isRecord(patch) || isMarker(patch)) return clone(patch);
   const result: JsonObject = isRecord(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete result[key];

@@ -89,3 +89,61 @@ t.test('a redaction marker in a field that is not a secret is a shape problem at
   );
   t.match(problemsOf(noSecret.json)[0]?.message ?? '', /for this secret/);
 });
+
+t.test(
+  'a PATCH sending back a secret’s redaction marker keeps the stored secret, as a PUT does',
+  async (t) => {
+    const node = await startNode(t);
+    const send = async (
+      method: string,
+      path: string,
+      body?: Json,
+    ): Promise<{ status: number; json: Json }> => {
+      const res = await fetch(`${node.url}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${TOKEN}`,
+          'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json',
+          'x-summary': 'marker',
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: res.status, json: (await res.json()) as Json };
+    };
+    const withTracker = {
+      ...company,
+      integrations: { tracker_a: { url: 'https://jira.example', token: 'tracker-secret-value' } },
+    };
+    t.equal((await send('PUT', '/config', withTracker)).status, 201);
+    const read = await send('GET', '/config');
+    const tracker = (read.json['integrations'] as Json)['tracker_a'] as Json;
+    t.same(tracker['token'], marker, 'the read masks the token');
+
+    // The block as read, edited and sent back: the marker stands for the stored token.
+    const patched = await send('PATCH', '/config', {
+      integrations: { tracker_a: { ...tracker, url: 'https://jira2.example' } },
+    });
+    t.equal(patched.status, 201, JSON.stringify(patched.json));
+    const after = ((await send('GET', '/config')).json['integrations'] as Json)['tracker_a'] as Json;
+    t.same(after, { url: 'https://jira2.example', token: marker }, 'the token kept, the url changed');
+
+    // Nothing stored behind a secret's marker: refused as a PUT refuses it, never as the field's shape.
+    const hook = { type: 'webhook', url: 'https://hooks.example/in', secret: marker };
+    const put = await send('PUT', '/config', { ...withTracker, notification_transports: { hook } });
+    const patch = await send('PATCH', '/config', { notification_transports: { hook } });
+    for (const [label, res] of [
+      ['PUT', put],
+      ['PATCH', patch],
+    ] as const) {
+      t.equal(res.status, 400, label);
+      const problems = (res.json['problems'] as Problem[] | undefined) ?? [];
+      t.same(
+        problems.map((p) => [p.path, p.kind]),
+        [['notification_transports.hook.secret', 'missing']],
+        label,
+      );
+      t.match(problems[0]?.message ?? '', /for this secret/, label);
+    }
+    t.equal(patch.json['error'], 'invalid_patch');
+  },
+);

@@ -43,6 +43,20 @@ t.test('merge patch passes every RFC 7396 Appendix A case and leaves its inputs 
 });
 
 t.test(
+  'merge patch takes a redaction marker whole: its key_id null is the marker’s, not a deletion',
+  async (t) => {
+    const target = { integrations: { tracker_a: { url: 'https://a.example', token: 'stored-secret' } } };
+    t.same(mergePatch(target, { integrations: { tracker_a: { token: marker } } }), {
+      integrations: { tracker_a: { url: 'https://a.example', token: marker } },
+    });
+    t.same(mergePatch({ x: { encrypted: false, key_id: 'k', other: 1 } }, { x: marker }), { x: marker });
+    t.same(mergePatch({ x: 1 }, { x: { encrypted: true, key_id: null, more: null } }), {
+      x: { encrypted: true },
+    });
+  },
+);
+
+t.test(
   'merge patch with an empty object changes nothing, and applying a patch twice equals once',
   async (t) => {
     const json = fc.jsonValue().filter((v) => v !== null && typeof v === 'object' && !Array.isArray(v));
