@@ -29,7 +29,8 @@ export function verifyCodehostB(
   const stamp = headers[CodehostBHeaders.timestamp];
   const header = headers[CodehostBHeaders.signature];
   if (header === undefined || header.trim() === '') return refuse('missing_signature');
-  if (id === undefined || id === '' || id.length > 256) return refuse('malformed_signature');
+  if (id === undefined || id === '') return refuse('missing_delivery_id');
+  if (id.length > 256) return refuse('malformed_delivery_id');
   const fresh = checkTimestamp(stamp, nowMs);
   if (!fresh.ok) return fresh;
   const key = standardWebhooksKey(secret);

@@ -11,6 +11,9 @@ export type Refusal =
   | 'bad_signature'
   | 'unsupported_scheme'
   | 'missing_timestamp'
+  | 'malformed_timestamp'
+  | 'missing_delivery_id'
+  | 'malformed_delivery_id'
   | 'stale_timestamp'
   | 'future_timestamp'
   | 'missing_token'
@@ -72,7 +75,8 @@ export function verifyHexHmac(
 /** A Unix-seconds timestamp header within the tolerance, both ways. */
 export function checkTimestamp(value: string | undefined, nowMs: number): Verdict {
   if (value === undefined || value === '') return refuse('missing_timestamp');
-  if (!/^\d{1,12}$/.test(value)) return refuse('missing_timestamp');
+  // Unix seconds: 13 digits are milliseconds, a sender's usual mistake, told apart from an absent header.
+  if (!/^\d{1,12}$/.test(value)) return refuse('malformed_timestamp');
   const skew = Number(value) - Math.floor(nowMs / 1000);
   if (skew < -TOLERANCE_SECONDS) return refuse('stale_timestamp');
   if (skew > TOLERANCE_SECONDS) return refuse('future_timestamp');

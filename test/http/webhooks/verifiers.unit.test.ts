@@ -36,6 +36,27 @@ t.test('golden: the Standard Webhooks reference vector verifies (codehost-b)', a
   t.same(early, { ok: false, reason: 'future_timestamp' });
 });
 
+t.test('a codehost-b delivery refused for its id or timestamp says which header is wrong', async (t) => {
+  const v = vectors.standard_webhooks;
+  const now = Number(v.timestamp) * 1000;
+  const headers = { 'webhook-id': v.id, 'webhook-timestamp': v.timestamp, 'webhook-signature': v.signature };
+  const { 'webhook-id': _id, ...noId } = headers;
+  t.same(verifyCodehostB(v.secret, noId, buf(v.body), now), { ok: false, reason: 'missing_delivery_id' });
+  const longId = { ...headers, 'webhook-id': 'x'.repeat(257) };
+  t.same(verifyCodehostB(v.secret, longId, buf(v.body), now), { ok: false, reason: 'malformed_delivery_id' });
+  const { 'webhook-timestamp': _stamp, ...noStamp } = headers;
+  t.same(verifyCodehostB(v.secret, noStamp, buf(v.body), now), { ok: false, reason: 'missing_timestamp' });
+  // Milliseconds (13 digits) and words are malformed, not missing.
+  for (const stamp of [String(now), 'yesterday', '-1', '1.5']) {
+    const bad = { ...headers, 'webhook-timestamp': stamp };
+    t.same(
+      verifyCodehostB(v.secret, bad, buf(v.body), now),
+      { ok: false, reason: 'malformed_timestamp' },
+      stamp,
+    );
+  }
+});
+
 t.test('golden: the codehost-a documentation example verifies', async (t) => {
   const v = vectors.codehost_a_hmac_sha256;
   t.same(verifyCodehostA(v.secret, { 'x-codehost-a-signature-256': v.signature }, buf(v.body)), { ok: true });
