@@ -3,12 +3,37 @@
  */
 import { isRecord } from '../json.js';
 
-/** A seat handle derived from its name: lowercase, runs of other characters become one hyphen. */
+/**
+ * Latin letters (lower case) that no decomposition takes to ASCII, spelled as their languages write them
+ * without the letter: dropped, they made `Groß` the handle `gro` and `Søren` `s-ren`.
+ */
+const SPELLED: Readonly<Record<string, string>> = {
+  ß: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  ø: 'o',
+  ł: 'l',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+  ı: 'i',
+  ħ: 'h',
+  ŧ: 't',
+  ŋ: 'ng',
+  ĸ: 'k',
+};
+const UNSPELLED = new RegExp(`[${Object.keys(SPELLED).join('')}]`, 'gu');
+
+/**
+ * A seat handle derived from its name: lowercase, accents dropped, the letters above spelled out, runs of
+ * other characters one hyphen. Other scripts are not transliterated: such a name needs a written handle.
+ */
 export function deriveHandle(name: string): string {
   return name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .replace(UNSPELLED, (letter) => SPELLED[letter] ?? '')
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '');
 }
