@@ -49,12 +49,15 @@ export function routeRequest(
     }
   }
 
+  // A served path asked under another method counts under its pattern (its 405 or 401): only a path no
+  // route serves is `unmatched` in the metrics.
+  const route = match.found ? match.route : null;
+  line.route = match.found ? match.route.pattern : (match.pattern ?? null);
+
   // 3. Guard. A path served only unguarded (the dashboard shell, its assets) has nothing for the guard to
   // keep under another method: that is the spec's 405, not a 401 for a token it would never need.
   if (!match.found && match.allow.length > 0 && match.allow.every((m) => isNeverGuarded(m, path)))
     return refuse(otherMethod(method, path, match.allow));
-  const route = match.found ? match.route : null;
-  line.route = route?.pattern ?? null;
   const access = accessFor(method, path, route ? (route.def.access ?? defaultAccess(route)) : undefined);
   // The stream's own channels, read as its upgrade reads them, so a GET without one answers a credential alike.
   const stream = path === STREAM_PATH;

@@ -17,6 +17,8 @@ export type Match =
   | {
       readonly found: false;
       readonly allow: readonly string[];
+      /** The pattern of the first route that serves the path under another method (absent when none does). */
+      readonly pattern?: string;
       /** What a route whose pattern matched but whose `serves` refused the path says it serves instead. */
       readonly hint?: string;
     };
@@ -145,7 +147,11 @@ export class RouteTable {
     const serves = (r: CompiledRoute): boolean => r.method === method || (method === 'HEAD' && headable(r));
     // `Allow` names the methods routes declare: the spec's own example is `Allow: GET, PUT` for a path
     // whose GET also answers HEAD.
-    const note = (r: CompiledRoute): void => void allow.add(r.method);
+    let pattern: string | undefined;
+    const note = (r: CompiledRoute): void => {
+      allow.add(r.method);
+      pattern ??= r.pattern;
+    };
     if (exact) {
       for (const r of exact) {
         if (serves(r)) return { found: true, route: r, params: {} };
@@ -169,6 +175,7 @@ export class RouteTable {
     return {
       found: false,
       allow: [...allow].sort((a, b) => methodOrder.indexOf(a) - methodOrder.indexOf(b)),
+      ...(pattern !== undefined ? { pattern } : {}),
       ...(hint !== undefined && allow.size === 0 ? { hint } : {}),
     };
   }

@@ -177,8 +177,9 @@ export function createNodeMetrics(opts: { nodeId: string }): NodeMetrics {
       answered(r: AnsweredRequest): void {
         const route = r.route ?? 'unmatched';
         requests.observe(r.method, route, r.status, r.seconds);
-        // Deliveries are POSTs; a GET there is a browser landing (chat OAuth, code-host app setup).
-        if (r.method !== 'POST' || !route.startsWith('/webhooks/')) return;
+        // Deliveries are POSTs; a GET there is a browser landing (chat OAuth, code-host app setup), and a 405
+        // says the route takes no POST at all (a landing): neither is a delivery.
+        if (r.method !== 'POST' || r.status === 405 || !route.startsWith('/webhooks/')) return;
         if (r.status >= 200 && r.status < 300) webhookArrivals.inc({ route });
         else webhookRefusals.inc({ route, status: String(r.status) });
       },
