@@ -4,57 +4,19 @@
  * words go once the apply ends. Provoked on a real `svc serve` child: the new revision adds a remote tool
  * server whose MCP handshake the test holds, and an apply waits for its tool servers to start (or fail).
  */
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import t, { type Test } from 'tap';
+import t from 'tap';
+import { call, health } from '../harness/api.js';
 import { needsChromium, openPage, startBrowser } from '../harness/browser.js';
+import { heldToolServer } from '../harness/held-tool-server.js';
 import { startNode, TOKEN } from '../harness/serve-node.js';
 import { until } from '../harness/until.js';
 
-type Json = Record<string, unknown>;
 const providers = {
   llm: { main: { type: 'openai-compatible', model: 'm', base_url: 'http://127.0.0.1:9' } },
 };
 
-async function putConfig(url: string, body: unknown): Promise<number> {
-  const res = await fetch(`${url}/config`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'x-summary': 'put' },
-    body: JSON.stringify(body),
-  });
-  await res.arrayBuffer();
-  return res.status;
-}
-
-const health = async (url: string): Promise<Json> => (await fetch(`${url}/health`)).json() as Promise<Json>;
-
-/** A listener that holds every request until `release()`, then refuses them all with a 500. */
-async function heldToolServer(t: Test) {
-  const held: ServerResponse[] = [];
-  let released = false;
-  let arrived!: () => void;
-  const first = new Promise<void>((resolve) => (arrived = resolve));
-  const refuse = (res: ServerResponse): void => void res.writeHead(500).end('not today');
-  const server = createServer((req, res) => {
-    req.resume();
-    arrived();
-    if (released) refuse(res);
-    else held.push(res);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => {
-    server.closeAllConnections();
-    server.close();
-  });
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
-    first,
-    release(): void {
-      released = true;
-      for (const res of held.splice(0)) refuse(res);
-    },
-  };
-}
+const putConfig = async (url: string, body: unknown): Promise<number> =>
+  (await call(url, 'PUT', '/config', body)).status;
 
 t.test(
   'a node applying a revision says it serves the one before and stays ready; the words go when the apply ends',
@@ -75,7 +37,7 @@ t.test(
     const notice = w.page.locator('[data-notice="posture"]');
     t.equal(await notice.count(), 0, 'serving: no notice');
 
-    const tools = await heldToolServer(t);
+    const tools = await heldToolServer(t, 500);
     const next = {
       name: 'Acme',
       providers,
@@ -83,7 +45,7 @@ t.test(
       mcp_servers: [{ name: 'slow', shared: true, url: tools.url }],
     };
     t.equal(await putConfig(node.url, next), 201);
-    await tools.first;
+    await tools.asked;
     t.match(await health(node.url), { posture: 'wait', applied_epoch: 1 }, 'the apply of epoch 2 is held');
 
     await notice.waitFor({ timeout: 15_000 });

@@ -6,9 +6,6 @@
  * new notification transport's consumer) rolls the node back: `isolated`, still ready, the revision still
  * active, the failure announced with what was applied before it; a drain then reads `shutting_down`.
  */
-import { once } from 'node:events';
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { ensureCatalogue, openBus, Streams, Subjects, type Bus } from '../../bus/index.js';
 import { RevisionApplied } from '../../schema/config.js';
@@ -17,6 +14,7 @@ import { openConnection } from '../harness/raw-http.js';
 import { startNatsServer } from '../harness/nats-server.js';
 import { startNode, TOKEN, type ServedNode } from '../harness/serve-node.js';
 import { squattedTransport } from '../harness/squatted-transport.js';
+import { heldToolServer } from '../harness/held-tool-server.js';
 import { until } from '../harness/until.js';
 
 const dec = new TextDecoder();
@@ -56,34 +54,6 @@ async function jetstreamNode(t: Test): Promise<{ node: ServedNode; bus: Bus; nat
   t.teardown(() => bus.close());
   await ensureCatalogue(bus);
   return { node, bus, natsUrl: nats.url };
-}
-
-/** A remote tool server that holds every request until released, then answers 404 (a failing server). */
-async function heldToolServer(t: Test): Promise<{ url: string; asked: Promise<void>; release(): void }> {
-  const held: ServerResponse[] = [];
-  let released = false;
-  let asked: () => void = () => undefined;
-  const first = new Promise<void>((resolve) => (asked = resolve));
-  const server = createServer((req, res) => {
-    req.resume();
-    if (released) res.writeHead(404).end();
-    else held.push(res);
-    asked();
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  t.teardown(() => {
-    server.closeAllConnections();
-    server.close();
-  });
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
-    asked: first,
-    release() {
-      released = true;
-      for (const res of held.splice(0)) res.writeHead(404).end();
-    },
-  };
 }
 
 t.test(

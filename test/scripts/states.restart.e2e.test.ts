@@ -9,14 +9,12 @@
  * delivery meanwhile is refused 503 `draining` like every other write.
  */
 import { createHmac } from 'node:crypto';
-import { once } from 'node:events';
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { call, type Json } from '../harness/api.js';
 import { openConnection } from '../harness/raw-http.js';
 import { runSvc, type SvcChild } from '../harness/child.js';
 import { startNode, TOKEN, type ServedNode } from '../harness/serve-node.js';
+import { heldToolServer } from '../harness/held-tool-server.js';
 import { until } from '../harness/until.js';
 
 const SECRET = 'codehost-a-states-secret-0123';
@@ -200,34 +198,6 @@ t.test(
     t.equal(node.run.lines.filter((l) => l.msg === 'termination signal').length, 1, 'one signal taken');
   },
 );
-
-/** A remote tool server that holds its handshake until released, then answers 404 (the apply goes on). */
-async function heldToolServer(t: Test): Promise<{ url: string; asked: Promise<void>; release(): void }> {
-  const held: ServerResponse[] = [];
-  let released = false;
-  let asked: () => void = () => undefined;
-  const first = new Promise<void>((resolve) => (asked = resolve));
-  const server = createServer((req, res) => {
-    req.resume();
-    if (released) res.writeHead(404).end();
-    else held.push(res);
-    asked();
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  t.teardown(() => {
-    server.closeAllConnections();
-    server.close();
-  });
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
-    asked: first,
-    release() {
-      released = true;
-      for (const res of held.splice(0)) res.writeHead(404).end();
-    },
-  };
-}
 
 for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
   t.test(
