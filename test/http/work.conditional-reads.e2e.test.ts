@@ -36,6 +36,22 @@ t.test('a file read naming its version in If-None-Match answers 304 with the ETa
     t.equal(r.headers.get('etag'), '"1"');
   }
 
+  // If-None-Match decides alone when sent (RFC 9110 13.2.2): If-Modified-Since beside it is not read,
+  // whatever date it names; alone it is not either (a file answers no Last-Modified to compare with).
+  const future = new Date(Date.now() + 86_400_000).toUTCString();
+  const past = new Date(0).toUTCString();
+  for (const [headers, status] of [
+    [{ 'if-none-match': '"1"', 'if-modified-since': past }, 304],
+    [{ 'if-none-match': '"7", W/"1"', 'if-modified-since': past }, 304],
+    [{ 'if-none-match': '"2"', 'if-modified-since': future }, 200],
+    [{ 'if-none-match': '"2", "3"', 'if-modified-since': future }, 200],
+    [{ 'if-modified-since': future }, 200],
+  ] as const) {
+    const r = await call(url, { headers });
+    t.equal(r.status, status, JSON.stringify(headers));
+    t.equal(r.headers.get('last-modified'), null, 'no Last-Modified to hold a date against');
+  }
+
   t.equal((await put(url, '# Plan v2\n', { 'if-match': '"1"' })).status, 200);
   const changed = await call(url, { headers: { 'if-none-match': '"1"' } });
   t.equal(changed.status, 200, 'a version the file has moved past reads the new bytes');
@@ -75,7 +91,9 @@ t.test('an item is answered in full whatever If-None-Match names: its links show
     body: JSON.stringify({ to: 'todo' }),
   });
   t.equal(moved.status, 200, moved.text);
-  const again = await call(`${w.base}/work/ENG-2`, { headers: { 'if-none-match': tag } });
+  const again = await call(`${w.base}/work/ENG-2`, {
+    headers: { 'if-none-match': `"9", ${tag}`, 'if-modified-since': new Date().toUTCString() },
+  });
   t.equal(again.status, 200, 'not 304: the version is the same but the answer is not');
   t.equal(again.headers.get('etag'), tag, 'its own version did not move');
   t.match(again.json?.['links'], [{ key: 'ENG-1', status: 'todo' }], "the link shows the blocker's move");
