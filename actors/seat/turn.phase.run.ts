@@ -12,15 +12,9 @@ import { workItemOf } from './seat.types.js';
 import { closingNote, phaseMessage, systemPrompt } from './turn.prompts.js';
 import type { TurnDeps } from './turn.deps.js';
 import { stopped } from './turn.tools.js';
-import {
-  askModel,
-  phaseTool,
-  settleSpend,
-  settleUnfinished,
-  settleWrites,
-  WritesBehind,
-  type RoundScope,
-} from './turn.round.js';
+import { settleWrites, WritesBehind, type RoundScope } from './turn.round.js';
+import { askModel, settleSpend, settleUnfinished } from './turn.round.model.js';
+import { phaseTool } from './turn.round.tool.js';
 import { TurnCalls } from './turn.calls.js';
 import { isCut } from './turn.cut.js';
 import type { PhaseJournal, PhaseRecord } from './turn.journal.js';
