@@ -9,9 +9,13 @@ import {
   pathOf,
   type EntityKind,
 } from '../../../schema/index.js';
+import { activeRevision, type ConfigState } from '../../../projections/index.js';
 import { ApiError } from '../../api-error.js';
 import { parseTagList, strongTags, weakMatch, type EntityTag } from '../../entity-tags.js';
 import type { ApiRequest, RequestHead } from '../../types.js';
+
+/** The active revision's id, which a write's preconditions are read against; null with nothing active. */
+export const activeIdOf = (state: ConfigState): string | null => activeRevision(state)?.revision_id ?? null;
 
 /** `dry_run`: `true` or `false` only (write rule 2). */
 export function readDryRun(req: RequestHead): boolean {

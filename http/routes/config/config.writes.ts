@@ -1,9 +1,10 @@
 /**
  * Configuration writes (spec "Configuration routes", write rules 1–10). The gateway reads the request
  * and prepares the whole document — merged, spliced or copied, masks restored, unknown keys carried —
- * then the config writer on the bus decides: validate, store, compare-and-set, activate.
+ * then the config writer on the bus decides: validate, store, compare-and-set, activate. Revert and reload,
+ * which store a document the node already holds, are in config.restore.ts.
  */
-import { activeRevision, type ConfigState } from '../../../projections/index.js';
+import type { ConfigState } from '../../../projections/index.js';
 import {
   cutForQuote,
   carryUnknownKeys,
@@ -19,7 +20,6 @@ import {
   restoreMasks,
   spliceEntity,
   tierAFileHint,
-  unknownKeyPaths,
   type EntityKind,
   type RevisionRecord,
 } from '../../../schema/index.js';
@@ -37,17 +37,17 @@ import {
   type ConfigReadDeps,
 } from './config.reads.js';
 import {
+  activeIdOf,
   parseDocumentBody,
   readDryRun,
   readPreconditions,
   readSummary,
   type Preconditions,
 } from './config.request.js';
+import { reload, revert } from './config.restore.js';
 import { submit, type ConfigWriteDeps, type Prepared } from './config.submit.js';
 
 export type { ConfigWriteDeps } from './config.submit.js';
-
-const activeIdOf = (state: ConfigState): string | null => activeRevision(state)?.revision_id ?? null;
 
 const creatable: ReadonlySet<EntityKind> = new Set<EntityKind>(['llm-providers', 'mcp-servers']);
 
@@ -281,86 +281,6 @@ async function submitEntity(deps: ConfigWriteDeps, req: ApiRequest, prepared: Pr
     }
     throw error;
   }
-}
-
-/**
- * Reload and revert store a document the node already holds, so their body may carry only the summary
- * (`{"_summary": "..."}`, as PUT takes it; `{}` or nothing is no summary). Anything else would be ignored,
- * and a caller who sent it (an edited document) would believe it was taken: refused.
- */
-function bodySummaryOnly(req: ApiRequest): string | undefined {
-  const text = req.body.toString('utf8').trim();
-  if (text === '') return undefined;
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
-    const keys = Object.keys(body);
-    const summary = (body as Record<string, unknown>)['_summary'];
-    if (keys.length === 0) return undefined;
-    if (keys.length === 1 && typeof summary === 'string') return summary;
-  }
-  throw new ApiError('invalid_body', {
-    detail: `${req.method} ${req.path} takes no document; it stores one this node already holds`,
-    hint: 'Send only the summary, in X-Summary or as {"_summary": "..."}; to store another document use PUT or PATCH /config.',
-    extra: {
-      problems: [
-        { path: '', segments: [], kind: 'shape', message: 'this route takes at most {"_summary": "..."}' },
-      ],
-    },
-  });
-}
-
-async function revert(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply> {
-  assertCompanyWriter(deps.auth, req.actor);
-  const bodySummary = bodySummaryOnly(req);
-  const dryRun = readDryRun(req);
-  const preconditions = readPreconditions(req, activeIdOf(deps.state()));
-  const state = deps.state();
-  const target = await revisionById(state, req.params['id'] ?? '');
-  const document = openStored(deps, target);
-  const summary = readSummary(req, bodySummary, false) || `revert to ${target.revision_id}`;
-  const basis = state.active ? requireActive(state) : null;
-  return submit(deps, req, {
-    document,
-    // A stored document is copied whole: every key this build does not know was a newer build's.
-    carried: unknownKeyPaths(document, knownKeysAt),
-    basis,
-    preconditions,
-    dryRun,
-    summary,
-    source: 'api.revert',
-    rules: 'runnable',
-  });
-}
-
-async function reload(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply> {
-  const bodySummary = bodySummaryOnly(req);
-  // A dry run is honoured here as on revert: a caller asking for one must never get a stored revision.
-  const dryRun = readDryRun(req);
-  const preconditions = readPreconditions(req, activeIdOf(deps.state()));
-  const state = deps.state();
-  if (!state.active)
-    throw new ApiError('no_active_revision', {
-      variant: preconditions.ifMatch !== undefined ? 'on_if_match' : 'on_write',
-    });
-  const basis = requireActive(state);
-  const summary =
-    readSummary(req, bodySummary, false) || 'reload: re-store the active revision to push changed secrets';
-  const document = openStored(deps, basis);
-  return submit(deps, req, {
-    document,
-    carried: unknownKeyPaths(document, knownKeysAt),
-    basis,
-    preconditions,
-    dryRun,
-    summary,
-    source: 'api.reload',
-    rules: 'runnable',
-  });
 }
 
 /** The one parameter every write reads; any other is refused before anything is read or stored. */
