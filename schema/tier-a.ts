@@ -99,7 +99,8 @@ export const TierAFile = z.strictObject({
       seat_lease_seconds: whole(3, 600).default(30),
       /**
        * On a stop, how long running turns may finish before they are cut and handed over
-       * (ops/turn-engine.md "Drain"); 0 hands them over at once.
+       * (ops/turn-engine.md "Drain"), and a config apply in progress before it is cut (ops/config.md); 0
+       * hands them over at once.
        */
       turn_grace_seconds: whole(0, 600).default(10),
       /** Free-form labels shown by `GET /fleet` (zone, rack, purpose); nothing in svc reads them. */

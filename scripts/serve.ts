@@ -40,8 +40,6 @@ import { startSubsystems } from './subsystems-wiring.js';
 import { drainStepMs, drainSteps } from './drain-steps.js';
 
 const reconcileIntervalMs = 15_000;
-/** How long the drain waits for an apply in progress: beside the turns' grace, so it adds to no default stop. */
-const applyWaitMs = 5_000;
 
 export interface RunningNode {
   readonly bus: Bus;
@@ -311,12 +309,13 @@ export async function serve(config: TierA, opts: { logger: Logger; version: stri
         const steps = drainSteps(logger);
         const graceMs = config.node.turn_grace_seconds * 1000;
         const turnsSettled = steps.run('seats.drain', () => seats.drain(graceMs), graceMs + drainStepMs);
-        // Alongside: an apply in progress gets its own bound to end and be recorded before anything it
-        // applies to stops; past it the apply is logged as cut (no failed drain), and the next start applies it.
+        // Alongside: an apply in progress is work in progress too and gets the same grace (the drain's one
+        // configured bound, never a second) to end and be recorded before anything it applies to stops; past
+        // it the apply is logged as cut (no failed drain), and the next start applies it.
         const applyEnded = steps.run(
           'config apply',
-          () => configuration.finishApply(applyWaitMs),
-          applyWaitMs + drainStepMs,
+          () => configuration.finishApply(graceMs),
+          graceMs + drainStepMs,
         );
         // Alongside: the public listener closes now, api.port once the turns settled (probes answer 503).
         // Bounded by the listeners' own cuts: 5 s each, and a second for the live stream's sockets.
