@@ -15,6 +15,12 @@ import {
 } from './tier-a.shared.js';
 
 /**
+ * The shortest operator token a node serves (the spec leaves the format open): a bearer is the whole credential,
+ * so a few characters are guessed; 16 is what a password manager or `openssl rand -hex 8` gives at the least.
+ */
+const MIN_TOKEN_LENGTH = 16;
+
+/**
  * Rules between fields. They read the file loosely (it may have failed its shape check) so every
  * problem is listed at once; `raw` is the file before substitution, so messages name `${VAR}`s,
  * never values.
@@ -103,14 +109,15 @@ export function crossCheck(file: unknown, raw: unknown, offline: boolean, envNod
           message: `same value as token id ${first}: ids ${first} and ${id} share one token, which always authenticates as ${first}; give each id its own`,
         });
     }
-    if (!offline && typeof token === 'string' && token.trim() === '') {
+    if (!offline && typeof token === 'string' && value.length < MIN_TOKEN_LENGTH) {
       const written = valueAt(raw, ['api', 'auth', 'tokens', i, 'token']);
       const refs = typeof written === 'string' ? listRefs(written) : [];
-      const why = refs.length > 0 ? ` (${refs.map((r) => `\${${r}}`).join(', ')} unset or empty)` : '';
-      problems.push({
-        path: `api.auth.tokens[${i}].token`,
-        message: `resolves empty${why}; an empty bearer never authenticates`,
-      });
+      const named = refs.map((r) => `\${${r}}`).join(', ');
+      const message =
+        value === ''
+          ? `resolves empty${refs.length > 0 ? ` (${named} unset or empty)` : ''}; an empty bearer never authenticates`
+          : `must be at least ${MIN_TOKEN_LENGTH} characters${refs.length > 0 ? ` (from ${named})` : ''}: a short bearer is guessed; use a long random value (\`openssl rand -hex 24\`)`;
+      problems.push({ path: `api.auth.tokens[${i}].token`, message });
     }
   });
   listAt(file, ['api', 'auth', 'company_writers']).forEach((id, i) => {

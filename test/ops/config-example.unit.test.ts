@@ -17,7 +17,7 @@ type Path = ReadonlyArray<string | number>;
 
 const example = readFileSync(join(root, 'ops', 'config.example.yaml'), 'utf8');
 const env = {
-  SVC_TOKEN: 'example-token',
+  SVC_TOKEN: 'example-token-0123456789',
   SVC_NATS_TOKEN: 'nats',
   SVC_KEY_K1: Buffer.alloc(32, 7).toString('base64'),
 };

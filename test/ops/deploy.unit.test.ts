@@ -47,14 +47,20 @@ t.test(
 
 t.test('the container Tier A files pass the real validator', async (t) => {
   for (const file of ['ops/docker/config.yaml', 'ops/docker/config.cluster.yaml']) {
-    const result = parseTierA(read(file), { env: { SVC_TOKEN: 'x', SVC_NATS_TOKEN: 'y' }, cwd: '/app' });
+    const result = parseTierA(read(file), {
+      env: { SVC_TOKEN: 'x-0123456789abcdef', SVC_NATS_TOKEN: 'y' },
+      cwd: '/app',
+    });
     t.ok(result.ok, `${file} is valid${result.ok ? '' : `: ${JSON.stringify(result.problems)}`}`);
     if (!result.ok) continue;
     t.equal(result.config.api.host, '0.0.0.0', 'reachable from outside the container');
     t.equal(result.config.api.port, 8080, 'the port the health check asks');
     t.equal(result.config.stream.store_dir, '/var/lib/svc', 'the store is in the volume');
   }
-  const cluster = parseTierA(read('ops/docker/config.cluster.yaml'), { env: { SVC_TOKEN: 'x' }, cwd: '/' });
+  const cluster = parseTierA(read('ops/docker/config.cluster.yaml'), {
+    env: { SVC_TOKEN: 'x-0123456789abcdef' },
+    cwd: '/',
+  });
   t.match(cluster.ok && cluster.config.providers.queue, {
     type: 'jetstream',
     replicas: 3,

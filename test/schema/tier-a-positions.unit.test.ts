@@ -29,7 +29,7 @@ t.test('a rule between fields points at the field it names, or its nearest writt
       '  auth:',
       '    tokens:',
       '      - {id: ops, token: "${NOPE}"}',
-      '      - {id: ops, token: x}',
+      '      - {id: ops, token: x-0123456789abcdef}',
     ].join('\n'),
   );
   t.same(problems.map(where).sort(), [

@@ -43,14 +43,14 @@ t.test(
 
 t.test('token values resolve ${ENV} references; bare $NAME stays literal', async (t) => {
   const result = parse(
-    'api: {auth: {tokens: [{id: ops, token: "${OPS_TOKEN}"}, {id: lit, token: "$NOT_A_REF"}]}}',
-    { OPS_TOKEN: 's3cret', NOT_A_REF: 'x' },
+    'api: {auth: {tokens: [{id: ops, token: "${OPS_TOKEN}"}, {id: lit, token: "$NOT_A_REF_AT_ALL"}]}}',
+    { OPS_TOKEN: 's3cret-0123456789', NOT_A_REF_AT_ALL: 'x' },
   );
   t.ok(result.ok);
   if (!result.ok) return;
   t.same(result.config.api.auth?.tokens, [
-    { id: 'ops', token: 's3cret' },
-    { id: 'lit', token: '$NOT_A_REF' },
+    { id: 'ops', token: 's3cret-0123456789' },
+    { id: 'lit', token: '$NOT_A_REF_AT_ALL' },
   ]);
 });
 
@@ -71,6 +71,37 @@ t.test('offline (a command run with the node stopped), a token resolving empty i
   t.match(parseTierA(text, { env: {}, cwd: '/', offline: true }), { ok: true });
   t.match(parseTierA(text, { env: {}, cwd: '/' }), { ok: false });
 });
+
+t.test(
+  'a token shorter than 16 characters is refused at start, naming the variable and never a value',
+  async (t) => {
+    for (const [text, env] of [
+      ['api: {auth: {tokens: [{id: ops, token: "${OPS_TOKEN}"}]}}', { OPS_TOKEN: 'a' }],
+      ['api: {auth: {tokens: [{id: ops, token: "pa55word-15chr "}]}}', {}],
+    ] as const) {
+      const result = parse(text, env);
+      t.notOk(result.ok, text);
+      if (result.ok) continue;
+      t.same(
+        result.problems.map((p) => p.path),
+        ['api.auth.tokens[0].token'],
+        text,
+      );
+      t.match(result.problems[0]!.message, /at least 16 characters/, text);
+      t.notMatch(JSON.stringify(result.problems), /pa55word/, 'never the value');
+    }
+    t.match(parse('api: {auth: {tokens: [{id: ops, token: "${OPS_TOKEN}"}]}}', { OPS_TOKEN: 'a' }), {
+      problems: [{ message: /\$\{OPS_TOKEN\}/ }],
+    });
+    t.ok(parse('api: {auth: {tokens: [{id: ops, token: "${T}"}]}}', { T: 'x'.repeat(16) }).ok, '16 will do');
+    const offline = parseTierA('api: {auth: {tokens: [{id: ops, token: x}]}}', {
+      env: {},
+      cwd: '/',
+      offline: true,
+    });
+    t.ok(offline.ok, 'offline (no token is served) a short one is no problem');
+  },
+);
 
 t.test('every problem is listed at once with its path', async (t) => {
   const result = parse(
@@ -126,7 +157,7 @@ t.test('the keyring needs 32-byte base64 material and an active key it lists', a
 
 t.test('company_writers must name configured tokens, and token ids are unique', async (t) => {
   const result = parse(
-    'api: {auth: {tokens: [{id: a, token: x}, {id: a, token: y}], company_writers: [a, ghost]}}',
+    'api: {auth: {tokens: [{id: a, token: x-0123456789abcdef}, {id: a, token: y-0123456789abcdef}], company_writers: [a, ghost]}}',
   );
   t.same(!result.ok && result.problems.map((p) => p.path).sort(), [
     'api.auth.company_writers[1]',
@@ -136,8 +167,8 @@ t.test('company_writers must name configured tokens, and token ids are unique', 
 
 t.test('two token ids with the same value are refused, naming both ids and never the value', async (t) => {
   const result = parse(
-    'api: {auth: {tokens: [{id: a, token: "${A}"}, {id: b, token: "s3cret-value "}, {id: c, token: other}], company_writers: [b]}}',
-    { A: 's3cret-value' },
+    'api: {auth: {tokens: [{id: a, token: "${A}"}, {id: b, token: "s3cret-value-0123 "}, {id: c, token: other-0123456789abc}], company_writers: [b]}}',
+    { A: 's3cret-value-0123' },
   );
   t.notOk(result.ok, 'b could never authenticate: the guard would always name a');
   if (result.ok) return;

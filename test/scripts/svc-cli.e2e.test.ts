@@ -85,6 +85,31 @@ t.test('a token resolving empty is refused, naming the variable', async (t) => {
   t.match(run.stderr(), /api\.auth\.tokens\[0\]\.token: resolves empty \(\$\{SVC_TOKEN\} unset or empty\)/);
 });
 
+t.test(
+  'a token shorter than 16 characters is refused at start, naming the variable, never the value',
+  async (t) => {
+    const file = configFile(
+      'short-token.yaml',
+      'api: {port: 0, auth: {tokens: [{id: ops, token: "${SVC_TOKEN}"}]}}\n',
+    );
+    const run = runSvc(['serve', '--config', file], { SVC_TOKEN: 'hunter2' });
+    // A node that serves anyway is stopped at once rather than left running until the file's timeout.
+    const served = run
+      .waitForLog((line) => line.msg === 'node serving')
+      .then(
+        () => (run.kill(), true),
+        () => false,
+      );
+    t.equal(await run.exited, 1);
+    t.notOk(await served, 'never serves');
+    t.match(
+      run.stderr(),
+      /api\.auth\.tokens\[0\]\.token: must be at least 16 characters \(from \$\{SVC_TOKEN\}\)/,
+    );
+    t.notMatch(run.stderr() + run.stdout(), /hunter2/);
+  },
+);
+
 t.test('commands run with the node stopped take a token resolving empty: they serve none', async (t) => {
   const store = mkdtempSync(join(tmpdir(), 'svc-cli-offline-'));
   t.teardown(() => rmSync(store, { recursive: true, force: true }));
