@@ -45,3 +45,23 @@ export async function startNode(
   await run.waitForLog((line) => line.msg === 'node serving');
   return { run, port, dir, configFile, url: `http://127.0.0.1:${port}` };
 }
+
+/** Serves a stopped node's store and Tier A file again, as the same node; resolves once it serves. */
+export async function serveAgain(t: Test, node: ServedNode): Promise<SvcChild> {
+  const again = runSvc(['serve', '--config', node.configFile], { SVC_TOKEN: TOKEN });
+  t.teardown(() => again.kill('SIGKILL'));
+  await again.waitForLog((line) => line.msg === 'node serving');
+  return again;
+}
+
+/** Stops `run` (a process of `node`) with `signal`, asserts how it ended, and serves the same store again. */
+export async function restartNode(
+  t: Test,
+  node: ServedNode,
+  run: SvcChild,
+  signal: 'SIGTERM' | 'SIGKILL',
+): Promise<SvcChild> {
+  run.kill(signal);
+  t.equal(await run.exited, signal === 'SIGTERM' ? 0 : null, `${signal}: the node stopped`);
+  return serveAgain(t, node);
+}

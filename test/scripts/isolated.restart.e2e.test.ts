@@ -4,31 +4,16 @@
  * revision it last applied again, keeps the failed one active in the store without trying it again, still
  * answers `/ready` 200 on an ingress node, and the next activation moves it back to `serve`.
  */
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { call, health } from '../harness/api.js';
-import { runSvc, type SvcChild } from '../harness/child.js';
 import { startNatsServer } from '../harness/nats-server.js';
-import { startNode, TOKEN, type ServedNode } from '../harness/serve-node.js';
+import { restartNode, startNode } from '../harness/serve-node.js';
 import { squattedTransport } from '../harness/squatted-transport.js';
 import { until } from '../harness/until.js';
 
 const providers = {
   llm: { main: { type: 'openai-compatible', model: 'm', base_url: 'http://127.0.0.1:9' } },
 };
-
-async function restart(
-  t: Test,
-  node: ServedNode,
-  run: SvcChild,
-  signal: 'SIGTERM' | 'SIGKILL',
-): Promise<SvcChild> {
-  run.kill(signal);
-  t.equal(await run.exited, signal === 'SIGTERM' ? 0 : null, `${signal}: the node stopped`);
-  const again = runSvc(['serve', '--config', node.configFile], { SVC_TOKEN: TOKEN });
-  t.teardown(() => again.kill('SIGKILL'));
-  await again.waitForLog((line) => line.msg === 'node serving');
-  return again;
-}
 
 t.test(
   'an isolated node stopped or killed comes back isolated on the revision it last applied',
@@ -64,7 +49,7 @@ t.test(
 
     let run = node.run;
     for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
-      run = await restart(t, node, run, signal);
+      run = await restartNode(t, node, run, signal);
       const replayed = await run.waitForLog((l) => l.msg === 'node history replayed');
       t.match(replayed, { applied_epoch: 1, failed_epoch: 2, posture: 'isolated' }, `${signal}: its history`);
       await run.waitForLog((l) => l.msg === 'config restored');

@@ -6,8 +6,7 @@
 import t from 'tap';
 import { startEmbeddingsServer } from '../fixtures/llm/embeddings-server.js';
 import { applyNativeWork, nativeBackends, nativeWorkCompany } from '../harness/native-work.js';
-import { runSvc } from '../harness/child.js';
-import { startNode, TOKEN } from '../harness/serve-node.js';
+import { serveAgain, startNode, TOKEN } from '../harness/serve-node.js';
 import { until } from '../harness/until.js';
 
 type Json = Record<string, unknown>;
@@ -71,9 +70,7 @@ t.test('a served node searches the knowledge base by words, then by meaning, acr
 
   node.run.kill('SIGTERM');
   await node.run.exited;
-  const again = runSvc(['serve', '--config', node.configFile], { SVC_TOKEN: TOKEN });
-  t.teardown(() => again.kill('SIGKILL'));
-  await again.waitForLog((line) => line.msg === 'node serving');
+  await serveAgain(t, node);
   const after = await until(
     async () =>
       ((await (await fetch(`${node.url}/pages?q=invoice`, { headers: auth })).json()) as Json)['pages'] as

@@ -7,9 +7,9 @@
 import t, { type Test } from 'tap';
 import { ensureCatalogue, openBus } from '../../bus/index.js';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
-import { runSvc, type SvcChild } from '../harness/child.js';
+import type { SvcChild } from '../harness/child.js';
 import { startNatsServer } from '../harness/nats-server.js';
-import { startNode, TOKEN, type ServedNode } from '../harness/serve-node.js';
+import { serveAgain, startNode, TOKEN, type ServedNode } from '../harness/serve-node.js';
 import { until } from '../harness/until.js';
 import { mentionWake, queueWake } from '../harness/wake.js';
 
@@ -33,10 +33,8 @@ const expected = [
 ];
 
 /** Serves the stopped node's store again; resolves once it serves, its revision applied. */
-async function serveAgain(t: Test, node: ServedNode): Promise<SvcChild> {
-  const again = runSvc(['serve', '--config', node.configFile], { SVC_TOKEN: TOKEN });
-  t.teardown(() => again.kill('SIGKILL'));
-  await again.waitForLog((line) => line.msg === 'node serving');
+async function serveApplied(t: Test, node: ServedNode): Promise<SvcChild> {
+  const again = await serveAgain(t, node);
   await again.waitForLog((line) => line.msg === 'config applied');
   return again;
 }
@@ -86,7 +84,7 @@ t.test('seats stopped for budget or provider read stopped after a SIGTERM or a S
   for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
     run.kill(signal);
     await run.exited;
-    run = await serveAgain(t, node);
+    run = await serveApplied(t, node);
     t.same(await table(node), expected, `after ${signal}: the same activity and reasons`);
   }
 });

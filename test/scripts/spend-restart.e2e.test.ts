@@ -9,9 +9,8 @@ import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureCatalogue, openBus } from '../../bus/index.js';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
-import { runSvc } from '../harness/child.js';
 import { startNatsServer } from '../harness/nats-server.js';
-import { startNode, TOKEN } from '../harness/serve-node.js';
+import { serveAgain, startNode, TOKEN } from '../harness/serve-node.js';
 import { until } from '../harness/until.js';
 import { mentionWake, queueWake } from '../harness/wake.js';
 
@@ -98,9 +97,7 @@ t.test(
           f.startsWith('projections.sqlite'),
         ))
           rmSync(join(node.dir, 'data', file));
-      const again = runSvc(['serve', '--config', node.configFile], { SVC_TOKEN: TOKEN });
-      t.teardown(() => again.kill('SIGKILL'));
-      await again.waitForLog((l) => l.msg === 'node serving');
+      const again = await serveAgain(t, node);
       for (const path of reads)
         t.same(
           await read(node.url, path),

@@ -9,35 +9,14 @@
  * delivery meanwhile is refused 503 `draining` like every other write.
  */
 import { createHmac } from 'node:crypto';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { call, type Json } from '../harness/api.js';
 import { openConnection } from '../harness/raw-http.js';
-import { runSvc, type SvcChild } from '../harness/child.js';
-import { startNode, TOKEN, type ServedNode } from '../harness/serve-node.js';
+import { restartNode, serveAgain, startNode, TOKEN } from '../harness/serve-node.js';
 import { heldToolServer } from '../harness/held-tool-server.js';
 import { until } from '../harness/until.js';
 
 const SECRET = 'codehost-a-states-secret-0123';
-
-/** Serves the stopped node's store and Tier A file again; resolves once it serves. */
-async function serveAgain(t: Test, node: ServedNode): Promise<SvcChild> {
-  const again = runSvc(['serve', '--config', node.configFile], { SVC_TOKEN: TOKEN });
-  t.teardown(() => again.kill('SIGKILL'));
-  await again.waitForLog((line) => line.msg === 'node serving');
-  return again;
-}
-
-/** Stops `run` with `signal` and serves the same store again. */
-async function restart(
-  t: Test,
-  node: ServedNode,
-  run: SvcChild,
-  signal: 'SIGTERM' | 'SIGKILL',
-): Promise<SvcChild> {
-  run.kill(signal);
-  t.equal(await run.exited, signal === 'SIGTERM' ? 0 : null, `${signal}: the node stopped`);
-  return serveAgain(t, node);
-}
 
 function signedDelivery(id: string): { headers: Record<string, string>; body: string } {
   const body = JSON.stringify({
@@ -60,7 +39,7 @@ t.test('an unconfigured node stopped or killed comes back unconfigured', async (
   const node = await startNode(t);
   let run = node.run;
   for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
-    run = await restart(t, node, run, signal);
+    run = await restartNode(t, node, run, signal);
     const health = await call(node.url, 'GET', '/health');
     t.match(health.body, {
       status: 'unconfigured',
@@ -113,7 +92,7 @@ t.test(
 
     let run = node.run;
     for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
-      run = await restart(t, node, run, signal);
+      run = await restartNode(t, node, run, signal);
       const health = await until(
         async () => (await call(node.url, 'GET', '/health')).body,
         (h) => h['applied_epoch'] === 2,
