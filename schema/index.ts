@@ -42,6 +42,7 @@ export {
   validateCompany,
   ValidationMode,
   walkCompany,
+  keepStoredHandles,
   unresolvedReferences,
   unschedulableReferences,
   CodehostBAccessLevels,

@@ -27,6 +27,7 @@ export type { CompanyValidation } from './validate.js';
 export { parseCompanyJson, repeatedKeyProblem } from './json-parse.js';
 export { MAX_YAML_ALIASES, parseCompanyYaml } from './yaml-parse.js';
 export { walkCompany } from './walk.js';
+export { keepStoredHandles } from './keep-handles.js';
 export { TURN_ROUND_DEFAULTS } from './settings.schema.js';
 export {
   EMBEDDINGS_MAX_WIDTH,

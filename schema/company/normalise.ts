@@ -13,13 +13,15 @@ import { hasRef } from './fields.js';
 import { lowercasedContacts } from './seat.schema.js';
 import { isRecord, walkDocument, type Json } from './walk.js';
 
-function withHandleAfterName(seat: Json, handle: string): Json {
-  const out: Json = {};
-  for (const [key, value] of Object.entries(seat)) {
-    out[key] = value;
-    if (key === 'name') out['handle'] = handle;
+/** Writes `handle` into the seat right after `name`, in place, so the parent list keeps its order. */
+export function setHandleAfterName(seat: Json, handle: string): void {
+  const entries = Object.entries(seat);
+  for (const key of Object.keys(seat)) delete seat[key];
+  for (const [key, value] of entries) {
+    if (key === 'handle') continue;
+    seat[key] = value;
+    if (key === 'name') seat['handle'] = handle;
   }
-  return out;
 }
 
 export function normaliseCompany(doc: Json): Json {
@@ -34,10 +36,7 @@ export function normaliseCompany(doc: Json): Json {
       }
     }
     if (seat.raw['handle'] === undefined && typeof seat.raw['name'] === 'string') {
-      const replaced = withHandleAfterName(seat.raw, deriveHandle(seat.raw['name']));
-      // Replace in place so the parent list keeps its order.
-      for (const key of Object.keys(seat.raw)) delete seat.raw[key];
-      Object.assign(seat.raw, replaced);
+      setHandleAfterName(seat.raw, deriveHandle(seat.raw['name']));
     }
   }
   return copy;

@@ -12,6 +12,7 @@ import {
   entityIdentityMatches,
   findEntity,
   isSecretPath,
+  keepStoredHandles,
   knownKeysAt,
   looksLikeTierAFile,
   MAX_RENDER_DEPTH,
@@ -88,7 +89,8 @@ function reconcileWithStored(
   // A stored document too deep to render was never read back, so nothing sent can be its markers;
   // the full PUT that replaces it is taken as written (and nothing is carried from it).
   if (depthBeyond(stored, MAX_RENDER_DEPTH) !== null) return reconcileWithStored(deps, document, null, code);
-  const restored = restoreMasks(document, stored, isSecretPath);
+  // Seats pair with their stored selves by handle, so a handle left out is filled in before anything pairs.
+  const restored = restoreMasks(keepStoredHandles(document, stored), stored, isSecretPath);
   if (restored.problems.length > 0)
     throw new ApiError(code, { extra: { problems: restored.problems.map(asProblem) } });
   const carried: Array<Array<string | number>> = [];
