@@ -50,6 +50,14 @@ export interface Round {
   tool_calls?: number;
 }
 
+/** The call running now in a live phase: a model's (`origin: model`) or a tool's. */
+export interface RunningCall {
+  name: string;
+  started_at?: string;
+  origin?: string;
+  server?: string | null;
+}
+
 export interface LiveCall {
   turn_id: string;
   phase: string;
@@ -62,7 +70,7 @@ export interface LiveCall {
   round_narration?: string;
   partial_round?: unknown;
   max_rounds?: number;
-  running_call?: unknown;
+  running_call?: RunningCall | null;
   failed?: boolean;
 }
 

@@ -1,5 +1,5 @@
 /** A seat's turns: the one in flight as it streams, and its recorded phases (`llm_history`). */
-import type { HistoryRow, LiveCall, ToolExecution } from '../live/types.js';
+import type { HistoryRow, LiveCall, RunningCall, ToolExecution } from '../live/types.js';
 import { count, duration, time } from '../ui/format.js';
 import { Badge, Table } from '../ui/parts.js';
 import { Ago } from '../ui/ago.js';
@@ -9,6 +9,22 @@ const roundsOf = (call: LiveCall): number =>
 
 function toolName(t: ToolExecution): string {
   return t.name ?? t.tool ?? 'tool';
+}
+
+/** The tool call running now, if any: a model call running is the status line's, not the tool list's. */
+const runningTool = (call: LiveCall): RunningCall | null =>
+  call.running_call && call.running_call.origin !== 'model' ? call.running_call : null;
+
+/**
+ * A finished call's time. Every listed execution is done (the running one is `running_call`); `duration_ms`
+ * 0 or absent is a time not measured (spec "Agent row"), never a call still running.
+ */
+function ToolTime(props: { ms: number | undefined }) {
+  return props.ms ? (
+    <span class="muted">{duration(props.ms)}</span>
+  ) : (
+    <span class="muted">time not measured</span>
+  );
 }
 
 export function LiveTurn(props: { call: LiveCall | null }) {
@@ -24,6 +40,7 @@ export function LiveTurn(props: { call: LiveCall | null }) {
         </p>
       </div>
     );
+  const running = runningTool(call);
   return (
     <div class="live-turn">
       <p role="status">
@@ -42,18 +59,27 @@ export function LiveTurn(props: { call: LiveCall | null }) {
       >
         {call.response ?? ''}
       </pre>
-      {call.tool_executions?.length ? (
+      {call.tool_executions?.length || running ? (
         <ol class="tools-run">
-          {call.tool_executions.map((t, i) => (
+          {(call.tool_executions ?? []).map((t, i) => (
             <li key={i}>
               <code>{toolName(t)}</code> {t.origin ? <span class="muted">{t.origin}</span> : null}{' '}
-              {t.duration_ms ? (
-                <span class="muted">{duration(t.duration_ms)}</span>
-              ) : (
-                <Badge value="working" />
-              )}
+              <ToolTime ms={t.duration_ms} />
             </li>
           ))}
+          {running ? (
+            <li key="running">
+              <code>{running.name}</code>{' '}
+              {running.origin ? <span class="muted">{running.origin}</span> : null}{' '}
+              {/* A phase that died keeps the call it died in (spec "Agent row": `failed`): over, not running. */}
+              <Badge value={call.failed ? 'failed' : 'working'} />{' '}
+              {running.started_at ? (
+                <span class="muted" title={time(running.started_at)}>
+                  started <Ago at={running.started_at} />
+                </span>
+              ) : null}
+            </li>
+          ) : null}
         </ol>
       ) : null}
     </div>
