@@ -1,14 +1,21 @@
 /** A seat's memory as `/agents/{id}/memory` reads it: notes, episodes, people and skills. */
 import type { ComponentChildren } from 'preact';
+import { useRef, useState } from 'preact/hooks';
 import { useQuestion } from '../live/context.js';
-import { Answer } from '../ui/parts.js';
+import { Answer, Badge, ShowAll } from '../ui/parts.js';
 import { Ago } from '../ui/ago.js';
+import { time } from '../ui/format.js';
+import { cardHeading, useFocusKept } from '../ui/keep-focus.js';
+
+interface Note {
+  id: string;
+  content: string;
+  ttl_until?: string | null;
+  expired?: boolean;
+}
 
 interface Memory {
-  personal_memories?: {
-    long?: Array<{ id: string; content: string }>;
-    short?: Array<{ id: string; content: string; expired?: boolean }>;
-  };
+  personal_memories?: { long?: Note[]; short?: Note[] };
   episodes?: Array<{ id: string; task_summary?: string; review_outcome?: string; ended_at?: string }>;
   counterparty_profiles?: Array<{
     subject_label?: string;
@@ -24,35 +31,106 @@ function Listed(props: { items: readonly unknown[] | undefined; none: string; ch
   return <ul>{props.children}</ul>;
 }
 
+/**
+ * Long notes are kept; short ones hold until `ttl_until`, and one past it stays stored and listed, `expired`
+ * on the node's clock (ops/turn-engine.md "Expiry"): marked, and after the notes still current.
+ */
+function Notes(props: { long: Note[]; short: Note[] }) {
+  const short = [...props.short.filter((n) => !n.expired), ...props.short.filter((n) => n.expired)];
+  if (props.long.length + short.length === 0)
+    return (
+      <>
+        <h3>Notes</h3>
+        <p class="muted">No notes yet: the seat keeps them with memory_remember.</p>
+      </>
+    );
+  return (
+    <>
+      <h3>Notes</h3>
+      <ul>
+        {props.long.map((n) => (
+          <li key={n.id} data-note={n.id}>
+            {n.content} <span class="muted">long-term</span>
+          </li>
+        ))}
+        {short.map((n) => (
+          <li key={n.id} data-note={n.id}>
+            {n.content} <span class="muted">short-term</span> {n.expired ? <Badge value="expired" /> : null}
+            {n.ttl_until ? (
+              <>
+                {' '}
+                <span class="muted" title={time(n.ttl_until)}>
+                  {n.expired ? '' : 'expires '}
+                  <Ago at={n.ttl_until} />
+                </span>
+              </>
+            ) : null}
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+/** Episodes listed before the rest are asked for: the newest, a glance. */
+const FIRST_EPISODES = 10;
+/** The most the node lists (spec "Limits": episodes in memory view); it may keep more. */
+const EPISODES_LISTED = 50;
+
+function Episodes(props: { episodes: NonNullable<Memory['episodes']> }) {
+  const [all, setAll] = useState(false);
+  const toggle = useRef<HTMLButtonElement>(null);
+  const list = useRef<HTMLUListElement>(null);
+  // An answer that leaves few enough takes the button away: its focus goes to the card's heading.
+  useFocusKept(toggle, () => cardHeading(list.current));
+  const { episodes } = props;
+  const cut = episodes.length > FIRST_EPISODES;
+  const shown = cut && !all ? episodes.slice(0, FIRST_EPISODES) : episodes;
+  return (
+    <>
+      <h3>Episodes ({episodes.length})</h3>
+      {cut ? (
+        <p class="muted">
+          {all
+            ? `All ${episodes.length} shown, newest first`
+            : `The newest ${shown.length} of ${episodes.length}`}
+          {episodes.length >= EPISODES_LISTED ? `; the node lists at most ${EPISODES_LISTED}.` : '.'}{' '}
+          <ShowAll
+            count={episodes.length}
+            many="episodes"
+            all={all}
+            onToggle={() => setAll(!all)}
+            buttonRef={toggle}
+          />
+        </p>
+      ) : null}
+      {episodes.length === 0 ? (
+        <p class="muted">No episodes yet: one is kept as each turn ends.</p>
+      ) : (
+        <ul ref={list}>
+          {shown.map((e) => (
+            <li key={e.id} data-episode={e.id}>
+              {e.task_summary ?? e.id}{' '}
+              <span class="muted">
+                {e.review_outcome ?? ''} <Ago at={e.ended_at} />
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
 export function MemoryView(props: { handle: string; again: unknown }) {
   const asked = useQuestion<Memory>('memory', { id: props.handle }, props.again);
   return (
     <Answer asked={asked} what="memory">
       {(m) => {
-        const notes = [...(m.personal_memories?.long ?? []), ...(m.personal_memories?.short ?? [])];
         return (
           <div class="memory">
-            <h3>Notes</h3>
-            {notes.length === 0 ? (
-              <p class="muted">No notes yet: the seat keeps them with memory_remember.</p>
-            ) : (
-              <ul>
-                {notes.map((n) => (
-                  <li key={n.id}>{n.content}</li>
-                ))}
-              </ul>
-            )}
-            <h3>Episodes ({m.episodes?.length ?? 0})</h3>
-            <Listed items={m.episodes} none="No episodes yet: one is kept as each turn ends.">
-              {(m.episodes ?? []).slice(0, 10).map((e) => (
-                <li key={e.id}>
-                  {e.task_summary ?? e.id}{' '}
-                  <span class="muted">
-                    {e.review_outcome ?? ''} <Ago at={e.ended_at} />
-                  </span>
-                </li>
-              ))}
-            </Listed>
+            <Notes long={m.personal_memories?.long ?? []} short={m.personal_memories?.short ?? []} />
+            <Episodes episodes={m.episodes ?? []} />
             <h3>People ({m.counterparty_profiles?.length ?? 0})</h3>
             <Listed
               items={m.counterparty_profiles}

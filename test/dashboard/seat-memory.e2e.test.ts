@@ -1,0 +1,168 @@
+/**
+ * A seat's memory as the room shows it (spec "Memory view"): short-term notes are told from long-term ones,
+ * with when they expire, and one the node reports `expired` says so; the episodes say how many of the
+ * node's are listed. A short note lives 60 s at the least and a real seat's 50 episodes take 50 turns, so
+ * the page's memory question is answered by a route on its stream with what a node answers then.
+ */
+import t from 'tap';
+import { needsChromium, openPage, startBrowser } from '../harness/browser.js';
+import { startCompanyNode } from './fixtures/company-node.js';
+import { holdableStream } from './fixtures/held-stream.js';
+
+const browser = needsChromium.skip === false ? await startBrowser(t) : null;
+const SEAT = 'theo-park';
+
+const memory = (over: Record<string, unknown>): Record<string, unknown> => ({
+  agent_id: '5f0c1d7e-0000-5000-8000-000000000001',
+  handle: SEAT,
+  role: 'Theo Park',
+  runtime_id: '5f0c1d7e-0000-5000-8000-000000000001',
+  personal_memories: { long: [], short: [] },
+  episodes: [],
+  counterparty_profiles: [],
+  synthesized_skills: [],
+  ...over,
+});
+
+const inMinutes = (m: number): string => new Date(Date.now() + m * 60_000).toISOString();
+
+t.test(
+  'short-term notes are marked with when they expire, and an expired one reads expired',
+  needsChromium,
+  async (t) => {
+    const node = await startCompanyNode(t);
+    const w = await openPage(browser!);
+    const stream = await holdableStream(w.page);
+    stream.answer(
+      'memory',
+      memory({
+        personal_memories: {
+          long: [{ id: 'n-long', content: 'the CI runs on push', metadata: {}, ttl_until: null }],
+          short: [
+            {
+              id: 'n-live',
+              content: 'deploy at noon',
+              metadata: {},
+              ttl_until: inMinutes(5),
+              expired: false,
+            },
+            { id: 'n-gone', content: 'standup moved', metadata: {}, ttl_until: inMinutes(-3), expired: true },
+          ],
+        },
+      }),
+    );
+    await w.page.goto(`${node.url}/dashboard#/seat/${SEAT}`);
+    await w.page.waitForSelector('[data-link="live"]');
+    const notes = w.page.locator('section[aria-label="Memory"] li[data-note]');
+    await notes.first().waitFor();
+    const said = async (id: string): Promise<string> =>
+      ((await notes.and(w.page.locator(`[data-note="${id}"]`)).textContent()) ?? '').replace(/\s+/g, ' ');
+
+    const long = await said('n-long');
+    t.match(long, /the CI runs on push/);
+    t.match(long, /long-term/, `a long note says it is kept: ${long}`);
+    t.notMatch(long, /short-term|expire/, 'and nothing of expiry');
+
+    const live = await said('n-live');
+    t.match(live, /deploy at noon/);
+    t.match(live, /short-term/, `a short note says so: ${live}`);
+    t.match(live, /expires in [45]m/, 'with when it expires');
+    t.notMatch(live, /expired/, 'a live one is not expired');
+
+    const gone = await said('n-gone');
+    t.match(gone, /standup moved/);
+    t.match(gone, /short-term/, `an expired note is still a short one: ${gone}`);
+    t.match(gone, /expired 3m ago/, 'it says it expired, and when');
+    t.equal(
+      await w.page.locator('[data-note="n-gone"] .badge', { hasText: /^expired$/ }).count(),
+      1,
+      'marked expired, as the node reports it',
+    );
+    // The expiry instant is there whole, with its zone, for whoever points at it.
+    t.match(
+      await w.page.locator('[data-note="n-live"] [title]').last().getAttribute('title'),
+      /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \S+$/,
+      'the exact expiry in the title',
+    );
+    // Expired notes come after the ones still current.
+    t.same(await Promise.all((await notes.all()).map((n) => n.getAttribute('data-note'))), [
+      'n-long',
+      'n-live',
+      'n-gone',
+    ]);
+    t.same(await w.violations(), []);
+    t.same(w.errors, []);
+  },
+);
+
+t.test(
+  'the episodes say how many of the node’s are listed, and show the rest on demand',
+  needsChromium,
+  async (t) => {
+    const node = await startCompanyNode(t);
+    const w = await openPage(browser!);
+    const stream = await holdableStream(w.page);
+    const episodes = Array.from({ length: 50 }, (_, i) => ({
+      id: `ep-${i}`,
+      task_summary: `task number ${i}`,
+      review_outcome: 'passed',
+      ended_at: new Date(Date.now() - i * 60_000).toISOString(),
+    }));
+    stream.answer('memory', memory({ episodes }));
+    await w.page.goto(`${node.url}/dashboard#/seat/${SEAT}`);
+    await w.page.waitForSelector('[data-link="live"]');
+    const section = w.page.locator('section[aria-label="Memory"]');
+    const listed = section.locator('li[data-episode]');
+    await listed.first().waitFor();
+    t.equal(await listed.count(), 10, 'the newest 10 first');
+    const words = ((await section.textContent()) ?? '').replace(/\s+/g, ' ');
+    t.match(words, /newest 10 of 50/i, `says how many of how many: ${words}`);
+    t.match(words, /at most 50/, 'and that 50 is as many as the node lists');
+    const more = section.getByRole('button', { name: 'Show all 50 episodes' });
+    await more.click();
+    await listed.nth(49).waitFor();
+    t.equal(await listed.count(), 50, 'all the node answered');
+    t.equal(
+      await listed
+        .last()
+        .textContent()
+        .then((s) => s?.includes('task number 49')),
+      true,
+    );
+    const fewer = section.getByRole('button', { name: 'Show fewer episodes' });
+    t.equal(await fewer.getAttribute('aria-expanded'), 'true');
+    t.equal(
+      await w.page.evaluate<string>('document.activeElement ? document.activeElement.textContent : ""'),
+      'Show fewer episodes',
+      'the focus stays on the button',
+    );
+    await fewer.click();
+    await section.getByRole('button', { name: 'Show all 50 episodes' }).waitFor();
+    t.equal(await listed.count(), 10);
+    t.same(await w.violations(), []);
+    t.same(w.errors, []);
+  },
+);
+
+t.test('a few episodes are all listed, with no count of how many are shown', needsChromium, async (t) => {
+  const node = await startCompanyNode(t);
+  const w = await openPage(browser!);
+  const stream = await holdableStream(w.page);
+  const episodes = Array.from({ length: 3 }, (_, i) => ({
+    id: `ep-${i}`,
+    task_summary: `task number ${i}`,
+    ended_at: new Date(Date.now() - i * 60_000).toISOString(),
+  }));
+  stream.answer('memory', memory({ episodes }));
+  await w.page.goto(`${node.url}/dashboard#/seat/${SEAT}`);
+  await w.page.waitForSelector('[data-link="live"]');
+  const section = w.page.locator('section[aria-label="Memory"]');
+  await section.locator('li[data-episode]').nth(2).waitFor();
+  t.equal(await section.locator('li[data-episode]').count(), 3);
+  t.notMatch(
+    (await section.textContent()) ?? '',
+    /newest \d+ of|Show all/i,
+    'nothing left out, nothing said',
+  );
+  t.same(w.errors, []);
+});
