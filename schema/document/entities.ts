@@ -90,11 +90,25 @@ export function listEntities(
 }
 
 /** A new document with the entity replaced in place, or (providers, tool servers) added last. */
+/** `seat` with `handle` right after `name` (the stored document's normal form). */
+function withHandle(seat: Record<string, unknown>, handle: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(seat)) {
+    out[key] = value;
+    if (key === 'name') out['handle'] = handle;
+  }
+  return 'handle' in out ? out : { handle, ...out };
+}
+
 export function spliceEntity(doc: unknown, kind: EntityKind, id: string, value: unknown): unknown {
   const out = isRecord(doc) ? clone(doc) : {};
-  const entity =
-    kind === 'mcp-servers' && isRecord(value) && value['name'] === undefined ? { name: id, ...value } : value;
   const found = findEntity(out, kind, id);
+  const entity =
+    kind === 'mcp-servers' && isRecord(value) && value['name'] === undefined
+      ? { name: id, ...value }
+      : kind === 'roles' && found && isRecord(value) && value['handle'] === undefined
+        ? withHandle(value, id) // the seat at the path stays that seat, whatever its name derives
+        : value;
   if (found) {
     let parent: unknown = out;
     for (const segment of found.segments.slice(0, -1))
@@ -119,15 +133,23 @@ export function spliceEntity(doc: unknown, kind: EntityKind, id: string, value: 
 
 /**
  * The path id is the identity. A seat body that names another handle, or omits `handle` while its
- * name derives another one, does not match; a unit body with another name does not match; a provider
+ * name derives another one and is not the stored seat's (`stored`) own name, does not match; a unit body with another name does not match; a provider
  * body carries no key; a tool-server body without `name` takes the path's.
  */
-export function entityIdentityMatches(kind: EntityKind, id: string, body: unknown): boolean {
+export function entityIdentityMatches(
+  kind: EntityKind,
+  id: string,
+  body: unknown,
+  stored?: unknown,
+): boolean {
   if (!isRecord(body)) return true;
   switch (kind) {
     case 'roles': {
       if (typeof body['handle'] === 'string') return body['handle'] === id;
-      return typeof body['name'] !== 'string' || deriveHandle(body['name']) === id;
+      if (typeof body['name'] !== 'string') return true;
+      // The stored seat's own name matches even when it derives another handle (written by hand, or by a
+      // build that spelled names otherwise).
+      return deriveHandle(body['name']) === id || (isRecord(stored) && stored['name'] === body['name']);
     }
     case 'units':
     case 'mcp-servers':

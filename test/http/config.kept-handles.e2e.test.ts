@@ -59,6 +59,14 @@ t.test('a full PUT without handles keeps the seats its stored document names', a
   const handles = ((roles['roles'] as Json[] | undefined) ?? []).map((r) => r['handle']);
   t.same(handles, ['ada', 's-ren-berg', 'grace-hopper'], 'the stored document carries the kept handles');
 
+  // An entity write of the seat by its stored name, without handle, edits that seat.
+  const entity = await call(node.url, 'PUT', '/config/roles/ada', { name: 'Ada Lovelace', goal: 'Edited.' });
+  t.equal(entity.status, 201, JSON.stringify(entity.body).slice(0, 400));
+  const edited = await agentsOnce(node.url, ['ada', 'grace-hopper', 's-ren-berg']);
+  t.equal(edited.get('ada'), before.get('ada'));
+  const other = await call(node.url, 'PUT', '/config/roles/ada', { name: 'Grace Hopper' });
+  t.equal(other.body['error'], 'identity_mismatch', 'a body naming another seat is still refused');
+
   // A handle written in the file is the operator's choice: it renames the seat as before.
   const renamed = { name: 'Acme', roles: [{ name: 'Ada Lovelace', handle: 'ada-l', goal: 'x' }] };
   t.equal((await call(node.url, 'PUT', '/config', renamed)).status, 201);

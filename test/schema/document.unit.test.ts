@@ -274,7 +274,7 @@ t.test(
     t.same(findEntity(doc, 'llm-providers', 'main')?.value, { type: 'openai' });
     t.equal(findEntity(doc, 'mcp-servers', 'nope'), null);
     const spliced = spliceEntity(doc, 'roles', 'bo-agent', { name: 'Bo Agent', goal: 'g' }) as typeof doc;
-    t.same(spliced.units[0]!.roles[0], { name: 'Bo Agent', goal: 'g' });
+    t.same(spliced.units[0]!.roles[0], { name: 'Bo Agent', handle: 'bo-agent', goal: 'g' });
     t.same(doc.units[0]!.roles[0], { name: 'Bo Agent' }, 'input untouched');
     const added = spliceEntity(doc, 'mcp-servers', 'search', { command: 'x' }) as typeof doc;
     t.same(added.mcp_servers.at(-1), { name: 'search', command: 'x' });
@@ -291,6 +291,18 @@ t.test(
     );
     t.ok(entityIdentityMatches('roles', 'bo-agent', { name: 'Bo Agent' }));
     t.notOk(entityIdentityMatches('roles', 'bo-agent', { name: 'Bo Agent', handle: 'other' }));
+    const handPicked = { name: 'Ada Lovelace', handle: 'ada' };
+    t.ok(
+      entityIdentityMatches('roles', 'ada', { name: 'Ada Lovelace' }, handPicked),
+      'the stored seat by its own name',
+    );
+    t.notOk(entityIdentityMatches('roles', 'ada', { name: 'Grace Hopper' }, handPicked));
+    const kept = spliceEntity({ roles: [handPicked] }, 'roles', 'ada', { name: 'Ada Lovelace', goal: 'g' });
+    t.same(
+      kept,
+      { roles: [{ name: 'Ada Lovelace', handle: 'ada', goal: 'g' }] },
+      'the seat at the path keeps it',
+    );
     t.notOk(entityIdentityMatches('units', 'Eng', { name: 'Engineering' }));
     t.ok(entityIdentityMatches('llm-providers', 'main', { type: 'openai' }));
     t.ok(entityIdentityMatches('mcp-servers', 'docs', { command: 'x' }));

@@ -235,15 +235,15 @@ function entityHead(deps: ConfigWriteDeps, req: RequestHead) {
       detail: `the active revision carries no ${kind} entry ${cutForQuote(id)}`,
     });
   }
-  return { kind, preconditions, id, basis, stored };
+  return { kind, preconditions, id, basis, stored, existing };
 }
 
 async function putEntity(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiReply> {
-  const { kind, preconditions, id, basis, stored } = entityHead(deps, req);
+  const { kind, preconditions, id, basis, stored, existing } = entityHead(deps, req);
   const dryRun = readDryRun(req);
   const body = parseDocumentBody(req, 'invalid_body');
   const summary = readSummary(req, body.bodySummary, !dryRun);
-  if (!entityIdentityMatches(kind, id, body.document)) {
+  if (!entityIdentityMatches(kind, id, body.document, existing?.value)) {
     throw new ApiError('identity_mismatch', {
       detail: `the body names another ${kind} entry than ${cutForQuote(id)}`,
     });
@@ -288,6 +288,9 @@ async function submitEntity(deps: ConfigWriteDeps, req: ApiRequest, prepared: Pr
 /** The one parameter every write reads; any other is refused before anything is read or stored. */
 const dry = ['dry_run'];
 
+/** Every config write reads both, against the active revision (config.request.ts). */
+const both = ['if-match', 'if-none-match'] as const;
+
 export function configWriteRoutes(deps: ConfigWriteDeps): RouteDef[] {
   const writer = (req: RequestHead): void => assertCompanyWriter(deps.auth, req.actor);
   return [
@@ -296,6 +299,7 @@ export function configWriteRoutes(deps: ConfigWriteDeps): RouteDef[] {
       method: 'PUT',
       pattern: '/config',
       query: dry,
+      preconditions: both,
       handler: (req) => putConfig(deps, req),
       beforeBody: writer,
     },
@@ -303,6 +307,7 @@ export function configWriteRoutes(deps: ConfigWriteDeps): RouteDef[] {
       method: 'PATCH',
       pattern: '/config',
       query: dry,
+      preconditions: both,
       handler: (req) => patchConfig(deps, req),
       beforeBody: writer,
     },
@@ -310,6 +315,7 @@ export function configWriteRoutes(deps: ConfigWriteDeps): RouteDef[] {
       method: 'PUT',
       pattern: '/config/:kind/:id',
       query: dry,
+      preconditions: both,
       serves: isEntityPath,
       unservedHint: entityKindsHint,
       handler: (req) => putEntity(deps, req),
@@ -319,9 +325,16 @@ export function configWriteRoutes(deps: ConfigWriteDeps): RouteDef[] {
       method: 'POST',
       pattern: '/config/revisions/:id/revert',
       query: dry,
+      preconditions: both,
       handler: (req) => revert(deps, req),
       beforeBody: writer,
     },
-    { method: 'POST', pattern: '/config/reload', query: dry, handler: (req) => reload(deps, req) },
+    {
+      method: 'POST',
+      pattern: '/config/reload',
+      query: dry,
+      preconditions: both,
+      handler: (req) => reload(deps, req),
+    },
   ];
 }
