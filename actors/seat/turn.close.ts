@@ -14,6 +14,7 @@ import type { Turn, TurnCompletedPayload } from './seat.types.js';
 import type { TurnDeps } from './turn.deps.js';
 import type { OpenPhase } from './turn.journal.js';
 import {
+  addSpent,
   phaseRecord,
   roundRow,
   tokensOf,
@@ -115,6 +116,13 @@ function cutPhase(
   const last = rounds[rounds.length - 1]?.answer;
   const sum = (of: (u: (typeof rounds)[number]['answer']['usage']) => number): number =>
     rounds.reduce((n, r) => n + of(r.answer.usage), 0);
+  const totals = {
+    input: sum((u) => u.input_tokens),
+    output: sum((u) => u.output_tokens),
+    cacheRead: sum((u) => u.cache_read_tokens),
+    cacheWrite: sum((u) => u.cache_write_tokens),
+  };
+  addSpent(totals, [...rounds.flatMap((r) => r.unfinished ?? []), ...record.unfinished]);
   return {
     key: { turn_id: c.turn.turn_id, phase: open.phase, iteration: open.iteration },
     turn: c.turn,
@@ -126,12 +134,7 @@ function cutPhase(
     rounds: rounds.map((r) => roundRow(r.round, r.answer)),
     executions,
     timeline: [{ at: started.toISOString(), kind: 'started' }, ...timeline],
-    totals: {
-      input: sum((u) => u.input_tokens),
-      output: sum((u) => u.output_tokens),
-      cacheRead: sum((u) => u.cache_read_tokens),
-      cacheWrite: sum((u) => u.cache_write_tokens),
-    },
+    totals,
     maxRounds: record.started.max_rounds,
     ceiling: phaseRounds(c.turn.limits, open.phase).ceiling,
   };

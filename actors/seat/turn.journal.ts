@@ -30,6 +30,8 @@ export interface PhaseRecord {
   >;
   readonly completed: Of<'phase_completed'> | null;
   readonly failed: Of<'phase_failed'> | null;
+  /** The spend of answers that began and failed, from `unfinished` records (a round's own are on the round). */
+  readonly unfinished: readonly SpendRecord[];
 }
 
 /** A turn's journal, read back. */
@@ -78,6 +80,7 @@ type MutablePhase = {
   calls: Map<string, { started: Of<'tool_started'> | null; result: Of<'tool_result'> | null }>;
   completed: Of<'phase_completed'> | null;
   failed: Of<'phase_failed'> | null;
+  unfinished: SpendRecord[];
 };
 
 /** Folds records (in stream order) into the journal; unreadable ones are skipped. */
@@ -92,7 +95,14 @@ export function foldJournal(records: readonly JournalRecord[]): TurnJournal {
     const key = phaseKey(phase, iteration);
     let p = phases.get(key);
     if (!p) {
-      p = { started: null, rounds: new Map(), calls: new Map(), completed: null, failed: null };
+      p = {
+        started: null,
+        rounds: new Map(),
+        calls: new Map(),
+        completed: null,
+        failed: null,
+        unfinished: [],
+      };
       phases.set(key, p);
     }
     return p;
@@ -121,8 +131,12 @@ export function foldJournal(records: readonly JournalRecord[]): TurnJournal {
         calls.set(key, call);
         break;
       }
-      case 'unfinished':
+      case 'unfinished': {
+        // A record stored twice (a write retried) is one call: kept once per spend id.
+        const held = of(r.phase, r.iteration).unfinished;
+        for (const spend of r.spend) if (!held.some((h) => h.id === spend.id)) held.push(spend);
         break;
+      }
       case 'phase_completed':
         of(r.phase, r.iteration).completed ??= r;
         break;

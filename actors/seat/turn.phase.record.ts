@@ -2,7 +2,7 @@
  * What a phase leaves behind: its `agent_phase_completed` record (done or failed), built from the phase
  * as far as it got, and for a phase that finished the result the machine folds in.
  */
-import { SKILL_READ_TOOL, skillOfAnswer, type Payloads } from '../../schema/index.js';
+import { SKILL_READ_TOOL, skillOfAnswer, type Payloads, type SpendRecord } from '../../schema/index.js';
 import type { PhaseName, Turn } from './seat.machine.js';
 import { workItemOf } from './seat.types.js';
 import type { RoundAnswer } from './turn.journal.records.js';
@@ -43,6 +43,22 @@ export interface PhaseSoFar {
 }
 
 export const tokensOf = (p: PhaseSoFar): number => p.totals.input + p.totals.output;
+
+type Totals = { -readonly [K in keyof PhaseSoFar['totals']]: number };
+
+/**
+ * Adds to a phase's tokens what its answers that began and failed cost (their spend records, counted in
+ * every spend read): no round row shows such an answer, yet the phase's and its turn's totals say what the
+ * `/tokens/breakdown` turn row says.
+ */
+export function addSpent(totals: Totals, records: readonly SpendRecord[]): void {
+  for (const r of records) {
+    totals.input += r.input_tokens;
+    totals.output += r.output_tokens;
+    totals.cacheRead += r.cache_read_tokens;
+    totals.cacheWrite += r.cache_write_tokens;
+  }
+}
 
 /** A model answer as its `rounds[]` row. */
 export const roundRow = (round: number, answer: RoundAnswer): Round => ({

@@ -22,6 +22,7 @@ import type { RoundAnswer } from './turn.journal.records.js';
 import { endingCall, phaseLive, type PhaseLive } from './turn.live.js';
 import { PhaseDeferred, PhaseFailure, type PhaseInput, type PhaseResult } from './turn.phase.types.js';
 import {
+  addSpent,
   phaseRecord,
   phaseResult,
   roundRow,
@@ -122,6 +123,8 @@ export class PhaseRun implements PhaseSoFar {
     };
     this.calls = input.calls ?? new TurnCalls();
     this.replaying = this.prior !== null;
+    // Answers an earlier run of the phase saw begin and fail: they cost what they cost whatever this run asks.
+    addSpent(this.totals, this.prior?.unfinished ?? []);
     this.closing = this.tools.length === 0;
   }
 
@@ -180,6 +183,7 @@ export class PhaseRun implements PhaseSoFar {
     let answer: RoundAnswer;
     if (recorded) {
       answer = recorded.answer;
+      addSpent(this.totals, recorded.unfinished ?? []);
       await settleSpend(this.scope, recorded);
     } else {
       this.goLive();
@@ -189,6 +193,7 @@ export class PhaseRun implements PhaseSoFar {
         messages: this.messages,
         tools: this.closing ? [] : this.tools,
       });
+      addSpent(this.totals, asked.unfinished ?? []);
       if ('failure' in asked)
         return this.fail(asked.failure.reason, asked.failure.message, asked.failure.cause);
       answer = asked.result;

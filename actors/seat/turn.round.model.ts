@@ -20,10 +20,15 @@ import { endingCall } from './turn.live.js';
 import type { RoundScope } from './turn.round.js';
 import { stopped } from './turn.tools.js';
 
-/** The model's answer, or why the phase fails instead. */
-export type Asked =
+/**
+ * The model's answer, or why the phase fails instead; `unfinished`: the spend of the call's answers that
+ * began and failed (the one that failed the phase, or those the chain fell back from), which the phase's
+ * tokens count.
+ */
+export type Asked = (
   | { readonly result: RoundAnswer }
-  | { readonly failure: { readonly reason: FailReason; readonly message: string; readonly cause?: unknown } };
+  | { readonly failure: { readonly reason: FailReason; readonly message: string; readonly cause?: unknown } }
+) & { readonly unfinished?: readonly SpendRecord[] };
 
 const failure = (reason: FailReason, message: string, cause?: unknown): Asked => ({
   failure: { reason, message, cause },
@@ -110,12 +115,13 @@ async function modelCall(
     }
     answer = await stream.result();
   } catch (error) {
-    await journalFailedAnswers(
-      scope,
-      round,
-      unfinished.map((call) => spendOf(scope, call)),
-    );
-    if (error instanceof LlmAbortedError || signal.aborted) return failure('aborted', stopped(signal), error);
+    const spent = unfinished.map((call) => spendOf(scope, call));
+    await journalFailedAnswers(scope, round, spent);
+    const failed = (reason: FailReason, message: string, cause: unknown): Asked => ({
+      ...failure(reason, message, cause),
+      unfinished: spent,
+    });
+    if (error instanceof LlmAbortedError || signal.aborted) return failed('aborted', stopped(signal), error);
     if (error instanceof LlmUnavailableError) {
       // The phase ends here (deferred to retry_at, or failed).
       const last = error.attempts.at(-1);
@@ -134,15 +140,15 @@ async function modelCall(
           true,
         ),
       );
-      return failure('provider', error.message, error);
+      return failed('provider', error.message, error);
     }
     // A provider's own error reaches here only after its output streamed (no fallback can follow): a
     // provider failure on record as one, waiting would not cure it.
     if (error instanceof LlmError) {
       await endingCall(scope.live, () => publishCutAnswer(scope, request.chain, error));
-      return failure('provider', error.message, error);
+      return failed('provider', error.message, error);
     }
-    return failure('error', error instanceof Error ? error.message : String(error), error);
+    return failed('error', error instanceof Error ? error.message : String(error), error);
   }
   const u = answer.usage;
   span.setAttributes({
@@ -177,7 +183,7 @@ async function modelCall(
     }),
     countSpend(scope, [spend, ...failed]),
   ]);
-  return { result };
+  return { result, unfinished: failed };
 }
 
 /** The spend record of one model call of the phase; `estimated` when its counts are ours. */
