@@ -192,8 +192,10 @@ export {
   type Presence,
   type PresenceDescription,
   type PresenceFacts,
+  describeProcess,
   refuseRunningDuplicate,
   removeNode,
+  runningProcess,
   startPresence,
   watchFleet,
 } from './fleet/index.js';

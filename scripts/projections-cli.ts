@@ -18,7 +18,9 @@ Verbs (on the store the Tier A file names; stop the node first):
   rebuild [NAME]  replay NAME (default: every projection) from zero, discard its checkpoint and write
                   a fresh one; prints one JSON line per projection (messages replayed, sequence reached).
                   \`work\` and \`pages\` are there when the Tier A file names a native tracker or knowledge
-                  base; \`work\` starts from its newest snapshot after a trim, as a node's boot does
+                  base; \`work\` starts from its newest snapshot after a trim, as a node's boot does.
+                  Refused (exit 1, naming the process) while the node of this node.id runs: its next
+                  checkpoint save would undo the rebuild
 
 Flags:
   -c, --config FILE   Tier A bootstrap file (YAML); default: $SVC_CONFIG

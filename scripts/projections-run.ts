@@ -3,7 +3,7 @@
  * projections on the bus the Tier A file names, and their checkpoints.
  */
 import type { Logger } from 'pino';
-import { activePointerKey } from '../actors/index.js';
+import { activePointerKey, describeProcess, runningProcess } from '../actors/index.js';
 import { ensureCatalogue, openBus, Streams, Subjects, type Bus, type Kv } from '../bus/index.js';
 import {
   configProjection,
@@ -169,9 +169,21 @@ export async function runProjectionVerb(
     existingStore: true,
     logger: log.child({ component: 'bus' }),
   });
-  const checkpoints = config.stream.store_dir ? openCheckpoints(config.stream.store_dir) : undefined;
+  let checkpoints: CheckpointStore | undefined;
   try {
     const kv = await ensureCatalogue(bus);
+    if (verb === 'rebuild') {
+      // The memory store's lock and the embedded server's pid refuse a running node by themselves; on an
+      // external server only its presence says so. A rebuild under it would be undone by its next save.
+      const running = await runningProcess({ bus, coord: kv.coord, nodeId: config.node.id });
+      if (running !== null) {
+        err.write(
+          `svc: node ${config.node.id} is running (${describeProcess(running)}): stop it before svc projections rebuild\n`,
+        );
+        return 1;
+      }
+    }
+    checkpoints = config.stream.store_dir ? openCheckpoints(config.stream.store_dir) : undefined;
     const chosen = planned.map((p) => p.open({ bus, kv, logger: log }));
     if (verb === 'list') {
       for (const p of chosen) {

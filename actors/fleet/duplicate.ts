@@ -28,6 +28,32 @@ export function describeProcess(record: NodePresence): string {
   return parts.filter((part) => part !== null).join(', ');
 }
 
+/**
+ * The live process running `nodeId`, from its presence record, when that process answers on its holder
+ * subject; null when none does (never started, stopped, crashed, or paused past the ask).
+ */
+export async function runningProcess(opts: {
+  readonly bus: Pick<Bus, 'request'>;
+  readonly coord: Kv;
+  readonly nodeId: string;
+  readonly now?: () => Date;
+}): Promise<NodePresence | null> {
+  const entry = await opts.coord.get(presenceKeys.node(opts.nodeId));
+  if (entry === null) return null;
+  let record: NodePresence;
+  try {
+    record = NodePresence.parse(JSON.parse(new TextDecoder().decode(entry.value)));
+  } catch {
+    return null;
+  }
+  const nowMs = (opts.now ?? (() => new Date()))().getTime();
+  if (new Date(record.expires_at).getTime() <= nowMs) return null;
+  // No responder (a restart) or no answer in time (paused): not running, see above.
+  if ((await probeOutcome(opts.bus, Subjects.leaseHolder(record.instance), askTimeoutMs)) !== 'answered')
+    return null;
+  return record;
+}
+
 /** Resolves when this process may write `nodeId`'s presence; rejects when a live process already does. */
 export async function refuseRunningDuplicate(opts: {
   readonly bus: Pick<Bus, 'request'>;
@@ -35,19 +61,8 @@ export async function refuseRunningDuplicate(opts: {
   readonly nodeId: string;
   readonly now?: () => Date;
 }): Promise<void> {
-  const entry = await opts.coord.get(presenceKeys.node(opts.nodeId));
-  if (entry === null) return;
-  let record: NodePresence;
-  try {
-    record = NodePresence.parse(JSON.parse(new TextDecoder().decode(entry.value)));
-  } catch {
-    return;
-  }
-  const nowMs = (opts.now ?? (() => new Date()))().getTime();
-  if (new Date(record.expires_at).getTime() <= nowMs) return;
-  // No responder (a restart) or no answer in time (paused): not refused, see above.
-  if ((await probeOutcome(opts.bus, Subjects.leaseHolder(record.instance), askTimeoutMs)) !== 'answered')
-    return;
+  const record = await runningProcess(opts);
+  if (record === null) return;
   throw new DuplicateNodeIdError(
     `node id ${opts.nodeId} is already running (${describeProcess(record)}); ` +
       'stop that process or give this one its own node.id',

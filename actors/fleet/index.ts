@@ -2,4 +2,4 @@
 export { fleetAnswer, watchFleet, type FleetView } from './fleet.view.js';
 export { removeNode } from './fleet.remove.js';
 export { startPresence, type Presence, type PresenceDescription, type PresenceFacts } from './presence.js';
-export { refuseRunningDuplicate } from './duplicate.js';
+export { describeProcess, refuseRunningDuplicate, runningProcess } from './duplicate.js';
