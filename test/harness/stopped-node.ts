@@ -5,8 +5,9 @@
 import { join } from 'node:path';
 import type { Test } from 'tap';
 import { ensureCatalogue, openMemoryBus, type Bus } from '../../bus/index.js';
-import { runSvc, type SvcChild } from './child.js';
-import { startNode, TOKEN, type ServedNode } from './serve-node.js';
+import type { SvcChild } from './child.js';
+import { call } from './api.js';
+import { serveAgain, startNode, type ServedNode } from './serve-node.js';
 
 export interface StoppedNode {
   readonly node: ServedNode;
@@ -20,10 +21,10 @@ export interface StoppedNode {
 
 export async function stoppedNodeWithAda(t: Test): Promise<StoppedNode> {
   const node = await startNode(t);
-  const put = await fetch(`${node.url}/config`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'x-summary': 'ada' },
-    body: JSON.stringify({ name: 'Acme', timezone: 'UTC', roles: [{ name: 'Ada', handle: 'ada' }] }),
+  const put = await call(node.url, 'PUT', '/config', {
+    name: 'Acme',
+    timezone: 'UTC',
+    roles: [{ name: 'Ada', handle: 'ada' }],
   });
   t.equal(put.status, 201, 'the company is stored');
   await node.run.waitForLog((line) => line.msg === 'config applied');
@@ -37,11 +38,6 @@ export async function stoppedNodeWithAda(t: Test): Promise<StoppedNode> {
       const bus = await openMemoryBus({ storeDir: join(node.dir, 'data') });
       return { bus, ...(await ensureCatalogue(bus)) };
     },
-    async restart() {
-      const again = runSvc(['serve', '--config', node.configFile], { SVC_TOKEN: TOKEN });
-      t.teardown(() => again.kill('SIGKILL'));
-      await again.waitForLog((line) => line.msg === 'node serving');
-      return again;
-    },
+    restart: () => serveAgain(t, node),
   };
 }

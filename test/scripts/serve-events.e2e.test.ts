@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { runSvc } from '../harness/child.js';
-import { startNode, TOKEN } from '../harness/serve-node.js';
+import { serveAgain, startNode, TOKEN } from '../harness/serve-node.js';
 import { dashboard } from '../http/fixtures/events-node.js';
 
 t.test(
@@ -57,11 +56,9 @@ t.test(
       'the checkpoint lives under stream.store_dir',
     );
 
-    const again = runSvc(['serve', '--config', node.configFile], { SVC_TOKEN: TOKEN });
-    t.teardown(() => again.kill('SIGKILL'));
+    const again = await serveAgain(t, node);
     const line = await again.waitForLog((l) => l.msg === 'projection ready' && l['projection'] === 'events');
     t.equal(line['from'], 'zero', 'an empty history wrote no checkpoint to resume from');
-    await again.waitForLog((l) => l.msg === 'node serving');
     again.kill('SIGTERM');
     t.equal(await again.exited, 0);
   },
