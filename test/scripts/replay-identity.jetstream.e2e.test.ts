@@ -10,21 +10,15 @@
 import t, { type Test } from 'tap';
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureCatalogue, openBus } from '../../bus/index.js';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
-import { runSvc } from '../harness/child.js';
-import { startNatsServer } from '../harness/nats-server.js';
-import { startNode, TOKEN } from '../harness/serve-node.js';
+import { call } from '../harness/api.js';
+import { startBusNode } from '../harness/bus-node.js';
+import { serveAgain } from '../harness/serve-node.js';
 import { until } from '../harness/until.js';
 import { mentionWake, queueWake } from '../harness/wake.js';
 
 type Loose = Record<string, unknown>;
-const auth = { authorization: `Bearer ${TOKEN}` };
-
-async function read(url: string, path: string): Promise<Loose> {
-  const res = await fetch(`${url}${path}`, { headers: auth });
-  return (await res.json()) as Loose;
-}
+const read = async (url: string, path: string): Promise<Loose> => (await call(url, 'GET', path)).body;
 
 /**
  * The snapshot's read-model sections up to `cut`: health is the process's own (uptime, clients), the token
@@ -53,7 +47,6 @@ t.test(
   'the read models a node built live read the same after kill -9 and after a replay from zero',
   async (t) => {
     const outer = t;
-    const nats = await startNatsServer({ t });
     let n = 0;
     let down = false;
     const llm = await startLlmServer({
@@ -65,22 +58,15 @@ t.test(
           : { kind: 'text', text: '{"verdict":"done","notes":"ok"}', usage: { input_tokens: 100 + (n += 7), output_tokens: 10 } }, // prettier-ignore
     });
     t.teardown(() => llm.close());
-    const node = await startNode(t, '', `jetstream, url: "${nats.url}"`);
-    const bus = await openBus({ type: 'jetstream', url: nats.url });
-    t.teardown(() => bus.close());
-    await ensureCatalogue(bus);
-    const put = await fetch(`${node.url}/config`, {
-      method: 'PUT',
-      headers: { ...auth, 'content-type': 'application/json', 'x-summary': 'replay' },
-      body: JSON.stringify({
-        name: 'Acme',
-        timezone: 'UTC',
-        token_budget: 100_000,
-        providers: { llm: { main: { type: 'anthropic', model: 'claude-r', base_url: llm.baseUrl, api_keys: ['sk-r'] } }, llm_order: ['main'] }, // prettier-ignore
-        roles: [{ name: 'Ada', token_budget: 50_000 }, { name: 'Bob' }],
-      }),
+    const { node, bus } = await startBusNode(t);
+    const put = await call(node.url, 'PUT', '/config', {
+      name: 'Acme',
+      timezone: 'UTC',
+      token_budget: 100_000,
+      providers: { llm: { main: { type: 'anthropic', model: 'claude-r', base_url: llm.baseUrl, api_keys: ['sk-r'] } }, llm_order: ['main'] }, // prettier-ignore
+      roles: [{ name: 'Ada', token_budget: 50_000 }, { name: 'Bob' }],
     });
-    t.equal(put.status, 201, await put.clone().text());
+    t.equal(put.status, 201, JSON.stringify(put.body));
     await node.run.waitForLog((l) => l.msg === 'seat spawned' && l['seat'] === 'bob');
     const traces: string[] = [];
     for (const [seat, i, fail] of [
@@ -164,10 +150,8 @@ t.test(
       if (!checkpoints)
         for (const file of readdirSync(join(node.dir, 'data')).filter((f) => f.startsWith('projections')))
           rmSync(join(node.dir, 'data', file));
-      const again = runSvc(['serve', '--config', node.configFile], { SVC_TOKEN: TOKEN });
       // The process outlives this subtest: the next ones read from it.
-      outer.teardown(() => again.kill('SIGKILL'));
-      await again.waitForLog((l) => l.msg === 'node serving');
+      const again = await serveAgain(outer, node);
       for (const path of paths) t.same(await read(node.url, path), live.get(path), `${path}: ${label}`);
       t.same(await snapshot(node.url, snapCut), liveSnapshot, `/stream/snapshot: ${label}`);
       for (const seat of ['ada', 'bob'] as const)

@@ -6,44 +6,15 @@
  * goes: a cap raised past what was spent, a provider that answers the next turn.
  */
 import t from 'tap';
-import { ensureCatalogue, openBus } from '../../bus/index.js';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
-import { startNatsServer } from '../harness/nats-server.js';
-import { startNode, TOKEN, type ServedNode } from '../harness/serve-node.js';
-import { until } from '../harness/until.js';
+import { call } from '../harness/api.js';
+import { startBusNode } from '../harness/bus-node.js';
 import { mentionWake, queueWake } from '../harness/wake.js';
-
-type Row = { id: string; activity: string; stopped_reason: string | null; paused: unknown };
-
-const rows = async (node: ServedNode): Promise<Row[]> =>
-  (await (await fetch(`${node.url}/agents`)).json()) as Row[];
-const rowOf = async (node: ServedNode, id: string): Promise<Row | undefined> =>
-  (await rows(node)).find((r) => r.id === id);
-const reading = (node: ServedNode, id: string, activity: string, reason: string | null) =>
-  until(
-    () => rowOf(node, id),
-    (r) => r?.activity === activity && r.stopped_reason === reason,
-    20_000,
-  );
-
-const seatCall = (node: ServedNode, path: string, body: unknown = {}) =>
-  fetch(`${node.url}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-
-const putRole = (node: ServedNode, handle: string, role: unknown) =>
-  fetch(`${node.url}/config/roles/${handle}`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'x-summary': handle },
-    body: JSON.stringify(role),
-  });
+import { reading, rowOf, rows } from './fixtures/seat-rows.js';
 
 t.test(
   'a served seat reads working, then stopped for budget, provider or pause, then idle once the cause goes',
   async (t) => {
-    const nats = await startNatsServer({ t });
     const big = { prompt_tokens: 4000, completion_tokens: 100 };
     // Ada's turn is held mid-plan (working), then skips having spent past her cap.
     const spender = await startLlmServer({
@@ -63,33 +34,26 @@ t.test(
       script: [{ kind: 'text', text: '{"decision":"skip"}' }],
     });
     t.teardown(() => answerer.close());
-    const node = await startNode(t, '', `jetstream, url: "${nats.url}"`);
-    const bus = await openBus({ type: 'jetstream', url: nats.url });
-    t.teardown(() => bus.close());
-    await ensureCatalogue(bus);
+    const { node, bus } = await startBusNode(t);
 
-    const put = await fetch(`${node.url}/config`, {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'x-summary': 'seats' },
-      body: JSON.stringify({
-        name: 'Acme',
-        providers: {
-          llm: {
-            spender: { type: 'openai-compatible', model: 'm-1', base_url: spender.baseUrl },
-            silent: { type: 'openai-compatible', model: 'm-2', base_url: silent.baseUrl, timeout_seconds: 1 },
-            answerer: { type: 'openai-compatible', model: 'm-3', base_url: answerer.baseUrl },
-          },
-          llm_order: ['spender'],
+    const put = await call(node.url, 'PUT', '/config', {
+      name: 'Acme',
+      providers: {
+        llm: {
+          spender: { type: 'openai-compatible', model: 'm-1', base_url: spender.baseUrl },
+          silent: { type: 'openai-compatible', model: 'm-2', base_url: silent.baseUrl, timeout_seconds: 1 },
+          answerer: { type: 'openai-compatible', model: 'm-3', base_url: answerer.baseUrl },
         },
-        roles: [
-          { name: 'Ada', token_budget: 1000 },
-          { name: 'Bob', llm: 'silent' },
-          { name: 'Cy' },
-          { name: 'Hu', kind: 'human', contact: { operator_id: 'ops' } },
-        ],
-      }),
+        llm_order: ['spender'],
+      },
+      roles: [
+        { name: 'Ada', token_budget: 1000 },
+        { name: 'Bob', llm: 'silent' },
+        { name: 'Cy' },
+        { name: 'Hu', kind: 'human', contact: { operator_id: 'ops' } },
+      ],
     });
-    t.equal(put.status, 201, await put.text());
+    t.equal(put.status, 201, JSON.stringify(put.body));
     await node.run.waitForLog((l) => l.msg === 'config applied');
     t.same(
       (await rows(node)).map((r) => [r.id, r.activity, r.stopped_reason]),
@@ -111,18 +75,21 @@ t.test(
     t.ok(await reading(node, 'bob', 'stopped', 'provider'), 'the chain failed: stopped / provider');
 
     // The causes go: Ada's cap is raised past what she spent; Bob's next turn has a provider that answers.
-    t.equal((await putRole(node, 'ada', { name: 'Ada', token_budget: 1_000_000 })).status, 201);
+    t.equal(
+      (await call(node.url, 'PUT', '/config/roles/ada', { name: 'Ada', token_budget: 1_000_000 })).status,
+      201,
+    );
     t.ok(await reading(node, 'ada', 'idle', null), 'the cap raised: idle, the budget stop cleared');
-    t.equal((await putRole(node, 'bob', { name: 'Bob', llm: 'answerer' })).status, 201);
+    t.equal((await call(node.url, 'PUT', '/config/roles/bob', { name: 'Bob', llm: 'answerer' })).status, 201);
     await node.run.waitForLog((l) => l.msg === 'config applied' && l['epoch'] === 3);
     t.match(await rowOf(node, 'bob'), { stopped_reason: 'provider' }, 'a new pin alone clears nothing');
     await queueWake(bus, 'bob', mentionWake('Ask the answering provider'));
     await answerer.waitForRequests(1);
     t.ok(await reading(node, 'bob', 'idle', null), 'a provider answered: idle, the provider stop cleared');
 
-    t.equal((await seatCall(node, '/agents/cy/pause', { reason: 'maintenance' })).status, 200);
+    t.equal((await call(node.url, 'POST', '/agents/cy/pause', { reason: 'maintenance' })).status, 200);
     t.match(await reading(node, 'cy', 'stopped', 'paused'), { paused: { by: 'ops', reason: 'maintenance' } });
-    t.equal((await seatCall(node, '/agents/cy/resume')).status, 200);
+    t.equal((await call(node.url, 'POST', '/agents/cy/resume', {})).status, 200);
     t.match(await reading(node, 'cy', 'idle', null), { paused: null });
 
     const reasons = new Set([null, 'paused', 'unplaced', 'budget', 'provider']);

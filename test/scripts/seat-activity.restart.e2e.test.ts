@@ -5,26 +5,16 @@
  * idle. Nothing but the cause going clears a stop, and a restart is not the cause going.
  */
 import t, { type Test } from 'tap';
-import { ensureCatalogue, openBus } from '../../bus/index.js';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
+import { call } from '../harness/api.js';
+import { startBusNode } from '../harness/bus-node.js';
 import type { SvcChild } from '../harness/child.js';
-import { startNatsServer } from '../harness/nats-server.js';
-import { serveAgain, startNode, TOKEN, type ServedNode } from '../harness/serve-node.js';
-import { until } from '../harness/until.js';
+import { serveAgain, type ServedNode } from '../harness/serve-node.js';
 import { mentionWake, queueWake } from '../harness/wake.js';
+import { reading, rows } from './fixtures/seat-rows.js';
 
-type Row = { id: string; activity: string; stopped_reason: string | null };
-
-const rows = async (node: ServedNode): Promise<Row[]> =>
-  (await (await fetch(`${node.url}/agents`)).json()) as Row[];
 const table = async (node: ServedNode): Promise<string[][]> =>
   (await rows(node)).map((r) => [r.id, r.activity, String(r.stopped_reason)]);
-const reading = (node: ServedNode, id: string, activity: string, reason: string | null) =>
-  until(
-    async () => (await rows(node)).find((r) => r.id === id),
-    (r) => r?.activity === activity && r.stopped_reason === reason,
-    20_000,
-  );
 
 const expected = [
   ['ada', 'stopped', 'budget'],
@@ -40,7 +30,6 @@ async function serveApplied(t: Test, node: ServedNode): Promise<SvcChild> {
 }
 
 t.test('seats stopped for budget or provider read stopped after a SIGTERM or a SIGKILL', async (t) => {
-  const nats = await startNatsServer({ t });
   const big = { prompt_tokens: 4000, completion_tokens: 100 };
   const spender = await startLlmServer({
     wire: 'openai',
@@ -52,27 +41,20 @@ t.test('seats stopped for budget or provider read stopped after a SIGTERM or a S
     script: [{ kind: 'text', text: '{"decision":"skip"}', hold: 'never' }],
   });
   t.teardown(() => silent.close());
-  const node = await startNode(t, '', `jetstream, url: "${nats.url}"`);
-  const bus = await openBus({ type: 'jetstream', url: nats.url });
-  t.teardown(() => bus.close());
-  await ensureCatalogue(bus);
+  const { node, bus } = await startBusNode(t);
 
-  const put = await fetch(`${node.url}/config`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'x-summary': 'seats' },
-    body: JSON.stringify({
-      name: 'Acme',
-      providers: {
-        llm: {
-          spender: { type: 'openai-compatible', model: 'm-1', base_url: spender.baseUrl },
-          silent: { type: 'openai-compatible', model: 'm-2', base_url: silent.baseUrl, timeout_seconds: 1 },
-        },
-        llm_order: ['spender'],
+  const put = await call(node.url, 'PUT', '/config', {
+    name: 'Acme',
+    providers: {
+      llm: {
+        spender: { type: 'openai-compatible', model: 'm-1', base_url: spender.baseUrl },
+        silent: { type: 'openai-compatible', model: 'm-2', base_url: silent.baseUrl, timeout_seconds: 1 },
       },
-      roles: [{ name: 'Ada', token_budget: 1000 }, { name: 'Bob', llm: 'silent' }, { name: 'Cy' }],
-    }),
+      llm_order: ['spender'],
+    },
+    roles: [{ name: 'Ada', token_budget: 1000 }, { name: 'Bob', llm: 'silent' }, { name: 'Cy' }],
   });
-  t.equal(put.status, 201, await put.text());
+  t.equal(put.status, 201, JSON.stringify(put.body));
   await node.run.waitForLog((l) => l.msg === 'config applied');
   await queueWake(bus, 'ada', mentionWake('Spend'));
   await reading(node, 'ada', 'stopped', 'budget');

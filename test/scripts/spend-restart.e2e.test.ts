@@ -7,10 +7,10 @@
 import t from 'tap';
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureCatalogue, openBus } from '../../bus/index.js';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
-import { startNatsServer } from '../harness/nats-server.js';
-import { serveAgain, startNode, TOKEN } from '../harness/serve-node.js';
+import { call } from '../harness/api.js';
+import { startBusNode } from '../harness/bus-node.js';
+import { serveAgain } from '../harness/serve-node.js';
 import { until } from '../harness/until.js';
 import { mentionWake, queueWake } from '../harness/wake.js';
 
@@ -28,7 +28,6 @@ const reads = [
 t.test(
   'a node restarted on its store answers the spend reads with the figures it counted live',
   async (t) => {
-    const nats = await startNatsServer({ t });
     let n = 0;
     const llm = await startLlmServer({
       wire: 'anthropic',
@@ -40,22 +39,15 @@ t.test(
       }),
     });
     t.teardown(() => llm.close());
-    const node = await startNode(t, '', `jetstream, url: "${nats.url}"`);
-    const bus = await openBus({ type: 'jetstream', url: nats.url });
-    t.teardown(() => bus.close());
-    await ensureCatalogue(bus);
-    const put = await fetch(`${node.url}/config`, {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'x-summary': 'spend' },
-      body: JSON.stringify({
-        name: 'Acme',
-        timezone: 'Australia/Sydney',
-        token_budget: 100_000,
-        providers: { llm: { main: { type: 'anthropic', model: 'claude-r', base_url: llm.baseUrl, api_keys: ['sk-r'] } }, llm_order: ['main'] }, // prettier-ignore
-        roles: [{ name: 'Ada', token_budget: 50_000 }, { name: 'Bob' }],
-      }),
+    const { node, bus } = await startBusNode(t);
+    const put = await call(node.url, 'PUT', '/config', {
+      name: 'Acme',
+      timezone: 'Australia/Sydney',
+      token_budget: 100_000,
+      providers: { llm: { main: { type: 'anthropic', model: 'claude-r', base_url: llm.baseUrl, api_keys: ['sk-r'] } }, llm_order: ['main'] }, // prettier-ignore
+      roles: [{ name: 'Ada', token_budget: 50_000 }, { name: 'Bob' }],
     });
-    t.equal(put.status, 201, await put.clone().text());
+    t.equal(put.status, 201, JSON.stringify(put.body));
     await node.run.waitForLog((l) => l.msg === 'seat spawned' && l['seat'] === 'bob');
     // Five turns for Ada (more than the boot seed's three), one for Bob, one after another.
     for (const [seat, i] of [
@@ -75,10 +67,7 @@ t.test(
         30_000,
       );
     }
-    const read = async (url: string, path: string) => {
-      const res = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } });
-      return (await res.json()) as Loose;
-    };
+    const read = async (url: string, path: string) => (await call(url, 'GET', path)).body;
     // Live: wait until the rollup counted all 18 calls (the projection follows the stream).
     await until(
       () => read(node.url, '/tokens/breakdown'),
