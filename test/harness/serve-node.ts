@@ -46,9 +46,16 @@ export async function startNode(
   return { run, port, dir, configFile, url: `http://127.0.0.1:${port}` };
 }
 
-/** Serves a stopped node's store and Tier A file again, as the same node; resolves once it serves. */
-export async function serveAgain(t: Test, node: ServedNode): Promise<SvcChild> {
-  const again = runSvc(['serve', '--config', node.configFile], { SVC_TOKEN: TOKEN });
+/**
+ * Serves a stopped node's store and Tier A file again, as the same node; resolves once it serves. `env` adds
+ * to its environment (a second token's variable).
+ */
+export async function serveAgain(
+  t: Test,
+  node: ServedNode,
+  env: Record<string, string> = {},
+): Promise<SvcChild> {
+  const again = runSvc(['serve', '--config', node.configFile], { ...env, SVC_TOKEN: TOKEN });
   t.teardown(() => again.kill('SIGKILL'));
   await again.waitForLog((line) => line.msg === 'node serving');
   return again;
