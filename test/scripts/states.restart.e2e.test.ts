@@ -12,11 +12,61 @@ import { createHmac } from 'node:crypto';
 import t from 'tap';
 import { call, type Json } from '../harness/api.js';
 import { openConnection } from '../harness/raw-http.js';
+import type { LogLine, SvcChild } from '../harness/child.js';
 import { restartNode, serveAgain, startNode, TOKEN } from '../harness/serve-node.js';
-import { heldToolServer } from '../harness/held-tool-server.js';
+import { heldToolServer, type HeldToolServer } from '../harness/held-tool-server.js';
 import { until } from '../harness/until.js';
 
 const SECRET = 'codehost-a-states-secret-0123';
+
+/** An apply that ended in an error (failed, postponed, unopenable): a reason the node never gets where it should. */
+const applyError = (l: LogLine): boolean => l.level >= 50 && l['component'] === 'config.apply';
+const said = (l: LogLine | undefined): string =>
+  l ? `${l.msg}: ${String((l['err'] as { message?: string } | undefined)?.message ?? '')}` : 'nothing';
+
+/**
+ * Every wait here is bounded and fails naming what it saw: an apply that fails before it reaches the held tool
+ * server (a subsystem that throws) would otherwise leave `tool.asked` pending until the file's timeout.
+ */
+async function heldOn(tool: HeldToolServer, run: SvcChild): Promise<void> {
+  let asked = false;
+  void tool.asked.then(() => (asked = true));
+  const seen = await until(
+    async () => ({ asked, error: run.lines.find(applyError), exit: run.child.exitCode }),
+    (s) => s.asked || s.error !== undefined || s.exit !== null,
+    30_000,
+  );
+  if (!seen.asked) throw new Error(`the apply never reached the held tool server: ${said(seen.error)}`);
+}
+
+/** The process's exit code, or a failure naming its last log lines after `ms`. */
+async function exitOf(run: SvcChild, ms: number): Promise<number | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    const last = (): string =>
+      run.lines
+        .slice(-5)
+        .map((l) => l.msg)
+        .join(' | ');
+    timer = setTimeout(() => reject(new Error(`still running after ${ms} ms; last lines: ${last()}`)), ms);
+  });
+  try {
+    return await Promise.race([run.exited, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The restarted node's health once it reads `applied_epoch` 2, or as it was when its apply logged an error. */
+async function healthAtEpoch2(url: string, run: SvcChild): Promise<Json> {
+  const seen = await until(
+    async () => ({ health: (await call(url, 'GET', '/health')).body, error: run.lines.find(applyError) }),
+    (s) => s.health['applied_epoch'] === 2 || s.error !== undefined,
+    20_000,
+  );
+  if (seen.error) throw new Error(`the restarted node's apply logged ${said(seen.error)}`);
+  return seen.health;
+}
 
 function signedDelivery(id: string): { headers: Record<string, string>; body: string } {
   const body = JSON.stringify({
@@ -173,7 +223,7 @@ t.test(
       'the second signal started no second drain',
     );
     slow.close();
-    t.equal(await node.run.exited, 0, 'the drain ends cleanly');
+    t.equal(await exitOf(node.run, 60_000), 0, 'the drain ends cleanly');
     t.equal(node.run.lines.filter((l) => l.msg === 'termination signal').length, 1, 'one signal taken');
   },
 );
@@ -192,7 +242,7 @@ for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
           .status,
         201,
       );
-      await tool.asked;
+      await heldOn(tool, node.run);
       t.match((await call(node.url, 'GET', '/health')).body, {
         status: 'ok',
         posture: 'wait',
@@ -200,7 +250,8 @@ for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
       });
 
       node.run.kill(signal);
-      const stopped = await node.run.exited;
+      // A drain waits node.turn_grace_seconds (10) for the apply, then a few bounded steps.
+      const stopped = await exitOf(node.run, 60_000);
       if (signal === 'SIGTERM') {
         // The drain waited its bound for the apply, then cut it: said so, never logged as applied.
         t.equal(stopped, 0, 'a cut apply is no failed drain');
@@ -220,11 +271,7 @@ for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
       t.match(history, { applied_epoch: 1, failed_epoch: null }, 'the cut apply is no failure');
       const replayed = await again.waitForLog((l) => l.msg === 'revisions replayed');
       t.same(replayed['applied_on'], {}, 'nothing recorded the cut apply');
-      const health = await until(
-        async () => (await call(node.url, 'GET', '/health')).body,
-        (h) => h['applied_epoch'] === 2 || h['status'] === 'isolated' || h['status'] === 'stuck',
-        20_000,
-      );
+      const health = await healthAtEpoch2(node.url, again);
       t.match(health, { status: 'ok', posture: 'serve', configured: true, applied_epoch: 2, seats: ['ada'] });
       t.equal((await call(node.url, 'GET', '/ready')).status, 200);
     },
@@ -244,13 +291,13 @@ t.test(
       mcp_servers: [{ name: 'slow', url: tool.url }],
     });
     t.equal(put.status, 201);
-    await tool.asked;
+    await heldOn(tool, node.run);
 
     node.run.kill('SIGTERM');
     await node.run.waitForLog((l) => l.msg === 'drain started');
     // The apply can end now, inside the drain's bound: the drain waits for it and records it.
     tool.release();
-    t.equal(await node.run.exited, 0, 'the drain ends cleanly');
+    t.equal(await exitOf(node.run, 60_000), 0, 'the drain ends cleanly');
     const at = (msg: string, epoch?: number): number =>
       node.run.lines.findIndex((l) => l.msg === msg && (epoch === undefined || l['epoch'] === epoch));
     t.ok(at('config applied', 2) > at('drain started'), 'the apply ended during the drain');
@@ -264,11 +311,7 @@ t.test(
     t.match(history, { applied_epoch: 2, failed_epoch: null }, 'the history holds the apply the log said');
     const replayed = await again.waitForLog((l) => l.msg === 'revisions replayed');
     t.same(replayed['applied_on'], { [String(history['node'])]: 'applied' }, 'its revision_applied record');
-    await until(
-      async () => (await call(node.url, 'GET', '/health')).body,
-      (h) => h['applied_epoch'] === 2,
-      20_000,
-    );
+    t.match(await healthAtEpoch2(node.url, again), { status: 'ok', configured: true, applied_epoch: 2 });
     // One ConfigRevisionApplied for the drain's apply, one for the restarted node's own.
     const rows = await until(
       async () => (await call(node.url, 'GET', '/events?type=ConfigRevisionApplied')).body['rows'] as Json[],
