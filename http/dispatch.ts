@@ -12,6 +12,8 @@ import type { Logger } from 'pino';
 import { ApiError } from './api-error.js';
 import { hasBody, lengthFault } from './body.js';
 import { undeclaredParam } from './declared-params.js';
+import { undeclaredPrecondition } from './declared-preconditions.js';
+import { isWrite } from './guard.js';
 import { inRouteShape, seenOf } from './conventions.js';
 import { CSP_NONE, cspFor } from './headers.js';
 import { Exchange, prepare, writeAnswer, type WriteContext } from './respond.js';
@@ -139,12 +141,15 @@ function handOff(
   const log = requestLogger(core.log, served.pattern, line.operator);
   // 6a. The route's own checks that need no body: first a query parameter it does not declare (the request
   // is not what the caller meant), then its `beforeBody` (spec: a secret name is checked before the body; a
-  // webhook without its secret or its signature header is refused unread).
+  // webhook without its secret or its signature header is refused unread), then a precondition header it
+  // does not read (after the route's own credential checks, as RFC 9110 13.2.1 orders them).
   const undeclared = undeclaredParam(served.def, request.query);
-  if (undeclared !== null || served.def.beforeBody) {
+  const unchecked = (): ApiReply | undefined =>
+    undeclaredPrecondition(served.def, served.kind, headers)?.toReply();
+  if (undeclared !== null || served.def.beforeBody || isWrite(method)) {
     let early: ApiReply | void;
     try {
-      early = undeclared?.toReply() ?? served.def.beforeBody?.(request, log);
+      early = undeclared?.toReply() ?? served.def.beforeBody?.(request, log) ?? unchecked();
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       early = err.toReply();

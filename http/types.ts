@@ -41,6 +41,9 @@ export type RouteKind = 'api' | 'webhook' | 'dashboard' | 'landing' | 'probe';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+/** A conditional request header a write route may read (RFC 9110 13.1). */
+export type Precondition = 'if-match' | 'if-none-match';
+
 export interface RouteDef {
   readonly method: Method;
   /** `/config/revisions/:id`; a trailing `/*` takes the rest of the path as `params['*']`. */
@@ -87,6 +90,12 @@ export interface RouteDef {
    * (and the one meant, for a near miss), checked before `beforeBody` and the body. Absent: not checked.
    */
   readonly query?: readonly string[];
+  /**
+   * The precondition headers this write route reads (honours, or refuses by its own rule): any other sent
+   * to it is 400 `unsupported_precondition` naming it, after `beforeBody` and before the body
+   * (http/declared-preconditions.ts). Absent: it reads none. Not checked on reads or webhook receivers.
+   */
+  readonly preconditions?: readonly Precondition[];
   /**
    * This route's refusals in its protocol's own error shape (OTLP/HTTP's `google.rpc.Status`): every
    * answer of 400 or more the gateway builds for it once routed (drain, body limits, a failure) or its

@@ -76,6 +76,13 @@ export const errorCatalogue = {
     hint: 'Send `If-None-Match: *` to create, or `If-Match` to replace, not both.',
     retryable: false,
   },
+  unsupported_precondition: {
+    status: 400,
+    when: 'a write sent with `If-Match` or `If-None-Match` on a route that keeps no version to compare them with',
+    detail: 'This route keeps no version, so it cannot check the precondition sent.',
+    hint: 'Send the request without it; ops/http.md lists the routes that take If-Match and If-None-Match.',
+    retryable: false,
+  },
   bad_params: {
     status: 400,
     when: 'unknown type or bad parameter on a work route; invalid `archived` or `sort`; a fleet removal naming no possible node id',

@@ -7,7 +7,7 @@ import type { ErrorEntry } from './errors.types.js';
 export const workErrors = {
   precondition_failed: {
     status: 412,
-    when: 'a work item or page create (`POST /work`, `POST /pages`) sent with `If-Match`: what it would make has no version yet to match',
+    when: 'a work item or page create (`POST /work`, `POST /pages`), or a file write where no file is, sent with `If-Match`: what it would make has no version yet to match',
     detail: 'If-Match names a version, but a create makes something that has none yet.',
     hint: 'Drop If-Match on a create; send it on a later write with the version its ETag gave.',
     retryable: false,

@@ -7,7 +7,10 @@
  */
 import { ApiError } from '../api-error.js';
 import { parseTagList, weakMatch } from '../entity-tags.js';
-import type { ApiRequest } from '../types.js';
+import type { ApiRequest, Precondition } from '../types.js';
+
+/** `RouteDef.preconditions` of the writes to a versioned item, file or page: both are read. */
+export const versioned: readonly Precondition[] = ['if-match', 'if-none-match'];
 
 // As this service writes a version: no leading zero, so `"02"` names no version (If-Match compares strongly).
 const VERSION = /^(0|[1-9]\d{0,14})$/;

@@ -8,7 +8,7 @@
  * routes (`http/routes/pages/`), which take the place of its refusal.
  */
 import { ApiError } from '../api-error.js';
-import type { Method, RouteDef } from '../types.js';
+import type { Method, Precondition, RouteDef } from '../types.js';
 
 export interface NativeBackends {
   /** `tracker.backend` of this node's Tier A file (unset: none). */
@@ -20,6 +20,7 @@ export interface NativeBackends {
 }
 
 const methods: readonly Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const anyPrecondition: readonly Precondition[] = ['if-match', 'if-none-match'];
 
 function refusal(what: string, setting: string, backend: string | undefined): () => never {
   const detail =
@@ -46,7 +47,10 @@ export function nativeBackendRoutes(backends: NativeBackends): RouteDef[] {
   ];
   return [
     ...families.flatMap(({ root, handler }) =>
-      [root, `${root}/*`].flatMap((pattern) => methods.map((method) => ({ method, pattern, handler }))),
+      [root, `${root}/*`].flatMap((pattern) =>
+        // Every request is this 404 whatever it carries, a precondition too (RFC 9110 13.2.1).
+        methods.map((method) => ({ method, pattern, handler, preconditions: anyPrecondition })),
+      ),
     ),
     ...(servesKnowledge
       ? (backends.knowledgeRoutes ?? [])

@@ -48,6 +48,13 @@ export function fileRefusal(state: WorkState, change: FileTarget): FileRefusal |
   if (problem) return { error: 'validation_error', detail: `file path: ${problem}`, path: 'path' };
   const file = state.files.get(`${change.project}/${change.path}`);
   const live = file && !file.removed ? file : null;
+  // If-Match where no file is matches nothing (RFC 9110 13.1.1): 412, judged before a DELETE's 404.
+  if (!live && change.if_match !== null)
+    return {
+      error: 'precondition_failed',
+      detail: `${change.path} does not exist, so If-Match ${change.if_match} names no version of it: send the first version without If-Match`,
+      path: '',
+    };
   if (change.kind === 'file_delete' && !live)
     return { error: 'not_found', detail: `no file ${change.path} in ${change.project}`, path: '' };
   if (live && change.if_match !== live.version)
@@ -57,12 +64,6 @@ export function fileRefusal(state: WorkState, change: FileTarget): FileRefusal |
         change.if_match === null
           ? `${change.path} exists at version ${live.version}: send If-Match with the version it replaces`
           : `${change.path} is at version ${live.version}, not ${change.if_match}`,
-      path: '',
-    };
-  if (!live && change.if_match !== null)
-    return {
-      error: 'no_such_entity',
-      detail: `${change.path} does not exist: send the first version without If-Match`,
       path: '',
     };
   return null;

@@ -43,7 +43,14 @@ t.test(
     t.equal(second.headers.get('etag'), '"2"');
     t.equal((await call(url)).text.length, 600_000, 'a file larger than one chunk reads back whole');
     const absent = await put(`${w.base}/work/files/ENG/new.md`, 'x', { 'if-match': '"1"' });
-    t.equal(absent.json?.error, 'no_such_entity', 'If-Match on a file that does not exist');
+    // RFC 9110 13.1.1: an If-Match list matches no current representation when there is none.
+    t.equal(absent.status, 412, 'If-Match on a file that does not exist');
+    t.equal(absent.json?.error, 'precondition_failed', 'If-Match on a file that does not exist');
+    const gone = await call(`${w.base}/work/files/ENG/new.md`, {
+      method: 'DELETE',
+      headers: { authorization: OPS, 'if-match': '"1"' },
+    });
+    t.equal(gone.status, 412, 'a DELETE with If-Match of a file that does not exist');
     t.equal((await put(`${w.base}/work/files/ENG/a//b%20c`, 'x')).status, 400, 'a path outside the grammar');
     t.equal((await put(url, 'y', { authorization: '' })).status, 401, 'writes need a token');
 

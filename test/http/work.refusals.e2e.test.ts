@@ -134,7 +134,7 @@ t.test('a file PUT refused for its path or If-Match stores no bytes', async (t) 
   ];
   t.same(
     refused.map((r) => r.json?.error),
-    ['revision_advanced', 'revision_advanced', 'no_such_entity', 'validation_error'],
+    ['revision_advanced', 'revision_advanced', 'precondition_failed', 'validation_error'],
   );
   t.same(await w.files.keys(), kept, 'only the first version has bytes');
   const again = await put('a.txt', 'second', '"1"');

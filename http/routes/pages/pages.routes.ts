@@ -6,6 +6,7 @@
  */
 import type { PagesService } from '../../../projections/index.js';
 import type { RouteDef } from '../../types.js';
+import { versioned } from '../if-match.param.js';
 import { containersRoute, listRoute, pageRoute } from './pages.reads.js';
 import { checkQueryOpId } from '../op-id.param.js';
 import type { KnowledgeCallers } from './pages.request.js';
@@ -37,6 +38,7 @@ export function knowledgeRoutes(deps: KnowledgeRouteDeps): RouteDef[] {
       method: 'POST',
       pattern: '/pages',
       query: ['op_id'],
+      preconditions: versioned,
       beforeBody: checkQueryOpId,
       handler: (req) => createRoute(deps, req),
     },
@@ -46,6 +48,7 @@ export function knowledgeRoutes(deps: KnowledgeRouteDeps): RouteDef[] {
       // Only `/pages/{id}/comments` takes a POST: any other page path is 405 with an `Allow` without POST.
       serves: (params) => COMMENTS.test(rest(params)),
       query: ['op_id'],
+      preconditions: versioned,
       beforeBody: checkQueryOpId,
       handler: (req) => commentRoute(deps, req, COMMENTS.exec(rest(req.params))![1]!),
     },
@@ -53,6 +56,7 @@ export function knowledgeRoutes(deps: KnowledgeRouteDeps): RouteDef[] {
       method: 'PATCH',
       pattern: '/pages/*',
       query: ['op_id'],
+      preconditions: versioned,
       beforeBody: checkQueryOpId,
       handler: (req) => updateRoute(deps, req, rest(req.params)),
     },
@@ -60,6 +64,7 @@ export function knowledgeRoutes(deps: KnowledgeRouteDeps): RouteDef[] {
       method: 'DELETE',
       pattern: '/pages/*',
       query: ['op_id'],
+      preconditions: versioned,
       beforeBody: checkQueryOpId,
       handler: (req) => deleteRoute(deps, req, rest(req.params)),
     },

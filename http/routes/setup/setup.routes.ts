@@ -35,6 +35,8 @@ export function setupRoutes(deps: SetupRouteDeps): RouteDef[] {
       method: 'DELETE',
       pattern: `${base}/:kind`,
       query: [],
+      // The revision read, as `if_match` in the inputs' body; no setup write creates a document.
+      preconditions: ['if-match'],
       beforeBody: writer,
       handler: (req) => disconnect(deps, req),
     },
@@ -43,6 +45,7 @@ export function setupRoutes(deps: SetupRouteDeps): RouteDef[] {
       pattern: `${base}/:kind/inputs`,
       query: [],
       maxBodyBytes: INPUTS_MAX_BYTES,
+      preconditions: ['if-match'],
       beforeBody: writer,
       handler: (req) => postInputs(deps, req),
     },

@@ -53,6 +53,22 @@ const INPUTS_MAX_FIELDS = 64;
 /** Every credential of the largest kind at 64 KiB, JSON-escaped, fits. */
 export const INPUTS_MAX_BYTES = 1024 * 1024;
 
+/**
+ * The revision the inputs were read against: the body's `if_match` or an `If-Match` header, which is
+ * honoured alike rather than ignored; both naming different revisions is refused, nothing sealed.
+ */
+function inputsIfMatch(req: ApiRequest, body: string | undefined): string | undefined {
+  const header = req.headers['if-match'];
+  if (header === undefined || header.trim() === '') return body;
+  if (body !== undefined && body.trim() !== header.trim())
+    throw new ApiError('bad_params', {
+      detail:
+        "The If-Match header and the body's if_match name different revisions; nothing was stored or sealed.",
+      hint: 'Send the revision read once, in either.',
+    });
+  return header;
+}
+
 /** A `values` or `generate` past the limit: one problem, where checking each entry would answer megabytes. */
 function checkCounts(raw: unknown): void {
   if (typeof raw !== 'object' || raw === null) return;
@@ -128,7 +144,7 @@ export async function postInputs(deps: SetupRouteDeps, req: ApiRequest): Promise
   }
   // 3. plan against the revision read; a stale one is refused before anything is sealed
   const ctx = await readContext(deps);
-  const ifMatch = checkIfMatch(inputs.if_match, ctx.record?.revision_id ?? null);
+  const ifMatch = checkIfMatch(inputsIfMatch(req, inputs.if_match), ctx.record?.revision_id ?? null);
   const planned = plan(spec, inputs, ctx);
   const summary = `setup ${spec.key}: ${fields.join(', ') || 'no change'}`;
   const base = ctx.record?.revision_id;

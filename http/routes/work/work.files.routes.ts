@@ -12,7 +12,7 @@ import { StreamedBody } from '../../reply.js';
 import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
 import type { FileBlobs } from './work.blobs.js';
 import type { WorkRouteDeps } from './work.deps.js';
-import { holdsVersion, noneMatchVersion, versionTag } from '../if-match.param.js';
+import { holdsVersion, noneMatchVersion, versioned, versionTag } from '../if-match.param.js';
 import { actorOf, badParams, boolParam, operatorOnly, quoted, refusal, textParam } from './work.params.js';
 import { opIdOf } from '../op-id.param.js';
 import { intParam } from '../int-query.param.js';
@@ -192,12 +192,14 @@ export function workFileRoutes(deps: WorkRouteDeps, blobs: FileBlobs): RouteDef[
       method: 'PUT',
       pattern: '/work/files/:project/*',
       query: ['op_id'],
+      preconditions: versioned,
       handler: (req) => change(req, 'file_put'),
     },
     {
       method: 'DELETE',
       pattern: '/work/files/:project/*',
       query: ['op_id'],
+      preconditions: versioned,
       handler: (req) => change(req, 'file_delete'),
     },
   ];

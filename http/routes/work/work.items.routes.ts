@@ -28,7 +28,7 @@ import {
 } from '../../../schema/index.js';
 import { itemDetail } from '../../../projections/index.js';
 import { ApiError } from '../../api-error.js';
-import { createPreconditions, noneMatchVersion, versionTag } from '../if-match.param.js';
+import { createPreconditions, noneMatchVersion, versioned, versionTag } from '../if-match.param.js';
 import { opIdOf, writeBody } from '../op-id.param.js';
 import { cursorParam, cursorRefused, sealNext } from '../list-cursor.param.js';
 import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
@@ -242,6 +242,7 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
       method: 'POST',
       pattern: '/work',
       query: ['op_id'],
+      preconditions: versioned,
       handler: async (req) => {
         const { project, status, op_id, ...fields } = writeBody(req, CreateItemBody);
         createPreconditions(req, 'item');
@@ -258,6 +259,7 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
       method: 'PATCH',
       pattern: '/work/:id',
       query: ['op_id'],
+      preconditions: versioned,
       handler: async (req) => {
         const { op_id, ...changes } = writeBody(req, UpdateItemBody);
         return send(deps, req, op_id, {
@@ -272,6 +274,7 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
       method: 'POST',
       pattern: '/work/:id/move',
       query: ['op_id'],
+      preconditions: versioned,
       handler: async (req) => {
         const { op_id, to } = writeBody(req, MoveItemBody);
         return send(deps, req, op_id, {
@@ -286,6 +289,7 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
       method: 'POST',
       pattern: '/work/:id/comments',
       query: ['op_id'],
+      preconditions: versioned,
       handler: async (req) => {
         const { op_id, body } = writeBody(req, CommentBody);
         return send(
@@ -301,6 +305,7 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
       method: 'POST',
       pattern: '/work/:id/purge',
       query: PURGE_FIELDS,
+      preconditions: versioned,
       handler: async (req) => {
         operatorOnly(req, 'purges');
         // Accepted in the body or as query parameters, from one source: a query value beside a body is
