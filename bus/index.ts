@@ -28,7 +28,7 @@ export {
   TerminateError,
   BackupError,
 } from './errors.js';
-export { assertSubject, subjectMatches } from './subject-match.js';
+export { assertName, assertSubject, subjectMatches } from './subject-match.js';
 export { eventTypeOf, seatLogPart, Subjects } from './subjects.js';
 export {
   Buckets,

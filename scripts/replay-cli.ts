@@ -61,12 +61,16 @@ export async function runReplay(args: string[], env: NodeJS.ProcessEnv, out: Out
     );
   const since = instant === undefined ? undefined : new Date(instant.ms);
   // Loaded once the flags hold: the help and a usage error need no bus, logger or Tier A schema.
-  const [{ openBus }, { createLogger }, { replayStream }, { loadConfigFile }] = await Promise.all([
-    import('../bus/index.js'),
-    import('./logger.js'),
-    import('./replay.js'),
-    import('./tier-a-file.js'),
-  ]);
+  const [{ assertName, assertSubject, openBus }, { createLogger }, { replayStream }, { loadConfigFile }] =
+    await Promise.all([
+      import('../bus/index.js'),
+      import('./logger.js'),
+      import('./replay.js'),
+      import('./tier-a-file.js'),
+    ]);
+  // A name or filter the bus cannot take is a bad flag, judged before any store is opened.
+  flagHolds('--stream', () => assertName('stream', values.stream!));
+  if (values.subject !== undefined) flagHolds('--subject', () => assertSubject(values.subject!, true));
   const config = loadConfigFile(values.config, env, err, { offline: true });
   if (!config) return 1;
   const queue = config.providers.queue;
@@ -89,5 +93,13 @@ export async function runReplay(args: string[], env: NodeJS.ProcessEnv, out: Out
     return values.verify && result.gaps.length > 0 ? 1 : 0;
   } finally {
     await bus.close();
+  }
+}
+
+function flagHolds(flag: string, check: () => void): void {
+  try {
+    check();
+  } catch (error) {
+    throw new UsageError(`${flag}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }

@@ -37,17 +37,22 @@ export async function restoreNode(config: TierA, fromDir: string, logger: Logger
   const from = resolve(fromDir);
   const manifestFile = join(from, BACKUP_MANIFEST);
   // A file (an archive of a backup, say) would read as "<file>/manifest.json cannot be read".
-  const kind = await stat(from).catch(() => null);
-  if (kind !== null && !kind.isDirectory())
+  const kind = await stat(from).catch((error: unknown) => errorCode(error));
+  // A mistyped --from is named as one, not as an unfinished backup.
+  if (kind === 'ENOENT') throw new RestoreRefused(`the backup directory ${from} does not exist`);
+  if (typeof kind !== 'string' && !kind.isDirectory())
     throw new RestoreRefused(
       `${from} is not a directory: a backup is the directory holding ${BACKUP_MANIFEST}`,
     );
   let raw: string;
   try {
     raw = await readFile(manifestFile, 'utf8');
-  } catch {
+  } catch (error) {
+    const code = errorCode(error);
     throw new RestoreRefused(
-      `${manifestFile} cannot be read: not a finished backup (the manifest is written last)`,
+      code === 'ENOENT'
+        ? `${manifestFile} cannot be read: not a finished backup (the manifest is written last)`
+        : `${manifestFile} cannot be read (${code})`,
     );
   }
   let json: unknown;
@@ -149,4 +154,9 @@ function releaseLine(version: string): [number, number] | null {
   if (!m) return null;
   const major = Number(m[1]);
   return major === 0 ? [0, Number(m[2])] : [major, 0];
+}
+
+function errorCode(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : String(error);
 }
