@@ -101,6 +101,8 @@ function socketLine(client: StreamClient): { route: string; operator: string | n
 export class StreamHub {
   private readonly clients = new Set<StreamClient>();
   private nextId = 1;
+  /** Set by close (the drain): a socket upgraded after it, on a connection opened before, is not served. */
+  private closed = false;
   private readonly limits: ClientLimits;
   private tick: NodeJS.Timeout | null = null;
   private readonly stopPushes: () => void;
@@ -186,9 +188,13 @@ export class StreamHub {
 
   /** A socket opened: it is sent the snapshot first. */
   attach(sink: SocketSink, actor: Actor | null, token: string | null): StreamClient {
+    const client = new StreamClient(this.nextId++, sink, token, actor, this.limits, this.resync);
+    if (this.closed) {
+      client.end(1001, 'node stopping');
+      return client;
+    }
     // What was pushed before this socket opened is not its to receive (the snapshot holds it).
     this.flush();
-    const client = new StreamClient(this.nextId++, sink, token, actor, this.limits, this.resync);
     this.clients.add(client);
     client.deliver(this.encode('snapshot', this.opts.sections.snapshot()), 'snapshot', false);
     return client;
@@ -363,6 +369,7 @@ export class StreamHub {
 
   /** Closes every socket (drain) and stops the tick. */
   close(): void {
+    this.closed = true;
     this.flush();
     if (this.tick) clearInterval(this.tick);
     this.tick = null;

@@ -187,8 +187,21 @@ export function mountStream(
       hub.receive(client, isBinary ? null : decoder.decode(message));
     },
     drain: (ws) => ws.getUserData().client?.flush(),
-    close: (ws) => {
+    close: (ws, code, message) => {
       const data = ws.getUserData();
+      // uWS cuts a protocol violation (invalid UTF-8, an unmasked frame) with no close frame and says why only
+      // here, as 1006 (a code no peer may send): that reason is the library's, logged; a client's own is not.
+      log.debug(
+        {
+          event: 'stream_client_gone',
+          route: STREAM_PATH,
+          operator: data.actor?.id ?? null,
+          client: data.client?.id ?? null,
+          code,
+          reason: code === 1006 ? decoder.decode(message).slice(0, 123) : null,
+        },
+        'stream client gone',
+      );
       if (data.client) hub.detach(data.client);
       data.client = null;
     },

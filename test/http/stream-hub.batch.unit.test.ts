@@ -89,3 +89,17 @@ t.test('the stats read after a push count what the push sent', async (t) => {
   hub.push('event', { id: 'e' }, 'merge');
   t.equal(hub.clientStats()[0]?.sent, 2, 'the snapshot and the event');
 });
+
+t.test(
+  'a socket opened after the hub closed (a drain) is closed 1001 at once, with no snapshot',
+  async (t) => {
+    const hub = hubOf();
+    hub.close();
+    const late = sink();
+    const ended: Array<[number, string]> = [];
+    hub.attach({ ...late.sink, end: (code, reason) => void ended.push([code, reason]) }, null, null);
+    t.same(late.written, [], 'no snapshot: the node is stopping');
+    t.same(ended, [[1001, 'node stopping']]);
+    t.equal(hub.count(), 0, 'not counted among the clients');
+  },
+);
