@@ -9,10 +9,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import t from 'tap';
 import type { FleetAnswer } from '../../schema/index.js';
-import { localProviders } from '../fixtures/llm/providers.js';
 import { needsChromium, openPage, startBrowser } from '../harness/browser.js';
 import { freePort, runSvc } from '../harness/child.js';
-import { startFleetNode, until } from '../harness/fleet-node.js';
+import { startFleetNode, storeFleetCompany, until } from '../harness/fleet-node.js';
 import { startNatsServer } from '../harness/nats-server.js';
 import { TOKEN } from '../harness/serve-node.js';
 
@@ -25,18 +24,7 @@ t.test(
     const browser = await startBrowser(t);
     const nats = await startNatsServer({ t });
     const a = await startFleetNode(t, 'node-a', nats.url, { leaseSeconds: 3 });
-    const put = await fetch(`${a.url}/config`, {
-      method: 'PUT',
-      headers: { ...auth, 'content-type': 'application/json', 'x-summary': 'fleet' },
-      body: JSON.stringify({
-        name: 'Acme',
-        timezone: 'UTC',
-        providers: localProviders('http://127.0.0.1:9/v1'),
-        roles: [{ name: 'Ada' }],
-      }),
-    });
-    t.equal(put.status, 201, 'the company is stored');
-    await a.run.waitForLog((l) => l.msg === 'config applied');
+    await storeFleetCompany(t, a);
 
     // The copy starts while node-a is paused: its holder asks go unanswered, so it is not refused.
     const copied = `${a.configFile}.copy.yaml`;

@@ -5,11 +5,10 @@
  * must not wait on the node's 5 s pulse to see a fleet change): with no timer of its own, the room sees a lease
  * move and a duty fail over by the node's `fleet` push alone.
  */
-import t, { type Test } from 'tap';
+import t from 'tap';
 import type { Browser } from 'playwright-core';
-import { localProviders } from '../fixtures/llm/providers.js';
 import { needsChromium, openPage, startBrowser, type WatchedPage } from '../harness/browser.js';
-import { startFleetNode, type FleetNode } from '../harness/fleet-node.js';
+import { startFleetNode, storeFleetCompany, type FleetNode } from '../harness/fleet-node.js';
 import { startNatsServer } from '../harness/nats-server.js';
 import { TOKEN } from '../harness/serve-node.js';
 
@@ -34,21 +33,6 @@ const nodesTable = (w: WatchedPage) =>
 const leasesTable = (w: WatchedPage) =>
   w.page.locator('section[aria-label="Nodes"] table', { hasText: 'Seat leases' });
 
-async function company(t: Test, a: FleetNode): Promise<void> {
-  const put = await fetch(`${a.url}/config`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'x-summary': 'fleet' },
-    body: JSON.stringify({
-      name: 'Acme',
-      timezone: 'UTC',
-      providers: localProviders('http://127.0.0.1:9/v1'),
-      roles: [{ name: 'Ada' }],
-    }),
-  });
-  t.equal(put.status, 201, 'the company is stored');
-  await a.run.waitForLog((l) => l.msg === 'config applied');
-}
-
 t.test(
   'a node joining, a node leaving, its seat and its duty moving show in the fleet room without a health frame',
   needsChromium,
@@ -56,7 +40,7 @@ t.test(
     const browser = await startBrowser(t);
     const nats = await startNatsServer({ t });
     const a = await startFleetNode(t, 'node-a', nats.url, { leaseSeconds: 3 });
-    await company(t, a);
+    await storeFleetCompany(t, a);
 
     const onA = await fleetRoomWithoutHealth(browser, a);
     await nodesTable(onA).locator('tbody tr', { hasText: 'node-a' }).waitFor();

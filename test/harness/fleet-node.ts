@@ -8,6 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'tap';
+import { localProviders } from '../fixtures/llm/providers.js';
+import { call } from './api.js';
 import { freePort, runSvc, type SvcChild } from './child.js';
 import { TOKEN } from './serve-node.js';
 
@@ -52,6 +54,21 @@ async function serve(t: Test, configFile: string): Promise<SvcChild> {
   t.teardown(() => run.kill('SIGKILL'));
   await run.waitForLog((line) => line.msg === 'node serving');
   return run;
+}
+
+/**
+ * Stores the fleet tests' company through `node` (one seat, Ada; a provider address where nothing answers,
+ * so no turn runs) and waits for `node` to apply it; a peer started after it applies it as it starts.
+ */
+export async function storeFleetCompany(t: Test, node: FleetNode): Promise<void> {
+  const put = await call(node.url, 'PUT', '/config', {
+    name: 'Acme',
+    timezone: 'UTC',
+    providers: localProviders('http://127.0.0.1:9/v1'),
+    roles: [{ name: 'Ada' }],
+  });
+  t.equal(put.status, 201, 'the company is stored');
+  await node.run.waitForLog((l) => l.msg === 'config applied');
 }
 
 /** A fleet converges on its own timers (renewal a third of the lease): its tests poll. */

@@ -8,8 +8,7 @@
  */
 import t, { type Test } from 'tap';
 import type { FleetAnswer } from '../../schema/index.js';
-import { localProviders } from '../fixtures/llm/providers.js';
-import { startFleetNode, until, type FleetNode } from '../harness/fleet-node.js';
+import { startFleetNode, storeFleetCompany, until, type FleetNode } from '../harness/fleet-node.js';
 import { startNatsServer } from '../harness/nats-server.js';
 import { TOKEN } from '../harness/serve-node.js';
 
@@ -23,18 +22,7 @@ const fleetOf = async (node: FleetNode): Promise<FleetAnswer> =>
 async function pair(t: Test): Promise<{ a: FleetNode; b: FleetNode }> {
   const nats = await startNatsServer({ t });
   const a = await startFleetNode(t, 'node-a', nats.url, { leaseSeconds });
-  const put = await fetch(`${a.url}/config`, {
-    method: 'PUT',
-    headers: { ...auth, 'content-type': 'application/json', 'x-summary': 'duty' },
-    body: JSON.stringify({
-      name: 'Acme',
-      timezone: 'UTC',
-      providers: localProviders('http://127.0.0.1:9/v1'),
-      roles: [{ name: 'Ada' }],
-    }),
-  });
-  t.equal(put.status, 201, 'the company is stored');
-  await a.run.waitForLog((l) => l.msg === 'config applied');
+  await storeFleetCompany(t, a);
   const b = await startFleetNode(t, 'node-b', nats.url, { leaseSeconds });
   await b.run.waitForLog((l) => l.msg === 'config applied');
   const fleet = await until(

@@ -6,11 +6,10 @@
  * socket anonymous, so the frame names no node), and `GET /fleet` read after the frame shows the change.
  */
 import t, { type Test } from 'tap';
-import { startFleetNode, until, type FleetNode } from '../harness/fleet-node.js';
+import { startFleetNode, storeFleetCompany, until, type FleetNode } from '../harness/fleet-node.js';
 import { startNatsServer } from '../harness/nats-server.js';
 import { TOKEN } from '../harness/serve-node.js';
 import { rawWebSocket, type RawUpgrade } from '../harness/ws-raw.js';
-import { localProviders } from '../fixtures/llm/providers.js';
 
 interface Fleet {
   nodes: Array<{ id: string }>;
@@ -58,17 +57,7 @@ t.test(
   async (t) => {
     const nats = await startNatsServer({ t });
     const a = await startFleetNode(t, 'node-a', nats.url, { leaseSeconds: 3 });
-    const put = await fetch(`${a.url}/config`, {
-      method: 'PUT',
-      headers: { ...auth, 'content-type': 'application/json', 'x-summary': 'fleet' },
-      body: JSON.stringify({
-        name: 'Acme',
-        timezone: 'UTC',
-        providers: localProviders('http://127.0.0.1:9/v1'),
-        roles: [{ name: 'Ada' }],
-      }),
-    });
-    t.equal(put.status, 201, 'the company is stored');
+    await storeFleetCompany(t, a);
     const b = await startFleetNode(t, 'node-b', nats.url, { leaseSeconds: 3 });
     const before = await until(
       () => fleetOf(b),
