@@ -47,8 +47,10 @@
  *     name it, so it is never filled (admission-names.ts).
  * A16. A `notification_rate_limit` that is not a whole number: it counts notifications a minute, and the
  *     router's window reads 2.5 as 3 and 0.5 as 1. Not a shape check, so a stored one still loads.
+ * A17. A redaction marker outside a secret leaf, typically in a free settings map (admission-markers.ts).
  */
 import { cronProblem, cronStepProblem } from '../schedules/time.js';
+import { markerRules } from './admission-markers.js';
 import { nameRules } from './admission-names.js';
 import { leadSeat } from './derived.js';
 import { cutForQuote, hasControlOrLoneSurrogate } from '../text-grammars.js';
@@ -180,6 +182,8 @@ export function admissionRules(ctx: RuleContext): void {
   for (const unit of ctx.walk.units) mcpEnvRule(unit.raw, unit.segments);
   // A13, A14
   nameRules(ctx);
+  // A17
+  markerRules(ctx);
 
   for (const scope of scheduleScopes(ctx)) {
     scope.list.forEach((schedule, i) => {
