@@ -10,34 +10,18 @@
  * one the active revision already holds (ratcheting, ops/config.md).
  */
 import t from 'tap';
-import { ensureCatalogue } from '../../bus/index.js';
-import { openMemoryBus } from '../../bus/memory/index.js';
 import { activeRevision, readRevision } from '../../projections/index.js';
-import { bootNode, storeDir } from '../harness/serve-store.js';
-import {
-  company,
-  type ConfigNode,
-  firstRevision,
-  json,
-  type Json,
-  startConfigNode,
-} from './fixtures/config-node.js';
-import { activateUnchecked, nested } from './fixtures/earlier-release.js';
+import { company, firstRevision, json, type Json, startConfigNode } from './fixtures/config-node.js';
+import { nested } from './fixtures/earlier-release.js';
+import { activateShown, bootOnEarlierRevision } from './fixtures/earlier-stored.js';
 
 /** The sample company with `extra` maps under `extensions.e`: nested 2 + `extra` levels. */
 const deepCompany = (extra: number): Json => ({ ...company(), extensions: { e: nested(extra) } });
 
-async function activate(node: ConfigNode, payload: unknown): Promise<string> {
-  const id = await activateUnchecked(node.bus, node.configuration.coord, payload);
-  const shown = await node.configuration.view.until((s) => s.active?.revision_id === id, 30_000);
-  if (!shown) throw new Error('the read model never showed the activation');
-  return id;
-}
-
 t.test('every read of a 1,700-level stored document answers 409 unreadable_revision', async (t) => {
   const node = await startConfigNode(t);
   const valid = await firstRevision(node);
-  const deep = await activate(node, deepCompany(1_700));
+  const deep = await activateShown(node, deepCompany(1_700));
   const reads = [
     '/config',
     '/config?format=yaml',
@@ -58,7 +42,7 @@ t.test('every read of a 1,700-level stored document answers 409 unreadable_revis
 t.test('writes that would walk it refuse with a code; a full PUT replaces it', async (t) => {
   const node = await startConfigNode(t);
   await firstRevision(node);
-  const deep = await activate(node, deepCompany(1_700));
+  const deep = await activateShown(node, deepCompany(1_700));
   const patch = await node.call('PATCH', '/config', {
     body: { extensions: null },
     headers: { 'x-summary': 'drop it' },
@@ -89,21 +73,21 @@ t.test('writes that would walk it refuse with a code; a full PUT replaces it', a
 t.test('a stored document of 256 levels still reads in JSON and YAML; 257 does not', async (t) => {
   const node = await startConfigNode(t);
   const valid = await firstRevision(node);
-  const at = await activate(node, deepCompany(254));
+  const at = await activateShown(node, deepCompany(254));
   t.equal((await node.call('GET', '/config')).status, 200);
   const yaml = await node.call('GET', '/config?format=yaml');
   t.equal(yaml.status, 200);
   t.match(await yaml.text(), /name: Acme/);
   t.equal((await node.call('GET', `/config/revisions/${at}/diff?against=${valid}`)).status, 200);
   t.equal((await node.call('GET', '/config/roles/chief-agent')).status, 200);
-  await activate(node, deepCompany(255));
+  await activateShown(node, deepCompany(255));
   t.equal((await node.call('GET', '/config?format=yaml')).status, 409);
 });
 
 t.test('a PATCH can drop the deep part of a document between 64 and 256 levels', async (t) => {
   const node = await startConfigNode(t);
   await firstRevision(node);
-  await activate(node, deepCompany(100));
+  await activateShown(node, deepCompany(100));
   const keeps = await node.call('PATCH', '/config', {
     body: { mission: 'm' },
     headers: { 'x-summary': 's' },
@@ -121,20 +105,8 @@ t.test('a PATCH can drop the deep part of a document between 64 and 256 levels',
 });
 
 t.test('across a restart the stored deep document still answers 409, until a PUT replaces it', async (t) => {
-  const store = storeDir(t);
-  const before = await bootNode(t, store, '');
-  const put = await before.call('PUT', '/config', {
-    body: JSON.stringify(company()),
-    headers: { 'content-type': 'application/json', 'x-summary': 'first' },
-  });
-  t.equal(put.status, 201);
-  t.equal(await before.stop(), 0);
   // What an earlier release left in the store.
-  const bus = await openMemoryBus({ storeDir: store.storeDir });
-  const catalogue = await ensureCatalogue(bus);
-  await activateUnchecked(bus, catalogue.coord, deepCompany(1_700));
-  await bus.close();
-  const after = await bootNode(t, store, '');
+  const after = await bootOnEarlierRevision(t, deepCompany(1_700));
   for (const path of ['/config?format=yaml', '/config']) {
     const res = await after.call('GET', path);
     t.equal(res.status, 409, path);
@@ -169,7 +141,7 @@ t.test(
   async (t) => {
     const node = await startConfigNode(t);
     const first = await firstRevision(node);
-    const stored = await activate(node, loginCompany());
+    const stored = await activateShown(node, loginCompany());
     await node.configuration.applyActive();
     t.match(node.node.view(), { posture: 'serve', appliedEpoch: 2 }, 'the node runs it');
 
@@ -254,22 +226,10 @@ t.test(
 t.test(
   'across a restart a stored URL carrying a login boots, applies and reads redacted, its password in no log',
   async (t) => {
-    const store = storeDir(t);
-    const before = await bootNode(t, store, '');
-    const put = await before.call('PUT', '/config', {
-      body: JSON.stringify(company()),
-      headers: { 'content-type': 'application/json', 'x-summary': 'first' },
-    });
-    t.equal(put.status, 201);
-    t.equal(await before.stop(), 0);
     const doc = loginCompany();
     (doc['integrations'] as Json)['wiki'] = { url: 'http://bot:hunter2@127.0.0.1:9', token: '${WIKI_TOKEN}' };
     (doc['mcp_servers'] as Json[])[1] = { name: 'remote', url: 'http://u:s3cret@127.0.0.1:9/a' };
-    const bus = await openMemoryBus({ storeDir: store.storeDir });
-    const catalogue = await ensureCatalogue(bus);
-    await activateUnchecked(bus, catalogue.coord, doc);
-    await bus.close();
-    const after = await bootNode(t, store, '');
+    const after = await bootOnEarlierRevision(t, doc);
     await after.run.waitForLog((l) => l.msg === 'config applied');
     const health = await json(await after.call('GET', '/health'));
     t.match(health, { configured: true, applied_epoch: 2 }, 'the node applied it');

@@ -5,10 +5,7 @@
  * one still applies, reloads, reverts and boots (ratcheting, ops/config.md). No log line carries it.
  */
 import t from 'tap';
-import { ensureCatalogue } from '../../bus/index.js';
-import { openMemoryBus } from '../../bus/memory/index.js';
 import { activeRevision, readRevision } from '../../projections/index.js';
-import { bootNode, storeDir } from '../harness/serve-store.js';
 import {
   company,
   type ConfigNode,
@@ -17,14 +14,7 @@ import {
   type Json,
   startConfigNode,
 } from './fixtures/config-node.js';
-import { activateUnchecked } from './fixtures/earlier-release.js';
-
-async function activate(node: ConfigNode, payload: unknown): Promise<string> {
-  const id = await activateUnchecked(node.bus, node.configuration.coord, payload);
-  const shown = await node.configuration.view.until((s) => s.active?.revision_id === id, 30_000);
-  if (!shown) throw new Error('the read model never showed the activation');
-  return id;
-}
+import { activateShown, bootOnEarlierRevision } from './fixtures/earlier-stored.js';
 
 const codehostUrl = (host = 'git.example'): string =>
   `https://${host}?private_token=glpat-c4n4ry-one&per_page=50`;
@@ -55,7 +45,7 @@ t.test(
   async (t) => {
     const node = await startConfigNode(t);
     const first = await firstRevision(node);
-    const stored = await activate(node, queryCompany());
+    const stored = await activateShown(node, queryCompany());
     await node.configuration.applyActive();
     t.match(node.node.view(), { posture: 'serve', appliedEpoch: 2 }, 'the node runs it');
 
@@ -161,20 +151,8 @@ t.test(
 t.test(
   'across a restart a stored URL with a query credential boots, applies and reads masked, in no log',
   async (t) => {
-    const store = storeDir(t);
-    const before = await bootNode(t, store, '');
-    const put = await before.call('PUT', '/config', {
-      body: JSON.stringify(company()),
-      headers: { 'content-type': 'application/json', 'x-summary': 'first' },
-    });
-    t.equal(put.status, 201);
-    t.equal(await before.stop(), 0);
     const doc = queryCompany(codehostUrl('127.0.0.1:9'), mcpUrl('127.0.0.1:9'));
-    const bus = await openMemoryBus({ storeDir: store.storeDir });
-    const catalogue = await ensureCatalogue(bus);
-    await activateUnchecked(bus, catalogue.coord, doc);
-    await bus.close();
-    const after = await bootNode(t, store, '');
+    const after = await bootOnEarlierRevision(t, doc);
     await after.run.waitForLog((l) => l.msg === 'config applied');
     const health = await json(await after.call('GET', '/health'));
     t.match(health, { configured: true, applied_epoch: 2 }, 'the node applied it');
