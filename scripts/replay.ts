@@ -14,7 +14,8 @@
  *   history), or a filtered read: holes are expected, so only the strict increase is checked.
  * The head of a stream moves with its retention, so verify judges from the first message it reads.
  */
-import { catalogueStreams, Retention, type Bus } from '../bus/index.js';
+import { Buckets, catalogueStreams, Retention, StreamNotFoundError, type Bus } from '../bus/index.js';
+import { didYouMean } from './cli-suggest.js';
 
 export interface ReplayRequest {
   readonly stream: string;
@@ -56,13 +57,31 @@ function retentionOf(request: ReplayRequest): Retention {
   return known?.retention ?? Retention.Limits;
 }
 
+/** The streams svc keeps: the catalogue's and its KV buckets' (`KV_<bucket>`), for a mistyped name. */
+const svcStreamNames = (): string[] => [
+  ...catalogueStreams().map((spec) => spec.name),
+  ...Object.values(Buckets).map((bucket) => `KV_${bucket}`),
+];
+
+/** The stream's info; a name the store lacks is refused in one line naming the near svc stream, if one is. */
+async function infoOf(bus: Bus, stream: string): Promise<Awaited<ReturnType<Bus['streamInfo']>>> {
+  try {
+    return await bus.streamInfo(stream);
+  } catch (error) {
+    if (!(error instanceof StreamNotFoundError)) throw error;
+    throw new StreamNotFoundError(`stream ${stream} does not exist${didYouMean(stream, svcStreamNames())}`, {
+      cause: error,
+    });
+  }
+}
+
 /** Writes one line per message, then (with verify) a summary line; waits for the sink to drain. */
 export async function replayStream(
   bus: Bus,
   request: ReplayRequest,
   out: NodeJS.WritableStream,
 ): Promise<ReplayResult> {
-  const info = await bus.streamInfo(request.stream);
+  const info = await infoOf(bus, request.stream);
   const retention = retentionOf(request);
   // KV buckets are streams `KV_<bucket>` whose per-key history leaves holes by design.
   const contiguous =
