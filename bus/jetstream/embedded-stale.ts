@@ -99,7 +99,8 @@ export async function clearStaleServer(
   const supervised = owner === null ? parent !== 1 : parent === owner;
   if (supervised) {
     throw new EngineUnavailableError(
-      `the store ${pidFile} is already served by nats-server pid ${pid} (started by the live process ${parent})`,
+      `the store ${pidFile} is already served by nats-server pid ${pid} (started by the live process ${parent}); ` +
+        'stop that process first: an embedded store takes one server at a time',
     );
   }
   logger.warn({ pid, storeDir: dataDir }, 'stale embedded nats-server found; stopping it');
