@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { BackupFile } from '../schema/index.js';
+import type { BackupFile, BackupStream } from '../schema/index.js';
 import { BackupError } from './errors.js';
 
 /** Size and SHA-256 of `dir/path`, streamed (a store can be larger than memory). */
@@ -57,4 +57,33 @@ export async function failRestore(error: unknown, undo: UndoRestore): Promise<ne
     );
   }
   throw error;
+}
+
+/**
+ * How the streams `held` (name -> message count) differ from the manifest's per-stream counts (the first
+ * three, `;`-separated), or null
+ * when they agree: checksums prove the files are the ones the manifest lists, not that they hold what it
+ * counted (a store swapped in with its checksums redone). Streams the manifest does not name count too
+ * when `held` lists every stream loaded.
+ */
+export function countsDiffer(
+  manifest: readonly BackupStream[],
+  held: ReadonlyMap<string, number>,
+): string | null {
+  const said = new Map(manifest.map((s) => [s.name, s.messages]));
+  const differences: string[] = [];
+  for (const [name, messages] of said) {
+    const count = held.get(name);
+    if (count === undefined) differences.push(`${name} is not in it, the manifest says ${messages}`);
+    else if (count !== messages)
+      differences.push(`${name} holds ${count} message(s), the manifest says ${messages}`);
+  }
+  for (const [name, count] of held) {
+    if (!said.has(name))
+      differences.push(`${name} holds ${count} message(s), the manifest names no such stream`);
+  }
+  if (differences.length === 0) return null;
+  const shown = differences.slice(0, 3).join('; ');
+  const more = differences.length > 3 ? `; and ${differences.length - 3} more` : '';
+  return `${shown}${more}`;
 }

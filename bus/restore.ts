@@ -4,10 +4,10 @@
  * goes into a server (or the embedded one) holding none of svc's streams yet. A restore that fails at any
  * step removes what it wrote, so the store stays fresh and a retry (with a good backup) can run.
  */
-import type { BackupFile } from '../schema/index.js';
-import { failRestore } from './backup-files.js';
+import type { BackupFile, BackupStream } from '../schema/index.js';
+import { countsDiffer, failRestore } from './backup-files.js';
 import type { Bus } from './bus.js';
-import { BackupError } from './errors.js';
+import { BackupError, StreamNotFoundError } from './errors.js';
 import { restoreJetStream } from './jetstream/index.js';
 import { restoreMemoryStore } from './memory/backup.js';
 import { openBus, type OpenBusOptions } from './open.js';
@@ -18,6 +18,8 @@ export interface RestoreSource {
   /** The engine that wrote it (from its manifest). */
   readonly engine: 'memory' | 'jetstream' | 'jetstream-embedded';
   readonly files: readonly BackupFile[];
+  /** The manifest's per-stream counts: what is loaded must hold them. */
+  readonly streams: readonly BackupStream[];
 }
 
 /**
@@ -38,7 +40,7 @@ export async function restoreBackup(
   }
   if (memory) {
     if (!target.storeDir) throw new BackupError('restoring a memory-engine backup needs stream.store_dir');
-    const undo = await restoreMemoryStore(source.from, source.files, target.storeDir);
+    const undo = await restoreMemoryStore(source.from, source.files, source.streams, target.storeDir);
     try {
       const bus = await openBus(target);
       try {
@@ -54,8 +56,29 @@ export async function restoreBackup(
   const bus = await openBus(target);
   try {
     const undo = await restoreJetStream(bus, source.from, source.files);
+    await checkLoadedCounts(bus, source.streams).catch((error: unknown) => failRestore(error, undo));
     await finish(bus).catch((error: unknown) => failRestore(error, undo));
   } finally {
     await bus.close();
   }
+}
+
+/**
+ * The streams the manifest counts, as loaded: each export's lines are checked against its own stream file,
+ * but only the manifest says what the backup took, and both can be redone with their checksums.
+ */
+async function checkLoadedCounts(bus: Bus, streams: readonly BackupStream[]): Promise<void> {
+  const held = new Map<string, number>();
+  for (const { name } of streams) {
+    try {
+      held.set(name, (await bus.streamInfo(name)).messages);
+    } catch (error) {
+      if (!(error instanceof StreamNotFoundError)) throw error;
+    }
+  }
+  const differ = countsDiffer(streams, held);
+  if (differ !== null)
+    throw new BackupError(
+      `the restored streams differ from the manifest’s counts (${differ}): not the data this backup took`,
+    );
 }

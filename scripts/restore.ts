@@ -83,7 +83,8 @@ export async function restoreNode(config: TierA, fromDir: string, logger: Logger
   // manifest proves. A failure in any removes what was written, so a retry finds the store fresh.
   let missing: KeyCheck['secrets'] = new Map();
   let wrongMaterial: KeyCheck['wrongMaterial'] = new Map();
-  await restoreBackup(target, { from, engine: manifest.engine, files: manifest.files }, async (bus) => {
+  const source = { from, engine: manifest.engine, files: manifest.files, streams: manifest.streams };
+  await restoreBackup(target, source, async (bus) => {
     const keys = await checkRestoredKeys(bus, manifest.streams, config, logger);
     if (keys.revision !== null) {
       throw new RestoreRefused(keys.revision);

@@ -8,7 +8,14 @@ import Database from 'better-sqlite3';
 import { copyFile, mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BackupContents, BackupFile, BackupStream } from '../../schema/index.js';
-import { codeOf, describeFile, failRestore, verifyFile, type UndoRestore } from '../backup-files.js';
+import {
+  codeOf,
+  countsDiffer,
+  describeFile,
+  failRestore,
+  verifyFile,
+  type UndoRestore,
+} from '../backup-files.js';
 import { BackupError } from '../errors.js';
 import type { Db } from './store.js';
 
@@ -64,13 +71,14 @@ function countStreams(db: Db): BackupStream[] {
 export async function restoreMemoryStore(
   from: string,
   files: readonly BackupFile[],
+  streams: readonly BackupStream[],
   storeDir: string,
 ): Promise<UndoRestore> {
   const data = files.find((f) => f.path === MEMORY_BACKUP_FILE);
   if (!data)
     throw new BackupError(`the backup in ${from} lists no ${MEMORY_BACKUP_FILE}: not a memory-engine backup`);
   for (const file of files) await verifyFile(from, file);
-  checkLoadable(join(from, MEMORY_BACKUP_FILE));
+  checkLoadable(join(from, MEMORY_BACKUP_FILE), streams);
   // The first directory mkdir made (undefined when the store directory was there): what an undo removes.
   let created: string | undefined;
   try {
@@ -124,8 +132,13 @@ export async function restoreMemoryStore(
   return undo;
 }
 
-/** Refuses a backup file SQLite cannot read, or a database that is not a memory-engine store. */
-function checkLoadable(file: string): void {
+/**
+ * Refuses a backup file SQLite cannot read, a database that is not a memory-engine store, or one whose
+ * streams hold other counts than the manifest's (another store swapped in): the file is what gets loaded,
+ * so it is counted here, before anything is written, rather than once opened, when the bus's age limits
+ * may already have trimmed an old backup's history.
+ */
+function checkLoadable(file: string, streams: readonly BackupStream[]): void {
   const refuse = (why: string, cause?: unknown): BackupError =>
     new BackupError(`backup file ${MEMORY_BACKUP_FILE} cannot be restored: ${why}`, { cause });
   let db: Db;
@@ -144,6 +157,12 @@ function checkLoadable(file: string): void {
       .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('streams', 'messages')")
       .all();
     if (tables.length < 2) throw refuse('it is an SQLite database but not a memory-engine store');
+    const held = new Map(countStreams(db).map((s) => [s.name, s.messages]));
+    const differ = countsDiffer(streams, held);
+    if (differ !== null)
+      throw refuse(
+        `its streams differ from the manifest’s counts (${differ}): not the store this backup took`,
+      );
   } catch (error) {
     if (error instanceof BackupError) throw error;
     throw refuse(error instanceof Error ? error.message : String(error), error);

@@ -69,6 +69,7 @@ for (const [name, fresh] of Object.entries(engines)) {
       from: dir,
       engine: name === 'memory' ? 'memory' : 'jetstream',
       files: contents.files,
+      streams: contents.streams,
     });
     const restored = await openBus(target);
     try {

@@ -131,6 +131,7 @@ for (const [name, engine] of Object.entries(engines)) {
       from: dir,
       engine: name === 'memory' ? 'memory' : 'jetstream',
       files: contents.files,
+      streams: contents.streams,
     });
     const restored = await openBus(target);
     try {
@@ -158,6 +159,7 @@ for (const [name, engine] of Object.entries(engines)) {
         from: dir,
         engine: name === 'memory' ? 'memory' : 'jetstream',
         files: contents.files,
+        streams: contents.streams,
       }),
       BackupError,
     );
@@ -172,6 +174,7 @@ for (const [name, engine] of Object.entries(engines)) {
       from: dir,
       engine: name === 'memory' ? 'memory' : 'jetstream',
       files: contents.files,
+      streams: contents.streams,
     } as const;
     await t.rejects(
       restoreBackup(target, source, async () => {
@@ -195,16 +198,19 @@ t.test('a damaged copy is refused before anything is written', async (t) => {
   const { dir, contents } = await seededBackup(t, await engines['memory']!.fresh(t));
   appendFileSync(join(dir, 'bus.sqlite'), 'x');
   const target = await engines['memory']!.fresh(t);
-  await t.rejects(restoreBackup(target, { from: dir, engine: 'memory', files: contents.files }), {
-    name: 'BackupError',
-    message: /does not match the manifest/,
-  });
+  await t.rejects(
+    restoreBackup(target, { from: dir, engine: 'memory', files: contents.files, streams: contents.streams }),
+    {
+      name: 'BackupError',
+      message: /does not match the manifest/,
+    },
+  );
   mkdirSync(target.storeDir!, { recursive: true });
   t.same(readdirSync(target.storeDir!), [], 'nothing was written into the store');
   await t.rejects(
     restoreBackup(
       { type: 'jetstream', url: 'nats://127.0.0.1:1' },
-      { from: dir, engine: 'memory', files: contents.files },
+      { from: dir, engine: 'memory', files: contents.files, streams: contents.streams },
     ),
     {
       message: /cannot be restored into/,

@@ -16,13 +16,13 @@ t.test(
     const from = join(dir, 'backup');
     const bus = await openBus({ type: 'memory', storeDir: join(dir, 'source') });
     mkdirSync(from);
-    const { files } = await bus.backup(from);
+    const { files, streams } = await bus.backup(from);
     await bus.close();
     // Interleavings differ from one run to the next: several rounds make the losing ones likely.
     for (let round = 0; round < 60; round++) {
       const store = join(dir, `store-${round}`);
       const one = (): Promise<string> =>
-        restoreBackup({ type: 'memory', storeDir: store }, { from, engine: 'memory', files }).then(
+        restoreBackup({ type: 'memory', storeDir: store }, { from, engine: 'memory', files, streams }).then(
           () => 'ok',
           (error: unknown) => (error instanceof Error ? error.message : String(error)),
         );
