@@ -9,25 +9,12 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
-import type { Step } from '../fixtures/llm/script.js';
 import { startNode, TOKEN } from '../harness/serve-node.js';
 import { localProviders } from '../fixtures/llm/providers.js';
 import { until } from '../harness/until.js';
+import { triageTurn } from './fixtures/triage-turn.js';
 
 const SECRET = 'codehost-a-metrics-secret-0123';
-const script: Step[] = [
-  {
-    kind: 'text',
-    text: '{"decision":"plan","steps":["triage"],"success_criteria":["triaged"],"tools":[]}',
-    usage: { prompt_tokens: 100, completion_tokens: 20 },
-  },
-  { kind: 'text', text: 'Triaged bug #7.', usage: { prompt_tokens: 150, completion_tokens: 5 } },
-  {
-    kind: 'text',
-    text: '{"verdict":"done","notes":"triaged"}',
-    usage: { prompt_tokens: 90, completion_tokens: 8 },
-  },
-];
 
 interface Sample {
   readonly name: string;
@@ -61,7 +48,7 @@ t.test(
   'GET /metrics is guarded, speaks the Prometheus text format, and its counters move with requests, ' +
     'webhooks and turns',
   async (t) => {
-    const llm = await startLlmServer({ wire: 'openai', script });
+    const llm = await startLlmServer({ wire: 'openai', script: triageTurn });
     t.teardown(() => llm.close());
     const node = await startNode(t);
     const auth = { authorization: `Bearer ${TOKEN}` };

@@ -10,27 +10,14 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
 import { localProviders } from '../fixtures/llm/providers.js';
-import type { Step } from '../fixtures/llm/script.js';
 import { root } from '../harness/child.js';
 import { startNatsServer } from '../harness/nats-server.js';
 import { startNode, TOKEN, type ServedNode } from '../harness/serve-node.js';
 import { seriesKey, strictExposition, type Sample } from './fixtures/strict-exposition.js';
+import { triageTurn } from './fixtures/triage-turn.js';
 
 const SECRET = 'codehost-a-scrapes-secret-0123';
 const auth = { authorization: `Bearer ${TOKEN}` };
-const script: Step[] = [
-  {
-    kind: 'text',
-    text: '{"decision":"plan","steps":["triage"],"success_criteria":["triaged"],"tools":[]}',
-    usage: { prompt_tokens: 100, completion_tokens: 20 },
-  },
-  { kind: 'text', text: 'Triaged bug #7.', usage: { prompt_tokens: 150, completion_tokens: 5 } },
-  {
-    kind: 'text',
-    text: '{"verdict":"done","notes":"ok"}',
-    usage: { prompt_tokens: 90, completion_tokens: 8 },
-  },
-];
 
 interface Scrape {
   readonly text: string;
@@ -97,7 +84,7 @@ t.test(
     'and no counter goes back from one scrape to the next',
   async (t) => {
     const nats = await startNatsServer({ t });
-    const llm = await startLlmServer({ wire: 'openai', script });
+    const llm = await startLlmServer({ wire: 'openai', script: triageTurn });
     t.teardown(() => llm.close());
     const node = await startNode(t, '', `jetstream, url: "${nats.url}"`);
     const scrapes = [await scrape(t, node)];
