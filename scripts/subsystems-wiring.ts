@@ -286,7 +286,8 @@ export async function startSubsystems(opts: {
       const view = node.view();
       return {
         busLinked: bus.linked(),
-        posture: view.phase === 'serving' ? view.posture : null,
+        // An unconfigured node whose apply failed with nothing to fall back to reads `stuck`: alarmed too.
+        posture: view.phase === 'serving' || view.phase === 'unconfigured' ? view.posture : null,
         lagSeconds,
         budgetRefused: readModels.models.budgets().refused,
         toolServers: toolServers.manager.status(),

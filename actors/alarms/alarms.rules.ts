@@ -15,7 +15,7 @@ export const CRASH_LOOP_RESTARTS = 3;
 export interface AlarmFacts {
   /** The bus engine reaches its broker (its streams). */
   readonly busLinked: boolean;
-  /** The node's configuration posture; null while it has none (booting, unconfigured, draining). */
+  /** The node's configuration posture; null while it has none (booting, draining). */
   readonly posture: Posture | null;
   /** Seconds this node has been behind a peer that has the active epoch (0 when not behind). */
   readonly lagSeconds: number;
@@ -94,7 +94,7 @@ export function evaluate(facts: AlarmFacts): Map<string, Alarm> {
       AlarmKind.ApplyStuck,
       AlarmSeverity.Critical,
       // Both ways here: the cause is on the revision's failure event and in the log.
-      'the active configuration is not applied on this node: its revision cannot be opened here (a missing key), or its apply failed and the rollback failed too',
+      'the active configuration is not applied on this node: its revision cannot be opened here (a missing key), its apply failed and the rollback failed too, or its apply failed with no prior revision to fall back to (retried every 15 s)',
     );
   if (facts.posture === 'isolated')
     add(

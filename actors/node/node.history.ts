@@ -14,7 +14,10 @@ export interface AppliedRevision {
 export interface NodeHistory {
   /** The newest epoch this node applied (or found unchanged); null when it never applied one. */
   readonly applied: AppliedRevision | null;
-  /** The newest failed epoch newer than `applied`, and the posture it left; null when none. */
+  /**
+   * The newest failed epoch not older than `applied`, and the posture it left; null when none. One equal to
+   * `applied` is a restarted node failing to apply its own last revision again (nothing to fall back to).
+   */
   readonly failed: (AppliedRevision & { readonly posture: DivergedPosture }) | null;
 }
 
@@ -37,7 +40,7 @@ export function recordOutcome(
 ): NodeHistory {
   const { epoch, revision_id, status } = outcome;
   if (status === 'failed') {
-    if (epoch <= (history.applied?.epoch ?? 0) || epoch < (history.failed?.epoch ?? 0)) return history;
+    if (epoch < (history.applied?.epoch ?? 1) || epoch < (history.failed?.epoch ?? 0)) return history;
     // Records written before the posture was announced read as the common case, a rolled-back apply.
     return { ...history, failed: { epoch, revision_id, posture: diverged(outcome.posture) } };
   }

@@ -16,6 +16,7 @@ import { emptyNodeHistory, recordOutcome, type NodeHistory } from './node.histor
 import {
   announcementOf,
   causeOf,
+  hasFallback,
   nextApply,
   succeeded,
   type ActiveEpoch,
@@ -55,6 +56,11 @@ export interface NodeContext {
   readonly applying: (ApplyRequest & { readonly before: Posture }) | null;
   /** This node's announcements folded (the recorded ones, then this process's). */
   readonly history: NodeHistory;
+  /**
+   * The failure this process announced last; null after a success. A node that runs nothing retries its
+   * failed epoch every tick: the same failure again is not announced again (once per process).
+   */
+  readonly announcedFailure: Announcement | null;
 }
 
 type Done = Extract<NodeEvent, { type: 'node.apply.done' }>;
@@ -71,9 +77,22 @@ const postureAfter = (context: NodeContext, event: Done): Posture => {
   const applying = context.applying;
   if (applying?.restore && succeeded(event.outcome)) return context.history.failed?.posture ?? 'serve';
   return nextPosture(
-    { posture: context.posture, configured: context.configured, before: applying?.before ?? context.posture },
+    {
+      posture: context.posture,
+      configured: context.configured,
+      fallback: hasFallback(context, event.epoch),
+      before: applying?.before ?? context.posture,
+    },
     causeOf(event.outcome),
   );
+};
+
+/** The failure this outcome announces is the one this process announced last (a retry failing again). */
+const repeatsFailure = (context: NodeContext, event: Done): boolean => {
+  const last = context.announcedFailure;
+  if (last === null || succeeded(event.outcome)) return false;
+  const now = announcementFor({ context, event });
+  return last.epoch === now.epoch && last.revision_id === now.revision_id && last.posture === now.posture;
 };
 
 /**
@@ -104,6 +123,7 @@ export const nodeMachine = setup({
     succeeded: ({ context, event }) => answers(context, event) && succeeded(event.outcome),
     postponed: ({ context, event }) => answers(context, event) && event.outcome === 'postponed',
     failed: ({ context, event }) => answers(context, event),
+    repeated: ({ context, event }) => answers(context, event) && repeatsFailure(context, event),
     restoring: ({ context }) => context.applying?.restore === true,
   },
   actions: {
@@ -119,7 +139,12 @@ export const nodeMachine = setup({
       return {
         applying: { ...request, before: context.posture },
         posture: nextPosture(
-          { posture: context.posture, configured: context.configured, before: context.posture },
+          {
+            posture: context.posture,
+            configured: context.configured,
+            fallback: false,
+            before: context.posture,
+          },
           PostureCause.ApplyStarted,
         ),
       };
@@ -130,6 +155,8 @@ export const nodeMachine = setup({
       const posture = postureAfter(context, event);
       const ok = succeeded(event.outcome);
       const restore = context.applying.restore;
+      const announced =
+        restore || ok ? null : announcementOf(event, event.outcome, event.subsystems, event.error, posture);
       let history = context.history;
       // A restore is no announcement; a failed one is forgotten, so the active epoch is tried afresh.
       if (restore && !ok) history = emptyNodeHistory;
@@ -142,6 +169,7 @@ export const nodeMachine = setup({
         posture,
         applying: null,
         history,
+        announcedFailure: restore && !ok ? context.announcedFailure : announced,
         ...(ok ? { configured: true, appliedEpoch: event.epoch, appliedRevision: event.revision_id } : {}),
       };
     }),
@@ -151,6 +179,7 @@ export const nodeMachine = setup({
         {
           posture: context.posture,
           configured: context.configured,
+          fallback: context.configured,
           before: context.applying?.before ?? context.posture,
         },
         PostureCause.Postponed,
@@ -158,7 +187,12 @@ export const nodeMachine = setup({
     })),
     lag: assign(({ context }) => ({
       posture: nextPosture(
-        { posture: context.posture, configured: context.configured, before: context.posture },
+        {
+          posture: context.posture,
+          configured: context.configured,
+          fallback: context.configured,
+          before: context.posture,
+        },
         PostureCause.Lagged,
       ),
     })),
@@ -173,6 +207,7 @@ export const nodeMachine = setup({
     posture: 'serve',
     applying: null,
     history: emptyNodeHistory,
+    announcedFailure: null,
   },
   on: {
     'node.drain': '.draining',
@@ -189,6 +224,7 @@ export const nodeMachine = setup({
           { guard: and(['succeeded', 'restoring']), target: 'serving', actions: 'conclude' },
           { guard: 'succeeded', target: 'serving', actions: [announce, 'conclude'] },
           { guard: and(['failed', 'restoring']), actions: 'conclude' },
+          { guard: 'repeated', actions: 'conclude' },
           { guard: 'failed', actions: [announce, 'conclude'] },
         ],
       },
@@ -198,6 +234,7 @@ export const nodeMachine = setup({
         'node.reconcile': reconcile,
         'node.apply.done': [
           { guard: 'postponed', actions: 'postpone' },
+          { guard: 'repeated', actions: 'conclude' },
           { guard: and(['failed', not('restoring')]), actions: [announce, 'conclude'] },
           { guard: 'failed', actions: 'conclude' },
         ],
@@ -212,6 +249,7 @@ export const nodeMachine = setup({
         'node.stopped': 'stopped',
         'node.apply.done': [
           { guard: 'postponed', actions: 'postpone' },
+          { guard: 'repeated', actions: 'conclude' },
           { guard: and(['failed', not('restoring')]), actions: [announce, 'conclude'] },
           { guard: 'failed', actions: 'conclude' },
         ],

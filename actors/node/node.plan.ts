@@ -49,20 +49,27 @@ export interface PlanGiven {
 
 /**
  * The next apply, or null. A newer active epoch is applied unless its apply already failed on this node
- * (the node waits for the next activation). A node that runs nothing while its history ends in a failure
- * at the active epoch (a restart, or a failed first apply after one) brings back the revision it last
- * applied instead of trying the failed one again.
+ * (a node that serves waits for the next activation). A node that runs nothing while its history ends in a
+ * failure at the active epoch after an older applied one (a restart, or a failed first apply after one)
+ * brings back the revision it last applied instead of trying the failed one again. A node that runs nothing
+ * and has nothing to bring back (its own last-applied epoch failed, or it never applied one) tries the
+ * active epoch again on every tick: it is `stuck` until one succeeds.
  */
 export function nextApply(given: PlanGiven, active: ActiveEpoch | null): ApplyRequest | null {
   if (active === null) return null;
   const { applied, failed } = given.history;
-  if (given.appliedEpoch === 0 && applied && failed && failed.epoch >= active.epoch) {
-    return { epoch: applied.epoch, revision_id: applied.revision_id, restore: true };
+  if (given.appliedEpoch === 0 && applied && failed && failed.epoch > applied.epoch) {
+    if (failed.epoch >= active.epoch)
+      return { epoch: applied.epoch, revision_id: applied.revision_id, restore: true };
   }
   if (active.epoch <= given.appliedEpoch) return null;
-  if (failed && active.epoch <= failed.epoch) return null;
+  if (failed && active.epoch <= failed.epoch && given.appliedEpoch > 0) return null;
   return { epoch: active.epoch, revision_id: active.revision_id, restore: false };
 }
+
+/** A failed apply of `epoch` leaves a revision to serve: the one running, or one a restore brings back. */
+export const hasFallback = (given: PlanGiven, epoch: number): boolean =>
+  given.appliedEpoch > 0 || (given.history.applied !== null && given.history.applied.epoch < epoch);
 
 /** How the posture table reads an outcome. */
 export function causeOf(outcome: NodeApplyOutcome): PostureCause {

@@ -27,25 +27,32 @@ export interface PostureGiven {
   readonly posture: Posture;
   /** A revision has been applied on this node (it is serving, not unconfigured). */
   readonly configured: boolean;
+  /**
+   * A failed apply leaves a revision to serve: the one running, or on a restarted node one it applied
+   * before the failed epoch (brought back next). False for a node with none, or whose own last-applied
+   * epoch is the one failing.
+   */
+  readonly fallback: boolean;
   /** The posture held when the running apply started (what a postponed apply returns to). */
   readonly before: Posture;
 }
 
 /**
- * The table. An unconfigured node has no revision to fall back to, so a failed first apply leaves its
- * posture `serve` (its status reads `unconfigured` first anyway); a lag sheds only a node that serves.
+ * The table. A failed apply with no revision to fall back to is `stuck` (status reads `unconfigured` first):
+ * such a node retries on every reconcile tick and stays `stuck` while a retry runs, so its alarm does not
+ * clear and re-raise each time. A lag sheds only a node that serves.
  */
 export function nextPosture(given: PostureGiven, cause: PostureCause): Posture {
   switch (cause) {
     case PostureCause.ApplyStarted:
-      return 'wait';
+      return !given.configured && given.posture === 'stuck' ? 'stuck' : 'wait';
     case PostureCause.ApplySucceeded:
       return 'serve';
     case PostureCause.RolledBack:
-      return given.configured ? 'isolated' : 'serve';
+      return given.fallback ? 'isolated' : 'stuck';
     case PostureCause.RollbackFailed:
     case PostureCause.Unopenable:
-      return given.configured ? 'stuck' : 'serve';
+      return 'stuck';
     case PostureCause.Postponed:
       return given.before;
     case PostureCause.Lagged:

@@ -60,8 +60,23 @@ t.test('other nodes, malformed records and older epochs change nothing', async (
       { epoch: 'five' },
       null,
       announced(2, 'applied'),
-      announced(3, 'failed'),
+      announced(2, 'failed'),
     ),
     history,
   );
 });
+
+t.test(
+  'a failure at the applied epoch itself (a restart failing its own revision) is remembered until it applies',
+  async (t) => {
+    const failed = fold(announced(3, 'applied'), announced(3, 'failed', { posture: 'stuck' }));
+    t.same(failed, {
+      applied: { epoch: 3, revision_id: R(3) },
+      failed: { epoch: 3, revision_id: R(3), posture: 'stuck' },
+    });
+    t.same(fold(announced(3, 'applied'), announced(3, 'failed'), announced(3, 'applied')), {
+      applied: { epoch: 3, revision_id: R(3) },
+      failed: null,
+    });
+  },
+);

@@ -141,12 +141,68 @@ t.test('a failed epoch is not tried again; the next activation is', async (t) =>
   });
 });
 
-t.test('a first apply that fails leaves the node unconfigured with nothing to fall back to', async (t) => {
-  const then = given(booted(), reconcile(1)).when(done(1, 'rolled_back', [], 'x'));
-  t.match(then.view, { phase: 'unconfigured', configured: false, posture: 'serve', appliedEpoch: 0 });
-  t.match(then.announce, [{ epoch: 1, status: 'failed' }]);
-  t.same(given(booted(), reconcile(1), done(1, 'rolled_back', [], 'x')).when(reconcile(1)).apply, []);
-});
+t.test(
+  'a first apply that fails leaves the node unconfigured and stuck; it is retried every tick, announced once',
+  async (t) => {
+    const then = given(booted(), reconcile(1)).when(done(1, 'rolled_back', [], 'x'));
+    t.match(then.view, { phase: 'unconfigured', configured: false, posture: 'stuck', appliedEpoch: 0 });
+    t.match(then.announce, [{ epoch: 1, status: 'failed', posture: 'stuck' }]);
+    const failed = [booted(), reconcile(1), done(1, 'rolled_back', [], 'x')];
+    const retry = given(...failed).when(reconcile(1));
+    t.same(retry.apply, [{ epoch: 1, revision_id: R(1), restore: false }], 'tried again on the tick');
+    t.match(retry.view, { posture: 'stuck' }, 'stuck while the retry runs');
+    const again = given(...failed, reconcile(1)).when(done(1, 'rolled_back', [], 'x'));
+    t.match(again.view, { posture: 'stuck' });
+    t.same(again.announce, [], 'the same failure again is not announced again');
+    const other = given(...failed, reconcile(1)).when(done(1, 'unopenable', [], 'key'));
+    t.same(other.announce, [], 'nor a failure leaving the same posture');
+    const healed = given(...failed, reconcile(1)).when(done(1, 'applied', ['org']));
+    t.match(healed.view, { phase: 'serving', configured: true, posture: 'serve', appliedEpoch: 1 });
+    t.match(healed.announce, [{ epoch: 1, status: 'applied' }]);
+  },
+);
+
+t.test(
+  'a restarted node whose own last-applied epoch fails to apply is stuck, records it and retries it',
+  async (t) => {
+    const history: NodeHistory = { applied: { epoch: 3, revision_id: R(3) }, failed: null };
+    const then = given(booted(history), reconcile(3)).when(
+      done(3, 'rolled_back', ['org'], 'tool_servers: x'),
+    );
+    t.match(then.view, { phase: 'unconfigured', configured: false, posture: 'stuck', appliedEpoch: 0 });
+    t.same(then.announce, [
+      {
+        epoch: 3,
+        revision_id: R(3),
+        status: 'failed',
+        applied_subsystems: ['org'],
+        error: 'tool_servers: x',
+        posture: 'stuck',
+      },
+    ]);
+    t.match(then.snapshot.context.history, { failed: { epoch: 3, posture: 'stuck' } }, 'in its history');
+    const failed = [booted(history), reconcile(3), done(3, 'rolled_back', [], 'x')];
+    t.same(given(...failed).when(reconcile(3)).apply, [{ epoch: 3, revision_id: R(3), restore: false }]);
+    t.same(given(...failed, reconcile(3)).when(done(3, 'rolled_back', [], 'x')).announce, []);
+    t.match(given(...failed, reconcile(3)).when(done(3, 'applied')).view, {
+      phase: 'serving',
+      posture: 'serve',
+      appliedEpoch: 3,
+    });
+    // The next start reads that history: the same epoch is retried, never "restored".
+    const recorded: NodeHistory = { ...history, failed: { epoch: 3, revision_id: R(3), posture: 'stuck' } };
+    const next = given(booted(recorded)).when(reconcile(3));
+    t.same(next.apply, [{ epoch: 3, revision_id: R(3), restore: false }]);
+    t.same(
+      given(booted(recorded), reconcile(3)).when(done(3, 'rolled_back', [], 'x')).announce.length,
+      1,
+      'announced once by each start',
+    );
+    t.same(given(booted(recorded)).when(reconcile(4)).apply, [
+      { epoch: 4, revision_id: R(4), restore: false },
+    ]);
+  },
+);
 
 t.test('a postponed apply returns to the posture it started from and announces nothing', async (t) => {
   const then = given(...servingAt(3), reconcile(4)).when(done(4, 'postponed'));

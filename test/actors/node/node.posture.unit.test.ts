@@ -6,11 +6,14 @@ import type { Posture } from '../../../schema/index.js';
 const serving = (posture: Posture, before: Posture = posture): PostureGiven => ({
   posture,
   configured: true,
+  fallback: true,
   before,
 });
-const unconfigured = (posture: Posture = 'serve'): PostureGiven => ({
+/** A node running nothing; `fallback`: a revision it applied before the failing epoch can be brought back. */
+const unconfigured = (posture: Posture = 'serve', fallback = false): PostureGiven => ({
   posture,
   configured: false,
+  fallback,
   before: posture,
 });
 
@@ -30,13 +33,37 @@ const rows: ReadonlyArray<[string, PostureGiven, PostureCause, Posture]> = [
     'serve',
   ],
   ['wait, from shed: the apply is postponed → shed', serving('wait', 'shed'), PostureCause.Postponed, 'shed'],
-  ['unconfigured: the first apply fails → serve', unconfigured('wait'), PostureCause.RolledBack, 'serve'],
   [
-    'unconfigured: its rollback fails too → serve',
+    'unconfigured, nothing to fall back to: the apply fails → stuck',
+    unconfigured('wait'),
+    PostureCause.RolledBack,
+    'stuck',
+  ],
+  [
+    'unconfigured, nothing to fall back to: its rollback fails too → stuck',
     unconfigured('wait'),
     PostureCause.RollbackFailed,
-    'serve',
+    'stuck',
   ],
+  [
+    'unconfigured: the revision cannot be opened → stuck',
+    unconfigured('wait'),
+    PostureCause.Unopenable,
+    'stuck',
+  ],
+  [
+    'unconfigured after a restart, an older revision to bring back: the apply fails → isolated',
+    unconfigured('wait', true),
+    PostureCause.RolledBack,
+    'isolated',
+  ],
+  [
+    'unconfigured and stuck: a retry starts → stuck',
+    unconfigured('stuck'),
+    PostureCause.ApplyStarted,
+    'stuck',
+  ],
+  ['stuck while serving: an apply starts → wait', serving('stuck'), PostureCause.ApplyStarted, 'wait'],
   ['serve: lagging past 45 s → shed', serving('serve'), PostureCause.Lagged, 'shed'],
   ['wait: lagging changes nothing', serving('wait'), PostureCause.Lagged, 'wait'],
   ['isolated: lagging changes nothing', serving('isolated'), PostureCause.Lagged, 'isolated'],
