@@ -197,7 +197,11 @@ export function createApplier(opts: ApplierOptions): Applier {
         const rolledBack = await rollBack([...done, subsystem], payload, log);
         log.error(
           { subsystem: subsystem.name, err: error, rolled_back: rolledBack },
-          'config apply failed; prior revision kept',
+          held === null
+            ? 'config apply failed; nothing was running, the node stays unconfigured'
+            : rolledBack
+              ? 'config apply failed; prior revision kept'
+              : 'config apply failed; the rollback failed too',
         );
         if (rolledBack) settle(held);
         return outcome(
