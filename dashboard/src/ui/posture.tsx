@@ -158,8 +158,10 @@ export function PostureNotice() {
       tick: s.fleetTick,
     };
   });
-  const unconfigured = !live.configured && !live.company && !live.draining;
-  const posture = live.configured && !live.draining ? live.posture : null;
+  // Running nothing because the active revision's apply fails (nothing to fall back to): a company exists.
+  const stuckBare = !live.configured && !live.draining && live.posture === 'stuck';
+  const unconfigured = !live.configured && !live.company && !live.draining && !stuckBare;
+  const posture = (live.configured || stuckBare) && !live.draining ? live.posture : null;
   const failed = useFailedApply(
     posture !== null && diverged.has(posture) ? live.node : null,
     live.epoch,
@@ -167,7 +169,16 @@ export function PostureNotice() {
   );
   const active = useQuestion<Active>(posture === 'stuck' ? 'config' : null, {}, live.tick);
   let words: ComponentChildren = null;
-  if (unconfigured) {
+  if (stuckBare) {
+    words = (
+      <>
+        This node cannot apply the active configuration (<code>stuck</code>), with none to fall back to
+        <Reported failed={failed} />. It runs no configuration: no seat runs, webhooks are answered 503 and{' '}
+        <code>/ready</code> answers 503. It tries again every 15 s; its log says why the apply fails. Remove
+        the cause, or activate a corrected revision.
+      </>
+    );
+  } else if (unconfigured) {
     words = (
       <>
         This node has no company yet. It has run no configuration
