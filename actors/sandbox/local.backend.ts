@@ -10,36 +10,17 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { SandboxQuestion, SandboxResult } from '../../schema/index.js';
 import type { LaunchRequest, Launched, Observation, SandboxBackend } from './backend.js';
+import { logTail, readControlText, readJson } from './control-files.js';
 import { processIsolation, type Isolation } from './isolation.js';
 
 /** A setup step that runs longer than this fails the launch. */
 const setupTimeoutMs = 10 * 60_000;
 
 const controlOf = (run: Launched): string => join(run.workdir, '..', 'control');
-
-/**
- * The most of a control file (`result.json`, `question.json`) the node reads: far past what their schemas
- * keep (a 20,000-character summary, an 8,000-character question), so only a run writing junk meets it. The
- * run writes these files, so one can be of any size; a larger one is not read, as if absent.
- */
-const CONTROL_FILE_MAX_BYTES = 256 * 1024;
-
-async function readJson(path: string): Promise<unknown> {
-  let file: FileHandle | undefined;
-  try {
-    file = await open(path, 'r');
-    if ((await file.stat()).size > CONTROL_FILE_MAX_BYTES) return undefined;
-    return JSON.parse(await file.readFile('utf8')) as unknown;
-  } catch {
-    return undefined;
-  } finally {
-    await file?.close();
-  }
-}
 
 /** How long a stopped run's processes get to exit on SIGTERM before SIGKILL. */
 const STOP_GRACE_MS = 5_000;
@@ -131,35 +112,11 @@ function groupsOf(ids: ReadonlySet<string>): Map<number, string> {
 }
 
 /**
- * The last `chars` characters of the file at `path` ('' when it cannot be read), from its last bytes alone:
- * a log of gigabytes is never loaded whole (nor fails to fit a string). A character cut by the start of the
- * read is left out.
- */
-async function logTail(path: string, chars: number): Promise<string> {
-  let file: FileHandle | null = null;
-  try {
-    file = await open(path, 'r');
-    const { size } = await file.stat();
-    const length = Math.min(size, chars * 4);
-    const bytes = Buffer.alloc(length);
-    const { bytesRead } = await file.read(bytes, 0, length, size - length);
-    let start = 0;
-    // Skip the continuation bytes of a character whose first bytes lie before the read.
-    while (start < bytesRead && length < size && (bytes[start]! & 0xc0) === 0x80) start += 1;
-    return bytes.subarray(start, bytesRead).toString('utf8').slice(-chars);
-  } catch {
-    return '';
-  } finally {
-    await file?.close();
-  }
-}
-
-/**
  * What the wrapper's exit code says of a run that ended without a result file: exit 0 is done with its
  * log's tail; anything else failed. Null while no exit code is written.
  */
 async function exitObservation(control: string): Promise<Observation | null> {
-  const exit = (await readFile(join(control, 'exit_code'), 'utf8').catch(() => null))?.trim() ?? null;
+  const exit = (await readControlText(join(control, 'exit_code'), 64))?.trim() ?? null;
   if (exit === null) return null;
   if (exit === '0') {
     const tail = await logTail(join(control, 'agent.log'), 2_000);
@@ -233,7 +190,9 @@ function stopRun(pid: number, id: string): void {
  * namespace's first process is in the group, so the whole namespace ends).
  */
 const WRAPPER =
-  '"$@"; echo $? > "$SVC_SANDBOX_CONTROL/exit_code.tmp"; mv "$SVC_SANDBOX_CONTROL/exit_code.tmp" "$SVC_SANDBOX_CONTROL/exit_code"; kill -s KILL 0';
+  '"$@"; code=$?; tmp="$SVC_SANDBOX_CONTROL/exit_code.tmp"; rm -f "$tmp"; ' +
+  // Noclobber: the file is created anew (O_EXCL), never written through a link the run left in its place.
+  '(set -C; echo "$code" > "$tmp") && mv -f "$tmp" "$SVC_SANDBOX_CONTROL/exit_code"; kill -s KILL 0';
 
 /** The launch's abort as an error (its reason when it is one). */
 const abortError = (signal: AbortSignal): Error =>
