@@ -6,9 +6,8 @@
  * page's socket once the page is drawn, and the test sends its own.
  */
 import t from 'tap';
-import { needsChromium, openPage, startBrowser } from '../harness/browser.js';
-import { startCompanyNode } from './fixtures/company-node.js';
-import { holdableStream } from './fixtures/held-stream.js';
+import { needsChromium } from '../harness/browser.js';
+import { servingOverview } from './fixtures/serving-overview.js';
 
 const watch = `
   window.__announced = 0;
@@ -21,14 +20,8 @@ t.test(
   'a change of node health is announced once, politely; an identical pulse says nothing',
   needsChromium,
   async (t) => {
-    const browser = await startBrowser(t);
-    const node = await startCompanyNode(t);
-    const w = await openPage(browser);
-    const stream = await holdableStream(w.page);
-    await w.page.goto(`${node.url}/dashboard#/overview`);
-    await w.page.waitForSelector('[data-link="live"]');
+    const { w, stream } = await servingOverview(t);
     const badge = w.page.locator('header .badge[title="health status"]');
-    await badge.filter({ hasText: /^ok$/ }).waitFor();
     stream.hold();
     const health = stream.snapshotHealth();
     t.ok(health, 'the snapshot carried the health section');

@@ -7,23 +7,15 @@
  * health with the posture moved, by a route on the page.
  */
 import t from 'tap';
-import { needsChromium, openPage, startBrowser } from '../harness/browser.js';
-import { startCompanyNode } from './fixtures/company-node.js';
-import { holdableStream } from './fixtures/held-stream.js';
+import { needsChromium } from '../harness/browser.js';
+import { servingOverview } from './fixtures/serving-overview.js';
 
 t.test(
   'a shed node says how far behind it is, what it runs and that it is out of rotation; the words go when it serves',
   needsChromium,
   async (t) => {
-    const browser = await startBrowser(t);
-    const node = await startCompanyNode(t);
-    const w = await openPage(browser);
-    const stream = await holdableStream(w.page);
-    await w.page.goto(`${node.url}/dashboard#/overview`);
-    await w.page.waitForSelector('[data-link="live"]');
+    const { w, stream } = await servingOverview(t);
     const notice = w.page.locator('[data-notice="posture"]');
-    const badge = w.page.locator('header .badge[title="health status"]');
-    await badge.filter({ hasText: /^ok$/ }).waitFor();
     t.equal(await notice.count(), 0, 'serving: no notice');
     stream.hold();
     const health = stream.snapshotHealth()!;

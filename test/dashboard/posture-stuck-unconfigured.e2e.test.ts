@@ -6,22 +6,15 @@
  * The page's socket carries the real node's health with its state moved, as in posture-shed.
  */
 import t from 'tap';
-import { needsChromium, openPage, startBrowser } from '../harness/browser.js';
-import { startCompanyNode } from './fixtures/company-node.js';
-import { holdableStream } from './fixtures/held-stream.js';
+import { needsChromium } from '../harness/browser.js';
+import { servingOverview } from './fixtures/serving-overview.js';
 
 t.test(
   'a node that runs nothing because its apply fails says so and never asks for a first company',
   needsChromium,
   async (t) => {
-    const browser = await startBrowser(t);
-    const node = await startCompanyNode(t);
-    const w = await openPage(browser);
-    const stream = await holdableStream(w.page);
-    await w.page.goto(`${node.url}/dashboard#/overview`);
-    await w.page.waitForSelector('[data-link="live"]');
+    const { w, stream } = await servingOverview(t);
     const notice = w.page.locator('[data-notice="posture"]');
-    await w.page.locator('header .badge[title="health status"]').filter({ hasText: /^ok$/ }).waitFor();
     stream.hold();
     const health = stream.snapshotHealth()!;
 
