@@ -1,10 +1,11 @@
 /**
  * The spec's Errors table asked of a real `svc serve`, row by row: each situation the table names answers
- * the table's status and code, with `detail` and `hint`, and only codes of the catalogue. Rows whose
- * situation needs a slow clock or another Tier A (unreadable_body, config_managed, draining, the work
- * routes' codes, unreadable_revision) are held by their own route tests.
+ * the table's status and code, with `detail` and `hint`, and only codes of the catalogue; the work routes'
+ * rows on a second node with the native tracker. Rows whose situation needs a slow clock, a signal or
+ * another Tier A (unreadable_body, config_managed, draining, unreadable_revision, content_unavailable,
+ * the webhook 503) are held by their own route tests.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { ErrorCode } from '../../schema/errors.js';
 import { startNode, TOKEN, type ServedNode } from '../harness/serve-node.js';
 
@@ -42,19 +43,23 @@ async function ask(
   return { status: res.status, headers: res.headers, body };
 }
 
-const company = { name: 'Acme', roles: [{ name: 'Ada' }] };
-const summary = { 'x-summary': 'errors table' };
-
-t.test("every Errors row a served node can meet answers the table's status and code", async (t) => {
-  const node = await startNode(t);
-  /** Asserts the answer carries `code` with `status`, a detail and a hint, and a catalogued code. */
-  const refused = (a: Answer, status: number, code: string, what: string): void => {
+/** Asserts an answer carries `code` with `status`, a detail and a hint, and a catalogued code. */
+const refusedIn =
+  (t: Test) =>
+  (a: Answer, status: number, code: string, what: string): void => {
     t.equal(a.status, status, `${what}: status`);
     t.equal(a.body['error'], code, `${what}: code`);
     t.ok(ErrorCode.safeParse(a.body['error']).success, `${what}: a catalogued code`);
     t.type(a.body['detail'], 'string', `${what}: detail`);
     t.type(a.body['hint'], 'string', `${what}: hint`);
   };
+
+const company = { name: 'Acme', roles: [{ name: 'Ada' }] };
+const summary = { 'x-summary': 'errors table' };
+
+t.test("every Errors row a served node can meet answers the table's status and code", async (t) => {
+  const node = await startNode(t);
+  const refused = refusedIn(t);
 
   // Before the first revision.
   refused(
@@ -208,8 +213,20 @@ t.test("every Errors row a served node can meet answers the table's status and c
   const method = await ask(node, 'DELETE', '/config');
   refused(method, 405, 'method_not_allowed', 'path under another method');
   t.match(method.headers.get('allow') ?? '', /GET/, 'with Allow');
+  const removal = await ask(node, 'DELETE', '/config/roles/ada');
+  refused(removal, 405, 'method_not_allowed', 'an entity DELETE (removal is a full-document edit)');
+  t.equal(removal.headers.get('allow'), 'GET, PUT', 'an entity allows GET, PUT');
+  refused(
+    await ask(node, 'GET', '/work'),
+    404,
+    'unknown_query',
+    '/work* on a node whose tracker is not native',
+  );
   const ws = await fetch(`${node.url}/ws/stream`, { headers: { authorization: `Bearer ${TOKEN}` } });
-  t.equal(ws.status, 426, '/ws/stream without Upgrade');
+  t.equal(ws.status, 426, '/ws/stream without Upgrade and an accepted credential');
+  const wsRefused = await fetch(`${node.url}/ws/stream`, { headers: { authorization: 'Bearer wrong' } });
+  t.equal(wsRefused.status, 401, '/ws/stream without Upgrade and a refused credential');
+  t.equal(((await wsRefused.json()) as Json)['error'], 'invalid_token');
 
   // Secrets on a node with no keyring.
   refused(
@@ -226,5 +243,40 @@ t.test("every Errors row a served node can meet answers the table's status and c
     503,
     'no_keyring',
     'seal route with no secrets.keys',
+  );
+  refused(await ask(node, 'GET', '/secrets/TRACKER_TOKEN'), 404, 'not_found', 'secret absent');
+});
+
+t.test("the work routes' Errors rows on a node with the native tracker", async (t) => {
+  const node = await startNode(t, 'tracker: {backend: native}');
+  const refused = refusedIn(t);
+  refused(
+    await ask(node, 'GET', '/work/projects?archived=maybe'),
+    400,
+    'bad_params',
+    'invalid archived value',
+  );
+  refused(await ask(node, 'GET', '/work/projects?sort=size'), 400, 'bad_params', 'invalid sort value');
+  refused(
+    await ask(node, 'GET', '/work/files?project=NOPE'),
+    404,
+    'no_project',
+    '/work/files of an unknown project',
+  );
+  refused(
+    await ask(node, 'POST', `/work/NOPE-1/purge?op_id=${'a'.repeat(129)}`, {
+      body: { confirm: 'NOPE-1', project: 'NOPE', reason: 'errors table' },
+    }),
+    400,
+    'op_id_invalid',
+    'retry id over 128 bytes',
+  );
+  refused(
+    await ask(node, 'POST', '/work/NOPE-1/purge?op_id=a%20b', {
+      body: { confirm: 'NOPE-1', project: 'NOPE', reason: 'errors table' },
+    }),
+    400,
+    'op_id_invalid',
+    'retry id not visible ASCII',
   );
 });
