@@ -5,7 +5,7 @@
  * the page's memory question is answered by a route on its stream with what a node answers then.
  */
 import t from 'tap';
-import { needsChromium, openPage, startBrowser } from '../harness/browser.js';
+import { needsChromium, openPage, pauseAhead, startBrowser } from '../harness/browser.js';
 import { startCompanyNode } from './fixtures/company-node.js';
 import { holdableStream } from './fixtures/held-stream.js';
 
@@ -25,6 +25,7 @@ const memory = (over: Record<string, unknown>): Record<string, unknown> => ({
 });
 
 const inMinutes = (m: number): string => new Date(Date.now() + m * 60_000).toISOString();
+const inSeconds = (s: number): string => new Date(Date.now() + s * 1_000).toISOString();
 
 t.test(
   'short-term notes are marked with when they expire, and an expired one reads expired',
@@ -91,6 +92,76 @@ t.test(
       'n-gone',
     ]);
     t.same(await w.violations(), []);
+    t.same(w.errors, []);
+  },
+);
+
+t.test(
+  'a short note that expires while the page is open reads expired, and its relative times move on',
+  needsChromium,
+  async (t) => {
+    const node = await startCompanyNode(t);
+    const w = await openPage(browser!);
+    const stream = await holdableStream(w.page);
+    // The node is asked again with the same answer: only the page's own clock can say the note is gone.
+    stream.answer(
+      'memory',
+      memory({
+        personal_memories: {
+          long: [],
+          short: [
+            {
+              id: 'n-soon',
+              content: 'call back in a bit',
+              metadata: {},
+              ttl_until: inSeconds(20),
+              expired: false,
+            },
+            {
+              id: 'n-later',
+              content: 'ship on friday',
+              metadata: {},
+              ttl_until: inMinutes(10),
+              expired: false,
+            },
+          ],
+        },
+      }),
+    );
+    await w.page.clock.install();
+    await w.page.goto(`${node.url}/dashboard#/seat/${SEAT}`);
+    await w.page.waitForSelector('[data-link="live"]');
+    const notes = w.page.locator('section[aria-label="Memory"] li[data-note]');
+    const note = (id: string) => notes.and(w.page.locator(`[data-note="${id}"]`));
+    await note('n-soon')
+      .filter({ hasText: /expires in 1?\ds/ })
+      .waitFor();
+    t.pass('the soon one expires in seconds');
+    stream.hold();
+    await pauseAhead(w.page, 1_000);
+    await w.page.clock.runFor('01:00');
+    await note('n-soon')
+      .filter({ hasText: /expired\s*\d+s ago/ })
+      .waitFor();
+    const soon = ((await note('n-soon').textContent()) ?? '').replace(/\s+/g, ' ');
+    t.notMatch(soon, /expires/, `past its expiry it no longer reads as expiring: ${soon}`);
+    t.equal(
+      await note('n-soon')
+        .locator('.badge', { hasText: /^expired$/ })
+        .count(),
+      1,
+      'marked expired, as a note the node reports expired is',
+    );
+    await note('n-later')
+      .filter({ hasText: /expires in 9m/ })
+      .waitFor();
+    t.pass('the later one counts down');
+    t.equal(await note('n-later').locator('.badge').count(), 0, 'and is not marked');
+    t.same(
+      await Promise.all((await notes.all()).map((n) => n.getAttribute('data-note'))),
+      ['n-later', 'n-soon'],
+      'the expired note moves after the one still current',
+    );
     t.same(w.errors, []);
   },
 );

@@ -3,7 +3,7 @@ import type { ComponentChildren } from 'preact';
 import { useRef, useState } from 'preact/hooks';
 import { useQuestion } from '../live/context.js';
 import { Answer, Badge, ShowAll } from '../ui/parts.js';
-import { Ago } from '../ui/ago.js';
+import { Ago, usePassed } from '../ui/ago.js';
 import { time } from '../ui/format.js';
 import { cardHeading, useFocusKept } from '../ui/keep-focus.js';
 
@@ -33,10 +33,14 @@ function Listed(props: { items: readonly unknown[] | undefined; none: string; ch
 
 /**
  * Long notes are kept; short ones hold until `ttl_until`, and one past it stays stored and listed, `expired`
- * on the node's clock (ops/turn-engine.md "Expiry"): marked, and after the notes still current.
+ * on the node's clock (ops/turn-engine.md "Expiry"): marked, and after the notes still current. One that
+ * reaches its `ttl_until` while the page is open is marked so then, by the page's clock, not left reading
+ * "expires 5s ago" until the memory is asked again.
  */
 function Notes(props: { long: Note[]; short: Note[] }) {
-  const short = [...props.short.filter((n) => !n.expired), ...props.short.filter((n) => n.expired)];
+  const past = usePassed(props.short.map((n) => n.ttl_until));
+  const expired = (n: Note): boolean => n.expired === true || past(n.ttl_until);
+  const short = [...props.short.filter((n) => !expired(n)), ...props.short.filter(expired)];
   if (props.long.length + short.length === 0)
     return (
       <>
@@ -55,12 +59,12 @@ function Notes(props: { long: Note[]; short: Note[] }) {
         ))}
         {short.map((n) => (
           <li key={n.id} data-note={n.id}>
-            {n.content} <span class="muted">short-term</span> {n.expired ? <Badge value="expired" /> : null}
+            {n.content} <span class="muted">short-term</span> {expired(n) ? <Badge value="expired" /> : null}
             {n.ttl_until ? (
               <>
                 {' '}
                 <span class="muted" title={time(n.ttl_until)}>
-                  {n.expired ? '' : 'expires '}
+                  {expired(n) ? '' : 'expires '}
                   <Ago at={n.ttl_until} />
                 </span>
               </>

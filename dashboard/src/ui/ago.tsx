@@ -34,3 +34,21 @@ export function Ago(props: { at: string | null | undefined }) {
   useEffect(() => follow(() => setShown(ago(props.at))), [props.at]);
   return <>{text}</>;
 }
+
+/** Whether `at` is past on the browser's clock (an absent or unreadable instant never is). */
+const passed = (at: string | null | undefined): boolean => !!at && Date.parse(at) <= Date.now();
+
+/**
+ * Which of `instants` are past, kept current by the same shared clock as <Ago>: its caller is drawn again
+ * when one more passes (in the same tick as the relative times beside it), not on every tick.
+ */
+export function usePassed(
+  instants: ReadonlyArray<string | null | undefined>,
+): (at: string | null | undefined) => boolean {
+  const key = instants.join('\n');
+  const read = (): string => instants.map((at) => (passed(at) ? '1' : '0')).join('');
+  // Set to the same flags, the state does not change and nothing is drawn.
+  const [, setShown] = useState(read);
+  useEffect(() => follow(() => setShown(read())), [key]);
+  return passed;
+}
