@@ -50,7 +50,7 @@ export const errorCatalogue = {
   },
   invalid_query: {
     status: 400,
-    when: '`dry_run` other than `true`/`false`; an `/events` parameter outside its set, or half a cursor; a fleet removal whose `confirm` does not repeat the id, or `force` other than `true`/`false`; a single-valued parameter of a `/secrets` or `/setup` route given more than once',
+    when: "`dry_run` other than `true`/`false`; `/config`'s `format`, a secret's `reveal` or `source` outside its set; a fleet removal whose `confirm` does not repeat the id, or `force` other than `true`/`false`; a single-valued parameter of a `/secrets`, `/setup`, `/config` or fleet removal route given more than once",
     detail: 'A query parameter has a value outside its set.',
     hint: 'Give the parameter named in `detail` one of the values the route takes, once.',
     retryable: false,
@@ -85,7 +85,7 @@ export const errorCatalogue = {
   },
   bad_params: {
     status: 400,
-    when: 'unknown type or bad parameter on a work route; invalid `archived` or `sort`; a fleet removal naming no possible node id',
+    when: 'a bad parameter of a question or of a read route adapting one (`/events`: a value outside its set, half a cursor; one the route does not read; one given twice); unknown type or bad parameter on a work route; invalid `archived` or `sort`; a list `limit` or `offset` out of range; a fleet removal naming no possible node id',
     detail: 'A parameter is unknown or out of range.',
     hint: 'Check the parameter against the route description.',
     retryable: false,

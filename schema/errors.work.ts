@@ -105,7 +105,7 @@ export const workErrors = {
   },
   content_unavailable: {
     status: 503,
-    when: 'file listed but content unreadable',
+    when: 'file listed but content unreadable; a listed configuration revision whose document the stream cannot return now',
     detail: 'The file is listed but its content cannot be read now.',
     hint: 'Retry later; if it persists, check the file store of the node that wrote it.',
     retryable: true,
