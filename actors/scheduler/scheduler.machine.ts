@@ -76,8 +76,13 @@ export const schedulerMachine = setup({
           }
         : {},
     ),
+    // A tick, and an apply before it re-plans: a fire time it finds passed was due under the plan in
+    // force then (its timer had not run yet: a busy event loop or queue), so it fires before the apply
+    // re-times, disables or removes its schedule.
     tick: assign(({ context, event }) =>
-      event.type === 'scheduler.tick' ? dueFirings(context.schedules, context.due, at(event.at)) : {},
+      event.type === 'scheduler.tick' || event.type === 'scheduler.planned'
+        ? dueFirings(context.schedules, context.due, at(event.at))
+        : {},
     ),
     forget: assign({ due: {}, firings: [] }),
   },
@@ -103,7 +108,12 @@ export const schedulerMachine = setup({
     holding: {
       on: {
         'scheduler.planned': {
-          actions: ['replan', { type: 'arm', params: ({ context }) => ({ at: earliest(context.due) }) }],
+          actions: [
+            'tick',
+            { type: 'fire', params: ({ context }) => ({ firings: context.firings }) },
+            'replan',
+            { type: 'arm', params: ({ context }) => ({ at: earliest(context.due) }) },
+          ],
         },
         'scheduler.tick': {
           actions: [
