@@ -1,8 +1,9 @@
 /**
  * Agent rows (spec "Agent row"): the seat from the active document joined with its runtime facts.
  * Activity precedence: working (unless the turn waits: cut by a `stop_running` pause, or for its
- * provider's retry_at) → needs → stopped (paused) → stopped (unplaced) → stopped (budget) → stopped
- * (provider) → idle. A failed last turn is not a stop: the seat reads idle with `last_error`.
+ * provider's retry_at; or no node holds the seat, so a dead holder's open turn is worked by nobody) →
+ * needs → stopped (paused) → stopped (unplaced) → stopped (budget) → stopped (provider) → idle. A failed
+ * last turn is not a stop: the seat reads idle with `last_error`.
  */
 import type { OpenQuestion, Paused, SeatRuntime, StopCause } from './agents.state.js';
 import { emptyRuntime, type AgentsState, type HistoryRow } from './agents.state.js';
@@ -51,8 +52,10 @@ export function activityOf(
   budgetRefused: boolean,
 ): { activity: Activity; stopped_reason: StoppedReason | null } {
   const stopped = (reason: StoppedReason) => ({ activity: Activity.Stopped, stopped_reason: reason });
-  // A turn cut by a `stop_running` pause, or waiting for its provider's retry_at, is not being worked.
-  const waiting = rt?.paused?.stop_running || (rt?.turn && rt.provider?.turn_id === rt.turn.turn_id);
+  // A turn cut by a `stop_running` pause, waiting for its provider's retry_at, or left open by a holder that
+  // died (no node holds the seat) is not being worked.
+  const waiting =
+    !placed || rt?.paused?.stop_running || (rt?.turn && rt.provider?.turn_id === rt.turn.turn_id);
   if (rt?.turn && !waiting) return { activity: Activity.Working, stopped_reason: null };
   if (rt?.needs) return { activity: Activity.Needs, stopped_reason: null };
   if (rt?.paused) return stopped(StoppedReason.Paused);

@@ -1,7 +1,8 @@
 /**
  * Seat activity read from the fleet's lease table (spec "Seat kind and seat activity"): on an ingress node
  * that runs no seats, a seat a peer holds reads `idle`, then `working` while the peer runs its turn; once
- * no node holds it (the peer killed, its lease expired) it reads `stopped` / `unplaced`.
+ * no node holds it (the peer killed mid-turn, its lease expired) it reads `stopped` / `unplaced`: the turn
+ * its events left open is worked by nobody.
  */
 import t from 'tap';
 import { ensureCatalogue, openBus } from '../../bus/index.js';
@@ -23,12 +24,15 @@ const reads = (node: FleetNode, activity: string, reason: string | null) =>
   );
 
 t.test(
-  'a seat a peer holds reads idle or working; a seat no node holds reads stopped / unplaced',
+  'a seat a peer holds reads idle or working; a seat no node holds, even mid-turn, reads stopped / unplaced',
   async (t) => {
     const nats = await startNatsServer({ t });
     const llm = await startLlmServer({
       wire: 'openai',
-      script: [{ kind: 'text', text: '{"decision":"skip"}', hold: 'plan' }],
+      script: [
+        { kind: 'text', text: '{"decision":"skip"}', hold: 'plan' },
+        { kind: 'text', text: '{"decision":"skip"}', hold: 'never' },
+      ],
     });
     t.teardown(() => llm.close());
     const front = await startFleetNode(t, 'node-front', nats.url, { node: 'roles: [ingress, data]' });
@@ -59,8 +63,14 @@ t.test(
     llm.release('plan');
     t.ok(await reads(front, 'idle', null), 'the turn ended: idle again');
 
+    await queueWake(bus, 'ada', mentionWake('Work on the peer until it dies'));
+    await llm.waitForRequests(2);
+    t.ok(await reads(front, 'working', null), 'a second turn runs on the peer');
     worker.run.kill('SIGKILL');
     await worker.run.exited;
-    t.ok(await reads(front, 'stopped', 'unplaced'), 'no node holds it: stopped / unplaced');
+    t.ok(
+      await reads(front, 'stopped', 'unplaced'),
+      'no node holds it, its turn left open: stopped / unplaced, not working',
+    );
   },
 );

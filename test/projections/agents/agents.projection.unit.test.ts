@@ -289,7 +289,12 @@ t.test('activity precedence: working, needs, paused, unplaced, budget, provider,
   const paused = { by: 'a', at: 'b', reason: 'c', stop_running: false };
   const turn = { turn_id: 't', started_at: 's', phase: 'plan', iteration: 0, trigger: null, work_item: null };
   const all = rt({ turn, needs: cause, paused, budget: cause, provider: cause });
-  t.same(activityOf(all, false, true), { activity: 'working', stopped_reason: null });
+  t.same(activityOf(all, true, true), { activity: 'working', stopped_reason: null });
+  t.same(
+    activityOf({ ...all, needs: null, paused: null }, false, false),
+    { activity: 'stopped', stopped_reason: 'unplaced' },
+    'a turn left open by a holder that died is worked by nobody',
+  );
   t.same(
     activityOf({ ...all, needs: null, paused: { ...paused, stop_running: true } }, true, false),
     { activity: 'stopped', stopped_reason: 'paused' },
