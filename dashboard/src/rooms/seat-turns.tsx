@@ -105,7 +105,13 @@ export function History(props: { rows: HistoryRow[] }) {
         { label: 'phase', cell: (r) => <Badge value={r.failed ? 'failed' : r.phase} title={r.phase} /> },
         { label: 'rounds', cell: (r) => roundsOf(r), numeric: true },
         { label: 'tokens', cell: (r) => count(r.total_tokens), numeric: true },
-        { label: 'duration', cell: (r) => duration(r.duration_ms), numeric: true },
+        // 0 is a time not measured (spec "Agent row"), absent one not recorded: told apart, as the tool list does.
+        {
+          label: 'duration',
+          cell: (r) =>
+            r.duration_ms === 0 ? <span class="muted">not measured</span> : duration(r.duration_ms),
+          numeric: true,
+        },
         { label: 'model', cell: (r) => r.model ?? '—' },
         { label: 'tools', cell: (r) => (r.tool_executions ?? []).map(toolName).join(', ') || '—' },
       ]}

@@ -75,8 +75,9 @@ export function ago(iso: string | null | undefined, now = Date.now()): string {
   return s >= 0 ? `${unit} ago` : `in ${unit}`;
 }
 
+/** A time taken, `—` for none. Where the node's 0 means not measured, the caller says so. */
 export function duration(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined || ms <= 0) return '—';
+  if (ms === null || ms === undefined || !Number.isFinite(ms) || ms < 0) return '—';
   if (ms < 1000) return `${ms} ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
   return `${Math.floor(ms / 60_000)}m ${Math.round((ms % 60_000) / 1000)}s`;
