@@ -2,7 +2,7 @@
  * Agent rows (spec "Agent row"): the seat from the active document joined with its runtime facts.
  * Activity precedence: working (unless the turn waits: cut by a `stop_running` pause, or for its
  * provider's retry_at; or no node holds the seat, so a dead holder's open turn is worked by nobody) →
- * needs → stopped (paused) → stopped (unplaced) → stopped (budget) → stopped (provider) → idle. A failed
+ * stopped (unplaced) → needs → stopped (paused) → stopped (budget) → stopped (provider) → idle. A failed
  * last turn is not a stop: the seat reads idle with `last_error`.
  */
 import type { OpenQuestion, Paused, SeatRuntime, StopCause } from './agents.state.js';
@@ -57,9 +57,11 @@ export function activityOf(
   const waiting =
     !placed || rt?.paused?.stop_running || (rt?.turn && rt.provider?.turn_id === rt.turn.turn_id);
   if (rt?.turn && !waiting) return { activity: Activity.Working, stopped_reason: null };
+  // Spec: a seat no node holds reads stopped / unplaced, whatever it waits on; its `needs` and `paused`
+  // fields still say so.
+  if (!placed) return stopped(StoppedReason.Unplaced);
   if (rt?.needs) return { activity: Activity.Needs, stopped_reason: null };
   if (rt?.paused) return stopped(StoppedReason.Paused);
-  if (!placed) return stopped(StoppedReason.Unplaced);
   if (budgetRefused || rt?.budget) return stopped(StoppedReason.Budget);
   if (rt?.provider) return stopped(StoppedReason.Provider);
   return { activity: Activity.Idle, stopped_reason: null };

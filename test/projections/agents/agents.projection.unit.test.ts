@@ -275,7 +275,7 @@ t.test('an older event never overwrites newer state, across timestamp encodings'
   t.equal(m.agent('cto')!.live_call?.turn_id, 'turn-9');
 });
 
-t.test('activity precedence: working, needs, paused, unplaced, budget, provider, idle', async (t) => {
+t.test('activity precedence: working, unplaced, needs, paused, budget, provider, idle', async (t) => {
   const rt = (over: Partial<SeatRuntime>): SeatRuntime =>
     ({
       turn: null,
@@ -310,14 +310,15 @@ t.test('activity precedence: working, needs, paused, unplaced, budget, provider,
     { activity: 'working', stopped_reason: null },
     'another turn waiting does not stop this one',
   );
-  t.same(activityOf({ ...all, turn: null }, false, true), { activity: 'needs', stopped_reason: null });
-  t.same(activityOf({ ...all, turn: null, needs: null }, false, true), {
+  t.same(
+    activityOf({ ...all, turn: null }, false, true),
+    { activity: 'stopped', stopped_reason: 'unplaced' },
+    'a seat no node holds reads stopped / unplaced, even waiting on a question or paused',
+  );
+  t.same(activityOf({ ...all, turn: null }, true, true), { activity: 'needs', stopped_reason: null });
+  t.same(activityOf({ ...all, turn: null, needs: null }, true, true), {
     activity: 'stopped',
     stopped_reason: 'paused',
-  });
-  t.same(activityOf({ ...all, turn: null, needs: null, paused: null }, false, true), {
-    activity: 'stopped',
-    stopped_reason: 'unplaced',
   });
   t.same(activityOf({ ...all, turn: null, needs: null, paused: null }, true, false), {
     activity: 'stopped',
