@@ -4,6 +4,7 @@
  * Shapes beyond the spec's named fields are documented in ops/fleet.md ("The fleet routes").
  */
 import { z } from 'zod';
+import { Posture } from './health.js';
 
 const instant = z.string().datetime({ offset: true });
 
@@ -19,6 +20,19 @@ export const SandboxPosture = z
   .object({ isolation: z.enum(['process', 'bubblewrap']), network: z.enum(['host', 'none']) })
   .nullable();
 
+const PostureValue = z.enum(Object.values(Posture) as [Posture, ...Posture[]]);
+
+/**
+ * A node's alarms as it last evaluated them (ops/fleet.md "Alarms"): how many, the worst severity (absent at
+ * 0) and their names (`apply_stuck`, `budget_exhausted:seat:ada`), critical first, at most 16.
+ */
+export const NodeAlarms = z.object({
+  count: z.number().int().nonnegative(),
+  worst: z.enum(['critical', 'warning']).optional(),
+  names: z.array(z.string()),
+});
+export type NodeAlarms = z.infer<typeof NodeAlarms>;
+
 /**
  * A node's presence lease, `presence.<node>` in `svc_coord`: rewritten every renewal, removed on a
  * graceful stop; peers count it live until `expires_at`.
@@ -33,6 +47,10 @@ export const NodePresence = z.object({
   started_at: instant,
   /** The configuration epoch this node has applied (0 before the first apply). */
   applied_epoch: z.number().int().nonnegative(),
+  /** Its configuration posture as its `/health` reads it; absent in a record of an earlier release (null). */
+  posture: PostureValue.nullable().default(null),
+  /** Its alarms; null before its first evaluation, absent in a record of an earlier release (null). */
+  alarms: NodeAlarms.nullable().default(null),
   store: StoreLocation,
   /** Absent in a record of an earlier release: read as unknown (null). */
   sandbox: SandboxPosture.default(null),
@@ -72,6 +90,10 @@ export const FleetNode = z.object({
   version: z.string(),
   started_at: instant,
   applied_epoch: z.number().int().nonnegative(),
+  /** As the node last announced it in its presence record; null from an earlier release. */
+  posture: PostureValue.nullable(),
+  /** As the node last announced them; null before its first evaluation or from an earlier release. */
+  alarms: NodeAlarms.nullable(),
   store: StoreLocation,
   sandbox: SandboxPosture,
   api: z.object({ host: z.string(), port: z.number().int().positive() }).nullable(),

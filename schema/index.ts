@@ -230,6 +230,7 @@ export {
   BrokerStream,
   FleetAnswer,
   LiveLease,
+  NodeAlarms,
   NodePresence,
 } from './fleet.js';
 export type { NodeRemoval, PeerRemoval } from './fleet.js';

@@ -37,9 +37,9 @@ export const fleetHelp = `Usage: svc fleet <verb> [flags]
 
 Verbs (against a running node; token from $SVC_TOKEN):
   status  [--broker] [--json]
-          live nodes with roles, labels, config epoch, seats, duties, store and API address; nodes
-          whose presence expired; --broker adds the broker's membership and disagreements; --json
-          prints the answers as JSON ({fleet, broker?})
+          live nodes with roles, labels, config epoch, posture, alarms, seats, duties, store and API
+          address; nodes whose presence expired; --broker adds the broker's membership and
+          disagreements; --json prints the answers as JSON ({fleet, broker?})
   remove  NODE --confirm NODE [--force]
           forget a node that left (its presence and seats member record); refused while it holds a
           live lease unless --force (a live seat lease still runs out on its own)
@@ -102,9 +102,30 @@ async function read<T>(
 
 const list = (items: readonly string[]): string => (items.length === 0 ? '-' : items.join(','));
 
+/** `1 critical: apply_stuck`; `0`; `-` when the node announced none (not evaluated yet, an earlier release). */
+function alarmsCell(alarms: FleetAnswer['nodes'][number]['alarms']): string {
+  if (alarms === null) return '-';
+  if (alarms.count === 0) return '0';
+  const more = alarms.count > alarms.names.length ? ',…' : '';
+  return `${alarms.count} ${alarms.worst ?? ''}: ${alarms.names.join(',')}${more}`;
+}
+
 function printFleet(out: Out, fleet: FleetAnswer): void {
   const rows = [
-    ['NODE', 'ROLES', 'LABELS', 'EPOCH', 'SEATS', 'DUTIES', 'STORE', 'SANDBOX', 'API', 'VERSION'],
+    [
+      'NODE',
+      'ROLES',
+      'LABELS',
+      'EPOCH',
+      'POSTURE',
+      'ALARMS',
+      'SEATS',
+      'DUTIES',
+      'STORE',
+      'SANDBOX',
+      'API',
+      'VERSION',
+    ],
   ];
   for (const node of fleet.nodes)
     rows.push([
@@ -112,6 +133,8 @@ function printFleet(out: Out, fleet: FleetAnswer): void {
       list(node.roles),
       list(Object.entries(node.labels).map(([k, v]) => `${k}=${v}`)),
       String(node.applied_epoch),
+      node.posture ?? '-',
+      alarmsCell(node.alarms),
       list(node.seats),
       list(node.duties),
       `${node.store.engine}${node.store.dir ? `:${node.store.dir}` : ''}`,

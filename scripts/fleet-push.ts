@@ -2,7 +2,8 @@
  * The socket's `fleet` push (ops/events.md "Snapshot and WebSocket"): a marker, data null, sent when this node's
  * fleet view changes in a way `GET /fleet` shows — a node joins or leaves (its presence written, deleted or
  * run out), a seat lease or a duty changes holder or epoch (or is taken or let go), a node's applied epoch,
- * roles, labels, version or address change, or the view stops (or starts again) vouching for itself.
+ * posture, alarms, roles, labels, version or address change, or the view stops (or starts again) vouching
+ * for itself.
  * Renewals alone push nothing. The marker carries no fleet detail: the fleet is guarded and the socket may
  * be anonymous, so a dashboard reads the `fleet` question with its token when told.
  */

@@ -14,7 +14,7 @@ import {
 import type { Bus, Kv } from '../bus/index.js';
 import { fleetQuestions, fleetRoutes, type Question, type RouteDef } from '../http/index.js';
 import type { SnapshotSection } from '../projections/index.js';
-import { NodeRole, type TierA } from '../schema/index.js';
+import { NodeRole, type NodeAlarms, type Posture, type TierA } from '../schema/index.js';
 import { fleetPush } from './fleet-push.js';
 
 export interface FleetSubsystem {
@@ -39,6 +39,10 @@ export async function startFleet(opts: {
   readonly startedAt: string;
   /** The configuration epoch this node has applied. */
   readonly appliedEpoch: () => number;
+  /** The node's configuration posture, as its `/health` reads it. */
+  readonly posture: () => Posture;
+  /** The node's alarms; null before their first evaluation (the alarm host starts after the fleet). */
+  readonly alarms: () => NodeAlarms | null;
   readonly logger: Logger;
 }): Promise<FleetSubsystem> {
   const { config, coord } = opts;
@@ -49,6 +53,9 @@ export async function startFleet(opts: {
     version: opts.version,
     started_at: opts.startedAt,
     applied_epoch: opts.appliedEpoch(),
+    // A change is written within the presence look (250 ms): peers' `/fleet` tell a stuck node from a fresh one.
+    posture: opts.posture(),
+    alarms: opts.alarms(),
     store: { engine: config.providers.queue.type, dir: config.stream.store_dir ?? null },
     sandbox: config.node.roles.includes(NodeRole.Seats) ? { ...config.sandbox } : null,
     api: config.api.port > 0 ? { host: config.api.host, port: config.api.port } : null,

@@ -18,7 +18,7 @@ import {
   type WorkAccess,
 } from '../actors/index.js';
 import { Buckets, type Bus, type Catalogue } from '../bus/index.js';
-import { NodeRole, type TierA, type Tracer } from '../schema/index.js';
+import { NodeRole, type NodeAlarms, type TierA, type Tracer } from '../schema/index.js';
 import { openCheckpoints, pageVectors, type ActiveChart } from '../projections/index.js';
 import { authSettingsOf } from './node-wiring.js';
 import { startConfiguration } from './config-wiring.js';
@@ -139,6 +139,7 @@ export async function startSubsystems(opts: {
   });
   opts.toolServersStarted(toolServers);
   // This node's presence lease and the fleet view behind /fleet and the probes' `nodes`.
+  let announcedAlarms = (): NodeAlarms | null => null;
   const fleet = await startFleet({
     bus,
     coord: catalogue.coord,
@@ -146,6 +147,9 @@ export async function startSubsystems(opts: {
     version: opts.version,
     startedAt,
     appliedEpoch: () => node.view().appliedEpoch,
+    posture: () => node.view().posture,
+    // The alarm host starts last (its facts read every subsystem): none announced until it has evaluated.
+    alarms: () => announcedAlarms(),
     logger,
   });
   // A duplicate of this node id (another process writes its presence): no seat lease, no duty taken.
@@ -299,6 +303,7 @@ export async function startSubsystems(opts: {
       };
     },
   });
+  announcedAlarms = () => alarms.announced();
   return {
     secrets,
     providers,

@@ -9,8 +9,8 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { Buckets, publishEvent, type Bus, type Kv, newEvent } from '../../bus/index.js';
-import { Payloads, type EventRecord } from '../../schema/index.js';
-import { changes, evaluate, summary, type Alarm, type AlarmFacts } from './alarms.rules.js';
+import { Payloads, type EventRecord, type NodeAlarms } from '../../schema/index.js';
+import { announced, changes, evaluate, summary, type Alarm, type AlarmFacts } from './alarms.rules.js';
 
 /** The spec's health pulse: alarms are looked at as often as health is pushed. */
 const evaluateEveryMs = 5_000;
@@ -30,6 +30,8 @@ export interface AlarmsHost {
   summary(): { count: number; worst?: Payloads.AlarmSeverity } | null;
   /** The alarms raised now. */
   active(): Alarm[];
+  /** What the node's presence record says of them (count, worst, names); null before the first evaluation. */
+  announced(): NodeAlarms | null;
   /** Evaluates now (also runs on its own every pulse and on every link change). */
   evaluate(): void;
   /**
@@ -203,6 +205,7 @@ export async function startAlarms(opts: AlarmsOptions): Promise<AlarmsHost> {
   return {
     summary: () => (evaluated ? summary(active) : null),
     active: () => [...active.values()],
+    announced: () => (evaluated ? announced(active) : null),
     evaluate: run,
     settle() {
       unsettled = new Set();

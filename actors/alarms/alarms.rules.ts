@@ -2,7 +2,7 @@
  * Which alarms a node has, decided from its facts (ops/fleet.md "Alarms"). Pure: the host gathers the
  * facts and publishes what `changes` reports; a condition that ends clears its alarm on the next look.
  */
-import { Payloads, ToolServerState, type Posture } from '../../schema/index.js';
+import { Payloads, ToolServerState, type NodeAlarms, type Posture } from '../../schema/index.js';
 
 const { AlarmKind, AlarmSeverity } = Payloads;
 type AlarmKind = Payloads.AlarmKind;
@@ -171,4 +171,17 @@ export function summary(active: ReadonlyMap<string, Alarm>): { count: number; wo
   if (severities.length === 0) return { count: 0 };
   const worst = severities.includes(AlarmSeverity.Critical) ? AlarmSeverity.Critical : AlarmSeverity.Warning;
   return { count: severities.length, worst };
+}
+
+/** The most alarm names a presence record carries (`count` still counts every alarm). */
+const announcedNames = 16;
+
+/** What a node's presence record says of its alarms (ops/fleet.md "The fleet routes"): names critical first. */
+export function announced(active: ReadonlyMap<string, Alarm>): NodeAlarms {
+  const rank = (a: Alarm): number => (a.severity === AlarmSeverity.Critical ? 0 : 1);
+  const names = [...active.values()]
+    .sort((a, b) => rank(a) - rank(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .slice(0, announcedNames)
+    .map((a) => a.id);
+  return { ...summary(active), names };
 }

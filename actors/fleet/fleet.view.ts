@@ -205,6 +205,8 @@ export function fleetAnswer(input: {
       version: record.version,
       started_at: record.started_at,
       applied_epoch: record.applied_epoch,
+      posture: record.posture,
+      alarms: record.alarms,
       store: record.store,
       sandbox: record.sandbox,
       api: record.api,

@@ -108,6 +108,7 @@ t.test(
         ],
       ],
     );
+    t.equal(fleet.nodes[0]!.posture, 'serve', 'its posture, as its /health reads it');
     t.same([fleet.seats, fleet.duties, fleet.expired], [{}, {}, []], 'nothing held before a company');
     t.equal(
       (await get<{ nodes?: number }>(`${base}/health`, {})).nodes,
@@ -158,8 +159,8 @@ t.test(
 
     const status = await cli('status', '--url', base);
     t.equal(status.code, 0, status.err);
-    t.match(status.out, /^NODE\s+ROLES\s+LABELS\s+EPOCH/);
-    t.match(status.out, /solo\s+ingress,data,seats\s+zone=z1\s+0\s/);
+    t.match(status.out, /^NODE\s+ROLES\s+LABELS\s+EPOCH\s+POSTURE\s+ALARMS\s/);
+    t.match(status.out, /solo\s+ingress,data,seats\s+zone=z1\s+0\s+serve\s/);
     t.match(status.out, /^NODE.*\bSANDBOX\b/);
     t.match(status.out, /memory:\S+\s+process\s+127\.0\.0\.1:/, 'how the node runs coding sandboxes');
     const json = await cli('status', '--json', '--broker', '--url', base);

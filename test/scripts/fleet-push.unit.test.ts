@@ -14,6 +14,8 @@ const node = (id: string, renewed: string) => ({
   version: '1.0.0',
   started_at: '2026-01-01T00:00:00.000Z',
   applied_epoch: 3,
+  posture: 'serve',
+  alarms: { count: 0, names: [] },
   store: { engine: 'jetstream', dir: null },
   sandbox: null,
   api: { host: '127.0.0.1', port: 8080 },
@@ -53,6 +55,11 @@ t.test('every change the fleet answer shows moves the fingerprint', async (t) =>
       duties: { scheduler: { ...a.duties['scheduler']!, node: 'node-b', epoch: 6 } },
     }),
     "a node's applied epoch moves": (a) => ({ ...a, nodes: [{ ...a.nodes[0]!, applied_epoch: 4 }] }),
+    "a node's posture moves": (a) => ({ ...a, nodes: [{ ...a.nodes[0]!, posture: 'stuck' }] }),
+    'a node raises an alarm': (a) => ({
+      ...a,
+      nodes: [{ ...a.nodes[0]!, alarms: { count: 1, worst: 'critical', names: ['apply_stuck'] } }],
+    }),
     'the view stops vouching for itself': (a) => ({ ...a, complete: false }),
   };
   for (const [name, change] of Object.entries(changes)) t.notOk(same(base, change(base)), name);

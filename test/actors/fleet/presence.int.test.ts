@@ -17,7 +17,7 @@ import {
   type PresenceFacts,
 } from '../../../actors/index.js';
 import { ensureCatalogue, openMemoryBus, type Kv } from '../../../bus/index.js';
-import { NodePresence } from '../../../schema/index.js';
+import { NodePresence, type NodeAlarms, type Posture } from '../../../schema/index.js';
 
 const logger = pino({ level: process.env['TEST_LOG'] ? 'debug' : 'silent' });
 const ttlMs = 3_000;
@@ -35,7 +35,20 @@ interface Process {
 
 const startedAt = new Date().toISOString();
 
-async function start(t: Test, coord: Kv, node: string, epoch = () => 0, ttl = ttlMs): Promise<Process> {
+/** What a node says of its configuration and alarms (its `/health` posture and alarm summary). */
+interface Condition {
+  posture: Posture;
+  alarms: NodeAlarms | null;
+}
+
+async function start(
+  t: Test,
+  coord: Kv,
+  node: string,
+  epoch = () => 0,
+  ttl = ttlMs,
+  condition: () => Condition = () => ({ posture: 'serve', alarms: { count: 0, names: [] } }),
+): Promise<Process> {
   const view = await watchFleet(coord);
   const presence = await startPresence({
     coord,
@@ -49,6 +62,7 @@ async function start(t: Test, coord: Kv, node: string, epoch = () => 0, ttl = tt
       version: '0.0.0-test',
       started_at: startedAt,
       applied_epoch: epoch(),
+      ...condition(),
       store: { engine: 'memory', dir: null },
       sandbox: { isolation: 'bubblewrap', network: 'none' },
       api: null,
@@ -125,6 +139,45 @@ t.test('a presence record of an earlier release, without sandbox, reads as unkno
     expires_at: startedAt,
   };
   t.equal(NodePresence.parse(record).sandbox, null);
+  t.equal(NodePresence.parse(record).posture, null, 'its posture unknown');
+  t.equal(NodePresence.parse(record).alarms, null, 'its alarms unknown');
+});
+
+t.test("a node's posture and alarms show in its peer's /fleet row, and a change within a look", async (t) => {
+  const coord = await coordinationStore(t);
+  let condition: Condition = { posture: 'serve', alarms: null };
+  await start(
+    t,
+    coord,
+    'node-a',
+    () => 0,
+    ttlMs,
+    () => condition,
+  );
+  const b = await start(t, coord, 'node-b');
+  const rowOf = () =>
+    fleetAnswer({ node: 'node-b', now: new Date(), view: b.view, complete: true }).nodes.find(
+      (n) => n.id === 'node-a',
+    );
+  t.match(
+    await until(rowOf, (row) => row !== undefined),
+    { posture: 'serve', alarms: null },
+    'before its first alarm evaluation: none announced',
+  );
+  condition = {
+    posture: 'stuck',
+    alarms: { count: 2, worst: 'critical', names: ['apply_stuck', 'provider_no_key:main'] },
+  };
+  // Well inside a renewal period (a third of the 3 s ttl): the record is rewritten on the change itself.
+  const changed = await until(rowOf, (row) => row?.posture === 'stuck', 600);
+  t.same(
+    { posture: changed?.posture, alarms: changed?.alarms, applied_epoch: changed?.applied_epoch },
+    {
+      posture: 'stuck',
+      alarms: { count: 2, worst: 'critical', names: ['apply_stuck', 'provider_no_key:main'] },
+      applied_epoch: 0,
+    },
+  );
 });
 
 t.test('a graceful stop removes the presence at once; peers count one node fewer', async (t) => {
@@ -361,7 +414,7 @@ t.test('while a renewal hangs past the ttl the count is unknown, not zero nodes'
     now: () => new Date(Date.now() + ahead),
     describe: () => ({
       roles: ['ingress'], labels: {}, version: '0.0.0-test', started_at: startedAt, applied_epoch: 0,
-      store: { engine: 'memory', dir: null }, sandbox: { isolation: 'process', network: 'host' }, api: null,
+      posture: 'serve', alarms: null, store: { engine: 'memory', dir: null }, sandbox: { isolation: 'process', network: 'host' }, api: null,
     }), // prettier-ignore
   });
   t.teardown(async () => {
