@@ -56,15 +56,24 @@ export function parseCompanyYaml(text: string): DocumentParse {
   // 2. compose
   const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
-    return refuse(
-      doc.errors.map((error) =>
-        whole(
-          ProblemKind.Invalid,
-          `YAML: ${error.code.toLowerCase().replace(/_/g, ' ')}`,
-          lineOf(error.pos[0]),
-        ),
-      ),
+    // An unquoted value starting with `*` (a cron: `cron: */5 * * * *`) reads as aliases, an error per `*`
+    // and per word after it: one problem for that line, saying what to do (only the indicator is named,
+    // never the text), and one per line and message otherwise.
+    const starred = new Set(
+      doc.errors.filter((error) => text.charAt(error.pos[0]) === '*').map((error) => lineOf(error.pos[0])),
     );
+    const seen = new Set<string>();
+    const problems: CompanyProblem[] = [];
+    for (const error of doc.errors) {
+      const line = lineOf(error.pos[0]);
+      const message = starred.has(line)
+        ? 'YAML: `*` starts an alias; quote a value that starts with `*` (a cron: "*/5 * * * *")'
+        : `YAML: ${error.code.toLowerCase().replace(/_/g, ' ')}`;
+      if (seen.has(`${line} ${message}`)) continue;
+      seen.add(`${line} ${message}`);
+      problems.push(whole(ProblemKind.Invalid, message, line));
+    }
+    return refuse(problems);
   }
   // 2b. tags: the parser reads a tag it does not know as its bare value (`token: !Pa55` as '', `!!int x` as
   // 'x'), so an unquoted secret starting with `!` would be stored as something else; the tag may be the

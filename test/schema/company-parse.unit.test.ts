@@ -79,6 +79,28 @@ t.test('YAML syntax problems name the code and line and quote nothing', async (t
   t.notMatch(JSON.stringify(parsed), /sk-secret/);
 });
 
+t.test('an unquoted cron starting with * is one problem at its line that says to quote it', async (t) => {
+  for (const cron of [
+    '*/5 * * * *',
+    '* * * * *',
+    '0 * * * * *\n        task: t\n      - name: z\n        cron: * 9 * * 1',
+  ]) {
+    const text = `name: Acme\nroles:\n  - name: Ivy\n    schedules:\n      - name: y\n        cron: ${cron}\n        task: t\n`;
+    const parsed = parseCompanyYaml(text);
+    if (parsed.ok) {
+      t.fail(`${cron}: parsed`);
+      continue;
+    }
+    const line = text.split('\n').findIndex((l) => /cron: \*/.test(l)) + 1;
+    t.same(
+      parsed.problems.map((p) => [p.line, p.kind]),
+      [[line, 'invalid']],
+      `${cron}: one problem, not one per *`,
+    );
+    t.match(parsed.problems[0]?.message, /quote a value that starts with `\*`/, 'says what to do');
+  }
+});
+
 t.test('JSON nested past 64 levels is refused from the raw text, with the line', async (t) => {
   const body = (n: number) => `{"e":\n${'['.repeat(n - 1)}${']'.repeat(n - 1)}}`;
   t.match(parseCompanyJson(body(64)), { ok: true });
