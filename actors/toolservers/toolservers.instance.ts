@@ -317,6 +317,7 @@ export class ToolServerInstance {
     const own = new AbortController();
     const cancel = (): void => own.abort(cancelReason(signal as AbortSignal));
     signal?.addEventListener('abort', cancel, { once: true });
+    const noiseBefore = this.noise.seen(attempt);
     try {
       const result = await client.callTool({ name, arguments: args }, undefined, {
         timeout: this.settings.callTimeoutMs,
@@ -329,7 +330,12 @@ export class ToolServerInstance {
         return cancelledResult(`${name} on ${this.spec.server}`, signal);
       }
       const refused = this.refused?.attempt === attempt ? this.refused.message : null;
-      const message = refused ?? oneLine(this.scrub(errorText(error)));
+      const timedOut = error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number);
+      const message =
+        refused ??
+        (timedOut
+          ? this.noise.callTimeout(attempt, noiseBefore, this.settings.callTimeoutMs)
+          : oneLine(this.scrub(errorText(error))));
       // A stdio crash is seen by the close handler; a JSON-RPC error or a bad result is an answer.
       // Only an unreachable remote counts as a failure of the server here.
       if (isTransportFailure(error)) this.failed(attempt, error);

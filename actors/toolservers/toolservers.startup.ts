@@ -5,11 +5,12 @@
  */
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 
-/** The lines of one start attempt's stdout that were no MCP message: how many, and the first. */
+/** The lines of one attempt's stdout that were no MCP message: how many, the first and the last. */
 export class StdoutNoise {
   private attempt = 0;
   private count = 0;
   private firstIsJson = false;
+  private lastIsJson = false;
 
   /** A transport error of `attempt`; only a line that is not JSON or not JSON-RPC counts. */
   note(attempt: number, error: unknown): boolean {
@@ -23,8 +24,31 @@ export class StdoutNoise {
     this.count += 1;
     // The line itself is not quoted, not even the few characters JSON.parse's message holds: they could be
     // the start of a secret, which scrubbing only recognises whole.
-    if (this.count === 1) this.firstIsJson = !(error instanceof SyntaxError);
+    this.lastIsJson = !(error instanceof SyntaxError);
+    if (this.count === 1) this.firstIsJson = this.lastIsJson;
     return true;
+  }
+
+  /** How many lines of `attempt` so far were no MCP message (a call notes it when sent). */
+  seen(attempt: number): number {
+    return attempt === this.attempt ? this.count : 0;
+  }
+
+  /**
+   * A call's timeout in words. A malformed answer (JSON-RPC the MCP schema refuses, or no JSON) is dropped by
+   * the SDK, so such a call waits out its timeout like an unanswered one: the lines are named, not quoted.
+   */
+  callTimeout(attempt: number, seenBefore: number, callTimeoutMs: number): string {
+    const said = `the tool server did not answer within ${callTimeoutMs / 1000} s`;
+    const since = this.seen(attempt) - seenBefore;
+    if (since <= 0) return said;
+    const kind = (json: boolean): string => (json ? 'JSON but no JSON-RPC message' : 'not JSON');
+    const lines =
+      since === 1
+        ? '1 line on stdout that is not an MCP message'
+        : `${since} lines on stdout that are not MCP messages`;
+    const which = since === 1 ? kind(this.lastIsJson) : `the last is ${kind(this.lastIsJson)}`;
+    return `${said}; it wrote ${lines} since the call was sent (${which})`;
   }
 
   /** `error` as a start failure's text (unscrubbed), when it is the start deadline passing; else null. */
