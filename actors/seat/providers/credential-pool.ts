@@ -4,6 +4,7 @@
  * `Retry-After`, a 401/403 for a backoff that doubles with each refusal in a row; a success clears it.
  * Keys are named by reference everywhere; a value exists only inside a lease.
  */
+import { createHash } from 'node:crypto';
 import {
   substituteRefs,
   type CredentialPoolEntry,
@@ -87,7 +88,11 @@ interface KeyState {
   lastUsed: number;
   /** The take (`uses`) after which the latest refusal came: leases taken before it cannot clear it. */
   refusedAfter: number;
+  /** Digest of the value a 401/403 refused (never the value): a rotated value is not under that refusal. */
+  refusedDigest: string | null;
 }
+
+const digestOf = (value: string): string => createHash('sha256').update(value).digest('base64url');
 
 export class CredentialPool {
   readonly provider: string;
@@ -117,6 +122,7 @@ export class CredentialPool {
       authStreak: 0,
       lastUsed: 0,
       refusedAfter: 0,
+      refusedDigest: null,
     });
     const written = opts.apiKeys ?? [];
     const fallback = envFallbacks[opts.type];
@@ -143,6 +149,7 @@ export class CredentialPool {
       key.reason = old.reason;
       key.failures = old.failures;
       key.authStreak = old.authStreak;
+      key.refusedDigest = old.refusedDigest;
     }
   }
 
@@ -154,6 +161,7 @@ export class CredentialPool {
     for (const key of this.keys) {
       const value = this.valueOf(key);
       if (value === '') continue;
+      this.forgetRotated(key, value);
       resolvable += 1;
       if (this.cooling(key, now)) continue;
       if (
@@ -184,7 +192,9 @@ export class CredentialPool {
     const now = this.now();
     let earliest: number | null = null;
     for (const key of this.keys) {
-      if (this.valueOf(key) === '') continue;
+      const value = this.valueOf(key);
+      if (value === '') continue;
+      this.forgetRotated(key, value);
       if (!this.cooling(key, now)) return null;
       const until = key.coolingUntil as number;
       if (earliest === null || until < earliest) earliest = until;
@@ -199,8 +209,10 @@ export class CredentialPool {
       type: this.type,
       model: this.model,
       keys: this.keys.map((key): CredentialPoolKey => {
+        const value = this.valueOf(key);
+        this.forgetRotated(key, value);
         const cooling = this.cooling(key, now);
-        const unresolved = this.valueOf(key) === '';
+        const unresolved = value === '';
         return {
           ref: key.ref,
           index: key.index,
@@ -215,6 +227,22 @@ export class CredentialPool {
 
   private valueOf(key: KeyState): string | null {
     return key.text === null ? null : substituteRefs(key.text, this.resolve).trim();
+  }
+
+  /**
+   * An auth refusal is of the value refused: once the reference resolves to another value (the operator
+   * rotated the secret), the key is a new credential with no refusals. A rate limit stays: it is usually
+   * the account's, which a new key of the same account shares.
+   */
+  private forgetRotated(key: KeyState, value: string | null): void {
+    if (key.refusedDigest === null || value === null || value === '') return;
+    if (digestOf(value) === key.refusedDigest) return;
+    key.refusedDigest = null;
+    key.authStreak = 0;
+    if (key.reason !== CoolReason.AuthRefused) return;
+    key.coolingUntil = null;
+    key.reason = null;
+    key.failures = 0;
   }
 
   private cooling(key: KeyState, now: number): boolean {
@@ -248,13 +276,17 @@ export class CredentialPool {
           key.reason = null;
           key.failures = 0;
           key.authStreak = 0;
+          key.refusedDigest = null;
         }),
       rateLimited: (retryAfterMs) =>
         end(() => cool(retryAfterMs ?? this.timing.rateLimitDefaultMs, CoolReason.RateLimited)),
       authRefused: () =>
         end(() => {
+          // A refusal of a value already rotated away says nothing of the key now.
+          if (value !== null && value !== this.valueOf(key)) return;
           cool(this.timing.authBackoffBaseMs * 2 ** key.authStreak, CoolReason.AuthRefused);
           key.authStreak = Math.min(key.authStreak + 1, 30);
+          if (value !== null) key.refusedDigest = digestOf(value);
         }),
       released: () => end(() => undefined),
     };

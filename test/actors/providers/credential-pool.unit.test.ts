@@ -211,3 +211,50 @@ t.test(
     t.equal(p.snapshot().keys[0]!.failures, 0, 'a call started after the cooldown clears the count');
   },
 );
+
+t.test(
+  'a rotated value lifts an auth refusal of the old one, not a rate limit; a late refusal of the old value is ignored',
+  async (t) => {
+    const values: Record<string, string> = { KEY_R: 'sk-old', KEY_L: 'sk-limited' };
+    const c = clock();
+    const p = new CredentialPool({
+      provider: 'main',
+      type: 'openai',
+      model: 'm',
+      apiKeys: ['${KEY_R}', '${KEY_L}'],
+      resolve: (name) => values[name],
+      now: c.now,
+    });
+    const refused = take(p);
+    const limited = take(p);
+    t.equal(refused.ref, 'KEY_R');
+    const inFlight = take(p); // KEY_R again (least loaded of equals), the old value still in its hand
+    refused.authRefused();
+    limited.rateLimited(120_000);
+    t.match(p.snapshot().keys, [{ reason: 'auth_refused', failures: 1 }, { reason: 'rate_limited' }]);
+
+    values['KEY_R'] = 'sk-new';
+    values['KEY_L'] = 'sk-limited-new';
+    t.match(
+      p.snapshot().keys,
+      [
+        { ref: 'KEY_R', cooling_until: null, reason: null, failures: 0 },
+        { ref: 'KEY_L', reason: 'rate_limited' },
+      ],
+      'the new value has no refusal; the rate limit stays',
+    );
+    inFlight.authRefused();
+    t.equal(p.snapshot().keys[0]?.reason, null, 'a refusal of the old value does not cool the new one');
+    const next = take(p);
+    t.same([next.ref, next.value], ['KEY_R', 'sk-new']);
+    next.authRefused();
+    t.match(p.snapshot().keys[0], { reason: 'auth_refused', failures: 1 }, 'the new value refused cools');
+    t.equal(
+      Date.parse(p.snapshot().keys[0]!.cooling_until!) - c.now(),
+      60_000,
+      'its backoff starts over (the old streak was of the old value)',
+    );
+    values['KEY_R'] = 'sk-old';
+    t.equal(p.snapshot().keys[0]?.reason, null, 'putting any other value back lifts it too');
+  },
+);
