@@ -130,9 +130,16 @@ export const nodeMachine = setup({
     // Effects: run by the host (node.host.ts hands them to the config applier).
     apply: (_, _params: ApplyRequest) => undefined,
     announce: (_, _params: Announcement) => undefined,
-    recordBoot: assign(({ event }) =>
-      event.type === 'node.booted' ? { history: event.history ?? emptyNodeHistory } : {},
-    ),
+    /**
+     * A restarted node reads the posture its history ends in until this process concludes an apply: one
+     * stuck on its own epoch is `stuck` from the start (not `serve`), so an apply postponed at boot does not
+     * let its standing alarm clear only for the next failing retry to raise it again.
+     */
+    recordBoot: assign(({ event }) => {
+      if (event.type !== 'node.booted') return {};
+      const history = event.history ?? emptyNodeHistory;
+      return { history, posture: history.failed?.posture ?? 'serve' };
+    }),
     startApply: assign(({ context, event }) => {
       const request = event.type === 'node.reconcile' ? nextApply(context, event.active) : null;
       if (!request) return {};

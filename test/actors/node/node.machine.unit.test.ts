@@ -228,6 +228,34 @@ t.test('lagging the fleet epoch sheds a serving node; an apply that succeeds ser
   t.match(given(...shed, reconcile(4)).when(done(4, 'applied')).view, { posture: 'serve', appliedEpoch: 4 });
 });
 
+t.test(
+  'a restarted node reads the posture its history ends in until an apply concludes, a postponed one too',
+  async (t) => {
+    const stuck: NodeHistory = {
+      applied: { epoch: 3, revision_id: R(3) },
+      failed: { epoch: 3, revision_id: R(3), posture: 'stuck' },
+    };
+    t.match(given().when(booted(stuck)).view, { phase: 'unconfigured', posture: 'stuck', appliedEpoch: 0 });
+    t.match(given(booted(stuck)).when(reconcile(3)).view, { posture: 'stuck' }, 'stuck while it retries');
+    t.match(given(booted(stuck), reconcile(3)).when(done(3, 'postponed')).view, { posture: 'stuck' });
+    t.match(given(booted(stuck), reconcile(3)).when(done(3, 'applied')).view, {
+      phase: 'serving',
+      posture: 'serve',
+    });
+    const isolated: NodeHistory = {
+      applied: { epoch: 3, revision_id: R(3) },
+      failed: { epoch: 4, revision_id: R(4), posture: 'isolated' },
+    };
+    t.match(given().when(booted(isolated)).view, { posture: 'isolated' });
+    t.match(given(booted(isolated), reconcile(4)).when(done(3, 'postponed')).view, {
+      phase: 'unconfigured',
+      posture: 'isolated',
+    });
+    const applied: NodeHistory = { applied: { epoch: 3, revision_id: R(3) }, failed: null };
+    t.match(given().when(booted(applied)).view, { posture: 'serve' });
+  },
+);
+
 t.test('a restarted node whose history ends in a failure brings back the revision it ran', async (t) => {
   const history: NodeHistory = {
     applied: { epoch: 3, revision_id: R(3) },
