@@ -215,25 +215,104 @@ t.test(
   },
 );
 
-t.test('a few episodes are all listed, with no count of how many are shown', needsChromium, async (t) => {
-  const node = await startCompanyNode(t);
-  const w = await openPage(browser!);
-  const stream = await holdableStream(w.page);
-  const episodes = Array.from({ length: 3 }, (_, i) => ({
-    id: `ep-${i}`,
-    task_summary: `task number ${i}`,
-    ended_at: new Date(Date.now() - i * 60_000).toISOString(),
-  }));
-  stream.answer('memory', memory({ episodes }));
-  await w.page.goto(`${node.url}/dashboard#/seat/${SEAT}`);
-  await w.page.waitForSelector('[data-link="live"]');
-  const section = w.page.locator('section[aria-label="Memory"]');
-  await section.locator('li[data-episode]').nth(2).waitFor();
-  t.equal(await section.locator('li[data-episode]').count(), 3);
-  t.notMatch(
-    (await section.textContent()) ?? '',
-    /newest \d+ of|Show all/i,
-    'nothing left out, nothing said',
-  );
-  t.same(w.errors, []);
-});
+t.test(
+  'hundreds of people and skills show the 10 most recently updated of each, and the rest on demand',
+  needsChromium,
+  async (t) => {
+    const node = await startCompanyNode(t);
+    const w = await openPage(browser!);
+    const stream = await holdableStream(w.page);
+    const minutesAgo = (m: number): string => new Date(Date.now() - m * 60_000).toISOString();
+    // Answered out of order: the page's order is its own, the most recently updated first.
+    const order = Array.from({ length: 300 }, (_, i) => (i * 7) % 300);
+    stream.answer(
+      'memory',
+      memory({
+        counterparty_profiles: order.map((i) => ({
+          subject_label: `person-${i}`,
+          subject_name: `Person ${i}`,
+          interaction_count: i,
+          last_updated_at: minutesAgo(i),
+        })),
+        synthesized_skills: order.map((i) => ({
+          id: `skill-${i}`,
+          name: `Skill ${i}`,
+          description: `does ${i}`,
+          updated_at: minutesAgo(i),
+        })),
+      }),
+    );
+    await w.page.goto(`${node.url}/dashboard#/seat/${SEAT}`);
+    await w.page.waitForSelector('[data-link="live"]');
+    const section = w.page.locator('section[aria-label="Memory"]');
+    for (const [what, many, row] of [
+      ['People', 'people', 'li[data-person]'],
+      ['Skills', 'skills', 'li[data-skill]'],
+    ] as const) {
+      const listed = section.locator(row);
+      await listed.first().waitFor();
+      t.equal(await listed.count(), 10, `${what}: 10 of 300 first`);
+      const names = async (): Promise<string[]> =>
+        (await listed.allTextContents()).map((s) =>
+          s.replace(/\s+/g, ' ').trim().split(' ').slice(0, 2).join(' '),
+        );
+      const single = what === 'People' ? 'Person' : 'Skill';
+      t.same(
+        await names(),
+        Array.from({ length: 10 }, (_, i) => `${single} ${i}`),
+        `${what}: the most recently updated, newest first`,
+      );
+      const words = ((await section.textContent()) ?? '').replace(/\s+/g, ' ');
+      t.match(words, new RegExp(`${what} \\(300\\)`), `${what}: the heading counts them all`);
+      const said = await section
+        .locator('p', { has: w.page.getByRole('button', { name: `Show all 300 ${many}` }) })
+        .textContent();
+      t.match(said, /^The 10 most recently updated of 300\. Show all/, `${what}: says how many of how many`);
+      await section.getByRole('button', { name: `Show all 300 ${many}` }).click();
+      await listed.nth(299).waitFor();
+      t.equal(await listed.count(), 300, `${what}: all on demand`);
+      t.equal((await names())[299], `${single} 299`, `${what}: the least recently updated last`);
+      const fewer = section.getByRole('button', { name: `Show fewer ${many}` });
+      t.equal(await fewer.getAttribute('aria-expanded'), 'true');
+      await fewer.click();
+      await section.getByRole('button', { name: `Show all 300 ${many}` }).waitFor();
+      t.equal(await listed.count(), 10, `${what}: and back to 10`);
+    }
+    t.same(await w.violations(), []);
+    t.same(w.errors, []);
+  },
+);
+
+t.test(
+  'a few episodes, people and skills are all listed, with no count of how many are shown',
+  needsChromium,
+  async (t) => {
+    const node = await startCompanyNode(t);
+    const w = await openPage(browser!);
+    const stream = await holdableStream(w.page);
+    const episodes = Array.from({ length: 3 }, (_, i) => ({
+      id: `ep-${i}`,
+      task_summary: `task number ${i}`,
+      ended_at: new Date(Date.now() - i * 60_000).toISOString(),
+    }));
+    const counterparty_profiles = episodes.map((_, i) => ({
+      subject_name: `Person ${i}`,
+      interaction_count: 1,
+    }));
+    const synthesized_skills = episodes.map((_, i) => ({ id: `skill-${i}`, name: `Skill ${i}` }));
+    stream.answer('memory', memory({ episodes, counterparty_profiles, synthesized_skills }));
+    await w.page.goto(`${node.url}/dashboard#/seat/${SEAT}`);
+    await w.page.waitForSelector('[data-link="live"]');
+    const section = w.page.locator('section[aria-label="Memory"]');
+    await section.locator('li[data-episode]').nth(2).waitFor();
+    t.equal(await section.locator('li[data-episode]').count(), 3);
+    t.equal(await section.locator('li[data-person]').count(), 3);
+    t.equal(await section.locator('li[data-skill]').count(), 3);
+    t.notMatch(
+      (await section.textContent()) ?? '',
+      /newest \d+ of|recently updated of|Show all/i,
+      'nothing left out, nothing said',
+    );
+    t.same(w.errors, []);
+  },
+);

@@ -21,14 +21,9 @@ interface Memory {
     subject_label?: string;
     subject_name?: string;
     interaction_count?: number;
+    last_updated_at?: string;
   }>;
-  synthesized_skills?: Array<{ id: string; name: string; description?: string }>;
-}
-
-/** A section's list, or in words that it is empty: a list without items is announced as one, and says nothing. */
-function Listed(props: { items: readonly unknown[] | undefined; none: string; children: ComponentChildren }) {
-  if (!props.items?.length) return <p class="muted">{props.none}</p>;
-  return <ul>{props.children}</ul>;
+  synthesized_skills?: Array<{ id: string; name: string; description?: string; updated_at?: string }>;
 }
 
 /**
@@ -76,54 +71,73 @@ function Notes(props: { long: Note[]; short: Note[] }) {
   );
 }
 
-/** Episodes listed before the rest are asked for: the newest, a glance. */
-const FIRST_EPISODES = 10;
-/** The most the node lists (spec "Limits": episodes in memory view); it may keep more. */
+/** Rows of each memory list shown before the rest are asked for: a glance, not one row per person met. */
+const FIRST_ROWS = 10;
+/** The most episodes the node lists (spec "Limits": episodes in memory view); it may keep more. */
 const EPISODES_LISTED = 50;
 
-function Episodes(props: { episodes: NonNullable<Memory['episodes']> }) {
+/**
+ * One of the memory's lists, headed with its count: the first 10 rows in `order`, with how many of how many
+ * and a Show all button when there are more (a seat of long standing has met hundreds of people).
+ */
+function Cut<T>(props: {
+  title: string;
+  /** What the rows are, plural ("episodes"): names the Show all button. */
+  many: string;
+  rows: readonly T[];
+  /** The order, as in "All 300 shown, newest first". */
+  order: string;
+  /** The first rows as picked from all of them ("newest 10", "10 most recently updated"). */
+  first: (shown: number) => string;
+  /** What the node leaves out, said after the count ("; the node lists at most 50."). */
+  limit?: string;
+  none: string;
+  row: (row: T, index: number) => ComponentChildren;
+}) {
   const [all, setAll] = useState(false);
   const toggle = useRef<HTMLButtonElement>(null);
   const list = useRef<HTMLUListElement>(null);
   // An answer that leaves few enough takes the button away: its focus goes to the card's heading.
   useFocusKept(toggle, () => cardHeading(list.current));
-  const { episodes } = props;
-  const cut = episodes.length > FIRST_EPISODES;
-  const shown = cut && !all ? episodes.slice(0, FIRST_EPISODES) : episodes;
+  const { rows } = props;
+  const cut = rows.length > FIRST_ROWS;
+  const shown = cut && !all ? rows.slice(0, FIRST_ROWS) : rows;
   return (
     <>
-      <h3>Episodes ({episodes.length})</h3>
+      <h3>
+        {props.title} ({rows.length})
+      </h3>
       {cut ? (
         <p class="muted">
           {all
-            ? `All ${episodes.length} shown, newest first`
-            : `The newest ${shown.length} of ${episodes.length}`}
-          {episodes.length >= EPISODES_LISTED ? `; the node lists at most ${EPISODES_LISTED}.` : '.'}{' '}
+            ? `All ${rows.length} shown, ${props.order} first`
+            : `The ${props.first(shown.length)} of ${rows.length}`}
+          {props.limit ?? '.'}{' '}
           <ShowAll
-            count={episodes.length}
-            many="episodes"
+            count={rows.length}
+            many={props.many}
             all={all}
             onToggle={() => setAll(!all)}
             buttonRef={toggle}
           />
         </p>
       ) : null}
-      {episodes.length === 0 ? (
-        <p class="muted">No episodes yet: one is kept as each turn ends.</p>
+      {rows.length === 0 ? (
+        <p class="muted">{props.none}</p>
       ) : (
-        <ul ref={list}>
-          {shown.map((e) => (
-            <li key={e.id} data-episode={e.id}>
-              {e.task_summary ?? e.id}{' '}
-              <span class="muted">
-                {e.review_outcome ?? ''} <Ago at={e.ended_at} />
-              </span>
-            </li>
-          ))}
-        </ul>
+        <ul ref={list}>{shown.map((row, i) => props.row(row, i))}</ul>
       )}
     </>
   );
+}
+
+/** Most recently `at` first; a row without one last, in the node's order. */
+function newestBy<T>(rows: readonly T[] | undefined, at: (row: T) => string | undefined): T[] {
+  const ms = (row: T): number => {
+    const t = Date.parse(at(row) ?? '');
+    return Number.isNaN(t) ? -Infinity : t;
+  };
+  return [...(rows ?? [])].sort((a, b) => ms(b) - ms(a));
 }
 
 export function MemoryView(props: { handle: string; again: unknown }) {
@@ -134,30 +148,54 @@ export function MemoryView(props: { handle: string; again: unknown }) {
         return (
           <div class="memory">
             <Notes long={m.personal_memories?.long ?? []} short={m.personal_memories?.short ?? []} />
-            <Episodes episodes={m.episodes ?? []} />
-            <h3>People ({m.counterparty_profiles?.length ?? 0})</h3>
-            <Listed
-              items={m.counterparty_profiles}
+            <Cut
+              title="Episodes"
+              many="episodes"
+              rows={m.episodes ?? []}
+              order="newest"
+              first={(n) => `newest ${n}`}
+              limit={
+                (m.episodes?.length ?? 0) >= EPISODES_LISTED
+                  ? `; the node lists at most ${EPISODES_LISTED}.`
+                  : undefined
+              }
+              none="No episodes yet: one is kept as each turn ends."
+              row={(e) => (
+                <li key={e.id} data-episode={e.id}>
+                  {e.task_summary ?? e.id}{' '}
+                  <span class="muted">
+                    {e.review_outcome ?? ''} <Ago at={e.ended_at} />
+                  </span>
+                </li>
+              )}
+            />
+            <Cut
+              title="People"
+              many="people"
+              rows={newestBy(m.counterparty_profiles, (p) => p.last_updated_at)}
+              order="most recently updated"
+              first={(n) => `${n} most recently updated`}
               none="No people yet: the seat profiles those it deals with."
-            >
-              {(m.counterparty_profiles ?? []).map((p, i) => (
-                <li key={i}>
+              row={(p, i) => (
+                <li key={i} data-person={p.subject_label ?? p.subject_name ?? ''}>
                   {p.subject_name ?? p.subject_label}{' '}
                   <span class="muted">{p.interaction_count ?? 0} interactions</span>
                 </li>
-              ))}
-            </Listed>
-            <h3>Skills ({m.synthesized_skills?.length ?? 0})</h3>
-            <Listed
-              items={m.synthesized_skills}
+              )}
+            />
+            <Cut
+              title="Skills"
+              many="skills"
+              rows={newestBy(m.synthesized_skills, (s) => s.updated_at)}
+              order="most recently updated"
+              first={(n) => `${n} most recently updated`}
               none="No skills yet: the seat synthesizes them from its turns."
-            >
-              {(m.synthesized_skills ?? []).map((s) => (
-                <li key={s.id}>
+              row={(s) => (
+                <li key={s.id} data-skill={s.id}>
                   {s.name} <span class="muted">{s.description}</span>
                 </li>
-              ))}
-            </Listed>
+              )}
+            />
           </div>
         );
       }}
