@@ -121,6 +121,13 @@ function intendedClaim(deps: FireDeps, firing: Firing, firedAt: Date): FiringCla
   };
 }
 
+// The log line says what happened: a skipped catchup or a failed delivery did not fire.
+const firingMessage: Record<ScheduleOutcome, string> = {
+  [ScheduleOutcome.Fired]: 'schedule fired',
+  [ScheduleOutcome.SkippedCatchup]: 'missed firing recorded, not caught up',
+  [ScheduleOutcome.Failed]: 'schedule firing not delivered',
+};
+
 const encodeClaim = (claim: FiringClaim): Uint8Array => encoder.encode(JSON.stringify(claim));
 
 /** Runs one firing; resolves with its ledger row, or null when it was (or is being) fired elsewhere. */
@@ -151,7 +158,7 @@ export async function runFiring(deps: FireDeps, firing: Firing): Promise<LedgerR
     log.warn({ outcome: sent.row.outcome }, 'firing completed by another node while this one was paused');
     return null;
   }
-  log.info({ outcome: sent.row.outcome }, 'schedule fired');
+  log.info({ outcome: sent.row.outcome }, firingMessage[sent.row.outcome]);
   return sent.row;
 }
 
