@@ -22,7 +22,13 @@ import {
   oneLine,
   toToolResult,
 } from './toolservers.result.js';
-import { backoffDelay, remoteUrl, scrub, type ResolvedInstance } from './toolservers.resolve.js';
+import {
+  backoffDelay,
+  checkStdioLaunch,
+  remoteUrl,
+  scrub,
+  type ResolvedInstance,
+} from './toolservers.resolve.js';
 import { usableTools } from './toolservers.names.js';
 import { LazyOutputSchemas } from './toolservers.outputs.js';
 import { cappedFetch, remoteMessageLimit } from './toolservers.remote-cap.js';
@@ -224,6 +230,7 @@ export class ToolServerInstance {
         ),
       });
     }
+    checkStdioLaunch(launch);
     const transport = new StdioClientTransport({
       command: launch.command,
       args: [...launch.args],

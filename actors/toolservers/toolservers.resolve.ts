@@ -126,6 +126,23 @@ export function remoteUrl(launch: Extract<Launch, { kind: 'http' }>): URL {
   return url;
 }
 
+/**
+ * A stdio launch checked once its `${VAR}` references are resolved: spawn refuses a NUL in the command, an
+ * argument or an env name or value with an error quoting the whole string, which may be a secret's (the
+ * secret store holds arbitrary bytes) and which scrubbing misses, since the NUL reads escaped. The field is
+ * named instead; a failure of that server (with backoff), never of the apply.
+ */
+export function checkStdioLaunch(launch: Extract<Launch, { kind: 'stdio' }>): void {
+  const said = (field: string): Error =>
+    new Error(`${field} holds a NUL character once its \${VAR} references are resolved`);
+  if (launch.command.includes('\0')) throw said('command');
+  launch.args.forEach((arg, i) => {
+    if (arg.includes('\0')) throw said(`args[${i}]`);
+  });
+  for (const [name, value] of Object.entries(launch.env))
+    if (name.includes('\0') || value.includes('\0')) throw said(`env ${JSON.stringify(name)}`);
+}
+
 /** Exponential backoff: `baseMs`, doubling per consecutive failure, never above `capMs`. */
 export function backoffDelay(consecutiveFailures: number, baseMs: number, capMs: number): number {
   const exponent = Math.max(0, consecutiveFailures - 1);
