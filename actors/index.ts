@@ -147,6 +147,7 @@ export { acquireLease, encodeLease, readLease } from './lease/index.js';
 export {
   acquireDuty,
   type Clock,
+  systemClock,
   type Firing,
   type Held,
   claimKey,

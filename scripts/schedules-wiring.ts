@@ -4,7 +4,7 @@
  * Every node runs the host; one holds the duty at a time.
  */
 import type { Logger } from 'pino';
-import { startScheduler, type SubsystemApplier } from '../actors/index.js';
+import { startScheduler, systemClock, type Clock, type SubsystemApplier } from '../actors/index.js';
 import { Buckets, SCHEDULE_CLAIMS_TTL_MS, type Bus, type Kv } from '../bus/index.js';
 import { scheduleRoutes, type Question, type RouteDef } from '../http/index.js';
 import { followScheduleRuns, schedulesAnswer } from '../projections/index.js';
@@ -40,8 +40,11 @@ export async function startSchedules(opts: {
   admitted?: () => boolean;
   /** The duty lease's ttl: `node.seat_lease_seconds`, so the duty fails over on the seats' clock. */
   leaseTtlMs?: number;
+  /** The scheduler's and the answer's clock; default real time (a test drives its own). */
+  clock?: Clock;
 }): Promise<Schedules> {
   const { bus, logger } = opts;
+  const clock = opts.clock ?? systemClock;
   const claims = await bus.kv({ name: Buckets.ScheduleClaims, ttlMs: SCHEDULE_CLAIMS_TTL_MS });
   const runs = await followScheduleRuns({ bus, logger: logger.child({ component: 'schedules.view' }) });
   const host = startScheduler({
@@ -52,12 +55,30 @@ export async function startSchedules(opts: {
     logger: logger.child({ component: 'scheduler' }),
     ...(opts.admitted ? { admitted: opts.admitted } : {}),
     ...(opts.leaseTtlMs !== undefined ? { leaseTtlMs: opts.leaseTtlMs } : {}),
+    // Only a given clock: without one the host's fence keeps its monotonic time (performance.now()).
+    ...(opts.clock ? { clock: opts.clock } : {}),
   });
-  const answer = (): SchedulesAnswer => schedulesAnswer(host.schedules(), runs.state, new Date());
+  const answer = (): SchedulesAnswer => schedulesAnswer(host.schedules(), runs.state, clock.now());
   const pushes = new Set<(data: unknown, mode: 'replace' | 'merge') => void>();
-  const changed = (): void => {
-    for (const push of pushes) push(answer(), 'replace');
+  // A fire time that wakes no one (no runner, a firing skipped) writes no ledger row, so nothing else would
+  // push and the section's `next_run` would fall into the past: it is pushed again when its earliest
+  // `next_run` passes. One timer, re-armed at each push: one wake-up per fire instant, no polling.
+  let cancelPass: (() => void) | null = null;
+  let stopped = false;
+  const arm = (current: SchedulesAnswer): void => {
+    cancelPass?.();
+    cancelPass = null;
+    if (stopped || pushes.size === 0) return;
+    let earliest = Infinity;
+    for (const s of current.schedules)
+      if (s.next_run !== '') earliest = Math.min(earliest, Date.parse(s.next_run));
+    if (earliest !== Infinity) cancelPass = clock.at(new Date(earliest), changed);
   };
+  function changed(): void {
+    const current = answer();
+    for (const push of pushes) push(current, 'replace');
+    arm(current);
+  }
   const stopRuns = runs.onChange(changed);
   const inner = host.applier({
     resolve: opts.resolve ?? ((name) => process.env[name]),
@@ -83,11 +104,15 @@ export async function startSchedules(opts: {
       current: answer,
       subscribe(push) {
         pushes.add(push);
+        if (cancelPass === null) arm(answer());
         return () => pushes.delete(push);
       },
     },
     answer,
     async stop() {
+      stopped = true;
+      cancelPass?.();
+      cancelPass = null;
       stopRuns();
       pushes.clear();
       await host.stop();
