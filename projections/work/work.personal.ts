@@ -68,21 +68,32 @@ export function myWork(state: WorkState, handle: string, now: Date) {
   });
   const rows = (list: WorkItem[]) => list.slice(0, LIST_MAX).map(itemRow);
   const set = setPriorities(state, handle);
+  // The person's own order once they set one; else their open urgent and high items.
+  const priorities =
+    set ?? mine.filter((i) => i.fields.priority === 'urgent' || i.fields.priority === 'high');
+  const asked = itemsOf(handle, index, index.askedOf).filter(
+    (i) => open(i) && i.fields.asked_of.includes(handle),
+  );
   return {
     handle,
-    // The person's own order once they set one; else their open urgent and high items.
-    priorities: rows(
-      set ?? mine.filter((i) => i.fields.priority === 'urgent' || i.fields.priority === 'high'),
-    ),
+    priorities: rows(priorities),
     priorities_source: set === null ? 'derived' : 'set',
     assigned: rows(mine),
-    asked_of_me: rows(
-      itemsOf(handle, index, index.askedOf).filter((i) => open(i) && i.fields.asked_of.includes(handle)),
-    ),
+    asked_of_me: rows(asked),
     checklist_items: checklist.slice(0, LIST_MAX),
     collaborating: rows(collaborating),
     watching_recent: rows(watching),
     unblocked_recent: rows(unblocked),
+    // Each list shows its first LIST_MAX rows; these count them all, so a long list is not taken as whole.
+    totals: {
+      priorities: priorities.length,
+      assigned: mine.length,
+      asked_of_me: asked.length,
+      checklist_items: checklist.length,
+      collaborating: collaborating.length,
+      watching_recent: watching.length,
+      unblocked_recent: unblocked.length,
+    },
   };
 }
 
@@ -106,6 +117,7 @@ export function personState(state: WorkState, handle: string, projects: readonly
     updated_at: person?.updated_at ?? null,
     inbox: { ...inboxState(person, now.getTime(), state.retention), unread },
     priorities: work.priorities,
+    priorities_total: work.totals.priorities,
     priorities_source: work.priorities_source,
     pinned_views: pinnedViews(state, handle, (key) => builtinViews(projects, key, handle)),
     saved_views: person?.views.size ?? 0,
