@@ -1,7 +1,7 @@
 /**
- * Getting a routed request's body, or answering why not: over the route's size (413 on webhooks, else 400),
- * past the deadline (400), past the listener's budget of body bytes in flight (503 `overloaded`), or the
- * client gone (logged, no answer). Every refusal closes the connection: the rest of the body is never read.
+ * Getting a routed request's body, or answering why not: over the route's size (413 `body_too_large`),
+ * past the deadline (400 `unreadable_body`), past the listener's budget of body bytes in flight (503
+ * `overloaded`), or the client gone (logged, no answer). Every refusal closes the connection: the rest of the body is never read.
  */
 import type { HttpResponse } from '@trufflesuite/uws-js-unofficial';
 import type { Logger } from 'pino';
@@ -109,17 +109,31 @@ function unreadable(
   reason: 'timeout' | 'too_large',
   maxBytes: number,
 ): ApiReply {
-  if (reason === 'too_large' && route.kind === 'webhook')
-    return errorReply('body_too_large', {
-      detail: `The delivery is larger than this route accepts (${maxBytes} bytes).`,
-      extra: { max_bytes: maxBytes },
-    });
+  // Past the size is 413 on every route: the same body cannot succeed again, unlike a late or cut one.
   if (reason === 'too_large')
-    return errorReply('unreadable_body', {
-      detail: `The body is larger than this route accepts (${maxBytes} bytes).`,
+    return errorReply('body_too_large', {
+      detail: `The ${route.kind === 'webhook' ? 'delivery' : 'body'} is larger than this route accepts (${inBytes(maxBytes)}).`,
+      hint:
+        route.def.tooLargeHint ??
+        (route.kind === 'webhook'
+          ? `Deliveries are limited to ${sizeOf(maxBytes)}; send a smaller payload (the sender's retry will not help).`
+          : `This route takes a body of at most ${sizeOf(maxBytes)}; send a smaller one (the same body will be refused again).`),
       extra: { max_bytes: maxBytes },
     });
   return errorReply('unreadable_body', {
     detail: `The body was not delivered within ${limits.bodyTimeoutMs} ms.`,
   });
+}
+
+/** A byte count as people say it: `8 MiB`, `64 KiB`, else bytes. */
+function sizeOf(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / 1024 / 1024} MiB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}
+
+/** A limit in bytes and, when it is a whole number of them, in KiB or MiB: `65536 bytes, 64 KiB`. */
+function inBytes(bytes: number): string {
+  const said = sizeOf(bytes);
+  return said === `${bytes} bytes` ? said : `${bytes} bytes, ${said}`;
 }

@@ -58,6 +58,8 @@ export interface RouteDef {
   readonly cspHashes?: { readonly style?: readonly string[]; readonly script?: readonly string[] };
   /** Largest body accepted; default 25 MiB for webhooks, `apiBodyMaxBytes` otherwise. */
   readonly maxBodyBytes?: number;
+  /** The 413 `body_too_large` hint past `maxBodyBytes`, when the route can say more than "send less". */
+  readonly tooLargeHint?: string;
   /**
    * GET routes also answer HEAD (the GET's head, no body) unless this is false: a GET that hands the request
    * on (an MCP transport) or acts. Webhook and landing routes never do.

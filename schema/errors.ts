@@ -15,9 +15,9 @@ const documentHint = 'Fix the entries listed in `problems` and send the document
 export const errorCatalogue = {
   unreadable_body: {
     status: 400,
-    when: 'request body not delivered within its deadline, truncated, or over the size limit',
+    when: 'request body not delivered within its deadline, or truncated',
     detail: 'The request body could not be read completely.',
-    hint: 'Send the whole body promptly (30 s), within the size limit of the route.',
+    hint: 'Send the whole body promptly (30 s).',
     retryable: true,
   },
   invalid_body: {
@@ -260,9 +260,9 @@ export const errorCatalogue = {
   },
   body_too_large: {
     status: 413,
-    when: 'webhook delivery whose body is larger than 25 MiB (refused without reading the rest)',
+    when: 'body larger than the route accepts: 25 MiB for webhook deliveries, 8 MiB by default for API requests, less where a route sets it (64 KiB for a secret); refused without reading the rest, `max_bytes` names the limit',
     detail: 'The body is larger than this route accepts.',
-    hint: 'Deliveries are limited to 25 MiB; send a smaller payload.',
+    hint: 'Send a smaller body: `max_bytes` names the largest this route accepts.',
     retryable: false,
   },
   unsupported_patch_media_type: {

@@ -120,8 +120,8 @@ t.test('API bodies are capped at 8 MiB by default, and a route may set less', as
       head('PUT', path, { authorization: OPS, 'content-length': String(limit + 1) }) + 'x'.repeat(100),
     );
     const raw = await c.waitFor('"hint"');
-    t.match(raw, /^HTTP\/1\.1 400 /, path);
-    t.equal(parseBody(raw).error, 'unreadable_body');
+    t.match(raw, /^HTTP\/1\.1 413 /, path);
+    t.equal(parseBody(raw).error, 'body_too_large');
     t.equal(parseBody(raw).max_bytes, limit);
     await c.closed;
   }

@@ -145,11 +145,12 @@ t.test('values up to 64 KiB are accepted; a larger one is refused with the limit
   t.equal((await node.call('PUT', '/secrets/AT_LIMIT', { body: limit })).status, 200);
   t.same(Buffer.from(await (await node.call('GET', '/secrets/AT_LIMIT?reveal=true')).arrayBuffer()), limit);
   const over = await node.call('PUT', '/secrets/OVER_LIMIT', { body: Buffer.alloc(64 * 1024 + 1, 0x61) });
-  t.equal(over.status, 400);
+  t.equal(over.status, 413);
   t.match(await json(over), {
-    error: 'unreadable_body',
+    error: 'body_too_large',
     max_bytes: 65536,
-    detail: /larger than this route accepts/,
+    detail: /larger than this route accepts \(65536 bytes, 64 KiB\)/,
+    hint: /64 KiB/,
   });
   t.equal((await node.call('GET', '/secrets/OVER_LIMIT')).status, 404);
   const empty = await node.call('PUT', '/secrets/EMPTY_VALUE', { body: '' });

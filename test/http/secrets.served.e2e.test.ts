@@ -69,7 +69,7 @@ t.test(
     t.match(await announce('9LIVES'), { status: 400, body: { error: 'invalid_name' } });
     t.match(
       await announce('GOOD_NAME'),
-      { status: 400, body: { error: 'unreadable_body', max_bytes: 65536 } },
+      { status: 413, body: { error: 'body_too_large', max_bytes: 65536 } },
       'a name in the grammar meets the 64 KiB limit instead, also before the body',
     );
     const listed = await fetch(`${node.url}/secrets`, { headers: bearer });

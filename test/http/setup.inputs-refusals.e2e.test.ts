@@ -217,8 +217,8 @@ t.test(
       t.match(answer.problems[0], { kind: 'out_of_range', message: /at most 64/ });
     }
     const big = await postInputs(node, 'codehost-a', { values: { webhook_secret: 'x'.repeat(1024 * 1024) } });
-    t.equal(big.status, 400);
-    t.match(await json(big), { error: 'unreadable_body', max_bytes: 1024 * 1024 });
+    t.equal(big.status, 413);
+    t.match(await json(big), { error: 'body_too_large', max_bytes: 1024 * 1024 });
     t.equal(await revisionCount(node), 1, 'no revision was stored');
   },
 );

@@ -192,6 +192,8 @@ export function secretsRoutes(deps: SecretsRouteDeps): RouteDef[] {
       pattern: '/secrets/:name',
       query: ['source'],
       maxBodyBytes: SECRET_VALUE_MAX_BYTES,
+      tooLargeHint:
+        'A secret value is at most 64 KiB (65536 bytes); store the credential itself (a key or token), not a whole file or bundle.',
       beforeBody: (req) => beforePut(deps, req),
       handler: (req) => put(deps, req),
     },

@@ -45,6 +45,8 @@ export function setupRoutes(deps: SetupRouteDeps): RouteDef[] {
       pattern: `${base}/:kind/inputs`,
       query: [],
       maxBodyBytes: INPUTS_MAX_BYTES,
+      tooLargeHint:
+        "Setup inputs are at most 1 MiB; send only the kind's own fields, each credential at most 64 KiB.",
       preconditions: ['if-match'],
       beforeBody: writer,
       handler: (req) => postInputs(deps, req),
