@@ -26,6 +26,7 @@ export {
   Company,
   companyJsonSchema,
   derivedOf,
+  emptyHost,
   isSecretPath,
   namesSecret,
   knownKeysAt,

@@ -4,7 +4,7 @@
  * resolver the node is given), the values to keep out of logs, and a fingerprint that changes
  * exactly when the instance must be restarted.
  */
-import { chainResolvers, listRefs, substituteRefs, type Resolver } from '../../schema/index.js';
+import { chainResolvers, emptyHost, listRefs, substituteRefs, type Resolver } from '../../schema/index.js';
 import type { InstanceSpec } from './toolservers.plan.js';
 
 export type Launch =
@@ -107,6 +107,8 @@ export function scrub(text: string, secrets: readonly string[]): string {
 export function remoteUrl(launch: Extract<Launch, { kind: 'http' }>): URL {
   let url: URL;
   try {
+    // An empty host (`http:///mcp`, from `http://${HOST}/mcp` with HOST unset) parses with `mcp` as the host.
+    if (emptyHost(launch.url)) throw new Error('no host');
     url = new URL(launch.url);
   } catch {
     throw new Error('url is not a valid URL once its ${VAR} references are resolved');

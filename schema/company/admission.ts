@@ -48,10 +48,13 @@
  * A16. A `notification_rate_limit` that is not a whole number: it counts notifications a minute, and the
  *     router's window reads 2.5 as 3 and 0.5 as 1. Not a shape check, so a stored one still loads.
  * A17. A redaction marker outside a secret leaf, typically in a free settings map (admission-markers.ts).
+ * A18..A20. A tool-server entry that can never run as written (admission-toolservers.ts): `args` on a remote
+ *     entry, a NUL in what a process is started with or an env name it would misread, a url naming no host.
  */
 import { cronProblem, cronStepProblem } from '../schedules/time.js';
 import { markerRules } from './admission-markers.js';
 import { nameRules } from './admission-names.js';
+import { toolServerRules } from './admission-toolservers.js';
 import { leadSeat } from './derived.js';
 import { cutForQuote, hasControlOrLoneSurrogate } from '../text-grammars.js';
 import { carriesLogin, hasRef, isCron, MAX_SCHEDULE_NAME } from './fields.js';
@@ -184,6 +187,8 @@ export function admissionRules(ctx: RuleContext): void {
   nameRules(ctx);
   // A17
   markerRules(ctx);
+  // A18, A19, A20
+  toolServerRules(ctx);
 
   for (const scope of scheduleScopes(ctx)) {
     scope.list.forEach((schedule, i) => {

@@ -36,7 +36,7 @@ export const entityKey = z
   .string()
   .regex(keyPattern, 'must start with a letter or digit and hold only letters, digits, _ . -');
 
-function isHttpUrl(value: string): boolean {
+export function isHttpUrl(value: string): boolean {
   try {
     const url = new URL(value);
     return url.protocol === 'http:' || url.protocol === 'https:';
@@ -65,6 +65,12 @@ export const headerMap = z.record(
 export const url = z
   .string()
   .refine((v) => hasRef(v) || isHttpUrl(v), { message: 'not an http(s) URL', ...invalid });
+
+/**
+ * True when an http(s) URL is written with an empty host (`http:///mcp`, what `http://${HOST}/mcp` becomes with
+ * HOST unset): `new URL` skips the slashes and reads `mcp` as the host, so it parses and fails only at connect.
+ */
+export const emptyHost = (value: string): boolean => /^\s*https?:[\\/]{3}/i.test(value);
 
 /** True when `value` parses as a URL naming a user or a password (`https://user:password@host`). */
 export const carriesLogin = (value: string): boolean => {

@@ -10,6 +10,7 @@ export { companyJsonSchema } from './json-schema.js';
 export { knownKeysAt } from './known-keys.js';
 export { unresolvedReferences, unschedulableReferences } from './unresolved.js';
 export { pathOf, type Segment } from './problems.js';
+export { emptyHost } from './fields.js';
 export { isSecretPath, namesSecret } from './secret-paths.js';
 export {
   DefaultTransportEvents,

@@ -7,7 +7,8 @@
  * new path, or a changed value at the old one) is refused as before.
  */
 import { jsonEqual } from '../document/json.js';
-import { keyRules, type KeyRule } from './admission-names.js';
+import { keyRules } from './admission-names.js';
+import { envNameRule } from './admission-toolservers.js';
 import type { CompanyProblem, Segment } from './problems.js';
 import { isRecord } from './walk.js';
 
@@ -29,9 +30,16 @@ function valueAt(doc: unknown, segments: readonly Segment[]): unknown {
   return at;
 }
 
-const keyRuleOf = new Map<string, KeyRule>(
-  keyRules.map((rule) => [`${rule.path}\u0000${rule.message}`, rule]),
+const keyRuleOf = new Map<string, (key: string) => boolean>(
+  keyRules.map((rule) => [`${rule.path}\u0000${rule.message}`, rule.offends]),
 );
+
+/** Which keys of the map a problem sits on break its rule; undefined for a problem on a value. */
+const keyRuleFor = (problem: CompanyProblem): ((key: string) => boolean) | undefined =>
+  // An env map sits at many paths (each tool server's, each seat's and unit's mcp_env): known by its message.
+  problem.message === envNameRule.message
+    ? envNameRule.offends
+    : keyRuleOf.get(`${problem.path}\u0000${problem.message}`);
 
 /**
  * Whether the write's value at a problem's path is the active revision's. For a rule on a map's keys: whether
@@ -40,10 +48,10 @@ const keyRuleOf = new Map<string, KeyRule>(
 function sameValue(problem: CompanyProblem, document: unknown, basis: RatchetBasis): boolean {
   const now = valueAt(document, problem.segments);
   const before = valueAt(basis.document, problem.segments);
-  const rule = keyRuleOf.get(`${problem.path}\u0000${problem.message}`);
-  if (rule === undefined || !isRecord(now) || !isRecord(before)) return jsonEqual(now, before);
+  const offends = keyRuleFor(problem);
+  if (offends === undefined || !isRecord(now) || !isRecord(before)) return jsonEqual(now, before);
   return Object.keys(now)
-    .filter(rule.offends)
+    .filter(offends)
     .every((key) => Object.hasOwn(before, key));
 }
 

@@ -146,6 +146,20 @@ t.test('a url resolving to no URL is a failure with backoff, not a failed apply'
   t.ok(manager.status()[0]!.restarts >= 1, 'it is retried');
 });
 
+t.test('a url whose host variable is unset is judged no URL, not looked up as its path', async (t) => {
+  // `http://${MCP_HOST}/mcp` resolves to `http:///mcp`, which new URL reads as host `mcp`.
+  const { manager } = startManager(t, {
+    resolve: () => undefined,
+    backoffBaseMs: 60_000,
+    backoffCapMs: 60_000,
+  });
+  await manager.apply({ name: 'Acme', mcp_servers: [{ name: 'remote', url: 'http://${MCP_HOST}/mcp' }] });
+  t.match(manager.status()[0], {
+    state: 'backoff',
+    last_failure: { error: 'url is not a valid URL once its ${VAR} references are resolved' },
+  });
+});
+
 t.test(
   'a header resolving to a bad value is named in the failure, not read as a closed connection',
   async (t) => {
