@@ -73,18 +73,32 @@ export function handleRules(ctx: RuleContext): void {
   }
 }
 
-/** Unit names are unique org-wide: they are the units' identity. */
+/**
+ * Unit names are unique org-wide: they are the units' identity, matched as written (case included). Two
+ * names that are one text in two Unicode forms (`Café` precomposed, `Cafe` + U+0301) read alike everywhere,
+ * so only one could be reached by a seat's `unit`, a lead or `/config/units/{name}`: refused on a new write,
+ * an admission rule so a stored revision holding both still loads.
+ */
 export function unitNameRules(ctx: RuleContext): void {
   const seen = new Map<string, string>();
+  const forms = new Map<string, string>();
   for (const unit of ctx.walk.units) {
     if (unit.name === null) continue;
+    const at = [...unit.segments, 'name'];
     const first = seen.get(unit.name);
-    if (first === undefined) seen.set(unit.name, pathOf(unit.segments));
+    if (first !== undefined) {
+      ctx.problem(at, ProblemKind.Conflict, `this unit name is already used by the unit at ${first}`);
+      continue;
+    }
+    seen.set(unit.name, pathOf(unit.segments));
+    const form = unit.name.normalize('NFC');
+    const twin = forms.get(form);
+    if (twin === undefined) forms.set(form, pathOf(unit.segments));
     else {
-      ctx.problem(
-        [...unit.segments, 'name'],
+      ctx.admission(
+        at,
         ProblemKind.Conflict,
-        `this unit name is already used by the unit at ${first}`,
+        `this unit name is already used by the unit at ${twin}, written in another Unicode form (the same letters, composed differently)`,
       );
     }
   }
