@@ -115,7 +115,10 @@ export function phaseRunner(host: {
       }
       const failure = error instanceof PhaseFailure ? error : new PhaseFailure('error', String(error), 0);
       if (failure.reason !== 'aborted')
-        log.warn({ err: error, turn_id: turn.turn_id, phase: req.phase }, 'phase failed');
+        log.warn(
+          { err: loggedError(error), reason: failure.reason, turn_id: turn.turn_id, phase: req.phase },
+          'phase failed',
+        );
       host.tell({
         type: 'seat.phase.failed',
         turn_id: turn.turn_id,
@@ -127,4 +130,14 @@ export function phaseRunner(host: {
       });
     }
   };
+}
+
+/**
+ * The error a phase failure is logged with: a failure's cause when the failure only repeats the cause's
+ * message (the logger appends a cause's message to the error's, which would say it twice), else the error.
+ */
+function loggedError(error: unknown): unknown {
+  if (!(error instanceof PhaseFailure)) return error;
+  const cause: unknown = error.cause;
+  return cause instanceof Error && cause.message === error.message ? cause : error;
 }

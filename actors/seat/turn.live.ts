@@ -26,6 +26,8 @@ export const PROGRESS_EVERY_MS = 50;
 export interface PhaseLive {
   /** A model call of `round` starts (round -1: the opening prompt). */
   modelCall(round: number, model: string, provider: string | null): void;
+  /** The model call moved to another provider of its chain (a fallback): the view names the one called now. */
+  provider(provider: string, model: string): void;
   /** More of the round's text arrived. */
   partial(text: string): void;
   /** A tool call starts. */
@@ -140,6 +142,13 @@ export function phaseLive(
       partialSentAt = at.getTime();
       dropPartialTimer();
       running = { name: model, started_at: roundStartedAt, origin: 'model', server: provider };
+      send();
+    },
+    provider(provider, callModel) {
+      if (running?.origin !== 'model' || (running.server === provider && running.name === callModel)) return;
+      model = callModel;
+      // A new call to another provider: its start is now (the round's start stays in round_started_at).
+      running = { name: callModel, started_at: deps.now().toISOString(), origin: 'model', server: provider };
       send();
     },
     partial(text) {

@@ -104,6 +104,8 @@ async function modelCall(
         seat: seat.handle,
         trace: { trace_id: turn.wake.trace_id, parent_span_id: null },
         onUnfinished: (call) => unfinished.push(call),
+        // The live view names the provider called now, not the chain's first, once the call falls back.
+        onAttempt: ({ provider, model }) => scope.live.provider(provider, model),
       },
     );
     // The text as it streams in is the live view's round being written (a failure throws here too).

@@ -69,6 +69,8 @@ export interface CallerInfo {
    * what it cost as far as the wire said, so the caller counts spend no result carries.
    */
   readonly onUnfinished?: (call: UnfinishedCall) => void;
+  /** Told of each configured entry as the call turns to it (the first, then each fallback), for live views. */
+  readonly onAttempt?: (attempt: { readonly provider: string; readonly model: string }) => void;
 }
 
 interface Entry {
@@ -118,6 +120,7 @@ export class ProviderRegistry implements SubsystemApplier {
       const attempts: ChainAttempt[] = [];
       for (const [i, name] of chain.entries()) {
         const entry = entries.get(name);
+        if (entry) caller.onAttempt?.({ provider: name, model: entry.spec.model });
         const outcome = entry
           ? await this.tryEntry(entry, request, emit, caller).catch((error: unknown) => {
               // A failure after output ends the chain here: it names every provider tried, as a chain
