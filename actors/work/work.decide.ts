@@ -89,9 +89,15 @@ function fieldProblems(
       heldEntries.filter((e) => e.id === entry.id).map((e) => e.assignee),
     ),
   );
-  const ids = fields.checklist?.map((e) => e.id) ?? [];
-  if (new Set(ids).size !== ids.length)
-    problems.push({ path: 'checklist', kind: 'conflict', message: 'checklist ids repeat' });
+  // An entry's id names it (a tick, a held assignee): a repeat is refused where it stands, as a label's.
+  fields.checklist?.forEach((entry, i, all) => {
+    if (all.findIndex((e) => e.id === entry.id) !== i)
+      problems.push({
+        path: `checklist.${i}.id`,
+        kind: 'conflict',
+        message: `checklist entry "${entry.id}" is named twice`,
+      });
+  });
   const held = self?.fields.links ?? [];
   fields.links?.forEach((link, i) => {
     const target = itemByRef(state, link.item);

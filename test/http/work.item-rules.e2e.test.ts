@@ -302,3 +302,24 @@ t.test('a label or a link named twice is refused, a problem per repeat, as a sea
   const once = await send(`${w.base}/work/ENG-2`, { labels: ['ui', 'UI'] }, 'PATCH');
   t.equal(once.status, 200, 'labels differ by case: they are kept as written');
 });
+
+t.test('a checklist entry id named twice is refused at each repeat, naming the id', async (t) => {
+  const w = await startWorkHarness(t);
+  await send(`${w.base}/work`, { project: 'ENG', title: 'Listed' });
+  const before = (await w.bus.streamInfo(Streams.Work)).lastSeq;
+  const entry = (id: string, text: string) => ({ id, text, done: false, assignee: null });
+  const checklist = [
+    entry('spec', 'Write it'),
+    entry('test', 'Test it'),
+    entry('spec', 'Again'),
+    entry('spec', 'More'),
+  ];
+  const created = await send(`${w.base}/work`, { project: 'ENG', title: 'Twice', checklist });
+  t.equal(created.status, 400);
+  t.equal(created.json?.error, 'validation_error');
+  t.same(paths(created), ['checklist.2.id', 'checklist.3.id']);
+  const patched = await send(`${w.base}/work/ENG-1`, { checklist }, 'PATCH');
+  t.same(paths(patched), ['checklist.2.id', 'checklist.3.id']);
+  t.match(patched.json?.problems, [{ kind: 'conflict', message: /checklist entry "spec" is named twice/ }]);
+  t.equal((await w.bus.streamInfo(Streams.Work)).lastSeq, before, 'nothing written');
+});
