@@ -142,7 +142,7 @@ export const errorCatalogue = {
         status: 412,
         when: '`If-Match` names a revision while none is active',
         detail: '`If-Match` names a revision, but none is active.',
-        hint: 'Drop `If-Match` (or send `If-None-Match: *`) to store the first revision.',
+        hint: 'Nothing is active to match: send it again without `If-Match` (with `If-None-Match: *` to store it only while none is).',
       },
     },
   },

@@ -97,6 +97,42 @@ t.test('reload with If-Match on a node with no active revision answers 412', asy
   t.equal((await node.call('POST', '/config/reload')).status, 409, 'without If-Match: 409');
 });
 
+t.test(
+  "If-Match with nothing active: each route's 412 hint names what stores a first revision there, and it works",
+  async (t) => {
+    const node = await startConfigNode(t);
+    const ifMatch = { 'x-summary': 's', 'if-match': '"r-1"' };
+    // PATCH, an entity PUT and reload change the active revision: dropping If-Match there is a 409, so their
+    // hint points at a first whole document, never at dropping the header.
+    for (const [method, path, body] of [
+      ['PATCH', '/config', { name: 'B' }],
+      ['PUT', '/config/roles/ada', { name: 'Ada' }],
+      ['POST', '/config/reload', undefined],
+    ] as const) {
+      const refused = await node.call(method, path, { ...(body ? { body } : {}), headers: ifMatch });
+      t.equal(refused.status, 412, `${method} ${path}`);
+      const answer = await json(refused);
+      t.equal(answer['error'], 'no_active_revision');
+      t.match(answer['hint'], /`PUT \/config`.*`If-None-Match: \*`/, `${method} ${path}: a first document`);
+      t.notMatch(answer['hint'], /Drop `If-Match`/i, `${method} ${path}: not dropping If-Match`);
+      const dropped = await node.call(method, path, {
+        ...(body ? { body } : {}),
+        headers: { 'x-summary': 's' },
+      });
+      t.equal(dropped.status, 409, `${method} ${path} without If-Match is still refused`);
+    }
+    const put = await node.call('PUT', '/config', { body: company(), headers: ifMatch });
+    t.equal(put.status, 412);
+    const hint = (await json(put))['hint'] as string;
+    t.match(hint, /without `If-Match`.*`If-None-Match: \*`/, 'PUT /config: send it without If-Match');
+    const created = await node.call('PUT', '/config', {
+      body: company(),
+      headers: { 'x-summary': 's', 'if-none-match': '*' },
+    });
+    t.equal(created.status, 201, 'as the hint says, it is stored');
+  },
+);
+
 t.test('an If-Match listing several tags proceeds when any one names the active revision', async (t) => {
   const node = await startConfigNode(t);
   const id = await firstRevision(node);

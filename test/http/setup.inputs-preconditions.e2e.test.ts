@@ -112,13 +112,24 @@ t.test('a document the writer refuses seals nothing', async (t) => {
   t.match(await json(days), { error: 'validation_error' });
 });
 
-t.test('before the first revision a document field is 409 no_active_revision', async (t) => {
-  const node = await startSetupNode(t, { tierA: KEYRING });
-  const res = await postInputs(node, 'codehost-a', { values: { webhook_secret: 'abc' } });
-  t.equal(res.status, 409);
-  t.equal((await json(res))['error'], 'no_active_revision');
-  t.equal(storedSecret(node, 'SVC_CODEHOST_A_WEBHOOK_SECRET'), undefined);
-});
+t.test(
+  'before the first revision a document field is 409 no_active_revision, 412 under if_match',
+  async (t) => {
+    const node = await startSetupNode(t, { tierA: KEYRING });
+    const res = await postInputs(node, 'codehost-a', { values: { webhook_secret: 'abc' } });
+    t.equal(res.status, 409);
+    t.equal((await json(res))['error'], 'no_active_revision');
+    t.equal(storedSecret(node, 'SVC_CODEHOST_A_WEBHOOK_SECRET'), undefined);
+    // With an if_match there is nothing to match: 412, whose hint names the first document, not dropping it.
+    const matched = await postInputs(node, 'codehost-a', {
+      if_match: 'r-1',
+      values: { webhook_secret: 'abc' },
+    });
+    t.equal(matched.status, 412);
+    t.match(await json(matched), { error: 'no_active_revision', hint: /first document with `PUT \/config`/ });
+    t.equal(storedSecret(node, 'SVC_CODEHOST_A_WEBHOOK_SECRET'), undefined);
+  },
+);
 
 t.test(
   'a non-writer on a managed document, or an unknown kind, is refused before a slow body arrives',

@@ -81,6 +81,14 @@ export function readPreconditions(req: RequestHead, activeId: string | null): Pr
   throw staleList(`If-Match names no tag of the active revision ${activeId}`);
 }
 
+/**
+ * The 412 `no_active_revision` hint of a route that changes the active revision (a PATCH, an entity PUT, a
+ * reload): without `If-Match` it would be 409 all the same, so only a first whole document helps.
+ */
+export function firstDocumentHint(what: string): string {
+  return `${what} changes the active revision, and none is active: store a first whole document with \`PUT /config\` (\`If-None-Match: *\` to store it only while none is), then send this with its \`ETag\` as \`If-Match\`.`;
+}
+
 /** `If-None-Match` on a read: true when it names `etag` (or `*`), compared weakly. */
 export function notModified(req: ApiRequest, etagId: string): boolean {
   const header = req.headers['if-none-match'];

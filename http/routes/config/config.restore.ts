@@ -8,7 +8,13 @@ import { assertCompanyWriter } from '../../guard.js';
 import type { ApiReply, ApiRequest } from '../../types.js';
 import { knownKeysAt, unknownKeyPaths } from '../../../schema/index.js';
 import { openStored, requireActive, revisionById } from './config.reads.js';
-import { activeIdOf, readDryRun, readPreconditions, readSummary } from './config.request.js';
+import {
+  activeIdOf,
+  firstDocumentHint,
+  readDryRun,
+  readPreconditions,
+  readSummary,
+} from './config.request.js';
 import { submit, type ConfigWriteDeps } from './config.submit.js';
 
 /**
@@ -74,6 +80,7 @@ export async function reload(deps: ConfigWriteDeps, req: ApiRequest): Promise<Ap
   if (!state.active)
     throw new ApiError('no_active_revision', {
       variant: preconditions.ifMatch !== undefined ? 'on_if_match' : 'on_write',
+      ...(preconditions.ifMatch !== undefined ? { hint: firstDocumentHint('A reload') } : {}),
     });
   const basis = requireActive(state);
   const summary =

@@ -39,6 +39,7 @@ import {
 } from './config.reads.js';
 import {
   activeIdOf,
+  firstDocumentHint,
   parseDocumentBody,
   readDryRun,
   readPreconditions,
@@ -52,11 +53,20 @@ export type { ConfigWriteDeps } from './config.submit.js';
 
 const creatable: ReadonlySet<EntityKind> = new Set<EntityKind>(['llm-providers', 'mcp-servers']);
 
-/** The active revision a write builds on; with nothing active, 412 under `If-Match`, else 409. */
-function activeForWrite(state: ConfigState, preconditions: Preconditions): RevisionRecord {
+/**
+ * The active revision a write builds on; with nothing active, 412 under `If-Match`, else 409. Dropping the
+ * header cannot help here (the 409), so the 412 points at a first whole document instead.
+ */
+function activeForWrite(
+  state: ConfigState,
+  preconditions: Preconditions,
+  what: 'A PATCH' | 'An entity PUT',
+): RevisionRecord {
   if (!state.active) {
+    const ifMatch = preconditions.ifMatch !== undefined;
     throw new ApiError('no_active_revision', {
-      variant: preconditions.ifMatch !== undefined ? 'on_if_match' : 'on_write',
+      variant: ifMatch ? 'on_if_match' : 'on_write',
+      ...(ifMatch ? { hint: firstDocumentHint(what) } : {}),
     });
   }
   return requireActive(state);
@@ -178,7 +188,7 @@ async function patchConfig(deps: ConfigWriteDeps, req: ApiRequest): Promise<ApiR
   assertCompanyWriter(deps.auth, req.actor);
   const dryRun = readDryRun(req);
   const preconditions = readPreconditions(req, activeIdOf(deps.state()));
-  const basis = activeForWrite(deps.state(), preconditions);
+  const basis = activeForWrite(deps.state(), preconditions, 'A PATCH');
   const body = parseDocumentBody(req, 'invalid_patch');
   const summary = readSummary(req, body.bodySummary, !dryRun);
   const unknown = patchUnknownKeys(body.document, knownKeysAt);
@@ -220,7 +230,7 @@ function entityHead(deps: ConfigWriteDeps, req: RequestHead) {
   assertCompanyWriter(deps.auth, req.actor);
   const preconditions = readPreconditions(req, activeIdOf(deps.state()));
   const id = req.params['id'] ?? '';
-  const basis = activeForWrite(deps.state(), preconditions);
+  const basis = activeForWrite(deps.state(), preconditions, 'An entity PUT');
   const stored = openEditable(deps, basis);
   const existing = findEntity(stored, kind, id);
   if (preconditions.ifNoneMatchAny && !creatable.has(kind)) {

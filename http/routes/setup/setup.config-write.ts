@@ -66,7 +66,11 @@ export async function writeDocument(deps: SetupConfigDeps, write: SetupWrite): P
  */
 export function checkIfMatch(ifMatch: string | undefined, activeId: string | null): string | undefined {
   if (ifMatch === undefined) return undefined;
-  if (activeId === null) throw new ApiError('no_active_revision', { variant: 'on_if_match' });
+  if (activeId === null)
+    throw new ApiError('no_active_revision', {
+      variant: 'on_if_match',
+      hint: 'No revision is active, so none can be matched: store a first document with `PUT /config`, then read the integration again and send the `revision_id` it shows.',
+    });
   const list = parseTagList(ifMatch);
   if (list?.any) return '*';
   if (list && strongMatch(list, activeId, (tag, id) => tag.toLowerCase() === id)) return activeId;
