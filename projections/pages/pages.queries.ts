@@ -60,7 +60,10 @@ export function findContainer(keys: readonly string[], wanted: string): string |
   return keys.find((k) => k.toLowerCase() === lower) ?? null;
 }
 
-/** A page by id (in any case), or by `CONTAINER/Title` (title compared ignoring case and whitespace runs). */
+/**
+ * A page by id (in any case), or by `CONTAINER/Title` (title compared ignoring case and whitespace runs,
+ * in either Unicode form: writes store titles composed, a page stored before that keeps its own form).
+ */
 export function resolvePage(state: PagesState, ref: string, containers: readonly string[]): Page | null {
   const byId = state.pages.get(canonicalId(ref));
   if (byId) return byId;
@@ -69,7 +72,10 @@ export function resolvePage(state: PagesState, ref: string, containers: readonly
   const keys = [...new Set([...containers, ...state.counts.keys()])];
   const container = findContainer(keys, ref.slice(0, slash));
   if (container === null) return null;
-  const id = state.titles.get(titleSlot(container, ref.slice(slash + 1)));
+  const title = ref.slice(slash + 1);
+  const id =
+    state.titles.get(titleSlot(container, title.normalize('NFC'))) ??
+    state.titles.get(titleSlot(container, title));
   return id === undefined ? null : (state.pages.get(id) ?? null);
 }
 
@@ -95,9 +101,10 @@ function sameSlot(ref: string, slot: string): boolean {
   const slash = ref.indexOf('/');
   if (slash <= 0) return false;
   const container = slot.slice(0, slot.indexOf('\u0000'));
+  const title = ref.slice(slash + 1);
   return (
     findContainer([container], ref.slice(0, slash)) !== null &&
-    titleSlot(container, ref.slice(slash + 1)) === slot
+    (titleSlot(container, title) === slot || titleSlot(container, title.normalize('NFC')) === slot)
   );
 }
 

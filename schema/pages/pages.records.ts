@@ -22,13 +22,15 @@ const bytes = (max: number) => (s: string) => Buffer.byteLength(s, 'utf8') <= ma
 
 /**
  * A title as a write sends it (a request body, a tool call, the write command): no control character
- * (C0, DEL, C1) and no lone surrogate anywhere, checked before the ends are trimmed. Trimmed, not `.` or
- * `..`: a dot segment, which a URL parser removes (`%2E` too), so no path could name it as `CONTAINER/Title`.
+ * (C0, DEL, C1) and no lone surrogate anywhere, checked before the ends are trimmed. Trimmed and composed
+ * (NFC), so `é` sent as one code point or as `e` + U+0301 is one title, measured and stored alike. Not `.`
+ * or `..`: a dot segment, which a URL parser removes (`%2E` too), so no path could name it as `CONTAINER/Title`.
  */
 export const PageTitle = z
   .string()
   .refine((s) => !hasControlOrLoneSurrogate(s), 'no control characters or lone surrogates')
   .trim()
+  .normalize('NFC')
   .min(1)
   .max(PageLimits.titleChars)
   .refine(
