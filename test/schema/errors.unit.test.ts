@@ -38,8 +38,9 @@ t.test('the catalogue covers every code of the spec Errors table', async (t) => 
     'unreadable_revision', 'already_configured', 'entity_exists', 'unsupported_patch_media_type', 'draining',
     'no_keyring', 'content_unavailable',
   ]; // prettier-ignore
-  // Codes the project adds beyond the spec's table, each for a stated reason: webhook deliveries over
-  // 25 MiB (body_too_large); the 409 of a rekey naming another key; a reveal this node cannot open; a
+  // Codes the project adds beyond the spec's table, each for a stated reason: a body over its route's cap
+  // (body_too_large: 25 MiB for webhooks, 8 MiB by default; the spec's unreadable_body is for late or cut
+  // bodies); the 409 of a rekey naming another key; a reveal this node cannot open; a
   // listener holding its cap of body bytes in flight (overloaded); a backup directory refused, or a
   // backup failing after it started (POST /backup, whose codes the spec leaves open); the code-host app
   // begin route on a node with no setup surface (the spec: every refusal carries a code); a stream upgrade
