@@ -50,10 +50,13 @@
  * A17. A redaction marker outside a secret leaf, typically in a free settings map (admission-markers.ts).
  * A18..A20. A tool-server entry that can never run as written (admission-toolservers.ts): `args` on a remote
  *     entry, a NUL in what a process is started with or an env name it would misread, a url naming no host.
+ * A21. A provider entry's `api_keys` listing one key (a `${VAR}` reference or a literal) twice
+ *     (admission-providers.ts): the pool would try the same key twice in one call.
  */
 import { cronProblem, cronStepProblem } from '../schedules/time.js';
 import { markerRules } from './admission-markers.js';
 import { nameRules } from './admission-names.js';
+import { providerKeyRules } from './admission-providers.js';
 import { toolServerRules } from './admission-toolservers.js';
 import { leadSeat } from './derived.js';
 import { cutForQuote, hasControlOrLoneSurrogate } from '../text-grammars.js';
@@ -189,6 +192,8 @@ export function admissionRules(ctx: RuleContext): void {
   markerRules(ctx);
   // A18, A19, A20
   toolServerRules(ctx);
+  // A21
+  providerKeyRules(ctx);
 
   for (const scope of scheduleScopes(ctx)) {
     scope.list.forEach((schedule, i) => {

@@ -179,6 +179,30 @@ t.test('A16: a notification rate limit that is not a whole number of notificatio
   }
 });
 
+t.test('A21: a provider entry listing one key twice, as a reference or a literal', async (t) => {
+  const doc = baseCompany();
+  doc['providers']['llm']['main']['api_keys'] = ['${ANTHROPIC_KEY}', '${ANTHROPIC_KEY}'];
+  admission(t, doc, 'providers.llm.main.api_keys[1] conflict');
+  t.match(write(doc).problems[0]?.message, /\$\{ANTHROPIC_KEY\} is already listed at api_keys\[0\]/);
+
+  doc['providers']['llm']['main']['api_keys'] = [
+    '${K}',
+    'sk-literal-1',
+    '${OTHER}',
+    ' ${K} ',
+    'sk-literal-1',
+  ];
+  doc['providers']['llm']['backup'] = { type: 'openai', model: 'm', api_keys: ['${K}'] };
+  const result = write(doc);
+  t.same(
+    summary(result),
+    ['providers.llm.main.api_keys[3] conflict', 'providers.llm.main.api_keys[4] conflict'],
+    'each repeat at its place, written with spaces too; another entry may hold the same key',
+  );
+  t.match(result.problems[1]?.message, /the same key is already listed at api_keys\[1\]/);
+  t.notMatch(JSON.stringify(result), /sk-literal-1/, 'a literal key is never quoted');
+});
+
 t.test('hard rules refuse in runnable mode too', async (t) => {
   const doc = baseCompany();
   doc['integrations'] = { wiki: { url: 'https://w.example' }, tracker_b: { url: 'https://t.example' } };
