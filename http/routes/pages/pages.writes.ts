@@ -46,9 +46,13 @@ export interface WriteDeps extends KnowledgeCallers {
   readonly pages: PagesService;
 }
 
-/** A parent reference (id or `CONTAINER/Title`) as an id; null stays null (top of the container). */
+/**
+ * A parent reference (id or `CONTAINER/Title`) as an id; null or `root` (the listing's word for the top,
+ * which the page tools take too; no page ref is one bare word) is null, the top of the container.
+ */
 function parentOf(pages: PagesService, ref: string | null | undefined): string | null | undefined {
   if (ref === undefined || ref === null) return ref;
+  if (ref === 'root') return null;
   const found = pages.resolve(ref);
   if (!found) throw notFound(ref);
   return found.id;
