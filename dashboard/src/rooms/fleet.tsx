@@ -1,7 +1,8 @@
 /**
- * Fleet: nodes, their roles, epochs, seats and duties, and the seat leases (the `fleet` question, guarded);
- * an expired node can be removed (`POST /fleet/broker/remove/{node}`) behind a confirm step. A node id
- * written by more than one live process (its row's `duplicates`) is marked and each process named.
+ * Fleet: nodes, their roles, epochs, postures, alarms, seats and duties, and the seat leases (the `fleet`
+ * question, guarded); an expired node can be removed (`POST /fleet/broker/remove/{node}`) behind a confirm
+ * step. A node id written by more than one live process (its row's `duplicates`) is marked and each process
+ * named.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useConnection, useLiveSlice, useQuestion } from '../live/context.js';
@@ -17,11 +18,21 @@ interface FleetProcess {
   api?: { host: string; port: number } | null;
   started_at: string;
 }
+/** A node's alarms as its presence record announces them: names critical first, at most 16. */
+interface NodeAlarms {
+  count: number;
+  worst?: string;
+  names: string[];
+}
 interface FleetNode extends FleetProcess {
   id: string;
   roles: string[];
   version: string;
   applied_epoch: number;
+  /** As `/health` names it; null from a node of an earlier release. */
+  posture: string | null;
+  /** Null before the node's first evaluation, or from an earlier release. */
+  alarms: NodeAlarms | null;
   renewed_at: string;
   expires_at: string;
   seats: string[];
@@ -75,6 +86,41 @@ function Duplicates(props: { nodes: FleetNode[] }) {
           </ul>
         </div>
       ))}
+    </>
+  );
+}
+
+/** What a posture other than `serve` means for the node's work (ops/dashboard.md, as `/health` says). */
+const postureMeaning: Record<string, string> = {
+  wait: 'an apply is under way; it serves the epoch it had meanwhile',
+  shed: 'out of rotation: it lagged behind the active epoch past 45 s',
+  isolated: 'the active revision failed here; it serves the epoch it last applied',
+  stuck: 'out of rotation: it cannot apply its configuration',
+};
+
+/** The word itself, not a colour alone: a quiet "serving", or the posture (`stuck`, `shed`...) marked. */
+function PostureCell(props: { posture: string | null }) {
+  const { posture } = props;
+  if (posture === null)
+    return (
+      <span class="muted" title="not announced (a node of an earlier release)">
+        —
+      </span>
+    );
+  if (posture === 'serve') return <span class="muted">serving</span>;
+  return <Badge value={posture} title={postureMeaning[posture]} />;
+}
+
+/** The worst severity as a word, then the alarm names as the node lists them (critical first); else nothing. */
+function AlarmsCell(props: { alarms: NodeAlarms | null }) {
+  const { alarms } = props;
+  if (alarms === null || alarms.count === 0) return null;
+  const more = alarms.count - alarms.names.length;
+  return (
+    <>
+      <Badge value={alarms.worst ?? 'warning'} title="its worst alarm" /> {alarms.count}{' '}
+      {alarms.count === 1 ? 'alarm' : 'alarms'}: {alarms.names.join(', ')}
+      {more > 0 ? `, and ${more} more` : ''}
     </>
   );
 }
@@ -191,6 +237,8 @@ export function FleetRoom() {
                 },
                 { label: 'roles', cell: (n) => n.roles.join(', ') },
                 { label: 'epoch', cell: (n) => n.applied_epoch, numeric: true },
+                { label: 'posture', cell: (n) => <PostureCell posture={n.posture ?? null} /> },
+                { label: 'alarms', cell: (n) => <AlarmsCell alarms={n.alarms ?? null} /> },
                 { label: 'seats', cell: (n) => n.seats.length, numeric: true },
                 { label: 'duties', cell: (n) => n.duties.join(', ') || '—' },
                 { label: 'store', cell: (n) => n.store?.engine ?? '—' },

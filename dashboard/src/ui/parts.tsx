@@ -40,6 +40,8 @@ const tones: Record<string, string> = {
   duplicate: 'bad',
   stuck: 'bad',
   isolated: 'bad',
+  critical: 'bad',
+  warning: 'warn',
   shutting_down: 'warn',
   human: 'quiet',
 };
