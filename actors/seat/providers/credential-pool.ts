@@ -202,7 +202,16 @@ export class CredentialPool {
     return earliest;
   }
 
-  snapshot(): CredentialPoolEntry {
+  /** Calls in flight on any of its keys. */
+  get inFlight(): number {
+    return this.keys.reduce((sum, key) => sum + key.inFlight, 0);
+  }
+
+  /**
+   * The pool as `/credential-pool` reads it; `superseded`: pools this one replaced (an apply redefined the
+   * entry) whose calls still run, counted in flight on the key written identically here.
+   */
+  snapshot(superseded: readonly CredentialPool[] = []): CredentialPoolEntry {
     const now = this.now();
     return {
       provider: this.provider,
@@ -218,7 +227,10 @@ export class CredentialPool {
           index: key.index,
           cooling_until: cooling ? new Date(key.coolingUntil as number).toISOString() : null,
           reason: cooling ? key.reason : unresolved ? CoolReason.Unresolved : null,
-          in_flight: key.inFlight,
+          in_flight: superseded.reduce(
+            (sum, pool) => sum + (pool.keys.find((k) => k.text === key.text)?.inFlight ?? 0),
+            key.inFlight,
+          ),
           failures: key.failures,
         };
       }),

@@ -33,6 +33,7 @@ import {
 } from './llm.errors.js';
 import type { LlmRequest, LlmResult, LlmStream, UnfinishedCall } from './llm.types.js';
 import { openaiClient } from './openai.client.js';
+import { RetiredPools } from './retired-pools.js';
 import { readProviderConfig, type ProviderConfig } from './provider-config.js';
 
 /** Event types this registry publishes (ops/event-types.md). */
@@ -101,6 +102,8 @@ export class ProviderRegistry implements SubsystemApplier {
   private prior: State | null = null;
   /** The block last warned about (the running one until a change is): said once per change. */
   private told: { readonly block: EmbeddingsBlock } | undefined;
+  /** Pools of entries replaced while calls ran on them, still counted by `snapshot`. */
+  private readonly retired = new RetiredPools();
 
   constructor(private readonly opts: RegistryOptions) {
     this.state = this.build(opts.document, null);
@@ -249,6 +252,7 @@ export class ProviderRegistry implements SubsystemApplier {
   apply(next: Company): Promise<void> {
     this.prior = this.state;
     this.state = this.build(next, this.state);
+    this.retired.retire(this.prior.entries.values(), this.state.entries.values());
     this.opts.logger?.info({ providers: [...this.state.entries.keys()] }, 'LLM providers applied');
     return Promise.resolve();
   }
@@ -272,16 +276,21 @@ export class ProviderRegistry implements SubsystemApplier {
   }
 
   rollback(): Promise<void> {
-    if (this.prior) this.state = this.prior;
+    if (this.prior) {
+      const rolledBack = this.state;
+      this.state = this.prior;
+      this.retired.retire(rolledBack.entries.values(), this.state.entries.values());
+    }
     this.prior = null;
     return Promise.resolve();
   }
 
-  /** Per entry, its keys by reference with their cooldowns (`GET /credential-pool`). */
+  /**
+   * Per entry, its keys by reference with their cooldowns (`GET /credential-pool`); a call still running on
+   * an entry an apply replaced is counted where it started (ops/providers.md "Apply").
+   */
   snapshot(): CredentialPoolSnapshot {
-    const out: CredentialPoolSnapshot = {};
-    for (const [name, entry] of this.state.entries) out[name] = entry.pool.snapshot();
-    return out;
+    return this.retired.snapshot(this.state.entries.values());
   }
 
   private build(document: Company | null, previous: State | null): State {

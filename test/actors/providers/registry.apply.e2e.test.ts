@@ -88,6 +88,45 @@ t.test(
 );
 
 t.test(
+  'a call in flight on an entry renamed, removed or redefined stays counted in the credential pool until it ends',
+  async (t) => {
+    const held = await server(t, {
+      wire: 'openai',
+      script: [
+        { kind: 'text', text: 'renamed', hold: 'renamed' },
+        { kind: 'text', text: 'redefined', hold: 'redefined' },
+      ],
+    });
+    const entry = { type: 'openai', model: 'g', base_url: held.baseUrl, api_keys: ['${KEY_A}'] };
+    const h = harness(doc({ old: entry }));
+    const renamed = h.registry.call(['old'], ask('q'));
+    await held.waitForRequests(1);
+    await h.registry.apply(doc({ new: entry }));
+    t.match(h.registry.snapshot(), {
+      old: { model: 'g', keys: [{ ref: 'KEY_A', in_flight: 1 }] },
+      new: { keys: [{ ref: 'KEY_A', in_flight: 0 }] },
+    });
+    held.release('renamed');
+    t.equal((await drain(renamed)).result?.text, 'renamed');
+    t.same(Object.keys(h.registry.snapshot()), ['new'], 'the old name goes once its last call ended');
+
+    const redefined = h.registry.call(['new'], ask('q'));
+    await held.waitForRequests(2);
+    await h.registry.apply(doc({ new: { ...entry, model: 'g2', api_keys: ['${KEY_A}', '${KEY_B}'] } }));
+    t.match(h.registry.snapshot()['new'], {
+      model: 'g2',
+      keys: [
+        { ref: 'KEY_A', in_flight: 1 },
+        { ref: 'KEY_B', in_flight: 0 },
+      ],
+    });
+    held.release('redefined');
+    await drain(redefined);
+    t.match(h.registry.snapshot()['new'], { keys: [{ ref: 'KEY_A', in_flight: 0 }, { in_flight: 0 }] });
+  },
+);
+
+t.test(
   'an embeddings change is applied as a restart-required warning only, once the apply ended',
   async (t) => {
     const llm = { a: { type: 'openai', model: 'm' } };
