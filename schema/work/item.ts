@@ -5,9 +5,10 @@
 import { z } from 'zod';
 import { priorities, workStatuses } from './statuses.js';
 import {
+  breaksLine,
   cutForQuote,
-  hasControlOrLoneSurrogate,
   hasNulOrLoneSurrogate,
+  hasVisibleCharacter,
   isOpId,
   ITEM_TITLE_MAX,
   PROJECT_KEY,
@@ -32,12 +33,22 @@ export const noWorkItem = (ref: string): string => `no work item ${quotedRef(ref
 
 /**
  * What a write may send, as the records need not hold it (so a log written before still folds whole):
- * a name or a line of text (a label, a checklist entry, a view's name) has no control character or lone
- * surrogate, as a title; a body (a description, a comment, a text field) keeps tabs and line breaks but
- * has no NUL and no lone surrogate.
+ * a name or a line of text (a label, a checklist entry, a view's name) is one line (`breaksLine`: no control
+ * character, U+2028/U+2029 or lone surrogate), as a title; a body (a description, a comment, a text field)
+ * keeps tabs and line breaks but has no NUL and no lone surrogate.
  */
-export const lineText = () =>
-  z.string().refine((s) => !hasControlOrLoneSurrogate(s), 'no control characters or lone surrogates');
+export const lineText = () => z.string().refine((s) => !breaksLine(s), ONE_LINE);
+/** What a write breaking `breaksLine` is told. */
+export const ONE_LINE = 'no control characters, U+2028/U+2029 line breaks or lone surrogates';
+
+/**
+ * A trimmed title with something in it but nothing visible (a zero-width space, a soft hyphen, a mark
+ * alone) is refused as the empty title is (`min(1)`'s own issue), so both read alike on every route.
+ */
+export const visibleTitle = (title: string, ctx: z.RefinementCtx): void => {
+  if (title.length > 0 && !hasVisibleCharacter(title))
+    ctx.addIssue({ code: 'too_small', origin: 'string', minimum: 1, inclusive: true, input: title });
+};
 export const bodyText = () =>
   z.string().refine((s) => !hasNulOrLoneSurrogate(s), 'no NUL or lone surrogates');
 
@@ -114,14 +125,17 @@ const ItemWriteFields = ItemFields.extend({
 
 /**
  * A title as a write sends it: one line of text, as a page title (no control character, C0, DEL or C1,
- * and no lone surrogate, anywhere: checked before the ends are trimmed). Only writes are held to it: the
- * records keep `ItemFields.title`, so a log written before still folds whole.
+ * no U+2028/U+2029 and no lone surrogate, anywhere: checked before the ends are trimmed), with at least one
+ * visible character. Only writes are held to it: the records keep `ItemFields.title`, so a log written
+ * before still folds whole.
  */
 export const ItemTitle = z
   .string()
-  .refine((s) => !hasControlOrLoneSurrogate(s), 'no control characters or lone surrogates')
+  // Not one line is the one problem: trimmed, a NEL alone would also read as empty.
+  .refine((s) => !breaksLine(s), { message: ONE_LINE, abort: true })
   .trim()
   .min(1)
+  .superRefine(visibleTitle)
   .max(ITEM_TITLE_MAX);
 
 export const defaultFields = (): Omit<ItemFields, 'title'> => ({
@@ -153,8 +167,26 @@ export const CreateItemBody = ItemWriteFields.partial()
   .strict();
 export type CreateItemBody = z.infer<typeof CreateItemBody>;
 
-/** `PATCH /work/{id}`: the fields to replace (lists are replaced whole). */
-export const UpdateItemBody = ItemWriteFields.partial()
+/** A field an item may be without: null (a merge patch's "remove") leaves it as a create leaving it out does. */
+const clearable = <T extends z.ZodType>(field: T, empty: () => z.output<T>) =>
+  field.nullable().transform((value): z.output<T> => value ?? empty());
+
+/**
+ * `PATCH /work/{id}`, a JSON merge patch (RFC 7396): the fields to replace (lists and `fields` are replaced
+ * whole), and null removes one an item may be without. The route refuses null for those it always has.
+ */
+export const UpdateItemBody = ItemWriteFields.extend({
+  description: clearable(ItemWriteFields.shape.description, () => defaultFields().description),
+  priority: clearable(ItemWriteFields.shape.priority, () => defaultFields().priority),
+  assignees: clearable(ItemWriteFields.shape.assignees, () => defaultFields().assignees),
+  watchers: clearable(ItemWriteFields.shape.watchers, () => defaultFields().watchers),
+  asked_of: clearable(ItemWriteFields.shape.asked_of, () => defaultFields().asked_of),
+  labels: clearable(ItemWriteFields.shape.labels, () => defaultFields().labels),
+  links: clearable(ItemWriteFields.shape.links, () => defaultFields().links),
+  checklist: clearable(ItemWriteFields.shape.checklist, () => defaultFields().checklist),
+  fields: clearable(ItemWriteFields.shape.fields, () => defaultFields().fields),
+})
+  .partial()
   .extend({ title: ItemTitle.optional(), op_id: z.string().optional() })
   .strict();
 export type UpdateItemBody = z.infer<typeof UpdateItemBody>;

@@ -29,7 +29,8 @@ import {
 import { itemDetail } from '../../../projections/index.js';
 import { ApiError } from '../../api-error.js';
 import { createPreconditions, noneMatchVersion, versioned, versionTag } from '../if-match.param.js';
-import { opIdOf, writeBody } from '../op-id.param.js';
+import { bodyOpId, opIdOf, writeBody } from '../op-id.param.js';
+import { fitBody, jsonValue } from '../../json-body.js';
 import { cursorParam, cursorRefused, sealNext } from '../list-cursor.param.js';
 import type { ApiReply, ApiRequest, RouteDef } from '../../types.js';
 import type { WorkRouteDeps } from './work.deps.js';
@@ -208,6 +209,45 @@ function ifMatch(req: ApiRequest, state: WorkState, opId: string | undefined): {
   return pinned === undefined ? {} : { if_match: pinned };
 }
 
+/**
+ * What a PATCH may not remove: every item has these, so a merge patch's null (RFC 7396) cannot apply to
+ * them. Each with what to do instead.
+ */
+const KEPT_FIELDS: Readonly<Record<string, string>> = {
+  title: 'send a new title',
+  type: 'send another type (GET /work/catalogue lists them)',
+  status: 'move the item to another status (POST /work/{id}/move)',
+  project: 'an item stays in the project it was created in',
+};
+
+/**
+ * `PATCH /work/{id}`'s body (UpdateItemBody: null clears a field an item may be without). Null for one it
+ * always has is refused by name once the rest of the body fits, rather than as a value of the wrong type
+ * (or, for `status` and `project`, as a field PATCH does not know).
+ */
+function updateBody(req: ApiRequest): UpdateItemBody {
+  const raw = jsonValue(req);
+  opIdOf(req, bodyOpId(raw), () => '');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fitBody(raw, UpdateItemBody);
+  const removed = Object.keys(KEPT_FIELDS).filter((name) => (raw as Record<string, unknown>)[name] === null);
+  const rest = Object.fromEntries(Object.entries(raw).filter(([name]) => !removed.includes(name)));
+  const body = fitBody(rest, UpdateItemBody);
+  if (removed.length === 0) return body;
+  const names = removed.join(' and ');
+  throw new ApiError('validation_error', {
+    detail: `${names} cannot be removed: every item has ${removed.length === 1 ? 'one' : 'them'}.`,
+    hint: `A null in a PATCH removes a field an item may be without; instead: ${removed.map((n) => `${n}: ${KEPT_FIELDS[n]}`).join('; ')}.`,
+    extra: {
+      problems: removed.map((name) => ({
+        path: name,
+        segments: [name],
+        kind: 'invalid',
+        message: `${name} cannot be removed`,
+      })),
+    },
+  });
+}
+
 export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
   return [
     {
@@ -261,7 +301,7 @@ export function workItemRoutes(deps: WorkRouteDeps): RouteDef[] {
       query: ['op_id'],
       preconditions: versioned,
       handler: async (req) => {
-        const { op_id, ...changes } = writeBody(req, UpdateItemBody);
+        const { op_id, ...changes } = updateBody(req);
         return send(deps, req, op_id, {
           kind: 'update',
           item: itemRef(req.params['id']!),
