@@ -67,6 +67,29 @@ const controlOrLoneSurrogate = /[\u0000-\u001f\u007f-\u009f\ud800-\udfff]/u;
 /** True when `s` holds a control character or a lone surrogate (a title refuses both, anywhere). */
 export const hasControlOrLoneSurrogate = (s: string): boolean => controlOrLoneSurrogate.test(s);
 
+/**
+ * U+2028 LINE SEPARATOR and U+2029 PARAGRAPH SEPARATOR: line breaks that are not control characters, which
+ * `trim()` would cut off a title's ends unsaid while a `\n` there is refused.
+ */
+const lineOrParagraphSeparator = /[\u2028\u2029]/;
+
+/**
+ * True when `s` is not one line: a control character (a tab, `\n`, `\r`, `\v`, `\f`, NEL...), U+2028 or
+ * U+2029 anywhere, or a lone surrogate. What a title, and a write's name or line of text, refuses.
+ */
+export const breaksLine = (s: string): boolean =>
+  hasControlOrLoneSurrogate(s) || lineOrParagraphSeparator.test(s);
+
+/**
+ * A character a reader sees: not whitespace, not a format character (zero-width space, joiners, word joiner,
+ * BOM, soft hyphen), not one that renders as nothing (Default_Ignorable_Code_Point: fillers, variation
+ * selectors), not a combining mark (with nothing to mark).
+ */
+const visibleCharacter = /[^\p{White_Space}\p{Cf}\p{Default_Ignorable_Code_Point}\p{M}]/u;
+
+/** True when `s` shows something: a title made only of invisible characters is as empty as a blank one. */
+export const hasVisibleCharacter = (s: string): boolean => visibleCharacter.test(s);
+
 /** A NUL or a lone surrogate: what a body (a comment, a description, a page) refuses; tabs and line breaks stay. */
 const nulOrLoneSurrogate = /[\u0000\ud800-\udfff]/u;
 
@@ -78,8 +101,11 @@ export const ITEM_TITLE_MAX = 300;
 /** A knowledge-base page's title, in characters once trimmed. */
 export const PAGE_TITLE_MAX = 255;
 
-/** True when `title` is one line a write may send: no control character or lone surrogate, 1 to `max` characters once trimmed. */
+/**
+ * True when `title` is one line a write may send: no control character, U+2028/U+2029 or lone surrogate
+ * (`breaksLine`), at least one visible character, at most `max` characters once trimmed.
+ */
 export const isTitle = (title: string, max: number): boolean => {
   const trimmed = title.trim();
-  return !hasControlOrLoneSurrogate(title) && trimmed.length >= 1 && trimmed.length <= max;
+  return !breaksLine(title) && hasVisibleCharacter(trimmed) && trimmed.length <= max;
 };

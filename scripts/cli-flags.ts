@@ -80,11 +80,11 @@ export const searchFlag = (label: string, raw: string | undefined): string | und
 export const nonEmptyFlag = (label: string, raw: string | undefined, takes: string): string | undefined =>
   shapeFlag(label, raw, (value) => value !== '', takes);
 
-/** `--title T` of a create: one line, 1 to `max` characters once trimmed, as the route reads it. */
+/** `--title T` of a create: one line, 1 to `max` characters once trimmed, one visible, as the route reads it. */
 export const titleFlag = (raw: string | undefined, max: number): string | undefined =>
   shapeFlag(
     '--title',
     raw,
     (title) => isTitle(title, max),
-    `one line of 1 to ${max} characters once trimmed (no control characters or lone surrogates)`,
+    `one line of 1 to ${max} characters once trimmed (no control characters, U+2028/U+2029 line breaks or lone surrogates; one visible character at least)`,
   );

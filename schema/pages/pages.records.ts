@@ -6,8 +6,8 @@
  */
 import { z } from 'zod';
 import { ServiceCaller } from '../service-tools.js';
-import { hasControlOrLoneSurrogate, hasNulOrLoneSurrogate, PAGE_TITLE_MAX } from '../text-grammars.js';
-import { OpId } from '../work/item.js';
+import { breaksLine, hasNulOrLoneSurrogate, PAGE_TITLE_MAX } from '../text-grammars.js';
+import { ONE_LINE, OpId, visibleTitle } from '../work/item.js';
 
 /** Limits of the knowledge base (ops/knowledge-base.md "Limits"). */
 export const PageLimits = {
@@ -22,16 +22,19 @@ const bytes = (max: number) => (s: string) => Buffer.byteLength(s, 'utf8') <= ma
 
 /**
  * A title as a write sends it (a request body, a tool call, the write command): no control character
- * (C0, DEL, C1) and no lone surrogate anywhere, checked before the ends are trimmed. Trimmed and composed
+ * (C0, DEL, C1), no U+2028/U+2029 and no lone surrogate anywhere, checked before the ends are trimmed, and
+ * at least one visible character (a zero-width space alone is as empty as a blank). Trimmed and composed
  * (NFC), so `é` sent as one code point or as `e` + U+0301 is one title, measured and stored alike. Not `.`
  * or `..`: a dot segment, which a URL parser removes (`%2E` too), so no path could name it as `CONTAINER/Title`.
  */
 export const PageTitle = z
   .string()
-  .refine((s) => !hasControlOrLoneSurrogate(s), 'no control characters or lone surrogates')
+  // Not one line is the one problem: trimmed, a NEL alone would also read as empty.
+  .refine((s) => !breaksLine(s), { message: ONE_LINE, abort: true })
   .trim()
   .normalize('NFC')
   .min(1)
+  .superRefine(visibleTitle)
   .max(PageLimits.titleChars)
   .refine(
     (s) => s !== '.' && s !== '..',

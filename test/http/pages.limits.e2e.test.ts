@@ -95,6 +95,23 @@ t.test('a title with a control character or a lone surrogate is refused 400 inva
   t.equal((kept.json['page'] as Json)['title'], 'Rocket 🚀');
 });
 
+t.test(
+  'POST /pages: a title with nothing visible is refused as the empty one, U+2028 at an end as \\n',
+  async (t) => {
+    const base = await stored(n);
+    const empty = await n.call('POST', '/pages', { body: { container: 'ENG', title: ' ' } });
+    t.equal(empty.status, 400);
+    for (const title of ['\u200b', '\u00ad\u2060\ufeff', ' \u0301 ', 'A\u2028', '\u2029A']) {
+      const made = await n.call('POST', '/pages', { body: { container: 'ENG', title } });
+      t.equal(made.status, 400, [...title].map((c) => `U+${c.codePointAt(0)!.toString(16)}`).join(' '));
+      t.equal(made.json['error'], 'invalid_body');
+      t.same(problemPaths(made.json), ['title'], 'the problem names the title');
+      if (!title.includes('A')) t.same(made.json['problems'], empty.json['problems'], 'as the empty title');
+    }
+    t.equal((await stored(n)) - base, 0, 'the refused creates wrote nothing');
+  },
+);
+
 t.test('a body or comment with NUL or a lone surrogate is 400; tabs and line breaks are kept', async (t) => {
   const id = await makePage('Bodied');
   const base = await stored(n);

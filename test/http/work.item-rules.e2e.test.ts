@@ -134,6 +134,24 @@ t.test(
   },
 );
 
+t.test(
+  'POST /work: a title with nothing visible is refused as the empty one, U+2028 at an end as \\n',
+  async (t) => {
+    const w = await startWorkHarness(t);
+    const before = (await w.bus.streamInfo(Streams.Work)).lastSeq;
+    const empty = await send(`${w.base}/work`, { project: 'ENG', title: ' ' });
+    t.equal(empty.status, 400);
+    for (const title of ['\u200b', '\u00ad\u2060\ufeff', ' \u0301 ', 'A\u2028', '\u2029A']) {
+      const created = await send(`${w.base}/work`, { project: 'ENG', title });
+      t.equal(created.status, 400, [...title].map((c) => `U+${c.codePointAt(0)!.toString(16)}`).join(' '));
+      t.equal(created.json?.error, 'invalid_body');
+      t.same(paths(created), ['title'], 'the problem names the title');
+      if (!title.includes('A')) t.same(created.json?.problems, empty.json?.problems, 'as the empty title');
+    }
+    t.equal((await w.bus.streamInfo(Streams.Work)).lastSeq, before, 'nothing written');
+  },
+);
+
 t.test('an item cannot link to itself', async (t) => {
   const w = await startWorkHarness(t);
   await send(`${w.base}/work`, { project: 'ENG', title: 'One' });
