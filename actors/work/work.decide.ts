@@ -201,7 +201,10 @@ export function decideWork(
           JSON.stringify((item.fields as Record<string, unknown>)[name]) !== JSON.stringify(value),
       );
       if (entries.length === 0) {
-        const detail = 'nothing to change: every field given has that value already';
+        const detail =
+          Object.keys(change.changes).length === 0
+            ? 'nothing to change: the body names no field'
+            : 'nothing to change: every field given has that value already';
         return refuse('validation_error', detail, [{ path: '', message: unchanged(change.changes) }]);
       }
       const changes = Object.fromEntries(entries) as Partial<ItemFields>;

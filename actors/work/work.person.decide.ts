@@ -127,7 +127,11 @@ export function decidePerson(
       );
       if (changed.length === 0) {
         const given = Object.keys(changes).filter((k) => changes[k as keyof typeof changes] !== undefined);
-        return refuse('validation_error', 'nothing to change: every field given has that value already', [
+        const detail =
+          given.length === 0
+            ? 'nothing to change: the body names no field'
+            : 'nothing to change: every field given has that value already';
+        return refuse('validation_error', detail, [
           {
             path: '',
             message: `changes nothing: ${given.length === 0 ? 'the body names no field to change' : `${given.join(', ')} already as given`}`,

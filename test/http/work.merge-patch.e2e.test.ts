@@ -1,7 +1,7 @@
 /**
  * `PATCH /work/{id}` is a JSON merge patch (RFC 7396): a member set to null removes it, so every field an
  * item may be without is cleared by null, and one it always has (title, type, status, project) is refused
- * naming it (ops/work-tracker.md "Writes").
+ * naming it (ops/work-tracker.md "Writes"). A body naming no field is refused in its own words.
  */
 import t from 'tap';
 import { Streams } from '../../bus/index.js';
@@ -100,4 +100,26 @@ t.test('a field an item always has, set to null, is refused naming it and writes
   t.equal(await lastSeq(w), before, 'nothing written');
   const item = await call(`${w.base}/work/ENG-1`);
   t.match(item.json, { title: 'Kept', type: 'task', description: '' });
+});
+
+t.test('a PATCH naming no field says so, not that every field given has its value', async (t) => {
+  const w = await startWorkHarness(t);
+  t.equal((await send(`${w.base}/work`, { project: 'ENG', title: 'Same' })).status, 201);
+  const empty = await send(`${w.base}/work/ENG-1`, {}, 'PATCH');
+  t.equal(empty.status, 400);
+  t.equal(empty.json?.error, 'validation_error');
+  t.match(empty.json?.detail, /names no field/);
+  t.notMatch(empty.json?.detail, /every field given/);
+  t.match(empty.json?.problems, [
+    { path: '', message: 'changes nothing: the body names no field to change' },
+  ]);
+  const same = await send(`${w.base}/work/ENG-1`, { title: 'Same' }, 'PATCH');
+  t.match(same.json?.detail, /every field given has that value already/, 'a field given keeps its wording');
+  const view = await send(`${w.base}/work/views/saved`, { name: 'Mine', filter: { project: 'ENG' } });
+  t.equal(view.status, 201);
+  const id = (view.json?.view as Json).id as string;
+  const blank = await send(`${w.base}/work/views/saved/${id}`, {}, 'PATCH');
+  t.equal(blank.status, 400);
+  t.match(blank.json?.detail, /names no field/, 'a saved view alike');
+  t.notMatch(blank.json?.detail, /every field given/);
 });
