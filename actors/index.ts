@@ -1,5 +1,6 @@
 // The actors' public surface: each name the wiring (scripts/) and the tests use, from the actor that owns it.
 export {
+  alarmedPosture,
   type Announcement,
   type ApplyRequest,
   buildHealth,

@@ -6,6 +6,7 @@
  */
 import type { Logger } from 'pino';
 import {
+  alarmedPosture,
   builtinAsServiceTool,
   createLagWatch,
   createMemoryStore,
@@ -286,22 +287,19 @@ export async function startSubsystems(opts: {
     bus,
     nodeId: config.node.id,
     logger,
-    facts: () => {
-      const view = node.view();
-      return {
-        busLinked: bus.linked(),
-        // An unconfigured node whose apply failed with nothing to fall back to reads `stuck`: alarmed too.
-        posture: view.phase === 'serving' || view.phase === 'unconfigured' ? view.posture : null,
-        lagSeconds,
-        budgetRefused: readModels.models.budgets().refused,
-        toolServers: toolServers.manager.status(),
-        keylessProviders: Object.values(providers.snapshot())
-          .filter((entry) => entry.keys.length > 0 && entry.keys.every((key) => key.reason === 'unresolved'))
-          .map((entry) => ({ provider: entry.provider, unresolved: entry.keys.map((key) => key.ref) })),
-        setupFindings: setup.findings(),
-        duplicateNodeId: fleet.facts().admissionWithheld,
-      };
-    },
+    facts: () => ({
+      busLinked: bus.linked(),
+      // What the last concluded apply left (not `wait`); an unconfigured `stuck` node is alarmed too.
+      posture: alarmedPosture(node.view()),
+      lagSeconds,
+      budgetRefused: readModels.models.budgets().refused,
+      toolServers: toolServers.manager.status(),
+      keylessProviders: Object.values(providers.snapshot())
+        .filter((entry) => entry.keys.length > 0 && entry.keys.every((key) => key.reason === 'unresolved'))
+        .map((entry) => ({ provider: entry.provider, unresolved: entry.keys.map((key) => key.ref) })),
+      setupFindings: setup.findings(),
+      duplicateNodeId: fleet.facts().admissionWithheld,
+    }),
   });
   announcedAlarms = () => alarms.announced();
   return {

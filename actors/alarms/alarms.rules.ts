@@ -15,7 +15,10 @@ export const CRASH_LOOP_RESTARTS = 3;
 export interface AlarmFacts {
   /** The bus engine reaches its broker (its streams). */
   readonly busLinked: boolean;
-  /** The node's configuration posture; null while it has none (booting, draining). */
+  /**
+   * The configuration posture the node's last concluded apply left (never `wait`: an apply running reads as
+   * the posture it started from, so its alarm ends when an apply succeeds); null while booting.
+   */
   readonly posture: Posture | null;
   /** Seconds this node has been behind a peer that has the active epoch (0 when not behind). */
   readonly lagSeconds: number;

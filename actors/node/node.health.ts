@@ -9,6 +9,11 @@ export interface NodeView {
   readonly phase: 'booting' | 'unconfigured' | 'serving' | 'draining' | 'stopped';
   readonly configured: boolean;
   readonly posture: Posture;
+  /**
+   * The posture the node's last concluded apply (or its lag) left: `posture`, except while an apply runs
+   * (`wait`), when it is the posture that apply started from. What the configuration alarms read.
+   */
+  readonly concludedPosture: Posture;
   readonly appliedEpoch: number;
 }
 
@@ -69,6 +74,15 @@ export function healthStatus(view: NodeView, brokerLinked = true): HealthEnvelop
   if (diverged.has(view.posture)) return view.posture as 'shed' | 'stuck' | 'isolated';
   if (!brokerLinked) return 'isolated';
   return 'ok';
+}
+
+/**
+ * The posture the configuration alarms read (ops/fleet.md "Alarms"): the one the last concluded apply left,
+ * so `apply_isolated`, `apply_stuck` and `node_shed` end when an apply succeeds, not while a later one runs
+ * (`wait`) and may fail again, nor while the node drains (its restart takes them up); none before boot.
+ */
+export function alarmedPosture(view: NodeView): Posture | null {
+  return view.phase === 'booting' ? null : view.concludedPosture;
 }
 
 /** The health envelope: the full one on an ingress node, the node half plus roles elsewhere. */

@@ -88,6 +88,7 @@ export function viewOf(snapshot: SnapshotFrom<typeof nodeMachine>): NodeView {
     phase,
     configured: snapshot.context.configured,
     posture: snapshot.context.posture,
+    concludedPosture: snapshot.context.applying?.before ?? snapshot.context.posture,
     appliedEpoch: snapshot.context.appliedEpoch,
   };
 }

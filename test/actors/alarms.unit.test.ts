@@ -152,7 +152,13 @@ const ingress: NodeIdentity = {
   spendHistorySeconds: 15638400,
 };
 const worker: NodeIdentity = { ...ingress, roles: ['data', 'seats'], ingress: false };
-const serving: NodeView = { phase: 'serving', configured: true, posture: 'serve', appliedEpoch: 1 };
+const serving: NodeView = {
+  phase: 'serving',
+  configured: true,
+  posture: 'serve',
+  concludedPosture: 'serve',
+  appliedEpoch: 1,
+};
 const unlinked = { ...emptyLiveFacts, brokerLinked: false, alarms: { count: 1, worst: 'critical' } };
 
 t.test('a node without its broker reads isolated with its alarm, and is not ready', async (t) => {

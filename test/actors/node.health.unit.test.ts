@@ -23,6 +23,7 @@ const view = (over: Partial<NodeView> = {}): NodeView => ({
   phase: 'serving',
   configured: true,
   posture: 'serve',
+  concludedPosture: 'serve',
   appliedEpoch: 1,
   ...over,
 });

@@ -9,6 +9,7 @@ import { pino } from 'pino';
 import t, { type Test } from 'tap';
 import {
   activePointerKey,
+  alarmedPosture,
   configSubjects,
   createApplier,
   executeWrite,
@@ -73,13 +74,7 @@ async function startOnce(
     nodeId: 'node-0',
     logger,
     // As subsystems-wiring gathers the posture fact.
-    facts: () => {
-      const v = node.view();
-      return {
-        ...calmFacts,
-        posture: v.phase === 'serving' || v.phase === 'unconfigured' ? v.posture : null,
-      };
-    },
+    facts: () => ({ ...calmFacts, posture: alarmedPosture(node.view()) }),
   });
   t.teardown(() => alarms.stop());
   return { node, applier, alarms, bootPosture };
