@@ -239,6 +239,30 @@ t.test('activity from/to must name a day that exists; handles filter in any case
   t.equal((assigned.json?.records as unknown[]).length, 1);
 });
 
+t.test(
+  'activity with from later than to is 400 bad_params naming both; a since past the head is empty',
+  async (t) => {
+    const w = await startWorkHarness(t);
+    await send(`${w.base}/work`, { project: 'ENG', title: 'Dated' });
+    const r = await call(`${w.base}/work/activity?from=2026-03-02T00:00:00Z&to=2026-03-01T00:00:00Z`);
+    t.equal(r.status, 400);
+    t.equal(r.json?.error, 'bad_params');
+    t.match(r.json?.detail, /from .*later than to/);
+    const same = await call(`${w.base}/work/activity?from=2026-03-01T00:00:00Z&to=2026-03-01T00:00:00Z`);
+    t.equal(same.status, 200, 'from equal to to is one instant');
+    // Offsets count: 01:00+02:00 is 23:00Z the day before, earlier than to.
+    const offset = await call(
+      `${w.base}/work/activity?from=2026-03-02T01:00:00%2B02:00&to=2026-03-01T23:30:00Z`,
+    );
+    t.equal(offset.status, 200, 'compared as instants, not as text');
+    // `since` is a cursor: past the head it reads nothing yet, rather than being refused.
+    const ahead = await call(`${w.base}/work/activity?since=SVC_WORK@1:999999`);
+    t.equal(ahead.status, 200);
+    t.same(ahead.json?.records, []);
+    t.equal(ahead.json?.exhausted, true);
+  },
+);
+
 t.test("a purged item's activity is found by its key as by its id", async (t) => {
   const w = await startWorkHarness(t);
   const made = await send(`${w.base}/work`, { project: 'ENG', title: 'Short-lived' });

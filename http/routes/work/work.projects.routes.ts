@@ -32,6 +32,7 @@ import {
   quoted,
   searchParam,
   textParam,
+  workParam,
 } from './work.params.js';
 import { intParam } from '../int-query.param.js';
 
@@ -112,6 +113,11 @@ function activity(deps: WorkRouteDeps, req: ApiRequest): ApiReply {
   const container = textParam(req, 'container')?.toUpperCase() ?? null;
   const from = instantParam(req, 'from');
   const to = instantParam(req, 'to');
+  // An empty range is a mistake (the two swapped, a wrong day), not a question whose answer is no rows.
+  if (from !== null && to !== null && from > to)
+    throw badParams(
+      `from (${workParam(req, 'from')}) is later than to (${workParam(req, 'to')}); from must be at or before to`,
+    );
   const q = searchParam(req);
   if (q !== null && task === null) {
     // Spec "Limits": a search needs a task, or a project with a since inside 90 days. The read starts at
