@@ -38,8 +38,8 @@ Verbs (against a running node; token from $SVC_TOKEN when reads need one):
 SEAT is a seat's handle (any case) or its agent_id UUID, as /agents rows give it.
 
 ${nodeFlagsHelp}
-Exit codes: 0 done (tail: interrupted); 1 refused (the answer's error code is printed) or unreachable;
-2 bad flags; 3 tail: the node closed the stream (it stopped or went away).
+Exit codes: 0 done; 1 refused (the answer's error code is printed) or unreachable; 2 bad flags;
+3 tail: the node closed the stream (it stopped or went away); 130 tail: interrupted (Ctrl-C; 143 SIGTERM).
 `;
 
 /** The fields of a `GET /events` page the listing reads (rows are printed as they came). */
@@ -230,18 +230,24 @@ async function tail(
       },
       ctx.token ? { Authorization: `Bearer ${ctx.token}` } : {},
     );
-    ctx.err.write(`tailing ${origin}/ws/stream\n`);
-    let interrupted = false;
-    const stop = (): void => {
-      interrupted = true;
+    // Interrupted: 128 + the signal, as a shell reports a command it stopped, so `tail && next` stops too.
+    let interrupted: number | null = null;
+    const onInt = (): void => {
+      interrupted = 130;
       client.close();
     };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    const onTerm = (): void => {
+      interrupted = 143;
+      client.close();
+    };
+    process.once('SIGINT', onInt);
+    process.once('SIGTERM', onTerm);
+    // Said once the handlers hold: a Ctrl-C right after the banner is an interruption like any later one.
+    ctx.err.write(`tailing ${origin}/ws/stream\n`);
     await client.closed;
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
-    if (interrupted) return 0;
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
+    if (interrupted !== null) return interrupted;
     // The node stopped or went away: a script following the feed must know it is no longer following it.
     ctx.err.write('svc events tail: the node closed the stream (it stopped or is unreachable)\n');
     return 3;
