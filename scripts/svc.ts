@@ -125,12 +125,17 @@ export async function main(
       case 'projections':
         return await (await import('./projections-cli.js')).runProjections(rest, env, out, err);
       case 'completion': {
-        if (rest[0] === '-h' || rest[0] === '--help') {
+        if (rest.some((word) => word === '-h' || word === '--help')) {
           out.write(completionHelp);
           return 0;
         }
         const script = completionScript(rest[0]);
         if (script === null) throw new UsageError(completionRefusal(rest[0]));
+        // A second word was meant for something (`svc completion bash zsh`): said rather than dropped.
+        if (rest.length > 1)
+          throw new UsageError(
+            `completion takes one shell: unexpected arguments: ${rest.slice(1).map(named).join(' ')}`,
+          );
         out.write(script);
         return 0;
       }

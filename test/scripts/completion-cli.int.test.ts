@@ -1,7 +1,7 @@
 /**
  * `svc completion SHELL` refusals (README "Installing the command"): a shell it has no script for is named
  * as not supported, with the ones that are; no shell at all says one is needed; a flag is named without its
- * value. Each is a usage error (exit 2) with nothing on stdout.
+ * value; a word after the shell is named, not dropped. Each is a usage error (exit 2) with nothing on stdout.
  */
 import t from 'tap';
 import { main } from '../../scripts/svc.js';
@@ -48,4 +48,24 @@ t.test('bash and zsh still get their scripts', async (t) => {
     t.equal(run.code, 0, shell);
     t.match(run.out, /_svc/);
   }
+});
+
+t.test('a word after the shell is a usage error, not dropped; --help there is the help', async (t) => {
+  for (const extra of [
+    ['bash', 'extra'],
+    ['zsh', '--bogus'],
+    ['bash', 'zsh'],
+  ]) {
+    const run = await completion(...extra);
+    t.equal(run.code, 2, `${extra.join(' ')}: exit 2`);
+    t.equal(run.out, '', `${extra.join(' ')}: no script printed`);
+    t.match(run.err, /^svc: completion takes one shell: unexpected arguments: /, extra.join(' '));
+    t.match(run.err, /Run 'svc completion --help' for usage/);
+  }
+  const secret = await completion('bash', '--token=canary-cred');
+  t.match(secret.err, /unexpected arguments: --token\n/, 'a flag is named without its value');
+  t.notMatch(secret.err, /canary/);
+  const help = await completion('bash', '--help');
+  t.equal(help.code, 0);
+  t.match(help.out, /^Usage: svc completion bash\|zsh/);
 });
