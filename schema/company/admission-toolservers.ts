@@ -7,9 +7,10 @@
  *      (`headers` on a local entry is refused as a conflict). `env` on a remote entry is not ignored: it fills
  *      the `${VAR}` references of its url and headers (ops/tool-servers.md).
  * A19. A NUL in a local entry's `command`, an argument or an env value (the entry's `env`, a seat's or unit's
- *      `mcp_env`): spawn refuses it, so the server never starts. An env name that is empty or holds `=` or NUL:
- *      the child reads `A=B` with value `v` as `A` = `B=v`, and `=v` or a NUL as nothing it can use. The names
- *      are a key rule (the problem sits on the map, never quoting the name; ratchet.ts holds it by name).
+ *      `mcp_env`; a seat's `sandbox.env` too, which admission.ts checks with envRules): spawn refuses it, so
+ *      the process never starts. An env name that is empty or holds `=` or NUL: the child reads `A=B` with
+ *      value `v` as `A` = `B=v`, and `=v` or a NUL as nothing it can use. The names are a key
+ *      rule (the problem sits on the map, never quoting the name; ratchet.ts holds it by name).
  * A20. A remote `url` whose host is empty (`http:///mcp`): `new URL` reads the first path segment as the
  *      host, so the server is looked up as `mcp`. A `${VAR}` elsewhere in the url does not fill the host.
  */
@@ -17,6 +18,10 @@ import { emptyHost, hasRef, isHttpUrl } from './fields.js';
 import { ProblemKind, type Segment } from './problems.js';
 import { asList, type RuleContext } from './rule-context.js';
 import { isRecord } from './walk.js';
+
+/** A20, and A22 on the other URLs a client fetches (admission.ts). */
+export const NO_HOST_MESSAGE =
+  'names no host: nothing between // and the path (an unset ${VAR} there leaves the same)';
 
 const NUL_MESSAGE = 'holds a NUL character, which no process can be started with';
 
@@ -28,7 +33,8 @@ export const envNameRule = {
   offends: (name: string): boolean => name === '' || name.includes('=') || name.includes('\0'),
 } as const;
 
-function envRules(ctx: RuleContext, segments: Segment[], env: unknown): void {
+/** A19 on an env map a child process is started with (a tool server's, a seat's `sandbox.env`). */
+export function envRules(ctx: RuleContext, segments: Segment[], env: unknown): void {
   if (!isRecord(env)) return;
   if (Object.keys(env).some(envNameRule.offends))
     ctx.admission(segments, envNameRule.kind, envNameRule.message);
@@ -61,11 +67,7 @@ export function toolServerRules(ctx: RuleContext): void {
     // A20
     const url = server['url'];
     if (typeof url === 'string' && (hasRef(url) || isHttpUrl(url)) && emptyHost(url))
-      ctx.admission(
-        at('url'),
-        ProblemKind.Invalid,
-        'names no host: nothing between // and the path (an unset ${VAR} there leaves the same)',
-      );
+      ctx.admission(at('url'), ProblemKind.Invalid, NO_HOST_MESSAGE);
   });
   // A19 in a seat's or a unit's mcp_env (the per-seat process's env)
   for (const holder of [...ctx.walk.seats, ...ctx.walk.units]) {

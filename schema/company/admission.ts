@@ -50,17 +50,20 @@
  * A17. A redaction marker outside a secret leaf, typically in a free settings map (admission-markers.ts).
  * A18..A20. A tool-server entry that can never run as written (admission-toolservers.ts): `args` on a remote
  *     entry, a NUL in what a process is started with or an env name it would misread, a url naming no host.
+ *     A19 holds a seat's `sandbox.env` too: the sandbox's process is started with it.
  * A21. A provider entry's `api_keys` listing one key (a `${VAR}` reference or a literal) twice
  *     (admission-providers.ts): the pool would try the same key twice in one call.
+ * A22. An integration site `url` or a provider `base_url` (LLM or embeddings) naming no host (`http:///x`, read
+ *     by URL parsers as host `x`; a tool server's url is A20): every call would go to another host than meant.
  */
 import { cronProblem, cronStepProblem } from '../schedules/time.js';
 import { markerRules } from './admission-markers.js';
 import { nameRules } from './admission-names.js';
 import { providerKeyRules } from './admission-providers.js';
-import { toolServerRules } from './admission-toolservers.js';
+import { envRules, NO_HOST_MESSAGE, toolServerRules } from './admission-toolservers.js';
 import { leadSeat } from './derived.js';
 import { cutForQuote, hasControlOrLoneSurrogate } from '../text-grammars.js';
-import { carriesLogin, hasRef, isCron, MAX_SCHEDULE_NAME } from './fields.js';
+import { carriesLogin, emptyHost, hasRef, isCron, isHttpUrl, MAX_SCHEDULE_NAME } from './fields.js';
 import { ProblemKind, type Segment } from './problems.js';
 import { asList, asString, type RuleContext } from './rule-context.js';
 import { scheduleScopes } from './rules-seats.js';
@@ -171,6 +174,8 @@ export function admissionRules(ctx: RuleContext): void {
         'a sandbox needs the coding agent it runs; without one the seat is offered no sandbox and setup and env do nothing',
       );
     }
+    // A19 on the sandbox's env
+    if (isRecord(sandbox)) envRules(ctx, [...seat.segments, 'sandbox', 'env'], sandbox['env']);
     // A4
     if (
       seat.raw['llm'] === undefined &&
@@ -270,6 +275,13 @@ export function admissionRules(ctx: RuleContext): void {
       ProblemKind.Invalid,
       `a credential in the URL's query (${names.map((n) => `${cutForQuote(n)}=`).join(', ')}) reads back to anyone who reads the URL; write its value as a \${VAR} reference, or put it in ${field}`,
     );
+  }
+
+  // A22 (a tool server's url is A20's)
+  for (const [segments, value] of [...fetchedUrls(ctx.doc), ...baseUrls(ctx.doc)]) {
+    if (segments[0] === 'mcp_servers' || typeof value !== 'string') continue;
+    if ((hasRef(value) || isHttpUrl(value)) && emptyHost(value))
+      ctx.admission(segments, ProblemKind.Invalid, NO_HOST_MESSAGE);
   }
 
   // A11

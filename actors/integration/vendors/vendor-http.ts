@@ -2,6 +2,8 @@
  * One small HTTP call to a vendor. The answer is reduced to a status and parsed JSON; a refusal is
  * described in our words only (a vendor's body never reaches an error, a log line or a run record).
  */
+import { emptyHost } from '../../../schema/index.js';
+
 export class VendorError extends Error {
   override name = 'VendorError';
 }
@@ -82,11 +84,15 @@ export async function vendorCall(
   return { status: res.status, json };
 }
 
-/** A base URL without its trailing slash; a missing or non-http one fails the pass. */
+/**
+ * A base URL without its trailing slash; a missing or non-http one fails the pass, as does one with no host
+ * (`http:///api`, what `http://${HOST}/api` becomes with HOST unset), which `new URL` reads as host `api`.
+ */
 export function baseUrl(product: string, value: unknown): string {
   if (typeof value !== 'string' || value.trim() === '')
     throw new VendorError(`${product}: the base URL is not set`);
   try {
+    if (emptyHost(value)) throw new Error('no host');
     const url = new URL(value.trim());
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
   } catch {
