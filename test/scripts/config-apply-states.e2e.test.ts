@@ -6,13 +6,13 @@
  * new notification transport's consumer) rolls the node back: `isolated`, still ready, the revision still
  * active, the failure announced with what was applied before it; a drain then reads `shutting_down`.
  */
-import t, { type Test } from 'tap';
-import { ensureCatalogue, openBus, Streams, Subjects, type Bus } from '../../bus/index.js';
+import t from 'tap';
+import { Streams, Subjects, type Bus } from '../../bus/index.js';
 import { RevisionApplied } from '../../schema/config.js';
 import { call, health as healthAt, type Answer, type Json } from '../harness/api.js';
+import { startBusNode } from '../harness/bus-node.js';
 import { openConnection } from '../harness/raw-http.js';
-import { startNatsServer } from '../harness/nats-server.js';
-import { startNode, TOKEN, type ServedNode } from '../harness/serve-node.js';
+import { TOKEN, type ServedNode } from '../harness/serve-node.js';
 import { squattedTransport } from '../harness/squatted-transport.js';
 import { heldToolServer } from '../harness/held-tool-server.js';
 import { until } from '../harness/until.js';
@@ -46,20 +46,10 @@ async function appliedAt(bus: Bus, epoch: number): Promise<RevisionApplied> {
   return rows.find((a) => a.epoch === epoch)!;
 }
 
-/** A node on its own nats-server, and a bus client of that server for the test's reads. */
-async function jetstreamNode(t: Test): Promise<{ node: ServedNode; bus: Bus; natsUrl: string }> {
-  const nats = await startNatsServer({ t });
-  const node = await startNode(t, '', `jetstream, url: "${nats.url}"`);
-  const bus = await openBus({ type: 'jetstream', url: nats.url });
-  t.teardown(() => bus.close());
-  await ensureCatalogue(bus);
-  return { node, bus, natsUrl: nats.url };
-}
-
 t.test(
   'an apply reads wait and stays ready until it ends; subsystems in order; a same-payload reload does no work; learning and embeddings changes wait for a restart',
   async (t) => {
-    const { node, bus } = await jetstreamNode(t);
+    const { node, bus } = await startBusNode(t);
     const base = { name: 'Acme', providers, roles: [{ name: 'Ada' }] };
     await write(node, 'PUT', '/config', base);
     await until(
@@ -138,7 +128,7 @@ t.test(
 t.test(
   'a subsystem failing late rolls the node back: isolated and ready, the revision still active, the failure names what was applied; a drain reads shutting_down',
   async (t) => {
-    const { node, bus, natsUrl } = await jetstreamNode(t);
+    const { node, bus, nats } = await startBusNode(t);
     const first = await write(node, 'PUT', '/config', { name: 'Acme', providers, roles: [{ name: 'Ada' }] });
     await until(
       () => health(node),
@@ -147,7 +137,7 @@ t.test(
     t.same((await health(node))['seats'], ['ada']);
 
     // Another client already holds the transport's durable as a push consumer: the node cannot pull it.
-    const transports = await squattedTransport(t, natsUrl);
+    const transports = await squattedTransport(t, nats.url);
 
     // Epoch 2 adds a seat (org), a provider entry (providers) and the transport (restart-required items).
     const failing = await write(node, 'PUT', '/config', {

@@ -5,10 +5,10 @@
  * prior settings); a wake fired before its schedule was removed still runs its turn (ops/schedules.md).
  */
 import t, { type Test } from 'tap';
-import { ensureCatalogue, openBus, Streams, type Bus } from '../../bus/index.js';
+import { Streams, type Bus } from '../../bus/index.js';
 import { agentId, EventRecord, Payloads, uuidv5 } from '../../schema/index.js';
 import { startLlmServer, type LlmServer } from '../fixtures/llm/llm-server.js';
-import { startNatsServer } from '../harness/nats-server.js';
+import { startBusNode } from '../harness/bus-node.js';
 import { startNode, TOKEN, type ServedNode } from '../harness/serve-node.js';
 import { until } from '../harness/until.js';
 import { mentionWake, queueWake } from '../harness/wake.js';
@@ -75,15 +75,6 @@ async function model(t: Test, held: readonly string[]): Promise<LlmServer> {
   return llm;
 }
 
-async function served(t: Test): Promise<{ bus: Bus; node: ServedNode; natsUrl: string }> {
-  const nats = await startNatsServer({ t });
-  const bus = await openBus({ type: 'jetstream', url: nats.url });
-  t.teardown(() => bus.close());
-  await ensureCatalogue(bus);
-  const node = await startNode(t, '', `jetstream, url: "${nats.url}"`);
-  return { bus, node, natsUrl: nats.url };
-}
-
 async function stored(bus: Bus): Promise<EventRecord[]> {
   const events: EventRecord[] = [];
   for await (const msg of bus.replay(Streams.Events)) events.push(EventRecord.parse(decode(msg.data)));
@@ -107,7 +98,7 @@ t.test(
   'a scheduled turn past timeout_seconds ends failed once with the breach, under the deadline it fired with though the schedule was edited meanwhile',
   async (t) => {
     const llm = await model(t, ['digest-task']);
-    const { bus, node } = await served(t);
+    const { bus, node } = await startBusNode(t);
     await apply(node, llm, []);
     await node.run.waitForLog((l) => l.msg === 'scheduler duty taken', 20_000);
     await apply(node, llm, [
@@ -152,7 +143,7 @@ t.test(
 
 t.test('a wake fired before its schedule was removed still runs its turn', async (t) => {
   const llm = await model(t, ['busy-task']);
-  const { bus, node } = await served(t);
+  const { bus, node } = await startBusNode(t);
   await apply(node, llm, []);
   await node.run.waitForLog((l) => l.msg === 'scheduler duty taken', 20_000);
   // Ada is busy: the scheduled wake waits in her inbox behind this turn.
@@ -185,7 +176,7 @@ t.test(
   'a scheduled turn cut by a crash and taken again past its deadline ends failed once, as a turn that had started',
   async (t) => {
     const llm = await model(t, ['crash-task']);
-    const { bus, node, natsUrl } = await served(t);
+    const { bus, node, nats } = await startBusNode(t);
     await apply(node, llm, []);
     await node.run.waitForLog((l) => l.msg === 'scheduler duty taken', 20_000);
     await apply(node, llm, [{ name: 'crash', cron: cronAt(3_000), task: 'crash-task', timeout_seconds: 3 }]);
@@ -193,7 +184,7 @@ t.test(
     node.run.kill('SIGKILL');
     await node.run.exited;
     // The wake comes back once the dead holder's acknowledgement wait has run out: past the deadline.
-    const second = await startNode(t, '', `jetstream, url: "${natsUrl}"`);
+    const second = await startNode(t, '', `jetstream, url: "${nats.url}"`);
     const breaches = await until(
       async () => (await stored(bus)).filter((e) => e.type === 'turn.guard_breach'),
       (es) => es.length >= 1,

@@ -9,11 +9,11 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import t from 'tap';
 import { durableOf } from '../../actors/notify/notify.host.js';
-import { ensureCatalogue, openBus, Streams, Subjects } from '../../bus/index.js';
+import { Streams, Subjects } from '../../bus/index.js';
 import { RevisionApplied } from '../../schema/config.js';
 import { call, health } from '../harness/api.js';
-import { startNatsServer } from '../harness/nats-server.js';
-import { restartNode, serveAgain, startNode } from '../harness/serve-node.js';
+import { startBusNode } from '../harness/bus-node.js';
+import { restartNode, serveAgain } from '../harness/serve-node.js';
 import { until } from '../harness/until.js';
 
 const dec = new TextDecoder();
@@ -32,11 +32,7 @@ const transports = {
 t.test(
   'a restarted node whose own applied revision fails to apply reads stuck with an alarm, records it, retries, then serves',
   async (t) => {
-    const nats = await startNatsServer({ t });
-    const node = await startNode(t, '', `jetstream, url: "${nats.url}"`);
-    const bus = await openBus({ type: 'jetstream', url: nats.url });
-    t.teardown(() => bus.close());
-    await ensureCatalogue(bus);
+    const { node, bus, nats } = await startBusNode(t);
     const announced = async (): Promise<RevisionApplied[]> => {
       const out: RevisionApplied[] = [];
       for await (const msg of bus.replay(Streams.Config, { subject: Subjects.configRevisionApplied }))
