@@ -4,10 +4,9 @@
  * caps was lowered, on a served node talking to a local Anthropic-wire model.
  */
 import t from 'tap';
-import { ensureCatalogue, openBus } from '../../bus/index.js';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
-import { startNatsServer } from '../harness/nats-server.js';
-import { startNode, TOKEN, type ServedNode } from '../harness/serve-node.js';
+import { startBusNode } from '../harness/bus-node.js';
+import { TOKEN, type ServedNode } from '../harness/serve-node.js';
 import { until } from '../harness/until.js';
 import { mentionWake, queueWake } from '../harness/wake.js';
 
@@ -53,7 +52,6 @@ async function exhausted(node: ServedNode, trace: string): Promise<Loose | undef
 t.test(
   'a cap lowered while a turn runs stops it at its next model call, seat cap and org cap alike',
   async (t) => {
-    const nats = await startNatsServer({ t });
     const opened = new Set<string>();
     // The first call of each seat's turn (its plan) is held until the test has lowered the cap.
     const llm = await startLlmServer({
@@ -72,10 +70,7 @@ t.test(
       },
     });
     t.teardown(() => llm.close());
-    const node = await startNode(t, '', `jetstream, url: "${nats.url}"`);
-    const bus = await openBus({ type: 'jetstream', url: nats.url });
-    t.teardown(() => bus.close());
-    await ensureCatalogue(bus);
+    const { node, bus } = await startBusNode(t);
     await apply(node, { org: 0, ada: 0 }, llm.baseUrl);
     await node.run.waitForLog((l) => l.msg === 'seat spawned' && l['seat'] === 'bob');
 

@@ -8,11 +8,11 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openBus, Subjects } from '../../bus/index.js';
+import { Subjects } from '../../bus/index.js';
 import { RevisionApplied } from '../../schema/index.js';
+import { startBusNode } from '../harness/bus-node.js';
 import { root } from '../harness/child.js';
-import { startNatsServer } from '../harness/nats-server.js';
-import { startNode, TOKEN } from '../harness/serve-node.js';
+import { TOKEN } from '../harness/serve-node.js';
 import { until } from '../harness/until.js';
 
 type Loose = Record<string, unknown>;
@@ -20,10 +20,7 @@ type Loose = Record<string, unknown>;
 t.test(
   'an activation and its apply are published on their config topics and as an event, health names the build',
   async (t) => {
-    const nats = await startNatsServer({ t });
-    const node = await startNode(t, '', `jetstream, url: "${nats.url}"`);
-    const bus = await openBus({ type: 'jetstream', url: nats.url });
-    t.teardown(() => bus.close());
+    const { node, bus } = await startBusNode(t);
     const seen: { subject: string; body: Loose }[] = [];
     const decode = (data: Uint8Array) => JSON.parse(new TextDecoder().decode(data)) as Loose;
     for (const subject of [Subjects.config, Subjects.events]) {

@@ -10,13 +10,12 @@
  */
 import fc from 'fast-check';
 import t from 'tap';
-import { ensureCatalogue, openBus } from '../../bus/index.js';
 import { anthropicRequestProblem } from '../fixtures/llm/anthropic.wire.js';
 import { startLlmServer, type Wire } from '../fixtures/llm/llm-server.js';
 import { openaiRequestProblem } from '../fixtures/llm/openai.wire.js';
 import type { RecordedRequest, Step } from '../fixtures/llm/script.js';
-import { startNatsServer } from '../harness/nats-server.js';
-import { startNode, TOKEN } from '../harness/serve-node.js';
+import { startBusNode } from '../harness/bus-node.js';
+import { TOKEN } from '../harness/serve-node.js';
 import { until } from '../harness/until.js';
 import { mentionWake, queueWake } from '../harness/wake.js';
 
@@ -130,7 +129,6 @@ for (const wire of ['anthropic', 'openai'] as const satisfies readonly Wire[])
   t.test(
     `whatever the model answers on the ${wire} wire, every turn ends and every request the engine sends is well formed`,
     async (t) => {
-      const nats = await startNatsServer({ t });
       let queue: Draft[] = [];
       // Once a case's drafts are spent the model ends each phase in one word, so every turn can end.
       const llm = await startLlmServer({
@@ -143,10 +141,7 @@ for (const wire of ['anthropic', 'openai'] as const satisfies readonly Wire[])
         },
       });
       t.teardown(() => llm.close());
-      const node = await startNode(t, 'tracker: {backend: native}', `jetstream, url: "${nats.url}"`);
-      const bus = await openBus({ type: 'jetstream', url: nats.url });
-      t.teardown(() => bus.close());
-      await ensureCatalogue(bus);
+      const { node, bus } = await startBusNode(t, 'tracker: {backend: native}');
       const company = {
         name: 'Acme',
         providers: {

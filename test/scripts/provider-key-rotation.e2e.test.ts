@@ -5,10 +5,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
-import { ensureCatalogue, openBus } from '../../bus/index.js';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
-import { startNatsServer } from '../harness/nats-server.js';
-import { startNode, TOKEN } from '../harness/serve-node.js';
+import { startBusNode } from '../harness/bus-node.js';
+import { TOKEN } from '../harness/serve-node.js';
 import { until } from '../harness/until.js';
 import { mentionWake, queueWake } from '../harness/wake.js';
 
@@ -26,7 +25,6 @@ const ROTATED = 'sk-rotated-NEW0000000002';
 t.test(
   'a revoked key rotated in the secret store is taken by the next call, not after its auth backoff',
   async (t) => {
-    const nats = await startNatsServer({ t });
     const llm = await startLlmServer({
       wire: 'openai',
       acceptKeys: [ROTATED],
@@ -38,10 +36,7 @@ t.test(
     });
     t.teardown(() => llm.close());
     const keyring = `secrets: {active_key_id: k1, keys: [{id: k1, material: ${randomBytes(32).toString('base64')}}]}`;
-    const node = await startNode(t, keyring, `jetstream, url: "${nats.url}"`);
-    const bus = await openBus({ type: 'jetstream', url: nats.url });
-    t.teardown(() => bus.close());
-    await ensureCatalogue(bus);
+    const { node, bus } = await startBusNode(t, keyring);
     const call = async (method: string, path: string, body?: string, headers: Loose = {}) => {
       const res = await fetch(`${node.url}${path}`, {
         method,

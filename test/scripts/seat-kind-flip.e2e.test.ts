@@ -5,11 +5,10 @@
  * it kept before are its own again.
  */
 import t from 'tap';
-import { ensureCatalogue, openBus } from '../../bus/index.js';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
 import { echoServerPath } from '../fixtures/mcp/servers.js';
-import { startNatsServer } from '../harness/nats-server.js';
-import { startNode, TOKEN, type ServedNode } from '../harness/serve-node.js';
+import { startBusNode } from '../harness/bus-node.js';
+import { TOKEN, type ServedNode } from '../harness/serve-node.js';
 import { until } from '../harness/until.js';
 import { mentionWake, queueWake } from '../harness/wake.js';
 import { localProviders } from '../fixtures/llm/providers.js';
@@ -67,7 +66,6 @@ const longNotes = (view: Json): string[] =>
 t.test(
   'a seat flipped to human is decommissioned; flipped back it reattaches its agent id, inbox and memory',
   async (t) => {
-    const nats = await startNatsServer({ t });
     const llm = await startLlmServer({
       wire: 'openai',
       script: [
@@ -86,10 +84,7 @@ t.test(
       ],
     });
     t.teardown(() => llm.close());
-    const node = await startNode(t, '', `jetstream, url: "${nats.url}"`);
-    const bus = await openBus({ type: 'jetstream', url: nats.url });
-    t.teardown(() => bus.close());
-    await ensureCatalogue(bus);
+    const { node, bus } = await startBusNode(t);
 
     // 1. As an agent, Ada keeps a note.
     await put(node, company(llm.baseUrl, 'agent'), 1);

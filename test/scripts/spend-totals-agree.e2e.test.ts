@@ -5,10 +5,9 @@
  * says the same figure for it.
  */
 import t from 'tap';
-import { ensureCatalogue, openBus } from '../../bus/index.js';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
-import { startNatsServer } from '../harness/nats-server.js';
-import { startNode, TOKEN } from '../harness/serve-node.js';
+import { startBusNode } from '../harness/bus-node.js';
+import { TOKEN } from '../harness/serve-node.js';
 import { until } from '../harness/until.js';
 import { mentionWake, queueWake } from '../harness/wake.js';
 
@@ -18,7 +17,6 @@ type Row = Loose & { total_tokens: number };
 t.test(
   'a turn cut mid-answer reads the same tokens on /agents, /tokens/breakdown and /budgets',
   async (t) => {
-    const nats = await startNatsServer({ t });
     let n = 0;
     const llm = await startLlmServer({
       wire: 'openai',
@@ -33,10 +31,7 @@ t.test(
             },
     });
     t.teardown(() => llm.close());
-    const node = await startNode(t, '', `jetstream, url: "${nats.url}"`);
-    const bus = await openBus({ type: 'jetstream', url: nats.url });
-    t.teardown(() => bus.close());
-    await ensureCatalogue(bus);
+    const { node, bus } = await startBusNode(t);
     const put = await fetch(`${node.url}/config`, {
       method: 'PUT',
       headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'x-summary': 'spend' },
