@@ -5,11 +5,10 @@
  * `learning.episode_lifecycle.max_raw_episodes_per_agent: 1` the next episode prunes that one from the view.
  */
 import t from 'tap';
-import { ensureCatalogue, openBus } from '../../bus/index.js';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
 import type { Step } from '../fixtures/llm/script.js';
-import { startNatsServer } from '../harness/nats-server.js';
-import { startNode, TOKEN } from '../harness/serve-node.js';
+import { startBusNode } from '../harness/bus-node.js';
+import { TOKEN } from '../harness/serve-node.js';
 import { mentionWake, notificationFrom, queueWake } from '../harness/wake.js';
 import { dashboard, type Frame } from '../http/fixtures/events-node.js';
 import { localProviders } from '../fixtures/llm/providers.js';
@@ -19,7 +18,6 @@ const usage = { prompt_tokens: 10, completion_tokens: 5 };
 t.test(
   'a served seat profiles the person who woke it and learns a lesson; the memory view shows both',
   async (t) => {
-    const nats = await startNatsServer({ t });
     // The two learning calls after the turn run side by side: each is answered by what it asks.
     const turn: Step[] = [
       { kind: 'text', text: '{"decision":"plan","steps":["answer"],"tools":[]}', usage },
@@ -47,7 +45,7 @@ t.test(
       },
     });
     t.teardown(() => llm.close());
-    const node = await startNode(t, '', `jetstream, url: "${nats.url}"`);
+    const { node, bus } = await startBusNode(t);
     const d = await dashboard(`${node.url.replace('http', 'ws')}/ws/stream`);
     t.teardown(() => d.client.close());
     const frame = (match: (f: Frame) => boolean): Promise<Frame> =>
@@ -74,9 +72,6 @@ t.test(
     t.equal(put.status, 201);
     await node.run.waitForLog((l) => l.msg === 'config applied');
 
-    const bus = await openBus({ type: 'jetstream', url: nats.url });
-    t.teardown(() => bus.close());
-    await ensureCatalogue(bus);
     const grace = notificationFrom({ id: 'u-42', login: 'grace', name: 'Grace Hopper' });
     await queueWake(
       bus,

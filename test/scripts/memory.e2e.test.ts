@@ -3,10 +3,9 @@
  * the node's own inbox): a turn keeps notes and asks a human; the node's read routes show them.
  */
 import t from 'tap';
-import { ensureCatalogue, openBus } from '../../bus/index.js';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
-import { startNatsServer } from '../harness/nats-server.js';
-import { startNode, TOKEN } from '../harness/serve-node.js';
+import { startBusNode } from '../harness/bus-node.js';
+import { TOKEN } from '../harness/serve-node.js';
 import { mentionWake, queueWake } from '../harness/wake.js';
 import { dashboard, type Frame } from '../http/fixtures/events-node.js';
 import { localProviders } from '../fixtures/llm/providers.js';
@@ -16,7 +15,6 @@ const usage = { prompt_tokens: 10, completion_tokens: 5 };
 t.test(
   'a served seat keeps notes in the memory store, asks a human and records an episode; the read routes show them',
   async (t) => {
-    const nats = await startNatsServer({ t });
     const llm = await startLlmServer({
       wire: 'openai',
       script: [
@@ -43,7 +41,7 @@ t.test(
       ],
     });
     t.teardown(() => llm.close());
-    const node = await startNode(t, '', `jetstream, url: "${nats.url}"`);
+    const { node, bus } = await startBusNode(t);
     const d = await dashboard(`${node.url.replace('http', 'ws')}/ws/stream`);
     t.teardown(() => d.client.close());
     const frame = (match: (f: Frame) => boolean): Promise<Frame> =>
@@ -65,9 +63,6 @@ t.test(
     t.equal(put.status, 201);
     await node.run.waitForLog((l) => l.msg === 'config applied');
 
-    const bus = await openBus({ type: 'jetstream', url: nats.url });
-    t.teardown(() => bus.close());
-    await ensureCatalogue(bus);
     await queueWake(bus, 'ada', mentionWake('Find out whether we deploy today'));
 
     // The completion carries the need: the agent row goes to `needs`.

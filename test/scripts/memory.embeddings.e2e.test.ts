@@ -4,12 +4,11 @@
  * and the memory view never shows a vector.
  */
 import t from 'tap';
-import { ensureCatalogue, openBus } from '../../bus/index.js';
 import { startEmbeddingsServer } from '../fixtures/llm/embeddings-server.js';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
 import { localProviders } from '../fixtures/llm/providers.js';
-import { startNatsServer } from '../harness/nats-server.js';
-import { startNode, TOKEN } from '../harness/serve-node.js';
+import { startBusNode } from '../harness/bus-node.js';
+import { TOKEN } from '../harness/serve-node.js';
 import { mentionWake, queueWake } from '../harness/wake.js';
 
 const usage = { prompt_tokens: 10, completion_tokens: 5 };
@@ -33,7 +32,6 @@ function toolResult(body: Record<string, unknown> | null, callId: string): strin
 t.test(
   "a served seat's recall with embeddings on finds a note by meaning that shares no word with the query",
   async (t) => {
-    const nats = await startNatsServer({ t });
     const emb = await startEmbeddingsServer();
     t.teardown(() => emb.close());
     const llm = await startLlmServer({
@@ -62,7 +60,7 @@ t.test(
       ],
     });
     t.teardown(() => llm.close());
-    const node = await startNode(t, '', `jetstream, url: "${nats.url}"`);
+    const { node, bus } = await startBusNode(t);
 
     const put = await fetch(`${node.url}/config`, {
       method: 'PUT',
@@ -88,9 +86,6 @@ t.test(
     );
     await node.run.waitForLog((l) => l.msg === 'config applied');
 
-    const bus = await openBus({ type: 'jetstream', url: nats.url });
-    t.teardown(() => bus.close());
-    await ensureCatalogue(bus);
     await queueWake(bus, 'ada', mentionWake('When do invoices go out?'));
 
     // The request after the recall carries its result: the model's fourth call.

@@ -4,10 +4,9 @@
  * the document's `skill_variables` filled in, and the seat's episode names it in `skills_used`.
  */
 import t from 'tap';
-import { ensureCatalogue, openBus } from '../../bus/index.js';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
-import { startNatsServer } from '../harness/nats-server.js';
-import { startNode, TOKEN } from '../harness/serve-node.js';
+import { startBusNode } from '../harness/bus-node.js';
+import { TOKEN } from '../harness/serve-node.js';
 import { mentionWake, queueWake } from '../harness/wake.js';
 import { localProviders } from '../fixtures/llm/providers.js';
 
@@ -15,7 +14,6 @@ const usage = { prompt_tokens: 10, completion_tokens: 5 };
 const auth = { authorization: `Bearer ${TOKEN}` };
 
 t.test('a page of the skills container is a skill a served seat lists, reads and records', async (t) => {
-  const nats = await startNatsServer({ t });
   const llm = await startLlmServer({
     wire: 'openai',
     script: [
@@ -31,7 +29,7 @@ t.test('a page of the skills container is a skill a served seat lists, reads and
     ],
   });
   t.teardown(() => llm.close());
-  const node = await startNode(t, 'knowledge: {backend: native}', `jetstream, url: "${nats.url}"`);
+  const { node, bus } = await startBusNode(t, 'knowledge: {backend: native}');
   const put = await fetch(`${node.url}/config`, {
     method: 'PUT',
     headers: { ...auth, 'content-type': 'application/json', 'x-summary': 'skills' },
@@ -55,9 +53,6 @@ t.test('a page of the skills container is a skill a served seat lists, reads and
   t.equal(page.status, 201);
   await node.run.waitForLog((l) => l['event'] === 'skills_synced' && l['source'] === 'native');
 
-  const bus = await openBus({ type: 'jetstream', url: nats.url });
-  t.teardown(() => bus.close());
-  await ensureCatalogue(bus);
   await queueWake(bus, 'ada', mentionWake('Deploy the site'));
   // The read models follow the stream on their own: wait until they hold the episode.
 
