@@ -82,9 +82,11 @@ export async function main(
         // `svc help work` is `svc work --help`; a word that names no command is not dropped silently.
         if (rest.length > 0) {
           const [topic, ...more] = rest;
-          if (!commands.has(topic!)) throw new UsageError(unknownCommand(topic!));
+          // `help` and `version` are svc's own words: the main help says them.
+          const own = topic === 'help' || topic === 'version';
+          if (!own && !commands.has(topic!)) throw new UsageError(unknownCommand(topic!));
           if (more.length > 0) throw new UsageError(`unexpected arguments: ${more.map(named).join(' ')}`);
-          return await main([topic!, '--help'], env, out, err);
+          return await main(own ? ['--help'] : [topic!, '--help'], env, out, err);
         }
         // Shown because no command was given, the help is a usage error's message.
         (command === undefined ? err : out).write(mainHelp);

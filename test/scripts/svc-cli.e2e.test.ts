@@ -32,6 +32,12 @@ t.test("svc help COMMAND is that command's help; a word that names none exits 2"
   const extra = runSvc(['help', 'work', 'create']);
   t.equal(await extra.exited, 2);
   t.match(extra.stderr(), /unexpected arguments: create/);
+  // `help` and `version` are words svc takes: their help is svc's own, not an unknown command.
+  for (const topic of ['help', 'version']) {
+    const own = runSvc(['help', topic]);
+    t.equal(await own.exited, 0, `svc help ${topic}: exit 0`);
+    t.match(own.stdout(), /^svc — runs one company/, `svc help ${topic}: the main help`);
+  }
 });
 
 t.test('svc serve --help describes --config and the drain', async (t) => {
