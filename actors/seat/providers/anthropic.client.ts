@@ -130,12 +130,12 @@ export function anthropicBody(config: ClientConfig, request: LlmRequest): Record
 }
 
 export function anthropicClient(config: ClientConfig): ProviderClient {
-  const base = config.baseUrl ?? anthropicBase;
-  // A base URL written with its version (`.../v1`) is accepted as well as the bare host.
-  const url = /\/v1\/?$/.test(base) ? joinUrl(base, 'messages') : joinUrl(base, 'v1/messages');
   return {
     config,
-    async call(request, apiKey, onDelta) {
+    async call(request, apiKey, onDelta, baseUrl = config.baseUrl) {
+      const base = baseUrl ?? anthropicBase;
+      // A base URL written with its version (`.../v1`) is accepted as well as the bare host.
+      const url = /\/v1\/?$/.test(base) ? joinUrl(base, 'messages') : joinUrl(base, 'v1/messages');
       const headers: Record<string, string> = {
         'anthropic-version': anthropicVersion,
         ...(apiKey ? { 'x-api-key': apiKey } : {}),

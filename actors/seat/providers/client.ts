@@ -12,6 +12,7 @@ export interface ClientConfig {
   readonly name: string;
   readonly type: 'openai' | 'openai-compatible' | 'anthropic';
   readonly model: string;
+  /** The base URL as a literal; a call may be handed another (the registry resolves `base_url` per call). */
   readonly baseUrl?: string | undefined;
   readonly timeoutMs: number;
   /** The transport (node:http on keep-alive connections unless a test injects another). */
@@ -25,8 +26,14 @@ export interface ProviderClient {
   /**
    * One streamed call with one key (`null`: send no credential, for keyless local servers). Deltas are
    * handed to `onDelta` as they arrive; the promise settles with the final result or a typed `LlmError`.
+   * `baseUrl`: the base this call posts to (`config.baseUrl`, else the wire's default, when absent).
    */
-  call(request: LlmRequest, apiKey: string | null, onDelta: (delta: LlmDelta) => void): Promise<LlmResult>;
+  call(
+    request: LlmRequest,
+    apiKey: string | null,
+    onDelta: (delta: LlmDelta) => void,
+    baseUrl?: string,
+  ): Promise<LlmResult>;
 }
 
 export const defaultMaxTokens = 4096;

@@ -11,6 +11,7 @@ import {
   type EmbeddingsSettings,
   type Resolver,
 } from '../../../schema/index.js';
+import { baseUrlDetail, resolveBaseUrl } from './base-url.js';
 import { envFallbacks } from './credential-pool.js';
 import { joinUrl, postJson, withDeadline, type CallContext } from './http.js';
 import { nodePost, type HttpPost } from './http-post.js';
@@ -91,8 +92,11 @@ export function embeddingsClient(opts: EmbeddingsClientOptions): EmbeddingsClien
       throw new LlmError(provider, LlmErrorKind.AuthRefused, {
         detail: `no key (${credential.missing} resolves to nothing), nothing sent`,
       });
+    const base = resolveBaseUrl(settings.baseUrl, opts.resolve);
+    if (!base.ok)
+      throw new LlmError(provider, LlmErrorKind.InvalidBaseUrl, { detail: baseUrlDetail(base.unresolved) });
     const call = ctx(signal);
-    const url = joinUrl(substituteRefs(settings.baseUrl, opts.resolve).trim(), 'embeddings');
+    const url = joinUrl(base.url, 'embeddings');
     return withDeadline(call, async (aborter) => {
       const answer = await postJson(
         call,

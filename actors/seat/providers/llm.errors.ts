@@ -15,6 +15,8 @@ export const LlmErrorKind = {
   MalformedStream: 'malformed_stream',
   Network: 'network',
   Aborted: 'aborted',
+  /** `base_url` is not an http(s) URL naming a host once its `${VAR}` references are resolved: nothing sent. */
+  InvalidBaseUrl: 'invalid_base_url',
 } as const;
 export type LlmErrorKind = (typeof LlmErrorKind)[keyof typeof LlmErrorKind];
 
@@ -27,6 +29,7 @@ const phrases: Record<LlmErrorKind, string> = {
   malformed_stream: 'malformed response stream',
   network: 'network failure',
   aborted: 'call aborted by the caller',
+  invalid_base_url: 'base_url is not an http(s) URL naming a host',
 };
 
 /** Who was called: the entry key in `providers.llm` and its type. */
@@ -137,10 +140,16 @@ export class LlmAbortedError extends LlmError {
 /** One provider's failure inside a chain, as reported by `LlmUnavailableError` and events. */
 export interface ChainAttempt {
   readonly provider: string;
-  /** An `LlmErrorKind`, `keys_cooling` (every key cooling) or `no_key` (no key resolves). */
+  /**
+   * An `LlmErrorKind` (`invalid_base_url` included: the resolved `base_url` names no http(s) host, so nothing
+   * was sent), `keys_cooling` (every key cooling) or `no_key` (no key resolves).
+   */
   readonly reason: string;
   readonly status: number | null;
-  /** With `no_key`: the variables (or `api_keys[i]` entries) that resolve to nothing; names only. */
+  /**
+   * With `no_key`: the variables (or `api_keys[i]` entries) that resolve to nothing; with `invalid_base_url`, the
+   * variables of `base_url` that do. Names only.
+   */
   readonly unresolved?: readonly string[];
 }
 

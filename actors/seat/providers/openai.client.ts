@@ -158,10 +158,10 @@ export function openaiBody(config: ClientConfig, request: LlmRequest): JsonText 
 }
 
 export function openaiClient(config: ClientConfig): ProviderClient {
-  const url = joinUrl(config.baseUrl ?? openaiBase, 'chat/completions');
   return {
     config,
-    async call(request, apiKey, onDelta) {
+    async call(request, apiKey, onDelta, baseUrl = config.baseUrl) {
+      const url = joinUrl(baseUrl ?? openaiBase, 'chat/completions');
       const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
       const body = openaiBody(config, request);
       const seen = new StreamSeen(body.text.length);

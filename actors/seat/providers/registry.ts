@@ -18,6 +18,7 @@ import {
 } from '../../../schema/index.js';
 import type { SubsystemApplier } from '../../config/index.js';
 import { anthropicClient } from './anthropic.client.js';
+import { resolveBaseUrl } from './base-url.js';
 import { streamFrom } from './call-stream.js';
 import type { ClientConfig, ProviderClient } from './client.js';
 import { embeddingsClient, type EmbeddingsClient } from './embeddings.client.js';
@@ -27,6 +28,7 @@ import {
   LlmAbortedError,
   LlmAuthError,
   LlmError,
+  LlmErrorKind,
   LlmRateLimitedError,
   LlmUnavailableError,
   type ChainAttempt,
@@ -185,6 +187,15 @@ export class ProviderRegistry implements SubsystemApplier {
     emit: Parameters<Parameters<typeof streamFrom>[0]>[0],
     caller: CallerInfo,
   ): Promise<{ result: LlmResult } | { failed: ChainAttempt }> {
+    // Resolved at each call, as the keys are, before one is taken: a bad value sends nothing (no key leaves).
+    const base =
+      entry.spec.base_url === undefined ? null : resolveBaseUrl(entry.spec.base_url, this.opts.resolve);
+    if (base !== null && !base.ok) {
+      const unresolved = base.unresolved.length > 0 ? { unresolved: base.unresolved } : {};
+      return {
+        failed: { provider: entry.name, reason: LlmErrorKind.InvalidBaseUrl, status: null, ...unresolved },
+      };
+    }
     let last: ChainAttempt | null = null;
     for (let attempt = 0; attempt < entry.pool.size; attempt += 1) {
       const acquired = entry.pool.acquire();
@@ -202,10 +213,11 @@ export class ProviderRegistry implements SubsystemApplier {
       const { lease } = acquired;
       let streamed = false;
       try {
-        const result = await entry.client.call(request, lease.value, (delta) => {
+        const onDelta = (delta: Parameters<typeof emit>[0]): void => {
           streamed = true;
           emit(delta);
-        });
+        };
+        const result = await entry.client.call(request, lease.value, onDelta, base?.url);
         lease.succeeded();
         return { result };
       } catch (error) {
@@ -334,7 +346,7 @@ export class ProviderRegistry implements SubsystemApplier {
       name,
       type: spec.type,
       model: spec.model,
-      baseUrl: spec.base_url,
+      // base_url is resolved per call (tryEntry): the written value may hold `${VAR}` references.
       timeoutMs: (spec.timeout_seconds ?? defaultTimeoutSeconds) * 1000,
       ...(this.opts.post ? { post: this.opts.post } : {}),
       ...(this.opts.now ? { now: this.opts.now } : {}),

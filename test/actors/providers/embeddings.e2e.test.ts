@@ -65,6 +65,27 @@ t.test('a key that resolves to nothing sends nothing and names the variable only
   t.equal(server.requests.length, 0);
 });
 
+t.test('a base_url naming no host once resolved sends nothing and never quotes the value', async (t) => {
+  const server = await embeddings(t);
+  const noHost = embeddingsClient({
+    settings: settings(server, { baseUrl: 'http:///hidden-path/v1' }),
+    resolve,
+  });
+  const error = await noHost.embed(['a']).catch((e: unknown) => e);
+  t.match(error, {
+    kind: 'invalid_base_url',
+    message:
+      /embeddings provider "providers.embeddings" \(openai\): base_url is not an http\(s\) URL naming a host/,
+  });
+  t.notMatch((error as Error).message, /hidden-path/);
+  const unset = settings(server, { baseUrl: 'http://${MISSING_HOST}/v1' });
+  await t.rejects(embeddingsClient({ settings: unset, resolve }).embed(['a']), {
+    kind: 'invalid_base_url',
+    message: /\$\{MISSING_HOST\} resolves to nothing, nothing sent/,
+  });
+  t.equal(server.requests.length, 0, 'no request reached any server');
+});
+
 t.test('a refused call names the status, never the key or the body', async (t) => {
   const server = await embeddings(t);
   server.fail(500);
