@@ -7,13 +7,14 @@
  */
 import t, { type Test } from 'tap';
 import { pino } from 'pino';
-import { activePointerKey, configSubjects, executeWrite, readActive } from '../../actors/index.js';
-import { ensureCatalogue, Streams, type Bus, type Kv, type PublishOptions } from '../../bus/index.js';
+import { configSubjects, executeWrite, readActive } from '../../actors/index.js';
+import { type Bus, type PublishOptions } from '../../bus/index.js';
 import { openMemoryBus } from '../../bus/memory/index.js';
 import { openJetStreamBus } from '../../bus/jetstream/index.js';
-import { activationHistory, followConfig, listRevisions, type ConfigView } from '../../projections/index.js';
+import { activationHistory, listRevisions, type ConfigView } from '../../projections/index.js';
 import { ActivePointer, type ConfigWrite } from '../../schema/index.js';
 import { startNatsCluster } from '../harness/nats-server.js';
+import { followedConfig, type FollowedConfig } from './fixtures/config-node.js';
 import { aConfigWrite, validAsSent } from './fixtures/config-write.js';
 
 const logger = pino({ level: 'silent' });
@@ -79,25 +80,9 @@ function announcingThrough(
   });
 }
 
-interface Node {
-  readonly bus: Bus;
-  readonly coord: Kv;
-  readonly view: ConfigView;
-}
+type Node = FollowedConfig;
 
-async function startNode(t: Test, bus: Bus): Promise<Node> {
-  const { coord } = await ensureCatalogue(bus);
-  const view = await followConfig({
-    bus,
-    coord,
-    stream: Streams.Config,
-    subjects: configSubjects,
-    activeKey: activePointerKey,
-    logger,
-  });
-  t.teardown(() => view.stop());
-  return { bus, coord, view };
-}
+const startNode = (t: Test, bus: Bus): Promise<Node> => followedConfig(t, logger, bus);
 
 const history = (view: ConfigView) =>
   activationHistory(view.state).map(({ epoch, revision_id }) => ({ epoch, revision_id }));

@@ -1,38 +1,22 @@
 import t, { type Test } from 'tap';
 import { pino } from 'pino';
 import {
-  activePointerKey,
   configSubjects,
   createApplier,
   executeWrite,
   startConfigWriter,
-  startNodeHost,
   type SubsystemApplier,
 } from '../../actors/index.js';
-import { ensureCatalogue, sendCommand, Streams } from '../../bus/index.js';
-import { openMemoryBus } from '../../bus/memory/index.js';
-import { activeRevision, followConfig, readRevision } from '../../projections/index.js';
+import { sendCommand, Streams } from '../../bus/index.js';
+import { activeRevision } from '../../projections/index.js';
 import { Commands, EventRecord, type ConfigWrite, type RevisionApplied } from '../../schema/index.js';
+import { followedConfig, nodeZero, revisionsOf } from './fixtures/config-node.js';
 import { aConfigWrite, validAsSent } from './fixtures/config-write.js';
 
 const logger = pino({ level: 'silent' });
 const dec = new TextDecoder();
 
-async function setup(t: Test) {
-  const bus = await openMemoryBus({});
-  t.teardown(() => bus.close());
-  const { coord } = await ensureCatalogue(bus);
-  const view = await followConfig({
-    bus,
-    coord,
-    stream: Streams.Config,
-    subjects: configSubjects,
-    activeKey: activePointerKey,
-    logger,
-  });
-  t.teardown(() => view.stop());
-  return { bus, coord, view };
-}
+const setup = (t: Test) => followedConfig(t, logger);
 
 /** A serving node host, its applier over `subsystems`, and the RevisionApplied records it publishes. */
 function applierOn(
@@ -41,19 +25,7 @@ function applierOn(
   subsystems: SubsystemApplier[],
   resolve?: (name: string) => string | undefined,
 ) {
-  const node = startNodeHost(
-    {
-      node: 'node-0',
-      version: 'test',
-      startedAt: new Date().toISOString(),
-      queue: 'memory',
-      roles: ['ingress'],
-      ingress: true,
-      eventHistorySeconds: 1,
-      spendHistorySeconds: 1,
-    },
-    logger,
-  );
+  const node = nodeZero(logger);
   node.send({ type: 'node.booted' });
   const applied: RevisionApplied[] = [];
   const appliedSub = bus.subscribe(configSubjects.revisionApplied, (m) =>
@@ -67,11 +39,7 @@ function applierOn(
     node,
     logger,
     ...(resolve ? { resolve } : {}),
-    source: {
-      active: () => view.state.active,
-      revision: (id) => readRevision(view.state, id),
-      untilStored: (id, ms) => view.until((s) => s.revisions.has(id), ms),
-    },
+    source: revisionsOf(view),
   });
   return { node, applier, applied };
 }

@@ -8,20 +8,16 @@
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
 import {
-  activePointerKey,
   alarmedPosture,
-  configSubjects,
   createApplier,
   executeWrite,
   startAlarms,
-  startNodeHost,
   type SubsystemApplier,
 } from '../../../actors/index.js';
-import { ensureCatalogue, Streams, Subjects, type Bus } from '../../../bus/index.js';
-import { openMemoryBus } from '../../../bus/memory/index.js';
-import { followConfig, readRevision } from '../../../projections/index.js';
+import { Streams, Subjects } from '../../../bus/index.js';
 import { EventRecord } from '../../../schema/index.js';
 import { calmFacts } from '../fixtures/alarm-facts.js';
+import { followedConfig, nodeZero, revisionsOf } from '../fixtures/config-node.js';
 import { aConfigWrite, validAsSent } from '../fixtures/config-write.js';
 
 const logger = pino({ level: 'silent' });
@@ -32,18 +28,7 @@ const dec = new TextDecoder();
  * its alarm raised; the next apply is held until the test ends it.
  */
 async function divergedNode(t: Test, posture: 'isolated' | 'stuck' = 'isolated') {
-  const bus: Bus = await openMemoryBus({});
-  t.teardown(() => bus.close());
-  const { coord } = await ensureCatalogue(bus);
-  const view = await followConfig({
-    bus,
-    coord,
-    stream: Streams.Config,
-    subjects: configSubjects,
-    activeKey: activePointerKey,
-    logger,
-  });
-  t.teardown(() => view.stop());
+  const { bus, coord, view } = await followedConfig(t, logger);
   let basis: string | null = null;
   const activate = async (name: string): Promise<number> => {
     const reply = await executeWrite(
@@ -55,19 +40,7 @@ async function divergedNode(t: Test, posture: 'isolated' | 'stuck' = 'isolated')
     t.ok(await view.until((s) => s.active?.epoch === reply.epoch, 30_000));
     return reply.epoch;
   };
-  const node = startNodeHost(
-    {
-      node: 'node-0',
-      version: 'test',
-      startedAt: new Date().toISOString(),
-      queue: 'memory',
-      roles: ['ingress'],
-      ingress: true,
-      eventHistorySeconds: 1,
-      spendHistorySeconds: 1,
-    },
-    logger,
-  );
+  const node = nodeZero(logger);
   node.send({ type: 'node.booted' });
   /** The tool servers' apply: entered (`started`), then released by the test, failing or not. */
   let fails = false;
@@ -89,11 +62,7 @@ async function divergedNode(t: Test, posture: 'isolated' | 'stuck' = 'isolated')
     subsystems: [toolServers],
     node,
     logger,
-    source: {
-      active: () => view.state.active,
-      revision: (id) => readRevision(view.state, id),
-      untilStored: (id) => view.until((s) => s.revisions.has(id), 30_000),
-    },
+    source: revisionsOf(view),
   });
   await activate('Acme');
   await applier.reconcile();

@@ -8,48 +8,31 @@
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
 import {
-  activePointerKey,
   alarmedPosture,
-  configSubjects,
   createApplier,
   executeWrite,
   readNodeHistory,
   startAlarms,
-  startNodeHost,
   type SubsystemApplier,
 } from '../../../actors/index.js';
-import { ensureCatalogue, Streams, Subjects, type Bus } from '../../../bus/index.js';
-import { openMemoryBus } from '../../../bus/memory/index.js';
-import { followConfig, readRevision } from '../../../projections/index.js';
+import { Streams, Subjects, type Bus } from '../../../bus/index.js';
+import { readRevision, type ConfigView } from '../../../projections/index.js';
 import { EventRecord } from '../../../schema/index.js';
 import { calmFacts } from '../fixtures/alarm-facts.js';
+import { followedConfig, nodeZero } from '../fixtures/config-node.js';
 import { aConfigWrite, validAsSent } from '../fixtures/config-write.js';
 
 const logger = pino({ level: 'silent' });
 const dec = new TextDecoder();
 
-type Config = Awaited<ReturnType<typeof followConfig>>;
-
 /** One start of node-0: what node-wiring and subsystems-wiring do, with the record read and the apply held. */
 async function startOnce(
   t: Test,
   bus: Bus,
-  view: Config,
+  view: ConfigView,
   control: { readable: () => Promise<boolean>; fails: () => boolean },
 ) {
-  const node = startNodeHost(
-    {
-      node: 'node-0',
-      version: 'test',
-      startedAt: new Date().toISOString(),
-      queue: 'memory',
-      roles: ['ingress'],
-      ingress: true,
-      eventHistorySeconds: 1,
-      spendHistorySeconds: 1,
-    },
-    logger,
-  );
+  const node = nodeZero(logger);
   node.send({ type: 'node.booted', history: await readNodeHistory(bus, 'node-0') });
   const bootPosture = node.view().posture;
   const toolServers: SubsystemApplier = {
@@ -83,18 +66,7 @@ async function startOnce(
 t.test(
   'a node restarted stuck on its own epoch whose boot apply is postponed reads stuck and keeps its alarm standing',
   async (t) => {
-    const bus = await openMemoryBus({});
-    t.teardown(() => bus.close());
-    const { coord } = await ensureCatalogue(bus);
-    const view = await followConfig({
-      bus,
-      coord,
-      stream: Streams.Config,
-      subjects: configSubjects,
-      activeKey: activePointerKey,
-      logger,
-    });
-    t.teardown(() => view.stop());
+    const { bus, coord, view } = await followedConfig(t, logger);
     await executeWrite({ bus, coord, logger, validate: validAsSent }, aConfigWrite({ name: 'Acme' }, null));
     t.ok(await view.until((s) => s.active?.epoch === 1, 30_000));
     const events = async (type: string): Promise<Array<Record<string, unknown>>> => {
