@@ -178,9 +178,14 @@ t.test(
       req.on('error', reject);
       req.flushHeaders();
     });
-    t.equal(big.status, 400, 'over 16 MiB: 400, not retried');
+    t.equal(big.status, 413, 'over 16 MiB: 413 (body_too_large), not retried');
     t.equal(big.type, protoType);
     t.equal(readStatus(big.body).code, 3, 'over 16 MiB: a protobuf Status');
+    t.match(
+      readStatus(big.body).message,
+      /^body_too_large: /,
+      'over 16 MiB: the node’s code leads the message',
+    );
 
     // Not OTLP paths: the node's own refusals, as before.
     const signal = await post(`${endpoint}/v1/profiles`, '{}', 'application/json');
