@@ -3,24 +3,18 @@
  * started with, an env name the child would read otherwise, a URL naming no host) refuse a new write, and a
  * revision an earlier release stored with one still loads, with an `admission` warning.
  */
-import t, { type Test } from 'tap';
-import { baseCompany, platform, runnable, summary, write, type Doc } from '../fixtures/company/documents.js';
+import t from 'tap';
+import {
+  baseCompany,
+  platform,
+  refusedNewStoredLoads,
+  summary,
+  write,
+  type Doc,
+} from '../fixtures/company/documents.js';
 import { validateCompany } from '../../schema/company/index.js';
 
 const withServers = (...servers: Doc[]): Doc => ({ ...baseCompany(), mcp_servers: servers });
-
-/** A write is refused with exactly `expected` (`path kind`); a stored revision loads with those as warnings. */
-function refusedNewStoredLoads(t: Test, doc: Doc, expected: string[]): void {
-  const fresh = write(doc);
-  t.notOk(fresh.valid, 'a write is refused');
-  t.same(summary(fresh), expected);
-  const stored = runnable(doc);
-  t.ok(stored.valid, 'a stored revision still loads');
-  t.same(
-    stored.warnings.filter((w) => w.kind === 'admission').map((w) => w.path),
-    expected.map((e) => e.split(' ')[0]),
-  );
-}
 
 t.test('A18: args on a remote (url) entry are refused; env on one fills its references', async (t) => {
   refusedNewStoredLoads(t, withServers({ name: 'r', url: 'https://mcp.example/mcp', args: ['--x'] }), [

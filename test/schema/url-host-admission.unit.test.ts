@@ -3,22 +3,15 @@
  * new write, and A19 holds a seat's sandbox env; a revision an earlier release stored with one still loads, with
  * an `admission` warning.
  */
-import t, { type Test } from 'tap';
-import { baseCompany, runnable, summary, write, type Doc } from '../fixtures/company/documents.js';
+import t from 'tap';
+import {
+  baseCompany,
+  refusedNewStoredLoads,
+  summary,
+  write,
+  type Doc,
+} from '../fixtures/company/documents.js';
 import { validateCompany } from '../../schema/company/index.js';
-
-/** A write is refused with exactly `expected` (`path kind`); a stored revision loads with those as warnings. */
-function refusedNewStoredLoads(t: Test, doc: Doc, expected: string[]): void {
-  const fresh = write(doc);
-  t.notOk(fresh.valid, 'a write is refused');
-  t.same(summary(fresh), expected);
-  const stored = runnable(doc);
-  t.ok(stored.valid, 'a stored revision still loads');
-  t.same(
-    stored.warnings.filter((w) => w.kind === 'admission').map((w) => w.path),
-    expected.map((e) => e.split(' ')[0]),
-  );
-}
 
 /** A company whose every fetched URL outside the tool servers is `url`. */
 function withUrls(url: string, knowledge: 'wiki' | 'tracker_b'): Doc {
