@@ -64,6 +64,8 @@ t.test(
       body: JSON.stringify({ name: 'Acme', roles: [{ name: 'Ada' }] }),
     });
     t.equal(put.status, 201, await put.text());
+    // The return page answers 503 until this node has applied the stored document (not when it is stored).
+    await run.waitForLog((l) => l.msg === 'config applied');
 
     type Entry = { handle: string; tier: string; step: string | null; action_url: string; installation_id: number | null }; // prettier-ignore
     const roster = async (): Promise<Entry[]> => {

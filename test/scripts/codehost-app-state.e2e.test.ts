@@ -49,6 +49,8 @@ t.test('a state is spent by the return that records its app: a replay changes no
     body: JSON.stringify({ name: 'Acme', roles: [{ name: 'Ada' }] }),
   });
   t.equal(put.status, 201, await put.text());
+  // The return page answers 503 until this node has applied the stored document (not when it is stored).
+  await run.waitForLog((l) => l.msg === 'config applied');
 
   const begin = async (): Promise<string> => {
     const res = await fetch(`${base}/setup/codehost-a-app/ada`, { method: 'POST', headers: auth });
