@@ -100,6 +100,25 @@ t.test('each revision records the id of the token that wrote it as created_by', 
   t.equal(await node.run.exited, 0);
 });
 
+t.test('an entity PUT, a revert and a reload record the token that asked for them', async (t) => {
+  const node = await serve(t, storeDir(t), twoTokens);
+  const first = await revisionOf(await node.call('PUT', '/config', OPS, company()));
+  const bo = (await (await node.call('GET', '/config/roles/bo-agent', OPS)).json()) as Json;
+  const stored: Array<[string, Response]> = [
+    ['entity PUT', await node.call('PUT', '/config/roles/bo-agent', CI, { ...bo, goal: 'Ship it.' })],
+    ['revert', await node.call('POST', `/config/revisions/${first}/revert`, CI, {})],
+    ['reload', await node.call('POST', '/config/reload', CI)],
+  ];
+  for (const [what, res] of stored) {
+    t.equal(res.status, 201, what);
+    t.match(
+      await (await node.call('GET', `/config/revisions/${await revisionOf(res)}`, OPS)).json(),
+      { created_by: 'ci', created_by_kind: 'operator' },
+      `${what}: created_by is the matched token id`,
+    );
+  }
+});
+
 t.test('with the guard disabled anyone writes, recorded as anonymous, and the start warns', async (t) => {
   const node = await serve(t, storeDir(t), '{disabled: true}');
   const warned = node.run.lines.find((l) => l['event'] === 'auth_disabled');

@@ -187,8 +187,17 @@ t.test(
     const node = await serve(t, false);
     const routes = await routesOf(node);
     const refusedRoutes = new Set<string>();
+    const openRoutes = new Set<string>();
     for (const [method, pattern] of routes) {
-      if (neverGuarded(pattern)) continue;
+      if (neverGuarded(pattern)) {
+        // Rule 3 holds with reads closed: no token, a wrong one and a right one reach the route alike.
+        const path = pathOf(pattern);
+        const none = await send(node, method, path);
+        t.equal((await send(node, method, path, bearer(WRONG))).status, none.status, `${method} ${pattern}`);
+        t.equal((await send(node, method, path, bearer(TOKEN))).status, none.status, `${method} ${pattern}`);
+        openRoutes.add(pattern);
+        continue;
+      }
       const path = pathOf(pattern);
       const what = `${method} ${pattern}`;
       t.same(await send(node, method, path), { status: 401, error: 'invalid_token' }, `${what}: no token`);
@@ -204,6 +213,11 @@ t.test(
       if (method === 'GET' && pattern !== '/ws/stream')
         t.not((await send(node, method, path, bearer(TOKEN))).status, 401, `${what}: the header token reads`);
     }
+    for (const probe of ['/health', '/ready']) {
+      const answer = await send(node, 'GET', probe);
+      t.not(answer.status, 401, `${probe}: open with reads closed (${answer.status})`);
+    }
+    t.ok(openRoutes.has('/webhooks/relay') && openRoutes.has('/dashboard'), 'webhooks and the shell walked');
     const opened = await rawWebSocket(node.port, withQuery('/ws/stream', TOKEN));
     t.equal(opened.status, 101, 'the socket opens with ?token=');
     opened.destroy();
@@ -219,6 +233,11 @@ t.test(
       refusals.filter((l) => l.level !== 40 || l['operator'] !== null),
       [],
       'each refusal at WARNING, naming no operator',
+    );
+    t.same(
+      refusals.filter((l) => openRoutes.has(String(l['route']))),
+      [],
+      'the guard refused nothing on a never-guarded route',
     );
     const wrongRoutes = new Set(refusals.filter((l) => l['reason'] === 'wrong').map((l) => l['route']));
     t.same(
