@@ -107,6 +107,7 @@ export {
   RawHeader,
   Vendor,
   VendorActor,
+  wikiPage,
   type Pipeline,
 } from './webhooks.js';
 export { handlePattern, seatIdentity } from './document/index.js';

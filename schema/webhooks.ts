@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { isRecord } from './json.js';
 
 export const Vendor = {
   TrackerA: 'tracker-a',
@@ -68,6 +69,26 @@ export function deliveryJson(pipeline: string, contentType: string, text: string
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The page (or blog post) a wiki payload is about: the page itself, a blog post, a comment's page, or the
+ * relay's `content`, whose page is its `container` when the content is a comment. Both the dedup key
+ * (receiver) and routing (page watchers) read it here, so a comment keys and routes on its page.
+ */
+export function wikiPage(json: unknown): unknown {
+  const field = (v: unknown, key: string): unknown => (isRecord(v) ? v[key] : undefined);
+  const comment = field(json, 'comment');
+  const content = field(json, 'content');
+  return (
+    field(json, 'page') ??
+    field(json, 'blog') ??
+    field(json, 'blogpost') ??
+    field(comment, 'container') ??
+    field(comment, 'parent') ??
+    (field(content, 'type') === 'comment' ? field(content, 'container') : undefined) ??
+    content
+  );
 }
 
 /** What the audit stream records about one accepted delivery (the body is the message data). */

@@ -2,7 +2,7 @@
  * Vendor payload -> the parts of an inbound notification every router needs: who caused it, what it is
  * about, who it names and mentions. Pure; unknown shapes give empty parts rather than failures.
  */
-import type { InboundNotification, Pipeline, VendorActor } from '../../schema/index.js';
+import { wikiPage, type InboundNotification, type Pipeline, type VendorActor } from '../../schema/index.js';
 import { arr, at, compact, isRecord, str } from './json-paths.js';
 
 export type Parsed = Pick<InboundNotification, 'trigger' | 'summary' | 'subject' | 'mentions' | 'named'> & {
@@ -148,13 +148,9 @@ function trackerB(j: unknown, event: string): Parsed {
 }
 
 function wiki(j: unknown, event: string): Parsed {
-  const page =
-    at(j, 'page') ??
-    at(j, 'blog') ??
-    at(j, 'blogpost') ??
-    at(j, 'comment', 'container') ??
-    at(j, 'comment', 'parent') ??
-    at(j, 'content');
+  const page = wikiPage(j);
+  // The relay's comment event carries the comment as `content` (its page in `content.container`).
+  const isComment = at(j, 'comment') !== undefined || str(j, 'content', 'type') === 'comment';
   const body =
     str(j, 'comment', 'body', 'storage', 'value') ??
     str(j, 'comment', 'body') ??
@@ -166,16 +162,22 @@ function wiki(j: unknown, event: string): Parsed {
     str(page, 'spaceKey') ??
     str(page, 'space', 'key') ??
     str(j, 'comment', 'spaceKey') ??
+    str(j, 'content', 'space', 'key') ??
     str(j, 'space', 'key');
   const triggerId = str(j, 'userAccountId') ?? str(j, 'atlassianId') ?? str(j, 'user', 'accountId');
   const creator =
     str(page, 'creatorAccountId') ?? str(page, 'creatorName') ?? str(page, 'creator', 'accountId');
+  // The relay names a page's creator in `history.createdBy` (account id and, when shared, e-mail).
+  const createdBy = at(page, 'history', 'createdBy');
+  const named = creator
+    ? [{ id: creator, login: creator }]
+    : people([createdBy], (p) => actor({ id: str(p, 'accountId'), email: str(p, 'email') }));
   return {
     trigger: actor({ id: triggerId, login: str(j, 'user', 'username') ?? str(j, 'userName') ?? str(j, 'updateTrigger', 'username'), email: str(j, 'user', 'email') }),
     summary: titled(event || 'wiki event', str(page, 'title')),
-    subject: subject(at(j, 'comment') !== undefined ? 'comment' : 'page', { id: str(page, 'id'), title: str(page, 'title'), space, url: str(page, 'self') ?? str(page, '_links', 'webui') }),
+    subject: subject(isComment ? 'comment' : 'page', { id: str(page, 'id'), title: str(page, 'title'), space, url: str(page, 'self') ?? str(page, '_links', 'webui') }),
     mentions: uniq([...riUsers, ...atMentions(body)]),
-    named: creator ? [{ id: creator, login: creator }] : [],
+    named,
   }; // prettier-ignore
 }
 

@@ -1,6 +1,6 @@
 /** Dedup keys: the vendor's delivery id where it sends one, the spec's wiki key, else a body digest. */
 import { bodyDigest } from './verify.js';
-import { isRecord } from '../../schema/index.js';
+import { isRecord, wikiPage } from '../../schema/index.js';
 
 const scalar = (v: unknown): string | null =>
   typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null;
@@ -20,16 +20,9 @@ export function wikiEventType(json: unknown): string | null {
   return scalar(at(json, 'event')) ?? scalar(at(json, 'webhookEvent')) ?? scalar(at(json, 'eventType'));
 }
 
-/** The page a wiki payload is about: the page itself, a blog post, or a comment's container. */
+/** The id of the page a wiki payload is about (a comment's: its page's). */
 export function wikiPageId(json: unknown): string | null {
-  return (
-    scalar(at(json, 'page', 'id')) ??
-    scalar(at(json, 'blog', 'id')) ??
-    scalar(at(json, 'blogpost', 'id')) ??
-    scalar(at(json, 'comment', 'container', 'id')) ??
-    scalar(at(json, 'comment', 'parent', 'id')) ??
-    scalar(at(json, 'content', 'id'))
-  );
+  return scalar(at(wikiPage(json), 'id'));
 }
 
 /** Spec: wiki deliveries dedup on (timestamp, page id, event type); a body digest when one is missing. */
