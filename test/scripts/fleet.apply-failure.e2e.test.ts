@@ -2,8 +2,9 @@
  * An activation one node cannot apply (spec "Node configuration state" and "Revision activation"): two
  * `svc serve` nodes on one nats-server, the second without the key the first seals revisions under. The
  * sealed revision stays active in the store; the first node applies it; the second keeps its prior
- * revision, announces `svc.config.revision_applied` with status `failed`, and reads `stuck` (health
- * status, posture, and `/ready` 503 on an ingress node).
+ * revision, announces `svc.config.revision_applied` with status `failed` and its `error` (recorded as a
+ * failed `ConfigRevisionApplied` event too), and reads `stuck` (health status, posture, and `/ready` 503 on
+ * an ingress node).
  */
 import t from 'tap';
 import { ensureCatalogue, openBus, Streams, Subjects } from '../../bus/index.js';
@@ -67,9 +68,26 @@ t.test(
           status: 'failed',
           posture: 'stuck',
           applied_subsystems: [],
+          error: /./,
         },
         { node: 'node-sealing', revision_id: second, status: 'applied' },
       ],
+    );
+    // The event history records the failure too (published after the announcement): `failed` set.
+    const failedRecord = async (): Promise<Json | undefined> => {
+      for await (const msg of bus.replay(Streams.Events, {
+        subject: Subjects.event('ConfigRevisionApplied'),
+      })) {
+        const e = JSON.parse(dec.decode(msg.data)) as Json;
+        const p = e['payload'] as Json;
+        if (p['node'] === 'node-plain' && p['epoch'] === 2) return e;
+      }
+      return undefined;
+    };
+    t.match(
+      await until(failedRecord, (e) => e !== undefined, 10_000),
+      { category: 'system', failed: true, payload: { status: 'failed', revision_id: second, error: /./ } },
+      'ConfigRevisionApplied records the failed apply with its error',
     );
     const stuck = await until(
       () => health(plain),
