@@ -38,14 +38,18 @@ export interface BootedNode {
   stop(): Promise<number | null>;
 }
 
-/** Writes the Tier A file (`extra` appended) and starts a node; resolves once it serves. */
+/**
+ * Writes the Tier A file (`extra` appended) and starts a node; resolves once it serves. `port` is for a
+ * node that must know its own URL before it starts (a restart on the same one; `SVC_SANDBOX_OTEL_RECEIVER_URL`).
+ */
 export async function bootNode(
   t: Test,
   store: StoreDir,
   extra: string,
   env: Record<string, string> = {},
+  port?: number,
 ): Promise<BootedNode> {
-  const port = await freePort();
+  port ??= await freePort();
   const run = startChild(t, store, extra, env, port);
   await run.waitForLog((line) => line.msg === 'node serving');
   return booted(run, port);
